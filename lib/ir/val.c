@@ -1,0 +1,502 @@
+/* val.c: Python-level values: construction, copying, printing. */
+#include "ir/val.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/jaxpr.h"
+#include "text/print.h"
+#include "util/pyfmt.h"
+
+static SrVal none_val = {-1, SR_V_NONE, 0, NULL, {0}};
+static SrVal true_val = {-1, SR_V_BOOL, 0, NULL, {.i = 1}};
+static SrVal false_val = {-1, SR_V_BOOL, 0, NULL, {.i = 0}};
+static SrVal axistype_vals[3] = {
+  {-1, SR_V_AXISTYPE, 0, NULL, {.axistype = SR_AXIS_EXPLICIT}},
+  {-1, SR_V_AXISTYPE, 0, NULL, {.axistype = SR_AXIS_AUTO}},
+  {-1, SR_V_AXISTYPE, 0, NULL, {.axistype = SR_AXIS_MANUAL}},
+};
+
+SrVal *sr_none(void) { return &none_val; }
+SrVal *sr_bool(int b) { return b ? &true_val : &false_val; }
+SrVal *sr_axistype_val(int t) { return &axistype_vals[t]; }
+
+static SrVal *alloc_val(SrArena *a, SrValKind kind) {
+  SrVal *v;
+  if (a) {
+    v = sr_arena_zalloc(a, sizeof *v);
+    v->rc = -1;
+  } else {
+    v = sr_xcalloc(1, sizeof *v);
+    v->rc = 1;
+  }
+  v->kind = (uint8_t)kind;
+  return v;
+}
+
+static void *alloc_mem(SrArena *a, size_t n) {
+  return a ? sr_arena_alloc(a, n) : sr_xmalloc(n);
+}
+
+SrVal *sr_int(SrArena *a, int64_t i) {
+  SrVal *v = alloc_val(a, SR_V_INT);
+  v->i = i;
+  return v;
+}
+
+SrVal *sr_float(SrArena *a, double f) {
+  SrVal *v = alloc_val(a, SR_V_FLOAT);
+  v->f = f;
+  return v;
+}
+
+SrVal *sr_complex(SrArena *a, double re, double im) {
+  SrVal *v = alloc_val(a, SR_V_COMPLEX);
+  v->c.re = re;
+  v->c.im = im;
+  return v;
+}
+
+static SrVal *text_val(SrArena *a, SrValKind kind, const char *s, size_t n) {
+  SrVal *v = alloc_val(a, kind);
+  char *p = alloc_mem(a, n + 1);
+  memcpy(p, s, n);
+  p[n] = 0;
+  v->str.s = p;
+  v->str.n = n;
+  return v;
+}
+
+SrVal *sr_str(SrArena *a, const char *s, size_t n) { return text_val(a, SR_V_STR, s, n); }
+SrVal *sr_str_cstr(SrArena *a, const char *s) { return sr_str(a, s, strlen(s)); }
+SrVal *sr_word(SrArena *a, const char *s, size_t n) { return text_val(a, SR_V_WORD, s, n); }
+
+SrVal *sr_seq(SrArena *a, SrValKind kind, int n) {
+  SrVal *v = alloc_val(a, kind);
+  v->seq.cap = n > 0 ? n : 0;
+  v->seq.items = n > 0 ? alloc_mem(a, (size_t)n * sizeof(SrVal *)) : NULL;
+  return v;
+}
+
+void sr_seq_push(SrArena *a, SrVal *seq, SrVal *item) {
+  if (seq->seq.n == seq->seq.cap) {
+    int cap = seq->seq.cap ? 2 * seq->seq.cap : 4;
+    SrVal **items = alloc_mem(a, (size_t)cap * sizeof(SrVal *));
+    if (seq->seq.n) memcpy(items, seq->seq.items, (size_t)seq->seq.n * sizeof(SrVal *));
+    if (!a) free(seq->seq.items);
+    seq->seq.items = items;
+    seq->seq.cap = cap;
+  }
+  seq->seq.items[seq->seq.n++] = item;
+}
+
+SrVal *sr_tuple(SrArena *a, int n, SrVal **items) {
+  SrVal *t = sr_seq(a, SR_V_TUPLE, n);
+  for (int i = 0; i < n; i++) t->seq.items[i] = items[i];
+  t->seq.n = n;
+  return t;
+}
+
+SrVal *sr_dict(SrArena *a) { return alloc_val(a, SR_V_DICT); }
+
+void sr_dict_set(SrArena *a, SrVal *d, SrVal *key, SrVal *val) {
+  for (int i = 0; i < d->dict.n; i++)
+    if (sr_val_equal(d->dict.keys[i], key)) {
+      sr_unref(key);
+      sr_unref(d->dict.vals[i]);
+      d->dict.vals[i] = val;
+      return;
+    }
+  if (d->dict.n == d->dict.cap) {
+    int cap = d->dict.cap ? 2 * d->dict.cap : 4;
+    SrVal **k = alloc_mem(a, (size_t)cap * sizeof(SrVal *));
+    SrVal **v = alloc_mem(a, (size_t)cap * sizeof(SrVal *));
+    if (d->dict.n) {
+      memcpy(k, d->dict.keys, (size_t)d->dict.n * sizeof(SrVal *));
+      memcpy(v, d->dict.vals, (size_t)d->dict.n * sizeof(SrVal *));
+    }
+    if (!a) {
+      free(d->dict.keys);
+      free(d->dict.vals);
+    }
+    d->dict.keys = k;
+    d->dict.vals = v;
+    d->dict.cap = cap;
+  }
+  d->dict.keys[d->dict.n] = key;
+  d->dict.vals[d->dict.n++] = val;
+}
+
+SrVal *sr_dict_get(const SrVal *d, const SrVal *key) {
+  for (int i = 0; i < d->dict.n; i++)
+    if (sr_val_equal(d->dict.keys[i], key)) return d->dict.vals[i];
+  return NULL;
+}
+
+SrVal *sr_dtype_val(SrArena *a, SrDtype d) {
+  SrVal *v = alloc_val(a, SR_V_DTYPE);
+  v->dtype = d;
+  return v;
+}
+
+SrSpec *sr_spec_copy(SrArena *a, const SrSpec *s) {
+  /* one block: the spec, its entries, then the name arrays */
+  size_t nnames = (size_t)s->nunreduced + (size_t)s->nreduced;
+  for (int i = 0; i < s->n; i++) nnames += (size_t)s->e[i].n;
+  size_t size = sizeof(SrSpec) + (size_t)s->n * sizeof(SrSpecEntry) + nnames * sizeof(char *);
+  SrSpec *c = alloc_mem(a, size);
+  memset(c, 0, size);
+  c->n = s->n;
+  c->e = (SrSpecEntry *)(c + 1);
+  const char **names = (const char **)(c->e + s->n);
+  for (int i = 0; i < s->n; i++) {
+    c->e[i].n = s->e[i].n;
+    c->e[i].names = names;
+    memcpy(names, s->e[i].names, (size_t)s->e[i].n * sizeof(char *));
+    names += s->e[i].n;
+  }
+  c->nunreduced = s->nunreduced;
+  c->unreduced = names;
+  memcpy(names, s->unreduced, (size_t)s->nunreduced * sizeof(char *));
+  names += s->nunreduced;
+  c->nreduced = s->nreduced;
+  c->reduced = names;
+  memcpy(names, s->reduced, (size_t)s->nreduced * sizeof(char *));
+  c->ukind = s->nunreduced ? (s->ukind ? s->ukind : SR_UK_SUM) : SR_UK_NONE;
+  return c;
+}
+
+void sr_spec_free(SrSpec *s) { free(s); }
+
+SrVal *sr_spec_val(SrArena *a, const SrSpec *s) {
+  SrVal *v = alloc_val(a, SR_V_SPEC);
+  v->spec = sr_spec_copy(a, s);
+  return v;
+}
+
+SrVal *sr_sharding_val(SrArena *a, const SrMesh *m, const SrSpec *s,
+                       const char *memory_kind) {
+  SrVal *v = alloc_val(a, SR_V_SHARDING);
+  v->sh.mesh = m;
+  v->sh.spec = sr_spec_copy(a, s);
+  v->sh.memory_kind = memory_kind;
+  return v;
+}
+
+SrVal *sr_mesh_val(SrArena *a, const SrMesh *m) {
+  SrVal *v = alloc_val(a, SR_V_MESH);
+  v->mesh = m;
+  return v;
+}
+
+SrVal *sr_jaxpr_val(SrArena *a, SrJaxpr *j) {
+  SrVal *v = alloc_val(a, SR_V_JAXPR);
+  v->jx.jaxpr = j;
+  v->jx.prog = a ? j->prog : sr_program_ref(j->prog);
+  return v;
+}
+
+SrVal *sr_obj(const SrClass *cls, void *data) {
+  SrVal *v = alloc_val(NULL, SR_V_OBJ);
+  v->obj.cls = cls;
+  v->obj.data = data;
+  return v;
+}
+
+void sr_unref(SrVal *v) {
+  if (!v || v->rc < 0 || --v->rc > 0) return;
+  switch (v->kind) {
+  case SR_V_STR:
+  case SR_V_WORD:
+    free((char *)v->str.s);
+    break;
+  case SR_V_TUPLE:
+  case SR_V_LIST:
+  case SR_V_SET:
+  case SR_V_FROZENSET:
+    for (int i = 0; i < v->seq.n; i++) sr_unref(v->seq.items[i]);
+    free(v->seq.items);
+    break;
+  case SR_V_DICT:
+    for (int i = 0; i < v->dict.n; i++) {
+      sr_unref(v->dict.keys[i]);
+      sr_unref(v->dict.vals[i]);
+    }
+    free(v->dict.keys);
+    free(v->dict.vals);
+    break;
+  case SR_V_SPEC:
+    free(v->spec);
+    break;
+  case SR_V_SHARDING:
+    free(v->sh.spec);
+    break;
+  case SR_V_JAXPR:
+    sr_program_unref(v->jx.prog);
+    break;
+  case SR_V_OBJ:
+    if (v->obj.cls->free) v->obj.cls->free(v->obj.data);
+    break;
+  default:
+    break;
+  }
+  free(v);
+}
+
+SrVal *sr_val_to_prog(SrProgram *p, SrVal *v) {
+  if (v->rc < 0 && v->kind != SR_V_JAXPR) return v;
+  SrArena *a = p->arena;
+  SrVal *c;
+  switch (v->kind) {
+  case SR_V_NONE: return sr_none();
+  case SR_V_BOOL: return sr_bool((int)v->i);
+  case SR_V_AXISTYPE: return sr_axistype_val(v->axistype);
+  case SR_V_INT: c = sr_int(a, v->i); break;
+  case SR_V_FLOAT: c = sr_float(a, v->f); break;
+  case SR_V_COMPLEX: c = sr_complex(a, v->c.re, v->c.im); break;
+  case SR_V_STR: c = sr_str(a, v->str.s, v->str.n); break;
+  case SR_V_WORD: c = sr_word(a, v->str.s, v->str.n); break;
+  case SR_V_TUPLE:
+  case SR_V_LIST:
+  case SR_V_SET:
+  case SR_V_FROZENSET:
+    c = sr_seq(a, v->kind, v->seq.n);
+    for (int i = 0; i < v->seq.n; i++) sr_seq_push(a, c, sr_val_to_prog(p, v->seq.items[i]));
+    break;
+  case SR_V_DICT:
+    c = sr_dict(a);
+    for (int i = 0; i < v->dict.n; i++)
+      sr_dict_set(a, c, sr_val_to_prog(p, v->dict.keys[i]), sr_val_to_prog(p, v->dict.vals[i]));
+    break;
+  case SR_V_DTYPE: c = sr_dtype_val(a, v->dtype); break;
+  case SR_V_SPEC: c = sr_spec_val(a, v->spec); break;
+  case SR_V_SHARDING: c = sr_sharding_val(a, v->sh.mesh, v->sh.spec, v->sh.memory_kind); break;
+  case SR_V_MESH: c = sr_mesh_val(a, v->mesh); break;
+  case SR_V_JAXPR:
+    if (v->rc < 0 && v->jx.prog == p) return v;
+    if (v->jx.prog != p) sr_program_dep(p, v->jx.prog);
+    c = sr_jaxpr_val(a, v->jx.jaxpr);
+    break;
+  default: {
+    SrBuf b = SR_BUF_INIT;
+    sr_val_repr(&b, v);
+    c = sr_word(a, b.p, b.len);
+    sr_buf_free(&b);
+    return c;
+  }
+  }
+  return c;
+}
+
+static void seq_repr(SrBuf *out, const SrVal *v, const char *open, const char *close) {
+  sr_buf_puts(out, open);
+  for (int i = 0; i < v->seq.n; i++) {
+    if (i) sr_buf_puts(out, ", ");
+    sr_val_repr(out, v->seq.items[i]);
+  }
+  if (v->kind == SR_V_TUPLE && v->seq.n == 1) sr_buf_putc(out, ',');
+  sr_buf_puts(out, close);
+}
+
+static void print_val(SrBuf *out, const SrVal *v, int repr) {
+  if (v->text && !(v->kind == SR_V_STR && !repr)) {
+    sr_buf_putn(out, v->text, v->textlen);
+    return;
+  }
+  switch (v->kind) {
+  case SR_V_NONE: sr_buf_puts(out, "None"); break;
+  case SR_V_BOOL: sr_buf_puts(out, v->i ? "True" : "False"); break;
+  case SR_V_INT: sr_buf_printf(out, "%lld", (long long)v->i); break;
+  case SR_V_FLOAT: sr_py_float_repr(out, v->f); break;
+  case SR_V_COMPLEX: sr_py_complex_str(out, v->c.re, v->c.im); break;
+  case SR_V_STR:
+    if (repr)
+      sr_py_str_repr(out, v->str.s, v->str.n);
+    else
+      sr_buf_putn(out, v->str.s, v->str.n);
+    break;
+  case SR_V_WORD: sr_buf_putn(out, v->str.s, v->str.n); break;
+  case SR_V_TUPLE: seq_repr(out, v, "(", ")"); break;
+  case SR_V_LIST: seq_repr(out, v, "[", "]"); break;
+  case SR_V_SET:
+    if (v->seq.n == 0)
+      sr_buf_puts(out, "set()");
+    else
+      seq_repr(out, v, "{", "}");
+    break;
+  case SR_V_FROZENSET:
+    if (v->seq.n == 0)
+      sr_buf_puts(out, "frozenset()");
+    else
+      seq_repr(out, v, "frozenset({", "})");
+    break;
+  case SR_V_DICT:
+    sr_buf_putc(out, '{');
+    for (int i = 0; i < v->dict.n; i++) {
+      if (i) sr_buf_puts(out, ", ");
+      sr_val_repr(out, v->dict.keys[i]);
+      sr_buf_puts(out, ": ");
+      sr_val_repr(out, v->dict.vals[i]);
+    }
+    sr_buf_putc(out, '}');
+    break;
+  case SR_V_DTYPE:
+    if (repr) {
+      sr_buf_printf(out, "dtype('%s')", sr_dtype_name(v->dtype));
+    } else {
+      sr_buf_puts(out, sr_dtype_name(v->dtype));
+    }
+    break;
+  case SR_V_SPEC: sr_spec_repr(out, v->spec); break;
+  case SR_V_SHARDING:
+    sr_buf_puts(out, "NamedSharding(mesh=");
+    sr_mesh_str(out, v->sh.mesh);
+    sr_buf_puts(out, ", spec=");
+    sr_spec_repr(out, v->sh.spec);
+    if (v->sh.memory_kind) sr_buf_printf(out, ", memory_kind=%s", v->sh.memory_kind);
+    sr_buf_putc(out, ')');
+    break;
+  case SR_V_MESH:
+    if (repr)
+      sr_mesh_repr(out, v->mesh);
+    else
+      sr_mesh_str(out, v->mesh);
+    break;
+  case SR_V_AXISTYPE: sr_buf_puts(out, sr_axis_type_name(v->axistype)); break;
+  case SR_V_JAXPR: sr_print_jaxpr(out, v->jx.jaxpr); break;
+  case SR_V_JAXPR_REF: sr_buf_puts(out, v->ref.name); break;
+  case SR_V_OBJ:
+    if (!repr && v->obj.cls->str)
+      v->obj.cls->str(out, v);
+    else if (v->obj.cls->repr)
+      v->obj.cls->repr(out, v);
+    else
+      sr_buf_printf(out, "<%s object>", v->obj.cls->name);
+    break;
+  }
+}
+
+void sr_val_str(SrBuf *out, const SrVal *v) { print_val(out, v, 0); }
+void sr_val_repr(SrBuf *out, const SrVal *v) { print_val(out, v, 1); }
+
+static int spec_equal(const SrSpec *a, const SrSpec *b) {
+  if (a->n != b->n || a->nunreduced != b->nunreduced || a->nreduced != b->nreduced ||
+      a->ukind != b->ukind)
+    return 0;
+  for (int i = 0; i < a->n; i++) {
+    if (a->e[i].n != b->e[i].n) return 0;
+    for (int j = 0; j < a->e[i].n; j++)
+      if (a->e[i].names[j] != b->e[i].names[j]) return 0;
+  }
+  /* unreduced and reduced are sets */
+  for (int i = 0; i < a->nunreduced; i++) {
+    int found = 0;
+    for (int j = 0; j < b->nunreduced; j++) found |= a->unreduced[i] == b->unreduced[j];
+    if (!found) return 0;
+  }
+  for (int i = 0; i < a->nreduced; i++) {
+    int found = 0;
+    for (int j = 0; j < b->nreduced; j++) found |= a->reduced[i] == b->reduced[j];
+    if (!found) return 0;
+  }
+  return 1;
+}
+
+int sr_val_equal(const SrVal *a, const SrVal *b) {
+  if (a == b) return 1;
+  /* Python: True == 1 == 1.0 */
+  int an = a->kind == SR_V_BOOL || a->kind == SR_V_INT || a->kind == SR_V_FLOAT;
+  int bn = b->kind == SR_V_BOOL || b->kind == SR_V_INT || b->kind == SR_V_FLOAT;
+  if (an && bn) {
+    if (a->kind != SR_V_FLOAT && b->kind != SR_V_FLOAT) return a->i == b->i;
+    double x = a->kind == SR_V_FLOAT ? a->f : (double)a->i;
+    double y = b->kind == SR_V_FLOAT ? b->f : (double)b->i;
+    return x == y;
+  }
+  int as = a->kind == SR_V_SET || a->kind == SR_V_FROZENSET;
+  int bs = b->kind == SR_V_SET || b->kind == SR_V_FROZENSET;
+  if (as && bs) {
+    if (a->seq.n != b->seq.n) return 0;
+    for (int i = 0; i < a->seq.n; i++) {
+      int found = 0;
+      for (int j = 0; j < b->seq.n && !found; j++)
+        found = sr_val_equal(a->seq.items[i], b->seq.items[j]);
+      if (!found) return 0;
+    }
+    return 1;
+  }
+  if (a->kind != b->kind) return 0;
+  switch (a->kind) {
+  case SR_V_NONE: return 1;
+  case SR_V_COMPLEX: return a->c.re == b->c.re && a->c.im == b->c.im;
+  case SR_V_STR:
+  case SR_V_WORD:
+    return a->str.n == b->str.n && memcmp(a->str.s, b->str.s, a->str.n) == 0;
+  case SR_V_TUPLE:
+  case SR_V_LIST:
+    if (a->seq.n != b->seq.n) return 0;
+    for (int i = 0; i < a->seq.n; i++)
+      if (!sr_val_equal(a->seq.items[i], b->seq.items[i])) return 0;
+    return 1;
+  case SR_V_DICT:
+    if (a->dict.n != b->dict.n) return 0;
+    for (int i = 0; i < a->dict.n; i++) {
+      SrVal *o = sr_dict_get(b, a->dict.keys[i]);
+      if (!o || !sr_val_equal(a->dict.vals[i], o)) return 0;
+    }
+    return 1;
+  case SR_V_DTYPE: return a->dtype == b->dtype;
+  case SR_V_SPEC: return spec_equal(a->spec, b->spec);
+  case SR_V_SHARDING:
+    return sr_mesh_shape(a->sh.mesh) == sr_mesh_shape(b->sh.mesh) &&
+           spec_equal(a->sh.spec, b->sh.spec);
+  case SR_V_MESH: return a->mesh == b->mesh;
+  case SR_V_AXISTYPE: return a->axistype == b->axistype;
+  case SR_V_JAXPR: return a->jx.jaxpr == b->jx.jaxpr;
+  case SR_V_OBJ: return a->obj.data == b->obj.data;
+  default: return 0;
+  }
+}
+
+int sr_val_truthy(const SrVal *v) {
+  switch (v->kind) {
+  case SR_V_NONE: return 0;
+  case SR_V_BOOL:
+  case SR_V_INT: return v->i != 0;
+  case SR_V_FLOAT: return v->f != 0;
+  case SR_V_COMPLEX: return v->c.re != 0 || v->c.im != 0;
+  case SR_V_STR: return v->str.n != 0;
+  case SR_V_TUPLE:
+  case SR_V_LIST:
+  case SR_V_SET:
+  case SR_V_FROZENSET: return v->seq.n != 0;
+  case SR_V_DICT: return v->dict.n != 0;
+  default: return 1;
+  }
+}
+
+const char *sr_val_kind_name(const SrVal *v) {
+  switch (v->kind) {
+  case SR_V_NONE: return "NoneType";
+  case SR_V_BOOL: return "bool";
+  case SR_V_INT: return "int";
+  case SR_V_FLOAT: return "float";
+  case SR_V_COMPLEX: return "complex";
+  case SR_V_STR: return "str";
+  case SR_V_WORD: return "object";
+  case SR_V_TUPLE: return "tuple";
+  case SR_V_LIST: return "list";
+  case SR_V_SET: return "set";
+  case SR_V_FROZENSET: return "frozenset";
+  case SR_V_DICT: return "dict";
+  case SR_V_DTYPE: return "dtype";
+  case SR_V_SPEC: return "PartitionSpec";
+  case SR_V_SHARDING: return "NamedSharding";
+  case SR_V_MESH: return v->mesh->abstract ? "AbstractMesh" : "Mesh";
+  case SR_V_AXISTYPE: return "AxisType";
+  case SR_V_JAXPR: return "Jaxpr";
+  case SR_V_JAXPR_REF: return "Jaxpr";
+  case SR_V_OBJ: return v->obj.cls->name;
+  }
+  return "object";
+}

@@ -1,0 +1,77 @@
+/* prim.c: the primitive table and the lookup of printed names. */
+#include "prims/prim.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/intern.h"
+#include "util/mem.h"
+
+SrPrim sr_prims[SR_NPRIMS] = {
+#define SR_PRIM(id, name, flags, pp) [SR_P_##id] = {NULL, SR_P_##id, flags, pp, 0, 0, 0, 0},
+#include "prims/prim.def"
+#undef SR_PRIM
+};
+
+static const char *const prim_names[SR_NPRIMS] = {
+#define SR_PRIM(id, name, flags, pp) [SR_P_##id] = name,
+#include "prims/prim.def"
+#undef SR_PRIM
+};
+
+/* Name -> row, keyed by the interned name's address. */
+static const SrPrim **index_tab;
+static size_t index_cap, index_count;
+
+static size_t slot_of(const char *s) { return ((uintptr_t)s >> 4) * 2654435761u; }
+
+static void index_put(const SrPrim *p);
+
+static void index_grow(void) {
+  const SrPrim **old = index_tab;
+  size_t oldcap = index_cap;
+  index_cap = index_cap ? 2 * index_cap : 512;
+  index_tab = sr_xcalloc(index_cap, sizeof *index_tab);
+  index_count = 0;
+  for (size_t i = 0; i < oldcap; i++)
+    if (old[i]) index_put(old[i]);
+  free(old);
+}
+
+static void index_put(const SrPrim *p) {
+  if (2 * (index_count + 1) > index_cap) index_grow();
+  size_t j = slot_of(p->name) & (index_cap - 1);
+  while (index_tab[j]) j = (j + 1) & (index_cap - 1);
+  index_tab[j] = p;
+  index_count++;
+}
+
+/* The family files' initialisers; each fills the slots of its rows. */
+void sr_rules_init_all(void);
+
+void sr_prims_init(void) {
+  static int done;
+  if (done) return;
+  done = 1;
+  for (int i = 0; i < SR_NPRIMS; i++) {
+    sr_prims[i].name = sr_intern_cstr(prim_names[i]);
+    index_put(&sr_prims[i]);
+  }
+  sr_rules_init_all();
+}
+
+const SrPrim *sr_prim_lookup(const char *name, size_t n) {
+  sr_prims_init();
+  const char *s = sr_intern(name, n);
+  /* the names are interned, so this compares pointers */
+  for (size_t j = slot_of(s) & (index_cap - 1); index_tab[j]; j = (j + 1) & (index_cap - 1))
+    if (index_tab[j]->name == s) return index_tab[j];
+  /* a primitive the table lacks gets a row with no rules */
+  SrPrim *p = sr_xcalloc(1, sizeof *p);
+  p->name = s;
+  p->id = -1;
+  p->flags = SR_PF_MULTI;
+  p->pp = SR_PP_DEFAULT;
+  index_put(p);
+  return p;
+}

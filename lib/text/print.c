@@ -1,0 +1,725 @@
+/* print.c: JAX's jaxpr printer (core.pp_toplevel_jaxpr and friends).
+ *
+ * Docs are built in the order JAX builds them, because building a var's doc
+ * is what names it.  The top-level jaxpr and each hoisted one are streamed:
+ * their equations are built, laid out and dropped one at a time, so a
+ * program of any size prints in bounded memory.  Everything nested in an
+ * equation is small (a nested jaxpr of more than ten equations is hoisted).
+ */
+#include "text/print.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prims/prim.h"
+#include "text/doc.h"
+#include "util/intern.h"
+
+#define NAME_UNDERSCORE UINT32_MAX
+#define WIDTH 80
+
+typedef struct Shared {
+  const SrJaxpr *j;
+  int count, order, expanded, marked;
+  const char *name; /* from the first named equation that holds it */
+  const char *final_name;
+} Shared;
+
+typedef struct Pr {
+  SrArena *a;     /* docs of the chunk being printed */
+  SrArena *perm;  /* names, kept for the whole print */
+  uint32_t gen;
+  uint32_t counter;
+  Shared *tab;    /* jaxpr -> Shared, open addressing */
+  size_t cap, n;
+  const char **shared_names;
+  size_t nshared_names;
+  SrFmt f;
+} Pr;
+
+static uint32_t print_generation;
+
+/* ---- names ---- */
+
+static size_t encode_name(uint32_t n, char *buf) {
+  if (n == NAME_UNDERSCORE) {
+    buf[0] = '_';
+    buf[1] = 0;
+    return 1;
+  }
+  char tmp[16];
+  size_t k = 0;
+  do {
+    tmp[k++] = (char)('a' + n % 26);
+    n /= 26;
+  } while (n);
+  for (size_t i = 0; i < k; i++) buf[i] = tmp[k - 1 - i];
+  buf[k] = 0;
+  return k;
+}
+
+static int is_shared_name(Pr *pr, const char *s) {
+  for (size_t i = 0; i < pr->nshared_names; i++)
+    if (strcmp(pr->shared_names[i], s) == 0) return 1;
+  return 0;
+}
+
+static uint32_t fresh_name(Pr *pr) {
+  for (;;) {
+    uint32_t n = pr->counter++;
+    if (!pr->nshared_names) return n;
+    char buf[16];
+    encode_name(n, buf);
+    if (!is_shared_name(pr, buf)) return n;
+  }
+}
+
+static int is_named(Pr *pr, const SrVar *v) { return v->pp_gen == pr->gen; }
+
+static uint32_t name_code(Pr *pr, SrVar *v) {
+  if (!is_named(pr, v)) {
+    v->pp_gen = pr->gen;
+    v->pp_name = fresh_name(pr);
+  }
+  return v->pp_name;
+}
+
+static SrDoc *var_doc(Pr *pr, SrVar *v) {
+  if (v->kind == SR_DROP) return sr_doc_text(pr->a, "_", 1);
+  char buf[16];
+  size_t n = encode_name(name_code(pr, v), buf);
+  return sr_doc_text(pr->a, sr_arena_strndup(pr->a, buf, n), (uint32_t)n);
+}
+
+static SrDoc *lit_doc(Pr *pr, const SrVar *v) {
+  SrBuf b = SR_BUF_INIT;
+  if (v->type && v->type->ndim > 0 && !v->text)
+    sr_buf_puts(&b, "[...]");
+  else
+    sr_lit_value_text(&b, v);
+  if (v->lit_form == SR_LIT_TYPED && v->type) {
+    sr_buf_putc(&b, ':');
+    sr_buf_puts(&b, sr_type_short(v->type));
+  } else if (v->lit_form == SR_LIT_DTYPE_ONLY && v->type) {
+    sr_buf_putc(&b, ':');
+    sr_buf_puts(&b, sr_dtype_short(v->type->dtype));
+  }
+  SrDoc *d = sr_doc_text(pr->a, sr_arena_strndup(pr->a, b.p, b.len), (uint32_t)b.len);
+  sr_buf_free(&b);
+  return d;
+}
+
+static SrDoc *atom_doc(Pr *pr, SrVar *v) { return v->kind == SR_LIT ? lit_doc(pr, v) : var_doc(pr, v); }
+
+/* pp_vars: N(2, G(join(T(sep) + G(B(" ")), items))) */
+static SrDoc *vars_doc(Pr *pr, SrVar *const *vs, uint32_t n, const char *sep, int typed) {
+  SrArena *a = pr->a;
+  SrDoc **kids = sr_arena_alloc(a, (2 * (size_t)n + 1) * sizeof *kids);
+  int k = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    if (i) {
+      SrDoc *b = sr_doc_group(a, sr_doc_brk(a, " "));
+      kids[k++] = *sep ? sr_doc_cat2(a, sr_doc_textz(a, sep), b) : b;
+    }
+    SrDoc *item = atom_doc(pr, vs[i]);
+    if (typed && vs[i]->kind != SR_LIT) {
+      const char *t = sr_type_short(vs[i]->type);
+      size_t tl = strlen(t);
+      char *s = sr_arena_alloc(a, tl + 2);
+      s[0] = ':';
+      memcpy(s + 1, t, tl + 1);
+      item = sr_doc_cat2(a, item, sr_doc_text(a, s, (uint32_t)tl + 1));
+    }
+    kids[k++] = item;
+  }
+  return sr_doc_nest(a, 2, sr_doc_group(a, sr_doc_cat(a, k, kids)));
+}
+
+/* ---- shared (hoisted) jaxprs ---- */
+
+static size_t ptr_slot(const void *p) { return ((uintptr_t)p >> 4) * 2654435761u; }
+
+static Shared *shared_get(Pr *pr, const SrJaxpr *j, int add) {
+  if (add && 2 * (pr->n + 1) > pr->cap) {
+    Shared *old = pr->tab;
+    size_t oldcap = pr->cap;
+    pr->cap = pr->cap ? 2 * pr->cap : 64;
+    pr->tab = sr_xcalloc(pr->cap, sizeof *pr->tab);
+    pr->n = 0;
+    for (size_t i = 0; i < oldcap; i++)
+      if (old[i].j) {
+        *shared_get(pr, old[i].j, 1) = old[i];
+      }
+    free(old);
+  }
+  if (!pr->cap) return NULL;
+  for (size_t i = ptr_slot(j) & (pr->cap - 1);; i = (i + 1) & (pr->cap - 1)) {
+    Shared *s = &pr->tab[i];
+    if (s->j == j) return s;
+    if (!s->j) {
+      if (!add) return NULL;
+      memset(s, 0, sizeof *s);
+      s->j = j;
+      s->order = -1;
+      pr->n++;
+      return s;
+    }
+  }
+}
+
+static const char *shared_name_of(Pr *pr, const SrJaxpr *j) {
+  Shared *s = shared_get(pr, j, 0);
+  return s ? s->final_name : NULL;
+}
+
+/* jaxprs_in_params: a jaxpr, or the jaxprs of a tuple */
+static int eqn_subjaxprs(const SrEqn *e, const SrJaxpr **out, int max) {
+  int n = 0;
+  for (uint32_t i = 0; i < e->nparams; i++) {
+    const SrVal *v = e->params[i].val;
+    if (v->kind == SR_V_JAXPR) {
+      if (n < max) out[n] = v->jx.jaxpr;
+      n++;
+    } else if (v->kind == SR_V_TUPLE) {
+      for (int k = 0; k < v->seq.n; k++)
+        if (v->seq.items[k]->kind == SR_V_JAXPR) {
+          if (n < max) out[n] = v->seq.items[k]->jx.jaxpr;
+          n++;
+        }
+    }
+  }
+  return n;
+}
+
+static const char *eqn_name_param(Pr *pr, const SrEqn *e) {
+  static const char *key;
+  if (!key) key = sr_intern_cstr("name");
+  const SrVal *v = sr_eqn_param(e, key);
+  if (!v) return NULL;
+  SrBuf b = SR_BUF_INIT;
+  sr_val_str(&b, v);
+  /* Python's str.strip("<>") */
+  size_t s = 0, n = b.len;
+  while (s < n && (b.p[s] == '<' || b.p[s] == '>')) s++;
+  while (n > s && (b.p[n - 1] == '<' || b.p[n - 1] == '>')) n--;
+  const char *r = sr_arena_strndup(pr->perm, b.p + s, n - s);
+  sr_buf_free(&b);
+  return r;
+}
+
+static void mark_descendants(Pr *pr, const SrJaxpr *j, int depth) {
+  if (depth > 1000) return;
+  for (uint32_t k = 0; k < j->neqn; k++) {
+    const SrJaxpr *subs[64];
+    int n = eqn_subjaxprs(&j->eqns[k], subs, 64);
+    for (int i = 0; i < n && i < 64; i++) {
+      Shared *s = shared_get(pr, subs[i], 1);
+      if (s->marked) continue;
+      s->marked = 1;
+      mark_descendants(pr, subs[i], depth + 1);
+    }
+  }
+}
+
+static int by_order(const void *x, const void *y) {
+  const Shared *a = *(const Shared *const *)x, *b = *(const Shared *const *)y;
+  return (a->order > b->order) - (a->order < b->order);
+}
+
+/* Counts the uses of every nested jaxpr breadth first, as
+   pp_toplevel_jaxpr does, and names those used more than once.  A jaxpr
+   seen a second time makes everything under it shared too (JAX walks it
+   again), which this computes without walking twice. */
+static Shared **find_shared(Pr *pr, const SrJaxpr *top, size_t *nshared) {
+  const SrJaxpr **q = NULL;
+  size_t qh = 0, qt = 0, qcap = 0;
+#define QPUSH(J)                                                  \
+  do {                                                            \
+    if (qt == qcap) {                                             \
+      qcap = qcap ? 2 * qcap : 64;                                \
+      q = sr_xrealloc(q, qcap * sizeof *q);                       \
+    }                                                             \
+    q[qt++] = (J);                                                \
+  } while (0)
+  QPUSH(top);
+  int order = 0;
+  while (qh < qt) {
+    const SrJaxpr *j = q[qh++];
+    Shared *s = shared_get(pr, j, 1);
+    if (s->order < 0) s->order = order++;
+    s->count++;
+    if (j != top && j->neqn > 10) s->count++;
+    if (s->expanded) {
+      mark_descendants(pr, j, 0);
+      continue;
+    }
+    s->expanded = 1;
+    for (uint32_t k = 0; k < j->neqn; k++) {
+      const SrEqn *e = &j->eqns[k];
+      const SrJaxpr *subs[64];
+      int n = eqn_subjaxprs(e, subs, 64);
+      if (!n) continue;
+      const char *name = eqn_name_param(pr, e);
+      for (int i = 0; i < n && i < 64; i++) {
+        QPUSH(subs[i]);
+        if (name) {
+          Shared *c = shared_get(pr, subs[i], 1);
+          if (!c->name) c->name = name;
+        }
+      }
+    }
+  }
+  free(q);
+#undef QPUSH
+  Shared **out = sr_arena_alloc(pr->perm, (pr->n + 1) * sizeof *out);
+  size_t n = 0;
+  for (size_t i = 0; i < pr->cap; i++) {
+    Shared *s = &pr->tab[i];
+    if (s->j && (s->count >= 2 || s->marked)) out[n++] = s;
+  }
+  qsort(out, n, sizeof *out, by_order);
+  /* unique names: f, f1, f2, ... */
+  typedef struct { const char *name; int count; } NameCount;
+  NameCount *nc = sr_arena_alloc(pr->perm, (2 * n + 1) * sizeof *nc);
+  size_t nnc = 0;
+#define COUNT_OF(NAME, PTR)                                             \
+  do {                                                                  \
+    PTR = NULL;                                                         \
+    for (size_t z = 0; z < nnc; z++)                                    \
+      if (strcmp(nc[z].name, (NAME)) == 0) PTR = &nc[z];                \
+    if (!PTR) {                                                         \
+      nc[nnc] = (NameCount){(NAME), 0};                                 \
+      PTR = &nc[nnc++];                                                 \
+    }                                                                   \
+  } while (0)
+  pr->shared_names = sr_arena_alloc(pr->perm, (n + 1) * sizeof *pr->shared_names);
+  for (size_t i = 0; i < n; i++) {
+    const char *name = out[i]->name ? out[i]->name : "jaxpr";
+    NameCount *c;
+    COUNT_OF(name, c);
+    if (c->count > 0) {
+      char buf[32];
+      snprintf(buf, sizeof buf, "%d", c->count);
+      c->count++;
+      size_t l = strlen(name);
+      char *nn = sr_arena_alloc(pr->perm, l + strlen(buf) + 1);
+      memcpy(nn, name, l);
+      strcpy(nn + l, buf);
+      name = nn;
+      COUNT_OF(name, c);
+      c->count++;
+    } else {
+      c->count++;
+    }
+    out[i]->final_name = name;
+    pr->shared_names[pr->nshared_names++] = name;
+  }
+#undef COUNT_OF
+  *nshared = n;
+  return out;
+}
+
+/* ---- params ---- */
+
+static SrDoc *jaxpr_doc(Pr *pr, const SrJaxpr *j);
+
+/* str(v), with ' at 0x' followed by hex digits masked as JAX does */
+static SrDoc *str_doc(Pr *pr, const SrVal *v) {
+  SrBuf b = SR_BUF_INIT;
+  sr_val_str(&b, v);
+  for (char *p = b.p; p && (p = strstr(p, " at 0x")) != NULL;) {
+    p += 6;
+    while (isxdigit((unsigned char)*p)) *p++ = 'X';
+  }
+  SrDoc *d = sr_doc_text(pr->a, sr_arena_strndup(pr->a, sr_buf_str(&b), b.len), (uint32_t)b.len);
+  sr_buf_free(&b);
+  return d;
+}
+
+static int cmp_str_vals(const void *x, const void *y) {
+  const SrVal *a = *(const SrVal *const *)x, *b = *(const SrVal *const *)y;
+  if (a->kind == SR_V_STR && b->kind == SR_V_STR) {
+    size_t n = a->str.n < b->str.n ? a->str.n : b->str.n;
+    int c = memcmp(a->str.s, b->str.s, n);
+    return c ? c : (a->str.n > b->str.n) - (a->str.n < b->str.n);
+  }
+  if (a->kind == SR_V_INT && b->kind == SR_V_INT) return (a->i > b->i) - (a->i < b->i);
+  return 0;
+}
+
+static SrDoc *value_doc(Pr *pr, const SrVal *v, int dot_dims) {
+  SrArena *a = pr->a;
+  if (v->kind == SR_V_JAXPR) return jaxpr_doc(pr, v->jx.jaxpr);
+  if (v->kind == SR_V_TUPLE && v->seq.n > 0) {
+    int all = 1;
+    for (int i = 0; i < v->seq.n; i++) all &= v->seq.items[i]->kind == SR_V_JAXPR;
+    if (all) {
+      /* pp_jaxprs: G(N(2, T("(") + B("") + join(B(" "), jaxprs)) + B("") + T(")")) */
+      SrDoc **kids = sr_arena_alloc(a, (2 * (size_t)v->seq.n + 2) * sizeof *kids);
+      int k = 0;
+      kids[k++] = sr_doc_textz(a, "(");
+      kids[k++] = sr_doc_brk(a, "");
+      for (int i = 0; i < v->seq.n; i++) {
+        if (i) kids[k++] = sr_doc_brk(a, " ");
+        kids[k++] = jaxpr_doc(pr, v->seq.items[i]->jx.jaxpr);
+      }
+      SrDoc *inner = sr_doc_nest(a, 2, sr_doc_cat(a, k, kids));
+      return sr_doc_group(a, sr_doc_cat3(a, inner, sr_doc_brk(a, ""), sr_doc_textz(a, ")")));
+    }
+  }
+  if (v->kind == SR_V_FROZENSET && !v->text) {
+    /* frozenset({...}) sorted, and frozenset({}) when empty */
+    SrVal **items = sr_arena_memdup(a, v->seq.items, (size_t)v->seq.n * sizeof *items);
+    qsort(items, (size_t)v->seq.n, sizeof *items, cmp_str_vals);
+    SrBuf b = SR_BUF_INIT;
+    sr_buf_puts(&b, "frozenset({");
+    for (int i = 0; i < v->seq.n; i++) {
+      if (i) sr_buf_puts(&b, ", ");
+      sr_val_repr(&b, items[i]);
+    }
+    sr_buf_puts(&b, "})");
+    SrDoc *d = sr_doc_text(a, sr_arena_strndup(a, b.p, b.len), (uint32_t)b.len);
+    sr_buf_free(&b);
+    return d;
+  }
+  if (dot_dims && !v->text && v->kind == SR_V_TUPLE && v->seq.n == 2) {
+    /* dot_general prints its dimension numbers as lists */
+    SrBuf b = SR_BUF_INIT;
+    sr_buf_putc(&b, '(');
+    for (int i = 0; i < 2; i++) {
+      const SrVal *pair = v->seq.items[i];
+      if (i) sr_buf_puts(&b, ", ");
+      sr_buf_putc(&b, '(');
+      for (int k = 0; sr_is_seq(pair) && k < pair->seq.n; k++) {
+        const SrVal *dims = pair->seq.items[k];
+        if (k) sr_buf_puts(&b, ", ");
+        sr_buf_putc(&b, '[');
+        for (int m = 0; sr_is_seq(dims) && m < dims->seq.n; m++) {
+          if (m) sr_buf_puts(&b, ", ");
+          sr_val_repr(&b, dims->seq.items[m]);
+        }
+        sr_buf_putc(&b, ']');
+      }
+      sr_buf_putc(&b, ')');
+    }
+    sr_buf_putc(&b, ')');
+    SrDoc *d = sr_doc_text(a, sr_arena_strndup(a, b.p, b.len), (uint32_t)b.len);
+    sr_buf_free(&b);
+    return d;
+  }
+  return str_doc(pr, v);
+}
+
+static int is_none(const SrVal *v) { return v->kind == SR_V_NONE; }
+static int is_false(const SrVal *v) { return v->kind == SR_V_BOOL && !v->i; }
+static int is_word(const SrVal *v, const char *w) {
+  return v->kind == SR_V_WORD && v->str.n == strlen(w) && memcmp(v->str.s, w, v->str.n) == 0;
+}
+static int falsy_zero(const SrVal *v) {
+  return (v->kind == SR_V_INT || v->kind == SR_V_BOOL) && v->i == 0;
+}
+
+/* all(pred(x) for x in v) over a tuple or list; true when empty */
+static int all_items(const SrVal *v, int (*pred)(const SrVal *)) {
+  if (!sr_is_seq(v)) return 0;
+  for (int i = 0; i < v->seq.n; i++)
+    if (!pred(v->seq.items[i])) return 0;
+  return 1;
+}
+static int is_unspecified(const SrVal *v) { return is_word(v, "UnspecifiedValue"); }
+static int empty_seq(const SrVal *v) { return sr_is_seq(v) && v->seq.n == 0; }
+
+static int key_is(const char *k, const char *w) { return strcmp(k, w) == 0; }
+
+/* Whether the print rule drops this param (core.pp_eqn_rules). */
+static int dropped(const SrPrim *prim, const char *k, const SrVal *v) {
+  switch (prim->pp) {
+  case SR_PP_ACCURACY: return key_is(k, "accuracy") && is_none(v);
+  case SR_PP_MUL: return key_is(k, "out_dtype") && is_none(v);
+  case SR_PP_CONVERT: return key_is(k, "sharding");
+  case SR_PP_DOT_GENERAL: return is_none(v) || key_is(k, "out_sharding");
+  case SR_PP_BROADCAST_IN_DIM:
+    return key_is(k, "shape") || key_is(k, "sharding") ||
+           (key_is(k, "broadcast_dimensions") && empty_seq(v));
+  case SR_PP_RESHARD: return 1;
+  case SR_PP_JIT:
+  case SR_PP_PJIT:
+    if (key_is(k, "inline")) return 1;
+    if (key_is(k, "donated_invars")) return all_items(v, is_false);
+    if (key_is(k, "in_shardings") || key_is(k, "out_shardings")) return all_items(v, is_unspecified);
+    if (key_is(k, "in_layouts") || key_is(k, "out_layouts")) return all_items(v, is_none);
+    if (key_is(k, "keep_unused")) return is_false(v);
+    if (key_is(k, "ctx_mesh")) return v->kind == SR_V_MESH && v->mesh->n == 0;
+    if (key_is(k, "compiler_options_kvs")) return empty_seq(v);
+    return 0;
+  case SR_PP_CUSTOM_JVP: return key_is(k, "num_consts") && falsy_zero(v);
+  case SR_PP_CUSTOM_VJP:
+    return (key_is(k, "num_consts") && falsy_zero(v)) || key_is(k, "out_trees");
+  case SR_PP_CUSTOM_LIN: return key_is(k, "out_avals");
+  default: return 0;
+  }
+}
+
+static int name_first(const SrPrim *prim) {
+  return prim->pp == SR_PP_JIT || prim->pp == SR_PP_PJIT || prim->pp == SR_PP_CUSTOM_JVP ||
+         prim->pp == SR_PP_CUSTOM_VJP;
+}
+
+static int cmp_params(const void *x, const void *y) {
+  const SrParam *a = *(const SrParam *const *)x, *b = *(const SrParam *const *)y;
+  return strcmp(a->key, b->key);
+}
+
+static SrDoc *params_doc(Pr *pr, const SrEqn *e) {
+  SrArena *a = pr->a;
+  const SrParam **ps = sr_arena_alloc(a, (e->nparams + 1) * sizeof *ps);
+  int n = 0;
+  const SrParam *name = NULL;
+  /* a parsed equation prints its params as they were written: the rules
+     below are those of today's printer, and older texts predate some */
+  int as_written = e->off != SR_NO_OFF;
+  for (uint32_t i = 0; i < e->nparams && as_written; i++) ps[n++] = &e->params[i];
+  for (uint32_t i = 0; i < e->nparams && !as_written; i++) {
+    const SrParam *p = &e->params[i];
+    if (dropped(e->prim, p->key, p->val)) continue;
+    if (name_first(e->prim) && key_is(p->key, "name")) {
+      name = p;
+      continue;
+    }
+    ps[n++] = p;
+  }
+  if (!as_written) qsort(ps, (size_t)n, sizeof *ps, cmp_params);
+  if (name) {
+    memmove(ps + 1, ps, (size_t)n * sizeof *ps);
+    ps[0] = name;
+    n++;
+  }
+  if (n == 0) return NULL;
+  SrDoc **kids = sr_arena_alloc(a, (2 * (size_t)n + 2) * sizeof *kids);
+  int k = 0;
+  kids[k++] = sr_doc_textz(a, "[");
+  kids[k++] = sr_doc_brk(a, "");
+  for (int i = 0; i < n; i++) {
+    if (i) kids[k++] = sr_doc_brk(a, " ");
+    size_t kl = strlen(ps[i]->key);
+    char *kt = sr_arena_alloc(a, kl + 2);
+    memcpy(kt, ps[i]->key, kl);
+    kt[kl] = '=';
+    kt[kl + 1] = 0;
+    int dims = e->prim->pp == SR_PP_DOT_GENERAL && key_is(ps[i]->key, "dimension_numbers");
+    SrDoc *key = sr_doc_text(a, kt, (uint32_t)kl + 1);
+    kids[k++] = sr_doc_cat2(a, key, value_doc(pr, ps[i]->val, dims));
+  }
+  SrDoc *inner = sr_doc_nest(a, 2, sr_doc_cat(a, k, kids));
+  return sr_doc_group(a, sr_doc_cat3(a, inner, sr_doc_brk(a, ""), sr_doc_textz(a, "]")));
+}
+
+/* ---- equations and jaxprs ---- */
+
+/* context.suggest_same_var_names */
+static void suggest_names(Pr *pr, SrVar *const *for_vars, uint32_t n, SrVar *const *like,
+                          uint32_t m) {
+  if (n != m) return;
+  const SrVar **used = sr_arena_alloc(pr->a, (n + 1) * sizeof *used);
+  uint32_t nused = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    SrVar *f = for_vars[i], *l = like[i];
+    if (l->kind == SR_LIT || f->kind == SR_LIT || is_named(pr, f)) continue;
+    int seen = 0;
+    for (uint32_t k = 0; k < nused && !seen; k++) seen = used[k] == l;
+    if (seen) continue;
+    used[nused++] = l;
+    f->pp_gen = pr->gen;
+    f->pp_name = l->kind == SR_DROP ? NAME_UNDERSCORE : name_code(pr, l);
+  }
+}
+
+static SrDoc *eqn_doc(Pr *pr, const SrEqn *e) {
+  SrArena *a = pr->a;
+  if (e->prim->pp == SR_PP_JIT) {
+    static const char *jkey;
+    if (!jkey) jkey = sr_intern_cstr("jaxpr");
+    const SrVal *jv = sr_eqn_param(e, jkey);
+    if (jv && jv->kind == SR_V_JAXPR && !shared_name_of(pr, jv->jx.jaxpr)) {
+      const SrJaxpr *body = jv->jx.jaxpr;
+      suggest_names(pr, sr_args(body), sr_nargs(body), e->in, e->nin);
+      suggest_names(pr, body->outvars, body->nout, e->out, e->nout);
+    }
+  }
+  SrDoc *lhs = e->nout ? vars_doc(pr, e->out, e->nout, "", 1) : NULL;
+  SrDoc *kv = params_doc(pr, e);
+  SrDoc *args = sr_doc_cat2(a, sr_doc_textz(a, " "), vars_doc(pr, e->in, e->nin, "", 0));
+  SrDoc *name = sr_doc_textz(a, e->prim->name);
+  if (!e->nout) return sr_doc_cat3(a, name, kv, args);
+  SrDoc *kids[5] = {lhs, sr_doc_textz(a, " = "), name, kv, args};
+  return sr_doc_cat(a, 5, kids);
+}
+
+static SrDoc *outs_doc(Pr *pr, const SrJaxpr *j) {
+  SrArena *a = pr->a;
+  return sr_doc_cat3(a, sr_doc_textz(a, "("), vars_doc(pr, j->outvars, j->nout, ",", 0),
+                     sr_doc_textz(a, j->nout == 1 ? ",)" : ")"));
+}
+
+static SrDoc *head_doc(Pr *pr, const SrJaxpr *j) {
+  SrArena *a = pr->a;
+  SrDoc *consts = vars_doc(pr, sr_constvars(j), j->nconst, "", 1);
+  SrDoc *args = vars_doc(pr, sr_args(j), sr_nargs(j), "", 1);
+  SrDoc *kids[7] = {sr_doc_textz(a, "{ "), sr_doc_textz(a, "lambda "), consts,
+                    sr_doc_textz(a, "; "), args, sr_doc_textz(a, ". "), sr_doc_textz(a, "let")};
+  return sr_doc_cat(a, 7, kids);
+}
+
+static SrDoc *effects_doc(Pr *pr, const SrJaxpr *j) {
+  if (!j->effects) return NULL;
+  SrBuf b = SR_BUF_INIT;
+  sr_buf_puts(&b, " : ");
+  sr_buf_puts(&b, j->effects);
+  SrDoc *d = sr_doc_text(pr->a, sr_arena_strndup(pr->a, b.p, b.len), (uint32_t)b.len);
+  sr_buf_free(&b);
+  return d;
+}
+
+/* pp_jaxpr_skeleton, given the equations' docs */
+static SrDoc *skeleton(Pr *pr, SrDoc *head, SrDoc **eqns, uint32_t neqn, SrDoc *outs, SrDoc *eff) {
+  SrArena *a = pr->a;
+  SrDoc **kids = sr_arena_alloc(a, (2 * (size_t)neqn + 2) * sizeof *kids);
+  int k = 0;
+  kids[k++] = sr_doc_brk(a, " ");
+  for (uint32_t i = 0; i < neqn; i++) {
+    if (i) kids[k++] = sr_doc_brk(a, "; ");
+    kids[k++] = eqns[i];
+  }
+  SrDoc *body = sr_doc_nest(a, 2, sr_doc_cat(a, k, kids));
+  SrDoc *parts[6] = {head, body, sr_doc_brk(a, " "), sr_doc_textz(a, "in "), outs, eff};
+  SrDoc *g = sr_doc_group(a, sr_doc_nest(a, 2, sr_doc_cat(a, 6, parts)));
+  return sr_doc_cat2(a, g, sr_doc_textz(a, " }"));
+}
+
+static SrDoc *jaxpr_doc(Pr *pr, const SrJaxpr *j) {
+  const char *shared = shared_name_of(pr, j);
+  if (shared) return sr_doc_textz(pr->a, shared);
+  SrDoc *head = head_doc(pr, j);
+  SrDoc **eqns = sr_arena_alloc(pr->a, (j->neqn + 1) * sizeof *eqns);
+  for (uint32_t i = 0; i < j->neqn; i++) eqns[i] = eqn_doc(pr, &j->eqns[i]);
+  SrDoc *outs = outs_doc(pr, j);
+  return skeleton(pr, head, eqns, j->neqn, outs, effects_doc(pr, j));
+}
+
+/* A jaxpr at top level (the main one or a hoisted one), streamed. */
+static void print_top_skeleton(Pr *pr, const SrJaxpr *j) {
+  SrFmt *f = &pr->f;
+  SrDoc *head = head_doc(pr, j);
+  int64_t limit = WIDTH - f->k;
+  int64_t w = sr_doc_flat(head);
+  /* build equations until the whole group cannot fit */
+  SrDoc **built = sr_xmalloc((j->neqn + 1) * sizeof *built);
+  uint32_t nbuilt = 0;
+  while (nbuilt < j->neqn && w <= limit) {
+    built[nbuilt] = eqn_doc(pr, &j->eqns[nbuilt]);
+    w += (nbuilt ? 2 : 1) + sr_doc_flat(built[nbuilt]);
+    nbuilt++;
+  }
+  if (!j->neqn) w += 1;
+  SrDoc *outs = NULL, *eff = NULL;
+  if (nbuilt == j->neqn && w <= limit) {
+    outs = outs_doc(pr, j);
+    eff = effects_doc(pr, j);
+    w += 1 + 3 + sr_doc_flat(outs) + sr_doc_flat(eff);
+    if (w <= limit) {
+      sr_fmt(f, skeleton(pr, head, built, nbuilt, outs, eff), 0, SR_MODE_BREAK);
+      free(built);
+      return;
+    }
+  }
+  /* the skeleton group breaks: each equation on its own line */
+  sr_fmt(f, head, 2, SR_MODE_BREAK);
+  for (uint32_t i = 0; i < j->neqn; i++) {
+    SrDoc *d = i < nbuilt ? built[i] : eqn_doc(pr, &j->eqns[i]);
+    sr_fmt_brk(f, " ", 4, SR_MODE_BREAK);
+    sr_fmt(f, d, 4, SR_MODE_BREAK);
+    if (i + 1 >= nbuilt) {
+      /* the docs built so far are laid out; outs is rebuilt below, under
+         the names it already has */
+      sr_arena_reset(pr->a);
+      outs = eff = NULL;
+    }
+  }
+  if (!j->neqn) sr_fmt_brk(f, " ", 4, SR_MODE_BREAK);
+  if (!outs) {
+    outs = outs_doc(pr, j);
+    eff = effects_doc(pr, j);
+  }
+  sr_fmt_brk(f, " ", 2, SR_MODE_BREAK);
+  sr_fmt_text(f, "in ", 3);
+  sr_fmt(f, outs, 2, SR_MODE_BREAK);
+  sr_fmt(f, eff, 2, SR_MODE_BREAK);
+  sr_fmt_text(f, " }", 2);
+  free(built);
+}
+
+/* _dropvars: top-level outputs never used afterwards print as `_` */
+static void name_dropvars(Pr *pr, const SrJaxpr *j) {
+  uint8_t *used = sr_xcalloc(j->nvars + 1, 1);
+  for (uint32_t i = 0; i < j->nout; i++)
+    if (j->outvars[i]->kind != SR_LIT && j->outvars[i]->id < j->nvars) used[j->outvars[i]->id] = 1;
+  for (uint32_t k = j->neqn; k-- > 0;) {
+    const SrEqn *e = &j->eqns[k];
+    for (uint32_t i = 0; i < e->nout; i++) {
+      SrVar *v = e->out[i];
+      if (v->id < j->nvars && !used[v->id]) {
+        v->pp_gen = pr->gen;
+        v->pp_name = NAME_UNDERSCORE;
+      }
+    }
+    for (uint32_t i = 0; i < e->nin; i++)
+      if (e->in[i]->kind != SR_LIT && e->in[i]->id < j->nvars) used[e->in[i]->id] = 1;
+  }
+  free(used);
+}
+
+static void pr_init(Pr *pr, SrBuf *out) {
+  memset(pr, 0, sizeof *pr);
+  pr->a = sr_arena_new();
+  pr->perm = sr_arena_new();
+  pr->gen = ++print_generation;
+  sr_fmt_init(&pr->f, out, WIDTH);
+}
+
+static void pr_free(Pr *pr) {
+  sr_arena_free(pr->a);
+  sr_arena_free(pr->perm);
+  free(pr->tab);
+  sr_fmt_free(&pr->f);
+}
+
+void sr_print_jaxpr(SrBuf *out, const SrJaxpr *j) {
+  Pr pr;
+  pr_init(&pr, out);
+  pr.f.k = 0;
+  name_dropvars(&pr, j);
+  size_t nshared;
+  Shared **shared = find_shared(&pr, j, &nshared);
+  for (size_t i = 0; i < nshared; i++) {
+    sr_fmt_text(&pr.f, "let ", 4);
+    sr_fmt_text(&pr.f, shared[i]->final_name, strlen(shared[i]->final_name));
+    sr_fmt_text(&pr.f, " = ", 3);
+    print_top_skeleton(&pr, shared[i]->j);
+    sr_fmt_text(&pr.f, " in", 3);
+    sr_fmt_brk(&pr.f, " ", 0, SR_MODE_BREAK);
+    sr_arena_reset(pr.a);
+  }
+  print_top_skeleton(&pr, j);
+  pr_free(&pr);
+}
+
+void sr_print_eqn(SrBuf *out, const SrEqn *e) {
+  Pr pr;
+  pr_init(&pr, out);
+  size_t start = out->len;
+  sr_fmt(&pr.f, eqn_doc(&pr, e), 0, SR_MODE_BREAK);
+  while (out->len > start && out->p[out->len - 1] == ' ') out->p[--out->len] = 0;
+  pr_free(&pr);
+}

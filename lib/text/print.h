@@ -1,0 +1,21 @@
+/* print.h: printing jaxprs exactly as JAX does.
+ *
+ * Width 80, JAX's groups and nests, variable names a..z, ba.. in print
+ * order with `_` for unused top-level outputs, jaxprs used more than once
+ * (or nested with more than ten equations) hoisted into `let NAME = ... in`
+ * blocks, params sorted with the per-primitive rules of core.pp_eqn_rules.
+ */
+#ifndef SR_TEXT_PRINT_H
+#define SR_TEXT_PRINT_H
+
+#include "ir/jaxpr.h"
+#include "util/buf.h"
+
+/* str(jaxpr): the whole program with its hoisted jaxprs, no trailing
+   newline. */
+void sr_print_jaxpr(SrBuf *out, const SrJaxpr *j);
+/* repr of one equation, named in a fresh context and right-stripped (for
+   error messages). */
+void sr_print_eqn(SrBuf *out, const SrEqn *e);
+
+#endif

@@ -1,0 +1,120 @@
+/* mem.c: checked allocation and arenas. */
+#include "util/mem.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void sr_oom(void) {
+  fputs("shardrepl: out of memory\n", stderr);
+  abort();
+}
+
+void *sr_xmalloc(size_t n) {
+  void *p = malloc(n ? n : 1);
+  if (!p) sr_oom();
+  return p;
+}
+
+void *sr_xcalloc(size_t n, size_t size) {
+  void *p = calloc(n ? n : 1, size ? size : 1);
+  if (!p) sr_oom();
+  return p;
+}
+
+void *sr_xrealloc(void *p, size_t n) {
+  p = realloc(p, n ? n : 1);
+  if (!p) sr_oom();
+  return p;
+}
+
+char *sr_xstrndup(const char *s, size_t n) {
+  char *p = sr_xmalloc(n + 1);
+  memcpy(p, s, n);
+  p[n] = 0;
+  return p;
+}
+
+char *sr_xstrdup(const char *s) { return sr_xstrndup(s, strlen(s)); }
+
+/* Chunks grow geometrically so that a big program costs few mallocs. */
+struct SrChunk {
+  struct SrChunk *next;
+  size_t size;
+  _Alignas(16) char data[];
+};
+
+enum { FIRST_CHUNK = 4096 - sizeof(struct SrChunk), MAX_CHUNK = 1 << 22 };
+
+SrArena *sr_arena_new(void) { return sr_xcalloc(1, sizeof(SrArena)); }
+
+void sr_arena_free(SrArena *a) {
+  if (!a) return;
+  struct SrChunk *c = a->chunks;
+  while (c) {
+    struct SrChunk *n = c->next;
+    free(c);
+    c = n;
+  }
+  free(a);
+}
+
+void sr_arena_reset(SrArena *a) {
+  struct SrChunk *c = a->chunks;
+  if (!c) return;
+  /* keep the most recent (largest) chunk */
+  struct SrChunk *keep = c;
+  c = c->next;
+  while (c) {
+    struct SrChunk *n = c->next;
+    free(c);
+    c = n;
+  }
+  keep->next = NULL;
+  a->chunks = keep;
+  a->cur = keep->data;
+  a->end = keep->data + keep->size;
+  a->used = 0;
+}
+
+size_t sr_arena_used(const SrArena *a) { return a->used; }
+
+void *sr_arena_alloc_slow(SrArena *a, size_t n) {
+  size_t size = a->chunks ? a->chunks->size * 2 : FIRST_CHUNK;
+  if (size > MAX_CHUNK) size = MAX_CHUNK;
+  if (size < n) size = n;
+  struct SrChunk *c = sr_xmalloc(sizeof *c + size);
+  c->size = size;
+  if (size == n && a->chunks) {
+    /* a big one-off block: put it behind the current chunk */
+    c->next = a->chunks->next;
+    a->chunks->next = c;
+    a->used += n;
+    return c->data;
+  }
+  c->next = a->chunks;
+  a->chunks = c;
+  a->cur = c->data + n;
+  a->end = c->data + size;
+  a->used += n;
+  return c->data;
+}
+
+void *sr_arena_zalloc(SrArena *a, size_t n) {
+  void *p = sr_arena_alloc(a, n);
+  memset(p, 0, n);
+  return p;
+}
+
+void *sr_arena_memdup(SrArena *a, const void *p, size_t n) {
+  void *q = sr_arena_alloc(a, n);
+  if (n) memcpy(q, p, n);
+  return q;
+}
+
+char *sr_arena_strndup(SrArena *a, const char *s, size_t n) {
+  char *p = sr_arena_alloc(a, n + 1);
+  memcpy(p, s, n);
+  p[n] = 0;
+  return p;
+}

@@ -1,0 +1,58 @@
+/* mem.h: allocation that never returns NULL, and the arena allocator.
+ *
+ * Out of memory is not an error shardrepl can recover from: the x*alloc
+ * functions print a message and abort.  Everything else in lib/ reports
+ * errors through SrDiags and never exits.
+ *
+ * An SrArena hands out memory that lives until the whole arena is freed.
+ * Parsed programs, printer documents and per-statement scratch data live in
+ * arenas; nothing allocated from an arena is freed on its own.
+ */
+#ifndef SR_UTIL_MEM_H
+#define SR_UTIL_MEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+void *sr_xmalloc(size_t n);
+void *sr_xcalloc(size_t n, size_t size);
+void *sr_xrealloc(void *p, size_t n);
+char *sr_xstrdup(const char *s);
+char *sr_xstrndup(const char *s, size_t n);
+void sr_oom(void) __attribute__((noreturn));
+
+typedef struct SrArena SrArena;
+
+SrArena *sr_arena_new(void);
+void sr_arena_free(SrArena *a);
+/* Forget everything allocated, keeping the first chunk for reuse. */
+void sr_arena_reset(SrArena *a);
+/* Bytes handed out so far (for memory measurements). */
+size_t sr_arena_used(const SrArena *a);
+
+void *sr_arena_alloc_slow(SrArena *a, size_t n);
+
+struct SrArena {
+  char *cur, *end;       /* free space in the current chunk */
+  struct SrChunk *chunks;
+  size_t used;
+};
+
+/* Memory aligned for any object; uninitialised. */
+static inline void *sr_arena_alloc(SrArena *a, size_t n) {
+  n = (n + 15) & ~(size_t)15;
+  if ((size_t)(a->end - a->cur) < n) return sr_arena_alloc_slow(a, n);
+  void *p = a->cur;
+  a->cur += n;
+  a->used += n;
+  return p;
+}
+
+void *sr_arena_zalloc(SrArena *a, size_t n);
+char *sr_arena_strndup(SrArena *a, const char *s, size_t n);
+void *sr_arena_memdup(SrArena *a, const void *p, size_t n);
+
+#define SR_NEW(a, T) ((T *)sr_arena_zalloc((a), sizeof(T)))
+#define SR_NEWN(a, T, n) ((T *)sr_arena_alloc((a), sizeof(T) * (size_t)(n)))
+
+#endif
