@@ -1,0 +1,1 @@
+## bench.mk: build fragment, included by Makefile.am

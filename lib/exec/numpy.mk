@@ -1,0 +1,1 @@
+## numpy.mk: build fragment, included by Makefile.am

@@ -1,0 +1,1 @@
+## prng.mk: build fragment, included by Makefile.am

@@ -1,0 +1,1 @@
+## fuzz.mk: build fragment, included by Makefile.am
