@@ -461,6 +461,7 @@ static void uniform_fill(const uint32_t key[2], SrDtype dt, uint64_t start,
                          uint64_t count, double minval, double maxval,
                          unsigned flags, void *out) {
   int width = rng_width(dt);
+  if (dt == SR_F64) flags |= SR_PRNG_X64; /* float64 exists only with x64 */
   void *bits = sr_xmalloc((count ? count : 1) * (size_t)(width / 8));
   gen_bits(key, width, start, count, flags, bits);
   minval = canon_scalar(minval, flags);
@@ -487,8 +488,9 @@ static void uniform_fill(const uint32_t key[2], SrDtype dt, uint64_t start,
       o[k] = v > lo || isnan(v) ? v : lo;
     }
   } else {
-    /* float16 from 16 bits, bfloat16 from 8 bits widened to 16; XLA:CPU
-     * has no fused half-precision multiply-add, each op rounds. */
+    /* float16 from 16 bits, bfloat16 from 8 bits widened to 16.  Each
+     * half-precision op rounds: x86 without AVX512-FP16 has no fused
+     * half multiply-add, and LLVM widens every op to float and back. */
     int f16 = dt == SR_F16;
     HalfRound rnd = f16 ? sr_prng_f16_from_double : sr_prng_bf16_from_double;
     HalfWiden wid = f16 ? sr_prng_f16_to_float : sr_prng_bf16_to_float;

@@ -28,9 +28,10 @@
  *
  * What is verified and against what: see the comment at the top of
  * tests/unit/check_prng.c.  In short: threefry2x32, keys, split, fold_in,
- * bits and float32 uniform/normal match every printed JAX value found, in
- * both modes; float64 (x64), float16 and bfloat16 are implemented from the
- * JAX/StableHLO/XLA sources but no printed JAX value confirms them.
+ * bits, float32 uniform/normal and float64 (x64) uniform/normal match
+ * every printed JAX value found, bit for bit where the print allows it;
+ * float16 and bfloat16 are implemented from the JAX/StableHLO/XLA sources
+ * and no printed JAX value confirms them.
  *
  * Arrays are row-major; outputs are caller-allocated.  float16 and bfloat16
  * elements are stored as their uint16 bit patterns.
@@ -57,7 +58,9 @@ void sr_threefry2x32(const uint32_t key[2], size_t n, const uint32_t *x0,
 
 /* jax.random.key(seed) / PRNGKey(seed) with x64 off: (0, low 32 bits). */
 void sr_prng_key(int64_t seed, uint32_t key[2]);
-/* The same under flags: with SR_PRNG_X64, (high 32 bits, low 32 bits). */
+/* The same under flags: with SR_PRNG_X64, (high 32 bits, low 32 bits) of a
+ * seed held as int64 (a Python int).  A seed typed int32 or uint32 keeps a
+ * zero high word even under x64: pass it without SR_PRNG_X64. */
 void sr_prng_key_ex(int64_t seed, unsigned flags, uint32_t key[2]);
 
 /* jax.random.split(key, num): num keys, out[2*i], out[2*i+1] the i-th.  A
@@ -78,7 +81,9 @@ void sr_prng_bits32(const uint32_t key[2], int ndim, const int64_t *shape,
                     uint32_t *out);
 /* jax.random.bits for bit_width 8, 16, 32 or 64: out holds numel elements
  * of uint8_t, uint16_t, uint32_t or uint64_t.  Returns 0, or -1 for another
- * width. */
+ * width.  (Without x64, JAX turns a uint64 request into uint32 bits; that
+ * choice is the caller's.)  In the original mode arrays are limited to
+ * 2^32 - 2 words of bits, where JAX would switch to per-block subkeys. */
 int sr_prng_bits_ex(const uint32_t key[2], int bit_width, int ndim,
                     const int64_t *shape, unsigned flags, void *out);
 
