@@ -2,12 +2,18 @@
 ## numpy's text forms of arrays (numfmt) and its .npy/.npz files (npy).
 
 lib_libshardrepl_a_SOURCES += \
-	lib/exec/numfmt.c lib/exec/numfmt.h
+	lib/exec/numfmt.c lib/exec/numfmt.h \
+	lib/exec/npy.c lib/exec/npy.h
 
-check_PROGRAMS += tests/unit/check_numfmt
+check_PROGRAMS += tests/unit/check_numfmt tests/unit/check_npy
 tests_unit_check_numfmt_SOURCES = tests/unit/check_numfmt.c
 tests_unit_check_numfmt_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_check_numfmt_LDADD = $(SR_LIBS) $(CHECK_LIBS)
+tests_unit_check_npy_SOURCES = tests/unit/check_npy.c
+tests_unit_check_npy_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_check_npy_LDADD = $(SR_LIBS) $(CHECK_LIBS)
 
-TESTS += tests/numfmt_oracle.sh
-EXTRA_DIST += tests/numfmt_oracle.sh tests/numfmt_oracle.py
+## The numpy oracles; each skips (77) without a python3 that has numpy.
+TESTS += tests/numfmt_oracle.sh tests/npy_numpy.sh
+EXTRA_DIST += tests/numfmt_oracle.sh tests/numfmt_oracle.py \
+	tests/npy_numpy.sh tests/npy_numpy.py

@@ -183,15 +183,16 @@ static char *read_text(Reader *r, const char *tag) {
   return s;
 }
 
+static int hexval(char c) {
+  return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c - 'A' + 10;
+}
+
 static unsigned char *unhex(const char *h, size_t *n) {
   if (strcmp(h, "-") == 0) h = "";
   size_t len = strlen(h) / 2;
   unsigned char *b = malloc(len ? len : 1);
-  for (size_t i = 0; i < len; i++) {
-    unsigned v;
-    sscanf(h + 2 * i, "%2x", &v);
-    b[i] = (unsigned char)v;
-  }
+  for (size_t i = 0; i < len; i++)
+    b[i] = (unsigned char)(hexval(h[2 * i]) << 4 | hexval(h[2 * i + 1]));
   *n = len;
   return b;
 }
