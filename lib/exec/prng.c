@@ -583,3 +583,88 @@ int sr_prng_normal_range(const uint32_t key[2], SrDtype dt, uint64_t start,
   normal_fill(key, dt, start, count, flags & SR_PRNG_X64, out);
   return 0;
 }
+
+/* ---- shards ---- */
+
+/* What a block fill computes: one of bits, uniform or normal. */
+typedef struct {
+  int kind; /* 0 bits, 1 uniform, 2 normal */
+  int width;
+  SrDtype dt;
+  double minval, maxval;
+  unsigned flags;
+} BlockGen;
+
+static size_t block_elsize(const BlockGen *g) {
+  if (g->kind == 0) return (size_t)g->width / 8;
+  return g->dt == SR_F64 ? 8 : g->dt == SR_F32 ? 4 : 2;
+}
+
+static void block_fill(const uint32_t key[2], const BlockGen *g,
+                       uint64_t start, uint64_t count, void *out) {
+  if (g->kind == 0) gen_bits(key, g->width, start, count, g->flags, out);
+  else if (g->kind == 1)
+    uniform_fill(key, g->dt, start, count, g->minval, g->maxval, g->flags, out);
+  else normal_fill(key, g->dt, start, count, g->flags, out);
+}
+
+/* The block is a set of runs along the last axis; each run is a contiguous
+ * range of flat indices.  The original mode has no such locality: it fills
+ * the whole array and copies the runs. */
+static void block_gen(const uint32_t key[2], const BlockGen *g, int ndim,
+                      const int64_t *shape, const int64_t *start,
+                      const int64_t *count, void *out) {
+  size_t es = block_elsize(g);
+  int64_t total = sr_prng_numel(ndim, shape), nout = sr_prng_numel(ndim, count);
+  if (nout <= 0) return;
+  char *whole = NULL;
+  if (g->flags & SR_PRNG_ORIGINAL) {
+    whole = sr_xmalloc((size_t)total * es);
+    block_fill(key, g, 0, (uint64_t)total, whole);
+  }
+  int64_t run = ndim ? count[ndim - 1] : 1, nruns = nout / run;
+  int64_t *idx = sr_xcalloc((size_t)(ndim > 0 ? ndim : 1), sizeof *idx);
+  char *o = out; /* idx: the run's position within the block */
+  for (int64_t r = 0; r < nruns; r++) {
+    int64_t flat = 0;
+    for (int d = 0; d < ndim; d++) flat = flat * shape[d] + start[d] + idx[d];
+    if (whole) memcpy(o, whole + (size_t)flat * es, (size_t)run * es);
+    else block_fill(key, g, (uint64_t)flat, (uint64_t)run, o);
+    o += (size_t)run * es;
+    for (int d = ndim - 2; d >= 0; d--) { /* next run: odometer */
+      if (++idx[d] < count[d]) break;
+      idx[d] = 0;
+    }
+  }
+  free(idx);
+  free(whole);
+}
+
+int sr_prng_bits_block(const uint32_t key[2], int bit_width, int ndim,
+                       const int64_t *shape, const int64_t *start,
+                       const int64_t *count, unsigned flags, void *out) {
+  if (bit_width != 8 && bit_width != 16 && bit_width != 32 && bit_width != 64)
+    return -1;
+  BlockGen g = {0, bit_width, 0, 0, 0, flags};
+  block_gen(key, &g, ndim, shape, start, count, out);
+  return 0;
+}
+
+int sr_prng_uniform_block(const uint32_t key[2], SrDtype dt, int ndim,
+                          const int64_t *shape, const int64_t *start,
+                          const int64_t *count, double minval, double maxval,
+                          unsigned flags, void *out) {
+  if (!supported_float(dt)) return -1;
+  BlockGen g = {1, 0, dt, minval, maxval, flags};
+  block_gen(key, &g, ndim, shape, start, count, out);
+  return 0;
+}
+
+int sr_prng_normal_block(const uint32_t key[2], SrDtype dt, int ndim,
+                         const int64_t *shape, const int64_t *start,
+                         const int64_t *count, unsigned flags, void *out) {
+  if (!supported_float(dt)) return -1;
+  BlockGen g = {2, 0, dt, 0, 0, flags};
+  block_gen(key, &g, ndim, shape, start, count, out);
+  return 0;
+}

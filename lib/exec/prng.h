@@ -8,7 +8,7 @@
  *   jax_threefry_partitionable = True  (since JAX 0.5): element i of an array
  *       is hashed from the counter (i >> 32, i & 0xffffffff) alone, so a
  *       value never depends on the array's sharding, and a shard can be
- *       filled by itself (the *_range functions).
+ *       filled by itself (the *_range and *_block functions).
  *   jax_enable_x64 = False: a seed keeps only its low 32 bits.
  *
  * SR_PRNG_ORIGINAL selects jax_threefry_partitionable=False (JAX < 0.5, and
@@ -114,6 +114,22 @@ int sr_prng_uniform_range(const uint32_t key[2], SrDtype dt, uint64_t start,
                           unsigned flags, void *out);
 int sr_prng_normal_range(const uint32_t key[2], SrDtype dt, uint64_t start,
                          size_t count, unsigned flags, void *out);
+
+/* A device's shard: the block start[d] <= i[d] < start[d] + count[d] of
+ * the array of `shape`, written row-major into out (prod(count) elements).
+ * In the partitionable mode only the block is computed; with
+ * SR_PRNG_ORIGINAL the whole array is computed and the block copied out.
+ * bits: returns -1 for a bad width; uniform, normal: for a bad dtype. */
+int sr_prng_bits_block(const uint32_t key[2], int bit_width, int ndim,
+                       const int64_t *shape, const int64_t *start,
+                       const int64_t *count, unsigned flags, void *out);
+int sr_prng_uniform_block(const uint32_t key[2], SrDtype dt, int ndim,
+                          const int64_t *shape, const int64_t *start,
+                          const int64_t *count, double minval, double maxval,
+                          unsigned flags, void *out);
+int sr_prng_normal_block(const uint32_t key[2], SrDtype dt, int ndim,
+                         const int64_t *shape, const int64_t *start,
+                         const int64_t *count, unsigned flags, void *out);
 
 /* The scalar kernels, exposed for tests and for the erf_inv primitive:
  * XLA:CPU's float32 erf_inv, float64 erf_inv and float32 log1p. */

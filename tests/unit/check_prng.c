@@ -548,6 +548,37 @@ START_TEST(test_partitionable_structure) {
     ck_assert_int_eq(sr_prng_normal_range(k, dts[d], 40, 16, fl, part), 0);
     ck_assert_int_eq(memcmp(part, whole + 40 * sz, 16 * sz), 0);
   }
+  /* A 2-D shard, as float32[8@X,4@Y] on a 2x2 mesh puts on device (1, 0):
+   * rows 4..7, columns 0..1 of normal(key(0), (8, 4)).  Also in the
+   * original mode, where the block is cut from the whole array. */
+  uint32_t kz[2];
+  sr_prng_key(0, kz);
+  int64_t shp[2] = {8, 4}, st[2] = {4, 0}, cnt[2] = {4, 2};
+  for (int m = 0; m < 2; m++) {
+    unsigned fl = m ? ORIG : 0;
+    float full[32], shard[8];
+    uint32_t bfull[32], bshard[8];
+    sr_prng_normal_ex(kz, SR_F32, 2, shp, fl, full);
+    ck_assert_int_eq(sr_prng_normal_block(kz, SR_F32, 2, shp, st, cnt, fl, shard), 0);
+    sr_prng_bits_ex(kz, 32, 2, shp, fl, bfull);
+    ck_assert_int_eq(sr_prng_bits_block(kz, 32, 2, shp, st, cnt, fl, bshard), 0);
+    for (int r = 0; r < 4; r++)
+      for (int q = 0; q < 2; q++) {
+        ck_assert(shard[2 * r + q] == full[4 * (4 + r) + q]);
+        ck_assert_uint_eq(bshard[2 * r + q], bfull[4 * (4 + r) + q]);
+      }
+    float uf[32], us[8];
+    sr_prng_uniform_ex(kz, SR_F32, 2, shp, -1, 2, fl, uf);
+    sr_prng_uniform_block(kz, SR_F32, 2, shp, st, cnt, -1, 2, fl, us);
+    for (int r = 0; r < 4; r++)
+      for (int q = 0; q < 2; q++) ck_assert(us[2 * r + q] == uf[4 * (4 + r) + q]);
+  }
+  /* A scalar is a block of itself. */
+  float sc, sb;
+  sr_prng_normal(kz, SR_F32, 0, NULL, &sc);
+  sr_prng_normal_block(kz, SR_F32, 0, NULL, NULL, NULL, 0, &sb);
+  ck_assert(sc == sb);
+
   /* Unsupported dtypes. */
   int64_t n1 = 1;
   int32_t i32;
