@@ -154,6 +154,16 @@ START_TEST(test_numpy_rules) {
   sr_buf_reset(&b);
   sr_numfmt_str_opts(&b, &o, SR_F32, 1, s2, c);
   ck_assert_str_eq(b.p, "[0.0001 0.001 ]");
+  /* float16's cutoff is 1e3 from numpy 2.3 on */
+  uint16_t h[] = {0x63d0, 0x3c00}; /* 1000, 1 */
+  o.rules = SR_NUMPY_2_3;
+  sr_buf_reset(&b);
+  sr_numfmt_str_opts(&b, &o, SR_F16, 1, s2, h);
+  ck_assert_str_eq(b.p, "[1.e+03 1.e+00]");
+  o.rules = SR_NUMPY_2_0;
+  sr_buf_reset(&b);
+  sr_numfmt_str_opts(&b, &o, SR_F16, 1, s2, h);
+  ck_assert_str_eq(b.p, "[1000.    1.]");
   sr_buf_free(&b);
 }
 END_TEST
