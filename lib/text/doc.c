@@ -28,9 +28,12 @@ SrDoc *sr_doc_brk(SrArena *a, const char *s) {
   return d;
 }
 
+/* Flat widths are summed as docs are built (children come first), so
+   that a group's fitting test costs nothing. */
 SrDoc *sr_doc_group(SrArena *a, SrDoc *c) {
   SrDoc *d = node(a, SR_DOC_GROUP);
   d->child = c;
+  d->flat = sr_doc_flat(c);
   return d;
 }
 
@@ -38,6 +41,7 @@ SrDoc *sr_doc_nest(SrArena *a, int n, SrDoc *c) {
   SrDoc *d = node(a, SR_DOC_NEST);
   d->n = n;
   d->child = c;
+  d->flat = sr_doc_flat(c);
   return d;
 }
 
@@ -45,6 +49,9 @@ SrDoc *sr_doc_cat(SrArena *a, int n, SrDoc **kids) {
   SrDoc *d = node(a, SR_DOC_CAT);
   d->n = n;
   d->kids = sr_arena_memdup(a, kids, (size_t)n * sizeof *kids);
+  int64_t w = 0;
+  for (int i = 0; i < n; i++) w += sr_doc_flat(kids[i]);
+  d->flat = w;
   return d;
 }
 
@@ -110,6 +117,37 @@ void sr_fmt_brk(SrFmt *f, const char *s, int64_t indent, int mode) {
   }
 }
 
+/* Writes d flat at p, which has room for its flat width; returns the end.
+   Recursion is as deep as the doc, which is as deep as the jaxprs nest. */
+static char *put_flat(char *p, const SrDoc *d) {
+  for (;;) {
+    if (!d) return p;
+    switch (d->kind) {
+    case SR_DOC_TEXT:
+    case SR_DOC_BRK:
+      memcpy(p, d->t.s, d->t.len);
+      return p + d->t.len;
+    case SR_DOC_CAT:
+      for (int i = 0; i < d->n; i++) p = put_flat(p, d->kids[i]);
+      return p;
+    default: /* GROUP, NEST */
+      d = d->child;
+    }
+  }
+}
+
+/* A group that fits: everything in it is flat (its groups fit too, being
+   narrower), so it is written in one go, without the formatter's stack. */
+static void fmt_flat(SrFmt *f, SrDoc *d) {
+  size_t w = (size_t)sr_doc_flat(d);
+  SrBuf *out = f->out;
+  sr_buf_grow(out, w);
+  char *end = put_flat(out->p + out->len, d);
+  out->len = (size_t)(end - out->p);
+  out->p[out->len] = 0;
+  f->k += (int64_t)w;
+}
+
 void sr_fmt(SrFmt *f, SrDoc *root, int64_t indent, int mode) {
   size_t sp = 0;
   if (!root) return;
@@ -145,11 +183,12 @@ void sr_fmt(SrFmt *f, SrDoc *root, int64_t indent, int mode) {
         sr_fmt_text(f, d->t.s, d->t.len);
       }
       break;
-    case SR_DOC_GROUP: {
-      int fits = sr_doc_flat(d) <= f->width - f->k;
-      PUSH(it.indent, fits ? SR_MODE_FLAT : SR_MODE_BREAK, d->child);
+    case SR_DOC_GROUP:
+      if (sr_doc_flat(d) <= f->width - f->k)
+        fmt_flat(f, d);
+      else
+        PUSH(it.indent, SR_MODE_BREAK, d->child);
       break;
-    }
     }
   }
 #undef PUSH

@@ -20,7 +20,8 @@ enum { SR_MODE_BREAK, SR_MODE_FLAT };
 typedef struct SrDoc {
   uint8_t kind;
   int32_t n;    /* NEST: indent; CAT: number of kids */
-  int64_t flat; /* width when flat; -1 until measured */
+  int64_t flat; /* width when flat, summed as the doc is built; -1 until
+                   measured for a doc built by hand */
   union {
     struct { const char *s; uint32_t len; } t; /* TEXT, BRK */
     struct SrDoc *child;                       /* GROUP, NEST */

@@ -19,21 +19,60 @@
 
 enum { MAX_DEPTH = 200 };
 
-/* ---- scopes: name -> var, one per { lambda ... } ---- */
+/* ---- scopes: name -> var, one per { lambda ... } ----
+ *
+ * JAX names variables by a counter written in base 26 (a..z, ba, bb, ...),
+ * in print order, so the names of a printed program are small numbers that
+ * mostly come in order.  Those names live in one array indexed by their
+ * number, shared by all scopes: binding and looking up touch memory in
+ * order, where a hash table of a million names would miss the cache on
+ * every access.  A slot records the scope that bound it (every
+ * { lambda ... } is closed and sees no outer names); an inner scope that
+ * rebinds an outer name logs the outer binding and puts it back on exit.
+ * Other names (`_`, hand-written ones, numbers beyond the array's bound)
+ * go to a small hash table of the scope's own. */
+
+typedef struct Slot {
+  SrVar *var;
+  uint32_t scope; /* the scope that bound it */
+} Slot;
+
+typedef struct Undo {
+  uint32_t code;
+  Slot old;
+} Undo;
 
 typedef struct ScopeEnt {
   const char *name;
   uint32_t len, hash;
   SrVar *var;
-  int used;
 } ScopeEnt;
 
 typedef struct Scope {
-  ScopeEnt *tab;
+  uint32_t id;
+  uint32_t nvars; /* binders so far */
+  size_t undo_base;
+  ScopeEnt *tab; /* other names; NULL until one comes */
   size_t cap, n;
-  /* `_` binders, to mark the unused ones as drop vars */
-  ScopeEnt *under;
+  /* the last `_` binder and whether it was read, to mark unused ones as
+     drop vars */
+  SrVar *under;
+  int under_used;
 } Scope;
+
+/* Text -> value, for types and param values that a program writes over
+   and over: looking the text up is cheaper than parsing it again, and
+   equal param texts then share one immortal value. */
+typedef struct MemoEnt {
+  const char *s;
+  uint32_t len, hash;
+  const void *val;
+} MemoEnt;
+
+typedef struct Memo {
+  MemoEnt *tab;
+  size_t cap, n;
+} Memo;
 
 typedef struct Def {
   const char *name;
@@ -50,6 +89,12 @@ typedef struct Parser {
   SrDiags *d;
   const SrMesh *mesh; /* the mesh shape types index, or NULL */
   Scope *scope;
+  uint32_t nscopes;
+  Slot *slots;        /* names by number (see scopes above) */
+  size_t nslots, maxslots;
+  Undo *undo;
+  size_t nundo, capundo;
+  Memo types, values, lits;
   int depth;
   SrVar **vs; /* operand/binder stack */
   size_t vn, vcap;
@@ -61,8 +106,14 @@ typedef struct Parser {
   size_t nrefs, caprefs;
 } Parser;
 
-static int is_ident_start(int c) { return isalpha(c) || c == '_'; }
-static int is_ident_char(int c) { return isalnum(c) || c == '_'; }
+/* ASCII identifiers whatever the locale, by table: scanning names is the
+   parser's innermost loop.  Bit 1: may start one; bit 2: may continue. */
+static const unsigned char ident_class[256] = {
+  ['A' ... 'Z'] = 3, ['a' ... 'z'] = 3, ['_'] = 3, ['0' ... '9'] = 2,
+};
+/* c is a byte, or -1 (peek at the end) */
+static int is_ident_start(int c) { return (unsigned)c < 256 && (ident_class[c] & 1); }
+static int is_ident_char(int c) { return (unsigned)c < 256 && (ident_class[c] & 2); }
 static int is_blank(int c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f'; }
 
 size_t sr_skip_blanks(const char *s, size_t len, size_t pos) {
@@ -91,8 +142,8 @@ static size_t ident_end(const char *s, size_t len, size_t i) {
 /* Is the identifier at p->pos exactly `w`? */
 static int at_word(Parser *p, const char *w) {
   size_t n = strlen(w);
-  size_t e = ident_end(p->s, p->len, p->pos);
-  return e - p->pos == n && memcmp(p->s + p->pos, w, n) == 0;
+  return p->len - p->pos >= n && memcmp(p->s + p->pos, w, n) == 0 &&
+         (p->pos + n == p->len || !is_ident_char((unsigned char)p->s[p->pos + n]));
 }
 
 static void describe_here(Parser *p, char *buf, size_t n) {
@@ -141,21 +192,35 @@ static size_t column_of(Parser *p, size_t off) {
 
 /* ---- scopes ---- */
 
-static void scope_init(Scope *sc) {
-  sc->cap = 64;
-  sc->n = 0;
-  sc->tab = sr_xcalloc(sc->cap, sizeof *sc->tab);
-  sc->under = NULL;
+/* The counter JAX's printer turns into this name, or UINT32_MAX if it
+   makes no such name (only a-z, no leading 'a' but in "a" itself). */
+static uint32_t name_number(const char *s, size_t n) {
+  if (n == 0 || n > 6 || (s[0] == 'a' && n > 1)) return UINT32_MAX;
+  uint32_t k = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (s[i] < 'a' || s[i] > 'z') return UINT32_MAX;
+    k = k * 26 + (uint32_t)(s[i] - 'a');
+  }
+  return k;
 }
 
-static void mark_drop(ScopeEnt *e) {
-  if (e && !e->used) e->var->kind = SR_DROP;
+static void scope_open(Parser *p, Scope *sc) {
+  memset(sc, 0, sizeof *sc);
+  sc->id = ++p->nscopes;
+  sc->undo_base = p->nundo;
 }
 
-static void scope_done(Scope *sc) {
-  if (sc->under) mark_drop(sc->under);
+static void mark_drop(Scope *sc) {
+  if (sc->under && !sc->under_used) sc->under->kind = SR_DROP;
+}
+
+static void scope_close(Parser *p, Scope *sc) {
+  mark_drop(sc);
+  while (p->nundo > sc->undo_base) {
+    Undo *u = &p->undo[--p->nundo];
+    p->slots[u->code] = u->old;
+  }
   free(sc->tab);
-  free(sc->under);
 }
 
 static ScopeEnt *scope_find(Scope *sc, const char *name, size_t len, uint32_t h) {
@@ -166,11 +231,11 @@ static ScopeEnt *scope_find(Scope *sc, const char *name, size_t len, uint32_t h)
   }
 }
 
-static void scope_bind(Scope *sc, const char *name, size_t len, SrVar *v) {
+static void scope_bind_other(Scope *sc, const char *name, size_t len, SrVar *v) {
   if (2 * (sc->n + 1) > sc->cap) {
     ScopeEnt *old = sc->tab;
     size_t oldcap = sc->cap;
-    sc->cap *= 2;
+    sc->cap = sc->cap ? 2 * sc->cap : 16;
     sc->tab = sr_xcalloc(sc->cap, sizeof *sc->tab);
     for (size_t i = 0; i < oldcap; i++)
       if (old[i].name) *scope_find(sc, old[i].name, old[i].len, old[i].hash) = old[i];
@@ -179,22 +244,85 @@ static void scope_bind(Scope *sc, const char *name, size_t len, SrVar *v) {
   uint32_t h = sr_hash_bytes(name, len, SR_HASH_INIT);
   ScopeEnt *e = scope_find(sc, name, len, h);
   if (!e->name) sc->n++;
-  if (len == 1 && name[0] == '_') {
-    /* a rebound `_` that was never read is a dropped output */
-    if (!sc->under) sc->under = sr_xcalloc(1, sizeof *sc->under);
-    else if (sc->under->var) mark_drop(sc->under);
-    *sc->under = (ScopeEnt){name, 1, h, v, 0};
-  }
-  *e = (ScopeEnt){name, (uint32_t)len, h, v, 0};
+  *e = (ScopeEnt){name, (uint32_t)len, h, v};
 }
 
-static SrVar *scope_lookup(Scope *sc, const char *name, size_t len) {
-  uint32_t h = sr_hash_bytes(name, len, SR_HASH_INIT);
-  ScopeEnt *e = scope_find(sc, name, len, h);
+static void scope_bind(Parser *p, const char *name, size_t len, SrVar *v) {
+  Scope *sc = p->scope;
+  if (len == 1 && name[0] == '_') {
+    /* a rebound `_` that was never read is a dropped output */
+    mark_drop(sc);
+    sc->under = v;
+    sc->under_used = 0;
+  }
+  uint32_t k = name_number(name, len);
+  if (k >= p->maxslots) {
+    scope_bind_other(sc, name, len, v);
+    return;
+  }
+  if (k >= p->nslots) {
+    size_t n = p->nslots ? p->nslots : 1024;
+    while (n <= k) n *= 2;
+    if (n > p->maxslots) n = p->maxslots;
+    p->slots = sr_xrealloc(p->slots, n * sizeof *p->slots);
+    memset(p->slots + p->nslots, 0, (n - p->nslots) * sizeof *p->slots);
+    p->nslots = n;
+  }
+  Slot *sl = &p->slots[k];
+  if (sl->var && sl->scope != sc->id) {
+    if (p->nundo == p->capundo) {
+      p->capundo = p->capundo ? 2 * p->capundo : 64;
+      p->undo = sr_xrealloc(p->undo, p->capundo * sizeof *p->undo);
+    }
+    p->undo[p->nundo++] = (Undo){k, *sl};
+  }
+  *sl = (Slot){v, sc->id};
+}
+
+static SrVar *scope_lookup(Parser *p, const char *name, size_t len) {
+  Scope *sc = p->scope;
+  uint32_t k = name_number(name, len);
+  if (k < p->maxslots) {
+    if (k < p->nslots && p->slots[k].var && p->slots[k].scope == sc->id) return p->slots[k].var;
+    return NULL;
+  }
+  if (!sc->tab) return NULL;
+  ScopeEnt *e = scope_find(sc, name, len, sr_hash_bytes(name, len, SR_HASH_INIT));
   if (!e->name) return NULL;
-  e->used = 1;
-  if (len == 1 && name[0] == '_' && sc->under) sc->under->used = 1;
+  if (len == 1 && name[0] == '_') sc->under_used = 1;
   return e->var;
+}
+
+/* ---- memo tables ---- */
+
+static MemoEnt *memo_find(Memo *m, const char *s, size_t len, uint32_t h) {
+  for (size_t j = h & (m->cap - 1);; j = (j + 1) & (m->cap - 1)) {
+    MemoEnt *e = &m->tab[j];
+    if (!e->s || (e->hash == h && e->len == len && memcmp(e->s, s, len) == 0)) return e;
+  }
+}
+
+static const void *memo_get(Memo *m, const char *s, size_t len) {
+  if (!m->cap) return NULL;
+  return memo_find(m, s, len, sr_hash_bytes(s, len, SR_HASH_INIT))->val;
+}
+
+/* s must live as long as the table (it points into the source text). */
+static void memo_put(Memo *m, const char *s, size_t len, const void *val) {
+  if (len > UINT32_MAX) return;
+  if (2 * (m->n + 1) > m->cap) {
+    MemoEnt *old = m->tab;
+    size_t oldcap = m->cap;
+    m->cap = m->cap ? 2 * m->cap : 256;
+    m->tab = sr_xcalloc(m->cap, sizeof *m->tab);
+    for (size_t i = 0; i < oldcap; i++)
+      if (old[i].s) *memo_find(m, old[i].s, old[i].len, old[i].hash) = old[i];
+    free(old);
+  }
+  uint32_t h = sr_hash_bytes(s, len, SR_HASH_INIT);
+  MemoEnt *e = memo_find(m, s, len, h);
+  if (!e->s) m->n++;
+  *e = (MemoEnt){s, (uint32_t)len, h, val};
 }
 
 /* ---- stacks ---- */
@@ -320,9 +448,59 @@ static int parse_type_suffix(Parser *p, SrTypeBuilder *b) {
   return 0;
 }
 
+/* Does a sharding suffix ({V:a} or the older <U:a>) start at i, after a
+   type's shape? */
+static int at_type_suffix(const char *s, size_t len, size_t i) {
+  return i < len && (s[i] == '{' || (s[i] == '<' && i + 2 < len && isupper((unsigned char)s[i + 1])));
+}
+
+/* Where the type text at i ends, found without parsing it: a dtype, an
+   optional <...>, a [shape] and an optional suffix, all on one line; 0 for
+   other forms, which are parsed without the memo.  It reads what follows
+   the shape exactly as parse_type_text does, so equal spans parse alike. */
+static size_t type_span(const char *s, size_t len, size_t i) {
+  size_t e = ident_end(s, len, i);
+  if (e == i) return 0;
+  if (e < len && s[e] == '<') {
+    while (e < len && s[e] != '>' && s[e] != '\n') e++;
+    if (e >= len || s[e] != '>') return 0;
+    e++;
+  }
+  if (e >= len || s[e] != '[') return 0;
+  while (e < len && s[e] != ']' && s[e] != '\n') e++;
+  if (e >= len || s[e] != ']') return 0;
+  e++;
+  if (at_type_suffix(s, len, e)) {
+    char close = s[e] == '{' ? '}' : '>';
+    while (e < len && s[e] != close && s[e] != '\n') e++;
+    if (e >= len || s[e] != close) return 0;
+    e++;
+  }
+  return e;
+}
+
+static int parse_type_text(Parser *p, const SrType **out, int allow_bare, int *bare);
+
 /* dtype [ "<" memspace ">" ] "[" dims "]" [ suffix ]; with allow_bare, a
-   dtype alone (an older literal form) is a scalar and *bare is set. */
+   dtype alone (an older literal form) is a scalar and *bare is set.  A type
+   written before is looked up by its text. */
 static int parse_type(Parser *p, const SrType **out, int allow_bare, int *bare) {
+  size_t start = p->pos, span = type_span(p->s, p->len, p->pos);
+  if (span) {
+    const SrType *t = memo_get(&p->types, p->s + start, span - start);
+    if (t) {
+      p->pos = span;
+      if (bare) *bare = 0;
+      *out = t;
+      return 0;
+    }
+  }
+  if (parse_type_text(p, out, allow_bare, bare) < 0) return -1;
+  if (span && p->pos == span) memo_put(&p->types, p->s + start, span - start, *out);
+  return 0;
+}
+
+static int parse_type_text(Parser *p, const SrType **out, int allow_bare, int *bare) {
   SrTypeBuilder b;
   memset(&b, 0, sizeof b);
   b.mesh = p->mesh;
@@ -412,8 +590,7 @@ static int parse_type(Parser *p, const SrType **out, int allow_bare, int *bare) 
     }
   }
   p->pos++; /* ] */
-  if (peek(p) == '{' || (peek(p) == '<' && p->pos + 2 < p->len && isupper((unsigned char)p->s[p->pos + 1])))
-    if (parse_type_suffix(p, &b) < 0) return -1;
+  if (at_type_suffix(p->s, p->len, p->pos) && parse_type_suffix(p, &b) < 0) return -1;
   /* one axis may shard only one dimension */
   SrAxes used = b.unreduced | b.reduced | b.varying;
   for (int i = 0; i < b.ndim; i++)
@@ -466,6 +643,8 @@ static size_t scan_number(const char *s, size_t len, size_t i) {
   return i;
 }
 
+static int literal_value(Parser *p, SrVar *v, size_t start, size_t e);
+
 static int parse_literal(Parser *p, SrVar **out) {
   size_t start = p->pos;
   const char *s = p->s;
@@ -486,8 +665,35 @@ static int parse_literal(Parser *p, SrVar **out) {
   }
   if (e == start) return expected(p, "an operand");
   SrVar *v = SR_NEW(p->a, SrVar);
+  const SrVar *seen = memo_get(&p->lits, s + start, e - start);
+  if (seen) {
+    /* the value of a literal written before: no strtod again */
+    *v = *seen;
+  } else {
+    if (literal_value(p, v, start, e) < 0) return -1;
+    memo_put(&p->lits, s + start, e - start, sr_arena_memdup(p->a, v, sizeof *v));
+  }
+  const char *t = v->text;
+  p->pos = e;
+  if (peek(p) == ':') {
+    p->pos++;
+    int bare;
+    if (parse_type(p, &v->type, 1, &bare) < 0) return -1;
+    v->lit_form = bare ? SR_LIT_DTYPE_ONLY : SR_LIT_TYPED;
+    /* a typed integer literal of a float dtype holds a float */
+    if (sr_dtype_is_inexact(v->type->dtype) && !strpbrk(t, ".eEnij(") && t[0] != '[')
+      v->val.f = (double)v->val.i;
+  } else {
+    v->lit_form = SR_LIT_BARE;
+  }
+  *out = v;
+  return 0;
+}
+
+/* The kind, text and value of the literal written in [start, e). */
+static int literal_value(Parser *p, SrVar *v, size_t start, size_t e) {
   v->kind = SR_LIT;
-  v->text = sr_arena_strndup(p->a, s + start, e - start);
+  v->text = sr_arena_strndup(p->a, p->s + start, e - start);
   const char *t = v->text;
   if (strcmp(t, "True") == 0 || strcmp(t, "False") == 0) {
     v->val.i = t[0] == 'T';
@@ -517,32 +723,30 @@ static int parse_literal(Parser *p, SrVar **out) {
     }
     if (*endp) return fail_at(p, start, "malformed number '%s'", t);
   }
-  p->pos = e;
-  if (peek(p) == ':') {
-    p->pos++;
-    int bare;
-    if (parse_type(p, &v->type, 1, &bare) < 0) return -1;
-    v->lit_form = bare ? SR_LIT_DTYPE_ONLY : SR_LIT_TYPED;
-    /* a typed integer literal of a float dtype holds a float */
-    if (sr_dtype_is_inexact(v->type->dtype) && !strpbrk(t, ".eEnij(") && t[0] != '[')
-      v->val.f = (double)v->val.i;
-  } else {
-    v->lit_form = SR_LIT_BARE;
-  }
-  *out = v;
   return 0;
 }
 
-static int parse_atom(Parser *p, SrVar **out) {
-  if (at_literal(p)) return parse_literal(p, out);
-  size_t e = ident_end(p->s, p->len, p->pos);
-  if (e == p->pos) return expected(p, "an operand");
-  SrVar *v = scope_lookup(p->scope, p->s + p->pos, e - p->pos);
-  if (!v)
-    return fail_at(p, p->pos, "variable '%.*s' is not defined", (int)(e - p->pos), p->s + p->pos);
-  p->pos = e;
-  *out = v;
-  return 0;
+/* var | literal; e is ident_end at p->pos */
+static int parse_atom(Parser *p, size_t e, SrVar **out) {
+  if (e == p->pos) {
+    if (at_literal(p)) return parse_literal(p, out);
+    return expected(p, "an operand");
+  }
+  int litword = is_literal_word(p->s + p->pos, e - p->pos);
+  /* JAX's name counter reaches `inf` and `nan` (after about 6000
+     variables): a bound variable of that name, which an operand writes
+     without a type, is the variable, not the literal */
+  if (!litword || e >= p->len || p->s[e] != ':') {
+    SrVar *v = scope_lookup(p, p->s + p->pos, e - p->pos);
+    if (v) {
+      p->pos = e;
+      *out = v;
+      return 0;
+    }
+    if (!litword)
+      return fail_at(p, p->pos, "variable '%.*s' is not defined", (int)(e - p->pos), p->s + p->pos);
+  }
+  return parse_literal(p, out);
 }
 
 /* ---- param values ---- */
@@ -953,7 +1157,18 @@ SrVal *sr_parse_pyval(const char *s, size_t n) {
 }
 
 /* A param value parsed from its text, keeping the text for printing. */
+static SrVal *opaque_text_value(Parser *p, size_t st, size_t e);
+
 static SrVal *opaque_value(Parser *p, size_t st, size_t e) {
+  /* values are immortal and never changed, so equal texts share one */
+  SrVal *v = (SrVal *)memo_get(&p->values, p->s + st, e - st);
+  if (v) return v;
+  v = opaque_text_value(p, st, e);
+  memo_put(&p->values, p->s + st, e - st, v);
+  return v;
+}
+
+static SrVal *opaque_text_value(Parser *p, size_t st, size_t e) {
   PyP q = {p->s + st, e - st, 0, p->a, 0};
   SrVal *v = pv_value(&q);
   pv_skip(&q);
@@ -1101,15 +1316,14 @@ static int parse_params(Parser *p, SrParam **out, uint32_t *n) {
 /* ---- equations and jaxprs ---- */
 
 static int at_in_keyword(Parser *p) {
-  if (!at_word(p, "in")) return 0;
+  if (p->pos >= p->len || p->s[p->pos] != 'i' || !at_word(p, "in")) return 0;
   size_t i = sr_skip_blanks(p->s, p->len, p->pos + 2);
   return i < p->len && p->s[i] == '(';
 }
 
 /* Does the token here begin a new equation rather than continue the
    operands of the current one? */
-static int at_eqn_start(Parser *p) {
-  size_t e = ident_end(p->s, p->len, p->pos);
+static int at_eqn_start(Parser *p, size_t e) {
   if (e == p->pos) return 0;
   if (e < p->len && p->s[e] == '[') return 1;
   if (e < p->len && p->s[e] == ':') return !is_literal_word(p->s + p->pos, e - p->pos);
@@ -1127,6 +1341,10 @@ static int parse_binder(Parser *p, SrVar **out, const char **name, size_t *len) 
   p->pos = e + 1;
   SrVar *v = SR_NEW(p->a, SrVar);
   v->kind = SR_VAR;
+  /* binders are numbered in the order they are written: the inputs, then
+     each equation's outputs (numbering them here saves a second pass over
+     vars that are no longer in the cache) */
+  v->id = p->scope->nvars++;
   if (parse_type(p, &v->type, 0, NULL) < 0) return -1;
   *out = v;
   return 0;
@@ -1149,7 +1367,7 @@ static int parse_binders(Parser *p, int stop, const char *what) {
     const char *name;
     size_t len;
     if (parse_binder(p, &v, &name, &len) < 0) return -1;
-    scope_bind(p->scope, name, len, v);
+    scope_bind(p, name, len, v);
     vpush(p, v);
   }
 }
@@ -1166,7 +1384,8 @@ static int parse_eqn(Parser *p) {
   size_t *lenv = lens;
   uint32_t namecap = 64;
   int rc = 0;
-  if (ident_end(p->s, p->len, p->pos) < p->len && p->s[ident_end(p->s, p->len, p->pos)] == ':') {
+  size_t we = ident_end(p->s, p->len, p->pos);
+  if (we < p->len && p->s[we] == ':') {
     for (;;) {
       SrVar *v;
       if (nout == namecap) {
@@ -1220,20 +1439,23 @@ static int parse_eqn(Parser *p) {
     size_t before = p->pos;
     skip(p);
     int c = peek(p);
-    if (c < 0 || c == ';' || c == '}' || c == ')' || at_in_keyword(p) || at_eqn_start(p)) break;
+    if (c < 0 || c == ';' || c == '}' || c == ')') break;
+    size_t e = ident_end(p->s, p->len, p->pos);
+    if (at_in_keyword(p) || at_eqn_start(p, e)) break;
     int newline = memchr(p->s + before, '\n', p->pos - before) != NULL;
     if (newline && column_of(p, p->pos) <= col) break;
     SrVar *a;
-    if (parse_atom(p, &a) < 0) {
+    if (parse_atom(p, e, &a) < 0) {
       rc = -1;
       goto done;
     }
     vpush(p, a);
   }
+  /* the outputs and the inputs, in one block */
   uint32_t nin = (uint32_t)(p->vn - ibase);
-  SrVar **in = vtake(p, ibase);
   SrVar **out = vtake(p, obase);
-  for (uint32_t i = 0; i < nout; i++) scope_bind(p->scope, namev[i], lenv[i], out[i]);
+  SrVar **in = out + nout;
+  for (uint32_t i = 0; i < nout; i++) scope_bind(p, namev[i], lenv[i], out[i]);
   if (p->en == p->ecap) {
     p->ecap = p->ecap ? 2 * p->ecap : 256;
     p->es = sr_xrealloc(p->es, p->ecap * sizeof *p->es);
@@ -1258,12 +1480,10 @@ static int parse_jaxpr(Parser *p, SrJaxpr **out) {
   p->pos += 6;
 
   Scope sc, *outer = p->scope;
-  scope_init(&sc);
+  scope_open(p, &sc);
   p->scope = &sc;
   size_t vbase = p->vn, ebase = p->en;
   int rc = -1;
-  char close_msg[64];
-  snprintf(close_msg, sizeof close_msg, "to close '{ lambda' at line %d", line_of(p, open));
 
   if (parse_binders(p, ';', "after the constvars") < 0) goto done;
   size_t nconst = p->vn - vbase;
@@ -1283,7 +1503,9 @@ static int parse_jaxpr(Parser *p, SrJaxpr **out) {
     }
     if (peek(p) == '}' || peek(p) < 0 || !is_ident_start(peek(p))) {
       char what[96];
-      snprintf(what, sizeof what, "an equation or 'in' %s", close_msg);
+      /* the line number costs a scan of the text: only on errors */
+      snprintf(what, sizeof what, "an equation or 'in' to close '{ lambda' at line %d",
+               line_of(p, open));
       expected(p, what);
       goto done;
     }
@@ -1305,7 +1527,7 @@ static int parse_jaxpr(Parser *p, SrJaxpr **out) {
       break;
     }
     SrVar *a;
-    if (parse_atom(p, &a) < 0) goto done;
+    if (parse_atom(p, ident_end(p->s, p->len, p->pos), &a) < 0) goto done;
     vpush(p, a);
     skip(p);
     if (peek(p) == ',') {
@@ -1347,7 +1569,7 @@ static int parse_jaxpr(Parser *p, SrJaxpr **out) {
   }
   if (peek(p) != '}') {
     char what[96];
-    snprintf(what, sizeof what, "'}' %s", close_msg);
+    snprintf(what, sizeof what, "'}' to close '{ lambda' at line %d", line_of(p, open));
     expected(p, what);
     goto done;
   }
@@ -1365,15 +1587,11 @@ static int parse_jaxpr(Parser *p, SrJaxpr **out) {
   j->neqn = (uint32_t)(p->en - ebase);
   j->eqns = sr_arena_memdup(p->a, p->es + ebase, j->neqn * sizeof *j->eqns);
   p->en = ebase;
-  uint32_t id = 0;
-  for (uint32_t i = 0; i < j->nin; i++) j->invars[i]->id = id++;
-  for (uint32_t k = 0; k < j->neqn; k++)
-    for (uint32_t i = 0; i < j->eqns[k].nout; i++) j->eqns[k].out[i]->id = id++;
-  j->nvars = id;
+  j->nvars = sc.nvars;
   *out = j;
   rc = 0;
 done:
-  scope_done(&sc);
+  scope_close(p, &sc);
   p->scope = outer;
   p->depth--;
   if (rc < 0) {
@@ -1385,10 +1603,12 @@ done:
 
 /* ---- the program's mesh ---- */
 
-/* A mesh printed in the text (shard_map's mesh=, jit's ctx_mesh=). */
+/* A mesh printed in the text (shard_map's mesh=, jit's ctx_mesh=).  The
+   whole text is searched, so memchr for the rare 'M' does the walking. */
 static const SrMesh *text_mesh(const char *s, size_t len) {
   const char *q = s, *end = s + len;
-  while ((q = memmem(q, (size_t)(end - q), "Mesh(", 5)) != NULL) {
+  for (; (q = memchr(q, 'M', (size_t)(end - q))) != NULL; q++) {
+    if ((size_t)(end - q) < 5 || memcmp(q, "Mesh(", 5) != 0) continue;
     size_t at = (size_t)(q - s);
     int abstract = at >= 8 && memcmp(q - 8, "Abstract", 8) == 0;
     size_t st = abstract ? at - 8 : at;
@@ -1402,55 +1622,90 @@ static const SrMesh *text_mesh(const char *s, size_t len) {
       }
       if (v) sr_unref(v);
     }
-    q += 5;
   }
   return NULL;
 }
 
 /* Without a mesh anywhere: the axes the types name, in order of first
-   appearance, form an unsized mesh. */
-static void add_axis(SrMesh *m, const char *s, size_t n) {
-  const char *name = sr_intern(s, n);
-  if (sr_mesh_axis(m, name) >= 0 || m->n == SR_MAX_AXES) return;
-  m->names[m->n++] = name;
+   appearance, form an unsized mesh.  The text is searched with memchr once
+   for each place that names axes ('@' in a shape, '{' or '<' after one),
+   keeping the first offset of each name, and the offsets give the order. */
+typedef struct FirstAxes {
+  int n;
+  const char *s[SR_MAX_AXES];
+  size_t len[SR_MAX_AXES], off[SR_MAX_AXES];
+} FirstAxes;
+
+/* Keeps the SR_MAX_AXES names that appear first: a name seen earlier than
+   the latest one kept takes its place. */
+static void note_axis(FirstAxes *f, const char *text, const char *s, size_t n) {
+  size_t off = (size_t)(s - text);
+  int last = -1;
+  for (int k = 0; k < f->n; k++) {
+    if (f->len[k] == n && memcmp(f->s[k], s, n) == 0) {
+      if (off < f->off[k]) f->off[k] = off;
+      return;
+    }
+    if (last < 0 || f->off[k] > f->off[last]) last = k;
+  }
+  int k;
+  if (f->n < SR_MAX_AXES) k = f->n++;
+  else if (off < f->off[last]) k = last;
+  else return;
+  f->s[k] = s;
+  f->len[k] = n;
+  f->off[k] = off;
 }
 
-static size_t scan_axis_group(SrMesh *m, const char *s, size_t len, size_t i) {
+static size_t scan_axis_group(FirstAxes *f, const char *s, size_t len, size_t i) {
   int paren = i < len && s[i] == '(';
   if (paren) i++;
   for (;;) {
     size_t e = i;
     while (e < len && is_ident_char((unsigned char)s[e])) e++;
     if (e == i) return i;
-    add_axis(m, s + i, e - i);
+    note_axis(f, s, s + i, e - i);
     i = e;
     if (!paren || i >= len || s[i] != ',') return i;
     i++;
   }
 }
 
+/* a type suffix {V:a, U:(b,c)}, from just after its '{' */
+static void scan_suffix(FirstAxes *f, const char *s, size_t len, size_t k) {
+  for (;;) {
+    while (k < len && s[k] == ' ') k++;
+    size_t e = k;
+    while (e < len && is_ident_char((unsigned char)s[e])) e++;
+    if (e == k || e >= len || s[e] != ':') return;
+    k = scan_axis_group(f, s, len, e + 1);
+    if (k >= len || s[k] != ',') return;
+    k++;
+  }
+}
+
 static const SrMesh *implicit_mesh(const char *s, size_t len) {
+  FirstAxes f;
+  f.n = 0;
+  const char *end = s + len;
+  for (const char *q = s; (q = memchr(q, '@', (size_t)(end - q))) != NULL; q++)
+    if (q > s && q[-1] >= '0' && q[-1] <= '9') scan_axis_group(&f, s, len, (size_t)(q - s) + 1);
+  for (const char *q = s; (q = memchr(q, '{', (size_t)(end - q))) != NULL; q++)
+    if (q > s && q[-1] == ']') scan_suffix(&f, s, len, (size_t)(q - s) + 1);
+  for (const char *q = s; (q = memchr(q, '<', (size_t)(end - q))) != NULL; q++)
+    if (q > s && q[-1] == ']') scan_suffix(&f, s, len, (size_t)(q - s) + 1);
+  if (f.n == 0) return NULL;
+  /* in order of first appearance (at most SR_MAX_AXES: insertion sort) */
+  for (int i = 1; i < f.n; i++)
+    for (int k = i; k > 0 && f.off[k - 1] > f.off[k]; k--) {
+      const char *ts = f.s[k];
+      size_t tl = f.len[k], to = f.off[k];
+      f.s[k] = f.s[k - 1], f.len[k] = f.len[k - 1], f.off[k] = f.off[k - 1];
+      f.s[k - 1] = ts, f.len[k - 1] = tl, f.off[k - 1] = to;
+    }
   SrMesh m;
   memset(&m, 0, sizeof m);
-  for (size_t i = 0; i < len; i++) {
-    char c = s[i];
-    if (c == '@' && i > 0 && isdigit((unsigned char)s[i - 1])) {
-      scan_axis_group(&m, s, len, i + 1);
-    } else if ((c == '{' || c == '<') && i > 0 && (s[i - 1] == ']')) {
-      /* a type suffix {V:a, U:(b,c)} */
-      size_t k = i + 1;
-      for (;;) {
-        while (k < len && s[k] == ' ') k++;
-        size_t e = k;
-        while (e < len && is_ident_char((unsigned char)s[e])) e++;
-        if (e == k || e >= len || s[e] != ':') break;
-        k = scan_axis_group(&m, s, len, e + 1);
-        if (k >= len || s[k] != ',') break;
-        k++;
-      }
-    }
-  }
-  if (m.n == 0) return NULL;
+  for (int i = 0; i < f.n; i++) m.names[m.n++] = sr_intern(f.s[i], f.len[i]);
   m.abstract = 1;
   m.unsized = 1;
   return sr_mesh_intern(&m);
@@ -1488,6 +1743,11 @@ SrProgram *sr_parse_program(SrSrc *src, size_t start, size_t *end,
   p->prog = sr_program_new();
   p->prog->src = sr_src_ref(src);
   p->a = p->prog->arena;
+  /* a printed program has fewer variables than a quarter of its bytes;
+     larger name numbers (hand-written names) go to the hash tables, which
+     bounds the name array by the text's size */
+  p->maxslots = (p->len - start) / 4 + 64;
+  if (p->maxslots > UINT32_MAX - 1) p->maxslots = UINT32_MAX - 1;
 
   const SrMesh *m = text_mesh(p->s + start, p->len - start);
   if (!m && opts && opts->mesh && opts->mesh->n) m = opts->mesh;
@@ -1573,6 +1833,11 @@ SrProgram *sr_parse_program(SrSrc *src, size_t start, size_t *end,
   free(p->es);
   free(p->defs);
   free(p->refs);
+  free(p->slots);
+  free(p->undo);
+  free(p->types.tab);
+  free(p->values.tab);
+  free(p->lits.tab);
   if (rc < 0) {
     sr_program_unref(p->prog);
     return NULL;

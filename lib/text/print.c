@@ -34,12 +34,32 @@ typedef struct Pr {
   uint32_t counter;
   Shared *tab;    /* jaxpr -> Shared, open addressing */
   size_t cap, n;
-  const char **shared_names;
-  size_t nshared_names;
+  uint32_t *skip;  /* counters of names that shared jaxprs use, sorted */
+  size_t nskip, iskip;
   SrFmt f;
 } Pr;
 
 static uint32_t print_generation;
+
+/* ---- docs that never change ----
+ *
+ * Shared by every equation of every print: docs are immutable once built,
+ * so a doc may appear in many places (a DAG), which saves building the
+ * same brackets and breaks a million times. */
+
+#define TEXT_DOC(s) {SR_DOC_TEXT, 0, sizeof(s) - 1, .t = {s, sizeof(s) - 1}}
+#define BRK_DOC(s) {SR_DOC_BRK, 0, sizeof(s) - 1, .t = {s, sizeof(s) - 1}}
+
+static SrDoc d_space = TEXT_DOC(" "), d_equals = TEXT_DOC(" = "), d_lparen = TEXT_DOC("("),
+             d_rparen = TEXT_DOC(")"), d_comma_rparen = TEXT_DOC(",)"), d_comma = TEXT_DOC(","),
+             d_lbracket = TEXT_DOC("["), d_rbracket = TEXT_DOC("]"), d_open = TEXT_DOC("{ "),
+             d_lambda = TEXT_DOC("lambda "), d_semi = TEXT_DOC("; "), d_dot = TEXT_DOC(". "),
+             d_let = TEXT_DOC("let"), d_in = TEXT_DOC("in "), d_close = TEXT_DOC(" }");
+static SrDoc b_space = BRK_DOC(" "), b_empty = BRK_DOC(""), b_semi = BRK_DOC("; ");
+/* pp_vars' separators: G(B(" ")) and T(",") + G(B(" ")) */
+static SrDoc d_sep = {SR_DOC_GROUP, 0, 1, .child = &b_space};
+static SrDoc *comma_sep_kids[2] = {&d_comma, &d_sep};
+static SrDoc d_comma_sep = {SR_DOC_CAT, 2, 2, .kids = comma_sep_kids};
 
 /* ---- names ---- */
 
@@ -60,20 +80,30 @@ static size_t encode_name(uint32_t n, char *buf) {
   return k;
 }
 
-static int is_shared_name(Pr *pr, const char *s) {
-  for (size_t i = 0; i < pr->nshared_names; i++)
-    if (strcmp(pr->shared_names[i], s) == 0) return 1;
-  return 0;
+/* The counter whose name is s, or UINT32_MAX if s is no variable name
+   (only names of a-z without a leading 'a', as encode_name writes them). */
+static uint32_t decode_name(const char *s) {
+  if (!*s || (s[0] == 'a' && s[1])) return UINT32_MAX;
+  uint64_t n = 0;
+  for (; *s; s++) {
+    if (*s < 'a' || *s > 'z') return UINT32_MAX;
+    n = n * 26 + (uint64_t)(*s - 'a');
+    if (n >= UINT32_MAX) return UINT32_MAX;
+  }
+  return (uint32_t)n;
 }
 
+/* JAX skips a candidate name equal to a shared jaxpr's name.  The counter
+   only grows, so the names to skip are kept as sorted counters and passed
+   one by one, instead of comparing every new name with every shared one. */
 static uint32_t fresh_name(Pr *pr) {
-  for (;;) {
-    uint32_t n = pr->counter++;
-    if (!pr->nshared_names) return n;
-    char buf[16];
-    encode_name(n, buf);
-    if (!is_shared_name(pr, buf)) return n;
+  uint32_t n = pr->counter++;
+  while (pr->iskip < pr->nskip && pr->skip[pr->iskip] < n) pr->iskip++;
+  while (pr->iskip < pr->nskip && pr->skip[pr->iskip] == n) {
+    n = pr->counter++;
+    pr->iskip++;
   }
+  return n;
 }
 
 static int is_named(Pr *pr, const SrVar *v) { return v->pp_gen == pr->gen; }
@@ -86,14 +116,31 @@ static uint32_t name_code(Pr *pr, SrVar *v) {
   return v->pp_name;
 }
 
-static SrDoc *var_doc(Pr *pr, SrVar *v) {
-  if (v->kind == SR_DROP) return sr_doc_text(pr->a, "_", 1);
-  char buf[16];
-  size_t n = encode_name(name_code(pr, v), buf);
-  return sr_doc_text(pr->a, sr_arena_strndup(pr->a, buf, n), (uint32_t)n);
+/* A var's name, followed by `:type` for a binder. */
+static SrDoc *var_doc(Pr *pr, SrVar *v, int typed) {
+  const char *t = typed ? sr_type_short(v->type) : "";
+  size_t tl = typed ? strlen(t) : 0;
+  char *s = sr_arena_alloc(pr->a, 16 + tl + 1);
+  size_t n = v->kind == SR_DROP ? encode_name(NAME_UNDERSCORE, s) : encode_name(name_code(pr, v), s);
+  if (typed) {
+    s[n++] = ':';
+    memcpy(s + n, t, tl + 1);
+    n += tl;
+  }
+  return sr_doc_text(pr->a, s, (uint32_t)n);
 }
 
 static SrDoc *lit_doc(Pr *pr, const SrVar *v) {
+  if (v->text && v->lit_form == SR_LIT_TYPED && v->type) {
+    /* as written: the text, ':' and the type, without a buffer */
+    const char *t = sr_type_short(v->type);
+    size_t vl = strlen(v->text), tl = strlen(t);
+    char *s = sr_arena_alloc(pr->a, vl + 1 + tl + 1);
+    memcpy(s, v->text, vl);
+    s[vl] = ':';
+    memcpy(s + vl + 1, t, tl + 1);
+    return sr_doc_text(pr->a, s, (uint32_t)(vl + 1 + tl));
+  }
   SrBuf b = SR_BUF_INIT;
   if (v->type && v->type->ndim > 0 && !v->text)
     sr_buf_puts(&b, "[...]");
@@ -111,30 +158,28 @@ static SrDoc *lit_doc(Pr *pr, const SrVar *v) {
   return d;
 }
 
-static SrDoc *atom_doc(Pr *pr, SrVar *v) { return v->kind == SR_LIT ? lit_doc(pr, v) : var_doc(pr, v); }
+static SrDoc *atom_doc(Pr *pr, SrVar *v, int typed) {
+  return v->kind == SR_LIT ? lit_doc(pr, v) : var_doc(pr, v, typed);
+}
 
 /* pp_vars: N(2, G(join(T(sep) + G(B(" ")), items))) */
-static SrDoc *vars_doc(Pr *pr, SrVar *const *vs, uint32_t n, const char *sep, int typed) {
+static SrDoc *vars_doc(Pr *pr, SrVar *const *vs, uint32_t n, int comma, int typed) {
   SrArena *a = pr->a;
-  SrDoc **kids = sr_arena_alloc(a, (2 * (size_t)n + 1) * sizeof *kids);
+  /* no vars is nil, one is the item alone: the same layout, fewer docs */
+  if (n == 0) return NULL;
+  if (n == 1) return sr_doc_nest(a, 2, sr_doc_group(a, atom_doc(pr, vs[0], typed)));
+  SrDoc *small[32];
+  size_t nk = 2 * (size_t)n - 1;
+  SrDoc **kids = nk <= 32 ? small : sr_xmalloc(nk * sizeof *kids);
   int k = 0;
   for (uint32_t i = 0; i < n; i++) {
-    if (i) {
-      SrDoc *b = sr_doc_group(a, sr_doc_brk(a, " "));
-      kids[k++] = *sep ? sr_doc_cat2(a, sr_doc_textz(a, sep), b) : b;
-    }
-    SrDoc *item = atom_doc(pr, vs[i]);
-    if (typed && vs[i]->kind != SR_LIT) {
-      const char *t = sr_type_short(vs[i]->type);
-      size_t tl = strlen(t);
-      char *s = sr_arena_alloc(a, tl + 2);
-      s[0] = ':';
-      memcpy(s + 1, t, tl + 1);
-      item = sr_doc_cat2(a, item, sr_doc_text(a, s, (uint32_t)tl + 1));
-    }
-    kids[k++] = item;
+    if (i) kids[k++] = comma ? &d_comma_sep : &d_sep;
+    /* one text for name:type: nothing can break inside it */
+    kids[k++] = atom_doc(pr, vs[i], typed);
   }
-  return sr_doc_nest(a, 2, sr_doc_group(a, sr_doc_cat(a, k, kids)));
+  SrDoc *d = sr_doc_nest(a, 2, sr_doc_group(a, sr_doc_cat(a, k, kids)));
+  if (kids != small) free(kids);
+  return d;
 }
 
 /* ---- shared (hoisted) jaxprs ---- */
@@ -228,6 +273,41 @@ static int by_order(const void *x, const void *y) {
   return (a->order > b->order) - (a->order < b->order);
 }
 
+/* Name -> how many shared jaxprs have taken it, for the f, f1, f2 rule. */
+typedef struct NameCount {
+  const char *name;
+  uint32_t hash;
+  int count;
+} NameCount;
+
+typedef struct NameCounts {
+  NameCount *tab;
+  size_t cap; /* a power of two, at least twice the names it will hold */
+} NameCounts;
+
+static void name_counts_init(NameCounts *nc, size_t n) {
+  nc->cap = 16;
+  while (nc->cap < 2 * n) nc->cap *= 2;
+  nc->tab = sr_xcalloc(nc->cap, sizeof *nc->tab);
+}
+
+static int *name_count(NameCounts *nc, const char *name) {
+  uint32_t h = sr_hash_bytes(name, strlen(name), SR_HASH_INIT);
+  for (size_t i = h & (nc->cap - 1);; i = (i + 1) & (nc->cap - 1)) {
+    NameCount *e = &nc->tab[i];
+    if (!e->name) {
+      *e = (NameCount){name, h, 0};
+      return &e->count;
+    }
+    if (e->hash == h && strcmp(e->name, name) == 0) return &e->count;
+  }
+}
+
+static int cmp_u32(const void *x, const void *y) {
+  uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+  return (a > b) - (a < b);
+}
+
 /* Counts the uses of every nested jaxpr breadth first, as
    pp_toplevel_jaxpr does, and names those used more than once.  A jaxpr
    seen a second time makes everything under it shared too (JAX walks it
@@ -281,42 +361,32 @@ static Shared **find_shared(Pr *pr, const SrJaxpr *top, size_t *nshared) {
   }
   qsort(out, n, sizeof *out, by_order);
   /* unique names: f, f1, f2, ... */
-  typedef struct { const char *name; int count; } NameCount;
-  NameCount *nc = sr_arena_alloc(pr->perm, (2 * n + 1) * sizeof *nc);
-  size_t nnc = 0;
-#define COUNT_OF(NAME, PTR)                                             \
-  do {                                                                  \
-    PTR = NULL;                                                         \
-    for (size_t z = 0; z < nnc; z++)                                    \
-      if (strcmp(nc[z].name, (NAME)) == 0) PTR = &nc[z];                \
-    if (!PTR) {                                                         \
-      nc[nnc] = (NameCount){(NAME), 0};                                 \
-      PTR = &nc[nnc++];                                                 \
-    }                                                                   \
-  } while (0)
-  pr->shared_names = sr_arena_alloc(pr->perm, (n + 1) * sizeof *pr->shared_names);
+  NameCounts nc = {NULL, 0};
+  name_counts_init(&nc, 2 * n + 1);
+  size_t nskip = 0;
+  pr->skip = sr_arena_alloc(pr->perm, (n + 1) * sizeof *pr->skip);
   for (size_t i = 0; i < n; i++) {
     const char *name = out[i]->name ? out[i]->name : "jaxpr";
-    NameCount *c;
-    COUNT_OF(name, c);
-    if (c->count > 0) {
+    int *c = name_count(&nc, name);
+    if (*c > 0) {
       char buf[32];
-      snprintf(buf, sizeof buf, "%d", c->count);
-      c->count++;
+      snprintf(buf, sizeof buf, "%d", *c);
+      (*c)++;
       size_t l = strlen(name);
       char *nn = sr_arena_alloc(pr->perm, l + strlen(buf) + 1);
       memcpy(nn, name, l);
       strcpy(nn + l, buf);
       name = nn;
-      COUNT_OF(name, c);
-      c->count++;
-    } else {
-      c->count++;
+      c = name_count(&nc, name);
     }
+    (*c)++;
     out[i]->final_name = name;
-    pr->shared_names[pr->nshared_names++] = name;
+    uint32_t code = decode_name(name);
+    if (code != UINT32_MAX) pr->skip[nskip++] = code;
   }
-#undef COUNT_OF
+  free(nc.tab);
+  qsort(pr->skip, nskip, sizeof *pr->skip, cmp_u32);
+  pr->nskip = nskip;
   *nshared = n;
   return out;
 }
@@ -327,6 +397,10 @@ static SrDoc *jaxpr_doc(Pr *pr, const SrJaxpr *j);
 
 /* str(v), with ' at 0x' followed by hex digits masked as JAX does */
 static SrDoc *str_doc(Pr *pr, const SrVal *v) {
+  /* a parsed value prints its text: point at it when there is nothing to
+     mask (sr_val_str prints the text of all but a str) */
+  if (v->text && v->kind != SR_V_STR && !memmem(v->text, v->textlen, " at 0x", 6))
+    return sr_doc_text(pr->a, v->text, v->textlen);
   SrBuf b = SR_BUF_INIT;
   sr_val_str(&b, v);
   for (char *p = b.p; p && (p = strstr(p, " at 0x")) != NULL;) {
@@ -359,14 +433,14 @@ static SrDoc *value_doc(Pr *pr, const SrVal *v, int dot_dims) {
       /* pp_jaxprs: G(N(2, T("(") + B("") + join(B(" "), jaxprs)) + B("") + T(")")) */
       SrDoc **kids = sr_arena_alloc(a, (2 * (size_t)v->seq.n + 2) * sizeof *kids);
       int k = 0;
-      kids[k++] = sr_doc_textz(a, "(");
-      kids[k++] = sr_doc_brk(a, "");
+      kids[k++] = &d_lparen;
+      kids[k++] = &b_empty;
       for (int i = 0; i < v->seq.n; i++) {
-        if (i) kids[k++] = sr_doc_brk(a, " ");
+        if (i) kids[k++] = &b_space;
         kids[k++] = jaxpr_doc(pr, v->seq.items[i]->jx.jaxpr);
       }
       SrDoc *inner = sr_doc_nest(a, 2, sr_doc_cat(a, k, kids));
-      return sr_doc_group(a, sr_doc_cat3(a, inner, sr_doc_brk(a, ""), sr_doc_textz(a, ")")));
+      return sr_doc_group(a, sr_doc_cat3(a, inner, &b_empty, &d_rparen));
     }
   }
   if (v->kind == SR_V_FROZENSET && !v->text) {
@@ -499,10 +573,10 @@ static SrDoc *params_doc(Pr *pr, const SrEqn *e) {
   if (n == 0) return NULL;
   SrDoc **kids = sr_arena_alloc(a, (2 * (size_t)n + 2) * sizeof *kids);
   int k = 0;
-  kids[k++] = sr_doc_textz(a, "[");
-  kids[k++] = sr_doc_brk(a, "");
+  kids[k++] = &d_lbracket;
+  kids[k++] = &b_empty;
   for (int i = 0; i < n; i++) {
-    if (i) kids[k++] = sr_doc_brk(a, " ");
+    if (i) kids[k++] = &b_space;
     size_t kl = strlen(ps[i]->key);
     char *kt = sr_arena_alloc(a, kl + 2);
     memcpy(kt, ps[i]->key, kl);
@@ -513,7 +587,7 @@ static SrDoc *params_doc(Pr *pr, const SrEqn *e) {
     kids[k++] = sr_doc_cat2(a, key, value_doc(pr, ps[i]->val, dims));
   }
   SrDoc *inner = sr_doc_nest(a, 2, sr_doc_cat(a, k, kids));
-  return sr_doc_group(a, sr_doc_cat3(a, inner, sr_doc_brk(a, ""), sr_doc_textz(a, "]")));
+  return sr_doc_group(a, sr_doc_cat3(a, inner, &b_empty, &d_rbracket));
 }
 
 /* ---- equations and jaxprs ---- */
@@ -548,27 +622,26 @@ static SrDoc *eqn_doc(Pr *pr, const SrEqn *e) {
       suggest_names(pr, body->outvars, body->nout, e->out, e->nout);
     }
   }
-  SrDoc *lhs = e->nout ? vars_doc(pr, e->out, e->nout, "", 1) : NULL;
+  SrDoc *lhs = e->nout ? vars_doc(pr, e->out, e->nout, 0, 1) : NULL;
   SrDoc *kv = params_doc(pr, e);
-  SrDoc *args = sr_doc_cat2(a, sr_doc_textz(a, " "), vars_doc(pr, e->in, e->nin, "", 0));
+  SrDoc *args = sr_doc_cat2(a, &d_space, vars_doc(pr, e->in, e->nin, 0, 0));
   SrDoc *name = sr_doc_textz(a, e->prim->name);
   if (!e->nout) return sr_doc_cat3(a, name, kv, args);
-  SrDoc *kids[5] = {lhs, sr_doc_textz(a, " = "), name, kv, args};
+  SrDoc *kids[5] = {lhs, &d_equals, name, kv, args};
   return sr_doc_cat(a, 5, kids);
 }
 
 static SrDoc *outs_doc(Pr *pr, const SrJaxpr *j) {
   SrArena *a = pr->a;
-  return sr_doc_cat3(a, sr_doc_textz(a, "("), vars_doc(pr, j->outvars, j->nout, ",", 0),
-                     sr_doc_textz(a, j->nout == 1 ? ",)" : ")"));
+  return sr_doc_cat3(a, &d_lparen, vars_doc(pr, j->outvars, j->nout, 1, 0),
+                     j->nout == 1 ? &d_comma_rparen : &d_rparen);
 }
 
 static SrDoc *head_doc(Pr *pr, const SrJaxpr *j) {
   SrArena *a = pr->a;
-  SrDoc *consts = vars_doc(pr, sr_constvars(j), j->nconst, "", 1);
-  SrDoc *args = vars_doc(pr, sr_args(j), sr_nargs(j), "", 1);
-  SrDoc *kids[7] = {sr_doc_textz(a, "{ "), sr_doc_textz(a, "lambda "), consts,
-                    sr_doc_textz(a, "; "), args, sr_doc_textz(a, ". "), sr_doc_textz(a, "let")};
+  SrDoc *consts = vars_doc(pr, sr_constvars(j), j->nconst, 0, 1);
+  SrDoc *args = vars_doc(pr, sr_args(j), sr_nargs(j), 0, 1);
+  SrDoc *kids[7] = {&d_open, &d_lambda, consts, &d_semi, args, &d_dot, &d_let};
   return sr_doc_cat(a, 7, kids);
 }
 
@@ -587,15 +660,15 @@ static SrDoc *skeleton(Pr *pr, SrDoc *head, SrDoc **eqns, uint32_t neqn, SrDoc *
   SrArena *a = pr->a;
   SrDoc **kids = sr_arena_alloc(a, (2 * (size_t)neqn + 2) * sizeof *kids);
   int k = 0;
-  kids[k++] = sr_doc_brk(a, " ");
+  kids[k++] = &b_space;
   for (uint32_t i = 0; i < neqn; i++) {
-    if (i) kids[k++] = sr_doc_brk(a, "; ");
+    if (i) kids[k++] = &b_semi;
     kids[k++] = eqns[i];
   }
   SrDoc *body = sr_doc_nest(a, 2, sr_doc_cat(a, k, kids));
-  SrDoc *parts[6] = {head, body, sr_doc_brk(a, " "), sr_doc_textz(a, "in "), outs, eff};
+  SrDoc *parts[6] = {head, body, &b_space, &d_in, outs, eff};
   SrDoc *g = sr_doc_group(a, sr_doc_nest(a, 2, sr_doc_cat(a, 6, parts)));
-  return sr_doc_cat2(a, g, sr_doc_textz(a, " }"));
+  return sr_doc_cat2(a, g, &d_close);
 }
 
 static SrDoc *jaxpr_doc(Pr *pr, const SrJaxpr *j) {
