@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lang/interp.h"
+#include "lang/jaxstate.h"
+#include "repl.h"
 #include "text/parse.h"
 #include "text/print.h"
 #include "util/buf.h"
@@ -94,30 +97,100 @@ static int run_fmt(const char *path) {
 
 static void usage(FILE *f) {
   fputs("usage: shardrepl [options] [FILE...]\n"
+        "Runs the statements of each FILE (a .jxr script), or reads them from the\n"
+        "terminal with line editing when no FILE or -e is given.\n"
         "  -e, --eval STATEMENT   run one statement (repeatable)\n"
         "  -k, --keep-going       continue after an error\n"
+        "  -i, --interactive      read from the terminal after the FILEs and -e\n"
+        "      --devices N        simulate N devices in this process (default 8)\n"
         "      --fmt FILE         print the canonical form of the jaxprs in FILE ('-': stdin)\n"
         "  -h, --help             show this help\n"
-        "  -V, --version          show the version\n",
+        "  -V, --version          show the version\n"
+        "Exit status: 0 success, 1 runtime error, 2 usage error, 3 parse or type error.\n",
         f);
+}
+
+/* The exit status of a run: that of the first error, if any. */
+static int status_of(SrInterp *I, int status) {
+  if (status == EXIT_OK && I->diags.count) status = exit_for(sr_diags_kind(&I->diags));
+  return status;
 }
 
 int main(int argc, char **argv) {
   static const struct option opts[] = {
+    {"eval", required_argument, 0, 'e'},
+    {"keep-going", no_argument, 0, 'k'},
+    {"interactive", no_argument, 0, 'i'},
+    {"devices", required_argument, 0, 'D'},
     {"fmt", required_argument, 0, 'F'},
     {"help", no_argument, 0, 'h'},
     {"version", no_argument, 0, 'V'},
     {0, 0, 0, 0},
   };
+  const char **evals = calloc((size_t)argc + 1, sizeof *evals);
+  int nevals = 0, keep_going = 0, interactive = 0, devices = 0;
   int c;
-  while ((c = getopt_long(argc, argv, "hV", opts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "e:kihV", opts, NULL)) != -1) {
     switch (c) {
-    case 'F': return run_fmt(optarg);
-    case 'h': usage(stdout); return EXIT_OK;
-    case 'V': puts(PACKAGE_STRING); return EXIT_OK;
-    default: usage(stderr); return EXIT_USAGE;
+    case 'e': evals[nevals++] = optarg; break;
+    case 'k': keep_going = 1; break;
+    case 'i': interactive = 1; break;
+    case 'D': {
+      char *end;
+      long n = strtol(optarg, &end, 10);
+      if (*end || n < 1 || n > 4096) {
+        fprintf(stderr, "shardrepl: --devices needs a number from 1 to 4096, got '%s'\n", optarg);
+        free(evals);
+        return EXIT_USAGE;
+      }
+      devices = (int)n;
+      break;
+    }
+    case 'F': free(evals); return run_fmt(optarg);
+    case 'h': usage(stdout); free(evals); return EXIT_OK;
+    case 'V': puts(PACKAGE_STRING); free(evals); return EXIT_OK;
+    default: usage(stderr); free(evals); return EXIT_USAGE;
     }
   }
-  usage(stderr);
-  return EXIT_USAGE;
+  SrInterp *I = sr_interp_new();
+  I->keep_going = keep_going;
+  if (devices) I->jax->num_devices = devices;
+  int status = EXIT_OK;
+  int ran = 0;
+  for (int i = optind; i < argc && !I->quit; i++) {
+    SrDiags d = SR_DIAGS_INIT;
+    SrSrc *src = read_source(argv[i], &d);
+    ran = 1;
+    if (!src) {
+      report(&d);
+      sr_diags_clear(&d);
+      status = status == EXIT_OK ? EXIT_USAGE : status;
+      if (!keep_going) break;
+      continue;
+    }
+    sr_interp_run(I, src, keep_going);
+    sr_src_unref(src);
+    fflush(stdout);
+    status = status_of(I, status);
+    sr_repl_report(I);
+    sr_diags_clear(&I->diags);
+    if (status != EXIT_OK && !keep_going) break;
+  }
+  for (int i = 0; i < nevals && !I->quit && (status == EXIT_OK || keep_going); i++) {
+    SrSrc *src = sr_src_new("<-e>", evals[i], strlen(evals[i]), 1);
+    ran = 1;
+    sr_interp_run(I, src, keep_going);
+    sr_src_unref(src);
+    fflush(stdout);
+    status = status_of(I, status);
+    sr_repl_report(I);
+    sr_diags_clear(&I->diags);
+  }
+  if ((!ran || interactive) && !I->quit) {
+    if (sr_repl(I) && status == EXIT_OK) status = EXIT_RUNTIME;
+  }
+  fflush(stdout);
+  sr_interp_free(I);
+  free(evals);
+  return status;
 }

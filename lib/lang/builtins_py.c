@@ -1,0 +1,528 @@
+/* builtins_py.c: Python's built-in functions, as far as the JAX documents
+ * use them. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lang/objects.h"
+#include "util/intern.h"
+#include "util/pyfmt.h"
+
+static SrVal *bi_print(SrInterp *I, SrArgs *a) {
+  const char *sep = " ", *end = "\n";
+  size_t seplen = 1, endlen = 1;
+  for (int k = 0; k < a->nkw; k++) {
+    SrVal *v = a->kwv[k];
+    if (strcmp(a->kw[k], "sep") == 0 && v->kind == SR_V_STR) {
+      sep = v->str.s;
+      seplen = v->str.n;
+    } else if (strcmp(a->kw[k], "end") == 0 && v->kind == SR_V_STR) {
+      end = v->str.s;
+      endlen = v->str.n;
+    } else if (strcmp(a->kw[k], "flush") != 0 && strcmp(a->kw[k], "file") != 0) {
+      return sr_raise(I, "TypeError", "'%s' is an invalid keyword argument for print()", a->kw[k]);
+    }
+  }
+  SrBuf b = SR_BUF_INIT;
+  for (int i = 0; i < a->n; i++) {
+    if (i) sr_buf_putn(&b, sep, seplen);
+    sr_to_str(I, &b, a->v[i]);
+  }
+  sr_buf_putn(&b, end, endlen);
+  sr_write(I, b.p, b.len);
+  sr_buf_free(&b);
+  return sr_none();
+}
+
+static SrVal *bi_len(SrInterp *I, SrArgs *a) {
+  if (a->n != 1) return sr_raise(I, "TypeError", "len() takes exactly one argument (%d given)", a->n);
+  SrVal *v = a->v[0];
+  switch (v->kind) {
+  case SR_V_STR: return sr_int(NULL, (int64_t)v->str.n);
+  case SR_V_TUPLE:
+  case SR_V_LIST:
+  case SR_V_SET:
+  case SR_V_FROZENSET: return sr_int(NULL, v->seq.n);
+  case SR_V_DICT: return sr_int(NULL, v->dict.n);
+  case SR_V_SPEC: return sr_int(NULL, v->spec->n);
+  default: {
+    const SrLangOps *ops = sr_ops(v);
+    if (ops && ops->len) {
+      int64_t n = ops->len(I, v);
+      if (n >= 0) return sr_int(NULL, n);
+      if (I->exc) return NULL;
+    }
+    return sr_raise(I, "TypeError", "object of type '%s' has no len()", sr_val_kind_name(v));
+  }
+  }
+}
+
+static SrVal *bi_range(SrInterp *I, SrArgs *a) {
+  int64_t lo = 0, hi, step = 1;
+  if (a->n < 1 || a->n > 3) return sr_raise(I, "TypeError", "range expected 1 to 3 arguments, got %d", a->n);
+  if (a->n == 1) {
+    if (sr_as_int(I, a->v[0], "range()", &hi) < 0) return NULL;
+  } else {
+    if (sr_as_int(I, a->v[0], "range()", &lo) < 0 || sr_as_int(I, a->v[1], "range()", &hi) < 0) return NULL;
+    if (a->n == 3 && sr_as_int(I, a->v[2], "range()", &step) < 0) return NULL;
+  }
+  if (step == 0) return sr_raise(I, "ValueError", "range() arg 3 must not be zero");
+  int64_t n = step > 0 ? (hi > lo ? (hi - lo + step - 1) / step : 0) : (lo > hi ? (lo - hi - step - 1) / -step : 0);
+  if (n > 100000000) return sr_raise(I, "ValueError", "range() is too long for shardrepl");
+  SrVal *l = sr_seq(NULL, SR_V_LIST, (int)n);
+  for (int64_t i = 0; i < n; i++) sr_seq_push(NULL, l, sr_int(NULL, lo + i * step));
+  return l;
+}
+
+static SrVal *bi_zip(SrInterp *I, SrArgs *a) {
+  SrVal **its = sr_xcalloc((size_t)a->n + 1, sizeof *its);
+  int n = -1;
+  SrVal *r = NULL;
+  for (int i = 0; i < a->n; i++) {
+    its[i] = sr_iterate(I, a->v[i]);
+    if (!its[i]) goto done;
+    if (n < 0 || its[i]->seq.n < n) n = its[i]->seq.n;
+  }
+  if (n < 0) n = 0;
+  r = sr_seq(NULL, SR_V_LIST, n);
+  for (int k = 0; k < n; k++) {
+    SrVal *t = sr_seq(NULL, SR_V_TUPLE, a->n);
+    for (int i = 0; i < a->n; i++) sr_seq_push(NULL, t, sr_ref(its[i]->seq.items[k]));
+    sr_seq_push(NULL, r, t);
+  }
+done:
+  for (int i = 0; i < a->n; i++) sr_unref(its[i]);
+  free(its);
+  return r;
+}
+
+static SrVal *bi_enumerate(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "enumerate", "iterable, start=", p) < 0) return NULL;
+  int64_t start = 0;
+  if (p[1] && sr_as_int(I, p[1], "start", &start) < 0) return NULL;
+  SrVal *it = sr_iterate(I, p[0]);
+  if (!it) return NULL;
+  SrVal *r = sr_seq(NULL, SR_V_LIST, it->seq.n);
+  for (int i = 0; i < it->seq.n; i++) {
+    SrVal *kv[2] = {sr_int(NULL, start + i), sr_ref(it->seq.items[i])};
+    sr_seq_push(NULL, r, sr_tuple(NULL, 2, kv));
+  }
+  sr_unref(it);
+  return r;
+}
+
+static SrVal *to_seq(SrInterp *I, SrArgs *a, SrValKind kind, const char *name) {
+  if (a->n == 0) return sr_seq(NULL, kind, 0);
+  if (a->n != 1) return sr_raise(I, "TypeError", "%s expected at most 1 argument, got %d", name, a->n);
+  SrVal *it = sr_iterate(I, a->v[0]);
+  if (!it) return NULL;
+  SrVal *r = sr_seq(NULL, kind, it->seq.n);
+  for (int i = 0; i < it->seq.n; i++) {
+    SrVal *x = it->seq.items[i];
+    if (kind == SR_V_SET || kind == SR_V_FROZENSET) {
+      int dup = 0;
+      for (int k = 0; k < r->seq.n && !dup; k++) dup = sr_val_equal(r->seq.items[k], x);
+      if (dup) continue;
+    }
+    sr_seq_push(NULL, r, sr_ref(x));
+  }
+  sr_unref(it);
+  return r;
+}
+
+static SrVal *bi_list(SrInterp *I, SrArgs *a) { return to_seq(I, a, SR_V_LIST, "list"); }
+static SrVal *bi_tuple(SrInterp *I, SrArgs *a) { return to_seq(I, a, SR_V_TUPLE, "tuple"); }
+static SrVal *bi_set(SrInterp *I, SrArgs *a) { return to_seq(I, a, SR_V_SET, "set"); }
+static SrVal *bi_frozenset(SrInterp *I, SrArgs *a) { return to_seq(I, a, SR_V_FROZENSET, "frozenset"); }
+
+static SrVal *bi_dict(SrInterp *I, SrArgs *a) {
+  SrVal *d = sr_dict(NULL);
+  if (a->n == 1) {
+    SrVal *src = a->v[0];
+    if (src->kind == SR_V_DICT) {
+      for (int i = 0; i < src->dict.n; i++) sr_dict_set(NULL, d, sr_ref(src->dict.keys[i]), sr_ref(src->dict.vals[i]));
+    } else {
+      SrVal *it = sr_iterate(I, src);
+      if (!it) {
+        sr_unref(d);
+        return NULL;
+      }
+      for (int i = 0; i < it->seq.n; i++) {
+        SrVal *kv = it->seq.items[i];
+        if (!sr_is_seq(kv) || kv->seq.n != 2) {
+          sr_unref(it);
+          sr_unref(d);
+          return sr_raise(I, "ValueError", "dictionary update sequence element #%d has the wrong length", i);
+        }
+        sr_dict_set(NULL, d, sr_ref(kv->seq.items[0]), sr_ref(kv->seq.items[1]));
+      }
+      sr_unref(it);
+    }
+  }
+  for (int k = 0; k < a->nkw; k++) sr_dict_set(NULL, d, sr_str_cstr(NULL, a->kw[k]), sr_ref(a->kwv[k]));
+  return d;
+}
+
+static SrVal *bi_str(SrInterp *I, SrArgs *a) {
+  if (a->n == 0) return sr_str(NULL, "", 0);
+  SrBuf b = SR_BUF_INIT;
+  sr_to_str(I, &b, a->v[0]);
+  SrVal *r = sr_str(NULL, sr_buf_str(&b), b.len);
+  sr_buf_free(&b);
+  return r;
+}
+
+static SrVal *bi_repr(SrInterp *I, SrArgs *a) {
+  if (a->n != 1) return sr_raise(I, "TypeError", "repr() takes exactly one argument");
+  SrBuf b = SR_BUF_INIT;
+  sr_to_repr(I, &b, a->v[0]);
+  SrVal *r = sr_str(NULL, sr_buf_str(&b), b.len);
+  sr_buf_free(&b);
+  return r;
+}
+
+static SrVal *bi_int(SrInterp *I, SrArgs *a) {
+  if (a->n == 0) return sr_int(NULL, 0);
+  SrVal *v = a->v[0];
+  if (v->kind == SR_V_FLOAT) {
+    if (!isfinite(v->f)) return sr_raise(I, "ValueError", "cannot convert float %s to integer", isnan(v->f) ? "NaN" : "infinity");
+    return sr_int(NULL, (int64_t)v->f);
+  }
+  if (v->kind == SR_V_STR) {
+    char *end;
+    char *s = sr_xstrndup(v->str.s, v->str.n);
+    long long x = strtoll(s, &end, 10);
+    int bad = end == s || *end;
+    free(s);
+    if (bad) return sr_raise(I, "ValueError", "invalid literal for int() with base 10: '%.*s'", (int)v->str.n, v->str.s);
+    return sr_int(NULL, x);
+  }
+  double f;
+  if (v->kind != SR_V_INT && v->kind != SR_V_BOOL && sr_as_float(I, v, "int()", &f) == 0) return sr_int(NULL, (int64_t)f);
+  if (I->exc) return NULL;
+  int64_t i;
+  if (sr_as_int(I, v, "int() argument", &i) < 0) return NULL;
+  return sr_int(NULL, i);
+}
+
+static SrVal *bi_float(SrInterp *I, SrArgs *a) {
+  if (a->n == 0) return sr_float(NULL, 0);
+  SrVal *v = a->v[0];
+  if (v->kind == SR_V_STR) {
+    char *s = sr_xstrndup(v->str.s, v->str.n), *end;
+    double x = strtod(s, &end);
+    int bad = end == s || *end;
+    free(s);
+    if (bad) return sr_raise(I, "ValueError", "could not convert string to float: '%.*s'", (int)v->str.n, v->str.s);
+    return sr_float(NULL, x);
+  }
+  double f;
+  if (sr_as_float(I, v, "float() argument", &f) < 0) return NULL;
+  return sr_float(NULL, f);
+}
+
+static SrVal *bi_bool(SrInterp *I, SrArgs *a) {
+  if (a->n == 0) return sr_bool(0);
+  int t = sr_truthy(I, a->v[0]);
+  return t < 0 ? NULL : sr_bool(t);
+}
+
+static SrVal *bi_abs(SrInterp *I, SrArgs *a) {
+  if (a->n != 1) return sr_raise(I, "TypeError", "abs() takes exactly one argument");
+  SrVal *v = a->v[0];
+  if (v->kind == SR_V_INT || v->kind == SR_V_BOOL) return sr_int(NULL, v->i < 0 ? -v->i : v->i);
+  if (v->kind == SR_V_FLOAT) return sr_float(NULL, fabs(v->f));
+  if (v->kind == SR_V_COMPLEX) return sr_float(NULL, hypot(v->c.re, v->c.im));
+  SrVal *fn = sr_lookup_qualname("jax.numpy.abs");
+  if (fn && v->kind == SR_V_OBJ) return sr_call1(I, fn, v);
+  return sr_raise(I, "TypeError", "bad operand type for abs(): '%s'", sr_val_kind_name(v));
+}
+
+static SrVal *extremum(SrInterp *I, SrArgs *a, int op, const char *name) {
+  SrVal *items = a->n == 1 ? sr_iterate(I, a->v[0]) : NULL;
+  if (a->n == 1 && !items) return NULL;
+  SrVal **v = items ? items->seq.items : a->v;
+  int n = items ? items->seq.n : a->n;
+  if (n == 0) {
+    sr_unref(items);
+    return sr_raise(I, "ValueError", "%s() arg is an empty sequence", name);
+  }
+  SrVal *best = v[0];
+  for (int i = 1; i < n; i++) {
+    SrVal *c = sr_binop(I, op, v[i], best);
+    if (!c) {
+      sr_unref(items);
+      return NULL;
+    }
+    int t = sr_truthy(I, c);
+    sr_unref(c);
+    if (t > 0) best = v[i];
+  }
+  sr_ref(best);
+  sr_unref(items);
+  return best;
+}
+
+static SrVal *bi_min(SrInterp *I, SrArgs *a) { return extremum(I, a, SR_OP_LT, "min"); }
+static SrVal *bi_max(SrInterp *I, SrArgs *a) { return extremum(I, a, SR_OP_GT, "max"); }
+
+static SrVal *bi_sum(SrInterp *I, SrArgs *a) {
+  if (a->n < 1) return sr_raise(I, "TypeError", "sum() takes at least 1 positional argument (0 given)");
+  SrVal *items = sr_iterate(I, a->v[0]);
+  if (!items) return NULL;
+  SrVal *acc = a->n > 1 ? sr_ref(a->v[1]) : sr_int(NULL, 0);
+  for (int i = 0; i < items->seq.n && acc; i++) {
+    SrVal *r = sr_binop(I, SR_OP_ADD, acc, items->seq.items[i]);
+    sr_unref(acc);
+    acc = r;
+  }
+  sr_unref(items);
+  return acc;
+}
+
+static SrVal *all_any(SrInterp *I, SrArgs *a, int want_all) {
+  if (a->n != 1) return sr_raise(I, "TypeError", "%s() takes exactly one argument", want_all ? "all" : "any");
+  SrVal *items = sr_iterate(I, a->v[0]);
+  if (!items) return NULL;
+  int r = want_all;
+  for (int i = 0; i < items->seq.n; i++) {
+    int t = sr_truthy(I, items->seq.items[i]);
+    if (t < 0) {
+      sr_unref(items);
+      return NULL;
+    }
+    if (want_all && !t) {
+      r = 0;
+      break;
+    }
+    if (!want_all && t) {
+      r = 1;
+      break;
+    }
+  }
+  sr_unref(items);
+  return sr_bool(r);
+}
+
+static SrVal *bi_all(SrInterp *I, SrArgs *a) { return all_any(I, a, 1); }
+static SrVal *bi_any(SrInterp *I, SrArgs *a) { return all_any(I, a, 0); }
+
+static SrInterp *sort_I;
+static SrVal *sort_key;
+static int sort_failed;
+
+static int sort_cmp(const void *x, const void *y) {
+  SrVal *a = *(SrVal *const *)x, *b = *(SrVal *const *)y;
+  if (sort_failed) return 0;
+  SrVal *lt = sr_binop(sort_I, SR_OP_LT, a, b);
+  if (!lt) {
+    sort_failed = 1;
+    return 0;
+  }
+  int t = (int)lt->i;
+  sr_unref(lt);
+  if (t) return -1;
+  SrVal *gt = sr_binop(sort_I, SR_OP_LT, b, a);
+  if (!gt) {
+    sort_failed = 1;
+    return 0;
+  }
+  t = (int)gt->i;
+  sr_unref(gt);
+  return t;
+}
+
+static SrVal *bi_sorted(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "sorted", "iterable, *, key=, reverse=", p) < 0) return NULL;
+  SrVal *items = sr_iterate(I, p[0]);
+  if (!items) return NULL;
+  sort_I = I;
+  sort_key = p[1];
+  sort_failed = 0;
+  qsort(items->seq.items, (size_t)items->seq.n, sizeof(SrVal *), sort_cmp);
+  if (sort_failed) {
+    sr_unref(items);
+    return NULL;
+  }
+  if (p[2] && sr_val_truthy(p[2]))
+    for (int i = 0, j = items->seq.n - 1; i < j; i++, j--) {
+      SrVal *t = items->seq.items[i];
+      items->seq.items[i] = items->seq.items[j];
+      items->seq.items[j] = t;
+    }
+  return items;
+}
+
+static SrVal *bi_reversed(SrInterp *I, SrArgs *a) {
+  if (a->n != 1) return sr_raise(I, "TypeError", "reversed() takes exactly one argument");
+  SrVal *items = sr_iterate(I, a->v[0]);
+  if (!items) return NULL;
+  for (int i = 0, j = items->seq.n - 1; i < j; i++, j--) {
+    SrVal *t = items->seq.items[i];
+    items->seq.items[i] = items->seq.items[j];
+    items->seq.items[j] = t;
+  }
+  return items;
+}
+
+static SrVal *bi_map(SrInterp *I, SrArgs *a) {
+  if (a->n < 2) return sr_raise(I, "TypeError", "map() must have at least two arguments.");
+  SrArgs z = {a->n - 1, a->v + 1, 0, NULL, NULL, NULL};
+  SrVal *rows = bi_zip(I, &z);
+  if (!rows) return NULL;
+  SrVal *r = sr_seq(NULL, SR_V_LIST, rows->seq.n);
+  for (int i = 0; i < rows->seq.n; i++) {
+    SrVal *row = rows->seq.items[i];
+    SrArgs ca = {row->seq.n, row->seq.items, 0, NULL, NULL, NULL};
+    SrVal *x = sr_call(I, a->v[0], &ca);
+    if (!x) {
+      sr_unref(rows);
+      sr_unref(r);
+      return NULL;
+    }
+    sr_seq_push(NULL, r, x);
+  }
+  sr_unref(rows);
+  return r;
+}
+
+static SrVal *bi_isinstance(SrInterp *I, SrArgs *a) {
+  if (a->n != 2) return sr_raise(I, "TypeError", "isinstance expected 2 arguments, got %d", a->n);
+  SrVal *t = a->v[1];
+  if (t->kind == SR_V_TUPLE) {
+    for (int i = 0; i < t->seq.n; i++) {
+      SrArgs b = {2, (SrVal *[]){a->v[0], t->seq.items[i]}, 0, NULL, NULL, NULL};
+      SrVal *r = bi_isinstance(I, &b);
+      if (!r || r->i) return r;
+    }
+    return sr_bool(0);
+  }
+  const char *name = sr_builtin_name(t);
+  const char *kn = sr_val_kind_name(a->v[0]);
+  if (name && strcmp(name, kn) == 0) return sr_bool(1);
+  if (name && strcmp(name, "int") == 0 && a->v[0]->kind == SR_V_BOOL) return sr_bool(1);
+  const char *et = sr_exception_type_name(t);
+  if (et && sr_is_obj(a->v[0], &sr_exception_class)) return sr_bool(sr_exception_is_a(sr_exc_type(a->v[0]), et));
+  return sr_bool(0);
+}
+
+static SrVal *bi_getattr(SrInterp *I, SrArgs *a) {
+  if (a->n < 2 || a->n > 3) return sr_raise(I, "TypeError", "getattr expected 2 or 3 arguments");
+  const char *name = sr_as_str(I, a->v[1], "attribute name");
+  if (!name) return NULL;
+  SrVal *r = sr_getattr(I, a->v[0], name);
+  if (!r && a->n == 3 && I->exc && strcmp(sr_exc_type(I->exc), "AttributeError") == 0) {
+    sr_exc_clear(I);
+    return sr_ref(a->v[2]);
+  }
+  return r;
+}
+
+static SrVal *bi_hasattr(SrInterp *I, SrArgs *a) {
+  if (a->n != 2) return sr_raise(I, "TypeError", "hasattr expected 2 arguments");
+  const char *name = sr_as_str(I, a->v[1], "attribute name");
+  if (!name) return NULL;
+  SrVal *r = sr_getattr(I, a->v[0], name);
+  if (!r) {
+    if (I->exc && strcmp(sr_exc_type(I->exc), "AttributeError") != 0) return NULL;
+    sr_exc_clear(I);
+    return sr_bool(0);
+  }
+  sr_unref(r);
+  return sr_bool(1);
+}
+
+static SrVal *bi_setattr(SrInterp *I, SrArgs *a) {
+  if (a->n != 3) return sr_raise(I, "TypeError", "setattr expected 3 arguments");
+  const char *name = sr_as_str(I, a->v[1], "attribute name");
+  if (!name || sr_setattr(I, a->v[0], name, a->v[2]) < 0) return NULL;
+  return sr_none();
+}
+
+static SrVal *bi_round(SrInterp *I, SrArgs *a) {
+  if (a->n < 1 || a->n > 2) return sr_raise(I, "TypeError", "round() takes 1 or 2 arguments");
+  double x;
+  if (sr_as_float(I, a->v[0], "round()", &x) < 0) return NULL;
+  if (a->n == 1) return sr_int(NULL, (int64_t)nearbyint(x));
+  int64_t nd;
+  if (sr_as_int(I, a->v[1], "ndigits", &nd) < 0) return NULL;
+  double m = pow(10, (double)nd);
+  return sr_float(NULL, nearbyint(x * m) / m);
+}
+
+static SrVal *bi_callable(SrInterp *I, SrArgs *a) {
+  if (a->n != 1) return sr_raise(I, "TypeError", "callable() takes exactly one argument");
+  return sr_bool(sr_is_callable(a->v[0]));
+}
+
+static SrVal *bi_type(SrInterp *I, SrArgs *a) {
+  if (a->n != 1) return sr_raise(I, "TypeError", "type() takes 1 argument");
+  if (sr_is_obj(a->v[0], &sr_exception_class))
+    return sr_ref(sr_lookup_builtin_name(sr_exc_type(a->v[0])) ? sr_lookup_builtin_name(sr_exc_type(a->v[0])) : sr_none());
+  char buf[128];
+  snprintf(buf, sizeof buf, "<class '%s'>", sr_val_kind_name(a->v[0]));
+  return sr_word(NULL, buf, strlen(buf));
+}
+
+static SrVal *bi_format(SrInterp *I, SrArgs *a) {
+  if (a->n < 1 || a->n > 2) return sr_raise(I, "TypeError", "format() takes 1 or 2 arguments");
+  const char *spec = a->n == 2 ? sr_as_str(I, a->v[1], "format spec") : "";
+  return spec ? sr_format(I, a->v[0], spec) : NULL;
+}
+
+static SrVal *bi_divmod(SrInterp *I, SrArgs *a) {
+  if (a->n != 2) return sr_raise(I, "TypeError", "divmod expected 2 arguments");
+  SrVal *q = sr_binop(I, SR_OP_FLOORDIV, a->v[0], a->v[1]);
+  if (!q) return NULL;
+  SrVal *r = sr_binop(I, SR_OP_MOD, a->v[0], a->v[1]);
+  if (!r) {
+    sr_unref(q);
+    return NULL;
+  }
+  SrVal *t[2] = {q, r};
+  return sr_tuple(NULL, 2, t);
+}
+
+static SrVal *bi_pow(SrInterp *I, SrArgs *a) {
+  if (a->n != 2) return sr_raise(I, "TypeError", "pow expected 2 arguments");
+  return sr_binop(I, SR_OP_POW, a->v[0], a->v[1]);
+}
+
+void sr_builtins_py_init(void) {
+  sr_def("builtins.print", bi_print, "print(*values, sep=' ', end='\\n'): writes the values' str()");
+  sr_def("builtins.len", bi_len, "len(x): the number of items in x");
+  sr_def("builtins.range", bi_range, "range(stop) / range(start, stop[, step])");
+  sr_def("builtins.zip", bi_zip, "zip(*iterables): tuples of the items at each position");
+  sr_def("builtins.enumerate", bi_enumerate, "enumerate(iterable, start=0)");
+  sr_def("builtins.list", bi_list, "list(iterable)");
+  sr_def("builtins.tuple", bi_tuple, "tuple(iterable)");
+  sr_def("builtins.set", bi_set, "set(iterable)");
+  sr_def("builtins.frozenset", bi_frozenset, "frozenset(iterable)");
+  sr_def("builtins.dict", bi_dict, "dict(mapping or pairs, **kwargs)");
+  sr_def("builtins.str", bi_str, "str(x): x's text");
+  sr_def("builtins.repr", bi_repr, "repr(x): x's representation");
+  sr_def("builtins.int", bi_int, "int(x)");
+  sr_def("builtins.float", bi_float, "float(x)");
+  sr_def("builtins.bool", bi_bool, "bool(x)");
+  sr_def("builtins.abs", bi_abs, "abs(x)");
+  sr_def("builtins.min", bi_min, "min(iterable) / min(a, b, ...)");
+  sr_def("builtins.max", bi_max, "max(iterable) / max(a, b, ...)");
+  sr_def("builtins.sum", bi_sum, "sum(iterable, start=0)");
+  sr_def("builtins.all", bi_all, "all(iterable)");
+  sr_def("builtins.any", bi_any, "any(iterable)");
+  sr_def("builtins.sorted", bi_sorted, "sorted(iterable, reverse=False)");
+  sr_def("builtins.reversed", bi_reversed, "reversed(sequence)");
+  sr_def("builtins.map", bi_map, "map(function, *iterables)");
+  sr_def("builtins.isinstance", bi_isinstance, "isinstance(x, type)");
+  sr_def("builtins.getattr", bi_getattr, "getattr(x, name[, default])");
+  sr_def("builtins.hasattr", bi_hasattr, "hasattr(x, name)");
+  sr_def("builtins.setattr", bi_setattr, "setattr(x, name, value)");
+  sr_def("builtins.round", bi_round, "round(x[, ndigits])");
+  sr_def("builtins.callable", bi_callable, "callable(x)");
+  sr_def("builtins.type", bi_type, "type(x)");
+  sr_def("builtins.format", bi_format, "format(value, spec)");
+  sr_def("builtins.divmod", bi_divmod, "divmod(a, b)");
+  sr_def("builtins.pow", bi_pow, "pow(a, b)");
+}

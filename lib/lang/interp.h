@@ -1,0 +1,168 @@
+/* interp.h: the statement language's interpreter.
+ *
+ * It evaluates the syntax tree of ast.h over SrVals.  Errors are Python
+ * exceptions: a function that fails raises (sr_raise) and returns NULL (or
+ * -1); the exception carries JAX's type name and message and the location
+ * of the innermost statement or expression that raised it.  An uncaught
+ * exception becomes a located diagnostic and never ends the session:
+ * bindings made before it stay.
+ *
+ * Built-in functions and modules live in one registry keyed by qualified
+ * name ("jax.numpy.sin"); the prefixes jax., jnp., jax.lax. and
+ * jax.sharding. are optional for bare names.
+ */
+#ifndef SR_LANG_INTERP_H
+#define SR_LANG_INTERP_H
+
+#include <stdio.h>
+
+#include "ir/val.h"
+#include "lang/ast.h"
+#include "util/diag.h"
+
+typedef struct SrInterp SrInterp;
+
+/* A call's arguments, as a builtin sees them (all borrowed). */
+typedef struct SrArgs {
+  int n;
+  SrVal **v;
+  int nkw;
+  const char **kw; /* interned */
+  SrVal **kwv;
+  SrVal *self;     /* bound methods: the object; else NULL */
+} SrArgs;
+
+typedef SrVal *(*SrBuiltinFn)(SrInterp *I, SrArgs *a);
+
+/* What SR_V_OBJ values of a class can do.  Every slot may be NULL. */
+typedef struct SrLangOps {
+  SrVal *(*call)(SrInterp *I, SrVal *self, SrArgs *a);
+  SrVal *(*getattr)(SrInterp *I, SrVal *self, const char *name); /* NULL: not found
+                                                                   (no exception set) */
+  int (*setattr)(SrInterp *I, SrVal *self, const char *name, SrVal *v);
+  SrVal *(*getitem)(SrInterp *I, SrVal *self, SrVal *key);
+  int (*setitem)(SrInterp *I, SrVal *self, SrVal *key, SrVal *v);
+  /* the items to iterate over, as a new list */
+  SrVal *(*iter)(SrInterp *I, SrVal *self);
+  /* a op b; reflected when self is b.  Returns NULL without an exception
+     for "not implemented" (I->exc unset). */
+  SrVal *(*binop)(SrInterp *I, int op, SrVal *a, SrVal *b);
+  SrVal *(*unop)(SrInterp *I, int op, SrVal *a);
+  SrVal *(*compare)(SrInterp *I, int op, SrVal *a, SrVal *b);
+  int64_t (*len)(SrInterp *I, SrVal *self); /* -1: no len */
+  int (*truthy)(SrInterp *I, SrVal *self);  /* -1 with an exception */
+} SrLangOps;
+
+static inline const SrLangOps *sr_ops(const SrVal *v) {
+  return v->kind == SR_V_OBJ ? (const SrLangOps *)v->obj.cls->lang : NULL;
+}
+static inline int sr_is_obj(const SrVal *v, const SrClass *cls) {
+  return v->kind == SR_V_OBJ && v->obj.cls == cls;
+}
+
+/* Hooks that later stages install: calling a jaxpr value. */
+typedef SrVal *(*SrJaxprCallFn)(SrInterp *I, SrVal *fn, SrArgs *a);
+
+struct SrJaxState;
+
+struct SrInterp {
+  struct SrEnv *globals;
+  FILE *out;             /* print() and echoes; NULL: discard (non-zero ranks) */
+  SrDiags diags;         /* uncaught errors, for the driver to render */
+  /* the exception being raised */
+  SrVal *exc;
+  SrSrc *exc_src;
+  size_t exc_off;
+  int exc_located;
+  /* where evaluation is, for locating exceptions */
+  SrCode *code;
+  uint32_t cur_off;
+  int depth;             /* call depth, against runaway recursion */
+  int echo;              /* echo bare expression statements */
+  int keep_going;        /* :load and scripts continue after an error */
+  int quit;              /* :quit was run */
+  volatile int interrupted; /* set by SIGINT */
+  struct SrJaxState *jax; /* JAX's global state (meshes, devices, config) */
+  SrJaxprCallFn call_jaxpr;
+};
+
+SrInterp *sr_interp_new(void);
+void sr_interp_free(SrInterp *I);
+/* Forgets every user binding (keeps the built-ins). */
+void sr_interp_reset(SrInterp *I);
+
+/* Runs the statements of a source one at a time.  With keep_going, an
+   error does not stop the rest.  Errors are appended to I->diags.  Returns
+   the number of statements that failed. */
+int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going);
+/* Evaluates an expression text (for :type / :print); NULL on error. */
+SrVal *sr_interp_eval_text(SrInterp *I, SrSrc *src);
+
+/* ---- exceptions ---- */
+
+SrVal *sr_raise(SrInterp *I, const char *type, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Raises the first diagnostic of d (its exception type, or `type`),
+   keeping its location if it has one; clears d. */
+SrVal *sr_raise_diags(SrInterp *I, SrDiags *d, const char *type);
+void sr_exc_clear(SrInterp *I);
+/* The type name and message of the pending exception. */
+const char *sr_exc_type(const SrVal *exc);
+const char *sr_exc_msg(const SrVal *exc);
+extern const SrClass sr_exception_class;
+
+/* ---- calling and attributes ---- */
+
+SrVal *sr_call(SrInterp *I, SrVal *fn, SrArgs *a);
+SrVal *sr_call1(SrInterp *I, SrVal *fn, SrVal *arg);
+SrVal *sr_getattr(SrInterp *I, SrVal *obj, const char *name);
+/* Python truthiness, -1 on error. */
+int sr_truthy(SrInterp *I, SrVal *v);
+/* The items of an iterable, as a new list value. */
+SrVal *sr_iterate(SrInterp *I, SrVal *v);
+/* a op b for SR_OP_* binary and comparison ops. */
+SrVal *sr_binop(SrInterp *I, int op, SrVal *a, SrVal *b);
+SrVal *sr_unop(SrInterp *I, int op, SrVal *a);
+/* print()'s text for one value */
+void sr_to_str(SrInterp *I, SrBuf *out, SrVal *v);
+void sr_to_repr(SrInterp *I, SrBuf *out, SrVal *v);
+/* Writes text to I->out (nothing on a silent rank). */
+void sr_write(SrInterp *I, const char *s, size_t n);
+
+/* Parses a builtin's arguments against a spec: "x, axis=, *, keepdims="
+   names the parameters; a trailing '=' makes one optional (out[i] NULL
+   when absent), a '*' makes the rest keyword-only.  Values are borrowed. */
+int sr_args_parse(SrInterp *I, SrArgs *a, const char *fname, const char *spec, SrVal **out);
+/* Conversions with TypeError on mismatch. */
+int sr_as_int(SrInterp *I, SrVal *v, const char *what, int64_t *out);
+int sr_as_float(SrInterp *I, SrVal *v, const char *what, double *out);
+const char *sr_as_str(SrInterp *I, SrVal *v, const char *what); /* interned */
+
+/* ---- the registry of built-ins ---- */
+
+/* Registers v under a qualified name ("jax.numpy.sin"), stealing it. */
+void sr_register(const char *qualname, SrVal *v);
+/* A builtin function object, registered under each of its names; the
+   first name is its own.  `names` is a space-separated list. */
+SrVal *sr_def(const char *names, SrBuiltinFn fn, const char *doc);
+/* A builtin method: fn receives the object as a->self. */
+SrVal *sr_bound_method(SrVal *self, const char *name, SrBuiltinFn fn);
+SrVal *sr_lookup_qualname(const char *qualname); /* borrowed, or NULL */
+/* Every registered name starting with prefix, for completion. */
+void sr_registry_names(const char *prefix, void (*fn)(const char *name, void *ctx), void *ctx);
+const char *sr_builtin_doc(SrVal *fn);
+const char *sr_builtin_name(SrVal *fn);
+int sr_is_callable(const SrVal *v);
+/* Module objects ("jax.numpy"). */
+SrVal *sr_module(const char *qualname);
+
+/* Variables of the global scope (borrowed / stealing). */
+SrVal *sr_global_get(SrInterp *I, const char *name);
+void sr_global_set(SrInterp *I, const char *name, SrVal *v);
+void sr_global_names(SrInterp *I, void (*fn)(const char *name, void *ctx), void *ctx);
+
+/* Each family of built-ins registers itself. */
+void sr_builtins_py_init(void);
+void sr_builtins_jax_init(void);
+
+#endif

@@ -1,0 +1,33 @@
+/* jaxstate.h: JAX's global state as the statement language sees it.
+ *
+ * The mesh set with jax.set_mesh (a concrete Mesh), the abstract meshes
+ * entered with jax.sharding.use_abstract_mesh / auto_axes / explicit_axes /
+ * shard_map (a stack), and jax.config values such as jax_num_cpu_devices.
+ */
+#ifndef SR_LANG_JAXSTATE_H
+#define SR_LANG_JAXSTATE_H
+
+#include "ir/mesh.h"
+
+#define SR_DEFAULT_DEVICES 8
+
+typedef struct SrJaxState {
+  const SrMesh *mesh;          /* set_mesh's concrete mesh, or NULL */
+  const SrMesh *abstract[32];  /* entered abstract meshes, innermost last */
+  int nabstract;
+  int num_devices;             /* jax_num_cpu_devices */
+  int devices_used;            /* the device count is fixed once used */
+  int enable_x64;
+} SrJaxState;
+
+SrJaxState *sr_jax_state_new(void);
+void sr_jax_state_free(SrJaxState *s);
+void sr_jax_state_reset(SrJaxState *s);
+/* The abstract mesh in context (jax.sharding.get_abstract_mesh()): the
+   innermost entered one, else the set mesh's abstract form with device
+   fields, else the empty AbstractMesh. */
+const SrMesh *sr_jax_abstract_mesh(const SrJaxState *s);
+/* The mesh a jaxpr text's types name by default: the context mesh, or NULL. */
+const SrMesh *sr_jax_context_mesh(const SrJaxState *s);
+
+#endif
