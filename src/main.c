@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check/check.h"
 #include "lang/interp.h"
 #include "lang/jaxstate.h"
 #include "repl.h"
@@ -95,6 +96,41 @@ static int run_fmt(const char *path) {
   return rc;
 }
 
+/* --check: type-check every jaxpr in the file. */
+static int run_check(const char *path, int devices) {
+  SrDiags d = SR_DIAGS_INIT;
+  SrSrc *src = read_source(path, &d);
+  if (!src) {
+    report(&d);
+    sr_diags_clear(&d);
+    return EXIT_USAGE;
+  }
+  (void)devices;
+  size_t pos = sr_skip_blanks(src->text, src->len, 0);
+  int rc = EXIT_OK, count = 0;
+  while (pos < src->len) {
+    size_t end;
+    SrProgram *p = sr_parse_program(src, pos, &end, NULL, &d);
+    if (!p) {
+      rc = EXIT_PARSE;
+      break;
+    }
+    SrCheckOpts opts = {NULL, 1};
+    if (sr_check_jaxpr(p->top, &opts, &d, NULL) > 0 || d.count) rc = EXIT_PARSE;
+    count++;
+    sr_program_unref(p);
+    pos = sr_skip_blanks(src->text, src->len, end);
+  }
+  if (d.count) {
+    report(&d);
+  } else {
+    printf("%s: ok (%d jaxpr%s)\n", path, count, count == 1 ? "" : "s");
+  }
+  sr_diags_clear(&d);
+  sr_src_unref(src);
+  return rc;
+}
+
 static void usage(FILE *f) {
   fputs("usage: shardrepl [options] [FILE...]\n"
         "Runs the statements of each FILE (a .jxr script), or reads them from the\n"
@@ -104,6 +140,7 @@ static void usage(FILE *f) {
         "  -i, --interactive      read from the terminal after the FILEs and -e\n"
         "      --devices N        simulate N devices in this process (default 8)\n"
         "      --fmt FILE         print the canonical form of the jaxprs in FILE ('-': stdin)\n"
+        "      --check FILE       type-check the jaxprs in FILE ('-': stdin)\n"
         "  -h, --help             show this help\n"
         "  -V, --version          show the version\n"
         "Exit status: 0 success, 1 runtime error, 2 usage error, 3 parse or type error.\n",
@@ -123,6 +160,7 @@ int main(int argc, char **argv) {
     {"interactive", no_argument, 0, 'i'},
     {"devices", required_argument, 0, 'D'},
     {"fmt", required_argument, 0, 'F'},
+    {"check", required_argument, 0, 'C'},
     {"help", no_argument, 0, 'h'},
     {"version", no_argument, 0, 'V'},
     {0, 0, 0, 0},
@@ -147,6 +185,7 @@ int main(int argc, char **argv) {
       break;
     }
     case 'F': free(evals); return run_fmt(optarg);
+    case 'C': free(evals); return run_check(optarg, devices);
     case 'h': usage(stdout); free(evals); return EXIT_OK;
     case 'V': puts(PACKAGE_STRING); free(evals); return EXIT_OK;
     default: usage(stderr); free(evals); return EXIT_USAGE;
