@@ -149,7 +149,7 @@ static void usage(FILE *f) {
 
 /* The exit status of a run: that of the first error, if any. */
 static int status_of(SrInterp *I, int status) {
-  if (status == EXIT_OK && I->diags.count) status = exit_for(sr_diags_kind(&I->diags));
+  if (status == EXIT_OK && I->first_error) status = exit_for(I->first_error);
   return status;
 }
 
@@ -193,6 +193,7 @@ int main(int argc, char **argv) {
   }
   SrInterp *I = sr_interp_new();
   I->keep_going = keep_going;
+  I->on_error = sr_repl_report;
   if (devices) I->jax->num_devices = devices;
   int status = EXIT_OK;
   int ran = 0;

@@ -29,12 +29,14 @@ static void on_sigint(int sig) {
 
 void sr_repl_report(SrInterp *I) {
   if (!I->diags.count) return;
+  if (!I->first_error) I->first_error = sr_diags_kind(&I->diags);
   SrBuf b = SR_BUF_INIT;
   sr_diags_render(&I->diags, &b);
   fflush(stdout);
   fputs(sr_buf_str(&b), stderr);
   fflush(stderr);
   sr_buf_free(&b);
+  sr_diags_clear(&I->diags);
 }
 
 /* ---- completion ---- */

@@ -8,6 +8,7 @@
 
 #include "lang/commands.h"
 #include "lang/jaxstate.h"
+#include "lang/jnp.h"
 #include "lang/objects.h"
 #include "util/intern.h"
 #include "util/pyfmt.h"
@@ -122,6 +123,8 @@ SrInterp *sr_interp_new(void) {
   I->out = stdout;
   I->echo = 1;
   I->jax = sr_jax_state_new();
+  I->call_jaxpr = sr_jaxpr_call_hook();
+  sr_array_printing(I);
   return I;
 }
 
@@ -1484,6 +1487,12 @@ static size_t resync(const SrSrc *src, size_t pos) {
   return src->len;
 }
 
+/* Hands the diagnostics of a failed statement to the driver at once. */
+static void report_now(SrInterp *I) {
+  if (!I->first_error) I->first_error = sr_diags_kind(&I->diags);
+  if (I->on_error) I->on_error(I);
+}
+
 /* The start of the next line holding something, or len. */
 static size_t skip_blank_lines(const SrSrc *src, size_t pos) {
   const char *s = src->text;
@@ -1512,6 +1521,7 @@ int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going) {
       while (eol < src->len && src->text[eol] != '\n') eol++;
       if (sr_command_run(I, src, pos, eol) < 0) {
         if (I->exc) exc_to_diag(I);
+        report_now(I);
         failed++;
         if (!keep_going) break;
       }
@@ -1526,6 +1536,7 @@ int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going) {
       if (!pd.count) break;
       pd.incomplete = 0;
       sr_diags_move(&I->diags, &pd);
+      report_now(I);
       failed++;
       if (!keep_going) break;
       pos = resync(src, at);
@@ -1542,10 +1553,12 @@ int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going) {
       if (!I->exc) sr_raise(I, "RuntimeError", "error");
       locate(I, n->off);
       exc_to_diag(I);
+      report_now(I);
       failed++;
       if (!keep_going) break;
     } else if (s == ST_BREAK || s == ST_CONTINUE) {
       sr_error(&I->diags, SR_E_PARSE, src, n->off, "'break' or 'continue' outside a loop");
+      report_now(I);
       failed++;
       if (!keep_going) break;
     }

@@ -80,10 +80,17 @@ struct SrInterp {
   int depth;             /* call depth, against runaway recursion */
   int echo;              /* echo bare expression statements */
   int keep_going;        /* :load and scripts continue after an error */
+  /* called after each failed statement, with its diagnostics in diags (the
+     driver prints them then, so they interleave with the output) */
+  void (*on_error)(SrInterp *I);
+  int first_error;       /* SrErrKind of the first error reported, or 0 */
   int quit;              /* :quit was run */
   volatile int interrupted; /* set by SIGINT */
   struct SrJaxState *jax; /* JAX's global state (meshes, devices, config) */
   SrJaxprCallFn call_jaxpr;
+  struct SrTrace *trace;  /* the innermost trace being built, or NULL */
+  int next_trace_id;
+  void *exec;             /* the execution backend's state (exec/) */
 };
 
 SrInterp *sr_interp_new(void);

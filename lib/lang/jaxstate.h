@@ -18,6 +18,7 @@ typedef struct SrJaxState {
   int num_devices;             /* jax_num_cpu_devices */
   int devices_used;            /* the device count is fixed once used */
   int enable_x64;
+  int check_vma;               /* tracing a shard_map body with check_vma */
 } SrJaxState;
 
 SrJaxState *sr_jax_state_new(void);

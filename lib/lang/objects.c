@@ -1,6 +1,8 @@
 /* objects.c: classes of the language and Python's operators on data. */
 #include "lang/objects.h"
 
+#include "lang/jnp.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1274,4 +1276,5 @@ void sr_objects_init(void) {
   }
   sr_builtins_py_init();
   sr_builtins_jax_init();
+  sr_jnp_init();
 }

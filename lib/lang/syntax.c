@@ -510,7 +510,8 @@ static SrNode *subscript(LP *p) {
 /* arglist: argument (',' argument)* [','];
    argument: test [comp_for] | NAME '=' test | '*' test | '**' test */
 static SrNode *call(LP *p, SrNode *fn) {
-  SrNode *n = node(p, SR_N_CALL, p->tok.off);
+  /* errors of a call point at the start of the called expression */
+  SrNode *n = node(p, SR_N_CALL, fn->off);
   n->a = fn;
   advance(p); /* ( */
   NL args = {0}, kwvals = {0};
@@ -599,7 +600,8 @@ static SrNode *primary(LP *p) {
         free(idx.v);
         return idx.n == 0 && !p->err ? fail(p, "an index") : NULL;
       }
-      SrNode *n = node(p, SR_N_SUBSCRIPT, off);
+      SrNode *n = node(p, SR_N_SUBSCRIPT, e->off);
+      (void)off;
       n->a = e;
       if (idx.n == 1 && !trailing) {
         n->b = idx.v[0];
@@ -613,7 +615,7 @@ static SrNode *primary(LP *p) {
     } else if (at_op(p, ".")) {
       advance(p);
       if (p->tok.kind != SR_T_NAME) return fail(p, "an attribute name");
-      SrNode *n = node(p, SR_N_ATTR, p->tok.off);
+      SrNode *n = node(p, SR_N_ATTR, e->off);
       n->a = e;
       n->name = p->tok.text;
       advance(p);

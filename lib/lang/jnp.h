@@ -1,0 +1,53 @@
+/* jnp.h: the numpy-level layer over sr_bind: dtype and rank promotion, as
+ * jax.numpy does before it binds lax primitives.  The jax.numpy, jax.lax
+ * and jax built-ins are written with these. */
+#ifndef SR_LANG_JNP_H
+#define SR_LANG_JNP_H
+
+#include "lang/trace.h"
+
+/* The dtype JAX gives a mix of operands (weak Python scalars defer to
+   arrays' dtypes), and whether the result is weak. */
+SrDtype sr_jnp_result_dtype(SrInterp *I, int n, SrVal **args, int *weak);
+/* Converts x to dtype dt (a convert_element_type equation for arrays, a
+   retyped literal for Python scalars); a new reference. */
+SrVal *sr_jnp_convert(SrInterp *I, SrVal *x, SrDtype dt, int weak);
+/* Promotes operands in place to one dtype and one rank (broadcast_in_dim
+   adds leading dims); the args array holds new references afterwards. */
+int sr_jnp_promote(SrInterp *I, int n, SrVal **args, const char *fname);
+/* Lists and nested lists of numbers as a concrete or abstract array. */
+SrVal *sr_jnp_asarray(SrInterp *I, SrVal *x, int dtype /* -1: infer */);
+
+/* Binds a primitive with params given as alternating key, value (counted,
+   stolen) pairs ending in NULL. */
+SrVal *sr_bindv(SrInterp *I, int prim_id, int nin, SrVal **in, ...);
+
+/* Helpers for building params. */
+SrVal *sr_int_tuple(const int64_t *v, int n);
+SrVal *sr_none_tuple(int n);
+/* The shape of a Python int or tuple of ints. */
+int sr_shape_arg(SrInterp *I, SrVal *v, int64_t *shape, int *ndim, const char *what);
+/* The out_sharding / sharding argument of an API call (P or
+   NamedSharding or None) as a sharding param value; NULL means None. */
+SrVal *sr_sharding_arg(SrInterp *I, SrVal *v, int ndim, const char *what);
+
+/* Array construction from host data (rows of doubles, or of ints), set by
+   exec/ (NULL: arrays are abstract). */
+extern struct SrArray *(*sr_exec_from_host)(SrInterp *I, const SrType *t, const double *re,
+                                            const double *im, const int64_t *iv);
+
+/* Pytrees: the leaves (arrays, scalars) of nested lists, tuples and dicts,
+   and the same structure rebuilt from new leaves. */
+SrVal *sr_pytree_flatten(SrInterp *I, SrVal *v);
+SrVal *sr_pytree_unflatten(SrVal *like, SrVal *leaves);
+/* Traces fn on the types of args (see jnp.c). */
+SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, const char **kw,
+                     SrVal **kwv, SrVal **out_tree, SrVal **captured);
+/* Calls fn as jax.jit does: traces it and binds a jit equation. */
+SrVal *sr_jit_call(SrInterp *I, SrVal *fn, const char *name, SrArgs *a);
+extern const SrClass sr_jit_class;
+SrJaxprCallFn sr_jaxpr_call_hook(void);
+
+void sr_jnp_init(void);
+
+#endif
