@@ -111,4 +111,123 @@ void sr_type_sharding_str(SrBuf *out, SrTypeCtx *cx, const SrType *t);
 /* Weak type of the result: weak only if every non-literal input is. */
 int sr_all_weak(const SrRuleEqn *e);
 
+/* ---- the frame of a standard primitive (lax/utils.py) ----
+ *
+ * JAX's standard_abstract_eval runs, for one result: the shape and dtype
+ * rules; then the sharding rule unless the context mesh and the inputs'
+ * meshes are all Auto/Manual (call_sharding_rule); then the unreduced/
+ * reduced ("ur") rule on the explicit sets (call_ur_rule), or on the manual
+ * sets when every context axis is Manual (manual_rule); then the varying
+ * rule; then the memory space.  In this IR a type's unreduced and reduced
+ * sets hold both kinds; which one they are is a fact of the context. */
+
+typedef enum {
+  SR_MODE_EXPLICIT, /* a context axis is Explicit (or there is no context
+                       mesh): the sharding and ur rules run */
+  SR_MODE_AUTO,     /* Auto axes (maybe with Manual ones): replicated, no
+                       unreduced or reduced */
+  SR_MODE_MANUAL,   /* every context axis Manual: replicated, the ur rule
+                       runs on the manual sets */
+} SrShardMode;
+
+typedef struct SrStd {
+  SrShardMode mode;
+  const SrMesh *mesh; /* the mesh results are built on (a shape), or NULL */
+} SrStd;
+
+/* Starts a standard rule: checks the inputs' meshes against the context
+   (core.check_avals_context_mesh) and picks the mode. */
+int sr_std_begin(SrTypeCtx *cx, const SrRuleEqn *e, SrStd *s);
+/* The common mesh of the inputs that have one
+   (utils._get_abstract_mesh_from_avals): "Mesh for all inputs should be
+   equal" when two differ.  *m is NULL when none has a mesh. */
+int sr_inputs_mesh(SrTypeCtx *cx, const SrRuleEqn *e, const char *exc, const SrMesh **m);
+/* Whether input i counts as having an empty mesh in JAX (a literal, or any
+   meshless value when there is no context mesh): replicated values carry
+   no mesh in this IR, so a var with no axes is taken to be on the mesh. */
+int sr_in_mesh_empty(SrTypeCtx *cx, const SrRuleEqn *e, uint32_t i);
+/* Clears every dimension's axes (the replicated result of the Auto and
+   Manual paths). */
+void sr_builder_replicate(SrTypeBuilder *b);
+
+/* core.getu / core.getr: the unreduced and reduced sets an ur rule sees.
+   getu also wants the unreduced kind to be `sum` (ValueError otherwise);
+   sr_getu_kind asks for another kind. */
+int sr_getu(SrTypeCtx *cx, const SrType *t, SrAxes *out);
+int sr_getu_kind(SrTypeCtx *cx, const SrType *t, int kind, SrAxes *out);
+SrAxes sr_getr(SrTypeCtx *cx, const SrType *t);
+/* call_ur_rule for a primitive without an ur rule: in explicit mode any
+   unreduced or reduced input (or given output sharding, when out_ur is
+   nonzero) is "unreduced/reduced rule for {p} is not implemented". */
+int sr_ur_none(SrTypeCtx *cx, const SrRuleEqn *e, const SrStd *s, SrAxes out_ur);
+/* core.standard_vma_rule: with check_vma all inputs vary over the same
+   axes, which the result varies over. */
+int sr_vma_standard(SrTypeCtx *cx, const SrRuleEqn *e, SrAxes *out);
+/* utils._default_memory_space_rule. */
+int sr_mem_default(SrTypeCtx *cx, const SrRuleEqn *e, const char **out);
+
+/* Checks the number of operands and results: "{p} takes N operands". */
+int sr_rule_arity(SrTypeCtx *cx, const SrRuleEqn *e, int nin, int nout);
+/* The written result type i, or NULL (tracing, or nothing written). */
+const SrType *sr_written(const SrRuleEqn *e, uint32_t i);
+
+/* ---- dtypes as JAX's rules test them ---- */
+
+enum {
+  SR_DC_BOOL = 1 << 0,
+  SR_DC_SIGNED = 1 << 1,
+  SR_DC_UNSIGNED = 1 << 2,
+  SR_DC_INT = SR_DC_SIGNED | SR_DC_UNSIGNED,
+  SR_DC_FLOAT = 1 << 3,
+  SR_DC_COMPLEX = 1 << 4,
+  SR_DC_NUM = SR_DC_INT | SR_DC_FLOAT | SR_DC_COMPLEX,
+  SR_DC_ANY = SR_DC_NUM | SR_DC_BOOL,
+};
+/* dtypes.issubdtype(d, t) for one of the classes in the set. */
+int sr_dtype_in(SrDtype d, unsigned classes);
+/* "integer, floating": numpy's names of the classes, for messages. */
+void sr_dtype_classes_str(SrBuf *out, unsigned classes);
+/* lax.check_same_dtypes ("lax.add requires arguments to have the same
+   dtypes, got float32, int32."), over the given types. */
+int sr_check_same_dtypes(SrTypeCtx *cx, const char *name, const SrType *const *ts, uint32_t n);
+/* The float0 TypeError of unop/naryop dtype rules; pos < 0 for a unary op. */
+int sr_float0_error(SrTypeCtx *cx, const char *name, int pos);
+/* Input types where a literal written without a type (the 2021-2024
+   printer's `add a 1.0`) takes the dtype of the first typed operand, as
+   the weak literal it was did. */
+void sr_resolve_bare_literals(const SrRuleEqn *e, const SrType **ts);
+
+/* ---- text for JAX's messages ---- */
+
+/* str(aval): ~float32[8@X]{U:Y} */
+void sr_aval_str(SrBuf *out, const SrType *t);
+/* repr(aval): ShapedArray(float32[8@X], weak_type=True) */
+void sr_aval_repr(SrBuf *out, const SrType *t);
+/* aval.str_short(mesh_axis_types=True): float32[8@X]({Explicit: ('X',)}) */
+void sr_aval_str_axis_types(SrBuf *out, SrTypeCtx *cx, const SrType *t);
+/* str(shape): (8, 4), (8,), () */
+void sr_shape_str(SrBuf *out, const SrType *t);
+/* str(tuple(spec.partitions)) of some dims (all of them if dims is NULL):
+   ('X', None), (('X', 'Y'),), () */
+void sr_partitions_str(SrBuf *out, const SrType *t, const int64_t *dims, int n);
+/* repr of the type's PartitionSpec: P('X', None, unreduced={'Y'}, ...) */
+void sr_type_spec_repr(SrBuf *out, const SrType *t);
+/* repr(frozenset) of a set of axes: frozenset({'X', 'Y'}), frozenset() */
+void sr_axes_frozenset_str(SrBuf *out, const SrMesh *m, SrAxes axes);
+/* str of a Python tuple of ints: (0, 1), (0,), () */
+void sr_ints_str(SrBuf *out, const int64_t *v, int n);
+/* The mesh a type or spec names, for messages: the context mesh when it
+   has the same axes, else the shape mesh. */
+void sr_mesh_for_msg(SrBuf *out, SrTypeCtx *cx, const SrMesh *m);
+
+/* Two dimensions of the same size (symbolic sizes by name). */
+static inline int sr_dim_same(const SrDim *a, const SrDim *b) {
+  return a->size == b->size && a->sym == b->sym;
+}
+/* The spec entries of dim i of a and dim j of b name the same axes in the
+   same order (P entries compare equal). */
+int sr_spec_entry_eq(const SrType *a, int i, const SrType *b, int j);
+/* The axes of a set named by one type's mesh, as bits of another mesh. */
+SrAxes sr_axes_remap(SrAxes axes, const SrMesh *from, const SrMesh *to);
+
 #endif
