@@ -1,6 +1,350 @@
-/* rules_dot.c: the dot family's rules. */
+/* rules_dot.c: the type rule of dot_general (reference 3.4).
+ *
+ * The result's dimensions are the batch dimensions, then the free
+ * dimensions of lhs, then those of rhs, each keeping its spec.  Batch
+ * dimensions must be sharded alike; a contraction sharded on both sides is
+ * ambiguous unless `out_sharding` says what to make of it, which is also
+ * the only way to an unreduced result.  The printer drops `out_sharding`,
+ * so a parsed equation takes it from its binder.
+ */
+#include <string.h>
+
 #include "prims/rule.h"
 
 void sr_rules_dot_init(void);
 
-void sr_rules_dot_init(void) {}
+typedef struct DimNums {
+  int64_t lc[SR_MAX_RANK], rc[SR_MAX_RANK], lb[SR_MAX_RANK], rb[SR_MAX_RANK];
+  int nlc, nrc, nlb, nrb;
+} DimNums;
+
+static int read_list(const SrVal *v, int64_t *out, int *n) {
+  if (!v || !sr_is_seq(v)) return -1;
+  *n = 0;
+  for (int i = 0; i < v->seq.n; i++) {
+    const SrVal *x = v->seq.items[i];
+    if ((x->kind != SR_V_INT && x->kind != SR_V_BOOL) || *n >= SR_MAX_RANK) return -1;
+    out[(*n)++] = x->i;
+  }
+  return 0;
+}
+
+/* dimension_numbers=(([1], [0]), ([], [])) */
+static int read_dimnums(SrTypeCtx *cx, const SrRuleEqn *e, DimNums *dn) {
+  const SrVal *v = sr_rparam(e, "dimension_numbers");
+  if (!v) return sr_terr(cx, "TypeError", "dot_general equation has no 'dimension_numbers' param");
+  if (sr_is_seq(v) && v->seq.n == 2 && sr_is_seq(v->seq.items[0]) && sr_is_seq(v->seq.items[1]) &&
+      v->seq.items[0]->seq.n == 2 && v->seq.items[1]->seq.n == 2 &&
+      read_list(v->seq.items[0]->seq.items[0], dn->lc, &dn->nlc) == 0 &&
+      read_list(v->seq.items[0]->seq.items[1], dn->rc, &dn->nrc) == 0 &&
+      read_list(v->seq.items[1]->seq.items[0], dn->lb, &dn->nlb) == 0 &&
+      read_list(v->seq.items[1]->seq.items[1], dn->rb, &dn->nrb) == 0)
+    return 0;
+  SrBuf b = SR_BUF_INIT;
+  sr_val_str(&b, v);
+  sr_terr(cx, "TypeError", "dot_general's dimension_numbers=%s is not ((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch))",
+          sr_buf_str(&b));
+  sr_buf_free(&b);
+  return -1;
+}
+
+static int has_dup(const int64_t *v, int n) {
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < i; k++)
+      if (v[i] == v[k]) return 1;
+  return 0;
+}
+
+static int contains(const int64_t *v, int n, int64_t x) {
+  for (int i = 0; i < n; i++)
+    if (v[i] == x) return 1;
+  return 0;
+}
+
+static int shape_error(SrTypeCtx *cx, const char *fmt, const int64_t *a, int na, const int64_t *b, int nb) {
+  SrBuf x = SR_BUF_INIT, y = SR_BUF_INIT;
+  sr_ints_str(&x, a, na);
+  if (b) sr_ints_str(&y, b, nb);
+  sr_terr(cx, "TypeError", fmt, sr_buf_str(&x), sr_buf_str(&y));
+  sr_buf_free(&x);
+  sr_buf_free(&y);
+  return -1;
+}
+
+/* lax._dot_general_shape_rule */
+static int dot_shape(SrTypeCtx *cx, const SrType *l, const SrType *r, const DimNums *d) {
+  for (int i = 0; i < d->nlc + d->nlb; i++) {
+    int64_t x = i < d->nlc ? d->lc[i] : d->lb[i - d->nlc];
+    if (x < 0 || x >= l->ndim) {
+      SrBuf a = SR_BUF_INIT, c = SR_BUF_INIT;
+      sr_ints_str(&a, d->lb, d->nlb);
+      sr_ints_str(&c, d->lc, d->nlc);
+      sr_terr(cx, "TypeError",
+              "dot_general requires lhs dimension numbers to be nonnegative and less than the number of axes of the "
+              "lhs value, got lhs_batch of %s and lhs_contracting of %s for lhs of rank %d",
+              sr_buf_str(&a), sr_buf_str(&c), l->ndim);
+      sr_buf_free(&a);
+      sr_buf_free(&c);
+      return -1;
+    }
+  }
+  for (int i = 0; i < d->nrc + d->nrb; i++) {
+    int64_t x = i < d->nrc ? d->rc[i] : d->rb[i - d->nrc];
+    if (x < 0 || x >= r->ndim) {
+      SrBuf a = SR_BUF_INIT, c = SR_BUF_INIT;
+      sr_ints_str(&a, d->rb, d->nrb);
+      sr_ints_str(&c, d->rc, d->nrc);
+      sr_terr(cx, "TypeError",
+              "dot_general requires rhs dimension numbers to be nonnegative and less than the number of axes of the "
+              "rhs value, got rhs_batch of %s and rhs_contracting of %s for rhs of rank %d",
+              sr_buf_str(&a), sr_buf_str(&c), r->ndim);
+      sr_buf_free(&a);
+      sr_buf_free(&c);
+      return -1;
+    }
+  }
+  if (d->nlb != d->nrb)
+    return shape_error(cx, "dot_general requires equal numbers of lhs_batch and rhs_batch dimensions, got lhs_batch %s and rhs_batch %s.",
+                       d->lb, d->nlb, d->rb, d->nrb);
+  if (has_dup(d->lb, d->nlb))
+    return shape_error(cx, "dot_general requires lhs batch dimensions to be distinct, got lhs_batch %s.%s", d->lb, d->nlb, NULL, -1);
+  if (has_dup(d->rb, d->nrb))
+    return shape_error(cx, "dot_general requires rhs batch dimensions to be distinct, got rhs_batch %s.%s", d->rb, d->nrb, NULL, -1);
+  if (has_dup(d->lc, d->nlc))
+    return shape_error(cx, "dot_general requires lhs contracting dimensions to be distinct, got lhs_contracting %s.%s", d->lc,
+                       d->nlc, NULL, -1);
+  if (has_dup(d->rc, d->nrc))
+    return shape_error(cx, "dot_general requires rhs contracting dimensions to be distinct, got rhs_contracting %s.%s", d->rc,
+                       d->nrc, NULL, -1);
+  for (int i = 0; i < d->nlc; i++)
+    if (contains(d->lb, d->nlb, d->lc[i]))
+      return shape_error(cx, "dot_general requires lhs batch dimensions to be disjoint from contracting dimensions, got lhs_batch %s and lhs_contracting %s.",
+                         d->lb, d->nlb, d->lc, d->nlc);
+  for (int i = 0; i < d->nrc; i++)
+    if (contains(d->rb, d->nrb, d->rc[i]))
+      return shape_error(cx, "dot_general requires rhs batch dimensions to be disjoint from contracting dimensions, got rhs_batch %s and rhs_contracting %s.",
+                         d->rb, d->nrb, d->rc, d->nrc);
+  int64_t ls[SR_MAX_RANK], rs[SR_MAX_RANK];
+  int ok = 1;
+  for (int i = 0; i < d->nlb; i++) {
+    ls[i] = l->dims[d->lb[i]].size;
+    rs[i] = r->dims[d->rb[i]].size;
+    if (!sr_dim_same(&l->dims[d->lb[i]], &r->dims[d->rb[i]])) ok = 0;
+  }
+  if (!ok)
+    return shape_error(cx, "dot_general requires lhs batch dimensions and rhs batch dimensions to have the same shape, got %s and %s.",
+                       ls, d->nlb, rs, d->nrb);
+  ok = d->nlc == d->nrc;
+  for (int i = 0; i < d->nlc; i++) ls[i] = l->dims[d->lc[i]].size;
+  for (int i = 0; i < d->nrc; i++) rs[i] = r->dims[d->rc[i]].size;
+  for (int i = 0; ok && i < d->nlc; i++)
+    if (!sr_dim_same(&l->dims[d->lc[i]], &r->dims[d->rc[i]])) ok = 0;
+  if (!ok)
+    return shape_error(cx, "dot_general requires contracting dimensions to have the same shape, got %s and %s.", ls, d->nlc,
+                       rs, d->nrc);
+  return 0;
+}
+
+/* lax._dot_general_dtype_rule's type_properties: (complex, maxexp, nmant,
+   bit width, signed), compared as a tuple. */
+static void type_properties(SrDtype d, int p[5]) {
+  static const struct { SrDtype d; int maxexp, nmant; } fi[] = {
+    {SR_F16, 16, 10}, {SR_BF16, 128, 7}, {SR_F32, 128, 23}, {SR_F64, 1024, 52},
+    {SR_F8_E4M3FN, 9, 3}, {SR_F8_E5M2, 16, 2}, {SR_F8_E4M3FNUZ, 8, 3}, {SR_F8_E5M2FNUZ, 16, 2},
+    {SR_F8_E4M3B11FNUZ, 5, 3}, {SR_F8_E3M4, 4, 4}, {SR_F8_E4M3, 8, 3}, {SR_F8_E8M0FNU, 128, 0},
+    {SR_F4_E2M1FN, 3, 1},
+  };
+  p[0] = sr_dtype_kind(d) == SR_DK_COMPLEX;
+  SrDtype c = d == SR_C64 ? SR_F32 : d == SR_C128 ? SR_F64 : d;
+  p[1] = p[2] = -1;
+  for (size_t i = 0; i < sizeof fi / sizeof fi[0]; i++)
+    if (fi[i].d == c) p[1] = fi[i].maxexp, p[2] = fi[i].nmant;
+  p[3] = c == SR_BOOL ? 1 : sr_dtype_info(c)->bits;
+  p[4] = sr_dtype_kind(c) != SR_DK_UINT;
+}
+
+static int bit_width(SrDtype d) { return d == SR_BOOL ? 1 : sr_dtype_info(d)->bits; }
+
+/* lax._dot_general_dtype_rule and _maybe_upcast. */
+static int dot_dtype(SrTypeCtx *cx, const SrRuleEqn *e, const SrType *l, const SrType *r, SrDtype *out) {
+  int lp[5], rp[5], cmp = 0;
+  type_properties(l->dtype, lp);
+  type_properties(r->dtype, rp);
+  for (int i = 0; i < 5 && !cmp; i++) cmp = lp[i] > rp[i] ? 1 : lp[i] < rp[i] ? -1 : 0;
+  SrDtype res = cmp > 0 ? l->dtype : cmp < 0 ? r->dtype : l->dtype;
+  if (!cmp && l->dtype != r->dtype)
+    return sr_terr(cx, "TypeError", "lax.dot_general argument type error: %s, %s", sr_dtype_name(l->dtype),
+                   sr_dtype_name(r->dtype));
+  SrDtype pref = 0;
+  int has = 0;
+  if (sr_rparam_dtype(cx, e, "preferred_element_type", &pref, &has) < 0) return -1;
+  *out = res;
+  if (!has || pref == res) return 0;
+  /* a DotAlgorithm(Preset) precision prints as a bare name */
+  const SrVal *prec = sr_rparam(e, "precision");
+  int algorithm = prec && prec->kind == SR_V_WORD && !(prec->str.n >= 9 && memcmp(prec->str.s, "Precision", 9) == 0);
+  if (!algorithm && !sr_dtype_is_float(res) && bit_width(pref) < bit_width(res))
+    return sr_terr(cx, "TypeError",
+                   "`preferred_element_type` must not be narrower than the original type, got preferred_element_type "
+                   "of %s for result type of %s.",
+                   sr_dtype_name(pref), sr_dtype_name(res));
+  *out = pref;
+  return 0;
+}
+
+static int spec_pair_error(SrTypeCtx *cx, const char *fmt, const SrType *l, const int64_t *ld, int nl, const SrType *r,
+                           const int64_t *rd, int nr) {
+  SrBuf a = SR_BUF_INIT, b = SR_BUF_INIT;
+  sr_partitions_str(&a, l, ld, nl);
+  sr_partitions_str(&b, r, rd, nr);
+  sr_terr(cx, "ShardingTypeError", fmt, sr_buf_str(&a), sr_buf_str(&b));
+  sr_buf_free(&a);
+  sr_buf_free(&b);
+  return -1;
+}
+
+/* lax.dot_general_p: _dot_general_shape_rule, _dot_general_dtype_rule,
+   _dot_general_sharding_rule and _dot_general_ur_rule. */
+static int type_dot_general(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 2, 1) < 0) return -1;
+  const SrType *ts[2];
+  sr_resolve_bare_literals(e, ts);
+  const SrType *l = ts[0], *r = ts[1];
+  DimNums d;
+  if (read_dimnums(cx, e, &d) < 0 || dot_shape(cx, l, r, &d) < 0) return -1;
+  SrDtype dt = 0;
+  if (dot_dtype(cx, e, l, r, &dt) < 0) return -1;
+  SrStd s;
+  if (sr_std_begin(cx, e, &s) < 0) return -1;
+  /* the result's dims: batch, lhs free, rhs free */
+  SrTypeBuilder b;
+  memset(&b, 0, sizeof b);
+  b.dtype = dt;
+  b.weak = (uint8_t)(l->weak && r->weak);
+  b.mesh = l->mesh ? l->mesh : r->mesh ? r->mesh : s.mesh;
+  const SrType *src[SR_MAX_RANK];
+  int srcdim[SR_MAX_RANK];
+  for (int i = 0; i < d.nlb; i++) src[b.ndim] = l, srcdim[b.ndim++] = (int)d.lb[i];
+  for (int i = 0; i < l->ndim; i++)
+    if (!contains(d.lc, d.nlc, i) && !contains(d.lb, d.nlb, i)) src[b.ndim] = l, srcdim[b.ndim++] = i;
+  for (int i = 0; i < r->ndim; i++)
+    if (!contains(d.rc, d.nrc, i) && !contains(d.rb, d.nrb, i)) src[b.ndim] = r, srcdim[b.ndim++] = i;
+  for (int i = 0; i < b.ndim; i++) {
+    b.dims[i].size = src[i]->dims[srcdim[i]].size;
+    b.dims[i].sym = src[i]->dims[srcdim[i]].sym;
+  }
+  /* out_sharding, or the binder the printer let stand for it */
+  SrShardSpec g;
+  int given = 0;
+  if (sr_rparam(e, "out_sharding")) {
+    if (sr_rparam_sharding(cx, e, "out_sharding", b.ndim, &g, &given) < 0) return -1;
+  } else if (sr_written(e, 0) && sr_written(e, 0)->ndim == b.ndim) {
+    sr_shard_of_type(sr_written(e, 0), &g);
+    given = 1;
+  }
+  if (s.mode == SR_MODE_EXPLICIT) {
+    if (l->mesh && r->mesh && l->mesh != r->mesh) {
+      SrBuf a = SR_BUF_INIT, c = SR_BUF_INIT;
+      sr_mesh_for_msg(&a, cx, l->mesh);
+      sr_mesh_for_msg(&c, cx, r->mesh);
+      sr_terr(cx, "ShardingTypeError", "Mesh of both lhs and rhs should match. Got lhs: %s and rhs: %s", sr_buf_str(&a),
+              sr_buf_str(&c));
+      sr_buf_free(&a);
+      sr_buf_free(&c);
+      return -1;
+    }
+    if (given) {
+      if (g.mesh) b.mesh = g.mesh;
+      for (int i = 0; i < b.ndim; i++) {
+        b.dims[i].nax = g.nax[i];
+        memcpy(b.dims[i].ax, g.ax[i], SR_MAX_DIM_AXES);
+      }
+    } else {
+      for (int i = 0; i < d.nlb; i++)
+        if (!sr_spec_entry_eq(l, (int)d.lb[i], r, (int)d.rb[i]))
+          return spec_pair_error(cx,
+                                 "dot_general requires lhs batch dimensions and rhs batch dimensions to have the same "
+                                 "sharding, got %s and %s.",
+                                 l, d.lb, d.nlb, r, d.rb, d.nrb);
+      for (int i = 0; i < d.nlc; i++)
+        if (l->dims[d.lc[i]].nax && r->dims[d.rc[i]].nax) {
+          SrBuf a = SR_BUF_INIT, c = SR_BUF_INIT;
+          sr_partitions_str(&a, l, d.lc, d.nlc);
+          sr_partitions_str(&c, r, d.rc, d.nrc);
+          sr_terr(cx, "ShardingTypeError",
+                  "Contracting dimensions are sharded and it is ambiguous how the output should be sharded. Please "
+                  "specify the output sharding via the `out_sharding` parameter. Got lhs_contracting_spec=%s and "
+                  "rhs_contracting_spec=%s",
+                  sr_buf_str(&a), sr_buf_str(&c));
+          sr_buf_free(&a);
+          sr_buf_free(&c);
+          return -1;
+        }
+      for (int i = 0; i < b.ndim; i++) {
+        const SrDim *x = &src[i]->dims[srcdim[i]];
+        b.dims[i].nax = x->nax;
+        for (int k = 0; k < x->nax; k++) {
+          int a = b.mesh ? sr_mesh_axis(b.mesh, src[i]->mesh->names[x->ax[k]]) : -1;
+          b.dims[i].ax[k] = (uint8_t)(a < 0 ? x->ax[k] : a);
+        }
+      }
+    }
+  }
+  /* _dot_general_unreduced_rule; reduced inputs are accepted and dropped */
+  if (s.mode != SR_MODE_AUTO) {
+    SrAxes lu, ru;
+    if (sr_getu(cx, l, &lu) < 0 || sr_getu(cx, r, &ru) < 0) return -1;
+    if (lu || ru) {
+      SrBuf a = SR_BUF_INIT, c = SR_BUF_INIT;
+      sr_aval_repr(&a, l);
+      sr_aval_repr(&c, r);
+      sr_terr(cx, "ShardingTypeError", "lhs or rhs passed to dot_general cannot be unreduced. Got lhs=%s and rhs=%s",
+              sr_buf_str(&a), sr_buf_str(&c));
+      sr_buf_free(&a);
+      sr_buf_free(&c);
+      return -1;
+    }
+    if (given && g.unreduced && s.mode == SR_MODE_EXPLICIT) {
+      int same = d.nlc == d.nrc;
+      SrAxes flat = 0;
+      for (int i = 0; same && i < d.nlc; i++) same = sr_spec_entry_eq(l, (int)d.lc[i], r, (int)d.rc[i]);
+      if (!same)
+        return spec_pair_error(cx,
+                               "lhs and rhs contracting dims should be sharded identically when out_sharding provided "
+                               "to dot_general mentions unreduced_axes. Got lhs_contracting_spec=%s, "
+                               "rhs_contracting_spec=%s",
+                               l, d.lc, d.nlc, r, d.rc, d.nrc);
+      for (int i = 0; i < d.nlc; i++) flat |= sr_dim_axes(&l->dims[d.lc[i]]);
+      if (sr_axes_remap(g.unreduced, g.mesh, l->mesh ? l->mesh : g.mesh) != flat) {
+        SrBuf a = SR_BUF_INIT, c = SR_BUF_INIT;
+        sr_axes_frozenset_str(&a, g.mesh, g.unreduced);
+        sr_partitions_str(&c, l, d.lc, d.nlc);
+        sr_terr(cx, "ShardingTypeError",
+                "out_sharding's unreduced axes should be equal to the contracting specs. Got unreduced axes=%s and "
+                "contracting spec=%s",
+                sr_buf_str(&a), sr_buf_str(&c));
+        sr_buf_free(&a);
+        sr_buf_free(&c);
+        return -1;
+      }
+      if (g.ukind != SR_UK_SUM) {
+        SrTypeBuilder gb = b;
+        gb.unreduced = g.unreduced;
+        gb.ukind = g.ukind;
+        SrBuf a = SR_BUF_INIT;
+        sr_type_sharding_str(&a, cx, sr_type_get(&gb));
+        sr_terr(cx, "ValueError", "`out_sharding` passed to `dot_general` can only contain unreduced of kind `sum`. Got out_sharding=%s",
+                sr_buf_str(&a));
+        sr_buf_free(&a);
+        return -1;
+      }
+      b.unreduced = g.unreduced;
+      b.ukind = SR_UK_SUM;
+    }
+  }
+  if (sr_vma_standard(cx, e, &b.varying) < 0) return -1;
+  if (sr_mem_default(cx, e, &b.mem) < 0) return -1;
+  return sr_finish_type(cx, e, &b, out);
+}
+
+void sr_rules_dot_init(void) { sr_set_type_rule(SR_P_dot_general, type_dot_general); }

@@ -1,6 +1,1262 @@
-/* rules_structural.c: the structural family's rules. */
+/* rules_structural.c: type rules of the primitives that move data around:
+ * broadcast_in_dim, reshape, transpose, squeeze, expand_dims, rev,
+ * concatenate, split, pad, slice, dynamic_slice, dynamic_update_slice,
+ * iota and sort.
+ *
+ * A result dimension takes the spec of the operand dimension it comes from
+ * (reference 3.6-3.10); reshape has its own split/merge rules, and the
+ * slicing family keeps the operand's sharding as long as every changed
+ * sharded dimension stays divisible.
+ */
+#include <string.h>
+
 #include "prims/rule.h"
 
 void sr_rules_structural_init(void);
 
-void sr_rules_structural_init(void) {}
+/* Python's floor division, for negative sizes in pad and slice. */
+static int64_t floordiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
+/* A builder for a result of the given shape on the rule's mesh, with no
+   sharding yet. */
+static void builder_shape(SrTypeBuilder *b, const SrType *like, const int64_t *shape, int ndim, const SrStd *s) {
+  memset(b, 0, sizeof *b);
+  b->dtype = like->dtype;
+  b->weak = like->weak;
+  b->mem = like->mem;
+  b->mesh = like->mesh ? like->mesh : s->mesh;
+  b->ndim = (uint8_t)ndim;
+  for (int i = 0; i < ndim; i++) b->dims[i].size = shape[i];
+}
+
+/* Copies dim j's spec of type t to dim i of b (whose mesh is t's). */
+static void take_spec(SrTypeBuilder *b, int i, const SrType *t, int j) {
+  b->dims[i].nax = t->dims[j].nax;
+  memcpy(b->dims[i].ax, t->dims[j].ax, SR_MAX_DIM_AXES);
+  if (t->mesh) b->mesh = t->mesh;
+}
+
+/* The ur rule of every primitive that passes both sets through
+   (transpose, squeeze, pad, slice, ...). */
+static int pass_ur(SrTypeCtx *cx, const SrStd *s, const SrType *x, SrTypeBuilder *b) {
+  b->unreduced = b->reduced = 0;
+  b->ukind = SR_UK_NONE;
+  if (s->mode == SR_MODE_AUTO) return 0;
+  if (sr_getu(cx, x, &b->unreduced) < 0) return -1;
+  b->reduced = sr_getr(cx, x);
+  return 0;
+}
+
+static int64_t spec_size(const SrType *t, int d) {
+  int64_t n = 1;
+  for (int k = 0; k < t->dims[d].nax; k++) n *= t->mesh->sizes[t->dims[d].ax[k]];
+  return n;
+}
+
+/* str of a spec entry: X, or ('X', 'Y') */
+static void entry_str(SrBuf *out, const SrType *t, int d) {
+  if (t->dims[d].nax == 1)
+    sr_buf_puts(out, t->mesh->names[t->dims[d].ax[0]]);
+  else
+    sr_dim_spec_str(out, t, d);
+}
+
+static void builder_shape_str(SrBuf *out, const SrTypeBuilder *b) {
+  int64_t sh[SR_MAX_RANK];
+  for (int i = 0; i < b->ndim; i++) sh[i] = b->dims[i].size;
+  sr_ints_str(out, sh, b->ndim);
+}
+
+/* slicing._get_sharding_for_varying_out_shape: the operand's sharding (P()
+   if every result dimension is 1), but a sharded dimension that changes
+   size must stay divisible by its axes. */
+static int varying_out_sharding(SrTypeCtx *cx, const SrType *x, SrTypeBuilder *b, const char *name) {
+  int all1 = 1;
+  for (int i = 0; i < b->ndim; i++)
+    if (b->dims[i].size != 1) all1 = 0;
+  for (int i = 0; i < b->ndim; i++) b->dims[i].nax = 0;
+  if (all1) return 0;
+  for (int i = 0; i < b->ndim && i < x->ndim; i++) {
+    const SrDim *d = &x->dims[i];
+    if (d->size != b->dims[i].size && d->nax && !x->mesh->unsized) {
+      int64_t sz = spec_size(x, i);
+      if (sz && b->dims[i].size % sz != 0) {
+        SrBuf sp = SR_BUF_INIT, ts = SR_BUF_INIT, sh = SR_BUF_INIT;
+        entry_str(&sp, x, i);
+        sr_type_str(&ts, x, 1);
+        builder_shape_str(&sh, b);
+        sr_terr(cx, "ShardingTypeError",
+                "%s on sharded dims where out dim (%lld) is not divisible by mesh axes (%lld) with spec (%s) is not "
+                "implemented. Got input type=%s and output shape=%s",
+                name, (long long)b->dims[i].size, (long long)sz, sr_buf_str(&sp), sr_buf_str(&ts), sr_buf_str(&sh));
+        sr_buf_free(&sp);
+        sr_buf_free(&ts);
+        sr_buf_free(&sh);
+        return -1;
+      }
+    }
+  }
+  for (int i = 0; i < b->ndim && i < x->ndim; i++) take_spec(b, i, x, i);
+  return 0;
+}
+
+/* Reads a sharding param, or (when the printer dropped it) the sharding
+   of the written result. */
+static int given_sharding(SrTypeCtx *cx, const SrRuleEqn *e, const char *key, int ndim, SrShardSpec *out,
+                          int *present) {
+  *present = 0;
+  if (sr_rparam(e, key)) return sr_rparam_sharding(cx, e, key, ndim, out, present);
+  const SrType *w = sr_written(e, 0);
+  if (w && w->ndim == ndim) {
+    sr_shard_of_type(w, out);
+    *present = 1;
+  }
+  return 0;
+}
+
+/* Applies a given sharding's partitions to b. */
+static void apply_partitions(SrTypeBuilder *b, const SrShardSpec *g) {
+  if (g->mesh) b->mesh = g->mesh;
+  for (int i = 0; i < b->ndim; i++) {
+    b->dims[i].nax = i < g->ndim ? g->nax[i] : 0;
+    memcpy(b->dims[i].ax, g->ax[i], SR_MAX_DIM_AXES);
+  }
+}
+
+static int bad_dims(SrTypeCtx *cx, const char *fmt, const int64_t *v, int n, const SrType *x) {
+  SrBuf a = SR_BUF_INIT, c = SR_BUF_INIT;
+  sr_ints_str(&a, v, n);
+  if (x) sr_shape_str(&c, x);
+  sr_terr(cx, "TypeError", fmt, sr_buf_str(&a), sr_buf_str(&c));
+  sr_buf_free(&a);
+  sr_buf_free(&c);
+  return -1;
+}
+
+/* ---- broadcast_in_dim ---- */
+
+/* lax.broadcast_in_dim_p: operand dimension i goes to result dimension
+   broadcast_dimensions[i] and keeps its spec; new dimensions are None.  The
+   printer drops `shape` and `sharding`, so a parsed equation takes them
+   from its binder. */
+static int type_broadcast_in_dim(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (e->nin > 1 && e->nout == 1 && sr_written(e, 0)) {
+    /* JAX's removed dynamic shapes (jax_dynamic_shapes): the sizes of the
+       None entries of `shape` come as integer scalar operands and the
+       binder names them; only the operands can be checked */
+    for (uint32_t i = 1; i < e->nin; i++)
+      if (e->in[i]->ndim || !sr_dtype_in(e->in[i]->dtype, SR_DC_INT))
+        return sr_terr(cx, "TypeError", "broadcast_in_dim: a dynamic size must be an integer scalar, got %s",
+                       sr_type_short(e->in[i]));
+    out[0] = sr_written(e, 0);
+    return 0;
+  }
+  if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
+  const SrType *x = e->in[0];
+  int64_t shape[SR_MAX_RANK], bd[SR_MAX_RANK];
+  int n = 0, nb = 0;
+  const SrType *w = sr_written(e, 0);
+  if (sr_rparam(e, "shape")) {
+    if (sr_rparam_ints(cx, e, "shape", 1, shape, SR_MAX_RANK, &n) < 0) return -1;
+  } else if (w) {
+    n = w->ndim;
+    for (int i = 0; i < n; i++) shape[i] = w->dims[i].size;
+  } else {
+    return sr_terr(cx, "TypeError", "broadcast_in_dim equation has no 'shape' param");
+  }
+  if (sr_rparam_ints(cx, e, "broadcast_dimensions", 0, bd, SR_MAX_RANK, &nb) < 0) return -1;
+  /* _broadcast_in_dim_shape_rule */
+  SrBuf sh = SR_BUF_INIT, bds = SR_BUF_INIT, os = SR_BUF_INIT;
+  sr_ints_str(&sh, shape, n);
+  sr_ints_str(&bds, bd, nb);
+  sr_shape_str(&os, x);
+  int rc = 0;
+  int in_range = 1, dup = 0;
+  for (int i = 0; i < nb; i++) {
+    if (bd[i] < 0 || bd[i] >= n) in_range = 0;
+    for (int k = 0; k < i; k++)
+      if (bd[k] == bd[i]) dup = 1;
+  }
+  if (x->ndim != nb)
+    rc = sr_terr(cx, "TypeError",
+                 "broadcast_in_dim broadcast_dimensions must have length equal to operand ndim; got "
+                 "broadcast_dimensions %s for operand ndim %d.",
+                 sr_buf_str(&bds), x->ndim);
+  else if (n < x->ndim)
+    rc = sr_terr(cx, "TypeError",
+                 "broadcast_in_dim target broadcast shape must have equal or higher rank to the operand shape; got "
+                 "operand ndim %d and target broadcast ndim %d.",
+                 x->ndim, n);
+  else if (!in_range)
+    rc = sr_terr(cx, "TypeError",
+                 "broadcast_in_dim broadcast_dimensions must be a subset of output dimensions, got %s for operand "
+                 "ndim %d and shape %s.",
+                 sr_buf_str(&bds), x->ndim, sr_buf_str(&sh));
+  for (int i = 0; rc == 0 && i < nb; i++) {
+    int64_t d = x->dims[i].size;
+    if (d != 1 && d != shape[bd[i]] && !x->dims[i].sym)
+      rc = sr_terr(cx, "TypeError",
+                   "broadcast_in_dim operand dimension sizes must either be 1, or be equal to their corresponding "
+                   "dimensions in the target broadcast shape; got operand of shape %s, target broadcast shape %s, "
+                   "broadcast_dimensions %s ",
+                   sr_buf_str(&os), sr_buf_str(&sh), sr_buf_str(&bds));
+  }
+  if (rc == 0 && dup)
+    rc = sr_terr(cx, "TypeError", "broadcast_in_dim broadcast_dimensions must not contain duplicates, got broadcast_dimensions %s",
+                 sr_buf_str(&bds));
+  sr_buf_free(&sh);
+  sr_buf_free(&bds);
+  sr_buf_free(&os);
+  if (rc < 0) return -1;
+  SrStd s;
+  if (sr_std_begin(cx, e, &s) < 0) return -1;
+  SrShardSpec g;
+  int given = 0;
+  if (given_sharding(cx, e, "sharding", n, &g, &given) < 0) return -1;
+  SrTypeBuilder b;
+  builder_shape(&b, x, shape, n, &s);
+  if (w)
+    for (int i = 0; i < n; i++) b.dims[i].sym = w->dims[i].sym;
+  if (s.mode == SR_MODE_EXPLICIT) {
+    if (given) {
+      apply_partitions(&b, &g);
+    } else {
+      for (int i = 0; i < nb; i++) take_spec(&b, (int)bd[i], x, i);
+    }
+  }
+  if (s.mode != SR_MODE_AUTO) {
+    /* _broadcast_in_dim_unreduced_rule / _reduced_rule: a given sharding
+       decides in explicit mode */
+    if (given && s.mode == SR_MODE_EXPLICIT) {
+      if (g.unreduced && g.ukind != SR_UK_SUM) {
+        SrBuf sb = SR_BUF_INIT;
+        SrVal *spec = sr_shard_to_spec_val(&g);
+        sr_val_repr(&sb, spec);
+        sr_unref(spec);
+        sr_terr(cx, "ValueError",
+                "`out_sharding` passed to `broadcast_in_dim` can only contain unreduced of kind `sum`. Got "
+                "out_sharding=%s",
+                sr_buf_str(&sb));
+        sr_buf_free(&sb);
+        return -1;
+      }
+      b.unreduced = g.unreduced;
+      b.reduced = g.reduced;
+    } else if (pass_ur(cx, &s, x, &b) < 0) {
+      return -1;
+    }
+  }
+  if (sr_vma_standard(cx, e, &b.varying) < 0) return -1;
+  b.mem = x->mem;
+  return sr_finish_type(cx, e, &b, out);
+}
+
+/* expand_dims (an older primitive; lax.expand_dims is broadcast_in_dim):
+   size-1 dimensions with no sharding are inserted. */
+static int type_expand_dims(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
+  const SrType *x = e->in[0];
+  int64_t dims[SR_MAX_RANK];
+  int nd = 0;
+  if (sr_rparam_ints(cx, e, "dimensions", 1, dims, SR_MAX_RANK, &nd) < 0) return -1;
+  int rank = x->ndim + nd;
+  if (rank > SR_MAX_RANK) return sr_terr(cx, "TypeError", "expand_dims: too many dimensions");
+  int isnew[SR_MAX_RANK] = {0};
+  for (int i = 0; i < nd; i++) {
+    int64_t d = dims[i] < 0 ? dims[i] + rank : dims[i];
+    if (d < 0 || d >= rank || isnew[d]) return bad_dims(cx, "repeated axis in lax.expand_dims: %s%s", dims, nd, NULL);
+    isnew[d] = 1;
+  }
+  SrStd s;
+  if (sr_std_begin(cx, e, &s) < 0) return -1;
+  int64_t shape[SR_MAX_RANK];
+  for (int i = 0, k = 0; i < rank; i++) shape[i] = isnew[i] ? 1 : x->dims[k++].size;
+  SrTypeBuilder b;
+  builder_shape(&b, x, shape, rank, &s);
+  for (int i = 0, k = 0; i < rank; i++) {
+    if (isnew[i]) continue;
+    b.dims[i].sym = x->dims[k].sym;
+    if (s.mode == SR_MODE_EXPLICIT) take_spec(&b, i, x, k);
+    k++;
+  }
+  if (pass_ur(cx, &s, x, &b) < 0 || sr_vma_standard(cx, e, &b.varying) < 0) return -1;
+  return sr_finish_type(cx, e, &b, out);
+}
+
+/* ---- reshape ---- */
+
+static int reshape_error(SrTypeCtx *cx, const SrType *x, const int64_t *ns, int n) {
+  SrBuf a = SR_BUF_INIT, c = SR_BUF_INIT;
+  sr_aval_str(&a, x);
+  sr_ints_str(&c, ns, n);
+  sr_terr(cx, "ShardingTypeError",
+          "This reshape is not supported. Please specify the sharding of the output via the `out_sharding` argument "
+          "of jax.lax.reshape. Got operand type: %s, new sizes: %s",
+          sr_buf_str(&a), sr_buf_str(&c));
+  sr_buf_free(&a);
+  sr_buf_free(&c);
+  return -1;
+}
+
+/* One piece of lax._split_on_one_axis's result: a dimension kept as is
+   (n == 0), or split into the n sizes from `first`. */
+typedef struct Piece {
+  int first, n;
+} Piece;
+
+/* lax._split_on_one_axis on the non-1 sizes: does exactly one dimension of
+   `a` become several consecutive dimensions of `b`?  Returns 1 with the
+   pieces (one per dimension of a), 0 if not, -1 for a second split
+   (ReshapeExplicitError). */
+static int split_on_one_axis(const int64_t *a, int na, const int64_t *b, int nb, Piece *pieces) {
+  if (nb <= na) return 0;
+  int i = 0, j = 0, count = 0;
+  while (j < nb) {
+    if (i >= na) return 0; /* sizes that do not multiply up (Python would raise IndexError) */
+    if (a[i] == b[j]) {
+      pieces[i].first = j;
+      pieces[i].n = 0;
+    } else {
+      if (++count > 1) return -1;
+      int64_t prod = b[j];
+      int first = j;
+      while (prod != a[i]) {
+        if (prod > a[i] || j + 1 >= nb) return 0;
+        prod *= b[++j];
+      }
+      pieces[i].first = first;
+      pieces[i].n = j - first + 1;
+    }
+    i++;
+    j++;
+  }
+  return i == na ? 1 : 0;
+}
+
+/* lax.split_partitions: hands a dimension's axes (major first) to the
+   sizes o[0..no): each size takes axes while it is > 1 and divisible. */
+static int split_partitions(const SrMesh *m, const uint8_t *axes, int nax, const int64_t *o, int no,
+                            SrDim *res) {
+  int k = 0;
+  for (int i = 0; i < no; i++) {
+    int64_t left = o[i];
+    res[i].nax = 0;
+    while (left > 1 && k < nax) {
+      int64_t sz = m->sizes[axes[k]];
+      if (!sz || left % sz != 0) return -1;
+      left /= sz;
+      res[i].ax[res[i].nax++] = axes[k++];
+    }
+  }
+  return k == nax ? 0 : -2; /* axes left over: JAX fails an assert */
+}
+
+/* lax._reshape_sharding_rule without out_sharding.  Fills b's dims' axes;
+   returns -1 after an error, 1 when the mesh's sizes would be needed but
+   are unknown. */
+static int reshape_sharding(SrTypeCtx *cx, const SrType *x, const int64_t *ns, int n, int has_dims,
+                            SrTypeBuilder *b) {
+  int all_none = 1;
+  for (int i = 0; i < x->ndim; i++)
+    if (x->dims[i].nax) all_none = 0;
+  if (all_none) return 0;
+  int64_t op1[SR_MAX_RANK], new1[SR_MAX_RANK];
+  int opidx[SR_MAX_RANK], newidx[SR_MAX_RANK];
+  int nop = 0, nnew = 0;
+  for (int i = 0; i < x->ndim; i++)
+    if (x->dims[i].size != 1) opidx[nop] = i, op1[nop++] = x->dims[i].size;
+  for (int i = 0; i < n; i++)
+    if (ns[i] != 1) newidx[nnew] = i, new1[nnew++] = ns[i];
+  int same = nop == nnew;
+  for (int i = 0; same && i < nop; i++) same = op1[i] == new1[i];
+  if (same) {
+    /* _split_merge_singleton_dim_sharding_rule */
+    for (int i = 0; i < nop; i++) take_spec(b, newidx[i], x, opidx[i]);
+    return 0;
+  }
+  const SrMesh *m = x->mesh;
+  Piece pieces[SR_MAX_RANK];
+  int r = split_on_one_axis(op1, nop, new1, nnew, pieces);
+  if (r < 0) return reshape_error(cx, x, ns, n);
+  if (r == 1) {
+    /* _split_an_axis_sharding_rule */
+    SrDim spec[SR_MAX_RANK];
+    int k = 0;
+    memset(spec, 0, sizeof spec);
+    for (int i = 0; i < nop; i++) {
+      const SrDim *d = &x->dims[opidx[i]];
+      if (!pieces[i].n) {
+        spec[k++] = *d;
+        continue;
+      }
+      if (d->nax && has_dims) return reshape_error(cx, x, ns, n);
+      if (d->nax) {
+        if (m->unsized) return 1;
+        int rc = split_partitions(m, d->ax, d->nax, new1 + pieces[i].first, pieces[i].n, spec + k);
+        if (rc == -1) return reshape_error(cx, x, ns, n);
+        if (rc == -2) return sr_terr(cx, "AssertionError", "reshape: the axes of a split dimension are left over");
+      }
+      k += pieces[i].n;
+    }
+    for (int i = 0, it = 0; i < n; i++) {
+      if (ns[i] == 1) {
+        if (i < x->ndim && x->dims[i].size == 1) take_spec(b, i, x, i);
+        continue;
+      }
+      b->dims[i].nax = spec[it].nax;
+      memcpy(b->dims[i].ax, spec[it].ax, SR_MAX_DIM_AXES);
+      it++;
+    }
+    return 0;
+  }
+  r = split_on_one_axis(new1, nnew, op1, nop, pieces);
+  if (r < 0) return reshape_error(cx, x, ns, n);
+  if (r == 0) return reshape_error(cx, x, ns, n);
+  /* _merge_an_axis_sharding_rule */
+  SrDim spec[SR_MAX_RANK];
+  memset(spec, 0, sizeof spec);
+  for (int j = 0; j < nnew; j++) {
+    if (!pieces[j].n) {
+      spec[j] = x->dims[opidx[pieces[j].first]];
+      continue;
+    }
+    /* the merged dims' axes, flattened, trailing Nones stripped */
+    uint8_t axes[SR_MAX_RANK * SR_MAX_DIM_AXES];
+    int nax = 0, hole = 0, none_seen = 0;
+    for (int q = 0; q < pieces[j].n; q++) {
+      const SrDim *d = &x->dims[opidx[pieces[j].first + q]];
+      if (!d->nax) {
+        none_seen = 1;
+        continue;
+      }
+      if (none_seen) hole = 1;
+      for (int a = 0; a < d->nax; a++) axes[nax++] = d->ax[a];
+    }
+    if (!nax) continue;
+    if (has_dims || hole) return reshape_error(cx, x, ns, n);
+    if (nax > SR_MAX_DIM_AXES) return reshape_error(cx, x, ns, n);
+    if (m->unsized) {
+      /* one result dimension takes all the axes; only the divisibility
+         is unknown */
+      spec[j].nax = (uint8_t)nax;
+      memcpy(spec[j].ax, axes, (size_t)nax);
+      continue;
+    }
+    int rc = split_partitions(m, axes, nax, &new1[j], 1, &spec[j]);
+    if (rc == -1) return reshape_error(cx, x, ns, n);
+    if (rc == -2) return sr_terr(cx, "AssertionError", "reshape: the axes of a merged dimension are left over");
+  }
+  for (int i = 0, it = 0; i < n; i++) {
+    if (ns[i] == 1) {
+      if (i < x->ndim && x->dims[i].size == 1) take_spec(b, i, x, i);
+      continue;
+    }
+    b->dims[i].nax = spec[it].nax;
+    memcpy(b->dims[i].ax, spec[it].ax, SR_MAX_DIM_AXES);
+    it++;
+  }
+  return 0;
+}
+
+/* lax.reshape_p (reference 3.6). */
+static int type_reshape(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
+  const SrType *x = e->in[0];
+  int64_t ns[SR_MAX_RANK], dims[SR_MAX_RANK];
+  int n = 0, nd = 0;
+  if (sr_rparam_ints(cx, e, "new_sizes", 1, ns, SR_MAX_RANK, &n) < 0) return -1;
+  if (sr_rparam_ints(cx, e, "dimensions", 0, dims, SR_MAX_RANK, &nd) < 0) return -1;
+  SrVal *dv = sr_rparam(e, "dimensions");
+  int has_dims = dv && dv->kind != SR_V_NONE;
+  for (int i = 0; i < n; i++)
+    if (ns[i] < 0) return bad_dims(cx, "reshape new_sizes must all be positive, got %s.%s", ns, n, NULL);
+  if (has_dims) {
+    int ok = nd == x->ndim, seen[SR_MAX_RANK] = {0};
+    for (int i = 0; ok && i < nd; i++) {
+      if (dims[i] < 0 || dims[i] >= x->ndim || seen[dims[i]]) ok = 0;
+      else seen[dims[i]] = 1;
+    }
+    if (!ok)
+      return bad_dims(cx, "reshape dimensions must be a permutation of operand dimensions, got dimensions %s for shape %s.",
+                      dims, nd, x);
+  }
+  /* XLA's check, which jnp words as numpy does */
+  int64_t numel = sr_type_numel(x), newn = 1;
+  for (int i = 0; i < n; i++) newn *= ns[i];
+  if (numel >= 0 && numel != newn) {
+    SrBuf a = SR_BUF_INIT, c = SR_BUF_INIT;
+    sr_shape_str(&a, x);
+    sr_ints_str(&c, ns, n);
+    sr_terr(cx, "TypeError", "cannot reshape array of shape %s (size %lld) into shape %s (size %lld)", sr_buf_str(&a),
+            (long long)numel, sr_buf_str(&c), (long long)newn);
+    sr_buf_free(&a);
+    sr_buf_free(&c);
+    return -1;
+  }
+  SrStd s;
+  if (sr_std_begin(cx, e, &s) < 0) return -1;
+  SrShardSpec g;
+  int given = 0;
+  if (given_sharding(cx, e, "sharding", n, &g, &given) < 0) return -1;
+  SrTypeBuilder b;
+  builder_shape(&b, x, ns, n, &s);
+  if (s.mode == SR_MODE_EXPLICIT) {
+    if (given) {
+      apply_partitions(&b, &g);
+    } else {
+      int r = reshape_sharding(cx, x, ns, n, has_dims, &b);
+      if (r < 0) return -1;
+      if (r > 0) {
+        /* an unsized mesh: the split cannot be worked out; trust the binder */
+        const SrType *w = sr_written(e, 0);
+        if (!w) return sr_terr(cx, "ValueError", "reshape: the sizes of the mesh axes are unknown");
+        SrShardSpec ws;
+        sr_shard_of_type(w, &ws);
+        apply_partitions(&b, &ws);
+      }
+    }
+  }
+  /* _reshape_unreduced_rule / _reduced_rule */
+  if (s.mode != SR_MODE_AUTO) {
+    SrAxes u;
+    if (sr_getu(cx, x, &u) < 0) return -1;
+    SrAxes r = sr_getr(cx, x);
+    SrBuf sb = SR_BUF_INIT, ts = SR_BUF_INIT;
+    const char *fmt = NULL;
+    if (given && s.mode == SR_MODE_EXPLICIT) {
+      SrVal *spec = sr_shard_to_spec_val(&g);
+      if (u && x->unreduced != g.unreduced)
+        fmt = "out_sharding passed to reshape must be unreduced over the same mesh axes as operand. Got "
+              "out_sharding: %s and operand type: %s";
+      else if (!u && g.unreduced)
+        fmt = "out_sharding passed to `reshape` cannot contain unreduced axes. Got %s%s";
+      else if (r && x->reduced != g.reduced)
+        fmt = "out_sharding passed to reshape must be reduced over the same mesh axes as operand. Got "
+              "out_sharding: %s and operand type: %s";
+      else if (!r && g.reduced)
+        fmt = "out_sharding passed to `reshape` cannot contain reduced axes. Got %s%s";
+      if (fmt && strstr(fmt, "cannot contain")) {
+        SrTypeBuilder gb = b;
+        apply_partitions(&gb, &g);
+        gb.unreduced = g.unreduced;
+        gb.reduced = g.reduced;
+        gb.ukind = g.ukind;
+        gb.varying = 0;
+        sr_type_sharding_str(&sb, cx, sr_type_get(&gb));
+      } else if (fmt) {
+        sr_val_repr(&sb, spec);
+        sr_type_str(&ts, x, 1);
+      }
+      sr_unref(spec);
+    }
+    if (fmt) {
+      sr_terr(cx, "ValueError", fmt, sr_buf_str(&sb), sr_buf_str(&ts));
+      sr_buf_free(&sb);
+      sr_buf_free(&ts);
+      return -1;
+    }
+    b.unreduced = u;
+    b.reduced = r;
+  }
+  if (sr_vma_standard(cx, e, &b.varying) < 0) return -1;
+  b.mem = x->mem;
+  return sr_finish_type(cx, e, &b, out);
+}
+
+/* ---- transpose, squeeze, rev ---- */
+
+/* lax.transpose_p: out_spec[i] = in_spec[perm[i]]. */
+static int type_transpose(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
+  const SrType *x = e->in[0];
+  int64_t perm[SR_MAX_RANK];
+  int n = 0;
+  if (sr_rparam_ints(cx, e, "permutation", 1, perm, SR_MAX_RANK, &n) < 0) return -1;
+  int ok = n == x->ndim, seen[SR_MAX_RANK] = {0};
+  for (int i = 0; ok && i < n; i++) {
+    if (perm[i] < 0 || perm[i] >= n || seen[perm[i]]) ok = 0;
+    else seen[perm[i]] = 1;
+  }
+  if (!ok)
+    return bad_dims(cx, "transpose permutation isn't a permutation of operand dimensions, got permutation %s for operand shape %s.",
+                    perm, n, x);
+  SrStd s;
+  if (sr_std_begin(cx, e, &s) < 0) return -1;
+  SrTypeBuilder b;
+  int64_t shape[SR_MAX_RANK];
+  for (int i = 0; i < n; i++) shape[i] = x->dims[perm[i]].size;
+  builder_shape(&b, x, shape, n, &s);
+  for (int i = 0; i < n; i++) {
+    b.dims[i].sym = x->dims[perm[i]].sym;
+    if (s.mode == SR_MODE_EXPLICIT) take_spec(&b, i, x, (int)perm[i]);
+  }
+  if (pass_ur(cx, &s, x, &b) < 0 || sr_vma_standard(cx, e, &b.varying) < 0) return -1;
+  return sr_finish_type(cx, e, &b, out);
+}
+
+/* lax.squeeze_p: drops size-1 dimensions and their specs. */
+static int type_squeeze(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
+  const SrType *x = e->in[0];
+  int64_t dims[SR_MAX_RANK];
+  int n = 0;
+  if (sr_rparam_ints(cx, e, "dimensions", 1, dims, SR_MAX_RANK, &n) < 0) return -1;
+  int drop[SR_MAX_RANK] = {0}, dup = 0, range = 1;
+  for (int i = 0; i < n; i++) {
+    if (dims[i] < 0 || dims[i] >= x->ndim) {
+      range = 0;
+      continue;
+    }
+    if (drop[dims[i]]) dup = 1;
+    drop[dims[i]] = 1;
+  }
+  if (dup) return bad_dims(cx, "dimensions are not unique: %s%s", dims, n, NULL);
+  if (!range) return bad_dims(cx, "dimensions outside range [0, ndim): %s%s", dims, n, NULL);
+  for (int i = 0; i < n; i++)
+    if (x->dims[dims[i]].size != 1) {
+      SrBuf a = SR_BUF_INIT, c = SR_BUF_INIT;
+      sr_shape_str(&a, x);
+      sr_ints_str(&c, dims, n);
+      sr_terr(cx, "ValueError",
+              "cannot select an axis to squeeze out which has size not equal to one, got shape=%s and dimensions=%s",
+              sr_buf_str(&a), sr_buf_str(&c));
+      sr_buf_free(&a);
+      sr_buf_free(&c);
+      return -1;
+    }
+  SrStd s;
+  if (sr_std_begin(cx, e, &s) < 0) return -1;
+  int64_t shape[SR_MAX_RANK];
+  int k = 0;
+  for (int i = 0; i < x->ndim; i++)
+    if (!drop[i]) shape[k++] = x->dims[i].size;
+  SrTypeBuilder b;
+  builder_shape(&b, x, shape, k, &s);
+  for (int i = 0, j = 0; i < x->ndim; i++) {
+    if (drop[i]) continue;
+    b.dims[j].sym = x->dims[i].sym;
+    if (s.mode == SR_MODE_EXPLICIT) take_spec(&b, j, x, i);
+    j++;
+  }
+  if (pass_ur(cx, &s, x, &b) < 0 || sr_vma_standard(cx, e, &b.varying) < 0) return -1;
+  return sr_finish_type(cx, e, &b, out);
+}
+
+/* lax.rev_p: the operand's sharding; no ur rule. */
+static int type_rev(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
+  const SrType *x = e->in[0];
+  int64_t dims[SR_MAX_RANK];
+  int n = 0;
+  if (sr_rparam_ints(cx, e, "dimensions", 1, dims, SR_MAX_RANK, &n) < 0) return -1;
+  int64_t mx = -1;
+  for (int i = 0; i < n; i++) {
+    for (int k = 0; k < i; k++)
+      if (dims[k] == dims[i]) return bad_dims(cx, "rev dimensions must be unique, got %s.%s", dims, n, NULL);
+    if (dims[i] > mx) mx = dims[i];
+  }
+  if (n && mx >= x->ndim) {
+    SrBuf a = SR_BUF_INIT;
+    sr_ints_str(&a, dims, n);
+    sr_terr(cx, "TypeError", "rev dimensions must all be less than operand ndim, got dimensions %s for operand ndim %d.",
+            sr_buf_str(&a), x->ndim);
+    sr_buf_free(&a);
+    return -1;
+  }
+  SrStd s;
+  if (sr_std_begin(cx, e, &s) < 0 || sr_ur_none(cx, e, &s, 0) < 0) return -1;
+  SrTypeBuilder b;
+  sr_type_builder(&b, x);
+  b.unreduced = b.reduced = b.varying = 0;
+  if (s.mode != SR_MODE_EXPLICIT) sr_builder_replicate(&b);
+  if (sr_vma_standard(cx, e, &b.varying) < 0) return -1;
+  return sr_finish_type(cx, e, &b, out);
+}
+
+/* ---- concatenate, split, pad ---- */
+
+/* lax.concatenate_p: every operand on a mesh has the same sharding. */
+static int type_concatenate(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, -1, 1) < 0) return -1;
+  int64_t dim = 0;
+  if (sr_rparam_int(cx, e, "dimension", 1, &dim) < 0) return -1;
+  if (!e->nin) return sr_terr(cx, "TypeError", "concatenate expects at least one operand, got 0.");
+  const SrType *ts[256];
+  if (e->nin > 256) return sr_terr(cx, "TypeError", "concatenate: too many operands");
+  sr_resolve_bare_literals(e, ts);
+  const SrType *x0 = ts[0];
+  SrBuf sb = SR_BUF_INIT;
+  for (uint32_t i = 0; i < e->nin; i++) {
+    if (i) sr_buf_puts(&sb, ", ");
+    sr_shape_str(&sb, ts[i]);
+  }
+  int rc = 0;
+  for (uint32_t i = 1; i < e->nin && !rc; i++)
+    if (ts[i]->ndim != x0->ndim)
+      rc = sr_terr(cx, "TypeError", "Cannot concatenate arrays with different numbers of dimensions: got %s.", sr_buf_str(&sb));
+  if (!rc && (dim < 0 || dim >= x0->ndim))
+    rc = sr_terr(cx, "TypeError", "concatenate dimension out of bounds: dimension %lld for shapes %s.", (long long)dim,
+                 sr_buf_str(&sb));
+  for (uint32_t i = 1; i < e->nin && !rc; i++)
+    for (int d = 0; d < x0->ndim; d++)
+      if (d != dim && !sr_dim_same(&ts[i]->dims[d], &x0->dims[d])) {
+        rc = sr_terr(cx, "TypeError",
+                     "Cannot concatenate arrays with shapes that differ in dimensions other than the one being "
+                     "concatenated: concatenating along dimension %lld for shapes %s.",
+                     (long long)dim, sr_buf_str(&sb));
+        break;
+      }
+  sr_buf_free(&sb);
+  if (rc < 0 || sr_check_same_dtypes(cx, "concatenate", ts, e->nin) < 0) return -1;
+  SrStd s;
+  if (sr_std_begin(cx, e, &s) < 0) return -1;
+  SrTypeBuilder b;
+  sr_type_builder(&b, x0);
+  b.unreduced = b.reduced = b.varying = 0;
+  b.ukind = SR_UK_NONE;
+  int64_t total = 0;
+  for (uint32_t i = 0; i < e->nin; i++) total += ts[i]->dims[dim].size;
+  b.dims[dim].size = total;
+  b.dims[dim].sym = NULL;
+  int weak = 1;
+  for (uint32_t i = 0; i < e->nin; i++) weak &= ts[i]->weak;
+  b.weak = (uint8_t)weak;
+  sr_builder_replicate(&b);
+  if (!b.mesh) b.mesh = s.mesh;
+  const SrType *first = NULL;
+  for (uint32_t i = 0; i < e->nin && !first; i++)
+    if (!sr_in_mesh_empty(cx, e, i)) first = ts[i];
+  if (s.mode == SR_MODE_EXPLICIT && first) {
+    /* _concatenate_sharding_rule: shardings equal, unreduced and reduced
+       included */
+    for (uint32_t i = 0; i < e->nin; i++) {
+      const SrType *t = ts[i];
+      if (sr_in_mesh_empty(cx, e, i)) continue;
+      int same = t->unreduced == first->unreduced && t->reduced == first->reduced && t->ukind == first->ukind;
+      for (int d = 0; same && d < t->ndim; d++) same = sr_spec_entry_eq(t, d, first, d);
+      if (same) continue;
+      SrBuf ss = SR_BUF_INIT;
+      for (uint32_t k = 0; k < e->nin; k++) {
+        if (k) sr_buf_puts(&ss, ", ");
+        sr_type_sharding_str(&ss, cx, ts[k]);
+      }
+      sr_terr(cx, "ShardingTypeError", "All operands should have the same sharding. Got shardings %s", sr_buf_str(&ss));
+      sr_buf_free(&ss);
+      return -1;
+    }
+    for (int d = 0; d < b.ndim; d++) take_spec(&b, d, first, d);
+  }
+  if (s.mode != SR_MODE_AUTO) {
+    /* _concatenate_unreduced_rule / _reduced_rule */
+    SrAxes u = 0, r = 0;
+    const SrMesh *m = first ? first->mesh : s.mesh;
+    for (int pass = 0; pass < 2; pass++) {
+      SrAxes sets[256];
+      int nsets = 0;
+      for (uint32_t i = 0; i < e->nin; i++) {
+        SrAxes a;
+        if (pass == 0) {
+          if (sr_getu(cx, ts[i], &a) < 0) return -1;
+        } else {
+          a = sr_getr(cx, ts[i]);
+        }
+        if (!a) continue;
+        int k = 0;
+        while (k < nsets && sets[k] != a) k++;
+        if (k == nsets) sets[nsets++] = a;
+      }
+      if (nsets > 1) {
+        SrBuf ss = SR_BUF_INIT;
+        sr_buf_putc(&ss, '{');
+        for (int k = 0; k < nsets; k++) {
+          if (k) sr_buf_puts(&ss, ", ");
+          sr_axes_frozenset_str(&ss, m, sets[k]);
+        }
+        sr_buf_putc(&ss, '}');
+        sr_terr(cx, "ShardingTypeError",
+                pass == 0 ? "All operands should be unreduced along the same mesh axes. Got unreduced specs: %s"
+                          : "All operands should be reduced along the same mesh axes. Got reduced specs: %s",
+                sr_buf_str(&ss));
+        sr_buf_free(&ss);
+        return -1;
+      }
+      if (pass == 0) u = nsets ? sets[0] : 0;
+      else r = nsets ? sets[0] : 0;
+    }
+    b.unreduced = u;
+    b.reduced = r;
+  }
+  if (sr_vma_standard(cx, e, &b.varying) < 0) return -1;
+  if (sr_mem_default(cx, e, &b.mem) < 0) return -1;
+  return sr_finish_type(cx, e, &b, out);
+}
+
+/* lax.split_p: pieces of the operand along `axis`, each sharded like the
+   operand while divisible. */
+static int type_split(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 1, -1) < 0) return -1;
+  const SrType *x = e->in[0];
+  int64_t sizes[256], axis = 0;
+  int n = 0;
+  if (sr_rparam_ints(cx, e, "sizes", 1, sizes, 256, &n) < 0 || sr_rparam_int(cx, e, "axis", 1, &axis) < 0) return -1;
+  if (axis < 0 || axis >= x->ndim) return sr_terr(cx, "TypeError", "split axis %lld is out of bounds for rank %d", (long long)axis, x->ndim);
+  int64_t sum = 0;
+  for (int i = 0; i < n; i++) {
+    if (sizes[i] < 0) {
+      SrBuf a = SR_BUF_INIT;
+      for (int k = 0; k < n; k++) sr_buf_printf(&a, k ? ", %lld" : "%lld", (long long)sizes[k]);
+      sr_terr(cx, "ValueError", "Sizes passed to split must be nonnegative, got [%s]", sr_buf_str(&a));
+      sr_buf_free(&a);
+      return -1;
+    }
+    sum += sizes[i];
+  }
+  if (x->dims[axis].size != sum) {
+    SrBuf a = SR_BUF_INIT;
+    for (int k = 0; k < x->ndim; k++) sr_buf_printf(&a, k ? ", %lld" : "%lld", (long long)x->dims[k].size);
+    sr_terr(cx, "ValueError", "Sum of sizes %lld must be equal to dimension %lld of the operand shape [%s]", (long long)sum,
+            (long long)axis, sr_buf_str(&a));
+    sr_buf_free(&a);
+    return -1;
+  }
+  if ((uint32_t)n != e->nout)
+    return sr_terr(cx, "TypeError", "split into %d pieces binds %u results", n, e->nout);
+  SrStd s;
+  if (sr_std_begin(cx, e, &s) < 0) return -1;
+  SrAxes vma;
+  if (sr_vma_standard(cx, e, &vma) < 0) return -1;
+  for (int i = 0; i < n; i++) {
+    SrTypeBuilder b;
+    sr_type_builder(&b, x);
+    b.unreduced = b.reduced = b.varying = 0;
+    b.dims[axis].size = sizes[i];
+    b.dims[axis].sym = NULL;
+    if (!b.mesh) b.mesh = s.mesh;
+    if (s.mode == SR_MODE_EXPLICIT) {
+      if (varying_out_sharding(cx, x, &b, "split") < 0) return -1;
+    } else {
+      sr_builder_replicate(&b);
+    }
+    if (pass_ur(cx, &s, x, &b) < 0) return -1;
+    b.varying = vma;
+    if (sr_finish_type(cx, e, &b, &out[i]) < 0) return -1;
+  }
+  return 0;
+}
+
+/* lax.pad_p: low, high and interior padding per dimension. */
+static int type_pad(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 2, 1) < 0) return -1;
+  const SrType *ts[2];
+  sr_resolve_bare_literals(e, ts);
+  const SrType *x = ts[0], *pv = ts[1];
+  int64_t cfg[3 * SR_MAX_RANK];
+  int n = 0;
+  if (sr_rparam_ints(cx, e, "padding_config", 1, cfg, 3 * SR_MAX_RANK, &n) < 0) return -1;
+  if (pv->ndim) {
+    SrBuf a = SR_BUF_INIT;
+    sr_shape_str(&a, pv);
+    sr_terr(cx, "ValueError", "padding_value must be a scalar; got np.shape(padding_value)=%s", sr_buf_str(&a));
+    sr_buf_free(&a);
+    return -1;
+  }
+  SrBuf cs = SR_BUF_INIT, os = SR_BUF_INIT;
+  SrVal *cv = sr_rparam(e, "padding_config");
+  sr_val_str(&cs, cv);
+  sr_shape_str(&os, x);
+  int rc = 0;
+  if (n != 3 * x->ndim)
+    rc = sr_terr(cx, "ValueError",
+                 "length of padding_config must equal the number of axes of operand, got padding_config %s for "
+                 "operand shape %s",
+                 sr_buf_str(&cs), sr_buf_str(&os));
+  for (int i = 0; !rc && i < x->ndim; i++)
+    if (cfg[3 * i + 2] < 0)
+      rc = sr_terr(cx, "ValueError", "interior padding in padding_config must be nonnegative, got padding_config %s",
+                   sr_buf_str(&cs));
+  int64_t shape[SR_MAX_RANK];
+  for (int i = 0; !rc && i < x->ndim; i++) {
+    int64_t d = x->dims[i].size, lo = cfg[3 * i], hi = cfg[3 * i + 1], in = cfg[3 * i + 2];
+    int64_t dil = d == 0 ? 0 : 1 + (in + 1) * (d - 1);
+    if (dil < 0) dil = 0;
+    shape[i] = lo + hi + dil;
+  }
+  for (int i = 0; !rc && i < x->ndim; i++)
+    if (shape[i] < 0) {
+      SrBuf rs = SR_BUF_INIT;
+      sr_ints_str(&rs, shape, x->ndim);
+      rc = sr_terr(cx, "ValueError",
+                   "Dimension size after padding is not at least 0, got result shape %s, for padding_config %s and "
+                   "operand shape %s",
+                   sr_buf_str(&rs), sr_buf_str(&cs), sr_buf_str(&os));
+      sr_buf_free(&rs);
+    }
+  if (!rc && x->dtype != pv->dtype)
+    rc = sr_terr(cx, "TypeError", "pad operand and padding_value must be same dtype: got %s and %s.",
+                 sr_dtype_name(x->dtype), sr_dtype_name(pv->dtype));
+  sr_buf_free(&cs);
+  sr_buf_free(&os);
+  if (rc) return -1;
+  SrStd s;
+  if (sr_std_begin(cx, e, &s) < 0) return -1;
+  SrTypeBuilder b;
+  builder_shape(&b, x, shape, x->ndim, &s);
+  b.weak = (uint8_t)(x->weak && pv->weak);
+  if (s.mode == SR_MODE_EXPLICIT && varying_out_sharding(cx, x, &b, "padding") < 0) return -1;
+  if (pass_ur(cx, &s, x, &b) < 0 || sr_vma_standard(cx, e, &b.varying) < 0) return -1;
+  if (sr_mem_default(cx, e, &b.mem) < 0) return -1;
+  return sr_finish_type(cx, e, &b, out);
+}
+
+/* ---- slicing ---- */
+
+/* slicing.slice_p. */
+static int type_slice(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
+  const SrType *x = e->in[0];
+  int64_t st[SR_MAX_RANK], li[SR_MAX_RANK], sd[SR_MAX_RANK];
+  int ns = 0, nl = 0, nd = 0;
+  if (sr_rparam_ints(cx, e, "start_indices", 1, st, SR_MAX_RANK, &ns) < 0 ||
+      sr_rparam_ints(cx, e, "limit_indices", 1, li, SR_MAX_RANK, &nl) < 0 ||
+      sr_rparam_ints(cx, e, "strides", 0, sd, SR_MAX_RANK, &nd) < 0)
+    return -1;
+  SrBuf a = SR_BUF_INIT, c = SR_BUF_INIT, os = SR_BUF_INIT;
+  sr_ints_str(&a, st, ns);
+  sr_ints_str(&c, li, nl);
+  sr_shape_str(&os, x);
+  int rc = 0;
+  if (x->ndim != ns)
+    rc = sr_terr(cx, "TypeError",
+                 "slice start_indices must have length equal to the number of dimensions of the operand, got "
+                 "indices %s for operand shape %s.",
+                 sr_buf_str(&a), sr_buf_str(&os));
+  else if (ns != nl)
+    rc = sr_terr(cx, "TypeError",
+                 "slice limit_indices must have the same length as start_indices, got start_indices %s and "
+                 "limit_indices %s.",
+                 sr_buf_str(&a), sr_buf_str(&c));
+  for (int i = 0; !rc && i < ns; i++)
+    if (li[i] > x->dims[i].size && !x->dims[i].sym) {
+      rc = sr_terr(cx, "TypeError",
+                   "slice limit_indices must be less than or equal to operand shape, got limit_indices %s for operand "
+                   "shape %s.",
+                   sr_buf_str(&c), sr_buf_str(&os));
+    }
+  for (int i = 0; !rc && i < ns; i++)
+    if (st[i] < 0)
+      rc = sr_terr(cx, "TypeError", "slice start_indices must be greater than or equal to zero, got start_indices of %s.",
+                   sr_buf_str(&a));
+  for (int i = 0; !rc && i < ns; i++)
+    if (li[i] < st[i])
+      rc = sr_terr(cx, "TypeError",
+                   "slice limit_indices must be greater than or equal to start_indices, got start_indices %s and "
+                   "limit_indices %s.",
+                   sr_buf_str(&a), sr_buf_str(&c));
+  if (!rc && nd && nd != x->ndim) {
+    SrBuf ds = SR_BUF_INIT;
+    sr_ints_str(&ds, sd, nd);
+    rc = sr_terr(cx, "TypeError",
+                 "slice strides must have length equal to the number of dimensions of the operand, got strides %s "
+                 "for operand shape %s.",
+                 sr_buf_str(&ds), sr_buf_str(&os));
+    sr_buf_free(&ds);
+  }
+  for (int i = 0; !rc && i < nd; i++)
+    if (sd[i] <= 0) {
+      SrBuf ds = SR_BUF_INIT;
+      sr_ints_str(&ds, sd, nd);
+      rc = sr_terr(cx, "TypeError", "slice strides must be positive, got %s", sr_buf_str(&ds));
+      sr_buf_free(&ds);
+    }
+  sr_buf_free(&a);
+  sr_buf_free(&c);
+  sr_buf_free(&os);
+  if (rc) return -1;
+  int64_t shape[SR_MAX_RANK];
+  for (int i = 0; i < ns; i++) {
+    int64_t diff = li[i] - st[i];
+    shape[i] = nd ? floordiv(diff - 1, sd[i]) + 1 : diff;
+    if (shape[i] < 0) shape[i] = 0;
+  }
+  SrStd s;
+  if (sr_std_begin(cx, e, &s) < 0) return -1;
+  SrTypeBuilder b;
+  builder_shape(&b, x, shape, ns, &s);
+  if (s.mode == SR_MODE_EXPLICIT && varying_out_sharding(cx, x, &b, "slicing") < 0) return -1;
+  if (pass_ur(cx, &s, x, &b) < 0 || sr_vma_standard(cx, e, &b.varying) < 0) return -1;
+  return sr_finish_type(cx, e, &b, out);
+}
+
+/* The index operands of dynamic_slice / dynamic_update_slice: scalars of
+   one integer dtype. */
+static int check_indices(SrTypeCtx *cx, const SrRuleEqn *e, uint32_t first, const char *name, const char *sep) {
+  int bad = 0;
+  for (uint32_t i = first; i < e->nin; i++)
+    if (e->in[i]->dtype != e->in[first]->dtype || !sr_dtype_in(e->in[i]->dtype, SR_DC_INT)) bad = 1;
+  if (bad) {
+    SrBuf a = SR_BUF_INIT;
+    for (uint32_t i = first; i < e->nin; i++) sr_buf_printf(&a, i > first ? ", %s" : "%s", sr_dtype_name(e->in[i]->dtype));
+    sr_terr(cx, "TypeError", "index arguments to %s must be integers of the same type, got%s%s", name, sep, sr_buf_str(&a));
+    sr_buf_free(&a);
+    return -1;
+  }
+  return 0;
+}
+
+static int nonscalar_indices(SrTypeCtx *cx, const SrRuleEqn *e, uint32_t first, const char *fmt) {
+  for (uint32_t i = first; i < e->nin; i++)
+    if (e->in[i]->ndim) {
+      /* the tuple of index avals, as Python prints it */
+      SrBuf a = SR_BUF_INIT;
+      sr_buf_putc(&a, '(');
+      for (uint32_t k = first; k < e->nin; k++) {
+        if (k > first) sr_buf_puts(&a, ", ");
+        sr_aval_repr(&a, e->in[k]);
+      }
+      sr_buf_puts(&a, e->nin - first == 1 ? ",)" : ")");
+      sr_terr(cx, "TypeError", fmt, sr_buf_str(&a));
+      sr_buf_free(&a);
+      return -1;
+    }
+  return 0;
+}
+
+/* slicing.dynamic_slice_p: operand and one scalar index per dimension. */
+static int type_dynamic_slice(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (e->nin < 1 || sr_rule_arity(cx, e, -1, 1) < 0) return sr_terr(cx, "TypeError", "dynamic_slice takes an operand and indices");
+  const SrType *x = e->in[0];
+  int64_t sz[SR_MAX_RANK];
+  int n = 0;
+  if (sr_rparam_ints(cx, e, "slice_sizes", 1, sz, SR_MAX_RANK, &n) < 0) return -1;
+  if (n != x->ndim || e->nin - 1 != (uint32_t)x->ndim)
+    return sr_terr(cx, "TypeError", "dynamic_slice of a rank-%d operand needs %d indices and slice sizes", x->ndim, x->ndim);
+  for (int i = 0; i < n; i++)
+    if (sz[i] > x->dims[i].size && !x->dims[i].sym)
+      return bad_dims(cx, "slice slice_sizes must be less than or equal to operand shape, got slice_sizes %s for operand shape %s.",
+                      sz, n, x);
+  for (int i = 0; i < n; i++)
+    if (sz[i] < 0) return bad_dims(cx, "slice slice_sizes must be greater than or equal to zero, got slice_sizes of %s.%s", sz, n, NULL);
+  if (nonscalar_indices(cx, e, 1, "start_indices arguments to dynamic_slice must be scalars,  got indices %s") < 0) return -1;
+  if (e->nin > 1 && check_indices(cx, e, 1, "dynamic_slice", ": ") < 0) return -1;
+  SrStd s;
+  if (sr_std_begin(cx, e, &s) < 0) return -1;
+  SrTypeBuilder b;
+  builder_shape(&b, x, sz, n, &s);
+  if (s.mode == SR_MODE_EXPLICIT && varying_out_sharding(cx, x, &b, "dynamic_slice") < 0) return -1;
+  if (s.mode != SR_MODE_AUTO) {
+    /* _dynamic_slice_ur_rule */
+    SrAxes u;
+    if (sr_getu(cx, x, &u) < 0) return -1;
+    if (u)
+      return sr_terr(cx, "NotImplementedError",
+                     "unreduced rule for dynamic_slice is not implemented. Please file an issue at "
+                     "https://github.com/jax-ml/jax/issues");
+    b.reduced = sr_getr(cx, x);
+  }
+  if (sr_vma_standard(cx, e, &b.varying) < 0) return -1;
+  b.weak = x->weak;
+  if (sr_mem_default(cx, e, &b.mem) < 0) return -1;
+  return sr_finish_type(cx, e, &b, out);
+}
+
+/* slicing.dynamic_update_slice_p: operand and update agree on sharding,
+   unreduced and reduced. */
+static int type_dynamic_update_slice(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (e->nin < 2 || sr_rule_arity(cx, e, -1, 1) < 0)
+    return sr_terr(cx, "TypeError", "dynamic_update_slice takes an operand, an update and indices");
+  const SrType *x = e->in[0], *u = e->in[1];
+  SrBuf us = SR_BUF_INIT, os = SR_BUF_INIT;
+  sr_shape_str(&us, u);
+  sr_shape_str(&os, x);
+  int rc = 0;
+  if (x->ndim != u->ndim)
+    rc = sr_terr(cx, "TypeError",
+                 "dynamic_update_slice update must have the same rank as operand, got update shape %s for operand "
+                 "shape %s.",
+                 sr_buf_str(&us), sr_buf_str(&os));
+  else if ((uint32_t)x->ndim != e->nin - 2)
+    rc = sr_terr(cx, "TypeError",
+                 "dynamic_update_slice start_indices must have length equal to the rank of operand, got %u indices "
+                 "for operand shape %s.",
+                 e->nin - 2, sr_buf_str(&os));
+  for (int i = 0; !rc && i < x->ndim; i++)
+    if (u->dims[i].size > x->dims[i].size)
+      rc = sr_terr(cx, "TypeError",
+                   "dynamic_update_slice update shape must be smaller than operand shape, got update shape %s for "
+                   "operand shape %s.",
+                   sr_buf_str(&us), sr_buf_str(&os));
+  sr_buf_free(&us);
+  sr_buf_free(&os);
+  if (rc) return -1;
+  if (nonscalar_indices(cx, e, 2, "start_indices arguments to dynamic_update_slice must be scalars, got indices %s") < 0)
+    return -1;
+  const SrType *pair[2] = {x, u};
+  if (sr_check_same_dtypes(cx, "dynamic_update_slice", pair, 2) < 0) return -1;
+  if (e->nin > 2 && check_indices(cx, e, 2, "dynamic_update_slice", " ") < 0) return -1;
+  SrStd s;
+  if (sr_std_begin(cx, e, &s) < 0) return -1;
+  SrTypeBuilder b;
+  sr_type_builder(&b, x);
+  b.unreduced = b.reduced = b.varying = 0;
+  b.weak = (uint8_t)(x->weak && u->weak);
+  for (uint32_t i = 2; i < e->nin; i++) b.weak &= e->in[i]->weak;
+  const char *what = NULL;
+  if (s.mode == SR_MODE_EXPLICIT) {
+    int same = x->unreduced == u->unreduced && x->reduced == u->reduced;
+    for (int d = 0; same && d < x->ndim; d++) same = sr_spec_entry_eq(x, d, u, d);
+    if (!same && !(sr_in_mesh_empty(cx, e, 0) && sr_in_mesh_empty(cx, e, 1)))
+      what = "dynamic_update_slice operand sharding must be equal to update sharding, got operand sharding %s and update sharding %s.";
+  } else {
+    sr_builder_replicate(&b);
+  }
+  SrAxes xu = 0, uu = 0;
+  if (!what && s.mode != SR_MODE_AUTO) {
+    if (sr_getu(cx, x, &xu) < 0 || sr_getu(cx, u, &uu) < 0) return -1;
+    if (xu != uu)
+      what = "dynamic_update_slice operand and update must be unreduced along the same axes. Got operand sharding %s and update sharding %s.";
+    else if (sr_getr(cx, x) != sr_getr(cx, u))
+      what = "dynamic_update_slice operand and update must be reduced along the same axes. Got operand sharding %s and update sharding %s.";
+  }
+  if (what) {
+    SrBuf a = SR_BUF_INIT, c = SR_BUF_INIT;
+    sr_aval_str_axis_types(&a, cx, x);
+    sr_aval_str_axis_types(&c, cx, u);
+    sr_terr(cx, "ShardingTypeError", what, sr_buf_str(&a), sr_buf_str(&c));
+    sr_buf_free(&a);
+    sr_buf_free(&c);
+    return -1;
+  }
+  if (s.mode != SR_MODE_AUTO) {
+    b.unreduced = xu;
+    b.reduced = sr_getr(cx, x);
+  }
+  if (sr_vma_standard(cx, e, &b.varying) < 0) return -1;
+  if (sr_mem_default(cx, e, &b.mem) < 0) return -1;
+  return sr_finish_type(cx, e, &b, out);
+}
+
+/* ---- iota, sort ---- */
+
+/* lax.iota_p (not a standard primitive): replicated on the context mesh
+   unless `sharding` is given. */
+static int type_iota(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 0, 1) < 0) return -1;
+  SrDtype dt = SR_I32;
+  int has = 0, n = 0;
+  int64_t shape[SR_MAX_RANK], dim = 0;
+  if (sr_rparam_dtype(cx, e, "dtype", &dt, &has) < 0 || sr_rparam_ints(cx, e, "shape", 1, shape, SR_MAX_RANK, &n) < 0 ||
+      sr_rparam_int(cx, e, "dimension", 1, &dim) < 0)
+    return -1;
+  if (!has) return sr_terr(cx, "TypeError", "iota equation has no 'dtype' param");
+  if (!sr_dtype_in(dt, SR_DC_NUM)) {
+    SrBuf a = SR_BUF_INIT;
+    sr_dtype_classes_str(&a, SR_DC_NUM);
+    sr_terr(cx, "TypeError", "iota does not accept dtype %s. Accepted dtypes are subtypes of %s.", sr_dtype_name(dt),
+            sr_buf_str(&a));
+    sr_buf_free(&a);
+    return -1;
+  }
+  if (dim < 0 || dim >= n) {
+    SrBuf a = SR_BUF_INIT;
+    sr_ints_str(&a, shape, n);
+    sr_terr(cx, "ValueError", "iota dimension must be between 0 and len(shape), got dimension=%lld for shape=%s",
+            (long long)dim, sr_buf_str(&a));
+    sr_buf_free(&a);
+    return -1;
+  }
+  SrStd s;
+  if (sr_std_begin(cx, e, &s) < 0) return -1;
+  SrShardSpec g;
+  int given = 0;
+  if (given_sharding(cx, e, "sharding", n, &g, &given) < 0) return -1;
+  SrTypeBuilder b;
+  memset(&b, 0, sizeof b);
+  b.dtype = dt;
+  b.ndim = (uint8_t)n;
+  b.mesh = s.mesh;
+  for (int i = 0; i < n; i++) b.dims[i].size = shape[i];
+  if (given) {
+    apply_partitions(&b, &g);
+    b.unreduced = g.unreduced;
+    b.reduced = g.reduced;
+    b.ukind = g.ukind;
+  }
+  return sr_finish_type(cx, e, &b, out);
+}
+
+/* lax.sort_p: the operands' types, which must agree in shape and
+   sharding and be unsharded over the sorting dimension. */
+static int type_sort(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (e->nin < 1 || sr_rule_arity(cx, e, -1, (int)e->nin) < 0) return sr_terr(cx, "TypeError", "sort binds one result per operand");
+  int64_t dim = 0;
+  if (sr_rparam_int(cx, e, "dimension", 1, &dim) < 0) return -1;
+  const SrType *x = e->in[0];
+  for (uint32_t i = 1; i < e->nin; i++) {
+    int same = e->in[i]->ndim == x->ndim;
+    for (int d = 0; same && d < x->ndim; d++) same = sr_dim_same(&e->in[i]->dims[d], &x->dims[d]);
+    if (same) continue;
+    SrBuf a = SR_BUF_INIT;
+    for (uint32_t k = 0; k < e->nin; k++) {
+      if (k) sr_buf_putc(&a, ' ');
+      sr_shape_str(&a, e->in[k]);
+    }
+    sr_terr(cx, "TypeError", "Arguments to sort must have equal shapes, got: %s", sr_buf_str(&a));
+    sr_buf_free(&a);
+    return -1;
+  }
+  if (dim < 0 || dim >= x->ndim) return sr_terr(cx, "TypeError", "sort dimension %lld is out of bounds for rank %d", (long long)dim, x->ndim);
+  SrStd s;
+  if (sr_std_begin(cx, e, &s) < 0) return -1;
+  const SrType *first = NULL;
+  for (uint32_t i = 0; s.mode == SR_MODE_EXPLICIT && i < e->nin; i++) {
+    const SrType *t = e->in[i];
+    if (sr_in_mesh_empty(cx, e, i)) continue;
+    if (t->dims[dim].nax) {
+      SrBuf a = SR_BUF_INIT;
+      sr_type_sharding_str(&a, cx, t);
+      sr_terr(cx, "ShardingTypeError",
+              "Arguments to sort must be unsharded over the sorting dimension. Got arg sharding=%s and sorting "
+              "dimension=%lld",
+              sr_buf_str(&a), (long long)dim);
+      sr_buf_free(&a);
+      return -1;
+    }
+    if (!first) first = t;
+    int same = t->unreduced == first->unreduced && t->reduced == first->reduced;
+    for (int d = 0; same && d < t->ndim; d++) same = sr_spec_entry_eq(t, d, first, d);
+    if (!same) {
+      SrBuf a = SR_BUF_INIT;
+      int k = 0;
+      for (uint32_t j = 0; j < e->nin; j++) {
+        if (sr_in_mesh_empty(cx, e, j)) continue;
+        if (k++) sr_buf_putc(&a, ' ');
+        sr_type_sharding_str(&a, cx, e->in[j]);
+      }
+      sr_terr(cx, "ShardingTypeError", "Arguments to sort must have equal shardings, got: %s", sr_buf_str(&a));
+      sr_buf_free(&a);
+      return -1;
+    }
+  }
+  for (uint32_t i = 0; i < e->nin; i++) out[i] = e->in[i];
+  return 0;
+}
+
+void sr_rules_structural_init(void) {
+  sr_set_type_rule(SR_P_broadcast_in_dim, type_broadcast_in_dim);
+  sr_set_type_rule(SR_P_expand_dims, type_expand_dims);
+  sr_set_type_rule(SR_P_reshape, type_reshape);
+  sr_set_type_rule(SR_P_transpose, type_transpose);
+  sr_set_type_rule(SR_P_squeeze, type_squeeze);
+  sr_set_type_rule(SR_P_rev, type_rev);
+  sr_set_type_rule(SR_P_concatenate, type_concatenate);
+  sr_set_type_rule(SR_P_split, type_split);
+  sr_set_type_rule(SR_P_pad, type_pad);
+  sr_set_type_rule(SR_P_slice, type_slice);
+  sr_set_type_rule(SR_P_dynamic_slice, type_dynamic_slice);
+  sr_set_type_rule(SR_P_dynamic_update_slice, type_dynamic_update_slice);
+  sr_set_type_rule(SR_P_iota, type_iota);
+  sr_set_type_rule(SR_P_sort, type_sort);
+}
