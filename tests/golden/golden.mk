@@ -1,0 +1,93 @@
+## golden.mk: build fragment, included by Makefile.am
+##
+## Golden tests: each NAME.jxr below runs through tests/golden.sh, which
+## compares what `shardrepl NAME.jxr` prints (stdout and stderr merged) with
+## NAME.out and checks the exit status its header names.  The examples run
+## the same way.  `make golden-update` rewrites the .out files (in the
+## source tree) for review with git diff; it is not part of `make check`.
+## tests/golden/pending/ holds scripts whose .out is the right behaviour
+## that shardrepl does not have yet: `make golden-pending` runs them.
+##
+## Also here: the language's unit test (check_lang), the terminal test of
+## the REPL (repl_pty), the check that the docs name every command and
+## option (doc_coverage), the CPython oracle of the Python-only scripts,
+## and the manual.
+
+GOLDEN_TESTS = \
+	tests/golden/numbers.jxr \
+	tests/golden/strings.jxr \
+	tests/golden/containers.jxr \
+	tests/golden/functions.jxr \
+	tests/golden/control.jxr \
+	tests/golden/imports.jxr \
+	tests/golden/sharding.jxr \
+	tests/golden/sharding_errors.jxr \
+	tests/golden/jaxprs.jxr \
+	tests/golden/jaxpr_error.jxr \
+	tests/golden/commands.jxr \
+	tests/golden/session.jxr \
+	tests/golden/errors.jxr \
+	tests/golden/stop.jxr \
+	tests/golden/keep_going.jxr \
+	tests/golden/parse_error.jxr \
+	tests/golden/eval_args.jxr \
+	examples/tour.jxr
+
+GOLDEN_PENDING = \
+	tests/golden/pending/py_numbers.jxr \
+	tests/golden/pending/py_format.jxr \
+	tests/golden/pending/py_statements.jxr \
+	tests/golden/pending/py_builtins.jxr \
+	tests/golden/pending/nested_blocks.jxr \
+	tests/golden/pending/unexpected_indent.jxr \
+	tests/golden/pending/command_error_location.jxr \
+	tests/golden/pending/import_errors.jxr \
+	tests/golden/pending/python_messages.jxr \
+	tests/golden/pending/sharding_messages.jxr
+
+## files the scripts :load
+GOLDEN_LOADED = tests/golden/data/loaded.jxr tests/golden/data/load_error.jxr
+
+TEST_EXTENSIONS += .jxr
+JXR_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/golden.sh
+
+TESTS += $(GOLDEN_TESTS) tests/golden/py_oracle.sh tests/repl_pty.sh tests/doc_coverage.sh
+
+EXTRA_DIST += tests/golden.sh tests/golden/golden.mk \
+	tests/golden/py_oracle.sh tests/golden/py_oracle.py \
+	$(GOLDEN_TESTS) $(GOLDEN_TESTS:.jxr=.out) \
+	$(GOLDEN_PENDING) $(GOLDEN_PENDING:.jxr=.out) $(GOLDEN_LOADED) \
+	tests/repl_pty.sh tests/repl_pty.py tests/doc_coverage.sh
+
+## The unit test of the statement language's C API
+check_PROGRAMS += tests/unit/check_lang
+tests_unit_check_lang_SOURCES = tests/unit/check_lang.c
+tests_unit_check_lang_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_check_lang_LDADD = $(SR_LIBS) $(CHECK_LIBS)
+
+## The manual
+dist_man_MANS = man/shardrepl.1
+
+## Rewrites the expected output of every golden test (or of those named in
+## GOLDEN=...) from what the program prints now.  Review with `git diff`.
+golden-update: src/shardrepl$(EXEEXT)
+	@list='$(GOLDEN)'; test -n "$$list" || list='$(GOLDEN_TESTS)'; \
+	for t in $$list; do \
+	  SHARDREPL='$(abs_top_builddir)/src/shardrepl' \
+	    $(SHELL) $(top_srcdir)/tests/golden.sh --update $(top_srcdir)/$$t || exit 1; \
+	done
+
+## Runs the pending scripts and says which pass now (they can then move
+## into GOLDEN_TESTS); never fails.
+golden-pending: src/shardrepl$(EXEEXT)
+	@pass=0; fail=0; for t in $(GOLDEN_PENDING); do \
+	  if SHARDREPL='$(abs_top_builddir)/src/shardrepl' \
+	       $(SHELL) $(top_srcdir)/tests/golden.sh $(top_srcdir)/$$t > golden-pending.tmp 2>&1; then \
+	    echo "PASS $$t (move it into GOLDEN_TESTS)"; pass=`expr $$pass + 1`; \
+	  else \
+	    cat golden-pending.tmp; fail=`expr $$fail + 1`; \
+	  fi; \
+	done; rm -f golden-pending.tmp; \
+	echo "golden-pending: $$pass pass, $$fail still fail"
+
+.PHONY: golden-update golden-pending
