@@ -31,6 +31,8 @@ GOLDEN_TESTS = \
 	tests/golden/keep_going.jxr \
 	tests/golden/parse_error.jxr \
 	tests/golden/eval_args.jxr \
+	tests/golden/interactive.jxr \
+	tests/golden/devices.jxr \
 	examples/tour.jxr
 
 GOLDEN_PENDING = \
