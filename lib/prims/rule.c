@@ -135,6 +135,23 @@ int sr_rparam_axes(SrTypeCtx *cx, const SrRuleEqn *e, const char *key, const SrM
 
 /* ---- shardings ---- */
 
+/* named_sharding._check_mesh_resource_axis / _check_mesh_unreduced: the
+   Resource message puts the spec before the mesh's names, the others
+   after. */
+static int spec_axis_error(SrTypeCtx *cx, const char *fmt, int spec_first, const char *name, const SrSpec *s,
+                           const SrMesh *m) {
+  SrBuf sp = SR_BUF_INIT, names = SR_BUF_INIT;
+  sr_spec_repr(&sp, s);
+  sr_axes_tuple_str(&names, m ? m : sr_mesh_empty(), m ? (SrAxes)((1ull << m->n) - 1) : 0);
+  if (spec_first)
+    sr_terr(cx, "ValueError", fmt, name, sr_buf_str(&sp), sr_buf_str(&names));
+  else
+    sr_terr(cx, "ValueError", fmt, name, sr_buf_str(&names), sr_buf_str(&sp));
+  sr_buf_free(&sp);
+  sr_buf_free(&names);
+  return -1;
+}
+
 int sr_spec_to_shard(SrTypeCtx *cx, const SrVal *v, const SrMesh *m, int ndim, SrShardSpec *out) {
   memset(out, 0, sizeof *out);
   out->mesh = m;
@@ -166,19 +183,21 @@ int sr_spec_to_shard(SrTypeCtx *cx, const SrVal *v, const SrMesh *m, int ndim, S
     for (int k = 0; k < en->n; k++) {
       if (en->names[k] == SR_SPEC_UNCONSTRAINED) continue;
       int a = m ? sr_mesh_axis(m, en->names[k]) : -1;
-      if (a < 0) return sr_terr(cx, "ValueError", "Resource axis: %s of a sharding is not found in the mesh", en->names[k]);
+      if (a < 0) return spec_axis_error(cx, "Resource axis: %s of %s is not found in mesh: %s.", 1, en->names[k], s, m);
       if (out->nax[i] == SR_MAX_DIM_AXES) return sr_terr(cx, "ValueError", "too many mesh axes on one dimension");
       out->ax[i][out->nax[i]++] = (uint8_t)a;
     }
   }
   for (int k = 0; k < s->nunreduced; k++) {
     int a = m ? sr_mesh_axis(m, s->unreduced[k]) : -1;
-    if (a < 0) return sr_terr(cx, "ValueError", "Resource axis: %s of a sharding is not found in the mesh", s->unreduced[k]);
+    if (a < 0)
+      return spec_axis_error(cx, "Unreduced axes %s is not found in mesh.axis_names=%s. Got pspec=%s", 0, s->unreduced[k], s, m);
     out->unreduced |= 1u << a;
   }
   for (int k = 0; k < s->nreduced; k++) {
     int a = m ? sr_mesh_axis(m, s->reduced[k]) : -1;
-    if (a < 0) return sr_terr(cx, "ValueError", "Resource axis: %s of a sharding is not found in the mesh", s->reduced[k]);
+    if (a < 0)
+      return spec_axis_error(cx, "Reduced axes %s is not found in mesh.axis_names=%s. Got pspec=%s", 0, s->reduced[k], s, m);
     out->reduced |= 1u << a;
   }
   out->ukind = out->unreduced ? (s->ukind ? s->ukind : SR_UK_SUM) : SR_UK_NONE;
