@@ -1111,7 +1111,9 @@ static int divisibility_check(SrTypeCtx *cx, const SMap *sm, const SrType *const
 static int shard_aval(SrTypeCtx *cx, const SMap *sm, uint32_t i, const SrType *t, const SrType **out) {
   const MSpec *s = &sm->in[i];
   const SrMesh *tm = t->mesh;
-  SrAxes outer_man = manual_in(cx, tm);
+  /* outside, the axes of the mesh param that are Manual already (JAX
+     requires the context mesh to be the mesh param) */
+  SrAxes outer_man = rebase(sm->prev, sm->shape, tm);
   SrAxes au = rebase(t->unreduced & ~outer_man, tm, sm->shape);
   SrAxes ar = rebase(t->reduced & ~outer_man, tm, sm->shape);
   int akind = au ? t->ukind : SR_UK_NONE;
@@ -1221,7 +1223,7 @@ static int unshard_aval(SrTypeCtx *cx, const SMap *sm, uint32_t i, const SrType 
     }
   }
   const SrMesh *om = cx->mesh && cx->mesh->n ? sr_mesh_shape(cx->mesh) : sm->shape;
-  SrAxes outer_man = cx->mesh && cx->mesh->n ? manual_in(cx, om) : rebase(sm->prev, sm->shape, om);
+  SrAxes outer_man = rebase(sm->prev, sm->shape, om);
   SrTypeBuilder b;
   sr_type_builder(&b, a);
   b.mesh = om;
