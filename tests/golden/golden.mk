@@ -45,7 +45,8 @@ GOLDEN_PENDING = \
 	tests/golden/pending/command_error_location.jxr \
 	tests/golden/pending/import_errors.jxr \
 	tests/golden/pending/python_messages.jxr \
-	tests/golden/pending/sharding_messages.jxr
+	tests/golden/pending/sharding_messages.jxr \
+	tests/golden/pending/syntax_error_input.jxr
 
 ## files the scripts :load
 GOLDEN_LOADED = tests/golden/data/loaded.jxr tests/golden/data/load_error.jxr
