@@ -316,16 +316,55 @@ static int type_optimization_barrier(SrTypeCtx *cx, const SrRuleEqn *e, const Sr
 
 /* ---- scan ---- */
 
-/* Leaves of a printed FlatTree (flattree.py reprs): a tuple of FlatTrees,
-   Pytree(vals=[...], tree=...), Static(...) (none), or a single leaf.
-   Returns -1 for a form it cannot count. */
-static int ft_leaves(const char *s, size_t n);
+/* Reading scan's ft_in, the FlatTree param that replaced num_consts and
+   num_carry in JAX 0.10.  Printed, a FlatTree is its repr (flattree.py):
+   a tuple of FlatTrees "(..., ...)", "Pytree(vals=[...], tree=PyTreeDef(...))",
+   "Static(...)" (no leaves), "RightsOnly(...)" (only the Right(...) leaves
+   count), or a single leaf ("None").  lax.scan binds
+   ((None,)*nconsts, (None,)*ncarry, (None,)*nxs). */
 
-/* Splits s at depth-0 commas and calls f on each trimmed part; returns the
-   sum, or -1. */
-static int ft_sum_parts(const char *s, size_t n, int (*f)(const char *, size_t)) {
-  int depth = 0, total = 0;
-  size_t st = 0;
+typedef struct Span {
+  const char *s;
+  size_t n;
+} Span;
+
+static Span trim(const char *s, size_t n) {
+  while (n && (*s == ' ' || *s == '\n')) s++, n--;
+  while (n && (s[n - 1] == ' ' || s[n - 1] == '\n')) n--;
+  return (Span){s, n};
+}
+
+static int starts(Span x, const char *p) {
+  size_t k = strlen(p);
+  return x.n >= k && memcmp(x.s, p, k) == 0;
+}
+
+/* The end of the bracket opened at s[0] (its index), or 0. */
+static size_t close_of(const char *s, size_t n) {
+  int depth = 0;
+  char quote = 0;
+  for (size_t i = 0; i < n; i++) {
+    char c = s[i];
+    if (quote) {
+      if (c == quote) quote = 0;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == '(' || c == '[' || c == '{') {
+      depth++;
+    } else if ((c == ')' || c == ']' || c == '}') && --depth == 0) {
+      return i;
+    }
+  }
+  return 0;
+}
+
+/* Splits the inside of a bracketed x at depth-0 commas; returns the number
+   of parts (at most max; -1 if more), empty parts (a 1-tuple's trailing
+   comma) left out. */
+static int split_parts(Span x, Span *parts, int max) {
+  const char *s = x.s + 1;
+  size_t n = x.n >= 2 ? x.n - 2 : 0, st = 0;
+  int depth = 0, k = 0;
   char quote = 0;
   for (size_t i = 0; i <= n; i++) {
     char c = i < n ? s[i] : ',';
@@ -337,86 +376,73 @@ static int ft_sum_parts(const char *s, size_t n, int (*f)(const char *, size_t))
     else if (c == '(' || c == '[' || c == '{') depth++;
     else if (c == ')' || c == ']' || c == '}') depth--;
     else if (c == ',' && depth == 0) {
-      size_t a = st, b = i;
-      while (a < b && (s[a] == ' ' || s[a] == '\n')) a++;
-      while (b > a && (s[b - 1] == ' ' || s[b - 1] == '\n')) b--;
+      Span p = trim(s + st, i - st);
       st = i + 1;
-      if (a == b) continue; /* (x,) */
-      int k = f(s + a, b - a);
-      if (k < 0) return -1;
-      total += k;
+      if (!p.n) continue;
+      if (k == max) return -1;
+      parts[k++] = p;
     }
   }
-  return total;
+  return k;
 }
 
-static int one_leaf(const char *s, size_t n) {
-  (void)s, (void)n;
-  return 1;
-}
-
-static int ft_leaves(const char *s, size_t n) {
-  if (n >= 2 && s[0] == '(' && s[n - 1] == ')') return ft_sum_parts(s + 1, n - 2, ft_leaves);
-  if (n > 13 && memcmp(s, "Pytree(vals=[", 13) == 0) {
-    const char *close = NULL;
-    int depth = 0;
-    for (size_t i = 12; i < n; i++) {
-      if (s[i] == '[' || s[i] == '(' || s[i] == '{') depth++;
-      else if (s[i] == ']' || s[i] == ')' || s[i] == '}') {
-        if (--depth == 0) {
-          close = s + i;
-          break;
-        }
-      }
+/* Leaves of a FlatTree repr; with rights, only Right(...) leaves.  -1 for
+   what cannot be read. */
+static int ft_leaves(Span x, int rights) {
+  Span parts[64];
+  if (starts(x, "(") && close_of(x.s, x.n) == x.n - 1) {
+    int k = split_parts(x, parts, 64), total = 0;
+    for (int i = 0; i < k; i++) {
+      int c = ft_leaves(parts[i], rights);
+      if (c < 0) return -1;
+      total += c;
     }
-    if (!close) return -1;
-    return ft_sum_parts(s + 13, (size_t)(close - s - 13), one_leaf);
+    return k < 0 ? -1 : total;
   }
-  if (n > 7 && memcmp(s, "Static(", 7) == 0) return 0;
-  if (n > 11 && memcmp(s, "RightsOnly(", 11) == 0) return -1;
-  return 1;
+  if (starts(x, "Pytree(vals=[")) {
+    Span list = {x.s + 12, 0};
+    list.n = close_of(list.s, x.n - 12) + 1;
+    if (list.n < 2) return -1;
+    int k = split_parts(list, parts, 64), total = 0;
+    for (int i = 0; i < k; i++) total += !rights || starts(parts[i], "Right(");
+    return k < 0 ? -1 : total;
+  }
+  if (starts(x, "RightsOnly(")) return ft_leaves(trim(x.s + 11, x.n - 12), 1);
+  if (starts(x, "Static(")) return 0;
+  return !rights || starts(x, "Right(");
 }
 
-/* The leaf counts of the groups of scan's ft_in (consts, carry, xs) or
-   ft_out (carry, ys), the FlatTree params that replaced num_consts and
-   num_carry in JAX 0.10. */
+/* The leaf counts of the ngroups top-level groups of ft_in. */
 static int ft_groups(const SrVal *v, int *counts, int ngroups) {
   SrBuf b = SR_BUF_INIT;
-  const char *s;
-  size_t n;
+  Span x;
   if (v->text) {
-    s = v->text;
-    n = v->textlen;
+    x = trim(v->text, v->textlen);
   } else {
     sr_val_repr(&b, v);
-    s = sr_buf_str(&b);
-    n = b.len;
+    x = trim(sr_buf_str(&b), b.len);
   }
-  int ok = n >= 2 && s[0] == '(' && s[n - 1] == ')';
-  int g = 0, depth = 0;
-  size_t st = 1;
-  char quote = 0;
-  for (size_t i = 1; ok && i < n; i++) {
-    char c = i + 1 < n ? s[i] : ',';
-    if (quote) {
-      if (c == quote) quote = 0;
-      continue;
+  Span parts[8];
+  int k = -1;
+  if (starts(x, "Pytree(")) {
+    /* one flattened pytree: its treedef's children are the groups */
+    const char *t = strstr(x.s, "tree=PyTreeDef(");
+    if (t && t < x.s + x.n) {
+      Span tree = {t + 15, 0};
+      tree.n = close_of(tree.s, (size_t)(x.s + x.n - tree.s)) + 1;
+      k = tree.n >= 2 && starts(tree, "(") ? split_parts(tree, parts, 8) : -1;
+      for (int i = 0; k == ngroups && i < k; i++) {
+        counts[i] = 0;
+        for (size_t j = 0; j < parts[i].n; j++) counts[i] += parts[i].s[j] == '*';
+      }
     }
-    if (c == '\'' || c == '"') quote = c;
-    else if (c == '(' || c == '[' || c == '{') depth++;
-    else if (c == ')' || c == ']' || c == '}') depth--;
-    else if (c == ',' && depth == 0) {
-      size_t a = st, e = i;
-      while (a < e && s[a] == ' ') a++;
-      while (e > a && s[e - 1] == ' ') e--;
-      st = i + 1;
-      if (a == e) continue;
-      if (g == ngroups) ok = 0;
-      else if ((counts[g++] = ft_leaves(s + a, e - a)) < 0) ok = 0;
-    }
+  } else if (starts(x, "(")) {
+    k = split_parts(x, parts, 8);
+    for (int i = 0; k == ngroups && i < k; i++)
+      if ((counts[i] = ft_leaves(parts[i], 0)) < 0) k = -1;
   }
   sr_buf_free(&b);
-  return ok && g == ngroups ? 0 : -1;
+  return k == ngroups ? 0 : -1;
 }
 
 /* The numbers of consts and carries of a scan: num_consts / num_carry, or
