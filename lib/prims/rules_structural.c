@@ -8,6 +8,7 @@
  * slicing family keeps the operand's sharding as long as every changed
  * sharded dimension stays divisible.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "prims/rule.h"
@@ -133,6 +134,16 @@ static int bad_dims(SrTypeCtx *cx, const char *fmt, const int64_t *v, int n, con
   sr_terr(cx, "TypeError", fmt, sr_buf_str(&a), sr_buf_str(&c));
   sr_buf_free(&a);
   sr_buf_free(&c);
+  return -1;
+}
+
+static int shape_pair_error(SrTypeCtx *cx, const char *fmt, const int64_t *a, const int64_t *b, int n) {
+  SrBuf x = SR_BUF_INIT, y = SR_BUF_INIT;
+  sr_ints_str(&x, a, n);
+  sr_ints_str(&y, b, n);
+  sr_terr(cx, "TypeError", fmt, sr_buf_str(&x), sr_buf_str(&y));
+  sr_buf_free(&x);
+  sr_buf_free(&y);
   return -1;
 }
 
@@ -373,7 +384,12 @@ static int reshape_sharding(SrTypeCtx *cx, const SrType *x, const int64_t *ns, i
   int same = nop == nnew;
   for (int i = 0; same && i < nop; i++) same = op1[i] == new1[i];
   if (same) {
-    /* _split_merge_singleton_dim_sharding_rule */
+    /* _split_merge_singleton_dim_sharding_rule, which zips the shape with
+       the spec itself and so trips its guard when there are sets */
+    if (x->unreduced | x->reduced)
+      return sr_terr(cx, "ValueError",
+                     "Using *pspec is dangerous when PartitionSpec has non-empty unreduced/reduced set. Please use "
+                     "*spec.partitions");
     for (int i = 0; i < nop; i++) take_spec(b, newidx[i], x, opidx[i]);
     return 0;
   }
@@ -1138,6 +1154,320 @@ static int type_dynamic_update_slice(SrTypeCtx *cx, const SrRuleEqn *e, const Sr
   return sr_finish_type(cx, e, &b, out);
 }
 
+/* ---- gather ---- */
+
+typedef struct Gdn {
+  int64_t offset[SR_MAX_RANK], collapsed[SR_MAX_RANK], start_map[SR_MAX_RANK], obatch[SR_MAX_RANK],
+      ibatch[SR_MAX_RANK];
+  int noffset, ncollapsed, nstart_map, nobatch, nibatch;
+} Gdn;
+
+/* One field of GatherDimensionNumbers(offset_dims=(1,), ...) as printed;
+   a field older texts lack is empty. */
+static int gdn_field(const char *s, size_t n, const char *key, int64_t *out, int *cnt) {
+  *cnt = 0;
+  size_t kl = strlen(key);
+  for (size_t i = 0; i + kl + 2 <= n; i++) {
+    if (memcmp(s + i, key, kl) != 0 || s[i + kl] != '=' || s[i + kl + 1] != '(') continue;
+    if (i > 0 && (s[i - 1] == '_' || (s[i - 1] >= 'a' && s[i - 1] <= 'z'))) continue;
+    size_t k = i + kl + 2;
+    while (k < n && s[k] != ')') {
+      while (k < n && (s[k] == ' ' || s[k] == ',')) k++;
+      if (k >= n || s[k] == ')') break;
+      char *end;
+      long long v = strtoll(s + k, &end, 10);
+      if (end == s + k || *cnt >= SR_MAX_RANK) return -1;
+      out[(*cnt)++] = v;
+      k = (size_t)(end - s);
+    }
+    return k < n ? 0 : -1;
+  }
+  return 0;
+}
+
+static int read_gdn(SrTypeCtx *cx, const SrRuleEqn *e, Gdn *g) {
+  const SrVal *v = sr_rparam(e, "dimension_numbers");
+  const char *s = NULL;
+  size_t n = 0;
+  if (v && v->text) s = v->text, n = v->textlen;
+  else if (v && (v->kind == SR_V_WORD || v->kind == SR_V_STR)) s = v->str.s, n = v->str.n;
+  if (!s || n < 23 || memcmp(s, "GatherDimensionNumbers(", 23) != 0)
+    return sr_terr(cx, "TypeError", "gather's dimension_numbers is not a GatherDimensionNumbers(...)");
+  if (gdn_field(s, n, "offset_dims", g->offset, &g->noffset) < 0 ||
+      gdn_field(s, n, "collapsed_slice_dims", g->collapsed, &g->ncollapsed) < 0 ||
+      gdn_field(s, n, "start_index_map", g->start_map, &g->nstart_map) < 0 ||
+      gdn_field(s, n, "operand_batching_dims", g->obatch, &g->nobatch) < 0 ||
+      gdn_field(s, n, "start_indices_batching_dims", g->ibatch, &g->nibatch) < 0)
+    return sr_terr(cx, "TypeError", "gather's dimension_numbers cannot be read: %.*s", (int)n, s);
+  return 0;
+}
+
+static int in_list(const int64_t *v, int n, int64_t x) {
+  for (int i = 0; i < n; i++)
+    if (v[i] == x) return 1;
+  return 0;
+}
+
+/* slicing._is_sorted, _no_duplicate_dims, _sorted_dims_in_range,
+   _dims_in_range, _disjoint_dims */
+static int dims_check(SrTypeCtx *cx, const int64_t *d, int n, const char *name, int sorted, int nodup, int rank,
+                      int range_sorted) {
+  SrBuf b = SR_BUF_INIT;
+  sr_ints_str(&b, d, n);
+  int rc = 0;
+  for (int i = 1; sorted && !rc && i < n; i++)
+    if (d[i] < d[i - 1]) rc = sr_terr(cx, "TypeError", "%s in gather op must be sorted; got %s", name, sr_buf_str(&b));
+  if (!rc && rank >= 0 && n) {
+    int64_t bad = 0;
+    int has = 0;
+    if (range_sorted) {
+      if (d[0] < 0) bad = d[0], has = 1;
+      else if (d[n - 1] >= rank) bad = d[n - 1], has = 1;
+      has = has && bad != 0; /* Python's `if invalid_dim:` skips a 0 */
+    } else {
+      for (int i = 0; i < n && !has; i++)
+        if (d[i] < 0 || d[i] >= rank) bad = d[i], has = 1;
+    }
+    if (has)
+      rc = sr_terr(cx, "TypeError", "Invalid %s set in gather op; valid range is [0, %d); got: %lld.", name, rank,
+                   (long long)bad);
+  }
+  for (int i = 0; nodup && !rc && i < n; i++)
+    for (int k = 0; k < i && !rc; k++)
+      if (d[i] == d[k]) rc = sr_terr(cx, "TypeError", "%s in gather op must not repeat; got: %s.", name, sr_buf_str(&b));
+  sr_buf_free(&b);
+  return rc;
+}
+
+static int disjoint(SrTypeCtx *cx, const int64_t *a, int na, const int64_t *b, int nb, const char *n1, const char *n2) {
+  for (int i = 0; i < na; i++)
+    if (in_list(b, nb, a[i])) {
+      SrBuf x = SR_BUF_INIT, y = SR_BUF_INIT;
+      sr_ints_str(&x, a, na);
+      sr_ints_str(&y, b, nb);
+      sr_terr(cx, "TypeError", "%s and %s in gather op must be disjoint; got: %s and %s.", n1, n2, sr_buf_str(&x),
+              sr_buf_str(&y));
+      sr_buf_free(&x);
+      sr_buf_free(&y);
+      return -1;
+    }
+  return 0;
+}
+
+/* slicing._gather_shape_rule (the checks of XLA's InferGatherShape). */
+static int gather_shape(SrTypeCtx *cx, const SrType *op, const SrType *ix, const Gdn *g, const int64_t *ss, int nss,
+                        int64_t *shape, const char **syms, int *rank) {
+  int ivd = ix->ndim - 1;
+  if (ivd < 0)
+    return sr_terr(cx, "TypeError",
+                   "Gather index leaf dimension must be within [0, rank(indices) + 1). rank(indices) is %d and gather "
+                   "index leaf dimension is %d.",
+                   ix->ndim, ivd);
+  if (dims_check(cx, g->offset, g->noffset, "offset_dims", 1, 1, -1, 0) < 0) return -1;
+  int out_rank = g->noffset + ix->ndim - 1;
+  for (int i = 0; i < g->noffset; i++)
+    if (g->offset[i] < 0 || g->offset[i] >= out_rank)
+      return sr_terr(cx, "TypeError",
+                     "Offset dimension %d in gather op is out of bounds; got %lld, but should have been in [0, %d)", i,
+                     (long long)g->offset[i], out_rank);
+  if (g->nstart_map != ix->dims[ivd].size)
+    return sr_terr(cx, "TypeError",
+                   "Gather op has %d elements in start_index_map and the bound of dimension index_vector_dim=%d of "
+                   "indices is %lld. These two numbers must be equal.",
+                   g->nstart_map, ivd, (long long)ix->dims[ivd].size);
+  for (int i = 0; i < g->nstart_map; i++)
+    if (g->start_map[i] < 0 || g->start_map[i] >= op->ndim)
+      return sr_terr(cx, "TypeError", "Invalid start_index_map; domain is [0, %d), got: %d->%lld.", op->ndim, i,
+                     (long long)g->start_map[i]);
+  if (dims_check(cx, g->start_map, g->nstart_map, "start_index_map", 0, 1, -1, 0) < 0 ||
+      dims_check(cx, g->collapsed, g->ncollapsed, "collapsed_slice_dims", 1, 1, op->ndim, 1) < 0 ||
+      dims_check(cx, g->obatch, g->nobatch, "operand_batching_dims", 1, 1, op->ndim, 1) < 0 ||
+      disjoint(cx, g->collapsed, g->ncollapsed, g->obatch, g->nobatch, "collapsed_slice_dims", "operand_batching_dims") < 0 ||
+      disjoint(cx, g->start_map, g->nstart_map, g->obatch, g->nobatch, "start_index_map", "operand_batching_dims") < 0 ||
+      dims_check(cx, g->ibatch, g->nibatch, "start_indices_batching_dims", 0, 1, ix->ndim, 0) < 0)
+    return -1;
+  if (in_list(g->ibatch, g->nibatch, ivd)) {
+    SrBuf b = SR_BUF_INIT;
+    sr_ints_str(&b, g->ibatch, g->nibatch);
+    sr_terr(cx, "TypeError", "Gather op cannot have the index vector dimension as a batching dimension; got %s.",
+            sr_buf_str(&b));
+    sr_buf_free(&b);
+    return -1;
+  }
+  if (g->nobatch != g->nibatch) {
+    SrBuf a = SR_BUF_INIT, b = SR_BUF_INIT;
+    sr_ints_str(&a, g->obatch, g->nobatch);
+    sr_ints_str(&b, g->ibatch, g->nibatch);
+    sr_terr(cx, "TypeError",
+            "Gather op requires equal numbers of operand_batching_dims and start_indices_batching_dims, got %s and%s.",
+            sr_buf_str(&a), sr_buf_str(&b));
+    sr_buf_free(&a);
+    sr_buf_free(&b);
+    return -1;
+  }
+  for (int i = 0; i < g->nobatch; i++)
+    if (op->dims[g->obatch[i]].size != ix->dims[g->ibatch[i]].size) {
+      int64_t a[SR_MAX_RANK], b[SR_MAX_RANK];
+      for (int k = 0; k < g->nobatch; k++) a[k] = op->dims[g->obatch[k]].size, b[k] = ix->dims[g->ibatch[k]].size;
+      return shape_pair_error(cx,
+                              "Gather op requires operand batching dimensions and indices batching dimensions to have "
+                              "the same shape, got %s and %s.",
+                              a, b, g->nobatch);
+    }
+  if (nss != op->ndim)
+    return sr_terr(cx, "TypeError",
+                   "Gather op must have one slice size for every input dimension; got: len(slice_sizes)=%d, "
+                   "input_shape.rank=%d",
+                   nss, op->ndim);
+  if (nss != g->noffset + g->ncollapsed + g->nobatch) {
+    SrBuf a = SR_BUF_INIT, b = SR_BUF_INIT, c = SR_BUF_INIT;
+    sr_ints_str(&a, g->offset, g->noffset);
+    sr_ints_str(&b, g->collapsed, g->ncollapsed);
+    sr_ints_str(&c, g->obatch, g->nobatch);
+    sr_terr(cx, "TypeError",
+            "All components of the offset index in a gather op must either be a offset dimension or explicitly "
+            "collapsed/batching; got len(slice_sizes)=%d, output_slice_sizes=%s, collapsed_slice_dims=%s, "
+            "operand_batching_dims=%s.",
+            nss, sr_buf_str(&a), sr_buf_str(&b), sr_buf_str(&c));
+    sr_buf_free(&a);
+    sr_buf_free(&b);
+    sr_buf_free(&c);
+    return -1;
+  }
+  int empty = 0;
+  for (int i = 0; i < ix->ndim; i++)
+    if (ix->dims[i].size == 0) empty = 1;
+  for (int i = 0; i < nss && !empty; i++)
+    if (!(ss[i] >= 0 && op->dims[i].size >= ss[i]))
+      return sr_terr(cx, "TypeError", "Slice size at index %d in gather op is out of range, must be within [0, %lld + 1), got %lld.",
+                     i, (long long)op->dims[i].size, (long long)ss[i]);
+  for (int i = 0; i < g->ncollapsed; i++)
+    if (ss[g->collapsed[i]] != 1)
+      return sr_terr(cx, "TypeError",
+                     "Gather op can only collapse slice dims with bound 1, but bound is %lld for index %lld at position %d.",
+                     (long long)ss[g->collapsed[i]], (long long)g->collapsed[i], i);
+  for (int i = 0; i < g->nobatch; i++)
+    if (ss[g->obatch[i]] > 1)
+      return sr_terr(cx, "TypeError",
+                     "Gather op can only have operand batching dims with bound 0/1, but bound is %lld for index %lld at "
+                     "position %d.",
+                     (long long)ss[g->obatch[i]], (long long)g->obatch[i], i);
+  /* _gather_shape_computation */
+  int si = 0, ii = 0;
+  for (int i = 0; i < out_rank; i++) {
+    if (in_list(g->offset, g->noffset, i)) {
+      while (in_list(g->collapsed, g->ncollapsed, si) || in_list(g->obatch, g->nobatch, si)) si++;
+      syms[i] = NULL;
+      shape[i] = ss[si++];
+    } else {
+      if (ii == ivd) ii++;
+      syms[i] = ix->dims[ii].sym;
+      shape[i] = ix->dims[ii++].size;
+    }
+  }
+  *rank = out_rank;
+  return 0;
+}
+
+/* slicing._gather_spec_computation: the result's specs when they follow
+   unambiguously from the operand's and the indices'; 1 if they do not. */
+static int gather_spec(const SrType *op, const SrType *ix, const Gdn *g, const int64_t *ss, SrTypeBuilder *b) {
+  int any = 0;
+  for (int i = 0; i < op->ndim; i++) any |= op->dims[i].nax != 0;
+  for (int i = 0; i < ix->ndim; i++) any |= ix->dims[i].nax != 0;
+  if (!any) return 0;
+  for (int k = 0; k < g->nstart_map; k++) {
+    int64_t i = g->start_map[k];
+    if (ss[i] != op->dims[i].size && op->dims[i].nax) return 1;
+  }
+  for (int k = 0; k < g->nobatch; k++) {
+    const SrDim *o = &op->dims[g->obatch[k]], *x = &ix->dims[g->ibatch[k]];
+    if (o->nax && x->nax && !sr_spec_entry_eq(op, (int)g->obatch[k], ix, (int)g->ibatch[k])) return 1;
+  }
+  for (int i = 0; i < ix->ndim; i++)
+    if (ix->dims[i].nax && !in_list(g->ibatch, g->nibatch, i)) return 1;
+  /* the indices' specs, batching dims resolved from the operand's */
+  const SrType *isrc[SR_MAX_RANK];
+  int idim[SR_MAX_RANK];
+  for (int i = 0; i < ix->ndim; i++) isrc[i] = ix, idim[i] = i;
+  for (int k = 0; k < g->nobatch; k++)
+    if (!ix->dims[g->ibatch[k]].nax) isrc[g->ibatch[k]] = op, idim[g->ibatch[k]] = (int)g->obatch[k];
+  int si = 0, ii = 0;
+  for (int i = 0; i < b->ndim; i++) {
+    const SrType *t;
+    int d;
+    if (in_list(g->offset, g->noffset, i)) {
+      while (in_list(g->collapsed, g->ncollapsed, si) || in_list(g->obatch, g->nobatch, si)) si++;
+      t = op, d = si++;
+    } else {
+      t = isrc[ii], d = idim[ii];
+      ii++;
+    }
+    if (!t->dims[d].nax) continue;
+    b->dims[i].nax = t->dims[d].nax;
+    for (int k = 0; k < t->dims[d].nax; k++) {
+      int a = b->mesh ? sr_mesh_axis(b->mesh, t->mesh->names[t->dims[d].ax[k]]) : -1;
+      if (a < 0) b->mesh = t->mesh, a = t->dims[d].ax[k];
+      b->dims[i].ax[k] = (uint8_t)a;
+    }
+  }
+  return 0;
+}
+
+/* slicing.gather_p. */
+static int type_gather(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 2, 1) < 0) return -1;
+  const SrType *op = e->in[0], *ix = e->in[1];
+  Gdn g;
+  int64_t ss[SR_MAX_RANK], shape[SR_MAX_RANK];
+  const char *syms[SR_MAX_RANK];
+  int nss = 0, rank = 0;
+  if (read_gdn(cx, e, &g) < 0 || sr_rparam_ints(cx, e, "slice_sizes", 1, ss, SR_MAX_RANK, &nss) < 0) return -1;
+  if (gather_shape(cx, op, ix, &g, ss, nss, shape, syms, &rank) < 0) return -1;
+  if (!sr_dtype_in(ix->dtype, SR_DC_INT)) return sr_terr(cx, "ValueError", "indices must have an integer type");
+  SrStd s;
+  if (sr_std_begin(cx, e, &s) < 0) return -1;
+  SrTypeBuilder b;
+  builder_shape(&b, op, shape, rank, &s);
+  for (int i = 0; i < rank; i++) b.dims[i].sym = syms[i];
+  b.weak = op->weak;
+  if (s.mode == SR_MODE_EXPLICIT && gather_spec(op, ix, &g, ss, &b) > 0) {
+    SrBuf a = SR_BUF_INIT, c = SR_BUF_INIT;
+    sr_aval_repr(&a, op);
+    sr_aval_repr(&c, ix);
+    sr_terr(cx, "ShardingTypeError",
+            "Use `.at[...].get(out_sharding=)` to provide output PartitionSpec for the gather indexing as out "
+            "sharding could not be resolved unambiguously (or would require collectives on inputs). Got operand=%s, "
+            "indices=%s",
+            sr_buf_str(&a), sr_buf_str(&c));
+    sr_buf_free(&a);
+    sr_buf_free(&c);
+    return -1;
+  }
+  if (s.mode != SR_MODE_AUTO) {
+    /* _gather_ur_rule */
+    SrAxes ou, iu;
+    if (sr_getu(cx, op, &ou) < 0 || sr_getu(cx, ix, &iu) < 0) return -1;
+    if (ou || iu)
+      return sr_terr(cx, "NotImplementedError",
+                     "unreduced rule for gather is not implemented. Please file an issue at "
+                     "https://github.com/jax-ml/jax/issues");
+    if (sr_getr(cx, ix)) {
+      SrBuf a = SR_BUF_INIT;
+      sr_aval_str_axis_types(&a, cx, ix);
+      sr_terr(cx, "ShardingTypeError", "gather indices cannot be reduced. Got indices sharding %s.", sr_buf_str(&a));
+      sr_buf_free(&a);
+      return -1;
+    }
+    b.reduced = sr_getr(cx, op);
+    for (int i = 0; b.reduced && i < ix->ndim; i++)
+      if (ix->dims[i].nax) return sr_terr(cx, "NotImplementedError", "gather of a reduced operand with sharded indices");
+  }
+  if (sr_vma_standard(cx, e, &b.varying) < 0) return -1;
+  if (sr_mem_default(cx, e, &b.mem) < 0) return -1;
+  return sr_finish_type(cx, e, &b, out);
+}
+
 /* ---- iota, sort ---- */
 
 /* lax.iota_p (not a standard primitive): replicated on the context mesh
@@ -1214,6 +1544,10 @@ static int type_sort(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   for (uint32_t i = 0; s.mode == SR_MODE_EXPLICIT && i < e->nin; i++) {
     const SrType *t = e->in[i];
     if (sr_in_mesh_empty(cx, e, i)) continue;
+    if (t->unreduced | t->reduced)
+      return sr_terr(cx, "ValueError",
+                     "Using pspec[...] is dangerous when PartitionSpec has non-empty unreduced/reduced set. Please use "
+                     "spec.partitions[...]");
     if (t->dims[dim].nax) {
       SrBuf a = SR_BUF_INIT;
       sr_type_sharding_str(&a, cx, t);
@@ -1257,6 +1591,7 @@ void sr_rules_structural_init(void) {
   sr_set_type_rule(SR_P_slice, type_slice);
   sr_set_type_rule(SR_P_dynamic_slice, type_dynamic_slice);
   sr_set_type_rule(SR_P_dynamic_update_slice, type_dynamic_update_slice);
+  sr_set_type_rule(SR_P_gather, type_gather);
   sr_set_type_rule(SR_P_iota, type_iota);
   sr_set_type_rule(SR_P_sort, type_sort);
 }

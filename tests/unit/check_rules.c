@@ -486,6 +486,23 @@ START_TEST(test_concat_slice_pad) {
          "sharding=NamedSharding(mesh=AbstractMesh('X': 4, axis_types=(Explicit,)), spec=P('X',)) and sorting "
          "dimension=0",
          "sort");
+#define GDN "dimension_numbers=GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,), "   \
+            "start_index_map=(0,), operand_batching_dims=(), start_indices_batching_dims=())|mode=1"
+  /* x[idx] with a full slice of the sharded dim */
+  RULE(XY22, "gather", "f32[8,4@X]; i32[3,1]", GDN "|slice_sizes=(1, 4)", "f32[3,4@X]");
+  RULE(XY22, "gather", "f32[8,4]{R:Y}; i32[3,1]", GDN "|slice_sizes=(1, 4)", "f32[3,4]{R:Y}");
+  RULE(XY22, "gather", "f32[8@X,4]; i32[3,1]", GDN "|slice_sizes=(1, 4)",
+       "ShardingTypeError: Use `.at[...].get(out_sharding=)` to provide output PartitionSpec for the gather indexing as "
+       "out sharding could not be resolved unambiguously (or would require collectives on inputs). Got "
+       "operand=ShapedArray(float32[8@X,4]), indices=ShapedArray(int32[3,1])");
+  RULE(XY22, "gather", "f32[8,4]; i32[3@Y,1]", GDN "|slice_sizes=(1, 4)",
+       "ShardingTypeError: Use `.at[...].get(out_sharding=)` to provide output PartitionSpec for the gather indexing as "
+       "out sharding could not be resolved unambiguously (or would require collectives on inputs). Got "
+       "operand=ShapedArray(float32[8,4]), indices=ShapedArray(int32[3@Y,1])");
+  RULE(XY22, "gather", "f32[8,4]; i32[3,1]{U:X}", GDN "|slice_sizes=(1, 4)", NOTIMPL_U("gather"));
+  RULE(XY22, "gather", "f32[8,4]; i32[3,1]", GDN "|slice_sizes=(2, 4)",
+       "TypeError: Gather op can only collapse slice dims with bound 1, but bound is 2 for index 0 at position 0.");
+  RULE(XY22, "gather", "f32[8,4]; f32[3,1]", GDN "|slice_sizes=(1, 4)", "ValueError: indices must have an integer type");
   RULE(X4, "iota", "", "dtype=int32|shape=(8,)|dimension=0|sharding=None", "i32[8]");
   RULE(X4, "iota", "", "dtype=int32|shape=(8, 2)|dimension=0|sharding=P('X')", "i32[8@X,2]");
   RULE(X4, "iota", "", "dtype=int32|shape=(6,)|dimension=0|sharding=P('X')",
