@@ -743,7 +743,10 @@ static SrVal *call_jaxpr_value(SrInterp *I, SrVal *fn, SrArgs *a) {
   return r;
 }
 
+void sr_ad_api_init(void); /* lib/lang/ad_api.c: jax.grad and the autodiff API */
+
 void sr_jnp_init(void) {
+  sr_ad_api_init();
   sr_def("jax.numpy.add", jnp_add, "add(x, y): elementwise x + y, with JAX's dtype promotion");
   sr_def("jax.numpy.subtract", jnp_subtract, "subtract(x, y)");
   sr_def("jax.numpy.multiply", jnp_multiply, "multiply(x, y)");

@@ -1,0 +1,974 @@
+/* ad.c: the autodiff engine -- the JVP walk (which is also the
+ * linearization walk), the backward pass, and the jaxpr-level transforms
+ * built from them (ad.py: jvp, linearize, linearize_jaxpr, backward_pass3).
+ */
+#include "ad/ad_rules.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "lang/jaxstate.h"
+#include "util/intern.h"
+
+/* ---- types ---- */
+
+const SrType *sr_ad_tangent_type(const SrType *t) {
+  SrDtype d = sr_dtype_tangent(t->dtype);
+  return d == t->dtype ? t : sr_type_with_dtype(t, d);
+}
+
+const SrType *sr_ad_ct_type(const SrType *t) {
+  SrTypeBuilder b;
+  sr_type_builder(&b, t);
+  b.dtype = sr_dtype_tangent(t->dtype);
+  SrAxes u = t->unreduced, r = t->reduced;
+  b.unreduced = r;
+  b.reduced = u;
+  b.ukind = r ? SR_UK_SUM : SR_UK_NONE;
+  return sr_type_get(&b);
+}
+
+int sr_ad_differentiable(const SrType *t) { return t && sr_dtype_is_inexact(t->dtype); }
+
+/* ---- rule registration ---- */
+
+void sr_ad_set_jvp(int prim_id, SrJvpRule r) { sr_prims[prim_id].jvp = (void *)r; }
+void sr_ad_set_transpose(int prim_id, SrTransposeRule r) { sr_prims[prim_id].transpose = (void *)r; }
+
+void sr_ad_init(void) {
+  static int done;
+  if (done) return;
+  done = 1;
+  sr_prims_init();
+  sr_ad_rules_elementwise_init();
+  sr_ad_rules_structural_init();
+  sr_ad_rules_control_init();
+  sr_ad_rules_manual_init();
+}
+
+int ad_no_jvp(SrAd *ad, const SrPrim *p) {
+  sr_raise(ad->I, "NotImplementedError", "Differentiation rule for '%s' not implemented", p->name);
+  return -1;
+}
+
+int ad_no_transpose(SrAd *ad, const SrPrim *p) {
+  sr_raise(ad->I, "NotImplementedError",
+           "Transpose rule (for reverse-mode differentiation) for '%s' not implemented", p->name);
+  return -1;
+}
+
+/* ---- the context and its pool ---- */
+
+void sr_ad_begin(SrAd *ad, SrInterp *I, SrAdMode mode) {
+  memset(ad, 0, sizeof *ad);
+  ad->I = I;
+  ad->mode = mode;
+  sr_ad_init();
+}
+
+void ad_release(SrAd *ad, int mark) {
+  while (ad->npool > mark) sr_unref(ad->pool[--ad->npool]);
+}
+
+void sr_ad_end(SrAd *ad) {
+  ad_release(ad, 0);
+  free(ad->pool);
+  ad->pool = NULL;
+  ad->cappool = 0;
+}
+
+SrVal *ad_keep(SrAd *ad, SrVal *v) {
+  if (!v) return NULL;
+  if (ad->npool == ad->cappool) {
+    ad->cappool = ad->cappool ? 2 * ad->cappool : 64;
+    ad->pool = sr_xrealloc(ad->pool, (size_t)ad->cappool * sizeof *ad->pool);
+  }
+  ad->pool[ad->npool++] = v;
+  return v;
+}
+
+/* ---- binding ---- */
+
+static int is_tracer_of(SrVal *v, const SrTrace *t) {
+  SrArrayObj *a = sr_array_of(v);
+  return t && a && a->kind == SR_AV_TRACER && a->trace == t && a->trace_id == t->id;
+}
+
+/* The trace an operation on these inputs belongs to. */
+static SrTrace *pick_trace(SrAd *ad, int nin, SrVal **in) {
+  if (ad->mode != SR_AD_LIN) return ad->I->trace;
+  for (int i = 0; i < nin; i++)
+    if (is_tracer_of(in[i], ad->tangent)) return ad->tangent;
+  return ad->primal;
+}
+
+static SrVal *bind_in(SrAd *ad, SrTrace *t, const SrPrim *p, int nin, SrVal **in, int np,
+                      const SrParam *ps, const SrType *const *written, uint32_t nout) {
+  for (int i = 0; i < nin; i++)
+    if (!in[i]) return NULL;
+  SrInterp *I = ad->I;
+  SrTrace *saved = I->trace;
+  I->trace = t;
+  SrVal *r = sr_bind_prim(I, p, nin, in, np, ps, written, nout);
+  I->trace = saved;
+  return ad_keep(ad, r);
+}
+
+SrVal *ad_bind(SrAd *ad, int prim_id, int nin, SrVal **in, int nparams, const SrParam *params) {
+  for (int i = 0; i < nin; i++)
+    if (!in[i]) return NULL;
+  return bind_in(ad, pick_trace(ad, nin, in), &sr_prims[prim_id], nin, in, nparams, params, NULL, 0);
+}
+
+SrVal *ad_bind_tangent(SrAd *ad, int prim_id, int nin, SrVal **in, int nparams, const SrParam *params) {
+  SrTrace *t = ad->mode == SR_AD_LIN ? ad->tangent : ad->I->trace;
+  return bind_in(ad, t, &sr_prims[prim_id], nin, in, nparams, params, NULL, 0);
+}
+
+SrVal *ad_bindv(SrAd *ad, int prim_id, int nin, SrVal **in, ...) {
+  SrPList ps = {0};
+  va_list ap;
+  va_start(ap, in);
+  for (;;) {
+    const char *k = va_arg(ap, const char *);
+    if (!k) break;
+    sr_plist_add(&ps, k, va_arg(ap, SrVal *));
+  }
+  va_end(ap);
+  SrVal *r = ad_bind(ad, prim_id, nin, in, ps.n, ps.p);
+  sr_plist_free(&ps);
+  return r;
+}
+
+SrVal *ad_bind_eqn(SrAd *ad, const SrEqn *e, SrVal **in) {
+  for (uint32_t i = 0; i < e->nin; i++)
+    if (!in[i]) return NULL;
+  const SrType *wsmall[16], **written = e->nout <= 16 ? wsmall : sr_xmalloc(e->nout * sizeof *written);
+  for (uint32_t i = 0; i < e->nout; i++) written[i] = e->out[i]->type;
+  SrVal *r = bind_in(ad, pick_trace(ad, (int)e->nin, in), e->prim, (int)e->nin, in, (int)e->nparams,
+                     e->params, written, e->nout);
+  if (written != wsmall) free(written);
+  return r;
+}
+
+SrVal *ad_bind_eqn1(SrAd *ad, const SrEqn *e, SrVal **in) {
+  SrVal *r = ad_bind_eqn(ad, e, in);
+  return r ? r->seq.items[0] : NULL;
+}
+
+/* ---- values ---- */
+
+SrVal *ad_literal(SrAd *ad, const SrVar *l) {
+  const SrType *t = l->type;
+  if (!t) {
+    /* a bare literal of an older printer: its dtype from its text */
+    const char *s = l->text ? l->text : "0";
+    int isf = strchr(s, '.') || strchr(s, 'e') || strstr(s, "inf") || strstr(s, "nan");
+    int isb = strcmp(s, "True") == 0 || strcmp(s, "False") == 0;
+    t = sr_type_with_weak(sr_type_scalar(isb ? SR_BOOL : isf ? SR_F32 : SR_I32), !isb);
+    if (isb) return ad_keep(ad, sr_array_scalar(t, 0, 0, s[0] == 'T'));
+    if (isf) return ad_keep(ad, sr_array_scalar(t, strtod(s, NULL), 0, 0));
+    return ad_keep(ad, sr_array_scalar(t, 0, 0, strtoll(s, NULL, 10)));
+  }
+  if (sr_dtype_kind(t->dtype) == SR_DK_COMPLEX) return ad_keep(ad, sr_array_scalar(t, l->val.c[0], l->val.c[1], 0));
+  if (sr_dtype_is_inexact(t->dtype)) return ad_keep(ad, sr_array_scalar(t, l->val.f, 0, (int64_t)l->val.f));
+  return ad_keep(ad, sr_array_scalar(t, (double)l->val.i, 0, l->val.i));
+}
+
+SrVal *ad_scalar(SrAd *ad, SrDtype dt, int weak, double v) {
+  const SrType *t = sr_type_with_weak(sr_type_scalar(dt), weak);
+  return ad_keep(ad, sr_array_scalar(t, v, 0, (int64_t)v));
+}
+
+SrVal *ad_const(SrAd *ad, SrVal *example, double v) {
+  const SrType *t = ad_type(ad, example);
+  if (!t) return NULL;
+  /* a weakly typed Python scalar keeps its weak type; an array's dtype
+     gives a strong literal */
+  int weak = t->weak && t->ndim == 0 && !sr_array_of(example);
+  return ad_scalar(ad, t->dtype, weak, v);
+}
+
+const SrMesh *ad_ctx_mesh(SrAd *ad) { return sr_jax_abstract_mesh(ad->I->jax); }
+
+int ad_ctx_manual(SrAd *ad) {
+  const SrMesh *m = ad_ctx_mesh(ad);
+  if (!m->n) return 0;
+  for (int i = 0; i < m->n; i++)
+    if (m->types[i] != SR_AXIS_MANUAL) return 0;
+  return 1;
+}
+
+SrVal *ad_sharding_param(SrAd *ad, const SrType *t) {
+  const SrMesh *m = ad_ctx_mesh(ad);
+  if (!m->n) return sr_none();
+  SrShardSpec s;
+  sr_shard_of_type(t, &s);
+  const SrMesh *shape = sr_mesh_shape(m);
+  /* the type's axes, named on the context mesh */
+  if (t->mesh && t->mesh != shape) {
+    for (int i = 0; i < s.ndim; i++)
+      for (int k = 0; k < s.nax[i]; k++) {
+        int a = sr_mesh_axis(shape, t->mesh->names[s.ax[i][k]]);
+        s.ax[i][k] = (uint8_t)(a < 0 ? 0 : a);
+      }
+    s.unreduced = sr_axes_remap(s.unreduced, t->mesh, shape);
+    s.reduced = sr_axes_remap(s.reduced, t->mesh, shape);
+  }
+  s.mesh = shape;
+  if (ad_ctx_manual(ad)) {
+    /* manual axes live in the type's mat, not in its sharding */
+    s.unreduced = s.reduced = 0;
+    s.ukind = 0;
+  }
+  SrVal *spec = sr_shard_to_spec_val(&s);
+  SrVal *sh = sr_sharding_val(NULL, m, spec->spec, NULL);
+  sr_unref(spec);
+  return sh;
+}
+
+/* ---- the JVP / linearization walk ---- */
+
+static int eqn_nz(const SrEqn *e, SrVal **t) {
+  for (uint32_t i = 0; i < e->nin; i++)
+    if (t[i]) return 1;
+  return 0;
+}
+
+/* A tangent is kept only for an inexact primal type. */
+static SrVal *filter_tangent(const SrType *primal, SrVal *t) {
+  return t && sr_ad_differentiable(primal) ? t : NULL;
+}
+
+int ad_eval(SrAd *ad, const SrJaxpr *j, SrVal **primals, SrVal **tangents, SrVal **out, SrVal **tout) {
+  SrInterp *I = ad->I;
+  uint32_t nv = j->nvars + 1;
+  SrVal **pv = sr_xcalloc(nv, sizeof *pv), **tv = sr_xcalloc(nv, sizeof *tv);
+  int rc = -1;
+  for (uint32_t i = 0; i < j->nconst; i++) {
+    SrVar *v = j->invars[i];
+    pv[v->id] = j->consts && j->consts[i] ? sr_ref(j->consts[i]) : sr_array_abstract(v->type);
+  }
+  for (uint32_t i = 0; i < sr_nargs(j); i++) {
+    SrVar *v = sr_args(j)[i];
+    pv[v->id] = sr_ref(primals[i]);
+    tv[v->id] = tangents ? sr_ref(filter_tangent(v->type, tangents[i])) : NULL;
+  }
+  SrVal *xs_small[32], *ts_small[32], *ys_small[32], *tys_small[32];
+  for (uint32_t k = 0; k < j->neqn; k++) {
+    const SrEqn *e = &j->eqns[k];
+    if (I->interrupted) {
+      sr_raise(I, "KeyboardInterrupt", "interrupted");
+      goto done;
+    }
+    int big = e->nin > 32 || e->nout > 32;
+    SrVal **x = big ? sr_xcalloc(e->nin + 1, sizeof *x) : xs_small;
+    SrVal **t = big ? sr_xcalloc(e->nin + 1, sizeof *t) : ts_small;
+    SrVal **y = big ? sr_xcalloc(e->nout + 1, sizeof *y) : ys_small;
+    SrVal **ty = big ? sr_xcalloc(e->nout + 1, sizeof *ty) : tys_small;
+    int mark = ad_mark(ad), ok = 1;
+    for (uint32_t i = 0; i < e->nin; i++) {
+      SrVar *a = e->in[i];
+      if (a->kind == SR_LIT) {
+        x[i] = ad_literal(ad, a);
+        t[i] = NULL;
+      } else {
+        x[i] = pv[a->id];
+        t[i] = tv[a->id];
+      }
+    }
+    for (uint32_t i = 0; i < e->nout; i++) y[i] = ty[i] = NULL;
+    if (!eqn_nz(e, t)) {
+      SrVal *r = ad_bind_eqn(ad, e, x);
+      if (!r) ok = 0;
+      else
+        for (uint32_t i = 0; i < e->nout; i++) y[i] = r->seq.items[i];
+    } else {
+      SrJvpRule rule = sr_ad_jvp_rule(e->prim);
+      if (!rule) {
+        ad_no_jvp(ad, e->prim);
+        ok = 0;
+      } else if (rule(ad, e, x, t, y, ty) < 0) {
+        if (!I->exc) sr_raise(I, "RuntimeError", "the JVP rule of %s failed", e->prim->name);
+        ok = 0;
+      } else {
+        for (uint32_t i = 0; i < e->nout; i++)
+          if (!y[i]) {
+            sr_raise(I, "RuntimeError", "the JVP rule of %s gave no primal output", e->prim->name);
+            ok = 0;
+            break;
+          }
+      }
+    }
+    if (ok)
+      for (uint32_t i = 0; i < e->nout; i++) {
+        SrVar *o = e->out[i];
+        if (o->kind == SR_DROP) continue;
+        pv[o->id] = sr_ref(y[i]);
+        tv[o->id] = sr_ref(filter_tangent(o->type, ty[i]));
+      }
+    ad_release(ad, mark);
+    if (big) {
+      free(x);
+      free(t);
+      free(y);
+      free(ty);
+    }
+    if (!ok) goto done;
+  }
+  for (uint32_t i = 0; i < j->nout; i++) {
+    SrVar *o = j->outvars[i];
+    if (o->kind == SR_LIT) {
+      int mark = ad_mark(ad);
+      out[i] = sr_ref(ad_literal(ad, o));
+      ad_release(ad, mark);
+      tout[i] = NULL;
+    } else {
+      out[i] = sr_ref(pv[o->id]);
+      tout[i] = sr_ref(tv[o->id]);
+    }
+  }
+  rc = 0;
+done:
+  for (uint32_t i = 0; i < nv; i++) {
+    sr_unref(pv[i]);
+    sr_unref(tv[i]);
+  }
+  free(pv);
+  free(tv);
+  return rc;
+}
+
+/* ---- the backward pass ---- */
+
+/* core.typematch(no_dtype_check=True): shapes and shardings agree. */
+static int ct_match(const SrType *a, const SrType *b) {
+  if (a == b) return 1;
+  if (a->ndim != b->ndim) return 0;
+  SrTypeBuilder ba, bb;
+  sr_type_builder(&ba, a);
+  sr_type_builder(&bb, b);
+  ba.dtype = bb.dtype;
+  ba.weak = bb.weak = 0;
+  return sr_type_equal_mod_mesh(sr_type_get(&ba), sr_type_get(&bb));
+}
+
+/* ValAccum.accum: checks the cotangent's type (ad.ct_check) and sums a
+   second contribution with add_any. */
+static int accum(SrAd *ad, SrVal **slot, SrVal *ct, const SrType *want) {
+  if (!ct) return 0;
+  const SrType *got = ad_type(ad, ct);
+  if (!got) {
+    sr_raise(ad->I, "TypeError", "a cotangent is not an array");
+    return -1;
+  }
+  if (want && !ct_match(got, want)) {
+    sr_raise(ad->I, "ValueError", "Expected cotangent type %s but got %s", sr_type_short(want), sr_type_short(got));
+    return -1;
+  }
+  if (!*slot) {
+    *slot = sr_ref(ct);
+    return 0;
+  }
+  int mark = ad_mark(ad);
+  SrVal *s = ad_add_any(ad, *slot, ct);
+  if (!s) return -1;
+  sr_unref(*slot);
+  *slot = sr_ref(s);
+  ad_release(ad, mark);
+  return 0;
+}
+
+int ad_backward(SrAd *ad, const SrJaxpr *j, const uint8_t *linear, SrVal **vals, SrVal **cts_out,
+                SrVal **cts_in) {
+  SrInterp *I = ad->I;
+  uint32_t nv = j->nvars + 1, nargs = sr_nargs(j);
+  SrVal **val = sr_xcalloc(nv, sizeof *val), **ct = sr_xcalloc(nv, sizeof *ct);
+  uint8_t *lin = sr_xcalloc(nv, 1);
+  uint32_t *leqns = sr_xmalloc((j->neqn + 1) * sizeof *leqns), nl = 0;
+  int rc = -1;
+  for (uint32_t i = 0; i < j->nconst; i++) {
+    SrVar *v = j->invars[i];
+    val[v->id] = j->consts && j->consts[i] ? sr_ref(j->consts[i]) : sr_array_abstract(v->type);
+  }
+  for (uint32_t i = 0; i < nargs; i++) {
+    SrVar *v = sr_args(j)[i];
+    if (linear[i]) lin[v->id] = 1;
+    else val[v->id] = sr_ref(vals[i]);
+  }
+  /* forward: equations that read no linear value are bound as they are */
+  SrVal *small[32];
+  for (uint32_t k = 0; k < j->neqn; k++) {
+    const SrEqn *e = &j->eqns[k];
+    int islin = 0;
+    for (uint32_t i = 0; i < e->nin && !islin; i++) islin = e->in[i]->kind != SR_LIT && lin[e->in[i]->id];
+    if (islin) {
+      for (uint32_t i = 0; i < e->nout; i++) lin[e->out[i]->id] = 1;
+      leqns[nl++] = k;
+      continue;
+    }
+    SrVal **x = e->nin > 32 ? sr_xcalloc(e->nin, sizeof *x) : small;
+    int mark = ad_mark(ad);
+    for (uint32_t i = 0; i < e->nin; i++) x[i] = e->in[i]->kind == SR_LIT ? ad_literal(ad, e->in[i]) : val[e->in[i]->id];
+    SrVal *r = ad_bind_eqn(ad, e, x);
+    if (r)
+      for (uint32_t i = 0; i < e->nout; i++)
+        if (e->out[i]->kind != SR_DROP) val[e->out[i]->id] = sr_ref(r->seq.items[i]);
+    ad_release(ad, mark);
+    if (x != small) free(x);
+    if (!r) goto done;
+  }
+  /* the output cotangents */
+  for (uint32_t i = 0; i < j->nout; i++) {
+    SrVar *o = j->outvars[i];
+    if (o->kind == SR_LIT || !lin[o->id] || !cts_out[i]) continue;
+    if (accum(ad, &ct[o->id], cts_out[i], sr_ad_ct_type(o->type)) < 0) goto done;
+  }
+  /* backward */
+  while (nl > 0) {
+    const SrEqn *e = &j->eqns[leqns[--nl]];
+    if (I->interrupted) {
+      sr_raise(I, "KeyboardInterrupt", "interrupted");
+      goto done;
+    }
+    int any = 0;
+    for (uint32_t i = 0; i < e->nout && !any; i++) any = e->out[i]->kind != SR_DROP && ct[e->out[i]->id];
+    if (!any) continue;
+    SrTransposeRule rule = sr_ad_transpose_rule(e->prim);
+    if (!rule) {
+      ad_no_transpose(ad, e->prim);
+      goto done;
+    }
+    int big = e->nin > 32 || e->nout > 32;
+    SrVal *cs[32], *xs[32], *cxs[32];
+    SrVal **c = big ? sr_xcalloc(e->nout + 1, sizeof *c) : cs;
+    SrVal **x = big ? sr_xcalloc(e->nin + 1, sizeof *x) : xs;
+    SrVal **cx = big ? sr_xcalloc(e->nin + 1, sizeof *cx) : cxs;
+    int mark = ad_mark(ad), ok = 1;
+    for (uint32_t i = 0; i < e->nout; i++) {
+      SrVar *o = e->out[i];
+      c[i] = o->kind == SR_DROP ? NULL : ad_keep(ad, ct[o->id]);
+      if (o->kind != SR_DROP) ct[o->id] = NULL; /* the pool holds it now */
+    }
+    for (uint32_t i = 0; i < e->nin; i++) {
+      SrVar *a = e->in[i];
+      cx[i] = NULL;
+      if (a->kind == SR_LIT) x[i] = ad_literal(ad, a);
+      else x[i] = lin[a->id] ? NULL : val[a->id];
+    }
+    if (rule(ad, e, c, x, cx) < 0) {
+      if (!I->exc) sr_raise(I, "RuntimeError", "the transpose rule of %s failed", e->prim->name);
+      ok = 0;
+    }
+    for (uint32_t i = 0; ok && i < e->nin; i++) {
+      SrVar *a = e->in[i];
+      if (a->kind == SR_LIT || !lin[a->id] || !cx[i]) continue;
+      if (accum(ad, &ct[a->id], cx[i], sr_ad_ct_type(a->type)) < 0) ok = 0;
+    }
+    ad_release(ad, mark);
+    if (big) {
+      free(c);
+      free(x);
+      free(cx);
+    }
+    if (!ok) goto done;
+  }
+  for (uint32_t i = 0; i < nargs; i++) {
+    SrVar *v = sr_args(j)[i];
+    cts_in[i] = linear[i] ? ct[v->id] : NULL;
+    if (linear[i]) ct[v->id] = NULL;
+  }
+  rc = 0;
+done:
+  for (uint32_t i = 0; i < nv; i++) {
+    sr_unref(val[i]);
+    sr_unref(ct[i]);
+  }
+  free(val);
+  free(ct);
+  free(lin);
+  free(leqns);
+  return rc;
+}
+
+/* ---- dead-code elimination ---- */
+
+SrJaxpr *sr_ad_dce(SrJaxpr *j, const uint8_t *used_out, uint8_t *used_in, int prune_args) {
+  uint32_t nv = j->nvars + 1;
+  uint8_t *live = sr_xcalloc(nv, 1), *keep = sr_xcalloc(j->neqn + 1, 1);
+  for (uint32_t i = 0; i < j->nout; i++)
+    if ((!used_out || used_out[i]) && j->outvars[i]->kind != SR_LIT) live[j->outvars[i]->id] = 1;
+  for (uint32_t k = j->neqn; k-- > 0;) {
+    const SrEqn *e = &j->eqns[k];
+    int need = 0;
+    for (uint32_t i = 0; i < e->nout && !need; i++) need = e->out[i]->kind != SR_DROP && live[e->out[i]->id];
+    if (!need) continue;
+    keep[k] = 1;
+    for (uint32_t i = 0; i < e->nin; i++)
+      if (e->in[i]->kind != SR_LIT) live[e->in[i]->id] = 1;
+  }
+  SrJaxprBuilder b;
+  sr_jb_init(&b, j->prog);
+  for (uint32_t i = 0; i < j->nconst; i++)
+    if (live[j->invars[i]->id]) sr_jb_constvar(&b, j->invars[i], j->consts ? j->consts[i] : NULL);
+  for (uint32_t i = 0; i < sr_nargs(j); i++) {
+    SrVar *v = sr_args(j)[i];
+    if (used_in) used_in[i] = live[v->id];
+    if (!prune_args || live[v->id]) sr_jb_invar(&b, v);
+  }
+  for (uint32_t k = 0; k < j->neqn; k++) {
+    if (!keep[k]) continue;
+    const SrEqn *e = &j->eqns[k];
+    /* outputs nothing reads print as _ */
+    for (uint32_t i = 0; i < e->nout; i++)
+      if (e->out[i]->kind == SR_VAR && !live[e->out[i]->id]) e->out[i]->kind = SR_DROP;
+    SrEqn *n = sr_jb_eqn(&b, e->prim, e->nin, e->in, e->nout, e->out, e->nparams, e->params);
+    n->off = e->off;
+  }
+  for (uint32_t i = 0; i < j->nout; i++)
+    if (!used_out || used_out[i]) sr_jb_outvar(&b, j->outvars[i]);
+  SrJaxpr *r = sr_jb_finish(&b);
+  r->name = j->name;
+  r->effects = j->effects;
+  free(live);
+  free(keep);
+  return r;
+}
+
+/* ---- traces ---- */
+
+SrTrace *ad_trace_begin(SrAd *ad, int n, const SrType *const *types, SrVal **args) {
+  SrTrace *t = sr_trace_begin(ad->I);
+  for (int i = 0; i < n; i++) args[i] = sr_trace_arg(ad->I, t, types[i]);
+  return t;
+}
+
+SrJaxpr *ad_trace_end(SrAd *ad, SrTrace *t, int n, SrVal **outs, SrVal **captured) {
+  SrInterp *I = ad->I;
+  SrVal *cap = NULL;
+  I->trace = t;
+  SrJaxpr *j = sr_trace_end(I, t, outs, n, &cap);
+  if (!j) return NULL;
+  if (captured) {
+    *captured = cap;
+  } else {
+    int nc = cap->seq.n;
+    sr_unref(cap);
+    if (nc) {
+      sr_program_unref(j->prog);
+      sr_raise(I, "RuntimeError", "internal error: a differentiated body closed over a traced value");
+      return NULL;
+    }
+  }
+  return j;
+}
+
+/* ---- jaxpr-level transforms ---- */
+
+SrJaxpr *ad_jvp_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *in_nz, int instantiate, uint8_t *out_nz) {
+  SrInterp *I = ad->I;
+  SrTrace *saved = I->trace;
+  uint32_t n = sr_nargs(j), nt = 0;
+  const SrType **types = sr_xcalloc(2 * n + 1, sizeof *types);
+  for (uint32_t i = 0; i < n; i++) types[i] = sr_args(j)[i]->type;
+  for (uint32_t i = 0; i < n; i++)
+    if (in_nz[i]) types[n + nt++] = sr_ad_tangent_type(sr_args(j)[i]->type);
+  SrVal **args = sr_xcalloc(n + nt + 1, sizeof *args);
+  SrTrace *t = ad_trace_begin(ad, (int)(n + nt), types, args);
+  SrVal **tan = sr_xcalloc(n + 1, sizeof *tan);
+  for (uint32_t i = 0, k = 0; i < n; i++) tan[i] = in_nz[i] ? args[n + k++] : NULL;
+  SrVal **out = sr_xcalloc(2 * j->nout + 1, sizeof *out), **tout = out + j->nout;
+  SrAd sub;
+  sr_ad_begin(&sub, I, SR_AD_JVP);
+  SrJaxpr *r = NULL;
+  I->trace = t;
+  int rc = ad_eval(&sub, j, args, tan, out, tout);
+  uint32_t no = j->nout;
+  if (rc == 0) {
+    for (uint32_t i = 0; i < j->nout; i++) {
+      if (!tout[i] && instantiate) {
+        int mark = ad_mark(&sub);
+        tout[i] = sr_ref(ad_zeros(&sub, sr_ad_tangent_type(j->outvars[i]->type)));
+        ad_release(&sub, mark);
+        if (!tout[i]) rc = -1;
+      }
+      out_nz[i] = tout[i] != NULL;
+      if (tout[i]) out[no++] = tout[i];
+    }
+  }
+  if (rc == 0) r = ad_trace_end(&sub, t, (int)no, out, NULL);
+  else sr_trace_abort(I, t);
+  for (uint32_t i = 0; i < 2 * j->nout; i++) sr_unref(out[i]);
+  sr_ad_end(&sub);
+  for (uint32_t i = 0; i < n + nt; i++) sr_unref(args[i]);
+  free(args);
+  free(tan);
+  free(out);
+  free(types);
+  I->trace = saved;
+  return r;
+}
+
+void ad_lin_jaxprs_free(SrLinJaxprs *l) {
+  if (l->fwd) sr_program_unref(l->fwd->prog);
+  if (l->lin) sr_program_unref(l->lin->prog);
+  free(l->in_fwd);
+  free(l->out_nz);
+  memset(l, 0, sizeof *l);
+}
+
+/* Linearizes j with primal values in trace P and tangents in a new trace
+   nested in it; the core of sr_ad_linearize and ad_linearize_jaxpr.
+   Leaves I->trace at P.  On success *lin_out is the DCE'd linear jaxpr
+   and *res its residuals (a new list, aligned with its leading args). */
+static int linearize_into(SrAd *ad, SrTrace *P, const SrJaxpr *j, SrVal **primals, const uint8_t *in_nz,
+                          const uint8_t *out_diff, int instantiate, SrVal **out, uint8_t *out_nz,
+                          SrJaxpr **lin_out, SrVal **res) {
+  SrInterp *I = ad->I;
+  uint32_t n = sr_nargs(j);
+  I->trace = P;
+  SrTrace *T = sr_trace_begin(I);
+  SrVal **tan = sr_xcalloc(n + 1, sizeof *tan);
+  for (uint32_t i = 0; i < n; i++)
+    if (in_nz[i]) tan[i] = sr_trace_arg(I, T, sr_ad_tangent_type(sr_args(j)[i]->type));
+  SrAd sub;
+  sr_ad_begin(&sub, I, SR_AD_LIN);
+  sub.primal = P;
+  sub.tangent = T;
+  SrVal **tout = sr_xcalloc(j->nout + 1, sizeof *tout);
+  int rc = ad_eval(&sub, j, primals, tan, out, tout);
+  int nnz = 0;
+  if (rc == 0)
+    for (uint32_t i = 0; i < j->nout; i++) {
+      if (out_diff && !out_diff[i]) {
+        sr_unref(tout[i]);
+        tout[i] = NULL;
+        out_nz[i] = 0;
+        continue;
+      }
+      if (!tout[i] && instantiate) {
+        int mark = ad_mark(&sub);
+        const SrType *tt = sr_ad_tangent_type(j->outvars[i]->type);
+        /* as in JAX, the zero is known: a residual (or a literal) of the
+           linear jaxpr */
+        tout[i] = sr_ref(ad_zeros(&sub, tt));
+        ad_release(&sub, mark);
+        if (!tout[i]) rc = -1;
+      }
+      out_nz[i] = tout[i] != NULL;
+      if (tout[i]) tout[nnz++] = tout[i];
+    }
+  sr_ad_end(&sub);
+  for (uint32_t i = 0; i < n; i++) sr_unref(tan[i]);
+  free(tan);
+  if (rc < 0) {
+    for (int i = 0; i < nnz; i++) sr_unref(tout[i]);
+    free(tout);
+    sr_trace_abort(I, T);
+    I->trace = P;
+    return -1;
+  }
+  SrVal *cap = NULL;
+  I->trace = T;
+  SrJaxpr *L = sr_trace_end(I, T, tout, nnz, &cap);
+  for (int i = 0; i < nnz; i++) sr_unref(tout[i]);
+  free(tout);
+  I->trace = P;
+  if (!L) return -1;
+  /* drop the tangent work nothing needs (the tangent trace's auto_dce) and
+     the residuals nothing reads */
+  uint8_t *used = sr_xcalloc(sr_nargs(L) + 1, 1);
+  L = sr_ad_dce(L, NULL, used, 0);
+  uint32_t ncap = (uint32_t)cap->seq.n;
+  SrVal *kept = sr_seq(NULL, SR_V_LIST, (int)ncap);
+  SrJaxprBuilder b;
+  sr_jb_init(&b, L->prog);
+  for (uint32_t i = 0; i < L->nconst; i++) sr_jb_constvar(&b, L->invars[i], L->consts ? L->consts[i] : NULL);
+  for (uint32_t i = 0; i < sr_nargs(L); i++) {
+    if (i < ncap && !used[i]) continue;
+    if (i < ncap) sr_seq_push(NULL, kept, sr_ref(cap->seq.items[i]));
+    sr_jb_invar(&b, sr_args(L)[i]);
+  }
+  for (uint32_t k = 0; k < L->neqn; k++) {
+    const SrEqn *e = &L->eqns[k];
+    sr_jb_eqn(&b, e->prim, e->nin, e->in, e->nout, e->out, e->nparams, e->params);
+  }
+  for (uint32_t i = 0; i < L->nout; i++) sr_jb_outvar(&b, L->outvars[i]);
+  L = sr_jb_finish(&b);
+  free(used);
+  sr_unref(cap);
+  *lin_out = L;
+  *res = kept;
+  return 0;
+}
+
+int ad_linearize_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *in_nz, int instantiate, SrLinJaxprs *o) {
+  SrInterp *I = ad->I;
+  SrTrace *saved = I->trace;
+  memset(o, 0, sizeof *o);
+  uint32_t n = sr_nargs(j);
+  const SrType **types = sr_xcalloc(n + 1, sizeof *types);
+  for (uint32_t i = 0; i < n; i++) types[i] = sr_args(j)[i]->type;
+  SrVal **args = sr_xcalloc(n + 1, sizeof *args);
+  SrTrace *P = ad_trace_begin(ad, (int)n, types, args);
+  free(types);
+  SrVal **out = sr_xcalloc(j->nout + 1, sizeof *out);
+  o->out_nz = sr_xcalloc(j->nout + 1, 1);
+  SrJaxpr *L = NULL;
+  SrVal *res = NULL;
+  if (linearize_into(ad, P, j, args, in_nz, NULL, instantiate, out, o->out_nz, &L, &res) < 0) {
+    for (uint32_t i = 0; i < n; i++) sr_unref(args[i]);
+    free(args);
+    free(out);
+    sr_trace_abort(I, P);
+    I->trace = saved;
+    ad_lin_jaxprs_free(o);
+    return -1;
+  }
+  /* residuals that are arguments are forwarded, not returned */
+  int nres = res->seq.n;
+  o->nres = nres;
+  o->in_fwd = sr_xcalloc((size_t)nres + 1, sizeof *o->in_fwd);
+  SrVal **fouts = sr_xcalloc(j->nout + (size_t)nres + 1, sizeof *fouts);
+  int nf = 0;
+  for (uint32_t i = 0; i < j->nout; i++) fouts[nf++] = out[i];
+  for (int r = 0; r < nres; r++) {
+    SrVal *v = res->seq.items[r];
+    SrArrayObj *a = sr_array_of(v);
+    for (uint32_t i = 0; i < n && a; i++) {
+      SrArrayObj *b = sr_array_of(args[i]);
+      if (a->kind == SR_AV_TRACER && b && a->var == b->var) o->in_fwd[r] = (int)i + 1;
+    }
+    if (!o->in_fwd[r]) fouts[nf++] = v;
+  }
+  SrVal *cap = NULL;
+  SrJaxpr *F = ad_trace_end(ad, P, nf, fouts, &cap);
+  for (uint32_t i = 0; i < j->nout; i++) sr_unref(out[i]);
+  for (uint32_t i = 0; i < n; i++) sr_unref(args[i]);
+  free(args);
+  free(out);
+  free(fouts);
+  sr_unref(res);
+  I->trace = saved;
+  if (!F) {
+    sr_program_unref(L->prog);
+    ad_lin_jaxprs_free(o);
+    return -1;
+  }
+  int ncap = cap->seq.n;
+  sr_unref(cap);
+  if (ncap) {
+    sr_program_unref(F->prog);
+    sr_program_unref(L->prog);
+    ad_lin_jaxprs_free(o);
+    sr_raise(I, "RuntimeError", "internal error: a linearized body closed over a traced value");
+    return -1;
+  }
+  o->fwd = F;
+  o->lin = L;
+  return 0;
+}
+
+SrJaxpr *ad_transpose_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *linear, const uint8_t *ct_nz) {
+  SrInterp *I = ad->I;
+  SrTrace *saved = I->trace;
+  uint32_t n = sr_nargs(j), na = 0;
+  const SrType **types = sr_xcalloc(n + j->nout + 1, sizeof *types);
+  for (uint32_t i = 0; i < n; i++)
+    if (!linear[i]) types[na++] = sr_args(j)[i]->type;
+  uint32_t nc = 0;
+  for (uint32_t i = 0; i < j->nout; i++)
+    if (ct_nz[i]) types[na + nc++] = sr_ad_ct_type(j->outvars[i]->type);
+  SrVal **args = sr_xcalloc(na + nc + 1, sizeof *args);
+  SrTrace *t = ad_trace_begin(ad, (int)(na + nc), types, args);
+  free(types);
+  SrVal **vals = sr_xcalloc(n + 1, sizeof *vals), **cts = sr_xcalloc(j->nout + 1, sizeof *cts);
+  for (uint32_t i = 0, k = 0; i < n; i++) vals[i] = linear[i] ? NULL : args[k++];
+  for (uint32_t i = 0, k = 0; i < j->nout; i++) cts[i] = ct_nz[i] ? args[na + k++] : NULL;
+  SrVal **cin = sr_xcalloc(n + 1, sizeof *cin);
+  SrAd sub;
+  sr_ad_begin(&sub, I, SR_AD_BWD);
+  I->trace = t;
+  int rc = ad_backward(&sub, j, linear, vals, cts, cin);
+  SrJaxpr *r = NULL;
+  if (rc == 0) {
+    uint32_t no = 0;
+    for (uint32_t i = 0; i < n; i++) {
+      if (!linear[i]) continue;
+      if (!cin[i]) {
+        int mark = ad_mark(&sub);
+        cin[i] = sr_ref(ad_zeros(&sub, sr_ad_ct_type(sr_args(j)[i]->type)));
+        ad_release(&sub, mark);
+        if (!cin[i]) rc = -1;
+      }
+      cin[no++] = cin[i];
+      if (no - 1 != i) cin[i] = NULL;
+    }
+    if (rc == 0) r = ad_trace_end(&sub, t, (int)no, cin, NULL);
+  }
+  if (rc < 0) sr_trace_abort(I, t);
+  for (uint32_t i = 0; i < n; i++) sr_unref(cin[i]);
+  sr_ad_end(&sub);
+  for (uint32_t i = 0; i < na + nc; i++) sr_unref(args[i]);
+  free(args);
+  free(vals);
+  free(cts);
+  free(cin);
+  I->trace = saved;
+  return r;
+}
+
+/* ---- the public entry points ---- */
+
+int sr_ad_jvp(SrInterp *I, const SrJaxpr *j, SrVal **primals, SrVal **tangents, SrVal **out, SrVal **tout) {
+  SrAd ad;
+  sr_ad_begin(&ad, I, SR_AD_JVP);
+  int rc = ad_eval(&ad, j, primals, tangents, out, tout);
+  sr_ad_end(&ad);
+  return rc;
+}
+
+void sr_ad_linear_free(SrLinear *lin) {
+  if (lin->jaxpr) sr_program_unref(lin->jaxpr->prog);
+  for (int i = 0; i < lin->nres; i++) sr_unref(lin->res[i]);
+  free(lin->res);
+  free(lin->in_nz);
+  free(lin->out_nz);
+  free(lin->in_types);
+  free(lin->out_types);
+  free(lin->res_arg);
+  memset(lin, 0, sizeof *lin);
+}
+
+int sr_ad_linearize(SrInterp *I, const SrJaxpr *j, SrVal **primals, const uint8_t *in_nz,
+                    const uint8_t *out_diff, SrVal **out, SrLinear *lin) {
+  memset(lin, 0, sizeof *lin);
+  uint32_t n = sr_nargs(j);
+  lin->nin = (int)n;
+  lin->nout = (int)j->nout;
+  lin->in_nz = sr_xcalloc(n + 1, 1);
+  lin->out_nz = sr_xcalloc(j->nout + 1, 1);
+  lin->in_types = sr_xcalloc(n + 1, sizeof *lin->in_types);
+  lin->out_types = sr_xcalloc(j->nout + 1, sizeof *lin->out_types);
+  for (uint32_t i = 0; i < n; i++) {
+    lin->in_types[i] = sr_value_type(I, primals[i]);
+    if (!lin->in_types[i]) lin->in_types[i] = sr_args(j)[i]->type;
+    lin->in_nz[i] = (in_nz ? in_nz[i] : 1) && sr_ad_differentiable(sr_args(j)[i]->type);
+  }
+  SrAd ad;
+  sr_ad_begin(&ad, I, SR_AD_LIN);
+  SrTrace *saved = I->trace;
+  SrJaxpr *L = NULL;
+  SrVal *res = NULL;
+  int rc = linearize_into(&ad, saved, j, primals, lin->in_nz, out_diff, 0, out, lin->out_nz, &L, &res);
+  I->trace = saved;
+  sr_ad_end(&ad);
+  if (rc < 0) {
+    sr_ad_linear_free(lin);
+    return -1;
+  }
+  for (uint32_t i = 0; i < j->nout; i++) lin->out_types[i] = sr_value_type(I, out[i]);
+  lin->jaxpr = L;
+  lin->nres = res->seq.n;
+  lin->res = sr_xcalloc((size_t)lin->nres + 1, sizeof *lin->res);
+  lin->res_arg = sr_xcalloc((size_t)lin->nres + 1, 1);
+  for (int r = 0; r < lin->nres; r++) {
+    lin->res[r] = sr_ref(res->seq.items[r]);
+    for (uint32_t i = 0; i < n && i < 255; i++)
+      if (lin->res[r] == primals[i]) lin->res_arg[r] = (uint8_t)(i + 1);
+  }
+  sr_unref(res);
+  return 0;
+}
+
+int sr_ad_linear_apply(SrInterp *I, const SrLinear *lin, SrVal **tangents, SrVal **tout) {
+  const SrJaxpr *L = lin->jaxpr;
+  uint32_t n = sr_nargs(L);
+  SrVal **args = sr_xcalloc(n + 1, sizeof *args);
+  uint32_t k = 0;
+  for (int r = 0; r < lin->nres; r++) args[k++] = lin->res[r];
+  for (int i = 0; i < lin->nin; i++)
+    if (lin->in_nz[i]) args[k++] = tangents[i];
+  SrVal *r = sr_eval_jaxpr(I, L, (int)k, args);
+  free(args);
+  if (!r) return -1;
+  SrAd ad;
+  sr_ad_begin(&ad, I, SR_AD_JVP);
+  int rc = 0;
+  for (int i = 0, m = 0; i < lin->nout; i++) {
+    if (lin->out_nz[i]) {
+      tout[i] = sr_ref(r->seq.items[m++]);
+    } else {
+      int mark = ad_mark(&ad);
+      tout[i] = sr_ref(ad_zeros(&ad, sr_ad_tangent_type(lin->out_types[i])));
+      ad_release(&ad, mark);
+      if (!tout[i]) rc = -1;
+    }
+  }
+  sr_ad_end(&ad);
+  sr_unref(r);
+  return rc;
+}
+
+int sr_ad_vjp_apply(SrInterp *I, const SrLinear *lin, SrVal **cts_out, SrVal **cts_in, int zeros_all) {
+  const SrJaxpr *L = lin->jaxpr;
+  uint32_t n = sr_nargs(L);
+  uint8_t *linear = sr_xcalloc(n + 1, 1);
+  SrVal **vals = sr_xcalloc(n + 1, sizeof *vals), **cin = sr_xcalloc(n + 1, sizeof *cin);
+  SrVal **cts = sr_xcalloc(L->nout + 1, sizeof *cts);
+  for (int r = 0; r < lin->nres; r++) vals[r] = lin->res[r];
+  for (uint32_t i = (uint32_t)lin->nres; i < n; i++) linear[i] = 1;
+  for (int i = 0, m = 0; i < lin->nout; i++)
+    if (lin->out_nz[i]) cts[m++] = cts_out[i];
+  SrAd ad;
+  sr_ad_begin(&ad, I, SR_AD_BWD);
+  int rc = ad_backward(&ad, L, linear, vals, cts, cin);
+  for (int i = 0, k = lin->nres; rc == 0 && i < lin->nin; i++) {
+    SrVal *c = lin->in_nz[i] ? cin[k++] : NULL;
+    if (!c && !lin->in_nz[i] && !zeros_all) {
+      cts_in[i] = NULL;
+      continue;
+    }
+    if (!c) {
+      int mark = ad_mark(&ad);
+      c = sr_ref(ad_zeros(&ad, sr_ad_ct_type(lin->in_types[i])));
+      ad_release(&ad, mark);
+      if (!c) rc = -1;
+    } else {
+      sr_ref(c);
+    }
+    cts_in[i] = c;
+  }
+  sr_ad_end(&ad);
+  for (uint32_t i = 0; i < n; i++) sr_unref(cin[i]);
+  free(linear);
+  free(vals);
+  free(cin);
+  free(cts);
+  return rc;
+}
+
+int sr_ad_transpose(SrInterp *I, const SrJaxpr *j, const uint8_t *linear, SrVal **vals, SrVal **cts_out,
+                    SrVal **cts_in) {
+  SrAd ad;
+  sr_ad_begin(&ad, I, SR_AD_BWD);
+  int rc = ad_backward(&ad, j, linear, vals, cts_out, cts_in);
+  sr_ad_end(&ad);
+  return rc;
+}
+
+SrVal *sr_ad_zeros(SrInterp *I, const SrType *t) {
+  SrAd ad;
+  sr_ad_begin(&ad, I, SR_AD_BWD);
+  SrVal *z = sr_ref(ad_zeros(&ad, t));
+  sr_ad_end(&ad);
+  return z;
+}
+
+SrVal *sr_ad_one_ct(SrInterp *I, const SrType *ans) {
+  SrAd ad;
+  sr_ad_begin(&ad, I, SR_AD_BWD);
+  SrVal *r = sr_ref(ad_full(&ad, sr_ad_ct_type(ans), 1.0));
+  sr_ad_end(&ad);
+  return r;
+}

@@ -1,0 +1,211 @@
+/* ad_rules.h: what the JVP and transpose rules of ad/ share.
+ *
+ * A JVP rule computes an equation's primal outputs and their tangents:
+ *
+ *     static int jvp_sin(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t,
+ *                        SrVal **y, SrVal **ty);
+ *
+ * x[e->nin] are the primal inputs, t[e->nin] their tangents (NULL for a
+ * symbolic zero; at least one is nonzero).  The rule fills y[e->nout] and
+ * ty[e->nout] (NULL: zero tangent).  It binds every operation with the
+ * ad_* helpers below, which pick the trace: under linearization (mode
+ * SR_AD_LIN) an operation whose inputs are all known goes to the primal
+ * trace at once, and one that reads a tangent goes to the tangent trace,
+ * so one rule serves jax.jvp and JAX's direct linearize alike.  A rule that
+ * needs to do more under linearization (jit, scan, shard_map) tests
+ * ad->mode.
+ *
+ * A transpose rule maps the cotangents of an equation's outputs to the
+ * cotangents of its linear inputs:
+ *
+ *     static int tr_mul(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x,
+ *                       SrVal **ctx);
+ *
+ * ct[e->nout] are the output cotangents (NULL: zero; at least one is
+ * nonzero); x[i] is the value of input i, or NULL when input i is linear
+ * (an undefined primal, whose cotangent type is sr_ad_ct_type of
+ * e->in[i]->type).  The rule fills ctx[i] for the linear inputs (NULL:
+ * zero).  Everything binds into the current trace.
+ *
+ * Values the helpers return are *borrowed from the rule's pool*: they live
+ * until the rule returns, and the engine takes its own references to what
+ * the rule puts in y, ty and ctx.  A helper given a NULL input returns NULL
+ * (an error is pending), so a rule checks only its final results.
+ */
+#ifndef SR_AD_AD_RULES_H
+#define SR_AD_AD_RULES_H
+
+#include <stdarg.h>
+
+#include "ad/ad.h"
+#include "lang/trace.h"
+#include "prims/prim.h"
+
+typedef enum {
+  SR_AD_JVP, /* forward mode: everything into the current trace */
+  SR_AD_LIN, /* linearization: known work to `primal`, the rest to `tangent` */
+  SR_AD_BWD, /* the backward pass: everything into the current trace */
+} SrAdMode;
+
+typedef struct SrAd {
+  SrInterp *I;
+  SrAdMode mode;
+  SrTrace *primal;  /* SR_AD_LIN: the trace known work goes to (NULL: run it) */
+  SrTrace *tangent; /* SR_AD_LIN: the tangent trace */
+  /* the pool of values the helpers return */
+  SrVal **pool;
+  int npool, cappool;
+} SrAd;
+
+typedef int (*SrJvpRule)(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, SrVal **ty);
+typedef int (*SrTransposeRule)(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x, SrVal **ctx);
+
+void sr_ad_set_jvp(int prim_id, SrJvpRule r);
+void sr_ad_set_transpose(int prim_id, SrTransposeRule r);
+static inline SrJvpRule sr_ad_jvp_rule(const SrPrim *p) { return (SrJvpRule)p->jvp; }
+static inline SrTransposeRule sr_ad_transpose_rule(const SrPrim *p) {
+  return (SrTransposeRule)p->transpose;
+}
+
+/* ---- the engine, for rules of calls and control flow ---- */
+
+void sr_ad_begin(SrAd *ad, SrInterp *I, SrAdMode mode);
+void sr_ad_end(SrAd *ad);
+/* Pool marks: values pooled after the mark are released by ad_release. */
+static inline int ad_mark(SrAd *ad) { return ad->npool; }
+void ad_release(SrAd *ad, int mark);
+/* Puts a new reference in the pool and returns it (NULL stays NULL). */
+SrVal *ad_keep(SrAd *ad, SrVal *v);
+
+/* Evaluates j with JVP rules (the mode of ad): primals/tangents in,
+   outputs out (new references).  The walk shared by sr_ad_jvp and
+   sr_ad_linearize. */
+int ad_eval(SrAd *ad, const SrJaxpr *j, SrVal **primals, SrVal **tangents, SrVal **out, SrVal **tout);
+/* The backward pass of j (see sr_ad_transpose), in ad's trace. */
+int ad_backward(SrAd *ad, const SrJaxpr *j, const uint8_t *linear, SrVal **vals, SrVal **cts_out,
+                SrVal **cts_in);
+
+/* A linearization of a closed jaxpr into a forward jaxpr and a linear one
+   (ad.linearize_jaxpr).  The forward jaxpr takes j's arguments and returns
+   j's outputs then the residuals; the linear one takes the residuals then
+   the nonzero tangents and returns the nonzero output tangents.  in_fwd[k]
+   (k < nres) is the index+1 of the argument residual k forwards (not an
+   output of fwd), or 0.  With instantiate, zero output tangents are
+   instantiated (out_nz all set). */
+typedef struct SrLinJaxprs {
+  SrJaxpr *fwd, *lin;      /* each holds a reference to its program */
+  int nres;
+  int *in_fwd;             /* nres entries */
+  uint8_t *out_nz;         /* j->nout entries */
+} SrLinJaxprs;
+int ad_linearize_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *in_nz, int instantiate,
+                       SrLinJaxprs *out);
+void ad_lin_jaxprs_free(SrLinJaxprs *l);
+/* The JVP of a closed jaxpr as a jaxpr (ad.jvp_jaxpr): takes the primals
+   then the nonzero tangents, returns the primal outputs then the nonzero
+   output tangents.  out_nz gets which output tangents are nonzero (all,
+   with instantiate). */
+SrJaxpr *ad_jvp_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *in_nz, int instantiate, uint8_t *out_nz);
+/* The transpose of a jaxpr as a jaxpr: takes the values of the inputs
+   not marked linear, then the cotangents of the outputs with ct_nz set;
+   returns the cotangents of the linear inputs, zeros instantiated. */
+SrJaxpr *ad_transpose_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *linear, const uint8_t *ct_nz);
+
+/* Tracing helpers: a new trace nested in the current one, with arguments
+   of the given types; and ending it (the captured outer values come back
+   in *captured, a new list, or are an error when captured is NULL). */
+SrTrace *ad_trace_begin(SrAd *ad, int n, const SrType *const *types, SrVal **args);
+SrJaxpr *ad_trace_end(SrAd *ad, SrTrace *t, int n, SrVal **outs, SrVal **captured);
+
+/* ---- binding through the rules' dispatch ---- */
+
+/* Binds prim to inputs with params (borrowed).  Returns the single result
+   or, for multi-result primitives, a tuple (pooled). */
+SrVal *ad_bind(SrAd *ad, int prim_id, int nin, SrVal **in, int nparams, const SrParam *params);
+/* The same with params as (key, counted value) pairs ending in NULL. */
+SrVal *ad_bindv(SrAd *ad, int prim_id, int nin, SrVal **in, ...);
+/* Binds e's primitive and params to new inputs; always a tuple of
+   e->nout results (pooled), with e's binder types as written types. */
+SrVal *ad_bind_eqn(SrAd *ad, const SrEqn *e, SrVal **in);
+/* The same for a single-result equation: the result itself. */
+SrVal *ad_bind_eqn1(SrAd *ad, const SrEqn *e, SrVal **in);
+/* Binds into the tangent trace regardless of the inputs (SR_AD_LIN), for
+   values that must be staged (instantiated zeros). */
+SrVal *ad_bind_tangent(SrAd *ad, int prim_id, int nin, SrVal **in, int nparams, const SrParam *params);
+
+/* ---- values and types ---- */
+
+static inline const SrType *ad_type(SrAd *ad, SrVal *v) { return v ? sr_value_type(ad->I, v) : NULL; }
+/* The value of a literal atom of a jaxpr (pooled). */
+SrVal *ad_literal(SrAd *ad, const SrVar *lit);
+/* A scalar literal of dtype dt (an abstract scalar with a value). */
+SrVal *ad_scalar(SrAd *ad, SrDtype dt, int weak, double v);
+/* lax._const(example, v): a literal of example's dtype. */
+SrVal *ad_const(SrAd *ad, SrVal *example, double v);
+/* The abstract mesh in context (may have n == 0). */
+const SrMesh *ad_ctx_mesh(SrAd *ad);
+/* A sharding param for a type: NamedSharding(context mesh, spec of t) or
+   None when no mesh is in context (canonicalize_sharding).  Counted. */
+SrVal *ad_sharding_param(SrAd *ad, const SrType *t);
+/* Is every axis of the context mesh Manual (inside shard_map)? */
+int ad_ctx_manual(SrAd *ad);
+
+/* ---- lax-level operations (pooled results) ---- */
+
+SrVal *ad_unop(SrAd *ad, int prim_id, SrVal *x);
+SrVal *ad_binop(SrAd *ad, int prim_id, SrVal *x, SrVal *y);
+SrVal *ad_mul(SrAd *ad, SrVal *x, SrVal *y);
+SrVal *ad_div(SrAd *ad, SrVal *x, SrVal *y);
+SrVal *ad_neg(SrAd *ad, SrVal *x);
+SrVal *ad_add_any(SrAd *ad, SrVal *x, SrVal *y);
+/* add_tangents: a zero (NULL) on either side gives the other. */
+SrVal *ad_add_tangents(SrAd *ad, SrVal *x, SrVal *y);
+/* full_like(x, shape=(), fill_value=v, sharding=x's with P()): lax._one,
+   lax._zero (a literal, or `reshard` of one under a mesh). */
+SrVal *ad_scalar_like(SrAd *ad, SrVal *x, double v);
+/* full(t.shape, v) with t's sharding (and pvary onto t's varying axes). */
+SrVal *ad_full(SrAd *ad, const SrType *t, double v);
+SrVal *ad_zeros(SrAd *ad, const SrType *t);
+/* lax.broadcast_in_dim(x, shape of t, dims, out_sharding of t when
+   sharded_out, else None). */
+SrVal *ad_broadcast_in_dim(SrAd *ad, SrVal *x, const SrType *t, const int64_t *dims, int ndims,
+                           int with_sharding);
+/* lax.reduce_sum(x, axes, out_sharding=t's sharding when t is given). */
+SrVal *ad_reduce_sum(SrAd *ad, SrVal *x, const int64_t *axes, int naxes, const SrType *t);
+/* lax.reshape(x, shape of t, out_sharding=t's sharding) (no equation when
+   nothing changes). */
+SrVal *ad_reshape(SrAd *ad, SrVal *x, const SrType *t);
+/* lax.reshape(x, shape of t) with no out_sharding. */
+SrVal *ad_reshape_plain(SrAd *ad, SrVal *x, const SrType *t);
+/* lax.transpose (no equation for the identity). */
+SrVal *ad_transpose(SrAd *ad, SrVal *x, const int64_t *perm, int n);
+/* lax.expand_dims */
+SrVal *ad_expand_dims(SrAd *ad, SrVal *x, const int64_t *dims, int n);
+/* convert_element_type to dt (no equation when the dtype is the same). */
+SrVal *ad_convert(SrAd *ad, SrVal *x, SrDtype dt, int weak);
+/* reshard x to t's sharding. */
+SrVal *ad_reshard(SrAd *ad, SrVal *x, const SrType *t);
+/* select_n(which, *cases) */
+SrVal *ad_select_n(SrAd *ad, SrVal *which, int n, SrVal **cases);
+/* _unbroadcast(aval, x): sums x down to t's shape and sharding. */
+SrVal *ad_unbroadcast(SrAd *ad, const SrType *t, SrVal *x);
+/* _maybe_broadcast(shape, x, sharding) of t. */
+SrVal *ad_maybe_broadcast(SrAd *ad, SrVal *x, const SrType *t);
+/* core.pvary(x, axes) onto the axes of t's varying set x lacks. */
+SrVal *ad_pvary_to(SrAd *ad, SrVal *x, SrAxes axes, const SrMesh *m);
+
+/* Counted param helpers. */
+SrVal *ad_ints(const int64_t *v, int n);
+SrVal *ad_axes_tuple(const SrMesh *m, SrAxes axes);
+
+/* Raises JAX's error for a missing rule. */
+int ad_no_jvp(SrAd *ad, const SrPrim *p);
+int ad_no_transpose(SrAd *ad, const SrPrim *p);
+
+/* Family initialisers. */
+void sr_ad_rules_elementwise_init(void);
+void sr_ad_rules_structural_init(void);
+void sr_ad_rules_control_init(void);
+void sr_ad_rules_manual_init(void);
+
+#endif

@@ -1,0 +1,867 @@
+/* ad_api.c: the autodiff API of the statement language -- jax.jvp,
+ * jax.linearize, jax.vjp, jax.grad, jax.value_and_grad,
+ * jax.linear_transpose -- and the REPL's commands that print the jaxprs of
+ * each stage (:jvp, :linearize, :vjp, :transpose, :grad), a static view of
+ * the communication a jaxpr implies (:comm-static), and :gradcheck.
+ *
+ * A function is differentiated as a jaxpr: a jaxpr value is used as it is;
+ * anything else is traced on its arguments first (sr_trace_fn), which
+ * inlines jax.numpy's helpers and keeps nested jax.jit calls as jit
+ * equations, as JAX's own tracing does.  The derivative's equations are
+ * bound into the current trace (inside jax.jit, make_jaxpr or a scan
+ * body); with no trace, jax.grad traces itself and evaluates the result.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ad/ad.h"
+#include "lang/commands.h"
+#include "lang/jaxstate.h"
+#include "lang/jnp.h"
+#include "lang/objects.h"
+#include "lang/trace.h"
+#include "text/print.h"
+#include "util/intern.h"
+
+void sr_ad_api_init(void);
+
+/* ---- functions as jaxprs ---- */
+
+/* A function prepared for differentiation: its jaxpr over flat leaves
+   (values captured from outside first, then the arguments' leaves). */
+typedef struct Fn {
+  SrJaxpr *j;          /* a reference to its program is held */
+  SrVal *leaves;       /* list */
+  int ncaptured;
+  int nargs;
+  int *arg_start;      /* per argument: its first leaf; [nargs] = total */
+  SrVal *out_tree;     /* the result's structure, NULL for a jaxpr value */
+} Fn;
+
+static void fn_free(Fn *f) {
+  if (f->j) sr_program_unref(f->j->prog);
+  sr_unref(f->leaves);
+  sr_unref(f->out_tree);
+  free(f->arg_start);
+  memset(f, 0, sizeof *f);
+}
+
+static int fn_prepare(SrInterp *I, SrVal *fun, SrArgs *a, Fn *f) {
+  memset(f, 0, sizeof *f);
+  f->nargs = a->n;
+  f->arg_start = sr_xcalloc((size_t)a->n + 1, sizeof *f->arg_start);
+  f->leaves = sr_seq(NULL, SR_V_LIST, 0);
+  SrVal *captured = NULL;
+  if (fun->kind == SR_V_JAXPR) {
+    if (a->nkw) return sr_raise(I, "TypeError", "a jaxpr takes positional arguments only"), -1;
+    f->j = fun->jx.jaxpr;
+    sr_program_ref(f->j->prog);
+  } else {
+    f->j = sr_trace_fn(I, fun, a->n, a->v, a->nkw, a->kw, a->kwv, &f->out_tree, &captured);
+    if (!f->j) return -1;
+    for (int i = 0; i < captured->seq.n; i++) sr_seq_push(NULL, f->leaves, sr_ref(captured->seq.items[i]));
+    f->ncaptured = captured->seq.n;
+    sr_unref(captured);
+  }
+  for (int i = 0; i < a->n; i++) {
+    f->arg_start[i] = f->leaves->seq.n;
+    SrVal *l = sr_pytree_flatten(I, a->v[i]);
+    if (!l) return -1;
+    for (int k = 0; k < l->seq.n; k++) {
+      SrVal *x = l->seq.items[k];
+      /* Python scalars become weakly typed arrays */
+      if (!sr_array_of(x)) {
+        SrVal *arr = sr_jnp_asarray(I, x, -1);
+        if (!arr) {
+          sr_unref(l);
+          return -1;
+        }
+        sr_seq_push(NULL, f->leaves, arr);
+      } else {
+        sr_seq_push(NULL, f->leaves, sr_ref(x));
+      }
+    }
+    sr_unref(l);
+  }
+  f->arg_start[a->n] = f->leaves->seq.n;
+  if ((uint32_t)f->leaves->seq.n != sr_nargs(f->j))
+    return sr_raise(I, "TypeError", "the jaxpr takes %u arguments, %d given", sr_nargs(f->j), f->leaves->seq.n - f->ncaptured),
+           -1;
+  return 0;
+}
+
+/* The outputs rebuilt in the function's result structure (a jaxpr's
+   single output bare, several as a tuple). */
+static SrVal *fn_result(Fn *f, SrVal **outs, int n) {
+  SrVal *t = sr_seq(NULL, SR_V_LIST, n);
+  for (int i = 0; i < n; i++) sr_seq_push(NULL, t, sr_ref(outs[i]));
+  SrVal *r;
+  if (f->out_tree) {
+    r = sr_pytree_unflatten(f->out_tree, t);
+  } else if (n == 1) {
+    r = sr_ref(outs[0]);
+  } else {
+    r = sr_tuple(NULL, 0, NULL);
+    for (int i = 0; i < n; i++) sr_seq_push(NULL, r, sr_ref(outs[i]));
+  }
+  sr_unref(t);
+  return r;
+}
+
+/* argnums as a list of ints; *single when it was an int. */
+static int parse_argnums(SrInterp *I, SrVal *v, int64_t *out, int *n, int *single) {
+  *single = 0;
+  if (!v) {
+    out[0] = 0;
+    *n = 1;
+    *single = 1;
+    return 0;
+  }
+  if (v->kind == SR_V_INT) {
+    out[0] = v->i;
+    *n = 1;
+    *single = 1;
+    return 0;
+  }
+  if (sr_is_seq(v)) {
+    if (v->seq.n > 64) return sr_raise(I, "ValueError", "too many argnums"), -1;
+    for (int i = 0; i < v->seq.n; i++)
+      if (sr_as_int(I, v->seq.items[i], "argnums", &out[i]) < 0) return -1;
+    *n = v->seq.n;
+    return 0;
+  }
+  sr_raise(I, "TypeError", "argnums must be an int or a tuple of ints, got %s", sr_val_kind_name(v));
+  return -1;
+}
+
+static void argnums_str(SrBuf *b, const int64_t *an, int n, int single) {
+  if (single) {
+    sr_buf_printf(b, "%lld", (long long)an[0]);
+    return;
+  }
+  sr_buf_putc(b, '(');
+  for (int i = 0; i < n; i++) sr_buf_printf(b, i ? ", %lld" : "%lld", (long long)an[i]);
+  sr_buf_puts(b, n == 1 ? ",)" : ")");
+}
+
+/* ---- running a derivative where there is no trace ----
+ *
+ * With no trace in context (an eager call), a derivative is traced on its
+ * arguments' types and the jaxpr evaluated on the arguments: the values
+ * are the same, and abstract arguments give abstract results. */
+static SrVal *eager(SrInterp *I, SrVal *self, SrArgs *a) {
+  SrVal *out_tree = NULL, *captured = NULL;
+  SrJaxpr *j = sr_trace_fn(I, self, a->n, a->v, a->nkw, a->kw, a->kwv, &out_tree, &captured);
+  if (!j) return NULL;
+  SrVal *leaves = sr_seq(NULL, SR_V_LIST, 0);
+  for (int i = 0; i < captured->seq.n; i++) sr_seq_push(NULL, leaves, sr_ref(captured->seq.items[i]));
+  for (int i = 0; i < a->n; i++) {
+    SrVal *l = sr_pytree_flatten(I, a->v[i]);
+    for (int k = 0; l && k < l->seq.n; k++) sr_seq_push(NULL, leaves, sr_ref(l->seq.items[k]));
+    sr_unref(l);
+  }
+  SrVal *r = sr_eval_jaxpr(I, j, leaves->seq.n, leaves->seq.items);
+  SrVal *res = r ? sr_pytree_unflatten(out_tree, r) : NULL;
+  sr_unref(r);
+  sr_unref(leaves);
+  sr_unref(captured);
+  sr_unref(out_tree);
+  sr_program_unref(j->prog);
+  return res;
+}
+
+/* ---- jax.grad and jax.value_and_grad ---- */
+
+typedef struct Grad {
+  SrVal *fun;
+  int64_t argnums[64];
+  int nargnums, single;
+  int has_aux, allow_int, value_and_grad, holomorphic;
+  const char *name;
+} Grad;
+
+static void grad_free(void *d) {
+  Grad *g = d;
+  sr_unref(g->fun);
+  free(g);
+}
+
+static const char *fun_name(SrVal *fun) {
+  const char *n = sr_builtin_name(fun);
+  if (fun->kind == SR_V_JAXPR && fun->jx.jaxpr->name) n = fun->jx.jaxpr->name;
+  SrFunction *uf = sr_as_function(fun);
+  if (uf) n = uf->name;
+  return n ? n : "<unnamed function>";
+}
+
+static int check_scalar(SrInterp *I, const SrType *t) {
+  if (t->ndim == 0) return 0;
+  SrBuf b = SR_BUF_INIT;
+  sr_buf_puts(&b, "(");
+  for (int i = 0; i < t->ndim; i++) sr_buf_printf(&b, i ? ", %lld" : "%lld", (long long)t->dims[i].size);
+  sr_buf_puts(&b, t->ndim == 1 ? ",)" : ")");
+  int64_t n = sr_type_numel(t);
+  const char *extract = n == 1 ? (t->ndim == 1 ? "extract the scalar with output.reshape(()) or output[0], "
+                                               : "extract the scalar with output.reshape(()), ")
+                               : "";
+  sr_raise(I, "TypeError",
+           "Gradient only defined for scalar-output functions. Output had shape: %s. To get the gradient, %sreduce "
+           "the output to a scalar with output.sum(), or use jax.jacobian to differentiate a function with a "
+           "non-scalar output.",
+           sr_buf_str(&b), extract);
+  sr_buf_free(&b);
+  return -1;
+}
+
+static SrVal *grad_impl(SrInterp *I, Grad *g, SrArgs *a) {
+  const char *api = g->value_and_grad ? "value_and_grad" : "grad";
+  int64_t maxarg = 0;
+  for (int i = 0; i < g->nargnums; i++)
+    if (g->argnums[i] > maxarg) maxarg = g->argnums[i];
+  if (maxarg >= a->n) {
+    SrBuf b = SR_BUF_INIT;
+    argnums_str(&b, g->argnums, g->nargnums, g->single);
+    sr_raise(I, "TypeError",
+             "differentiating with respect to argnums=%s requires at least %lld positional arguments to be passed by "
+             "the caller, but got only %d positional arguments.",
+             sr_buf_str(&b), (long long)maxarg + 1, a->n);
+    sr_buf_free(&b);
+    return NULL;
+  }
+  Fn f;
+  SrVal *result = NULL;
+  SrVal **outs = NULL, **cts_out = NULL, **cts_in = NULL;
+  SrLinear lin = {0};
+  int have_lin = 0;
+  if (fn_prepare(I, g->fun, a, &f) < 0) goto done;
+  int nl = f.leaves->seq.n;
+  uint8_t *in_nz = sr_xcalloc((size_t)nl + 1, 1);
+  for (int k = 0; k < g->nargnums; k++) {
+    int64_t an = g->argnums[k];
+    if (an < 0) an += a->n;
+    for (int i = f.arg_start[an]; i < f.arg_start[an + 1]; i++) {
+      const SrType *t = sr_value_type(I, f.leaves->seq.items[i]);
+      if (!sr_dtype_is_inexact(t->dtype) && !g->allow_int) {
+        sr_raise(I, "TypeError",
+                 "%s requires real- or complex-valued inputs (input dtype that is a sub-dtype of np.inexact), but "
+                 "got %s. If you want to use Boolean- or integer-valued inputs, use vjp or set allow_int to True.",
+                 api, sr_dtype_name(t->dtype));
+        free(in_nz);
+        goto done;
+      }
+      in_nz[i] = 1;
+    }
+  }
+  /* the differentiated output: the first one (the pair's first with
+     has_aux) */
+  uint32_t nout = f.j->nout, nans = 1;
+  if (g->has_aux) {
+    SrVal *ot = f.out_tree;
+    if (!ot || !sr_is_seq(ot) || ot->seq.n != 2) {
+      sr_raise(I, "TypeError", "expected function with aux output to return a two-element tuple");
+      free(in_nz);
+      goto done;
+    }
+    SrVal *l = sr_pytree_flatten(I, ot->seq.items[0]);
+    nans = l ? (uint32_t)l->seq.n : 0;
+    sr_unref(l);
+  }
+  if (nans != 1 || nout < 1) {
+    sr_raise(I, "TypeError", "Gradient only defined for scalar-output functions. Output was %u arrays.", nans);
+    free(in_nz);
+    goto done;
+  }
+  uint8_t *out_diff = sr_xcalloc(nout + 1, 1);
+  out_diff[0] = 1;
+  outs = sr_xcalloc(nout + 1, sizeof *outs);
+  int rc = sr_ad_linearize(I, f.j, f.leaves->seq.items, in_nz, out_diff, outs, &lin);
+  free(in_nz);
+  free(out_diff);
+  if (rc < 0) goto done;
+  have_lin = 1;
+  const SrType *at = sr_value_type(I, outs[0]);
+  if (check_scalar(I, at) < 0) goto done;
+  if (!sr_dtype_is_float(at->dtype)) {
+    if (sr_dtype_kind(at->dtype) == SR_DK_COMPLEX)
+      sr_raise(I, "TypeError",
+               "%s requires real-valued outputs (output dtype that is a sub-dtype of np.floating), but got %s. For "
+               "holomorphic differentiation, pass holomorphic=True. For differentiation of non-holomorphic functions "
+               "involving complex outputs, use jax.vjp directly.",
+               api, sr_dtype_name(at->dtype));
+    else
+      sr_raise(I, "TypeError",
+               "%s requires real-valued outputs (output dtype that is a sub-dtype of np.floating), but got %s. For "
+               "differentiation of functions with integer outputs, use jax.vjp directly.",
+               api, sr_dtype_name(at->dtype));
+    goto done;
+  }
+  cts_out = sr_xcalloc(nout + 1, sizeof *cts_out);
+  cts_out[0] = sr_ad_one_ct(I, at);
+  if (!cts_out[0]) goto done;
+  cts_in = sr_xcalloc((size_t)nl + 1, sizeof *cts_in);
+  if (sr_ad_vjp_apply(I, &lin, cts_out, cts_in, 0) < 0) goto done;
+  /* the gradients, in the arguments' structures */
+  SrVal *gs = sr_seq(NULL, SR_V_TUPLE, g->nargnums);
+  for (int k = 0; k < g->nargnums; k++) {
+    int64_t an = g->argnums[k];
+    if (an < 0) an += a->n;
+    SrVal *l = sr_seq(NULL, SR_V_LIST, 0);
+    for (int i = f.arg_start[an]; i < f.arg_start[an + 1]; i++) sr_seq_push(NULL, l, sr_ref(cts_in[i]));
+    sr_seq_push(NULL, gs, sr_pytree_unflatten(a->v[an], l));
+    sr_unref(l);
+  }
+  SrVal *grads = g->single ? sr_ref(gs->seq.items[0]) : sr_ref(gs);
+  sr_unref(gs);
+  SrVal *ans = fn_result(&f, outs, (int)nout); /* (ans, aux) with has_aux */
+  SrVal *value = ans, *aux = NULL;
+  if (g->has_aux) {
+    value = sr_ref(ans->seq.items[0]);
+    aux = sr_ref(ans->seq.items[1]);
+    sr_unref(ans);
+  }
+  if (g->value_and_grad) {
+    SrVal *va = g->has_aux ? sr_tuple(NULL, 0, NULL) : sr_ref(value);
+    if (g->has_aux) {
+      sr_seq_push(NULL, va, sr_ref(value));
+      sr_seq_push(NULL, va, sr_ref(aux));
+    }
+    result = sr_tuple(NULL, 0, NULL);
+    sr_seq_push(NULL, result, va);
+    sr_seq_push(NULL, result, sr_ref(grads));
+  } else if (g->has_aux) {
+    result = sr_tuple(NULL, 0, NULL);
+    sr_seq_push(NULL, result, sr_ref(grads));
+    sr_seq_push(NULL, result, sr_ref(aux));
+  } else {
+    result = sr_ref(grads);
+  }
+  sr_unref(value);
+  sr_unref(aux);
+  sr_unref(grads);
+done:
+  if (outs)
+    for (uint32_t i = 0; f.j && i < f.j->nout; i++) sr_unref(outs[i]);
+  if (cts_out)
+    for (uint32_t i = 0; f.j && i < f.j->nout; i++) sr_unref(cts_out[i]);
+  if (cts_in)
+    for (int i = 0; f.leaves && i < f.leaves->seq.n; i++) sr_unref(cts_in[i]);
+  free(outs);
+  free(cts_out);
+  free(cts_in);
+  if (have_lin) sr_ad_linear_free(&lin);
+  fn_free(&f);
+  return result;
+}
+
+static SrVal *grad_call(SrInterp *I, SrArgs *a) {
+  SrBuiltin *b = sr_current_builtin(I);
+  Grad *g = b->data;
+  if (!I->trace) {
+    /* an eager call: trace, then evaluate (the builtin object is this
+       call's self, found through the registry of the current call) */
+    SrVal *self = sr_builtin_with(b->name, grad_call, NULL, NULL);
+    SrBuiltin *sb = self->obj.data;
+    sb->data = g;
+    SrVal *r = eager(I, self, a);
+    sb->data = NULL;
+    sr_unref(self);
+    return r;
+  }
+  return grad_impl(I, g, a);
+}
+
+static SrVal *make_grad(SrInterp *I, SrArgs *a, int value_and_grad) {
+  const char *api = value_and_grad ? "value_and_grad" : "grad";
+  SrVal *p[6];
+  if (sr_args_parse(I, a, api, "fun, argnums=, has_aux=, holomorphic=, allow_int=, reduce_axes=", p) < 0) return NULL;
+  if (!sr_is_callable(p[0])) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(p[0]));
+  Grad *g = sr_xcalloc(1, sizeof *g);
+  if (parse_argnums(I, p[1], g->argnums, &g->nargnums, &g->single) < 0) {
+    free(g);
+    return NULL;
+  }
+  g->fun = sr_ref(p[0]);
+  g->has_aux = p[2] && sr_val_truthy(p[2]);
+  g->holomorphic = p[3] && sr_val_truthy(p[3]);
+  g->allow_int = p[4] && sr_val_truthy(p[4]);
+  g->value_and_grad = value_and_grad;
+  if (p[5] && sr_val_truthy(p[5])) {
+    grad_free(g);
+    return sr_raise(I, "NotImplementedError", "reduce_axes argument to grad is deprecated");
+  }
+  const char *fname = fun_name(p[0]);
+  return sr_builtin_with(fname, grad_call, g, grad_free);
+}
+
+static SrVal *jax_grad(SrInterp *I, SrArgs *a) { return make_grad(I, a, 0); }
+static SrVal *jax_value_and_grad(SrInterp *I, SrArgs *a) { return make_grad(I, a, 1); }
+
+/* ---- jax.vjp and jax.linearize: functions holding a linearization ----
+ *
+ * The VJP function is an object that holds its linearization: the linear
+ * jaxpr and the residuals (which of them are the primal arguments, saved
+ * verbatim, is recorded), so that it can grow into JAX's first-class VJP
+ * (args_res, opaque_residuals) without changing how it is made. */
+
+typedef struct Lin {
+  SrLinear lin;
+  SrVal *in_tree;      /* the primals, as passed (a tuple) */
+  SrVal *out_tree;     /* the function's result */
+  int nleaves, ncaptured;
+  int *arg_start;
+  int nargs;
+  int is_vjp;
+  const char *name;
+} Lin;
+
+static void lin_free(void *d) {
+  Lin *l = d;
+  sr_ad_linear_free(&l->lin);
+  sr_unref(l->in_tree);
+  sr_unref(l->out_tree);
+  free(l->arg_start);
+  free(l);
+}
+
+static void lin_repr(SrBuf *out, const SrVal *v) {
+  const Lin *l = v->obj.data;
+  if (l->is_vjp) sr_buf_printf(out, "VJP(fun=<function %s>)", l->name);
+  else sr_buf_printf(out, "<function %s_jvp>", l->name);
+}
+
+/* ct types as jax.vjp checks them */
+static int check_ct(SrInterp *I, const SrType *got, const SrType *primal) {
+  const SrType *want = sr_ad_ct_type(primal);
+  SrTypeBuilder a, b;
+  sr_type_builder(&a, got);
+  sr_type_builder(&b, want);
+  a.weak = b.weak = 0;
+  if (sr_type_equal_mod_mesh(sr_type_get(&a), sr_type_get(&b))) return 0;
+  SrBuf pb = SR_BUF_INIT;
+  sr_raise(I, "ValueError",
+           "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got %s, but expected %s because the "
+           "corresponding output of the differentiated function had JAX type %s",
+           sr_type_short(got), sr_type_short(want), sr_type_short(primal));
+  sr_buf_free(&pb);
+  return -1;
+}
+
+static SrVal *lin_call(SrInterp *I, SrVal *self, SrArgs *a) {
+  Lin *l = self->obj.data;
+  SrLinear *lin = &l->lin;
+  if (a->nkw) return sr_raise(I, "TypeError", "the %s function takes positional arguments only", l->is_vjp ? "VJP" : "linearized");
+  if (l->is_vjp) {
+    if (a->n != 1) {
+      if (a->n == 0) return sr_raise(I, "TypeError", "The VJP function takes exactly one argument, the output cotangent");
+      return sr_raise(I, "TypeError",
+                      "The function returned by `jax.vjp` applied to %s was called with %d arguments, but functions "
+                      "returned by `jax.vjp` must be called with a single argument corresponding to the single "
+                      "value returned by %s (even if that returned value is a tuple or other container).",
+                      l->name, a->n, l->name);
+    }
+    SrVal *cts = sr_pytree_flatten(I, a->v[0]);
+    if (!cts) return NULL;
+    if (cts->seq.n != lin->nout) {
+      sr_unref(cts);
+      return sr_raise(I, "ValueError", "unexpected tree structure of the cotangent: %d leaves for %d outputs", cts->seq.n,
+                      lin->nout);
+    }
+    for (int i = 0; i < lin->nout; i++) {
+      const SrType *t = sr_value_type(I, cts->seq.items[i]);
+      if (!t || check_ct(I, t, lin->out_types[i]) < 0) {
+        sr_unref(cts);
+        return t ? NULL : sr_raise(I, "TypeError", "a cotangent is not an array");
+      }
+    }
+    SrVal **cin = sr_xcalloc((size_t)lin->nin + 1, sizeof *cin);
+    int rc = sr_ad_vjp_apply(I, lin, cts->seq.items, cin, 1);
+    sr_unref(cts);
+    if (rc < 0) {
+      free(cin);
+      return NULL;
+    }
+    SrVal *r = sr_seq(NULL, SR_V_TUPLE, l->nargs);
+    for (int k = 0; k < l->nargs; k++) {
+      SrVal *lv = sr_seq(NULL, SR_V_LIST, 0);
+      for (int i = l->arg_start[k]; i < l->arg_start[k + 1]; i++) sr_seq_push(NULL, lv, sr_ref(cin[i]));
+      sr_seq_push(NULL, r, sr_pytree_unflatten(l->in_tree->seq.items[k], lv));
+      sr_unref(lv);
+    }
+    for (int i = 0; i < lin->nin; i++) sr_unref(cin[i]);
+    free(cin);
+    return r;
+  }
+  /* f_jvp(*tangents) */
+  if (a->n != l->nargs)
+    return sr_raise(I, "TypeError", "the linearized function takes %d tangents, %d given", l->nargs, a->n);
+  SrVal **tan = sr_xcalloc((size_t)lin->nin + 1, sizeof *tan);
+  int k = l->ncaptured, ok = 1;
+  for (int i = 0; i < a->n && ok; i++) {
+    SrVal *lv = sr_pytree_flatten(I, a->v[i]);
+    if (!lv) ok = 0;
+    for (int q = 0; lv && q < lv->seq.n && k < lin->nin; q++) {
+      const SrType *t = sr_value_type(I, lv->seq.items[q]);
+      const SrType *want = sr_ad_tangent_type(lin->in_types[k]);
+      if (!t || !sr_type_equal_mod_mesh(sr_type_with_weak(t, 0), sr_type_with_weak(want, 0))) {
+        sr_raise(I, "ValueError",
+                 "linearized function called on tangent values inconsistent with the original primal values:\nGot "
+                 "tangent aval %s for primal aval %s but expected %s.",
+                 t ? sr_type_short(t) : "?", sr_type_short(lin->in_types[k]), sr_type_short(want));
+        ok = 0;
+        break;
+      }
+      tan[k++] = sr_ref(lv->seq.items[q]);
+    }
+    sr_unref(lv);
+  }
+  SrVal *r = NULL;
+  if (ok) {
+    SrVal **tout = sr_xcalloc((size_t)lin->nout + 1, sizeof *tout);
+    if (sr_ad_linear_apply(I, lin, tan, tout) == 0) {
+      SrVal *lv = sr_seq(NULL, SR_V_LIST, 0);
+      for (int i = 0; i < lin->nout; i++) sr_seq_push(NULL, lv, tout[i]);
+      if (l->out_tree) r = sr_pytree_unflatten(l->out_tree, lv);
+      else r = lin->nout == 1 ? sr_ref(lv->seq.items[0]) : sr_tuple(NULL, 0, NULL);
+      if (!l->out_tree && lin->nout != 1)
+        for (int i = 0; i < lin->nout; i++) sr_seq_push(NULL, r, sr_ref(lv->seq.items[i]));
+      sr_unref(lv);
+    }
+    free(tout);
+  }
+  for (int i = 0; i < lin->nin; i++) sr_unref(tan[i]);
+  free(tan);
+  return r;
+}
+
+static SrVal *lin_getattr(SrInterp *I, SrVal *self, const char *name) {
+  (void)I;
+  Lin *l = self->obj.data;
+  if (strcmp(name, "jaxpr") == 0) return sr_jaxpr_val(NULL, l->lin.jaxpr);
+  if (strcmp(name, "out_nzs") == 0) {
+    SrVal *t = sr_seq(NULL, SR_V_TUPLE, l->lin.nout);
+    for (int i = 0; i < l->lin.nout; i++) sr_seq_push(NULL, t, sr_bool(l->lin.out_nz[i]));
+    return t;
+  }
+  return NULL;
+}
+
+static const SrLangOps lin_ops = {.call = lin_call, .getattr = lin_getattr};
+static const SrClass lin_class = {"VJP", lin_free, lin_repr, NULL, &lin_ops};
+
+/* jax.vjp / jax.linearize: (out, f) or (out, f, aux) */
+static SrVal *vjp_or_linearize(SrInterp *I, SrArgs *a, int is_vjp) {
+  const char *api = is_vjp ? "vjp" : "linearize";
+  if (a->n < 1) return sr_raise(I, "TypeError", "%s() missing required argument: 'fun'", api);
+  SrVal *fun = a->v[0];
+  if (!sr_is_callable(fun)) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(fun));
+  int has_aux = 0;
+  for (int k = 0; k < a->nkw; k++) {
+    if (strcmp(a->kw[k], "has_aux") == 0) has_aux = sr_val_truthy(a->kwv[k]);
+    else if (strcmp(a->kw[k], "saveable_args") == 0 || strcmp(a->kw[k], "in_nzs") == 0 ||
+             strcmp(a->kw[k], "reduce_axes") == 0)
+      continue;
+    else return sr_raise(I, "TypeError", "%s() got an unexpected keyword argument '%s'", api, a->kw[k]);
+  }
+  SrArgs pa = {a->n - 1, a->v + 1, 0, NULL, NULL, NULL};
+  Fn f;
+  if (fn_prepare(I, fun, &pa, &f) < 0) {
+    fn_free(&f);
+    return NULL;
+  }
+  uint32_t nout = f.j->nout, nans = nout;
+  SrVal *ans_tree = f.out_tree ? sr_ref(f.out_tree) : NULL, *aux_tree = NULL;
+  if (has_aux) {
+    if (!f.out_tree || !sr_is_seq(f.out_tree) || f.out_tree->seq.n != 2) {
+      fn_free(&f);
+      sr_unref(ans_tree);
+      return sr_raise(I, "TypeError", "expected function with aux output to return a two-element tuple");
+    }
+    sr_unref(ans_tree);
+    ans_tree = sr_ref(f.out_tree->seq.items[0]);
+    aux_tree = sr_ref(f.out_tree->seq.items[1]);
+    SrVal *l = sr_pytree_flatten(I, ans_tree);
+    nans = (uint32_t)l->seq.n;
+    sr_unref(l);
+  }
+  uint8_t *out_diff = sr_xcalloc(nout + 1, 1);
+  for (uint32_t i = 0; i < nans; i++) out_diff[i] = 1;
+  uint8_t *in_nz = sr_xcalloc((size_t)f.leaves->seq.n + 1, 1);
+  for (int i = f.ncaptured; i < f.leaves->seq.n; i++) in_nz[i] = 1;
+  SrVal **outs = sr_xcalloc(nout + 1, sizeof *outs);
+  Lin *l = sr_xcalloc(1, sizeof *l);
+  int rc = sr_ad_linearize(I, f.j, f.leaves->seq.items, in_nz, out_diff, outs, &l->lin);
+  free(in_nz);
+  free(out_diff);
+  SrVal *result = NULL;
+  if (rc == 0) {
+    /* the linearization covers the differentiated outputs only */
+    l->lin.nout = (int)nans;
+    l->is_vjp = is_vjp;
+    l->name = sr_intern_cstr(fun_name(fun));
+    l->in_tree = sr_tuple(NULL, 0, NULL);
+    for (int i = 0; i < pa.n; i++) sr_seq_push(NULL, l->in_tree, sr_ref(pa.v[i]));
+    l->out_tree = ans_tree ? sr_ref(ans_tree) : NULL;
+    l->nargs = pa.n;
+    l->ncaptured = f.ncaptured;
+    l->arg_start = sr_xcalloc((size_t)pa.n + 1, sizeof *l->arg_start);
+    memcpy(l->arg_start, f.arg_start, ((size_t)pa.n + 1) * sizeof *l->arg_start);
+    SrVal *lv = sr_seq(NULL, SR_V_LIST, 0);
+    for (uint32_t i = 0; i < nans; i++) sr_seq_push(NULL, lv, sr_ref(outs[i]));
+    SrVal *ans = ans_tree ? sr_pytree_unflatten(ans_tree, lv) : nans == 1 ? sr_ref(outs[0]) : sr_tuple(NULL, 0, NULL);
+    if (!ans_tree && nans != 1)
+      for (uint32_t i = 0; i < nans; i++) sr_seq_push(NULL, ans, sr_ref(outs[i]));
+    sr_unref(lv);
+    result = sr_tuple(NULL, 0, NULL);
+    sr_seq_push(NULL, result, ans);
+    sr_seq_push(NULL, result, sr_obj(&lin_class, l));
+    if (has_aux) {
+      SrVal *av = sr_seq(NULL, SR_V_LIST, 0);
+      for (uint32_t i = nans; i < nout; i++) sr_seq_push(NULL, av, sr_ref(outs[i]));
+      sr_seq_push(NULL, result, sr_pytree_unflatten(aux_tree, av));
+      sr_unref(av);
+    }
+  } else {
+    free(l);
+  }
+  for (uint32_t i = 0; i < nout; i++) sr_unref(outs[i]);
+  free(outs);
+  sr_unref(ans_tree);
+  sr_unref(aux_tree);
+  fn_free(&f);
+  return result;
+}
+
+static SrVal *jax_vjp(SrInterp *I, SrArgs *a) { return vjp_or_linearize(I, a, 1); }
+static SrVal *jax_linearize(SrInterp *I, SrArgs *a) { return vjp_or_linearize(I, a, 0); }
+
+/* ---- jax.jvp ---- */
+
+static SrVal *jax_jvp(SrInterp *I, SrArgs *a) {
+  SrVal *p[4];
+  if (sr_args_parse(I, a, "jvp", "fun, primals, tangents, has_aux=", p) < 0) return NULL;
+  if (!sr_is_callable(p[0])) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(p[0]));
+  if (!(p[1]->kind == SR_V_TUPLE || p[1]->kind == SR_V_LIST) || !(p[2]->kind == SR_V_TUPLE || p[2]->kind == SR_V_LIST))
+    return sr_raise(I, "TypeError",
+                    "primal and tangent arguments to jax.jvp must be tuples or lists; found %s and %s.",
+                    sr_val_kind_name(p[1]), sr_val_kind_name(p[2]));
+  int has_aux = p[3] && sr_val_truthy(p[3]);
+  SrVal *pl = sr_pytree_flatten(I, p[1]), *tl = pl ? sr_pytree_flatten(I, p[2]) : NULL;
+  if (!pl || !tl) {
+    sr_unref(pl);
+    return NULL;
+  }
+  if (pl->seq.n != tl->seq.n || p[1]->seq.n != p[2]->seq.n) {
+    sr_unref(pl);
+    sr_unref(tl);
+    return sr_raise(I, "TypeError", "primal and tangent arguments to jax.jvp must have the same tree structure");
+  }
+  for (int i = 0; i < pl->seq.n; i++) {
+    const SrType *pt = sr_value_type(I, pl->seq.items[i]), *tt = sr_value_type(I, tl->seq.items[i]);
+    if (!pt || !tt) continue;
+    if (sr_dtype_tangent(pt->dtype) != tt->dtype) {
+      sr_raise(I, "TypeError",
+               "primal and tangent arguments to jax.jvp do not match; dtypes must be equal, or in case of int/bool "
+               "primal dtype the tangent dtype must be float0.Got primal dtype %s and so expected tangent dtype %s, "
+               "but got tangent dtype %s instead.",
+               sr_dtype_name(pt->dtype), sr_dtype_name(sr_dtype_tangent(pt->dtype)), sr_dtype_name(tt->dtype));
+      sr_unref(pl);
+      sr_unref(tl);
+      return NULL;
+    }
+    int same = pt->ndim == tt->ndim;
+    for (int d = 0; same && d < pt->ndim; d++) same = pt->dims[d].size == tt->dims[d].size;
+    if (!same) {
+      SrBuf b1 = SR_BUF_INIT, b2 = SR_BUF_INIT;
+      sr_shape_str(&b1, pt);
+      sr_shape_str(&b2, tt);
+      sr_raise(I, "ValueError",
+               "jvp called with different primal and tangent shapes;Got primal shape %s and tangent shape as %s",
+               sr_buf_str(&b1), sr_buf_str(&b2));
+      sr_buf_free(&b1);
+      sr_buf_free(&b2);
+      sr_unref(pl);
+      sr_unref(tl);
+      return NULL;
+    }
+  }
+  SrArgs pa = {p[1]->seq.n, p[1]->seq.items, 0, NULL, NULL, NULL};
+  Fn f;
+  SrVal *result = NULL;
+  if (fn_prepare(I, p[0], &pa, &f) == 0) {
+    int nl = f.leaves->seq.n;
+    SrVal **tan = sr_xcalloc((size_t)nl + 1, sizeof *tan);
+    for (int i = f.ncaptured; i < nl; i++) {
+      SrVal *t = tl->seq.items[i - f.ncaptured];
+      tan[i] = sr_dtype_kind(sr_value_type(I, t)->dtype) == SR_DK_FLOAT0 ? NULL : t;
+      if (tan[i] && !sr_array_of(tan[i])) tan[i] = sr_jnp_asarray(I, tan[i], -1);
+      else sr_ref(tan[i]);
+    }
+    uint32_t nout = f.j->nout;
+    SrVal **outs = sr_xcalloc(2 * nout + 1, sizeof *outs), **touts = outs + nout;
+    if (sr_ad_jvp(I, f.j, f.leaves->seq.items, tan, outs, touts) == 0) {
+      int ok = 1;
+      for (uint32_t i = 0; i < nout && ok; i++)
+        if (!touts[i]) {
+          touts[i] = sr_ad_zeros(I, sr_ad_tangent_type(sr_value_type(I, outs[i])));
+          ok = touts[i] != NULL;
+        }
+      if (ok) {
+        SrVal *pr = fn_result(&f, outs, (int)nout), *tr = fn_result(&f, touts, (int)nout);
+        result = sr_tuple(NULL, 0, NULL);
+        if (has_aux && pr && sr_is_seq(pr) && pr->seq.n == 2) {
+          sr_seq_push(NULL, result, sr_ref(pr->seq.items[0]));
+          sr_seq_push(NULL, result, sr_ref(tr->seq.items[0]));
+          sr_seq_push(NULL, result, sr_ref(pr->seq.items[1]));
+        } else {
+          sr_seq_push(NULL, result, sr_ref(pr));
+          sr_seq_push(NULL, result, sr_ref(tr));
+        }
+        sr_unref(pr);
+        sr_unref(tr);
+      }
+    }
+    for (uint32_t i = 0; i < 2 * nout; i++) sr_unref(outs[i]);
+    free(outs);
+    for (int i = 0; i < nl; i++) sr_unref(tan[i]);
+    free(tan);
+  }
+  fn_free(&f);
+  sr_unref(pl);
+  sr_unref(tl);
+  return result;
+}
+
+/* ---- jax.linear_transpose ---- */
+
+typedef struct LT {
+  SrJaxpr *j;
+  SrVal *consts;       /* the captured leaves */
+  SrVal *in_tree;      /* the primals' structure */
+  SrVal *out_tree;
+  const SrType **out_types;
+  int nout;
+} LT;
+
+static void lt_free(void *d) {
+  LT *t = d;
+  if (t->j) sr_program_unref(t->j->prog);
+  sr_unref(t->consts);
+  sr_unref(t->in_tree);
+  sr_unref(t->out_tree);
+  free(t->out_types);
+  free(t);
+}
+
+static SrVal *lt_call(SrInterp *I, SrArgs *a) {
+  LT *t = sr_current_builtin(I)->data;
+  if (a->n != 1) return sr_raise(I, "TypeError", "the transposed function takes one argument, the output cotangent");
+  SrVal *cts = sr_pytree_flatten(I, a->v[0]);
+  if (!cts) return NULL;
+  if (cts->seq.n != t->nout) {
+    sr_unref(cts);
+    return sr_raise(I, "TypeError", "cotangent tree does not match function output");
+  }
+  const SrJaxpr *j = t->j;
+  uint32_t n = sr_nargs(j), nc = (uint32_t)t->consts->seq.n;
+  uint8_t *lin = sr_xcalloc(n + 1, 1);
+  SrVal **vals = sr_xcalloc(n + 1, sizeof *vals), **cin = sr_xcalloc(n + 1, sizeof *cin);
+  for (uint32_t i = 0; i < n; i++) {
+    lin[i] = i >= nc;
+    if (i < nc) vals[i] = t->consts->seq.items[i];
+  }
+  SrVal **cv = sr_xcalloc((size_t)t->nout + 1, sizeof *cv);
+  for (int i = 0; i < t->nout; i++) {
+    cv[i] = cts->seq.items[i];
+    if (!sr_array_of(cv[i])) cv[i] = sr_jnp_asarray(I, cv[i], -1);
+    else sr_ref(cv[i]);
+  }
+  SrVal *r = NULL;
+  if (sr_ad_transpose(I, j, lin, vals, cv, cin) == 0) {
+    SrVal *lv = sr_seq(NULL, SR_V_LIST, 0);
+    int ok = 1;
+    for (uint32_t i = nc; i < n && ok; i++) {
+      SrVal *c = cin[i];
+      if (!c) c = sr_ad_zeros(I, sr_ad_ct_type(sr_args(j)[i]->type));
+      else sr_ref(c);
+      if (!c) ok = 0;
+      else sr_seq_push(NULL, lv, c);
+    }
+    if (ok) r = sr_pytree_unflatten(t->in_tree, lv);
+    sr_unref(lv);
+  }
+  for (uint32_t i = 0; i < n; i++) sr_unref(cin[i]);
+  for (int i = 0; i < t->nout; i++) sr_unref(cv[i]);
+  free(cv);
+  free(lin);
+  free(vals);
+  free(cin);
+  sr_unref(cts);
+  return r;
+}
+
+static SrVal *jax_linear_transpose(SrInterp *I, SrArgs *a) {
+  if (a->n < 1) return sr_raise(I, "TypeError", "linear_transpose() missing required argument: 'fun'");
+  SrVal *fun = a->v[0];
+  if (!sr_is_callable(fun)) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(fun));
+  SrArgs pa = {a->n - 1, a->v + 1, 0, NULL, NULL, NULL};
+  /* traced on the primals' types, as a separate jaxpr (not into the
+     current trace) */
+  SrTrace *saved = I->trace;
+  Fn f;
+  int rc;
+  if (fun->kind == SR_V_JAXPR) {
+    rc = fn_prepare(I, fun, &pa, &f);
+  } else {
+    SrVal **abs = sr_xcalloc((size_t)pa.n + 1, sizeof *abs);
+    for (int i = 0; i < pa.n; i++) abs[i] = sr_ref(pa.v[i]);
+    rc = fn_prepare(I, fun, &pa, &f);
+    for (int i = 0; i < pa.n; i++) sr_unref(abs[i]);
+    free(abs);
+  }
+  I->trace = saved;
+  if (rc < 0) {
+    fn_free(&f);
+    return NULL;
+  }
+  for (int i = f.ncaptured; i < f.leaves->seq.n; i++) {
+    const SrType *t = sr_value_type(I, f.leaves->seq.items[i]);
+    if (!sr_dtype_is_inexact(t->dtype)) {
+      fn_free(&f);
+      return sr_raise(I, "TypeError",
+                      "linear_transpose only supports [float or complex] -> [float or complex], and integer -> "
+                      "integer functions, but got %s.",
+                      sr_dtype_name(t->dtype));
+    }
+  }
+  LT *t = sr_xcalloc(1, sizeof *t);
+  t->j = f.j;
+  sr_program_ref(t->j->prog);
+  t->consts = sr_seq(NULL, SR_V_LIST, 0);
+  for (int i = 0; i < f.ncaptured; i++) sr_seq_push(NULL, t->consts, sr_ref(f.leaves->seq.items[i]));
+  t->in_tree = sr_tuple(NULL, 0, NULL);
+  for (int i = 0; i < pa.n; i++) sr_seq_push(NULL, t->in_tree, sr_ref(pa.v[i]));
+  t->nout = (int)f.j->nout;
+  fn_free(&f);
+  return sr_builtin_with("transposed_fun", lt_call, t, lt_free);
+}
+
+void sr_ad_commands_init(void);
+
+void sr_ad_api_init(void) {
+  sr_ad_init();
+  sr_def("jax.grad", jax_grad,
+         "grad(fun, argnums=0, has_aux=False): a function computing fun's gradient with respect to the argnums "
+         "arguments");
+  sr_def("jax.value_and_grad", jax_value_and_grad,
+         "value_and_grad(fun, argnums=0, has_aux=False): a function returning (fun(*args), gradient)");
+  sr_def("jax.vjp", jax_vjp,
+         "vjp(fun, *primals, has_aux=False): (fun(*primals), f_vjp), where f_vjp maps an output cotangent to the "
+         "inputs' cotangents");
+  sr_def("jax.linearize", jax_linearize,
+         "linearize(fun, *primals, has_aux=False): (fun(*primals), f_jvp), where f_jvp applies the linearized "
+         "function to tangents");
+  sr_def("jax.jvp", jax_jvp, "jvp(fun, primals, tangents): (fun(*primals), the Jacobian-vector product)");
+  sr_def("jax.linear_transpose", jax_linear_transpose,
+         "linear_transpose(fun, *primals): the transpose of the linear function fun, given example arguments");
+  sr_ad_commands_init();
+}
