@@ -4,7 +4,7 @@
 
 lib_libshardrepl_a_SOURCES += \
 	lib/ad/ad.c lib/ad/ad.h lib/ad/ad_rules.h lib/ad/ad_ops.c \
-	lib/ad/rules_elementwise.c lib/ad/rules_structural.c \
-	lib/ad/rules_manual.c lib/ad/rules_control.c lib/ad/rules_scan.c \
-	lib/ad/rules_shard_map.c \
+	lib/ad/ad_elementwise.c lib/ad/ad_structural.c \
+	lib/ad/ad_collectives.c lib/ad/ad_calls.c lib/ad/ad_scan.c \
+	lib/ad/ad_shard_map.c \
 	lib/ad/ad_commands.c lib/lang/ad_api.c

@@ -1,4 +1,4 @@
-/* rules_control.c: rules of calls and control flow -- jit, remat,
+/* ad_calls.c: rules of calls and control flow -- jit, remat,
  * custom_jvp_call / custom_vjp_call, optimization_barrier, while, cond,
  * scan and shard_map.
  *

@@ -1,4 +1,4 @@
-/* rules_manual.c: rules of the sharding casts (reshard,
+/* ad_collectives.c: rules of the sharding casts (reshard,
  * sharding_constraint) and of the manual-mode collectives and casts
  * (lax/parallel.py, core.py, pjit.py).
  *

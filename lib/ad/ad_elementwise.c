@@ -1,4 +1,4 @@
-/* rules_elementwise.c: JVP and transpose rules of the elementwise
+/* ad_elementwise.c: JVP and transpose rules of the elementwise
  * primitives (lax/lax.py: defjvp, defjvp2, deflinear, defbilinear and the
  * explicit rules of add, sub, div, select_n, convert_element_type).
  *

@@ -1,4 +1,4 @@
-/* rules_scan.c: rules of scan and cond (lax/control_flow/loops.py,
+/* ad_scan.c: rules of scan and cond (lax/control_flow/loops.py,
  * conditionals.py). */
 #include "ad/ad_rules.h"
 

@@ -1,4 +1,4 @@
-/* rules_structural.c: JVP and transpose rules of contractions, reductions
+/* ad_structural.c: JVP and transpose rules of contractions, reductions
  * and the structural primitives (lax/lax.py, lax/slicing.py).
  *
  * The transposes take their output shardings from the cotangent type of
