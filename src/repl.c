@@ -106,11 +106,14 @@ static char **complete(const char *text, int start, int end) {
   for (int i = 0; i < cands.n; i++) free(cands.v[i]);
   cands.n = 0;
   rl_attempted_completion_over = 1;
-  if (start > 0 && rl_line_buffer[0] == ':' && !memchr(rl_line_buffer, ' ', (size_t)start - 1)) {
+  int colon = rl_line_buffer[0] == ':' && !memchr(rl_line_buffer, ' ', (size_t)start);
+  if (colon) {
+    /* the command word, with or without its ':' in the completed text */
+    const char *w = text[0] == ':' ? text + 1 : text;
     for (const SrCommand *c = sr_commands(); c->name; c++)
-      if (strncmp(c->name, text, strlen(text)) == 0) {
+      if (strncmp(c->name, w, strlen(w)) == 0) {
         char buf[64];
-        snprintf(buf, sizeof buf, "%s", c->name);
+        snprintf(buf, sizeof buf, "%s%s", text[0] == ':' ? ":" : "", c->name);
         cand_add(&cands, buf);
       }
   } else {
@@ -147,6 +150,32 @@ static char *history_path(void) {
 
 /* Is the text a complete input?  1 yes, 0 wants more lines, and an input
    that opened a block ends only with an empty line, as in Python. */
+/* Does the text parse as a whole?  If not, its first error goes to I's
+   diagnostics: at the prompt an input with a syntax error runs none of its
+   lines, as in Python's REPL. */
+static int input_parses(SrInterp *I, SrSrc *src) {
+  size_t i = 0;
+  while (i < src->len && (src->text[i] == ' ' || src->text[i] == '\t' || src->text[i] == '\n')) i++;
+  if (i < src->len && src->text[i] == ':') return 1;
+  SrCode *code = sr_code_new(src);
+  SrDiags d = SR_DIAGS_INIT;
+  size_t pos = 0;
+  while (sr_lang_parse_stmt(code, &pos, &d, sr_jax_context_mesh(I->jax))) {
+  }
+  int ok = d.count == 0;
+  if (!ok) {
+    SrDiag *first = d.first;
+    d.first = first->next;
+    d.count--;
+    first->next = NULL;
+    SrDiags one = {first, first, 1, 0};
+    sr_diags_move(&I->diags, &one);
+  }
+  sr_diags_clear(&d);
+  sr_code_unref(code);
+  return ok;
+}
+
 static int input_complete(SrInterp *I, const char *text, size_t len, int last_blank) {
   size_t i = 0;
   while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n')) i++;
@@ -244,7 +273,8 @@ int sr_repl(SrInterp *I) {
     if (!input_complete(I, input.p, input.len, blank)) continue;
     SrSrc *src = sr_src_new("<stdin>", input.p, input.len, input_line);
     sr_buf_reset(&input);
-    if (sr_interp_run(I, src, 1)) status = 1;
+    if (!input_parses(I, src)) status = 1;
+    else if (sr_interp_run(I, src, 1)) status = 1;
     fflush(stdout);
     sr_repl_report(I);
     sr_diags_clear(&I->diags);

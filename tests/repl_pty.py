@@ -26,11 +26,7 @@ failures = []
 # Checks of behaviour shardrepl does not have yet: they print XFAIL and do
 # not fail the test (XPASS when they start to pass: then remove them from
 # here).  SR_CHECK_PENDING=1 makes them count.
-KNOWN_BUGS = {
-    # src/repl.c complete(): ':' is no word break, so the word is ":he"
-    # at start 0, which the `start > 0` test sends to the built-ins
-    'Tab completes ":he" to ":help"',
-}
+KNOWN_BUGS = set()
 STRICT = os.environ.get('SR_CHECK_PENDING', '0') not in ('', '0')
 
 

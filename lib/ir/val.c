@@ -298,6 +298,31 @@ static void seq_repr(SrBuf *out, const SrVal *v, const char *open, const char *c
   sr_buf_puts(out, close);
 }
 
+/* Sets of small ints show ascending, which is CPython's hash order for
+   them; other sets show in insertion order (CPython's varies by run). */
+static int cmp_ints(const void *x, const void *y) {
+  int64_t a = (*(SrVal *const *)x)->i, b = (*(SrVal *const *)y)->i;
+  return (a > b) - (a < b);
+}
+
+static void set_repr(SrBuf *out, const SrVal *v, const char *open, const char *close) {
+  int ints = 1;
+  for (int i = 0; i < v->seq.n; i++) {
+    const SrVal *x = v->seq.items[i];
+    ints &= (x->kind == SR_V_INT || x->kind == SR_V_BOOL) && x->i >= 0 && x->i < (1 << 20);
+  }
+  if (!ints) {
+    seq_repr(out, v, open, close);
+    return;
+  }
+  SrVal copy = *v;
+  copy.seq.items = sr_xmalloc((size_t)v->seq.n * sizeof(SrVal *));
+  memcpy(copy.seq.items, v->seq.items, (size_t)v->seq.n * sizeof(SrVal *));
+  qsort(copy.seq.items, (size_t)v->seq.n, sizeof(SrVal *), cmp_ints);
+  seq_repr(out, &copy, open, close);
+  free(copy.seq.items);
+}
+
 static void print_val(SrBuf *out, const SrVal *v, int repr) {
   if (v->text && !(v->kind == SR_V_STR && !repr)) {
     sr_buf_putn(out, v->text, v->textlen);
@@ -322,7 +347,7 @@ static void print_val(SrBuf *out, const SrVal *v, int repr) {
     if (v->seq.n == 0)
       sr_buf_puts(out, "set()");
     else
-      seq_repr(out, v, "{", "}");
+      set_repr(out, v, "{", "}");
     break;
   case SR_V_FROZENSET:
     if (v->seq.n == 0)
@@ -407,6 +432,11 @@ int sr_val_equal(const SrVal *a, const SrVal *b) {
   /* Python: True == 1 == 1.0 */
   int an = a->kind == SR_V_BOOL || a->kind == SR_V_INT || a->kind == SR_V_FLOAT;
   int bn = b->kind == SR_V_BOOL || b->kind == SR_V_INT || b->kind == SR_V_FLOAT;
+  if ((an && b->kind == SR_V_COMPLEX) || (bn && a->kind == SR_V_COMPLEX)) {
+    const SrVal *c = a->kind == SR_V_COMPLEX ? a : b, *r = c == a ? b : a;
+    double x = r->kind == SR_V_FLOAT ? r->f : (double)r->i;
+    return c->c.im == 0 && c->c.re == x;
+  }
   if (an && bn) {
     if (a->kind != SR_V_FLOAT && b->kind != SR_V_FLOAT) return a->i == b->i;
     double x = a->kind == SR_V_FLOAT ? a->f : (double)a->i;

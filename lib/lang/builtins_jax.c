@@ -108,7 +108,9 @@ static int fill_mesh(SrInterp *I, SrMesh *m, SrVal *sizes, SrVal *names, SrVal *
   int nn = axis_names(I, names, nm, SR_MAX_AXES, "axis_names");
   if (nn < 0) return -1;
   if (nn != ns)
-    return sr_raise(I, "ValueError", "Number of axis names should match the number of axes in the mesh. Got axis_names=%d and mesh shape=%d", nn, ns),
+    return sr_raise(I, "ValueError",
+                    "Mesh requires the ndim of its first argument (`devices`) to equal the length of its second "
+                    "argument (`axis_names`), but got devices.ndim == %d and len(axis_names) == %d.", ns, nn),
            -1;
   for (int i = 0; i < ns; i++) {
     if (sz[i] <= 0) return sr_raise(I, "ValueError", "mesh axis sizes must be positive"), -1;
@@ -126,7 +128,16 @@ static int fill_mesh(SrInterp *I, SrMesh *m, SrVal *sizes, SrVal *names, SrVal *
       for (int i = 0; i < ns; i++)
         if (axis_type_of(I, types->seq.items[i], &m->types[i]) < 0) return -1;
     } else {
-      return sr_raise(I, "ValueError", "Number of axis_types should match the number of mesh axes"), -1;
+      SrVal *nt = names_tuple(nm, nn);
+      SrBuf b = SR_BUF_INIT;
+      sr_buf_puts(&b, "Number of axis names should match the number of axis_types. Got axis_names=");
+      sr_val_repr(&b, nt);
+      sr_buf_puts(&b, " and axis_types=");
+      sr_val_repr(&b, types);
+      sr_unref(nt);
+      sr_raise(I, "ValueError", "%s", b.p);
+      sr_buf_free(&b);
+      return -1;
     }
   }
   return 0;
@@ -375,11 +386,14 @@ static SrVal *bi_named_sharding(SrInterp *I, SrArgs *a) {
   for (int i = 0; i < s->n; i++)
     for (int j = 0; j < s->e[i].n; j++)
       if (s->e[i].names[j] != SR_SPEC_UNCONSTRAINED && sr_mesh_axis(m, s->e[i].names[j]) < 0) {
-        SrBuf b = SR_BUF_INIT;
+        SrBuf b = SR_BUF_INIT, names = SR_BUF_INIT;
         sr_spec_repr(&b, s);
-        sr_raise(I, "ValueError", "Resource axis: %s of %s is not found in mesh: %s.", s->e[i].names[j], b.p,
-                 "the mesh's axis names");
+        SrVal *t = names_tuple(m->names, m->n);
+        sr_val_repr(&names, t);
+        sr_unref(t);
+        sr_raise(I, "ValueError", "Resource axis: %s of %s is not found in mesh: %s.", s->e[i].names[j], b.p, names.p);
         sr_buf_free(&b);
+        sr_buf_free(&names);
         return NULL;
       }
   const char *mk = NULL;
@@ -416,7 +430,8 @@ static SrVal *bi_set_mesh(SrInterp *I, SrArgs *a) {
   SrVal *p[1];
   if (sr_args_parse(I, a, "set_mesh", "mesh", p) < 0) return NULL;
   if (p[0]->kind != SR_V_NONE && (p[0]->kind != SR_V_MESH || p[0]->mesh->abstract))
-    return sr_raise(I, "ValueError", "Expected mesh of type `jax.sharding.Mesh`. Got <class '%s'>", sr_val_kind_name(p[0]));
+    return sr_raise(I, "ValueError", "Expected mesh of type `jax.sharding.Mesh`. Got <class '%s%s'>",
+                    p[0]->kind == SR_V_MESH ? "jax._src.mesh." : "", sr_val_kind_name(p[0]));
   SetMesh *s = sr_xcalloc(1, sizeof *s);
   s->prev = I->jax->mesh;
   s->mesh = p[0]->kind == SR_V_NONE ? NULL : p[0]->mesh;

@@ -38,7 +38,12 @@ static SrVal *bi_len(SrInterp *I, SrArgs *a) {
   if (a->n != 1) return sr_raise(I, "TypeError", "len() takes exactly one argument (%d given)", a->n);
   SrVal *v = a->v[0];
   switch (v->kind) {
-  case SR_V_STR: return sr_int(NULL, (int64_t)v->str.n);
+  case SR_V_STR: {
+    /* characters, not bytes: count the bytes that start one */
+    int64_t n = 0;
+    for (size_t i = 0; i < v->str.n; i++) n += ((unsigned char)v->str.s[i] & 0xC0) != 0x80;
+    return sr_int(NULL, n);
+  }
   case SR_V_TUPLE:
   case SR_V_LIST:
   case SR_V_SET:
@@ -199,9 +204,15 @@ static SrVal *bi_int(SrInterp *I, SrArgs *a) {
     return sr_int(NULL, x);
   }
   double f;
+  if (v->kind != SR_V_INT && v->kind != SR_V_BOOL && v->kind != SR_V_FLOAT && v->kind != SR_V_OBJ)
+    return sr_raise(I, "TypeError", "int() argument must be a string, a bytes-like object or a real number, not '%s'",
+                    sr_val_kind_name(v));
   if (v->kind != SR_V_INT && v->kind != SR_V_BOOL && sr_as_float(I, v, "int()", &f) == 0) return sr_int(NULL, (int64_t)f);
   if (I->exc) return NULL;
   int64_t i;
+  if (v->kind != SR_V_INT && v->kind != SR_V_BOOL && v->kind != SR_V_OBJ)
+    return sr_raise(I, "TypeError", "int() argument must be a string, a bytes-like object or a real number, not '%s'",
+                    sr_val_kind_name(v));
   if (sr_as_int(I, v, "int() argument", &i) < 0) return NULL;
   return sr_int(NULL, i);
 }
@@ -240,7 +251,17 @@ static SrVal *bi_abs(SrInterp *I, SrArgs *a) {
 }
 
 static SrVal *extremum(SrInterp *I, SrArgs *a, int op, const char *name) {
+  SrVal *key = NULL, *dflt = NULL;
+  for (int k = 0; k < a->nkw; k++) {
+    if (strcmp(a->kw[k], "key") == 0) key = a->kwv[k];
+    else if (strcmp(a->kw[k], "default") == 0) dflt = a->kwv[k];
+    else return sr_raise(I, "TypeError", "'%s' is an invalid keyword argument for %s()", a->kw[k], name);
+  }
   SrVal *items = a->n == 1 ? sr_iterate(I, a->v[0]) : NULL;
+  if (a->n == 1 && items && items->seq.n == 0 && dflt) {
+    sr_unref(items);
+    return sr_ref(dflt);
+  }
   if (a->n == 1 && !items) return NULL;
   SrVal **v = items ? items->seq.items : a->v;
   int n = items ? items->seq.n : a->n;
@@ -248,17 +269,31 @@ static SrVal *extremum(SrInterp *I, SrArgs *a, int op, const char *name) {
     sr_unref(items);
     return sr_raise(I, "ValueError", "%s() arg is an empty sequence", name);
   }
-  SrVal *best = v[0];
-  for (int i = 1; i < n; i++) {
-    SrVal *c = sr_binop(I, op, v[i], best);
+  SrVal *best = v[0], *bestk = key ? sr_call1(I, key, v[0]) : sr_ref(v[0]);
+  for (int i = 1; i < n && bestk; i++) {
+    SrVal *k = key ? sr_call1(I, key, v[i]) : sr_ref(v[i]);
+    SrVal *c = k ? sr_binop(I, op, k, bestk) : NULL;
     if (!c) {
+      sr_unref(k);
+      sr_unref(bestk);
       sr_unref(items);
       return NULL;
     }
     int t = sr_truthy(I, c);
     sr_unref(c);
-    if (t > 0) best = v[i];
+    if (t > 0) {
+      best = v[i];
+      sr_unref(bestk);
+      bestk = k;
+    } else {
+      sr_unref(k);
+    }
   }
+  if (!bestk) {
+    sr_unref(items);
+    return NULL;
+  }
+  sr_unref(bestk);
   sr_ref(best);
   sr_unref(items);
   return best;
@@ -400,6 +435,7 @@ static SrVal *bi_isinstance(SrInterp *I, SrArgs *a) {
     return sr_bool(0);
   }
   const char *name = sr_builtin_name(t);
+  if (name && strncmp(name, "builtins.", 9) == 0) name += 9;
   const char *kn = sr_val_kind_name(a->v[0]);
   if (name && strcmp(name, kn) == 0) return sr_bool(1);
   if (name && strcmp(name, "int") == 0 && a->v[0]->kind == SR_V_BOOL) return sr_bool(1);
@@ -444,12 +480,30 @@ static SrVal *bi_setattr(SrInterp *I, SrArgs *a) {
 static SrVal *bi_round(SrInterp *I, SrArgs *a) {
   if (a->n < 1 || a->n > 2) return sr_raise(I, "TypeError", "round() takes 1 or 2 arguments");
   double x;
+  int64_t nd = 0;
+  if (a->n == 2 && a->v[1]->kind != SR_V_NONE && sr_as_int(I, a->v[1], "ndigits", &nd) < 0) return NULL;
+  if (a->v[0]->kind == SR_V_INT || a->v[0]->kind == SR_V_BOOL) {
+    /* an int stays an int; negative ndigits round to tens, half to even */
+    int64_t v = a->v[0]->i;
+    if (nd >= 0) return sr_int(NULL, v);
+    int64_t m = 1;
+    for (int64_t k = 0; k < -nd && m < (int64_t)1e18; k++) m *= 10;
+    int64_t q = v / m, r = v % m;
+    if (r < 0) q--, r += m;
+    if (2 * r > m || (2 * r == m && (q & 1))) q++;
+    return sr_int(NULL, q * m);
+  }
   if (sr_as_float(I, a->v[0], "round()", &x) < 0) return NULL;
-  if (a->n == 1) return sr_int(NULL, (int64_t)nearbyint(x));
-  int64_t nd;
-  if (sr_as_int(I, a->v[1], "ndigits", &nd) < 0) return NULL;
-  double m = pow(10, (double)nd);
-  return sr_float(NULL, nearbyint(x * m) / m);
+  if (a->n == 1 || a->v[1]->kind == SR_V_NONE) return sr_int(NULL, (int64_t)nearbyint(x));
+  if (nd >= 0 && nd < 300) {
+    /* round the double's exact value, as CPython does: printf rounds
+       correctly, half to even */
+    char buf[400];
+    snprintf(buf, sizeof buf, "%.*f", (int)nd, x);
+    return sr_float(NULL, strtod(buf, NULL));
+  }
+  double m = pow(10, (double)-nd);
+  return sr_float(NULL, nearbyint(x / m) * m);
 }
 
 static SrVal *bi_callable(SrInterp *I, SrArgs *a) {
@@ -490,7 +544,57 @@ static SrVal *bi_pow(SrInterp *I, SrArgs *a) {
   return sr_binop(I, SR_OP_POW, a->v[0], a->v[1]);
 }
 
+static SrVal *bi_complex(SrInterp *I, SrArgs *a) {
+  if (a->n == 1 && a->v[0]->kind == SR_V_STR) {
+    char *s = sr_xstrndup(a->v[0]->str.s, a->v[0]->str.n), *e;
+    const char *q = s[0] == '(' ? s + 1 : s;
+    double re = strtod(q, &e), im = 0;
+    if (*e == 'j' || *e == 'J') {
+      im = re;
+      re = 0;
+    } else if (*e == '+' || *e == '-') {
+      im = strtod(e, &e);
+      if (*e != 'j' && *e != 'J') e = NULL;
+    }
+    int bad = e == NULL || e == q;
+    free(s);
+    if (bad) return sr_raise(I, "ValueError", "complex() arg is a malformed string");
+    return sr_complex(NULL, re, im);
+  }
+  double re = 0, im = 0;
+  if (a->n >= 1) {
+    if (a->v[0]->kind == SR_V_COMPLEX) re = a->v[0]->c.re, im = a->v[0]->c.im;
+    else if (sr_as_float(I, a->v[0], "complex() argument", &re) < 0) return NULL;
+  }
+  if (a->n >= 2) {
+    double x;
+    if (a->v[1]->kind == SR_V_COMPLEX) {
+      re -= a->v[1]->c.im;
+      im += a->v[1]->c.re;
+    } else {
+      if (sr_as_float(I, a->v[1], "complex() argument", &x) < 0) return NULL;
+      im += x;
+    }
+  }
+  return sr_complex(NULL, re, im);
+}
+
+static SrVal *m_conjugate(SrInterp *I, SrArgs *a) {
+  (void)I;
+  SrVal *v = a->self;
+  if (v->kind == SR_V_COMPLEX) return sr_complex(NULL, v->c.re, -v->c.im);
+  return sr_ref(v);
+}
+
+static SrVal *number_getattr(SrInterp *I, SrVal *self, const char *name) {
+  (void)I;
+  if (strcmp(name, "conjugate") == 0) return sr_bound_method(self, name, m_conjugate);
+  return NULL;
+}
+
 void sr_builtins_py_init(void) {
+  sr_def("builtins.complex", bi_complex, "complex(real=0, imag=0) or complex(string)");
+  sr_kind_getattr_set(SR_V_COMPLEX, number_getattr);
   sr_def("builtins.print", bi_print, "print(*values, sep=' ', end='\\n'): writes the values' str()");
   sr_def("builtins.len", bi_len, "len(x): the number of items in x");
   sr_def("builtins.range", bi_range, "range(stop) / range(start, stop[, step])");

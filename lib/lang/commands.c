@@ -111,10 +111,20 @@ static int cmd_load(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
 /* The text of the argument as a source of its own, located where it was
    written so that errors point into the command line. */
 static SrVal *eval_arg(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
-  (void)src;
-  (void)off;
-  SrSrc *s = sr_src_new(src ? src->name : "<command>", arg, strlen(arg), 1);
-  SrVal *v = sr_interp_eval_text(I, s);
+  /* the argument is parsed where it stands, so errors point into the
+     command's line: the source is cut at the end of that line */
+  if (!src) {
+    SrSrc *s = sr_src_new("<command>", arg, strlen(arg), 1);
+    SrVal *v = sr_interp_eval_text(I, s, 0);
+    sr_src_unref(s);
+    return v;
+  }
+  const char *p = strstr(src->text + off, arg);
+  size_t argoff = p ? (size_t)(p - src->text) : off;
+  size_t eol = argoff;
+  while (eol < src->len && src->text[eol] != '\n') eol++;
+  SrSrc *s = sr_src_new(src->name, src->text, eol, src->line0);
+  SrVal *v = sr_interp_eval_text(I, s, argoff);
   sr_src_unref(s);
   return v;
 }

@@ -393,7 +393,15 @@ typedef enum { ST_OK, ST_RETURN, ST_BREAK, ST_CONTINUE, ST_ERROR } Status;
 typedef struct Frame {
   SrEnv *env;
   SrVal *ret;
+  const char **globals; /* names declared global in this function */
+  int nglobals;
 } Frame;
+
+static int is_global(const Frame *f, const char *name) {
+  for (int i = 0; i < f->nglobals; i++)
+    if (f->globals[i] == name) return 1;
+  return 0;
+}
 
 static SrVal *eval(SrInterp *I, Frame *f, SrNode *n);
 static Status exec_block(SrInterp *I, Frame *f, SrNode **body, int n);
@@ -609,7 +617,7 @@ static int comp_loop(SrInterp *I, Frame *f, SrNode *c, int g, SrVal *acc) {
 
 static SrVal *eval_comp(SrInterp *I, Frame *f, SrNode *c) {
   /* the comprehension's variables live in a scope of their own */
-  Frame inner = {sr_env_new(f->env), NULL};
+  Frame inner = {sr_env_new(f->env), NULL, f->globals, f->nglobals};
   SrVal *acc = c->op == SR_COMP_DICT ? sr_dict(NULL)
                                      : sr_seq(NULL, c->op == SR_COMP_SET ? SR_V_SET : SR_V_LIST, 0);
   int rc = comp_loop(I, &inner, c, 0, acc);
@@ -622,6 +630,26 @@ static SrVal *eval_comp(SrInterp *I, Frame *f, SrNode *c) {
 }
 
 /* format(value, spec) for the format-spec mini-language's common subset */
+/* Inserts a separator every three digits of the integer part. */
+static void group_digits(char *tmp, size_t cap, char sep) {
+  char out[600];
+  size_t n = strlen(tmp), k = 0;
+  size_t st = tmp[0] == '-' || tmp[0] == '+' || tmp[0] == ' ' ? 1 : 0;
+  size_t end = st;
+  while (end < n && tmp[end] >= '0' && tmp[end] <= '9') end++;
+  for (size_t i = 0; i < st; i++) out[k++] = tmp[i];
+  for (size_t i = st; i < end; i++) {
+    out[k++] = tmp[i];
+    size_t left = end - i - 1;
+    if (left && left % 3 == 0) out[k++] = sep;
+  }
+  for (size_t i = end; i < n && k < sizeof out - 1; i++) out[k++] = tmp[i];
+  out[k] = 0;
+  snprintf(tmp, cap, "%s", out);
+}
+
+/* format(value, spec): Python's format-spec mini-language for numbers and
+   strings: [[fill]align][sign][#][0][width][,|_][.precision][type] */
 static SrVal *format_value(SrInterp *I, SrVal *v, const char *spec) {
   SrBuf b = SR_BUF_INIT;
   if (!*spec) {
@@ -630,9 +658,8 @@ static SrVal *format_value(SrInterp *I, SrVal *v, const char *spec) {
     sr_buf_free(&b);
     return r;
   }
-  /* [[fill]align][sign][0][width][,][.precision][type] */
   const char *s = spec;
-  char fill = ' ', align = 0, sign = 0;
+  char fill = ' ', align = 0, sign = '-';
   if (s[0] && (s[1] == '<' || s[1] == '>' || s[1] == '^' || s[1] == '=')) {
     fill = s[0];
     align = s[1];
@@ -641,18 +668,22 @@ static SrVal *format_value(SrInterp *I, SrVal *v, const char *spec) {
     align = *s++;
   }
   if (*s == '+' || *s == '-' || *s == ' ') sign = *s++;
-  int zero = 0;
+  int alt = 0;
+  if (*s == '#') {
+    alt = 1;
+    s++;
+  }
   if (*s == '0') {
-    zero = 1;
+    if (!align) {
+      fill = '0';
+      align = '=';
+    }
     s++;
   }
   int width = 0;
   while (*s >= '0' && *s <= '9') width = width * 10 + (*s++ - '0');
-  int comma = 0;
-  if (*s == ',' || *s == '_') {
-    comma = 1;
-    s++;
-  }
+  char group = 0;
+  if (*s == ',' || *s == '_') group = *s++;
   int prec = -1;
   if (*s == '.') {
     s++;
@@ -660,70 +691,95 @@ static SrVal *format_value(SrInterp *I, SrVal *v, const char *spec) {
     while (*s >= '0' && *s <= '9') prec = prec * 10 + (*s++ - '0');
   }
   char type = *s ? *s : 0;
-  (void)comma;
-  double x = 0;
-  int is_num = v->kind == SR_V_INT || v->kind == SR_V_BOOL || v->kind == SR_V_FLOAT;
-  if (!is_num && v->kind == SR_V_OBJ && (type == 'f' || type == 'e' || type == 'g' || type == '%' || type == 'd')) {
-    if (sr_as_float(I, v, "a formatted value", &x) < 0) return NULL;
-    is_num = 2;
+  if (type && s[1]) {
+    sr_raise(I, "ValueError", "Invalid format specifier '%s'", spec);
+    return NULL;
   }
+  double x = 0;
+  int is_int = v->kind == SR_V_INT || v->kind == SR_V_BOOL;
+  int is_num = is_int || v->kind == SR_V_FLOAT;
+  if (!is_num && v->kind == SR_V_OBJ && type && strchr("fFeEgGd%xXob", type)) {
+    if (sr_as_float(I, v, "a formatted value", &x) < 0) return NULL;
+    is_num = 1;
+    is_int = strchr("dxXob", type) != NULL;
+  } else if (is_num) {
+    x = v->kind == SR_V_FLOAT ? v->f : (double)v->i;
+  }
+  char tmp[600];
   if (is_num) {
-    if (is_num != 2) x = v->kind == SR_V_FLOAT ? v->f : (double)v->i;
-    char fmt[32], tmp[512];
     const char *sg = sign == '+' ? "+" : sign == ' ' ? " " : "";
-    if (type == 'd' || (!type && v->kind != SR_V_FLOAT && is_num != 2)) {
-      snprintf(tmp, sizeof tmp, "%s%lld", x >= 0 ? sg : "", (long long)x);
+    int neg = x < 0 || (x == 0 && signbit(x));
+    double ax = neg ? -x : x;
+    if (strchr("xXob", type ? type : 'd') && type) {
+      if (!is_int) {
+        sr_raise(I, "ValueError", "Unknown format code '%c' for object of type 'float'", type);
+        return NULL;
+      }
+      uint64_t u = (uint64_t)(v->kind == SR_V_OBJ ? (int64_t)ax : (v->i < 0 ? -v->i : v->i));
+      char digits[80];
+      int k = 0;
+      int base = type == 'o' ? 8 : type == 'b' ? 2 : 16;
+      const char *dig = type == 'X' ? "0123456789ABCDEF" : "0123456789abcdef";
+      do {
+        digits[k++] = dig[u % (uint64_t)base];
+        u /= (uint64_t)base;
+      } while (u);
+      size_t n = 0;
+      tmp[n++] = 0;
+      n = 0;
+      n += (size_t)snprintf(tmp + n, sizeof tmp - n, "%s", neg ? "-" : sg);
+      if (alt) n += (size_t)snprintf(tmp + n, sizeof tmp - n, "0%c", type);
+      while (k) tmp[n++] = digits[--k];
+      tmp[n] = 0;
+    } else if (type == 'd' || (!type && is_int)) {
+      snprintf(tmp, sizeof tmp, "%s%lld", neg ? "-" : sg, (long long)ax);
     } else if (type == '%') {
-      snprintf(fmt, sizeof fmt, "%%%s.%df%%%%", sg, prec < 0 ? 6 : prec);
-      snprintf(tmp, sizeof tmp, fmt, x * 100);
-    } else if (type == 'f' || type == 'F' || type == 'e' || type == 'E' || type == 'g' || type == 'G') {
-      snprintf(fmt, sizeof fmt, "%%%s.%d%c", sg, prec < 0 ? 6 : prec, type);
-      snprintf(tmp, sizeof tmp, fmt, x);
+      snprintf(tmp, sizeof tmp, "%s%.*f%%", neg ? "-" : sg, prec < 0 ? 6 : prec, ax * 100);
+    } else if (type && strchr("fFeEgG", type)) {
+      char f[16];
+      snprintf(f, sizeof f, "%%s%%.*%c", type);
+      snprintf(tmp, sizeof tmp, f, neg ? "-" : sg, prec < 0 ? 6 : prec, ax);
     } else {
       SrBuf t = SR_BUF_INIT;
-      sr_to_str(I, &t, v);
-      snprintf(tmp, sizeof tmp, "%s", sr_buf_str(&t));
+      if (prec >= 0) sr_buf_printf(&t, "%.*g", prec, x);
+      else sr_to_str(I, &t, v);
+      snprintf(tmp, sizeof tmp, "%s%s", (!neg ? sg : ""), sr_buf_str(&t));
       sr_buf_free(&t);
     }
-    size_t len = strlen(tmp);
-    if (zero && !align) {
-      fill = '0';
-      align = '=';
-    }
+    if (group) group_digits(tmp, sizeof tmp, group);
     if (!align) align = '>';
-    if ((int)len < width) {
-      size_t pad = (size_t)width - len;
-      if (align == '<') {
-        sr_buf_puts(&b, tmp);
-        sr_buf_fill(&b, fill, pad);
-      } else if (align == '^') {
-        sr_buf_fill(&b, fill, pad / 2);
-        sr_buf_puts(&b, tmp);
-        sr_buf_fill(&b, fill, pad - pad / 2);
-      } else if (align == '=' && (tmp[0] == '-' || tmp[0] == '+')) {
-        sr_buf_putc(&b, tmp[0]);
-        sr_buf_fill(&b, fill, pad);
-        sr_buf_puts(&b, tmp + 1);
-      } else {
-        sr_buf_fill(&b, fill, pad);
-        sr_buf_puts(&b, tmp);
-      }
-    } else {
-      sr_buf_puts(&b, tmp);
-    }
   } else {
+    if (type && type != 's') {
+      sr_raise(I, "ValueError", "Unknown format code '%c' for object of type '%s'", type, sr_val_kind_name(v));
+      return NULL;
+    }
     SrBuf t = SR_BUF_INIT;
     sr_to_str(I, &t, v);
     size_t len = t.len;
     if (prec >= 0 && (size_t)prec < len) len = (size_t)prec;
-    if (!align) align = '<';
-    size_t pad = (int)len < width ? (size_t)width - len : 0;
-    if (align == '>') sr_buf_fill(&b, fill, pad);
-    if (align == '^') sr_buf_fill(&b, fill, pad / 2);
-    sr_buf_putn(&b, sr_buf_str(&t), len);
-    if (align == '<') sr_buf_fill(&b, fill, pad);
-    if (align == '^') sr_buf_fill(&b, fill, pad - pad / 2);
+    snprintf(tmp, sizeof tmp, "%.*s", (int)len, sr_buf_str(&t));
     sr_buf_free(&t);
+    if (!align) align = '<';
+  }
+  size_t len = strlen(tmp);
+  size_t pad = (int)len < width ? (size_t)width - len : 0;
+  if (align == '<') {
+    sr_buf_puts(&b, tmp);
+    sr_buf_fill(&b, fill, pad);
+  } else if (align == '^') {
+    sr_buf_fill(&b, fill, pad / 2);
+    sr_buf_puts(&b, tmp);
+    sr_buf_fill(&b, fill, pad - pad / 2);
+  } else if (align == '=') {
+    size_t pre = tmp[0] == '-' || tmp[0] == '+' || tmp[0] == ' ' ? 1 : 0;
+    if (tmp[pre] == '0' && (tmp[pre + 1] == 'x' || tmp[pre + 1] == 'X' || tmp[pre + 1] == 'o' || tmp[pre + 1] == 'b'))
+      pre += 2;
+    sr_buf_putn(&b, tmp, pre);
+    sr_buf_fill(&b, fill, pad);
+    sr_buf_puts(&b, tmp + pre);
+  } else {
+    sr_buf_fill(&b, fill, pad);
+    sr_buf_puts(&b, tmp);
   }
   SrVal *r = sr_str(NULL, sr_buf_str(&b), b.len);
   sr_buf_free(&b);
@@ -975,7 +1031,7 @@ static SrVal *eval(SrInterp *I, Frame *f, SrNode *n) {
 static Status assign(SrInterp *I, Frame *f, SrNode *t, SrVal *v) {
   switch (t->kind) {
   case SR_N_NAME:
-    sr_env_set(f->env, t->name, v);
+    sr_env_set(is_global(f, t->name) ? I->globals : f->env, t->name, v);
     return ST_OK;
   case SR_N_ATTR: {
     SrVal *o = eval(I, f, t->a);
@@ -1107,8 +1163,10 @@ static Status exec_import(SrInterp *I, Frame *f, SrNode *n) {
       /* an unknown module's names become placeholders, so that imports of
          modules shardrepl does not model (re, enum, ...) do not stop a
          script; using one raises */
-      if (!sr_lookup_qualname(sr_canonical_module(n->name))) {
+      if (!sr_module_known(n->name)) {
         v = sr_module(q.p);
+      } else if (sr_module_known(q.p)) {
+        v = sr_module(q.p); /* a submodule */
       } else {
         sr_raise(I, "ImportError", "cannot import name '%s' from '%s'", al->name, n->name);
         sr_buf_free(&q);
@@ -1260,9 +1318,13 @@ static Status exec_stmt(SrInterp *I, Frame *f, SrNode *n, int top) {
         SrVal *e = I->exc;
         I->exc = NULL;
         sr_exc_clear(I);
+        SrVal *outer = I->handled;
+        I->handled = sr_ref(e);
         if (h->name) sr_env_set(f->env, h->name, e);
         else sr_unref(e);
         s = exec_block(I, f, h->list, h->n);
+        sr_unref(I->handled);
+        I->handled = outer;
         break;
       }
     }
@@ -1337,20 +1399,31 @@ static Status exec_stmt(SrInterp *I, Frame *f, SrNode *n, int top) {
       sr_raise(I, "AssertionError", "%s", sr_buf_str(&b));
       sr_buf_free(&b);
     } else {
-      sr_raise(I, "AssertionError", "assertion failed");
+      sr_raise(I, "AssertionError", "%s", "");
     }
     locate(I, n->off);
     return ST_ERROR;
   }
-  case SR_N_PASS:
-  case SR_N_GLOBAL: return ST_OK;
+  case SR_N_PASS: return ST_OK;
+  case SR_N_GLOBAL:
+    if (n->op && f->env != I->globals) {
+      f->globals = sr_xrealloc(f->globals, (size_t)(f->nglobals + n->n) * sizeof *f->globals);
+      for (int i = 0; i < n->n; i++) f->globals[f->nglobals++] = n->list[i]->name;
+    }
+    return ST_OK;
   case SR_N_BREAK: return ST_BREAK;
   case SR_N_CONTINUE: return ST_CONTINUE;
   case SR_N_IMPORT:
   case SR_N_FROM: return exec_import(I, f, n);
   case SR_N_RAISE: {
     if (!n->a) {
-      sr_raise(I, "RuntimeError", "No active exception to reraise");
+      if (!I->handled) {
+        sr_raise(I, "RuntimeError", "No active exception to reraise");
+        locate(I, n->off);
+        return ST_ERROR;
+      }
+      sr_exc_clear(I);
+      I->exc = sr_ref(I->handled);
       locate(I, n->off);
       return ST_ERROR;
     }
@@ -1444,16 +1517,31 @@ SrVal *sr_function_call(SrInterp *I, SrFunction *fn, SrArgs *a) {
     sr_env_set(env, ps->names[found], sr_ref(a->kwv[k]));
   }
   if (kwargs) sr_env_set(env, ps->kwstar, kwargs);
+  const char *missing[64];
+  int nmissing = 0, kwonly_missing = 0;
   for (int i = given; i < ps->n; i++) {
-    if (sr_env_lookup(env, ps->names[i]) && env->cap && env->keys[env_find(env, ps->names[i])]) continue;
+    if (env->cap && env->keys[env_find(env, ps->names[i])]) continue;
     if (fn->defaults[i]) {
       sr_env_set(env, ps->names[i], sr_ref(fn->defaults[i]));
-    } else {
-      sr_env_unref(env);
-      return sr_raise(I, "TypeError", "%s() missing required argument: '%s'", fn->name, ps->names[i]);
+    } else if (nmissing < 64) {
+      missing[nmissing++] = ps->names[i];
+      kwonly_missing = i >= npos;
     }
   }
-  Frame fr = {env, NULL};
+  if (nmissing) {
+    /* f() missing 2 required positional arguments: 'a' and 'b' */
+    SrBuf b = SR_BUF_INIT;
+    for (int i = 0; i < nmissing; i++) {
+      if (i) sr_buf_puts(&b, i == nmissing - 1 ? (nmissing > 2 ? ", and " : " and ") : ", ");
+      sr_buf_printf(&b, "'%s'", missing[i]);
+    }
+    sr_raise(I, "TypeError", "%s() missing %d required %s argument%s: %s", fn->name, nmissing,
+             kwonly_missing ? "keyword-only" : "positional", nmissing == 1 ? "" : "s", b.p);
+    sr_buf_free(&b);
+    sr_env_unref(env);
+    return NULL;
+  }
+  Frame fr = {env, NULL, NULL, 0};
   SrCode *saved = I->code;
   I->code = fn->code;
   I->depth++;
@@ -1468,6 +1556,7 @@ SrVal *sr_function_call(SrInterp *I, SrFunction *fn, SrArgs *a) {
   }
   I->depth--;
   I->code = saved;
+  free(fr.globals);
   sr_env_unref(env);
   return r;
 }
@@ -1505,7 +1594,10 @@ static size_t skip_blank_lines(const SrSrc *src, size_t pos) {
       pos = i + 1;
       continue;
     }
-    return i >= src->len ? src->len : i;
+    if (i >= src->len) return src->len;
+    /* a command starts at its ':'; a statement at its line's start, so
+       that an unexpected indent is seen */
+    return s[i] == ':' ? i : pos;
   }
 }
 
@@ -1534,18 +1626,19 @@ int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going) {
     SrNode *n = sr_lang_parse_stmt(code, &pos, &pd, sr_jax_context_mesh(I->jax));
     if (!n) {
       if (!pd.count) break;
+      size_t err_at = pd.first && pd.first->src == src && pd.first->off > at ? pd.first->off : at;
       pd.incomplete = 0;
       sr_diags_move(&I->diags, &pd);
       report_now(I);
       failed++;
       if (!keep_going) break;
-      pos = resync(src, at);
+      pos = resync(src, err_at);
       if (pos >= src->len) break;
       continue;
     }
     SrCode *saved = I->code;
     I->code = code;
-    Frame fr = {I->globals, NULL};
+    Frame fr = {I->globals, NULL, NULL, 0};
     Status s = exec_stmt(I, &fr, n, 1);
     I->code = saved;
     if (s == ST_RETURN) sr_unref(fr.ret);
@@ -1567,17 +1660,17 @@ int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going) {
   return failed;
 }
 
-SrVal *sr_interp_eval_text(SrInterp *I, SrSrc *src) {
+SrVal *sr_interp_eval_text(SrInterp *I, SrSrc *src, size_t pos) {
   SrCode *code = sr_code_new(src);
   SrDiags pd = SR_DIAGS_INIT;
-  SrNode *e = sr_lang_parse_expr(code, 0, &pd, sr_jax_context_mesh(I->jax));
+  SrNode *e = sr_lang_parse_expr(code, pos, &pd, sr_jax_context_mesh(I->jax));
   SrVal *v = NULL;
   if (!e) {
     sr_diags_move(&I->diags, &pd);
   } else {
     SrCode *saved = I->code;
     I->code = code;
-    Frame fr = {I->globals, NULL};
+    Frame fr = {I->globals, NULL, NULL, 0};
     v = eval(I, &fr, e);
     I->code = saved;
     if (!v) {

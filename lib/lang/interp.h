@@ -71,6 +71,7 @@ struct SrInterp {
   SrDiags diags;         /* uncaught errors, for the driver to render */
   /* the exception being raised */
   SrVal *exc;
+  SrVal *handled;        /* the exception an except block is handling */
   SrSrc *exc_src;
   size_t exc_off;
   int exc_located;
@@ -102,8 +103,9 @@ void sr_interp_reset(SrInterp *I);
    error does not stop the rest.  Errors are appended to I->diags.  Returns
    the number of statements that failed. */
 int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going);
-/* Evaluates an expression text (for :type / :print); NULL on error. */
-SrVal *sr_interp_eval_text(SrInterp *I, SrSrc *src);
+/* Evaluates the expression starting at byte pos of src (for :type /
+   :print); NULL on error. */
+SrVal *sr_interp_eval_text(SrInterp *I, SrSrc *src, size_t pos);
 
 /* ---- exceptions ---- */
 

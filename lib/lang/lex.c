@@ -279,6 +279,10 @@ SrTok sr_lex_next(SrLexer *lx) {
       while (lx->pos < lx->len && s[lx->pos] != '\n') lx->pos++;
     }
     if (lx->pos + 1 < lx->len && s[lx->pos] == '\\' && s[lx->pos + 1] == '\n') {
+      if (lx->pos + 2 >= lx->len) {
+        lex_error(lx, lx->pos, 1, "unexpected end of input after a line continuation");
+        return end_tok(lx);
+      }
       lx->pos += 2;
       continue;
     }

@@ -94,6 +94,16 @@ SrVal *sr_lookup_builtin_name(const char *name) {
   return NULL;
 }
 
+int sr_module_known(const char *qualname) {
+  char q[512];
+  snprintf(q, sizeof q, "%s", sr_canonical_module(qualname));
+  size_t n = strlen(q);
+  if (sr_lookup_qualname(q)) return 1;
+  for (size_t i = 0; i < regcap; i++)
+    if (reg[i].name && strncmp(reg[i].name, q, n) == 0 && reg[i].name[n] == '.') return 1;
+  return 0;
+}
+
 /* ---- modules ---- */
 
 static void module_repr(SrBuf *out, const SrVal *v) {
@@ -427,12 +437,17 @@ int sr_index(SrInterp *I, SrVal *key, int64_t n, int64_t *out) {
 
 /* ---- calling ---- */
 
+static SrKindCall dtype_call;
+
+void sr_dtype_call_set(SrKindCall fn) { dtype_call = fn; }
+
 int sr_is_callable(const SrVal *v) {
   const SrLangOps *ops = sr_ops(v);
-  return v->kind == SR_V_JAXPR || (ops && ops->call);
+  return v->kind == SR_V_JAXPR || (ops && ops->call) || (v->kind == SR_V_DTYPE && dtype_call);
 }
 
 SrVal *sr_call(SrInterp *I, SrVal *fn, SrArgs *a) {
+  if (fn->kind == SR_V_DTYPE && dtype_call) return dtype_call(I, fn, a);
   if (fn->kind == SR_V_JAXPR) {
     if (I->call_jaxpr) return I->call_jaxpr(I, fn, a);
     return sr_raise(I, "NotImplementedError", "calling a jaxpr is not available");
@@ -487,7 +502,12 @@ SrVal *sr_iterate(SrInterp *I, SrVal *v) {
     return l;
   case SR_V_STR:
     l = sr_seq(NULL, SR_V_LIST, (int)v->str.n);
-    for (size_t i = 0; i < v->str.n; i++) sr_seq_push(NULL, l, sr_str(NULL, v->str.s + i, 1));
+    for (size_t i = 0; i < v->str.n;) {
+      size_t e = i + 1;
+      while (e < v->str.n && ((unsigned char)v->str.s[e] & 0xC0) == 0x80) e++;
+      sr_seq_push(NULL, l, sr_str(NULL, v->str.s + i, e - i));
+      i = e;
+    }
     return l;
   case SR_V_SPEC:
     l = sr_seq(NULL, SR_V_LIST, v->spec->n);
@@ -533,19 +553,31 @@ SrVal *sr_getitem(SrInterp *I, SrVal *obj, SrVal *key) {
       return NULL;
     }
     return sr_ref(obj->seq.items[i]);
-  case SR_V_STR:
-    n = (int64_t)obj->str.n;
+  case SR_V_STR: {
+    /* index characters, not bytes: the offset where each one starts */
+    size_t *at = sr_xmalloc((obj->str.n + 1) * sizeof *at);
+    n = 0;
+    for (size_t k = 0; k < obj->str.n; k++)
+      if (((unsigned char)obj->str.s[k] & 0xC0) != 0x80) at[n++] = k;
+    at[n] = obj->str.n;
+    SrVal *r = NULL;
     if (sr_is_obj(key, &sr_slice_class)) {
       int64_t st, sp, step, cnt;
-      if (sr_slice_indices(I, key, n, &st, &sp, &step, &cnt) < 0) return NULL;
-      SrBuf b = SR_BUF_INIT;
-      for (int64_t k = 0; k < cnt; k++) sr_buf_putc(&b, obj->str.s[st + k * step]);
-      SrVal *r = sr_str(NULL, sr_buf_str(&b), b.len);
-      sr_buf_free(&b);
-      return r;
+      if (sr_slice_indices(I, key, n, &st, &sp, &step, &cnt) == 0) {
+        SrBuf b = SR_BUF_INIT;
+        for (int64_t k = 0; k < cnt; k++) {
+          int64_t c = st + k * step;
+          sr_buf_putn(&b, obj->str.s + at[c], at[c + 1] - at[c]);
+        }
+        r = sr_str(NULL, sr_buf_str(&b), b.len);
+        sr_buf_free(&b);
+      }
+    } else if (sr_index(I, key, n, &i) == 0) {
+      r = sr_str(NULL, obj->str.s + at[i], at[i + 1] - at[i]);
     }
-    if (sr_index(I, key, n, &i) < 0) return NULL;
-    return sr_str(NULL, obj->str.s + i, 1);
+    free(at);
+    return r;
+  }
   case SR_V_DICT: {
     SrVal *v = sr_dict_get(obj, key);
     if (v) return sr_ref(v);
@@ -563,9 +595,46 @@ SrVal *sr_getitem(SrInterp *I, SrVal *obj, SrVal *key) {
   }
 }
 
+/* l[start:stop:step] = items */
+static int list_set_slice(SrInterp *I, SrVal *l, SrVal *key, SrVal *v) {
+  int64_t st, sp, step, cnt;
+  if (sr_slice_indices(I, key, l->seq.n, &st, &sp, &step, &cnt) < 0) return -1;
+  SrVal *items = sr_iterate(I, v);
+  if (!items) return -1;
+  if (step != 1) {
+    if (items->seq.n != cnt) {
+      sr_raise(I, "ValueError", "attempt to assign sequence of size %d to extended slice of size %lld",
+               items->seq.n, (long long)cnt);
+      sr_unref(items);
+      return -1;
+    }
+    for (int64_t k = 0; k < cnt; k++) {
+      sr_unref(l->seq.items[st + k * step]);
+      l->seq.items[st + k * step] = sr_ref(items->seq.items[k]);
+    }
+    sr_unref(items);
+    return 0;
+  }
+  if (sp < st) sp = st;
+  int64_t n = l->seq.n, m = items->seq.n, removed = sp - st;
+  SrVal **nv = sr_xmalloc((size_t)(n - removed + m + 1) * sizeof *nv);
+  int64_t k = 0;
+  for (int64_t i = 0; i < st; i++) nv[k++] = l->seq.items[i];
+  for (int64_t i = 0; i < m; i++) nv[k++] = sr_ref(items->seq.items[i]);
+  for (int64_t i = sp; i < n; i++) nv[k++] = l->seq.items[i];
+  for (int64_t i = st; i < sp; i++) sr_unref(l->seq.items[i]);
+  free(l->seq.items);
+  l->seq.items = nv;
+  l->seq.n = (int)k;
+  l->seq.cap = (int)(n - removed + m + 1);
+  sr_unref(items);
+  return 0;
+}
+
 int sr_setitem(SrInterp *I, SrVal *obj, SrVal *key, SrVal *v) {
   const SrLangOps *ops = sr_ops(obj);
   if (ops && ops->setitem) return ops->setitem(I, obj, key, v);
+  if (obj->kind == SR_V_LIST && sr_is_obj(key, &sr_slice_class)) return list_set_slice(I, obj, key, v);
   if (obj->kind == SR_V_LIST) {
     int64_t i;
     if (sr_index(I, key, obj->seq.n, &i) < 0) return -1;
@@ -582,6 +651,20 @@ int sr_setitem(SrInterp *I, SrVal *obj, SrVal *key, SrVal *v) {
 }
 
 int sr_delitem(SrInterp *I, SrVal *obj, SrVal *key) {
+  if (obj->kind == SR_V_LIST && sr_is_obj(key, &sr_slice_class)) {
+    int64_t st, sp, step, cnt;
+    if (sr_slice_indices(I, key, obj->seq.n, &st, &sp, &step, &cnt) < 0) return -1;
+    uint8_t *gone = sr_xcalloc((size_t)obj->seq.n + 1, 1);
+    for (int64_t k = 0; k < cnt; k++) gone[st + k * step] = 1;
+    int w = 0;
+    for (int i = 0; i < obj->seq.n; i++) {
+      if (gone[i]) sr_unref(obj->seq.items[i]);
+      else obj->seq.items[w++] = obj->seq.items[i];
+    }
+    obj->seq.n = w;
+    free(gone);
+    return 0;
+  }
   if (obj->kind == SR_V_LIST) {
     int64_t i;
     if (sr_index(I, key, obj->seq.n, &i) < 0) return -1;
@@ -693,14 +776,6 @@ static SrVal *m_str_splitlines(SrInterp *I, SrArgs *a) {
   return str_list(a->self->str.s, a->self->str.n, NULL, 0, 1);
 }
 
-static SrVal *m_str_strip(SrInterp *I, SrArgs *a) {
-  (void)I;
-  const char *s = a->self->str.s;
-  size_t st = 0, e = a->self->str.n;
-  while (st < e && strchr(" \t\n\r", s[st])) st++;
-  while (e > st && strchr(" \t\n\r", s[e - 1])) e--;
-  return sr_str(NULL, s + st, e - st);
-}
 
 static SrVal *m_str_startswith(SrInterp *I, SrArgs *a) {
   if (a->n != 1 || a->v[0]->kind != SR_V_STR) return sr_raise(I, "TypeError", "startswith() takes a string");
@@ -729,21 +804,25 @@ static SrVal *m_str_replace(SrInterp *I, SrArgs *a) {
   return r;
 }
 
-static SrVal *m_str_upper(SrInterp *I, SrArgs *a) {
-  (void)I;
+/* ASCII and the Latin-1 letters (U+00C0-U+00FE, encoded C3 80-BE) */
+static SrVal *change_case(SrArgs *a, int up) {
   SrVal *r = sr_str(NULL, a->self->str.s, a->self->str.n);
-  for (size_t i = 0; i < r->str.n; i++)
-    if (r->str.s[i] >= 'a' && r->str.s[i] <= 'z') ((char *)r->str.s)[i] = (char)(r->str.s[i] - 32);
+  unsigned char *p = (unsigned char *)r->str.s;
+  for (size_t i = 0; i < r->str.n; i++) {
+    if (up && p[i] >= 'a' && p[i] <= 'z') p[i] = (unsigned char)(p[i] - 32);
+    else if (!up && p[i] >= 'A' && p[i] <= 'Z') p[i] = (unsigned char)(p[i] + 32);
+    else if (p[i] == 0xC3 && i + 1 < r->str.n) {
+      unsigned char c = p[i + 1];
+      if (up && c >= 0xA0 && c <= 0xBE && c != 0xB7) p[i + 1] = (unsigned char)(c - 0x20);
+      else if (!up && c >= 0x80 && c <= 0x9E && c != 0x97) p[i + 1] = (unsigned char)(c + 0x20);
+      i++;
+    }
+  }
   return r;
 }
 
-static SrVal *m_str_lower(SrInterp *I, SrArgs *a) {
-  (void)I;
-  SrVal *r = sr_str(NULL, a->self->str.s, a->self->str.n);
-  for (size_t i = 0; i < r->str.n; i++)
-    if (r->str.s[i] >= 'A' && r->str.s[i] <= 'Z') ((char *)r->str.s)[i] = (char)(r->str.s[i] + 32);
-  return r;
-}
+static SrVal *m_str_upper(SrInterp *I, SrArgs *a) { (void)I; return change_case(a, 1); }
+static SrVal *m_str_lower(SrInterp *I, SrArgs *a) { (void)I; return change_case(a, 0); }
 
 static SrVal *m_str_find(SrInterp *I, SrArgs *a) {
   if (a->n != 1 || a->v[0]->kind != SR_V_STR) return sr_raise(I, "TypeError", "find() takes a string");
@@ -905,6 +984,273 @@ static SrVal *m_set_add(SrInterp *I, SrArgs *a) {
   return sr_none();
 }
 
+static SrVal *m_list_remove(SrInterp *I, SrArgs *a) {
+  if (a->n != 1) return sr_raise(I, "TypeError", "remove() takes exactly one argument");
+  SrVal *l = a->self;
+  for (int i = 0; i < l->seq.n; i++)
+    if (sr_val_equal(l->seq.items[i], a->v[0])) {
+      sr_unref(l->seq.items[i]);
+      memmove(l->seq.items + i, l->seq.items + i + 1, (size_t)(l->seq.n - i - 1) * sizeof(SrVal *));
+      l->seq.n--;
+      return sr_none();
+    }
+  return sr_raise(I, "ValueError", "list.remove(x): x not in list");
+}
+
+static SrVal *m_list_sort(SrInterp *I, SrArgs *a) {
+  SrVal *fn = sr_lookup_qualname("builtins.sorted");
+  SrVal *argv[1] = {a->self};
+  SrArgs sa = {1, argv, a->nkw, a->kw, a->kwv, NULL};
+  SrVal *sorted = sr_call(I, fn, &sa);
+  if (!sorted) return NULL;
+  for (int i = 0; i < a->self->seq.n; i++) {
+    sr_unref(a->self->seq.items[i]);
+    a->self->seq.items[i] = sr_ref(sorted->seq.items[i]);
+  }
+  sr_unref(sorted);
+  return sr_none();
+}
+
+static SrVal *m_list_reverse(SrInterp *I, SrArgs *a) {
+  (void)I;
+  SrVal *l = a->self;
+  for (int i = 0, j = l->seq.n - 1; i < j; i++, j--) {
+    SrVal *t = l->seq.items[i];
+    l->seq.items[i] = l->seq.items[j];
+    l->seq.items[j] = t;
+  }
+  return sr_none();
+}
+
+static SrVal *m_clear(SrInterp *I, SrArgs *a) {
+  (void)I;
+  SrVal *l = a->self;
+  if (l->kind == SR_V_DICT) {
+    for (int i = 0; i < l->dict.n; i++) {
+      sr_unref(l->dict.keys[i]);
+      sr_unref(l->dict.vals[i]);
+    }
+    l->dict.n = 0;
+  } else {
+    for (int i = 0; i < l->seq.n; i++) sr_unref(l->seq.items[i]);
+    l->seq.n = 0;
+  }
+  return sr_none();
+}
+
+static SrVal *m_copy(SrInterp *I, SrArgs *a) {
+  SrVal *v = a->self;
+  if (v->kind == SR_V_DICT) {
+    SrVal *d = sr_dict(NULL);
+    for (int i = 0; i < v->dict.n; i++) sr_dict_set(NULL, d, sr_ref(v->dict.keys[i]), sr_ref(v->dict.vals[i]));
+    return d;
+  }
+  SrVal *items = sr_iterate(I, v);
+  if (items) items->kind = v->kind;
+  return items;
+}
+
+static SrVal *m_dict_pop(SrInterp *I, SrArgs *a) {
+  if (a->n < 1 || a->n > 2) return sr_raise(I, "TypeError", "pop expected 1 or 2 arguments");
+  SrVal *d = a->self;
+  for (int i = 0; i < d->dict.n; i++)
+    if (sr_val_equal(d->dict.keys[i], a->v[0])) {
+      SrVal *v = d->dict.vals[i];
+      sr_unref(d->dict.keys[i]);
+      memmove(d->dict.keys + i, d->dict.keys + i + 1, (size_t)(d->dict.n - i - 1) * sizeof(SrVal *));
+      memmove(d->dict.vals + i, d->dict.vals + i + 1, (size_t)(d->dict.n - i - 1) * sizeof(SrVal *));
+      d->dict.n--;
+      return v;
+    }
+  if (a->n == 2) return sr_ref(a->v[1]);
+  SrBuf b = SR_BUF_INIT;
+  sr_val_repr(&b, a->v[0]);
+  sr_raise(I, "KeyError", "%s", b.p);
+  sr_buf_free(&b);
+  return NULL;
+}
+
+static SrVal *m_dict_setdefault(SrInterp *I, SrArgs *a) {
+  if (a->n < 1 || a->n > 2) return sr_raise(I, "TypeError", "setdefault expected 1 or 2 arguments");
+  SrVal *v = sr_dict_get(a->self, a->v[0]);
+  if (v) return sr_ref(v);
+  SrVal *dflt = a->n == 2 ? a->v[1] : sr_none();
+  sr_dict_set(NULL, a->self, sr_ref(a->v[0]), sr_ref(dflt));
+  return sr_ref(dflt);
+}
+
+static SrVal *str_strip_side(SrArgs *a, int left, int right) {
+  const char *s = a->self->str.s;
+  const char *chars = a->n >= 1 && a->v[0]->kind == SR_V_STR ? a->v[0]->str.s : " \t\n\r\f\v";
+  size_t nc = a->n >= 1 && a->v[0]->kind == SR_V_STR ? a->v[0]->str.n : 6;
+  size_t st = 0, e = a->self->str.n;
+  while (left && st < e && memchr(chars, s[st], nc)) st++;
+  while (right && e > st && memchr(chars, s[e - 1], nc)) e--;
+  return sr_str(NULL, s + st, e - st);
+}
+
+static SrVal *m_str_strip2(SrInterp *I, SrArgs *a) { (void)I; return str_strip_side(a, 1, 1); }
+static SrVal *m_str_lstrip(SrInterp *I, SrArgs *a) { (void)I; return str_strip_side(a, 1, 0); }
+static SrVal *m_str_rstrip(SrInterp *I, SrArgs *a) { (void)I; return str_strip_side(a, 0, 1); }
+
+static SrVal *m_str_rsplit(SrInterp *I, SrArgs *a) {
+  if (a->n < 1 || a->v[0]->kind != SR_V_STR) return m_str_split(I, a);
+  int64_t max = -1;
+  if (a->n == 2 && sr_as_int(I, a->v[1], "maxsplit", &max) < 0) return NULL;
+  const char *s = a->self->str.s, *sep = a->v[0]->str.s;
+  size_t n = a->self->str.n, sn = a->v[0]->str.n;
+  SrVal *parts = sr_seq(NULL, SR_V_LIST, 0);
+  size_t end = n;
+  while (max != 0 && sn && end >= sn) {
+    size_t k = end - sn + 1;
+    int found = 0;
+    while (k-- > 0)
+      if (memcmp(s + k, sep, sn) == 0) {
+        found = 1;
+        break;
+      }
+    if (!found) break;
+    sr_seq_push(NULL, parts, sr_str(NULL, s + k + sn, end - k - sn));
+    end = k;
+    if (max > 0) max--;
+  }
+  sr_seq_push(NULL, parts, sr_str(NULL, s, end));
+  SrArgs ra = {0, NULL, 0, NULL, NULL, parts};
+  m_list_reverse(I, &ra);
+  return parts;
+}
+
+static SrVal *m_str_partition(SrInterp *I, SrArgs *a) {
+  if (a->n != 1 || a->v[0]->kind != SR_V_STR) return sr_raise(I, "TypeError", "partition() takes a string");
+  const char *s = a->self->str.s;
+  size_t n = a->self->str.n;
+  const char *p = memmem(s, n, a->v[0]->str.s, a->v[0]->str.n);
+  SrVal *t[3];
+  if (!p) {
+    t[0] = sr_str(NULL, s, n);
+    t[1] = sr_str(NULL, "", 0);
+    t[2] = sr_str(NULL, "", 0);
+  } else {
+    t[0] = sr_str(NULL, s, (size_t)(p - s));
+    t[1] = sr_ref(a->v[0]);
+    size_t after = (size_t)(p - s) + a->v[0]->str.n;
+    t[2] = sr_str(NULL, s + after, n - after);
+  }
+  return sr_tuple(NULL, 3, t);
+}
+
+static SrVal *m_str_title(SrInterp *I, SrArgs *a) {
+  (void)I;
+  SrVal *r = sr_str(NULL, a->self->str.s, a->self->str.n);
+  char *p = (char *)r->str.s;
+  int prev_alpha = 0;
+  for (size_t i = 0; i < r->str.n; i++) {
+    int al = (p[i] >= 'a' && p[i] <= 'z') || (p[i] >= 'A' && p[i] <= 'Z');
+    if (al && !prev_alpha && p[i] >= 'a') p[i] = (char)(p[i] - 32);
+    else if (al && prev_alpha && p[i] <= 'Z') p[i] = (char)(p[i] + 32);
+    prev_alpha = al;
+  }
+  return r;
+}
+
+static SrVal *str_all(SrArgs *a, int (*pred)(int)) {
+  if (!a->self->str.n) return sr_bool(0);
+  for (size_t i = 0; i < a->self->str.n; i++)
+    if (!pred((unsigned char)a->self->str.s[i])) return sr_bool(0);
+  return sr_bool(1);
+}
+static int is_digit_c(int c) { return c >= '0' && c <= '9'; }
+static int is_alpha_c(int c) { return (c | 32) >= 'a' && (c | 32) <= 'z'; }
+static SrVal *m_str_isdigit(SrInterp *I, SrArgs *a) { (void)I; return str_all(a, is_digit_c); }
+static SrVal *m_str_isalpha(SrInterp *I, SrArgs *a) { (void)I; return str_all(a, is_alpha_c); }
+
+static SrVal *m_str_index(SrInterp *I, SrArgs *a) {
+  SrVal *r = m_str_find(I, a);
+  if (r && r->i < 0) {
+    sr_unref(r);
+    return sr_raise(I, "ValueError", "substring not found");
+  }
+  return r;
+}
+
+static SrVal *m_str_zfill(SrInterp *I, SrArgs *a) {
+  int64_t w;
+  if (a->n != 1 || sr_as_int(I, a->v[0], "width", &w) < 0) return NULL;
+  SrBuf b = SR_BUF_INIT;
+  const char *s = a->self->str.s;
+  size_t n = a->self->str.n;
+  size_t sign = n && (s[0] == '-' || s[0] == '+');
+  sr_buf_putn(&b, s, sign);
+  if ((int64_t)n < w) sr_buf_fill(&b, '0', (size_t)(w - (int64_t)n));
+  sr_buf_putn(&b, s + sign, n - sign);
+  SrVal *r = sr_str(NULL, sr_buf_str(&b), b.len);
+  sr_buf_free(&b);
+  return r;
+}
+
+static SrVal *m_str_center(SrInterp *I, SrArgs *a) {
+  int64_t w;
+  if (a->n < 1 || sr_as_int(I, a->v[0], "width", &w) < 0) return NULL;
+  char fill = a->n == 2 && a->v[1]->kind == SR_V_STR && a->v[1]->str.n == 1 ? a->v[1]->str.s[0] : ' ';
+  size_t n = a->self->str.n;
+  if ((int64_t)n >= w) return sr_ref(a->self);
+  size_t pad = (size_t)w - n, left = pad / 2 + (pad & n & 1);
+  SrBuf b = SR_BUF_INIT;
+  sr_buf_fill(&b, fill, left);
+  sr_buf_putn(&b, a->self->str.s, n);
+  sr_buf_fill(&b, fill, pad - left);
+  SrVal *r = sr_str(NULL, sr_buf_str(&b), b.len);
+  sr_buf_free(&b);
+  return r;
+}
+
+static SrVal *set_binop(SrInterp *I, SrArgs *a, int op) {
+  if (a->n != 1) return sr_raise(I, "TypeError", "set operation takes one argument");
+  SrVal *other = sr_iterate(I, a->v[0]);
+  if (!other) return NULL;
+  other->kind = SR_V_SET;
+  SrVal *r = sr_binop(I, op, a->self, other);
+  sr_unref(other);
+  return r;
+}
+static SrVal *m_set_union(SrInterp *I, SrArgs *a) { return set_binop(I, a, SR_OP_BITOR); }
+static SrVal *m_set_intersection(SrInterp *I, SrArgs *a) { return set_binop(I, a, SR_OP_BITAND); }
+static SrVal *m_set_difference(SrInterp *I, SrArgs *a) { return set_binop(I, a, SR_OP_SUB); }
+
+static SrVal *m_set_issubset(SrInterp *I, SrArgs *a) {
+  SrVal *inter = set_binop(I, a, SR_OP_BITAND);
+  if (!inter) return NULL;
+  int r = inter->seq.n == a->self->seq.n;
+  sr_unref(inter);
+  return sr_bool(r);
+}
+
+static SrVal *m_set_discard(SrInterp *I, SrArgs *a) {
+  if (a->n != 1) return sr_raise(I, "TypeError", "discard() takes exactly one argument");
+  SrVal *l = a->self;
+  for (int i = 0; i < l->seq.n; i++)
+    if (sr_val_equal(l->seq.items[i], a->v[0])) {
+      sr_unref(l->seq.items[i]);
+      memmove(l->seq.items + i, l->seq.items + i + 1, (size_t)(l->seq.n - i - 1) * sizeof(SrVal *));
+      l->seq.n--;
+      return sr_none();
+    }
+  return sr_none();
+}
+
+static SrVal *m_set_update(SrInterp *I, SrArgs *a) {
+  for (int k = 0; k < a->n; k++) {
+    SrVal *items = sr_iterate(I, a->v[k]);
+    if (!items) return NULL;
+    for (int i = 0; i < items->seq.n; i++) {
+      SrArgs one = {1, &items->seq.items[i], 0, NULL, NULL, a->self};
+      sr_unref(m_set_add(I, &one));
+    }
+    sr_unref(items);
+  }
+  return sr_none();
+}
+
 typedef struct Method {
   int kind;
   const char *name;
@@ -914,7 +1260,7 @@ typedef struct Method {
 static const Method methods[] = {
   {SR_V_STR, "join", m_str_join}, {SR_V_STR, "count", m_str_count},
   {SR_V_STR, "split", m_str_split}, {SR_V_STR, "splitlines", m_str_splitlines},
-  {SR_V_STR, "strip", m_str_strip}, {SR_V_STR, "startswith", m_str_startswith},
+  {SR_V_STR, "strip", m_str_strip2}, {SR_V_STR, "startswith", m_str_startswith},
   {SR_V_STR, "endswith", m_str_endswith}, {SR_V_STR, "replace", m_str_replace},
   {SR_V_STR, "upper", m_str_upper}, {SR_V_STR, "lower", m_str_lower},
   {SR_V_STR, "find", m_str_find}, {SR_V_STR, "format", m_str_format},
@@ -925,6 +1271,21 @@ static const Method methods[] = {
   {SR_V_DICT, "items", m_dict_items}, {SR_V_DICT, "keys", m_dict_keys},
   {SR_V_DICT, "values", m_dict_values}, {SR_V_DICT, "get", m_dict_get},
   {SR_V_DICT, "update", m_dict_update}, {SR_V_SET, "add", m_set_add},
+  {SR_V_LIST, "remove", m_list_remove}, {SR_V_LIST, "sort", m_list_sort},
+  {SR_V_LIST, "reverse", m_list_reverse}, {SR_V_LIST, "clear", m_clear}, {SR_V_LIST, "copy", m_copy},
+  {SR_V_DICT, "pop", m_dict_pop}, {SR_V_DICT, "setdefault", m_dict_setdefault},
+  {SR_V_DICT, "clear", m_clear}, {SR_V_DICT, "copy", m_copy},
+  {SR_V_STR, "lstrip", m_str_lstrip}, {SR_V_STR, "rstrip", m_str_rstrip},
+  {SR_V_STR, "rsplit", m_str_rsplit}, {SR_V_STR, "partition", m_str_partition},
+  {SR_V_STR, "title", m_str_title}, {SR_V_STR, "isdigit", m_str_isdigit},
+  {SR_V_STR, "isalpha", m_str_isalpha}, {SR_V_STR, "index", m_str_index},
+  {SR_V_STR, "zfill", m_str_zfill}, {SR_V_STR, "center", m_str_center},
+  {SR_V_SET, "union", m_set_union}, {SR_V_SET, "intersection", m_set_intersection},
+  {SR_V_SET, "difference", m_set_difference}, {SR_V_SET, "issubset", m_set_issubset},
+  {SR_V_SET, "discard", m_set_discard}, {SR_V_SET, "remove", m_set_discard},
+  {SR_V_SET, "update", m_set_update}, {SR_V_SET, "copy", m_copy}, {SR_V_SET, "clear", m_clear},
+  {SR_V_FROZENSET, "union", m_set_union}, {SR_V_FROZENSET, "intersection", m_set_intersection},
+  {SR_V_FROZENSET, "issubset", m_set_issubset},
   {0, NULL, NULL},
 };
 
@@ -988,6 +1349,10 @@ static const char *op_symbol(int op) {
   }
 }
 
+static SrVal *int_overflow(SrInterp *I) {
+  return sr_raise(I, "OverflowError", "integer overflow: shardrepl's Python ints are 64-bit");
+}
+
 static SrVal *num_binop(SrInterp *I, int op, SrVal *a, SrVal *b) {
   if (a->kind == SR_V_COMPLEX || b->kind == SR_V_COMPLEX) {
     double ar = a->kind == SR_V_COMPLEX ? a->c.re : num_f(a), ai = a->kind == SR_V_COMPLEX ? a->c.im : 0;
@@ -1003,36 +1368,68 @@ static SrVal *num_binop(SrInterp *I, int op, SrVal *a, SrVal *b) {
     }
     case SR_OP_EQ: return sr_bool(ar == br && ai == bi);
     case SR_OP_NE: return sr_bool(ar != br || ai != bi);
+    case SR_OP_POW: {
+      double pr, pi;
+      if (bi == 0 && br == floor(br) && fabs(br) <= 64) {
+        /* integer powers by repeated multiplication, as CPython */
+        pr = 1, pi = 0;
+        for (int k = 0; k < (int)fabs(br); k++) {
+          double t = pr * ar - pi * ai;
+          pi = pr * ai + pi * ar;
+          pr = t;
+        }
+        if (br < 0) {
+          double d = pr * pr + pi * pi;
+          if (d == 0) return sr_raise(I, "ZeroDivisionError", "zero to a negative power");
+          pr = pr / d;
+          pi = -pi / d;
+        }
+      } else if (ar == 0 && ai == 0) {
+        pr = pi = 0;
+      } else {
+        /* z**w = exp(w log z) */
+        double lr = log(hypot(ar, ai)), th = atan2(ai, ar);
+        double er = br * lr - bi * th, ei = br * th + bi * lr;
+        pr = exp(er) * cos(ei);
+        pi = exp(er) * sin(ei);
+      }
+      return sr_complex(NULL, pr, pi);
+    }
     default: return NULL;
     }
   }
   int ints = a->kind != SR_V_FLOAT && b->kind != SR_V_FLOAT;
   if (ints) {
-    int64_t x = a->i, y = b->i;
+    int64_t x = a->i, y = b->i, r;
     switch (op) {
-    case SR_OP_ADD: return sr_int(NULL, (int64_t)((uint64_t)x + (uint64_t)y));
-    case SR_OP_SUB: return sr_int(NULL, (int64_t)((uint64_t)x - (uint64_t)y));
-    case SR_OP_MUL: return sr_int(NULL, (int64_t)((uint64_t)x * (uint64_t)y));
+    case SR_OP_ADD:
+      if (__builtin_add_overflow(x, y, &r)) return int_overflow(I);
+      return sr_int(NULL, r);
+    case SR_OP_SUB:
+      if (__builtin_sub_overflow(x, y, &r)) return int_overflow(I);
+      return sr_int(NULL, r);
+    case SR_OP_MUL:
+      if (__builtin_mul_overflow(x, y, &r)) return int_overflow(I);
+      return sr_int(NULL, r);
     case SR_OP_DIV:
       if (y == 0) return sr_raise(I, "ZeroDivisionError", "division by zero");
       return sr_float(NULL, (double)x / (double)y);
     case SR_OP_FLOORDIV:
     case SR_OP_MOD: {
       if (y == 0) return sr_raise(I, "ZeroDivisionError", "integer division or modulo by zero");
-      int64_t q = x / y, r = x % y;
-      if (r != 0 && ((r < 0) != (y < 0))) {
+      int64_t q = x / y, m = x % y;
+      if (m != 0 && ((m < 0) != (y < 0))) {
         q--;
-        r += y;
+        m += y;
       }
-      return sr_int(NULL, op == SR_OP_FLOORDIV ? q : r);
+      return sr_int(NULL, op == SR_OP_FLOORDIV ? q : m);
     }
     case SR_OP_POW:
       if (y < 0) return sr_float(NULL, pow((double)x, (double)y));
-      {
-        int64_t r = 1;
-        for (int64_t k = 0; k < y; k++) r *= x;
-        return sr_int(NULL, r);
-      }
+      r = 1;
+      for (int64_t k = 0; k < y; k++)
+        if (__builtin_mul_overflow(r, x, &r)) return int_overflow(I);
+      return sr_int(NULL, r);
     case SR_OP_LSHIFT: return sr_int(NULL, y >= 64 ? 0 : (int64_t)((uint64_t)x << y));
     case SR_OP_RSHIFT: return sr_int(NULL, y >= 64 ? (x < 0 ? -1 : 0) : x >> y);
     case SR_OP_BITAND: return a->kind == SR_V_BOOL && b->kind == SR_V_BOOL ? sr_bool((int)(x & y)) : sr_int(NULL, x & y);
@@ -1211,6 +1608,9 @@ SrVal *sr_binop(SrInterp *I, int op, SrVal *a, SrVal *b) {
   if ((op == SR_OP_BITOR || op == SR_OP_BITAND || op == SR_OP_SUB) &&
       (a->kind == SR_V_SET || a->kind == SR_V_FROZENSET) && (b->kind == SR_V_SET || b->kind == SR_V_FROZENSET))
     return set_op(op, a, b);
+  if (op == SR_OP_LT || op == SR_OP_LE || op == SR_OP_GT || op == SR_OP_GE)
+    return sr_raise(I, "TypeError", "'%s' not supported between instances of '%s' and '%s'", op_symbol(op),
+                    sr_val_kind_name(a), sr_val_kind_name(b));
   return sr_raise(I, "TypeError", "unsupported operand type(s) for %s: '%s' and '%s'", op_symbol(op),
                   sr_val_kind_name(a), sr_val_kind_name(b));
 }

@@ -80,6 +80,8 @@ int sr_setattr(SrInterp *I, SrVal *obj, const char *name, SrVal *v);
 /* The name a bare identifier falls back to: Python's builtins, then jax.,
    jax.numpy., jax.lax., jax.sharding. */
 SrVal *sr_lookup_builtin_name(const char *name);
+/* Is anything registered under this module name? */
+int sr_module_known(const char *qualname);
 /* "jnp" -> "jax.numpy", "lax" -> "jax.lax", "np" -> "numpy", ... */
 const char *sr_canonical_module(const char *qualname);
 
@@ -94,6 +96,10 @@ SrVal *sr_raise_kind(SrInterp *I, int kind, const char *type, const char *fmt, .
    other parts register a handler per kind. */
 typedef SrVal *(*SrKindGetattr)(SrInterp *I, SrVal *self, const char *name);
 void sr_kind_getattr_set(int kind, SrKindGetattr fn);
+
+/* Calling a dtype object (jnp.float32(x)); jnp_api.c sets it. */
+typedef SrVal *(*SrKindCall)(SrInterp *I, SrVal *self, SrArgs *a);
+void sr_dtype_call_set(SrKindCall fn);
 
 /* Context managers (with statements): objects whose class is registered
    here are entered and exited. */

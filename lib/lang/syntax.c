@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "lang/ast.h"
+#include "text/parse.h"
 #include "util/intern.h"
 
 enum { MAX_DEPTH = 150 };
@@ -76,7 +77,12 @@ static SrNode *fail(LP *p, const char *what) {
   p->err = 1;
   char here[64];
   describe(&p->tok, here, sizeof here);
-  if (p->tok.kind == SR_T_END) p->d->incomplete = 1;
+  /* at the end of the text (the lexer closes blocks there first) more
+     input could complete the statement */
+  if (p->tok.kind == SR_T_END ||
+      ((p->tok.kind == SR_T_DEDENT || p->tok.kind == SR_T_NEWLINE) &&
+       sr_skip_blanks(p->lx.s, p->lx.len, p->tok.off) >= p->lx.len))
+    p->d->incomplete = 1;
   sr_error(p->d, SR_E_PARSE, p->src, p->tok.off, "invalid syntax: %s expected, found %s", what, here);
   return NULL;
 }
@@ -221,10 +227,12 @@ static SrNode *fstring(LP *p, const char *s, size_t len, size_t off) {
     SrNode *f = node(p, SR_N_FORMAT, off);
     size_t ee = i;
     if (i < len && s[i] == '=') {
-      /* self-documenting: the text, '=', then repr unless a conversion is given */
-      f->name = sr_arena_strndup(p->a, s + st, i + 1 - st);
-      f->op = SR_CONV_REPR;
+      /* self-documenting: the text up to and after '=', then the repr,
+         unless a conversion or a format spec is given */
       i++;
+      while (i < len && s[i] == ' ') i++;
+      f->name = sr_arena_strndup(p->a, s + st, i - st);
+      if (i >= len || (s[i] != '!' && s[i] != ':')) f->op = SR_CONV_REPR;
     }
     f->a = fstring_expr(p, s + st, ee - st, off);
     if (!f->a) {
@@ -1146,11 +1154,17 @@ static SrNode *small_stmt(LP *p) {
     if (w == kw("global") || w == kw("nonlocal")) {
       advance(p);
       SrNode *n = node(p, SR_N_GLOBAL, off);
+      n->op = w == kw("global");
+      NL names = {0};
       while (p->tok.kind == SR_T_NAME) {
+        SrNode *nm = node(p, SR_N_NAME, p->tok.off);
+        nm->name = p->tok.text;
+        nl_push(&names, nm);
         advance(p);
         if (!at_op(p, ",")) break;
         advance(p);
       }
+      n->list = nl_done(p, &names, &n->n);
       return n;
     }
   }
@@ -1446,7 +1460,11 @@ static SrNode *stmt(LP *p) {
         w == kw("def") || w == kw("class"))
       return compound(p);
   }
-  if (p->tok.kind == SR_T_INDENT) return fail(p, "a statement (unexpected indent)");
+  if (p->tok.kind == SR_T_INDENT) {
+    p->err = 1;
+    sr_error(p->d, SR_E_PARSE, p->src, p->tok.off, "unexpected indent");
+    return NULL;
+  }
   NL line = {0};
   SrNode *last = simple_stmts(p, &line);
   if (!last) {
@@ -1484,14 +1502,31 @@ SrNode *sr_lang_parse_stmt(SrCode *code, size_t *pos, SrDiags *d, const SrMesh *
   }
   SrNode *s = stmt(&p);
   if (p.err) s = NULL;
-  /* the next statement starts at the current token */
-  if (s) *pos = p.tok.kind == SR_T_END ? p.lx.len : p.tok.off;
+  /* the next statement starts at the beginning of the current token's
+     line, so that its indentation is seen (an unexpected indent) */
+  if (s) {
+    size_t at = p.tok.kind == SR_T_END ? p.lx.len : p.tok.off;
+    size_t bol = at;
+    while (bol > 0 && (p.lx.s[bol - 1] == ' ' || p.lx.s[bol - 1] == '\t')) bol--;
+    if (bol == 0 || p.lx.s[bol - 1] == '\n') at = bol;
+    *pos = at;
+  }
   return s;
 }
 
 SrNode *sr_lang_parse_expr(SrCode *code, size_t pos, SrDiags *d, const SrMesh *mesh) {
   LP p;
-  lp_init(&p, code, pos, d, mesh);
+  /* an expression may stand anywhere on its line (a command's argument) */
+  while (pos < code->src->len && (code->src->text[pos] == ' ' || code->src->text[pos] == '\t')) pos++;
+  memset(&p, 0, sizeof p);
+  p.code = code;
+  p.src = code->src;
+  p.a = code->arena;
+  p.d = d;
+  p.mesh = mesh;
+  sr_lex_init(&p.lx, code, code->src, pos, d, mesh);
+  p.lx.at_bol = 0;
+  advance(&p);
   while (p.tok.kind == SR_T_NEWLINE) advance(&p);
   SrNode *e = testlist_star(&p, 0);
   while (e && p.tok.kind == SR_T_NEWLINE) advance(&p);

@@ -120,7 +120,8 @@ void sr_diags_clear(SrDiags *d) {
 SrErrKind sr_diags_kind(const SrDiags *d) { return d->first ? d->first->kind : 0; }
 
 void sr_diag_render_one(const SrDiag *g, SrBuf *out) {
-  if (g->exc) sr_buf_printf(out, "%s: ", g->exc);
+  if (g->exc) sr_buf_puts(out, g->exc);
+  if (g->exc && *g->msg) sr_buf_puts(out, ": ");
   sr_buf_puts(out, g->msg);
 }
 

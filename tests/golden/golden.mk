@@ -33,20 +33,20 @@ GOLDEN_TESTS = \
 	tests/golden/eval_args.jxr \
 	tests/golden/interactive.jxr \
 	tests/golden/devices.jxr \
+	tests/golden/py_numbers.jxr \
+	tests/golden/py_format.jxr \
+	tests/golden/py_statements.jxr \
+	tests/golden/py_builtins.jxr \
+	tests/golden/nested_blocks.jxr \
+	tests/golden/unexpected_indent.jxr \
+	tests/golden/command_error_location.jxr \
+	tests/golden/import_errors.jxr \
+	tests/golden/python_messages.jxr \
+	tests/golden/sharding_messages.jxr \
+	tests/golden/syntax_error_input.jxr \
 	examples/tour.jxr
 
-GOLDEN_PENDING = \
-	tests/golden/pending/py_numbers.jxr \
-	tests/golden/pending/py_format.jxr \
-	tests/golden/pending/py_statements.jxr \
-	tests/golden/pending/py_builtins.jxr \
-	tests/golden/pending/nested_blocks.jxr \
-	tests/golden/pending/unexpected_indent.jxr \
-	tests/golden/pending/command_error_location.jxr \
-	tests/golden/pending/import_errors.jxr \
-	tests/golden/pending/python_messages.jxr \
-	tests/golden/pending/sharding_messages.jxr \
-	tests/golden/pending/syntax_error_input.jxr
+GOLDEN_PENDING =
 
 ## files the scripts :load
 GOLDEN_LOADED = tests/golden/data/loaded.jxr tests/golden/data/load_error.jxr

@@ -476,12 +476,7 @@ static Suite *suite(void) {
   tcase_add_test(interp, test_interp_errors);
   tcase_add_test(interp, test_interp_commands);
   suite_add_tcase(s, interp);
-  const char *pending = getenv("SR_CHECK_PENDING");
-  if (pending && *pending && strcmp(pending, "0") != 0) {
-    TCase *p = tcase_create("pending");
-    tcase_add_test(p, test_parse_incomplete_nested);
-    suite_add_tcase(s, p);
-  }
+  tcase_add_test(parse, test_parse_incomplete_nested);
   return s;
 }
 
