@@ -2,6 +2,8 @@
  * (jax.typeof, ShapeDtypeStruct, make_jaxpr, jit). */
 #include "lang/jnp.h"
 
+#include "lang/api.h"
+
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,10 +177,8 @@ SrVal *sr_jnp_convert(SrInterp *I, SrVal *x, SrDtype dt, int weak) {
     }
     return sr_array_scalar(nt, re, im, iv);
   }
-  if (t->dtype == dt) {
-    /* only weakness differs: no equation, as JAX */
-    return sr_ref(x);
-  }
+  /* an array whose weakness alone changes still gets an equation
+     (lax._convert_element_type binds whenever dtype or weak_type differ) */
   return sr_bindv(I, SR_P_convert_element_type, 1, &x, "new_dtype", sr_dtype_val(NULL, dt), "weak_type",
                   sr_bool(weak), "sharding", sr_none(), NULL);
 }
@@ -212,20 +212,21 @@ int sr_jnp_promote(SrInterp *I, int n, SrVal **args, const char *fname) {
     const SrType *t = sr_value_type(I, args[i]);
     if (t && t->ndim > nd) nd = t->ndim;
   }
-  for (int i = 0; i < n; i++) {
-    const SrType *t = sr_value_type(I, args[i]);
-    SrVal *c = sr_jnp_convert(I, args[i], dt, weak && t->weak);
-    SrVal *r = c ? to_rank(I, c, nd, NULL) : NULL;
-    sr_unref(c);
-    sr_unref(args[i]);
-    args[i] = r;
-    if (!r) {
-      for (int k = 0; k < n; k++)
-        if (k != i) sr_unref(args[k]);
-      (void)fname;
-      return -1;
+  /* promote_args: every dtype first (promote_dtypes), then the ranks
+     (promote_shapes) */
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < n; i++) {
+      const SrType *t = sr_value_type(I, args[i]);
+      SrVal *r = pass == 0 ? sr_jnp_convert(I, args[i], dt, weak && t->weak) : to_rank(I, args[i], nd, NULL);
+      sr_unref(args[i]);
+      args[i] = r;
+      if (!r) {
+        for (int k = 0; k < n; k++)
+          if (k != i) sr_unref(args[k]);
+        (void)fname;
+        return -1;
+      }
     }
-  }
   return 0;
 }
 
@@ -335,7 +336,7 @@ static SrVal *binary(SrInterp *I, SrArgs *a, int prim, const char *name) {
   if (a->n != 2) return sr_raise(I, "TypeError", "%s() takes 2 positional arguments but %d were given", name, a->n);
   SrVal *args[2] = {a->v[0], a->v[1]};
   if (sr_jnp_promote(I, 2, args, name) < 0) return NULL;
-  SrVal *r = sr_bind(I, prim, 2, args, 0, NULL);
+  SrVal *r = sr_lax_binary(I, prim, args[0], args[1]);
   sr_unref(args[0]);
   sr_unref(args[1]);
   return r;
@@ -375,7 +376,7 @@ static SrVal *jnp_true_divide(SrInterp *I, SrArgs *a) {
       }
     }
   }
-  SrVal *r = sr_bind(I, SR_P_div, 2, args, 0, NULL);
+  SrVal *r = sr_lax_binary(I, SR_P_div, args[0], args[1]);
   sr_unref(args[0]);
   sr_unref(args[1]);
   return r;
@@ -780,6 +781,8 @@ void sr_jnp_init(void) {
          "ShapeDtypeStruct(shape, dtype, sharding=None): an abstract array");
   sr_def("jax.make_jaxpr", jax_make_jaxpr, "make_jaxpr(f)(*args): the jaxpr of f traced on args' types");
   sr_def("jax.jit", jax_jit, "jit(f): f compiled; jit(f).trace(*args).jaxpr is its jaxpr");
+  sr_jnp_api_init();
+  sr_lax_api_init();
 }
 
 SrJaxprCallFn sr_jaxpr_call_hook(void) { return call_jaxpr_value; }
