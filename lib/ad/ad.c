@@ -97,6 +97,7 @@ static int is_tracer_of(SrVal *v, const SrTrace *t) {
 /* The trace an operation on these inputs belongs to. */
 static SrTrace *pick_trace(SrAd *ad, int nin, SrVal **in) {
   if (ad->mode != SR_AD_LIN) return ad->I->trace;
+  if (ad->staged) return ad->tangent;
   for (int i = 0; i < nin; i++)
     if (is_tracer_of(in[i], ad->tangent)) return ad->tangent;
   return ad->primal;
@@ -240,8 +241,17 @@ static SrVal *filter_tangent(const SrType *primal, SrVal *t) {
   return t && sr_ad_differentiable(primal) ? t : NULL;
 }
 
+/* The programs of the traces that receive j's equations (and their param
+   values, which stay in j's arena) keep j's program alive. */
+static void keep_prog(SrTrace *t, const SrJaxpr *j) {
+  if (t && t->prog != j->prog) sr_program_dep(t->prog, j->prog);
+}
+
 int ad_eval(SrAd *ad, const SrJaxpr *j, SrVal **primals, SrVal **tangents, SrVal **out, SrVal **tout) {
   SrInterp *I = ad->I;
+  keep_prog(I->trace, j);
+  keep_prog(ad->primal, j);
+  keep_prog(ad->tangent, j);
   uint32_t nv = j->nvars + 1;
   SrVal **pv = sr_xcalloc(nv, sizeof *pv), **tv = sr_xcalloc(nv, sizeof *tv);
   int rc = -1;
@@ -382,6 +392,7 @@ static int accum(SrAd *ad, SrVal **slot, SrVal *ct, const SrType *want) {
 int ad_backward(SrAd *ad, const SrJaxpr *j, const uint8_t *linear, SrVal **vals, SrVal **cts_out,
                 SrVal **cts_in) {
   SrInterp *I = ad->I;
+  keep_prog(I->trace, j);
   uint32_t nv = j->nvars + 1, nargs = sr_nargs(j);
   SrVal **val = sr_xcalloc(nv, sizeof *val), **ct = sr_xcalloc(nv, sizeof *ct);
   uint8_t *lin = sr_xcalloc(nv, 1);
@@ -395,6 +406,8 @@ int ad_backward(SrAd *ad, const SrJaxpr *j, const uint8_t *linear, SrVal **vals,
     SrVar *v = sr_args(j)[i];
     if (linear[i]) lin[v->id] = 1;
     else val[v->id] = sr_ref(vals[i]);
+    /* an accumulator that starts from a value (a scan's const cotangent) */
+    if (linear[i] && cts_in[i]) ct[v->id] = sr_ref(cts_in[i]);
   }
   /* forward: equations that read no linear value are bound as they are */
   SrVal *small[32];
@@ -475,6 +488,7 @@ int ad_backward(SrAd *ad, const SrJaxpr *j, const uint8_t *linear, SrVal **vals,
   }
   for (uint32_t i = 0; i < nargs; i++) {
     SrVar *v = sr_args(j)[i];
+    if (linear[i] && cts_in[i]) sr_unref(cts_in[i]);
     cts_in[i] = linear[i] ? ct[v->id] : NULL;
     if (linear[i]) ct[v->id] = NULL;
   }
@@ -535,6 +549,23 @@ SrJaxpr *sr_ad_dce(SrJaxpr *j, const uint8_t *used_out, uint8_t *used_in, int pr
   return r;
 }
 
+SrJaxpr *sr_ad_permute(SrJaxpr *j, const int *arg_order, const int *out_order) {
+  SrJaxprBuilder b;
+  sr_jb_init(&b, j->prog);
+  for (uint32_t i = 0; i < j->nconst; i++) sr_jb_constvar(&b, j->invars[i], j->consts ? j->consts[i] : NULL);
+  for (uint32_t i = 0; i < sr_nargs(j); i++) sr_jb_invar(&b, sr_args(j)[arg_order ? (uint32_t)arg_order[i] : i]);
+  for (uint32_t k = 0; k < j->neqn; k++) {
+    const SrEqn *e = &j->eqns[k];
+    SrEqn *n = sr_jb_eqn(&b, e->prim, e->nin, e->in, e->nout, e->out, e->nparams, e->params);
+    n->off = e->off;
+  }
+  for (uint32_t i = 0; i < j->nout; i++) sr_jb_outvar(&b, j->outvars[out_order ? (uint32_t)out_order[i] : i]);
+  SrJaxpr *r = sr_jb_finish(&b);
+  r->name = j->name;
+  r->effects = j->effects;
+  return r;
+}
+
 /* ---- traces ---- */
 
 SrTrace *ad_trace_begin(SrAd *ad, int n, const SrType *const *types, SrVal **args) {
@@ -565,7 +596,7 @@ SrJaxpr *ad_trace_end(SrAd *ad, SrTrace *t, int n, SrVal **outs, SrVal **capture
 
 /* ---- jaxpr-level transforms ---- */
 
-SrJaxpr *ad_jvp_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *in_nz, int instantiate, uint8_t *out_nz) {
+SrJaxpr *ad_jvp_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *in_nz, const uint8_t *inst, uint8_t *out_nz) {
   SrInterp *I = ad->I;
   SrTrace *saved = I->trace;
   uint32_t n = sr_nargs(j), nt = 0;
@@ -586,7 +617,7 @@ SrJaxpr *ad_jvp_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *in_nz, int inst
   uint32_t no = j->nout;
   if (rc == 0) {
     for (uint32_t i = 0; i < j->nout; i++) {
-      if (!tout[i] && instantiate) {
+      if (!tout[i] && inst && inst[i]) {
         int mark = ad_mark(&sub);
         tout[i] = sr_ref(ad_zeros(&sub, sr_ad_tangent_type(j->outvars[i]->type)));
         ad_release(&sub, mark);
@@ -622,7 +653,7 @@ void ad_lin_jaxprs_free(SrLinJaxprs *l) {
    Leaves I->trace at P.  On success *lin_out is the DCE'd linear jaxpr
    and *res its residuals (a new list, aligned with its leading args). */
 static int linearize_into(SrAd *ad, SrTrace *P, const SrJaxpr *j, SrVal **primals, const uint8_t *in_nz,
-                          const uint8_t *out_diff, int instantiate, SrVal **out, uint8_t *out_nz,
+                          const uint8_t *out_diff, const uint8_t *inst, SrVal **out, uint8_t *out_nz,
                           SrJaxpr **lin_out, SrVal **res) {
   SrInterp *I = ad->I;
   uint32_t n = sr_nargs(j);
@@ -646,7 +677,7 @@ static int linearize_into(SrAd *ad, SrTrace *P, const SrJaxpr *j, SrVal **primal
         out_nz[i] = 0;
         continue;
       }
-      if (!tout[i] && instantiate) {
+      if (!tout[i] && inst && inst[i]) {
         int mark = ad_mark(&sub);
         const SrType *tt = sr_ad_tangent_type(j->outvars[i]->type);
         /* as in JAX, the zero is known: a residual (or a literal) of the
@@ -702,7 +733,8 @@ static int linearize_into(SrAd *ad, SrTrace *P, const SrJaxpr *j, SrVal **primal
   return 0;
 }
 
-int ad_linearize_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *in_nz, int instantiate, SrLinJaxprs *o) {
+int ad_linearize_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *in_nz, const uint8_t *inst,
+                       const uint8_t *allow_fwd, SrLinJaxprs *o) {
   SrInterp *I = ad->I;
   SrTrace *saved = I->trace;
   memset(o, 0, sizeof *o);
@@ -716,7 +748,7 @@ int ad_linearize_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *in_nz, int ins
   o->out_nz = sr_xcalloc(j->nout + 1, 1);
   SrJaxpr *L = NULL;
   SrVal *res = NULL;
-  if (linearize_into(ad, P, j, args, in_nz, NULL, instantiate, out, o->out_nz, &L, &res) < 0) {
+  if (linearize_into(ad, P, j, args, in_nz, NULL, inst, out, o->out_nz, &L, &res) < 0) {
     for (uint32_t i = 0; i < n; i++) sr_unref(args[i]);
     free(args);
     free(out);
@@ -737,7 +769,7 @@ int ad_linearize_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *in_nz, int ins
     SrArrayObj *a = sr_array_of(v);
     for (uint32_t i = 0; i < n && a; i++) {
       SrArrayObj *b = sr_array_of(args[i]);
-      if (a->kind == SR_AV_TRACER && b && a->var == b->var) o->in_fwd[r] = (int)i + 1;
+      if (a->kind == SR_AV_TRACER && b && a->var == b->var && (!allow_fwd || allow_fwd[i])) o->in_fwd[r] = (int)i + 1;
     }
     if (!o->in_fwd[r]) fouts[nf++] = v;
   }
@@ -860,7 +892,7 @@ int sr_ad_linearize(SrInterp *I, const SrJaxpr *j, SrVal **primals, const uint8_
   SrTrace *saved = I->trace;
   SrJaxpr *L = NULL;
   SrVal *res = NULL;
-  int rc = linearize_into(&ad, saved, j, primals, lin->in_nz, out_diff, 0, out, lin->out_nz, &L, &res);
+  int rc = linearize_into(&ad, saved, j, primals, lin->in_nz, out_diff, NULL, out, lin->out_nz, &L, &res);
   I->trace = saved;
   sr_ad_end(&ad);
   if (rc < 0) {

@@ -102,7 +102,7 @@ JVP(jvp_jit) {
   uint32_t n = e->nin, no = e->nout;
   uint8_t *in_nz = sr_xcalloc(n + 1, 1), *out_nz = sr_xcalloc(no + 1, 1);
   for (uint32_t i = 0; i < n; i++) in_nz[i] = t[i] != NULL;
-  SrJaxpr *J = ad_jvp_jaxpr(ad, body, in_nz, 0, out_nz);
+  SrJaxpr *J = ad_jvp_jaxpr(ad, body, in_nz, NULL, out_nz);
   int rc = -1;
   if (J) {
     SrVal **in = sr_xcalloc(2 * n + 1, sizeof *in);
@@ -141,7 +141,7 @@ static int jit_lin(SrAd *ad, const SrEqn *e, SrJaxpr *body, SrVal **x, SrVal **t
   uint8_t *in_nz = sr_xcalloc(n + 1, 1);
   for (uint32_t i = 0; i < n; i++) in_nz[i] = t[i] != NULL;
   SrLinJaxprs lj;
-  int rc = ad_linearize_jaxpr(ad, body, in_nz, 0, &lj);
+  int rc = ad_linearize_jaxpr(ad, body, in_nz, NULL, NULL, &lj);
   free(in_nz);
   if (rc < 0) return -1;
   SrJaxpr *F = lj.fwd;
@@ -331,7 +331,7 @@ JVP(jvp_remat) {
   uint32_t n = e->nin, no = e->nout;
   uint8_t *in_nz = sr_xcalloc(n + 1, 1), *out_nz = sr_xcalloc(no + 1, 1);
   for (uint32_t i = 0; i < n; i++) in_nz[i] = t[i] != NULL;
-  SrJaxpr *J = ad_jvp_jaxpr(ad, body, in_nz, 0, out_nz);
+  SrJaxpr *J = ad_jvp_jaxpr(ad, body, in_nz, NULL, out_nz);
   int rc = -1;
   if (!J) goto out;
   SrVal **in = sr_xcalloc(2 * n + 1, sizeof *in);

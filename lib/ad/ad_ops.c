@@ -196,6 +196,13 @@ SrVal *ad_full(SrAd *ad, const SrType *t, double v) {
 
 SrVal *ad_zeros(SrAd *ad, const SrType *t) { return ad_full(ad, t, 0.0); }
 
+SrVal *ad_zeros_staged(SrAd *ad, const SrType *t) {
+  ad->staged++;
+  SrVal *z = ad_full(ad, t, 0.0);
+  ad->staged--;
+  return z;
+}
+
 SrVal *ad_scalar_like(SrAd *ad, SrVal *x, double v) {
   const SrType *t = ad_type(ad, x);
   if (!t) return NULL;

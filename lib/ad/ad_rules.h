@@ -52,6 +52,7 @@ typedef struct SrAd {
   SrAdMode mode;
   SrTrace *primal;  /* SR_AD_LIN: the trace known work goes to (NULL: run it) */
   SrTrace *tangent; /* SR_AD_LIN: the tangent trace */
+  int staged;       /* > 0: everything goes to the tangent trace */
   /* the pool of values the helpers return */
   SrVal **pool;
   int npool, cappool;
@@ -81,7 +82,9 @@ SrVal *ad_keep(SrAd *ad, SrVal *v);
    outputs out (new references).  The walk shared by sr_ad_jvp and
    sr_ad_linearize. */
 int ad_eval(SrAd *ad, const SrJaxpr *j, SrVal **primals, SrVal **tangents, SrVal **out, SrVal **tout);
-/* The backward pass of j (see sr_ad_transpose), in ad's trace. */
+/* The backward pass of j (see sr_ad_transpose), in ad's trace.  A
+   non-NULL cts_in[i] of a linear argument on entry is the value its
+   accumulator starts from (ValAccum(aval, val)). */
 int ad_backward(SrAd *ad, const SrJaxpr *j, const uint8_t *linear, SrVal **vals, SrVal **cts_out,
                 SrVal **cts_in);
 
@@ -90,26 +93,32 @@ int ad_backward(SrAd *ad, const SrJaxpr *j, const uint8_t *linear, SrVal **vals,
    j's outputs then the residuals; the linear one takes the residuals then
    the nonzero tangents and returns the nonzero output tangents.  in_fwd[k]
    (k < nres) is the index+1 of the argument residual k forwards (not an
-   output of fwd), or 0.  With instantiate, zero output tangents are
-   instantiated (out_nz all set). */
+   output of fwd), or 0; only arguments with allow_fwd set (NULL: all) are
+   forwarded.  Zero output tangents are instantiated where inst is set
+   (NULL: nowhere). */
 typedef struct SrLinJaxprs {
   SrJaxpr *fwd, *lin;      /* each holds a reference to its program */
   int nres;
   int *in_fwd;             /* nres entries */
   uint8_t *out_nz;         /* j->nout entries */
 } SrLinJaxprs;
-int ad_linearize_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *in_nz, int instantiate,
-                       SrLinJaxprs *out);
+int ad_linearize_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *in_nz, const uint8_t *inst,
+                       const uint8_t *allow_fwd, SrLinJaxprs *out);
 void ad_lin_jaxprs_free(SrLinJaxprs *l);
 /* The JVP of a closed jaxpr as a jaxpr (ad.jvp_jaxpr): takes the primals
    then the nonzero tangents, returns the primal outputs then the nonzero
-   output tangents.  out_nz gets which output tangents are nonzero (all,
-   with instantiate). */
-SrJaxpr *ad_jvp_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *in_nz, int instantiate, uint8_t *out_nz);
+   output tangents.  out_nz gets which output tangents are nonzero; zeros
+   are instantiated where inst is set (NULL: nowhere). */
+SrJaxpr *ad_jvp_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *in_nz, const uint8_t *inst, uint8_t *out_nz);
 /* The transpose of a jaxpr as a jaxpr: takes the values of the inputs
    not marked linear, then the cotangents of the outputs with ct_nz set;
    returns the cotangents of the linear inputs, zeros instantiated. */
 SrJaxpr *ad_transpose_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *linear, const uint8_t *ct_nz);
+
+/* A freshly built jaxpr (not to be used afterwards) with its arguments and
+   outputs reordered: argument i of the result is arg_order[i] of j (NULL:
+   unchanged), likewise the outputs. */
+SrJaxpr *sr_ad_permute(SrJaxpr *j, const int *arg_order, const int *out_order);
 
 /* Tracing helpers: a new trace nested in the current one, with arguments
    of the given types; and ending it (the captured outer values come back
@@ -166,6 +175,10 @@ SrVal *ad_scalar_like(SrAd *ad, SrVal *x, double v);
 /* full(t.shape, v) with t's sharding (and pvary onto t's varying axes). */
 SrVal *ad_full(SrAd *ad, const SrType *t, double v);
 SrVal *ad_zeros(SrAd *ad, const SrType *t);
+/* Zeros made in the tangent trace (instantiate_zeros under the tangent
+   trace, as scan's tangent function does): equations of the linear
+   jaxpr that the backward pass binds forward. */
+SrVal *ad_zeros_staged(SrAd *ad, const SrType *t);
 /* lax.broadcast_in_dim(x, shape of t, dims, out_sharding of t when
    sharded_out, else None). */
 SrVal *ad_broadcast_in_dim(SrAd *ad, SrVal *x, const SrType *t, const int64_t *dims, int ndims,
