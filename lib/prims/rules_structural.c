@@ -229,7 +229,7 @@ static int type_broadcast_in_dim(SrTypeCtx *cx, const SrRuleEqn *e, const SrType
   if (given_sharding(cx, e, "sharding", n, &g, &given) < 0) return -1;
   SrTypeBuilder b;
   builder_shape(&b, x, shape, n, &s);
-  if (w)
+  if (w && w->ndim == n && !sr_rparam(e, "shape"))
     for (int i = 0; i < n; i++) b.dims[i].sym = w->dims[i].sym;
   if (s.mode == SR_MODE_EXPLICIT) {
     if (given) {
@@ -1265,6 +1265,7 @@ static int gather_shape(SrTypeCtx *cx, const SrType *op, const SrType *ix, const
                    ix->ndim, ivd);
   if (dims_check(cx, g->offset, g->noffset, "offset_dims", 1, 1, -1, 0) < 0) return -1;
   int out_rank = g->noffset + ix->ndim - 1;
+  if (out_rank > SR_MAX_RANK) return sr_terr(cx, "TypeError", "gather: a result of rank %d is too large", out_rank);
   for (int i = 0; i < g->noffset; i++)
     if (g->offset[i] < 0 || g->offset[i] >= out_rank)
       return sr_terr(cx, "TypeError",
