@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec/exec.h"
 #include "lang/commands.h"
 #include "lang/jaxstate.h"
 #include "lang/jnp.h"
@@ -125,12 +126,14 @@ SrInterp *sr_interp_new(void) {
   I->jax = sr_jax_state_new();
   I->call_jaxpr = sr_jaxpr_call_hook();
   sr_array_printing(I);
+  sr_exec_init(I);
   return I;
 }
 
 void sr_interp_free(SrInterp *I) {
   if (!I) return;
   sr_exc_clear(I);
+  sr_exec_free(I);
   sr_env_unref(I->globals);
   sr_diags_clear(&I->diags);
   sr_jax_state_free(I->jax);
@@ -1639,6 +1642,7 @@ int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going) {
     SrCode *saved = I->code;
     I->code = code;
     Frame fr = {I->globals, NULL, NULL, 0};
+    sr_exec_stmt_begin(I);
     Status s = exec_stmt(I, &fr, n, 1);
     I->code = saved;
     if (s == ST_RETURN) sr_unref(fr.ret);

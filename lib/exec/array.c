@@ -1,0 +1,188 @@
+/* array.c: buffers, layouts and arrays. */
+#include "exec/array.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/mem.h"
+
+/* ---- buffers ---- */
+
+/* Owners are one allocation: the header, padding to 64 bytes, the data. */
+#define BUF_HEAD 64
+
+static size_t live_bytes, peak_bytes;
+
+static SrBuffer *buffer_alloc(size_t nbytes) {
+  size_t total = BUF_HEAD + ((nbytes + 63) & ~(size_t)63);
+  void *p = aligned_alloc(64, total);
+  if (!p) sr_oom();
+  SrBuffer *b = p;
+  b->rc = 1;
+  b->nbytes = nbytes;
+  b->data = (char *)p + BUF_HEAD;
+  b->base = NULL;
+  live_bytes += nbytes;
+  if (live_bytes > peak_bytes) peak_bytes = live_bytes;
+  return b;
+}
+
+SrBuffer *sr_buffer_new(size_t nbytes) { return buffer_alloc(nbytes); }
+
+SrBuffer *sr_buffer_zeros(size_t nbytes) {
+  SrBuffer *b = buffer_alloc(nbytes);
+  memset(b->data, 0, nbytes);
+  return b;
+}
+
+SrBuffer *sr_buffer_copy(const SrBuffer *src) {
+  SrBuffer *b = buffer_alloc(src->nbytes);
+  memcpy(b->data, src->data, src->nbytes);
+  return b;
+}
+
+SrBuffer *sr_buffer_view(SrBuffer *base, size_t off, size_t nbytes) {
+  if (off == 0 && nbytes == base->nbytes) return sr_buffer_ref(base);
+  SrBuffer *owner = base->base ? base->base : base;
+  SrBuffer *v = sr_xmalloc(sizeof *v);
+  v->rc = 1;
+  v->nbytes = nbytes;
+  v->data = (char *)base->data + off;
+  v->base = sr_buffer_ref(owner);
+  return v;
+}
+
+void sr_buffer_unref(SrBuffer *b) {
+  if (!b || --b->rc > 0) return;
+  if (b->base) {
+    sr_buffer_unref(b->base);
+    free(b);
+    return;
+  }
+  live_bytes -= b->nbytes;
+  free(b);
+}
+
+void sr_buffer_stats(size_t *live, size_t *peak) {
+  if (live) *live = live_bytes;
+  if (peak) *peak = peak_bytes;
+}
+
+void sr_buffer_stats_reset_peak(void) { peak_bytes = live_bytes; }
+
+/* ---- meshes ---- */
+
+int64_t sr_mesh_stride(const SrMesh *m, int axis) {
+  int64_t s = 1;
+  for (int i = m->n - 1; i > axis; i--) s *= m->sizes[i];
+  return s;
+}
+
+int64_t sr_mesh_coord(const SrMesh *m, int pos, int axis) {
+  return (pos / sr_mesh_stride(m, axis)) % m->sizes[axis];
+}
+
+/* ---- layouts ---- */
+
+size_t sr_elem_size(SrDtype dt) {
+  const SrDtypeInfo *d = sr_dtype_info(dt);
+  return d->size;
+}
+
+const SrType *sr_layout_of_type(const SrType *t) {
+  if (!t->weak && !t->varying) return t;
+  SrTypeBuilder b;
+  sr_type_builder(&b, t);
+  b.weak = 0;
+  b.varying = 0;
+  return sr_type_get(&b);
+}
+
+int sr_layout_same(const SrType *a, const SrType *b) {
+  if (a == b) return 1;
+  if (a->ndim != b->ndim || a->unreduced != b->unreduced) return 0;
+  if (a->unreduced && a->ukind != b->ukind) return 0;
+  for (int i = 0; i < a->ndim; i++) {
+    const SrDim *x = &a->dims[i], *y = &b->dims[i];
+    if (x->size != y->size || x->nax != y->nax) return 0;
+    for (int k = 0; k < x->nax; k++)
+      if (x->ax[k] != y->ax[k]) return 0;
+  }
+  return 1;
+}
+
+int64_t sr_layout_splits(const SrType *l, int dim) {
+  int64_t s = 1;
+  const SrDim *d = &l->dims[dim];
+  for (int k = 0; k < d->nax; k++) s *= l->mesh->sizes[d->ax[k]];
+  return s;
+}
+
+void sr_layout_shard_shape(const SrType *l, int64_t *shape) {
+  for (int i = 0; i < l->ndim; i++) shape[i] = l->dims[i].size / sr_layout_splits(l, i);
+}
+
+int64_t sr_layout_shard_numel(const SrType *l) {
+  int64_t n = 1;
+  for (int i = 0; i < l->ndim; i++) n *= l->dims[i].size / sr_layout_splits(l, i);
+  return n;
+}
+
+int64_t sr_layout_block_index(const SrType *l, const SrMesh *m, int pos, int dim) {
+  const SrDim *d = &l->dims[dim];
+  int64_t idx = 0;
+  for (int k = 0; k < d->nax; k++) idx = idx * m->sizes[d->ax[k]] + sr_mesh_coord(m, pos, d->ax[k]);
+  return idx;
+}
+
+void sr_layout_block_start(const SrType *l, const SrMesh *m, int pos, int64_t *start) {
+  for (int i = 0; i < l->ndim; i++) {
+    if (!l->dims[i].nax || !m) {
+      start[i] = 0;
+      continue;
+    }
+    int64_t per = l->dims[i].size / sr_layout_splits(l, i);
+    start[i] = sr_layout_block_index(l, m, pos, i) * per;
+  }
+}
+
+/* ---- arrays ---- */
+
+SrArray *sr_array_new(const SrType *type, const SrType *layout, const SrMesh *mesh) {
+  int n = sr_mesh_ndev(mesh);
+  SrArray *a = sr_xcalloc(1, sizeof *a + (size_t)n * sizeof(SrBuffer *));
+  a->rc = 1;
+  a->type = type;
+  a->layout = layout ? layout : sr_layout_of_type(type);
+  a->mesh = mesh;
+  a->ndev = n;
+  return a;
+}
+
+void sr_array_unref(SrArray *a) {
+  if (!a || --a->rc > 0) return;
+  for (int i = 0; i < a->ndev; i++) sr_buffer_unref(a->shard[i]);
+  sr_unref(a->sharding);
+  free(a);
+}
+
+SrArray *sr_array_retype(SrArray *a, const SrType *type, const SrType *layout) {
+  SrArray *r = sr_array_new(type, layout ? layout : a->layout, a->mesh);
+  for (int i = 0; i < a->ndev; i++) r->shard[i] = sr_buffer_ref(a->shard[i]);
+  return r;
+}
+
+size_t sr_array_shard_bytes(const SrArray *a) {
+  return (size_t)sr_layout_shard_numel(a->layout) * sr_elem_size(a->type->dtype);
+}
+
+SrArray *sr_array_from_data(const SrType *t, const SrMesh *mesh, const void *data) {
+  const SrType *l = sr_layout_of_type(t);
+  SrArray *a = sr_array_new(t, l, mesh);
+  size_t n = (size_t)sr_type_numel(t) * sr_elem_size(t->dtype);
+  SrBuffer *b = sr_buffer_new(n);
+  if (n) memcpy(b->data, data, n);
+  for (int i = 0; i < a->ndev; i++) a->shard[i] = sr_buffer_ref(b);
+  sr_buffer_unref(b);
+  return a;
+}

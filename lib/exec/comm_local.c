@@ -1,0 +1,150 @@
+/* comm_local.c: the communication backend for devices simulated in one
+ * process.  Every device is local, so a collective is copies and folds
+ * between buffers; members of a group whose results are equal share one
+ * buffer. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/comm.h"
+#include "util/mem.h"
+
+static void local_free(SrComm *c) { free(c); }
+
+static int fold_err(SrDiags *d, SrDtype dt) {
+  return sr_error_exc(d, SR_E_RUNTIME, "NotImplementedError", NULL, 0, "cannot reduce arrays of dtype %s",
+                      sr_dtype_name(dt));
+}
+
+static int local_all_reduce(SrComm *c, const SrGroups *g, SrRedOp op, SrDtype dt, size_t count,
+                            SrBuffer *const *in, SrBuffer **out, SrDiags *d) {
+  (void)c;
+  size_t es = sr_elem_size(dt);
+  for (int grp = 0; grp < g->count; grp++) {
+    const int *m = g->members + (size_t)grp * g->size;
+    SrBuffer *acc;
+    /* max and min of equal buffers are the buffer */
+    int same = op != SR_RED_SUM;
+    for (int i = 1; i < g->size && same; i++) same = in[m[i]] == in[m[0]];
+    if (same) {
+      acc = sr_buffer_ref(in[m[0]]);
+    } else {
+      acc = sr_buffer_new(count * es);
+      memcpy(acc->data, in[m[0]]->data, count * es);
+      for (int i = 1; i < g->size; i++)
+        if (sr_comm_fold(op, dt, count, acc->data, in[m[i]]->data) < 0) {
+          sr_buffer_unref(acc);
+          return fold_err(d, dt);
+        }
+    }
+    for (int i = 0; i < g->size; i++) out[m[i]] = sr_buffer_ref(acc);
+    sr_buffer_unref(acc);
+  }
+  return 0;
+}
+
+static int local_all_gather(SrComm *c, const SrGroups *g, size_t nbytes, SrBuffer *const *in,
+                            SrBuffer **out, SrDiags *d) {
+  (void)c;
+  (void)d;
+  for (int grp = 0; grp < g->count; grp++) {
+    const int *m = g->members + (size_t)grp * g->size;
+    SrBuffer *r = sr_buffer_new(nbytes * (size_t)g->size);
+    for (int i = 0; i < g->size; i++) memcpy((char *)r->data + (size_t)i * nbytes, in[m[i]]->data, nbytes);
+    for (int i = 0; i < g->size; i++) out[m[i]] = sr_buffer_ref(r);
+    sr_buffer_unref(r);
+  }
+  return 0;
+}
+
+static int local_reduce_scatter(SrComm *c, const SrGroups *g, SrRedOp op, SrDtype dt, size_t count,
+                                SrBuffer *const *in, SrBuffer **out, SrDiags *d) {
+  (void)c;
+  size_t es = sr_elem_size(dt), chunk = count * es;
+  for (int grp = 0; grp < g->count; grp++) {
+    const int *m = g->members + (size_t)grp * g->size;
+    for (int j = 0; j < g->size; j++) {
+      SrBuffer *acc = sr_buffer_new(chunk);
+      memcpy(acc->data, (char *)in[m[0]]->data + j * chunk, chunk);
+      for (int i = 1; i < g->size; i++)
+        if (sr_comm_fold(op, dt, count, acc->data, (char *)in[m[i]]->data + j * chunk) < 0) {
+          sr_buffer_unref(acc);
+          return fold_err(d, dt);
+        }
+      out[m[j]] = acc;
+    }
+  }
+  return 0;
+}
+
+static int local_all_to_all(SrComm *c, const SrGroups *g, size_t nbytes, SrBuffer *const *in,
+                            SrBuffer **out, SrDiags *d) {
+  (void)c;
+  (void)d;
+  for (int grp = 0; grp < g->count; grp++) {
+    const int *m = g->members + (size_t)grp * g->size;
+    for (int j = 0; j < g->size; j++) {
+      SrBuffer *r = sr_buffer_new(nbytes * (size_t)g->size);
+      for (int i = 0; i < g->size; i++)
+        memcpy((char *)r->data + (size_t)i * nbytes, (char *)in[m[i]]->data + (size_t)j * nbytes, nbytes);
+      out[m[j]] = r;
+    }
+  }
+  return 0;
+}
+
+static int local_ppermute(SrComm *c, const SrGroups *g, int npairs, const int *src, const int *dst,
+                          size_t nbytes, SrBuffer *const *in, SrBuffer **out, SrDiags *d) {
+  (void)c;
+  (void)d;
+  for (int grp = 0; grp < g->count; grp++) {
+    const int *m = g->members + (size_t)grp * g->size;
+    for (int k = 0; k < npairs; k++) out[m[dst[k]]] = sr_buffer_ref(in[m[src[k]]]);
+    SrBuffer *zero = NULL;
+    for (int j = 0; j < g->size; j++) {
+      int is_dst = 0;
+      for (int k = 0; k < npairs && !is_dst; k++) is_dst = dst[k] == j;
+      if (is_dst) continue;
+      if (!zero) zero = sr_buffer_zeros(nbytes);
+      out[m[j]] = sr_buffer_ref(zero);
+    }
+    sr_buffer_unref(zero);
+  }
+  return 0;
+}
+
+static int local_fetch(SrComm *c, int device, SrBuffer *buf, size_t nbytes, SrBuffer **out, SrDiags *d) {
+  (void)c;
+  (void)device;
+  if (!buf || buf->nbytes < nbytes)
+    return sr_error_exc(d, SR_E_RUNTIME, "RuntimeError", NULL, 0, "device %d holds no data to fetch", device);
+  *out = sr_buffer_ref(buf);
+  return 0;
+}
+
+static int local_any(SrComm *c, int flag) {
+  (void)c;
+  return flag != 0;
+}
+
+static const SrCommOps local_ops = {
+  .name = "local",
+  .free = local_free,
+  .all_reduce = local_all_reduce,
+  .all_gather = local_all_gather,
+  .reduce_scatter = local_reduce_scatter,
+  .all_to_all = local_all_to_all,
+  .ppermute = local_ppermute,
+  .fetch = local_fetch,
+  .any = local_any,
+};
+
+SrComm *sr_comm_local_new(int ndev) {
+  SrComm *c = sr_xcalloc(1, sizeof *c);
+  c->ops = &local_ops;
+  c->ndev = ndev;
+  c->nranks = 1;
+  c->rank = 0;
+  c->dev_lo = 0;
+  c->dev_hi = ndev;
+  return c;
+}

@@ -1,0 +1,467 @@
+/* eval.c: running equations and jaxprs on concrete arrays.
+ *
+ * The jaxpr loop keeps one array per var, made by the equation that binds
+ * it and dropped right after its last use, so a long chain of elementwise
+ * equations holds at most its input, the value being computed and the
+ * previous one.  Literals become meshless scalar arrays once per run.
+ *
+ * Auto mode.  Types never name Auto mesh axes; the layout of a result
+ * (the concrete sharding x.sharding shows) is its type's sharding plus the
+ * Auto axes the evaluator picks, by one rule: an elementwise result keeps
+ * the Auto axes its same-shaped inputs agree on (no communication), and
+ * every other result is replicated over Auto axes -- so jnp.dot of two
+ * Auto-sharded operands gives P(), as XLA chose in the seed.  A
+ * sharding_constraint, reshard or device_put sets Auto axes explicitly.
+ */
+#include "exec/eval.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check/check.h"
+#include "exec/kern.h"
+#include "lang/jaxstate.h"
+#include "lang/trace.h"
+#include "prims/rule.h"
+#include "util/intern.h"
+#include "util/mem.h"
+
+/* ---- context and errors ---- */
+
+void sr_eval_ctx_init(SrEvalCtx *cx, SrInterp *I, SrExec *ex, SrDiags *d) {
+  memset(cx, 0, sizeof *cx);
+  cx->I = I;
+  cx->ex = ex;
+  cx->comm = ex ? ex->comm : NULL;
+  cx->d = d;
+}
+
+int sr_ev_err(SrEvalCtx *cx, const char *exc, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  sr_verror(cx->d, SR_E_RUNTIME, NULL, 0, fmt, ap);
+  va_end(ap);
+  if (cx->d && exc) cx->d->last->exc = sr_xstrdup(exc);
+  return -1;
+}
+
+void sr_ev_path_str(const SrEvalCtx *cx, SrBuf *out) {
+  int n = cx->depth < SR_EV_MAXPATH ? cx->depth : SR_EV_MAXPATH;
+  for (int i = 0; i < n; i++) {
+    if (i) sr_buf_putc(out, '/');
+    sr_buf_puts(out, cx->path[i]);
+  }
+  if (!n) sr_buf_puts(out, "");
+}
+
+/* ---- params ---- */
+
+SrVal *sr_ev_param(const SrEvalEqn *e, const char *key) {
+  for (uint32_t i = 0; i < e->nparams; i++)
+    if (strcmp(e->params[i].key, key) == 0) return e->params[i].val;
+  return NULL;
+}
+
+int sr_ev_param_int(SrEvalCtx *cx, const SrEvalEqn *e, const char *key, int64_t *out) {
+  SrVal *v = sr_ev_param(e, key);
+  if (!v || (v->kind != SR_V_INT && v->kind != SR_V_BOOL))
+    return sr_ev_err(cx, "TypeError", "%s equation has no integer param '%s'", e->prim->name, key);
+  *out = v->i;
+  return 0;
+}
+
+int sr_ev_param_ints(SrEvalCtx *cx, const SrEvalEqn *e, const char *key, int64_t *out, int max, int *n) {
+  SrVal *v = sr_ev_param(e, key);
+  if (!v || sr_val_ints(v, out, max, n) < 0)
+    return sr_ev_err(cx, "TypeError", "%s equation has no param '%s' of integers", e->prim->name, key);
+  return 0;
+}
+
+static int axis_name(SrEvalCtx *cx, const SrVal *v, const SrMesh *m, int *axes, int *n) {
+  const char *s = NULL;
+  if (v->kind == SR_V_STR || v->kind == SR_V_WORD) s = sr_intern(v->str.s, v->str.n);
+  int a = s && m ? sr_mesh_axis(m, s) : -1;
+  if (a < 0) {
+    SrBuf b = SR_BUF_INIT;
+    sr_val_repr(&b, v);
+    sr_ev_err(cx, "NameError", "unbound axis name: %s", sr_buf_str(&b));
+    sr_buf_free(&b);
+    return -1;
+  }
+  axes[(*n)++] = a;
+  return 0;
+}
+
+int sr_ev_param_axes(SrEvalCtx *cx, const SrEvalEqn *e, const char *key, const SrMesh *m, int *axes, int *naxes) {
+  SrVal *v = sr_ev_param(e, key);
+  *naxes = 0;
+  if (!v) return sr_ev_err(cx, "TypeError", "%s equation has no param '%s'", e->prim->name, key);
+  if (sr_is_seq(v)) {
+    for (int i = 0; i < v->seq.n && *naxes < SR_MAX_AXES; i++)
+      if (axis_name(cx, v->seq.items[i], m, axes, naxes) < 0) return -1;
+    return 0;
+  }
+  return axis_name(cx, v, m, axes, naxes);
+}
+
+const SrJaxpr *sr_ev_param_jaxpr(const SrEvalEqn *e, const char *key) {
+  SrVal *v = sr_ev_param(e, key);
+  return v && v->kind == SR_V_JAXPR ? v->jx.jaxpr : NULL;
+}
+
+/* ---- meshes and layouts of results ---- */
+
+/* A mesh of a shape over the devices of base (same count). */
+static const SrMesh *mesh_over(SrEvalCtx *cx, const SrMesh *shape, const SrMesh *base) {
+  SrMesh m = *shape;
+  m.abstract = 0;
+  m.device_fields = 0;
+  m.devices = base->devices;
+  const SrMesh *am = cx->I && cx->I->jax ? sr_jax_context_mesh(cx->I->jax) : NULL;
+  if (am && sr_mesh_shape(am) == shape)
+    memcpy(m.types, am->types, sizeof m.types);
+  else
+    memset(m.types, SR_AXIS_EXPLICIT, sizeof m.types);
+  return sr_mesh_intern(&m);
+}
+
+const SrMesh *sr_ev_mesh_for(SrEvalCtx *cx, const SrEvalEqn *e, const SrType *t) {
+  const SrMesh *shape = t->mesh && t->mesh->n ? t->mesh : NULL;
+  if (!shape) {
+    for (uint32_t i = 0; e && i < e->nin; i++)
+      if (e->in[i]->mesh) return e->in[i]->mesh;
+    return cx->mesh;
+  }
+  if (cx->mesh && sr_mesh_shape(cx->mesh) == shape) return cx->mesh;
+  const SrMesh *base = cx->mesh;
+  for (uint32_t i = 0; e && i < e->nin; i++) {
+    const SrMesh *m = e->in[i]->mesh;
+    if (!m) continue;
+    if (sr_mesh_shape(m) == shape) return m;
+    if (!base) base = m;
+  }
+  if (base && sr_mesh_ndev(base) == sr_mesh_ndev(shape)) return mesh_over(cx, shape, base);
+  if (!base && cx->comm && sr_mesh_ndev(shape) <= cx->comm->ndev) {
+    SrMesh m = *shape;
+    m.abstract = 0;
+    m.device_fields = 0;
+    m.devices = NULL;
+    memset(m.types, SR_AXIS_EXPLICIT, sizeof m.types);
+    return sr_mesh_intern(&m);
+  }
+  return NULL;
+}
+
+const SrType *sr_layout_with_dtype(const SrType *l, SrDtype dt) {
+  return sr_layout_of_type(sr_type_with_dtype(l, dt));
+}
+
+const SrType *sr_layout_replicated(SrDtype dt, int ndim, const int64_t *shape, const SrMesh *shape_mesh) {
+  SrTypeBuilder b;
+  memset(&b, 0, sizeof b);
+  b.dtype = dt;
+  b.ndim = (uint8_t)ndim;
+  for (int i = 0; i < ndim; i++) b.dims[i].size = shape[i];
+  b.mesh = shape_mesh && shape_mesh->n ? shape_mesh : NULL;
+  return sr_type_get(&b);
+}
+
+static SrAxes auto_axes(const SrMesh *m) {
+  SrAxes a = 0;
+  for (int i = 0; m && i < m->n; i++)
+    if (m->types[i] == SR_AXIS_AUTO) a |= 1u << i;
+  return a;
+}
+
+const SrType *sr_ev_out_layout(SrEvalCtx *cx, const SrEvalEqn *e, uint32_t i, const SrMesh *m) {
+  (void)cx;
+  const SrType *t = e->out_type[i];
+  const SrType *l = sr_layout_of_type(t);
+  SrAxes au = auto_axes(m);
+  if (!au || !(e->prim->flags & SR_PF_EW) || !t->ndim) return l;
+  /* elementwise: keep the Auto axes the inputs of the same shape agree on */
+  const SrType *src = NULL;
+  for (uint32_t k = 0; k < e->nin; k++) {
+    const SrArray *a = e->in[k];
+    if (a->mesh != m || a->layout->ndim != t->ndim) continue;
+    if (!src) {
+      src = a->layout;
+      continue;
+    }
+    for (int d = 0; d < t->ndim; d++)
+      if (a->layout->dims[d].nax != src->dims[d].nax || memcmp(a->layout->dims[d].ax, src->dims[d].ax, src->dims[d].nax))
+        return l;
+  }
+  if (!src || sr_type_sharded_axes(src) == 0) return l;
+  SrAxes used = sr_type_sharded_axes(l);
+  SrTypeBuilder b;
+  sr_type_builder(&b, l);
+  int changed = 0;
+  for (int d = 0; d < t->ndim; d++) {
+    const SrDim *sd = &src->dims[d];
+    if (b.dims[d].nax || !sd->nax || sd->size != b.dims[d].size) continue;
+    SrAxes want = sr_dim_axes(sd);
+    if ((want & ~au) || (want & used)) continue;
+    b.dims[d].nax = sd->nax;
+    memcpy(b.dims[d].ax, sd->ax, SR_MAX_DIM_AXES);
+    used |= want;
+    changed = 1;
+  }
+  if (!changed) return l;
+  b.mesh = sr_mesh_shape(m);
+  return sr_type_get(&b);
+}
+
+SrArray *sr_ev_new_out(const SrEvalEqn *e, uint32_t i, const SrMesh *m, const SrType *layout) {
+  return sr_array_new(e->out_type[i], layout, m);
+}
+
+/* ---- per-device computation ---- */
+
+typedef struct MapKey {
+  SrBuffer *in[16];
+  int64_t blk;
+} MapKey;
+
+static uint64_t key_hash(const MapKey *k, int n) {
+  uint64_t h = 1469598103934665603ull ^ (uint64_t)k->blk;
+  for (int i = 0; i < n; i++) h = (h ^ (uint64_t)(uintptr_t)k->in[i]) * 1099511628211ull;
+  return h ^ (h >> 29);
+}
+
+int sr_ev_map(SrEvalCtx *cx, int nin, SrArray *const *in, int nout, SrArray *const *out, int flags, SrShardFn fn,
+              void *arg) {
+  if (nin > 16 || nout > 16) return sr_ev_err(cx, "RuntimeError", "too many operands for one kernel");
+  const SrMesh *m = out[0]->mesh;
+  int ndev = out[0]->ndev;
+  int64_t ishape[16][SR_MAX_RANK], oshape[16][SR_MAX_RANK];
+  size_t obytes[16];
+  SrShardIO io;
+  memset(&io, 0, sizeof io);
+  io.cx = cx;
+  io.mesh = m;
+  io.arg = arg;
+  for (int k = 0; k < nin; k++) {
+    sr_layout_shard_shape(in[k]->layout, ishape[k]);
+    io.in_shape[k] = ishape[k];
+    if (in[k]->mesh && in[k]->mesh != m)
+      return sr_ev_err(cx, "RuntimeError", "internal: an operand of %s is on another mesh", cx->depth ? cx->path[cx->depth - 1] : "?");
+  }
+  for (int k = 0; k < nout; k++) {
+    sr_layout_shard_shape(out[k]->layout, oshape[k]);
+    io.out_shape[k] = oshape[k];
+    obytes[k] = (size_t)sr_layout_shard_numel(out[k]->layout) * sr_elem_size(out[k]->type->dtype);
+  }
+  /* a small open-addressing table of the input tuples seen */
+  int cap = 16;
+  while (cap < 2 * ndev) cap *= 2;
+  int stack_tab[64];
+  int *tab = cap <= 64 ? stack_tab : sr_xmalloc((size_t)cap * sizeof *tab);
+  for (int i = 0; i < cap; i++) tab[i] = -1;
+  MapKey *keys = ndev <= 8 ? NULL : sr_xmalloc((size_t)ndev * sizeof *keys);
+  MapKey kst[8];
+  if (!keys) keys = kst;
+  SrBuffer *ibuf[16];
+  io.in = ibuf;
+  int rc = 0;
+  int ol = out[0]->layout->ndim;
+  for (int p = 0; p < ndev && rc == 0; p++) {
+    if (cx->comm && !sr_comm_local(cx->comm, m, p)) continue;
+    MapKey *k = &keys[p];
+    memset(k, 0, sizeof *k);
+    for (int i = 0; i < nin; i++) {
+      k->in[i] = ibuf[i] = sr_array_buf(in[i], p);
+      if (!ibuf[i]) {
+        rc = sr_ev_err(cx, "RuntimeError", "internal: a device holds no operand data");
+        break;
+      }
+    }
+    if (rc) break;
+    if (m && (flags & SR_MAP_BLOCK)) {
+      int64_t id = 0;
+      for (int d = 0; d < ol; d++)
+        id = id * sr_layout_splits(out[0]->layout, d) + sr_layout_block_index(out[0]->layout, m, p, d);
+      k->blk = id + 1;
+    }
+    if (flags & SR_MAP_POS) k->blk = -(int64_t)p - 1;
+    uint64_t h = key_hash(k, nin);
+    int slot = (int)(h & (uint64_t)(cap - 1)), found = -1;
+    while (tab[slot] >= 0) {
+      MapKey *o = &keys[tab[slot]];
+      if (o->blk == k->blk && memcmp(o->in, k->in, (size_t)nin * sizeof *k->in) == 0) {
+        found = tab[slot];
+        break;
+      }
+      slot = (slot + 1) & (cap - 1);
+    }
+    if (found >= 0) {
+      for (int j = 0; j < nout; j++) out[j]->shard[p] = sr_buffer_ref(out[j]->shard[found]);
+      continue;
+    }
+    tab[slot] = p;
+    io.pos = p;
+    io.out = &out[0]->shard[p]; /* rebound below per output */
+    SrBuffer *obuf[16] = {0};
+    for (int j = 0; j < nout; j++)
+      if (!(flags & SR_MAP_NOALLOC)) obuf[j] = sr_buffer_new(obytes[j]);
+    io.out = obuf;
+    if (m && ol) sr_layout_block_start(out[0]->layout, m, p, io.out_start);
+    else memset(io.out_start, 0, sizeof io.out_start);
+    rc = fn(&io);
+    for (int j = 0; j < nout; j++) {
+      if (rc == 0 && !obuf[j]) rc = sr_ev_err(cx, "RuntimeError", "internal: a kernel made no output");
+      out[j]->shard[p] = obuf[j];
+    }
+  }
+  if (tab != stack_tab) free(tab);
+  if (keys != kst) free(keys);
+  return rc;
+}
+
+/* ---- equations ---- */
+
+int sr_ev_eqn(SrEvalCtx *cx, const SrEvalEqn *e) {
+  SrEvalRule rule = (SrEvalRule)e->prim->eval;
+  if (!rule)
+    return sr_ev_err(cx, "NotImplementedError", "shardrepl cannot run the primitive '%s' (it has no eval rule)",
+                     e->prim->name);
+  sr_ev_push(cx, e->prim->name);
+  int rc = rule(cx, e);
+  sr_ev_pop(cx);
+  if (rc < 0) {
+    for (uint32_t i = 0; i < e->nout; i++) {
+      sr_array_unref(e->out[i]);
+      e->out[i] = NULL;
+    }
+    if (!cx->d || !cx->d->count) sr_ev_err(cx, "RuntimeError", "%s failed", e->prim->name);
+    return -1;
+  }
+  return 0;
+}
+
+/* ---- jaxprs ---- */
+
+/* A literal as a meshless scalar array. */
+static SrArray *literal_array(const SrVar *l) {
+  const SrType *t = sr_atom_type(l);
+  const SrType *st = sr_type_with_weak(t, t->weak);
+  unsigned char buf[16] = {0};
+  double re = 0;
+  int64_t iv = 0;
+  if (l->type) {
+    if (sr_dtype_is_inexact(t->dtype)) re = l->val.f, iv = (int64_t)l->val.f;
+    else iv = l->val.i, re = (double)l->val.i;
+  } else {
+    const char *s = l->text ? l->text : "0";
+    if (sr_dtype_is_inexact(t->dtype)) re = strtod(s, NULL), iv = (int64_t)re;
+    else iv = strcmp(s, "True") == 0 ? 1 : strtoll(s, NULL, 10), re = (double)iv;
+  }
+  sr_kern_set_scalar(t->dtype, re, iv, buf);
+  return sr_array_from_data(st, NULL, buf);
+}
+
+int sr_ev_jaxpr(SrEvalCtx *cx, const SrJaxpr *j, SrArray *const *in, SrArray **out) {
+  uint32_t nv = j->nvars;
+  for (uint32_t i = 0; i < j->nout; i++) out[i] = NULL;
+  SrArray **env = sr_xcalloc(nv + 1, sizeof *env);
+  int32_t *last = sr_xmalloc((nv + 1) * sizeof *last);
+  for (uint32_t i = 0; i < nv; i++) last[i] = -1;
+  for (uint32_t k = 0; k < j->neqn; k++)
+    for (uint32_t i = 0; i < j->eqns[k].nin; i++) {
+      const SrVar *v = j->eqns[k].in[i];
+      if (v->kind == SR_VAR) last[v->id] = (int32_t)k;
+    }
+  for (uint32_t i = 0; i < j->nout; i++)
+    if (j->outvars[i]->kind == SR_VAR) last[j->outvars[i]->id] = INT32_MAX;
+  int rc = 0;
+  for (uint32_t i = 0; i < j->nconst; i++) {
+    SrArrayObj *c = j->consts ? sr_array_of(j->consts[i]) : NULL;
+    if (!c || c->kind != SR_AV_CONCRETE) {
+      rc = sr_ev_err(cx, "RuntimeError", "the jaxpr's constant %u has no concrete value", i);
+      goto done;
+    }
+    env[j->invars[i]->id] = sr_array_ref(c->data);
+  }
+  for (uint32_t i = 0; i < sr_nargs(j); i++) env[sr_args(j)[i]->id] = sr_array_ref(in[i]);
+  SrArray *ist[16], *ost[16];
+  const SrType *tst[16];
+  for (uint32_t k = 0; k < j->neqn && rc == 0; k++) {
+    const SrEqn *q = &j->eqns[k];
+    SrArray **ins = q->nin <= 16 ? ist : sr_xmalloc(q->nin * sizeof *ins);
+    SrArray **outs = q->nout <= 16 ? ost : sr_xmalloc(q->nout * sizeof *outs);
+    const SrType **ts = q->nout <= 16 ? tst : sr_xmalloc(q->nout * sizeof *ts);
+    uint32_t nlit = 0;
+    for (uint32_t i = 0; i < q->nin; i++) {
+      const SrVar *v = q->in[i];
+      if (v->kind == SR_LIT) {
+        ins[i] = literal_array(v);
+        nlit++;
+      } else {
+        ins[i] = env[v->id];
+        if (!ins[i]) rc = sr_ev_err(cx, "RuntimeError", "internal: a var of the jaxpr has no value");
+      }
+    }
+    for (uint32_t i = 0; i < q->nout; i++) {
+      ts[i] = q->out[i]->type;
+      outs[i] = NULL;
+    }
+    if (rc == 0) {
+      SrEvalEqn ee = {q->prim, q->params, q->nparams, q->nin, q->nout, ins, ts, outs};
+      rc = sr_ev_eqn(cx, &ee);
+    }
+    if (nlit)
+      for (uint32_t i = 0; i < q->nin; i++)
+        if (q->in[i]->kind == SR_LIT) sr_array_unref(ins[i]);
+    for (uint32_t i = 0; i < q->nout && rc == 0; i++) {
+      const SrVar *v = q->out[i];
+      if (v->kind == SR_DROP || last[v->id] < 0) {
+        sr_array_unref(outs[i]);
+        continue;
+      }
+      sr_array_unref(env[v->id]);
+      env[v->id] = outs[i];
+    }
+    /* drop what this equation used last */
+    for (uint32_t i = 0; i < q->nin; i++) {
+      const SrVar *v = q->in[i];
+      if (v->kind == SR_VAR && last[v->id] == (int32_t)k && env[v->id]) {
+        sr_array_unref(env[v->id]);
+        env[v->id] = NULL;
+      }
+    }
+    if (ins != ist) free(ins);
+    if (outs != ost) free(outs);
+    if (ts != tst) free(ts);
+    if (cx->I && cx->I->interrupted) rc = sr_ev_err(cx, "KeyboardInterrupt", "interrupted");
+  }
+  for (uint32_t i = 0; i < j->nout && rc == 0; i++) {
+    const SrVar *v = j->outvars[i];
+    out[i] = v->kind == SR_LIT ? literal_array(v) : sr_array_ref(env[v->id]);
+    if (!out[i]) rc = sr_ev_err(cx, "RuntimeError", "internal: an output of the jaxpr has no value");
+  }
+  if (rc < 0)
+    for (uint32_t i = 0; i < j->nout; i++) {
+      sr_array_unref(out[i]);
+      out[i] = NULL;
+    }
+done:
+  for (uint32_t i = 0; i < nv; i++) sr_array_unref(env[i]);
+  free(env);
+  free(last);
+  return rc;
+}
+
+void sr_eval_init(void) {
+  static int done;
+  if (done) return;
+  done = 1;
+  sr_prims_init();
+  sr_eval_rules_elementwise();
+  sr_eval_rules_structural();
+  sr_eval_rules_reduce();
+  sr_eval_rules_dot();
+  sr_eval_rules_control();
+  sr_eval_rules_manual();
+  sr_eval_rules_sharding();
+}

@@ -1,0 +1,180 @@
+/* eval.h: the evaluator -- running equations and jaxprs on concrete
+ * arrays -- and what its eval rules share.
+ *
+ * Execution is local compute plus redistribution.  An eval rule
+ *
+ *     static int ev_sin(SrEvalCtx *cx, const SrEvalEqn *e);
+ *
+ * gets the input arrays and the output types of one equation (the types
+ * come from the equation, never re-derived), decides the layout each input
+ * must have for the output's layout, moves the data with sr_redistribute()
+ * where they differ, and computes each device's shard with sr_ev_map().
+ * It fills e->out[] with new references and returns 0, or -1 after a
+ * diagnostic in cx->d.
+ *
+ * The evaluator frees each intermediate at its last use in a jaxpr.
+ */
+#ifndef SR_EXEC_EVAL_H
+#define SR_EXEC_EVAL_H
+
+#include <stdint.h>
+
+#include "exec/array.h"
+#include "exec/comm.h"
+#include "exec/exec.h"
+#include "ir/jaxpr.h"
+#include "prims/prim.h"
+
+#define SR_EV_MAXPATH 32
+
+typedef struct SrEvalCtx {
+  SrInterp *I;          /* may be NULL (unit tests) */
+  SrExec *ex;           /* ledger and backend */
+  SrComm *comm;
+  const SrMesh *mesh;   /* the concrete mesh in context, with its axis
+                           types (Manual inside shard_map), or NULL */
+  SrDiags *d;
+  const char *path[SR_EV_MAXPATH]; /* where, for the ledger */
+  int depth;
+} SrEvalCtx;
+
+typedef struct SrEvalEqn {
+  const SrPrim *prim;
+  const SrParam *params;
+  uint32_t nparams, nin, nout;
+  SrArray *const *in;
+  const SrType *const *out_type;
+  SrArray **out;        /* filled by the rule */
+} SrEvalEqn;
+
+typedef int (*SrEvalRule)(SrEvalCtx *cx, const SrEvalEqn *e);
+
+/* Fills the eval slots of the primitive table; idempotent. */
+void sr_eval_init(void);
+/* Runs one equation. */
+int sr_ev_eqn(SrEvalCtx *cx, const SrEvalEqn *e);
+/* Runs a jaxpr: in are its non-const inputs (its constvars take their
+   values from j->consts); out gets j->nout new references. */
+int sr_ev_jaxpr(SrEvalCtx *cx, const SrJaxpr *j, SrArray *const *in, SrArray **out);
+/* A context for the top level of an interpreter. */
+void sr_eval_ctx_init(SrEvalCtx *cx, SrInterp *I, SrExec *ex, SrDiags *d);
+/* An error at run time ("exc: message" as JAX words it); returns -1. */
+int sr_ev_err(SrEvalCtx *cx, const char *exc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The path as "jit/while/body/dot_general". */
+void sr_ev_path_str(const SrEvalCtx *cx, SrBuf *out);
+static inline void sr_ev_push(SrEvalCtx *cx, const char *name) {
+  if (cx->depth < SR_EV_MAXPATH) cx->path[cx->depth] = name;
+  cx->depth++;
+}
+static inline void sr_ev_pop(SrEvalCtx *cx) { cx->depth--; }
+
+/* ---- params ---- */
+
+SrVal *sr_ev_param(const SrEvalEqn *e, const char *key);
+int sr_ev_param_int(SrEvalCtx *cx, const SrEvalEqn *e, const char *key, int64_t *out);
+/* A tuple of ints (nested tuples flattened); -1 if absent or not ints. */
+int sr_ev_param_ints(SrEvalCtx *cx, const SrEvalEqn *e, const char *key, int64_t *out, int max,
+                     int *n);
+/* Mesh axis names of a param (a str or tuple of strs, in order) as axis
+   indices of the concrete mesh m. */
+int sr_ev_param_axes(SrEvalCtx *cx, const SrEvalEqn *e, const char *key, const SrMesh *m,
+                     int *axes, int *naxes);
+/* A jaxpr param (jaxpr=, call_jaxpr=, ...). */
+const SrJaxpr *sr_ev_param_jaxpr(const SrEvalEqn *e, const char *key);
+
+/* ---- meshes and layouts of results ---- */
+
+/* The concrete mesh a result of type t lives on: the context's or an
+   input's mesh of t's shape (or, for a type with no mesh axes, the first
+   input's mesh, else the context's); a mesh of t's shape over the context
+   mesh's devices when the abstract mesh changed (use_abstract_mesh). */
+const SrMesh *sr_ev_mesh_for(SrEvalCtx *cx, const SrEvalEqn *e, const SrType *t);
+/* The layout of result i: its type's sharding, plus the Auto axes the
+   evaluator picks (see eval.c: elementwise results keep their inputs'
+   Auto sharding, other results are replicated over Auto axes). */
+const SrType *sr_ev_out_layout(SrEvalCtx *cx, const SrEvalEqn *e, uint32_t i, const SrMesh *m);
+/* Layout builders. */
+const SrType *sr_layout_with_dtype(const SrType *l, SrDtype dt);
+/* Concrete mesh m with a shape mesh's axis indices: an SrType with
+   no axes at all and the given shape/dtype (replicated). */
+const SrType *sr_layout_replicated(SrDtype dt, int ndim, const int64_t *shape, const SrMesh *shape_mesh);
+
+/* The layout a sharding value (NamedSharding or P) gives a result of
+   type t on concrete mesh m (eval_sharding.c). */
+int sr_ev_layout_of_sharding(SrEvalCtx *cx, const SrType *t, const SrVal *sh, const SrMesh *m, const SrType **out);
+
+/* ---- data movement ---- */
+
+/* a's data with layout `layout` on mesh m (NULL: one device), moving it
+   with the fewest collectives redistribute.c knows: reductions of
+   unreduced axes (all-reduce, or reduce-scatter into a dimension the
+   target splits), all-to-all for an axis that moves between dimensions,
+   all-gathers for axes the target drops, local slices for axes it adds,
+   zero padding for axes that become unreduced.  Returns a new reference
+   (a itself when nothing moves). */
+SrArray *sr_redistribute(SrEvalCtx *cx, SrArray *a, const SrMesh *m, const SrType *layout);
+/* The same, giving the result type `type` (the array's layout otherwise). */
+SrArray *sr_redistribute_typed(SrEvalCtx *cx, SrArray *a, const SrMesh *m, const SrType *layout,
+                               const SrType *type);
+/* The whole value of an array, row-major, on the host of every rank. */
+int sr_array_to_host(SrEvalCtx *cx, SrArray *a, void *out);
+/* Collectives with ledger entries, for the rules of manual mode and for
+   redistribute.c.  axes are concrete mesh axis indices in member order. */
+int sr_coll_all_reduce(SrEvalCtx *cx, SrArray *a, const int *axes, int naxes, SrRedOp op,
+                       SrBuffer **out);
+int sr_coll_all_gather(SrEvalCtx *cx, SrBuffer **in, const SrMesh *m, SrDtype dt, size_t nbytes,
+                       const int *axes, int naxes, SrBuffer **out);
+int sr_coll_reduce_scatter(SrEvalCtx *cx, SrBuffer **in, const SrMesh *m, SrDtype dt,
+                           size_t count, const int *axes, int naxes, SrRedOp op, SrBuffer **out);
+int sr_coll_all_to_all(SrEvalCtx *cx, SrBuffer **in, const SrMesh *m, SrDtype dt, size_t nbytes,
+                       const int *axes, int naxes, SrBuffer **out);
+int sr_coll_ppermute(SrEvalCtx *cx, SrBuffer **in, const SrMesh *m, SrDtype dt, size_t nbytes,
+                     const int *axes, int naxes, int npairs, const int *src, const int *dst,
+                     SrBuffer **out);
+
+/* ---- per-device computation ---- */
+
+typedef struct SrShardIO {
+  SrEvalCtx *cx;
+  int pos;                      /* mesh position */
+  const SrMesh *mesh;
+  SrBuffer *const *in;          /* the device's input buffers */
+  const int64_t *in_shape[16];  /* their shard shapes */
+  SrBuffer **out;               /* allocated unless SR_MAP_NOALLOC */
+  const int64_t *out_shape[16];
+  int64_t out_start[SR_MAX_RANK]; /* where output 0's block starts */
+  void *arg;
+} SrShardIO;
+
+typedef int (*SrShardFn)(SrShardIO *io);
+
+enum {
+  SR_MAP_BLOCK = 1,   /* the result depends on the device's block of
+                         output 0 (iota, random bits), not just the inputs */
+  SR_MAP_POS = 2,     /* the result depends on the device (axis_index) */
+  SR_MAP_NOALLOC = 4, /* fn sets io->out[] itself (sharing a buffer) */
+};
+
+/* Runs fn for each device this rank holds, once per distinct tuple of
+   input buffers (and block, with SR_MAP_BLOCK): devices with the same
+   inputs share the outputs.  The out arrays are made by the caller
+   (sr_array_new); inputs are on their mesh or meshless.  At most 16
+   inputs and outputs. */
+int sr_ev_map(SrEvalCtx *cx, int nin, SrArray *const *in, int nout, SrArray *const *out, int flags,
+              SrShardFn fn, void *arg);
+
+/* A new output array for result i of e on mesh m with a layout. */
+SrArray *sr_ev_new_out(const SrEvalEqn *e, uint32_t i, const SrMesh *m, const SrType *layout);
+
+/* Rule families (eval_*.c) register themselves. */
+void sr_eval_rules_elementwise(void);
+void sr_eval_rules_structural(void);
+void sr_eval_rules_reduce(void);
+void sr_eval_rules_dot(void);
+void sr_eval_rules_control(void);
+void sr_eval_rules_manual(void);
+void sr_eval_rules_sharding(void);
+static inline void sr_set_eval_rule(int prim_id, SrEvalRule r) { sr_prims[prim_id].eval = (void *)r; }
+
+#endif

@@ -1,0 +1,292 @@
+/* eval_elementwise.c: eval rules of the elementwise primitives.
+ *
+ * The result's layout comes from its type (eval.c adds Auto axes); every
+ * operand of the result's shape is brought to that layout, keeping its own
+ * unreduced and reduced sets (add of two unreduced values, mul of an
+ * unreduced by a reduced one: the type rules have checked them), and each
+ * device computes its shard.  Rank-0 operands are broadcast scalars. */
+#include <string.h>
+
+#include "exec/eval.h"
+#include "exec/kern.h"
+
+/* The layout operand a must have for a result laid out as l: l's dims,
+   a's own unreduced/reduced sets and dtype.  Rank-0 operands keep theirs. */
+static const SrType *operand_layout(const SrArray *a, const SrType *l) {
+  if (a->type->ndim == 0 || a->type->ndim != l->ndim) return a->layout;
+  SrTypeBuilder b;
+  sr_type_builder(&b, l);
+  b.dtype = a->type->dtype;
+  b.unreduced = a->layout->unreduced;
+  b.ukind = a->layout->ukind;
+  b.reduced = a->layout->reduced;
+  if ((b.unreduced || b.reduced) && !b.mesh) b.mesh = a->layout->mesh;
+  for (int i = 0; i < b.ndim; i++)
+    if (a->type->dims[i].size != l->dims[i].size) b.dims[i].nax = 0; /* a size-1 dim broadcast */
+  return sr_type_get(&b);
+}
+
+static int conv_fn(SrShardIO *io) {
+  const SrDtype *dts = io->arg;
+  size_t n = io->in[0]->nbytes / sr_elem_size(dts[0]);
+  if (sr_kern_convert(dts[0], dts[1], n, io->in[0]->data, io->out[0]->data) < 0)
+    return sr_ev_err(io->cx, "NotImplementedError", "cannot convert %s to %s", sr_dtype_name(dts[0]), sr_dtype_name(dts[1]));
+  return 0;
+}
+
+/* a converted to dtype dt (same layout and mesh). */
+static SrArray *converted(SrEvalCtx *cx, SrArray *a, SrDtype dt) {
+  if (a->type->dtype == dt) return sr_array_ref(a);
+  SrArray *r = sr_array_new(sr_type_with_dtype(a->type, dt), sr_layout_with_dtype(a->layout, dt), a->mesh);
+  SrDtype dts[2] = {a->type->dtype, dt};
+  if (sr_ev_map(cx, 1, &a, 1, &r, 0, conv_fn, dts) < 0) {
+    sr_array_unref(r);
+    return NULL;
+  }
+  return r;
+}
+
+typedef struct BcastArg {
+  int nd;
+  size_t es;
+  int64_t step[SR_MAX_RANK];
+} BcastArg;
+
+static int bcast_fn(SrShardIO *io) {
+  BcastArg *b = io->arg;
+  int64_t zero[SR_MAX_RANK] = {0};
+  sr_kern_strided(b->es, b->nd, io->in_shape[0], zero, b->step, io->out_shape[0], io->in[0]->data, io->out[0]->data);
+  return 0;
+}
+
+/* An operand with size-1 dims where the result has more (lax's degenerate
+   broadcasting), expanded to the result's shape in the result's layout. */
+static SrArray *expanded(SrEvalCtx *cx, SrArray *a, const SrType *l) {
+  SrTypeBuilder b;
+  sr_type_builder(&b, l);
+  b.dtype = a->type->dtype;
+  b.unreduced = a->layout->unreduced;
+  b.ukind = a->layout->ukind;
+  b.reduced = a->layout->reduced;
+  if ((b.unreduced || b.reduced) && !b.mesh) b.mesh = a->layout->mesh;
+  const SrType *nl = sr_type_get(&b);
+  SrTypeBuilder tb;
+  sr_type_builder(&tb, a->type);
+  for (int i = 0; i < tb.ndim; i++) tb.dims[i] = l->dims[i];
+  tb.mesh = l->mesh;
+  SrArray *r = sr_array_new(sr_type_get(&tb), nl, a->mesh);
+  BcastArg ba;
+  ba.nd = l->ndim;
+  ba.es = sr_elem_size(a->type->dtype);
+  for (int i = 0; i < l->ndim; i++) ba.step[i] = a->type->dims[i].size == l->dims[i].size ? 1 : 0;
+  if (sr_ev_map(cx, 1, &a, 1, &r, 0, bcast_fn, &ba) < 0) {
+    sr_array_unref(r);
+    return NULL;
+  }
+  return r;
+}
+
+/* Operand k of e, on mesh m, laid out for result layout l, of dtype dt
+   (dt < 0: its own). */
+static SrArray *operand(SrEvalCtx *cx, const SrEvalEqn *e, uint32_t k, const SrMesh *m, const SrType *l, int dt) {
+  SrArray *a = e->in[k];
+  SrArray *r;
+  if (a->type->ndim == 0 && (!a->mesh || a->mesh == m)) r = sr_array_ref(a);
+  else r = sr_redistribute(cx, a, m, operand_layout(a, l));
+  if (r && r->type->ndim && r->type->ndim == l->ndim) {
+    int same = 1;
+    for (int i = 0; i < l->ndim; i++) same &= r->type->dims[i].size == l->dims[i].size;
+    if (!same) {
+      SrArray *x = expanded(cx, r, l);
+      sr_array_unref(r);
+      r = x;
+    }
+  }
+  if (!r || dt < 0 || r->type->dtype == (SrDtype)dt) return r;
+  SrArray *c = converted(cx, r, (SrDtype)dt);
+  sr_array_unref(r);
+  return c;
+}
+
+typedef struct EwArg {
+  int prim;
+  SrDtype dt;       /* the operation's dtype */
+  int64_t ip[4];    /* integer params */
+  int nin;
+  int scalar[16];   /* operand k is a broadcast scalar */
+  SrDtype wdt;      /* select_n's predicate dtype */
+} EwArg;
+
+static size_t out_numel(SrShardIO *io, int nd) {
+  size_t n = 1;
+  for (int i = 0; i < nd; i++) n *= (size_t)io->out_shape[0][i];
+  return n;
+}
+
+static int kern_fail(SrShardIO *io, const EwArg *w) {
+  return sr_ev_err(io->cx, "NotImplementedError", "%s is not implemented for dtype %s", sr_prims[w->prim].name,
+                   sr_dtype_name(w->dt));
+}
+
+static int ew_fn(SrShardIO *io) {
+  EwArg *w = io->arg;
+  size_t n = io->out[0]->nbytes / sr_elem_size(sr_prims[w->prim].id == SR_P_select_n ? w->dt : w->dt);
+  (void)out_numel;
+  int rc;
+  switch (w->prim) {
+  case SR_P_select_n: {
+    const void *cases[16];
+    n = io->out[0]->nbytes / sr_elem_size(w->dt);
+    for (int k = 1; k < w->nin; k++) cases[k - 1] = io->in[k]->data;
+    rc = sr_kern_select(w->wdt, w->dt, n, io->in[0]->data, w->scalar[0], w->nin - 1, cases, w->scalar + 1,
+                        io->out[0]->data);
+    break;
+  }
+  case SR_P_clamp:
+    n = io->out[0]->nbytes / sr_elem_size(w->dt);
+    rc = sr_kern_clamp(w->dt, n, io->in[0]->data, w->scalar[0], io->in[1]->data, w->scalar[1], io->in[2]->data,
+                       w->scalar[2], io->out[0]->data);
+    break;
+  default:
+    if (w->nin == 1) {
+      n = io->in[0]->nbytes / sr_elem_size(w->dt);
+      rc = sr_kern_unary(w->prim, w->dt, n, io->in[0]->data, io->out[0]->data, w->ip);
+    } else {
+      n = (w->scalar[0] ? io->in[1]->nbytes : io->in[0]->nbytes) / sr_elem_size(w->dt);
+      if (w->scalar[0] && w->scalar[1]) n = 1;
+      rc = sr_kern_binary(w->prim, w->dt, n, io->in[0]->data, w->scalar[0], io->in[1]->data, w->scalar[1],
+                          io->out[0]->data);
+    }
+  }
+  return rc < 0 ? kern_fail(io, w) : 0;
+}
+
+static int is_compare(int id) {
+  return id == SR_P_eq || id == SR_P_ne || id == SR_P_lt || id == SR_P_le || id == SR_P_gt || id == SR_P_ge;
+}
+
+/* The n-ary elementwise rule: add, mul, comparisons, select_n, ... */
+static int ev_nary(SrEvalCtx *cx, const SrEvalEqn *e) {
+  const SrType *t = e->out_type[0];
+  const SrMesh *m = sr_ev_mesh_for(cx, e, t);
+  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
+  int id = e->prim->id;
+  EwArg w;
+  memset(&w, 0, sizeof w);
+  w.prim = id;
+  w.nin = (int)e->nin;
+  if (e->nin > 16) return sr_ev_err(cx, "NotImplementedError", "%s with more than 16 operands", e->prim->name);
+  /* the operation's dtype: the result's, or for comparisons (and the
+     predicate of select_n) that of the operands */
+  int first = id == SR_P_select_n ? 1 : 0;
+  SrDtype dt = t->dtype;
+  if (is_compare(id)) {
+    dt = e->in[0]->type->dtype;
+    for (uint32_t k = 0; k < e->nin; k++)
+      if (e->in[k]->type->ndim && !e->in[k]->type->weak) dt = e->in[k]->type->dtype;
+  }
+  w.dt = dt;
+  SrArray *ops[16] = {0};
+  int rc = 0;
+  for (uint32_t k = 0; k < e->nin && rc == 0; k++) {
+    int want = (int)k < first ? -1 : (int)dt;
+    ops[k] = operand(cx, e, k, m, l, want);
+    if (!ops[k]) rc = -1;
+    else w.scalar[k] = ops[k]->type->ndim == 0 && t->ndim > 0;
+  }
+  if (rc == 0 && id == SR_P_select_n) {
+    w.wdt = ops[0]->type->dtype;
+    if (w.wdt != SR_BOOL && w.wdt != SR_I32) {
+      SrArray *c = converted(cx, ops[0], SR_I32);
+      sr_array_unref(ops[0]);
+      ops[0] = c;
+      w.wdt = SR_I32;
+      if (!c) rc = -1;
+    }
+  }
+  if (rc == 0) {
+    e->out[0] = sr_array_new(t, sr_layout_with_dtype(l, t->dtype), m);
+    rc = sr_ev_map(cx, (int)e->nin, ops, 1, e->out, 0, ew_fn, &w);
+  }
+  for (uint32_t k = 0; k < e->nin; k++) sr_array_unref(ops[k]);
+  return rc;
+}
+
+static int64_t round_method(const SrVal *v) {
+  if (!v) return 0;
+  if (v->kind == SR_V_INT) return v->i;
+  if ((v->kind == SR_V_WORD || v->kind == SR_V_STR) && memmem(v->str.s, v->str.n, "EVEN", 4)) return 1;
+  return 0;
+}
+
+static int ev_unary(SrEvalCtx *cx, const SrEvalEqn *e) {
+  const SrType *t = e->out_type[0];
+  const SrMesh *m = sr_ev_mesh_for(cx, e, t);
+  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
+  EwArg w;
+  memset(&w, 0, sizeof w);
+  w.prim = e->prim->id;
+  w.nin = 1;
+  w.dt = e->in[0]->type->dtype;
+  switch (w.prim) {
+  case SR_P_integer_pow:
+    if (sr_ev_param_int(cx, e, "y", &w.ip[0]) < 0) return -1;
+    break;
+  case SR_P_round: w.ip[0] = round_method(sr_ev_param(e, "rounding_method")); break;
+  case SR_P_reduce_precision:
+    w.ip[0] = 8;
+    w.ip[1] = 23;
+    if (sr_ev_param(e, "exponent_bits")) sr_ev_param_int(cx, e, "exponent_bits", &w.ip[0]);
+    if (sr_ev_param(e, "mantissa_bits")) sr_ev_param_int(cx, e, "mantissa_bits", &w.ip[1]);
+    break;
+  default: break;
+  }
+  SrArray *x = operand(cx, e, 0, m, l, -1);
+  if (!x) return -1;
+  e->out[0] = sr_array_new(t, sr_layout_with_dtype(l, t->dtype), m);
+  int rc = sr_ev_map(cx, 1, &x, 1, e->out, 0, ew_fn, &w);
+  sr_array_unref(x);
+  return rc;
+}
+
+/* copy, stop_gradient, and the identity casts: the same buffers. */
+static int ev_identity(SrEvalCtx *cx, const SrEvalEqn *e) {
+  const SrType *t = e->out_type[0];
+  const SrMesh *m = sr_ev_mesh_for(cx, e, t);
+  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
+  e->out[0] = sr_redistribute_typed(cx, e->in[0], m, operand_layout(e->in[0], l), t);
+  return e->out[0] ? 0 : -1;
+}
+
+static int ev_convert(SrEvalCtx *cx, const SrEvalEqn *e) {
+  const SrType *t = e->out_type[0];
+  const SrMesh *m = sr_ev_mesh_for(cx, e, t);
+  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
+  SrArray *x = operand(cx, e, 0, m, l, -1);
+  if (!x) return -1;
+  SrArray *c = converted(cx, x, t->dtype);
+  sr_array_unref(x);
+  if (!c) return -1;
+  e->out[0] = sr_array_retype(c, t, sr_layout_with_dtype(c->layout, t->dtype));
+  sr_array_unref(c);
+  return 0;
+}
+
+void sr_eval_rules_elementwise(void) {
+  static const int unary[] = {
+    SR_P_neg, SR_P_sign, SR_P_abs, SR_P_exp, SR_P_exp2, SR_P_log, SR_P_expm1, SR_P_log1p, SR_P_sin, SR_P_cos,
+    SR_P_tan, SR_P_tanh, SR_P_logistic, SR_P_sqrt, SR_P_rsqrt, SR_P_cbrt, SR_P_square, SR_P_floor, SR_P_ceil,
+    SR_P_round, SR_P_not, SR_P_integer_pow, SR_P_is_finite, SR_P_erf, SR_P_erf_inv, SR_P_reduce_precision,
+  };
+  static const int nary[] = {
+    SR_P_add, SR_P_sub, SR_P_mul, SR_P_div, SR_P_rem, SR_P_pow, SR_P_max, SR_P_min, SR_P_atan2, SR_P_nextafter,
+    SR_P_eq, SR_P_ne, SR_P_lt, SR_P_le, SR_P_gt, SR_P_ge, SR_P_and, SR_P_or, SR_P_xor, SR_P_shift_left,
+    SR_P_shift_right_logical, SR_P_shift_right_arithmetic, SR_P_select_n, SR_P_clamp, SR_P_add_any,
+  };
+  for (size_t i = 0; i < sizeof unary / sizeof *unary; i++) sr_set_eval_rule(unary[i], ev_unary);
+  for (size_t i = 0; i < sizeof nary / sizeof *nary; i++) sr_set_eval_rule(nary[i], ev_nary);
+  sr_set_eval_rule(SR_P_copy, ev_identity);
+  sr_set_eval_rule(SR_P_copy_p, ev_identity);
+  sr_set_eval_rule(SR_P_stop_gradient, ev_identity);
+  sr_set_eval_rule(SR_P_convert_element_type, ev_convert);
+}

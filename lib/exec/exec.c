@@ -1,0 +1,291 @@
+/* exec.c: the execution backend's state, the hooks it installs in
+ * lang/trace.h, and the ledger of collectives behind :comm. */
+#include "exec/exec.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/eval.h"
+#include "exec/kern.h"
+#include "exec/numfmt.h"
+#include "lang/commands.h"
+#include "lang/jaxstate.h"
+#include "lang/jnp.h"
+#include "lang/objects.h"
+#include "lang/trace.h"
+#include "util/mem.h"
+
+void sr_builtins_exec_init(void); /* lib/lang/builtins_exec.c */
+
+/* ---- state ---- */
+
+SrExec *sr_exec(SrInterp *I) {
+  SrExec *ex = I->exec;
+  if (!ex) {
+    ex = sr_xcalloc(1, sizeof *ex);
+    I->exec = ex;
+  }
+  if (!ex->comm) {
+    ex->comm = sr_comm_local_new(I->jax->num_devices);
+    I->jax->devices_used = 1;
+  }
+  return ex;
+}
+
+void sr_exec_set_comm(SrInterp *I, SrComm *c) {
+  SrExec *ex = I->exec;
+  if (!ex) {
+    ex = sr_xcalloc(1, sizeof *ex);
+    I->exec = ex;
+  }
+  if (ex->comm) sr_comm_free(ex->comm);
+  ex->comm = c;
+  I->jax->num_devices = c->ndev;
+  I->jax->devices_used = 1;
+}
+
+void sr_exec_free(SrInterp *I) {
+  SrExec *ex = I->exec;
+  if (!ex) return;
+  sr_comm_free(ex->comm);
+  free(ex->ledger);
+  free(ex);
+  I->exec = NULL;
+}
+
+/* ---- the ledger ---- */
+
+void sr_exec_stmt_begin(SrInterp *I) {
+  SrExec *ex = I->exec;
+  if (ex) ex->nledger = 0;
+}
+
+void sr_exec_ledger_add(SrExec *ex, const char *kind, const char *axes, SrDtype dt, size_t bytes, const char *path) {
+  const char *dn = sr_dtype_name(dt);
+  for (int i = 0; i < ex->nledger; i++) {
+    SrLedgerEntry *l = &ex->ledger[i];
+    if (l->kind == kind && l->axes == axes && l->dtype == dn && l->bytes == bytes && l->path == path) {
+      l->count++;
+      return;
+    }
+  }
+  if (ex->nledger == ex->capledger) {
+    ex->capledger = ex->capledger ? 2 * ex->capledger : 16;
+    ex->ledger = sr_xrealloc(ex->ledger, (size_t)ex->capledger * sizeof *ex->ledger);
+  }
+  ex->ledger[ex->nledger++] = (SrLedgerEntry){kind, axes, dn, bytes, 1, path};
+}
+
+void sr_exec_ledger_str(SrInterp *I, SrBuf *out) {
+  SrExec *ex = I->exec;
+  if (!ex || !ex->nledger) {
+    sr_buf_puts(out, "no collectives\n");
+    return;
+  }
+  sr_buf_printf(out, "%-15s %-12s %-9s %12s %6s  %s\n", "collective", "axes", "dtype", "bytes/device", "count", "where");
+  for (int i = 0; i < ex->nledger; i++) {
+    const SrLedgerEntry *l = &ex->ledger[i];
+    sr_buf_printf(out, "%-15s %-12s %-9s %12zu %6ld  %s\n", l->kind, l->axes, l->dtype, l->bytes, l->count,
+                  l->path && *l->path ? l->path : "-");
+  }
+}
+
+static int cmd_comm(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
+  (void)arg;
+  (void)src;
+  (void)off;
+  SrBuf b = SR_BUF_INIT;
+  sr_exec_ledger_str(I, &b);
+  sr_write(I, b.p, b.len);
+  sr_buf_free(&b);
+  return 0;
+}
+
+/* ---- hooks ---- */
+
+static int hook_eqn(SrInterp *I, const SrPrim *prim, const SrParam *params, int nparams, int nin, struct SrArray **in,
+                    int nout, const SrType *const *out_types, struct SrArray **out, SrDiags *d) {
+  SrEvalCtx cx;
+  sr_eval_ctx_init(&cx, I, sr_exec(I), d);
+  cx.mesh = I->jax->mesh;
+  SrEvalEqn e = {prim, params, (uint32_t)nparams, (uint32_t)nin, (uint32_t)nout, in, out_types, out};
+  return sr_ev_eqn(&cx, &e);
+}
+
+static int hook_jaxpr(SrInterp *I, const SrJaxpr *j, int nin, struct SrArray **in, struct SrArray **out, SrDiags *d) {
+  SrEvalCtx cx;
+  sr_eval_ctx_init(&cx, I, sr_exec(I), d);
+  cx.mesh = I->jax->mesh;
+  if ((uint32_t)nin != sr_nargs(j)) return sr_error(d, SR_E_RUNTIME, NULL, 0, "the jaxpr takes %u arguments, %d given", sr_nargs(j), nin);
+  return sr_ev_jaxpr(&cx, j, in, out);
+}
+
+/* A whole array from host bytes, replicated on mesh m (NULL: meshless);
+   only this rank's devices get the buffer. */
+static SrArray *place(SrInterp *I, const SrType *t, const SrMesh *m, SrBuffer *b) {
+  SrExec *ex = sr_exec(I);
+  SrArray *a = sr_array_new(t, sr_layout_of_type(sr_type_strip_sharding(sr_type_with_weak(t, 0))), m);
+  for (int p = 0; p < a->ndev; p++)
+    if (sr_comm_local(ex->comm, m, p)) a->shard[p] = sr_buffer_ref(b);
+  return a;
+}
+
+static struct SrArray *hook_from_scalar(SrInterp *I, const SrType *t, double re, double im, int64_t iv) {
+  (void)im;
+  size_t es = sr_elem_size(t->dtype);
+  if (!es || sr_dtype_kind(t->dtype) == SR_DK_COMPLEX) {
+    sr_raise(I, "NotImplementedError", "shardrepl cannot hold arrays of dtype %s", sr_dtype_name(t->dtype));
+    return NULL;
+  }
+  SrBuffer *b = sr_buffer_new(es);
+  sr_kern_set_scalar(t->dtype, re, iv, b->data);
+  SrArray *a = place(I, t, NULL, b);
+  sr_buffer_unref(b);
+  return a;
+}
+
+static struct SrArray *from_host(SrInterp *I, const SrType *t, const double *re, const double *im, const int64_t *iv) {
+  (void)im;
+  size_t es = sr_elem_size(t->dtype);
+  if (!es || sr_dtype_kind(t->dtype) == SR_DK_COMPLEX) {
+    sr_raise(I, "NotImplementedError", "shardrepl cannot hold arrays of dtype %s", sr_dtype_name(t->dtype));
+    return NULL;
+  }
+  int64_t n = sr_type_numel(t);
+  SrBuffer *b = sr_buffer_new((size_t)n * es);
+  int isf = sr_dtype_is_float(t->dtype);
+  for (int64_t i = 0; i < n; i++)
+    sr_kern_set_scalar(t->dtype, re[i], isf ? (int64_t)re[i] : iv[i], (char *)b->data + (size_t)i * es);
+  SrArray *a = place(I, t, I->jax->mesh, b);
+  sr_buffer_unref(b);
+  return a;
+}
+
+static void hook_unref(struct SrArray *a) { sr_array_unref(a); }
+static const SrType *hook_type(struct SrArray *a) { return a->type; }
+
+/* The whole value on the host (malloc'ed), or NULL with d filled. */
+static void *host_copy(SrInterp *I, SrArray *a, SrDiags *d) {
+  SrEvalCtx cx;
+  sr_eval_ctx_init(&cx, I, sr_exec(I), d);
+  cx.mesh = I->jax->mesh;
+  sr_ev_push(&cx, "print");
+  size_t n = (size_t)sr_type_numel(a->type) * sr_elem_size(a->type->dtype);
+  void *h = sr_xmalloc(n ? n : 1);
+  if (sr_array_to_host(&cx, a, h) < 0) {
+    free(h);
+    return NULL;
+  }
+  return h;
+}
+
+static int is_key(SrDtype dt) {
+  const char *n = sr_dtype_name(dt);
+  return strncmp(n, "key<", 4) == 0;
+}
+
+static void shape_str(SrBuf *out, const SrType *t) {
+  sr_buf_putc(out, '(');
+  for (int i = 0; i < t->ndim; i++) sr_buf_printf(out, i ? ", %lld" : "%lld", (long long)t->dims[i].size);
+  if (t->ndim == 1) sr_buf_putc(out, ',');
+  sr_buf_putc(out, ')');
+}
+
+void sr_exec_sharding_str(SrInterp *I, SrBuf *out, SrArray *a); /* builtins_exec.c */
+
+static void hook_repr(SrInterp *I, SrBuf *out, struct SrArray *a, int weak) {
+  const SrType *t = a->type;
+  if (a->layout->unreduced) {
+    /* ArrayImpl.__repr__ of an unreduced array: no values */
+    sr_buf_puts(out, "Array(shape=");
+    shape_str(out, t);
+    sr_buf_printf(out, ", dtype=%s%s, sharding=", sr_dtype_name(t->dtype), weak ? ", weak_type=True" : "");
+    sr_exec_sharding_str(I, out, a);
+    sr_buf_putc(out, ')');
+    return;
+  }
+  SrDiags d = SR_DIAGS_INIT;
+  void *h = host_copy(I, a, &d);
+  if (!h) {
+    sr_buf_puts(out, "<array: ");
+    if (d.first) sr_buf_puts(out, d.first->msg);
+    sr_buf_putc(out, '>');
+    sr_diags_clear(&d);
+    return;
+  }
+  int64_t shape[SR_MAX_RANK + 1];
+  for (int i = 0; i < t->ndim; i++) shape[i] = t->dims[i].size;
+  if (is_key(t->dtype)) {
+    /* Array((), dtype=key<fry>) overlaying:\n[0 0] */
+    sr_buf_puts(out, "Array(");
+    shape_str(out, t);
+    sr_buf_printf(out, ", dtype=%s) overlaying:\n", sr_dtype_name(t->dtype));
+    shape[t->ndim] = 2;
+    sr_numfmt_str(out, SR_U32, t->ndim + 1, shape, h);
+  } else {
+    sr_numfmt_repr(out, t->dtype, t->ndim, shape, h, weak);
+  }
+  free(h);
+}
+
+static void hook_str(SrInterp *I, SrBuf *out, struct SrArray *a) {
+  const SrType *t = a->type;
+  if (a->layout->unreduced || is_key(t->dtype)) {
+    hook_repr(I, out, a, t->weak);
+    return;
+  }
+  SrDiags d = SR_DIAGS_INIT;
+  void *h = host_copy(I, a, &d);
+  if (!h) {
+    sr_buf_puts(out, "<array: ");
+    if (d.first) sr_buf_puts(out, d.first->msg);
+    sr_buf_putc(out, '>');
+    sr_diags_clear(&d);
+    return;
+  }
+  int64_t shape[SR_MAX_RANK];
+  for (int i = 0; i < t->ndim; i++) shape[i] = t->dims[i].size;
+  sr_numfmt_str(out, t->dtype, t->ndim, shape, h);
+  free(h);
+}
+
+static SrVal *hook_item(SrInterp *I, struct SrArray *a) {
+  const SrType *t = a->type;
+  if (sr_type_numel(t) != 1)
+    return sr_raise(I, "ValueError", "can only convert an array of size 1 to a Python scalar");
+  if (is_key(t->dtype) || !sr_elem_size(t->dtype))
+    return sr_raise(I, "TypeError", "cannot convert an array of dtype %s to a Python scalar", sr_dtype_name(t->dtype));
+  SrDiags d = SR_DIAGS_INIT;
+  void *h = host_copy(I, a, &d);
+  if (!h) return sr_raise_diags(I, &d, "RuntimeError");
+  SrVal *r;
+  if (t->dtype == SR_BOOL) r = sr_bool(*(uint8_t *)h != 0);
+  else if (sr_dtype_is_float(t->dtype)) r = sr_float(NULL, sr_kern_get_f64(t->dtype, h));
+  else if (t->dtype == SR_U64) r = sr_int(NULL, (int64_t) * (uint64_t *)h);
+  else r = sr_int(NULL, sr_kern_get_i64(t->dtype, h));
+  free(h);
+  return r;
+}
+
+int sr_exec_init(SrInterp *I) {
+  sr_eval_init();
+  sr_exec_hooks.eqn = hook_eqn;
+  sr_exec_hooks.jaxpr = hook_jaxpr;
+  sr_exec_hooks.from_scalar = hook_from_scalar;
+  sr_exec_hooks.array_unref = hook_unref;
+  sr_exec_hooks.array_repr = hook_repr;
+  sr_exec_hooks.array_str = hook_str;
+  sr_exec_hooks.array_item = hook_item;
+  sr_exec_hooks.array_type = hook_type;
+  sr_exec_from_host = from_host;
+  static int once;
+  if (!once) {
+    once = 1;
+    SrCommand c = {"comm", NULL, "", "show the collectives the last statement ran (kind, mesh axes, bytes, count, where)",
+                   cmd_comm};
+    sr_command_add(&c);
+    sr_builtins_exec_init();
+  }
+  (void)I;
+  return 0;
+}

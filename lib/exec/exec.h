@@ -1,0 +1,55 @@
+/* exec.h: the execution backend as the rest of shardrepl sees it.
+ *
+ * sr_exec_init() installs the hooks of lang/trace.h (running primitives
+ * and jaxprs on concrete arrays, printing arrays) and registers the
+ * built-ins of lib/lang/builtins_exec.c.  The per-interpreter state
+ * (I->exec) holds the communication backend and the ledger of collectives.
+ */
+#ifndef SR_EXEC_EXEC_H
+#define SR_EXEC_EXEC_H
+
+#include <stddef.h>
+
+#include "exec/array.h"
+#include "exec/comm.h"
+#include "lang/interp.h"
+
+/* One collective, as :comm shows it. */
+typedef struct SrLedgerEntry {
+  const char *kind;  /* "all-reduce", "all-gather", "reduce-scatter",
+                        "all-to-all", "ppermute", "fetch" (interned) */
+  const char *axes;  /* "('X', 'Y')" (interned) */
+  const char *dtype; /* element type name */
+  size_t bytes;      /* bytes each device sends into one such collective */
+  long count;        /* how many times it ran */
+  const char *path;  /* where: "jit/while/body/dot_general" (interned) */
+} SrLedgerEntry;
+
+typedef struct SrExec {
+  SrComm *comm;          /* created on first use, for I->jax->num_devices */
+  SrLedgerEntry *ledger; /* the collectives of the current (or, between
+                            statements, the last) statement */
+  int nledger, capledger;
+} SrExec;
+
+/* Installs the hooks and built-ins; call once per interpreter, from
+   sr_interp_new.  Returns 0. */
+int sr_exec_init(SrInterp *I);
+/* The interpreter's execution state (creating the local backend with
+   I->jax->num_devices devices on first use, which fixes that count). */
+SrExec *sr_exec(SrInterp *I);
+/* Replaces the communication backend (the MPI driver does this before the
+   first statement); the state takes ownership. */
+void sr_exec_set_comm(SrInterp *I, SrComm *c);
+/* Frees the state (the interpreter's own free calls it). */
+void sr_exec_free(SrInterp *I);
+
+/* A top-level statement begins: the ledger starts afresh. */
+void sr_exec_stmt_begin(SrInterp *I);
+/* Appends a collective to the ledger (merging it with an equal entry). */
+void sr_exec_ledger_add(SrExec *ex, const char *kind, const char *axes, SrDtype dt, size_t bytes,
+                        const char *path);
+/* The ledger as :comm prints it: the collectives of the last statement. */
+void sr_exec_ledger_str(SrInterp *I, SrBuf *out);
+
+#endif

@@ -1,0 +1,89 @@
+/* kern.h: kernels on one shard (row-major, contiguous buffers).
+ *
+ * They know nothing of meshes: the eval rules and redistribute.c call
+ * them on each device's buffers.  Inner loops are specialised per element
+ * size or dtype; no function pointer is called per element.
+ */
+#ifndef SR_EXEC_KERN_H
+#define SR_EXEC_KERN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ir/dtype.h"
+
+/* ---- moving elements (kern_copy.c) ---- */
+
+/* out = in transposed: out dim k is in dim perm[k]. */
+void sr_kern_transpose(size_t es, int ndim, const int64_t *in_shape, const int *perm, const void *in,
+                       void *out);
+/* out (count-shaped) = the box of in that starts at start. */
+void sr_kern_copy_box(size_t es, int ndim, const int64_t *in_shape, const int64_t *start,
+                      const int64_t *count, const void *in, void *out);
+/* The box of out that starts at start = in (count-shaped); the rest of out
+   is left as it is. */
+void sr_kern_paste_box(size_t es, int ndim, const int64_t *out_shape, const int64_t *start,
+                       const int64_t *count, const void *in, void *out);
+/* General strided gather: out[i] = in[sum_k (start[k] + i_k * step[k]) *
+   stride_k] over out's shape (steps may be negative: rev). */
+void sr_kern_strided(size_t es, int ndim, const int64_t *in_shape, const int64_t *start,
+                     const int64_t *step, const int64_t *out_shape, const void *in, void *out);
+/* The general walk: count-shaped box, element offsets and strides on
+   each side (strides may be 0 or negative). */
+void sr_kern_copy_general(size_t es, int ndim, const int64_t *count, const void *src, int64_t src_off,
+                          const int64_t *src_stride, void *dst, int64_t dst_off, const int64_t *dst_stride);
+/* Row-major strides (elements) of a shape. */
+void sr_kern_row_strides(int ndim, const int64_t *shape, int64_t *strides);
+/* n copies of one element. */
+void sr_kern_fill(size_t es, size_t n, const void *elem, void *out);
+/* Moves axis `from` of a shape to position `to` (the others keep their
+   order): the copy a gather or an all-to-all needs. */
+void sr_kern_move_axis(size_t es, int ndim, const int64_t *shape, int from, int to, const void *in,
+                       void *out);
+
+/* ---- elementwise (kern_ew.c) ---- */
+
+/* Unary and binary operations by primitive id (SR_P_*).  n elements;
+   a scalar operand (sa/sb set) is one element broadcast.  Returns -1 for
+   a dtype the operation does not support. */
+int sr_kern_unary(int prim, SrDtype dt, size_t n, const void *a, void *out, const int64_t *iparams);
+int sr_kern_binary(int prim, SrDtype dt, size_t n, const void *a, int sa, const void *b, int sb, void *out);
+/* select_n: out[i] = cases[which[i]][i]; which is bool or int32. */
+int sr_kern_select(SrDtype wdt, SrDtype dt, size_t n, const void *which, int sw, int ncases,
+                   const void *const *cases, const int *scalar, void *out);
+/* clamp(lo, x, hi) */
+int sr_kern_clamp(SrDtype dt, size_t n, const void *lo, int slo, const void *x, int sx, const void *hi,
+                  int shi, void *out);
+/* convert_element_type */
+int sr_kern_convert(SrDtype from, SrDtype to, size_t n, const void *in, void *out);
+/* Element value as double / int64 (for literals and item()). */
+double sr_kern_get_f64(SrDtype dt, const void *p);
+int64_t sr_kern_get_i64(SrDtype dt, const void *p);
+/* One element of dt from a double or int64 (ints from iv, floats from re). */
+void sr_kern_set_scalar(SrDtype dt, double re, int64_t iv, void *p);
+/* iota along dim of a block: out[idx] = start[dim] + idx[dim]. */
+int sr_kern_iota(SrDtype dt, int ndim, const int64_t *count, const int64_t *start, int dim, void *out);
+
+/* ---- reductions (kern_reduce.c) ---- */
+
+enum { SR_KR_SUM, SR_KR_MAX, SR_KR_MIN, SR_KR_PROD, SR_KR_AND, SR_KR_OR };
+/* Reduces the dims in `axes` (a bitmask) of in; out has the other dims. */
+int sr_kern_reduce(int op, SrDtype dt, int ndim, const int64_t *shape, uint32_t axes, const void *in,
+                   void *out);
+/* argmax / argmin along one axis; index dtype idt (int32 or int64). */
+int sr_kern_argminmax(int is_max, SrDtype dt, SrDtype idt, int ndim, const int64_t *shape, int axis,
+                      const void *in, void *out);
+/* cumulative sum/prod/max/min along an axis. */
+int sr_kern_cumulative(int op, SrDtype dt, int ndim, const int64_t *shape, int axis, int reverse,
+                       const void *in, void *out);
+
+/* ---- contractions (kern_dot.c) ---- */
+
+/* dot_general of one pair of shards: out is batch dims (lhs order), lhs
+   free dims, rhs free dims.  Floats go through cblas (float16 and bfloat16
+   in float32); integers and bool through a plain loop. */
+int sr_kern_dot(SrDtype ldt, SrDtype rdt, SrDtype odt, int lnd, const int64_t *lshape, const void *lhs,
+                int rnd, const int64_t *rshape, const void *rhs, int nb, const int *lb, const int *rb,
+                int nc, const int *lc, const int *rc, void *out);
+
+#endif
