@@ -15,6 +15,7 @@
 #include "text/print.h"
 #include "util/buf.h"
 #include "util/diag.h"
+#include "util/intern.h"
 #include "util/mem.h"
 
 enum {
@@ -32,6 +33,8 @@ static int exit_for(SrErrKind k) {
   default: return EXIT_RUNTIME;
   }
 }
+
+static const SrMesh *opt_mesh; /* --mesh */
 
 /* Reads a whole file ("-" is stdin) into a new source. */
 static SrSrc *read_source(const char *path, SrDiags *d) {
@@ -77,7 +80,8 @@ static int run_fmt(const char *path) {
   int rc = EXIT_OK, count = 0;
   while (pos < src->len) {
     size_t end;
-    SrProgram *p = sr_parse_program(src, pos, &end, NULL, &d);
+    SrParseOpts po = {opt_mesh};
+    SrProgram *p = sr_parse_program(src, pos, &end, &po, &d);
     if (!p) {
       report(&d);
       rc = exit_for(sr_diags_kind(&d));
@@ -96,6 +100,27 @@ static int run_fmt(const char *path) {
   return rc;
 }
 
+/* --mesh X:4,Y:2 -- the mesh --check and --fmt read texts against (all
+   axes Explicit); NULL on a malformed spec. */
+static const SrMesh *parse_mesh_opt(const char *spec) {
+  SrMesh m;
+  memset(&m, 0, sizeof m);
+  const char *s = spec;
+  while (*s) {
+    const char *colon = strchr(s, ':');
+    if (!colon || colon == s || m.n == SR_MAX_AXES) return NULL;
+    char *end;
+    long size = strtol(colon + 1, &end, 10);
+    if (size <= 0 || (*end && *end != ',')) return NULL;
+    m.names[m.n] = sr_intern(s, (size_t)(colon - s));
+    m.sizes[m.n++] = size;
+    s = *end ? end + 1 : end;
+  }
+  if (!m.n) return NULL;
+  m.abstract = 1;
+  return sr_mesh_intern(&m);
+}
+
 /* --check: type-check every jaxpr in the file. */
 static int run_check(const char *path, int devices) {
   SrDiags d = SR_DIAGS_INIT;
@@ -110,12 +135,13 @@ static int run_check(const char *path, int devices) {
   int rc = EXIT_OK, count = 0;
   while (pos < src->len) {
     size_t end;
-    SrProgram *p = sr_parse_program(src, pos, &end, NULL, &d);
+    SrParseOpts po = {opt_mesh};
+    SrProgram *p = sr_parse_program(src, pos, &end, &po, &d);
     if (!p) {
       rc = EXIT_PARSE;
       break;
     }
-    SrCheckOpts opts = {NULL, 1};
+    SrCheckOpts opts = {opt_mesh, 1};
     if (sr_check_jaxpr(p->top, &opts, &d, NULL) > 0 || d.count) rc = EXIT_PARSE;
     count++;
     sr_program_unref(p);
@@ -141,6 +167,7 @@ static void usage(FILE *f) {
         "      --devices N        simulate N devices in this process (default 8)\n"
         "      --fmt FILE         print the canonical form of the jaxprs in FILE ('-': stdin)\n"
         "      --check FILE       type-check the jaxprs in FILE ('-': stdin)\n"
+        "      --mesh X:4,Y:2     the mesh --check and --fmt read jaxprs against\n"
         "  -h, --help             show this help\n"
         "  -V, --version          show the version\n"
         "Exit status: 0 success, 1 runtime error, 2 usage error, 3 parse or type error.\n",
@@ -161,12 +188,14 @@ int main(int argc, char **argv) {
     {"devices", required_argument, 0, 'D'},
     {"fmt", required_argument, 0, 'F'},
     {"check", required_argument, 0, 'C'},
+    {"mesh", required_argument, 0, 'M'},
     {"help", no_argument, 0, 'h'},
     {"version", no_argument, 0, 'V'},
     {0, 0, 0, 0},
   };
   const char **evals = calloc((size_t)argc + 1, sizeof *evals);
   int nevals = 0, keep_going = 0, interactive = 0, devices = 0;
+  const char *fmt_path = NULL, *check_path = NULL;
   int c;
   while ((c = getopt_long(argc, argv, "e:kihV", opts, NULL)) != -1) {
     switch (c) {
@@ -184,12 +213,24 @@ int main(int argc, char **argv) {
       devices = (int)n;
       break;
     }
-    case 'F': free(evals); return run_fmt(optarg);
-    case 'C': free(evals); return run_check(optarg, devices);
+    case 'F': fmt_path = optarg; break;
+    case 'C': check_path = optarg; break;
+    case 'M':
+      opt_mesh = parse_mesh_opt(optarg);
+      if (!opt_mesh) {
+        fprintf(stderr, "shardrepl: --mesh wants NAME:SIZE[,NAME:SIZE...], got '%s'\n", optarg);
+        free(evals);
+        return EXIT_USAGE;
+      }
+      break;
     case 'h': usage(stdout); free(evals); return EXIT_OK;
     case 'V': puts(PACKAGE_STRING); free(evals); return EXIT_OK;
     default: usage(stderr); free(evals); return EXIT_USAGE;
     }
+  }
+  if (fmt_path || check_path) {
+    free(evals);
+    return fmt_path ? run_fmt(fmt_path) : run_check(check_path, devices);
   }
   SrInterp *I = sr_interp_new();
   I->keep_going = keep_going;

@@ -10,9 +10,41 @@ typedef struct Checker {
   int errors;
 } Checker;
 
+/* Symbolic sizes (the old dynamic shapes) name vars of their own scope:
+   across a call they match any size. */
+static int has_symbolic(const SrType *t) {
+  for (int i = 0; i < t->ndim; i++)
+    if (t->dims[i].sym) return 1;
+  return 0;
+}
+
+static const SrType *without_symbols(const SrType *t) {
+  SrTypeBuilder b;
+  sr_type_builder(&b, t);
+  for (int i = 0; i < b.ndim; i++)
+    if (b.dims[i].sym) {
+      b.dims[i].sym = NULL;
+      b.dims[i].size = 0;
+    }
+  return sr_type_get(&b);
+}
+
 int sr_types_match(const SrType *a, const SrType *b) {
   if (a == b) return 1;
   if (!a || !b) return 0;
+  if (has_symbolic(a) || has_symbolic(b)) {
+    if (a->ndim != b->ndim) return 0;
+    a = without_symbols(a);
+    b = without_symbols(b);
+    for (int i = 0; i < a->ndim; i++)
+      if (!a->dims[i].size || !b->dims[i].size) {
+        /* either side symbolic: take the other's size */
+        SrTypeBuilder x;
+        sr_type_builder(&x, a);
+        x.dims[i].size = b->dims[i].size;
+        a = sr_type_get(&x);
+      }
+  }
   if (a->weak != b->weak) {
     a = sr_type_with_weak(a, 0);
     b = sr_type_with_weak(b, 0);
