@@ -564,8 +564,25 @@ static void comm_eqn(SrInterp *I, const SrEqn *e, const char *path, int *count) 
   }
 }
 
+/* Equations whose results nothing uses are dead: the compiler removes
+   them with their communication, so they are not listed. */
 static void comm_walk(SrInterp *I, const SrJaxpr *j, const char *path, int *count) {
-  for (uint32_t k = 0; k < j->neqn; k++) comm_eqn(I, &j->eqns[k], path, count);
+  uint8_t *live = sr_xcalloc(j->nvars + 1, 1), *keep = sr_xcalloc(j->neqn + 1, 1);
+  for (uint32_t i = 0; i < j->nout; i++)
+    if (j->outvars[i]->kind == SR_VAR) live[j->outvars[i]->id] = 1;
+  for (uint32_t k = j->neqn; k-- > 0;) {
+    const SrEqn *e = &j->eqns[k];
+    int need = (e->prim->flags & SR_PF_COLL) != 0;
+    for (uint32_t i = 0; i < e->nout && !need; i++) need = e->out[i]->kind == SR_VAR && live[e->out[i]->id];
+    if (!need) continue;
+    keep[k] = 1;
+    for (uint32_t i = 0; i < e->nin; i++)
+      if (e->in[i]->kind != SR_LIT) live[e->in[i]->id] = 1;
+  }
+  for (uint32_t k = 0; k < j->neqn; k++)
+    if (keep[k]) comm_eqn(I, &j->eqns[k], path, count);
+  free(live);
+  free(keep);
 }
 
 static int cmd_comm_static(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
