@@ -515,7 +515,9 @@ static int type_scan(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   int64_t nconsts, ncarry, length;
   if (scan_split(cx, e, &nconsts, &ncarry) < 0) return -1;
   /* without a length param, the leading size of the first scanned array */
-  length = nconsts + ncarry < e->nin && e->in[nconsts + ncarry]->ndim ? e->in[nconsts + ncarry]->dims[0].size : -1;
+  length = nconsts >= 0 && ncarry >= 0 && nconsts + ncarry < e->nin && e->in[nconsts + ncarry]->ndim
+               ? e->in[nconsts + ncarry]->dims[0].size
+               : -1;
   if (sr_rparam_int(cx, e, "length", length < 0, &length) < 0) return -1;
   if (sr_nargs(body) != e->nin)
     /* JAX's message lacks its f-string prefix; it reads as written */
@@ -570,6 +572,12 @@ static int type_scan(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
     goto done;
   if (run_body(cx, body, NULL, 0, bouts) < 0) goto done;
   if (check_carry(cx, "scan body", init, bouts, nk, nk) < 0) goto done;
+  for (uint32_t i = nk; i < body->nout; i++)
+    if (bouts[i] && bouts[i]->ndim >= SR_MAX_RANK) {
+      sr_terr(cx, "ValueError", "scan: a stacked result of rank %d is more than shardrepl handles",
+              bouts[i]->ndim + 1);
+      goto done;
+    }
   for (uint32_t i = 0; i < nk; i++) out[i] = bouts[i];
   for (uint32_t i = nk; i < body->nout; i++) out[i] = bouts[i] ? stack_leading(bouts[i], length) : NULL;
   rc = 0;

@@ -623,6 +623,9 @@ static int read_gather(SrTypeCtx *cx, const SrRuleEqn *e, const char *api, const
   g->size = names_size(cx, &g->an);
   if (sr_rparam_int(cx, e, "axis_size", g->size < 0, &g->size) < 0) return -1;
   int scatter = strcmp(dim_key, "scatter_dimension") == 0;
+  if (!scatter && !g->tiled && t->ndim >= SR_MAX_RANK)
+    return sr_terr(cx, "ValueError", "%s: a result of rank %d is more than shardrepl handles", e->prim->name,
+                   t->ndim + 1);
   return dim_param(cx, e, dim_key, t->ndim + (!scatter && !g->tiled), &g->dim);
 }
 
