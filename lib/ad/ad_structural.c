@@ -431,7 +431,50 @@ TR(tr_dynamic_update_slice) {
   return 0;
 }
 
+/* stack and unstack: rows the table may lack (made on first lookup) */
+TR(tr_stack) {
+  SrVal *c = ct[0];
+  SrPList ps = {0};
+  sr_plist_add(&ps, "axis", sr_int(NULL, param_int(e, "axis", 0)));
+  SrVal *r = NULL;
+  const SrPrim *un = sr_prim_lookup("unstack", 7);
+  if (c) {
+    const SrType *written[256];
+    uint32_t n = e->nin < 256 ? e->nin : 256;
+    for (uint32_t i = 0; i < n; i++) written[i] = sr_ad_ct_type(e->in[i]->type);
+    SrInterp *I = ad->I;
+    r = ad_keep(ad, sr_bind_prim(I, un, 1, &c, ps.n, ps.p, written, n));
+  }
+  sr_plist_free(&ps);
+  if (!r) return -1;
+  for (uint32_t i = 0; i < e->nin; i++)
+    if (!x[i]) cx[i] = r->seq.items[i];
+  return 0;
+}
+
+TR(tr_unstack) {
+  (void)x;
+  SrVal *cs[256];
+  uint32_t n = e->nout < 256 ? e->nout : 256;
+  for (uint32_t i = 0; i < n; i++) cs[i] = ct[i] ? ct[i] : ad_zeros(ad, sr_ad_ct_type(e->out[i]->type));
+  SrPList ps = {0};
+  sr_plist_add(&ps, "axis", sr_int(NULL, param_int(e, "axis", 0)));
+  const SrType *written[1] = {sr_ad_ct_type(e->in[0]->type)};
+  cx[0] = ad_keep(ad, sr_bind_prim(ad->I, sr_prim_lookup("stack", 5), (int)n, cs, ps.n, ps.p, written, 1));
+  sr_plist_free(&ps);
+  if (cx[0] && cx[0]->kind == SR_V_TUPLE) cx[0] = cx[0]->seq.items[0];
+  return cx[0] ? 0 : -1;
+}
+
+static void set_by_name(const char *name, SrJvpRule j, SrTransposeRule t) {
+  SrPrim *p = (SrPrim *)sr_prim_lookup(name, strlen(name));
+  p->jvp = (void *)j;
+  p->transpose = (void *)t;
+}
+
 void sr_ad_rules_structural_init(void) {
+  set_by_name("stack", sr_ad_jvp_linear, tr_stack);
+  set_by_name("unstack", sr_ad_jvp_linear, tr_unstack);
   sr_ad_set_jvp(SR_P_dot_general, jvp_dot_general);
   sr_ad_set_transpose(SR_P_dot_general, tr_dot_general);
   sr_ad_set_jvp(SR_P_reduce_sum, sr_ad_jvp_linear);
