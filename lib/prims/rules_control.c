@@ -21,6 +21,9 @@ void sr_rules_control_init(void);
 
 /* ---- shared helpers ---- */
 
+/* The type written for result i, or NULL (tracing). */
+static const SrType *written_type(const SrRuleEqn *e, uint32_t i) { return e->written ? e->written[i] : NULL; }
+
 /* The jaxpr held by the first of the params named that is present. */
 static const SrJaxpr *jaxpr_param(const SrRuleEqn *e, const char *const *keys) {
   for (; *keys; keys++) {
@@ -258,6 +261,23 @@ static int check_carry(SrTypeCtx *cx, const char *name, const SrType *const *in,
 
 /* ---- calls ---- */
 
+/* Old dynamic shapes (jax.config.jax_dynamic_shapes, 2022-2023): a body's
+   binders may be sized by earlier int32 arguments (`c:i32[] d:f32[c]`).
+   A printed jaxpr does not say which outer value a size names, so a
+   symbolic size matches any size; what is not symbolic is still checked. */
+static int has_sym(const SrType *t) {
+  for (int d = 0; t && d < t->ndim; d++)
+    if (t->dims[d].size < 0) return 1;
+  return 0;
+}
+
+static int sym_compat(const SrType *a, const SrType *b) {
+  if (!a || !b || a->dtype != b->dtype || a->ndim != b->ndim) return 0;
+  for (int d = 0; d < a->ndim; d++)
+    if (a->dims[d].size >= 0 && b->dims[d].size >= 0 && a->dims[d].size != b->dims[d].size) return 0;
+  return 1;
+}
+
 /* pjit.py: _pjit_abstract_eval, core.py: _check_call -- jit (pjit,
    closed_call, core_call, xla_call in older texts), remat, and the custom
    derivative calls, whose jvp/fwd/bwd are opaque: the body applied to the
@@ -273,7 +293,18 @@ static int type_call(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   if (e->nout != body->nout)
     return sr_terr(cx, "TypeError", "%s has %u results but its jaxpr returns %u values", e->prim->name, e->nout,
                    body->nout);
-  return run_body(cx, body, e->in, e->nin, out);
+  const SrType **ins = sr_xcalloc(e->nin + 1, sizeof *ins);
+  for (uint32_t i = 0; i < e->nin; i++) {
+    const SrType *w = arg_type(body, i);
+    ins[i] = (has_sym(w) || has_sym(e->in[i])) && sym_compat(w, e->in[i]) ? w : e->in[i];
+  }
+  int rc = run_body(cx, body, ins, e->nin, out);
+  free(ins);
+  for (uint32_t i = 0; rc == 0 && i < e->nout; i++) {
+    const SrType *w = written_type(e, i);
+    if ((has_sym(w) || has_sym(out[i])) && sym_compat(w, out[i])) out[i] = w;
+  }
+  return rc;
 }
 
 /* core.py: standard_vma_rule -- with check_vma every operand varies over
