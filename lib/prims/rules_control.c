@@ -729,6 +729,14 @@ static int type_cond(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   if (idx->dtype != SR_I32 && idx->dtype != SR_BOOL)
     return sr_terr(cx, "JaxprTypeError", "cond called with index of type %s instead of int32",
                    sr_dtype_info(idx->dtype)->name);
+  if (idx->ndim) {
+    /* JAX's jaxpr check leaves this to lax.switch, whose message names the
+       traced value; this one names its shape */
+    sr_buf_puts(&b, "cond index must be a scalar, got an index of shape (");
+    for (int d = 0; d < idx->ndim; d++) sr_buf_printf(&b, d ? ", %lld" : "%lld", (long long)idx->dims[d].size);
+    sr_buf_puts(&b, idx->ndim == 1 ? ",)" : ")");
+    return report(cx, "TypeError", &b);
+  }
   int ok = 1;
   for (uint32_t k = 0; k < nargs; k++)
     if (!same_type(arg_type(b0, k), e->in[k + 1])) ok = 0;

@@ -530,6 +530,10 @@ START_TEST(test_control_errors) {
             "    ] a b\n"
             "  in (c,) }",
             "JaxprTypeError: cond branch 0 takes 1 inputs, branch 1 takes 2");
+  CHECK_ERR("{ lambda ; a:i32[2] b:f32[]. let\n"
+            "    c:f32[] = cond[branches=({ lambda ; d:f32[]. let  in (d,) })] a b\n"
+            "  in (c,) }",
+            "TypeError: cond index must be a scalar, got an index of shape (2,)");
   CHECK_ERR("{ lambda ; a:i32[] b:i32[]. let\n"
             "    c:f32[] = cond[\n"
             "      branches=(\n"
