@@ -475,4 +475,278 @@ void sr_ad_rules_scan_init(void) {
   sr_ad_set_transpose(SR_P_scan, tr_scan);
 }
 
-void sr_ad_rules_cond_init(void) {}
+/* ---- cond ----
+ *
+ * cond(index, *ops) with params branches=(jaxprs).  Under linearization
+ * every branch is linearized; the forward cond returns the primal outputs
+ * and one set of residual slots shared by the branches (a slot per type,
+ * as _merge_branch_residuals assigns them; a branch fills the slots it does
+ * not use with zeros where JAX uses empty_like), and the tangent cond takes
+ * the index, the slots and the nonzero tangents. */
+
+static SrJaxpr *const *branches_of(SrAd *ad, const SrEqn *e, int *nb) {
+  SrVal *v = param(e, "branches");
+  static SrJaxpr *bs[64];
+  *nb = v ? sr_param_jaxprs(v, bs, 64) : 0;
+  if (*nb <= 0 || *nb > 64) {
+    sr_raise(ad->I, "TypeError", "cond equation without branches");
+    return NULL;
+  }
+  return bs;
+}
+
+static SrVal *bind_cond(SrAd *ad, const SrEqn *e, SrJaxpr **bs, int nb, int nin, SrVal **in) {
+  SrPList ps = {0};
+  for (uint32_t p = 0; p < e->nparams; p++) {
+    const char *k = e->params[p].key;
+    if (strcmp(k, "branches") == 0) {
+      SrVal *t = sr_seq(NULL, SR_V_TUPLE, nb);
+      for (int b = 0; b < nb; b++) sr_seq_push(NULL, t, sr_jaxpr_val(NULL, bs[b]));
+      sr_plist_add(&ps, k, t);
+    } else {
+      sr_plist_add(&ps, k, sr_ref(e->params[p].val));
+    }
+  }
+  SrVal *r = ad_bind(ad, SR_P_cond, nin, in, ps.n, ps.p);
+  sr_plist_free(&ps);
+  return r;
+}
+
+static int cond_jvp_mode(SrAd *ad, const SrEqn *e, SrJaxpr *const *bs0, int nb, SrVal **x, SrVal **t, SrVal **y,
+                         SrVal **ty) {
+  uint32_t n = e->nin - 1, no = e->nout;
+  uint8_t *nz = sr_xcalloc(n + 1, 1), *onz = sr_xcalloc(no + 1, 1), *any = sr_xcalloc(no + 1, 1);
+  SrJaxpr *bs[64] = {0};
+  for (uint32_t i = 0; i < n; i++) nz[i] = t[i + 1] != NULL;
+  int rc = -1;
+  for (int b = 0; b < nb; b++) {
+    SrJaxpr *J = ad_jvp_jaxpr(ad, bs0[b], nz, NULL, onz);
+    if (!J) goto out;
+    for (uint32_t i = 0; i < no; i++) any[i] |= onz[i];
+    sr_program_unref(J->prog);
+  }
+  for (int b = 0; b < nb; b++)
+    if (!(bs[b] = ad_jvp_jaxpr(ad, bs0[b], nz, any, onz))) goto out;
+  {
+    SrVal **in = sr_xcalloc(2 * n + 2, sizeof *in);
+    uint32_t k = 0;
+    in[k++] = x[0];
+    for (uint32_t i = 0; i < n; i++) in[k++] = x[i + 1];
+    for (uint32_t i = 0; i < n; i++)
+      if (nz[i]) in[k++] = t[i + 1];
+    SrVal *r = bind_cond(ad, e, bs, nb, (int)k, in);
+    free(in);
+    if (r) {
+      for (uint32_t i = 0, q = no; i < no; i++) {
+        y[i] = r->seq.items[i];
+        ty[i] = any[i] ? r->seq.items[q++] : NULL;
+      }
+      rc = 0;
+    }
+  }
+out:
+  for (int b = 0; b < nb; b++)
+    if (bs[b]) sr_program_unref(bs[b]->prog);
+  free(nz);
+  free(onz);
+  free(any);
+  return rc;
+}
+
+/* A branch's forward jaxpr with its residuals moved into the shared slots
+   (zeros in the slots it does not use), traced again. */
+static SrJaxpr *cond_fwd_branch(SrAd *ad, SrJaxpr *F, uint32_t no, const int *slot_of, int nslots,
+                                const SrType *const *slot_types) {
+  SrInterp *I = ad->I;
+  SrTrace *saved = I->trace;
+  uint32_t n = sr_nargs(F);
+  const SrType **types = sr_xcalloc(n + 1, sizeof *types);
+  for (uint32_t i = 0; i < n; i++) types[i] = sr_args(F)[i]->type;
+  SrVal **args = sr_xcalloc(n + 1, sizeof *args);
+  SrTrace *tr = ad_trace_begin(ad, (int)n, types, args);
+  free(types);
+  I->trace = tr;
+  SrVal *r = sr_eval_jaxpr(I, F, (int)n, args);
+  SrJaxpr *out = NULL;
+  if (r) {
+    SrAd sub;
+    sr_ad_begin(&sub, I, SR_AD_BWD);
+    SrVal **outs = sr_xcalloc(no + (uint32_t)nslots + 1, sizeof *outs);
+    for (uint32_t i = 0; i < no; i++) outs[i] = r->seq.items[i];
+    for (uint32_t i = no; i < (uint32_t)r->seq.n; i++) outs[no + (uint32_t)slot_of[i - no]] = r->seq.items[i];
+    int ok = 1;
+    for (int s2 = 0; s2 < nslots && ok; s2++)
+      if (!outs[no + (uint32_t)s2]) ok = (outs[no + (uint32_t)s2] = ad_zeros(&sub, slot_types[s2])) != NULL;
+    if (ok) out = ad_trace_end(&sub, tr, (int)no + nslots, outs, NULL);
+    else sr_trace_abort(I, tr);
+    free(outs);
+    sr_ad_end(&sub);
+  } else {
+    sr_trace_abort(I, tr);
+  }
+  sr_unref(r);
+  for (uint32_t i = 0; i < n; i++) sr_unref(args[i]);
+  free(args);
+  I->trace = saved;
+  return out;
+}
+
+/* A branch's linear jaxpr taking all the slots (it reads its own), then
+   the tangents. */
+static SrJaxpr *cond_lin_branch(SrAd *ad, SrJaxpr *L, int nres, const int *slot_of, int nslots,
+                                const SrType *const *slot_types) {
+  SrInterp *I = ad->I;
+  SrTrace *saved = I->trace;
+  uint32_t n = sr_nargs(L), nt = n - (uint32_t)nres;
+  const SrType **types = sr_xcalloc((size_t)nslots + nt + 1, sizeof *types);
+  for (int s2 = 0; s2 < nslots; s2++) types[s2] = slot_types[s2];
+  for (uint32_t i = 0; i < nt; i++) types[(uint32_t)nslots + i] = sr_args(L)[(uint32_t)nres + i]->type;
+  SrVal **args = sr_xcalloc((size_t)nslots + nt + 1, sizeof *args), **in = sr_xcalloc(n + 1, sizeof *in);
+  SrTrace *tr = ad_trace_begin(ad, nslots + (int)nt, types, args);
+  free(types);
+  for (int r = 0; r < nres; r++) in[r] = args[slot_of[r]];
+  for (uint32_t i = 0; i < nt; i++) in[(uint32_t)nres + i] = args[(uint32_t)nslots + i];
+  I->trace = tr;
+  SrVal *r = sr_eval_jaxpr(I, L, (int)n, in);
+  SrAd sub;
+  sr_ad_begin(&sub, I, SR_AD_BWD);
+  SrJaxpr *out = r ? ad_trace_end(&sub, tr, r->seq.n, r->seq.items, NULL) : NULL;
+  if (!r) sr_trace_abort(I, tr);
+  sr_ad_end(&sub);
+  sr_unref(r);
+  for (uint32_t i = 0; i < (uint32_t)nslots + nt; i++) sr_unref(args[i]);
+  free(args);
+  free(in);
+  I->trace = saved;
+  return out;
+}
+
+static int cond_lin(SrAd *ad, const SrEqn *e, SrJaxpr *const *bs0, int nb, SrVal **x, SrVal **t, SrVal **y,
+                    SrVal **ty) {
+  uint32_t n = e->nin - 1, no = e->nout;
+  uint8_t *nz = sr_xcalloc(n + 1, 1), *any = sr_xcalloc(no + 1, 1);
+  uint8_t *nofwd = sr_xcalloc(n + 1, 1);
+  for (uint32_t i = 0; i < n; i++) nz[i] = t[i + 1] != NULL;
+  SrLinJaxprs lj[64];
+  memset(lj, 0, sizeof lj);
+  int rc = -1, have = 0;
+  /* which outputs have a nonzero tangent in some branch */
+  for (int b = 0; b < nb; b++) {
+    SrLinJaxprs tmp;
+    if (ad_linearize_jaxpr(ad, bs0[b], nz, NULL, nofwd, &tmp) < 0) goto out;
+    for (uint32_t i = 0; i < no; i++) any[i] |= tmp.out_nz[i];
+    ad_lin_jaxprs_free(&tmp);
+  }
+  for (int b = 0; b < nb; b++, have++)
+    if (ad_linearize_jaxpr(ad, bs0[b], nz, any, nofwd, &lj[b]) < 0) goto out;
+  {
+    /* the residual slots */
+    const SrType *stypes[1024];
+    int nslots = 0, *slot_of[64];
+    for (int b = 0; b < nb; b++) {
+      slot_of[b] = sr_xcalloc((size_t)lj[b].nres + 1, sizeof *slot_of[b]);
+      uint8_t used[1024] = {0};
+      for (int r = 0; r < lj[b].nres; r++) {
+        const SrType *rt = sr_args(lj[b].lin)[r]->type;
+        int found = -1;
+        for (int s2 = 0; s2 < nslots && found < 0; s2++)
+          if (!used[s2] && stypes[s2] == rt) found = s2;
+        if (found < 0 && nslots < 1024) stypes[found = nslots++] = rt;
+        used[found] = 1;
+        slot_of[b][r] = found;
+      }
+    }
+    SrJaxpr *fb[64] = {0}, *lb[64] = {0};
+    int ok = 1;
+    for (int b = 0; b < nb && ok; b++) {
+      fb[b] = cond_fwd_branch(ad, lj[b].fwd, no, slot_of[b], nslots, stypes);
+      lb[b] = fb[b] ? cond_lin_branch(ad, lj[b].lin, lj[b].nres, slot_of[b], nslots, stypes) : NULL;
+      ok = fb[b] && lb[b];
+    }
+    if (ok) {
+      SrVal *r = bind_cond(ad, e, fb, nb, (int)e->nin, x);
+      if (r) {
+        for (uint32_t i = 0; i < no; i++) y[i] = r->seq.items[i];
+        int anynz = 0;
+        for (uint32_t i = 0; i < no; i++) anynz |= any[i];
+        rc = 0;
+        if (anynz) {
+          SrVal **in = sr_xcalloc(1 + (size_t)nslots + n + 1, sizeof *in);
+          uint32_t k = 0;
+          in[k++] = x[0];
+          for (int s2 = 0; s2 < nslots; s2++) in[k++] = r->seq.items[no + (uint32_t)s2];
+          for (uint32_t i = 0; i < n; i++)
+            if (nz[i]) in[k++] = t[i + 1];
+          SrVal *rt = bind_cond(ad, e, lb, nb, (int)k, in);
+          free(in);
+          if (!rt) rc = -1;
+          else
+            for (uint32_t i = 0, q = 0; i < no; i++) ty[i] = any[i] ? rt->seq.items[q++] : NULL;
+        }
+      }
+    }
+    for (int b = 0; b < nb; b++) {
+      if (fb[b]) sr_program_unref(fb[b]->prog);
+      if (lb[b]) sr_program_unref(lb[b]->prog);
+      free(slot_of[b]);
+    }
+  }
+out:
+  for (int b = 0; b < have; b++) ad_lin_jaxprs_free(&lj[b]);
+  free(nz);
+  free(any);
+  free(nofwd);
+  return rc;
+}
+
+JVP(jvp_cond) {
+  int nb;
+  SrJaxpr *const *bs0 = branches_of(ad, e, &nb);
+  if (!bs0) return -1;
+  SrJaxpr *bs[64];
+  memcpy(bs, bs0, (size_t)nb * sizeof *bs);
+  if (t[0]) return sr_raise(ad->I, "TypeError", "cond: the index has no tangent"), -1;
+  if (ad->mode == SR_AD_LIN) return cond_lin(ad, e, bs, nb, x, t, y, ty);
+  return cond_jvp_mode(ad, e, bs, nb, x, t, y, ty);
+}
+
+TR(tr_cond) {
+  int nb;
+  SrJaxpr *const *bs0 = branches_of(ad, e, &nb);
+  if (!bs0) return -1;
+  SrJaxpr *bs[64] = {0}, *src[64];
+  memcpy(src, bs0, (size_t)nb * sizeof *src);
+  if (!x[0]) return sr_raise(ad->I, "TypeError", "cond: the index cannot be linear"), -1;
+  uint32_t n = e->nin - 1, no = e->nout;
+  uint8_t *lin = sr_xcalloc(n + 1, 1), *ct_nz = sr_xcalloc(no + 1, 1);
+  for (uint32_t i = 0; i < n; i++) lin[i] = x[i + 1] == NULL;
+  for (uint32_t i = 0; i < no; i++) ct_nz[i] = ct[i] != NULL;
+  int rc = -1, ok = 1;
+  for (int b = 0; b < nb && ok; b++) ok = (bs[b] = ad_transpose_jaxpr(ad, src[b], lin, ct_nz)) != NULL;
+  if (ok) {
+    SrVal **in = sr_xcalloc(1 + n + no + 1, sizeof *in);
+    uint32_t k = 0;
+    in[k++] = x[0];
+    for (uint32_t i = 0; i < n; i++)
+      if (!lin[i]) in[k++] = x[i + 1];
+    for (uint32_t i = 0; i < no; i++)
+      if (ct[i]) in[k++] = ct[i];
+    SrVal *r = bind_cond(ad, e, bs, nb, (int)k, in);
+    free(in);
+    if (r) {
+      for (uint32_t i = 0, q = 0; i < n; i++)
+        if (lin[i]) cx[i + 1] = r->seq.items[q++];
+      rc = 0;
+    }
+  }
+  for (int b = 0; b < nb; b++)
+    if (bs[b]) sr_program_unref(bs[b]->prog);
+  free(lin);
+  free(ct_nz);
+  return rc;
+}
+
+void sr_ad_rules_cond_init(void) {
+  sr_ad_set_jvp(SR_P_cond, jvp_cond);
+  sr_ad_set_transpose(SR_P_cond, tr_cond);
+}
