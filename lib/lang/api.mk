@@ -6,3 +6,13 @@
 ## the "Distributed arrays" seed.
 
 lib_libshardrepl_a_SOURCES += lib/lang/api.h lib/lang/jnp_api.c lib/lang/lax_api.c
+
+## Golden tests of tracing (jax.make_jaxpr / jit(...).trace printed as JAX
+## prints them), and the seed walkthrough, run by golden.mk's harness.
+API_GOLDEN = \
+	tests/golden/trace_jnp.jxr \
+	tests/golden/trace_sharding.jxr \
+	tests/golden/trace_manual.jxr \
+	tests/golden/trace_control.jxr
+
+GOLDEN_TESTS += $(API_GOLDEN)

@@ -727,6 +727,8 @@ static SrVal *jax_jit(SrInterp *I, SrArgs *a) {
   Jit *j = sr_xcalloc(1, sizeof *j);
   j->fn = sr_ref(fn);
   const char *nm = sr_builtin_name(fn);
+  /* a built-in's __name__ is its last component: jit(jnp.cos) is "cos" */
+  if (nm && strrchr(nm, '.')) nm = strrchr(nm, '.') + 1;
   if (fn->kind == SR_V_JAXPR && fn->jx.jaxpr->name) nm = fn->jx.jaxpr->name;
   j->name = sr_intern_cstr(nm ? nm : "<unnamed function>");
   return sr_obj(&sr_jit_class, j);

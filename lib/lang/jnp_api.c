@@ -1619,23 +1619,38 @@ static SrVal *jnp_round(SrInterp *I, SrArgs *a) {
   return r;
 }
 
-/* isclose (a jit named isclose; equal_nan is static) */
+/* isclose (a jit named isclose; equal_nan is static).  rtol and atol are
+   arguments of the jit only when the caller passes them; the defaults stay
+   Python floats inside, as with JAX's jit of a function with defaults. */
+typedef struct CloseData {
+  int equal_nan, dyn_rtol, dyn_atol;
+} CloseData;
+
 static SrVal *isclose_body(SrInterp *I, SrArgs *a) {
-  int equal_nan = *(int *)sr_current_builtin(I)->data;
+  CloseData *cd = sr_current_builtin(I)->data;
+  int k = 2;
+  SrVal *rtol_v = cd->dyn_rtol ? sr_ref(a->v[k++]) : sr_float(NULL, 1e-05);
+  SrVal *atol_v = cd->dyn_atol ? sr_ref(a->v[k++]) : sr_float(NULL, 1e-08);
   SrVal *ab[2] = {a->v[0], a->v[1]};
-  if (sr_jnp_promote(I, 2, ab, "isclose") < 0) return NULL;
-  SrVal *ab2[2] = {ab[0], ab[1]};
-  if (promote_dtypes(I, 2, ab2, 1) < 0) {
-    unref_all(2, ab);
+  if (sr_jnp_promote(I, 2, ab, "isclose") < 0) {
+    sr_unref(rtol_v);
+    sr_unref(atol_v);
     return NULL;
   }
+  SrVal *ab2[2] = {ab[0], ab[1]};
+  int rc = promote_dtypes(I, 2, ab2, 1);
   unref_all(2, ab);
+  if (rc < 0) {
+    sr_unref(rtol_v);
+    sr_unref(atol_v);
+    return NULL;
+  }
   SrVal *x = ab2[0], *y = ab2[1];
   SrDtype dt = vtype(I, x)->dtype;
   if (dt == SR_C64) dt = SR_F32;
   if (dt == SR_C128) dt = SR_F64;
-  SrVal *rtol = sr_lax_convert(I, a->v[2], dt, 0, NULL);
-  SrVal *atol = rtol ? sr_lax_convert(I, a->v[3], dt, 0, NULL) : NULL;
+  SrVal *rtol = sr_lax_convert(I, rtol_v, dt, 0, NULL);
+  SrVal *atol = rtol ? sr_lax_convert(I, atol_v, dt, 0, NULL) : NULL;
   SrVal *nx = atol ? sr_lax_binary(I, SR_P_ne, x, x) : NULL;
   SrVal *ny = nx ? sr_lax_binary(I, SR_P_ne, y, y) : NULL;
   SrVal *both_nan = ny ? sr_lax_binary(I, SR_P_and, nx, ny) : NULL;
@@ -1649,17 +1664,18 @@ static SrVal *isclose_body(SrInterp *I, SrArgs *a) {
   SrVal *eq = in_range ? sr_lax_binary(I, SR_P_eq, x, y) : NULL;
   SrVal *fr = eq ? sr_lax_binary(I, SR_P_and, fin, in_range) : NULL;
   SrVal *out = fr ? sr_lax_binary(I, SR_P_or, eq, fr) : NULL;
-  if (out && equal_nan) {
+  if (out && cd->equal_nan) {
     SrVal *o2 = sr_lax_binary(I, SR_P_or, out, both_nan);
     sr_unref(out);
     out = o2;
   }
-  SrVal *tmp[] = {x, y, rtol, atol, nx, ny, both_nan, fin, d, ad, ay, m, s, in_range, eq, fr};
+  SrVal *tmp[] = {x, y, rtol, atol, nx, ny, both_nan, fin, d, ad, ay, m, s, in_range, eq, fr, rtol_v, atol_v};
   unref_all((int)(sizeof tmp / sizeof tmp[0]), tmp);
   return out;
 }
 
-static int close_args(SrInterp *I, SrArgs *a, const char *name, SrVal **p, SrVal **args, int **eqn) {
+static int close_args(SrInterp *I, SrArgs *a, const char *name, SrVal **args, int *n, CloseData **cdp) {
+  SrVal *p[5];
   if (sr_args_parse(I, a, name, "a, b, rtol=, atol=, equal_nan=", p) < 0) return -1;
   args[0] = arr(I, p[0]);
   args[1] = args[0] ? arr(I, p[1]) : NULL;
@@ -1667,26 +1683,45 @@ static int close_args(SrInterp *I, SrArgs *a, const char *name, SrVal **p, SrVal
     sr_unref(args[0]);
     return -1;
   }
-  args[2] = p[2] ? sr_ref(p[2]) : sr_float(NULL, 1e-05);
-  args[3] = p[3] ? sr_ref(p[3]) : sr_float(NULL, 1e-08);
-  *eqn = sr_xcalloc(1, sizeof **eqn);
-  **eqn = p[4] && sr_val_truthy(p[4]);
+  CloseData *cd = sr_xcalloc(1, sizeof *cd);
+  *n = 2;
+  if (p[2]) {
+    args[(*n)++] = sr_ref(p[2]);
+    cd->dyn_rtol = 1;
+  }
+  if (p[3]) {
+    args[(*n)++] = sr_ref(p[3]);
+    cd->dyn_atol = 1;
+  }
+  cd->equal_nan = p[4] && sr_val_truthy(p[4]);
+  *cdp = cd;
   return 0;
 }
 
 static SrVal *jnp_isclose(SrInterp *I, SrArgs *a) {
-  SrVal *p[5], *args[4];
-  int *eqn;
-  if (close_args(I, a, "isclose", p, args, &eqn) < 0) return NULL;
-  SrVal *r = sr_api_jit(I, "isclose", isclose_body, eqn, 4, args);
-  unref_all(4, args);
+  SrVal *args[4];
+  int n;
+  CloseData *cd;
+  if (close_args(I, a, "isclose", args, &n, &cd) < 0) return NULL;
+  SrVal *r = sr_api_jit(I, "isclose", isclose_body, cd, n, args);
+  unref_all(n, args);
   return r;
 }
 
+/* allclose: all(isclose(a, b, rtol, atol, equal_nan)), rtol and atol
+   passed on to isclose's jit explicitly */
 static SrVal *allclose_body(SrInterp *I, SrArgs *a) {
-  int *eqn = sr_xcalloc(1, sizeof *eqn);
-  *eqn = *(int *)sr_current_builtin(I)->data;
-  SrVal *c = sr_api_jit(I, "isclose", isclose_body, eqn, 4, a->v);
+  CloseData *outer = sr_current_builtin(I)->data;
+  CloseData *cd = sr_xcalloc(1, sizeof *cd);
+  cd->equal_nan = outer->equal_nan;
+  cd->dyn_rtol = cd->dyn_atol = 1;
+  int k = 2;
+  SrVal *args[4] = {a->v[0], a->v[1], NULL, NULL};
+  args[2] = outer->dyn_rtol ? sr_ref(a->v[k++]) : sr_float(NULL, 1e-05);
+  args[3] = outer->dyn_atol ? sr_ref(a->v[k++]) : sr_float(NULL, 1e-08);
+  SrVal *c = sr_api_jit(I, "isclose", isclose_body, cd, 4, args);
+  sr_unref(args[2]);
+  sr_unref(args[3]);
   if (!c) return NULL;
   SrVal *r = reduction(I, c, RED_ALL, "all", NULL, -1, 0, 0, NULL);
   sr_unref(c);
@@ -1694,11 +1729,12 @@ static SrVal *allclose_body(SrInterp *I, SrArgs *a) {
 }
 
 static SrVal *jnp_allclose(SrInterp *I, SrArgs *a) {
-  SrVal *p[5], *args[4];
-  int *eqn;
-  if (close_args(I, a, "allclose", p, args, &eqn) < 0) return NULL;
-  SrVal *r = sr_api_jit(I, "allclose", allclose_body, eqn, 4, args);
-  unref_all(4, args);
+  SrVal *args[4];
+  int n;
+  CloseData *cd;
+  if (close_args(I, a, "allclose", args, &n, &cd) < 0) return NULL;
+  SrVal *r = sr_api_jit(I, "allclose", allclose_body, cd, n, args);
+  unref_all(n, args);
   return r;
 }
 
@@ -1925,12 +1961,12 @@ static SrVal *jnp_getitem(SrInterp *I, SrArgs *a) {
       } else {
         /* slicing._dynamic_slice_indices: select(i < 0, i + d, i) */
         SrVal *z = sr_int(NULL, 0), *d = sr_int(NULL, size);
-        SrVal *zc = sr_lax_convert(I, z, it->dtype, 1, NULL), *dc = sr_lax_convert(I, d, it->dtype, 0, NULL);
-        SrVal *neg = zc ? sr_lax_binary(I, SR_P_lt, e->v, zc) : NULL;
-        SrVal *sum = neg && dc ? sr_lax_binary(I, SR_P_add, e->v, dc) : NULL;
+        SrVal *dc = sr_lax_convert(I, d, it->dtype, 0, NULL);
+        SrVal *neg = dc ? call_np2(I, "less", e->v, z) : NULL;
+        SrVal *sum = neg ? call_np2(I, "add", e->v, dc) : NULL;
         starts[ns] = sum ? sr_lax_select(I, neg, sum, e->v) : NULL;
-        SrVal *tmp[] = {z, d, zc, dc, neg, sum};
-        unref_all(6, tmp);
+        SrVal *tmp[] = {z, d, dc, neg, sum};
+        unref_all(5, tmp);
       }
       if (!starts[ns]) goto done;
       sizes[ns] = 1;
@@ -2043,7 +2079,7 @@ void sr_jnp_api_init(void) {
     {"jax.numpy.ones_like", jnp_ones_like, "ones_like(a, dtype=None, shape=None, *, out_sharding=None)"},
     {"jax.numpy.empty_like", jnp_empty_like, "empty_like(a, dtype=None, shape=None, *, out_sharding=None)"},
     {"jax.numpy.full_like", jnp_full_like, "full_like(a, fill_value, dtype=None, shape=None, *, out_sharding=None)"},
-    {"jax.numpy.arange", jnp_arange, "arange(start, stop=None, step=None, dtype=None, *, out_sharding=None): iota"},
+    {"jax.numpy.arange numpy.arange", jnp_arange, "arange(start, stop=None, step=None, dtype=None, *, out_sharding=None): iota"},
     {"jax.numpy.eye", jnp_eye, "eye(N, M=None, k=0, dtype=None)"},
     {"jax.numpy.linspace", jnp_linspace, "linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0)"},
     {"jax.numpy.concatenate jax.numpy.concat", jnp_concatenate, "concatenate(arrays, axis=0, dtype=None)"},

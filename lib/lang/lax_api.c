@@ -1018,14 +1018,14 @@ static SrVal *lax_dynamic_slice(SrInterp *I, SrArgs *a) {
       } else if (it) {
         SrVal *zero = sr_int(NULL, 0), *d = sr_int(NULL, t->dims[i].size);
         SrVal *dd = sr_lax_convert(I, d, it->dtype, 0, NULL);
-        SrVal *z = sr_lax_convert(I, zero, it->dtype, it->weak, NULL);
-        SrVal *neg = z ? sr_lax_binary(I, SR_P_lt, iv, z) : NULL;
-        SrVal *sum = neg && dd ? sr_lax_binary(I, SR_P_add, iv, dd) : NULL;
+        SrVal *lv[2] = {iv, zero}, *av[2] = {iv, dd};
+        SrArgs la = {2, lv, 0, NULL, NULL, NULL}, aa = {2, av, 0, NULL, NULL, NULL};
+        SrVal *neg = dd ? sr_call(I, sr_lookup_qualname("jax.numpy.less"), &la) : NULL;
+        SrVal *sum = neg ? sr_call(I, sr_lookup_qualname("jax.numpy.add"), &aa) : NULL;
         starts[i] = sum ? sr_lax_select(I, neg, sum, iv) : NULL;
         sr_unref(zero);
         sr_unref(d);
         sr_unref(dd);
-        sr_unref(z);
         sr_unref(neg);
         sr_unref(sum);
         sr_unref(iv);
@@ -1181,6 +1181,90 @@ static SrVal *jax_reshard(SrInterp *I, SrArgs *a) {
   SrVal *p[2];
   if (sr_args_parse(I, a, "reshard", "xs, out_shardings", p) < 0) return NULL;
   return map_leaves(I, p[0], p[1], reshard_leaf, NULL);
+}
+
+/* core.modify_spec_for_auto_manual on a spec: only m's Explicit axes. */
+static SrVal *spec_explicit_only(const SrSpec *s, const SrMesh *m) {
+  SrSpec t = *s;
+  SrSpecEntry e[SR_MAX_RANK];
+  const char *names[SR_MAX_RANK * SR_MAX_DIM_AXES], *un[SR_MAX_AXES], *re[SR_MAX_AXES];
+  int nn = 0;
+  for (int i = 0; i < s->n && i < SR_MAX_RANK; i++) {
+    e[i].names = names + nn;
+    e[i].n = 0;
+    for (int k = 0; k < s->e[i].n && nn < SR_MAX_RANK * SR_MAX_DIM_AXES; k++) {
+      int ax = s->e[i].names[k] == SR_SPEC_UNCONSTRAINED ? -1 : sr_mesh_axis(m, s->e[i].names[k]);
+      if (ax < 0 || m->types[ax] == SR_AXIS_EXPLICIT) {
+        names[nn++] = s->e[i].names[k];
+        e[i].n++;
+      }
+    }
+  }
+  t.e = e;
+  t.nunreduced = t.nreduced = 0;
+  for (int i = 0; i < s->nunreduced; i++) {
+    int ax = sr_mesh_axis(m, s->unreduced[i]);
+    if (ax < 0 || m->types[ax] == SR_AXIS_EXPLICIT) un[t.nunreduced++] = s->unreduced[i];
+  }
+  for (int i = 0; i < s->nreduced; i++) {
+    int ax = sr_mesh_axis(m, s->reduced[i]);
+    if (ax < 0 || m->types[ax] == SR_AXIS_EXPLICIT) re[t.nreduced++] = s->reduced[i];
+  }
+  t.unreduced = un;
+  t.reduced = re;
+  if (!t.nunreduced) t.ukind = SR_UK_NONE;
+  return sr_spec_val(NULL, &t);
+}
+
+/* jax.device_put(x, P or NamedSharding) at the top level: the array laid
+   out anew (a reshard, whose execution moves the data); an abstract result
+   remembers the concrete sharding for x.sharding. */
+static SrVal *device_put_leaf(SrInterp *I, SrVal *leaf, SrVal *sh, void *ctx) {
+  (void)ctx;
+  SrVal *x = arr(I, leaf);
+  if (!x) return NULL;
+  if (!sh || sh->kind == SR_V_NONE) return x;
+  if (I->trace) {
+    sr_unref(x);
+    return sr_raise(I, "NotImplementedError", "jax.device_put inside a traced function is not supported; use jax.reshard");
+  }
+  SrVal *cs = NULL;
+  if (sh->kind == SR_V_SPEC) {
+    if (!I->jax->mesh) {
+      sr_unref(x);
+      return sr_raise(I, "ValueError",
+                      "Using PartitionSpec when you are not under a mesh context is not allowed. Please pass a "
+                      "NamedSharding instance or enter into a mesh context via `jax.set_mesh`.");
+    }
+    cs = sr_sharding_val(NULL, I->jax->mesh, sh->spec, sr_intern_cstr("device"));
+  } else if (sh->kind == SR_V_SHARDING) {
+    cs = sr_ref(sh);
+  } else {
+    sr_unref(x);
+    return sr_raise(I, "TypeError", "device_put: expected a PartitionSpec or a NamedSharding, got %s",
+                    sr_val_kind_name(sh));
+  }
+  /* the type names only the Explicit axes; Auto ones are the compiler's */
+  const SrMesh *am = cs->sh.mesh->abstract ? cs->sh.mesh : sr_mesh_abstract(cs->sh.mesh, 1);
+  SrVal *es = spec_explicit_only(cs->sh.spec, am);
+  SrVal *ns = sr_sharding_val(NULL, am, es->spec, NULL);
+  sr_unref(es);
+  SrVal *r = sr_lax_reshard(I, x, ns);
+  SrArrayObj *ra = r ? sr_array_of(r) : NULL;
+  if (ra && ra->kind == SR_AV_ABSTRACT && !ra->has_value) {
+    sr_unref(ra->sharding);
+    ra->sharding = sr_ref(cs);
+  }
+  sr_unref(ns);
+  sr_unref(cs);
+  sr_unref(x);
+  return r;
+}
+
+static SrVal *jax_device_put(SrInterp *I, SrArgs *a) {
+  SrVal *p[5];
+  if (sr_args_parse(I, a, "device_put", "x, device=, *, src=, donate=, may_alias=", p) < 0) return NULL;
+  return map_leaves(I, p[0], p[1], device_put_leaf, NULL);
 }
 
 /* pjit.assert_shardings_equal */
@@ -1554,6 +1638,7 @@ static SrJaxpr *api_trace(SrInterp *I, SrVal *fn, int nargs, SrVal **args, SrVal
     return NULL;
   }
   const char *nm = sr_builtin_name(fn);
+  if (nm && strrchr(nm, '.')) nm = strrchr(nm, '.') + 1;
   if (nm) j->name = sr_arena_strndup(j->prog->arena, nm, strlen(nm));
   if (out_tree) *out_tree = res;
   else sr_unref(res);
@@ -3301,6 +3386,8 @@ void sr_lax_api_init(void) {
      "optimization_barrier(operand): one optimization_barrier equation over the leaves"},
     {"jax.reshard jax.sharding.reshard", jax_reshard,
      "reshard(x, out_sharding): a reshard equation to a P or NamedSharding"},
+    {"jax.device_put", jax_device_put,
+     "device_put(x, sharding): x laid out by a P (over the mesh set with set_mesh) or a NamedSharding"},
     {"jax.lax.with_sharding_constraint", lax_with_sharding_constraint,
      "with_sharding_constraint(x, shardings): an assert over Explicit axes, a sharding_constraint over Auto ones"},
     {"jax.sharding.auto_axes", jax_auto_axes,

@@ -299,6 +299,10 @@ SrVal *sr_bind_prim(SrInterp *I, const SrPrim *prim, int nin, SrVal **in, int np
     SrDiags d = SR_DIAGS_INIT;
     SrTypeCtx cx;
     sr_type_ctx(I, &cx, &d);
+    /* a body traced just now was typed while tracing, in the mesh context
+       it ran in (use_abstract_mesh, explicit_axes); re-typing it in the
+       caller's context would be wrong, and JAX does not either */
+    if (!written) cx.check_body = NULL;
     SrRuleEqn re = {prim, (uint32_t)nin, nout, (uint32_t)nparams, types, NULL, params, written};
     if (prim->type(&cx, &re, outs) < 0) {
       sr_raise_diags(I, &d, "TypeError");
