@@ -74,6 +74,8 @@ typedef struct Memo {
   size_t cap, n;
 } Memo;
 
+#define NO_DEF SIZE_MAX
+
 typedef struct Def {
   const char *name;
   size_t len, off;
@@ -89,12 +91,14 @@ typedef struct Parser {
   SrDiags *d;
   const SrMesh *mesh; /* the mesh shape types index, or NULL */
   Scope *scope;
+  size_t bol;         /* a line start at or before the text read so far */
   uint32_t nscopes;
   Slot *slots;        /* names by number (see scopes above) */
   size_t nslots, maxslots;
   Undo *undo;
   size_t nundo, capundo;
   Memo types, values, lits;
+  Memo defnames; /* hoisted jaxprs' names -> index in defs + 1 */
   int depth;
   SrVar **vs; /* operand/binder stack */
   size_t vn, vcap;
@@ -103,7 +107,9 @@ typedef struct Parser {
   Def *defs;
   size_t ndefs, capdefs;
   SrVal **refs; /* JAXPR_REF params to resolve at the end */
+  size_t *ref_owner; /* the def whose text holds each, or NO_DEF */
   size_t nrefs, caprefs;
+  size_t cur_def;    /* the def being parsed, or NO_DEF */
 } Parser;
 
 /* ASCII identifiers whatever the locale, by table: scanning names is the
@@ -184,10 +190,14 @@ static int line_of(Parser *p, size_t off) {
   return (int)line;
 }
 
+/* Columns are asked for in text order, so the search for the start of
+   the line stops at the last line start found: equations of a long
+   one-line jaxpr would otherwise each scan the line back to its start. */
 static size_t column_of(Parser *p, size_t off) {
-  size_t b = off;
-  while (b > 0 && p->s[b - 1] != '\n') b--;
-  return off - b;
+  size_t from = p->bol <= off ? p->bol : 0;
+  const char *nl = off > from ? memrchr(p->s + from, '\n', off - from) : NULL;
+  p->bol = nl ? (size_t)(nl - p->s) + 1 : from;
+  return off - p->bol;
 }
 
 /* ---- scopes ---- */
@@ -265,6 +275,7 @@ static void scope_bind(Parser *p, const char *name, size_t len, SrVar *v) {
     while (n <= k) n *= 2;
     if (n > p->maxslots) n = p->maxslots;
     p->slots = sr_xrealloc(p->slots, n * sizeof *p->slots);
+    if (n >= 1 << 17) sr_mem_huge(p->slots + p->nslots, (n - p->nslots) * sizeof *p->slots);
     memset(p->slots + p->nslots, 0, (n - p->nslots) * sizeof *p->slots);
     p->nslots = n;
   }
@@ -331,6 +342,7 @@ static void vpush(Parser *p, SrVar *v) {
   if (p->vn == p->vcap) {
     p->vcap = p->vcap ? 2 * p->vcap : 256;
     p->vs = sr_xrealloc(p->vs, p->vcap * sizeof *p->vs);
+    if (p->vcap >= 1 << 20) sr_mem_huge(p->vs + p->vn, (p->vcap - p->vn) * sizeof *p->vs);
   }
   p->vs[p->vn++] = v;
 }
@@ -780,6 +792,10 @@ static size_t value_extent(const char *s, size_t len, size_t i) {
       if (k >= len || s[k] == ']') return i;
       size_t we = ident_end(s, len, k);
       if (we > k && we < len && s[we] == '=') return i;
+      /* every blank of the run would find the same: go past it (a long
+         run would otherwise cost its length squared) */
+      i = k;
+      continue;
     }
     i++;
   }
@@ -1200,7 +1216,9 @@ static SrVal *jaxpr_ref(Parser *p, size_t st, size_t e) {
   if (p->nrefs == p->caprefs) {
     p->caprefs = p->caprefs ? 2 * p->caprefs : 16;
     p->refs = sr_xrealloc(p->refs, p->caprefs * sizeof *p->refs);
+    p->ref_owner = sr_xrealloc(p->ref_owner, p->caprefs * sizeof *p->ref_owner);
   }
+  p->ref_owner[p->nrefs] = p->cur_def;
   p->refs[p->nrefs++] = v;
   return v;
 }
@@ -1459,6 +1477,8 @@ static int parse_eqn(Parser *p) {
   if (p->en == p->ecap) {
     p->ecap = p->ecap ? 2 * p->ecap : 256;
     p->es = sr_xrealloc(p->es, p->ecap * sizeof *p->es);
+    /* a program of a million equations: huge pages for the rest */
+    if (p->ecap >= 1 << 16) sr_mem_huge(p->es + p->en, (p->ecap - p->en) * sizeof *p->es);
   }
   p->es[p->en++] = (SrEqn){prim, nin, nout, nparams, in, out, params, (uint32_t)start};
 done:
@@ -1616,7 +1636,14 @@ static const SrMesh *text_mesh(const char *s, size_t len) {
       PyP pq = {s + st, len - st, 0, NULL, 0};
       SrVal *v = pv_value(&pq);
       if (v && v->kind == SR_V_MESH && v->mesh->n > 0) {
+        /* a nested shard_map prints its mesh with the outer manual axes
+           Manual: the program's own context has them Explicit */
         const SrMesh *m = v->mesh;
+        uint8_t types[SR_MAX_AXES];
+        memcpy(types, m->types, sizeof types);
+        for (int i = 0; i < m->n; i++)
+          if (types[i] == SR_AXIS_MANUAL) types[i] = SR_AXIS_EXPLICIT;
+        m = sr_mesh_with_types(m, types);
         sr_unref(v);
         return m;
       }
@@ -1711,6 +1738,63 @@ static const SrMesh *implicit_mesh(const char *s, size_t len) {
   return sr_mesh_intern(&m);
 }
 
+/* ---- hoisted jaxprs may not call themselves ---- */
+
+/* JAX cannot print a jaxpr that holds itself, and nothing could run one,
+   but `let f = { ... jaxpr=f ... } in` says just that.  A depth-first walk
+   of the calls between the hoisted jaxprs (ref i, written at where[i]:
+   from ref_owner[i] to target[i]) finds such a cycle, without recursion: the chain of lets can
+   be as long as the text. */
+static int check_no_cycle(Parser *p, const size_t *target, const size_t *where) {
+  size_t n = p->ndefs;
+  /* the calls of each def, as a compressed adjacency list of refs */
+  size_t *first = sr_xcalloc(n + 1, sizeof *first);
+  size_t *edge = sr_xmalloc((p->nrefs + 1) * sizeof *edge);
+  for (size_t i = 0; i < p->nrefs; i++)
+    if (p->ref_owner[i] != NO_DEF) first[p->ref_owner[i] + 1]++;
+  for (size_t k = 0; k < n; k++) first[k + 1] += first[k];
+  size_t *fill = sr_xmalloc((n + 1) * sizeof *fill);
+  memcpy(fill, first, (n + 1) * sizeof *fill);
+  for (size_t i = 0; i < p->nrefs; i++)
+    if (p->ref_owner[i] != NO_DEF) edge[fill[p->ref_owner[i]]++] = i;
+  /* 0: not seen, 1: on the walk's path, 2: done */
+  unsigned char *state = sr_xcalloc(n, 1);
+  size_t *stack = sr_xmalloc((n + 1) * sizeof *stack), *next = fill;
+  int rc = 0;
+  for (size_t root = 0; root < n && rc == 0; root++) {
+    if (state[root]) continue;
+    size_t sp = 0;
+    stack[sp++] = root;
+    state[root] = 1;
+    next[root] = first[root];
+    while (sp && rc == 0) {
+      size_t u = stack[sp - 1];
+      if (next[u] == first[u + 1]) {
+        state[u] = 2;
+        sp--;
+        continue;
+      }
+      size_t r = edge[next[u]++], w = target[r];
+      if (state[w] == 1) {
+        const Def *d = &p->defs[w];
+        rc = fail_at(p, where[r],
+                     "jaxpr '%.*s' calls itself%s: jaxprs cannot be recursive", (int)d->len,
+                     d->name, w == u ? "" : " (through the jaxprs it calls)");
+      } else if (state[w] == 0) {
+        state[w] = 1;
+        next[w] = first[w];
+        stack[sp++] = w;
+      }
+    }
+  }
+  free(first);
+  free(edge);
+  free(fill);
+  free(state);
+  free(stack);
+  return rc;
+}
+
 /* ---- programs ---- */
 
 int sr_parse_looks_like_jaxpr(const char *s, size_t len, size_t pos) {
@@ -1729,12 +1813,113 @@ int sr_parse_looks_like_jaxpr(const char *s, size_t len, size_t pos) {
   return 0;
 }
 
+/* Where the program at i probably ends: just after the '}' that closes
+   the first brace group at depth 0 that no 'in' follows (the hoisted
+   `let NAME = { ... } in` blocks come first).  Braces inside quotes do not
+   count.  Each of the four characters is looked for with memchr, in a
+   window that doubles each time it comes up empty, so the guess costs a
+   memchr over the program, not over all the text after it. */
+static size_t guess_program_end(const char *s, size_t len, size_t i) {
+  static const char chars[4] = {'{', '}', '\'', '"'};
+  const char *end = s + len, *q = s + i;
+  /* next[k]: the next chars[k] at or after q, or, when found[k] is 0, a
+     position before which there is none */
+  const char *next[4] = {q, q, q, q};
+  int found[4] = {0, 0, 0, 0};
+  size_t window[4] = {4096, 4096, 4096, 4096};
+  size_t depth = 0;
+  for (;;) {
+    int which = 0;
+    for (int k = 0; k < 4; k++) {
+      if (next[k] < q || (next[k] == q && !found[k])) {
+        size_t n = (size_t)(end - q) < window[k] ? (size_t)(end - q) : window[k];
+        const char *m = memchr(q, chars[k], n);
+        found[k] = m != NULL;
+        next[k] = m ? m : q + n;
+        if (!m) window[k] *= 2;
+      }
+      if (next[k] < next[which]) which = k;
+    }
+    const char *at = next[which];
+    if (at >= end) return len;
+    if (!found[which]) {
+      q = at; /* nothing before here: look further */
+      continue;
+    }
+    if (which >= 2) {
+      /* a quoted string, to its closing quote on the same line */
+      const char *c = at + 1;
+      while (c < end && *c != *at && *c != '\n') c += *c == '\\' ? 2 : 1;
+      q = c < end ? c + 1 : end;
+    } else if (which == 0) {
+      depth++;
+      q = at + 1;
+    } else {
+      q = at + 1;
+      if (depth > 0 && --depth == 0) {
+        size_t k = sr_skip_blanks(s, len, (size_t)(q - s));
+        if (!(len - k >= 2 && s[k] == 'i' && s[k + 1] == 'n' &&
+              (k + 2 == len || !is_ident_char((unsigned char)s[k + 2]))))
+          return (size_t)(q - s);
+      }
+    }
+  }
+}
+
+/* The mesh the types of a text index, and the program's mesh. */
+typedef struct MeshPick {
+  const SrMesh *mesh, *shape;
+} MeshPick;
+
+static MeshPick pick_mesh(const char *s, size_t n, const SrParseOpts *opts) {
+  MeshPick r;
+  const SrMesh *m = text_mesh(s, n);
+  if (!m && opts && opts->mesh && opts->mesh->n) m = opts->mesh;
+  if (m) {
+    r.mesh = m;
+    r.shape = sr_mesh_shape(m);
+  } else {
+    r.mesh = r.shape = implicit_mesh(s, n);
+  }
+  return r;
+}
+
+static SrProgram *parse_once(SrSrc *src, size_t start, size_t scan_end, const MeshPick *mp,
+                             size_t *end, SrDiags *d);
+
 SrProgram *sr_parse_program(SrSrc *src, size_t start, size_t *end,
                             const SrParseOpts *opts, SrDiags *d) {
   sr_prims_init();
+  /* The mesh (a Mesh(...) printed in the text, else the axes the types
+     name) and the check for NUL bytes come from a scan of the program's
+     own text: scanning everything after it too, for each of the many
+     programs of a file, would cost the file's size squared.  Where the
+     program ends is first guessed; when the parse does not end there (or
+     fails), it is done again over all the text from start. */
+  size_t guess = guess_program_end(src->text, src->len, start);
+  MeshPick mp = pick_mesh(src->text + start, guess - start, opts);
+  SrDiags first = SR_DIAGS_INIT;
+  size_t e = start;
+  SrProgram *prog = parse_once(src, start, guess, &mp, &e, &first);
+  if ((!prog || e != guess) && sr_skip_blanks(src->text, src->len, guess) < src->len) {
+    if (prog) sr_program_unref(prog);
+    sr_diags_clear(&first);
+    mp = pick_mesh(src->text + start, src->len - start, opts);
+    return parse_once(src, start, src->len, &mp, end, d);
+  }
+  sr_diags_move(d, &first);
+  if (prog && end) *end = e;
+  return prog;
+}
+
+/* One parse of the program at start, with the mesh mp; the text up to
+   scan_end must hold no NUL byte. */
+static SrProgram *parse_once(SrSrc *src, size_t start, size_t scan_end, const MeshPick *mp,
+                             size_t *end, SrDiags *d) {
   Parser P;
   memset(&P, 0, sizeof P);
   Parser *p = &P;
+  p->cur_def = NO_DEF;
   p->src = src;
   p->s = src->text;
   p->len = src->len;
@@ -1748,18 +1933,20 @@ SrProgram *sr_parse_program(SrSrc *src, size_t start, size_t *end,
      bounds the name array by the text's size */
   p->maxslots = (p->len - start) / 4 + 64;
   if (p->maxslots > UINT32_MAX - 1) p->maxslots = UINT32_MAX - 1;
+  /* the stacks exist from the start: `stack + base` on a NULL stack would
+     be undefined even for an empty jaxpr */
+  p->vcap = p->ecap = 256;
+  p->vs = sr_xmalloc(p->vcap * sizeof *p->vs);
+  p->es = sr_xmalloc(p->ecap * sizeof *p->es);
 
-  const SrMesh *m = text_mesh(p->s + start, p->len - start);
-  if (!m && opts && opts->mesh && opts->mesh->n) m = opts->mesh;
-  if (m) {
-    p->mesh = sr_mesh_shape(m);
-    p->prog->mesh = m;
-  } else {
-    p->mesh = implicit_mesh(p->s + start, p->len - start);
-    p->prog->mesh = p->mesh;
-  }
+  p->mesh = mp->shape;
+  p->prog->mesh = mp->mesh;
 
   int rc = 0;
+  /* names, types and param values become C strings: a NUL byte would cut
+     one short, and the printing would not read back */
+  const char *nul = memchr(p->s + start, 0, scan_end - start);
+  if (nul) rc = fail_at(p, (size_t)(nul - p->s), "a NUL byte in the text");
   skip(p);
   /* hoisted jaxprs: let NAME = { ... } in */
   while (rc == 0 && at_word(p, "let")) {
@@ -1780,12 +1967,10 @@ SrProgram *sr_parse_program(SrSrc *src, size_t start, size_t *end,
         break;
       }
     Def def = {p->s + p->pos, ne - p->pos, def_off, NULL};
-    for (size_t i = 0; i < p->ndefs; i++)
-      if (p->defs[i].len == def.len && memcmp(p->defs[i].name, def.name, def.len) == 0) {
-        rc = fail_at(p, p->pos, "jaxpr '%.*s' is defined twice", (int)def.len, def.name);
-        break;
-      }
-    if (rc) break;
+    if (memo_get(&p->defnames, def.name, def.len)) {
+      rc = fail_at(p, p->pos, "jaxpr '%.*s' is defined twice", (int)def.len, def.name);
+      break;
+    }
     p->pos = ne;
     skip(p);
     if (peek(p) != '=') {
@@ -1794,10 +1979,12 @@ SrProgram *sr_parse_program(SrSrc *src, size_t start, size_t *end,
     }
     p->pos++;
     skip(p);
+    p->cur_def = p->ndefs;
     if (parse_jaxpr(p, &def.j) < 0) {
       rc = -1;
       break;
     }
+    p->cur_def = NO_DEF;
     skip(p);
     if (!at_word(p, "in")) {
       rc = expected(p, "'in' after a 'let NAME = { ... }' definition");
@@ -1810,34 +1997,42 @@ SrProgram *sr_parse_program(SrSrc *src, size_t start, size_t *end,
       p->defs = sr_xrealloc(p->defs, p->capdefs * sizeof *p->defs);
     }
     p->defs[p->ndefs++] = def;
+    /* by name, as index + 1 (the array moves as it grows) */
+    memo_put(&p->defnames, def.name, def.len, (const void *)(uintptr_t)p->ndefs);
   }
   if (rc == 0 && parse_jaxpr(p, &p->prog->top) < 0) rc = -1;
   /* resolve the names of hoisted jaxprs; they may be used before they are
      defined */
+  size_t *target = sr_xmalloc((p->nrefs + 1) * sizeof *target);
+  size_t *where = sr_xmalloc((p->nrefs + 1) * sizeof *where); /* ref.off, which resolving overwrites */
   for (size_t i = 0; rc == 0 && i < p->nrefs; i++) {
     SrVal *v = p->refs[i];
-    size_t n = strlen(v->ref.name);
-    Def *def = NULL;
-    for (size_t k = 0; k < p->ndefs; k++)
-      if (p->defs[k].len == n && memcmp(p->defs[k].name, v->ref.name, n) == 0) def = &p->defs[k];
-    if (!def) {
+    uintptr_t k = (uintptr_t)memo_get(&p->defnames, v->ref.name, strlen(v->ref.name));
+    if (!k) {
       rc = fail_at(p, v->ref.off, "jaxpr '%s' is not defined by a 'let %s = { ... } in' block",
                    v->ref.name, v->ref.name);
       break;
     }
+    target[i] = k - 1;
+    where[i] = v->ref.off;
     v->kind = SR_V_JAXPR;
-    v->jx.jaxpr = def->j;
+    v->jx.jaxpr = p->defs[k - 1].j;
     v->jx.prog = p->prog;
   }
+  if (rc == 0 && p->ndefs) rc = check_no_cycle(p, target, where);
+  free(target);
+  free(where);
   free(p->vs);
   free(p->es);
   free(p->defs);
   free(p->refs);
+  free(p->ref_owner);
   free(p->slots);
   free(p->undo);
   free(p->types.tab);
   free(p->values.tab);
   free(p->lits.tab);
+  free(p->defnames.tab);
   if (rc < 0) {
     sr_program_unref(p->prog);
     return NULL;

@@ -19,10 +19,14 @@
 
 #define NAME_UNDERSCORE UINT32_MAX
 #define WIDTH 80
+#define MAX_INLINE_DEPTH 100
 
 typedef struct Shared {
   const SrJaxpr *j;
   int count, order, expanded, marked;
+  int desc_marked; /* mark_descendants has run on it */
+  int depth;       /* how deep it is written inside others (0: at top) */
+  const SrJaxpr *parent; /* the first jaxpr found holding it */
   const char *name; /* from the first named equation that holds it */
   const char *final_name;
 } Shared;
@@ -34,6 +38,9 @@ typedef struct Pr {
   uint32_t counter;
   Shared *tab;    /* jaxpr -> Shared, open addressing */
   size_t cap, n;
+  size_t inline_left; /* nested jaxprs it may still write out */
+  const SrJaxpr **subs; /* eqn_subjaxprs' answer */
+  size_t subcap;
   uint32_t *skip;  /* counters of names that shared jaxprs use, sorted */
   size_t nskip, iskip;
   SrFmt f;
@@ -219,23 +226,23 @@ static const char *shared_name_of(Pr *pr, const SrJaxpr *j) {
   return s ? s->final_name : NULL;
 }
 
-/* jaxprs_in_params: a jaxpr, or the jaxprs of a tuple */
-static int eqn_subjaxprs(const SrEqn *e, const SrJaxpr **out, int max) {
-  int n = 0;
+/* jaxprs_in_params: a jaxpr, or the jaxprs of a tuple.  Into pr->subs,
+   which lasts until the next call. */
+static const SrJaxpr **eqn_subjaxprs(Pr *pr, const SrEqn *e, size_t *n) {
+  size_t k = 0;
   for (uint32_t i = 0; i < e->nparams; i++) {
     const SrVal *v = e->params[i].val;
-    if (v->kind == SR_V_JAXPR) {
-      if (n < max) out[n] = v->jx.jaxpr;
-      n++;
-    } else if (v->kind == SR_V_TUPLE) {
-      for (int k = 0; k < v->seq.n; k++)
-        if (v->seq.items[k]->kind == SR_V_JAXPR) {
-          if (n < max) out[n] = v->seq.items[k]->jx.jaxpr;
-          n++;
-        }
+    int m = v->kind == SR_V_JAXPR ? 1 : v->kind == SR_V_TUPLE ? v->seq.n : 0;
+    if (k + (size_t)m > pr->subcap) {
+      pr->subcap = 2 * (k + (size_t)m);
+      pr->subs = sr_xrealloc(pr->subs, pr->subcap * sizeof *pr->subs);
     }
+    if (v->kind == SR_V_JAXPR) pr->subs[k++] = v->jx.jaxpr;
+    for (int t = 0; v->kind == SR_V_TUPLE && t < v->seq.n; t++)
+      if (v->seq.items[t]->kind == SR_V_JAXPR) pr->subs[k++] = v->seq.items[t]->jx.jaxpr;
   }
-  return n;
+  *n = k;
+  return pr->subs;
 }
 
 static const char *eqn_name_param(Pr *pr, const SrEqn *e) {
@@ -254,18 +261,27 @@ static const char *eqn_name_param(Pr *pr, const SrEqn *e) {
   return r;
 }
 
-static void mark_descendants(Pr *pr, const SrJaxpr *j, int depth) {
-  if (depth > 1000) return;
-  for (uint32_t k = 0; k < j->neqn; k++) {
-    const SrJaxpr *subs[64];
-    int n = eqn_subjaxprs(&j->eqns[k], subs, 64);
-    for (int i = 0; i < n && i < 64; i++) {
-      Shared *s = shared_get(pr, subs[i], 1);
-      if (s->marked) continue;
-      s->marked = 1;
-      mark_descendants(pr, subs[i], depth + 1);
+/* Marks everything under j shared, without recursion (a chain of
+   hoisted jaxprs can be as long as the text). */
+static void mark_descendants(Pr *pr, const SrJaxpr *j) {
+  size_t sp = 0, cap = 64;
+  const SrJaxpr **stack = sr_xmalloc(cap * sizeof *stack);
+  stack[sp++] = j;
+  while (sp) {
+    const SrJaxpr *u = stack[--sp];
+    for (uint32_t k = 0; k < u->neqn; k++) {
+      size_t n;
+      const SrJaxpr **subs = eqn_subjaxprs(pr, &u->eqns[k], &n);
+      for (size_t i = 0; i < n; i++) {
+        Shared *s = shared_get(pr, subs[i], 1);
+        if (s->marked) continue;
+        s->marked = 1;
+        if (sp == cap) stack = sr_xrealloc(stack, (cap *= 2) * sizeof *stack);
+        stack[sp++] = subs[i];
+      }
     }
   }
+  free(stack);
 }
 
 static int by_order(const void *x, const void *y) {
@@ -332,22 +348,26 @@ static Shared **find_shared(Pr *pr, const SrJaxpr *top, size_t *nshared) {
     s->count++;
     if (j != top && j->neqn > 10) s->count++;
     if (s->expanded) {
-      mark_descendants(pr, j, 0);
+      /* once is enough: a jaxpr used a thousand times is walked twice
+         (and s goes stale when marking grows the table) */
+      if (!s->desc_marked) {
+        s->desc_marked = 1;
+        mark_descendants(pr, j);
+      }
       continue;
     }
     s->expanded = 1;
     for (uint32_t k = 0; k < j->neqn; k++) {
       const SrEqn *e = &j->eqns[k];
-      const SrJaxpr *subs[64];
-      int n = eqn_subjaxprs(e, subs, 64);
+      size_t n;
+      const SrJaxpr **subs = eqn_subjaxprs(pr, e, &n);
       if (!n) continue;
       const char *name = eqn_name_param(pr, e);
-      for (int i = 0; i < n && i < 64; i++) {
+      for (size_t i = 0; i < n; i++) {
         QPUSH(subs[i]);
-        if (name) {
-          Shared *c = shared_get(pr, subs[i], 1);
-          if (!c->name) c->name = name;
-        }
+        Shared *c = shared_get(pr, subs[i], 1);
+        if (!c->parent) c->parent = j;
+        if (name && !c->name) c->name = name;
       }
     }
   }
@@ -355,11 +375,28 @@ static Shared **find_shared(Pr *pr, const SrJaxpr *top, size_t *nshared) {
 #undef QPUSH
   Shared **out = sr_arena_alloc(pr->perm, (pr->n + 1) * sizeof *out);
   size_t n = 0;
-  for (size_t i = 0; i < pr->cap; i++) {
-    Shared *s = &pr->tab[i];
-    if (s->j && (s->count >= 2 || s->marked)) out[n++] = s;
-  }
+  for (size_t i = 0; i < pr->cap; i++)
+    if (pr->tab[i].j) out[n++] = &pr->tab[i];
   qsort(out, n, sizeof *out, by_order);
+  /* Written inside its holder, a jaxpr nests one deeper; past
+     MAX_INLINE_DEPTH it is hoisted like a shared one, so that the text
+     reads back (the parser refuses jaxprs nested 200 deep) and the
+     printer's recursion stays shallow.  JAX would nest them all. */
+  size_t nsh = 0;
+  for (size_t i = 0; i < n; i++) {
+    Shared *s = out[i];
+    int shared = s->j != top && (s->count >= 2 || s->marked);
+    if (s->j != top && !shared) {
+      Shared *up = s->parent ? shared_get(pr, s->parent, 0) : NULL;
+      s->depth = up ? up->depth + 1 : 1;
+      if (s->depth > MAX_INLINE_DEPTH) shared = 1;
+    }
+    if (shared) {
+      s->depth = 0;
+      out[nsh++] = s;
+    }
+  }
+  n = nsh;
   /* unique names: f, f1, f2, ... */
   NameCounts nc = {NULL, 0};
   name_counts_init(&nc, 2 * n + 1);
@@ -596,15 +633,19 @@ static SrDoc *params_doc(Pr *pr, const SrEqn *e) {
 static void suggest_names(Pr *pr, SrVar *const *for_vars, uint32_t n, SrVar *const *like,
                           uint32_t m) {
   if (n != m) return;
-  const SrVar **used = sr_arena_alloc(pr->a, (n + 1) * sizeof *used);
-  uint32_t nused = 0;
+  /* the outer vars already used, as a set of pointers (a jit may take
+     thousands of operands) */
+  size_t cap = 16;
+  while (cap < 2 * (size_t)n) cap *= 2;
+  const SrVar **used = sr_arena_alloc(pr->a, cap * sizeof *used);
+  memset(used, 0, cap * sizeof *used);
   for (uint32_t i = 0; i < n; i++) {
     SrVar *f = for_vars[i], *l = like[i];
     if (l->kind == SR_LIT || f->kind == SR_LIT || is_named(pr, f)) continue;
-    int seen = 0;
-    for (uint32_t k = 0; k < nused && !seen; k++) seen = used[k] == l;
-    if (seen) continue;
-    used[nused++] = l;
+    size_t h = ptr_slot(l) & (cap - 1);
+    while (used[h] && used[h] != l) h = (h + 1) & (cap - 1);
+    if (used[h]) continue;
+    used[h] = l;
     f->pp_gen = pr->gen;
     f->pp_name = l->kind == SR_DROP ? NAME_UNDERSCORE : name_code(pr, l);
   }
@@ -674,6 +715,8 @@ static SrDoc *skeleton(Pr *pr, SrDoc *head, SrDoc **eqns, uint32_t neqn, SrDoc *
 static SrDoc *jaxpr_doc(Pr *pr, const SrJaxpr *j) {
   const char *shared = shared_name_of(pr, j);
   if (shared) return sr_doc_textz(pr->a, shared);
+  if (!pr->inline_left) return sr_doc_textz(pr->a, "{ ... }");
+  pr->inline_left--;
   SrDoc *head = head_doc(pr, j);
   SrDoc **eqns = sr_arena_alloc(pr->a, (j->neqn + 1) * sizeof *eqns);
   for (uint32_t i = 0; i < j->neqn; i++) eqns[i] = eqn_doc(pr, &j->eqns[i]);
@@ -758,6 +801,7 @@ static void pr_init(Pr *pr, SrBuf *out) {
   pr->a = sr_arena_new();
   pr->perm = sr_arena_new();
   pr->gen = ++print_generation;
+  pr->inline_left = SIZE_MAX;
   sr_fmt_init(&pr->f, out, WIDTH);
 }
 
@@ -765,6 +809,7 @@ static void pr_free(Pr *pr) {
   sr_arena_free(pr->a);
   sr_arena_free(pr->perm);
   free(pr->tab);
+  free(pr->subs);
   sr_fmt_free(&pr->f);
 }
 
@@ -791,6 +836,10 @@ void sr_print_jaxpr(SrBuf *out, const SrJaxpr *j) {
 void sr_print_eqn(SrBuf *out, const SrEqn *e) {
   Pr pr;
   pr_init(&pr, out);
+  /* Nothing is hoisted here, as in JAX's repr of an equation, so a jaxpr
+     used twice at each of n levels would be written 2^n times: past a
+     bound, nested jaxprs are elided. */
+  pr.inline_left = 1000;
   size_t start = out->len;
   sr_fmt(&pr.f, eqn_doc(&pr, e), 0, SR_MODE_BREAK);
   while (out->len > start && out->p[out->len - 1] == ' ') out->p[--out->len] = 0;

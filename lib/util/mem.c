@@ -1,9 +1,11 @@
 /* mem.c: checked allocation and arenas. */
 #include "util/mem.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 void sr_oom(void) {
   fputs("shardrepl: out of memory\n", stderr);
@@ -37,6 +39,24 @@ char *sr_xstrndup(const char *s, size_t n) {
 
 char *sr_xstrdup(const char *s) { return sr_xstrndup(s, strlen(s)); }
 
+enum { HUGE_PAGE = 2 << 20 };
+
+/* A big block that is written from end to end once (an arena chunk, a
+   stack of the parser, a printed program) is best backed by transparent
+   huge pages, where Linux offers them on request: a page fault per 2 MiB
+   instead of per 4 KiB, and few TLB misses.  Without them the time per
+   byte of a 100 MB program was half again that of a 10 MB one. */
+void sr_mem_huge(void *p, size_t n) {
+#ifdef MADV_HUGEPAGE
+  uintptr_t a = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+  uintptr_t e = ((uintptr_t)p + n) & ~(uintptr_t)(HUGE_PAGE - 1);
+  if (e > a) (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+#else
+  (void)p;
+  (void)n;
+#endif
+}
+
 /* Chunks grow geometrically so that a big program costs few mallocs. */
 struct SrChunk {
   struct SrChunk *next;
@@ -44,9 +64,34 @@ struct SrChunk {
   _Alignas(16) char data[];
 };
 
-enum { FIRST_CHUNK = 4096 - sizeof(struct SrChunk), MAX_CHUNK = 1 << 22 };
+/* the largest chunk is 4 MiB with its header */
+enum { FIRST_CHUNK = 4096 - sizeof(struct SrChunk), MAX_CHUNK = (1 << 22) - sizeof(struct SrChunk) };
 
-SrArena *sr_arena_new(void) { return sr_xcalloc(1, sizeof(SrArena)); }
+/* A chunk of a huge page or more is aligned to huge pages, so that all of
+   it can have them. */
+static struct SrChunk *new_chunk(size_t size) {
+  struct SrChunk *c;
+  if (sizeof *c + size >= HUGE_PAGE) {
+    size_t n = (sizeof *c + size + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
+    void *p = NULL;
+    if (posix_memalign(&p, HUGE_PAGE, n) != 0 || !p) sr_oom();
+    sr_mem_huge(p, n);
+    c = p;
+    c->size = n - sizeof *c;
+  } else {
+    c = sr_xmalloc(sizeof *c + size);
+    c->size = size;
+  }
+  return c;
+}
+
+SrArena *sr_arena_new(void) {
+  SrArena *a = sr_xcalloc(1, sizeof(SrArena));
+  /* a first chunk now, so that cur is never NULL: an allocation of 0 bytes
+     from a new arena would otherwise compute NULL + 0 */
+  sr_arena_alloc_slow(a, 0);
+  return a;
+}
 
 void sr_arena_free(SrArena *a) {
   if (!a) return;
@@ -83,8 +128,7 @@ void *sr_arena_alloc_slow(SrArena *a, size_t n) {
   size_t size = a->chunks ? a->chunks->size * 2 : FIRST_CHUNK;
   if (size > MAX_CHUNK) size = MAX_CHUNK;
   if (size < n) size = n;
-  struct SrChunk *c = sr_xmalloc(sizeof *c + size);
-  c->size = size;
+  struct SrChunk *c = new_chunk(size);
   if (size == n && a->chunks) {
     /* a big one-off block: put it behind the current chunk */
     c->next = a->chunks->next;
@@ -95,7 +139,7 @@ void *sr_arena_alloc_slow(SrArena *a, size_t n) {
   c->next = a->chunks;
   a->chunks = c;
   a->cur = c->data + n;
-  a->end = c->data + size;
+  a->end = c->data + c->size;
   a->used += n;
   return c->data;
 }

@@ -20,6 +20,9 @@ void *sr_xrealloc(void *p, size_t n);
 char *sr_xstrdup(const char *s);
 char *sr_xstrndup(const char *s, size_t n);
 void sr_oom(void) __attribute__((noreturn));
+/* Asks for huge pages for the block [p, p+n) (Linux; a hint, no more),
+   for big blocks about to be filled. */
+void sr_mem_huge(void *p, size_t n);
 
 typedef struct SrArena SrArena;
 
