@@ -304,7 +304,16 @@ int sr_ev_map(SrEvalCtx *cx, int nin, SrArray *const *in, int nout, SrArray *con
     io.out = &out[0]->shard[p]; /* rebound below per output */
     SrBuffer *obuf[16] = {0};
     for (int j = 0; j < nout; j++)
-      if (!(flags & SR_MAP_NOALLOC)) obuf[j] = sr_buffer_new(obytes[j]);
+      if (!(flags & SR_MAP_NOALLOC)) {
+        if (j == 0 && flags >= 8) {
+          int r = __builtin_ctz((unsigned)flags >> 3);
+          if (r < nin && sr_buffer_unique(ibuf[r]) && ibuf[r]->nbytes == obytes[0]) {
+            obuf[0] = sr_buffer_ref(ibuf[r]);
+            continue;
+          }
+        }
+        obuf[j] = sr_buffer_new(obytes[j]);
+      }
     io.out = obuf;
     if (m && ol) sr_layout_block_start(out[0]->layout, m, p, io.out_start);
     else memset(io.out_start, 0, sizeof io.out_start);
@@ -407,7 +416,15 @@ int sr_ev_jaxpr(SrEvalCtx *cx, const SrJaxpr *j, SrArray *const *in, SrArray **o
       outs[i] = NULL;
     }
     if (rc == 0) {
-      SrEvalEqn ee = {q->prim, q->params, q->nparams, q->nin, q->nout, ins, ts, outs};
+      SrEvalEqn ee = {q->prim, q->params, q->nparams, q->nin, q->nout, ins, ts, outs, 0};
+      /* inputs used for the last time, once, and held by nobody else */
+      for (uint32_t i = 0; i < q->nin && i < 32; i++) {
+        const SrVar *v = q->in[i];
+        if (v->kind != SR_VAR || last[v->id] != (int32_t)k || ins[i]->rc != 1) continue;
+        int once = 1;
+        for (uint32_t o = 0; o < q->nin && once; o++) once = o == i || q->in[o] != v;
+        if (once) ee.donate |= 1u << i;
+      }
       rc = sr_ev_eqn(cx, &ee);
     }
     if (nlit)

@@ -45,6 +45,9 @@ typedef struct SrEvalEqn {
   SrArray *const *in;
   const SrType *const *out_type;
   SrArray **out;        /* filled by the rule */
+  uint32_t donate;      /* bit k: in[k] is at its last use and only the
+                           caller holds it, so a rule may write into its
+                           buffers (see SR_MAP_REUSE) */
 } SrEvalEqn;
 
 typedef int (*SrEvalRule)(SrEvalCtx *cx, const SrEvalEqn *e);
@@ -155,6 +158,10 @@ enum {
   SR_MAP_POS = 2,     /* the result depends on the device (axis_index) */
   SR_MAP_NOALLOC = 4, /* fn sets io->out[] itself (sharing a buffer) */
 };
+/* Output 0 may be written into input k's buffer where that buffer has no
+   other holder (the rule has checked that the caller donated input k and
+   that sizes agree; the kernel must allow in == out). */
+#define SR_MAP_REUSE(k) (8 << (k))
 
 /* Runs fn for each device this rank holds, once per distinct tuple of
    input buffers (and block, with SR_MAP_BLOCK): devices with the same

@@ -161,6 +161,20 @@ static int ew_fn(SrShardIO *io) {
   return rc < 0 ? kern_fail(io, w) : 0;
 }
 
+/* SR_MAP_REUSE for the first donated operand that arrived untouched, of
+   the result's dtype and shape (the kernels allow out == in). */
+static int reuse_flags(const SrEvalEqn *e, SrArray *const *ops, int first) {
+  const SrType *t = e->out_type[0];
+  for (uint32_t k = (uint32_t)first; k < e->nin && k < 16; k++) {
+    if (!(e->donate >> k & 1) || ops[k] != e->in[k] || ops[k]->type->dtype != t->dtype) continue;
+    if (ops[k]->type->ndim != t->ndim) continue;
+    int same = 1;
+    for (int i = 0; i < t->ndim; i++) same &= ops[k]->type->dims[i].size == t->dims[i].size;
+    if (same) return SR_MAP_REUSE(k);
+  }
+  return 0;
+}
+
 static int is_compare(int id) {
   return id == SR_P_eq || id == SR_P_ne || id == SR_P_lt || id == SR_P_le || id == SR_P_gt || id == SR_P_ge;
 }
@@ -206,7 +220,7 @@ static int ev_nary(SrEvalCtx *cx, const SrEvalEqn *e) {
   }
   if (rc == 0) {
     e->out[0] = sr_array_new(t, sr_layout_with_dtype(l, t->dtype), m);
-    rc = sr_ev_map(cx, (int)e->nin, ops, 1, e->out, 0, ew_fn, &w);
+    rc = sr_ev_map(cx, (int)e->nin, ops, 1, e->out, reuse_flags(e, ops, first), ew_fn, &w);
   }
   for (uint32_t k = 0; k < e->nin; k++) sr_array_unref(ops[k]);
   return rc;
@@ -244,7 +258,7 @@ static int ev_unary(SrEvalCtx *cx, const SrEvalEqn *e) {
   SrArray *x = operand(cx, e, 0, m, l, -1);
   if (!x) return -1;
   e->out[0] = sr_array_new(t, sr_layout_with_dtype(l, t->dtype), m);
-  int rc = sr_ev_map(cx, 1, &x, 1, e->out, 0, ew_fn, &w);
+  int rc = sr_ev_map(cx, 1, &x, 1, e->out, reuse_flags(e, &x, 0), ew_fn, &w);
   sr_array_unref(x);
   return rc;
 }

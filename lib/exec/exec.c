@@ -108,7 +108,7 @@ static int hook_eqn(SrInterp *I, const SrPrim *prim, const SrParam *params, int 
   SrEvalCtx cx;
   sr_eval_ctx_init(&cx, I, sr_exec(I), d);
   cx.mesh = I->jax->mesh;
-  SrEvalEqn e = {prim, params, (uint32_t)nparams, (uint32_t)nin, (uint32_t)nout, in, out_types, out};
+  SrEvalEqn e = {prim, params, (uint32_t)nparams, (uint32_t)nin, (uint32_t)nout, in, out_types, out, 0};
   return sr_ev_eqn(&cx, &e);
 }
 

@@ -14,3 +14,8 @@ lib_libshardrepl_a_SOURCES += \
 	lib/exec/kern.h lib/exec/kern_copy.c lib/exec/kern_ew.c lib/exec/kern_reduce.c lib/exec/kern_dot.c \
 	lib/exec/exec.c lib/exec/exec.h \
 	lib/lang/builtins_exec.c
+
+check_PROGRAMS += tests/unit/check_exec
+tests_unit_check_exec_SOURCES = tests/unit/check_exec.c
+tests_unit_check_exec_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_check_exec_LDADD = $(SR_LIBS) $(CHECK_LIBS)
