@@ -371,7 +371,7 @@ START_TEST(test_interp_bindings) {
   ck_assert_int_eq(f->kind, SR_V_JAXPR);
   /* eval_text evaluates one expression */
   SrSrc *src = sr_src_new("t", "x - 2", 5, 1);
-  SrVal *v = sr_interp_eval_text(s.I, src);
+  SrVal *v = sr_interp_eval_text(s.I, src, 0);
   sr_src_unref(src);
   ck_assert_ptr_nonnull(v);
   ck_assert_int_eq(v->i, 40);
