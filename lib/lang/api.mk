@@ -13,6 +13,7 @@ API_GOLDEN = \
 	tests/golden/trace_jnp.jxr \
 	tests/golden/trace_sharding.jxr \
 	tests/golden/trace_manual.jxr \
-	tests/golden/trace_control.jxr
+	tests/golden/trace_control.jxr \
+	examples/seeds/distributed_arrays.jxr
 
 GOLDEN_TESTS += $(API_GOLDEN)

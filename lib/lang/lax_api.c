@@ -1183,90 +1183,6 @@ static SrVal *jax_reshard(SrInterp *I, SrArgs *a) {
   return map_leaves(I, p[0], p[1], reshard_leaf, NULL);
 }
 
-/* core.modify_spec_for_auto_manual on a spec: only m's Explicit axes. */
-static SrVal *spec_explicit_only(const SrSpec *s, const SrMesh *m) {
-  SrSpec t = *s;
-  SrSpecEntry e[SR_MAX_RANK];
-  const char *names[SR_MAX_RANK * SR_MAX_DIM_AXES], *un[SR_MAX_AXES], *re[SR_MAX_AXES];
-  int nn = 0;
-  for (int i = 0; i < s->n && i < SR_MAX_RANK; i++) {
-    e[i].names = names + nn;
-    e[i].n = 0;
-    for (int k = 0; k < s->e[i].n && nn < SR_MAX_RANK * SR_MAX_DIM_AXES; k++) {
-      int ax = s->e[i].names[k] == SR_SPEC_UNCONSTRAINED ? -1 : sr_mesh_axis(m, s->e[i].names[k]);
-      if (ax < 0 || m->types[ax] == SR_AXIS_EXPLICIT) {
-        names[nn++] = s->e[i].names[k];
-        e[i].n++;
-      }
-    }
-  }
-  t.e = e;
-  t.nunreduced = t.nreduced = 0;
-  for (int i = 0; i < s->nunreduced; i++) {
-    int ax = sr_mesh_axis(m, s->unreduced[i]);
-    if (ax < 0 || m->types[ax] == SR_AXIS_EXPLICIT) un[t.nunreduced++] = s->unreduced[i];
-  }
-  for (int i = 0; i < s->nreduced; i++) {
-    int ax = sr_mesh_axis(m, s->reduced[i]);
-    if (ax < 0 || m->types[ax] == SR_AXIS_EXPLICIT) re[t.nreduced++] = s->reduced[i];
-  }
-  t.unreduced = un;
-  t.reduced = re;
-  if (!t.nunreduced) t.ukind = SR_UK_NONE;
-  return sr_spec_val(NULL, &t);
-}
-
-/* jax.device_put(x, P or NamedSharding) at the top level: the array laid
-   out anew (a reshard, whose execution moves the data); an abstract result
-   remembers the concrete sharding for x.sharding. */
-static SrVal *device_put_leaf(SrInterp *I, SrVal *leaf, SrVal *sh, void *ctx) {
-  (void)ctx;
-  SrVal *x = arr(I, leaf);
-  if (!x) return NULL;
-  if (!sh || sh->kind == SR_V_NONE) return x;
-  if (I->trace) {
-    sr_unref(x);
-    return sr_raise(I, "NotImplementedError", "jax.device_put inside a traced function is not supported; use jax.reshard");
-  }
-  SrVal *cs = NULL;
-  if (sh->kind == SR_V_SPEC) {
-    if (!I->jax->mesh) {
-      sr_unref(x);
-      return sr_raise(I, "ValueError",
-                      "Using PartitionSpec when you are not under a mesh context is not allowed. Please pass a "
-                      "NamedSharding instance or enter into a mesh context via `jax.set_mesh`.");
-    }
-    cs = sr_sharding_val(NULL, I->jax->mesh, sh->spec, sr_intern_cstr("device"));
-  } else if (sh->kind == SR_V_SHARDING) {
-    cs = sr_ref(sh);
-  } else {
-    sr_unref(x);
-    return sr_raise(I, "TypeError", "device_put: expected a PartitionSpec or a NamedSharding, got %s",
-                    sr_val_kind_name(sh));
-  }
-  /* the type names only the Explicit axes; Auto ones are the compiler's */
-  const SrMesh *am = cs->sh.mesh->abstract ? cs->sh.mesh : sr_mesh_abstract(cs->sh.mesh, 1);
-  SrVal *es = spec_explicit_only(cs->sh.spec, am);
-  SrVal *ns = sr_sharding_val(NULL, am, es->spec, NULL);
-  sr_unref(es);
-  SrVal *r = sr_lax_reshard(I, x, ns);
-  SrArrayObj *ra = r ? sr_array_of(r) : NULL;
-  if (ra && ra->kind == SR_AV_ABSTRACT && !ra->has_value) {
-    sr_unref(ra->sharding);
-    ra->sharding = sr_ref(cs);
-  }
-  sr_unref(ns);
-  sr_unref(cs);
-  sr_unref(x);
-  return r;
-}
-
-static SrVal *jax_device_put(SrInterp *I, SrArgs *a) {
-  SrVal *p[5];
-  if (sr_args_parse(I, a, "device_put", "x, device=, *, src=, donate=, may_alias=", p) < 0) return NULL;
-  return map_leaves(I, p[0], p[1], device_put_leaf, NULL);
-}
-
 /* pjit.assert_shardings_equal */
 static int assert_shardings_equal(SrInterp *I, const SrType *t, const SrSpec *user) {
   SrVal *xs = sr_api_type_spec(t);
@@ -3386,8 +3302,6 @@ void sr_lax_api_init(void) {
      "optimization_barrier(operand): one optimization_barrier equation over the leaves"},
     {"jax.reshard jax.sharding.reshard", jax_reshard,
      "reshard(x, out_sharding): a reshard equation to a P or NamedSharding"},
-    {"jax.device_put", jax_device_put,
-     "device_put(x, sharding): x laid out by a P (over the mesh set with set_mesh) or a NamedSharding"},
     {"jax.lax.with_sharding_constraint", lax_with_sharding_constraint,
      "with_sharding_constraint(x, shardings): an assert over Explicit axes, a sharding_constraint over Auto ones"},
     {"jax.sharding.auto_axes", jax_auto_axes,
