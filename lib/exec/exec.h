@@ -17,7 +17,8 @@
 /* One collective, as :comm shows it. */
 typedef struct SrLedgerEntry {
   const char *kind;  /* "all-reduce", "all-gather", "reduce-scatter",
-                        "all-to-all", "ppermute", "fetch" (interned) */
+                        "all-to-all", "ppermute" (interned); host copies
+                        for printing are not recorded */
   const char *axes;  /* "('X', 'Y')" (interned) */
   const char *dtype; /* element type name */
   size_t bytes;      /* bytes each device sends into one such collective */

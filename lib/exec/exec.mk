@@ -19,3 +19,14 @@ check_PROGRAMS += tests/unit/check_exec
 tests_unit_check_exec_SOURCES = tests/unit/check_exec.c
 tests_unit_check_exec_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_check_exec_LDADD = $(SR_LIBS) $(CHECK_LIBS)
+
+## Golden scripts of execution (run by tests/golden.sh, see golden.mk).
+EXEC_GOLDEN = \
+	tests/golden/exec_seed002.jxr \
+	tests/golden/exec_arrays.jxr \
+	tests/golden/exec_manual.jxr \
+	tests/golden/exec_control.jxr \
+	tests/golden/exec_jaxpr.jxr \
+	tests/golden/exec_visualize.jxr
+TESTS += $(EXEC_GOLDEN)
+EXTRA_DIST += $(EXEC_GOLDEN) $(EXEC_GOLDEN:.jxr=.out)

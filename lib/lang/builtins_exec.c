@@ -909,18 +909,19 @@ static SrVal *bi_np_load(SrInterp *I, SrArgs *a) {
 
 /* ---- array methods ---- */
 
+/* Array methods get the array as their first argument. */
 static SrVal *m_item(SrInterp *I, SrArgs *a) {
-  if (a->n) return sr_raise(I, "NotImplementedError", "item() with arguments");
-  return sr_unop(I, SR_OP_ITEM, a->self);
+  if (a->n != 1) return sr_raise(I, "NotImplementedError", "item() with arguments");
+  return sr_unop(I, SR_OP_ITEM, a->v[0]);
 }
 
 static SrVal *m_block_until_ready(SrInterp *I, SrArgs *a) {
   (void)I;
-  return sr_ref(a->self);
+  return a->n ? sr_ref(a->v[0]) : sr_none();
 }
 
 static SrVal *m_devices(SrInterp *I, SrArgs *a) {
-  SrArrayObj *o = sr_array_of(a->self);
+  SrArrayObj *o = a->n ? sr_array_of(a->v[0]) : NULL;
   if (!o || o->kind != SR_AV_CONCRETE) return sr_raise(I, "ConcretizationTypeError", "devices() of an abstract array");
   SrArray *x = o->data;
   SrVal *s = sr_seq(NULL, SR_V_SET, x->ndev);
@@ -935,7 +936,40 @@ static SrVal *prop_is_fully_replicated(SrInterp *I, SrArgs *a) {
   return sr_bool(sr_type_sharded_axes(l) == 0 && !l->unreduced);
 }
 
+/* jnp.array / jnp.asarray: nested lists of numbers through
+   sr_exec_from_host, arrays (converted to dtype when given). */
+static SrVal *bi_array(SrInterp *I, SrArgs *a) {
+  SrVal *p[4];
+  if (sr_args_parse(I, a, "array", "object, dtype=, *, copy=, order=", p) < 0) return NULL;
+  int dt = -1;
+  if (p[1] && p[1]->kind != SR_V_NONE) {
+    if (p[1]->kind != SR_V_DTYPE) return sr_raise(I, "TypeError", "Cannot interpret '%s' as a data type", sr_val_kind_name(p[1]));
+    dt = p[1]->dtype;
+  }
+  SrVal *r = sr_jnp_asarray(I, p[0], dt);
+  if (!r) return NULL;
+  /* a Python scalar becomes a (strongly typed) array */
+  SrArrayObj *o = sr_array_of(r);
+  if (o && !o->type->weak) return r;
+  const SrType *t = sr_value_type(I, r);
+  if (!t) return r;
+  const SrType *nt = sr_type_with_weak(dt >= 0 ? sr_type_with_dtype(t, (SrDtype)dt) : t, 0);
+  if (o) {
+    SrVal *c = sr_jnp_convert(I, r, nt->dtype, 0);
+    sr_unref(r);
+    return c;
+  }
+  double re = r->kind == SR_V_FLOAT ? r->f : (double)r->i;
+  int64_t iv = r->kind == SR_V_FLOAT ? (int64_t)r->f : r->i;
+  sr_unref(r);
+  if (I->trace || !sr_exec_hooks.from_scalar) return sr_array_scalar(nt, re, 0, iv);
+  SrArray *arr = sr_exec_hooks.from_scalar(I, nt, re, 0, iv);
+  return arr ? sr_array_concrete(arr) : NULL;
+}
+
 void sr_builtins_exec_init(void) {
+  sr_def("jax.numpy.array jax.numpy.asarray numpy.array numpy.asarray", bi_array,
+         "array(object, dtype=None): an array from nested lists of numbers (or an array)");
   (void)ints_tuple_val;
   sr_def("jax.devices", bi_devices, "devices(): the devices, [CpuDevice(id=0), ...]");
   sr_def("jax.local_devices", bi_local_devices, "local_devices(): the devices this process holds");
