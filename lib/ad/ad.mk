@@ -8,3 +8,24 @@ lib_libshardrepl_a_SOURCES += \
 	lib/ad/ad_collectives.c lib/ad/ad_calls.c lib/ad/ad_scan.c \
 	lib/ad/ad_shard_map.c \
 	lib/ad/ad_commands.c lib/lang/ad_api.c
+
+## The unit test: cotangent types, the C API, and numerical checks of every
+## family of rules on several shardings (JVP against finite differences,
+## VJP against JVP by the dot-product identity).
+check_PROGRAMS += tests/unit/check_ad
+tests_unit_check_ad_SOURCES = tests/unit/check_ad.c
+tests_unit_check_ad_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_check_ad_LDADD = $(SR_LIBS) $(CHECK_LIBS)
+
+## Golden scripts: the printed jaxprs of each stage (the precision.md
+## gradient byte for byte), errors, the commands, :gradcheck, and the seed.
+AD_GOLDEN = \
+	tests/golden/ad_precision.jxr \
+	tests/golden/ad_rules.jxr \
+	tests/golden/ad_control.jxr \
+	tests/golden/ad_commands.jxr \
+	tests/golden/ad_errors.jxr \
+	tests/golden/ad_gradcheck.jxr \
+	examples/seeds/sharding_ad.jxr
+TESTS += $(AD_GOLDEN)
+EXTRA_DIST += $(AD_GOLDEN) $(AD_GOLDEN:.jxr=.out)

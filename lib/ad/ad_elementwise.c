@@ -444,7 +444,8 @@ TR(tr_select_n) {
   if (wt->dtype == SR_BOOL) {
     for (uint32_t i = 0; i < n && i < 2; i++) {
       if (x[i + 1]) continue;
-      SrVal *c[2] = {i == 0 ? zeros : ct[0], i == 0 ? ct[0] : zeros};
+      /* select(which, zeros, ct) for case 0 is select_n(which, ct, zeros) */
+      SrVal *c[2] = {i == 0 ? ct[0] : zeros, i == 0 ? zeros : ct[0]};
       if (!(cx[i + 1] = ad_select_n(ad, x[0], 2, c))) return -1;
     }
     return 0;
