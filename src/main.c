@@ -10,6 +10,7 @@
 #include "check/check.h"
 #include "lang/interp.h"
 #include "lang/jaxstate.h"
+#include "mpi_driver.h"
 #include "repl.h"
 #include "text/parse.h"
 #include "text/print.h"
@@ -165,6 +166,7 @@ static void usage(FILE *f) {
         "  -k, --keep-going       continue after an error\n"
         "  -i, --interactive      read from the terminal after the FILEs and -e\n"
         "      --devices N        simulate N devices in this process (default 8)\n"
+        "      --ranks P          run as an MPI job of P ranks this process starts\n"
         "      --fmt FILE         print the canonical form of the jaxprs in FILE ('-': stdin)\n"
         "      --check FILE       type-check the jaxprs in FILE ('-': stdin)\n"
         "      --mesh X:4,Y:2     the mesh --check and --fmt read jaxprs against\n"
@@ -193,6 +195,7 @@ int main(int argc, char **argv) {
     {"version", no_argument, 0, 'V'},
     {0, 0, 0, 0},
   };
+  sr_mpi_driver_begin(&argc, argv); /* MPI: --ranks, --worker, mpirun */
   const char **evals = calloc((size_t)argc + 1, sizeof *evals);
   int nevals = 0, keep_going = 0, interactive = 0, devices = 0;
   const char *fmt_path = NULL, *check_path = NULL;
@@ -238,6 +241,8 @@ int main(int argc, char **argv) {
   if (devices) I->jax->num_devices = devices;
   int status = EXIT_OK;
   int ran = 0;
+  /* MPI: the ranks other than 0 run what rank 0 sends, here */
+  if (sr_mpi_driver_attach(I, devices, &status)) goto end;
   for (int i = optind; i < argc && !I->quit; i++) {
     SrDiags d = SR_DIAGS_INIT;
     SrSrc *src = read_source(argv[i], &d);
@@ -249,7 +254,7 @@ int main(int argc, char **argv) {
       if (!keep_going) break;
       continue;
     }
-    sr_interp_run(I, src, keep_going);
+    sr_mpi_driver_run(I, src, keep_going);
     sr_src_unref(src);
     fflush(stdout);
     status = status_of(I, status);
@@ -260,7 +265,7 @@ int main(int argc, char **argv) {
   for (int i = 0; i < nevals && !I->quit && (status == EXIT_OK || keep_going); i++) {
     SrSrc *src = sr_src_new("<-e>", evals[i], strlen(evals[i]), 1);
     ran = 1;
-    sr_interp_run(I, src, keep_going);
+    sr_mpi_driver_run(I, src, keep_going);
     sr_src_unref(src);
     fflush(stdout);
     status = status_of(I, status);
@@ -270,6 +275,8 @@ int main(int argc, char **argv) {
   if ((!ran || interactive) && !I->quit) {
     if (sr_repl(I) && status == EXIT_OK) status = EXIT_RUNTIME;
   }
+end:
+  status = sr_mpi_driver_end(I, status); /* MPI: every rank exits with rank 0's status */
   fflush(stdout);
   sr_interp_free(I);
   free(evals);

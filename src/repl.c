@@ -14,6 +14,7 @@
 #include "lang/commands.h"
 #include "lang/jaxstate.h"
 #include "lang/objects.h"
+#include "mpi_driver.h"
 #include "repl.h"
 #include "util/intern.h"
 
@@ -253,7 +254,7 @@ int sr_repl(SrInterp *I) {
       if (tty) putchar('\n');
       if (input.len) {
         SrSrc *src = sr_src_new("<stdin>", input.p, input.len, input_line);
-        if (sr_interp_run(I, src, 1)) status = 1;
+        if (sr_mpi_driver_run(I, src, 1)) status = 1;
         sr_repl_report(I);
         sr_diags_clear(&I->diags);
         sr_src_unref(src);
@@ -274,7 +275,7 @@ int sr_repl(SrInterp *I) {
     SrSrc *src = sr_src_new("<stdin>", input.p, input.len, input_line);
     sr_buf_reset(&input);
     if (!input_parses(I, src)) status = 1;
-    else if (sr_interp_run(I, src, 1)) status = 1;
+    else if (sr_mpi_driver_run(I, src, 1)) status = 1;
     fflush(stdout);
     sr_repl_report(I);
     sr_diags_clear(&I->diags);

@@ -1585,6 +1585,11 @@ static void report_now(SrInterp *I) {
   if (I->on_error) I->on_error(I);
 }
 
+/* Under MPI all ranks agree on a statement's outcome (interp.h). */
+static int stmt_end(SrInterp *I, int failed) {
+  return I->on_stmt_end ? I->on_stmt_end(I, failed) : failed;
+}
+
 /* The start of the next line holding something, or len. */
 static size_t skip_blank_lines(const SrSrc *src, size_t pos) {
   const char *s = src->text;
@@ -1614,8 +1619,9 @@ int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going) {
       /* a colon command takes the rest of its line */
       size_t eol = pos;
       while (eol < src->len && src->text[eol] != '\n') eol++;
-      if (sr_command_run(I, src, pos, eol) < 0) {
-        if (I->exc) exc_to_diag(I);
+      int bad = sr_command_run(I, src, pos, eol) < 0;
+      if (bad && I->exc) exc_to_diag(I);
+      if (stmt_end(I, bad)) {
         report_now(I);
         failed++;
         if (!keep_going) break;
@@ -1632,6 +1638,7 @@ int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going) {
       size_t err_at = pd.first && pd.first->src == src && pd.first->off > at ? pd.first->off : at;
       pd.incomplete = 0;
       sr_diags_move(&I->diags, &pd);
+      stmt_end(I, 1);
       report_now(I);
       failed++;
       if (!keep_going) break;
@@ -1646,15 +1653,17 @@ int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going) {
     Status s = exec_stmt(I, &fr, n, 1);
     I->code = saved;
     if (s == ST_RETURN) sr_unref(fr.ret);
+    int bad = 1;
     if (s == ST_ERROR || I->exc) {
       if (!I->exc) sr_raise(I, "RuntimeError", "error");
       locate(I, n->off);
       exc_to_diag(I);
-      report_now(I);
-      failed++;
-      if (!keep_going) break;
     } else if (s == ST_BREAK || s == ST_CONTINUE) {
       sr_error(&I->diags, SR_E_PARSE, src, n->off, "'break' or 'continue' outside a loop");
+    } else {
+      bad = 0;
+    }
+    if (stmt_end(I, bad)) {
       report_now(I);
       failed++;
       if (!keep_going) break;

@@ -84,6 +84,11 @@ struct SrInterp {
   /* called after each failed statement, with its diagnostics in diags (the
      driver prints them then, so they interleave with the output) */
   void (*on_error)(SrInterp *I);
+  /* Under MPI (src/mpi_driver.c): called at the end of every top-level
+     statement, failed or not, before on_error; all ranks agree there
+     whether it failed (it may put another rank's diagnostics in diags).
+     Returns whether it failed.  NULL: the statement's own outcome. */
+  int (*on_stmt_end)(SrInterp *I, int failed);
   int first_error;       /* SrErrKind of the first error reported, or 0 */
   int quit;              /* :quit was run */
   volatile int interrupted; /* set by SIGINT */

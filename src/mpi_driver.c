@@ -1,0 +1,265 @@
+/* mpi_driver.c: shardrepl as an MPI job (see mpi_driver.h).
+ *
+ * The messages rank 0 sends (sr_mpi_bcast_msg) are text:
+ *   "C <devices> <keep_going>"          once, the configuration
+ *   "R <keep_going> <line0> <name>\n<text>"   run a source
+ *   "E <status>"                        the session is over
+ * The controller of --ranks holds devices like any rank: `--ranks P` is
+ * the same job as `mpirun -np P`, with the same devices on the same ranks.
+ */
+#include "config.h"
+
+#include "mpi_driver.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "exec/comm_mpi.h"
+#include "exec/exec.h"
+#include "lang/commands.h"
+#include "lang/jaxstate.h"
+#include "util/buf.h"
+#include "util/mem.h"
+
+static struct {
+  SrMpiMode mode; /* 0: no MPI */
+  int ranks;      /* --ranks P */
+  int started;    /* the job is running and configured */
+  int tty;        /* rank 0 had a terminal: restore it on a fatal exit */
+  struct termios term;
+  SrInterp *I;
+} drv;
+
+/* ---- options ---- */
+
+static void usage_error(const char *msg, const char *arg) {
+  fprintf(stderr, "shardrepl: %s%s%s\n", msg, arg ? arg : "", arg ? "'" : "");
+  exit(2);
+}
+
+void sr_mpi_driver_begin(int *argc, char **argv) {
+  int out = 1, worker = 0;
+  for (int i = 1; i < *argc; i++) {
+    const char *a = argv[i], *val = NULL;
+    if (strcmp(a, "--") == 0) {
+      while (i < *argc) argv[out++] = argv[i++];
+      break;
+    }
+    if (strcmp(a, "--worker") == 0) {
+      worker = 1;
+      continue;
+    }
+    if (strcmp(a, "--ranks") == 0) {
+      if (i + 1 >= *argc) usage_error("--ranks needs a number of ranks", NULL);
+      val = argv[++i];
+    } else if (strncmp(a, "--ranks=", 8) == 0) {
+      val = a + 8;
+    }
+    if (val) {
+      char *end;
+      long n = strtol(val, &end, 10);
+      if (*end || n < 1 || n > 256) usage_error("--ranks needs a number from 1 to 256, got '", val);
+      drv.ranks = (int)n;
+      continue;
+    }
+    argv[out++] = argv[i];
+  }
+  argv[out] = NULL;
+  *argc = out;
+  int launched = sr_mpi_under_mpirun();
+  if (worker) {
+    drv.mode = SR_MPI_WORKER;
+  } else if (drv.ranks) {
+    if (launched) usage_error("--ranks starts ranks itself; under mpirun use mpirun's -np", NULL);
+    drv.mode = SR_MPI_CONTROLLER;
+  } else if (launched) {
+    drv.mode = SR_MPI_LAUNCHED;
+    /* only rank 0 prints: the others' output (--help, say) goes nowhere */
+    const char *r = getenv("OMPI_COMM_WORLD_RANK");
+    if (r && atoi(r) != 0) {
+      FILE *null = freopen("/dev/null", "w", stdout);
+      (void)null;
+    }
+  }
+}
+
+/* ---- the ranks other than 0 ---- */
+
+static void report_silently(SrInterp *I) { sr_diags_clear(&I->diags); }
+
+static void on_sigint(int sig) {
+  (void)sig;
+  if (drv.I) drv.I->interrupted = 1;
+}
+
+/* Runs what rank 0 sends until it ends the session; returns its status. */
+static int follow(SrInterp *I) {
+  for (;;) {
+    size_t len = 0;
+    char *msg = sr_mpi_bcast_msg(NULL, &len);
+    if (msg[0] == 'E') {
+      int status = atoi(msg + 1);
+      free(msg);
+      return status;
+    }
+    if (msg[0] != 'R') {
+      free(msg);
+      continue;
+    }
+    int kg = 0;
+    unsigned line0 = 1;
+    int skip = 0;
+    if (sscanf(msg, "R %d %u %n", &kg, &line0, &skip) < 2 || !skip) {
+      free(msg);
+      continue;
+    }
+    char *name = msg + skip, *nl = strchr(name, '\n');
+    if (!nl) {
+      free(msg);
+      continue;
+    }
+    *nl = 0;
+    char *text = nl + 1;
+    SrSrc *src = sr_src_new(name, text, len - (size_t)(text - msg), line0);
+    I->interrupted = 0;
+    sr_interp_run(I, src, kg);
+    sr_diags_clear(&I->diags);
+    sr_src_unref(src);
+    free(msg);
+  }
+}
+
+/* ---- :ranks ---- */
+
+static int cmd_ranks(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
+  (void)arg;
+  (void)src;
+  (void)off;
+  SrBuf b = SR_BUF_INIT;
+  SrExec *ex = sr_exec(I);
+  int n = sr_mpi_size(), ndev = ex->comm->ndev;
+  if (!sr_mpi_active()) {
+    sr_buf_printf(&b, "one process (no MPI): devices 0-%d here, pid %ld\n", ndev - 1, (long)getpid());
+  } else {
+    sr_buf_printf(&b, "%d rank%s (%s), %d devices:\n", n, n == 1 ? "" : "s",
+                  drv.mode == SR_MPI_LAUNCHED ? "mpirun" : "--ranks", ndev);
+    for (int r = 0; r < n; r++) {
+      long pid;
+      const char *host;
+      sr_mpi_peer(r, &pid, &host);
+      int lo = (int)((long)r * ndev / n), hi = (int)((long)(r + 1) * ndev / n);
+      sr_buf_printf(&b, "  rank %d: pid %ld on %s, device%s %d", r, pid, host, hi - lo == 1 ? "" : "s", lo);
+      if (hi - lo > 1) sr_buf_printf(&b, "-%d", hi - 1);
+      sr_buf_printf(&b, "%s\n", r == 0 ? " (reads input and prints)" : "");
+    }
+  }
+  sr_write(I, b.p, b.len);
+  sr_buf_free(&b);
+  return 0;
+}
+
+/* ---- attaching ---- */
+
+static int stmt_end(SrInterp *I, int failed) {
+  SrExec *ex = sr_exec(I);
+  return sr_comm_mpi_stmt_end(ex->comm, failed, &I->diags);
+}
+
+static void restore_terminal(void) {
+  if (drv.tty) tcsetattr(0, TCSANOW, &drv.term);
+}
+
+int sr_mpi_driver_attach(SrInterp *I, int devices, int *status) {
+  static int once;
+  if (!once) {
+    once = 1;
+    SrCommand c = {"ranks", NULL, "", "show the MPI ranks: process, host and devices of each", cmd_ranks};
+    sr_command_add(&c);
+  }
+  if (!drv.mode) return 0;
+  SrDiags d = SR_DIAGS_INIT;
+  if (sr_mpi_start(drv.mode, drv.ranks ? drv.ranks : 1, NULL, &d) < 0) {
+    SrBuf b = SR_BUF_INIT;
+    sr_diags_render(&d, &b);
+    fprintf(stderr, "shardrepl: cannot start the MPI job: %s", sr_buf_str(&b));
+    sr_buf_free(&b);
+    sr_diags_clear(&d);
+    drv.mode = 0;
+    *status = 2;
+    return 1;
+  }
+  int rank = sr_mpi_rank(), n = sr_mpi_size();
+  drv.I = I;
+  if (rank == 0 && isatty(0) && tcgetattr(0, &drv.term) == 0) drv.tty = 1;
+  sr_mpi_set_fatal_hook(restore_terminal);
+
+  /* the configuration is rank 0's: workers have no options of their own */
+  SrBuf cfg = SR_BUF_INIT;
+  if (rank == 0) {
+    int ndev = devices ? devices : n;
+    if (ndev % n != 0 || ndev < n) {
+      fprintf(stderr, "shardrepl: --devices %d is not a multiple of the %d ranks\n", ndev, n);
+      ndev = 0;
+    }
+    sr_buf_printf(&cfg, "C %d %d", ndev, I->keep_going);
+  }
+  size_t len = cfg.len;
+  char *msg = sr_mpi_bcast_msg(cfg.p, &len);
+  sr_buf_free(&cfg);
+  int ndev = 0, kg = 0;
+  sscanf(msg, "C %d %d", &ndev, &kg);
+  free(msg);
+  if (ndev <= 0) {
+    *status = 2;
+    return 1;
+  }
+  I->keep_going = kg;
+  I->jax->num_devices = ndev;
+  sr_exec_set_comm(I, sr_comm_mpi_new(ndev));
+  I->on_stmt_end = stmt_end;
+  drv.started = 1;
+  if (rank == 0) return 0;
+
+  /* a silent rank */
+  I->out = NULL;
+  I->on_error = report_silently;
+  if (drv.mode == SR_MPI_WORKER) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+  }
+  *status = follow(I);
+  drv.started = 0;
+  return 1;
+}
+
+int sr_mpi_driver_run(SrInterp *I, SrSrc *src, int keep_going) {
+  if (drv.started && sr_mpi_rank() == 0) {
+    SrBuf b = SR_BUF_INIT;
+    sr_buf_printf(&b, "R %d %u %s\n", keep_going, (unsigned)src->line0, src->name);
+    sr_buf_putn(&b, src->text, src->len);
+    size_t len = b.len;
+    free(sr_mpi_bcast_msg(b.p, &len));
+    sr_buf_free(&b);
+  }
+  return sr_interp_run(I, src, keep_going);
+}
+
+int sr_mpi_driver_end(SrInterp *I, int status) {
+  (void)I;
+  if (drv.started && sr_mpi_rank() == 0) {
+    char m[32];
+    snprintf(m, sizeof m, "E %d", status);
+    size_t len = strlen(m);
+    free(sr_mpi_bcast_msg(m, &len));
+    drv.started = 0;
+  }
+  fflush(stdout);
+  return status;
+}
