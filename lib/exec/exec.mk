@@ -30,3 +30,7 @@ EXEC_GOLDEN = \
 	tests/golden/exec_visualize.jxr
 TESTS += $(EXEC_GOLDEN)
 EXTRA_DIST += $(EXEC_GOLDEN) $(EXEC_GOLDEN:.jxr=.out)
+
+## Random sharded programs checked against numpy.
+TESTS += tests/exec_numpy.sh
+EXTRA_DIST += tests/exec_numpy.sh tests/exec_numpy.py
