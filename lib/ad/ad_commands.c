@@ -816,22 +816,17 @@ done:
 
 void sr_ad_commands_init(void) {
   static const SrCommand cmds[] = {
-      {"jvp", NULL, "F | F(ARGS) [as NAME]", "print the JVP jaxpr: (primals, tangents) -> (outputs, output tangents)", cmd_jvp},
-      {"linearize", NULL, "F | F(ARGS) [as NAME]",
-       "print the forward jaxpr (outputs and residuals) and the linear jaxpr of F", cmd_linearize},
-      {"vjp", NULL, "F | F(ARGS) [as NAME]", "print the VJP jaxpr: (primals, output cotangents) -> (outputs, input cotangents)",
-       cmd_vjp},
-      {"transpose", NULL, "F | F(ARGS) [as NAME]", "print the transpose of F, taken as linear in all its arguments",
-       cmd_transpose},
-      {"grad", NULL, "F | F(ARGS) [ARGNUMS] [as NAME]",
-       "print the gradient jaxpr, jax.jit(jax.grad(F, ARGNUMS)).trace(...).jaxpr", cmd_grad},
-      {"comm-static", NULL, "F | F(ARGS)",
-       "list the equations that imply communication (collectives, reshards from unreduced, contractions and "
-       "reductions over sharded dims) with their nesting path",
+      {"jvp", NULL, "F", "print the JVP jaxpr of F (a jaxpr, or f(ARGS)): (primals, tangents) -> (outs, tangents)",
+       cmd_jvp},
+      {"linearize", NULL, "F", "print F's forward jaxpr (outputs and residuals) and its linear jaxpr", cmd_linearize},
+      {"vjp", NULL, "F", "print the VJP jaxpr of F: (primals, output cotangents) -> (outs, input cotangents)", cmd_vjp},
+      {"transpose", NULL, "F", "print the transpose of F, taken as linear in all its arguments", cmd_transpose},
+      {"grad", NULL, "F [ARGNUMS]", "print jax.jit(jax.grad(F, ARGNUMS)).trace(...).jaxpr; `as NAME` binds it", cmd_grad},
+      {"comm-static", NULL, "F", "list F's equations that imply communication, with their nesting path",
        cmd_comm_static},
-      {"gradcheck", NULL, "F(ARGS)",
-       "check F's JVP against central finite differences (float64 for traced functions) and its VJP against the JVP",
+      {"gradcheck", NULL, "F(ARGS)", "check F's JVP against finite differences (float64) and its VJP against the JVP",
        cmd_gradcheck},
   };
+
   for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) sr_command_add(&cmds[i]);
 }
