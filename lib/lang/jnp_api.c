@@ -1449,7 +1449,16 @@ static SrVal *jnp_stack(SrInterp *I, SrArgs *a) {
       const SrPrim *prim = sr_prim_lookup("stack", 5);
       SrPList ps = {0};
       sr_plist_add(&ps, "axis", sr_int(NULL, axis));
-      if (prim->type) {
+      if (!I->trace && !prim->eval) {
+        /* run eagerly without a stack eval rule: the same values through
+           expand_dims and concatenate (no equation is shown at top level) */
+        SrVal **ex = sr_xcalloc((size_t)n + 1, sizeof *ex);
+        int ok = 1;
+        for (int k = 0; k < n && ok; k++) ok = (ex[k] = sr_lax_expand_dims(I, xs[k], &axis, 1)) != NULL;
+        if (ok) r = sr_lax_concatenate(I, n, ex, (int)axis);
+        unref_all(n, ex);
+        free(ex);
+      } else if (prim->type) {
         r = sr_bind_prim(I, prim, n, xs, ps.n, ps.p, NULL, 0);
       } else {
         /* no type rule yet: the operands' type with the new axis */
@@ -1801,6 +1810,207 @@ static SrVal *jnp_astype(SrInterp *I, SrArgs *a) {
   return r;
 }
 
+/* ufuncs._to_bool */
+static SrVal *to_bool(SrInterp *I, SrVal *x) {
+  const SrType *t = vtype(I, x);
+  if (t->dtype == SR_BOOL) return sr_ref(x);
+  SrVal *z = sr_int(NULL, 0), *zc = sr_lax_convert(I, z, t->dtype, 0, NULL);
+  SrVal *r = zc ? sr_lax_binary(I, SR_P_ne, x, zc) : NULL;
+  sr_unref(z);
+  sr_unref(zc);
+  return r;
+}
+
+/* logical_and / logical_or / logical_xor: bitwise ops on bools */
+static SrVal *logical2(SrInterp *I, SrArgs *a, const char *name, int prim) {
+  if (a->n != 2 || a->nkw) return sr_raise(I, "TypeError", "%s() takes 2 positional arguments", name);
+  SrVal *args[2] = {a->v[0], a->v[1]};
+  if (sr_jnp_promote(I, 2, args, name) < 0) return NULL;
+  SrVal *x = to_bool(I, args[0]), *y = x ? to_bool(I, args[1]) : NULL;
+  SrVal *r = y ? sr_lax_binary(I, prim, x, y) : NULL;
+  SrVal *tmp[] = {args[0], args[1], x, y};
+  unref_all(4, tmp);
+  return r;
+}
+
+static SrVal *jnp_logical_and(SrInterp *I, SrArgs *a) { return logical2(I, a, "logical_and", SR_P_and); }
+static SrVal *jnp_logical_or(SrInterp *I, SrArgs *a) { return logical2(I, a, "logical_or", SR_P_or); }
+static SrVal *jnp_logical_xor(SrInterp *I, SrArgs *a) { return logical2(I, a, "logical_xor", SR_P_xor); }
+
+static SrVal *jnp_logical_not(SrInterp *I, SrArgs *a) {
+  if (a->n != 1 || a->nkw) return sr_raise(I, "TypeError", "logical_not() takes 1 positional argument");
+  SrVal *x = arr(I, a->v[0]);
+  SrVal *b = x ? to_bool(I, x) : NULL;
+  SrVal *r = b ? sr_lax_unary(I, SR_P_not, b) : NULL;
+  sr_unref(x);
+  sr_unref(b);
+  return r;
+}
+
+static SrVal *jnp_isnan(SrInterp *I, SrArgs *a) {
+  if (a->n != 1 || a->nkw) return sr_raise(I, "TypeError", "isnan() takes 1 positional argument");
+  SrVal *x = arr(I, a->v[0]);
+  SrVal *r = x ? sr_lax_binary(I, SR_P_ne, x, x) : NULL;
+  sr_unref(x);
+  return r;
+}
+
+static SrVal *jnp_isfinite(SrInterp *I, SrArgs *a) {
+  if (a->n != 1 || a->nkw) return sr_raise(I, "TypeError", "isfinite() takes 1 positional argument");
+  SrVal *x = arr(I, a->v[0]);
+  if (!x) return NULL;
+  SrVal *r;
+  if (sr_dtype_is_float(vtype(I, x)->dtype)) {
+    r = sr_lax_unary(I, SR_P_is_finite, x);
+  } else {
+    SrVal *t = sr_bool(1);
+    r = full_like(I, x, t, SR_BOOL, NULL, NULL);
+    sr_unref(t);
+  }
+  sr_unref(x);
+  return r;
+}
+
+/* reciprocal: integer_pow(x, -1) */
+static SrVal *jnp_reciprocal(SrInterp *I, SrArgs *a) {
+  if (a->n != 1 || a->nkw) return sr_raise(I, "TypeError", "reciprocal() takes 1 positional argument");
+  SrVal *x = a->v[0];
+  if (promote_dtypes(I, 1, &x, 1) < 0) return NULL;
+  SrVal *r = sr_bindv(I, SR_P_integer_pow, 1, &x, "y", sr_int(NULL, -1), NULL);
+  sr_unref(x);
+  return r;
+}
+
+/* jnp's _where, called from inside another jnp function */
+static SrVal *jit_where(SrInterp *I, SrVal *c, SrVal *x, SrVal *y) {
+  SrVal *args[3] = {c, x, y};
+  return sr_api_jit(I, "_where", where_body, NULL, 3, args);
+}
+
+/* floor_divide (a jit named floor_divide) */
+static SrVal *floor_divide_body(SrInterp *I, SrArgs *a) {
+  SrVal *xy[2] = {a->v[0], a->v[1]};
+  if (promote_dtypes(I, 2, xy, 2) < 0) return NULL;
+  SrVal *ab[2] = {xy[0], xy[1]};
+  int rc = sr_jnp_promote(I, 2, ab, "floor_divide");
+  unref_all(2, xy);
+  if (rc < 0) return NULL;
+  SrVal *x1 = ab[0], *x2 = ab[1], *r = NULL;
+  SrDtype dt = vtype(I, x1)->dtype;
+  SrVal *zero = sr_int(NULL, 0), *one = sr_int(NULL, 1);
+  if (sr_dtype_kind(dt) == SR_DK_UINT) {
+    r = sr_lax_binary(I, SR_P_div, x1, x2);
+  } else if (sr_dtype_is_int(dt)) {
+    SrVal *q = sr_lax_binary(I, SR_P_div, x1, x2);
+    SrVal *s1 = q ? sr_lax_unary(I, SR_P_sign, x1) : NULL;
+    SrVal *s2 = s1 ? sr_lax_unary(I, SR_P_sign, x2) : NULL;
+    SrVal *ne1 = s2 ? call_np2(I, "not_equal", s1, s2) : NULL;
+    SrVal *rm = ne1 ? sr_lax_binary(I, SR_P_rem, x1, x2) : NULL;
+    SrVal *ne2 = rm ? call_np2(I, "not_equal", rm, zero) : NULL;
+    SrVal *sel = ne2 ? call_np2(I, "logical_and", ne1, ne2) : NULL;
+    SrVal *qm = sel ? call_np2(I, "subtract", q, one) : NULL;
+    r = qm ? jit_where(I, sel, qm, q) : NULL;
+    SrVal *tmp[] = {q, s1, s2, ne1, rm, ne2, sel, qm};
+    unref_all(8, tmp);
+  } else if (sr_dtype_kind(dt) == SR_DK_COMPLEX) {
+    sr_raise(I, "TypeError", "floor_divide does not support complex-valued inputs");
+  } else {
+    /* _float_divmod(x1, x2)[0] */
+    SrVal *fz = sr_float(NULL, 0.), *fo = sr_float(NULL, 1.);
+    SrVal *mod = sr_lax_binary(I, SR_P_rem, x1, x2);
+    SrVal *z2 = mod ? call_np2(I, "equal", x2, fz) : NULL;
+    SrVal *sub = z2 ? sr_lax_binary(I, SR_P_sub, x1, mod) : NULL;
+    SrVal *x1c = sub ? jit_where(I, z2, x1, sub) : NULL;
+    SrVal *dv = x1c ? sr_lax_binary(I, SR_P_div, x1c, x2) : NULL;
+    SrVal *mnz = dv ? call_np2(I, "not_equal", mod, fz) : NULL;
+    SrVal *sx2 = mnz ? sr_lax_unary(I, SR_P_sign, x2) : NULL;
+    SrVal *smod = sx2 ? sr_lax_unary(I, SR_P_sign, mod) : NULL;
+    SrVal *sne = smod ? call_np2(I, "not_equal", sx2, smod) : NULL;
+    SrVal *ind = sne ? sr_lax_binary(I, SR_P_and, mnz, sne) : NULL;
+    SrVal *mp = ind ? call_np2(I, "add", mod, x2) : NULL;
+    SrVal *mod2 = mp ? sr_lax_select(I, ind, mp, mod) : NULL;
+    SrVal *dm = mod2 ? call_np2(I, "subtract", dv, fo) : NULL;
+    SrVal *div2 = dm ? sr_lax_select(I, ind, dm, dv) : NULL;
+    r = div2 ? sr_bindv(I, SR_P_round, 1, &div2, "rounding_method", sr_int(NULL, 0), NULL) : NULL;
+    SrVal *tmp[] = {fz, fo, mod, z2, sub, x1c, dv, mnz, sx2, smod, sne, ind, mp, mod2, dm, div2};
+    unref_all(16, tmp);
+  }
+  SrVal *tmp[] = {x1, x2, zero, one};
+  unref_all(4, tmp);
+  return r;
+}
+
+static SrVal *jnp_floor_divide(SrInterp *I, SrArgs *a) {
+  if (a->n != 2 || a->nkw) return sr_raise(I, "TypeError", "floor_divide() takes 2 positional arguments");
+  return sr_api_jit(I, "floor_divide", floor_divide_body, NULL, 2, a->v);
+}
+
+/* remainder (a jit named remainder); mod is remainder */
+static SrVal *remainder_body(SrInterp *I, SrArgs *a) {
+  SrVal *xy[2] = {a->v[0], a->v[1]};
+  if (promote_dtypes(I, 2, xy, 2) < 0) return NULL;
+  SrVal *ab[2] = {xy[0], xy[1]};
+  int rc = sr_jnp_promote(I, 2, ab, "remainder");
+  unref_all(2, xy);
+  if (rc < 0) return NULL;
+  SrVal *x1 = ab[0], *x2 = ab[1], *r = NULL;
+  SrVal *z = sr_int(NULL, 0), *zero = sr_lax_convert(I, z, vtype(I, x1)->dtype, 0, NULL);
+  sr_unref(z);
+  if (zero && sr_dtype_is_int(vtype(I, x2)->dtype)) {
+    SrVal *zi = sr_int(NULL, 0), *oi = sr_int(NULL, 1);
+    SrVal *eq = call_np2(I, "equal", x2, zi);
+    SrVal *ones = eq ? full_like(I, x2, oi, -1, NULL, NULL) : NULL;
+    SrVal *nx2 = ones ? jit_where(I, eq, ones, x2) : NULL;
+    SrVal *tmp[] = {zi, oi, eq, ones, x2};
+    unref_all(5, tmp);
+    x2 = nx2;
+  }
+  SrVal *tm = zero && x2 ? sr_lax_binary(I, SR_P_rem, x1, x2) : NULL;
+  SrVal *tnz = tm ? sr_lax_binary(I, SR_P_ne, tm, zero) : NULL;
+  SrVal *l1 = tnz ? sr_lax_binary(I, SR_P_lt, tm, zero) : NULL;
+  SrVal *l2 = l1 ? sr_lax_binary(I, SR_P_lt, x2, zero) : NULL;
+  SrVal *n12 = l2 ? sr_lax_binary(I, SR_P_ne, l1, l2) : NULL;
+  SrVal *plus = n12 ? sr_lax_binary(I, SR_P_and, n12, tnz) : NULL;
+  SrVal *ad = plus ? sr_lax_binary(I, SR_P_add, tm, x2) : NULL;
+  r = ad ? sr_lax_select(I, plus, ad, tm) : NULL;
+  SrVal *tmp[] = {x1, x2, zero, tm, tnz, l1, l2, n12, plus, ad};
+  unref_all(10, tmp);
+  return r;
+}
+
+static SrVal *jnp_remainder(SrInterp *I, SrArgs *a) {
+  if (a->n != 2 || a->nkw) return sr_raise(I, "TypeError", "remainder() takes 2 positional arguments");
+  return sr_api_jit(I, "remainder", remainder_body, NULL, 2, a->v);
+}
+
+static SrVal *jnp_ndim(SrInterp *I, SrArgs *a) {
+  if (a->n != 1) return sr_raise(I, "TypeError", "ndim() takes 1 positional argument");
+  SrVal *x = arr(I, a->v[0]);
+  SrVal *r = x ? sr_int(NULL, vtype(I, x)->ndim) : NULL;
+  sr_unref(x);
+  return r;
+}
+
+static SrVal *jnp_shape(SrInterp *I, SrArgs *a) {
+  if (a->n != 1) return sr_raise(I, "TypeError", "shape() takes 1 positional argument");
+  SrVal *x = arr(I, a->v[0]);
+  if (!x) return NULL;
+  const SrType *t = vtype(I, x);
+  int64_t s[SR_MAX_RANK];
+  for (int i = 0; i < t->ndim; i++) s[i] = t->dims[i].size;
+  SrVal *r = sr_int_tuple(s, t->ndim);
+  sr_unref(x);
+  return r;
+}
+
+static SrVal *jnp_size(SrInterp *I, SrArgs *a) {
+  if (a->n != 1) return sr_raise(I, "TypeError", "size() takes 1 positional argument");
+  SrVal *x = arr(I, a->v[0]);
+  SrVal *r = x ? sr_int(NULL, sr_type_numel(vtype(I, x))) : NULL;
+  sr_unref(x);
+  return r;
+}
+
 /* jnp.float32(x) and the other dtype objects called as constructors */
 static SrVal *dtype_call(SrInterp *I, SrVal *self, SrArgs *a) {
   if (a->n != 1 || a->nkw)
@@ -2098,8 +2308,33 @@ void sr_jnp_api_init(void) {
     {"jax.numpy.astype", jnp_astype, "astype(x, dtype): convert_element_type"},
     {"jax.numpy._getitem", jnp_getitem, "x[key]: static slices and scalar dynamic indices"},
     {"jax.nn.sigmoid", nn_sigmoid, "sigmoid(x): lax.logistic"},
+    {"jax.numpy.logical_and", jnp_logical_and, "logical_and(x, y)"},
+    {"jax.numpy.logical_or", jnp_logical_or, "logical_or(x, y)"},
+    {"jax.numpy.logical_xor", jnp_logical_xor, "logical_xor(x, y)"},
+    {"jax.numpy.logical_not", jnp_logical_not, "logical_not(x)"},
+    {"jax.numpy.isnan", jnp_isnan, "isnan(x): x != x"},
+    {"jax.numpy.isfinite", jnp_isfinite, "isfinite(x)"},
+    {"jax.numpy.reciprocal", jnp_reciprocal, "reciprocal(x): integer_pow[y=-1]"},
+    {"jax.numpy.floor_divide", jnp_floor_divide, "floor_divide(x, y): x // y, jit[name=floor_divide]"},
+    {"jax.numpy.remainder jax.numpy.mod", jnp_remainder, "remainder(x, y): x % y, jit[name=remainder]"},
+    {"jax.numpy.ndim", jnp_ndim, "ndim(x)"},
+    {"jax.numpy.shape", jnp_shape, "shape(x)"},
+    {"jax.numpy.size", jnp_size, "size(x)"},
     {NULL, NULL, NULL},
   };
   for (int i = 0; defs[i].names; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);
   sr_dtype_call_set(dtype_call);
+  static const struct {
+    const char *name;
+    double v;
+  } consts[] = {{"pi", M_PI}, {"e", M_E}, {"inf", INFINITY}, {"nan", NAN}, {"euler_gamma", 0.5772156649015329}};
+  for (size_t i = 0; i < sizeof consts / sizeof consts[0]; i++) {
+    char q[64];
+    snprintf(q, sizeof q, "jax.numpy.%s", consts[i].name);
+    sr_register(q, sr_float(NULL, consts[i].v));
+    snprintf(q, sizeof q, "numpy.%s", consts[i].name);
+    sr_register(q, sr_float(NULL, consts[i].v));
+  }
+  sr_register("jax.numpy.newaxis", sr_none());
+  sr_register("numpy.newaxis", sr_none());
 }
