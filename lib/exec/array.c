@@ -8,19 +8,80 @@
 
 /* ---- buffers ---- */
 
-/* Owners are one allocation: the header, padding to 64 bytes, the data. */
+/* Owners are one allocation: the header, padding to 64 bytes, the data.
+ *
+ * Freed owners are kept for reuse, by size: arrays of the same shapes come
+ * back again and again (each equation of a loop, each step of a chain), and
+ * memory fresh from the system costs a page fault per 4 KiB -- for a 64 MiB
+ * result that is slower than computing it.  Small sizes go in one list per
+ * 64-byte class, large ones in a short list searched by exact size; the
+ * cache holds at most CACHE_MAX bytes and is not counted as live. */
 #define BUF_HEAD 64
+#define SMALL_CLASSES 64   /* up to 4 KiB of data */
+#define LARGE_SLOTS 32
+#define CACHE_MAX ((size_t)512 << 20)
 
-static size_t live_bytes, peak_bytes;
+static size_t live_bytes, peak_bytes, cached_bytes;
+static SrBuffer *small_free[SMALL_CLASSES];
+static SrBuffer *large_free[LARGE_SLOTS];
+
+static size_t alloc_size(size_t nbytes) { return BUF_HEAD + ((nbytes + 63) & ~(size_t)63); }
+
+static SrBuffer *cache_take(size_t total) {
+  size_t cls = (total - BUF_HEAD) / 64;
+  if (cls < SMALL_CLASSES) {
+    SrBuffer *b = small_free[cls];
+    if (b) {
+      small_free[cls] = b->base;
+      cached_bytes -= total;
+    }
+    return b;
+  }
+  for (int i = 0; i < LARGE_SLOTS; i++) {
+    SrBuffer *b = large_free[i];
+    if (b && alloc_size(b->nbytes) == total) {
+      large_free[i] = NULL;
+      cached_bytes -= total;
+      return b;
+    }
+  }
+  return NULL;
+}
+
+static int cache_put(SrBuffer *b) {
+  size_t total = alloc_size(b->nbytes);
+  if (cached_bytes + total > CACHE_MAX) return 0;
+  size_t cls = (total - BUF_HEAD) / 64;
+  if (cls < SMALL_CLASSES) {
+    b->base = small_free[cls];
+    small_free[cls] = b;
+    cached_bytes += total;
+    return 1;
+  }
+  int slot = -1;
+  for (int i = 0; i < LARGE_SLOTS && slot < 0; i++)
+    if (!large_free[i]) slot = i;
+  if (slot < 0) {
+    /* evict the oldest-looking entry: the first */
+    cached_bytes -= alloc_size(large_free[0]->nbytes);
+    free(large_free[0]);
+    slot = 0;
+  }
+  large_free[slot] = b;
+  cached_bytes += total;
+  return 1;
+}
 
 static SrBuffer *buffer_alloc(size_t nbytes) {
-  size_t total = BUF_HEAD + ((nbytes + 63) & ~(size_t)63);
-  void *p = aligned_alloc(64, total);
-  if (!p) sr_oom();
-  SrBuffer *b = p;
+  size_t total = alloc_size(nbytes);
+  SrBuffer *b = cache_take(total);
+  if (!b) {
+    b = aligned_alloc(64, total);
+    if (!b) sr_oom();
+  }
   b->rc = 1;
   b->nbytes = nbytes;
-  b->data = (char *)p + BUF_HEAD;
+  b->data = (char *)b + BUF_HEAD;
   b->base = NULL;
   live_bytes += nbytes;
   if (live_bytes > peak_bytes) peak_bytes = live_bytes;
@@ -60,7 +121,7 @@ void sr_buffer_unref(SrBuffer *b) {
     return;
   }
   live_bytes -= b->nbytes;
-  free(b);
+  if (!cache_put(b)) free(b);
 }
 
 void sr_buffer_stats(size_t *live, size_t *peak) {
@@ -148,9 +209,23 @@ void sr_layout_block_start(const SrType *l, const SrMesh *m, int pos, int64_t *s
 
 /* ---- arrays ---- */
 
+/* Array headers are reused too, one free list per device count (a loop
+   makes and drops thousands of them). */
+#define ARRAY_LISTS 65
+static SrArray *free_arrays[ARRAY_LISTS];
+static int nfree_arrays[ARRAY_LISTS];
+
 SrArray *sr_array_new(const SrType *type, const SrType *layout, const SrMesh *mesh) {
   int n = sr_mesh_ndev(mesh);
-  SrArray *a = sr_xcalloc(1, sizeof *a + (size_t)n * sizeof(SrBuffer *));
+  SrArray *a;
+  if (n < ARRAY_LISTS && free_arrays[n]) {
+    a = free_arrays[n];
+    free_arrays[n] = (SrArray *)a->shard[0];
+    nfree_arrays[n]--;
+    memset(a, 0, sizeof *a + (size_t)n * sizeof(SrBuffer *));
+  } else {
+    a = sr_xcalloc(1, sizeof *a + (size_t)n * sizeof(SrBuffer *));
+  }
   a->rc = 1;
   a->type = type;
   a->layout = layout ? layout : sr_layout_of_type(type);
@@ -163,6 +238,13 @@ void sr_array_unref(SrArray *a) {
   if (!a || --a->rc > 0) return;
   for (int i = 0; i < a->ndev; i++) sr_buffer_unref(a->shard[i]);
   sr_unref(a->sharding);
+  int n = a->ndev;
+  if (n < ARRAY_LISTS && nfree_arrays[n] < 256) {
+    a->shard[0] = (SrBuffer *)free_arrays[n];
+    free_arrays[n] = a;
+    nfree_arrays[n]++;
+    return;
+  }
   free(a);
 }
 

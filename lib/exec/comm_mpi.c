@@ -30,6 +30,7 @@
 #include "exec/comm_mpi.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <mpi.h>
 #include <pthread.h>
@@ -180,6 +181,28 @@ static void env_default(const char *name, const char *value) {
   if (!getenv(name)) setenv(name, value, 1);
 }
 
+/* A singleton's runtime daemon (which Open MPI forks to spawn workers)
+   forwards its stdin to the first worker: it must not inherit the
+   controller's terminal.  fd 0 is /dev/null while MPI starts it. */
+static int stdin_away(void) {
+  int saved = dup(0);
+  int null = open("/dev/null", O_RDONLY);
+  if (saved < 0 || null < 0) {
+    if (saved >= 0) close(saved);
+    if (null >= 0) close(null);
+    return -1;
+  }
+  dup2(null, 0);
+  close(null);
+  return saved;
+}
+
+static void stdin_back(int saved) {
+  if (saved < 0) return;
+  dup2(saved, 0);
+  close(saved);
+}
+
 static int mpi_err(SrDiags *d, const char *what, int rc) {
   char s[MPI_MAX_ERROR_STRING];
   int len = 0;
@@ -198,7 +221,9 @@ int sr_mpi_start(SrMpiMode mode, int nranks, const char *exe, SrDiags *d) {
     env_default("OPENBLAS_NUM_THREADS", "1");
   }
   int provided = 0;
+  int saved = mode == SR_MPI_CONTROLLER ? stdin_away() : -1;
   int rc = MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
+  stdin_back(saved);
   if (rc != MPI_SUCCESS) return sr_error(d, SR_E_USAGE, NULL, 0, "MPI_Init failed");
   job.active = 1;
   job.mode = mode;
@@ -222,7 +247,9 @@ int sr_mpi_start(SrMpiMode mode, int nranks, const char *exe, SrDiags *d) {
       char *args[] = {(char *)"--worker", NULL};
       int *errs = sr_xcalloc((size_t)nranks, sizeof *errs);
       MPI_Comm inter;
+      saved = stdin_away();
       rc = MPI_Comm_spawn(exe, args, nranks - 1, MPI_INFO_NULL, 0, MPI_COMM_SELF, &inter, errs);
+      stdin_back(saved);
       free(errs);
       if (rc != MPI_SUCCESS) return mpi_err(d, "starting the worker ranks (MPI_Comm_spawn)", rc);
       MPI_Intercomm_merge(inter, 0, &job.comm);
@@ -999,7 +1026,9 @@ int sr_comm_mpi_stmt_end(SrComm *c, int failed, SrDiags *d) {
   int bad = failed || mc->poisoned;
   /* its own error: failed without having been told of another rank's */
   int own = failed && (!mc->poisoned || mc->own_error);
-  if (bad && !d->count) secondary(d, "the statement failed on another rank");
+  /* a statement that failed here may have reported already (a :load whose
+     script failed); one that only heard of a failure says so */
+  if (!failed && mc->poisoned && !d->count) secondary(d, "the statement failed on another rank");
   int64_t res[A_N];
   for (;;) {
     agree_raw(mc, 1, bad, 0, 0, own, res);

@@ -219,14 +219,19 @@ SrArray *sr_ev_new_out(const SrEvalEqn *e, uint32_t i, const SrMesh *m, const Sr
 
 /* ---- per-device computation ---- */
 
-typedef struct MapKey {
-  SrBuffer *in[16];
-  int64_t blk;
-} MapKey;
+/* The block id of output 0 at pos, for SR_MAP_BLOCK / SR_MAP_POS. */
+static int64_t block_id(const SrArray *o, int pos, int flags) {
+  if (flags & SR_MAP_POS) return -(int64_t)pos - 1;
+  if (!(flags & SR_MAP_BLOCK) || !o->mesh) return 0;
+  int64_t id = 0;
+  for (int d = 0; d < o->layout->ndim; d++)
+    id = id * sr_layout_splits(o->layout, d) + sr_layout_block_index(o->layout, o->mesh, pos, d);
+  return id + 1;
+}
 
-static uint64_t key_hash(const MapKey *k, int n) {
-  uint64_t h = 1469598103934665603ull ^ (uint64_t)k->blk;
-  for (int i = 0; i < n; i++) h = (h ^ (uint64_t)(uintptr_t)k->in[i]) * 1099511628211ull;
+static uint64_t key_hash(SrBuffer *const *in, int n, int64_t blk) {
+  uint64_t h = 1469598103934665603ull ^ (uint64_t)blk;
+  for (int i = 0; i < n; i++) h = (h ^ (uint64_t)(uintptr_t)in[i]) * 1099511628211ull;
   return h ^ (h >> 29);
 }
 
@@ -238,7 +243,6 @@ int sr_ev_map(SrEvalCtx *cx, int nin, SrArray *const *in, int nout, SrArray *con
   int64_t ishape[16][SR_MAX_RANK], oshape[16][SR_MAX_RANK];
   size_t obytes[16];
   SrShardIO io;
-  memset(&io, 0, sizeof io);
   io.cx = cx;
   io.mesh = m;
   io.arg = arg;
@@ -253,78 +257,85 @@ int sr_ev_map(SrEvalCtx *cx, int nin, SrArray *const *in, int nout, SrArray *con
     io.out_shape[k] = oshape[k];
     obytes[k] = (size_t)sr_layout_shard_numel(out[k]->layout) * sr_elem_size(out[k]->type->dtype);
   }
-  /* a small open-addressing table of the input tuples seen */
+  int ol = out[0]->layout->ndim;
+  if (!(flags & SR_MAP_BLOCK)) memset(io.out_start, 0, (size_t)ol * sizeof *io.out_start);
+  /* devices with the same inputs (and block) share results: the ones
+     computed so far, searched linearly for a few devices, hashed for many */
+  int small = ndev <= 16;
   int cap = 16;
-  while (cap < 2 * ndev) cap *= 2;
-  int stack_tab[64];
-  int *tab = cap <= 64 ? stack_tab : sr_xmalloc((size_t)cap * sizeof *tab);
-  for (int i = 0; i < cap; i++) tab[i] = -1;
-  MapKey *keys = ndev <= 8 ? NULL : sr_xmalloc((size_t)ndev * sizeof *keys);
-  MapKey kst[8];
-  if (!keys) keys = kst;
+  while (!small && cap < 2 * ndev) cap *= 2;
+  int *tab = small ? NULL : sr_xmalloc((size_t)cap * sizeof *tab);
+  for (int i = 0; !small && i < cap; i++) tab[i] = -1;
+  int dst[16], ndistinct = 0;
+  int64_t dblk[16];
   SrBuffer *ibuf[16];
   io.in = ibuf;
   int rc = 0;
-  int ol = out[0]->layout->ndim;
   for (int p = 0; p < ndev && rc == 0; p++) {
     if (cx->comm && !sr_comm_local(cx->comm, m, p)) continue;
-    MapKey *k = &keys[p];
-    memset(k, 0, sizeof *k);
     for (int i = 0; i < nin; i++) {
-      k->in[i] = ibuf[i] = sr_array_buf(in[i], p);
-      if (!ibuf[i]) {
-        rc = sr_ev_err(cx, "RuntimeError", "internal: a device holds no operand data");
-        break;
-      }
+      ibuf[i] = sr_array_buf(in[i], p);
+      if (!ibuf[i]) rc = sr_ev_err(cx, "RuntimeError", "internal: a device holds no operand data");
     }
     if (rc) break;
-    if (m && (flags & SR_MAP_BLOCK)) {
-      int64_t id = 0;
-      for (int d = 0; d < ol; d++)
-        id = id * sr_layout_splits(out[0]->layout, d) + sr_layout_block_index(out[0]->layout, m, p, d);
-      k->blk = id + 1;
-    }
-    if (flags & SR_MAP_POS) k->blk = -(int64_t)p - 1;
-    uint64_t h = key_hash(k, nin);
-    int slot = (int)(h & (uint64_t)(cap - 1)), found = -1;
-    while (tab[slot] >= 0) {
-      MapKey *o = &keys[tab[slot]];
-      if (o->blk == k->blk && memcmp(o->in, k->in, (size_t)nin * sizeof *k->in) == 0) {
-        found = tab[slot];
-        break;
+    int64_t blk = (flags & (SR_MAP_BLOCK | SR_MAP_POS)) ? block_id(out[0], p, flags) : 0;
+    int found = -1, slot = 0;
+    if (ndev > 1) {
+      if (small) {
+        for (int d = 0; d < ndistinct && found < 0; d++) {
+          int q = dst[d], same = dblk[d] == blk;
+          for (int i = 0; i < nin && same; i++) same = sr_array_buf(in[i], q) == ibuf[i];
+          if (same) found = q;
+        }
+      } else {
+        slot = (int)(key_hash(ibuf, nin, blk) & (uint64_t)(cap - 1));
+        while (tab[slot] >= 0) {
+          int q = tab[slot], same = block_id(out[0], q, flags) == blk;
+          for (int i = 0; i < nin && same; i++) same = sr_array_buf(in[i], q) == ibuf[i];
+          if (same) {
+            found = q;
+            break;
+          }
+          slot = (slot + 1) & (cap - 1);
+        }
       }
-      slot = (slot + 1) & (cap - 1);
     }
     if (found >= 0) {
       for (int j = 0; j < nout; j++) out[j]->shard[p] = sr_buffer_ref(out[j]->shard[found]);
       continue;
     }
-    tab[slot] = p;
+    if (small) {
+      dst[ndistinct] = p;
+      dblk[ndistinct++] = blk;
+    } else {
+      tab[slot] = p;
+    }
     io.pos = p;
-    io.out = &out[0]->shard[p]; /* rebound below per output */
-    SrBuffer *obuf[16] = {0};
-    for (int j = 0; j < nout; j++)
-      if (!(flags & SR_MAP_NOALLOC)) {
-        if (j == 0 && flags >= 8) {
-          int r = __builtin_ctz((unsigned)flags >> 3);
-          if (r < nin && sr_buffer_unique(ibuf[r]) && ibuf[r]->nbytes == obytes[0]) {
-            obuf[0] = sr_buffer_ref(ibuf[r]);
-            continue;
-          }
+    SrBuffer *obuf[16];
+    for (int j = 0; j < nout; j++) {
+      obuf[j] = NULL;
+      if (flags & SR_MAP_NOALLOC) continue;
+      if (j == 0 && flags >= 8) {
+        int r = __builtin_ctz((unsigned)flags >> 3);
+        if (r < nin && sr_buffer_unique(ibuf[r]) && ibuf[r]->nbytes == obytes[0]) {
+          obuf[0] = sr_buffer_ref(ibuf[r]);
+          continue;
         }
-        obuf[j] = sr_buffer_new(obytes[j]);
       }
+      obuf[j] = sr_buffer_new(obytes[j]);
+    }
     io.out = obuf;
-    if (m && ol) sr_layout_block_start(out[0]->layout, m, p, io.out_start);
-    else memset(io.out_start, 0, sizeof io.out_start);
+    if ((flags & SR_MAP_BLOCK) && ol) {
+      if (m) sr_layout_block_start(out[0]->layout, m, p, io.out_start);
+      else memset(io.out_start, 0, (size_t)ol * sizeof *io.out_start);
+    }
     rc = fn(&io);
     for (int j = 0; j < nout; j++) {
       if (rc == 0 && !obuf[j]) rc = sr_ev_err(cx, "RuntimeError", "internal: a kernel made no output");
       out[j]->shard[p] = obuf[j];
     }
   }
-  if (tab != stack_tab) free(tab);
-  if (keys != kst) free(keys);
+  free(tab);
   return rc;
 }
 

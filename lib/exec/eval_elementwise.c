@@ -14,6 +14,13 @@
    a's own unreduced/reduced sets and dtype.  Rank-0 operands keep theirs. */
 static const SrType *operand_layout(const SrArray *a, const SrType *l) {
   if (a->type->ndim == 0 || a->type->ndim != l->ndim) return a->layout;
+  /* the common case: already laid out like the result */
+  int same = 1;
+  for (int i = 0; i < l->ndim && same; i++) {
+    const SrDim *x = &a->layout->dims[i], *y = &l->dims[i];
+    same = x->size == y->size && x->nax == y->nax && memcmp(x->ax, y->ax, x->nax) == 0;
+  }
+  if (same) return a->layout;
   SrTypeBuilder b;
   sr_type_builder(&b, l);
   b.dtype = a->type->dtype;

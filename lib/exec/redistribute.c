@@ -229,6 +229,52 @@ static SrBuffer *unpack_leading(size_t es, const int64_t *shape, int ndim, int d
   return o;
 }
 
+/* In one process (every device local) blocks move straight from the source
+   shards into the destination shards: one copy where the collective needs
+   three (pack, collective, unpack).  The bytes are those of the collective,
+   and the ledger records it all the same. */
+static int in_process(const SrEvalCtx *cx) { return cx->comm->nranks == 1; }
+
+/* Copies the count-shaped box at src_start of a src_shape array into the box
+   at dst_start of a dst_shape array. */
+static void move_box(size_t es, int nd, const int64_t *count, const void *src, const int64_t *src_shape,
+                     const int64_t *src_start, void *dst, const int64_t *dst_shape, const int64_t *dst_start) {
+  int64_t ss[SR_MAX_RANK], ds[SR_MAX_RANK], so = 0, dof = 0;
+  sr_kern_row_strides(nd, src_shape, ss);
+  sr_kern_row_strides(nd, dst_shape, ds);
+  for (int k = 0; k < nd; k++) {
+    so += src_start[k] * ss[k];
+    dof += dst_start[k] * ds[k];
+  }
+  sr_kern_copy_general(es, nd, count, src, so, ss, dst, dof, ds);
+}
+
+static SrArray *gather_direct(SrEvalCtx *cx, SrArray *cur, SrArray *r, int dim, const int *axes, int n,
+                              const int64_t *shape) {
+  const SrGroups *g;
+  if (groups(cx, cur->mesh, axes, n, &g) < 0) {
+    sr_array_unref(r);
+    return NULL;
+  }
+  size_t es = sr_elem_size(cur->type->dtype);
+  record(cx, "all-gather", cur->mesh, axes, n, cur->type->dtype, sr_array_shard_bytes(cur));
+  int nd = cur->layout->ndim;
+  int64_t big[SR_MAX_RANK], zero[SR_MAX_RANK] = {0}, start[SR_MAX_RANK] = {0};
+  memcpy(big, shape, (size_t)nd * sizeof *big);
+  big[dim] *= g->size;
+  for (int grp = 0; grp < g->count; grp++) {
+    const int *m = g->members + (size_t)grp * g->size;
+    SrBuffer *o = sr_buffer_new(sr_array_shard_bytes(cur) * (size_t)g->size);
+    for (int i = 0; i < g->size; i++) {
+      start[dim] = i * shape[dim];
+      move_box(es, nd, shape, cur->shard[m[i]]->data, shape, zero, o->data, big, start);
+    }
+    for (int i = 0; i < g->size; i++) r->shard[m[i]] = sr_buffer_ref(o);
+    sr_buffer_unref(o);
+  }
+  return r;
+}
+
 static SrArray *step_all_gather(SrEvalCtx *cx, SrArray *cur, int dim, const int *axes, int n) {
   const SrType *l = cur->layout;
   size_t es = sr_elem_size(cur->type->dtype);
@@ -238,6 +284,7 @@ static SrArray *step_all_gather(SrEvalCtx *cx, SrArray *cur, int dim, const int 
   for (int i = 0; i < n; i++) parts *= cur->mesh->sizes[axes[i]];
   const SrType *nl = lay_dim(l, cur->mesh, dim, l->dims[dim].ax, l->dims[dim].nax - n);
   SrArray *r = sr_array_new(cur->type, nl, cur->mesh);
+  if (in_process(cx) && !local_prefix_one(shape, dim)) return gather_direct(cx, cur, r, dim, axes, n, shape);
   size_t nbytes = (size_t)sr_layout_shard_numel(l) * es;
   SrBuffer **g = sr_xcalloc((size_t)cur->ndev, sizeof *g);
   if (sr_coll_all_gather(cx, cur->shard, cur->mesh, cur->type->dtype, nbytes, axes, n, g) < 0) {
@@ -274,6 +321,33 @@ static SrArray *step_all_to_all(SrEvalCtx *cx, SrArray *cur, int axis, int from,
   ax[nax++] = (uint8_t)axis;
   const SrType *nl = lay_dim(lay_dim(l, cur->mesh, from, l->dims[from].ax, l->dims[from].nax - 1), cur->mesh, to, ax, nax);
   SrArray *r = sr_array_new(cur->type, nl, cur->mesh);
+  if (in_process(cx)) {
+    const SrGroups *g;
+    if (groups(cx, cur->mesh, &axis, 1, &g) < 0) {
+      sr_array_unref(r);
+      return NULL;
+    }
+    record(cx, "all-to-all", cur->mesh, &axis, 1, cur->type->dtype, sr_array_shard_bytes(cur));
+    int nd = l->ndim;
+    int64_t chunk[SR_MAX_RANK], nshape[SR_MAX_RANK], ss[SR_MAX_RANK] = {0}, ds[SR_MAX_RANK] = {0};
+    memcpy(chunk, shape, sizeof chunk);
+    chunk[to] /= n;
+    memcpy(nshape, chunk, sizeof nshape);
+    nshape[from] *= n;
+    for (int grp = 0; grp < g->count; grp++) {
+      const int *m = g->members + (size_t)grp * g->size;
+      for (int j = 0; j < g->size; j++) {
+        SrBuffer *o = sr_buffer_new(sr_array_shard_bytes(cur));
+        for (int i = 0; i < g->size; i++) {
+          ss[to] = j * chunk[to];
+          ds[from] = i * chunk[from];
+          move_box(es, nd, chunk, cur->shard[m[i]]->data, shape, ss, o->data, nshape, ds);
+        }
+        r->shard[m[j]] = o;
+      }
+    }
+    return r;
+  }
   size_t total = (size_t)sr_layout_shard_numel(l);
   SrBuffer **in = sr_xcalloc((size_t)cur->ndev, sizeof *in), **got = sr_xcalloc((size_t)cur->ndev, sizeof *got);
   Seen *seen = sr_xmalloc((size_t)cur->ndev * sizeof *seen);
