@@ -27,7 +27,8 @@ EXEC_GOLDEN = \
 	tests/golden/exec_manual.jxr \
 	tests/golden/exec_control.jxr \
 	tests/golden/exec_jaxpr.jxr \
-	tests/golden/exec_visualize.jxr
+	tests/golden/exec_visualize.jxr \
+	tests/golden/exec_prims.jxr
 TESTS += $(EXEC_GOLDEN)
 EXTRA_DIST += $(EXEC_GOLDEN) $(EXEC_GOLDEN:.jxr=.out)
 
