@@ -975,8 +975,7 @@ static SrVal *eval(SrInterp *I, Frame *f, SrNode *n) {
       sr_unref(left);
       left = right;
       if (!c) {
-        sr_unref(left);
-        r = NULL;
+        r = NULL; /* left is dropped after the loop */
         break;
       }
       if (n->n == 1) {
