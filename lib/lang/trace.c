@@ -85,6 +85,7 @@ static void trace_free(SrTrace *t) {
   for (int i = 0; i < t->ncaptured; i++) sr_unref(t->captured[i]);
   free(t->captured);
   free(t->captured_vars);
+  free(t->capidx);
   sr_jb_free(&t->jb);
   free(t);
 }
@@ -103,22 +104,43 @@ static int is_tracer_of(const SrArrayObj *a, const SrTrace *t) {
   return a && a->kind == SR_AV_TRACER && a->trace == t && a->trace_id == t->id;
 }
 
+/* What makes two captured values the same: a tracer's var, a concrete
+   array's data, or else the value itself. */
+static const void *cap_key(SrVal *v) {
+  SrArrayObj *a = sr_array_of(v);
+  if (a && a->kind == SR_AV_TRACER) return a->var;
+  if (a && a->kind == SR_AV_CONCRETE) return a->data;
+  return v;
+}
+
+static size_t cap_slot(const void *k, int cap) { return (((uintptr_t)k >> 3) * 2654435761u) & (size_t)(cap - 1); }
+
+static void capidx_grow(SrTrace *t) {
+  free(t->capidx);
+  t->capidx_cap = t->capidx_cap ? 2 * t->capidx_cap : 64;
+  t->capidx = sr_xmalloc((size_t)t->capidx_cap * sizeof *t->capidx);
+  for (int i = 0; i < t->capidx_cap; i++) t->capidx[i] = -1;
+  for (int i = 0; i < t->ncaptured; i++) {
+    size_t j = cap_slot(cap_key(t->captured[i]), t->capidx_cap);
+    while (t->capidx[j] >= 0) j = (j + 1) & (size_t)(t->capidx_cap - 1);
+    t->capidx[j] = i;
+  }
+}
+
 /* A value from outside t used inside it: a new input of t, once. */
 static SrVar *capture(SrTrace *t, SrVal *outer, const SrType *type) {
-  SrArrayObj *oa = sr_array_of(outer);
-  for (int i = 0; i < t->ncaptured; i++) {
-    SrArrayObj *ca = sr_array_of(t->captured[i]);
-    if (t->captured[i] == outer ||
-        (oa && ca && oa->kind == ca->kind &&
-         ((oa->kind == SR_AV_TRACER && oa->var == ca->var) || (oa->kind == SR_AV_CONCRETE && oa->data == ca->data))))
-      return t->captured_vars[i];
-  }
+  const void *key = cap_key(outer);
+  if (2 * (t->ncaptured + 1) > t->capidx_cap) capidx_grow(t);
+  size_t j = cap_slot(key, t->capidx_cap);
+  for (; t->capidx[j] >= 0; j = (j + 1) & (size_t)(t->capidx_cap - 1))
+    if (cap_key(t->captured[t->capidx[j]]) == key) return t->captured_vars[t->capidx[j]];
   if (t->ncaptured == t->capcaptured) {
     t->capcaptured = t->capcaptured ? 2 * t->capcaptured : 8;
     t->captured = sr_xrealloc(t->captured, (size_t)t->capcaptured * sizeof *t->captured);
     t->captured_vars = sr_xrealloc(t->captured_vars, (size_t)t->capcaptured * sizeof *t->captured_vars);
   }
   SrVar *v = sr_jb_var(&t->jb, sr_type_with_weak(type, 0));
+  t->capidx[j] = t->ncaptured;
   t->captured[t->ncaptured] = sr_ref(outer);
   t->captured_vars[t->ncaptured++] = v;
   return v;

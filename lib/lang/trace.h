@@ -75,6 +75,11 @@ struct SrTrace {
   SrVal **captured;
   SrVar **captured_vars;
   int ncaptured, capcaptured;
+  int *capidx;           /* an index of captured by identity (open
+                            addressing, -1 empty), so that capturing stays
+                            O(1) when a trace captures thousands of values
+                            (the residuals of a linearization) */
+  int capidx_cap;
   int capture_consts;    /* concrete non-scalar arrays: constvars with values
                             (make_jaxpr) rather than inputs */
 };
