@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "lang/jaxstate.h"
+#include "prims/rule.h"
 #include "util/intern.h"
 
 /* ---- types ---- */
@@ -18,6 +19,7 @@ const SrType *sr_ad_tangent_type(const SrType *t) {
 }
 
 const SrType *sr_ad_ct_type(const SrType *t) {
+  if (!t->unreduced && !t->reduced && sr_dtype_tangent(t->dtype) == t->dtype) return t;
   SrTypeBuilder b;
   sr_type_builder(&b, t);
   b.dtype = sr_dtype_tangent(t->dtype);
@@ -264,6 +266,15 @@ int ad_eval(SrAd *ad, const SrJaxpr *j, SrVal **primals, SrVal **tangents, SrVal
     pv[v->id] = sr_ref(primals[i]);
     tv[v->id] = tangents ? sr_ref(filter_tangent(v->type, tangents[i])) : NULL;
   }
+  /* the last equation reading each var: values are released after it,
+     which keeps the working set of a long jaxpr small */
+  uint32_t *last = sr_xmalloc(nv * sizeof *last);
+  for (uint32_t i = 0; i < nv; i++) last[i] = UINT32_MAX;
+  for (uint32_t k = 0; k < j->neqn; k++)
+    for (uint32_t i = 0; i < j->eqns[k].nin; i++)
+      if (j->eqns[k].in[i]->kind != SR_LIT) last[j->eqns[k].in[i]->id] = k;
+  for (uint32_t i = 0; i < j->nout; i++)
+    if (j->outvars[i]->kind != SR_LIT) last[j->outvars[i]->id] = UINT32_MAX;
   SrVal *xs_small[32], *ts_small[32], *ys_small[32], *tys_small[32];
   for (uint32_t k = 0; k < j->neqn; k++) {
     const SrEqn *e = &j->eqns[k];
@@ -325,6 +336,13 @@ int ad_eval(SrAd *ad, const SrJaxpr *j, SrVal **primals, SrVal **tangents, SrVal
       free(ty);
     }
     if (!ok) goto done;
+    for (uint32_t i = 0; i < e->nin; i++) {
+      SrVar *a = e->in[i];
+      if (a->kind == SR_LIT || last[a->id] != k) continue;
+      sr_unref(pv[a->id]);
+      sr_unref(tv[a->id]);
+      pv[a->id] = tv[a->id] = NULL;
+    }
   }
   for (uint32_t i = 0; i < j->nout; i++) {
     SrVar *o = j->outvars[i];
@@ -346,6 +364,7 @@ done:
   }
   free(pv);
   free(tv);
+  free(last);
   return rc;
 }
 
@@ -355,6 +374,14 @@ done:
 static int ct_match(const SrType *a, const SrType *b) {
   if (a == b) return 1;
   if (a->ndim != b->ndim) return 0;
+  if (a->mesh == b->mesh && a->unreduced == b->unreduced && a->reduced == b->reduced &&
+      a->varying == b->varying && a->ukind == b->ukind) {
+    int same = 1;
+    for (int i = 0; i < a->ndim && same; i++)
+      same = sr_dim_same(&a->dims[i], &b->dims[i]) && a->dims[i].nax == b->dims[i].nax &&
+             memcmp(a->dims[i].ax, b->dims[i].ax, a->dims[i].nax) == 0;
+    if (same) return 1;
+  }
   SrTypeBuilder ba, bb;
   sr_type_builder(&ba, a);
   sr_type_builder(&bb, b);

@@ -29,3 +29,19 @@ AD_GOLDEN = \
 	examples/seeds/sharding_ad.jxr
 TESTS += $(AD_GOLDEN)
 EXTRA_DIST += $(AD_GOLDEN) $(AD_GOLDEN:.jxr=.out)
+
+## `make bench` also times building gradients (bench/bench_ad): a generated
+## loss of 10,000 and of 100,000 equations (elementwise, dot_general,
+## reductions, nested jit and scan); see bench/README.md.
+EXTRA_PROGRAMS += bench/bench_ad
+bench_bench_ad_SOURCES = bench/bench_ad.c
+bench_bench_ad_LDADD = $(SR_LIBS)
+bench: bench-ad
+bench-ad: bench/bench_ad$(EXEEXT)
+	@echo "  building jax.grad's jaxpr (best of 3):"
+	bench/bench_ad -n 3 1000 10000
+.PHONY: bench-ad
+clean-local: bench-ad-clean
+bench-ad-clean:
+	-rm -f bench/bench_ad$(EXEEXT)
+.PHONY: bench-ad-clean
