@@ -243,9 +243,11 @@ static SrVal *prop_addressable_shards(SrInterp *I, SrArgs *args) {
   const SrType *st = sr_type_array(a->type->dtype, l->ndim, shape);
   SrVal *list = sr_seq(NULL, SR_V_LIST, a->ndev);
   for (int p = 0; p < a->ndev; p++) {
-    if (!sr_comm_local(c, a->mesh, p)) continue;
+    /* Under MPI every rank lists every device's shard (one controller's
+       view, as in one process); another rank's data is fetched from it
+       when used, so all ranks run the same collectives. */
     SrBuffer *b = sr_array_buf(a, p);
-    if (!b) continue;
+    if (!b && sr_comm_local(c, a->mesh, p)) continue;
     int dev = a->mesh ? sr_mesh_device(a->mesh, p) : 0;
     SrArray *d = sr_array_new(st, NULL, device_mesh(dev));
     d->shard[0] = sr_buffer_ref(b);
