@@ -80,7 +80,34 @@ class Program:
         return names[self.rng.integers(0, len(names))] if names else None
 
     def step(self):
-        r = self.rng.integers(0, 9)
+        r = self.rng.integers(0, 13)
+        if r == 9:  # broadcasting against a reduced row or column (size-1 dims)
+            x = self.pick(lambda v: v.ndim == 2)
+            if x is None:
+                return None
+            ax = int(self.rng.integers(0, 2))
+            v = self.vals[x]
+            op, f = [("+", np.add), ("*", np.multiply), ("-", np.subtract)][self.rng.integers(0, 3)]
+            return self.emit(self.fresh(), "%s %s %s.mean(%d, keepdims=True)" % (x, op, x, ax), f(v, v.mean(axis=ax, keepdims=True)))
+        if r == 10:  # with Python scalars
+            x = self.pick()
+            c = float(self.rng.integers(-4, 5)) / 2
+            return self.emit(self.fresh(), "(%s * %r - 1) / 2" % (x, c), (self.vals[x] * c - 1) / 2)
+        if r == 11:  # where
+            x = self.pick()
+            y = self.pick(lambda v: v.shape == self.vals[x].shape)
+            y2 = y if self.auto else "jax.reshard(%s, %s.sharding)" % (y, x)
+            return self.emit(self.fresh(), "jnp.where(%s > 0, %s, %s)" % (x, x, y2), np.where(self.vals[x] > 0, self.vals[x], self.vals[y]))
+        if r == 12:  # concatenate along an unsharded-by-type dim (both replicated first)
+            x = self.pick(lambda v: v.ndim == 2)
+            if x is None:
+                return None
+            y = self.pick(lambda v: v.ndim == 2 and v.shape[1] == self.vals[x].shape[1])
+            if self.auto:
+                expr = "jnp.concatenate([%s, %s], axis=0)" % (x, y)
+            else:
+                expr = "jnp.concatenate([jax.reshard(%s, jax.P()), jax.reshard(%s, jax.P())], axis=0)" % (x, y)
+            return self.emit(self.fresh(), expr, np.concatenate([self.vals[x], self.vals[y]], axis=0))
         if r == 0:  # unary
             x = self.pick()
             fn, f = [("jnp.sin", np.sin), ("jnp.tanh", np.tanh), ("jnp.cos", np.cos), ("jnp.abs", np.abs)][self.rng.integers(0, 4)]

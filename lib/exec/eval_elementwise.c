@@ -29,7 +29,10 @@ static const SrType *operand_layout(const SrArray *a, const SrType *l) {
   b.reduced = a->layout->reduced;
   if ((b.unreduced || b.reduced) && !b.mesh) b.mesh = a->layout->mesh;
   for (int i = 0; i < b.ndim; i++)
-    if (a->type->dims[i].size != l->dims[i].size) b.dims[i].nax = 0; /* a size-1 dim broadcast */
+    if (a->type->dims[i].size != l->dims[i].size) { /* a size-1 dim, broadcast */
+      b.dims[i].size = a->type->dims[i].size;
+      b.dims[i].nax = 0;
+    }
   return sr_type_get(&b);
 }
 
