@@ -127,12 +127,6 @@ typedef struct EwArg {
   SrDtype wdt;      /* select_n's predicate dtype */
 } EwArg;
 
-static size_t out_numel(SrShardIO *io, int nd) {
-  size_t n = 1;
-  for (int i = 0; i < nd; i++) n *= (size_t)io->out_shape[0][i];
-  return n;
-}
-
 static int kern_fail(SrShardIO *io, const EwArg *w) {
   return sr_ev_err(io->cx, "NotImplementedError", "%s is not implemented for dtype %s", sr_prims[w->prim].name,
                    sr_dtype_name(w->dt));
@@ -140,8 +134,7 @@ static int kern_fail(SrShardIO *io, const EwArg *w) {
 
 static int ew_fn(SrShardIO *io) {
   EwArg *w = io->arg;
-  size_t n = io->out[0]->nbytes / sr_elem_size(sr_prims[w->prim].id == SR_P_select_n ? w->dt : w->dt);
-  (void)out_numel;
+  size_t n;
   int rc;
   switch (w->prim) {
   case SR_P_select_n: {

@@ -528,7 +528,7 @@ static int dyn_update_fn(SrShardIO *io) {
 static int index_operands(SrEvalCtx *cx, const SrEvalEqn *e, uint32_t from, const SrMesh *m, SrArray **ins,
                           DynArg *d) {
   for (uint32_t k = from; k < e->nin; k++) {
-    ins[k] = sr_redistribute(cx, e->in[k], m, e->in[k]->layout->ndim ? e->in[k]->layout : e->in[k]->layout);
+    ins[k] = sr_redistribute(cx, e->in[k], m, e->in[k]->layout);
     if (!ins[k]) return -1;
     if (ins[k]->mesh && ins[k]->mesh != m) return sr_ev_err(cx, "RuntimeError", "internal: index on another mesh");
     d->idt[k - from] = e->in[k]->type->dtype;
