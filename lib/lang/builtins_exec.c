@@ -280,8 +280,6 @@ static SrVal *prop_addressable_shards(SrInterp *I, SrArgs *args) {
 
 /* ---- device_put and reshard ---- */
 
-static SrVal *ints_tuple_val(const int64_t *v, int n) { return sr_int_tuple(v, n); }
-
 /* A spec padded with Nones to rank n (PartitionSpec._normalized_spec_for_aval). */
 static SrVal *padded_spec(const SrSpec *s, int n) {
   SrSpec c = *s;
@@ -650,12 +648,11 @@ static SrVal *key_array(SrInterp *I, int legacy, int ndim, const int64_t *shape,
   }
   int64_t n = 1;
   for (int i = 0; i < ndim; i++) n *= shape[i];
-  SrExec *ex = sr_exec(I);
+  (void)I;
   SrBuffer *b = sr_buffer_new((size_t)n * 8);
   memcpy(b->data, words, (size_t)n * 8);
   SrArray *a = sr_array_new(t, NULL, NULL);
   a->shard[0] = b;
-  (void)ex;
   return wrap(a);
 }
 
@@ -972,7 +969,6 @@ static SrVal *bi_array(SrInterp *I, SrArgs *a) {
 void sr_builtins_exec_init(void) {
   sr_def("jax.numpy.array jax.numpy.asarray numpy.array numpy.asarray", bi_array,
          "array(object, dtype=None): an array from nested lists of numbers (or an array)");
-  (void)ints_tuple_val;
   sr_def("jax.devices", bi_devices, "devices(): the devices, [CpuDevice(id=0), ...]");
   sr_def("jax.local_devices", bi_local_devices, "local_devices(): the devices this process holds");
   sr_def("jax.device_count", bi_device_count, "device_count(): how many devices there are");
