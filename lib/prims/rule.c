@@ -158,8 +158,10 @@ int sr_spec_to_shard(SrTypeCtx *cx, const SrVal *v, const SrMesh *m, int ndim, S
   out->ndim = ndim;
   const SrSpec *s;
   if (v->kind == SR_V_SHARDING) {
+    /* a NamedSharding names the axes of its own mesh (which may not be
+       the context's: use_abstract_mesh, explicit_axes) */
     s = v->sh.spec;
-    if (!m) m = out->mesh = sr_mesh_shape(v->sh.mesh);
+    if (v->sh.mesh->n) m = out->mesh = sr_mesh_shape(v->sh.mesh);
   } else if (v->kind == SR_V_SPEC) {
     s = v->spec;
   } else {

@@ -347,6 +347,54 @@ static int split_on_one_axis(const int64_t *a, int na, const int64_t *b, int nb,
   return i == na ? 1 : 0;
 }
 
+static int same_sharding_of_operands(SrTypeCtx *cx, const SrRuleEqn *e, const SrType *const *ts, const SrStd *s,
+                                     SrTypeBuilder *b, int inserted);
+
+/* lax.stack_p: operands of one shape stacked along a new, unsharded axis. */
+static int type_stack(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, -1, 1) < 0) return -1;
+  int64_t axis = 0;
+  if (sr_rparam_int(cx, e, "axis", 1, &axis) < 0) return -1;
+  if (!e->nin) return sr_terr(cx, "ValueError", "stack expects at least one operand, got 0.");
+  if (e->nin > 256) return sr_terr(cx, "TypeError", "stack: too many operands");
+  const SrType *ts[256];
+  sr_resolve_bare_literals(e, ts);
+  const SrType *x0 = ts[0];
+  SrBuf sb = SR_BUF_INIT;
+  for (uint32_t i = 0; i < e->nin; i++) {
+    if (i) sr_buf_puts(&sb, ", ");
+    sr_shape_str(&sb, ts[i]);
+  }
+  int rc = 0;
+  for (uint32_t i = 1; i < e->nin && !rc; i++)
+    if (ts[i]->ndim != x0->ndim)
+      rc = sr_terr(cx, "ValueError", "Cannot stack arrays with different numbers of dimensions: got %s.", sr_buf_str(&sb));
+  for (uint32_t i = 1; i < e->nin && !rc; i++)
+    for (int d = 0; d < x0->ndim; d++)
+      if (!sr_dim_same(&ts[i]->dims[d], &x0->dims[d])) {
+        rc = sr_terr(cx, "ValueError", "All input arrays must have the same shape. Got %s.", sr_buf_str(&sb));
+        break;
+      }
+  sr_buf_free(&sb);
+  if (!rc && (axis < 0 || axis > x0->ndim))
+    rc = sr_terr(cx, "ValueError", "stack axis %lld is out of bounds for result rank %d", (long long)axis, x0->ndim + 1);
+  if (rc < 0 || sr_check_same_dtypes(cx, "stack", ts, e->nin) < 0) return -1;
+  SrStd s;
+  if (sr_std_begin(cx, e, &s) < 0) return -1;
+  int64_t shape[SR_MAX_RANK];
+  if (x0->ndim + 1 > SR_MAX_RANK) return sr_terr(cx, "ValueError", "stack: too many dimensions");
+  for (int d = 0, j = 0; d <= x0->ndim; d++) shape[d] = d == axis ? (int64_t)e->nin : x0->dims[j++].size;
+  SrTypeBuilder b;
+  builder_shape(&b, x0, shape, x0->ndim + 1, &s);
+  int weak = 1;
+  for (uint32_t i = 0; i < e->nin; i++) weak &= ts[i]->weak;
+  b.weak = (uint8_t)weak;
+  if (same_sharding_of_operands(cx, e, ts, &s, &b, (int)axis) < 0) return -1;
+  if (sr_vma_standard(cx, e, &b.varying) < 0) return -1;
+  if (sr_mem_default(cx, e, &b.mem) < 0) return -1;
+  return sr_finish_type(cx, e, &b, out);
+}
+
 /* lax.split_partitions: hands a dimension's axes (major first) to the
    sizes o[0..no): each size takes axes while it is > 1 and divisible. */
 static int split_partitions(const SrMesh *m, const uint8_t *axes, int nax, const int64_t *o, int no,
@@ -694,6 +742,84 @@ static int type_rev(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
 
 /* ---- concatenate, split, pad ---- */
 
+/* The sharding of concatenate and stack (_concatenate_sharding_rule,
+   _stack_sharding_rule and their ur rules): every operand on a mesh has
+   the same sharding, unreduced and reduced sets included. */
+static int same_sharding_of_operands(SrTypeCtx *cx, const SrRuleEqn *e, const SrType *const *ts, const SrStd *s,
+                                     SrTypeBuilder *b, int inserted) {
+  sr_builder_replicate(b);
+  if (!b->mesh) b->mesh = s->mesh;
+  const SrType *first = NULL;
+  for (uint32_t i = 0; i < e->nin && !first; i++)
+    if (!sr_in_mesh_empty(cx, e, i)) first = ts[i];
+  if (s->mode == SR_MODE_EXPLICIT && first) {
+    /* _concatenate_sharding_rule: shardings equal, unreduced and reduced
+       included */
+    for (uint32_t i = 0; i < e->nin; i++) {
+      const SrType *t = ts[i];
+      if (sr_in_mesh_empty(cx, e, i)) continue;
+      int same = t->unreduced == first->unreduced && t->reduced == first->reduced && t->ukind == first->ukind;
+      for (int d = 0; same && d < t->ndim; d++) same = sr_spec_entry_eq(t, d, first, d);
+      if (same) continue;
+      SrBuf ss = SR_BUF_INIT;
+      for (uint32_t k = 0; k < e->nin; k++) {
+        if (k) sr_buf_puts(&ss, ", ");
+        sr_type_sharding_str(&ss, cx, ts[k]);
+      }
+      sr_terr(cx, "ShardingTypeError", "All operands should have the same sharding. Got shardings %s", sr_buf_str(&ss));
+      sr_buf_free(&ss);
+      return -1;
+    }
+    /* the result's dims are the operands' with `inserted` (stack's new
+       axis, unsharded) added */
+    for (int d = 0, j = 0; d < b->ndim; d++) {
+      if (d == inserted) continue;
+      take_spec(b, d, first, j++);
+    }
+  }
+  if (s->mode != SR_MODE_AUTO) {
+    /* _concatenate_unreduced_rule / _reduced_rule */
+    SrAxes u = 0, r = 0;
+    const SrMesh *m = first ? first->mesh : s->mesh;
+    for (int pass = 0; pass < 2; pass++) {
+      SrAxes sets[256];
+      int nsets = 0;
+      for (uint32_t i = 0; i < e->nin; i++) {
+        SrAxes a;
+        if (pass == 0) {
+          if (sr_getu(cx, ts[i], &a) < 0) return -1;
+        } else {
+          a = sr_getr(cx, ts[i]);
+        }
+        if (!a) continue;
+        int k = 0;
+        while (k < nsets && sets[k] != a) k++;
+        if (k == nsets) sets[nsets++] = a;
+      }
+      if (nsets > 1) {
+        SrBuf ss = SR_BUF_INIT;
+        sr_buf_putc(&ss, '{');
+        for (int k = 0; k < nsets; k++) {
+          if (k) sr_buf_puts(&ss, ", ");
+          sr_axes_frozenset_str(&ss, m, sets[k]);
+        }
+        sr_buf_putc(&ss, '}');
+        sr_terr(cx, "ShardingTypeError",
+                pass == 0 ? "All operands should be unreduced along the same mesh axes. Got unreduced specs: %s"
+                          : "All operands should be reduced along the same mesh axes. Got reduced specs: %s",
+                sr_buf_str(&ss));
+        sr_buf_free(&ss);
+        return -1;
+      }
+      if (pass == 0) u = nsets ? sets[0] : 0;
+      else r = nsets ? sets[0] : 0;
+    }
+    b->unreduced = u;
+    b->reduced = r;
+  }
+  return 0;
+}
+
 /* lax.concatenate_p: every operand on a mesh has the same sharding. */
 static int type_concatenate(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   if (sr_rule_arity(cx, e, -1, 1) < 0) return -1;
@@ -740,71 +866,7 @@ static int type_concatenate(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **ou
   int weak = 1;
   for (uint32_t i = 0; i < e->nin; i++) weak &= ts[i]->weak;
   b.weak = (uint8_t)weak;
-  sr_builder_replicate(&b);
-  if (!b.mesh) b.mesh = s.mesh;
-  const SrType *first = NULL;
-  for (uint32_t i = 0; i < e->nin && !first; i++)
-    if (!sr_in_mesh_empty(cx, e, i)) first = ts[i];
-  if (s.mode == SR_MODE_EXPLICIT && first) {
-    /* _concatenate_sharding_rule: shardings equal, unreduced and reduced
-       included */
-    for (uint32_t i = 0; i < e->nin; i++) {
-      const SrType *t = ts[i];
-      if (sr_in_mesh_empty(cx, e, i)) continue;
-      int same = t->unreduced == first->unreduced && t->reduced == first->reduced && t->ukind == first->ukind;
-      for (int d = 0; same && d < t->ndim; d++) same = sr_spec_entry_eq(t, d, first, d);
-      if (same) continue;
-      SrBuf ss = SR_BUF_INIT;
-      for (uint32_t k = 0; k < e->nin; k++) {
-        if (k) sr_buf_puts(&ss, ", ");
-        sr_type_sharding_str(&ss, cx, ts[k]);
-      }
-      sr_terr(cx, "ShardingTypeError", "All operands should have the same sharding. Got shardings %s", sr_buf_str(&ss));
-      sr_buf_free(&ss);
-      return -1;
-    }
-    for (int d = 0; d < b.ndim; d++) take_spec(&b, d, first, d);
-  }
-  if (s.mode != SR_MODE_AUTO) {
-    /* _concatenate_unreduced_rule / _reduced_rule */
-    SrAxes u = 0, r = 0;
-    const SrMesh *m = first ? first->mesh : s.mesh;
-    for (int pass = 0; pass < 2; pass++) {
-      SrAxes sets[256];
-      int nsets = 0;
-      for (uint32_t i = 0; i < e->nin; i++) {
-        SrAxes a;
-        if (pass == 0) {
-          if (sr_getu(cx, ts[i], &a) < 0) return -1;
-        } else {
-          a = sr_getr(cx, ts[i]);
-        }
-        if (!a) continue;
-        int k = 0;
-        while (k < nsets && sets[k] != a) k++;
-        if (k == nsets) sets[nsets++] = a;
-      }
-      if (nsets > 1) {
-        SrBuf ss = SR_BUF_INIT;
-        sr_buf_putc(&ss, '{');
-        for (int k = 0; k < nsets; k++) {
-          if (k) sr_buf_puts(&ss, ", ");
-          sr_axes_frozenset_str(&ss, m, sets[k]);
-        }
-        sr_buf_putc(&ss, '}');
-        sr_terr(cx, "ShardingTypeError",
-                pass == 0 ? "All operands should be unreduced along the same mesh axes. Got unreduced specs: %s"
-                          : "All operands should be reduced along the same mesh axes. Got reduced specs: %s",
-                sr_buf_str(&ss));
-        sr_buf_free(&ss);
-        return -1;
-      }
-      if (pass == 0) u = nsets ? sets[0] : 0;
-      else r = nsets ? sets[0] : 0;
-    }
-    b.unreduced = u;
-    b.reduced = r;
-  }
+  if (same_sharding_of_operands(cx, e, ts, &s, &b, -1) < 0) return -1;
   if (sr_vma_standard(cx, e, &b.varying) < 0) return -1;
   if (sr_mem_default(cx, e, &b.mem) < 0) return -1;
   return sr_finish_type(cx, e, &b, out);
@@ -1587,6 +1649,7 @@ void sr_rules_structural_init(void) {
   sr_set_type_rule(SR_P_squeeze, type_squeeze);
   sr_set_type_rule(SR_P_rev, type_rev);
   sr_set_type_rule(SR_P_concatenate, type_concatenate);
+  sr_set_type_rule(SR_P_stack, type_stack);
   sr_set_type_rule(SR_P_split, type_split);
   sr_set_type_rule(SR_P_pad, type_pad);
   sr_set_type_rule(SR_P_slice, type_slice);
