@@ -27,12 +27,20 @@ static int call(SrEvalCtx *cx, const SrEvalEqn *e, const SrJaxpr *j, uint32_t ni
   if (sr_ev_jaxpr(cx, j, in, e->out) < 0) return -1;
   /* the equation's types (a body's own may be weak, or name a mesh the
      same way under another pointer) */
-  for (uint32_t i = 0; i < e->nout; i++)
-    if (e->out[i]->type != e->out_type[i]) {
-      SrArray *r = sr_array_retype(e->out[i], e->out_type[i], NULL);
-      sr_array_unref(e->out[i]);
-      e->out[i] = r;
+  for (uint32_t i = 0; i < e->nout; i++) {
+    if (e->out[i]->type == e->out_type[i]) continue;
+    SrArray *r;
+    if (sr_layout_same(sr_layout_of_type(e->out[i]->type), sr_layout_of_type(e->out_type[i]))) {
+      r = sr_array_retype(e->out[i], e->out_type[i], NULL);
+    } else {
+      /* the call's result sharding differs from the body's (out_shardings) */
+      const SrMesh *m = sr_ev_mesh_for(cx, e, e->out_type[i]);
+      r = sr_redistribute_typed(cx, e->out[i], m, sr_ev_out_layout(cx, e, i, m), e->out_type[i]);
     }
+    sr_array_unref(e->out[i]);
+    e->out[i] = r;
+    if (!r) return -1;
+  }
   return 0;
 }
 
