@@ -133,6 +133,10 @@ SrInterp *sr_interp_new(void) {
 void sr_interp_free(SrInterp *I) {
   if (!I) return;
   sr_exc_clear(I);
+  sr_unref(I->handled);
+  /* functions hold the globals they were defined in: emptying the globals
+     first breaks those cycles */
+  sr_env_clear(I->globals);
   sr_exec_free(I);
   sr_env_unref(I->globals);
   sr_diags_clear(&I->diags);
