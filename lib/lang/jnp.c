@@ -656,7 +656,15 @@ static void jit_params(SrInterp *I, SrPList *ps, SrJaxpr *body, const char *name
 
 /* Calls a jitted function: traces it, then binds a jit equation (which a
    trace records, and concrete arguments run). */
+/* Traces fn on a's arguments and binds a call primitive on them: jit
+   (params from jit_params) or remat2 (jax.checkpoint). */
+static SrVal *call_traced(SrInterp *I, SrVal *fn, const char *name, SrArgs *a, int prim, int prevent_cse);
+
 SrVal *sr_jit_call(SrInterp *I, SrVal *fn, const char *name, SrArgs *a) {
+  return call_traced(I, fn, name, a, SR_P_jit, 0);
+}
+
+static SrVal *call_traced(SrInterp *I, SrVal *fn, const char *name, SrArgs *a, int prim, int prevent_cse) {
   SrVal *out_tree = NULL, *captured = NULL;
   SrJaxpr *body = sr_trace_fn(I, fn, a->n, a->v, a->nkw, a->kw, a->kwv, &out_tree, &captured);
   if (!body) return NULL;
@@ -668,8 +676,17 @@ SrVal *sr_jit_call(SrInterp *I, SrVal *fn, const char *name, SrArgs *a) {
     sr_unref(l);
   }
   SrPList ps = {0};
-  jit_params(I, &ps, body, name);
-  SrVal *r = sr_bind(I, SR_P_jit, leaves->seq.n, leaves->seq.items, ps.n, ps.p);
+  if (prim == SR_P_jit) {
+    jit_params(I, &ps, body, name);
+  } else {
+    /* ad_checkpoint.py: remat_p.bind(*consts, *args, jaxpr=, prevent_cse=,
+       differentiated=False, policy=) */
+    sr_plist_add(&ps, "jaxpr", sr_jaxpr_val(NULL, body));
+    sr_plist_add(&ps, "prevent_cse", sr_bool(prevent_cse));
+    sr_plist_add(&ps, "differentiated", sr_bool(0));
+    sr_plist_add(&ps, "policy", sr_none());
+  }
+  SrVal *r = sr_bind(I, prim, leaves->seq.n, leaves->seq.items, ps.n, ps.p);
   sr_plist_free(&ps);
   sr_program_unref(body->prog);
   sr_unref(leaves);
@@ -734,6 +751,36 @@ static SrVal *jax_jit(SrInterp *I, SrArgs *a) {
   return sr_obj(&sr_jit_class, j);
 }
 
+/* jax.checkpoint(fun, prevent_cse=True, policy=None) / jax.remat */
+typedef struct Remat {
+  SrVal *fn;
+  int prevent_cse;
+} Remat;
+
+static void remat_free(void *d) {
+  Remat *r = d;
+  sr_unref(r->fn);
+  free(r);
+}
+
+static SrVal *remat_call(SrInterp *I, SrArgs *a) {
+  Remat *r = sr_current_builtin(I)->data;
+  const char *nm = sr_builtin_name(r->fn);
+  return call_traced(I, r->fn, nm ? nm : "<unnamed function>", a, SR_P_remat2, r->prevent_cse);
+}
+
+static SrVal *jax_checkpoint(SrInterp *I, SrArgs *a) {
+  SrVal *p[4];
+  if (sr_args_parse(I, a, "checkpoint", "fun, *, prevent_cse=, policy=, static_argnums=", p) < 0) return NULL;
+  if (!sr_is_callable(p[0])) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(p[0]));
+  if (p[2] && p[2]->kind != SR_V_NONE)
+    return sr_raise(I, "NotImplementedError", "jax.checkpoint: policies are not supported here");
+  Remat *r = sr_xcalloc(1, sizeof *r);
+  r->fn = sr_ref(p[0]);
+  r->prevent_cse = p[1] ? sr_val_truthy(p[1]) : 1;
+  return sr_builtin_with("checkpoint(fun)", remat_call, r, remat_free);
+}
+
 /* Calling a jaxpr value: its equations are bound one by one. */
 static SrVal *call_jaxpr_value(SrInterp *I, SrVal *fn, SrArgs *a) {
   if (a->nkw) return sr_raise(I, "TypeError", "a jaxpr takes positional arguments only");
@@ -783,6 +830,8 @@ void sr_jnp_init(void) {
          "ShapeDtypeStruct(shape, dtype, sharding=None): an abstract array");
   sr_def("jax.make_jaxpr", jax_make_jaxpr, "make_jaxpr(f)(*args): the jaxpr of f traced on args' types");
   sr_def("jax.jit", jax_jit, "jit(f): f compiled; jit(f).trace(*args).jaxpr is its jaxpr");
+  sr_def("jax.checkpoint jax.remat", jax_checkpoint,
+         "checkpoint(f, prevent_cse=True): f whose residuals are recomputed in the backward pass (a remat2 equation)");
   sr_jnp_api_init();
   sr_lax_api_init();
 }
