@@ -68,19 +68,34 @@ class Program:
         self.vals[name] = value
         return name
 
-    def input(self, shape):
+    def input(self, shape, batch=False):
         data = self.rng.standard_normal(shape).astype(np.float32)
         path = os.path.join(self.tmp, "in%d_%d.npy" % (self.i, self.n + 1))
         np.save(path, data)
         name = self.fresh()
-        return self.emit(name, "jax.device_put(np.load(%r), %s)" % (path, self.spec(shape)), data.astype(np.float64))
+        spec = self.spec(shape)
+        if batch:  # the batch dim whole, so that both operands agree on it
+            spec = "jax.P(None, " + self.spec(shape[1:])[len("jax.P("):]
+        return self.emit(name, "jax.device_put(np.load(%r), %s)" % (path, spec), data.astype(np.float64))
 
     def pick(self, pred=lambda v: True):
         names = [k for k, v in self.vals.items() if pred(v)]
         return names[self.rng.integers(0, len(names))] if names else None
 
+    def batched_dot(self):
+        """jnp.matmul of two stacks: dot_general with a batch dim."""
+        b, m, k, n = 2, 8, 4, 8
+        x = self.input((b, m, k), batch=True)
+        y = self.input((b, k, n), batch=True)
+        v = np.matmul(self.vals[x], self.vals[y]) / k
+        if self.auto:
+            return self.emit(self.fresh(), "jnp.matmul(%s, %s) / %d" % (x, y, k), v)
+        return self.emit(self.fresh(), "jnp.matmul(%s, %s, out_sharding=%s) / %d" % (x, y, self.spec(v.shape), k), v)
+
     def step(self):
-        r = self.rng.integers(0, 13)
+        r = self.rng.integers(0, 14)
+        if r == 13:
+            return self.batched_dot()
         if r == 9:  # broadcasting against a reduced row or column (size-1 dims)
             x = self.pick(lambda v: v.ndim == 2)
             if x is None:
