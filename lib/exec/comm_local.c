@@ -10,6 +10,29 @@
 
 static void local_free(SrComm *c) { free(c); }
 
+/* An earlier group whose members hold the very same input buffers, in the
+   same order (a replicated axis outside the group repeats them): its
+   results are this group's too.  -1 if there is none. */
+static int same_group(const SrGroups *g, int grp, SrBuffer *const *in) {
+  const int *m = g->members + (size_t)grp * g->size;
+  for (int h = 0; h < grp; h++) {
+    const int *o = g->members + (size_t)h * g->size;
+    int same = 1;
+    for (int i = 0; i < g->size && same; i++) same = in[m[i]] == in[o[i]];
+    if (same) return h;
+  }
+  return -1;
+}
+
+static int reuse_group(const SrGroups *g, int grp, SrBuffer *const *in, SrBuffer **out) {
+  if (grp > 64) return 0; /* keep the search short for big meshes */
+  int h = same_group(g, grp, in);
+  if (h < 0) return 0;
+  const int *m = g->members + (size_t)grp * g->size, *o = g->members + (size_t)h * g->size;
+  for (int i = 0; i < g->size; i++) out[m[i]] = sr_buffer_ref(out[o[i]]);
+  return 1;
+}
+
 static int fold_err(SrDiags *d, SrDtype dt) {
   return sr_error_exc(d, SR_E_RUNTIME, "NotImplementedError", NULL, 0, "cannot reduce arrays of dtype %s",
                       sr_dtype_name(dt));
@@ -20,6 +43,7 @@ static int local_all_reduce(SrComm *c, const SrGroups *g, SrRedOp op, SrDtype dt
   (void)c;
   size_t es = sr_elem_size(dt);
   for (int grp = 0; grp < g->count; grp++) {
+    if (reuse_group(g, grp, in, out)) continue;
     const int *m = g->members + (size_t)grp * g->size;
     SrBuffer *acc;
     /* max and min of equal buffers are the buffer */
@@ -47,6 +71,7 @@ static int local_all_gather(SrComm *c, const SrGroups *g, size_t nbytes, SrBuffe
   (void)c;
   (void)d;
   for (int grp = 0; grp < g->count; grp++) {
+    if (reuse_group(g, grp, in, out)) continue;
     const int *m = g->members + (size_t)grp * g->size;
     SrBuffer *r = sr_buffer_new(nbytes * (size_t)g->size);
     for (int i = 0; i < g->size; i++) memcpy((char *)r->data + (size_t)i * nbytes, in[m[i]]->data, nbytes);
@@ -61,6 +86,7 @@ static int local_reduce_scatter(SrComm *c, const SrGroups *g, SrRedOp op, SrDtyp
   (void)c;
   size_t es = sr_elem_size(dt), chunk = count * es;
   for (int grp = 0; grp < g->count; grp++) {
+    if (reuse_group(g, grp, in, out)) continue;
     const int *m = g->members + (size_t)grp * g->size;
     for (int j = 0; j < g->size; j++) {
       SrBuffer *acc = sr_buffer_new(chunk);
@@ -81,6 +107,7 @@ static int local_all_to_all(SrComm *c, const SrGroups *g, size_t nbytes, SrBuffe
   (void)c;
   (void)d;
   for (int grp = 0; grp < g->count; grp++) {
+    if (reuse_group(g, grp, in, out)) continue;
     const int *m = g->members + (size_t)grp * g->size;
     for (int j = 0; j < g->size; j++) {
       SrBuffer *r = sr_buffer_new(nbytes * (size_t)g->size);

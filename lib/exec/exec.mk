@@ -35,3 +35,20 @@ EXTRA_DIST += $(EXEC_GOLDEN) $(EXEC_GOLDEN:.jxr=.out)
 ## Random sharded programs checked against numpy.
 TESTS += tests/exec_numpy.sh
 EXTRA_DIST += tests/exec_numpy.sh tests/exec_numpy.py
+
+## `make bench` also times the evaluator (bench/bench_exec): overhead per
+## equation, dot_general against raw cblas_sgemm, in-process data movement
+## against memcpy, and the memory a long elementwise chain holds.
+EXTRA_PROGRAMS += bench/bench_exec
+bench_bench_exec_SOURCES = bench/bench_exec.c
+bench_bench_exec_CPPFLAGS = $(AM_CPPFLAGS) $(BLAS_CFLAGS)
+bench_bench_exec_LDADD = $(SR_LIBS)
+bench: bench-exec
+bench-exec: bench/bench_exec$(EXEEXT)
+	@echo "  evaluator (bench/bench_exec):"
+	@bench/bench_exec -n $(BENCH_RUNS)
+.PHONY: bench-exec
+clean-local: bench-exec-clean
+bench-exec-clean:
+	-rm -f bench/bench_exec$(EXEEXT)
+.PHONY: bench-exec-clean

@@ -249,6 +249,19 @@ static void move_box(size_t es, int nd, const int64_t *count, const void *src, c
   sr_kern_copy_general(es, nd, count, src, so, ss, dst, dof, ds);
 }
 
+/* An earlier group of g with the same input buffers as group grp (devices
+   along a replicated axis outside the group): the same results. */
+static int twin_group(const SrGroups *g, int grp, SrBuffer *const *in) {
+  const int *m = g->members + (size_t)grp * g->size;
+  for (int h = 0; h < grp && h < 64; h++) {
+    const int *o = g->members + (size_t)h * g->size;
+    int same = 1;
+    for (int i = 0; i < g->size && same; i++) same = in[m[i]] == in[o[i]];
+    if (same) return h;
+  }
+  return -1;
+}
+
 static SrArray *gather_direct(SrEvalCtx *cx, SrArray *cur, SrArray *r, int dim, const int *axes, int n,
                               const int64_t *shape) {
   const SrGroups *g;
@@ -264,6 +277,12 @@ static SrArray *gather_direct(SrEvalCtx *cx, SrArray *cur, SrArray *r, int dim, 
   big[dim] *= g->size;
   for (int grp = 0; grp < g->count; grp++) {
     const int *m = g->members + (size_t)grp * g->size;
+    int twin = twin_group(g, grp, cur->shard);
+    if (twin >= 0) {
+      const int *o = g->members + (size_t)twin * g->size;
+      for (int i = 0; i < g->size; i++) r->shard[m[i]] = sr_buffer_ref(r->shard[o[i]]);
+      continue;
+    }
     SrBuffer *o = sr_buffer_new(sr_array_shard_bytes(cur) * (size_t)g->size);
     for (int i = 0; i < g->size; i++) {
       start[dim] = i * shape[dim];
@@ -336,6 +355,12 @@ static SrArray *step_all_to_all(SrEvalCtx *cx, SrArray *cur, int axis, int from,
     nshape[from] *= n;
     for (int grp = 0; grp < g->count; grp++) {
       const int *m = g->members + (size_t)grp * g->size;
+      int twin = twin_group(g, grp, cur->shard);
+      if (twin >= 0) {
+        const int *o = g->members + (size_t)twin * g->size;
+        for (int i = 0; i < g->size; i++) r->shard[m[i]] = sr_buffer_ref(r->shard[o[i]]);
+        continue;
+      }
       for (int j = 0; j < g->size; j++) {
         SrBuffer *o = sr_buffer_new(sr_array_shard_bytes(cur));
         for (int i = 0; i < g->size; i++) {
