@@ -340,6 +340,8 @@ typedef struct MpiComm {
   int own_error;       /* an operation failed on this rank's own check */
   MPI_Request *req;    /* the requests of the operation running */
   int nreq, capreq;
+  char *scratch;       /* chunks received to be folded, kept for reuse */
+  size_t capscratch;
 } MpiComm;
 
 /* What groups_init attaches to an SrGroups. */
@@ -538,6 +540,18 @@ static int fold_err(SrDiags *d, SrDtype dt) {
                       sr_dtype_name(dt));
 }
 
+/* n bytes of scratch (the same memory every time: fresh pages cost a
+   fault each). */
+static char *scratch(MpiComm *mc, size_t n) {
+  if (!n) return NULL;
+  if (n > mc->capscratch) {
+    free(mc->scratch);
+    mc->scratch = sr_xmalloc(n);
+    mc->capscratch = n;
+  }
+  return mc->scratch;
+}
+
 /* How many members of the groups this rank holds. */
 static int mine_count(const Plan *pl, const SrGroups *g, int me) {
   int k = 0;
@@ -583,7 +597,7 @@ static int mpi_all_reduce(SrComm *c, const SrGroups *g, SrRedOp op, SrDtype dt, 
   /* per group this rank takes part in: the result buffer */
   SrBuffer **res = sr_xcalloc((size_t)g->count, sizeof *res);
   /* scratch for the chunks of other ranks' members this rank folds */
-  size_t scratch = 0;
+  size_t nscratch = 0;
   for (int grp = 0; grp < g->count; grp++) {
     if (!pl->have[grp] || pl->nranks[grp] == 1) continue;
     const int *rk = pl->rank + (size_t)grp * n;
@@ -592,10 +606,10 @@ static int mpi_all_reduce(SrComm *c, const SrGroups *g, SrRedOp op, SrDtype dt, 
       size_t lo, hi;
       chunk_of(count, n, j, &lo, &hi);
       for (int i = 1; i < n; i++)
-        if (rk[i] != me) scratch += (hi - lo) * es;
+        if (rk[i] != me) nscratch += (hi - lo) * es;
     }
   }
-  char *tmp = scratch ? sr_xmalloc(scratch) : NULL;
+  char *tmp = scratch(mc, nscratch);
   /* the first request of chunk j of member i, n slots per member j of
      this rank's, in enumeration order */
   int *rq = sr_xmalloc(((size_t)mine_count(pl, g, me) * n + 1) * sizeof *rq);
@@ -695,7 +709,6 @@ static int mpi_all_reduce(SrComm *c, const SrGroups *g, SrRedOp op, SrDtype dt, 
   }
   free(res);
   free(rq);
-  free(tmp);
   return 0;
 }
 
@@ -757,16 +770,16 @@ static int mpi_reduce_scatter(SrComm *c, const SrGroups *g, SrRedOp op, SrDtype 
   if (agree(mc, op_sig(g, OP_SCATTER, (uint64_t)op, (uint64_t)dt, count), bad, d) < 0) return -1;
   size_t chunk = count * sr_elem_size(dt);
   int n = g->size, me = c->rank;
-  size_t scratch = 0;
+  size_t nscratch = 0;
   for (int grp = 0; grp < g->count; grp++) {
     if (!pl->have[grp]) continue;
     const int *rk = pl->rank + (size_t)grp * n;
     for (int j = 0; j < n; j++)
       if (rk[j] == me)
         for (int i = 1; i < n; i++)
-          if (rk[i] != me) scratch += chunk;
+          if (rk[i] != me) nscratch += chunk;
   }
-  char *tmp = scratch ? sr_xmalloc(scratch) : NULL;
+  char *tmp = scratch(mc, nscratch);
   int *rq = sr_xmalloc(((size_t)mine_count(pl, g, me) * n + 1) * sizeof *rq);
   int mk = 0;
   mc->nreq = 0;
@@ -825,7 +838,6 @@ static int mpi_reduce_scatter(SrComm *c, const SrGroups *g, SrRedOp op, SrDtype 
   }
   wait_all(mc);
   free(rq);
-  free(tmp);
   return 0;
 }
 
@@ -1065,6 +1077,7 @@ static void mpi_free(SrComm *c) {
   if (mc->comm != MPI_COMM_NULL && !mpi_finalized()) MPI_Comm_free(&mc->comm);
   free(mc->rank_of);
   free(mc->req);
+  free(mc->scratch);
   free(mc);
 }
 

@@ -20,3 +20,41 @@ check_PROGRAMS += tests/mpi/check_comm_mpi
 tests_mpi_check_comm_mpi_SOURCES = tests/mpi/check_comm_mpi.c
 tests_mpi_check_comm_mpi_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_mpi_check_comm_mpi_LDADD = $(SR_MPI_LIBS) $(CHECK_LIBS)
+
+## The MPI tests; each skips (77) without mpirun.  About a minute and a
+## half on two cores: comm.sh (check_comm_mpi under mpirun -np 2 and 4),
+## golden.sh (the golden scripts and examples under mpirun -np 2 and 4 and
+## --ranks 2, compared with one process byte for byte), faults.sh (an
+## error on one rank, kill -9 of a rank, a worker, a controller).
+TESTS += tests/mpi/comm.sh tests/mpi/golden.sh tests/mpi/faults.sh
+EXTRA_DIST += lib/exec/mpi.mk tests/mpi/comm.sh tests/mpi/golden.sh tests/mpi/golden_mpi.sh \
+	tests/mpi/faults.sh tests/mpi/merged.sh
+
+## `make bench` runs bench-mpi too: a 16 MiB all-reduce through the MPI
+## backend against a raw MPI_Allreduce of the same bytes, side by side, at
+## 2, 4 and 8 ranks (bench/mpi_allreduce), and the in-process backend's
+## data movement against memcpy (bench/mpi_local).  Figures: bench/README.md.
+EXTRA_PROGRAMS += bench/mpi_allreduce bench/mpi_local
+bench_mpi_allreduce_SOURCES = bench/mpi_allreduce.c
+bench_mpi_allreduce_LDADD = $(SR_MPI_LIBS)
+bench_mpi_local_SOURCES = bench/mpi_local.c
+bench_mpi_local_LDADD = $(SR_LIBS)
+
+BENCH_MPI_RANKS = 2 4 8
+BENCH_MPI_FLAGS = --oversubscribe --quiet --mca pml ob1 -x OPENBLAS_NUM_THREADS=1
+
+bench: bench-mpi
+bench-mpi: bench/mpi_allreduce$(EXEEXT) bench/mpi_local$(EXEEXT)
+	@echo "  in-process backend (comm_local) against memcpy:"
+	@bench/mpi_local -n 20 -m 16 -d 8
+	@if test -z '$(MPIRUN)'; then echo "  (no mpirun: the MPI all-reduce is skipped)"; exit 0; fi; \
+	root=; test "`id -u`" = 0 && root=--allow-run-as-root; \
+	echo "  16 MiB all-reduce, shardrepl's MPI backend against MPI_Allreduce (median of 20):"; \
+	for p in $(BENCH_MPI_RANKS); do \
+	  OMPI_MCA_pml=ob1 '$(MPIRUN)' -np $$p $(BENCH_MPI_FLAGS) $$root bench/mpi_allreduce -n 20 -m 16 || exit 1; \
+	done
+.PHONY: bench-mpi
+clean-local: bench-mpi-clean
+bench-mpi-clean:
+	-rm -f bench/mpi_allreduce$(EXEEXT) bench/mpi_local$(EXEEXT)
+.PHONY: bench-mpi-clean
