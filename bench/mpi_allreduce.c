@@ -95,7 +95,7 @@ int main(int argc, char **argv) {
            bad ? "  RESULTS DIFFER" : "");
   }
   SrDiags e = SR_DIAGS_INIT;
-  sr_comm_mpi_stmt_end(c, 0, &e);
+  sr_comm_mpi_stmt_end(c, 1, 0, &e);
   sr_buffer_unref(in[rank]);
   free(in);
   free(out);

@@ -166,7 +166,7 @@ static int cmd_ranks(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
 
 static int stmt_end(SrInterp *I, int failed) {
   SrExec *ex = sr_exec(I);
-  return sr_comm_mpi_stmt_end(ex->comm, failed, &I->diags);
+  return sr_comm_mpi_stmt_end(ex->comm, I->run_depth, failed, &I->diags);
 }
 
 static void restore_terminal(void) {

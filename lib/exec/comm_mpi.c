@@ -366,11 +366,17 @@ static int rank_of_pos(const MpiComm *mc, const SrMesh *m, int pos) {
 
 /* ---- agreement ---- */
 
-enum { A_DONE, A_BUSY, A_FAILED, A_SIG, A_NSIG, A_FLAG, A_OWN, A_ANY, A_N };
+enum { A_DONE, A_BUSY, A_FAILED, A_SIG, A_NSIG, A_FLAG, A_OWN, A_ANY, A_LMAX, A_LMIN, A_N };
 
-static void agree_raw(MpiComm *mc, int done, int failed, int64_t sig, int flag, int own, int64_t *res) {
+#define LEVEL_INV 1000000 /* A_LMIN holds LEVEL_INV - level: MAX finds the least */
+
+/* One all-reduce (MAX) over the job.  done: at a statement's end, of depth
+   level (0 in an operation). */
+static void agree_raw(MpiComm *mc, int done, int failed, int64_t sig, int flag, int own, int level, int64_t *res) {
   int64_t v[A_N];
   int inv = mc->c.nranks - mc->c.rank; /* larger for lower ranks: MAX picks the lowest */
+  v[A_LMAX] = done ? level : 0;
+  v[A_LMIN] = done ? LEVEL_INV - level : 0;
   v[A_DONE] = done;
   v[A_BUSY] = !done;
   v[A_FAILED] = failed;
@@ -396,7 +402,7 @@ static int agree(MpiComm *mc, uint64_t sig, int local_err, SrDiags *d) {
   }
   int64_t s = (int64_t)(sig & 0x3fffffffffffffffull) | 1;
   int64_t res[A_N];
-  agree_raw(mc, 0, local_err, s, 0, local_err, res);
+  agree_raw(mc, 0, local_err, s, 0, local_err, 0, res);
   if (local_err) {
     mc->poisoned = mc->own_error = 1;
     return -1;
@@ -950,7 +956,7 @@ static int mpi_any(SrComm *c, int flag) {
   if (mc->poisoned) return 0;
   int64_t s = (int64_t)(op_sig(NULL, OP_ANY, 0, 0, 0) & 0x3fffffffffffffffull) | 1;
   int64_t res[A_N];
-  agree_raw(mc, 0, 0, s, flag, 0, res);
+  agree_raw(mc, 0, 0, s, flag, 0, 0, res);
   if (res[A_DONE] || res[A_FAILED] || res[A_SIG] != -res[A_NSIG]) {
     mc->poisoned = 1;
     return 0;
@@ -1033,8 +1039,9 @@ static void diags_unpack(const char *p, size_t n, SrDiags *d) {
   }
 }
 
-int sr_comm_mpi_stmt_end(SrComm *c, int failed, SrDiags *d) {
+int sr_comm_mpi_stmt_end(SrComm *c, int level, int failed, SrDiags *d) {
   MpiComm *mc = (MpiComm *)c;
+  if (level < 1) level = 1;
   int bad = failed || mc->poisoned;
   /* its own error: failed without having been told of another rank's */
   int own = failed && (!mc->poisoned || mc->own_error);
@@ -1043,10 +1050,22 @@ int sr_comm_mpi_stmt_end(SrComm *c, int failed, SrDiags *d) {
   if (!failed && mc->poisoned && !d->count) secondary(d, "the statement failed on another rank");
   int64_t res[A_N];
   for (;;) {
-    agree_raw(mc, 1, bad, 0, 0, own, res);
-    if (!res[A_BUSY]) break;
-    /* someone is still in an operation; this answer fails it, and it comes
+    agree_raw(mc, 1, bad, 0, 0, own, level, res);
+    /* someone still in an operation: this answer fails it, and it comes
        back here */
+    if (res[A_BUSY]) continue;
+    /* a rank at the end of an enclosing statement (its :load failed, say):
+       leave this source quietly, failing the rest of it at once, and agree
+       at that statement's end */
+    if (LEVEL_INV - res[A_LMIN] < level) {
+      mc->poisoned = 1;
+      mc->own_error = 0;
+      sr_diags_clear(d);
+      return 2;
+    }
+    /* ranks still inside a deeper source come up to this level */
+    if (res[A_LMAX] > level) continue;
+    break;
   }
   mc->poisoned = mc->own_error = 0;
   if (!res[A_FAILED]) return 0;

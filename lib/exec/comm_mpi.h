@@ -65,12 +65,17 @@ char *sr_mpi_bcast_msg(const char *data, size_t *len);
 /* The backend over the job, for ndev devices (ndev >= the number of
    ranks): rank r holds devices [r*ndev/P, (r+1)*ndev/P).  Collective. */
 SrComm *sr_comm_mpi_new(int ndev);
-/* Ends a top-level statement: all ranks agree whether it failed (failed
-   here, or an operation saw another rank fail).  When it did, d holds on
-   every rank the diagnostics of the lowest rank whose own error it was
-   (copied over the job), so rank 0 can report them and the exit status
-   is the same everywhere.  Returns 1 if it failed, else 0.  Collective. */
-int sr_comm_mpi_stmt_end(SrComm *c, int failed, SrDiags *d);
+/* Ends a statement of a source run at depth `level` (1: a top-level
+   statement; 2: one of a script that a :load statement runs, ...): all
+   ranks agree whether it failed (failed here, or an operation saw another
+   rank fail).  When it did, d holds on every rank the diagnostics of the
+   lowest rank whose own error it was (copied over the job), so rank 0 can
+   report them and the exit status is the same everywhere.  Returns 0 (it
+   did not fail) or 1 (it failed); or 2 when some rank is at the end of an
+   enclosing statement instead (its :load failed there): this rank must
+   leave the source it runs (d is emptied) and agree at that statement's
+   end.  Collective. */
+int sr_comm_mpi_stmt_end(SrComm *c, int level, int failed, SrDiags *d);
 /* The backend of c, if it is this one (else NULL-safe 0). */
 int sr_comm_is_mpi(const SrComm *c);
 

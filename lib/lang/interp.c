@@ -1614,8 +1614,9 @@ static size_t skip_blank_lines(const SrSrc *src, size_t pos) {
 
 int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going) {
   size_t pos = 0;
-  int failed = 0;
+  int failed = 0, agreed;
   SrCode *code = sr_code_new(src);
+  I->run_depth++;
   for (;;) {
     pos = skip_blank_lines(src, pos);
     if (pos < src->len && src->text[pos] == ':') {
@@ -1624,10 +1625,10 @@ int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going) {
       while (eol < src->len && src->text[eol] != '\n') eol++;
       int bad = sr_command_run(I, src, pos, eol) < 0;
       if (bad && I->exc) exc_to_diag(I);
-      if (stmt_end(I, bad)) {
+      if ((agreed = stmt_end(I, bad))) {
         report_now(I);
         failed++;
-        if (!keep_going) break;
+        if (!keep_going || agreed == 2) break;
       }
       pos = eol;
       if (I->quit) break;
@@ -1641,10 +1642,10 @@ int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going) {
       size_t err_at = pd.first && pd.first->src == src && pd.first->off > at ? pd.first->off : at;
       pd.incomplete = 0;
       sr_diags_move(&I->diags, &pd);
-      stmt_end(I, 1);
+      agreed = stmt_end(I, 1);
       report_now(I);
       failed++;
-      if (!keep_going) break;
+      if (!keep_going || agreed == 2) break;
       pos = resync(src, err_at);
       if (pos >= src->len) break;
       continue;
@@ -1666,12 +1667,13 @@ int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going) {
     } else {
       bad = 0;
     }
-    if (stmt_end(I, bad)) {
+    if ((agreed = stmt_end(I, bad))) {
       report_now(I);
       failed++;
-      if (!keep_going) break;
+      if (!keep_going || agreed == 2) break;
     }
   }
+  I->run_depth--;
   sr_code_unref(code);
   return failed;
 }

@@ -51,6 +51,11 @@ typedef struct SrLangOps {
   SrVal *(*compare)(SrInterp *I, int op, SrVal *a, SrVal *b);
   int64_t (*len)(SrInterp *I, SrVal *self); /* -1: no len */
   int (*truthy)(SrInterp *I, SrVal *self);  /* -1 with an exception */
+  /* Pytree nodes (a registered pytree class: VJP objects, NotNeeded()):
+     the children as a new list, and a node like self rebuilt from new
+     children (borrowed), a new reference.  NULL: the object is a leaf. */
+  SrVal *(*tree_children)(SrVal *self);
+  SrVal *(*tree_rebuild)(SrVal *self, SrVal *children);
 } SrLangOps;
 
 static inline const SrLangOps *sr_ops(const SrVal *v) {
@@ -84,11 +89,15 @@ struct SrInterp {
   /* called after each failed statement, with its diagnostics in diags (the
      driver prints them then, so they interleave with the output) */
   void (*on_error)(SrInterp *I);
-  /* Under MPI (src/mpi_driver.c): called at the end of every top-level
-     statement, failed or not, before on_error; all ranks agree there
-     whether it failed (it may put another rank's diagnostics in diags).
-     Returns whether it failed.  NULL: the statement's own outcome. */
+  /* Under MPI (src/mpi_driver.c): called at the end of every statement
+     sr_interp_run runs (at every depth: a :load runs one inside another),
+     failed or not, before on_error; all ranks agree there whether it
+     failed (it may put another rank's diagnostics in diags).  Returns 0
+     (it did not fail), 1 (it failed) or 2 (it failed, and the source it
+     is in stops even with keep_going: another rank has left that
+     source).  NULL: the statement's own outcome. */
   int (*on_stmt_end)(SrInterp *I, int failed);
+  int run_depth;         /* sr_interp_run calls under way */
   int first_error;       /* SrErrKind of the first error reported, or 0 */
   int quit;              /* :quit was run */
   volatile int interrupted; /* set by SIGINT */

@@ -243,7 +243,7 @@ static long sweep(int ndev, const SrDtype *dts, int ndts, const size_t *counts, 
   /* agree on the result, and end the "statement" */
   int bad = e.mpi->ops->any(e.mpi, e.mismatches != 0);
   SrDiags d = SR_DIAGS_INIT;
-  int failed = sr_comm_mpi_stmt_end(e.mpi, 0, &d);
+  int failed = sr_comm_mpi_stmt_end(e.mpi, 1, 0, &d);
   sr_diags_clear(&d);
   *checked = e.checked;
   sr_comm_free(e.loc);
@@ -305,14 +305,14 @@ START_TEST(test_failure_agreed) {
   int failed;
   if (rank == nranks - 1) {
     sr_error_exc(&d, SR_E_RUNTIME, "FileNotFoundError", NULL, 0, "No such file or directory: 'only-here.npy'");
-    failed = sr_comm_mpi_stmt_end(c, 1, &d);
+    failed = sr_comm_mpi_stmt_end(c, 1, 1, &d);
   } else {
     int rc = c->ops->all_reduce(c, g, SR_RED_SUM, SR_F32, 16, in, out, &d);
     ck_assert_int_eq(rc, -1);
     /* the rest of the statement fails at once, and `any` answers 0 */
     ck_assert_int_eq(c->ops->all_gather(c, g, 64, in, out, &d), -1);
     ck_assert_int_eq(c->ops->any(c, 1), 0);
-    failed = sr_comm_mpi_stmt_end(c, 1, &d);
+    failed = sr_comm_mpi_stmt_end(c, 1, 1, &d);
   }
   ck_assert_int_eq(failed, 1);
   /* every rank now holds the failing rank's diagnostic */
@@ -326,7 +326,7 @@ START_TEST(test_failure_agreed) {
   ck_assert_int_eq(c->ops->all_reduce(c, g, SR_RED_SUM, SR_F32, 16, in, out, &d), 0);
   ck_assert_int_eq(c->ops->any(c, rank == 0), 1);
   ck_assert_int_eq(c->ops->any(c, 0), 0);
-  ck_assert_int_eq(sr_comm_mpi_stmt_end(c, 0, &d), 0);
+  ck_assert_int_eq(sr_comm_mpi_stmt_end(c, 1, 0, &d), 0);
   drop(in, ndev);
   drop(out, ndev);
   sr_comm_free(c);
@@ -340,7 +340,7 @@ START_TEST(test_failure_located) {
   SrDiags d = SR_DIAGS_INIT;
   SrSrc *src = sr_src_new("t.jxr", "x = 1\ny = np.load('f.npy')\n", 27, 1);
   if (rank == 1) sr_error_exc(&d, SR_E_RUNTIME, "FileNotFoundError", src, 10, "no file");
-  ck_assert_int_eq(sr_comm_mpi_stmt_end(c, rank == 1, &d), 1);
+  ck_assert_int_eq(sr_comm_mpi_stmt_end(c, 1, rank == 1, &d), 1);
   ck_assert_int_eq(d.count, 1);
   SrBuf b = SR_BUF_INIT;
   sr_diags_render(&d, &b);
@@ -366,7 +366,7 @@ START_TEST(test_failure_own_check) {
   int dev = nranks - 1;
   int rc = c->ops->fetch(c, dev, NULL, 8, &out, &d);
   ck_assert_int_eq(rc, -1);
-  ck_assert_int_eq(sr_comm_mpi_stmt_end(c, 1, &d), 1);
+  ck_assert_int_eq(sr_comm_mpi_stmt_end(c, 1, 1, &d), 1);
   ck_assert_int_eq(d.count, 1);
   char want[64];
   snprintf(want, sizeof want, "device %d holds no data to fetch", dev);
@@ -379,7 +379,7 @@ START_TEST(test_failure_own_check) {
   const SrGroups *g = sr_comm_groups(c, m, &ax, 1, &d);
   SrBuffer **in = local_inputs(c, m, 16), **o = bufs(nranks);
   ck_assert_int_eq(c->ops->all_reduce(c, g, SR_RED_SUM, SR_C64, 2, in, o, &d), -1);
-  ck_assert_int_eq(sr_comm_mpi_stmt_end(c, 1, &d), 1);
+  ck_assert_int_eq(sr_comm_mpi_stmt_end(c, 1, 1, &d), 1);
   ck_assert_str_eq(d.first->msg, "cannot reduce arrays of dtype complex64");
   sr_diags_clear(&d);
   drop(in, nranks);
@@ -400,20 +400,46 @@ START_TEST(test_failure_diverged) {
   SrBuffer **in = local_inputs(c, m, 32), **out = bufs(nranks);
   int rc = rank == 0 ? c->ops->all_gather(c, g, 32, in, out, &d) : c->ops->all_to_all(c, g, 32 / nranks, in, out, &d);
   ck_assert_int_eq(rc, -1);
-  ck_assert_int_eq(sr_comm_mpi_stmt_end(c, 1, &d), 1);
+  ck_assert_int_eq(sr_comm_mpi_stmt_end(c, 1, 1, &d), 1);
   ck_assert_int_eq(d.count, 1);
   ck_assert_ptr_nonnull(strstr(d.first->msg, "different collectives"));
   sr_diags_clear(&d);
   /* a rank that finished while another is in a collective */
   if (rank == 0) {
-    ck_assert_int_eq(sr_comm_mpi_stmt_end(c, 0, &d), 1);
+    ck_assert_int_eq(sr_comm_mpi_stmt_end(c, 1, 0, &d), 1);
   } else {
     ck_assert_int_eq(c->ops->all_gather(c, g, 32, in, out, &d), -1);
-    ck_assert_int_eq(sr_comm_mpi_stmt_end(c, 1, &d), 1);
+    ck_assert_int_eq(sr_comm_mpi_stmt_end(c, 1, 1, &d), 1);
   }
   sr_diags_clear(&d);
   drop(in, nranks);
   drop(out, nranks);
+  sr_comm_free(c);
+}
+END_TEST
+
+START_TEST(test_failure_levels) {
+  /* rank 0 runs a :load'ed script that the others could not open: its
+     statement in the script meets their end of the :load statement */
+  if (nranks < 2) return;
+  SrComm *c = sr_comm_mpi_new(nranks);
+  SrDiags d = SR_DIAGS_INIT;
+  if (rank == 0) {
+    ck_assert_int_eq(sr_comm_mpi_stmt_end(c, 2, 0, &d), 2);
+    ck_assert_int_eq(d.count, 0);
+    /* the rest of the script fails at once */
+    ck_assert_int_eq(c->ops->any(c, 1), 0);
+    ck_assert_int_eq(sr_comm_mpi_stmt_end(c, 1, 1, &d), 1);
+  } else {
+    sr_error_exc(&d, SR_E_USAGE, NULL, NULL, 0, "cannot open 'only-on-rank-0.jxr'");
+    ck_assert_int_eq(sr_comm_mpi_stmt_end(c, 1, 1, &d), 1);
+  }
+  ck_assert_int_eq(d.count, 1);
+  ck_assert_str_eq(d.first->msg, "cannot open 'only-on-rank-0.jxr'");
+  sr_diags_clear(&d);
+  /* in step again */
+  ck_assert_int_eq(c->ops->any(c, rank == 1), 1);
+  ck_assert_int_eq(sr_comm_mpi_stmt_end(c, 1, 0, &d), 0);
   sr_comm_free(c);
 }
 END_TEST
@@ -439,6 +465,7 @@ int main(void) {
   tcase_add_test(tf, test_failure_located);
   tcase_add_test(tf, test_failure_own_check);
   tcase_add_test(tf, test_failure_diverged);
+  tcase_add_test(tf, test_failure_levels);
   suite_add_tcase(s, tf);
   SRunner *sr = srunner_create(s);
   srunner_set_fork_status(sr, CK_NOFORK);

@@ -1,8 +1,9 @@
 #!/bin/sh
 # faults.sh: failures under MPI.
 #
-# 1. An error on one rank only -- np.load of a file that only some ranks'
-#    working directories hold (mpirun's -wdir per rank) -- is reported once
+# 1. An error on one rank only -- np.load of a file, or :load of a script,
+#    that only some ranks' working directories hold (mpirun's -wdir per
+#    rank; the script's statements bind names only) -- is reported once
 #    by rank 0, and every rank goes on: the output is exactly that of one
 #    process lacking the file, whichever rank lacks it, in a script (-k)
 #    and at the REPL (stdin).
@@ -41,7 +42,9 @@ fail=0
 
 mkdir "$tmp/has" "$tmp/lacks"
 (cd "$tmp/has" && "$prog" -e "import numpy as np" -e "np.save('only.npy', jnp.arange(3.))") || exit 99
+printf 'loaded = 1\nalso = loaded + 1\n' > "$tmp/has/only.jxr"
 cat > "$tmp/s.jxr" <<'EOF'
+:load only.jxr
 import numpy as np
 from jax.sharding import NamedSharding, PartitionSpec as P
 mesh = jax.make_mesh((4,), ('X',))
