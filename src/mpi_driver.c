@@ -143,10 +143,12 @@ static int cmd_ranks(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
   SrExec *ex = sr_exec(I);
   int n = sr_mpi_size(), ndev = ex->comm->ndev;
   if (!sr_mpi_active()) {
-    sr_buf_printf(&b, "one process (no MPI): devices 0-%d here, pid %ld\n", ndev - 1, (long)getpid());
+    sr_buf_printf(&b, "one process (no MPI), pid %ld: device%s 0", (long)getpid(), ndev == 1 ? "" : "s");
+    if (ndev > 1) sr_buf_printf(&b, "-%d", ndev - 1);
+    sr_buf_putc(&b, '\n');
   } else {
-    sr_buf_printf(&b, "%d rank%s (%s), %d devices:\n", n, n == 1 ? "" : "s",
-                  drv.mode == SR_MPI_LAUNCHED ? "mpirun" : "--ranks", ndev);
+    sr_buf_printf(&b, "%d rank%s (%s), %d device%s:\n", n, n == 1 ? "" : "s",
+                  drv.mode == SR_MPI_LAUNCHED ? "mpirun" : "--ranks", ndev, ndev == 1 ? "" : "s");
     for (int r = 0; r < n; r++) {
       long pid;
       const char *host;
@@ -183,10 +185,7 @@ int sr_mpi_driver_attach(SrInterp *I, int devices, int *status) {
   if (!drv.mode) return 0;
   SrDiags d = SR_DIAGS_INIT;
   if (sr_mpi_start(drv.mode, drv.ranks ? drv.ranks : 1, NULL, &d) < 0) {
-    SrBuf b = SR_BUF_INIT;
-    sr_diags_render(&d, &b);
-    fprintf(stderr, "shardrepl: cannot start the MPI job: %s", sr_buf_str(&b));
-    sr_buf_free(&b);
+    fprintf(stderr, "shardrepl: cannot start the MPI job: %s\n", d.first ? d.first->msg : "MPI failed");
     sr_diags_clear(&d);
     drv.mode = 0;
     *status = 2;
