@@ -104,7 +104,8 @@ typedef struct SrCommOps {
   int (*fetch)(struct SrComm *c, int device, SrBuffer *buf, size_t nbytes, SrBuffer **out,
                SrDiags *d);
   /* Logical OR of a flag over all ranks (errors and loop predicates are
-     agreed on before anyone goes on). */
+     agreed on before anyone goes on); -1 when the statement has failed on
+     some rank (the MPI backend), and the caller fails too. */
   int (*any)(struct SrComm *c, int flag);
 } SrCommOps;
 

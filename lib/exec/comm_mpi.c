@@ -953,13 +953,13 @@ static int mpi_fetch(SrComm *c, int device, SrBuffer *buf, size_t nbytes, SrBuff
 
 static int mpi_any(SrComm *c, int flag) {
   MpiComm *mc = (MpiComm *)c;
-  if (mc->poisoned) return 0;
+  if (mc->poisoned) return -1;
   int64_t s = (int64_t)(op_sig(NULL, OP_ANY, 0, 0, 0) & 0x3fffffffffffffffull) | 1;
   int64_t res[A_N];
   agree_raw(mc, 0, 0, s, flag, 0, 0, res);
   if (res[A_DONE] || res[A_FAILED] || res[A_SIG] != -res[A_NSIG]) {
     mc->poisoned = 1;
-    return 0;
+    return -1;
   }
   return res[A_FLAG] != 0;
 }

@@ -25,7 +25,7 @@
  * failed (and that is waiting in sr_comm_mpi_stmt_end) or that took
  * another path makes the operation fail on every rank instead of hanging.
  * After a failure the operations of the statement fail at once without
- * communicating, and `any` answers 0 (loops end, branches are skipped).
+ * communicating, and `any` answers -1.
  */
 #ifndef SR_EXEC_COMM_MPI_H
 #define SR_EXEC_COMM_MPI_H

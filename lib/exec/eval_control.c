@@ -269,7 +269,12 @@ static int ev_while(SrEvalCtx *cx, const SrEvalEqn *e) {
     int local_any = 0;
     for (int q = 0; q < nd; q++) local_any |= pred[q] != INT64_MIN && pred[q] != 0;
     sr_array_unref(p);
-    if (!cx->comm->ops->any(cx->comm, local_any)) break;
+    int go = cx->comm->ops->any(cx->comm, local_any);
+    if (go < 0) {
+      rc = sr_ev_err(cx, "RuntimeError", "the statement failed on another rank");
+      break;
+    }
+    if (!go) break;
     for (uint32_t i = 0; i < bn; i++) bargs[i] = e->in[cn + i];
     for (uint32_t i = 0; i < nc; i++) bargs[bn + i] = carry[i];
     sr_ev_push(cx, "body");
@@ -342,7 +347,12 @@ static int ev_cond(SrEvalCtx *cx, const SrEvalEqn *e) {
   for (int b = 0; b < nb && rc == 0; b++) {
     int local = 0;
     for (int p = 0; p < nd; p++) local |= which[p] == b;
-    if (!cx->comm->ops->any(cx->comm, local)) continue;
+    int go = cx->comm->ops->any(cx->comm, local);
+    if (go < 0) {
+      rc = sr_ev_err(cx, "RuntimeError", "the statement failed on another rank");
+      break;
+    }
+    if (!go) continue;
     SrVal *jv = br->seq.items[b];
     if (jv->kind != SR_V_JAXPR) {
       rc = sr_ev_err(cx, "TypeError", "cond's branch %d is not a jaxpr", b);

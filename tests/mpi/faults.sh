@@ -3,8 +3,9 @@
 #
 # 1. An error on one rank only -- np.load of a file, or :load of a script,
 #    that only some ranks' working directories hold (mpirun's -wdir per
-#    rank; the script's statements bind names only) -- is reported once
-#    by rank 0, and every rank goes on: the output is exactly that of one
+#    rank; the script's statements bind names only), also where the ranks
+#    that have it go on to a cond or a while loop -- is reported once by
+#    rank 0, and every rank goes on: the output is exactly that of one
 #    process lacking the file, whichever rank lacks it, in a script (-k)
 #    and at the REPL (stdin).
 # 2. A rank that dies (kill -9) ends the job within $SR_KILL_LIMIT seconds
@@ -54,6 +55,9 @@ print('every rank goes on:', x.sum())
 for i in range(2):
     z = np.load('only.npy') + i
 print(jnp.cumsum(x * 2))
+q = (np.load('only.npy'), jax.lax.cond(jnp.bool_(True), lambda v: v * 2, lambda v: v, 3.0))
+r = (np.load('only.npy'), jax.lax.while_loop(lambda c: c < 3, lambda c: c + 1, 0))
+print(jax.lax.while_loop(lambda c: c < 3, lambda c: c + 1, 0))
 EOF
 
 # the one-process reference, without the file
