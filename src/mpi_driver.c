@@ -223,7 +223,9 @@ int sr_mpi_driver_attach(SrInterp *I, int devices, int *status) {
   drv.started = 1;
   if (rank == 0) return 0;
 
-  /* a silent rank */
+  /* a silent rank (its stdout goes nowhere, as a spawned worker's would
+     otherwise reach the controller's terminal) */
+  if (!freopen("/dev/null", "w", stdout)) clearerr(stdout);
   I->out = NULL;
   I->on_error = report_silently;
   if (drv.mode == SR_MPI_WORKER) {
