@@ -166,6 +166,24 @@ static int cmd_ranks(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
 
 /* ---- attaching ---- */
 
+/* OpenBLAS's thread count is read when the library loads, before main:
+   when the user set none, ranks that share a host get one thread each (it
+   is a weak reference, so another BLAS simply goes without). */
+void openblas_set_num_threads(int n) __attribute__((weak));
+
+static void blas_threads(int blas_env_set) {
+  if (blas_env_set || !openblas_set_num_threads) return;
+  int here = 0;
+  long pid;
+  const char *me, *host;
+  sr_mpi_peer(sr_mpi_rank(), &pid, &me);
+  for (int r = 0; r < sr_mpi_size(); r++) {
+    sr_mpi_peer(r, &pid, &host);
+    here += strcmp(host, me) == 0;
+  }
+  if (here > 1) openblas_set_num_threads(1);
+}
+
 static int stmt_end(SrInterp *I, int failed) {
   SrExec *ex = sr_exec(I);
   return sr_comm_mpi_stmt_end(ex->comm, I->run_depth, failed, &I->diags);
@@ -184,6 +202,7 @@ int sr_mpi_driver_attach(SrInterp *I, int devices, int *status) {
   }
   if (!drv.mode) return 0;
   SrDiags d = SR_DIAGS_INIT;
+  int blas_env_set = getenv("OPENBLAS_NUM_THREADS") != NULL;
   if (sr_mpi_start(drv.mode, drv.ranks ? drv.ranks : 1, NULL, &d) < 0) {
     fprintf(stderr, "shardrepl: cannot start the MPI job: %s\n", d.first ? d.first->msg : "MPI failed");
     sr_diags_clear(&d);
@@ -192,6 +211,7 @@ int sr_mpi_driver_attach(SrInterp *I, int devices, int *status) {
     return 1;
   }
   int rank = sr_mpi_rank(), n = sr_mpi_size();
+  blas_threads(blas_env_set);
   drv.I = I;
   if (rank == 0 && isatty(0) && tcgetattr(0, &drv.term) == 0) drv.tty = 1;
   sr_mpi_set_fatal_hook(restore_terminal);
