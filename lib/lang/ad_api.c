@@ -20,6 +20,7 @@
 #include "lang/jnp.h"
 #include "lang/objects.h"
 #include "lang/trace.h"
+#include "lang/vjp.h"
 #include "text/print.h"
 #include "util/intern.h"
 
@@ -398,10 +399,9 @@ static SrVal *jax_value_and_grad(SrInterp *I, SrArgs *a) { return make_grad(I, a
 
 /* ---- jax.vjp and jax.linearize: functions holding a linearization ----
  *
- * The VJP function is an object that holds its linearization: the linear
- * jaxpr and the residuals (which of them are the primal arguments, saved
- * verbatim, is recorded), so that it can grow into JAX's first-class VJP
- * (args_res, opaque_residuals) without changing how it is made. */
+ * jax.linearize's f_jvp is an object holding its linearization (the linear
+ * jaxpr and the residuals); jax.vjp's is the first-class VJP object of
+ * vjp_api.c, made from the same linearization. */
 
 typedef struct Lin {
   SrLinear lin;
@@ -425,72 +425,13 @@ static void lin_free(void *d) {
 
 static void lin_repr(SrBuf *out, const SrVal *v) {
   const Lin *l = v->obj.data;
-  if (l->is_vjp) sr_buf_printf(out, "VJP(fun=<function %s>)", l->name);
-  else sr_buf_printf(out, "<function %s_jvp>", l->name);
-}
-
-/* ct types as jax.vjp checks them */
-static int check_ct(SrInterp *I, const SrType *got, const SrType *primal) {
-  const SrType *want = sr_ad_ct_type(primal);
-  SrTypeBuilder a, b;
-  sr_type_builder(&a, got);
-  sr_type_builder(&b, want);
-  a.weak = b.weak = 0;
-  if (sr_type_equal_mod_mesh(sr_type_get(&a), sr_type_get(&b))) return 0;
-  SrBuf pb = SR_BUF_INIT;
-  sr_raise(I, "ValueError",
-           "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got %s, but expected %s because the "
-           "corresponding output of the differentiated function had JAX type %s",
-           sr_type_short(got), sr_type_short(want), sr_type_short(primal));
-  sr_buf_free(&pb);
-  return -1;
+  sr_buf_printf(out, "<function %s_jvp>", l->name);
 }
 
 static SrVal *lin_call(SrInterp *I, SrVal *self, SrArgs *a) {
   Lin *l = self->obj.data;
   SrLinear *lin = &l->lin;
-  if (a->nkw) return sr_raise(I, "TypeError", "the %s function takes positional arguments only", l->is_vjp ? "VJP" : "linearized");
-  if (l->is_vjp) {
-    if (a->n != 1) {
-      if (a->n == 0) return sr_raise(I, "TypeError", "The VJP function takes exactly one argument, the output cotangent");
-      return sr_raise(I, "TypeError",
-                      "The function returned by `jax.vjp` applied to %s was called with %d arguments, but functions "
-                      "returned by `jax.vjp` must be called with a single argument corresponding to the single "
-                      "value returned by %s (even if that returned value is a tuple or other container).",
-                      l->name, a->n, l->name);
-    }
-    SrVal *cts = sr_pytree_flatten(I, a->v[0]);
-    if (!cts) return NULL;
-    if (cts->seq.n != lin->nout) {
-      sr_unref(cts);
-      return sr_raise(I, "ValueError", "unexpected tree structure of the cotangent: %d leaves for %d outputs", cts->seq.n,
-                      lin->nout);
-    }
-    for (int i = 0; i < lin->nout; i++) {
-      const SrType *t = sr_value_type(I, cts->seq.items[i]);
-      if (!t || check_ct(I, t, lin->out_types[i]) < 0) {
-        sr_unref(cts);
-        return t ? NULL : sr_raise(I, "TypeError", "a cotangent is not an array");
-      }
-    }
-    SrVal **cin = sr_xcalloc((size_t)lin->nin + 1, sizeof *cin);
-    int rc = sr_ad_vjp_apply(I, lin, cts->seq.items, cin, 1);
-    sr_unref(cts);
-    if (rc < 0) {
-      free(cin);
-      return NULL;
-    }
-    SrVal *r = sr_seq(NULL, SR_V_TUPLE, l->nargs);
-    for (int k = 0; k < l->nargs; k++) {
-      SrVal *lv = sr_seq(NULL, SR_V_LIST, 0);
-      for (int i = l->arg_start[k]; i < l->arg_start[k + 1]; i++) sr_seq_push(NULL, lv, sr_ref(cin[i]));
-      sr_seq_push(NULL, r, sr_pytree_unflatten(l->in_tree->seq.items[k], lv));
-      sr_unref(lv);
-    }
-    for (int i = 0; i < lin->nin; i++) sr_unref(cin[i]);
-    free(cin);
-    return r;
-  }
+  if (a->nkw) return sr_raise(I, "TypeError", "the linearized function takes positional arguments only");
   /* f_jvp(*tangents) */
   if (a->n != l->nargs)
     return sr_raise(I, "TypeError", "the linearized function takes %d tangents, %d given", l->nargs, a->n);
@@ -546,7 +487,7 @@ static SrVal *lin_getattr(SrInterp *I, SrVal *self, const char *name) {
 }
 
 static const SrLangOps lin_ops = {.call = lin_call, .getattr = lin_getattr};
-static const SrClass lin_class = {"VJP", lin_free, lin_repr, NULL, &lin_ops};
+static const SrClass lin_class = {"partial", lin_free, lin_repr, NULL, &lin_ops};
 
 /* jax.vjp / jax.linearize: (out, f) or (out, f, aux) */
 static SrVal *vjp_or_linearize(SrInterp *I, SrArgs *a, int is_vjp) {
@@ -555,18 +496,45 @@ static SrVal *vjp_or_linearize(SrInterp *I, SrArgs *a, int is_vjp) {
   SrVal *fun = a->v[0];
   if (!sr_is_callable(fun)) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(fun));
   int has_aux = 0;
+  SrVal *saveable_args = NULL, *in_nzs = NULL;
   for (int k = 0; k < a->nkw; k++) {
     if (strcmp(a->kw[k], "has_aux") == 0) has_aux = sr_val_truthy(a->kwv[k]);
-    else if (strcmp(a->kw[k], "saveable_args") == 0 || strcmp(a->kw[k], "in_nzs") == 0 ||
-             strcmp(a->kw[k], "reduce_axes") == 0)
-      continue;
-    else return sr_raise(I, "TypeError", "%s() got an unexpected keyword argument '%s'", api, a->kw[k]);
+    else if (is_vjp && strcmp(a->kw[k], "saveable_args") == 0) saveable_args = a->kwv[k];
+    else if (is_vjp && strcmp(a->kw[k], "in_nzs") == 0) in_nzs = a->kwv[k]->kind == SR_V_NONE ? NULL : a->kwv[k];
+    else if (strcmp(a->kw[k], "reduce_axes") == 0) {
+      if (sr_val_truthy(a->kwv[k]))
+        return sr_raise(I, "NotImplementedError", "reduce_axes argument to %s is deprecated", api);
+    } else return sr_raise(I, "TypeError", "%s() got an unexpected keyword argument '%s'", api, a->kw[k]);
   }
   SrArgs pa = {a->n - 1, a->v + 1, 0, NULL, NULL, NULL};
   Fn f;
   if (fn_prepare(I, fun, &pa, &f) < 0) {
     fn_free(&f);
     return NULL;
+  }
+  /* saveable_args and in_nzs: one flag per argument leaf (tuptree_flags) */
+  int nleaves = f.leaves->seq.n - f.ncaptured;
+  uint8_t *saveable = NULL, *nz_flags = NULL;
+  if (saveable_args || in_nzs) {
+    SrVal *args = sr_tuple(NULL, 0, NULL);
+    for (int i = 0; i < pa.n; i++) sr_seq_push(NULL, args, sr_ref(pa.v[i]));
+    int bad = 0;
+    if (saveable_args) {
+      saveable = sr_xcalloc((size_t)nleaves + 1, 1);
+      bad = sr_vjp_flags(I, saveable_args, args, "saveable_args", "the saveable_args argument to jax.vjp", saveable,
+                         nleaves) < 0;
+    }
+    if (in_nzs && !bad) {
+      nz_flags = sr_xcalloc((size_t)nleaves + 1, 1);
+      bad = sr_vjp_flags(I, in_nzs, args, "in_nzs", "the in_nzs argument to jax.vjp", nz_flags, nleaves) < 0;
+    }
+    sr_unref(args);
+    if (bad) {
+      free(saveable);
+      free(nz_flags);
+      fn_free(&f);
+      return NULL;
+    }
   }
   uint32_t nout = f.j->nout, nans = nout;
   SrVal *ans_tree = f.out_tree ? sr_ref(f.out_tree) : NULL, *aux_tree = NULL;
@@ -586,7 +554,8 @@ static SrVal *vjp_or_linearize(SrInterp *I, SrArgs *a, int is_vjp) {
   uint8_t *out_diff = sr_xcalloc(nout + 1, 1);
   for (uint32_t i = 0; i < nans; i++) out_diff[i] = 1;
   uint8_t *in_nz = sr_xcalloc((size_t)f.leaves->seq.n + 1, 1);
-  for (int i = f.ncaptured; i < f.leaves->seq.n; i++) in_nz[i] = 1;
+  for (int i = f.ncaptured; i < f.leaves->seq.n; i++) in_nz[i] = nz_flags ? nz_flags[i - f.ncaptured] : 1;
+  free(nz_flags);
   SrVal **outs = sr_xcalloc(nout + 1, sizeof *outs);
   Lin *l = sr_xcalloc(1, sizeof *l);
   int rc = sr_ad_linearize(I, f.j, f.leaves->seq.items, in_nz, out_diff, outs, &l->lin);
@@ -613,7 +582,15 @@ static SrVal *vjp_or_linearize(SrInterp *I, SrArgs *a, int is_vjp) {
     sr_unref(lv);
     result = sr_tuple(NULL, 0, NULL);
     sr_seq_push(NULL, result, ans);
-    sr_seq_push(NULL, result, sr_obj(&lin_class, l));
+    if (is_vjp) {
+      /* the first-class VJP object (vjp_api.c) takes the linearization */
+      sr_seq_push(NULL, result,
+                  sr_vjp_new(I, &l->lin, f.ncaptured, f.leaves->seq.items, l->in_tree, ans_tree, saveable, l->name,
+                             sr_vjp_fun_info(fun)));
+      lin_free(l);
+    } else {
+      sr_seq_push(NULL, result, sr_obj(&lin_class, l));
+    }
     if (has_aux) {
       SrVal *av = sr_seq(NULL, SR_V_LIST, 0);
       for (uint32_t i = nans; i < nout; i++) sr_seq_push(NULL, av, sr_ref(outs[i]));
@@ -625,6 +602,7 @@ static SrVal *vjp_or_linearize(SrInterp *I, SrArgs *a, int is_vjp) {
   }
   for (uint32_t i = 0; i < nout; i++) sr_unref(outs[i]);
   free(outs);
+  free(saveable);
   sr_unref(ans_tree);
   sr_unref(aux_tree);
   fn_free(&f);
@@ -864,4 +842,5 @@ void sr_ad_api_init(void) {
   sr_def("jax.linear_transpose", jax_linear_transpose,
          "linear_transpose(fun, *primals): the transpose of the linear function fun, given example arguments");
   sr_ad_commands_init();
+  sr_vjp_api_init();
 }

@@ -40,11 +40,20 @@ extern struct SrArray *(*sr_exec_from_host)(SrInterp *I, const SrType *t, const 
    and the same structure rebuilt from new leaves. */
 SrVal *sr_pytree_flatten(SrInterp *I, SrVal *v);
 SrVal *sr_pytree_unflatten(SrVal *like, SrVal *leaves);
+/* One pytree node: its children as a new list -- a list's or tuple's
+   items, a dict's values in sorted key order (as JAX flattens dicts), none
+   for None, a registered class's (SrLangOps.tree_children) -- or NULL for
+   a leaf.  sr_pytree_rebuild makes a node like `like` from new children
+   (borrowed; a dict comes out in sorted key order); a new reference. */
+SrVal *sr_pytree_children(SrVal *v);
+SrVal *sr_pytree_rebuild(SrVal *like, SrVal *children);
 /* Traces fn on the types of args (see jnp.c). */
 SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, const char **kw,
                      SrVal **kwv, SrVal **out_tree, SrVal **captured);
 /* Calls fn as jax.jit does: traces it and binds a jit equation. */
 SrVal *sr_jit_call(SrInterp *I, SrVal *fn, const char *name, SrArgs *a);
+/* The same with jax.jit's in_shardings= and out_shardings= (NULL: none). */
+SrVal *sr_jit_call_sharded(SrInterp *I, SrVal *fn, const char *name, SrArgs *a, SrVal *in_sh, SrVal *out_sh);
 extern const SrClass sr_jit_class;
 SrJaxprCallFn sr_jaxpr_call_hook(void);
 

@@ -3149,28 +3149,28 @@ done:
  * jax.tree
  * ====================================================================== */
 
-static int is_node(const SrVal *v) { return v->kind == SR_V_LIST || v->kind == SR_V_TUPLE || v->kind == SR_V_DICT; }
-
+/* Pytree nodes are jnp.c's: lists, tuples, dicts (sorted keys), None
+   and registered classes (VJP objects). */
 static void tree_leaves(SrVal *v, SrVal *out) {
-  if (v->kind == SR_V_NONE) return;
-  if (!is_node(v)) {
+  SrVal *ch = sr_pytree_children(v);
+  if (!ch) {
     sr_seq_push(NULL, out, sr_ref(v));
     return;
   }
-  int n = v->kind == SR_V_DICT ? v->dict.n : v->seq.n;
-  for (int i = 0; i < n; i++) tree_leaves(v->kind == SR_V_DICT ? v->dict.vals[i] : v->seq.items[i], out);
+  for (int i = 0; i < ch->seq.n; i++) tree_leaves(ch->seq.items[i], out);
+  sr_unref(ch);
 }
 
 static SrVal *tree_rebuild(SrVal *like, SrVal *leaves, int *it) {
-  if (like->kind == SR_V_NONE) return sr_none();
-  if (!is_node(like)) return sr_ref(leaves->seq.items[(*it)++]);
-  if (like->kind == SR_V_DICT) {
-    SrVal *d = sr_dict(NULL);
-    for (int i = 0; i < like->dict.n; i++) sr_dict_set(NULL, d, sr_ref(like->dict.keys[i]), tree_rebuild(like->dict.vals[i], leaves, it));
-    return d;
+  SrVal *ch = sr_pytree_children(like);
+  if (!ch) return *it < leaves->seq.n ? sr_ref(leaves->seq.items[(*it)++]) : sr_none();
+  for (int i = 0; i < ch->seq.n; i++) {
+    SrVal *x = tree_rebuild(ch->seq.items[i], leaves, it);
+    sr_unref(ch->seq.items[i]);
+    ch->seq.items[i] = x;
   }
-  SrVal *r = sr_seq(NULL, like->kind, like->seq.n);
-  for (int i = 0; i < like->seq.n; i++) sr_seq_push(NULL, r, tree_rebuild(like->seq.items[i], leaves, it));
+  SrVal *r = sr_pytree_rebuild(like, ch);
+  sr_unref(ch);
   return r;
 }
 
