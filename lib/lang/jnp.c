@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "lang/jaxstate.h"
-#include "lang/layout_api.h"
 #include "lang/objects.h"
 #include "util/intern.h"
 
@@ -144,9 +143,6 @@ SrDtype sr_jnp_result_dtype(SrInterp *I, int n, SrVal **args, int *weak) {
     return weakd;
   }
   *weak = 0;
-  /* JAX's lattice puts a weak int below every integer type, unsigned ones
-     included: uint32 array + 1 is uint32 */
-  if (weak_rank == kind_rank(SR_I32) && kind_rank(strong) == kind_rank(SR_U32)) return strong;
   if (weak_rank > kind_rank(strong)) return default_of_kind(I, weak_rank);
   return strong;
 }
