@@ -251,6 +251,11 @@ void sr_array_unref(SrArray *a) {
 SrArray *sr_array_retype(SrArray *a, const SrType *type, const SrType *layout) {
   SrArray *r = sr_array_new(type, layout ? layout : a->layout, a->mesh);
   for (int i = 0; i < a->ndev; i++) r->shard[i] = sr_buffer_ref(a->shard[i]);
+  if (a->local && type->ndim == a->type->ndim) {
+    r->local = 1;
+    memcpy(r->m2m, a->m2m, sizeof r->m2m);
+  }
+  r->committed = a->committed;
   return r;
 }
 

@@ -18,7 +18,8 @@
  *  - a Manual axis (inside shard_map): whatever the device computed; the
  *    types of a shard_map body are per-device types, so the buffer is the
  *    device's whole local value.
- * Every shard is row-major and contiguous, laid out as numfmt.h describes.
+ * Every shard is contiguous and row-major, laid out as numfmt.h describes,
+ * unless the array has a device-local layout (`local`, exec/layout.h).
  *
  * Ownership, the one rule: SrBuffer and SrArray are reference counted;
  * constructors return a new reference, sr_*_unref drops one.  An array
@@ -118,6 +119,9 @@ typedef struct SrArray {
   int ndev;              /* sr_mesh_ndev(mesh) */
   SrVal *sharding;       /* the sharding jax.device_put was given (x.sharding
                             shows it as given), or NULL */
+  uint8_t local;         /* shards stored in m2m's order, not row-major */
+  uint8_t committed;     /* placed on purpose (jax's committed) */
+  uint8_t m2m[SR_MAX_RANK]; /* major_to_minor, when local (exec/layout.h) */
   SrBuffer *shard[];     /* by mesh position; NULL where not held */
 } SrArray;
 
@@ -128,7 +132,9 @@ static inline SrArray *sr_array_ref(SrArray *a) {
   return a;
 }
 void sr_array_unref(SrArray *a);
-/* The same buffers under another type (a cast that moves no data). */
+/* The same buffers under another type (a cast that moves no data); a type
+   of the same rank keeps the device-local layout, and the array stays
+   committed if it was. */
 SrArray *sr_array_retype(SrArray *a, const SrType *type, const SrType *layout);
 /* A single-device (or, with mesh, replicated) array from host data laid
    out row-major; the bytes are copied. */

@@ -21,6 +21,7 @@
 
 #include "check/check.h"
 #include "exec/kern.h"
+#include "exec/layout.h"
 #include "lang/jaxstate.h"
 #include "lang/trace.h"
 #include "prims/rule.h"
@@ -346,9 +347,30 @@ int sr_ev_eqn(SrEvalCtx *cx, const SrEvalEqn *e) {
   if (!rule)
     return sr_ev_err(cx, "NotImplementedError", "shardrepl cannot run the primitive '%s' (it has no eval rule)",
                      e->prim->name);
+  /* every rule sees row-major inputs (exec/layout.h), but those of the
+     primitives that pass arrays along as they are */
+  SrArray *rm[16], **rin = NULL;
+  SrEvalEqn re = *e;
+  if (!sr_local_transparent(e->prim->id))
+    for (uint32_t i = 0; i < e->nin; i++) {
+      if (!e->in[i]->local) continue;
+      if (!rin) {
+        rin = e->nin <= 16 ? rm : sr_xmalloc(e->nin * sizeof *rin);
+        for (uint32_t k = 0; k < e->nin; k++) rin[k] = sr_array_ref(e->in[k]);
+        re.in = rin;
+      }
+      SrArray *r = sr_array_row_major(rin[i]);
+      sr_array_unref(rin[i]);
+      rin[i] = r;
+      if (i < 32) re.donate &= ~(1u << i);
+    }
   sr_ev_push(cx, e->prim->name);
-  int rc = rule(cx, e);
+  int rc = rule(cx, rin ? &re : e);
   sr_ev_pop(cx);
+  if (rin) {
+    for (uint32_t k = 0; k < e->nin; k++) sr_array_unref(rin[k]);
+    if (rin != rm) free(rin);
+  }
   if (rc < 0) {
     for (uint32_t i = 0; i < e->nout; i++) {
       sr_array_unref(e->out[i]);

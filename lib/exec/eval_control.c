@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "exec/eval.h"
+#include "exec/layout.h"
 #include "prims/rule.h"
 #include "exec/kern.h"
 #include "util/mem.h"
@@ -49,7 +50,16 @@ static int ev_call(SrEvalCtx *cx, const SrEvalEqn *e) {
   const SrJaxpr *j = NULL;
   for (int k = 0; keys[k] && !j; k++) j = sr_ev_param_jaxpr(e, keys[k]);
   if (!j) return sr_ev_err(cx, "TypeError", "%s equation has no jaxpr", e->prim->name);
-  return call(cx, e, j, e->nin, e->in);
+  if (e->prim->id != SR_P_jit && e->prim->id != SR_P_pjit) return call(cx, e, j, e->nin, e->in);
+  /* jit: its in/out shardings and layouts around the body (layout.h) */
+  SrArray *st[16], **in = e->nin <= 16 ? st : sr_xmalloc(e->nin * sizeof *in);
+  for (uint32_t i = 0; i < e->nin; i++) in[i] = sr_array_ref(e->in[i]);
+  int rc = sr_ev_call_inputs(cx, e, j, in);
+  if (rc == 0) rc = call(cx, e, j, e->nin, in);
+  for (uint32_t i = 0; i < e->nin; i++) sr_array_unref(in[i]);
+  if (in != st) free(in);
+  if (rc == 0) rc = sr_ev_call_outputs(cx, e);
+  return rc;
 }
 
 static int ev_barrier(SrEvalCtx *cx, const SrEvalEqn *e) {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "exec/eval.h"
+#include "exec/layout.h"
 
 /* The layout a NamedSharding / P value gives a result of type t on mesh m:
    dims from the spec (except `keep` dims, which keep x's axes), unreduced
@@ -93,9 +94,16 @@ static int ev_sharding_constraint(SrEvalCtx *cx, const SrEvalEqn *e) {
   return e->out[0] ? 0 : -1;
 }
 
+/* The result laid out as the layout param says (exec/layout.h); its
+   input comes as it is (a transparent primitive). */
 static int ev_layout_constraint(SrEvalCtx *cx, const SrEvalEqn *e) {
-  (void)cx;
-  e->out[0] = sr_array_retype(e->in[0], e->out_type[0], NULL);
+  SrArray *x = e->in[0];
+  uint8_t m2m[SR_MAX_RANK];
+  int k = sr_local_parse(sr_ev_param(e, "layout"), x->type->ndim, m2m);
+  if (k < 0) return sr_ev_err(cx, "ValueError", "layout_constraint: its layout is not one of rank %d", x->type->ndim);
+  SrArray *l = k ? sr_array_relayout(x, m2m) : sr_array_ref(x);
+  e->out[0] = sr_array_retype(l, e->out_type[0], NULL);
+  sr_array_unref(l);
   return 0;
 }
 

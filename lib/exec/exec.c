@@ -109,7 +109,22 @@ static int hook_eqn(SrInterp *I, const SrPrim *prim, const SrParam *params, int 
   sr_eval_ctx_init(&cx, I, sr_exec(I), d);
   cx.mesh = I->jax->mesh;
   SrEvalEqn e = {prim, params, (uint32_t)nparams, (uint32_t)nin, (uint32_t)nout, in, out_types, out, 0};
-  return sr_ev_eqn(&cx, &e);
+  if (sr_ev_eqn(&cx, &e) < 0) return -1;
+  /* an eager operation commits its results as JAX's dispatch does: a
+     committed input, a mesh in context, several devices (layout.h) */
+  int committed = cx.mesh != NULL;
+  for (int i = 0; i < nin && !committed; i++) committed = in[i]->committed;
+  for (int i = 0; i < nout; i++) {
+    if (out[i]->committed || !(committed || out[i]->ndev > 1)) continue;
+    if (out[i]->rc > 1) {
+      SrArray *c = sr_array_retype(out[i], out[i]->type, out[i]->layout);
+      if (out[i]->sharding) c->sharding = sr_ref(out[i]->sharding);
+      sr_array_unref(out[i]);
+      out[i] = c;
+    }
+    out[i]->committed = 1;
+  }
+  return 0;
 }
 
 static int hook_jaxpr(SrInterp *I, const SrJaxpr *j, int nin, struct SrArray **in, struct SrArray **out, SrDiags *d) {

@@ -27,6 +27,7 @@
 
 #include "exec/eval.h"
 #include "exec/kern.h"
+#include "exec/layout.h"
 #include "util/intern.h"
 #include "util/mem.h"
 
@@ -709,6 +710,13 @@ SrArray *sr_redistribute_typed(SrEvalCtx *cx, SrArray *a, const SrMesh *m, const
     if (a->type == type && a->layout == layout) return sr_array_ref(a);
     return sr_array_retype(a, type, layout);
   }
+  /* the steps below move row-major shards (exec/layout.h) */
+  if (a->local) {
+    SrArray *rm = sr_array_row_major(a);
+    SrArray *r = sr_redistribute_typed(cx, rm, m, layout, type);
+    sr_array_unref(rm);
+    return r;
+  }
   SrArray *cur;
   if (a->mesh == m) {
     cur = sr_array_ref(a);
@@ -737,6 +745,12 @@ SrArray *sr_redistribute(SrEvalCtx *cx, SrArray *a, const SrMesh *m, const SrTyp
 /* ---- whole values on the host ---- */
 
 int sr_array_to_host(SrEvalCtx *cx, SrArray *a, void *out) {
+  if (a->local) {
+    SrArray *rm = sr_array_row_major(a);
+    int rc = sr_array_to_host(cx, rm, out);
+    sr_array_unref(rm);
+    return rc;
+  }
   size_t es = sr_elem_size(a->type->dtype);
   if (!a->mesh) {
     memcpy(out, a->shard[0]->data, (size_t)sr_type_numel(a->type) * es);

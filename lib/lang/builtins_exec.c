@@ -9,10 +9,12 @@
 #include "exec/eval.h"
 #include "exec/exec.h"
 #include "exec/kern.h"
+#include "exec/layout.h"
 #include "exec/npy.h"
 #include "exec/prng.h"
 #include "lang/jaxstate.h"
 #include "lang/jnp.h"
+#include "lang/layout_api.h"
 #include "lang/objects.h"
 #include "lang/trace.h"
 #include "prims/rule.h"
@@ -113,6 +115,10 @@ static SrVal *device_compare(SrInterp *I, int op, SrVal *a, SrVal *b) {
 
 static SrVal *device_val(int id) { return sr_obj(&device_class, (void *)(intptr_t)id); }
 
+SrVal *sr_exec_device_val(int id) { return device_val(id); }
+
+int sr_exec_device_id(const SrVal *v) { return sr_is_obj(v, &device_class) ? (int)(intptr_t)v->obj.data : -1; }
+
 static SrVal *bi_devices(SrInterp *I, SrArgs *a) {
   (void)a;
   SrComm *c = sr_exec(I)->comm;
@@ -163,12 +169,7 @@ static int mesh_has_auto(const SrMesh *m) {
    XLA's shardings print). */
 static SrVal *array_sharding(SrArray *a) {
   if (a->sharding) return sr_ref(a->sharding);
-  if (!a->mesh || !a->mesh->n) {
-    char b[96];
-    snprintf(b, sizeof b, "SingleDeviceSharding(device=CpuDevice(id=%d), memory_kind=device)",
-             a->mesh ? sr_mesh_device(a->mesh, 0) : 0);
-    return sr_word(NULL, b, strlen(b));
-  }
+  if (!a->mesh || !a->mesh->n) return sr_single_device_sharding(a->mesh ? sr_mesh_device(a->mesh, 0) : 0);
   SrShardSpec s;
   sr_shard_of_type(a->layout, &s);
   s.mesh = sr_mesh_shape(a->mesh);
@@ -179,6 +180,8 @@ static SrVal *array_sharding(SrArray *a) {
   sr_unref(spec);
   return r;
 }
+
+SrVal *sr_exec_array_sharding(SrArray *a) { return array_sharding(a); }
 
 void sr_exec_sharding_str(SrInterp *I, SrBuf *out, SrArray *a) {
   (void)I;
@@ -251,6 +254,8 @@ static SrVal *prop_addressable_shards(SrInterp *I, SrArgs *args) {
     int dev = a->mesh ? sr_mesh_device(a->mesh, p) : 0;
     SrArray *d = sr_array_new(st, NULL, device_mesh(dev));
     d->shard[0] = sr_buffer_ref(b);
+    d->local = a->local; /* the shard's bytes, in the array's order */
+    memcpy(d->m2m, a->m2m, sizeof d->m2m);
     Shard *s = sr_xcalloc(1, sizeof *s);
     s->device = dev;
     s->data = sr_array_concrete(d);
@@ -348,6 +353,10 @@ static SrVal *target_sharding(SrInterp *I, SrVal *t, int *dev) {
     *dev = (int)(intptr_t)t->obj.data;
     return NULL;
   }
+  if (sr_single_device_sharding_id(t) >= 0) {
+    *dev = sr_single_device_sharding_id(t);
+    return NULL;
+  }
   if (t->kind == SR_V_SPEC) {
     if (!I->jax->mesh)
       return sr_raise(I, "ValueError",
@@ -385,6 +394,36 @@ static SrVal *bind_reshard(SrInterp *I, SrVal *x, SrVal *target) {
 static SrVal *bi_device_put(SrInterp *I, SrArgs *args) {
   SrVal *p[5];
   if (sr_args_parse(I, args, "device_put", "x, device=, *, src=, donate=, may_alias=", p) < 0) return NULL;
+  /* a Format: its sharding places, its layout orders each shard */
+  uint8_t m2m[SR_MAX_RANK];
+  int fnd = 0, flocal = 0;
+  if (sr_format_parts(p[1], &p[1], m2m, &fnd, &flocal) >= 0) {
+    if (flocal < 0) return sr_raise(I, "ValueError", "device_put does not accept Layout.AUTO: it needs a concrete Layout");
+    SrArgs inner = *args;
+    SrVal *iv[2] = {p[0], p[1] ? p[1] : sr_none()};
+    inner.n = 2;
+    inner.v = iv;
+    inner.nkw = 0;
+    SrVal *r = bi_device_put(I, &inner);
+    SrArrayObj *ro = r ? sr_array_of(r) : NULL;
+    if (!r || !flocal) return r;
+    if (!ro || ro->kind != SR_AV_CONCRETE) {
+      sr_unref(r);
+      return sr_raise(I, "NotImplementedError", "device_put with a Layout under a trace");
+    }
+    if (fnd != ro->type->ndim) {
+      SrBuf b = SR_BUF_INIT;
+      sr_layout_rank_error(&b, fnd, m2m, ro->type);
+      sr_raise(I, "ValueError", "%s", b.p);
+      sr_buf_free(&b);
+      sr_unref(r);
+      return NULL;
+    }
+    SrArray *l = sr_array_relayout(ro->data, m2m);
+    l->committed = 1;
+    sr_unref(r);
+    return wrap(l);
+  }
   SrVal *xv = NULL;
   SrArray *a = concrete_of(I, p[0], &xv);
   if (!xv) return NULL;
@@ -444,6 +483,7 @@ static SrVal *bi_device_put(SrInterp *I, SrArgs *args) {
   SrArray *out = sr_array_retype(r, t, l);
   sr_array_unref(r);
   out->sharding = sh;
+  out->committed = 1;
   return wrap(out);
 }
 
@@ -967,6 +1007,7 @@ static SrVal *bi_array(SrInterp *I, SrArgs *a) {
 }
 
 void sr_builtins_exec_init(void) {
+  sr_layout_api_init();
   sr_def("jax.numpy.array jax.numpy.asarray numpy.array numpy.asarray", bi_array,
          "array(object, dtype=None): an array from nested lists of numbers (or an array)");
   sr_def("jax.devices", bi_devices, "devices(): the devices, [CpuDevice(id=0), ...]");

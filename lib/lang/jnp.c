@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lang/jaxstate.h"
+#include "lang/layout_api.h"
 #include "lang/objects.h"
 #include "util/intern.h"
 
@@ -143,6 +144,9 @@ SrDtype sr_jnp_result_dtype(SrInterp *I, int n, SrVal **args, int *weak) {
     return weakd;
   }
   *weak = 0;
+  /* JAX's lattice puts a weak int below every integer type, unsigned ones
+     included: uint32 array + 1 is uint32 */
+  if (weak_rank == kind_rank(SR_I32) && kind_rank(strong) == kind_rank(SR_U32)) return strong;
   if (weak_rank > kind_rank(strong)) return default_of_kind(I, weak_rank);
   return strong;
 }
@@ -681,11 +685,14 @@ static SrVal *jax_make_jaxpr(SrInterp *I, SrArgs *a) {
 typedef struct Jit {
   SrVal *fn;
   const char *name;
+  SrVal *in_sh, *out_sh; /* in_shardings= and out_shardings=, or NULL */
 } Jit;
 
 static void jit_free(void *d) {
   Jit *j = d;
   sr_unref(j->fn);
+  sr_unref(j->in_sh);
+  sr_unref(j->out_sh);
   free(j);
 }
 
@@ -694,8 +701,10 @@ static void jit_repr(SrBuf *out, const SrVal *v) {
   sr_buf_printf(out, "<PjitFunction of <function %s>>", j->name);
 }
 
-/* The params of a jit equation, in JAX's order (pjit.py: _pjit_call). */
-static void jit_params(SrInterp *I, SrPList *ps, SrJaxpr *body, const char *name) {
+/* The params of a jit equation, in JAX's order (pjit.py: _pjit_call);
+   formats: in_shardings, out_shardings, in_layouts, out_layouts (stolen),
+   or NULL when jit was given none. */
+static void jit_params(SrInterp *I, SrPList *ps, SrJaxpr *body, const char *name, SrVal **formats) {
   uint32_t n = body->nin, m = body->nout;
   SrVal *unspec_in = sr_seq(NULL, SR_V_TUPLE, (int)n), *unspec_out = sr_seq(NULL, SR_V_TUPLE, (int)m);
   SrVal *donated = sr_seq(NULL, SR_V_TUPLE, (int)n);
@@ -705,10 +714,19 @@ static void jit_params(SrInterp *I, SrPList *ps, SrJaxpr *body, const char *name
   }
   for (uint32_t i = 0; i < m; i++) sr_seq_push(NULL, unspec_out, sr_word(NULL, "UnspecifiedValue", 16));
   sr_plist_add(ps, "jaxpr", sr_jaxpr_val(NULL, body));
-  sr_plist_add(ps, "in_shardings", unspec_in);
-  sr_plist_add(ps, "out_shardings", unspec_out);
-  sr_plist_add(ps, "in_layouts", sr_none_tuple((int)n));
-  sr_plist_add(ps, "out_layouts", sr_none_tuple((int)m));
+  if (formats) {
+    sr_unref(unspec_in);
+    sr_unref(unspec_out);
+    sr_plist_add(ps, "in_shardings", formats[0]);
+    sr_plist_add(ps, "out_shardings", formats[1]);
+    sr_plist_add(ps, "in_layouts", formats[2]);
+    sr_plist_add(ps, "out_layouts", formats[3]);
+  } else {
+    sr_plist_add(ps, "in_shardings", unspec_in);
+    sr_plist_add(ps, "out_shardings", unspec_out);
+    sr_plist_add(ps, "in_layouts", sr_none_tuple((int)n));
+    sr_plist_add(ps, "out_layouts", sr_none_tuple((int)m));
+  }
   sr_plist_add(ps, "donated_invars", donated);
   const SrMesh *mesh = I->jax->mesh;
   SrMesh empty = {0};
@@ -723,13 +741,19 @@ static void jit_params(SrInterp *I, SrPList *ps, SrJaxpr *body, const char *name
    trace records, and concrete arguments run). */
 /* Traces fn on a's arguments and binds a call primitive on them: jit
    (params from jit_params) or remat2 (jax.checkpoint). */
-static SrVal *call_traced(SrInterp *I, SrVal *fn, const char *name, SrArgs *a, int prim, int prevent_cse);
+static SrVal *call_traced(SrInterp *I, SrVal *fn, const char *name, SrArgs *a, int prim, int prevent_cse,
+                          SrVal *in_sh, SrVal *out_sh);
 
 SrVal *sr_jit_call(SrInterp *I, SrVal *fn, const char *name, SrArgs *a) {
-  return call_traced(I, fn, name, a, SR_P_jit, 0);
+  return call_traced(I, fn, name, a, SR_P_jit, 0, NULL, NULL);
 }
 
-static SrVal *call_traced(SrInterp *I, SrVal *fn, const char *name, SrArgs *a, int prim, int prevent_cse) {
+SrVal *sr_jit_call_sharded(SrInterp *I, SrVal *fn, const char *name, SrArgs *a, SrVal *in_sh, SrVal *out_sh) {
+  return call_traced(I, fn, name, a, SR_P_jit, 0, in_sh, out_sh);
+}
+
+static SrVal *call_traced(SrInterp *I, SrVal *fn, const char *name, SrArgs *a, int prim, int prevent_cse,
+                          SrVal *in_sh, SrVal *out_sh) {
   SrVal *out_tree = NULL, *captured = NULL;
   SrJaxpr *body = sr_trace_fn(I, fn, a->n, a->v, a->nkw, a->kw, a->kwv, &out_tree, &captured);
   if (!body) return NULL;
@@ -741,8 +765,17 @@ static SrVal *call_traced(SrInterp *I, SrVal *fn, const char *name, SrArgs *a, i
     sr_unref(l);
   }
   SrPList ps = {0};
+  SrVal *formats[4];
+  if (prim == SR_P_jit && (in_sh || out_sh) &&
+      sr_jit_formats(I, in_sh, out_sh, a->n, a->v, captured->seq.n, out_tree, formats) < 0) {
+    sr_program_unref(body->prog);
+    sr_unref(leaves);
+    sr_unref(captured);
+    sr_unref(out_tree);
+    return NULL;
+  }
   if (prim == SR_P_jit) {
-    jit_params(I, &ps, body, name);
+    jit_params(I, &ps, body, name, in_sh || out_sh ? formats : NULL);
   } else {
     /* ad_checkpoint.py: remat_p.bind(*consts, *args, jaxpr=, prevent_cse=,
        differentiated=False, policy=) */
@@ -770,24 +803,28 @@ static SrVal *call_traced(SrInterp *I, SrVal *fn, const char *name, SrArgs *a, i
 
 static SrVal *jit_call(SrInterp *I, SrVal *self, SrArgs *a) {
   Jit *j = self->obj.data;
-  return sr_jit_call(I, j->fn, j->name, a);
+  return call_traced(I, j->fn, j->name, a, SR_P_jit, 0, j->in_sh, j->out_sh);
 }
 
-/* jax.jit(f).trace(*args): an object whose .jaxpr is f's jaxpr */
+/* jax.jit(f).trace(*args): the Traced stage, whose .jaxpr is f's jaxpr
+   (layout_api.c) */
 static SrVal *jit_trace(SrInterp *I, SrArgs *a) {
   Jit *j = a->self->obj.data;
-  SrJaxpr *body = sr_trace_fn(I, j->fn, a->n, a->v, a->nkw, a->kw, a->kwv, NULL, NULL);
-  if (!body) return NULL;
-  SrVal *jv = sr_jaxpr_val(NULL, body);
-  sr_program_unref(body->prog);
-  SrVal *d = sr_dict(NULL);
-  sr_dict_set(NULL, d, sr_str_cstr(NULL, "jaxpr"), jv);
-  return sr_namespace(d);
+  return sr_jit_stage_trace(I, j->fn, j->name, j->in_sh, j->out_sh, a);
+}
+
+/* jax.jit(f).lower(*args) = .trace(*args).lower() */
+static SrVal *jit_lower(SrInterp *I, SrArgs *a) {
+  SrVal *t = jit_trace(I, a);
+  SrVal *r = t ? sr_jit_stage_lower(I, t) : NULL;
+  sr_unref(t);
+  return r;
 }
 
 static SrVal *jit_getattr(SrInterp *I, SrVal *self, const char *name) {
   (void)I;
   if (strcmp(name, "trace") == 0) return sr_bound_method(self, "trace", jit_trace);
+  if (strcmp(name, "lower") == 0) return sr_bound_method(self, "lower", jit_lower);
   if (strcmp(name, "__name__") == 0) return sr_str_cstr(NULL, ((Jit *)self->obj.data)->name);
   char q[128];
   snprintf(q, sizeof q, "jax.jit.method.%s", name);
@@ -808,6 +845,14 @@ static SrVal *jax_jit(SrInterp *I, SrArgs *a) {
   if (!sr_is_callable(fn)) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(fn));
   Jit *j = sr_xcalloc(1, sizeof *j);
   j->fn = sr_ref(fn);
+  /* in_shardings= / out_shardings= (the other options change nothing here) */
+  for (int k = 0; k < a->nkw; k++) {
+    SrVal **slot = strcmp(a->kw[k], "in_shardings") == 0 ? &j->in_sh : strcmp(a->kw[k], "out_shardings") == 0 ? &j->out_sh : NULL;
+    if (slot) {
+      sr_unref(*slot);
+      *slot = sr_ref(a->kwv[k]);
+    }
+  }
   const char *nm = sr_builtin_name(fn);
   /* a built-in's __name__ is its last component: jit(jnp.cos) is "cos" */
   if (nm && strrchr(nm, '.')) nm = strrchr(nm, '.') + 1;
@@ -831,7 +876,7 @@ static void remat_free(void *d) {
 static SrVal *remat_call(SrInterp *I, SrArgs *a) {
   Remat *r = sr_current_builtin(I)->data;
   const char *nm = sr_builtin_name(r->fn);
-  return call_traced(I, r->fn, nm ? nm : "<unnamed function>", a, SR_P_remat2, r->prevent_cse);
+  return call_traced(I, r->fn, nm ? nm : "<unnamed function>", a, SR_P_remat2, r->prevent_cse, NULL, NULL);
 }
 
 static SrVal *jax_checkpoint(SrInterp *I, SrArgs *a) {

@@ -52,6 +52,8 @@ SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, c
                      SrVal **kwv, SrVal **out_tree, SrVal **captured);
 /* Calls fn as jax.jit does: traces it and binds a jit equation. */
 SrVal *sr_jit_call(SrInterp *I, SrVal *fn, const char *name, SrArgs *a);
+/* The same with jax.jit's in_shardings= and out_shardings= (NULL: none). */
+SrVal *sr_jit_call_sharded(SrInterp *I, SrVal *fn, const char *name, SrArgs *a, SrVal *in_sh, SrVal *out_sh);
 extern const SrClass sr_jit_class;
 SrJaxprCallFn sr_jaxpr_call_hook(void);
 

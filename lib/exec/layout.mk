@@ -1,0 +1,24 @@
+## layout.mk: build fragment, included by Makefile.am
+##
+## Device-local layouts (lib/exec/layout.[ch]: shards stored in the order
+## a Layout names, and the rule that eval rules see row-major data), the
+## language's jax.experimental.layout, SingleDeviceSharding, x.format,
+## with_layout_constraint and the stages of jax.jit (.trace, .lower,
+## .compile, input_formats) in lib/lang/layout_api.c; the jax.random
+## primitives' type rules (lib/prims/rules_random.c); their golden tests
+## and the data examples of the "Autodiff and sharding" seed.
+
+lib_libshardrepl_a_SOURCES += \
+	lib/exec/layout.c lib/exec/layout.h \
+	lib/lang/layout_api.c lib/lang/layout_api.h
+
+LAYOUT_GOLDEN = \
+	tests/golden/layout_api.jxr \
+	tests/golden/layout_jit.jxr
+
+GOLDEN_TESTS += $(LAYOUT_GOLDEN)
+
+check_PROGRAMS += tests/unit/check_layout
+tests_unit_check_layout_SOURCES = tests/unit/check_layout.c
+tests_unit_check_layout_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_check_layout_LDADD = $(SR_LIBS) $(CHECK_LIBS)
