@@ -243,8 +243,25 @@ void sr_unref(SrVal *v) {
   free(v);
 }
 
+static const SrClass *kept_classes[8];
+
+void sr_val_keep_class(const SrClass *cls) {
+  for (int i = 0; i < 8; i++)
+    if (!kept_classes[i] || kept_classes[i] == cls) {
+      kept_classes[i] = cls;
+      return;
+    }
+}
+
+static int kept_by_ref(const SrVal *v) {
+  for (int i = 0; v->kind == SR_V_OBJ && i < 8 && kept_classes[i]; i++)
+    if (kept_classes[i] == v->obj.cls) return 1;
+  return 0;
+}
+
 SrVal *sr_val_to_prog(SrProgram *p, SrVal *v) {
   if (v->rc < 0 && v->kind != SR_V_JAXPR) return v;
+  if (kept_by_ref(v)) return sr_program_hold(p, v);
   SrArena *a = p->arena;
   SrVal *c;
   switch (v->kind) {

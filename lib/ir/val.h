@@ -132,6 +132,10 @@ void sr_spec_free(SrSpec *s);
    makes p depend on it; an object of lang/ is kept as the text of its
    repr. */
 SrVal *sr_val_to_prog(struct SrProgram *p, SrVal *v);
+/* Objects of a class registered here are kept by reference in params
+   (the program holds them, sr_program_hold) instead of as the text of
+   their repr: custom_vjp's rules, which autodiff calls later. */
+void sr_val_keep_class(const SrClass *cls);
 
 /* str(v) and repr(v), as Python prints them. */
 void sr_val_str(SrBuf *out, const SrVal *v);

@@ -391,9 +391,45 @@ static SrVal *bind_reshard(SrInterp *I, SrVal *x, SrVal *target) {
   return sr_bindv(I, SR_P_reshard, 1, &x, "dst_sharding", ds, "concrete_mesh", cm, NULL);
 }
 
+static SrVal *bi_device_put(SrInterp *I, SrArgs *args);
+
+/* jax.device_put of a pytree (a list, tuple or dict of arrays): each leaf
+   put, the device or sharding broadcast over it, or a tree of them that
+   matches it. */
+static SrVal *device_put_tree(SrInterp *I, SrVal *x, SrVal *dev) {
+  SrVal *ch = x->kind == SR_V_LIST || x->kind == SR_V_TUPLE || x->kind == SR_V_DICT ? sr_pytree_children(x) : NULL;
+  if (!ch) {
+    SrVal *v[2] = {x, dev};
+    SrArgs a = {dev ? 2 : 1, v, 0, NULL, NULL, NULL};
+    return bi_device_put(I, &a);
+  }
+  SrVal *dch = dev && (dev->kind == SR_V_LIST || dev->kind == SR_V_TUPLE || dev->kind == SR_V_DICT) ? sr_pytree_children(dev) : NULL;
+  if (dch && dch->seq.n != ch->seq.n) {
+    sr_unref(ch);
+    sr_unref(dch);
+    return sr_raise(I, "ValueError", "device_put: the devices or shardings do not match the structure of the arguments");
+  }
+  for (int i = 0; i < ch->seq.n; i++) {
+    SrVal *r = device_put_tree(I, ch->seq.items[i], dch ? dch->seq.items[i] : dev);
+    if (!r) {
+      sr_unref(ch);
+      sr_unref(dch);
+      return NULL;
+    }
+    sr_unref(ch->seq.items[i]);
+    ch->seq.items[i] = r;
+  }
+  SrVal *r = sr_pytree_rebuild(x, ch);
+  sr_unref(ch);
+  sr_unref(dch);
+  return r;
+}
+
 static SrVal *bi_device_put(SrInterp *I, SrArgs *args) {
   SrVal *p[5];
   if (sr_args_parse(I, args, "device_put", "x, device=, *, src=, donate=, may_alias=", p) < 0) return NULL;
+  if (p[0]->kind == SR_V_LIST || p[0]->kind == SR_V_TUPLE || p[0]->kind == SR_V_DICT)
+    return device_put_tree(I, p[0], p[1] && p[1]->kind != SR_V_NONE ? p[1] : NULL);
   /* a Format: its sharding places, its layout orders each shard */
   uint8_t m2m[SR_MAX_RANK];
   int fnd = 0, flocal = 0;
