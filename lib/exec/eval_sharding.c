@@ -60,6 +60,37 @@ static int layout_of_spec(SrEvalCtx *cx, const SrType *t, const SrVal *sh, const
   return 0;
 }
 
+/* A reshard into a mesh whose axes are Auto (auto_axes) leaves the data
+   where it is along those axes, as XLA does when nothing asks otherwise:
+   each dim the target leaves free keeps the input's Auto axes (the seed's
+   check_in_auto_context shows the concrete sharding P('X',) there). */
+static const SrType *keep_auto_axes(const SrType *l, const SrArray *x, const SrMesh *m, const SrMesh *dst) {
+  if (!x->mesh || !m || !dst || sr_mesh_shape(x->mesh) != sr_mesh_shape(m) || x->layout->ndim != l->ndim) return l;
+  for (int p = 0; p < x->ndev && x->mesh != m; p++)
+    if (sr_mesh_device(x->mesh, p) != sr_mesh_device(m, p)) return l;
+  SrAxes au = 0;
+  for (int i = 0; i < dst->n && i < m->n; i++)
+    if (dst->types[i] == SR_AXIS_AUTO) au |= 1u << i;
+  if (!au) return l;
+  SrAxes used = sr_type_sharded_axes(l) | l->unreduced;
+  SrTypeBuilder b;
+  sr_type_builder(&b, l);
+  int changed = 0;
+  for (int d = 0; d < l->ndim; d++) {
+    const SrDim *xd = &x->layout->dims[d];
+    if (b.dims[d].nax || !xd->nax || xd->size != b.dims[d].size) continue;
+    SrAxes want = sr_dim_axes(xd);
+    if ((want & ~au) || (want & used)) continue;
+    b.dims[d].nax = xd->nax;
+    memcpy(b.dims[d].ax, xd->ax, SR_MAX_DIM_AXES);
+    used |= want;
+    changed = 1;
+  }
+  if (!changed) return l;
+  b.mesh = sr_mesh_shape(m);
+  return sr_type_get(&b);
+}
+
 static int ev_reshard(SrEvalCtx *cx, const SrEvalEqn *e) {
   const SrType *t = e->out_type[0];
   const SrMesh *m = sr_ev_mesh_for(cx, e, t);
@@ -70,6 +101,7 @@ static int ev_reshard(SrEvalCtx *cx, const SrEvalEqn *e) {
     if (sh->kind == SR_V_SHARDING && sh->sh.mesh->n && (!m || sr_mesh_shape(m) != sr_mesh_shape(sh->sh.mesh)))
       return sr_ev_err(cx, "ValueError", "reshard: the sharding's mesh does not match the result's");
     if (layout_of_spec(cx, t, sh, m, NULL, 0, &l) < 0) return -1;
+    if (sh->kind == SR_V_SHARDING) l = keep_auto_axes(l, e->in[0], m, sh->sh.mesh);
   } else {
     l = sr_ev_out_layout(cx, e, 0, m);
   }
