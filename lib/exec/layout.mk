@@ -14,7 +14,8 @@ lib_libshardrepl_a_SOURCES += \
 
 LAYOUT_GOLDEN = \
 	tests/golden/layout_api.jxr \
-	tests/golden/layout_jit.jxr
+	tests/golden/layout_jit.jxr \
+	examples/seeds/sharding_ad_values.jxr
 
 GOLDEN_TESTS += $(LAYOUT_GOLDEN)
 
