@@ -366,6 +366,25 @@ static int rank_of_pos(const MpiComm *mc, const SrMesh *m, int pos) {
 
 /* ---- agreement ---- */
 
+/* Waits for an agreement: polling for 5 ms, then sleeping in growing
+   steps of up to 1 ms, so that ranks waiting long for another (one still
+   computing after this one failed) leave it the CPU.  Ranks in step meet
+   within the polling, even four to a core: a nonblocking collective moves
+   only while every rank polls, and sleeping sooner made each statement
+   cost milliseconds there. */
+static void wait_patiently(MPI_Request *rq) {
+  int done = 0;
+  double t0 = MPI_Wtime();
+  while (!done && MPI_Wtime() - t0 < 5e-3) MPI_Test(rq, &done, MPI_STATUS_IGNORE);
+  long ns = 100 * 1000;
+  while (!done) {
+    struct timespec ts = {0, ns};
+    nanosleep(&ts, NULL);
+    if (ns < 1000 * 1000) ns *= 2;
+    MPI_Test(rq, &done, MPI_STATUS_IGNORE);
+  }
+}
+
 enum { A_DONE, A_BUSY, A_FAILED, A_SIG, A_NSIG, A_FLAG, A_OWN, A_ANY, A_LMAX, A_LMIN, A_N };
 
 #define LEVEL_INV 1000000 /* A_LMIN holds LEVEL_INV - level: MAX finds the least */
@@ -385,7 +404,9 @@ static void agree_raw(MpiComm *mc, int done, int failed, int64_t sig, int flag, 
   v[A_FLAG] = flag != 0;
   v[A_OWN] = own ? inv : 0;
   v[A_ANY] = failed ? inv : 0;
-  MPI_Allreduce(v, res, A_N, MPI_INT64_T, MPI_MAX, mc->comm);
+  MPI_Request rq;
+  MPI_Iallreduce(v, res, A_N, MPI_INT64_T, MPI_MAX, mc->comm, &rq);
+  wait_patiently(&rq);
 }
 
 static int secondary(SrDiags *d, const char *why) {

@@ -13,6 +13,6 @@ export OMPI_MCA_pml
 fail=0
 for n in ${SR_MPI_RANKS:-2 4}; do
   echo "== mpirun -np $n check_comm_mpi"
-  timeout 300 $mpirun -np "$n" $flags "$prog" || fail=1
+  timeout 300 $mpirun -np "$n" $flags "$prog" < /dev/null || fail=1
 done
 exit $fail
