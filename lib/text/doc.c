@@ -125,7 +125,12 @@ static char *put_flat(char *p, const SrDoc *d) {
     switch (d->kind) {
     case SR_DOC_TEXT:
     case SR_DOC_BRK:
-      memcpy(p, d->t.s, d->t.len);
+      /* names, brackets and types are short: a loop beats a call */
+      if (d->t.len <= 16) {
+        for (uint32_t i = 0; i < d->t.len; i++) p[i] = d->t.s[i];
+      } else {
+        memcpy(p, d->t.s, d->t.len);
+      }
       return p + d->t.len;
     case SR_DOC_CAT:
       for (int i = 0; i < d->n; i++) p = put_flat(p, d->kids[i]);

@@ -1605,7 +1605,16 @@ static int parse_jaxpr(Parser *p, SrJaxpr **out) {
   j->nconst = (uint32_t)nconst;
   j->invars = vtake(p, vbase);
   j->neqn = (uint32_t)(p->en - ebase);
-  j->eqns = sr_arena_memdup(p->a, p->es + ebase, j->neqn * sizeof *j->eqns);
+  if (ebase == 0 && j->neqn >= 1 << 14) {
+    /* a big jaxpr at the bottom of the stack (the top-level one, or a
+       hoisted one): the stack itself becomes its equations, rather than
+       a copy of them; parsing goes on with a new stack */
+    j->eqns = sr_arena_adopt(p->a, p->es, j->neqn * sizeof *j->eqns);
+    p->ecap = 256;
+    p->es = sr_xmalloc(p->ecap * sizeof *p->es);
+  } else {
+    j->eqns = sr_arena_memdup(p->a, p->es + ebase, j->neqn * sizeof *j->eqns);
+  }
   p->en = ebase;
   j->nvars = sc.nvars;
   *out = j;

@@ -284,11 +284,6 @@ static void mark_descendants(Pr *pr, const SrJaxpr *j) {
   free(stack);
 }
 
-static int by_order(const void *x, const void *y) {
-  const Shared *a = *(const Shared *const *)x, *b = *(const Shared *const *)y;
-  return (a->order > b->order) - (a->order < b->order);
-}
-
 /* Name -> how many shared jaxprs have taken it, for the f, f1, f2 rule. */
 typedef struct NameCount {
   const char *name;
@@ -344,7 +339,12 @@ static Shared **find_shared(Pr *pr, const SrJaxpr *top, size_t *nshared) {
   while (qh < qt) {
     const SrJaxpr *j = q[qh++];
     Shared *s = shared_get(pr, j, 1);
-    if (s->order < 0) s->order = order++;
+    /* q[0 .. order) becomes the jaxprs in order of discovery (order <
+       qh: only slots already read are written) */
+    if (s->order < 0) {
+      q[order] = j;
+      s->order = order++;
+    }
     s->count++;
     if (j != top && j->neqn > 10) s->count++;
     if (s->expanded) {
@@ -371,13 +371,11 @@ static Shared **find_shared(Pr *pr, const SrJaxpr *top, size_t *nshared) {
       }
     }
   }
-  free(q);
 #undef QPUSH
-  Shared **out = sr_arena_alloc(pr->perm, (pr->n + 1) * sizeof *out);
+  Shared **out = sr_arena_alloc(pr->perm, ((size_t)order + 1) * sizeof *out);
   size_t n = 0;
-  for (size_t i = 0; i < pr->cap; i++)
-    if (pr->tab[i].j) out[n++] = &pr->tab[i];
-  qsort(out, n, sizeof *out, by_order);
+  for (int i = 0; i < order; i++) out[n++] = shared_get(pr, q[i], 0);
+  free(q);
   /* Written inside its holder, a jaxpr nests one deeper; past
      MAX_INLINE_DEPTH it is hoisted like a shared one, so that the text
      reads back (the parser refuses jaxprs nested 200 deep) and the
@@ -816,6 +814,10 @@ static void pr_free(Pr *pr) {
 void sr_print_jaxpr(SrBuf *out, const SrJaxpr *j) {
   Pr pr;
   pr_init(&pr, out);
+  /* a program read from a text prints to about as much: room for that
+     now, rather than doubling the buffer (and faulting its pages) bit by
+     bit */
+  if (j->prog && j->prog->src && j->prog->top == j) sr_buf_grow(out, j->prog->src->len + 64);
   pr.f.k = 0;
   name_dropvars(&pr, j);
   size_t nshared;

@@ -93,8 +93,30 @@ SrArena *sr_arena_new(void) {
   return a;
 }
 
+struct SrAdopted {
+  void *p;
+  struct SrAdopted *next;
+};
+
+static void free_adopted(SrArena *a) {
+  for (struct SrAdopted *d = a->adopted; d; d = d->next) free(d->p);
+  a->adopted = NULL;
+}
+
+void *sr_arena_adopt(SrArena *a, void *p, size_t n) {
+  p = sr_xrealloc(p, n);
+  /* the record lives in the arena, and goes with it */
+  struct SrAdopted *d = sr_arena_alloc(a, sizeof *d);
+  d->p = p;
+  d->next = a->adopted;
+  a->adopted = d;
+  a->used += n;
+  return p;
+}
+
 void sr_arena_free(SrArena *a) {
   if (!a) return;
+  free_adopted(a);
   struct SrChunk *c = a->chunks;
   while (c) {
     struct SrChunk *n = c->next;
@@ -105,6 +127,7 @@ void sr_arena_free(SrArena *a) {
 }
 
 void sr_arena_reset(SrArena *a) {
+  free_adopted(a);
   struct SrChunk *c = a->chunks;
   if (!c) return;
   /* keep the most recent (largest) chunk */

@@ -39,6 +39,7 @@ struct SrArena {
   char *cur, *end;       /* free space in the current chunk */
   struct SrChunk *chunks;
   size_t used;
+  struct SrAdopted *adopted; /* malloc'ed blocks it frees (sr_arena_adopt) */
 };
 
 /* Memory aligned for any object; uninitialised. */
@@ -54,6 +55,11 @@ static inline void *sr_arena_alloc(SrArena *a, size_t n) {
 void *sr_arena_zalloc(SrArena *a, size_t n);
 char *sr_arena_strndup(SrArena *a, const char *s, size_t n);
 void *sr_arena_memdup(SrArena *a, const void *p, size_t n);
+/* Makes the malloc'ed block p, of which n bytes are in use, part of the
+   arena: it goes when the arena is freed or reset.  Returns the block,
+   which shrinking it to n bytes may have moved.  For a big array built
+   with realloc, instead of copying it into the arena. */
+void *sr_arena_adopt(SrArena *a, void *p, size_t n);
 
 #define SR_NEW(a, T) ((T *)sr_arena_zalloc((a), sizeof(T)))
 #define SR_NEWN(a, T, n) ((T *)sr_arena_alloc((a), sizeof(T) * (size_t)(n)))
