@@ -26,6 +26,7 @@
 #include "lang/jaxstate.h"
 #include "lang/jnp.h"
 #include "lang/objects.h"
+#include "opt/opt.h"
 #include "util/intern.h"
 
 void sr_ad_commands_init(void);
@@ -605,6 +606,33 @@ static int cmd_comm_static(SrInterp *I, const char *arg, SrSrc *src, size_t off)
   return 0;
 }
 
+/* ---- :optimize ---- */
+
+/* F's jaxpr after the optimization pass of lib/opt (inlining, shard_map
+   fusion, CSE, DCE): what jit(F).lower(...).compile() stands for. */
+static int cmd_optimize(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
+  Target t;
+  if (parse_target(I, arg, src, off, "optimize", &t) < 0) return target_free(&t), -1;
+  SrJaxpr *j = target_jaxpr(I, &t);
+  if (!j) return target_free(&t), -1;
+  const char *nm = j->name ? j->name : "";
+  if (t.fn->kind != SR_V_JAXPR && sr_builtin_name(t.fn)) nm = sr_builtin_name(t.fn);
+  SrOptStats st;
+  SrJaxpr *o = sr_opt_optimize(j, nm, NULL, &st);
+  SrBuf b = SR_BUF_INIT;
+  sr_buf_printf(&b,
+                "# optimized: %d equation%s (was %d): inlined %d call%s, fused %d shard_map%s, merged %d (CSE), "
+                "removed %d (DCE)",
+                st.eqns_out, st.eqns_out == 1 ? "" : "s", st.eqns_in, st.inlined, st.inlined == 1 ? "" : "s",
+                st.fused, st.fused == 1 ? "" : "s", st.cse, st.dce);
+  show(I, o, t.bind, sr_buf_str(&b));
+  sr_buf_free(&b);
+  sr_program_unref(o->prog);
+  sr_program_unref(j->prog);
+  target_free(&t);
+  return 0;
+}
+
 /* ---- :gradcheck ---- */
 
 /* Deterministic directions in [-1, 1]. */
@@ -824,6 +852,8 @@ void sr_ad_commands_init(void) {
       {"grad", NULL, "F [ARGNUMS]", "print jax.jit(jax.grad(F, ARGNUMS)).trace(...).jaxpr; `as NAME` binds it", cmd_grad},
       {"comm-static", NULL, "F", "list F's equations that imply communication, with their nesting path",
        cmd_comm_static},
+      {"optimize", NULL, "F", "print F's jaxpr after inlining, shard_map fusion, CSE and DCE (what XLA would run)",
+       cmd_optimize},
       {"gradcheck", NULL, "F(ARGS)", "check F's JVP against finite differences (float64) and its VJP against the JVP",
        cmd_gradcheck},
   };

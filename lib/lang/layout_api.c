@@ -24,6 +24,7 @@
 #include "lang/jnp.h"
 #include "lang/objects.h"
 #include "lang/trace.h"
+#include "opt/opt.h"
 #include "prims/prim.h"
 #include "util/intern.h"
 #include "util/mem.h"
@@ -997,9 +998,21 @@ static SrVal *m_compile(SrInterp *I, SrArgs *a) {
   return compile_stage(I, s);
 }
 
+/* The text of lib/opt: the program as traced (lowered), or after the
+   optimization pass that stands for XLA's (compiled). */
 static SrVal *m_as_text(SrInterp *I, SrArgs *a) {
-  (void)a;
-  return sr_raise(I, "NotImplementedError", "shardrepl does not lower to StableHLO or compile with XLA: there is no text");
+  (void)I;
+  Stage *s = stage_of(a->self);
+  SrBuf b = SR_BUF_INIT;
+  if (s->kind == ST_COMPILED) {
+    SrJaxpr *o = sr_opt_optimize(s->jaxpr->jx.jaxpr, s->name, &b, NULL);
+    sr_program_unref(o->prog);
+  } else {
+    sr_opt_text(s->jaxpr->jx.jaxpr, s->name, &b);
+  }
+  SrVal *r = sr_str(NULL, b.p ? b.p : "", b.len);
+  sr_buf_free(&b);
+  return r;
 }
 
 static SrVal *stage_getattr(SrInterp *I, SrVal *self, const char *name) {

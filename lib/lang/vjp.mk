@@ -4,7 +4,8 @@
 ## that jit(...).lower(...).compile() and :optimize show (lib/opt/).
 
 lib_libshardrepl_a_SOURCES += \
-	lib/lang/vjp.h lib/lang/vjp_api.c lib/lang/custom_vjp.c
+	lib/lang/vjp.h lib/lang/vjp_api.c lib/lang/custom_vjp.c \
+	lib/opt/opt.h lib/opt/opt.c
 
 ## Golden scripts: the seed walkthrough and the bad-input cases.
 VJP_GOLDEN =

@@ -1,0 +1,702 @@
+/* opt.c: the optimization pass of opt.h -- inlining, shard_map fusion,
+ * CSE and DCE -- over a working copy of the program, and the text
+ * listing of a jaxpr.
+ *
+ * The working copy (OBody, OEqn, OVar) is mutable where SrJaxprs are not:
+ * an OVar merged into another points at it (repl), an equation found dead
+ * is marked, and a shard_map's body is an OBody of its own.  The result
+ * is emitted into a new program at the end; params are the source
+ * program's values, which the new program keeps alive (sr_program_dep).
+ */
+#include "opt/opt.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prims/prim.h"
+#include "util/intern.h"
+#include "util/mem.h"
+
+typedef struct OVar {
+  const SrType *type;
+  const SrVar *lit;      /* a literal of the source program, or NULL */
+  struct OVar *repl;     /* merged into this one (CSE, fusion) */
+  uint8_t drop;          /* nothing reads it (printed `_`) */
+  uint8_t live;
+  SrVar *emitted;        /* its var in the jaxpr being emitted */
+} OVar;
+
+struct OBody;
+
+typedef struct OEqn {
+  const SrPrim *prim;
+  int nin, nout;
+  OVar **in, **out;
+  const SrParam *params;
+  int nparams;
+  struct OBody *body;    /* shard_map: its body, worked on */
+  SrVal **in_specs, **out_specs; /* shard_map: per operand / result */
+  uint8_t dead;
+} OEqn;
+
+typedef struct OBody {
+  int nin, nout, neqn, cap;
+  OVar **in, **out;
+  OEqn **eqns;
+  const SrJaxpr *src;    /* the jaxpr it came from (constvars) */
+} OBody;
+
+typedef struct Opt {
+  SrArena *a;
+  SrProgram *prog;       /* the result's */
+  SrOptStats st;
+} Opt;
+
+static const char *k_jaxpr, *k_call_jaxpr, *k_in_specs, *k_out_specs, *k_mesh, *k_check_vma,
+    *k_manual, *k_axis_names;
+
+static OVar *find(OVar *v) {
+  while (v->repl) v = v->repl;
+  return v;
+}
+
+static OVar *ovar(Opt *o, const SrType *t) {
+  OVar *v = SR_NEW(o->a, OVar);
+  v->type = t;
+  return v;
+}
+
+static void push_eqn(Opt *o, OBody *b, OEqn *e) {
+  if (b->neqn == b->cap) {
+    b->cap = b->cap ? 2 * b->cap : 16;
+    OEqn **n = SR_NEWN(o->a, OEqn *, b->cap);
+    if (b->neqn) memcpy(n, b->eqns, (size_t)b->neqn * sizeof *n);
+    b->eqns = n;
+  }
+  b->eqns[b->neqn++] = e;
+}
+
+static SrVal *eparam(const SrParam *ps, int n, const char *key) {
+  for (int i = 0; i < n; i++)
+    if (ps[i].key == key) return ps[i].val;
+  return NULL;
+}
+
+static int is_inlined_call(const SrEqn *e) {
+  int id = e->prim->id;
+  return id == SR_P_jit || id == SR_P_pjit || id == SR_P_closed_call || id == SR_P_core_call ||
+         id == SR_P_custom_jvp_call || id == SR_P_custom_vjp_call || id == SR_P_custom_vjp_call_jaxpr;
+}
+
+static const SrJaxpr *call_body(const SrEqn *e) {
+  SrVal *v = sr_eqn_param(e, k_jaxpr);
+  if (!v) v = sr_eqn_param(e, k_call_jaxpr);
+  if (!v) v = sr_eqn_param(e, sr_intern_cstr("fun_jaxpr"));
+  return v && v->kind == SR_V_JAXPR ? v->jx.jaxpr : NULL;
+}
+
+/* ---- 1. import, inlining calls ---- */
+
+static void import_into(Opt *o, OBody *b, const SrJaxpr *j, OVar **args);
+
+static OBody *import_body(Opt *o, const SrJaxpr *j) {
+  OBody *b = SR_NEW(o->a, OBody);
+  b->src = j;
+  b->nin = (int)j->nin;
+  b->in = SR_NEWN(o->a, OVar *, b->nin + 1);
+  for (int i = 0; i < b->nin; i++) b->in[i] = ovar(o, j->invars[i]->type);
+  import_into(o, b, j, b->in);
+  return b;
+}
+
+/* The eqns of j appended to b, with j's inputs (constvars first) bound to
+   args; b->out gets j's outputs when b is j's own body. */
+static OVar **import_eqns(Opt *o, OBody *b, const SrJaxpr *j, OVar **args) {
+  OVar **map = SR_NEWN(o->a, OVar *, j->nvars + 1);
+  memset(map, 0, (j->nvars + 1) * sizeof *map);
+  for (uint32_t i = 0; i < j->nin; i++) map[j->invars[i]->id] = args[i];
+  for (uint32_t k = 0; k < j->neqn; k++) {
+    const SrEqn *e = &j->eqns[k];
+    OVar **in = SR_NEWN(o->a, OVar *, e->nin + 1);
+    for (uint32_t i = 0; i < e->nin; i++) {
+      const SrVar *v = e->in[i];
+      if (v->kind == SR_LIT) {
+        OVar *l = ovar(o, v->type);
+        l->lit = v;
+        in[i] = l;
+      } else {
+        in[i] = map[v->id];
+      }
+    }
+    const SrJaxpr *cb = is_inlined_call(e) ? call_body(e) : NULL;
+    if (cb && cb->nconst == 0 && sr_nargs(cb) == e->nin && cb->nout == e->nout) {
+      /* XLA inlines calls: the body's equations, here */
+      OVar **outs = import_eqns(o, b, cb, in);
+      for (uint32_t i = 0; i < e->nout; i++)
+        if (e->out[i]->kind != SR_DROP) map[e->out[i]->id] = outs[i];
+      o->st.inlined++;
+      continue;
+    }
+    OEqn *q = SR_NEW(o->a, OEqn);
+    q->prim = e->prim;
+    q->nin = (int)e->nin;
+    q->nout = (int)e->nout;
+    q->in = in;
+    q->out = SR_NEWN(o->a, OVar *, e->nout + 1);
+    q->params = e->params;
+    q->nparams = (int)e->nparams;
+    for (uint32_t i = 0; i < e->nout; i++) {
+      q->out[i] = ovar(o, e->out[i]->type);
+      if (e->out[i]->kind == SR_DROP) q->out[i]->drop = 1;
+      else map[e->out[i]->id] = q->out[i];
+    }
+    if (e->prim->id == SR_P_shard_map) {
+      SrVal *jv = sr_eqn_param(e, k_jaxpr), *is = sr_eqn_param(e, k_in_specs), *os = sr_eqn_param(e, k_out_specs);
+      if (jv && jv->kind == SR_V_JAXPR && jv->jx.jaxpr->nconst == 0 && is && sr_is_seq(is) &&
+          is->seq.n == q->nin && os && sr_is_seq(os) && os->seq.n == q->nout) {
+        q->body = import_body(o, jv->jx.jaxpr);
+        q->in_specs = SR_NEWN(o->a, SrVal *, q->nin + 1);
+        q->out_specs = SR_NEWN(o->a, SrVal *, q->nout + 1);
+        for (int i = 0; i < q->nin; i++) q->in_specs[i] = is->seq.items[i];
+        for (int i = 0; i < q->nout; i++) q->out_specs[i] = os->seq.items[i];
+      }
+    }
+    push_eqn(o, b, q);
+  }
+  OVar **outs = SR_NEWN(o->a, OVar *, j->nout + 1);
+  for (uint32_t i = 0; i < j->nout; i++) {
+    const SrVar *v = j->outvars[i];
+    if (v->kind == SR_LIT) {
+      outs[i] = ovar(o, v->type);
+      outs[i]->lit = v;
+    } else {
+      outs[i] = map[v->id];
+    }
+  }
+  return outs;
+}
+
+static void import_into(Opt *o, OBody *b, const SrJaxpr *j, OVar **args) {
+  b->out = import_eqns(o, b, j, args);
+  b->nout = (int)j->nout;
+}
+
+static int count_eqns(const OBody *b) {
+  int n = 0;
+  for (int k = 0; k < b->neqn; k++) {
+    if (b->eqns[k]->dead) continue;
+    n++;
+    if (b->eqns[k]->body) n += count_eqns(b->eqns[k]->body);
+  }
+  return n;
+}
+
+/* ---- 2. shard_map fusion ---- */
+
+static int same_param(const OEqn *a, const OEqn *b, const char *key) {
+  SrVal *x = eparam(a->params, a->nparams, key), *y = eparam(b->params, b->nparams, key);
+  if (!x || !y) return x == y;
+  return sr_val_equal(x, y);
+}
+
+static int spec_eq(SrVal *a, SrVal *b) { return a == b || sr_val_equal(a, b); }
+
+/* Joins shard_map B (at ib) into A (at ia < ib) when nothing between them
+   that depends on A feeds B.  Returns 1 when it did. */
+static int fuse_pair(Opt *o, OBody *b, int ia, int ib) {
+  OEqn *A = b->eqns[ia], *B = b->eqns[ib];
+  if (!same_param(A, B, k_mesh) || !same_param(A, B, k_check_vma) || !same_param(A, B, k_manual) ||
+      !same_param(A, B, k_axis_names))
+    return 0;
+  /* the equations between that depend on A */
+  int n = ib - ia - 1;
+  uint8_t *dep = SR_NEWN(o->a, uint8_t, n + 1);
+  memset(dep, 0, (size_t)n + 1);
+  for (int k = 0; k < A->nout; k++) find(A->out[k])->live = 2; /* a mark */
+  for (int k = ia + 1; k < ib; k++) {
+    OEqn *e = b->eqns[k];
+    if (e->dead) continue;
+    int d = 0;
+    for (int i = 0; i < e->nin && !d; i++) d = find(e->in[i])->live == 2;
+    if (d) {
+      dep[k - ia - 1] = 1;
+      for (int i = 0; i < e->nout; i++) find(e->out[i])->live = 2;
+    }
+  }
+  int ok = 1;
+  for (int i = 0; i < B->nin && ok; i++) {
+    OVar *v = find(B->in[i]);
+    if (v->live != 2) continue;
+    int k;
+    for (k = 0; k < A->nout; k++)
+      if (find(A->out[k]) == v) break;
+    ok = k < A->nout && spec_eq(A->out_specs[k], B->in_specs[i]);
+  }
+  /* clear the marks */
+  for (int k = 0; k < A->nout; k++) find(A->out[k])->live = 0;
+  for (int k = ia + 1; k < ib; k++)
+    for (int i = 0; i < b->eqns[k]->nout; i++) find(b->eqns[k]->out[i])->live = 0;
+  if (!ok) return 0;
+  /* B's body inputs: A's results or operands (the same value in the same
+     spec), or new operands of the joined shard_map */
+  OBody *ab = A->body, *bb = B->body;
+  int nin = A->nin + B->nin;
+  OVar **in = SR_NEWN(o->a, OVar *, nin + 1), **bin = SR_NEWN(o->a, OVar *, nin + 1);
+  SrVal **ispec = SR_NEWN(o->a, SrVal *, nin + 1);
+  memcpy(in, A->in, (size_t)A->nin * sizeof *in);
+  memcpy(bin, ab->in, (size_t)A->nin * sizeof *bin);
+  memcpy(ispec, A->in_specs, (size_t)A->nin * sizeof *ispec);
+  int m = A->nin;
+  for (int i = 0; i < B->nin; i++) {
+    OVar *v = find(B->in[i]);
+    OVar *to = NULL;
+    for (int k = 0; k < A->nout && !to; k++)
+      if (find(A->out[k]) == v && spec_eq(A->out_specs[k], B->in_specs[i])) to = ab->out[k];
+    for (int k = 0; k < m && !to; k++)
+      if (find(in[k]) == v && spec_eq(ispec[k], B->in_specs[i])) to = bin[k];
+    if (to) {
+      bb->in[i]->repl = find(to);
+    } else {
+      in[m] = B->in[i];
+      bin[m] = bb->in[i];
+      ispec[m] = B->in_specs[i];
+      m++;
+    }
+  }
+  int nout = A->nout + B->nout;
+  OVar **out = SR_NEWN(o->a, OVar *, nout + 1), **bout = SR_NEWN(o->a, OVar *, nout + 1);
+  SrVal **ospec = SR_NEWN(o->a, SrVal *, nout + 1);
+  memcpy(out, A->out, (size_t)A->nout * sizeof *out);
+  memcpy(out + A->nout, B->out, (size_t)B->nout * sizeof *out);
+  memcpy(bout, ab->out, (size_t)A->nout * sizeof *bout);
+  memcpy(bout + A->nout, bb->out, (size_t)B->nout * sizeof *bout);
+  memcpy(ospec, A->out_specs, (size_t)A->nout * sizeof *ospec);
+  memcpy(ospec + A->nout, B->out_specs, (size_t)B->nout * sizeof *ospec);
+  OBody *nb = SR_NEW(o->a, OBody);
+  nb->src = ab->src;
+  nb->nin = m;
+  nb->in = bin;
+  nb->nout = nout;
+  nb->out = bout;
+  for (int k = 0; k < ab->neqn; k++) push_eqn(o, nb, ab->eqns[k]);
+  for (int k = 0; k < bb->neqn; k++) push_eqn(o, nb, bb->eqns[k]);
+  OEqn *J = SR_NEW(o->a, OEqn);
+  *J = *A;
+  J->nin = m;
+  J->in = in;
+  J->in_specs = ispec;
+  J->nout = nout;
+  J->out = out;
+  J->out_specs = ospec;
+  J->body = nb;
+  /* the order: before A; between, not depending on A; J; between,
+     depending on A; after B */
+  OEqn **order = SR_NEWN(o->a, OEqn *, b->neqn + 1);
+  int w = 0;
+  for (int k = 0; k < ia; k++) order[w++] = b->eqns[k];
+  for (int k = ia + 1; k < ib; k++)
+    if (!dep[k - ia - 1]) order[w++] = b->eqns[k];
+  order[w++] = J;
+  for (int k = ia + 1; k < ib; k++)
+    if (dep[k - ia - 1]) order[w++] = b->eqns[k];
+  for (int k = ib + 1; k < b->neqn; k++) order[w++] = b->eqns[k];
+  b->eqns = order;
+  b->neqn = w;
+  b->cap = w;
+  o->st.fused++;
+  return 1;
+}
+
+static void fuse(Opt *o, OBody *b) {
+  for (int again = 1; again;) {
+    again = 0;
+    for (int ia = 0; ia < b->neqn && !again; ia++) {
+      if (!b->eqns[ia]->body || b->eqns[ia]->dead) continue;
+      for (int ib = ia + 1; ib < b->neqn && !again; ib++)
+        if (b->eqns[ib]->body && !b->eqns[ib]->dead && b->eqns[ib]->prim == b->eqns[ia]->prim)
+          again = fuse_pair(o, b, ia, ib);
+    }
+  }
+  for (int k = 0; k < b->neqn; k++)
+    if (b->eqns[k]->body) fuse(o, b->eqns[k]->body);
+}
+
+/* ---- 3. CSE ---- */
+
+static int lit_equal(const SrVar *a, const SrVar *b) {
+  if (a->type != b->type) return 0;
+  if (a->text && b->text) return strcmp(a->text, b->text) == 0;
+  return memcmp(&a->val, &b->val, sizeof a->val) == 0;
+}
+
+static int atom_equal(OVar *x, OVar *y) {
+  x = find(x);
+  y = find(y);
+  if (x == y) return 1;
+  return x->lit && y->lit && lit_equal(x->lit, y->lit);
+}
+
+static int params_equal(const OEqn *a, const OEqn *b) {
+  if (a->nparams != b->nparams) return 0;
+  for (int i = 0; i < a->nparams; i++)
+    if (a->params[i].key != b->params[i].key || !sr_val_equal(a->params[i].val, b->params[i].val)) return 0;
+  return 1;
+}
+
+/* Primitives CSE leaves alone: barriers, and what has effects. */
+static int no_cse(const OEqn *e) {
+  if (e->prim->id == SR_P_optimization_barrier || e->body) return 1;
+  const char *n = e->prim->name;
+  return strstr(n, "callback") || strstr(n, "print") || strstr(n, "random_seed") || strstr(n, "rng");
+}
+
+static uint64_t eqn_hash(const OEqn *e) {
+  uint64_t h = (uint64_t)(uintptr_t)e->prim * 1099511628211ull;
+  for (int i = 0; i < e->nin; i++) {
+    OVar *v = find(e->in[i]);
+    uint64_t x = v->lit ? (uint64_t)(uintptr_t)v->type * 31 + (uint64_t)v->lit->val.i : (uint64_t)(uintptr_t)v;
+    h = (h ^ x) * 1099511628211ull;
+  }
+  return h ^ (uint64_t)e->nout;
+}
+
+static void cse(Opt *o, OBody *b) {
+  int cap = 16;
+  while (cap < 2 * b->neqn + 2) cap *= 2;
+  OEqn **tab = SR_NEWN(o->a, OEqn *, cap);
+  memset(tab, 0, (size_t)cap * sizeof *tab);
+  for (int k = 0; k < b->neqn; k++) {
+    OEqn *e = b->eqns[k];
+    if (e->dead) continue;
+    if (e->body) {
+      cse(o, e->body);
+      continue;
+    }
+    if (no_cse(e)) continue;
+    uint64_t h = eqn_hash(e);
+    size_t s = (size_t)(h & (uint64_t)(cap - 1));
+    OEqn *hit = NULL;
+    for (; tab[s]; s = (s + 1) & (size_t)(cap - 1)) {
+      OEqn *p = tab[s];
+      if (p->prim != e->prim || p->nin != e->nin || p->nout != e->nout) continue;
+      int same = 1;
+      for (int i = 0; i < e->nin && same; i++) same = atom_equal(p->in[i], e->in[i]);
+      for (int i = 0; i < e->nout && same; i++) same = p->out[i]->type == e->out[i]->type;
+      if (same && params_equal(p, e)) {
+        hit = p;
+        break;
+      }
+    }
+    if (!hit) {
+      tab[s] = e;
+      continue;
+    }
+    for (int i = 0; i < e->nout; i++) e->out[i]->repl = find(hit->out[i]);
+    e->dead = 1;
+    o->st.cse++;
+  }
+}
+
+/* ---- 4. DCE ---- */
+
+static int has_effects(const OEqn *e) {
+  const char *n = e->prim->name;
+  return strstr(n, "callback") || strstr(n, "print") != NULL;
+}
+
+static void dce(Opt *o, OBody *b) {
+  for (int i = 0; i < b->nout; i++) find(b->out[i])->live = 1;
+  for (int k = b->neqn - 1; k >= 0; k--) {
+    OEqn *e = b->eqns[k];
+    if (e->dead) continue;
+    int any = has_effects(e);
+    for (int i = 0; i < e->nout; i++) any |= find(e->out[i])->live;
+    if (!any) {
+      e->dead = 1;
+      o->st.dce++;
+      continue;
+    }
+    if (e->body) {
+      /* drop the unused results, then the operands the body no longer
+         reads */
+      OBody *sb = e->body;
+      int w = 0;
+      for (int i = 0; i < e->nout; i++)
+        if (find(e->out[i])->live) {
+          e->out[w] = e->out[i];
+          sb->out[w] = sb->out[i];
+          e->out_specs[w] = e->out_specs[i];
+          w++;
+        }
+      e->nout = sb->nout = w;
+      for (int i = 0; i < sb->nin; i++) sb->in[i]->live = 0;
+      dce(o, sb);
+      w = 0;
+      for (int i = 0; i < e->nin; i++)
+        if (sb->in[i]->live) {
+          e->in[w] = e->in[i];
+          sb->in[w] = sb->in[i];
+          e->in_specs[w] = e->in_specs[i];
+          w++;
+        }
+      e->nin = sb->nin = w;
+    }
+    for (int i = 0; i < e->nin; i++) find(e->in[i])->live = 1;
+  }
+}
+
+/* ---- emitting the result ---- */
+
+static SrVar *emit_atom(SrJaxprBuilder *jb, OVar *v) {
+  v = find(v);
+  if (v->lit) return (SrVar *)v->lit;
+  if (!v->emitted) v->emitted = sr_jb_var(jb, v->type);
+  return v->emitted;
+}
+
+static SrJaxpr *emit_body(Opt *o, OBody *b, int top);
+
+static SrVal *spec_tuple(Opt *o, SrVal **specs, int n) {
+  SrVal *t = sr_seq(o->prog->arena, SR_V_TUPLE, n);
+  for (int i = 0; i < n; i++) sr_seq_push(o->prog->arena, t, sr_val_to_prog(o->prog, specs[i]));
+  return t;
+}
+
+static SrJaxpr *emit_body(Opt *o, OBody *b, int top) {
+  SrJaxprBuilder jb;
+  sr_jb_init(&jb, o->prog);
+  uint32_t nc = top ? b->src->nconst : 0;
+  for (int i = 0; i < b->nin; i++) {
+    OVar *v = b->in[i];
+    v->emitted = sr_jb_var(&jb, v->type);
+    if ((uint32_t)i < nc) {
+      SrVal *c = b->src->consts ? b->src->consts[i] : NULL;
+      sr_jb_constvar(&jb, v->emitted, c);
+    } else {
+      sr_jb_invar(&jb, v->emitted);
+    }
+  }
+  for (int k = 0; k < b->neqn; k++) {
+    OEqn *e = b->eqns[k];
+    if (e->dead) continue;
+    SrVar **in = SR_NEWN(o->a, SrVar *, e->nin + 1), **out = SR_NEWN(o->a, SrVar *, e->nout + 1);
+    for (int i = 0; i < e->nin; i++) in[i] = emit_atom(&jb, e->in[i]);
+    SrParam *ps = SR_NEWN(o->a, SrParam, e->nparams + 1);
+    for (int i = 0; i < e->nparams; i++) {
+      ps[i].key = e->params[i].key;
+      SrVal *v = e->params[i].val;
+      if (e->body && ps[i].key == k_jaxpr) v = sr_jaxpr_val(o->prog->arena, emit_body(o, e->body, 0));
+      else if (e->body && ps[i].key == k_in_specs) v = spec_tuple(o, e->in_specs, e->nin);
+      else if (e->body && ps[i].key == k_out_specs) v = spec_tuple(o, e->out_specs, e->nout);
+      else v = sr_val_to_prog(o->prog, v);
+      ps[i].val = v;
+    }
+    for (int i = 0; i < e->nout; i++) {
+      OVar *v = e->out[i];
+      /* results nobody reads print as `_` */
+      v->emitted = !v->live ? sr_jb_drop(&jb, v->type) : sr_jb_var(&jb, v->type);
+      out[i] = v->emitted;
+    }
+    sr_jb_eqn(&jb, e->prim, (uint32_t)e->nin, in, (uint32_t)e->nout, out, (uint32_t)e->nparams, ps);
+  }
+  for (int i = 0; i < b->nout; i++) sr_jb_outvar(&jb, emit_atom(&jb, b->out[i]));
+  SrJaxpr *r = sr_jb_finish(&jb);
+  r->name = b->src->name;
+  return r;
+}
+
+/* ---- the text listing ---- */
+
+static const char *opcode(const SrPrim *p, char *buf, size_t n) {
+  switch (p->id) {
+  case SR_P_all_gather: case SR_P_all_gather_invariant: case SR_P_all_gather_reduced: return "all-gather";
+  case SR_P_psum: case SR_P_psum_invariant: case SR_P_unreduced_psum:
+  case SR_P_pmax: case SR_P_pmin: return "all-reduce";
+  case SR_P_reduce_scatter: case SR_P_unreduced_reduce_scatter: return "reduce-scatter";
+  case SR_P_ppermute: return "collective-permute";
+  case SR_P_all_to_all: return "all-to-all";
+  case SR_P_optimization_barrier: return "opt-barrier";
+  case SR_P_shard_map: return "shard-map";
+  default: break;
+  }
+  snprintf(buf, n, "%s", p->name);
+  for (char *c = buf; *c; c++)
+    if (*c == '_') *c = '-';
+  return buf;
+}
+
+typedef struct Txt {
+  SrBuf *b;
+  int next;              /* the next value number */
+} Txt;
+
+static void txt_jaxpr(Txt *t, const SrJaxpr *j, int *ids, const char *path, int depth);
+
+static void indent(SrBuf *b, int d) {
+  for (int i = 0; i < d; i++) sr_buf_puts(b, "  ");
+}
+
+static void txt_atom(Txt *t, const SrVar *v, const int *ids) {
+  if (v->kind == SR_LIT) {
+    sr_lit_value_text(t->b, v);
+    sr_buf_printf(t->b, ":%s", v->type ? sr_type_short(v->type) : "?");
+  } else {
+    sr_buf_printf(t->b, "%%%d", ids[v->id]);
+  }
+}
+
+/* op_name paths, as XLA's metadata names them (jit(f)/shard_map/...) */
+static void sub_path(SrBuf *b, const char *path, const SrEqn *e, const char *key, int s) {
+  sr_buf_puts(b, path);
+  switch (e->prim->id) {
+  case SR_P_jit: case SR_P_pjit: {
+    SrVal *nm = sr_eqn_param(e, sr_intern_cstr("name"));
+    if (nm && (nm->kind == SR_V_STR || nm->kind == SR_V_WORD)) sr_buf_printf(b, "/jit(%.*s)", (int)nm->str.n, nm->str.s);
+    else sr_buf_puts(b, "/jit");
+    break;
+  }
+  case SR_P_scan: sr_buf_puts(b, "/while/body"); break;
+  case SR_P_while: sr_buf_puts(b, strcmp(key, "cond_jaxpr") == 0 ? "/while/cond" : "/while/body"); break;
+  case SR_P_cond: sr_buf_printf(b, "/cond/branch_%d", s); break;
+  default: sr_buf_printf(b, "/%s", e->prim->name); break;
+  }
+}
+
+static void txt_eqn(Txt *t, const SrEqn *e, int *ids, const char *path, int depth) {
+  SrBuf *b = t->b;
+  char op[64];
+  indent(b, depth);
+  for (uint32_t i = 0; i < e->nout; i++) {
+    if (i) sr_buf_puts(b, ", ");
+    if (e->out[i]->kind == SR_DROP) {
+      sr_buf_printf(b, "_:%s", sr_type_short(e->out[i]->type));
+    } else {
+      ids[e->out[i]->id] = t->next++;
+      sr_buf_printf(b, "%%%d:%s", ids[e->out[i]->id], sr_type_short(e->out[i]->type));
+    }
+  }
+  sr_buf_printf(b, " = %s(", opcode(e->prim, op, sizeof op));
+  for (uint32_t i = 0; i < e->nin; i++) {
+    if (i) sr_buf_puts(b, ", ");
+    txt_atom(t, e->in[i], ids);
+  }
+  sr_buf_putc(b, ')');
+  SrJaxpr *subs[64];
+  int nsub = 0;
+  for (uint32_t p = 0; p < e->nparams; p++) {
+    int ns = sr_param_jaxprs(e->params[p].val, subs, 64);
+    if (ns > 0) {
+      nsub += ns;
+      continue;
+    }
+    sr_buf_printf(b, ", %s=", e->params[p].key);
+    sr_val_repr(b, e->params[p].val);
+  }
+  sr_buf_printf(b, ", op_name=\"%s/%s\"", path, e->prim->name);
+  if (!nsub) {
+    sr_buf_putc(b, '\n');
+    return;
+  }
+  sr_buf_puts(b, " {\n");
+  for (uint32_t p = 0; p < e->nparams; p++) {
+    int ns = sr_param_jaxprs(e->params[p].val, subs, 64);
+    for (int s = 0; s < ns && s < 64; s++) {
+      SrBuf sp = SR_BUF_INIT;
+      sub_path(&sp, path, e, e->params[p].key, s);
+      indent(b, depth + 1);
+      sr_buf_printf(b, "%s:\n", e->params[p].key);
+      int *sids = sr_xcalloc(subs[s]->nvars + 1, sizeof *sids);
+      txt_jaxpr(t, subs[s], sids, sr_buf_str(&sp), depth + 2);
+      free(sids);
+      sr_buf_free(&sp);
+    }
+  }
+  indent(b, depth);
+  sr_buf_puts(b, "}\n");
+}
+
+static void txt_jaxpr(Txt *t, const SrJaxpr *j, int *ids, const char *path, int depth) {
+  SrBuf *b = t->b;
+  indent(b, depth);
+  sr_buf_putc(b, '(');
+  for (uint32_t i = 0; i < j->nin; i++) {
+    ids[j->invars[i]->id] = t->next++;
+    sr_buf_printf(b, "%s%%%d:%s", i ? ", " : "", ids[j->invars[i]->id], sr_type_short(j->invars[i]->type));
+  }
+  sr_buf_puts(b, ")\n");
+  for (uint32_t k = 0; k < j->neqn; k++) txt_eqn(t, &j->eqns[k], ids, path, depth);
+  indent(b, depth);
+  sr_buf_puts(b, "return (");
+  for (uint32_t i = 0; i < j->nout; i++) {
+    if (i) sr_buf_puts(b, ", ");
+    txt_atom(t, j->outvars[i], ids);
+  }
+  sr_buf_puts(b, ")\n");
+}
+
+static void text_of(const SrJaxpr *j, const char *name, const char *what, const SrOptStats *st, SrBuf *out) {
+  sr_buf_printf(out, "// shardrepl program jit(%s), %s", name ? name : "", what);
+  if (st)
+    sr_buf_printf(out, ": %d equation%s (was %d): inlined %d call%s, fused %d shard_map%s, merged %d (CSE), removed "
+                       "%d (DCE)",
+                  st->eqns_out, st->eqns_out == 1 ? "" : "s", st->eqns_in, st->inlined, st->inlined == 1 ? "" : "s",
+                  st->fused, st->fused == 1 ? "" : "s", st->cse, st->dce);
+  sr_buf_puts(out, "\nmain {\n");
+  Txt t = {out, 0};
+  int *ids = sr_xcalloc(j->nvars + 1, sizeof *ids);
+  SrBuf path = SR_BUF_INIT;
+  sr_buf_printf(&path, "jit(%s)", name ? name : "");
+  txt_jaxpr(&t, j, ids, sr_buf_str(&path), 1);
+  sr_buf_free(&path);
+  free(ids);
+  sr_buf_puts(out, "}\n");
+}
+
+void sr_opt_text(const SrJaxpr *j, const char *name, SrBuf *text) { text_of(j, name, "as traced", NULL, text); }
+
+static void keys_init(void) {
+  if (k_jaxpr) return;
+  k_jaxpr = sr_intern_cstr("jaxpr");
+  k_call_jaxpr = sr_intern_cstr("call_jaxpr");
+  k_in_specs = sr_intern_cstr("in_specs");
+  k_out_specs = sr_intern_cstr("out_specs");
+  k_mesh = sr_intern_cstr("mesh");
+  k_check_vma = sr_intern_cstr("check_vma");
+  k_manual = sr_intern_cstr("newly_manual_axes");
+  k_axis_names = sr_intern_cstr("axis_names");
+}
+
+static int count_src(const SrJaxpr *j) {
+  int n = 0;
+  for (uint32_t k = 0; k < j->neqn; k++) {
+    const SrEqn *e = &j->eqns[k];
+    n++;
+    SrJaxpr *subs[64];
+    for (uint32_t p = 0; p < e->nparams; p++) {
+      int ns = sr_param_jaxprs(e->params[p].val, subs, 64);
+      for (int s = 0; s < ns && s < 64; s++) n += count_src(subs[s]);
+    }
+  }
+  return n;
+}
+
+SrJaxpr *sr_opt_optimize(const SrJaxpr *j, const char *name, SrBuf *text, SrOptStats *stats) {
+  keys_init();
+  Opt o = {0};
+  o.a = sr_arena_new();
+  o.prog = sr_program_new();
+  sr_program_dep(o.prog, j->prog);
+  o.st.eqns_in = count_src(j);
+  OBody *b = import_body(&o, j);
+  fuse(&o, b);
+  cse(&o, b);
+  dce(&o, b);
+  o.st.eqns_out = count_eqns(b);
+  SrJaxpr *r = emit_body(&o, b, 1);
+  o.prog->top = r;
+  if (text) text_of(r, name, "optimized", &o.st, text);
+  if (stats) *stats = o.st;
+  sr_arena_free(o.a);
+  return r;
+}
