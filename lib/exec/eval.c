@@ -403,6 +403,79 @@ static SrArray *literal_array(const SrVar *l) {
   return sr_array_from_data(st, NULL, buf);
 }
 
+/* XLA:CPU compiles a jitted computation with LLVM's floating-point
+   contraction on (AllowFPOpFusion::Fast): a multiply feeding an add in one
+   fusion is one fused multiply-add, rounded once.  Inside a jit (cx->fused)
+   equation k, `c = mul a b`, and k + 1, `add c d` (or `add d c`), run so
+   when c has no other use and they are float32 or float64 of one shape --
+   what JAX computes for jax.random.uniform's floats * (maxval - minval) +
+   minval.  *pos is c's position in the add. */
+static int fusable(const SrEvalCtx *cx, const SrJaxpr *j, uint32_t k, const int32_t *last, int *pos) {
+  if (!cx->fused || k + 1 >= j->neqn) return 0;
+  const SrEqn *m = &j->eqns[k], *a = &j->eqns[k + 1];
+  if (m->prim->id != SR_P_mul || a->prim->id != SR_P_add || m->nin != 2 || a->nin != 2 || m->nout != 1 ||
+      a->nout != 1)
+    return 0;
+  const SrVar *v = m->out[0];
+  if (v->kind != SR_VAR || last[v->id] != (int32_t)(k + 1) || (a->in[0] == v) == (a->in[1] == v)) return 0;
+  const SrType *t = v->type, *at = a->out[0]->type;
+  if ((t->dtype != SR_F32 && t->dtype != SR_F64) || at->dtype != t->dtype || at->ndim != t->ndim) return 0;
+  for (int i = 0; i < t->ndim; i++)
+    if (t->dims[i].size != at->dims[i].size) return 0;
+  for (uint32_t i = 0; i < m->nparams; i++)
+    if (strcmp(m->params[i].key, "out_dtype") == 0 && m->params[i].val->kind != SR_V_NONE) return 0;
+  *pos = a->in[0] == v ? 0 : 1;
+  return 1;
+}
+
+/* Runs equations k and k + 1 as one fused multiply-add (see fusable). */
+static int run_fused(SrEvalCtx *cx, const SrJaxpr *j, uint32_t k, int pos, SrArray **env, const int32_t *last) {
+  const SrEqn *m = &j->eqns[k], *a = &j->eqns[k + 1];
+  const SrVar *atoms[3] = {m->in[0], m->in[1], a->in[1 - pos]};
+  SrArray *ins[3], *outs[1] = {NULL};
+  int rc = 0;
+  for (int i = 0; i < 3; i++) {
+    SrArray *x = atoms[i]->kind == SR_LIT ? literal_array(atoms[i]) : sr_array_ref(env[atoms[i]->id]);
+    if (!x) {
+      rc = sr_ev_err(cx, "RuntimeError", "internal: a var of the jaxpr has no value");
+      ins[i] = NULL;
+      continue;
+    }
+    ins[i] = sr_array_row_major(x);
+    sr_array_unref(x);
+  }
+  const SrType *ts[1] = {a->out[0]->type};
+  SrEvalEqn e = {a->prim, NULL, 0, 3, 1, ins, ts, outs, 0};
+  if (rc == 0) {
+    sr_ev_push(cx, "add");
+    rc = sr_ev_fma(cx, &e);
+    sr_ev_pop(cx);
+  }
+  for (int i = 0; i < 3; i++) sr_array_unref(ins[i]);
+  if (rc < 0) {
+    sr_array_unref(outs[0]);
+    return -1;
+  }
+  const SrVar *ov = a->out[0];
+  if (ov->kind == SR_DROP || last[ov->id] < 0) {
+    sr_array_unref(outs[0]);
+  } else {
+    sr_array_unref(env[ov->id]);
+    env[ov->id] = outs[0];
+  }
+  for (uint32_t s = 0; s < 2; s++) {
+    const SrEqn *q = s ? a : m;
+    for (uint32_t i = 0; i < q->nin; i++) {
+      const SrVar *v = q->in[i];
+      if (v->kind == SR_VAR && last[v->id] == (int32_t)(k + s) && env[v->id]) {
+        sr_array_unref(env[v->id]);
+        env[v->id] = NULL;
+      }
+    }
+  }
+  return 0;
+}
+
 int sr_ev_jaxpr(SrEvalCtx *cx, const SrJaxpr *j, SrArray *const *in, SrArray **out) {
   uint32_t nv = j->nvars;
   for (uint32_t i = 0; i < j->nout; i++) out[i] = NULL;
@@ -430,6 +503,12 @@ int sr_ev_jaxpr(SrEvalCtx *cx, const SrJaxpr *j, SrArray *const *in, SrArray **o
   const SrType *tst[16];
   for (uint32_t k = 0; k < j->neqn && rc == 0; k++) {
     const SrEqn *q = &j->eqns[k];
+    int pos;
+    if (fusable(cx, j, k, last, &pos)) {
+      rc = run_fused(cx, j, k, pos, env, last);
+      k++;
+      continue;
+    }
     SrArray **ins = q->nin <= 16 ? ist : sr_xmalloc(q->nin * sizeof *ins);
     SrArray **outs = q->nout <= 16 ? ost : sr_xmalloc(q->nout * sizeof *outs);
     const SrType **ts = q->nout <= 16 ? tst : sr_xmalloc(q->nout * sizeof *ts);
@@ -514,4 +593,5 @@ void sr_eval_init(void) {
   sr_eval_rules_control();
   sr_eval_rules_manual();
   sr_eval_rules_sharding();
+  sr_eval_rules_random();
 }

@@ -36,6 +36,10 @@ typedef struct SrEvalCtx {
   SrDiags *d;
   const char *path[SR_EV_MAXPATH]; /* where, for the ledger */
   int depth;
+  int fused;            /* inside a jitted computation: a multiply whose
+                           only use is the next equation's add runs as one
+                           fused multiply-add, as XLA:CPU compiles it
+                           (eval.c) */
 } SrEvalCtx;
 
 typedef struct SrEvalEqn {
@@ -182,6 +186,10 @@ void sr_eval_rules_dot(void);
 void sr_eval_rules_control(void);
 void sr_eval_rules_manual(void);
 void sr_eval_rules_sharding(void);
+void sr_eval_rules_random(void);
+/* The fused multiply-add a*b + c of float32/float64 operands e->in[0..2]
+   (broadcast like an add's), as e's one result (eval_elementwise.c). */
+int sr_ev_fma(SrEvalCtx *cx, const SrEvalEqn *e);
 static inline void sr_set_eval_rule(int prim_id, SrEvalRule r) { sr_prims[prim_id].eval = (void *)r; }
 
 #endif

@@ -55,7 +55,10 @@ static int ev_call(SrEvalCtx *cx, const SrEvalEqn *e) {
   SrArray *st[16], **in = e->nin <= 16 ? st : sr_xmalloc(e->nin * sizeof *in);
   for (uint32_t i = 0; i < e->nin; i++) in[i] = sr_array_ref(e->in[i]);
   int rc = sr_ev_call_inputs(cx, e, j, in);
+  int fused = cx->fused;
+  cx->fused = 1; /* a compiled computation: eval.c's multiply-add */
   if (rc == 0) rc = call(cx, e, j, e->nin, in);
+  cx->fused = fused;
   for (uint32_t i = 0; i < e->nin; i++) sr_array_unref(in[i]);
   if (in != st) free(in);
   if (rc == 0) rc = sr_ev_call_outputs(cx, e);

@@ -5,6 +5,7 @@
  * unreduced and reduced sets (add of two unreduced values, mul of an
  * unreduced by a reduced one: the type rules have checked them), and each
  * device computes its shard.  Rank-0 operands are broadcast scalars. */
+#include <math.h>
 #include <string.h>
 
 #include "exec/eval.h"
@@ -226,6 +227,48 @@ static int ev_nary(SrEvalCtx *cx, const SrEvalEqn *e) {
     rc = sr_ev_map(cx, (int)e->nin, ops, 1, e->out, reuse_flags(e, ops, first), ew_fn, &w);
   }
   for (uint32_t k = 0; k < e->nin; k++) sr_array_unref(ops[k]);
+  return rc;
+}
+
+/* ---- the fused multiply-add of a jitted computation (eval.c) ---- */
+
+static int fma_fn(SrShardIO *io) {
+  const EwArg *w = io->arg;
+  size_t es = sr_elem_size(w->dt), n = io->out[0]->nbytes / es;
+  const int *sc = w->scalar;
+  if (w->dt == SR_F32) {
+    const float *a = io->in[0]->data, *b = io->in[1]->data, *c = io->in[2]->data;
+    float *o = io->out[0]->data;
+    for (size_t i = 0; i < n; i++) o[i] = fmaf(a[sc[0] ? 0 : i], b[sc[1] ? 0 : i], c[sc[2] ? 0 : i]);
+  } else {
+    const double *a = io->in[0]->data, *b = io->in[1]->data, *c = io->in[2]->data;
+    double *o = io->out[0]->data;
+    for (size_t i = 0; i < n; i++) o[i] = fma(a[sc[0] ? 0 : i], b[sc[1] ? 0 : i], c[sc[2] ? 0 : i]);
+  }
+  return 0;
+}
+
+int sr_ev_fma(SrEvalCtx *cx, const SrEvalEqn *e) {
+  const SrType *t = e->out_type[0];
+  const SrMesh *m = sr_ev_mesh_for(cx, e, t);
+  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
+  EwArg w;
+  memset(&w, 0, sizeof w);
+  w.prim = SR_P_add;
+  w.nin = 3;
+  w.dt = t->dtype;
+  SrArray *ops[3] = {0};
+  int rc = 0;
+  for (uint32_t k = 0; k < 3 && rc == 0; k++) {
+    ops[k] = operand(cx, e, k, m, l, (int)t->dtype);
+    if (!ops[k]) rc = -1;
+    else w.scalar[k] = ops[k]->type->ndim == 0 && t->ndim > 0;
+  }
+  if (rc == 0) {
+    e->out[0] = sr_array_new(t, sr_layout_with_dtype(l, t->dtype), m);
+    rc = sr_ev_map(cx, 3, ops, 1, e->out, 0, fma_fn, &w);
+  }
+  for (int k = 0; k < 3; k++) sr_array_unref(ops[k]);
   return rc;
 }
 

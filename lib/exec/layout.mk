@@ -10,11 +10,14 @@
 
 lib_libshardrepl_a_SOURCES += \
 	lib/exec/layout.c lib/exec/layout.h \
-	lib/lang/layout_api.c lib/lang/layout_api.h
+	lib/lang/layout_api.c lib/lang/layout_api.h \
+	lib/prims/rules_random.c lib/exec/eval_random.c \
+	lib/lang/random_api.c lib/lang/random_api.h
 
 LAYOUT_GOLDEN = \
 	tests/golden/layout_api.jxr \
 	tests/golden/layout_jit.jxr \
+	tests/golden/random_jit.jxr \
 	examples/seeds/sharding_ad_values.jxr
 
 GOLDEN_TESTS += $(LAYOUT_GOLDEN)

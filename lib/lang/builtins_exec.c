@@ -15,6 +15,7 @@
 #include "lang/jaxstate.h"
 #include "lang/jnp.h"
 #include "lang/layout_api.h"
+#include "lang/random_api.h"
 #include "lang/objects.h"
 #include "lang/trace.h"
 #include "prims/rule.h"
@@ -747,6 +748,7 @@ static int seed_of(SrInterp *I, SrVal *v, int64_t *seed) {
 static SrVal *random_key(SrInterp *I, SrArgs *a, int legacy) {
   SrVal *p[2];
   if (sr_args_parse(I, a, legacy ? "PRNGKey" : "key", "seed, *, impl=", p) < 0) return NULL;
+  if (sr_random_traced(I, p[0])) return sr_random_key_traced(I, p[0], legacy);
   int64_t seed;
   if (seed_of(I, p[0], &seed) < 0) return NULL;
   uint32_t k[2];
@@ -801,6 +803,7 @@ static SrVal *bi_fold_in(SrInterp *I, SrArgs *a) {
 static SrVal *bi_key_data(SrInterp *I, SrArgs *a) {
   SrVal *p[1];
   if (sr_args_parse(I, a, "key_data", "keys", p) < 0) return NULL;
+  if (sr_random_traced(I, p[0])) return sr_random_key_data_traced(I, p[0]);
   int legacy;
   const SrType *kt;
   int64_t nk;
@@ -867,6 +870,8 @@ static SrVal *random_values(SrInterp *I, SrArgs *a, int kind) {
     if (p[3] && sr_as_float(I, p[3], "minval", &r.lo) < 0) return NULL;
     if (p[4] && sr_as_float(I, p[4], "maxval", &r.hi) < 0) return NULL;
   }
+  if (sr_random_traced(I, p[0]))
+    return sr_random_sample_traced(I, kind, p[0], r.shape, r.nd, r.dt, kind == 1 ? p[3] : NULL, kind == 1 ? p[4] : NULL, osh);
   int legacy;
   const SrType *kt;
   int64_t nk;
@@ -1044,6 +1049,7 @@ static SrVal *bi_array(SrInterp *I, SrArgs *a) {
 
 void sr_builtins_exec_init(void) {
   sr_layout_api_init();
+  sr_random_api_init();
   sr_def("jax.numpy.array jax.numpy.asarray numpy.array numpy.asarray", bi_array,
          "array(object, dtype=None): an array from nested lists of numbers (or an array)");
   sr_def("jax.devices", bi_devices, "devices(): the devices, [CpuDevice(id=0), ...]");

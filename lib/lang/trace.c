@@ -286,6 +286,7 @@ static uint32_t prim_nout(const SrPrim *prim, int nin, int nparams, const SrPara
     return seq_len(br) ? br->seq.items[0]->jx.jaxpr->nout : 0;
   }
   case SR_P_split: return (uint32_t)seq_len(find_param(ps, nparams, "sizes"));
+  case SR_P_threefry2x32: return 2;
   case SR_P_custom_lin: return (uint32_t)seq_len(find_param(ps, nparams, "out_avals"));
   default: break;
   }

@@ -11,6 +11,7 @@ void sr_rules_dot_init(void);
 void sr_rules_sharding_init(void);
 void sr_rules_control_init(void);
 void sr_rules_manual_init(void);
+void sr_rules_random_init(void);
 
 void sr_rules_init_all(void) {
   sr_rules_elementwise_init();
@@ -20,4 +21,5 @@ void sr_rules_init_all(void) {
   sr_rules_sharding_init();
   sr_rules_control_init();
   sr_rules_manual_init();
+  sr_rules_random_init();
 }
