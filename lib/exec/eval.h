@@ -10,7 +10,9 @@
  * must have for the output's layout, moves the data with sr_redistribute()
  * where they differ, and computes each device's shard with sr_ev_map().
  * It fills e->out[] with new references and returns 0, or -1 after a
- * diagnostic in cx->d.
+ * diagnostic in cx->d.  Its inputs' shards are row-major: sr_ev_eqn()
+ * relays out an input stored in another device-local layout first
+ * (exec/layout.h), and the rule's results are row-major.
  *
  * The evaluator frees each intermediate at its last use in a jaxpr.
  */
