@@ -39,6 +39,8 @@ typedef struct Pr {
   Shared *tab;    /* jaxpr -> Shared, open addressing */
   size_t cap, n;
   size_t inline_left; /* nested jaxprs it may still write out */
+  const SrJaxpr *top;  /* the jaxpr printed, whose unused outputs are `_` */
+  uint8_t *top_used;   /* by var id: read by an equation or returned */
   const SrJaxpr **subs; /* eqn_subjaxprs' answer */
   size_t subcap;
   uint32_t *skip;  /* counters of names that shared jaxprs use, sorted */
@@ -319,6 +321,27 @@ static int cmp_u32(const void *x, const void *y) {
   return (a > b) - (a < b);
 }
 
+/* _dropvars: top-level outputs never used afterwards print as `_`.  A var
+   is used only after the equation that binds it, so "afterwards" is
+   "anywhere": find_shared marks the uses in the walk over the top-level
+   equations it makes anyway, and each equation names its unused outputs
+   `_` just before it is printed, when its vars are in the cache (a pass
+   of its own over a million equations cost a tenth of the printing). */
+static void mark_used(Pr *pr, const SrEqn *e) {
+  for (uint32_t i = 0; i < e->nin; i++)
+    if (e->in[i]->kind != SR_LIT && e->in[i]->id < pr->top->nvars) pr->top_used[e->in[i]->id] = 1;
+}
+
+static void drop_unused(Pr *pr, const SrEqn *e) {
+  for (uint32_t i = 0; i < e->nout; i++) {
+    SrVar *v = e->out[i];
+    if (v->id < pr->top->nvars && !pr->top_used[v->id]) {
+      v->pp_gen = pr->gen;
+      v->pp_name = NAME_UNDERSCORE;
+    }
+  }
+}
+
 /* Counts the uses of every nested jaxpr breadth first, as
    pp_toplevel_jaxpr does, and names those used more than once.  A jaxpr
    seen a second time makes everything under it shared too (JAX walks it
@@ -359,6 +382,7 @@ static Shared **find_shared(Pr *pr, const SrJaxpr *top, size_t *nshared) {
     s->expanded = 1;
     for (uint32_t k = 0; k < j->neqn; k++) {
       const SrEqn *e = &j->eqns[k];
+      if (j == top && pr->top_used) mark_used(pr, e);
       size_t n;
       const SrJaxpr **subs = eqn_subjaxprs(pr, e, &n);
       if (!n) continue;
@@ -732,6 +756,7 @@ static void print_top_skeleton(Pr *pr, const SrJaxpr *j) {
   SrDoc **built = sr_xmalloc((j->neqn + 1) * sizeof *built);
   uint32_t nbuilt = 0;
   while (nbuilt < j->neqn && w <= limit) {
+    if (j == pr->top) drop_unused(pr, &j->eqns[nbuilt]);
     built[nbuilt] = eqn_doc(pr, &j->eqns[nbuilt]);
     w += (nbuilt ? 2 : 1) + sr_doc_flat(built[nbuilt]);
     nbuilt++;
@@ -751,6 +776,7 @@ static void print_top_skeleton(Pr *pr, const SrJaxpr *j) {
   /* the skeleton group breaks: each equation on its own line */
   sr_fmt(f, head, 2, SR_MODE_BREAK);
   for (uint32_t i = 0; i < j->neqn; i++) {
+    if (i >= nbuilt && j == pr->top) drop_unused(pr, &j->eqns[i]);
     SrDoc *d = i < nbuilt ? built[i] : eqn_doc(pr, &j->eqns[i]);
     sr_fmt_brk(f, " ", 4, SR_MODE_BREAK);
     sr_fmt(f, d, 4, SR_MODE_BREAK);
@@ -774,26 +800,6 @@ static void print_top_skeleton(Pr *pr, const SrJaxpr *j) {
   free(built);
 }
 
-/* _dropvars: top-level outputs never used afterwards print as `_` */
-static void name_dropvars(Pr *pr, const SrJaxpr *j) {
-  uint8_t *used = sr_xcalloc(j->nvars + 1, 1);
-  for (uint32_t i = 0; i < j->nout; i++)
-    if (j->outvars[i]->kind != SR_LIT && j->outvars[i]->id < j->nvars) used[j->outvars[i]->id] = 1;
-  for (uint32_t k = j->neqn; k-- > 0;) {
-    const SrEqn *e = &j->eqns[k];
-    for (uint32_t i = 0; i < e->nout; i++) {
-      SrVar *v = e->out[i];
-      if (v->id < j->nvars && !used[v->id]) {
-        v->pp_gen = pr->gen;
-        v->pp_name = NAME_UNDERSCORE;
-      }
-    }
-    for (uint32_t i = 0; i < e->nin; i++)
-      if (e->in[i]->kind != SR_LIT && e->in[i]->id < j->nvars) used[e->in[i]->id] = 1;
-  }
-  free(used);
-}
-
 static void pr_init(Pr *pr, SrBuf *out) {
   memset(pr, 0, sizeof *pr);
   pr->a = sr_arena_new();
@@ -808,6 +814,7 @@ static void pr_free(Pr *pr) {
   sr_arena_free(pr->perm);
   free(pr->tab);
   free(pr->subs);
+  free(pr->top_used);
   sr_fmt_free(&pr->f);
 }
 
@@ -819,7 +826,10 @@ void sr_print_jaxpr(SrBuf *out, const SrJaxpr *j) {
      bit */
   if (j->prog && j->prog->src && j->prog->top == j) sr_buf_grow(out, j->prog->src->len + 64);
   pr.f.k = 0;
-  name_dropvars(&pr, j);
+  pr.top = j;
+  pr.top_used = sr_xcalloc(j->nvars + 1, 1);
+  for (uint32_t i = 0; i < j->nout; i++)
+    if (j->outvars[i]->kind != SR_LIT && j->outvars[i]->id < j->nvars) pr.top_used[j->outvars[i]->id] = 1;
   size_t nshared;
   Shared **shared = find_shared(&pr, j, &nshared);
   for (size_t i = 0; i < nshared; i++) {
