@@ -21,8 +21,9 @@
  * A legacy uint32[2] key is wrapped first (random_wrap), as
  * _check_prng_key does.  The evaluator runs these equations with
  * lib/exec/eval_random.c, bit for bit what the eager functions give.
- * Not here yet under a trace: split and fold_in (random_split,
- * random_fold_in) and out_sharding= (auto_axes around the sampler).
+ * out_sharding= wraps the sampler in auto_axes over the mesh's Explicit
+ * axes (maybe_auto_axes).  Not here yet under a trace: split and fold_in
+ * (random_split, random_fold_in).
  */
 #include "lang/random_api.h"
 
@@ -35,6 +36,7 @@
 #include "lang/jnp.h"
 #include "lang/objects.h"
 #include "lang/trace.h"
+#include "util/intern.h"
 #include "util/mem.h"
 
 static SrDtype key_dtype(void) { return sr_dtype_intern("key<fry>", 8); }
@@ -272,14 +274,9 @@ static SrVal *normal_body(SrInterp *I, SrArgs *a) {
   return sr_api_jit(I, "_normal_real", normal_real_body, sampler(s->shape, s->nd, s->dt), 1, a->v);
 }
 
-SrVal *sr_random_sample_traced(SrInterp *I, int kind, SrVal *key, const int64_t *shape, int nd, SrDtype dt,
-                               SrVal *minval, SrVal *maxval, SrVal *out_sharding) {
-  static const char *const names[] = {"normal", "uniform", "bits"};
-  if (out_sharding && out_sharding->kind != SR_V_NONE)
-    return sr_raise(I, "NotImplementedError", "jax.random.%s with out_sharding under a trace is not supported yet",
-                    names[kind]);
-  SrVal *k = typed_key(I, key, names[kind], 0);
-  if (!k) return NULL;
+/* The sampler itself, on a typed key (and minval, maxval for uniform). */
+static SrVal *sample(SrInterp *I, int kind, SrVal *k, const int64_t *shape, int nd, SrDtype dt, SrVal *minval,
+                     SrVal *maxval) {
   SrVal *r;
   if (kind == 2) {
     /* bits: _random_bits, with dtype's width */
@@ -297,6 +294,64 @@ SrVal *sr_random_sample_traced(SrInterp *I, int kind, SrVal *key, const int64_t 
   } else {
     r = sr_api_jit(I, "_normal", normal_body, sampler(shape, nd, dt), 1, &k);
   }
+  return r;
+}
+
+/* The sampler as the function maybe_auto_axes wraps: its arguments are
+   the key (and minval, maxval), its data the sampler's kind, shape and
+   dtype. */
+typedef struct Wrapped {
+  int kind;
+  Sampler s;
+} Wrapped;
+
+static SrVal *wrapped_fn(SrInterp *I, SrArgs *a) {
+  const Wrapped *w = sr_current_builtin(I)->data;
+  return sample(I, w->kind, a->v[0], w->s.shape, w->s.nd, w->s.dt, a->n > 1 ? a->v[1] : NULL, a->n > 2 ? a->v[2] : NULL);
+}
+
+SrVal *sr_random_sample_traced(SrInterp *I, int kind, SrVal *key, const int64_t *shape, int nd, SrDtype dt,
+                               SrVal *minval, SrVal *maxval, SrVal *out_sharding) {
+  static const char *const names[] = {"normal", "uniform", "bits"};
+  SrVal *k = typed_key(I, key, names[kind], 0);
+  if (!k) return NULL;
+  if (!out_sharding || out_sharding->kind == SR_V_NONE) {
+    SrVal *r = sample(I, kind, k, shape, nd, dt, minval, maxval);
+    sr_unref(k);
+    return r;
+  }
+  /* maybe_auto_axes: auto_axes(sampler, out_sharding=..., axes=the
+     mesh's Explicit axes) */
+  const SrMesh *m = sr_api_mesh(I);
+  SrVal *axes = sr_api_axes_tuple(m, sr_mesh_axes_of_type(m, SR_AXIS_EXPLICIT));
+  Wrapped *w = sr_xcalloc(1, sizeof *w);
+  w->kind = kind;
+  w->s.nd = nd;
+  memcpy(w->s.shape, shape, (size_t)nd * sizeof *shape);
+  w->s.dt = dt;
+  SrVal *fn = sr_builtin_with(kind == 0 ? "_normal" : kind == 1 ? "_uniform" : "_random_bits", wrapped_fn, w, free);
+  SrVal *aa = sr_lookup_qualname("jax.sharding.auto_axes");
+  SrVal *r = NULL;
+  if (aa) {
+    const char *kw[2] = {sr_intern_cstr("out_sharding"), sr_intern_cstr("axes")};
+    SrVal *kwv[2] = {out_sharding, axes};
+    SrArgs da = {1, &fn, 2, kw, kwv, NULL};
+    SrVal *dec = sr_call(I, aa, &da);
+    if (dec) {
+      SrVal *mn = kind == 1 ? (minval ? sr_ref(minval) : sr_float(NULL, 0.0)) : NULL;
+      SrVal *mx = kind == 1 ? (maxval ? sr_ref(maxval) : sr_float(NULL, 1.0)) : NULL;
+      SrVal *args[3] = {k, mn, mx};
+      SrArgs ca = {kind == 1 ? 3 : 1, args, 0, NULL, NULL, NULL};
+      r = sr_call(I, dec, &ca);
+      sr_unref(mn);
+      sr_unref(mx);
+      sr_unref(dec);
+    }
+  } else {
+    sr_raise(I, "NotImplementedError", "jax.random.%s with out_sharding needs jax.sharding.auto_axes", names[kind]);
+  }
+  sr_unref(fn);
+  sr_unref(axes);
   sr_unref(k);
   return r;
 }
