@@ -4,10 +4,17 @@
 ## that jit(...).lower(...).compile() and :optimize show (lib/opt/).
 
 lib_libshardrepl_a_SOURCES += \
-	lib/lang/vjp.h lib/lang/vjp_api.c lib/lang/custom_vjp.c \
+	lib/lang/vjp.h lib/lang/vjp_api.c lib/lang/vjp_io.c lib/lang/custom_vjp.c \
 	lib/opt/opt.h lib/opt/opt.c
 
 ## Golden scripts: the seed walkthrough and the bad-input cases.
-VJP_GOLDEN =
+VJP_GOLDEN = \
+	tests/golden/vjp_errors.jxr \
+	examples/seeds/vjp_objects.jxr
 TESTS += $(VJP_GOLDEN)
 EXTRA_DIST += $(VJP_GOLDEN) $(VJP_GOLDEN:.jxr=.out)
+
+## A VJP object saved by one session and applied in another, and broken
+## files (tests/vjp_io.sh, compared with tests/vjp_io.out).
+TESTS += tests/vjp_io.sh
+EXTRA_DIST += tests/vjp_io.sh tests/vjp_io.out
