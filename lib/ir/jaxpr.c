@@ -20,7 +20,7 @@ SrProgram *sr_program_ref(SrProgram *p) {
 
 void sr_program_unref(SrProgram *p) {
   if (!p || --p->rc > 0) return;
-  for (int i = 0; i < p->ndeps; i++) sr_program_unref(p->deps[i]);
+  for (int i = 0; i < p->capdeps; i++) sr_program_unref(p->deps[i]);
   free(p->deps);
   for (int i = 0; i < p->nheld; i++) sr_unref(p->held[i]);
   free(p->held);
@@ -29,15 +29,31 @@ void sr_program_unref(SrProgram *p) {
   free(p);
 }
 
+/* The slot of q in the set of deps t of cap slots: q's, or the empty one
+   where it would go. */
+static int dep_slot(SrProgram *const *t, int cap, const SrProgram *q) {
+  int h = (int)((((uintptr_t)q >> 4) * 0x9E3779B97F4A7C15ull) >> 40) & (cap - 1);
+  while (t[h] && t[h] != q) h = (h + 1) & (cap - 1);
+  return h;
+}
+
+/* A trace may depend on thousands of programs (one per jitted call), so
+   deps is a hash set, not a list to search. */
 void sr_program_dep(SrProgram *p, SrProgram *q) {
   if (p == q) return;
-  for (int i = 0; i < p->ndeps; i++)
-    if (p->deps[i] == q) return;
-  if (p->ndeps == p->capdeps) {
-    p->capdeps = p->capdeps ? 2 * p->capdeps : 4;
-    p->deps = sr_xrealloc(p->deps, (size_t)p->capdeps * sizeof *p->deps);
+  if (2 * (p->ndeps + 1) > p->capdeps) {
+    int cap = p->capdeps ? 2 * p->capdeps : 8;
+    SrProgram **t = sr_xcalloc((size_t)cap, sizeof *t);
+    for (int i = 0; i < p->capdeps; i++)
+      if (p->deps[i]) t[dep_slot(t, cap, p->deps[i])] = p->deps[i];
+    free(p->deps);
+    p->deps = t;
+    p->capdeps = cap;
   }
-  p->deps[p->ndeps++] = sr_program_ref(q);
+  int h = dep_slot(p->deps, p->capdeps, q);
+  if (p->deps[h]) return;
+  p->deps[h] = sr_program_ref(q);
+  p->ndeps++;
 }
 
 SrVal *sr_program_hold(SrProgram *p, SrVal *v) {

@@ -82,7 +82,8 @@ typedef struct SrProgram {
   SrSrc *src;            /* the text it was parsed from, or NULL */
   SrJaxpr *top;
   const SrMesh *mesh;    /* the mesh its types name, or NULL */
-  struct SrProgram **deps;
+  struct SrProgram **deps; /* the programs it holds: a hash set of capdeps
+                              slots, ndeps of them used (jaxpr.c) */
   int ndeps, capdeps;
   SrVal **held;          /* counted values it keeps (constvar values) */
   int nheld, capheld;

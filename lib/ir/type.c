@@ -1,6 +1,7 @@
 /* type.c: hash-consed types and their printed forms. */
 #include "ir/type.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,24 +12,31 @@ static const SrType **table;
 static size_t tcap, tcount;
 static SrArena *types_arena;
 
+/* Hashing a word at a time: every type an equation makes passes here. */
+static inline uint64_t mix(uint64_t h, uint64_t x) {
+  h = (h ^ x) * 0x9E3779B97F4A7C15ull;
+  return h ^ (h >> 29);
+}
+
+_Static_assert(SR_MAX_DIM_AXES <= 7, "a dim's axes and their count fit in a word");
+
 static uint32_t hash_builder(const SrTypeBuilder *b) {
-  uint32_t h = SR_HASH_INIT;
-  h = sr_hash_bytes(&b->dtype, sizeof b->dtype, h);
-  uint8_t flags[3] = {b->weak, b->ukind, b->ndim};
-  h = sr_hash_bytes(flags, sizeof flags, h);
-  h = sr_hash_bytes(&b->mem, sizeof b->mem, h);
-  h = sr_hash_bytes(&b->named, sizeof b->named, h);
-  SrAxes sets[3] = {b->unreduced, b->reduced, b->varying};
-  h = sr_hash_bytes(sets, sizeof sets, h);
-  h = sr_hash_bytes(&b->mesh, sizeof b->mesh, h);
+  uint64_t h = SR_HASH_INIT;
+  h = mix(h, (uint64_t)b->dtype | (uint64_t)b->weak << 16 | (uint64_t)b->ukind << 24 | (uint64_t)b->ndim << 32);
+  h = mix(h, (uintptr_t)b->mem);
+  h = mix(h, (uintptr_t)b->named);
+  h = mix(h, (uint64_t)b->unreduced | (uint64_t)b->reduced << 32);
+  h = mix(h, b->varying);
+  h = mix(h, (uintptr_t)b->mesh);
   for (int i = 0; i < b->ndim; i++) {
     const SrDim *d = &b->dims[i];
-    h = sr_hash_bytes(&d->size, sizeof d->size, h);
-    h = sr_hash_bytes(&d->sym, sizeof d->sym, h);
-    h = sr_hash_bytes(&d->nax, 1, h);
-    h = sr_hash_bytes(d->ax, d->nax, h);
+    uint64_t ax = d->nax; /* the unused slots of ax[] are zero */
+    for (int k = 0; k < SR_MAX_DIM_AXES; k++) ax |= (uint64_t)d->ax[k] << (8 * k + 8);
+    h = mix(h, (uint64_t)d->size);
+    h = mix(h, (uintptr_t)d->sym);
+    h = mix(h, ax);
   }
-  return h;
+  return (uint32_t)(h ^ (h >> 32));
 }
 
 static int dims_equal(const SrDim *a, const SrDim *b, int n) {
@@ -61,7 +69,9 @@ static void grow(void) {
 }
 
 const SrType *sr_type_get(const SrTypeBuilder *b0) {
-  SrTypeBuilder b = *b0;
+  /* a copy to canonicalize: the fields and the ndim dims used */
+  SrTypeBuilder b;
+  memcpy(&b, b0, offsetof(SrTypeBuilder, dims) + (size_t)b0->ndim * sizeof(SrDim));
   /* canonical form: no mesh when nothing names an axis; no kind when
      nothing is unreduced; unused axis slots zeroed */
   int named = b.unreduced || b.reduced || b.varying;

@@ -16,6 +16,18 @@
 void sr_rules_structural_init(void);
 
 /* Python's floor division, for negative sizes in pad and slice. */
+/* A message's (1, 2) and shape (8, 4), into b: built only when an error is
+   reported, not on every equation. */
+static const char *ints_s(SrBuf *b, const int64_t *v, int n) {
+  sr_ints_str(b, v, n);
+  return sr_buf_str(b);
+}
+
+static const char *shape_s(SrBuf *b, const SrType *t) {
+  sr_shape_str(b, t);
+  return sr_buf_str(b);
+}
+
 static int64_t floordiv(int64_t a, int64_t b) {
   int64_t q = a / b;
   return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
@@ -181,9 +193,6 @@ static int type_broadcast_in_dim(SrTypeCtx *cx, const SrRuleEqn *e, const SrType
   if (sr_rparam_ints(cx, e, "broadcast_dimensions", 0, bd, SR_MAX_RANK, &nb) < 0) return -1;
   /* _broadcast_in_dim_shape_rule */
   SrBuf sh = SR_BUF_INIT, bds = SR_BUF_INIT, os = SR_BUF_INIT;
-  sr_ints_str(&sh, shape, n);
-  sr_ints_str(&bds, bd, nb);
-  sr_shape_str(&os, x);
   int rc = 0;
   int in_range = 1, dup = 0;
   for (int i = 0; i < nb; i++) {
@@ -195,7 +204,7 @@ static int type_broadcast_in_dim(SrTypeCtx *cx, const SrRuleEqn *e, const SrType
     rc = sr_terr(cx, "TypeError",
                  "broadcast_in_dim broadcast_dimensions must have length equal to operand ndim; got "
                  "broadcast_dimensions %s for operand ndim %d.",
-                 sr_buf_str(&bds), x->ndim);
+                 ints_s(&bds, bd, nb), x->ndim);
   else if (n < x->ndim)
     rc = sr_terr(cx, "TypeError",
                  "broadcast_in_dim target broadcast shape must have equal or higher rank to the operand shape; got "
@@ -205,7 +214,7 @@ static int type_broadcast_in_dim(SrTypeCtx *cx, const SrRuleEqn *e, const SrType
     rc = sr_terr(cx, "TypeError",
                  "broadcast_in_dim broadcast_dimensions must be a subset of output dimensions, got %s for operand "
                  "ndim %d and shape %s.",
-                 sr_buf_str(&bds), x->ndim, sr_buf_str(&sh));
+                 ints_s(&bds, bd, nb), x->ndim, ints_s(&sh, shape, n));
   for (int i = 0; rc == 0 && i < nb; i++) {
     int64_t d = x->dims[i].size;
     if (d != 1 && d != shape[bd[i]] && !x->dims[i].sym)
@@ -213,11 +222,11 @@ static int type_broadcast_in_dim(SrTypeCtx *cx, const SrRuleEqn *e, const SrType
                    "broadcast_in_dim operand dimension sizes must either be 1, or be equal to their corresponding "
                    "dimensions in the target broadcast shape; got operand of shape %s, target broadcast shape %s, "
                    "broadcast_dimensions %s ",
-                   sr_buf_str(&os), sr_buf_str(&sh), sr_buf_str(&bds));
+                   shape_s(&os, x), ints_s(&sh, shape, n), ints_s(&bds, bd, nb));
   }
   if (rc == 0 && dup)
     rc = sr_terr(cx, "TypeError", "broadcast_in_dim broadcast_dimensions must not contain duplicates, got broadcast_dimensions %s",
-                 sr_buf_str(&bds));
+                 ints_s(&bds, bd, nb));
   sr_buf_free(&sh);
   sr_buf_free(&bds);
   sr_buf_free(&os);
@@ -821,6 +830,15 @@ static int same_sharding_of_operands(SrTypeCtx *cx, const SrRuleEqn *e, const Sr
 }
 
 /* lax.concatenate_p: every operand on a mesh has the same sharding. */
+/* (8, 4), (8, 2): the operands' shapes, for a message. */
+static const char *shapes_s(SrBuf *b, const SrType *const *ts, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) {
+    if (i) sr_buf_puts(b, ", ");
+    sr_shape_str(b, ts[i]);
+  }
+  return sr_buf_str(b);
+}
+
 static int type_concatenate(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   if (sr_rule_arity(cx, e, -1, 1) < 0) return -1;
   int64_t dim = 0;
@@ -831,24 +849,21 @@ static int type_concatenate(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **ou
   sr_resolve_bare_literals(e, ts);
   const SrType *x0 = ts[0];
   SrBuf sb = SR_BUF_INIT;
-  for (uint32_t i = 0; i < e->nin; i++) {
-    if (i) sr_buf_puts(&sb, ", ");
-    sr_shape_str(&sb, ts[i]);
-  }
   int rc = 0;
   for (uint32_t i = 1; i < e->nin && !rc; i++)
     if (ts[i]->ndim != x0->ndim)
-      rc = sr_terr(cx, "TypeError", "Cannot concatenate arrays with different numbers of dimensions: got %s.", sr_buf_str(&sb));
+      rc = sr_terr(cx, "TypeError", "Cannot concatenate arrays with different numbers of dimensions: got %s.",
+                   shapes_s(&sb, ts, e->nin));
   if (!rc && (dim < 0 || dim >= x0->ndim))
     rc = sr_terr(cx, "TypeError", "concatenate dimension out of bounds: dimension %lld for shapes %s.", (long long)dim,
-                 sr_buf_str(&sb));
+                 shapes_s(&sb, ts, e->nin));
   for (uint32_t i = 1; i < e->nin && !rc; i++)
     for (int d = 0; d < x0->ndim; d++)
       if (d != dim && !sr_dim_same(&ts[i]->dims[d], &x0->dims[d])) {
         rc = sr_terr(cx, "TypeError",
                      "Cannot concatenate arrays with shapes that differ in dimensions other than the one being "
                      "concatenated: concatenating along dimension %lld for shapes %s.",
-                     (long long)dim, sr_buf_str(&sb));
+                     (long long)dim, shapes_s(&sb, ts, e->nin));
         break;
       }
   sr_buf_free(&sb);
@@ -1002,44 +1017,40 @@ static int type_slice(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
       sr_rparam_ints(cx, e, "strides", 0, sd, SR_MAX_RANK, &nd) < 0)
     return -1;
   SrBuf a = SR_BUF_INIT, c = SR_BUF_INIT, os = SR_BUF_INIT;
-  sr_ints_str(&a, st, ns);
-  sr_ints_str(&c, li, nl);
-  sr_shape_str(&os, x);
   int rc = 0;
   if (x->ndim != ns)
     rc = sr_terr(cx, "TypeError",
                  "slice start_indices must have length equal to the number of dimensions of the operand, got "
                  "indices %s for operand shape %s.",
-                 sr_buf_str(&a), sr_buf_str(&os));
+                 ints_s(&a, st, ns), shape_s(&os, x));
   else if (ns != nl)
     rc = sr_terr(cx, "TypeError",
                  "slice limit_indices must have the same length as start_indices, got start_indices %s and "
                  "limit_indices %s.",
-                 sr_buf_str(&a), sr_buf_str(&c));
+                 ints_s(&a, st, ns), ints_s(&c, li, nl));
   for (int i = 0; !rc && i < ns; i++)
     if (li[i] > x->dims[i].size && !x->dims[i].sym) {
       rc = sr_terr(cx, "TypeError",
                    "slice limit_indices must be less than or equal to operand shape, got limit_indices %s for operand "
                    "shape %s.",
-                   sr_buf_str(&c), sr_buf_str(&os));
+                   ints_s(&c, li, nl), shape_s(&os, x));
     }
   for (int i = 0; !rc && i < ns; i++)
     if (st[i] < 0)
       rc = sr_terr(cx, "TypeError", "slice start_indices must be greater than or equal to zero, got start_indices of %s.",
-                   sr_buf_str(&a));
+                   ints_s(&a, st, ns));
   for (int i = 0; !rc && i < ns; i++)
     if (li[i] < st[i])
       rc = sr_terr(cx, "TypeError",
                    "slice limit_indices must be greater than or equal to start_indices, got start_indices %s and "
                    "limit_indices %s.",
-                   sr_buf_str(&a), sr_buf_str(&c));
+                   ints_s(&a, st, ns), ints_s(&c, li, nl));
   if (!rc && nd && nd != x->ndim) {
     SrBuf ds = SR_BUF_INIT;
-    sr_ints_str(&ds, sd, nd);
     rc = sr_terr(cx, "TypeError",
                  "slice strides must have length equal to the number of dimensions of the operand, got strides %s "
                  "for operand shape %s.",
-                 sr_buf_str(&ds), sr_buf_str(&os));
+                 ints_s(&ds, sd, nd), shape_s(&os, x));
     sr_buf_free(&ds);
   }
   for (int i = 0; !rc && i < nd; i++)
