@@ -715,7 +715,7 @@ static uint32_t *key_words(SrInterp *I, SrVal *k, int *legacy, const SrType **kt
 /* A key array of `shape` from words (2 per key), legacy or typed. */
 static SrVal *key_array(SrInterp *I, int legacy, int ndim, const int64_t *shape, const uint32_t *words) {
   int64_t sh[SR_MAX_RANK + 1];
-  memcpy(sh, shape, (size_t)ndim * sizeof *shape);
+  if (ndim) memcpy(sh, shape, (size_t)ndim * sizeof *shape);
   const SrType *t;
   if (legacy) {
     sh[ndim] = 2;

@@ -372,9 +372,11 @@ static SrVal *reduction(SrInterp *I, SrVal *a_in, RedKind k, const char *name, S
   if (!a) return NULL;
   /* preproc: sum and prod make bools numeric, all and any make bools */
   if (k == RED_SUM || k == RED_PROD) {
-    if (promote_dtypes(I, 1, &a, 2) < 0) {
-      return NULL;
-    }
+    /* promote_dtypes takes borrowed args and leaves new references */
+    SrVal *owned = a;
+    int rc = promote_dtypes(I, 1, &a, 2);
+    sr_unref(owned);
+    if (rc < 0) return NULL;
   } else if (k == RED_ALL || k == RED_ANY) {
     SrVal *b = sr_lax_convert(I, a, SR_BOOL, 0, NULL);
     sr_unref(a);

@@ -385,7 +385,9 @@ static SrVal *bi_threefry_2x32(SrInterp *I, SrArgs *a) {
   flat = sr_lax_reshape(I, c, &n, 1, NULL);
   if (!k1 || !k2 || !flat) goto done;
   if (n % 2) {
-    SrVal *zero = sr_lax_full(I, &one, 1, sr_int(NULL, 0), SR_U32, NULL);
+    SrVal *z0 = sr_int(NULL, 0);
+    SrVal *zero = sr_lax_full(I, &one, 1, z0, SR_U32, NULL);
+    sr_unref(z0);
     SrVal *parts[2] = {flat, zero};
     SrVal *cat = zero ? sr_lax_concatenate(I, 2, parts, 0) : NULL;
     sr_unref(zero);

@@ -180,7 +180,8 @@ START_TEST(test_rules_see_row_major) {
   sr_array_unref(t);
   /* layout_constraint keeps its input's layout out of the way: it lays
      the result out as its param says */
-  SrVal *lv = sr_word(NULL, "Layout(major_to_minor=(1, 0), tiling=None, sub_byte_element_size_in_bits=0)", 77);
+  static const char lt[] = "Layout(major_to_minor=(1, 0), tiling=None, sub_byte_element_size_in_bits=0)";
+  SrVal *lv = sr_word(NULL, lt, strlen(lt));
   SrParam lp[1] = {{sr_intern_cstr("layout"), lv}};
   SrArray *lin[1] = {a};
   SrArray *l = run1(SR_P_layout_constraint, lin, 1, a->type, lp, 1);
@@ -224,7 +225,8 @@ END_TEST
 
 START_TEST(test_parse) {
   uint8_t m2m[SR_MAX_RANK];
-  SrVal *w = sr_word(NULL, "Layout(major_to_minor=(2, 0, 1), tiling=None, sub_byte_element_size_in_bits=0)", 80);
+  static const char wt[] = "Layout(major_to_minor=(2, 0, 1), tiling=None, sub_byte_element_size_in_bits=0)";
+  SrVal *w = sr_word(NULL, wt, strlen(wt));
   ck_assert_int_eq(sr_local_parse(w, 3, m2m), 1);
   ck_assert(m2m[0] == 2 && m2m[1] == 0 && m2m[2] == 1);
   ck_assert_int_eq(sr_local_parse(w, 2, m2m), -1);
