@@ -7,6 +7,14 @@ lib_libshardrepl_a_SOURCES += \
 	lib/lang/vjp.h lib/lang/vjp_api.c lib/lang/vjp_io.c lib/lang/custom_vjp.c \
 	lib/opt/opt.h lib/opt/opt.c
 
+## The unit test: saveable_args' flags, VJP objects as pytrees and through
+## jax.jit, save/load, and the optimizer's CSE, barriers, DCE, inlining and
+## shard_map fusion.
+check_PROGRAMS += tests/unit/check_vjp
+tests_unit_check_vjp_SOURCES = tests/unit/check_vjp.c
+tests_unit_check_vjp_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_check_vjp_LDADD = $(SR_LIBS) $(CHECK_LIBS)
+
 ## Golden scripts: the seed walkthrough and the bad-input cases.
 VJP_GOLDEN = \
 	tests/golden/vjp_errors.jxr \
