@@ -463,7 +463,8 @@ static int parse_type_suffix(Parser *p, SrTypeBuilder *b) {
 /* Does a sharding suffix ({V:a} or the older <U:a>) start at i, after a
    type's shape? */
 static int at_type_suffix(const char *s, size_t len, size_t i) {
-  return i < len && (s[i] == '{' || (s[i] == '<' && i + 2 < len && isupper((unsigned char)s[i + 1])));
+  return i < len &&
+         (s[i] == '{' || (s[i] == '<' && i + 2 < len && isupper((unsigned char)s[i + 1])));
 }
 
 /* Where the type text at i ends, found without parsing it: a dtype, an
@@ -1030,9 +1031,14 @@ static SrVal *pv_sharding(PyP *q) {
     q->pos = we + 1;
     SrVal *val = pv_value(q);
     if (!val) break;
-    if (kn == 4 && memcmp(k, "mesh", 4) == 0) mesh = val;
-    else if (kn == 4 && memcmp(k, "spec", 4) == 0) spec = val;
-    else {
+    /* a key given twice: the last one counts (the first is freed) */
+    if (kn == 4 && memcmp(k, "mesh", 4) == 0) {
+      if (mesh) pv_free(q, mesh);
+      mesh = val;
+    } else if (kn == 4 && memcmp(k, "spec", 4) == 0) {
+      if (spec) pv_free(q, spec);
+      spec = val;
+    } else {
       if (kn == 11 && memcmp(k, "memory_kind", 11) == 0 && val->kind == SR_V_WORD)
         memkind = sr_intern(val->str.s, val->str.n);
       pv_free(q, val);
@@ -1751,9 +1757,9 @@ static const SrMesh *implicit_mesh(const char *s, size_t len) {
 
 /* JAX cannot print a jaxpr that holds itself, and nothing could run one,
    but `let f = { ... jaxpr=f ... } in` says just that.  A depth-first walk
-   of the calls between the hoisted jaxprs (ref i, written at where[i]:
-   from ref_owner[i] to target[i]) finds such a cycle, without recursion: the chain of lets can
-   be as long as the text. */
+   of the calls between the hoisted jaxprs (ref i, written at where[i],
+   goes from ref_owner[i] to target[i]) finds such a cycle, without
+   recursion: the chain of lets can be as long as the text. */
 static int check_no_cycle(Parser *p, const size_t *target, const size_t *where) {
   size_t n = p->ndefs;
   /* the calls of each def, as a compressed adjacency list of refs */

@@ -5,9 +5,16 @@
  * current printer and of the 2021-2024 printer parses; params keep their
  * text so that they print back as written.
  *
- * Parsing never crashes or loops.  Errors are located diagnostics that say
- * what was expected; an error at the end of the text also sets
- * d->incomplete, so that a REPL can ask for another line.
+ * Parsing never crashes or loops, and takes time and memory in proportion
+ * to the text.  Errors are located diagnostics that say what was expected;
+ * an error at the end of the text also sets d->incomplete, so that a REPL
+ * can ask for another line.  A NUL byte in the program, jaxprs nested more
+ * than 200 deep, and hoisted jaxprs that call themselves (directly or
+ * through others) are errors.
+ *
+ * The mesh a program's types index comes from the program's own text (a
+ * Mesh(...) printed in it, else the axes its types name), not from text
+ * after it.  Equal param texts in a program share one immortal value.
  */
 #ifndef SR_TEXT_PARSE_H
 #define SR_TEXT_PARSE_H

@@ -48,6 +48,7 @@ EXTRA_DIST += tests/fuzz/README.md tests/fuzz/fuzz_parse.c \
 	tests/fuzz/regress/mutually-calling-lets.txt \
 	tests/fuzz/regress/nul-in-dtype.txt \
 	tests/fuzz/regress/self-calling-let.txt \
+	tests/fuzz/regress/sharding-key-twice.txt \
 	tests/fuzz/regress/value-over-newline.txt
 
 ## ---- make fuzz: libFuzzer ----
@@ -78,8 +79,10 @@ fuzz: tests/fuzz/fuzz_parse
 	  $(srcdir)/tests/fuzz/seeds $(srcdir)/tests/fuzz/regress $(FUZZ_CORPUS)
 
 clean-local: fuzz-clean
+## findings are kept (but an empty folder goes)
 fuzz-clean:
 	-rm -f tests/fuzz/fuzz_parse
 	-rm -rf tests/fuzz/corpus-run
+	-rmdir tests/fuzz/findings 2>/dev/null || :
 
 .PHONY: fuzz fuzz-clean
