@@ -603,13 +603,10 @@ def main():
     g = Gen(random.Random(args.seed))
     top = g.program(args.mb)
     out = open(args.output, "w") if args.output != "-" else sys.stdout
-    chunk = []
-    pr = Printer(chunk)
-    # stream: print the hoisted jaxprs, then the top-level equations, writing
-    # the text out every so often
-    pr.f.out = chunk
 
     class Sink(list):
+        """The printer's output, written out every 65536 pieces."""
+
         def append(self, s):
             list.append(self, s)
             if len(self) >= 65536:
@@ -617,8 +614,7 @@ def main():
                 self.clear()
 
     sink = Sink()
-    pr.f.out = sink
-    pr.print_program(top)
+    Printer(sink).print_program(top)
     sink.append("\n")
     out.write("".join(sink))
     if out is not sys.stdout:
