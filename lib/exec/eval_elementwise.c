@@ -183,6 +183,59 @@ static int is_compare(int id) {
   return id == SR_P_eq || id == SR_P_ne || id == SR_P_lt || id == SR_P_le || id == SR_P_gt || id == SR_P_ge;
 }
 
+/* Does operand a take part in an equation of result type t and operation
+   dtype dt on one device just as it is: meshless and row-major, of dtype
+   dt, and of t's shape unsharded or a rank-0 scalar? */
+static int local_operand(const SrArray *a, const SrType *t, SrDtype dt) {
+  if (a->mesh || a->local || a->type->dtype != dt || a->layout->unreduced) return 0;
+  if (a->type->ndim == 0) return 1;
+  if (a->type->ndim != t->ndim) return 0;
+  for (int i = 0; i < t->ndim; i++)
+    if (a->type->dims[i].size != t->dims[i].size || a->layout->dims[i].nax) return 0;
+  return 1;
+}
+
+/* The elementwise rules on one device.  With no mesh, and every operand
+   meshless, of the operation's dtype and of the result's shape (or a
+   scalar), operand() hands back the inputs as they are and sr_ev_map()
+   comes down to one call of the kernel, so this does just that: a chain of
+   small elementwise equations is otherwise mostly that machinery.  Returns
+   1 when it ran the equation (*rc: its status), 0 when the general path
+   must. */
+static int ew_one_device(SrEvalCtx *cx, const SrEvalEqn *e, const SrMesh *m, const SrType *l, EwArg *w, int *rc) {
+  const SrType *t = e->out_type[0];
+  int64_t numel = sr_type_numel(t);
+  if (m || w->prim == SR_P_select_n || l->unreduced || numel < 0) return 0;
+  for (int i = 0; i < l->ndim; i++)
+    if (l->dims[i].nax) return 0;
+  SrBuffer *ibuf[16], *obuf = NULL;
+  for (uint32_t k = 0; k < e->nin; k++) {
+    if (!local_operand(e->in[k], t, w->dt) || !e->in[k]->shard[0]) return 0;
+    ibuf[k] = e->in[k]->shard[0];
+    w->scalar[k] = e->in[k]->type->ndim == 0 && t->ndim > 0;
+  }
+  e->out[0] = sr_array_new(t, sr_layout_with_dtype(l, t->dtype), NULL);
+  size_t nbytes = (size_t)numel * sr_elem_size(t->dtype);
+  /* sr_ev_map's SR_MAP_REUSE: write into a donated input no one else holds */
+  int flags = reuse_flags(e, e->in, 0);
+  if (flags) {
+    SrBuffer *b = ibuf[__builtin_ctz((unsigned)flags >> 3)];
+    if (sr_buffer_unique(b) && b->nbytes == nbytes) obuf = sr_buffer_ref(b);
+  }
+  if (!obuf) obuf = sr_buffer_new(nbytes);
+  /* ew_fn reads only these fields */
+  SrShardIO io;
+  io.cx = cx;
+  io.pos = 0;
+  io.mesh = NULL;
+  io.in = ibuf;
+  io.out = &obuf;
+  io.arg = w;
+  *rc = ew_fn(&io);
+  e->out[0]->shard[0] = obuf;
+  return 1;
+}
+
 /* The n-ary elementwise rule: add, mul, comparisons, select_n, ... */
 static int ev_nary(SrEvalCtx *cx, const SrEvalEqn *e) {
   const SrType *t = e->out_type[0];
@@ -204,8 +257,9 @@ static int ev_nary(SrEvalCtx *cx, const SrEvalEqn *e) {
       if (e->in[k]->type->ndim && !e->in[k]->type->weak) dt = e->in[k]->type->dtype;
   }
   w.dt = dt;
-  SrArray *ops[16] = {0};
   int rc = 0;
+  if (ew_one_device(cx, e, m, l, &w, &rc)) return rc;
+  SrArray *ops[16] = {0};
   for (uint32_t k = 0; k < e->nin && rc == 0; k++) {
     int want = (int)k < first ? -1 : (int)dt;
     ops[k] = operand(cx, e, k, m, l, want);
@@ -301,10 +355,12 @@ static int ev_unary(SrEvalCtx *cx, const SrEvalEqn *e) {
     break;
   default: break;
   }
+  int rc;
+  if (ew_one_device(cx, e, m, l, &w, &rc)) return rc;
   SrArray *x = operand(cx, e, 0, m, l, -1);
   if (!x) return -1;
   e->out[0] = sr_array_new(t, sr_layout_with_dtype(l, t->dtype), m);
-  int rc = sr_ev_map(cx, 1, &x, 1, e->out, reuse_flags(e, &x, 0), ew_fn, &w);
+  rc = sr_ev_map(cx, 1, &x, 1, e->out, reuse_flags(e, &x, 0), ew_fn, &w);
   sr_array_unref(x);
   return rc;
 }

@@ -310,7 +310,13 @@ SrVal *sr_bind_prim(SrInterp *I, const SrPrim *prim, int nin, SrVal **in, int np
     }
   }
   uint32_t nout = written ? nout_hint : prim_nout(prim, nin, nparams, params);
-  const SrType **outs = sr_xcalloc(nout + 1, sizeof *outs);
+  /* up to 16 results live on the stack: an eager operation on small arrays
+     costs little more than its kernel */
+  const SrType *outs_st[17];
+  SrVal *vals_st[17];
+  struct SrArray *aout_st[17];
+  const SrType **outs = nout <= 16 ? outs_st : sr_xmalloc((nout + 1) * sizeof *outs);
+  memset(outs, 0, (nout + 1) * sizeof *outs);
   SrVal *result = NULL;
   if (!prim->type) {
     if (written) {
@@ -335,14 +341,15 @@ SrVal *sr_bind_prim(SrInterp *I, const SrPrim *prim, int nin, SrVal **in, int np
     sr_diags_clear(&d);
   }
   SrTrace *t = I->trace;
-  SrVal **vals = sr_xcalloc(nout + 1, sizeof *vals);
+  SrVal **vals = nout <= 16 ? vals_st : sr_xmalloc((nout + 1) * sizeof *vals);
+  memset(vals, 0, (nout + 1) * sizeof *vals);
   if (t) {
     /* record an equation */
     SrVar *ivars[512];
     for (int i = 0; i < nin; i++) {
       ivars[i] = atom_for(I, t, in[i], types[i]);
       if (!ivars[i]) {
-        free(vals);
+        if (vals != vals_st) free(vals);
         goto done;
       }
     }
@@ -361,14 +368,15 @@ SrVal *sr_bind_prim(SrInterp *I, const SrPrim *prim, int nin, SrVal **in, int np
       if (a && a->kind == SR_AV_ABSTRACT && !a->has_value) abstract = 1;
       if (a && a->kind == SR_AV_TRACER) {
         sr_raise(I, "UnexpectedTracerError", "Encountered an unexpected tracer: a value traced inside a function that has returned");
-        free(vals);
+        if (vals != vals_st) free(vals);
         goto done;
       }
     }
     if (abstract || !sr_exec_hooks.eqn) {
       for (uint32_t i = 0; i < nout; i++) vals[i] = sr_array_abstract(outs[i]);
     } else {
-      struct SrArray *ain[512], **aout = sr_xcalloc(nout + 1, sizeof *aout);
+      struct SrArray *ain[512], **aout = nout <= 16 ? aout_st : sr_xmalloc((nout + 1) * sizeof *aout);
+      memset(aout, 0, (nout + 1) * sizeof *aout);
       int made[512] = {0}, ok = 1;
       for (int i = 0; i < nin && ok; i++) {
         SrArrayObj *a = sr_array_of(in[i]);
@@ -408,13 +416,13 @@ SrVal *sr_bind_prim(SrInterp *I, const SrPrim *prim, int nin, SrVal **in, int np
       if (!ok || I->exc) {
         for (uint32_t i = 0; i < nout; i++)
           if (aout[i]) sr_exec_hooks.array_unref(aout[i]);
-        free(aout);
-        free(vals);
+        if (aout != aout_st) free(aout);
+        if (vals != vals_st) free(vals);
         if (!I->exc) sr_raise(I, "RuntimeError", "%s failed", prim->name);
         goto done;
       }
       for (uint32_t i = 0; i < nout; i++) vals[i] = sr_array_concrete(aout[i]);
-      free(aout);
+      if (aout != aout_st) free(aout);
     }
   }
   if ((prim->flags & SR_PF_MULTI) || written) {
@@ -422,9 +430,9 @@ SrVal *sr_bind_prim(SrInterp *I, const SrPrim *prim, int nin, SrVal **in, int np
   } else {
     result = vals[0];
   }
-  free(vals);
+  if (vals != vals_st) free(vals);
 done:
-  free(outs);
+  if (outs != outs_st) free(outs);
   return result;
 }
 
@@ -457,6 +465,15 @@ SrVal *sr_eval_jaxpr(SrInterp *I, const SrJaxpr *j, int nin, SrVal **in) {
     return sr_raise(I, "TypeError", "the jaxpr takes %u arguments, %d given", nargs, nin);
   if (I->trace && j->prog != I->trace->prog) sr_program_dep(I->trace->prog, j->prog);
   SrVal **env = sr_xcalloc(j->nvars + 1, sizeof *env);
+  /* each var's value is dropped after its last use, as the evaluator does
+     (sr_ev_jaxpr): a long chain holds a few values, not all of them */
+  int32_t *last = sr_xmalloc((j->nvars + 1) * sizeof *last);
+  for (uint32_t i = 0; i < j->nvars; i++) last[i] = -1;
+  for (uint32_t k = 0; k < j->neqn; k++)
+    for (uint32_t i = 0; i < j->eqns[k].nin; i++)
+      if (j->eqns[k].in[i]->kind == SR_VAR) last[j->eqns[k].in[i]->id] = (int32_t)k;
+  for (uint32_t i = 0; i < j->nout; i++)
+    if (j->outvars[i]->kind == SR_VAR) last[j->outvars[i]->id] = INT32_MAX;
   for (uint32_t i = 0; i < j->nconst; i++) {
     SrVal *c = j->consts && j->consts[i] ? sr_ref(j->consts[i]) : sr_array_abstract(j->invars[i]->type);
     env[j->invars[i]->id] = c;
@@ -478,11 +495,18 @@ SrVal *sr_eval_jaxpr(SrInterp *I, const SrJaxpr *j, int nin, SrVal **in) {
     for (uint32_t i = 0; i < e->nin; i++) sr_unref(argv[i]);
     if (!r) goto done;
     for (uint32_t i = 0; i < e->nout; i++) {
-      if (e->out[i]->kind == SR_DROP) continue;
+      if (e->out[i]->kind == SR_DROP || last[e->out[i]->id] < 0) continue;
       sr_unref(env[e->out[i]->id]);
       env[e->out[i]->id] = sr_ref(r->seq.items[i]);
     }
     sr_unref(r);
+    for (uint32_t i = 0; i < e->nin; i++) {
+      const SrVar *v = e->in[i];
+      if (v->kind == SR_VAR && last[v->id] == (int32_t)k) {
+        sr_unref(env[v->id]);
+        env[v->id] = NULL;
+      }
+    }
   }
   result = sr_seq(NULL, SR_V_TUPLE, (int)j->nout);
   for (uint32_t i = 0; i < j->nout; i++) {
@@ -492,5 +516,6 @@ SrVal *sr_eval_jaxpr(SrInterp *I, const SrJaxpr *j, int nin, SrVal **in) {
 done:
   for (uint32_t i = 0; i < j->nvars; i++) sr_unref(env[i]);
   free(env);
+  free(last);
   return result;
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec/array.h"
 #include "lang/ast.h"
 #include "lang/commands.h"
 #include "lang/interp.h"
@@ -457,6 +458,34 @@ START_TEST(test_interp_commands) {
 }
 END_TEST
 
+START_TEST(test_interp_jaxpr_memory) {
+  /* calling a jaxpr value drops each intermediate after its last use: a
+     200-equation chain on a 1 MiB array holds a few arrays, not 200 */
+  const int neq = 200, n = 1 << 18;
+  SrBuf t = SR_BUF_INIT;
+  sr_buf_printf(&t, "import jax.numpy as jnp\nx = jnp.ones(%d, dtype=jnp.float32)\n", n);
+  sr_buf_printf(&t, "f = { lambda ; a:f32[%d]. let\n", n);
+  for (int i = 0; i < neq; i++) {
+    char in[16] = "a";
+    if (i) snprintf(in, sizeof in, "v%d", i);
+    sr_buf_printf(&t, "    v%d:f32[%d] = %s %s\n", i + 1, n, i % 2 ? "abs" : "neg", in);
+  }
+  sr_buf_printf(&t, "  in (v%d,) }\n", neq);
+  char *text = sr_buf_steal(&t);
+  Session s;
+  session_open(&s);
+  ck_assert_int_eq(run(&s, text, 0, NULL), 0);
+  size_t before, peak;
+  sr_buffer_stats(&before, NULL);
+  sr_buffer_stats_reset_peak();
+  ck_assert_int_eq(run(&s, "y = f(x)\n", 0, NULL), 0);
+  sr_buffer_stats(NULL, &peak);
+  ck_assert_msg(peak - before <= (size_t)4 * n * 4, "peak %zu KiB over %zu KiB", (peak - before) >> 10, (size_t)n * 4 >> 10);
+  session_close(&s);
+  free(text);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("lang");
   TCase *lex = tcase_create("lex");
@@ -475,6 +504,7 @@ static Suite *suite(void) {
   tcase_add_test(interp, test_interp_bindings);
   tcase_add_test(interp, test_interp_errors);
   tcase_add_test(interp, test_interp_commands);
+  tcase_add_test(interp, test_interp_jaxpr_memory);
   suite_add_tcase(s, interp);
   tcase_add_test(parse, test_parse_incomplete_nested);
   return s;
