@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "lang/objects.h"
 #include "util/intern.h"
@@ -586,6 +587,24 @@ static SrVal *m_conjugate(SrInterp *I, SrArgs *a) {
   return sr_ref(v);
 }
 
+/* ---- the time module: clocks for timing a script ---- */
+
+static SrVal *clock_seconds(SrInterp *I, SrArgs *a, const char *name, clockid_t id) {
+  if (a->nkw) return sr_raise(I, "TypeError", "time.%s() takes no keyword arguments", name);
+  if (a->n) return sr_raise(I, "TypeError", "time.%s() takes no arguments (%d given)", name, a->n);
+  struct timespec t;
+  clock_gettime(id, &t);
+  return sr_float(NULL, (double)t.tv_sec + (double)t.tv_nsec * 1e-9);
+}
+
+static SrVal *bi_perf_counter(SrInterp *I, SrArgs *a) {
+  return clock_seconds(I, a, "perf_counter", CLOCK_MONOTONIC);
+}
+
+static SrVal *bi_process_time(SrInterp *I, SrArgs *a) {
+  return clock_seconds(I, a, "process_time", CLOCK_PROCESS_CPUTIME_ID);
+}
+
 static SrVal *number_getattr(SrInterp *I, SrVal *self, const char *name) {
   (void)I;
   if (strcmp(name, "conjugate") == 0) return sr_bound_method(self, name, m_conjugate);
@@ -629,4 +648,8 @@ void sr_builtins_py_init(void) {
   sr_def("builtins.format", bi_format, "format(value, spec)");
   sr_def("builtins.divmod", bi_divmod, "divmod(a, b)");
   sr_def("builtins.pow", bi_pow, "pow(a, b)");
+  sr_def("time.perf_counter", bi_perf_counter,
+         "time.perf_counter(): seconds on a monotonic clock, for timing (each MPI rank reads its own)");
+  sr_def("time.process_time", bi_process_time,
+         "time.process_time(): CPU seconds of this process, all its threads");
 }

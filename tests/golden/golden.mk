@@ -37,6 +37,7 @@ GOLDEN_TESTS = \
 	tests/golden/py_format.jxr \
 	tests/golden/py_statements.jxr \
 	tests/golden/py_builtins.jxr \
+	tests/golden/py_time.jxr \
 	tests/golden/nested_blocks.jxr \
 	tests/golden/unexpected_indent.jxr \
 	tests/golden/command_error_location.jxr \
