@@ -18,6 +18,7 @@ tests_unit_check_vjp_LDADD = $(SR_LIBS) $(CHECK_LIBS)
 ## Golden scripts: the seed walkthrough and the bad-input cases.
 VJP_GOLDEN = \
 	tests/golden/vjp_errors.jxr \
+	tests/golden/vjp_optimize.jxr \
 	examples/seeds/vjp_objects.jxr
 TESTS += $(VJP_GOLDEN)
 EXTRA_DIST += $(VJP_GOLDEN) $(VJP_GOLDEN:.jxr=.out)

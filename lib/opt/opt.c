@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ad/ad.h"
 #include "prims/prim.h"
 #include "util/intern.h"
 #include "util/mem.h"
@@ -456,11 +457,32 @@ static SrVar *emit_atom(SrJaxprBuilder *jb, OVar *v) {
 }
 
 static SrJaxpr *emit_body(Opt *o, OBody *b, int top);
+static SrVal *opt_param(Opt *o, SrVal *v);
 
 static SrVal *spec_tuple(Opt *o, SrVal **specs, int n) {
   SrVal *t = sr_seq(o->prog->arena, SR_V_TUPLE, n);
   for (int i = 0; i < n; i++) sr_seq_push(o->prog->arena, t, sr_val_to_prog(o->prog, specs[i]));
   return t;
+}
+
+/* The jaxprs in a param of an equation the pass does not open (scan,
+   while and cond bodies, remat): each optimized on its own, with the same
+   inputs and outputs. */
+static SrVal *opt_param(Opt *o, SrVal *v) {
+  if (v->kind == SR_V_JAXPR) {
+    OBody *b = import_body(o, v->jx.jaxpr);
+    fuse(o, b);
+    cse(o, b);
+    dce(o, b);
+    return sr_jaxpr_val(o->prog->arena, emit_body(o, b, 1));
+  }
+  SrJaxpr *subs[1];
+  if ((v->kind == SR_V_TUPLE || v->kind == SR_V_LIST) && sr_param_jaxprs(v, subs, 1) > 0) {
+    SrVal *t = sr_seq(o->prog->arena, v->kind, v->seq.n);
+    for (int i = 0; i < v->seq.n; i++) sr_seq_push(o->prog->arena, t, opt_param(o, v->seq.items[i]));
+    return t;
+  }
+  return sr_val_to_prog(o->prog, v);
 }
 
 static SrJaxpr *emit_body(Opt *o, OBody *b, int top) {
@@ -489,7 +511,7 @@ static SrJaxpr *emit_body(Opt *o, OBody *b, int top) {
       if (e->body && ps[i].key == k_jaxpr) v = sr_jaxpr_val(o->prog->arena, emit_body(o, e->body, 0));
       else if (e->body && ps[i].key == k_in_specs) v = spec_tuple(o, e->in_specs, e->nin);
       else if (e->body && ps[i].key == k_out_specs) v = spec_tuple(o, e->out_specs, e->nout);
-      else v = sr_val_to_prog(o->prog, v);
+      else v = opt_param(o, v);
       ps[i].val = v;
     }
     for (int i = 0; i < e->nout; i++) {
@@ -563,6 +585,31 @@ static void sub_path(SrBuf *b, const char *path, const SrEqn *e, const char *key
   }
 }
 
+/* The communication explicit sharding makes of an equation (a contraction
+   or reduction over sharded dims, a reshard): a line of its own after the
+   equation's, as XLA's SPMD partitioner adds the collective
+   (:comm-static's classification, ad.h). */
+static void implied(Txt *t, const SrEqn *e, const int *ids, const char *path, int depth) {
+  SrCommNote notes[4];
+  int n = sr_ad_comm_notes(e, notes, 4);
+  for (int i = 0; i < n && i < 4; i++) {
+    if (!notes[i].mesh || !e->nout) continue;
+    const char *w = notes[i].what, *paren = strstr(w, " (");
+    int kl = paren ? (int)(paren - w) : (int)strlen(w);
+    SrBuf *b = t->b;
+    indent(b, depth);
+    sr_buf_printf(b, "%%%d:%s = %.*s(", t->next++, sr_type_short(e->out[0]->type), kl, w);
+    if (e->out[0]->kind == SR_DROP) sr_buf_puts(b, "_");
+    else sr_buf_printf(b, "%%%d", ids[e->out[0]->id]);
+    sr_buf_puts(b, "), axes=(");
+    int k = 0;
+    for (int a = 0; a < notes[i].mesh->n; a++)
+      if (notes[i].axes & (1u << a)) sr_buf_printf(b, k++ ? ", '%s'" : "'%s'", notes[i].mesh->names[a]);
+    sr_buf_printf(b, "%s), implied_by=\"%s%s\", op_name=\"%s/%s\"\n", k == 1 ? "," : "", e->prim->name,
+                  paren ? paren : "", path, e->prim->name);
+  }
+}
+
 static void txt_eqn(Txt *t, const SrEqn *e, int *ids, const char *path, int depth) {
   SrBuf *b = t->b;
   char op[64];
@@ -596,6 +643,7 @@ static void txt_eqn(Txt *t, const SrEqn *e, int *ids, const char *path, int dept
   sr_buf_printf(b, ", op_name=\"%s/%s\"", path, e->prim->name);
   if (!nsub) {
     sr_buf_putc(b, '\n');
+    implied(t, e, ids, path, depth);
     return;
   }
   sr_buf_puts(b, " {\n");

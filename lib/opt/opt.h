@@ -27,7 +27,10 @@
  * project -- one line per operation with HLO's opcode names (all-gather,
  * all-reduce, reduce-scatter...), described in README.md -- so that
  * `text.count('all-gather(')` counts what JAX's `compile().as_text()`
- * counts.
+ * counts.  The communication that explicit sharding implies (a
+ * contraction over sharded dims, a reshard from unreduced) gets a line of
+ * its own after its equation's -- `all-reduce(%12), axes=('X',),
+ * implied_by="dot_general (...)"` -- as XLA's partitioner adds one.
  */
 #ifndef SR_OPT_OPT_H
 #define SR_OPT_OPT_H
