@@ -14,6 +14,14 @@
  * 4. Memory: a 1,000-equation elementwise chain on a 64 MiB array, the
  *    most bytes held at once over the input's size.
  * Each time is the best of RUNS (default 5).
+ *
+ *   bench_exec --chain N [-n RUNS]
+ *
+ * runs only a chain of N equations on f32[4] (mul by c, add b, in turn,
+ * from a = [1, 2, 3, 4], b = 1, c = 0.5) and prints one line: the best
+ * CPU time (CLOCK_PROCESS_CPUTIME_ID) and wall time per equation, and the
+ * result, for bench/overhead_numpy.py to set beside numpy's
+ * `a = a * c; a = a + b` on the same arrays.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +40,12 @@
 static double now(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static double cpu_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
   return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
@@ -123,13 +137,67 @@ static double move_best(SrArray *a, const SrMesh *m, const SrType *l, int runs) 
   return best;
 }
 
+/* --chain N: d = mul a c, e = add d b, f = mul e c, ... on f32[4]. */
+static int chain_overhead(long n, int runs) {
+  SrBuf t = SR_BUF_INIT;
+  char v[16], w[16];
+  sr_buf_puts(&t, "{ lambda ; a:f32[4] b:f32[4] c:f32[4]. let\n");
+  for (long i = 0; i < n; i++) {
+    var_name(i ? (int)i + 2 : 0, v);
+    var_name((int)i + 3, w);
+    sr_buf_printf(&t, "  %s:f32[4] = %s %s %s\n", w, i % 2 ? "add" : "mul", v, i % 2 ? "b" : "c");
+  }
+  var_name((int)n + 2, w);
+  sr_buf_printf(&t, " in (%s,) }", w);
+  SrProgram *p = parse(t.p);
+  sr_buf_free(&t);
+  float xa[4] = {1, 2, 3, 4}, xb[4] = {1, 1, 1, 1}, xc[4] = {0.5f, 0.5f, 0.5f, 0.5f}, r[4];
+  int64_t s4[1] = {4};
+  const SrType *ty = sr_type_array(SR_F32, 1, s4);
+  SrArray *in[3] = {sr_array_from_data(ty, NULL, xa), sr_array_from_data(ty, NULL, xb),
+                    sr_array_from_data(ty, NULL, xc)};
+  double wall = 1e30, cpu = 1e30;
+  for (int k = 0; k < runs; k++) {
+    SrArray *out[1];
+    double t0 = now(), c0 = cpu_now();
+    if (sr_ev_jaxpr(&cx, p->top, in, out) < 0) {
+      fprintf(stderr, "bench_exec: %s\n", diags.first ? diags.first->msg : "failed");
+      return 1;
+    }
+    double c1 = cpu_now(), t1 = now();
+    if (t1 - t0 < wall) wall = t1 - t0;
+    if (c1 - c0 < cpu) cpu = c1 - c0;
+    if (sr_array_to_host(&cx, out[0], r) < 0) return 1;
+    sr_array_unref(out[0]);
+  }
+  printf("chain of %ld equations on f32[4], best of %d: %.1f ns per equation of CPU time, %.1f ns wall; "
+         "result %.9g %.9g %.9g %.9g\n",
+         n, runs, cpu / (double)n * 1e9, wall / (double)n * 1e9, r[0], r[1], r[2], r[3]);
+  for (int i = 0; i < 3; i++) sr_array_unref(in[i]);
+  sr_program_unref(p);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   int runs = 5;
-  if (argc > 2 && strcmp(argv[1], "-n") == 0) runs = atoi(argv[2]);
+  long nchain = 0;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (strcmp(argv[i], "-n") == 0) runs = atoi(argv[i + 1]);
+    else if (strcmp(argv[i], "--chain") == 0) nchain = atol(argv[i + 1]);
+    else {
+      fprintf(stderr, "usage: bench_exec [-n RUNS] [--chain N]\n");
+      return 2;
+    }
+  }
   if (runs < 1) runs = 1;
   sr_eval_init();
   ex.comm = sr_comm_local_new(8);
   sr_eval_ctx_init(&cx, NULL, &ex, &diags);
+  if (nchain > 0) {
+    int rc = chain_overhead(nchain, runs);
+    sr_comm_free(ex.comm);
+    return rc;
+  }
   SrMesh mm = {0};
   mm.n = 2;
   mm.names[0] = sr_intern_cstr("X");
