@@ -20,6 +20,11 @@ variable naming (a..z, ba.., in print order, `_` for unused top-level
 outputs, names passed into jit bodies) and its hoisting of shared jaxprs.
 `make bench` checks the fixed point with `shardrepl --fmt`.
 
+The program is also well typed, as JAX would have traced it (a jit body
+per type it is called with, scan's `xs` with the leading axis of `length`,
+iota's result unsharded, its `sharding` being None), so that `make bench`
+can time the type checker on it; it checks that with `shardrepl --check`.
+
 Only the Python standard library is used.
 """
 import argparse
@@ -389,6 +394,7 @@ SCAL = "f32[]"
 TILE = "f32[64@(X,Y),128]"
 HALF = "f32[256@X,512]"
 STEPS = "f32[8,256@X]"
+IDX = "f32[256]"             # an iota, replicated
 
 DN = "(([1], [0]), ([], []))"
 UNARY = ["tanh", "exp", "logistic", "neg", "sin", "cos", "abs", "sqrt", "rsqrt", "log1p"]
@@ -428,10 +434,10 @@ class Gen:
         k = self.emit(e, "mul", [i, Lit("0.5:f32[]")], [t])
         return Jaxpr([], [a], e, [k])
 
-    def relu_body(self):
+    def relu_body(self, t):
         e = []
-        a = Var(ACT)
-        b = self.emit(e, "max", [a, Lit("0.0:f32[]")], [ACT])
+        a = Var(t)
+        b = self.emit(e, "max", [a, Lit("0.0:f32[]")], [t])
         return Jaxpr([], [a], e, [b])
 
     def scan_body(self, long):
@@ -455,14 +461,14 @@ class Gen:
             c = self.emit(e, op, [a, b], [ACT])
         return Jaxpr([], [a, b], e, [c])
 
-    def mlp_block(self, relu):
+    def mlp_block(self, relu_hid):
         """A hoisted function of more than ten equations."""
         e = []
         x, w1, w2, s = Var(ACT), Var(W1T), Var(W2T), Var(FEAT)
         y = self.layer_norm(e, x, s)
         h = self.emit(e, "dot_general", [y, w1], [HID], [("dimension_numbers", DN),
                                                          ("preferred_element_type", "float32")])
-        h = self.emit(e, "jit", [h], [HID], [("name", "relu"), ("jaxpr", relu)])
+        h = self.emit(e, "jit", [h], [HID], [("name", "relu"), ("jaxpr", relu_hid)])
         o = self.emit(e, "dot_general", [h, w2], [ACT_U], [("dimension_numbers", DN),
                                                            ("preferred_element_type", "float32")])
         o = self.emit(e, "reshard", [o], [ACT])
@@ -492,8 +498,8 @@ class Gen:
         step = Var("i32[]")
         tile = Var(TILE)
         invars = [x] + [v for w in ws for v in w] + [step, tile]
-        relu = self.relu_body()
-        mlp = self.mlp_block(relu)
+        relu = self.relu_body(ACT)
+        mlp = self.mlp_block(self.relu_body(HID))
         recent = [x]  # recent activations
         stats = []
         # the sizes added below are rough guesses of each block's text;
@@ -523,7 +529,8 @@ class Gen:
             elif kind < 0.53:
                 long = rng.random() < 0.15
                 self.hoisted += long
-                xs = self.emit(e, "reduce_max", [x], [VEC], [("axes", "(1,)"), ("out_sharding", "None")])
+                m = self.emit(e, "reduce_max", [x], [VEC], [("axes", "(1,)"), ("out_sharding", "None")])
+                xs = self.emit(e, "broadcast_in_dim", [m], [STEPS], [("broadcast_dimensions", "(1,)")])
                 outs = self.emit(e, "scan", [s, x, xs], [ACT, STEPS], [
                     ("_split_transpose", "False"), ("jaxpr", self.scan_body(long)), ("length", "8"),
                     ("linear", "(False, False, False)"), ("num_carry", "1"), ("num_consts", "1"),
@@ -558,14 +565,14 @@ class Gen:
                 x = self.emit(e, "add", [x, r], [ACT])
                 size += 900 + 80 * n
             elif kind < 0.75:
-                ix = self.emit(e, "iota", [], ["i32[256@X]"], [("dimension", "0"), ("dtype", "int32"),
-                                                              ("shape", "(256,)"),
-                                                              ("sharding", "None")])
-                fx = self.emit(e, "convert_element_type", [ix], [VEC],
+                ix = self.emit(e, "iota", [], ["i32[256]"], [("dimension", "0"), ("dtype", "int32"),
+                                                            ("shape", "(256,)"),
+                                                            ("sharding", "None")])
+                fx = self.emit(e, "convert_element_type", [ix], [IDX],
                                [("new_dtype", "float32"), ("weak_type", "False")])
                 st = self.emit(e, "convert_element_type", [step], [SCAL],
                                [("new_dtype", "float32"), ("weak_type", "False")])
-                fx = self.emit(e, "mul", [fx, st], [VEC])
+                fx = self.emit(e, "mul", [fx, st], [IDX])
                 stats.append(fx)
                 size += 450
             else:
