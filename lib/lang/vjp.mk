@@ -17,6 +17,7 @@ tests_unit_check_vjp_LDADD = $(SR_LIBS) $(CHECK_LIBS)
 
 ## Golden scripts: the seed walkthrough and the bad-input cases.
 VJP_GOLDEN = \
+	tests/golden/vjp_api.jxr \
 	tests/golden/vjp_errors.jxr \
 	tests/golden/vjp_optimize.jxr \
 	examples/seeds/vjp_objects.jxr

@@ -536,6 +536,18 @@ done:
   return res;
 }
 
+/* Outside a trace, a zero cotangent is a scalar literal: made a concrete
+   array here, as JAX returns one. */
+static SrVal *concrete_ct(SrInterp *I, SrVal *v) {
+  SrArrayObj *a = sr_array_of(v);
+  if (I->trace || !a || a->kind != SR_AV_ABSTRACT || !a->has_value || !sr_exec_hooks.from_scalar ||
+      sr_dtype_kind(a->type->dtype) == SR_DK_COMPLEX)
+    return sr_ref(v);
+  double re = sr_dtype_is_inexact(a->type->dtype) ? a->value.f : (double)a->value.i;
+  struct SrArray *c = sr_exec_hooks.from_scalar(I, a->type, re, 0, a->value.i);
+  return c ? sr_array_concrete(c) : sr_ref(v);
+}
+
 SrVal *sr_vjp_apply(SrInterp *I, SrVal *self, SrVal *ct) {
   SrVjp *v = self->obj.data;
   SrVjpAux *x = v->aux;
@@ -554,7 +566,7 @@ SrVal *sr_vjp_apply(SrInterp *I, SrVal *self, SrVal *ct) {
   if (sr_ad_vjp_apply(I, &lin, cts->seq.items, cin, 1) == 0) {
     r = sr_seq(NULL, SR_V_TUPLE, x->nargs);
     SrVal *lv = sr_seq(NULL, SR_V_LIST, x->nleaves);
-    for (int i = 0; i < x->nleaves; i++) sr_seq_push(NULL, lv, sr_ref(cin[x->ncaptured + i]));
+    for (int i = 0; i < x->nleaves; i++) sr_seq_push(NULL, lv, concrete_ct(I, cin[x->ncaptured + i]));
     SrVal *all = sr_pytree_unflatten(x->in_tree, lv);
     for (int k = 0; k < x->nargs; k++) sr_seq_push(NULL, r, sr_ref(all->seq.items[k]));
     sr_unref(all);
