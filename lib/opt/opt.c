@@ -99,6 +99,23 @@ static const SrJaxpr *call_body(const SrEqn *e) {
 
 /* ---- 1. import, inlining calls ---- */
 
+static int type_sym(const SrType *t) {
+  for (int d = 0; t && d < t->ndim; d++)
+    if (t->dims[d].sym) return 1;
+  return 0;
+}
+
+/* A body whose types name its own vars (dynamic shapes: f32[d] for an
+   argument d) is not inlined: its types would need rewriting. */
+static int body_sym(const SrJaxpr *j) {
+  for (uint32_t i = 0; i < j->nin; i++)
+    if (type_sym(j->invars[i]->type)) return 1;
+  for (uint32_t k = 0; k < j->neqn; k++)
+    for (uint32_t i = 0; i < j->eqns[k].nout; i++)
+      if (type_sym(j->eqns[k].out[i]->type)) return 1;
+  return 0;
+}
+
 static void import_into(Opt *o, OBody *b, const SrJaxpr *j, OVar **args);
 
 static OBody *import_body(Opt *o, const SrJaxpr *j) {
@@ -131,7 +148,7 @@ static OVar **import_eqns(Opt *o, OBody *b, const SrJaxpr *j, OVar **args) {
       }
     }
     const SrJaxpr *cb = is_inlined_call(e) ? call_body(e) : NULL;
-    if (cb && cb->nconst == 0 && sr_nargs(cb) == e->nin && cb->nout == e->nout) {
+    if (cb && cb->nconst == 0 && sr_nargs(cb) == e->nin && cb->nout == e->nout && !body_sym(cb)) {
       /* XLA inlines calls: the body's equations, here */
       OVar **outs = import_eqns(o, b, cb, in);
       for (uint32_t i = 0; i < e->nout; i++)
