@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "ad/ad_rules.h"
+#include "exec/eval.h"
 #include "lang/jnp.h"
 #include "lang/objects.h"
 #include "lang/vjp.h"
@@ -488,7 +489,15 @@ done:
   return rc;
 }
 
+/* Running custom_lin forward is applying a custom_vjp function's
+   linearization to tangents (jax.linearize's f_jvp), which JAX refuses. */
+static int ev_custom_lin(SrEvalCtx *cx, const SrEvalEqn *e) {
+  (void)e;
+  return sr_ev_err(cx, "TypeError", "can't apply forward-mode autodiff (jvp) to a custom_vjp function.");
+}
+
 void sr_custom_vjp_init(void) {
+  sr_set_eval_rule(SR_P_custom_lin, ev_custom_lin);
   sr_val_keep_class(&cvjp_ref_class);
   sr_val_keep_class(&cvjp_lin_class);
   if (!text_rule) text_rule = sr_ad_jvp_rule(&sr_prims[SR_P_custom_vjp_call]);

@@ -572,7 +572,7 @@ static int flatten(SrInterp *I, SrVal *v, SrVal *leaves) {
   }
   if (!sr_value_type(I, v)) {
     SrBuf b = SR_BUF_INIT;
-    sr_to_repr(I, &b, v);
+    sr_to_str(I, &b, v);
     sr_raise(I, "TypeError", "Argument '%s' of type <class '%s'> is not a valid JAX type.", sr_buf_str(&b),
              sr_val_kind_name(v));
     sr_buf_free(&b);
