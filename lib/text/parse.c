@@ -1299,8 +1299,8 @@ static int param_value(Parser *p, const char *key, SrVal **out) {
 /* "[" key=value { key=value } "]" */
 static int parse_params(Parser *p, SrParam **out, uint32_t *n) {
   size_t open = p->pos++;
-  SrParam *ps = NULL;
-  uint32_t np = 0, cap = 0;
+  SrParam small[16], *ps = small;
+  uint32_t np = 0, cap = 16;
   int rc = 0;
   for (;;) {
     skip(p);
@@ -1324,8 +1324,12 @@ static int parse_params(Parser *p, SrParam **out, uint32_t *n) {
       break;
     }
     if (np == cap) {
-      cap = cap ? 2 * cap : 8;
-      ps = sr_xrealloc(ps, cap * sizeof *ps);
+      /* past the few params on the stack */
+      cap *= 2;
+      SrParam *bigger = sr_xmalloc(cap * sizeof *bigger);
+      memcpy(bigger, ps, np * sizeof *ps);
+      if (ps != small) free(ps);
+      ps = bigger;
     }
     ps[np++] = (SrParam){key, v};
   }
@@ -1333,7 +1337,7 @@ static int parse_params(Parser *p, SrParam **out, uint32_t *n) {
     *out = sr_arena_memdup(p->a, ps, np * sizeof *ps);
     *n = np;
   }
-  free(ps);
+  if (ps != small) free(ps);
   return rc;
 }
 
