@@ -289,7 +289,7 @@ static int jvp_custom_vjp(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal 
   }
   for (int i = 0; i < c->nconsts; i++)
     if (t[i]) {
-      sr_raise(I, "TypeError",
+      sr_raise(I, "CustomVJPException",
                "Detected differentiation of a custom_vjp function with respect to a closed-over value. That isn't "
                "supported because the custom VJP rule only specifies how to differentiate the custom_vjp function "
                "with respect to explicit input parameters. Try passing the closed-over value into the custom_vjp "
