@@ -112,8 +112,8 @@ void sr_dict_set(SrArena *a, SrVal *d, SrVal *key, SrVal *val) {
     SrVal **k = alloc_mem(a, (size_t)cap * sizeof(SrVal *));
     SrVal **v = alloc_mem(a, (size_t)cap * sizeof(SrVal *));
     if (d->dict.n) {
-      memcpy(k, d->dict.keys, (size_t)d->dict.n * sizeof(SrVal *));
-      memcpy(v, d->dict.vals, (size_t)d->dict.n * sizeof(SrVal *));
+      sr_copy(k, d->dict.keys, (size_t)d->dict.n * sizeof(SrVal *));
+      sr_copy(v, d->dict.vals, (size_t)d->dict.n * sizeof(SrVal *));
     }
     if (!a) {
       free(d->dict.keys);
@@ -152,16 +152,16 @@ SrSpec *sr_spec_copy(SrArena *a, const SrSpec *s) {
   for (int i = 0; i < s->n; i++) {
     c->e[i].n = s->e[i].n;
     c->e[i].names = names;
-    memcpy(names, s->e[i].names, (size_t)s->e[i].n * sizeof(char *));
+    sr_copy(names, s->e[i].names, (size_t)s->e[i].n * sizeof(char *));
     names += s->e[i].n;
   }
   c->nunreduced = s->nunreduced;
   c->unreduced = names;
-  memcpy(names, s->unreduced, (size_t)s->nunreduced * sizeof(char *));
+  sr_copy(names, s->unreduced, (size_t)s->nunreduced * sizeof(char *));
   names += s->nunreduced;
   c->nreduced = s->nreduced;
   c->reduced = names;
-  memcpy(names, s->reduced, (size_t)s->nreduced * sizeof(char *));
+  sr_copy(names, s->reduced, (size_t)s->nreduced * sizeof(char *));
   c->ukind = s->nunreduced ? (s->ukind ? s->ukind : SR_UK_SUM) : SR_UK_NONE;
   return c;
 }
@@ -334,7 +334,7 @@ static void set_repr(SrBuf *out, const SrVal *v, const char *open, const char *c
   }
   SrVal copy = *v;
   copy.seq.items = sr_xmalloc((size_t)v->seq.n * sizeof(SrVal *));
-  memcpy(copy.seq.items, v->seq.items, (size_t)v->seq.n * sizeof(SrVal *));
+  sr_copy(copy.seq.items, v->seq.items, (size_t)v->seq.n * sizeof(SrVal *));
   qsort(copy.seq.items, (size_t)v->seq.n, sizeof(SrVal *), cmp_ints);
   seq_repr(out, &copy, open, close);
   free(copy.seq.items);

@@ -324,7 +324,7 @@ static SrVal *bi_partition_spec(SrInterp *I, SrArgs *a) {
           SrVal *pv = sr_spec_val(NULL, &(SrSpec){spec.n, entries, 0, 0, NULL, NULL, 0});
           SrBuf b = SR_BUF_INIT;
           SrVal *t = sr_seq(NULL, SR_V_TUPLE, spec.n);
-          for (int q = 0; q < spec.n; q++) sr_seq_push(NULL, t, sr_getitem(I, pv, sr_int(NULL, q)));
+          for (int q = 0; q < spec.n; q++) sr_seq_push(NULL, t, sr_getindex(I, pv, q));
           sr_val_repr(&b, t);
           SrVal *s = is_un ? names_set(un, spec.nunreduced) : names_set(re, spec.nreduced);
           sr_buf_puts(&b, is_un ? " and unreduced axes: " : " and reduced axes: ");
@@ -365,7 +365,7 @@ static SrVal *spec_getattr(SrInterp *I, SrVal *self, const char *name) {
     plain.nunreduced = plain.nreduced = 0;
     SrVal *pv = sr_spec_val(NULL, &plain);
     SrVal *t = sr_seq(NULL, SR_V_TUPLE, s->n);
-    for (int i = 0; i < s->n; i++) sr_seq_push(NULL, t, sr_getitem(I, pv, sr_int(NULL, i)));
+    for (int i = 0; i < s->n; i++) sr_seq_push(NULL, t, sr_getindex(I, pv, i));
     sr_unref(pv);
     return t;
   }

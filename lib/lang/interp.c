@@ -18,10 +18,15 @@ enum { MAX_CALL_DEPTH = 400 };
 
 /* ---- environments ---- */
 
+static SrEnv *live_envs; /* every environment, newest first */
+
 SrEnv *sr_env_new(SrEnv *parent) {
   SrEnv *e = sr_xcalloc(1, sizeof *e);
   e->rc = 1;
   e->parent = sr_env_ref(parent);
+  e->next = live_envs;
+  if (live_envs) live_envs->prev = e;
+  live_envs = e;
   return e;
 }
 
@@ -46,7 +51,34 @@ void sr_env_unref(SrEnv *e) {
   free(e->keys);
   free(e->vals);
   sr_env_unref(e->parent);
+  if (e->prev) e->prev->next = e->next;
+  else live_envs = e->next;
+  if (e->next) e->next->prev = e->prev;
   free(e);
+}
+
+size_t sr_env_live(void) {
+  size_t n = 0;
+  for (SrEnv *e = live_envs; e; e = e->next) n++;
+  return n;
+}
+
+static int env_below(const SrEnv *e, const SrEnv *root) {
+  while (e->parent) e = e->parent;
+  return e == root && e != NULL;
+}
+
+void sr_env_break_cycles(SrEnv *root) {
+  size_t n = 0, cap = 16;
+  SrEnv **held = sr_xmalloc(cap * sizeof *held);
+  for (SrEnv *e = live_envs; e; e = e->next)
+    if (e != root && env_below(e, root)) {
+      if (n == cap) held = sr_xrealloc(held, (cap *= 2) * sizeof *held);
+      held[n++] = sr_env_ref(e); /* alive while the others are emptied */
+    }
+  for (size_t i = 0; i < n; i++) sr_env_clear(held[i]);
+  for (size_t i = 0; i < n; i++) sr_env_unref(held[i]);
+  free(held);
 }
 
 static size_t slot(const char *k) { return ((uintptr_t)k >> 3) * 2654435761u; }
@@ -137,6 +169,7 @@ void sr_interp_free(SrInterp *I) {
   /* functions hold the globals they were defined in: emptying the globals
      first breaks those cycles */
   sr_env_clear(I->globals);
+  sr_env_break_cycles(I->globals);
   sr_exec_free(I);
   sr_env_unref(I->globals);
   sr_diags_clear(&I->diags);
@@ -146,6 +179,7 @@ void sr_interp_free(SrInterp *I) {
 
 void sr_interp_reset(SrInterp *I) {
   sr_env_clear(I->globals);
+  sr_env_break_cycles(I->globals);
   sr_jax_state_reset(I->jax);
 }
 

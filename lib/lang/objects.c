@@ -511,7 +511,7 @@ SrVal *sr_iterate(SrInterp *I, SrVal *v) {
     return l;
   case SR_V_SPEC:
     l = sr_seq(NULL, SR_V_LIST, v->spec->n);
-    for (int i = 0; i < v->spec->n; i++) sr_seq_push(NULL, l, sr_getitem(I, v, sr_int(NULL, i)));
+    for (int i = 0; i < v->spec->n; i++) sr_seq_push(NULL, l, sr_getindex(I, v, i));
     return l;
   default: {
     const SrLangOps *ops = sr_ops(v);
@@ -530,6 +530,13 @@ static SrVal *spec_entry(const SrSpecEntry *e) {
   SrVal *t = sr_seq(NULL, SR_V_TUPLE, e->n);
   for (int i = 0; i < e->n; i++) sr_seq_push(NULL, t, sr_str_cstr(NULL, e->names[i]));
   return t;
+}
+
+SrVal *sr_getindex(SrInterp *I, SrVal *obj, int64_t i) {
+  SrVal *key = sr_int(NULL, i);
+  SrVal *r = sr_getitem(I, obj, key);
+  sr_unref(key);
+  return r;
 }
 
 SrVal *sr_getitem(SrInterp *I, SrVal *obj, SrVal *key) {

@@ -17,6 +17,7 @@ typedef struct SrEnv {
   const char **keys; /* interned */
   SrVal **vals;
   size_t cap, n;
+  struct SrEnv *prev, *next; /* every live environment, for sr_env_break_cycles */
 } SrEnv;
 
 SrEnv *sr_env_new(SrEnv *parent);
@@ -26,6 +27,13 @@ void sr_env_clear(SrEnv *e);
 SrVal *sr_env_lookup(const SrEnv *e, const char *k); /* borrowed; searches parents */
 void sr_env_set(SrEnv *e, const char *k, SrVal *v); /* steals */
 int sr_env_del(SrEnv *e, const char *k);
+/* A closure's environment and the function bound in it hold each other:
+   counting never frees them.  Once nothing can reach an environment below
+   `root` any more (the interpreter is being freed or reset), this empties
+   every one still alive, which frees them and what they held. */
+void sr_env_break_cycles(SrEnv *root);
+/* How many environments are alive (for tests). */
+size_t sr_env_live(void);
 
 /* A def or lambda. */
 typedef struct SrFunction {
@@ -73,6 +81,8 @@ int sr_slice_indices(SrInterp *I, SrVal *slice, int64_t n, int64_t *start, int64
 int sr_index(SrInterp *I, SrVal *key, int64_t n, int64_t *out);
 
 SrVal *sr_getitem(SrInterp *I, SrVal *obj, SrVal *key);
+/* obj[i] for an int index. */
+SrVal *sr_getindex(SrInterp *I, SrVal *obj, int64_t i);
 int sr_setitem(SrInterp *I, SrVal *obj, SrVal *key, SrVal *v);
 int sr_delitem(SrInterp *I, SrVal *obj, SrVal *key);
 int sr_setattr(SrInterp *I, SrVal *obj, const char *name, SrVal *v);

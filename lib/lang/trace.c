@@ -227,7 +227,7 @@ SrJaxpr *sr_trace_end(SrInterp *I, SrTrace *t, SrVal **outs, int nout, SrVal **c
   SrJaxprBuilder *jb = &t->jb;
   SrVar **args = sr_xmalloc((jb->nin + 1) * sizeof *args);
   uint32_t nargs = jb->nin;
-  memcpy(args, jb->in, nargs * sizeof *args);
+  sr_copy(args, jb->in, nargs * sizeof *args);
   jb->nin = 0;
   SrVal *outer = sr_seq(NULL, SR_V_LIST, 0);
   for (int i = 0; i < t->ncaptured; i++) {

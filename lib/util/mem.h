@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 void *sr_xmalloc(size_t n);
 void *sr_xcalloc(size_t n, size_t size);
@@ -43,6 +44,12 @@ struct SrArena {
 };
 
 /* Memory aligned for any object; uninitialised. */
+/* memcpy for counts that may be 0 with NULL pointers, which memcpy
+   itself does not allow. */
+static inline void *sr_copy(void *dst, const void *src, size_t n) {
+  return n ? memcpy(dst, src, n) : dst;
+}
+
 static inline void *sr_arena_alloc(SrArena *a, size_t n) {
   n = (n + 15) & ~(size_t)15;
   if ((size_t)(a->end - a->cur) < n) return sr_arena_alloc_slow(a, n);

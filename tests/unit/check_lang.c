@@ -486,6 +486,38 @@ START_TEST(test_interp_jaxpr_memory) {
 }
 END_TEST
 
+START_TEST(test_interp_closure_cycles) {
+  /* a closure's environment holds the function bound in it and the
+     function holds the environment; :reset and the end of the session
+     free them all the same */
+  Session s;
+  session_open(&s);
+  size_t base = sr_env_live();
+  ck_assert_int_eq(run(&s,
+                       "def adder(k):\n"
+                       "    def add(x):\n"
+                       "        return x + k\n"
+                       "    return add\n"
+                       "add3 = adder(3)\n"
+                       "def counter():\n"
+                       "    count = [0]\n"
+                       "    def inc():\n"
+                       "        count[0] += 1\n"
+                       "        return count[0]\n"
+                       "    return inc\n"
+                       "c = counter()\n"
+                       "c(), add3(4)\n",
+                       0, NULL),
+                   0);
+  ck_assert_uint_gt(sr_env_live(), base);
+  ck_assert_int_eq(run(&s, ":reset\n", 0, NULL), 0);
+  ck_assert_uint_eq(sr_env_live(), base);
+  ck_assert_int_eq(run(&s, "def outer():\n    def inner():\n        return 1\n    return inner\nf = outer()\n", 0, NULL), 0);
+  session_close(&s);
+  ck_assert_uint_eq(sr_env_live(), base - 1); /* the globals too */
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("lang");
   TCase *lex = tcase_create("lex");
@@ -505,6 +537,7 @@ static Suite *suite(void) {
   tcase_add_test(interp, test_interp_errors);
   tcase_add_test(interp, test_interp_commands);
   tcase_add_test(interp, test_interp_jaxpr_memory);
+  tcase_add_test(interp, test_interp_closure_cycles);
   suite_add_tcase(s, interp);
   tcase_add_test(parse, test_parse_incomplete_nested);
   return s;
