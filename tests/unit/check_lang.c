@@ -16,6 +16,7 @@
 #include "lang/commands.h"
 #include "lang/interp.h"
 #include "lang/lex.h"
+#include "lang/objects.h"
 
 /* ---- the lexer ---- */
 
