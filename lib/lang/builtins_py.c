@@ -652,4 +652,5 @@ void sr_builtins_py_init(void) {
          "time.perf_counter(): seconds on a monotonic clock, for timing (each MPI rank reads its own)");
   sr_def("time.process_time", bi_process_time,
          "time.process_time(): CPU seconds of this process, all its threads");
+  sr_re_init();
 }

@@ -187,5 +187,6 @@ void sr_global_names(SrInterp *I, void (*fn)(const char *name, void *ctx), void 
 /* Each family of built-ins registers itself. */
 void sr_builtins_py_init(void);
 void sr_builtins_jax_init(void);
+void sr_re_init(void); /* re.c: Python's re module */
 
 #endif

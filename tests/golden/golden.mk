@@ -38,6 +38,8 @@ GOLDEN_TESTS = \
 	tests/golden/py_statements.jxr \
 	tests/golden/py_builtins.jxr \
 	tests/golden/py_time.jxr \
+	tests/golden/py_re.jxr \
+	tests/golden/py_re_errors.jxr \
 	tests/golden/nested_blocks.jxr \
 	tests/golden/unexpected_indent.jxr \
 	tests/golden/command_error_location.jxr \
