@@ -476,14 +476,45 @@ static int run_fused(SrEvalCtx *cx, const SrJaxpr *j, uint32_t k, int pos, SrArr
   return 0;
 }
 
+/* The equations whose results nothing reads, directly or through other
+   such equations, as flags; NULL when there are none.  A jitted computation
+   runs without them, as XLA's dead-code elimination compiles it, so that
+   (say) the loss value a gradient computes and drops costs no all-reduce.
+   No primitive of the table has an effect that would keep it. */
+static uint8_t *find_dead(const SrJaxpr *j) {
+  uint8_t *live = sr_xcalloc(j->nvars + 1, 1), *dead = sr_xcalloc(j->neqn + 1, 1);
+  int any = 0;
+  for (uint32_t i = 0; i < j->nout; i++)
+    if (j->outvars[i]->kind == SR_VAR) live[j->outvars[i]->id] = 1;
+  for (uint32_t k = j->neqn; k-- > 0;) {
+    const SrEqn *q = &j->eqns[k];
+    int used = 0;
+    for (uint32_t i = 0; i < q->nout && !used; i++) used = q->out[i]->kind == SR_VAR && live[q->out[i]->id];
+    if (!used) {
+      dead[k] = 1;
+      any = 1;
+      continue;
+    }
+    for (uint32_t i = 0; i < q->nin; i++)
+      if (q->in[i]->kind == SR_VAR) live[q->in[i]->id] = 1;
+  }
+  free(live);
+  if (!any) {
+    free(dead);
+    return NULL;
+  }
+  return dead;
+}
+
 int sr_ev_jaxpr(SrEvalCtx *cx, const SrJaxpr *j, SrArray *const *in, SrArray **out) {
   uint32_t nv = j->nvars;
   for (uint32_t i = 0; i < j->nout; i++) out[i] = NULL;
   SrArray **env = sr_xcalloc(nv + 1, sizeof *env);
   int32_t *last = sr_xmalloc((nv + 1) * sizeof *last);
+  uint8_t *dead = cx->fused ? find_dead(j) : NULL;
   for (uint32_t i = 0; i < nv; i++) last[i] = -1;
   for (uint32_t k = 0; k < j->neqn; k++)
-    for (uint32_t i = 0; i < j->eqns[k].nin; i++) {
+    for (uint32_t i = 0; i < j->eqns[k].nin && !(dead && dead[k]); i++) {
       const SrVar *v = j->eqns[k].in[i];
       if (v->kind == SR_VAR) last[v->id] = (int32_t)k;
     }
@@ -504,6 +535,7 @@ int sr_ev_jaxpr(SrEvalCtx *cx, const SrJaxpr *j, SrArray *const *in, SrArray **o
   for (uint32_t k = 0; k < j->neqn && rc == 0; k++) {
     const SrEqn *q = &j->eqns[k];
     int pos;
+    if (dead && dead[k]) continue;
     if (fusable(cx, j, k, last, &pos)) {
       rc = run_fused(cx, j, k, pos, env, last);
       k++;
@@ -578,6 +610,7 @@ done:
   for (uint32_t i = 0; i < nv; i++) sr_array_unref(env[i]);
   free(env);
   free(last);
+  free(dead);
   return rc;
 }
 

@@ -90,10 +90,15 @@ void sr_exec_ledger_str(SrInterp *I, SrBuf *out) {
   }
 }
 
+/* :comm shows the last statement's collectives; :comm EXPR evaluates EXPR
+   (a call, typically) and shows the collectives it ran. */
 static int cmd_comm(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
-  (void)arg;
-  (void)src;
-  (void)off;
+  if (*arg) {
+    sr_exec_stmt_begin(I);
+    SrVal *v = sr_command_eval_arg(I, arg, src, off);
+    if (!v) return -1;
+    sr_unref(v);
+  }
   SrBuf b = SR_BUF_INIT;
   sr_exec_ledger_str(I, &b);
   sr_write(I, b.p, b.len);
@@ -296,7 +301,8 @@ int sr_exec_init(SrInterp *I) {
   static int once;
   if (!once) {
     once = 1;
-    SrCommand c = {"comm", NULL, "", "show the collectives the last statement ran (kind, mesh axes, bytes, count, where)",
+    SrCommand c = {"comm", NULL, "[EXPR]",
+                   "show the collectives the last statement ran, or EXPR runs now (kind, axes, bytes, count, where)",
                    cmd_comm};
     sr_command_add(&c);
     sr_builtins_exec_init();

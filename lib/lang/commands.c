@@ -110,7 +110,7 @@ static int cmd_load(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
 
 /* The text of the argument as a source of its own, located where it was
    written so that errors point into the command line. */
-static SrVal *eval_arg(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
+SrVal *sr_command_eval_arg(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
   /* the argument is parsed where it stands, so errors point into the
      command's line: the source is cut at the end of that line */
   if (!src) {
@@ -162,7 +162,7 @@ static int cmd_type(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
     sr_error(&I->diags, SR_E_USAGE, src, off, ":type needs an expression");
     return -1;
   }
-  SrVal *v = eval_arg(I, arg, src, off);
+  SrVal *v = sr_command_eval_arg(I, arg, src, off);
   if (!v) return -1;
   SrBuf b = SR_BUF_INIT;
   sr_type_text(I, &b, v);
@@ -178,7 +178,7 @@ static int cmd_print(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
     sr_error(&I->diags, SR_E_USAGE, src, off, ":print needs a name");
     return -1;
   }
-  SrVal *v = eval_arg(I, arg, src, off);
+  SrVal *v = sr_command_eval_arg(I, arg, src, off);
   if (!v) return -1;
   SrBuf b = SR_BUF_INIT;
   sr_to_str(I, &b, v);

@@ -23,6 +23,9 @@ typedef struct SrCommand {
 const SrCommand *sr_commands(void);
 /* Adds a command (for stages that bring their own). */
 void sr_command_add(const SrCommand *c);
+/* Evaluates a command's argument as an expression, parsed where it stands
+   in src so that errors point into the command's line; NULL on error. */
+SrVal *sr_command_eval_arg(SrInterp *I, const char *arg, SrSrc *src, size_t off);
 /* Runs the command line text[off..end) of src. */
 int sr_command_run(SrInterp *I, SrSrc *src, size_t off, size_t end);
 
