@@ -275,7 +275,7 @@ static void scope_bind(Parser *p, const char *name, size_t len, SrVar *v) {
     while (n <= k) n *= 2;
     if (n > p->maxslots) n = p->maxslots;
     p->slots = sr_xrealloc(p->slots, n * sizeof *p->slots);
-    if (n >= 1 << 17) sr_mem_huge(p->slots + p->nslots, (n - p->nslots) * sizeof *p->slots);
+    if (n >= 1 << 17) sr_mem_huge(p->slots, n * sizeof *p->slots);
     memset(p->slots + p->nslots, 0, (n - p->nslots) * sizeof *p->slots);
     p->nslots = n;
   }
@@ -342,7 +342,7 @@ static void vpush(Parser *p, SrVar *v) {
   if (p->vn == p->vcap) {
     p->vcap = p->vcap ? 2 * p->vcap : 256;
     p->vs = sr_xrealloc(p->vs, p->vcap * sizeof *p->vs);
-    if (p->vcap >= 1 << 20) sr_mem_huge(p->vs + p->vn, (p->vcap - p->vn) * sizeof *p->vs);
+    if (p->vcap >= 1 << 20) sr_mem_huge(p->vs, p->vcap * sizeof *p->vs);
   }
   p->vs[p->vn++] = v;
 }
@@ -1487,8 +1487,8 @@ static int parse_eqn(Parser *p) {
   if (p->en == p->ecap) {
     p->ecap = p->ecap ? 2 * p->ecap : 256;
     p->es = sr_xrealloc(p->es, p->ecap * sizeof *p->es);
-    /* a program of a million equations: huge pages for the rest */
-    if (p->ecap >= 1 << 16) sr_mem_huge(p->es + p->en, (p->ecap - p->en) * sizeof *p->es);
+    /* a program of a million equations: huge pages */
+    if (p->ecap >= 1 << 16) sr_mem_huge(p->es, p->ecap * sizeof *p->es);
   }
   p->es[p->en++] = (SrEqn){prim, nin, nout, nparams, in, out, params, (uint32_t)start};
 done:

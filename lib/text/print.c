@@ -201,6 +201,8 @@ static Shared *shared_get(Pr *pr, const SrJaxpr *j, int add) {
     size_t oldcap = pr->cap;
     pr->cap = pr->cap ? 2 * pr->cap : 64;
     pr->tab = sr_xcalloc(pr->cap, sizeof *pr->tab);
+    /* hashing scatters the touches over all of it: huge pages */
+    sr_mem_huge(pr->tab, pr->cap * sizeof *pr->tab);
     pr->n = 0;
     for (size_t i = 0; i < oldcap; i++)
       if (old[i].j) {

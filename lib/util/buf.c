@@ -12,8 +12,8 @@ void sr_buf_grow(SrBuf *b, size_t extra) {
   size_t cap = b->cap ? b->cap : 64;
   while (cap < need) cap *= 2;
   b->p = sr_xrealloc(b->p, cap);
-  /* a printed program of many megabytes: huge pages for the rest of it */
-  if (cap >= 8 << 20) sr_mem_huge(b->p + b->len, cap - b->len);
+  /* a printed program of many megabytes: huge pages */
+  if (cap >= 8 << 20) sr_mem_huge(b->p, cap);
   b->cap = cap;
 }
 
