@@ -38,19 +38,13 @@ static int usage(SrInterp *I, SrSrc *src, size_t off, const char *msg) {
   return -1;
 }
 
-static SrVal *eval_text(SrInterp *I, const char *text, SrSrc *src) {
-  SrSrc *s = sr_src_new(src ? src->name : "<command>", text, strlen(text), 1);
-  SrVal *v = sr_interp_eval_text(I, s, 0);
-  sr_src_unref(s);
-  return v;
-}
-
 /* ---- the argument: F or F(ARGS), then the rest, then `as NAME` ---- */
 
 typedef struct Target {
   SrVal *fn;
   SrVal *args;       /* a tuple of example arguments */
   char *rest;        /* what follows (argnums for :grad) */
+  size_t rest_at;    /* where rest starts in the argument */
   char *bind;        /* `as NAME`, or NULL */
 } Target;
 
@@ -101,9 +95,7 @@ static int parse_target(SrInterp *I, const char *arg, SrSrc *src, size_t off, co
     snprintf(msg, sizeof msg, ":%s needs a function: a jaxpr name, or F(ARGS)", cmd);
     return usage(I, src, off, msg);
   }
-  char *fname = sr_xstrndup(text, i);
-  t->fn = eval_text(I, fname, src);
-  free(fname);
+  t->fn = sr_command_eval_part(I, arg, 0, i, src, off);
   if (!t->fn) {
     free(text);
     return -1;
@@ -119,17 +111,24 @@ static int parse_target(SrInterp *I, const char *arg, SrSrc *src, size_t off, co
       free(text);
       return usage(I, src, off, "unbalanced parentheses in the arguments");
     }
-    SrBuf b = SR_BUF_INIT;
-    sr_buf_printf(&b, "(%.*s,)", (int)(j - i - 1), text + i + 1);
-    if (j == i + 1) {
-      sr_buf_free(&b);
-      sr_buf_puts(&b, "()");
+    /* `(ARGS)` as it stands: a tuple when it has a comma at its top */
+    int commas = 0, blank = 1;
+    for (size_t k = i + 1, d = 0; k < j; k++) {
+      char c = text[k];
+      if (c == '(' || c == '[' || c == '{') d++;
+      else if (c == ')' || c == ']' || c == '}') d--;
+      else if (c == ',' && d == 0) commas++;
+      if (c != ' ') blank = 0;
     }
-    t->args = eval_text(I, sr_buf_str(&b), src);
-    sr_buf_free(&b);
+    t->args = sr_command_eval_part(I, arg, i, j + 1, src, off);
     if (!t->args) {
       free(text);
       return -1;
+    }
+    if (!commas && !blank) {
+      SrVal *one = sr_seq(NULL, SR_V_TUPLE, 1);
+      sr_seq_push(NULL, one, t->args);
+      t->args = one;
     }
     i = j + 1;
   } else {
@@ -145,6 +144,7 @@ static int parse_target(SrInterp *I, const char *arg, SrSrc *src, size_t off, co
   }
   while (text[i] == ' ') i++;
   t->rest = sr_xstrdup(text + i);
+  t->rest_at = i;
   free(text);
   if (!sr_is_callable(t->fn)) {
     char msg[128];
@@ -368,7 +368,7 @@ static int cmd_grad(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
   int rc = -1;
   SrVal *argnums = NULL;
   if (t.rest && *t.rest) {
-    argnums = eval_text(I, t.rest, src);
+    argnums = sr_command_eval_part(I, arg, t.rest_at, t.rest_at + strlen(t.rest), src, off);
     if (!argnums) return target_free(&t), -1;
   }
   const char *kw[1] = {sr_intern_cstr("argnums")};

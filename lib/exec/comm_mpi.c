@@ -987,7 +987,7 @@ static int mpi_any(SrComm *c, int flag) {
 
 /* ---- statements ---- */
 
-/* Diagnostics as bytes: for each, kind, offset, then the exception type,
+/* Diagnostics as bytes: for each, kind (and 1 << 32 when rendered), offset, then the exception type,
    message, source name and source text as (length, bytes), and line0. */
 static void put_u64(SrBuf *b, uint64_t v) { sr_buf_putn(b, (const char *)&v, sizeof v); }
 static void put_str(SrBuf *b, const char *s, size_t n) {
@@ -998,7 +998,7 @@ static void put_str(SrBuf *b, const char *s, size_t n) {
 static void diags_pack(const SrDiags *d, SrBuf *b) {
   put_u64(b, (uint64_t)d->count);
   for (const SrDiag *g = d->first; g; g = g->next) {
-    put_u64(b, (uint64_t)g->kind);
+    put_u64(b, (uint64_t)g->kind | (uint64_t)(g->rendered != 0) << 32);
     put_u64(b, (uint64_t)g->off);
     put_str(b, g->exc, g->exc ? strlen(g->exc) : 0);
     put_str(b, g->msg, g->msg ? strlen(g->msg) : 0);
@@ -1039,7 +1039,8 @@ static void diags_unpack(const char *p, size_t n, SrDiags *d) {
   Reader r = {p, p + n};
   uint64_t count = get_u64(&r);
   for (uint64_t k = 0; k < count && r.p < r.end; k++) {
-    SrErrKind kind = (SrErrKind)get_u64(&r);
+    uint64_t kr = get_u64(&r);
+    SrErrKind kind = (SrErrKind)(kr & 0xffffffffu);
     size_t off = (size_t)get_u64(&r);
     char *exc = get_str(&r, NULL);
     char *msg = get_str(&r, NULL);
@@ -1053,6 +1054,7 @@ static void diags_unpack(const char *p, size_t n, SrDiags *d) {
       free(text);
     }
     sr_error_exc(d, kind, exc, src, off, "%s", msg ? msg : "");
+    d->last->rendered = (int)(kr >> 32);
     sr_src_unref(src);
     free(name);
     free(exc);

@@ -129,6 +129,28 @@ SrVal *sr_command_eval_arg(SrInterp *I, const char *arg, SrSrc *src, size_t off)
   return v;
 }
 
+SrVal *sr_command_eval_part(SrInterp *I, const char *arg, size_t a, size_t b, SrSrc *src, size_t off) {
+  const char *p = src ? strstr(src->text + off, arg) : NULL;
+  if (!p) {
+    SrSrc *s = sr_src_new(src ? src->name : "<command>", arg + a, b - a, 1);
+    SrVal *v = sr_interp_eval_text(I, s, 0);
+    sr_src_unref(s);
+    return v;
+  }
+  /* parsed where it stands, in a source cut at its end */
+  size_t at = (size_t)(p - src->text);
+  SrSrc *s = sr_src_new(src->name, src->text, at + b, src->line0);
+  SrVal *v = sr_interp_eval_text(I, s, at + a);
+  /* the same offsets in the whole source show the whole line */
+  for (SrDiag *g = I->diags.first; !v && g; g = g->next)
+    if (g->src == s) {
+      sr_src_unref(s);
+      g->src = sr_src_ref(src);
+    }
+  sr_src_unref(s);
+  return v;
+}
+
 void sr_type_text(SrInterp *I, SrBuf *b, SrVal *v);
 
 void sr_type_text(SrInterp *I, SrBuf *b, SrVal *v) {
@@ -213,7 +235,11 @@ int sr_command_run(SrInterp *I, SrSrc *src, size_t off, size_t end) {
         (c->alias && strlen(c->alias) == wl && memcmp(c->alias, s, wl) == 0))
       found = c;
   if (found) {
+    SrDiag *before = I->diags.last;
     rc = found->run(I, arg, src, off);
+    /* an error that knows no place of its own is the command's */
+    SrDiags mine = {before ? before->next : I->diags.first, NULL, 0, 0};
+    if (rc < 0 && mine.first) sr_diags_locate(&mine, src, off);
   } else {
     sr_error(&I->diags, SR_E_USAGE, src, off, "unknown command ':%.*s' (:help lists the commands)", (int)wl, s);
   }

@@ -26,6 +26,9 @@ void sr_command_add(const SrCommand *c);
 /* Evaluates a command's argument as an expression, parsed where it stands
    in src so that errors point into the command's line; NULL on error. */
 SrVal *sr_command_eval_arg(SrInterp *I, const char *arg, SrSrc *src, size_t off);
+/* The same for arg[a..b), a part of the argument: errors point at the
+   part and show the command's whole line. */
+SrVal *sr_command_eval_part(SrInterp *I, const char *arg, size_t a, size_t b, SrSrc *src, size_t off);
 /* Runs the command line text[off..end) of src. */
 int sr_command_run(SrInterp *I, SrSrc *src, size_t off, size_t end);
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check/check.h"
 #include "exec/exec.h"
 #include "lang/commands.h"
 #include "lang/jaxstate.h"
@@ -319,7 +320,7 @@ static void exc_to_diag(SrInterp *I) {
   if (I->exc_located == 2) {
     /* already rendered with locations: a type error of a whole jaxpr */
     sr_error(&I->diags, kind, NULL, 0, "%s", sr_exc_msg(I->exc));
-    I->diags.last->exc = NULL;
+    I->diags.last->rendered = 1;
   } else {
     sr_error_exc(&I->diags, kind, type, I->exc_src, I->exc_off, "%s", sr_exc_msg(I->exc));
   }
@@ -897,6 +898,24 @@ static SrVal *make_function(SrInterp *I, Frame *f, SrNode *n) {
   return sr_function_new(I->code, n, f->env, defaults, n->kind == SR_N_LAMBDA ? "<lambda>" : n->name);
 }
 
+/* A jaxpr written in a statement is type-checked when it is first
+   evaluated, under the mesh then in context: an equation whose rule fails
+   or whose written type is not the one its rule computes refuses the
+   definition, with all the errors of the jaxpr at once.  Primitives
+   without a type rule are trusted as written (they run only if they have
+   an eval rule).  n->op marks a literal that passed. */
+static int check_literal(SrInterp *I, SrNode *n) {
+  if (n->op) return 0;
+  SrDiags d = SR_DIAGS_INIT;
+  SrCheckOpts opts = {sr_jax_context_mesh(I->jax), 0};
+  if (sr_check_jaxpr(n->prog->top, &opts, &d, NULL) > 0 || d.count) {
+    sr_raise_diags(I, &d, "TypeError");
+    return -1;
+  }
+  n->op = 1;
+  return 0;
+}
+
 static SrVal *eval(SrInterp *I, Frame *f, SrNode *n) {
   if (I->interrupted) {
     I->interrupted = 0;
@@ -909,7 +928,7 @@ static SrVal *eval(SrInterp *I, Frame *f, SrNode *n) {
   case SR_N_NAME: r = lookup_name(I, f, n->name); break;
   case SR_N_CONST: return sr_ref(n->val);
   case SR_N_JAXPR:
-    r = sr_jaxpr_val(NULL, n->prog->top);
+    if (check_literal(I, n) == 0) r = sr_jaxpr_val(NULL, n->prog->top);
     break;
   case SR_N_TUPLE:
   case SR_N_LIST:
@@ -1658,7 +1677,15 @@ int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going) {
       size_t eol = pos;
       while (eol < src->len && src->text[eol] != '\n') eol++;
       int bad = sr_command_run(I, src, pos, eol) < 0;
-      if (bad && I->exc) exc_to_diag(I);
+      if (bad && I->exc) {
+        /* an exception that knows no place of its own is the command's */
+        if (!I->exc_located) {
+          I->exc_src = sr_src_ref(src);
+          I->exc_off = pos;
+          I->exc_located = 1;
+        }
+        exc_to_diag(I);
+      }
       if ((agreed = stmt_end(I, bad))) {
         report_now(I);
         failed++;

@@ -82,7 +82,7 @@ int sr_error_exc(SrDiags *d, SrErrKind kind, const char *exc, const SrSrc *src,
 
 void sr_diags_locate(SrDiags *d, const SrSrc *src, size_t off) {
   for (SrDiag *g = d->first; g; g = g->next)
-    if (!g->src) {
+    if (!g->src && !g->rendered) {
       g->src = sr_src_ref((SrSrc *)src);
       g->off = off;
     }
@@ -148,7 +148,10 @@ static void render_caret(const SrSrc *s, size_t off, SrBuf *out) {
 
 void sr_diags_render(const SrDiags *d, SrBuf *out) {
   for (const SrDiag *g = d->first; g; g = g->next) {
-    if (g->src) {
+    if (g->rendered) {
+      sr_buf_puts(out, g->msg);
+      if (!out->len || out->p[out->len - 1] != '\n') sr_buf_putc(out, '\n');
+    } else if (g->src) {
       uint32_t line, col;
       size_t off = g->off;
       /* past-the-end errors are reported on the last line */

@@ -47,6 +47,8 @@ typedef struct SrDiag {
   size_t off;
   char *exc;           /* JAX's exception type ("ShardingTypeError"), or NULL */
   char *msg;
+  int rendered;        /* msg is diagnostics already rendered, with their
+                          own locations and carets: written as it is */
   struct SrDiag *next;
 } SrDiag;
 

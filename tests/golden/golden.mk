@@ -24,6 +24,7 @@ GOLDEN_TESTS = \
 	tests/golden/sharding_errors.jxr \
 	tests/golden/jaxprs.jxr \
 	tests/golden/jaxpr_error.jxr \
+	tests/golden/jaxpr_define.jxr \
 	tests/golden/commands.jxr \
 	tests/golden/session.jxr \
 	tests/golden/errors.jxr \

@@ -212,9 +212,11 @@ START_TEST(test_missing_rule) {
   session_open(&s);
   const char *out;
   int failed = run(&s,
-                   "pm = { lambda ; a:f32[3]. let b:f32[3] = pmax[axes=('i',)] a; "
-                   "c:f32[] = reduce_sum[axes=(0,) out_sharding=None] b in (c,) }\n"
-                   ":grad pm\n"
+                   "mesh = jax.make_mesh((2,), ('i',))\n"
+                   "xs = jax.ShapeDtypeStruct((4,), jnp.float32, sharding=jax.NamedSharding(mesh, jax.P('i')))\n"
+                   "pm = lambda a: jax.shard_map(lambda b: jax.lax.pmax(b, 'i'), mesh=mesh,\n"
+                   "    in_specs=jax.P('i'), out_specs=jax.P())(a).sum()\n"
+                   ":grad pm(xs)\n"
                    "print('after')\n",
                    &out);
   ck_assert_int_eq(failed, 1);
