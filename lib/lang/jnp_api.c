@@ -1482,6 +1482,36 @@ static SrVal *jnp_stack(SrInterp *I, SrArgs *a) {
   return r;
 }
 
+/* lax.broadcast_shardings: the sharding of n operands broadcast to nd
+   dimensions, each dimension taking the first sharded entry among the
+   operands that are not size 1 there (the rule of the primitive that
+   follows reports entries that disagree); NULL when none is sharded. */
+static SrVal *broadcast_shardings(SrInterp *I, int n, SrVal *const *xs, int nd) {
+  SrShardSpec r;
+  memset(&r, 0, sizeof r);
+  r.ndim = nd;
+  int any = 0;
+  for (int i = 0; i < n; i++) {
+    const SrType *t = vtype(I, xs[i]);
+    SrShardSpec s;
+    sr_shard_of_type(t, &s);
+    for (int d = 0; d < t->ndim; d++) {
+      int o = nd - t->ndim + d;
+      if (!s.nax[d] || t->dims[d].size == 1 || r.nax[o]) continue;
+      if (r.mesh && r.mesh != s.mesh) continue;
+      r.mesh = s.mesh;
+      r.nax[o] = s.nax[d];
+      memcpy(r.ax[o], s.ax[d], sizeof r.ax[o]);
+      any = 1;
+    }
+  }
+  if (!any) return NULL;
+  SrVal *spec = sr_shard_to_spec_val(&r), *sh = NULL;
+  if (sr_api_canon_sharding(I, spec, "jnp.broadcast_to", &sh) < 0) sr_exc_clear(I);
+  sr_unref(spec);
+  return sh;
+}
+
 /* util._where (a jit named _where) */
 static SrVal *where_body(SrInterp *I, SrArgs *a) {
   SrVal *c = sr_ref(a->v[0]), *xy[2] = {a->v[1], a->v[2]}, *r = NULL;
@@ -1517,14 +1547,16 @@ static SrVal *where_body(SrInterp *I, SrArgs *a) {
     sr_raise(I, "ValueError", "Incompatible shapes for broadcasting");
   } else {
     SrVal *b[3] = {sr_ref(c), NULL, NULL};
+    SrVal *sh = broadcast_shardings(I, 3 - first, all + first, nd);
     int good = 1;
     for (int i = first; i < 3 && good; i++) {
       if (i == 0) sr_unref(b[0]);
-      b[i] = sr_lax_broadcast_to(I, all[i], shape, nd, NULL);
+      b[i] = sr_lax_broadcast_to(I, all[i], shape, nd, sh);
       good = b[i] != NULL;
     }
     if (good) r = sr_lax_select(I, b[0], b[1], b[2]);
     unref_all(3, b);
+    sr_unref(sh);
   }
   sr_unref(c);
   unref_all(2, xy);
