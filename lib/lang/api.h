@@ -36,6 +36,10 @@ int sr_api_axis(SrInterp *I, int64_t axis, int nd, int64_t *out);
    abstract mesh, or NULL for None (and for a NamedSharding with an empty
    mesh). */
 int sr_api_canon_sharding(SrInterp *I, SrVal *v, const char *api, SrVal **out);
+/* NamedSharding's own checks of a spec: no mesh axis maps to two
+   dimensions (JAX's DuplicateSpecError), and, when ndim >= 0, the spec
+   is no longer than the rank of the value it places. */
+int sr_api_check_spec(SrInterp *I, const SrSpec *s, const SrVal *sharding, int ndim);
 /* The first item of a multi-result primitive's tuple (steals r). */
 SrVal *sr_api_first(SrVal *r);
 

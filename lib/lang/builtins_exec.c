@@ -12,6 +12,7 @@
 #include "exec/layout.h"
 #include "exec/npy.h"
 #include "exec/prng.h"
+#include "lang/api.h"
 #include "lang/jaxstate.h"
 #include "lang/jnp.h"
 #include "lang/layout_api.h"
@@ -474,7 +475,8 @@ static SrVal *bi_device_put(SrInterp *I, SrArgs *args) {
   if (!p[1] || p[1]->kind == SR_V_NONE) return wrap(a);
   int dev;
   SrVal *sh = target_sharding(I, p[1], &dev);
-  if (!sh && dev < 0) {
+  if ((!sh && dev < 0) || (sh && sr_api_check_spec(I, sh->sh.spec, sh, a->type->ndim) < 0)) {
+    sr_unref(sh);
     sr_array_unref(a);
     return NULL;
   }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lang/api.h"
 #include "lang/jaxstate.h"
 #include "lang/objects.h"
 #include "text/print.h"
@@ -383,6 +384,7 @@ static SrVal *bi_named_sharding(SrInterp *I, SrArgs *a) {
     return sr_raise(I, "TypeError", "NamedSharding's spec must be a PartitionSpec, got %s", sr_val_kind_name(p[1]));
   const SrMesh *m = p[0]->mesh;
   const SrSpec *s = p[1]->spec;
+  if (sr_api_check_spec(I, s, NULL, -1) < 0) return NULL;
   for (int i = 0; i < s->n; i++)
     for (int j = 0; j < s->e[i].n; j++)
       if (s->e[i].names[j] != SR_SPEC_UNCONSTRAINED && sr_mesh_axis(m, s->e[i].names[j]) < 0) {

@@ -67,6 +67,9 @@ int sr_shape_arg(SrInterp *I, SrVal *v, int64_t *shape, int *ndim, const char *w
 SrVal *sr_sharding_arg(SrInterp *I, SrVal *v, int ndim, const char *what) {
   (void)ndim;
   if (!v || v->kind == SR_V_NONE) return NULL;
+  if ((v->kind == SR_V_SPEC || v->kind == SR_V_SHARDING) &&
+      sr_api_check_spec(I, v->kind == SR_V_SPEC ? v->spec : v->sh.spec, NULL, -1) < 0)
+    return NULL;
   if (v->kind == SR_V_SPEC) {
     const SrMesh *m = sr_jax_abstract_mesh(I->jax);
     if (!m->n) {
@@ -472,6 +475,15 @@ static SrVal *jax_shape_dtype_struct(SrInterp *I, SrArgs *a) {
       sr_unref(sh);
       return sr_raise_diags(I, &d, "ValueError");
     }
+    /* the type names Explicit axes only: Auto and Manual ones are None
+       there (modify_spec_for_auto_manual) */
+    const SrMesh *sm = sh->sh.mesh;
+    for (int i = 0; i < nd; i++) {
+      int n = 0;
+      for (int k = 0; k < s.nax[i]; k++)
+        if (sm->types[s.ax[i][k]] == SR_AXIS_EXPLICIT) s.ax[i][n++] = s.ax[i][k];
+      s.nax[i] = (uint8_t)n;
+    }
     sr_apply_shard(&b, &s);
     SrRuleEqn re = {&sr_prims[SR_P_copy], 0, 1, 0, NULL, NULL, NULL, NULL};
     const SrType *t;
@@ -481,7 +493,13 @@ static SrVal *jax_shape_dtype_struct(SrInterp *I, SrArgs *a) {
     }
   }
   SrVal *r = sr_array_abstract(sr_type_get(&b));
-  ((SrArrayObj *)r->obj.data)->sharding = p[2] && p[2]->kind != SR_V_NONE ? sr_ref(p[2]) : NULL;
+  /* .sharding: a P is a NamedSharding over the concrete mesh in context */
+  SrVal *keep = p[2] && p[2]->kind != SR_V_NONE ? sr_ref(p[2]) : NULL;
+  if (keep && keep->kind == SR_V_SPEC && I->jax->mesh) {
+    sr_unref(keep);
+    keep = sr_sharding_val(NULL, I->jax->mesh, p[2]->spec, sr_intern_cstr("device"));
+  }
+  ((SrArrayObj *)r->obj.data)->sharding = keep;
   sr_unref(sh);
   return r;
 }

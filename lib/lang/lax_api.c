@@ -137,7 +137,7 @@ static int canon_sharding(SrInterp *I, SrVal *v, const char *api, int check_mesh
       sr_buf_free(&b);
       return -1;
     }
-    if (spec_mentions_non_explicit(I, cur, v->spec, api) < 0) return -1;
+    if (sr_api_check_spec(I, v->spec, NULL, -1) < 0 || spec_mentions_non_explicit(I, cur, v->spec, api) < 0) return -1;
     *out = sr_sharding_val(NULL, cur, v->spec, NULL);
     return 0;
   }
@@ -167,6 +167,56 @@ static int canon_sharding(SrInterp *I, SrVal *v, const char *api, int check_mesh
   }
   if (spec_mentions_non_explicit(I, m, v->sh.spec, api) < 0) return -1;
   *out = sr_sharding_val(NULL, m, v->sh.spec, NULL);
+  return 0;
+}
+
+int sr_api_check_spec(SrInterp *I, const SrSpec *s, const SrVal *sharding, int ndim) {
+  /* named_sharding._check_unique_resources */
+  const char *seen[SR_MAX_RANK * SR_MAX_DIM_AXES], *dup[SR_MAX_RANK * SR_MAX_DIM_AXES];
+  int ns = 0, nd = 0;
+  for (int i = 0; i < s->n; i++)
+    for (int k = 0; k < s->e[i].n; k++) {
+      const char *nm = s->e[i].names[k];
+      if (nm == SR_SPEC_UNCONSTRAINED) continue;
+      int j = 0, again = 0;
+      while (j < ns && seen[j] != nm) j++;
+      if (j == ns) {
+        if (ns < (int)(sizeof seen / sizeof *seen)) seen[ns++] = nm;
+        continue;
+      }
+      for (j = 0; j < nd; j++) again |= dup[j] == nm;
+      if (!again) dup[nd++] = nm;
+    }
+  if (nd) {
+    /* mesh_lib.show_axes: sorted, each in backquotes */
+    for (int i = 1; i < nd; i++)
+      for (int j = i; j > 0 && strcmp(dup[j - 1], dup[j]) > 0; j--) {
+        const char *t = dup[j];
+        dup[j] = dup[j - 1];
+        dup[j - 1] = t;
+      }
+    SrBuf b = SR_BUF_INIT, ax = SR_BUF_INIT;
+    sr_spec_repr(&b, s);
+    for (int i = 0; i < nd; i++) sr_buf_printf(&ax, i ? ", `%s`" : "`%s`", dup[i]);
+    sr_raise(I, "DuplicateSpecError",
+             "A single NamedSharding spec specification can map every mesh axis to at most one positional "
+             "dimension, but %s has duplicate entries for %s",
+             b.p, ax.p);
+    sr_buf_free(&b);
+    sr_buf_free(&ax);
+    return -1;
+  }
+  /* NamedSharding.check_compatible_aval */
+  if (ndim >= 0 && s->n > ndim) {
+    SrBuf b = SR_BUF_INIT;
+    if (sharding) sr_val_str(&b, sharding);
+    else sr_spec_repr(&b, s);
+    sr_raise(I, "ValueError",
+             "Sharding %s is only valid for values of rank at least %d, but was applied to a value of rank %d.%s",
+             b.p, s->n, ndim, ndim == 0 ? " For scalars the PartitionSpec should be P()" : "");
+    sr_buf_free(&b);
+    return -1;
+  }
   return 0;
 }
 
