@@ -224,27 +224,13 @@ static int ev_scan(SrEvalCtx *cx, const SrEvalEqn *e) {
 
 /* ---- predicates ---- */
 
-/* Reads a scalar per device: vals[p] for the positions held here; returns
-   how many distinct values were seen (0 if none). */
-static int read_scalar(SrEvalCtx *cx, SrArray *a, int64_t *vals, int ndev_out, const SrMesh *m) {
-  (void)cx;
-  int distinct = 0;
-  int64_t first = 0;
+/* Reads a scalar per device: vals[p] for the positions held here,
+   INT64_MIN for the others. */
+static void read_scalar(SrArray *a, int64_t *vals, int ndev_out, const SrMesh *m) {
   for (int p = 0; p < ndev_out; p++) {
     SrBuffer *b = a->mesh == m || !a->mesh ? sr_array_buf(a, p) : NULL;
-    if (!b) {
-      vals[p] = INT64_MIN;
-      continue;
-    }
-    vals[p] = sr_kern_get_i64(a->type->dtype, b->data);
-    if (!distinct) {
-      first = vals[p];
-      distinct = 1;
-    } else if (vals[p] != first) {
-      distinct = 2;
-    }
+    vals[p] = b ? sr_kern_get_i64(a->type->dtype, b->data) : INT64_MIN;
   }
-  return distinct;
 }
 
 /* ---- while ---- */
@@ -278,9 +264,12 @@ static int ev_while(SrEvalCtx *cx, const SrEvalEqn *e) {
       pred = sr_xmalloc((size_t)nd * sizeof *pred);
       npred = nd;
     }
-    int distinct = read_scalar(cx, p, pred, nd, m);
-    int local_any = 0;
-    for (int q = 0; q < nd; q++) local_any |= pred[q] != INT64_MIN && pred[q] != 0;
+    read_scalar(p, pred, nd, m);
+    int local_any = 0, local_stop = 0;
+    for (int q = 0; q < nd; q++) {
+      local_any |= pred[q] != INT64_MIN && pred[q] != 0;
+      local_stop |= pred[q] == 0;
+    }
     sr_array_unref(p);
     int go = cx->comm->ops->any(cx->comm, local_any);
     if (go < 0) {
@@ -294,9 +283,16 @@ static int ev_while(SrEvalCtx *cx, const SrEvalEqn *e) {
     rc = sr_ev_jaxpr(cx, bj, bargs, next);
     sr_ev_pop(cx);
     if (rc < 0) break;
-    int uniform = distinct <= 1;
+    /* Another rank may want more iterations when every device here is
+       done, so "the devices here agree" is not enough: only when none of
+       them has stopped does the whole body's result go on. */
     for (uint32_t i = 0; i < nc; i++) {
-      if (!uniform && next[i]->mesh == m && carry[i]->mesh == m) {
+      if (local_stop && !local_any) {
+        sr_array_unref(next[i]);
+        next[i] = NULL;
+        continue;
+      }
+      if (local_stop && next[i]->mesh == m && carry[i]->mesh == m) {
         /* devices whose predicate was false keep their carry */
         SrArray *sel = sr_array_retype(next[i], next[i]->type, NULL);
         for (int q = 0; q < nd; q++)
@@ -342,7 +338,7 @@ static int ev_cond(SrEvalCtx *cx, const SrEvalEqn *e) {
   if (!m) m = idx->mesh;
   int nd = sr_mesh_ndev(m);
   int64_t *which = sr_xmalloc((size_t)nd * sizeof *which);
-  read_scalar(cx, idx, which, nd, m);
+  read_scalar(idx, which, nd, m);
   int64_t first = INT64_MIN;
   int uniform = 1;
   for (int p = 0; p < nd; p++) {

@@ -26,6 +26,7 @@ EXEC_GOLDEN = \
 	tests/golden/exec_arrays.jxr \
 	tests/golden/exec_manual.jxr \
 	tests/golden/exec_control.jxr \
+	tests/golden/exec_while_varying.jxr \
 	tests/golden/exec_jaxpr.jxr \
 	tests/golden/exec_visualize.jxr \
 	tests/golden/exec_prims.jxr
