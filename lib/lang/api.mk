@@ -11,6 +11,7 @@ lib_libshardrepl_a_SOURCES += lib/lang/api.h lib/lang/jnp_api.c lib/lang/lax_api
 ## prints them), and the seed walkthrough, run by golden.mk's harness.
 API_GOLDEN = \
 	tests/golden/trace_jnp.jxr \
+	tests/golden/jnp_corners.jxr \
 	tests/golden/trace_sharding.jxr \
 	tests/golden/trace_manual.jxr \
 	tests/golden/trace_control.jxr \

@@ -159,6 +159,19 @@ static int shape_pair_error(SrTypeCtx *cx, const char *fmt, const int64_t *a, co
   return -1;
 }
 
+/* lax._check_shapelike's bound on the sizes a primitive's shape param
+   names; a negative size would otherwise reach the allocator. */
+static int check_nonnegative(SrTypeCtx *cx, const char *fun, const char *arg, const int64_t *v, int n) {
+  for (int i = 0; i < n; i++)
+    if (v[i] < 0) {
+      SrBuf b = SR_BUF_INIT;
+      sr_terr(cx, "TypeError", "%s %s must have every element be nonnegative, got %s.", fun, arg, ints_s(&b, v, n));
+      sr_buf_free(&b);
+      return -1;
+    }
+  return 0;
+}
+
 /* ---- broadcast_in_dim ---- */
 
 /* lax.broadcast_in_dim_p: operand dimension i goes to result dimension
@@ -190,6 +203,7 @@ static int type_broadcast_in_dim(SrTypeCtx *cx, const SrRuleEqn *e, const SrType
   } else {
     return sr_terr(cx, "TypeError", "broadcast_in_dim equation has no 'shape' param");
   }
+  if (check_nonnegative(cx, "broadcast_in_dim", "shape", shape, n) < 0) return -1;
   if (sr_rparam_ints(cx, e, "broadcast_dimensions", 0, bd, SR_MAX_RANK, &nb) < 0) return -1;
   /* _broadcast_in_dim_shape_rule */
   SrBuf sh = SR_BUF_INIT, bds = SR_BUF_INIT, os = SR_BUF_INIT;
@@ -1571,6 +1585,7 @@ static int type_iota(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
     sr_buf_free(&a);
     return -1;
   }
+  if (check_nonnegative(cx, "iota", "shape", shape, n) < 0) return -1;
   SrStd s;
   if (sr_std_begin(cx, e, &s) < 0) return -1;
   SrShardSpec g;
