@@ -28,6 +28,7 @@ EXEC_GOLDEN = \
 	tests/golden/exec_control.jxr \
 	tests/golden/exec_while_varying.jxr \
 	tests/golden/exec_jaxpr.jxr \
+	tests/golden/jaxpr_call_types.jxr \
 	tests/golden/exec_visualize.jxr \
 	tests/golden/exec_prims.jxr
 TESTS += $(EXEC_GOLDEN)

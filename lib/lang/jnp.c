@@ -910,10 +910,84 @@ static SrVal *jax_checkpoint(SrInterp *I, SrArgs *a) {
   return sr_builtin_with("checkpoint(fun)", remat_call, r, remat_free);
 }
 
+/* bool < int < float < complex: how far a weak type may be promoted */
+static int dtype_kind(SrDtype d) {
+  return d == SR_BOOL ? 0 : sr_dtype_is_int(d) ? 1 : sr_dtype_is_float(d) ? 2 : 3;
+}
+
+/* A jaxpr is a computation typed once and for all, like a compiled one:
+   each argument must have its binder's shape and dtype (shardings aside,
+   as in pxla.check_arg_avals_for_call, whose message this is), or an
+   equation would run on the wrong shape or fail later in some rule's
+   words.  A weak-typed value (a Python scalar) takes the binder's dtype
+   where JAX's promotion would give it that dtype, as in a jitted
+   function: 2 and 2.0 both pass for f32[].  args[i] is replaced by a new
+   reference (converted or not); returns -1 with nothing replaced. */
+static int check_jaxpr_args(SrInterp *I, const SrJaxpr *j, int n, SrVal **args) {
+  SrBuf errs = SR_BUF_INIT;
+  int nerr = 0;
+  int *to = sr_xmalloc(((size_t)n + 1) * sizeof *to); /* a dtype to convert to, or -1 */
+  for (int i = 0; i < n; i++) {
+    const SrType *want = sr_args(j)[i]->type, *got = sr_value_type(I, args[i]);
+    to[i] = -1;
+    if (!got || !want) continue;
+    int same = got->ndim == want->ndim;
+    for (int d = 0; same && d < got->ndim; d++)
+      same = got->dims[d].sym || want->dims[d].sym || got->dims[d].size == want->dims[d].size;
+    if (same && got->dtype != want->dtype) {
+      if (got->weak && dtype_kind(got->dtype) <= dtype_kind(want->dtype))
+        to[i] = (int)want->dtype;
+      else
+        same = 0;
+    }
+    if (same) continue;
+    if (++nerr > 5) continue;
+    sr_buf_printf(&errs, "\nArgument %d/%d compiled with ", i + 1, n);
+    sr_type_str(&errs, want, 0);
+    sr_buf_puts(&errs, " and called with ");
+    sr_type_str(&errs, got, 0);
+  }
+  if (nerr) {
+    char lead[32];
+    if (nerr >= 5)
+      snprintf(lead, sizeof lead, "The first 5 of %d", nerr);
+    else
+      snprintf(lead, sizeof lead, "The");
+    sr_raise(I, "TypeError",
+             "Argument types differ from the types for which this computation was compiled. %s mismatches are:%s",
+             lead, sr_buf_str(&errs));
+    sr_buf_free(&errs);
+    free(to);
+    return -1;
+  }
+  sr_buf_free(&errs);
+  int rc = 0;
+  for (int i = 0; i < n && rc == 0; i++) {
+    SrVal *c = to[i] >= 0 ? sr_jnp_convert(I, args[i], (SrDtype)to[i], 0) : sr_ref(args[i]);
+    if (!c) {
+      for (int k = 0; k < i; k++) sr_unref(args[k]);
+      rc = -1;
+    } else {
+      args[i] = c;
+    }
+  }
+  free(to);
+  return rc;
+}
+
 /* Calling a jaxpr value: its equations are bound one by one. */
 static SrVal *call_jaxpr_value(SrInterp *I, SrVal *fn, SrArgs *a) {
   if (a->nkw) return sr_raise(I, "TypeError", "a jaxpr takes positional arguments only");
-  SrVal *r = sr_eval_jaxpr(I, fn->jx.jaxpr, a->n, a->v);
+  const SrJaxpr *j = fn->jx.jaxpr;
+  if ((uint32_t)a->n != sr_nargs(j)) return sr_eval_jaxpr(I, j, a->n, a->v); /* which says so */
+  SrVal **args = sr_xmalloc(((size_t)a->n + 1) * sizeof *args);
+  memcpy(args, a->v, (size_t)a->n * sizeof *args);
+  SrVal *r = NULL;
+  if (check_jaxpr_args(I, j, a->n, args) == 0) {
+    r = sr_eval_jaxpr(I, j, a->n, args);
+    for (int i = 0; i < a->n; i++) sr_unref(args[i]);
+  }
+  free(args);
   if (r && r->seq.n == 1) {
     SrVal *x = sr_ref(r->seq.items[0]);
     sr_unref(r);
