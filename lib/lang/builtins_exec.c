@@ -857,10 +857,9 @@ static SrVal *random_values(SrInterp *I, SrArgs *a, int kind) {
   r.dt = kind == 2 ? SR_U32 : I->jax->enable_x64 ? SR_F64 : SR_F32;
   r.nd = 0;
   if (p[1] && p[1]->kind != SR_V_NONE && sr_shape_arg(I, p[1], r.shape, &r.nd, "shape") < 0) return NULL;
-  if (p[2] && p[2]->kind != SR_V_NONE) {
-    if (p[2]->kind != SR_V_DTYPE) return sr_raise(I, "TypeError", "dtype must be a dtype");
-    r.dt = p[2]->dtype;
-  }
+  int dt;
+  if (sr_dtype_arg(I, p[2], &dt, kind == 0 ? "normal" : kind == 1 ? "uniform" : "bits") < 0) return NULL;
+  if (dt >= 0) r.dt = (SrDtype)dt;
   if (kind == 2 && r.dt != SR_U8 && r.dt != SR_U16 && r.dt != SR_U32 && r.dt != SR_U64)
     return sr_raise(I, "ValueError", "dtype argument to `bits` must be an unsigned int dtype, got %s", sr_dtype_name(r.dt));
   if (kind != 2 && !sr_dtype_is_float(r.dt))
@@ -1023,11 +1022,8 @@ static SrVal *prop_is_fully_replicated(SrInterp *I, SrArgs *a) {
 static SrVal *bi_array(SrInterp *I, SrArgs *a) {
   SrVal *p[4];
   if (sr_args_parse(I, a, "array", "object, dtype=, *, copy=, order=", p) < 0) return NULL;
-  int dt = -1;
-  if (p[1] && p[1]->kind != SR_V_NONE) {
-    if (p[1]->kind != SR_V_DTYPE) return sr_raise(I, "TypeError", "Cannot interpret '%s' as a data type", sr_val_kind_name(p[1]));
-    dt = p[1]->dtype;
-  }
+  int dt;
+  if (sr_dtype_arg(I, p[1], &dt, "array") < 0) return NULL;
   SrVal *r = sr_jnp_asarray(I, p[0], dt);
   if (!r) return NULL;
   /* a Python scalar becomes a (strongly typed) array */

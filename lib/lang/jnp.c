@@ -43,6 +43,35 @@ SrVal *sr_bindv(SrInterp *I, int prim_id, int nin, SrVal **in, ...) {
   return r;
 }
 
+int sr_dtype_arg(SrInterp *I, SrVal *v, int *out, const char *what) {
+  *out = -1;
+  if (!v || v->kind == SR_V_NONE) return 0;
+  if (v->kind == SR_V_DTYPE) {
+    *out = (int)v->dtype;
+    return 0;
+  }
+  if (v->kind == SR_V_STR || v->kind == SR_V_WORD) {
+    int d = sr_dtype_lookup(v->str.s, v->str.n);
+    if (d >= 0 && d < SR_NBUILTIN_DTYPES) {
+      *out = d;
+      return 0;
+    }
+  }
+  /* Python's types are the built-ins registered under builtins.* */
+  const char *nm = sr_is_obj(v, &sr_builtin_class) ? sr_builtin_name(v) : NULL;
+  int x64 = I->jax->enable_x64;
+  if (nm && strcmp(nm, "builtins.float") == 0) *out = x64 ? SR_F64 : SR_F32;
+  else if (nm && strcmp(nm, "builtins.int") == 0) *out = x64 ? SR_I64 : SR_I32;
+  else if (nm && strcmp(nm, "builtins.bool") == 0) *out = SR_BOOL;
+  else if (nm && strcmp(nm, "builtins.complex") == 0) *out = x64 ? SR_C128 : SR_C64;
+  if (*out >= 0) return 0;
+  SrBuf b = SR_BUF_INIT;
+  sr_val_repr(&b, v);
+  sr_raise(I, "TypeError", "%s: cannot interpret %s as a data type", what, b.p);
+  sr_buf_free(&b);
+  return -1;
+}
+
 int sr_shape_arg(SrInterp *I, SrVal *v, int64_t *shape, int *ndim, const char *what) {
   if (v->kind == SR_V_INT) {
     shape[0] = v->i;

@@ -25,6 +25,11 @@ SrVal *sr_bindv(SrInterp *I, int prim_id, int nin, SrVal **in, ...);
 /* Helpers for building params. */
 SrVal *sr_int_tuple(const int64_t *v, int n);
 SrVal *sr_none_tuple(int n);
+/* An optional dtype argument (dtype=...): a dtype, a dtype's name, or
+   Python's bool, int, float or complex as dtypes.canonicalize_dtype has
+   them (int is int32 and float float32 unless x64 is on); *out is -1 for
+   None or absent.  The one place a dtype argument is interpreted. */
+int sr_dtype_arg(SrInterp *I, SrVal *v, int *out, const char *what);
 /* The shape of a Python int or tuple of ints. */
 int sr_shape_arg(SrInterp *I, SrVal *v, int64_t *shape, int *ndim, const char *what);
 /* The out_sharding / sharding argument of an API call (P or

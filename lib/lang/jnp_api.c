@@ -30,33 +30,6 @@ static SrDtype to_inexact(SrInterp *I, SrDtype d) {
   return default_float(I);
 }
 
-/* An optional dtype argument: -1 for None. */
-static int dtype_arg(SrInterp *I, SrVal *v, int *out, const char *what) {
-  *out = -1;
-  if (!v || v->kind == SR_V_NONE) return 0;
-  if (v->kind == SR_V_DTYPE) {
-    *out = (int)v->dtype;
-    return 0;
-  }
-  if (v->kind == SR_V_STR || v->kind == SR_V_WORD) {
-    int d = sr_dtype_lookup(v->str.s, v->str.n);
-    if (d >= 0 && d < SR_NBUILTIN_DTYPES) {
-      *out = d;
-      return 0;
-    }
-  }
-  const char *nm = sr_builtin_name(v);
-  if (nm && strcmp(nm, "float") == 0) *out = default_float(I);
-  else if (nm && strcmp(nm, "int") == 0) *out = default_int(I);
-  else if (nm && strcmp(nm, "bool") == 0) *out = SR_BOOL;
-  else if (nm && strcmp(nm, "complex") == 0) *out = I->jax->enable_x64 ? SR_C128 : SR_C64;
-  if (*out >= 0) return 0;
-  SrBuf b = SR_BUF_INIT;
-  sr_val_repr(&b, v);
-  sr_raise(I, "TypeError", "%s: cannot interpret %s as a data type", what, b.p);
-  sr_buf_free(&b);
-  return -1;
-}
 
 /* An int or a sequence of ints. */
 static int ints_arg(SrInterp *I, SrVal *v, int64_t *out, int *n, const char *what) {
@@ -436,7 +409,7 @@ static SrVal *red_api(SrInterp *I, SrArgs *a, RedKind k, const char *name) {
     return sr_raise(I, "NotImplementedError", "The 'out' argument to jnp.%s is not supported.", name);
   if ((p[5] && p[5]->kind != SR_V_NONE) || (p[6] && p[6]->kind != SR_V_NONE))
     return sr_raise(I, "NotImplementedError", "jnp.%s: initial= and where= are not supported", name);
-  if (dtype_arg(I, p[2], &dt, name) < 0) return NULL;
+  if (sr_dtype_arg(I, p[2], &dt, name) < 0) return NULL;
   int promote = (k == RED_SUM || k == RED_PROD) && (!p[7] || sr_val_truthy(p[7]));
   return reduction(I, p[0], k, name, p[1], dt, p[4] && sr_val_truthy(p[4]), promote, p[8]);
 }
@@ -454,7 +427,7 @@ static SrVal *jnp_mean(SrInterp *I, SrArgs *a) {
   int dt;
   if (sr_args_parse(I, a, "mean", "a, axis=, dtype=, out=, keepdims=, *, where=, out_sharding=", p) < 0) return NULL;
   if (p[5] && p[5]->kind != SR_V_NONE) return sr_raise(I, "NotImplementedError", "jnp.mean: where= is not supported");
-  if (dtype_arg(I, p[2], &dt, "mean") < 0) return NULL;
+  if (sr_dtype_arg(I, p[2], &dt, "mean") < 0) return NULL;
   SrVal *x = arr(I, p[0]);
   if (!x) return NULL;
   const SrType *t = vtype(I, x);
@@ -580,7 +553,7 @@ static SrVal *jnp_cumsum(SrInterp *I, SrArgs *a) {
   if (sr_args_parse(I, a, "cumsum", "a, axis=, dtype=, out=", p) < 0) return NULL;
   CumData *d = sr_xcalloc(1, sizeof *d);
   d->has_axis = p[1] && p[1]->kind != SR_V_NONE;
-  if ((d->has_axis && sr_as_int(I, p[1], "axis", &d->axis) < 0) || dtype_arg(I, p[2], &d->dtype, "cumsum") < 0) {
+  if ((d->has_axis && sr_as_int(I, p[1], "axis", &d->axis) < 0) || sr_dtype_arg(I, p[2], &d->dtype, "cumsum") < 0) {
     free(d);
     return NULL;
   }
@@ -607,7 +580,7 @@ static SrVal *finish_dot(SrInterp *I, SrVal *r, SrDtype pref, int weak) {
 
 static int pref_type(SrInterp *I, SrVal *pv, SrVal *x, SrVal *y, SrDtype *pref, int *weak) {
   int pt;
-  if (dtype_arg(I, pv, &pt, "dot") < 0) return -1;
+  if (sr_dtype_arg(I, pv, &pt, "dot") < 0) return -1;
   if (pt >= 0) {
     *pref = (SrDtype)pt;
     *weak = 0;
@@ -871,7 +844,7 @@ static SrVal *jnp_einsum(SrInterp *I, SrArgs *a) {
   SrDtype pref;
   int weak;
   int pt;
-  if (dtype_arg(I, pref_v, &pt, "einsum") < 0) goto done;
+  if (sr_dtype_arg(I, pref_v, &pt, "einsum") < 0) goto done;
   if (pt >= 0) {
     pref = (SrDtype)pt;
     weak = 0;
@@ -1036,7 +1009,7 @@ static SrVal *fill_api(SrInterp *I, SrArgs *a, const char *name, int fill /* 0, 
   int64_t shape[SR_MAX_RANK];
   int nd, dt;
   SrVal *sh = NULL;
-  if (ints_arg(I, p[0], shape, &nd, "shape") < 0 || dtype_arg(I, p[1 + o], &dt, name) < 0) return NULL;
+  if (ints_arg(I, p[0], shape, &nd, "shape") < 0 || sr_dtype_arg(I, p[1 + o], &dt, name) < 0) return NULL;
   if (p[2 + o] && p[2 + o]->kind != SR_V_NONE && p[3 + o] && p[3 + o]->kind != SR_V_NONE)
     return sr_raise(I, "ValueError", "Only one of `device` or `out_sharding` can be set.");
   if (sr_api_canon_sharding(I, p[3 + o] ? p[3 + o] : (p[2 + o] && p[2 + o]->kind != SR_V_NONE ? p[2 + o] : NULL),
@@ -1113,7 +1086,7 @@ static SrVal *like_api(SrInterp *I, SrArgs *a, const char *name, int fill) {
                               : "a, dtype=, shape=, *, device=, out_sharding=";
   if (sr_args_parse(I, a, name, spec, p) < 0) return NULL;
   int o = fill < 0 ? 1 : 0, dt;
-  if (dtype_arg(I, p[1 + o], &dt, name) < 0) return NULL;
+  if (sr_dtype_arg(I, p[1 + o], &dt, name) < 0) return NULL;
   SrVal *fv = fill < 0 ? sr_ref(p[1]) : sr_int(NULL, fill);
   SrVal *r = full_like(I, p[0], fv, dt, p[2 + o], p[4 + o]);
   sr_unref(fv);
@@ -1149,7 +1122,7 @@ static SrVal *jnp_arange(SrInterp *I, SrArgs *a) {
   if (sr_args_parse(I, a, "arange", "start, stop=, step=, dtype=, *, device=, out_sharding=", p) < 0) return NULL;
   int dt;
   SrVal *sh = NULL;
-  if (dtype_arg(I, p[3], &dt, "arange") < 0 || sr_api_canon_sharding(I, p[5], "jnp.arange", &sh) < 0) return NULL;
+  if (sr_dtype_arg(I, p[3], &dt, "arange") < 0 || sr_api_canon_sharding(I, p[5], "jnp.arange", &sh) < 0) return NULL;
   SrVal *vals[3] = {p[0], p[1] && p[1]->kind != SR_V_NONE ? p[1] : NULL, p[2] && p[2]->kind != SR_V_NONE ? p[2] : NULL};
   double v[3] = {0, 0, 0};
   int isf = 0, any_float = 0;
@@ -1234,7 +1207,7 @@ static SrVal *jnp_eye(SrInterp *I, SrArgs *a) {
   if (sr_as_int(I, p[0], "N", &n) < 0) return NULL;
   m = n;
   if (p[1] && p[1]->kind != SR_V_NONE && sr_as_int(I, p[1], "M", &m) < 0) return NULL;
-  if (dtype_arg(I, p[3], &dt, "eye") < 0) return NULL;
+  if (sr_dtype_arg(I, p[3], &dt, "eye") < 0) return NULL;
   if (n < 0 || m < 0) return sr_raise(I, "ValueError", "negative dimensions are not allowed, got %lld and %lld", (long long)n, (long long)m);
   SrVal *k = p[2] ? arr(I, p[2]) : sr_int(NULL, 0);
   if (!k) return NULL;
@@ -1365,7 +1338,7 @@ static SrVal *jnp_linspace(SrInterp *I, SrArgs *a) {
   d->num = 50;
   d->endpoint = !p[3] || sr_val_truthy(p[3]);
   d->retstep = p[4] && sr_val_truthy(p[4]);
-  if ((p[2] && sr_as_int(I, p[2], "num", &d->num) < 0) || dtype_arg(I, p[5], &d->dtype, "linspace") < 0 ||
+  if ((p[2] && sr_as_int(I, p[2], "num", &d->num) < 0) || sr_dtype_arg(I, p[5], &d->dtype, "linspace") < 0 ||
       (p[6] && sr_as_int(I, p[6], "axis", &d->axis) < 0)) {
     free(d);
     return NULL;
@@ -1389,7 +1362,7 @@ static SrVal *jnp_concatenate(SrInterp *I, SrArgs *a) {
   if (!sr_is_seq(p[0])) return sr_raise(I, "TypeError", "concatenate: arrays must be a sequence of arrays");
   int n = p[0]->seq.n, dt;
   if (!n) return sr_raise(I, "ValueError", "Need at least one array to concatenate.");
-  if (dtype_arg(I, p[2], &dt, "concatenate") < 0) return NULL;
+  if (sr_dtype_arg(I, p[2], &dt, "concatenate") < 0) return NULL;
   SrVal **xs = sr_xcalloc((size_t)n + 1, sizeof *xs);
   for (int i = 0; i < n; i++) xs[i] = p[0]->seq.items[i];
   SrVal *r = NULL;
@@ -1429,7 +1402,7 @@ static SrVal *jnp_stack(SrInterp *I, SrArgs *a) {
   if (!sr_is_seq(p[0])) return sr_raise(I, "TypeError", "stack: arrays must be a sequence of arrays");
   int n = p[0]->seq.n, dt;
   if (!n) return sr_raise(I, "ValueError", "Need at least one array to stack.");
-  if (dtype_arg(I, p[3], &dt, "stack") < 0) return NULL;
+  if (sr_dtype_arg(I, p[3], &dt, "stack") < 0) return NULL;
   SrVal **xs = sr_xcalloc((size_t)n + 1, sizeof *xs);
   for (int i = 0; i < n; i++) xs[i] = p[0]->seq.items[i];
   SrVal *r = NULL;
@@ -1827,7 +1800,7 @@ static SrVal *jnp_astype(SrInterp *I, SrArgs *a) {
   SrVal *p[4];
   int dt;
   if (sr_args_parse(I, a, "astype", "x, dtype, *, copy=, device=", p) < 0) return NULL;
-  if (dtype_arg(I, p[1], &dt, "astype") < 0) return NULL;
+  if (sr_dtype_arg(I, p[1], &dt, "astype") < 0) return NULL;
   SrVal *x = arr(I, p[0]);
   if (!x) return NULL;
   const SrType *t = vtype(I, x);

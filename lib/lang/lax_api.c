@@ -657,34 +657,6 @@ static int ints_arg(SrInterp *I, SrVal *v, int64_t *out, int *n, const char *wha
   return 0;
 }
 
-static int dtype_arg(SrInterp *I, SrVal *v, int *out, const char *what) {
-  *out = -1;
-  if (!v || v->kind == SR_V_NONE) return 0;
-  if (v->kind == SR_V_DTYPE) {
-    *out = (int)v->dtype;
-    return 0;
-  }
-  if (v->kind == SR_V_STR || v->kind == SR_V_WORD) {
-    int d = sr_dtype_lookup(v->str.s, v->str.n);
-    if (d >= 0 && d < SR_NBUILTIN_DTYPES) {
-      *out = d;
-      return 0;
-    }
-  }
-  if (sr_is_obj(v, &sr_builtin_class)) {
-    const char *nm = sr_builtin_name(v);
-    if (nm && strcmp(nm, "float") == 0) *out = SR_F32;
-    else if (nm && strcmp(nm, "int") == 0) *out = SR_I32;
-    else if (nm && strcmp(nm, "bool") == 0) *out = SR_BOOL;
-    else if (nm && strcmp(nm, "complex") == 0) *out = SR_C64;
-    if (*out >= 0) return 0;
-  }
-  SrBuf b = SR_BUF_INIT;
-  sr_val_repr(&b, v);
-  sr_raise(I, "TypeError", "%s: cannot interpret %s as a data type", what, b.p);
-  sr_buf_free(&b);
-  return -1;
-}
 
 static SrVal *arr(SrInterp *I, SrVal *v) { return sr_jnp_asarray(I, v, -1); }
 
@@ -779,7 +751,7 @@ static SrVal *lax_convert_element_type(SrInterp *I, SrArgs *a) {
   SrVal *p[2];
   int dt;
   if (sr_args_parse(I, a, "convert_element_type", "operand, new_dtype", p) < 0) return NULL;
-  if (dtype_arg(I, p[1], &dt, "convert_element_type") < 0) return NULL;
+  if (sr_dtype_arg(I, p[1], &dt, "convert_element_type") < 0) return NULL;
   if (dt < 0) return sr_raise(I, "TypeError", "convert_element_type: new_dtype must be a dtype");
   return sr_lax_convert(I, p[0], (SrDtype)dt, 0, NULL);
 }
@@ -900,7 +872,7 @@ static SrVal *lax_argfn(SrInterp *I, SrArgs *a, int prim, const char *name) {
   if (sr_args_parse(I, a, name, "operand, axis, index_dtype", p) < 0) return NULL;
   int64_t ax;
   int dt;
-  if (sr_as_int(I, p[1], "axis", &ax) < 0 || dtype_arg(I, p[2], &dt, name) < 0) return NULL;
+  if (sr_as_int(I, p[1], "axis", &ax) < 0 || sr_dtype_arg(I, p[2], &dt, name) < 0) return NULL;
   SrVal *x = arr(I, p[0]);
   SrVal *r = x ? sr_lax_argminmax(I, prim, x, ax, dt < 0 ? SR_I32 : (SrDtype)dt) : NULL;
   sr_unref(x);
@@ -926,7 +898,7 @@ static SrVal *lax_dot_general(SrInterp *I, SrArgs *a) {
     return NULL;
   int64_t d[4][SR_MAX_RANK];
   int n[4], pref;
-  if (dimension_numbers(I, p[2], d, n) < 0 || dtype_arg(I, p[4], &pref, "dot_general") < 0) return NULL;
+  if (dimension_numbers(I, p[2], d, n) < 0 || sr_dtype_arg(I, p[4], &pref, "dot_general") < 0) return NULL;
   if (canon_sharding(I, p[5], "dot_general", 1, &sh) < 0) return NULL;
   SrVal *x = arr(I, p[0]), *y = x ? arr(I, p[1]) : NULL;
   SrVal *prec = p[3] && p[3]->kind != SR_V_NONE ? p[3] : NULL;
@@ -943,7 +915,7 @@ static SrVal *lax_dot(SrInterp *I, SrArgs *a) {
   if (sr_args_parse(I, a, "dot", "lhs, rhs, precision=, preferred_element_type=, *, out_sharding=", p) < 0)
     return NULL;
   int pref;
-  if (dtype_arg(I, p[3], &pref, "dot") < 0) return NULL;
+  if (sr_dtype_arg(I, p[3], &pref, "dot") < 0) return NULL;
   if (canon_sharding(I, p[4], "dot_general", 1, &sh) < 0) return NULL;
   SrVal *x = arr(I, p[0]), *y = x ? arr(I, p[1]) : NULL;
   SrVal *r = NULL;
@@ -1094,7 +1066,7 @@ static SrVal *lax_iota(SrInterp *I, SrArgs *a) {
   int dt;
   int64_t size;
   if (sr_args_parse(I, a, "iota", "dtype, size", p) < 0) return NULL;
-  if (dtype_arg(I, p[0], &dt, "iota") < 0 || sr_as_int(I, p[1], "size", &size) < 0) return NULL;
+  if (sr_dtype_arg(I, p[0], &dt, "iota") < 0 || sr_as_int(I, p[1], "size", &size) < 0) return NULL;
   return sr_lax_iota(I, dt < 0 ? SR_I32 : (SrDtype)dt, &size, 1, 0, NULL);
 }
 
@@ -1104,7 +1076,7 @@ static SrVal *lax_broadcasted_iota(SrInterp *I, SrArgs *a) {
   int64_t shape[SR_MAX_RANK], dim;
   int nd;
   if (sr_args_parse(I, a, "broadcasted_iota", "dtype, shape, dimension, *, out_sharding=", p) < 0) return NULL;
-  if (dtype_arg(I, p[0], &dt, "broadcasted_iota") < 0 || ints_arg(I, p[1], shape, &nd, "shape") < 0 ||
+  if (sr_dtype_arg(I, p[0], &dt, "broadcasted_iota") < 0 || ints_arg(I, p[1], shape, &nd, "shape") < 0 ||
       sr_as_int(I, p[2], "dimension", &dim) < 0)
     return NULL;
   if (canon_sharding(I, p[3], "broadcasted_iota", 1, &sh) < 0) return NULL;
@@ -1119,7 +1091,7 @@ static SrVal *lax_full(SrInterp *I, SrArgs *a) {
   int64_t shape[SR_MAX_RANK];
   int nd;
   if (sr_args_parse(I, a, "full", "shape, fill_value, dtype=, *, sharding=", p) < 0) return NULL;
-  if (ints_arg(I, p[0], shape, &nd, "shape") < 0 || dtype_arg(I, p[2], &dt, "full") < 0) return NULL;
+  if (ints_arg(I, p[0], shape, &nd, "shape") < 0 || sr_dtype_arg(I, p[2], &dt, "full") < 0) return NULL;
   if (canon_sharding(I, p[3], "full", 1, &sh) < 0) return NULL;
   SrVal *f = arr(I, p[1]);
   SrVal *r = f ? sr_lax_full(I, shape, nd, f, dt, sh) : NULL;
