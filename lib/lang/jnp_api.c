@@ -1302,10 +1302,20 @@ static SrVal *linspace_body(SrInterp *I, SrArgs *a) {
     sr_unref(m1);
     sr_unref(er1);
     sr_unref(m2);
-  } else if (d->num == 1) {
-    out = sr_lax_reshape(I, bs, rshape, bn + 1, NULL);
   } else {
-    sr_raise(I, "NotImplementedError", "linspace with num=0 is not supported");
+    /* delta is nan, or for one sample without the endpoint stop - start */
+    SrVal *nan = sr_float(NULL, NAN);
+    delta = d->num == 1 && !d->endpoint ? sr_lax_binary(I, SR_P_sub, e, s) : sr_lax_convert(I, nan, comp, 0, NULL);
+    sr_unref(nan);
+    if (d->num == 1) {
+      out = delta ? sr_lax_reshape(I, bs, rshape, bn + 1, NULL) : NULL;
+    } else if (delta) {
+      /* num == 0: empty(bounds shape with a 0 at axis, dtype) */
+      rshape[axis] = 0;
+      SrVal *zero = sr_int(NULL, 0);
+      out = sr_lax_full(I, rshape, bn + 1, zero, dt, NULL);
+      sr_unref(zero);
+    }
   }
   sr_unref(bs);
   sr_unref(be);
