@@ -96,5 +96,6 @@ void sr_vjp_treedef_str(SrBuf *b, const SrVal *tree);
 void sr_vjp_api_init(void);
 void sr_vjp_io_init(void);
 void sr_custom_vjp_init(void);
+void sr_custom_jvp_init(void);
 
 #endif

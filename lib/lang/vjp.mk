@@ -1,10 +1,12 @@
 ## vjp.mk: build fragment, included by Makefile.am
 ## First-class VJP objects (lib/lang/vjp_api.c), their files (vjp_io.c),
-## jax.custom_vjp (custom_vjp.c), and the optimization pass over jaxprs
-## that jit(...).lower(...).compile() and :optimize show (lib/opt/).
+## jax.custom_vjp (custom_vjp.c) and jax.custom_jvp (custom_jvp.c), and the
+## optimization pass over jaxprs that jit(...).lower(...).compile() and
+## :optimize show (lib/opt/).
 
 lib_libshardrepl_a_SOURCES += \
 	lib/lang/vjp.h lib/lang/vjp_api.c lib/lang/vjp_io.c lib/lang/custom_vjp.c \
+	lib/lang/custom_jvp.c \
 	lib/opt/opt.h lib/opt/opt.c
 
 ## The unit test: saveable_args' flags, VJP objects as pytrees and through

@@ -49,6 +49,7 @@ GOLDEN_TESTS = \
 	tests/golden/python_messages.jxr \
 	tests/golden/sharding_messages.jxr \
 	tests/golden/syntax_error_input.jxr \
+	tests/golden/custom_jvp.jxr \
 	examples/tour.jxr
 
 GOLDEN_PENDING =
