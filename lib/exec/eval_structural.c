@@ -361,6 +361,108 @@ static int ev_concatenate(SrEvalCtx *cx, const SrEvalEqn *e) {
   return finish(cx, e, 0, o.m, r);
 }
 
+/* ---- stack / unstack ---- */
+
+/* Both move whole operand blocks: the operands' shape with a size-1 dim
+   at the axis is the block each one fills (stack) or takes (unstack). */
+typedef struct StackArg {
+  int nd, axis, n; /* nd: rank with the axis */
+  size_t es;
+} StackArg;
+
+static void with_unit_axis(const StackArg *s, const int64_t *shape, int64_t *out) {
+  for (int d = 0, j = 0; d < s->nd; d++) out[d] = d == s->axis ? 1 : shape[j++];
+}
+
+static int stack_fn(SrShardIO *io) {
+  StackArg *s = io->arg;
+  int64_t start[SR_MAX_RANK] = {0}, box[SR_MAX_RANK];
+  for (int k = 0; k < s->n; k++) {
+    with_unit_axis(s, io->in_shape[k], box);
+    start[s->axis] = k;
+    sr_kern_paste_box(s->es, s->nd, io->out_shape[0], start, box, io->in[k]->data, io->out[0]->data);
+  }
+  return 0;
+}
+
+static int unstack_fn(SrShardIO *io) {
+  StackArg *s = io->arg;
+  int64_t start[SR_MAX_RANK] = {0}, box[SR_MAX_RANK];
+  for (int k = 0; k < s->n; k++) {
+    with_unit_axis(s, io->out_shape[k], box);
+    start[s->axis] = k;
+    sr_kern_copy_box(s->es, s->nd, io->in_shape[0], start, box, io->in[0]->data, io->out[k]->data);
+  }
+  return 0;
+}
+
+/* map[i]: the dim of the stacked array that dim i of an operand is */
+static void stack_map(int nd, int axis, int *map) {
+  for (int i = 0; i < nd - 1; i++) map[i] = i < axis ? i : i + 1;
+}
+
+static int ev_stack(SrEvalCtx *cx, const SrEvalEqn *e) {
+  Out1 o = out1(cx, e);
+  int64_t axis;
+  if (sr_ev_param_int(cx, e, "axis", &axis) < 0) return -1;
+  if (e->nin > 16) return sr_ev_err(cx, "NotImplementedError", "stack of more than 16 operands");
+  SrArray *ins[16] = {0};
+  int map[SR_MAX_RANK];
+  stack_map(e->out_type[0]->ndim, (int)axis, map);
+  int rc = 0;
+  for (uint32_t k = 0; k < e->nin && rc == 0; k++) {
+    ins[k] = sr_redistribute(cx, e->in[k], o.m, mapped_layout(e->in[k], o.l, map));
+    if (!ins[k]) rc = -1;
+  }
+  SrArray *r = NULL;
+  if (rc == 0) {
+    r = sr_array_new(e->out_type[0], natural(o.l, 1ull << axis, ins[0]->layout, e->out_type[0]->dtype), o.m);
+    StackArg s = {e->out_type[0]->ndim, (int)axis, (int)e->nin, esize(e->in[0])};
+    rc = sr_ev_map(cx, (int)e->nin, ins, 1, &r, 0, stack_fn, &s);
+  }
+  for (uint32_t k = 0; k < e->nin; k++) sr_array_unref(ins[k]);
+  if (rc < 0) {
+    sr_array_unref(r);
+    return -1;
+  }
+  return finish(cx, e, 0, o.m, r);
+}
+
+/* The natural layout of an unstacked piece: the operand's layout without
+   the axis. */
+static const SrType *without_axis(const SrType *l, int axis) {
+  SrTypeBuilder b;
+  sr_type_builder(&b, l);
+  memmove(&b.dims[axis], &b.dims[axis + 1], (size_t)(b.ndim - axis - 1) * sizeof b.dims[0]);
+  b.ndim--;
+  return sr_type_get(&b);
+}
+
+static int ev_unstack(SrEvalCtx *cx, const SrEvalEqn *e) {
+  int64_t axis;
+  if (sr_ev_param_int(cx, e, "axis", &axis) < 0) return -1;
+  if (e->nout > 16) return sr_ev_err(cx, "NotImplementedError", "unstack into more than 16 parts");
+  SrArray *x = e->in[0];
+  const SrMesh *m = sr_ev_mesh_for(cx, e, e->out_type[0]);
+  const SrType *l0 = sr_ev_out_layout(cx, e, 0, m);
+  /* the operand takes the first result's axes on its other dims */
+  int map[SR_MAX_RANK];
+  for (int i = 0; i < x->type->ndim; i++) map[i] = i == axis ? -1 : i < axis ? i : i - 1;
+  SrArray *xin = sr_redistribute(cx, x, m, mapped_layout(x, l0, map));
+  if (!xin) return -1;
+  SrArray *outs[16];
+  for (uint32_t k = 0; k < e->nout; k++)
+    outs[k] = sr_array_new(e->out_type[k], without_axis(natural(xin->layout, 0, xin->layout, x->type->dtype), (int)axis), m);
+  StackArg s = {x->type->ndim, (int)axis, (int)e->nout, esize(x)};
+  int rc = sr_ev_map(cx, 1, &xin, (int)e->nout, outs, 0, unstack_fn, &s);
+  sr_array_unref(xin);
+  for (uint32_t k = 0; k < e->nout; k++) {
+    if (rc == 0) rc = finish(cx, e, k, m, outs[k]);
+    else sr_array_unref(outs[k]);
+  }
+  return rc;
+}
+
 /* ---- split ---- */
 
 typedef struct SplitArg {
@@ -635,6 +737,8 @@ void sr_eval_rules_structural(void) {
   sr_set_eval_rule(SR_P_slice, ev_slice);
   sr_set_eval_rule(SR_P_concatenate, ev_concatenate);
   sr_set_eval_rule(SR_P_split, ev_split);
+  sr_set_eval_rule(SR_P_stack, ev_stack);
+  sr_set_eval_rule(SR_P_unstack, ev_unstack);
   sr_set_eval_rule(SR_P_pad, ev_pad);
   sr_set_eval_rule(SR_P_dynamic_slice, ev_dynamic_slice);
   sr_set_eval_rule(SR_P_dynamic_update_slice, ev_dynamic_update_slice);

@@ -30,7 +30,8 @@ EXEC_GOLDEN = \
 	tests/golden/exec_jaxpr.jxr \
 	tests/golden/jaxpr_call_types.jxr \
 	tests/golden/exec_visualize.jxr \
-	tests/golden/exec_prims.jxr
+	tests/golden/exec_prims.jxr \
+	tests/golden/exec_stack.jxr
 TESTS += $(EXEC_GOLDEN)
 EXTRA_DIST += $(EXEC_GOLDEN) $(EXEC_GOLDEN:.jxr=.out)
 

@@ -1405,7 +1405,7 @@ static SrVal *jnp_concatenate(SrInterp *I, SrArgs *a) {
   return r;
 }
 
-/* lax.stack: a stack primitive (JAX's stack_p) */
+/* jnp.stack of a sequence: lax.stack, one stack primitive (JAX's stack_p) */
 static SrVal *jnp_stack(SrInterp *I, SrArgs *a) {
   SrVal *p[4];
   if (sr_args_parse(I, a, "stack", "arrays, axis=, out=, dtype=", p) < 0) return NULL;
@@ -1434,29 +1434,7 @@ static SrVal *jnp_stack(SrInterp *I, SrArgs *a) {
       const SrPrim *prim = sr_prim_lookup("stack", 5);
       SrPList ps = {0};
       sr_plist_add(&ps, "axis", sr_int(NULL, axis));
-      if (!I->trace && !prim->eval) {
-        /* run eagerly without a stack eval rule: the same values through
-           expand_dims and concatenate (no equation is shown at top level) */
-        SrVal **ex = sr_xcalloc((size_t)n + 1, sizeof *ex);
-        int ok = 1;
-        for (int k = 0; k < n && ok; k++) ok = (ex[k] = sr_lax_expand_dims(I, xs[k], &axis, 1)) != NULL;
-        if (ok) r = sr_lax_concatenate(I, n, ex, (int)axis);
-        unref_all(n, ex);
-        free(ex);
-      } else if (prim->type) {
-        r = sr_bind_prim(I, prim, n, xs, ps.n, ps.p, NULL, 0);
-      } else {
-        /* no type rule yet: the operands' type with the new axis */
-        SrTypeBuilder b;
-        sr_type_builder(&b, vtype(I, xs[0]));
-        memmove(b.dims + axis + 1, b.dims + axis, (size_t)(b.ndim - axis) * sizeof b.dims[0]);
-        memset(&b.dims[axis], 0, sizeof b.dims[0]);
-        b.dims[axis].size = n;
-        b.ndim++;
-        b.weak = 0;
-        const SrType *out = sr_type_get(&b);
-        r = sr_api_first(sr_bind_prim(I, prim, n, xs, ps.n, ps.p, &out, 1));
-      }
+      r = sr_bind_prim(I, prim, n, xs, ps.n, ps.p, NULL, 0);
       sr_plist_free(&ps);
     }
     unref_all(n, xs);

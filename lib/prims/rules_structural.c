@@ -418,6 +418,47 @@ static int type_stack(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   return sr_finish_type(cx, e, &b, out);
 }
 
+/* lax.unstack_p: one result per index of the axis, each without it; the
+   axis may not be sharded (_unstack_sharding_rule). */
+static int type_unstack(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 1, -1) < 0) return -1;
+  const SrType *x = e->in[0];
+  int64_t axis = 0;
+  if (sr_rparam_int(cx, e, "axis", 1, &axis) < 0) return -1;
+  if (x->ndim == 0)
+    return sr_terr(cx, "ValueError",
+                   "unstack requires arrays with rank > 0, however a scalar array of shape () was passed.");
+  if (axis < 0 || axis >= x->ndim)
+    return sr_terr(cx, "TypeError", "unstack axis %lld is out of bounds for rank %d", (long long)axis, x->ndim);
+  if ((int64_t)e->nout != x->dims[axis].size)
+    return sr_terr(cx, "TypeError", "unstack of a dimension of size %lld binds %u results",
+                   (long long)x->dims[axis].size, e->nout);
+  SrStd s;
+  if (sr_std_begin(cx, e, &s) < 0) return -1;
+  if (s.mode == SR_MODE_EXPLICIT && x->dims[axis].nax) {
+    SrBuf a = SR_BUF_INIT;
+    sr_aval_str_axis_types(&a, cx, x);
+    sr_terr(cx, "ShardingTypeError", "unstack operand cannot be sharded on the unstacking axis %lld. Got operand type=%s",
+            (long long)axis, sr_buf_str(&a));
+    sr_buf_free(&a);
+    return -1;
+  }
+  SrAxes vma;
+  if (sr_vma_standard(cx, e, &vma) < 0) return -1;
+  for (uint32_t i = 0; i < e->nout; i++) {
+    SrTypeBuilder b;
+    sr_type_builder(&b, x);
+    memmove(&b.dims[axis], &b.dims[axis + 1], (size_t)(b.ndim - axis - 1) * sizeof b.dims[0]);
+    b.ndim--;
+    if (!b.mesh) b.mesh = s.mesh;
+    if (s.mode != SR_MODE_EXPLICIT) sr_builder_replicate(&b);
+    if (pass_ur(cx, &s, x, &b) < 0) return -1;
+    b.varying = vma;
+    if (sr_finish_type(cx, e, &b, &out[i]) < 0) return -1;
+  }
+  return 0;
+}
+
 /* lax.split_partitions: hands a dimension's axes (major first) to the
    sizes o[0..no): each size takes axes while it is > 1 and divisible. */
 static int split_partitions(const SrMesh *m, const uint8_t *axes, int nax, const int64_t *o, int no,
@@ -1676,6 +1717,7 @@ void sr_rules_structural_init(void) {
   sr_set_type_rule(SR_P_rev, type_rev);
   sr_set_type_rule(SR_P_concatenate, type_concatenate);
   sr_set_type_rule(SR_P_stack, type_stack);
+  sr_set_type_rule(SR_P_unstack, type_unstack);
   sr_set_type_rule(SR_P_split, type_split);
   sr_set_type_rule(SR_P_pad, type_pad);
   sr_set_type_rule(SR_P_slice, type_slice);
