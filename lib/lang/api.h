@@ -74,6 +74,10 @@ SrVal *sr_lax_concatenate(SrInterp *I, int n, SrVal **xs, int dim);
 SrVal *sr_lax_slice(SrInterp *I, SrVal *x, const int64_t *start, const int64_t *limit, const int64_t *strides);
 SrVal *sr_lax_dynamic_slice(SrInterp *I, SrVal *x, SrVal **starts, const int64_t *sizes);
 SrVal *sr_lax_rev(SrInterp *I, SrVal *x, const int64_t *dims, int n);
+/* lax.pad: cfg holds (low, high, interior) per dimension of x. */
+SrVal *sr_lax_pad(SrInterp *I, SrVal *x, SrVal *padding_value, const int64_t *cfg, int nd);
+/* lax.dynamic_update_slice with starts already normalized (one per dim). */
+SrVal *sr_lax_dynamic_update_slice(SrInterp *I, SrVal *x, SrVal *update, SrVal **starts);
 /* lax.broadcast_to: leading dims added, size-1 dims stretched. */
 SrVal *sr_lax_broadcast_to(SrInterp *I, SrVal *x, const int64_t *shape, int nd, SrVal *sharding);
 /* jax.reshard(x, sharding): P or NamedSharding (or None: JAX's error). */

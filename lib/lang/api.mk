@@ -15,6 +15,7 @@ API_GOLDEN = \
 	tests/golden/trace_sharding.jxr \
 	tests/golden/trace_manual.jxr \
 	tests/golden/trace_control.jxr \
+	tests/golden/trace_pad_update.jxr \
 	examples/seeds/distributed_arrays.jxr
 
 GOLDEN_TESTS += $(API_GOLDEN)

@@ -563,6 +563,18 @@ SrVal *sr_lax_dynamic_slice(SrInterp *I, SrVal *x, SrVal **starts, const int64_t
   return r;
 }
 
+/* lax.pad: cfg holds (low, high, interior) per dimension of x. */
+SrVal *sr_lax_pad(SrInterp *I, SrVal *x, SrVal *padding_value, const int64_t *cfg, int nd) {
+  SrVal *pc = sr_seq(NULL, SR_V_TUPLE, nd);
+  for (int i = 0; i < nd; i++) sr_seq_push(NULL, pc, sr_int_tuple(cfg + 3 * i, 3));
+  SrVal *args[2] = {sr_ref(x), sr_ref(padding_value)}, *r = NULL;
+  if (sr_auto_insert_reshard(I, 2, args) == 0) r = sr_bindv(I, SR_P_pad, 2, args, "padding_config", pc, NULL);
+  else sr_unref(pc);
+  sr_unref(args[0]);
+  sr_unref(args[1]);
+  return r;
+}
+
 SrVal *sr_lax_rev(SrInterp *I, SrVal *x, const int64_t *dims, int n) {
   return sr_bindv(I, SR_P_rev, 1, &x, "dimensions", sr_int_tuple(dims, n), NULL);
 }
@@ -1006,25 +1018,15 @@ static SrVal *lax_slice(SrInterp *I, SrArgs *a) {
   return r;
 }
 
-static SrVal *lax_dynamic_slice(SrInterp *I, SrArgs *a) {
-  SrVal *p[3];
-  if (sr_args_parse(I, a, "dynamic_slice", "operand, start_indices, slice_sizes", p) < 0) return NULL;
-  int64_t sz[SR_MAX_RANK];
-  int nsz;
-  if (ints_arg(I, p[2], sz, &nsz, "slice_sizes") < 0) return NULL;
-  SrVal *x = arr(I, p[0]);
-  if (!x) return NULL;
-  const SrType *t = vtype(I, x);
-  if (!sr_is_seq(p[1]) || p[1]->seq.n != t->ndim || nsz != t->ndim) {
-    sr_unref(x);
-    return sr_raise(I, "ValueError", "Length of slice indices must match number of operand dimensions (%d vs %d)",
-                    sr_is_seq(p[1]) ? p[1]->seq.n : 1, t->ndim);
-  }
-  SrVal *starts[SR_MAX_RANK];
+/* lax._dynamic_slice_indices: static ints normalized (negative ones
+   counted from the end) and converted to int32, tracers wrapped with a
+   select for negative values, unsigned ones as they are.  Fills starts[]
+   with new references (all NULL on error). */
+static int slice_indices(SrInterp *I, const SrType *t, SrVal *const *items, SrVal **starts) {
   int ok = 1;
   for (int i = 0; i < t->ndim; i++) starts[i] = NULL;
   for (int i = 0; i < t->ndim && ok; i++) {
-    SrVal *s = p[1]->seq.items[i];
+    SrVal *s = items[i];
     /* lax._dynamic_slice_indices: static ints normalized, tracers
        wrapped with a select for negative values */
     if (s->kind == SR_V_INT) {
@@ -1055,9 +1057,133 @@ static SrVal *lax_dynamic_slice(SrInterp *I, SrArgs *a) {
     }
     ok = starts[i] != NULL;
   }
+  if (ok) return 0;
+  for (int i = 0; i < t->ndim; i++) {
+    sr_unref(starts[i]);
+    starts[i] = NULL;
+  }
+  return -1;
+}
+
+static SrVal *lax_dynamic_slice(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "dynamic_slice", "operand, start_indices, slice_sizes", p) < 0) return NULL;
+  int64_t sz[SR_MAX_RANK];
+  int nsz;
+  if (ints_arg(I, p[2], sz, &nsz, "slice_sizes") < 0) return NULL;
+  SrVal *x = arr(I, p[0]);
+  if (!x) return NULL;
+  const SrType *t = vtype(I, x);
+  if (!sr_is_seq(p[1]) || p[1]->seq.n != t->ndim || nsz != t->ndim) {
+    sr_unref(x);
+    return sr_raise(I, "ValueError", "Length of slice indices must match number of operand dimensions (%d vs %d)",
+                    sr_is_seq(p[1]) ? p[1]->seq.n : 1, t->ndim);
+  }
+  SrVal *starts[SR_MAX_RANK];
+  int ok = slice_indices(I, t, p[1]->seq.items, starts) == 0;
   SrVal *r = ok ? sr_lax_dynamic_slice(I, x, starts, sz) : NULL;
   for (int i = 0; i < t->ndim; i++) sr_unref(starts[i]);
   sr_unref(x);
+  return r;
+}
+
+SrVal *sr_lax_dynamic_update_slice(SrInterp *I, SrVal *x, SrVal *update, SrVal **starts) {
+  const SrType *t = vtype(I, x);
+  int n = t->ndim + 2;
+  SrVal **args = sr_xcalloc((size_t)n + 1, sizeof *args);
+  args[0] = sr_ref(x);
+  args[1] = sr_ref(update);
+  for (int i = 0; i < t->ndim; i++) args[i + 2] = sr_ref(starts[i]);
+  SrVal *r = NULL;
+  if (sr_auto_insert_reshard(I, n, args) == 0) r = sr_bind(I, SR_P_dynamic_update_slice, n, args, 0, NULL);
+  for (int i = 0; i < n; i++) sr_unref(args[i]);
+  free(args);
+  return r;
+}
+
+/* The update at the normalized starts (x's rank of them, in items). */
+static SrVal *update_slice_at(SrInterp *I, SrVal *x, SrVal *update, SrVal *const *items) {
+  const SrType *t = vtype(I, x);
+  SrVal *starts[SR_MAX_RANK];
+  if (slice_indices(I, t, items, starts) < 0) return NULL;
+  SrVal *r = sr_lax_dynamic_update_slice(I, x, update, starts);
+  for (int i = 0; i < t->ndim; i++) sr_unref(starts[i]);
+  return r;
+}
+
+static SrVal *lax_dynamic_update_slice(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "dynamic_update_slice", "operand, update, start_indices", p) < 0) return NULL;
+  SrVal *x = arr(I, p[0]);
+  SrVal *u = x ? arr(I, p[1]) : NULL;
+  SrVal *r = NULL;
+  if (u) {
+    const SrType *t = vtype(I, x);
+    if (!sr_is_seq(p[2]) || p[2]->seq.n != t->ndim) {
+      SrBuf sb = SR_BUF_INIT;
+      sr_shape_str(&sb, t);
+      sr_raise(I, "ValueError", "Length of slice indices must match number of operand dimensions (%d vs %s)",
+               sr_is_seq(p[2]) ? p[2]->seq.n : 1, sr_buf_str(&sb));
+      sr_buf_free(&sb);
+    } else {
+      r = update_slice_at(I, x, u, p[2]->seq.items);
+    }
+  }
+  sr_unref(x);
+  sr_unref(u);
+  return r;
+}
+
+/* lax.dynamic_update_index_in_dim: an update one smaller in rank gets the
+   axis back (expand_dims), then dynamic_update_slice_in_dim: index on the
+   axis, 0 elsewhere. */
+static SrVal *lax_dynamic_update_index_in_dim(SrInterp *I, SrArgs *a) {
+  SrVal *p[4];
+  if (sr_args_parse(I, a, "dynamic_update_index_in_dim", "operand, update, index, axis", p) < 0) return NULL;
+  int64_t axis;
+  if (sr_as_int(I, p[3], "axis", &axis) < 0) return NULL;
+  SrVal *x = arr(I, p[0]);
+  SrVal *u = x ? arr(I, p[1]) : NULL;
+  SrVal *r = NULL;
+  if (u) {
+    const SrType *t = vtype(I, x), *ut = vtype(I, u);
+    if (axis < 0 || axis >= t->ndim) {
+      sr_raise(I, "ValueError", "axis %lld is out of bounds for array of dimension %d", (long long)axis, t->ndim);
+    } else if (ut->ndim != t->ndim && ut->ndim + 1 != t->ndim) {
+      sr_raise(I, "ValueError", "dynamic_update_index_in_dim: update of rank %d for an operand of rank %d", ut->ndim,
+               t->ndim);
+    } else {
+      SrVal *uu = ut->ndim == t->ndim ? sr_ref(u) : sr_lax_expand_dims(I, u, &axis, 1);
+      SrVal *items[SR_MAX_RANK], *zero = sr_int(NULL, 0);
+      for (int i = 0; i < t->ndim; i++) items[i] = i == axis ? p[2] : zero;
+      if (uu) r = update_slice_at(I, x, uu, items);
+      sr_unref(uu);
+      sr_unref(zero);
+    }
+  }
+  sr_unref(x);
+  sr_unref(u);
+  return r;
+}
+
+static SrVal *lax_pad(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "pad", "operand, padding_value, padding_config", p) < 0) return NULL;
+  if (!sr_is_seq(p[2]) || p[2]->seq.n > SR_MAX_RANK)
+    return sr_raise(I, "TypeError", "pad: padding_config must be a sequence of (low, high, interior) tuples");
+  int nd = p[2]->seq.n, n3;
+  int64_t cfg[3 * SR_MAX_RANK];
+  for (int i = 0; i < nd; i++) {
+    SrVal *c = p[2]->seq.items[i];
+    if (!sr_is_seq(c) || c->seq.n != 3)
+      return sr_raise(I, "TypeError", "pad: padding_config must be a sequence of (low, high, interior) tuples");
+    if (ints_arg(I, c, cfg + 3 * i, &n3, "padding_config") < 0) return NULL;
+  }
+  SrVal *x = arr(I, p[0]);
+  SrVal *pv = x ? arr(I, p[1]) : NULL;
+  SrVal *r = pv ? sr_lax_pad(I, x, pv, cfg, nd) : NULL;
+  sr_unref(x);
+  sr_unref(pv);
   return r;
 }
 
@@ -3314,6 +3440,10 @@ void sr_lax_api_init(void) {
     {"jax.lax.concatenate", lax_concatenate, "concatenate(operands, dimension)"},
     {"jax.lax.slice", lax_slice, "slice(operand, start_indices, limit_indices, strides=None)"},
     {"jax.lax.dynamic_slice", lax_dynamic_slice, "dynamic_slice(operand, start_indices, slice_sizes)"},
+    {"jax.lax.dynamic_update_slice", lax_dynamic_update_slice, "dynamic_update_slice(operand, update, start_indices)"},
+    {"jax.lax.dynamic_update_index_in_dim", lax_dynamic_update_index_in_dim,
+     "dynamic_update_index_in_dim(operand, update, index, axis)"},
+    {"jax.lax.pad", lax_pad, "pad(operand, padding_value, padding_config): (low, high, interior) per dimension"},
     {"jax.lax.iota", lax_iota, "iota(dtype, size)"},
     {"jax.lax.broadcasted_iota", lax_broadcasted_iota,
      "broadcasted_iota(dtype, shape, dimension, *, out_sharding=None)"},
