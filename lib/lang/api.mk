@@ -16,6 +16,8 @@ API_GOLDEN = \
 	tests/golden/trace_manual.jxr \
 	tests/golden/trace_control.jxr \
 	tests/golden/trace_pad_update.jxr \
+	tests/golden/trace_shard_map_axes.jxr \
+	tests/golden/trace_cond_errors.jxr \
 	examples/seeds/distributed_arrays.jxr
 
 GOLDEN_TESTS += $(API_GOLDEN)

@@ -15,6 +15,7 @@
 
 #include "lang/jaxstate.h"
 #include "lang/objects.h"
+#include "lang/vjp.h"
 #include "util/intern.h"
 
 /* ---- values and context ---- */
@@ -44,7 +45,7 @@ int sr_api_axis_names(SrInterp *I, SrVal *v, const SrMesh *m, SrAxes *out, const
   *out = 0;
   int n = 1;
   SrVal **items = &v;
-  if (v->kind == SR_V_TUPLE || v->kind == SR_V_LIST) {
+  if (v->kind == SR_V_TUPLE || v->kind == SR_V_LIST || v->kind == SR_V_SET || v->kind == SR_V_FROZENSET) {
     n = v->seq.n;
     items = v->seq.items;
   }
@@ -1951,6 +1952,110 @@ static SrVal *manual_spec(SrInterp *I, const SrType *t, SrAxes manual, const SrM
   return sr_shard_to_spec_val(&s);
 }
 
+/* shard_map._check_specs: the leaves of in_specs or out_specs (None
+   skipped) must be P's naming only manual axes.  Collects JAX's lines,
+   "  in_specs[0] is ... of type ..., " for a leaf that is no P, and
+   "  in_specs[0] refers to 'Z'" for an axis that is not manual. */
+static void collect_spec_errors(SrVal *v, SrBuf *path, const char *prefix, const SrMesh *am, SrAxes manual,
+                                SrBuf *types, SrBuf *names) {
+  size_t at = path->len;
+  if (v->kind == SR_V_NONE) return;
+  if (v->kind == SR_V_TUPLE || v->kind == SR_V_LIST) {
+    for (int i = 0; i < v->seq.n; i++) {
+      sr_buf_printf(path, "[%d]", i);
+      collect_spec_errors(v->seq.items[i], path, prefix, am, manual, types, names);
+      path->len = at;
+      path->p[at] = 0;
+    }
+    return;
+  }
+  if (v->kind == SR_V_DICT) {
+    for (int i = 0; i < v->dict.n; i++) {
+      sr_buf_puts(path, "[");
+      sr_val_repr(path, v->dict.keys[i]);
+      sr_buf_puts(path, "]");
+      collect_spec_errors(v->dict.vals[i], path, prefix, am, manual, types, names);
+      path->len = at;
+      path->p[at] = 0;
+    }
+    return;
+  }
+  if (v->kind != SR_V_SPEC) {
+    if (types->len) sr_buf_puts(types, "\n\n");
+    sr_buf_printf(types, "  %s_specs%.*s is ", prefix, (int)at, path->p ? path->p : "");
+    sr_val_str(types, v);
+    sr_buf_printf(types, " of type %s, ", sr_val_kind_name(v));
+    return;
+  }
+  const SrSpec *sp = v->spec;
+  for (int d = 0; d < sp->n; d++)
+    for (int k = 0; k < sp->e[d].n; k++) {
+      const char *nm = sp->e[d].names[k];
+      int ax = nm == SR_SPEC_UNCONSTRAINED ? -1 : sr_mesh_axis(am, nm);
+      if (ax >= 0 && (manual >> ax & 1)) continue;
+      if (names->len) sr_buf_puts(names, "\n\n");
+      sr_buf_printf(names, "  %s_specs%.*s refers to ", prefix, (int)at, path->p ? path->p : "");
+      if (nm == SR_SPEC_UNCONSTRAINED) sr_buf_puts(names, "UNCONSTRAINED");
+      else sr_buf_printf(names, "'%s'", nm);
+    }
+}
+
+static int check_specs(SrInterp *I, SrVal *specs, const char *prefix, const SrMesh *am, SrAxes manual) {
+  SrBuf path = SR_BUF_INIT, types = SR_BUF_INIT, names = SR_BUF_INIT;
+  collect_spec_errors(specs, &path, prefix, am, manual, &types, &names);
+  int rc = 0;
+  if (types.len) {
+    sr_raise(I, "TypeError",
+             "shard_map %s_specs argument must be a pytree of `jax.sharding.PartitionSpec` instances, but:\n\n%s\n\n"
+             "Check the %s_specs values passed to shard_map.",
+             prefix, types.p, prefix);
+    rc = -1;
+  } else if (names.len) {
+    SrBuf m = SR_BUF_INIT;
+    sr_axes_frozenset_str(&m, am, manual);
+    sr_raise(I, "ValueError",
+             "shard_map %s_specs argument must refer to an axis marked as manual (%s), but:\n\n%s\n\n"
+             "Check the %s_specs values passed to shard_map.",
+             prefix, m.p, names.p, prefix);
+    sr_buf_free(&m);
+    rc = -1;
+  }
+  sr_buf_free(&path);
+  sr_buf_free(&types);
+  sr_buf_free(&names);
+  return rc;
+}
+
+/* shard_map._shmap_checks on axis_names: a set or frozenset (empty: all
+   the mesh's axes) of the mesh's axes. */
+static int smap_axis_names(SrInterp *I, SrVal *v, const SrMesh *am, SrAxes *out) {
+  *out = (SrAxes)((1ull << am->n) - 1);
+  if (!v) return 0;
+  if (v->kind != SR_V_SET && v->kind != SR_V_FROZENSET)
+    return sr_raise(I, "TypeError",
+                    "`axis_names` argument of shard_map should be of type `frozenset` or `set`. Got type: <class '%s'>",
+                    sr_val_kind_name(v)),
+           -1;
+  if (!v->seq.n) return 0;
+  int sub = 1;
+  for (int i = 0; i < v->seq.n && sub; i++) {
+    SrVal *e = v->seq.items[i];
+    sub = (e->kind == SR_V_STR || e->kind == SR_V_WORD) && sr_mesh_axis(am, sr_intern(e->str.s, e->str.n)) >= 0;
+  }
+  if (!sub) {
+    SrBuf b = SR_BUF_INIT, c = SR_BUF_INIT;
+    if (v->kind == SR_V_SET) sr_buf_puts(&b, "frozenset(");
+    sr_val_repr(&b, v);
+    if (v->kind == SR_V_SET) sr_buf_puts(&b, ")");
+    sr_axes_frozenset_str(&c, am, (SrAxes)((1ull << am->n) - 1));
+    sr_raise(I, "ValueError", "jax.shard_map requires axis_names=%s to be a subset of mesh.axis_names=%s", b.p, c.p);
+    sr_buf_free(&b);
+    sr_buf_free(&c);
+    return -1;
+  }
+  return sr_api_axis_names(I, v, am, out, "axis_names");
+}
+
 static SrVal *smap_call(SrInterp *I, SrArgs *a) {
   SMapFn *f = sr_current_builtin(I)->data;
   if (a->nkw) return sr_raise(I, "TypeError", "a shard_map function takes positional arguments only");
@@ -1978,12 +2083,10 @@ static SrVal *smap_call(SrInterp *I, SrArgs *a) {
     if (!am->n) return sr_raise(I, "ValueError", "shard_map requires a non-empty mesh. Got Mesh()");
     mesh_param = sr_ref(f->mesh);
   }
-  SrAxes axis_names = (SrAxes)((1ull << am->n) - 1);
-  if (f->axis_names && sr_is_seq(f->axis_names) && f->axis_names->seq.n) {
-    if (sr_api_axis_names(I, f->axis_names, am, &axis_names, "axis_names") < 0) {
-      sr_unref(mesh_param);
-      return NULL;
-    }
+  SrAxes axis_names;
+  if (smap_axis_names(I, f->axis_names, am, &axis_names) < 0) {
+    sr_unref(mesh_param);
+    return NULL;
   }
   SrAxes explicit_ = sr_mesh_axes_of_type(am, SR_AXIS_EXPLICIT);
   if (!f->in_specs && (axis_names & ~explicit_)) {
@@ -1999,6 +2102,11 @@ static SrVal *smap_call(SrInterp *I, SrArgs *a) {
              b.p, c.p);
     sr_buf_free(&b);
     sr_buf_free(&c);
+    sr_unref(mesh_param);
+    return NULL;
+  }
+  if ((f->in_specs && check_specs(I, f->in_specs, "in", am, axis_names) < 0) ||
+      check_specs(I, f->out_specs, "out", am, axis_names) < 0) {
     sr_unref(mesh_param);
     return NULL;
   }
@@ -2927,6 +3035,131 @@ static int trace_branches(SrInterp *I, int nb, SrVal **fns, SrVal *ops, SrJaxpr 
   return 0;
 }
 
+/* The key path (keystr) of every leaf of a pytree, pushed to paths as
+   strings: "[0]", "['w']", "" for a lone leaf. */
+static void leaf_paths(SrInterp *I, SrVal *v, SrBuf *path, SrVal *paths) {
+  SrVal *ch = sr_pytree_children(v);
+  if (!ch) {
+    sr_seq_push(NULL, paths, sr_str(NULL, path->p ? path->p : "", path->len));
+    return;
+  }
+  size_t at = path->len;
+  for (int i = 0; i < ch->seq.n; i++) {
+    if (v->kind == SR_V_DICT) {
+      /* the children are the dict's values in key order: find each key */
+      int k = 0;
+      while (k < v->dict.n && v->dict.vals[k] != ch->seq.items[i]) k++;
+      sr_buf_puts(path, "[");
+      if (k < v->dict.n) sr_val_repr(path, v->dict.keys[k]);
+      sr_buf_puts(path, "]");
+    } else if (v->kind == SR_V_TUPLE || v->kind == SR_V_LIST) {
+      sr_buf_printf(path, "[%d]", i);
+    }
+    leaf_paths(I, ch->seq.items[i], path, paths);
+    path->len = at;
+    if (path->p) path->p[at] = 0;
+  }
+  sr_unref(ch);
+}
+
+/* repr(tuple(axes)) in the mesh's order: ('X',), ('X', 'Y') */
+static void axes_tuple_str(SrBuf *b, const SrMesh *m, SrAxes axes) {
+  int k = 0;
+  sr_buf_puts(b, "(");
+  for (int i = 0; i < SR_MAX_AXES; i++)
+    if (axes >> i & 1) sr_buf_printf(b, k++ ? ", '%s'" : "'%s'", m && i < m->n ? m->names[i] : "?");
+  sr_buf_puts(b, k == 1 ? ",)" : ")");
+}
+
+/* conditionals._check_branch_outputs on types: a1 are the outputs of
+   name1 (true_fun, or branch 0), a2 those of name2. */
+static void branch_type_error(SrInterp *I, const char *api, const char *name1, const char *name2, SrVal *f1, SrVal *f2,
+                              SrVal *tree, const SrJaxpr *j1, const SrJaxpr *j2) {
+  SrVal *paths = sr_seq(NULL, SR_V_LIST, 0);
+  SrBuf path = SR_BUF_INIT;
+  if (tree) leaf_paths(I, tree, &path, paths);
+  sr_buf_free(&path);
+  const SrMesh *m = sr_api_mesh(I);
+  int total = 0, k = 0, npv = 0;
+  for (uint32_t i = 0; i < j1->nout; i++) total += !typematch(j1->outvars[i]->type, j2->outvars[i]->type);
+  SrBuf diffs = SR_BUF_INIT, pv = SR_BUF_INIT;
+  for (uint32_t i = 0; i < j1->nout; i++) {
+    const SrType *a1 = j1->outvars[i]->type, *a2 = j2->outvars[i]->type;
+    if (typematch(a1, a2)) continue;
+    SrBuf comp = SR_BUF_INIT;
+    if ((int)i < paths->seq.n && paths->seq.items[i]->str.n)
+      sr_buf_printf(&comp, " at path %.*s", (int)paths->seq.items[i]->str.n, paths->seq.items[i]->str.s);
+    const char *c = comp.p ? comp.p : "";
+    SrBuf d = SR_BUF_INIT;
+    sr_buf_printf(&d, "the output of %s%s has type ", name1, c);
+    sr_type_str(&d, a1, 0);
+    sr_buf_printf(&d, " but the corresponding output of %s has type ", name2);
+    sr_type_str(&d, a2, 0);
+    /* core.aval_mismatch_extra */
+    const char *mm[3];
+    int nm = 0;
+    int same_shape = a1->ndim == a2->ndim;
+    for (int x = 0; same_shape && x < a1->ndim; x++) same_shape = a1->dims[x].size == a2->dims[x].size;
+    if (a1->dtype != a2->dtype) mm[nm++] = "the dtypes do not match";
+    if (!same_shape) mm[nm++] = "the shapes do not match";
+    if (a1->varying != a2->varying || a1->unreduced != a2->unreduced || a1->reduced != a2->reduced)
+      mm[nm++] = "the manual axis types do not match";
+    if (nm == 1) sr_buf_printf(&d, ", so %s", mm[0]);
+    else if (nm == 2) sr_buf_printf(&d, ", so %s, and %s", mm[0], mm[1]);
+    else if (nm == 3) sr_buf_printf(&d, ", so %s, %s, and %s", mm[0], mm[1], mm[2]);
+    if (total == 1) {
+      d.p[0] = (char)(d.p[0] - 'a' + 'A');
+      sr_buf_printf(&diffs, "%s.\n", d.p);
+    } else {
+      k++;
+      sr_buf_printf(&diffs, "%s  * %s%s", k > 1 ? "\n" : "", d.p, k < total ? ";" : ".\n");
+    }
+    sr_buf_free(&d);
+    /* the pcast hints, as the comprehension over (name1, a2, a1) and
+       (name2, a1, a2) writes them */
+    const SrType *pa[2][2] = {{a2, a1}, {a1, a2}};
+    const char *pn[2] = {name1, name2};
+    for (int q = 0; q < 2; q++) {
+      const SrType *x1 = pa[q][0], *x2 = pa[q][1];
+      if (x1->varying == x2->varying || !(x2->varying & ~x1->varying)) continue;
+      SrBuf h = SR_BUF_INIT;
+      sr_buf_puts(&h, "applying `jax.lax.pcast(..., ");
+      axes_tuple_str(&h, m, x1->varying & ~x2->varying);
+      sr_buf_printf(&h, ", to='varying')` to the output of %s%s", pn[q], c);
+      if (pv.len) sr_buf_puts(&pv, "\n");
+      sr_buf_printf(&pv, "%s", h.p);
+      sr_buf_free(&h);
+      npv++;
+    }
+    sr_buf_free(&comp);
+  }
+  SrBuf pmsg = SR_BUF_INIT;
+  if (npv == 1) {
+    sr_buf_printf(&pmsg, "This might be fixed by %s.\n", pv.p);
+  } else if (npv > 1) {
+    /* one hint a line: "  * ...;" and the last "  * ...." */
+    sr_buf_puts(&pmsg, "This might be fixed by:\n");
+    const char *s = pv.p;
+    for (int i = 0; i < npv; i++) {
+      const char *e = strchr(s, '\n');
+      size_t n = e ? (size_t)(e - s) : strlen(s);
+      sr_buf_printf(&pmsg, "  * %.*s%s\n", (int)n, s, i + 1 < npv ? ";" : ".");
+      s = e ? e + 1 : s + n;
+    }
+  }
+  if (npv)
+    sr_buf_puts(&pmsg, "See https://docs.jax.dev/en/latest/notebooks/shard_map.html#scan-vma for more information.\n\n");
+  sr_raise(I, "TypeError",
+           "%s branches must have equal output types but they differ.\n\n%s is %s\n%s is %s\n\n%s\n%sRevise %s and/or "
+           "%s so that all output types match.",
+           api, name1, sr_vjp_fun_info(f1), name2, sr_vjp_fun_info(f2), diffs.p ? diffs.p : "", pmsg.p ? pmsg.p : "",
+           name1, name2);
+  sr_buf_free(&diffs);
+  sr_buf_free(&pv);
+  sr_buf_free(&pmsg);
+  sr_unref(paths);
+}
+
 /* Binds cond with index and branches (index 0 first). */
 static SrVal *bind_cond(SrInterp *I, SrVal *index, int nb, SrVal **fns, SrVal *operands, const char *name) {
   SrVal *ops = sr_seq(NULL, SR_V_TUPLE, 0);
@@ -2941,19 +3174,30 @@ static SrVal *bind_cond(SrInterp *I, SrVal *index, int nb, SrVal **fns, SrVal *o
       for (uint32_t i = 0; ok && i < js[0]->nout; i++) ok = typematch(js[0]->outvars[i]->type, js[b]->outvars[i]->type);
     }
     if (!ok) {
-      SrBuf b0 = SR_BUF_INIT, b1 = SR_BUF_INIT;
-      for (uint32_t i = 0; i < js[0]->nout; i++) {
-        if (i) sr_buf_puts(&b0, ", ");
-        sr_type_str(&b0, js[0]->outvars[i]->type, 0);
+      /* the first branch that differs from the reference one: cond
+         compares true_fun (index 1) with false_fun, switch branch 0 with
+         the others */
+      int is_cond = strcmp(name, "cond") == 0;
+      int r = is_cond ? 1 : 0, o = is_cond ? 0 : 1;
+      for (int b = 1; !is_cond && b < nb; b++) {
+        int same = js[b]->nout == js[0]->nout;
+        for (uint32_t i = 0; same && i < js[0]->nout; i++) same = typematch(js[0]->outvars[i]->type, js[b]->outvars[i]->type);
+        if (!same) {
+          o = b;
+          break;
+        }
       }
-      for (uint32_t i = 0; i < js[nb - 1]->nout; i++) {
-        if (i) sr_buf_puts(&b1, ", ");
-        sr_type_str(&b1, js[nb - 1]->outvars[i]->type, 0);
-      }
-      sr_raise(I, "TypeError", "%s branches must have equal output types but they differ: [%s] and [%s]", name,
-               b0.p ? b0.p : "", b1.p ? b1.p : "");
-      sr_buf_free(&b0);
-      sr_buf_free(&b1);
+      char n2[32];
+      snprintf(n2, sizeof n2, "branch%d", o);
+      const char *name1 = is_cond ? "true_fun" : "branch 0", *name2 = is_cond ? "false_fun" : n2;
+      if (js[r]->nout != js[o]->nout)
+        sr_raise(I, "TypeError",
+                 "%s branch outputs must have the same pytree structure, but they differ:\n\n%s is %s\n%s is %s\n\n"
+                 "%s has %u outputs and %s has %u\n\nRevise %s and/or %s so that they have the same pytree structure.",
+                 name, name1, sr_vjp_fun_info(fns[r]), name2, sr_vjp_fun_info(fns[o]), name1, js[r]->nout, name2,
+                 js[o]->nout, name1, name2);
+      else
+        branch_type_error(I, name, name1, name2, fns[r], fns[o], out_tree, js[r], js[o]);
     } else {
       SrVal *br = sr_seq(NULL, SR_V_TUPLE, nb);
       for (int b = 0; b < nb; b++) sr_seq_push(NULL, br, sr_jaxpr_val(NULL, js[b]));
@@ -3008,7 +3252,7 @@ static SrVal *lax_cond(SrInterp *I, SrArgs *a) {
       SrVal *fns[2] = {a->v[2], a->v[1]};
       SrVal *ops = sr_seq(NULL, SR_V_TUPLE, a->n - 3);
       for (int i = 3; i < a->n; i++) sr_seq_push(NULL, ops, sr_ref(a->v[i]));
-      result = bind_cond(I, index, 2, fns, ops, "true_fun and false_fun");
+      result = bind_cond(I, index, 2, fns, ops, "cond");
       sr_unref(ops);
     }
     sr_unref(index);
@@ -3461,7 +3705,7 @@ void sr_lax_api_init(void) {
     {"jax.sharding.explicit_axes", jax_explicit_axes,
      "explicit_axes(f, *, axes=None, in_sharding=None): f run with the axes Explicit"},
     {"jax.shard_map jax.experimental.shard_map.shard_map", jax_shard_map,
-     "shard_map(f, *, out_specs, in_specs=Infer, mesh=None, axis_names=set(), check_vma=True)"},
+     "shard_map(f, *, out_specs, in_specs=Infer, mesh=None, axis_names=set(), check_vma=True): axis_names a set of the axes made manual (empty: all)"},
     {"jax.lax.psum", lax_psum, "psum(x, axis_name): psum_invariant (with the pvary it needs) over manual axes"},
     {"jax.lax.pmean", lax_pmean, "pmean(x, axis_name): psum, then a division by the axis size"},
     {"jax.lax.pmax", lax_pmax, "pmax(x, axis_name)"},
