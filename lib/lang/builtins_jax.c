@@ -5,6 +5,7 @@
 
 #include "lang/api.h"
 #include "lang/jaxstate.h"
+#include "lang/jnp.h"
 #include "lang/objects.h"
 #include "text/print.h"
 #include "util/intern.h"
@@ -178,12 +179,18 @@ static SrVal *bi_mesh(SrInterp *I, SrArgs *a) {
      ids (or of devices) whose shape is the mesh's */
   SrVal *p[3];
   if (sr_args_parse(I, a, "Mesh", "devices, axis_names, axis_types=", p) < 0) return NULL;
-  SrVal *shape = sr_getattr(I, p[0], "shape");
+  /* a (nested) list of devices is np.array'ed first, as JAX does */
+  SrVal *devs = p[0]->kind == SR_V_LIST || p[0]->kind == SR_V_TUPLE ? sr_jnp_asarray(I, p[0], -1) : sr_ref(p[0]);
+  SrVal *shape = devs ? sr_getattr(I, devs, "shape") : NULL;
+  sr_unref(devs);
   if (!shape) return NULL;
   SrMesh m;
   int rc = fill_mesh(I, &m, shape, p[1], p[2], SR_AXIS_AUTO, "Mesh");
   sr_unref(shape);
   if (rc < 0) return NULL;
+  if (sr_mesh_size(&m) > I->jax->num_devices)
+    return sr_raise(I, "ValueError", "Mesh: the devices array holds %lld devices, but there are only %d",
+                    (long long)sr_mesh_size(&m), I->jax->num_devices);
   return sr_mesh_val(NULL, sr_mesh_intern(&m));
 }
 
@@ -554,7 +561,7 @@ void sr_builtins_jax_init(void) {
          "make_mesh(axis_shapes, axis_names, axis_types=None): a concrete Mesh over the first devices; axis types default to Explicit");
   sr_def("jax.sharding.AbstractMesh", bi_abstract_mesh,
          "AbstractMesh(axis_sizes, axis_names, axis_types=None): a mesh with no devices");
-  sr_def("jax.sharding.Mesh", bi_mesh, "Mesh(devices, axis_names, axis_types=None): a mesh over an array of devices");
+  sr_def("jax.sharding.Mesh", bi_mesh, "Mesh(devices, axis_names, axis_types=None): a mesh over an array or (nested) list of devices");
   sr_def("jax.sharding.PartitionSpec jax.P", bi_partition_spec,
          "P(*partitions, unreduced=set(), reduced=set()): how each array dimension is split over mesh axes");
   sr_def("jax.sharding.NamedSharding jax.NamedSharding", bi_named_sharding,

@@ -309,6 +309,15 @@ static int flat_add(SrInterp *I, Flat *f, SrVal *v, int depth) {
       sr_unref(item);
       return rc;
     }
+    /* an array of devices (np.array(jax.devices())) holds their ids:
+       the values an array can hold, and what Mesh needs of it */
+    if (v->kind == SR_V_OBJ && strcmp(sr_val_kind_name(v), "CpuDevice") == 0) {
+      SrVal *id = sr_getattr(I, v, "id");
+      if (!id) return -1;
+      int rc = flat_add(I, f, id, depth);
+      sr_unref(id);
+      return rc;
+    }
     return sr_raise(I, "TypeError", "cannot make an array of %s", sr_val_kind_name(v)), -1;
   }
   }

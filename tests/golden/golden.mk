@@ -35,6 +35,7 @@ GOLDEN_TESTS = \
 	tests/golden/eval_args.jxr \
 	tests/golden/interactive.jxr \
 	tests/golden/devices.jxr \
+	tests/golden/mesh_devices.jxr \
 	tests/golden/py_numbers.jxr \
 	tests/golden/py_format.jxr \
 	tests/golden/py_statements.jxr \
