@@ -635,7 +635,10 @@ SrJaxpr *ad_jvp_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *in_nz, const ui
   SrTrace *t = ad_trace_begin(ad, (int)(n + nt), types, args);
   SrVal **tan = sr_xcalloc(n + 1, sizeof *tan);
   for (uint32_t i = 0, k = 0; i < n; i++) tan[i] = in_nz[i] ? args[n + k++] : NULL;
-  SrVal **out = sr_xcalloc(2 * j->nout + 1, sizeof *out), **tout = out + j->nout;
+  /* tout is its own array, not the tail of out: the non-zero tangents are
+     packed after the primal outputs in out, and packing into the region
+     they are read from would leave one value in two slots, unref'd twice */
+  SrVal **out = sr_xcalloc(2 * j->nout + 1, sizeof *out), **tout = sr_xcalloc(j->nout + 1, sizeof *tout);
   SrAd sub;
   sr_ad_begin(&sub, I, SR_AD_JVP);
   SrJaxpr *r = NULL;
@@ -656,12 +659,13 @@ SrJaxpr *ad_jvp_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *in_nz, const ui
   }
   if (rc == 0) r = ad_trace_end(&sub, t, (int)no, out, NULL);
   else sr_trace_abort(I, t);
-  for (uint32_t i = 0; i < 2 * j->nout; i++) sr_unref(out[i]);
+  for (uint32_t i = 0; i < j->nout; i++) sr_unref(out[i]), sr_unref(tout[i]);
   sr_ad_end(&sub);
   for (uint32_t i = 0; i < n + nt; i++) sr_unref(args[i]);
   free(args);
   free(tan);
   free(out);
+  free(tout);
   free(types);
   I->trace = saved;
   return r;

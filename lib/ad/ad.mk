@@ -25,6 +25,7 @@ AD_GOLDEN = \
 	tests/golden/ad_control.jxr \
 	tests/golden/ad_commands.jxr \
 	tests/golden/ad_errors.jxr \
+	tests/golden/ad_audit.jxr \
 	tests/golden/ad_gradcheck.jxr \
 	examples/seeds/sharding_ad.jxr
 TESTS += $(AD_GOLDEN)
