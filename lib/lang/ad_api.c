@@ -179,6 +179,7 @@ typedef struct Grad {
   int nargnums, single;
   int has_aux, allow_int, value_and_grad, holomorphic;
   const char *name;
+  SrArgs *concrete; /* an eager call's arguments, while it traces */
 } Grad;
 
 static void grad_free(void *d) {
@@ -212,6 +213,50 @@ static int check_scalar(SrInterp *I, const SrType *t) {
            sr_buf_str(&b), extract);
   sr_buf_free(&b);
   return -1;
+}
+
+/* An eager call traces its arguments, but JAX's message shows the output's
+   values: they are the traced jaxpr run on the concrete arguments.  NULL
+   when the call is not eager (or a captured value is a tracer). */
+static SrVal *concrete_result(SrInterp *I, Grad *g, Fn *f, int nout) {
+  if (!g->concrete || !f->out_tree) return NULL;
+  SrVal *leaves = sr_seq(NULL, SR_V_LIST, 0);
+  for (int i = 0; i < f->ncaptured; i++) sr_seq_push(NULL, leaves, sr_ref(f->leaves->seq.items[i]));
+  for (int i = 0; i < g->concrete->n; i++) {
+    SrVal *l = sr_pytree_flatten(I, g->concrete->v[i]);
+    for (int k = 0; l && k < l->seq.n; k++) sr_seq_push(NULL, leaves, sr_ref(l->seq.items[k]));
+    sr_unref(l);
+  }
+  SrVal *r = NULL;
+  int ok = (uint32_t)leaves->seq.n == sr_nargs(f->j);
+  for (int i = 0; ok && i < leaves->seq.n; i++) {
+    SrVal *x = leaves->seq.items[i];
+    SrArrayObj *a = sr_array_of(x);
+    ok = a ? a->kind == SR_AV_CONCRETE : x->kind == SR_V_INT || x->kind == SR_V_FLOAT || x->kind == SR_V_BOOL;
+  }
+  if (ok) {
+    SrTrace *saved = I->trace;
+    I->trace = NULL;
+    SrVal *outs = sr_eval_jaxpr(I, f->j, leaves->seq.n, leaves->seq.items);
+    I->trace = saved;
+    if (outs && sr_is_seq(outs) && outs->seq.n == nout) r = sr_pytree_unflatten(f->out_tree, outs);
+    sr_unref(outs);
+  }
+  sr_unref(leaves);
+  return r;
+}
+
+/* _check_scalar's error for an output that is no single array (a tuple,
+   say): JAX formats the output itself into the message. */
+static void not_scalar(SrInterp *I, Grad *g, Fn *f, SrVal **outs, int n) {
+  SrVal *ans = concrete_result(I, g, f, n);
+  if (!ans) ans = fn_result(f, outs, n);
+  int has_aux = g->has_aux;
+  SrBuf b = SR_BUF_INIT;
+  sr_val_str(&b, has_aux && sr_is_seq(ans) && ans->seq.n == 2 ? ans->seq.items[0] : ans);
+  sr_raise(I, "TypeError", "Gradient only defined for scalar-output functions. Output was %s.", sr_buf_str(&b));
+  sr_buf_free(&b);
+  sr_unref(ans);
 }
 
 static SrVal *grad_impl(SrInterp *I, Grad *g, SrArgs *a) {
@@ -255,7 +300,7 @@ static SrVal *grad_impl(SrInterp *I, Grad *g, SrArgs *a) {
   }
   /* the differentiated output: the first one (the pair's first with
      has_aux) */
-  uint32_t nout = f.j->nout, nans = 1;
+  uint32_t nout = f.j->nout, nans = nout;
   if (g->has_aux) {
     SrVal *ot = f.out_tree;
     if (!ot || !sr_is_seq(ot) || ot->seq.n != 2) {
@@ -267,8 +312,8 @@ static SrVal *grad_impl(SrInterp *I, Grad *g, SrArgs *a) {
     nans = l ? (uint32_t)l->seq.n : 0;
     sr_unref(l);
   }
-  if (nans != 1 || nout < 1) {
-    sr_raise(I, "TypeError", "Gradient only defined for scalar-output functions. Output was %u arrays.", nans);
+  if (nout < 1) {
+    not_scalar(I, g, &f, NULL, 0);
     free(in_nz);
     goto done;
   }
@@ -280,6 +325,11 @@ static SrVal *grad_impl(SrInterp *I, Grad *g, SrArgs *a) {
   free(out_diff);
   if (rc < 0) goto done;
   have_lin = 1;
+  /* checked once there are values: JAX's message shows the output */
+  if (nans != 1) {
+    not_scalar(I, g, &f, outs, (int)nout);
+    goto done;
+  }
   const SrType *at = sr_value_type(I, outs[0]);
   if (check_scalar(I, at) < 0) goto done;
   if (!sr_dtype_is_float(at->dtype)) {
@@ -363,7 +413,10 @@ static SrVal *grad_call(SrInterp *I, SrArgs *a) {
     SrVal *self = sr_builtin_with(b->name, grad_call, NULL, NULL);
     SrBuiltin *sb = self->obj.data;
     sb->data = g;
+    SrArgs *saved = g->concrete;
+    g->concrete = a;
     SrVal *r = eager(I, self, a);
+    g->concrete = saved;
     sb->data = NULL;
     sr_unref(self);
     return r;
