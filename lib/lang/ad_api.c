@@ -736,6 +736,11 @@ static SrVal *jax_jvp(SrInterp *I, SrArgs *a) {
           touts[i] = sr_ad_zeros(I, sr_ad_tangent_type(sr_value_type(I, outs[i])));
           ok = touts[i] != NULL;
         }
+      for (uint32_t i = 0; i < 2 * nout && ok; i++) {
+        SrVal *c = sr_array_concretize(I, outs[i]);
+        sr_unref(outs[i]);
+        outs[i] = c;
+      }
       if (ok) {
         SrVal *pr = fn_result(&f, outs, (int)nout), *tr = fn_result(&f, touts, (int)nout);
         result = sr_tuple(NULL, 0, NULL);

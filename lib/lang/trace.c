@@ -459,6 +459,15 @@ static SrVal *literal_value(const SrVar *l) {
   return sr_obj(&sr_array_class, a);
 }
 
+SrVal *sr_array_concretize(SrInterp *I, SrVal *v) {
+  SrArrayObj *a = sr_array_of(v);
+  if (I->trace || !a || a->kind != SR_AV_ABSTRACT || !a->has_value || !sr_exec_hooks.from_scalar) return sr_ref(v);
+  int cx = sr_dtype_kind(a->type->dtype) == SR_DK_COMPLEX;
+  double re = cx ? a->value.c[0] : sr_dtype_is_inexact(a->type->dtype) ? a->value.f : (double)a->value.i;
+  struct SrArray *c = sr_exec_hooks.from_scalar(I, a->type, re, cx ? a->value.c[1] : 0, a->value.i);
+  return c ? sr_array_concrete(c) : sr_ref(v);
+}
+
 SrVal *sr_eval_jaxpr(SrInterp *I, const SrJaxpr *j, int nin, SrVal **in) {
   uint32_t nargs = sr_nargs(j);
   if ((uint32_t)nin != nargs)
@@ -508,10 +517,22 @@ SrVal *sr_eval_jaxpr(SrInterp *I, const SrJaxpr *j, int nin, SrVal **in) {
       }
     }
   }
+  /* run, not traced, and on no abstract input */
+  int concrete = !I->trace;
+  for (int i = 0; concrete && i < nin; i++) {
+    SrArrayObj *a = sr_array_of(in[i]);
+    concrete = !a || a->kind == SR_AV_CONCRETE;
+  }
   result = sr_seq(NULL, SR_V_TUPLE, (int)j->nout);
   for (uint32_t i = 0; i < j->nout; i++) {
     const SrVar *v = j->outvars[i];
-    sr_seq_push(NULL, result, v->kind == SR_LIT ? literal_value(v) : sr_ref(env[v->id]));
+    SrVal *o = v->kind == SR_LIT ? literal_value(v) : sr_ref(env[v->id]);
+    if (concrete && v->kind == SR_LIT) {
+      SrVal *c = sr_array_concretize(I, o);
+      sr_unref(o);
+      o = c;
+    }
+    sr_seq_push(NULL, result, o);
   }
 done:
   for (uint32_t i = 0; i < j->nvars; i++) sr_unref(env[i]);

@@ -114,6 +114,10 @@ SrVal *sr_bind_prim(SrInterp *I, const SrPrim *prim, int nin, SrVal **in, int np
 /* Evaluates a jaxpr on array-like values by binding each equation: inlines
    it into a trace, computes types on abstract values, or runs it. */
 SrVal *sr_eval_jaxpr(SrInterp *I, const SrJaxpr *j, int nin, SrVal **in);
+/* Outside a trace, a scalar that only has a value (a jaxpr literal, a zero
+   made by autodiff) as the concrete array JAX returns: printed with its
+   dtype's formatting and weak type.  A new reference; anything else is v. */
+SrVal *sr_array_concretize(SrInterp *I, SrVal *v);
 
 /* A param list builder: key/value pairs of counted values. */
 typedef struct SrPList {
