@@ -351,6 +351,14 @@ static SrVal *grad_impl(SrInterp *I, Grad *g, SrArgs *a) {
   if (!cts_out[0]) goto done;
   cts_in = sr_xcalloc((size_t)nl + 1, sizeof *cts_in);
   if (sr_ad_vjp_apply(I, &lin, cts_out, cts_in, 0) < 0) goto done;
+  /* an input with no tangent (an integer one, with allow_int) still gets
+     a gradient: zeros of its cotangent type, float0 for integers */
+  for (int k = 0; k < g->nargnums; k++) {
+    int64_t an = g->argnums[k] < 0 ? g->argnums[k] + a->n : g->argnums[k];
+    for (int i = f.arg_start[an]; i < f.arg_start[an + 1]; i++)
+      if (!cts_in[i] && !(cts_in[i] = sr_ad_zeros(I, sr_ad_ct_type(sr_value_type(I, f.leaves->seq.items[i])))))
+        goto done;
+  }
   /* the gradients, in the arguments' structures */
   SrVal *gs = sr_seq(NULL, SR_V_TUPLE, g->nargnums);
   for (int k = 0; k < g->nargnums; k++) {
