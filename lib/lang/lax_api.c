@@ -1268,6 +1268,29 @@ static SrVal *lax_optimization_barrier(SrInterp *I, SrArgs *a) {
   return out;
 }
 
+/* lax.stop_gradient: a stop_gradient equation on each leaf, as JAX's
+   tree_map of _stop_gradient binds (its JVP rule gives a zero tangent). */
+static SrVal *lax_stop_gradient(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "stop_gradient", "x", p) < 0) return NULL;
+  SrVal *leaves = sr_pytree_flatten(I, p[0]);
+  if (!leaves) return NULL;
+  SrVal *outs = sr_seq(NULL, SR_V_LIST, leaves->seq.n);
+  for (int i = 0; i < leaves->seq.n; i++) {
+    SrVal *r = sr_bind(I, SR_P_stop_gradient, 1, &leaves->seq.items[i], 0, NULL);
+    if (!r) {
+      sr_unref(outs);
+      sr_unref(leaves);
+      return NULL;
+    }
+    sr_seq_push(NULL, outs, r);
+  }
+  SrVal *out = sr_pytree_unflatten(p[0], outs);
+  sr_unref(outs);
+  sr_unref(leaves);
+  return out;
+}
+
 /* ======================================================================
  * sharding: reshard, with_sharding_constraint, auto_axes, explicit_axes
  * ====================================================================== */
@@ -3696,6 +3719,8 @@ void sr_lax_api_init(void) {
     {"jax.lax.cumsum", lax_cumsum, "cumsum(operand, axis=0, reverse=False)"},
     {"jax.lax.optimization_barrier", lax_optimization_barrier,
      "optimization_barrier(operand): one optimization_barrier equation over the leaves"},
+    {"jax.lax.stop_gradient jax.stop_gradient", lax_stop_gradient,
+     "stop_gradient(x): a stop_gradient equation on each leaf; no gradient flows through it"},
     {"jax.reshard jax.sharding.reshard", jax_reshard,
      "reshard(x, out_sharding): a reshard equation to a P or NamedSharding"},
     {"jax.lax.with_sharding_constraint", lax_with_sharding_constraint,
