@@ -364,7 +364,9 @@ TR(tr_slice) {
       in[i] = str[i] - 1;
     }
   }
-  SrVal *pin[2] = {ct[0], ad_const(ad, ct[0], 0.0)};
+  /* the padding value varies as the cotangent does (lax.pad's
+     standard_insert_pvary), or pad refuses the mix inside shard_map */
+  SrVal *pin[2] = {ct[0], ad_scalar_like(ad, ct[0], 0.0)};
   cx[0] = ad_bindv(ad, SR_P_pad, 2, pin, "padding_config", triples(lo, hi, in, n), NULL);
   return cx[0] ? 0 : -1;
 }
