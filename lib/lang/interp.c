@@ -167,6 +167,7 @@ void sr_interp_free(SrInterp *I) {
   if (!I) return;
   sr_exc_clear(I);
   sr_unref(I->handled);
+  sr_jit_cache_clear(I);
   /* functions hold the globals they were defined in: emptying the globals
      first breaks those cycles */
   sr_env_clear(I->globals);
@@ -179,6 +180,7 @@ void sr_interp_free(SrInterp *I) {
 }
 
 void sr_interp_reset(SrInterp *I) {
+  sr_jit_cache_clear(I);
   sr_env_clear(I->globals);
   sr_env_break_cycles(I->globals);
   sr_jax_state_reset(I->jax);
@@ -1676,6 +1678,7 @@ int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going) {
       /* a colon command takes the rest of its line */
       size_t eol = pos;
       while (eol < src->len && src->text[eol] != '\n') eol++;
+      sr_jit_cache_clear(I);
       int bad = sr_command_run(I, src, pos, eol) < 0;
       if (bad && I->exc) {
         /* an exception that knows no place of its own is the command's */
@@ -1715,6 +1718,7 @@ int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going) {
     I->code = code;
     Frame fr = {I->globals, NULL, NULL, 0};
     sr_exec_stmt_begin(I);
+    sr_jit_cache_clear(I);
     Status s = exec_stmt(I, &fr, n, 1);
     I->code = saved;
     if (s == ST_RETURN) sr_unref(fr.ret);

@@ -102,6 +102,7 @@ struct SrInterp {
   int quit;              /* :quit was run */
   volatile int interrupted; /* set by SIGINT */
   struct SrJaxState *jax; /* JAX's global state (meshes, devices, config) */
+  struct SrJitCache *jit_cache; /* jnp.c: the statement's traces of jitted functions */
   SrJaxprCallFn call_jaxpr;
   struct SrTrace *trace;  /* the innermost trace being built, or NULL */
   int next_trace_id;

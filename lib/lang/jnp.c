@@ -808,12 +808,24 @@ SrVal *sr_jit_call_sharded(SrInterp *I, SrVal *fn, const char *name, SrArgs *a, 
   return call_traced(I, fn, name, a, SR_P_jit, 0, in_sh, out_sh);
 }
 
+static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *captured, const char *name, SrArgs *a,
+                        int prim, int prevent_cse, SrVal *in_sh, SrVal *out_sh);
+
 static SrVal *call_traced(SrInterp *I, SrVal *fn, const char *name, SrArgs *a, int prim, int prevent_cse,
                           SrVal *in_sh, SrVal *out_sh) {
   if (in_sh && a->nkw) return sr_raise(I, "ValueError", "pjit does not support kwargs when in_shardings is specified.");
   SrVal *out_tree = NULL, *captured = NULL;
   SrJaxpr *body = sr_trace_fn(I, fn, a->n, a->v, a->nkw, a->kw, a->kwv, &out_tree, &captured);
   if (!body) return NULL;
+  return bind_body(I, body, out_tree, captured, name, a, prim, prevent_cse, in_sh, out_sh);
+}
+
+/* Binds the call primitive on a traced body: the captured values, then the
+   arguments' leaves.  Takes body's program reference, out_tree and
+   captured (NULL for none). */
+static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *captured, const char *name, SrArgs *a,
+                        int prim, int prevent_cse, SrVal *in_sh, SrVal *out_sh) {
+  if (!captured) captured = sr_seq(NULL, SR_V_LIST, 0);
   SrVal *leaves = sr_seq(NULL, SR_V_LIST, 0);
   for (int i = 0; i < captured->seq.n; i++) sr_seq_push(NULL, leaves, sr_ref(captured->seq.items[i]));
   for (int i = 0; i < a->n; i++) {
@@ -858,9 +870,112 @@ static SrVal *call_traced(SrInterp *I, SrVal *fn, const char *name, SrArgs *a, i
   return res;
 }
 
+/* ---- the traces of jitted functions ----
+   JAX traces a jitted function once per signature (pjit's cache: the
+   function, the structure and abstract values of its arguments, the
+   context) and reuses the jaxpr: two calls in one trace bind one jaxpr
+   object, which the printer hoists (`let inner_fn = { ... } in`), and the
+   body's trace-time effects (a print) happen once.  Here a trace is kept
+   for the rest of the statement; each entry holds its jitted function, so
+   that no other function can match it at a reused address.  A trace that
+   captured outer values is not kept: they are the trace's own. */
+
+typedef struct JitEntry {
+  SrVal *self;     /* the jitted function */
+  char *sig;       /* what the trace depends on */
+  SrJaxpr *body;   /* holds a ref to its program */
+  SrVal *out_tree;
+} JitEntry;
+
+struct SrJitCache {
+  JitEntry *e;
+  int n, cap;
+};
+
+void sr_jit_cache_clear(SrInterp *I) {
+  struct SrJitCache *c = I->jit_cache;
+  if (!c) return;
+  for (int i = 0; i < c->n; i++) {
+    sr_unref(c->e[i].self);
+    free(c->e[i].sig);
+    sr_program_unref(c->e[i].body->prog);
+    sr_unref(c->e[i].out_tree);
+  }
+  free(c->e);
+  free(c);
+  I->jit_cache = NULL;
+}
+
+/* The arguments' structure and interned types; -1 for a node that is not
+   a list, tuple, dict, None or typed leaf. */
+static int arg_sig(SrInterp *I, SrVal *v, SrBuf *b) {
+  if (v->kind == SR_V_LIST || v->kind == SR_V_TUPLE) {
+    sr_buf_putc(b, v->kind == SR_V_LIST ? '[' : '(');
+    for (int i = 0; i < v->seq.n; i++)
+      if (arg_sig(I, v->seq.items[i], b) < 0) return -1;
+    sr_buf_putc(b, ')');
+    return 0;
+  }
+  if (v->kind == SR_V_DICT) {
+    sr_buf_putc(b, '{');
+    for (int i = 0; i < v->dict.n; i++) {
+      sr_val_repr(b, v->dict.keys[i]);
+      sr_buf_putc(b, ':');
+      if (arg_sig(I, v->dict.vals[i], b) < 0) return -1;
+    }
+    sr_buf_putc(b, '}');
+    return 0;
+  }
+  if (v->kind == SR_V_NONE) {
+    sr_buf_putc(b, 'N');
+    return 0;
+  }
+  const SrType *t = sr_is_obj(v, &sr_array_class) ? sr_value_type(I, v) : NULL;
+  if (!t) return -1;
+  sr_buf_printf(b, "%p,", (const void *)t);
+  return 0;
+}
+
+static char *jit_sig(SrInterp *I, SrArgs *a) {
+  if (a->nkw) return NULL;
+  SrBuf b = SR_BUF_INIT;
+  const SrJaxState *s = I->jax;
+  sr_buf_printf(&b, "%p %p %d %d|", (const void *)s->mesh, (const void *)sr_jax_abstract_mesh(s), s->enable_x64,
+                s->check_vma);
+  for (int i = 0; i < a->n; i++)
+    if (arg_sig(I, a->v[i], &b) < 0) {
+      sr_buf_free(&b);
+      return NULL;
+    }
+  return sr_buf_str(&b) == b.p ? b.p : NULL;
+}
+
 static SrVal *jit_call(SrInterp *I, SrVal *self, SrArgs *a) {
   Jit *j = self->obj.data;
-  return call_traced(I, j->fn, j->name, a, SR_P_jit, 0, j->in_sh, j->out_sh);
+  if (j->in_sh || j->out_sh) return call_traced(I, j->fn, j->name, a, SR_P_jit, 0, j->in_sh, j->out_sh);
+  char *sig = jit_sig(I, a);
+  struct SrJitCache *c = I->jit_cache;
+  for (int i = 0; sig && c && i < c->n; i++)
+    if (c->e[i].self == self && strcmp(c->e[i].sig, sig) == 0) {
+      free(sig);
+      sr_program_ref(c->e[i].body->prog);
+      return bind_body(I, c->e[i].body, sr_ref(c->e[i].out_tree), NULL, j->name, a, SR_P_jit, 0, NULL, NULL);
+    }
+  SrVal *out_tree = NULL, *captured = NULL;
+  SrJaxpr *body = sr_trace_fn(I, j->fn, a->n, a->v, a->nkw, a->kw, a->kwv, &out_tree, &captured);
+  if (!body) {
+    free(sig);
+    return NULL;
+  }
+  if (sig && captured->seq.n == 0) {
+    if (!c) c = I->jit_cache = sr_xcalloc(1, sizeof *c);
+    if (c->n == c->cap) c->e = sr_xrealloc(c->e, (size_t)(c->cap = c->cap ? 2 * c->cap : 8) * sizeof *c->e);
+    c->e[c->n++] = (JitEntry){sr_ref(self), sig, body, sr_ref(out_tree)};
+    sr_program_ref(body->prog);
+    sig = NULL;
+  }
+  free(sig);
+  return bind_body(I, body, out_tree, captured, j->name, a, SR_P_jit, 0, NULL, NULL);
 }
 
 /* jax.jit(f).trace(*args): the Traced stage, whose .jaxpr is f's jaxpr

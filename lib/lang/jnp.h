@@ -57,6 +57,9 @@ SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, c
                      SrVal **kwv, SrVal **out_tree, SrVal **captured);
 /* Calls fn as jax.jit does: traces it and binds a jit equation. */
 SrVal *sr_jit_call(SrInterp *I, SrVal *fn, const char *name, SrArgs *a);
+/* Forgets the traces of jitted functions kept for the statement (before
+   each statement, and when the session ends). */
+void sr_jit_cache_clear(SrInterp *I);
 /* The same with jax.jit's in_shardings= and out_shardings= (NULL: none). */
 SrVal *sr_jit_call_sharded(SrInterp *I, SrVal *fn, const char *name, SrArgs *a, SrVal *in_sh, SrVal *out_sh);
 extern const SrClass sr_jit_class;

@@ -26,6 +26,7 @@ GOLDEN_TESTS = \
 	tests/golden/jaxpr_error.jxr \
 	tests/golden/jaxpr_define.jxr \
 	tests/golden/spec_checks.jxr \
+	tests/golden/jit_cache.jxr \
 	tests/golden/commands.jxr \
 	tests/golden/session.jxr \
 	tests/golden/errors.jxr \
