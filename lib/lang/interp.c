@@ -176,6 +176,8 @@ void sr_interp_free(SrInterp *I) {
   sr_env_unref(I->globals);
   sr_diags_clear(&I->diags);
   sr_jax_state_free(I->jax);
+  for (int i = 0; i < I->nwarned; i++) free(I->warned[i]);
+  free(I->warned);
   free(I);
 }
 
@@ -312,6 +314,36 @@ static void locate(SrInterp *I, uint32_t off) {
     I->exc_off = off;
     I->exc_located = 1;
   }
+}
+
+void sr_warn(SrInterp *I, const char *category, const char *fmt, ...) {
+  if (!I->out) return;
+  SrBuf where = SR_BUF_INIT, b = SR_BUF_INIT;
+  const SrSrc *src = I->code ? I->code->src : NULL;
+  uint32_t line = 0, col = 0;
+  if (src) {
+    sr_src_linecol(src, I->cur_off, &line, &col);
+    sr_buf_printf(&where, "%s:%u", src->name, line);
+  }
+  for (int i = 0; i < I->nwarned; i++)
+    if (strcmp(I->warned[i], sr_buf_str(&where)) == 0) {
+      sr_buf_free(&where);
+      return;
+    }
+  I->warned = sr_xrealloc(I->warned, (size_t)(I->nwarned + 1) * sizeof *I->warned);
+  I->warned[I->nwarned++] = sr_xstrdup(sr_buf_str(&where));
+  if (src) sr_buf_printf(&b, "%s:%u:%u: ", src->name, line, col);
+  sr_buf_printf(&b, "warning: %s: ", category);
+  va_list ap;
+  va_start(ap, fmt);
+  sr_buf_vprintf(&b, fmt, ap);
+  va_end(ap);
+  sr_buf_putc(&b, '\n');
+  fflush(I->out);
+  fputs(sr_buf_str(&b), stderr);
+  fflush(stderr);
+  sr_buf_free(&b);
+  sr_buf_free(&where);
 }
 
 /* Moves the pending exception into I->diags. */

@@ -99,6 +99,8 @@ struct SrInterp {
   int (*on_stmt_end)(SrInterp *I, int failed);
   int run_depth;         /* sr_interp_run calls under way */
   int first_error;       /* SrErrKind of the first error reported, or 0 */
+  char **warned;         /* the places warnings were shown at ("file:line") */
+  int nwarned;
   int quit;              /* :quit was run */
   volatile int interrupted; /* set by SIGINT */
   struct SrJaxState *jax; /* JAX's global state (meshes, devices, config) */
@@ -123,6 +125,11 @@ int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going);
 SrVal *sr_interp_eval_text(SrInterp *I, SrSrc *src, size_t pos);
 
 /* ---- exceptions ---- */
+
+/* A Python warning (warnings.warn): `file:line:col: warning: Category:
+   message` on stderr, once per place, as Python's default filter shows
+   it; an error status it is not.  Only the rank that prints speaks. */
+void sr_warn(SrInterp *I, const char *category, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 SrVal *sr_raise(SrInterp *I, const char *type, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

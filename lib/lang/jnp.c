@@ -46,16 +46,24 @@ SrVal *sr_bindv(SrInterp *I, int prim_id, int nin, SrVal **in, ...) {
 int sr_dtype_arg(SrInterp *I, SrVal *v, int *out, const char *what) {
   *out = -1;
   if (!v || v->kind == SR_V_NONE) return 0;
-  if (v->kind == SR_V_DTYPE) {
-    *out = (int)v->dtype;
-    return 0;
-  }
+  if (v->kind == SR_V_DTYPE) *out = (int)v->dtype;
   if (v->kind == SR_V_STR || v->kind == SR_V_WORD) {
     int d = sr_dtype_lookup(v->str.s, v->str.n);
-    if (d >= 0 && d < SR_NBUILTIN_DTYPES) {
-      *out = d;
-      return 0;
+    if (d >= 0 && d < SR_NBUILTIN_DTYPES) *out = d;
+  }
+  if (*out >= 0) {
+    /* dtypes._maybe_canonicalize_explicit_dtype: without x64 a 64-bit
+       request is truncated, with jax_explicit_x64_dtypes' default warning */
+    int c = *out == SR_F64 ? SR_F32 : *out == SR_I64 ? SR_I32 : *out == SR_U64 ? SR_U32 : *out == SR_C128 ? SR_C64 : *out;
+    if (c != *out && !I->jax->enable_x64) {
+      sr_warn(I, "UserWarning",
+              "Explicitly requested dtype %s requested in %s is not available, and will be truncated to dtype %s. "
+              "To enable more dtypes, set the jax_enable_x64 configuration option or the JAX_ENABLE_X64 shell "
+              "environment variable. See https://github.com/jax-ml/jax#current-gotchas for more.",
+              sr_dtype_name((SrDtype)*out), what, sr_dtype_name((SrDtype)c));
+      *out = c;
     }
+    return 0;
   }
   /* Python's types are the built-ins registered under builtins.* */
   const char *nm = sr_is_obj(v, &sr_builtin_class) ? sr_builtin_name(v) : NULL;

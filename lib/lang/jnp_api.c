@@ -2167,7 +2167,10 @@ static SrVal *jnp_size(SrInterp *I, SrArgs *a) {
 static SrVal *dtype_call(SrInterp *I, SrVal *self, SrArgs *a) {
   if (a->n != 1 || a->nkw)
     return sr_raise(I, "TypeError", "%s() takes exactly one argument", sr_dtype_name(self->dtype));
-  return sr_jnp_asarray(I, a->v[0], (int)self->dtype);
+  /* _ScalarMeta.__call__: asarray(x, dtype=self) */
+  int dt;
+  if (sr_dtype_arg(I, self, &dt, "asarray") < 0) return NULL;
+  return sr_jnp_asarray(I, a->v[0], dt);
 }
 
 /* ======================================================================
