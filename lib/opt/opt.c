@@ -606,7 +606,7 @@ static void sub_path(SrBuf *b, const char *path, const SrEqn *e, const char *key
    or reduction over sharded dims, a reshard): a line of its own after the
    equation's, as XLA's SPMD partitioner adds the collective
    (:comm-static's classification, ad.h). */
-static void implied(Txt *t, const SrEqn *e, const int *ids, const char *path, int depth) {
+static void implied(Txt *t, const SrEqn *e, int *ids, const char *path, int depth) {
   SrCommNote notes[4];
   int n = sr_ad_comm_notes(e, notes, 4);
   for (int i = 0; i < n && i < 4; i++) {
@@ -614,10 +614,16 @@ static void implied(Txt *t, const SrEqn *e, const int *ids, const char *path, in
     const char *w = notes[i].what, *paren = strstr(w, " (");
     int kl = paren ? (int)(paren - w) : (int)strlen(w);
     SrBuf *b = t->b;
+    int id = t->next++;
     indent(b, depth);
-    sr_buf_printf(b, "%%%d:%s = %.*s(", t->next++, sr_type_short(e->out[0]->type), kl, w);
-    if (e->out[0]->kind == SR_DROP) sr_buf_puts(b, "_");
-    else sr_buf_printf(b, "%%%d", ids[e->out[0]->id]);
+    sr_buf_printf(b, "%%%d:%s = %.*s(", id, sr_type_short(e->out[0]->type), kl, w);
+    if (e->out[0]->kind == SR_DROP) {
+      sr_buf_puts(b, "_");
+    } else {
+      /* the equation's result is the collective's: later uses read it */
+      sr_buf_printf(b, "%%%d", ids[e->out[0]->id]);
+      ids[e->out[0]->id] = id;
+    }
     sr_buf_puts(b, "), axes=(");
     int k = 0;
     for (int a = 0; a < notes[i].mesh->n; a++)
