@@ -342,6 +342,23 @@ int sr_ev_map(SrEvalCtx *cx, int nin, SrArray *const *in, int nout, SrArray *con
 
 /* ---- equations ---- */
 
+/* An equation's segment of the ledger's path, as XLA's op_name metadata
+   names it (what the seed's print_all_reduces reads): jit(NAME), a scan or
+   while loop `while`, otherwise the primitive. */
+static const char *op_segment(const SrEvalEqn *e) {
+  switch (e->prim->id) {
+  case SR_P_scan: case SR_P_while: return "while";
+  case SR_P_jit: case SR_P_pjit: {
+    SrVal *nm = sr_ev_param(e, "name");
+    if (!nm || (nm->kind != SR_V_STR && nm->kind != SR_V_WORD)) return "jit";
+    char buf[160];
+    int n = snprintf(buf, sizeof buf, "jit(%.*s)", (int)nm->str.n, nm->str.s);
+    return sr_intern(buf, n < (int)sizeof buf ? (size_t)n : sizeof buf - 1);
+  }
+  default: return e->prim->name;
+  }
+}
+
 int sr_ev_eqn(SrEvalCtx *cx, const SrEvalEqn *e) {
   SrEvalRule rule = (SrEvalRule)e->prim->eval;
   if (!rule)
@@ -364,7 +381,7 @@ int sr_ev_eqn(SrEvalCtx *cx, const SrEvalEqn *e) {
       rin[i] = r;
       if (i < 32) re.donate &= ~(1u << i);
     }
-  sr_ev_push(cx, e->prim->name);
+  sr_ev_push(cx, op_segment(e));
   int rc = rule(cx, rin ? &re : e);
   sr_ev_pop(cx);
   if (rin) {

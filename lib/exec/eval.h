@@ -70,7 +70,7 @@ void sr_eval_ctx_init(SrEvalCtx *cx, SrInterp *I, SrExec *ex, SrDiags *d);
 /* An error at run time ("exc: message" as JAX words it); returns -1. */
 int sr_ev_err(SrEvalCtx *cx, const char *exc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* The path as "jit/while/body/dot_general". */
+/* The path as "jit(step)/while/body/dot_general". */
 void sr_ev_path_str(const SrEvalCtx *cx, SrBuf *out);
 static inline void sr_ev_push(SrEvalCtx *cx, const char *name) {
   if (cx->depth < SR_EV_MAXPATH) cx->path[cx->depth] = name;

@@ -2,7 +2,7 @@
  * remat, optimization_barrier, scan, while and cond.
  *
  * A call runs its jaxpr with the evaluator, under its own name in the
- * ledger's path (jit/while/body/...).  Loop predicates and branch indices
+ * ledger's path (jit(f)/while/body/...).  Loop predicates and branch indices
  * are read on every device; inside shard_map they may differ between
  * devices, and then each device follows its own: a while loop goes on while
  * any device's predicate holds (the others keep their carry), and cond runs
@@ -367,7 +367,7 @@ static int ev_cond(SrEvalCtx *cx, const SrEvalEqn *e) {
       rc = sr_ev_err(cx, "TypeError", "cond's branch %d is not a jaxpr", b);
       break;
     }
-    snprintf(name, sizeof name, "branch%d", b);
+    snprintf(name, sizeof name, "branch_%d", b);
     sr_ev_push(cx, name);
     SrEvalEqn sub = *e;
     sub.out = results + (size_t)b * e->nout;

@@ -23,7 +23,7 @@ typedef struct SrLedgerEntry {
   const char *dtype; /* element type name */
   size_t bytes;      /* bytes each device sends into one such collective */
   long count;        /* how many times it ran */
-  const char *path;  /* where: "jit/while/body/dot_general" (interned) */
+  const char *path;  /* where: "jit(step)/while/body/dot_general" (interned) */
 } SrLedgerEntry;
 
 typedef struct SrExec {
