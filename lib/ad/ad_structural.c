@@ -205,6 +205,102 @@ JVP(jvp_reduce_chooser) {
   return ty[0] ? 0 : -1;
 }
 
+static SrVal *triples(const int64_t *lo, const int64_t *hi, const int64_t *in, int n);
+
+/* lax.slice_in_dim(v, lo, hi) on axis 0, strides all 1. */
+static SrVal *slice_rows(SrAd *ad, SrVal *v, int64_t lo, int64_t hi) {
+  const SrType *vt = ad_type(ad, v);
+  if (!vt) return NULL;
+  int64_t st[SR_MAX_RANK], lim[SR_MAX_RANK], str[SR_MAX_RANK];
+  for (int i = 0; i < vt->ndim; i++) {
+    st[i] = 0;
+    lim[i] = vt->dims[i].size;
+    str[i] = 1;
+  }
+  st[0] = lo;
+  lim[0] = hi;
+  return ad_bindv(ad, SR_P_slice, 1, &v, "start_indices", ad_ints(st, vt->ndim), "limit_indices",
+                  ad_ints(lim, vt->ndim), "strides", ad_ints(str, vt->ndim), NULL);
+}
+
+/* lax.pad(v, fill, [(0, 1, 0)] on axis 0): one more row of fill. */
+static SrVal *pad_row(SrAd *ad, SrVal *v, SrVal *fill) {
+  const SrType *vt = ad_type(ad, v);
+  if (!vt || !fill) return NULL;
+  int64_t lo[SR_MAX_RANK] = {0}, hi[SR_MAX_RANK] = {0}, in[SR_MAX_RANK] = {0};
+  hi[0] = 1;
+  SrVal *pin[2] = {v, fill};
+  return ad_bindv(ad, SR_P_pad, 2, pin, "padding_config", triples(lo, hi, in, vt->ndim), NULL);
+}
+
+/* _reduce_prod_jvp_rule, i.e. _reduce_jvp with mul: the reduced axes
+   moved to the front and flattened, then halved by a pairwise product
+   tree (an odd half padded with ones) under the JVP of mul.  Nothing
+   divides by the product, so zeros in the operand are exact, and the
+   tangent is built by slice, pad with 0, mul by primal values and add_any
+   alone: linear in t, so linearize and transpose work. */
+JVP(jvp_reduce_prod) {
+  const SrType *xt = ad_type(ad, x[0]);
+  if (!xt) return -1;
+  int64_t axes[SR_MAX_RANK], perm[SR_MAX_RANK];
+  int na = param_ints(e, "axes", axes, SR_MAX_RANK);
+  if (na < 0) return sr_raise(ad->I, "TypeError", "reduce_prod: malformed axes"), -1;
+  int64_t n = 1;
+  for (int i = 0; i < na; i++) {
+    perm[i] = axes[i];
+    n *= xt->dims[axes[i]].size;
+  }
+  int np = na;
+  for (int i = 0; i < xt->ndim; i++)
+    if (!contains(axes, na, i)) perm[np++] = i;
+  /* new_shape = (n,) + the kept dimensions */
+  SrTypeBuilder b;
+  sr_type_builder(&b, xt);
+  b.ndim = (uint8_t)(xt->ndim - na + 1);
+  b.dims[0].size = n;
+  b.dims[0].nax = 0;
+  for (int i = na; i < xt->ndim; i++) b.dims[i - na + 1] = xt->dims[perm[i]];
+  b.unreduced = b.reduced = 0;
+  const SrType *flat = sr_type_get(&b);
+  SrVal *p = ad_reshape_plain(ad, ad_transpose(ad, x[0], perm, xt->ndim), flat);
+  SrVal *g = t[0] ? ad_reshape_plain(ad, ad_transpose(ad, t[0], perm, xt->ndim), flat) : NULL;
+  if (!p || (t[0] && !g)) return -1;
+  if (n == 0) {
+    /* an empty product: full(kept shape, 1), a zero tangent */
+    SrTypeBuilder k;
+    sr_type_builder(&k, flat);
+    k.ndim--;
+    memmove(k.dims, k.dims + 1, k.ndim * sizeof k.dims[0]);
+    y[0] = ad_full(ad, sr_type_get(&k), 1.0);
+    ty[0] = NULL;
+    return y[0] ? 0 : -1;
+  }
+  for (int64_t m = n; m > 1;) {
+    int64_t n1 = (m + 1) / 2;
+    /* in JAX's order: each primal operation, then its tangent */
+    SrVal *p1 = slice_rows(ad, p, 0, n1), *g1 = g ? slice_rows(ad, g, 0, n1) : NULL;
+    SrVal *p2 = slice_rows(ad, p, n1, m), *g2 = g ? slice_rows(ad, g, n1, m) : NULL;
+    if (m - n1 != n1) {
+      p2 = pad_row(ad, p2, ad_scalar(ad, xt->dtype, 0, 1.0));
+      /* the padding value is a constant: its tangent is zero */
+      if (g) g2 = pad_row(ad, g2, ad_scalar(ad, ad_type(ad, g)->dtype, 0, 0.0));
+    }
+    /* jvp of mul: p1 * p2, then g1 * p2 + p1 * g2 */
+    SrVal *prod = ad_mul(ad, p1, p2);
+    if (g) {
+      SrVal *a = ad_mul(ad, g1, p2);
+      g = ad_add_any(ad, a, ad_mul(ad, p1, g2));
+    }
+    p = prod;
+    if (!p || (t[0] && !g)) return -1;
+    m = n1;
+  }
+  int64_t zero = 0;
+  y[0] = ad_bindv(ad, SR_P_squeeze, 1, &p, "dimensions", ad_ints(&zero, 1), NULL);
+  ty[0] = g ? ad_bindv(ad, SR_P_squeeze, 1, &g, "dimensions", ad_ints(&zero, 1), NULL) : NULL;
+  return y[0] && (ty[0] || !g) ? 0 : -1;
+}
+
 TR(tr_cumsum) {
   (void)x;
   SrVal *c = ct[0];
@@ -483,6 +579,7 @@ void sr_ad_rules_structural_init(void) {
   sr_ad_set_transpose(SR_P_reduce_sum, tr_reduce_sum);
   sr_ad_set_jvp(SR_P_reduce_max, jvp_reduce_chooser);
   sr_ad_set_jvp(SR_P_reduce_min, jvp_reduce_chooser);
+  sr_ad_set_jvp(SR_P_reduce_prod, jvp_reduce_prod);
   sr_ad_set_jvp(SR_P_cumsum, sr_ad_jvp_linear);
   sr_ad_set_transpose(SR_P_cumsum, tr_cumsum);
   sr_ad_set_jvp(SR_P_broadcast_in_dim, sr_ad_jvp_linear);
