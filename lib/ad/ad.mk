@@ -28,6 +28,7 @@ AD_GOLDEN = \
 	tests/golden/ad_audit.jxr \
 	tests/golden/ad_gradcheck.jxr \
 	tests/golden/ad_reduce_prod.jxr \
+	tests/golden/ad_float0.jxr \
 	examples/seeds/sharding_ad.jxr
 TESTS += $(AD_GOLDEN)
 EXTRA_DIST += $(AD_GOLDEN) $(AD_GOLDEN:.jxr=.out)

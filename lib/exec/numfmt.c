@@ -1054,9 +1054,44 @@ static void shape_tuple(SrBuf *out, int ndim, const int64_t *shape) {
   sr_buf_putc(out, ')');
 }
 
+/* numpy's array_repr, for float0: JAX hands float0 values (the gradients
+   of integer inputs) back as numpy arrays, not jax Arrays, so they print
+   as numpy prints its structured void, with numpy's placement of the
+   dtype (a new line under the "(" when it does not fit). */
+static void numpy_repr(SrBuf *out, const SrNumfmtOpts *o, SrDtype dt, int ndim,
+                       const int64_t *shape, const void *data) {
+  static const char prefix[] = "array(";
+  static const char dtype_str[] = "dtype=[('float0', 'V')])";
+  const int plen = (int)sizeof prefix - 1;
+  SrBuf s = SR_BUF_INIT;
+  sr_buf_puts(&s, prefix);
+  if (num_elems(ndim, shape) == 0 && !(ndim == 1 && shape[0] == 0)) {
+    sr_buf_puts(&s, "[], shape=");
+    shape_tuple(&s, ndim, shape);
+  } else {
+    sr_numfmt_array2string(&s, o, dt, ndim, shape, data, ", ", plen, 1);
+  }
+  sr_buf_putc(&s, ',');
+  const char *nl = strrchr(sr_buf_str(&s), '\n');
+  long last = (long)s.len - (nl ? (long)(nl - s.p) + 1 : 0);
+  sr_buf_putn(out, s.p, s.len);
+  if (last + (long)(sizeof dtype_str - 1) + 1 > o->linewidth) {
+    sr_buf_putc(out, '\n');
+    put_spaces(out, plen);
+  } else {
+    sr_buf_putc(out, ' ');
+  }
+  sr_buf_puts(out, dtype_str);
+  sr_buf_free(&s);
+}
+
 void sr_numfmt_repr_opts(SrBuf *out, const SrNumfmtOpts *o, SrDtype dt,
                          int ndim, const int64_t *shape, const void *data,
                          int weak_type) {
+  if (dt == SR_FLOAT0) {
+    numpy_repr(out, o, dt, ndim, shape, data);
+    return;
+  }
   static const char prefix[] = "Array(";
   const int plen = (int)sizeof prefix - 1;
   SrBuf s = SR_BUF_INIT, d = SR_BUF_INIT;
