@@ -976,6 +976,8 @@ static SrVal *jit_call(SrInterp *I, SrVal *self, SrArgs *a) {
     return NULL;
   }
   if (sig && captured->seq.n == 0) {
+    /* the trace may have made the cache (a jitted call inside) */
+    c = I->jit_cache;
     if (!c) c = I->jit_cache = sr_xcalloc(1, sizeof *c);
     if (c->n == c->cap) c->e = sr_xrealloc(c->e, (size_t)(c->cap = c->cap ? 2 * c->cap : 8) * sizeof *c->e);
     c->e[c->n++] = (JitEntry){sr_ref(self), sig, body, sr_ref(out_tree)};
@@ -1037,6 +1039,8 @@ static SrVal *jax_jit(SrInterp *I, SrArgs *a) {
   /* a built-in's __name__ is its last component: jit(jnp.cos) is "cos" */
   if (nm && strrchr(nm, '.')) nm = strrchr(nm, '.') + 1;
   if (fn->kind == SR_V_JAXPR && fn->jx.jaxpr->name) nm = fn->jx.jaxpr->name;
+  /* jit of a jitted function: functools.wraps passes the name on */
+  if (sr_is_obj(fn, &sr_jit_class)) nm = ((Jit *)fn->obj.data)->name;
   j->name = sr_intern_cstr(nm ? nm : "<unnamed function>");
   return sr_obj(&sr_jit_class, j);
 }
