@@ -146,6 +146,13 @@ static int parse_target(SrInterp *I, const char *arg, SrSrc *src, size_t off, co
   t->rest = sr_xstrdup(text + i);
   t->rest_at = i;
   free(text);
+  /* only :grad takes more (its argnums) */
+  if (*t->rest && strcmp(cmd, "grad") != 0) {
+    char msg[160];
+    snprintf(msg, sizeof msg, ":%s: unexpected text after the function: %.80s", cmd, t->rest);
+    const char *at = src ? strstr(src->text + off, arg) : NULL;
+    return usage(I, src, at ? (size_t)(at - src->text) + t->rest_at : off, msg);
+  }
   if (!sr_is_callable(t->fn)) {
     char msg[128];
     snprintf(msg, sizeof msg, ":%s needs a function, got %s", cmd, sr_val_kind_name(t->fn));
