@@ -63,48 +63,10 @@ static void cjvp_repr(SrBuf *out, const SrVal *v) {
 
 static const SrClass cjvp_class = {"custom_jvp_rule", cjvp_free, cjvp_repr, NULL, NULL};
 
-static const char *callable_name(SrVal *f) {
-  SrFunction *uf = sr_as_function(f);
-  if (uf) return uf->name;
-  const char *n = sr_builtin_name(f);
-  if (n && strrchr(n, '.')) n = strrchr(n, '.') + 1;
-  return sr_intern_cstr(n ? n : "<unnamed function>");
-}
-
-/* Numbers the leaves of v (a structure to rebuild from later). */
-static SrVal *numbered(SrVal *v, int *k) {
-  SrVal *ch = sr_pytree_children(v);
-  if (!ch) return sr_int(NULL, (*k)++);
-  for (int i = 0; i < ch->seq.n; i++) {
-    SrVal *s = numbered(ch->seq.items[i], k);
-    sr_unref(ch->seq.items[i]);
-    ch->seq.items[i] = s;
-  }
-  SrVal *r = sr_pytree_rebuild(v, ch);
-  sr_unref(ch);
-  return r;
-}
-
-/* Leaves as arrays (Python scalars become weakly typed ones). */
-static SrVal *array_leaves(SrInterp *I, SrVal *v) {
-  SrVal *l = sr_pytree_flatten(I, v);
-  for (int i = 0; l && i < l->seq.n; i++)
-    if (!sr_array_of(l->seq.items[i])) {
-      SrVal *arr = sr_jnp_asarray(I, l->seq.items[i], -1);
-      if (!arr) {
-        sr_unref(l);
-        return NULL;
-      }
-      sr_unref(l->seq.items[i]);
-      l->seq.items[i] = arr;
-    }
-  return l;
-}
-
 /* Appends PyTreeDef(...) of v: what two structures are compared by. */
 static void treedef_of(SrBuf *b, SrVal *v) {
   int k = 0;
-  SrVal *n = numbered(v, &k);
+  SrVal *n = sr_pytree_numbered(v, &k);
   sr_vjp_treedef_str(b, n);
   sr_unref(n);
 }
@@ -152,7 +114,7 @@ static SrVal *cj_call(SrInterp *I, SrVal *self, SrArgs *a) {
   if (a->nkw) return sr_raise(I, "TypeError", "a custom_jvp function takes positional arguments only here");
   SrVal *args = sr_tuple(NULL, 0, NULL);
   for (int i = 0; i < a->n; i++) sr_seq_push(NULL, args, sr_ref(a->v[i]));
-  SrVal *leaves = array_leaves(I, args);
+  SrVal *leaves = sr_pytree_array_leaves(I, args);
   if (!leaves) {
     sr_unref(args);
     return NULL;
@@ -168,12 +130,12 @@ static SrVal *cj_call(SrInterp *I, SrVal *self, SrArgs *a) {
   Cjvp *c = sr_xcalloc(1, sizeof *c);
   c->rule = sr_ref(cj->jvp);
   c->name = cj->name;
-  c->rule_name = callable_name(cj->jvp);
+  c->rule_name = sr_callable_name(cj->jvp);
   int k = 0;
-  c->in_tree = numbered(args, &k);
+  c->in_tree = sr_pytree_numbered(args, &k);
   c->nleaves = leaves->seq.n;
   k = 0;
-  c->out_tree = numbered(out_tree, &k);
+  c->out_tree = sr_pytree_numbered(out_tree, &k);
   c->nout = (int)body->nout;
   c->nconsts = captured->seq.n;
   c->out_types = sr_xcalloc((size_t)c->nout + 1, sizeof *c->out_types);
@@ -375,7 +337,7 @@ static SrVal *jax_custom_jvp(SrInterp *I, SrArgs *a) {
     return sr_raise(I, "NotImplementedError", "custom_jvp: nondiff_argnums are not supported here");
   CustomJvp *cj = sr_xcalloc(1, sizeof *cj);
   cj->fun = sr_ref(p[0]);
-  cj->name = callable_name(p[0]);
+  cj->name = sr_callable_name(p[0]);
   return sr_obj(&custom_jvp_class, cj);
 }
 
@@ -485,8 +447,8 @@ static int check_pair(SrInterp *I, Cjvp *c, SrVal *pair, SrVal **po, SrVal **to)
   int rc = -1;
   SrBuf s1 = SR_BUF_INIT, s2 = SR_BUF_INIT, s3 = SR_BUF_INIT;
   const SrType **pt = NULL;
-  *po = array_leaves(I, pair->seq.items[0]);
-  *to = *po ? array_leaves(I, pair->seq.items[1]) : NULL;
+  *po = sr_pytree_array_leaves(I, pair->seq.items[0]);
+  *to = *po ? sr_pytree_array_leaves(I, pair->seq.items[1]) : NULL;
   if (!*to) goto done;
   treedef_of(&s1, pair->seq.items[0]);
   treedef_of(&s2, pair->seq.items[1]);

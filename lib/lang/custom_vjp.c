@@ -108,44 +108,6 @@ static void lin_repr(SrBuf *out, const SrVal *v) {
 
 static const SrClass cvjp_lin_class = {"custom_lin_rule", lin_free, lin_repr, NULL, NULL};
 
-static const char *callable_name(SrVal *f) {
-  SrFunction *uf = sr_as_function(f);
-  if (uf) return uf->name;
-  const char *n = sr_builtin_name(f);
-  if (n && strrchr(n, '.')) n = strrchr(n, '.') + 1;
-  return sr_intern_cstr(n ? n : "<unnamed function>");
-}
-
-/* Numbers the leaves of v (a structure to rebuild from later). */
-static SrVal *numbered(SrVal *v, int *k) {
-  SrVal *ch = sr_pytree_children(v);
-  if (!ch) return sr_int(NULL, (*k)++);
-  for (int i = 0; i < ch->seq.n; i++) {
-    SrVal *s = numbered(ch->seq.items[i], k);
-    sr_unref(ch->seq.items[i]);
-    ch->seq.items[i] = s;
-  }
-  SrVal *r = sr_pytree_rebuild(v, ch);
-  sr_unref(ch);
-  return r;
-}
-
-/* Leaves as arrays (Python scalars become weakly typed ones). */
-static SrVal *array_leaves(SrInterp *I, SrVal *v) {
-  SrVal *l = sr_pytree_flatten(I, v);
-  for (int i = 0; l && i < l->seq.n; i++)
-    if (!sr_array_of(l->seq.items[i])) {
-      SrVal *arr = sr_jnp_asarray(I, l->seq.items[i], -1);
-      if (!arr) {
-        sr_unref(l);
-        return NULL;
-      }
-      sr_unref(l->seq.items[i]);
-      l->seq.items[i] = arr;
-    }
-  return l;
-}
-
 /* ---- the custom_vjp object ---- */
 
 typedef struct CustomVjp {
@@ -173,7 +135,7 @@ static SrVal *cv_call(SrInterp *I, SrVal *self, SrArgs *a) {
   if (a->nkw) return sr_raise(I, "TypeError", "a custom_vjp function takes positional arguments only here");
   SrVal *args = sr_tuple(NULL, 0, NULL);
   for (int i = 0; i < a->n; i++) sr_seq_push(NULL, args, sr_ref(a->v[i]));
-  SrVal *leaves = array_leaves(I, args);
+  SrVal *leaves = sr_pytree_array_leaves(I, args);
   if (!leaves) {
     sr_unref(args);
     return NULL;
@@ -191,13 +153,13 @@ static SrVal *cv_call(SrInterp *I, SrVal *self, SrArgs *a) {
   c->fwd = sr_ref(cv->fwd);
   c->bwd = sr_ref(cv->bwd);
   c->name = cv->name;
-  c->fwd_name = callable_name(cv->fwd);
-  c->bwd_name = callable_name(cv->bwd);
+  c->fwd_name = sr_callable_name(cv->fwd);
+  c->bwd_name = sr_callable_name(cv->bwd);
   int k = 0;
-  c->in_tree = numbered(args, &k);
+  c->in_tree = sr_pytree_numbered(args, &k);
   c->nleaves = leaves->seq.n;
   k = 0;
-  c->out_tree = numbered(out_tree, &k);
+  c->out_tree = sr_pytree_numbered(out_tree, &k);
   c->nout = (int)body->nout;
   c->nconsts = captured->seq.n;
   c->in_types = sr_xcalloc((size_t)c->nleaves + 1, sizeof *c->in_types);
@@ -266,7 +228,7 @@ static SrVal *jax_custom_vjp(SrInterp *I, SrArgs *a) {
     return sr_raise(I, "NotImplementedError", "custom_vjp: nondiff_argnums are not supported here");
   CustomVjp *cv = sr_xcalloc(1, sizeof *cv);
   cv->fun = sr_ref(p[0]);
-  cv->name = callable_name(p[0]);
+  cv->name = sr_callable_name(p[0]);
   return sr_obj(&custom_vjp_class, cv);
 }
 
@@ -318,7 +280,7 @@ static int jvp_custom_vjp(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal 
              c->fwd_name, c->name, sr_val_kind_name(r));
     goto done;
   }
-  yl = array_leaves(I, r->seq.items[0]);
+  yl = sr_pytree_array_leaves(I, r->seq.items[0]);
   if (!yl) goto done;
   if (yl->seq.n != c->nout) {
     sr_raise(I, "TypeError",
@@ -340,14 +302,14 @@ static int jvp_custom_vjp(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal 
       goto done;
     }
   }
-  rl = array_leaves(I, r->seq.items[1]);
+  rl = sr_pytree_array_leaves(I, r->seq.items[1]);
   if (!rl) goto done;
   /* custom_lin(*res, *tangents) */
   CvjpLin *cl = sr_xcalloc(1, sizeof *cl);
   cl->c = c;
   c->rc++;
   int k = 0;
-  cl->res_tree = numbered(r->seq.items[1], &k);
+  cl->res_tree = sr_pytree_numbered(r->seq.items[1], &k);
   cl->nres = rl->seq.n;
   cl->lin = sr_xcalloc((size_t)c->nleaves + 1, 1);
   SrVal **in = sr_xcalloc((size_t)cl->nres + (size_t)c->nleaves + 1, sizeof *in);
@@ -450,7 +412,7 @@ static int tr_custom_lin(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x, SrVal 
     int nl = skl ? skl->seq.n : 0;
     sr_unref(skl);
     SrVal *ra = r->seq.items[a];
-    SrVal *gl = ra->kind == SR_V_NONE ? NULL : array_leaves(I, ra);
+    SrVal *gl = ra->kind == SR_V_NONE ? NULL : sr_pytree_array_leaves(I, ra);
     if (ra->kind != SR_V_NONE && !gl) goto done;
     if (gl && gl->seq.n != nl) {
       sr_raise(I, "ValueError",

@@ -669,6 +669,42 @@ SrVal *sr_pytree_flatten(SrInterp *I, SrVal *v) {
   return l;
 }
 
+SrVal *sr_pytree_numbered(SrVal *v, int *k) {
+  SrVal *ch = sr_pytree_children(v);
+  if (!ch) return sr_int(NULL, (*k)++);
+  for (int i = 0; i < ch->seq.n; i++) {
+    SrVal *s = sr_pytree_numbered(ch->seq.items[i], k);
+    sr_unref(ch->seq.items[i]);
+    ch->seq.items[i] = s;
+  }
+  SrVal *r = sr_pytree_rebuild(v, ch);
+  sr_unref(ch);
+  return r;
+}
+
+SrVal *sr_pytree_array_leaves(SrInterp *I, SrVal *v) {
+  SrVal *l = sr_pytree_flatten(I, v);
+  for (int i = 0; l && i < l->seq.n; i++)
+    if (!sr_array_of(l->seq.items[i])) {
+      SrVal *arr = sr_jnp_asarray(I, l->seq.items[i], -1);
+      if (!arr) {
+        sr_unref(l);
+        return NULL;
+      }
+      sr_unref(l->seq.items[i]);
+      l->seq.items[i] = arr;
+    }
+  return l;
+}
+
+const char *sr_callable_name(SrVal *f) {
+  SrFunction *uf = sr_as_function(f);
+  if (uf) return uf->name;
+  const char *n = sr_builtin_name(f);
+  if (n && strrchr(n, '.')) n = strrchr(n, '.') + 1;
+  return sr_intern_cstr(n ? n : "<unnamed function>");
+}
+
 SrVal *sr_pytree_unflatten(SrVal *like, SrVal *leaves) {
   int it = 0;
   return unflatten(like, leaves, &it);

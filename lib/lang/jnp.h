@@ -44,6 +44,13 @@ extern struct SrArray *(*sr_exec_from_host)(SrInterp *I, const SrType *t, const 
 /* Pytrees: the leaves (arrays, scalars) of nested lists, tuples and dicts,
    and the same structure rebuilt from new leaves. */
 SrVal *sr_pytree_flatten(SrInterp *I, SrVal *v);
+/* v's structure with its leaves numbered from *k (a dummy tree, to
+   rebuild from or to name leaves by). */
+SrVal *sr_pytree_numbered(SrVal *v, int *k);
+/* v's leaves as arrays (Python scalars become weakly typed ones). */
+SrVal *sr_pytree_array_leaves(SrInterp *I, SrVal *v);
+/* A callable's __name__: a def's name, a built-in's last component. */
+const char *sr_callable_name(SrVal *f);
 SrVal *sr_pytree_unflatten(SrVal *like, SrVal *leaves);
 /* One pytree node: its children as a new list -- a list's or tuple's
    items, a dict's values in sorted key order (as JAX flattens dicts), none

@@ -59,21 +59,6 @@ static int is_sentinel(const SrVal *v) {
 
 /* ---- structures ---- */
 
-/* v's structure with its leaves numbered from *k (the dummy tree of
-   api.py's _vjp_arg_name). */
-static SrVal *skeleton(SrVal *v, int *k) {
-  SrVal *ch = sr_pytree_children(v);
-  if (!ch) return sr_int(NULL, (*k)++);
-  for (int i = 0; i < ch->seq.n; i++) {
-    SrVal *s = skeleton(ch->seq.items[i], k);
-    sr_unref(ch->seq.items[i]);
-    ch->seq.items[i] = s;
-  }
-  SrVal *r = sr_pytree_rebuild(v, ch);
-  sr_unref(ch);
-  return r;
-}
-
 /* The keystr of each leaf of a structure, after a prefix ("args"):
    args[0], args[1]['hi']. */
 static void leaf_paths(const SrVal *v, SrBuf *path, char **out, int *k) {
@@ -757,10 +742,10 @@ SrVal *sr_vjp_new(SrInterp *I, SrLinear *lin, int ncaptured, SrVal **leaves, SrV
   x->name = sr_intern_cstr(name);
   x->src_info = sr_intern_cstr(src_info);
   int k = 0;
-  x->in_tree = skeleton(args, &k);
+  x->in_tree = sr_pytree_numbered(args, &k);
   if (out_like) {
     k = 0;
-    x->out_tree = skeleton(out_like, &k);
+    x->out_tree = sr_pytree_numbered(out_like, &k);
   } else if (x->lin.nout == 1) {
     x->out_tree = sr_int(NULL, 0);
   } else {
