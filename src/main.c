@@ -102,7 +102,8 @@ static int run_fmt(const char *path) {
 }
 
 /* --mesh X:4,Y:2 -- the mesh --check and --fmt read texts against (all
-   axes Explicit); NULL on a malformed spec. */
+   axes Explicit); NULL on a malformed spec (an axis named twice, or a
+   size that is not a positive int32, as a mesh's device count is). */
 static const SrMesh *parse_mesh_opt(const char *spec) {
   SrMesh m;
   memset(&m, 0, sizeof m);
@@ -111,9 +112,13 @@ static const SrMesh *parse_mesh_opt(const char *spec) {
     const char *colon = strchr(s, ':');
     if (!colon || colon == s || m.n == SR_MAX_AXES) return NULL;
     char *end;
+    errno = 0;
     long size = strtol(colon + 1, &end, 10);
-    if (size <= 0 || (*end && *end != ',')) return NULL;
-    m.names[m.n] = sr_intern(s, (size_t)(colon - s));
+    if (errno || size <= 0 || size > INT32_MAX || (*end && *end != ',')) return NULL;
+    const char *name = sr_intern(s, (size_t)(colon - s));
+    for (int i = 0; i < m.n; i++)
+      if (m.names[i] == name) return NULL;
+    m.names[m.n] = name;
     m.sizes[m.n++] = size;
     s = *end ? end + 1 : end;
   }
@@ -221,7 +226,7 @@ int main(int argc, char **argv) {
     case 'M':
       opt_mesh = parse_mesh_opt(optarg);
       if (!opt_mesh) {
-        fprintf(stderr, "shardrepl: --mesh wants NAME:SIZE[,NAME:SIZE...], got '%s'\n", optarg);
+        fprintf(stderr, "shardrepl: --mesh wants NAME:SIZE[,NAME:SIZE...] (distinct names, sizes from 1 to 2147483647), got '%s'\n", optarg);
         free(evals);
         return EXIT_USAGE;
       }

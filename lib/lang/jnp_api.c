@@ -251,14 +251,8 @@ static SrVal *jnp_squeeze(SrInterp *I, SrArgs *a) {
   int n = 0, ok = 1;
   if (p[1] && p[1]->kind != SR_V_NONE) {
     ok = ints_arg(I, p[1], d, &n, "axis") == 0;
-    for (int i = 0; ok && i < n; i++) {
-      ok = sr_api_axis(I, d[i], t->ndim, &d[i]) == 0;
-      if (ok && t->dims[d[i]].size != 1) {
-        sr_raise(I, "ValueError", "cannot select an axis to squeeze out which has size not equal to one, got shape=%s and dimensions=%s",
-                 "", "");
-        ok = 0;
-      }
-    }
+    /* an axis of size other than 1 is lax.squeeze's error, as in JAX */
+    for (int i = 0; ok && i < n; i++) ok = sr_api_axis(I, d[i], t->ndim, &d[i]) == 0;
   } else {
     for (int i = 0; i < t->ndim; i++)
       if (t->dims[i].size == 1) d[n++] = i;
