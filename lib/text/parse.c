@@ -992,6 +992,9 @@ static SrVal *pv_mesh(PyP *q, int abstract) {
       }
       m.names[m.n] = pv_name_of(key);
       pv_free(q, key);
+      /* an axis named twice is no mesh (the value stays text) */
+      for (int i = 0; i < m.n; i++)
+        if (strcmp(m.names[i], m.names[m.n]) == 0) return NULL;
       pv_skip(q);
       if (pv_peek(q) != ':') return NULL;
       q->pos++;
