@@ -90,6 +90,10 @@ int sr_check_body(SrTypeCtx *cx, const SrJaxpr *j, const SrType *const *in, uint
     errors++;
   }
   for (uint32_t i = 0; i < j->nin; i++) env[j->invars[i]->id] = j->invars[i]->type;
+  /* a top-level jaxpr's binders are types as written: they must be ones
+     (a nested jaxpr's are compared with what it receives) */
+  for (uint32_t i = 0; !in && i < j->nin; i++)
+    if (j->invars[i]->type && sr_check_divisible(&c, j->invars[i]->type) < 0) errors++;
   for (uint32_t i = 0; in && i < nargs && i < nin; i++) {
     const SrType *w = sr_args(j)[i]->type;
     if (in[i] && !sr_types_match(in[i], w)) {

@@ -365,14 +365,20 @@ int sr_finish_type(SrTypeCtx *cx, const SrRuleEqn *e, SrTypeBuilder *b, const Sr
     sr_buf_free(&y);
     return -1;
   }
-  const SrMesh *m = b->mesh;
-  for (int i = 0; m && !m->unsized && i < b->ndim; i++) {
-    const SrDim *d = &b->dims[i];
+  const SrType *t = sr_type_get(b);
+  if (sr_check_divisible(cx, t) < 0) return -1;
+  *out = t;
+  return 0;
+}
+
+int sr_check_divisible(SrTypeCtx *cx, const SrType *t) {
+  const SrMesh *m = t->mesh;
+  for (int i = 0; m && !m->unsized && i < t->ndim; i++) {
+    const SrDim *d = &t->dims[i];
     if (!d->nax || d->size < 0) continue;
     int64_t parts = 1;
     for (int k = 0; k < d->nax; k++) parts *= m->sizes[d->ax[k]];
     if (d->size % parts != 0) {
-      const SrType *t = sr_type_get(b);
       /* core._check_divisibility prints the dimension's entry as a tuple */
       SrBuf sb = SR_BUF_INIT, shape = SR_BUF_INIT, sh = SR_BUF_INIT;
       sr_buf_putc(&sb, '(');
@@ -390,7 +396,6 @@ int sr_finish_type(SrTypeCtx *cx, const SrRuleEqn *e, SrTypeBuilder *b, const Sr
       return -1;
     }
   }
-  *out = sr_type_get(b);
   return 0;
 }
 

@@ -100,6 +100,9 @@ int sr_axis_explicit(SrTypeCtx *cx, const SrMesh *m, int axis);
    is JAX's "{prim} operation with inputs: ... produces an illegally sharded
    result: ...". */
 int sr_finish_type(SrTypeCtx *cx, const SrRuleEqn *e, SrTypeBuilder *b, const SrType **out);
+/* core._check_divisibility: each sharded dimension divides by its axes'
+   total size (JAX's message); -1 after reporting. */
+int sr_check_divisible(SrTypeCtx *cx, const SrType *t);
 /* "('X',)" / "('X', 'Y')" / "None" for one dimension of a spec, as JAX's
    messages print partition specs. */
 void sr_dim_spec_str(SrBuf *out, const SrType *t, int dim);
