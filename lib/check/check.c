@@ -128,7 +128,7 @@ int sr_check_body(SrTypeCtx *cx, const SrJaxpr *j, const SrType *const *in, uint
       SrRuleEqn re = {e->prim, e->nin, e->nout, e->nparams, ins, e->in, e->params, written};
       memset(outs, 0, e->nout * sizeof *outs);
       int before = c.d ? c.d->count : 0;
-      if (e->prim->type(&c, &re, outs) < 0) {
+      if (sr_type_rule(&c, &re, outs) < 0) {
         if (!c.d || c.d->count == before)
           sr_terr(&c, "TypeError", "the type rule of %s failed", e->prim->name);
         errors++;

@@ -984,7 +984,11 @@ static void lay(Lay *L, int axis, int hang, int width, SrBuf *out) {
   sr_buf_free(&s);
 }
 
+/* The arrays printed exist, so their counts fit; but a zero size may
+   follow sizes whose product alone would not (2**62, 4, 0). */
 static int64_t num_elems(int ndim, const int64_t *shape) {
+  for (int i = 0; i < ndim; i++)
+    if (shape[i] == 0) return 0;
   int64_t n = 1;
   for (int i = 0; i < ndim; i++) n *= shape[i];
   return n;

@@ -160,13 +160,35 @@ const SrType *sr_type_strip_sharding(const SrType *t) {
   return sr_type_get(&b);
 }
 
-int64_t sr_type_numel(const SrType *t) {
+/* A zero size makes the count 0 whatever the others are, as numpy has it
+   (np.zeros((2**62, 4, 0)) is fine), so it is looked for first. */
+int64_t sr_shape_numel(int ndim, const int64_t *shape) {
+  for (int i = 0; i < ndim; i++)
+    if (shape[i] < 0) return -1;
+  for (int i = 0; i < ndim; i++)
+    if (shape[i] == 0) return 0;
   int64_t n = 1;
-  for (int i = 0; i < t->ndim; i++) {
-    if (t->dims[i].size < 0) return -1;
-    n *= t->dims[i].size;
-  }
+  for (int i = 0; i < ndim; i++)
+    if (__builtin_mul_overflow(n, shape[i], &n)) return -1;
   return n;
+}
+
+int64_t sr_type_numel(const SrType *t) {
+  int64_t shape[SR_MAX_RANK];
+  for (int i = 0; i < t->ndim; i++) shape[i] = t->dims[i].size;
+  return sr_shape_numel(t->ndim, shape);
+}
+
+/* The zero sizes are left out: numpy would allow (2**62, 4, 0), but the
+   kernels' strides and partial products must all fit in int64. */
+int sr_type_too_big(const SrType *t) {
+  int64_t n = (int64_t)sr_dtype_info(t->dtype)->size;
+  for (int i = 0; i < t->ndim; i++) {
+    int64_t d = t->dims[i].size;
+    if (d < 0) return 0; /* symbolic: no size to check */
+    if (d && __builtin_mul_overflow(n, d, &n)) return 1;
+  }
+  return 0;
 }
 
 SrAxes sr_type_sharded_axes(const SrType *t) {

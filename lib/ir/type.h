@@ -68,7 +68,17 @@ const SrType *sr_type_with_weak(const SrType *t, int weak);
 const SrType *sr_type_strip_sharding(const SrType *t);
 
 static inline int sr_type_rank(const SrType *t) { return t->ndim; }
-int64_t sr_type_numel(const SrType *t);          /* -1 if symbolic */
+/* Element counts, checked: -1 if a size is symbolic (or negative) or the
+   product does not fit in int64.  A type rule refuses a type whose count or
+   byte size overflows (sr_type_rule), so -1 only reaches code that handles
+   types no rule has made: parsed text and abstract values. */
+int64_t sr_shape_numel(int ndim, const int64_t *shape);
+int64_t sr_type_numel(const SrType *t);
+/* numel * itemsize does not fit in int64: numpy's "array is too big" (the
+   product of the nonzero sizes, so that no partial product overflows). */
+int sr_type_too_big(const SrType *t);
+/* numpy's ValueError for such a shape (_multiarray_umath) */
+#define SR_TOO_BIG_MSG "array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size."
 /* The axes all dimensions are split over. */
 SrAxes sr_type_sharded_axes(const SrType *t);
 static inline SrAxes sr_dim_axes(const SrDim *d) {

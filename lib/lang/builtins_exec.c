@@ -887,6 +887,8 @@ static SrVal *random_values(SrInterp *I, SrArgs *a, int kind) {
   r.key[1] = k[1];
   free(k);
   const SrType *plain = sr_type_array(r.dt, r.nd, r.shape);
+  /* made here, not by a type rule (sr_type_rule), so checked here */
+  if (sr_type_too_big(plain)) return sr_raise(I, "ValueError", "%s", SR_TOO_BIG_MSG);
   SrEvalCtx cx;
   SrDiags d = SR_DIAGS_INIT;
   ctx(I, &cx, &d, kind == 0 ? "normal" : kind == 1 ? "uniform" : "bits");

@@ -111,8 +111,10 @@ static int new_shape(SrInterp *I, const SrType *t, SrVal *shape_v, int64_t *shap
         return -1;
       }
       neg = i;
-    } else {
-      known *= shape[i];
+    } else if (__builtin_mul_overflow(known, shape[i], &known)) {
+      /* no array of that shape can exist, whatever this one's size */
+      sr_raise(I, "ValueError", "%s", SR_TOO_BIG_MSG);
+      return -1;
     }
   }
   SrBuf b = SR_BUF_INIT, s = SR_BUF_INIT;

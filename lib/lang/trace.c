@@ -334,7 +334,7 @@ SrVal *sr_bind_prim(SrInterp *I, const SrPrim *prim, int nin, SrVal **in, int np
        caller's context would be wrong, and JAX does not either */
     if (!written) cx.check_body = NULL;
     SrRuleEqn re = {prim, (uint32_t)nin, nout, (uint32_t)nparams, types, NULL, params, written};
-    if (prim->type(&cx, &re, outs) < 0) {
+    if (sr_type_rule(&cx, &re, outs) < 0) {
       sr_raise_diags(I, &d, "TypeError");
       goto done;
     }

@@ -323,6 +323,42 @@ static void builder_partitions_str(SrBuf *out, const SrTypeBuilder *b) {
   sr_partitions_str(out, sr_type_get(&c), NULL, 0);
 }
 
+/* The product of the sizes of d's mesh axes in decimal, exact even past
+   int64, as Python's ints print it: schoolbook multiplication in base-10^9
+   limbs, least significant first. */
+static void product_str(SrBuf *out, const SrMesh *m, const SrDim *d) {
+  enum { BASE = 1000000000, MAXL = SR_MAX_DIM_AXES * 3 + 1 };
+  uint64_t x[MAXL] = {1};
+  int n = 1;
+  for (int k = 0; k < d->nax; k++) {
+    uint64_t f = (uint64_t)m->sizes[d->ax[k]], fd[3];
+    int nf = 0;
+    do {
+      fd[nf++] = f % BASE;
+      f /= BASE;
+    } while (f);
+    uint64_t r[MAXL] = {0};
+    for (int i = 0; i < n; i++) {
+      uint64_t carry = 0;
+      for (int j = 0; j < nf; j++) {
+        uint64_t v = r[i + j] + x[i] * fd[j] + carry; /* < 10^18 + 2 * 10^9 */
+        r[i + j] = v % BASE;
+        carry = v / BASE;
+      }
+      for (int j = i + nf; carry; j++) {
+        uint64_t v = r[j] + carry;
+        r[j] = v % BASE;
+        carry = v / BASE;
+      }
+    }
+    n += nf;
+    while (n > 1 && !r[n - 1]) n--;
+    memcpy(x, r, sizeof x);
+  }
+  sr_buf_printf(out, "%llu", (unsigned long long)x[n - 1]);
+  for (int i = n - 2; i >= 0; i--) sr_buf_printf(out, "%09llu", (unsigned long long)x[i]);
+}
+
 int sr_finish_type(SrTypeCtx *cx, const SrRuleEqn *e, SrTypeBuilder *b, const SrType **out) {
   SrAxes used = 0;
   int dup = 0;
@@ -376,9 +412,12 @@ int sr_check_divisible(SrTypeCtx *cx, const SrType *t) {
   for (int i = 0; m && !m->unsized && i < t->ndim; i++) {
     const SrDim *d = &t->dims[i];
     if (!d->nax || d->size < 0) continue;
+    /* a product past int64 is larger than any size, so it cannot divide
+       one (but 0) */
     int64_t parts = 1;
-    for (int k = 0; k < d->nax; k++) parts *= m->sizes[d->ax[k]];
-    if (d->size % parts != 0) {
+    int over = 0;
+    for (int k = 0; k < d->nax && !over; k++) over = __builtin_mul_overflow(parts, m->sizes[d->ax[k]], &parts);
+    if ((over && d->size) || (!over && d->size % parts != 0)) {
       /* core._check_divisibility prints the dimension's entry as a tuple */
       SrBuf sb = SR_BUF_INIT, shape = SR_BUF_INIT, sh = SR_BUF_INIT;
       sr_buf_putc(&sb, '(');
@@ -386,16 +425,30 @@ int sr_check_divisible(SrTypeCtx *cx, const SrType *t) {
       sr_buf_puts(&sb, d->nax == 1 ? ",)" : ")");
       sr_shape_str(&shape, t);
       sr_type_sharding_str(&sh, cx, t);
+      SrBuf ps = SR_BUF_INIT;
+      product_str(&ps, m, d);
       sr_terr(cx, "ValueError",
-              "Sharding spec %s implies that array axis %d is partitioned %lld times, but does not evenly "
+              "Sharding spec %s implies that array axis %d is partitioned %s times, but does not evenly "
               "divide the dimension size %lld. Got shape: %s and sharding %s",
-              sr_buf_str(&sb), i, (long long)parts, (long long)d->size, sr_buf_str(&shape), sr_buf_str(&sh));
+              sr_buf_str(&sb), i, sr_buf_str(&ps), (long long)d->size, sr_buf_str(&shape), sr_buf_str(&sh));
+      sr_buf_free(&ps);
       sr_buf_free(&sb);
       sr_buf_free(&shape);
       sr_buf_free(&sh);
       return -1;
     }
   }
+  return 0;
+}
+
+int sr_terr_too_big(SrTypeCtx *cx) {
+  return sr_terr(cx, "ValueError", "%s", SR_TOO_BIG_MSG);
+}
+
+int sr_type_rule(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (e->prim->type(cx, e, out) < 0) return -1;
+  for (uint32_t i = 0; i < e->nout; i++)
+    if (out[i] && sr_type_too_big(out[i])) return sr_terr_too_big(cx);
   return 0;
 }
 

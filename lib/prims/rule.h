@@ -103,6 +103,13 @@ int sr_finish_type(SrTypeCtx *cx, const SrRuleEqn *e, SrTypeBuilder *b, const Sr
 /* core._check_divisibility: each sharded dimension divides by its axes'
    total size (JAX's message); -1 after reporting. */
 int sr_check_divisible(SrTypeCtx *cx, const SrType *t);
+/* Runs e's type rule (which it must have) and refuses a result too big to
+   exist: every caller of a type rule goes through here, so no shape whose
+   byte size overflows int64 reaches the evaluator. */
+int sr_type_rule(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out);
+/* numpy's ValueError for such a shape; also for a rule whose own shape
+   arithmetic overflows. */
+int sr_terr_too_big(SrTypeCtx *cx);
 /* "('X',)" / "('X', 'Y')" / "None" for one dimension of a spec, as JAX's
    messages print partition specs. */
 void sr_dim_spec_str(SrBuf *out, const SrType *t, int dim);

@@ -612,8 +612,8 @@ static int type_reshape(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
                       dims, nd, x);
   }
   /* XLA's check, which jnp words as numpy does */
-  int64_t numel = sr_type_numel(x), newn = 1;
-  for (int i = 0; i < n; i++) newn *= ns[i];
+  int64_t numel = sr_type_numel(x), newn = sr_shape_numel(n, ns);
+  if (newn < 0) return sr_terr_too_big(cx); /* the sizes are not negative: their product overflows */
   if (numel >= 0 && numel != newn) {
     SrBuf a = SR_BUF_INIT, c = SR_BUF_INIT;
     sr_shape_str(&a, x);
@@ -1028,9 +1028,14 @@ static int type_pad(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   int64_t shape[SR_MAX_RANK];
   for (int i = 0; !rc && i < x->ndim; i++) {
     int64_t d = x->dims[i].size, lo = cfg[3 * i], hi = cfg[3 * i + 1], in = cfg[3 * i + 2];
-    int64_t dil = d == 0 ? 0 : 1 + (in + 1) * (d - 1);
-    if (dil < 0) dil = 0;
-    shape[i] = lo + hi + dil;
+    int64_t dil = 0;
+    /* sizes past int64 are too big for any array; JAX's Python ints would
+       get as far as allocating */
+    if (d > 0 && (__builtin_mul_overflow(in + 1, d - 1, &dil) || __builtin_add_overflow(dil, 1, &dil) ||
+                  __builtin_add_overflow(lo, dil, &dil) || __builtin_add_overflow(hi, dil, &shape[i])))
+      rc = sr_terr_too_big(cx);
+    else if (d <= 0 && __builtin_add_overflow(lo, hi, &shape[i]))
+      rc = sr_terr_too_big(cx);
   }
   for (int i = 0; !rc && i < x->ndim; i++)
     if (shape[i] < 0) {

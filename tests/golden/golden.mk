@@ -52,6 +52,7 @@ GOLDEN_TESTS = \
 	tests/golden/sharding_messages.jxr \
 	tests/golden/syntax_error_input.jxr \
 	tests/golden/custom_jvp.jxr \
+	tests/golden/size_overflow.jxr \
 	examples/tour.jxr
 
 GOLDEN_PENDING =
