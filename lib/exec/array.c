@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/mem.h"
 
@@ -72,12 +73,25 @@ static int cache_put(SrBuffer *b) {
   return 1;
 }
 
+size_t sr_phys_bytes(void) {
+  static size_t phys;
+  if (!phys) {
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+    phys = pages > 0 && size > 0 ? (size_t)pages * (size_t)size : SIZE_MAX;
+  }
+  return phys;
+}
+
+/* NULL when out of memory.  A request past physical memory is refused
+   without trying: with overcommit malloc would grant it, and touching it
+   would drive the machine into swap or the OOM killer. */
 static SrBuffer *buffer_alloc(size_t nbytes) {
+  if (nbytes > sr_phys_bytes()) return NULL;
   size_t total = alloc_size(nbytes);
   SrBuffer *b = cache_take(total);
   if (!b) {
     b = aligned_alloc(64, total);
-    if (!b) sr_oom();
+    if (!b) return NULL;
   }
   b->rc = 1;
   b->nbytes = nbytes;
@@ -88,16 +102,22 @@ static SrBuffer *buffer_alloc(size_t nbytes) {
   return b;
 }
 
-SrBuffer *sr_buffer_new(size_t nbytes) { return buffer_alloc(nbytes); }
+SrBuffer *sr_buffer_try(size_t nbytes) { return buffer_alloc(nbytes); }
+
+SrBuffer *sr_buffer_new(size_t nbytes) {
+  SrBuffer *b = buffer_alloc(nbytes);
+  if (!b) sr_oom();
+  return b;
+}
 
 SrBuffer *sr_buffer_zeros(size_t nbytes) {
-  SrBuffer *b = buffer_alloc(nbytes);
+  SrBuffer *b = sr_buffer_new(nbytes);
   memset(b->data, 0, nbytes);
   return b;
 }
 
 SrBuffer *sr_buffer_copy(const SrBuffer *src) {
-  SrBuffer *b = buffer_alloc(src->nbytes);
+  SrBuffer *b = sr_buffer_new(src->nbytes);
   memcpy(b->data, src->data, src->nbytes);
   return b;
 }

@@ -47,6 +47,18 @@ int sr_ev_err(SrEvalCtx *cx, const char *exc, const char *fmt, ...) {
   return -1;
 }
 
+int sr_ev_oom(SrEvalCtx *cx, size_t nbytes) {
+  /* jaxlib's exception, with XLA's status text */
+  return sr_ev_err(cx, "JaxRuntimeError", "RESOURCE_EXHAUSTED: Out of memory while trying to allocate %zu bytes.",
+                   nbytes);
+}
+
+SrBuffer *sr_ev_buffer(SrEvalCtx *cx, size_t nbytes) {
+  SrBuffer *b = sr_buffer_try(nbytes);
+  if (!b) sr_ev_oom(cx, nbytes);
+  return b;
+}
+
 void sr_ev_path_str(const SrEvalCtx *cx, SrBuf *out) {
   int n = cx->depth < SR_EV_MAXPATH ? cx->depth : SR_EV_MAXPATH;
   for (int i = 0; i < n; i++) {
@@ -323,7 +335,12 @@ int sr_ev_map(SrEvalCtx *cx, int nin, SrArray *const *in, int nout, SrArray *con
           continue;
         }
       }
-      obuf[j] = sr_buffer_new(obytes[j]);
+      obuf[j] = sr_ev_buffer(cx, obytes[j]);
+      if (!obuf[j]) rc = -1;
+    }
+    if (rc) {
+      for (int j = 0; j < nout; j++) sr_buffer_unref(obuf[j]);
+      break;
     }
     io.out = obuf;
     if ((flags & SR_MAP_BLOCK) && ol) {
@@ -364,6 +381,13 @@ int sr_ev_eqn(SrEvalCtx *cx, const SrEvalEqn *e) {
   if (!rule)
     return sr_ev_err(cx, "NotImplementedError", "shardrepl cannot run the primitive '%s' (it has no eval rule)",
                      e->prim->name);
+  /* refuse a result bigger than the machine before any rule tries to make
+     it (its shards may each fit where all of them do not) */
+  for (uint32_t i = 0; i < e->nout; i++) {
+    int64_t n = e->out_type && e->out_type[i] ? sr_type_numel(e->out_type[i]) : -1;
+    size_t nbytes = n > 0 ? (size_t)n * sr_elem_size(e->out_type[i]->dtype) : 0;
+    if (nbytes > sr_phys_bytes()) return sr_ev_oom(cx, nbytes);
+  }
   /* every rule sees row-major inputs (exec/layout.h), but those of the
      primitives that pass arrays along as they are */
   SrArray *rm[16], **rin = NULL;

@@ -70,6 +70,12 @@ void sr_eval_ctx_init(SrEvalCtx *cx, SrInterp *I, SrExec *ex, SrDiags *d);
 /* An error at run time ("exc: message" as JAX words it); returns -1. */
 int sr_ev_err(SrEvalCtx *cx, const char *exc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* A result buffer of n bytes, or NULL after XLA's RESOURCE_EXHAUSTED error
+   when there is not that much memory: a program's shapes choose the size,
+   so running out is the program's error, not the end of the session. */
+SrBuffer *sr_ev_buffer(SrEvalCtx *cx, size_t nbytes);
+/* That error, for a size known to be too big before allocating. */
+int sr_ev_oom(SrEvalCtx *cx, size_t nbytes);
 /* The path as "jit(step)/while/body/dot_general". */
 void sr_ev_path_str(const SrEvalCtx *cx, SrBuf *out);
 static inline void sr_ev_push(SrEvalCtx *cx, const char *name) {

@@ -159,12 +159,14 @@ static int ev_scan(SrEvalCtx *cx, const SrEvalEqn *e) {
       SrArray *y = res[ncarry + k];
       if (!ys[k]) {
         ys[k] = sr_array_new(e->out_type[ncarry + k], stack_layout(y->layout, length, e->out_type[ncarry + k]), y->mesh);
-        for (int p = 0; p < y->ndev; p++) {
+        for (int p = 0; p < y->ndev && !rc; p++) {
           if (!y->shard[p]) continue;
           int q = 0;
           while (q < p && y->shard[q] != y->shard[p]) q++;
-          ys[k]->shard[p] = q < p ? sr_buffer_ref(ys[k]->shard[q]) : sr_buffer_new(y->shard[p]->nbytes * (size_t)length);
+          ys[k]->shard[p] = q < p ? sr_buffer_ref(ys[k]->shard[q]) : sr_ev_buffer(cx, y->shard[p]->nbytes * (size_t)length);
+          if (!ys[k]->shard[p]) rc = -1;
         }
+        if (rc) break;
       } else if (y->mesh != ys[k]->mesh || !sr_layout_same(slice_layout(ys[k]->layout, y->type), y->layout)) {
         SrArray *r = sr_redistribute(cx, y, ys[k]->mesh, slice_layout(ys[k]->layout, y->type));
         sr_array_unref(y);

@@ -222,7 +222,10 @@ static int ew_one_device(SrEvalCtx *cx, const SrEvalEqn *e, const SrMesh *m, con
     SrBuffer *b = ibuf[__builtin_ctz((unsigned)flags >> 3)];
     if (sr_buffer_unique(b) && b->nbytes == nbytes) obuf = sr_buffer_ref(b);
   }
-  if (!obuf) obuf = sr_buffer_new(nbytes);
+  if (!obuf && !(obuf = sr_ev_buffer(cx, nbytes))) {
+    *rc = -1;
+    return 1;
+  }
   /* ew_fn reads only these fields */
   SrShardIO io;
   io.cx = cx;

@@ -317,6 +317,7 @@ static const struct {
   {"JaxprTypeError", "TypeError"},
   {"DuplicateSpecError", "Exception"},
   {"XlaRuntimeError", "RuntimeError"},
+  {"JaxRuntimeError", "RuntimeError"},
   {NULL, NULL},
 };
 

@@ -53,6 +53,7 @@ GOLDEN_TESTS = \
 	tests/golden/syntax_error_input.jxr \
 	tests/golden/custom_jvp.jxr \
 	tests/golden/size_overflow.jxr \
+	tests/golden/out_of_memory.jxr \
 	examples/tour.jxr
 
 GOLDEN_PENDING =
