@@ -767,6 +767,16 @@ static SrVal *bi_split(SrInterp *I, SrArgs *a) {
   int64_t shape[SR_MAX_RANK] = {2};
   int nd = 1;
   if (p[1] && sr_shape_arg(I, p[1], shape, &nd, "num") < 0) return NULL;
+  /* a negative int num: threefry_split's lax.iota(uint32, num) refuses it */
+  if (nd == 1 && shape[0] < 0)
+    return sr_raise(I, "TypeError", "iota shape must have every element be nonnegative, got (%lld,).",
+                    (long long)shape[0]);
+  /* 8 bytes of key data per key */
+  int64_t num = sr_shape_numel(nd, shape), nbytes;
+  if (num < 0 || __builtin_mul_overflow(num, 8, &nbytes)) return sr_raise(I, "ValueError", "%s", SR_TOO_BIG_MSG);
+  if ((uint64_t)nbytes > sr_phys_bytes())
+    return sr_raise(I, "JaxRuntimeError", "RESOURCE_EXHAUSTED: Out of memory while trying to allocate %lld bytes.",
+                    (long long)nbytes);
   int legacy;
   const SrType *kt;
   int64_t nk;
@@ -777,7 +787,6 @@ static SrVal *bi_split(SrInterp *I, SrArgs *a) {
     return sr_raise(I, "TypeError", "split accepts a single key, but was given a key array of shape %s",
                     sr_type_short(kt));
   }
-  int64_t num = sr_prng_numel(nd, shape);
   uint32_t *out = sr_xmalloc((size_t)(num ? num : 1) * 8);
   sr_prng_split_ex(k, num, prng_flags(I), out);
   SrVal *r = key_array(I, legacy, nd, shape, out);

@@ -54,6 +54,7 @@ GOLDEN_TESTS = \
 	tests/golden/custom_jvp.jxr \
 	tests/golden/size_overflow.jxr \
 	tests/golden/out_of_memory.jxr \
+	tests/golden/random_split_num.jxr \
 	examples/tour.jxr
 
 GOLDEN_PENDING =
