@@ -306,26 +306,30 @@ int sr_kern_binary(int prim, SrDtype dt, size_t n, const void *a, int sa, const 
   } while (0)
 
 /* lax.integer_pow's lowering: square-and-multiply, then 1/acc for y < 0 */
-#define INTPOW(T, ONE, ISFLOAT)                                              \
+/* Integers are raised in uint64_t, where overflow wraps as XLA's integer
+   power does (signed overflow would be undefined); |y| is taken unsigned,
+   as -INT64_MIN does not fit in int64. */
+#define INTPOW(T, M, ONE, ISFLOAT)                                           \
   do {                                                                       \
     const T *x_ = a;                                                         \
     T *o_ = out;                                                             \
     int64_t y = ip ? ip[0] : 1;                                              \
     int recip = y < 0;                                                       \
-    if (recip) y = -y;                                                       \
+    uint64_t ey = recip ? -(uint64_t)y : (uint64_t)y;                        \
     for (size_t i = 0; i < n; i++) {                                         \
-      T x = x_[i], acc = ONE;                                                \
+      M x = (M)x_[i], acc = ONE;                                             \
       int have = 0;                                                          \
-      for (int64_t e = y; e > 0;) {                                          \
+      for (uint64_t e = ey; e > 0;) {                                        \
         if (e & 1) {                                                         \
-          acc = have ? (T)(acc * x) : x;                                     \
+          acc = have ? (M)(acc * x) : x;                                     \
           have = 1;                                                          \
         }                                                                    \
         e >>= 1;                                                             \
-        if (e > 0) x = (T)(x * x);                                           \
+        if (e > 0) x = (M)(x * x);                                           \
       }                                                                      \
-      if (recip) acc = ISFLOAT ? (T)(ONE / acc) : (acc == 1 || acc == (T)-1) ? acc : 0; \
-      o_[i] = acc;                                                           \
+      T r = (T)acc;                                                          \
+      if (recip) r = ISFLOAT ? (T)(ONE / r) : (r == 1 || r == (T)-1) ? r : 0; \
+      o_[i] = r;                                                             \
     }                                                                        \
     return 0;                                                                \
   } while (0)
@@ -386,7 +390,7 @@ static int un_f32(int prim, size_t n, const void *a, void *out, const int64_t *i
   case SR_P_erf_inv: UN(float, float, sr_prng_erfinv_f32(p));
   case SR_P_stop_gradient: case SR_P_copy: case SR_P_copy_p: UN(float, float, p);
   case SR_P_reduce_precision: UN(float, float, reduce_precision_f(p, ip ? (int)ip[0] : 8, ip ? (int)ip[1] : 23));
-  case SR_P_integer_pow: INTPOW(float, 1.0f, 1);
+  case SR_P_integer_pow: INTPOW(float, float, 1.0f, 1);
   default: return -1;
   }
 }
@@ -419,7 +423,7 @@ static int un_f64(int prim, size_t n, const void *a, void *out, const int64_t *i
   case SR_P_erf: UN(double, double, erf(p));
   case SR_P_erf_inv: UN(double, double, sr_prng_erfinv_f64(p));
   case SR_P_stop_gradient: case SR_P_copy: case SR_P_copy_p: case SR_P_reduce_precision: UN(double, double, p);
-  case SR_P_integer_pow: INTPOW(double, 1.0, 1);
+  case SR_P_integer_pow: INTPOW(double, double, 1.0, 1);
   default: return -1;
   }
 }
@@ -430,10 +434,10 @@ static int un_f64(int prim, size_t n, const void *a, void *out, const int64_t *i
     case SR_P_neg: UN(T, T, -(U)p);                                          \
     case SR_P_sign: UN(T, T, (p > 0) - (p < 0));                             \
     case SR_P_abs: UN(T, T, p < 0 ? -(U)p : (U)p);                           \
-    case SR_P_square: UN(T, T, (U)p * (U)p);                                 \
+    case SR_P_square: UN(T, T, (uint64_t)(U)p * (U)p);                       \
     case SR_P_not: UN(T, T, ~p);                                             \
     case SR_P_stop_gradient: case SR_P_copy: case SR_P_copy_p: UN(T, T, p);  \
-    case SR_P_integer_pow: INTPOW(T, 1, 0);                                     \
+    case SR_P_integer_pow: INTPOW(T, uint64_t, 1, 0);                        \
     default: return -1;                                                      \
     }                                                                        \
   }
@@ -443,10 +447,10 @@ static int un_f64(int prim, size_t n, const void *a, void *out, const int64_t *i
     case SR_P_neg: UN(T, T, -p);                                             \
     case SR_P_sign: UN(T, T, p > 0);                                         \
     case SR_P_abs: UN(T, T, p);                                              \
-    case SR_P_square: UN(T, T, p * p);                                       \
+    case SR_P_square: UN(T, T, (uint64_t)p * p);                             \
     case SR_P_not: UN(T, T, ~p);                                             \
     case SR_P_stop_gradient: case SR_P_copy: case SR_P_copy_p: UN(T, T, p);  \
-    case SR_P_integer_pow: INTPOW(T, 1, 0);                                     \
+    case SR_P_integer_pow: INTPOW(T, uint64_t, 1, 0);                        \
     default: return -1;                                                      \
     }                                                                        \
   }

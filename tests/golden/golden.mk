@@ -55,6 +55,7 @@ GOLDEN_TESTS = \
 	tests/golden/size_overflow.jxr \
 	tests/golden/out_of_memory.jxr \
 	tests/golden/random_split_num.jxr \
+	tests/golden/integer_pow_wrap.jxr \
 	examples/tour.jxr
 
 GOLDEN_PENDING =
