@@ -433,11 +433,11 @@ static SrArray *literal_array(const SrVar *l) {
   double re = 0;
   int64_t iv = 0;
   if (l->type) {
-    if (sr_dtype_is_inexact(t->dtype)) re = l->val.f, iv = (int64_t)l->val.f;
+    if (sr_dtype_is_inexact(t->dtype)) re = l->val.f, iv = sr_f2i64(l->val.f);
     else iv = l->val.i, re = (double)l->val.i;
   } else {
     const char *s = l->text ? l->text : "0";
-    if (sr_dtype_is_inexact(t->dtype)) re = strtod(s, NULL), iv = (int64_t)re;
+    if (sr_dtype_is_inexact(t->dtype)) re = strtod(s, NULL), iv = sr_f2i64(re);
     else iv = strcmp(s, "True") == 0 ? 1 : strtoll(s, NULL, 10), re = (double)iv;
   }
   sr_kern_set_scalar(t->dtype, re, iv, buf);

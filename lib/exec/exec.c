@@ -175,7 +175,7 @@ static struct SrArray *from_host(SrInterp *I, const SrType *t, const double *re,
   SrBuffer *b = sr_buffer_new((size_t)n * es);
   int isf = sr_dtype_is_float(t->dtype);
   for (int64_t i = 0; i < n; i++)
-    sr_kern_set_scalar(t->dtype, re[i], isf ? (int64_t)re[i] : iv[i], (char *)b->data + (size_t)i * es);
+    sr_kern_set_scalar(t->dtype, re[i], isf ? sr_f2i64(re[i]) : iv[i], (char *)b->data + (size_t)i * es);
   SrArray *a = place(I, t, I->jax->mesh, b);
   sr_buffer_unref(b);
   return a;

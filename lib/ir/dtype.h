@@ -59,4 +59,15 @@ int sr_dtype_is_int(SrDtype d);     /* signed or unsigned integer */
 /* The dtype of a tangent or cotangent: float0 for ints and bools. */
 SrDtype sr_dtype_tangent(SrDtype d);
 
+/* A double to int64 as XLA converts floats to integers: toward zero,
+   saturating, NaN to 0.  A C cast of a value out of range is undefined, so
+   every float -> int conversion of a program's value goes through here
+   (or the kernels' f2i, which is the same for narrower types). */
+static inline int64_t sr_f2i64(double x) {
+  if (x != x) return 0;
+  if (x <= -9223372036854775808.0) return INT64_MIN;
+  if (x >= 9223372036854775808.0) return INT64_MAX;
+  return (int64_t)x;
+}
+
 #endif

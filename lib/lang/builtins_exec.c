@@ -1049,7 +1049,7 @@ static SrVal *bi_array(SrInterp *I, SrArgs *a) {
     return c;
   }
   double re = r->kind == SR_V_FLOAT ? r->f : (double)r->i;
-  int64_t iv = r->kind == SR_V_FLOAT ? (int64_t)r->f : r->i;
+  int64_t iv = r->kind == SR_V_FLOAT ? sr_f2i64(r->f) : r->i;
   sr_unref(r);
   if (I->trace || !sr_exec_hooks.from_scalar) return sr_array_scalar(nt, re, 0, iv);
   SrArray *arr = sr_exec_hooks.from_scalar(I, nt, re, 0, iv);

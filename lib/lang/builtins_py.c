@@ -188,13 +188,20 @@ static SrVal *bi_repr(SrInterp *I, SrArgs *a) {
   return r;
 }
 
+/* int(f): Python's errors for NaN and infinity; past int64, the error of
+   shardrepl's 64-bit ints (a C cast would be undefined) */
+static SrVal *int_of_float(SrInterp *I, double f) {
+  if (isnan(f)) return sr_raise(I, "ValueError", "cannot convert float NaN to integer");
+  if (isinf(f)) return sr_raise(I, "OverflowError", "cannot convert float infinity to integer");
+  if (f < -9223372036854775808.0 || f >= 9223372036854775808.0)
+    return sr_raise(I, "OverflowError", "integer overflow: shardrepl's Python ints are 64-bit");
+  return sr_int(NULL, (int64_t)f);
+}
+
 static SrVal *bi_int(SrInterp *I, SrArgs *a) {
   if (a->n == 0) return sr_int(NULL, 0);
   SrVal *v = a->v[0];
-  if (v->kind == SR_V_FLOAT) {
-    if (!isfinite(v->f)) return sr_raise(I, "ValueError", "cannot convert float %s to integer", isnan(v->f) ? "NaN" : "infinity");
-    return sr_int(NULL, (int64_t)v->f);
-  }
+  if (v->kind == SR_V_FLOAT) return int_of_float(I, v->f);
   if (v->kind == SR_V_STR) {
     char *end;
     char *s = sr_xstrndup(v->str.s, v->str.n);
@@ -208,7 +215,7 @@ static SrVal *bi_int(SrInterp *I, SrArgs *a) {
   if (v->kind != SR_V_INT && v->kind != SR_V_BOOL && v->kind != SR_V_FLOAT && v->kind != SR_V_OBJ)
     return sr_raise(I, "TypeError", "int() argument must be a string, a bytes-like object or a real number, not '%s'",
                     sr_val_kind_name(v));
-  if (v->kind != SR_V_INT && v->kind != SR_V_BOOL && sr_as_float(I, v, "int()", &f) == 0) return sr_int(NULL, (int64_t)f);
+  if (v->kind != SR_V_INT && v->kind != SR_V_BOOL && sr_as_float(I, v, "int()", &f) == 0) return int_of_float(I, f);
   if (I->exc) return NULL;
   int64_t i;
   if (v->kind != SR_V_INT && v->kind != SR_V_BOOL && v->kind != SR_V_OBJ)

@@ -202,11 +202,11 @@ SrVal *sr_jnp_convert(SrInterp *I, SrVal *x, SrDtype dt, int weak) {
     int64_t iv = 0;
     if (a) {
       if (sr_dtype_kind(t->dtype) == SR_DK_COMPLEX) re = a->value.c[0], im = a->value.c[1];
-      else if (sr_dtype_is_inexact(t->dtype)) re = a->value.f, iv = (int64_t)a->value.f;
+      else if (sr_dtype_is_inexact(t->dtype)) re = a->value.f, iv = sr_f2i64(a->value.f);
       else iv = a->value.i, re = (double)a->value.i;
     } else if (x->kind == SR_V_FLOAT) {
       re = x->f;
-      iv = (int64_t)x->f;
+      iv = sr_f2i64(x->f);
     } else if (x->kind == SR_V_COMPLEX) {
       re = x->c.re;
       im = x->c.im;
@@ -306,7 +306,7 @@ static int flat_add(SrInterp *I, Flat *f, SrVal *v, int depth) {
   switch (v->kind) {
   case SR_V_BOOL: k = 0; iv = v->i; re = (double)iv; break;
   case SR_V_INT: k = 2; iv = v->i; re = (double)iv; break;
-  case SR_V_FLOAT: k = 3; re = v->f; iv = (int64_t)re; break;
+  case SR_V_FLOAT: k = 3; re = v->f; iv = sr_f2i64(re); break;
   case SR_V_COMPLEX: k = 4; re = v->c.re; im = v->c.im; break;
   default: {
     SrArrayObj *a = sr_array_of(v);

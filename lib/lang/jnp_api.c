@@ -1112,6 +1112,17 @@ static int scalar_value(SrInterp *I, SrVal *v, double *out, int *is_float) {
   return rc;
 }
 
+/* max(0, int(np.ceil(q))), with Python's errors for NaN and infinity, and
+   numpy's for a length no array can have */
+static int arange_size(SrInterp *I, double q, int64_t *size) {
+  double c = ceil(q);
+  if (isnan(c)) return sr_raise(I, "ValueError", "cannot convert float NaN to integer"), -1;
+  if (isinf(c)) return sr_raise(I, "OverflowError", "cannot convert float infinity to integer"), -1;
+  if (c >= 9223372036854775808.0) return sr_raise(I, "ValueError", "%s", SR_TOO_BIG_MSG), -1;
+  *size = c > 0 ? (int64_t)c : 0;
+  return 0;
+}
+
 /* lax_numpy._arange */
 static SrVal *jnp_arange(SrInterp *I, SrArgs *a) {
   SrVal *p[6];
@@ -1149,18 +1160,25 @@ static SrVal *jnp_arange(SrInterp *I, SrArgs *a) {
     int weak;
     d = sr_jnp_result_dtype(I, n, args, &weak);
   }
-  (void)any_float;
   double start = v[0], stop = v[1];
   if (!vals[1]) {
     stop = start;
     start = 0;
   }
   SrVal *r = NULL;
+  int64_t size;
   if (vals[2]) {
     SrDtype wd = sr_dtype_is_float(d) && sr_dtype_info(d)->bits < 32 ? SR_F32 : d;
     double step = v[2];
-    int64_t size = (int64_t)ceil((stop - start) / step);
-    if (size < 0) size = 0;
+    /* JAX divides Python scalars: (stop - start) / step */
+    if (step == 0) {
+      sr_unref(sh);
+      return sr_raise(I, "ZeroDivisionError", any_float ? "float division by zero" : "division by zero");
+    }
+    if (arange_size(I, (stop - start) / step, &size) < 0) {
+      sr_unref(sh);
+      return NULL;
+    }
     SrVal *io = sr_lax_iota(I, wd, &size, 1, 0, sh);
     SrVal *sv = sr_float(NULL, step), *st = sr_float(NULL, start);
     SrVal *stepc = io ? sr_lax_convert(I, sv, wd, 0, NULL) : NULL;
@@ -1176,13 +1194,9 @@ static SrVal *jnp_arange(SrInterp *I, SrArgs *a) {
     sr_unref(startc);
     sr_unref(ad);
   } else if (start == 0) {
-    int64_t size = (int64_t)ceil(stop);
-    if (size < 0) size = 0;
-    r = sr_lax_iota(I, d, &size, 1, 0, sh);
-  } else {
-    int64_t size = (int64_t)ceil(stop - start);
-    if (size < 0) size = 0;
-    SrVal *st = sr_dtype_is_inexact(d) ? sr_float(NULL, start) : sr_int(NULL, (int64_t)start);
+    if (arange_size(I, stop, &size) == 0) r = sr_lax_iota(I, d, &size, 1, 0, sh);
+  } else if (arange_size(I, stop - start, &size) == 0) {
+    SrVal *st = sr_dtype_is_inexact(d) ? sr_float(NULL, start) : sr_int(NULL, sr_f2i64(start));
     SrVal *startc = sr_lax_convert(I, st, d, 0, NULL);
     SrVal *io = startc ? sr_lax_iota(I, d, &size, 1, 0, sh) : NULL;
     r = io ? sr_lax_binary(I, SR_P_add, startc, io) : NULL;

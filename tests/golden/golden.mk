@@ -56,6 +56,7 @@ GOLDEN_TESTS = \
 	tests/golden/out_of_memory.jxr \
 	tests/golden/random_split_num.jxr \
 	tests/golden/integer_pow_wrap.jxr \
+	tests/golden/float_to_int.jxr \
 	examples/tour.jxr
 
 GOLDEN_PENDING =
