@@ -1,5 +1,6 @@
 /* builtins_py.c: Python's built-in functions, as far as the JAX documents
  * use them. */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,10 +74,14 @@ static SrVal *bi_range(SrInterp *I, SrArgs *a) {
     if (a->n == 3 && sr_as_int(I, a->v[2], "range()", &step) < 0) return NULL;
   }
   if (step == 0) return sr_raise(I, "ValueError", "range() arg 3 must not be zero");
-  int64_t n = step > 0 ? (hi > lo ? (hi - lo + step - 1) / step : 0) : (lo > hi ? (lo - hi - step - 1) / -step : 0);
+  /* the span and the step's magnitude may not fit in int64_t (range(-2**63,
+     2**63-1)), but they do as unsigned */
+  uint64_t n = 0;
+  if (step > 0 && hi > lo) n = ((uint64_t)hi - (uint64_t)lo - 1) / (uint64_t)step + 1;
+  if (step < 0 && lo > hi) n = ((uint64_t)lo - (uint64_t)hi - 1) / (0 - (uint64_t)step) + 1;
   if (n > 100000000) return sr_raise(I, "ValueError", "range() is too long for shardrepl");
   SrVal *l = sr_seq(NULL, SR_V_LIST, (int)n);
-  for (int64_t i = 0; i < n; i++) sr_seq_push(NULL, l, sr_int(NULL, lo + i * step));
+  for (int64_t i = 0; i < (int64_t)n; i++) sr_seq_push(NULL, l, sr_int(NULL, lo + i * step));
   return l;
 }
 
@@ -188,13 +193,16 @@ static SrVal *bi_repr(SrInterp *I, SrArgs *a) {
   return r;
 }
 
+static SrVal *int_overflow(SrInterp *I) {
+  return sr_raise(I, "OverflowError", "integer overflow: shardrepl's Python ints are 64-bit");
+}
+
 /* int(f): Python's errors for NaN and infinity; past int64, the error of
    shardrepl's 64-bit ints (a C cast would be undefined) */
 static SrVal *int_of_float(SrInterp *I, double f) {
   if (isnan(f)) return sr_raise(I, "ValueError", "cannot convert float NaN to integer");
   if (isinf(f)) return sr_raise(I, "OverflowError", "cannot convert float infinity to integer");
-  if (f < -9223372036854775808.0 || f >= 9223372036854775808.0)
-    return sr_raise(I, "OverflowError", "integer overflow: shardrepl's Python ints are 64-bit");
+  if (f < -9223372036854775808.0 || f >= 9223372036854775808.0) return int_overflow(I);
   return sr_int(NULL, (int64_t)f);
 }
 
@@ -205,10 +213,13 @@ static SrVal *bi_int(SrInterp *I, SrArgs *a) {
   if (v->kind == SR_V_STR) {
     char *end;
     char *s = sr_xstrndup(v->str.s, v->str.n);
+    errno = 0;
     long long x = strtoll(s, &end, 10);
-    int bad = end == s || *end;
+    int bad = end == s || *end, range = errno == ERANGE;
     free(s);
     if (bad) return sr_raise(I, "ValueError", "invalid literal for int() with base 10: '%.*s'", (int)v->str.n, v->str.s);
+    /* strtoll saturates; a value past 64 bits overflows as arithmetic does */
+    if (range) return int_overflow(I);
     return sr_int(NULL, x);
   }
   double f;
@@ -250,7 +261,10 @@ static SrVal *bi_bool(SrInterp *I, SrArgs *a) {
 static SrVal *bi_abs(SrInterp *I, SrArgs *a) {
   if (a->n != 1) return sr_raise(I, "TypeError", "abs() takes exactly one argument");
   SrVal *v = a->v[0];
-  if (v->kind == SR_V_INT || v->kind == SR_V_BOOL) return sr_int(NULL, v->i < 0 ? -v->i : v->i);
+  if (v->kind == SR_V_INT || v->kind == SR_V_BOOL) {
+    if (v->i == INT64_MIN) return int_overflow(I);
+    return sr_int(NULL, v->i < 0 ? -v->i : v->i);
+  }
   if (v->kind == SR_V_FLOAT) return sr_float(NULL, fabs(v->f));
   if (v->kind == SR_V_COMPLEX) return sr_float(NULL, hypot(v->c.re, v->c.im));
   SrVal *fn = sr_lookup_qualname("jax.numpy.abs");

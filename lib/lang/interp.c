@@ -1,6 +1,7 @@
 /* interp.c: evaluating statements and expressions. */
 #include "lang/interp.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -724,6 +725,26 @@ static void group_digits(char *tmp, size_t cap, char sep) {
   snprintf(tmp, cap, "%s", out);
 }
 
+/* Reads the digits of a width or precision at *s (none read as 0), as
+   CPython does, refusing what does not fit. */
+static int spec_number(SrInterp *I, const char **s, int64_t *out) {
+  int64_t n = 0;
+  for (; **s >= '0' && **s <= '9'; (*s)++)
+    if (__builtin_mul_overflow(n, 10, &n) || __builtin_add_overflow(n, **s - '0', &n)) {
+      sr_raise(I, "ValueError", "Too many decimal digits in format string");
+      return -1;
+    }
+  *out = n;
+  return 0;
+}
+
+/* The magnitude of an integer to format: exact for a Python int (INT64_MIN
+   included), and from the double for an array scalar, kept in range. */
+static uint64_t int_magnitude(const SrVal *v, double ax) {
+  if (v->kind != SR_V_OBJ) return v->i < 0 ? 0 - (uint64_t)v->i : (uint64_t)v->i;
+  return ax < 0x1p64 ? (uint64_t)ax : UINT64_MAX;
+}
+
 /* format(value, spec): Python's format-spec mini-language for numbers and
    strings: [[fill]align][sign][#][0][width][,|_][.precision][type] */
 static SrVal *format_value(SrInterp *I, SrVal *v, const char *spec) {
@@ -756,16 +777,24 @@ static SrVal *format_value(SrInterp *I, SrVal *v, const char *spec) {
     }
     s++;
   }
-  int width = 0;
-  while (*s >= '0' && *s <= '9') width = width * 10 + (*s++ - '0');
+  int64_t width64 = 0, prec64 = -1;
+  if (spec_number(I, &s, &width64) < 0) return NULL;
   char group = 0;
   if (*s == ',' || *s == '_') group = *s++;
-  int prec = -1;
   if (*s == '.') {
     s++;
-    prec = 0;
-    while (*s >= '0' && *s <= '9') prec = prec * 10 + (*s++ - '0');
+    if (spec_number(I, &s, &prec64) < 0) return NULL;
   }
+  /* the printf-style code below takes int widths and precisions */
+  if (width64 > INT_MAX) {
+    sr_raise(I, "ValueError", "Too many decimal digits in format string");
+    return NULL;
+  }
+  if (prec64 > INT_MAX) {
+    sr_raise(I, "ValueError", "precision too big");
+    return NULL;
+  }
+  int width = (int)width64, prec = (int)prec64;
   char type = *s ? *s : 0;
   if (type && s[1]) {
     sr_raise(I, "ValueError", "Invalid format specifier '%s'", spec);
@@ -791,7 +820,7 @@ static SrVal *format_value(SrInterp *I, SrVal *v, const char *spec) {
         sr_raise(I, "ValueError", "Unknown format code '%c' for object of type 'float'", type);
         return NULL;
       }
-      uint64_t u = (uint64_t)(v->kind == SR_V_OBJ ? (int64_t)ax : (v->i < 0 ? -v->i : v->i));
+      uint64_t u = int_magnitude(v, ax);
       char digits[80];
       int k = 0;
       int base = type == 'o' ? 8 : type == 'b' ? 2 : 16;
@@ -808,7 +837,7 @@ static SrVal *format_value(SrInterp *I, SrVal *v, const char *spec) {
       while (k) tmp[n++] = digits[--k];
       tmp[n] = 0;
     } else if (type == 'd' || (!type && is_int)) {
-      snprintf(tmp, sizeof tmp, "%s%lld", neg ? "-" : sg, (long long)ax);
+      snprintf(tmp, sizeof tmp, "%s%llu", neg ? "-" : sg, (unsigned long long)int_magnitude(v, ax));
     } else if (type == '%') {
       snprintf(tmp, sizeof tmp, "%s%.*f%%", neg ? "-" : sg, prec < 0 ? 6 : prec, ax * 100);
     } else if (type && strchr("fFeEgG", type)) {

@@ -414,9 +414,11 @@ int sr_slice_indices(SrInterp *I, SrVal *slice, int64_t n, int64_t *start, int64
     if (hi < 0) hi = st > 0 ? 0 : -1;
     if (hi >= n) hi = st > 0 ? n : n - 1;
   }
+  /* lo and hi lie in [-1, n], so their difference fits; the step may be
+     INT64_MIN, whose negation does not, hence the unsigned division */
   int64_t c = 0;
-  if (st > 0 && hi > lo) c = (hi - lo + st - 1) / st;
-  if (st < 0 && lo > hi) c = (lo - hi - st - 1) / -st;
+  if (st > 0 && hi > lo) c = (int64_t)((uint64_t)(hi - lo - 1) / (uint64_t)st + 1);
+  if (st < 0 && lo > hi) c = (int64_t)((uint64_t)(lo - hi - 1) / (0 - (uint64_t)st) + 1);
   *start = lo;
   *stop = hi;
   *step = st;
@@ -1361,6 +1363,19 @@ static SrVal *int_overflow(SrInterp *I) {
   return sr_raise(I, "OverflowError", "integer overflow: shardrepl's Python ints are 64-bit");
 }
 
+/* x ** y for y >= 0. Only 0, 1 and -1 have powers that fit in 64 bits for
+   every y, so they are answered directly; any other base overflows within
+   64 multiplications, so the loop is short however large y is. */
+static SrVal *int_pow(SrInterp *I, int64_t x, int64_t y) {
+  if (x == 0) return sr_int(NULL, y == 0);
+  if (x == 1) return sr_int(NULL, 1);
+  if (x == -1) return sr_int(NULL, y & 1 ? -1 : 1);
+  int64_t r = 1;
+  for (int64_t k = 0; k < y; k++)
+    if (__builtin_mul_overflow(r, x, &r)) return int_overflow(I);
+  return sr_int(NULL, r);
+}
+
 static SrVal *num_binop(SrInterp *I, int op, SrVal *a, SrVal *b) {
   if (a->kind == SR_V_COMPLEX || b->kind == SR_V_COMPLEX) {
     double ar = a->kind == SR_V_COMPLEX ? a->c.re : num_f(a), ai = a->kind == SR_V_COMPLEX ? a->c.im : 0;
@@ -1425,6 +1440,12 @@ static SrVal *num_binop(SrInterp *I, int op, SrVal *a, SrVal *b) {
     case SR_OP_FLOORDIV:
     case SR_OP_MOD: {
       if (y == 0) return sr_raise(I, "ZeroDivisionError", "integer division or modulo by zero");
+      /* INT64_MIN / -1 traps in C; its quotient does not fit, its
+         remainder is 0 */
+      if (y == -1) {
+        if (op == SR_OP_MOD) return sr_int(NULL, 0);
+        if (x == INT64_MIN) return int_overflow(I);
+      }
       int64_t q = x / y, m = x % y;
       if (m != 0 && ((m < 0) != (y < 0))) {
         q--;
@@ -1434,12 +1455,16 @@ static SrVal *num_binop(SrInterp *I, int op, SrVal *a, SrVal *b) {
     }
     case SR_OP_POW:
       if (y < 0) return sr_float(NULL, pow((double)x, (double)y));
-      r = 1;
-      for (int64_t k = 0; k < y; k++)
-        if (__builtin_mul_overflow(r, x, &r)) return int_overflow(I);
-      return sr_int(NULL, r);
-    case SR_OP_LSHIFT: return sr_int(NULL, y >= 64 ? 0 : (int64_t)((uint64_t)x << y));
-    case SR_OP_RSHIFT: return sr_int(NULL, y >= 64 ? (x < 0 ? -1 : 0) : x >> y);
+      return int_pow(I, x, y);
+    case SR_OP_LSHIFT:
+      if (y < 0) return sr_raise(I, "ValueError", "negative shift count");
+      if (x == 0) return sr_int(NULL, 0);
+      /* the shift overflows unless shifting back gives x again */
+      if (y >= 64 || (int64_t)((uint64_t)x << y) >> y != x) return int_overflow(I);
+      return sr_int(NULL, (int64_t)((uint64_t)x << y));
+    case SR_OP_RSHIFT:
+      if (y < 0) return sr_raise(I, "ValueError", "negative shift count");
+      return sr_int(NULL, y >= 64 ? (x < 0 ? -1 : 0) : x >> y);
     case SR_OP_BITAND: return a->kind == SR_V_BOOL && b->kind == SR_V_BOOL ? sr_bool((int)(x & y)) : sr_int(NULL, x & y);
     case SR_OP_BITOR: return a->kind == SR_V_BOOL && b->kind == SR_V_BOOL ? sr_bool((int)(x | y)) : sr_int(NULL, x | y);
     case SR_OP_BITXOR: return a->kind == SR_V_BOOL && b->kind == SR_V_BOOL ? sr_bool((int)(x ^ y)) : sr_int(NULL, x ^ y);
@@ -1632,7 +1657,7 @@ SrVal *sr_unop(SrInterp *I, int op, SrVal *a) {
   switch (a->kind) {
   case SR_V_INT:
   case SR_V_BOOL:
-    if (op == SR_OP_NEG) return sr_int(NULL, -a->i);
+    if (op == SR_OP_NEG) return a->i == INT64_MIN ? int_overflow(I) : sr_int(NULL, -a->i);
     if (op == SR_OP_POS) return sr_int(NULL, a->i);
     if (op == SR_OP_INVERT) return sr_int(NULL, ~a->i);
     break;
