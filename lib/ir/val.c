@@ -203,8 +203,9 @@ SrVal *sr_obj(const SrClass *cls, void *data) {
   return v;
 }
 
-void sr_unref(SrVal *v) {
-  if (!v || v->rc < 0 || --v->rc > 0) return;
+/* Frees one value whose count reached zero; the items of a container go
+   through sr_unref, which queues those that die instead of recursing. */
+static void free_val(SrVal *v) {
   switch (v->kind) {
   case SR_V_STR:
   case SR_V_WORD:
@@ -241,6 +242,27 @@ void sr_unref(SrVal *v) {
     break;
   }
   free(v);
+}
+
+/* Values that died while another was being freed, waiting their turn:
+   freeing a list nested 200000 deep must not recurse 200000 deep. */
+static _Thread_local struct {
+  SrVal **v;
+  size_t n, cap;
+  int freeing;
+} dying;
+
+void sr_unref(SrVal *v) {
+  if (!v || v->rc < 0 || --v->rc > 0) return;
+  if (dying.n == dying.cap) {
+    dying.cap = dying.cap ? 2 * dying.cap : 64;
+    dying.v = sr_xrealloc(dying.v, dying.cap * sizeof *dying.v);
+  }
+  dying.v[dying.n++] = v;
+  if (dying.freeing) return;
+  dying.freeing = 1;
+  while (dying.n) free_val(dying.v[--dying.n]);
+  dying.freeing = 0;
 }
 
 static const SrClass *kept_classes[8];
@@ -305,7 +327,42 @@ SrVal *sr_val_to_prog(SrProgram *p, SrVal *v) {
   return c;
 }
 
+/* Printing and comparing recurse into containers.  A container that holds
+   itself prints as Python prints it, [...] or {...}; one nested more than
+   SR_VAL_MAX_NEST deep stops there and sets too_deep, which the language
+   turns into RecursionError (sr_val_too_deep), as Python raises one. */
+static _Thread_local struct {
+  const SrVal *v[SR_VAL_MAX_NEST];
+  int n;
+  int too_deep;
+} nest;
+
+/* Enters container v for printing; 0 when it is being printed already (it
+   holds itself) or the nesting is too deep, and then prints the stand-in. */
+static int nest_enter(SrBuf *out, const SrVal *v) {
+  const char *again = v->kind == SR_V_DICT ? "{...}" : v->kind == SR_V_LIST ? "[...]" : "(...)";
+  for (int i = 0; i < nest.n; i++)
+    if (nest.v[i] == v) {
+      sr_buf_puts(out, again);
+      return 0;
+    }
+  if (nest.n == SR_VAL_MAX_NEST) {
+    nest.too_deep = 1;
+    sr_buf_puts(out, "...");
+    return 0;
+  }
+  nest.v[nest.n++] = v;
+  return 1;
+}
+
+int sr_val_too_deep(void) {
+  int t = nest.too_deep;
+  nest.too_deep = 0;
+  return t;
+}
+
 static void seq_repr(SrBuf *out, const SrVal *v, const char *open, const char *close) {
+  if (!nest_enter(out, v)) return;
   sr_buf_puts(out, open);
   for (int i = 0; i < v->seq.n; i++) {
     if (i) sr_buf_puts(out, ", ");
@@ -313,6 +370,7 @@ static void seq_repr(SrBuf *out, const SrVal *v, const char *open, const char *c
   }
   if (v->kind == SR_V_TUPLE && v->seq.n == 1) sr_buf_putc(out, ',');
   sr_buf_puts(out, close);
+  nest.n--;
 }
 
 /* Sets of small ints show ascending, which is CPython's hash order for
@@ -373,6 +431,7 @@ static void print_val(SrBuf *out, const SrVal *v, int repr) {
       seq_repr(out, v, "frozenset({", "})");
     break;
   case SR_V_DICT:
+    if (!nest_enter(out, v)) break;
     sr_buf_putc(out, '{');
     for (int i = 0; i < v->dict.n; i++) {
       if (i) sr_buf_puts(out, ", ");
@@ -381,6 +440,7 @@ static void print_val(SrBuf *out, const SrVal *v, int repr) {
       sr_val_repr(out, v->dict.vals[i]);
     }
     sr_buf_putc(out, '}');
+    nest.n--;
     break;
   case SR_V_DTYPE:
     if (repr) {
@@ -444,8 +504,23 @@ static int spec_equal(const SrSpec *a, const SrSpec *b) {
   return 1;
 }
 
+static int val_equal(const SrVal *a, const SrVal *b);
+
+/* Containers compare item by item; past SR_VAL_MAX_NEST levels the answer
+   is "unequal" with too_deep set, as printing does. */
 int sr_val_equal(const SrVal *a, const SrVal *b) {
   if (a == b) return 1;
+  if (nest.n == SR_VAL_MAX_NEST) {
+    nest.too_deep = 1;
+    return 0;
+  }
+  nest.n++;
+  int eq = val_equal(a, b);
+  nest.n--;
+  return eq;
+}
+
+static int val_equal(const SrVal *a, const SrVal *b) {
   /* Python: True == 1 == 1.0 */
   int an = a->kind == SR_V_BOOL || a->kind == SR_V_INT || a->kind == SR_V_FLOAT;
   int bn = b->kind == SR_V_BOOL || b->kind == SR_V_INT || b->kind == SR_V_FLOAT;

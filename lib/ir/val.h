@@ -137,12 +137,20 @@ SrVal *sr_val_to_prog(struct SrProgram *p, SrVal *v);
    their repr: custom_vjp's rules, which autodiff calls later. */
 void sr_val_keep_class(const SrClass *cls);
 
-/* str(v) and repr(v), as Python prints them. */
+/* str(v) and repr(v), as Python prints them.  A container that holds
+   itself prints as [...] or {...}. */
 void sr_val_str(SrBuf *out, const SrVal *v);
 void sr_val_repr(SrBuf *out, const SrVal *v);
 
 /* Structural equality of plain data (ints, strings, tuples, specs...). */
 int sr_val_equal(const SrVal *a, const SrVal *b);
+
+/* Printing and comparing go at most SR_VAL_MAX_NEST containers deep (the
+   C stack is finite); deeper, they stop short and note it.  Returns
+   whether that happened since the last call, and forgets it: a caller
+   that can raise turns it into RecursionError. */
+enum { SR_VAL_MAX_NEST = 1000 };
+int sr_val_too_deep(void);
 /* Python truthiness. */
 int sr_val_truthy(const SrVal *v);
 const char *sr_val_kind_name(const SrVal *v); /* Python type name: "int" */

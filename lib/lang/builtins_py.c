@@ -28,7 +28,10 @@ static SrVal *bi_print(SrInterp *I, SrArgs *a) {
   SrBuf b = SR_BUF_INIT;
   for (int i = 0; i < a->n; i++) {
     if (i) sr_buf_putn(&b, sep, seplen);
-    sr_to_str(I, &b, a->v[i]);
+    if (sr_to_str(I, &b, a->v[i]) < 0) {
+      sr_buf_free(&b);
+      return NULL;
+    }
   }
   sr_buf_putn(&b, end, endlen);
   sr_write(I, b.p, b.len);
@@ -178,8 +181,7 @@ static SrVal *bi_dict(SrInterp *I, SrArgs *a) {
 static SrVal *bi_str(SrInterp *I, SrArgs *a) {
   if (a->n == 0) return sr_str(NULL, "", 0);
   SrBuf b = SR_BUF_INIT;
-  sr_to_str(I, &b, a->v[0]);
-  SrVal *r = sr_str(NULL, sr_buf_str(&b), b.len);
+  SrVal *r = sr_to_str(I, &b, a->v[0]) < 0 ? NULL : sr_str(NULL, sr_buf_str(&b), b.len);
   sr_buf_free(&b);
   return r;
 }
@@ -187,8 +189,7 @@ static SrVal *bi_str(SrInterp *I, SrArgs *a) {
 static SrVal *bi_repr(SrInterp *I, SrArgs *a) {
   if (a->n != 1) return sr_raise(I, "TypeError", "repr() takes exactly one argument");
   SrBuf b = SR_BUF_INIT;
-  sr_to_repr(I, &b, a->v[0]);
-  SrVal *r = sr_str(NULL, sr_buf_str(&b), b.len);
+  SrVal *r = sr_to_repr(I, &b, a->v[0]) < 0 ? NULL : sr_str(NULL, sr_buf_str(&b), b.len);
   sr_buf_free(&b);
   return r;
 }

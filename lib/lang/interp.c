@@ -16,7 +16,7 @@
 #include "util/intern.h"
 #include "util/pyfmt.h"
 
-enum { MAX_CALL_DEPTH = 400 };
+enum { MAX_CALL_DEPTH = 400, MAX_EVAL_DEPTH = 5000 };
 
 /* ---- environments ---- */
 
@@ -750,8 +750,7 @@ static uint64_t int_magnitude(const SrVal *v, double ax) {
 static SrVal *format_value(SrInterp *I, SrVal *v, const char *spec) {
   SrBuf b = SR_BUF_INIT;
   if (!*spec) {
-    sr_to_str(I, &b, v);
-    SrVal *r = sr_str(NULL, sr_buf_str(&b), b.len);
+    SrVal *r = sr_to_str(I, &b, v) < 0 ? NULL : sr_str(NULL, sr_buf_str(&b), b.len);
     sr_buf_free(&b);
     return r;
   }
@@ -913,20 +912,20 @@ static SrVal *eval_fstring(SrInterp *I, Frame *f, SrNode *n) {
       sr_buf_free(&b);
       return NULL;
     }
+    int rc = 0;
     if (part->op == SR_CONV_REPR && !spec) {
-      sr_to_repr(I, &b, v);
+      rc = sr_to_repr(I, &b, v);
     } else if (part->op == SR_CONV_STR && !spec) {
-      sr_to_str(I, &b, v);
+      rc = sr_to_str(I, &b, v);
     } else {
       SrVal *conv = v;
       if (part->op == SR_CONV_REPR || part->op == SR_CONV_STR) {
         SrBuf t = SR_BUF_INIT;
-        if (part->op == SR_CONV_REPR) sr_to_repr(I, &t, v);
-        else sr_to_str(I, &t, v);
+        rc = part->op == SR_CONV_REPR ? sr_to_repr(I, &t, v) : sr_to_str(I, &t, v);
         conv = sr_str(NULL, sr_buf_str(&t), t.len);
         sr_buf_free(&t);
       }
-      SrVal *s = format_value(I, conv, spec ? spec->str.s : "");
+      SrVal *s = rc < 0 ? NULL : format_value(I, conv, spec ? spec->str.s : "");
       if (conv != v) sr_unref(conv);
       if (!s) {
         sr_unref(v);
@@ -939,6 +938,10 @@ static SrVal *eval_fstring(SrInterp *I, Frame *f, SrNode *n) {
     }
     sr_unref(spec);
     sr_unref(v);
+    if (rc < 0) {
+      sr_buf_free(&b);
+      return NULL;
+    }
   }
   SrVal *r = sr_str(NULL, sr_buf_str(&b), b.len);
   sr_buf_free(&b);
@@ -979,7 +982,26 @@ static int check_literal(SrInterp *I, SrNode *n) {
   return 0;
 }
 
+static SrVal *eval_node(SrInterp *I, Frame *f, SrNode *n);
+
+/* Evaluation recurses down the syntax tree, and a tree can be as deep as
+   its source is long (1 + 1 + ... + 1 is a chain of BINOPs), so the depth
+   is bounded as CPython bounds it, with RecursionError.  The bound counts
+   every evaluation under way, in all the calls under way too (at most
+   MAX_CALL_DEPTH of them), which is what the C stack holds. */
 static SrVal *eval(SrInterp *I, Frame *f, SrNode *n) {
+  if (I->eval_depth >= MAX_EVAL_DEPTH) {
+    sr_raise(I, "RecursionError", "maximum recursion depth exceeded");
+    locate(I, n->off);
+    return NULL;
+  }
+  I->eval_depth++;
+  SrVal *r = eval_node(I, f, n);
+  I->eval_depth--;
+  return r;
+}
+
+static SrVal *eval_node(SrInterp *I, Frame *f, SrNode *n) {
   if (I->interrupted) {
     I->interrupted = 0;
     sr_raise(I, "KeyboardInterrupt", "interrupted");
@@ -1249,13 +1271,14 @@ static Status exec_block(SrInterp *I, Frame *f, SrNode **body, int n) {
   return ST_OK;
 }
 
-static void echo_value(SrInterp *I, SrVal *v) {
-  if (v->kind == SR_V_NONE) return;
+static int echo_value(SrInterp *I, SrVal *v) {
+  if (v->kind == SR_V_NONE) return 0;
   SrBuf b = SR_BUF_INIT;
-  sr_to_repr(I, &b, v);
+  int rc = sr_to_repr(I, &b, v);
   sr_buf_putc(&b, '\n');
-  sr_write(I, b.p, b.len);
+  if (rc == 0) sr_write(I, b.p, b.len);
   sr_buf_free(&b);
+  return rc;
 }
 
 static Status exec_import(SrInterp *I, Frame *f, SrNode *n) {
@@ -1316,8 +1339,12 @@ static Status exec_stmt(SrInterp *I, Frame *f, SrNode *n, int top) {
   case SR_N_EXPR: {
     SrVal *v = eval(I, f, n->a);
     if (!v) return ST_ERROR;
-    if (top && I->echo) echo_value(I, v);
+    int rc = top && I->echo ? echo_value(I, v) : 0;
     sr_unref(v);
+    if (rc < 0) {
+      locate(I, n->off);
+      return ST_ERROR;
+    }
     return ST_OK;
   }
   case SR_N_ASSIGN: {

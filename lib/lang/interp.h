@@ -84,6 +84,7 @@ struct SrInterp {
   SrCode *code;
   uint32_t cur_off;
   int depth;             /* call depth, against runaway recursion */
+  int eval_depth;        /* expressions under evaluation, likewise */
   int echo;              /* echo bare expression statements */
   int keep_going;        /* :load and scripts continue after an error */
   /* called after each failed statement, with its diagnostics in diags (the
@@ -154,9 +155,10 @@ SrVal *sr_iterate(SrInterp *I, SrVal *v);
 /* a op b for SR_OP_* binary and comparison ops. */
 SrVal *sr_binop(SrInterp *I, int op, SrVal *a, SrVal *b);
 SrVal *sr_unop(SrInterp *I, int op, SrVal *a);
-/* print()'s text for one value */
-void sr_to_str(SrInterp *I, SrBuf *out, SrVal *v);
-void sr_to_repr(SrInterp *I, SrBuf *out, SrVal *v);
+/* print()'s text for one value; -1 with RecursionError raised when the
+   value nests too deeply to print (see sr_val_too_deep). */
+int sr_to_str(SrInterp *I, SrBuf *out, SrVal *v);
+int sr_to_repr(SrInterp *I, SrBuf *out, SrVal *v);
 /* Writes text to I->out (nothing on a silent rank). */
 void sr_write(SrInterp *I, const char *s, size_t n);
 

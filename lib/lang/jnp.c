@@ -604,6 +604,21 @@ SrVal *sr_pytree_children(SrVal *v) {
   return NULL;
 }
 
+static int tree_depth_ok(SrVal *v, int depth) {
+  SrVal *ch = sr_pytree_children(v);
+  if (!ch) return 1;
+  int ok = depth < SR_VAL_MAX_NEST;
+  for (int i = 0; i < ch->seq.n && ok; i++) ok = tree_depth_ok(ch->seq.items[i], depth + 1);
+  sr_unref(ch);
+  return ok;
+}
+
+int sr_pytree_check_depth(SrInterp *I, SrVal *v) {
+  if (tree_depth_ok(v, 0)) return 0;
+  sr_raise(I, "RecursionError", "maximum recursion depth exceeded");
+  return -1;
+}
+
 SrVal *sr_pytree_rebuild(SrVal *like, SrVal *children) {
   if (like->kind == SR_V_LIST || like->kind == SR_V_TUPLE) {
     SrVal *r = sr_seq(NULL, like->kind, children->seq.n);
@@ -661,6 +676,7 @@ static SrVal *unflatten(SrVal *v, SrVal *leaves, int *it) {
 }
 
 SrVal *sr_pytree_flatten(SrInterp *I, SrVal *v) {
+  if (sr_pytree_check_depth(I, v) < 0) return NULL;
   SrVal *l = sr_seq(NULL, SR_V_LIST, 0);
   if (flatten(I, v, l) < 0) {
     sr_unref(l);
@@ -951,7 +967,8 @@ void sr_jit_cache_clear(SrInterp *I) {
 }
 
 /* The arguments' structure and interned types; -1 for a node that is not
-   a list, tuple, dict, None or typed leaf. */
+   a list, tuple, dict, None or typed leaf.  The caller has checked the
+   depth (sr_pytree_check_depth). */
 static int arg_sig(SrInterp *I, SrVal *v, SrBuf *b) {
   if (v->kind == SR_V_LIST || v->kind == SR_V_TUPLE) {
     sr_buf_putc(b, v->kind == SR_V_LIST ? '[' : '(');
@@ -987,7 +1004,7 @@ static char *jit_sig(SrInterp *I, SrArgs *a) {
   sr_buf_printf(&b, "%p %p %d %d|", (const void *)s->mesh, (const void *)sr_jax_abstract_mesh(s), s->enable_x64,
                 s->check_vma);
   for (int i = 0; i < a->n; i++)
-    if (arg_sig(I, a->v[i], &b) < 0) {
+    if (sr_pytree_check_depth(I, a->v[i]) < 0 || arg_sig(I, a->v[i], &b) < 0) {
       sr_buf_free(&b);
       return NULL;
     }
@@ -998,6 +1015,7 @@ static SrVal *jit_call(SrInterp *I, SrVal *self, SrArgs *a) {
   Jit *j = self->obj.data;
   if (j->in_sh || j->out_sh) return call_traced(I, j->fn, j->name, a, SR_P_jit, 0, j->in_sh, j->out_sh);
   char *sig = jit_sig(I, a);
+  if (!sig && I->exc) return NULL;
   struct SrJitCache *c = I->jit_cache;
   for (int i = 0; sig && c && i < c->n; i++)
     if (c->e[i].self == self && strcmp(c->e[i].sig, sig) == 0) {

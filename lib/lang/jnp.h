@@ -59,6 +59,11 @@ SrVal *sr_pytree_unflatten(SrVal *like, SrVal *leaves);
    (borrowed; a dict comes out in sorted key order); a new reference. */
 SrVal *sr_pytree_children(SrVal *v);
 SrVal *sr_pytree_rebuild(SrVal *like, SrVal *children);
+/* The walks over a pytree recurse, so a tree must be checked by this
+   first: -1 with RecursionError raised when it nests more than
+   SR_VAL_MAX_NEST deep -- a list that holds itself does (JAX recurses
+   forever on one too).  sr_pytree_flatten checks. */
+int sr_pytree_check_depth(SrInterp *I, SrVal *v);
 /* Traces fn on the types of args (see jnp.c). */
 SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, const char **kw,
                      SrVal **kwv, SrVal **out_tree, SrVal **captured);

@@ -3591,7 +3591,7 @@ static SrVal *tree_rebuild(SrVal *like, SrVal *leaves, int *it) {
 
 static SrVal *tree_leaves_fn(SrInterp *I, SrArgs *a) {
   SrVal *p[1];
-  if (sr_args_parse(I, a, "leaves", "tree", p) < 0) return NULL;
+  if (sr_args_parse(I, a, "leaves", "tree", p) < 0 || sr_pytree_check_depth(I, p[0]) < 0) return NULL;
   SrVal *l = sr_seq(NULL, SR_V_LIST, 0);
   tree_leaves(p[0], l);
   return l;
@@ -3599,6 +3599,8 @@ static SrVal *tree_leaves_fn(SrInterp *I, SrArgs *a) {
 
 static SrVal *tree_map_fn(SrInterp *I, SrArgs *a) {
   if (a->n < 2 || a->nkw) return sr_raise(I, "TypeError", "map(f, tree, *rest) takes a function and one or more trees");
+  for (int k = 1; k < a->n; k++)
+    if (sr_pytree_check_depth(I, a->v[k]) < 0) return NULL;
   SrVal *f = a->v[0];
   int nt = a->n - 1;
   SrVal **ls = sr_xcalloc((size_t)nt + 1, sizeof *ls);

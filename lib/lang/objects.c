@@ -467,14 +467,24 @@ SrVal *sr_call1(SrInterp *I, SrVal *fn, SrVal *arg) {
 
 /* ---- conversions to text ---- */
 
-void sr_to_str(SrInterp *I, SrBuf *out, SrVal *v) {
-  (void)I;
-  sr_val_str(out, v);
+/* Called after printing: a note left by an earlier printer that could not
+   raise is forgotten before each print (sr_to_str, sr_to_repr). */
+static int too_deep_to_print(SrInterp *I) {
+  if (!sr_val_too_deep()) return 0;
+  sr_raise(I, "RecursionError", "maximum recursion depth exceeded while getting the repr of an object");
+  return -1;
 }
 
-void sr_to_repr(SrInterp *I, SrBuf *out, SrVal *v) {
-  (void)I;
+int sr_to_str(SrInterp *I, SrBuf *out, SrVal *v) {
+  sr_val_too_deep();
+  sr_val_str(out, v);
+  return too_deep_to_print(I);
+}
+
+int sr_to_repr(SrInterp *I, SrBuf *out, SrVal *v) {
+  sr_val_too_deep();
   sr_val_repr(out, v);
+  return too_deep_to_print(I);
 }
 
 /* ---- truthiness and iteration ---- */
@@ -1599,8 +1609,13 @@ SrVal *sr_binop(SrInterp *I, int op, SrVal *a, SrVal *b) {
     sr_unref(r);
     return sr_bool(!t);
   }
-  case SR_OP_EQ: return sr_bool(sr_val_equal(a, b));
-  case SR_OP_NE: return sr_bool(!sr_val_equal(a, b));
+  case SR_OP_EQ:
+  case SR_OP_NE: {
+    sr_val_too_deep();
+    int eq = sr_val_equal(a, b);
+    if (sr_val_too_deep()) return sr_raise(I, "RecursionError", "maximum recursion depth exceeded in comparison");
+    return sr_bool(op == SR_OP_EQ ? eq : !eq);
+  }
   default: break;
   }
   if (is_num(a) && is_num(b)) {

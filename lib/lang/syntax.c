@@ -640,11 +640,14 @@ static SrNode *factor(LP *p);
 static SrNode *power(LP *p) {
   SrNode *e = primary(p);
   if (e && at_op(p, "**")) {
+    /* right-associative: 2 ** 2 ** ... recurses once per operator */
+    if (++p->depth > MAX_DEPTH) return fail(p, "a less deeply nested expression");
     SrNode *n = node(p, SR_N_BINOP, p->tok.off);
     advance(p);
     n->op = SR_OP_POW;
     n->a = e;
     n->b = factor(p);
+    p->depth--;
     return n->b ? n : NULL;
   }
   return e;
@@ -839,7 +842,10 @@ static SrNode *lambda(LP *p) {
   advance(p);
   n->params = params(p, ":");
   if (!n->params || expect_op(p, ":") < 0) return NULL;
+  /* lambda: lambda: ... nests without parentheses */
+  if (++p->depth > MAX_DEPTH) return fail(p, "a less deeply nested expression");
   n->a = test(p);
+  p->depth--;
   return n->a ? n : NULL;
 }
 
@@ -857,7 +863,10 @@ static SrNode *test(LP *p) {
   if (!n->a) return NULL;
   if (!at_kw(p, "else")) return fail(p, "'else' in a conditional expression");
   advance(p);
+  /* a if b else c if d else ... nests once per 'else' */
+  if (++p->depth > MAX_DEPTH) return fail(p, "a less deeply nested expression");
   n->c = test(p);
+  p->depth--;
   return n->c ? n : NULL;
 }
 

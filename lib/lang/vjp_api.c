@@ -536,6 +536,9 @@ static SrVal *concrete_ct(SrInterp *I, SrVal *v) {
 SrVal *sr_vjp_apply(SrInterp *I, SrVal *self, SrVal *ct) {
   SrVjp *v = self->obj.data;
   SrVjpAux *x = v->aux;
+  /* args_res is a list the user may change, even to hold the VJP itself;
+     the walks below recurse through it */
+  if (sr_pytree_check_depth(I, self) < 0 || sr_pytree_check_depth(I, ct) < 0) return NULL;
   SrVal *res = gather_residuals(I, v);
   if (!res) return NULL;
   SrVal *cts = ct_leaves(I, x, ct);

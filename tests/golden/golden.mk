@@ -46,6 +46,8 @@ GOLDEN_TESTS = \
 	tests/golden/py_re_errors.jxr \
 	tests/golden/py_int_edges.jxr \
 	tests/golden/int_overflow.jxr \
+	tests/golden/py_recursive.jxr \
+	tests/golden/recursion_limits.jxr \
 	tests/golden/nested_blocks.jxr \
 	tests/golden/unexpected_indent.jxr \
 	tests/golden/command_error_location.jxr \
