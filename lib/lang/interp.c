@@ -1478,11 +1478,17 @@ static Status exec_stmt(SrInterp *I, Frame *f, SrNode *n, int top) {
       }
     }
     if (n->n3) {
-      /* finally: runs whatever happened, keeping a pending exception */
+      /* finally: runs whatever happened, keeping a pending exception or
+         return value; a return, break or error of its own replaces them */
       SrVal *pending = I->exc;
       SrSrc *psrc = I->exc_src;
       size_t poff = I->exc_off;
       int ploc = I->exc_located;
+      SrVal *pret = NULL;
+      if (s == ST_RETURN) {
+        pret = f->ret;
+        f->ret = NULL;
+      }
       I->exc = NULL;
       I->exc_src = NULL;
       I->exc_located = 0;
@@ -1490,8 +1496,10 @@ static Status exec_stmt(SrInterp *I, Frame *f, SrNode *n, int top) {
       if (fs != ST_OK) {
         sr_unref(pending);
         sr_src_unref(psrc);
+        sr_unref(pret);
         return fs;
       }
+      if (s == ST_RETURN) f->ret = pret;
       I->exc = pending;
       I->exc_src = psrc;
       I->exc_off = poff;
