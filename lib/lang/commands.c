@@ -1,6 +1,7 @@
 /* commands.c: the colon commands. */
 #include "lang/commands.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,7 +101,14 @@ static int cmd_load(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
   char chunk[65536];
   size_t n;
   while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) sr_buf_putn(&b, chunk, n);
+  /* a directory opens, and fails only when read */
+  int err = ferror(f) ? errno : 0;
   fclose(f);
+  if (err) {
+    sr_buf_free(&b);
+    sr_error(&I->diags, SR_E_USAGE, src, off, "cannot read '%s': %s", arg, strerror(err));
+    return -1;
+  }
   SrSrc *s = sr_src_new(arg, sr_buf_str(&b), b.len, 1);
   sr_buf_free(&b);
   int failed = sr_interp_run(I, s, I->keep_going);

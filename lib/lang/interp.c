@@ -621,8 +621,10 @@ static SrVal *eval_call(SrInterp *I, Frame *f, SrNode *n) {
     I->cur_off = n->off;
     r = sr_call(I, fn, &args);
     I->cur_off = saved;
-    if (!r) locate(I, n->off);
   }
+  /* an error of the call, or of unpacking *args and **kwargs, is the call's
+     (one raised inside an argument's expression is located already) */
+  if (!r) locate(I, n->off);
   for (int i = 0; i < np; i++) sr_unref(pos[i]);
   for (int i = 0; i < nk; i++) sr_unref(kwv[i]);
   if (pos != stack_pos) free(pos);

@@ -152,8 +152,18 @@ static void set_offsets(SrNode *n, uint32_t off, int depth) {
   for (int i = 0; i < n->n2; i++) set_offsets(n->list2[i], off, depth + 1);
 }
 
-/* Parses the expression text of an f-string field. */
+/* Parses the expression text of an f-string field.  It is parsed as a
+   source of its own; its errors are moved to the f-string in the real
+   source, where the user can see them. */
 static SrNode *fstring_expr(LP *p, const char *s, size_t n, size_t off) {
+  size_t k = 0;
+  while (k < n && (s[k] == ' ' || s[k] == '\t' || s[k] == '\n')) k++;
+  if (k == n) {
+    p->err = 1;
+    sr_error(p->d, SR_E_PARSE, p->src, off, "f-string: empty expression not allowed");
+    return NULL;
+  }
+  SrDiag *last = p->d->last;
   SrSrc *sub = sr_src_new(p->src->name, s, n, 1);
   LP q;
   memset(&q, 0, sizeof q);
@@ -170,6 +180,12 @@ static SrNode *fstring_expr(LP *p, const char *s, size_t n, size_t off) {
   SrNode *e = testlist_star(&q, 0);
   if (e && q.tok.kind != SR_T_END && !q.err) e = fail(&q, "the end of an f-string field");
   if (q.err) p->err = 1;
+  for (SrDiag *g = last ? last->next : p->d->first; g; g = g->next)
+    if (g->src == sub) {
+      sr_src_unref(g->src);
+      g->src = sr_src_ref(p->src);
+      g->off = off;
+    }
   sr_src_unref(sub);
   if (e) set_offsets(e, (uint32_t)off, 0);
   return e;
@@ -223,6 +239,14 @@ static SrNode *fstring(LP *p, const char *s, size_t len, size_t off) {
         break;
       }
       i++;
+    }
+    if (i >= len) {
+      /* checked before the field's text, which then is no expression */
+      sr_buf_free(&lit);
+      free(parts.v);
+      p->err = 1;
+      sr_error(p->d, SR_E_PARSE, p->src, off, "f-string: '}' expected");
+      return NULL;
     }
     SrNode *f = node(p, SR_N_FORMAT, off);
     size_t ee = i;
