@@ -1511,10 +1511,10 @@ static Status exec_stmt(SrInterp *I, Frame *f, SrNode *n, int top) {
   }
   case SR_N_WITH: {
     /* context managers: enter each item's value, run, exit in reverse */
-    SrVal *mgrs[16];
+    SrVal **mgrs = sr_xcalloc((size_t)n->n2 + 1, sizeof *mgrs);
     int nm = 0;
     Status s = ST_OK;
-    for (int i = 0; i < n->n2 && i < 16; i++) {
+    for (int i = 0; i < n->n2; i++) {
       SrVal *m = eval(I, f, n->list2[i]->a);
       if (!m) {
         s = ST_ERROR;
@@ -1540,6 +1540,7 @@ static Status exec_stmt(SrInterp *I, Frame *f, SrNode *n, int top) {
       sr_context_exit(I, mgrs[i]);
       sr_unref(mgrs[i]);
     }
+    free(mgrs);
     return s;
   }
   case SR_N_ASSERT: {

@@ -5,6 +5,7 @@
  * comprehensions, f-strings, and jaxpr literals as atoms.  Each grammar
  * rule is written above the function that parses it.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@ typedef struct LP {
   const SrMesh *mesh;
   int err;
   int depth;
+  int in_def; /* inside a def's body: return is allowed */
 } LP;
 
 static const char *kw(const char *s) { return sr_intern_cstr(s); }
@@ -811,6 +813,25 @@ static SrNode *boolop(LP *p, const char *word, int op, SrNode *(*sub)(LP *)) {
 static SrNode *and_test(LP *p) { return boolop(p, "and", SR_OP_AND, not_test); }
 static SrNode *or_test(LP *p) { return boolop(p, "or", SR_OP_OR, and_test); }
 
+/* A syntax error that CPython words as a sentence of its own, not as
+   "X expected". */
+static void *syntax_error(LP *p, size_t off, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void *syntax_error(LP *p, size_t off, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  p->err = 1;
+  sr_verror(p->d, SR_E_PARSE, p->src, off, fmt, ap);
+  va_end(ap);
+  return NULL;
+}
+
+/* Whether name is one of the n names or the *, ** names already seen. */
+static int param_seen(const SrParams *ps, const char **names, int n, const char *name) {
+  for (int i = 0; i < n; i++)
+    if (names[i] == name) return 1; /* interned */
+  return ps->star == name || ps->kwstar == name;
+}
+
 /* params: param (',' param)* with defaults, '*' [NAME], '**' NAME, '/',
    and annotations that are parsed and ignored */
 static SrParams *params(LP *p, const char *close) {
@@ -825,19 +846,26 @@ static SrParams *params(LP *p, const char *close) {
     } else if (at_op(p, "**")) {
       advance(p);
       if (p->tok.kind != SR_T_NAME) return fail(p, "a parameter name"), NULL;
+      if (param_seen(ps, names, n, p->tok.text))
+        return syntax_error(p, p->tok.off, "duplicate argument '%s' in function definition", p->tok.text);
       ps->kwstar = p->tok.text;
       advance(p);
     } else if (at_op(p, "*")) {
       advance(p);
       if (p->tok.kind == SR_T_NAME) {
+        if (param_seen(ps, names, n, p->tok.text))
+        return syntax_error(p, p->tok.off, "duplicate argument '%s' in function definition", p->tok.text);
         ps->star = p->tok.text;
         advance(p);
       }
       kwonly_from = n;
     } else {
       if (p->tok.kind != SR_T_NAME || n == 256) return fail(p, "a parameter name"), NULL;
+      if (param_seen(ps, names, n, p->tok.text))
+        return syntax_error(p, p->tok.off, "duplicate argument '%s' in function definition", p->tok.text);
       names[n] = p->tok.text;
       defaults[n] = NULL;
+      size_t name_off = p->tok.off;
       advance(p);
       if (at_op(p, ":") && strcmp(close, ":") != 0) {
         advance(p);
@@ -847,6 +875,9 @@ static SrParams *params(LP *p, const char *close) {
         advance(p);
         defaults[n] = test(p);
         if (!defaults[n]) return NULL;
+      } else if (kwonly_from < 0 && n > 0 && defaults[n - 1]) {
+        /* keyword-only parameters may go without defaults in any order */
+        return syntax_error(p, name_off, "%s", "non-default argument follows default argument");
       }
       n++;
     }
@@ -1134,6 +1165,7 @@ static SrNode *small_stmt(LP *p) {
       return node(p, w == kw("pass") ? SR_N_PASS : w == kw("break") ? SR_N_BREAK : SR_N_CONTINUE, off);
     }
     if (w == kw("return")) {
+      if (!p->in_def) return syntax_error(p, off, "%s", "'return' outside function");
       advance(p);
       SrNode *n = node(p, SR_N_RETURN, off);
       if (!at_line_end(p)) {
@@ -1340,7 +1372,10 @@ static SrNode *def_stmt(LP *p, NL *decorators, size_t start) {
     advance(p);
     if (!test(p)) return NULL;
   }
-  if (colon_block(p, &n->list, &n->n) < 0) return NULL;
+  p->in_def++;
+  int rc = colon_block(p, &n->list, &n->n);
+  p->in_def--;
+  if (rc < 0) return NULL;
   n->list2 = nl_done(p, decorators, &n->n2);
   size_t end = p->tok.off;
   n->doc = sr_arena_strndup(p->a, p->src->text + start, end > start ? end - start : 0);
