@@ -472,12 +472,29 @@ typedef struct Frame {
   SrVal *ret;
   const char **globals; /* names declared global in this function */
   int nglobals;
+  const char **nonlocals; /* and nonlocal */
+  int nnonlocals;
 } Frame;
 
-static int is_global(const Frame *f, const char *name) {
-  for (int i = 0; i < f->nglobals; i++)
-    if (f->globals[i] == name) return 1;
+static int name_in(const char **names, int n, const char *name) {
+  for (int i = 0; i < n; i++)
+    if (names[i] == name) return 1; /* interned */
   return 0;
+}
+
+static int is_global(const Frame *f, const char *name) { return name_in(f->globals, f->nglobals, name); }
+
+/* Whether name is bound in e itself, not in a parent. */
+static int bound_here(const SrEnv *e, const char *name) { return e->cap && e->keys[env_find(e, name)] != NULL; }
+
+/* Where an assignment to name binds: the module for a global, the nearest
+   enclosing function that binds it for a nonlocal, else the frame. */
+static SrEnv *binding_env(SrInterp *I, const Frame *f, const char *name) {
+  if (is_global(f, name)) return I->globals;
+  if (name_in(f->nonlocals, f->nnonlocals, name))
+    for (SrEnv *e = f->env->parent; e && e != I->globals; e = e->parent)
+      if (bound_here(e, name)) return e;
+  return f->env;
 }
 
 static SrVal *eval(SrInterp *I, Frame *f, SrNode *n);
@@ -696,7 +713,7 @@ static int comp_loop(SrInterp *I, Frame *f, SrNode *c, int g, SrVal *acc) {
 
 static SrVal *eval_comp(SrInterp *I, Frame *f, SrNode *c) {
   /* the comprehension's variables live in a scope of their own */
-  Frame inner = {sr_env_new(f->env), NULL, f->globals, f->nglobals};
+  Frame inner = {sr_env_new(f->env), NULL, f->globals, f->nglobals, f->nonlocals, f->nnonlocals};
   SrVal *acc = c->op == SR_COMP_DICT ? sr_dict(NULL)
                                      : sr_seq(NULL, c->op == SR_COMP_SET ? SR_V_SET : SR_V_LIST, 0);
   int rc = comp_loop(I, &inner, c, 0, acc);
@@ -1177,7 +1194,7 @@ static SrVal *eval_node(SrInterp *I, Frame *f, SrNode *n) {
 static Status assign(SrInterp *I, Frame *f, SrNode *t, SrVal *v) {
   switch (t->kind) {
   case SR_N_NAME:
-    sr_env_set(is_global(f, t->name) ? I->globals : f->env, t->name, v);
+    sr_env_set(binding_env(I, f, t->name), t->name, v);
     return ST_OK;
   case SR_N_ATTR: {
     SrVal *o = eval(I, f, t->a);
@@ -1362,6 +1379,15 @@ static Status exec_stmt(SrInterp *I, Frame *f, SrNode *n, int top) {
     return ST_OK;
   }
   case SR_N_AUGASSIGN: {
+    /* x += 1 makes x local to a function, unless declared global or
+       nonlocal: it must be bound there already, not only outside */
+    if (n->a->kind == SR_N_NAME && f->env != I->globals && binding_env(I, f, n->a->name) == f->env &&
+        !bound_here(f->env, n->a->name)) {
+      sr_raise(I, "UnboundLocalError", "cannot access local variable '%s' where it is not associated with a value",
+               n->a->name);
+      locate(I, n->a->off);
+      return ST_ERROR;
+    }
     SrVal *cur = eval(I, f, n->a);
     if (!cur) return ST_ERROR;
     SrVal *rhs = eval(I, f, n->b);
@@ -1569,6 +1595,9 @@ static Status exec_stmt(SrInterp *I, Frame *f, SrNode *n, int top) {
     if (n->op && f->env != I->globals) {
       f->globals = sr_xrealloc(f->globals, (size_t)(f->nglobals + n->n) * sizeof *f->globals);
       for (int i = 0; i < n->n; i++) f->globals[f->nglobals++] = n->list[i]->name;
+    } else if (!n->op && f->env != I->globals) {
+      f->nonlocals = sr_xrealloc(f->nonlocals, (size_t)(f->nnonlocals + n->n) * sizeof *f->nonlocals);
+      for (int i = 0; i < n->n; i++) f->nonlocals[f->nnonlocals++] = n->list[i]->name;
     }
     return ST_OK;
   case SR_N_BREAK: return ST_BREAK;
@@ -1701,7 +1730,7 @@ SrVal *sr_function_call(SrInterp *I, SrFunction *fn, SrArgs *a) {
     sr_env_unref(env);
     return NULL;
   }
-  Frame fr = {env, NULL, NULL, 0};
+  Frame fr = {env, NULL, NULL, 0, NULL, 0};
   SrCode *saved = I->code;
   I->code = fn->code;
   I->depth++;
@@ -1717,6 +1746,7 @@ SrVal *sr_function_call(SrInterp *I, SrFunction *fn, SrArgs *a) {
   I->depth--;
   I->code = saved;
   free(fr.globals);
+  free(fr.nonlocals);
   sr_env_unref(env);
   return r;
 }
@@ -1815,7 +1845,7 @@ int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going) {
     }
     SrCode *saved = I->code;
     I->code = code;
-    Frame fr = {I->globals, NULL, NULL, 0};
+    Frame fr = {I->globals, NULL, NULL, 0, NULL, 0};
     sr_exec_stmt_begin(I);
     sr_jit_cache_clear(I);
     Status s = exec_stmt(I, &fr, n, 1);
@@ -1852,7 +1882,7 @@ SrVal *sr_interp_eval_text(SrInterp *I, SrSrc *src, size_t pos) {
   } else {
     SrCode *saved = I->code;
     I->code = code;
-    Frame fr = {I->globals, NULL, NULL, 0};
+    Frame fr = {I->globals, NULL, NULL, 0, NULL, 0};
     v = eval(I, &fr, e);
     I->code = saved;
     if (!v) {

@@ -303,6 +303,7 @@ static const struct {
   {"IndexError", "LookupError"},
   {"KeyError", "LookupError"},
   {"NameError", "Exception"},
+  {"UnboundLocalError", "NameError"},
   {"OSError", "Exception"},
   {"FileNotFoundError", "OSError"},
   {"RuntimeError", "Exception"},

@@ -51,6 +51,7 @@ GOLDEN_TESTS = \
 	tests/golden/py_try_finally.jxr \
 	tests/golden/error_locations.jxr \
 	tests/golden/statement_checks.jxr \
+	tests/golden/py_scopes.jxr \
 	tests/golden/nested_blocks.jxr \
 	tests/golden/unexpected_indent.jxr \
 	tests/golden/command_error_location.jxr \
