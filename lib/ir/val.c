@@ -514,7 +514,7 @@ int sr_val_equal(const SrVal *a, const SrVal *b) {
     nest.too_deep = 1;
     return 0;
   }
-  nest.n++;
+  nest.v[nest.n++] = NULL; /* a level, not a container being printed */
   int eq = val_equal(a, b);
   nest.n--;
   return eq;
