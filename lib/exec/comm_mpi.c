@@ -327,6 +327,14 @@ void sr_mpi_raw_allreduce_f32(float *buf, size_t n) {
   }
 }
 
+void sr_mpi_raw_allreduce_f32_to(const float *in, float *out, size_t n) {
+  for (size_t off = 0; off < n;) {
+    size_t k = n - off < (size_t)INT_MAX ? n - off : (size_t)INT_MAX;
+    MPI_Allreduce(in + off, out + off, (int)k, MPI_FLOAT, MPI_SUM, job.comm);
+    off += k;
+  }
+}
+
 void sr_mpi_barrier(void) { MPI_Barrier(job.comm); }
 double sr_mpi_wtime(void) { return MPI_Wtime(); }
 

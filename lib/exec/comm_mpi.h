@@ -82,6 +82,8 @@ int sr_comm_is_mpi(const SrComm *c);
 /* For the benchmarks: MPI_Allreduce (sum) of n floats in place over the
    job, MPI_Barrier, and MPI_Wtime. */
 void sr_mpi_raw_allreduce_f32(float *buf, size_t n);
+/* The same from in to out (in stays as it was). */
+void sr_mpi_raw_allreduce_f32_to(const float *in, float *out, size_t n);
 void sr_mpi_barrier(void);
 double sr_mpi_wtime(void);
 
