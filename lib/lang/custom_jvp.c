@@ -112,55 +112,28 @@ static SrVal *cj_call(SrInterp *I, SrVal *self, SrArgs *a) {
   if (!cj->jvp)
     return sr_raise(I, "AttributeError", "No JVP defined for custom_jvp function %s using defjvp.", cj->name);
   if (a->nkw) return sr_raise(I, "TypeError", "a custom_jvp function takes positional arguments only here");
-  SrVal *args = sr_tuple(NULL, 0, NULL);
-  for (int i = 0; i < a->n; i++) sr_seq_push(NULL, args, sr_ref(a->v[i]));
-  SrVal *leaves = sr_pytree_array_leaves(I, args);
-  if (!leaves) {
-    sr_unref(args);
-    return NULL;
-  }
-  SrVal *out_tree = NULL, *captured = NULL;
-  SrJaxpr *body = sr_trace_fn(I, cj->fun, a->n, a->v, 0, NULL, NULL, &out_tree, &captured);
-  if (!body) {
-    sr_unref(args);
-    sr_unref(leaves);
-    return NULL;
-  }
-  body->name = cj->name;
+  SrCustomCall cc;
+  if (sr_custom_call_trace(I, cj->fun, cj->name, a, &cc) < 0) return NULL;
   Cjvp *c = sr_xcalloc(1, sizeof *c);
   c->rule = sr_ref(cj->jvp);
   c->name = cj->name;
   c->rule_name = sr_callable_name(cj->jvp);
   int k = 0;
-  c->in_tree = sr_pytree_numbered(args, &k);
-  c->nleaves = leaves->seq.n;
+  c->in_tree = sr_pytree_numbered(cc.args, &k);
+  c->nleaves = cc.leaves->seq.n;
   k = 0;
-  c->out_tree = sr_pytree_numbered(out_tree, &k);
-  c->nout = (int)body->nout;
-  c->nconsts = captured->seq.n;
+  c->out_tree = sr_pytree_numbered(cc.out_tree, &k);
+  c->nout = (int)cc.body->nout;
+  c->nconsts = cc.captured->seq.n;
   c->out_types = sr_xcalloc((size_t)c->nout + 1, sizeof *c->out_types);
-  for (int i = 0; i < c->nout; i++) c->out_types[i] = body->outvars[i]->type;
-  /* custom_jvp_call_p.bind(*consts, *args_flat, ...) */
-  SrVal *ins = sr_seq(NULL, SR_V_LIST, 0);
-  for (int i = 0; i < captured->seq.n; i++) sr_seq_push(NULL, ins, sr_ref(captured->seq.items[i]));
-  for (int i = 0; i < leaves->seq.n; i++) sr_seq_push(NULL, ins, sr_ref(leaves->seq.items[i]));
+  for (int i = 0; i < c->nout; i++) c->out_types[i] = cc.body->outvars[i]->type;
   SrPList ps = {0};
   sr_plist_add(&ps, "name", sr_str_cstr(NULL, cj->name));
-  sr_plist_add(&ps, "call_jaxpr", sr_jaxpr_val(NULL, body));
+  sr_plist_add(&ps, "call_jaxpr", sr_jaxpr_val(NULL, cc.body));
   sr_plist_add(&ps, "jvp", sr_obj(&cjvp_class, c));
   sr_plist_add(&ps, "num_consts", sr_int(NULL, c->nconsts));
   sr_plist_add(&ps, "symbolic_zeros", sr_bool(0));
-  SrVal *r = sr_bind(I, SR_P_custom_jvp_call, ins->seq.n, ins->seq.items, ps.n, ps.p);
-  sr_plist_free(&ps);
-  sr_program_unref(body->prog);
-  SrVal *res = r ? sr_pytree_unflatten(out_tree, r) : NULL;
-  sr_unref(r);
-  sr_unref(ins);
-  sr_unref(captured);
-  sr_unref(out_tree);
-  sr_unref(leaves);
-  sr_unref(args);
-  return res;
+  return sr_custom_call_bind(I, SR_P_custom_jvp_call, &cc, &ps);
 }
 
 static SrVal *cj_defjvp(SrInterp *I, SrArgs *a) {

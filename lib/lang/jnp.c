@@ -778,6 +778,38 @@ SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, c
   return j;
 }
 
+int sr_custom_call_trace(SrInterp *I, SrVal *fun, const char *name, SrArgs *a, SrCustomCall *cc) {
+  memset(cc, 0, sizeof *cc);
+  cc->args = sr_tuple(NULL, 0, NULL);
+  for (int i = 0; i < a->n; i++) sr_seq_push(NULL, cc->args, sr_ref(a->v[i]));
+  cc->leaves = sr_pytree_array_leaves(I, cc->args);
+  cc->body = cc->leaves ? sr_trace_fn(I, fun, a->n, a->v, 0, NULL, NULL, &cc->out_tree, &cc->captured) : NULL;
+  if (!cc->body) {
+    sr_unref(cc->args);
+    sr_unref(cc->leaves);
+    return -1;
+  }
+  cc->body->name = name;
+  return 0;
+}
+
+SrVal *sr_custom_call_bind(SrInterp *I, int prim, SrCustomCall *cc, SrPList *ps) {
+  SrVal *ins = sr_seq(NULL, SR_V_LIST, 0);
+  for (int i = 0; i < cc->captured->seq.n; i++) sr_seq_push(NULL, ins, sr_ref(cc->captured->seq.items[i]));
+  for (int i = 0; i < cc->leaves->seq.n; i++) sr_seq_push(NULL, ins, sr_ref(cc->leaves->seq.items[i]));
+  SrVal *r = sr_bind(I, prim, ins->seq.n, ins->seq.items, ps->n, ps->p);
+  sr_plist_free(ps);
+  sr_program_unref(cc->body->prog);
+  SrVal *res = r ? sr_pytree_unflatten(cc->out_tree, r) : NULL;
+  sr_unref(r);
+  sr_unref(ins);
+  sr_unref(cc->captured);
+  sr_unref(cc->out_tree);
+  sr_unref(cc->leaves);
+  sr_unref(cc->args);
+  return res;
+}
+
 /* jax.make_jaxpr(f)(*args) */
 static SrVal *make_jaxpr_call(SrInterp *I, SrArgs *a) {
   SrBuiltin *b = sr_current_builtin(I);

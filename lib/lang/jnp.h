@@ -67,6 +67,17 @@ int sr_pytree_check_depth(SrInterp *I, SrVal *v);
 /* Traces fn on the types of args (see jnp.c). */
 SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, const char **kw,
                      SrVal **kwv, SrVal **out_tree, SrVal **captured);
+/* A call of a custom_jvp or custom_vjp function: its arguments as a tuple
+   and their leaves as arrays, and fun traced on them (named name). */
+typedef struct SrCustomCall {
+  SrVal *args, *leaves, *out_tree, *captured;
+  SrJaxpr *body; /* holds a reference to its program */
+} SrCustomCall;
+/* -1 on error, with nothing left to free. */
+int sr_custom_call_trace(SrInterp *I, SrVal *fun, const char *name, SrArgs *a, SrCustomCall *cc);
+/* prim.bind(*consts, *args_flat, **params): the result in the structure
+   of fun's, NULL on error; frees cc and ps. */
+SrVal *sr_custom_call_bind(SrInterp *I, int prim, SrCustomCall *cc, SrPList *ps);
 /* Calls fn as jax.jit does: traces it and binds a jit equation. */
 SrVal *sr_jit_call(SrInterp *I, SrVal *fn, const char *name, SrArgs *a);
 /* Forgets the traces of jitted functions kept for the statement (before
