@@ -34,6 +34,12 @@ static struct {
   SrInterp *I;
 } drv;
 
+/* Interrupts: the sources rank 0 has sent (every rank counts them), and the
+   one a worker's SIGINT is for; the workers rank 0 passes SIGINT on to. */
+static volatile sig_atomic_t src_seq, intr_seq, running;
+static pid_t workers[256];
+static volatile sig_atomic_t nworkers;
+
 /* ---- options ---- */
 
 static void usage_error(const char *msg, const char *arg) {
@@ -91,10 +97,23 @@ void sr_mpi_driver_begin(int *argc, char **argv) {
 
 static void report_silently(SrInterp *I) { sr_diags_clear(&I->diags); }
 
-static void on_sigint(int sig) {
+/* A worker's SIGINT: from rank 0, it names the source it was sent for (an
+   interrupt of a source that has ended here is void: see follow). */
+static void on_sigint(int sig, siginfo_t *si, void *uc) {
   (void)sig;
+  (void)uc;
+  intr_seq = si && si->si_code == SI_QUEUE ? si->si_value.sival_int : src_seq;
   if (drv.I) drv.I->interrupted = 1;
 }
+
+void sr_mpi_driver_sigint(void) {
+  if (!running) return;
+  union sigval v;
+  v.sival_int = src_seq;
+  for (int i = 0; i < nworkers; i++) sigqueue(workers[i], SIGINT, v);
+}
+
+static int agree_interrupt(SrInterp *I) { return sr_comm_mpi_interrupt(sr_exec(I)->comm); }
 
 /* Runs what rank 0 sends until it ends the session; returns its status. */
 static int follow(SrInterp *I) {
@@ -125,7 +144,10 @@ static int follow(SrInterp *I) {
     *nl = 0;
     char *text = nl + 1;
     SrSrc *src = sr_src_new(name, text, len - (size_t)(text - msg), line0);
-    I->interrupted = 0;
+    src_seq++;
+    /* a SIGINT for an earlier source came late */
+    if (intr_seq < src_seq) I->interrupted = 0;
+    sr_interrupt_restart(I);
     sr_interp_run(I, src, kg);
     sr_diags_clear(&I->diags);
     sr_src_unref(src);
@@ -186,7 +208,10 @@ static void blas_threads(int blas_env_set) {
 
 static int stmt_end(SrInterp *I, int failed) {
   SrExec *ex = sr_exec(I);
-  return sr_comm_mpi_stmt_end(ex->comm, I->run_depth, failed, &I->diags);
+  int r = sr_comm_mpi_stmt_end(ex->comm, I->run_depth, failed, &I->diags);
+  /* every rank is here: interrupt points count from here */
+  sr_interrupt_restart(I);
+  return r;
 }
 
 static void restore_terminal(void) {
@@ -240,8 +265,21 @@ int sr_mpi_driver_attach(SrInterp *I, int devices, int *status) {
   I->jax->num_devices = ndev;
   sr_exec_set_comm(I, sr_comm_mpi_new(ndev));
   I->on_stmt_end = stmt_end;
+  sr_comm_mpi_watch_interrupts(sr_exec(I)->comm, &I->interrupted, &I->ticks, &I->stop_at);
+  I->on_interrupt = agree_interrupt;
   drv.started = 1;
-  if (rank == 0) return 0;
+  if (rank == 0) {
+    /* the workers of --ranks (on this host) hear of Ctrl-C from rank 0 */
+    long pid;
+    const char *me, *host;
+    sr_mpi_peer(0, &pid, &me);
+    for (int r = 1; r < n && drv.mode == SR_MPI_CONTROLLER && nworkers < (int)(sizeof workers / sizeof *workers);
+         r++) {
+      sr_mpi_peer(r, &pid, &host);
+      if (strcmp(host, me) == 0) workers[nworkers++] = (pid_t)pid;
+    }
+    return 0;
+  }
 
   /* a silent rank (its stdout goes nowhere, as a spawned worker's would
      otherwise reach the controller's terminal) */
@@ -251,7 +289,8 @@ int sr_mpi_driver_attach(SrInterp *I, int devices, int *status) {
   if (drv.mode == SR_MPI_WORKER) {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sigint;
+    sa.sa_sigaction = on_sigint;
+    sa.sa_flags = SA_SIGINFO;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
   }
@@ -265,12 +304,18 @@ int sr_mpi_driver_attach(SrInterp *I, int devices, int *status) {
 
 int sr_mpi_driver_run(SrInterp *I, SrSrc *src, int keep_going) {
   if (drv.started && sr_mpi_rank() == 0) {
+    src_seq++;
+    running = 1;
     SrBuf b = SR_BUF_INIT;
     sr_buf_printf(&b, "R %d %u %s\n", keep_going, (unsigned)src->line0, src->name);
     sr_buf_putn(&b, src->text, src->len);
     size_t len = b.len;
     free(sr_mpi_bcast_msg(b.p, &len));
     sr_buf_free(&b);
+    sr_interrupt_restart(I);
+    int r = sr_interp_run(I, src, keep_going);
+    running = 0;
+    return r;
   }
   return sr_interp_run(I, src, keep_going);
 }

@@ -30,6 +30,11 @@ int sr_mpi_driver_attach(SrInterp *I, int devices, int *status);
 /* sr_interp_run, and on an MPI job rank 0 first sends the source to the
    other ranks. */
 int sr_mpi_driver_run(SrInterp *I, SrSrc *src, int keep_going);
+/* From rank 0's SIGINT handler (async-signal-safe): while a source runs,
+   passes the SIGINT on to the worker ranks of --ranks, which are not in
+   the terminal's process group, so that every rank stops (see
+   sr_comm_mpi_interrupt).  Does nothing otherwise. */
+void sr_mpi_driver_sigint(void);
 /* Ends the session (rank 0 tells the others, with its exit status, which
    becomes theirs).  Returns the status to exit with. */
 int sr_mpi_driver_end(SrInterp *I, int status);

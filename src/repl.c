@@ -26,6 +26,7 @@ static void on_sigint(int sig) {
   (void)sig;
   if (at_prompt) siglongjmp(prompt_jmp, 1);
   if (the_interp) the_interp->interrupted = 1;
+  sr_mpi_driver_sigint();
 }
 
 void sr_repl_report(SrInterp *I) {
@@ -240,6 +241,9 @@ int sr_repl(SrInterp *I) {
     char *line;
     if (tty) {
       at_prompt = 1;
+      /* a Ctrl-C that came after the statement's last interrupt point is
+         spent: the statement has ended */
+      I->interrupted = 0;
       line = readline(input.len ? "... " : ">>> ");
       at_prompt = 0;
     } else {

@@ -278,7 +278,7 @@ int ad_eval(SrAd *ad, const SrJaxpr *j, SrVal **primals, SrVal **tangents, SrVal
   SrVal *xs_small[32], *ts_small[32], *ys_small[32], *tys_small[32];
   for (uint32_t k = 0; k < j->neqn; k++) {
     const SrEqn *e = &j->eqns[k];
-    if (I->interrupted) {
+    if (sr_interrupt_point(I)) {
       sr_raise(I, "KeyboardInterrupt", "interrupted");
       goto done;
     }
@@ -467,7 +467,7 @@ int ad_backward(SrAd *ad, const SrJaxpr *j, const uint8_t *linear, SrVal **vals,
   /* backward */
   while (nl > 0) {
     const SrEqn *e = &j->eqns[leqns[--nl]];
-    if (I->interrupted) {
+    if (sr_interrupt_point(I)) {
       sr_raise(I, "KeyboardInterrupt", "interrupted");
       goto done;
     }

@@ -346,6 +346,8 @@ typedef struct MpiComm {
   int *rank_of;        /* [ndev] */
   int poisoned;        /* the statement failed somewhere: operations fail at once */
   int own_error;       /* an operation failed on this rank's own check */
+  volatile int *pending;        /* interrupts: see comm_mpi.h */
+  uint64_t *ticks, *stop_at;
   MPI_Request *req;    /* the requests of the operation running */
   int nreq, capreq;
   char *scratch;       /* chunks received to be folded, kept for reuse */
@@ -393,14 +395,21 @@ static void wait_patiently(MPI_Request *rq) {
   }
 }
 
-enum { A_DONE, A_BUSY, A_FAILED, A_SIG, A_NSIG, A_FLAG, A_OWN, A_ANY, A_LMAX, A_LMIN, A_N };
+enum { A_DONE, A_BUSY, A_FAILED, A_SIG, A_NSIG, A_FLAG, A_OWN, A_ANY, A_LMAX, A_LMIN, A_INTR, A_TICK, A_N };
 
 #define LEVEL_INV 1000000 /* A_LMIN holds LEVEL_INV - level: MAX finds the least */
 
 /* One all-reduce (MAX) over the job.  done: at a statement's end, of depth
-   level (0 in an operation). */
-static void agree_raw(MpiComm *mc, int done, int failed, int64_t sig, int flag, int own, int level, int64_t *res) {
+   level (0 in an operation).  join: at an interrupt point, to agree where
+   to stop (A_INTR: some rank joined; then A_TICK is the first point every
+   rank can stop at: a joining rank can stop at the point it is at, the
+   others only at their next one).  Every rank that takes part learns the
+   point, whatever it came for. */
+static void agree_raw(MpiComm *mc, int done, int failed, int64_t sig, int flag, int own, int level, int join,
+                      int64_t *res) {
   int64_t v[A_N];
+  v[A_INTR] = join;
+  v[A_TICK] = mc->ticks ? (int64_t)(*mc->ticks + (join ? 0 : 1)) : 0;
   int inv = mc->c.nranks - mc->c.rank; /* larger for lower ranks: MAX picks the lowest */
   v[A_LMAX] = done ? level : 0;
   v[A_LMIN] = done ? LEVEL_INV - level : 0;
@@ -415,6 +424,7 @@ static void agree_raw(MpiComm *mc, int done, int failed, int64_t sig, int flag, 
   MPI_Request rq;
   MPI_Iallreduce(v, res, A_N, MPI_INT64_T, MPI_MAX, mc->comm, &rq);
   wait_patiently(&rq);
+  if (res[A_INTR] && mc->stop_at && (uint64_t)res[A_TICK] < *mc->stop_at) *mc->stop_at = (uint64_t)res[A_TICK];
 }
 
 static int secondary(SrDiags *d, const char *why) {
@@ -431,7 +441,11 @@ static int agree(MpiComm *mc, uint64_t sig, int local_err, SrDiags *d) {
   }
   int64_t s = (int64_t)(sig & 0x3fffffffffffffffull) | 1;
   int64_t res[A_N];
-  agree_raw(mc, 0, local_err, s, 0, local_err, 0, res);
+  /* a rank that came to agree where to stop is not in this operation:
+     agree again, when it is */
+  do
+    agree_raw(mc, 0, local_err, s, 0, local_err, 0, 0, res);
+  while (res[A_INTR]);
   if (local_err) {
     mc->poisoned = mc->own_error = 1;
     return -1;
@@ -985,7 +999,9 @@ static int mpi_any(SrComm *c, int flag) {
   if (mc->poisoned) return -1;
   int64_t s = (int64_t)(op_sig(NULL, OP_ANY, 0, 0, 0) & 0x3fffffffffffffffull) | 1;
   int64_t res[A_N];
-  agree_raw(mc, 0, 0, s, flag, 0, 0, res);
+  do
+    agree_raw(mc, 0, 0, s, flag, 0, 0, 0, res);
+  while (res[A_INTR]);
   if (res[A_DONE] || res[A_FAILED] || res[A_SIG] != -res[A_NSIG]) {
     mc->poisoned = 1;
     return -1;
@@ -1081,9 +1097,9 @@ int sr_comm_mpi_stmt_end(SrComm *c, int level, int failed, SrDiags *d) {
   if (!failed && mc->poisoned && !d->count) secondary(d, "the statement failed on another rank");
   int64_t res[A_N];
   for (;;) {
-    agree_raw(mc, 1, bad, 0, 0, own, level, res);
-    /* someone still in an operation: this answer fails it, and it comes
-       back here */
+    agree_raw(mc, 1, bad, 0, 0, own, level, 0, res);
+    /* someone still in an operation (or agreeing where to stop): this
+       answer fails it, and it comes back here */
     if (res[A_BUSY]) continue;
     /* a rank at the end of an enclosing statement (its :load failed, say):
        leave this source quietly, failing the rest of it at once, and agree
@@ -1117,6 +1133,30 @@ int sr_comm_mpi_stmt_end(SrComm *c, int level, int failed, SrDiags *d) {
     free(bytes);
   }
   sr_buf_free(&b);
+  return 1;
+}
+
+/* ---- interrupts ---- */
+
+void sr_comm_mpi_watch_interrupts(SrComm *c, volatile int *pending, uint64_t *ticks, uint64_t *stop_at) {
+  MpiComm *mc = (MpiComm *)c;
+  mc->pending = pending;
+  mc->ticks = ticks;
+  mc->stop_at = stop_at;
+}
+
+int sr_comm_mpi_interrupt(SrComm *c) {
+  MpiComm *mc = (MpiComm *)c;
+  if (!mc->ticks) return 0;
+  /* a SIGINT that comes once a stop is agreed is that stop's */
+  int join = *mc->pending && *mc->stop_at == UINT64_MAX;
+  *mc->pending = 0;
+  if (join) {
+    int64_t res[A_N];
+    agree_raw(mc, 0, 0, 0, 0, 0, 0, 1, res);
+  }
+  if (*mc->ticks < *mc->stop_at) return 0;
+  *mc->stop_at = UINT64_MAX;
   return 1;
 }
 

@@ -76,6 +76,23 @@ SrComm *sr_comm_mpi_new(int ndev);
    leave the source it runs (d is emptied) and agree at that statement's
    end.  Collective. */
 int sr_comm_mpi_stmt_end(SrComm *c, int level, int failed, SrDiags *d);
+/* Interrupts (Ctrl-C).  Each rank counts the interrupt points it passes in
+   a statement (*ticks: every statement, expression, equation and loop
+   iteration).  A rank whose SIGINT has come (*pending) calls
+   sr_comm_mpi_interrupt at its next point: with the others, at whatever
+   they are at then (their own next point, an operation, the statement's
+   end), it agrees on the first point every rank can still stop at -- the
+   latest of theirs -- and *stop_at is that point on every rank.  Each rank
+   stops there (ranks that took the same path stop at the same place; an
+   operation that some rank reached is completed first); a rank whose
+   statement ends before it just ends it.  Nothing waits on a rank that
+   has no interrupt: it takes part at its next operation or statement end.
+   sr_comm_mpi_watch_interrupts gives c the counters (the interpreter's). */
+void sr_comm_mpi_watch_interrupts(SrComm *c, volatile int *pending, uint64_t *ticks, uint64_t *stop_at);
+/* At an interrupt point with *pending set or a stop agreed: agrees where to
+   stop if no stop is agreed yet.  Returns 1 to stop here (and forgets the
+   stop), 0 to go on.  Collective (with whatever the others are at). */
+int sr_comm_mpi_interrupt(SrComm *c);
 /* The backend of c, if it is this one (else NULL-safe 0). */
 int sr_comm_is_mpi(const SrComm *c);
 

@@ -635,7 +635,7 @@ int sr_ev_jaxpr(SrEvalCtx *cx, const SrJaxpr *j, SrArray *const *in, SrArray **o
     if (ins != ist) free(ins);
     if (outs != ost) free(outs);
     if (ts != tst) free(ts);
-    if (cx->I && cx->I->interrupted) rc = sr_ev_err(cx, "KeyboardInterrupt", "interrupted");
+    if (rc == 0 && cx->I && sr_interrupt_point(cx->I)) rc = sr_ev_err(cx, "KeyboardInterrupt", "interrupted");
   }
   for (uint32_t i = 0; i < j->nout && rc == 0; i++) {
     const SrVar *v = j->outvars[i];

@@ -196,6 +196,7 @@ static int ev_scan(SrEvalCtx *cx, const SrEvalEqn *e) {
       sr_array_unref(res[k]);
       res[k] = NULL;
     }
+    if (rc == 0 && cx->I && sr_interrupt_point(cx->I)) rc = sr_ev_err(cx, "KeyboardInterrupt", "interrupted");
   }
   sr_ev_pop(cx);
   if (rc == 0) {
@@ -309,7 +310,7 @@ static int ev_while(SrEvalCtx *cx, const SrEvalEqn *e) {
       carry[i] = next[i];
       next[i] = NULL;
     }
-    if (cx->I && cx->I->interrupted) {
+    if (cx->I && sr_interrupt_point(cx->I)) {
       rc = sr_ev_err(cx, "KeyboardInterrupt", "interrupted");
       break;
     }

@@ -30,6 +30,11 @@ TESTS += tests/mpi/comm.sh tests/mpi/golden.sh tests/mpi/faults.sh
 EXTRA_DIST += lib/exec/mpi.mk tests/mpi/comm.sh tests/mpi/golden.sh tests/mpi/golden_mpi.sh \
 	tests/mpi/faults.sh tests/mpi/merged.sh
 
+## Ctrl-C during long computations on a terminal, in one process and under
+## --ranks 2 (interrupt_pty.sh; about 20 s).
+TESTS += tests/interrupt_pty.sh
+EXTRA_DIST += tests/interrupt_pty.sh tests/interrupt_pty.py
+
 ## `make bench` runs bench-mpi too: a 16 MiB all-reduce through the MPI
 ## backend against a raw MPI_Allreduce of the same bytes, side by side, at
 ## 2, 4 and 8 ranks (bench/mpi_allreduce), and the in-process backend's

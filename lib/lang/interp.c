@@ -159,6 +159,7 @@ SrInterp *sr_interp_new(void) {
   I->echo = 1;
   I->jax = sr_jax_state_new();
   I->call_jaxpr = sr_jaxpr_call_hook();
+  I->stop_at = UINT64_MAX;
   sr_array_printing(I);
   sr_exec_init(I);
   return I;
@@ -306,6 +307,17 @@ SrVal *sr_raise_diags(SrInterp *I, SrDiags *d, const char *type) {
   }
   sr_diags_clear(d);
   return NULL;
+}
+
+int sr_interrupt_stop(SrInterp *I) {
+  if (I->on_interrupt) return I->on_interrupt(I);
+  I->interrupted = 0;
+  return 1;
+}
+
+void sr_interrupt_restart(SrInterp *I) {
+  I->ticks = 0;
+  I->stop_at = UINT64_MAX;
 }
 
 /* Gives a pending exception the location being evaluated, once. */
@@ -1021,8 +1033,7 @@ static SrVal *eval(SrInterp *I, Frame *f, SrNode *n) {
 }
 
 static SrVal *eval_node(SrInterp *I, Frame *f, SrNode *n) {
-  if (I->interrupted) {
-    I->interrupted = 0;
+  if (sr_interrupt_point(I)) {
     sr_raise(I, "KeyboardInterrupt", "interrupted");
     locate(I, n->off);
     return NULL;
@@ -1347,8 +1358,7 @@ static Status exec_import(SrInterp *I, Frame *f, SrNode *n) {
 }
 
 static Status exec_stmt(SrInterp *I, Frame *f, SrNode *n, int top) {
-  if (I->interrupted) {
-    I->interrupted = 0;
+  if (sr_interrupt_point(I)) {
     sr_raise(I, "KeyboardInterrupt", "interrupted");
     locate(I, n->off);
     return ST_ERROR;

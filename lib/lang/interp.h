@@ -15,6 +15,7 @@
 #define SR_LANG_INTERP_H
 
 #include <stdio.h>
+#include <stdint.h>
 
 #include "ir/val.h"
 #include "lang/ast.h"
@@ -103,7 +104,17 @@ struct SrInterp {
   char **warned;         /* the places warnings were shown at ("file:line") */
   int nwarned;
   int quit;              /* :quit was run */
-  volatile int interrupted; /* set by SIGINT */
+  /* Ctrl-C (see sr_interrupt_point): SIGINT sets interrupted, and the
+     computation stops at the next interrupt point.  ticks counts the
+     points passed since the statement began; stop_at is where the ranks
+     agreed to stop (UINT64_MAX: nowhere yet). */
+  volatile int interrupted;
+  uint64_t ticks, stop_at;
+  /* Under MPI (src/mpi_driver.c): called at an interrupt point when an
+     interrupt is pending or a stop was agreed; agrees with the other ranks
+     on the point where all of them stop, so that they stop at the same
+     place.  Returns 1 to stop here.  NULL: stop at once. */
+  int (*on_interrupt)(SrInterp *I);
   struct SrJaxState *jax; /* JAX's global state (meshes, devices, config) */
   struct SrJitCache *jit_cache; /* jnp.c: the statement's traces of jitted functions */
   SrJaxprCallFn call_jaxpr;
@@ -124,6 +135,22 @@ int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going);
 /* Evaluates the expression starting at byte pos of src (for :type /
    :print); NULL on error. */
 SrVal *sr_interp_eval_text(SrInterp *I, SrSrc *src, size_t pos);
+
+/* ---- interrupts ---- */
+
+/* An interrupt point: every statement, expression, jaxpr equation and loop
+   iteration passes one, so that Ctrl-C stops a long computation.  Returns 1
+   when it must stop here (the interrupt is consumed: the caller raises
+   KeyboardInterrupt, once); 0 to go on.  Costs an increment and a compare
+   when no interrupt is pending. */
+int sr_interrupt_stop(SrInterp *I);
+static inline int sr_interrupt_point(SrInterp *I) {
+  if (++I->ticks < I->stop_at && !I->interrupted) return 0;
+  return sr_interrupt_stop(I);
+}
+/* A new statement of every rank: interrupt points count from 0 again and
+   no stop is agreed (a pending interrupt stays pending). */
+void sr_interrupt_restart(SrInterp *I);
 
 /* ---- exceptions ---- */
 
