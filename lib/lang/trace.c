@@ -492,6 +492,10 @@ SrVal *sr_eval_jaxpr(SrInterp *I, const SrJaxpr *j, int nin, SrVal **in) {
   SrVal *argv[512];
   for (uint32_t k = 0; k < j->neqn; k++) {
     const SrEqn *e = &j->eqns[k];
+    if (sr_interrupt_point(I)) {
+      sr_raise(I, "KeyboardInterrupt", "interrupted");
+      goto done;
+    }
     if (e->nin > 512) {
       sr_raise(I, "ValueError", "too many operands");
       goto done;
