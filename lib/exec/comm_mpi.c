@@ -138,6 +138,11 @@ static int pid_dead(long pid) {
 
 static void *watchdog(void *arg) {
   (void)arg;
+  /* Ctrl-C is the main thread's (rank 0's prompt jumps back to readline) */
+  sigset_t intr;
+  sigemptyset(&intr);
+  sigaddset(&intr, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &intr, NULL);
   char me[HOST_MAX];
   snprintf(me, sizeof me, "%s", job.peers[job.rank].host);
   while (job.watching) {
