@@ -24,9 +24,11 @@
 # is not compared), and the status is 1.
 #
 # Environment: SHARDREPL (the program), MPIRUN (mpirun; exit 77 when it is
-# missing), SR_MPI_RANKS ("2 4"), SR_MPI_SPAWN (0: skip the --ranks runs).
+# missing), SR_MPI_RANKS ("2 4"), SR_MPI_SPAWN (0: skip the --ranks runs),
+# SR_MPI_JOBS (2: scripts run side by side).
 # Exit: 0 pass, 1 a difference, 77 skipped, 99 the harness could not run.
 ranks=${SR_MPI_RANKS:-2 4}
+jobs=${SR_MPI_JOBS:-2}
 if [ "$1" = "-n" ]; then ranks=$2; shift 2; fi
 prog=${SHARDREPL:-src/shardrepl}
 case $prog in /*) ;; *) prog=$(pwd)/$prog ;; esac
@@ -124,10 +126,9 @@ check() {
   fi
 }
 
-fail=0
-count=0
-for script in "$@"; do
-  if [ ! -f "$script" ]; then echo "golden_mpi.sh: no such script: $script" >&2; exit 99; fi
+# one SCRIPT: its runs, compared
+one() {
+  script=$1
   dir=$(dirname "$script")
   base=$(basename "$script")
   args= stdin=no
@@ -159,6 +160,42 @@ for script in "$@"; do
       check "ranks$p" "$p"
     fi
   done
+}
+
+for script in "$@"; do
+  if [ ! -f "$script" ]; then echo "golden_mpi.sh: no such script: $script" >&2; exit 99; fi
+done
+# $jobs shards of the scripts (shard j: every jobs-th script from the j-th)
+# run side by side, each in a directory of its own, with its report in
+# $all/j.log and its counts in $all/j.res
+all=$tmp
+j=0
+while [ "$j" -lt "$jobs" ]; do
+  (
+    tmp=$all/$j
+    mkdir "$tmp" || exit 99
+    fail=0 count=0 i=0
+    for script in "$@"; do
+      [ $((i % jobs)) -eq "$j" ] && one "$script"
+      i=$((i + 1))
+    done
+    echo "$count $fail" > "$all/$j.res"
+  ) > "$all/$j.log" 2>&1 &
+  j=$((j + 1))
+done
+wait
+fail=0 count=0 j=0
+while [ "$j" -lt "$jobs" ]; do
+  cat "$all/$j.log"
+  if [ -f "$all/$j.res" ]; then
+    read -r c f < "$all/$j.res"
+    count=$((count + c))
+    [ "$f" = 0 ] || fail=1
+  else
+    echo "golden_mpi.sh: shard $j did not finish" >&2
+    fail=1
+  fi
+  j=$((j + 1))
 done
 echo "golden_mpi: $count runs compared"
 exit $fail
