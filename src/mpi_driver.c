@@ -22,6 +22,7 @@
 #include "exec/exec.h"
 #include "lang/commands.h"
 #include "lang/jaxstate.h"
+#include "lang/trace.h"
 #include "util/buf.h"
 #include "util/mem.h"
 
@@ -113,7 +114,7 @@ void sr_mpi_driver_sigint(void) {
   for (int i = 0; i < nworkers; i++) sigqueue(workers[i], SIGINT, v);
 }
 
-static int agree_interrupt(SrInterp *I) { return sr_comm_mpi_interrupt(sr_exec(I)->comm); }
+static int agree_interrupt(SrInterp *I) { return sr_comm_mpi_interrupt(((SrExec *)I->exec)->comm); }
 
 /* Runs what rank 0 sends until it ends the session; returns its status. */
 static int follow(SrInterp *I) {
@@ -157,13 +158,58 @@ static int follow(SrInterp *I) {
 
 /* ---- :ranks ---- */
 
+/* Appends the members of a set of small numbers (in[i] != 0) as ranges in
+   increasing order: "0-3, 6". */
+static void put_ranges(SrBuf *b, const unsigned char *in, int n) {
+  const char *sep = "";
+  for (int i = 0; i < n; i++) {
+    if (!in[i]) continue;
+    int j = i;
+    while (j + 1 < n && in[j + 1]) j++;
+    sr_buf_printf(b, j > i ? "%s%d-%d" : "%s%d", sep, i, j);
+    sep = ", ";
+    i = j;
+  }
+}
+
+/* What :ranks describes, given its argument: a Mesh, a NamedSharding or a
+   (concrete) array, else with no argument the mesh jax.set_mesh set.  The
+   mesh is NULL for none; an array on one device gives its mesh, which may
+   have no axes.  Returns 1 for an array on one device, 0 for a mesh, -1 on
+   an error (in I->diags). */
+static int ranks_mesh(SrInterp *I, const char *arg, SrSrc *src, size_t off, const SrMesh **out) {
+  *out = NULL;
+  if (!*arg) {
+    if (I->jax->mesh && !I->jax->mesh->abstract) *out = I->jax->mesh;
+    return 0;
+  }
+  SrVal *v = sr_command_eval_arg(I, arg, src, off);
+  if (!v) return -1;
+  const SrArrayObj *a = sr_array_of(v);
+  const SrMesh *m = NULL;
+  int ok = 1;
+  if (v->kind == SR_V_MESH) m = v->mesh;
+  else if (v->kind == SR_V_SHARDING) m = v->sh.mesh;
+  else if (a && a->kind == SR_AV_CONCRETE) m = a->data->mesh ? a->data->mesh : sr_mesh_empty();
+  else ok = 0;
+  if (!ok || m->abstract || m->unsized) {
+    sr_error(&I->diags, SR_E_USAGE, src, off, ":ranks wants a Mesh, a NamedSharding or an array, got %s",
+             ok ? "an AbstractMesh" : a ? "a tracer" : sr_val_kind_name(v));
+    sr_unref(v);
+    return -1;
+  }
+  sr_unref(v);
+  *out = m;
+  return a && !m->n;
+}
+
 static int cmd_ranks(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
-  (void)arg;
-  (void)src;
-  (void)off;
+  const SrMesh *m;
+  int one_device = ranks_mesh(I, arg, src, off, &m);
+  if (one_device < 0) return -1;
   SrBuf b = SR_BUF_INIT;
-  SrExec *ex = sr_exec(I);
-  int n = sr_mpi_size(), ndev = ex->comm->ndev;
+  /* the count the devices will have: asking does not fix it */
+  int n = sr_mpi_size(), ndev = I->jax->num_devices;
   if (!sr_mpi_active()) {
     sr_buf_printf(&b, "one process (no MPI), pid %ld: device%s 0", (long)getpid(), ndev == 1 ? "" : "s");
     if (ndev > 1) sr_buf_printf(&b, "-%d", ndev - 1);
@@ -180,6 +226,40 @@ static int cmd_ranks(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
       if (hi - lo > 1) sr_buf_printf(&b, "-%d", hi - 1);
       sr_buf_printf(&b, "%s\n", r == 0 ? " (reads input and prints)" : "");
     }
+  }
+  if (m) {
+    /* which devices of the job the mesh takes, and which ranks hold them */
+    int size = sr_mesh_ndev(m), nr = 0;
+    unsigned char *dev = sr_xcalloc((size_t)ndev, 1), *rank = sr_xcalloc((size_t)n, 1);
+    for (int p = 0; p < size; p++) {
+      int d = sr_mesh_device(m, p);
+      if (d < 0 || d >= ndev) continue;
+      dev[d] = 1;
+      int r = (int)((long)d * n / ndev);
+      nr += !rank[r];
+      rank[r] = 1;
+    }
+    if (one_device) {
+      sr_buf_puts(&b, "the array");
+    } else {
+      sr_buf_puts(&b, "the mesh ");
+      sr_mesh_str(&b, m);
+    }
+    sr_buf_printf(&b, " has device%s ", size == 1 ? "" : "s");
+    put_ranges(&b, dev, ndev);
+    if (!sr_mpi_active()) {
+      sr_buf_puts(&b, size == 1 ? ", in this process\n" : ", all in this process\n");
+    } else if (nr == 1) {
+      sr_buf_puts(&b, size == 1 ? ", on rank " : ", all on rank ");
+      put_ranges(&b, rank, n);
+      sr_buf_puts(&b, ": no data crosses processes\n");
+    } else {
+      sr_buf_printf(&b, ", on %d of the %d ranks (", nr, n);
+      put_ranges(&b, rank, n);
+      sr_buf_puts(&b, "): data moved between them goes through MPI\n");
+    }
+    free(dev);
+    free(rank);
   }
   sr_write(I, b.p, b.len);
   sr_buf_free(&b);
@@ -207,8 +287,8 @@ static void blas_threads(int blas_env_set) {
 }
 
 static int stmt_end(SrInterp *I, int failed) {
-  SrExec *ex = sr_exec(I);
-  int r = sr_comm_mpi_stmt_end(ex->comm, I->run_depth, failed, &I->diags);
+  /* the backend attach installed (sr_exec() would fix the device count) */
+  int r = sr_comm_mpi_stmt_end(((SrExec *)I->exec)->comm, I->run_depth, failed, &I->diags);
   /* every rank is here: interrupt points count from here */
   sr_interrupt_restart(I);
   return r;
@@ -222,7 +302,8 @@ int sr_mpi_driver_attach(SrInterp *I, int devices, int *status) {
   static int once;
   if (!once) {
     once = 1;
-    SrCommand c = {"ranks", NULL, "", "show the MPI ranks: process, host and devices of each", cmd_ranks};
+    SrCommand c = {"ranks", NULL, "[MESH]",
+                   "show the MPI ranks: process, host and devices of each, and which hold MESH's devices", cmd_ranks};
     sr_command_add(&c);
   }
   if (!drv.mode) return 0;
@@ -244,7 +325,10 @@ int sr_mpi_driver_attach(SrInterp *I, int devices, int *status) {
   /* the configuration is rank 0's: workers have no options of their own */
   SrBuf cfg = SR_BUF_INIT;
   if (rank == 0) {
-    int ndev = devices ? devices : n;
+    /* one process's 8 devices where they split evenly over the ranks, else
+       the smallest multiple of the ranks that is at least 8: every mesh one
+       process can make can be made, with as many devices on each rank */
+    int ndev = devices ? devices : (SR_DEFAULT_DEVICES + n - 1) / n * n;
     if (ndev % n != 0 || ndev < n) {
       fprintf(stderr, "shardrepl: --devices %d is not a multiple of the %d ranks\n", ndev, n);
       ndev = 0;
@@ -262,10 +346,10 @@ int sr_mpi_driver_attach(SrInterp *I, int devices, int *status) {
     return 1;
   }
   I->keep_going = kg;
-  I->jax->num_devices = ndev;
+  /* until a device is used, jax_num_cpu_devices may change the count */
   sr_exec_set_comm(I, sr_comm_mpi_new(ndev));
   I->on_stmt_end = stmt_end;
-  sr_comm_mpi_watch_interrupts(sr_exec(I)->comm, &I->interrupted, &I->ticks, &I->stop_at);
+  sr_comm_mpi_watch_interrupts(((SrExec *)I->exec)->comm, &I->interrupted, &I->ticks, &I->stop_at);
   I->on_interrupt = agree_interrupt;
   drv.started = 1;
   if (rank == 0) {

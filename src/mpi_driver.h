@@ -22,7 +22,9 @@
 void sr_mpi_driver_begin(int *argc, char **argv);
 /* After the interpreter is made and configured (devices: --devices N, 0
    when absent): on an MPI job, starts MPI, installs the MPI backend with N
-   devices (one per rank by default) and the agreement on statements.  On
+   devices (by default 8, or the smallest multiple of the ranks that is at
+   least 8; jax_num_cpu_devices may change the count until a device is
+   used) and the agreement on statements.  On
    rank 0 and without MPI it returns 0.  On the other ranks it runs what
    rank 0 sends until the session ends, sets *status and returns 1; it also
    returns 1 (with *status 2) when the job cannot start. */

@@ -25,6 +25,13 @@ void sr_comm_free(SrComm *c) {
   c->ops->free(c);
 }
 
+void sr_comm_resize(SrComm *c, int ndev) {
+  c->ndev = ndev;
+  c->dev_lo = (int)((int64_t)c->rank * ndev / c->nranks);
+  c->dev_hi = (int)((int64_t)(c->rank + 1) * ndev / c->nranks);
+  if (c->ops->resize) c->ops->resize(c);
+}
+
 const SrGroups *sr_comm_groups(SrComm *c, const SrMesh *m, const int *axes, int naxes, SrDiags *d) {
   for (SrGroups *g = c->groups; g; g = g->next)
     if (g->mesh == m && g->naxes == naxes && memcmp(g->axes, axes, (size_t)naxes * sizeof *axes) == 0)

@@ -107,6 +107,9 @@ typedef struct SrCommOps {
      agreed on before anyone goes on); -1 when the statement has failed on
      some rank (the MPI backend), and the caller fails too. */
   int (*any)(struct SrComm *c, int flag);
+  /* Optional: sr_comm_resize changed ndev and this rank's devices; the
+     backend updates what it keeps per device.  No communication. */
+  void (*resize)(struct SrComm *c);
 } SrCommOps;
 
 typedef struct SrComm {
@@ -120,6 +123,11 @@ typedef struct SrComm {
 /* The in-process implementation: every device is local. */
 SrComm *sr_comm_local_new(int ndev);
 void sr_comm_free(SrComm *c);
+/* Makes c a backend for ndev devices (a multiple of c->nranks) before it
+   ran any operation: jax_num_cpu_devices before a device is first used.
+   Each rank does it alone; rank r then holds devices [r * ndev / nranks,
+   (r + 1) * ndev / nranks). */
+void sr_comm_resize(SrComm *c, int ndev);
 
 /* Does this rank hold the device at position pos of mesh m?  (A meshless
    array is held everywhere.) */

@@ -1176,6 +1176,18 @@ static void mpi_free(SrComm *c) {
   free(mc);
 }
 
+/* rank_of for the devices c has now */
+static void mpi_resize(SrComm *c) {
+  MpiComm *mc = (MpiComm *)c;
+  int ndev = c->ndev, n = c->nranks;
+  free(mc->rank_of);
+  mc->rank_of = sr_xmalloc((size_t)(ndev > 0 ? ndev : 1) * sizeof *mc->rank_of);
+  for (int r = 0; r < n; r++) {
+    int lo = (int)((int64_t)r * ndev / n), hi = (int)((int64_t)(r + 1) * ndev / n);
+    for (int dv = lo; dv < hi; dv++) mc->rank_of[dv] = r;
+  }
+}
+
 static const SrCommOps mpi_ops = {
   .name = "mpi",
   .free = mpi_free,
@@ -1188,6 +1200,7 @@ static const SrCommOps mpi_ops = {
   .ppermute = mpi_ppermute,
   .fetch = mpi_fetch,
   .any = mpi_any,
+  .resize = mpi_resize,
 };
 
 int sr_comm_is_mpi(const SrComm *c) { return c && c->ops == &mpi_ops; }
@@ -1196,16 +1209,9 @@ SrComm *sr_comm_mpi_new(int ndev) {
   MpiComm *mc = sr_xcalloc(1, sizeof *mc);
   SrComm *c = &mc->c;
   c->ops = &mpi_ops;
-  c->ndev = ndev;
   c->nranks = job.size;
   c->rank = job.rank;
-  c->dev_lo = (int)((int64_t)job.rank * ndev / job.size);
-  c->dev_hi = (int)((int64_t)(job.rank + 1) * ndev / job.size);
-  mc->rank_of = sr_xmalloc((size_t)(ndev > 0 ? ndev : 1) * sizeof *mc->rank_of);
-  for (int r = 0; r < job.size; r++) {
-    int lo = (int)((int64_t)r * ndev / job.size), hi = (int)((int64_t)(r + 1) * ndev / job.size);
-    for (int dv = lo; dv < hi; dv++) mc->rank_of[dv] = r;
-  }
+  sr_comm_resize(c, ndev);
   MPI_Comm_dup(job.comm, &mc->comm);
   return c;
 }

@@ -27,8 +27,13 @@ SrExec *sr_exec(SrInterp *I) {
   }
   if (!ex->comm) {
     ex->comm = sr_comm_local_new(I->jax->num_devices);
-    I->jax->devices_used = 1;
+  } else if (ex->comm->ndev != I->jax->num_devices) {
+    /* an MPI backend, installed before the first statement and not used
+       yet (the count is fixed once it is), takes the count
+       jax_num_cpu_devices set since */
+    sr_comm_resize(ex->comm, I->jax->num_devices);
   }
+  I->jax->devices_used = 1;
   return ex;
 }
 
@@ -41,7 +46,7 @@ void sr_exec_set_comm(SrInterp *I, SrComm *c) {
   if (ex->comm) sr_comm_free(ex->comm);
   ex->comm = c;
   I->jax->num_devices = c->ndev;
-  I->jax->devices_used = 1;
+  I->jax->num_ranks = c->nranks;
 }
 
 void sr_exec_free(SrInterp *I) {

@@ -27,7 +27,8 @@ typedef struct SrLedgerEntry {
 } SrLedgerEntry;
 
 typedef struct SrExec {
-  SrComm *comm;          /* created on first use, for I->jax->num_devices */
+  SrComm *comm;          /* created (or resized) on first use, for
+                            I->jax->num_devices */
   SrLedgerEntry *ledger; /* the collectives of the current (or, between
                             statements, the last) statement */
   int nledger, capledger;
@@ -37,10 +38,14 @@ typedef struct SrExec {
    sr_interp_new.  Returns 0. */
 int sr_exec_init(SrInterp *I);
 /* The interpreter's execution state (creating the local backend with
-   I->jax->num_devices devices on first use, which fixes that count). */
+   I->jax->num_devices devices on first use, or resizing the backend
+   sr_exec_set_comm installed to that count; either fixes the count). */
 SrExec *sr_exec(SrInterp *I);
 /* Replaces the communication backend (the MPI driver does this before the
-   first statement); the state takes ownership. */
+   first statement); the state takes ownership.  Its device count becomes
+   I->jax->num_devices, and its ranks I->jax->num_ranks, and until
+   sr_exec() is first called jax_num_cpu_devices may still change the
+   count (to a multiple of the ranks). */
 void sr_exec_set_comm(SrInterp *I, SrComm *c);
 /* Frees the state (the interpreter's own free calls it). */
 void sr_exec_free(SrInterp *I);

@@ -24,11 +24,14 @@ tests_mpi_check_comm_mpi_LDADD = $(SR_MPI_LIBS) $(CHECK_LIBS)
 ## The MPI tests; each skips (77) without mpirun.  About a minute and a
 ## half on two cores: comm.sh (check_comm_mpi under mpirun -np 2 and 4),
 ## golden.sh (the golden scripts and examples under mpirun -np 2 and 4 and
-## --ranks 2, compared with one process byte for byte), faults.sh (an
-## error on one rank, kill -9 of a rank, a worker, a controller).
-TESTS += tests/mpi/comm.sh tests/mpi/golden.sh tests/mpi/faults.sh
+## --ranks 2 with the device counts they set themselves, compared with one
+## process byte for byte), devices.sh (the default device count of P
+## ranks, jax_num_cpu_devices under MPI, :ranks and a mesh's ranks),
+## faults.sh (an error on one rank, kill -9 of a rank, a worker, a
+## controller).
+TESTS += tests/mpi/comm.sh tests/mpi/golden.sh tests/mpi/devices.sh tests/mpi/faults.sh
 EXTRA_DIST += lib/exec/mpi.mk tests/mpi/comm.sh tests/mpi/golden.sh tests/mpi/golden_mpi.sh \
-	tests/mpi/faults.sh tests/mpi/merged.sh
+	tests/mpi/devices.sh tests/mpi/faults.sh tests/mpi/merged.sh
 
 ## Ctrl-C during long computations on a terminal, in one process and under
 ## --ranks 2 (interrupt_pty.sh; about 20 s).

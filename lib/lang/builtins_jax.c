@@ -15,16 +15,18 @@
 SrJaxState *sr_jax_state_new(void) {
   SrJaxState *s = sr_xcalloc(1, sizeof *s);
   s->num_devices = SR_DEFAULT_DEVICES;
+  s->num_ranks = 1;
   return s;
 }
 
 void sr_jax_state_free(SrJaxState *s) { free(s); }
 
 void sr_jax_state_reset(SrJaxState *s) {
-  int n = s->num_devices, used = s->devices_used;
+  int n = s->num_devices, used = s->devices_used, ranks = s->num_ranks;
   memset(s, 0, sizeof *s);
   s->num_devices = n;
   s->devices_used = used;
+  s->num_ranks = ranks;
 }
 
 const SrMesh *sr_jax_abstract_mesh(const SrJaxState *s) {
@@ -507,6 +509,14 @@ static SrVal *bi_config_update(SrInterp *I, SrArgs *a) {
     if (n < 1 || n > 4096) return sr_raise(I, "ValueError", "jax_num_cpu_devices must be between 1 and 4096");
     if (I->jax->devices_used && n != I->jax->num_devices)
       return sr_raise(I, "RuntimeError", "jax_num_cpu_devices config should be updated before backends are initialized.");
+    /* under MPI the ranks split the devices evenly (the backend takes the
+       new count when a device is first used) */
+    int ranks = I->jax->num_ranks;
+    if (ranks > 1 && n % ranks != 0)
+      return sr_raise(I, "ValueError",
+                      "jax_num_cpu_devices = %lld cannot be split over the %d MPI ranks of this job: it must be a "
+                      "multiple of %d",
+                      (long long)n, ranks, ranks);
     I->jax->num_devices = (int)n;
     return sr_none();
   }

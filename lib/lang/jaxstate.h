@@ -17,6 +17,9 @@ typedef struct SrJaxState {
   int nabstract;
   int num_devices;             /* jax_num_cpu_devices */
   int devices_used;            /* the device count is fixed once used */
+  int num_ranks;               /* the processes the devices are split
+                                  over (an MPI job's ranks), 1 without MPI:
+                                  num_devices is a multiple of it */
   int enable_x64;
   int check_vma;               /* tracing a shard_map body with check_vma */
 } SrJaxState;
