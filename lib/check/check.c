@@ -54,12 +54,8 @@ int sr_types_match(const SrType *a, const SrType *b) {
 
 const SrType *sr_atom_type(const SrVar *v) {
   if (v->type) return v->type;
-  /* a bare literal of the 2021-2024 printer */
-  const char *t = v->text ? v->text : "0";
-  SrDtype d = strcmp(t, "True") == 0 || strcmp(t, "False") == 0 ? SR_BOOL
-              : strpbrk(t, ".eEn") ? SR_F32
-                                   : SR_I32;
-  return sr_type_with_weak(sr_type_scalar(d), 1);
+  /* a bare literal of the 2021-2024 printer made without the parser */
+  return sr_lit_bare_type(v->text ? v->text : "0");
 }
 
 static void note_unknown(Checker *ck, const char *name) {

@@ -184,6 +184,14 @@ SrJaxpr *sr_jb_finish(SrJaxprBuilder *b) {
 
 /* ---- literals ---- */
 
+const SrType *sr_lit_bare_type(const char *t) {
+  SrDtype d = strcmp(t, "True") == 0 || strcmp(t, "False") == 0 ? SR_BOOL
+              : strchr(t, 'j')                                  ? SR_C64
+              : strpbrk(t, ".eEn")                              ? SR_F32
+                                                                : SR_I32;
+  return sr_type_with_weak(sr_type_scalar(d), 1);
+}
+
 static SrVar *new_lit(SrProgram *p, const SrType *t) {
   SrVar *v = SR_NEW(p->arena, SrVar);
   v->type = t;

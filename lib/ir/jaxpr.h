@@ -35,7 +35,7 @@ typedef enum {
 } SrLitForm;
 
 typedef struct SrVar {
-  const SrType *type;     /* NULL only for a bare literal */
+  const SrType *type;     /* a bare literal's: sr_lit_bare_type */
   uint8_t kind;           /* SrVarKind */
   uint8_t lit_form;       /* SrLitForm */
   uint32_t id;            /* SR_VAR/SR_DROP: index in the binding jaxpr */
@@ -141,6 +141,9 @@ SrJaxpr *sr_jb_finish(SrJaxprBuilder *b);
 SrVar *sr_lit_int(SrProgram *p, const SrType *t, int64_t i);
 SrVar *sr_lit_float(SrProgram *p, const SrType *t, double f);
 SrVar *sr_lit_bool(SrProgram *p, int b);
+/* The type a literal written without one has: a weak-typed scalar of the
+   dtype its text reads as (bool, int32, float32 or complex64). */
+const SrType *sr_lit_bare_type(const char *text);
 
 /* The text JAX prints for a scalar literal's value (no type): 2.0, 1, True,
    0.10000000149011612 for f32 0.1. */

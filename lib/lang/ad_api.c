@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "ad/ad.h"
+#include "check/check.h"
 #include "lang/commands.h"
 #include "lang/jaxstate.h"
 #include "lang/jnp.h"
@@ -493,9 +494,19 @@ static SrVal *lin_call(SrInterp *I, SrVal *self, SrArgs *a) {
   Lin *l = self->obj.data;
   SrLinear *lin = &l->lin;
   if (a->nkw) return sr_raise(I, "TypeError", "the linearized function takes positional arguments only");
-  /* f_jvp(*tangents) */
-  if (a->n != l->nargs)
-    return sr_raise(I, "TypeError", "the linearized function takes %d tangents, %d given", l->nargs, a->n);
+  /* f_jvp(*tangents): api.py's _lift_linearized compares the structure
+     of the tangents with the primals' */
+  SrVal *args = sr_tuple(NULL, 0, NULL);
+  for (int i = 0; i < a->n; i++) sr_seq_push(NULL, args, sr_ref(a->v[i]));
+  SrBuf tw = SR_BUF_INIT, tg = SR_BUF_INIT;
+  sr_vjp_treedef_str(&tw, l->in_tree);
+  sr_vjp_treedef_str(&tg, args);
+  sr_unref(args);
+  int differ = strcmp(sr_buf_str(&tw), sr_buf_str(&tg)) != 0;
+  if (differ) sr_raise(I, "TypeError", "expected %s, got %s", sr_buf_str(&tw), sr_buf_str(&tg));
+  sr_buf_free(&tw);
+  sr_buf_free(&tg);
+  if (differ) return NULL;
   SrVal **tan = sr_xcalloc((size_t)lin->nin + 1, sizeof *tan);
   int k = l->ncaptured, ok = 1;
   for (int i = 0; i < a->n && ok; i++) {
@@ -867,16 +878,31 @@ static SrVal *jax_linear_transpose(SrInterp *I, SrArgs *a) {
     fn_free(&f);
     return NULL;
   }
+  /* api.py: all inexact, or all integer */
+  int ninexact = 0, nint = 0, nall = 0;
+  SrBuf ins = SR_BUF_INIT, outs = SR_BUF_INIT;
   for (int i = f.ncaptured; i < f.leaves->seq.n; i++) {
-    const SrType *t = sr_value_type(I, f.leaves->seq.items[i]);
-    if (!sr_dtype_is_inexact(t->dtype)) {
-      fn_free(&f);
-      return sr_raise(I, "TypeError",
-                      "linear_transpose only supports [float or complex] -> [float or complex], and integer -> "
-                      "integer functions, but got %s.",
-                      sr_dtype_name(t->dtype));
-    }
+    SrDtype d = sr_value_type(I, f.leaves->seq.items[i])->dtype;
+    sr_buf_printf(&ins, "%sdtype('%s')", i > f.ncaptured ? ", " : "", sr_dtype_name(d));
+    ninexact += sr_dtype_is_inexact(d), nint += sr_dtype_is_int(d), nall++;
   }
+  for (uint32_t i = 0; i < f.j->nout; i++) {
+    SrDtype d = sr_atom_type(f.j->outvars[i])->dtype;
+    sr_buf_printf(&outs, "%sdtype('%s')", i ? ", " : "", sr_dtype_name(d));
+    ninexact += sr_dtype_is_inexact(d), nint += sr_dtype_is_int(d), nall++;
+  }
+  if (ninexact != nall && nint != nall) {
+    sr_raise(I, "TypeError",
+             "linear_transpose only supports [float or complex] -> [float or complex], and integer -> "
+             "integer functions, but got [%s] -> [%s].",
+             sr_buf_str(&ins), sr_buf_str(&outs));
+    sr_buf_free(&ins);
+    sr_buf_free(&outs);
+    fn_free(&f);
+    return NULL;
+  }
+  sr_buf_free(&ins);
+  sr_buf_free(&outs);
   LT *t = sr_xcalloc(1, sizeof *t);
   t->j = f.j;
   sr_program_ref(t->j->prog);

@@ -433,9 +433,9 @@ static SrVal *bi_device_put(SrInterp *I, SrArgs *args) {
   if (p[0]->kind == SR_V_LIST || p[0]->kind == SR_V_TUPLE || p[0]->kind == SR_V_DICT)
     return device_put_tree(I, p[0], p[1] && p[1]->kind != SR_V_NONE ? p[1] : NULL);
   /* a Format: its sharding places, its layout orders each shard */
-  uint8_t m2m[SR_MAX_RANK];
-  int fnd = 0, flocal = 0;
-  if (sr_format_parts(p[1], &p[1], m2m, &fnd, &flocal) >= 0) {
+  SrVal *flayout = NULL;
+  int flocal = 0;
+  if (sr_format_parts(p[1], &p[1], &flayout, &flocal) >= 0) {
     if (flocal < 0) return sr_raise(I, "ValueError", "device_put does not accept Layout.AUTO: it needs a concrete Layout");
     SrArgs inner = *args;
     SrVal *iv[2] = {p[0], p[1] ? p[1] : sr_none()};
@@ -449,14 +449,16 @@ static SrVal *bi_device_put(SrInterp *I, SrArgs *args) {
       sr_unref(r);
       return sr_raise(I, "NotImplementedError", "device_put with a Layout under a trace");
     }
-    if (fnd != ro->type->ndim) {
-      SrBuf b = SR_BUF_INIT;
-      sr_layout_rank_error(&b, fnd, m2m, ro->type);
-      sr_raise(I, "ValueError", "%s", b.p);
-      sr_buf_free(&b);
+    SrBuf b = SR_BUF_INIT;
+    int misfit = sr_layout_misfit(&b, flayout, ro->type);
+    if (misfit) sr_raise(I, misfit == 2 ? "JaxRuntimeError" : "ValueError", "%s", b.p);
+    sr_buf_free(&b);
+    if (misfit) {
       sr_unref(r);
       return NULL;
     }
+    uint8_t m2m[SR_MAX_RANK];
+    sr_layout_dims(flayout, m2m);
     SrArray *l = sr_array_relayout(ro->data, m2m);
     l->committed = 1;
     sr_unref(r);

@@ -143,12 +143,33 @@ static SrVal *bi_layout(SrInterp *I, SrArgs *a) {
   return layout_val(n, m2m);
 }
 
-void sr_layout_rank_error(SrBuf *out, int nd, const uint8_t *m2m, const SrType *t) {
-  sr_buf_puts(out, "Length of major_to_minor and the rank of the value should match. Got major_to_minor=(");
-  for (int i = 0; i < nd; i++) sr_buf_printf(out, i ? ", %d" : "%d", m2m[i]);
-  sr_buf_puts(out, nd == 1 ? ",) and shape=(" : ") and shape=(");
-  for (int i = 0; i < t->ndim; i++) sr_buf_printf(out, i ? ", %lld" : "%lld", (long long)t->dims[i].size);
-  sr_buf_puts(out, t->ndim == 1 ? ",)" : ")");
+int sr_layout_misfit(SrBuf *out, const SrVal *layout, const SrType *t) {
+  const Layout *l = layout->obj.data;
+  if (l->nd != t->ndim) {
+    /* layout.py: Layout.check_compatible_aval */
+    sr_buf_puts(out, "Length of major_to_minor and the rank of the value should match. Got major_to_minor=(");
+    for (int i = 0; i < l->nd; i++) sr_buf_printf(out, i ? ", %lld" : "%lld", (long long)l->m2m[i]);
+    sr_buf_puts(out, l->nd == 1 ? ",) and shape=(" : ") and shape=(");
+    for (int i = 0; i < t->ndim; i++) sr_buf_printf(out, i ? ", %lld" : "%lld", (long long)t->dims[i].size);
+    sr_buf_puts(out, t->ndim == 1 ? ",)" : ")");
+    return 1;
+  }
+  if (sr_local_valid(l->nd, l->m2m)) return 0;
+  /* XLA's LayoutUtil::ValidateLayoutForShape, on minor_to_major (the
+     reverse of major_to_minor) */
+  int dup = 0;
+  for (int i = 0; i < l->nd; i++) {
+    if (l->m2m[i] < 0 || l->m2m[i] >= l->nd) {
+      dup = 0;
+      break;
+    }
+    for (int k = 0; k < i; k++) dup |= l->m2m[k] == l->m2m[i];
+  }
+  sr_buf_printf(out, "INVALID_ARGUMENT: layout minor_to_major field has %s: {",
+                dup ? "duplicate values" : "out-of-bounds value");
+  for (int i = l->nd - 1; i >= 0; i--) sr_buf_printf(out, i < l->nd - 1 ? ", %lld" : "%lld", (long long)l->m2m[i]);
+  sr_buf_putc(out, '}');
+  return 2;
 }
 
 /* ---- SingleDeviceSharding ---- */
@@ -306,28 +327,21 @@ static SrVal *bi_format(SrInterp *I, SrArgs *a) {
   return format_val(l, s);
 }
 
-int sr_format_parts(SrVal *v, SrVal **sharding, uint8_t *m2m, int *nd, int *has_layout) {
+int sr_format_parts(SrVal *v, SrVal **sharding, SrVal **layout, int *has_layout) {
   if (!v || !sr_is_obj(v, &format_class)) return -1;
   const Format *f = v->obj.data;
   *sharding = f->sharding;
+  *layout = NULL;
   *has_layout = 0;
-  *nd = 0;
   if (f->layout && is_auto(f->layout)) *has_layout = -1;
   if (f->layout && is_layout(f->layout)) {
-    int n = layout_m2m(f->layout, m2m);
-    if (n >= 0) {
-      *nd = n;
-      *has_layout = 1;
-    } else {
-      /* not a permutation: no rank matches it */
-      const Layout *l = f->layout->obj.data;
-      *nd = l->nd + SR_MAX_RANK + 1;
-      *has_layout = 1;
-      for (int i = 0; i < l->nd && i < SR_MAX_RANK; i++) m2m[i] = (uint8_t)l->m2m[i];
-    }
+    *layout = f->layout;
+    *has_layout = 1;
   }
   return 0;
 }
+
+int sr_layout_dims(const SrVal *layout, uint8_t *m2m) { return layout_m2m(layout, m2m); }
 
 /* ---- x.format ---- */
 
@@ -385,21 +399,16 @@ static SrVal *bi_with_layout_constraint(SrInterp *I, SrArgs *a) {
   for (int i = 0; i < n && ok; i++) {
     SrVal *x = leaves->seq.items[i];
     const SrType *t = sr_value_type(I, x);
-    uint8_t m2m[SR_MAX_RANK];
-    int nd = layout_m2m(ls[i], m2m);
-    if (t && nd != t->ndim) {
-      SrBuf b = SR_BUF_INIT, e = SR_BUF_INIT;
+    SrBuf e = SR_BUF_INIT;
+    int misfit = t ? sr_layout_misfit(&e, ls[i], t) : 0;
+    if (misfit) {
+      SrBuf b = SR_BUF_INIT;
       sr_val_repr(&b, ls[i]);
-      const Layout *l = ls[i]->obj.data;
-      if (nd < 0) {
-        sr_buf_puts(&e, "major_to_minor is not a permutation of the dims");
-      } else {
-        uint8_t raw[SR_MAX_RANK];
-        for (int k = 0; k < l->nd; k++) raw[k] = (uint8_t)l->m2m[k];
-        sr_layout_rank_error(&e, l->nd, raw, t);
-      }
-      sr_raise(I, "ValueError",
-               "One of with_layout_constraint arguments is incompatible with its layout annotation %s: %s", b.p, e.p);
+      if (misfit == 2) sr_raise(I, "JaxRuntimeError", "%s", e.p);
+      else
+        sr_raise(I, "ValueError",
+                 "One of with_layout_constraint arguments is incompatible with its layout annotation %s: %s", b.p,
+                 e.p);
       sr_buf_free(&b);
       sr_buf_free(&e);
       ok = 0;
@@ -619,20 +628,19 @@ int sr_jit_formats(SrInterp *I, SrVal *in_sh, SrVal *out_sh, int nargs, SrVal **
     const SrType *t = sr_value_type(I, x);
     SrArray *arr = leaf_array(x);
     Entry *e = &fi.e[i];
-    uint8_t m2m[SR_MAX_RANK];
-    if (e->lay && is_layout(e->lay) && t && layout_m2m(e->lay, m2m) != t->ndim) {
-      SrBuf b = SR_BUF_INIT, r = SR_BUF_INIT;
-      const Layout *l = e->lay->obj.data;
-      uint8_t raw[SR_MAX_RANK];
-      for (int k = 0; k < l->nd; k++) raw[k] = (uint8_t)l->m2m[k];
+    SrBuf r = SR_BUF_INIT;
+    int misfit = e->lay && is_layout(e->lay) && t ? sr_layout_misfit(&r, e->lay, t) : 0;
+    if (misfit) {
+      SrBuf b = SR_BUF_INIT;
       sr_val_repr(&b, e->lay);
-      sr_layout_rank_error(&r, l->nd, raw, t);
       rc = -1;
-      sr_raise(I, "ValueError", "One of jit arguments is incompatible with its layout annotation %s: %s", b.p, r.p);
+      if (misfit == 2) sr_raise(I, "JaxRuntimeError", "%s", r.p);
+      else sr_raise(I, "ValueError", "One of jit arguments is incompatible with its layout annotation %s: %s", b.p, r.p);
       sr_buf_free(&b);
       sr_buf_free(&r);
       break;
     }
+    sr_buf_free(&r);
     if (!arr || !arr->committed) continue;
     SrBuf d = SR_BUF_INIT;
     aval_repr(&d, t);
@@ -676,19 +684,17 @@ int sr_jit_formats(SrInterp *I, SrVal *in_sh, SrVal *out_sh, int nargs, SrVal **
   }
   for (int i = 0; i < fo.n && outs && i < outs->seq.n && rc == 0; i++) {
     const SrType *t = sr_value_type(I, outs->seq.items[i]);
-    uint8_t m2m[SR_MAX_RANK];
-    if (fo.e[i].lay && is_layout(fo.e[i].lay) && t && layout_m2m(fo.e[i].lay, m2m) != t->ndim) {
-      SrBuf b = SR_BUF_INIT, r = SR_BUF_INIT;
-      const Layout *l = fo.e[i].lay->obj.data;
-      uint8_t raw[SR_MAX_RANK];
-      for (int k = 0; k < l->nd; k++) raw[k] = (uint8_t)l->m2m[k];
+    SrBuf r = SR_BUF_INIT;
+    int misfit = fo.e[i].lay && is_layout(fo.e[i].lay) && t ? sr_layout_misfit(&r, fo.e[i].lay, t) : 0;
+    if (misfit) {
+      SrBuf b = SR_BUF_INIT;
       sr_val_repr(&b, fo.e[i].lay);
-      sr_layout_rank_error(&r, l->nd, raw, t);
-      sr_raise(I, "ValueError", "One of jit outputs is incompatible with its layout annotation %s: %s", b.p, r.p);
+      if (misfit == 2) sr_raise(I, "JaxRuntimeError", "%s", r.p);
+      else sr_raise(I, "ValueError", "One of jit outputs is incompatible with its layout annotation %s: %s", b.p, r.p);
       sr_buf_free(&b);
-      sr_buf_free(&r);
       rc = -1;
     }
+    sr_buf_free(&r);
   }
   if (rc == 0) {
     int n = ncaptured + fi.n;

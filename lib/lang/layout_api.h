@@ -24,14 +24,21 @@ SrVal *sr_single_device_sharding(int dev);
 int sr_single_device_sharding_id(const SrVal *v);
 
 /* The parts of a Format value: *sharding (borrowed; NULL for None) and
-   its layout: *has_layout 1 with m2m[*nd] filled for a Layout, -1 for
+   its layout: *has_layout 1 with *layout (borrowed) the Layout, -1 for
    Layout.AUTO, 0 for None.  Returns 0, or -1 (nothing set) when v is not a
    Format. */
-int sr_format_parts(SrVal *v, SrVal **sharding, uint8_t *m2m, int *nd, int *has_layout);
+int sr_format_parts(SrVal *v, SrVal **sharding, SrVal **layout, int *has_layout);
 
-/* "Length of major_to_minor and the rank of the value should match. Got
-   major_to_minor=(1, 0) and shape=(8,)" */
-void sr_layout_rank_error(SrBuf *out, int nd, const uint8_t *m2m, const struct SrType *t);
+/* The dims of a Layout, in m2m[]: their number, or -1 when they are not
+   a permutation of 0..n-1 (check with sr_layout_misfit first). */
+int sr_layout_dims(const SrVal *layout, uint8_t *m2m);
+
+/* Why the Layout `layout` does not fit a value of type t: 0 when it does;
+   1 with JAX's ValueError text in out for a rank that differs ("Length of
+   major_to_minor and the rank of the value should match. Got
+   major_to_minor=(1, 0) and shape=(8,)"); 2 with XLA's JaxRuntimeError
+   text for dims that are not a permutation. */
+int sr_layout_misfit(SrBuf *out, const SrVal *layout, const struct SrType *t);
 
 /* The params in_shardings, out_shardings, in_layouts and out_layouts of a
    jit equation (four new tuples in p[0..3], in that order), from the

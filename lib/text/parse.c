@@ -697,7 +697,10 @@ static int parse_literal(Parser *p, SrVar **out) {
     if (sr_dtype_is_inexact(v->type->dtype) && !strpbrk(t, ".eEnij(") && t[0] != '[')
       v->val.f = (double)v->val.i;
   } else {
+    /* the 2021-2024 printer's: the type its text reads as, so that every
+       later stage sees a typed literal */
     v->lit_form = SR_LIT_BARE;
+    v->type = sr_lit_bare_type(t);
   }
   *out = v;
   return 0;

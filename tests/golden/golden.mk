@@ -14,6 +14,9 @@
 ## and the manual.
 
 GOLDEN_TESTS = \
+	tests/golden/ad_linearize_tree.jxr \
+	tests/golden/ad_transpose_literal.jxr \
+	tests/golden/layout_misfit.jxr \
 	tests/golden/numbers.jxr \
 	tests/golden/strings.jxr \
 	tests/golden/containers.jxr \
