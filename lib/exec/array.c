@@ -73,20 +73,12 @@ static int cache_put(SrBuffer *b) {
   return 1;
 }
 
-size_t sr_phys_bytes(void) {
-  static size_t phys;
-  if (!phys) {
-    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
-    phys = pages > 0 && size > 0 ? (size_t)pages * (size_t)size : SIZE_MAX;
-  }
-  return phys;
-}
-
-/* NULL when out of memory.  A request past physical memory is refused
-   without trying: with overcommit malloc would grant it, and touching it
-   would drive the machine into swap or the OOM killer. */
+/* NULL when out of memory.  A request past what the process may get
+   (sr_mem_limit) is refused without trying: with overcommit malloc would
+   grant it, and touching it would drive the machine into swap or the OOM
+   killer. */
 static SrBuffer *buffer_alloc(size_t nbytes) {
-  if (nbytes > sr_phys_bytes()) return NULL;
+  if (nbytes > sr_mem_limit()) return NULL;
   size_t total = alloc_size(nbytes);
   SrBuffer *b = cache_take(total);
   if (!b) {

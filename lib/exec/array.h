@@ -53,10 +53,8 @@ typedef struct SrBuffer {
    buffers whose size a program chooses -- the results of equations -- the
    evaluator uses sr_ev_buffer (eval.h), which fails with JAX's error. */
 SrBuffer *sr_buffer_new(size_t nbytes);
-/* The same, or NULL when out of memory or past physical memory. */
+/* The same, or NULL when out of memory or past sr_mem_limit(). */
 SrBuffer *sr_buffer_try(size_t nbytes);
-/* This machine's physical memory in bytes: no buffer may be larger. */
-size_t sr_phys_bytes(void);
 SrBuffer *sr_buffer_zeros(size_t nbytes);
 SrBuffer *sr_buffer_copy(const SrBuffer *b);
 /* Bytes [off, off + n) of b, sharing its memory. */

@@ -386,7 +386,7 @@ int sr_ev_eqn(SrEvalCtx *cx, const SrEvalEqn *e) {
   for (uint32_t i = 0; i < e->nout; i++) {
     int64_t n = e->out_type && e->out_type[i] ? sr_type_numel(e->out_type[i]) : -1;
     size_t nbytes = n > 0 ? (size_t)n * sr_elem_size(e->out_type[i]->dtype) : 0;
-    if (nbytes > sr_phys_bytes()) return sr_ev_oom(cx, nbytes);
+    if (nbytes > sr_mem_limit()) return sr_ev_oom(cx, nbytes);
   }
   /* every rule sees row-major inputs (exec/layout.h), but those of the
      primitives that pass arrays along as they are */

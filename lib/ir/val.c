@@ -69,6 +69,13 @@ static SrVal *text_val(SrArena *a, SrValKind kind, const char *s, size_t n) {
 
 SrVal *sr_str(SrArena *a, const char *s, size_t n) { return text_val(a, SR_V_STR, s, n); }
 SrVal *sr_str_cstr(SrArena *a, const char *s) { return sr_str(a, s, strlen(s)); }
+
+SrVal *sr_str_take(char *p, size_t n) {
+  SrVal *v = alloc_val(NULL, SR_V_STR);
+  v->str.s = p;
+  v->str.n = n;
+  return v;
+}
 SrVal *sr_word(SrArena *a, const char *s, size_t n) { return text_val(a, SR_V_WORD, s, n); }
 
 SrVal *sr_seq(SrArena *a, SrValKind kind, int n) {

@@ -104,6 +104,8 @@ SrVal *sr_float(SrArena *a, double f);
 SrVal *sr_complex(SrArena *a, double re, double im);
 SrVal *sr_str(SrArena *a, const char *s, size_t n);
 SrVal *sr_str_cstr(SrArena *a, const char *s);
+/* A counted str that takes the malloc'ed p (n bytes, then a 0). */
+SrVal *sr_str_take(char *p, size_t n);
 SrVal *sr_word(SrArena *a, const char *s, size_t n);
 /* An empty container with room for n items; fill with sr_seq_push. */
 SrVal *sr_seq(SrArena *a, SrValKind kind, int n);

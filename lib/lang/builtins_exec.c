@@ -776,7 +776,7 @@ static SrVal *bi_split(SrInterp *I, SrArgs *a) {
   /* 8 bytes of key data per key */
   int64_t num = sr_shape_numel(nd, shape), nbytes;
   if (num < 0 || __builtin_mul_overflow(num, 8, &nbytes)) return sr_raise(I, "ValueError", "%s", SR_TOO_BIG_MSG);
-  if ((uint64_t)nbytes > sr_phys_bytes())
+  if ((uint64_t)nbytes > sr_mem_limit())
     return sr_raise(I, "JaxRuntimeError", "RESOURCE_EXHAUSTED: Out of memory while trying to allocate %lld bytes.",
                     (long long)nbytes);
   int legacy;
@@ -789,7 +789,13 @@ static SrVal *bi_split(SrInterp *I, SrArgs *a) {
     return sr_raise(I, "TypeError", "split accepts a single key, but was given a key array of shape %s",
                     sr_type_short(kt));
   }
-  uint32_t *out = sr_xmalloc((size_t)(num ? num : 1) * 8);
+  /* the host words, then the array made of them: both must fit */
+  uint32_t *out = (uint64_t)nbytes <= sr_mem_limit() / 2 ? sr_try_malloc((size_t)(num ? num : 1) * 8) : NULL;
+  if (!out) {
+    free(k);
+    return sr_raise(I, "JaxRuntimeError", "RESOURCE_EXHAUSTED: Out of memory while trying to allocate %lld bytes.",
+                    (long long)nbytes);
+  }
   sr_prng_split_ex(k, num, prng_flags(I), out);
   SrVal *r = key_array(I, legacy, nd, shape, out);
   free(k);
@@ -934,7 +940,7 @@ static SrVal *bi_bits(SrInterp *I, SrArgs *a) { return random_values(I, a, 2); }
 
 /* ---- np.save / np.load ---- */
 
-static const char *path_arg(SrInterp *I, SrVal *v, const char *what) { return sr_as_str(I, v, what); }
+static const char *path_arg(SrInterp *I, SrVal *v, const char *what) { return sr_as_path(I, v, what); }
 
 static SrVal *bi_np_save(SrInterp *I, SrArgs *a) {
   SrVal *p[3];

@@ -475,6 +475,15 @@ const char *sr_as_str(SrInterp *I, SrVal *v, const char *what) {
   return NULL;
 }
 
+const char *sr_as_path(SrInterp *I, SrVal *v, const char *what) {
+  if ((v->kind == SR_V_STR || v->kind == SR_V_WORD) && memchr(v->str.s, 0, v->str.n)) {
+    /* PyUnicode_FSConverter's: the C string would name another file */
+    sr_raise(I, "ValueError", "embedded null byte");
+    return NULL;
+  }
+  return sr_as_str(I, v, what);
+}
+
 /* ---- evaluation ---- */
 
 typedef enum { ST_OK, ST_RETURN, ST_BREAK, ST_CONTINUE, ST_ERROR } Status;
@@ -739,21 +748,43 @@ static SrVal *eval_comp(SrInterp *I, Frame *f, SrNode *c) {
 
 /* format(value, spec) for the format-spec mini-language's common subset */
 /* Inserts a separator every three digits of the integer part. */
-static void group_digits(char *tmp, size_t cap, char sep) {
-  char out[600];
-  size_t n = strlen(tmp), k = 0;
+static void group_digits(SrBuf *num, char sep) {
+  SrBuf out = SR_BUF_INIT;
+  const char *tmp = sr_buf_str(num);
+  size_t n = num->len;
   size_t st = tmp[0] == '-' || tmp[0] == '+' || tmp[0] == ' ' ? 1 : 0;
   size_t end = st;
   while (end < n && tmp[end] >= '0' && tmp[end] <= '9') end++;
-  for (size_t i = 0; i < st; i++) out[k++] = tmp[i];
+  sr_buf_putn(&out, tmp, st);
   for (size_t i = st; i < end; i++) {
-    out[k++] = tmp[i];
+    sr_buf_putc(&out, tmp[i]);
     size_t left = end - i - 1;
-    if (left && left % 3 == 0) out[k++] = sep;
+    if (left && left % 3 == 0) sr_buf_putc(&out, sep);
   }
-  for (size_t i = end; i < n && k < sizeof out - 1; i++) out[k++] = tmp[i];
-  out[k] = 0;
-  snprintf(tmp, cap, "%s", out);
+  sr_buf_putn(&out, tmp + end, n - end);
+  sr_buf_free(num);
+  *num = out;
+}
+
+/* printf's %.*f / %.*e / %.*g of ax at precision prec, into out.  Past
+   the digits a double has (1074 after the point, 767 significant) the rest
+   are zeros: printed as such, so that a precision of a billion costs its
+   zeros, not printf's limits (int lengths). */
+static void float_digits(SrBuf *out, char type, int64_t prec, double ax) {
+  enum { MAXP = 1100 };
+  char f[8];
+  snprintf(f, sizeof f, "%%.*%c", type);
+  size_t at = out->len;
+  sr_buf_printf(out, f, (int)(prec < MAXP ? prec : MAXP), ax);
+  if (prec <= MAXP || type == 'g' || type == 'G' || !isfinite(ax)) return;
+  /* the zeros go before an exponent */
+  char *e = strpbrk(out->p + at, "eE");
+  size_t tail = e ? out->len - (size_t)(e - out->p) : 0;
+  char exp[16] = "";
+  if (tail && tail < sizeof exp) memcpy(exp, e, tail + 1);
+  out->len -= tail;
+  sr_buf_fill(out, '0', (size_t)(prec - MAXP));
+  sr_buf_puts(out, exp);
 }
 
 /* Reads the digits of a width or precision at *s (none read as 0), as
@@ -815,16 +846,11 @@ static SrVal *format_value(SrInterp *I, SrVal *v, const char *spec) {
     s++;
     if (spec_number(I, &s, &prec64) < 0) return NULL;
   }
-  /* the printf-style code below takes int widths and precisions */
-  if (width64 > INT_MAX) {
-    sr_raise(I, "ValueError", "Too many decimal digits in format string");
-    return NULL;
-  }
-  if (prec64 > INT_MAX) {
-    sr_raise(I, "ValueError", "precision too big");
-    return NULL;
-  }
-  int width = (int)width64, prec = (int)prec64;
+  /* a width is that many bytes of result; a number's precision past
+     INT_MAX is refused (formatter_unicode.c) and below it costs its digits */
+  if (sr_check_mem(I, (uint64_t)width64, 1) < 0) return NULL;
+  size_t width = (size_t)width64;
+  int64_t prec = prec64;
   char type = *s ? *s : 0;
   if (type && s[1]) {
     sr_raise(I, "ValueError", "Invalid format specifier '%s'", spec);
@@ -840,7 +866,12 @@ static SrVal *format_value(SrInterp *I, SrVal *v, const char *spec) {
   } else if (is_num) {
     x = v->kind == SR_V_FLOAT ? v->f : (double)v->i;
   }
-  char tmp[600];
+  if (is_num && prec > INT_MAX) {
+    sr_raise(I, "ValueError", "precision too big");
+    return NULL;
+  }
+  if (is_num && prec > 0 && sr_check_mem(I, (uint64_t)prec + 400, 1) < 0) return NULL;
+  SrBuf num = SR_BUF_INIT;
   if (is_num) {
     const char *sg = sign == '+' ? "+" : sign == ' ' ? " " : "";
     int neg = x < 0 || (x == 0 && signbit(x));
@@ -859,45 +890,37 @@ static SrVal *format_value(SrInterp *I, SrVal *v, const char *spec) {
         digits[k++] = dig[u % (uint64_t)base];
         u /= (uint64_t)base;
       } while (u);
-      size_t n = 0;
-      tmp[n++] = 0;
-      n = 0;
-      n += (size_t)snprintf(tmp + n, sizeof tmp - n, "%s", neg ? "-" : sg);
-      if (alt) n += (size_t)snprintf(tmp + n, sizeof tmp - n, "0%c", type);
-      while (k) tmp[n++] = digits[--k];
-      tmp[n] = 0;
+      sr_buf_puts(&num, neg ? "-" : sg);
+      if (alt) sr_buf_printf(&num, "0%c", type);
+      while (k) sr_buf_putc(&num, digits[--k]);
     } else if (type == 'd' || (!type && is_int)) {
-      snprintf(tmp, sizeof tmp, "%s%llu", neg ? "-" : sg, (unsigned long long)int_magnitude(v, ax));
+      sr_buf_printf(&num, "%s%llu", neg ? "-" : sg, (unsigned long long)int_magnitude(v, ax));
     } else if (type == '%') {
-      snprintf(tmp, sizeof tmp, "%s%.*f%%", neg ? "-" : sg, prec < 0 ? 6 : prec, ax * 100);
+      sr_buf_puts(&num, neg ? "-" : sg);
+      float_digits(&num, 'f', prec < 0 ? 6 : prec, ax * 100);
+      sr_buf_putc(&num, '%');
     } else if (type && strchr("fFeEgG", type)) {
-      char f[16];
-      snprintf(f, sizeof f, "%%s%%.*%c", type);
-      snprintf(tmp, sizeof tmp, f, neg ? "-" : sg, prec < 0 ? 6 : prec, ax);
+      sr_buf_puts(&num, neg ? "-" : sg);
+      float_digits(&num, type, prec < 0 ? 6 : prec, ax);
     } else {
-      SrBuf t = SR_BUF_INIT;
-      if (prec >= 0) sr_buf_printf(&t, "%.*g", prec, x);
-      else sr_to_str(I, &t, v);
-      snprintf(tmp, sizeof tmp, "%s%s", (!neg ? sg : ""), sr_buf_str(&t));
-      sr_buf_free(&t);
+      if (!neg) sr_buf_puts(&num, sg);
+      if (prec >= 0) float_digits(&num, 'g', prec, x);
+      else sr_to_str(I, &num, v);
     }
-    if (group) group_digits(tmp, sizeof tmp, group);
+    if (group) group_digits(&num, group);
     if (!align) align = '>';
   } else {
     if (type && type != 's') {
       sr_raise(I, "ValueError", "Unknown format code '%c' for object of type '%s'", type, sr_val_kind_name(v));
       return NULL;
     }
-    SrBuf t = SR_BUF_INIT;
-    sr_to_str(I, &t, v);
-    size_t len = t.len;
-    if (prec >= 0 && (size_t)prec < len) len = (size_t)prec;
-    snprintf(tmp, sizeof tmp, "%.*s", (int)len, sr_buf_str(&t));
-    sr_buf_free(&t);
+    sr_to_str(I, &num, v);
+    if (prec >= 0 && (uint64_t)prec < num.len) num.p[num.len = (size_t)prec] = 0;
     if (!align) align = '<';
   }
-  size_t len = strlen(tmp);
-  size_t pad = (int)len < width ? (size_t)width - len : 0;
+  const char *tmp = sr_buf_str(&num);
+  size_t len = num.len;
+  size_t pad = len < width ? width - len : 0;
   if (align == '<') {
     sr_buf_puts(&b, tmp);
     sr_buf_fill(&b, fill, pad);
@@ -916,6 +939,7 @@ static SrVal *format_value(SrInterp *I, SrVal *v, const char *spec) {
     sr_buf_fill(&b, fill, pad);
     sr_buf_puts(&b, tmp);
   }
+  sr_buf_free(&num);
   SrVal *r = sr_str(NULL, sr_buf_str(&b), b.len);
   sr_buf_free(&b);
   return r;

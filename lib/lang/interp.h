@@ -197,6 +197,8 @@ int sr_args_parse(SrInterp *I, SrArgs *a, const char *fname, const char *spec, S
 int sr_as_int(SrInterp *I, SrVal *v, const char *what, int64_t *out);
 int sr_as_float(SrInterp *I, SrVal *v, const char *what, double *out);
 const char *sr_as_str(SrInterp *I, SrVal *v, const char *what); /* interned */
+/* The same for a file name, which may not hold a NUL (ValueError). */
+const char *sr_as_path(SrInterp *I, SrVal *v, const char *what);
 
 /* ---- the registry of built-ins ---- */
 

@@ -3,12 +3,14 @@
 
 #include "lang/jnp.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "text/print.h"
 #include "util/intern.h"
+#include "util/mem.h"
 #include "util/pyfmt.h"
 
 /* ---- the registry ---- */
@@ -1201,6 +1203,7 @@ static SrVal *m_str_zfill(SrInterp *I, SrArgs *a) {
   const char *s = a->self->str.s;
   size_t n = a->self->str.n;
   size_t sign = n && (s[0] == '-' || s[0] == '+');
+  if ((int64_t)n < w && sr_check_mem(I, (uint64_t)w, 1) < 0) return NULL;
   sr_buf_putn(&b, s, sign);
   if ((int64_t)n < w) sr_buf_fill(&b, '0', (size_t)(w - (int64_t)n));
   sr_buf_putn(&b, s + sign, n - sign);
@@ -1215,7 +1218,8 @@ static SrVal *m_str_center(SrInterp *I, SrArgs *a) {
   char fill = a->n == 2 && a->v[1]->kind == SR_V_STR && a->v[1]->str.n == 1 ? a->v[1]->str.s[0] : ' ';
   size_t n = a->self->str.n;
   if ((int64_t)n >= w) return sr_ref(a->self);
-  size_t pad = (size_t)w - n, left = pad / 2 + (pad & n & 1);
+  if (sr_check_mem(I, (uint64_t)w, 1) < 0) return NULL;
+  size_t pad = (size_t)w - n, left = pad / 2 + (pad & (size_t)w & 1);
   SrBuf b = SR_BUF_INIT;
   sr_buf_fill(&b, fill, left);
   sr_buf_putn(&b, a->self->str.s, n);
@@ -1586,6 +1590,39 @@ static SrVal *set_op(int op, SrVal *a, SrVal *b) {
   return r;
 }
 
+int sr_check_mem(SrInterp *I, uint64_t count, uint64_t size) {
+  uint64_t n;
+  if (__builtin_mul_overflow(count, size, &n) || n > sr_mem_limit()) {
+    sr_raise(I, "MemoryError", "%s", "");
+    return -1;
+  }
+  return 0;
+}
+
+/* Copies the n bytes at p k times into a new str by doubling (a few
+   memcpys, polling Ctrl-C between them).  CPython's unicode_repeat:
+   OverflowError past PY_SSIZE_T_MAX, MemoryError past what may be had. */
+SrVal *sr_str_repeat(SrInterp *I, const char *p, size_t n, uint64_t k) {
+  uint64_t total;
+  if (__builtin_mul_overflow((uint64_t)n, k, &total) || total > INT64_MAX)
+    return sr_raise(I, "OverflowError", "repeated string is too long");
+  char *out = total < sr_mem_limit() ? sr_try_malloc((size_t)total + 1) : NULL;
+  if (!out) return sr_raise(I, "MemoryError", "%s", "");
+  size_t done = total ? n : 0;
+  if (done) memcpy(out, p, n);
+  while (done < total) {
+    if (I->interrupted) {
+      free(out);
+      return sr_raise(I, "KeyboardInterrupt", "interrupted");
+    }
+    size_t m = done < total - done ? done : (size_t)(total - done);
+    memcpy(out + done, out, m);
+    done += m;
+  }
+  out[total] = 0;
+  return sr_str_take(out, (size_t)total);
+}
+
 SrVal *sr_binop(SrInterp *I, int op, SrVal *a, SrVal *b) {
   /* objects first (arrays), then the reflected operand */
   const SrLangOps *oa = sr_ops(a), *ob = sr_ops(b);
@@ -1642,16 +1679,21 @@ SrVal *sr_binop(SrInterp *I, int op, SrVal *a, SrVal *b) {
                           (b->kind == SR_V_INT && (a->kind == SR_V_LIST || a->kind == SR_V_TUPLE || a->kind == SR_V_STR)))) {
     SrVal *s = a->kind == SR_V_INT ? b : a;
     int64_t k = a->kind == SR_V_INT ? a->i : b->i;
-    if (s->kind == SR_V_STR) {
-      SrBuf t = SR_BUF_INIT;
-      for (int64_t i = 0; i < k; i++) sr_buf_putn(&t, s->str.s, s->str.n);
-      SrVal *r = sr_str(NULL, sr_buf_str(&t), t.len);
-      sr_buf_free(&t);
-      return r;
-    }
-    SrVal *r = sr_seq(NULL, s->kind, 0);
-    for (int64_t i = 0; i < k; i++)
+    if (k < 0) k = 0;
+    if (s->kind == SR_V_STR) return sr_str_repeat(I, s->str.s, s->str.n, (uint64_t)k);
+    /* list_repeat / tuple_repeat: MemoryError past what a list holds */
+    uint64_t total;
+    if (__builtin_mul_overflow((uint64_t)s->seq.n, (uint64_t)k, &total) || total > INT_MAX ||
+        sr_check_mem(I, total, sizeof(SrVal *)) < 0)
+      return sr_raise(I, "MemoryError", "%s", "");
+    SrVal *r = sr_seq(NULL, s->kind, (int)total);
+    for (int64_t i = 0; i < k && s->seq.n; i++) {
+      if (I->interrupted && (i & 1023) == 0) {
+        sr_unref(r);
+        return sr_raise(I, "KeyboardInterrupt", "interrupted");
+      }
       for (int j = 0; j < s->seq.n; j++) sr_seq_push(NULL, r, sr_ref(s->seq.items[j]));
+    }
     return r;
   }
   if ((op == SR_OP_BITOR || op == SR_OP_BITAND || op == SR_OP_SUB) &&

@@ -124,6 +124,12 @@ void sr_context_exit(SrInterp *I, SrVal *m);
 
 /* format(value, spec) */
 SrVal *sr_format(SrInterp *I, SrVal *v, const char *spec);
+/* Python's MemoryError, raised before allocating, for count items of size
+   bytes past what the process may get (sr_mem_limit): -1 then, else 0. */
+int sr_check_mem(SrInterp *I, uint64_t count, uint64_t size);
+/* The str of the n bytes at p repeated k times ('ab' * k): OverflowError
+   or MemoryError as CPython raises them, KeyboardInterrupt on Ctrl-C. */
+SrVal *sr_str_repeat(SrInterp *I, const char *p, size_t n, uint64_t k);
 
 void sr_objects_init(void);
 

@@ -236,7 +236,7 @@ static SrArray *concrete(SrVal *v) {
 static SrVal *save_vjp(SrInterp *I, SrArgs *a) {
   SrVal *p[2];
   if (sr_args_parse(I, a, "save_vjp", "file, f_vjp", p) < 0) return NULL;
-  const char *path = sr_as_str(I, p[0], "file");
+  const char *path = sr_as_path(I, p[0], "file");
   if (!path) return NULL;
   SrVjp *v = sr_vjp_of(p[1]);
   if (!v) return sr_raise(I, "TypeError", "save_vjp needs a VJP object (what jax.vjp returns), got %s", sr_val_kind_name(p[1]));
@@ -462,7 +462,7 @@ static SrVal *leaf_array(SrInterp *I, const char *path, const SrNpzEntry *e, con
 static SrVal *load_vjp(SrInterp *I, SrArgs *a) {
   SrVal *p[1];
   if (sr_args_parse(I, a, "load_vjp", "file", p) < 0) return NULL;
-  const char *path = sr_as_str(I, p[0], "file");
+  const char *path = sr_as_path(I, p[0], "file");
   if (!path) return NULL;
   SrNpzEntry *e = NULL;
   int ne = 0;

@@ -6,11 +6,80 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 void sr_oom(void) {
   fputs("shardrepl: out of memory\n", stderr);
   abort();
 }
+
+/* A limit in a cgroup file: a number of bytes, or "max" (none). */
+static size_t cgroup_file_limit(const char *path) {
+  FILE *f = fopen(path, "r");
+  if (!f) return SIZE_MAX;
+  unsigned long long v = 0;
+  size_t r = fscanf(f, "%llu", &v) == 1 && v > 0 ? (size_t)v : SIZE_MAX;
+  fclose(f);
+  return r;
+}
+
+/* The least limit in `file` of the cgroup `group` (under the hierarchy
+   mounted at `base`) and of the groups above it. */
+static size_t cgroup_walk(const char *base, char *group, const char *file) {
+  size_t lim = SIZE_MAX;
+  char path[4200];
+  for (;;) {
+    snprintf(path, sizeof path, "%s%s/%s", base, strcmp(group, "/") == 0 ? "" : group, file);
+    size_t l = cgroup_file_limit(path);
+    if (l < lim) lim = l;
+    char *slash = strrchr(group, '/');
+    if (!slash || strcmp(group, "/") == 0) break;
+    if (slash == group) slash[1] = 0;
+    else *slash = 0;
+  }
+  return lim;
+}
+
+/* The memory limit of this process's cgroup, as /proc/self/cgroup names
+   it: v2 ("0::/a/b", memory.max) and v1 ("4:memory:/a/b",
+   memory.limit_in_bytes; a container sees its own group at the mount's
+   root too). */
+static size_t cgroup_limit(void) {
+  size_t lim = cgroup_file_limit("/sys/fs/cgroup/memory/memory.limit_in_bytes");
+  char line[4096];
+  FILE *f = fopen("/proc/self/cgroup", "r");
+  while (f && fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\n")] = 0;
+    char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+    if (!c2 || c2[1] != '/') continue;
+    size_t l = SIZE_MAX;
+    if (c2 == c1 + 1) l = cgroup_walk("/sys/fs/cgroup", c2 + 1, "memory.max");
+    else if (strncmp(c1 + 1, "memory", 6) == 0 && c1 + 7 == c2)
+      l = cgroup_walk("/sys/fs/cgroup/memory", c2 + 1, "memory.limit_in_bytes");
+    if (l < lim) lim = l;
+  }
+  if (f) fclose(f);
+  return lim;
+}
+
+size_t sr_mem_limit(void) {
+  static size_t limit;
+  if (limit) return limit;
+  long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+  size_t lim = pages > 0 && size > 0 ? (size_t)pages * (size_t)size : SIZE_MAX;
+  const int rs[] = {RLIMIT_AS, RLIMIT_DATA};
+  for (int i = 0; i < 2; i++) {
+    struct rlimit rl;
+    if (getrlimit(rs[i], &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && (size_t)rl.rlim_cur < lim)
+      lim = (size_t)rl.rlim_cur;
+  }
+  size_t cg = cgroup_limit();
+  limit = cg < lim ? cg : lim;
+  return limit;
+}
+
+void *sr_try_malloc(size_t n) { return n > sr_mem_limit() ? NULL : malloc(n ? n : 1); }
 
 void *sr_xmalloc(size_t n) {
   void *p = malloc(n ? n : 1);

@@ -21,6 +21,18 @@ void *sr_xrealloc(void *p, size_t n);
 char *sr_xstrdup(const char *s);
 char *sr_xstrndup(const char *s, size_t n);
 void sr_oom(void) __attribute__((noreturn));
+
+/* The most bytes one allocation may take: the least of physical memory,
+   RLIMIT_AS, RLIMIT_DATA and the memory limit of the process's cgroup (v2
+   memory.max, v1 memory.limit_in_bytes), read once.  A request a user's
+   value sizes (an array, a repeated string, a format width) past it is
+   refused before allocating -- JAX's RESOURCE_EXHAUSTED, Python's
+   MemoryError -- since with overcommit malloc would grant it and touching
+   it would bring the OOM killer. */
+size_t sr_mem_limit(void);
+/* malloc(n), or NULL when n is past sr_mem_limit() or malloc fails: for
+   the allocations above, whose failure is an error, not an abort. */
+void *sr_try_malloc(size_t n);
 /* Asks for huge pages for the block [p, p+n) (Linux; a hint, no more),
    for big blocks about to be filled. */
 void sr_mem_huge(void *p, size_t n);

@@ -17,6 +17,8 @@ GOLDEN_TESTS = \
 	tests/golden/ad_linearize_tree.jxr \
 	tests/golden/ad_transpose_literal.jxr \
 	tests/golden/layout_misfit.jxr \
+	tests/golden/memory_limits.jxr \
+	tests/golden/path_nul.jxr \
 	tests/golden/numbers.jxr \
 	tests/golden/strings.jxr \
 	tests/golden/containers.jxr \
