@@ -430,6 +430,7 @@ static SrVal *device_put_tree(SrInterp *I, SrVal *x, SrVal *dev) {
 static SrVal *bi_device_put(SrInterp *I, SrArgs *args) {
   SrVal *p[5];
   if (sr_args_parse(I, args, "device_put", "x, device=, *, src=, donate=, may_alias=", p) < 0) return NULL;
+  if (sr_check_py_int(I, p[0]) < 0) return NULL;
   if (p[0]->kind == SR_V_LIST || p[0]->kind == SR_V_TUPLE || p[0]->kind == SR_V_DICT)
     return device_put_tree(I, p[0], p[1] && p[1]->kind != SR_V_NONE ? p[1] : NULL);
   /* a Format: its sharding places, its layout orders each shard */
@@ -1038,6 +1039,19 @@ static SrVal *prop_is_fully_replicated(SrInterp *I, SrArgs *a) {
 
 /* jnp.array / jnp.asarray: nested lists of numbers through
    sr_exec_from_host, arrays (converted to dtype when given). */
+/* numpy's (2.x) refusal of a Python int out of the range of the integer
+   dtype d it is stored as, anywhere in nested lists and tuples: -1. */
+static int ints_fit(SrInterp *I, const SrVal *v, SrDtype d) {
+  if (v->kind == SR_V_INT && !sr_int_fits(v->i, d)) {
+    sr_raise(I, "OverflowError", "Python integer %lld out of bounds for %s", (long long)v->i, sr_dtype_name(d));
+    return -1;
+  }
+  if (v->kind == SR_V_LIST || v->kind == SR_V_TUPLE)
+    for (int i = 0; i < v->seq.n; i++)
+      if (ints_fit(I, v->seq.items[i], d) < 0) return -1;
+  return 0;
+}
+
 static SrVal *bi_array(SrInterp *I, SrArgs *a) {
   SrVal *p[4];
   if (sr_args_parse(I, a, "array", "object, dtype=, *, copy=, order=", p) < 0) return NULL;
@@ -1045,6 +1059,16 @@ static SrVal *bi_array(SrInterp *I, SrArgs *a) {
   if (sr_dtype_arg(I, p[1], &dt, "array") < 0) return NULL;
   SrVal *r = sr_jnp_asarray(I, p[0], dt);
   if (!r) return NULL;
+  /* lax_numpy.array converts Python data with np.asarray(object, dtype) */
+  const SrType *rt = sr_value_type(I, r);
+  SrDtype want = dt >= 0 ? (SrDtype)dt : rt ? rt->dtype : SR_F32;
+  if (!sr_array_of(p[0]) && sr_dtype_is_int(want)) {
+    if (dt < 0 && p[0]->kind == SR_V_INT && !I->jax->enable_x64) want = SR_I32;
+    if (ints_fit(I, p[0], want) < 0) {
+      sr_unref(r);
+      return NULL;
+    }
+  }
   /* a Python scalar becomes a (strongly typed) array */
   SrArrayObj *o = sr_array_of(r);
   if (o && !o->type->weak) return r;

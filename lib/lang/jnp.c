@@ -698,6 +698,20 @@ SrVal *sr_pytree_numbered(SrVal *v, int *k) {
   return r;
 }
 
+int sr_int_fits(int64_t v, SrDtype d) {
+  int bits = sr_dtype_info(d)->bits;
+  if (sr_dtype_kind(d) == SR_DK_UINT) return v >= 0 && (bits >= 64 || (uint64_t)v < (uint64_t)1 << bits);
+  if (sr_dtype_kind(d) == SR_DK_INT) return bits >= 64 || (v >= -((int64_t)1 << (bits - 1)) && v < (int64_t)1 << (bits - 1));
+  return 1;
+}
+
+int sr_check_py_int(SrInterp *I, const SrVal *v) {
+  SrDtype d = I->jax->enable_x64 ? SR_I64 : SR_I32;
+  if (v->kind != SR_V_INT || sr_int_fits(v->i, d)) return 0;
+  sr_raise(I, "OverflowError", "Python int %lld too large to convert to %s", (long long)v->i, sr_dtype_name(d));
+  return -1;
+}
+
 SrVal *sr_pytree_array_leaves(SrInterp *I, SrVal *v) {
   SrVal *l = sr_pytree_flatten(I, v);
   for (int i = 0; l && i < l->seq.n; i++)
@@ -739,6 +753,13 @@ SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, c
     SrVal *leaves = sr_pytree_flatten(I, args[i]);
     if (!leaves) {
       ok = 0;
+      break;
+    }
+    /* api_util.py: _make_abstract_python_scalar refuses an int the
+       default int dtype cannot hold */
+    for (int k = 0; k < leaves->seq.n && ok; k++) ok = sr_check_py_int(I, leaves->seq.items[k]) == 0;
+    if (!ok) {
+      sr_unref(leaves);
       break;
     }
     SrVal *tl = sr_seq(NULL, SR_V_LIST, leaves->seq.n);

@@ -49,6 +49,14 @@ SrVal *sr_pytree_flatten(SrInterp *I, SrVal *v);
 SrVal *sr_pytree_numbered(SrVal *v, int *k);
 /* v's leaves as arrays (Python scalars become weakly typed ones). */
 SrVal *sr_pytree_array_leaves(SrInterp *I, SrVal *v);
+/* Whether the int v is in the range of the integer dtype d (any other
+   dtype: 1). */
+int sr_int_fits(int64_t v, SrDtype d);
+/* JAX's OverflowError for a Python int that the default int dtype (int32,
+   or int64 with x64) cannot hold, as an argument of jit or device_put
+   becomes one ("Python int 4294967296 too large to convert to int32"):
+   -1 then, else 0. */
+int sr_check_py_int(SrInterp *I, const SrVal *v);
 /* A callable's __name__: a def's name, a built-in's last component. */
 const char *sr_callable_name(SrVal *f);
 SrVal *sr_pytree_unflatten(SrVal *like, SrVal *leaves);

@@ -723,6 +723,14 @@ static SrVal *m_str_join(SrInterp *I, SrArgs *a) {
   if (a->n != 1) return sr_raise(I, "TypeError", "join() takes exactly one argument");
   SrVal *items = sr_iterate(I, a->v[0]);
   if (!items) return NULL;
+  /* the separator repeats: the result may be far larger than the items */
+  uint64_t total = 0, sep = a->self->str.n;
+  for (int i = 0; i < items->seq.n; i++)
+    if (items->seq.items[i]->kind == SR_V_STR) total += items->seq.items[i]->str.n + (i ? sep : 0);
+  if (sr_check_mem(I, total, 1) < 0) {
+    sr_unref(items);
+    return NULL;
+  }
   SrBuf b = SR_BUF_INIT;
   for (int i = 0; i < items->seq.n; i++) {
     if (i) sr_buf_putn(&b, a->self->str.s, a->self->str.n);

@@ -19,6 +19,7 @@ GOLDEN_TESTS = \
 	tests/golden/layout_misfit.jxr \
 	tests/golden/memory_limits.jxr \
 	tests/golden/path_nul.jxr \
+	tests/golden/py_int_range.jxr \
 	tests/golden/numbers.jxr \
 	tests/golden/strings.jxr \
 	tests/golden/containers.jxr \
