@@ -141,6 +141,11 @@ SrJaxpr *sr_jb_finish(SrJaxprBuilder *b);
 SrVar *sr_lit_int(SrProgram *p, const SrType *t, int64_t i);
 SrVar *sr_lit_float(SrProgram *p, const SrType *t, double f);
 SrVar *sr_lit_bool(SrProgram *p, int b);
+/* A literal written without a type (the 2021-2024 printer's), whose
+   dtype the type rules take from the other operands. */
+static inline int sr_is_bare_lit(const SrVar *v) {
+  return v->kind == SR_LIT && (!v->type || v->lit_form == SR_LIT_BARE);
+}
 /* The type a literal written without one has: a weak-typed scalar of the
    dtype its text reads as (bool, int32, float32 or complex64). */
 const SrType *sr_lit_bare_type(const char *text);

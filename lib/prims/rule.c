@@ -778,11 +778,11 @@ void sr_resolve_bare_literals(const SrRuleEqn *e, const SrType **ts) {
   const SrType *typed = NULL;
   for (uint32_t i = 0; i < e->nin; i++) {
     ts[i] = e->in[i];
-    if (!typed && !(e->inv && e->inv[i]->kind == SR_LIT && !e->inv[i]->type)) typed = e->in[i];
+    if (!typed && !(e->inv && sr_is_bare_lit(e->inv[i]))) typed = e->in[i];
   }
   if (!typed || !e->inv) return;
   for (uint32_t i = 0; i < e->nin; i++) {
-    if (e->inv[i]->kind != SR_LIT || e->inv[i]->type) continue;
+    if (!sr_is_bare_lit(e->inv[i])) continue;
     /* an int literal stays an int next to a float operand only if JAX
        would have kept it: weak ints become the float's dtype too */
     ts[i] = sr_type_with_dtype(ts[i], typed->dtype);

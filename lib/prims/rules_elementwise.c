@@ -93,7 +93,7 @@ static int type_unop(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
   const SrType *x = e->in[0];
   /* the older printer's untyped literal (`neg 1.0`) had the result's dtype */
-  if (e->inv && e->inv[0]->kind == SR_LIT && !e->inv[0]->type && sr_written(e, 0) && unops[k].result == RES_SAME)
+  if (e->inv && sr_is_bare_lit(e->inv[0]) && sr_written(e, 0) && unops[k].result == RES_SAME)
     x = sr_type_with_dtype(x, sr_written(e, 0)->dtype);
   if (unop_dtype(cx, e->prim->name, x, unops[k].accepted, unops[k].narrow_ints) < 0) return -1;
   SrStd s;
