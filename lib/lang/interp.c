@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check/check.h"
 #include "exec/exec.h"
@@ -1810,8 +1811,12 @@ int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going) {
   size_t pos = 0;
   int failed = 0, agreed;
   SrCode *code = sr_code_new(src);
+  /* output that is not a terminal is flushed after each statement, so that
+     a job killed later keeps what it printed */
+  int flush = I->out && !isatty(fileno(I->out));
   I->run_depth++;
   for (;;) {
+    if (flush) fflush(I->out);
     pos = skip_blank_lines(src, pos);
     if (pos < src->len && src->text[pos] == ':') {
       /* a colon command takes the rest of its line */
@@ -1878,6 +1883,7 @@ int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going) {
     }
   }
   I->run_depth--;
+  if (flush) fflush(I->out);
   sr_code_unref(code);
   return failed;
 }
