@@ -476,16 +476,22 @@ static int too_deep_to_print(SrInterp *I) {
   return -1;
 }
 
+/* A value's printer that cannot return an error raises it on I (an array
+   whose copy to the host failed): the print fails. */
 int sr_to_str(SrInterp *I, SrBuf *out, SrVal *v) {
+  int pending = I->exc != NULL;
   sr_val_too_deep();
   sr_val_str(out, v);
-  return too_deep_to_print(I);
+  if (too_deep_to_print(I) < 0) return -1;
+  return !pending && I->exc ? -1 : 0;
 }
 
 int sr_to_repr(SrInterp *I, SrBuf *out, SrVal *v) {
+  int pending = I->exc != NULL;
   sr_val_too_deep();
   sr_val_repr(out, v);
-  return too_deep_to_print(I);
+  if (too_deep_to_print(I) < 0) return -1;
+  return !pending && I->exc ? -1 : 0;
 }
 
 /* ---- truthiness and iteration ---- */
