@@ -175,6 +175,7 @@ void sr_interp_free(SrInterp *I) {
      first breaks those cycles */
   sr_env_clear(I->globals);
   sr_env_break_cycles(I->globals);
+  sr_val_collect_cycles();
   sr_exec_free(I);
   sr_env_unref(I->globals);
   sr_diags_clear(&I->diags);
@@ -188,6 +189,7 @@ void sr_interp_reset(SrInterp *I) {
   sr_jit_cache_clear(I);
   sr_env_clear(I->globals);
   sr_env_break_cycles(I->globals);
+  sr_val_collect_cycles();
   sr_jax_state_reset(I->jax);
 }
 

@@ -67,6 +67,8 @@ GOLDEN_TESTS = \
 	tests/golden/float_to_int.jxr \
 	tests/golden/print_file.jxr \
 	tests/golden/nested_jit_ad.jxr \
+	tests/golden/cycles.jxr \
+	tests/golden/decorator_syntax_error.jxr \
 	examples/tour.jxr
 
 GOLDEN_PENDING =
