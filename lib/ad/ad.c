@@ -65,8 +65,11 @@ void sr_ad_begin(SrAd *ad, SrInterp *I, SrAdMode mode) {
   memset(ad, 0, sizeof *ad);
   ad->I = I;
   ad->mode = mode;
+  I->ad_depth++;
   sr_ad_init();
 }
+
+static void memo_free(struct SrAdMemo *m);
 
 void ad_release(SrAd *ad, int mark) {
   while (ad->npool > mark) sr_unref(ad->pool[--ad->npool]);
@@ -77,6 +80,109 @@ void sr_ad_end(SrAd *ad) {
   free(ad->pool);
   ad->pool = NULL;
   ad->cappool = 0;
+  SrInterp *I = ad->I;
+  if (I && --I->ad_depth == 0 && I->ad_memo) {
+    memo_free(I->ad_memo);
+    I->ad_memo = NULL;
+  }
+}
+
+/* ---- the memo of call bodies' transforms ---- */
+
+typedef struct MemoEntry {
+  int tag;
+  const SrJaxpr *body;
+  const SrMesh *mesh;
+  uint8_t *key;
+  size_t nkey;
+  uint64_t hash;
+  SrAdMemoVal val;
+  struct MemoEntry *next;
+} MemoEntry;
+
+struct SrAdMemo {
+  MemoEntry **buckets;
+  size_t nbuckets, n;
+};
+
+static uint64_t memo_hash(int tag, const SrJaxpr *body, const SrMesh *mesh, const uint8_t *key, size_t nkey) {
+  uint64_t h = 1469598103934665603ull;
+  uint64_t w[3] = {(uint64_t)tag, (uint64_t)(uintptr_t)body, (uint64_t)(uintptr_t)mesh};
+  for (int i = 0; i < 3; i++) h = (h ^ w[i]) * 1099511628211ull;
+  for (size_t i = 0; i < nkey; i++) h = (h ^ key[i]) * 1099511628211ull;
+  return h;
+}
+
+static void memo_free(struct SrAdMemo *m) {
+  for (size_t b = 0; b < m->nbuckets; b++)
+    for (MemoEntry *e = m->buckets[b], *next; e; e = next) {
+      next = e->next;
+      for (int i = 0; i < 2; i++)
+        if (e->val.j[i]) sr_program_unref(e->val.j[i]->prog);
+      sr_program_unref(e->body->prog);
+      free((void *)e->val.data);
+      free(e->key);
+      free(e);
+    }
+  free(m->buckets);
+  free(m);
+}
+
+const SrAdMemoVal *ad_memo_get(SrAd *ad, int tag, const SrJaxpr *body, const uint8_t *key, size_t nkey) {
+  struct SrAdMemo *m = ad->I->ad_memo;
+  if (!m) return NULL;
+  const SrMesh *mesh = ad_ctx_mesh(ad);
+  uint64_t h = memo_hash(tag, body, mesh, key, nkey);
+  for (MemoEntry *e = m->buckets[h % m->nbuckets]; e; e = e->next)
+    if (e->hash == h && e->tag == tag && e->body == body && e->mesh == mesh && e->nkey == nkey &&
+        (nkey == 0 || memcmp(e->key, key, nkey) == 0))
+      return &e->val;
+  return NULL;
+}
+
+void ad_memo_put(SrAd *ad, int tag, const SrJaxpr *body, const uint8_t *key, size_t nkey, SrJaxpr *j0,
+                 SrJaxpr *j1, const int *data, int ndata) {
+  SrInterp *I = ad->I;
+  struct SrAdMemo *m = I->ad_memo;
+  if (!m) {
+    m = I->ad_memo = sr_xcalloc(1, sizeof *m);
+    m->nbuckets = 64;
+    m->buckets = sr_xcalloc(m->nbuckets, sizeof *m->buckets);
+  }
+  if (m->n >= m->nbuckets) {
+    /* grow: rehash into twice the buckets */
+    size_t nb = 2 * m->nbuckets;
+    MemoEntry **nbk = sr_xcalloc(nb, sizeof *nbk);
+    for (size_t b = 0; b < m->nbuckets; b++)
+      for (MemoEntry *e = m->buckets[b], *next; e; e = next) {
+        next = e->next;
+        e->next = nbk[e->hash % nb];
+        nbk[e->hash % nb] = e;
+      }
+    free(m->buckets);
+    m->buckets = nbk;
+    m->nbuckets = nb;
+  }
+  MemoEntry *e = sr_xcalloc(1, sizeof *e);
+  e->tag = tag;
+  e->body = body;
+  sr_program_ref(body->prog);
+  e->mesh = ad_ctx_mesh(ad);
+  e->key = sr_xmalloc(nkey + 1);
+  if (nkey) memcpy(e->key, key, nkey);
+  e->nkey = nkey;
+  e->hash = memo_hash(tag, body, e->mesh, key, nkey);
+  e->val.j[0] = j0;
+  e->val.j[1] = j1;
+  for (int i = 0; i < 2; i++)
+    if (e->val.j[i]) sr_program_ref(e->val.j[i]->prog);
+  int *d = sr_xmalloc(((size_t)ndata + 1) * sizeof *d);
+  if (ndata) memcpy(d, data, (size_t)ndata * sizeof *d);
+  e->val.data = d;
+  e->val.ndata = ndata;
+  e->next = m->buckets[e->hash % m->nbuckets];
+  m->buckets[e->hash % m->nbuckets] = e;
+  m->n++;
 }
 
 SrVal *ad_keep(SrAd *ad, SrVal *v) {

@@ -95,6 +95,9 @@ static SrVal *bind_call(SrAd *ad, const SrEqn *e, SrJaxpr *body, int nin, SrVal 
 
 static int jit_lin(SrAd *ad, const SrEqn *e, SrJaxpr *body, SrVal **x, SrVal **t, SrVal **y, SrVal **ty);
 
+/* the memo's tags (ad_memo_get) */
+enum { MEMO_JVP = 1, MEMO_LIN, MEMO_TRANSPOSE };
+
 JVP(jvp_jit) {
   SrJaxpr *body = body_of(ad, e, "jaxpr");
   if (!body) return -1;
@@ -102,7 +105,18 @@ JVP(jvp_jit) {
   uint32_t n = e->nin, no = e->nout;
   uint8_t *in_nz = sr_xcalloc(n + 1, 1), *out_nz = sr_xcalloc(no + 1, 1);
   for (uint32_t i = 0; i < n; i++) in_nz[i] = t[i] != NULL;
-  SrJaxpr *J = ad_jvp_jaxpr(ad, body, in_nz, NULL, out_nz);
+  const SrAdMemoVal *mv = ad_memo_get(ad, MEMO_JVP, body, in_nz, n);
+  SrJaxpr *J;
+  if (mv) {
+    J = mv->j[0];
+    sr_program_ref(J->prog);
+    for (uint32_t i = 0; i < no; i++) out_nz[i] = (uint8_t)mv->data[i];
+  } else if ((J = ad_jvp_jaxpr(ad, body, in_nz, NULL, out_nz))) {
+    int *d = sr_xcalloc(no + 1, sizeof *d);
+    for (uint32_t i = 0; i < no; i++) d[i] = out_nz[i];
+    ad_memo_put(ad, MEMO_JVP, body, in_nz, n, J, NULL, d, (int)no);
+    free(d);
+  }
   int rc = -1;
   if (J) {
     SrVal **in = sr_xcalloc(2 * n + 1, sizeof *in);
@@ -135,15 +149,68 @@ JVP(jvp_jit) {
 
 static int same_var(SrVar *a, SrVar *b) { return a == b && a->kind == SR_VAR; }
 
-/* _pjit_linearize */
-static int jit_lin(SrAd *ad, const SrEqn *e, SrJaxpr *body, SrVal **x, SrVal **t, SrVal **y, SrVal **ty) {
+/* What _pjit_linearize makes of a body, given which inputs have tangents
+   and which outputs have a specified sharding: the forward jit's body
+   (F's outputs, pruned to those with keep set) and the tangent jit's. */
+typedef struct JitLin {
+  SrJaxpr *fwd, *lin; /* each holds a reference to its program */
+  uint32_t nf;        /* F's outputs: the primal ones, then the residuals */
+  int nres;
+  int *in_fwd;        /* nres: per residual, the input+1 it is, or 0 */
+  int *fwd_in, *dup;  /* nf: the input an output forwards, an earlier output it repeats (or -1) */
+  uint8_t *keep;      /* nf: returned by the forward jit */
+  uint8_t *out_nz;    /* no */
+} JitLin;
+
+static void jit_lin_free(JitLin *l) {
+  if (l->fwd) sr_program_unref(l->fwd->prog);
+  if (l->lin) sr_program_unref(l->lin->prog);
+  free(l->in_fwd);
+  free(l->fwd_in);
+  free(l->dup);
+  free(l->keep);
+  free(l->out_nz);
+}
+
+/* The JitLin of e's body, from the memo or made (and memoized).  The
+   memo's ints: nf, nres, in_fwd[nres], fwd_in[nf], dup[nf], keep[nf],
+   out_nz[no]. */
+static int jit_lin_jaxprs(SrAd *ad, const SrEqn *e, SrJaxpr *body, SrVal **t, JitLin *o) {
   uint32_t n = e->nin, no = e->nout;
-  uint8_t *in_nz = sr_xcalloc(n + 1, 1);
-  for (uint32_t i = 0; i < n; i++) in_nz[i] = t[i] != NULL;
+  SrVal *osh = param(e, "out_shardings");
+  memset(o, 0, sizeof *o);
+  /* the key: the nonzero tangents, then which outputs have a sharding */
+  uint8_t *key = sr_xcalloc(n + no + 1, 1);
+  for (uint32_t i = 0; i < n; i++) key[i] = t[i] != NULL;
+  for (uint32_t i = 0; i < no; i++)
+    key[n + i] = osh && osh->kind == SR_V_TUPLE && (int)i < osh->seq.n && osh->seq.items[i]->kind != SR_V_WORD;
+  const SrAdMemoVal *mv = ad_memo_get(ad, MEMO_LIN, body, key, n + no);
+  if (mv) {
+    const int *d = mv->data;
+    o->fwd = mv->j[0];
+    o->lin = mv->j[1];
+    sr_program_ref(o->fwd->prog);
+    sr_program_ref(o->lin->prog);
+    o->nf = (uint32_t)*d++;
+    o->nres = *d++;
+    o->in_fwd = sr_xcalloc((size_t)o->nres + 1, sizeof *o->in_fwd);
+    o->fwd_in = sr_xcalloc(o->nf + 1, sizeof *o->fwd_in);
+    o->dup = sr_xcalloc(o->nf + 1, sizeof *o->dup);
+    o->keep = sr_xcalloc(o->nf + 1, 1);
+    o->out_nz = sr_xcalloc(no + 1, 1);
+    for (int r = 0; r < o->nres; r++) o->in_fwd[r] = *d++;
+    for (uint32_t i = 0; i < o->nf; i++) o->fwd_in[i] = *d++;
+    for (uint32_t i = 0; i < o->nf; i++) o->dup[i] = *d++;
+    for (uint32_t i = 0; i < o->nf; i++) o->keep[i] = (uint8_t)*d++;
+    for (uint32_t i = 0; i < no; i++) o->out_nz[i] = (uint8_t)*d++;
+    free(key);
+    return 0;
+  }
   SrLinJaxprs lj;
-  int rc = ad_linearize_jaxpr(ad, body, in_nz, NULL, NULL, &lj);
-  free(in_nz);
-  if (rc < 0) return -1;
+  if (ad_linearize_jaxpr(ad, body, key, NULL, NULL, &lj) < 0) {
+    free(key);
+    return -1;
+  }
   SrJaxpr *F = lj.fwd;
   uint32_t nf = F->nout; /* no primal outputs, then the returned residuals */
   /* forwarding: outputs that are inputs of the forward body are not
@@ -151,40 +218,71 @@ static int jit_lin(SrAd *ad, const SrEqn *e, SrJaxpr *body, SrVal **x, SrVal **t
      residual equal to an earlier output is returned once */
   int *fwd_in = sr_xcalloc(nf + 1, sizeof *fwd_in), *dup = sr_xcalloc(nf + 1, sizeof *dup);
   uint8_t *keep = sr_xcalloc(nf + 1, 1);
-  SrVal *osh = param(e, "out_shardings");
   for (uint32_t i = 0; i < nf; i++) {
-    SrVar *o = F->outvars[i];
+    SrVar *v = F->outvars[i];
     fwd_in[i] = dup[i] = -1;
     keep[i] = 1;
-    for (uint32_t a = 0; a < sr_nargs(F) && o->kind == SR_VAR; a++)
-      if (sr_args(F)[a] == o) fwd_in[i] = (int)a;
-    if (fwd_in[i] >= 0 && i < no && osh && osh->kind == SR_V_TUPLE && (int)i < osh->seq.n &&
-        osh->seq.items[i]->kind != SR_V_WORD)
-      fwd_in[i] = -1;
+    for (uint32_t a = 0; a < sr_nargs(F) && v->kind == SR_VAR; a++)
+      if (sr_args(F)[a] == v) fwd_in[i] = (int)a;
+    if (fwd_in[i] >= 0 && i < no && key[n + i]) fwd_in[i] = -1;
     if (fwd_in[i] >= 0) {
       keep[i] = 0;
       continue;
     }
     if (i >= no)
       for (uint32_t k = 0; k < i && dup[i] < 0; k++)
-        if (keep[k] && same_var(F->outvars[k], o)) dup[i] = (int)k;
+        if (keep[k] && same_var(F->outvars[k], v)) dup[i] = (int)k;
     if (dup[i] >= 0) keep[i] = 0;
   }
   SrJaxpr *F2 = prune_outputs(F, keep);
+  o->fwd = F2;
+  sr_program_ref(F2->prog);
+  o->lin = lj.lin;
+  sr_program_ref(lj.lin->prog);
+  o->nf = nf;
+  o->nres = lj.nres;
+  o->in_fwd = sr_xcalloc((size_t)lj.nres + 1, sizeof *o->in_fwd);
+  memcpy(o->in_fwd, lj.in_fwd, (size_t)lj.nres * sizeof *o->in_fwd);
+  o->fwd_in = fwd_in;
+  o->dup = dup;
+  o->keep = keep;
+  o->out_nz = sr_xcalloc(no + 1, 1);
+  memcpy(o->out_nz, lj.out_nz, no);
+  ad_lin_jaxprs_free(&lj);
+  int nd = 2 + o->nres + 3 * (int)nf + (int)no, *d = sr_xcalloc((size_t)nd + 1, sizeof *d), *p = d;
+  *p++ = (int)nf;
+  *p++ = o->nres;
+  for (int r = 0; r < o->nres; r++) *p++ = o->in_fwd[r];
+  for (uint32_t i = 0; i < nf; i++) *p++ = fwd_in[i];
+  for (uint32_t i = 0; i < nf; i++) *p++ = dup[i];
+  for (uint32_t i = 0; i < nf; i++) *p++ = keep[i];
+  for (uint32_t i = 0; i < no; i++) *p++ = o->out_nz[i];
+  ad_memo_put(ad, MEMO_LIN, body, key, n + no, o->fwd, o->lin, d, nd);
+  free(d);
+  free(key);
+  return 0;
+}
+
+/* _pjit_linearize */
+static int jit_lin(SrAd *ad, const SrEqn *e, SrJaxpr *body, SrVal **x, SrVal **t, SrVal **y, SrVal **ty) {
+  uint32_t n = e->nin, no = e->nout;
+  JitLin lj;
+  if (jit_lin_jaxprs(ad, e, body, t, &lj) < 0) return -1;
+  uint32_t nf = lj.nf;
   int *isrc = sr_xcalloc(n + 1, sizeof *isrc), *osrc = sr_xcalloc(nf + 1, sizeof *osrc);
   for (uint32_t i = 0; i < n; i++) isrc[i] = (int)i;
   for (uint32_t i = 0, k = 0; i < nf; i++)
-    if (keep[i]) osrc[k++] = i < no ? (int)i : -1;
-  SrVal *r = bind_call(ad, e, F2, (int)n, x, isrc, osrc);
+    if (lj.keep[i]) osrc[k++] = i < no ? (int)i : -1;
+  SrVal *r = bind_call(ad, e, lj.fwd, (int)n, x, isrc, osrc);
   SrVal **outs = sr_xcalloc(nf + 1, sizeof *outs);
-  rc = -1;
+  int rc = -1;
   if (r) {
     for (uint32_t i = 0, k = 0; i < nf; i++) {
-      if (keep[i]) outs[i] = r->seq.items[k++];
-      else if (fwd_in[i] >= 0) outs[i] = x[fwd_in[i]];
+      if (lj.keep[i]) outs[i] = r->seq.items[k++];
+      else if (lj.fwd_in[i] >= 0) outs[i] = x[lj.fwd_in[i]];
     }
     for (uint32_t i = 0; i < nf; i++)
-      if (!outs[i] && dup[i] >= 0) outs[i] = outs[dup[i]];
+      if (!outs[i] && lj.dup[i] >= 0) outs[i] = outs[lj.dup[i]];
     for (uint32_t i = 0; i < no; i++) y[i] = outs[i];
     /* the tangent jit: residuals, then the nonzero tangents */
     int anynz = 0;
@@ -217,12 +315,9 @@ static int jit_lin(SrAd *ad, const SrEqn *e, SrJaxpr *body, SrVal **x, SrVal **t
     }
   }
   free(outs);
-  free(fwd_in);
-  free(dup);
-  free(keep);
   free(isrc);
   free(osrc);
-  ad_lin_jaxprs_free(&lj);
+  jit_lin_free(&lj);
   return rc;
 }
 
@@ -236,7 +331,14 @@ static int call_transpose(SrAd *ad, const SrEqn *e, const char *key, SrVal **ct,
   uint8_t *lin = sr_xcalloc(n + 1, 1), *ct_nz = sr_xcalloc(no + 1, 1);
   for (uint32_t i = 0; i < n; i++) lin[i] = x[i] == NULL;
   for (uint32_t i = 0; i < no; i++) ct_nz[i] = ct[i] != NULL;
-  SrJaxpr *T = ad_transpose_jaxpr(ad, body, lin, ct_nz);
+  uint8_t *mkey = sr_xcalloc(n + no + 1, 1);
+  memcpy(mkey, lin, n);
+  memcpy(mkey + n, ct_nz, no);
+  const SrAdMemoVal *mv = ad_memo_get(ad, MEMO_TRANSPOSE, body, mkey, n + no);
+  SrJaxpr *T;
+  if (mv) sr_program_ref((T = mv->j[0])->prog);
+  else if ((T = ad_transpose_jaxpr(ad, body, lin, ct_nz))) ad_memo_put(ad, MEMO_TRANSPOSE, body, mkey, n + no, T, NULL, NULL, 0);
+  free(mkey);
   int rc = -1;
   if (T) {
     SrVal **in = sr_xcalloc(n + no + 1, sizeof *in);

@@ -639,9 +639,9 @@ static int cmd_optimize(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
   SrJaxpr *o = sr_opt_optimize(j, nm, NULL, &st);
   SrBuf b = SR_BUF_INIT;
   sr_buf_printf(&b,
-                "# optimized: %d equation%s (was %d): inlined %d call%s, fused %d shard_map%s, merged %d (CSE), "
+                "# optimized: %d equation%s (was %lld): inlined %d call%s, fused %d shard_map%s, merged %d (CSE), "
                 "removed %d (DCE)",
-                st.eqns_out, st.eqns_out == 1 ? "" : "s", st.eqns_in, st.inlined, st.inlined == 1 ? "" : "s",
+                st.eqns_out, st.eqns_out == 1 ? "" : "s", (long long)st.eqns_in, st.inlined, st.inlined == 1 ? "" : "s",
                 st.fused, st.fused == 1 ? "" : "s", st.cse, st.dce);
   show(I, o, t.bind, sr_buf_str(&b));
   sr_buf_free(&b);

@@ -115,6 +115,28 @@ SrJaxpr *ad_jvp_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *in_nz, const ui
    returns the cotangents of the linear inputs, zeros instantiated. */
 SrJaxpr *ad_transpose_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *linear, const uint8_t *ct_nz);
 
+/* The memo of call bodies' transforms.  A call whose body is one jaxpr
+   object (a jitted function called twice binds one body) is transformed
+   once per AD pass and the calls share the result, as JAX's caches of
+   jvp_jaxpr, linearize_jaxpr and the transpose keep them: the output keeps
+   the sharing (printed hoisted), and n nested jits that call the inner one
+   twice cost n transforms, not 2^n.  An entry is keyed by a tag (which
+   transform), the body, the context mesh and the flags the transform
+   takes; it holds up to two jaxprs (a reference to their programs) and
+   ints of the caller's.  The memo lives while any AD context is open
+   (sr_ad_begin .. sr_ad_end, nested ones included). */
+typedef struct SrAdMemoVal {
+  SrJaxpr *j[2];
+  const int *data; /* owned by the memo */
+  int ndata;
+} SrAdMemoVal;
+/* The entry, or NULL. */
+const SrAdMemoVal *ad_memo_get(SrAd *ad, int tag, const SrJaxpr *body, const uint8_t *key, size_t nkey);
+/* Adds an entry (takes references to j0's and j1's programs; either may be
+   NULL; copies data). */
+void ad_memo_put(SrAd *ad, int tag, const SrJaxpr *body, const uint8_t *key, size_t nkey, SrJaxpr *j0,
+                 SrJaxpr *j1, const int *data, int ndata);
+
 /* A freshly built jaxpr (not to be used afterwards) with its arguments and
    outputs reordered: argument i of the result is arg_order[i] of j (NULL:
    unchanged), likewise the outputs. */

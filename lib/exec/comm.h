@@ -50,6 +50,7 @@
 #include "exec/array.h"
 #include "ir/dtype.h"
 #include "ir/mesh.h"
+#include "ir/type.h"
 #include "util/diag.h"
 
 typedef enum { SR_RED_SUM, SR_RED_MAX, SR_RED_MIN } SrRedOp;
@@ -110,7 +111,23 @@ typedef struct SrCommOps {
   /* Optional: sr_comm_resize changed ndev and this rank's devices; the
      backend updates what it keeps per device.  No communication. */
   void (*resize)(struct SrComm *c);
+  /* Optional: fails on every rank (with a diagnostic) when the ranks'
+     operands (SrComm.operands) differ, without moving data: the check the
+     other operations make first, for a host copy of an array every rank
+     holds whole. */
+  int (*check)(struct SrComm *c, SrDiags *d);
 } SrCommOps;
+
+/* The global types of the operation under way: the inputs of the
+   equation being run, or the array being copied to the host.  The MPI
+   backend agrees on their dtypes and shapes with the other ranks before
+   it moves data, so a name bound to arrays of different shapes on
+   different ranks is an error where they meet, not a wrong result.  Set
+   with sr_comm_operands, which returns what to restore. */
+typedef struct SrCommOperands {
+  const SrType *const *types;
+  int n;
+} SrCommOperands;
 
 typedef struct SrComm {
   const SrCommOps *ops;
@@ -118,7 +135,15 @@ typedef struct SrComm {
   int nranks, rank;
   int dev_lo, dev_hi;  /* this rank's devices */
   SrGroups *groups;    /* the cache */
+  SrCommOperands operands;
 } SrComm;
+
+static inline SrCommOperands sr_comm_operands(SrComm *c, const SrType *const *types, int n) {
+  SrCommOperands old = c->operands;
+  c->operands.types = types;
+  c->operands.n = n;
+  return old;
+}
 
 /* The in-process implementation: every device is local. */
 SrComm *sr_comm_local_new(int ndev);

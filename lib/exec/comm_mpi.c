@@ -41,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/buf.h"
 #include "util/mem.h"
 
 /* ---- the job ---- */
@@ -400,19 +401,39 @@ static void wait_patiently(MPI_Request *rq) {
   }
 }
 
-enum { A_DONE, A_BUSY, A_FAILED, A_SIG, A_NSIG, A_FLAG, A_OWN, A_ANY, A_LMAX, A_LMIN, A_INTR, A_TICK, A_N };
+enum {
+  A_DONE, A_BUSY, A_FAILED, A_SIG, A_NSIG, A_TSIG, A_NTSIG, A_FLAG, A_OWN, A_ANY, A_LMAX, A_LMIN, A_INTR, A_TICK,
+  A_N
+};
 
 #define LEVEL_INV 1000000 /* A_LMIN holds LEVEL_INV - level: MAX finds the least */
+
+/* The operands' dtypes and shapes (comm.h: SrCommOperands), hashed the
+   same on every rank; 0 when none are set. */
+static int64_t operands_sig(const SrComm *c) {
+  if (!c->operands.n) return 0;
+  uint64_t h = 0x6a09e667f3bcc909ull;
+  for (int i = 0; i < c->operands.n; i++) {
+    const SrType *t = c->operands.types[i];
+    h = (h ^ (uint64_t)t->dtype) * 0x100000001b3ull;
+    h = (h ^ t->ndim) * 0x100000001b3ull;
+    for (int k = 0; k < t->ndim; k++) h = (h ^ (uint64_t)t->dims[k].size) * 0x100000001b3ull;
+  }
+  return (int64_t)(h & 0x3fffffffffffffffull) | 1;
+}
 
 /* One all-reduce (MAX) over the job.  done: at a statement's end, of depth
    level (0 in an operation).  join: at an interrupt point, to agree where
    to stop (A_INTR: some rank joined; then A_TICK is the first point every
    rank can stop at: a joining rank can stop at the point it is at, the
    others only at their next one).  Every rank that takes part learns the
-   point, whatever it came for. */
+   point, whatever it came for.  A_TSIG: the operands' signature. */
 static void agree_raw(MpiComm *mc, int done, int failed, int64_t sig, int flag, int own, int level, int join,
                       int64_t *res) {
   int64_t v[A_N];
+  int64_t tsig = done || join ? 0 : operands_sig(&mc->c);
+  v[A_TSIG] = tsig;
+  v[A_NTSIG] = -tsig;
   v[A_INTR] = join;
   v[A_TICK] = mc->ticks ? (int64_t)(*mc->ticks + (join ? 0 : 1)) : 0;
   int inv = mc->c.nranks - mc->c.rank; /* larger for lower ranks: MAX picks the lowest */
@@ -459,12 +480,35 @@ static int agree(MpiComm *mc, uint64_t sig, int local_err, SrDiags *d) {
     mc->poisoned = 1;
     return secondary(d, "the statement failed on another rank");
   }
+  if (res[A_TSIG] != -res[A_NTSIG] && -res[A_NTSIG] != 0) {
+    /* every rank has operands, and they differ: a name bound to arrays of
+       different shapes (or dtypes) on different ranks: each rank's own
+       error, located where it is raised */
+    mc->poisoned = mc->own_error = 1;
+    SrBuf b = SR_BUF_INIT;
+    for (int i = 0; i < mc->c.operands.n; i++)
+      sr_buf_printf(&b, "%s%s", i ? ", " : "", sr_type_short(mc->c.operands.types[i]));
+    sr_error_exc(d, SR_E_RUNTIME, "RuntimeError", NULL, 0,
+                 "the ranks hold arrays of different global shapes or dtypes here (rank %d has %s): every rank "
+                 "must bind the same global arrays",
+                 mc->c.rank, sr_buf_str(&b));
+    sr_buf_free(&b);
+    return -1;
+  }
   if (res[A_SIG] != -res[A_NSIG]) {
     mc->poisoned = 1;
     return secondary(d, "the ranks reached different collectives (the statement took different paths on "
                         "different ranks)");
   }
   return 0;
+}
+
+enum { OP_CHECK = 100 };
+
+static int mpi_check(SrComm *c, SrDiags *d) {
+  MpiComm *mc = (MpiComm *)c;
+  uint64_t h = (uint64_t)OP_CHECK * 0x9e3779b97f4a7c15ull;
+  return agree(mc, h, 0, d);
 }
 
 static uint64_t mix(uint64_t h, uint64_t v) {
@@ -1201,6 +1245,7 @@ static const SrCommOps mpi_ops = {
   .fetch = mpi_fetch,
   .any = mpi_any,
   .resize = mpi_resize,
+  .check = mpi_check,
 };
 
 int sr_comm_is_mpi(const SrComm *c) { return c && c->ops == &mpi_ops; }

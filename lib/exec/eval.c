@@ -405,9 +405,17 @@ int sr_ev_eqn(SrEvalCtx *cx, const SrEvalEqn *e) {
       rin[i] = r;
       if (i < 32) re.donate &= ~(1u << i);
     }
+  /* the operands' global types, which the ranks agree on before they
+     communicate */
+  const SrType *tsmall[16], **types = e->nin <= 16 ? tsmall : sr_xmalloc(e->nin * sizeof *types);
+  for (uint32_t i = 0; i < e->nin; i++) types[i] = e->in[i]->type;
+  SrCommOperands saved = {0};
+  if (cx->comm) saved = sr_comm_operands(cx->comm, types, (int)e->nin);
   sr_ev_push(cx, op_segment(e));
   int rc = rule(cx, rin ? &re : e);
   sr_ev_pop(cx);
+  if (cx->comm) cx->comm->operands = saved;
+  if (types != tsmall) free(types);
   if (rin) {
     for (uint32_t k = 0; k < e->nin; k++) sr_array_unref(rin[k]);
     if (rin != rm) free(rin);

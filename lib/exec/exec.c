@@ -218,6 +218,17 @@ static void shape_str(SrBuf *out, const SrType *t) {
 
 void sr_exec_sharding_str(SrInterp *I, SrBuf *out, SrArray *a); /* builtins_exec.c */
 
+/* An array whose values could not be copied to the host (another rank's
+   failure, arrays that differ between ranks) prints a placeholder, and the
+   print raises the error (sr_to_str sees the exception). */
+static void copy_failed(SrInterp *I, SrBuf *out, SrDiags *d) {
+  sr_buf_puts(out, "<array: ");
+  if (d->first) sr_buf_puts(out, d->first->msg);
+  sr_buf_putc(out, '>');
+  if (I && !I->exc) sr_raise_diags(I, d, "RuntimeError");
+  sr_diags_clear(d);
+}
+
 static void hook_repr(SrInterp *I, SrBuf *out, struct SrArray *a, int weak) {
   const SrType *t = a->type;
   if (a->layout->unreduced) {
@@ -232,10 +243,7 @@ static void hook_repr(SrInterp *I, SrBuf *out, struct SrArray *a, int weak) {
   SrDiags d = SR_DIAGS_INIT;
   void *h = host_copy(I, a, &d);
   if (!h) {
-    sr_buf_puts(out, "<array: ");
-    if (d.first) sr_buf_puts(out, d.first->msg);
-    sr_buf_putc(out, '>');
-    sr_diags_clear(&d);
+    copy_failed(I, out, &d);
     return;
   }
   int64_t shape[SR_MAX_RANK + 1];
@@ -262,10 +270,7 @@ static void hook_str(SrInterp *I, SrBuf *out, struct SrArray *a) {
   SrDiags d = SR_DIAGS_INIT;
   void *h = host_copy(I, a, &d);
   if (!h) {
-    sr_buf_puts(out, "<array: ");
-    if (d.first) sr_buf_puts(out, d.first->msg);
-    sr_buf_putc(out, '>');
-    sr_diags_clear(&d);
+    copy_failed(I, out, &d);
     return;
   }
   int64_t shape[SR_MAX_RANK];

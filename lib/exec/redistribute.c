@@ -744,15 +744,27 @@ SrArray *sr_redistribute(SrEvalCtx *cx, SrArray *a, const SrMesh *m, const SrTyp
 
 /* ---- whole values on the host ---- */
 
+static int to_host(SrEvalCtx *cx, SrArray *a, void *out);
+
 int sr_array_to_host(SrEvalCtx *cx, SrArray *a, void *out) {
+  if (!cx->comm) return to_host(cx, a, out);
+  /* every rank must be copying the same global array */
+  SrCommOperands saved = sr_comm_operands(cx->comm, &a->type, 1);
+  int rc = to_host(cx, a, out);
+  cx->comm->operands = saved;
+  return rc;
+}
+
+static int to_host(SrEvalCtx *cx, SrArray *a, void *out) {
   if (a->local) {
     SrArray *rm = sr_array_row_major(a);
-    int rc = sr_array_to_host(cx, rm, out);
+    int rc = to_host(cx, rm, out);
     sr_array_unref(rm);
     return rc;
   }
   size_t es = sr_elem_size(a->type->dtype);
   if (!a->mesh) {
+    if (cx->comm && cx->comm->ops->check && cx->comm->ops->check(cx->comm, cx->d) < 0) return -1;
     memcpy(out, a->shard[0]->data, (size_t)sr_type_numel(a->type) * es);
     return 0;
   }

@@ -21,6 +21,193 @@ SrVal *sr_none(void) { return &none_val; }
 SrVal *sr_bool(int b) { return b ? &true_val : &false_val; }
 SrVal *sr_axistype_val(int t) { return &axistype_vals[t]; }
 
+/* ---- the counted containers, for sr_val_collect_cycles ----
+ *
+ * Every counted tuple, list, set and dict, and every object of a class
+ * with a traverse hook, is in this set (open addressing, linear probing,
+ * deletion by backward shift), so that values that only hold each other
+ * -- l.append(l) -- can be found once nothing else holds them.  The slots
+ * hold the pointers masked, so that LeakSanitizer does not count them as
+ * references and still reports a container that leaks.  Values are made
+ * and freed on one thread. */
+
+#define TRACK_MASK ((uintptr_t)0x5a5a5a5a5a5a5a5aull)
+
+/* the classes whose objects are traversed */
+static struct {
+  const SrClass *cls;
+  void (*traverse)(void *data, SrValVisit visit, void *arg);
+  void (*clear)(void *data);
+} traversed[8];
+
+void sr_val_traverse_class(const SrClass *cls, void (*traverse)(void *data, SrValVisit visit, void *arg),
+                           void (*clear)(void *data)) {
+  for (int i = 0; i < 8; i++)
+    if (!traversed[i].cls || traversed[i].cls == cls) {
+      traversed[i].cls = cls;
+      traversed[i].traverse = traverse;
+      traversed[i].clear = clear;
+      return;
+    }
+}
+
+static int traversed_index(const SrClass *cls) {
+  for (int i = 0; i < 8 && traversed[i].cls; i++)
+    if (traversed[i].cls == cls) return i;
+  return -1;
+}
+
+static struct {
+  uintptr_t *slot;
+  size_t cap, n;
+} tracked;
+
+static int is_tracked_kind(const SrVal *v) {
+  int k = v->kind;
+  return k == SR_V_TUPLE || k == SR_V_LIST || k == SR_V_SET || k == SR_V_FROZENSET || k == SR_V_DICT ||
+         (k == SR_V_OBJ && v->obj.cls && traversed_index(v->obj.cls) >= 0);
+}
+
+static SrVal *slot_val(size_t i) { return tracked.slot[i] ? (SrVal *)(tracked.slot[i] ^ TRACK_MASK) : NULL; }
+
+static size_t home_of(const SrVal *v, size_t cap) {
+  return (size_t)(((uintptr_t)v >> 4) * 11400714819323198485ull % cap);
+}
+
+static void track(SrVal *v) {
+  if (2 * (tracked.n + 1) > tracked.cap) {
+    size_t cap = tracked.cap ? 2 * tracked.cap : 1024;
+    uintptr_t *slot = sr_xcalloc(cap, sizeof *slot);
+    for (size_t i = 0; i < tracked.cap; i++) {
+      SrVal *x = slot_val(i);
+      if (!x) continue;
+      size_t j = home_of(x, cap);
+      while (slot[j]) j = (j + 1) % cap;
+      slot[j] = tracked.slot[i];
+    }
+    free(tracked.slot);
+    tracked.slot = slot;
+    tracked.cap = cap;
+  }
+  size_t j = home_of(v, tracked.cap);
+  while (tracked.slot[j]) j = (j + 1) % tracked.cap;
+  tracked.slot[j] = (uintptr_t)v ^ TRACK_MASK;
+  tracked.n++;
+}
+
+/* The slot of v, or SIZE_MAX. */
+static size_t tracked_slot(const SrVal *v) {
+  if (!tracked.cap) return SIZE_MAX;
+  uintptr_t m = (uintptr_t)v ^ TRACK_MASK;
+  for (size_t j = home_of(v, tracked.cap); tracked.slot[j]; j = (j + 1) % tracked.cap)
+    if (tracked.slot[j] == m) return j;
+  return SIZE_MAX;
+}
+
+static void untrack(SrVal *v) {
+  size_t i = tracked_slot(v);
+  if (i == SIZE_MAX) return;
+  tracked.slot[i] = 0;
+  tracked.n--;
+  /* backward shift: move later entries of the run into the hole unless
+     their home lies cyclically in (i, j] */
+  for (size_t j = (i + 1) % tracked.cap; tracked.slot[j]; j = (j + 1) % tracked.cap) {
+    size_t h = home_of(slot_val(j), tracked.cap);
+    int stays = i <= j ? (i < h && h <= j) : (i < h || h <= j);
+    if (stays) continue;
+    tracked.slot[i] = tracked.slot[j];
+    tracked.slot[j] = 0;
+    i = j;
+  }
+}
+
+size_t sr_val_containers_live(void) { return tracked.n; }
+
+/* Calls visit on each value v holds directly. */
+static void children(SrVal *v, void (*visit)(SrVal *c, void *arg), void *arg) {
+  if (v->kind == SR_V_DICT) {
+    for (int k = 0; k < v->dict.n; k++) {
+      visit(v->dict.keys[k], arg);
+      visit(v->dict.vals[k], arg);
+    }
+  } else if (v->kind == SR_V_OBJ) {
+    traversed[traversed_index(v->obj.cls)].traverse(v->obj.data, visit, arg);
+  } else {
+    for (int k = 0; k < v->seq.n; k++) visit(v->seq.items[k], arg);
+  }
+}
+
+typedef struct Collect {
+  int64_t *gc;    /* per slot: references from outside the tracked values */
+  uint8_t *reach; /* per slot: reached from outside */
+  size_t *stack, top;
+} Collect;
+
+static size_t child_slot(SrVal *c) {
+  if (!c || c->rc < 0 || !is_tracked_kind(c)) return SIZE_MAX;
+  return tracked_slot(c);
+}
+
+static void visit_count(SrVal *c, void *arg) {
+  size_t j = child_slot(c);
+  if (j != SIZE_MAX) ((Collect *)arg)->gc[j]--;
+}
+
+static void visit_reach(SrVal *c, void *arg) {
+  Collect *cl = arg;
+  size_t j = child_slot(c);
+  if (j != SIZE_MAX && !cl->reach[j]) {
+    cl->reach[j] = 1;
+    cl->stack[cl->top++] = j;
+  }
+}
+
+size_t sr_val_collect_cycles(void) {
+  if (!tracked.n) return 0;
+  size_t cap = tracked.cap;
+  Collect cl = {sr_xcalloc(cap, sizeof *cl.gc), sr_xcalloc(cap, 1), sr_xmalloc(cap * sizeof *cl.stack), 0};
+  /* 1. references from outside: the count less those from tracked values */
+  for (size_t i = 0; i < cap; i++)
+    if (tracked.slot[i]) cl.gc[i] = slot_val(i)->rc;
+  for (size_t i = 0; i < cap; i++)
+    if (tracked.slot[i]) children(slot_val(i), visit_count, &cl);
+  /* 2. what the values held from outside reach */
+  for (size_t i = 0; i < cap; i++) {
+    if (!tracked.slot[i] || cl.gc[i] <= 0 || cl.reach[i]) continue;
+    cl.reach[i] = 1;
+    cl.stack[cl.top++] = i;
+    while (cl.top) children(slot_val(cl.stack[--cl.top]), visit_reach, &cl);
+  }
+  /* 3. the rest is garbage: held, emptied, then let go */
+  SrVal **garbage = sr_xmalloc(cap * sizeof *garbage);
+  size_t ng = 0;
+  for (size_t i = 0; i < cap; i++)
+    if (tracked.slot[i] && !cl.reach[i]) garbage[ng++] = sr_ref(slot_val(i));
+  free(cl.gc);
+  free(cl.reach);
+  free(cl.stack);
+  for (size_t g = 0; g < ng; g++) {
+    SrVal *v = garbage[g];
+    if (v->kind == SR_V_DICT) {
+      int n = v->dict.n;
+      v->dict.n = 0;
+      for (int k = 0; k < n; k++) {
+        sr_unref(v->dict.keys[k]);
+        sr_unref(v->dict.vals[k]);
+      }
+    } else if (v->kind == SR_V_OBJ) {
+      traversed[traversed_index(v->obj.cls)].clear(v->obj.data);
+    } else {
+      int n = v->seq.n;
+      v->seq.n = 0;
+      for (int k = 0; k < n; k++) sr_unref(v->seq.items[k]);
+    }
+  }
+  for (size_t g = 0; g < ng; g++) sr_unref(garbage[g]);
+  free(garbage);
+  return ng;
+}
+
 static SrVal *alloc_val(SrArena *a, SrValKind kind) {
   SrVal *v;
   if (a) {
@@ -31,6 +218,7 @@ static SrVal *alloc_val(SrArena *a, SrValKind kind) {
     v->rc = 1;
   }
   v->kind = (uint8_t)kind;
+  if (!a && is_tracked_kind(v)) track(v);
   return v;
 }
 
@@ -207,12 +395,14 @@ SrVal *sr_obj(const SrClass *cls, void *data) {
   SrVal *v = alloc_val(NULL, SR_V_OBJ);
   v->obj.cls = cls;
   v->obj.data = data;
+  if (traversed_index(cls) >= 0) track(v);
   return v;
 }
 
 /* Frees one value whose count reached zero; the items of a container go
    through sr_unref, which queues those that die instead of recursing. */
 static void free_val(SrVal *v) {
+  if (is_tracked_kind(v)) untrack(v);
   switch (v->kind) {
   case SR_V_STR:
   case SR_V_WORD:

@@ -93,6 +93,23 @@ static inline SrVal *sr_ref(SrVal *v) {
   return v;
 }
 void sr_unref(SrVal *v);
+/* Frees the counted containers (tuples, lists, sets, dicts, and objects
+   of classes with a traverse hook: functions) that only other such values
+   hold -- a list appended to itself, two dicts that hold each other, a
+   function whose attribute holds it -- once nothing else reaches them (CPython's cycle
+   collection: references from outside the containers are found by
+   subtracting the ones among them).  A value held by anything else (an
+   environment, an object) stays.  Returns how many it freed.  Run at
+   :reset and at the end of a session. */
+size_t sr_val_collect_cycles(void);
+/* How many counted containers are alive (for tests). */
+size_t sr_val_containers_live(void);
+/* Makes the objects of cls (made after this call) seen by the collector:
+   traverse calls visit on each counted value an object holds, clear drops
+   them all (the object stays valid). */
+typedef void (*SrValVisit)(struct SrVal *v, void *arg);
+void sr_val_traverse_class(const SrClass *cls, void (*traverse)(void *data, SrValVisit visit, void *arg),
+                           void (*clear)(void *data));
 static inline int sr_is_immortal(const SrVal *v) { return v->rc < 0; }
 
 /* Constructors.  With a == NULL the value is counted (a new reference),

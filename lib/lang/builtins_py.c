@@ -10,32 +10,143 @@
 #include "util/intern.h"
 #include "util/pyfmt.h"
 
+/* ---- sys.stdout and sys.stderr ----
+ *
+ * The two streams print() writes to, objects with write() and flush() and
+ * nothing more: sys has no other members here.  stdout is the
+ * interpreter's output (nothing on a silent rank); stderr is the process's,
+ * written only by the rank that prints, after stdout is flushed so that the
+ * two stay in order. */
+
+static void stream_repr(SrBuf *out, const SrVal *v) {
+  sr_buf_printf(out, "<_io.TextIOWrapper name='<%s>' mode='w' encoding='utf-8'>",
+                v->obj.data == (void *)2 ? "stderr" : "stdout");
+}
+
+static const SrClass stream_class;
+
+static int stream_fd(const SrVal *v) { return sr_is_obj(v, &stream_class) ? (int)(intptr_t)v->obj.data : 0; }
+
+static void stream_put(SrInterp *I, int fd, const char *s, size_t n) {
+  if (fd == 2) {
+    if (!I->out) return;
+    fflush(I->out);
+    fwrite(s, 1, n, stderr);
+    fflush(stderr);
+  } else {
+    sr_write(I, s, n);
+  }
+}
+
+static void stream_flush(SrInterp *I, int fd) {
+  if (fd == 2) fflush(stderr);
+  else if (I->out) fflush(I->out);
+}
+
+static SrVal *m_stream_write(SrInterp *I, SrArgs *a) {
+  if (a->nkw) return sr_raise(I, "TypeError", "write() takes no keyword arguments");
+  if (a->n != 1) return sr_raise(I, "TypeError", "write() takes exactly one argument (%d given)", a->n);
+  SrVal *v = a->v[0];
+  if (v->kind != SR_V_STR)
+    return sr_raise(I, "TypeError", "write() argument must be str, not %s", sr_val_kind_name(v));
+  stream_put(I, stream_fd(a->self), v->str.s, v->str.n);
+  int64_t n = 0;
+  for (size_t i = 0; i < v->str.n; i++) n += ((unsigned char)v->str.s[i] & 0xC0) != 0x80;
+  return sr_int(NULL, n);
+}
+
+static SrVal *m_stream_flush(SrInterp *I, SrArgs *a) {
+  if (a->n || a->nkw) return sr_raise(I, "TypeError", "flush() takes no arguments (%d given)", a->n + a->nkw);
+  stream_flush(I, stream_fd(a->self));
+  return sr_none();
+}
+
+static SrVal *stream_getattr(SrInterp *I, SrVal *self, const char *name) {
+  (void)I;
+  if (strcmp(name, "write") == 0) return sr_bound_method(self, "write", m_stream_write);
+  if (strcmp(name, "flush") == 0) return sr_bound_method(self, "flush", m_stream_flush);
+  return NULL;
+}
+
+static const SrLangOps stream_ops = {.getattr = stream_getattr};
+static const SrClass stream_class = {"TextIOWrapper", NULL, stream_repr, NULL, &stream_ops};
+
+/* Calls obj.name(arg) (no argument when arg is NULL); -1 on error. */
+static int call_method(SrInterp *I, SrVal *obj, const char *name, SrVal *arg) {
+  SrVal *m = sr_getattr(I, obj, name);
+  if (!m) return -1;
+  SrArgs a = {arg ? 1 : 0, arg ? &arg : NULL, 0, NULL, NULL, NULL};
+  SrVal *r = sr_call(I, m, &a);
+  sr_unref(m);
+  if (!r) return -1;
+  sr_unref(r);
+  return 0;
+}
+
 static SrVal *bi_print(SrInterp *I, SrArgs *a) {
   const char *sep = " ", *end = "\n";
   size_t seplen = 1, endlen = 1;
+  SrVal *file = NULL;
+  int flush = 0;
   for (int k = 0; k < a->nkw; k++) {
     SrVal *v = a->kwv[k];
-    if (strcmp(a->kw[k], "sep") == 0 && v->kind == SR_V_STR) {
-      sep = v->str.s;
-      seplen = v->str.n;
-    } else if (strcmp(a->kw[k], "end") == 0 && v->kind == SR_V_STR) {
-      end = v->str.s;
-      endlen = v->str.n;
-    } else if (strcmp(a->kw[k], "flush") != 0 && strcmp(a->kw[k], "file") != 0) {
-      return sr_raise(I, "TypeError", "'%s' is an invalid keyword argument for print()", a->kw[k]);
+    const char *kw = a->kw[k];
+    if (strcmp(kw, "sep") == 0 || strcmp(kw, "end") == 0) {
+      if (v->kind == SR_V_NONE) continue;
+      if (v->kind != SR_V_STR)
+        return sr_raise(I, "TypeError", "%s must be None or a string, not %s", kw, sr_val_kind_name(v));
+      if (kw[0] == 's') sep = v->str.s, seplen = v->str.n;
+      else end = v->str.s, endlen = v->str.n;
+    } else if (strcmp(kw, "file") == 0) {
+      file = v->kind == SR_V_NONE ? NULL : v;
+    } else if (strcmp(kw, "flush") == 0) {
+      if ((flush = sr_truthy(I, v)) < 0) return NULL;
+    } else {
+      return sr_raise(I, "TypeError", "'%s' is an invalid keyword argument for print()", kw);
     }
   }
-  SrBuf b = SR_BUF_INIT;
-  for (int i = 0; i < a->n; i++) {
-    if (i) sr_buf_putn(&b, sep, seplen);
-    if (sr_to_str(I, &b, a->v[i]) < 0) {
+  int fd = file ? stream_fd(file) : 1;
+  if (fd) {
+    SrBuf b = SR_BUF_INIT;
+    for (int i = 0; i < a->n; i++) {
+      if (i) sr_buf_putn(&b, sep, seplen);
+      if (sr_to_str(I, &b, a->v[i]) < 0) {
+        sr_buf_free(&b);
+        return NULL;
+      }
+    }
+    sr_buf_putn(&b, end, endlen);
+    stream_put(I, fd, b.p, b.len);
+    sr_buf_free(&b);
+    if (flush) stream_flush(I, fd);
+    return sr_none();
+  }
+  /* any other object with a write method, as Python: each piece written
+     on its own (file.write(str(v)), file.write(sep), ...) */
+  SrVal *w = sr_getattr(I, file, "write");
+  if (!w) return NULL;
+  sr_unref(w);
+  for (int i = 0; i <= 2 * a->n; i++) {
+    /* odd i: the separator after value i/2 (or, last, the end) */
+    SrVal *piece;
+    if (i == 2 * a->n) {
+      piece = sr_str(NULL, end, endlen);
+    } else if (i % 2) {
+      piece = sr_str(NULL, sep, seplen);
+    } else {
+      SrBuf b = SR_BUF_INIT;
+      if (sr_to_str(I, &b, a->v[i / 2]) < 0) {
+        sr_buf_free(&b);
+        return NULL;
+      }
+      piece = sr_str(NULL, b.p, b.len);
       sr_buf_free(&b);
-      return NULL;
     }
+    int rc = call_method(I, file, "write", piece);
+    sr_unref(piece);
+    if (rc < 0) return NULL;
   }
-  sr_buf_putn(&b, end, endlen);
-  sr_write(I, b.p, b.len);
-  sr_buf_free(&b);
+  if (flush && call_method(I, file, "flush", NULL) < 0) return NULL;
   return sr_none();
 }
 
@@ -636,7 +747,9 @@ static SrVal *number_getattr(SrInterp *I, SrVal *self, const char *name) {
 void sr_builtins_py_init(void) {
   sr_def("builtins.complex", bi_complex, "complex(real=0, imag=0) or complex(string)");
   sr_kind_getattr_set(SR_V_COMPLEX, number_getattr);
-  sr_def("builtins.print", bi_print, "print(*values, sep=' ', end='\\n'): writes the values' str()");
+  sr_def("builtins.print", bi_print, "print(*values, sep=' ', end='\\n', file=None, flush=False): writes the values' str()");
+  sr_register("sys.stdout", sr_obj(&stream_class, (void *)1));
+  sr_register("sys.stderr", sr_obj(&stream_class, (void *)2));
   sr_def("builtins.len", bi_len, "len(x): the number of items in x");
   sr_def("builtins.range", bi_range, "range(stop) / range(start, stop[, step])");
   sr_def("builtins.zip", bi_zip, "zip(*iterables): tuples of the items at each position");

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check/check.h"
 #include "exec/exec.h"
@@ -174,6 +175,7 @@ void sr_interp_free(SrInterp *I) {
      first breaks those cycles */
   sr_env_clear(I->globals);
   sr_env_break_cycles(I->globals);
+  sr_val_collect_cycles();
   sr_exec_free(I);
   sr_env_unref(I->globals);
   sr_diags_clear(&I->diags);
@@ -187,6 +189,7 @@ void sr_interp_reset(SrInterp *I) {
   sr_jit_cache_clear(I);
   sr_env_clear(I->globals);
   sr_env_break_cycles(I->globals);
+  sr_val_collect_cycles();
   sr_jax_state_reset(I->jax);
 }
 
@@ -1834,8 +1837,12 @@ int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going) {
   size_t pos = 0;
   int failed = 0, agreed;
   SrCode *code = sr_code_new(src);
+  /* output that is not a terminal is flushed after each statement, so that
+     a job killed later keeps what it printed */
+  int flush = I->out && !isatty(fileno(I->out));
   I->run_depth++;
   for (;;) {
+    if (flush) fflush(I->out);
     pos = skip_blank_lines(src, pos);
     if (pos < src->len && src->text[pos] == ':') {
       /* a colon command takes the rest of its line */
@@ -1902,6 +1909,7 @@ int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going) {
     }
   }
   I->run_depth--;
+  if (flush) fflush(I->out);
   sr_code_unref(code);
   return failed;
 }

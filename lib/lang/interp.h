@@ -117,6 +117,8 @@ struct SrInterp {
   int (*on_interrupt)(SrInterp *I);
   struct SrJaxState *jax; /* JAX's global state (meshes, devices, config) */
   struct SrJitCache *jit_cache; /* jnp.c: the statement's traces of jitted functions */
+  struct SrAdMemo *ad_memo; /* ad/: the transformed call bodies of the AD pass under way */
+  int ad_depth;             /* AD contexts open (sr_ad_begin without sr_ad_end) */
   SrJaxprCallFn call_jaxpr;
   struct SrTrace *trace;  /* the innermost trace being built, or NULL */
   int next_trace_id;

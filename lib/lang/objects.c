@@ -241,6 +241,24 @@ static void function_free(void *d) {
   free(f);
 }
 
+/* a function's attributes and defaults may hold it (f.attr = [f]) */
+static void function_traverse(void *d, SrValVisit visit, void *arg) {
+  SrFunction *f = d;
+  for (int i = 0; i < f->node->params->n; i++)
+    if (f->defaults[i]) visit(f->defaults[i], arg);
+  if (f->attrs) visit(f->attrs, arg);
+}
+
+static void function_clear(void *d) {
+  SrFunction *f = d;
+  for (int i = 0; i < f->node->params->n; i++) {
+    sr_unref(f->defaults[i]);
+    f->defaults[i] = NULL;
+  }
+  sr_unref(f->attrs);
+  f->attrs = NULL;
+}
+
 static void function_repr(SrBuf *out, const SrVal *v) {
   const SrFunction *f = v->obj.data;
   sr_buf_printf(out, "<function %s>", f->name);
@@ -277,6 +295,11 @@ const SrClass sr_function_class = {"function", function_free, function_repr, NUL
 
 SrVal *sr_function_new(SrCode *code, SrNode *node, SrEnv *closure, SrVal **defaults,
                        const char *name) {
+  static int traversed;
+  if (!traversed) {
+    traversed = 1;
+    sr_val_traverse_class(&sr_function_class, function_traverse, function_clear);
+  }
   SrFunction *f = sr_xcalloc(1, sizeof *f);
   f->code = sr_code_ref(code);
   f->node = node;
@@ -478,16 +501,22 @@ static int too_deep_to_print(SrInterp *I) {
   return -1;
 }
 
+/* A value's printer that cannot return an error raises it on I (an array
+   whose copy to the host failed): the print fails. */
 int sr_to_str(SrInterp *I, SrBuf *out, SrVal *v) {
+  int pending = I->exc != NULL;
   sr_val_too_deep();
   sr_val_str(out, v);
-  return too_deep_to_print(I);
+  if (too_deep_to_print(I) < 0) return -1;
+  return !pending && I->exc ? -1 : 0;
 }
 
 int sr_to_repr(SrInterp *I, SrBuf *out, SrVal *v) {
+  int pending = I->exc != NULL;
   sr_val_too_deep();
   sr_val_repr(out, v);
-  return too_deep_to_print(I);
+  if (too_deep_to_print(I) < 0) return -1;
+  return !pending && I->exc ? -1 : 0;
 }
 
 /* ---- truthiness and iteration ---- */

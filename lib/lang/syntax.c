@@ -1361,6 +1361,8 @@ static SrNode *if_stmt(LP *p) {
 
 static SrNode *def_stmt(LP *p, NL *decorators, size_t start) {
   SrNode *n = node(p, SR_N_DEF, p->tok.off);
+  /* into the arena first: a syntax error below must not leak the list */
+  n->list2 = nl_done(p, decorators, &n->n2);
   advance(p);
   if (p->tok.kind != SR_T_NAME) return fail(p, "a function name");
   n->name = p->tok.text;
@@ -1376,7 +1378,6 @@ static SrNode *def_stmt(LP *p, NL *decorators, size_t start) {
   int rc = colon_block(p, &n->list, &n->n);
   p->in_def--;
   if (rc < 0) return NULL;
-  n->list2 = nl_done(p, decorators, &n->n2);
   size_t end = p->tok.off;
   n->doc = sr_arena_strndup(p->a, p->src->text + start, end > start ? end - start : 0);
   return n;

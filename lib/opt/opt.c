@@ -48,11 +48,59 @@ typedef struct OBody {
   const SrJaxpr *src;    /* the jaxpr it came from (constvars) */
 } OBody;
 
+/* A map from pointers (source jaxprs) to values, open addressing. */
+typedef struct PMap {
+  const void **keys;
+  uint64_t *vals;
+  size_t cap, n;
+} PMap;
+
+static uint64_t *pmap_slot(PMap *m, const void *k, int add) {
+  if (add && 2 * (m->n + 1) > m->cap) {
+    PMap g = {0};
+    g.cap = m->cap ? 2 * m->cap : 64;
+    g.keys = sr_xcalloc(g.cap, sizeof *g.keys);
+    g.vals = sr_xcalloc(g.cap, sizeof *g.vals);
+    for (size_t i = 0; i < m->cap; i++)
+      if (m->keys[i]) *pmap_slot(&g, m->keys[i], 1) = m->vals[i];
+    free(m->keys);
+    free(m->vals);
+    *m = g;
+  }
+  if (!m->cap) return NULL;
+  size_t i = ((uintptr_t)k >> 4) * 11400714819323198485ull % m->cap;
+  for (; m->keys[i]; i = (i + 1) % m->cap)
+    if (m->keys[i] == k) return &m->vals[i];
+  if (!add) return NULL;
+  m->keys[i] = k;
+  m->n++;
+  return &m->vals[i];
+}
+
+static void pmap_free(PMap *m) {
+  free(m->keys);
+  free(m->vals);
+  memset(m, 0, sizeof *m);
+}
+
 typedef struct Opt {
   SrArena *a;
   SrProgram *prog;       /* the result's */
   SrOptStats st;
+  PMap size;             /* source jaxpr -> its equations, calls inlined, + 1 */
+  PMap done;             /* source jaxpr -> the optimized one (SrJaxpr *) */
+  int inline_all;        /* the whole program inlined stays within the budget */
 } Opt;
+
+/* XLA inlines every call; a program of n nested jits that each call the
+   inner one twice would inline to 2^n equations.  So calls are inlined
+   only while the result stays small: all of them when the whole program
+   inlined has at most INLINE_BUDGET equations, and otherwise those whose
+   body inlined has at most INLINE_SMALL.  The other calls stay calls, and
+   the body of each is optimized once, the calls sharing the result. */
+#define INLINE_BUDGET 100000
+#define INLINE_SMALL 1000
+#define SIZE_CAP (UINT64_C(1) << 62)
 
 static const char *k_jaxpr, *k_call_jaxpr, *k_in_specs, *k_out_specs, *k_mesh, *k_check_vma,
     *k_manual, *k_axis_names;
@@ -118,6 +166,35 @@ static int body_sym(const SrJaxpr *j) {
 
 static void import_into(Opt *o, OBody *b, const SrJaxpr *j, OVar **args);
 
+static int inlinable(const SrEqn *e, const SrJaxpr *cb) {
+  return cb && cb->nconst == 0 && sr_nargs(cb) == e->nin && cb->nout == e->nout && !body_sym(cb);
+}
+
+/* The equations of j with its calls inlined, nested bodies counted
+   (saturating at SIZE_CAP); memoized, so shared bodies cost once. */
+static uint64_t inlined_size(Opt *o, const SrJaxpr *j) {
+  uint64_t *memo = pmap_slot(&o->size, j, 0);
+  if (memo) return *memo - 1;
+  uint64_t n = 0;
+  for (uint32_t k = 0; k < j->neqn && n < SIZE_CAP; k++) {
+    const SrEqn *e = &j->eqns[k];
+    const SrJaxpr *cb = is_inlined_call(e) ? call_body(e) : NULL;
+    if (inlinable(e, cb)) {
+      n += inlined_size(o, cb);
+      continue;
+    }
+    n++;
+    SrJaxpr *subs[64];
+    for (uint32_t p = 0; p < e->nparams; p++) {
+      int ns = sr_param_jaxprs(e->params[p].val, subs, 64);
+      for (int q = 0; q < ns && q < 64; q++) n += inlined_size(o, subs[q]);
+    }
+  }
+  if (n > SIZE_CAP) n = SIZE_CAP;
+  *pmap_slot(&o->size, j, 1) = n + 1;
+  return n;
+}
+
 static OBody *import_body(Opt *o, const SrJaxpr *j) {
   OBody *b = SR_NEW(o->a, OBody);
   b->src = j;
@@ -148,7 +225,7 @@ static OVar **import_eqns(Opt *o, OBody *b, const SrJaxpr *j, OVar **args) {
       }
     }
     const SrJaxpr *cb = is_inlined_call(e) ? call_body(e) : NULL;
-    if (cb && cb->nconst == 0 && sr_nargs(cb) == e->nin && cb->nout == e->nout && !body_sym(cb)) {
+    if (inlinable(e, cb) && (o->inline_all || inlined_size(o, cb) <= INLINE_SMALL)) {
       /* XLA inlines calls: the body's equations, here */
       OVar **outs = import_eqns(o, b, cb, in);
       for (uint32_t i = 0; i < e->nout; i++)
@@ -487,11 +564,16 @@ static SrVal *spec_tuple(Opt *o, SrVal **specs, int n) {
    inputs and outputs. */
 static SrVal *opt_param(Opt *o, SrVal *v) {
   if (v->kind == SR_V_JAXPR) {
+    /* once per source jaxpr: the equations sharing it share the result */
+    uint64_t *done = pmap_slot(&o->done, v->jx.jaxpr, 0);
+    if (done) return sr_jaxpr_val(o->prog->arena, (SrJaxpr *)(uintptr_t)*done);
     OBody *b = import_body(o, v->jx.jaxpr);
     fuse(o, b);
     cse(o, b);
     dce(o, b);
-    return sr_jaxpr_val(o->prog->arena, emit_body(o, b, 1));
+    SrJaxpr *r = emit_body(o, b, 1);
+    *pmap_slot(&o->done, v->jx.jaxpr, 1) = (uint64_t)(uintptr_t)r;
+    return sr_jaxpr_val(o->prog->arena, r);
   }
   SrJaxpr *subs[1];
   if ((v->kind == SR_V_TUPLE || v->kind == SR_V_LIST) && sr_param_jaxprs(v, subs, 1) > 0) {
@@ -568,6 +650,7 @@ static const char *opcode(const SrPrim *p, char *buf, size_t n) {
 typedef struct Txt {
   SrBuf *b;
   int next;              /* the next value number */
+  PMap printed;          /* a call's body printed in full -> its path (char *) */
 } Txt;
 
 static void txt_jaxpr(Txt *t, const SrJaxpr *j, int *ids, const char *path, int depth);
@@ -664,6 +747,20 @@ static void txt_eqn(Txt *t, const SrEqn *e, int *ids, const char *path, int dept
     sr_val_repr(b, e->params[p].val);
   }
   sr_buf_printf(b, ", op_name=\"%s/%s\"", path, e->prim->name);
+  /* a call's body is listed once, as HLO lists a computation once: later
+     calls of it name the first listing's path */
+  const SrJaxpr *cb = is_inlined_call(e) && nsub == 1 ? call_body(e) : NULL;
+  uint64_t *seen = cb ? pmap_slot(&t->printed, cb, 0) : NULL;
+  if (seen) {
+    sr_buf_printf(b, ", to_apply=\"%s\"\n", (const char *)(uintptr_t)*seen);
+    return;
+  }
+  if (cb) {
+    SrBuf sp = SR_BUF_INIT;
+    sub_path(&sp, path, e, "jaxpr", 0);
+    *pmap_slot(&t->printed, cb, 1) = (uint64_t)(uintptr_t)sr_xstrdup(sr_buf_str(&sp));
+    sr_buf_free(&sp);
+  }
   if (!nsub) {
     sr_buf_putc(b, '\n');
     implied(t, e, ids, path, depth);
@@ -709,17 +806,20 @@ static void txt_jaxpr(Txt *t, const SrJaxpr *j, int *ids, const char *path, int 
 static void text_of(const SrJaxpr *j, const char *name, const char *what, const SrOptStats *st, SrBuf *out) {
   sr_buf_printf(out, "// shardrepl program jit(%s), %s", name ? name : "", what);
   if (st)
-    sr_buf_printf(out, ": %d equation%s (was %d): inlined %d call%s, fused %d shard_map%s, merged %d (CSE), removed "
+    sr_buf_printf(out, ": %d equation%s (was %lld): inlined %d call%s, fused %d shard_map%s, merged %d (CSE), removed "
                        "%d (DCE)",
-                  st->eqns_out, st->eqns_out == 1 ? "" : "s", st->eqns_in, st->inlined, st->inlined == 1 ? "" : "s",
+                  st->eqns_out, st->eqns_out == 1 ? "" : "s", (long long)st->eqns_in, st->inlined, st->inlined == 1 ? "" : "s",
                   st->fused, st->fused == 1 ? "" : "s", st->cse, st->dce);
   sr_buf_puts(out, "\nmain {\n");
-  Txt t = {out, 0};
+  Txt t = {out, 0, {0}};
   int *ids = sr_xcalloc(j->nvars + 1, sizeof *ids);
   SrBuf path = SR_BUF_INIT;
   sr_buf_printf(&path, "jit(%s)", name ? name : "");
   txt_jaxpr(&t, j, ids, sr_buf_str(&path), 1);
   sr_buf_free(&path);
+  for (size_t i = 0; i < t.printed.cap; i++)
+    if (t.printed.keys[i]) free((char *)(uintptr_t)t.printed.vals[i]);
+  pmap_free(&t.printed);
   free(ids);
   sr_buf_puts(out, "}\n");
 }
@@ -738,17 +838,23 @@ static void keys_init(void) {
   k_axis_names = sr_intern_cstr("axis_names");
 }
 
-static int count_src(const SrJaxpr *j) {
-  int n = 0;
-  for (uint32_t k = 0; k < j->neqn; k++) {
+/* The equations of j, nested ones counted once per use (saturating);
+   memoized in m, so that a shared body is walked once. */
+static uint64_t count_src(PMap *m, const SrJaxpr *j) {
+  uint64_t *memo = pmap_slot(m, j, 0);
+  if (memo) return *memo - 1;
+  uint64_t n = 0;
+  for (uint32_t k = 0; k < j->neqn && n < SIZE_CAP; k++) {
     const SrEqn *e = &j->eqns[k];
     n++;
     SrJaxpr *subs[64];
     for (uint32_t p = 0; p < e->nparams; p++) {
       int ns = sr_param_jaxprs(e->params[p].val, subs, 64);
-      for (int s = 0; s < ns && s < 64; s++) n += count_src(subs[s]);
+      for (int s = 0; s < ns && s < 64; s++) n += count_src(m, subs[s]);
     }
   }
+  if (n > SIZE_CAP) n = SIZE_CAP;
+  *pmap_slot(m, j, 1) = n + 1;
   return n;
 }
 
@@ -758,7 +864,11 @@ SrJaxpr *sr_opt_optimize(const SrJaxpr *j, const char *name, SrBuf *text, SrOptS
   o.a = sr_arena_new();
   o.prog = sr_program_new();
   sr_program_dep(o.prog, j->prog);
-  o.st.eqns_in = count_src(j);
+  PMap cm = {0};
+  uint64_t nsrc = count_src(&cm, j);
+  pmap_free(&cm);
+  o.st.eqns_in = (int64_t)nsrc;
+  o.inline_all = inlined_size(&o, j) <= INLINE_BUDGET;
   OBody *b = import_body(&o, j);
   fuse(&o, b);
   cse(&o, b);
@@ -768,6 +878,8 @@ SrJaxpr *sr_opt_optimize(const SrJaxpr *j, const char *name, SrBuf *text, SrOptS
   o.prog->top = r;
   if (text) text_of(r, name, "optimized", &o.st, text);
   if (stats) *stats = o.st;
+  pmap_free(&o.size);
+  pmap_free(&o.done);
   sr_arena_free(o.a);
   return r;
 }

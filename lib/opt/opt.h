@@ -44,7 +44,8 @@ typedef struct SrOptStats {
   int fused;     /* shard_maps joined to an earlier one */
   int cse;       /* equations merged into an earlier equal one */
   int dce;       /* equations removed as dead */
-  int eqns_in, eqns_out; /* equations before and after, nested ones counted */
+  int64_t eqns_in;  /* equations before, nested ones counted once per use */
+  int eqns_out;     /* after */
 } SrOptStats;
 
 /* Optimizes j (a closed jaxpr): returns a new jaxpr in a new program (the

@@ -71,6 +71,10 @@ GOLDEN_TESTS = \
 	tests/golden/random_split_num.jxr \
 	tests/golden/integer_pow_wrap.jxr \
 	tests/golden/float_to_int.jxr \
+	tests/golden/print_file.jxr \
+	tests/golden/nested_jit_ad.jxr \
+	tests/golden/cycles.jxr \
+	tests/golden/decorator_syntax_error.jxr \
 	examples/tour.jxr
 
 GOLDEN_PENDING =
@@ -82,6 +86,10 @@ TEST_EXTENSIONS += .jxr
 JXR_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/golden.sh
 
 TESTS += $(GOLDEN_TESTS) tests/golden/py_oracle.sh tests/repl_pty.sh tests/doc_coverage.sh
+
+## a killed batch job keeps what it printed
+TESTS += tests/print_killed.sh
+EXTRA_DIST += tests/print_killed.sh
 
 EXTRA_DIST += tests/golden.sh tests/golden/golden.mk \
 	tests/golden/py_oracle.sh tests/golden/py_oracle.py \

@@ -13,6 +13,11 @@
 #    a rank of mpirun's job; a worker of --ranks (the controller exits and
 #    takes the other workers with it); the controller of --ranks (its
 #    workers exit).
+# 3. A name bound to arrays of different global shapes (or dtypes) on
+#    different ranks: where they meet -- a collective, a jit, a host copy
+#    for printing, a value every rank holds whole -- every rank fails with
+#    one located error (no placeholder printed, no rank hanging), and the
+#    session goes on; the same under --ranks, mpirun and at the REPL.
 #
 # Environment: SHARDREPL, MPIRUN (exit 77 when missing).
 # Exit: 0 pass, 1 fail, 77 skipped, 99 the harness could not run.
@@ -197,5 +202,60 @@ if w1=$(pid_of ctl3 1) && w2=$(pid_of ctl3 2); then
 else
   echo "FAIL ctl3: :ranks printed no pids"; cat "$tmp/ctl3.out" "$tmp/ctl3.err"; fail=1
 fi
+
+# ---- 3. arrays that differ between ranks ----
+
+cat > "$tmp/differ.jxr" <<'EOF'
+import jax
+import jax.numpy as jnp
+from jax.sharding import NamedSharding, PartitionSpec as P
+mesh = jax.make_mesh((4,), ('X',))
+n = 16 if jax.process_index() == 0 else 8
+x = jax.device_put(jnp.ones(n), NamedSharding(mesh, P('X')))
+print('bound')
+print(x.sum())
+print(x)
+y = jnp.arange(4) if jax.process_index() == 1 else jnp.arange(4.0)
+print(y + 1)
+print(jax.jit(lambda v: v * 2)(x).sum())
+z = jax.device_put(jnp.ones(16), NamedSharding(mesh, P('X')))
+print(z.sum())
+EOF
+msg='RuntimeError: the ranks hold arrays of different global shapes or dtypes here'
+cat > "$tmp/differ.want" <<EOF
+bound
+differ.jxr:8:7: error: $msg (rank 0 has f32[16@X]): every rank must bind the same global arrays
+    print(x.sum())
+          ^
+differ.jxr:9:1: error: $msg (rank 0 has f32[16@X]): every rank must bind the same global arrays
+    print(x)
+    ^
+differ.jxr:11:1: error: $msg (rank 0 has f32[4]): every rank must bind the same global arrays
+    print(y + 1)
+    ^
+differ.jxr:12:7: error: $msg (rank 0 has f32[16@X]): every rank must bind the same global arrays
+    print(jax.jit(lambda v: v * 2)(x).sum())
+          ^
+16.0
+exit 1
+EOF
+# differ_case NAME CMD...: runs CMD in $tmp, compares its merged output
+differ_case() {
+  name=$1
+  shift
+  (cd "$tmp" && "$@") > "$tmp/$name.out" 2>&1
+  echo "exit $?" >> "$tmp/$name.out"
+  sed -i 's/^<stdin>:/differ.jxr:/' "$tmp/$name.out"
+  if cmp -s "$tmp/differ.want" "$tmp/$name.out"; then
+    echo "PASS arrays that differ between ranks: $name"
+  else
+    echo "FAIL arrays that differ between ranks: $name"
+    diff -u "$tmp/differ.want" "$tmp/$name.out" | head -30
+    fail=1
+  fi
+}
+differ_case differ_ranks timeout 60 "$prog" --ranks 2 --devices 4 -k differ.jxr
+differ_case differ_mpirun timeout 60 $mpirun $mpiflags -np 2 $SHELL $here/merged.sh "$prog" --devices 4 -k differ.jxr
+differ_case differ_stdin sh -c "timeout 60 '$prog' --ranks 2 --devices 4 < differ.jxr"
 
 exit $fail

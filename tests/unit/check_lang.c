@@ -519,6 +519,38 @@ START_TEST(test_interp_closure_cycles) {
 }
 END_TEST
 
+START_TEST(test_interp_container_cycles) {
+  /* containers that only hold each other (a list appended to itself, a
+     dict holding itself, a tuple and a list, a function whose attribute
+     holds it) are freed at :reset and at the end of the session */
+  Session s;
+  session_open(&s);
+  size_t base = sr_val_containers_live();
+  const char *cycles = "l = [1]\n"
+                       "l.append(l)\n"
+                       "d = {}\n"
+                       "d['self'] = d\n"
+                       "t = ([],)\n"
+                       "t[0].append(t)\n"
+                       "a = [[]]\n"
+                       "a[0].append({'x': a})\n"
+                       "def f():\n"
+                       "    return 1\n"
+                       "f.attr = [f]\n"
+                       "keep = [l, d]\n";
+  ck_assert_int_eq(run(&s, cycles, 0, NULL), 0);
+  ck_assert_uint_gt(sr_val_containers_live(), base + 6);
+  /* held from outside: nothing is collected */
+  ck_assert_uint_eq(sr_val_collect_cycles(), 0);
+  ck_assert_int_eq(run(&s, "print(keep[0][1][0], keep[1]['self']['self'] is d, f.attr[0]())\n", 0, NULL), 0);
+  ck_assert_int_eq(run(&s, ":reset\n", 0, NULL), 0);
+  ck_assert_uint_eq(sr_val_containers_live(), base);
+  ck_assert_int_eq(run(&s, cycles, 0, NULL), 0);
+  session_close(&s);
+  ck_assert_uint_eq(sr_val_containers_live(), base);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("lang");
   TCase *lex = tcase_create("lex");
@@ -539,6 +571,7 @@ static Suite *suite(void) {
   tcase_add_test(interp, test_interp_commands);
   tcase_add_test(interp, test_interp_jaxpr_memory);
   tcase_add_test(interp, test_interp_closure_cycles);
+  tcase_add_test(interp, test_interp_container_cycles);
   suite_add_tcase(s, interp);
   tcase_add_test(parse, test_parse_incomplete_nested);
   return s;
