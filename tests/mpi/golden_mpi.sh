@@ -66,7 +66,7 @@ for script in "$@"; do
     case $line in
     "# args:"*) args=${line#\# args:} ;;
     "# stdin:"*) stdin=$(echo "${line#\# stdin:}" | tr -d ' ') ;;
-    "# exit:"* | "# oracle:"*) ;;
+    "# exit:"* | "# oracle:"* | "# floats:"*) ;;
     *) break ;;
     esac
   done < "$script"
