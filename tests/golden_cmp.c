@@ -70,7 +70,10 @@ static const struct {
 };
 enum { DT_F32, DT_F64 };
 
-static int ident_char(int c) { return isalnum(c) || c == '_'; }
+static int ident_char(int c) { return isalnum((unsigned char)c) || c == '_'; }
+
+/* Whether c is one of the characters of set (never of a NUL byte). */
+static int one_of(int c, const char *set) { return c != 0 && strchr(set, c) != NULL; }
 
 /* The dtype NAME starts with, or -1. */
 static int dtype_named(const char *p, size_t n, int jaxpr) {
@@ -148,7 +151,7 @@ static Toks tokenize(const char *s, size_t len) {
       t.kind = is_float ? T_FLOAT : T_INT, t.n = k;
     } else {
       size_t j = i + 1;
-      while (j < len && !strchr(" \t\r\n", s[j]) && number_at(s, j, len, &is_float) == 0) j++;
+      while (j < len && !one_of(s[j], " \t\r\n") && number_at(s, j, len, &is_float) == 0) j++;
       t.kind = T_TEXT, t.n = j - i;
     }
     i += t.n;
@@ -161,8 +164,8 @@ static Toks tokenize(const char *s, size_t len) {
     Tok *t = &ts.t[n];
     t->group = group;
     for (size_t c = 0; t->kind == T_TEXT && c < t->n; c++) {
-      if (strchr("([{", t->p[c])) depth++;
-      if (strchr(")]}", t->p[c]) && depth > 0) depth--;
+      if (one_of(t->p[c], "([{")) depth++;
+      if (one_of(t->p[c], ")]}") && depth > 0) depth--;
     }
     if (t->kind == T_NL && depth == 0) group++;
   }
@@ -230,8 +233,7 @@ static int compare(const char *want, size_t nwant, const char *got, size_t ngot,
   size_t n = w.n < g.n ? w.n : g.n, stop = n;
   for (size_t i = 0; i < n; i++) {
     const Tok *a = &w.t[i], *b = &g.t[i];
-    int jw = a->p[a->n - 1] == 'j', jg = b->p[b->n - 1] == 'j'; /* complex: both or neither */
-    if (a->kind == T_FLOAT && b->kind == T_FLOAT && jw == jg) {
+    if (a->kind == T_FLOAT && b->kind == T_FLOAT && (a->p[a->n - 1] == 'j') == (b->p[b->n - 1] == 'j')) {
       if (same(a, b)) continue;
       int dt = a->dtype;
       if (dtypes[dt].tol > dtypes[DT_F64].tol && (sig_digits(a) >= 10 || sig_digits(b) >= 10)) dt = DT_F64;
