@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "check/check.h"
+#include "exec/kern.h"
 #include "lang/interp.h"
 #include "lang/jaxstate.h"
 #include "mpi_driver.h"
@@ -176,7 +177,7 @@ static void usage(FILE *f) {
         "      --check FILE       type-check the jaxprs in FILE ('-': stdin)\n"
         "      --mesh X:4,Y:2     the mesh --check and --fmt read jaxprs against\n"
         "  -h, --help             show this help\n"
-        "  -V, --version          show the version\n"
+        "  -V, --version          show the version and the BLAS kernel in use\n"
         "Exit status: 0 success, 1 runtime error, 2 usage error, 3 parse or type error.\n",
         f);
 }
@@ -232,7 +233,7 @@ int main(int argc, char **argv) {
       }
       break;
     case 'h': usage(stdout); free(evals); return EXIT_OK;
-    case 'V': puts(PACKAGE_STRING); free(evals); return EXIT_OK;
+    case 'V': printf("%s\nBLAS: %s\n", PACKAGE_STRING, sr_kern_blas_config()); free(evals); return EXIT_OK;
     default: usage(stderr); free(evals); return EXIT_USAGE;
     }
   }

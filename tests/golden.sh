@@ -8,7 +8,11 @@
 # error messages name it the same way in every build tree, and `:load` finds
 # files next to it), with stdout and stderr merged in the order they were
 # written.  The output must equal DIR/NAME.out byte for byte, and the exit
-# status must be the expected one.  On a mismatch a unified diff is shown.
+# status must be the expected one.  The comparison is tests/golden_cmp's:
+# text and integers byte for byte, floating-point numbers within their
+# dtype's tolerance (a BLAS kernel, libm or thread count may change their
+# last digits).  On a mismatch it names the numbers and the first other
+# difference, and a unified diff follows.
 #
 # The first lines of the script may be a header, one directive a line:
 #   # exit: N        the expected exit status (0 when absent)
@@ -17,9 +21,13 @@
 #                    behaves as the interactive REPL does (without a terminal)
 #   # oracle: python the script is plain Python too, and its .out is what
 #                    CPython prints for it (golden/py_oracle.sh checks that)
+#   # floats: exact  compare the floats byte for byte too (a script about
+#                    number formatting, whose floats no kernel computes)
 #
 # Environment:
 #   SHARDREPL          the program (default: src/shardrepl)
+#   GOLDEN_CMP         the comparison (default: tests/golden_cmp beside src/;
+#                      when it is not built, outputs compare byte for byte)
 #   SR_RUNNER          a command prefix, e.g. "mpirun -n 4 --oversubscribe"
 #   SR_GOLDEN_UPDATE   when 1 (or with --update): write NAME.out instead of
 #                      comparing, and report the exit status it had
@@ -48,12 +56,13 @@ name=${base%.jxr}
 expected=$dir/$name.out
 
 # the header
-want_exit=0 args= stdin=no
+want_exit=0 args= stdin=no floats=
 while IFS= read -r line; do
   case $line in
   "# exit:"*) want_exit=$(echo "${line#\# exit:}" | tr -d ' ') ;;
   "# args:"*) args=${line#\# args:} ;;
   "# stdin:"*) stdin=$(echo "${line#\# stdin:}" | tr -d ' ') ;;
+  "# floats:"*) floats=$(echo "${line#\# floats:}" | tr -d ' ') ;;
   "# oracle:"*) ;;
   *) break ;;
   esac
@@ -61,6 +70,11 @@ done < "$script"
 case $want_exit in
 '' | *[!0-9]*) echo "golden.sh: $script: bad '# exit:' header" >&2; exit 99 ;;
 esac
+case $floats in
+'' | exact) ;;
+*) echo "golden.sh: $script: bad '# floats:' header (only 'exact')" >&2; exit 99 ;;
+esac
+golden_cmp=${GOLDEN_CMP:-$(dirname "$prog")/../tests/golden_cmp}
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/golden.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
@@ -88,7 +102,7 @@ if [ "$update" = 1 ]; then
   exit 0
 fi
 
-fail=0
+fail=0 note=
 if [ ! -f "$expected" ]; then
   echo "FAIL $script: no expected output $expected (make golden-update writes one)"
   echo "--- it printed:"
@@ -96,13 +110,28 @@ if [ ! -f "$expected" ]; then
   exit 1
 fi
 if ! cmp -s "$expected" "$got"; then
-  echo "FAIL $script: the output differs from $expected"
-  diff -u "$expected" "$got" | sed "s|^+++ $tmp/|+++ got/|"
-  fail=1
+  if [ "$floats" = exact ]; then
+    report="(# floats: exact: compared byte for byte)" crc=1
+  elif [ -x "$golden_cmp" ]; then
+    report=$("$golden_cmp" "$expected" "$got")
+    crc=$?
+  else
+    report="($golden_cmp is not built, so it compared byte for byte: make check builds it)" crc=1
+  fi
+  case $crc in
+  0) note=" ($report)" ;;
+  1)
+    echo "FAIL $script: the output differs from $expected"
+    printf '%s\n' "$report"
+    diff -u "$expected" "$got" | sed "s|^+++ $tmp/|+++ got/|"
+    fail=1
+    ;;
+  *) echo "golden.sh: $golden_cmp failed" >&2; exit 99 ;;
+  esac
 fi
 if [ $rc -ne "$want_exit" ]; then
   echo "FAIL $script: exit status $rc, expected $want_exit"
   fail=1
 fi
-[ $fail -eq 0 ] && echo "PASS $script"
+[ $fail -eq 0 ] && echo "PASS $script$note"
 exit $fail

@@ -86,4 +86,10 @@ int sr_kern_dot(SrDtype ldt, SrDtype rdt, SrDtype odt, int lnd, const int64_t *l
                 int rnd, const int64_t *rshape, const void *rhs, int nb, const int *lb, const int *rb,
                 int nc, const int *lc, const int *rc, void *out);
 
+/* The BLAS library the contractions run on, as OpenBLAS describes itself:
+   version, build options and the kernel it chose for this CPU (or the one
+   OPENBLAS_CORETYPE names), as "OpenBLAS 0.3.21 DYNAMIC_ARCH ... Haswell
+   MAX_THREADS=64".  A static string. */
+const char *sr_kern_blas_config(void);
+
 #endif

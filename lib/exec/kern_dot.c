@@ -70,6 +70,8 @@ static SrDtype compute_type(SrDtype l, SrDtype r, SrDtype o) {
   return SR_I64;
 }
 
+const char *sr_kern_blas_config(void) { return openblas_get_config(); }
+
 int sr_kern_dot(SrDtype ldt, SrDtype rdt, SrDtype odt, int lnd, const int64_t *lshape, const void *lhs, int rnd,
                 const int64_t *rshape, const void *rhs, int nb, const int *lb, const int *rb, int nc, const int *lc,
                 const int *rc, void *out) {

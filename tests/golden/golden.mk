@@ -2,7 +2,9 @@
 ##
 ## Golden tests: each NAME.jxr below runs through tests/golden.sh, which
 ## compares what `shardrepl NAME.jxr` prints (stdout and stderr merged) with
-## NAME.out and checks the exit status its header names.  The examples run
+## NAME.out -- through tests/golden_cmp: text and integers byte for byte,
+## floats within their dtype's tolerance -- and checks the exit status its
+## header names.  The examples run
 ## the same way.  `make golden-update` rewrites the .out files (in the
 ## source tree) for review with git diff; it is not part of `make check`.
 ## tests/golden/pending/ holds scripts whose .out is the right behaviour
@@ -85,6 +87,16 @@ GOLDEN_LOADED = tests/golden/data/loaded.jxr tests/golden/data/load_error.jxr
 TEST_EXTENSIONS += .jxr
 JXR_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/golden.sh
 
+## The comparison golden.sh and vjp_io.sh use; run without arguments (as
+## make check runs it) it tests itself, and golden_selftest.sh shows that
+## golden.sh fails on a wrong value, word or integer.
+check_PROGRAMS += tests/golden_cmp
+tests_golden_cmp_SOURCES = tests/golden_cmp.c
+tests_golden_cmp_LDADD = -lm
+AM_TESTS_ENVIRONMENT += GOLDEN_CMP='$(abs_top_builddir)/tests/golden_cmp'; export GOLDEN_CMP;
+TESTS += tests/golden_selftest.sh
+EXTRA_DIST += tests/golden_selftest.sh
+
 TESTS += $(GOLDEN_TESTS) tests/golden/py_oracle.sh tests/repl_pty.sh tests/doc_coverage.sh
 
 ## a killed batch job keeps what it printed
@@ -129,3 +141,28 @@ golden-pending: src/shardrepl$(EXEEXT)
 	echo "golden-pending: $$pass pass, $$fail still fail"
 
 .PHONY: golden-update golden-pending
+
+## Runs the golden scripts, the examples and the numeric tests again under
+## another OpenBLAS kernel, so that no expected output holds one kernel's
+## rounding (.ci/run runs it after make check).  The kernel is the first of
+## CHECK_KERNELS that the library takes from OPENBLAS_CORETYPE (a
+## DYNAMIC_ARCH build; --version names the kernel in use), that is not
+## this CPU's own and that runs here; with none it says so and passes.
+CHECK_KERNELS = Sandybridge Prescott
+CHECK_KERNEL_TESTS = tests/vjp_io.sh tests/exec_numpy.sh tests/golden_selftest.sh \
+	tests/unit/check_exec tests/unit/check_ad tests/unit/check_vjp
+check-kernel: src/shardrepl$(EXEEXT)
+	@own=`src/shardrepl --version | sed -n 's/^BLAS: //p'`; use=; \
+	for k in $(CHECK_KERNELS); do \
+	  case " `OPENBLAS_CORETYPE=$$k src/shardrepl --version` " in *" $$k "*) ;; *) echo "check-kernel: $$k: the BLAS library ($$own) does not take OPENBLAS_CORETYPE"; continue ;; esac; \
+	  case " $$own " in *" $$k "*) echo "check-kernel: $$k is this CPU's own kernel"; continue ;; esac; \
+	  OPENBLAS_CORETYPE=$$k src/shardrepl -e 'import jax.numpy as jnp' -e 'jnp.ones((64, 64)) @ jnp.ones((64, 64))' \
+	    > /dev/null 2>&1 || { echo "check-kernel: $$k does not run on this CPU"; continue; }; \
+	  use=$$k; break; \
+	done; \
+	if test -z "$$use"; then echo "check-kernel: no other OpenBLAS kernel to run the tests under"; exit 0; fi; \
+	tests=; for t in $(TESTS); do case $$t in *.jxr) tests="$$tests $$t" ;; esac; done; \
+	echo "check-kernel: the golden and numeric tests under OPENBLAS_CORETYPE=$$use (this CPU's: $$own)"; \
+	OPENBLAS_CORETYPE=$$use $(MAKE) $(AM_MAKEFLAGS) check TESTS="$$tests $(CHECK_KERNEL_TESTS)"
+
+.PHONY: check-kernel

@@ -136,7 +136,7 @@ one() {
     case $line in
     "# args:"*) args=${line#\# args:} ;;
     "# stdin:"*) stdin=$(echo "${line#\# stdin:}" | tr -d ' ') ;;
-    "# exit:"* | "# oracle:"*) ;;
+    "# exit:"* | "# oracle:"* | "# floats:"*) ;;
     *) break ;;
     esac
   done < "$script"
