@@ -110,8 +110,7 @@ static SrVal *fn_result(Fn *f, SrVal **outs, int n) {
   return r;
 }
 
-/* argnums as a list of ints; *single when it was an int. */
-static int parse_argnums(SrInterp *I, SrVal *v, int64_t *out, int *n, int *single) {
+int sr_argnums_parse(SrInterp *I, SrVal *v, int64_t *out, int *n, int *single) {
   *single = 0;
   if (!v) {
     out[0] = 0;
@@ -119,14 +118,14 @@ static int parse_argnums(SrInterp *I, SrVal *v, int64_t *out, int *n, int *singl
     *single = 1;
     return 0;
   }
-  if (v->kind == SR_V_INT) {
+  if (v->kind == SR_V_INT || v->kind == SR_V_BOOL) {
     out[0] = v->i;
     *n = 1;
     *single = 1;
     return 0;
   }
   if (sr_is_seq(v)) {
-    if (v->seq.n > 64) return sr_raise(I, "ValueError", "too many argnums"), -1;
+    if (v->seq.n > SR_MAX_ARGNUMS) return sr_raise(I, "ValueError", "too many argnums"), -1;
     for (int i = 0; i < v->seq.n; i++)
       if (sr_as_int(I, v->seq.items[i], "argnums", &out[i]) < 0) return -1;
     *n = v->seq.n;
@@ -134,6 +133,20 @@ static int parse_argnums(SrInterp *I, SrVal *v, int64_t *out, int *n, int *singl
   }
   sr_raise(I, "TypeError", "argnums must be an int or a tuple of ints, got %s", sr_val_kind_name(v));
   return -1;
+}
+
+int sr_argnums_resolve(SrInterp *I, const int64_t *argnums, int n, int nargs, int64_t *out) {
+  for (int k = 0; k < n; k++) {
+    if (argnums[k] < -(int64_t)nargs || argnums[k] >= nargs) {
+      sr_raise(I, "ValueError",
+               "Positional argument indices, e.g. for `static_argnums`, must have value greater than or equal to "
+               "-len(args) and less than len(args), but got value %lld for len(args) == %d.",
+               (long long)argnums[k], nargs);
+      return -1;
+    }
+    out[k] = argnums[k] < 0 ? argnums[k] + nargs : argnums[k];
+  }
+  return 0;
 }
 
 static void argnums_str(SrBuf *b, const int64_t *an, int n, int single) {
@@ -176,7 +189,7 @@ static SrVal *eager(SrInterp *I, SrVal *self, SrArgs *a) {
 
 typedef struct Grad {
   SrVal *fun;
-  int64_t argnums[64];
+  int64_t argnums[SR_MAX_ARGNUMS];
   int nargnums, single;
   int has_aux, allow_int, value_and_grad, holomorphic;
   const char *name;
@@ -262,8 +275,9 @@ static void not_scalar(SrInterp *I, Grad *g, Fn *f, SrVal **outs, int n) {
 
 static SrVal *grad_impl(SrInterp *I, Grad *g, SrArgs *a) {
   const char *api = g->value_and_grad ? "value_and_grad" : "grad";
-  int64_t maxarg = 0;
-  for (int i = 0; i < g->nargnums; i++)
+  if (g->nargnums == 0) return sr_raise(I, "ValueError", "max() arg is an empty sequence");
+  int64_t maxarg = g->argnums[0];
+  for (int i = 1; i < g->nargnums; i++)
     if (g->argnums[i] > maxarg) maxarg = g->argnums[i];
   if (maxarg >= a->n) {
     SrBuf b = SR_BUF_INIT;
@@ -275,6 +289,11 @@ static SrVal *grad_impl(SrInterp *I, Grad *g, SrArgs *a) {
     sr_buf_free(&b);
     return NULL;
   }
+  /* argnums_partial2: negative ones count from the end; when two name
+     the same argument, the last one is the argument (the others get
+     zeros) */
+  int64_t an[SR_MAX_ARGNUMS];
+  if (sr_argnums_resolve(I, g->argnums, g->nargnums, a->n, an) < 0) return NULL;
   Fn f;
   SrVal *result = NULL;
   SrVal **outs = NULL, **cts_out = NULL, **cts_in = NULL;
@@ -284,9 +303,7 @@ static SrVal *grad_impl(SrInterp *I, Grad *g, SrArgs *a) {
   int nl = f.leaves->seq.n;
   uint8_t *in_nz = sr_xcalloc((size_t)nl + 1, 1);
   for (int k = 0; k < g->nargnums; k++) {
-    int64_t an = g->argnums[k];
-    if (an < 0) an += a->n;
-    for (int i = f.arg_start[an]; i < f.arg_start[an + 1]; i++) {
+    for (int i = f.arg_start[an[k]]; i < f.arg_start[an[k] + 1]; i++) {
       const SrType *t = sr_value_type(I, f.leaves->seq.items[i]);
       if (!sr_dtype_is_inexact(t->dtype) && !g->allow_int) {
         sr_raise(I, "TypeError",
@@ -354,20 +371,26 @@ static SrVal *grad_impl(SrInterp *I, Grad *g, SrArgs *a) {
   if (sr_ad_vjp_apply(I, &lin, cts_out, cts_in, 0) < 0) goto done;
   /* an input with no tangent (an integer one, with allow_int) still gets
      a gradient: zeros of its cotangent type, float0 for integers */
-  for (int k = 0; k < g->nargnums; k++) {
-    int64_t an = g->argnums[k] < 0 ? g->argnums[k] + a->n : g->argnums[k];
-    for (int i = f.arg_start[an]; i < f.arg_start[an + 1]; i++)
+  for (int k = 0; k < g->nargnums; k++)
+    for (int i = f.arg_start[an[k]]; i < f.arg_start[an[k] + 1]; i++)
       if (!cts_in[i] && !(cts_in[i] = sr_ad_zeros(I, sr_ad_ct_type(sr_value_type(I, f.leaves->seq.items[i])))))
         goto done;
-  }
   /* the gradients, in the arguments' structures */
   SrVal *gs = sr_seq(NULL, SR_V_TUPLE, g->nargnums);
   for (int k = 0; k < g->nargnums; k++) {
-    int64_t an = g->argnums[k];
-    if (an < 0) an += a->n;
+    int later = 0;
+    for (int k2 = k + 1; k2 < g->nargnums; k2++) later |= an[k2] == an[k];
     SrVal *l = sr_seq(NULL, SR_V_LIST, 0);
-    for (int i = f.arg_start[an]; i < f.arg_start[an + 1]; i++) sr_seq_push(NULL, l, sr_ref(cts_in[i]));
-    sr_seq_push(NULL, gs, sr_pytree_unflatten(a->v[an], l));
+    for (int i = f.arg_start[an[k]]; i < f.arg_start[an[k] + 1]; i++) {
+      SrVal *ct = later ? sr_ad_zeros(I, sr_value_type(I, cts_in[i])) : sr_ref(cts_in[i]);
+      if (!ct) {
+        sr_unref(l);
+        sr_unref(gs);
+        goto done;
+      }
+      sr_seq_push(NULL, l, ct);
+    }
+    sr_seq_push(NULL, gs, sr_pytree_unflatten(a->v[an[k]], l));
     sr_unref(l);
   }
   SrVal *grads = g->single ? sr_ref(gs->seq.items[0]) : sr_ref(gs);
@@ -439,7 +462,7 @@ static SrVal *make_grad(SrInterp *I, SrArgs *a, int value_and_grad) {
   if (sr_args_parse(I, a, api, "fun, argnums=, has_aux=, holomorphic=, allow_int=, reduce_axes=", p) < 0) return NULL;
   if (!sr_is_callable(p[0])) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(p[0]));
   Grad *g = sr_xcalloc(1, sizeof *g);
-  if (parse_argnums(I, p[1], g->argnums, &g->nargnums, &g->single) < 0) {
+  if (sr_argnums_parse(I, p[1], g->argnums, &g->nargnums, &g->single) < 0) {
     free(g);
     return NULL;
   }

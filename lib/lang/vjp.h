@@ -65,6 +65,20 @@ SrVal *sr_not_saveable(void);
 int sr_vjp_flags(SrInterp *I, SrVal *prefix, SrVal *values, const char *name, const char *full_name,
                  uint8_t *flags, int nleaves);
 
+/* ---- argnums, shared by jax.grad, jax.value_and_grad and jax.fwd_and_bwd ---- */
+
+#define SR_MAX_ARGNUMS 64
+
+/* api_util._ensure_index: argnums v (NULL for the default 0) as up to
+   SR_MAX_ARGNUMS ints in out, *n of them; *single when v was an int.
+   Returns 0, or -1 with a TypeError raised. */
+int sr_argnums_parse(SrInterp *I, SrVal *v, int64_t *out, int *n, int *single);
+
+/* api_util._ensure_inbounds: each of the n argnums resolved against nargs
+   positional arguments (a negative one counts from the end) into out.
+   Returns 0, or -1 with JAX's ValueError for one out of range. */
+int sr_argnums_resolve(SrInterp *I, const int64_t *argnums, int n, int nargs, int64_t *out);
+
 /* "layer at file.jxr:14": a user function's name and where it was
    defined (api_util.fun_sourceinfo); the bare name for other callables. */
 const char *sr_vjp_fun_info(SrVal *fun);

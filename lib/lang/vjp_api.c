@@ -805,7 +805,7 @@ SrVal *sr_vjp_new(SrInterp *I, SrLinear *lin, int ncaptured, SrVal **leaves, SrV
 
 typedef struct FwdBwd {
   SrVal *fun;
-  int64_t argnums[64];
+  int64_t argnums[SR_MAX_ARGNUMS];
   int nargnums, single, has_aux;
 } FwdBwd;
 
@@ -819,7 +819,7 @@ static void fwdbwd_free(void *d) {
 typedef struct Partial {
   SrVal *fun;
   SrVal *args;           /* all the arguments, a tuple */
-  int64_t argnums[64];
+  int64_t argnums[SR_MAX_ARGNUMS];
   int nargnums;
 } Partial;
 
@@ -844,15 +844,8 @@ static SrVal *partial_call(SrInterp *I, SrArgs *a) {
 
 static SrVal *fwd_call(SrInterp *I, SrArgs *a) {
   FwdBwd *f = sr_current_builtin(I)->data;
-  int64_t an[64];
-  for (int k = 0; k < f->nargnums; k++) {
-    an[k] = f->argnums[k] < 0 ? f->argnums[k] + a->n : f->argnums[k];
-    if (an[k] < 0 || an[k] >= a->n)
-      return sr_raise(I, "TypeError",
-                      "differentiating with respect to argnums=%lld requires at least %lld positional arguments to "
-                      "be passed by the caller, but got only %d positional arguments.",
-                      (long long)f->argnums[k], (long long)an[k] + 1, a->n);
-  }
+  int64_t an[SR_MAX_ARGNUMS];
+  if (sr_argnums_resolve(I, f->argnums, f->nargnums, a->n, an) < 0) return NULL;
   Partial *p = sr_xcalloc(1, sizeof *p);
   p->fun = sr_ref(f->fun);
   p->args = sr_seq(NULL, SR_V_TUPLE, a->n);
@@ -890,22 +883,10 @@ static SrVal *jax_fwd_and_bwd(SrInterp *I, SrArgs *a) {
   if (sr_args_parse(I, a, "fwd_and_bwd", "fun, argnums, has_aux=, jitted=", p) < 0) return NULL;
   if (!sr_is_callable(p[0])) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(p[0]));
   FwdBwd *fw = sr_xcalloc(1, sizeof *fw), *bw = sr_xcalloc(1, sizeof *bw);
-  if (p[1]->kind == SR_V_INT) {
-    fw->argnums[0] = p[1]->i;
-    fw->nargnums = 1;
-    fw->single = 1;
-  } else if (sr_is_seq(p[1]) && p[1]->seq.n <= 64) {
-    for (int i = 0; i < p[1]->seq.n; i++)
-      if (sr_as_int(I, p[1]->seq.items[i], "argnums", &fw->argnums[i]) < 0) {
-        free(fw);
-        free(bw);
-        return NULL;
-      }
-    fw->nargnums = p[1]->seq.n;
-  } else {
+  if (sr_argnums_parse(I, p[1], fw->argnums, &fw->nargnums, &fw->single) < 0) {
     free(fw);
     free(bw);
-    return sr_raise(I, "TypeError", "argnums must be an int or a sequence of ints, got %s", sr_val_kind_name(p[1]));
+    return NULL;
   }
   fw->has_aux = p[2] && sr_val_truthy(p[2]);
   fw->fun = sr_ref(p[0]);
