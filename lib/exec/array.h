@@ -33,6 +33,7 @@
 #ifndef SR_EXEC_ARRAY_H
 #define SR_EXEC_ARRAY_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -75,12 +76,13 @@ void sr_buffer_stats_reset_peak(void);
 
 /* ---- meshes as the evaluator sees them ---- */
 
-/* Devices of a mesh (1 for NULL), and the device id at a position. */
+/* Devices of a mesh (1 for NULL), and the device id at a position.  An
+   abstract mesh may be bigger than any device count: its count saturates
+   at INT_MAX, which no run has. */
 static inline int sr_mesh_ndev(const SrMesh *m) {
   if (!m) return 1;
-  int64_t n = 1;
-  for (int i = 0; i < m->n; i++) n *= m->sizes[i];
-  return (int)n;
+  int64_t n = sr_mesh_size(m);
+  return n > INT_MAX ? INT_MAX : (int)n;
 }
 static inline int sr_mesh_device(const SrMesh *m, int pos) {
   return m && m->devices ? m->devices[pos] : pos;

@@ -83,6 +83,13 @@ int64_t sr_mesh_size(const SrMesh *m) {
   return n;
 }
 
+int64_t sr_mesh_size_of(const int64_t *sizes, int n) {
+  int64_t p = 1;
+  for (int i = 0; i < n; i++)
+    if (__builtin_mul_overflow(p, sizes[i], &p)) return -1;
+  return p;
+}
+
 int64_t sr_mesh_axes_size(const SrMesh *m, SrAxes axes) {
   int64_t n = 1;
   for (int i = 0; i < m->n; i++)

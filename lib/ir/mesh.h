@@ -54,6 +54,11 @@ static inline int sr_mesh_axis(const SrMesh *m, const char *name) {
   return -1;
 }
 int64_t sr_mesh_size(const SrMesh *m); /* product of the axis sizes */
+/* The product of n axis sizes (each >= 0), or -1 when it does not fit in
+   64 bits.  Every place that builds a mesh from what a user wrote checks
+   its sizes with this, so that the product of an interned mesh's sizes
+   always fits. */
+int64_t sr_mesh_size_of(const int64_t *sizes, int n);
 /* Product of the sizes of the axes in a set. */
 int64_t sr_mesh_axes_size(const SrMesh *m, SrAxes axes);
 /* The axes of a given type. */

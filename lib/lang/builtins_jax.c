@@ -152,9 +152,9 @@ static SrVal *bi_make_mesh(SrInterp *I, SrArgs *a) {
   if (sr_args_parse(I, a, "make_mesh", "axis_shapes, axis_names, axis_types=, *, devices=", p) < 0) return NULL;
   SrMesh m;
   if (fill_mesh(I, &m, p[0], p[1], p[2], SR_AXIS_EXPLICIT, "make_mesh") < 0) return NULL;
-  int64_t size = sr_mesh_size(&m);
+  int64_t size = sr_mesh_size_of(m.sizes, m.n); /* -1: more than any count */
   int ndev = I->jax->num_devices;
-  if (size > ndev) {
+  if (size < 0 || size > ndev) {
     SrBuf b = SR_BUF_INIT;
     sr_buf_putc(&b, '(');
     for (int i = 0; i < m.n; i++) sr_buf_printf(&b, i ? ", %lld" : "%lld", (long long)m.sizes[i]);
@@ -172,6 +172,9 @@ static SrVal *bi_abstract_mesh(SrInterp *I, SrArgs *a) {
   if (sr_args_parse(I, a, "AbstractMesh", "axis_sizes, axis_names, axis_types=", p) < 0) return NULL;
   SrMesh m;
   if (fill_mesh(I, &m, p[0], p[1], p[2], SR_AXIS_AUTO, "AbstractMesh") < 0) return NULL;
+  /* its size is a Python int, which is 64-bit here */
+  if (sr_mesh_size_of(m.sizes, m.n) < 0)
+    return sr_raise(I, "OverflowError", "integer overflow: shardrepl's Python ints are 64-bit");
   m.abstract = 1;
   return sr_mesh_val(NULL, sr_mesh_intern(&m));
 }
@@ -190,9 +193,13 @@ static SrVal *bi_mesh(SrInterp *I, SrArgs *a) {
   int rc = fill_mesh(I, &m, shape, p[1], p[2], SR_AXIS_AUTO, "Mesh");
   sr_unref(shape);
   if (rc < 0) return NULL;
-  if (sr_mesh_size(&m) > I->jax->num_devices)
+  int64_t size = sr_mesh_size_of(m.sizes, m.n);
+  if (size < 0)
+    return sr_raise(I, "ValueError", "Mesh: the devices array holds more than %lld devices, but there are only %d",
+                    (long long)INT64_MAX, I->jax->num_devices);
+  if (size > I->jax->num_devices)
     return sr_raise(I, "ValueError", "Mesh: the devices array holds %lld devices, but there are only %d",
-                    (long long)sr_mesh_size(&m), I->jax->num_devices);
+                    (long long)size, I->jax->num_devices);
   return sr_mesh_val(NULL, sr_mesh_intern(&m));
 }
 

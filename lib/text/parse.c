@@ -1014,6 +1014,8 @@ static SrVal *pv_mesh(PyP *q, int abstract) {
     else if (pv_peek(q) != ')') return NULL;
   }
   if (ntypes != m.n) return NULL;
+  /* nor is one whose device count does not fit in 64 bits */
+  if (sr_mesh_size_of(m.sizes, m.n) < 0) return NULL;
   return sr_mesh_val(q->a, sr_mesh_intern(&m));
 }
 

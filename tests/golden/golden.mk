@@ -78,6 +78,7 @@ GOLDEN_TESTS = \
 	tests/golden/cycles.jxr \
 	tests/golden/decorator_syntax_error.jxr \
 	tests/golden/argnums_range.jxr \
+	tests/golden/mesh_size_overflow.jxr \
 	examples/tour.jxr
 
 GOLDEN_PENDING =
