@@ -27,12 +27,14 @@ typedef struct LP {
   const SrMesh *mesh;
   int err;
   int depth;
-  int in_def; /* inside a def's body: return is allowed */
+  int in_def;      /* inside a def's body: return is allowed */
+  size_t prev_end; /* where the token before tok ends */
 } LP;
 
 static const char *kw(const char *s) { return sr_intern_cstr(s); }
 
 static void advance(LP *p) {
+  p->prev_end = p->tok.off + p->tok.len;
   if (p->has_ahead) {
     p->tok = p->ahead;
     p->has_ahead = 0;
@@ -73,6 +75,8 @@ static void describe(const SrTok *t, char *buf, size_t n) {
   default: snprintf(buf, n, "a number");
   }
 }
+
+static void *syntax_error(LP *p, size_t off, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 static SrNode *fail(LP *p, const char *what) {
   if (p->err) return NULL;
@@ -456,8 +460,14 @@ static SrNode *atom(LP *p) {
       advance(p);
       NL keys = {0}, vals = {0};
       int is_dict = -1;
+      /* a display is a dict or a set from its first item on; an item of
+         the other kind is CPython's error where its grammar finds it */
       while (!at_op(p, "}")) {
         if (at_op(p, "**")) {
+          if (is_dict == 0) {
+            fail(p, "an expression");
+            goto fail_brace;
+          }
           advance(p);
           SrNode *v = expr(p);
           if (!v) goto fail_brace;
@@ -468,7 +478,20 @@ static SrNode *atom(LP *p) {
           SrNode *k = test(p);
           if (!k) goto fail_brace;
           if (at_op(p, ":")) {
+            if (is_dict == 0) {
+              fail(p, "',' or '}'");
+              goto fail_brace;
+            }
+            size_t colon = p->tok.off;
             advance(p);
+            if (at_op(p, "}") || at_op(p, ",")) {
+              syntax_error(p, colon, "%s", "expression expected after dictionary key and ':'");
+              goto fail_brace;
+            }
+            if (at_op(p, "*")) {
+              syntax_error(p, p->tok.off, "%s", "cannot use a starred expression in a dictionary value");
+              goto fail_brace;
+            }
             SrNode *v = test(p);
             if (!v) goto fail_brace;
             if (keys.n == 0 && at_kw(p, "for")) {
@@ -482,6 +505,13 @@ static SrNode *atom(LP *p) {
             nl_push(&vals, v);
             is_dict = 1;
           } else {
+            if (is_dict == 1) {
+              /* at the key's last character, as CPython's invalid_kvpair
+                 (at the end of the text the ':' may still come) */
+              if (p->tok.kind == SR_T_END) fail(p, "':'");
+              else syntax_error(p, p->prev_end - 1, "%s", "':' expected after dictionary key");
+              goto fail_brace;
+            }
             if (keys.n == 0 && at_kw(p, "for")) {
               free(keys.v);
               free(vals.v);
@@ -815,7 +845,6 @@ static SrNode *or_test(LP *p) { return boolop(p, "or", SR_OP_OR, and_test); }
 
 /* A syntax error that CPython words as a sentence of its own, not as
    "X expected". */
-static void *syntax_error(LP *p, size_t off, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void *syntax_error(LP *p, size_t off, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);

@@ -79,6 +79,7 @@ GOLDEN_TESTS = \
 	tests/golden/decorator_syntax_error.jxr \
 	tests/golden/argnums_range.jxr \
 	tests/golden/mesh_size_overflow.jxr \
+	tests/golden/display_syntax.jxr \
 	examples/tour.jxr
 
 GOLDEN_PENDING =
