@@ -87,9 +87,18 @@ static int cmd_quit(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
   return 0;
 }
 
+/* :loads run one inside another on the C stack, so a file that loads
+   itself (or a cycle of them) stops as runaway recursion does, at as
+   many levels as calls may nest */
+enum { MAX_LOAD_DEPTH = 400 };
+
 static int cmd_load(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
   if (!*arg) {
     sr_error(&I->diags, SR_E_USAGE, src, off, ":load needs a file name");
+    return -1;
+  }
+  if (I->run_depth > MAX_LOAD_DEPTH) {
+    sr_raise(I, "RecursionError", "maximum recursion depth exceeded");
     return -1;
   }
   FILE *f = fopen(arg, "rb");
@@ -98,9 +107,10 @@ static int cmd_load(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
     return -1;
   }
   SrBuf b = SR_BUF_INIT;
-  char chunk[65536];
+  char *chunk = sr_xmalloc(65536);
   size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) sr_buf_putn(&b, chunk, n);
+  while ((n = fread(chunk, 1, 65536, f)) > 0) sr_buf_putn(&b, chunk, n);
+  free(chunk);
   /* a directory opens, and fails only when read */
   int err = ferror(f) ? errno : 0;
   fclose(f);

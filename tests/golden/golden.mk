@@ -80,12 +80,14 @@ GOLDEN_TESTS = \
 	tests/golden/argnums_range.jxr \
 	tests/golden/mesh_size_overflow.jxr \
 	tests/golden/display_syntax.jxr \
+	tests/golden/load_recursion.jxr \
 	examples/tour.jxr
 
 GOLDEN_PENDING =
 
 ## files the scripts :load
-GOLDEN_LOADED = tests/golden/data/loaded.jxr tests/golden/data/load_error.jxr
+GOLDEN_LOADED = tests/golden/data/loaded.jxr tests/golden/data/load_error.jxr \
+	tests/golden/data/load_self.jxr tests/golden/data/load_cycle_a.jxr tests/golden/data/load_cycle_b.jxr
 
 TEST_EXTENSIONS += .jxr
 JXR_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/golden.sh
