@@ -780,6 +780,7 @@ static int type_rev(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   int64_t dims[SR_MAX_RANK];
   int n = 0;
   if (sr_rparam_ints(cx, e, "dimensions", 1, dims, SR_MAX_RANK, &n) < 0) return -1;
+  if (check_nonnegative(cx, "rev", "dimensions", dims, n) < 0) return -1;
   int64_t mx = -1;
   for (int i = 0; i < n; i++) {
     for (int k = 0; k < i; k++)

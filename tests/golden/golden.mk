@@ -81,6 +81,7 @@ GOLDEN_TESTS = \
 	tests/golden/mesh_size_overflow.jxr \
 	tests/golden/display_syntax.jxr \
 	tests/golden/load_recursion.jxr \
+	tests/golden/rev_dimensions.jxr \
 	examples/tour.jxr
 
 GOLDEN_PENDING =
