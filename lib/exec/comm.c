@@ -33,6 +33,14 @@ void sr_comm_resize(SrComm *c, int ndev) {
 }
 
 const SrGroups *sr_comm_groups(SrComm *c, const SrMesh *m, const int *axes, int naxes, SrDiags *d) {
+  /* an axis named twice makes no groups: JAX's lowering fails in
+     pxla._axis_groups, whose np.moveaxis refuses it */
+  for (int i = 0; i < naxes; i++)
+    for (int k = 0; k < i; k++)
+      if (axes[k] == axes[i]) {
+        sr_error_exc(d, SR_E_RUNTIME, "ValueError", NULL, 0, "repeated axis in `source` argument");
+        return NULL;
+      }
   for (SrGroups *g = c->groups; g; g = g->next)
     if (g->mesh == m && g->naxes == naxes && memcmp(g->axes, axes, (size_t)naxes * sizeof *axes) == 0)
       return g;
