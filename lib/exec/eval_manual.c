@@ -416,18 +416,38 @@ static int ev_all_to_all(SrEvalCtx *cx, const SrEvalEqn *e) {
   return rc;
 }
 
+/* _pcollectives_lowering_common: no two pairs share a source or a
+   destination, indices compared modulo the group size as Python's %
+   does. */
+static int perm_unique(SrEvalCtx *cx, SrVal *perm, const int64_t *src, const int64_t *dst, int np, int64_t size) {
+  for (int k = 0; k < np; k++)
+    for (int j = 0; j < k; j++) {
+      int64_t sj = (src[j] % size + size) % size, sk = (src[k] % size + size) % size;
+      int64_t dj = (dst[j] % size + size) % size, dk = (dst[k] % size + size) % size;
+      if (sj == sk || dj == dk) {
+        SrBuf b = SR_BUF_INIT;
+        sr_val_repr(&b, perm);
+        int rc = sr_ev_err(cx, "ValueError", "ppermute sources and destinations must be unique, got %s.", sr_buf_str(&b));
+        sr_buf_free(&b);
+        return rc;
+      }
+    }
+  return 0;
+}
+
 static int ev_ppermute(SrEvalCtx *cx, const SrEvalEqn *e) {
   SrVal *perm = sr_ev_param(e, "perm");
   if (!perm || !sr_is_seq(perm)) return sr_ev_err(cx, "TypeError", "ppermute equation has no perm");
   int np = perm->seq.n;
-  int *src = sr_xmalloc((size_t)(np + 1) * sizeof *src), *dst = sr_xmalloc((size_t)(np + 1) * sizeof *dst);
+  int64_t *src = sr_xmalloc((size_t)(np + 1) * sizeof *src), *dst = sr_xmalloc((size_t)(np + 1) * sizeof *dst);
+  int *isrc = sr_xmalloc((size_t)(np + 1) * sizeof *isrc), *idst = sr_xmalloc((size_t)(np + 1) * sizeof *idst);
   int rc = 0;
   for (int k = 0; k < np && rc == 0; k++) {
     int64_t pr[2];
     int n2;
     if (sr_val_ints(perm->seq.items[k], pr, 2, &n2) < 0 || n2 != 2) rc = sr_ev_err(cx, "TypeError", "ppermute: bad perm");
-    src[k] = (int)pr[0];
-    dst[k] = (int)pr[1];
+    src[k] = pr[0];
+    dst[k] = pr[1];
   }
   for (uint32_t i = 0; i < e->nin && rc == 0; i++) {
     SrArray *a = on_mesh(cx, e->in[i]);
@@ -442,13 +462,17 @@ static int ev_ppermute(SrEvalCtx *cx, const SrEvalEqn *e) {
       break;
     }
     int64_t size = axes_size(a->mesh, axes, n);
-    for (int k = 0; k < np && rc == 0; k++)
+    if (perm_unique(cx, perm, src, dst, np, size) < 0) rc = -1;
+    for (int k = 0; k < np && rc == 0; k++) {
       if (src[k] < 0 || src[k] >= size || dst[k] < 0 || dst[k] >= size)
         rc = sr_ev_err(cx, "ValueError", "ppermute: perm index out of range for axis size %lld", (long long)size);
+      isrc[k] = (int)src[k];
+      idst[k] = (int)dst[k];
+    }
     SrBuffer **in = buffers(a);
     SrArray *r = sr_array_new(e->out_type[i], sr_layout_of_type(e->out_type[i]), a->mesh);
     if (rc == 0)
-      rc = sr_coll_ppermute(cx, in, a->mesh, a->type->dtype, sr_array_shard_bytes(a), axes, n, np, src, dst, r->shard);
+      rc = sr_coll_ppermute(cx, in, a->mesh, a->type->dtype, sr_array_shard_bytes(a), axes, n, np, isrc, idst, r->shard);
     free_buffers(in, a->ndev);
     sr_array_unref(a);
     if (rc < 0) sr_array_unref(r);
@@ -456,6 +480,8 @@ static int ev_ppermute(SrEvalCtx *cx, const SrEvalEqn *e) {
   }
   free(src);
   free(dst);
+  free(isrc);
+  free(idst);
   return rc;
 }
 

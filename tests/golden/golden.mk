@@ -82,6 +82,8 @@ GOLDEN_TESTS = \
 	tests/golden/display_syntax.jxr \
 	tests/golden/load_recursion.jxr \
 	tests/golden/rev_dimensions.jxr \
+	tests/golden/collective_repeated_axis.jxr \
+	tests/golden/ppermute_unique.jxr \
 	examples/tour.jxr
 
 GOLDEN_PENDING =
