@@ -56,6 +56,13 @@ typedef struct SrParam {
 
 #define SR_NO_OFF UINT32_MAX
 
+/* How deep jaxprs may nest in the params of others.  Every pass over a
+   program (checker, printer, evaluator, autodiff, optimizer) recurses
+   once per level, so the two things that make nested jaxprs bound them:
+   the parser (a text's own nesting, and nesting through hoisted lets) and
+   tracing (traces inside traces, as jit(jit(...)) makes). */
+#define SR_JAXPR_MAX_DEPTH 200
+
 typedef struct SrEqn {
   const struct SrPrim *prim;
   uint32_t nin, nout, nparams;

@@ -122,6 +122,8 @@ struct SrInterp {
   SrJaxprCallFn call_jaxpr;
   struct SrTrace *trace;  /* the innermost trace being built, or NULL */
   int next_trace_id;
+  int trace_calls;        /* functions being traced, one inside another
+                             (sr_trace_call) */
   void *exec;             /* the execution backend's state (exec/) */
 };
 

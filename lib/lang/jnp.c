@@ -772,7 +772,7 @@ SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, c
   SrVal *res = NULL;
   if (ok) {
     SrArgs ca = {nargs, targs, nkw, kw, kwv, NULL};
-    res = sr_call(I, fn, &ca);
+    res = sr_trace_call(I, fn, &ca);
   }
   for (int i = 0; i < nargs; i++) sr_unref(targs[i]);
   free(targs);

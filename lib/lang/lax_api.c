@@ -1709,7 +1709,7 @@ static SrJaxpr *api_trace(SrInterp *I, SrVal *fn, int nargs, SrVal **args, SrVal
   SrVal *res = NULL;
   if (ok) {
     SrArgs ca = {nargs, targs, 0, NULL, NULL, NULL};
-    res = sr_call(I, fn, &ca);
+    res = sr_trace_call(I, fn, &ca);
   }
   for (int i = 0; i < nargs; i++) sr_unref(targs[i]);
   free(targs);

@@ -64,6 +64,14 @@ SrTrace *sr_trace_begin(SrInterp *I) {
   return t;
 }
 
+SrVal *sr_trace_call(SrInterp *I, SrVal *fn, SrArgs *a) {
+  if (I->trace_calls >= SR_JAXPR_MAX_DEPTH) return sr_raise(I, "RecursionError", "maximum recursion depth exceeded");
+  I->trace_calls++;
+  SrVal *r = sr_call(I, fn, a);
+  I->trace_calls--;
+  return r;
+}
+
 static SrVal *tracer(SrTrace *t, SrVar *v) {
   SrArrayObj *a = sr_xcalloc(1, sizeof *a);
   a->kind = SR_AV_TRACER;

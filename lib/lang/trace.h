@@ -86,6 +86,11 @@ struct SrTrace {
 
 /* Starts a trace nested in the current one (I's innermost). */
 SrTrace *sr_trace_begin(SrInterp *I);
+/* Calls fn on the tracers of a trace just begun.  Each function traced
+   inside another's trace nests its jaxpr a level deeper (jit(jit(...))
+   makes a chain of them), so this raises RecursionError past
+   SR_JAXPR_MAX_DEPTH levels, the parser's bound on nesting. */
+SrVal *sr_trace_call(SrInterp *I, SrVal *fn, SrArgs *a);
 /* A new input of the trace, of type t; returns its tracer. */
 SrVal *sr_trace_arg(SrInterp *I, SrTrace *t, const SrType *type);
 /* Finishes the trace with the given outputs (array values); returns the

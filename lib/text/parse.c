@@ -17,7 +17,7 @@
 #include "prims/prim.h"
 #include "util/intern.h"
 
-enum { MAX_DEPTH = 200 };
+enum { MAX_DEPTH = 200 }; /* param values nested in param values */
 
 /* ---- scopes: name -> var, one per { lambda ... } ----
  *
@@ -80,6 +80,7 @@ typedef struct Def {
   const char *name;
   size_t len, off;
   SrJaxpr *j;
+  int depth; /* how deep its own text nests jaxprs (1: none inside) */
 } Def;
 
 typedef struct Parser {
@@ -99,7 +100,7 @@ typedef struct Parser {
   size_t nundo, capundo;
   Memo types, values, lits;
   Memo defnames; /* hoisted jaxprs' names -> index in defs + 1 */
-  int depth;
+  int depth, maxdepth; /* jaxprs open now, and the most since reset */
   SrVar **vs; /* operand/binder stack */
   size_t vn, vcap;
   SrEqn *es;  /* equation stack */
@@ -108,6 +109,7 @@ typedef struct Parser {
   size_t ndefs, capdefs;
   SrVal **refs; /* JAXPR_REF params to resolve at the end */
   size_t *ref_owner; /* the def whose text holds each, or NO_DEF */
+  int *ref_depth;    /* how deep in its owner's text each stands */
   size_t nrefs, caprefs;
   size_t cur_def;    /* the def being parsed, or NO_DEF */
 } Parser;
@@ -1231,8 +1233,10 @@ static SrVal *jaxpr_ref(Parser *p, size_t st, size_t e) {
     p->caprefs = p->caprefs ? 2 * p->caprefs : 16;
     p->refs = sr_xrealloc(p->refs, p->caprefs * sizeof *p->refs);
     p->ref_owner = sr_xrealloc(p->ref_owner, p->caprefs * sizeof *p->ref_owner);
+    p->ref_depth = sr_xrealloc(p->ref_depth, p->caprefs * sizeof *p->ref_depth);
   }
   p->ref_owner[p->nrefs] = p->cur_def;
+  p->ref_depth[p->nrefs] = p->depth;
   p->refs[p->nrefs++] = v;
   return v;
 }
@@ -1511,7 +1515,9 @@ done:
 static int parse_jaxpr(Parser *p, SrJaxpr **out) {
   size_t open = p->pos;
   if (peek(p) != '{') return expected(p, "'{ lambda' to start a jaxpr");
-  if (++p->depth > MAX_DEPTH) return fail_at(p, open, "jaxprs nested too deeply (at most %d)", MAX_DEPTH);
+  if (++p->depth > SR_JAXPR_MAX_DEPTH)
+    return fail_at(p, open, "jaxprs nested too deeply (at most %d)", SR_JAXPR_MAX_DEPTH);
+  if (p->depth > p->maxdepth) p->maxdepth = p->depth;
   p->pos++;
   skip(p);
   if (!at_word(p, "lambda")) return expected(p, "'lambda' after '{'");
@@ -1765,13 +1771,20 @@ static const SrMesh *implicit_mesh(const char *s, size_t len) {
   return sr_mesh_intern(&m);
 }
 
-/* ---- hoisted jaxprs may not call themselves ---- */
+/* ---- hoisted jaxprs may not call themselves, nor nest too deeply ---- */
 
 /* JAX cannot print a jaxpr that holds itself, and nothing could run one,
    but `let f = { ... jaxpr=f ... } in` says just that.  A depth-first walk
    of the calls between the hoisted jaxprs (ref i, written at where[i],
    goes from ref_owner[i] to target[i]) finds such a cycle, without
-   recursion: the chain of lets can be as long as the text. */
+   recursion: the chain of lets can be as long as the text.
+
+   The same walk bounds how deep the jaxprs nest through the lets, as
+   parse_jaxpr bounds a text's own nesting: a chain of lets that each call
+   the one before is a jaxpr nested as deep as the chain is long, and every
+   pass over it (checker, printer, evaluator, autodiff) recurses that
+   deep.  depth[u] is how deep def u nests, its calls followed: its own
+   text's depth, or a call's place in that text plus the callee's depth. */
 static int check_no_cycle(Parser *p, const size_t *target, const size_t *where) {
   size_t n = p->ndefs;
   /* the calls of each def, as a compressed adjacency list of refs */
@@ -1787,6 +1800,7 @@ static int check_no_cycle(Parser *p, const size_t *target, const size_t *where) 
   /* 0: not seen, 1: on the walk's path, 2: done */
   unsigned char *state = sr_xcalloc(n, 1);
   size_t *stack = sr_xmalloc((n + 1) * sizeof *stack), *next = fill;
+  int *depth = sr_xmalloc((n + 1) * sizeof *depth);
   int rc = 0;
   for (size_t root = 0; root < n && rc == 0; root++) {
     if (state[root]) continue;
@@ -1797,6 +1811,15 @@ static int check_no_cycle(Parser *p, const size_t *target, const size_t *where) 
     while (sp && rc == 0) {
       size_t u = stack[sp - 1];
       if (next[u] == first[u + 1]) {
+        /* its callees are done */
+        depth[u] = p->defs[u].depth;
+        for (size_t k = first[u]; k < first[u + 1] && rc == 0; k++) {
+          size_t r = edge[k];
+          int dr = p->ref_depth[r] + depth[target[r]];
+          if (dr > SR_JAXPR_MAX_DEPTH)
+            rc = fail_at(p, where[r], "jaxprs nested too deeply (at most %d)", SR_JAXPR_MAX_DEPTH);
+          if (dr > depth[u]) depth[u] = dr;
+        }
         state[u] = 2;
         sp--;
         continue;
@@ -1814,11 +1837,16 @@ static int check_no_cycle(Parser *p, const size_t *target, const size_t *where) 
       }
     }
   }
+  /* and the calls of the top-level jaxpr */
+  for (size_t r = 0; r < p->nrefs && rc == 0; r++)
+    if (p->ref_owner[r] == NO_DEF && p->ref_depth[r] + depth[target[r]] > SR_JAXPR_MAX_DEPTH)
+      rc = fail_at(p, where[r], "jaxprs nested too deeply (at most %d)", SR_JAXPR_MAX_DEPTH);
   free(first);
   free(edge);
   free(fill);
   free(state);
   free(stack);
+  free(depth);
   return rc;
 }
 
@@ -1993,7 +2021,7 @@ static SrProgram *parse_once(SrSrc *src, size_t start, size_t scan_end, const Me
         ne = e;
         break;
       }
-    Def def = {p->s + p->pos, ne - p->pos, def_off, NULL};
+    Def def = {p->s + p->pos, ne - p->pos, def_off, NULL, 0};
     if (memo_get(&p->defnames, def.name, def.len)) {
       rc = fail_at(p, p->pos, "jaxpr '%.*s' is defined twice", (int)def.len, def.name);
       break;
@@ -2007,10 +2035,12 @@ static SrProgram *parse_once(SrSrc *src, size_t start, size_t scan_end, const Me
     p->pos++;
     skip(p);
     p->cur_def = p->ndefs;
+    p->maxdepth = 0;
     if (parse_jaxpr(p, &def.j) < 0) {
       rc = -1;
       break;
     }
+    def.depth = p->maxdepth;
     p->cur_def = NO_DEF;
     skip(p);
     if (!at_word(p, "in")) {
@@ -2054,6 +2084,7 @@ static SrProgram *parse_once(SrSrc *src, size_t start, size_t scan_end, const Me
   free(p->defs);
   free(p->refs);
   free(p->ref_owner);
+  free(p->ref_depth);
   free(p->slots);
   free(p->undo);
   free(p->types.tab);

@@ -9,7 +9,8 @@
  * to the text.  Errors are located diagnostics that say what was expected;
  * an error at the end of the text also sets d->incomplete, so that a REPL
  * can ask for another line.  A NUL byte in the program, jaxprs nested more
- * than 200 deep, and hoisted jaxprs that call themselves (directly or
+ * than 200 deep (SR_JAXPR_MAX_DEPTH, counting the levels a chain of hoisted
+ * lets adds), and hoisted jaxprs that call themselves (directly or
  * through others) are errors.
  *
  * The mesh a program's types index comes from the program's own text (a

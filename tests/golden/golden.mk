@@ -84,6 +84,7 @@ GOLDEN_TESTS = \
 	tests/golden/rev_dimensions.jxr \
 	tests/golden/collective_repeated_axis.jxr \
 	tests/golden/ppermute_unique.jxr \
+	tests/golden/trace_depth.jxr \
 	examples/tour.jxr
 
 GOLDEN_PENDING =
@@ -105,7 +106,8 @@ AM_TESTS_ENVIRONMENT += GOLDEN_CMP='$(abs_top_builddir)/tests/golden_cmp'; expor
 TESTS += tests/golden_selftest.sh
 EXTRA_DIST += tests/golden_selftest.sh
 
-TESTS += $(GOLDEN_TESTS) tests/golden/py_oracle.sh tests/repl_pty.sh tests/doc_coverage.sh
+TESTS += $(GOLDEN_TESTS) tests/golden/py_oracle.sh tests/repl_pty.sh tests/doc_coverage.sh \
+	tests/deep_lets.sh
 
 ## a killed batch job keeps what it printed
 TESTS += tests/print_killed.sh
@@ -115,7 +117,8 @@ EXTRA_DIST += tests/golden.sh tests/golden/golden.mk \
 	tests/golden/py_oracle.sh tests/golden/py_oracle.py \
 	$(GOLDEN_TESTS) $(GOLDEN_TESTS:.jxr=.out) \
 	$(GOLDEN_PENDING) $(GOLDEN_PENDING:.jxr=.out) $(GOLDEN_LOADED) \
-	tests/repl_pty.sh tests/repl_pty.py tests/doc_coverage.sh
+	tests/repl_pty.sh tests/repl_pty.py tests/doc_coverage.sh \
+	tests/deep_lets.sh tests/deep_lets.out
 
 ## The unit test of the statement language's C API
 check_PROGRAMS += tests/unit/check_lang
