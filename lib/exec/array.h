@@ -81,8 +81,8 @@ void sr_buffer_stats_reset_peak(void);
    at INT_MAX, which no run has. */
 static inline int sr_mesh_ndev(const SrMesh *m) {
   if (!m) return 1;
-  int64_t n = sr_mesh_size(m);
-  return n > INT_MAX ? INT_MAX : (int)n;
+  int64_t n = sr_mesh_size_of(m->sizes, m->n); /* -1: past 64 bits (--mesh) */
+  return n < 0 || n > INT_MAX ? INT_MAX : (int)n;
 }
 static inline int sr_mesh_device(const SrMesh *m, int pos) {
   return m && m->devices ? m->devices[pos] : pos;

@@ -55,9 +55,9 @@ static inline int sr_mesh_axis(const SrMesh *m, const char *name) {
 }
 int64_t sr_mesh_size(const SrMesh *m); /* product of the axis sizes */
 /* The product of n axis sizes (each >= 0), or -1 when it does not fit in
-   64 bits.  Every place that builds a mesh from what a user wrote checks
-   its sizes with this, so that the product of an interned mesh's sizes
-   always fits. */
+   64 bits.  make_mesh, Mesh, AbstractMesh and a jaxpr's mesh= param check
+   their sizes with it; only --mesh's meshes, which are never run, may be
+   larger (the type rules count their partitions without overflow). */
 int64_t sr_mesh_size_of(const int64_t *sizes, int n);
 /* Product of the sizes of the axes in a set. */
 int64_t sr_mesh_axes_size(const SrMesh *m, SrAxes axes);
