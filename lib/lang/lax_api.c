@@ -15,6 +15,7 @@
 
 #include "lang/jaxstate.h"
 #include "lang/objects.h"
+#include "lang/range.h"
 #include "lang/vjp.h"
 #include "util/intern.h"
 
@@ -655,6 +656,12 @@ SrVal *sr_api_bind_typed(SrInterp *I, int prim, int nin, SrVal **in, SrPList *ps
 
 /* An int or a sequence of ints (a shape, axes, a permutation). */
 static int ints_arg(SrInterp *I, SrVal *v, int64_t *out, int *n, const char *what) {
+  SrVal *ints = sr_int_seq_arg(v);
+  if (ints != v) {
+    int rc = ints_arg(I, ints, out, n, what);
+    sr_unref(ints);
+    return rc;
+  }
   if (!v || v->kind == SR_V_NONE) {
     *n = 0;
     return 0;
