@@ -767,6 +767,23 @@ static SrVal *lax_round(SrInterp *I, SrArgs *a) {
   return r;
 }
 
+/* lax.reduce_precision: the operand rounded to a float format of
+   exponent_bits and mantissa_bits, as XLA's ReducePrecision does */
+static SrVal *lax_reduce_precision(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "reduce_precision", "operand, exponent_bits, mantissa_bits", p) < 0) return NULL;
+  int64_t eb, mb;
+  if (sr_as_int(I, p[1], "exponent_bits argument of lax.reduce_precision", &eb) < 0 ||
+      sr_as_int(I, p[2], "mantissa_bits argument of lax.reduce_precision", &mb) < 0)
+    return NULL;
+  SrVal *x = arr(I, p[0]);
+  if (!x) return NULL;
+  SrVal *r = sr_bindv(I, SR_P_reduce_precision, 1, &x, "exponent_bits", sr_int(NULL, eb), "mantissa_bits",
+                      sr_int(NULL, mb), NULL);
+  sr_unref(x);
+  return r;
+}
+
 static SrVal *lax_convert_element_type(SrInterp *I, SrArgs *a) {
   SrVal *p[2];
   int dt;
@@ -3693,6 +3710,8 @@ void sr_lax_api_init(void) {
     {"jax.lax.bitwise_xor", lax_xor, "bitwise_xor(x, y)"},
     {"jax.lax.integer_pow", lax_integer_pow, "integer_pow(x, y): x ** y for a Python int y"},
     {"jax.lax.round", lax_round, "round(x, rounding_method=0)"},
+    {"jax.lax.reduce_precision", lax_reduce_precision,
+     "reduce_precision(operand, exponent_bits, mantissa_bits): rounded to a float format with those bits"},
     {"jax.lax.convert_element_type", lax_convert_element_type, "convert_element_type(operand, new_dtype)"},
     {"jax.lax.broadcast_in_dim", lax_broadcast_in_dim,
      "broadcast_in_dim(operand, shape, broadcast_dimensions, *, out_sharding=None)"},

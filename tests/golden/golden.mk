@@ -77,6 +77,7 @@ GOLDEN_TESTS = \
 	tests/golden/nested_jit_ad.jxr \
 	tests/golden/cycles.jxr \
 	tests/golden/decorator_syntax_error.jxr \
+	tests/golden/reduce_precision.jxr \
 	examples/tour.jxr
 
 GOLDEN_PENDING =
