@@ -78,6 +78,7 @@ GOLDEN_TESTS = \
 	tests/golden/cycles.jxr \
 	tests/golden/decorator_syntax_error.jxr \
 	tests/golden/reduce_precision.jxr \
+	tests/golden/repl_line_errors.jxr \
 	examples/tour.jxr
 
 GOLDEN_PENDING =
