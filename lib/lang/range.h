@@ -56,10 +56,10 @@ int sr_iter_begin(SrInterp *I, SrIter *it, SrVal *v);
 SrVal *sr_iter_next(SrIter *it);
 void sr_iter_end(SrIter *it);
 
-/* A long walk stops at Ctrl-C: 1 with KeyboardInterrupt raised, else 0. */
+/* A long walk stops at Ctrl-C (an interrupt point, sr_interrupt_point):
+   1 with KeyboardInterrupt raised, else 0. */
 static inline int sr_poll_interrupt(SrInterp *I) {
-  if (!I->interrupted) return 0;
-  I->interrupted = 0;
+  if (!sr_interrupt_point(I)) return 0;
   sr_raise(I, "KeyboardInterrupt", "interrupted");
   return 1;
 }
