@@ -5,7 +5,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "lang/objects.h"
 #include "lang/range.h"
@@ -33,22 +32,15 @@ static SrVal *len_overflow(SrInterp *I) {
   return sr_raise(I, "OverflowError", "Python int too large to convert to C ssize_t");
 }
 
-/* Listing n items: a list holds at most INT_MAX, and one that would not
-   fit in physical memory is refused before it is built (with overcommit
-   it would be granted and drive the machine into swap). */
+/* Listing n items: a list holds at most INT_MAX, and one past what the
+   process may get (sr_check_mem) is refused before it is built. */
 int sr_listable(SrInterp *I, uint64_t n) {
-  static uint64_t phys;
-  if (!phys) {
-    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
-    phys = pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : UINT64_MAX;
-  }
-  /* an int value, its allocation's overhead and the list's pointer */
-  const uint64_t per_item = sizeof(SrVal) + 16 + sizeof(SrVal *);
-  if (n > INT_MAX || n > phys / per_item) {
+  if (n > INT_MAX) {
     sr_raise(I, "MemoryError", "%s", "");
     return -1;
   }
-  return 0;
+  /* an int value, its allocation's overhead and the list's pointer */
+  return sr_check_mem(I, n, sizeof(SrVal) + 16 + sizeof(SrVal *));
 }
 
 /* ---- the range_iterator ---- */

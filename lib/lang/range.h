@@ -66,7 +66,7 @@ static inline int sr_poll_interrupt(SrInterp *I) {
 
 /* How many items the walk has still to give, and whether a list of n
    items can be made (0), or -1 with MemoryError raised: past INT_MAX
-   items, or past physical memory. */
+   items, or past what the process may get (sr_check_mem). */
 uint64_t sr_iter_left(const SrIter *it);
 int sr_listable(SrInterp *I, uint64_t n);
 
