@@ -3,10 +3,13 @@
     python3 repl_pty.py PATH/TO/shardrepl
 
 Checks the prompts (">>> " and "... "), input that continues while a
-bracket or a jaxpr is open and until the blank line after a block, Ctrl-C
-dropping the input being typed, Ctrl-D leaving, tab completion of commands
-and built-ins, the history file ($SHARDREPL_HISTORY) and that without a
-terminal no prompt is printed.  Prints one line per check; exits 1 if any
+bracket or a jaxpr is open and until the blank line after a block (and an
+error where a line ends, reported at once), Ctrl-C dropping the input
+being typed, Ctrl-D leaving, tab completion of commands and built-ins, the
+history file ($SHARDREPL_HISTORY: a multi-line input is one entry, each is
+appended at once, shared by sessions, never through a symbolic link, a
+warning when it cannot be kept) and that without a terminal no prompt is
+printed.  Prints one line per check; exits 1 if any
 failed, 77 (skip) if no pseudo-terminal can be had.
 """
 import fcntl
@@ -164,6 +167,41 @@ def session_one(prog, env):
         check('the function was defined', r.expect(r'\n5\n') is not None, repr(r.pending()))
         prompt(r, 'prompt after the call')
 
+        # a def is one history entry: Up recalls it whole, and it runs again
+        # after its blank line (as in Python 3.13's REPL)
+        r.send("def hello():\r    return 'hi'\r\r")
+        prompt(r, 'prompt after a second def')
+        r.send('del hello\r')
+        prompt(r, 'prompt after del')
+        r.send('\x10\x10')
+        time.sleep(0.3)
+        r.send('\r')
+        check('a recalled def asks for its blank line', r.expect(r'\.\.\. ') is not None, repr(r.pending()))
+        r.send('\r')
+        prompt(r, 'prompt after the recalled def')
+        r.send('hello()\r')
+        got = r.expect(r"\n'hi'\n")
+        check('Up recalled the whole def', got is not None and 'error' not in got, repr(got or r.pending()))
+        prompt(r, 'prompt after calling the recalled def')
+
+        # an error where a line ends is reported at once, as in Python's
+        # REPL: no continuation prompt, and the next line is its own input
+        r.send('1 +\r')
+        got = r.expect(r'1 \+\n<stdin>:\d+:\d+: error: [^\n]*\n')
+        check('"1 +" is a syntax error at once', got is not None and '... ' not in got, repr(got or r.pending()))
+        prompt(r, 'prompt after "1 +"')
+        r.send('after = 2\r')
+        prompt(r, 'the line after "1 +" is an input of its own')
+        r.send('after\r')
+        check('...and it ran', r.expect(r'\n2\n') is not None, repr(r.pending()))
+        prompt(r, 'prompt after the line after')
+        r.send('def nobody():\r')
+        check('"def f():" asks for its block', r.expect(r'\.\.\. ') is not None, repr(r.pending()))
+        r.send('\r')
+        got = r.expect(r'error: [^\n]*\n')
+        check('a blank line instead of the block is an error', got is not None, repr(r.pending()))
+        prompt(r, 'prompt after the missing block')
+
         # Ctrl-C drops the input being typed
         r.send('dropped = (1,\r')
         check('continuation before Ctrl-C', r.expect(r'\.\.\. ') is not None, repr(r.pending()))
@@ -218,12 +256,19 @@ def session_one(prog, env):
         r.close()
 
 
+def read_history(hist):
+    with open(hist, newline='') as f:
+        return f.read()
+
+
 def session_two(prog, env, hist):
-    with open(hist) as f:
-        lines = f.read().splitlines()
-    check('the history file was written', 'xs = [1,' in lines and ':type f' in lines,
-          'history: %r' % lines[-12:])
+    text = read_history(hist)
+    lines = text.split('\n')[:-1]
+    check('the history file was written', ':type f' in lines and 'five()' in lines, 'history: %r' % lines[-12:])
+    check('a multi-line input is one entry, its inner newlines as "\\r\\n"',
+          'xs = [1,\r\n2, 3]\n' in text and 'def five():\r\n    return 5\n' in text, repr(text))
     check('blank lines are not kept in the history', '' not in lines, repr(lines))
+    check('the history file has mode 0600', os.stat(hist).st_mode & 0o777 == 0o600, oct(os.stat(hist).st_mode))
     r = Repl(prog, env)
     try:
         prompt(r, 'second session starts')
@@ -242,6 +287,106 @@ def session_two(prog, env, hist):
         check(':quit ends the session with status 0', rc == 0, 'status %r' % rc)
     finally:
         r.close()
+
+
+def session_shared(prog, env, hist):
+    """Two sessions on one history file: each input is appended at once,
+    so neither loses the other's lines, and a session whose terminal is
+    closed (killed) has lost nothing."""
+    a, b = Repl(prog, env), Repl(prog, env)
+    try:
+        prompt(a, 'session A starts')
+        prompt(b, 'session B starts')
+        a.send('a_one = 1\r')
+        prompt(a, 'A ran a_one')
+        b.send('b_one = 2\r')
+        prompt(b, 'B ran b_one')
+        a.send('a_two = 3\r')
+        prompt(a, 'A ran a_two')
+        b.proc.kill()
+        b.wait()
+        a.send(':quit\r')
+        check('A quits', a.wait() == 0, 'still running')
+    finally:
+        a.close()
+        b.close()
+    lines = read_history(hist).split('\n')
+    tail = [l for l in lines if l in ('a_one = 1', 'b_one = 2', 'a_two = 3')]
+    check('two sessions keep each other\'s lines, in order', tail == ['a_one = 1', 'b_one = 2', 'a_two = 3'],
+          repr(lines[-8:]))
+
+
+def history_warning(prog, env, name, want, files_unchanged=()):
+    """A session whose history cannot be kept: one line says why, and the
+    session goes on."""
+    before = [(f, os.path.lexists(f) and os.lstat(f)) for f in files_unchanged]
+    r = Repl(prog, env)
+    try:
+        got = r.expect(r'>>> ')
+        check(name + ': one line says so', got is not None and re.search(want, got) is not None
+              and got.count('history is not saved') == 1, repr(got or r.pending()))
+        r.send('n = 41\r')
+        prompt(r, name + ': the session goes on')
+        r.send('n + 1\r')
+        got = r.expect(r'42\n>>> ')
+        check(name + ': and warns only once', got is not None and 'history' not in got, repr(got or r.pending()))
+        r.send(':quit\r')
+        check(name + ': :quit', r.wait() == 0, 'status')
+    finally:
+        r.close()
+    for f, st in before:
+        now = os.path.lexists(f) and os.lstat(f)
+        same = (now == st) if not st else (now and (now.st_mtime_ns, now.st_mode, now.st_size) ==
+                                           (st.st_mtime_ns, st.st_mode, st.st_size))
+        check('%s: %s left alone' % (name, f), same, '%r -> %r' % (st, now))
+        if not st and now:
+            os.remove(f)  # made by a broken build: clean up after saying so
+
+
+def history_files(prog, env, tmp):
+    # a symbolic link is not followed, and its target keeps its text and mode
+    target = os.path.join(tmp, 'target')
+    link = os.path.join(tmp, 'link')
+    with open(target, 'w') as f:
+        f.write('keep\n')
+    os.chmod(target, 0o644)
+    os.symlink(target, link)
+    e = dict(env, SHARDREPL_HISTORY=link)
+    history_warning(prog, e, 'a symlinked history file', r'link: it is a symbolic link', (target, link))
+    with open(target) as f:
+        check('the symlink\'s target is untouched', f.read() == 'keep\n' and
+              os.stat(target).st_mode & 0o777 == 0o644, oct(os.stat(target).st_mode))
+    # a file that cannot be made
+    e = dict(env, SHARDREPL_HISTORY=os.path.join(tmp, 'no', 'such', 'dir'))
+    history_warning(prog, e, 'an unwritable history file', r'No such file or directory')
+    # HOME unset, empty or not a directory, with no SHARDREPL_HISTORY
+    e = dict(env)
+    del e['SHARDREPL_HISTORY']
+    e['HOME'] = ''
+    history_warning(prog, e, 'HOME=""', r'HOME is not set', ['/.shardrepl_history'])
+    del e['HOME']
+    history_warning(prog, e, 'HOME unset', r'HOME is not set', ['/.shardrepl_history'])
+    e['HOME'] = os.path.join(tmp, 'nowhere')
+    history_warning(prog, e, 'HOME not a directory', r'HOME \(.*nowhere\) is not a directory')
+    # a long file is trimmed to its last 1000 entries and keeps its mode
+    long = os.path.join(tmp, 'long')
+    with open(long, 'w', newline='') as f:
+        for i in range(1200):
+            f.write('old_%d = %d\n' % (i, i) if i % 2 else 'def old_%d():\r\n    pass\n' % i)
+    os.chmod(long, 0o640)
+    r = Repl(prog, dict(env, SHARDREPL_HISTORY=long))
+    try:
+        prompt(r, 'a session on a long history')
+        r.send(':quit\r')
+        r.wait()
+    finally:
+        r.close()
+    text = read_history(long)
+    entries = text.replace('\r\n', ' ').split('\n')[:-1]
+    check('a long history is trimmed to its last 1000 entries',
+          len(entries) == 1001 and entries[0] == 'def old_200():     pass' and entries[-1] == ':quit',
+          '%d entries, %r ... %r' % (len(entries), entries[:1], entries[-2:]))
+    check('...and keeps its mode', os.stat(long).st_mode & 0o777 == 0o640, oct(os.stat(long).st_mode))
 
 
 def no_terminal(prog, env):
@@ -272,6 +417,8 @@ def main():
             session_two(prog, env, hist)
         else:
             check('the history file was written', False, 'no file %s' % hist)
+        session_shared(prog, env, hist)
+        history_files(prog, env, tmp)
         no_terminal(prog, env)
     print('repl_pty: %d failure(s)' % len(failures))
     return 1 if failures else 0

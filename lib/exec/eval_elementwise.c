@@ -351,8 +351,9 @@ static int ev_unary(SrEvalCtx *cx, const SrEvalEqn *e) {
     break;
   case SR_P_round: w.ip[0] = round_method(sr_ev_param(e, "rounding_method")); break;
   case SR_P_reduce_precision:
-    w.ip[0] = 8;
-    w.ip[1] = 23;
+    /* without the params, no bits are dropped */
+    w.ip[0] = 64;
+    w.ip[1] = 64;
     if (sr_ev_param(e, "exponent_bits")) sr_ev_param_int(cx, e, "exponent_bits", &w.ip[0]);
     if (sr_ev_param(e, "mantissa_bits")) sr_ev_param_int(cx, e, "mantissa_bits", &w.ip[1]);
     break;

@@ -337,28 +337,47 @@ int sr_kern_binary(int prim, SrDtype dt, size_t n, const void *a, int sa, const 
 static float round_even_f(float x) { return nearbyintf(x); }
 static double round_even_d(double x) { return nearbyint(x); }
 
-static float reduce_precision_f(float x, int eb, int mb) {
+/* XLA's ReducePrecision (EmitReducePrecisionIR in elemental_ir_emitter.cc)
+   on the bits u of a float of nbits bits, src_eb of them the exponent's
+   and src_mb the mantissa's: the mantissa rounds to mb bits, to nearest
+   even; then an exponent past what eb bits hold becomes infinity and one
+   below becomes zero (denormals too), keeping the sign.  The sums wrap at
+   nbits, as XLA's integer arithmetic does. */
+static uint64_t reduce_precision_bits(uint64_t u, int nbits, int src_eb, int src_mb, int64_t eb, int64_t mb) {
+  const uint64_t width = nbits == 64 ? ~0ull : (1ull << nbits) - 1;
+  if (mb < src_mb) {
+    uint64_t last = 1ull << (src_mb - mb);
+    uint64_t bias = (last >> 1) - 1 + ((u & last) >> (src_mb - mb));
+    u = ((u + bias) & width) & ~(last - 1);
+  }
+  if (eb < src_eb) {
+    const uint64_t sign = 1ull << (nbits - 1), exp_mask = ((1ull << src_eb) - 1) << src_mb;
+    const uint64_t bias = (1ull << (src_eb - 1)) - 1, reduced_bias = (1ull << (eb - 1)) - 1;
+    const uint64_t e = u & exp_mask;
+    if (e > (bias + reduced_bias) << src_mb) u = (u & sign) | exp_mask;
+    else if (e <= (bias - reduced_bias) << src_mb) u = u & sign;
+  }
+  return u;
+}
+
+/* A NaN stays a NaN while a mantissa bit is left (rounding or the
+   exponent's clamp would make it an infinity or a zero). */
+static float reduce_precision_f(float x, int64_t eb, int64_t mb) {
   uint32_t u;
   memcpy(&u, &x, 4);
-  if (mb < 23) {
-    uint32_t last = 1u << (23 - mb), half = last >> 1, mask = ~(last - 1);
-    if ((u & 0x7f800000u) != 0x7f800000u) {
-      uint32_t bias = half - 1 + ((u & last) ? 1 : 0);
-      u = (u + bias) & mask;
-    }
-  }
-  if (eb < 8) {
-    int emax = (1 << (eb - 1)) - 1;
-    uint32_t e = (u >> 23) & 0xff;
-    int ue = (int)e - 127;
-    uint32_t sign = u & 0x80000000u;
-    if (e != 0xff) {
-      if (ue > emax) u = sign | 0x7f800000u;
-      else if (ue < 1 - emax) u = sign;
-    }
-  }
-  memcpy(&x, &u, 4);
-  return x;
+  u = (uint32_t)reduce_precision_bits(u, 32, 8, 23, eb, mb);
+  float r;
+  memcpy(&r, &u, 4);
+  return mb > 0 && isnan(x) ? x : r;
+}
+
+static double reduce_precision_d(double x, int64_t eb, int64_t mb) {
+  uint64_t u;
+  memcpy(&u, &x, 8);
+  u = reduce_precision_bits(u, 64, 11, 52, eb, mb);
+  double r;
+  memcpy(&r, &u, 8);
+  return mb > 0 && isnan(x) ? x : r;
 }
 
 static int un_f32(int prim, size_t n, const void *a, void *out, const int64_t *ip) {
@@ -389,7 +408,7 @@ static int un_f32(int prim, size_t n, const void *a, void *out, const int64_t *i
   case SR_P_erf: UN(float, float, erff(p));
   case SR_P_erf_inv: UN(float, float, sr_prng_erfinv_f32(p));
   case SR_P_stop_gradient: case SR_P_copy: case SR_P_copy_p: UN(float, float, p);
-  case SR_P_reduce_precision: UN(float, float, reduce_precision_f(p, ip ? (int)ip[0] : 8, ip ? (int)ip[1] : 23));
+  case SR_P_reduce_precision: UN(float, float, reduce_precision_f(p, ip ? ip[0] : 64, ip ? ip[1] : 64));
   case SR_P_integer_pow: INTPOW(float, float, 1.0f, 1);
   default: return -1;
   }
@@ -422,7 +441,8 @@ static int un_f64(int prim, size_t n, const void *a, void *out, const int64_t *i
   case SR_P_is_finite: UN(double, uint8_t, isfinite(p));
   case SR_P_erf: UN(double, double, erf(p));
   case SR_P_erf_inv: UN(double, double, sr_prng_erfinv_f64(p));
-  case SR_P_stop_gradient: case SR_P_copy: case SR_P_copy_p: case SR_P_reduce_precision: UN(double, double, p);
+  case SR_P_stop_gradient: case SR_P_copy: case SR_P_copy_p: UN(double, double, p);
+  case SR_P_reduce_precision: UN(double, double, reduce_precision_d(p, ip ? ip[0] : 64, ip ? ip[1] : 64));
   case SR_P_integer_pow: INTPOW(double, double, 1.0, 1);
   default: return -1;
   }

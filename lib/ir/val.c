@@ -472,6 +472,27 @@ void sr_val_keep_class(const SrClass *cls) {
     }
 }
 
+static struct {
+  const SrClass *cls;
+  int (*equal)(const SrVal *, const SrVal *);
+} equal_classes[8];
+
+void sr_val_equal_class(const SrClass *cls, int (*equal)(const SrVal *a, const SrVal *b)) {
+  for (int i = 0; i < 8; i++)
+    if (!equal_classes[i].cls || equal_classes[i].cls == cls) {
+      equal_classes[i].cls = cls;
+      equal_classes[i].equal = equal;
+      return;
+    }
+}
+
+static int obj_equal(const SrVal *a, const SrVal *b) {
+  if (a->obj.data == b->obj.data) return 1;
+  for (int i = 0; i < 8 && equal_classes[i].cls; i++)
+    if (equal_classes[i].cls == a->obj.cls) return a->obj.cls == b->obj.cls && equal_classes[i].equal(a, b);
+  return 0;
+}
+
 static int kept_by_ref(const SrVal *v) {
   for (int i = 0; v->kind == SR_V_OBJ && i < 8 && kept_classes[i]; i++)
     if (kept_classes[i] == v->obj.cls) return 1;
@@ -772,7 +793,7 @@ static int val_equal(const SrVal *a, const SrVal *b) {
   case SR_V_MESH: return a->mesh == b->mesh;
   case SR_V_AXISTYPE: return a->axistype == b->axistype;
   case SR_V_JAXPR: return a->jx.jaxpr == b->jx.jaxpr;
-  case SR_V_OBJ: return a->obj.data == b->obj.data;
+  case SR_V_OBJ: return obj_equal(a, b);
   default: return 0;
   }
 }

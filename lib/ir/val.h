@@ -155,6 +155,10 @@ SrVal *sr_val_to_prog(struct SrProgram *p, SrVal *v);
    (the program holds them, sr_program_hold) instead of as the text of
    their repr: custom_vjp's rules, which autodiff calls later. */
 void sr_val_keep_class(const SrClass *cls);
+/* Objects of a class registered here compare equal (sr_val_equal) when
+   `equal` says so -- two ranges of the same ints -- instead of only when
+   they are the same object. */
+void sr_val_equal_class(const SrClass *cls, int (*equal)(const SrVal *a, const SrVal *b));
 
 /* str(v) and repr(v), as Python prints them.  A container that holds
    itself prints as [...] or {...}. */

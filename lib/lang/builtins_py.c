@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "lang/objects.h"
+#include "lang/range.h"
 #include "util/intern.h"
 #include "util/pyfmt.h"
 
@@ -178,45 +179,26 @@ static SrVal *bi_len(SrInterp *I, SrArgs *a) {
   }
 }
 
-static SrVal *bi_range(SrInterp *I, SrArgs *a) {
-  int64_t lo = 0, hi, step = 1;
-  if (a->n < 1 || a->n > 3) return sr_raise(I, "TypeError", "range expected 1 to 3 arguments, got %d", a->n);
-  if (a->n == 1) {
-    if (sr_as_int(I, a->v[0], "range()", &hi) < 0) return NULL;
-  } else {
-    if (sr_as_int(I, a->v[0], "range()", &lo) < 0 || sr_as_int(I, a->v[1], "range()", &hi) < 0) return NULL;
-    if (a->n == 3 && sr_as_int(I, a->v[2], "range()", &step) < 0) return NULL;
-  }
-  if (step == 0) return sr_raise(I, "ValueError", "range() arg 3 must not be zero");
-  /* the span and the step's magnitude may not fit in int64_t (range(-2**63,
-     2**63-1)), but they do as unsigned */
-  uint64_t n = 0;
-  if (step > 0 && hi > lo) n = ((uint64_t)hi - (uint64_t)lo - 1) / (uint64_t)step + 1;
-  if (step < 0 && lo > hi) n = ((uint64_t)lo - (uint64_t)hi - 1) / (0 - (uint64_t)step) + 1;
-  if (n > 100000000) return sr_raise(I, "ValueError", "range() is too long for shardrepl");
-  SrVal *l = sr_seq(NULL, SR_V_LIST, (int)n);
-  for (int64_t i = 0; i < (int64_t)n; i++) sr_seq_push(NULL, l, sr_int(NULL, lo + i * step));
-  return l;
-}
-
+/* zip's list, as long as its shortest input: a range in it is not listed,
+   so zip(range(10**12), 'ab') costs nothing */
 static SrVal *bi_zip(SrInterp *I, SrArgs *a) {
-  SrVal **its = sr_xcalloc((size_t)a->n + 1, sizeof *its);
-  int n = -1;
+  SrIter *its = sr_xcalloc((size_t)a->n + 1, sizeof *its);
   SrVal *r = NULL;
-  for (int i = 0; i < a->n; i++) {
-    its[i] = sr_iterate(I, a->v[i]);
-    if (!its[i]) goto done;
-    if (n < 0 || its[i]->seq.n < n) n = its[i]->seq.n;
+  int begun = 0;
+  uint64_t n = a->n ? UINT64_MAX : 0;
+  for (; begun < a->n; begun++) {
+    if (sr_iter_begin(I, &its[begun], a->v[begun]) < 0) goto done;
+    if (sr_iter_left(&its[begun]) < n) n = sr_iter_left(&its[begun]);
   }
-  if (n < 0) n = 0;
-  r = sr_seq(NULL, SR_V_LIST, n);
-  for (int k = 0; k < n; k++) {
+  if (sr_listable(I, n) < 0) goto done;
+  r = sr_seq(NULL, SR_V_LIST, (int)n);
+  for (uint64_t k = 0; k < n; k++) {
     SrVal *t = sr_seq(NULL, SR_V_TUPLE, a->n);
-    for (int i = 0; i < a->n; i++) sr_seq_push(NULL, t, sr_ref(its[i]->seq.items[k]));
+    for (int i = 0; i < a->n; i++) sr_seq_push(NULL, t, sr_iter_next(&its[i]));
     sr_seq_push(NULL, r, t);
   }
 done:
-  for (int i = 0; i < a->n; i++) sr_unref(its[i]);
+  for (int i = 0; i < begun; i++) sr_iter_end(&its[i]);
   free(its);
   return r;
 }
@@ -391,45 +373,46 @@ static SrVal *extremum(SrInterp *I, SrArgs *a, int op, const char *name) {
     else if (strcmp(a->kw[k], "default") == 0) dflt = a->kwv[k];
     else return sr_raise(I, "TypeError", "'%s' is an invalid keyword argument for %s()", a->kw[k], name);
   }
-  SrVal *items = a->n == 1 ? sr_iterate(I, a->v[0]) : NULL;
-  if (a->n == 1 && items && items->seq.n == 0 && dflt) {
-    sr_unref(items);
-    return sr_ref(dflt);
-  }
-  if (a->n == 1 && !items) return NULL;
-  SrVal **v = items ? items->seq.items : a->v;
-  int n = items ? items->seq.n : a->n;
-  if (n == 0) {
-    sr_unref(items);
+  /* one argument: its items, one at a time; several: the arguments */
+  if (a->n == 0) return sr_raise(I, "TypeError", "%s expected at least 1 argument, got 0", name);
+  SrIter it;
+  memset(&it, 0, sizeof it);
+  if (a->n == 1 && sr_iter_begin(I, &it, a->v[0]) < 0) return NULL;
+  int i = 0;
+#define NEXT() (a->n == 1 ? sr_iter_next(&it) : i < a->n ? sr_ref(a->v[i++]) : NULL)
+  SrVal *best = NEXT();
+  if (!best) {
+    sr_iter_end(&it);
+    if (a->n == 1 && dflt) return sr_ref(dflt);
     return sr_raise(I, "ValueError", "%s() arg is an empty sequence", name);
   }
-  SrVal *best = v[0], *bestk = key ? sr_call1(I, key, v[0]) : sr_ref(v[0]);
-  for (int i = 1; i < n && bestk; i++) {
-    SrVal *k = key ? sr_call1(I, key, v[i]) : sr_ref(v[i]);
+  SrVal *bestk = key ? sr_call1(I, key, best) : sr_ref(best);
+  for (SrVal *x; bestk && (x = NEXT());) {
+    SrVal *k = key ? sr_call1(I, key, x) : sr_ref(x);
     SrVal *c = k ? sr_binop(I, op, k, bestk) : NULL;
-    if (!c) {
-      sr_unref(k);
-      sr_unref(bestk);
-      sr_unref(items);
-      return NULL;
-    }
-    int t = sr_truthy(I, c);
+    int t = c ? sr_truthy(I, c) : -1;
     sr_unref(c);
     if (t > 0) {
-      best = v[i];
+      sr_unref(best);
+      best = x;
       sr_unref(bestk);
       bestk = k;
     } else {
+      sr_unref(x);
       sr_unref(k);
+      if (t < 0) {
+        sr_unref(bestk);
+        bestk = NULL;
+      }
     }
   }
+#undef NEXT
+  sr_iter_end(&it);
   if (!bestk) {
-    sr_unref(items);
+    sr_unref(best);
     return NULL;
   }
   sr_unref(bestk);
-  sr_ref(best);
-  sr_unref(items);
   return best;
 }
 
@@ -438,39 +421,37 @@ static SrVal *bi_max(SrInterp *I, SrArgs *a) { return extremum(I, a, SR_OP_GT, "
 
 static SrVal *bi_sum(SrInterp *I, SrArgs *a) {
   if (a->n < 1) return sr_raise(I, "TypeError", "sum() takes at least 1 positional argument (0 given)");
-  SrVal *items = sr_iterate(I, a->v[0]);
-  if (!items) return NULL;
+  SrIter it;
+  if (sr_iter_begin(I, &it, a->v[0]) < 0) return NULL;
   SrVal *acc = a->n > 1 ? sr_ref(a->v[1]) : sr_int(NULL, 0);
-  for (int i = 0; i < items->seq.n && acc; i++) {
-    SrVal *r = sr_binop(I, SR_OP_ADD, acc, items->seq.items[i]);
+  for (SrVal *x; acc && (x = sr_iter_next(&it));) {
+    SrVal *r = sr_poll_interrupt(I) ? NULL : sr_binop(I, SR_OP_ADD, acc, x);
+    sr_unref(x);
     sr_unref(acc);
     acc = r;
   }
-  sr_unref(items);
+  sr_iter_end(&it);
   return acc;
 }
 
 static SrVal *all_any(SrInterp *I, SrArgs *a, int want_all) {
   if (a->n != 1) return sr_raise(I, "TypeError", "%s() takes exactly one argument", want_all ? "all" : "any");
-  SrVal *items = sr_iterate(I, a->v[0]);
-  if (!items) return NULL;
+  SrIter it;
+  if (sr_iter_begin(I, &it, a->v[0]) < 0) return NULL;
   int r = want_all;
-  for (int i = 0; i < items->seq.n; i++) {
-    int t = sr_truthy(I, items->seq.items[i]);
+  for (SrVal *x; (x = sr_iter_next(&it));) {
+    int t = sr_poll_interrupt(I) ? -1 : sr_truthy(I, x);
+    sr_unref(x);
     if (t < 0) {
-      sr_unref(items);
+      sr_iter_end(&it);
       return NULL;
     }
-    if (want_all && !t) {
-      r = 0;
-      break;
-    }
-    if (!want_all && t) {
-      r = 1;
+    if (t != want_all) {
+      r = t;
       break;
     }
   }
-  sr_unref(items);
+  sr_iter_end(&it);
   return sr_bool(r);
 }
 
@@ -526,6 +507,7 @@ static SrVal *bi_sorted(SrInterp *I, SrArgs *a) {
 
 static SrVal *bi_reversed(SrInterp *I, SrArgs *a) {
   if (a->n != 1) return sr_raise(I, "TypeError", "reversed() takes exactly one argument");
+  if (sr_as_range(a->v[0])) return sr_range_reversed(a->v[0]);
   SrVal *items = sr_iterate(I, a->v[0]);
   if (!items) return NULL;
   for (int i = 0, j = items->seq.n - 1; i < j; i++, j--) {
@@ -751,7 +733,7 @@ void sr_builtins_py_init(void) {
   sr_register("sys.stdout", sr_obj(&stream_class, (void *)1));
   sr_register("sys.stderr", sr_obj(&stream_class, (void *)2));
   sr_def("builtins.len", bi_len, "len(x): the number of items in x");
-  sr_def("builtins.range", bi_range, "range(stop) / range(start, stop[, step])");
+  sr_range_init();
   sr_def("builtins.zip", bi_zip, "zip(*iterables): tuples of the items at each position");
   sr_def("builtins.enumerate", bi_enumerate, "enumerate(iterable, start=0)");
   sr_def("builtins.list", bi_list, "list(iterable)");

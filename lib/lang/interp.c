@@ -14,6 +14,7 @@
 #include "lang/jaxstate.h"
 #include "lang/jnp.h"
 #include "lang/objects.h"
+#include "lang/range.h"
 #include "util/intern.h"
 #include "util/pyfmt.h"
 
@@ -707,13 +708,13 @@ static int comp_loop(SrInterp *I, Frame *f, SrNode *c, int g, SrVal *acc) {
     return 0;
   }
   SrNode *gen = c->list[g];
-  SrVal *it = eval(I, f, gen->b);
-  SrVal *items = it ? sr_iterate(I, it) : NULL;
-  sr_unref(it);
-  if (!items) return -1;
-  int rc = 0;
-  for (int i = 0; i < items->seq.n && rc == 0; i++) {
-    if (assign(I, f, gen->a, sr_ref(items->seq.items[i])) != ST_OK) {
+  SrVal *src = eval(I, f, gen->b);
+  SrIter it;
+  int rc = src ? sr_iter_begin(I, &it, src) : -1;
+  sr_unref(src);
+  if (rc < 0) return -1;
+  for (SrVal *x; rc == 0 && (x = sr_iter_next(&it));) {
+    if (assign(I, f, gen->a, x) != ST_OK) {
       rc = -1;
       break;
     }
@@ -730,8 +731,9 @@ static int comp_loop(SrInterp *I, Frame *f, SrNode *c, int g, SrVal *acc) {
       }
     }
     if (rc == 0 && keep) rc = comp_loop(I, f, c, g + 1, acc);
+    if (rc == 0 && sr_poll_interrupt(I)) rc = -1;
   }
-  sr_unref(items);
+  sr_iter_end(&it);
   return rc;
 }
 
@@ -1477,17 +1479,18 @@ static Status exec_stmt(SrInterp *I, Frame *f, SrNode *n, int top) {
     return t ? exec_block(I, f, n->list, n->n) : exec_block(I, f, n->list2, n->n2);
   }
   case SR_N_FOR: {
-    SrVal *it = eval(I, f, n->b);
-    SrVal *items = it ? sr_iterate(I, it) : NULL;
-    sr_unref(it);
-    if (!items) {
+    SrVal *src = eval(I, f, n->b);
+    SrIter it;
+    int rc = src ? sr_iter_begin(I, &it, src) : -1;
+    sr_unref(src);
+    if (rc < 0) {
       locate(I, n->b->off);
       return ST_ERROR;
     }
     Status s = ST_OK;
     int broke = 0;
-    for (int i = 0; i < items->seq.n; i++) {
-      s = assign(I, f, n->a, sr_ref(items->seq.items[i]));
+    for (SrVal *x; (x = sr_iter_next(&it));) {
+      s = assign(I, f, n->a, x);
       if (s != ST_OK) break;
       s = exec_block(I, f, n->list, n->n);
       if (s == ST_BREAK) {
@@ -1498,7 +1501,7 @@ static Status exec_stmt(SrInterp *I, Frame *f, SrNode *n, int top) {
       if (s == ST_CONTINUE) s = ST_OK;
       if (s != ST_OK) break;
     }
-    sr_unref(items);
+    sr_iter_end(&it);
     if (s == ST_OK && !broke) s = exec_block(I, f, n->list2, n->n2);
     return s;
   }

@@ -11,6 +11,7 @@
 #include "lang/jaxstate.h"
 #include "lang/layout_api.h"
 #include "lang/objects.h"
+#include "lang/range.h"
 #include "util/intern.h"
 
 /* ---- param helpers ---- */
@@ -81,6 +82,12 @@ int sr_dtype_arg(SrInterp *I, SrVal *v, int *out, const char *what) {
 }
 
 int sr_shape_arg(SrInterp *I, SrVal *v, int64_t *shape, int *ndim, const char *what) {
+  SrVal *ints = sr_int_seq_arg(v);
+  if (ints != v) {
+    int rc = sr_shape_arg(I, ints, shape, ndim, what);
+    sr_unref(ints);
+    return rc;
+  }
   if (v->kind == SR_V_INT) {
     shape[0] = v->i;
     *ndim = 1;
@@ -286,6 +293,13 @@ typedef struct Flat {
 } Flat;
 
 static int flat_add(SrInterp *I, Flat *f, SrVal *v, int depth) {
+  if (sr_as_range(v)) {
+    /* numpy takes a range as the list of its ints */
+    SrVal *l = sr_iterate(I, v);
+    int rc = l ? flat_add(I, f, l, depth) : -1;
+    sr_unref(l);
+    return rc;
+  }
   if (sr_is_seq(v) && (v->kind == SR_V_LIST || v->kind == SR_V_TUPLE)) {
     if (depth >= SR_MAX_RANK) return sr_raise(I, "ValueError", "too many dimensions"), -1;
     if (depth >= f->ndim) {
@@ -352,7 +366,7 @@ SrVal *sr_jnp_asarray(SrInterp *I, SrVal *x, int dtype) {
     if (dtype < 0) return sr_ref(x);
     return sr_jnp_convert(I, x, (SrDtype)dtype, 0);
   }
-  if (x->kind != SR_V_LIST && x->kind != SR_V_TUPLE) {
+  if (x->kind != SR_V_LIST && x->kind != SR_V_TUPLE && !sr_as_range(x)) {
     SrBuf b = SR_BUF_INIT;
     sr_to_repr(I, &b, x);
     sr_raise(I, "TypeError", "Value %s with type <class '%s'> is not a valid JAX type", sr_buf_str(&b),
@@ -368,6 +382,8 @@ SrVal *sr_jnp_asarray(SrInterp *I, SrVal *x, int dtype) {
     free(f.iv);
     return NULL;
   }
+  /* no items at all: numpy's default, a float (np.array([]) is float64) */
+  if (f.n == 0) f.kind = 3;
   SrDtype dt = dtype >= 0 ? (SrDtype)dtype : default_of_kind(I, f.kind);
   const SrType *t = sr_type_array(dt, f.ndim, f.shape);
   SrVal *r;

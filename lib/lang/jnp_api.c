@@ -16,6 +16,7 @@
 
 #include "lang/jaxstate.h"
 #include "lang/objects.h"
+#include "lang/range.h"
 #include "util/intern.h"
 
 static const SrType *vtype(SrInterp *I, SrVal *v) { return sr_value_type(I, v); }
@@ -33,6 +34,12 @@ static SrDtype to_inexact(SrInterp *I, SrDtype d) {
 
 /* An int or a sequence of ints. */
 static int ints_arg(SrInterp *I, SrVal *v, int64_t *out, int *n, const char *what) {
+  SrVal *ints = sr_int_seq_arg(v);
+  if (ints != v) {
+    int rc = ints_arg(I, ints, out, n, what);
+    sr_unref(ints);
+    return rc;
+  }
   if (!sr_is_seq(v)) {
     *n = 1;
     return sr_as_int(I, v, what, out);

@@ -15,6 +15,7 @@
 
 #include "lang/jaxstate.h"
 #include "lang/objects.h"
+#include "lang/range.h"
 #include "lang/vjp.h"
 #include "util/intern.h"
 
@@ -655,6 +656,12 @@ SrVal *sr_api_bind_typed(SrInterp *I, int prim, int nin, SrVal **in, SrPList *ps
 
 /* An int or a sequence of ints (a shape, axes, a permutation). */
 static int ints_arg(SrInterp *I, SrVal *v, int64_t *out, int *n, const char *what) {
+  SrVal *ints = sr_int_seq_arg(v);
+  if (ints != v) {
+    int rc = ints_arg(I, ints, out, n, what);
+    sr_unref(ints);
+    return rc;
+  }
   if (!v || v->kind == SR_V_NONE) {
     *n = 0;
     return 0;
@@ -756,6 +763,23 @@ static SrVal *lax_round(SrInterp *I, SrArgs *a) {
   SrVal *x = arr(I, p[0]);
   if (!x) return NULL;
   SrVal *r = sr_bindv(I, SR_P_round, 1, &x, "rounding_method", sr_int(NULL, m), NULL);
+  sr_unref(x);
+  return r;
+}
+
+/* lax.reduce_precision: the operand rounded to a float format of
+   exponent_bits and mantissa_bits, as XLA's ReducePrecision does */
+static SrVal *lax_reduce_precision(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "reduce_precision", "operand, exponent_bits, mantissa_bits", p) < 0) return NULL;
+  int64_t eb, mb;
+  if (sr_as_int(I, p[1], "exponent_bits argument of lax.reduce_precision", &eb) < 0 ||
+      sr_as_int(I, p[2], "mantissa_bits argument of lax.reduce_precision", &mb) < 0)
+    return NULL;
+  SrVal *x = arr(I, p[0]);
+  if (!x) return NULL;
+  SrVal *r = sr_bindv(I, SR_P_reduce_precision, 1, &x, "exponent_bits", sr_int(NULL, eb), "mantissa_bits",
+                      sr_int(NULL, mb), NULL);
   sr_unref(x);
   return r;
 }
@@ -3686,6 +3710,8 @@ void sr_lax_api_init(void) {
     {"jax.lax.bitwise_xor", lax_xor, "bitwise_xor(x, y)"},
     {"jax.lax.integer_pow", lax_integer_pow, "integer_pow(x, y): x ** y for a Python int y"},
     {"jax.lax.round", lax_round, "round(x, rounding_method=0)"},
+    {"jax.lax.reduce_precision", lax_reduce_precision,
+     "reduce_precision(operand, exponent_bits, mantissa_bits): rounded to a float format with those bits"},
     {"jax.lax.convert_element_type", lax_convert_element_type, "convert_element_type(operand, new_dtype)"},
     {"jax.lax.broadcast_in_dim", lax_broadcast_in_dim,
      "broadcast_in_dim(operand, shape, broadcast_dimensions, *, out_sharding=None)"},

@@ -65,7 +65,7 @@ static int lex_error(SrLexer *lx, size_t off, int incomplete, const char *fmt, .
 static int lex_error(SrLexer *lx, size_t off, int incomplete, const char *fmt, ...) {
   if (lx->error) return -1;
   lx->error = 1;
-  if (incomplete) lx->d->incomplete = 1;
+  if (incomplete) lx->d->incomplete |= SR_INCOMPLETE_OPEN;
   va_list ap;
   va_start(ap, fmt);
   sr_verror(lx->d, SR_E_PARSE, lx->src, off, fmt, ap);

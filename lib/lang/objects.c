@@ -2,6 +2,7 @@
 #include "lang/objects.h"
 
 #include "lang/jnp.h"
+#include "lang/range.h"
 
 #include <limits.h>
 #include <math.h>
@@ -322,6 +323,7 @@ static const struct {
   {"OverflowError", "ArithmeticError"},
   {"AssertionError", "Exception"},
   {"AttributeError", "Exception"},
+  {"MemoryError", "Exception"},
   {"ImportError", "Exception"},
   {"ModuleNotFoundError", "ImportError"},
   {"LookupError", "Exception"},
@@ -1593,6 +1595,11 @@ static SrVal *contains(SrInterp *I, SrVal *item, SrVal *c) {
     return sr_bool(memmem(c->str.s, c->str.n, item->str.s, item->str.n) != NULL);
   }
   if (c->kind == SR_V_DICT) return sr_bool(sr_dict_get(c, item) != NULL);
+  const SrRange *r = sr_as_range(c);
+  if (r) {
+    int in = sr_range_contains(I, r, item);
+    return in < 0 ? NULL : sr_bool(in);
+  }
   SrVal *items = sr_iterate(I, c);
   if (!items) return NULL;
   int found = 0;

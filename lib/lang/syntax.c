@@ -83,12 +83,16 @@ static SrNode *fail(LP *p, const char *what) {
   p->err = 1;
   char here[64];
   describe(&p->tok, here, sizeof here);
-  /* at the end of the text (the lexer closes blocks there first) more
-     input could complete the statement */
-  if (p->tok.kind == SR_T_END ||
-      ((p->tok.kind == SR_T_DEDENT || p->tok.kind == SR_T_NEWLINE) &&
-       sr_skip_blanks(p->lx.s, p->lx.len, p->tok.off) >= p->lx.len))
-    p->d->incomplete = 1;
+  /* Only where the parse needed the text's end -- the end itself, or the
+     dedents and the newline the lexer makes up there -- could more input
+     complete the statement: a block still to come.  A real newline ends
+     the statement, so `1 +` is an error at once, as in Python's REPL (a
+     lexer error has decided already). */
+  if (!p->lx.error &&
+      (p->tok.kind == SR_T_END ||
+       ((p->tok.kind == SR_T_DEDENT || (p->tok.kind == SR_T_NEWLINE && p->tok.len == 0)) &&
+        sr_skip_blanks(p->lx.s, p->lx.len, p->tok.off) >= p->lx.len)))
+    p->d->incomplete |= SR_INCOMPLETE_BLOCK;
   sr_error(p->d, SR_E_PARSE, p->src, p->tok.off, "invalid syntax: %s expected, found %s", what, here);
   return NULL;
 }

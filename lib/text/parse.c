@@ -171,7 +171,8 @@ static void describe_here(Parser *p, char *buf, size_t n) {
 static int fail_at(Parser *p, size_t off, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static int fail_at(Parser *p, size_t off, const char *fmt, ...) {
-  if (off >= p->len || sr_skip_blanks(p->s, p->len, off) >= p->len) p->d->incomplete = 1;
+  if (off >= p->len || sr_skip_blanks(p->s, p->len, off) >= p->len)
+    p->d->incomplete |= SR_INCOMPLETE_OPEN;
   va_list ap;
   va_start(ap, fmt);
   sr_verror(p->d, SR_E_PARSE, p->src, off, fmt, ap);

@@ -55,10 +55,18 @@ typedef struct SrDiag {
 typedef struct SrDiags {
   SrDiag *first, *last;
   int count;
-  /* The text ended inside an open construct: a REPL asks for more input
-     instead of reporting the error. */
+  /* The text ended where more input could complete it: a REPL asks for
+     more instead of reporting the error.  Flags, as Python's REPL tells
+     them apart: SR_INCOMPLETE_OPEN, a bracket, a string, a line
+     continuation or a jaxpr is open (blank lines go on with it);
+     SR_INCOMPLETE_BLOCK, a statement wants its indented block or what must
+     follow it (def after a decorator, except after try), and a blank line
+     ends the input.  A statement that is wrong where it ends (`1 +`) is
+     an error at once. */
   int incomplete;
 } SrDiags;
+
+enum { SR_INCOMPLETE_BLOCK = 1, SR_INCOMPLETE_OPEN = 2 };
 
 #define SR_DIAGS_INIT {0, 0, 0, 0}
 

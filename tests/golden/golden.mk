@@ -85,6 +85,8 @@ GOLDEN_TESTS = \
 	tests/golden/collective_repeated_axis.jxr \
 	tests/golden/ppermute_unique.jxr \
 	tests/golden/trace_depth.jxr \
+	tests/golden/reduce_precision.jxr \
+	tests/golden/repl_line_errors.jxr \
 	examples/tour.jxr
 
 GOLDEN_PENDING =

@@ -224,29 +224,42 @@ START_TEST(test_parse_statements) {
 }
 END_TEST
 
-/* Input the REPL must wait on: the parse fails with d->incomplete. */
+/* Input the REPL must wait on: the parse fails with d->incomplete, and
+   says whether something is open (blank lines go on with it) or a block
+   is still to come (a blank line ends the input). */
 START_TEST(test_parse_incomplete) {
-  static const char *const more[] = {
-    "x = (1,\n",
-    "x = [1, 2\n",
-    "d = {'a':\n",
-    "f(a,\n  b,\n",
-    "def f():\n",
-    "if x:\n",
-    "for i in range(3):\n",
-    "s = '''abc\n",
-    "f = { lambda ; a:f32[]. let\n",
-    "f = { lambda ; a:f32[]. let\n    b:f32[] = sin a\n",
-    NULL,
+  static const struct {
+    const char *text;
+    int flags;
+  } more[] = {
+    {"x = (1,\n", SR_INCOMPLETE_OPEN},
+    {"x = [1, 2\n", SR_INCOMPLETE_OPEN},
+    {"d = {'a':\n", SR_INCOMPLETE_OPEN},
+    {"f(a,\n  b,\n", SR_INCOMPLETE_OPEN},
+    {"x = (1 +\n\n", SR_INCOMPLETE_OPEN},
+    {"def f():\n", SR_INCOMPLETE_BLOCK},
+    {"if x:\n", SR_INCOMPLETE_BLOCK},
+    {"for i in range(3):\n", SR_INCOMPLETE_BLOCK},
+    {"@dec\n", SR_INCOMPLETE_BLOCK},
+    {"try:\n    pass\n", SR_INCOMPLETE_BLOCK},
+    {"if x:\n    pass\nelse:\n", SR_INCOMPLETE_BLOCK},
+    {"s = '''abc\n", SR_INCOMPLETE_OPEN},
+    {"x = 1 + \\\n", SR_INCOMPLETE_OPEN},
+    {"f = { lambda ; a:f32[]. let\n", SR_INCOMPLETE_OPEN},
+    {"f = { lambda ; a:f32[]. let\n    b:f32[] = sin a\n", SR_INCOMPLETE_OPEN},
+    {NULL, 0},
   };
-  for (int i = 0; more[i]; i++) {
-    Parsed p = parse_all(more[i]);
-    ck_assert_msg(p.errors == 1 && p.incomplete, "%s: errors %d, incomplete %d (%s)", more[i], p.errors,
-                  p.incomplete, p.msg);
+  for (int i = 0; more[i].text; i++) {
+    Parsed p = parse_all(more[i].text);
+    ck_assert_msg(p.errors == 1 && p.incomplete == more[i].flags, "%s: errors %d, incomplete %d (%s)", more[i].text,
+                  p.errors, p.incomplete, p.msg);
   }
-  /* errors that more input cannot fix */
+  /* errors that more input cannot fix, among them a line that ends where
+     the statement cannot (Python's REPL reports `1 +` at once) */
   static const char *const bad[] = {
-    "x = )\n", "x = 1 +* 2\n", "'abc\n", "def (x):\n", "if x:\npass\n", "x = 5 $ 3\n", NULL,
+    "x = )\n", "x = 1 +* 2\n", "'abc\n", "def (x):\n", "if x:\npass\n", "x = 5 $ 3\n",
+    "1 +\n", "x = 1 +\n", "for i in\n", "if x\n", "if x:\n    y = 1 +\n", "print(1) +\n",
+    "lambda:\n", "x = [i for i in\n]\n", "def f(:\n", "del\n", NULL,
   };
   for (int i = 0; bad[i]; i++) {
     Parsed p = parse_all(bad[i]);

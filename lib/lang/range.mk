@@ -1,0 +1,10 @@
+## range.mk: build fragment, included by Makefile.am
+##
+## Python's lazy range object and the walk over iterables that does not
+## list a range's items (lib/lang/range.c), and their golden tests.
+
+lib_libshardrepl_a_SOURCES += lib/lang/range.h lib/lang/range.c
+
+GOLDEN_TESTS += \
+	tests/golden/py_range.jxr \
+	tests/golden/range_jax.jxr
