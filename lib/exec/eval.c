@@ -384,9 +384,22 @@ int sr_ev_eqn(SrEvalCtx *cx, const SrEvalEqn *e) {
   /* refuse a result bigger than the machine before any rule tries to make
      it (its shards may each fit where all of them do not) */
   for (uint32_t i = 0; i < e->nout; i++) {
-    int64_t n = e->out_type && e->out_type[i] ? sr_type_numel(e->out_type[i]) : -1;
-    size_t nbytes = n > 0 ? (size_t)n * sr_elem_size(e->out_type[i]->dtype) : 0;
+    const SrType *t = e->out_type ? e->out_type[i] : NULL;
+    int64_t n = t ? sr_type_numel(t) : -1;
+    size_t nbytes = n > 0 ? (size_t)n * sr_elem_size(t->dtype) : 0;
     if (nbytes > sr_mem_limit()) return sr_ev_oom(cx, nbytes);
+    /* a jaxpr read with no mesh in context names axes of no known size
+       (an unsized mesh): no device holds a shard of such a result */
+    if (t && t->mesh && t->mesh->unsized) {
+      SrBuf b = SR_BUF_INIT;
+      sr_type_str(&b, t, 0);
+      sr_ev_err(cx, "ValueError",
+                "cannot run %s: its result type %s names mesh axes whose sizes are not known (the jaxpr was read "
+                "with no mesh in context)",
+                e->prim->name, sr_buf_str(&b));
+      sr_buf_free(&b);
+      return -1;
+    }
   }
   /* every rule sees row-major inputs (exec/layout.h), but those of the
      primitives that pass arrays along as they are */
