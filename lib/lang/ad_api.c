@@ -283,9 +283,9 @@ static SrVal *grad_impl(SrInterp *I, Grad *g, SrArgs *a) {
     SrBuf b = SR_BUF_INIT;
     argnums_str(&b, g->argnums, g->nargnums, g->single);
     sr_raise(I, "TypeError",
-             "differentiating with respect to argnums=%s requires at least %lld positional arguments to be passed by "
+             "differentiating with respect to argnums=%s requires at least %llu positional arguments to be passed by "
              "the caller, but got only %d positional arguments.",
-             sr_buf_str(&b), (long long)maxarg + 1, a->n);
+             sr_buf_str(&b), (unsigned long long)maxarg + 1, a->n); /* maxarg >= 0: no overflow */
     sr_buf_free(&b);
     return NULL;
   }
