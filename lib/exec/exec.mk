@@ -12,8 +12,8 @@ lib_libshardrepl_a_SOURCES += \
 	lib/exec/eval_elementwise.c lib/exec/eval_structural.c lib/exec/eval_reduce.c \
 	lib/exec/eval_dot.c lib/exec/eval_control.c lib/exec/eval_manual.c lib/exec/eval_sharding.c \
 	lib/exec/kern.h lib/exec/kern_copy.c lib/exec/kern_ew.c lib/exec/kern_reduce.c lib/exec/kern_dot.c \
-	lib/exec/exec.c lib/exec/exec.h \
-	lib/lang/builtins_exec.c
+	lib/exec/exec.h \
+	lib/lang/hooks_exec.c lib/lang/builtins_exec.c
 
 check_PROGRAMS += tests/unit/check_exec
 tests_unit_check_exec_SOURCES = tests/unit/check_exec.c
