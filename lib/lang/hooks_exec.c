@@ -1,11 +1,12 @@
-/* exec.c: the execution backend's state, the hooks it installs in
- * lang/trace.h, and the ledger of collectives behind :comm. */
-#include "exec/exec.h"
-
+/* hooks_exec.c: the evaluator as the language reaches it: the hooks of
+ * lang/trace.h (running primitives and jaxprs on concrete arrays, arrays
+ * from host values, printing arrays), the :comm command, and the
+ * built-ins of lib/lang/builtins_exec.c. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "exec/eval.h"
+#include "exec/exec.h"
 #include "exec/kern.h"
 #include "exec/numfmt.h"
 #include "lang/commands.h"
@@ -16,84 +17,6 @@
 #include "util/mem.h"
 
 void sr_builtins_exec_init(void); /* lib/lang/builtins_exec.c */
-
-/* ---- state ---- */
-
-SrExec *sr_exec(SrInterp *I) {
-  SrExec *ex = I->exec;
-  if (!ex) {
-    ex = sr_xcalloc(1, sizeof *ex);
-    I->exec = ex;
-  }
-  if (!ex->comm) {
-    ex->comm = sr_comm_local_new(I->jax->num_devices);
-  } else if (ex->comm->ndev != I->jax->num_devices) {
-    /* an MPI backend, installed before the first statement and not used
-       yet (the count is fixed once it is), takes the count
-       jax_num_cpu_devices set since */
-    sr_comm_resize(ex->comm, I->jax->num_devices);
-  }
-  I->jax->devices_used = 1;
-  return ex;
-}
-
-void sr_exec_set_comm(SrInterp *I, SrComm *c) {
-  SrExec *ex = I->exec;
-  if (!ex) {
-    ex = sr_xcalloc(1, sizeof *ex);
-    I->exec = ex;
-  }
-  if (ex->comm) sr_comm_free(ex->comm);
-  ex->comm = c;
-  I->jax->num_devices = c->ndev;
-  I->jax->num_ranks = c->nranks;
-}
-
-void sr_exec_free(SrInterp *I) {
-  SrExec *ex = I->exec;
-  if (!ex) return;
-  sr_comm_free(ex->comm);
-  free(ex->ledger);
-  free(ex);
-  I->exec = NULL;
-}
-
-/* ---- the ledger ---- */
-
-void sr_exec_stmt_begin(SrInterp *I) {
-  SrExec *ex = I->exec;
-  if (ex) ex->nledger = 0;
-}
-
-void sr_exec_ledger_add(SrExec *ex, const char *kind, const char *axes, SrDtype dt, size_t bytes, const char *path) {
-  const char *dn = sr_dtype_name(dt);
-  for (int i = 0; i < ex->nledger; i++) {
-    SrLedgerEntry *l = &ex->ledger[i];
-    if (l->kind == kind && l->axes == axes && l->dtype == dn && l->bytes == bytes && l->path == path) {
-      l->count++;
-      return;
-    }
-  }
-  if (ex->nledger == ex->capledger) {
-    ex->capledger = ex->capledger ? 2 * ex->capledger : 16;
-    ex->ledger = sr_xrealloc(ex->ledger, (size_t)ex->capledger * sizeof *ex->ledger);
-  }
-  ex->ledger[ex->nledger++] = (SrLedgerEntry){kind, axes, dn, bytes, 1, path};
-}
-
-void sr_exec_ledger_str(SrInterp *I, SrBuf *out) {
-  SrExec *ex = I->exec;
-  if (!ex || !ex->nledger) {
-    sr_buf_puts(out, "no collectives\n");
-    return;
-  }
-  sr_buf_printf(out, "%-15s %-12s %-9s %12s %6s  %s\n", "collective", "axes", "dtype", "bytes/device", "count", "where");
-  for (int i = 0; i < ex->nledger; i++) {
-    const SrLedgerEntry *l = &ex->ledger[i];
-    sr_buf_printf(out, "%-15s %-12s %-9s %12zu %6ld  %s\n", l->kind, l->axes, l->dtype, l->bytes, l->count,
-                  l->path && *l->path ? l->path : "-");
-  }
-}
 
 /* :comm shows the last statement's collectives; :comm EXPR evaluates EXPR
    (a call, typically) and shows the collectives it ran. */
@@ -297,7 +220,7 @@ static SrVal *hook_item(SrInterp *I, struct SrArray *a) {
   return r;
 }
 
-int sr_exec_init(SrInterp *I) {
+int sr_hooks_exec_init(SrInterp *I) {
   sr_eval_init();
   sr_exec_hooks.eqn = hook_eqn;
   sr_exec_hooks.jaxpr = hook_jaxpr;
