@@ -7,7 +7,7 @@ lib_libshardrepl_a_SOURCES += \
 	lib/ad/ad_elementwise.c lib/ad/ad_structural.c \
 	lib/ad/ad_collectives.c lib/ad/ad_calls.c lib/ad/ad_scan.c \
 	lib/ad/ad_shard_map.c \
-	lib/ad/ad_commands.c lib/lang/ad_api.c
+	lib/lang/ad_api.c lib/lang/commands_ad.c
 
 ## The unit test: cotangent types, the C API, and numerical checks of every
 ## family of rules on several shardings (JVP against finite differences,
