@@ -119,7 +119,8 @@ SrJaxpr *sr_ad_dce(SrJaxpr *j, const uint8_t *used_out, uint8_t *used_in, int pr
    why ("all-reduce (contraction over sharded dims)"); mesh and axes say
    over which axes (NULL and 0 for an explicit collective).  Fills at most
    max notes and returns how many there are, or -1 for a primitive that
-   never communicates by itself (a call or control flow, whose bodies may). */
+   never communicates by itself (a call or control flow, whose bodies may).
+   In lib/ad/ad_comm.c. */
 typedef struct SrCommNote {
   const char *what;
   const SrMesh *mesh;

@@ -1,9 +1,9 @@
 /* exec.h: the execution backend as the rest of shardrepl sees it.
  *
- * sr_exec_init() installs the hooks of lang/trace.h (running primitives
- * and jaxprs on concrete arrays, printing arrays) and registers the
- * built-ins of lib/lang/builtins_exec.c.  The per-interpreter state
- * (I->exec) holds the communication backend and the ledger of collectives.
+ * The per-interpreter state (I->exec) holds the communication backend
+ * and the ledger of collectives.  The language reaches the evaluator
+ * through the hooks of lang/trace.h, which lib/lang/hooks_exec.c installs
+ * (sr_hooks_exec_init), with :comm and the built-ins of concrete arrays.
  */
 #ifndef SR_EXEC_EXEC_H
 #define SR_EXEC_EXEC_H
@@ -34,9 +34,6 @@ typedef struct SrExec {
   int nledger, capledger;
 } SrExec;
 
-/* Installs the hooks and built-ins; call once per interpreter, from
-   sr_interp_new.  Returns 0. */
-int sr_exec_init(SrInterp *I);
 /* The interpreter's execution state (creating the local backend with
    I->jax->num_devices devices on first use, or resizing the backend
    sr_exec_set_comm installed to that count; either fixes the count). */

@@ -1,8 +1,8 @@
 ## exec.mk: build fragment, included by Makefile.am
 ## Execution: arrays and shards, the evaluator and its eval rules, local
 ## kernels (cblas for dots), redistribution, the communication interface
-## and its in-process implementation, and the language's built-ins of
-## concrete arrays.
+## and its in-process implementation; and the language's face of it (the
+## hooks, :comm) and its built-ins of concrete arrays.
 
 lib_libshardrepl_a_SOURCES += \
 	lib/exec/array.c lib/exec/array.h \
@@ -13,7 +13,7 @@ lib_libshardrepl_a_SOURCES += \
 	lib/exec/eval_dot.c lib/exec/eval_control.c lib/exec/eval_manual.c lib/exec/eval_sharding.c \
 	lib/exec/kern.h lib/exec/kern_copy.c lib/exec/kern_ew.c lib/exec/kern_reduce.c lib/exec/kern_dot.c \
 	lib/exec/exec.c lib/exec/exec.h \
-	lib/lang/builtins_exec.c
+	lib/lang/hooks_exec.c lib/lang/builtins_exec.c
 
 check_PROGRAMS += tests/unit/check_exec
 tests_unit_check_exec_SOURCES = tests/unit/check_exec.c

@@ -938,8 +938,6 @@ static SrVal *jax_linear_transpose(SrInterp *I, SrArgs *a) {
   return sr_builtin_with("transposed_fun", lt_call, t, lt_free);
 }
 
-void sr_ad_commands_init(void);
-
 void sr_ad_api_init(void) {
   sr_ad_init();
   sr_def("jax.grad", jax_grad,
@@ -956,6 +954,6 @@ void sr_ad_api_init(void) {
   sr_def("jax.jvp", jax_jvp, "jvp(fun, primals, tangents): (fun(*primals), the Jacobian-vector product)");
   sr_def("jax.linear_transpose", jax_linear_transpose,
          "linear_transpose(fun, *primals): the transpose of the linear function fun, given example arguments");
-  sr_ad_commands_init();
+  sr_commands_ad_init();
   sr_vjp_api_init();
 }

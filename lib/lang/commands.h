@@ -31,5 +31,8 @@ SrVal *sr_command_eval_arg(SrInterp *I, const char *arg, SrSrc *src, size_t off)
 SrVal *sr_command_eval_part(SrInterp *I, const char *arg, size_t a, size_t b, SrSrc *src, size_t off);
 /* Runs the command line text[off..end) of src. */
 int sr_command_run(SrInterp *I, SrSrc *src, size_t off, size_t end);
+/* Adds the autodiff commands, :jvp .. :gradcheck (lib/lang/commands_ad.c;
+   sr_ad_api_init calls it). */
+void sr_commands_ad_init(void);
 
 #endif

@@ -15,6 +15,7 @@
 #include "lang/jnp.h"
 #include "lang/objects.h"
 #include "lang/range.h"
+#include "lang/trace.h"
 #include "util/intern.h"
 #include "util/pyfmt.h"
 
@@ -163,7 +164,7 @@ SrInterp *sr_interp_new(void) {
   I->call_jaxpr = sr_jaxpr_call_hook();
   I->stop_at = UINT64_MAX;
   sr_array_printing(I);
-  sr_exec_init(I);
+  sr_hooks_exec_init(I);
   return I;
 }
 

@@ -155,6 +155,10 @@ typedef struct SrExecHooks {
   const SrType *(*array_type)(struct SrArray *a);
 } SrExecHooks;
 extern SrExecHooks sr_exec_hooks;
+/* Installs the evaluator's hooks (and sr_exec_from_host), registers :comm
+   and the built-ins of concrete arrays (lib/lang/hooks_exec.c); call once
+   per interpreter, from sr_interp_new.  Returns 0. */
+int sr_hooks_exec_init(SrInterp *I);
 
 /* Python scalars as arrays: the weak type JAX gives them. */
 const SrType *sr_scalar_type(const SrVal *v);
