@@ -12,6 +12,7 @@
 #include "lang/interp.h"
 #include "lang/jaxstate.h"
 #include "mpi_driver.h"
+#include "prims/prim.h"
 #include "repl.h"
 #include "text/parse.h"
 #include "text/print.h"
@@ -164,6 +165,18 @@ static int run_check(const char *path, int devices) {
   return rc;
 }
 
+/* --prims: the rule matrix, as :prims prints it, once every stage has
+   registered its rules (which making an interpreter does). */
+static int run_prims(void) {
+  SrInterp *I = sr_interp_new();
+  SrBuf b = SR_BUF_INIT;
+  sr_prims_matrix(&b);
+  fputs(b.p, stdout);
+  sr_buf_free(&b);
+  sr_interp_free(I);
+  return EXIT_OK;
+}
+
 static void usage(FILE *f) {
   fputs("usage: shardrepl [options] [FILE...]\n"
         "Runs the statements of each FILE (a .jxr script), or reads them from the\n"
@@ -176,6 +189,7 @@ static void usage(FILE *f) {
         "      --fmt FILE         print the canonical form of the jaxprs in FILE ('-': stdin)\n"
         "      --check FILE       type-check the jaxprs in FILE ('-': stdin)\n"
         "      --mesh X:4,Y:2     the mesh --check and --fmt read jaxprs against\n"
+        "      --prims            list the primitives and which rules each has\n"
         "  -h, --help             show this help\n"
         "  -V, --version          show the version and the BLAS kernel in use\n"
         "Exit status: 0 success, 1 runtime error, 2 usage error, 3 parse or type error.\n",
@@ -197,13 +211,14 @@ int main(int argc, char **argv) {
     {"fmt", required_argument, 0, 'F'},
     {"check", required_argument, 0, 'C'},
     {"mesh", required_argument, 0, 'M'},
+    {"prims", no_argument, 0, 'P'},
     {"help", no_argument, 0, 'h'},
     {"version", no_argument, 0, 'V'},
     {0, 0, 0, 0},
   };
   sr_mpi_driver_begin(&argc, argv); /* MPI: --ranks, --worker, mpirun */
   const char **evals = calloc((size_t)argc + 1, sizeof *evals);
-  int nevals = 0, keep_going = 0, interactive = 0, devices = 0;
+  int nevals = 0, keep_going = 0, interactive = 0, devices = 0, prims = 0;
   const char *fmt_path = NULL, *check_path = NULL;
   int c;
   while ((c = getopt_long(argc, argv, "e:kihV", opts, NULL)) != -1) {
@@ -224,6 +239,7 @@ int main(int argc, char **argv) {
     }
     case 'F': fmt_path = optarg; break;
     case 'C': check_path = optarg; break;
+    case 'P': prims = 1; break;
     case 'M':
       opt_mesh = parse_mesh_opt(optarg);
       if (!opt_mesh) {
@@ -240,6 +256,10 @@ int main(int argc, char **argv) {
   if (fmt_path || check_path) {
     free(evals);
     return fmt_path ? run_fmt(fmt_path) : run_check(check_path, devices);
+  }
+  if (prims) {
+    free(evals);
+    return run_prims();
   }
   SrInterp *I = sr_interp_new();
   I->keep_going = keep_going;

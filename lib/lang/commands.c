@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lang/objects.h"
+#include "prims/prim.h"
 #include "text/print.h"
 #include "util/intern.h"
 
@@ -16,6 +17,7 @@ static int cmd_load(SrInterp *I, const char *arg, SrSrc *src, size_t off);
 static int cmd_type(SrInterp *I, const char *arg, SrSrc *src, size_t off);
 static int cmd_print(SrInterp *I, const char *arg, SrSrc *src, size_t off);
 static int cmd_reset(SrInterp *I, const char *arg, SrSrc *src, size_t off);
+static int cmd_prims(SrInterp *I, const char *arg, SrSrc *src, size_t off);
 
 static SrCommand table[64] = {
   {"help", "h", "[NAME]", "list the commands, or describe a command or built-in", cmd_help},
@@ -24,6 +26,7 @@ static SrCommand table[64] = {
   {"type", "t", "EXPR", "show the type of EXPR: a jaxpr's signature, an array's jax.typeof", cmd_type},
   {"print", "p", "NAME", "print the value bound to NAME (a jaxpr prints as JAX prints it)", cmd_print},
   {"reset", NULL, "", "forget every binding and the mesh in context", cmd_reset},
+  {"prims", NULL, "", "list the primitives and which rules each has (type, eval, jvp, transpose)", cmd_prims},
   {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -77,6 +80,18 @@ static int cmd_help(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
   sr_buf_free(&b);
   sr_error(&I->diags, SR_E_USAGE, src, off, "no command or built-in named '%s' (:help lists the commands)", name);
   return -1;
+}
+
+static int cmd_prims(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
+  if (*arg) {
+    sr_error(&I->diags, SR_E_USAGE, src, off, ":prims takes no argument");
+    return -1;
+  }
+  SrBuf b = SR_BUF_INIT;
+  sr_prims_matrix(&b);
+  out(I, b.p);
+  sr_buf_free(&b);
+  return 0;
 }
 
 static int cmd_quit(SrInterp *I, const char *arg, SrSrc *src, size_t off) {

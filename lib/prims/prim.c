@@ -75,3 +75,35 @@ const SrPrim *sr_prim_lookup(const char *name, size_t n) {
   index_put(p);
   return p;
 }
+
+void sr_prims_matrix(SrBuf *b) {
+  sr_prims_init();
+  static const char *const rules[] = {"type", "eval", "jvp", "transpose"};
+  enum { NRULES = sizeof rules / sizeof *rules };
+  int width = (int)strlen("primitive");
+  for (int i = 0; i < SR_NPRIMS; i++) {
+    int n = (int)strlen(sr_prims[i].name);
+    if (n > width) width = n;
+  }
+  int count[NRULES] = {0};
+  sr_buf_printf(b, "%-*s", width, "primitive");
+  for (int r = 0; r < NRULES; r++) sr_buf_printf(b, "  %s", rules[r]);
+  sr_buf_puts(b, "\n");
+  for (int i = 0; i < SR_NPRIMS; i++) {
+    const SrPrim *p = &sr_prims[i];
+    const int has[NRULES] = {p->type != NULL, p->eval != NULL, p->jvp != NULL, p->transpose != NULL};
+    SrBuf line = SR_BUF_INIT;
+    sr_buf_printf(&line, "%-*s", width, p->name);
+    for (int r = 0; r < NRULES; r++) {
+      /* the mark under the first letter of the column's name */
+      sr_buf_printf(&line, "  %-*s", (int)strlen(rules[r]), has[r] ? "x" : "-");
+      count[r] += has[r];
+    }
+    /* no trailing blanks */
+    while (line.len && line.p[line.len - 1] == ' ') line.p[--line.len] = 0;
+    sr_buf_printf(b, "%s\n", line.p);
+    sr_buf_free(&line);
+  }
+  sr_buf_printf(b, "%d primitives:", SR_NPRIMS);
+  for (int r = 0; r < NRULES; r++) sr_buf_printf(b, " %d %s%s", count[r], rules[r], r + 1 < NRULES ? "," : "\n");
+}

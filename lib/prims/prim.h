@@ -12,6 +12,7 @@
 
 #include "ir/jaxpr.h"
 #include "ir/type.h"
+#include "util/buf.h"
 #include "util/diag.h"
 
 enum {
@@ -81,6 +82,13 @@ extern SrPrim sr_prims[SR_NPRIMS];
 void sr_prims_init(void);
 /* The row for a printed name, making an empty row for an unknown one. */
 const SrPrim *sr_prim_lookup(const char *name, size_t n);
+/* Appends the rule matrix to b: a line per row of the table, in the
+   table's order, with a mark (x) under each rule it has -- type, eval,
+   jvp, transpose -- or '-', then a count of each.  Lists what the stages
+   have registered by the time it is called (:prims, shardrepl --prims).
+   The communication notes of :comm-static are no column: they are a
+   switch in ad/ad_commands.c, not a rule of the row (issue 12). */
+void sr_prims_matrix(SrBuf *b);
 static inline const SrPrim *sr_prim(int id) { return &sr_prims[id]; }
 
 #endif

@@ -36,6 +36,7 @@ GOLDEN_TESTS = \
 	tests/golden/spec_checks.jxr \
 	tests/golden/jit_cache.jxr \
 	tests/golden/commands.jxr \
+	tests/golden/prims.jxr \
 	tests/golden/session.jxr \
 	tests/golden/errors.jxr \
 	tests/golden/stop.jxr \
@@ -110,6 +111,10 @@ EXTRA_DIST += tests/golden_selftest.sh
 
 TESTS += $(GOLDEN_TESTS) tests/golden/py_oracle.sh tests/repl_pty.sh tests/doc_coverage.sh \
 	tests/deep_lets.sh
+
+## --prims prints the rule matrix of :prims (tests/golden/prims.jxr)
+TESTS += tests/prims_option.sh
+EXTRA_DIST += tests/prims_option.sh
 
 ## a killed batch job keeps what it printed
 TESTS += tests/print_killed.sh
