@@ -280,12 +280,14 @@ static SrVal *grad_impl(SrInterp *I, Grad *g, SrArgs *a) {
   for (int i = 1; i < g->nargnums; i++)
     if (g->argnums[i] > maxarg) maxarg = g->argnums[i];
   if (maxarg >= a->n) {
+    /* maxarg >= 0 here, and JAX's max_argnum + 1 is a Python int: in
+       unsigned arithmetic it is exact for every int64 argnum */
     SrBuf b = SR_BUF_INIT;
     argnums_str(&b, g->argnums, g->nargnums, g->single);
     sr_raise(I, "TypeError",
-             "differentiating with respect to argnums=%s requires at least %lld positional arguments to be passed by "
+             "differentiating with respect to argnums=%s requires at least %llu positional arguments to be passed by "
              "the caller, but got only %d positional arguments.",
-             sr_buf_str(&b), (long long)maxarg + 1, a->n);
+             sr_buf_str(&b), (unsigned long long)maxarg + 1, a->n);
     sr_buf_free(&b);
     return NULL;
   }

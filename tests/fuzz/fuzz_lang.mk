@@ -38,7 +38,8 @@ tests_fuzz_check_fuzz_lang_LDADD = tests/fuzz/libshardrepl-san.a $(BLAS_LIBS) -l
 ## Every input that once crashed shardrepl (see README.md), and the
 ## golden tests of their fixes.
 FUZZ_LANG_REGRESS = \
-	tests/fuzz/regress-lang/unsized-mesh-dot-general.jxr
+	tests/fuzz/regress-lang/unsized-mesh-dot-general.jxr \
+	tests/fuzz/regress-lang/grad-argnum-int64-max.jxr
 FUZZ_LANG_GOLDEN = \
 	tests/golden/unsized_mesh_run.jxr
 GOLDEN_TESTS += $(FUZZ_LANG_GOLDEN)
