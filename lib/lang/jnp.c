@@ -290,7 +290,37 @@ typedef struct Flat {
   int64_t n, cap;
   int64_t shape[SR_MAX_RANK];
   int ndim, kind; /* max kind rank seen */
+  int dtype;      /* the dtype asked for, or -1 */
 } Flat;
+
+/* At the first number the shape is known (a list deeper or shallower
+   than the first is an error), so the whole is checked against the
+   memory limit and its buffers allocated at once: nested lists that share
+   their items hold more numbers than memory, with no one big allocation
+   of their own.  XLA's RESOURCE_EXHAUSTED on the array's bytes, as for an
+   array whose shape is too big. */
+static int flat_reserve(SrInterp *I, Flat *f, int kind) {
+  uint64_t count = 1, bytes, host;
+  int over = 0;
+  for (int d = 0; d < f->ndim; d++) over |= __builtin_mul_overflow(count, (uint64_t)f->shape[d], &count);
+  SrDtype dt = f->dtype >= 0 ? (SrDtype)f->dtype : default_of_kind(I, kind);
+  over |= __builtin_mul_overflow(count, (uint64_t)sr_dtype_info(dt)->size, &bytes);
+  if (over || bytes > INT64_MAX) return sr_raise(I, "ValueError", "%s", SR_TOO_BIG_MSG), -1;
+  /* the array, and re, im and iv on the host before it */
+  if (bytes > sr_mem_limit() || __builtin_mul_overflow(count, 3 * sizeof(double), &host) ||
+      host > sr_mem_limit() - bytes)
+    return sr_raise(I, "JaxRuntimeError", "RESOURCE_EXHAUSTED: Out of memory while trying to allocate %llu bytes.",
+                    (unsigned long long)bytes), -1;
+  size_t cap = count ? (size_t)count : 1;
+  f->re = sr_try_malloc(cap * sizeof *f->re);
+  f->im = sr_try_malloc(cap * sizeof *f->im);
+  f->iv = sr_try_malloc(cap * sizeof *f->iv);
+  if (!f->re || !f->im || !f->iv)
+    return sr_raise(I, "JaxRuntimeError", "RESOURCE_EXHAUSTED: Out of memory while trying to allocate %llu bytes.",
+                    (unsigned long long)bytes), -1;
+  f->cap = (int64_t)cap;
+  return 0;
+}
 
 static int flat_add(SrInterp *I, Flat *f, SrVal *v, int depth) {
   if (sr_as_range(v)) {
@@ -303,6 +333,9 @@ static int flat_add(SrInterp *I, Flat *f, SrVal *v, int depth) {
   if (sr_is_seq(v) && (v->kind == SR_V_LIST || v->kind == SR_V_TUPLE)) {
     if (depth >= SR_MAX_RANK) return sr_raise(I, "ValueError", "too many dimensions"), -1;
     if (depth >= f->ndim) {
+      /* deeper than the numbers before it */
+      if (f->n > 0)
+        return sr_raise(I, "ValueError", "setting an array element with a sequence. The requested array has an inhomogeneous shape"), -1;
       f->ndim = depth + 1;
       f->shape[depth] = v->seq.n;
     } else if (f->shape[depth] != v->seq.n) {
@@ -344,6 +377,8 @@ static int flat_add(SrInterp *I, Flat *f, SrVal *v, int depth) {
   }
   }
   if (k > f->kind) f->kind = k;
+  if (f->n == 0 && !f->re && flat_reserve(I, f, k) < 0) return -1;
+  if ((f->n & 0xffff) == 0xffff && I->interrupted) return sr_raise(I, "KeyboardInterrupt", "interrupted"), -1;
   if (f->n == f->cap) {
     f->cap = f->cap ? 2 * f->cap : 64;
     f->re = sr_xrealloc(f->re, (size_t)f->cap * sizeof *f->re);
@@ -376,6 +411,7 @@ SrVal *sr_jnp_asarray(SrInterp *I, SrVal *x, int dtype) {
   }
   Flat f;
   memset(&f, 0, sizeof f);
+  f.dtype = dtype;
   if (flat_add(I, &f, x, 0) < 0) {
     free(f.re);
     free(f.im);

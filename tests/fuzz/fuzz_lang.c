@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include <dirent.h>
+#include <fcntl.h>
 
 #include "fuzz_lang_one.h"
 #include "lang_mutate.h"
@@ -31,6 +32,8 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max, unsigned 
 
 static SrLangPool *pool;
 static double seconds = 2;
+static char scratch[] = "/tmp/fuzz_lang.XXXXXX";
+static int home = -1; /* the directory libFuzzer was started in */
 
 static void add_dir(const char *top, const char *sub, const char *suffix, int jaxprs) {
   char dir[4096];
@@ -72,8 +75,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     add_dir(top, "tests/fuzz/regress-lang", ".jxr", 0);
     add_dir(top, "tests/fuzz/seeds", ".jaxpr", 1);
   }
-  char scratch[] = "/tmp/fuzz_lang.XXXXXX";
-  if (!mkdtemp(scratch) || chdir(scratch) != 0) {
+  /* inputs run there; libFuzzer reads its inputs and writes its findings
+   * here, so relative paths on its command line work */
+  home = open(".", O_RDONLY | O_DIRECTORY);
+  if (home < 0 || !mkdtemp(scratch)) {
     perror("fuzz_lang: a scratch directory");
     exit(1);
   }
@@ -86,9 +91,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   SrFuzzLangOpts o = {0, 1, 0, seconds, 0};
+  if (chdir(scratch) != 0) abort();
   sr_fuzz_lang_run(data, size, &o);
   o.repl = 1;
   sr_fuzz_lang_run(data, size, &o);
+  if (fchdir(home) != 0) abort();
   return 0;
 }
 

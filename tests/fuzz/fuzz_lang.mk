@@ -49,7 +49,7 @@ EXTRA_DIST += tests/fuzz/fuzz_lang.mk tests/fuzz/fuzz_lang.c tests/fuzz/lang-kno
 
 ## ---- make fuzz-lang: libFuzzer ----
 
-FUZZ_LANG_FLAGS = -max_total_time=$(FUZZ_TIME) -timeout=20 -rss_limit_mb=2048 \
+FUZZ_LANG_FLAGS = -max_total_time=$(FUZZ_TIME) -timeout=60 -rss_limit_mb=2048 \
 	-malloc_limit_mb=2048 -close_fd_mask=3
 
 ## One clang command over every source, as for fuzz_parse.

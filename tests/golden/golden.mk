@@ -20,6 +20,7 @@ GOLDEN_TESTS = \
 	tests/golden/ad_transpose_literal.jxr \
 	tests/golden/layout_misfit.jxr \
 	tests/golden/memory_limits.jxr \
+	tests/golden/array_shared_leaves.jxr \
 	tests/golden/path_nul.jxr \
 	tests/golden/py_int_range.jxr \
 	tests/golden/numbers.jxr \
