@@ -325,6 +325,17 @@ void sr_interrupt_restart(SrInterp *I) {
   I->stop_at = UINT64_MAX;
 }
 
+/* Every 65536 steps of the interpreter: MemoryError when the heap nears
+   what the process may get (sr_mem_pressure), as CPython's is raised when
+   malloc fails -- here before it does, since a failed small allocation
+   aborts.  Ticks count on every rank alike, so the ranks ask at the same
+   steps. */
+static int out_of_memory(SrInterp *I) {
+  if ((I->ticks & 65535) || !sr_mem_pressure()) return 0;
+  sr_raise(I, "MemoryError", "%s", "");
+  return 1;
+}
+
 /* Gives a pending exception the location being evaluated, once. */
 static void locate(SrInterp *I, uint32_t off) {
   if (I->exc && !I->exc_located && I->code) {
@@ -1063,8 +1074,8 @@ static SrVal *eval(SrInterp *I, Frame *f, SrNode *n) {
 }
 
 static SrVal *eval_node(SrInterp *I, Frame *f, SrNode *n) {
-  if (sr_interrupt_point(I)) {
-    sr_raise(I, "KeyboardInterrupt", "interrupted");
+  if (sr_interrupt_point(I) || out_of_memory(I)) {
+    if (!I->exc) sr_raise(I, "KeyboardInterrupt", "interrupted");
     locate(I, n->off);
     return NULL;
   }
@@ -1388,8 +1399,8 @@ static Status exec_import(SrInterp *I, Frame *f, SrNode *n) {
 }
 
 static Status exec_stmt(SrInterp *I, Frame *f, SrNode *n, int top) {
-  if (sr_interrupt_point(I)) {
-    sr_raise(I, "KeyboardInterrupt", "interrupted");
+  if (sr_interrupt_point(I) || out_of_memory(I)) {
+    if (!I->exc) sr_raise(I, "KeyboardInterrupt", "interrupted");
     locate(I, n->off);
     return ST_ERROR;
   }

@@ -3,6 +3,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -77,6 +78,16 @@ size_t sr_mem_limit(void) {
   size_t cg = cgroup_limit();
   limit = cg < lim ? cg : lim;
   return limit;
+}
+
+int sr_mem_pressure(void) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33)
+  struct mallinfo2 mi = mallinfo2();
+  size_t used = mi.uordblks + mi.hblkhd;
+  return used > sr_mem_limit() / 4 * 3;
+#else
+  return 0;
+#endif
 }
 
 void *sr_try_malloc(size_t n) { return n > sr_mem_limit() ? NULL : malloc(n ? n : 1); }

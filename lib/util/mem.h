@@ -33,6 +33,12 @@ size_t sr_mem_limit(void);
 /* malloc(n), or NULL when n is past sr_mem_limit() or malloc fails: for
    the allocations above, whose failure is an error, not an abort. */
 void *sr_try_malloc(size_t n);
+/* Whether the bytes malloc holds now (glibc's mallinfo2) pass 3/4 of
+   sr_mem_limit(): the interpreter asks every 65536 steps, so that
+   a loop growing a structure one small allocation at a time (a list
+   comprehension over range(2**40), append in a loop) raises MemoryError
+   before the allocator fails and the process aborts. */
+int sr_mem_pressure(void);
 /* Asks for huge pages for the block [p, p+n) (Linux; a hint, no more),
    for big blocks about to be filled. */
 void sr_mem_huge(void *p, size_t n);

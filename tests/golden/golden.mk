@@ -121,6 +121,10 @@ EXTRA_DIST += tests/prims_option.sh
 TESTS += tests/print_killed.sh
 EXTRA_DIST += tests/print_killed.sh
 
+## structures grown one small allocation at a time are MemoryError, under ulimit -v
+TESTS += tests/memory_growth.sh
+EXTRA_DIST += tests/memory_growth.sh
+
 EXTRA_DIST += tests/golden.sh tests/golden/golden.mk \
 	tests/golden/py_oracle.sh tests/golden/py_oracle.py \
 	$(GOLDEN_TESTS) $(GOLDEN_TESTS:.jxr=.out) \
