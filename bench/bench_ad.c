@@ -21,8 +21,8 @@
 #include <time.h>
 
 #include "ad/ad.h"
-#include "lang/interp.h"
-#include "lang/trace.h"
+#include "py/interp.h"
+#include "jax/trace.h"
 #include "util/buf.h"
 
 static double now(void) {

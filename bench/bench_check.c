@@ -49,7 +49,7 @@
 #include <unistd.h>
 
 #include "check/check.h"
-#include "lang/interp.h"
+#include "py/interp.h"
 #include "text/parse.h"
 #include "util/buf.h"
 #include "util/diag.h"

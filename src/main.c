@@ -9,8 +9,8 @@
 
 #include "check/check.h"
 #include "exec/kern.h"
-#include "lang/interp.h"
-#include "lang/jaxstate.h"
+#include "py/interp.h"
+#include "jax/jaxstate.h"
 #include "mpi_driver.h"
 #include "prims/prim.h"
 #include "repl.h"

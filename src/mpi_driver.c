@@ -20,9 +20,9 @@
 
 #include "exec/comm_mpi.h"
 #include "exec/exec.h"
-#include "lang/commands.h"
-#include "lang/jaxstate.h"
-#include "lang/trace.h"
+#include "cmd/commands.h"
+#include "jax/jaxstate.h"
+#include "jax/trace.h"
 #include "util/buf.h"
 #include "util/mem.h"
 

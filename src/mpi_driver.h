@@ -15,7 +15,7 @@
 #ifndef SR_SRC_MPI_DRIVER_H
 #define SR_SRC_MPI_DRIVER_H
 
-#include "lang/interp.h"
+#include "py/interp.h"
 
 /* Before the options are parsed: takes --ranks P and --worker out of argv
    and notes how to start.  Exits with status 2 on a misuse of them. */

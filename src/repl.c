@@ -15,9 +15,9 @@
 #include <readline/history.h>
 #include <readline/readline.h>
 
-#include "lang/commands.h"
-#include "lang/jaxstate.h"
-#include "lang/objects.h"
+#include "cmd/commands.h"
+#include "jax/jaxstate.h"
+#include "py/objects.h"
 #include "mpi_driver.h"
 #include "repl.h"
 #include "util/intern.h"

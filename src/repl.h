@@ -2,7 +2,7 @@
 #ifndef SR_SRC_REPL_H
 #define SR_SRC_REPL_H
 
-#include "lang/interp.h"
+#include "py/interp.h"
 
 /* Reads statements from stdin until Ctrl-D or :quit: with prompts, line
    editing, history and completion on a terminal, silently otherwise.

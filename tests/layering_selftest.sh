@@ -38,7 +38,8 @@ LAYERING_KNOWN=$tmp/more sh "$script" > "$tmp/out" 2>&1; rc=$?
 expect "a listed use that is gone" 1 "^FAIL: 1 known upward uses are gone"
 expect "a listed use that is gone (the line to remove)" 1 "^  lib/util/mem.o sr_no_such_symbol\$"
 
-# a new dependency: an nm that also reports util/mem.o using sr_raise (lang/)
+# a new dependency: an nm that also reports util/mem.o using sr_raise (a
+# higher layer defines it)
 cat > "$tmp/nm" <<EOF
 #!/bin/sh
 "$(command -v "$nm")" "\$@" || exit
@@ -48,12 +49,12 @@ done
 EOF
 chmod +x "$tmp/nm"
 NM=$tmp/nm sh "$script" > "$tmp/out" 2>&1; rc=$?
-expect "a new upward use" 1 "^  lib/util/mem.o sr_raise   (defined in lang/)"
+expect "a new upward use" 1 "^  lib/util/mem.o sr_raise   (defined in [a-z]*/)"
 
 # a folder the order does not name
 mkdir "$tmp/top" "$tmp/top/tests"
 sed 's/^layers: \(.*\) opt /layers: \1 /' "$top/HACKING.md" > "$tmp/top/HACKING.md"
-grep -q '^layers: .* ad lang$' "$tmp/top/HACKING.md" || { echo "FAIL: HACKING.md's layers line is not '... ad opt lang'"; fail=1; }
+grep -q '^layers: .* ad ' "$tmp/top/HACKING.md" || { echo "FAIL: HACKING.md's layers line is not '... ad opt ...'"; fail=1; }
 cp "$known" "$tmp/top/tests/"
 top_srcdir=$tmp/top sh "$script" > "$tmp/out" 2>&1; rc=$?
 expect "a folder out of the order" 1 "^  opt\$"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lang/jaxstate.h"
+#include "jax/jaxstate.h"
 #include "prims/rule.h"
 #include "util/intern.h"
 

@@ -1,15 +1,9 @@
 ## ad.mk: build fragment, included by Makefile.am
 ## Autodiff (lib/ad): JVP and transpose rules, linearization, the
 ## communication notes of :comm-static; and the language's face of it, the
-## jax.grad family (lib/lang/ad_api.c) and the REPL's :grad commands
-## (lib/lang/commands_ad.c).
+## jax.grad family (lib/jax/ad_api.c) and the REPL's :grad commands
+## (lib/cmd/commands_ad.c).
 
-lib_libshardrepl_a_SOURCES += \
-	lib/ad/ad.c lib/ad/ad.h lib/ad/ad_rules.h lib/ad/ad_ops.c \
-	lib/ad/ad_elementwise.c lib/ad/ad_structural.c \
-	lib/ad/ad_collectives.c lib/ad/ad_calls.c lib/ad/ad_scan.c \
-	lib/ad/ad_shard_map.c lib/ad/ad_comm.c \
-	lib/lang/ad_api.c lib/lang/commands_ad.c
 
 ## The unit test: cotangent types, the C API, and numerical checks of every
 ## family of rules on several shardings (JVP against finite differences,

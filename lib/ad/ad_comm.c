@@ -1,5 +1,5 @@
 /* ad_comm.c: the communication an equation implies (sr_ad_comm_notes,
- * ad.h), which :comm-static lists (lib/lang/commands_ad.c) and the
+ * ad.h), which :comm-static lists (lib/cmd/commands_ad.c) and the
  * optimizer weighs. */
 #include "ad/ad.h"
 #include "prims/prim.h"

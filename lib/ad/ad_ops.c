@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-#include "lang/jaxstate.h"
+#include "jax/jaxstate.h"
 
 /* ---- params ---- */
 

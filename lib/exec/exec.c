@@ -1,11 +1,11 @@
 /* exec.c: the execution backend's state (its communication backend) and
  * the ledger of collectives behind :comm.  The hooks it serves and the
- * :comm command are the language's (lib/lang/hooks_exec.c). */
+ * :comm command are the language's (lib/cmd/hooks_exec.c). */
 #include "exec/exec.h"
 
 #include <stdlib.h>
 
-#include "lang/jaxstate.h"
+#include "jax/jaxstate.h"
 #include "util/mem.h"
 
 /* ---- state ---- */

@@ -4,16 +4,6 @@
 ## and its in-process implementation; and the language's face of it (the
 ## hooks, :comm) and its built-ins of concrete arrays.
 
-lib_libshardrepl_a_SOURCES += \
-	lib/exec/array.c lib/exec/array.h \
-	lib/exec/comm.c lib/exec/comm.h lib/exec/comm_local.c \
-	lib/exec/redistribute.c \
-	lib/exec/eval.c lib/exec/eval.h \
-	lib/exec/eval_elementwise.c lib/exec/eval_structural.c lib/exec/eval_reduce.c \
-	lib/exec/eval_dot.c lib/exec/eval_control.c lib/exec/eval_manual.c lib/exec/eval_sharding.c \
-	lib/exec/kern.h lib/exec/kern_copy.c lib/exec/kern_ew.c lib/exec/kern_reduce.c lib/exec/kern_dot.c \
-	lib/exec/exec.c lib/exec/exec.h \
-	lib/lang/hooks_exec.c lib/lang/builtins_exec.c
 
 check_PROGRAMS += tests/unit/check_exec
 tests_unit_check_exec_SOURCES = tests/unit/check_exec.c

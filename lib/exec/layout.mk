@@ -4,15 +4,10 @@
 ## a Layout names, and the rule that eval rules see row-major data), the
 ## language's jax.experimental.layout, SingleDeviceSharding, x.format,
 ## with_layout_constraint and the stages of jax.jit (.trace, .lower,
-## .compile, input_formats) in lib/lang/layout_api.c; the jax.random
+## .compile, input_formats) in lib/jax/layout_api.c; the jax.random
 ## primitives' type rules (lib/prims/rules_random.c); their golden tests
 ## and the data examples of the "Autodiff and sharding" seed.
 
-lib_libshardrepl_a_SOURCES += \
-	lib/exec/layout.c lib/exec/layout.h \
-	lib/lang/layout_api.c lib/lang/layout_api.h \
-	lib/prims/rules_random.c lib/exec/eval_random.c \
-	lib/lang/random_api.c lib/lang/random_api.h
 
 LAYOUT_GOLDEN = \
 	tests/golden/layout_api.jxr \

@@ -1,9 +1,6 @@
 ## numpy.mk: build fragment, included by Makefile.am
 ## numpy's text forms of arrays (numfmt) and its .npy/.npz files (npy).
 
-lib_libshardrepl_a_SOURCES += \
-	lib/exec/numfmt.c lib/exec/numfmt.h \
-	lib/exec/npy.c lib/exec/npy.h
 
 check_PROGRAMS += tests/unit/check_numfmt tests/unit/check_npy
 tests_unit_check_numfmt_SOURCES = tests/unit/check_numfmt.c

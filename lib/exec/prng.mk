@@ -1,7 +1,6 @@
 ## prng.mk: build fragment, included by Makefile.am
 ## JAX's threefry2x32 PRNG (lib/exec/prng.[ch]) and its unit test.
 
-lib_libshardrepl_a_SOURCES += lib/exec/prng.c lib/exec/prng.h
 
 check_PROGRAMS += tests/unit/check_prng
 tests_unit_check_prng_SOURCES = tests/unit/check_prng.c

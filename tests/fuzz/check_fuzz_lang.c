@@ -258,7 +258,7 @@ static void read_report(pid_t pid, SrBuf *b) {
 /* Is the frame's file [s, e) one of shardrepl's sources (a path that
    has one of these folders, from the build directory or absolute)? */
 static int own_file(const char *s, const char *e) {
-  static const char *const dirs[] = {"lib/lang/", "lib/exec/", "lib/ad/", "lib/ir/", "lib/text/", "lib/check/",
+  static const char *const dirs[] = {"lib/py/", "lib/jax/", "lib/cmd/", "lib/core/", "lib/lax/", "lib/exec/", "lib/ad/", "lib/ir/", "lib/text/", "lib/check/",
                                      "lib/prims/", "lib/opt/", "lib/util/", "src/repl.c", "src/main.c"};
   for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++)
     for (const char *f = strstr(s, dirs[i]); f && f < e; f = strstr(f + 1, dirs[i]))

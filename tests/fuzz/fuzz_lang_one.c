@@ -10,8 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lang/interp.h"
-#include "lang/jaxstate.h"
+#include "py/interp.h"
+#include "jax/jaxstate.h"
 #include "repl.h"
 #include "util/diag.h"
 

@@ -19,8 +19,8 @@
 #include "ad/ad.h"
 #include "ir/mesh.h"
 #include "ir/type.h"
-#include "lang/interp.h"
-#include "lang/trace.h"
+#include "py/interp.h"
+#include "jax/trace.h"
 #include "prims/prim.h"
 #include "util/intern.h"
 

@@ -12,11 +12,11 @@
 #include <string.h>
 
 #include "exec/array.h"
-#include "lang/ast.h"
-#include "lang/commands.h"
-#include "lang/interp.h"
-#include "lang/lex.h"
-#include "lang/objects.h"
+#include "py/ast.h"
+#include "cmd/commands.h"
+#include "py/interp.h"
+#include "py/lex.h"
+#include "py/objects.h"
 
 /* ---- the lexer ---- */
 

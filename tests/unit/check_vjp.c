@@ -1,4 +1,4 @@
-/* check_vjp.c: unit tests of first-class VJP objects (lib/lang/vjp_api.c,
+/* check_vjp.c: unit tests of first-class VJP objects (lib/jax/vjp_api.c,
  * vjp_io.c, custom_vjp.c) and of the optimization pass (lib/opt).
  *
  *  - saveable_args' tuple-tree flags: broadcasting bools, tuples matching
@@ -17,10 +17,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lang/interp.h"
-#include "lang/jnp.h"
-#include "lang/objects.h"
-#include "lang/vjp.h"
+#include "py/interp.h"
+#include "jax/jnp.h"
+#include "py/objects.h"
+#include "jax/vjp.h"
 #include "opt/opt.h"
 #include "util/intern.h"
 

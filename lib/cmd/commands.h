@@ -1,0 +1,38 @@
+/* commands.h: the REPL's colon commands (:help, :load, :type ...).
+ *
+ * The table is data: the REPL's help and tab completion read it.  A command
+ * is a line that starts with ':' where a statement could start, in the REPL
+ * and in scripts alike.
+ */
+#ifndef SR_LANG_COMMANDS_H
+#define SR_LANG_COMMANDS_H
+
+#include "py/interp.h"
+
+typedef struct SrCommand {
+  const char *name;  /* "type" */
+  const char *alias; /* "t", or NULL */
+  const char *args;  /* "EXPR" */
+  const char *help;  /* one line */
+  /* arg is the text after the command word, trimmed; errors go to I->diags
+     (located at src/off); returns 0 or -1 */
+  int (*run)(SrInterp *I, const char *arg, SrSrc *src, size_t off);
+} SrCommand;
+
+/* The table, ending with a NULL name; later stages add rows. */
+const SrCommand *sr_commands(void);
+/* Adds a command (for stages that bring their own). */
+void sr_command_add(const SrCommand *c);
+/* Evaluates a command's argument as an expression, parsed where it stands
+   in src so that errors point into the command's line; NULL on error. */
+SrVal *sr_command_eval_arg(SrInterp *I, const char *arg, SrSrc *src, size_t off);
+/* The same for arg[a..b), a part of the argument: errors point at the
+   part and show the command's whole line. */
+SrVal *sr_command_eval_part(SrInterp *I, const char *arg, size_t a, size_t b, SrSrc *src, size_t off);
+/* Runs the command line text[off..end) of src. */
+int sr_command_run(SrInterp *I, SrSrc *src, size_t off, size_t end);
+/* Adds the autodiff commands, :jvp .. :gradcheck (lib/cmd/commands_ad.c;
+   sr_ad_api_init calls it). */
+void sr_commands_ad_init(void);
+
+#endif

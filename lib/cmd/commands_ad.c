@@ -1,0 +1,820 @@
+/* commands_ad.c: the REPL's autodiff commands.
+ *
+ *   :jvp F            the JVP jaxpr: (primals, tangents) -> (outs, tangents)
+ *   :linearize F      the forward jaxpr (outs and residuals) and the linear one
+ *   :vjp F            (primals, output cotangents) -> (outs, input cotangents)
+ *   :transpose F      F taken as linear in all its arguments, transposed
+ *   :grad F [ARGNUMS] jax.jit(jax.grad(F, ARGNUMS)).trace(...).jaxpr
+ *   :comm-static F    the equations that imply communication, with their path
+ *   :gradcheck F(ARGS) derivatives against finite differences, in float64
+ *
+ * F is a jaxpr value (traced on its arguments' types) or a call F(ARGS)
+ * of any function on example arguments (arrays or jax.ShapeDtypeStruct).
+ * `as NAME` at the end binds the jaxpr printed.
+ *
+ * The commands compose the language's API (jax.jvp, jax.vjp, jax.grad,
+ * jax.linear_transpose): what they print is what those functions trace.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ad/ad_rules.h"
+#include "check/check.h"
+#include "cmd/commands.h"
+#include "jax/jaxstate.h"
+#include "jax/jnp.h"
+#include "py/objects.h"
+#include "opt/opt.h"
+#include "util/intern.h"
+
+static void out(SrInterp *I, const char *s) { sr_write(I, s, strlen(s)); }
+
+static int usage(SrInterp *I, SrSrc *src, size_t off, const char *msg) {
+  sr_error(&I->diags, SR_E_USAGE, src, off, "%s", msg);
+  return -1;
+}
+
+/* ---- the argument: F or F(ARGS), then the rest, then `as NAME` ---- */
+
+typedef struct Target {
+  SrVal *fn;
+  SrVal *args;       /* a tuple of example arguments */
+  char *rest;        /* what follows (argnums for :grad) */
+  size_t rest_at;    /* where rest starts in the argument */
+  char *bind;        /* `as NAME`, or NULL */
+} Target;
+
+static void target_free(Target *t) {
+  sr_unref(t->fn);
+  sr_unref(t->args);
+  free(t->rest);
+  free(t->bind);
+  memset(t, 0, sizeof *t);
+}
+
+static int parse_target(SrInterp *I, const char *arg, SrSrc *src, size_t off, const char *cmd, Target *t) {
+  memset(t, 0, sizeof *t);
+  char *text = sr_xstrdup(arg);
+  /* `as NAME` */
+  size_t n = strlen(text);
+  char *as = NULL;
+  for (char *p = text; (p = strstr(p, " as ")) != NULL; p++) as = p;
+  if (as) {
+    char *nm = as + 4;
+    while (*nm == ' ') nm++;
+    int ok = *nm && (isalpha((unsigned char)*nm) || *nm == '_');
+    for (char *q = nm; *q && ok; q++) ok = isalnum((unsigned char)*q) || *q == '_';
+    if (ok) {
+      t->bind = sr_xstrdup(nm);
+      *as = 0;
+      n = strlen(text);
+    }
+  }
+  while (n && text[n - 1] == ' ') text[--n] = 0;
+  /* the function: a dotted name, or a braced jaxpr literal */
+  size_t i = 0;
+  if (text[0] == '{') {
+    int depth = 0;
+    for (; text[i]; i++) {
+      if (text[i] == '{') depth++;
+      else if (text[i] == '}' && --depth == 0) {
+        i++;
+        break;
+      }
+    }
+  } else {
+    while (text[i] && (isalnum((unsigned char)text[i]) || text[i] == '_' || text[i] == '.')) i++;
+  }
+  if (i == 0) {
+    free(text);
+    char msg[128];
+    snprintf(msg, sizeof msg, ":%s needs a function: a jaxpr name, or F(ARGS)", cmd);
+    return usage(I, src, off, msg);
+  }
+  t->fn = sr_command_eval_part(I, arg, 0, i, src, off);
+  if (!t->fn) {
+    free(text);
+    return -1;
+  }
+  if (text[i] == '(') {
+    int depth = 0;
+    size_t j = i;
+    for (; text[j]; j++) {
+      if (text[j] == '(' || text[j] == '[' || text[j] == '{') depth++;
+      else if ((text[j] == ')' || text[j] == ']' || text[j] == '}') && --depth == 0) break;
+    }
+    if (!text[j]) {
+      free(text);
+      return usage(I, src, off, "unbalanced parentheses in the arguments");
+    }
+    /* `(ARGS)` as it stands: a tuple when it has a comma at its top */
+    int commas = 0, blank = 1;
+    for (size_t k = i + 1, d = 0; k < j; k++) {
+      char c = text[k];
+      if (c == '(' || c == '[' || c == '{') d++;
+      else if (c == ')' || c == ']' || c == '}') d--;
+      else if (c == ',' && d == 0) commas++;
+      if (c != ' ') blank = 0;
+    }
+    t->args = sr_command_eval_part(I, arg, i, j + 1, src, off);
+    if (!t->args) {
+      free(text);
+      return -1;
+    }
+    if (!commas && !blank) {
+      SrVal *one = sr_seq(NULL, SR_V_TUPLE, 1);
+      sr_seq_push(NULL, one, t->args);
+      t->args = one;
+    }
+    i = j + 1;
+  } else {
+    if (t->fn->kind != SR_V_JAXPR) {
+      free(text);
+      char msg[160];
+      snprintf(msg, sizeof msg, ":%s of a function that is not a jaxpr needs example arguments: :%s f(x, y)", cmd, cmd);
+      return usage(I, src, off, msg);
+    }
+    const SrJaxpr *j = t->fn->jx.jaxpr;
+    t->args = sr_seq(NULL, SR_V_TUPLE, (int)sr_nargs(j));
+    for (uint32_t k = 0; k < sr_nargs(j); k++) sr_seq_push(NULL, t->args, sr_array_abstract(sr_args(j)[k]->type));
+  }
+  while (text[i] == ' ') i++;
+  t->rest = sr_xstrdup(text + i);
+  t->rest_at = i;
+  free(text);
+  /* only :grad takes more (its argnums) */
+  if (*t->rest && strcmp(cmd, "grad") != 0) {
+    char msg[160];
+    snprintf(msg, sizeof msg, ":%s: unexpected text after the function: %.80s", cmd, t->rest);
+    const char *at = src ? strstr(src->text + off, arg) : NULL;
+    return usage(I, src, at ? (size_t)(at - src->text) + t->rest_at : off, msg);
+  }
+  if (!sr_is_callable(t->fn)) {
+    char msg[128];
+    snprintf(msg, sizeof msg, ":%s needs a function, got %s", cmd, sr_val_kind_name(t->fn));
+    return usage(I, src, off, msg);
+  }
+  return 0;
+}
+
+/* Prints a jaxpr value and binds it when asked. */
+static int show(SrInterp *I, SrJaxpr *j, const char *bind, const char *title) {
+  SrVal *v = sr_jaxpr_val(NULL, j);
+  SrBuf b = SR_BUF_INIT;
+  if (title) sr_buf_printf(&b, "%s\n", title);
+  sr_val_str(&b, v);
+  sr_buf_putc(&b, '\n');
+  out(I, sr_buf_str(&b));
+  sr_buf_free(&b);
+  if (bind) sr_global_set(I, sr_intern_cstr(bind), v);
+  else sr_unref(v);
+  return 0;
+}
+
+/* A builtin of the API by name (jax.grad...). */
+static SrVal *api(const char *name) { return sr_lookup_qualname(name); }
+
+static SrVal *call(SrInterp *I, SrVal *fn, int n, SrVal **v, int nkw, const char **kw, SrVal **kwv) {
+  SrArgs a = {n, v, nkw, kw, kwv, NULL};
+  return sr_call(I, fn, &a);
+}
+
+/* Traces fn on args (a tuple) at top level: its jaxpr. */
+static SrJaxpr *trace_on(SrInterp *I, SrVal *fn, SrVal *args) {
+  SrTrace *saved = I->trace;
+  I->trace = NULL;
+  SrJaxpr *j = sr_trace_fn(I, fn, args->seq.n, args->seq.items, 0, NULL, NULL, NULL, NULL);
+  I->trace = saved;
+  return j;
+}
+
+/* Abstract values of the tangent (or cotangent) types of v's leaves, in
+   v's structure. */
+static SrVal *tangents_like(SrInterp *I, SrVal *v, int ct) {
+  SrVal *l = sr_pytree_flatten(I, v);
+  if (!l) return NULL;
+  SrVal *t = sr_seq(NULL, SR_V_LIST, l->seq.n);
+  for (int i = 0; i < l->seq.n; i++) {
+    const SrType *ty = sr_value_type(I, l->seq.items[i]);
+    ty = sr_type_with_weak(ct ? sr_ad_ct_type(ty) : sr_ad_tangent_type(ty), 0);
+    sr_seq_push(NULL, t, sr_array_abstract(ty));
+  }
+  SrVal *r = sr_pytree_unflatten(v, t);
+  sr_unref(t);
+  sr_unref(l);
+  return r;
+}
+
+/* ---- wrappers traced by the commands ---- */
+
+typedef struct Wrap {
+  SrVal *fn;
+  int n;
+  SrVal *extra;
+} Wrap;
+
+static void wrap_free(void *d) {
+  Wrap *w = d;
+  sr_unref(w->fn);
+  sr_unref(w->extra);
+  free(w);
+}
+
+/* (primals..., tangents...) -> jax.jvp(f, primals, tangents) */
+static SrVal *jvp_wrapper(SrInterp *I, SrArgs *a) {
+  Wrap *w = sr_current_builtin(I)->data;
+  SrVal *p = sr_tuple(NULL, 0, NULL), *t = sr_tuple(NULL, 0, NULL);
+  for (int i = 0; i < w->n; i++) sr_seq_push(NULL, p, sr_ref(a->v[i]));
+  for (int i = w->n; i < a->n; i++) sr_seq_push(NULL, t, sr_ref(a->v[i]));
+  SrVal *v[3] = {w->fn, p, t};
+  SrVal *r = call(I, api("jax.jvp"), 3, v, 0, NULL, NULL);
+  sr_unref(p);
+  sr_unref(t);
+  return r;
+}
+
+/* (primals..., ct) -> (out, f_vjp(ct)) */
+static SrVal *vjp_wrapper(SrInterp *I, SrArgs *a) {
+  Wrap *w = sr_current_builtin(I)->data;
+  SrVal **v = sr_xcalloc((size_t)w->n + 2, sizeof *v);
+  v[0] = w->fn;
+  for (int i = 0; i < w->n; i++) v[i + 1] = a->v[i];
+  SrVal *r = call(I, api("jax.vjp"), w->n + 1, v, 0, NULL, NULL);
+  free(v);
+  if (!r) return NULL;
+  SrVal *cts = sr_call1(I, r->seq.items[1], a->v[w->n]);
+  SrVal *res = NULL;
+  if (cts) {
+    res = sr_tuple(NULL, 0, NULL);
+    sr_seq_push(NULL, res, sr_ref(r->seq.items[0]));
+    sr_seq_push(NULL, res, cts);
+  }
+  sr_unref(r);
+  return res;
+}
+
+/* (ct) -> jax.linear_transpose(f, *examples)(ct) */
+static SrVal *transpose_wrapper(SrInterp *I, SrArgs *a) {
+  Wrap *w = sr_current_builtin(I)->data;
+  SrVal **v = sr_xcalloc((size_t)w->extra->seq.n + 2, sizeof *v);
+  v[0] = w->fn;
+  for (int i = 0; i < w->extra->seq.n; i++) v[i + 1] = w->extra->seq.items[i];
+  SrVal *ft = call(I, api("jax.linear_transpose"), w->extra->seq.n + 1, v, 0, NULL, NULL);
+  free(v);
+  if (!ft) return NULL;
+  SrVal *r = sr_call1(I, ft, a->v[0]);
+  sr_unref(ft);
+  return r;
+}
+
+static SrVal *wrapper(const char *name, SrBuiltinFn fn, SrVal *f, int n, SrVal *extra) {
+  Wrap *w = sr_xcalloc(1, sizeof *w);
+  w->fn = sr_ref(f);
+  w->n = n;
+  w->extra = extra ? sr_ref(extra) : NULL;
+  return sr_builtin_with(name, fn, w, wrap_free);
+}
+
+/* The output of fn on args, abstractly (jax.eval_shape). */
+static SrVal *eval_shape(SrInterp *I, SrVal *fn, SrVal *args) {
+  SrVal *tree = NULL;
+  SrTrace *saved = I->trace;
+  I->trace = NULL;
+  SrJaxpr *j = sr_trace_fn(I, fn, args->seq.n, args->seq.items, 0, NULL, NULL, &tree, NULL);
+  I->trace = saved;
+  if (!j) return NULL;
+  SrVal *l = sr_seq(NULL, SR_V_LIST, (int)j->nout);
+  for (uint32_t i = 0; i < j->nout; i++) sr_seq_push(NULL, l, sr_array_abstract(sr_atom_type(j->outvars[i])));
+  SrVal *r = sr_pytree_unflatten(tree, l);
+  sr_unref(l);
+  sr_unref(tree);
+  sr_program_unref(j->prog);
+  return r;
+}
+
+/* ---- the commands ---- */
+
+static int cmd_jvp(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
+  Target t;
+  if (parse_target(I, arg, src, off, "jvp", &t) < 0) return target_free(&t), -1;
+  int n = t.args->seq.n, rc = -1;
+  SrVal *all = sr_tuple(NULL, 0, NULL);
+  for (int i = 0; i < n; i++) sr_seq_push(NULL, all, sr_ref(t.args->seq.items[i]));
+  for (int i = 0; i < n; i++) {
+    SrVal *tl = tangents_like(I, t.args->seq.items[i], 0);
+    if (!tl) goto done;
+    sr_seq_push(NULL, all, tl);
+  }
+  SrVal *w = wrapper("jvp", jvp_wrapper, t.fn, n, NULL);
+  SrJaxpr *j = trace_on(I, w, all);
+  sr_unref(w);
+  if (j) {
+    rc = show(I, j, t.bind, NULL);
+    sr_program_unref(j->prog);
+  }
+done:
+  sr_unref(all);
+  target_free(&t);
+  return rc;
+}
+
+static int cmd_vjp(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
+  Target t;
+  if (parse_target(I, arg, src, off, "vjp", &t) < 0) return target_free(&t), -1;
+  int rc = -1;
+  SrVal *shape = eval_shape(I, t.fn, t.args);
+  SrVal *ct = shape ? tangents_like(I, shape, 1) : NULL;
+  sr_unref(shape);
+  if (ct) {
+    SrVal *all = sr_tuple(NULL, 0, NULL);
+    for (int i = 0; i < t.args->seq.n; i++) sr_seq_push(NULL, all, sr_ref(t.args->seq.items[i]));
+    sr_seq_push(NULL, all, ct);
+    SrVal *w = wrapper("vjp", vjp_wrapper, t.fn, t.args->seq.n, NULL);
+    SrJaxpr *j = trace_on(I, w, all);
+    sr_unref(w);
+    sr_unref(all);
+    if (j) {
+      rc = show(I, j, t.bind, NULL);
+      sr_program_unref(j->prog);
+    }
+  }
+  target_free(&t);
+  return rc;
+}
+
+static int cmd_transpose(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
+  Target t;
+  if (parse_target(I, arg, src, off, "transpose", &t) < 0) return target_free(&t), -1;
+  int rc = -1;
+  SrVal *shape = eval_shape(I, t.fn, t.args);
+  SrVal *ct = shape ? tangents_like(I, shape, 1) : NULL;
+  sr_unref(shape);
+  if (ct) {
+    SrVal *all = sr_tuple(NULL, 0, NULL);
+    sr_seq_push(NULL, all, ct);
+    SrVal *w = wrapper("transpose", transpose_wrapper, t.fn, 0, t.args);
+    SrJaxpr *j = trace_on(I, w, all);
+    sr_unref(w);
+    sr_unref(all);
+    if (j) {
+      rc = show(I, j, t.bind, NULL);
+      sr_program_unref(j->prog);
+    }
+  }
+  target_free(&t);
+  return rc;
+}
+
+static int cmd_grad(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
+  Target t;
+  if (parse_target(I, arg, src, off, "grad", &t) < 0) return target_free(&t), -1;
+  int rc = -1;
+  SrVal *argnums = NULL;
+  if (t.rest && *t.rest) {
+    argnums = sr_command_eval_part(I, arg, t.rest_at, t.rest_at + strlen(t.rest), src, off);
+    if (!argnums) return target_free(&t), -1;
+  }
+  const char *kw[1] = {sr_intern_cstr("argnums")};
+  SrVal *kwv[1] = {argnums};
+  SrVal *g = call(I, api("jax.grad"), 1, &t.fn, argnums ? 1 : 0, kw, kwv);
+  if (g) {
+    SrJaxpr *j = trace_on(I, g, t.args);
+    if (j) {
+      rc = show(I, j, t.bind, NULL);
+      sr_program_unref(j->prog);
+    }
+    sr_unref(g);
+  }
+  sr_unref(argnums);
+  target_free(&t);
+  return rc;
+}
+
+/* The function of a target as a jaxpr over its flat arguments. */
+static SrJaxpr *target_jaxpr(SrInterp *I, Target *t) {
+  if (t->fn->kind == SR_V_JAXPR) {
+    sr_program_ref(t->fn->jx.jaxpr->prog);
+    return t->fn->jx.jaxpr;
+  }
+  return trace_on(I, t->fn, t->args);
+}
+
+static int cmd_linearize(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
+  Target t;
+  if (parse_target(I, arg, src, off, "linearize", &t) < 0) return target_free(&t), -1;
+  int rc = -1;
+  SrJaxpr *j = target_jaxpr(I, &t);
+  if (j) {
+    uint32_t n = sr_nargs(j);
+    uint8_t *nz = sr_xcalloc(n + 1, 1);
+    for (uint32_t i = 0; i < n; i++) nz[i] = sr_ad_differentiable(sr_args(j)[i]->type);
+    SrAd ad;
+    sr_ad_begin(&ad, I, SR_AD_LIN);
+    SrLinJaxprs lj;
+    SrTrace *saved = I->trace;
+    I->trace = NULL;
+    if (ad_linearize_jaxpr(&ad, j, nz, NULL, NULL, &lj) == 0) {
+      I->trace = saved;
+      SrBuf b = SR_BUF_INIT;
+      sr_buf_printf(&b, "# forward: the outputs, then %d residual%s", lj.nres, lj.nres == 1 ? "" : "s");
+      int nf = 0;
+      for (int r = 0; r < lj.nres; r++) nf += lj.in_fwd[r] != 0;
+      if (nf) sr_buf_printf(&b, " (%d of them arguments, passed along)", nf);
+      show(I, lj.fwd, NULL, sr_buf_str(&b));
+      sr_buf_reset(&b);
+      sr_buf_puts(&b, "# linear: the residuals, then the tangents");
+      show(I, lj.lin, t.bind, sr_buf_str(&b));
+      sr_buf_free(&b);
+      ad_lin_jaxprs_free(&lj);
+      rc = 0;
+    }
+    I->trace = saved;
+    sr_ad_end(&ad);
+    free(nz);
+    sr_program_unref(j->prog);
+  }
+  target_free(&t);
+  return rc;
+}
+
+/* ---- :comm-static ---- */
+
+static SrVal *param(const SrEqn *e, const char *key) { return sr_eqn_param(e, sr_intern_cstr(key)); }
+
+static void axes_names(SrBuf *b, const SrMesh *m, SrAxes a) {
+  int k = 0;
+  for (int i = 0; m && i < m->n; i++)
+    if (a & (1u << i)) sr_buf_printf(b, k++ ? ",%s" : "%s", m->names[i]);
+}
+
+static void comm_line(SrInterp *I, const char *path, const SrEqn *e, const char *what, const SrMesh *m, SrAxes a,
+                      int *count) {
+  SrBuf b = SR_BUF_INIT;
+  sr_buf_printf(&b, "%s%s%s: ", path, *path ? "/" : "", e->prim->name);
+  for (uint32_t i = 0; i < e->nin; i++) {
+    const SrType *t = e->in[i]->type;
+    sr_buf_printf(&b, "%s%s", i ? " " : "", t ? sr_type_short(t) : "?");
+  }
+  sr_buf_puts(&b, " -> ");
+  for (uint32_t i = 0; i < e->nout; i++) sr_buf_printf(&b, "%s%s", i ? " " : "", sr_type_short(e->out[i]->type));
+  sr_buf_printf(&b, "  # %s", what);
+  if (a) {
+    sr_buf_puts(&b, " over ");
+    axes_names(&b, m, a);
+  }
+  sr_buf_putc(&b, '\n');
+  out(I, sr_buf_str(&b));
+  sr_buf_free(&b);
+  (*count)++;
+}
+
+static void comm_walk(SrInterp *I, const SrJaxpr *j, const char *path, int *count);
+
+static void comm_eqn(SrInterp *I, const SrEqn *e, const char *path, int *count) {
+  int id = e->prim->id;
+  SrCommNote notes[4];
+  int nn = sr_ad_comm_notes(e, notes, 4);
+  for (int i = 0; i < nn && i < 4; i++) comm_line(I, path, e, notes[i].what, notes[i].mesh, notes[i].axes, count);
+  if (nn >= 0) return;
+  /* nested jaxprs */
+  SrJaxpr *subs[64];
+  for (uint32_t p = 0; p < e->nparams; p++) {
+    int ns = sr_param_jaxprs(e->params[p].val, subs, 64);
+    for (int s = 0; s < ns && s < 64; s++) {
+      SrBuf b = SR_BUF_INIT;
+      sr_buf_puts(&b, path);
+      if (*path) sr_buf_putc(&b, '/');
+      const char *key = e->params[p].key;
+      switch (id) {
+      case SR_P_jit: case SR_P_pjit: {
+        SrVal *nm = param(e, "name");
+        if (nm && (nm->kind == SR_V_STR || nm->kind == SR_V_WORD)) sr_buf_printf(&b, "jit(%.*s)", (int)nm->str.n, nm->str.s);
+        else sr_buf_puts(&b, "jit");
+        break;
+      }
+      case SR_P_scan: sr_buf_puts(&b, "while/body"); break;
+      case SR_P_while: sr_buf_puts(&b, strcmp(key, "cond_jaxpr") == 0 ? "while/cond" : "while/body"); break;
+      case SR_P_cond: sr_buf_printf(&b, "cond/branch_%d", s); break;
+      default: sr_buf_puts(&b, e->prim->name); break;
+      }
+      comm_walk(I, subs[s], sr_buf_str(&b), count);
+      sr_buf_free(&b);
+    }
+  }
+}
+
+/* Equations whose results nothing uses are dead: the compiler removes
+   them with their communication, so they are not listed. */
+static void comm_walk(SrInterp *I, const SrJaxpr *j, const char *path, int *count) {
+  uint8_t *live = sr_xcalloc(j->nvars + 1, 1), *keep = sr_xcalloc(j->neqn + 1, 1);
+  for (uint32_t i = 0; i < j->nout; i++)
+    if (j->outvars[i]->kind == SR_VAR) live[j->outvars[i]->id] = 1;
+  for (uint32_t k = j->neqn; k-- > 0;) {
+    const SrEqn *e = &j->eqns[k];
+    int need = (e->prim->flags & SR_PF_COLL) != 0;
+    for (uint32_t i = 0; i < e->nout && !need; i++) need = e->out[i]->kind == SR_VAR && live[e->out[i]->id];
+    if (!need) continue;
+    keep[k] = 1;
+    for (uint32_t i = 0; i < e->nin; i++)
+      if (e->in[i]->kind != SR_LIT) live[e->in[i]->id] = 1;
+  }
+  for (uint32_t k = 0; k < j->neqn; k++)
+    if (keep[k]) comm_eqn(I, &j->eqns[k], path, count);
+  free(live);
+  free(keep);
+}
+
+static int cmd_comm_static(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
+  Target t;
+  if (parse_target(I, arg, src, off, "comm-static", &t) < 0) return target_free(&t), -1;
+  SrJaxpr *j = target_jaxpr(I, &t);
+  if (!j) return target_free(&t), -1;
+  int count = 0;
+  SrBuf b = SR_BUF_INIT;
+  const char *nm = j->name ? j->name : "";
+  if (t.fn->kind != SR_V_JAXPR && sr_builtin_name(t.fn)) nm = sr_builtin_name(t.fn);
+  sr_buf_puts(&b, *nm ? "jit(" : "");
+  sr_buf_puts(&b, nm);
+  sr_buf_puts(&b, *nm ? ")" : "");
+  comm_walk(I, j, sr_buf_str(&b), &count);
+  sr_buf_free(&b);
+  if (!count) out(I, "no communication\n");
+  sr_program_unref(j->prog);
+  target_free(&t);
+  return 0;
+}
+
+/* ---- :optimize ---- */
+
+/* F's jaxpr after the optimization pass of lib/opt (inlining, shard_map
+   fusion, CSE, DCE): what jit(F).lower(...).compile() stands for. */
+static int cmd_optimize(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
+  Target t;
+  if (parse_target(I, arg, src, off, "optimize", &t) < 0) return target_free(&t), -1;
+  SrJaxpr *j = target_jaxpr(I, &t);
+  if (!j) return target_free(&t), -1;
+  const char *nm = j->name ? j->name : "";
+  if (t.fn->kind != SR_V_JAXPR && sr_builtin_name(t.fn)) nm = sr_builtin_name(t.fn);
+  SrOptStats st;
+  SrJaxpr *o = sr_opt_optimize(j, nm, NULL, &st);
+  SrBuf b = SR_BUF_INIT;
+  sr_buf_printf(&b,
+                "# optimized: %d equation%s (was %lld): inlined %d call%s, fused %d shard_map%s, merged %d (CSE), "
+                "removed %d (DCE)",
+                st.eqns_out, st.eqns_out == 1 ? "" : "s", (long long)st.eqns_in, st.inlined, st.inlined == 1 ? "" : "s",
+                st.fused, st.fused == 1 ? "" : "s", st.cse, st.dce);
+  show(I, o, t.bind, sr_buf_str(&b));
+  sr_buf_free(&b);
+  sr_program_unref(o->prog);
+  sr_program_unref(j->prog);
+  target_free(&t);
+  return 0;
+}
+
+/* ---- :gradcheck ---- */
+
+/* Deterministic directions in [-1, 1]. */
+static double rnd(uint64_t *s) {
+  *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+  return (double)((*s >> 11) & ((1ull << 52) - 1)) / (double)(1ull << 51) - 1.0;
+}
+
+static SrVal *random_like(SrInterp *I, const SrType *t, uint64_t *seed) {
+  int64_t n = sr_type_numel(t);
+  if (n < 0 || !sr_exec_from_host) return NULL;
+  double *re = sr_xcalloc((size_t)n + 1, sizeof *re);
+  for (int64_t i = 0; i < n; i++) re[i] = rnd(seed);
+  struct SrArray *a = sr_exec_from_host(I, sr_type_with_weak(t, 0), re, NULL, NULL);
+  free(re);
+  return a ? sr_array_concrete(a) : NULL;
+}
+
+/* One line of :gradcheck's report: NAME's relative error ERR against TOL.
+ * An error that passes prints as a bound, the least power of ten above it
+ * but no less than NOISE, the rounding noise the check cannot see below
+ * (its digits change with the BLAS kernel and the CPU); one that fails
+ * prints as it is. */
+static void gradcheck_line(SrBuf *b, const char *name, double err, double tol, double noise) {
+  if (err <= tol) {
+    double bound = noise;
+    while (bound <= err) bound *= 10;
+    sr_buf_printf(b, "%s: relative error < %.0e, tolerance %.0e  ok\n", name, bound, tol);
+  } else {
+    sr_buf_printf(b, "%s: relative error %.2e, tolerance %.0e  FAILED\n", name, err, tol);
+  }
+}
+
+/* <a, b> summed over all elements, as a Python float (eager). */
+static int dot_scalar(SrAd *ad, SrVal *a, SrVal *b, double *out) {
+  SrVal *p = ad_mul(ad, a, b);
+  const SrType *t = ad_type(ad, p);
+  if (!t) return -1;
+  int64_t axes[SR_MAX_RANK];
+  for (int i = 0; i < t->ndim; i++) axes[i] = i;
+  SrVal *s = t->ndim ? ad_reduce_sum(ad, p, axes, t->ndim, NULL) : p;
+  SrArrayObj *ao = sr_array_of(s);
+  if (!ao || ao->kind != SR_AV_CONCRETE || !sr_exec_hooks.array_item) {
+    sr_raise(ad->I, "RuntimeError", ":gradcheck needs concrete arrays: evaluation is not available");
+    return -1;
+  }
+  SrVal *item = sr_exec_hooks.array_item(ad->I, ao->data);
+  if (!item) return -1;
+  *out = item->kind == SR_V_FLOAT ? item->f : (double)item->i;
+  sr_unref(item);
+  return 0;
+}
+
+static int cmd_gradcheck(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
+  Target t;
+  if (parse_target(I, arg, src, off, "gradcheck", &t) < 0) return target_free(&t), -1;
+  if (I->trace) return target_free(&t), usage(I, src, off, ":gradcheck runs eagerly, not inside a trace");
+  if (!sr_exec_from_host) return target_free(&t), usage(I, src, off, ":gradcheck needs the evaluator (concrete arrays)");
+  int rc = -1, saved_x64 = I->jax->enable_x64;
+  int traced = t.fn->kind != SR_V_JAXPR;
+  SrAd ad;
+  sr_ad_begin(&ad, I, SR_AD_BWD);
+  SrJaxpr *j = NULL;
+  SrVal **x = NULL, **v = NULL, **w = NULL, **y = NULL, **ty = NULL, **yp = NULL, **ym = NULL;
+  SrVal *leaves = NULL;
+  /* the arguments, in float64 for a traced function (x64 on) */
+  if (traced) I->jax->enable_x64 = 1;
+  leaves = sr_seq(NULL, SR_V_LIST, 0);
+  for (int i = 0; i < t.args->seq.n; i++) {
+    SrVal *l = sr_pytree_flatten(I, t.args->seq.items[i]);
+    if (!l) goto done;
+    for (int k = 0; k < l->seq.n; k++) {
+      SrVal *a = sr_jnp_asarray(I, l->seq.items[k], -1);
+      if (!a) {
+        sr_unref(l);
+        goto done;
+      }
+      const SrType *at = sr_value_type(I, a);
+      if (traced && sr_dtype_is_float(at->dtype) && at->dtype != SR_F64) {
+        SrVal *c = sr_ref(ad_convert(&ad, a, SR_F64, 0));
+        sr_unref(a);
+        a = c;
+        if (!a) {
+          sr_unref(l);
+          goto done;
+        }
+      }
+      sr_seq_push(NULL, leaves, a);
+    }
+    sr_unref(l);
+  }
+  {
+    SrVal *targs = sr_pytree_unflatten(t.args, leaves);
+    SrTrace *saved = I->trace;
+    j = traced ? sr_trace_fn(I, t.fn, targs->seq.n, targs->seq.items, 0, NULL, NULL, NULL, NULL) : t.fn->jx.jaxpr;
+    I->trace = saved;
+    sr_unref(targs);
+    if (!j) goto done;
+    if (!traced) sr_program_ref(j->prog);
+  }
+  uint32_t n = sr_nargs(j), no = j->nout;
+  if ((uint32_t)leaves->seq.n != n) {
+    usage(I, src, off, ":gradcheck: the function closes over traced values; pass them as arguments");
+    goto done;
+  }
+  x = leaves->seq.items;
+  v = sr_xcalloc(n + 1, sizeof *v);
+  w = sr_xcalloc(no + 1, sizeof *w);
+  y = sr_xcalloc(no + 1, sizeof *y);
+  ty = sr_xcalloc(no + 1, sizeof *ty);
+  uint64_t seed = 12345;
+  for (uint32_t i = 0; i < n; i++) {
+    const SrType *at = sr_value_type(I, x[i]);
+    if (sr_ad_differentiable(at) && !(v[i] = random_like(I, at, &seed))) goto done;
+  }
+  if (sr_ad_jvp(I, j, x, v, y, ty) < 0) goto done;
+  /* central differences: f(x + h v) - f(x - h v) over 2h */
+  int f64 = 1;
+  for (uint32_t i = 0; i < n; i++)
+    if (v[i] && sr_value_type(I, x[i])->dtype != SR_F64) f64 = 0;
+  double h = f64 ? 1e-6 : 1e-3;
+  SrVal **xp = sr_xcalloc(n + 1, sizeof *xp), **xm = sr_xcalloc(n + 1, sizeof *xm);
+  for (uint32_t i = 0; i < n; i++) {
+    if (!v[i]) {
+      xp[i] = xm[i] = x[i];
+      continue;
+    }
+    const SrType *at = sr_value_type(I, x[i]);
+    SrVal *hv = ad_mul(&ad, v[i], ad_scalar(&ad, at->dtype, 0, h));
+    xp[i] = ad_binop(&ad, SR_P_add, x[i], hv);
+    xm[i] = ad_binop(&ad, SR_P_sub, x[i], hv);
+    if (!xp[i] || !xm[i]) {
+      free(xp);
+      free(xm);
+      goto done;
+    }
+  }
+  SrVal *rp = sr_eval_jaxpr(I, j, (int)n, xp), *rm = rp ? sr_eval_jaxpr(I, j, (int)n, xm) : NULL;
+  free(xp);
+  free(xm);
+  if (!rp || !rm) {
+    sr_unref(rp);
+    goto done;
+  }
+  double err = 0, scale = 0, lhs = 0, rhs = 0;
+  int ok = 1;
+  for (uint32_t k = 0; k < no && ok; k++) {
+    const SrType *ot = sr_value_type(I, y[k]);
+    if (!sr_ad_differentiable(ot)) continue;
+    SrVal *tk = ty[k] ? ty[k] : ad_full(&ad, ot, 0.0);
+    SrVal *fd = ad_div(&ad, ad_binop(&ad, SR_P_sub, rp->seq.items[k], rm->seq.items[k]), ad_scalar(&ad, ot->dtype, 0, 2 * h));
+    SrVal *diff = ad_binop(&ad, SR_P_sub, fd, tk);
+    double e2, s2;
+    if (dot_scalar(&ad, diff, diff, &e2) < 0 || dot_scalar(&ad, fd, fd, &s2) < 0) {
+      ok = 0;
+      break;
+    }
+    err += e2;
+    scale += s2;
+    /* the dot-product test of the VJP: <w, J v> = <J^T w, v> */
+    if (!(w[k] = random_like(I, ot, &seed))) ok = 0;
+    double d;
+    if (ok && dot_scalar(&ad, w[k], tk, &d) < 0) ok = 0;
+    rhs += d;
+  }
+  sr_unref(rp);
+  sr_unref(rm);
+  if (!ok) goto done;
+  {
+    SrLinear lin;
+    SrVal **outs = sr_xcalloc(no + 1, sizeof *outs), **cin = sr_xcalloc(n + 1, sizeof *cin);
+    int lrc = sr_ad_linearize(I, j, x, NULL, NULL, outs, &lin);
+    if (lrc == 0) lrc = sr_ad_vjp_apply(I, &lin, w, cin, 1);
+    for (uint32_t i = 0; lrc == 0 && i < n; i++) {
+      double d;
+      if (!v[i] || !cin[i]) continue;
+      if (dot_scalar(&ad, cin[i], v[i], &d) < 0) lrc = -1;
+      lhs += d;
+    }
+    for (uint32_t i = 0; i < no; i++) sr_unref(outs[i]);
+    for (uint32_t i = 0; i < n; i++) sr_unref(cin[i]);
+    free(outs);
+    free(cin);
+    if (lrc == 0) sr_ad_linear_free(&lin);
+    if (lrc < 0) goto done;
+  }
+  {
+    double rel = sqrt(err) / (sqrt(scale) > 1e-30 ? sqrt(scale) : 1.0);
+    double rel2 = fabs(lhs - rhs) / (fabs(rhs) > 1e-30 ? fabs(rhs) : 1.0);
+    double tol = f64 ? 1e-6 : 2e-2, tol2 = f64 ? 1e-10 : 1e-4;
+    /* the noise: about eps / h for the differences (2e-10 in float64, 1e-4
+       in float32), some eps for the identity; the floors sit well above */
+    double noise = f64 ? 1e-8 : 1e-3, noise2 = f64 ? 1e-13 : 1e-5;
+    SrBuf b = SR_BUF_INIT;
+    char name[64];
+    snprintf(name, sizeof name, "jvp vs central differences (%s, h=%g)", f64 ? "float64" : "float32", h);
+    gradcheck_line(&b, name, rel, tol, noise);
+    gradcheck_line(&b, "vjp vs jvp, <w, J v> = <J^T w, v>", rel2, tol2, noise2);
+    out(I, sr_buf_str(&b));
+    sr_buf_free(&b);
+    rc = rel <= tol && rel2 <= tol2 ? 0 : -1;
+    if (rc < 0) usage(I, src, off, ":gradcheck: the derivatives disagree");
+  }
+done:
+  I->jax->enable_x64 = saved_x64;
+  sr_ad_end(&ad);
+  if (j) {
+    uint32_t n2 = sr_nargs(j), no2 = j->nout;
+    for (uint32_t i = 0; v && i < n2; i++) sr_unref(v[i]);
+    for (uint32_t i = 0; i < no2; i++) {
+      if (w) sr_unref(w[i]);
+      if (y) sr_unref(y[i]);
+      if (ty) sr_unref(ty[i]);
+    }
+    sr_program_unref(j->prog);
+  }
+  free(v);
+  free(w);
+  free(y);
+  free(ty);
+  (void)yp;
+  (void)ym;
+  sr_unref(leaves);
+  target_free(&t);
+  return rc;
+}
+
+void sr_commands_ad_init(void) {
+  static const SrCommand cmds[] = {
+      {"jvp", NULL, "F", "print the JVP jaxpr of F (a jaxpr, or f(ARGS)): (primals, tangents) -> (outs, tangents)",
+       cmd_jvp},
+      {"linearize", NULL, "F", "print F's forward jaxpr (outputs and residuals) and its linear jaxpr", cmd_linearize},
+      {"vjp", NULL, "F", "print the VJP jaxpr of F: (primals, output cotangents) -> (outs, input cotangents)", cmd_vjp},
+      {"transpose", NULL, "F", "print the transpose of F, taken as linear in all its arguments", cmd_transpose},
+      {"grad", NULL, "F [ARGNUMS]", "print jax.jit(jax.grad(F, ARGNUMS)).trace(...).jaxpr; `as NAME` binds it", cmd_grad},
+      {"comm-static", NULL, "F", "list F's equations that imply communication, with their nesting path",
+       cmd_comm_static},
+      {"optimize", NULL, "F", "print F's jaxpr after inlining, shard_map fusion, CSE and DCE (what XLA would run)",
+       cmd_optimize},
+      {"gradcheck", NULL, "F(ARGS)", "check F's JVP against finite differences (float64) and its VJP against the JVP",
+       cmd_gradcheck},
+  };
+
+  for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) sr_command_add(&cmds[i]);
+}

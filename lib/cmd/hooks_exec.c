@@ -1,0 +1,245 @@
+/* hooks_exec.c: the evaluator as the language reaches it: the hooks of
+ * lang/trace.h (running primitives and jaxprs on concrete arrays, arrays
+ * from host values, printing arrays), the :comm command, and the
+ * built-ins of lib/jax/builtins_exec.c. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/eval.h"
+#include "exec/exec.h"
+#include "exec/kern.h"
+#include "exec/numfmt.h"
+#include "cmd/commands.h"
+#include "jax/jaxstate.h"
+#include "jax/jnp.h"
+#include "py/objects.h"
+#include "jax/trace.h"
+#include "util/mem.h"
+
+void sr_builtins_exec_init(void); /* lib/jax/builtins_exec.c */
+
+/* :comm shows the last statement's collectives; :comm EXPR evaluates EXPR
+   (a call, typically) and shows the collectives it ran. */
+static int cmd_comm(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
+  if (*arg) {
+    sr_exec_stmt_begin(I);
+    SrVal *v = sr_command_eval_arg(I, arg, src, off);
+    if (!v) return -1;
+    sr_unref(v);
+  }
+  SrBuf b = SR_BUF_INIT;
+  sr_exec_ledger_str(I, &b);
+  sr_write(I, b.p, b.len);
+  sr_buf_free(&b);
+  return 0;
+}
+
+/* ---- hooks ---- */
+
+static int hook_eqn(SrInterp *I, const SrPrim *prim, const SrParam *params, int nparams, int nin, struct SrArray **in,
+                    int nout, const SrType *const *out_types, struct SrArray **out, SrDiags *d) {
+  SrEvalCtx cx;
+  sr_eval_ctx_init(&cx, I, sr_exec(I), d);
+  cx.mesh = I->jax->mesh;
+  SrEvalEqn e = {prim, params, (uint32_t)nparams, (uint32_t)nin, (uint32_t)nout, in, out_types, out, 0};
+  if (sr_ev_eqn(&cx, &e) < 0) return -1;
+  /* an eager operation commits its results as JAX's dispatch does: a
+     committed input, a mesh in context, several devices (layout.h) */
+  int committed = cx.mesh != NULL;
+  for (int i = 0; i < nin && !committed; i++) committed = in[i]->committed;
+  for (int i = 0; i < nout; i++) {
+    if (out[i]->committed || !(committed || out[i]->ndev > 1)) continue;
+    if (out[i]->rc > 1) {
+      SrArray *c = sr_array_retype(out[i], out[i]->type, out[i]->layout);
+      if (out[i]->sharding) c->sharding = sr_ref(out[i]->sharding);
+      sr_array_unref(out[i]);
+      out[i] = c;
+    }
+    out[i]->committed = 1;
+  }
+  return 0;
+}
+
+static int hook_jaxpr(SrInterp *I, const SrJaxpr *j, int nin, struct SrArray **in, struct SrArray **out, SrDiags *d) {
+  SrEvalCtx cx;
+  sr_eval_ctx_init(&cx, I, sr_exec(I), d);
+  cx.mesh = I->jax->mesh;
+  if ((uint32_t)nin != sr_nargs(j)) return sr_error(d, SR_E_RUNTIME, NULL, 0, "the jaxpr takes %u arguments, %d given", sr_nargs(j), nin);
+  return sr_ev_jaxpr(&cx, j, in, out);
+}
+
+/* A whole array from host bytes, replicated on mesh m (NULL: meshless);
+   only this rank's devices get the buffer. */
+static SrArray *place(SrInterp *I, const SrType *t, const SrMesh *m, SrBuffer *b) {
+  SrExec *ex = sr_exec(I);
+  SrArray *a = sr_array_new(t, sr_layout_of_type(sr_type_strip_sharding(sr_type_with_weak(t, 0))), m);
+  for (int p = 0; p < a->ndev; p++)
+    if (sr_comm_local(ex->comm, m, p)) a->shard[p] = sr_buffer_ref(b);
+  return a;
+}
+
+static struct SrArray *hook_from_scalar(SrInterp *I, const SrType *t, double re, double im, int64_t iv) {
+  (void)im;
+  size_t es = sr_elem_size(t->dtype);
+  if (!es || sr_dtype_kind(t->dtype) == SR_DK_COMPLEX) {
+    sr_raise(I, "NotImplementedError", "shardrepl cannot hold arrays of dtype %s", sr_dtype_name(t->dtype));
+    return NULL;
+  }
+  SrBuffer *b = sr_buffer_new(es);
+  sr_kern_set_scalar(t->dtype, re, iv, b->data);
+  SrArray *a = place(I, t, NULL, b);
+  sr_buffer_unref(b);
+  return a;
+}
+
+static struct SrArray *from_host(SrInterp *I, const SrType *t, const double *re, const double *im, const int64_t *iv) {
+  (void)im;
+  size_t es = sr_elem_size(t->dtype);
+  if (!es || sr_dtype_kind(t->dtype) == SR_DK_COMPLEX) {
+    sr_raise(I, "NotImplementedError", "shardrepl cannot hold arrays of dtype %s", sr_dtype_name(t->dtype));
+    return NULL;
+  }
+  int64_t n = sr_type_numel(t);
+  SrBuffer *b = sr_buffer_new((size_t)n * es);
+  int isf = sr_dtype_is_float(t->dtype);
+  for (int64_t i = 0; i < n; i++)
+    sr_kern_set_scalar(t->dtype, re[i], isf ? sr_f2i64(re[i]) : iv[i], (char *)b->data + (size_t)i * es);
+  SrArray *a = place(I, t, I->jax->mesh, b);
+  sr_buffer_unref(b);
+  return a;
+}
+
+static void hook_unref(struct SrArray *a) { sr_array_unref(a); }
+static const SrType *hook_type(struct SrArray *a) { return a->type; }
+
+/* The whole value on the host (malloc'ed), or NULL with d filled. */
+static void *host_copy(SrInterp *I, SrArray *a, SrDiags *d) {
+  SrEvalCtx cx;
+  sr_eval_ctx_init(&cx, I, sr_exec(I), d);
+  cx.mesh = I->jax->mesh;
+  sr_ev_push(&cx, "print");
+  size_t n = (size_t)sr_type_numel(a->type) * sr_elem_size(a->type->dtype);
+  void *h = sr_xmalloc(n ? n : 1);
+  if (sr_array_to_host(&cx, a, h) < 0) {
+    free(h);
+    return NULL;
+  }
+  return h;
+}
+
+static int is_key(SrDtype dt) {
+  const char *n = sr_dtype_name(dt);
+  return strncmp(n, "key<", 4) == 0;
+}
+
+static void shape_str(SrBuf *out, const SrType *t) {
+  sr_buf_putc(out, '(');
+  for (int i = 0; i < t->ndim; i++) sr_buf_printf(out, i ? ", %lld" : "%lld", (long long)t->dims[i].size);
+  if (t->ndim == 1) sr_buf_putc(out, ',');
+  sr_buf_putc(out, ')');
+}
+
+void sr_exec_sharding_str(SrInterp *I, SrBuf *out, SrArray *a); /* builtins_exec.c */
+
+/* An array whose values could not be copied to the host (another rank's
+   failure, arrays that differ between ranks) prints a placeholder, and the
+   print raises the error (sr_to_str sees the exception). */
+static void copy_failed(SrInterp *I, SrBuf *out, SrDiags *d) {
+  sr_buf_puts(out, "<array: ");
+  if (d->first) sr_buf_puts(out, d->first->msg);
+  sr_buf_putc(out, '>');
+  if (I && !I->exc) sr_raise_diags(I, d, "RuntimeError");
+  sr_diags_clear(d);
+}
+
+static void hook_repr(SrInterp *I, SrBuf *out, struct SrArray *a, int weak) {
+  const SrType *t = a->type;
+  if (a->layout->unreduced) {
+    /* ArrayImpl.__repr__ of an unreduced array: no values */
+    sr_buf_puts(out, "Array(shape=");
+    shape_str(out, t);
+    sr_buf_printf(out, ", dtype=%s%s, sharding=", sr_dtype_name(t->dtype), weak ? ", weak_type=True" : "");
+    sr_exec_sharding_str(I, out, a);
+    sr_buf_putc(out, ')');
+    return;
+  }
+  SrDiags d = SR_DIAGS_INIT;
+  void *h = host_copy(I, a, &d);
+  if (!h) {
+    copy_failed(I, out, &d);
+    return;
+  }
+  int64_t shape[SR_MAX_RANK + 1];
+  for (int i = 0; i < t->ndim; i++) shape[i] = t->dims[i].size;
+  if (is_key(t->dtype)) {
+    /* Array((), dtype=key<fry>) overlaying:\n[0 0] */
+    sr_buf_puts(out, "Array(");
+    shape_str(out, t);
+    sr_buf_printf(out, ", dtype=%s) overlaying:\n", sr_dtype_name(t->dtype));
+    shape[t->ndim] = 2;
+    sr_numfmt_str(out, SR_U32, t->ndim + 1, shape, h);
+  } else {
+    sr_numfmt_repr(out, t->dtype, t->ndim, shape, h, weak);
+  }
+  free(h);
+}
+
+static void hook_str(SrInterp *I, SrBuf *out, struct SrArray *a) {
+  const SrType *t = a->type;
+  if (a->layout->unreduced || is_key(t->dtype)) {
+    hook_repr(I, out, a, t->weak);
+    return;
+  }
+  SrDiags d = SR_DIAGS_INIT;
+  void *h = host_copy(I, a, &d);
+  if (!h) {
+    copy_failed(I, out, &d);
+    return;
+  }
+  int64_t shape[SR_MAX_RANK];
+  for (int i = 0; i < t->ndim; i++) shape[i] = t->dims[i].size;
+  sr_numfmt_str(out, t->dtype, t->ndim, shape, h);
+  free(h);
+}
+
+static SrVal *hook_item(SrInterp *I, struct SrArray *a) {
+  const SrType *t = a->type;
+  if (sr_type_numel(t) != 1)
+    return sr_raise(I, "ValueError", "can only convert an array of size 1 to a Python scalar");
+  if (is_key(t->dtype) || !sr_elem_size(t->dtype))
+    return sr_raise(I, "TypeError", "cannot convert an array of dtype %s to a Python scalar", sr_dtype_name(t->dtype));
+  SrDiags d = SR_DIAGS_INIT;
+  void *h = host_copy(I, a, &d);
+  if (!h) return sr_raise_diags(I, &d, "RuntimeError");
+  SrVal *r;
+  if (t->dtype == SR_BOOL) r = sr_bool(*(uint8_t *)h != 0);
+  else if (sr_dtype_is_float(t->dtype)) r = sr_float(NULL, sr_kern_get_f64(t->dtype, h));
+  else if (t->dtype == SR_U64) r = sr_int(NULL, (int64_t) * (uint64_t *)h);
+  else r = sr_int(NULL, sr_kern_get_i64(t->dtype, h));
+  free(h);
+  return r;
+}
+
+int sr_hooks_exec_init(SrInterp *I) {
+  sr_eval_init();
+  sr_exec_hooks.eqn = hook_eqn;
+  sr_exec_hooks.jaxpr = hook_jaxpr;
+  sr_exec_hooks.from_scalar = hook_from_scalar;
+  sr_exec_hooks.array_unref = hook_unref;
+  sr_exec_hooks.array_repr = hook_repr;
+  sr_exec_hooks.array_str = hook_str;
+  sr_exec_hooks.array_item = hook_item;
+  sr_exec_hooks.array_type = hook_type;
+  sr_exec_from_host = from_host;
+  static int once;
+  if (!once) {
+    once = 1;
+    SrCommand c = {"comm", NULL, "[EXPR]",
+                   "show the collectives the last statement ran, or EXPR runs now (kind, axes, bytes, count, where)",
+                   cmd_comm};
+    sr_command_add(&c);
+    sr_builtins_exec_init();
+  }
+  (void)I;
+  return 0;
+}

@@ -1,0 +1,408 @@
+/* array.c: array values of the language (jax.Array, tracers,
+ * ShapeDtypeStruct) and avals (what jax.typeof returns). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "jax/jaxstate.h"
+#include "py/objects.h"
+#include "jax/trace.h"
+#include "util/intern.h"
+
+/* ---- avals ---- */
+
+static void aval_str(SrBuf *out, const SrVal *v) { sr_type_long(out, v->obj.data); }
+
+static void aval_repr(SrBuf *out, const SrVal *v) {
+  const SrType *t = v->obj.data;
+  sr_buf_puts(out, "ShapedArray(");
+  sr_type_str(out, t, 0);
+  if (t->weak) sr_buf_puts(out, ", weak_type=True");
+  sr_buf_putc(out, ')');
+}
+
+/* The NamedSharding of a type as jax.typeof(x).sharding shows it: over
+   the abstract mesh in context when it has the type's axes. */
+SrVal *sr_type_sharding(SrInterp *I, const SrType *t);
+
+SrVal *sr_type_sharding(SrInterp *I, const SrType *t) {
+  const SrMesh *ctx = sr_jax_abstract_mesh(I->jax);
+  const SrMesh *m = ctx;
+  if (t->mesh && sr_mesh_shape(ctx) != t->mesh) m = t->mesh;
+  SrShardSpec s;
+  sr_shard_of_type(t, &s);
+  s.mesh = t->mesh ? t->mesh : sr_mesh_shape(m);
+  SrVal *spec = sr_shard_to_spec_val(&s);
+  SrVal *r = sr_sharding_val(NULL, m, spec->spec, NULL);
+  sr_unref(spec);
+  return r;
+}
+
+static SrVal *shape_tuple(const SrType *t) {
+  SrVal *s = sr_seq(NULL, SR_V_TUPLE, t->ndim);
+  for (int i = 0; i < t->ndim; i++) sr_seq_push(NULL, s, sr_int(NULL, t->dims[i].size));
+  return s;
+}
+
+static SrVal *axes_set(const SrType *t, SrAxes axes) {
+  SrVal *s = sr_seq(NULL, SR_V_FROZENSET, 0);
+  for (int i = 0; t->mesh && i < t->mesh->n; i++)
+    if (axes & (1u << i)) sr_seq_push(NULL, s, sr_str_cstr(NULL, t->mesh->names[i]));
+  return s;
+}
+
+/* The attributes arrays and avals share. */
+static SrVal *type_attr(SrInterp *I, const SrType *t, const char *name) {
+  if (strcmp(name, "shape") == 0) return shape_tuple(t);
+  if (strcmp(name, "dtype") == 0) return sr_dtype_val(NULL, t->dtype);
+  if (strcmp(name, "ndim") == 0) return sr_int(NULL, t->ndim);
+  if (strcmp(name, "size") == 0) return sr_int(NULL, sr_type_numel(t));
+  if (strcmp(name, "weak_type") == 0) return sr_bool(t->weak);
+  if (strcmp(name, "mat") == 0 || strcmp(name, "vma") == 0) {
+    SrVal *d = sr_dict(NULL);
+    sr_dict_set(NULL, d, sr_str_cstr(NULL, "varying"), axes_set(t, t->varying));
+    sr_dict_set(NULL, d, sr_str_cstr(NULL, "unreduced"), axes_set(t, t->unreduced));
+    sr_dict_set(NULL, d, sr_str_cstr(NULL, "reduced"), axes_set(t, t->reduced));
+    if (strcmp(name, "vma") == 0) {
+      SrVal *v = sr_ref(sr_dict_get(d, sr_str_cstr(NULL, "varying")));
+      sr_unref(d);
+      return v;
+    }
+    return sr_namespace(d);
+  }
+  (void)I;
+  return NULL;
+}
+
+static SrVal *aval_getattr(SrInterp *I, SrVal *self, const char *name) {
+  const SrType *t = self->obj.data;
+  if (strcmp(name, "sharding") == 0) return sr_type_sharding(I, t);
+  return type_attr(I, t, name);
+}
+
+static const SrLangOps aval_ops = {.getattr = aval_getattr};
+const SrClass sr_aval_class = {"ShapedArray", NULL, aval_repr, aval_str, &aval_ops};
+
+SrVal *sr_aval_new(const SrType *t) { return sr_obj(&sr_aval_class, (void *)t); }
+
+/* ---- arrays ---- */
+
+static void array_free(void *d) {
+  SrArrayObj *a = d;
+  if (a->data && sr_exec_hooks.array_unref) sr_exec_hooks.array_unref(a->data);
+  sr_unref(a->sharding);
+  free(a);
+}
+
+static SrInterp *printing_interp;
+
+static void array_repr(SrBuf *out, const SrVal *v) {
+  const SrArrayObj *a = v->obj.data;
+  switch (a->kind) {
+  case SR_AV_CONCRETE:
+    if (sr_exec_hooks.array_repr) {
+      sr_exec_hooks.array_repr(printing_interp, out, a->data, a->type->weak);
+      return;
+    }
+    break;
+  case SR_AV_TRACER:
+    sr_buf_puts(out, "DynamicJaxprTracer<");
+    sr_type_long(out, a->type);
+    sr_buf_putc(out, '>');
+    return;
+  default:
+    break;
+  }
+  if (a->has_value) {
+    SrBuf t = SR_BUF_INIT;
+    if (sr_dtype_is_inexact(a->type->dtype)) sr_buf_printf(&t, "%.9g", a->value.f);
+    else sr_buf_printf(&t, "%lld", (long long)a->value.i);
+    sr_buf_printf(out, "Array(%s, dtype=%s)", t.p, sr_dtype_name(a->type->dtype));
+    sr_buf_free(&t);
+    return;
+  }
+  /* ShapeDtypeStruct(shape=(8, 4), dtype=float32, sharding=...) */
+  sr_buf_puts(out, "ShapeDtypeStruct(shape=");
+  SrVal *s = shape_tuple(a->type);
+  sr_val_repr(out, s);
+  sr_unref(s);
+  sr_buf_printf(out, ", dtype=%s", sr_dtype_name(a->type->dtype));
+  if (a->sharding) {
+    sr_buf_puts(out, ", sharding=");
+    sr_val_str(out, a->sharding);
+  }
+  if (a->type->weak) sr_buf_puts(out, ", weak_type=True");
+  sr_buf_putc(out, ')');
+}
+
+static void array_str(SrBuf *out, const SrVal *v) {
+  const SrArrayObj *a = v->obj.data;
+  if (a->kind == SR_AV_CONCRETE && sr_exec_hooks.array_str) {
+    sr_exec_hooks.array_str(printing_interp, out, a->data);
+    return;
+  }
+  array_repr(out, v);
+}
+
+/* operators go to the jax.numpy functions, which promote and bind */
+static const char *binop_fn(int op) {
+  switch (op) {
+  case SR_OP_ADD: return "jax.numpy.add";
+  case SR_OP_SUB: return "jax.numpy.subtract";
+  case SR_OP_MUL: return "jax.numpy.multiply";
+  case SR_OP_DIV: return "jax.numpy.true_divide";
+  case SR_OP_FLOORDIV: return "jax.numpy.floor_divide";
+  case SR_OP_MOD: return "jax.numpy.remainder";
+  case SR_OP_POW: return "jax.numpy.power";
+  case SR_OP_MATMUL: return "jax.numpy.matmul";
+  case SR_OP_LSHIFT: return "jax.numpy.left_shift";
+  case SR_OP_RSHIFT: return "jax.numpy.right_shift";
+  case SR_OP_BITAND: return "jax.numpy.bitwise_and";
+  case SR_OP_BITOR: return "jax.numpy.bitwise_or";
+  case SR_OP_BITXOR: return "jax.numpy.bitwise_xor";
+  case SR_OP_EQ: return "jax.numpy.equal";
+  case SR_OP_NE: return "jax.numpy.not_equal";
+  case SR_OP_LT: return "jax.numpy.less";
+  case SR_OP_LE: return "jax.numpy.less_equal";
+  case SR_OP_GT: return "jax.numpy.greater";
+  case SR_OP_GE: return "jax.numpy.greater_equal";
+  default: return NULL;
+  }
+}
+
+static int array_like(SrVal *v) {
+  return sr_array_of(v) || v->kind == SR_V_INT || v->kind == SR_V_FLOAT || v->kind == SR_V_BOOL ||
+         v->kind == SR_V_COMPLEX || v->kind == SR_V_LIST || v->kind == SR_V_TUPLE;
+}
+
+static SrVal *call_fn(SrInterp *I, const char *qualname, int n, SrVal **args) {
+  SrVal *fn = sr_lookup_qualname(qualname);
+  if (!fn) return sr_raise(I, "NotImplementedError", "%s is not available", qualname);
+  SrArgs a = {n, args, 0, NULL, NULL, NULL};
+  return sr_call(I, fn, &a);
+}
+
+static SrVal *array_binop(SrInterp *I, int op, SrVal *a, SrVal *b) {
+  const char *fn = binop_fn(op);
+  if (!fn || !array_like(a) || !array_like(b)) return NULL;
+  SrVal *args[2] = {a, b};
+  return call_fn(I, fn, 2, args);
+}
+
+static SrVal *array_unop(SrInterp *I, int op, SrVal *x) {
+  SrArrayObj *a = x->obj.data;
+  if (op == SR_OP_ITEM) {
+    if (a->kind == SR_AV_CONCRETE && sr_exec_hooks.array_item) return sr_exec_hooks.array_item(I, a->data);
+    if (a->has_value) {
+      if (a->type->dtype == SR_BOOL) return sr_bool((int)a->value.i);
+      if (sr_dtype_is_inexact(a->type->dtype)) return sr_float(NULL, a->value.f);
+      return sr_int(NULL, a->value.i);
+    }
+    if (a->kind == SR_AV_TRACER) {
+      SrBuf b = SR_BUF_INIT;
+      sr_type_long(&b, a->type);
+      sr_raise(I, "ConcretizationTypeError",
+               "Abstract tracer value encountered where concrete value is expected: traced array with shape %s",
+               b.p);
+      sr_buf_free(&b);
+      return NULL;
+    }
+    return sr_raise(I, "TypeError", "an abstract array has no value");
+  }
+  const char *fn = op == SR_OP_NEG ? "jax.numpy.negative" : op == SR_OP_POS ? "jax.numpy.positive"
+                   : op == SR_OP_INVERT ? "jax.numpy.invert" : NULL;
+  if (!fn) return NULL;
+  return call_fn(I, fn, 1, &x);
+}
+
+static int array_truthy(SrInterp *I, SrVal *x) {
+  SrArrayObj *a = x->obj.data;
+  if (sr_type_numel(a->type) != 1) {
+    sr_raise(I, "ValueError", "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()");
+    return -1;
+  }
+  if (a->kind == SR_AV_TRACER) {
+    SrBuf b = SR_BUF_INIT;
+    sr_type_long(&b, a->type);
+    sr_raise(I, "TracerBoolConversionError", "Attempted boolean conversion of traced array with shape %s.", b.p);
+    sr_buf_free(&b);
+    return -1;
+  }
+  SrVal *item = array_unop(I, SR_OP_ITEM, x);
+  if (!item) return -1;
+  int t = sr_val_truthy(item);
+  sr_unref(item);
+  return t;
+}
+
+static int64_t array_len(SrInterp *I, SrVal *x) {
+  SrArrayObj *a = x->obj.data;
+  if (a->type->ndim == 0) {
+    sr_raise(I, "TypeError", "len() of unsized object");
+    return -1;
+  }
+  return a->type->dims[0].size;
+}
+
+static SrVal *array_getitem(SrInterp *I, SrVal *x, SrVal *key) {
+  SrVal *args[2] = {x, key};
+  return call_fn(I, "jax.numpy._getitem", 2, args);
+}
+
+static SrVal *array_iter(SrInterp *I, SrVal *x) {
+  int64_t n = array_len(I, x);
+  if (n < 0) return NULL;
+  SrVal *l = sr_seq(NULL, SR_V_LIST, (int)n);
+  for (int64_t i = 0; i < n; i++) {
+    SrVal *k = sr_int(NULL, i);
+    SrVal *v = array_getitem(I, x, k);
+    sr_unref(k);
+    if (!v) {
+      sr_unref(l);
+      return NULL;
+    }
+    sr_seq_push(NULL, l, v);
+  }
+  return l;
+}
+
+/* x.method(...): jax.numpy.method(x, ...); reshape/transpose also take
+   their shape as separate arguments */
+static SrVal *array_method(SrInterp *I, SrArgs *a) {
+  SrBuiltin *b = sr_current_builtin(I);
+  const char *name = b->data;
+  char q[128];
+  snprintf(q, sizeof q, "jax.Array.method.%s", name);
+  SrVal *fn = sr_lookup_qualname(q);
+  if (!fn) {
+    snprintf(q, sizeof q, "jax.numpy.%s", name);
+    fn = sr_lookup_qualname(q);
+  }
+  if (!fn) return sr_raise(I, "AttributeError", "'ArrayImpl' object has no attribute '%s'", name);
+  int pack = (strcmp(name, "reshape") == 0 || strcmp(name, "transpose") == 0) && a->n > 1;
+  SrVal *argv[64];
+  int n = 0;
+  argv[n++] = a->self;
+  SrVal *packed = NULL;
+  if (pack) {
+    packed = sr_seq(NULL, SR_V_TUPLE, a->n);
+    for (int i = 0; i < a->n; i++) sr_seq_push(NULL, packed, sr_ref(a->v[i]));
+    argv[n++] = packed;
+  } else {
+    for (int i = 0; i < a->n && n < 64; i++) argv[n++] = a->v[i];
+  }
+  SrArgs ca = {n, argv, a->nkw, a->kw, a->kwv, NULL};
+  SrVal *r = sr_call(I, fn, &ca);
+  sr_unref(packed);
+  return r;
+}
+
+static const char *const methods[] = {
+  "reshape", "sum", "max", "min", "mean", "prod", "astype", "transpose", "squeeze", "argmax",
+  "argmin", "cumsum", "ravel", "flatten", "clip", "dot", "any", "all", "round", "conj", "var",
+  "std", "swapaxes", "repeat", "item", "tolist", "block_until_ready", "copy", NULL,
+};
+
+static SrVal *array_getattr(SrInterp *I, SrVal *self, const char *name) {
+  SrArrayObj *a = self->obj.data;
+  SrVal *r = type_attr(I, a->type, name);
+  if (r) return r;
+  if (strcmp(name, "T") == 0 || strcmp(name, "mT") == 0) return call_fn(I, "jax.numpy.transpose", 1, &self);
+  if (strcmp(name, "aval") == 0) return sr_aval_new(a->type);
+  if (strcmp(name, "sharding") == 0 && a->kind == SR_AV_ABSTRACT) {
+    if (a->sharding) return sr_ref(a->sharding);
+    return sr_type_sharding(I, a->type);
+  }
+  char q[128];
+  snprintf(q, sizeof q, "jax.Array.property.%s", name);
+  SrVal *prop = sr_lookup_qualname(q);
+  if (prop) {
+    SrArgs pa = {0, NULL, 0, NULL, NULL, NULL};
+    SrVal *bound = sr_bound_method(self, name, ((SrBuiltin *)prop->obj.data)->fn);
+    r = sr_call(I, bound, &pa);
+    sr_unref(bound);
+    return r;
+  }
+  snprintf(q, sizeof q, "jax.Array.method.%s", name);
+  int known = sr_lookup_qualname(q) != NULL;
+  for (int i = 0; methods[i] && !known; i++) known = strcmp(methods[i], name) == 0;
+  if (known) {
+    SrVal *m = sr_builtin_with(name, array_method, (void *)sr_intern_cstr(name), NULL);
+    ((SrBuiltin *)m->obj.data)->self = sr_ref(self);
+    return m;
+  }
+  return NULL;
+}
+
+static const SrLangOps array_ops = {
+  .getattr = array_getattr,
+  .getitem = array_getitem,
+  .iter = array_iter,
+  .binop = array_binop,
+  .unop = array_unop,
+  .len = array_len,
+  .truthy = array_truthy,
+};
+
+const SrClass sr_array_class = {"ArrayImpl", array_free, array_repr, array_str, &array_ops};
+
+SrVal *sr_array_abstract(const SrType *t) {
+  SrArrayObj *a = sr_xcalloc(1, sizeof *a);
+  a->kind = SR_AV_ABSTRACT;
+  a->type = t;
+  return sr_obj(&sr_array_class, a);
+}
+
+SrVal *sr_array_concrete(struct SrArray *data) {
+  SrArrayObj *a = sr_xcalloc(1, sizeof *a);
+  a->kind = SR_AV_CONCRETE;
+  a->data = data;
+  a->type = sr_exec_array_type(data);
+  return sr_obj(&sr_array_class, a);
+}
+
+void sr_array_printing(SrInterp *I) { printing_interp = I; }
+
+SrVal *sr_array_scalar(const SrType *t, double re, double im, int64_t i) {
+  SrArrayObj *a = sr_xcalloc(1, sizeof *a);
+  a->kind = SR_AV_ABSTRACT;
+  a->type = t;
+  a->has_value = 1;
+  if (sr_dtype_kind(t->dtype) == SR_DK_COMPLEX) {
+    a->value.c[0] = re;
+    a->value.c[1] = im;
+  } else if (sr_dtype_is_inexact(t->dtype)) {
+    a->value.f = t->dtype == SR_F32 ? (double)(float)re : re;
+  } else {
+    a->value.i = i;
+  }
+  return sr_obj(&sr_array_class, a);
+}
+
+/* ---- namespaces: objects whose attributes are a dict (ManualAxisType) ---- */
+
+static void ns_free(void *d) { sr_unref(d); }
+
+static void ns_repr(SrBuf *out, const SrVal *v) {
+  const SrVal *d = v->obj.data;
+  sr_buf_puts(out, "namespace(");
+  for (int i = 0; i < d->dict.n; i++) {
+    if (i) sr_buf_puts(out, ", ");
+    sr_val_str(out, d->dict.keys[i]);
+    sr_buf_putc(out, '=');
+    sr_val_repr(out, d->dict.vals[i]);
+  }
+  sr_buf_putc(out, ')');
+}
+
+static SrVal *ns_getattr(SrInterp *I, SrVal *self, const char *name) {
+  SrVal *k = sr_str_cstr(NULL, name);
+  SrVal *v = sr_dict_get(self->obj.data, k);
+  sr_unref(k);
+  (void)I;
+  return v ? sr_ref(v) : NULL;
+}
+
+static const SrLangOps ns_ops = {.getattr = ns_getattr};
+static const SrClass ns_class = {"namespace", ns_free, ns_repr, NULL, &ns_ops};
+
+SrVal *sr_namespace(SrVal *dict) { return sr_obj(&ns_class, dict); }

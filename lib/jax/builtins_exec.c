@@ -1,0 +1,1125 @@
+/* builtins_exec.c: the built-ins of concrete arrays -- devices, x.sharding,
+ * x.addressable_shards, jax.device_put, jax.reshard,
+ * jax.debug.visualize_array_sharding, jax.random, np.save / np.load, and
+ * the array methods that need data (item). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/eval.h"
+#include "exec/exec.h"
+#include "exec/kern.h"
+#include "exec/layout.h"
+#include "exec/npy.h"
+#include "exec/prng.h"
+#include "jax/api.h"
+#include "jax/jaxstate.h"
+#include "jax/jnp.h"
+#include "jax/layout_api.h"
+#include "jax/random_api.h"
+#include "py/objects.h"
+#include "jax/trace.h"
+#include "prims/rule.h"
+#include "util/intern.h"
+#include "util/mem.h"
+
+void sr_builtins_exec_init(void);
+void sr_exec_sharding_str(SrInterp *I, SrBuf *out, SrArray *a);
+
+/* ---- helpers ---- */
+
+static void ctx(SrInterp *I, SrEvalCtx *cx, SrDiags *d, const char *where) {
+  sr_eval_ctx_init(cx, I, sr_exec(I), d);
+  cx->mesh = I->jax->mesh;
+  sr_ev_push(cx, where);
+}
+
+/* The concrete array of a value (converting numbers and lists), a new
+   reference; NULL (with *v_out set to the value) for tracers and
+   abstract values. */
+static SrArray *concrete_of(SrInterp *I, SrVal *v, SrVal **as_array) {
+  SrVal *x = sr_jnp_asarray(I, v, -1);
+  if (!x) return NULL;
+  SrArrayObj *a = sr_array_of(x);
+  if (a && a->kind == SR_AV_CONCRETE) {
+    SrArray *r = sr_array_ref(a->data);
+    if (as_array) *as_array = x;
+    else sr_unref(x);
+    return r;
+  }
+  if (a && a->has_value && a->kind == SR_AV_ABSTRACT && sr_exec_hooks.from_scalar) {
+    /* a scalar that only has a value: make it concrete */
+    double re = sr_dtype_is_inexact(a->type->dtype) ? a->value.f : (double)a->value.i;
+    SrArray *r = sr_exec_hooks.from_scalar(I, a->type, re, 0, a->value.i);
+    if (as_array) *as_array = x;
+    else sr_unref(x);
+    return r;
+  }
+  if (as_array) *as_array = x;
+  else sr_unref(x);
+  return NULL;
+}
+
+static const SrMesh *device_mesh(int dev) {
+  SrMesh m = {0};
+  m.devices = &dev;
+  return sr_mesh_intern(&m);
+}
+
+/* The whole value on the host (malloc'ed), or NULL with an exception. */
+static void *host_data(SrInterp *I, SrArray *a) {
+  SrEvalCtx cx;
+  SrDiags d = SR_DIAGS_INIT;
+  ctx(I, &cx, &d, "fetch");
+  size_t n = (size_t)sr_type_numel(a->type) * sr_elem_size(a->type->dtype);
+  void *h = sr_xmalloc(n ? n : 1);
+  if (sr_array_to_host(&cx, a, h) < 0) {
+    free(h);
+    sr_raise_diags(I, &d, "RuntimeError");
+    return NULL;
+  }
+  return h;
+}
+
+static SrVal *wrap(SrArray *a) { return a ? sr_array_concrete(a) : NULL; }
+
+/* ---- devices ---- */
+
+static void device_repr(SrBuf *out, const SrVal *v) {
+  sr_buf_printf(out, "CpuDevice(id=%d)", (int)(intptr_t)v->obj.data);
+}
+
+static void device_str(SrBuf *out, const SrVal *v) { sr_buf_printf(out, "cpu:%d", (int)(intptr_t)v->obj.data); }
+
+static SrVal *device_getattr(SrInterp *I, SrVal *self, const char *name) {
+  int id = (int)(intptr_t)self->obj.data;
+  if (strcmp(name, "id") == 0) return sr_int(NULL, id);
+  if (strcmp(name, "platform") == 0 || strcmp(name, "device_kind") == 0) return sr_str_cstr(NULL, "cpu");
+  if (strcmp(name, "process_index") == 0) {
+    SrComm *c = sr_exec(I)->comm;
+    return sr_int(NULL, c->nranks > 1 ? (int64_t)id * c->nranks / c->ndev : 0);
+  }
+  return NULL;
+}
+
+static SrVal *device_compare(SrInterp *I, int op, SrVal *a, SrVal *b);
+static const SrLangOps device_ops = {.getattr = device_getattr, .compare = device_compare};
+static const SrClass device_class = {"CpuDevice", NULL, device_repr, device_str, &device_ops};
+
+static SrVal *device_compare(SrInterp *I, int op, SrVal *a, SrVal *b) {
+  (void)I;
+  if (!sr_is_obj(a, &device_class) || !sr_is_obj(b, &device_class)) return NULL;
+  int eq = a->obj.data == b->obj.data;
+  if (op == SR_OP_EQ) return sr_bool(eq);
+  if (op == SR_OP_NE) return sr_bool(!eq);
+  return NULL;
+}
+
+static SrVal *device_val(int id) { return sr_obj(&device_class, (void *)(intptr_t)id); }
+
+SrVal *sr_exec_device_val(int id) { return device_val(id); }
+
+int sr_exec_device_id(const SrVal *v) { return sr_is_obj(v, &device_class) ? (int)(intptr_t)v->obj.data : -1; }
+
+static SrVal *bi_devices(SrInterp *I, SrArgs *a) {
+  (void)a;
+  SrComm *c = sr_exec(I)->comm;
+  SrVal *l = sr_seq(NULL, SR_V_LIST, c->ndev);
+  for (int i = 0; i < c->ndev; i++) sr_seq_push(NULL, l, device_val(i));
+  return l;
+}
+
+static SrVal *bi_local_devices(SrInterp *I, SrArgs *a) {
+  (void)a;
+  SrComm *c = sr_exec(I)->comm;
+  SrVal *l = sr_seq(NULL, SR_V_LIST, c->dev_hi - c->dev_lo);
+  for (int i = c->dev_lo; i < c->dev_hi; i++) sr_seq_push(NULL, l, device_val(i));
+  return l;
+}
+
+static SrVal *bi_device_count(SrInterp *I, SrArgs *a) {
+  (void)a;
+  return sr_int(NULL, sr_exec(I)->comm->ndev);
+}
+
+static SrVal *bi_local_device_count(SrInterp *I, SrArgs *a) {
+  (void)a;
+  SrComm *c = sr_exec(I)->comm;
+  return sr_int(NULL, c->dev_hi - c->dev_lo);
+}
+
+static SrVal *bi_process_index(SrInterp *I, SrArgs *a) {
+  (void)a;
+  return sr_int(NULL, sr_exec(I)->comm->rank);
+}
+
+static SrVal *bi_process_count(SrInterp *I, SrArgs *a) {
+  (void)a;
+  return sr_int(NULL, sr_exec(I)->comm->nranks);
+}
+
+/* ---- x.sharding ---- */
+
+static int mesh_has_auto(const SrMesh *m) {
+  for (int i = 0; m && i < m->n; i++)
+    if (m->types[i] == SR_AXIS_AUTO) return 1;
+  return 0;
+}
+
+/* The concrete sharding of an array: what device_put was given, or the
+   layout's (trailing Nones dropped where the evaluator chose Auto axes, as
+   XLA's shardings print). */
+static SrVal *array_sharding(SrArray *a) {
+  if (a->sharding) return sr_ref(a->sharding);
+  if (!a->mesh || !a->mesh->n) return sr_single_device_sharding(a->mesh ? sr_mesh_device(a->mesh, 0) : 0);
+  SrShardSpec s;
+  sr_shard_of_type(a->layout, &s);
+  s.mesh = sr_mesh_shape(a->mesh);
+  if (mesh_has_auto(a->mesh))
+    while (s.ndim > 0 && s.nax[s.ndim - 1] == 0) s.ndim--;
+  SrVal *spec = sr_shard_to_spec_val(&s);
+  SrVal *r = sr_sharding_val(NULL, a->mesh, spec->spec, sr_intern_cstr("device"));
+  sr_unref(spec);
+  return r;
+}
+
+SrVal *sr_exec_array_sharding(SrArray *a) { return array_sharding(a); }
+
+void sr_exec_sharding_str(SrInterp *I, SrBuf *out, SrArray *a) {
+  (void)I;
+  SrVal *s = array_sharding(a);
+  sr_val_str(out, s);
+  sr_unref(s);
+}
+
+static SrVal *prop_sharding(SrInterp *I, SrArgs *a) {
+  SrArrayObj *o = sr_array_of(a->self);
+  if (!o) return sr_raise(I, "TypeError", "sharding of a non-array");
+  if (o->kind != SR_AV_CONCRETE) return sr_type_sharding(I, o->type);
+  return array_sharding(o->data);
+}
+
+/* ---- x.addressable_shards ---- */
+
+typedef struct Shard {
+  int device;
+  SrVal *data, *index;
+  int replica;
+} Shard;
+
+static void shard_free(void *p) {
+  Shard *s = p;
+  sr_unref(s->data);
+  sr_unref(s->index);
+  free(s);
+}
+
+static void shard_repr(SrBuf *out, const SrVal *v) {
+  const Shard *s = v->obj.data;
+  sr_buf_printf(out, "Shard(device=CpuDevice(id=%d), index=", s->device);
+  sr_val_repr(out, s->index);
+  sr_buf_printf(out, ", replica_id=%d, data=", s->replica);
+  sr_val_str(out, s->data);
+  sr_buf_putc(out, ')');
+}
+
+static SrVal *shard_getattr(SrInterp *I, SrVal *self, const char *name) {
+  (void)I;
+  Shard *s = self->obj.data;
+  if (strcmp(name, "device") == 0) return device_val(s->device);
+  if (strcmp(name, "data") == 0) return sr_ref(s->data);
+  if (strcmp(name, "index") == 0) return sr_ref(s->index);
+  if (strcmp(name, "replica_id") == 0) return sr_int(NULL, s->replica);
+  return NULL;
+}
+
+static const SrLangOps shard_ops = {.getattr = shard_getattr};
+static const SrClass shard_class = {"Shard", shard_free, shard_repr, NULL, &shard_ops};
+
+static SrVal *prop_addressable_shards(SrInterp *I, SrArgs *args) {
+  SrArrayObj *o = sr_array_of(args->self);
+  if (!o || o->kind != SR_AV_CONCRETE)
+    return sr_raise(I, "ConcretizationTypeError", "addressable_shards of an abstract or traced array");
+  SrArray *a = o->data;
+  SrComm *c = sr_exec(I)->comm;
+  const SrType *l = a->layout;
+  int64_t shape[SR_MAX_RANK];
+  sr_layout_shard_shape(l, shape);
+  const SrType *st = sr_type_array(a->type->dtype, l->ndim, shape);
+  SrVal *list = sr_seq(NULL, SR_V_LIST, a->ndev);
+  for (int p = 0; p < a->ndev; p++) {
+    /* Under MPI every rank lists every device's shard (one controller's
+       view, as in one process); another rank's data is fetched from it
+       when used, so all ranks run the same collectives. */
+    SrBuffer *b = sr_array_buf(a, p);
+    if (!b && sr_comm_local(c, a->mesh, p)) continue;
+    int dev = a->mesh ? sr_mesh_device(a->mesh, p) : 0;
+    SrArray *d = sr_array_new(st, NULL, device_mesh(dev));
+    d->shard[0] = sr_buffer_ref(b);
+    d->local = a->local; /* the shard's bytes, in the array's order */
+    memcpy(d->m2m, a->m2m, sizeof d->m2m);
+    Shard *s = sr_xcalloc(1, sizeof *s);
+    s->device = dev;
+    s->data = sr_array_concrete(d);
+    int64_t start[SR_MAX_RANK];
+    if (a->mesh) sr_layout_block_start(l, a->mesh, p, start);
+    else memset(start, 0, sizeof start);
+    s->index = sr_seq(NULL, SR_V_TUPLE, l->ndim);
+    for (int i = 0; i < l->ndim; i++) {
+      int whole = !l->dims[i].nax;
+      sr_seq_push(NULL, s->index,
+                  sr_slice_new(whole ? sr_none() : sr_int(NULL, start[i]), whole ? sr_none() : sr_int(NULL, start[i] + shape[i]),
+                               sr_none()));
+    }
+    /* replica_id: how many earlier devices hold the same block */
+    int rep = 0;
+    for (int q = 0; q < p && a->mesh; q++) {
+      int same = 1;
+      for (int i = 0; i < l->ndim && same; i++)
+        same = sr_layout_block_index(l, a->mesh, q, i) == sr_layout_block_index(l, a->mesh, p, i);
+      rep += same;
+    }
+    s->replica = rep;
+    sr_seq_push(NULL, list, sr_obj(&shard_class, s));
+  }
+  return list;
+}
+
+/* ---- device_put and reshard ---- */
+
+/* A spec padded with Nones to rank n (PartitionSpec._normalized_spec_for_aval). */
+static SrVal *padded_spec(const SrSpec *s, int n) {
+  SrSpec c = *s;
+  SrSpecEntry e[SR_MAX_RANK];
+  int k = 0;
+  for (; k < s->n && k < SR_MAX_RANK; k++) e[k] = s->e[k];
+  for (; k < n; k++) e[k] = (SrSpecEntry){0, NULL};
+  c.e = e;
+  c.n = n > s->n ? n : s->n;
+  return sr_spec_val(NULL, &c);
+}
+
+/* The type a layout gives on mesh m: only its Explicit axes. */
+static const SrType *type_of_layout(const SrType *base, const SrType *l, const SrMesh *m) {
+  SrTypeBuilder b;
+  sr_type_builder(&b, l);
+  b.weak = base->weak;
+  SrAxes expl = m ? sr_mesh_axes_of_type(m, SR_AXIS_EXPLICIT) : 0;
+  int named = 0;
+  for (int i = 0; i < b.ndim; i++) {
+    SrDim *d = &b.dims[i];
+    int n = 0;
+    for (int k = 0; k < d->nax; k++)
+      if (expl & (1u << d->ax[k])) d->ax[n++] = d->ax[k];
+    for (int k = n; k < SR_MAX_DIM_AXES; k++) d->ax[k] = 0;
+    d->nax = (uint8_t)n;
+    named |= n > 0;
+  }
+  b.unreduced &= expl;
+  b.reduced &= expl;
+  if (!b.unreduced) b.ukind = SR_UK_NONE;
+  named |= b.unreduced || b.reduced;
+  b.mesh = named && m ? sr_mesh_shape(m) : NULL;
+  return sr_type_get(&b);
+}
+
+static int check_divisible(SrInterp *I, const SrType *l, const SrVal *sh) {
+  for (int i = 0; i < l->ndim; i++) {
+    int64_t n = sr_layout_splits(l, i);
+    if (n > 1 && l->dims[i].size % n) {
+      SrBuf b = SR_BUF_INIT, s = SR_BUF_INIT, shp = SR_BUF_INIT;
+      sr_val_str(&b, sh);
+      if (sh->kind == SR_V_SHARDING) sr_spec_repr(&s, sh->sh.spec);
+      shp.len = 0;
+      sr_buf_putc(&shp, '(');
+      for (int k = 0; k < l->ndim; k++) sr_buf_printf(&shp, k ? ", %lld" : "%lld", (long long)l->dims[k].size);
+      sr_buf_puts(&shp, l->ndim == 1 ? ",)" : ")");
+      sr_raise(I, "ValueError",
+               "One of device_put args was given the sharding of %s, which implies that the global size of its dimension "
+               "%d should be divisible by %lld, but it is equal to %lld (full shape: %s)",
+               b.p, i, (long long)n, (long long)l->dims[i].size, shp.p);
+      sr_buf_free(&b);
+      sr_buf_free(&s);
+      sr_buf_free(&shp);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* device_put's target as a concrete sharding value (new ref), a device,
+   or NULL (with *dev set) */
+static SrVal *target_sharding(SrInterp *I, SrVal *t, int *dev) {
+  *dev = -1;
+  if (sr_is_obj(t, &device_class)) {
+    *dev = (int)(intptr_t)t->obj.data;
+    return NULL;
+  }
+  if (sr_single_device_sharding_id(t) >= 0) {
+    *dev = sr_single_device_sharding_id(t);
+    return NULL;
+  }
+  if (t->kind == SR_V_SPEC) {
+    if (!I->jax->mesh)
+      return sr_raise(I, "ValueError",
+                      "device_put with a PartitionSpec needs a mesh in context: use jax.set_mesh(mesh) or pass a NamedSharding");
+    return sr_sharding_val(NULL, I->jax->mesh, t->spec, sr_intern_cstr("device"));
+  }
+  if (t->kind == SR_V_SHARDING) {
+    if (t->sh.mesh->abstract) return sr_raise(I, "ValueError", "device_put needs a NamedSharding over a concrete Mesh, not an AbstractMesh");
+    return sr_sharding_val(NULL, t->sh.mesh, t->sh.spec, sr_intern_cstr("device"));
+  }
+  SrBuf b = SR_BUF_INIT;
+  sr_to_repr(I, &b, t);
+  sr_raise(I, "TypeError", "device_put: %s is not a device, a PartitionSpec or a NamedSharding", b.p);
+  sr_buf_free(&b);
+  return NULL;
+}
+
+static SrVal *bind_reshard(SrInterp *I, SrVal *x, SrVal *target) {
+  const SrType *t = sr_value_type(I, x);
+  if (!t) return sr_raise(I, "TypeError", "reshard of a non-array");
+  SrVal *sh = sr_sharding_arg(I, target, t->ndim, "reshard");
+  if (!sh) {
+    if (!I->exc)
+      sr_raise(I, "ValueError", "Reshard should only be used with out_shardings which are non-None and have a non-empty mesh. Got sharding None.");
+    return NULL;
+  }
+  SrVal *full = padded_spec(sh->sh.spec, t->ndim);
+  SrVal *ds = sr_sharding_val(NULL, sh->sh.mesh, full->spec, NULL);
+  sr_unref(full);
+  sr_unref(sh);
+  SrVal *cm = target->kind == SR_V_SHARDING && !target->sh.mesh->abstract ? sr_mesh_val(NULL, target->sh.mesh) : sr_none();
+  return sr_bindv(I, SR_P_reshard, 1, &x, "dst_sharding", ds, "concrete_mesh", cm, NULL);
+}
+
+static SrVal *bi_device_put(SrInterp *I, SrArgs *args);
+
+/* jax.device_put of a pytree (a list, tuple or dict of arrays): each leaf
+   put, the device or sharding broadcast over it, or a tree of them that
+   matches it. */
+static SrVal *device_put_tree(SrInterp *I, SrVal *x, SrVal *dev) {
+  SrVal *ch = x->kind == SR_V_LIST || x->kind == SR_V_TUPLE || x->kind == SR_V_DICT ? sr_pytree_children(x) : NULL;
+  if (!ch) {
+    SrVal *v[2] = {x, dev};
+    SrArgs a = {dev ? 2 : 1, v, 0, NULL, NULL, NULL};
+    return bi_device_put(I, &a);
+  }
+  SrVal *dch = dev && (dev->kind == SR_V_LIST || dev->kind == SR_V_TUPLE || dev->kind == SR_V_DICT) ? sr_pytree_children(dev) : NULL;
+  if (dch && dch->seq.n != ch->seq.n) {
+    sr_unref(ch);
+    sr_unref(dch);
+    return sr_raise(I, "ValueError", "device_put: the devices or shardings do not match the structure of the arguments");
+  }
+  for (int i = 0; i < ch->seq.n; i++) {
+    SrVal *r = device_put_tree(I, ch->seq.items[i], dch ? dch->seq.items[i] : dev);
+    if (!r) {
+      sr_unref(ch);
+      sr_unref(dch);
+      return NULL;
+    }
+    sr_unref(ch->seq.items[i]);
+    ch->seq.items[i] = r;
+  }
+  SrVal *r = sr_pytree_rebuild(x, ch);
+  sr_unref(ch);
+  sr_unref(dch);
+  return r;
+}
+
+static SrVal *bi_device_put(SrInterp *I, SrArgs *args) {
+  SrVal *p[5];
+  if (sr_args_parse(I, args, "device_put", "x, device=, *, src=, donate=, may_alias=", p) < 0) return NULL;
+  if (sr_check_py_int(I, p[0]) < 0) return NULL;
+  if (p[0]->kind == SR_V_LIST || p[0]->kind == SR_V_TUPLE || p[0]->kind == SR_V_DICT)
+    return device_put_tree(I, p[0], p[1] && p[1]->kind != SR_V_NONE ? p[1] : NULL);
+  /* a Format: its sharding places, its layout orders each shard */
+  SrVal *flayout = NULL;
+  int flocal = 0;
+  if (sr_format_parts(p[1], &p[1], &flayout, &flocal) >= 0) {
+    if (flocal < 0) return sr_raise(I, "ValueError", "device_put does not accept Layout.AUTO: it needs a concrete Layout");
+    SrArgs inner = *args;
+    SrVal *iv[2] = {p[0], p[1] ? p[1] : sr_none()};
+    inner.n = 2;
+    inner.v = iv;
+    inner.nkw = 0;
+    SrVal *r = bi_device_put(I, &inner);
+    SrArrayObj *ro = r ? sr_array_of(r) : NULL;
+    if (!r || !flocal) return r;
+    if (!ro || ro->kind != SR_AV_CONCRETE) {
+      sr_unref(r);
+      return sr_raise(I, "NotImplementedError", "device_put with a Layout under a trace");
+    }
+    SrBuf b = SR_BUF_INIT;
+    int misfit = sr_layout_misfit(&b, flayout, ro->type);
+    if (misfit) sr_raise(I, misfit == 2 ? "JaxRuntimeError" : "ValueError", "%s", b.p);
+    sr_buf_free(&b);
+    if (misfit) {
+      sr_unref(r);
+      return NULL;
+    }
+    uint8_t m2m[SR_MAX_RANK];
+    sr_layout_dims(flayout, m2m);
+    SrArray *l = sr_array_relayout(ro->data, m2m);
+    l->committed = 1;
+    sr_unref(r);
+    return wrap(l);
+  }
+  SrVal *xv = NULL;
+  SrArray *a = concrete_of(I, p[0], &xv);
+  if (!xv) return NULL;
+  if (!a) {
+    /* traced: device_put to a sharding is a reshard */
+    SrVal *r = p[1] && p[1]->kind != SR_V_NONE && !sr_is_obj(p[1], &device_class) ? bind_reshard(I, xv, p[1]) : sr_ref(xv);
+    sr_unref(xv);
+    return r;
+  }
+  sr_unref(xv);
+  if (!p[1] || p[1]->kind == SR_V_NONE) return wrap(a);
+  int dev;
+  SrVal *sh = target_sharding(I, p[1], &dev);
+  if ((!sh && dev < 0) || (sh && sr_api_check_spec(I, sh->sh.spec, sh, a->type->ndim) < 0)) {
+    sr_unref(sh);
+    sr_array_unref(a);
+    return NULL;
+  }
+  SrEvalCtx cx;
+  SrDiags d = SR_DIAGS_INIT;
+  ctx(I, &cx, &d, "device_put");
+  const SrType *plain = sr_type_strip_sharding(a->type);
+  const SrMesh *m;
+  const SrType *l;
+  if (dev >= 0) {
+    if (dev >= cx.comm->ndev) {
+      sr_array_unref(a);
+      return sr_raise(I, "ValueError", "no device %d", dev);
+    }
+    m = device_mesh(dev);
+    l = sr_layout_of_type(sr_type_with_weak(plain, 0));
+  } else {
+    m = sh->sh.mesh;
+    if (sh->sh.spec->nunreduced && sh->sh.spec->ukind != SR_UK_SUM) {
+      sr_unref(sh);
+      sr_array_unref(a);
+      return sr_raise(I, "NotImplementedError", "device_put to an unreduced sharding of kind %s", sr_ukind_name(sh->sh.spec->ukind));
+    }
+    if (sr_mesh_ndev(m) > cx.comm->ndev) {
+      sr_unref(sh);
+      sr_array_unref(a);
+      return sr_raise(I, "ValueError", "the mesh has more devices than the %d there are", cx.comm->ndev);
+    }
+    if (sr_ev_layout_of_sharding(&cx, plain, sh, m, &l) < 0 || check_divisible(I, l, sh) < 0) {
+      sr_unref(sh);
+      sr_array_unref(a);
+      if (!I->exc) sr_raise_diags(I, &d, "ValueError");
+      return NULL;
+    }
+  }
+  const SrType *t = type_of_layout(a->type, l, m);
+  SrArray *r = sr_redistribute_typed(&cx, a, m, l, t);
+  sr_array_unref(a);
+  if (!r) {
+    sr_unref(sh);
+    return sr_raise_diags(I, &d, "RuntimeError");
+  }
+  SrArray *out = sr_array_retype(r, t, l);
+  sr_array_unref(r);
+  out->sharding = sh;
+  out->committed = 1;
+  return wrap(out);
+}
+
+/* ---- visualize_array_sharding ---- */
+
+typedef struct Cell {
+  char text[256];
+  int top, bottom, left, right;
+} Cell;
+
+static int floordiv(int a, int b) { return (a >= 0) ? a / b : -((-a + b - 1) / b); }
+
+/* One table as rich prints it with use_color=True (no box; colours are
+   the only thing not reproduced): rows x cols cells of padded text. */
+static void draw_table(SrBuf *out, Cell *cells, int rows, int cols) {
+  int *w = sr_xcalloc((size_t)cols, sizeof *w);
+  for (int j = 0; j < cols; j++)
+    for (int i = 0; i < rows; i++) {
+      Cell *c = &cells[i * cols + j];
+      int cw = c->left + (int)strlen(c->text) + c->right;
+      if (cw > w[j]) w[j] = cw;
+    }
+  for (int i = 0; i < rows; i++) {
+    int h = 0;
+    for (int j = 0; j < cols; j++) {
+      Cell *c = &cells[i * cols + j];
+      if (c->top + 1 + c->bottom > h) h = c->top + 1 + c->bottom;
+    }
+    for (int line = 0; line < h; line++) {
+      for (int j = 0; j < cols; j++) {
+        Cell *c = &cells[i * cols + j];
+        int tl = (int)strlen(c->text);
+        if (line == c->top) {
+          int inner = w[j] - c->left - c->right;
+          int lpad = (inner - tl) / 2;
+          sr_buf_fill(out, ' ', (size_t)(c->left + lpad));
+          sr_buf_puts(out, c->text);
+          sr_buf_fill(out, ' ', (size_t)(w[j] - c->left - lpad - tl));
+        } else {
+          sr_buf_fill(out, ' ', (size_t)w[j]);
+        }
+      }
+      sr_buf_putc(out, '\n');
+    }
+  }
+  free(w);
+}
+
+/* jax.debug.visualize_sharding's geometry for one 1-D or 2-D picture. */
+static void picture(SrBuf *out, const SrArray *a, int d0, int d1, const int *fixed, double scale, int min_width,
+                    int max_width) {
+  const SrType *l = a->layout;
+  const SrMesh *m = a->mesh;
+  int two = d1 >= 0;
+  int64_t s0 = l->ndim ? l->dims[d0].size : 1, s1 = two ? l->dims[d1].size : 1;
+  int rows = two ? (int)sr_layout_splits(l, d0) : 1;
+  int cols = two ? (int)sr_layout_splits(l, d1) : (l->ndim ? (int)sr_layout_splits(l, d0) : 1);
+  Cell *cells = sr_xcalloc((size_t)rows * cols, sizeof *cells);
+  int base_height = (int)(10 * scale);
+  double aspect = (double)(two ? s1 : 1) / (double)(s0 ? s0 : 1);
+  int base_width = (int)(base_height * aspect);
+  int n = sr_mesh_ndev(m);
+  for (int i = 0; i < rows; i++)
+    for (int j = 0; j < cols; j++) {
+      Cell *c = &cells[i * cols + j];
+      int len = snprintf(c->text, sizeof c->text, "CPU ");
+      int first = 1;
+      /* devices holding block (i, j), in id order */
+      int ids[4096], nid = 0;
+      for (int p = 0; p < n && nid < 4096; p++) {
+        int ok = 1;
+        if (l->ndim) {
+          if (two) ok = sr_layout_block_index(l, m, p, d0) == i && sr_layout_block_index(l, m, p, d1) == j;
+          else ok = sr_layout_block_index(l, m, p, d0) == j;
+        }
+        for (int k = 0; k < l->ndim && ok && fixed; k++)
+          if (fixed[k] >= 0) ok = sr_layout_block_index(l, m, p, k) == fixed[k];
+        if (ok) ids[nid++] = m ? sr_mesh_device(m, p) : 0;
+      }
+      for (int x = 1; x < nid; x++)
+        for (int y = x; y > 0 && ids[y - 1] > ids[y]; y--) {
+          int t = ids[y];
+          ids[y] = ids[y - 1];
+          ids[y - 1] = t;
+        }
+      for (int k = 0; k < nid && len < (int)sizeof c->text - 12; k++) {
+        len += snprintf(c->text + len, sizeof c->text - (size_t)len, first ? "%d" : ",%d", ids[k]);
+        first = 0;
+      }
+      double wfrac = 1.0 / cols, hfrac = 1.0 / rows;
+      int width = (int)(wfrac * base_width * 2.5);
+      int height = two ? (int)(hfrac * base_height) : 1;
+      if (width < min_width) width = min_width;
+      if (width > max_width) width = max_width;
+      int lp = floordiv(width - len - 2, 2), rem = (width - len - 2) - 2 * lp;
+      int rp = lp + rem;
+      int tp = floordiv(height - 2, 2), trem = (height - 2) - 2 * tp;
+      int bp = tp + trem;
+      c->top = tp + 1 < 0 ? 0 : tp + 1;
+      c->bottom = bp + 1 < 0 ? 0 : bp + 1;
+      c->left = lp + 1 < 0 ? 0 : lp + 1;
+      c->right = rp + 1 < 0 ? 0 : rp + 1;
+    }
+  draw_table(out, cells, rows, cols);
+  free(cells);
+}
+
+static SrVal *bi_visualize(SrInterp *I, SrArgs *args) {
+  SrVal *p[5];
+  if (sr_args_parse(I, args, "visualize_array_sharding", "arr, *, use_color=, scale=, min_width=, max_width=", p) < 0)
+    return NULL;
+  SrArrayObj *o = sr_array_of(p[0]);
+  if (!o || o->kind != SR_AV_CONCRETE) return sr_raise(I, "TypeError", "visualize_array_sharding needs a concrete array");
+  double scale = 1;
+  int64_t minw = 9, maxw = 80;
+  if (p[2] && sr_as_float(I, p[2], "scale", &scale) < 0) return NULL;
+  if (p[3] && sr_as_int(I, p[3], "min_width", &minw) < 0) return NULL;
+  if (p[4] && sr_as_int(I, p[4], "max_width", &maxw) < 0) return NULL;
+  SrArray *a = o->data;
+  const SrType *l = a->layout;
+  SrBuf b = SR_BUF_INIT;
+  if (l->ndim <= 2) {
+    picture(&b, a, 0, l->ndim == 2 ? 1 : -1, NULL, scale, (int)minw, (int)maxw);
+  } else {
+    /* beyond JAX: one picture of the last two dims per block of the others */
+    int nd = l->ndim, fixed[SR_MAX_RANK];
+    int64_t total = 1;
+    for (int k = 0; k < nd - 2; k++) total *= sr_layout_splits(l, k);
+    for (int64_t idx = 0; idx < total; idx++) {
+      int64_t r = idx;
+      for (int k = nd - 3; k >= 0; k--) {
+        int64_t s = sr_layout_splits(l, k);
+        fixed[k] = (int)(r % s);
+        r /= s;
+      }
+      fixed[nd - 2] = fixed[nd - 1] = -1;
+      sr_buf_puts(&b, "[");
+      for (int k = 0; k < nd - 2; k++) {
+        int64_t per = l->dims[k].size / sr_layout_splits(l, k);
+        if (sr_layout_splits(l, k) == 1) sr_buf_printf(&b, "%s:", k ? ", " : "");
+        else sr_buf_printf(&b, "%s%lld:%lld", k ? ", " : "", (long long)(fixed[k] * per), (long long)((fixed[k] + 1) * per));
+      }
+      sr_buf_puts(&b, ", :, :]\n");
+      picture(&b, a, nd - 2, nd - 1, fixed, scale, (int)minw, (int)maxw);
+    }
+  }
+  if (a->mesh && (l->unreduced || l->reduced)) {
+    SrBuf ax = SR_BUF_INIT;
+    if (l->unreduced) {
+      sr_axes_tuple_str(&ax, a->mesh, l->unreduced);
+      sr_buf_printf(&b, "unreduced over %s (%s): each device holds a partial value\n", ax.p, sr_ukind_name(l->ukind));
+    }
+    if (l->reduced) {
+      sr_buf_reset(&ax);
+      sr_axes_tuple_str(&ax, a->mesh, l->reduced);
+      sr_buf_printf(&b, "reduced over %s\n", ax.p);
+    }
+    sr_buf_free(&ax);
+  }
+  sr_write(I, b.p, b.len);
+  sr_buf_free(&b);
+  return sr_none();
+}
+
+/* ---- jax.random ---- */
+
+static SrDtype key_dtype(void) { return sr_dtype_intern("key<fry>", 8); }
+
+static unsigned prng_flags(SrInterp *I) { return I->jax->enable_x64 ? SR_PRNG_X64 : 0; }
+
+/* The key words of a key array (typed key<fry>[...] or legacy uint32[..., 2]). */
+static uint32_t *key_words(SrInterp *I, SrVal *k, int *legacy, const SrType **kt, int64_t *nkeys) {
+  SrArray *a = concrete_of(I, k, NULL);
+  if (!a) {
+    if (!I->exc) sr_raise(I, "NotImplementedError", "jax.random needs a concrete key here (tracing jax.random is not supported yet)");
+    return NULL;
+  }
+  *kt = a->type;
+  *legacy = a->type->dtype != key_dtype();
+  if (*legacy && (a->type->dtype != SR_U32 || !a->type->ndim || a->type->dims[a->type->ndim - 1].size != 2)) {
+    sr_array_unref(a);
+    sr_raise(I, "TypeError", "JAX encountered invalid PRNG key data: expected key_data.dtype = uint32 and a trailing dimension of 2");
+    return NULL;
+  }
+  uint32_t *h = host_data(I, a);
+  int64_t n = sr_type_numel(a->type);
+  *nkeys = *legacy ? n / 2 : n;
+  sr_array_unref(a);
+  return h;
+}
+
+/* A key array of `shape` from words (2 per key), legacy or typed. */
+static SrVal *key_array(SrInterp *I, int legacy, int ndim, const int64_t *shape, const uint32_t *words) {
+  int64_t sh[SR_MAX_RANK + 1];
+  if (ndim) memcpy(sh, shape, (size_t)ndim * sizeof *shape);
+  const SrType *t;
+  if (legacy) {
+    sh[ndim] = 2;
+    t = sr_type_array(SR_U32, ndim + 1, sh);
+  } else {
+    t = sr_type_array(key_dtype(), ndim, sh);
+  }
+  int64_t n = 1;
+  for (int i = 0; i < ndim; i++) n *= shape[i];
+  (void)I;
+  SrBuffer *b = sr_buffer_new((size_t)n * 8);
+  memcpy(b->data, words, (size_t)n * 8);
+  SrArray *a = sr_array_new(t, NULL, NULL);
+  a->shard[0] = b;
+  return wrap(a);
+}
+
+static int seed_of(SrInterp *I, SrVal *v, int64_t *seed) {
+  if (v->kind == SR_V_INT || v->kind == SR_V_BOOL) {
+    *seed = v->i;
+    return 0;
+  }
+  SrVal *item = sr_unop(I, SR_OP_ITEM, v);
+  if (!item) return -1;
+  int rc = sr_as_int(I, item, "seed", seed);
+  sr_unref(item);
+  return rc;
+}
+
+static SrVal *random_key(SrInterp *I, SrArgs *a, int legacy) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, legacy ? "PRNGKey" : "key", "seed, *, impl=", p) < 0) return NULL;
+  if (sr_random_traced(I, p[0])) return sr_random_key_traced(I, p[0], legacy);
+  int64_t seed;
+  if (seed_of(I, p[0], &seed) < 0) return NULL;
+  uint32_t k[2];
+  sr_prng_key_ex(seed, prng_flags(I), k);
+  return key_array(I, legacy, 0, NULL, k);
+}
+
+static SrVal *bi_key(SrInterp *I, SrArgs *a) { return random_key(I, a, 0); }
+static SrVal *bi_prngkey(SrInterp *I, SrArgs *a) { return random_key(I, a, 1); }
+
+static SrVal *bi_split(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "split", "key, num=", p) < 0) return NULL;
+  int64_t shape[SR_MAX_RANK] = {2};
+  int nd = 1;
+  if (p[1] && sr_shape_arg(I, p[1], shape, &nd, "num") < 0) return NULL;
+  /* a negative int num: threefry_split's lax.iota(uint32, num) refuses it */
+  if (nd == 1 && shape[0] < 0)
+    return sr_raise(I, "TypeError", "iota shape must have every element be nonnegative, got (%lld,).",
+                    (long long)shape[0]);
+  /* 8 bytes of key data per key */
+  int64_t num = sr_shape_numel(nd, shape), nbytes;
+  if (num < 0 || __builtin_mul_overflow(num, 8, &nbytes)) return sr_raise(I, "ValueError", "%s", SR_TOO_BIG_MSG);
+  if ((uint64_t)nbytes > sr_mem_limit())
+    return sr_raise(I, "JaxRuntimeError", "RESOURCE_EXHAUSTED: Out of memory while trying to allocate %lld bytes.",
+                    (long long)nbytes);
+  int legacy;
+  const SrType *kt;
+  int64_t nk;
+  uint32_t *k = key_words(I, p[0], &legacy, &kt, &nk);
+  if (!k) return NULL;
+  if (nk != 1) {
+    free(k);
+    return sr_raise(I, "TypeError", "split accepts a single key, but was given a key array of shape %s",
+                    sr_type_short(kt));
+  }
+  /* the host words, then the array made of them: both must fit */
+  uint32_t *out = (uint64_t)nbytes <= sr_mem_limit() / 2 ? sr_try_malloc((size_t)(num ? num : 1) * 8) : NULL;
+  if (!out) {
+    free(k);
+    return sr_raise(I, "JaxRuntimeError", "RESOURCE_EXHAUSTED: Out of memory while trying to allocate %lld bytes.",
+                    (long long)nbytes);
+  }
+  sr_prng_split_ex(k, num, prng_flags(I), out);
+  SrVal *r = key_array(I, legacy, nd, shape, out);
+  free(k);
+  free(out);
+  return r;
+}
+
+static SrVal *bi_fold_in(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "fold_in", "key, data", p) < 0) return NULL;
+  int64_t data;
+  if (seed_of(I, p[1], &data) < 0) return NULL;
+  int legacy;
+  const SrType *kt;
+  int64_t nk;
+  uint32_t *k = key_words(I, p[0], &legacy, &kt, &nk);
+  if (!k) return NULL;
+  uint32_t out[2];
+  sr_prng_fold_in(k, (uint32_t)data, out);
+  free(k);
+  return key_array(I, legacy, 0, NULL, out);
+}
+
+static SrVal *bi_key_data(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "key_data", "keys", p) < 0) return NULL;
+  if (sr_random_traced(I, p[0])) return sr_random_key_data_traced(I, p[0]);
+  int legacy;
+  const SrType *kt;
+  int64_t nk;
+  uint32_t *k = key_words(I, p[0], &legacy, &kt, &nk);
+  if (!k) return NULL;
+  int64_t sh[SR_MAX_RANK + 1];
+  int nd = kt->ndim - (legacy ? 1 : 0);
+  for (int i = 0; i < nd; i++) sh[i] = kt->dims[i].size;
+  SrVal *r = key_array(I, 1, nd, sh, k);
+  free(k);
+  return r;
+}
+
+typedef struct RngArg {
+  int kind; /* 0 normal, 1 uniform, 2 bits */
+  uint32_t key[2];
+  SrDtype dt;
+  int nd;
+  int64_t shape[SR_MAX_RANK];
+  double lo, hi;
+  unsigned flags;
+} RngArg;
+
+static int rng_fn(SrShardIO *io) {
+  RngArg *r = io->arg;
+  int rc;
+  if (r->kind == 0)
+    rc = sr_prng_normal_block(r->key, r->dt, r->nd, r->shape, io->out_start, io->out_shape[0], r->flags, io->out[0]->data);
+  else if (r->kind == 1)
+    rc = sr_prng_uniform_block(r->key, r->dt, r->nd, r->shape, io->out_start, io->out_shape[0], r->lo, r->hi, r->flags,
+                               io->out[0]->data);
+  else
+    rc = sr_prng_bits_block(r->key, (int)sr_dtype_info(r->dt)->bits, r->nd, r->shape, io->out_start, io->out_shape[0],
+                            r->flags, io->out[0]->data);
+  if (rc < 0) return sr_ev_err(io->cx, "TypeError", "random values of dtype %s are not supported", sr_dtype_name(r->dt));
+  return 0;
+}
+
+static SrVal *random_values(SrInterp *I, SrArgs *a, int kind) {
+  SrVal *p[6];
+  const char *spec = kind == 1 ? "key, shape=, dtype=, minval=, maxval=, *, out_sharding="
+                               : "key, shape=, dtype=, *, out_sharding=";
+  if (sr_args_parse(I, a, kind == 0 ? "normal" : kind == 1 ? "uniform" : "bits", spec, p) < 0) return NULL;
+  SrVal *osh = kind == 1 ? p[5] : p[3];
+  RngArg r;
+  memset(&r, 0, sizeof r);
+  r.kind = kind;
+  r.flags = prng_flags(I);
+  r.dt = kind == 2 ? SR_U32 : I->jax->enable_x64 ? SR_F64 : SR_F32;
+  r.nd = 0;
+  if (p[1] && p[1]->kind != SR_V_NONE && sr_shape_arg(I, p[1], r.shape, &r.nd, "shape") < 0) return NULL;
+  int dt;
+  if (sr_dtype_arg(I, p[2], &dt, kind == 0 ? "normal" : kind == 1 ? "uniform" : "bits") < 0) return NULL;
+  if (dt >= 0) r.dt = (SrDtype)dt;
+  if (kind == 2 && r.dt != SR_U8 && r.dt != SR_U16 && r.dt != SR_U32 && r.dt != SR_U64)
+    return sr_raise(I, "ValueError", "dtype argument to `bits` must be an unsigned int dtype, got %s", sr_dtype_name(r.dt));
+  if (kind != 2 && !sr_dtype_is_float(r.dt))
+    return sr_raise(I, "ValueError", "dtype argument to `%s` must be a float dtype, got %s", kind ? "uniform" : "normal",
+                    sr_dtype_name(r.dt));
+  r.lo = 0;
+  r.hi = 1;
+  if (kind == 1) {
+    if (p[3] && sr_as_float(I, p[3], "minval", &r.lo) < 0) return NULL;
+    if (p[4] && sr_as_float(I, p[4], "maxval", &r.hi) < 0) return NULL;
+  }
+  if (sr_random_traced(I, p[0]))
+    return sr_random_sample_traced(I, kind, p[0], r.shape, r.nd, r.dt, kind == 1 ? p[3] : NULL, kind == 1 ? p[4] : NULL, osh);
+  int legacy;
+  const SrType *kt;
+  int64_t nk;
+  uint32_t *k = key_words(I, p[0], &legacy, &kt, &nk);
+  if (!k) return NULL;
+  if (nk != 1) {
+    free(k);
+    return sr_raise(I, "TypeError", "%s accepts a single key, but was given a key array of shape %s",
+                    kind == 0 ? "normal" : kind == 1 ? "uniform" : "bits", sr_type_short(kt));
+  }
+  r.key[0] = k[0];
+  r.key[1] = k[1];
+  free(k);
+  const SrType *plain = sr_type_array(r.dt, r.nd, r.shape);
+  /* made here, not by a type rule (sr_type_rule), so checked here */
+  if (sr_type_too_big(plain)) return sr_raise(I, "ValueError", "%s", SR_TOO_BIG_MSG);
+  SrEvalCtx cx;
+  SrDiags d = SR_DIAGS_INIT;
+  ctx(I, &cx, &d, kind == 0 ? "normal" : kind == 1 ? "uniform" : "bits");
+  const SrMesh *m = I->jax->mesh;
+  const SrType *l = sr_layout_of_type(plain);
+  SrVal *sh = NULL;
+  if (osh && osh->kind != SR_V_NONE) {
+    int dev;
+    sh = target_sharding(I, osh, &dev);
+    if (!sh) return dev >= 0 ? sr_raise(I, "TypeError", "out_sharding must be a sharding") : NULL;
+    m = sh->sh.mesh;
+    if (sr_ev_layout_of_sharding(&cx, plain, sh, m, &l) < 0 || check_divisible(I, l, sh) < 0) {
+      sr_unref(sh);
+      if (!I->exc) sr_raise_diags(I, &d, "ValueError");
+      return NULL;
+    }
+  }
+  const SrType *t = type_of_layout(plain, l, m);
+  SrArray *out = sr_array_new(t, l, m);
+  int rc = sr_ev_map(&cx, 0, NULL, 1, &out, SR_MAP_BLOCK, rng_fn, &r);
+  sr_unref(sh);
+  if (rc < 0) {
+    sr_array_unref(out);
+    return sr_raise_diags(I, &d, "RuntimeError");
+  }
+  return wrap(out);
+}
+
+static SrVal *bi_normal(SrInterp *I, SrArgs *a) { return random_values(I, a, 0); }
+static SrVal *bi_uniform(SrInterp *I, SrArgs *a) { return random_values(I, a, 1); }
+static SrVal *bi_bits(SrInterp *I, SrArgs *a) { return random_values(I, a, 2); }
+
+/* ---- np.save / np.load ---- */
+
+static const char *path_arg(SrInterp *I, SrVal *v, const char *what) { return sr_as_path(I, v, what); }
+
+static SrVal *bi_np_save(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "save", "file, arr, allow_pickle=", p) < 0) return NULL;
+  const char *path = path_arg(I, p[0], "file");
+  if (!path) return NULL;
+  SrArray *arr = concrete_of(I, p[1], NULL);
+  if (!arr) return I->exc ? NULL : sr_raise(I, "TypeError", "np.save needs a concrete array");
+  void *h = host_data(I, arr);
+  if (!h) {
+    sr_array_unref(arr);
+    return NULL;
+  }
+  int64_t shape[SR_MAX_RANK];
+  for (int i = 0; i < arr->type->ndim; i++) shape[i] = arr->type->dims[i].size;
+  size_t n = strlen(path);
+  char *full = sr_xmalloc(n + 5);
+  memcpy(full, path, n + 1);
+  if (n < 4 || strcmp(path + n - 4, ".npy") != 0) strcat(full, ".npy");
+  SrDiags d = SR_DIAGS_INIT;
+  int rc = sr_npy_write(full, arr->type->dtype, arr->type->ndim, shape, h, &d);
+  free(full);
+  free(h);
+  sr_array_unref(arr);
+  if (rc < 0) return sr_raise_diags(I, &d, "OSError");
+  return sr_none();
+}
+
+static SrVal *array_from(SrInterp *I, SrDtype dt, int ndim, const int64_t *shape, void *data) {
+  const SrType *t = sr_type_array(dt, ndim, shape);
+  size_t n = (size_t)sr_type_numel(t) * sr_elem_size(dt);
+  SrBuffer *b = sr_buffer_new(n);
+  if (n) memcpy(b->data, data, n);
+  SrArray *a = sr_array_new(t, NULL, NULL);
+  a->shard[0] = b;
+  (void)I;
+  return wrap(a);
+}
+
+static SrVal *bi_np_load(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "load", "file, allow_pickle=", p) < 0) return NULL;
+  const char *path = path_arg(I, p[0], "file");
+  if (!path) return NULL;
+  SrDiags d = SR_DIAGS_INIT;
+  size_t n = strlen(path);
+  if (n > 4 && strcmp(path + n - 4, ".npz") == 0) {
+    SrNpzEntry *e;
+    int ne;
+    if (sr_npz_read(path, &e, &ne, &d) < 0) return sr_raise_diags(I, &d, "OSError");
+    SrVal *dict = sr_dict(NULL);
+    for (int i = 0; i < ne; i++)
+      sr_dict_set(NULL, dict, sr_str_cstr(NULL, e[i].name), array_from(I, e[i].dt, e[i].ndim, e[i].shape, e[i].data));
+    sr_npz_free(e, ne);
+    return dict;
+  }
+  SrDtype dt;
+  int nd;
+  int64_t shape[SR_MAX_RANK];
+  void *data;
+  if (sr_npy_read(path, &dt, &nd, shape, &data, &d) < 0) return sr_raise_diags(I, &d, "OSError");
+  SrVal *r = array_from(I, dt, nd, shape, data);
+  free(data);
+  return r;
+}
+
+/* ---- array methods ---- */
+
+/* Array methods get the array as their first argument. */
+static SrVal *m_item(SrInterp *I, SrArgs *a) {
+  if (a->n != 1) return sr_raise(I, "NotImplementedError", "item() with arguments");
+  return sr_unop(I, SR_OP_ITEM, a->v[0]);
+}
+
+static SrVal *m_block_until_ready(SrInterp *I, SrArgs *a) {
+  (void)I;
+  return a->n ? sr_ref(a->v[0]) : sr_none();
+}
+
+static SrVal *m_devices(SrInterp *I, SrArgs *a) {
+  SrArrayObj *o = a->n ? sr_array_of(a->v[0]) : NULL;
+  if (!o || o->kind != SR_AV_CONCRETE) return sr_raise(I, "ConcretizationTypeError", "devices() of an abstract array");
+  SrArray *x = o->data;
+  SrVal *s = sr_seq(NULL, SR_V_SET, x->ndev);
+  for (int p = 0; p < x->ndev; p++) sr_seq_push(NULL, s, device_val(x->mesh ? sr_mesh_device(x->mesh, p) : 0));
+  return s;
+}
+
+static SrVal *prop_is_fully_replicated(SrInterp *I, SrArgs *a) {
+  SrArrayObj *o = sr_array_of(a->self);
+  if (!o || o->kind != SR_AV_CONCRETE) return sr_raise(I, "ConcretizationTypeError", "an abstract array");
+  const SrType *l = o->data->layout;
+  return sr_bool(sr_type_sharded_axes(l) == 0 && !l->unreduced);
+}
+
+/* jnp.array / jnp.asarray: nested lists of numbers through
+   sr_exec_from_host, arrays (converted to dtype when given). */
+/* numpy's (2.x) refusal of a Python int out of the range of the integer
+   dtype d it is stored as, anywhere in nested lists and tuples: -1. */
+static int ints_fit(SrInterp *I, const SrVal *v, SrDtype d) {
+  if (v->kind == SR_V_INT && !sr_int_fits(v->i, d)) {
+    sr_raise(I, "OverflowError", "Python integer %lld out of bounds for %s", (long long)v->i, sr_dtype_name(d));
+    return -1;
+  }
+  if (v->kind == SR_V_LIST || v->kind == SR_V_TUPLE)
+    for (int i = 0; i < v->seq.n; i++)
+      if (ints_fit(I, v->seq.items[i], d) < 0) return -1;
+  return 0;
+}
+
+static SrVal *bi_array(SrInterp *I, SrArgs *a) {
+  SrVal *p[4];
+  if (sr_args_parse(I, a, "array", "object, dtype=, *, copy=, order=", p) < 0) return NULL;
+  int dt;
+  if (sr_dtype_arg(I, p[1], &dt, "array") < 0) return NULL;
+  SrVal *r = sr_jnp_asarray(I, p[0], dt);
+  if (!r) return NULL;
+  /* lax_numpy.array converts Python data with np.asarray(object, dtype) */
+  const SrType *rt = sr_value_type(I, r);
+  SrDtype want = dt >= 0 ? (SrDtype)dt : rt ? rt->dtype : SR_F32;
+  if (!sr_array_of(p[0]) && sr_dtype_is_int(want)) {
+    if (dt < 0 && p[0]->kind == SR_V_INT && !I->jax->enable_x64) want = SR_I32;
+    if (ints_fit(I, p[0], want) < 0) {
+      sr_unref(r);
+      return NULL;
+    }
+  }
+  /* a Python scalar becomes a (strongly typed) array */
+  SrArrayObj *o = sr_array_of(r);
+  if (o && !o->type->weak) return r;
+  const SrType *t = sr_value_type(I, r);
+  if (!t) return r;
+  const SrType *nt = sr_type_with_weak(dt >= 0 ? sr_type_with_dtype(t, (SrDtype)dt) : t, 0);
+  if (o) {
+    SrVal *c = sr_jnp_convert(I, r, nt->dtype, 0);
+    sr_unref(r);
+    return c;
+  }
+  double re = r->kind == SR_V_FLOAT ? r->f : (double)r->i;
+  int64_t iv = r->kind == SR_V_FLOAT ? sr_f2i64(r->f) : r->i;
+  sr_unref(r);
+  if (I->trace || !sr_exec_hooks.from_scalar) return sr_array_scalar(nt, re, 0, iv);
+  SrArray *arr = sr_exec_hooks.from_scalar(I, nt, re, 0, iv);
+  return arr ? sr_array_concrete(arr) : NULL;
+}
+
+void sr_builtins_exec_init(void) {
+  sr_layout_api_init();
+  sr_random_api_init();
+  sr_def("jax.numpy.array jax.numpy.asarray numpy.array numpy.asarray", bi_array,
+         "array(object, dtype=None): an array from nested lists of numbers (or an array)");
+  sr_def("jax.devices", bi_devices, "devices(): the devices, [CpuDevice(id=0), ...]");
+  sr_def("jax.local_devices", bi_local_devices, "local_devices(): the devices this process holds");
+  sr_def("jax.device_count", bi_device_count, "device_count(): how many devices there are");
+  sr_def("jax.local_device_count", bi_local_device_count, "local_device_count(): how many this process holds");
+  sr_def("jax.process_index", bi_process_index, "process_index(): this process's index (the MPI rank)");
+  sr_def("jax.process_count", bi_process_count, "process_count(): the number of processes");
+  sr_def("jax.device_put", bi_device_put,
+         "device_put(x, device_or_sharding): x laid out on a device, or as a P (with the mesh in context) or NamedSharding says");
+  sr_def("jax.debug.visualize_array_sharding", bi_visualize,
+         "visualize_array_sharding(x): which device holds which block of x, as JAX draws it");
+  sr_def("jax.random.key", bi_key, "key(seed): a typed PRNG key (threefry2x32)");
+  sr_def("jax.random.PRNGKey", bi_prngkey, "PRNGKey(seed): a legacy uint32[2] PRNG key");
+  sr_def("jax.random.split", bi_split, "split(key, num=2): num new keys");
+  sr_def("jax.random.fold_in", bi_fold_in, "fold_in(key, data): a key derived from key and an integer");
+  sr_def("jax.random.key_data", bi_key_data, "key_data(keys): the uint32 words of keys");
+  sr_def("jax.random.normal", bi_normal,
+         "normal(key, shape=(), dtype=float32, *, out_sharding=None): standard normal samples, bit-exact with JAX");
+  sr_def("jax.random.uniform", bi_uniform,
+         "uniform(key, shape=(), dtype=float32, minval=0, maxval=1, *, out_sharding=None): uniform samples");
+  sr_def("jax.random.bits", bi_bits, "bits(key, shape=(), dtype=uint32, *, out_sharding=None): random bits");
+  sr_def("numpy.save", bi_np_save, "np.save(file, arr): writes arr to a .npy file");
+  sr_def("numpy.load", bi_np_load, "np.load(file): reads a .npy file (or a .npz, as a dict)");
+  sr_def("jax.Array.property.sharding", prop_sharding, "x.sharding: the concrete sharding, Auto axes included");
+  sr_def("jax.Array.property.addressable_shards", prop_addressable_shards,
+         "x.addressable_shards: each device's Shard (device, index, replica_id, data)");
+  sr_def("jax.Array.property.is_fully_replicated", prop_is_fully_replicated, "x.is_fully_replicated");
+  sr_def("jax.Array.method.item", m_item, "x.item(): the value of a size-1 array");
+  sr_def("jax.Array.method.block_until_ready", m_block_until_ready, "x.block_until_ready(): x");
+  sr_def("jax.Array.method.devices", m_devices, "x.devices(): the set of devices holding x");
+}

@@ -1,0 +1,552 @@
+/* custom_jvp.c: jax.custom_jvp, f.defjvp(jvp) and f.defjvps(*jvps)
+ * (custom_derivatives.py: custom_jvp, _flatten_jvp; ad.py:
+ * JVPTrace/LinearizeTrace.process_custom_jvp_call).
+ *
+ * Calling a custom_jvp function traces the primal function and binds one
+ * custom_jvp_call equation, printed as JAX prints it:
+ *
+ *     custom_jvp_call[name=f call_jaxpr={ ... } jvp=f_jvp
+ *                     symbolic_zeros=False]
+ *
+ * Its jvp param is an object the program keeps by reference
+ * (sr_val_keep_class), so that autodiff can call the user's rule later:
+ *  - in forward mode (jax.jvp) the rule is called on the primals and the
+ *    tangents, zeros instantiated, as JVPTrace does: its operations go to
+ *    the current trace, so it may look at concrete values;
+ *  - under linearization (jax.grad, jax.vjp, jax.linearize) the rule is
+ *    traced, and its equations are bound one by one through ad_bind_eqn,
+ *    which sends those that read only primals to the primal trace and the
+ *    rest to the linear jaxpr -- JAX's linearize_from_jvp, which partially
+ *    evaluates the rule with the tangents unknown.
+ * Either way the rule's pair is checked as _flatten_jvp checks it.
+ *
+ * Values the function closes over become leading operands (num_consts);
+ * as JAX's lift_jvp does, their tangents are not given to the rule.
+ *
+ * A custom_jvp_call read from a jaxpr text has a word for jvp: its
+ * call_jaxpr is differentiated instead (ad_calls.c's rule).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ad/ad_rules.h"
+#include "jax/jnp.h"
+#include "py/objects.h"
+#include "jax/vjp.h"
+#include "prims/rule.h"
+#include "util/intern.h"
+
+/* One call of a custom_jvp function: the jvp= param of its equation. */
+typedef struct Cjvp {
+  SrVal *rule;             /* jvp(primals, tangents) */
+  const char *name, *rule_name;
+  SrVal *in_tree;          /* the arguments (a tuple), leaves numbered */
+  SrVal *out_tree;         /* the output, leaves numbered */
+  int nconsts, nleaves, nout;
+  const SrType **out_types;
+} Cjvp;
+
+static void cjvp_free(void *d) {
+  Cjvp *c = d;
+  sr_unref(c->rule);
+  sr_unref(c->in_tree);
+  sr_unref(c->out_tree);
+  free(c->out_types);
+  free(c);
+}
+
+/* prints as the rule's name, as JAX prints jvp_jaxpr_fun */
+static void cjvp_repr(SrBuf *out, const SrVal *v) {
+  const Cjvp *c = v->obj.data;
+  sr_buf_puts(out, c->rule_name);
+}
+
+static const SrClass cjvp_class = {"custom_jvp_rule", cjvp_free, cjvp_repr, NULL, NULL};
+
+/* Appends PyTreeDef(...) of v: what two structures are compared by. */
+static void treedef_of(SrBuf *b, SrVal *v) {
+  int k = 0;
+  SrVal *n = sr_pytree_numbered(v, &k);
+  sr_vjp_treedef_str(b, n);
+  sr_unref(n);
+}
+
+/* The structure `tree` with each leaf replaced by its type's short text,
+   as JAX's messages show tree_unflatten(out_tree, [a.str_short() ...])
+   with the quotes removed. */
+static void type_tree(SrInterp *I, SrBuf *b, SrVal *tree, int n, const SrType **types) {
+  SrVal *words = sr_seq(NULL, SR_V_LIST, n);
+  for (int i = 0; i < n; i++) {
+    const char *s = sr_type_short(types[i]);
+    sr_seq_push(NULL, words, sr_word(NULL, s, strlen(s)));
+  }
+  SrVal *t = sr_pytree_unflatten(tree, words);
+  sr_to_repr(I, b, t);
+  sr_unref(t);
+  sr_unref(words);
+}
+
+/* ---- the custom_jvp object ---- */
+
+typedef struct CustomJvp {
+  SrVal *fun, *jvp;
+  const char *name;
+} CustomJvp;
+
+static const SrClass custom_jvp_class; /* below, with the methods */
+
+static void cj_free(void *d) {
+  CustomJvp *c = d;
+  sr_unref(c->fun);
+  sr_unref(c->jvp);
+  free(c);
+}
+
+static void cj_repr(SrBuf *out, const SrVal *v) {
+  const CustomJvp *c = v->obj.data;
+  sr_buf_printf(out, "<jax._src.custom_derivatives.custom_jvp object of <function %s>>", c->name);
+}
+
+static SrVal *cj_call(SrInterp *I, SrVal *self, SrArgs *a) {
+  CustomJvp *cj = self->obj.data;
+  if (!cj->jvp)
+    return sr_raise(I, "AttributeError", "No JVP defined for custom_jvp function %s using defjvp.", cj->name);
+  if (a->nkw) return sr_raise(I, "TypeError", "a custom_jvp function takes positional arguments only here");
+  SrCustomCall cc;
+  if (sr_custom_call_trace(I, cj->fun, cj->name, a, &cc) < 0) return NULL;
+  Cjvp *c = sr_xcalloc(1, sizeof *c);
+  c->rule = sr_ref(cj->jvp);
+  c->name = cj->name;
+  c->rule_name = sr_callable_name(cj->jvp);
+  int k = 0;
+  c->in_tree = sr_pytree_numbered(cc.args, &k);
+  c->nleaves = cc.leaves->seq.n;
+  k = 0;
+  c->out_tree = sr_pytree_numbered(cc.out_tree, &k);
+  c->nout = (int)cc.body->nout;
+  c->nconsts = cc.captured->seq.n;
+  c->out_types = sr_xcalloc((size_t)c->nout + 1, sizeof *c->out_types);
+  for (int i = 0; i < c->nout; i++) c->out_types[i] = cc.body->outvars[i]->type;
+  SrPList ps = {0};
+  sr_plist_add(&ps, "name", sr_str_cstr(NULL, cj->name));
+  sr_plist_add(&ps, "call_jaxpr", sr_jaxpr_val(NULL, cc.body));
+  sr_plist_add(&ps, "jvp", sr_obj(&cjvp_class, c));
+  sr_plist_add(&ps, "num_consts", sr_int(NULL, c->nconsts));
+  sr_plist_add(&ps, "symbolic_zeros", sr_bool(0));
+  return sr_custom_call_bind(I, SR_P_custom_jvp_call, &cc, &ps);
+}
+
+static SrVal *cj_defjvp(SrInterp *I, SrArgs *a) {
+  CustomJvp *cj = a->self->obj.data;
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "defjvp", "jvp, symbolic_zeros=", p) < 0) return NULL;
+  if (!sr_is_callable(p[0])) return sr_raise(I, "TypeError", "defjvp(jvp) takes a function");
+  if (p[1] && sr_val_truthy(p[1]))
+    return sr_raise(I, "NotImplementedError", "defjvp: symbolic_zeros is not supported here");
+  sr_unref(cj->jvp);
+  cj->jvp = sr_ref(p[0]);
+  return sr_ref(p[0]); /* so that defjvp can be a decorator */
+}
+
+/* defjvps' rule: jvp(primals, tangents) with
+     primal_out = f(*primals)
+   where f is the custom_jvp function itself, so that primal_out is a
+   custom_jvp_call as in JAX, and
+     tangent_out = sum of jvps[i](tangents[i], primal_out, *primals)
+   over the jvps that are not None (custom_jvp.defjvps).  The rule does
+   not hold the custom_jvp object, which holds the rule: that cycle would
+   never be freed.  It makes a new custom_jvp object of its own for each
+   call instead. */
+typedef struct Jvps {
+  int rc;
+  SrVal *fun;  /* the primal function */
+  const char *name;
+  SrVal *jvps; /* a tuple of functions and Nones */
+} Jvps;
+
+static void jvps_unref(void *d) {
+  Jvps *j = d;
+  if (--j->rc > 0) return;
+  sr_unref(j->fun);
+  sr_unref(j->jvps);
+  free(j);
+}
+
+static SrVal *jvps_rule(SrInterp *I, SrArgs *a);
+
+static SrVal *jvps_builtin(Jvps *js) {
+  js->rc++;
+  /* JAX's rule here is the closure `jvp`, the name the equation shows */
+  return sr_builtin_with("jvp", jvps_rule, js, jvps_unref);
+}
+
+static SrVal *jvps_rule(SrInterp *I, SrArgs *a) {
+  Jvps *js = sr_current_builtin(I)->data;
+  if (a->n != 2 || !sr_is_seq(a->v[0]) || !sr_is_seq(a->v[1]))
+    return sr_raise(I, "TypeError", "jvp(primals, tangents) takes two tuples");
+  SrVal *primals = a->v[0], *tangents = a->v[1];
+  CustomJvp *cj = sr_xcalloc(1, sizeof *cj);
+  cj->fun = sr_ref(js->fun);
+  cj->name = js->name;
+  cj->jvp = jvps_builtin(js);
+  SrVal *self = sr_obj(&custom_jvp_class, cj);
+  SrArgs fa = {primals->seq.n, primals->seq.items, 0, NULL, NULL, NULL};
+  SrVal *out = sr_call(I, self, &fa);
+  sr_unref(self);
+  if (!out) return NULL;
+  SrVal *acc = NULL; /* the summed tangent leaves */
+  int n = js->jvps->seq.n < tangents->seq.n ? js->jvps->seq.n : tangents->seq.n;
+  for (int i = 0; i < n && out; i++) {
+    SrVal *g = js->jvps->seq.items[i];
+    if (g->kind == SR_V_NONE) continue; /* a zero adds nothing */
+    SrVal **argv = sr_xcalloc((size_t)primals->seq.n + 3, sizeof *argv);
+    argv[0] = tangents->seq.items[i];
+    argv[1] = out;
+    for (int q = 0; q < primals->seq.n; q++) argv[2 + q] = primals->seq.items[q];
+    SrArgs ga = {primals->seq.n + 2, argv, 0, NULL, NULL, NULL};
+    SrVal *r = sr_call(I, g, &ga);
+    free(argv);
+    SrVal *rl = r ? sr_pytree_flatten(I, r) : NULL;
+    sr_unref(r);
+    if (!rl) {
+      sr_unref(acc);
+      acc = NULL;
+      sr_unref(out);
+      out = NULL;
+      break;
+    }
+    if (!acc) {
+      acc = rl;
+      continue;
+    }
+    if (rl->seq.n != acc->seq.n) {
+      sr_raise(I, "ValueError", "defjvps: the JVP for argument %d has %d leaves where the output has %d", i,
+               rl->seq.n, acc->seq.n);
+      sr_unref(rl);
+      sr_unref(out);
+      out = NULL;
+      break;
+    }
+    for (int q = 0; q < acc->seq.n && out; q++) {
+      SrVal *s = sr_binop(I, SR_OP_ADD, acc->seq.items[q], rl->seq.items[q]);
+      if (!s) {
+        sr_unref(out);
+        out = NULL;
+        break;
+      }
+      sr_unref(acc->seq.items[q]);
+      acc->seq.items[q] = s;
+    }
+    sr_unref(rl);
+  }
+  if (!out) {
+    sr_unref(acc);
+    return NULL;
+  }
+  SrVal *tan;
+  if (acc) {
+    tan = sr_pytree_unflatten(out, acc);
+    sr_unref(acc);
+  } else {
+    /* every jvp None: _zeros_like_pytree(primal_out) */
+    SrVal *zl = sr_lookup_qualname("jax.numpy.zeros_like");
+    SrVal *ol = zl ? sr_pytree_flatten(I, out) : NULL;
+    if (!ol) {
+      sr_unref(out);
+      return zl ? NULL : sr_raise(I, "RuntimeError", "jax.numpy.zeros_like is missing");
+    }
+    for (int q = 0; q < ol->seq.n; q++) {
+      SrVal *z = sr_call1(I, zl, ol->seq.items[q]);
+      if (!z) {
+        sr_unref(ol);
+        sr_unref(out);
+        return NULL;
+      }
+      sr_unref(ol->seq.items[q]);
+      ol->seq.items[q] = z;
+    }
+    tan = sr_pytree_unflatten(out, ol);
+    sr_unref(ol);
+  }
+  SrVal *items[2] = {out, tan};
+  return sr_tuple(NULL, 2, items);
+}
+
+static SrVal *cj_defjvps(SrInterp *I, SrArgs *a) {
+  CustomJvp *cj = a->self->obj.data;
+  if (a->nkw) return sr_raise(I, "TypeError", "defjvps() takes positional arguments only");
+  for (int i = 0; i < a->n; i++)
+    if (a->v[i]->kind != SR_V_NONE && !sr_is_callable(a->v[i]))
+      return sr_raise(I, "TypeError", "defjvps(*jvps) takes functions or None");
+  Jvps *js = sr_xcalloc(1, sizeof *js);
+  js->fun = sr_ref(cj->fun);
+  js->name = cj->name;
+  js->jvps = sr_tuple(NULL, 0, NULL);
+  for (int i = 0; i < a->n; i++) sr_seq_push(NULL, js->jvps, sr_ref(a->v[i]));
+  sr_unref(cj->jvp);
+  cj->jvp = jvps_builtin(js);
+  return sr_none();
+}
+
+static SrVal *cj_getattr(SrInterp *I, SrVal *self, const char *name) {
+  (void)I;
+  CustomJvp *cj = self->obj.data;
+  if (strcmp(name, "defjvp") == 0) return sr_bound_method(self, "defjvp", cj_defjvp);
+  if (strcmp(name, "defjvps") == 0) return sr_bound_method(self, "defjvps", cj_defjvps);
+  if (strcmp(name, "__name__") == 0) return sr_str_cstr(NULL, cj->name);
+  if (strcmp(name, "fun") == 0) return sr_ref(cj->fun);
+  if (strcmp(name, "jvp") == 0) return sr_ref(cj->jvp ? cj->jvp : sr_none());
+  return NULL;
+}
+
+static const SrLangOps cj_ops = {.call = cj_call, .getattr = cj_getattr};
+static const SrClass custom_jvp_class = {"custom_jvp", cj_free, cj_repr, NULL, &cj_ops};
+
+static SrVal *jax_custom_jvp(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "custom_jvp", "fun, nondiff_argnums=, nondiff_argnames=", p) < 0) return NULL;
+  if (!sr_is_callable(p[0])) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(p[0]));
+  if ((p[1] && sr_val_truthy(p[1])) || (p[2] && sr_val_truthy(p[2])))
+    return sr_raise(I, "NotImplementedError", "custom_jvp: nondiff_argnums are not supported here");
+  CustomJvp *cj = sr_xcalloc(1, sizeof *cj);
+  cj->fun = sr_ref(p[0]);
+  cj->name = sr_callable_name(p[0]);
+  return sr_obj(&custom_jvp_class, cj);
+}
+
+/* ---- autodiff ---- */
+
+static SrJvpRule text_rule; /* ad_calls.c's: a call read from a text */
+
+/* Binds the equations of j (the traced rule) through ad_bind_eqn, which
+   picks the primal or the tangent trace for each: outs gets j's outputs
+   (new references). */
+static int bind_rule_jaxpr(SrAd *ad, const SrJaxpr *j, SrVal **args, SrVal **outs) {
+  /* the equations' params stay in j's arena */
+  if (ad->primal && ad->primal->prog != j->prog) sr_program_dep(ad->primal->prog, j->prog);
+  if (ad->tangent && ad->tangent->prog != j->prog) sr_program_dep(ad->tangent->prog, j->prog);
+  if (ad->I->trace && ad->I->trace->prog != j->prog) sr_program_dep(ad->I->trace->prog, j->prog);
+  SrVal **env = sr_xcalloc(j->nvars + 1, sizeof *env);
+  for (uint32_t i = 0; i < j->nconst; i++) {
+    SrVar *v = j->invars[i];
+    env[v->id] = j->consts && j->consts[i] ? sr_ref(j->consts[i]) : sr_array_abstract(v->type);
+  }
+  for (uint32_t i = 0; i < sr_nargs(j); i++) env[sr_args(j)[i]->id] = sr_ref(args[i]);
+  int rc = -1;
+  for (uint32_t k = 0; k < j->neqn; k++) {
+    const SrEqn *e = &j->eqns[k];
+    SrVal **in = sr_xcalloc(e->nin + 1, sizeof *in);
+    int mark = ad_mark(ad);
+    for (uint32_t i = 0; i < e->nin; i++)
+      in[i] = e->in[i]->kind == SR_LIT ? ad_literal(ad, e->in[i]) : env[e->in[i]->id];
+    SrVal *r = ad_bind_eqn(ad, e, in);
+    free(in);
+    if (r)
+      for (uint32_t i = 0; i < e->nout; i++)
+        if (e->out[i]->kind != SR_DROP) env[e->out[i]->id] = sr_ref(r->seq.items[i]);
+    ad_release(ad, mark);
+    if (!r) goto done;
+  }
+  for (uint32_t i = 0; i < j->nout; i++) {
+    SrVar *o = j->outvars[i];
+    if (o->kind == SR_LIT) {
+      int mark = ad_mark(ad);
+      outs[i] = sr_ref(ad_literal(ad, o));
+      ad_release(ad, mark);
+    } else {
+      outs[i] = sr_ref(env[o->id]);
+    }
+  }
+  rc = 0;
+done:
+  for (uint32_t i = 0; i <= j->nvars; i++) sr_unref(env[i]);
+  free(env);
+  return rc;
+}
+
+/* Runs the rule on (primals, tangents): the pair it returns. */
+static SrVal *run_rule(SrAd *ad, Cjvp *c, SrVal *primals, SrVal *tangents) {
+  SrInterp *I = ad->I;
+  SrVal *argv[2] = {primals, tangents};
+  if (ad->mode != SR_AD_LIN) {
+    SrArgs fa = {2, argv, 0, NULL, NULL, NULL};
+    return sr_call(I, c->rule, &fa);
+  }
+  SrTrace *saved = I->trace;
+  I->trace = ad->staged ? ad->tangent : ad->primal;
+  SrVal *out_tree = NULL, *captured = NULL;
+  SrJaxpr *j = sr_trace_fn(I, c->rule, 2, argv, 0, NULL, NULL, &out_tree, &captured);
+  I->trace = saved;
+  if (!j) return NULL;
+  /* the traced rule's inputs: captured values, primal leaves, tangent
+     leaves */
+  SrVal *ins = sr_seq(NULL, SR_V_LIST, 0);
+  for (int i = 0; i < captured->seq.n; i++) sr_seq_push(NULL, ins, sr_ref(captured->seq.items[i]));
+  SrVal *pl = sr_pytree_flatten(I, primals), *tl = sr_pytree_flatten(I, tangents);
+  for (int i = 0; pl && i < pl->seq.n; i++) sr_seq_push(NULL, ins, sr_ref(pl->seq.items[i]));
+  for (int i = 0; tl && i < tl->seq.n; i++) sr_seq_push(NULL, ins, sr_ref(tl->seq.items[i]));
+  sr_unref(pl);
+  sr_unref(tl);
+  SrVal *pair = NULL;
+  if ((uint32_t)ins->seq.n != sr_nargs(j)) {
+    sr_raise(I, "RuntimeError", "custom_jvp: the traced rule of %s has %u inputs, not %d", c->name, sr_nargs(j),
+             ins->seq.n);
+  } else {
+    SrVal *outs = sr_seq(NULL, SR_V_LIST, (int)j->nout);
+    for (uint32_t i = 0; i < j->nout; i++) sr_seq_push(NULL, outs, NULL);
+    if (bind_rule_jaxpr(ad, j, ins->seq.items, outs->seq.items) == 0) pair = sr_pytree_unflatten(out_tree, outs);
+    sr_unref(outs);
+  }
+  sr_unref(ins);
+  sr_unref(captured);
+  sr_unref(out_tree);
+  sr_program_unref(j->prog);
+  return pair;
+}
+
+/* The checks of _flatten_jvp on the rule's pair; fills the primal and
+   tangent leaves. */
+static int check_pair(SrInterp *I, Cjvp *c, SrVal *pair, SrVal **po, SrVal **to) {
+  if (!sr_is_seq(pair) || pair->seq.n != 2) {
+    SrBuf b = SR_BUF_INIT;
+    sr_to_repr(I, &b, pair);
+    sr_raise(I, "TypeError",
+             "Custom JVP rule %s for function %s must produce a pair (list or tuple of length two) representing "
+             "primal and tangent outputs, but got %s.",
+             c->rule_name, c->name, sr_buf_str(&b));
+    sr_buf_free(&b);
+    return -1;
+  }
+  int rc = -1;
+  SrBuf s1 = SR_BUF_INIT, s2 = SR_BUF_INIT, s3 = SR_BUF_INIT;
+  const SrType **pt = NULL;
+  *po = sr_pytree_array_leaves(I, pair->seq.items[0]);
+  *to = *po ? sr_pytree_array_leaves(I, pair->seq.items[1]) : NULL;
+  if (!*to) goto done;
+  treedef_of(&s1, pair->seq.items[0]);
+  treedef_of(&s2, pair->seq.items[1]);
+  if (strcmp(sr_buf_str(&s1), sr_buf_str(&s2)) != 0) {
+    sr_raise(I, "TypeError",
+             "Custom JVP rule %s for function %s must produce primal and tangent outputs with equal container "
+             "(pytree) structures, but got %s and %s respectively.",
+             c->rule_name, c->name, sr_buf_str(&s1), sr_buf_str(&s2));
+    goto done;
+  }
+  int n = (*po)->seq.n;
+  pt = sr_xcalloc((size_t)n + 1, sizeof *pt);
+  for (int i = 0; i < n; i++) pt[i] = sr_value_type(I, (*po)->seq.items[i]);
+  sr_buf_reset(&s2);
+  sr_vjp_treedef_str(&s2, c->out_tree);
+  int same_tree = strcmp(sr_buf_str(&s1), sr_buf_str(&s2)) == 0;
+  int same_types = same_tree;
+  for (int i = 0; same_types && i < n; i++)
+    same_types = sr_type_equal_mod_mesh(sr_type_with_weak(pt[i], 0), sr_type_with_weak(c->out_types[i], 0));
+  if (!same_types) {
+    sr_buf_reset(&s1);
+    sr_buf_reset(&s2);
+    type_tree(I, &s1, pair->seq.items[0], n, pt);
+    type_tree(I, &s2, c->out_tree, c->nout, c->out_types);
+    if (!same_tree)
+      sr_raise(I, "TypeError",
+               "Custom JVP rule %s for function %s must produce a pair (list or tuple of length two) where the "
+               "first element represents the primal output (equal in value to the output of the "
+               "custom_jvp-decorated function %s, and in particular of the same container/pytree structure), but "
+               "instead the JVP rule output's first element had container/pytree structure:\n    %s\nwhile the "
+               "custom_jvp-decorated function %s had output container/pytree structure:\n    %s.",
+               c->rule_name, c->name, c->name, sr_buf_str(&s1), c->name, sr_buf_str(&s2));
+    else
+      sr_raise(I, "TypeError",
+               "Custom JVP rule %s for function %s must produce a pair (list or tuple of length two) where the "
+               "first element represents the primal output (equal in value to the output of the "
+               "custom_jvp-decorated function %s, and in particular with leaves of the same shape/dtype), but "
+               "instead the JVP rule output's first element had shapes/dtypes of:\n    %s\nwhile the "
+               "custom_jvp-decorated function %s had output shapes/dtypes of:\n    %s",
+               c->rule_name, c->name, c->name, sr_buf_str(&s1), c->name, sr_buf_str(&s2));
+    goto done;
+  }
+  /* each tangent's type: the tangent type of its primal, weak types aside */
+  int bad = 0;
+  sr_buf_reset(&s3);
+  for (int i = 0; i < n; i++) {
+    const SrType *p = sr_type_with_weak(pt[i], 0);
+    const SrType *want = sr_ad_tangent_type(p);
+    const SrType *got = sr_type_with_weak(sr_value_type(I, (*to)->seq.items[i]), 0);
+    if (sr_type_equal_mod_mesh(want, got)) continue;
+    if (n == 1) {
+      sr_raise(I, "TypeError",
+               "Custom JVP rule must produce primal and tangent outputs with corresponding shapes and dtypes. "
+               "Expected %s (tangent type of %s) but got %s.",
+               sr_type_short(want), sr_type_short(p), sr_type_short(got));
+      goto done;
+    }
+    sr_buf_printf(&s3, "%s  primal %s with tangent %s, expecting tangent ", bad ? "\n" : "", sr_type_short(p),
+                  sr_type_short(got));
+    sr_aval_str(&s3, want);
+    bad = 1;
+  }
+  if (bad) {
+    sr_raise(I, "TypeError",
+             "Custom JVP rule must produce primal and tangent outputs with corresponding shapes and dtypes, but "
+             "got:\n%s",
+             sr_buf_str(&s3));
+    goto done;
+  }
+  rc = 0;
+done:
+  free(pt);
+  sr_buf_free(&s1);
+  sr_buf_free(&s2);
+  sr_buf_free(&s3);
+  return rc;
+}
+
+static int jvp_custom_jvp(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, SrVal **ty) {
+  SrInterp *I = ad->I;
+  SrVal *v = sr_eqn_param(e, sr_intern_cstr("jvp"));
+  if (!v || !sr_is_obj(v, &cjvp_class)) return text_rule ? text_rule(ad, e, x, t, y, ty) : -1;
+  Cjvp *c = v->obj.data;
+  /* symbolic_zeros=False: the rule sees zeros, instantiated where the
+     tangents go (the linear jaxpr under linearization) */
+  SrVal *xl = sr_seq(NULL, SR_V_LIST, c->nleaves), *tl = sr_seq(NULL, SR_V_LIST, c->nleaves);
+  for (int i = 0; i < c->nleaves; i++) {
+    SrVal *xi = x[c->nconsts + i], *ti = t[c->nconsts + i];
+    if (!ti) {
+      const SrType *tt = sr_ad_tangent_type(sr_value_type(I, xi));
+      ti = ad->mode == SR_AD_LIN ? ad_zeros_staged(ad, tt) : ad_zeros(ad, tt);
+    }
+    if (!ti) {
+      sr_unref(xl);
+      sr_unref(tl);
+      return -1;
+    }
+    sr_seq_push(NULL, xl, sr_ref(xi));
+    sr_seq_push(NULL, tl, sr_ref(ti));
+  }
+  SrVal *primals = sr_pytree_unflatten(c->in_tree, xl), *tangents = sr_pytree_unflatten(c->in_tree, tl);
+  sr_unref(xl);
+  sr_unref(tl);
+  SrVal *pair = run_rule(ad, c, primals, tangents);
+  sr_unref(primals);
+  sr_unref(tangents);
+  if (!pair) return -1;
+  SrVal *po = NULL, *to = NULL;
+  int rc = check_pair(I, c, pair, &po, &to);
+  if (rc == 0)
+    for (int i = 0; i < c->nout; i++) {
+      y[i] = ad_keep(ad, sr_ref(po->seq.items[i]));
+      ty[i] = ad_keep(ad, sr_ref(to->seq.items[i]));
+    }
+  sr_unref(po);
+  sr_unref(to);
+  sr_unref(pair);
+  return rc;
+}
+
+void sr_custom_jvp_init(void) {
+  sr_val_keep_class(&cjvp_class);
+  if (!text_rule) text_rule = sr_ad_jvp_rule(&sr_prims[SR_P_custom_jvp_call]);
+  sr_ad_set_jvp(SR_P_custom_jvp_call, jvp_custom_jvp);
+  sr_def("jax.custom_jvp", jax_custom_jvp,
+         "custom_jvp(fun): fun with a custom forward-mode rule, set with f.defjvp(jvp) or f.defjvps(*jvps); "
+         "calls bind a custom_jvp_call equation, and jax.jvp, jax.grad and jax.vjp use the rule");
+}

@@ -1,0 +1,445 @@
+/* custom_vjp.c: jax.custom_vjp and f.defvjp(fwd, bwd)
+ * (custom_derivatives.py: custom_vjp, CustomVJPCallPrimitive; ad.py:
+ * custom_lin).
+ *
+ * Calling a custom_vjp function traces the primal function and binds one
+ * custom_vjp_call equation, printed as JAX prints it:
+ *
+ *     custom_vjp_call[name=f bwd=f_bwd call_jaxpr={ ... } fwd=f_fwd
+ *                     symbolic_zeros=False]
+ *
+ * Its fwd and bwd params are objects that the program keeps by reference
+ * (sr_val_keep_class), so that autodiff can call the user's rules later:
+ *  - linearizing the equation runs fwd on the primal arguments, inline in
+ *    the primal trace (as JAX's LinearizeTrace does), and binds a
+ *    custom_lin equation over fwd's residual leaves and the tangents into
+ *    the linear jaxpr;
+ *  - transposing custom_lin calls bwd(residuals, output cotangent) in the
+ *    backward trace and checks what it returns.
+ * The residuals are any pytree -- a VJP object among them, as the FSDP
+ * example saves its layer's VJP -- flattened into leaves and rebuilt for
+ * bwd from a structure with numbered leaves.
+ *
+ * A custom_vjp_call read from a jaxpr text has words for fwd and bwd: its
+ * call_jaxpr is differentiated instead (ad_calls.c's rule).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ad/ad_rules.h"
+#include "exec/eval.h"
+#include "jax/jnp.h"
+#include "py/objects.h"
+#include "jax/vjp.h"
+#include "util/intern.h"
+
+/* One call of a custom_vjp function: its rules and structures. */
+typedef struct Cvjp {
+  int rc;
+  SrVal *fwd, *bwd;
+  const char *name, *fwd_name, *bwd_name;
+  SrVal *in_tree;          /* the arguments (a tuple), leaves numbered */
+  SrVal *out_tree;         /* the output, leaves numbered */
+  int nconsts, nleaves, nout;
+  const SrType **in_types; /* per argument leaf */
+  const SrType **out_types;
+} Cvjp;
+
+static void cvjp_unref(Cvjp *c) {
+  if (!c || --c->rc > 0) return;
+  sr_unref(c->fwd);
+  sr_unref(c->bwd);
+  sr_unref(c->in_tree);
+  sr_unref(c->out_tree);
+  free(c->in_types);
+  free(c->out_types);
+  free(c);
+}
+
+/* The fwd= and bwd= params of custom_vjp_call: print as the function's
+   name. */
+typedef struct CvjpRef {
+  Cvjp *c;
+  int bwd;
+} CvjpRef;
+
+static void ref_free(void *d) {
+  CvjpRef *r = d;
+  cvjp_unref(r->c);
+  free(r);
+}
+
+static void ref_repr(SrBuf *out, const SrVal *v) {
+  const CvjpRef *r = v->obj.data;
+  sr_buf_puts(out, r->bwd ? r->c->bwd_name : r->c->fwd_name);
+}
+
+static const SrClass cvjp_ref_class = {"custom_vjp_rule", ref_free, ref_repr, NULL, NULL};
+
+static SrVal *ref_new(Cvjp *c, int bwd) {
+  CvjpRef *r = sr_xcalloc(1, sizeof *r);
+  r->c = c;
+  c->rc++;
+  r->bwd = bwd;
+  return sr_obj(&cvjp_ref_class, r);
+}
+
+/* custom_lin's bwd= param: the backward rule of one linearized call, with
+   its residuals' structure and which argument leaves are linear inputs. */
+typedef struct CvjpLin {
+  Cvjp *c;
+  SrVal *res_tree;
+  int nres;
+  uint8_t *lin;            /* per argument leaf */
+} CvjpLin;
+
+static void lin_free(void *d) {
+  CvjpLin *l = d;
+  cvjp_unref(l->c);
+  sr_unref(l->res_tree);
+  free(l->lin);
+  free(l);
+}
+
+static void lin_repr(SrBuf *out, const SrVal *v) {
+  const CvjpLin *l = v->obj.data;
+  sr_buf_puts(out, l->c->bwd_name);
+}
+
+static const SrClass cvjp_lin_class = {"custom_lin_rule", lin_free, lin_repr, NULL, NULL};
+
+/* ---- the custom_vjp object ---- */
+
+typedef struct CustomVjp {
+  SrVal *fun, *fwd, *bwd;
+  const char *name;
+} CustomVjp;
+
+static void cv_free(void *d) {
+  CustomVjp *c = d;
+  sr_unref(c->fun);
+  sr_unref(c->fwd);
+  sr_unref(c->bwd);
+  free(c);
+}
+
+static void cv_repr(SrBuf *out, const SrVal *v) {
+  const CustomVjp *c = v->obj.data;
+  sr_buf_printf(out, "<jax._src.custom_derivatives.custom_vjp object of <function %s>>", c->name);
+}
+
+static SrVal *cv_call(SrInterp *I, SrVal *self, SrArgs *a) {
+  CustomVjp *cv = self->obj.data;
+  if (!cv->fwd || !cv->bwd)
+    return sr_raise(I, "AttributeError", "No VJP defined for custom_vjp function %s using defvjp.", cv->name);
+  if (a->nkw) return sr_raise(I, "TypeError", "a custom_vjp function takes positional arguments only here");
+  SrCustomCall cc;
+  if (sr_custom_call_trace(I, cv->fun, cv->name, a, &cc) < 0) return NULL;
+  Cvjp *c = sr_xcalloc(1, sizeof *c);
+  c->rc = 1;
+  c->fwd = sr_ref(cv->fwd);
+  c->bwd = sr_ref(cv->bwd);
+  c->name = cv->name;
+  c->fwd_name = sr_callable_name(cv->fwd);
+  c->bwd_name = sr_callable_name(cv->bwd);
+  int k = 0;
+  c->in_tree = sr_pytree_numbered(cc.args, &k);
+  c->nleaves = cc.leaves->seq.n;
+  k = 0;
+  c->out_tree = sr_pytree_numbered(cc.out_tree, &k);
+  c->nout = (int)cc.body->nout;
+  c->nconsts = cc.captured->seq.n;
+  c->in_types = sr_xcalloc((size_t)c->nleaves + 1, sizeof *c->in_types);
+  for (int i = 0; i < c->nleaves; i++) c->in_types[i] = sr_value_type(I, cc.leaves->seq.items[i]);
+  c->out_types = sr_xcalloc((size_t)c->nout + 1, sizeof *c->out_types);
+  for (int i = 0; i < c->nout; i++) c->out_types[i] = cc.body->outvars[i]->type;
+  SrPList ps = {0};
+  sr_plist_add(&ps, "name", sr_str_cstr(NULL, cv->name));
+  sr_plist_add(&ps, "bwd", ref_new(c, 1));
+  sr_plist_add(&ps, "call_jaxpr", sr_jaxpr_val(NULL, cc.body));
+  sr_plist_add(&ps, "fwd", ref_new(c, 0));
+  sr_plist_add(&ps, "num_consts", sr_int(NULL, c->nconsts));
+  sr_plist_add(&ps, "symbolic_zeros", sr_bool(0));
+  cvjp_unref(c);
+  return sr_custom_call_bind(I, SR_P_custom_vjp_call, &cc, &ps);
+}
+
+static SrVal *cv_defvjp(SrInterp *I, SrArgs *a) {
+  CustomVjp *cv = a->self->obj.data;
+  SrVal *p[4];
+  if (sr_args_parse(I, a, "defvjp", "fwd, bwd, symbolic_zeros=, optimize_remat=", p) < 0) return NULL;
+  if (!sr_is_callable(p[0]) || !sr_is_callable(p[1]))
+    return sr_raise(I, "TypeError", "defvjp(fwd, bwd) takes two functions");
+  if ((p[2] && sr_val_truthy(p[2])) || (p[3] && sr_val_truthy(p[3])))
+    return sr_raise(I, "NotImplementedError", "defvjp: symbolic_zeros and optimize_remat are not supported here");
+  sr_unref(cv->fwd);
+  sr_unref(cv->bwd);
+  cv->fwd = sr_ref(p[0]);
+  cv->bwd = sr_ref(p[1]);
+  return sr_none();
+}
+
+static SrVal *cv_getattr(SrInterp *I, SrVal *self, const char *name) {
+  (void)I;
+  CustomVjp *cv = self->obj.data;
+  if (strcmp(name, "defvjp") == 0) return sr_bound_method(self, "defvjp", cv_defvjp);
+  if (strcmp(name, "__name__") == 0) return sr_str_cstr(NULL, cv->name);
+  if (strcmp(name, "fun") == 0) return sr_ref(cv->fun);
+  if (strcmp(name, "fwd") == 0) return sr_ref(cv->fwd ? cv->fwd : sr_none());
+  if (strcmp(name, "bwd") == 0) return sr_ref(cv->bwd ? cv->bwd : sr_none());
+  return NULL;
+}
+
+static const SrLangOps cv_ops = {.call = cv_call, .getattr = cv_getattr};
+static const SrClass custom_vjp_class = {"custom_vjp", cv_free, cv_repr, NULL, &cv_ops};
+
+static SrVal *jax_custom_vjp(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "custom_vjp", "fun, nondiff_argnums=, nondiff_argnames=", p) < 0) return NULL;
+  if (!sr_is_callable(p[0])) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(p[0]));
+  if ((p[1] && sr_val_truthy(p[1])) || (p[2] && sr_val_truthy(p[2])))
+    return sr_raise(I, "NotImplementedError", "custom_vjp: nondiff_argnums are not supported here");
+  CustomVjp *cv = sr_xcalloc(1, sizeof *cv);
+  cv->fun = sr_ref(p[0]);
+  cv->name = sr_callable_name(p[0]);
+  return sr_obj(&custom_vjp_class, cv);
+}
+
+/* ---- autodiff: linearizing custom_vjp_call ---- */
+
+static SrJvpRule text_rule; /* ad_calls.c's: a call read from a text */
+
+static Cvjp *cvjp_of(const SrEqn *e) {
+  SrVal *v = sr_eqn_param(e, sr_intern_cstr("bwd"));
+  return v && sr_is_obj(v, &cvjp_ref_class) ? ((CvjpRef *)v->obj.data)->c : NULL;
+}
+
+static int jvp_custom_vjp(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, SrVal **ty) {
+  SrInterp *I = ad->I;
+  Cvjp *c = cvjp_of(e);
+  if (!c) return text_rule ? text_rule(ad, e, x, t, y, ty) : -1;
+  if (ad->mode != SR_AD_LIN) {
+    sr_raise(I, "TypeError", "can't apply forward-mode autodiff (jvp) to a custom_vjp function.");
+    return -1;
+  }
+  for (int i = 0; i < c->nconsts; i++)
+    if (t[i]) {
+      sr_raise(I, "CustomVJPException",
+               "Detected differentiation of a custom_vjp function with respect to a closed-over value. That isn't "
+               "supported because the custom VJP rule only specifies how to differentiate the custom_vjp function "
+               "with respect to explicit input parameters. Try passing the closed-over value into the custom_vjp "
+               "function as an argument, and adapting the custom_vjp fwd and bwd rules.");
+      return -1;
+    }
+  /* fwd(*args), inline in the primal trace */
+  SrVal *lv = sr_seq(NULL, SR_V_LIST, c->nleaves);
+  for (int i = 0; i < c->nleaves; i++) sr_seq_push(NULL, lv, sr_ref(x[c->nconsts + i]));
+  SrVal *args = sr_pytree_unflatten(c->in_tree, lv);
+  sr_unref(lv);
+  SrTrace *saved = I->trace;
+  I->trace = ad->staged ? ad->tangent : ad->primal;
+  SrArgs fa = {args->seq.n, args->seq.items, 0, NULL, NULL, NULL};
+  SrVal *r = sr_call(I, c->fwd, &fa);
+  I->trace = saved;
+  sr_unref(args);
+  if (!r) return -1;
+  int rc = -1;
+  SrVal *yl = NULL, *rl = NULL;
+  if (!sr_is_seq(r) || r->seq.n != 2) {
+    sr_raise(I, "TypeError",
+             "Custom VJP fwd rule %s for function %s must produce a pair (list or tuple of length two) representing "
+             "primal outputs and residuals (values stored from the forward pass for use on the backward pass), got "
+             "%s.",
+             c->fwd_name, c->name, sr_val_kind_name(r));
+    goto done;
+  }
+  yl = sr_pytree_array_leaves(I, r->seq.items[0]);
+  if (!yl) goto done;
+  if (yl->seq.n != c->nout) {
+    sr_raise(I, "TypeError",
+             "Custom VJP fwd rule %s for function %s must produce a pair (list or tuple of length two) where the "
+             "first element represents the primal output (equal to the output of the custom_vjp-decorated function "
+             "%s, and in particular of the same container/pytree structure), but instead the fwd rule output's "
+             "first element has %d leaves where the primal output has %d.",
+             c->fwd_name, c->name, c->name, yl->seq.n, c->nout);
+    goto done;
+  }
+  for (int i = 0; i < c->nout; i++) {
+    const SrType *got = sr_value_type(I, yl->seq.items[i]);
+    if (!sr_type_equal_mod_mesh(sr_type_with_weak(got, 0), sr_type_with_weak(c->out_types[i], 0))) {
+      sr_raise(I, "TypeError",
+               "Custom VJP fwd rule %s for function %s must produce primal outputs with types equal to the types of "
+               "the outputs of the custom_vjp-decorated function %s, but at output %d the fwd rule produced %s where "
+               "the function produces %s.",
+               c->fwd_name, c->name, c->name, i, sr_type_short(got), sr_type_short(c->out_types[i]));
+      goto done;
+    }
+  }
+  rl = sr_pytree_array_leaves(I, r->seq.items[1]);
+  if (!rl) goto done;
+  /* custom_lin(*res, *tangents) */
+  CvjpLin *cl = sr_xcalloc(1, sizeof *cl);
+  cl->c = c;
+  c->rc++;
+  int k = 0;
+  cl->res_tree = sr_pytree_numbered(r->seq.items[1], &k);
+  cl->nres = rl->seq.n;
+  cl->lin = sr_xcalloc((size_t)c->nleaves + 1, 1);
+  SrVal **in = sr_xcalloc((size_t)cl->nres + (size_t)c->nleaves + 1, sizeof *in);
+  int n = 0;
+  for (int i = 0; i < cl->nres; i++) in[n++] = rl->seq.items[i];
+  for (int i = 0; i < c->nleaves; i++)
+    if (t[c->nconsts + i]) {
+      cl->lin[i] = 1;
+      in[n++] = t[c->nconsts + i];
+    }
+  SrVal *obj = sr_obj(&cvjp_lin_class, cl);
+  SrPList ps = {0};
+  sr_plist_add(&ps, "bwd", obj);
+  sr_plist_add(&ps, "num_res", sr_int(NULL, cl->nres));
+  SrVal *avals = sr_seq(NULL, SR_V_TUPLE, c->nout);
+  for (int i = 0; i < c->nout; i++) {
+    const char *ts = sr_type_short(sr_ad_tangent_type(c->out_types[i]));
+    sr_seq_push(NULL, avals, sr_word(NULL, ts, strlen(ts)));
+  }
+  sr_plist_add(&ps, "out_avals", avals);
+  sr_plist_add(&ps, "symbolic_zeros", sr_bool(0));
+  SrVal *tl = ad_bind(ad, SR_P_custom_lin, n, in, ps.n, ps.p);
+  sr_plist_free(&ps);
+  free(in);
+  if (!tl) goto done;
+  for (int i = 0; i < c->nout; i++) {
+    y[i] = ad_keep(ad, sr_ref(yl->seq.items[i]));
+    ty[i] = tl->seq.items[i];
+  }
+  rc = 0;
+done:
+  sr_unref(yl);
+  sr_unref(rl);
+  sr_unref(r);
+  return rc;
+}
+
+/* custom_lin's results: the output tangents. */
+static int type_custom_lin(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  SrVal *v = sr_rparam(e, "bwd");
+  if (!v || !sr_is_obj(v, &cvjp_lin_class)) {
+    if (e->written) {
+      for (uint32_t i = 0; i < e->nout; i++) out[i] = e->written[i];
+      return 0;
+    }
+    return sr_terr(cx, "TypeError", "custom_lin: its backward rule did not survive printing");
+  }
+  const CvjpLin *l = v->obj.data;
+  if ((int)e->nout != l->c->nout)
+    return sr_terr(cx, "TypeError", "custom_lin has %u results, its function %d", e->nout, l->c->nout);
+  for (int i = 0; i < l->c->nout; i++) out[i] = sr_ad_tangent_type(l->c->out_types[i]);
+  return 0;
+}
+
+/* bwd(res, ct): the cotangents of the linear inputs. */
+static int tr_custom_lin(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x, SrVal **cx) {
+  SrInterp *I = ad->I;
+  SrVal *v = sr_eqn_param(e, sr_intern_cstr("bwd"));
+  if (!v || !sr_is_obj(v, &cvjp_lin_class)) {
+    sr_raise(I, "NotImplementedError", "custom_lin: its backward rule did not survive printing");
+    return -1;
+  }
+  CvjpLin *l = v->obj.data;
+  Cvjp *c = l->c;
+  SrVal *rv = sr_seq(NULL, SR_V_LIST, l->nres);
+  for (int i = 0; i < l->nres; i++) sr_seq_push(NULL, rv, sr_ref(x[i]));
+  SrVal *res = sr_pytree_unflatten(l->res_tree, rv);
+  sr_unref(rv);
+  /* symbolic_zeros=False: zeros instantiated */
+  SrVal *cv = sr_seq(NULL, SR_V_LIST, c->nout);
+  for (int i = 0; i < c->nout; i++)
+    sr_seq_push(NULL, cv, sr_ref(ct[i] ? ct[i] : ad_zeros(ad, sr_ad_ct_type(c->out_types[i]))));
+  SrVal *cts = sr_pytree_unflatten(c->out_tree, cv);
+  sr_unref(cv);
+  SrVal *argv[2] = {res, cts};
+  SrArgs ba = {2, argv, 0, NULL, NULL, NULL};
+  SrVal *r = sr_call(I, c->bwd, &ba);
+  sr_unref(res);
+  sr_unref(cts);
+  if (!r) return -1;
+  int rc = -1, nargs = c->in_tree->seq.n;
+  SrBuf pb = SR_BUF_INIT, ib = SR_BUF_INIT;
+  if (r->kind != SR_V_TUPLE || r->seq.n != nargs) {
+    SrBuf tb = SR_BUF_INIT;
+    sr_vjp_treedef_str(&tb, r);
+    sr_vjp_treedef_str(&pb, c->in_tree);
+    sr_raise(I, "TypeError",
+             "Custom VJP bwd rule must produce an output with the same container (pytree) structure as the args "
+             "tuple of the primal function, and in particular must produce a tuple of length equal to the number "
+             "of arguments to the primal function, but got bwd output structure %s for primal input structure %s.",
+             sr_buf_str(&tb), sr_buf_str(&pb));
+    sr_buf_free(&tb);
+    goto done;
+  }
+  /* per argument: None is a zero; otherwise its leaves must match */
+  int leaf = 0, q = l->nres;
+  for (int a = 0; a < nargs; a++) {
+    SrVal *sk = c->in_tree->seq.items[a];
+    SrVal *skl = sr_pytree_flatten(I, sk);
+    int nl = skl ? skl->seq.n : 0;
+    sr_unref(skl);
+    SrVal *ra = r->seq.items[a];
+    SrVal *gl = ra->kind == SR_V_NONE ? NULL : sr_pytree_array_leaves(I, ra);
+    if (ra->kind != SR_V_NONE && !gl) goto done;
+    if (gl && gl->seq.n != nl) {
+      sr_raise(I, "ValueError",
+               "Custom VJP bwd rule must produce an output with the same container (pytree) structure as the args "
+               "tuple of the primal function, but at output[%d] the bwd rule produced %d leaves where the argument "
+               "has %d.",
+               a, gl->seq.n, nl);
+      sr_unref(gl);
+      goto done;
+    }
+    for (int i = 0; i < nl; i++, leaf++) {
+      SrVal *g = gl ? gl->seq.items[i] : NULL;
+      const SrType *want = sr_ad_ct_type(c->in_types[leaf]);
+      if (g) {
+        const SrType *got = sr_value_type(I, g);
+        if (!sr_type_equal_mod_mesh(sr_type_with_weak(got, 0), sr_type_with_weak(want, 0))) {
+          sr_raise(I, "ValueError",
+                   "Custom VJP bwd rule must produce an output with the same shape/dtypes as the args tuple of the "
+                   "primal function. At output[%d] the bwd rule produced an output of shape/dtype %s corresponding "
+                   "to an input of shape/dtype %s",
+                   a, sr_type_short(got), sr_type_short(c->in_types[leaf]));
+          sr_unref(gl);
+          goto done;
+        }
+      }
+      if (l->lin[leaf]) cx[q++] = g ? ad_keep(ad, sr_ref(g)) : NULL;
+    }
+    sr_unref(gl);
+  }
+  rc = 0;
+done:
+  (void)e;
+  sr_buf_free(&pb);
+  sr_buf_free(&ib);
+  sr_unref(r);
+  return rc;
+}
+
+/* Running custom_lin forward is applying a custom_vjp function's
+   linearization to tangents (jax.linearize's f_jvp), which JAX refuses. */
+static int ev_custom_lin(SrEvalCtx *cx, const SrEvalEqn *e) {
+  (void)e;
+  return sr_ev_err(cx, "TypeError", "can't apply forward-mode autodiff (jvp) to a custom_vjp function.");
+}
+
+void sr_custom_vjp_init(void) {
+  sr_set_eval_rule(SR_P_custom_lin, ev_custom_lin);
+  sr_val_keep_class(&cvjp_ref_class);
+  sr_val_keep_class(&cvjp_lin_class);
+  if (!text_rule) text_rule = sr_ad_jvp_rule(&sr_prims[SR_P_custom_vjp_call]);
+  sr_ad_set_jvp(SR_P_custom_vjp_call, jvp_custom_vjp);
+  sr_ad_set_transpose(SR_P_custom_lin, tr_custom_lin);
+  sr_set_type_rule(SR_P_custom_lin, type_custom_lin);
+  sr_def("jax.custom_vjp", jax_custom_vjp,
+         "custom_vjp(fun): fun with a custom reverse-mode rule, set with f.defvjp(fwd, bwd); calls bind a "
+         "custom_vjp_call equation");
+}

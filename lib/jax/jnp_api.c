@@ -1,0 +1,2513 @@
+/* jnp_api.c: jax.numpy beyond the core of jnp.c.
+ *
+ * Each function follows its namesake in jax/_src/numpy (lax_numpy.py,
+ * reductions.py, tensor_contractions.py, einsum.py, indexing.py,
+ * array_creation.py, ufuncs.py) closely enough that a trace records the
+ * equations JAX records: the same promotions, the same skips, and the
+ * same jit equations where JAX decorates a function with a plain
+ * (non-inlined) jax.jit -- clip, round, where, isclose, allclose, cumsum
+ * and linspace show up as jit[name=...] in a jaxpr, as they do in JAX.
+ */
+#include "jax/api.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jax/jaxstate.h"
+#include "py/objects.h"
+#include "py/range.h"
+#include "util/intern.h"
+
+static const SrType *vtype(SrInterp *I, SrVal *v) { return sr_value_type(I, v); }
+static SrVal *arr(SrInterp *I, SrVal *v) { return sr_jnp_asarray(I, v, -1); }
+
+static SrDtype default_float(SrInterp *I) { return I->jax->enable_x64 ? SR_F64 : SR_F32; }
+static SrDtype default_int(SrInterp *I) { return I->jax->enable_x64 ? SR_I64 : SR_I32; }
+
+/* dtypes.to_inexact_dtype */
+static SrDtype to_inexact(SrInterp *I, SrDtype d) {
+  if (sr_dtype_is_inexact(d)) return d;
+  return default_float(I);
+}
+
+
+/* An int or a sequence of ints. */
+static int ints_arg(SrInterp *I, SrVal *v, int64_t *out, int *n, const char *what) {
+  SrVal *ints = sr_int_seq_arg(v);
+  if (ints != v) {
+    int rc = ints_arg(I, ints, out, n, what);
+    sr_unref(ints);
+    return rc;
+  }
+  if (!sr_is_seq(v)) {
+    *n = 1;
+    return sr_as_int(I, v, what, out);
+  }
+  if (v->seq.n > SR_MAX_RANK) return sr_raise(I, "ValueError", "%s: too many entries", what), -1;
+  for (int i = 0; i < v->seq.n; i++)
+    if (sr_as_int(I, v->seq.items[i], what, &out[i]) < 0) return -1;
+  *n = v->seq.n;
+  return 0;
+}
+
+/* util.promote_dtypes (with no rank promotion): every arg converted to the
+   result dtype; args hold new references afterwards. */
+static int promote_dtypes(SrInterp *I, int n, SrVal **args, int kind /* 0 any, 1 inexact, 2 numeric */) {
+  for (int i = 0; i < n; i++) {
+    SrVal *a = arr(I, args[i]);
+    if (!a) {
+      for (int k = 0; k < i; k++) sr_unref(args[k]);
+      return -1;
+    }
+    args[i] = a;
+  }
+  int weak;
+  SrDtype dt = sr_jnp_result_dtype(I, n, args, &weak);
+  if (kind == 1) dt = to_inexact(I, dt);
+  if (kind == 2 && dt == SR_BOOL) dt = default_int(I);
+  for (int i = 0; i < n; i++) {
+    SrVal *c = sr_lax_convert(I, args[i], dt, weak, NULL);
+    sr_unref(args[i]);
+    args[i] = c;
+    if (!c) {
+      for (int k = 0; k < n; k++)
+        if (k != i) sr_unref(args[k]);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+static void unref_all(int n, SrVal **v) {
+  for (int i = 0; i < n; i++) sr_unref(v[i]);
+}
+
+/* Calls a registered jax.numpy function. */
+static SrVal *call_np(SrInterp *I, const char *name, int n, SrVal **args) {
+  char q[96];
+  snprintf(q, sizeof q, "jax.numpy.%s", name);
+  SrVal *fn = sr_lookup_qualname(q);
+  if (!fn) return sr_raise(I, "NotImplementedError", "%s is not available", q);
+  SrArgs a = {n, args, 0, NULL, NULL, NULL};
+  return sr_call(I, fn, &a);
+}
+
+static SrVal *call_np2(SrInterp *I, const char *name, SrVal *x, SrVal *y) {
+  SrVal *args[2] = {x, y};
+  return call_np(I, name, 2, args);
+}
+
+/* ======================================================================
+ * shapes: reshape, ravel, transpose, swapaxes, moveaxis, squeeze,
+ * expand_dims, broadcast_to
+ * ====================================================================== */
+
+/* array_methods._compute_newshape: resolves one -1. */
+static int new_shape(SrInterp *I, const SrType *t, SrVal *shape_v, int64_t *shape, int *nd) {
+  if (ints_arg(I, shape_v, shape, nd, "shape") < 0) return -1;
+  int64_t size = sr_type_numel(t), known = 1;
+  int neg = -1;
+  for (int i = 0; i < *nd; i++) {
+    if (shape[i] == -1) {
+      if (neg >= 0) {
+        SrBuf b = SR_BUF_INIT;
+        sr_val_repr(&b, shape_v);
+        sr_raise(I, "TypeError", "can only specify one unknown axis size with a `-1` value, got %s", b.p);
+        sr_buf_free(&b);
+        return -1;
+      }
+      neg = i;
+    } else if (__builtin_mul_overflow(known, shape[i], &known)) {
+      /* no array of that shape can exist, whatever this one's size */
+      sr_raise(I, "ValueError", "%s", SR_TOO_BIG_MSG);
+      return -1;
+    }
+  }
+  SrBuf b = SR_BUF_INIT, s = SR_BUF_INIT;
+  sr_shape_str(&s, t);
+  sr_val_repr(&b, shape_v);
+  int rc = 0;
+  if (neg >= 0) {
+    if (known == 0 || size % known) {
+      sr_raise(I, "TypeError",
+               "cannot reshape array of shape %s (size %lld) into shape %s because the product of specified axis "
+               "sizes (%lld) does not evenly divide %lld",
+               s.p, (long long)size, b.p, (long long)known, (long long)size);
+      rc = -1;
+    } else {
+      shape[neg] = size / known;
+    }
+  } else if (known != size) {
+    sr_raise(I, "TypeError", "cannot reshape array of shape %s (size %lld) into shape %s (size %lld)", s.p,
+             (long long)size, b.p, (long long)known);
+    rc = -1;
+  }
+  sr_buf_free(&b);
+  sr_buf_free(&s);
+  return rc;
+}
+
+static SrVal *do_reshape(SrInterp *I, SrVal *a, SrVal *shape_v, SrVal *order, SrVal *out_sharding) {
+  if (order && order->kind != SR_V_NONE) {
+    const char *o = sr_as_str(I, order, "order");
+    if (!o) return NULL;
+    if (strcmp(o, "C") != 0) return sr_raise(I, "NotImplementedError", "reshape: only order='C' is supported");
+  }
+  SrVal *x = arr(I, a);
+  if (!x) return NULL;
+  int64_t shape[SR_MAX_RANK];
+  int nd;
+  SrVal *sh = NULL, *r = NULL;
+  if (new_shape(I, vtype(I, x), shape_v, shape, &nd) == 0 &&
+      sr_api_canon_sharding(I, out_sharding, "reshape", &sh) == 0)
+    r = sr_lax_reshape(I, x, shape, nd, sh);
+  sr_unref(sh);
+  sr_unref(x);
+  return r;
+}
+
+static SrVal *jnp_reshape(SrInterp *I, SrArgs *a) {
+  SrVal *p[5];
+  if (sr_args_parse(I, a, "reshape", "a, shape, order=, *, copy=, out_sharding=", p) < 0) return NULL;
+  return do_reshape(I, p[0], p[1], p[2], p[4]);
+}
+
+static SrVal *jnp_ravel(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "ravel", "a, order=", p) < 0) return NULL;
+  SrVal *x = arr(I, p[0]);
+  if (!x) return NULL;
+  int64_t n = sr_type_numel(vtype(I, x));
+  SrVal *r = sr_lax_reshape(I, x, &n, 1, NULL);
+  sr_unref(x);
+  return r;
+}
+
+static SrVal *jnp_transpose(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "transpose", "a, axes=", p) < 0) return NULL;
+  SrVal *x = arr(I, p[0]);
+  if (!x) return NULL;
+  const SrType *t = vtype(I, x);
+  int64_t perm[SR_MAX_RANK];
+  int n = t->ndim, ok = 1;
+  if (p[1] && p[1]->kind != SR_V_NONE) {
+    ok = ints_arg(I, p[1], perm, &n, "axes") == 0;
+    if (ok && n != t->ndim) {
+      sr_raise(I, "ValueError", "axes don't match array");
+      ok = 0;
+    }
+    for (int i = 0; ok && i < n; i++) ok = sr_api_axis(I, perm[i], t->ndim, &perm[i]) == 0;
+  } else {
+    for (int i = 0; i < n; i++) perm[i] = n - 1 - i;
+  }
+  SrVal *r = ok ? sr_lax_transpose(I, x, perm, n) : NULL;
+  sr_unref(x);
+  return r;
+}
+
+static SrVal *jnp_swapaxes(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "swapaxes", "a, axis1, axis2", p) < 0) return NULL;
+  int64_t a1, a2;
+  if (sr_as_int(I, p[1], "axis1", &a1) < 0 || sr_as_int(I, p[2], "axis2", &a2) < 0) return NULL;
+  SrVal *x = arr(I, p[0]);
+  if (!x) return NULL;
+  const SrType *t = vtype(I, x);
+  int64_t perm[SR_MAX_RANK];
+  for (int i = 0; i < t->ndim; i++) perm[i] = i;
+  SrVal *r = NULL;
+  if (sr_api_axis(I, a1, t->ndim, &a1) == 0 && sr_api_axis(I, a2, t->ndim, &a2) == 0) {
+    int64_t tmp = perm[a1];
+    perm[a1] = perm[a2];
+    perm[a2] = tmp;
+    r = sr_lax_transpose(I, x, perm, t->ndim);
+  }
+  sr_unref(x);
+  return r;
+}
+
+static SrVal *jnp_moveaxis(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "moveaxis", "a, source, destination", p) < 0) return NULL;
+  int64_t s, d;
+  if (sr_as_int(I, p[1], "source", &s) < 0 || sr_as_int(I, p[2], "destination", &d) < 0) return NULL;
+  SrVal *x = arr(I, p[0]);
+  if (!x) return NULL;
+  const SrType *t = vtype(I, x);
+  SrVal *r = NULL;
+  if (sr_api_axis(I, s, t->ndim, &s) == 0 && sr_api_axis(I, d, t->ndim, &d) == 0) {
+    int64_t perm[SR_MAX_RANK];
+    int k = 0;
+    for (int i = 0; i < t->ndim; i++)
+      if (i != s) perm[k++] = i;
+    memmove(perm + d + 1, perm + d, (size_t)(t->ndim - 1 - d) * sizeof *perm);
+    perm[d] = s;
+    r = sr_lax_transpose(I, x, perm, t->ndim);
+  }
+  sr_unref(x);
+  return r;
+}
+
+static SrVal *jnp_squeeze(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "squeeze", "a, axis=", p) < 0) return NULL;
+  SrVal *x = arr(I, p[0]);
+  if (!x) return NULL;
+  const SrType *t = vtype(I, x);
+  int64_t d[SR_MAX_RANK];
+  int n = 0, ok = 1;
+  if (p[1] && p[1]->kind != SR_V_NONE) {
+    ok = ints_arg(I, p[1], d, &n, "axis") == 0;
+    /* an axis of size other than 1 is lax.squeeze's error, as in JAX */
+    for (int i = 0; ok && i < n; i++) ok = sr_api_axis(I, d[i], t->ndim, &d[i]) == 0;
+  } else {
+    for (int i = 0; i < t->ndim; i++)
+      if (t->dims[i].size == 1) d[n++] = i;
+  }
+  SrVal *r = ok ? sr_lax_squeeze(I, x, d, n) : NULL;
+  sr_unref(x);
+  return r;
+}
+
+static SrVal *jnp_expand_dims(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "expand_dims", "a, axis", p) < 0) return NULL;
+  int64_t d[SR_MAX_RANK];
+  int n;
+  if (ints_arg(I, p[1], d, &n, "axis") < 0) return NULL;
+  SrVal *x = arr(I, p[0]);
+  SrVal *r = x ? sr_lax_expand_dims(I, x, d, n) : NULL;
+  sr_unref(x);
+  return r;
+}
+
+static SrVal *jnp_broadcast_to(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "broadcast_to", "array, shape, *, out_sharding=", p) < 0) return NULL;
+  int64_t shape[SR_MAX_RANK];
+  int nd;
+  SrVal *sh = NULL;
+  if (ints_arg(I, p[1], shape, &nd, "shape") < 0 || sr_api_canon_sharding(I, p[2], "jnp.broadcast_to", &sh) < 0)
+    return NULL;
+  SrVal *x = arr(I, p[0]);
+  SrVal *r = x ? sr_lax_broadcast_to(I, x, shape, nd, sh) : NULL;
+  sr_unref(x);
+  sr_unref(sh);
+  return r;
+}
+
+/* ======================================================================
+ * reductions (reductions.py: _reduction, _mean)
+ * ====================================================================== */
+
+/* _reduction_dims: the axes, canonical and checked. */
+static int reduction_dims(SrInterp *I, SrVal *axis, int nd, int64_t *dims, int *n) {
+  if (!axis || axis->kind == SR_V_NONE) {
+    for (int i = 0; i < nd; i++) dims[i] = i;
+    *n = nd;
+    return 0;
+  }
+  if (ints_arg(I, axis, dims, n, "axis") < 0) return -1;
+  for (int i = 0; i < *n; i++) {
+    if (sr_api_axis(I, dims[i], nd, &dims[i]) < 0) return -1;
+    for (int k = 0; k < i; k++)
+      if (dims[k] == dims[i]) {
+        SrBuf b = SR_BUF_INIT;
+        sr_val_repr(&b, axis);
+        sr_raise(I, "ValueError", "duplicate value in 'axis': %s", b.p);
+        sr_buf_free(&b);
+        return -1;
+      }
+  }
+  return 0;
+}
+
+/* _promote_integer_dtype */
+static SrDtype promote_integer(SrInterp *I, SrDtype d) {
+  if (d == SR_BOOL) return default_int(I);
+  if (sr_dtype_kind(d) == SR_DK_UINT) {
+    SrDtype u = I->jax->enable_x64 ? SR_U64 : SR_U32;
+    return sr_dtype_info(d)->bits < sr_dtype_info(u)->bits ? u : d;
+  }
+  if (sr_dtype_kind(d) == SR_DK_INT) {
+    SrDtype i = default_int(I);
+    return sr_dtype_info(d)->bits < sr_dtype_info(i)->bits ? i : d;
+  }
+  return d;
+}
+
+static SrDtype upcast_f16(SrDtype d) { return d == SR_F16 || d == SR_BF16 ? SR_F32 : d; }
+
+typedef enum { RED_SUM, RED_PROD, RED_MAX, RED_MIN, RED_ALL, RED_ANY } RedKind;
+
+static SrVal *reduction(SrInterp *I, SrVal *a_in, RedKind k, const char *name, SrVal *axis, int dtype, int keepdims,
+                        int promote_integers, SrVal *out_sharding) {
+  SrVal *a = arr(I, a_in);
+  if (!a) return NULL;
+  /* preproc: sum and prod make bools numeric, all and any make bools */
+  if (k == RED_SUM || k == RED_PROD) {
+    /* promote_dtypes takes borrowed args and leaves new references */
+    SrVal *owned = a;
+    int rc = promote_dtypes(I, 1, &a, 2);
+    sr_unref(owned);
+    if (rc < 0) return NULL;
+  } else if (k == RED_ALL || k == RED_ANY) {
+    SrVal *b = sr_lax_convert(I, a, SR_BOOL, 0, NULL);
+    sr_unref(a);
+    if (!(a = b)) return NULL;
+  }
+  const SrType *t = vtype(I, a);
+  int64_t dims[SR_MAX_RANK];
+  int nd;
+  SrVal *r = NULL, *sh = NULL;
+  if (reduction_dims(I, axis, t->ndim, dims, &nd) < 0) goto done;
+  if (k == RED_MAX || k == RED_MIN) {
+    for (int i = 0; i < nd; i++)
+      if (t->dims[dims[i]].size == 0) {
+        sr_raise(I, "ValueError", "zero-size array to reduction operation %s which has no identity", name);
+        goto done;
+      }
+  }
+  SrDtype result = dtype >= 0 ? (SrDtype)dtype : t->dtype;
+  if (dtype < 0 && promote_integers) result = promote_integer(I, result);
+  SrDtype comp = (dtype < 0 && (k == RED_SUM || k == RED_PROD) && sr_dtype_is_inexact(result)) ? upcast_f16(result)
+                                                                                             : result;
+  SrVal *c = sr_lax_convert(I, a, comp, 0, NULL);
+  if (!c) goto done;
+  sr_unref(a);
+  a = c;
+  int prim = k == RED_SUM ? SR_P_reduce_sum : k == RED_PROD ? SR_P_reduce_prod : k == RED_MAX ? SR_P_reduce_max
+             : k == RED_MIN ? SR_P_reduce_min : k == RED_ALL ? SR_P_reduce_and : SR_P_reduce_or;
+  if (comp == SR_BOOL) {
+    if (k == RED_SUM) prim = SR_P_reduce_or;
+    else if (k == RED_PROD) prim = SR_P_reduce_and;
+  }
+  if (out_sharding && sr_api_canon_sharding(I, out_sharding, name, &sh) < 0) goto done;
+  r = sr_lax_reduce(I, prim, a, dims, nd, sh);
+  if (r && keepdims) {
+    SrVal *e = sr_lax_expand_dims(I, r, dims, nd);
+    sr_unref(r);
+    r = e;
+  }
+  if (r) {
+    SrVal *e = sr_lax_convert(I, r, dtype >= 0 ? (SrDtype)dtype : result, 0, NULL);
+    sr_unref(r);
+    r = e;
+  }
+done:
+  sr_unref(sh);
+  sr_unref(a);
+  return r;
+}
+
+static SrVal *red_api(SrInterp *I, SrArgs *a, RedKind k, const char *name) {
+  SrVal *p[10];
+  int dt;
+  if (sr_args_parse(I, a, name,
+                    "a, axis=, dtype=, out=, keepdims=, initial=, where=, promote_integers=, *, out_sharding=", p) < 0)
+    return NULL;
+  if (p[3] && p[3]->kind != SR_V_NONE)
+    return sr_raise(I, "NotImplementedError", "The 'out' argument to jnp.%s is not supported.", name);
+  if ((p[5] && p[5]->kind != SR_V_NONE) || (p[6] && p[6]->kind != SR_V_NONE))
+    return sr_raise(I, "NotImplementedError", "jnp.%s: initial= and where= are not supported", name);
+  if (sr_dtype_arg(I, p[2], &dt, name) < 0) return NULL;
+  int promote = (k == RED_SUM || k == RED_PROD) && (!p[7] || sr_val_truthy(p[7]));
+  return reduction(I, p[0], k, name, p[1], dt, p[4] && sr_val_truthy(p[4]), promote, p[8]);
+}
+
+static SrVal *jnp_sum(SrInterp *I, SrArgs *a) { return red_api(I, a, RED_SUM, "sum"); }
+static SrVal *jnp_prod(SrInterp *I, SrArgs *a) { return red_api(I, a, RED_PROD, "prod"); }
+static SrVal *jnp_max(SrInterp *I, SrArgs *a) { return red_api(I, a, RED_MAX, "max"); }
+static SrVal *jnp_min(SrInterp *I, SrArgs *a) { return red_api(I, a, RED_MIN, "min"); }
+static SrVal *jnp_all(SrInterp *I, SrArgs *a) { return red_api(I, a, RED_ALL, "all"); }
+static SrVal *jnp_any(SrInterp *I, SrArgs *a) { return red_api(I, a, RED_ANY, "any"); }
+
+/* _mean: a sum in the computation dtype divided by the count (a literal) */
+static SrVal *jnp_mean(SrInterp *I, SrArgs *a) {
+  SrVal *p[7];
+  int dt;
+  if (sr_args_parse(I, a, "mean", "a, axis=, dtype=, out=, keepdims=, *, where=, out_sharding=", p) < 0) return NULL;
+  if (p[5] && p[5]->kind != SR_V_NONE) return sr_raise(I, "NotImplementedError", "jnp.mean: where= is not supported");
+  if (sr_dtype_arg(I, p[2], &dt, "mean") < 0) return NULL;
+  SrVal *x = arr(I, p[0]);
+  if (!x) return NULL;
+  const SrType *t = vtype(I, x);
+  SrDtype result = dt >= 0 ? (SrDtype)dt : to_inexact(I, t->dtype);
+  SrDtype comp = sr_dtype_is_inexact(result) ? upcast_f16(result) : result;
+  int64_t dims[SR_MAX_RANK];
+  int nd;
+  SrVal *r = NULL;
+  if (reduction_dims(I, p[1], t->ndim, dims, &nd) == 0) {
+    int64_t count = 1;
+    for (int i = 0; i < nd; i++) count *= t->dims[dims[i]].size;
+    SrVal *cnt = sr_int(NULL, count);
+    SrVal *norm = sr_lax_convert(I, cnt, comp, 0, NULL);
+    sr_unref(cnt);
+    SrVal *s = norm ? reduction(I, x, RED_SUM, "sum", p[1], comp, p[4] && sr_val_truthy(p[4]), 1, p[6]) : NULL;
+    SrVal *q = s ? sr_lax_binary(I, SR_P_div, s, norm) : NULL;
+    r = q ? sr_lax_convert(I, q, result, 0, NULL) : NULL;
+    sr_unref(q);
+    sr_unref(s);
+    sr_unref(norm);
+  }
+  sr_unref(x);
+  return r;
+}
+
+/* argmax / argmin (lax_numpy._argmax): an int32 index; axis=None ravels */
+static SrVal *argfn(SrInterp *I, SrArgs *a, int prim, const char *name) {
+  SrVal *p[4];
+  if (sr_args_parse(I, a, name, "a, axis=, out=, keepdims=", p) < 0) return NULL;
+  SrVal *x = arr(I, p[0]);
+  if (!x) return NULL;
+  const SrType *t = vtype(I, x);
+  int64_t axis = 0, dims[SR_MAX_RANK];
+  int nd = 0, keep = p[3] && sr_val_truthy(p[3]);
+  SrVal *r = NULL;
+  if (!p[1] || p[1]->kind == SR_V_NONE) {
+    for (int i = 0; i < t->ndim; i++) dims[nd++] = i;
+    int64_t n = sr_type_numel(t);
+    SrVal *y = sr_lax_reshape(I, x, &n, 1, NULL);
+    sr_unref(x);
+    if (!(x = y)) return NULL;
+  } else {
+    if (sr_as_int(I, p[1], "axis", &axis) < 0) goto done;
+    dims[nd++] = axis;
+  }
+  t = vtype(I, x);
+  if (sr_api_axis(I, axis, t->ndim, &axis) < 0) goto done;
+  if (t->dims[axis].size == 0) {
+    sr_raise(I, "ValueError", "attempt to get %s of an empty sequence", name);
+    goto done;
+  }
+  r = sr_lax_argminmax(I, prim, x, axis, default_int(I));
+  if (r && keep) {
+    SrVal *e = sr_lax_expand_dims(I, r, dims, nd);
+    sr_unref(r);
+    r = e;
+  }
+done:
+  sr_unref(x);
+  return r;
+}
+
+static SrVal *jnp_argmax(SrInterp *I, SrArgs *a) { return argfn(I, a, SR_P_argmax, "argmax"); }
+static SrVal *jnp_argmin(SrInterp *I, SrArgs *a) { return argfn(I, a, SR_P_argmin, "argmin"); }
+
+/* cumsum: a jit of its own (reductions.cumsum is @jit) */
+typedef struct CumData {
+  int has_axis;
+  int64_t axis;
+  int dtype;
+} CumData;
+
+static SrVal *cumsum_body(SrInterp *I, SrArgs *a) {
+  CumData *d = sr_current_builtin(I)->data;
+  SrVal *x = sr_ref(a->v[0]);
+  const SrType *t = vtype(I, x);
+  int64_t axis = d->axis;
+  if (!d->has_axis || t->ndim == 0) {
+    for (int i = 0; i < t->ndim; i++)
+      if (t->dims[i].nax) {
+        SrBuf b = SR_BUF_INIT;
+        sr_type_long(&b, t);
+        sr_raise(I, "ShardingTypeError",
+                 "The input should be fully replicated when axis is not specified to cumsum. Got input type=%s", b.p);
+        sr_buf_free(&b);
+        sr_unref(x);
+        return NULL;
+      }
+    int64_t n = sr_type_numel(t);
+    SrVal *y = sr_lax_reshape(I, x, &n, 1, NULL);
+    sr_unref(x);
+    if (!(x = y)) return NULL;
+    if (!d->has_axis) axis = 0;
+    t = vtype(I, x);
+  }
+  if (sr_api_axis(I, axis, t->ndim, &axis) < 0) {
+    sr_unref(x);
+    return NULL;
+  }
+  SrDtype result = t->dtype, comp;
+  if (d->dtype < 0) {
+    result = t->dtype == SR_BOOL ? promote_integer(I, t->dtype) : t->dtype;
+    comp = result;
+  } else if (d->dtype == SR_BOOL) {
+    result = SR_BOOL;
+    comp = promote_integer(I, SR_BOOL);
+  } else {
+    result = comp = (SrDtype)d->dtype;
+  }
+  SrVal *c = sr_lax_convert(I, x, comp, 0, NULL);
+  sr_unref(x);
+  if (!c) return NULL;
+  SrVal *r = sr_bindv(I, SR_P_cumsum, 1, &c, "axis", sr_int(NULL, axis), "reverse", sr_bool(0), NULL);
+  sr_unref(c);
+  if (!r) return NULL;
+  SrVal *o = sr_lax_convert(I, r, result, 0, NULL);
+  sr_unref(r);
+  return o;
+}
+
+static SrVal *jnp_cumsum(SrInterp *I, SrArgs *a) {
+  SrVal *p[4];
+  if (sr_args_parse(I, a, "cumsum", "a, axis=, dtype=, out=", p) < 0) return NULL;
+  CumData *d = sr_xcalloc(1, sizeof *d);
+  d->has_axis = p[1] && p[1]->kind != SR_V_NONE;
+  if ((d->has_axis && sr_as_int(I, p[1], "axis", &d->axis) < 0) || sr_dtype_arg(I, p[2], &d->dtype, "cumsum") < 0) {
+    free(d);
+    return NULL;
+  }
+  SrVal *x = arr(I, p[0]);
+  if (!x) {
+    free(d);
+    return NULL;
+  }
+  SrVal *r = sr_api_jit(I, "cumsum", cumsum_body, d, 1, &x);
+  sr_unref(x);
+  return r;
+}
+
+/* ======================================================================
+ * contractions: dot, matmul, einsum
+ * ====================================================================== */
+
+static SrVal *finish_dot(SrInterp *I, SrVal *r, SrDtype pref, int weak) {
+  if (!r) return NULL;
+  SrVal *c = sr_lax_convert(I, r, pref, weak, NULL);
+  sr_unref(r);
+  return c;
+}
+
+static int pref_type(SrInterp *I, SrVal *pv, SrVal *x, SrVal *y, SrDtype *pref, int *weak) {
+  int pt;
+  if (sr_dtype_arg(I, pv, &pt, "dot") < 0) return -1;
+  if (pt >= 0) {
+    *pref = (SrDtype)pt;
+    *weak = 0;
+  } else {
+    SrVal *xs[2] = {x, y};
+    *pref = sr_jnp_result_dtype(I, 2, xs, weak);
+  }
+  return 0;
+}
+
+static SrVal *jnp_dot(SrInterp *I, SrArgs *a) {
+  SrVal *p[5];
+  if (sr_args_parse(I, a, "dot", "a, b, *, precision=, preferred_element_type=, out_sharding=", p) < 0) return NULL;
+  SrVal *x = arr(I, p[0]), *y = x ? arr(I, p[1]) : NULL, *sh = NULL, *r = NULL;
+  SrDtype pref;
+  int weak;
+  if (y && pref_type(I, p[3], x, y, &pref, &weak) == 0 && sr_api_canon_sharding(I, p[4], "dot_general", &sh) == 0) {
+    const SrType *tx = vtype(I, x), *ty = vtype(I, y);
+    int64_t lc = tx->ndim - 1, rc = ty->ndim == 1 ? 0 : ty->ndim - 2;
+    int nc = tx->ndim && ty->ndim ? 1 : 0;
+    r = finish_dot(I,
+                   sr_lax_dot_general(I, x, y, &lc, nc, &rc, nc, NULL, 0, NULL, 0,
+                                      p[2] && p[2]->kind != SR_V_NONE ? p[2] : NULL, pref, sh),
+                   pref, weak);
+  }
+  sr_unref(x);
+  sr_unref(y);
+  sr_unref(sh);
+  return r;
+}
+
+/* tensor_contractions.matmul */
+static SrVal *matmul(SrInterp *I, SrVal *a0, SrVal *b0, SrVal *precision, SrVal *pref_v, SrVal *out_sharding) {
+  SrVal *a = arr(I, a0), *b = a ? arr(I, b0) : NULL, *sh = NULL, *r = NULL;
+  SrVal *as = NULL, *bs = NULL, *out = NULL;
+  if (!b) goto done;
+  const SrType *ta = vtype(I, a), *tb = vtype(I, b);
+  for (int i = 0; i < 2; i++) {
+    const SrType *t = i ? tb : ta;
+    if (t->ndim < 1) {
+      sr_raise(I, "ValueError", "matmul input operand %d must have ndim at least 1, but it has ndim %d", i, t->ndim);
+      goto done;
+    }
+  }
+  SrDtype pref;
+  int weak;
+  if (pref_type(I, pref_v, a, b, &pref, &weak) < 0) goto done;
+  if (sr_api_canon_sharding(I, out_sharding, "dot_general", &sh) < 0) goto done;
+  int a_mat = ta->ndim > 1, b_mat = tb->ndim > 1;
+  int na = a_mat ? ta->ndim - 2 : 0, nb = b_mat ? tb->ndim - 2 : 0;
+  int nbatch = na > nb ? na : nb;
+  int64_t a_sq[SR_MAX_RANK], b_sq[SR_MAX_RANK], both_sq[SR_MAX_RANK], a_batch[SR_MAX_RANK], b_batch[SR_MAX_RANK];
+  int64_t idx_batch[SR_MAX_RANK], idx_a[SR_MAX_RANK], idx_b[SR_MAX_RANK];
+  int nas = 0, nbs = 0, nboth = 0, nab = 0, nbb = 0, nib = 0, nia = 0, nibo = 0;
+  for (int i = 0; i < nbatch; i++) {
+    int ai = i - (nbatch - na), bi = i - (nbatch - nb);
+    int64_t ba = ai >= 0 ? ta->dims[ai].size : -2, bb = bi >= 0 ? tb->dims[bi].size : -2;
+    int sa_none = ai < 0 || ta->dims[ai].nax == 0, sb_none = bi < 0 || tb->dims[bi].nax == 0;
+    if (ba == -2) {
+      idx_b[nibo++] = i;
+    } else if (bb == -2) {
+      idx_a[nia++] = i;
+    } else if (ba == 1 && bb == 1 && sa_none && sb_none) {
+      a_sq[nas] = nib + nia + nas;
+      nas++;
+      b_sq[nbs] = nib + nibo + nbs;
+      nbs++;
+      both_sq[nboth++] = i;
+    } else if (ba == 1 && sa_none) {
+      idx_b[nibo++] = i;
+      a_sq[nas] = nib + nia + nas;
+      nas++;
+    } else if (bb == 1 && sb_none) {
+      idx_a[nia++] = i;
+      b_sq[nbs] = nib + nibo + nbs;
+      nbs++;
+    } else if (ba == bb && sr_spec_entry_eq(ta, ai, tb, bi)) {
+      a_batch[nab++] = nib + nia;
+      b_batch[nbb++] = nib + nibo;
+      idx_batch[nib++] = i;
+    } else {
+      SrBuf x1 = SR_BUF_INIT, x2 = SR_BUF_INIT;
+      sr_type_long(&x1, ta);
+      sr_type_long(&x2, tb);
+      sr_raise(I, "ValueError", "Incompatible types for matmul arguments: %s and %s", x1.p, x2.p);
+      sr_buf_free(&x1);
+      sr_buf_free(&x2);
+      goto done;
+    }
+  }
+  if (a_mat) idx_a[nia++] = nbatch;
+  if (b_mat) idx_b[nibo++] = nbatch + a_mat;
+  /* perm = argsort(concat(idx_batch, idx_a, idx_b)) */
+  int64_t cat[SR_MAX_RANK * 3], perm[SR_MAX_RANK];
+  int ncat = 0;
+  for (int i = 0; i < nib; i++) cat[ncat++] = idx_batch[i];
+  for (int i = 0; i < nia; i++) cat[ncat++] = idx_a[i];
+  for (int i = 0; i < nibo; i++) cat[ncat++] = idx_b[i];
+  for (int i = 0; i < ncat; i++) {
+    int rank = 0;
+    for (int k = 0; k < ncat; k++) rank += cat[k] < cat[i];
+    perm[rank] = i;
+  }
+  as = sr_lax_squeeze(I, a, a_sq, nas);
+  bs = as ? sr_lax_squeeze(I, b, b_sq, nbs) : NULL;
+  if (!bs) goto done;
+  int64_t lc = vtype(I, as)->ndim - 1, rc = vtype(I, bs)->ndim - 1 - b_mat;
+  out = sr_lax_dot_general(I, as, bs, &lc, 1, &rc, 1, a_batch, nab, b_batch, nbb,
+                           precision && precision->kind != SR_V_NONE ? precision : NULL, pref, sh);
+  if (!out) goto done;
+  r = sr_lax_transpose(I, out, perm, ncat);
+  if (r && nboth) {
+    SrVal *e = sr_lax_expand_dims(I, r, both_sq, nboth);
+    sr_unref(r);
+    r = e;
+  }
+  r = finish_dot(I, r, pref, weak);
+done:
+  sr_unref(a);
+  sr_unref(b);
+  sr_unref(as);
+  sr_unref(bs);
+  sr_unref(out);
+  sr_unref(sh);
+  return r;
+}
+
+static SrVal *jnp_matmul(SrInterp *I, SrArgs *a) {
+  SrVal *p[5];
+  if (sr_args_parse(I, a, "matmul", "a, b, *, precision=, preferred_element_type=, out_sharding=", p) < 0) return NULL;
+  return matmul(I, p[0], p[1], p[2], p[3], p[4]);
+}
+
+/* ---- einsum (einsum.py: einsum, _einsum), one or two operands ---- */
+
+typedef struct Names {
+  char s[SR_MAX_RANK + 1];
+  int n;
+} Names;
+
+static int names_find(const Names *n, char c) {
+  for (int i = 0; i < n->n; i++)
+    if (n->s[i] == c) return i;
+  return -1;
+}
+
+static void names_remove(Names *n, const char *chars) {
+  int k = 0;
+  for (int i = 0; i < n->n; i++)
+    if (!strchr(chars, n->s[i])) n->s[k++] = n->s[i];
+  n->n = k;
+  n->s[k] = 0;
+}
+
+static int names_count(const Names *n, char c) {
+  int k = 0;
+  for (int i = 0; i < n->n; i++) k += n->s[i] == c;
+  return k;
+}
+
+/* lax.reduce with add over some axes (einsum's sum) */
+static SrVal *einsum_sum(SrInterp *I, SrVal *x, const int64_t *axes, int n, SrDtype pref, SrVal *out_sh) {
+  SrVal *y = sr_ref(x);
+  const SrType *t = vtype(I, x);
+  SrVal *pair[2] = {x, sr_array_abstract(sr_type_scalar(pref))};
+  int weak;
+  SrDtype rt = sr_jnp_result_dtype(I, 2, pair, &weak);
+  sr_unref(pair[1]);
+  if (rt != t->dtype) {
+    sr_unref(y);
+    y = sr_lax_convert(I, x, pref, 0, NULL);
+    if (!y) return NULL;
+  }
+  SrVal *r = sr_lax_reduce(I, vtype(I, y)->dtype == SR_BOOL ? SR_P_reduce_or : SR_P_reduce_sum, y, axes, n, out_sh);
+  sr_unref(y);
+  return r;
+}
+
+static SrVal *sum_uniques(SrInterp *I, SrVal *x, Names *names, const char *uniques, SrDtype pref, SrVal *out_sh) {
+  if (!*uniques) return sr_ref(x);
+  int64_t axes[SR_MAX_RANK];
+  int n = 0;
+  for (const char *c = uniques; *c; c++) axes[n++] = names_find(names, *c);
+  SrVal *r = einsum_sum(I, x, axes, n, pref, out_sh);
+  names_remove(names, uniques);
+  return r;
+}
+
+/* the shardings of out_sharding permuted to the dot's output order */
+static SrVal *inverse_sharding(SrVal *sh, const Names *names, const Names *result) {
+  const SrSpec *s = sh->sh.spec;
+  SrSpec t = *s;
+  SrSpecEntry e[SR_MAX_RANK];
+  for (int i = 0; i < names->n; i++) {
+    int j = names_find(result, names->s[i]);
+    e[i] = j < s->n ? s->e[j] : (SrSpecEntry){0, NULL};
+  }
+  t.e = e;
+  t.n = names->n;
+  return sr_sharding_val(NULL, sh->sh.mesh, &t, sh->sh.memory_kind);
+}
+
+static SrVal *jnp_einsum(SrInterp *I, SrArgs *a) {
+  const char *kwn[8];
+  SrVal *precision = NULL, *pref_v = NULL, *out_sharding = NULL;
+  (void)kwn;
+  for (int i = 0; i < a->nkw; i++) {
+    if (strcmp(a->kw[i], "precision") == 0) precision = a->kwv[i];
+    else if (strcmp(a->kw[i], "preferred_element_type") == 0) pref_v = a->kwv[i];
+    else if (strcmp(a->kw[i], "out_sharding") == 0) out_sharding = a->kwv[i];
+    else if (strcmp(a->kw[i], "optimize") == 0 || strcmp(a->kw[i], "out") == 0) continue;
+    else return sr_raise(I, "TypeError", "einsum() got an unexpected keyword argument '%s'", a->kw[i]);
+  }
+  if (a->n < 2 || a->v[0]->kind != SR_V_STR)
+    return sr_raise(I, "TypeError", "einsum(subscripts, *operands): subscripts must be a string");
+  int nops = a->n - 1;
+  if (nops > 2)
+    return sr_raise(I, "NotImplementedError", "einsum of more than two operands is not supported");
+  /* parse "ij,jk->ik" */
+  const char *sub = a->v[0]->str.s;
+  size_t sl = a->v[0]->str.n;
+  Names in[2] = {{{0}, 0}, {{0}, 0}}, res = {{0}, 0};
+  int k = 0, have_arrow = 0;
+  for (size_t i = 0; i < sl; i++) {
+    char c = sub[i];
+    if (c == ' ') continue;
+    if (c == ',') {
+      if (++k >= nops) return sr_raise(I, "ValueError", "more operands in the subscripts than were given");
+      continue;
+    }
+    if (c == '-' && i + 1 < sl && sub[i + 1] == '>') {
+      have_arrow = 1;
+      i++;
+      continue;
+    }
+    if (c == '.') return sr_raise(I, "NotImplementedError", "einsum with an ellipsis is not supported");
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')))
+      return sr_raise(I, "ValueError", "invalid subscript '%c' in einstein sum subscripts string", c);
+    Names *dst = have_arrow ? &res : &in[k];
+    if (dst->n >= SR_MAX_RANK) return sr_raise(I, "ValueError", "too many subscripts");
+    dst->s[dst->n++] = c;
+  }
+  if (k != nops - 1) return sr_raise(I, "ValueError", "fewer operands in the subscripts than were given");
+  if (!have_arrow) {
+    /* implicit output: the letters used once, sorted */
+    for (char c = 'A'; c <= 'z'; c++) {
+      int cnt = 0;
+      for (int o = 0; o < nops; o++) cnt += names_count(&in[o], c);
+      if (cnt == 1) res.s[res.n++] = c;
+    }
+  }
+  SrVal *ops[2] = {NULL, NULL}, *sh = NULL, *r = NULL;
+  for (int o = 0; o < nops; o++) {
+    if (!(ops[o] = arr(I, a->v[1 + o]))) goto done;
+    if (vtype(I, ops[o])->ndim != in[o].n) {
+      sr_raise(I, "ValueError", "einstein sum subscripts string contains too %s characters for operand %d",
+               vtype(I, ops[o])->ndim > in[o].n ? "few" : "many", o);
+      goto done;
+    }
+  }
+  SrDtype pref;
+  int weak;
+  int pt;
+  if (sr_dtype_arg(I, pref_v, &pt, "einsum") < 0) goto done;
+  if (pt >= 0) {
+    pref = (SrDtype)pt;
+    weak = 0;
+  } else {
+    pref = sr_jnp_result_dtype(I, nops, ops, &weak);
+  }
+  if (sr_api_canon_sharding(I, out_sharding, "einsum", &sh) < 0) goto done;
+  /* the contracted letters: those of the operands not in the result */
+  char contracted[64] = {0};
+  int nc = 0;
+  for (char c = 'A'; c <= 'z'; c++) {
+    int in_ops = 0;
+    for (int o = 0; o < nops; o++) in_ops |= names_find(&in[o], c) >= 0;
+    if (in_ops && names_find(&res, c) < 0) contracted[nc++] = c;
+  }
+  SrVal *operand = NULL;
+  Names names;
+  if (nops == 1) {
+    names = in[0];
+    char uniques[64] = {0};
+    int nu = 0;
+    for (int i = 0; i < nc; i++)
+      if (names_count(&names, contracted[i]) == 1) uniques[nu++] = contracted[i];
+    for (int i = 0; i < names.n; i++)
+      if (names_count(&names, names.s[i]) > 1) {
+        sr_raise(I, "NotImplementedError", "einsum with a repeated index in one operand is not supported");
+        goto done;
+      }
+    operand = sum_uniques(I, ops[0], &names, uniques, pref, sh);
+  } else {
+    /* opt_einsum contracts (1, 0): lhs is the second operand */
+    SrVal *lhs = sr_ref(ops[1]), *rhs = sr_ref(ops[0]);
+    Names ln = in[1], rn = in[0];
+    /* filter_singleton_dims */
+    for (int side = 0; side < 2; side++) {
+      SrVal **x = side ? &rhs : &lhs;
+      Names *xn = side ? &rn : &ln, *on = side ? &ln : &rn;
+      const SrType *t = vtype(I, *x), *ot = vtype(I, side ? lhs : rhs);
+      int64_t sq[SR_MAX_RANK];
+      int nsq = 0;
+      Names keep = {{0}, 0};
+      for (int i = 0; i < xn->n; i++) {
+        int j = names_find(on, xn->s[i]);
+        int keepit = t->dims[i].size != 1 || j == -1 || ot->dims[j].size == 1;
+        if (keepit) keep.s[keep.n++] = xn->s[i];
+        else sq[nsq++] = i;
+      }
+      SrVal *y = sr_lax_squeeze(I, *x, sq, nsq);
+      sr_unref(*x);
+      *x = y;
+      *xn = keep;
+      if (!y) {
+        sr_unref(lhs);
+        sr_unref(rhs);
+        goto done;
+      }
+    }
+    for (int i = 0; i < ln.n; i++)
+      if (names_count(&ln, ln.s[i]) > 1) {
+        sr_raise(I, "NotImplementedError", "einsum with a repeated index in one operand is not supported");
+        sr_unref(lhs);
+        sr_unref(rhs);
+        goto done;
+      }
+    for (int i = 0; i < rn.n; i++)
+      if (names_count(&rn, rn.s[i]) > 1) {
+        sr_raise(I, "NotImplementedError", "einsum with a repeated index in one operand is not supported");
+        sr_unref(lhs);
+        sr_unref(rhs);
+        goto done;
+      }
+    char lu[64] = {0}, ru[64] = {0};
+    int nlu = 0, nru = 0;
+    for (int i = 0; i < nc; i++) {
+      char c = contracted[i];
+      if (names_count(&ln, c) == 1 && names_count(&rn, c) == 0) lu[nlu++] = c;
+      if (names_count(&rn, c) == 1 && names_count(&ln, c) == 0) ru[nru++] = c;
+    }
+    SrVal *l2 = sum_uniques(I, lhs, &ln, lu, pref, NULL);
+    sr_unref(lhs);
+    SrVal *r2 = l2 ? sum_uniques(I, rhs, &rn, ru, pref, NULL) : NULL;
+    sr_unref(rhs);
+    if (!r2) {
+      sr_unref(l2);
+      goto done;
+    }
+    /* contracted (sorted) and batch names */
+    char cn[64] = {0}, bn[64] = {0};
+    int ncn = 0, nbn = 0;
+    for (int i = 0; i < nc; i++)
+      if (names_find(&ln, contracted[i]) >= 0 || names_find(&rn, contracted[i]) >= 0) cn[ncn++] = contracted[i];
+    for (int i = 0; i < res.n; i++)
+      if (names_find(&ln, res.s[i]) >= 0 && names_find(&rn, res.s[i]) >= 0) bn[nbn++] = res.s[i];
+    int64_t lb[SR_MAX_RANK], rb[SR_MAX_RANK], lc[SR_MAX_RANK], rc[SR_MAX_RANK];
+    for (int i = 0; i < nbn; i++) {
+      lb[i] = names_find(&ln, bn[i]);
+      rb[i] = names_find(&rn, bn[i]);
+    }
+    for (int i = 0; i < ncn; i++) {
+      lc[i] = names_find(&ln, cn[i]);
+      rc[i] = names_find(&rn, cn[i]);
+      if (lc[i] < 0 || rc[i] < 0 || vtype(I, l2)->dims[lc[i]].size != vtype(I, r2)->dims[rc[i]].size) {
+        sr_raise(I, "ValueError", "Incompatible reduction dimensions in einsum");
+        sr_unref(l2);
+        sr_unref(r2);
+        goto done;
+      }
+    }
+    char deleted[130] = {0};
+    memcpy(deleted, bn, (size_t)nbn);
+    memcpy(deleted + nbn, cn, (size_t)ncn);
+    Names rl = ln, rr = rn;
+    names_remove(&rl, deleted);
+    names_remove(&rr, deleted);
+    /* try (rhs, lhs) first, as JAX does */
+    memset(&names, 0, sizeof names);
+    memcpy(names.s, bn, (size_t)nbn);
+    memcpy(names.s + nbn, rr.s, (size_t)rr.n);
+    memcpy(names.s + nbn + rr.n, rl.s, (size_t)rl.n);
+    names.n = nbn + rr.n + rl.n;
+    if (names.n == res.n && memcmp(names.s, res.s, (size_t)res.n) == 0) {
+      operand = sr_lax_dot_general(I, r2, l2, rc, ncn, lc, ncn, rb, nbn, lb, nbn, precision, pref, sh);
+    } else {
+      memcpy(names.s + nbn, rl.s, (size_t)rl.n);
+      memcpy(names.s + nbn + rl.n, rr.s, (size_t)rr.n);
+      SrVal *dsh = sh && !(names.n == res.n && memcmp(names.s, res.s, (size_t)res.n) == 0)
+                       ? inverse_sharding(sh, &names, &res)
+                       : (sh ? sr_ref(sh) : NULL);
+      operand = sr_lax_dot_general(I, l2, r2, lc, ncn, rc, ncn, lb, nbn, rb, nbn, precision, pref, dsh);
+      sr_unref(dsh);
+    }
+    sr_unref(l2);
+    sr_unref(r2);
+  }
+  if (!operand) goto done;
+  if (names.n != res.n || memcmp(names.s, res.s, (size_t)res.n) != 0) {
+    int64_t perm[SR_MAX_RANK];
+    for (int i = 0; i < res.n; i++) perm[i] = names_find(&names, res.s[i]);
+    SrVal *tr = sr_lax_transpose(I, operand, perm, res.n);
+    sr_unref(operand);
+    if (!(operand = tr)) goto done;
+  }
+  r = sr_lax_convert(I, operand, pref, weak, NULL);
+  sr_unref(operand);
+done:
+  sr_unref(ops[0]);
+  sr_unref(ops[1]);
+  sr_unref(sh);
+  return r;
+}
+
+/* ======================================================================
+ * creation: zeros, ones, full, empty, *_like, arange, eye, linspace
+ * ====================================================================== */
+
+static SrVal *fill_api(SrInterp *I, SrArgs *a, const char *name, int fill /* 0, 1; -1: an argument */) {
+  SrVal *p[5];
+  const char *spec = fill < 0 ? "shape, fill_value, dtype=, *, device=, out_sharding="
+                              : "shape, dtype=, *, device=, out_sharding=";
+  if (sr_args_parse(I, a, name, spec, p) < 0) return NULL;
+  int o = fill < 0 ? 1 : 0;
+  int64_t shape[SR_MAX_RANK];
+  int nd, dt;
+  SrVal *sh = NULL;
+  if (ints_arg(I, p[0], shape, &nd, "shape") < 0 || sr_dtype_arg(I, p[1 + o], &dt, name) < 0) return NULL;
+  if (p[2 + o] && p[2 + o]->kind != SR_V_NONE && p[3 + o] && p[3 + o]->kind != SR_V_NONE)
+    return sr_raise(I, "ValueError", "Only one of `device` or `out_sharding` can be set.");
+  if (sr_api_canon_sharding(I, p[3 + o] ? p[3 + o] : (p[2 + o] && p[2 + o]->kind != SR_V_NONE ? p[2 + o] : NULL),
+                            name, &sh) < 0)
+    return NULL;
+  SrVal *fv = fill < 0 ? arr(I, p[1]) : sr_int(NULL, fill);
+  SrVal *r = NULL;
+  if (fv) {
+    if (fill >= 0 && dt < 0) dt = default_float(I);
+    r = sr_lax_full(I, shape, nd, fv, dt, sh);
+  }
+  sr_unref(fv);
+  sr_unref(sh);
+  return r;
+}
+
+static SrVal *jnp_zeros(SrInterp *I, SrArgs *a) { return fill_api(I, a, "zeros", 0); }
+static SrVal *jnp_ones(SrInterp *I, SrArgs *a) { return fill_api(I, a, "ones", 1); }
+static SrVal *jnp_empty(SrInterp *I, SrArgs *a) { return fill_api(I, a, "empty", 0); }
+static SrVal *jnp_full(SrInterp *I, SrArgs *a) { return fill_api(I, a, "full", -1); }
+
+/* lax.full_like: the fill in x's dtype, shape and sharding (a tracer's
+   type gives the sharding), with x's varying axes */
+static SrVal *full_like(SrInterp *I, SrVal *x, SrVal *fill, int dt, SrVal *shape_v, SrVal *out_sharding) {
+  const SrType *t = vtype(I, x);
+  if (!t) {
+    SrVal *y = arr(I, x);
+    if (!y) return NULL;
+    SrVal *r = full_like(I, y, fill, dt, shape_v, out_sharding);
+    sr_unref(y);
+    return r;
+  }
+  int64_t shape[SR_MAX_RANK];
+  int nd = t->ndim;
+  for (int i = 0; i < nd; i++) shape[i] = t->dims[i].size;
+  if (shape_v && shape_v->kind != SR_V_NONE && ints_arg(I, shape_v, shape, &nd, "shape") < 0) return NULL;
+  int weak = dt < 0 && t->weak;
+  SrDtype d = dt < 0 ? t->dtype : (SrDtype)dt;
+  SrVal *sh = NULL;
+  if (sr_api_canon_sharding(I, out_sharding, "full_like", &sh) < 0) return NULL;
+  if (!sh && (!shape_v || shape_v->kind == SR_V_NONE) && !weak) {
+    const SrMesh *m = sr_api_mesh(I);
+    if (m->n) {
+      SrVal *ts = sr_type_sharding(I, t);
+      if (sr_api_canon_sharding(I, ts, "full_like", &sh) < 0) {
+        sr_unref(ts);
+        return NULL;
+      }
+      sr_unref(ts);
+    }
+  }
+  SrVal *f = arr(I, fill), *r = NULL;
+  SrVal *fc = f ? sr_lax_convert(I, f, d, weak, NULL) : NULL;
+  if (fc) r = sr_lax_full(I, shape, nd, fc, -1, sh);
+  sr_unref(f);
+  sr_unref(fc);
+  sr_unref(sh);
+  /* _full_like_insert_pvary */
+  if (r && I->jax->check_vma) {
+    SrVal *pair[2] = {r, sr_ref(x)};
+    if (sr_auto_insert_reshard(I, 2, pair) < 0) {
+      sr_unref(pair[1]);
+      return NULL;
+    }
+    sr_unref(pair[1]);
+    r = pair[0];
+  }
+  return r;
+}
+
+static SrVal *like_api(SrInterp *I, SrArgs *a, const char *name, int fill) {
+  SrVal *p[6];
+  const char *spec = fill < 0 ? "a, fill_value, dtype=, shape=, *, device=, out_sharding="
+                              : "a, dtype=, shape=, *, device=, out_sharding=";
+  if (sr_args_parse(I, a, name, spec, p) < 0) return NULL;
+  int o = fill < 0 ? 1 : 0, dt;
+  if (sr_dtype_arg(I, p[1 + o], &dt, name) < 0) return NULL;
+  SrVal *fv = fill < 0 ? sr_ref(p[1]) : sr_int(NULL, fill);
+  SrVal *r = full_like(I, p[0], fv, dt, p[2 + o], p[4 + o]);
+  sr_unref(fv);
+  return r;
+}
+
+static SrVal *jnp_zeros_like(SrInterp *I, SrArgs *a) { return like_api(I, a, "zeros_like", 0); }
+static SrVal *jnp_ones_like(SrInterp *I, SrArgs *a) { return like_api(I, a, "ones_like", 1); }
+static SrVal *jnp_empty_like(SrInterp *I, SrArgs *a) { return like_api(I, a, "empty_like", 0); }
+static SrVal *jnp_full_like(SrInterp *I, SrArgs *a) { return like_api(I, a, "full_like", -1); }
+
+static int scalar_value(SrInterp *I, SrVal *v, double *out, int *is_float) {
+  if (v->kind == SR_V_INT || v->kind == SR_V_BOOL) {
+    *out = (double)v->i;
+    *is_float = 0;
+    return 0;
+  }
+  if (v->kind == SR_V_FLOAT) {
+    *out = v->f;
+    *is_float = 1;
+    return 0;
+  }
+  SrVal *it = sr_unop(I, SR_OP_ITEM, v);
+  if (!it) return -1;
+  int rc = scalar_value(I, it, out, is_float);
+  sr_unref(it);
+  return rc;
+}
+
+/* max(0, int(np.ceil(q))), with Python's errors for NaN and infinity, and
+   numpy's for a length no array can have */
+static int arange_size(SrInterp *I, double q, int64_t *size) {
+  double c = ceil(q);
+  if (isnan(c)) return sr_raise(I, "ValueError", "cannot convert float NaN to integer"), -1;
+  if (isinf(c)) return sr_raise(I, "OverflowError", "cannot convert float infinity to integer"), -1;
+  if (c >= 9223372036854775808.0) return sr_raise(I, "ValueError", "%s", SR_TOO_BIG_MSG), -1;
+  *size = c > 0 ? (int64_t)c : 0;
+  return 0;
+}
+
+/* lax_numpy._arange */
+static SrVal *jnp_arange(SrInterp *I, SrArgs *a) {
+  SrVal *p[6];
+  if (sr_args_parse(I, a, "arange", "start, stop=, step=, dtype=, *, device=, out_sharding=", p) < 0) return NULL;
+  int dt;
+  SrVal *sh = NULL;
+  if (sr_dtype_arg(I, p[3], &dt, "arange") < 0 || sr_api_canon_sharding(I, p[5], "jnp.arange", &sh) < 0) return NULL;
+  SrVal *vals[3] = {p[0], p[1] && p[1]->kind != SR_V_NONE ? p[1] : NULL, p[2] && p[2]->kind != SR_V_NONE ? p[2] : NULL};
+  double v[3] = {0, 0, 0};
+  int isf = 0, any_float = 0;
+  for (int i = 0; i < 3; i++) {
+    if (!vals[i]) continue;
+    SrArrayObj *ao = sr_array_of(vals[i]);
+    if (ao && ao->kind == SR_AV_TRACER) {
+      sr_unref(sh);
+      return sr_raise(I, "ConcretizationTypeError",
+                      "Abstract tracer value encountered where concrete value is expected. It arose in the jnp.arange "
+                      "argument '%s'",
+                      i == 0 ? (vals[1] || vals[2] ? "start" : "stop") : i == 1 ? "stop" : "step");
+    }
+    if (scalar_value(I, vals[i], &v[i], &isf) < 0) {
+      sr_unref(sh);
+      return NULL;
+    }
+    any_float |= isf;
+  }
+  SrDtype d;
+  if (dt >= 0) {
+    d = (SrDtype)dt;
+  } else {
+    SrVal *args[3];
+    int n = 0;
+    for (int i = 0; i < 3; i++)
+      if (vals[i]) args[n++] = vals[i];
+    int weak;
+    d = sr_jnp_result_dtype(I, n, args, &weak);
+  }
+  double start = v[0], stop = v[1];
+  if (!vals[1]) {
+    stop = start;
+    start = 0;
+  }
+  SrVal *r = NULL;
+  int64_t size;
+  if (vals[2]) {
+    SrDtype wd = sr_dtype_is_float(d) && sr_dtype_info(d)->bits < 32 ? SR_F32 : d;
+    double step = v[2];
+    /* JAX divides Python scalars: (stop - start) / step */
+    if (step == 0) {
+      sr_unref(sh);
+      return sr_raise(I, "ZeroDivisionError", any_float ? "float division by zero" : "division by zero");
+    }
+    if (arange_size(I, (stop - start) / step, &size) < 0) {
+      sr_unref(sh);
+      return NULL;
+    }
+    SrVal *io = sr_lax_iota(I, wd, &size, 1, 0, sh);
+    SrVal *sv = sr_float(NULL, step), *st = sr_float(NULL, start);
+    SrVal *stepc = io ? sr_lax_convert(I, sv, wd, 0, NULL) : NULL;
+    SrVal *m = stepc ? sr_lax_binary(I, SR_P_mul, stepc, io) : NULL;
+    SrVal *startc = m ? sr_lax_convert(I, st, wd, 0, NULL) : NULL;
+    SrVal *ad = startc ? sr_lax_binary(I, SR_P_add, startc, m) : NULL;
+    r = ad ? sr_lax_convert(I, ad, d, 0, NULL) : NULL;
+    sr_unref(io);
+    sr_unref(sv);
+    sr_unref(st);
+    sr_unref(stepc);
+    sr_unref(m);
+    sr_unref(startc);
+    sr_unref(ad);
+  } else if (start == 0) {
+    if (arange_size(I, stop, &size) == 0) r = sr_lax_iota(I, d, &size, 1, 0, sh);
+  } else if (arange_size(I, stop - start, &size) == 0) {
+    SrVal *st = sr_dtype_is_inexact(d) ? sr_float(NULL, start) : sr_int(NULL, sr_f2i64(start));
+    SrVal *startc = sr_lax_convert(I, st, d, 0, NULL);
+    SrVal *io = startc ? sr_lax_iota(I, d, &size, 1, 0, sh) : NULL;
+    r = io ? sr_lax_binary(I, SR_P_add, startc, io) : NULL;
+    sr_unref(st);
+    sr_unref(startc);
+    sr_unref(io);
+  }
+  sr_unref(sh);
+  return r;
+}
+
+/* lax_numpy._eye: (iota_0 + k == iota_1).astype(dtype) */
+static SrVal *jnp_eye(SrInterp *I, SrArgs *a) {
+  SrVal *p[5];
+  if (sr_args_parse(I, a, "eye", "N, M=, k=, dtype=, *, device=", p) < 0) return NULL;
+  int64_t n, m;
+  int dt;
+  if (sr_as_int(I, p[0], "N", &n) < 0) return NULL;
+  m = n;
+  if (p[1] && p[1]->kind != SR_V_NONE && sr_as_int(I, p[1], "M", &m) < 0) return NULL;
+  if (sr_dtype_arg(I, p[3], &dt, "eye") < 0) return NULL;
+  if (n < 0 || m < 0) return sr_raise(I, "ValueError", "negative dimensions are not allowed, got %lld and %lld", (long long)n, (long long)m);
+  SrVal *k = p[2] ? arr(I, p[2]) : sr_int(NULL, 0);
+  if (!k) return NULL;
+  const SrType *kt = vtype(I, k);
+  if (kt->ndim != 0 || !sr_dtype_is_int(kt->dtype)) {
+    sr_unref(k);
+    return sr_raise(I, "ValueError", "k must be a scalar integer");
+  }
+  int64_t shape[2] = {n, m};
+  SrVal *i = sr_lax_iota(I, kt->dtype, shape, 2, 0, NULL);
+  SrVal *j = i ? sr_lax_iota(I, kt->dtype, shape, 2, 1, NULL) : NULL;
+  SrVal *s = j ? call_np2(I, "add", i, k) : NULL;
+  SrVal *e = s ? call_np2(I, "equal", s, j) : NULL;
+  SrVal *r = e ? sr_lax_convert(I, e, dt < 0 ? default_float(I) : (SrDtype)dt, 0, NULL) : NULL;
+  sr_unref(k);
+  sr_unref(i);
+  sr_unref(j);
+  sr_unref(s);
+  sr_unref(e);
+  return r;
+}
+
+/* linspace: array_creation._linspace, a jit of its own */
+typedef struct LinData {
+  int64_t num;
+  int endpoint, retstep, dtype;
+  int64_t axis;
+} LinData;
+
+static SrVal *linspace_body(SrInterp *I, SrArgs *a) {
+  LinData *d = sr_current_builtin(I)->data;
+  SrVal *start = a->v[0], *stop = a->v[1];
+  SrVal *ss[2] = {start, stop};
+  int weak;
+  SrDtype dt = d->dtype >= 0 ? (SrDtype)d->dtype : to_inexact(I, sr_jnp_result_dtype(I, 2, ss, &weak));
+  SrDtype comp = to_inexact(I, dt);
+  SrVal *s = sr_lax_convert(I, start, comp, 0, NULL), *e = s ? sr_lax_convert(I, stop, comp, 0, NULL) : NULL;
+  SrVal *out = NULL, *delta = NULL, *r = NULL;
+  if (!e) goto done;
+  const SrType *st = vtype(I, s), *et = vtype(I, e);
+  /* bounds_shape = broadcast_shapes(start, stop) */
+  int64_t bshape[SR_MAX_RANK];
+  int bn = st->ndim > et->ndim ? st->ndim : et->ndim;
+  for (int i = 0; i < bn; i++) {
+    int si = i - (bn - st->ndim), ei = i - (bn - et->ndim);
+    int64_t a1 = si >= 0 ? st->dims[si].size : 1, a2 = ei >= 0 ? et->dims[ei].size : 1;
+    bshape[i] = a1 == 1 ? a2 : a1;
+  }
+  SrVal *bs = sr_lax_broadcast_to(I, s, bshape, bn, NULL);
+  SrVal *be = bs ? sr_lax_broadcast_to(I, e, bshape, bn, NULL) : NULL;
+  if (!be) {
+    sr_unref(bs);
+    goto done;
+  }
+  int64_t axis = d->axis < 0 ? bn + d->axis + 1 : d->axis;
+  int64_t rshape[SR_MAX_RANK];
+  for (int i = 0, k = 0; i <= bn; i++) rshape[i] = i == axis ? 1 : bshape[k++];
+  int64_t div = d->endpoint ? d->num - 1 : d->num;
+  if (d->num > 1) {
+    SrVal *diff = sr_lax_binary(I, SR_P_sub, e, s);
+    SrVal *dv = sr_float(NULL, (double)div), *dvc = sr_lax_convert(I, dv, comp, 0, NULL);
+    delta = diff && dvc ? call_np2(I, "true_divide", diff, dvc) : NULL;
+    int64_t ishape[SR_MAX_RANK];
+    for (int i = 0; i <= bn; i++) ishape[i] = i == axis ? div : 1;
+    SrVal *io = delta ? sr_lax_iota(I, comp, &div, 1, 0, NULL) : NULL;
+    SrVal *ior = io ? sr_lax_reshape(I, io, ishape, bn + 1, NULL) : NULL;
+    SrVal *step = ior ? call_np2(I, "true_divide", ior, dvc) : NULL;
+    SrVal *one = sr_int(NULL, 1);
+    SrVal *sr1 = step ? sr_lax_reshape(I, bs, rshape, bn + 1, NULL) : NULL;
+    SrVal *oms = sr1 ? call_np2(I, "subtract", one, step) : NULL;
+    SrVal *m1 = oms ? call_np2(I, "multiply", sr1, oms) : NULL;
+    SrVal *er1 = m1 ? sr_lax_reshape(I, be, rshape, bn + 1, NULL) : NULL;
+    SrVal *m2 = er1 ? call_np2(I, "multiply", er1, step) : NULL;
+    out = m2 ? call_np2(I, "add", m1, m2) : NULL;
+    if (out && d->endpoint) {
+      SrVal *ex = sr_lax_expand_dims(I, be, &axis, 1);
+      SrVal *cat[2] = {out, ex};
+      SrVal *c = ex ? sr_lax_concatenate(I, 2, cat, (int)axis) : NULL;
+      sr_unref(ex);
+      sr_unref(out);
+      out = c;
+    }
+    sr_unref(diff);
+    sr_unref(dv);
+    sr_unref(dvc);
+    sr_unref(io);
+    sr_unref(ior);
+    sr_unref(step);
+    sr_unref(one);
+    sr_unref(sr1);
+    sr_unref(oms);
+    sr_unref(m1);
+    sr_unref(er1);
+    sr_unref(m2);
+  } else {
+    /* delta is nan, or for one sample without the endpoint stop - start */
+    SrVal *nan = sr_float(NULL, NAN);
+    delta = d->num == 1 && !d->endpoint ? sr_lax_binary(I, SR_P_sub, e, s) : sr_lax_convert(I, nan, comp, 0, NULL);
+    sr_unref(nan);
+    if (d->num == 1) {
+      out = delta ? sr_lax_reshape(I, bs, rshape, bn + 1, NULL) : NULL;
+    } else if (delta) {
+      /* num == 0: empty(bounds shape with a 0 at axis, dtype) */
+      rshape[axis] = 0;
+      SrVal *zero = sr_int(NULL, 0);
+      out = sr_lax_full(I, rshape, bn + 1, zero, dt, NULL);
+      sr_unref(zero);
+    }
+  }
+  sr_unref(bs);
+  sr_unref(be);
+  if (!out) goto done;
+  if (sr_dtype_is_int(dt) && !sr_dtype_is_int(vtype(I, out)->dtype)) {
+    SrVal *f = sr_lax_unary(I, SR_P_floor, out);
+    sr_unref(out);
+    if (!(out = f)) goto done;
+  }
+  r = sr_lax_convert(I, out, dt, 0, NULL);
+  if (r && d->retstep) {
+    SrVal *t = sr_seq(NULL, SR_V_TUPLE, 2);
+    sr_seq_push(NULL, t, r);
+    sr_seq_push(NULL, t, delta ? sr_ref(delta) : sr_none());
+    r = t;
+  }
+done:
+  sr_unref(s);
+  sr_unref(e);
+  sr_unref(out);
+  sr_unref(delta);
+  return r;
+}
+
+static SrVal *jnp_linspace(SrInterp *I, SrArgs *a) {
+  SrVal *p[8];
+  if (sr_args_parse(I, a, "linspace", "start, stop, num=, endpoint=, retstep=, dtype=, axis=, *, device=", p) < 0)
+    return NULL;
+  LinData *d = sr_xcalloc(1, sizeof *d);
+  d->num = 50;
+  d->endpoint = !p[3] || sr_val_truthy(p[3]);
+  d->retstep = p[4] && sr_val_truthy(p[4]);
+  if ((p[2] && sr_as_int(I, p[2], "num", &d->num) < 0) || sr_dtype_arg(I, p[5], &d->dtype, "linspace") < 0 ||
+      (p[6] && sr_as_int(I, p[6], "axis", &d->axis) < 0)) {
+    free(d);
+    return NULL;
+  }
+  if (d->num < 0) {
+    long long num = (long long)d->num;
+    free(d);
+    return sr_raise(I, "ValueError", "Number of samples, %lld, must be non-negative.", num);
+  }
+  SrVal *args[2] = {p[0], p[1]};
+  return sr_api_jit(I, "_linspace", linspace_body, d, 2, args);
+}
+
+/* ======================================================================
+ * pad
+ * ====================================================================== */
+
+typedef struct PadData {
+  int nd;
+  int64_t w[2 * SR_MAX_RANK]; /* (before, after) per dimension */
+} PadData;
+
+/* lax_numpy._pad under its jit (pad_width and mode static; the array and
+   constant_values traced): constant mode, a scalar or one-element
+   constant_values. */
+static SrVal *pad_body(SrInterp *I, SrArgs *a) {
+  PadData *d = sr_current_builtin(I)->data;
+  SrVal *x = a->v[0];
+  const SrType *t = vtype(I, x);
+  if (t->ndim == 0) return sr_ref(x);
+  for (int i = 0; i < 2 * d->nd; i++)
+    if (d->w[i] < 0) return sr_raise(I, "ValueError", "index can't contain negative values");
+  /* _pad_constant: constant_values in the array's dtype and weakness */
+  SrVal *cv = sr_lax_convert(I, a->v[1], t->dtype, t->weak, NULL);
+  if (!cv) return NULL;
+  const SrType *ct = vtype(I, cv);
+  SrVal *r = NULL;
+  if (ct->ndim == 1 && ct->dims[0].size == 1) {
+    int64_t zero = 0;
+    SrVal *sq = sr_lax_squeeze(I, cv, &zero, 1);
+    sr_unref(cv);
+    if (!(cv = sq)) return NULL;
+    ct = vtype(I, cv);
+  }
+  if (ct->ndim == 0) {
+    int64_t cfg[3 * SR_MAX_RANK];
+    for (int i = 0; i < d->nd; i++) {
+      cfg[3 * i] = d->w[2 * i];
+      cfg[3 * i + 1] = d->w[2 * i + 1];
+      cfg[3 * i + 2] = 0;
+    }
+    r = sr_lax_pad(I, x, cv, cfg, d->nd);
+  } else if (ct->ndim == 1 && ct->dims[0].size != 2) {
+    SrBuf sb = SR_BUF_INIT;
+    sr_shape_str(&sb, ct);
+    sr_raise(I, "ValueError",
+             "jnp.pad: constant_values has unsupported shape %s. If the shape is 1D or 2D, the last dimension must be "
+             "of size 1 or 2.",
+             sr_buf_str(&sb));
+    sr_buf_free(&sb);
+  } else {
+    sr_raise(I, "NotImplementedError", "shardrepl: jnp.pad takes a scalar constant_values only");
+  }
+  sr_unref(cv);
+  return r;
+}
+
+/* lax_numpy._broadcast_to_pairs for pad_width: an int, (pad,), (before,
+   after), ((before, after),) or one pair per dimension. */
+static int pad_pairs(SrInterp *I, SrVal *v, int nd, int64_t *w) {
+  int64_t pair[2];
+  int n = 0;
+  if (!sr_is_seq(v)) {
+    if (sr_as_int(I, v, "pad_width", &pair[0]) < 0) return -1;
+    pair[1] = pair[0];
+  } else if (v->seq.n && sr_is_seq(v->seq.items[0])) {
+    /* shape (n, m): every entry a pair */
+    n = v->seq.n;
+    for (int i = 0; i < n; i++) {
+      SrVal *e = v->seq.items[i];
+      if (!sr_is_seq(e) || e->seq.n != v->seq.items[0]->seq.n)
+        return sr_raise(I, "TypeError", "`pad_width` entries must be the same shape"), -1;
+    }
+    int m = v->seq.items[0]->seq.n;
+    if (m != 2 || (n != nd && n != 1))
+      return sr_raise(I, "ValueError",
+                      "jnp.pad: pad_width with nd=%d has unsupported shape (%d, %d). Valid shapes are (%d, 2), (1, 2), "
+                      "(2,), (1,), or ().",
+                      nd, n, m, nd),
+             -1;
+    for (int i = 0; i < n; i++)
+      for (int k = 0; k < 2; k++)
+        if (sr_as_int(I, v->seq.items[i]->seq.items[k], "pad_width", &w[2 * i + k]) < 0) return -1;
+    if (n == nd) return 0;
+    pair[0] = w[0];
+    pair[1] = w[1];
+  } else {
+    n = v->seq.n;
+    if (n != 1 && n != 2)
+      return sr_raise(I, "ValueError",
+                      "jnp.pad: pad_width with nd=%d has unsupported shape (%d,). Valid shapes are (%d, 2), (1, 2), "
+                      "(2,), (1,), or ().",
+                      nd, n, nd),
+             -1;
+    for (int k = 0; k < n; k++)
+      if (sr_as_int(I, v->seq.items[k], "pad_width", &pair[k]) < 0) return -1;
+    if (n == 1) pair[1] = pair[0];
+  }
+  for (int i = 0; i < nd; i++) {
+    w[2 * i] = pair[0];
+    w[2 * i + 1] = pair[1];
+  }
+  return 0;
+}
+
+static int str_is(const SrVal *v, const char *s) {
+  return (v->kind == SR_V_STR || v->kind == SR_V_WORD) && v->str.n == strlen(s) && memcmp(v->str.s, s, v->str.n) == 0;
+}
+
+/* jnp.pad: constant mode, as the jit named _pad JAX's pad calls; the
+   other modes of numpy.pad are named and refused. */
+static SrVal *jnp_pad(SrInterp *I, SrArgs *a) {
+  SrVal *p[7];
+  if (sr_args_parse(I, a, "pad", "array, pad_width, mode=, constant_values=, stat_length=, end_values=, reflect_type=",
+                    p) < 0)
+    return NULL;
+  SrVal *x = arr(I, p[0]);
+  if (!x) return NULL;
+  PadData *d = sr_xcalloc(1, sizeof *d);
+  d->nd = vtype(I, x)->ndim;
+  SrVal *r = NULL;
+  static const char *const modes[] = {"constant", "empty",  "edge",   "wrap",    "linear_ramp", "maximum",
+                                      "mean",     "median", "minimum", "reflect", "symmetric"};
+  int mode = 0;
+  if (p[2] && p[2]->kind != SR_V_STR) {
+    sr_raise(I, "NotImplementedError", "shardrepl: jnp.pad with a callable or non-string mode is not supported");
+    goto done;
+  }
+  if (p[2]) {
+    for (mode = 0; mode < (int)(sizeof modes / sizeof modes[0]); mode++)
+      if (str_is(p[2], modes[mode])) break;
+    if (mode == (int)(sizeof modes / sizeof modes[0])) {
+      sr_raise(I, "NotImplementedError", "Unimplemented padding mode '%.*s' for np.pad.", (int)p[2]->str.n,
+               p[2]->str.s);
+      goto done;
+    }
+  }
+  if (pad_pairs(I, p[1], d->nd, d->w) < 0) goto done;
+  if (mode != 0) {
+    sr_raise(I, "NotImplementedError", "shardrepl: jnp.pad mode '%s' is not implemented (only 'constant')",
+             modes[mode]);
+    goto done;
+  }
+  static const char *const other[] = {"stat_length", "end_values", "reflect_type"};
+  for (int k = 0; k < 3; k++)
+    if (p[4 + k]) {
+      sr_raise(I, "ValueError", "unsupported keyword arguments for mode 'constant': {'%s'}", other[k]);
+      goto done;
+    }
+  SrVal *zero = sr_int(NULL, 0);
+  SrVal *args[2] = {x, p[3] ? p[3] : zero};
+  r = sr_api_jit(I, "_pad", pad_body, d, 2, args);
+  sr_unref(zero);
+  d = NULL;
+done:
+  free(d);
+  sr_unref(x);
+  return r;
+}
+
+/* ======================================================================
+ * stack, concatenate, where, clip, round, isclose, allclose
+ * ====================================================================== */
+
+static SrVal *jnp_concatenate(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "concatenate", "arrays, axis=, dtype=", p) < 0) return NULL;
+  if (!sr_is_seq(p[0])) return sr_raise(I, "TypeError", "concatenate: arrays must be a sequence of arrays");
+  int n = p[0]->seq.n, dt;
+  if (!n) return sr_raise(I, "ValueError", "Need at least one array to concatenate.");
+  if (sr_dtype_arg(I, p[2], &dt, "concatenate") < 0) return NULL;
+  SrVal **xs = sr_xcalloc((size_t)n + 1, sizeof *xs);
+  for (int i = 0; i < n; i++) xs[i] = p[0]->seq.items[i];
+  SrVal *r = NULL;
+  int rc;
+  if (dt < 0) {
+    rc = promote_dtypes(I, n, xs, 0);
+  } else {
+    rc = 0;
+    for (int i = 0; i < n && !rc; i++) {
+      xs[i] = sr_jnp_asarray(I, p[0]->seq.items[i], dt);
+      if (!xs[i]) {
+        unref_all(i, xs);
+        rc = -1;
+      }
+    }
+  }
+  if (rc == 0) {
+    const SrType *t0 = vtype(I, xs[0]);
+    int64_t axis = 0;
+    if (t0->ndim == 0) {
+      sr_raise(I, "ValueError", "Zero-dimensional arrays cannot be concatenated.");
+    } else if (p[1] && p[1]->kind == SR_V_NONE) {
+      sr_raise(I, "NotImplementedError", "concatenate with axis=None is not supported");
+    } else if ((!p[1] || sr_as_int(I, p[1], "axis", &axis) == 0) && sr_api_axis(I, axis, t0->ndim, &axis) == 0) {
+      r = sr_lax_concatenate(I, n, xs, (int)axis);
+    }
+    unref_all(n, xs);
+  }
+  free(xs);
+  return r;
+}
+
+/* jnp.stack of a sequence: lax.stack, one stack primitive (JAX's stack_p) */
+static SrVal *jnp_stack(SrInterp *I, SrArgs *a) {
+  SrVal *p[4];
+  if (sr_args_parse(I, a, "stack", "arrays, axis=, out=, dtype=", p) < 0) return NULL;
+  if (!sr_is_seq(p[0])) return sr_raise(I, "TypeError", "stack: arrays must be a sequence of arrays");
+  int n = p[0]->seq.n, dt;
+  if (!n) return sr_raise(I, "ValueError", "Need at least one array to stack.");
+  if (sr_dtype_arg(I, p[3], &dt, "stack") < 0) return NULL;
+  SrVal **xs = sr_xcalloc((size_t)n + 1, sizeof *xs);
+  for (int i = 0; i < n; i++) xs[i] = p[0]->seq.items[i];
+  SrVal *r = NULL;
+  int rc = 0;
+  if (dt < 0) {
+    rc = promote_dtypes(I, n, xs, 0);
+  } else {
+    for (int i = 0; i < n && !rc; i++)
+      if (!(xs[i] = sr_jnp_asarray(I, p[0]->seq.items[i], dt))) {
+        unref_all(i, xs);
+        rc = -1;
+      }
+  }
+  if (rc == 0) {
+    const SrType *t0 = vtype(I, xs[0]);
+    int64_t axis = 0;
+    if ((!p[1] || sr_as_int(I, p[1], "axis", &axis) == 0) && sr_api_axis(I, axis, t0->ndim + 1, &axis) == 0 &&
+        sr_auto_insert_reshard(I, n, xs) == 0) {
+      const SrPrim *prim = sr_prim_lookup("stack", 5);
+      SrPList ps = {0};
+      sr_plist_add(&ps, "axis", sr_int(NULL, axis));
+      r = sr_bind_prim(I, prim, n, xs, ps.n, ps.p, NULL, 0);
+      sr_plist_free(&ps);
+    }
+    unref_all(n, xs);
+  }
+  free(xs);
+  return r;
+}
+
+/* lax.broadcast_shardings: the sharding of n operands broadcast to nd
+   dimensions, each dimension taking the first sharded entry among the
+   operands that are not size 1 there (the rule of the primitive that
+   follows reports entries that disagree); NULL when none is sharded. */
+static SrVal *broadcast_shardings(SrInterp *I, int n, SrVal *const *xs, int nd) {
+  SrShardSpec r;
+  memset(&r, 0, sizeof r);
+  r.ndim = nd;
+  int any = 0;
+  for (int i = 0; i < n; i++) {
+    const SrType *t = vtype(I, xs[i]);
+    SrShardSpec s;
+    sr_shard_of_type(t, &s);
+    for (int d = 0; d < t->ndim; d++) {
+      int o = nd - t->ndim + d;
+      if (!s.nax[d] || t->dims[d].size == 1 || r.nax[o]) continue;
+      if (r.mesh && r.mesh != s.mesh) continue;
+      r.mesh = s.mesh;
+      r.nax[o] = s.nax[d];
+      memcpy(r.ax[o], s.ax[d], sizeof r.ax[o]);
+      any = 1;
+    }
+  }
+  if (!any) return NULL;
+  SrVal *spec = sr_shard_to_spec_val(&r), *sh = NULL;
+  if (sr_api_canon_sharding(I, spec, "jnp.broadcast_to", &sh) < 0) sr_exc_clear(I);
+  sr_unref(spec);
+  return sh;
+}
+
+/* util._where (a jit named _where) */
+static SrVal *where_body(SrInterp *I, SrArgs *a) {
+  SrVal *c = sr_ref(a->v[0]), *xy[2] = {a->v[1], a->v[2]}, *r = NULL;
+  const SrType *ct = vtype(I, c);
+  if (ct->dtype != SR_BOOL) {
+    SrVal *z = sr_int(NULL, 0), *zc = sr_lax_convert(I, z, ct->dtype, ct->weak, NULL);
+    SrVal *nc = zc ? sr_lax_binary(I, SR_P_ne, c, zc) : NULL;
+    sr_unref(z);
+    sr_unref(zc);
+    sr_unref(c);
+    if (!(c = nc)) return NULL;
+  }
+  if (promote_dtypes(I, 2, xy, 0) < 0) {
+    sr_unref(c);
+    return NULL;
+  }
+  /* _broadcast_arrays: to the broadcast shape of (cond,) x, y */
+  SrVal *all[3] = {c, xy[0], xy[1]};
+  int first = vtype(I, c)->ndim == 0 ? 1 : 0;
+  int64_t shape[SR_MAX_RANK];
+  int nd = 0, ok = 1;
+  for (int i = first; i < 3; i++) nd = vtype(I, all[i])->ndim > nd ? vtype(I, all[i])->ndim : nd;
+  for (int d = 0; d < nd; d++) shape[d] = 1;
+  for (int i = first; i < 3 && ok; i++) {
+    const SrType *t = vtype(I, all[i]);
+    for (int d = 0; d < t->ndim; d++) {
+      int64_t s = t->dims[d].size, *o = &shape[nd - t->ndim + d];
+      if (s != 1 && *o != 1 && *o != s) ok = 0;
+      else if (s != 1) *o = s;
+    }
+  }
+  if (!ok) {
+    sr_raise(I, "ValueError", "Incompatible shapes for broadcasting");
+  } else {
+    SrVal *b[3] = {sr_ref(c), NULL, NULL};
+    SrVal *sh = broadcast_shardings(I, 3 - first, all + first, nd);
+    int good = 1;
+    for (int i = first; i < 3 && good; i++) {
+      if (i == 0) sr_unref(b[0]);
+      b[i] = sr_lax_broadcast_to(I, all[i], shape, nd, sh);
+      good = b[i] != NULL;
+    }
+    if (good) r = sr_lax_select(I, b[0], b[1], b[2]);
+    unref_all(3, b);
+    sr_unref(sh);
+  }
+  sr_unref(c);
+  unref_all(2, xy);
+  return r;
+}
+
+static SrVal *jnp_where(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "where", "condition, x=, y=", p) < 0) return NULL;
+  if (!p[1] && !p[2]) return sr_raise(I, "NotImplementedError", "jnp.where(condition) (nonzero) is not supported");
+  if (!p[1] || !p[2])
+    return sr_raise(I, "ValueError", "Either both or neither of the x and y arguments should be provided to jax.numpy.where");
+  SrVal *args[3];
+  int ok = 1;
+  for (int i = 0; i < 3 && ok; i++) ok = (args[i] = arr(I, p[i])) != NULL;
+  if (!ok) return NULL;
+  SrVal *r = sr_api_jit(I, "_where", where_body, NULL, 3, args);
+  unref_all(3, args);
+  return r;
+}
+
+/* clip: maximum(min, arr), then minimum(max, arr) (a jit named clip) */
+static SrVal *clip_body(SrInterp *I, SrArgs *a) {
+  int *which = sr_current_builtin(I)->data;
+  SrVal *x = sr_ref(a->v[0]);
+  int k = 1;
+  for (int pass = 0; pass < 2 && x; pass++) {
+    if (!(which[0] & (1 << pass))) continue;
+    SrVal *y = call_np2(I, pass == 0 ? "maximum" : "minimum", a->v[k++], x);
+    sr_unref(x);
+    x = y;
+  }
+  return x;
+}
+
+static SrVal *jnp_clip(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "clip", "arr, min=, max=", p) < 0) return NULL;
+  for (int i = 1; i < 3; i++) {
+    const SrType *t = p[i] && p[i]->kind != SR_V_NONE ? vtype(I, p[i]) : NULL;
+    if (t && sr_dtype_kind(t->dtype) == SR_DK_COMPLEX)
+      return sr_raise(I, "ValueError", "Clip received a complex value either through the input or the min/max keywords. Complex values have no ordering and cannot be clipped. Please convert to a real value or array by taking the real or imaginary components via jax.numpy.real/imag respectively.");
+  }
+  int *which = sr_xcalloc(1, sizeof *which);
+  SrVal *args[3] = {p[0], NULL, NULL};
+  int n = 1;
+  if (p[1] && p[1]->kind != SR_V_NONE) {
+    which[0] |= 1;
+    args[n++] = p[1];
+  }
+  if (p[2] && p[2]->kind != SR_V_NONE) {
+    which[0] |= 2;
+    args[n++] = p[2];
+  }
+  return sr_api_jit(I, "clip", clip_body, which, n, args);
+}
+
+/* round: a jit named round; round[rounding_method=1] for floats */
+static SrVal *round_body(SrInterp *I, SrArgs *a) {
+  int64_t dec = *(int64_t *)sr_current_builtin(I)->data;
+  SrVal *x = a->v[0];
+  const SrType *t = vtype(I, x);
+  if (sr_dtype_is_int(t->dtype) || t->dtype == SR_BOOL) {
+    if (dec < 0) return sr_raise(I, "NotImplementedError", "integer np.round not implemented for decimals < 0");
+    return sr_ref(x);
+  }
+  if (sr_dtype_kind(t->dtype) == SR_DK_COMPLEX) return sr_raise(I, "NotImplementedError", "round of complex numbers");
+  if (dec == 0) return sr_bindv(I, SR_P_round, 1, &x, "rounding_method", sr_int(NULL, 1), NULL);
+  SrVal *xx = t->dtype == SR_F16 ? sr_lax_convert(I, x, SR_F32, 0, NULL) : sr_ref(x);
+  SrVal *f = sr_float(NULL, pow(10.0, (double)dec));
+  SrVal *fc = xx ? sr_lax_convert(I, f, vtype(I, xx)->dtype, 0, NULL) : NULL;
+  SrVal *m = fc ? sr_lax_binary(I, SR_P_mul, xx, fc) : NULL;
+  SrVal *rd = m ? sr_bindv(I, SR_P_round, 1, &m, "rounding_method", sr_int(NULL, 1), NULL) : NULL;
+  SrVal *r = rd ? sr_lax_binary(I, SR_P_div, rd, fc) : NULL;
+  if (r && t->dtype == SR_F16) {
+    SrVal *c = sr_lax_convert(I, r, SR_F16, 0, NULL);
+    sr_unref(r);
+    r = c;
+  }
+  sr_unref(xx);
+  sr_unref(f);
+  sr_unref(fc);
+  sr_unref(m);
+  sr_unref(rd);
+  return r;
+}
+
+static SrVal *jnp_round(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "round", "a, decimals=, out=", p) < 0) return NULL;
+  int64_t *dec = sr_xcalloc(1, sizeof *dec);
+  if (p[1] && sr_as_int(I, p[1], "decimals", dec) < 0) {
+    free(dec);
+    return NULL;
+  }
+  SrVal *x = arr(I, p[0]);
+  if (!x) {
+    free(dec);
+    return NULL;
+  }
+  SrVal *r = sr_api_jit(I, "round", round_body, dec, 1, &x);
+  sr_unref(x);
+  return r;
+}
+
+/* isclose (a jit named isclose; equal_nan is static).  rtol and atol are
+   arguments of the jit only when the caller passes them; the defaults stay
+   Python floats inside, as with JAX's jit of a function with defaults. */
+typedef struct CloseData {
+  int equal_nan, dyn_rtol, dyn_atol;
+} CloseData;
+
+static SrVal *isclose_body(SrInterp *I, SrArgs *a) {
+  CloseData *cd = sr_current_builtin(I)->data;
+  int k = 2;
+  SrVal *rtol_v = cd->dyn_rtol ? sr_ref(a->v[k++]) : sr_float(NULL, 1e-05);
+  SrVal *atol_v = cd->dyn_atol ? sr_ref(a->v[k++]) : sr_float(NULL, 1e-08);
+  SrVal *ab[2] = {a->v[0], a->v[1]};
+  if (sr_jnp_promote(I, 2, ab, "isclose") < 0) {
+    sr_unref(rtol_v);
+    sr_unref(atol_v);
+    return NULL;
+  }
+  SrVal *ab2[2] = {ab[0], ab[1]};
+  int rc = promote_dtypes(I, 2, ab2, 1);
+  unref_all(2, ab);
+  if (rc < 0) {
+    sr_unref(rtol_v);
+    sr_unref(atol_v);
+    return NULL;
+  }
+  SrVal *x = ab2[0], *y = ab2[1];
+  SrDtype dt = vtype(I, x)->dtype;
+  if (dt == SR_C64) dt = SR_F32;
+  if (dt == SR_C128) dt = SR_F64;
+  SrVal *rtol = sr_lax_convert(I, rtol_v, dt, 0, NULL);
+  SrVal *atol = rtol ? sr_lax_convert(I, atol_v, dt, 0, NULL) : NULL;
+  SrVal *nx = atol ? sr_lax_binary(I, SR_P_ne, x, x) : NULL;
+  SrVal *ny = nx ? sr_lax_binary(I, SR_P_ne, y, y) : NULL;
+  SrVal *both_nan = ny ? sr_lax_binary(I, SR_P_and, nx, ny) : NULL;
+  SrVal *fin = both_nan ? sr_lax_unary(I, SR_P_is_finite, y) : NULL;
+  SrVal *d = fin ? sr_lax_binary(I, SR_P_sub, x, y) : NULL;
+  SrVal *ad = d ? sr_lax_unary(I, SR_P_abs, d) : NULL;
+  SrVal *ay = ad ? sr_lax_unary(I, SR_P_abs, y) : NULL;
+  SrVal *m = ay ? sr_lax_binary(I, SR_P_mul, rtol, ay) : NULL;
+  SrVal *s = m ? sr_lax_binary(I, SR_P_add, atol, m) : NULL;
+  SrVal *in_range = s ? sr_lax_binary(I, SR_P_le, ad, s) : NULL;
+  SrVal *eq = in_range ? sr_lax_binary(I, SR_P_eq, x, y) : NULL;
+  SrVal *fr = eq ? sr_lax_binary(I, SR_P_and, fin, in_range) : NULL;
+  SrVal *out = fr ? sr_lax_binary(I, SR_P_or, eq, fr) : NULL;
+  if (out && cd->equal_nan) {
+    SrVal *o2 = sr_lax_binary(I, SR_P_or, out, both_nan);
+    sr_unref(out);
+    out = o2;
+  }
+  SrVal *tmp[] = {x, y, rtol, atol, nx, ny, both_nan, fin, d, ad, ay, m, s, in_range, eq, fr, rtol_v, atol_v};
+  unref_all((int)(sizeof tmp / sizeof tmp[0]), tmp);
+  return out;
+}
+
+static int close_args(SrInterp *I, SrArgs *a, const char *name, SrVal **args, int *n, CloseData **cdp) {
+  SrVal *p[5];
+  if (sr_args_parse(I, a, name, "a, b, rtol=, atol=, equal_nan=", p) < 0) return -1;
+  args[0] = arr(I, p[0]);
+  args[1] = args[0] ? arr(I, p[1]) : NULL;
+  if (!args[1]) {
+    sr_unref(args[0]);
+    return -1;
+  }
+  CloseData *cd = sr_xcalloc(1, sizeof *cd);
+  *n = 2;
+  if (p[2]) {
+    args[(*n)++] = sr_ref(p[2]);
+    cd->dyn_rtol = 1;
+  }
+  if (p[3]) {
+    args[(*n)++] = sr_ref(p[3]);
+    cd->dyn_atol = 1;
+  }
+  cd->equal_nan = p[4] && sr_val_truthy(p[4]);
+  *cdp = cd;
+  return 0;
+}
+
+static SrVal *jnp_isclose(SrInterp *I, SrArgs *a) {
+  SrVal *args[4];
+  int n;
+  CloseData *cd;
+  if (close_args(I, a, "isclose", args, &n, &cd) < 0) return NULL;
+  SrVal *r = sr_api_jit(I, "isclose", isclose_body, cd, n, args);
+  unref_all(n, args);
+  return r;
+}
+
+/* allclose: all(isclose(a, b, rtol, atol, equal_nan)), rtol and atol
+   passed on to isclose's jit explicitly */
+static SrVal *allclose_body(SrInterp *I, SrArgs *a) {
+  CloseData *outer = sr_current_builtin(I)->data;
+  CloseData *cd = sr_xcalloc(1, sizeof *cd);
+  cd->equal_nan = outer->equal_nan;
+  cd->dyn_rtol = cd->dyn_atol = 1;
+  int k = 2;
+  SrVal *args[4] = {a->v[0], a->v[1], NULL, NULL};
+  args[2] = outer->dyn_rtol ? sr_ref(a->v[k++]) : sr_float(NULL, 1e-05);
+  args[3] = outer->dyn_atol ? sr_ref(a->v[k++]) : sr_float(NULL, 1e-08);
+  SrVal *c = sr_api_jit(I, "isclose", isclose_body, cd, 4, args);
+  sr_unref(args[2]);
+  sr_unref(args[3]);
+  if (!c) return NULL;
+  SrVal *r = reduction(I, c, RED_ALL, "all", NULL, -1, 0, 0, NULL);
+  sr_unref(c);
+  return r;
+}
+
+static SrVal *jnp_allclose(SrInterp *I, SrArgs *a) {
+  SrVal *args[4];
+  int n;
+  CloseData *cd;
+  if (close_args(I, a, "allclose", args, &n, &cd) < 0) return NULL;
+  SrVal *r = sr_api_jit(I, "allclose", allclose_body, cd, n, args);
+  unref_all(n, args);
+  return r;
+}
+
+/* ======================================================================
+ * elementwise: square, exp2, log1p, expm1, floor, ceil, sigmoid, astype
+ * ====================================================================== */
+
+/* promote_args_inexact (kind 1) / promote_dtypes_numeric (kind 2), then
+   one lax primitive */
+static SrVal *unary_promoted(SrInterp *I, SrArgs *a, const char *name, int prim, int kind) {
+  if (a->n != 1 || a->nkw) return sr_raise(I, "TypeError", "%s() takes 1 positional argument", name);
+  SrVal *x = a->v[0];
+  if (promote_dtypes(I, 1, &x, kind) < 0) return NULL;
+  SrVal *r = sr_lax_unary(I, prim, x);
+  sr_unref(x);
+  return r;
+}
+
+static SrVal *jnp_square(SrInterp *I, SrArgs *a) { return unary_promoted(I, a, "square", SR_P_square, 2); }
+static SrVal *jnp_exp2(SrInterp *I, SrArgs *a) { return unary_promoted(I, a, "exp2", SR_P_exp2, 1); }
+static SrVal *jnp_log1p(SrInterp *I, SrArgs *a) { return unary_promoted(I, a, "log1p", SR_P_log1p, 1); }
+static SrVal *jnp_expm1(SrInterp *I, SrArgs *a) { return unary_promoted(I, a, "expm1", SR_P_expm1, 1); }
+
+static SrVal *floor_ceil(SrInterp *I, SrArgs *a, const char *name, int prim) {
+  if (a->n != 1 || a->nkw) return sr_raise(I, "TypeError", "%s() takes 1 positional argument", name);
+  SrVal *x = arr(I, a->v[0]);
+  if (!x) return NULL;
+  const SrType *t = vtype(I, x);
+  if (sr_dtype_is_int(t->dtype) || t->dtype == SR_BOOL) return x;
+  sr_unref(x);
+  return unary_promoted(I, a, name, prim, 1);
+}
+
+static SrVal *jnp_floor(SrInterp *I, SrArgs *a) { return floor_ceil(I, a, "floor", SR_P_floor); }
+static SrVal *jnp_ceil(SrInterp *I, SrArgs *a) { return floor_ceil(I, a, "ceil", SR_P_ceil); }
+
+/* jax.nn.sigmoid is lax.logistic, with no promotion */
+static SrVal *nn_sigmoid(SrInterp *I, SrArgs *a) {
+  if (a->n != 1 || a->nkw) return sr_raise(I, "TypeError", "sigmoid() takes 1 positional argument");
+  SrVal *x = arr(I, a->v[0]);
+  SrVal *r = x ? sr_lax_unary(I, SR_P_logistic, x) : NULL;
+  sr_unref(x);
+  return r;
+}
+
+static SrVal *jnp_astype(SrInterp *I, SrArgs *a) {
+  SrVal *p[4];
+  int dt;
+  if (sr_args_parse(I, a, "astype", "x, dtype, *, copy=, device=", p) < 0) return NULL;
+  if (sr_dtype_arg(I, p[1], &dt, "astype") < 0) return NULL;
+  SrVal *x = arr(I, p[0]);
+  if (!x) return NULL;
+  const SrType *t = vtype(I, x);
+  SrVal *r;
+  if (dt == SR_BOOL && sr_dtype_kind(t->dtype) == SR_DK_COMPLEX) {
+    SrVal *z = sr_int(NULL, 0), *zc = sr_lax_convert(I, z, t->dtype, 0, NULL);
+    r = zc ? sr_lax_binary(I, SR_P_ne, x, zc) : NULL;
+    sr_unref(z);
+    sr_unref(zc);
+  } else {
+    r = sr_lax_convert(I, x, dt < 0 ? default_float(I) : (SrDtype)dt, 0, NULL);
+  }
+  sr_unref(x);
+  return r;
+}
+
+/* ufuncs._to_bool */
+static SrVal *to_bool(SrInterp *I, SrVal *x) {
+  const SrType *t = vtype(I, x);
+  if (t->dtype == SR_BOOL) return sr_ref(x);
+  SrVal *z = sr_int(NULL, 0), *zc = sr_lax_convert(I, z, t->dtype, 0, NULL);
+  SrVal *r = zc ? sr_lax_binary(I, SR_P_ne, x, zc) : NULL;
+  sr_unref(z);
+  sr_unref(zc);
+  return r;
+}
+
+/* logical_and / logical_or / logical_xor: bitwise ops on bools */
+static SrVal *logical2(SrInterp *I, SrArgs *a, const char *name, int prim) {
+  if (a->n != 2 || a->nkw) return sr_raise(I, "TypeError", "%s() takes 2 positional arguments", name);
+  SrVal *args[2] = {a->v[0], a->v[1]};
+  if (sr_jnp_promote(I, 2, args, name) < 0) return NULL;
+  SrVal *x = to_bool(I, args[0]), *y = x ? to_bool(I, args[1]) : NULL;
+  SrVal *r = y ? sr_lax_binary(I, prim, x, y) : NULL;
+  SrVal *tmp[] = {args[0], args[1], x, y};
+  unref_all(4, tmp);
+  return r;
+}
+
+static SrVal *jnp_logical_and(SrInterp *I, SrArgs *a) { return logical2(I, a, "logical_and", SR_P_and); }
+static SrVal *jnp_logical_or(SrInterp *I, SrArgs *a) { return logical2(I, a, "logical_or", SR_P_or); }
+static SrVal *jnp_logical_xor(SrInterp *I, SrArgs *a) { return logical2(I, a, "logical_xor", SR_P_xor); }
+
+static SrVal *jnp_logical_not(SrInterp *I, SrArgs *a) {
+  if (a->n != 1 || a->nkw) return sr_raise(I, "TypeError", "logical_not() takes 1 positional argument");
+  SrVal *x = arr(I, a->v[0]);
+  SrVal *b = x ? to_bool(I, x) : NULL;
+  SrVal *r = b ? sr_lax_unary(I, SR_P_not, b) : NULL;
+  sr_unref(x);
+  sr_unref(b);
+  return r;
+}
+
+static SrVal *jnp_isnan(SrInterp *I, SrArgs *a) {
+  if (a->n != 1 || a->nkw) return sr_raise(I, "TypeError", "isnan() takes 1 positional argument");
+  SrVal *x = arr(I, a->v[0]);
+  SrVal *r = x ? sr_lax_binary(I, SR_P_ne, x, x) : NULL;
+  sr_unref(x);
+  return r;
+}
+
+static SrVal *jnp_isfinite(SrInterp *I, SrArgs *a) {
+  if (a->n != 1 || a->nkw) return sr_raise(I, "TypeError", "isfinite() takes 1 positional argument");
+  SrVal *x = arr(I, a->v[0]);
+  if (!x) return NULL;
+  SrVal *r;
+  if (sr_dtype_is_float(vtype(I, x)->dtype)) {
+    r = sr_lax_unary(I, SR_P_is_finite, x);
+  } else {
+    SrVal *t = sr_bool(1);
+    r = full_like(I, x, t, SR_BOOL, NULL, NULL);
+    sr_unref(t);
+  }
+  sr_unref(x);
+  return r;
+}
+
+/* reciprocal: integer_pow(x, -1) */
+static SrVal *jnp_reciprocal(SrInterp *I, SrArgs *a) {
+  if (a->n != 1 || a->nkw) return sr_raise(I, "TypeError", "reciprocal() takes 1 positional argument");
+  SrVal *x = a->v[0];
+  if (promote_dtypes(I, 1, &x, 1) < 0) return NULL;
+  SrVal *r = sr_bindv(I, SR_P_integer_pow, 1, &x, "y", sr_int(NULL, -1), NULL);
+  sr_unref(x);
+  return r;
+}
+
+/* jnp's _where, called from inside another jnp function */
+static SrVal *jit_where(SrInterp *I, SrVal *c, SrVal *x, SrVal *y) {
+  SrVal *args[3] = {c, x, y};
+  return sr_api_jit(I, "_where", where_body, NULL, 3, args);
+}
+
+/* floor_divide (a jit named floor_divide) */
+static SrVal *floor_divide_body(SrInterp *I, SrArgs *a) {
+  SrVal *xy[2] = {a->v[0], a->v[1]};
+  if (promote_dtypes(I, 2, xy, 2) < 0) return NULL;
+  SrVal *ab[2] = {xy[0], xy[1]};
+  int rc = sr_jnp_promote(I, 2, ab, "floor_divide");
+  unref_all(2, xy);
+  if (rc < 0) return NULL;
+  SrVal *x1 = ab[0], *x2 = ab[1], *r = NULL;
+  SrDtype dt = vtype(I, x1)->dtype;
+  SrVal *zero = sr_int(NULL, 0), *one = sr_int(NULL, 1);
+  if (sr_dtype_kind(dt) == SR_DK_UINT) {
+    r = sr_lax_binary(I, SR_P_div, x1, x2);
+  } else if (sr_dtype_is_int(dt)) {
+    SrVal *q = sr_lax_binary(I, SR_P_div, x1, x2);
+    SrVal *s1 = q ? sr_lax_unary(I, SR_P_sign, x1) : NULL;
+    SrVal *s2 = s1 ? sr_lax_unary(I, SR_P_sign, x2) : NULL;
+    SrVal *ne1 = s2 ? call_np2(I, "not_equal", s1, s2) : NULL;
+    SrVal *rm = ne1 ? sr_lax_binary(I, SR_P_rem, x1, x2) : NULL;
+    SrVal *ne2 = rm ? call_np2(I, "not_equal", rm, zero) : NULL;
+    SrVal *sel = ne2 ? call_np2(I, "logical_and", ne1, ne2) : NULL;
+    SrVal *qm = sel ? call_np2(I, "subtract", q, one) : NULL;
+    r = qm ? jit_where(I, sel, qm, q) : NULL;
+    SrVal *tmp[] = {q, s1, s2, ne1, rm, ne2, sel, qm};
+    unref_all(8, tmp);
+  } else if (sr_dtype_kind(dt) == SR_DK_COMPLEX) {
+    sr_raise(I, "TypeError", "floor_divide does not support complex-valued inputs");
+  } else {
+    /* _float_divmod(x1, x2)[0] */
+    SrVal *fz = sr_float(NULL, 0.), *fo = sr_float(NULL, 1.);
+    SrVal *mod = sr_lax_binary(I, SR_P_rem, x1, x2);
+    SrVal *z2 = mod ? call_np2(I, "equal", x2, fz) : NULL;
+    SrVal *sub = z2 ? sr_lax_binary(I, SR_P_sub, x1, mod) : NULL;
+    SrVal *x1c = sub ? jit_where(I, z2, x1, sub) : NULL;
+    SrVal *dv = x1c ? sr_lax_binary(I, SR_P_div, x1c, x2) : NULL;
+    SrVal *mnz = dv ? call_np2(I, "not_equal", mod, fz) : NULL;
+    SrVal *sx2 = mnz ? sr_lax_unary(I, SR_P_sign, x2) : NULL;
+    SrVal *smod = sx2 ? sr_lax_unary(I, SR_P_sign, mod) : NULL;
+    SrVal *sne = smod ? call_np2(I, "not_equal", sx2, smod) : NULL;
+    SrVal *ind = sne ? sr_lax_binary(I, SR_P_and, mnz, sne) : NULL;
+    SrVal *mp = ind ? call_np2(I, "add", mod, x2) : NULL;
+    SrVal *mod2 = mp ? sr_lax_select(I, ind, mp, mod) : NULL;
+    SrVal *dm = mod2 ? call_np2(I, "subtract", dv, fo) : NULL;
+    SrVal *div2 = dm ? sr_lax_select(I, ind, dm, dv) : NULL;
+    r = div2 ? sr_bindv(I, SR_P_round, 1, &div2, "rounding_method", sr_int(NULL, 0), NULL) : NULL;
+    SrVal *tmp[] = {fz, fo, mod, z2, sub, x1c, dv, mnz, sx2, smod, sne, ind, mp, mod2, dm, div2};
+    unref_all(16, tmp);
+  }
+  SrVal *tmp[] = {x1, x2, zero, one};
+  unref_all(4, tmp);
+  return r;
+}
+
+static SrVal *jnp_floor_divide(SrInterp *I, SrArgs *a) {
+  if (a->n != 2 || a->nkw) return sr_raise(I, "TypeError", "floor_divide() takes 2 positional arguments");
+  return sr_api_jit(I, "floor_divide", floor_divide_body, NULL, 2, a->v);
+}
+
+/* remainder (a jit named remainder); mod is remainder */
+static SrVal *remainder_body(SrInterp *I, SrArgs *a) {
+  SrVal *xy[2] = {a->v[0], a->v[1]};
+  if (promote_dtypes(I, 2, xy, 2) < 0) return NULL;
+  SrVal *ab[2] = {xy[0], xy[1]};
+  int rc = sr_jnp_promote(I, 2, ab, "remainder");
+  unref_all(2, xy);
+  if (rc < 0) return NULL;
+  SrVal *x1 = ab[0], *x2 = ab[1], *r = NULL;
+  SrVal *z = sr_int(NULL, 0), *zero = sr_lax_convert(I, z, vtype(I, x1)->dtype, 0, NULL);
+  sr_unref(z);
+  if (zero && sr_dtype_is_int(vtype(I, x2)->dtype)) {
+    SrVal *zi = sr_int(NULL, 0), *oi = sr_int(NULL, 1);
+    SrVal *eq = call_np2(I, "equal", x2, zi);
+    SrVal *ones = eq ? full_like(I, x2, oi, -1, NULL, NULL) : NULL;
+    SrVal *nx2 = ones ? jit_where(I, eq, ones, x2) : NULL;
+    SrVal *tmp[] = {zi, oi, eq, ones, x2};
+    unref_all(5, tmp);
+    x2 = nx2;
+  }
+  SrVal *tm = zero && x2 ? sr_lax_binary(I, SR_P_rem, x1, x2) : NULL;
+  SrVal *tnz = tm ? sr_lax_binary(I, SR_P_ne, tm, zero) : NULL;
+  SrVal *l1 = tnz ? sr_lax_binary(I, SR_P_lt, tm, zero) : NULL;
+  SrVal *l2 = l1 ? sr_lax_binary(I, SR_P_lt, x2, zero) : NULL;
+  SrVal *n12 = l2 ? sr_lax_binary(I, SR_P_ne, l1, l2) : NULL;
+  SrVal *plus = n12 ? sr_lax_binary(I, SR_P_and, n12, tnz) : NULL;
+  SrVal *ad = plus ? sr_lax_binary(I, SR_P_add, tm, x2) : NULL;
+  r = ad ? sr_lax_select(I, plus, ad, tm) : NULL;
+  SrVal *tmp[] = {x1, x2, zero, tm, tnz, l1, l2, n12, plus, ad};
+  unref_all(10, tmp);
+  return r;
+}
+
+static SrVal *jnp_remainder(SrInterp *I, SrArgs *a) {
+  if (a->n != 2 || a->nkw) return sr_raise(I, "TypeError", "remainder() takes 2 positional arguments");
+  return sr_api_jit(I, "remainder", remainder_body, NULL, 2, a->v);
+}
+
+static SrVal *jnp_ndim(SrInterp *I, SrArgs *a) {
+  if (a->n != 1) return sr_raise(I, "TypeError", "ndim() takes 1 positional argument");
+  SrVal *x = arr(I, a->v[0]);
+  SrVal *r = x ? sr_int(NULL, vtype(I, x)->ndim) : NULL;
+  sr_unref(x);
+  return r;
+}
+
+static SrVal *jnp_shape(SrInterp *I, SrArgs *a) {
+  if (a->n != 1) return sr_raise(I, "TypeError", "shape() takes 1 positional argument");
+  SrVal *x = arr(I, a->v[0]);
+  if (!x) return NULL;
+  const SrType *t = vtype(I, x);
+  int64_t s[SR_MAX_RANK];
+  for (int i = 0; i < t->ndim; i++) s[i] = t->dims[i].size;
+  SrVal *r = sr_int_tuple(s, t->ndim);
+  sr_unref(x);
+  return r;
+}
+
+static SrVal *jnp_size(SrInterp *I, SrArgs *a) {
+  if (a->n != 1) return sr_raise(I, "TypeError", "size() takes 1 positional argument");
+  SrVal *x = arr(I, a->v[0]);
+  SrVal *r = x ? sr_int(NULL, sr_type_numel(vtype(I, x))) : NULL;
+  sr_unref(x);
+  return r;
+}
+
+/* jnp.float32(x) and the other dtype objects called as constructors */
+static SrVal *dtype_call(SrInterp *I, SrVal *self, SrArgs *a) {
+  if (a->n != 1 || a->nkw)
+    return sr_raise(I, "TypeError", "%s() takes exactly one argument", sr_dtype_name(self->dtype));
+  /* _ScalarMeta.__call__: asarray(x, dtype=self) */
+  int dt;
+  if (sr_dtype_arg(I, self, &dt, "asarray") < 0) return NULL;
+  return sr_jnp_asarray(I, a->v[0], dt);
+}
+
+/* ======================================================================
+ * indexing: x[...] (indexing.rewriting_take, static and dynamic slices)
+ * ====================================================================== */
+
+typedef enum { IX_NONE, IX_ELLIPSIS, IX_INT, IX_SLICE, IX_ARRAY } IxKind;
+
+typedef struct Ix {
+  IxKind kind;
+  SrVal *v;
+  int64_t i;  /* IX_INT */
+} Ix;
+
+static int is_ellipsis(const SrVal *v) {
+  return v->kind == SR_V_WORD && v->str.n == 8 && memcmp(v->str.s, "Ellipsis", 8) == 0;
+}
+
+/* A 0-d integer array with a known value (concrete, or a literal). */
+static int known_int(SrInterp *I, SrVal *v, int64_t *out) {
+  SrArrayObj *a = sr_array_of(v);
+  if (!a || a->type->ndim != 0 || !sr_dtype_is_int(a->type->dtype)) return 0;
+  if (a->kind == SR_AV_ABSTRACT && a->has_value) {
+    *out = a->value.i;
+    return 1;
+  }
+  if (a->kind == SR_AV_CONCRETE) {
+    SrVal *it = sr_unop(I, SR_OP_ITEM, v);
+    int ok = it && it->kind == SR_V_INT;
+    if (ok) *out = it->i;
+    sr_unref(it);
+    if (!ok) sr_exc_clear(I);
+    return ok;
+  }
+  return 0;
+}
+
+static SrVal *jnp_getitem(SrInterp *I, SrArgs *a) {
+  if (a->n != 2) return sr_raise(I, "TypeError", "_getitem(x, key)");
+  SrVal *x = arr(I, a->v[0]);
+  if (!x) return NULL;
+  const SrType *t = vtype(I, x);
+  SrVal *key = a->v[1];
+  int nk = key->kind == SR_V_TUPLE ? key->seq.n : 1;
+  SrVal **keys = key->kind == SR_V_TUPLE ? key->seq.items : &key;
+  Ix ix[SR_MAX_RANK * 2 + 2];
+  int n = 0, consumed = 0, ell = -1, dynamic = 0;
+  SrVal *r = NULL, *cur = NULL;
+  SrVal *starts[SR_MAX_RANK] = {0};
+  if (nk > SR_MAX_RANK * 2) {
+    sr_raise(I, "IndexError", "too many indices");
+    goto done;
+  }
+  for (int k = 0; k < nk; k++) {
+    SrVal *v = keys[k];
+    Ix e = {IX_NONE, v, 0};
+    if (v->kind == SR_V_NONE) {
+      e.kind = IX_NONE;
+    } else if (is_ellipsis(v)) {
+      if (ell >= 0) {
+        sr_raise(I, "IndexError", "An index can only have a single ellipsis ('...')");
+        goto done;
+      }
+      e.kind = IX_ELLIPSIS;
+      ell = n;
+    } else if (v->kind == SR_V_INT) {
+      e.kind = IX_INT;
+      e.i = v->i;
+    } else if (sr_is_obj(v, &sr_slice_class)) {
+      e.kind = IX_SLICE;
+    } else if (sr_array_of(v) && sr_array_of(v)->type->ndim == 0 && sr_dtype_is_int(sr_array_of(v)->type->dtype)) {
+      e.kind = IX_ARRAY;
+      dynamic = 1;
+    } else {
+      SrBuf b = SR_BUF_INIT;
+      sr_val_repr(&b, v);
+      sr_raise(I, "NotImplementedError",
+               "indexing with %s needs a gather, which shardrepl does not support; use int, slice, None and "
+               "scalar integer indices",
+               b.p);
+      sr_buf_free(&b);
+      goto done;
+    }
+    if (e.kind == IX_INT || e.kind == IX_SLICE || e.kind == IX_ARRAY) consumed++;
+    ix[n++] = e;
+  }
+  if (consumed > t->ndim) {
+    sr_raise(I, "IndexError", "Too many indices: %d-dimensional array indexed with %d regular indices.", t->ndim,
+             consumed);
+    goto done;
+  }
+  /* expand the ellipsis (or append one at the end) into full slices */
+  {
+    Ix ex[SR_MAX_RANK * 2 + 2];
+    int m = 0;
+    int fill = t->ndim - consumed;
+    int at = ell >= 0 ? ell : n;
+    for (int k = 0; k < n; k++) {
+      if (k == at) {
+        for (int f = 0; f < fill; f++) ex[m++] = (Ix){IX_SLICE, NULL, 0};
+        if (ix[k].kind == IX_ELLIPSIS) continue;
+      }
+      ex[m++] = ix[k];
+    }
+    if (at == n)
+      for (int f = 0; f < fill; f++) ex[m++] = (Ix){IX_SLICE, NULL, 0};
+    memcpy(ix, ex, (size_t)m * sizeof *ix);
+    n = m;
+  }
+  int64_t start[SR_MAX_RANK], limit[SR_MAX_RANK], stride[SR_MAX_RANK], sizes[SR_MAX_RANK];
+  int64_t rev[SR_MAX_RANK], sq[SR_MAX_RANK], newax[SR_MAX_RANK];
+  int ns = 0, nrev = 0, nsq = 0, nnew = 0, all_one = 1, trivial = 1;
+  for (int k = 0; k < n; k++) {
+    Ix *e = &ix[k];
+    if (e->kind == IX_NONE) {
+      newax[nnew] = ns - nsq + nnew;
+      nnew++;
+      continue;
+    }
+    int axis = ns;
+    int64_t size = t->dims[axis].size;
+    if (e->kind == IX_INT || (e->kind == IX_ARRAY && !dynamic)) {
+      int64_t i = e->i;
+      if (i < -size || i >= size) {
+        sr_raise(I, "IndexError", "index %lld is out of bounds for axis %d with size %lld", (long long)i, axis,
+                 (long long)size);
+        goto done;
+      }
+      if (i < 0) i += size;
+      start[ns] = i;
+      limit[ns] = i + 1;
+      stride[ns] = 1;
+      sizes[ns] = 1;
+      if (dynamic) {
+        SrVal *iv = sr_int(NULL, i);
+        starts[ns] = sr_lax_convert(I, iv, SR_I32, 0, NULL);
+        sr_unref(iv);
+        if (!starts[ns]) goto done;
+      }
+      sq[nsq++] = axis;
+      trivial = 0;
+      ns++;
+    } else if (e->kind == IX_ARRAY) {
+      int64_t kv;
+      const SrType *it = vtype(I, e->v);
+      if (known_int(I, e->v, &kv)) {
+        if (kv < 0) kv += size;
+        SrVal *iv = sr_int(NULL, kv);
+        starts[ns] = sr_lax_convert(I, iv, it->dtype, 0, NULL);
+        sr_unref(iv);
+      } else if (sr_dtype_kind(it->dtype) == SR_DK_UINT) {
+        starts[ns] = sr_ref(e->v);
+      } else {
+        /* slicing._dynamic_slice_indices: select(i < 0, i + d, i) */
+        SrVal *z = sr_int(NULL, 0), *d = sr_int(NULL, size);
+        SrVal *dc = sr_lax_convert(I, d, it->dtype, 0, NULL);
+        SrVal *neg = dc ? call_np2(I, "less", e->v, z) : NULL;
+        SrVal *sum = neg ? call_np2(I, "add", e->v, dc) : NULL;
+        starts[ns] = sum ? sr_lax_select(I, neg, sum, e->v) : NULL;
+        SrVal *tmp[] = {z, d, dc, neg, sum};
+        unref_all(5, tmp);
+      }
+      if (!starts[ns]) goto done;
+      sizes[ns] = 1;
+      sq[nsq++] = axis;
+      trivial = 0;
+      ns++;
+    } else {
+      int64_t s0, s1, st, cnt;
+      if (e->v) {
+        if (sr_slice_indices(I, e->v, size, &s0, &s1, &st, &cnt) < 0) goto done;
+      } else {
+        s0 = 0, s1 = size, st = 1;
+      }
+      if (dynamic && st != 1 && st != -1) {
+        sr_raise(I, "NotImplementedError", "dynamic indexing with a strided slice needs a gather");
+        goto done;
+      }
+      if (st < 0) {
+        int64_t ns0 = s1 + 1 + (s0 - s1 - 1) % (-st);
+        if (!dynamic && ns0 > size) ns0 = size;
+        start[ns] = ns0;
+        limit[ns] = s0 + 1 > ns0 ? s0 + 1 : ns0;
+        stride[ns] = -st;
+        sizes[ns] = s0 + 1 - ns0 > 0 ? s0 + 1 - ns0 : 0;
+        rev[nrev++] = axis;
+        trivial = 0;
+      } else {
+        start[ns] = s0;
+        limit[ns] = s1 > s0 ? s1 : s0;
+        stride[ns] = st;
+        sizes[ns] = s1 - s0 > 0 ? s1 - s0 : 0;
+        if (s0 != 0 || s1 != size || st != 1) trivial = 0;
+      }
+      if (stride[ns] != 1) all_one = 0;
+      if (dynamic) {
+        SrVal *iv = sr_int(NULL, start[ns]);
+        starts[ns] = sr_lax_convert(I, iv, SR_I32, 0, NULL);
+        sr_unref(iv);
+        if (!starts[ns]) goto done;
+      }
+      ns++;
+    }
+  }
+  if (!dynamic) {
+    int triv = all_one && ns == t->ndim;
+    for (int i = 0; triv && i < ns; i++) triv = start[i] == 0 && limit[i] == t->dims[i].size;
+    cur = triv ? sr_ref(x) : sr_lax_slice(I, x, start, limit, all_one ? NULL : stride);
+  } else {
+    cur = trivial ? sr_ref(x) : sr_lax_dynamic_slice(I, x, starts, sizes);
+  }
+  if (cur && nrev) {
+    SrVal *y = sr_lax_rev(I, cur, rev, nrev);
+    sr_unref(cur);
+    cur = y;
+  }
+  if (cur && nsq) {
+    SrVal *y = sr_lax_squeeze(I, cur, sq, nsq);
+    sr_unref(cur);
+    cur = y;
+  }
+  if (cur && nnew) {
+    SrVal *y = sr_lax_expand_dims(I, cur, newax, nnew);
+    sr_unref(cur);
+    cur = y;
+  }
+  r = cur;
+done:
+  for (int i = 0; i < SR_MAX_RANK; i++) sr_unref(starts[i]);
+  sr_unref(x);
+  return r;
+}
+
+/* ======================================================================
+ * registration
+ * ====================================================================== */
+
+void sr_jnp_api_init(void) {
+  static const struct {
+    const char *names;
+    SrBuiltinFn fn;
+    const char *doc;
+  } defs[] = {
+    {"jax.numpy.reshape", jnp_reshape, "reshape(a, shape, order='C', *, out_sharding=None)"},
+    {"jax.numpy.ravel jax.Array.method.flatten", jnp_ravel, "ravel(a): a reshape to one dimension"},
+    {"jax.numpy.transpose jax.numpy.permute_dims", jnp_transpose, "transpose(a, axes=None)"},
+    {"jax.numpy.swapaxes", jnp_swapaxes, "swapaxes(a, axis1, axis2)"},
+    {"jax.numpy.moveaxis", jnp_moveaxis, "moveaxis(a, source, destination)"},
+    {"jax.numpy.squeeze", jnp_squeeze, "squeeze(a, axis=None)"},
+    {"jax.numpy.expand_dims", jnp_expand_dims, "expand_dims(a, axis): a broadcast_in_dim"},
+    {"jax.numpy.broadcast_to", jnp_broadcast_to, "broadcast_to(array, shape, *, out_sharding=None)"},
+    {"jax.numpy.sum", jnp_sum, "sum(a, axis=None, dtype=None, keepdims=False): reduce_sum"},
+    {"jax.numpy.prod", jnp_prod, "prod(a, axis=None, dtype=None, keepdims=False): reduce_prod"},
+    {"jax.numpy.max jax.numpy.amax", jnp_max, "max(a, axis=None, keepdims=False): reduce_max"},
+    {"jax.numpy.min jax.numpy.amin", jnp_min, "min(a, axis=None, keepdims=False): reduce_min"},
+    {"jax.numpy.all", jnp_all, "all(a, axis=None, keepdims=False): reduce_and"},
+    {"jax.numpy.any", jnp_any, "any(a, axis=None, keepdims=False): reduce_or"},
+    {"jax.numpy.mean", jnp_mean, "mean(a, axis=None, dtype=None, keepdims=False): reduce_sum, then div"},
+    {"jax.numpy.argmax", jnp_argmax, "argmax(a, axis=None, keepdims=False)"},
+    {"jax.numpy.argmin", jnp_argmin, "argmin(a, axis=None, keepdims=False)"},
+    {"jax.numpy.cumsum", jnp_cumsum, "cumsum(a, axis=None, dtype=None): jit[name=cumsum]"},
+    {"jax.numpy.dot", jnp_dot, "dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)"},
+    {"jax.numpy.matmul", jnp_matmul,
+     "matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=None): also x @ y"},
+    {"jax.numpy.einsum", jnp_einsum, "einsum(subscripts, *operands, out_sharding=None): one or two operands"},
+    {"jax.numpy.zeros", jnp_zeros, "zeros(shape, dtype=None, *, out_sharding=None)"},
+    {"jax.numpy.ones", jnp_ones, "ones(shape, dtype=None, *, out_sharding=None)"},
+    {"jax.numpy.empty", jnp_empty, "empty(shape, dtype=None, *, out_sharding=None)"},
+    {"jax.numpy.full", jnp_full, "full(shape, fill_value, dtype=None, *, out_sharding=None)"},
+    {"jax.numpy.zeros_like", jnp_zeros_like, "zeros_like(a, dtype=None, shape=None, *, out_sharding=None)"},
+    {"jax.numpy.ones_like", jnp_ones_like, "ones_like(a, dtype=None, shape=None, *, out_sharding=None)"},
+    {"jax.numpy.empty_like", jnp_empty_like, "empty_like(a, dtype=None, shape=None, *, out_sharding=None)"},
+    {"jax.numpy.full_like", jnp_full_like, "full_like(a, fill_value, dtype=None, shape=None, *, out_sharding=None)"},
+    {"jax.numpy.arange numpy.arange", jnp_arange, "arange(start, stop=None, step=None, dtype=None, *, out_sharding=None): iota"},
+    {"jax.numpy.eye", jnp_eye, "eye(N, M=None, k=0, dtype=None)"},
+    {"jax.numpy.linspace", jnp_linspace, "linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0)"},
+    {"jax.numpy.concatenate jax.numpy.concat", jnp_concatenate, "concatenate(arrays, axis=0, dtype=None)"},
+    {"jax.numpy.stack", jnp_stack, "stack(arrays, axis=0, dtype=None)"},
+    {"jax.numpy.pad", jnp_pad, "pad(array, pad_width, mode='constant', constant_values=0): constant mode"},
+    {"jax.numpy.where", jnp_where, "where(condition, x, y): a select_n (false case first) in jit[name=_where]"},
+    {"jax.numpy.clip", jnp_clip, "clip(arr, min=None, max=None): jit[name=clip]"},
+    {"jax.numpy.round jax.numpy.around", jnp_round, "round(a, decimals=0): jit[name=round]"},
+    {"jax.numpy.isclose", jnp_isclose, "isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False)"},
+    {"jax.numpy.allclose", jnp_allclose, "allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False)"},
+    {"jax.numpy.square", jnp_square, "square(x)"},
+    {"jax.numpy.exp2", jnp_exp2, "exp2(x)"},
+    {"jax.numpy.log1p", jnp_log1p, "log1p(x)"},
+    {"jax.numpy.expm1", jnp_expm1, "expm1(x)"},
+    {"jax.numpy.floor", jnp_floor, "floor(x)"},
+    {"jax.numpy.ceil", jnp_ceil, "ceil(x)"},
+    {"jax.numpy.astype", jnp_astype, "astype(x, dtype): convert_element_type"},
+    {"jax.numpy._getitem", jnp_getitem, "x[key]: static slices and scalar dynamic indices"},
+    {"jax.nn.sigmoid", nn_sigmoid, "sigmoid(x): lax.logistic"},
+    {"jax.numpy.logical_and", jnp_logical_and, "logical_and(x, y)"},
+    {"jax.numpy.logical_or", jnp_logical_or, "logical_or(x, y)"},
+    {"jax.numpy.logical_xor", jnp_logical_xor, "logical_xor(x, y)"},
+    {"jax.numpy.logical_not", jnp_logical_not, "logical_not(x)"},
+    {"jax.numpy.isnan", jnp_isnan, "isnan(x): x != x"},
+    {"jax.numpy.isfinite", jnp_isfinite, "isfinite(x)"},
+    {"jax.numpy.reciprocal", jnp_reciprocal, "reciprocal(x): integer_pow[y=-1]"},
+    {"jax.numpy.floor_divide", jnp_floor_divide, "floor_divide(x, y): x // y, jit[name=floor_divide]"},
+    {"jax.numpy.remainder jax.numpy.mod", jnp_remainder, "remainder(x, y): x % y, jit[name=remainder]"},
+    {"jax.numpy.ndim", jnp_ndim, "ndim(x)"},
+    {"jax.numpy.shape", jnp_shape, "shape(x)"},
+    {"jax.numpy.size", jnp_size, "size(x)"},
+    {NULL, NULL, NULL},
+  };
+  for (int i = 0; defs[i].names; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);
+  sr_dtype_call_set(dtype_call);
+  static const struct {
+    const char *name;
+    double v;
+  } consts[] = {{"pi", M_PI}, {"e", M_E}, {"inf", INFINITY}, {"nan", NAN}, {"euler_gamma", 0.5772156649015329}};
+  for (size_t i = 0; i < sizeof consts / sizeof consts[0]; i++) {
+    char q[64];
+    snprintf(q, sizeof q, "jax.numpy.%s", consts[i].name);
+    sr_register(q, sr_float(NULL, consts[i].v));
+    snprintf(q, sizeof q, "numpy.%s", consts[i].name);
+    sr_register(q, sr_float(NULL, consts[i].v));
+  }
+  sr_register("jax.numpy.newaxis", sr_none());
+  sr_register("numpy.newaxis", sr_none());
+}

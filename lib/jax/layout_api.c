@@ -1,0 +1,1067 @@
+/* layout_api.c: device-local layouts in the language (see layout_api.h
+ * and exec/layout.h) and the stages of jax.jit.
+ *
+ * jax.jit(f, in_shardings=, out_shardings=) takes shardings, P (with the
+ * mesh in context), Formats, None, or pytree prefixes of them.  A call
+ * binds a jit equation whose params carry them flattened (pjit.py:
+ * _trace_for_jit); the evaluator moves the inputs and results to them.
+ * .trace(*args) gives a Traced stage, .lower() a Lowered one and
+ * .compile() a Compiled one, which chooses Layout.AUTO layouts
+ * (exec/layout.h: sr_local_auto), reports them in input_formats /
+ * output_formats, and when called requires a committed argument to have
+ * the layout it was compiled for; an uncommitted one is relaid out.
+ */
+#include "jax/layout_api.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/array.h"
+#include "exec/layout.h"
+#include "ir/type.h"
+#include "jax/api.h"
+#include "jax/jaxstate.h"
+#include "jax/jnp.h"
+#include "py/objects.h"
+#include "jax/trace.h"
+#include "opt/opt.h"
+#include "prims/prim.h"
+#include "util/intern.h"
+#include "util/mem.h"
+
+/* ---- Layout and Layout.AUTO ---- */
+
+typedef struct Layout {
+  int nd;
+  int64_t m2m[SR_MAX_RANK];
+} Layout;
+
+/* interned: equal layouts are one Layout, never freed */
+static Layout **layouts;
+static int nlayouts, caplayouts;
+
+static const Layout *layout_intern(int nd, const int64_t *m2m) {
+  for (int i = 0; i < nlayouts; i++)
+    if (layouts[i]->nd == nd && memcmp(layouts[i]->m2m, m2m, (size_t)nd * sizeof *m2m) == 0) return layouts[i];
+  if (nlayouts == caplayouts) {
+    caplayouts = caplayouts ? 2 * caplayouts : 16;
+    layouts = sr_xrealloc(layouts, (size_t)caplayouts * sizeof *layouts);
+  }
+  Layout *l = sr_xcalloc(1, sizeof *l);
+  l->nd = nd;
+  memcpy(l->m2m, m2m, (size_t)nd * sizeof *m2m);
+  layouts[nlayouts++] = l;
+  return l;
+}
+
+static void layout_repr(SrBuf *out, const SrVal *v) {
+  const Layout *l = v->obj.data;
+  sr_buf_puts(out, "Layout(major_to_minor=(");
+  for (int i = 0; i < l->nd; i++) sr_buf_printf(out, i ? ", %lld" : "%lld", (long long)l->m2m[i]);
+  sr_buf_puts(out, l->nd == 1 ? ",), tiling=None, sub_byte_element_size_in_bits=0)" : "), tiling=None, sub_byte_element_size_in_bits=0)");
+}
+
+static SrVal *layout_getattr(SrInterp *I, SrVal *self, const char *name) {
+  (void)I;
+  const Layout *l = self->obj.data;
+  if (strcmp(name, "major_to_minor") == 0) return sr_int_tuple(l->m2m, l->nd);
+  if (strcmp(name, "tiling") == 0) return sr_none();
+  if (strcmp(name, "sub_byte_element_size_in_bits") == 0) return sr_int(NULL, 0);
+  if (strcmp(name, "AUTO") == 0) return sr_ref(sr_lookup_qualname("jax.experimental.layout.Layout.AUTO"));
+  return NULL;
+}
+
+static const SrLangOps layout_ops = {.getattr = layout_getattr};
+static const SrClass layout_class = {"Layout", NULL, layout_repr, NULL, &layout_ops};
+
+static void auto_repr(SrBuf *out, const SrVal *v) {
+  (void)v;
+  sr_buf_puts(out, "AUTO");
+}
+
+static int auto_data;
+static const SrLangOps auto_ops = {0};
+static const SrClass auto_class = {"AutoLayoutSingleton", NULL, auto_repr, NULL, &auto_ops};
+
+static SrVal *layout_val(int nd, const int64_t *m2m) { return sr_obj(&layout_class, (void *)layout_intern(nd, m2m)); }
+
+static SrVal *layout_val8(int nd, const uint8_t *m2m) {
+  int64_t v[SR_MAX_RANK];
+  for (int i = 0; i < nd; i++) v[i] = m2m[i];
+  return layout_val(nd, v);
+}
+
+static SrVal *auto_val(void) { return sr_obj(&auto_class, &auto_data); }
+static int is_layout(const SrVal *v) { return sr_is_obj(v, &layout_class); }
+static int is_auto(const SrVal *v) { return sr_is_obj(v, &auto_class); }
+
+/* A Layout's dims as uint8_t, or -1 when it is not a permutation. */
+static int layout_m2m(const SrVal *v, uint8_t *m2m) {
+  const Layout *l = v->obj.data;
+  if (!sr_local_valid(l->nd, l->m2m)) return -1;
+  for (int i = 0; i < l->nd; i++) m2m[i] = (uint8_t)l->m2m[i];
+  return l->nd;
+}
+
+/* The text a Layout or AUTO is in a jaxpr's params (a new reference). */
+static SrVal *layout_param(const SrVal *v) {
+  if (!v || v->kind == SR_V_NONE) return sr_none();
+  SrBuf b = SR_BUF_INIT;
+  sr_val_repr(&b, v);
+  SrVal *w = sr_word(NULL, b.p, b.len);
+  sr_buf_free(&b);
+  return w;
+}
+
+/* Python's repr of type(v), for JAX's messages. */
+static void class_repr(SrBuf *out, const SrVal *v) {
+  const char *n;
+  if (is_layout(v)) n = "jax._src.layout.Layout";
+  else if (is_auto(v)) n = "jax._src.layout.AutoLayoutSingleton";
+  else if (v->kind == SR_V_SPEC) n = "jax._src.partition_spec.PartitionSpec";
+  else if (v->kind == SR_V_SHARDING) n = "jax._src.named_sharding.NamedSharding";
+  else if (v->kind == SR_V_NONE) n = "NoneType";
+  else n = sr_val_kind_name(v);
+  sr_buf_printf(out, "<class '%s'>", n);
+}
+
+static SrVal *bi_layout(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "Layout", "major_to_minor, tiling=, sub_byte_element_size_in_bits=", p) < 0) return NULL;
+  int64_t m2m[SR_MAX_RANK];
+  int n = 0;
+  if (!sr_is_seq(p[0])) return sr_raise(I, "TypeError", "'%s' object is not iterable", sr_val_kind_name(p[0]));
+  for (int i = 0; i < p[0]->seq.n; i++) {
+    if (n >= SR_MAX_RANK) return sr_raise(I, "ValueError", "major_to_minor has more than %d dims", SR_MAX_RANK);
+    if (sr_as_int(I, p[0]->seq.items[i], "major_to_minor", &m2m[n++]) < 0) return NULL;
+  }
+  if (p[1] && p[1]->kind != SR_V_NONE)
+    return sr_raise(I, "NotImplementedError", "Layout: shardrepl's layouts have no tiling");
+  int64_t sub = 0;
+  if (p[2] && sr_as_int(I, p[2], "sub_byte_element_size_in_bits", &sub) < 0) return NULL;
+  if (sub) return sr_raise(I, "NotImplementedError", "Layout: shardrepl's layouts have no sub-byte elements");
+  return layout_val(n, m2m);
+}
+
+int sr_layout_misfit(SrBuf *out, const SrVal *layout, const SrType *t) {
+  const Layout *l = layout->obj.data;
+  if (l->nd != t->ndim) {
+    /* layout.py: Layout.check_compatible_aval */
+    sr_buf_puts(out, "Length of major_to_minor and the rank of the value should match. Got major_to_minor=(");
+    for (int i = 0; i < l->nd; i++) sr_buf_printf(out, i ? ", %lld" : "%lld", (long long)l->m2m[i]);
+    sr_buf_puts(out, l->nd == 1 ? ",) and shape=(" : ") and shape=(");
+    for (int i = 0; i < t->ndim; i++) sr_buf_printf(out, i ? ", %lld" : "%lld", (long long)t->dims[i].size);
+    sr_buf_puts(out, t->ndim == 1 ? ",)" : ")");
+    return 1;
+  }
+  if (sr_local_valid(l->nd, l->m2m)) return 0;
+  /* XLA's LayoutUtil::ValidateLayoutForShape, on minor_to_major (the
+     reverse of major_to_minor) */
+  int dup = 0;
+  for (int i = 0; i < l->nd; i++) {
+    if (l->m2m[i] < 0 || l->m2m[i] >= l->nd) {
+      dup = 0;
+      break;
+    }
+    for (int k = 0; k < i; k++) dup |= l->m2m[k] == l->m2m[i];
+  }
+  sr_buf_printf(out, "INVALID_ARGUMENT: layout minor_to_major field has %s: {",
+                dup ? "duplicate values" : "out-of-bounds value");
+  for (int i = l->nd - 1; i >= 0; i--) sr_buf_printf(out, i < l->nd - 1 ? ", %lld" : "%lld", (long long)l->m2m[i]);
+  sr_buf_putc(out, '}');
+  return 2;
+}
+
+/* ---- SingleDeviceSharding ---- */
+
+typedef struct Single {
+  int dev;
+} Single;
+
+static Single **singles;
+static int nsingles;
+
+static void single_repr(SrBuf *out, const SrVal *v) {
+  sr_buf_printf(out, "SingleDeviceSharding(device=CpuDevice(id=%d), memory_kind=device)", ((const Single *)v->obj.data)->dev);
+}
+
+static SrVal *single_getattr(SrInterp *I, SrVal *self, const char *name) {
+  (void)I;
+  int dev = ((const Single *)self->obj.data)->dev;
+  if (strcmp(name, "device") == 0) return sr_exec_device_val(dev);
+  if (strcmp(name, "memory_kind") == 0) return sr_str_cstr(NULL, "device");
+  if (strcmp(name, "num_devices") == 0) return sr_int(NULL, 1);
+  if (strcmp(name, "is_fully_replicated") == 0 || strcmp(name, "is_fully_addressable") == 0) return sr_bool(1);
+  if (strcmp(name, "device_set") == 0) {
+    SrVal *s = sr_seq(NULL, SR_V_SET, 1);
+    sr_seq_push(NULL, s, sr_exec_device_val(dev));
+    return s;
+  }
+  return NULL;
+}
+
+static const SrLangOps single_ops = {.getattr = single_getattr};
+static const SrClass single_class = {"SingleDeviceSharding", NULL, single_repr, NULL, &single_ops};
+
+SrVal *sr_single_device_sharding(int dev) {
+  if (dev >= nsingles) {
+    int n = dev + 16;
+    singles = sr_xrealloc(singles, (size_t)n * sizeof *singles);
+    memset(singles + nsingles, 0, (size_t)(n - nsingles) * sizeof *singles);
+    nsingles = n;
+  }
+  if (!singles[dev]) {
+    singles[dev] = sr_xcalloc(1, sizeof **singles);
+    singles[dev]->dev = dev;
+  }
+  return sr_obj(&single_class, singles[dev]);
+}
+
+int sr_single_device_sharding_id(const SrVal *v) {
+  return v && sr_is_obj(v, &single_class) ? ((const Single *)v->obj.data)->dev : -1;
+}
+
+static SrVal *bi_single(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "SingleDeviceSharding", "device, *, memory_kind=", p) < 0) return NULL;
+  int dev = sr_exec_device_id(p[0]);
+  if (dev < 0) return sr_raise(I, "TypeError", "SingleDeviceSharding needs a device, got %s", sr_val_kind_name(p[0]));
+  return sr_single_device_sharding(dev);
+}
+
+static int is_sharding(const SrVal *v) { return v->kind == SR_V_SHARDING || sr_is_obj(v, &single_class); }
+
+/* The text a sharding is in a jaxpr's params (a new reference):
+   NamedShardings as themselves, others as their repr. */
+static SrVal *sharding_param(SrVal *v) {
+  if (!v || v->kind == SR_V_NONE) return sr_word(NULL, "UnspecifiedValue", 16);
+  if (v->kind == SR_V_SHARDING) return sr_ref(v);
+  return layout_param(v);
+}
+
+/* ---- Format ---- */
+
+typedef struct Format {
+  SrVal *layout;   /* a Layout, AUTO, or NULL */
+  SrVal *sharding; /* a sharding, or NULL */
+} Format;
+
+static Format **formats;
+static int nformats, capformats;
+
+static void format_repr(SrBuf *out, const SrVal *v) {
+  const Format *f = v->obj.data;
+  sr_buf_puts(out, "Format(layout=");
+  if (f->layout) sr_val_repr(out, f->layout);
+  else sr_buf_puts(out, "None");
+  sr_buf_puts(out, ", sharding=");
+  if (f->sharding) sr_val_repr(out, f->sharding);
+  else sr_buf_puts(out, "None");
+  sr_buf_putc(out, ')');
+}
+
+static SrVal *format_getattr(SrInterp *I, SrVal *self, const char *name) {
+  (void)I;
+  const Format *f = self->obj.data;
+  if (strcmp(name, "layout") == 0) return f->layout ? sr_ref(f->layout) : sr_none();
+  if (strcmp(name, "sharding") == 0) return f->sharding ? sr_ref(f->sharding) : sr_none();
+  return NULL;
+}
+
+static const SrLangOps format_ops = {.getattr = format_getattr};
+static const SrClass format_class = {"Format", NULL, format_repr, NULL, &format_ops};
+
+static int same_val(const SrVal *a, const SrVal *b) {
+  if (!a || !b) return a == b;
+  return sr_val_equal(a, b);
+}
+
+/* An interned Format (layout and sharding borrowed; None is NULL). */
+static SrVal *format_val(SrVal *layout, SrVal *sharding) {
+  if (layout && layout->kind == SR_V_NONE) layout = NULL;
+  if (sharding && sharding->kind == SR_V_NONE) sharding = NULL;
+  for (int i = 0; i < nformats; i++)
+    if (same_val(formats[i]->layout, layout) && same_val(formats[i]->sharding, sharding))
+      return sr_obj(&format_class, formats[i]);
+  if (nformats == capformats) {
+    capformats = capformats ? 2 * capformats : 16;
+    formats = sr_xrealloc(formats, (size_t)capformats * sizeof *formats);
+  }
+  Format *f = sr_xcalloc(1, sizeof *f);
+  f->layout = layout ? sr_ref(layout) : NULL;
+  f->sharding = sharding ? sr_ref(sharding) : NULL;
+  formats[nformats++] = f;
+  return sr_obj(&format_class, f);
+}
+
+static SrVal *bi_format(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "Format", "layout=, sharding=", p) < 0) return NULL;
+  SrVal *l = p[0] && p[0]->kind != SR_V_NONE ? p[0] : NULL, *s = p[1] && p[1]->kind != SR_V_NONE ? p[1] : NULL;
+  SrBuf b = SR_BUF_INIT, c = SR_BUF_INIT;
+  if (l && is_layout(l) && !s) {
+    sr_raise(I, "ValueError",
+             "Sharding has to be concrete when layout is of type <class 'jax._src.layout.Layout'>. Please pass a "
+             "`jax.sharding.NamedSharding` or `jax.sharding.SingleDeviceSharding` to the sharding argument. Got "
+             "sharding None");
+    return NULL;
+  }
+  if (l && !is_layout(l) && !is_auto(l)) {
+    sr_to_repr(I, &b, l);
+    class_repr(&c, l);
+    sr_raise(I, "TypeError",
+             "Invalid value received for the layout argument. Expected values are `None`, `Layout.AUTO` or an "
+             "instance of `Layout`. Got %s of type %s",
+             b.p, c.p);
+  } else if (s && !is_sharding(s)) {
+    sr_to_repr(I, &b, s);
+    class_repr(&c, s);
+    sr_raise(I, "TypeError",
+             "Invalid value received for the sharding argument. Expected values are `None` or an instance of "
+             "`jax.Sharding`. Got %s of type %s",
+             b.p, c.p);
+  }
+  sr_buf_free(&b);
+  sr_buf_free(&c);
+  if (I->exc) return NULL;
+  return format_val(l, s);
+}
+
+int sr_format_parts(SrVal *v, SrVal **sharding, SrVal **layout, int *has_layout) {
+  if (!v || !sr_is_obj(v, &format_class)) return -1;
+  const Format *f = v->obj.data;
+  *sharding = f->sharding;
+  *layout = NULL;
+  *has_layout = 0;
+  if (f->layout && is_auto(f->layout)) *has_layout = -1;
+  if (f->layout && is_layout(f->layout)) {
+    *layout = f->layout;
+    *has_layout = 1;
+  }
+  return 0;
+}
+
+int sr_layout_dims(const SrVal *layout, uint8_t *m2m) { return layout_m2m(layout, m2m); }
+
+/* ---- x.format ---- */
+
+static SrVal *prop_format(SrInterp *I, SrArgs *a) {
+  SrArrayObj *o = sr_array_of(a->self);
+  if (!o || o->kind != SR_AV_CONCRETE)
+    return sr_raise(I, "ConcretizationTypeError", "format of an abstract or traced array");
+  uint8_t m2m[SR_MAX_RANK];
+  sr_array_local(o->data, m2m);
+  SrVal *l = layout_val8(o->type->ndim, m2m);
+  SrVal *s = sr_exec_array_sharding(o->data);
+  SrVal *f = format_val(l, s);
+  sr_unref(l);
+  sr_unref(s);
+  return f;
+}
+
+/* ---- with_layout_constraint ---- */
+
+static SrVal *bi_with_layout_constraint(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "with_layout_constraint", "x, layouts", p) < 0) return NULL;
+  SrVal *leaves = sr_pytree_flatten(I, p[0]);
+  if (!leaves) return NULL;
+  int n = leaves->seq.n;
+  /* one layout for all leaves, or one per item of a list or tuple */
+  SrVal **ls = sr_xcalloc((size_t)n + 1, sizeof *ls);
+  int ok = 1;
+  if (sr_is_seq(p[1]) && sr_is_seq(p[0]) && p[1]->seq.n == p[0]->seq.n) {
+    int k = 0;
+    for (int i = 0; i < p[0]->seq.n && ok; i++) {
+      SrVal *sub = sr_pytree_flatten(I, p[0]->seq.items[i]);
+      if (!sub) ok = 0;
+      for (int j = 0; sub && j < sub->seq.n && k < n; j++) ls[k++] = p[1]->seq.items[i];
+      sr_unref(sub);
+    }
+  } else {
+    for (int i = 0; i < n; i++) ls[i] = p[1];
+  }
+  for (int i = 0; i < n && ok; i++) {
+    if (!ls[i] || !is_layout(ls[i])) {
+      SrBuf b = SR_BUF_INIT;
+      sr_buf_putc(&b, '[');
+      for (int k = 0; k < n; k++) {
+        if (k) sr_buf_puts(&b, ", ");
+        if (ls[k]) class_repr(&b, ls[k]);
+      }
+      sr_buf_putc(&b, ']');
+      sr_raise(I, "ValueError", "layouts passed to `with_layout_constraint` must be of type `Layout`. Got %s", b.p);
+      sr_buf_free(&b);
+      ok = 0;
+    }
+  }
+  SrVal *outs = ok ? sr_seq(NULL, SR_V_LIST, n) : NULL;
+  for (int i = 0; i < n && ok; i++) {
+    SrVal *x = leaves->seq.items[i];
+    const SrType *t = sr_value_type(I, x);
+    SrBuf e = SR_BUF_INIT;
+    int misfit = t ? sr_layout_misfit(&e, ls[i], t) : 0;
+    if (misfit) {
+      SrBuf b = SR_BUF_INIT;
+      sr_val_repr(&b, ls[i]);
+      if (misfit == 2) sr_raise(I, "JaxRuntimeError", "%s", e.p);
+      else
+        sr_raise(I, "ValueError",
+                 "One of with_layout_constraint arguments is incompatible with its layout annotation %s: %s", b.p,
+                 e.p);
+      sr_buf_free(&b);
+      sr_buf_free(&e);
+      ok = 0;
+      break;
+    }
+    SrParam ps[1] = {{sr_intern_cstr("layout"), layout_param(ls[i])}};
+    SrVal *r = sr_bind(I, SR_P_layout_constraint, 1, &x, 1, ps);
+    sr_unref(ps[0].val);
+    if (!r) {
+      ok = 0;
+      break;
+    }
+    sr_seq_push(NULL, outs, r);
+  }
+  free(ls);
+  SrVal *res = ok ? sr_pytree_unflatten(p[0], outs) : NULL;
+  sr_unref(outs);
+  sr_unref(leaves);
+  return res;
+}
+
+/* ---- jit's shardings and layouts ---- */
+
+/* One flat entry of in_shardings / out_shardings: a sharding (or NULL:
+   unspecified) and a layout (a Layout, AUTO, or NULL). */
+typedef struct Entry {
+  SrVal *sh, *lay; /* borrowed from the user's values or from `keep` */
+} Entry;
+
+typedef struct Flat {
+  Entry *e;
+  int n, cap;
+  SrVal *keep; /* a list holding the values made here */
+} Flat;
+
+static void flat_push(Flat *f, SrVal *sh, SrVal *lay) {
+  if (f->n == f->cap) {
+    f->cap = f->cap ? 2 * f->cap : 16;
+    f->e = sr_xrealloc(f->e, (size_t)f->cap * sizeof *f->e);
+  }
+  f->e[f->n++] = (Entry){sh, lay};
+}
+
+static void flat_free(Flat *f) {
+  free(f->e);
+  sr_unref(f->keep);
+  memset(f, 0, sizeof *f);
+}
+
+/* The sharding and layout one leaf of in_shardings / out_shardings gives
+   (pjit.py: _split_layout_and_sharding, _create_sharding_for_array). */
+static int leaf_entry(SrInterp *I, SrVal *v, const char *what, Flat *f, SrVal **sh, SrVal **lay) {
+  *sh = *lay = NULL;
+  if (v->kind == SR_V_NONE) return 0;
+  if (sr_is_obj(v, &format_class)) {
+    const Format *fm = v->obj.data;
+    *lay = fm->layout;
+    v = fm->sharding;
+    if (!v) return 0;
+  } else if (is_layout(v) || is_auto(v)) {
+    SrBuf b = SR_BUF_INIT;
+    sr_val_repr(&b, v);
+    sr_raise(I, "ValueError",
+             "`jax.jit` does not accept device-local layouts directly. Create a `Format` instance wrapping this "
+             "device-local layout and pass that to `jit` instead. Got %s",
+             b.p);
+    sr_buf_free(&b);
+    return -1;
+  }
+  if (v->kind == SR_V_SPEC) {
+    const SrMesh *m = I->jax->mesh;
+    if (!m) {
+      const SrMesh *am = sr_jax_abstract_mesh(I->jax);
+      if (am && am->n) m = am;
+    }
+    if (!m) {
+      sr_raise(I, "RuntimeError",
+               "jit requires a non-empty mesh in context if you are passing `PartitionSpec`s to %s. You can define a "
+               "context mesh via `jax.set_mesh(mesh)`. Alternatively, provide `Sharding`s to %s and then the mesh "
+               "context manager is not required.",
+               what, what);
+      return -1;
+    }
+    SrVal *s = sr_sharding_val(NULL, m, v->spec, NULL);
+    sr_seq_push(NULL, f->keep, s);
+    *sh = s;
+    return 0;
+  }
+  if (is_sharding(v)) {
+    *sh = v;
+    return 0;
+  }
+  SrBuf b = SR_BUF_INIT;
+  sr_to_repr(I, &b, v);
+  sr_raise(I, "TypeError", "%s leaves must be shardings, PartitionSpecs, Formats or None, got %s", what, b.p);
+  sr_buf_free(&b);
+  return -1;
+}
+
+/* The entries of the prefix `spec` for every leaf of `tree`. */
+static int prefix_entries(SrInterp *I, SrVal *spec, SrVal *tree, const char *what, Flat *f) {
+  if ((spec->kind == SR_V_TUPLE || spec->kind == SR_V_LIST) && (tree->kind == SR_V_TUPLE || tree->kind == SR_V_LIST)) {
+    if (spec->seq.n != tree->seq.n) {
+      sr_raise(I, "ValueError",
+               "pjit %s specification must be a tree prefix of the corresponding value, got specification of length "
+               "%d for a value of length %d",
+               what, spec->seq.n, tree->seq.n);
+      return -1;
+    }
+    for (int i = 0; i < spec->seq.n; i++)
+      if (prefix_entries(I, spec->seq.items[i], tree->seq.items[i], what, f) < 0) return -1;
+    return 0;
+  }
+  if (spec->kind == SR_V_TUPLE || spec->kind == SR_V_LIST || spec->kind == SR_V_DICT) {
+    sr_raise(I, "ValueError", "pjit %s specification must be a tree prefix of the corresponding value", what);
+    return -1;
+  }
+  SrVal *sh, *lay;
+  if (leaf_entry(I, spec, what, f, &sh, &lay) < 0) return -1;
+  SrVal *leaves = sr_pytree_flatten(I, tree);
+  if (!leaves) return -1;
+  for (int i = 0; i < leaves->seq.n; i++) flat_push(f, sh, lay);
+  sr_unref(leaves);
+  return 0;
+}
+
+/* Flat entries for the positional arguments (tupled) or for a result. */
+static int flat_entries(SrInterp *I, SrVal *spec, int nargs, SrVal **args, SrVal *tree, const char *what, Flat *f) {
+  f->keep = sr_seq(NULL, SR_V_LIST, 0);
+  if (!tree) {
+    SrVal *t = sr_seq(NULL, SR_V_TUPLE, nargs);
+    for (int i = 0; i < nargs; i++) sr_seq_push(NULL, t, sr_ref(args[i]));
+    int rc;
+    if (spec && (spec->kind == SR_V_TUPLE || spec->kind == SR_V_LIST)) rc = prefix_entries(I, spec, t, what, f);
+    else rc = prefix_entries(I, spec ? spec : sr_none(), t, what, f);
+    sr_unref(t);
+    return rc;
+  }
+  return prefix_entries(I, spec ? spec : sr_none(), tree, what, f);
+}
+
+/* The concrete array of an argument leaf, or NULL. */
+static SrArray *leaf_array(SrVal *v) {
+  SrArrayObj *o = sr_array_of(v);
+  return o && o->kind == SR_AV_CONCRETE ? o->data : NULL;
+}
+
+/* A NamedSharding with its spec padded with None to n dims. */
+static SrVal *padded(const SrVal *sh, int n) {
+  SrSpec c = *sh->sh.spec;
+  SrSpecEntry e[SR_MAX_RANK];
+  int k = 0;
+  for (; k < c.n && k < SR_MAX_RANK; k++) e[k] = c.e[k];
+  for (; k < n && k < SR_MAX_RANK; k++) e[k] = (SrSpecEntry){0, NULL};
+  c.e = e;
+  c.n = k;
+  return sr_sharding_val(NULL, sh->sh.mesh, &c, NULL);
+}
+
+/* Does a committed array's placement differ from a jit sharding?  (P('X')
+   and P('X', None) are one placement.) */
+static int sharding_differs(SrArray *x, SrVal *sh) {
+  SrVal *xs = sr_exec_array_sharding(x);
+  int differs;
+  if (xs->kind == SR_V_SHARDING && sh->kind == SR_V_SHARDING) {
+    SrVal *a = padded(xs, x->type->ndim), *b = padded(sh, x->type->ndim);
+    differs = !sr_val_equal(a, b);
+    sr_unref(a);
+    sr_unref(b);
+  } else {
+    differs = !sr_val_equal(xs, sh);
+  }
+  sr_unref(xs);
+  return differs;
+}
+
+/* repr of an argument's aval: ShapedArray(float32[8,4]) */
+static void aval_repr(SrBuf *out, const SrType *t) {
+  sr_buf_puts(out, "ShapedArray(");
+  sr_type_str(out, t, 0);
+  sr_buf_putc(out, ')');
+}
+
+/* The sharding JAX gives a value of type t that was given none: its
+   type's NamedSharding on the mesh in context, else device 0's. */
+static SrVal *type_default_sharding(SrInterp *I, const SrType *t) {
+  const SrMesh *m = I->jax->mesh;
+  if (!m && t && t->mesh && t->mesh->n) m = t->mesh;
+  if (!m || !t) return sr_single_device_sharding(0);
+  SrVal *spec = sr_api_type_spec(t);
+  SrVal *r = sr_sharding_val(NULL, m, spec->spec, sr_intern_cstr("device"));
+  sr_unref(spec);
+  return r;
+}
+
+int sr_jit_formats(SrInterp *I, SrVal *in_sh, SrVal *out_sh, int nargs, SrVal **args, int ncaptured, SrVal *out_tree,
+                   SrVal **p) {
+  Flat fi = {0}, fo = {0};
+  if (flat_entries(I, in_sh, nargs, args, NULL, "in_shardings", &fi) < 0 ||
+      flat_entries(I, out_sh, 0, NULL, out_tree, "out_shardings", &fo) < 0) {
+    flat_free(&fi);
+    flat_free(&fo);
+    return -1;
+  }
+  /* the argument leaves, for JAX's checks of committed arrays
+     (_resolve_in_shardings, _resolve_in_layouts) and of ranks */
+  SrVal *leaves = sr_seq(NULL, SR_V_LIST, fi.n);
+  for (int i = 0; i < nargs; i++) {
+    SrVal *l = sr_pytree_flatten(I, args[i]);
+    for (int k = 0; l && k < l->seq.n; k++) sr_seq_push(NULL, leaves, sr_ref(l->seq.items[k]));
+    sr_unref(l);
+  }
+  SrVal *outs = sr_pytree_flatten(I, out_tree);
+  int rc = 0;
+  for (int i = 0; i < fi.n && i < leaves->seq.n && rc == 0; i++) {
+    SrVal *x = leaves->seq.items[i];
+    const SrType *t = sr_value_type(I, x);
+    SrArray *arr = leaf_array(x);
+    Entry *e = &fi.e[i];
+    SrBuf r = SR_BUF_INIT;
+    int misfit = e->lay && is_layout(e->lay) && t ? sr_layout_misfit(&r, e->lay, t) : 0;
+    if (misfit) {
+      SrBuf b = SR_BUF_INIT;
+      sr_val_repr(&b, e->lay);
+      rc = -1;
+      if (misfit == 2) sr_raise(I, "JaxRuntimeError", "%s", r.p);
+      else sr_raise(I, "ValueError", "One of jit arguments is incompatible with its layout annotation %s: %s", b.p, r.p);
+      sr_buf_free(&b);
+      sr_buf_free(&r);
+      break;
+    }
+    sr_buf_free(&r);
+    if (!arr || !arr->committed) continue;
+    SrBuf d = SR_BUF_INIT;
+    aval_repr(&d, t);
+    if (e->sh && sharding_differs(arr, e->sh)) {
+      SrBuf b = SR_BUF_INIT, c = SR_BUF_INIT;
+      sr_val_repr(&b, e->sh);
+      SrVal *xs = sr_exec_array_sharding(arr);
+      sr_val_repr(&c, xs);
+      sr_unref(xs);
+      sr_raise(I, "ValueError",
+               "Sharding passed to jit does not match the sharding on the respective arg. Got jit sharding: %s,\narg "
+               "sharding: %s for arg type: %s",
+               b.p, c.p, d.p);
+      sr_buf_free(&b);
+      sr_buf_free(&c);
+      rc = -1;
+    } else if (e->lay) {
+      uint8_t want[SR_MAX_RANK], have[SR_MAX_RANK];
+      sr_array_local(arr, have);
+      /* an array's layout is never AUTO */
+      int differs = is_auto(e->lay) || (layout_m2m(e->lay, want), memcmp(want, have, (size_t)t->ndim) != 0);
+      if (differs) {
+        SrBuf b = SR_BUF_INIT, c = SR_BUF_INIT;
+        sr_val_repr(&b, e->lay);
+        sr_local_repr(&c, t->ndim, have);
+        sr_raise(I, "ValueError",
+                 "Layout passed to jit does not match the layout on the respective arg. Got jit layout: %s,\narg "
+                 "layout: %s for arg type: %s.%s",
+                 b.p, c.p, d.p,
+                 is_auto(e->lay) ? " The layout given to `jax.jit` is `Layout.AUTO` but the corresponding argument "
+                                   "passed is a `jax.Array` with a concrete layout. Consider passing a "
+                                   "`jax.ShapeDtypeStruct` instead of `jax.Array` as an argument to the jitted "
+                                   "function  when using `Layout.AUTO`."
+                                 : "");
+        sr_buf_free(&b);
+        sr_buf_free(&c);
+        rc = -1;
+      }
+    }
+    sr_buf_free(&d);
+  }
+  for (int i = 0; i < fo.n && outs && i < outs->seq.n && rc == 0; i++) {
+    const SrType *t = sr_value_type(I, outs->seq.items[i]);
+    SrBuf r = SR_BUF_INIT;
+    int misfit = fo.e[i].lay && is_layout(fo.e[i].lay) && t ? sr_layout_misfit(&r, fo.e[i].lay, t) : 0;
+    if (misfit) {
+      SrBuf b = SR_BUF_INIT;
+      sr_val_repr(&b, fo.e[i].lay);
+      if (misfit == 2) sr_raise(I, "JaxRuntimeError", "%s", r.p);
+      else sr_raise(I, "ValueError", "One of jit outputs is incompatible with its layout annotation %s: %s", b.p, r.p);
+      sr_buf_free(&b);
+      rc = -1;
+    }
+    sr_buf_free(&r);
+  }
+  if (rc == 0) {
+    int n = ncaptured + fi.n;
+    p[0] = sr_seq(NULL, SR_V_TUPLE, n);
+    p[2] = sr_seq(NULL, SR_V_TUPLE, n);
+    for (int i = 0; i < ncaptured; i++) {
+      sr_seq_push(NULL, p[0], sharding_param(NULL));
+      sr_seq_push(NULL, p[2], sr_none());
+    }
+    for (int i = 0; i < fi.n; i++) {
+      sr_seq_push(NULL, p[0], sharding_param(fi.e[i].sh));
+      sr_seq_push(NULL, p[2], layout_param(fi.e[i].lay));
+    }
+    p[1] = sr_seq(NULL, SR_V_TUPLE, fo.n);
+    p[3] = sr_seq(NULL, SR_V_TUPLE, fo.n);
+    for (int i = 0; i < fo.n; i++) {
+      sr_seq_push(NULL, p[1], sharding_param(fo.e[i].sh));
+      sr_seq_push(NULL, p[3], layout_param(fo.e[i].lay));
+    }
+  }
+  sr_unref(outs);
+  sr_unref(leaves);
+  flat_free(&fi);
+  flat_free(&fo);
+  return rc;
+}
+
+/* ---- the stages: Traced, Lowered, Compiled ---- */
+
+enum { ST_TRACED, ST_LOWERED, ST_COMPILED };
+
+typedef struct Stage {
+  int kind;
+  SrVal *fn;
+  const char *name;
+  SrVal *in_sh, *out_sh; /* jit's, or NULL */
+  SrVal *jaxpr;          /* the body */
+  SrVal *args;           /* a tuple: the positional arguments traced */
+  SrVal *out_tree;       /* the result, as traced */
+  int ncaptured;
+  /* compiled: */
+  SrVal *in_formats, *out_formats;  /* what input_formats / output_formats show */
+  SrVal *call_in, *call_out;        /* the in/out_shardings of its calls */
+  SrVal *arg_leaves;                /* per argument leaf: its Format (list) */
+  SrVal *call_leaves;               /* per argument leaf: its call's Format */
+} Stage;
+
+static void stage_free(void *d) {
+  Stage *s = d;
+  sr_unref(s->fn);
+  sr_unref(s->in_sh);
+  sr_unref(s->out_sh);
+  sr_unref(s->jaxpr);
+  sr_unref(s->args);
+  sr_unref(s->out_tree);
+  sr_unref(s->in_formats);
+  sr_unref(s->out_formats);
+  sr_unref(s->call_in);
+  sr_unref(s->call_out);
+  sr_unref(s->arg_leaves);
+  sr_unref(s->call_leaves);
+  free(s);
+}
+
+static void stage_repr(SrBuf *out, const SrVal *v);
+static SrVal *stage_getattr(SrInterp *I, SrVal *self, const char *name);
+static SrVal *stage_call(SrInterp *I, SrVal *self, SrArgs *a);
+static const SrLangOps stage_ops = {.call = stage_call, .getattr = stage_getattr};
+static const SrClass traced_class = {"Traced", stage_free, stage_repr, NULL, &stage_ops};
+static const SrClass lowered_class = {"Lowered", stage_free, stage_repr, NULL, &stage_ops};
+static const SrClass compiled_class = {"Compiled", stage_free, stage_repr, NULL, &stage_ops};
+
+static const SrClass *stage_class(int kind) {
+  return kind == ST_TRACED ? &traced_class : kind == ST_LOWERED ? &lowered_class : &compiled_class;
+}
+
+static Stage *stage_of(const SrVal *v) {
+  if (!v || v->kind != SR_V_OBJ) return NULL;
+  if (v->obj.cls == &traced_class || v->obj.cls == &lowered_class || v->obj.cls == &compiled_class) return v->obj.data;
+  return NULL;
+}
+
+static void stage_repr(SrBuf *out, const SrVal *v) {
+  const Stage *s = v->obj.data;
+  static const char *const names[] = {"Traced", "Lowered", "Compiled"};
+  sr_buf_printf(out, "<jax._src.stages.%s object of %s>", names[s->kind], s->name);
+}
+
+static Stage *stage_copy(const Stage *s, int kind) {
+  Stage *c = sr_xcalloc(1, sizeof *c);
+  c->kind = kind;
+  c->fn = sr_ref(s->fn);
+  c->name = s->name;
+  c->in_sh = s->in_sh ? sr_ref(s->in_sh) : NULL;
+  c->out_sh = s->out_sh ? sr_ref(s->out_sh) : NULL;
+  c->jaxpr = sr_ref(s->jaxpr);
+  c->args = sr_ref(s->args);
+  c->out_tree = sr_ref(s->out_tree);
+  c->ncaptured = s->ncaptured;
+  return c;
+}
+
+SrVal *sr_jit_stage_trace(SrInterp *I, SrVal *fn, const char *name, SrVal *in_sh, SrVal *out_sh, SrArgs *a) {
+  SrVal *out_tree = NULL, *captured = NULL;
+  SrJaxpr *body = sr_trace_fn(I, fn, a->n, a->v, a->nkw, a->kw, a->kwv, &out_tree, &captured);
+  if (!body) return NULL;
+  Stage *s = sr_xcalloc(1, sizeof *s);
+  s->kind = ST_TRACED;
+  s->fn = sr_ref(fn);
+  s->name = name;
+  s->in_sh = in_sh ? sr_ref(in_sh) : NULL;
+  s->out_sh = out_sh ? sr_ref(out_sh) : NULL;
+  s->jaxpr = sr_jaxpr_val(NULL, body);
+  sr_program_unref(body->prog);
+  s->args = sr_seq(NULL, SR_V_TUPLE, a->n);
+  for (int i = 0; i < a->n; i++) sr_seq_push(NULL, s->args, sr_ref(a->v[i]));
+  s->out_tree = out_tree;
+  s->ncaptured = captured ? captured->seq.n : 0;
+  sr_unref(captured);
+  return sr_obj(&traced_class, s);
+}
+
+SrVal *sr_jit_stage_lower(SrInterp *I, SrVal *traced) {
+  Stage *s = stage_of(traced);
+  if (!s) return sr_raise(I, "TypeError", "lower() of something that is not a traced jit");
+  return sr_obj(&lowered_class, stage_copy(s, ST_LOWERED));
+}
+
+/* The sharding input_formats shows for an argument leaf given none. */
+static SrVal *default_sharding(SrInterp *I, SrVal *x, const SrType *t) {
+  SrArrayObj *o = sr_array_of(x);
+  if (o && o->kind == SR_AV_CONCRETE) return sr_exec_array_sharding(o->data);
+  if (o && o->sharding) return sr_ref(o->sharding);
+  return type_default_sharding(I, t);
+}
+
+static SrVal *compile_stage(SrInterp *I, Stage *s) {
+  Flat fi = {0}, fo = {0};
+  SrVal *res = NULL;
+  if (flat_entries(I, s->in_sh, s->args->seq.n, s->args->seq.items, NULL, "in_shardings", &fi) < 0 ||
+      flat_entries(I, s->out_sh, 0, NULL, s->out_tree, "out_shardings", &fo) < 0)
+    goto done;
+  const SrJaxpr *j = s->jaxpr->jx.jaxpr;
+  Stage *c = stage_copy(s, ST_COMPILED);
+  /* inputs, per argument: the resolved Formats as input_formats shows
+     them, and as the calls use them (the user's sharding, or none) */
+  SrVal *shown = sr_seq(NULL, SR_V_TUPLE, s->args->seq.n);
+  c->call_in = sr_seq(NULL, SR_V_TUPLE, s->args->seq.n);
+  c->arg_leaves = sr_seq(NULL, SR_V_LIST, fi.n);
+  c->call_leaves = sr_seq(NULL, SR_V_LIST, fi.n);
+  int k = 0;
+  for (int i = 0; i < s->args->seq.n; i++) {
+    SrVal *arg = s->args->seq.items[i];
+    SrVal *leaves = sr_pytree_flatten(I, arg);
+    SrVal *fs = sr_seq(NULL, SR_V_LIST, leaves ? leaves->seq.n : 0);
+    SrVal *cs = sr_seq(NULL, SR_V_LIST, leaves ? leaves->seq.n : 0);
+    for (int q = 0; leaves && q < leaves->seq.n; q++, k++) {
+      SrVal *x = leaves->seq.items[q];
+      const SrType *t = sr_value_type(I, x);
+      Entry *e = &fi.e[k];
+      uint8_t m2m[SR_MAX_RANK];
+      int nd = t ? t->ndim : 0;
+      if (e->lay && is_layout(e->lay) && layout_m2m(e->lay, m2m) == nd) {
+      } else if (e->lay && is_auto(e->lay)) {
+        sr_local_auto(j, (uint32_t)(s->ncaptured + k), nd, m2m);
+      } else {
+        for (int d = 0; d < nd; d++) m2m[d] = (uint8_t)d;
+      }
+      SrVal *lv = layout_val8(nd, m2m);
+      SrVal *sh = e->sh ? sr_ref(e->sh) : default_sharding(I, x, t);
+      SrVal *f = format_val(lv, sh);
+      sr_seq_push(NULL, c->arg_leaves, sr_ref(f));
+      sr_seq_push(NULL, fs, f);
+      sr_seq_push(NULL, cs, format_val(lv, e->sh));
+      sr_seq_push(NULL, c->call_leaves, format_val(lv, e->sh));
+      sr_unref(lv);
+      sr_unref(sh);
+    }
+    sr_seq_push(NULL, shown, sr_pytree_unflatten(arg, fs));
+    sr_seq_push(NULL, c->call_in, sr_pytree_unflatten(arg, cs));
+    sr_unref(fs);
+    sr_unref(cs);
+    sr_unref(leaves);
+  }
+  c->in_formats = sr_seq(NULL, SR_V_TUPLE, 2);
+  sr_seq_push(NULL, c->in_formats, shown);
+  sr_seq_push(NULL, c->in_formats, sr_dict(NULL));
+  /* outputs: AUTO and None are row-major */
+  SrVal *outs = sr_pytree_flatten(I, s->out_tree);
+  SrVal *os = sr_seq(NULL, SR_V_LIST, fo.n), *ocs = sr_seq(NULL, SR_V_LIST, fo.n);
+  for (int q = 0; outs && q < outs->seq.n && q < fo.n; q++) {
+    const SrType *t = sr_value_type(I, outs->seq.items[q]);
+    int nd = t ? t->ndim : 0;
+    uint8_t m2m[SR_MAX_RANK];
+    Entry *e = &fo.e[q];
+    if (!(e->lay && is_layout(e->lay) && layout_m2m(e->lay, m2m) == nd))
+      for (int d = 0; d < nd; d++) m2m[d] = (uint8_t)d;
+    SrVal *lv = layout_val8(nd, m2m);
+    SrVal *sh = e->sh ? sr_ref(e->sh) : type_default_sharding(I, t);
+    sr_seq_push(NULL, os, format_val(lv, sh));
+    sr_seq_push(NULL, ocs, format_val(lv, e->sh));
+    sr_unref(lv);
+    sr_unref(sh);
+  }
+  c->out_formats = sr_pytree_unflatten(s->out_tree, os);
+  c->call_out = sr_pytree_unflatten(s->out_tree, ocs);
+  sr_unref(os);
+  sr_unref(ocs);
+  sr_unref(outs);
+  res = sr_obj(&compiled_class, c);
+done:
+  flat_free(&fi);
+  flat_free(&fo);
+  return res;
+}
+
+/* The name of argument i for messages: its parameter's name when the
+   argument is one leaf (JAX names leaves by their key paths), else
+   args[i]. */
+static void arg_name(SrBuf *out, Stage *s, int i, int single) {
+  SrFunction *f = sr_as_function(s->fn);
+  if (single && f && f->node && f->node->params && i < f->node->params->n) sr_buf_puts(out, f->node->params->names[i]);
+  else sr_buf_printf(out, "args[%d]", i);
+}
+
+/* compiled(*args): JAX's checks of committed arguments
+   (pxla.check_array_xla_sharding_layout_match, in the words of JAX 0.7),
+   then a jit call with the compiled layouts. */
+static SrVal *compiled_call(SrInterp *I, Stage *s, SrArgs *a) {
+  if (a->nkw) return sr_raise(I, "TypeError", "a compiled function takes positional arguments only here");
+  if (a->n != s->args->seq.n)
+    return sr_raise(I, "TypeError", "Compiled function called with %d arguments, it was compiled for %d", a->n,
+                    s->args->seq.n);
+  SrBuf errs = SR_BUF_INIT;
+  int nerr = 0, nsh = 0, nlay = 0, k = 0;
+  for (int i = 0; i < a->n; i++) {
+    SrVal *leaves = sr_pytree_flatten(I, a->v[i]);
+    if (!leaves) {
+      sr_buf_free(&errs);
+      return NULL;
+    }
+    for (int q = 0; q < leaves->seq.n; q++, k++) {
+      if (k >= s->arg_leaves->seq.n) break;
+      const Format *want = s->arg_leaves->seq.items[k]->obj.data;
+      SrArray *x = leaf_array(leaves->seq.items[q]);
+      const SrType *t = sr_value_type(I, leaves->seq.items[q]);
+      if (!x || !x->committed) continue;
+      const Layout *wl = want->layout->obj.data;
+      uint8_t have[SR_MAX_RANK];
+      sr_array_local(x, have);
+      int same = wl->nd == t->ndim;
+      for (int d = 0; d < t->ndim && same; d++) same = wl->m2m[d] == have[d];
+      SrVal *ush = ((const Format *)s->call_leaves->seq.items[k]->obj.data)->sharding;
+      {
+        if (ush && sharding_differs(x, ush)) {
+          SrVal *xs = sr_exec_array_sharding(x);
+          if (nerr++ < 5) {
+            if (errs.len) sr_buf_putc(&errs, '\n');
+            sr_buf_puts(&errs, "Got input sharding(s) that compiled object was called with: ");
+            sr_val_repr(&errs, xs);
+            sr_buf_puts(&errs, " and sharding(s) the computation was compiled with: ");
+            sr_val_repr(&errs, ush);
+            sr_buf_puts(&errs, " for arg ");
+            arg_name(&errs, s, i, leaves->seq.n == 1);
+            sr_buf_printf(&errs, " with shape: %s", sr_type_short(t));
+          }
+          nsh++;
+          sr_unref(xs);
+        }
+      }
+      if (!same) {
+        if (nerr++ < 5) {
+          if (errs.len) sr_buf_putc(&errs, '\n');
+          sr_buf_puts(&errs, "Got input layout(s) that compiled object was called with: ");
+          sr_local_repr(&errs, t->ndim, have);
+          sr_buf_puts(&errs, " and layout(s) the computation was compiled with: ");
+          sr_val_repr(&errs, want->layout);
+          sr_buf_puts(&errs, " for arg ");
+          arg_name(&errs, s, i, leaves->seq.n == 1);
+          sr_buf_printf(&errs, " with shape: %s", sr_type_short(t));
+        }
+        nlay++;
+      }
+    }
+    sr_unref(leaves);
+  }
+  if (nerr) {
+    const char *kind = !nlay ? "sharding(s)" : !nsh ? "layout(s)" : "sharding(s) and layout(s)";
+    char num[64];
+    if (nerr < 5) snprintf(num, sizeof num, "the %d mismatches", nerr);
+    else snprintf(num, sizeof num, "5 mismatches out of %d", nerr);
+    sr_raise(I, "ValueError",
+             "Compiled object called with input %s does not match the %s the computation was compiled with. Here "
+             "are %s:\n%s",
+             kind, kind, num, errs.p);
+    sr_buf_free(&errs);
+    return NULL;
+  }
+  sr_buf_free(&errs);
+  return sr_jit_call_sharded(I, s->fn, s->name, a, s->call_in, s->call_out);
+}
+
+static SrVal *m_lower(SrInterp *I, SrArgs *a) { return sr_jit_stage_lower(I, a->self); }
+
+static SrVal *m_compile(SrInterp *I, SrArgs *a) {
+  Stage *s = stage_of(a->self);
+  return compile_stage(I, s);
+}
+
+/* The text of lib/opt: the program as traced (lowered), or after the
+   optimization pass that stands for XLA's (compiled). */
+static SrVal *m_as_text(SrInterp *I, SrArgs *a) {
+  (void)I;
+  Stage *s = stage_of(a->self);
+  SrBuf b = SR_BUF_INIT;
+  if (s->kind == ST_COMPILED) {
+    SrJaxpr *o = sr_opt_optimize(s->jaxpr->jx.jaxpr, s->name, &b, NULL);
+    sr_program_unref(o->prog);
+  } else {
+    sr_opt_text(s->jaxpr->jx.jaxpr, s->name, &b);
+  }
+  SrVal *r = sr_str(NULL, b.p ? b.p : "", b.len);
+  sr_buf_free(&b);
+  return r;
+}
+
+static SrVal *stage_getattr(SrInterp *I, SrVal *self, const char *name) {
+  (void)I;
+  Stage *s = self->obj.data;
+  if (strcmp(name, "jaxpr") == 0) return sr_ref(s->jaxpr);
+  if (strcmp(name, "as_text") == 0 && s->kind != ST_TRACED) return sr_bound_method(self, "as_text", m_as_text);
+  if (s->kind == ST_TRACED && strcmp(name, "lower") == 0) return sr_bound_method(self, "lower", m_lower);
+  if (s->kind == ST_LOWERED && strcmp(name, "compile") == 0) return sr_bound_method(self, "compile", m_compile);
+  if (s->kind == ST_COMPILED) {
+    if (strcmp(name, "input_formats") == 0) return sr_ref(s->in_formats);
+    if (strcmp(name, "output_formats") == 0) return sr_ref(s->out_formats);
+  }
+  return NULL;
+}
+
+static SrVal *stage_call(SrInterp *I, SrVal *self, SrArgs *a) {
+  Stage *s = self->obj.data;
+  if (s->kind != ST_COMPILED) return sr_raise(I, "TypeError", "'%s' object is not callable", stage_class(s->kind)->name);
+  return compiled_call(I, s, a);
+}
+
+/* np.ones / np.zeros: host arrays, here jnp's (float32 rather than
+   numpy's float64, which device_put makes float32 anyway with x64 off) */
+static SrVal *np_filled(SrInterp *I, SrArgs *a, const char *jnp_name) {
+  SrVal *f = sr_lookup_qualname(jnp_name);
+  if (!f) return sr_raise(I, "NotImplementedError", "%s is not available", jnp_name);
+  return sr_call(I, f, a);
+}
+
+static SrVal *np_ones(SrInterp *I, SrArgs *a) { return np_filled(I, a, "jax.numpy.ones"); }
+static SrVal *np_zeros(SrInterp *I, SrArgs *a) { return np_filled(I, a, "jax.numpy.zeros"); }
+
+void sr_layout_api_init(void) {
+  sr_def("numpy.ones", np_ones, "np.ones(shape, dtype=None): an array of ones (jnp.ones here)");
+  sr_def("numpy.zeros", np_zeros, "np.zeros(shape, dtype=None): an array of zeros (jnp.zeros here)");
+  sr_def("jax.experimental.layout.Layout", bi_layout,
+         "Layout(major_to_minor): a device-local layout, dims from most major to most minor ((1, 0) is column-major)");
+  sr_register("jax.experimental.layout.Layout.AUTO", auto_val());
+  sr_def("jax.experimental.layout.Format", bi_format,
+         "Format(layout=None, sharding=None): a layout with a sharding, for jax.jit and jax.device_put");
+  sr_def("jax.experimental.layout.with_layout_constraint", bi_with_layout_constraint,
+         "with_layout_constraint(x, layout): x laid out as layout says (a layout_constraint equation)");
+  sr_def("jax.sharding.SingleDeviceSharding", bi_single, "SingleDeviceSharding(device): all of an array on one device");
+  sr_def("jax.Array.property.format", prop_format, "x.format: Format(layout, sharding) of a concrete array");
+}

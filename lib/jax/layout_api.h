@@ -1,0 +1,67 @@
+/* layout_api.h: jax.experimental.layout (Layout, Format, Layout.AUTO,
+ * with_layout_constraint), SingleDeviceSharding, x.format, and the stages
+ * of jax.jit -- jit(f, in_shardings=, out_shardings=).trace(*args)
+ * .lower().compile(), with input_formats / output_formats and the checks
+ * a compiled function makes of its arguments.
+ *
+ * Layout, Format and SingleDeviceSharding values are interned: equal
+ * values share their data, so == on them, and on tuples of them, is
+ * Python's ==.  In a jaxpr's params a Layout is the text of its repr
+ * (exec/layout.h reads it back), a SingleDeviceSharding too.
+ */
+#ifndef SR_LANG_LAYOUT_API_H
+#define SR_LANG_LAYOUT_API_H
+
+#include <stdint.h>
+
+#include "py/interp.h"
+
+struct SrType;
+
+/* SingleDeviceSharding(device=CpuDevice(id=dev)), a new reference; the
+   device of one, or -1 for any other value. */
+SrVal *sr_single_device_sharding(int dev);
+int sr_single_device_sharding_id(const SrVal *v);
+
+/* The parts of a Format value: *sharding (borrowed; NULL for None) and
+   its layout: *has_layout 1 with *layout (borrowed) the Layout, -1 for
+   Layout.AUTO, 0 for None.  Returns 0, or -1 (nothing set) when v is not a
+   Format. */
+int sr_format_parts(SrVal *v, SrVal **sharding, SrVal **layout, int *has_layout);
+
+/* The dims of a Layout, in m2m[]: their number, or -1 when they are not
+   a permutation of 0..n-1 (check with sr_layout_misfit first). */
+int sr_layout_dims(const SrVal *layout, uint8_t *m2m);
+
+/* Why the Layout `layout` does not fit a value of type t: 0 when it does;
+   1 with JAX's ValueError text in out for a rank that differs ("Length of
+   major_to_minor and the rank of the value should match. Got
+   major_to_minor=(1, 0) and shape=(8,)"); 2 with XLA's JaxRuntimeError
+   text for dims that are not a permutation. */
+int sr_layout_misfit(SrBuf *out, const SrVal *layout, const struct SrType *t);
+
+/* The params in_shardings, out_shardings, in_layouts and out_layouts of a
+   jit equation (four new tuples in p[0..3], in that order), from the
+   in_shardings / out_shardings given to jax.jit (NULL: unspecified) --
+   shardings, P (with the mesh in context), Formats, or pytree prefixes of
+   the positional arguments and of the result -- for a body with
+   ncaptured captured inputs first.  Also JAX's checks of committed
+   arguments against them.  Returns -1 with an exception. */
+int sr_jit_formats(SrInterp *I, SrVal *in_sh, SrVal *out_sh, int nargs, SrVal **args, int ncaptured,
+                   SrVal *out_tree, SrVal **p);
+
+/* jax.jit(f, ...).trace(*args): a Traced stage (.jaxpr, .lower()). */
+SrVal *sr_jit_stage_trace(SrInterp *I, SrVal *fn, const char *name, SrVal *in_sh, SrVal *out_sh, SrArgs *a);
+/* traced.lower() */
+SrVal *sr_jit_stage_lower(SrInterp *I, SrVal *traced);
+
+/* From builtins_exec.c: a device value (CpuDevice(id=...)) and the id of
+   one (-1 for another value); an array's concrete sharding (x.sharding). */
+struct SrArray;
+SrVal *sr_exec_device_val(int id);
+int sr_exec_device_id(const SrVal *v);
+SrVal *sr_exec_array_sharding(struct SrArray *a);
+
+void sr_layout_api_init(void);
+
+#endif

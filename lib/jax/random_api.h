@@ -1,0 +1,22 @@
+/* random_api.h: jax.random under a trace (random_api.c): the primitives
+ * JAX binds, where builtins_exec.c computes on concrete keys. */
+#ifndef SR_LANG_RANDOM_API_H
+#define SR_LANG_RANDOM_API_H
+
+#include <stdint.h>
+
+#include "py/interp.h"
+
+/* Whether jax.random must bind primitives for this key or seed: under a
+   trace, or for a traced or abstract value. */
+int sr_random_traced(SrInterp *I, SrVal *v);
+/* jax.random.key(seed) / PRNGKey(seed) (legacy): random_seed [, random_unwrap]. */
+SrVal *sr_random_key_traced(SrInterp *I, SrVal *seed, int legacy);
+/* jax.random.key_data(keys): random_unwrap. */
+SrVal *sr_random_key_data_traced(SrInterp *I, SrVal *keys);
+/* kind 0 normal, 1 uniform (minval, maxval: NULL for 0 and 1), 2 bits. */
+SrVal *sr_random_sample_traced(SrInterp *I, int kind, SrVal *key, const int64_t *shape, int nd, SrDtype dt,
+                               SrVal *minval, SrVal *maxval, SrVal *out_sharding);
+void sr_random_api_init(void);
+
+#endif

@@ -1,0 +1,554 @@
+/* trace.c: traces, binding primitives, and evaluating jaxprs by binding. */
+#include "jax/trace.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "check/check.h"
+#include "jax/jaxstate.h"
+#include "py/objects.h"
+#include "util/intern.h"
+
+SrExecHooks sr_exec_hooks;
+
+/* ---- params ---- */
+
+void sr_plist_add(SrPList *ps, const char *key, SrVal *v) {
+  if (ps->n == (int)(sizeof ps->p / sizeof *ps->p)) {
+    sr_unref(v);
+    return;
+  }
+  ps->p[ps->n++] = (SrParam){sr_intern_cstr(key), v};
+}
+
+void sr_plist_free(SrPList *ps) {
+  for (int i = 0; i < ps->n; i++) sr_unref(ps->p[i].val);
+  ps->n = 0;
+}
+
+/* ---- types of values ---- */
+
+const SrType *sr_scalar_type(const SrVal *v) {
+  switch (v->kind) {
+  case SR_V_BOOL: return sr_type_scalar(SR_BOOL);
+  case SR_V_INT: return sr_type_with_weak(sr_type_scalar(SR_I32), 1);
+  case SR_V_FLOAT: return sr_type_with_weak(sr_type_scalar(SR_F32), 1);
+  case SR_V_COMPLEX: return sr_type_with_weak(sr_type_scalar(SR_C64), 1);
+  default: return NULL;
+  }
+}
+
+const SrType *sr_value_type(SrInterp *I, SrVal *v) {
+  (void)I;
+  SrArrayObj *a = sr_array_of(v);
+  if (a) return a->type;
+  if (sr_is_obj(v, &sr_aval_class)) return v->obj.data;
+  return sr_scalar_type(v);
+}
+
+/* ---- traces ---- */
+
+SrTrace *sr_current_trace(SrInterp *I) { return I->trace; }
+
+SrTrace *sr_trace_begin(SrInterp *I) {
+  SrTrace *t = sr_xcalloc(1, sizeof *t);
+  t->parent = I->trace;
+  t->id = ++I->next_trace_id;
+  t->level = I->trace ? I->trace->level + 1 : 0;
+  t->prog = sr_program_new();
+  sr_jb_init(&t->jb, t->prog);
+  t->mesh = sr_jax_abstract_mesh(I->jax);
+  t->check_vma = I->jax->check_vma;
+  t->capture_consts = !I->trace;
+  I->trace = t;
+  return t;
+}
+
+SrVal *sr_trace_call(SrInterp *I, SrVal *fn, SrArgs *a) {
+  if (I->trace_calls >= SR_JAXPR_MAX_DEPTH) return sr_raise(I, "RecursionError", "maximum recursion depth exceeded");
+  I->trace_calls++;
+  SrVal *r = sr_call(I, fn, a);
+  I->trace_calls--;
+  return r;
+}
+
+static SrVal *tracer(SrTrace *t, SrVar *v) {
+  SrArrayObj *a = sr_xcalloc(1, sizeof *a);
+  a->kind = SR_AV_TRACER;
+  a->type = v->type;
+  a->trace = t;
+  a->trace_id = t->id;
+  a->var = v;
+  return sr_obj(&sr_array_class, a);
+}
+
+SrVal *sr_trace_arg(SrInterp *I, SrTrace *t, const SrType *type) {
+  (void)I;
+  SrVar *v = sr_jb_var(&t->jb, type);
+  sr_jb_invar(&t->jb, v);
+  return tracer(t, v);
+}
+
+static void trace_free(SrTrace *t) {
+  for (int i = 0; i < t->ncaptured; i++) sr_unref(t->captured[i]);
+  free(t->captured);
+  free(t->captured_vars);
+  free(t->capidx);
+  sr_jb_free(&t->jb);
+  free(t);
+}
+
+void sr_trace_abort(SrInterp *I, SrTrace *t) {
+  /* pop it (and anything left above it) */
+  while (I->trace && I->trace != t) I->trace = I->trace->parent;
+  if (I->trace == t) I->trace = t->parent;
+  t->id = -1;
+  sr_program_unref(t->prog);
+  trace_free(t);
+}
+
+/* Is v a tracer of trace t (alive)? */
+static int is_tracer_of(const SrArrayObj *a, const SrTrace *t) {
+  return a && a->kind == SR_AV_TRACER && a->trace == t && a->trace_id == t->id;
+}
+
+/* What makes two captured values the same: a tracer's var, a concrete
+   array's data, or else the value itself. */
+static const void *cap_key(SrVal *v) {
+  SrArrayObj *a = sr_array_of(v);
+  if (a && a->kind == SR_AV_TRACER) return a->var;
+  if (a && a->kind == SR_AV_CONCRETE) return a->data;
+  return v;
+}
+
+static size_t cap_slot(const void *k, int cap) { return (((uintptr_t)k >> 3) * 2654435761u) & (size_t)(cap - 1); }
+
+static void capidx_grow(SrTrace *t) {
+  free(t->capidx);
+  t->capidx_cap = t->capidx_cap ? 2 * t->capidx_cap : 64;
+  t->capidx = sr_xmalloc((size_t)t->capidx_cap * sizeof *t->capidx);
+  for (int i = 0; i < t->capidx_cap; i++) t->capidx[i] = -1;
+  for (int i = 0; i < t->ncaptured; i++) {
+    size_t j = cap_slot(cap_key(t->captured[i]), t->capidx_cap);
+    while (t->capidx[j] >= 0) j = (j + 1) & (size_t)(t->capidx_cap - 1);
+    t->capidx[j] = i;
+  }
+}
+
+/* A value from outside t used inside it: a new input of t, once. */
+static SrVar *capture(SrTrace *t, SrVal *outer, const SrType *type) {
+  const void *key = cap_key(outer);
+  if (2 * (t->ncaptured + 1) > t->capidx_cap) capidx_grow(t);
+  size_t j = cap_slot(key, t->capidx_cap);
+  for (; t->capidx[j] >= 0; j = (j + 1) & (size_t)(t->capidx_cap - 1))
+    if (cap_key(t->captured[t->capidx[j]]) == key) return t->captured_vars[t->capidx[j]];
+  if (t->ncaptured == t->capcaptured) {
+    t->capcaptured = t->capcaptured ? 2 * t->capcaptured : 8;
+    t->captured = sr_xrealloc(t->captured, (size_t)t->capcaptured * sizeof *t->captured);
+    t->captured_vars = sr_xrealloc(t->captured_vars, (size_t)t->capcaptured * sizeof *t->captured_vars);
+  }
+  SrVar *v = sr_jb_var(&t->jb, sr_type_with_weak(type, 0));
+  t->capidx[j] = t->ncaptured;
+  t->captured[t->ncaptured] = sr_ref(outer);
+  t->captured_vars[t->ncaptured++] = v;
+  return v;
+}
+
+static SrVar *literal_for(SrInterp *I, SrTrace *t, SrVal *v, const SrType *type, int *ok) {
+  *ok = 1;
+  SrProgram *p = t->prog;
+  switch (v->kind) {
+  case SR_V_BOOL: return sr_lit_bool(p, (int)v->i);
+  case SR_V_INT: return sr_lit_int(p, type, v->i);
+  case SR_V_FLOAT: return sr_lit_float(p, type, v->f);
+  case SR_V_COMPLEX: {
+    SrVar *l = sr_lit_float(p, type, v->c.re);
+    l->val.c[0] = v->c.re;
+    l->val.c[1] = v->c.im;
+    return l;
+  }
+  default: break;
+  }
+  SrArrayObj *a = sr_array_of(v);
+  if (a && a->has_value && type->ndim == 0) {
+    SrVar *l = sr_lit_int(p, type, 0);
+    memcpy(&l->val, &a->value, sizeof l->val);
+    return l;
+  }
+  if (a && a->kind == SR_AV_CONCRETE && type->ndim == 0 && sr_exec_hooks.array_item) {
+    SrVal *item = sr_exec_hooks.array_item(I, a->data);
+    if (item) {
+      SrVar *l = literal_for(I, t, item, type, ok);
+      l->type = type;
+      sr_unref(item);
+      return l;
+    }
+  }
+  *ok = 0;
+  return NULL;
+}
+
+/* The atom standing for an input value inside trace t. */
+static SrVar *atom_for(SrInterp *I, SrTrace *t, SrVal *v, const SrType *type) {
+  SrArrayObj *a = sr_array_of(v);
+  if (is_tracer_of(a, t)) return a->var;
+  int ok;
+  SrVar *lit = literal_for(I, t, v, type, &ok);
+  if (ok) return lit;
+  if (a && a->kind == SR_AV_TRACER && a->trace_id != a->trace->id) {
+    sr_raise(I, "UnexpectedTracerError",
+             "Encountered an unexpected tracer: a value traced inside a function that has returned");
+    return NULL;
+  }
+  if (a && a->kind == SR_AV_ABSTRACT && !a->has_value) {
+    sr_raise(I, "TypeError", "an abstract value (jax.ShapeDtypeStruct) cannot be used inside a traced function; pass it as an argument");
+    return NULL;
+  }
+  return capture(t, v, type);
+}
+
+void sr_trace_precapture(SrInterp *I, SrTrace *t, SrVal *outer) {
+  const SrType *type = sr_value_type(I, outer);
+  if (type && !is_tracer_of(sr_array_of(outer), t)) capture(t, outer, type);
+}
+
+SrJaxpr *sr_trace_end(SrInterp *I, SrTrace *t, SrVal **outs, int nout, SrVal **captured) {
+  for (int i = 0; i < nout; i++) {
+    const SrType *type = sr_value_type(I, outs[i]);
+    if (!type) {
+      SrBuf b = SR_BUF_INIT;
+      sr_to_repr(I, &b, outs[i]);
+      sr_raise(I, "TypeError", "the traced function returned %s, which is not an array", b.p);
+      sr_buf_free(&b);
+      sr_trace_abort(I, t);
+      return NULL;
+    }
+    SrVar *v = atom_for(I, t, outs[i], type);
+    if (!v) {
+      sr_trace_abort(I, t);
+      return NULL;
+    }
+    sr_jb_outvar(&t->jb, v);
+  }
+  /* captured values lead the inputs: concrete constants as constvars (at
+     top level), the rest as arguments the caller passes */
+  SrJaxprBuilder *jb = &t->jb;
+  SrVar **args = sr_xmalloc((jb->nin + 1) * sizeof *args);
+  uint32_t nargs = jb->nin;
+  sr_copy(args, jb->in, nargs * sizeof *args);
+  jb->nin = 0;
+  SrVal *outer = sr_seq(NULL, SR_V_LIST, 0);
+  for (int i = 0; i < t->ncaptured; i++) {
+    SrArrayObj *a = sr_array_of(t->captured[i]);
+    if (t->capture_consts && a && a->kind == SR_AV_CONCRETE) sr_jb_constvar(jb, t->captured_vars[i], t->captured[i]);
+  }
+  for (int i = 0; i < t->ncaptured; i++) {
+    SrArrayObj *a = sr_array_of(t->captured[i]);
+    if (t->capture_consts && a && a->kind == SR_AV_CONCRETE) continue;
+    sr_jb_invar(jb, t->captured_vars[i]);
+    sr_seq_push(NULL, outer, sr_ref(t->captured[i]));
+  }
+  for (uint32_t i = 0; i < nargs; i++) sr_jb_invar(jb, args[i]);
+  free(args);
+  SrJaxpr *j = sr_jb_finish(jb);
+  I->trace = t->parent;
+  t->id = -1; /* its tracers are dead now */
+  if (captured) *captured = outer;
+  else sr_unref(outer);
+  trace_free(t);
+  return j;
+}
+
+/* ---- binding ---- */
+
+void sr_type_ctx(SrInterp *I, SrTypeCtx *cx, SrDiags *d) {
+  memset(cx, 0, sizeof *cx);
+  const SrMesh *m = sr_jax_abstract_mesh(I->jax);
+  cx->mesh = m->n ? m : NULL;
+  cx->check_vma = I->jax->check_vma;
+  cx->d = d;
+  cx->off = 0;
+  cx->check_body = sr_check_body;
+}
+
+static int seq_len(const SrVal *v) { return v && sr_is_seq(v) ? v->seq.n : 0; }
+
+static const SrVal *find_param(const SrParam *ps, int n, const char *key) {
+  for (int i = 0; i < n; i++)
+    if (strcmp(ps[i].key, key) == 0) return ps[i].val;
+  return NULL;
+}
+
+/* How many results an equation of prim has. */
+static uint32_t prim_nout(const SrPrim *prim, int nin, int nparams, const SrParam *ps) {
+  if (!(prim->flags & SR_PF_MULTI)) return 1;
+  const SrVal *j = find_param(ps, nparams, "jaxpr");
+  if (!j) j = find_param(ps, nparams, "call_jaxpr");
+  switch (prim->id) {
+  case SR_P_while: {
+    const SrVal *cn = find_param(ps, nparams, "cond_nconsts"), *bn = find_param(ps, nparams, "body_nconsts");
+    return (uint32_t)(nin - (cn ? cn->i : 0) - (bn ? bn->i : 0));
+  }
+  case SR_P_cond: {
+    const SrVal *br = find_param(ps, nparams, "branches");
+    return seq_len(br) ? br->seq.items[0]->jx.jaxpr->nout : 0;
+  }
+  case SR_P_split: return (uint32_t)seq_len(find_param(ps, nparams, "sizes"));
+  case SR_P_threefry2x32: return 2;
+  case SR_P_custom_lin: return (uint32_t)seq_len(find_param(ps, nparams, "out_avals"));
+  default: break;
+  }
+  if (j && j->kind == SR_V_JAXPR) return j->jx.jaxpr->nout;
+  return (uint32_t)nin; /* variadic collectives and casts, optimization_barrier */
+}
+
+SrVal *sr_bind_prim(SrInterp *I, const SrPrim *prim, int nin, SrVal **in, int nparams,
+                    const SrParam *params, const SrType *const *written, uint32_t nout_hint) {
+  if (nin > 512) return sr_raise(I, "ValueError", "too many operands for %s", prim->name);
+  const SrType *types[512];
+  for (int i = 0; i < nin; i++) {
+    types[i] = sr_value_type(I, in[i]);
+    if (!types[i]) {
+      SrBuf b = SR_BUF_INIT;
+      sr_to_repr(I, &b, in[i]);
+      sr_raise(I, "TypeError", "Value %s of type <class '%s'> is not a valid JAX type", sr_buf_str(&b),
+               sr_val_kind_name(in[i]));
+      sr_buf_free(&b);
+      return NULL;
+    }
+  }
+  uint32_t nout = written ? nout_hint : prim_nout(prim, nin, nparams, params);
+  /* up to 16 results live on the stack: an eager operation on small arrays
+     costs little more than its kernel */
+  const SrType *outs_st[17];
+  SrVal *vals_st[17];
+  struct SrArray *aout_st[17];
+  const SrType **outs = nout <= 16 ? outs_st : sr_xmalloc((nout + 1) * sizeof *outs);
+  memset(outs, 0, (nout + 1) * sizeof *outs);
+  SrVal *result = NULL;
+  if (!prim->type) {
+    if (written) {
+      for (uint32_t i = 0; i < nout; i++) outs[i] = written[i];
+    } else {
+      sr_raise(I, "NotImplementedError", "shardrepl has no type rule for the primitive '%s'", prim->name);
+      goto done;
+    }
+  } else {
+    SrDiags d = SR_DIAGS_INIT;
+    SrTypeCtx cx;
+    sr_type_ctx(I, &cx, &d);
+    /* a body traced just now was typed while tracing, in the mesh context
+       it ran in (use_abstract_mesh, explicit_axes); re-typing it in the
+       caller's context would be wrong, and JAX does not either */
+    if (!written) cx.check_body = NULL;
+    SrRuleEqn re = {prim, (uint32_t)nin, nout, (uint32_t)nparams, types, NULL, params, written};
+    if (sr_type_rule(&cx, &re, outs) < 0) {
+      sr_raise_diags(I, &d, "TypeError");
+      goto done;
+    }
+    sr_diags_clear(&d);
+  }
+  SrTrace *t = I->trace;
+  SrVal **vals = nout <= 16 ? vals_st : sr_xmalloc((nout + 1) * sizeof *vals);
+  memset(vals, 0, (nout + 1) * sizeof *vals);
+  if (t) {
+    /* record an equation */
+    SrVar *ivars[512];
+    for (int i = 0; i < nin; i++) {
+      ivars[i] = atom_for(I, t, in[i], types[i]);
+      if (!ivars[i]) {
+        if (vals != vals_st) free(vals);
+        goto done;
+      }
+    }
+    SrVar **ovars = sr_xmalloc((nout + 1) * sizeof *ovars);
+    for (uint32_t i = 0; i < nout; i++) ovars[i] = sr_jb_var(&t->jb, outs[i]);
+    SrParam *ps = sr_xmalloc(((size_t)nparams + 1) * sizeof *ps);
+    for (int i = 0; i < nparams; i++) ps[i] = (SrParam){params[i].key, sr_val_to_prog(t->prog, params[i].val)};
+    sr_jb_eqn(&t->jb, prim, (uint32_t)nin, ivars, nout, ovars, (uint32_t)nparams, ps);
+    free(ps);
+    for (uint32_t i = 0; i < nout; i++) vals[i] = tracer(t, ovars[i]);
+    free(ovars);
+  } else {
+    int abstract = 0;
+    for (int i = 0; i < nin; i++) {
+      SrArrayObj *a = sr_array_of(in[i]);
+      if (a && a->kind == SR_AV_ABSTRACT && !a->has_value) abstract = 1;
+      if (a && a->kind == SR_AV_TRACER) {
+        sr_raise(I, "UnexpectedTracerError", "Encountered an unexpected tracer: a value traced inside a function that has returned");
+        if (vals != vals_st) free(vals);
+        goto done;
+      }
+    }
+    if (abstract || !sr_exec_hooks.eqn) {
+      for (uint32_t i = 0; i < nout; i++) vals[i] = sr_array_abstract(outs[i]);
+    } else {
+      struct SrArray *ain[512], **aout = nout <= 16 ? aout_st : sr_xmalloc((nout + 1) * sizeof *aout);
+      memset(aout, 0, (nout + 1) * sizeof *aout);
+      int made[512] = {0}, ok = 1;
+      for (int i = 0; i < nin && ok; i++) {
+        SrArrayObj *a = sr_array_of(in[i]);
+        if (a && a->kind == SR_AV_CONCRETE) {
+          ain[i] = a->data;
+        } else {
+          /* Python scalars and literal values become arrays */
+          double re = 0, im = 0;
+          int64_t iv = 0;
+          if (a) {
+            re = a->value.f;
+            iv = a->value.i;
+            im = sr_dtype_kind(types[i]->dtype) == SR_DK_COMPLEX ? a->value.c[1] : 0;
+            if (sr_dtype_kind(types[i]->dtype) == SR_DK_COMPLEX) re = a->value.c[0];
+          } else if (in[i]->kind == SR_V_FLOAT) {
+            re = in[i]->f;
+          } else if (in[i]->kind == SR_V_COMPLEX) {
+            re = in[i]->c.re;
+            im = in[i]->c.im;
+          } else {
+            iv = in[i]->i;
+            re = (double)iv;
+          }
+          ain[i] = sr_exec_hooks.from_scalar(I, types[i], re, im, iv);
+          made[i] = 1;
+          if (!ain[i]) ok = 0;
+        }
+      }
+      SrDiags d = SR_DIAGS_INIT;
+      if (ok && sr_exec_hooks.eqn(I, prim, params, nparams, nin, ain, (int)nout, outs, aout, &d) < 0) {
+        sr_raise_diags(I, &d, "RuntimeError");
+        ok = 0;
+      }
+      sr_diags_clear(&d);
+      for (int i = 0; i < nin; i++)
+        if (made[i] && ain[i]) sr_exec_hooks.array_unref(ain[i]);
+      if (!ok || I->exc) {
+        for (uint32_t i = 0; i < nout; i++)
+          if (aout[i]) sr_exec_hooks.array_unref(aout[i]);
+        if (aout != aout_st) free(aout);
+        if (vals != vals_st) free(vals);
+        if (!I->exc) sr_raise(I, "RuntimeError", "%s failed", prim->name);
+        goto done;
+      }
+      for (uint32_t i = 0; i < nout; i++) vals[i] = sr_array_concrete(aout[i]);
+      if (aout != aout_st) free(aout);
+    }
+  }
+  if ((prim->flags & SR_PF_MULTI) || written) {
+    result = sr_tuple(NULL, (int)nout, vals);
+  } else {
+    result = vals[0];
+  }
+  if (vals != vals_st) free(vals);
+done:
+  if (outs != outs_st) free(outs);
+  return result;
+}
+
+SrVal *sr_bind(SrInterp *I, int prim_id, int nin, SrVal **in, int nparams, const SrParam *params) {
+  sr_prims_init();
+  return sr_bind_prim(I, &sr_prims[prim_id], nin, in, nparams, params, NULL, 0);
+}
+
+/* A value for a literal of a jaxpr: an abstract scalar that keeps its
+   value (re-tracing makes the same literal; running gives the value). */
+static SrVal *literal_value(const SrVar *l) {
+  SrArrayObj *a = sr_xcalloc(1, sizeof *a);
+  a->kind = SR_AV_ABSTRACT;
+  a->type = sr_atom_type(l);
+  a->has_value = 1;
+  if (l->type) {
+    memcpy(&a->value, &l->val, sizeof a->value);
+  } else {
+    /* bare literals of older texts: the value is in the text */
+    const char *t = l->text ? l->text : "0";
+    if (sr_dtype_is_inexact(a->type->dtype)) a->value.f = strtod(t, NULL);
+    else a->value.i = strcmp(t, "True") == 0 ? 1 : strtoll(t, NULL, 10);
+  }
+  return sr_obj(&sr_array_class, a);
+}
+
+SrVal *sr_array_concretize(SrInterp *I, SrVal *v) {
+  SrArrayObj *a = sr_array_of(v);
+  if (I->trace || !a || a->kind != SR_AV_ABSTRACT || !a->has_value || !sr_exec_hooks.from_scalar) return sr_ref(v);
+  int cx = sr_dtype_kind(a->type->dtype) == SR_DK_COMPLEX;
+  double re = cx ? a->value.c[0] : sr_dtype_is_inexact(a->type->dtype) ? a->value.f : (double)a->value.i;
+  struct SrArray *c = sr_exec_hooks.from_scalar(I, a->type, re, cx ? a->value.c[1] : 0, a->value.i);
+  return c ? sr_array_concrete(c) : sr_ref(v);
+}
+
+SrVal *sr_eval_jaxpr(SrInterp *I, const SrJaxpr *j, int nin, SrVal **in) {
+  uint32_t nargs = sr_nargs(j);
+  if ((uint32_t)nin != nargs)
+    return sr_raise(I, "TypeError", "the jaxpr takes %u arguments, %d given", nargs, nin);
+  if (I->trace && j->prog != I->trace->prog) sr_program_dep(I->trace->prog, j->prog);
+  SrVal **env = sr_xcalloc(j->nvars + 1, sizeof *env);
+  /* each var's value is dropped after its last use, as the evaluator does
+     (sr_ev_jaxpr): a long chain holds a few values, not all of them */
+  int32_t *last = sr_xmalloc((j->nvars + 1) * sizeof *last);
+  for (uint32_t i = 0; i < j->nvars; i++) last[i] = -1;
+  for (uint32_t k = 0; k < j->neqn; k++)
+    for (uint32_t i = 0; i < j->eqns[k].nin; i++)
+      if (j->eqns[k].in[i]->kind == SR_VAR) last[j->eqns[k].in[i]->id] = (int32_t)k;
+  for (uint32_t i = 0; i < j->nout; i++)
+    if (j->outvars[i]->kind == SR_VAR) last[j->outvars[i]->id] = INT32_MAX;
+  for (uint32_t i = 0; i < j->nconst; i++) {
+    SrVal *c = j->consts && j->consts[i] ? sr_ref(j->consts[i]) : sr_array_abstract(j->invars[i]->type);
+    env[j->invars[i]->id] = c;
+  }
+  for (uint32_t i = 0; i < nargs; i++) env[sr_args(j)[i]->id] = sr_ref(in[i]);
+  SrVal *result = NULL;
+  SrVal *argv[512];
+  for (uint32_t k = 0; k < j->neqn; k++) {
+    const SrEqn *e = &j->eqns[k];
+    if (sr_interrupt_point(I)) {
+      sr_raise(I, "KeyboardInterrupt", "interrupted");
+      goto done;
+    }
+    if (e->nin > 512) {
+      sr_raise(I, "ValueError", "too many operands");
+      goto done;
+    }
+    for (uint32_t i = 0; i < e->nin; i++)
+      argv[i] = e->in[i]->kind == SR_LIT ? literal_value(e->in[i]) : sr_ref(env[e->in[i]->id]);
+    const SrType *written[512];
+    for (uint32_t i = 0; i < e->nout && i < 512; i++) written[i] = e->out[i]->type;
+    SrVal *r = sr_bind_prim(I, e->prim, (int)e->nin, argv, (int)e->nparams, e->params, written, e->nout);
+    for (uint32_t i = 0; i < e->nin; i++) sr_unref(argv[i]);
+    if (!r) goto done;
+    for (uint32_t i = 0; i < e->nout; i++) {
+      if (e->out[i]->kind == SR_DROP || last[e->out[i]->id] < 0) continue;
+      sr_unref(env[e->out[i]->id]);
+      env[e->out[i]->id] = sr_ref(r->seq.items[i]);
+    }
+    sr_unref(r);
+    for (uint32_t i = 0; i < e->nin; i++) {
+      const SrVar *v = e->in[i];
+      if (v->kind == SR_VAR && last[v->id] == (int32_t)k) {
+        sr_unref(env[v->id]);
+        env[v->id] = NULL;
+      }
+    }
+  }
+  /* run, not traced, and on no abstract input */
+  int concrete = !I->trace;
+  for (int i = 0; concrete && i < nin; i++) {
+    SrArrayObj *a = sr_array_of(in[i]);
+    concrete = !a || a->kind == SR_AV_CONCRETE;
+  }
+  result = sr_seq(NULL, SR_V_TUPLE, (int)j->nout);
+  for (uint32_t i = 0; i < j->nout; i++) {
+    const SrVar *v = j->outvars[i];
+    SrVal *o = v->kind == SR_LIT ? literal_value(v) : sr_ref(env[v->id]);
+    if (concrete && v->kind == SR_LIT) {
+      SrVal *c = sr_array_concretize(I, o);
+      sr_unref(o);
+      o = c;
+    }
+    sr_seq_push(NULL, result, o);
+  }
+done:
+  for (uint32_t i = 0; i < j->nvars; i++) sr_unref(env[i]);
+  free(env);
+  free(last);
+  return result;
+}

@@ -1,0 +1,773 @@
+/* builtins_py.c: Python's built-in functions, as far as the JAX documents
+ * use them. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "py/objects.h"
+#include "py/range.h"
+#include "util/intern.h"
+#include "util/pyfmt.h"
+
+/* ---- sys.stdout and sys.stderr ----
+ *
+ * The two streams print() writes to, objects with write() and flush() and
+ * nothing more: sys has no other members here.  stdout is the
+ * interpreter's output (nothing on a silent rank); stderr is the process's,
+ * written only by the rank that prints, after stdout is flushed so that the
+ * two stay in order. */
+
+static void stream_repr(SrBuf *out, const SrVal *v) {
+  sr_buf_printf(out, "<_io.TextIOWrapper name='<%s>' mode='w' encoding='utf-8'>",
+                v->obj.data == (void *)2 ? "stderr" : "stdout");
+}
+
+static const SrClass stream_class;
+
+static int stream_fd(const SrVal *v) { return sr_is_obj(v, &stream_class) ? (int)(intptr_t)v->obj.data : 0; }
+
+static void stream_put(SrInterp *I, int fd, const char *s, size_t n) {
+  if (fd == 2) {
+    if (!I->out) return;
+    fflush(I->out);
+    fwrite(s, 1, n, stderr);
+    fflush(stderr);
+  } else {
+    sr_write(I, s, n);
+  }
+}
+
+static void stream_flush(SrInterp *I, int fd) {
+  if (fd == 2) fflush(stderr);
+  else if (I->out) fflush(I->out);
+}
+
+static SrVal *m_stream_write(SrInterp *I, SrArgs *a) {
+  if (a->nkw) return sr_raise(I, "TypeError", "write() takes no keyword arguments");
+  if (a->n != 1) return sr_raise(I, "TypeError", "write() takes exactly one argument (%d given)", a->n);
+  SrVal *v = a->v[0];
+  if (v->kind != SR_V_STR)
+    return sr_raise(I, "TypeError", "write() argument must be str, not %s", sr_val_kind_name(v));
+  stream_put(I, stream_fd(a->self), v->str.s, v->str.n);
+  int64_t n = 0;
+  for (size_t i = 0; i < v->str.n; i++) n += ((unsigned char)v->str.s[i] & 0xC0) != 0x80;
+  return sr_int(NULL, n);
+}
+
+static SrVal *m_stream_flush(SrInterp *I, SrArgs *a) {
+  if (a->n || a->nkw) return sr_raise(I, "TypeError", "flush() takes no arguments (%d given)", a->n + a->nkw);
+  stream_flush(I, stream_fd(a->self));
+  return sr_none();
+}
+
+static SrVal *stream_getattr(SrInterp *I, SrVal *self, const char *name) {
+  (void)I;
+  if (strcmp(name, "write") == 0) return sr_bound_method(self, "write", m_stream_write);
+  if (strcmp(name, "flush") == 0) return sr_bound_method(self, "flush", m_stream_flush);
+  return NULL;
+}
+
+static const SrLangOps stream_ops = {.getattr = stream_getattr};
+static const SrClass stream_class = {"TextIOWrapper", NULL, stream_repr, NULL, &stream_ops};
+
+/* Calls obj.name(arg) (no argument when arg is NULL); -1 on error. */
+static int call_method(SrInterp *I, SrVal *obj, const char *name, SrVal *arg) {
+  SrVal *m = sr_getattr(I, obj, name);
+  if (!m) return -1;
+  SrArgs a = {arg ? 1 : 0, arg ? &arg : NULL, 0, NULL, NULL, NULL};
+  SrVal *r = sr_call(I, m, &a);
+  sr_unref(m);
+  if (!r) return -1;
+  sr_unref(r);
+  return 0;
+}
+
+static SrVal *bi_print(SrInterp *I, SrArgs *a) {
+  const char *sep = " ", *end = "\n";
+  size_t seplen = 1, endlen = 1;
+  SrVal *file = NULL;
+  int flush = 0;
+  for (int k = 0; k < a->nkw; k++) {
+    SrVal *v = a->kwv[k];
+    const char *kw = a->kw[k];
+    if (strcmp(kw, "sep") == 0 || strcmp(kw, "end") == 0) {
+      if (v->kind == SR_V_NONE) continue;
+      if (v->kind != SR_V_STR)
+        return sr_raise(I, "TypeError", "%s must be None or a string, not %s", kw, sr_val_kind_name(v));
+      if (kw[0] == 's') sep = v->str.s, seplen = v->str.n;
+      else end = v->str.s, endlen = v->str.n;
+    } else if (strcmp(kw, "file") == 0) {
+      file = v->kind == SR_V_NONE ? NULL : v;
+    } else if (strcmp(kw, "flush") == 0) {
+      if ((flush = sr_truthy(I, v)) < 0) return NULL;
+    } else {
+      return sr_raise(I, "TypeError", "'%s' is an invalid keyword argument for print()", kw);
+    }
+  }
+  int fd = file ? stream_fd(file) : 1;
+  if (fd) {
+    SrBuf b = SR_BUF_INIT;
+    for (int i = 0; i < a->n; i++) {
+      if (i) sr_buf_putn(&b, sep, seplen);
+      if (sr_to_str(I, &b, a->v[i]) < 0) {
+        sr_buf_free(&b);
+        return NULL;
+      }
+    }
+    sr_buf_putn(&b, end, endlen);
+    stream_put(I, fd, b.p, b.len);
+    sr_buf_free(&b);
+    if (flush) stream_flush(I, fd);
+    return sr_none();
+  }
+  /* any other object with a write method, as Python: each piece written
+     on its own (file.write(str(v)), file.write(sep), ...) */
+  SrVal *w = sr_getattr(I, file, "write");
+  if (!w) return NULL;
+  sr_unref(w);
+  for (int i = 0; i <= 2 * a->n; i++) {
+    /* odd i: the separator after value i/2 (or, last, the end) */
+    SrVal *piece;
+    if (i == 2 * a->n) {
+      piece = sr_str(NULL, end, endlen);
+    } else if (i % 2) {
+      piece = sr_str(NULL, sep, seplen);
+    } else {
+      SrBuf b = SR_BUF_INIT;
+      if (sr_to_str(I, &b, a->v[i / 2]) < 0) {
+        sr_buf_free(&b);
+        return NULL;
+      }
+      piece = sr_str(NULL, b.p, b.len);
+      sr_buf_free(&b);
+    }
+    int rc = call_method(I, file, "write", piece);
+    sr_unref(piece);
+    if (rc < 0) return NULL;
+  }
+  if (flush && call_method(I, file, "flush", NULL) < 0) return NULL;
+  return sr_none();
+}
+
+static SrVal *bi_len(SrInterp *I, SrArgs *a) {
+  if (a->n != 1) return sr_raise(I, "TypeError", "len() takes exactly one argument (%d given)", a->n);
+  SrVal *v = a->v[0];
+  switch (v->kind) {
+  case SR_V_STR: {
+    /* characters, not bytes: count the bytes that start one */
+    int64_t n = 0;
+    for (size_t i = 0; i < v->str.n; i++) n += ((unsigned char)v->str.s[i] & 0xC0) != 0x80;
+    return sr_int(NULL, n);
+  }
+  case SR_V_TUPLE:
+  case SR_V_LIST:
+  case SR_V_SET:
+  case SR_V_FROZENSET: return sr_int(NULL, v->seq.n);
+  case SR_V_DICT: return sr_int(NULL, v->dict.n);
+  case SR_V_SPEC: return sr_int(NULL, v->spec->n);
+  default: {
+    const SrLangOps *ops = sr_ops(v);
+    if (ops && ops->len) {
+      int64_t n = ops->len(I, v);
+      if (n >= 0) return sr_int(NULL, n);
+      if (I->exc) return NULL;
+    }
+    return sr_raise(I, "TypeError", "object of type '%s' has no len()", sr_val_kind_name(v));
+  }
+  }
+}
+
+/* zip's list, as long as its shortest input: a range in it is not listed,
+   so zip(range(10**12), 'ab') costs nothing */
+static SrVal *bi_zip(SrInterp *I, SrArgs *a) {
+  SrIter *its = sr_xcalloc((size_t)a->n + 1, sizeof *its);
+  SrVal *r = NULL;
+  int begun = 0;
+  uint64_t n = a->n ? UINT64_MAX : 0;
+  for (; begun < a->n; begun++) {
+    if (sr_iter_begin(I, &its[begun], a->v[begun]) < 0) goto done;
+    if (sr_iter_left(&its[begun]) < n) n = sr_iter_left(&its[begun]);
+  }
+  if (sr_listable(I, n) < 0) goto done;
+  r = sr_seq(NULL, SR_V_LIST, (int)n);
+  for (uint64_t k = 0; k < n; k++) {
+    SrVal *t = sr_seq(NULL, SR_V_TUPLE, a->n);
+    for (int i = 0; i < a->n; i++) sr_seq_push(NULL, t, sr_iter_next(&its[i]));
+    sr_seq_push(NULL, r, t);
+  }
+done:
+  for (int i = 0; i < begun; i++) sr_iter_end(&its[i]);
+  free(its);
+  return r;
+}
+
+static SrVal *bi_enumerate(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "enumerate", "iterable, start=", p) < 0) return NULL;
+  int64_t start = 0;
+  if (p[1] && sr_as_int(I, p[1], "start", &start) < 0) return NULL;
+  SrVal *it = sr_iterate(I, p[0]);
+  if (!it) return NULL;
+  SrVal *r = sr_seq(NULL, SR_V_LIST, it->seq.n);
+  for (int i = 0; i < it->seq.n; i++) {
+    SrVal *kv[2] = {sr_int(NULL, start + i), sr_ref(it->seq.items[i])};
+    sr_seq_push(NULL, r, sr_tuple(NULL, 2, kv));
+  }
+  sr_unref(it);
+  return r;
+}
+
+static SrVal *to_seq(SrInterp *I, SrArgs *a, SrValKind kind, const char *name) {
+  if (a->n == 0) return sr_seq(NULL, kind, 0);
+  if (a->n != 1) return sr_raise(I, "TypeError", "%s expected at most 1 argument, got %d", name, a->n);
+  SrVal *it = sr_iterate(I, a->v[0]);
+  if (!it) return NULL;
+  SrVal *r = sr_seq(NULL, kind, it->seq.n);
+  for (int i = 0; i < it->seq.n; i++) {
+    SrVal *x = it->seq.items[i];
+    if (kind == SR_V_SET || kind == SR_V_FROZENSET) {
+      int dup = 0;
+      for (int k = 0; k < r->seq.n && !dup; k++) dup = sr_val_equal(r->seq.items[k], x);
+      if (dup) continue;
+    }
+    sr_seq_push(NULL, r, sr_ref(x));
+  }
+  sr_unref(it);
+  return r;
+}
+
+static SrVal *bi_list(SrInterp *I, SrArgs *a) { return to_seq(I, a, SR_V_LIST, "list"); }
+static SrVal *bi_tuple(SrInterp *I, SrArgs *a) { return to_seq(I, a, SR_V_TUPLE, "tuple"); }
+static SrVal *bi_set(SrInterp *I, SrArgs *a) { return to_seq(I, a, SR_V_SET, "set"); }
+static SrVal *bi_frozenset(SrInterp *I, SrArgs *a) { return to_seq(I, a, SR_V_FROZENSET, "frozenset"); }
+
+static SrVal *bi_dict(SrInterp *I, SrArgs *a) {
+  SrVal *d = sr_dict(NULL);
+  if (a->n == 1) {
+    SrVal *src = a->v[0];
+    if (src->kind == SR_V_DICT) {
+      for (int i = 0; i < src->dict.n; i++) sr_dict_set(NULL, d, sr_ref(src->dict.keys[i]), sr_ref(src->dict.vals[i]));
+    } else {
+      SrVal *it = sr_iterate(I, src);
+      if (!it) {
+        sr_unref(d);
+        return NULL;
+      }
+      for (int i = 0; i < it->seq.n; i++) {
+        SrVal *kv = it->seq.items[i];
+        if (!sr_is_seq(kv) || kv->seq.n != 2) {
+          sr_unref(it);
+          sr_unref(d);
+          return sr_raise(I, "ValueError", "dictionary update sequence element #%d has the wrong length", i);
+        }
+        sr_dict_set(NULL, d, sr_ref(kv->seq.items[0]), sr_ref(kv->seq.items[1]));
+      }
+      sr_unref(it);
+    }
+  }
+  for (int k = 0; k < a->nkw; k++) sr_dict_set(NULL, d, sr_str_cstr(NULL, a->kw[k]), sr_ref(a->kwv[k]));
+  return d;
+}
+
+static SrVal *bi_str(SrInterp *I, SrArgs *a) {
+  if (a->n == 0) return sr_str(NULL, "", 0);
+  SrBuf b = SR_BUF_INIT;
+  SrVal *r = sr_to_str(I, &b, a->v[0]) < 0 ? NULL : sr_str(NULL, sr_buf_str(&b), b.len);
+  sr_buf_free(&b);
+  return r;
+}
+
+static SrVal *bi_repr(SrInterp *I, SrArgs *a) {
+  if (a->n != 1) return sr_raise(I, "TypeError", "repr() takes exactly one argument");
+  SrBuf b = SR_BUF_INIT;
+  SrVal *r = sr_to_repr(I, &b, a->v[0]) < 0 ? NULL : sr_str(NULL, sr_buf_str(&b), b.len);
+  sr_buf_free(&b);
+  return r;
+}
+
+static SrVal *int_overflow(SrInterp *I) {
+  return sr_raise(I, "OverflowError", "integer overflow: shardrepl's Python ints are 64-bit");
+}
+
+/* int(f): Python's errors for NaN and infinity; past int64, the error of
+   shardrepl's 64-bit ints (a C cast would be undefined) */
+static SrVal *int_of_float(SrInterp *I, double f) {
+  if (isnan(f)) return sr_raise(I, "ValueError", "cannot convert float NaN to integer");
+  if (isinf(f)) return sr_raise(I, "OverflowError", "cannot convert float infinity to integer");
+  if (f < -9223372036854775808.0 || f >= 9223372036854775808.0) return int_overflow(I);
+  return sr_int(NULL, (int64_t)f);
+}
+
+static SrVal *bi_int(SrInterp *I, SrArgs *a) {
+  if (a->n == 0) return sr_int(NULL, 0);
+  SrVal *v = a->v[0];
+  if (v->kind == SR_V_FLOAT) return int_of_float(I, v->f);
+  if (v->kind == SR_V_STR) {
+    char *end;
+    char *s = sr_xstrndup(v->str.s, v->str.n);
+    errno = 0;
+    long long x = strtoll(s, &end, 10);
+    int bad = end == s || *end, range = errno == ERANGE;
+    free(s);
+    if (bad) return sr_raise(I, "ValueError", "invalid literal for int() with base 10: '%.*s'", (int)v->str.n, v->str.s);
+    /* strtoll saturates; a value past 64 bits overflows as arithmetic does */
+    if (range) return int_overflow(I);
+    return sr_int(NULL, x);
+  }
+  double f;
+  if (v->kind != SR_V_INT && v->kind != SR_V_BOOL && v->kind != SR_V_FLOAT && v->kind != SR_V_OBJ)
+    return sr_raise(I, "TypeError", "int() argument must be a string, a bytes-like object or a real number, not '%s'",
+                    sr_val_kind_name(v));
+  if (v->kind != SR_V_INT && v->kind != SR_V_BOOL && sr_as_float(I, v, "int()", &f) == 0) return int_of_float(I, f);
+  if (I->exc) return NULL;
+  int64_t i;
+  if (v->kind != SR_V_INT && v->kind != SR_V_BOOL && v->kind != SR_V_OBJ)
+    return sr_raise(I, "TypeError", "int() argument must be a string, a bytes-like object or a real number, not '%s'",
+                    sr_val_kind_name(v));
+  if (sr_as_int(I, v, "int() argument", &i) < 0) return NULL;
+  return sr_int(NULL, i);
+}
+
+static SrVal *bi_float(SrInterp *I, SrArgs *a) {
+  if (a->n == 0) return sr_float(NULL, 0);
+  SrVal *v = a->v[0];
+  if (v->kind == SR_V_STR) {
+    char *s = sr_xstrndup(v->str.s, v->str.n), *end;
+    double x = strtod(s, &end);
+    int bad = end == s || *end;
+    free(s);
+    if (bad) return sr_raise(I, "ValueError", "could not convert string to float: '%.*s'", (int)v->str.n, v->str.s);
+    return sr_float(NULL, x);
+  }
+  double f;
+  if (sr_as_float(I, v, "float() argument", &f) < 0) return NULL;
+  return sr_float(NULL, f);
+}
+
+static SrVal *bi_bool(SrInterp *I, SrArgs *a) {
+  if (a->n == 0) return sr_bool(0);
+  int t = sr_truthy(I, a->v[0]);
+  return t < 0 ? NULL : sr_bool(t);
+}
+
+static SrVal *bi_abs(SrInterp *I, SrArgs *a) {
+  if (a->n != 1) return sr_raise(I, "TypeError", "abs() takes exactly one argument");
+  SrVal *v = a->v[0];
+  if (v->kind == SR_V_INT || v->kind == SR_V_BOOL) {
+    if (v->i == INT64_MIN) return int_overflow(I);
+    return sr_int(NULL, v->i < 0 ? -v->i : v->i);
+  }
+  if (v->kind == SR_V_FLOAT) return sr_float(NULL, fabs(v->f));
+  if (v->kind == SR_V_COMPLEX) return sr_float(NULL, hypot(v->c.re, v->c.im));
+  SrVal *fn = sr_lookup_qualname("jax.numpy.abs");
+  if (fn && v->kind == SR_V_OBJ) return sr_call1(I, fn, v);
+  return sr_raise(I, "TypeError", "bad operand type for abs(): '%s'", sr_val_kind_name(v));
+}
+
+static SrVal *extremum(SrInterp *I, SrArgs *a, int op, const char *name) {
+  SrVal *key = NULL, *dflt = NULL;
+  for (int k = 0; k < a->nkw; k++) {
+    if (strcmp(a->kw[k], "key") == 0) key = a->kwv[k];
+    else if (strcmp(a->kw[k], "default") == 0) dflt = a->kwv[k];
+    else return sr_raise(I, "TypeError", "'%s' is an invalid keyword argument for %s()", a->kw[k], name);
+  }
+  /* one argument: its items, one at a time; several: the arguments */
+  if (a->n == 0) return sr_raise(I, "TypeError", "%s expected at least 1 argument, got 0", name);
+  SrIter it;
+  memset(&it, 0, sizeof it);
+  if (a->n == 1 && sr_iter_begin(I, &it, a->v[0]) < 0) return NULL;
+  int i = 0;
+#define NEXT() (a->n == 1 ? sr_iter_next(&it) : i < a->n ? sr_ref(a->v[i++]) : NULL)
+  SrVal *best = NEXT();
+  if (!best) {
+    sr_iter_end(&it);
+    if (a->n == 1 && dflt) return sr_ref(dflt);
+    return sr_raise(I, "ValueError", "%s() arg is an empty sequence", name);
+  }
+  SrVal *bestk = key ? sr_call1(I, key, best) : sr_ref(best);
+  for (SrVal *x; bestk && (x = NEXT());) {
+    SrVal *k = key ? sr_call1(I, key, x) : sr_ref(x);
+    SrVal *c = k ? sr_binop(I, op, k, bestk) : NULL;
+    int t = c ? sr_truthy(I, c) : -1;
+    sr_unref(c);
+    if (t > 0) {
+      sr_unref(best);
+      best = x;
+      sr_unref(bestk);
+      bestk = k;
+    } else {
+      sr_unref(x);
+      sr_unref(k);
+      if (t < 0) {
+        sr_unref(bestk);
+        bestk = NULL;
+      }
+    }
+  }
+#undef NEXT
+  sr_iter_end(&it);
+  if (!bestk) {
+    sr_unref(best);
+    return NULL;
+  }
+  sr_unref(bestk);
+  return best;
+}
+
+static SrVal *bi_min(SrInterp *I, SrArgs *a) { return extremum(I, a, SR_OP_LT, "min"); }
+static SrVal *bi_max(SrInterp *I, SrArgs *a) { return extremum(I, a, SR_OP_GT, "max"); }
+
+static SrVal *bi_sum(SrInterp *I, SrArgs *a) {
+  if (a->n < 1) return sr_raise(I, "TypeError", "sum() takes at least 1 positional argument (0 given)");
+  SrIter it;
+  if (sr_iter_begin(I, &it, a->v[0]) < 0) return NULL;
+  SrVal *acc = a->n > 1 ? sr_ref(a->v[1]) : sr_int(NULL, 0);
+  for (SrVal *x; acc && (x = sr_iter_next(&it));) {
+    SrVal *r = sr_poll_interrupt(I) ? NULL : sr_binop(I, SR_OP_ADD, acc, x);
+    sr_unref(x);
+    sr_unref(acc);
+    acc = r;
+  }
+  sr_iter_end(&it);
+  return acc;
+}
+
+static SrVal *all_any(SrInterp *I, SrArgs *a, int want_all) {
+  if (a->n != 1) return sr_raise(I, "TypeError", "%s() takes exactly one argument", want_all ? "all" : "any");
+  SrIter it;
+  if (sr_iter_begin(I, &it, a->v[0]) < 0) return NULL;
+  int r = want_all;
+  for (SrVal *x; (x = sr_iter_next(&it));) {
+    int t = sr_poll_interrupt(I) ? -1 : sr_truthy(I, x);
+    sr_unref(x);
+    if (t < 0) {
+      sr_iter_end(&it);
+      return NULL;
+    }
+    if (t != want_all) {
+      r = t;
+      break;
+    }
+  }
+  sr_iter_end(&it);
+  return sr_bool(r);
+}
+
+static SrVal *bi_all(SrInterp *I, SrArgs *a) { return all_any(I, a, 1); }
+static SrVal *bi_any(SrInterp *I, SrArgs *a) { return all_any(I, a, 0); }
+
+static SrInterp *sort_I;
+static SrVal *sort_key;
+static int sort_failed;
+
+static int sort_cmp(const void *x, const void *y) {
+  SrVal *a = *(SrVal *const *)x, *b = *(SrVal *const *)y;
+  if (sort_failed) return 0;
+  SrVal *lt = sr_binop(sort_I, SR_OP_LT, a, b);
+  if (!lt) {
+    sort_failed = 1;
+    return 0;
+  }
+  int t = (int)lt->i;
+  sr_unref(lt);
+  if (t) return -1;
+  SrVal *gt = sr_binop(sort_I, SR_OP_LT, b, a);
+  if (!gt) {
+    sort_failed = 1;
+    return 0;
+  }
+  t = (int)gt->i;
+  sr_unref(gt);
+  return t;
+}
+
+static SrVal *bi_sorted(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "sorted", "iterable, *, key=, reverse=", p) < 0) return NULL;
+  SrVal *items = sr_iterate(I, p[0]);
+  if (!items) return NULL;
+  sort_I = I;
+  sort_key = p[1];
+  sort_failed = 0;
+  qsort(items->seq.items, (size_t)items->seq.n, sizeof(SrVal *), sort_cmp);
+  if (sort_failed) {
+    sr_unref(items);
+    return NULL;
+  }
+  if (p[2] && sr_val_truthy(p[2]))
+    for (int i = 0, j = items->seq.n - 1; i < j; i++, j--) {
+      SrVal *t = items->seq.items[i];
+      items->seq.items[i] = items->seq.items[j];
+      items->seq.items[j] = t;
+    }
+  return items;
+}
+
+static SrVal *bi_reversed(SrInterp *I, SrArgs *a) {
+  if (a->n != 1) return sr_raise(I, "TypeError", "reversed() takes exactly one argument");
+  if (sr_as_range(a->v[0])) return sr_range_reversed(a->v[0]);
+  SrVal *items = sr_iterate(I, a->v[0]);
+  if (!items) return NULL;
+  for (int i = 0, j = items->seq.n - 1; i < j; i++, j--) {
+    SrVal *t = items->seq.items[i];
+    items->seq.items[i] = items->seq.items[j];
+    items->seq.items[j] = t;
+  }
+  return items;
+}
+
+static SrVal *bi_map(SrInterp *I, SrArgs *a) {
+  if (a->n < 2) return sr_raise(I, "TypeError", "map() must have at least two arguments.");
+  SrArgs z = {a->n - 1, a->v + 1, 0, NULL, NULL, NULL};
+  SrVal *rows = bi_zip(I, &z);
+  if (!rows) return NULL;
+  SrVal *r = sr_seq(NULL, SR_V_LIST, rows->seq.n);
+  for (int i = 0; i < rows->seq.n; i++) {
+    SrVal *row = rows->seq.items[i];
+    SrArgs ca = {row->seq.n, row->seq.items, 0, NULL, NULL, NULL};
+    SrVal *x = sr_call(I, a->v[0], &ca);
+    if (!x) {
+      sr_unref(rows);
+      sr_unref(r);
+      return NULL;
+    }
+    sr_seq_push(NULL, r, x);
+  }
+  sr_unref(rows);
+  return r;
+}
+
+static SrVal *bi_isinstance(SrInterp *I, SrArgs *a) {
+  if (a->n != 2) return sr_raise(I, "TypeError", "isinstance expected 2 arguments, got %d", a->n);
+  SrVal *t = a->v[1];
+  if (t->kind == SR_V_TUPLE) {
+    for (int i = 0; i < t->seq.n; i++) {
+      SrArgs b = {2, (SrVal *[]){a->v[0], t->seq.items[i]}, 0, NULL, NULL, NULL};
+      SrVal *r = bi_isinstance(I, &b);
+      if (!r || r->i) return r;
+    }
+    return sr_bool(0);
+  }
+  const char *name = sr_builtin_name(t);
+  if (name && strncmp(name, "builtins.", 9) == 0) name += 9;
+  const char *kn = sr_val_kind_name(a->v[0]);
+  if (name && strcmp(name, kn) == 0) return sr_bool(1);
+  if (name && strcmp(name, "int") == 0 && a->v[0]->kind == SR_V_BOOL) return sr_bool(1);
+  const char *et = sr_exception_type_name(t);
+  if (et && sr_is_obj(a->v[0], &sr_exception_class)) return sr_bool(sr_exception_is_a(sr_exc_type(a->v[0]), et));
+  return sr_bool(0);
+}
+
+static SrVal *bi_getattr(SrInterp *I, SrArgs *a) {
+  if (a->n < 2 || a->n > 3) return sr_raise(I, "TypeError", "getattr expected 2 or 3 arguments");
+  const char *name = sr_as_str(I, a->v[1], "attribute name");
+  if (!name) return NULL;
+  SrVal *r = sr_getattr(I, a->v[0], name);
+  if (!r && a->n == 3 && I->exc && strcmp(sr_exc_type(I->exc), "AttributeError") == 0) {
+    sr_exc_clear(I);
+    return sr_ref(a->v[2]);
+  }
+  return r;
+}
+
+static SrVal *bi_hasattr(SrInterp *I, SrArgs *a) {
+  if (a->n != 2) return sr_raise(I, "TypeError", "hasattr expected 2 arguments");
+  const char *name = sr_as_str(I, a->v[1], "attribute name");
+  if (!name) return NULL;
+  SrVal *r = sr_getattr(I, a->v[0], name);
+  if (!r) {
+    if (I->exc && strcmp(sr_exc_type(I->exc), "AttributeError") != 0) return NULL;
+    sr_exc_clear(I);
+    return sr_bool(0);
+  }
+  sr_unref(r);
+  return sr_bool(1);
+}
+
+static SrVal *bi_setattr(SrInterp *I, SrArgs *a) {
+  if (a->n != 3) return sr_raise(I, "TypeError", "setattr expected 3 arguments");
+  const char *name = sr_as_str(I, a->v[1], "attribute name");
+  if (!name || sr_setattr(I, a->v[0], name, a->v[2]) < 0) return NULL;
+  return sr_none();
+}
+
+static SrVal *bi_round(SrInterp *I, SrArgs *a) {
+  if (a->n < 1 || a->n > 2) return sr_raise(I, "TypeError", "round() takes 1 or 2 arguments");
+  double x;
+  int64_t nd = 0;
+  if (a->n == 2 && a->v[1]->kind != SR_V_NONE && sr_as_int(I, a->v[1], "ndigits", &nd) < 0) return NULL;
+  if (a->v[0]->kind == SR_V_INT || a->v[0]->kind == SR_V_BOOL) {
+    /* an int stays an int; negative ndigits round to tens, half to even */
+    int64_t v = a->v[0]->i;
+    if (nd >= 0) return sr_int(NULL, v);
+    int64_t m = 1;
+    for (int64_t k = 0; k < -nd && m < (int64_t)1e18; k++) m *= 10;
+    int64_t q = v / m, r = v % m;
+    if (r < 0) q--, r += m;
+    if (2 * r > m || (2 * r == m && (q & 1))) q++;
+    return sr_int(NULL, q * m);
+  }
+  if (sr_as_float(I, a->v[0], "round()", &x) < 0) return NULL;
+  if (a->n == 1 || a->v[1]->kind == SR_V_NONE) return sr_int(NULL, (int64_t)nearbyint(x));
+  if (nd >= 0 && nd < 300) {
+    /* round the double's exact value, as CPython does: printf rounds
+       correctly, half to even */
+    char buf[400];
+    snprintf(buf, sizeof buf, "%.*f", (int)nd, x);
+    return sr_float(NULL, strtod(buf, NULL));
+  }
+  double m = pow(10, (double)-nd);
+  return sr_float(NULL, nearbyint(x / m) * m);
+}
+
+static SrVal *bi_callable(SrInterp *I, SrArgs *a) {
+  if (a->n != 1) return sr_raise(I, "TypeError", "callable() takes exactly one argument");
+  return sr_bool(sr_is_callable(a->v[0]));
+}
+
+static SrVal *bi_type(SrInterp *I, SrArgs *a) {
+  if (a->n != 1) return sr_raise(I, "TypeError", "type() takes 1 argument");
+  if (sr_is_obj(a->v[0], &sr_exception_class))
+    return sr_ref(sr_lookup_builtin_name(sr_exc_type(a->v[0])) ? sr_lookup_builtin_name(sr_exc_type(a->v[0])) : sr_none());
+  char buf[128];
+  snprintf(buf, sizeof buf, "<class '%s'>", sr_val_kind_name(a->v[0]));
+  return sr_word(NULL, buf, strlen(buf));
+}
+
+static SrVal *bi_format(SrInterp *I, SrArgs *a) {
+  if (a->n < 1 || a->n > 2) return sr_raise(I, "TypeError", "format() takes 1 or 2 arguments");
+  const char *spec = a->n == 2 ? sr_as_str(I, a->v[1], "format spec") : "";
+  return spec ? sr_format(I, a->v[0], spec) : NULL;
+}
+
+static SrVal *bi_divmod(SrInterp *I, SrArgs *a) {
+  if (a->n != 2) return sr_raise(I, "TypeError", "divmod expected 2 arguments");
+  SrVal *q = sr_binop(I, SR_OP_FLOORDIV, a->v[0], a->v[1]);
+  if (!q) return NULL;
+  SrVal *r = sr_binop(I, SR_OP_MOD, a->v[0], a->v[1]);
+  if (!r) {
+    sr_unref(q);
+    return NULL;
+  }
+  SrVal *t[2] = {q, r};
+  return sr_tuple(NULL, 2, t);
+}
+
+static SrVal *bi_pow(SrInterp *I, SrArgs *a) {
+  if (a->n != 2) return sr_raise(I, "TypeError", "pow expected 2 arguments");
+  return sr_binop(I, SR_OP_POW, a->v[0], a->v[1]);
+}
+
+static SrVal *bi_complex(SrInterp *I, SrArgs *a) {
+  if (a->n == 1 && a->v[0]->kind == SR_V_STR) {
+    char *s = sr_xstrndup(a->v[0]->str.s, a->v[0]->str.n), *e;
+    const char *q = s[0] == '(' ? s + 1 : s;
+    double re = strtod(q, &e), im = 0;
+    if (*e == 'j' || *e == 'J') {
+      im = re;
+      re = 0;
+    } else if (*e == '+' || *e == '-') {
+      im = strtod(e, &e);
+      if (*e != 'j' && *e != 'J') e = NULL;
+    }
+    int bad = e == NULL || e == q;
+    free(s);
+    if (bad) return sr_raise(I, "ValueError", "complex() arg is a malformed string");
+    return sr_complex(NULL, re, im);
+  }
+  double re = 0, im = 0;
+  if (a->n >= 1) {
+    if (a->v[0]->kind == SR_V_COMPLEX) re = a->v[0]->c.re, im = a->v[0]->c.im;
+    else if (sr_as_float(I, a->v[0], "complex() argument", &re) < 0) return NULL;
+  }
+  if (a->n >= 2) {
+    double x;
+    if (a->v[1]->kind == SR_V_COMPLEX) {
+      re -= a->v[1]->c.im;
+      im += a->v[1]->c.re;
+    } else {
+      if (sr_as_float(I, a->v[1], "complex() argument", &x) < 0) return NULL;
+      im += x;
+    }
+  }
+  return sr_complex(NULL, re, im);
+}
+
+static SrVal *m_conjugate(SrInterp *I, SrArgs *a) {
+  (void)I;
+  SrVal *v = a->self;
+  if (v->kind == SR_V_COMPLEX) return sr_complex(NULL, v->c.re, -v->c.im);
+  return sr_ref(v);
+}
+
+/* ---- the time module: clocks for timing a script ---- */
+
+static SrVal *clock_seconds(SrInterp *I, SrArgs *a, const char *name, clockid_t id) {
+  if (a->nkw) return sr_raise(I, "TypeError", "time.%s() takes no keyword arguments", name);
+  if (a->n) return sr_raise(I, "TypeError", "time.%s() takes no arguments (%d given)", name, a->n);
+  struct timespec t;
+  clock_gettime(id, &t);
+  return sr_float(NULL, (double)t.tv_sec + (double)t.tv_nsec * 1e-9);
+}
+
+static SrVal *bi_perf_counter(SrInterp *I, SrArgs *a) {
+  return clock_seconds(I, a, "perf_counter", CLOCK_MONOTONIC);
+}
+
+static SrVal *bi_process_time(SrInterp *I, SrArgs *a) {
+  return clock_seconds(I, a, "process_time", CLOCK_PROCESS_CPUTIME_ID);
+}
+
+static SrVal *number_getattr(SrInterp *I, SrVal *self, const char *name) {
+  (void)I;
+  if (strcmp(name, "conjugate") == 0) return sr_bound_method(self, name, m_conjugate);
+  return NULL;
+}
+
+void sr_builtins_py_init(void) {
+  sr_def("builtins.complex", bi_complex, "complex(real=0, imag=0) or complex(string)");
+  sr_kind_getattr_set(SR_V_COMPLEX, number_getattr);
+  sr_def("builtins.print", bi_print, "print(*values, sep=' ', end='\\n', file=None, flush=False): writes the values' str()");
+  sr_register("sys.stdout", sr_obj(&stream_class, (void *)1));
+  sr_register("sys.stderr", sr_obj(&stream_class, (void *)2));
+  sr_def("builtins.len", bi_len, "len(x): the number of items in x");
+  sr_range_init();
+  sr_def("builtins.zip", bi_zip, "zip(*iterables): tuples of the items at each position");
+  sr_def("builtins.enumerate", bi_enumerate, "enumerate(iterable, start=0)");
+  sr_def("builtins.list", bi_list, "list(iterable)");
+  sr_def("builtins.tuple", bi_tuple, "tuple(iterable)");
+  sr_def("builtins.set", bi_set, "set(iterable)");
+  sr_def("builtins.frozenset", bi_frozenset, "frozenset(iterable)");
+  sr_def("builtins.dict", bi_dict, "dict(mapping or pairs, **kwargs)");
+  sr_def("builtins.str", bi_str, "str(x): x's text");
+  sr_def("builtins.repr", bi_repr, "repr(x): x's representation");
+  sr_def("builtins.int", bi_int, "int(x)");
+  sr_def("builtins.float", bi_float, "float(x)");
+  sr_def("builtins.bool", bi_bool, "bool(x)");
+  sr_def("builtins.abs", bi_abs, "abs(x)");
+  sr_def("builtins.min", bi_min, "min(iterable) / min(a, b, ...)");
+  sr_def("builtins.max", bi_max, "max(iterable) / max(a, b, ...)");
+  sr_def("builtins.sum", bi_sum, "sum(iterable, start=0)");
+  sr_def("builtins.all", bi_all, "all(iterable)");
+  sr_def("builtins.any", bi_any, "any(iterable)");
+  sr_def("builtins.sorted", bi_sorted, "sorted(iterable, reverse=False)");
+  sr_def("builtins.reversed", bi_reversed, "reversed(sequence)");
+  sr_def("builtins.map", bi_map, "map(function, *iterables)");
+  sr_def("builtins.isinstance", bi_isinstance, "isinstance(x, type)");
+  sr_def("builtins.getattr", bi_getattr, "getattr(x, name[, default])");
+  sr_def("builtins.hasattr", bi_hasattr, "hasattr(x, name)");
+  sr_def("builtins.setattr", bi_setattr, "setattr(x, name, value)");
+  sr_def("builtins.round", bi_round, "round(x[, ndigits])");
+  sr_def("builtins.callable", bi_callable, "callable(x)");
+  sr_def("builtins.type", bi_type, "type(x)");
+  sr_def("builtins.format", bi_format, "format(value, spec)");
+  sr_def("builtins.divmod", bi_divmod, "divmod(a, b)");
+  sr_def("builtins.pow", bi_pow, "pow(a, b)");
+  sr_def("time.perf_counter", bi_perf_counter,
+         "time.perf_counter(): seconds on a monotonic clock, for timing (each MPI rank reads its own)");
+  sr_def("time.process_time", bi_process_time,
+         "time.process_time(): CPU seconds of this process, all its threads");
+  sr_re_init();
+}

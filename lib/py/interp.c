@@ -1,0 +1,1952 @@
+/* interp.c: evaluating statements and expressions. */
+#include "py/interp.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check/check.h"
+#include "exec/exec.h"
+#include "cmd/commands.h"
+#include "jax/jaxstate.h"
+#include "jax/jnp.h"
+#include "py/objects.h"
+#include "py/range.h"
+#include "jax/trace.h"
+#include "util/intern.h"
+#include "util/pyfmt.h"
+
+enum { MAX_CALL_DEPTH = 400, MAX_EVAL_DEPTH = 5000 };
+
+/* ---- environments ---- */
+
+static SrEnv *live_envs; /* every environment, newest first */
+
+SrEnv *sr_env_new(SrEnv *parent) {
+  SrEnv *e = sr_xcalloc(1, sizeof *e);
+  e->rc = 1;
+  e->parent = sr_env_ref(parent);
+  e->next = live_envs;
+  if (live_envs) live_envs->prev = e;
+  live_envs = e;
+  return e;
+}
+
+SrEnv *sr_env_ref(SrEnv *e) {
+  if (e) e->rc++;
+  return e;
+}
+
+void sr_env_clear(SrEnv *e) {
+  for (size_t i = 0; i < e->cap; i++)
+    if (e->keys[i]) {
+      sr_unref(e->vals[i]);
+      e->keys[i] = NULL;
+      e->vals[i] = NULL;
+    }
+  e->n = 0;
+}
+
+void sr_env_unref(SrEnv *e) {
+  if (!e || --e->rc > 0) return;
+  sr_env_clear(e);
+  free(e->keys);
+  free(e->vals);
+  sr_env_unref(e->parent);
+  if (e->prev) e->prev->next = e->next;
+  else live_envs = e->next;
+  if (e->next) e->next->prev = e->prev;
+  free(e);
+}
+
+size_t sr_env_live(void) {
+  size_t n = 0;
+  for (SrEnv *e = live_envs; e; e = e->next) n++;
+  return n;
+}
+
+static int env_below(const SrEnv *e, const SrEnv *root) {
+  while (e->parent) e = e->parent;
+  return e == root && e != NULL;
+}
+
+void sr_env_break_cycles(SrEnv *root) {
+  size_t n = 0, cap = 16;
+  SrEnv **held = sr_xmalloc(cap * sizeof *held);
+  for (SrEnv *e = live_envs; e; e = e->next)
+    if (e != root && env_below(e, root)) {
+      if (n == cap) held = sr_xrealloc(held, (cap *= 2) * sizeof *held);
+      held[n++] = sr_env_ref(e); /* alive while the others are emptied */
+    }
+  for (size_t i = 0; i < n; i++) sr_env_clear(held[i]);
+  for (size_t i = 0; i < n; i++) sr_env_unref(held[i]);
+  free(held);
+}
+
+static size_t slot(const char *k) { return ((uintptr_t)k >> 3) * 2654435761u; }
+
+static size_t env_find(const SrEnv *e, const char *k) {
+  size_t m = e->cap - 1;
+  size_t i = slot(k) & m;
+  while (e->keys[i] && e->keys[i] != k) i = (i + 1) & m;
+  return i;
+}
+
+SrVal *sr_env_lookup(const SrEnv *e, const char *k) {
+  for (; e; e = e->parent) {
+    if (!e->cap) continue;
+    size_t i = env_find(e, k);
+    if (e->keys[i]) return e->vals[i];
+  }
+  return NULL;
+}
+
+void sr_env_set(SrEnv *e, const char *k, SrVal *v) {
+  if (2 * (e->n + 1) > e->cap) {
+    size_t oldcap = e->cap;
+    const char **ok = e->keys;
+    SrVal **ov = e->vals;
+    e->cap = e->cap ? 2 * e->cap : 16;
+    e->keys = sr_xcalloc(e->cap, sizeof *e->keys);
+    e->vals = sr_xcalloc(e->cap, sizeof *e->vals);
+    for (size_t i = 0; i < oldcap; i++)
+      if (ok[i]) {
+        size_t j = env_find(e, ok[i]);
+        e->keys[j] = ok[i];
+        e->vals[j] = ov[i];
+      }
+    free(ok);
+    free(ov);
+  }
+  size_t i = env_find(e, k);
+  if (e->keys[i]) {
+    sr_unref(e->vals[i]);
+  } else {
+    e->keys[i] = k;
+    e->n++;
+  }
+  e->vals[i] = v;
+}
+
+int sr_env_del(SrEnv *e, const char *k) {
+  if (!e->cap) return -1;
+  size_t i = env_find(e, k);
+  if (!e->keys[i]) return -1;
+  /* re-insert the rest of the cluster (linear probing deletion) */
+  sr_unref(e->vals[i]);
+  e->keys[i] = NULL;
+  e->vals[i] = NULL;
+  e->n--;
+  size_t m = e->cap - 1;
+  for (size_t j = (i + 1) & m; e->keys[j]; j = (j + 1) & m) {
+    const char *kk = e->keys[j];
+    SrVal *vv = e->vals[j];
+    e->keys[j] = NULL;
+    e->vals[j] = NULL;
+    e->n--;
+    sr_env_set(e, kk, vv);
+  }
+  return 0;
+}
+
+/* ---- the interpreter ---- */
+
+SrInterp *sr_interp_new(void) {
+  sr_objects_init();
+  SrInterp *I = sr_xcalloc(1, sizeof *I);
+  I->globals = sr_env_new(NULL);
+  I->out = stdout;
+  I->echo = 1;
+  I->jax = sr_jax_state_new();
+  I->call_jaxpr = sr_jaxpr_call_hook();
+  I->stop_at = UINT64_MAX;
+  sr_array_printing(I);
+  sr_hooks_exec_init(I);
+  return I;
+}
+
+void sr_interp_free(SrInterp *I) {
+  if (!I) return;
+  sr_exc_clear(I);
+  sr_unref(I->handled);
+  sr_jit_cache_clear(I);
+  /* functions hold the globals they were defined in: emptying the globals
+     first breaks those cycles */
+  sr_env_clear(I->globals);
+  sr_env_break_cycles(I->globals);
+  sr_val_collect_cycles();
+  sr_exec_free(I);
+  sr_env_unref(I->globals);
+  sr_diags_clear(&I->diags);
+  sr_jax_state_free(I->jax);
+  for (int i = 0; i < I->nwarned; i++) free(I->warned[i]);
+  free(I->warned);
+  free(I);
+}
+
+void sr_interp_reset(SrInterp *I) {
+  sr_jit_cache_clear(I);
+  sr_env_clear(I->globals);
+  sr_env_break_cycles(I->globals);
+  sr_val_collect_cycles();
+  sr_jax_state_reset(I->jax);
+}
+
+SrVal *sr_global_get(SrInterp *I, const char *name) { return sr_env_lookup(I->globals, sr_intern_cstr(name)); }
+void sr_global_set(SrInterp *I, const char *name, SrVal *v) { sr_env_set(I->globals, sr_intern_cstr(name), v); }
+
+void sr_global_names(SrInterp *I, void (*fn)(const char *, void *), void *ctx) {
+  for (size_t i = 0; i < I->globals->cap; i++)
+    if (I->globals->keys[i]) fn(I->globals->keys[i], ctx);
+}
+
+void sr_write(SrInterp *I, const char *s, size_t n) {
+  if (I->out) fwrite(s, 1, n, I->out);
+}
+
+/* ---- exceptions ---- */
+
+typedef struct Exc {
+  const char *type; /* interned */
+  char *msg;
+  int kind;         /* SrErrKind */
+} Exc;
+
+static void exc_free(void *d) {
+  Exc *e = d;
+  free(e->msg);
+  free(e);
+}
+
+static void exc_repr(SrBuf *out, const SrVal *v) {
+  const Exc *e = v->obj.data;
+  sr_buf_printf(out, "%s(", e->type);
+  sr_py_str_repr(out, e->msg, strlen(e->msg));
+  sr_buf_putc(out, ')');
+}
+
+static void exc_str(SrBuf *out, const SrVal *v) { sr_buf_puts(out, ((const Exc *)v->obj.data)->msg); }
+
+static SrVal *exc_getattr(SrInterp *I, SrVal *self, const char *name) {
+  const Exc *e = self->obj.data;
+  if (strcmp(name, "args") == 0) {
+    SrVal *m = sr_str_cstr(NULL, e->msg);
+    return sr_tuple(NULL, 1, &m);
+  }
+  (void)I;
+  return NULL;
+}
+
+static const SrLangOps exc_ops = {.getattr = exc_getattr};
+const SrClass sr_exception_class = {"Exception", exc_free, exc_repr, exc_str, &exc_ops};
+
+SrVal *sr_exc_new(const char *type, const char *msg, int kind) {
+  Exc *e = sr_xcalloc(1, sizeof *e);
+  e->type = sr_intern_cstr(type);
+  e->msg = sr_xstrdup(msg);
+  e->kind = kind;
+  return sr_obj(&sr_exception_class, e);
+}
+
+const char *sr_exc_type(const SrVal *exc) { return ((const Exc *)exc->obj.data)->type; }
+const char *sr_exc_msg(const SrVal *exc) { return ((const Exc *)exc->obj.data)->msg; }
+static int exc_kind(const SrVal *exc) { return ((const Exc *)exc->obj.data)->kind; }
+
+void sr_exc_clear(SrInterp *I) {
+  sr_unref(I->exc);
+  I->exc = NULL;
+  sr_src_unref(I->exc_src);
+  I->exc_src = NULL;
+  I->exc_located = 0;
+}
+
+static void set_exc(SrInterp *I, SrVal *exc) {
+  sr_exc_clear(I);
+  I->exc = exc;
+}
+
+SrVal *sr_raise_kind(SrInterp *I, int kind, const char *type, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  SrBuf b = SR_BUF_INIT;
+  sr_buf_vprintf(&b, fmt, ap);
+  va_end(ap);
+  set_exc(I, sr_exc_new(type, sr_buf_str(&b), kind));
+  sr_buf_free(&b);
+  return NULL;
+}
+
+SrVal *sr_raise(SrInterp *I, const char *type, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  SrBuf b = SR_BUF_INIT;
+  sr_buf_vprintf(&b, fmt, ap);
+  va_end(ap);
+  set_exc(I, sr_exc_new(type, sr_buf_str(&b), SR_E_RUNTIME));
+  sr_buf_free(&b);
+  return NULL;
+}
+
+SrVal *sr_raise_diags(SrInterp *I, SrDiags *d, const char *type) {
+  SrDiag *g = d->first;
+  if (!g) return sr_raise(I, type, "unknown error");
+  /* several errors (a checker reports all of a jaxpr's) travel as one */
+  SrBuf b = SR_BUF_INIT;
+  if (d->count > 1 && g->src) {
+    sr_diags_render(d, &b);
+    if (b.len && b.p[b.len - 1] == '\n') b.p[--b.len] = 0;
+  } else {
+    sr_buf_puts(&b, g->msg);
+  }
+  set_exc(I, sr_exc_new(g->exc ? g->exc : type, sr_buf_str(&b), g->kind));
+  sr_buf_free(&b);
+  if (g->src && d->count == 1) {
+    I->exc_src = sr_src_ref(g->src);
+    I->exc_off = g->off;
+    I->exc_located = 1;
+  } else if (d->count > 1) {
+    I->exc_located = 2; /* the message carries its own locations */
+  }
+  sr_diags_clear(d);
+  return NULL;
+}
+
+int sr_interrupt_stop(SrInterp *I) {
+  if (I->on_interrupt) return I->on_interrupt(I);
+  I->interrupted = 0;
+  return 1;
+}
+
+void sr_interrupt_restart(SrInterp *I) {
+  I->ticks = 0;
+  I->stop_at = UINT64_MAX;
+}
+
+/* Every 65536 steps of the interpreter: MemoryError when the heap nears
+   what the process may get (sr_mem_pressure), as CPython's is raised when
+   malloc fails -- here before it does, since a failed small allocation
+   aborts.  Ticks count on every rank alike, so the ranks ask at the same
+   steps. */
+static int out_of_memory(SrInterp *I) {
+  if ((I->ticks & 65535) || !sr_mem_pressure()) return 0;
+  sr_raise(I, "MemoryError", "%s", "");
+  return 1;
+}
+
+/* Gives a pending exception the location being evaluated, once. */
+static void locate(SrInterp *I, uint32_t off) {
+  if (I->exc && !I->exc_located && I->code) {
+    I->exc_src = sr_src_ref(I->code->src);
+    I->exc_off = off;
+    I->exc_located = 1;
+  }
+}
+
+void sr_warn(SrInterp *I, const char *category, const char *fmt, ...) {
+  if (!I->out) return;
+  SrBuf where = SR_BUF_INIT, b = SR_BUF_INIT;
+  const SrSrc *src = I->code ? I->code->src : NULL;
+  uint32_t line = 0, col = 0;
+  if (src) {
+    sr_src_linecol(src, I->cur_off, &line, &col);
+    sr_buf_printf(&where, "%s:%u", src->name, line);
+  }
+  for (int i = 0; i < I->nwarned; i++)
+    if (strcmp(I->warned[i], sr_buf_str(&where)) == 0) {
+      sr_buf_free(&where);
+      return;
+    }
+  I->warned = sr_xrealloc(I->warned, (size_t)(I->nwarned + 1) * sizeof *I->warned);
+  I->warned[I->nwarned++] = sr_xstrdup(sr_buf_str(&where));
+  if (src) sr_buf_printf(&b, "%s:%u:%u: ", src->name, line, col);
+  sr_buf_printf(&b, "warning: %s: ", category);
+  va_list ap;
+  va_start(ap, fmt);
+  sr_buf_vprintf(&b, fmt, ap);
+  va_end(ap);
+  sr_buf_putc(&b, '\n');
+  fflush(I->out);
+  fputs(sr_buf_str(&b), stderr);
+  fflush(stderr);
+  sr_buf_free(&b);
+  sr_buf_free(&where);
+}
+
+/* Moves the pending exception into I->diags. */
+static void exc_to_diag(SrInterp *I) {
+  if (!I->exc) return;
+  int kind = exc_kind(I->exc);
+  const char *type = sr_exc_type(I->exc);
+  if (I->exc_located == 2) {
+    /* already rendered with locations: a type error of a whole jaxpr */
+    sr_error(&I->diags, kind, NULL, 0, "%s", sr_exc_msg(I->exc));
+    I->diags.last->rendered = 1;
+  } else {
+    sr_error_exc(&I->diags, kind, type, I->exc_src, I->exc_off, "%s", sr_exc_msg(I->exc));
+  }
+  sr_exc_clear(I);
+}
+
+/* ---- arguments ---- */
+
+static const char *kwname(const char *spec, size_t n) { return sr_intern(spec, n); }
+
+int sr_args_parse(SrInterp *I, SrArgs *a, const char *fname, const char *spec, SrVal **out) {
+  const char *names[32];
+  int optional[32], kwonly[32];
+  int n = 0, star = 0;
+  const char *s = spec;
+  while (*s && n < 32) {
+    while (*s == ' ' || *s == ',') s++;
+    if (!*s) break;
+    if (*s == '*') {
+      star = 1;
+      s++;
+      continue;
+    }
+    const char *st = s;
+    while (*s && *s != ',' && *s != '=' && *s != ' ') s++;
+    names[n] = kwname(st, (size_t)(s - st));
+    optional[n] = *s == '=';
+    kwonly[n] = star;
+    if (*s == '=') s++;
+    out[n] = NULL;
+    n++;
+  }
+  int npos = 0;
+  while (npos < n && !kwonly[npos]) npos++;
+  if (a->n > npos)
+    return sr_raise(I, "TypeError", "%s() takes %d positional argument%s but %d were given", fname,
+                    npos, npos == 1 ? "" : "s", a->n),
+           -1;
+  for (int i = 0; i < a->n; i++) out[i] = a->v[i];
+  for (int k = 0; k < a->nkw; k++) {
+    int found = -1;
+    for (int i = 0; i < n; i++)
+      if (names[i] == a->kw[k]) found = i;
+    if (found < 0)
+      return sr_raise(I, "TypeError", "%s() got an unexpected keyword argument '%s'", fname, a->kw[k]),
+             -1;
+    if (out[found])
+      return sr_raise(I, "TypeError", "%s() got multiple values for argument '%s'", fname, a->kw[k]), -1;
+    out[found] = a->kwv[k];
+  }
+  for (int i = 0; i < n; i++)
+    if (!out[i] && !optional[i])
+      return sr_raise(I, "TypeError", "%s() missing required argument: '%s'", fname, names[i]), -1;
+  return 0;
+}
+
+int sr_as_int(SrInterp *I, SrVal *v, const char *what, int64_t *out) {
+  if (v->kind == SR_V_INT || v->kind == SR_V_BOOL) {
+    *out = v->i;
+    return 0;
+  }
+  const SrLangOps *ops = sr_ops(v);
+  if (ops && ops->unop) {
+    /* a 0-d integer array (an index) */
+    SrVal *r = ops->unop(I, SR_OP_ITEM, v);
+    if (r && (r->kind == SR_V_INT || r->kind == SR_V_BOOL)) {
+      *out = r->i;
+      sr_unref(r);
+      return 0;
+    }
+    sr_unref(r);
+    if (I->exc) return -1;
+  }
+  sr_raise(I, "TypeError", "%s must be an integer, not %s", what, sr_val_kind_name(v));
+  return -1;
+}
+
+int sr_as_float(SrInterp *I, SrVal *v, const char *what, double *out) {
+  if (v->kind == SR_V_INT || v->kind == SR_V_BOOL) {
+    *out = (double)v->i;
+    return 0;
+  }
+  if (v->kind == SR_V_FLOAT) {
+    *out = v->f;
+    return 0;
+  }
+  const SrLangOps *ops = sr_ops(v);
+  if (ops && ops->unop) {
+    SrVal *r = ops->unop(I, SR_OP_ITEM, v);
+    if (r && (r->kind == SR_V_FLOAT || r->kind == SR_V_INT || r->kind == SR_V_BOOL)) {
+      *out = r->kind == SR_V_FLOAT ? r->f : (double)r->i;
+      sr_unref(r);
+      return 0;
+    }
+    sr_unref(r);
+    if (I->exc) return -1;
+  }
+  sr_raise(I, "TypeError", "%s must be a number, not %s", what, sr_val_kind_name(v));
+  return -1;
+}
+
+const char *sr_as_str(SrInterp *I, SrVal *v, const char *what) {
+  if (v->kind == SR_V_STR || v->kind == SR_V_WORD) return sr_intern(v->str.s, v->str.n);
+  sr_raise(I, "TypeError", "%s must be a string, not %s", what, sr_val_kind_name(v));
+  return NULL;
+}
+
+const char *sr_as_path(SrInterp *I, SrVal *v, const char *what) {
+  if ((v->kind == SR_V_STR || v->kind == SR_V_WORD) && memchr(v->str.s, 0, v->str.n)) {
+    /* PyUnicode_FSConverter's: the C string would name another file */
+    sr_raise(I, "ValueError", "embedded null byte");
+    return NULL;
+  }
+  return sr_as_str(I, v, what);
+}
+
+/* ---- evaluation ---- */
+
+typedef enum { ST_OK, ST_RETURN, ST_BREAK, ST_CONTINUE, ST_ERROR } Status;
+
+typedef struct Frame {
+  SrEnv *env;
+  SrVal *ret;
+  const char **globals; /* names declared global in this function */
+  int nglobals;
+  const char **nonlocals; /* and nonlocal */
+  int nnonlocals;
+} Frame;
+
+static int name_in(const char **names, int n, const char *name) {
+  for (int i = 0; i < n; i++)
+    if (names[i] == name) return 1; /* interned */
+  return 0;
+}
+
+static int is_global(const Frame *f, const char *name) { return name_in(f->globals, f->nglobals, name); }
+
+/* Whether name is bound in e itself, not in a parent. */
+static int bound_here(const SrEnv *e, const char *name) { return e->cap && e->keys[env_find(e, name)] != NULL; }
+
+/* Where an assignment to name binds: the module for a global, the nearest
+   enclosing function that binds it for a nonlocal, else the frame. */
+static SrEnv *binding_env(SrInterp *I, const Frame *f, const char *name) {
+  if (is_global(f, name)) return I->globals;
+  if (name_in(f->nonlocals, f->nnonlocals, name))
+    for (SrEnv *e = f->env->parent; e && e != I->globals; e = e->parent)
+      if (bound_here(e, name)) return e;
+  return f->env;
+}
+
+static SrVal *eval(SrInterp *I, Frame *f, SrNode *n);
+static Status exec_block(SrInterp *I, Frame *f, SrNode **body, int n);
+
+static SrVal *lookup_name(SrInterp *I, Frame *f, const char *name) {
+  SrVal *v = sr_env_lookup(f->env, name);
+  if (v) return sr_ref(v);
+  v = sr_lookup_builtin_name(name);
+  if (v) return sr_ref(v);
+  return sr_raise(I, "NameError", "name '%s' is not defined", name);
+}
+
+static SrVal *new_list_from(SrNode *n, SrVal **items, int count) {
+  SrValKind k = n->kind == SR_N_TUPLE ? SR_V_TUPLE : n->kind == SR_N_SET ? SR_V_SET : SR_V_LIST;
+  SrVal *v = sr_seq(NULL, k, count);
+  for (int i = 0; i < count; i++) sr_seq_push(NULL, v, items[i]);
+  return v;
+}
+
+/* items of a tuple/list/set display, expanding *starred */
+static SrVal *eval_seq(SrInterp *I, Frame *f, SrNode *n) {
+  SrVal *v = new_list_from(n, NULL, 0);
+  for (int i = 0; i < n->n; i++) {
+    SrNode *it = n->list[i];
+    if (it->kind == SR_N_STARRED) {
+      SrVal *x = eval(I, f, it->a);
+      SrVal *items = x ? sr_iterate(I, x) : NULL;
+      sr_unref(x);
+      if (!items) {
+        sr_unref(v);
+        return NULL;
+      }
+      for (int k = 0; k < items->seq.n; k++) sr_seq_push(NULL, v, sr_ref(items->seq.items[k]));
+      sr_unref(items);
+    } else {
+      SrVal *x = eval(I, f, it);
+      if (!x) {
+        sr_unref(v);
+        return NULL;
+      }
+      if (v->kind == SR_V_SET) {
+        int dup = 0;
+        for (int k = 0; k < v->seq.n && !dup; k++) dup = sr_val_equal(v->seq.items[k], x);
+        if (dup) {
+          sr_unref(x);
+          continue;
+        }
+      }
+      sr_seq_push(NULL, v, x);
+    }
+  }
+  return v;
+}
+
+static SrVal *eval_call(SrInterp *I, Frame *f, SrNode *n) {
+  SrVal *fn = eval(I, f, n->a);
+  if (!fn) return NULL;
+  SrVal *stack_pos[16], *stack_kw[16];
+  const char *stack_kwn[16];
+  int cap = 16, kcap = 16;
+  SrVal **pos = stack_pos, **kwv = stack_kw;
+  const char **kwn = stack_kwn;
+  int np = 0, nk = 0;
+  SrVal *r = NULL;
+  int ok = 1;
+#define PUSH_POS(X)                                                           \
+  do {                                                                        \
+    if (np == cap) {                                                          \
+      SrVal **q = sr_xmalloc((size_t)cap * 2 * sizeof *q);                    \
+      memcpy(q, pos, (size_t)np * sizeof *q);                                 \
+      if (pos != stack_pos) free(pos);                                        \
+      pos = q;                                                                \
+      cap *= 2;                                                               \
+    }                                                                         \
+    pos[np++] = (X);                                                          \
+  } while (0)
+#define PUSH_KW(K, X)                                                         \
+  do {                                                                        \
+    if (nk == kcap) {                                                         \
+      SrVal **q = sr_xmalloc((size_t)kcap * 2 * sizeof *q);                   \
+      const char **qn = sr_xmalloc((size_t)kcap * 2 * sizeof *qn);            \
+      memcpy(q, kwv, (size_t)nk * sizeof *q);                                 \
+      memcpy(qn, kwn, (size_t)nk * sizeof *qn);                               \
+      if (kwv != stack_kw) {                                                  \
+        free(kwv);                                                            \
+        free(kwn);                                                            \
+      }                                                                       \
+      kwv = q;                                                                \
+      kwn = qn;                                                               \
+      kcap *= 2;                                                              \
+    }                                                                         \
+    kwn[nk] = (K);                                                            \
+    kwv[nk++] = (X);                                                          \
+  } while (0)
+  for (int i = 0; i < n->n && ok; i++) {
+    SrNode *a = n->list[i];
+    if (a->kind == SR_N_STARRED) {
+      SrVal *x = eval(I, f, a->a);
+      SrVal *items = x ? sr_iterate(I, x) : NULL;
+      sr_unref(x);
+      if (!items) {
+        ok = 0;
+        break;
+      }
+      for (int k = 0; k < items->seq.n; k++) PUSH_POS(sr_ref(items->seq.items[k]));
+      sr_unref(items);
+    } else {
+      SrVal *x = eval(I, f, a);
+      if (!x) ok = 0;
+      else PUSH_POS(x);
+    }
+  }
+  for (int i = 0; i < n->n2 && ok; i++) {
+    SrVal *x = eval(I, f, n->list2[i]->kind == SR_N_STARRED ? n->list2[i]->a : n->list2[i]);
+    if (!x) {
+      ok = 0;
+      break;
+    }
+    if (n->names[i]) {
+      PUSH_KW(n->names[i], x);
+    } else if (x->kind == SR_V_DICT) {
+      for (int k = 0; k < x->dict.n; k++) {
+        const char *key = sr_as_str(I, x->dict.keys[k], "a keyword");
+        if (!key) {
+          ok = 0;
+          break;
+        }
+        PUSH_KW(key, sr_ref(x->dict.vals[k]));
+      }
+      sr_unref(x);
+    } else {
+      sr_raise(I, "TypeError", "argument after ** must be a mapping, not %s", sr_val_kind_name(x));
+      sr_unref(x);
+      ok = 0;
+    }
+  }
+  if (ok) {
+    SrArgs args = {np, pos, nk, kwn, kwv, NULL};
+    uint32_t saved = I->cur_off;
+    I->cur_off = n->off;
+    r = sr_call(I, fn, &args);
+    I->cur_off = saved;
+  }
+  /* an error of the call, or of unpacking *args and **kwargs, is the call's
+     (one raised inside an argument's expression is located already) */
+  if (!r) locate(I, n->off);
+  for (int i = 0; i < np; i++) sr_unref(pos[i]);
+  for (int i = 0; i < nk; i++) sr_unref(kwv[i]);
+  if (pos != stack_pos) free(pos);
+  if (kwv != stack_kw) {
+    free(kwv);
+    free(kwn);
+  }
+  sr_unref(fn);
+#undef PUSH_POS
+#undef PUSH_KW
+  return r;
+}
+
+static Status assign(SrInterp *I, Frame *f, SrNode *t, SrVal *v);
+
+/* Comprehensions run eagerly: generators produce lists. */
+static int comp_loop(SrInterp *I, Frame *f, SrNode *c, int g, SrVal *acc) {
+  if (g == c->n) {
+    if (c->op == SR_COMP_DICT) {
+      SrVal *k = eval(I, f, c->a);
+      if (!k) return -1;
+      SrVal *v = eval(I, f, c->b);
+      if (!v) {
+        sr_unref(k);
+        return -1;
+      }
+      sr_dict_set(NULL, acc, k, v);
+      return 0;
+    }
+    SrVal *x = eval(I, f, c->a);
+    if (!x) return -1;
+    if (c->op == SR_COMP_SET)
+      for (int k = 0; k < acc->seq.n; k++)
+        if (sr_val_equal(acc->seq.items[k], x)) {
+          sr_unref(x);
+          return 0;
+        }
+    sr_seq_push(NULL, acc, x);
+    return 0;
+  }
+  SrNode *gen = c->list[g];
+  SrVal *src = eval(I, f, gen->b);
+  SrIter it;
+  int rc = src ? sr_iter_begin(I, &it, src) : -1;
+  sr_unref(src);
+  if (rc < 0) return -1;
+  for (SrVal *x; rc == 0 && (x = sr_iter_next(&it));) {
+    if (assign(I, f, gen->a, x) != ST_OK) {
+      rc = -1;
+      break;
+    }
+    int keep = 1;
+    for (int k = 0; k < gen->n && keep; k++) {
+      SrVal *cond = eval(I, f, gen->list[k]);
+      int t = cond ? sr_truthy(I, cond) : -1;
+      sr_unref(cond);
+      if (t < 0) {
+        rc = -1;
+        keep = 0;
+      } else {
+        keep = t;
+      }
+    }
+    if (rc == 0 && keep) rc = comp_loop(I, f, c, g + 1, acc);
+    if (rc == 0 && sr_poll_interrupt(I)) rc = -1;
+  }
+  sr_iter_end(&it);
+  return rc;
+}
+
+static SrVal *eval_comp(SrInterp *I, Frame *f, SrNode *c) {
+  /* the comprehension's variables live in a scope of their own */
+  Frame inner = {sr_env_new(f->env), NULL, f->globals, f->nglobals, f->nonlocals, f->nnonlocals};
+  SrVal *acc = c->op == SR_COMP_DICT ? sr_dict(NULL)
+                                     : sr_seq(NULL, c->op == SR_COMP_SET ? SR_V_SET : SR_V_LIST, 0);
+  int rc = comp_loop(I, &inner, c, 0, acc);
+  sr_env_unref(inner.env);
+  if (rc < 0) {
+    sr_unref(acc);
+    return NULL;
+  }
+  return acc;
+}
+
+/* format(value, spec) for the format-spec mini-language's common subset */
+/* Inserts a separator every three digits of the integer part. */
+static void group_digits(SrBuf *num, char sep) {
+  SrBuf out = SR_BUF_INIT;
+  const char *tmp = sr_buf_str(num);
+  size_t n = num->len;
+  size_t st = tmp[0] == '-' || tmp[0] == '+' || tmp[0] == ' ' ? 1 : 0;
+  size_t end = st;
+  while (end < n && tmp[end] >= '0' && tmp[end] <= '9') end++;
+  sr_buf_putn(&out, tmp, st);
+  for (size_t i = st; i < end; i++) {
+    sr_buf_putc(&out, tmp[i]);
+    size_t left = end - i - 1;
+    if (left && left % 3 == 0) sr_buf_putc(&out, sep);
+  }
+  sr_buf_putn(&out, tmp + end, n - end);
+  sr_buf_free(num);
+  *num = out;
+}
+
+/* printf's %.*f / %.*e / %.*g of ax at precision prec, into out.  Past
+   the digits a double has (1074 after the point, 767 significant) the rest
+   are zeros: printed as such, so that a precision of a billion costs its
+   zeros, not printf's limits (int lengths). */
+static void float_digits(SrBuf *out, char type, int64_t prec, double ax) {
+  enum { MAXP = 1100 };
+  char f[8];
+  snprintf(f, sizeof f, "%%.*%c", type);
+  size_t at = out->len;
+  sr_buf_printf(out, f, (int)(prec < MAXP ? prec : MAXP), ax);
+  if (prec <= MAXP || type == 'g' || type == 'G' || !isfinite(ax)) return;
+  /* the zeros go before an exponent */
+  char *e = strpbrk(out->p + at, "eE");
+  size_t tail = e ? out->len - (size_t)(e - out->p) : 0;
+  char exp[16] = "";
+  if (tail && tail < sizeof exp) memcpy(exp, e, tail + 1);
+  out->len -= tail;
+  sr_buf_fill(out, '0', (size_t)(prec - MAXP));
+  sr_buf_puts(out, exp);
+}
+
+/* Reads the digits of a width or precision at *s (none read as 0), as
+   CPython does, refusing what does not fit. */
+static int spec_number(SrInterp *I, const char **s, int64_t *out) {
+  int64_t n = 0;
+  for (; **s >= '0' && **s <= '9'; (*s)++)
+    if (__builtin_mul_overflow(n, 10, &n) || __builtin_add_overflow(n, **s - '0', &n)) {
+      sr_raise(I, "ValueError", "Too many decimal digits in format string");
+      return -1;
+    }
+  *out = n;
+  return 0;
+}
+
+/* The magnitude of an integer to format: exact for a Python int (INT64_MIN
+   included), and from the double for an array scalar, kept in range. */
+static uint64_t int_magnitude(const SrVal *v, double ax) {
+  if (v->kind != SR_V_OBJ) return v->i < 0 ? 0 - (uint64_t)v->i : (uint64_t)v->i;
+  return ax < 0x1p64 ? (uint64_t)ax : UINT64_MAX;
+}
+
+/* format(value, spec): Python's format-spec mini-language for numbers and
+   strings: [[fill]align][sign][#][0][width][,|_][.precision][type] */
+static SrVal *format_value(SrInterp *I, SrVal *v, const char *spec) {
+  SrBuf b = SR_BUF_INIT;
+  if (!*spec) {
+    SrVal *r = sr_to_str(I, &b, v) < 0 ? NULL : sr_str(NULL, sr_buf_str(&b), b.len);
+    sr_buf_free(&b);
+    return r;
+  }
+  const char *s = spec;
+  char fill = ' ', align = 0, sign = '-';
+  if (s[0] && (s[1] == '<' || s[1] == '>' || s[1] == '^' || s[1] == '=')) {
+    fill = s[0];
+    align = s[1];
+    s += 2;
+  } else if (*s == '<' || *s == '>' || *s == '^' || *s == '=') {
+    align = *s++;
+  }
+  if (*s == '+' || *s == '-' || *s == ' ') sign = *s++;
+  int alt = 0;
+  if (*s == '#') {
+    alt = 1;
+    s++;
+  }
+  if (*s == '0') {
+    if (!align) {
+      fill = '0';
+      align = '=';
+    }
+    s++;
+  }
+  int64_t width64 = 0, prec64 = -1;
+  if (spec_number(I, &s, &width64) < 0) return NULL;
+  char group = 0;
+  if (*s == ',' || *s == '_') group = *s++;
+  if (*s == '.') {
+    s++;
+    if (spec_number(I, &s, &prec64) < 0) return NULL;
+  }
+  /* a width is that many bytes of result; a number's precision past
+     INT_MAX is refused (formatter_unicode.c) and below it costs its digits */
+  if (sr_check_mem(I, (uint64_t)width64, 1) < 0) return NULL;
+  size_t width = (size_t)width64;
+  int64_t prec = prec64;
+  char type = *s ? *s : 0;
+  if (type && s[1]) {
+    sr_raise(I, "ValueError", "Invalid format specifier '%s'", spec);
+    return NULL;
+  }
+  double x = 0;
+  int is_int = v->kind == SR_V_INT || v->kind == SR_V_BOOL;
+  int is_num = is_int || v->kind == SR_V_FLOAT;
+  if (!is_num && v->kind == SR_V_OBJ && type && strchr("fFeEgGd%xXob", type)) {
+    if (sr_as_float(I, v, "a formatted value", &x) < 0) return NULL;
+    is_num = 1;
+    is_int = strchr("dxXob", type) != NULL;
+  } else if (is_num) {
+    x = v->kind == SR_V_FLOAT ? v->f : (double)v->i;
+  }
+  if (is_num && prec > INT_MAX) {
+    sr_raise(I, "ValueError", "precision too big");
+    return NULL;
+  }
+  if (is_num && prec > 0 && sr_check_mem(I, (uint64_t)prec + 400, 1) < 0) return NULL;
+  SrBuf num = SR_BUF_INIT;
+  if (is_num) {
+    const char *sg = sign == '+' ? "+" : sign == ' ' ? " " : "";
+    int neg = x < 0 || (x == 0 && signbit(x));
+    double ax = neg ? -x : x;
+    if (strchr("xXob", type ? type : 'd') && type) {
+      if (!is_int) {
+        sr_raise(I, "ValueError", "Unknown format code '%c' for object of type 'float'", type);
+        return NULL;
+      }
+      uint64_t u = int_magnitude(v, ax);
+      char digits[80];
+      int k = 0;
+      int base = type == 'o' ? 8 : type == 'b' ? 2 : 16;
+      const char *dig = type == 'X' ? "0123456789ABCDEF" : "0123456789abcdef";
+      do {
+        digits[k++] = dig[u % (uint64_t)base];
+        u /= (uint64_t)base;
+      } while (u);
+      sr_buf_puts(&num, neg ? "-" : sg);
+      if (alt) sr_buf_printf(&num, "0%c", type);
+      while (k) sr_buf_putc(&num, digits[--k]);
+    } else if (type == 'd' || (!type && is_int)) {
+      sr_buf_printf(&num, "%s%llu", neg ? "-" : sg, (unsigned long long)int_magnitude(v, ax));
+    } else if (type == '%') {
+      sr_buf_puts(&num, neg ? "-" : sg);
+      float_digits(&num, 'f', prec < 0 ? 6 : prec, ax * 100);
+      sr_buf_putc(&num, '%');
+    } else if (type && strchr("fFeEgG", type)) {
+      sr_buf_puts(&num, neg ? "-" : sg);
+      float_digits(&num, type, prec < 0 ? 6 : prec, ax);
+    } else {
+      if (!neg) sr_buf_puts(&num, sg);
+      if (prec >= 0) float_digits(&num, 'g', prec, x);
+      else sr_to_str(I, &num, v);
+    }
+    if (group) group_digits(&num, group);
+    if (!align) align = '>';
+  } else {
+    if (type && type != 's') {
+      sr_raise(I, "ValueError", "Unknown format code '%c' for object of type '%s'", type, sr_val_kind_name(v));
+      return NULL;
+    }
+    sr_to_str(I, &num, v);
+    if (prec >= 0 && (uint64_t)prec < num.len) num.p[num.len = (size_t)prec] = 0;
+    if (!align) align = '<';
+  }
+  const char *tmp = sr_buf_str(&num);
+  size_t len = num.len;
+  size_t pad = len < width ? width - len : 0;
+  if (align == '<') {
+    sr_buf_puts(&b, tmp);
+    sr_buf_fill(&b, fill, pad);
+  } else if (align == '^') {
+    sr_buf_fill(&b, fill, pad / 2);
+    sr_buf_puts(&b, tmp);
+    sr_buf_fill(&b, fill, pad - pad / 2);
+  } else if (align == '=') {
+    size_t pre = tmp[0] == '-' || tmp[0] == '+' || tmp[0] == ' ' ? 1 : 0;
+    if (tmp[pre] == '0' && (tmp[pre + 1] == 'x' || tmp[pre + 1] == 'X' || tmp[pre + 1] == 'o' || tmp[pre + 1] == 'b'))
+      pre += 2;
+    sr_buf_putn(&b, tmp, pre);
+    sr_buf_fill(&b, fill, pad);
+    sr_buf_puts(&b, tmp + pre);
+  } else {
+    sr_buf_fill(&b, fill, pad);
+    sr_buf_puts(&b, tmp);
+  }
+  sr_buf_free(&num);
+  SrVal *r = sr_str(NULL, sr_buf_str(&b), b.len);
+  sr_buf_free(&b);
+  return r;
+}
+
+SrVal *sr_format(SrInterp *I, SrVal *v, const char *spec) { return format_value(I, v, spec); }
+
+static SrVal *eval_fstring(SrInterp *I, Frame *f, SrNode *n) {
+  SrBuf b = SR_BUF_INIT;
+  for (int i = 0; i < n->n; i++) {
+    SrNode *part = n->list[i];
+    if (part->kind == SR_N_CONST) {
+      sr_buf_putn(&b, part->val->str.s, part->val->str.n);
+      continue;
+    }
+    SrVal *v = eval(I, f, part->a);
+    if (!v) {
+      sr_buf_free(&b);
+      return NULL;
+    }
+    if (part->name) sr_buf_puts(&b, part->name);
+    SrVal *spec = part->b ? eval(I, f, part->b) : NULL;
+    if (part->b && !spec) {
+      sr_unref(v);
+      sr_buf_free(&b);
+      return NULL;
+    }
+    int rc = 0;
+    if (part->op == SR_CONV_REPR && !spec) {
+      rc = sr_to_repr(I, &b, v);
+    } else if (part->op == SR_CONV_STR && !spec) {
+      rc = sr_to_str(I, &b, v);
+    } else {
+      SrVal *conv = v;
+      if (part->op == SR_CONV_REPR || part->op == SR_CONV_STR) {
+        SrBuf t = SR_BUF_INIT;
+        rc = part->op == SR_CONV_REPR ? sr_to_repr(I, &t, v) : sr_to_str(I, &t, v);
+        conv = sr_str(NULL, sr_buf_str(&t), t.len);
+        sr_buf_free(&t);
+      }
+      SrVal *s = rc < 0 ? NULL : format_value(I, conv, spec ? spec->str.s : "");
+      if (conv != v) sr_unref(conv);
+      if (!s) {
+        sr_unref(v);
+        sr_unref(spec);
+        sr_buf_free(&b);
+        return NULL;
+      }
+      sr_buf_putn(&b, s->str.s, s->str.n);
+      sr_unref(s);
+    }
+    sr_unref(spec);
+    sr_unref(v);
+    if (rc < 0) {
+      sr_buf_free(&b);
+      return NULL;
+    }
+  }
+  SrVal *r = sr_str(NULL, sr_buf_str(&b), b.len);
+  sr_buf_free(&b);
+  return r;
+}
+
+static SrVal *make_function(SrInterp *I, Frame *f, SrNode *n) {
+  /* defaults are evaluated when the function is made */
+  int nd = n->params->n;
+  SrVal **defaults = sr_xcalloc((size_t)nd + 1, sizeof *defaults);
+  for (int i = 0; i < nd; i++)
+    if (n->params->defaults[i]) {
+      defaults[i] = eval(I, f, n->params->defaults[i]);
+      if (!defaults[i]) {
+        for (int k = 0; k < i; k++) sr_unref(defaults[k]);
+        free(defaults);
+        return NULL;
+      }
+    }
+  return sr_function_new(I->code, n, f->env, defaults, n->kind == SR_N_LAMBDA ? "<lambda>" : n->name);
+}
+
+/* A jaxpr written in a statement is type-checked when it is first
+   evaluated, under the mesh then in context: an equation whose rule fails
+   or whose written type is not the one its rule computes refuses the
+   definition, with all the errors of the jaxpr at once.  Primitives
+   without a type rule are trusted as written (they run only if they have
+   an eval rule).  n->op marks a literal that passed. */
+static int check_literal(SrInterp *I, SrNode *n) {
+  if (n->op) return 0;
+  SrDiags d = SR_DIAGS_INIT;
+  SrCheckOpts opts = {sr_jax_context_mesh(I->jax), 0};
+  if (sr_check_jaxpr(n->prog->top, &opts, &d, NULL) > 0 || d.count) {
+    sr_raise_diags(I, &d, "TypeError");
+    return -1;
+  }
+  n->op = 1;
+  return 0;
+}
+
+static SrVal *eval_node(SrInterp *I, Frame *f, SrNode *n);
+
+/* Evaluation recurses down the syntax tree, and a tree can be as deep as
+   its source is long (1 + 1 + ... + 1 is a chain of BINOPs), so the depth
+   is bounded as CPython bounds it, with RecursionError.  The bound counts
+   every evaluation under way, in all the calls under way too (at most
+   MAX_CALL_DEPTH of them), which is what the C stack holds. */
+static SrVal *eval(SrInterp *I, Frame *f, SrNode *n) {
+  if (I->eval_depth >= MAX_EVAL_DEPTH) {
+    sr_raise(I, "RecursionError", "maximum recursion depth exceeded");
+    locate(I, n->off);
+    return NULL;
+  }
+  I->eval_depth++;
+  SrVal *r = eval_node(I, f, n);
+  I->eval_depth--;
+  return r;
+}
+
+static SrVal *eval_node(SrInterp *I, Frame *f, SrNode *n) {
+  if (sr_interrupt_point(I) || out_of_memory(I)) {
+    if (!I->exc) sr_raise(I, "KeyboardInterrupt", "interrupted");
+    locate(I, n->off);
+    return NULL;
+  }
+  SrVal *r = NULL;
+  switch (n->kind) {
+  case SR_N_NAME: r = lookup_name(I, f, n->name); break;
+  case SR_N_CONST: return sr_ref(n->val);
+  case SR_N_JAXPR:
+    if (check_literal(I, n) == 0) r = sr_jaxpr_val(NULL, n->prog->top);
+    break;
+  case SR_N_TUPLE:
+  case SR_N_LIST:
+  case SR_N_SET: r = eval_seq(I, f, n); break;
+  case SR_N_DICT: {
+    SrVal *d = sr_dict(NULL);
+    for (int i = 0; i < n->n; i++) {
+      SrVal *v = eval(I, f, n->list2[i]);
+      if (!v) {
+        sr_unref(d);
+        d = NULL;
+        break;
+      }
+      if (!n->list[i]) {
+        if (v->kind != SR_V_DICT) {
+          sr_raise(I, "TypeError", "'%s' object is not a mapping", sr_val_kind_name(v));
+          sr_unref(v);
+          sr_unref(d);
+          d = NULL;
+          break;
+        }
+        for (int k = 0; k < v->dict.n; k++)
+          sr_dict_set(NULL, d, sr_ref(v->dict.keys[k]), sr_ref(v->dict.vals[k]));
+        sr_unref(v);
+        continue;
+      }
+      SrVal *k = eval(I, f, n->list[i]);
+      if (!k) {
+        sr_unref(v);
+        sr_unref(d);
+        d = NULL;
+        break;
+      }
+      sr_dict_set(NULL, d, k, v);
+    }
+    r = d;
+    break;
+  }
+  case SR_N_ATTR: {
+    SrVal *o = eval(I, f, n->a);
+    if (!o) return NULL;
+    r = sr_getattr(I, o, n->name);
+    sr_unref(o);
+    break;
+  }
+  case SR_N_SUBSCRIPT: {
+    SrVal *o = eval(I, f, n->a);
+    if (!o) return NULL;
+    SrVal *k = eval(I, f, n->b);
+    if (k) r = sr_getitem(I, o, k);
+    sr_unref(k);
+    sr_unref(o);
+    break;
+  }
+  case SR_N_SLICE: {
+    SrVal *parts[3] = {NULL, NULL, NULL};
+    SrNode *ns[3] = {n->a, n->b, n->c};
+    for (int i = 0; i < 3; i++) {
+      parts[i] = ns[i] ? eval(I, f, ns[i]) : sr_none();
+      if (!parts[i]) {
+        for (int k = 0; k < i; k++) sr_unref(parts[k]);
+        return NULL;
+      }
+    }
+    r = sr_slice_new(parts[0], parts[1], parts[2]);
+    break;
+  }
+  case SR_N_CALL: return eval_call(I, f, n);
+  case SR_N_BINOP: {
+    SrVal *a = eval(I, f, n->a);
+    if (!a) return NULL;
+    SrVal *b = eval(I, f, n->b);
+    if (b) r = sr_binop(I, n->op, a, b);
+    sr_unref(a);
+    sr_unref(b);
+    break;
+  }
+  case SR_N_UNARY: {
+    SrVal *a = eval(I, f, n->a);
+    if (!a) return NULL;
+    if (n->op == SR_OP_NOT) {
+      int t = sr_truthy(I, a);
+      r = t < 0 ? NULL : sr_bool(!t);
+    } else {
+      r = sr_unop(I, n->op, a);
+    }
+    sr_unref(a);
+    break;
+  }
+  case SR_N_COMPARE: {
+    SrVal *left = eval(I, f, n->a);
+    if (!left) return NULL;
+    r = sr_bool(1);
+    for (int i = 0; i < n->n; i++) {
+      SrVal *right = eval(I, f, n->list[i]);
+      if (!right) {
+        sr_unref(left);
+        return NULL;
+      }
+      SrVal *c = sr_binop(I, n->ops[i], left, right);
+      sr_unref(left);
+      left = right;
+      if (!c) {
+        r = NULL; /* left is dropped after the loop */
+        break;
+      }
+      if (n->n == 1) {
+        r = c;
+        break;
+      }
+      int t = sr_truthy(I, c);
+      if (t <= 0) {
+        r = t < 0 ? NULL : c;
+        if (t == 0) break;
+        sr_unref(c);
+        break;
+      }
+      sr_unref(c);
+    }
+    if (n->n != 1 || !r) sr_unref(left);
+    else sr_unref(left);
+    break;
+  }
+  case SR_N_BOOLOP: {
+    for (int i = 0; i < n->n; i++) {
+      SrVal *v = eval(I, f, n->list[i]);
+      if (!v) return NULL;
+      if (i == n->n - 1) return v;
+      int t = sr_truthy(I, v);
+      if (t < 0) {
+        sr_unref(v);
+        return NULL;
+      }
+      if ((n->op == SR_OP_AND && !t) || (n->op == SR_OP_OR && t)) return v;
+      sr_unref(v);
+    }
+    return sr_none();
+  }
+  case SR_N_IFEXP: {
+    SrVal *c = eval(I, f, n->a);
+    if (!c) return NULL;
+    int t = sr_truthy(I, c);
+    sr_unref(c);
+    if (t < 0) return NULL;
+    return eval(I, f, t ? n->b : n->c);
+  }
+  case SR_N_LAMBDA: r = make_function(I, f, n); break;
+  case SR_N_COMP: r = eval_comp(I, f, n); break;
+  case SR_N_FSTRING: r = eval_fstring(I, f, n); break;
+  case SR_N_STARRED: r = sr_raise(I, "SyntaxError", "can't use starred expression here"); break;
+  default: r = sr_raise(I, "SyntaxError", "not an expression");
+  }
+  if (!r) locate(I, n->off);
+  return r;
+}
+
+/* ---- assignment ---- */
+
+static Status assign(SrInterp *I, Frame *f, SrNode *t, SrVal *v) {
+  switch (t->kind) {
+  case SR_N_NAME:
+    sr_env_set(binding_env(I, f, t->name), t->name, v);
+    return ST_OK;
+  case SR_N_ATTR: {
+    SrVal *o = eval(I, f, t->a);
+    if (!o) {
+      sr_unref(v);
+      return ST_ERROR;
+    }
+    int rc = sr_setattr(I, o, t->name, v);
+    sr_unref(o);
+    sr_unref(v);
+    if (rc < 0) locate(I, t->off);
+    return rc < 0 ? ST_ERROR : ST_OK;
+  }
+  case SR_N_SUBSCRIPT: {
+    SrVal *o = eval(I, f, t->a);
+    SrVal *k = o ? eval(I, f, t->b) : NULL;
+    int rc = k ? sr_setitem(I, o, k, v) : -1;
+    sr_unref(o);
+    sr_unref(k);
+    sr_unref(v);
+    if (rc < 0) locate(I, t->off);
+    return rc < 0 ? ST_ERROR : ST_OK;
+  }
+  case SR_N_TUPLE:
+  case SR_N_LIST: {
+    SrVal *items = sr_iterate(I, v);
+    sr_unref(v);
+    if (!items) {
+      locate(I, t->off);
+      return ST_ERROR;
+    }
+    int star = -1;
+    for (int i = 0; i < t->n; i++)
+      if (t->list[i]->kind == SR_N_STARRED) star = i;
+    int need = star >= 0 ? t->n - 1 : t->n;
+    if ((star < 0 && items->seq.n != need) || (star >= 0 && items->seq.n < need)) {
+      if (items->seq.n > need)
+        sr_raise(I, "ValueError", "too many values to unpack (expected %d)", need);
+      else
+        sr_raise(I, "ValueError", "not enough values to unpack (expected %d, got %d)", need, items->seq.n);
+      sr_unref(items);
+      locate(I, t->off);
+      return ST_ERROR;
+    }
+    int k = 0;
+    for (int i = 0; i < t->n; i++) {
+      Status s;
+      if (i == star) {
+        int m = items->seq.n - need;
+        SrVal *rest = sr_seq(NULL, SR_V_LIST, m);
+        for (int j = 0; j < m; j++) sr_seq_push(NULL, rest, sr_ref(items->seq.items[k++]));
+        s = assign(I, f, t->list[i]->a, rest);
+      } else {
+        s = assign(I, f, t->list[i], sr_ref(items->seq.items[k++]));
+      }
+      if (s != ST_OK) {
+        sr_unref(items);
+        return s;
+      }
+    }
+    sr_unref(items);
+    return ST_OK;
+  }
+  default:
+    sr_unref(v);
+    sr_raise(I, "SyntaxError", "cannot assign to this expression");
+    locate(I, t->off);
+    return ST_ERROR;
+  }
+}
+
+/* ---- statements ---- */
+
+static int exc_matches(SrInterp *I, SrVal *want, SrVal *exc) {
+  if (!want) return 1;
+  if (want->kind == SR_V_TUPLE) {
+    for (int i = 0; i < want->seq.n; i++)
+      if (exc_matches(I, want->seq.items[i], exc)) return 1;
+    return 0;
+  }
+  const char *wn = sr_exception_type_name(want);
+  if (!wn) return 0;
+  return sr_exception_is_a(sr_exc_type(exc), wn);
+}
+
+static Status exec_stmt(SrInterp *I, Frame *f, SrNode *n, int top);
+
+static Status exec_block(SrInterp *I, Frame *f, SrNode **body, int n) {
+  for (int i = 0; i < n; i++) {
+    Status s = exec_stmt(I, f, body[i], 0);
+    if (s != ST_OK) return s;
+  }
+  return ST_OK;
+}
+
+static int echo_value(SrInterp *I, SrVal *v) {
+  if (v->kind == SR_V_NONE) return 0;
+  SrBuf b = SR_BUF_INIT;
+  int rc = sr_to_repr(I, &b, v);
+  sr_buf_putc(&b, '\n');
+  if (rc == 0) sr_write(I, b.p, b.len);
+  sr_buf_free(&b);
+  return rc;
+}
+
+static Status exec_import(SrInterp *I, Frame *f, SrNode *n) {
+  if (n->kind == SR_N_IMPORT) {
+    for (int i = 0; i < n->n; i++) {
+      SrNode *al = n->list[i];
+      const char *full = al->name;
+      if (al->name2) {
+        sr_env_set(f->env, al->name2, sr_module(full));
+      } else {
+        /* import a.b binds a */
+        const char *dot = strchr(full, '.');
+        const char *top = dot ? sr_intern(full, (size_t)(dot - full)) : full;
+        sr_env_set(f->env, top, sr_module(top));
+      }
+    }
+    return ST_OK;
+  }
+  /* from MODULE import names */
+  for (int i = 0; i < n->n; i++) {
+    SrNode *al = n->list[i];
+    if (strcmp(al->name, "*") == 0) continue;
+    SrBuf q = SR_BUF_INIT;
+    sr_buf_printf(&q, "%s.%s", n->name, al->name);
+    SrVal *v = sr_lookup_qualname(sr_canonical_module(q.p));
+    if (!v && strcmp(n->name, "__future__") != 0) {
+      /* an unknown module's names become placeholders, so that imports of
+         modules shardrepl does not model (re, enum, ...) do not stop a
+         script; using one raises */
+      if (!sr_module_known(n->name)) {
+        v = sr_module(q.p);
+      } else if (sr_module_known(q.p)) {
+        v = sr_module(q.p); /* a submodule */
+      } else {
+        sr_raise(I, "ImportError", "cannot import name '%s' from '%s'", al->name, n->name);
+        sr_buf_free(&q);
+        locate(I, al->off);
+        return ST_ERROR;
+      }
+    } else if (v) {
+      sr_ref(v);
+    }
+    sr_buf_free(&q);
+    if (v) sr_env_set(f->env, al->name2 ? al->name2 : al->name, v);
+  }
+  return ST_OK;
+}
+
+static Status exec_stmt(SrInterp *I, Frame *f, SrNode *n, int top) {
+  if (sr_interrupt_point(I) || out_of_memory(I)) {
+    if (!I->exc) sr_raise(I, "KeyboardInterrupt", "interrupted");
+    locate(I, n->off);
+    return ST_ERROR;
+  }
+  switch (n->kind) {
+  case SR_N_SEQ: return exec_block(I, f, n->list, n->n);
+  case SR_N_EXPR: {
+    SrVal *v = eval(I, f, n->a);
+    if (!v) return ST_ERROR;
+    int rc = top && I->echo ? echo_value(I, v) : 0;
+    sr_unref(v);
+    if (rc < 0) {
+      locate(I, n->off);
+      return ST_ERROR;
+    }
+    return ST_OK;
+  }
+  case SR_N_ASSIGN: {
+    SrVal *v = eval(I, f, n->a);
+    if (!v) return ST_ERROR;
+    for (int i = 0; i < n->n; i++) {
+      Status s = assign(I, f, n->list[i], i + 1 < n->n ? sr_ref(v) : v);
+      if (s != ST_OK) {
+        if (i + 1 < n->n) sr_unref(v);
+        return s;
+      }
+    }
+    return ST_OK;
+  }
+  case SR_N_AUGASSIGN: {
+    /* x += 1 makes x local to a function, unless declared global or
+       nonlocal: it must be bound there already, not only outside */
+    if (n->a->kind == SR_N_NAME && f->env != I->globals && binding_env(I, f, n->a->name) == f->env &&
+        !bound_here(f->env, n->a->name)) {
+      sr_raise(I, "UnboundLocalError", "cannot access local variable '%s' where it is not associated with a value",
+               n->a->name);
+      locate(I, n->a->off);
+      return ST_ERROR;
+    }
+    SrVal *cur = eval(I, f, n->a);
+    if (!cur) return ST_ERROR;
+    SrVal *rhs = eval(I, f, n->b);
+    SrVal *v = rhs ? sr_binop(I, n->op, cur, rhs) : NULL;
+    sr_unref(cur);
+    sr_unref(rhs);
+    if (!v) {
+      locate(I, n->off);
+      return ST_ERROR;
+    }
+    return assign(I, f, n->a, v);
+  }
+  case SR_N_DEF: {
+    SrVal *fn = make_function(I, f, n);
+    if (!fn) return ST_ERROR;
+    /* decorators apply bottom-up */
+    for (int i = n->n2 - 1; i >= 0; i--) {
+      SrVal *d = eval(I, f, n->list2[i]);
+      if (!d) {
+        sr_unref(fn);
+        return ST_ERROR;
+      }
+      SrVal *g = sr_call1(I, d, fn);
+      if (!g) locate(I, n->list2[i]->off);
+      sr_unref(d);
+      sr_unref(fn);
+      if (!g) return ST_ERROR;
+      fn = g;
+    }
+    sr_env_set(f->env, n->name, fn);
+    return ST_OK;
+  }
+  case SR_N_RETURN:
+    if (n->a) {
+      f->ret = eval(I, f, n->a);
+      if (!f->ret) return ST_ERROR;
+    } else {
+      f->ret = sr_none();
+    }
+    return ST_RETURN;
+  case SR_N_IF: {
+    SrVal *c = eval(I, f, n->a);
+    if (!c) return ST_ERROR;
+    int t = sr_truthy(I, c);
+    sr_unref(c);
+    if (t < 0) {
+      locate(I, n->a->off);
+      return ST_ERROR;
+    }
+    return t ? exec_block(I, f, n->list, n->n) : exec_block(I, f, n->list2, n->n2);
+  }
+  case SR_N_FOR: {
+    SrVal *src = eval(I, f, n->b);
+    SrIter it;
+    int rc = src ? sr_iter_begin(I, &it, src) : -1;
+    sr_unref(src);
+    if (rc < 0) {
+      locate(I, n->b->off);
+      return ST_ERROR;
+    }
+    Status s = ST_OK;
+    int broke = 0;
+    for (SrVal *x; (x = sr_iter_next(&it));) {
+      s = assign(I, f, n->a, x);
+      if (s != ST_OK) break;
+      s = exec_block(I, f, n->list, n->n);
+      if (s == ST_BREAK) {
+        s = ST_OK;
+        broke = 1;
+        break;
+      }
+      if (s == ST_CONTINUE) s = ST_OK;
+      if (s != ST_OK) break;
+    }
+    sr_iter_end(&it);
+    if (s == ST_OK && !broke) s = exec_block(I, f, n->list2, n->n2);
+    return s;
+  }
+  case SR_N_WHILE: {
+    for (;;) {
+      SrVal *c = eval(I, f, n->a);
+      if (!c) return ST_ERROR;
+      int t = sr_truthy(I, c);
+      sr_unref(c);
+      if (t < 0) return ST_ERROR;
+      if (!t) return exec_block(I, f, n->list2, n->n2);
+      Status s = exec_block(I, f, n->list, n->n);
+      if (s == ST_BREAK) return ST_OK;
+      if (s == ST_CONTINUE) continue;
+      if (s != ST_OK) return s;
+    }
+  }
+  case SR_N_TRY: {
+    Status s = exec_block(I, f, n->list, n->n);
+    if (s == ST_ERROR && I->exc) {
+      for (int i = 0; i < n->n2; i++) {
+        SrNode *h = n->list2[i];
+        SrVal *want = NULL;
+        if (h->a) {
+          want = eval(I, f, h->a);
+          if (!want) break; /* the new error replaces the old */
+        }
+        int m = exc_matches(I, want, I->exc);
+        sr_unref(want);
+        if (!m) continue;
+        SrVal *e = I->exc;
+        I->exc = NULL;
+        sr_exc_clear(I);
+        SrVal *outer = I->handled;
+        I->handled = sr_ref(e);
+        if (h->name) sr_env_set(f->env, h->name, e);
+        else sr_unref(e);
+        s = exec_block(I, f, h->list, h->n);
+        sr_unref(I->handled);
+        I->handled = outer;
+        break;
+      }
+    }
+    if (n->n3) {
+      /* finally: runs whatever happened, keeping a pending exception or
+         return value; a return, break or error of its own replaces them */
+      SrVal *pending = I->exc;
+      SrSrc *psrc = I->exc_src;
+      size_t poff = I->exc_off;
+      int ploc = I->exc_located;
+      SrVal *pret = NULL;
+      if (s == ST_RETURN) {
+        pret = f->ret;
+        f->ret = NULL;
+      }
+      I->exc = NULL;
+      I->exc_src = NULL;
+      I->exc_located = 0;
+      Status fs = exec_block(I, f, n->list3, n->n3);
+      if (fs != ST_OK) {
+        sr_unref(pending);
+        sr_src_unref(psrc);
+        sr_unref(pret);
+        return fs;
+      }
+      if (s == ST_RETURN) f->ret = pret;
+      I->exc = pending;
+      I->exc_src = psrc;
+      I->exc_off = poff;
+      I->exc_located = ploc;
+    }
+    return s;
+  }
+  case SR_N_WITH: {
+    /* context managers: enter each item's value, run, exit in reverse */
+    SrVal **mgrs = sr_xcalloc((size_t)n->n2 + 1, sizeof *mgrs);
+    int nm = 0;
+    Status s = ST_OK;
+    for (int i = 0; i < n->n2; i++) {
+      SrVal *m = eval(I, f, n->list2[i]->a);
+      if (!m) {
+        s = ST_ERROR;
+        break;
+      }
+      SrVal *entered = sr_context_enter(I, m);
+      if (!entered) {
+        sr_unref(m);
+        locate(I, n->list2[i]->off);
+        s = ST_ERROR;
+        break;
+      }
+      mgrs[nm++] = m;
+      if (n->list2[i]->b) {
+        s = assign(I, f, n->list2[i]->b, entered);
+        if (s != ST_OK) break;
+      } else {
+        sr_unref(entered);
+      }
+    }
+    if (s == ST_OK) s = exec_block(I, f, n->list, n->n);
+    for (int i = nm - 1; i >= 0; i--) {
+      sr_context_exit(I, mgrs[i]);
+      sr_unref(mgrs[i]);
+    }
+    free(mgrs);
+    return s;
+  }
+  case SR_N_ASSERT: {
+    SrVal *c = eval(I, f, n->a);
+    if (!c) return ST_ERROR;
+    int t = sr_truthy(I, c);
+    sr_unref(c);
+    if (t < 0) return ST_ERROR;
+    if (t) return ST_OK;
+    if (n->b) {
+      SrVal *m = eval(I, f, n->b);
+      if (!m) return ST_ERROR;
+      SrBuf b = SR_BUF_INIT;
+      sr_to_str(I, &b, m);
+      sr_unref(m);
+      sr_raise(I, "AssertionError", "%s", sr_buf_str(&b));
+      sr_buf_free(&b);
+    } else {
+      sr_raise(I, "AssertionError", "%s", "");
+    }
+    locate(I, n->off);
+    return ST_ERROR;
+  }
+  case SR_N_PASS: return ST_OK;
+  case SR_N_GLOBAL:
+    if (n->op && f->env != I->globals) {
+      f->globals = sr_xrealloc(f->globals, (size_t)(f->nglobals + n->n) * sizeof *f->globals);
+      for (int i = 0; i < n->n; i++) f->globals[f->nglobals++] = n->list[i]->name;
+    } else if (!n->op && f->env != I->globals) {
+      f->nonlocals = sr_xrealloc(f->nonlocals, (size_t)(f->nnonlocals + n->n) * sizeof *f->nonlocals);
+      for (int i = 0; i < n->n; i++) f->nonlocals[f->nnonlocals++] = n->list[i]->name;
+    }
+    return ST_OK;
+  case SR_N_BREAK: return ST_BREAK;
+  case SR_N_CONTINUE: return ST_CONTINUE;
+  case SR_N_IMPORT:
+  case SR_N_FROM: return exec_import(I, f, n);
+  case SR_N_RAISE: {
+    if (!n->a) {
+      if (!I->handled) {
+        sr_raise(I, "RuntimeError", "No active exception to reraise");
+        locate(I, n->off);
+        return ST_ERROR;
+      }
+      sr_exc_clear(I);
+      I->exc = sr_ref(I->handled);
+      locate(I, n->off);
+      return ST_ERROR;
+    }
+    SrVal *e = eval(I, f, n->a);
+    if (!e) return ST_ERROR;
+    if (sr_is_obj(e, &sr_exception_class)) {
+      sr_exc_clear(I);
+      I->exc = e;
+    } else if (sr_exception_type_name(e)) {
+      sr_raise(I, sr_exception_type_name(e), "%s", "");
+      sr_unref(e);
+    } else {
+      sr_raise(I, "TypeError", "exceptions must derive from BaseException");
+      sr_unref(e);
+    }
+    locate(I, n->off);
+    return ST_ERROR;
+  }
+  case SR_N_DEL:
+    for (int i = 0; i < n->n; i++) {
+      SrNode *t = n->list[i];
+      if (t->kind == SR_N_NAME) {
+        if (sr_env_del(f->env, t->name) < 0) {
+          sr_raise(I, "NameError", "name '%s' is not defined", t->name);
+          locate(I, t->off);
+          return ST_ERROR;
+        }
+      } else if (t->kind == SR_N_SUBSCRIPT) {
+        SrVal *o = eval(I, f, t->a);
+        SrVal *k = o ? eval(I, f, t->b) : NULL;
+        int rc = k ? sr_delitem(I, o, k) : -1;
+        sr_unref(o);
+        sr_unref(k);
+        if (rc < 0) {
+          locate(I, t->off);
+          return ST_ERROR;
+        }
+      }
+    }
+    return ST_OK;
+  default:
+    sr_raise(I, "SyntaxError", "not a statement");
+    locate(I, n->off);
+    return ST_ERROR;
+  }
+}
+
+/* ---- user functions ---- */
+
+SrVal *sr_function_call(SrInterp *I, SrFunction *fn, SrArgs *a) {
+  SrNode *def = fn->node;
+  SrParams *ps = def->params;
+  if (I->depth >= MAX_CALL_DEPTH)
+    return sr_raise(I, "RecursionError", "maximum recursion depth exceeded");
+  SrEnv *env = sr_env_new(fn->closure);
+  int npos = ps->n - ps->nkwonly;
+  /* positional */
+  int given = a->n < npos ? a->n : npos;
+  for (int i = 0; i < given; i++) sr_env_set(env, ps->names[i], sr_ref(a->v[i]));
+  if (a->n > npos) {
+    if (!ps->star) {
+      sr_env_unref(env);
+      return sr_raise(I, "TypeError", "%s() takes %d positional argument%s but %d were given",
+                      fn->name, npos, npos == 1 ? "" : "s", a->n);
+    }
+  }
+  if (ps->star) {
+    int extra = a->n > npos ? a->n - npos : 0;
+    SrVal *t = sr_seq(NULL, SR_V_TUPLE, extra);
+    for (int i = 0; i < extra; i++) sr_seq_push(NULL, t, sr_ref(a->v[npos + i]));
+    sr_env_set(env, ps->star, t);
+  }
+  SrVal *kwargs = ps->kwstar ? sr_dict(NULL) : NULL;
+  for (int k = 0; k < a->nkw; k++) {
+    int found = -1;
+    for (int i = ps->nposonly; i < ps->n; i++)
+      if (ps->names[i] == a->kw[k]) found = i;
+    if (found < 0) {
+      if (kwargs) {
+        sr_dict_set(NULL, kwargs, sr_str_cstr(NULL, a->kw[k]), sr_ref(a->kwv[k]));
+        continue;
+      }
+      sr_env_unref(env);
+      return sr_raise(I, "TypeError", "%s() got an unexpected keyword argument '%s'", fn->name, a->kw[k]);
+    }
+    if (found < given) {
+      sr_env_unref(env);
+      sr_unref(kwargs);
+      return sr_raise(I, "TypeError", "%s() got multiple values for argument '%s'", fn->name, a->kw[k]);
+    }
+    sr_env_set(env, ps->names[found], sr_ref(a->kwv[k]));
+  }
+  if (kwargs) sr_env_set(env, ps->kwstar, kwargs);
+  const char *missing[64];
+  int nmissing = 0, kwonly_missing = 0;
+  for (int i = given; i < ps->n; i++) {
+    if (env->cap && env->keys[env_find(env, ps->names[i])]) continue;
+    if (fn->defaults[i]) {
+      sr_env_set(env, ps->names[i], sr_ref(fn->defaults[i]));
+    } else if (nmissing < 64) {
+      missing[nmissing++] = ps->names[i];
+      kwonly_missing = i >= npos;
+    }
+  }
+  if (nmissing) {
+    /* f() missing 2 required positional arguments: 'a' and 'b' */
+    SrBuf b = SR_BUF_INIT;
+    for (int i = 0; i < nmissing; i++) {
+      if (i) sr_buf_puts(&b, i == nmissing - 1 ? (nmissing > 2 ? ", and " : " and ") : ", ");
+      sr_buf_printf(&b, "'%s'", missing[i]);
+    }
+    sr_raise(I, "TypeError", "%s() missing %d required %s argument%s: %s", fn->name, nmissing,
+             kwonly_missing ? "keyword-only" : "positional", nmissing == 1 ? "" : "s", b.p);
+    sr_buf_free(&b);
+    sr_env_unref(env);
+    return NULL;
+  }
+  Frame fr = {env, NULL, NULL, 0, NULL, 0};
+  SrCode *saved = I->code;
+  I->code = fn->code;
+  I->depth++;
+  SrVal *r = NULL;
+  if (def->kind == SR_N_LAMBDA) {
+    r = eval(I, &fr, def->a);
+  } else {
+    Status s = exec_block(I, &fr, def->list, def->n);
+    if (s == ST_RETURN) r = fr.ret;
+    else if (s == ST_OK) r = sr_none();
+    else if (s != ST_ERROR) r = sr_raise(I, "SyntaxError", "'break' outside loop");
+  }
+  I->depth--;
+  I->code = saved;
+  free(fr.globals);
+  free(fr.nonlocals);
+  sr_env_unref(env);
+  return r;
+}
+
+/* ---- running sources ---- */
+
+/* After a parse error, the next line that starts at column 0. */
+static size_t resync(const SrSrc *src, size_t pos) {
+  const char *s = src->text;
+  size_t i = pos;
+  while (i < src->len && s[i] != '\n') i++;
+  while (i < src->len) {
+    i++;
+    if (i < src->len && s[i] != ' ' && s[i] != '\t' && s[i] != '\n' && s[i] != '#') return i;
+    while (i < src->len && s[i] != '\n') i++;
+  }
+  return src->len;
+}
+
+/* Hands the diagnostics of a failed statement to the driver at once. */
+static void report_now(SrInterp *I) {
+  if (!I->first_error) I->first_error = sr_diags_kind(&I->diags);
+  if (I->on_error) I->on_error(I);
+}
+
+/* Under MPI all ranks agree on a statement's outcome (interp.h). */
+static int stmt_end(SrInterp *I, int failed) {
+  return I->on_stmt_end ? I->on_stmt_end(I, failed) : failed;
+}
+
+/* The start of the next line holding something, or len. */
+static size_t skip_blank_lines(const SrSrc *src, size_t pos) {
+  const char *s = src->text;
+  for (;;) {
+    size_t i = pos;
+    while (i < src->len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r')) i++;
+    if (i < src->len && s[i] == '#')
+      while (i < src->len && s[i] != '\n') i++;
+    if (i < src->len && s[i] == '\n') {
+      pos = i + 1;
+      continue;
+    }
+    if (i >= src->len) return src->len;
+    /* a command starts at its ':'; a statement at its line's start, so
+       that an unexpected indent is seen */
+    return s[i] == ':' ? i : pos;
+  }
+}
+
+int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going) {
+  size_t pos = 0;
+  int failed = 0, agreed;
+  SrCode *code = sr_code_new(src);
+  /* output that is not a terminal is flushed after each statement, so that
+     a job killed later keeps what it printed */
+  int flush = I->out && !isatty(fileno(I->out));
+  I->run_depth++;
+  for (;;) {
+    if (flush) fflush(I->out);
+    pos = skip_blank_lines(src, pos);
+    if (pos < src->len && src->text[pos] == ':') {
+      /* a colon command takes the rest of its line */
+      size_t eol = pos;
+      while (eol < src->len && src->text[eol] != '\n') eol++;
+      sr_jit_cache_clear(I);
+      int bad = sr_command_run(I, src, pos, eol) < 0;
+      if (bad && I->exc) {
+        /* an exception that knows no place of its own is the command's */
+        if (!I->exc_located) {
+          I->exc_src = sr_src_ref(src);
+          I->exc_off = pos;
+          I->exc_located = 1;
+        }
+        exc_to_diag(I);
+      }
+      if ((agreed = stmt_end(I, bad))) {
+        report_now(I);
+        failed++;
+        if (!keep_going || agreed == 2) break;
+      }
+      pos = eol;
+      if (I->quit) break;
+      continue;
+    }
+    SrDiags pd = SR_DIAGS_INIT;
+    size_t at = pos;
+    SrNode *n = sr_lang_parse_stmt(code, &pos, &pd, sr_jax_context_mesh(I->jax));
+    if (!n) {
+      if (!pd.count) break;
+      size_t err_at = pd.first && pd.first->src == src && pd.first->off > at ? pd.first->off : at;
+      pd.incomplete = 0;
+      sr_diags_move(&I->diags, &pd);
+      agreed = stmt_end(I, 1);
+      report_now(I);
+      failed++;
+      if (!keep_going || agreed == 2) break;
+      pos = resync(src, err_at);
+      if (pos >= src->len) break;
+      continue;
+    }
+    SrCode *saved = I->code;
+    I->code = code;
+    Frame fr = {I->globals, NULL, NULL, 0, NULL, 0};
+    sr_exec_stmt_begin(I);
+    sr_jit_cache_clear(I);
+    Status s = exec_stmt(I, &fr, n, 1);
+    I->code = saved;
+    if (s == ST_RETURN) sr_unref(fr.ret);
+    int bad = 1;
+    if (s == ST_ERROR || I->exc) {
+      if (!I->exc) sr_raise(I, "RuntimeError", "error");
+      locate(I, n->off);
+      exc_to_diag(I);
+    } else if (s == ST_BREAK || s == ST_CONTINUE) {
+      sr_error(&I->diags, SR_E_PARSE, src, n->off, "'break' or 'continue' outside a loop");
+    } else {
+      bad = 0;
+    }
+    if ((agreed = stmt_end(I, bad))) {
+      report_now(I);
+      failed++;
+      if (!keep_going || agreed == 2) break;
+    }
+  }
+  I->run_depth--;
+  if (flush) fflush(I->out);
+  sr_code_unref(code);
+  return failed;
+}
+
+SrVal *sr_interp_eval_text(SrInterp *I, SrSrc *src, size_t pos) {
+  SrCode *code = sr_code_new(src);
+  SrDiags pd = SR_DIAGS_INIT;
+  SrNode *e = sr_lang_parse_expr(code, pos, &pd, sr_jax_context_mesh(I->jax));
+  SrVal *v = NULL;
+  if (!e) {
+    sr_diags_move(&I->diags, &pd);
+  } else {
+    SrCode *saved = I->code;
+    I->code = code;
+    Frame fr = {I->globals, NULL, NULL, 0, NULL, 0};
+    v = eval(I, &fr, e);
+    I->code = saved;
+    if (!v) {
+      locate(I, e->off);
+      exc_to_diag(I);
+    }
+  }
+  sr_code_unref(code);
+  return v;
+}

@@ -1,0 +1,235 @@
+/* interp.h: the statement language's interpreter.
+ *
+ * It evaluates the syntax tree of ast.h over SrVals.  Errors are Python
+ * exceptions: a function that fails raises (sr_raise) and returns NULL (or
+ * -1); the exception carries JAX's type name and message and the location
+ * of the innermost statement or expression that raised it.  An uncaught
+ * exception becomes a located diagnostic and never ends the session:
+ * bindings made before it stay.
+ *
+ * Built-in functions and modules live in one registry keyed by qualified
+ * name ("jax.numpy.sin"); the prefixes jax., jnp., jax.lax. and
+ * jax.sharding. are optional for bare names.
+ */
+#ifndef SR_LANG_INTERP_H
+#define SR_LANG_INTERP_H
+
+#include <stdio.h>
+#include <stdint.h>
+
+#include "ir/val.h"
+#include "py/ast.h"
+#include "util/diag.h"
+
+typedef struct SrInterp SrInterp;
+
+/* A call's arguments, as a builtin sees them (all borrowed). */
+typedef struct SrArgs {
+  int n;
+  SrVal **v;
+  int nkw;
+  const char **kw; /* interned */
+  SrVal **kwv;
+  SrVal *self;     /* bound methods: the object; else NULL */
+} SrArgs;
+
+typedef SrVal *(*SrBuiltinFn)(SrInterp *I, SrArgs *a);
+
+/* What SR_V_OBJ values of a class can do.  Every slot may be NULL. */
+typedef struct SrLangOps {
+  SrVal *(*call)(SrInterp *I, SrVal *self, SrArgs *a);
+  SrVal *(*getattr)(SrInterp *I, SrVal *self, const char *name); /* NULL: not found
+                                                                   (no exception set) */
+  int (*setattr)(SrInterp *I, SrVal *self, const char *name, SrVal *v);
+  SrVal *(*getitem)(SrInterp *I, SrVal *self, SrVal *key);
+  int (*setitem)(SrInterp *I, SrVal *self, SrVal *key, SrVal *v);
+  /* the items to iterate over, as a new list */
+  SrVal *(*iter)(SrInterp *I, SrVal *self);
+  /* a op b; reflected when self is b.  Returns NULL without an exception
+     for "not implemented" (I->exc unset). */
+  SrVal *(*binop)(SrInterp *I, int op, SrVal *a, SrVal *b);
+  SrVal *(*unop)(SrInterp *I, int op, SrVal *a);
+  SrVal *(*compare)(SrInterp *I, int op, SrVal *a, SrVal *b);
+  int64_t (*len)(SrInterp *I, SrVal *self); /* -1: no len */
+  int (*truthy)(SrInterp *I, SrVal *self);  /* -1 with an exception */
+  /* Pytree nodes (a registered pytree class: VJP objects, NotNeeded()):
+     the children as a new list, and a node like self rebuilt from new
+     children (borrowed), a new reference.  NULL: the object is a leaf. */
+  SrVal *(*tree_children)(SrVal *self);
+  SrVal *(*tree_rebuild)(SrVal *self, SrVal *children);
+} SrLangOps;
+
+static inline const SrLangOps *sr_ops(const SrVal *v) {
+  return v->kind == SR_V_OBJ ? (const SrLangOps *)v->obj.cls->lang : NULL;
+}
+static inline int sr_is_obj(const SrVal *v, const SrClass *cls) {
+  return v->kind == SR_V_OBJ && v->obj.cls == cls;
+}
+
+/* Hooks that later stages install: calling a jaxpr value. */
+typedef SrVal *(*SrJaxprCallFn)(SrInterp *I, SrVal *fn, SrArgs *a);
+
+struct SrJaxState;
+
+struct SrInterp {
+  struct SrEnv *globals;
+  FILE *out;             /* print() and echoes; NULL: discard (non-zero ranks) */
+  SrDiags diags;         /* uncaught errors, for the driver to render */
+  /* the exception being raised */
+  SrVal *exc;
+  SrVal *handled;        /* the exception an except block is handling */
+  SrSrc *exc_src;
+  size_t exc_off;
+  int exc_located;
+  /* where evaluation is, for locating exceptions */
+  SrCode *code;
+  uint32_t cur_off;
+  int depth;             /* call depth, against runaway recursion */
+  int eval_depth;        /* expressions under evaluation, likewise */
+  int echo;              /* echo bare expression statements */
+  int keep_going;        /* :load and scripts continue after an error */
+  /* called after each failed statement, with its diagnostics in diags (the
+     driver prints them then, so they interleave with the output) */
+  void (*on_error)(SrInterp *I);
+  /* Under MPI (src/mpi_driver.c): called at the end of every statement
+     sr_interp_run runs (at every depth: a :load runs one inside another),
+     failed or not, before on_error; all ranks agree there whether it
+     failed (it may put another rank's diagnostics in diags).  Returns 0
+     (it did not fail), 1 (it failed) or 2 (it failed, and the source it
+     is in stops even with keep_going: another rank has left that
+     source).  NULL: the statement's own outcome. */
+  int (*on_stmt_end)(SrInterp *I, int failed);
+  int run_depth;         /* sr_interp_run calls under way */
+  int first_error;       /* SrErrKind of the first error reported, or 0 */
+  char **warned;         /* the places warnings were shown at ("file:line") */
+  int nwarned;
+  int quit;              /* :quit was run */
+  /* Ctrl-C (see sr_interrupt_point): SIGINT sets interrupted, and the
+     computation stops at the next interrupt point.  ticks counts the
+     points passed since the statement began; stop_at is where the ranks
+     agreed to stop (UINT64_MAX: nowhere yet). */
+  volatile int interrupted;
+  uint64_t ticks, stop_at;
+  /* Under MPI (src/mpi_driver.c): called at an interrupt point when an
+     interrupt is pending or a stop was agreed; agrees with the other ranks
+     on the point where all of them stop, so that they stop at the same
+     place.  Returns 1 to stop here.  NULL: stop at once. */
+  int (*on_interrupt)(SrInterp *I);
+  struct SrJaxState *jax; /* JAX's global state (meshes, devices, config) */
+  struct SrJitCache *jit_cache; /* jnp.c: the statement's traces of jitted functions */
+  struct SrAdMemo *ad_memo; /* ad/: the transformed call bodies of the AD pass under way */
+  int ad_depth;             /* AD contexts open (sr_ad_begin without sr_ad_end) */
+  SrJaxprCallFn call_jaxpr;
+  struct SrTrace *trace;  /* the innermost trace being built, or NULL */
+  int next_trace_id;
+  int trace_calls;        /* functions being traced, one inside another
+                             (sr_trace_call) */
+  void *exec;             /* the execution backend's state (exec/) */
+};
+
+SrInterp *sr_interp_new(void);
+void sr_interp_free(SrInterp *I);
+/* Forgets every user binding (keeps the built-ins). */
+void sr_interp_reset(SrInterp *I);
+
+/* Runs the statements of a source one at a time.  With keep_going, an
+   error does not stop the rest.  Errors are appended to I->diags.  Returns
+   the number of statements that failed. */
+int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going);
+/* Evaluates the expression starting at byte pos of src (for :type /
+   :print); NULL on error. */
+SrVal *sr_interp_eval_text(SrInterp *I, SrSrc *src, size_t pos);
+
+/* ---- interrupts ---- */
+
+/* An interrupt point: every statement, expression, jaxpr equation and loop
+   iteration passes one, so that Ctrl-C stops a long computation.  Returns 1
+   when it must stop here (the interrupt is consumed: the caller raises
+   KeyboardInterrupt, once); 0 to go on.  Costs an increment and a compare
+   when no interrupt is pending. */
+int sr_interrupt_stop(SrInterp *I);
+static inline int sr_interrupt_point(SrInterp *I) {
+  if (++I->ticks < I->stop_at && !I->interrupted) return 0;
+  return sr_interrupt_stop(I);
+}
+/* A new statement of every rank: interrupt points count from 0 again and
+   no stop is agreed (a pending interrupt stays pending). */
+void sr_interrupt_restart(SrInterp *I);
+
+/* ---- exceptions ---- */
+
+/* A Python warning (warnings.warn): `file:line:col: warning: Category:
+   message` on stderr, once per place, as Python's default filter shows
+   it; an error status it is not.  Only the rank that prints speaks. */
+void sr_warn(SrInterp *I, const char *category, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+SrVal *sr_raise(SrInterp *I, const char *type, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Raises the first diagnostic of d (its exception type, or `type`),
+   keeping its location if it has one; clears d. */
+SrVal *sr_raise_diags(SrInterp *I, SrDiags *d, const char *type);
+void sr_exc_clear(SrInterp *I);
+/* The type name and message of the pending exception. */
+const char *sr_exc_type(const SrVal *exc);
+const char *sr_exc_msg(const SrVal *exc);
+extern const SrClass sr_exception_class;
+
+/* ---- calling and attributes ---- */
+
+SrVal *sr_call(SrInterp *I, SrVal *fn, SrArgs *a);
+SrVal *sr_call1(SrInterp *I, SrVal *fn, SrVal *arg);
+SrVal *sr_getattr(SrInterp *I, SrVal *obj, const char *name);
+/* Python truthiness, -1 on error. */
+int sr_truthy(SrInterp *I, SrVal *v);
+/* The items of an iterable, as a new list value. */
+SrVal *sr_iterate(SrInterp *I, SrVal *v);
+/* a op b for SR_OP_* binary and comparison ops. */
+SrVal *sr_binop(SrInterp *I, int op, SrVal *a, SrVal *b);
+SrVal *sr_unop(SrInterp *I, int op, SrVal *a);
+/* print()'s text for one value; -1 with RecursionError raised when the
+   value nests too deeply to print (see sr_val_too_deep). */
+int sr_to_str(SrInterp *I, SrBuf *out, SrVal *v);
+int sr_to_repr(SrInterp *I, SrBuf *out, SrVal *v);
+/* Writes text to I->out (nothing on a silent rank). */
+void sr_write(SrInterp *I, const char *s, size_t n);
+
+/* Parses a builtin's arguments against a spec: "x, axis=, *, keepdims="
+   names the parameters; a trailing '=' makes one optional (out[i] NULL
+   when absent), a '*' makes the rest keyword-only.  Values are borrowed. */
+int sr_args_parse(SrInterp *I, SrArgs *a, const char *fname, const char *spec, SrVal **out);
+/* Conversions with TypeError on mismatch. */
+int sr_as_int(SrInterp *I, SrVal *v, const char *what, int64_t *out);
+int sr_as_float(SrInterp *I, SrVal *v, const char *what, double *out);
+const char *sr_as_str(SrInterp *I, SrVal *v, const char *what); /* interned */
+/* The same for a file name, which may not hold a NUL (ValueError). */
+const char *sr_as_path(SrInterp *I, SrVal *v, const char *what);
+
+/* ---- the registry of built-ins ---- */
+
+/* Registers v under a qualified name ("jax.numpy.sin"), stealing it. */
+void sr_register(const char *qualname, SrVal *v);
+/* A builtin function object, registered under each of its names; the
+   first name is its own.  `names` is a space-separated list. */
+SrVal *sr_def(const char *names, SrBuiltinFn fn, const char *doc);
+/* A builtin method: fn receives the object as a->self. */
+SrVal *sr_bound_method(SrVal *self, const char *name, SrBuiltinFn fn);
+SrVal *sr_lookup_qualname(const char *qualname); /* borrowed, or NULL */
+/* Every registered name starting with prefix, for completion. */
+void sr_registry_names(const char *prefix, void (*fn)(const char *name, void *ctx), void *ctx);
+const char *sr_builtin_doc(SrVal *fn);
+const char *sr_builtin_name(SrVal *fn);
+int sr_is_callable(const SrVal *v);
+/* Module objects ("jax.numpy"). */
+SrVal *sr_module(const char *qualname);
+
+/* Variables of the global scope (borrowed / stealing). */
+SrVal *sr_global_get(SrInterp *I, const char *name);
+void sr_global_set(SrInterp *I, const char *name, SrVal *v);
+void sr_global_names(SrInterp *I, void (*fn)(const char *name, void *ctx), void *ctx);
+
+/* Each family of built-ins registers itself. */
+void sr_builtins_py_init(void);
+void sr_builtins_jax_init(void);
+void sr_re_init(void); /* re.c: Python's re module */
+
+#endif
