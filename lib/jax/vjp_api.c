@@ -19,6 +19,7 @@
 #include "py/objects.h"
 #include "jax/trace.h"
 #include "jax/vjp.h"
+#include "text/print_val.h"
 #include "util/intern.h"
 
 /* ---- the sentinels ---- */

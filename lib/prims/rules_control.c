@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "text/print_val.h"
 #include "util/mem.h"
 
 void sr_rules_control_init(void);
