@@ -122,3 +122,51 @@ static void print_val(SrBuf *out, const SrVal *v, int repr) {
 
 void sr_val_str(SrBuf *out, const SrVal *v) { print_val(out, v, 0); }
 void sr_val_repr(SrBuf *out, const SrVal *v) { print_val(out, v, 1); }
+
+static void treedef_rec(SrBuf *b, const SrVal *v, SrVal *(*children)(SrVal *v)) {
+  if (v->kind == SR_V_NONE) {
+    sr_buf_puts(b, "None");
+    return;
+  }
+  if (v->kind == SR_V_TUPLE || v->kind == SR_V_LIST) {
+    sr_buf_putc(b, v->kind == SR_V_TUPLE ? '(' : '[');
+    for (int i = 0; i < v->seq.n; i++) {
+      if (i) sr_buf_puts(b, ", ");
+      treedef_rec(b, v->seq.items[i], children);
+    }
+    if (v->kind == SR_V_TUPLE && v->seq.n == 1) sr_buf_putc(b, ',');
+    sr_buf_putc(b, v->kind == SR_V_TUPLE ? ')' : ']');
+    return;
+  }
+  SrVal *ch = children ? children((SrVal *)v) : NULL;
+  if (!ch) {
+    sr_buf_putc(b, '*');
+    return;
+  }
+  if (v->kind == SR_V_DICT) {
+    sr_buf_putc(b, '{');
+    for (int i = 0; i < ch->seq.n; i++) {
+      int q = 0;
+      while (q < v->dict.n && v->dict.vals[q] != ch->seq.items[i]) q++;
+      if (i) sr_buf_puts(b, ", ");
+      if (q < v->dict.n) sr_val_repr(b, v->dict.keys[q]);
+      sr_buf_puts(b, ": ");
+      treedef_rec(b, ch->seq.items[i], children);
+    }
+    sr_buf_putc(b, '}');
+  } else {
+    sr_buf_printf(b, "CustomNode(%s[...], [", v->obj.cls->name);
+    for (int i = 0; i < ch->seq.n; i++) {
+      if (i) sr_buf_puts(b, ", ");
+      treedef_rec(b, ch->seq.items[i], children);
+    }
+    sr_buf_puts(b, "])");
+  }
+  sr_unref(ch);
+}
+
+void sr_treedef_str(SrBuf *b, const SrVal *tree, SrVal *(*children)(SrVal *v)) {
+  sr_buf_puts(b, "PyTreeDef(");
+  treedef_rec(b, tree, children);
+  sr_buf_putc(b, ')');
+}
