@@ -13,7 +13,8 @@ lib_libshardrepl_a_SOURCES = \
 	lib/prims/rules_manual.c lib/prims/rules_random.c lib/prims/rules_reduce.c \
 	lib/prims/rules_sharding.c lib/prims/rules_structural.c \
 	lib/text/doc.c lib/text/doc.h lib/text/parse.c lib/text/parse.h \
-	lib/text/print.c lib/text/print.h \
+	lib/text/print.c lib/text/print.h lib/text/print_val.c \
+	lib/text/print_val.h \
 	lib/check/check.c lib/check/check.h \
 	lib/exec/array.c lib/exec/array.h lib/exec/comm.c lib/exec/comm.h \
 	lib/exec/comm_local.c lib/exec/eval.c lib/exec/eval.h \

@@ -9,6 +9,7 @@
 #include "py/objects.h"
 #include "prims/prim.h"
 #include "text/print.h"
+#include "text/print_val.h"
 #include "util/intern.h"
 
 static int cmd_help(SrInterp *I, const char *arg, SrSrc *src, size_t off);

@@ -27,6 +27,7 @@
 #include "jax/jnp.h"
 #include "py/objects.h"
 #include "opt/opt.h"
+#include "text/print_val.h"
 #include "util/intern.h"
 
 static void out(SrInterp *I, const char *s) { sr_write(I, s, strlen(s)); }

@@ -25,6 +25,7 @@
 #include "jax/jaxstate.h"
 #include "jax/trace.h"
 #include "prims/rule.h"
+#include "text/print_val.h"
 #include "util/intern.h"
 #include "util/mem.h"
 

@@ -20,6 +20,7 @@
 #include "exec/eval.h"
 #include "prims/rule.h"
 #include "exec/kern.h"
+#include "text/print_val.h"
 #include "util/intern.h"
 #include "util/mem.h"
 

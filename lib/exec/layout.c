@@ -9,6 +9,7 @@
 #include "ir/jaxpr.h"
 #include "prims/prim.h"
 #include "prims/rule.h"
+#include "text/print_val.h"
 #include "util/mem.h"
 
 int sr_local_is_row_major(int nd, const uint8_t *m2m) {

@@ -232,3 +232,12 @@ void sr_spec_repr(SrBuf *out, const SrSpec *s) {
   if (s->nunreduced) sr_buf_printf(out, ", unreduced_kind=%s", sr_ukind_name(s->ukind));
   sr_buf_putc(out, ')');
 }
+
+void sr_sharding_repr(SrBuf *out, const SrMesh *m, const SrSpec *s, const char *memory_kind) {
+  sr_buf_puts(out, "NamedSharding(mesh=");
+  sr_mesh_str(out, m);
+  sr_buf_puts(out, ", spec=");
+  sr_spec_repr(out, s);
+  if (memory_kind) sr_buf_printf(out, ", memory_kind=%s", memory_kind);
+  sr_buf_putc(out, ')');
+}

@@ -103,4 +103,8 @@ typedef struct SrSpec {
 void sr_spec_repr(SrBuf *out, const SrSpec *s);
 const char *sr_ukind_name(int k); /* "sum", "max", "min" */
 
+/* repr (and str) of NamedSharding(mesh=m, spec=s), with memory_kind
+   when it is not NULL: NamedSharding(mesh=Mesh('X': 4, ...), spec=P('X',)) */
+void sr_sharding_repr(SrBuf *out, const SrMesh *m, const SrSpec *s, const char *memory_kind);
+
 #endif

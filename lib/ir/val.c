@@ -1,12 +1,11 @@
-/* val.c: Python-level values: construction, copying, printing. */
+/* val.c: Python-level values: construction, copying, comparing (the
+   printer is text/print_val.c). */
 #include "ir/val.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "ir/jaxpr.h"
-#include "text/print.h"
-#include "util/pyfmt.h"
 
 static SrVal none_val = {-1, SR_V_NONE, 0, NULL, {0}};
 static SrVal true_val = {-1, SR_V_BOOL, 0, NULL, {.i = 1}};
@@ -499,6 +498,18 @@ static int kept_by_ref(const SrVal *v) {
   return 0;
 }
 
+/* What sr_val_repr (text/print_val.c) prints for the values that
+   sr_val_to_prog keeps as text: an object of lang/, a hoisted jaxpr's
+   name. */
+static void repr_kept_as_text(SrBuf *out, const SrVal *v) {
+  if (v->text)
+    sr_buf_putn(out, v->text, v->textlen);
+  else if (v->kind == SR_V_JAXPR_REF)
+    sr_buf_puts(out, v->ref.name);
+  else
+    sr_obj_print(out, v, 1);
+}
+
 SrVal *sr_val_to_prog(SrProgram *p, SrVal *v) {
   if (v->rc < 0 && v->kind != SR_V_JAXPR) return v;
   if (kept_by_ref(v)) return sr_program_hold(p, v);
@@ -536,7 +547,7 @@ SrVal *sr_val_to_prog(SrProgram *p, SrVal *v) {
     break;
   default: {
     SrBuf b = SR_BUF_INIT;
-    sr_val_repr(&b, v);
+    repr_kept_as_text(&b, v);
     c = sr_word(a, b.p, b.len);
     sr_buf_free(&b);
     return c;
@@ -545,33 +556,29 @@ SrVal *sr_val_to_prog(SrProgram *p, SrVal *v) {
   return c;
 }
 
-/* Printing and comparing recurse into containers.  A container that holds
-   itself prints as Python prints it, [...] or {...}; one nested more than
-   SR_VAL_MAX_NEST deep stops there and sets too_deep, which the language
-   turns into RecursionError (sr_val_too_deep), as Python raises one. */
+/* Printing (text/print_val.c) and comparing recurse into containers.  A
+   container that holds itself prints as Python prints it, [...] or {...};
+   one nested more than SR_VAL_MAX_NEST deep stops there and sets too_deep,
+   which the language turns into RecursionError (sr_val_too_deep), as
+   Python raises one.  The two share one count of levels. */
 static _Thread_local struct {
   const SrVal *v[SR_VAL_MAX_NEST];
   int n;
   int too_deep;
 } nest;
 
-/* Enters container v for printing; 0 when it is being printed already (it
-   holds itself) or the nesting is too deep, and then prints the stand-in. */
-static int nest_enter(SrBuf *out, const SrVal *v) {
-  const char *again = v->kind == SR_V_DICT ? "{...}" : v->kind == SR_V_LIST ? "[...]" : "(...)";
-  for (int i = 0; i < nest.n; i++)
-    if (nest.v[i] == v) {
-      sr_buf_puts(out, again);
-      return 0;
-    }
+int sr_val_nest_enter(const SrVal *v) {
+  for (int i = 0; v && i < nest.n; i++)
+    if (nest.v[i] == v) return 0;
   if (nest.n == SR_VAL_MAX_NEST) {
     nest.too_deep = 1;
-    sr_buf_puts(out, "...");
-    return 0;
+    return -1;
   }
   nest.v[nest.n++] = v;
   return 1;
 }
+
+void sr_val_nest_leave(void) { nest.n--; }
 
 int sr_val_too_deep(void) {
   int t = nest.too_deep;
@@ -579,125 +586,14 @@ int sr_val_too_deep(void) {
   return t;
 }
 
-static void seq_repr(SrBuf *out, const SrVal *v, const char *open, const char *close) {
-  if (!nest_enter(out, v)) return;
-  sr_buf_puts(out, open);
-  for (int i = 0; i < v->seq.n; i++) {
-    if (i) sr_buf_puts(out, ", ");
-    sr_val_repr(out, v->seq.items[i]);
-  }
-  if (v->kind == SR_V_TUPLE && v->seq.n == 1) sr_buf_putc(out, ',');
-  sr_buf_puts(out, close);
-  nest.n--;
+void sr_obj_print(SrBuf *out, const SrVal *v, int repr) {
+  if (!repr && v->obj.cls->str)
+    v->obj.cls->str(out, v);
+  else if (v->obj.cls->repr)
+    v->obj.cls->repr(out, v);
+  else
+    sr_buf_printf(out, "<%s object>", v->obj.cls->name);
 }
-
-/* Sets of small ints show ascending, which is CPython's hash order for
-   them; other sets show in insertion order (CPython's varies by run). */
-static int cmp_ints(const void *x, const void *y) {
-  int64_t a = (*(SrVal *const *)x)->i, b = (*(SrVal *const *)y)->i;
-  return (a > b) - (a < b);
-}
-
-static void set_repr(SrBuf *out, const SrVal *v, const char *open, const char *close) {
-  int ints = 1;
-  for (int i = 0; i < v->seq.n; i++) {
-    const SrVal *x = v->seq.items[i];
-    ints &= (x->kind == SR_V_INT || x->kind == SR_V_BOOL) && x->i >= 0 && x->i < (1 << 20);
-  }
-  if (!ints) {
-    seq_repr(out, v, open, close);
-    return;
-  }
-  SrVal copy = *v;
-  copy.seq.items = sr_xmalloc((size_t)v->seq.n * sizeof(SrVal *));
-  sr_copy(copy.seq.items, v->seq.items, (size_t)v->seq.n * sizeof(SrVal *));
-  qsort(copy.seq.items, (size_t)v->seq.n, sizeof(SrVal *), cmp_ints);
-  seq_repr(out, &copy, open, close);
-  free(copy.seq.items);
-}
-
-static void print_val(SrBuf *out, const SrVal *v, int repr) {
-  if (v->text && !(v->kind == SR_V_STR && !repr)) {
-    sr_buf_putn(out, v->text, v->textlen);
-    return;
-  }
-  switch (v->kind) {
-  case SR_V_NONE: sr_buf_puts(out, "None"); break;
-  case SR_V_BOOL: sr_buf_puts(out, v->i ? "True" : "False"); break;
-  case SR_V_INT: sr_buf_printf(out, "%lld", (long long)v->i); break;
-  case SR_V_FLOAT: sr_py_float_repr(out, v->f); break;
-  case SR_V_COMPLEX: sr_py_complex_str(out, v->c.re, v->c.im); break;
-  case SR_V_STR:
-    if (repr)
-      sr_py_str_repr(out, v->str.s, v->str.n);
-    else
-      sr_buf_putn(out, v->str.s, v->str.n);
-    break;
-  case SR_V_WORD: sr_buf_putn(out, v->str.s, v->str.n); break;
-  case SR_V_TUPLE: seq_repr(out, v, "(", ")"); break;
-  case SR_V_LIST: seq_repr(out, v, "[", "]"); break;
-  case SR_V_SET:
-    if (v->seq.n == 0)
-      sr_buf_puts(out, "set()");
-    else
-      set_repr(out, v, "{", "}");
-    break;
-  case SR_V_FROZENSET:
-    if (v->seq.n == 0)
-      sr_buf_puts(out, "frozenset()");
-    else
-      seq_repr(out, v, "frozenset({", "})");
-    break;
-  case SR_V_DICT:
-    if (!nest_enter(out, v)) break;
-    sr_buf_putc(out, '{');
-    for (int i = 0; i < v->dict.n; i++) {
-      if (i) sr_buf_puts(out, ", ");
-      sr_val_repr(out, v->dict.keys[i]);
-      sr_buf_puts(out, ": ");
-      sr_val_repr(out, v->dict.vals[i]);
-    }
-    sr_buf_putc(out, '}');
-    nest.n--;
-    break;
-  case SR_V_DTYPE:
-    if (repr) {
-      sr_buf_printf(out, "dtype('%s')", sr_dtype_name(v->dtype));
-    } else {
-      sr_buf_puts(out, sr_dtype_name(v->dtype));
-    }
-    break;
-  case SR_V_SPEC: sr_spec_repr(out, v->spec); break;
-  case SR_V_SHARDING:
-    sr_buf_puts(out, "NamedSharding(mesh=");
-    sr_mesh_str(out, v->sh.mesh);
-    sr_buf_puts(out, ", spec=");
-    sr_spec_repr(out, v->sh.spec);
-    if (v->sh.memory_kind) sr_buf_printf(out, ", memory_kind=%s", v->sh.memory_kind);
-    sr_buf_putc(out, ')');
-    break;
-  case SR_V_MESH:
-    if (repr)
-      sr_mesh_repr(out, v->mesh);
-    else
-      sr_mesh_str(out, v->mesh);
-    break;
-  case SR_V_AXISTYPE: sr_buf_puts(out, sr_axis_type_name(v->axistype)); break;
-  case SR_V_JAXPR: sr_print_jaxpr(out, v->jx.jaxpr); break;
-  case SR_V_JAXPR_REF: sr_buf_puts(out, v->ref.name); break;
-  case SR_V_OBJ:
-    if (!repr && v->obj.cls->str)
-      v->obj.cls->str(out, v);
-    else if (v->obj.cls->repr)
-      v->obj.cls->repr(out, v);
-    else
-      sr_buf_printf(out, "<%s object>", v->obj.cls->name);
-    break;
-  }
-}
-
-void sr_val_str(SrBuf *out, const SrVal *v) { print_val(out, v, 0); }
-void sr_val_repr(SrBuf *out, const SrVal *v) { print_val(out, v, 1); }
 
 static int spec_equal(const SrSpec *a, const SrSpec *b) {
   if (a->n != b->n || a->nunreduced != b->nunreduced || a->nreduced != b->nreduced ||
@@ -728,13 +624,9 @@ static int val_equal(const SrVal *a, const SrVal *b);
    is "unequal" with too_deep set, as printing does. */
 int sr_val_equal(const SrVal *a, const SrVal *b) {
   if (a == b) return 1;
-  if (nest.n == SR_VAL_MAX_NEST) {
-    nest.too_deep = 1;
-    return 0;
-  }
-  nest.v[nest.n++] = NULL; /* a level, not a container being printed */
+  if (sr_val_nest_enter(NULL) < 0) return 0; /* a level, not a container being printed */
   int eq = val_equal(a, b);
-  nest.n--;
+  sr_val_nest_leave();
   return eq;
 }
 

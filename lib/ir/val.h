@@ -160,10 +160,10 @@ void sr_val_keep_class(const SrClass *cls);
    they are the same object. */
 void sr_val_equal_class(const SrClass *cls, int (*equal)(const SrVal *a, const SrVal *b));
 
-/* str(v) and repr(v), as Python prints them.  A container that holds
-   itself prints as [...] or {...}. */
-void sr_val_str(SrBuf *out, const SrVal *v);
-void sr_val_repr(SrBuf *out, const SrVal *v);
+/* str(v) and repr(v) are text/'s (text/print_val.h: sr_val_str,
+   sr_val_repr).  An object prints through its class's slots: str (or
+   repr when it has none, or when repr is set), else <NAME object>. */
+void sr_obj_print(SrBuf *out, const SrVal *v, int repr);
 
 /* Structural equality of plain data (ints, strings, tuples, specs...). */
 int sr_val_equal(const SrVal *a, const SrVal *b);
@@ -174,6 +174,12 @@ int sr_val_equal(const SrVal *a, const SrVal *b);
    that can raise turns it into RecursionError. */
 enum { SR_VAL_MAX_NEST = 1000 };
 int sr_val_too_deep(void);
+/* The count of levels that printing and comparing share: enters container
+   v (NULL: a level of comparing, not a container being printed).  Returns
+   1 (then leave once), 0 when v is being printed already (it holds
+   itself), -1 when SR_VAL_MAX_NEST levels are entered (too deep). */
+int sr_val_nest_enter(const SrVal *v);
+void sr_val_nest_leave(void);
 /* Python truthiness. */
 int sr_val_truthy(const SrVal *v);
 const char *sr_val_kind_name(const SrVal *v); /* Python type name: "int" */

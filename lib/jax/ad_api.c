@@ -23,6 +23,7 @@
 #include "jax/trace.h"
 #include "jax/vjp.h"
 #include "text/print.h"
+#include "text/print_val.h"
 #include "util/intern.h"
 
 void sr_ad_api_init(void);

@@ -6,6 +6,7 @@
 #include "jax/jaxstate.h"
 #include "py/objects.h"
 #include "jax/trace.h"
+#include "text/print_val.h"
 #include "util/intern.h"
 
 /* ---- avals ---- */

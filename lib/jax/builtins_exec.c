@@ -20,6 +20,7 @@
 #include "py/objects.h"
 #include "jax/trace.h"
 #include "prims/rule.h"
+#include "text/print_val.h"
 #include "util/intern.h"
 #include "util/mem.h"
 

@@ -8,6 +8,7 @@
 #include "jax/jnp.h"
 #include "py/objects.h"
 #include "text/print.h"
+#include "text/print_val.h"
 #include "util/intern.h"
 
 /* ---- the state ---- */

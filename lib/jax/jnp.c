@@ -12,6 +12,7 @@
 #include "jax/layout_api.h"
 #include "py/objects.h"
 #include "py/range.h"
+#include "text/print_val.h"
 #include "util/intern.h"
 
 /* ---- param helpers ---- */

@@ -17,6 +17,7 @@
 #include "jax/jaxstate.h"
 #include "py/objects.h"
 #include "py/range.h"
+#include "text/print_val.h"
 #include "util/intern.h"
 
 static const SrType *vtype(SrInterp *I, SrVal *v) { return sr_value_type(I, v); }

@@ -17,6 +17,7 @@
 #include "py/objects.h"
 #include "py/range.h"
 #include "jax/vjp.h"
+#include "text/print_val.h"
 #include "util/intern.h"
 
 /* ---- values and context ---- */

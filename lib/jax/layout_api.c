@@ -26,6 +26,7 @@
 #include "jax/trace.h"
 #include "opt/opt.h"
 #include "prims/prim.h"
+#include "text/print_val.h"
 #include "util/intern.h"
 #include "util/mem.h"
 

@@ -103,7 +103,8 @@ SrVal *sr_vjp_apply(SrInterp *I, SrVal *self, SrVal *ct);
 SrVal *sr_vjp_make(SrVjpAux *aux, SrVal *args_res, SrVal *opaque, SrVal *structured, int want_logs);
 void sr_vjp_aux_unref(SrVjpAux *aux);
 
-/* PyTreeDef(...) text of a structure (JAX's repr of a treedef). */
+/* PyTreeDef(...) text of a structure (JAX's repr of a treedef): text/'s
+   sr_treedef_str over the pytree registry's children. */
 void sr_vjp_treedef_str(SrBuf *b, const SrVal *tree);
 
 /* Registration (called by ad_api.c's init). */

@@ -19,6 +19,7 @@
 #include "py/objects.h"
 #include "jax/trace.h"
 #include "jax/vjp.h"
+#include "text/print_val.h"
 #include "util/intern.h"
 
 /* ---- the sentinels ---- */
@@ -93,51 +94,7 @@ static void leaf_paths(const SrVal *v, SrBuf *path, char **out, int *k) {
   sr_unref(ch);
 }
 
-static void treedef_rec(SrBuf *b, const SrVal *v) {
-  if (v->kind == SR_V_NONE) {
-    sr_buf_puts(b, "None");
-    return;
-  }
-  SrVal *ch = sr_pytree_children((SrVal *)v);
-  if (!ch) {
-    sr_buf_putc(b, '*');
-    return;
-  }
-  if (v->kind == SR_V_TUPLE || v->kind == SR_V_LIST) {
-    sr_buf_putc(b, v->kind == SR_V_TUPLE ? '(' : '[');
-    for (int i = 0; i < ch->seq.n; i++) {
-      if (i) sr_buf_puts(b, ", ");
-      treedef_rec(b, ch->seq.items[i]);
-    }
-    if (v->kind == SR_V_TUPLE && ch->seq.n == 1) sr_buf_putc(b, ',');
-    sr_buf_putc(b, v->kind == SR_V_TUPLE ? ')' : ']');
-  } else if (v->kind == SR_V_DICT) {
-    sr_buf_putc(b, '{');
-    for (int i = 0; i < ch->seq.n; i++) {
-      int q = 0;
-      while (q < v->dict.n && v->dict.vals[q] != ch->seq.items[i]) q++;
-      if (i) sr_buf_puts(b, ", ");
-      if (q < v->dict.n) sr_val_repr(b, v->dict.keys[q]);
-      sr_buf_puts(b, ": ");
-      treedef_rec(b, ch->seq.items[i]);
-    }
-    sr_buf_putc(b, '}');
-  } else {
-    sr_buf_printf(b, "CustomNode(%s[...], [", v->obj.cls->name);
-    for (int i = 0; i < ch->seq.n; i++) {
-      if (i) sr_buf_puts(b, ", ");
-      treedef_rec(b, ch->seq.items[i]);
-    }
-    sr_buf_puts(b, "])");
-  }
-  sr_unref(ch);
-}
-
-void sr_vjp_treedef_str(SrBuf *b, const SrVal *tree) {
-  sr_buf_puts(b, "PyTreeDef(");
-  treedef_rec(b, tree);
-  sr_buf_putc(b, ')');
-}
+void sr_vjp_treedef_str(SrBuf *b, const SrVal *tree) { sr_treedef_str(b, tree, sr_pytree_children); }
 
 /* ---- saveable_args: tuptree_flags ---- */
 

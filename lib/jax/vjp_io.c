@@ -49,6 +49,7 @@
 #include "py/objects.h"
 #include "jax/vjp.h"
 #include "text/parse.h"
+#include "text/print_val.h"
 #include "util/intern.h"
 
 #define DESC "__shardrepl_vjp__"

@@ -16,6 +16,7 @@
 
 #include "ad/ad.h"
 #include "prims/prim.h"
+#include "text/print_val.h"
 #include "util/intern.h"
 #include "util/mem.h"
 

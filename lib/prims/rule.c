@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "text/print_val.h"
 #include "util/intern.h"
 
 int sr_terr(SrTypeCtx *cx, const char *exc, const char *fmt, ...) {
@@ -310,9 +311,7 @@ void sr_type_sharding_str(SrBuf *out, SrTypeCtx *cx, const SrType *t) {
   if (!s.mesh) s.mesh = cx->mesh ? sr_mesh_shape(cx->mesh) : sr_mesh_empty();
   SrVal *spec = sr_shard_to_spec_val(&s);
   const SrMesh *m = cx->mesh && cx->mesh->n ? cx->mesh : s.mesh;
-  SrVal *sh = sr_sharding_val(NULL, sr_mesh_abstract(m, cx->mesh && cx->mesh->device_fields), spec->spec, NULL);
-  sr_val_str(out, sh);
-  sr_unref(sh);
+  sr_sharding_repr(out, sr_mesh_abstract(m, cx->mesh && cx->mesh->device_fields), spec->spec, NULL);
   sr_unref(spec);
 }
 
@@ -863,7 +862,7 @@ void sr_type_spec_repr(SrBuf *out, const SrType *t) {
   sr_shard_of_type(t, &s);
   if (!s.mesh) s.mesh = sr_mesh_empty();
   SrVal *v = sr_shard_to_spec_val(&s);
-  sr_val_repr(out, v);
+  sr_spec_repr(out, v->spec);
   sr_unref(v);
 }
 

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "text/print_val.h"
 #include "util/mem.h"
 
 void sr_rules_control_init(void);
@@ -77,17 +78,13 @@ static void put_aval_repr(SrBuf *b, const SrType *t) {
   sr_buf_puts(b, t->weak ? ", weak_type=True)" : ")");
 }
 
-/* str of the treedef of a flat tuple of n leaves: PyTreeDef((*, *)) */
+/* str of the treedef of a flat tuple of n leaves: PyTreeDef((*, *)), and
+   PyTreeDef(*) for one */
 static void put_tuple_treedef(SrBuf *b, uint32_t n) {
-  sr_buf_puts(b, "PyTreeDef(");
-  if (n == 1) {
-    sr_buf_putc(b, '*');
-  } else {
-    sr_buf_putc(b, '(');
-    for (uint32_t i = 0; i < n; i++) sr_buf_puts(b, i ? ", *" : "*");
-    sr_buf_putc(b, ')');
-  }
-  sr_buf_putc(b, ')');
+  SrVal *t = sr_seq(NULL, SR_V_TUPLE, (int)n);
+  for (uint32_t i = 0; i < n; i++) sr_seq_push(NULL, t, sr_bool(0));
+  sr_treedef_str(b, n == 1 ? t->seq.items[0] : t, NULL);
+  sr_unref(t);
 }
 
 static int report(SrTypeCtx *cx, const char *exc, SrBuf *b) {

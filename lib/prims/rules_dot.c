@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "prims/rule.h"
+#include "text/print_val.h"
 
 void sr_rules_dot_init(void);
 

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "text/print_val.h"
 #include "util/intern.h"
 #include "util/mem.h"
 #include "util/pyfmt.h"

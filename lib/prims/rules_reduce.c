@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "prims/rule.h"
+#include "text/print_val.h"
 
 void sr_rules_reduce_init(void);
 

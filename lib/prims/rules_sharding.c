@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "prims/rule.h"
+#include "text/print_val.h"
 
 void sr_rules_sharding_init(void);
 

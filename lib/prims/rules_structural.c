@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "prims/rule.h"
+#include "text/print_val.h"
 
 void sr_rules_structural_init(void);
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "text/print.h"
+#include "text/print_val.h"
 #include "util/intern.h"
 #include "util/mem.h"
 #include "util/pyfmt.h"

@@ -8,6 +8,7 @@
 
 #include "py/objects.h"
 #include "py/range.h"
+#include "text/print_val.h"
 
 /* The number of ints from start to stop by step.  The span and the step's
    magnitude may not fit in int64_t (range(-2**63, 2**63 - 1)), but they do

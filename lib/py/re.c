@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "py/objects.h"
+#include "text/print_val.h"
 #include "util/buf.h"
 #include "util/mem.h"
 

@@ -15,6 +15,7 @@
 
 #include "prims/prim.h"
 #include "text/doc.h"
+#include "text/print_val.h"
 #include "util/intern.h"
 
 #define NAME_UNDERSCORE UINT32_MAX

@@ -27,7 +27,8 @@ FUZZ_LIB_SOURCES = \
 	lib/prims/prim.c lib/prims/prim.h lib/prims/prim.def \
 	lib/text/parse.c lib/text/parse.h \
 	lib/text/doc.c lib/text/doc.h \
-	lib/text/print.c lib/text/print.h
+	lib/text/print.c lib/text/print.h \
+	lib/text/print_val.c lib/text/print_val.h
 
 SANITIZE_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 

@@ -1,0 +1,172 @@
+/* print_val.c: str() and repr() of values, as Python prints them (the
+ * value half of the printer; a jaxpr value prints with print.c). */
+#include "text/print_val.h"
+
+#include <stdlib.h>
+
+#include "text/print.h"
+#include "util/pyfmt.h"
+
+/* Enters container v for printing; 0 when it is being printed already (it
+   holds itself) or the nesting is too deep, and then prints the stand-in. */
+static int nest_enter(SrBuf *out, const SrVal *v) {
+  const char *again = v->kind == SR_V_DICT ? "{...}" : v->kind == SR_V_LIST ? "[...]" : "(...)";
+  int r = sr_val_nest_enter(v);
+  if (r == 0) sr_buf_puts(out, again);
+  if (r < 0) sr_buf_puts(out, "...");
+  return r > 0;
+}
+
+static void seq_repr(SrBuf *out, const SrVal *v, const char *open, const char *close) {
+  if (!nest_enter(out, v)) return;
+  sr_buf_puts(out, open);
+  for (int i = 0; i < v->seq.n; i++) {
+    if (i) sr_buf_puts(out, ", ");
+    sr_val_repr(out, v->seq.items[i]);
+  }
+  if (v->kind == SR_V_TUPLE && v->seq.n == 1) sr_buf_putc(out, ',');
+  sr_buf_puts(out, close);
+  sr_val_nest_leave();
+}
+
+/* Sets of small ints show ascending, which is CPython's hash order for
+   them; other sets show in insertion order (CPython's varies by run). */
+static int cmp_ints(const void *x, const void *y) {
+  int64_t a = (*(SrVal *const *)x)->i, b = (*(SrVal *const *)y)->i;
+  return (a > b) - (a < b);
+}
+
+static void set_repr(SrBuf *out, const SrVal *v, const char *open, const char *close) {
+  int ints = 1;
+  for (int i = 0; i < v->seq.n; i++) {
+    const SrVal *x = v->seq.items[i];
+    ints &= (x->kind == SR_V_INT || x->kind == SR_V_BOOL) && x->i >= 0 && x->i < (1 << 20);
+  }
+  if (!ints) {
+    seq_repr(out, v, open, close);
+    return;
+  }
+  SrVal copy = *v;
+  copy.seq.items = sr_xmalloc((size_t)v->seq.n * sizeof(SrVal *));
+  sr_copy(copy.seq.items, v->seq.items, (size_t)v->seq.n * sizeof(SrVal *));
+  qsort(copy.seq.items, (size_t)v->seq.n, sizeof(SrVal *), cmp_ints);
+  seq_repr(out, &copy, open, close);
+  free(copy.seq.items);
+}
+
+static void print_val(SrBuf *out, const SrVal *v, int repr) {
+  if (v->text && !(v->kind == SR_V_STR && !repr)) {
+    sr_buf_putn(out, v->text, v->textlen);
+    return;
+  }
+  switch (v->kind) {
+  case SR_V_NONE: sr_buf_puts(out, "None"); break;
+  case SR_V_BOOL: sr_buf_puts(out, v->i ? "True" : "False"); break;
+  case SR_V_INT: sr_buf_printf(out, "%lld", (long long)v->i); break;
+  case SR_V_FLOAT: sr_py_float_repr(out, v->f); break;
+  case SR_V_COMPLEX: sr_py_complex_str(out, v->c.re, v->c.im); break;
+  case SR_V_STR:
+    if (repr)
+      sr_py_str_repr(out, v->str.s, v->str.n);
+    else
+      sr_buf_putn(out, v->str.s, v->str.n);
+    break;
+  case SR_V_WORD: sr_buf_putn(out, v->str.s, v->str.n); break;
+  case SR_V_TUPLE: seq_repr(out, v, "(", ")"); break;
+  case SR_V_LIST: seq_repr(out, v, "[", "]"); break;
+  case SR_V_SET:
+    if (v->seq.n == 0)
+      sr_buf_puts(out, "set()");
+    else
+      set_repr(out, v, "{", "}");
+    break;
+  case SR_V_FROZENSET:
+    if (v->seq.n == 0)
+      sr_buf_puts(out, "frozenset()");
+    else
+      seq_repr(out, v, "frozenset({", "})");
+    break;
+  case SR_V_DICT:
+    if (!nest_enter(out, v)) break;
+    sr_buf_putc(out, '{');
+    for (int i = 0; i < v->dict.n; i++) {
+      if (i) sr_buf_puts(out, ", ");
+      sr_val_repr(out, v->dict.keys[i]);
+      sr_buf_puts(out, ": ");
+      sr_val_repr(out, v->dict.vals[i]);
+    }
+    sr_buf_putc(out, '}');
+    sr_val_nest_leave();
+    break;
+  case SR_V_DTYPE:
+    if (repr) {
+      sr_buf_printf(out, "dtype('%s')", sr_dtype_name(v->dtype));
+    } else {
+      sr_buf_puts(out, sr_dtype_name(v->dtype));
+    }
+    break;
+  case SR_V_SPEC: sr_spec_repr(out, v->spec); break;
+  case SR_V_SHARDING: sr_sharding_repr(out, v->sh.mesh, v->sh.spec, v->sh.memory_kind); break;
+  case SR_V_MESH:
+    if (repr)
+      sr_mesh_repr(out, v->mesh);
+    else
+      sr_mesh_str(out, v->mesh);
+    break;
+  case SR_V_AXISTYPE: sr_buf_puts(out, sr_axis_type_name(v->axistype)); break;
+  case SR_V_JAXPR: sr_print_jaxpr(out, v->jx.jaxpr); break;
+  case SR_V_JAXPR_REF: sr_buf_puts(out, v->ref.name); break;
+  case SR_V_OBJ: sr_obj_print(out, v, repr); break;
+  }
+}
+
+void sr_val_str(SrBuf *out, const SrVal *v) { print_val(out, v, 0); }
+void sr_val_repr(SrBuf *out, const SrVal *v) { print_val(out, v, 1); }
+
+static void treedef_rec(SrBuf *b, const SrVal *v, SrVal *(*children)(SrVal *v)) {
+  if (v->kind == SR_V_NONE) {
+    sr_buf_puts(b, "None");
+    return;
+  }
+  if (v->kind == SR_V_TUPLE || v->kind == SR_V_LIST) {
+    sr_buf_putc(b, v->kind == SR_V_TUPLE ? '(' : '[');
+    for (int i = 0; i < v->seq.n; i++) {
+      if (i) sr_buf_puts(b, ", ");
+      treedef_rec(b, v->seq.items[i], children);
+    }
+    if (v->kind == SR_V_TUPLE && v->seq.n == 1) sr_buf_putc(b, ',');
+    sr_buf_putc(b, v->kind == SR_V_TUPLE ? ')' : ']');
+    return;
+  }
+  SrVal *ch = children ? children((SrVal *)v) : NULL;
+  if (!ch) {
+    sr_buf_putc(b, '*');
+    return;
+  }
+  if (v->kind == SR_V_DICT) {
+    sr_buf_putc(b, '{');
+    for (int i = 0; i < ch->seq.n; i++) {
+      int q = 0;
+      while (q < v->dict.n && v->dict.vals[q] != ch->seq.items[i]) q++;
+      if (i) sr_buf_puts(b, ", ");
+      if (q < v->dict.n) sr_val_repr(b, v->dict.keys[q]);
+      sr_buf_puts(b, ": ");
+      treedef_rec(b, ch->seq.items[i], children);
+    }
+    sr_buf_putc(b, '}');
+  } else {
+    sr_buf_printf(b, "CustomNode(%s[...], [", v->obj.cls->name);
+    for (int i = 0; i < ch->seq.n; i++) {
+      if (i) sr_buf_puts(b, ", ");
+      treedef_rec(b, ch->seq.items[i], children);
+    }
+    sr_buf_puts(b, "])");
+  }
+  sr_unref(ch);
+}
+
+void sr_treedef_str(SrBuf *b, const SrVal *tree, SrVal *(*children)(SrVal *v)) {
+  sr_buf_puts(b, "PyTreeDef(");
+  treedef_rec(b, tree, children);
+  sr_buf_putc(b, ')');
+}

@@ -1,0 +1,30 @@
+/* print_val.h: str() and repr() of values, as Python prints them, and
+ * the PyTreeDef of a pytree.
+ *
+ * The value half of the one printer (print.h prints jaxprs; a jaxpr value
+ * prints as print.h prints it).  Values parsed from a jaxpr print their
+ * text verbatim, so that what was read prints back; an object (SR_V_OBJ)
+ * prints through its class's slots (sr_obj_print).  Containers go at most
+ * SR_VAL_MAX_NEST deep (ir/val.h, sr_val_too_deep).
+ */
+#ifndef SR_TEXT_PRINT_VAL_H
+#define SR_TEXT_PRINT_VAL_H
+
+#include "ir/val.h"
+#include "util/buf.h"
+
+/* str(v) and repr(v), as Python prints them.  A container that holds
+   itself prints as [...] or {...}. */
+void sr_val_str(SrBuf *out, const SrVal *v);
+void sr_val_repr(SrBuf *out, const SrVal *v);
+
+/* PyTreeDef(...), JAX's repr of the structure of a pytree: tuples, lists
+   and None print as themselves, a leaf as *.  A dict or an object is a
+   node when children(v) gives its children (a new list: a dict's values
+   in the pytree's order, an object's by its class), else a leaf (always
+   with children NULL); an object node prints as CustomNode(NAME[...],
+   [...]).  jax/'s sr_vjp_treedef_str passes the pytree registry's
+   sr_pytree_children; a type rule, which sees flat tuples, NULL. */
+void sr_treedef_str(SrBuf *b, const SrVal *tree, SrVal *(*children)(SrVal *v));
+
+#endif
