@@ -91,6 +91,29 @@ SrVal *sr_api_jit(SrInterp *I, const char *name, SrBuiltinFn fn, void *data, int
 SrVal *sr_api_bind_typed(SrInterp *I, int prim, int nin, SrVal **in, SrPList *ps, const SrType **outs,
                          uint32_t nout);
 
+/* ---- helpers shared by the jax.lax built-ins' files ---- */
+
+/* pvary / reduced_vary_cast of x over axes (none: x itself) (lax.c). */
+SrVal *sr_api_bind_axes_cast(SrInterp *I, int prim, SrVal *x, SrAxes axes);
+/* Applies f to each array leaf of a tree (lists, tuples, dicts; None is an
+   empty node), rebuilding the tree; `shardings` is one value for every
+   leaf, or a tree with the same structure (sharding.c). */
+typedef SrVal *(*SrApiLeafFn)(SrInterp *I, SrVal *leaf, SrVal *sharding, void *ctx);
+SrVal *sr_api_map_leaves(SrInterp *I, SrVal *v, SrVal *sh, SrApiLeafFn f, void *ctx);
+/* Enters / leaves an abstract mesh of the context (sharding.c). */
+int sr_api_push_mesh(SrInterp *I, const SrMesh *m);
+void sr_api_pop_mesh(SrInterp *I);
+/* Traces fn on args (values or abstract arrays: only their types count),
+   as sr_trace_fn does, except that every captured value becomes a leading
+   input (JAX's separate_consts), those in `pre` first and in that order
+   (lax_control_flow.c). */
+SrJaxpr *sr_api_trace(SrInterp *I, SrVal *fn, int nargs, SrVal **args, SrVal *pre, SrVal **out_tree,
+                     SrVal **captured);
+/* Abstract arrays of the given types in the structure of `like`. */
+SrVal *sr_api_abstract_like(SrVal *like, const SrType **types, int n);
+/* The number of array leaves of a pytree (-1 with an exception raised). */
+int sr_api_n_leaves(SrInterp *I, SrVal *v);
+
 void sr_jnp_api_init(void);
 void sr_lax_api_init(void);
 
