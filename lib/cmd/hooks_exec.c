@@ -11,7 +11,7 @@
 #include "exec/numfmt.h"
 #include "cmd/commands.h"
 #include "jax/jaxstate.h"
-#include "jax/jnp.h"
+#include "jax/numpy.h"
 #include "py/objects.h"
 #include "jax/trace.h"
 #include "util/mem.h"

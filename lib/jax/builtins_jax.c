@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jax/api.h"
+#include "jax/lax.h"
 #include "jax/jaxstate.h"
-#include "jax/jnp.h"
+#include "jax/numpy.h"
 #include "py/objects.h"
 #include "text/print.h"
 #include "text/print_val.h"

@@ -6,7 +6,7 @@
  * lax/slicing.py), each saying which JAX function it follows; the rest of
  * jax.lax is in lax_control_flow.c and lax_parallel.c.
  */
-#include "jax/api.h"
+#include "jax/lax.h"
 #include "jax/jax.h"
 
 #include <math.h>

@@ -2,7 +2,7 @@
  * while_loop, fori_loop (lax/control_flow/loops.py, conditionals.py) --
  * and the tracing of their bodies (sr_api_trace, common.py's
  * _initial_style_jaxpr), which shard_map uses too. */
-#include "jax/api.h"
+#include "jax/lax.h"
 #include "jax/jax.h"
 
 #include <math.h>

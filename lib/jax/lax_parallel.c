@@ -1,7 +1,7 @@
 /* lax_parallel.c: jax.lax's manual-mode collectives (lax/parallel.py):
  * psum, pmean, pmax, pmin, all_gather, psum_scatter, ppermute, all_to_all,
  * axis_index, axis_size, pcast, pvary. */
-#include "jax/api.h"
+#include "jax/lax.h"
 #include "jax/jax.h"
 
 #include <math.h>

@@ -1,7 +1,7 @@
 /* shard_map.c: jax.shard_map (jax.experimental.shard_map.shard_map),
  * after shard_map.py: the body traced over per-device types, the specs
  * checked, one shard_map equation bound. */
-#include "jax/api.h"
+#include "jax/lax.h"
 #include "jax/jax.h"
 
 #include <math.h>

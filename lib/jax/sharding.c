@@ -3,7 +3,7 @@
  * jax.sharding.auto_axes and explicit_axes -- and the pytree map over
  * array leaves the collectives share (sr_api_map_leaves).  Each says which
  * JAX function it follows (pjit.py, sharding_impls.py). */
-#include "jax/api.h"
+#include "jax/lax.h"
 #include "jax/jax.h"
 
 #include <math.h>

@@ -1,6 +1,6 @@
 /* tree_util.c: jax.tree and jax.tree_util (tree_util.py): tree.map and
  * tree.leaves. */
-#include "jax/api.h"
+#include "jax/lax.h"
 #include "jax/jax.h"
 
 #include <math.h>

@@ -16,7 +16,7 @@
 #ifndef SR_LANG_API_H
 #define SR_LANG_API_H
 
-#include "jax/jnp.h"
+#include "jax/numpy.h"
 
 /* ---- values and context ---- */
 

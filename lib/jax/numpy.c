@@ -8,7 +8,7 @@
  * (non-inlined) jax.jit -- clip, round, where, isclose, allclose, cumsum
  * and linspace show up as jit[name=...] in a jaxpr, as they do in JAX.
  */
-#include "jax/api.h"
+#include "jax/lax.h"
 
 #include <math.h>
 #include <stdlib.h>

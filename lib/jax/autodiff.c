@@ -18,7 +18,7 @@
 #include "check/check.h"
 #include "cmd/commands.h"
 #include "jax/jaxstate.h"
-#include "jax/jnp.h"
+#include "jax/numpy.h"
 #include "py/objects.h"
 #include "jax/trace.h"
 #include "jax/vjp.h"

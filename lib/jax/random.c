@@ -25,15 +25,15 @@
  * axes (maybe_auto_axes).  Not here yet under a trace: split and fold_in
  * (random_split, random_fold_in).
  */
-#include "jax/random_api.h"
+#include "jax/random.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "jax/api.h"
+#include "jax/lax.h"
 #include "jax/jaxstate.h"
-#include "jax/jnp.h"
+#include "jax/numpy.h"
 #include "py/objects.h"
 #include "jax/trace.h"
 #include "util/intern.h"

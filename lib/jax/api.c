@@ -1,15 +1,15 @@
 /* jnp.c: promotion and the core of jax.numpy, and the tracing entry points
  * (jax.typeof, ShapeDtypeStruct, make_jaxpr, jit). */
-#include "jax/jnp.h"
+#include "jax/numpy.h"
 
-#include "jax/api.h"
+#include "jax/lax.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "jax/jaxstate.h"
-#include "jax/layout_api.h"
+#include "jax/layout.h"
 #include "py/objects.h"
 #include "py/range.h"
 #include "text/print_val.h"
