@@ -15,7 +15,8 @@
 #ifndef SR_JAX_JAX_H
 #define SR_JAX_JAX_H
 
-void sr_ad_api_init(void);            /* autodiff */
+void sr_ad_api_init(void);            /* autodiff.c */
+void sr_numpy_elementwise_init(void); /* numpy.c */
 void sr_sharding_api_init(void);      /* sharding.c */
 void sr_shard_map_init(void);         /* shard_map.c */
 void sr_lax_parallel_init(void);      /* lax_parallel.c */

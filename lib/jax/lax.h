@@ -1,20 +1,22 @@
-/* api.h: the lax layer under the jax.numpy and jax.lax built-ins.
+/* lax.h: the lax layer under the jax.numpy and jax.lax built-ins (lax.c).
  *
  * Each function here binds primitives the way the function of the same
  * name in JAX's lax does (lax/lax.py, lax/slicing.py, lax/parallel.py,
  * pjit.py): the same equations, with the same params, in the same order,
  * including the skips JAX makes (an identity transpose, an empty squeeze,
  * a same-dtype convert) and the casts it inserts (core.auto_insert_reshard).
- * jnp_api.c builds jax.numpy on them; lax_api.c registers jax.lax, the
- * sharding transforms, shard_map and the control-flow primitives.
+ * numpy.c builds jax.numpy on them; lax.c, lax_control_flow.c,
+ * lax_parallel.c, shard_map.c and sharding.c register jax.lax, the
+ * control-flow primitives, the collectives, shard_map and the sharding
+ * transforms.
  *
  * All functions borrow their array arguments and return a new reference,
  * or NULL with an exception raised.  Axes and shapes are plain int64_t
  * arrays; a sharding argument is a NamedSharding value (counted, borrowed)
  * or NULL for None.
  */
-#ifndef SR_LANG_API_H
-#define SR_LANG_API_H
+#ifndef SR_JAX_LAX_H
+#define SR_JAX_LAX_H
 
 #include "jax/numpy.h"
 

@@ -1,4 +1,4 @@
-/* layout_api.c: device-local layouts in the language (see layout_api.h
+/* layout.c: device-local layouts in the language (see layout.h
  * and exec/layout.h) and the stages of jax.jit.
  *
  * jax.jit(f, in_shardings=, out_shardings=) takes shardings, P (with the

@@ -1,10 +1,14 @@
-/* jnp.h: the numpy-level layer over sr_bind: dtype and rank promotion, as
- * jax.numpy does before it binds lax primitives.  The jax.numpy, jax.lax
- * and jax built-ins are written with these. */
-#ifndef SR_LANG_JNP_H
-#define SR_LANG_JNP_H
+/* numpy.h: the numpy-level layer over sr_bind (numpy.c): dtype and rank
+ * promotion, as jax.numpy does before it binds lax primitives, asarray,
+ * and the helpers that read the arguments of API calls.  The jax.numpy,
+ * jax.lax and jax built-ins are written with these; the pytrees
+ * (tree_util.h) and jax.jit's entry points (api.h) come with it. */
+#ifndef SR_JAX_NUMPY_H
+#define SR_JAX_NUMPY_H
 
+#include "jax/api.h"
 #include "jax/trace.h"
+#include "jax/tree_util.h"
 
 /* The dtype JAX gives a mix of operands (weak Python scalars defer to
    arrays' dtypes), and whether the result is weak. */
@@ -41,14 +45,6 @@ SrVal *sr_sharding_arg(SrInterp *I, SrVal *v, int ndim, const char *what);
 extern struct SrArray *(*sr_exec_from_host)(SrInterp *I, const SrType *t, const double *re,
                                             const double *im, const int64_t *iv);
 
-/* Pytrees: the leaves (arrays, scalars) of nested lists, tuples and dicts,
-   and the same structure rebuilt from new leaves. */
-SrVal *sr_pytree_flatten(SrInterp *I, SrVal *v);
-/* v's structure with its leaves numbered from *k (a dummy tree, to
-   rebuild from or to name leaves by). */
-SrVal *sr_pytree_numbered(SrVal *v, int *k);
-/* v's leaves as arrays (Python scalars become weakly typed ones). */
-SrVal *sr_pytree_array_leaves(SrInterp *I, SrVal *v);
 /* Whether the int v is in the range of the integer dtype d (any other
    dtype: 1). */
 int sr_int_fits(int64_t v, SrDtype d);
@@ -57,45 +53,5 @@ int sr_int_fits(int64_t v, SrDtype d);
    becomes one ("Python int 4294967296 too large to convert to int32"):
    -1 then, else 0. */
 int sr_check_py_int(SrInterp *I, const SrVal *v);
-/* A callable's __name__: a def's name, a built-in's last component. */
-const char *sr_callable_name(SrVal *f);
-SrVal *sr_pytree_unflatten(SrVal *like, SrVal *leaves);
-/* One pytree node: its children as a new list -- a list's or tuple's
-   items, a dict's values in sorted key order (as JAX flattens dicts), none
-   for None, a registered class's (SrLangOps.tree_children) -- or NULL for
-   a leaf.  sr_pytree_rebuild makes a node like `like` from new children
-   (borrowed; a dict comes out in sorted key order); a new reference. */
-SrVal *sr_pytree_children(SrVal *v);
-SrVal *sr_pytree_rebuild(SrVal *like, SrVal *children);
-/* The walks over a pytree recurse, so a tree must be checked by this
-   first: -1 with RecursionError raised when it nests more than
-   SR_VAL_MAX_NEST deep -- a list that holds itself does (JAX recurses
-   forever on one too).  sr_pytree_flatten checks. */
-int sr_pytree_check_depth(SrInterp *I, SrVal *v);
-/* Traces fn on the types of args (see jnp.c). */
-SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, const char **kw,
-                     SrVal **kwv, SrVal **out_tree, SrVal **captured);
-/* A call of a custom_jvp or custom_vjp function: its arguments as a tuple
-   and their leaves as arrays, and fun traced on them (named name). */
-typedef struct SrCustomCall {
-  SrVal *args, *leaves, *out_tree, *captured;
-  SrJaxpr *body; /* holds a reference to its program */
-} SrCustomCall;
-/* -1 on error, with nothing left to free. */
-int sr_custom_call_trace(SrInterp *I, SrVal *fun, const char *name, SrArgs *a, SrCustomCall *cc);
-/* prim.bind(*consts, *args_flat, **params): the result in the structure
-   of fun's, NULL on error; frees cc and ps. */
-SrVal *sr_custom_call_bind(SrInterp *I, int prim, SrCustomCall *cc, SrPList *ps);
-/* Calls fn as jax.jit does: traces it and binds a jit equation. */
-SrVal *sr_jit_call(SrInterp *I, SrVal *fn, const char *name, SrArgs *a);
-/* Forgets the traces of jitted functions kept for the statement (before
-   each statement, and when the session ends). */
-void sr_jit_cache_clear(SrInterp *I);
-/* The same with jax.jit's in_shardings= and out_shardings= (NULL: none). */
-SrVal *sr_jit_call_sharded(SrInterp *I, SrVal *fn, const char *name, SrArgs *a, SrVal *in_sh, SrVal *out_sh);
-extern const SrClass sr_jit_class;
-SrJaxprCallFn sr_jaxpr_call_hook(void);
-
-void sr_jnp_init(void);
 
 #endif

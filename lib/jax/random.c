@@ -1,4 +1,4 @@
-/* random_api.c: jax.random under a trace.
+/* random.c: jax.random under a trace.
  *
  * On concrete keys, outside any trace, jax.random computes directly
  * (builtins_exec.c, on lib/exec/prng).  Under a trace (jax.jit,

@@ -1,5 +1,7 @@
-/* tree_util.c: jax.tree and jax.tree_util (tree_util.py): tree.map and
- * tree.leaves. */
+/* tree_util.c: pytrees (tree_util.h), and jax.tree and jax.tree_util
+ * (tree_util.py): tree.map and tree.leaves. */
+#include "jax/tree_util.h"
+
 #include "jax/lax.h"
 #include "jax/jax.h"
 
@@ -13,11 +15,178 @@
 #include "jax/vjp.h"
 #include "util/intern.h"
 
+/* ---- pytrees ---- */
+
+/* JAX flattens a dict in sorted key order (strings by code point,
+   numbers by value; keys of other kinds keep their place). */
+static int key_cmp(const SrVal *a, const SrVal *b) {
+  if ((a->kind == SR_V_STR || a->kind == SR_V_WORD) && (b->kind == SR_V_STR || b->kind == SR_V_WORD)) {
+    size_t n = a->str.n < b->str.n ? a->str.n : b->str.n;
+    int c = memcmp(a->str.s, b->str.s, n);
+    return c ? c : (a->str.n > b->str.n) - (a->str.n < b->str.n);
+  }
+  int an = a->kind == SR_V_INT || a->kind == SR_V_BOOL || a->kind == SR_V_FLOAT;
+  int bn = b->kind == SR_V_INT || b->kind == SR_V_BOOL || b->kind == SR_V_FLOAT;
+  if (an && bn) {
+    double x = a->kind == SR_V_FLOAT ? a->f : (double)a->i, y = b->kind == SR_V_FLOAT ? b->f : (double)b->i;
+    return (x > y) - (x < y);
+  }
+  return 0;
+}
+
+/* The order of a dict's entries when flattened (a stable sort). */
+static int *dict_order(const SrVal *d) {
+  int n = d->dict.n, *o = sr_xcalloc((size_t)n + 1, sizeof *o);
+  for (int i = 0; i < n; i++) {
+    int k = i;
+    while (k > 0 && key_cmp(d->dict.keys[o[k - 1]], d->dict.keys[i]) > 0) {
+      o[k] = o[k - 1];
+      k--;
+    }
+    o[k] = i;
+  }
+  return o;
+}
+
+SrVal *sr_pytree_children(SrVal *v) {
+  if (v->kind == SR_V_LIST || v->kind == SR_V_TUPLE) {
+    SrVal *l = sr_seq(NULL, SR_V_LIST, v->seq.n);
+    for (int i = 0; i < v->seq.n; i++) sr_seq_push(NULL, l, sr_ref(v->seq.items[i]));
+    return l;
+  }
+  if (v->kind == SR_V_DICT) {
+    int *o = dict_order(v);
+    SrVal *l = sr_seq(NULL, SR_V_LIST, v->dict.n);
+    for (int i = 0; i < v->dict.n; i++) sr_seq_push(NULL, l, sr_ref(v->dict.vals[o[i]]));
+    free(o);
+    return l;
+  }
+  if (v->kind == SR_V_NONE) return sr_seq(NULL, SR_V_LIST, 0);
+  const SrLangOps *ops = sr_ops(v);
+  if (ops && ops->tree_children) return ops->tree_children(v);
+  return NULL;
+}
+
+static int tree_depth_ok(SrVal *v, int depth) {
+  SrVal *ch = sr_pytree_children(v);
+  if (!ch) return 1;
+  int ok = depth < SR_VAL_MAX_NEST;
+  for (int i = 0; i < ch->seq.n && ok; i++) ok = tree_depth_ok(ch->seq.items[i], depth + 1);
+  sr_unref(ch);
+  return ok;
+}
+
+int sr_pytree_check_depth(SrInterp *I, SrVal *v) {
+  if (tree_depth_ok(v, 0)) return 0;
+  sr_raise(I, "RecursionError", "maximum recursion depth exceeded");
+  return -1;
+}
+
+SrVal *sr_pytree_rebuild(SrVal *like, SrVal *children) {
+  if (like->kind == SR_V_LIST || like->kind == SR_V_TUPLE) {
+    SrVal *r = sr_seq(NULL, like->kind, children->seq.n);
+    for (int i = 0; i < children->seq.n; i++) sr_seq_push(NULL, r, sr_ref(children->seq.items[i]));
+    return r;
+  }
+  if (like->kind == SR_V_DICT) {
+    int *o = dict_order(like);
+    SrVal *r = sr_dict(NULL);
+    for (int i = 0; i < like->dict.n && i < children->seq.n; i++)
+      sr_dict_set(NULL, r, sr_ref(like->dict.keys[o[i]]), sr_ref(children->seq.items[i]));
+    free(o);
+    return r;
+  }
+  if (like->kind == SR_V_NONE) return sr_none();
+  const SrLangOps *ops = sr_ops(like);
+  if (ops && ops->tree_rebuild) return ops->tree_rebuild(like, children);
+  return sr_ref(like);
+}
+
+/* The arguments of a traced call as leaves: arrays and Python scalars;
+   lists, tuples, dicts and registered classes are pytree nodes. */
+static int flatten(SrInterp *I, SrVal *v, SrVal *leaves) {
+  SrVal *ch = sr_pytree_children(v);
+  if (ch) {
+    int rc = 0;
+    for (int i = 0; i < ch->seq.n && rc == 0; i++) rc = flatten(I, ch->seq.items[i], leaves);
+    sr_unref(ch);
+    return rc;
+  }
+  if (!sr_value_type(I, v)) {
+    SrBuf b = SR_BUF_INIT;
+    sr_to_str(I, &b, v);
+    sr_raise(I, "TypeError", "Argument '%s' of type <class '%s'> is not a valid JAX type.", sr_buf_str(&b),
+             sr_val_kind_name(v));
+    sr_buf_free(&b);
+    return -1;
+  }
+  sr_seq_push(NULL, leaves, sr_ref(v));
+  return 0;
+}
+
+/* Rebuilds v's structure with the next leaves from `it`. */
+static SrVal *unflatten(SrVal *v, SrVal *leaves, int *it) {
+  SrVal *ch = sr_pytree_children(v);
+  if (!ch) return *it < leaves->seq.n ? sr_ref(leaves->seq.items[(*it)++]) : sr_none();
+  for (int i = 0; i < ch->seq.n; i++) {
+    SrVal *x = unflatten(ch->seq.items[i], leaves, it);
+    sr_unref(ch->seq.items[i]);
+    ch->seq.items[i] = x;
+  }
+  SrVal *r = sr_pytree_rebuild(v, ch);
+  sr_unref(ch);
+  return r;
+}
+
+SrVal *sr_pytree_flatten(SrInterp *I, SrVal *v) {
+  if (sr_pytree_check_depth(I, v) < 0) return NULL;
+  SrVal *l = sr_seq(NULL, SR_V_LIST, 0);
+  if (flatten(I, v, l) < 0) {
+    sr_unref(l);
+    return NULL;
+  }
+  return l;
+}
+
+SrVal *sr_pytree_numbered(SrVal *v, int *k) {
+  SrVal *ch = sr_pytree_children(v);
+  if (!ch) return sr_int(NULL, (*k)++);
+  for (int i = 0; i < ch->seq.n; i++) {
+    SrVal *s = sr_pytree_numbered(ch->seq.items[i], k);
+    sr_unref(ch->seq.items[i]);
+    ch->seq.items[i] = s;
+  }
+  SrVal *r = sr_pytree_rebuild(v, ch);
+  sr_unref(ch);
+  return r;
+}
+
+SrVal *sr_pytree_array_leaves(SrInterp *I, SrVal *v) {
+  SrVal *l = sr_pytree_flatten(I, v);
+  for (int i = 0; l && i < l->seq.n; i++)
+    if (!sr_array_of(l->seq.items[i])) {
+      SrVal *arr = sr_jnp_asarray(I, l->seq.items[i], -1);
+      if (!arr) {
+        sr_unref(l);
+        return NULL;
+      }
+      sr_unref(l->seq.items[i]);
+      l->seq.items[i] = arr;
+    }
+  return l;
+}
+
+SrVal *sr_pytree_unflatten(SrVal *like, SrVal *leaves) {
+  int it = 0;
+  return unflatten(like, leaves, &it);
+}
+
+
 /* ======================================================================
  * jax.tree
  * ====================================================================== */
 
-/* Pytree nodes are jnp.c's: lists, tuples, dicts (sorted keys), None
+/* Pytree nodes are those above: lists, tuples, dicts (sorted keys), None
    and registered classes (VJP objects). */
 static void tree_leaves(SrVal *v, SrVal *out) {
   SrVal *ch = sr_pytree_children(v);
