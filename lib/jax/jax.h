@@ -22,5 +22,8 @@ void sr_shard_map_init(void);         /* shard_map.c */
 void sr_lax_parallel_init(void);      /* lax_parallel.c */
 void sr_lax_control_flow_init(void);  /* lax_control_flow.c */
 void sr_tree_util_init(void);         /* tree_util.c */
+void sr_debug_init(void);             /* debug.c */
+void sr_nn_init(void);                /* nn.c */
+void sr_random_concrete_init(void);   /* random.c */
 
 #endif

@@ -2490,15 +2490,6 @@ static SrVal *floor_ceil(SrInterp *I, SrArgs *a, const char *name, int prim) {
 static SrVal *jnp_floor(SrInterp *I, SrArgs *a) { return floor_ceil(I, a, "floor", SR_P_floor); }
 static SrVal *jnp_ceil(SrInterp *I, SrArgs *a) { return floor_ceil(I, a, "ceil", SR_P_ceil); }
 
-/* jax.nn.sigmoid is lax.logistic, with no promotion */
-static SrVal *nn_sigmoid(SrInterp *I, SrArgs *a) {
-  if (a->n != 1 || a->nkw) return sr_raise(I, "TypeError", "sigmoid() takes 1 positional argument");
-  SrVal *x = arr(I, a->v[0]);
-  SrVal *r = x ? sr_lax_unary(I, SR_P_logistic, x) : NULL;
-  sr_unref(x);
-  return r;
-}
-
 static SrVal *jnp_astype(SrInterp *I, SrArgs *a) {
   SrVal *p[4];
   int dt;
@@ -3054,7 +3045,8 @@ void sr_jnp_api_init(void) {
     {"jax.numpy.ceil", jnp_ceil, "ceil(x)"},
     {"jax.numpy.astype", jnp_astype, "astype(x, dtype): convert_element_type"},
     {"jax.numpy._getitem", jnp_getitem, "x[key]: static slices and scalar dynamic indices"},
-    {"jax.nn.sigmoid", nn_sigmoid, "sigmoid(x): lax.logistic"},
+    {NULL, NULL, NULL},
+  }, defs2[] = {
     {"jax.numpy.logical_and", jnp_logical_and, "logical_and(x, y)"},
     {"jax.numpy.logical_or", jnp_logical_or, "logical_or(x, y)"},
     {"jax.numpy.logical_xor", jnp_logical_xor, "logical_xor(x, y)"},
@@ -3070,6 +3062,8 @@ void sr_jnp_api_init(void) {
     {NULL, NULL, NULL},
   };
   for (int i = 0; defs[i].names; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);
+  sr_nn_init();
+  for (int i = 0; defs2[i].names; i++) sr_def(defs2[i].names, defs2[i].fn, defs2[i].doc);
   sr_dtype_call_set(dtype_call);
   static const struct {
     const char *name;
