@@ -17,7 +17,8 @@
 
 void sr_ad_api_init(void);            /* autodiff.c */
 void sr_numpy_elementwise_init(void); /* numpy.c */
-void sr_sharding_api_init(void);      /* sharding.c */
+void sr_sharding_init(void);          /* sharding.c: meshes, P, NamedSharding */
+void sr_sharding_api_init(void);      /* sharding.c: the transforms */
 void sr_shard_map_init(void);         /* shard_map.c */
 void sr_lax_parallel_init(void);      /* lax_parallel.c */
 void sr_lax_control_flow_init(void);  /* lax_control_flow.c */

@@ -1,8 +1,13 @@
-/* sharding.c: the sharding transforms of jax.sharding and jax.lax --
- * jax.reshard (jax.sharding.reshard), jax.lax.with_sharding_constraint,
- * jax.sharding.auto_axes and explicit_axes -- and the pytree map over
- * array leaves the collectives share (sr_api_map_leaves).  Each says which
- * JAX function it follows (pjit.py, sharding_impls.py). */
+/* sharding.c: jax.sharding.
+ *
+ * The sharding transforms of jax.sharding and jax.lax -- jax.reshard
+ * (jax.sharding.reshard), jax.lax.with_sharding_constraint,
+ * jax.sharding.auto_axes and explicit_axes -- with the pytree map over
+ * array leaves that the collectives share (sr_api_map_leaves); then the
+ * values: make_mesh, Mesh, AbstractMesh, AxisType, PartitionSpec (jax.P)
+ * and NamedSharding.  Each says which JAX function it follows (pjit.py,
+ * sharding_impls.py, mesh.py, partition_spec.py).  set_mesh and the
+ * abstract mesh in context are in builtins_jax.c, with JAX's state. */
 #include "jax/lax.h"
 #include "jax/jax.h"
 
@@ -407,6 +412,398 @@ static SrVal *jax_auto_axes(SrInterp *I, SrArgs *a) { return axes_api(I, a, 0); 
 static SrVal *jax_explicit_axes(SrInterp *I, SrArgs *a) { return axes_api(I, a, 1); }
 
 
+/* ======================================================================
+ * meshes, axis types, PartitionSpec, NamedSharding (mesh.py,
+ * partition_spec.py, sharding_impls.py)
+ * ====================================================================== */
+
+/* ---- helpers ---- */
+
+static SrVal *names_tuple(const char *const *names, int n) {
+  SrVal *t = sr_seq(NULL, SR_V_TUPLE, n);
+  for (int i = 0; i < n; i++) sr_seq_push(NULL, t, sr_str_cstr(NULL, names[i]));
+  return t;
+}
+
+static SrVal *names_set(const char *const *names, int n) {
+  SrVal *t = sr_seq(NULL, SR_V_FROZENSET, n);
+  for (int i = 0; i < n; i++) sr_seq_push(NULL, t, sr_str_cstr(NULL, names[i]));
+  return t;
+}
+
+/* Axis names from a str or a tuple/list of strs. */
+static int axis_names(SrInterp *I, SrVal *v, const char **out, int max, const char *what) {
+  if (v->kind == SR_V_STR) {
+    out[0] = sr_intern(v->str.s, v->str.n);
+    return 1;
+  }
+  if (!sr_is_seq(v)) {
+    sr_raise(I, "TypeError", "%s must be a string or a tuple of strings, got %s", what, sr_val_kind_name(v));
+    return -1;
+  }
+  if (v->seq.n > max) {
+    sr_raise(I, "ValueError", "%s: at most %d axes", what, max);
+    return -1;
+  }
+  for (int i = 0; i < v->seq.n; i++) {
+    const char *s = sr_as_str(I, v->seq.items[i], what);
+    if (!s) return -1;
+    out[i] = s;
+  }
+  return v->seq.n;
+}
+
+static int axis_type_of(SrInterp *I, SrVal *v, uint8_t *out) {
+  if (v->kind == SR_V_AXISTYPE) {
+    *out = (uint8_t)v->axistype;
+    return 0;
+  }
+  sr_raise(I, "TypeError", "axis_types must hold jax.sharding.AxisType values, got %s", sr_val_kind_name(v));
+  return -1;
+}
+
+/* ---- meshes ---- */
+
+static int fill_mesh(SrInterp *I, SrMesh *m, SrVal *sizes, SrVal *names, SrVal *types, int default_type,
+                     const char *fname) {
+  memset(m, 0, sizeof *m);
+  int64_t sz[SR_MAX_AXES];
+  int ns;
+  if (sizes->kind == SR_V_INT) {
+    sz[0] = sizes->i;
+    ns = 1;
+  } else if (sr_is_seq(sizes)) {
+    ns = sizes->seq.n;
+    if (ns > SR_MAX_AXES) return sr_raise(I, "ValueError", "%s: at most %d mesh axes", fname, SR_MAX_AXES), -1;
+    for (int i = 0; i < ns; i++) {
+      if (sizes->seq.items[i]->kind != SR_V_INT)
+        return sr_raise(I, "ValueError", "`axis_sizes` passed to `%s` should be a sequence of ints.", fname), -1;
+      sz[i] = sizes->seq.items[i]->i;
+    }
+  } else {
+    return sr_raise(I, "ValueError", "`axis_sizes` passed to `%s` should be a sequence of ints.", fname), -1;
+  }
+  const char *nm[SR_MAX_AXES];
+  int nn = axis_names(I, names, nm, SR_MAX_AXES, "axis_names");
+  if (nn < 0) return -1;
+  if (nn != ns)
+    return sr_raise(I, "ValueError",
+                    "Mesh requires the ndim of its first argument (`devices`) to equal the length of its second "
+                    "argument (`axis_names`), but got devices.ndim == %d and len(axis_names) == %d.", ns, nn),
+           -1;
+  for (int i = 0; i < ns; i++) {
+    if (sz[i] <= 0) return sr_raise(I, "ValueError", "mesh axis sizes must be positive"), -1;
+    for (int k = 0; k < i; k++)
+      if (nm[k] == nm[i]) return sr_raise(I, "ValueError", "mesh axis names must be unique, got '%s' twice", nm[i]), -1;
+    m->names[i] = nm[i];
+    m->sizes[i] = sz[i];
+    m->types[i] = (uint8_t)default_type;
+  }
+  m->n = ns;
+  if (types && types->kind != SR_V_NONE) {
+    if (types->kind == SR_V_AXISTYPE) {
+      for (int i = 0; i < ns; i++) m->types[i] = (uint8_t)types->axistype;
+    } else if (sr_is_seq(types) && types->seq.n == ns) {
+      for (int i = 0; i < ns; i++)
+        if (axis_type_of(I, types->seq.items[i], &m->types[i]) < 0) return -1;
+    } else {
+      SrVal *nt = names_tuple(nm, nn);
+      SrBuf b = SR_BUF_INIT;
+      sr_buf_puts(&b, "Number of axis names should match the number of axis_types. Got axis_names=");
+      sr_val_repr(&b, nt);
+      sr_buf_puts(&b, " and axis_types=");
+      sr_val_repr(&b, types);
+      sr_unref(nt);
+      sr_raise(I, "ValueError", "%s", b.p);
+      sr_buf_free(&b);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+static SrVal *bi_make_mesh(SrInterp *I, SrArgs *a) {
+  SrVal *p[4];
+  if (sr_args_parse(I, a, "make_mesh", "axis_shapes, axis_names, axis_types=, *, devices=", p) < 0) return NULL;
+  SrMesh m;
+  if (fill_mesh(I, &m, p[0], p[1], p[2], SR_AXIS_EXPLICIT, "make_mesh") < 0) return NULL;
+  int64_t size = sr_mesh_size_of(m.sizes, m.n); /* -1: more than any count */
+  int ndev = I->jax->num_devices;
+  if (size < 0 || size > ndev) {
+    SrBuf b = SR_BUF_INIT;
+    sr_buf_putc(&b, '(');
+    for (int i = 0; i < m.n; i++) sr_buf_printf(&b, i ? ", %lld" : "%lld", (long long)m.sizes[i]);
+    sr_buf_puts(&b, m.n == 1 ? ",)" : ")");
+    sr_raise(I, "ValueError", "Number of devices %d must be >= the product of mesh_shape %s", ndev, b.p);
+    sr_buf_free(&b);
+    return NULL;
+  }
+  I->jax->devices_used = 1;
+  return sr_mesh_val(NULL, sr_mesh_intern(&m));
+}
+
+static SrVal *bi_abstract_mesh(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "AbstractMesh", "axis_sizes, axis_names, axis_types=", p) < 0) return NULL;
+  SrMesh m;
+  if (fill_mesh(I, &m, p[0], p[1], p[2], SR_AXIS_AUTO, "AbstractMesh") < 0) return NULL;
+  /* its size is a Python int, which is 64-bit here */
+  if (sr_mesh_size_of(m.sizes, m.n) < 0)
+    return sr_raise(I, "OverflowError", "integer overflow: shardrepl's Python ints are 64-bit");
+  m.abstract = 1;
+  return sr_mesh_val(NULL, sr_mesh_intern(&m));
+}
+
+static SrVal *bi_mesh(SrInterp *I, SrArgs *a) {
+  /* Mesh(devices, axis_names, axis_types=): devices is an array of device
+     ids (or of devices) whose shape is the mesh's */
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "Mesh", "devices, axis_names, axis_types=", p) < 0) return NULL;
+  /* a (nested) list of devices is np.array'ed first, as JAX does */
+  SrVal *devs = p[0]->kind == SR_V_LIST || p[0]->kind == SR_V_TUPLE ? sr_jnp_asarray(I, p[0], -1) : sr_ref(p[0]);
+  SrVal *shape = devs ? sr_getattr(I, devs, "shape") : NULL;
+  sr_unref(devs);
+  if (!shape) return NULL;
+  SrMesh m;
+  int rc = fill_mesh(I, &m, shape, p[1], p[2], SR_AXIS_AUTO, "Mesh");
+  sr_unref(shape);
+  if (rc < 0) return NULL;
+  int64_t size = sr_mesh_size_of(m.sizes, m.n);
+  if (size < 0)
+    return sr_raise(I, "ValueError", "Mesh: the devices array holds more than %lld devices, but there are only %d",
+                    (long long)INT64_MAX, I->jax->num_devices);
+  if (size > I->jax->num_devices)
+    return sr_raise(I, "ValueError", "Mesh: the devices array holds %lld devices, but there are only %d",
+                    (long long)size, I->jax->num_devices);
+  return sr_mesh_val(NULL, sr_mesh_intern(&m));
+}
+
+static SrVal *mesh_getattr(SrInterp *I, SrVal *self, const char *name) {
+  const SrMesh *m = self->mesh;
+  (void)I;
+  if (strcmp(name, "axis_names") == 0) return names_tuple(m->names, m->n);
+  if (strcmp(name, "axis_sizes") == 0 || strcmp(name, "devices_shape") == 0) {
+    SrVal *t = sr_seq(NULL, SR_V_TUPLE, m->n);
+    for (int i = 0; i < m->n; i++) sr_seq_push(NULL, t, sr_int(NULL, m->sizes[i]));
+    return t;
+  }
+  if (strcmp(name, "axis_types") == 0) {
+    SrVal *t = sr_seq(NULL, SR_V_TUPLE, m->n);
+    for (int i = 0; i < m->n; i++) sr_seq_push(NULL, t, sr_axistype_val(m->types[i]));
+    return t;
+  }
+  if (strcmp(name, "shape") == 0) {
+    SrVal *d = sr_dict(NULL);
+    for (int i = 0; i < m->n; i++) sr_dict_set(NULL, d, sr_str_cstr(NULL, m->names[i]), sr_int(NULL, m->sizes[i]));
+    return d;
+  }
+  if (strcmp(name, "size") == 0) return sr_int(NULL, sr_mesh_size(m));
+  if (strcmp(name, "empty") == 0) return sr_bool(m->n == 0);
+  if (strcmp(name, "abstract_mesh") == 0) return sr_mesh_val(NULL, sr_mesh_abstract(m, !m->abstract));
+  return NULL;
+}
+
+/* ---- axis types ---- */
+
+static SrVal *axistype_getattr(SrInterp *I, SrVal *self, const char *name) {
+  (void)I;
+  if (strcmp(name, "name") == 0) return sr_str_cstr(NULL, sr_axis_type_name(self->axistype));
+  return NULL;
+}
+
+/* ---- PartitionSpec ---- */
+
+/* CanonicalizePartition: falsy -> None, 1-tuples -> the element, lists ->
+   tuples, nested tuples rejected. */
+static int spec_entry_of(SrInterp *I, SrVal *v, SrSpecEntry *e, const char **names, int *nn) {
+  e->names = names + *nn;
+  e->n = 0;
+  if (!sr_val_truthy(v) && v->kind != SR_V_OBJ) return 0;
+  if (v->kind == SR_V_WORD && v->str.n == 13 && memcmp(v->str.s, "UNCONSTRAINED", 13) == 0) {
+    names[(*nn)++] = SR_SPEC_UNCONSTRAINED;
+    e->n = 1;
+    return 0;
+  }
+  if (v->kind == SR_V_TUPLE || v->kind == SR_V_LIST) {
+    for (int i = 0; i < v->seq.n; i++) {
+      SrVal *x = v->seq.items[i];
+      if (x->kind == SR_V_TUPLE || x->kind == SR_V_LIST) {
+        SrBuf b = SR_BUF_INIT, c = SR_BUF_INIT;
+        sr_val_str(&b, v);
+        sr_val_str(&c, x);
+        sr_raise(I, "ValueError", "A tuple inside PartitionSpec cannot contain a nested tuple. Got partition: %s and the nested tuple: %s", b.p, c.p);
+        sr_buf_free(&b);
+        sr_buf_free(&c);
+        return -1;
+      }
+      const char *s = sr_as_str(I, x, "a PartitionSpec entry");
+      if (!s) return -1;
+      if (*nn >= 64) return sr_raise(I, "ValueError", "PartitionSpec too large"), -1;
+      names[(*nn)++] = s;
+      e->n++;
+    }
+    return 0;
+  }
+  const char *s = sr_as_str(I, v, "a PartitionSpec entry");
+  if (!s) return -1;
+  names[(*nn)++] = s;
+  e->n = 1;
+  return 0;
+}
+
+static int name_set_of(SrInterp *I, SrVal *v, const char **out, int *n, const char *which) {
+  *n = 0;
+  if (!v) return 0;
+  if (v->kind != SR_V_SET && v->kind != SR_V_FROZENSET) {
+    sr_raise(I, "TypeError", "%s argument of PartitionSpec should of type `frozenset` or `set`. Got type <class '%s'>",
+             which, sr_val_kind_name(v));
+    return -1;
+  }
+  for (int i = 0; i < v->seq.n && i < SR_MAX_AXES; i++) {
+    if (v->seq.items[i]->kind == SR_V_NONE) {
+      sr_raise(I, "ValueError", "%s cannot contain None. All elements in %s should refer to the mesh axes.", which, which);
+      return -1;
+    }
+    const char *s = sr_as_str(I, v->seq.items[i], which);
+    if (!s) return -1;
+    out[(*n)++] = s;
+  }
+  return 0;
+}
+
+static SrVal *bi_partition_spec(SrInterp *I, SrArgs *a) {
+  SrVal *unred = NULL, *red = NULL, *kind = NULL;
+  for (int k = 0; k < a->nkw; k++) {
+    if (strcmp(a->kw[k], "unreduced") == 0) unred = a->kwv[k];
+    else if (strcmp(a->kw[k], "reduced") == 0) red = a->kwv[k];
+    else if (strcmp(a->kw[k], "unreduced_kind") == 0) kind = a->kwv[k];
+    else return sr_raise(I, "TypeError", "PartitionSpec() got an unexpected keyword argument '%s'", a->kw[k]);
+  }
+  if (a->n > SR_MAX_RANK) return sr_raise(I, "ValueError", "PartitionSpec has too many entries");
+  SrSpec spec = {0};
+  SrSpecEntry entries[SR_MAX_RANK];
+  const char *names[64], *un[SR_MAX_AXES], *re[SR_MAX_AXES];
+  int nn = 0;
+  spec.e = entries;
+  spec.n = a->n;
+  for (int i = 0; i < a->n; i++)
+    if (spec_entry_of(I, a->v[i], &entries[i], names, &nn) < 0) return NULL;
+  if (name_set_of(I, unred, un, &spec.nunreduced, "unreduced") < 0) return NULL;
+  if (name_set_of(I, red, re, &spec.nreduced, "reduced") < 0) return NULL;
+  spec.unreduced = un;
+  spec.reduced = re;
+  for (int i = 0; i < spec.nunreduced; i++)
+    for (int k = 0; k < spec.nreduced; k++)
+      if (un[i] == re[k]) {
+        SrVal *u = names_set(un, spec.nunreduced), *r = names_set(re, spec.nreduced);
+        SrBuf b = SR_BUF_INIT;
+        sr_buf_puts(&b, "`unreduced` and `reduced` argument to PartitionSpec cannot overlap. Got unreduced: ");
+        sr_val_repr(&b, u);
+        sr_buf_puts(&b, " and reduced: ");
+        sr_val_repr(&b, r);
+        sr_raise(I, "ValueError", "%s", b.p);
+        sr_buf_free(&b);
+        sr_unref(u);
+        sr_unref(r);
+        return NULL;
+      }
+  for (int i = 0; i < spec.n; i++)
+    for (int j = 0; j < entries[i].n; j++)
+      for (int k = 0; k < spec.nunreduced + spec.nreduced; k++) {
+        int is_un = k < spec.nunreduced;
+        const char *x = is_un ? un[k] : re[k - spec.nunreduced];
+        if (entries[i].names[j] == x) {
+          SrVal *pv = sr_spec_val(NULL, &(SrSpec){spec.n, entries, 0, 0, NULL, NULL, 0});
+          SrBuf b = SR_BUF_INIT;
+          SrVal *t = sr_seq(NULL, SR_V_TUPLE, spec.n);
+          for (int q = 0; q < spec.n; q++) sr_seq_push(NULL, t, sr_getindex(I, pv, q));
+          sr_val_repr(&b, t);
+          SrVal *s = is_un ? names_set(un, spec.nunreduced) : names_set(re, spec.nreduced);
+          sr_buf_puts(&b, is_un ? " and unreduced axes: " : " and reduced axes: ");
+          sr_val_repr(&b, s);
+          sr_raise(I, "ValueError", "partitions cannot overlap with %s axes passed to PartitionSpec. Got partitions: %s",
+                   is_un ? "unreduced" : "reduced", b.p);
+          sr_buf_free(&b);
+          sr_unref(pv);
+          sr_unref(t);
+          sr_unref(s);
+          return NULL;
+        }
+      }
+  spec.ukind = SR_UK_NONE;
+  if (kind && kind->kind != SR_V_NONE) {
+    const char *k = kind->kind == SR_V_STR || kind->kind == SR_V_WORD ? sr_intern(kind->str.s, kind->str.n) : NULL;
+    if (k && strcmp(k, "sum") == 0) spec.ukind = SR_UK_SUM;
+    else if (k && strcmp(k, "max") == 0) spec.ukind = SR_UK_MAX;
+    else if (k && strcmp(k, "min") == 0) spec.ukind = SR_UK_MIN;
+    else return sr_raise(I, "TypeError", "Expected unreduced_kind to be of type `jax.sharding.UnreducedKind`");
+    if (!spec.nunreduced)
+      return sr_raise(I, "ValueError", "`unreduced_kind` should be `None` when `unreduced` is an empty set.");
+  } else if (spec.nunreduced) {
+    spec.ukind = SR_UK_SUM;
+  }
+  return sr_spec_val(NULL, &spec);
+}
+
+static SrVal *spec_getattr(SrInterp *I, SrVal *self, const char *name) {
+  const SrSpec *s = self->spec;
+  (void)I;
+  if (strcmp(name, "unreduced") == 0) return names_set(s->unreduced, s->nunreduced);
+  if (strcmp(name, "reduced") == 0) return names_set(s->reduced, s->nreduced);
+  if (strcmp(name, "unreduced_kind") == 0)
+    return s->nunreduced ? sr_word(NULL, sr_ukind_name(s->ukind), strlen(sr_ukind_name(s->ukind))) : sr_none();
+  if (strcmp(name, "partitions") == 0) {
+    SrSpec plain = *s;
+    plain.nunreduced = plain.nreduced = 0;
+    SrVal *pv = sr_spec_val(NULL, &plain);
+    SrVal *t = sr_seq(NULL, SR_V_TUPLE, s->n);
+    for (int i = 0; i < s->n; i++) sr_seq_push(NULL, t, sr_getindex(I, pv, i));
+    sr_unref(pv);
+    return t;
+  }
+  return NULL;
+}
+
+/* ---- NamedSharding ---- */
+
+static SrVal *bi_named_sharding(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "NamedSharding", "mesh, spec, *, memory_kind=", p) < 0) return NULL;
+  if (p[0]->kind != SR_V_MESH)
+    return sr_raise(I, "TypeError", "NamedSharding's mesh must be a Mesh or AbstractMesh, got %s", sr_val_kind_name(p[0]));
+  if (p[1]->kind != SR_V_SPEC)
+    return sr_raise(I, "TypeError", "NamedSharding's spec must be a PartitionSpec, got %s", sr_val_kind_name(p[1]));
+  const SrMesh *m = p[0]->mesh;
+  const SrSpec *s = p[1]->spec;
+  if (sr_api_check_spec(I, s, NULL, -1) < 0) return NULL;
+  for (int i = 0; i < s->n; i++)
+    for (int j = 0; j < s->e[i].n; j++)
+      if (s->e[i].names[j] != SR_SPEC_UNCONSTRAINED && sr_mesh_axis(m, s->e[i].names[j]) < 0) {
+        SrBuf b = SR_BUF_INIT, names = SR_BUF_INIT;
+        sr_spec_repr(&b, s);
+        SrVal *t = names_tuple(m->names, m->n);
+        sr_val_repr(&names, t);
+        sr_unref(t);
+        sr_raise(I, "ValueError", "Resource axis: %s of %s is not found in mesh: %s.", s->e[i].names[j], b.p, names.p);
+        sr_buf_free(&b);
+        sr_buf_free(&names);
+        return NULL;
+      }
+  const char *mk = NULL;
+  if (p[2] && p[2]->kind != SR_V_NONE) mk = sr_as_str(I, p[2], "memory_kind");
+  else if (!m->abstract) mk = sr_intern_cstr("device");
+  return sr_sharding_val(NULL, m, s, mk);
+}
+
+static SrVal *sharding_getattr(SrInterp *I, SrVal *self, const char *name) {
+  (void)I;
+  if (strcmp(name, "mesh") == 0) return sr_mesh_val(NULL, self->sh.mesh);
+  if (strcmp(name, "spec") == 0) return sr_spec_val(NULL, self->sh.spec);
+  if (strcmp(name, "memory_kind") == 0)
+    return self->sh.memory_kind ? sr_str_cstr(NULL, self->sh.memory_kind) : sr_none();
+  return NULL;
+}
+
 /* ---- registration ---- */
 
 void sr_sharding_api_init(void) {
@@ -426,4 +823,21 @@ void sr_sharding_api_init(void) {
     {NULL, NULL, NULL},
   };
   for (int i = 0; defs[i].names; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);
+}
+
+/* Meshes, PartitionSpec and NamedSharding (from sr_builtins_jax_init). */
+void sr_sharding_init(void) {
+  sr_def("jax.make_mesh jax.sharding.make_mesh", bi_make_mesh,
+         "make_mesh(axis_shapes, axis_names, axis_types=None): a concrete Mesh over the first devices; axis types default to Explicit");
+  sr_def("jax.sharding.AbstractMesh", bi_abstract_mesh,
+         "AbstractMesh(axis_sizes, axis_names, axis_types=None): a mesh with no devices");
+  sr_def("jax.sharding.Mesh", bi_mesh, "Mesh(devices, axis_names, axis_types=None): a mesh over an array or (nested) list of devices");
+  sr_def("jax.sharding.PartitionSpec jax.P", bi_partition_spec,
+         "P(*partitions, unreduced=set(), reduced=set()): how each array dimension is split over mesh axes");
+  sr_def("jax.sharding.NamedSharding jax.NamedSharding", bi_named_sharding,
+         "NamedSharding(mesh, spec): a PartitionSpec over a mesh");
+  sr_kind_getattr_set(SR_V_MESH, mesh_getattr);
+  sr_kind_getattr_set(SR_V_SPEC, spec_getattr);
+  sr_kind_getattr_set(SR_V_SHARDING, sharding_getattr);
+  sr_kind_getattr_set(SR_V_AXISTYPE, axistype_getattr);
 }
