@@ -32,11 +32,14 @@ lib_libshardrepl_a_SOURCES = \
 	lib/py/ast.h lib/py/builtins_py.c lib/py/interp.c lib/py/interp.h \
 	lib/py/lex.c lib/py/lex.h lib/py/objects.c lib/py/objects.h lib/py/range.c \
 	lib/py/range.h lib/py/re.c lib/py/syntax.c \
-	lib/jax/ad_api.c lib/jax/api.h lib/jax/array.c lib/jax/builtins_exec.c \
-	lib/jax/builtins_jax.c lib/jax/custom_jvp.c lib/jax/custom_vjp.c \
-	lib/jax/jaxstate.h lib/jax/jnp.c lib/jax/jnp.h lib/jax/jnp_api.c \
-	lib/jax/lax_api.c lib/jax/layout_api.c lib/jax/layout_api.h \
-	lib/jax/random_api.c lib/jax/random_api.h lib/jax/trace.c lib/jax/trace.h \
-	lib/jax/vjp.h lib/jax/vjp_api.c lib/jax/vjp_io.c \
+	lib/jax/api.c lib/jax/api.h lib/jax/array.c lib/jax/autodiff.c \
+	lib/jax/builtins_exec.c lib/jax/builtins_exec.h lib/jax/builtins_jax.c \
+	lib/jax/custom_jvp.c lib/jax/custom_vjp.c lib/jax/debug.c lib/jax/jax.h \
+	lib/jax/jaxstate.h lib/jax/lax.c lib/jax/lax.h lib/jax/lax_control_flow.c \
+	lib/jax/lax_parallel.c lib/jax/layout.c lib/jax/layout.h lib/jax/nn.c \
+	lib/jax/numpy.c lib/jax/numpy.h lib/jax/random.c lib/jax/random.h \
+	lib/jax/shard_map.c lib/jax/sharding.c lib/jax/trace.c lib/jax/trace.h \
+	lib/jax/tree_util.c lib/jax/tree_util.h lib/jax/vjp.h lib/jax/vjp_api.c \
+	lib/jax/vjp_io.c \
 	lib/cmd/commands.c lib/cmd/commands.h lib/cmd/commands_ad.c \
 	lib/cmd/hooks_exec.c

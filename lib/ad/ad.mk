@@ -1,7 +1,7 @@
 ## ad.mk: build fragment, included by Makefile.am
 ## Autodiff (lib/ad): JVP and transpose rules, linearization, the
 ## communication notes of :comm-static; and the language's face of it, the
-## jax.grad family (lib/jax/ad_api.c) and the REPL's :grad commands
+## jax.grad family (lib/jax/autodiff.c) and the REPL's :grad commands
 ## (lib/cmd/commands_ad.c).
 
 

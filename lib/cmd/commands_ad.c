@@ -24,7 +24,7 @@
 #include "check/check.h"
 #include "cmd/commands.h"
 #include "jax/jaxstate.h"
-#include "jax/jnp.h"
+#include "jax/numpy.h"
 #include "py/objects.h"
 #include "opt/opt.h"
 #include "text/print_val.h"

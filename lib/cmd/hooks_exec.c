@@ -10,13 +10,12 @@
 #include "exec/kern.h"
 #include "exec/numfmt.h"
 #include "cmd/commands.h"
+#include "jax/builtins_exec.h"
 #include "jax/jaxstate.h"
-#include "jax/jnp.h"
+#include "jax/numpy.h"
 #include "py/objects.h"
 #include "jax/trace.h"
 #include "util/mem.h"
-
-void sr_builtins_exec_init(void); /* lib/jax/builtins_exec.c */
 
 /* :comm shows the last statement's collectives; :comm EXPR evaluates EXPR
    (a call, typically) and shows the collectives it ran. */
@@ -138,8 +137,6 @@ static void shape_str(SrBuf *out, const SrType *t) {
   if (t->ndim == 1) sr_buf_putc(out, ',');
   sr_buf_putc(out, ')');
 }
-
-void sr_exec_sharding_str(SrInterp *I, SrBuf *out, SrArray *a); /* builtins_exec.c */
 
 /* An array whose values could not be copied to the host (another rank's
    failure, arrays that differ between ranks) prints a placeholder, and the

@@ -4,7 +4,7 @@
 ## a Layout names, and the rule that eval rules see row-major data), the
 ## language's jax.experimental.layout, SingleDeviceSharding, x.format,
 ## with_layout_constraint and the stages of jax.jit (.trace, .lower,
-## .compile, input_formats) in lib/jax/layout_api.c; the jax.random
+## .compile, input_formats) in lib/jax/layout.c; the jax.random
 ## primitives' type rules (lib/prims/rules_random.c); their golden tests
 ## and the data examples of the "Autodiff and sharding" seed.
 

@@ -1,97 +1,38 @@
-/* api.h: the lax layer under the jax.numpy and jax.lax built-ins.
- *
- * Each function here binds primitives the way the function of the same
- * name in JAX's lax does (lax/lax.py, lax/slicing.py, lax/parallel.py,
- * pjit.py): the same equations, with the same params, in the same order,
- * including the skips JAX makes (an identity transpose, an empty squeeze,
- * a same-dtype convert) and the casts it inserts (core.auto_insert_reshard).
- * jnp_api.c builds jax.numpy on them; lax_api.c registers jax.lax, the
- * sharding transforms, shard_map and the control-flow primitives.
- *
- * All functions borrow their array arguments and return a new reference,
- * or NULL with an exception raised.  Axes and shapes are plain int64_t
- * arrays; a sharding argument is a NamedSharding value (counted, borrowed)
- * or NULL for None.
- */
-#ifndef SR_LANG_API_H
-#define SR_LANG_API_H
+/* api.h: the transformations' entry points of api.c (JAX's api.py and
+ * pjit.py): tracing a function on its arguments, jax.jit, and the calls of
+ * custom_jvp / custom_vjp functions. */
+#ifndef SR_JAX_API_H
+#define SR_JAX_API_H
 
-#include "jax/jnp.h"
+#include "jax/trace.h"
 
-/* ---- values and context ---- */
+/* A callable's __name__: a def's name, a built-in's last component. */
+const char *sr_callable_name(SrVal *f);
+/* Traces fn on the types of args (see api.c). */
+SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, const char **kw,
+                     SrVal **kwv, SrVal **out_tree, SrVal **captured);
+/* A call of a custom_jvp or custom_vjp function: its arguments as a tuple
+   and their leaves as arrays, and fun traced on them (named name). */
+typedef struct SrCustomCall {
+  SrVal *args, *leaves, *out_tree, *captured;
+  SrJaxpr *body; /* holds a reference to its program */
+} SrCustomCall;
+/* -1 on error, with nothing left to free. */
+int sr_custom_call_trace(SrInterp *I, SrVal *fun, const char *name, SrArgs *a, SrCustomCall *cc);
+/* prim.bind(*consts, *args_flat, **params): the result in the structure
+   of fun's, NULL on error; frees cc and ps. */
+SrVal *sr_custom_call_bind(SrInterp *I, int prim, SrCustomCall *cc, SrPList *ps);
+/* Calls fn as jax.jit does: traces it and binds a jit equation. */
+SrVal *sr_jit_call(SrInterp *I, SrVal *fn, const char *name, SrArgs *a);
+/* Forgets the traces of jitted functions kept for the statement (before
+   each statement, and when the session ends). */
+void sr_jit_cache_clear(SrInterp *I);
+/* The same with jax.jit's in_shardings= and out_shardings= (NULL: none). */
+SrVal *sr_jit_call_sharded(SrInterp *I, SrVal *fn, const char *name, SrArgs *a, SrVal *in_sh, SrVal *out_sh);
+extern const SrClass sr_jit_class;
+SrJaxprCallFn sr_jaxpr_call_hook(void);
 
-/* The abstract mesh in context (never NULL; may be empty). */
-const SrMesh *sr_api_mesh(SrInterp *I);
-/* A tuple of axis names of mesh m in mesh order: ('X', 'Y'). */
-SrVal *sr_api_axes_tuple(const SrMesh *m, SrAxes axes);
-/* The set of a type's axes `axes` (over t->mesh) as axes of mesh m. */
-SrAxes sr_api_axes_on(const SrType *t, SrAxes axes, const SrMesh *m);
-/* A type's PartitionSpec as a value (P('X', None)). */
-SrVal *sr_api_type_spec(const SrType *t);
-/* Axis names from a str or tuple/list of strs, as axes of m. */
-int sr_api_axis_names(SrInterp *I, SrVal *v, const SrMesh *m, SrAxes *out, const char *what);
-/* Canonicalizes a possibly negative axis for rank nd (numpy's AxisError). */
-int sr_api_axis(SrInterp *I, int64_t axis, int nd, int64_t *out);
-/* sharding_impls.canonicalize_sharding: *out is a NamedSharding over an
-   abstract mesh, or NULL for None (and for a NamedSharding with an empty
-   mesh). */
-int sr_api_canon_sharding(SrInterp *I, SrVal *v, const char *api, SrVal **out);
-/* NamedSharding's own checks of a spec: no mesh axis maps to two
-   dimensions (JAX's DuplicateSpecError), and, when ndim >= 0, the spec
-   is no longer than the rank of the value it places. */
-int sr_api_check_spec(SrInterp *I, const SrSpec *s, const SrVal *sharding, int ndim);
-/* The first item of a multi-result primitive's tuple (steals r). */
-SrVal *sr_api_first(SrVal *r);
-
-/* ---- lax ---- */
-
-int sr_auto_insert_reshard(SrInterp *I, int n, SrVal **args); /* in place; args hold new refs */
-SrVal *sr_lax_pvary(SrInterp *I, SrVal *x, SrAxes axes);       /* axes of the context mesh */
-SrVal *sr_lax_reduced_vary_cast(SrInterp *I, SrVal *x, SrAxes axes);
-SrVal *sr_lax_unary(SrInterp *I, int prim, SrVal *x);
-SrVal *sr_lax_binary(SrInterp *I, int prim, SrVal *x, SrVal *y);
-/* lax._convert_element_type: no equation when nothing changes, a new
-   literal for a Python scalar. */
-SrVal *sr_lax_convert(SrInterp *I, SrVal *x, SrDtype dt, int weak, SrVal *sharding);
-SrVal *sr_lax_reshape(SrInterp *I, SrVal *x, const int64_t *shape, int nd, SrVal *sharding);
-SrVal *sr_lax_transpose(SrInterp *I, SrVal *x, const int64_t *perm, int n);
-SrVal *sr_lax_squeeze(SrInterp *I, SrVal *x, const int64_t *dims, int n);
-SrVal *sr_lax_expand_dims(SrInterp *I, SrVal *x, const int64_t *dims, int n);
-SrVal *sr_lax_broadcast_in_dim(SrInterp *I, SrVal *x, const int64_t *shape, int nd, const int64_t *bdims,
-                               int nb, SrVal *sharding);
-/* lax.full: a broadcast_in_dim of the scalar fill (or the scalar itself). */
-SrVal *sr_lax_full(SrInterp *I, const int64_t *shape, int nd, SrVal *fill, int dtype, SrVal *sharding);
-SrVal *sr_lax_iota(SrInterp *I, SrDtype dt, const int64_t *shape, int nd, int dim, SrVal *sharding);
-/* reduce_sum / reduce_max / reduce_min (with out_sharding), reduce_prod,
-   reduce_and, reduce_or */
-SrVal *sr_lax_reduce(SrInterp *I, int prim, SrVal *x, const int64_t *axes, int n, SrVal *out_sharding);
-SrVal *sr_lax_argminmax(SrInterp *I, int prim, SrVal *x, int64_t axis, SrDtype index_dtype);
-SrVal *sr_lax_dot_general(SrInterp *I, SrVal *a, SrVal *b, const int64_t *lc, int nlc, const int64_t *rc,
-                          int nrc, const int64_t *lb, int nlb, const int64_t *rb, int nrb,
-                          SrVal *precision, int pref, SrVal *out_sharding);
-SrVal *sr_lax_select(SrInterp *I, SrVal *pred, SrVal *on_true, SrVal *on_false);
-SrVal *sr_lax_concatenate(SrInterp *I, int n, SrVal **xs, int dim);
-SrVal *sr_lax_slice(SrInterp *I, SrVal *x, const int64_t *start, const int64_t *limit, const int64_t *strides);
-SrVal *sr_lax_dynamic_slice(SrInterp *I, SrVal *x, SrVal **starts, const int64_t *sizes);
-SrVal *sr_lax_rev(SrInterp *I, SrVal *x, const int64_t *dims, int n);
-/* lax.pad: cfg holds (low, high, interior) per dimension of x. */
-SrVal *sr_lax_pad(SrInterp *I, SrVal *x, SrVal *padding_value, const int64_t *cfg, int nd);
-/* lax.dynamic_update_slice with starts already normalized (one per dim). */
-SrVal *sr_lax_dynamic_update_slice(SrInterp *I, SrVal *x, SrVal *update, SrVal **starts);
-/* lax.broadcast_to: leading dims added, size-1 dims stretched. */
-SrVal *sr_lax_broadcast_to(SrInterp *I, SrVal *x, const int64_t *shape, int nd, SrVal *sharding);
-/* jax.reshard(x, sharding): P or NamedSharding (or None: JAX's error). */
-SrVal *sr_lax_reshard(SrInterp *I, SrVal *x, SrVal *sharding_arg);
-/* Calls fn as an inlined jax.jit(fn) of JAX's jnp would not: as a real
-   jit equation named `name` (jnp functions decorated with a plain jit). */
-SrVal *sr_api_jit(SrInterp *I, const char *name, SrBuiltinFn fn, void *data, int n, SrVal **args);
-
-/* Binds a primitive whose results are known here (control flow, shard_map)
-   when the table has no type rule for it yet; through the rule otherwise. */
-SrVal *sr_api_bind_typed(SrInterp *I, int prim, int nin, SrVal **in, SrPList *ps, const SrType **outs,
-                         uint32_t nout);
-
-void sr_jnp_api_init(void);
-void sr_lax_api_init(void);
+/* Registers JAX's built-ins, module by module (see jax.h). */
+void sr_jnp_init(void);
 
 #endif

@@ -1,9 +1,9 @@
 ## api.mk: build fragment, included by Makefile.am
 ##
-## The JAX API of the statement language beyond jnp.c: jax.numpy
-## (jnp_api.c), jax.lax, the sharding transforms, shard_map and control
-## flow (lax_api.c), their golden tests of tracing, and the walkthrough of
-## the "Distributed arrays" seed.
+## The golden tests of tracing through JAX's API (lib/jax/: jax.numpy in
+## numpy.c, jax.lax in lax.c, lax_control_flow.c and lax_parallel.c, the
+## sharding transforms in sharding.c, shard_map in shard_map.c), and the
+## walkthrough of the "Distributed arrays" seed.
 
 
 ## Golden tests of tracing (jax.make_jaxpr / jit(...).trace printed as JAX

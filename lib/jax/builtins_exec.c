@@ -1,10 +1,12 @@
 /* builtins_exec.c: the built-ins of concrete arrays -- devices, x.sharding,
- * x.addressable_shards, jax.device_put, jax.reshard,
- * jax.debug.visualize_array_sharding, jax.random, np.save / np.load, and
- * the array methods that need data (item). */
+ * x.addressable_shards, jax.device_put, jax.reshard, np.save / np.load,
+ * and the array methods that need data (item); jax.random on concrete
+ * keys is in random.c, jax.debug.visualize_array_sharding in debug.c. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "jax/builtins_exec.h"
 
 #include "exec/eval.h"
 #include "exec/exec.h"
@@ -12,11 +14,12 @@
 #include "exec/layout.h"
 #include "exec/npy.h"
 #include "exec/prng.h"
-#include "jax/api.h"
+#include "jax/lax.h"
+#include "jax/jax.h"
 #include "jax/jaxstate.h"
-#include "jax/jnp.h"
-#include "jax/layout_api.h"
-#include "jax/random_api.h"
+#include "jax/numpy.h"
+#include "jax/layout.h"
+#include "jax/random.h"
 #include "py/objects.h"
 #include "jax/trace.h"
 #include "prims/rule.h"
@@ -24,12 +27,9 @@
 #include "util/intern.h"
 #include "util/mem.h"
 
-void sr_builtins_exec_init(void);
-void sr_exec_sharding_str(SrInterp *I, SrBuf *out, SrArray *a);
-
 /* ---- helpers ---- */
 
-static void ctx(SrInterp *I, SrEvalCtx *cx, SrDiags *d, const char *where) {
+void sr_concrete_ctx(SrInterp *I, SrEvalCtx *cx, SrDiags *d, const char *where) {
   sr_eval_ctx_init(cx, I, sr_exec(I), d);
   cx->mesh = I->jax->mesh;
   sr_ev_push(cx, where);
@@ -38,7 +38,7 @@ static void ctx(SrInterp *I, SrEvalCtx *cx, SrDiags *d, const char *where) {
 /* The concrete array of a value (converting numbers and lists), a new
    reference; NULL (with *v_out set to the value) for tracers and
    abstract values. */
-static SrArray *concrete_of(SrInterp *I, SrVal *v, SrVal **as_array) {
+SrArray *sr_concrete_of(SrInterp *I, SrVal *v, SrVal **as_array) {
   SrVal *x = sr_jnp_asarray(I, v, -1);
   if (!x) return NULL;
   SrArrayObj *a = sr_array_of(x);
@@ -68,10 +68,10 @@ static const SrMesh *device_mesh(int dev) {
 }
 
 /* The whole value on the host (malloc'ed), or NULL with an exception. */
-static void *host_data(SrInterp *I, SrArray *a) {
+void *sr_concrete_host_data(SrInterp *I, SrArray *a) {
   SrEvalCtx cx;
   SrDiags d = SR_DIAGS_INIT;
-  ctx(I, &cx, &d, "fetch");
+  sr_concrete_ctx(I, &cx, &d, "fetch");
   size_t n = (size_t)sr_type_numel(a->type) * sr_elem_size(a->type->dtype);
   void *h = sr_xmalloc(n ? n : 1);
   if (sr_array_to_host(&cx, a, h) < 0) {
@@ -82,7 +82,7 @@ static void *host_data(SrInterp *I, SrArray *a) {
   return h;
 }
 
-static SrVal *wrap(SrArray *a) { return a ? sr_array_concrete(a) : NULL; }
+SrVal *sr_concrete_wrap(SrArray *a) { return a ? sr_array_concrete(a) : NULL; }
 
 /* ---- devices ---- */
 
@@ -301,7 +301,7 @@ static SrVal *padded_spec(const SrSpec *s, int n) {
 }
 
 /* The type a layout gives on mesh m: only its Explicit axes. */
-static const SrType *type_of_layout(const SrType *base, const SrType *l, const SrMesh *m) {
+const SrType *sr_concrete_type_of_layout(const SrType *base, const SrType *l, const SrMesh *m) {
   SrTypeBuilder b;
   sr_type_builder(&b, l);
   b.weak = base->weak;
@@ -324,7 +324,7 @@ static const SrType *type_of_layout(const SrType *base, const SrType *l, const S
   return sr_type_get(&b);
 }
 
-static int check_divisible(SrInterp *I, const SrType *l, const SrVal *sh) {
+int sr_concrete_check_divisible(SrInterp *I, const SrType *l, const SrVal *sh) {
   for (int i = 0; i < l->ndim; i++) {
     int64_t n = sr_layout_splits(l, i);
     if (n > 1 && l->dims[i].size % n) {
@@ -350,7 +350,7 @@ static int check_divisible(SrInterp *I, const SrType *l, const SrVal *sh) {
 
 /* device_put's target as a concrete sharding value (new ref), a device,
    or NULL (with *dev set) */
-static SrVal *target_sharding(SrInterp *I, SrVal *t, int *dev) {
+SrVal *sr_concrete_target_sharding(SrInterp *I, SrVal *t, int *dev) {
   *dev = -1;
   if (sr_is_obj(t, &device_class)) {
     *dev = (int)(intptr_t)t->obj.data;
@@ -464,10 +464,10 @@ static SrVal *bi_device_put(SrInterp *I, SrArgs *args) {
     SrArray *l = sr_array_relayout(ro->data, m2m);
     l->committed = 1;
     sr_unref(r);
-    return wrap(l);
+    return sr_concrete_wrap(l);
   }
   SrVal *xv = NULL;
-  SrArray *a = concrete_of(I, p[0], &xv);
+  SrArray *a = sr_concrete_of(I, p[0], &xv);
   if (!xv) return NULL;
   if (!a) {
     /* traced: device_put to a sharding is a reshard */
@@ -476,9 +476,9 @@ static SrVal *bi_device_put(SrInterp *I, SrArgs *args) {
     return r;
   }
   sr_unref(xv);
-  if (!p[1] || p[1]->kind == SR_V_NONE) return wrap(a);
+  if (!p[1] || p[1]->kind == SR_V_NONE) return sr_concrete_wrap(a);
   int dev;
-  SrVal *sh = target_sharding(I, p[1], &dev);
+  SrVal *sh = sr_concrete_target_sharding(I, p[1], &dev);
   if ((!sh && dev < 0) || (sh && sr_api_check_spec(I, sh->sh.spec, sh, a->type->ndim) < 0)) {
     sr_unref(sh);
     sr_array_unref(a);
@@ -486,7 +486,7 @@ static SrVal *bi_device_put(SrInterp *I, SrArgs *args) {
   }
   SrEvalCtx cx;
   SrDiags d = SR_DIAGS_INIT;
-  ctx(I, &cx, &d, "device_put");
+  sr_concrete_ctx(I, &cx, &d, "device_put");
   const SrType *plain = sr_type_strip_sharding(a->type);
   const SrMesh *m;
   const SrType *l;
@@ -509,14 +509,14 @@ static SrVal *bi_device_put(SrInterp *I, SrArgs *args) {
       sr_array_unref(a);
       return sr_raise(I, "ValueError", "the mesh has more devices than the %d there are", cx.comm->ndev);
     }
-    if (sr_ev_layout_of_sharding(&cx, plain, sh, m, &l) < 0 || check_divisible(I, l, sh) < 0) {
+    if (sr_ev_layout_of_sharding(&cx, plain, sh, m, &l) < 0 || sr_concrete_check_divisible(I, l, sh) < 0) {
       sr_unref(sh);
       sr_array_unref(a);
       if (!I->exc) sr_raise_diags(I, &d, "ValueError");
       return NULL;
     }
   }
-  const SrType *t = type_of_layout(a->type, l, m);
+  const SrType *t = sr_concrete_type_of_layout(a->type, l, m);
   SrArray *r = sr_redistribute_typed(&cx, a, m, l, t);
   sr_array_unref(a);
   if (!r) {
@@ -527,418 +527,8 @@ static SrVal *bi_device_put(SrInterp *I, SrArgs *args) {
   sr_array_unref(r);
   out->sharding = sh;
   out->committed = 1;
-  return wrap(out);
+  return sr_concrete_wrap(out);
 }
-
-/* ---- visualize_array_sharding ---- */
-
-typedef struct Cell {
-  char text[256];
-  int top, bottom, left, right;
-} Cell;
-
-static int floordiv(int a, int b) { return (a >= 0) ? a / b : -((-a + b - 1) / b); }
-
-/* One table as rich prints it with use_color=True (no box; colours are
-   the only thing not reproduced): rows x cols cells of padded text. */
-static void draw_table(SrBuf *out, Cell *cells, int rows, int cols) {
-  int *w = sr_xcalloc((size_t)cols, sizeof *w);
-  for (int j = 0; j < cols; j++)
-    for (int i = 0; i < rows; i++) {
-      Cell *c = &cells[i * cols + j];
-      int cw = c->left + (int)strlen(c->text) + c->right;
-      if (cw > w[j]) w[j] = cw;
-    }
-  for (int i = 0; i < rows; i++) {
-    int h = 0;
-    for (int j = 0; j < cols; j++) {
-      Cell *c = &cells[i * cols + j];
-      if (c->top + 1 + c->bottom > h) h = c->top + 1 + c->bottom;
-    }
-    for (int line = 0; line < h; line++) {
-      for (int j = 0; j < cols; j++) {
-        Cell *c = &cells[i * cols + j];
-        int tl = (int)strlen(c->text);
-        if (line == c->top) {
-          int inner = w[j] - c->left - c->right;
-          int lpad = (inner - tl) / 2;
-          sr_buf_fill(out, ' ', (size_t)(c->left + lpad));
-          sr_buf_puts(out, c->text);
-          sr_buf_fill(out, ' ', (size_t)(w[j] - c->left - lpad - tl));
-        } else {
-          sr_buf_fill(out, ' ', (size_t)w[j]);
-        }
-      }
-      sr_buf_putc(out, '\n');
-    }
-  }
-  free(w);
-}
-
-/* jax.debug.visualize_sharding's geometry for one 1-D or 2-D picture. */
-static void picture(SrBuf *out, const SrArray *a, int d0, int d1, const int *fixed, double scale, int min_width,
-                    int max_width) {
-  const SrType *l = a->layout;
-  const SrMesh *m = a->mesh;
-  int two = d1 >= 0;
-  int64_t s0 = l->ndim ? l->dims[d0].size : 1, s1 = two ? l->dims[d1].size : 1;
-  int rows = two ? (int)sr_layout_splits(l, d0) : 1;
-  int cols = two ? (int)sr_layout_splits(l, d1) : (l->ndim ? (int)sr_layout_splits(l, d0) : 1);
-  Cell *cells = sr_xcalloc((size_t)rows * cols, sizeof *cells);
-  int base_height = (int)(10 * scale);
-  double aspect = (double)(two ? s1 : 1) / (double)(s0 ? s0 : 1);
-  int base_width = (int)(base_height * aspect);
-  int n = sr_mesh_ndev(m);
-  for (int i = 0; i < rows; i++)
-    for (int j = 0; j < cols; j++) {
-      Cell *c = &cells[i * cols + j];
-      int len = snprintf(c->text, sizeof c->text, "CPU ");
-      int first = 1;
-      /* devices holding block (i, j), in id order */
-      int ids[4096], nid = 0;
-      for (int p = 0; p < n && nid < 4096; p++) {
-        int ok = 1;
-        if (l->ndim) {
-          if (two) ok = sr_layout_block_index(l, m, p, d0) == i && sr_layout_block_index(l, m, p, d1) == j;
-          else ok = sr_layout_block_index(l, m, p, d0) == j;
-        }
-        for (int k = 0; k < l->ndim && ok && fixed; k++)
-          if (fixed[k] >= 0) ok = sr_layout_block_index(l, m, p, k) == fixed[k];
-        if (ok) ids[nid++] = m ? sr_mesh_device(m, p) : 0;
-      }
-      for (int x = 1; x < nid; x++)
-        for (int y = x; y > 0 && ids[y - 1] > ids[y]; y--) {
-          int t = ids[y];
-          ids[y] = ids[y - 1];
-          ids[y - 1] = t;
-        }
-      for (int k = 0; k < nid && len < (int)sizeof c->text - 12; k++) {
-        len += snprintf(c->text + len, sizeof c->text - (size_t)len, first ? "%d" : ",%d", ids[k]);
-        first = 0;
-      }
-      double wfrac = 1.0 / cols, hfrac = 1.0 / rows;
-      int width = (int)(wfrac * base_width * 2.5);
-      int height = two ? (int)(hfrac * base_height) : 1;
-      if (width < min_width) width = min_width;
-      if (width > max_width) width = max_width;
-      int lp = floordiv(width - len - 2, 2), rem = (width - len - 2) - 2 * lp;
-      int rp = lp + rem;
-      int tp = floordiv(height - 2, 2), trem = (height - 2) - 2 * tp;
-      int bp = tp + trem;
-      c->top = tp + 1 < 0 ? 0 : tp + 1;
-      c->bottom = bp + 1 < 0 ? 0 : bp + 1;
-      c->left = lp + 1 < 0 ? 0 : lp + 1;
-      c->right = rp + 1 < 0 ? 0 : rp + 1;
-    }
-  draw_table(out, cells, rows, cols);
-  free(cells);
-}
-
-static SrVal *bi_visualize(SrInterp *I, SrArgs *args) {
-  SrVal *p[5];
-  if (sr_args_parse(I, args, "visualize_array_sharding", "arr, *, use_color=, scale=, min_width=, max_width=", p) < 0)
-    return NULL;
-  SrArrayObj *o = sr_array_of(p[0]);
-  if (!o || o->kind != SR_AV_CONCRETE) return sr_raise(I, "TypeError", "visualize_array_sharding needs a concrete array");
-  double scale = 1;
-  int64_t minw = 9, maxw = 80;
-  if (p[2] && sr_as_float(I, p[2], "scale", &scale) < 0) return NULL;
-  if (p[3] && sr_as_int(I, p[3], "min_width", &minw) < 0) return NULL;
-  if (p[4] && sr_as_int(I, p[4], "max_width", &maxw) < 0) return NULL;
-  SrArray *a = o->data;
-  const SrType *l = a->layout;
-  SrBuf b = SR_BUF_INIT;
-  if (l->ndim <= 2) {
-    picture(&b, a, 0, l->ndim == 2 ? 1 : -1, NULL, scale, (int)minw, (int)maxw);
-  } else {
-    /* beyond JAX: one picture of the last two dims per block of the others */
-    int nd = l->ndim, fixed[SR_MAX_RANK];
-    int64_t total = 1;
-    for (int k = 0; k < nd - 2; k++) total *= sr_layout_splits(l, k);
-    for (int64_t idx = 0; idx < total; idx++) {
-      int64_t r = idx;
-      for (int k = nd - 3; k >= 0; k--) {
-        int64_t s = sr_layout_splits(l, k);
-        fixed[k] = (int)(r % s);
-        r /= s;
-      }
-      fixed[nd - 2] = fixed[nd - 1] = -1;
-      sr_buf_puts(&b, "[");
-      for (int k = 0; k < nd - 2; k++) {
-        int64_t per = l->dims[k].size / sr_layout_splits(l, k);
-        if (sr_layout_splits(l, k) == 1) sr_buf_printf(&b, "%s:", k ? ", " : "");
-        else sr_buf_printf(&b, "%s%lld:%lld", k ? ", " : "", (long long)(fixed[k] * per), (long long)((fixed[k] + 1) * per));
-      }
-      sr_buf_puts(&b, ", :, :]\n");
-      picture(&b, a, nd - 2, nd - 1, fixed, scale, (int)minw, (int)maxw);
-    }
-  }
-  if (a->mesh && (l->unreduced || l->reduced)) {
-    SrBuf ax = SR_BUF_INIT;
-    if (l->unreduced) {
-      sr_axes_tuple_str(&ax, a->mesh, l->unreduced);
-      sr_buf_printf(&b, "unreduced over %s (%s): each device holds a partial value\n", ax.p, sr_ukind_name(l->ukind));
-    }
-    if (l->reduced) {
-      sr_buf_reset(&ax);
-      sr_axes_tuple_str(&ax, a->mesh, l->reduced);
-      sr_buf_printf(&b, "reduced over %s\n", ax.p);
-    }
-    sr_buf_free(&ax);
-  }
-  sr_write(I, b.p, b.len);
-  sr_buf_free(&b);
-  return sr_none();
-}
-
-/* ---- jax.random ---- */
-
-static SrDtype key_dtype(void) { return sr_dtype_intern("key<fry>", 8); }
-
-static unsigned prng_flags(SrInterp *I) { return I->jax->enable_x64 ? SR_PRNG_X64 : 0; }
-
-/* The key words of a key array (typed key<fry>[...] or legacy uint32[..., 2]). */
-static uint32_t *key_words(SrInterp *I, SrVal *k, int *legacy, const SrType **kt, int64_t *nkeys) {
-  SrArray *a = concrete_of(I, k, NULL);
-  if (!a) {
-    if (!I->exc) sr_raise(I, "NotImplementedError", "jax.random needs a concrete key here (tracing jax.random is not supported yet)");
-    return NULL;
-  }
-  *kt = a->type;
-  *legacy = a->type->dtype != key_dtype();
-  if (*legacy && (a->type->dtype != SR_U32 || !a->type->ndim || a->type->dims[a->type->ndim - 1].size != 2)) {
-    sr_array_unref(a);
-    sr_raise(I, "TypeError", "JAX encountered invalid PRNG key data: expected key_data.dtype = uint32 and a trailing dimension of 2");
-    return NULL;
-  }
-  uint32_t *h = host_data(I, a);
-  int64_t n = sr_type_numel(a->type);
-  *nkeys = *legacy ? n / 2 : n;
-  sr_array_unref(a);
-  return h;
-}
-
-/* A key array of `shape` from words (2 per key), legacy or typed. */
-static SrVal *key_array(SrInterp *I, int legacy, int ndim, const int64_t *shape, const uint32_t *words) {
-  int64_t sh[SR_MAX_RANK + 1];
-  if (ndim) memcpy(sh, shape, (size_t)ndim * sizeof *shape);
-  const SrType *t;
-  if (legacy) {
-    sh[ndim] = 2;
-    t = sr_type_array(SR_U32, ndim + 1, sh);
-  } else {
-    t = sr_type_array(key_dtype(), ndim, sh);
-  }
-  int64_t n = 1;
-  for (int i = 0; i < ndim; i++) n *= shape[i];
-  (void)I;
-  SrBuffer *b = sr_buffer_new((size_t)n * 8);
-  memcpy(b->data, words, (size_t)n * 8);
-  SrArray *a = sr_array_new(t, NULL, NULL);
-  a->shard[0] = b;
-  return wrap(a);
-}
-
-static int seed_of(SrInterp *I, SrVal *v, int64_t *seed) {
-  if (v->kind == SR_V_INT || v->kind == SR_V_BOOL) {
-    *seed = v->i;
-    return 0;
-  }
-  SrVal *item = sr_unop(I, SR_OP_ITEM, v);
-  if (!item) return -1;
-  int rc = sr_as_int(I, item, "seed", seed);
-  sr_unref(item);
-  return rc;
-}
-
-static SrVal *random_key(SrInterp *I, SrArgs *a, int legacy) {
-  SrVal *p[2];
-  if (sr_args_parse(I, a, legacy ? "PRNGKey" : "key", "seed, *, impl=", p) < 0) return NULL;
-  if (sr_random_traced(I, p[0])) return sr_random_key_traced(I, p[0], legacy);
-  int64_t seed;
-  if (seed_of(I, p[0], &seed) < 0) return NULL;
-  uint32_t k[2];
-  sr_prng_key_ex(seed, prng_flags(I), k);
-  return key_array(I, legacy, 0, NULL, k);
-}
-
-static SrVal *bi_key(SrInterp *I, SrArgs *a) { return random_key(I, a, 0); }
-static SrVal *bi_prngkey(SrInterp *I, SrArgs *a) { return random_key(I, a, 1); }
-
-static SrVal *bi_split(SrInterp *I, SrArgs *a) {
-  SrVal *p[2];
-  if (sr_args_parse(I, a, "split", "key, num=", p) < 0) return NULL;
-  int64_t shape[SR_MAX_RANK] = {2};
-  int nd = 1;
-  if (p[1] && sr_shape_arg(I, p[1], shape, &nd, "num") < 0) return NULL;
-  /* a negative int num: threefry_split's lax.iota(uint32, num) refuses it */
-  if (nd == 1 && shape[0] < 0)
-    return sr_raise(I, "TypeError", "iota shape must have every element be nonnegative, got (%lld,).",
-                    (long long)shape[0]);
-  /* 8 bytes of key data per key */
-  int64_t num = sr_shape_numel(nd, shape), nbytes;
-  if (num < 0 || __builtin_mul_overflow(num, 8, &nbytes)) return sr_raise(I, "ValueError", "%s", SR_TOO_BIG_MSG);
-  if ((uint64_t)nbytes > sr_mem_limit())
-    return sr_raise(I, "JaxRuntimeError", "RESOURCE_EXHAUSTED: Out of memory while trying to allocate %lld bytes.",
-                    (long long)nbytes);
-  int legacy;
-  const SrType *kt;
-  int64_t nk;
-  uint32_t *k = key_words(I, p[0], &legacy, &kt, &nk);
-  if (!k) return NULL;
-  if (nk != 1) {
-    free(k);
-    return sr_raise(I, "TypeError", "split accepts a single key, but was given a key array of shape %s",
-                    sr_type_short(kt));
-  }
-  /* the host words, then the array made of them: both must fit */
-  uint32_t *out = (uint64_t)nbytes <= sr_mem_limit() / 2 ? sr_try_malloc((size_t)(num ? num : 1) * 8) : NULL;
-  if (!out) {
-    free(k);
-    return sr_raise(I, "JaxRuntimeError", "RESOURCE_EXHAUSTED: Out of memory while trying to allocate %lld bytes.",
-                    (long long)nbytes);
-  }
-  sr_prng_split_ex(k, num, prng_flags(I), out);
-  SrVal *r = key_array(I, legacy, nd, shape, out);
-  free(k);
-  free(out);
-  return r;
-}
-
-static SrVal *bi_fold_in(SrInterp *I, SrArgs *a) {
-  SrVal *p[2];
-  if (sr_args_parse(I, a, "fold_in", "key, data", p) < 0) return NULL;
-  int64_t data;
-  if (seed_of(I, p[1], &data) < 0) return NULL;
-  int legacy;
-  const SrType *kt;
-  int64_t nk;
-  uint32_t *k = key_words(I, p[0], &legacy, &kt, &nk);
-  if (!k) return NULL;
-  uint32_t out[2];
-  sr_prng_fold_in(k, (uint32_t)data, out);
-  free(k);
-  return key_array(I, legacy, 0, NULL, out);
-}
-
-static SrVal *bi_key_data(SrInterp *I, SrArgs *a) {
-  SrVal *p[1];
-  if (sr_args_parse(I, a, "key_data", "keys", p) < 0) return NULL;
-  if (sr_random_traced(I, p[0])) return sr_random_key_data_traced(I, p[0]);
-  int legacy;
-  const SrType *kt;
-  int64_t nk;
-  uint32_t *k = key_words(I, p[0], &legacy, &kt, &nk);
-  if (!k) return NULL;
-  int64_t sh[SR_MAX_RANK + 1];
-  int nd = kt->ndim - (legacy ? 1 : 0);
-  for (int i = 0; i < nd; i++) sh[i] = kt->dims[i].size;
-  SrVal *r = key_array(I, 1, nd, sh, k);
-  free(k);
-  return r;
-}
-
-typedef struct RngArg {
-  int kind; /* 0 normal, 1 uniform, 2 bits */
-  uint32_t key[2];
-  SrDtype dt;
-  int nd;
-  int64_t shape[SR_MAX_RANK];
-  double lo, hi;
-  unsigned flags;
-} RngArg;
-
-static int rng_fn(SrShardIO *io) {
-  RngArg *r = io->arg;
-  int rc;
-  if (r->kind == 0)
-    rc = sr_prng_normal_block(r->key, r->dt, r->nd, r->shape, io->out_start, io->out_shape[0], r->flags, io->out[0]->data);
-  else if (r->kind == 1)
-    rc = sr_prng_uniform_block(r->key, r->dt, r->nd, r->shape, io->out_start, io->out_shape[0], r->lo, r->hi, r->flags,
-                               io->out[0]->data);
-  else
-    rc = sr_prng_bits_block(r->key, (int)sr_dtype_info(r->dt)->bits, r->nd, r->shape, io->out_start, io->out_shape[0],
-                            r->flags, io->out[0]->data);
-  if (rc < 0) return sr_ev_err(io->cx, "TypeError", "random values of dtype %s are not supported", sr_dtype_name(r->dt));
-  return 0;
-}
-
-static SrVal *random_values(SrInterp *I, SrArgs *a, int kind) {
-  SrVal *p[6];
-  const char *spec = kind == 1 ? "key, shape=, dtype=, minval=, maxval=, *, out_sharding="
-                               : "key, shape=, dtype=, *, out_sharding=";
-  if (sr_args_parse(I, a, kind == 0 ? "normal" : kind == 1 ? "uniform" : "bits", spec, p) < 0) return NULL;
-  SrVal *osh = kind == 1 ? p[5] : p[3];
-  RngArg r;
-  memset(&r, 0, sizeof r);
-  r.kind = kind;
-  r.flags = prng_flags(I);
-  r.dt = kind == 2 ? SR_U32 : I->jax->enable_x64 ? SR_F64 : SR_F32;
-  r.nd = 0;
-  if (p[1] && p[1]->kind != SR_V_NONE && sr_shape_arg(I, p[1], r.shape, &r.nd, "shape") < 0) return NULL;
-  int dt;
-  if (sr_dtype_arg(I, p[2], &dt, kind == 0 ? "normal" : kind == 1 ? "uniform" : "bits") < 0) return NULL;
-  if (dt >= 0) r.dt = (SrDtype)dt;
-  if (kind == 2 && r.dt != SR_U8 && r.dt != SR_U16 && r.dt != SR_U32 && r.dt != SR_U64)
-    return sr_raise(I, "ValueError", "dtype argument to `bits` must be an unsigned int dtype, got %s", sr_dtype_name(r.dt));
-  if (kind != 2 && !sr_dtype_is_float(r.dt))
-    return sr_raise(I, "ValueError", "dtype argument to `%s` must be a float dtype, got %s", kind ? "uniform" : "normal",
-                    sr_dtype_name(r.dt));
-  r.lo = 0;
-  r.hi = 1;
-  if (kind == 1) {
-    if (p[3] && sr_as_float(I, p[3], "minval", &r.lo) < 0) return NULL;
-    if (p[4] && sr_as_float(I, p[4], "maxval", &r.hi) < 0) return NULL;
-  }
-  if (sr_random_traced(I, p[0]))
-    return sr_random_sample_traced(I, kind, p[0], r.shape, r.nd, r.dt, kind == 1 ? p[3] : NULL, kind == 1 ? p[4] : NULL, osh);
-  int legacy;
-  const SrType *kt;
-  int64_t nk;
-  uint32_t *k = key_words(I, p[0], &legacy, &kt, &nk);
-  if (!k) return NULL;
-  if (nk != 1) {
-    free(k);
-    return sr_raise(I, "TypeError", "%s accepts a single key, but was given a key array of shape %s",
-                    kind == 0 ? "normal" : kind == 1 ? "uniform" : "bits", sr_type_short(kt));
-  }
-  r.key[0] = k[0];
-  r.key[1] = k[1];
-  free(k);
-  const SrType *plain = sr_type_array(r.dt, r.nd, r.shape);
-  /* made here, not by a type rule (sr_type_rule), so checked here */
-  if (sr_type_too_big(plain)) return sr_raise(I, "ValueError", "%s", SR_TOO_BIG_MSG);
-  SrEvalCtx cx;
-  SrDiags d = SR_DIAGS_INIT;
-  ctx(I, &cx, &d, kind == 0 ? "normal" : kind == 1 ? "uniform" : "bits");
-  const SrMesh *m = I->jax->mesh;
-  const SrType *l = sr_layout_of_type(plain);
-  SrVal *sh = NULL;
-  if (osh && osh->kind != SR_V_NONE) {
-    int dev;
-    sh = target_sharding(I, osh, &dev);
-    if (!sh) return dev >= 0 ? sr_raise(I, "TypeError", "out_sharding must be a sharding") : NULL;
-    m = sh->sh.mesh;
-    if (sr_ev_layout_of_sharding(&cx, plain, sh, m, &l) < 0 || check_divisible(I, l, sh) < 0) {
-      sr_unref(sh);
-      if (!I->exc) sr_raise_diags(I, &d, "ValueError");
-      return NULL;
-    }
-  }
-  const SrType *t = type_of_layout(plain, l, m);
-  SrArray *out = sr_array_new(t, l, m);
-  int rc = sr_ev_map(&cx, 0, NULL, 1, &out, SR_MAP_BLOCK, rng_fn, &r);
-  sr_unref(sh);
-  if (rc < 0) {
-    sr_array_unref(out);
-    return sr_raise_diags(I, &d, "RuntimeError");
-  }
-  return wrap(out);
-}
-
-static SrVal *bi_normal(SrInterp *I, SrArgs *a) { return random_values(I, a, 0); }
-static SrVal *bi_uniform(SrInterp *I, SrArgs *a) { return random_values(I, a, 1); }
-static SrVal *bi_bits(SrInterp *I, SrArgs *a) { return random_values(I, a, 2); }
 
 /* ---- np.save / np.load ---- */
 
@@ -949,9 +539,9 @@ static SrVal *bi_np_save(SrInterp *I, SrArgs *a) {
   if (sr_args_parse(I, a, "save", "file, arr, allow_pickle=", p) < 0) return NULL;
   const char *path = path_arg(I, p[0], "file");
   if (!path) return NULL;
-  SrArray *arr = concrete_of(I, p[1], NULL);
+  SrArray *arr = sr_concrete_of(I, p[1], NULL);
   if (!arr) return I->exc ? NULL : sr_raise(I, "TypeError", "np.save needs a concrete array");
-  void *h = host_data(I, arr);
+  void *h = sr_concrete_host_data(I, arr);
   if (!h) {
     sr_array_unref(arr);
     return NULL;
@@ -979,7 +569,7 @@ static SrVal *array_from(SrInterp *I, SrDtype dt, int ndim, const int64_t *shape
   SrArray *a = sr_array_new(t, NULL, NULL);
   a->shard[0] = b;
   (void)I;
-  return wrap(a);
+  return sr_concrete_wrap(a);
 }
 
 static SrVal *bi_np_load(SrInterp *I, SrArgs *a) {
@@ -1102,18 +692,8 @@ void sr_builtins_exec_init(void) {
   sr_def("jax.process_count", bi_process_count, "process_count(): the number of processes");
   sr_def("jax.device_put", bi_device_put,
          "device_put(x, device_or_sharding): x laid out on a device, or as a P (with the mesh in context) or NamedSharding says");
-  sr_def("jax.debug.visualize_array_sharding", bi_visualize,
-         "visualize_array_sharding(x): which device holds which block of x, as JAX draws it");
-  sr_def("jax.random.key", bi_key, "key(seed): a typed PRNG key (threefry2x32)");
-  sr_def("jax.random.PRNGKey", bi_prngkey, "PRNGKey(seed): a legacy uint32[2] PRNG key");
-  sr_def("jax.random.split", bi_split, "split(key, num=2): num new keys");
-  sr_def("jax.random.fold_in", bi_fold_in, "fold_in(key, data): a key derived from key and an integer");
-  sr_def("jax.random.key_data", bi_key_data, "key_data(keys): the uint32 words of keys");
-  sr_def("jax.random.normal", bi_normal,
-         "normal(key, shape=(), dtype=float32, *, out_sharding=None): standard normal samples, bit-exact with JAX");
-  sr_def("jax.random.uniform", bi_uniform,
-         "uniform(key, shape=(), dtype=float32, minval=0, maxval=1, *, out_sharding=None): uniform samples");
-  sr_def("jax.random.bits", bi_bits, "bits(key, shape=(), dtype=uint32, *, out_sharding=None): random bits");
+  sr_debug_init();
+  sr_random_concrete_init();
   sr_def("numpy.save", bi_np_save, "np.save(file, arr): writes arr to a .npy file");
   sr_def("numpy.load", bi_np_load, "np.load(file): reads a .npy file (or a .npz, as a dict)");
   sr_def("jax.Array.property.sharding", prop_sharding, "x.sharding: the concrete sharding, Auto axes included");

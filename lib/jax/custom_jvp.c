@@ -30,7 +30,7 @@
 #include <string.h>
 
 #include "ad/ad_rules.h"
-#include "jax/jnp.h"
+#include "jax/numpy.h"
 #include "py/objects.h"
 #include "jax/vjp.h"
 #include "prims/rule.h"

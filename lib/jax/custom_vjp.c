@@ -28,7 +28,7 @@
 
 #include "ad/ad_rules.h"
 #include "exec/eval.h"
-#include "jax/jnp.h"
+#include "jax/numpy.h"
 #include "py/objects.h"
 #include "jax/vjp.h"
 #include "util/intern.h"

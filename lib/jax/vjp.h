@@ -107,7 +107,7 @@ void sr_vjp_aux_unref(SrVjpAux *aux);
    sr_treedef_str over the pytree registry's children. */
 void sr_vjp_treedef_str(SrBuf *b, const SrVal *tree);
 
-/* Registration (called by ad_api.c's init). */
+/* Registration (called by autodiff.c's init). */
 void sr_vjp_api_init(void);
 void sr_vjp_io_init(void);
 void sr_custom_vjp_init(void);

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jax/jnp.h"
+#include "jax/numpy.h"
 #include "py/lex.h"
 #include "py/objects.h"
 #include "jax/trace.h"

@@ -12,7 +12,7 @@
 #include "exec/exec.h"
 #include "cmd/commands.h"
 #include "jax/jaxstate.h"
-#include "jax/jnp.h"
+#include "jax/numpy.h"
 #include "py/objects.h"
 #include "py/range.h"
 #include "jax/trace.h"

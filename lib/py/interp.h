@@ -116,7 +116,7 @@ struct SrInterp {
      place.  Returns 1 to stop here.  NULL: stop at once. */
   int (*on_interrupt)(SrInterp *I);
   struct SrJaxState *jax; /* JAX's global state (meshes, devices, config) */
-  struct SrJitCache *jit_cache; /* jnp.c: the statement's traces of jitted functions */
+  struct SrJitCache *jit_cache; /* api.c: the statement's traces of jitted functions */
   struct SrAdMemo *ad_memo; /* ad/: the transformed call bodies of the AD pass under way */
   int ad_depth;             /* AD contexts open (sr_ad_begin without sr_ad_end) */
   SrJaxprCallFn call_jaxpr;

@@ -1,7 +1,7 @@
 /* objects.c: classes of the language and Python's operators on data. */
 #include "py/objects.h"
 
-#include "jax/jnp.h"
+#include "jax/numpy.h"
 #include "py/range.h"
 
 #include <limits.h>

@@ -107,7 +107,7 @@ SrVal *sr_raise_kind(SrInterp *I, int kind, const char *type, const char *fmt, .
 typedef SrVal *(*SrKindGetattr)(SrInterp *I, SrVal *self, const char *name);
 void sr_kind_getattr_set(int kind, SrKindGetattr fn);
 
-/* Calling a dtype object (jnp.float32(x)); jnp_api.c sets it. */
+/* Calling a dtype object (jnp.float32(x)); numpy.c sets it. */
 typedef SrVal *(*SrKindCall)(SrInterp *I, SrVal *self, SrArgs *a);
 void sr_dtype_call_set(SrKindCall fn);
 

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "py/interp.h"
-#include "jax/jnp.h"
+#include "jax/numpy.h"
 #include "py/objects.h"
 #include "jax/vjp.h"
 #include "opt/opt.h"

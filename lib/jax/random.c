@@ -1,4 +1,4 @@
-/* random_api.c: jax.random under a trace.
+/* random.c: jax.random under a trace.
  *
  * On concrete keys, outside any trace, jax.random computes directly
  * (builtins_exec.c, on lib/exec/prng).  Under a trace (jax.jit,
@@ -25,15 +25,20 @@
  * axes (maybe_auto_axes).  Not here yet under a trace: split and fold_in
  * (random_split, random_fold_in).
  */
-#include "jax/random_api.h"
+#include "jax/random.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "jax/api.h"
+#include "exec/eval.h"
+#include "exec/exec.h"
+#include "exec/prng.h"
+#include "jax/builtins_exec.h"
+#include "jax/jax.h"
+#include "jax/lax.h"
 #include "jax/jaxstate.h"
-#include "jax/jnp.h"
+#include "jax/numpy.h"
 #include "py/objects.h"
 #include "jax/trace.h"
 #include "util/intern.h"
@@ -424,6 +429,269 @@ done:
   sr_unref(h1);
   sr_unref(ys);
   return r;
+}
+
+/* ---- jax.random on concrete keys ---- */
+
+static unsigned prng_flags(SrInterp *I) { return I->jax->enable_x64 ? SR_PRNG_X64 : 0; }
+
+/* The key words of a key array (typed key<fry>[...] or legacy uint32[..., 2]). */
+static uint32_t *key_words(SrInterp *I, SrVal *k, int *legacy, const SrType **kt, int64_t *nkeys) {
+  SrArray *a = sr_concrete_of(I, k, NULL);
+  if (!a) {
+    if (!I->exc) sr_raise(I, "NotImplementedError", "jax.random needs a concrete key here (tracing jax.random is not supported yet)");
+    return NULL;
+  }
+  *kt = a->type;
+  *legacy = a->type->dtype != key_dtype();
+  if (*legacy && (a->type->dtype != SR_U32 || !a->type->ndim || a->type->dims[a->type->ndim - 1].size != 2)) {
+    sr_array_unref(a);
+    sr_raise(I, "TypeError", "JAX encountered invalid PRNG key data: expected key_data.dtype = uint32 and a trailing dimension of 2");
+    return NULL;
+  }
+  uint32_t *h = sr_concrete_host_data(I, a);
+  int64_t n = sr_type_numel(a->type);
+  *nkeys = *legacy ? n / 2 : n;
+  sr_array_unref(a);
+  return h;
+}
+
+/* A key array of `shape` from words (2 per key), legacy or typed. */
+static SrVal *key_array(SrInterp *I, int legacy, int ndim, const int64_t *shape, const uint32_t *words) {
+  int64_t sh[SR_MAX_RANK + 1];
+  if (ndim) memcpy(sh, shape, (size_t)ndim * sizeof *shape);
+  const SrType *t;
+  if (legacy) {
+    sh[ndim] = 2;
+    t = sr_type_array(SR_U32, ndim + 1, sh);
+  } else {
+    t = sr_type_array(key_dtype(), ndim, sh);
+  }
+  int64_t n = 1;
+  for (int i = 0; i < ndim; i++) n *= shape[i];
+  (void)I;
+  SrBuffer *b = sr_buffer_new((size_t)n * 8);
+  memcpy(b->data, words, (size_t)n * 8);
+  SrArray *a = sr_array_new(t, NULL, NULL);
+  a->shard[0] = b;
+  return sr_concrete_wrap(a);
+}
+
+static int seed_of(SrInterp *I, SrVal *v, int64_t *seed) {
+  if (v->kind == SR_V_INT || v->kind == SR_V_BOOL) {
+    *seed = v->i;
+    return 0;
+  }
+  SrVal *item = sr_unop(I, SR_OP_ITEM, v);
+  if (!item) return -1;
+  int rc = sr_as_int(I, item, "seed", seed);
+  sr_unref(item);
+  return rc;
+}
+
+static SrVal *random_key(SrInterp *I, SrArgs *a, int legacy) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, legacy ? "PRNGKey" : "key", "seed, *, impl=", p) < 0) return NULL;
+  if (sr_random_traced(I, p[0])) return sr_random_key_traced(I, p[0], legacy);
+  int64_t seed;
+  if (seed_of(I, p[0], &seed) < 0) return NULL;
+  uint32_t k[2];
+  sr_prng_key_ex(seed, prng_flags(I), k);
+  return key_array(I, legacy, 0, NULL, k);
+}
+
+static SrVal *bi_key(SrInterp *I, SrArgs *a) { return random_key(I, a, 0); }
+static SrVal *bi_prngkey(SrInterp *I, SrArgs *a) { return random_key(I, a, 1); }
+
+static SrVal *bi_split(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "split", "key, num=", p) < 0) return NULL;
+  int64_t shape[SR_MAX_RANK] = {2};
+  int nd = 1;
+  if (p[1] && sr_shape_arg(I, p[1], shape, &nd, "num") < 0) return NULL;
+  /* a negative int num: threefry_split's lax.iota(uint32, num) refuses it */
+  if (nd == 1 && shape[0] < 0)
+    return sr_raise(I, "TypeError", "iota shape must have every element be nonnegative, got (%lld,).",
+                    (long long)shape[0]);
+  /* 8 bytes of key data per key */
+  int64_t num = sr_shape_numel(nd, shape), nbytes;
+  if (num < 0 || __builtin_mul_overflow(num, 8, &nbytes)) return sr_raise(I, "ValueError", "%s", SR_TOO_BIG_MSG);
+  if ((uint64_t)nbytes > sr_mem_limit())
+    return sr_raise(I, "JaxRuntimeError", "RESOURCE_EXHAUSTED: Out of memory while trying to allocate %lld bytes.",
+                    (long long)nbytes);
+  int legacy;
+  const SrType *kt;
+  int64_t nk;
+  uint32_t *k = key_words(I, p[0], &legacy, &kt, &nk);
+  if (!k) return NULL;
+  if (nk != 1) {
+    free(k);
+    return sr_raise(I, "TypeError", "split accepts a single key, but was given a key array of shape %s",
+                    sr_type_short(kt));
+  }
+  /* the host words, then the array made of them: both must fit */
+  uint32_t *out = (uint64_t)nbytes <= sr_mem_limit() / 2 ? sr_try_malloc((size_t)(num ? num : 1) * 8) : NULL;
+  if (!out) {
+    free(k);
+    return sr_raise(I, "JaxRuntimeError", "RESOURCE_EXHAUSTED: Out of memory while trying to allocate %lld bytes.",
+                    (long long)nbytes);
+  }
+  sr_prng_split_ex(k, num, prng_flags(I), out);
+  SrVal *r = key_array(I, legacy, nd, shape, out);
+  free(k);
+  free(out);
+  return r;
+}
+
+static SrVal *bi_fold_in(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "fold_in", "key, data", p) < 0) return NULL;
+  int64_t data;
+  if (seed_of(I, p[1], &data) < 0) return NULL;
+  int legacy;
+  const SrType *kt;
+  int64_t nk;
+  uint32_t *k = key_words(I, p[0], &legacy, &kt, &nk);
+  if (!k) return NULL;
+  uint32_t out[2];
+  sr_prng_fold_in(k, (uint32_t)data, out);
+  free(k);
+  return key_array(I, legacy, 0, NULL, out);
+}
+
+static SrVal *bi_key_data(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "key_data", "keys", p) < 0) return NULL;
+  if (sr_random_traced(I, p[0])) return sr_random_key_data_traced(I, p[0]);
+  int legacy;
+  const SrType *kt;
+  int64_t nk;
+  uint32_t *k = key_words(I, p[0], &legacy, &kt, &nk);
+  if (!k) return NULL;
+  int64_t sh[SR_MAX_RANK + 1];
+  int nd = kt->ndim - (legacy ? 1 : 0);
+  for (int i = 0; i < nd; i++) sh[i] = kt->dims[i].size;
+  SrVal *r = key_array(I, 1, nd, sh, k);
+  free(k);
+  return r;
+}
+
+typedef struct RngArg {
+  int kind; /* 0 normal, 1 uniform, 2 bits */
+  uint32_t key[2];
+  SrDtype dt;
+  int nd;
+  int64_t shape[SR_MAX_RANK];
+  double lo, hi;
+  unsigned flags;
+} RngArg;
+
+static int rng_fn(SrShardIO *io) {
+  RngArg *r = io->arg;
+  int rc;
+  if (r->kind == 0)
+    rc = sr_prng_normal_block(r->key, r->dt, r->nd, r->shape, io->out_start, io->out_shape[0], r->flags, io->out[0]->data);
+  else if (r->kind == 1)
+    rc = sr_prng_uniform_block(r->key, r->dt, r->nd, r->shape, io->out_start, io->out_shape[0], r->lo, r->hi, r->flags,
+                               io->out[0]->data);
+  else
+    rc = sr_prng_bits_block(r->key, (int)sr_dtype_info(r->dt)->bits, r->nd, r->shape, io->out_start, io->out_shape[0],
+                            r->flags, io->out[0]->data);
+  if (rc < 0) return sr_ev_err(io->cx, "TypeError", "random values of dtype %s are not supported", sr_dtype_name(r->dt));
+  return 0;
+}
+
+static SrVal *random_values(SrInterp *I, SrArgs *a, int kind) {
+  SrVal *p[6];
+  const char *spec = kind == 1 ? "key, shape=, dtype=, minval=, maxval=, *, out_sharding="
+                               : "key, shape=, dtype=, *, out_sharding=";
+  if (sr_args_parse(I, a, kind == 0 ? "normal" : kind == 1 ? "uniform" : "bits", spec, p) < 0) return NULL;
+  SrVal *osh = kind == 1 ? p[5] : p[3];
+  RngArg r;
+  memset(&r, 0, sizeof r);
+  r.kind = kind;
+  r.flags = prng_flags(I);
+  r.dt = kind == 2 ? SR_U32 : I->jax->enable_x64 ? SR_F64 : SR_F32;
+  r.nd = 0;
+  if (p[1] && p[1]->kind != SR_V_NONE && sr_shape_arg(I, p[1], r.shape, &r.nd, "shape") < 0) return NULL;
+  int dt;
+  if (sr_dtype_arg(I, p[2], &dt, kind == 0 ? "normal" : kind == 1 ? "uniform" : "bits") < 0) return NULL;
+  if (dt >= 0) r.dt = (SrDtype)dt;
+  if (kind == 2 && r.dt != SR_U8 && r.dt != SR_U16 && r.dt != SR_U32 && r.dt != SR_U64)
+    return sr_raise(I, "ValueError", "dtype argument to `bits` must be an unsigned int dtype, got %s", sr_dtype_name(r.dt));
+  if (kind != 2 && !sr_dtype_is_float(r.dt))
+    return sr_raise(I, "ValueError", "dtype argument to `%s` must be a float dtype, got %s", kind ? "uniform" : "normal",
+                    sr_dtype_name(r.dt));
+  r.lo = 0;
+  r.hi = 1;
+  if (kind == 1) {
+    if (p[3] && sr_as_float(I, p[3], "minval", &r.lo) < 0) return NULL;
+    if (p[4] && sr_as_float(I, p[4], "maxval", &r.hi) < 0) return NULL;
+  }
+  if (sr_random_traced(I, p[0]))
+    return sr_random_sample_traced(I, kind, p[0], r.shape, r.nd, r.dt, kind == 1 ? p[3] : NULL, kind == 1 ? p[4] : NULL, osh);
+  int legacy;
+  const SrType *kt;
+  int64_t nk;
+  uint32_t *k = key_words(I, p[0], &legacy, &kt, &nk);
+  if (!k) return NULL;
+  if (nk != 1) {
+    free(k);
+    return sr_raise(I, "TypeError", "%s accepts a single key, but was given a key array of shape %s",
+                    kind == 0 ? "normal" : kind == 1 ? "uniform" : "bits", sr_type_short(kt));
+  }
+  r.key[0] = k[0];
+  r.key[1] = k[1];
+  free(k);
+  const SrType *plain = sr_type_array(r.dt, r.nd, r.shape);
+  /* made here, not by a type rule (sr_type_rule), so checked here */
+  if (sr_type_too_big(plain)) return sr_raise(I, "ValueError", "%s", SR_TOO_BIG_MSG);
+  SrEvalCtx cx;
+  SrDiags d = SR_DIAGS_INIT;
+  sr_concrete_ctx(I, &cx, &d, kind == 0 ? "normal" : kind == 1 ? "uniform" : "bits");
+  const SrMesh *m = I->jax->mesh;
+  const SrType *l = sr_layout_of_type(plain);
+  SrVal *sh = NULL;
+  if (osh && osh->kind != SR_V_NONE) {
+    int dev;
+    sh = sr_concrete_target_sharding(I, osh, &dev);
+    if (!sh) return dev >= 0 ? sr_raise(I, "TypeError", "out_sharding must be a sharding") : NULL;
+    m = sh->sh.mesh;
+    if (sr_ev_layout_of_sharding(&cx, plain, sh, m, &l) < 0 || sr_concrete_check_divisible(I, l, sh) < 0) {
+      sr_unref(sh);
+      if (!I->exc) sr_raise_diags(I, &d, "ValueError");
+      return NULL;
+    }
+  }
+  const SrType *t = sr_concrete_type_of_layout(plain, l, m);
+  SrArray *out = sr_array_new(t, l, m);
+  int rc = sr_ev_map(&cx, 0, NULL, 1, &out, SR_MAP_BLOCK, rng_fn, &r);
+  sr_unref(sh);
+  if (rc < 0) {
+    sr_array_unref(out);
+    return sr_raise_diags(I, &d, "RuntimeError");
+  }
+  return sr_concrete_wrap(out);
+}
+
+static SrVal *bi_normal(SrInterp *I, SrArgs *a) { return random_values(I, a, 0); }
+static SrVal *bi_uniform(SrInterp *I, SrArgs *a) { return random_values(I, a, 1); }
+static SrVal *bi_bits(SrInterp *I, SrArgs *a) { return random_values(I, a, 2); }
+
+/* ---- registration ---- */
+
+/* jax.random on concrete keys. */
+void sr_random_concrete_init(void) {
+  sr_def("jax.random.key", bi_key, "key(seed): a typed PRNG key (threefry2x32)");
+  sr_def("jax.random.PRNGKey", bi_prngkey, "PRNGKey(seed): a legacy uint32[2] PRNG key");
+  sr_def("jax.random.split", bi_split, "split(key, num=2): num new keys");
+  sr_def("jax.random.fold_in", bi_fold_in, "fold_in(key, data): a key derived from key and an integer");
+  sr_def("jax.random.key_data", bi_key_data, "key_data(keys): the uint32 words of keys");
+  sr_def("jax.random.normal", bi_normal,
+         "normal(key, shape=(), dtype=float32, *, out_sharding=None): standard normal samples, bit-exact with JAX");
+  sr_def("jax.random.uniform", bi_uniform,
+         "uniform(key, shape=(), dtype=float32, minval=0, maxval=1, *, out_sharding=None): uniform samples");
+  sr_def("jax.random.bits", bi_bits, "bits(key, shape=(), dtype=uint32, *, out_sharding=None): random bits");
 }
 
 void sr_random_api_init(void) {

@@ -1,4 +1,4 @@
-/* random_api.h: jax.random under a trace (random_api.c): the primitives
+/* random.h: jax.random under a trace (random.c): the primitives
  * JAX binds, where builtins_exec.c computes on concrete keys. */
 #ifndef SR_LANG_RANDOM_API_H
 #define SR_LANG_RANDOM_API_H

@@ -1,4 +1,4 @@
-/* ad_api.c: the autodiff API of the statement language -- jax.jvp,
+/* autodiff.c: the autodiff API of the statement language -- jax.jvp,
  * jax.linearize, jax.vjp, jax.grad, jax.value_and_grad,
  * jax.linear_transpose -- and the REPL's commands that print the jaxprs of
  * each stage (:jvp, :linearize, :vjp, :transpose, :grad), a static view of
@@ -17,16 +17,15 @@
 #include "ad/ad.h"
 #include "check/check.h"
 #include "cmd/commands.h"
+#include "jax/jax.h"
 #include "jax/jaxstate.h"
-#include "jax/jnp.h"
+#include "jax/numpy.h"
 #include "py/objects.h"
 #include "jax/trace.h"
 #include "jax/vjp.h"
 #include "text/print.h"
 #include "text/print_val.h"
 #include "util/intern.h"
-
-void sr_ad_api_init(void);
 
 /* ---- functions as jaxprs ---- */
 

@@ -1,4 +1,4 @@
-/* layout_api.c: device-local layouts in the language (see layout_api.h
+/* layout.c: device-local layouts in the language (see layout.h
  * and exec/layout.h) and the stages of jax.jit.
  *
  * jax.jit(f, in_shardings=, out_shardings=) takes shardings, P (with the
@@ -11,7 +11,7 @@
  * output_formats, and when called requires a committed argument to have
  * the layout it was compiled for; an uncommitted one is relaid out.
  */
-#include "jax/layout_api.h"
+#include "jax/layout.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -19,9 +19,9 @@
 #include "exec/array.h"
 #include "exec/layout.h"
 #include "ir/type.h"
-#include "jax/api.h"
+#include "jax/lax.h"
 #include "jax/jaxstate.h"
-#include "jax/jnp.h"
+#include "jax/numpy.h"
 #include "py/objects.h"
 #include "jax/trace.h"
 #include "opt/opt.h"

@@ -1,6 +1,8 @@
-/* jnp_api.c: jax.numpy beyond the core of jnp.c.
+/* numpy.c: jax.numpy.
  *
- * Each function follows its namesake in jax/_src/numpy (lax_numpy.py,
+ * First the numpy-level layer of numpy.h (promotion, asarray, the
+ * arguments of API calls) and the elementwise core, then the rest.  Each
+ * function follows its namesake in jax/_src/numpy (lax_numpy.py,
  * reductions.py, tensor_contractions.py, einsum.py, indexing.py,
  * array_creation.py, ufuncs.py) closely enough that a trace records the
  * equations JAX records: the same promotions, the same skips, and the
@@ -8,9 +10,11 @@
  * (non-inlined) jax.jit -- clip, round, where, isclose, allclose, cumsum
  * and linspace show up as jit[name=...] in a jaxpr, as they do in JAX.
  */
-#include "jax/api.h"
+#include "jax/jax.h"
+#include "jax/lax.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +23,542 @@
 #include "py/range.h"
 #include "text/print_val.h"
 #include "util/intern.h"
+
+/* ---- param helpers ---- */
+
+SrVal *sr_int_tuple(const int64_t *v, int n) {
+  SrVal *t = sr_seq(NULL, SR_V_TUPLE, n);
+  for (int i = 0; i < n; i++) sr_seq_push(NULL, t, sr_int(NULL, v[i]));
+  return t;
+}
+
+SrVal *sr_none_tuple(int n) {
+  SrVal *t = sr_seq(NULL, SR_V_TUPLE, n);
+  for (int i = 0; i < n; i++) sr_seq_push(NULL, t, sr_none());
+  return t;
+}
+
+SrVal *sr_bindv(SrInterp *I, int prim_id, int nin, SrVal **in, ...) {
+  SrPList ps = {0};
+  va_list ap;
+  va_start(ap, in);
+  for (;;) {
+    const char *k = va_arg(ap, const char *);
+    if (!k) break;
+    SrVal *v = va_arg(ap, SrVal *);
+    sr_plist_add(&ps, k, v);
+  }
+  va_end(ap);
+  SrVal *r = sr_bind(I, prim_id, nin, in, ps.n, ps.p);
+  sr_plist_free(&ps);
+  return r;
+}
+
+int sr_dtype_arg(SrInterp *I, SrVal *v, int *out, const char *what) {
+  *out = -1;
+  if (!v || v->kind == SR_V_NONE) return 0;
+  if (v->kind == SR_V_DTYPE) *out = (int)v->dtype;
+  if (v->kind == SR_V_STR || v->kind == SR_V_WORD) {
+    int d = sr_dtype_lookup(v->str.s, v->str.n);
+    if (d >= 0 && d < SR_NBUILTIN_DTYPES) *out = d;
+  }
+  if (*out >= 0) {
+    /* dtypes._maybe_canonicalize_explicit_dtype: without x64 a 64-bit
+       request is truncated, with jax_explicit_x64_dtypes' default warning */
+    int c = *out == SR_F64 ? SR_F32 : *out == SR_I64 ? SR_I32 : *out == SR_U64 ? SR_U32 : *out == SR_C128 ? SR_C64 : *out;
+    if (c != *out && !I->jax->enable_x64) {
+      sr_warn(I, "UserWarning",
+              "Explicitly requested dtype %s requested in %s is not available, and will be truncated to dtype %s. "
+              "To enable more dtypes, set the jax_enable_x64 configuration option or the JAX_ENABLE_X64 shell "
+              "environment variable. See https://github.com/jax-ml/jax#current-gotchas for more.",
+              sr_dtype_name((SrDtype)*out), what, sr_dtype_name((SrDtype)c));
+      *out = c;
+    }
+    return 0;
+  }
+  /* Python's types are the built-ins registered under builtins.* */
+  const char *nm = sr_is_obj(v, &sr_builtin_class) ? sr_builtin_name(v) : NULL;
+  int x64 = I->jax->enable_x64;
+  if (nm && strcmp(nm, "builtins.float") == 0) *out = x64 ? SR_F64 : SR_F32;
+  else if (nm && strcmp(nm, "builtins.int") == 0) *out = x64 ? SR_I64 : SR_I32;
+  else if (nm && strcmp(nm, "builtins.bool") == 0) *out = SR_BOOL;
+  else if (nm && strcmp(nm, "builtins.complex") == 0) *out = x64 ? SR_C128 : SR_C64;
+  if (*out >= 0) return 0;
+  SrBuf b = SR_BUF_INIT;
+  sr_val_repr(&b, v);
+  sr_raise(I, "TypeError", "%s: cannot interpret %s as a data type", what, b.p);
+  sr_buf_free(&b);
+  return -1;
+}
+
+int sr_shape_arg(SrInterp *I, SrVal *v, int64_t *shape, int *ndim, const char *what) {
+  SrVal *ints = sr_int_seq_arg(v);
+  if (ints != v) {
+    int rc = sr_shape_arg(I, ints, shape, ndim, what);
+    sr_unref(ints);
+    return rc;
+  }
+  if (v->kind == SR_V_INT) {
+    shape[0] = v->i;
+    *ndim = 1;
+    return 0;
+  }
+  if (!sr_is_seq(v) || v->seq.n > SR_MAX_RANK) {
+    sr_raise(I, "TypeError", "%s must be an int or a tuple of ints", what);
+    return -1;
+  }
+  for (int i = 0; i < v->seq.n; i++)
+    if (sr_as_int(I, v->seq.items[i], what, &shape[i]) < 0) return -1;
+  *ndim = v->seq.n;
+  for (int i = 0; i < *ndim; i++)
+    if (shape[i] < 0) {
+      sr_raise(I, "ValueError", "%s: negative dimensions are not allowed", what);
+      return -1;
+    }
+  return 0;
+}
+
+SrVal *sr_sharding_arg(SrInterp *I, SrVal *v, int ndim, const char *what) {
+  (void)ndim;
+  if (!v || v->kind == SR_V_NONE) return NULL;
+  if ((v->kind == SR_V_SPEC || v->kind == SR_V_SHARDING) &&
+      sr_api_check_spec(I, v->kind == SR_V_SPEC ? v->spec : v->sh.spec, NULL, -1) < 0)
+    return NULL;
+  if (v->kind == SR_V_SPEC) {
+    const SrMesh *m = sr_jax_abstract_mesh(I->jax);
+    if (!m->n) {
+      sr_raise(I, "ValueError", "%s: a PartitionSpec needs a mesh in context (jax.set_mesh) or a NamedSharding", what);
+      return NULL;
+    }
+    return sr_sharding_val(NULL, m, v->spec, NULL);
+  }
+  if (v->kind == SR_V_SHARDING) {
+    const SrMesh *m = v->sh.mesh->abstract ? v->sh.mesh : sr_mesh_abstract(v->sh.mesh, 1);
+    return sr_sharding_val(NULL, m, v->sh.spec, NULL);
+  }
+  sr_raise(I, "TypeError", "%s must be a PartitionSpec or a NamedSharding, got %s", what, sr_val_kind_name(v));
+  return NULL;
+}
+
+/* ---- promotion ---- */
+
+static int kind_rank(SrDtype d) {
+  switch (sr_dtype_kind(d)) {
+  case SR_DK_BOOL: return 0;
+  case SR_DK_UINT: return 1;
+  case SR_DK_INT: return 2;
+  case SR_DK_FLOAT: return 3;
+  case SR_DK_COMPLEX: return 4;
+  default: return 5;
+  }
+}
+
+static SrDtype default_of_kind(SrInterp *I, int rank) {
+  int x64 = I->jax->enable_x64;
+  switch (rank) {
+  case 0: return SR_BOOL;
+  case 1: return x64 ? SR_U64 : SR_U32;
+  case 2: return x64 ? SR_I64 : SR_I32;
+  case 3: return x64 ? SR_F64 : SR_F32;
+  default: return x64 ? SR_C128 : SR_C64;
+  }
+}
+
+/* promote_types for two strong dtypes (JAX's lattice, simplified to what
+   the documents use) */
+static SrDtype promote2(SrDtype a, SrDtype b) {
+  if (a == b) return a;
+  int ka = kind_rank(a), kb = kind_rank(b);
+  if (ka != kb) {
+    if (ka > kb) return (ka == 2 && kb == 1 && sr_dtype_info(b)->bits >= sr_dtype_info(a)->bits)
+                            ? (sr_dtype_info(b)->bits >= 32 ? SR_I64 : sr_dtype_info(b)->bits == 16 ? SR_I32 : SR_I16)
+                            : a;
+    return promote2(b, a);
+  }
+  /* same kind: the wider; bf16 with f16 gives f32 */
+  if ((a == SR_BF16 && b == SR_F16) || (a == SR_F16 && b == SR_BF16)) return SR_F32;
+  return sr_dtype_info(a)->bits >= sr_dtype_info(b)->bits ? a : b;
+}
+
+SrDtype sr_jnp_result_dtype(SrInterp *I, int n, SrVal **args, int *weak) {
+  int have_strong = 0, weak_rank = -1;
+  SrDtype strong = SR_BOOL, weakd = SR_BOOL;
+  for (int i = 0; i < n; i++) {
+    const SrType *t = sr_value_type(I, args[i]);
+    if (!t) continue;
+    if (t->weak) {
+      if (kind_rank(t->dtype) > weak_rank) {
+        weak_rank = kind_rank(t->dtype);
+        weakd = t->dtype;
+      }
+    } else {
+      strong = have_strong ? promote2(strong, t->dtype) : t->dtype;
+      have_strong = 1;
+    }
+  }
+  if (!have_strong) {
+    *weak = 1;
+    return weakd;
+  }
+  *weak = 0;
+  /* JAX's lattice puts a weak int below every integer type, unsigned ones
+     included: uint32 array + 1 is uint32 */
+  if (weak_rank == kind_rank(SR_I32) && kind_rank(strong) == kind_rank(SR_U32)) return strong;
+  if (weak_rank > kind_rank(strong)) return default_of_kind(I, weak_rank);
+  return strong;
+}
+
+SrVal *sr_jnp_convert(SrInterp *I, SrVal *x, SrDtype dt, int weak) {
+  const SrType *t = sr_value_type(I, x);
+  if (!t) return sr_raise(I, "TypeError", "cannot convert %s to an array", sr_val_kind_name(x));
+  if (t->dtype == dt && t->weak == weak) return sr_ref(x);
+  SrArrayObj *a = sr_array_of(x);
+  /* Python scalars (and literal values) become literals of the new dtype */
+  if (!a || (a->has_value && a->kind == SR_AV_ABSTRACT)) {
+    double re = 0, im = 0;
+    int64_t iv = 0;
+    if (a) {
+      if (sr_dtype_kind(t->dtype) == SR_DK_COMPLEX) re = a->value.c[0], im = a->value.c[1];
+      else if (sr_dtype_is_inexact(t->dtype)) re = a->value.f, iv = sr_f2i64(a->value.f);
+      else iv = a->value.i, re = (double)a->value.i;
+    } else if (x->kind == SR_V_FLOAT) {
+      re = x->f;
+      iv = sr_f2i64(x->f);
+    } else if (x->kind == SR_V_COMPLEX) {
+      re = x->c.re;
+      im = x->c.im;
+    } else {
+      iv = x->i;
+      re = (double)x->i;
+    }
+    const SrType *nt = sr_type_with_weak(sr_type_scalar(dt), weak);
+    if (sr_exec_hooks.from_scalar && !I->trace) {
+      struct SrArray *arr = sr_exec_hooks.from_scalar(I, nt, re, im, iv);
+      return arr ? sr_array_concrete(arr) : NULL;
+    }
+    return sr_array_scalar(nt, re, im, iv);
+  }
+  /* an array whose weakness alone changes still gets an equation
+     (lax._convert_element_type binds whenever dtype or weak_type differ) */
+  return sr_bindv(I, SR_P_convert_element_type, 1, &x, "new_dtype", sr_dtype_val(NULL, dt), "weak_type",
+                  sr_bool(weak), "sharding", sr_none(), NULL);
+}
+
+/* broadcast_in_dim adding leading dims to reach rank nd */
+static SrVal *to_rank(SrInterp *I, SrVal *x, int nd, const int64_t *shape) {
+  const SrType *t = sr_value_type(I, x);
+  if (!t || t->ndim == 0 || t->ndim == nd) return sr_ref(x);
+  int64_t dims[SR_MAX_RANK], bshape[SR_MAX_RANK];
+  int lead = nd - t->ndim;
+  for (int i = 0; i < t->ndim; i++) dims[i] = lead + i;
+  for (int i = 0; i < nd; i++) bshape[i] = i < lead ? 1 : t->dims[i - lead].size;
+  (void)shape;
+  return sr_bindv(I, SR_P_broadcast_in_dim, 1, &x, "shape", sr_int_tuple(bshape, nd), "broadcast_dimensions",
+                  sr_int_tuple(dims, t->ndim), "sharding", sr_none(), NULL);
+}
+
+int sr_jnp_promote(SrInterp *I, int n, SrVal **args, const char *fname) {
+  for (int i = 0; i < n; i++) {
+    SrVal *a = sr_jnp_asarray(I, args[i], -1);
+    if (!a) {
+      for (int k = 0; k < i; k++) sr_unref(args[k]);
+      return -1;
+    }
+    args[i] = a;
+  }
+  int weak;
+  SrDtype dt = sr_jnp_result_dtype(I, n, args, &weak);
+  int nd = 0;
+  for (int i = 0; i < n; i++) {
+    const SrType *t = sr_value_type(I, args[i]);
+    if (t && t->ndim > nd) nd = t->ndim;
+  }
+  /* promote_args: every dtype first (promote_dtypes), then the ranks
+     (promote_shapes) */
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < n; i++) {
+      const SrType *t = sr_value_type(I, args[i]);
+      SrVal *r = pass == 0 ? sr_jnp_convert(I, args[i], dt, weak && t->weak) : to_rank(I, args[i], nd, NULL);
+      sr_unref(args[i]);
+      args[i] = r;
+      if (!r) {
+        for (int k = 0; k < n; k++)
+          if (k != i) sr_unref(args[k]);
+        (void)fname;
+        return -1;
+      }
+    }
+  return 0;
+}
+
+/* ---- asarray ---- */
+
+/* nested lists of numbers -> flat doubles/ints with a shape */
+typedef struct Flat {
+  double *re, *im;
+  int64_t *iv;
+  int64_t n, cap;
+  int64_t shape[SR_MAX_RANK];
+  int ndim, kind; /* max kind rank seen */
+  int dtype;      /* the dtype asked for, or -1 */
+} Flat;
+
+/* At the first number the shape is known (a list deeper or shallower
+   than the first is an error), so the whole is checked against the
+   memory limit and its buffers allocated at once: nested lists that share
+   their items hold more numbers than memory, with no one big allocation
+   of their own.  XLA's RESOURCE_EXHAUSTED on the array's bytes, as for an
+   array whose shape is too big. */
+static int flat_reserve(SrInterp *I, Flat *f, int kind) {
+  uint64_t count = 1, bytes, host;
+  int over = 0;
+  for (int d = 0; d < f->ndim; d++) over |= __builtin_mul_overflow(count, (uint64_t)f->shape[d], &count);
+  SrDtype dt = f->dtype >= 0 ? (SrDtype)f->dtype : default_of_kind(I, kind);
+  over |= __builtin_mul_overflow(count, (uint64_t)sr_dtype_info(dt)->size, &bytes);
+  if (over || bytes > INT64_MAX) return sr_raise(I, "ValueError", "%s", SR_TOO_BIG_MSG), -1;
+  /* the array, and re, im and iv on the host before it */
+  if (bytes > sr_mem_limit() || __builtin_mul_overflow(count, 3 * sizeof(double), &host) ||
+      host > sr_mem_limit() - bytes)
+    return sr_raise(I, "JaxRuntimeError", "RESOURCE_EXHAUSTED: Out of memory while trying to allocate %llu bytes.",
+                    (unsigned long long)bytes), -1;
+  size_t cap = count ? (size_t)count : 1;
+  f->re = sr_try_malloc(cap * sizeof *f->re);
+  f->im = sr_try_malloc(cap * sizeof *f->im);
+  f->iv = sr_try_malloc(cap * sizeof *f->iv);
+  if (!f->re || !f->im || !f->iv)
+    return sr_raise(I, "JaxRuntimeError", "RESOURCE_EXHAUSTED: Out of memory while trying to allocate %llu bytes.",
+                    (unsigned long long)bytes), -1;
+  f->cap = (int64_t)cap;
+  return 0;
+}
+
+static int flat_add(SrInterp *I, Flat *f, SrVal *v, int depth) {
+  if (sr_as_range(v)) {
+    /* numpy takes a range as the list of its ints */
+    SrVal *l = sr_iterate(I, v);
+    int rc = l ? flat_add(I, f, l, depth) : -1;
+    sr_unref(l);
+    return rc;
+  }
+  if (sr_is_seq(v) && (v->kind == SR_V_LIST || v->kind == SR_V_TUPLE)) {
+    if (depth >= SR_MAX_RANK) return sr_raise(I, "ValueError", "too many dimensions"), -1;
+    if (depth >= f->ndim) {
+      /* deeper than the numbers before it */
+      if (f->n > 0)
+        return sr_raise(I, "ValueError", "setting an array element with a sequence. The requested array has an inhomogeneous shape"), -1;
+      f->ndim = depth + 1;
+      f->shape[depth] = v->seq.n;
+    } else if (f->shape[depth] != v->seq.n) {
+      return sr_raise(I, "ValueError", "setting an array element with a sequence. The requested array has an inhomogeneous shape"), -1;
+    }
+    for (int i = 0; i < v->seq.n; i++)
+      if (flat_add(I, f, v->seq.items[i], depth + 1) < 0) return -1;
+    return 0;
+  }
+  if (depth < f->ndim && f->n > 0)
+    return sr_raise(I, "ValueError", "setting an array element with a sequence. The requested array has an inhomogeneous shape"), -1;
+  double re = 0, im = 0;
+  int64_t iv = 0;
+  int k;
+  switch (v->kind) {
+  case SR_V_BOOL: k = 0; iv = v->i; re = (double)iv; break;
+  case SR_V_INT: k = 2; iv = v->i; re = (double)iv; break;
+  case SR_V_FLOAT: k = 3; re = v->f; iv = sr_f2i64(re); break;
+  case SR_V_COMPLEX: k = 4; re = v->c.re; im = v->c.im; break;
+  default: {
+    SrArrayObj *a = sr_array_of(v);
+    if (a && a->type->ndim == 0) {
+      SrVal *item = sr_unop(I, SR_OP_ITEM, v);
+      if (!item) return -1;
+      int rc = flat_add(I, f, item, depth);
+      sr_unref(item);
+      return rc;
+    }
+    /* an array of devices (np.array(jax.devices())) holds their ids:
+       the values an array can hold, and what Mesh needs of it */
+    if (v->kind == SR_V_OBJ && strcmp(sr_val_kind_name(v), "CpuDevice") == 0) {
+      SrVal *id = sr_getattr(I, v, "id");
+      if (!id) return -1;
+      int rc = flat_add(I, f, id, depth);
+      sr_unref(id);
+      return rc;
+    }
+    return sr_raise(I, "TypeError", "cannot make an array of %s", sr_val_kind_name(v)), -1;
+  }
+  }
+  if (k > f->kind) f->kind = k;
+  if (f->n == 0 && !f->re && flat_reserve(I, f, k) < 0) return -1;
+  if ((f->n & 0xffff) == 0xffff && I->interrupted) return sr_raise(I, "KeyboardInterrupt", "interrupted"), -1;
+  if (f->n == f->cap) {
+    f->cap = f->cap ? 2 * f->cap : 64;
+    f->re = sr_xrealloc(f->re, (size_t)f->cap * sizeof *f->re);
+    f->im = sr_xrealloc(f->im, (size_t)f->cap * sizeof *f->im);
+    f->iv = sr_xrealloc(f->iv, (size_t)f->cap * sizeof *f->iv);
+  }
+  f->re[f->n] = re;
+  f->im[f->n] = im;
+  f->iv[f->n++] = iv;
+  return 0;
+}
+
+/* Array construction from host data, installed by exec/. */
+struct SrArray *(*sr_exec_from_host)(SrInterp *I, const SrType *t, const double *re, const double *im,
+                                     const int64_t *iv);
+
+SrVal *sr_jnp_asarray(SrInterp *I, SrVal *x, int dtype) {
+  if (sr_array_of(x) || x->kind == SR_V_INT || x->kind == SR_V_FLOAT || x->kind == SR_V_BOOL ||
+      x->kind == SR_V_COMPLEX) {
+    if (dtype < 0) return sr_ref(x);
+    return sr_jnp_convert(I, x, (SrDtype)dtype, 0);
+  }
+  if (x->kind != SR_V_LIST && x->kind != SR_V_TUPLE && !sr_as_range(x)) {
+    SrBuf b = SR_BUF_INIT;
+    sr_to_repr(I, &b, x);
+    sr_raise(I, "TypeError", "Value %s with type <class '%s'> is not a valid JAX type", sr_buf_str(&b),
+             sr_val_kind_name(x));
+    sr_buf_free(&b);
+    return NULL;
+  }
+  Flat f;
+  memset(&f, 0, sizeof f);
+  f.dtype = dtype;
+  if (flat_add(I, &f, x, 0) < 0) {
+    free(f.re);
+    free(f.im);
+    free(f.iv);
+    return NULL;
+  }
+  /* no items at all: numpy's default, a float (np.array([]) is float64) */
+  if (f.n == 0) f.kind = 3;
+  SrDtype dt = dtype >= 0 ? (SrDtype)dtype : default_of_kind(I, f.kind);
+  const SrType *t = sr_type_array(dt, f.ndim, f.shape);
+  SrVal *r;
+  if (sr_exec_from_host) {
+    struct SrArray *arr = sr_exec_from_host(I, t, f.re, f.im, f.iv);
+    r = arr ? sr_array_concrete(arr) : NULL;
+  } else {
+    r = sr_array_abstract(t);
+  }
+  free(f.re);
+  free(f.im);
+  free(f.iv);
+  return r;
+}
+
+/* ---- elementwise functions ---- */
+
+static SrVal *binary(SrInterp *I, SrArgs *a, int prim, const char *name) {
+  if (a->n != 2) return sr_raise(I, "TypeError", "%s() takes 2 positional arguments but %d were given", name, a->n);
+  SrVal *args[2] = {a->v[0], a->v[1]};
+  if (sr_jnp_promote(I, 2, args, name) < 0) return NULL;
+  SrVal *r = sr_lax_binary(I, prim, args[0], args[1]);
+  sr_unref(args[0]);
+  sr_unref(args[1]);
+  return r;
+}
+
+#define BINARY(fn, prim, name)                                          \
+  static SrVal *fn(SrInterp *I, SrArgs *a) { return binary(I, a, prim, name); }
+BINARY(jnp_add, SR_P_add, "add")
+BINARY(jnp_subtract, SR_P_sub, "subtract")
+BINARY(jnp_multiply, SR_P_mul, "multiply")
+BINARY(jnp_maximum, SR_P_max, "maximum")
+BINARY(jnp_minimum, SR_P_min, "minimum")
+BINARY(jnp_equal, SR_P_eq, "equal")
+BINARY(jnp_not_equal, SR_P_ne, "not_equal")
+BINARY(jnp_less, SR_P_lt, "less")
+BINARY(jnp_less_equal, SR_P_le, "less_equal")
+BINARY(jnp_greater, SR_P_gt, "greater")
+BINARY(jnp_greater_equal, SR_P_ge, "greater_equal")
+BINARY(jnp_bitwise_and, SR_P_and, "bitwise_and")
+BINARY(jnp_bitwise_or, SR_P_or, "bitwise_or")
+BINARY(jnp_bitwise_xor, SR_P_xor, "bitwise_xor")
+
+/* true_divide: integers divide as floats */
+static SrVal *jnp_true_divide(SrInterp *I, SrArgs *a) {
+  if (a->n != 2) return sr_raise(I, "TypeError", "true_divide() takes 2 positional arguments");
+  SrVal *args[2] = {a->v[0], a->v[1]};
+  if (sr_jnp_promote(I, 2, args, "true_divide") < 0) return NULL;
+  const SrType *t = sr_value_type(I, args[0]);
+  if (!sr_dtype_is_inexact(t->dtype)) {
+    for (int i = 0; i < 2; i++) {
+      SrVal *c = sr_jnp_convert(I, args[i], default_of_kind(I, 3), 0);
+      sr_unref(args[i]);
+      args[i] = c;
+      if (!c) {
+        sr_unref(args[1 - i]);
+        return NULL;
+      }
+    }
+  }
+  SrVal *r = sr_lax_binary(I, SR_P_div, args[0], args[1]);
+  sr_unref(args[0]);
+  sr_unref(args[1]);
+  return r;
+}
+
+/* x ** y: an integer Python exponent is integer_pow, as jnp.power does */
+static SrVal *jnp_power(SrInterp *I, SrArgs *a) {
+  if (a->n != 2) return sr_raise(I, "TypeError", "power() takes 2 positional arguments");
+  SrVal *y = a->v[1];
+  if (y->kind == SR_V_INT && sr_array_of(a->v[0])) {
+    SrVal *x = a->v[0];
+    return sr_bindv(I, SR_P_integer_pow, 1, &x, "y", sr_int(NULL, y->i), NULL);
+  }
+  return binary(I, a, SR_P_pow, "power");
+}
+
+static SrVal *unary(SrInterp *I, SrArgs *a, int prim, const char *name, int want_float) {
+  if (a->n != 1) return sr_raise(I, "TypeError", "%s() takes 1 positional argument but %d were given", name, a->n);
+  SrVal *x = sr_jnp_asarray(I, a->v[0], -1);
+  if (!x) return NULL;
+  const SrType *t = sr_value_type(I, x);
+  if (want_float && !sr_dtype_is_inexact(t->dtype)) {
+    SrVal *c = sr_jnp_convert(I, x, default_of_kind(I, 3), t->weak);
+    sr_unref(x);
+    if (!c) return NULL;
+    x = c;
+  }
+  SrPList ps = {0};
+  if (sr_prims[prim].pp == SR_PP_ACCURACY) sr_plist_add(&ps, "accuracy", sr_none());
+  SrVal *r = sr_bind(I, prim, 1, &x, ps.n, ps.p);
+  sr_plist_free(&ps);
+  sr_unref(x);
+  return r;
+}
+
+#define UNARY(fn, prim, name, fl)                                       \
+  static SrVal *fn(SrInterp *I, SrArgs *a) { return unary(I, a, prim, name, fl); }
+UNARY(jnp_sin, SR_P_sin, "sin", 1)
+UNARY(jnp_cos, SR_P_cos, "cos", 1)
+UNARY(jnp_tan, SR_P_tan, "tan", 1)
+UNARY(jnp_tanh, SR_P_tanh, "tanh", 1)
+UNARY(jnp_exp, SR_P_exp, "exp", 1)
+UNARY(jnp_log, SR_P_log, "log", 1)
+UNARY(jnp_sqrt, SR_P_sqrt, "sqrt", 1)
+UNARY(jnp_negative, SR_P_neg, "negative", 0)
+UNARY(jnp_abs, SR_P_abs, "abs", 0)
+UNARY(jnp_sign, SR_P_sign, "sign", 0)
+UNARY(jnp_invert, SR_P_not, "invert", 0)
+
+static SrVal *jnp_positive(SrInterp *I, SrArgs *a) {
+  if (a->n != 1) return sr_raise(I, "TypeError", "positive() takes 1 positional argument");
+  return sr_jnp_asarray(I, a->v[0], -1);
+}
+
+int sr_int_fits(int64_t v, SrDtype d) {
+  int bits = sr_dtype_info(d)->bits;
+  if (sr_dtype_kind(d) == SR_DK_UINT) return v >= 0 && (bits >= 64 || (uint64_t)v < (uint64_t)1 << bits);
+  if (sr_dtype_kind(d) == SR_DK_INT) return bits >= 64 || (v >= -((int64_t)1 << (bits - 1)) && v < (int64_t)1 << (bits - 1));
+  return 1;
+}
+
+int sr_check_py_int(SrInterp *I, const SrVal *v) {
+  SrDtype d = I->jax->enable_x64 ? SR_I64 : SR_I32;
+  if (v->kind != SR_V_INT || sr_int_fits(v->i, d)) return 0;
+  sr_raise(I, "OverflowError", "Python int %lld too large to convert to %s", (long long)v->i, sr_dtype_name(d));
+  return -1;
+}
 
 static const SrType *vtype(SrInterp *I, SrVal *v) { return sr_value_type(I, v); }
 static SrVal *arr(SrInterp *I, SrVal *v) { return sr_jnp_asarray(I, v, -1); }
@@ -1950,15 +2490,6 @@ static SrVal *floor_ceil(SrInterp *I, SrArgs *a, const char *name, int prim) {
 static SrVal *jnp_floor(SrInterp *I, SrArgs *a) { return floor_ceil(I, a, "floor", SR_P_floor); }
 static SrVal *jnp_ceil(SrInterp *I, SrArgs *a) { return floor_ceil(I, a, "ceil", SR_P_ceil); }
 
-/* jax.nn.sigmoid is lax.logistic, with no promotion */
-static SrVal *nn_sigmoid(SrInterp *I, SrArgs *a) {
-  if (a->n != 1 || a->nkw) return sr_raise(I, "TypeError", "sigmoid() takes 1 positional argument");
-  SrVal *x = arr(I, a->v[0]);
-  SrVal *r = x ? sr_lax_unary(I, SR_P_logistic, x) : NULL;
-  sr_unref(x);
-  return r;
-}
-
 static SrVal *jnp_astype(SrInterp *I, SrArgs *a) {
   SrVal *p[4];
   int dt;
@@ -2426,6 +2957,39 @@ done:
  * registration
  * ====================================================================== */
 
+/* The elementwise functions of jax.numpy's core (ufuncs.py), registered
+   before the rest (sr_jnp_init). */
+void sr_numpy_elementwise_init(void) {
+  sr_def("jax.numpy.add", jnp_add, "add(x, y): elementwise x + y, with JAX's dtype promotion");
+  sr_def("jax.numpy.subtract", jnp_subtract, "subtract(x, y)");
+  sr_def("jax.numpy.multiply", jnp_multiply, "multiply(x, y)");
+  sr_def("jax.numpy.true_divide jax.numpy.divide", jnp_true_divide, "divide(x, y)");
+  sr_def("jax.numpy.power", jnp_power, "power(x, y): integer_pow for a Python int exponent");
+  sr_def("jax.numpy.maximum", jnp_maximum, "maximum(x, y)");
+  sr_def("jax.numpy.minimum", jnp_minimum, "minimum(x, y)");
+  sr_def("jax.numpy.equal", jnp_equal, "equal(x, y)");
+  sr_def("jax.numpy.not_equal", jnp_not_equal, "not_equal(x, y)");
+  sr_def("jax.numpy.less", jnp_less, "less(x, y)");
+  sr_def("jax.numpy.less_equal", jnp_less_equal, "less_equal(x, y)");
+  sr_def("jax.numpy.greater", jnp_greater, "greater(x, y)");
+  sr_def("jax.numpy.greater_equal", jnp_greater_equal, "greater_equal(x, y)");
+  sr_def("jax.numpy.bitwise_and", jnp_bitwise_and, "bitwise_and(x, y)");
+  sr_def("jax.numpy.bitwise_or", jnp_bitwise_or, "bitwise_or(x, y)");
+  sr_def("jax.numpy.bitwise_xor", jnp_bitwise_xor, "bitwise_xor(x, y)");
+  sr_def("jax.numpy.sin", jnp_sin, "sin(x)");
+  sr_def("jax.numpy.cos", jnp_cos, "cos(x)");
+  sr_def("jax.numpy.tan", jnp_tan, "tan(x)");
+  sr_def("jax.numpy.tanh", jnp_tanh, "tanh(x)");
+  sr_def("jax.numpy.exp", jnp_exp, "exp(x)");
+  sr_def("jax.numpy.log", jnp_log, "log(x)");
+  sr_def("jax.numpy.sqrt", jnp_sqrt, "sqrt(x)");
+  sr_def("jax.numpy.negative", jnp_negative, "negative(x)");
+  sr_def("jax.numpy.positive", jnp_positive, "positive(x)");
+  sr_def("jax.numpy.abs jax.numpy.absolute", jnp_abs, "abs(x)");
+  sr_def("jax.numpy.sign", jnp_sign, "sign(x)");
+  sr_def("jax.numpy.invert", jnp_invert, "invert(x)");
+}
+
 void sr_jnp_api_init(void) {
   static const struct {
     const char *names;
@@ -2481,7 +3045,8 @@ void sr_jnp_api_init(void) {
     {"jax.numpy.ceil", jnp_ceil, "ceil(x)"},
     {"jax.numpy.astype", jnp_astype, "astype(x, dtype): convert_element_type"},
     {"jax.numpy._getitem", jnp_getitem, "x[key]: static slices and scalar dynamic indices"},
-    {"jax.nn.sigmoid", nn_sigmoid, "sigmoid(x): lax.logistic"},
+    {NULL, NULL, NULL},
+  }, defs2[] = {
     {"jax.numpy.logical_and", jnp_logical_and, "logical_and(x, y)"},
     {"jax.numpy.logical_or", jnp_logical_or, "logical_or(x, y)"},
     {"jax.numpy.logical_xor", jnp_logical_xor, "logical_xor(x, y)"},
@@ -2497,6 +3062,8 @@ void sr_jnp_api_init(void) {
     {NULL, NULL, NULL},
   };
   for (int i = 0; defs[i].names; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);
+  sr_nn_init();
+  for (int i = 0; defs2[i].names; i++) sr_def(defs2[i].names, defs2[i].fn, defs2[i].doc);
   sr_dtype_call_set(dtype_call);
   static const struct {
     const char *name;

@@ -1,4 +1,4 @@
-/* layout_api.h: jax.experimental.layout (Layout, Format, Layout.AUTO,
+/* layout.h: jax.experimental.layout (Layout, Format, Layout.AUTO,
  * with_layout_constraint), SingleDeviceSharding, x.format, and the stages
  * of jax.jit -- jit(f, in_shardings=, out_shardings=).trace(*args)
  * .lower().compile(), with input_formats / output_formats and the checks

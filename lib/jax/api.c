@@ -1,0 +1,640 @@
+/* api.c: the jax module's own functions (JAX's api.py, pjit.py):
+ * jax.typeof, ShapeDtypeStruct, tracing a function (sr_trace_fn),
+ * make_jaxpr, jit and the traces it keeps, checkpoint, calling a jaxpr
+ * value; and the registration of JAX's built-ins (sr_jnp_init). */
+#include "jax/api.h"
+
+#include "jax/jax.h"
+#include "jax/lax.h"
+#include "jax/numpy.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jax/jaxstate.h"
+#include "jax/layout.h"
+#include "py/objects.h"
+#include "py/range.h"
+#include "text/print_val.h"
+#include "util/intern.h"
+
+/* ---- jax.typeof and ShapeDtypeStruct ---- */
+
+static SrVal *jax_typeof(SrInterp *I, SrArgs *a) {
+  if (a->n != 1) return sr_raise(I, "TypeError", "typeof() takes exactly one argument");
+  if (sr_is_obj(a->v[0], &sr_aval_class)) return sr_ref(a->v[0]);
+  const SrType *t = sr_value_type(I, a->v[0]);
+  if (!t) {
+    SrVal *arr = sr_jnp_asarray(I, a->v[0], -1);
+    if (!arr) return NULL;
+    t = sr_value_type(I, arr);
+    sr_unref(arr);
+  }
+  return sr_aval_new(t);
+}
+
+static SrVal *jax_shape_dtype_struct(SrInterp *I, SrArgs *a) {
+  SrVal *p[4];
+  if (sr_args_parse(I, a, "ShapeDtypeStruct", "shape, dtype, *, sharding=, weak_type=", p) < 0) return NULL;
+  int64_t shape[SR_MAX_RANK];
+  int nd;
+  if (sr_shape_arg(I, p[0], shape, &nd, "shape") < 0) return NULL;
+  if (p[1]->kind != SR_V_DTYPE) return sr_raise(I, "TypeError", "ShapeDtypeStruct's dtype must be a dtype");
+  SrTypeBuilder b;
+  sr_type_builder(&b, sr_type_array(p[1]->dtype, nd, shape));
+  if (p[3]) b.weak = (uint8_t)sr_val_truthy(p[3]);
+  SrVal *sh = NULL;
+  if (p[2] && p[2]->kind != SR_V_NONE) {
+    sh = sr_sharding_arg(I, p[2], nd, "ShapeDtypeStruct's sharding");
+    if (!sh) return NULL;
+    SrTypeCtx cx;
+    SrDiags d = SR_DIAGS_INIT;
+    sr_type_ctx(I, &cx, &d);
+    SrShardSpec s;
+    if (sr_spec_to_shard(&cx, sh, sr_mesh_shape(sh->sh.mesh), nd, &s) < 0) {
+      sr_unref(sh);
+      return sr_raise_diags(I, &d, "ValueError");
+    }
+    /* the type names Explicit axes only: Auto and Manual ones are None
+       there (modify_spec_for_auto_manual) */
+    const SrMesh *sm = sh->sh.mesh;
+    for (int i = 0; i < nd; i++) {
+      int n = 0;
+      for (int k = 0; k < s.nax[i]; k++)
+        if (sm->types[s.ax[i][k]] == SR_AXIS_EXPLICIT) s.ax[i][n++] = s.ax[i][k];
+      s.nax[i] = (uint8_t)n;
+    }
+    sr_apply_shard(&b, &s);
+    SrRuleEqn re = {&sr_prims[SR_P_copy], 0, 1, 0, NULL, NULL, NULL, NULL};
+    const SrType *t;
+    if (sr_finish_type(&cx, &re, &b, &t) < 0) {
+      sr_unref(sh);
+      return sr_raise_diags(I, &d, "ValueError");
+    }
+  }
+  SrVal *r = sr_array_abstract(sr_type_get(&b));
+  /* .sharding: a P is a NamedSharding over the concrete mesh in context */
+  SrVal *keep = p[2] && p[2]->kind != SR_V_NONE ? sr_ref(p[2]) : NULL;
+  if (keep && keep->kind == SR_V_SPEC && I->jax->mesh) {
+    sr_unref(keep);
+    keep = sr_sharding_val(NULL, I->jax->mesh, p[2]->spec, sr_intern_cstr("device"));
+  }
+  ((SrArrayObj *)r->obj.data)->sharding = keep;
+  sr_unref(sh);
+  return r;
+}
+
+/* ---- tracing functions ---- */
+
+const char *sr_callable_name(SrVal *f) {
+  SrFunction *uf = sr_as_function(f);
+  if (uf) return uf->name;
+  const char *n = sr_builtin_name(f);
+  if (n && strrchr(n, '.')) n = strrchr(n, '.') + 1;
+  return sr_intern_cstr(n ? n : "<unnamed function>");
+}
+
+/* Traces fn on the types of args: a jaxpr of the flattened arguments and
+   results.  *out_tree gets the result's structure (with the leaves of the
+   first trace's outputs, for rebuilding), *captured the outer values the
+   jaxpr's leading inputs stand for. */
+SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, const char **kw,
+                     SrVal **kwv, SrVal **out_tree, SrVal **captured) {
+  SrTrace *t = sr_trace_begin(I);
+  SrVal **targs = sr_xcalloc((size_t)nargs + 1, sizeof *targs);
+  int ok = 1;
+  for (int i = 0; i < nargs && ok; i++) {
+    SrVal *leaves = sr_pytree_flatten(I, args[i]);
+    if (!leaves) {
+      ok = 0;
+      break;
+    }
+    /* api_util.py: _make_abstract_python_scalar refuses an int the
+       default int dtype cannot hold */
+    for (int k = 0; k < leaves->seq.n && ok; k++) ok = sr_check_py_int(I, leaves->seq.items[k]) == 0;
+    if (!ok) {
+      sr_unref(leaves);
+      break;
+    }
+    SrVal *tl = sr_seq(NULL, SR_V_LIST, leaves->seq.n);
+    for (int k = 0; k < leaves->seq.n; k++)
+      sr_seq_push(NULL, tl, sr_trace_arg(I, t, sr_value_type(I, leaves->seq.items[k])));
+    targs[i] = sr_pytree_unflatten(args[i], tl);
+    sr_unref(tl);
+    sr_unref(leaves);
+  }
+  SrVal *res = NULL;
+  if (ok) {
+    SrArgs ca = {nargs, targs, nkw, kw, kwv, NULL};
+    res = sr_trace_call(I, fn, &ca);
+  }
+  for (int i = 0; i < nargs; i++) sr_unref(targs[i]);
+  free(targs);
+  if (!res) {
+    sr_trace_abort(I, t);
+    return NULL;
+  }
+  SrVal *outs = sr_pytree_flatten(I, res);
+  if (!outs) {
+    sr_unref(res);
+    sr_trace_abort(I, t);
+    return NULL;
+  }
+  SrJaxpr *j = sr_trace_end(I, t, outs->seq.items, outs->seq.n, captured);
+  if (!j) {
+    sr_unref(res);
+    sr_unref(outs);
+    return NULL;
+  }
+  j->name = sr_builtin_name(fn) ? sr_arena_strndup(j->prog->arena, sr_builtin_name(fn), strlen(sr_builtin_name(fn))) : NULL;
+  if (out_tree) *out_tree = res;
+  else sr_unref(res);
+  sr_unref(outs);
+  return j;
+}
+
+int sr_custom_call_trace(SrInterp *I, SrVal *fun, const char *name, SrArgs *a, SrCustomCall *cc) {
+  memset(cc, 0, sizeof *cc);
+  cc->args = sr_tuple(NULL, 0, NULL);
+  for (int i = 0; i < a->n; i++) sr_seq_push(NULL, cc->args, sr_ref(a->v[i]));
+  cc->leaves = sr_pytree_array_leaves(I, cc->args);
+  cc->body = cc->leaves ? sr_trace_fn(I, fun, a->n, a->v, 0, NULL, NULL, &cc->out_tree, &cc->captured) : NULL;
+  if (!cc->body) {
+    sr_unref(cc->args);
+    sr_unref(cc->leaves);
+    return -1;
+  }
+  cc->body->name = name;
+  return 0;
+}
+
+SrVal *sr_custom_call_bind(SrInterp *I, int prim, SrCustomCall *cc, SrPList *ps) {
+  SrVal *ins = sr_seq(NULL, SR_V_LIST, 0);
+  for (int i = 0; i < cc->captured->seq.n; i++) sr_seq_push(NULL, ins, sr_ref(cc->captured->seq.items[i]));
+  for (int i = 0; i < cc->leaves->seq.n; i++) sr_seq_push(NULL, ins, sr_ref(cc->leaves->seq.items[i]));
+  SrVal *r = sr_bind(I, prim, ins->seq.n, ins->seq.items, ps->n, ps->p);
+  sr_plist_free(ps);
+  sr_program_unref(cc->body->prog);
+  SrVal *res = r ? sr_pytree_unflatten(cc->out_tree, r) : NULL;
+  sr_unref(r);
+  sr_unref(ins);
+  sr_unref(cc->captured);
+  sr_unref(cc->out_tree);
+  sr_unref(cc->leaves);
+  sr_unref(cc->args);
+  return res;
+}
+
+/* jax.make_jaxpr(f)(*args) */
+static SrVal *make_jaxpr_call(SrInterp *I, SrArgs *a) {
+  SrBuiltin *b = sr_current_builtin(I);
+  SrVal *fn = b->data;
+  SrJaxpr *j = sr_trace_fn(I, fn, a->n, a->v, a->nkw, a->kw, a->kwv, NULL, NULL);
+  if (!j) return NULL;
+  SrVal *r = sr_jaxpr_val(NULL, j);
+  sr_program_unref(j->prog); /* the value holds it now */
+  return r;
+}
+
+static SrVal *jax_make_jaxpr(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "make_jaxpr", "fun, static_argnums=", p) < 0) return NULL;
+  if (!sr_is_callable(p[0])) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(p[0]));
+  return sr_builtin_with("make_jaxpr(fun)", make_jaxpr_call, sr_ref(p[0]), (void (*)(void *))sr_unref);
+}
+
+/* ---- jax.jit ---- */
+
+typedef struct Jit {
+  SrVal *fn;
+  const char *name;
+  SrVal *in_sh, *out_sh; /* in_shardings= and out_shardings=, or NULL */
+} Jit;
+
+static void jit_free(void *d) {
+  Jit *j = d;
+  sr_unref(j->fn);
+  sr_unref(j->in_sh);
+  sr_unref(j->out_sh);
+  free(j);
+}
+
+static void jit_repr(SrBuf *out, const SrVal *v) {
+  const Jit *j = v->obj.data;
+  sr_buf_printf(out, "<PjitFunction of <function %s>>", j->name);
+}
+
+/* The params of a jit equation, in JAX's order (pjit.py: _pjit_call);
+   formats: in_shardings, out_shardings, in_layouts, out_layouts (stolen),
+   or NULL when jit was given none. */
+static void jit_params(SrInterp *I, SrPList *ps, SrJaxpr *body, const char *name, SrVal **formats) {
+  uint32_t n = body->nin, m = body->nout;
+  SrVal *unspec_in = sr_seq(NULL, SR_V_TUPLE, (int)n), *unspec_out = sr_seq(NULL, SR_V_TUPLE, (int)m);
+  SrVal *donated = sr_seq(NULL, SR_V_TUPLE, (int)n);
+  for (uint32_t i = 0; i < n; i++) {
+    sr_seq_push(NULL, unspec_in, sr_word(NULL, "UnspecifiedValue", 16));
+    sr_seq_push(NULL, donated, sr_bool(0));
+  }
+  for (uint32_t i = 0; i < m; i++) sr_seq_push(NULL, unspec_out, sr_word(NULL, "UnspecifiedValue", 16));
+  sr_plist_add(ps, "jaxpr", sr_jaxpr_val(NULL, body));
+  if (formats) {
+    sr_unref(unspec_in);
+    sr_unref(unspec_out);
+    sr_plist_add(ps, "in_shardings", formats[0]);
+    sr_plist_add(ps, "out_shardings", formats[1]);
+    sr_plist_add(ps, "in_layouts", formats[2]);
+    sr_plist_add(ps, "out_layouts", formats[3]);
+  } else {
+    sr_plist_add(ps, "in_shardings", unspec_in);
+    sr_plist_add(ps, "out_shardings", unspec_out);
+    sr_plist_add(ps, "in_layouts", sr_none_tuple((int)n));
+    sr_plist_add(ps, "out_layouts", sr_none_tuple((int)m));
+  }
+  sr_plist_add(ps, "donated_invars", donated);
+  const SrMesh *mesh = I->jax->mesh;
+  SrMesh empty = {0};
+  sr_plist_add(ps, "ctx_mesh", sr_mesh_val(NULL, mesh ? mesh : sr_mesh_intern(&empty)));
+  sr_plist_add(ps, "name", sr_str_cstr(NULL, name));
+  sr_plist_add(ps, "keep_unused", sr_bool(0));
+  sr_plist_add(ps, "inline", sr_bool(0));
+  sr_plist_add(ps, "compiler_options_kvs", sr_seq(NULL, SR_V_TUPLE, 0));
+}
+
+/* Calls a jitted function: traces it, then binds a jit equation (which a
+   trace records, and concrete arguments run). */
+/* Traces fn on a's arguments and binds a call primitive on them: jit
+   (params from jit_params) or remat2 (jax.checkpoint). */
+static SrVal *call_traced(SrInterp *I, SrVal *fn, const char *name, SrArgs *a, int prim, int prevent_cse,
+                          SrVal *in_sh, SrVal *out_sh);
+
+SrVal *sr_jit_call(SrInterp *I, SrVal *fn, const char *name, SrArgs *a) {
+  return call_traced(I, fn, name, a, SR_P_jit, 0, NULL, NULL);
+}
+
+SrVal *sr_jit_call_sharded(SrInterp *I, SrVal *fn, const char *name, SrArgs *a, SrVal *in_sh, SrVal *out_sh) {
+  return call_traced(I, fn, name, a, SR_P_jit, 0, in_sh, out_sh);
+}
+
+static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *captured, const char *name, SrArgs *a,
+                        int prim, int prevent_cse, SrVal *in_sh, SrVal *out_sh);
+
+static SrVal *call_traced(SrInterp *I, SrVal *fn, const char *name, SrArgs *a, int prim, int prevent_cse,
+                          SrVal *in_sh, SrVal *out_sh) {
+  if (in_sh && a->nkw) return sr_raise(I, "ValueError", "pjit does not support kwargs when in_shardings is specified.");
+  SrVal *out_tree = NULL, *captured = NULL;
+  SrJaxpr *body = sr_trace_fn(I, fn, a->n, a->v, a->nkw, a->kw, a->kwv, &out_tree, &captured);
+  if (!body) return NULL;
+  return bind_body(I, body, out_tree, captured, name, a, prim, prevent_cse, in_sh, out_sh);
+}
+
+/* Binds the call primitive on a traced body: the captured values, then the
+   arguments' leaves.  Takes body's program reference, out_tree and
+   captured (NULL for none). */
+static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *captured, const char *name, SrArgs *a,
+                        int prim, int prevent_cse, SrVal *in_sh, SrVal *out_sh) {
+  if (!captured) captured = sr_seq(NULL, SR_V_LIST, 0);
+  SrVal *leaves = sr_seq(NULL, SR_V_LIST, 0);
+  for (int i = 0; i < captured->seq.n; i++) sr_seq_push(NULL, leaves, sr_ref(captured->seq.items[i]));
+  for (int i = 0; i < a->n; i++) {
+    SrVal *l = sr_pytree_flatten(I, a->v[i]);
+    for (int k = 0; l && k < l->seq.n; k++) sr_seq_push(NULL, leaves, sr_ref(l->seq.items[k]));
+    sr_unref(l);
+  }
+  SrPList ps = {0};
+  SrVal *formats[4];
+  if (prim == SR_P_jit && (in_sh || out_sh) &&
+      sr_jit_formats(I, in_sh, out_sh, a->n, a->v, captured->seq.n, out_tree, formats) < 0) {
+    sr_program_unref(body->prog);
+    sr_unref(leaves);
+    sr_unref(captured);
+    sr_unref(out_tree);
+    return NULL;
+  }
+  if (prim == SR_P_jit) {
+    jit_params(I, &ps, body, name, in_sh || out_sh ? formats : NULL);
+  } else {
+    /* ad_checkpoint.py: remat_p.bind(*consts, *args, jaxpr=, prevent_cse=,
+       differentiated=False, policy=) */
+    sr_plist_add(&ps, "jaxpr", sr_jaxpr_val(NULL, body));
+    sr_plist_add(&ps, "prevent_cse", sr_bool(prevent_cse));
+    sr_plist_add(&ps, "differentiated", sr_bool(0));
+    sr_plist_add(&ps, "policy", sr_none());
+  }
+  SrVal *r = sr_bind(I, prim, leaves->seq.n, leaves->seq.items, ps.n, ps.p);
+  sr_plist_free(&ps);
+  sr_program_unref(body->prog);
+  sr_unref(leaves);
+  sr_unref(captured);
+  SrVal *res = NULL;
+  if (r) {
+    SrVal *outs = sr_pytree_flatten(I, out_tree);
+    if (outs && outs->seq.n == r->seq.n) res = sr_pytree_unflatten(out_tree, r);
+    else if (outs) res = sr_raise(I, "RuntimeError", "jit: the outputs do not match the traced structure");
+    sr_unref(outs);
+  }
+  sr_unref(r);
+  sr_unref(out_tree);
+  return res;
+}
+
+/* ---- the traces of jitted functions ----
+   JAX traces a jitted function once per signature (pjit's cache: the
+   function, the structure and abstract values of its arguments, the
+   context) and reuses the jaxpr: two calls in one trace bind one jaxpr
+   object, which the printer hoists (`let inner_fn = { ... } in`), and the
+   body's trace-time effects (a print) happen once.  Here a trace is kept
+   for the rest of the statement; each entry holds its jitted function, so
+   that no other function can match it at a reused address.  A trace that
+   captured outer values is not kept: they are the trace's own. */
+
+typedef struct JitEntry {
+  SrVal *self;     /* the jitted function */
+  char *sig;       /* what the trace depends on */
+  SrJaxpr *body;   /* holds a ref to its program */
+  SrVal *out_tree;
+} JitEntry;
+
+struct SrJitCache {
+  JitEntry *e;
+  int n, cap;
+};
+
+void sr_jit_cache_clear(SrInterp *I) {
+  struct SrJitCache *c = I->jit_cache;
+  if (!c) return;
+  for (int i = 0; i < c->n; i++) {
+    sr_unref(c->e[i].self);
+    free(c->e[i].sig);
+    sr_program_unref(c->e[i].body->prog);
+    sr_unref(c->e[i].out_tree);
+  }
+  free(c->e);
+  free(c);
+  I->jit_cache = NULL;
+}
+
+/* The arguments' structure and interned types; -1 for a node that is not
+   a list, tuple, dict, None or typed leaf.  The caller has checked the
+   depth (sr_pytree_check_depth). */
+static int arg_sig(SrInterp *I, SrVal *v, SrBuf *b) {
+  if (v->kind == SR_V_LIST || v->kind == SR_V_TUPLE) {
+    sr_buf_putc(b, v->kind == SR_V_LIST ? '[' : '(');
+    for (int i = 0; i < v->seq.n; i++)
+      if (arg_sig(I, v->seq.items[i], b) < 0) return -1;
+    sr_buf_putc(b, ')');
+    return 0;
+  }
+  if (v->kind == SR_V_DICT) {
+    sr_buf_putc(b, '{');
+    for (int i = 0; i < v->dict.n; i++) {
+      sr_val_repr(b, v->dict.keys[i]);
+      sr_buf_putc(b, ':');
+      if (arg_sig(I, v->dict.vals[i], b) < 0) return -1;
+    }
+    sr_buf_putc(b, '}');
+    return 0;
+  }
+  if (v->kind == SR_V_NONE) {
+    sr_buf_putc(b, 'N');
+    return 0;
+  }
+  const SrType *t = sr_is_obj(v, &sr_array_class) ? sr_value_type(I, v) : NULL;
+  if (!t) return -1;
+  sr_buf_printf(b, "%p,", (const void *)t);
+  return 0;
+}
+
+static char *jit_sig(SrInterp *I, SrArgs *a) {
+  if (a->nkw) return NULL;
+  SrBuf b = SR_BUF_INIT;
+  const SrJaxState *s = I->jax;
+  sr_buf_printf(&b, "%p %p %d %d|", (const void *)s->mesh, (const void *)sr_jax_abstract_mesh(s), s->enable_x64,
+                s->check_vma);
+  for (int i = 0; i < a->n; i++)
+    if (sr_pytree_check_depth(I, a->v[i]) < 0 || arg_sig(I, a->v[i], &b) < 0) {
+      sr_buf_free(&b);
+      return NULL;
+    }
+  return sr_buf_str(&b) == b.p ? b.p : NULL;
+}
+
+static SrVal *jit_call(SrInterp *I, SrVal *self, SrArgs *a) {
+  Jit *j = self->obj.data;
+  if (j->in_sh || j->out_sh) return call_traced(I, j->fn, j->name, a, SR_P_jit, 0, j->in_sh, j->out_sh);
+  char *sig = jit_sig(I, a);
+  if (!sig && I->exc) return NULL;
+  struct SrJitCache *c = I->jit_cache;
+  for (int i = 0; sig && c && i < c->n; i++)
+    if (c->e[i].self == self && strcmp(c->e[i].sig, sig) == 0) {
+      free(sig);
+      sr_program_ref(c->e[i].body->prog);
+      return bind_body(I, c->e[i].body, sr_ref(c->e[i].out_tree), NULL, j->name, a, SR_P_jit, 0, NULL, NULL);
+    }
+  SrVal *out_tree = NULL, *captured = NULL;
+  SrJaxpr *body = sr_trace_fn(I, j->fn, a->n, a->v, a->nkw, a->kw, a->kwv, &out_tree, &captured);
+  if (!body) {
+    free(sig);
+    return NULL;
+  }
+  if (sig && captured->seq.n == 0) {
+    /* the trace may have made the cache (a jitted call inside) */
+    c = I->jit_cache;
+    if (!c) c = I->jit_cache = sr_xcalloc(1, sizeof *c);
+    if (c->n == c->cap) c->e = sr_xrealloc(c->e, (size_t)(c->cap = c->cap ? 2 * c->cap : 8) * sizeof *c->e);
+    c->e[c->n++] = (JitEntry){sr_ref(self), sig, body, sr_ref(out_tree)};
+    sr_program_ref(body->prog);
+    sig = NULL;
+  }
+  free(sig);
+  return bind_body(I, body, out_tree, captured, j->name, a, SR_P_jit, 0, NULL, NULL);
+}
+
+/* jax.jit(f).trace(*args): the Traced stage, whose .jaxpr is f's jaxpr
+   (layout.c) */
+static SrVal *jit_trace(SrInterp *I, SrArgs *a) {
+  Jit *j = a->self->obj.data;
+  return sr_jit_stage_trace(I, j->fn, j->name, j->in_sh, j->out_sh, a);
+}
+
+/* jax.jit(f).lower(*args) = .trace(*args).lower() */
+static SrVal *jit_lower(SrInterp *I, SrArgs *a) {
+  SrVal *t = jit_trace(I, a);
+  SrVal *r = t ? sr_jit_stage_lower(I, t) : NULL;
+  sr_unref(t);
+  return r;
+}
+
+static SrVal *jit_getattr(SrInterp *I, SrVal *self, const char *name) {
+  (void)I;
+  if (strcmp(name, "trace") == 0) return sr_bound_method(self, "trace", jit_trace);
+  if (strcmp(name, "lower") == 0) return sr_bound_method(self, "lower", jit_lower);
+  if (strcmp(name, "__name__") == 0) return sr_str_cstr(NULL, ((Jit *)self->obj.data)->name);
+  char q[128];
+  snprintf(q, sizeof q, "jax.jit.method.%s", name);
+  SrVal *m = sr_lookup_qualname(q);
+  if (m) return sr_bound_method(self, name, ((SrBuiltin *)m->obj.data)->fn);
+  return NULL;
+}
+
+static const SrLangOps jit_ops = {.call = jit_call, .getattr = jit_getattr};
+const SrClass sr_jit_class = {"PjitFunction", jit_free, jit_repr, NULL, &jit_ops};
+
+static SrVal *jax_jit(SrInterp *I, SrArgs *a) {
+  if (a->n < 1) {
+    /* @jax.jit(...) with options only: not supported yet */
+    return sr_raise(I, "TypeError", "jit() missing required argument: 'fun'");
+  }
+  SrVal *fn = a->v[0];
+  if (!sr_is_callable(fn)) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(fn));
+  Jit *j = sr_xcalloc(1, sizeof *j);
+  j->fn = sr_ref(fn);
+  /* in_shardings= / out_shardings= (the other options change nothing here) */
+  for (int k = 0; k < a->nkw; k++) {
+    SrVal **slot = strcmp(a->kw[k], "in_shardings") == 0 ? &j->in_sh : strcmp(a->kw[k], "out_shardings") == 0 ? &j->out_sh : NULL;
+    if (slot) {
+      sr_unref(*slot);
+      *slot = sr_ref(a->kwv[k]);
+    }
+  }
+  const char *nm = sr_builtin_name(fn);
+  /* a built-in's __name__ is its last component: jit(jnp.cos) is "cos" */
+  if (nm && strrchr(nm, '.')) nm = strrchr(nm, '.') + 1;
+  if (fn->kind == SR_V_JAXPR && fn->jx.jaxpr->name) nm = fn->jx.jaxpr->name;
+  /* jit of a jitted function: functools.wraps passes the name on */
+  if (sr_is_obj(fn, &sr_jit_class)) nm = ((Jit *)fn->obj.data)->name;
+  j->name = sr_intern_cstr(nm ? nm : "<unnamed function>");
+  return sr_obj(&sr_jit_class, j);
+}
+
+/* jax.checkpoint(fun, prevent_cse=True, policy=None) / jax.remat */
+typedef struct Remat {
+  SrVal *fn;
+  int prevent_cse;
+} Remat;
+
+static void remat_free(void *d) {
+  Remat *r = d;
+  sr_unref(r->fn);
+  free(r);
+}
+
+static SrVal *remat_call(SrInterp *I, SrArgs *a) {
+  Remat *r = sr_current_builtin(I)->data;
+  const char *nm = sr_builtin_name(r->fn);
+  return call_traced(I, r->fn, nm ? nm : "<unnamed function>", a, SR_P_remat2, r->prevent_cse, NULL, NULL);
+}
+
+static SrVal *jax_checkpoint(SrInterp *I, SrArgs *a) {
+  SrVal *p[4];
+  if (sr_args_parse(I, a, "checkpoint", "fun, *, prevent_cse=, policy=, static_argnums=", p) < 0) return NULL;
+  if (!sr_is_callable(p[0])) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(p[0]));
+  if (p[2] && p[2]->kind != SR_V_NONE)
+    return sr_raise(I, "NotImplementedError", "jax.checkpoint: policies are not supported here");
+  Remat *r = sr_xcalloc(1, sizeof *r);
+  r->fn = sr_ref(p[0]);
+  r->prevent_cse = p[1] ? sr_val_truthy(p[1]) : 1;
+  return sr_builtin_with("checkpoint(fun)", remat_call, r, remat_free);
+}
+
+/* bool < int < float < complex: how far a weak type may be promoted */
+static int dtype_kind(SrDtype d) {
+  return d == SR_BOOL ? 0 : sr_dtype_is_int(d) ? 1 : sr_dtype_is_float(d) ? 2 : 3;
+}
+
+/* A jaxpr is a computation typed once and for all, like a compiled one:
+   each argument must have its binder's shape and dtype (shardings aside,
+   as in pxla.check_arg_avals_for_call, whose message this is), or an
+   equation would run on the wrong shape or fail later in some rule's
+   words.  A weak-typed value (a Python scalar) takes the binder's dtype
+   where JAX's promotion would give it that dtype, as in a jitted
+   function: 2 and 2.0 both pass for f32[].  args[i] is replaced by a new
+   reference (converted or not); returns -1 with nothing replaced. */
+static int check_jaxpr_args(SrInterp *I, const SrJaxpr *j, int n, SrVal **args) {
+  SrBuf errs = SR_BUF_INIT;
+  int nerr = 0;
+  int *to = sr_xmalloc(((size_t)n + 1) * sizeof *to); /* a dtype to convert to, or -1 */
+  for (int i = 0; i < n; i++) {
+    const SrType *want = sr_args(j)[i]->type, *got = sr_value_type(I, args[i]);
+    to[i] = -1;
+    if (!got || !want) continue;
+    int same = got->ndim == want->ndim;
+    for (int d = 0; same && d < got->ndim; d++)
+      same = got->dims[d].sym || want->dims[d].sym || got->dims[d].size == want->dims[d].size;
+    if (same && got->dtype != want->dtype) {
+      if (got->weak && dtype_kind(got->dtype) <= dtype_kind(want->dtype))
+        to[i] = (int)want->dtype;
+      else
+        same = 0;
+    }
+    if (same) continue;
+    if (++nerr > 5) continue;
+    sr_buf_printf(&errs, "\nArgument %d/%d compiled with ", i + 1, n);
+    sr_type_str(&errs, want, 0);
+    sr_buf_puts(&errs, " and called with ");
+    sr_type_str(&errs, got, 0);
+  }
+  if (nerr) {
+    char lead[32];
+    if (nerr >= 5)
+      snprintf(lead, sizeof lead, "The first 5 of %d", nerr);
+    else
+      snprintf(lead, sizeof lead, "The");
+    sr_raise(I, "TypeError",
+             "Argument types differ from the types for which this computation was compiled. %s mismatches are:%s",
+             lead, sr_buf_str(&errs));
+    sr_buf_free(&errs);
+    free(to);
+    return -1;
+  }
+  sr_buf_free(&errs);
+  int rc = 0;
+  for (int i = 0; i < n && rc == 0; i++) {
+    SrVal *c = to[i] >= 0 ? sr_jnp_convert(I, args[i], (SrDtype)to[i], 0) : sr_ref(args[i]);
+    if (!c) {
+      for (int k = 0; k < i; k++) sr_unref(args[k]);
+      rc = -1;
+    } else {
+      args[i] = c;
+    }
+  }
+  free(to);
+  return rc;
+}
+
+/* Calling a jaxpr value: its equations are bound one by one. */
+static SrVal *call_jaxpr_value(SrInterp *I, SrVal *fn, SrArgs *a) {
+  if (a->nkw) return sr_raise(I, "TypeError", "a jaxpr takes positional arguments only");
+  const SrJaxpr *j = fn->jx.jaxpr;
+  if ((uint32_t)a->n != sr_nargs(j)) return sr_eval_jaxpr(I, j, a->n, a->v); /* which says so */
+  SrVal **args = sr_xmalloc(((size_t)a->n + 1) * sizeof *args);
+  memcpy(args, a->v, (size_t)a->n * sizeof *args);
+  SrVal *r = NULL;
+  if (check_jaxpr_args(I, j, a->n, args) == 0) {
+    r = sr_eval_jaxpr(I, j, a->n, args);
+    for (int i = 0; i < a->n; i++) sr_unref(args[i]);
+  }
+  free(args);
+  if (r && r->seq.n == 1) {
+    SrVal *x = sr_ref(r->seq.items[0]);
+    sr_unref(r);
+    return x;
+  }
+  return r;
+}
+
+void sr_jnp_init(void) {
+  sr_ad_api_init();
+  sr_numpy_elementwise_init();
+  sr_def("jax.typeof", jax_typeof, "typeof(x): x's type with its sharding, as float32[8@X,4]");
+  sr_def("jax.ShapeDtypeStruct", jax_shape_dtype_struct,
+         "ShapeDtypeStruct(shape, dtype, sharding=None): an abstract array");
+  sr_def("jax.make_jaxpr", jax_make_jaxpr, "make_jaxpr(f)(*args): the jaxpr of f traced on args' types");
+  sr_def("jax.jit", jax_jit, "jit(f): f compiled; jit(f).trace(*args).jaxpr is its jaxpr");
+  sr_def("jax.checkpoint jax.remat", jax_checkpoint,
+         "checkpoint(f, prevent_cse=True): f whose residuals are recomputed in the backward pass (a remat2 equation)");
+  sr_jnp_api_init();
+  sr_lax_api_init();
+}
+
+SrJaxprCallFn sr_jaxpr_call_hook(void) { return call_jaxpr_value; }

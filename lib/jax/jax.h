@@ -1,0 +1,67 @@
+/* jax.h: JAX's API in the statement language, one file per JAX module.
+ *
+ * The layer: the jax.* (and numpy.*) built-ins, written on the traces and
+ * array values below it (trace.h, array.c, jaxstate.h), the autodiff
+ * engine (ad/), the evaluator (exec/) and the Python subset's objects
+ * (py/).  Each file is named after the JAX module whose functions it
+ * holds, so that jax.X.y is in the file named for jax.X:
+ *
+ *   jax (api.py, pjit.py)    api.c      typeof, ShapeDtypeStruct, make_jaxpr,
+ *                                       jit, checkpoint/remat, tracing a
+ *                                       function (sr_trace_fn); api.h
+ *     devices, device_put    builtins_exec.c  and x.sharding,
+ *                                       x.addressable_shards, jnp.array,
+ *                                       np.save/np.load (concrete arrays)
+ *     set_mesh, config       builtins_jax.c   with JAX's state (jaxstate.h)
+ *     jit(...).trace/.lower/.compile (stages.py)  layout.c, with the layouts
+ *                                       they choose
+ *   jax.numpy                numpy.c    promotion, asarray, then jax.numpy;
+ *                                       numpy.h
+ *   jax.lax                  lax.c      the lax layer (lax.h) and the jax.lax
+ *                                       primitives' wrappers
+ *     control flow           lax_control_flow.c  scan, cond, switch,
+ *                                       while_loop, fori_loop
+ *     collectives            lax_parallel.c  psum, all_gather, ppermute,
+ *                                       axis_index, pcast, pvary, ...
+ *   jax.shard_map            shard_map.c
+ *   jax.sharding             sharding.c Mesh, AbstractMesh, P,
+ *                                       NamedSharding, reshard,
+ *                                       with_sharding_constraint, auto_axes,
+ *                                       explicit_axes
+ *   jax.nn                   nn.c
+ *   jax.random               random.c   on concrete keys and under a trace;
+ *                                       random.h
+ *   jax.tree, jax.tree_util  tree_util.c  pytrees (tree_util.h), tree.map,
+ *                                       tree.leaves
+ *   jax.debug                debug.c    visualize_array_sharding
+ *   jax.experimental.layout  layout.c   Layout, Format, with_layout_constraint,
+ *                                       SingleDeviceSharding; layout.h
+ *   jax.grad, jvp, vjp, linearize, linear_transpose, value_and_grad
+ *                            autodiff.c
+ *   VJP objects (api.py: VJP), fwd_and_bwd  vjp_api.c; their files
+ *                            vjp_io.c; vjp.h
+ *   jax.custom_jvp           custom_jvp.c
+ *   jax.custom_vjp           custom_vjp.c
+ *   jax.Array, tracers, avals  array.c; traces and binding trace.c, trace.h
+ *
+ * Each module registers its built-ins (sr_def) in an init function,
+ * declared here or in its header; sr_jnp_init (api.c) and
+ * sr_builtins_jax_init / sr_builtins_exec_init call them in a fixed order,
+ * the order of the registry that :help and completion read.
+ */
+#ifndef SR_JAX_JAX_H
+#define SR_JAX_JAX_H
+
+void sr_ad_api_init(void);            /* autodiff.c */
+void sr_numpy_elementwise_init(void); /* numpy.c: jax.numpy's elementwise core */
+void sr_sharding_init(void);          /* sharding.c: meshes, P, NamedSharding */
+void sr_sharding_api_init(void);      /* sharding.c: the transforms */
+void sr_shard_map_init(void);         /* shard_map.c */
+void sr_lax_parallel_init(void);      /* lax_parallel.c */
+void sr_lax_control_flow_init(void);  /* lax_control_flow.c */
+void sr_tree_util_init(void);         /* tree_util.c */
+void sr_debug_init(void);             /* debug.c */
+void sr_nn_init(void);                /* nn.c */
+void sr_random_concrete_init(void);   /* random.c: on concrete keys */
+
+#endif

@@ -1,0 +1,1418 @@
+/* lax.c: jax.lax's primitives.
+ *
+ * The first half is the lax layer of api.h: one function per lax function
+ * of JAX, binding the primitives JAX binds, with JAX's params and skips.
+ * The second half registers the jax.lax built-ins over them (lax/lax.py,
+ * lax/slicing.py), each saying which JAX function it follows; the rest of
+ * jax.lax is in lax_control_flow.c and lax_parallel.c.
+ */
+#include "jax/lax.h"
+#include "jax/jax.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jax/jaxstate.h"
+#include "py/objects.h"
+#include "py/range.h"
+#include "jax/vjp.h"
+#include "text/print_val.h"
+#include "util/intern.h"
+
+/* ---- values and context ---- */
+
+const SrMesh *sr_api_mesh(SrInterp *I) { return sr_jax_abstract_mesh(I->jax); }
+
+SrVal *sr_api_axes_tuple(const SrMesh *m, SrAxes axes) {
+  SrVal *t = sr_seq(NULL, SR_V_TUPLE, 0);
+  for (int i = 0; m && i < m->n; i++)
+    if (axes & (1u << i)) sr_seq_push(NULL, t, sr_str_cstr(NULL, m->names[i]));
+  return t;
+}
+
+SrAxes sr_api_axes_on(const SrType *t, SrAxes axes, const SrMesh *m) {
+  if (!t || !t->mesh || !m) return 0;
+  return sr_axes_remap(axes, t->mesh, m);
+}
+
+SrVal *sr_api_type_spec(const SrType *t) {
+  SrShardSpec s;
+  sr_shard_of_type(t, &s);
+  if (!s.mesh) s.mesh = sr_mesh_empty();
+  return sr_shard_to_spec_val(&s);
+}
+
+int sr_api_axis_names(SrInterp *I, SrVal *v, const SrMesh *m, SrAxes *out, const char *what) {
+  *out = 0;
+  int n = 1;
+  SrVal **items = &v;
+  if (v->kind == SR_V_TUPLE || v->kind == SR_V_LIST || v->kind == SR_V_SET || v->kind == SR_V_FROZENSET) {
+    n = v->seq.n;
+    items = v->seq.items;
+  }
+  for (int i = 0; i < n; i++) {
+    const char *s = sr_as_str(I, items[i], what);
+    if (!s) return -1;
+    int a = sr_mesh_axis(m, s);
+    if (a < 0) {
+      SrBuf b = SR_BUF_INIT;
+      sr_mesh_str(&b, m);
+      sr_raise(I, "NameError", "unbound axis name: %s. The following axis names (e.g. defined by pmap) are available to collective operations: %s",
+               s, b.p ? b.p : "");
+      sr_buf_free(&b);
+      return -1;
+    }
+    *out |= 1u << a;
+  }
+  return 0;
+}
+
+int sr_api_axis(SrInterp *I, int64_t axis, int nd, int64_t *out) {
+  if (axis < -nd || axis >= nd) {
+    sr_raise(I, "AxisError", "axis %lld is out of bounds for array of dimension %d", (long long)axis, nd);
+    return -1;
+  }
+  *out = axis < 0 ? axis + nd : axis;
+  return 0;
+}
+
+SrVal *sr_api_first(SrVal *r) {
+  if (!r) return NULL;
+  if (!sr_is_seq(r)) return r;
+  SrVal *x = r->seq.n ? sr_ref(r->seq.items[0]) : NULL;
+  sr_unref(r);
+  return x;
+}
+
+static const SrType *vtype(SrInterp *I, SrVal *v) { return sr_value_type(I, v); }
+
+/* Is v a Python scalar or a literal value (whose type has an empty mesh in
+   JAX)? */
+static int is_literalish(SrVal *v) {
+  SrArrayObj *a = sr_array_of(v);
+  if (!a) return v->kind == SR_V_INT || v->kind == SR_V_FLOAT || v->kind == SR_V_BOOL || v->kind == SR_V_COMPLEX;
+  return a->kind == SR_AV_ABSTRACT && a->has_value;
+}
+
+/* ---- canonicalize_sharding ---- */
+
+static int spec_mentions_non_explicit(SrInterp *I, const SrMesh *m, const SrSpec *s, const char *api) {
+  for (int pass = 0; pass < 3; pass++) {
+    int n = pass == 0 ? s->n : pass == 1 ? s->nunreduced : s->nreduced;
+    for (int i = 0; i < n; i++) {
+      int cnt = pass == 0 ? s->e[i].n : 1;
+      for (int k = 0; k < cnt; k++) {
+        const char *nm = pass == 0 ? s->e[i].names[k] : pass == 1 ? s->unreduced[i] : s->reduced[i];
+        if (nm == SR_SPEC_UNCONSTRAINED) continue;
+        int a = sr_mesh_axis(m, nm);
+        if (a >= 0 && m->types[a] != SR_AXIS_EXPLICIT) {
+          SrBuf b = SR_BUF_INIT;
+          sr_spec_repr(&b, s);
+          sr_raise(I, "ValueError",
+                   "PartitionSpec passed to %s cannot contain axis names that are of type Auto or Manual. Got "
+                   "PartitionSpec: %s with axis name: %s of type: %s.",
+                   api, b.p, nm, sr_axis_type_name(m->types[a]));
+          sr_buf_free(&b);
+          return -1;
+        }
+      }
+    }
+  }
+  return 0;
+}
+
+/* sharding_impls.canonicalize_sharding: None, a P over the context mesh, or
+   a NamedSharding over an abstract mesh.  *out is NULL for None. */
+static int canon_sharding(SrInterp *I, SrVal *v, const char *api, int check_mesh, SrVal **out) {
+  *out = NULL;
+  if (!v || v->kind == SR_V_NONE) return 0;
+  if (v->kind == SR_V_SHARDING && v->sh.mesh->n == 0) return 0;
+  const SrMesh *cur = sr_api_mesh(I);
+  if (v->kind == SR_V_SPEC) {
+    if (!cur->n) {
+      SrBuf b = SR_BUF_INIT;
+      sr_val_repr(&b, v);
+      sr_raise(I, "ValueError",
+               "Using PartitionSpec when you are not under a mesh context is not allowed. Please pass a "
+               "NamedSharding instance or enter into a mesh context via `jax.set_mesh`. Got %s",
+               b.p);
+      sr_buf_free(&b);
+      return -1;
+    }
+    if (sr_api_check_spec(I, v->spec, NULL, -1) < 0 || spec_mentions_non_explicit(I, cur, v->spec, api) < 0) return -1;
+    *out = sr_sharding_val(NULL, cur, v->spec, NULL);
+    return 0;
+  }
+  if (v->kind != SR_V_SHARDING) {
+    SrBuf b = SR_BUF_INIT;
+    sr_val_str(&b, v);
+    sr_raise(I, "TypeError",
+             "`out_sharding` argument of %s only supports instances of `NamedSharding` or `PartitionSpec`. Got %s "
+             "of type: <class '%s'>",
+             api, b.p ? b.p : "", sr_val_kind_name(v));
+    sr_buf_free(&b);
+    return -1;
+  }
+  const SrMesh *m = v->sh.mesh->abstract ? v->sh.mesh : sr_mesh_abstract(v->sh.mesh, 1);
+  int all_auto = 1;
+  for (int i = 0; i < m->n; i++) all_auto &= m->types[i] == SR_AXIS_AUTO;
+  int cur_auto = 1;
+  for (int i = 0; i < cur->n; i++) cur_auto &= cur->types[i] == SR_AXIS_AUTO;
+  if (check_mesh && !(all_auto && cur_auto) && cur->n && sr_mesh_shape(m) != sr_mesh_shape(cur)) {
+    SrBuf b = SR_BUF_INIT, c = SR_BUF_INIT;
+    sr_mesh_str(&b, cur);
+    sr_mesh_str(&c, m);
+    sr_raise(I, "ValueError", "Context mesh %s should match the mesh of sharding %s passed to %s.", b.p, c.p, api);
+    sr_buf_free(&b);
+    sr_buf_free(&c);
+    return -1;
+  }
+  if (spec_mentions_non_explicit(I, m, v->sh.spec, api) < 0) return -1;
+  *out = sr_sharding_val(NULL, m, v->sh.spec, NULL);
+  return 0;
+}
+
+int sr_api_check_spec(SrInterp *I, const SrSpec *s, const SrVal *sharding, int ndim) {
+  /* named_sharding._check_unique_resources */
+  const char *seen[SR_MAX_RANK * SR_MAX_DIM_AXES], *dup[SR_MAX_RANK * SR_MAX_DIM_AXES];
+  int ns = 0, nd = 0;
+  for (int i = 0; i < s->n; i++)
+    for (int k = 0; k < s->e[i].n; k++) {
+      const char *nm = s->e[i].names[k];
+      if (nm == SR_SPEC_UNCONSTRAINED) continue;
+      int j = 0, again = 0;
+      while (j < ns && seen[j] != nm) j++;
+      if (j == ns) {
+        if (ns < (int)(sizeof seen / sizeof *seen)) seen[ns++] = nm;
+        continue;
+      }
+      for (j = 0; j < nd; j++) again |= dup[j] == nm;
+      if (!again) dup[nd++] = nm;
+    }
+  if (nd) {
+    /* mesh_lib.show_axes: sorted, each in backquotes */
+    for (int i = 1; i < nd; i++)
+      for (int j = i; j > 0 && strcmp(dup[j - 1], dup[j]) > 0; j--) {
+        const char *t = dup[j];
+        dup[j] = dup[j - 1];
+        dup[j - 1] = t;
+      }
+    SrBuf b = SR_BUF_INIT, ax = SR_BUF_INIT;
+    sr_spec_repr(&b, s);
+    for (int i = 0; i < nd; i++) sr_buf_printf(&ax, i ? ", `%s`" : "`%s`", dup[i]);
+    sr_raise(I, "DuplicateSpecError",
+             "A single NamedSharding spec specification can map every mesh axis to at most one positional "
+             "dimension, but %s has duplicate entries for %s",
+             b.p, ax.p);
+    sr_buf_free(&b);
+    sr_buf_free(&ax);
+    return -1;
+  }
+  /* NamedSharding.check_compatible_aval */
+  if (ndim >= 0 && s->n > ndim) {
+    SrBuf b = SR_BUF_INIT;
+    if (sharding) sr_val_str(&b, sharding);
+    else sr_spec_repr(&b, s);
+    sr_raise(I, "ValueError",
+             "Sharding %s is only valid for values of rank at least %d, but was applied to a value of rank %d.%s",
+             b.p, s->n, ndim, ndim == 0 ? " For scalars the PartitionSpec should be P()" : "");
+    sr_buf_free(&b);
+    return -1;
+  }
+  return 0;
+}
+
+int sr_api_canon_sharding(SrInterp *I, SrVal *v, const char *api, SrVal **out) {
+  return canon_sharding(I, v, api, 1, out);
+}
+
+/* A sharding's spec padded with None to nd entries (P._normalized_spec_for_aval). */
+static SrVal *normalized_sharding(SrVal *sh, int nd) {
+  const SrSpec *s = sh->sh.spec;
+  if (s->n >= nd) return sr_ref(sh);
+  SrSpec t = *s;
+  SrSpecEntry e[SR_MAX_RANK];
+  for (int i = 0; i < nd && i < SR_MAX_RANK; i++) e[i] = i < s->n ? s->e[i] : (SrSpecEntry){0, NULL};
+  t.e = e;
+  t.n = nd;
+  return sr_sharding_val(NULL, sh->sh.mesh, &t, sh->sh.memory_kind);
+}
+
+/* Does a value's type already have sharding sh (same spec on its mesh)? */
+static int same_sharding(SrInterp *I, SrVal *x, SrVal *sh) {
+  const SrType *t = vtype(I, x);
+  if (is_literalish(x)) return 0;
+  SrVal *a = sr_api_type_spec(t);
+  SrVal *b = normalized_sharding(sh, t->ndim);
+  SrVal *bs = sr_spec_val(NULL, b->sh.spec);
+  SrBuf x1 = SR_BUF_INIT, x2 = SR_BUF_INIT;
+  sr_val_repr(&x1, a);
+  sr_val_repr(&x2, bs);
+  int eq = strcmp(sr_buf_str(&x1), sr_buf_str(&x2)) == 0;
+  sr_buf_free(&x1);
+  sr_buf_free(&x2);
+  sr_unref(a);
+  sr_unref(b);
+  sr_unref(bs);
+  return eq;
+}
+
+static SrVal *sharding_or_none(SrVal *sh) { return sh ? sr_ref(sh) : sr_none(); }
+
+/* ---- pvary and auto_insert_reshard (core.py) ---- */
+
+SrVal *sr_api_bind_axes_cast(SrInterp *I, int prim, SrVal *x, SrAxes axes) {
+  const SrMesh *m = sr_api_mesh(I);
+  if (!axes) return sr_ref(x);
+  if (!I->jax->check_vma) {
+    /* pvary is a no-op on manual axes outside check_vma */
+    int all_manual = 1;
+    for (int i = 0; i < m->n; i++)
+      if ((axes & (1u << i)) && m->types[i] != SR_AXIS_MANUAL) all_manual = 0;
+    if (all_manual) return sr_ref(x);
+  }
+  return sr_api_first(sr_bindv(I, prim, 1, &x, "axes", sr_api_axes_tuple(m, axes), NULL));
+}
+
+SrVal *sr_lax_pvary(SrInterp *I, SrVal *x, SrAxes axes) { return sr_api_bind_axes_cast(I, SR_P_pvary, x, axes); }
+
+SrVal *sr_lax_reduced_vary_cast(SrInterp *I, SrVal *x, SrAxes axes) {
+  return sr_api_bind_axes_cast(I, SR_P_reduced_vary_cast, x, axes);
+}
+
+/* core.insert_reduced_reshard: outside shard_map, a rank-0 operand that is
+   replicated where the other operand is reduced becomes reduced too. */
+static int insert_reduced_reshard(SrInterp *I, int n, SrVal **args) {
+  const SrMesh *m = sr_api_mesh(I);
+  for (int i = 0; i < m->n; i++)
+    if (m->types[i] != SR_AXIS_EXPLICIT) return 0;
+  if (n != 2 || !m->n) return 0;
+  SrAxes red[2], out = 0;
+  for (int i = 0; i < 2; i++) {
+    const SrType *t = vtype(I, args[i]);
+    red[i] = t ? sr_api_axes_on(t, t->reduced, m) : 0;
+    out |= red[i];
+  }
+  if (!out) return 0;
+  for (int i = 0; i < 2; i++) {
+    const SrType *t = vtype(I, args[i]);
+    if (!t || t->ndim != 0) continue;
+    SrAxes used = sr_api_axes_on(t, t->unreduced | t->reduced, m);
+    if ((~used & out) != out) continue;
+    const char *names[SR_MAX_AXES];
+    int k = 0;
+    for (int a = 0; a < m->n; a++)
+      if (out & (1u << a)) names[k++] = m->names[a];
+    SrSpec s = {0};
+    s.reduced = names;
+    s.nreduced = k;
+    SrVal *sh = sr_sharding_val(NULL, m, &s, NULL);
+    SrVal *r = sr_bindv(I, SR_P_reshard, 1, &args[i], "dst_sharding", sh, "concrete_mesh", sr_none(), NULL);
+    if (!r) return -1;
+    sr_unref(args[i]);
+    args[i] = r;
+  }
+  return 0;
+}
+
+int sr_auto_insert_reshard(SrInterp *I, int n, SrVal **args) {
+  if (n <= 0) return 0;
+  if (!I->jax->check_vma) return insert_reduced_reshard(I, n, args);
+  const SrMesh *m = sr_api_mesh(I);
+  SrAxes vma[64], red[64], all = 0;
+  if (n > 64) return 0;
+  SrAxes manual = sr_mesh_axes_of_type(m, SR_AXIS_MANUAL);
+  for (int i = 0; i < n; i++) {
+    const SrType *t = vtype(I, args[i]);
+    vma[i] = t ? sr_api_axes_on(t, t->varying, m) : 0;
+    red[i] = t ? sr_api_axes_on(t, t->reduced, m) & manual : 0;
+    all |= vma[i];
+  }
+  for (int i = 0; i < n; i++) {
+    SrAxes rest = all & ~vma[i];
+    if (!rest || !vtype(I, args[i])) continue;
+    SrVal *r = red[i] == rest ? sr_lax_reduced_vary_cast(I, args[i], rest) : sr_lax_pvary(I, args[i], rest);
+    if (!r) return -1;
+    sr_unref(args[i]);
+    args[i] = r;
+  }
+  return 0;
+}
+
+/* ---- elementwise ---- */
+
+SrVal *sr_lax_unary(SrInterp *I, int prim, SrVal *x) {
+  SrPList ps = {0};
+  if (sr_prims[prim].pp == SR_PP_ACCURACY) sr_plist_add(&ps, "accuracy", sr_none());
+  SrVal *r = sr_bind(I, prim, 1, &x, ps.n, ps.p);
+  sr_plist_free(&ps);
+  return r;
+}
+
+SrVal *sr_lax_binary(SrInterp *I, int prim, SrVal *x, SrVal *y) {
+  SrVal *args[2] = {sr_ref(x), sr_ref(y)};
+  SrVal *r = NULL;
+  if (sr_auto_insert_reshard(I, 2, args) == 0) {
+    if (prim == SR_P_mul) r = sr_bindv(I, prim, 2, args, "out_dtype", sr_none(), NULL);
+    else r = sr_bind(I, prim, 2, args, 0, NULL);
+  }
+  sr_unref(args[0]);
+  sr_unref(args[1]);
+  return r;
+}
+
+SrVal *sr_lax_convert(SrInterp *I, SrVal *x, SrDtype dt, int weak, SrVal *sharding) {
+  const SrType *t = vtype(I, x);
+  if (!t) return sr_raise(I, "TypeError", "cannot convert %s to an array", sr_val_kind_name(x));
+  if (!sharding && (is_literalish(x) || !sr_array_of(x))) {
+    if (t->dtype == dt && t->weak == weak) return sr_ref(x);
+    return sr_jnp_convert(I, x, dt, weak);
+  }
+  if (t->dtype == dt && t->weak == weak && !sharding) return sr_ref(x);
+  return sr_bindv(I, SR_P_convert_element_type, 1, &x, "new_dtype", sr_dtype_val(NULL, dt), "weak_type",
+                  sr_bool(weak), "sharding", sharding_or_none(sharding), NULL);
+}
+
+/* ---- structure ---- */
+
+SrVal *sr_lax_reshape(SrInterp *I, SrVal *x, const int64_t *shape, int nd, SrVal *sharding) {
+  const SrType *t = vtype(I, x);
+  int same = t->ndim == nd;
+  for (int i = 0; same && i < nd; i++) same = t->dims[i].size == shape[i];
+  if (t->ndim && same && (!sharding || same_sharding(I, x, sharding)) && sr_array_of(x) && !is_literalish(x))
+    return sr_ref(x);
+  return sr_bindv(I, SR_P_reshape, 1, &x, "new_sizes", sr_int_tuple(shape, nd), "dimensions", sr_none(),
+                  "sharding", sharding_or_none(sharding), NULL);
+}
+
+SrVal *sr_lax_transpose(SrInterp *I, SrVal *x, const int64_t *perm, int n) {
+  const SrType *t = vtype(I, x);
+  int ident = n == t->ndim;
+  for (int i = 0; ident && i < n; i++) ident = perm[i] == i;
+  if (ident && sr_array_of(x)) return sr_ref(x);
+  return sr_bindv(I, SR_P_transpose, 1, &x, "permutation", sr_int_tuple(perm, n), NULL);
+}
+
+static int cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+SrVal *sr_lax_squeeze(SrInterp *I, SrVal *x, const int64_t *dims, int n) {
+  const SrType *t = vtype(I, x);
+  int64_t d[SR_MAX_RANK];
+  if (n > SR_MAX_RANK) return sr_raise(I, "ValueError", "too many dimensions");
+  for (int i = 0; i < n; i++)
+    if (sr_api_axis(I, dims[i], t->ndim, &d[i]) < 0) return NULL;
+  qsort(d, (size_t)n, sizeof *d, cmp_i64);
+  if (!n && sr_array_of(x)) return sr_ref(x);
+  return sr_bindv(I, SR_P_squeeze, 1, &x, "dimensions", sr_int_tuple(d, n), NULL);
+}
+
+SrVal *sr_lax_broadcast_in_dim(SrInterp *I, SrVal *x, const int64_t *shape, int nd, const int64_t *bdims,
+                               int nb, SrVal *sharding) {
+  const SrType *t = vtype(I, x);
+  if (t->ndim == nd && !nb && sr_array_of(x) && !is_literalish(x) && !sharding) return sr_ref(x);
+  int same_shape = t->ndim == nd && nb == t->ndim;
+  for (int i = 0; same_shape && i < nd; i++) same_shape = t->dims[i].size == shape[i] && bdims[i] == i;
+  if (same_shape && sharding && !same_sharding(I, x, sharding)) {
+    SrVal *ns = normalized_sharding(sharding, nd);
+    SrVal *r = sr_bindv(I, SR_P_reshard, 1, &x, "dst_sharding", ns, "concrete_mesh", sr_none(), NULL);
+    return r;
+  }
+  return sr_bindv(I, SR_P_broadcast_in_dim, 1, &x, "shape", sr_int_tuple(shape, nd), "broadcast_dimensions",
+                  sr_int_tuple(bdims, nb), "sharding", sharding_or_none(sharding), NULL);
+}
+
+SrVal *sr_lax_expand_dims(SrInterp *I, SrVal *x, const int64_t *dims, int n) {
+  const SrType *t = vtype(I, x);
+  int nd = t->ndim + n;
+  if (nd > SR_MAX_RANK) return sr_raise(I, "ValueError", "too many dimensions");
+  int is_new[SR_MAX_RANK] = {0};
+  for (int i = 0; i < n; i++) {
+    int64_t d;
+    if (sr_api_axis(I, dims[i], nd, &d) < 0) return NULL;
+    if (is_new[d]) return sr_raise(I, "ValueError", "repeated axis in lax.expand_dims");
+    is_new[d] = 1;
+  }
+  int64_t shape[SR_MAX_RANK], bd[SR_MAX_RANK];
+  int k = 0, nb = 0;
+  for (int i = 0; i < nd; i++) {
+    if (is_new[i]) {
+      shape[i] = 1;
+    } else {
+      shape[i] = t->dims[k++].size;
+      bd[nb++] = i;
+    }
+  }
+  return sr_lax_broadcast_in_dim(I, x, shape, nd, bd, nb, NULL);
+}
+
+SrVal *sr_lax_full(SrInterp *I, const int64_t *shape, int nd, SrVal *fill, int dtype, SrVal *sharding) {
+  const SrType *ft = vtype(I, fill);
+  if (!ft) return sr_raise(I, "TypeError", "fill_value must be a scalar");
+  if (ft->ndim) {
+    SrBuf b = SR_BUF_INIT;
+    sr_buf_putc(&b, '(');
+    for (int i = 0; i < ft->ndim; i++) sr_buf_printf(&b, i ? ", %lld" : "%lld", (long long)ft->dims[i].size);
+    sr_buf_puts(&b, ft->ndim == 1 ? ",)" : ")");
+    sr_raise(I, "TypeError", "full must be called with scalar fill_value, got fill_value.shape %s.", b.p);
+    sr_buf_free(&b);
+    return NULL;
+  }
+  int weak = dtype < 0 ? ft->weak : 0;
+  SrDtype dt = dtype < 0 ? ft->dtype : (SrDtype)dtype;
+  SrVal *f = sr_lax_convert(I, fill, dt, weak, NULL);
+  if (!f) return NULL;
+  if (nd == 0 && !sharding) return f;
+  SrVal *r = sr_lax_broadcast_in_dim(I, f, shape, nd, NULL, 0, sharding);
+  sr_unref(f);
+  return r;
+}
+
+SrVal *sr_lax_iota(SrInterp *I, SrDtype dt, const int64_t *shape, int nd, int dim, SrVal *sharding) {
+  return sr_bindv(I, SR_P_iota, 0, NULL, "dtype", sr_dtype_val(NULL, dt), "shape", sr_int_tuple(shape, nd),
+                  "dimension", sr_int(NULL, dim), "sharding", sharding_or_none(sharding), NULL);
+}
+
+SrVal *sr_lax_reduce(SrInterp *I, int prim, SrVal *x, const int64_t *axes, int n, SrVal *out_sharding) {
+  SrVal *r;
+  if (prim == SR_P_reduce_sum || prim == SR_P_reduce_max || prim == SR_P_reduce_min)
+    r = sr_bindv(I, prim, 1, &x, "axes", sr_int_tuple(axes, n), "out_sharding", sharding_or_none(out_sharding),
+                 NULL);
+  else
+    r = sr_bindv(I, prim, 1, &x, "axes", sr_int_tuple(axes, n), NULL);
+  if (!r) return NULL;
+  /* monoid reducers set weak_type explicitly (lax.reduce) */
+  const SrType *t = vtype(I, r);
+  if (t->weak) {
+    SrVal *c = sr_lax_convert(I, r, t->dtype, 0, NULL);
+    sr_unref(r);
+    r = c;
+  }
+  return r;
+}
+
+SrVal *sr_lax_argminmax(SrInterp *I, int prim, SrVal *x, int64_t axis, SrDtype index_dtype) {
+  return sr_bindv(I, prim, 1, &x, "axes", sr_int_tuple(&axis, 1), "index_dtype", sr_dtype_val(NULL, index_dtype),
+                  NULL);
+}
+
+SrVal *sr_lax_dot_general(SrInterp *I, SrVal *a, SrVal *b, const int64_t *lc, int nlc, const int64_t *rc,
+                          int nrc, const int64_t *lb, int nlb, const int64_t *rb, int nrb,
+                          SrVal *precision, int pref, SrVal *out_sharding) {
+  SrVal *args[2] = {sr_ref(a), sr_ref(b)};
+  SrVal *r = NULL;
+  if (sr_auto_insert_reshard(I, 2, args) == 0) {
+    SrVal *c = sr_seq(NULL, SR_V_TUPLE, 2), *bt = sr_seq(NULL, SR_V_TUPLE, 2);
+    sr_seq_push(NULL, c, sr_int_tuple(lc, nlc));
+    sr_seq_push(NULL, c, sr_int_tuple(rc, nrc));
+    sr_seq_push(NULL, bt, sr_int_tuple(lb, nlb));
+    sr_seq_push(NULL, bt, sr_int_tuple(rb, nrb));
+    SrVal *dn = sr_seq(NULL, SR_V_TUPLE, 2);
+    sr_seq_push(NULL, dn, c);
+    sr_seq_push(NULL, dn, bt);
+    r = sr_bindv(I, SR_P_dot_general, 2, args, "dimension_numbers", dn, "precision",
+                 precision ? sr_ref(precision) : sr_none(), "preferred_element_type",
+                 pref >= 0 ? sr_dtype_val(NULL, (SrDtype)pref) : sr_none(), "out_sharding",
+                 sharding_or_none(out_sharding), NULL);
+  }
+  sr_unref(args[0]);
+  sr_unref(args[1]);
+  return r;
+}
+
+SrVal *sr_lax_select(SrInterp *I, SrVal *pred, SrVal *on_true, SrVal *on_false) {
+  /* select_n takes the false case first */
+  SrVal *args[3] = {sr_ref(pred), sr_ref(on_false), sr_ref(on_true)};
+  SrVal *r = NULL;
+  if (sr_auto_insert_reshard(I, 3, args) == 0) r = sr_bind(I, SR_P_select_n, 3, args, 0, NULL);
+  for (int i = 0; i < 3; i++) sr_unref(args[i]);
+  return r;
+}
+
+SrVal *sr_lax_concatenate(SrInterp *I, int n, SrVal **xs, int dim) {
+  if (n == 0) return sr_raise(I, "ValueError", "concatenate requires a non-empty sequences of arrays");
+  if (n == 1 && sr_array_of(xs[0])) return sr_ref(xs[0]);
+  SrVal **args = sr_xcalloc((size_t)n + 1, sizeof *args);
+  for (int i = 0; i < n; i++) args[i] = sr_ref(xs[i]);
+  SrVal *r = NULL;
+  if (sr_auto_insert_reshard(I, n, args) == 0)
+    r = sr_bindv(I, SR_P_concatenate, n, args, "dimension", sr_int(NULL, dim), NULL);
+  for (int i = 0; i < n; i++) sr_unref(args[i]);
+  free(args);
+  return r;
+}
+
+SrVal *sr_lax_slice(SrInterp *I, SrVal *x, const int64_t *start, const int64_t *limit, const int64_t *strides) {
+  const SrType *t = vtype(I, x);
+  return sr_bindv(I, SR_P_slice, 1, &x, "start_indices", sr_int_tuple(start, t->ndim), "limit_indices",
+                  sr_int_tuple(limit, t->ndim), "strides", strides ? sr_int_tuple(strides, t->ndim) : sr_none(),
+                  NULL);
+}
+
+SrVal *sr_lax_dynamic_slice(SrInterp *I, SrVal *x, SrVal **starts, const int64_t *sizes) {
+  const SrType *t = vtype(I, x);
+  int n = t->ndim + 1;
+  SrVal **args = sr_xcalloc((size_t)n + 1, sizeof *args);
+  args[0] = sr_ref(x);
+  for (int i = 0; i < t->ndim; i++) args[i + 1] = sr_ref(starts[i]);
+  SrVal *r = NULL;
+  if (sr_auto_insert_reshard(I, n, args) == 0)
+    r = sr_bindv(I, SR_P_dynamic_slice, n, args, "slice_sizes", sr_int_tuple(sizes, t->ndim), NULL);
+  for (int i = 0; i < n; i++) sr_unref(args[i]);
+  free(args);
+  return r;
+}
+
+/* lax.pad: cfg holds (low, high, interior) per dimension of x. */
+SrVal *sr_lax_pad(SrInterp *I, SrVal *x, SrVal *padding_value, const int64_t *cfg, int nd) {
+  SrVal *pc = sr_seq(NULL, SR_V_TUPLE, nd);
+  for (int i = 0; i < nd; i++) sr_seq_push(NULL, pc, sr_int_tuple(cfg + 3 * i, 3));
+  SrVal *args[2] = {sr_ref(x), sr_ref(padding_value)}, *r = NULL;
+  if (sr_auto_insert_reshard(I, 2, args) == 0) r = sr_bindv(I, SR_P_pad, 2, args, "padding_config", pc, NULL);
+  else sr_unref(pc);
+  sr_unref(args[0]);
+  sr_unref(args[1]);
+  return r;
+}
+
+SrVal *sr_lax_rev(SrInterp *I, SrVal *x, const int64_t *dims, int n) {
+  return sr_bindv(I, SR_P_rev, 1, &x, "dimensions", sr_int_tuple(dims, n), NULL);
+}
+
+SrVal *sr_lax_broadcast_to(SrInterp *I, SrVal *x, const int64_t *shape, int nd, SrVal *sharding) {
+  const SrType *t = vtype(I, x);
+  int same = t->ndim == nd;
+  for (int i = 0; same && i < nd; i++) same = t->dims[i].size == shape[i];
+  if (same && (!sharding || same_sharding(I, x, sharding))) return sr_ref(x);
+  int lead = nd - t->ndim, ok = lead >= 0;
+  for (int i = 0; ok && i < t->ndim; i++) ok = t->dims[i].size == 1 || t->dims[i].size == shape[lead + i];
+  if (!ok) {
+    SrBuf b = SR_BUF_INIT, c = SR_BUF_INIT;
+    sr_type_long(&b, t);
+    sr_buf_printf(&c, "%s[", sr_dtype_name(t->dtype));
+    for (int i = 0; i < nd; i++) sr_buf_printf(&c, i ? ",%lld" : "%lld", (long long)shape[i]);
+    sr_buf_putc(&c, ']');
+    sr_raise(I, "ValueError", "Incompatible types for broadcasting: input type=%s and requested type=%s", b.p, c.p);
+    sr_buf_free(&b);
+    sr_buf_free(&c);
+    return NULL;
+  }
+  int64_t bd[SR_MAX_RANK];
+  for (int i = 0; i < t->ndim; i++) bd[i] = lead + i;
+  return sr_lax_broadcast_in_dim(I, x, shape, nd, bd, t->ndim, sharding);
+}
+
+SrVal *sr_lax_reshard(SrInterp *I, SrVal *x, SrVal *arg) {
+  SrVal *ds;
+  if (canon_sharding(I, arg, "reshard", 0, &ds) < 0) return NULL;
+  if (!ds) {
+    SrBuf b = SR_BUF_INIT;
+    sr_val_str(&b, arg ? arg : sr_none());
+    sr_raise(I, "ValueError",
+             "Reshard should only be used with out_shardings which are non-None and have a non-empty mesh. Got "
+             "sharding %s.",
+             b.p);
+    sr_buf_free(&b);
+    return NULL;
+  }
+  const SrType *t = vtype(I, x);
+  if (!t) {
+    sr_unref(ds);
+    return sr_raise(I, "TypeError", "reshard expects arrays, got %s", sr_val_kind_name(x));
+  }
+  SrVal *ns = normalized_sharding(ds, t->ndim);
+  sr_unref(ds);
+  SrVal *cm = arg->kind == SR_V_SHARDING && !arg->sh.mesh->abstract ? sr_mesh_val(NULL, arg->sh.mesh) : sr_none();
+  return sr_bindv(I, SR_P_reshard, 1, &x, "dst_sharding", ns, "concrete_mesh", cm, NULL);
+}
+
+/* ---- calls ---- */
+
+typedef struct ApiJit {
+  SrBuiltinFn fn;
+  void *data;
+} ApiJit;
+
+SrVal *sr_api_jit(SrInterp *I, const char *name, SrBuiltinFn fn, void *data, int n, SrVal **args) {
+  SrVal *b = sr_builtin_with(name, fn, data, free);
+  SrArgs a = {n, args, 0, NULL, NULL, NULL};
+  SrVal *r = sr_jit_call(I, b, name, &a);
+  sr_unref(b);
+  return r;
+}
+
+SrVal *sr_api_bind_typed(SrInterp *I, int prim, int nin, SrVal **in, SrPList *ps, const SrType **outs,
+                         uint32_t nout) {
+  sr_prims_init();
+  if (sr_prims[prim].type) return sr_bind(I, prim, nin, in, ps->n, ps->p);
+  return sr_bind_prim(I, &sr_prims[prim], nin, in, ps->n, ps->p, outs, nout);
+}
+
+/* ======================================================================
+ * jax.lax built-ins
+ * ====================================================================== */
+
+/* An int or a sequence of ints (a shape, axes, a permutation). */
+static int ints_arg(SrInterp *I, SrVal *v, int64_t *out, int *n, const char *what) {
+  SrVal *ints = sr_int_seq_arg(v);
+  if (ints != v) {
+    int rc = ints_arg(I, ints, out, n, what);
+    sr_unref(ints);
+    return rc;
+  }
+  if (!v || v->kind == SR_V_NONE) {
+    *n = 0;
+    return 0;
+  }
+  if (!sr_is_seq(v)) {
+    *n = 1;
+    return sr_as_int(I, v, what, out);
+  }
+  if (v->seq.n > SR_MAX_RANK) return sr_raise(I, "ValueError", "%s: too many entries", what), -1;
+  for (int i = 0; i < v->seq.n; i++)
+    if (sr_as_int(I, v->seq.items[i], what, &out[i]) < 0) return -1;
+  *n = v->seq.n;
+  return 0;
+}
+
+
+static SrVal *arr(SrInterp *I, SrVal *v) { return sr_jnp_asarray(I, v, -1); }
+
+static SrVal *lax_unary_fn(SrInterp *I, SrArgs *a, int prim, const char *name) {
+  if (a->n != 1) return sr_raise(I, "TypeError", "%s() takes 1 positional argument but %d were given", name, a->n);
+  SrVal *x = arr(I, a->v[0]);
+  if (!x) return NULL;
+  SrVal *r = sr_lax_unary(I, prim, x);
+  sr_unref(x);
+  return r;
+}
+
+static SrVal *lax_binary_fn(SrInterp *I, SrArgs *a, int prim, const char *name) {
+  if (a->n != 2) return sr_raise(I, "TypeError", "%s() takes 2 positional arguments but %d were given", name, a->n);
+  SrVal *x = arr(I, a->v[0]), *y = x ? arr(I, a->v[1]) : NULL;
+  SrVal *r = x && y ? sr_lax_binary(I, prim, x, y) : NULL;
+  sr_unref(x);
+  sr_unref(y);
+  return r;
+}
+
+#define LAX_UNARY(fn, prim, name) \
+  static SrVal *fn(SrInterp *I, SrArgs *a) { return lax_unary_fn(I, a, prim, name); }
+#define LAX_BINARY(fn, prim, name) \
+  static SrVal *fn(SrInterp *I, SrArgs *a) { return lax_binary_fn(I, a, prim, name); }
+LAX_UNARY(lax_neg, SR_P_neg, "neg")
+LAX_UNARY(lax_sin, SR_P_sin, "sin")
+LAX_UNARY(lax_cos, SR_P_cos, "cos")
+LAX_UNARY(lax_tan, SR_P_tan, "tan")
+LAX_UNARY(lax_tanh, SR_P_tanh, "tanh")
+LAX_UNARY(lax_exp, SR_P_exp, "exp")
+LAX_UNARY(lax_exp2, SR_P_exp2, "exp2")
+LAX_UNARY(lax_log, SR_P_log, "log")
+LAX_UNARY(lax_log1p, SR_P_log1p, "log1p")
+LAX_UNARY(lax_expm1, SR_P_expm1, "expm1")
+LAX_UNARY(lax_sqrt, SR_P_sqrt, "sqrt")
+LAX_UNARY(lax_rsqrt, SR_P_rsqrt, "rsqrt")
+LAX_UNARY(lax_cbrt, SR_P_cbrt, "cbrt")
+LAX_UNARY(lax_abs, SR_P_abs, "abs")
+LAX_UNARY(lax_sign, SR_P_sign, "sign")
+LAX_UNARY(lax_floor, SR_P_floor, "floor")
+LAX_UNARY(lax_ceil, SR_P_ceil, "ceil")
+LAX_UNARY(lax_logistic, SR_P_logistic, "logistic")
+LAX_UNARY(lax_square, SR_P_square, "square")
+LAX_UNARY(lax_is_finite, SR_P_is_finite, "is_finite")
+LAX_UNARY(lax_not, SR_P_not, "bitwise_not")
+LAX_UNARY(lax_erf, SR_P_erf, "erf")
+LAX_BINARY(lax_add, SR_P_add, "add")
+LAX_BINARY(lax_sub, SR_P_sub, "sub")
+LAX_BINARY(lax_mul, SR_P_mul, "mul")
+LAX_BINARY(lax_div, SR_P_div, "div")
+LAX_BINARY(lax_rem, SR_P_rem, "rem")
+LAX_BINARY(lax_pow, SR_P_pow, "pow")
+LAX_BINARY(lax_max, SR_P_max, "max")
+LAX_BINARY(lax_min, SR_P_min, "min")
+LAX_BINARY(lax_atan2, SR_P_atan2, "atan2")
+LAX_BINARY(lax_eq, SR_P_eq, "eq")
+LAX_BINARY(lax_ne, SR_P_ne, "ne")
+LAX_BINARY(lax_lt, SR_P_lt, "lt")
+LAX_BINARY(lax_le, SR_P_le, "le")
+LAX_BINARY(lax_gt, SR_P_gt, "gt")
+LAX_BINARY(lax_ge, SR_P_ge, "ge")
+LAX_BINARY(lax_and, SR_P_and, "bitwise_and")
+LAX_BINARY(lax_or, SR_P_or, "bitwise_or")
+LAX_BINARY(lax_xor, SR_P_xor, "bitwise_xor")
+
+static SrVal *lax_integer_pow(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "integer_pow", "x, y", p) < 0) return NULL;
+  int64_t y;
+  if (sr_as_int(I, p[1], "y", &y) < 0) return NULL;
+  SrVal *x = arr(I, p[0]);
+  if (!x) return NULL;
+  SrVal *r = sr_bindv(I, SR_P_integer_pow, 1, &x, "y", sr_int(NULL, y), NULL);
+  sr_unref(x);
+  return r;
+}
+
+static SrVal *lax_round(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "round", "x, rounding_method=", p) < 0) return NULL;
+  int64_t m = 0;
+  if (p[1] && sr_as_int(I, p[1], "rounding_method", &m) < 0) return NULL;
+  SrVal *x = arr(I, p[0]);
+  if (!x) return NULL;
+  SrVal *r = sr_bindv(I, SR_P_round, 1, &x, "rounding_method", sr_int(NULL, m), NULL);
+  sr_unref(x);
+  return r;
+}
+
+/* lax.reduce_precision: the operand rounded to a float format of
+   exponent_bits and mantissa_bits, as XLA's ReducePrecision does */
+static SrVal *lax_reduce_precision(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "reduce_precision", "operand, exponent_bits, mantissa_bits", p) < 0) return NULL;
+  int64_t eb, mb;
+  if (sr_as_int(I, p[1], "exponent_bits argument of lax.reduce_precision", &eb) < 0 ||
+      sr_as_int(I, p[2], "mantissa_bits argument of lax.reduce_precision", &mb) < 0)
+    return NULL;
+  SrVal *x = arr(I, p[0]);
+  if (!x) return NULL;
+  SrVal *r = sr_bindv(I, SR_P_reduce_precision, 1, &x, "exponent_bits", sr_int(NULL, eb), "mantissa_bits",
+                      sr_int(NULL, mb), NULL);
+  sr_unref(x);
+  return r;
+}
+
+static SrVal *lax_convert_element_type(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  int dt;
+  if (sr_args_parse(I, a, "convert_element_type", "operand, new_dtype", p) < 0) return NULL;
+  if (sr_dtype_arg(I, p[1], &dt, "convert_element_type") < 0) return NULL;
+  if (dt < 0) return sr_raise(I, "TypeError", "convert_element_type: new_dtype must be a dtype");
+  return sr_lax_convert(I, p[0], (SrDtype)dt, 0, NULL);
+}
+
+static SrVal *lax_broadcast_in_dim(SrInterp *I, SrArgs *a) {
+  SrVal *p[4], *sh = NULL;
+  if (sr_args_parse(I, a, "broadcast_in_dim", "operand, shape, broadcast_dimensions, *, out_sharding=", p) < 0)
+    return NULL;
+  int64_t shape[SR_MAX_RANK], bd[SR_MAX_RANK];
+  int nd, nb;
+  if (ints_arg(I, p[1], shape, &nd, "shape") < 0 || ints_arg(I, p[2], bd, &nb, "broadcast_dimensions") < 0) return NULL;
+  if (canon_sharding(I, p[3], "broadcast_in_dim", 1, &sh) < 0) return NULL;
+  SrVal *x = arr(I, p[0]);
+  SrVal *r = x ? sr_lax_broadcast_in_dim(I, x, shape, nd, bd, nb, sh) : NULL;
+  sr_unref(x);
+  sr_unref(sh);
+  return r;
+}
+
+static SrVal *lax_broadcast(SrInterp *I, SrArgs *a) {
+  SrVal *p[3], *sh = NULL;
+  if (sr_args_parse(I, a, "broadcast", "operand, sizes, *, out_sharding=", p) < 0) return NULL;
+  int64_t sizes[SR_MAX_RANK], shape[SR_MAX_RANK], bd[SR_MAX_RANK];
+  int ns;
+  if (ints_arg(I, p[1], sizes, &ns, "sizes") < 0) return NULL;
+  if (canon_sharding(I, p[2], "broadcast", 1, &sh) < 0) return NULL;
+  SrVal *x = arr(I, p[0]);
+  if (!x) return NULL;
+  const SrType *t = vtype(I, x);
+  if (ns + t->ndim > SR_MAX_RANK) return sr_raise(I, "ValueError", "too many dimensions");
+  for (int i = 0; i < ns; i++) shape[i] = sizes[i];
+  for (int i = 0; i < t->ndim; i++) {
+    shape[ns + i] = t->dims[i].size;
+    bd[i] = ns + i;
+  }
+  SrVal *r = ns == 0 && !sh ? sr_ref(x) : sr_lax_broadcast_in_dim(I, x, shape, ns + t->ndim, bd, t->ndim, sh);
+  sr_unref(x);
+  sr_unref(sh);
+  return r;
+}
+
+static SrVal *lax_reshape(SrInterp *I, SrArgs *a) {
+  SrVal *p[4], *sh = NULL;
+  if (sr_args_parse(I, a, "reshape", "operand, new_sizes, dimensions=, *, out_sharding=", p) < 0) return NULL;
+  int64_t shape[SR_MAX_RANK];
+  int nd;
+  if (ints_arg(I, p[1], shape, &nd, "new_sizes") < 0) return NULL;
+  if (p[2] && p[2]->kind != SR_V_NONE)
+    return sr_raise(I, "NotImplementedError", "lax.reshape with dimensions= is not supported");
+  if (canon_sharding(I, p[3], "reshape", 1, &sh) < 0) return NULL;
+  SrVal *x = arr(I, p[0]);
+  SrVal *r = x ? sr_lax_reshape(I, x, shape, nd, sh) : NULL;
+  sr_unref(x);
+  sr_unref(sh);
+  return r;
+}
+
+static SrVal *lax_transpose(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "transpose", "operand, permutation", p) < 0) return NULL;
+  int64_t perm[SR_MAX_RANK];
+  int n;
+  if (ints_arg(I, p[1], perm, &n, "permutation") < 0) return NULL;
+  SrVal *x = arr(I, p[0]);
+  SrVal *r = x ? sr_lax_transpose(I, x, perm, n) : NULL;
+  sr_unref(x);
+  return r;
+}
+
+static SrVal *lax_squeeze(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "squeeze", "array, dimensions", p) < 0) return NULL;
+  int64_t d[SR_MAX_RANK];
+  int n;
+  if (ints_arg(I, p[1], d, &n, "dimensions") < 0) return NULL;
+  SrVal *x = arr(I, p[0]);
+  SrVal *r = x ? sr_lax_squeeze(I, x, d, n) : NULL;
+  sr_unref(x);
+  return r;
+}
+
+static SrVal *lax_expand_dims(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "expand_dims", "array, dimensions", p) < 0) return NULL;
+  int64_t d[SR_MAX_RANK];
+  int n;
+  if (ints_arg(I, p[1], d, &n, "dimensions") < 0) return NULL;
+  SrVal *x = arr(I, p[0]);
+  SrVal *r = x ? sr_lax_expand_dims(I, x, d, n) : NULL;
+  sr_unref(x);
+  return r;
+}
+
+static SrVal *lax_reduce_fn(SrInterp *I, SrArgs *a, int prim, const char *name, int has_sharding) {
+  SrVal *p[3], *sh = NULL;
+  if (sr_args_parse(I, a, name, has_sharding ? "operand, axes, *, out_sharding=" : "operand, axes", p) < 0)
+    return NULL;
+  int64_t axes[SR_MAX_RANK];
+  int n;
+  if (ints_arg(I, p[1], axes, &n, "axes") < 0) return NULL;
+  if (has_sharding && canon_sharding(I, p[2], name, 1, &sh) < 0) return NULL;
+  SrVal *x = arr(I, p[0]);
+  SrVal *r = x ? sr_lax_reduce(I, prim, x, axes, n, sh) : NULL;
+  sr_unref(x);
+  sr_unref(sh);
+  return r;
+}
+
+static SrVal *lax_reduce_sum(SrInterp *I, SrArgs *a) { return lax_reduce_fn(I, a, SR_P_reduce_sum, "reduce_sum", 1); }
+static SrVal *lax_reduce_max(SrInterp *I, SrArgs *a) { return lax_reduce_fn(I, a, SR_P_reduce_max, "reduce_max", 1); }
+static SrVal *lax_reduce_min(SrInterp *I, SrArgs *a) { return lax_reduce_fn(I, a, SR_P_reduce_min, "reduce_min", 1); }
+static SrVal *lax_reduce_prod(SrInterp *I, SrArgs *a) {
+  return lax_reduce_fn(I, a, SR_P_reduce_prod, "reduce_prod", 0);
+}
+
+static SrVal *lax_argfn(SrInterp *I, SrArgs *a, int prim, const char *name) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, name, "operand, axis, index_dtype", p) < 0) return NULL;
+  int64_t ax;
+  int dt;
+  if (sr_as_int(I, p[1], "axis", &ax) < 0 || sr_dtype_arg(I, p[2], &dt, name) < 0) return NULL;
+  SrVal *x = arr(I, p[0]);
+  SrVal *r = x ? sr_lax_argminmax(I, prim, x, ax, dt < 0 ? SR_I32 : (SrDtype)dt) : NULL;
+  sr_unref(x);
+  return r;
+}
+static SrVal *lax_argmax(SrInterp *I, SrArgs *a) { return lax_argfn(I, a, SR_P_argmax, "argmax"); }
+static SrVal *lax_argmin(SrInterp *I, SrArgs *a) { return lax_argfn(I, a, SR_P_argmin, "argmin"); }
+
+/* ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch)) */
+static int dimension_numbers(SrInterp *I, SrVal *v, int64_t d[4][SR_MAX_RANK], int n[4]) {
+  if (!sr_is_seq(v) || v->seq.n != 2 || !sr_is_seq(v->seq.items[0]) || !sr_is_seq(v->seq.items[1]) ||
+      v->seq.items[0]->seq.n != 2 || v->seq.items[1]->seq.n != 2)
+    return sr_raise(I, "TypeError", "dimension_numbers must be ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))"), -1;
+  for (int k = 0; k < 4; k++)
+    if (ints_arg(I, v->seq.items[k / 2]->seq.items[k % 2], d[k], &n[k], "dimension_numbers") < 0) return -1;
+  return 0;
+}
+
+static SrVal *lax_dot_general(SrInterp *I, SrArgs *a) {
+  SrVal *p[6], *sh = NULL;
+  if (sr_args_parse(I, a, "dot_general",
+                    "lhs, rhs, dimension_numbers, precision=, preferred_element_type=, *, out_sharding=", p) < 0)
+    return NULL;
+  int64_t d[4][SR_MAX_RANK];
+  int n[4], pref;
+  if (dimension_numbers(I, p[2], d, n) < 0 || sr_dtype_arg(I, p[4], &pref, "dot_general") < 0) return NULL;
+  if (canon_sharding(I, p[5], "dot_general", 1, &sh) < 0) return NULL;
+  SrVal *x = arr(I, p[0]), *y = x ? arr(I, p[1]) : NULL;
+  SrVal *prec = p[3] && p[3]->kind != SR_V_NONE ? p[3] : NULL;
+  SrVal *r = x && y ? sr_lax_dot_general(I, x, y, d[0], n[0], d[1], n[1], d[2], n[2], d[3], n[3], prec, pref, sh)
+                    : NULL;
+  sr_unref(x);
+  sr_unref(y);
+  sr_unref(sh);
+  return r;
+}
+
+static SrVal *lax_dot(SrInterp *I, SrArgs *a) {
+  SrVal *p[5], *sh = NULL;
+  if (sr_args_parse(I, a, "dot", "lhs, rhs, precision=, preferred_element_type=, *, out_sharding=", p) < 0)
+    return NULL;
+  int pref;
+  if (sr_dtype_arg(I, p[3], &pref, "dot") < 0) return NULL;
+  if (canon_sharding(I, p[4], "dot_general", 1, &sh) < 0) return NULL;
+  SrVal *x = arr(I, p[0]), *y = x ? arr(I, p[1]) : NULL;
+  SrVal *r = NULL;
+  if (x && y) {
+    const SrType *tx = vtype(I, x), *ty = vtype(I, y);
+    if (tx->ndim < 1 || tx->ndim > 2 || ty->ndim < 1 || ty->ndim > 2 ||
+        tx->dims[tx->ndim - 1].size != ty->dims[0].size) {
+      r = sr_raise(I, "TypeError", "Incompatible shapes for dot: got %s and %s.", sr_type_short(tx), sr_type_short(ty));
+    } else {
+      int64_t lc = tx->ndim - 1, rc = 0;
+      r = sr_lax_dot_general(I, x, y, &lc, 1, &rc, 1, NULL, 0, NULL, 0,
+                             p[2] && p[2]->kind != SR_V_NONE ? p[2] : NULL, pref, sh);
+    }
+  }
+  sr_unref(x);
+  sr_unref(y);
+  sr_unref(sh);
+  return r;
+}
+
+static SrVal *lax_select(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "select", "pred, on_true, on_false", p) < 0) return NULL;
+  SrVal *c = arr(I, p[0]), *t = c ? arr(I, p[1]) : NULL, *f = t ? arr(I, p[2]) : NULL;
+  SrVal *r = f ? sr_lax_select(I, c, t, f) : NULL;
+  sr_unref(c);
+  sr_unref(t);
+  sr_unref(f);
+  return r;
+}
+
+static SrVal *lax_select_n(SrInterp *I, SrArgs *a) {
+  if (a->n < 2) return sr_raise(I, "ValueError", "select_n called with no cases");
+  SrVal **args = sr_xcalloc((size_t)a->n + 1, sizeof *args);
+  SrVal *r = NULL;
+  int ok = 1;
+  for (int i = 0; i < a->n && ok; i++) ok = (args[i] = arr(I, a->v[i])) != NULL;
+  if (ok && sr_auto_insert_reshard(I, a->n, args) == 0) r = sr_bind(I, SR_P_select_n, a->n, args, 0, NULL);
+  for (int i = 0; i < a->n; i++) sr_unref(args[i]);
+  free(args);
+  return r;
+}
+
+static SrVal *lax_clamp(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "clamp", "min, x, max", p) < 0) return NULL;
+  SrVal *args[3] = {NULL, NULL, NULL};
+  SrVal *r = NULL;
+  int ok = 1;
+  for (int i = 0; i < 3 && ok; i++) ok = (args[i] = arr(I, p[i])) != NULL;
+  if (ok && sr_auto_insert_reshard(I, 3, args) == 0) r = sr_bind(I, SR_P_clamp, 3, args, 0, NULL);
+  for (int i = 0; i < 3; i++) sr_unref(args[i]);
+  return r;
+}
+
+static SrVal *lax_concatenate(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "concatenate", "operands, dimension", p) < 0) return NULL;
+  int64_t dim;
+  if (sr_as_int(I, p[1], "dimension", &dim) < 0) return NULL;
+  if (!sr_is_seq(p[0])) return sr_raise(I, "TypeError", "concatenate: operands must be a sequence of arrays");
+  int n = p[0]->seq.n;
+  SrVal **xs = sr_xcalloc((size_t)n + 1, sizeof *xs);
+  int ok = 1;
+  for (int i = 0; i < n && ok; i++) ok = (xs[i] = arr(I, p[0]->seq.items[i])) != NULL;
+  SrVal *r = ok ? sr_lax_concatenate(I, n, xs, (int)dim) : NULL;
+  for (int i = 0; i < n; i++) sr_unref(xs[i]);
+  free(xs);
+  return r;
+}
+
+static SrVal *lax_slice(SrInterp *I, SrArgs *a) {
+  SrVal *p[4];
+  if (sr_args_parse(I, a, "slice", "operand, start_indices, limit_indices, strides=", p) < 0) return NULL;
+  int64_t s[SR_MAX_RANK], l[SR_MAX_RANK], st[SR_MAX_RANK];
+  int ns, nl, nst = 0;
+  if (ints_arg(I, p[1], s, &ns, "start_indices") < 0 || ints_arg(I, p[2], l, &nl, "limit_indices") < 0 ||
+      ints_arg(I, p[3], st, &nst, "strides") < 0)
+    return NULL;
+  SrVal *x = arr(I, p[0]);
+  if (!x) return NULL;
+  SrVal *r;
+  if (ns != vtype(I, x)->ndim || nl != ns || (nst && nst != ns))
+    r = sr_raise(I, "TypeError", "slice start_indices must have length equal to the number of dimensions of the operand");
+  else
+    r = sr_lax_slice(I, x, s, l, nst ? st : NULL);
+  sr_unref(x);
+  return r;
+}
+
+/* lax._dynamic_slice_indices: static ints normalized (negative ones
+   counted from the end) and converted to int32, tracers wrapped with a
+   select for negative values, unsigned ones as they are.  Fills starts[]
+   with new references (all NULL on error). */
+static int slice_indices(SrInterp *I, const SrType *t, SrVal *const *items, SrVal **starts) {
+  int ok = 1;
+  for (int i = 0; i < t->ndim; i++) starts[i] = NULL;
+  for (int i = 0; i < t->ndim && ok; i++) {
+    SrVal *s = items[i];
+    /* lax._dynamic_slice_indices: static ints normalized, tracers
+       wrapped with a select for negative values */
+    if (s->kind == SR_V_INT) {
+      int64_t v = s->i < 0 ? s->i + t->dims[i].size : s->i;
+      SrVal *iv = sr_int(NULL, v);
+      starts[i] = sr_lax_convert(I, iv, SR_I32, 0, NULL);
+      sr_unref(iv);
+    } else {
+      SrVal *iv = arr(I, s);
+      const SrType *it = iv ? vtype(I, iv) : NULL;
+      if (it && sr_dtype_kind(it->dtype) == SR_DK_UINT) {
+        starts[i] = iv;
+      } else if (it) {
+        SrVal *zero = sr_int(NULL, 0), *d = sr_int(NULL, t->dims[i].size);
+        SrVal *dd = sr_lax_convert(I, d, it->dtype, 0, NULL);
+        SrVal *lv[2] = {iv, zero}, *av[2] = {iv, dd};
+        SrArgs la = {2, lv, 0, NULL, NULL, NULL}, aa = {2, av, 0, NULL, NULL, NULL};
+        SrVal *neg = dd ? sr_call(I, sr_lookup_qualname("jax.numpy.less"), &la) : NULL;
+        SrVal *sum = neg ? sr_call(I, sr_lookup_qualname("jax.numpy.add"), &aa) : NULL;
+        starts[i] = sum ? sr_lax_select(I, neg, sum, iv) : NULL;
+        sr_unref(zero);
+        sr_unref(d);
+        sr_unref(dd);
+        sr_unref(neg);
+        sr_unref(sum);
+        sr_unref(iv);
+      }
+    }
+    ok = starts[i] != NULL;
+  }
+  if (ok) return 0;
+  for (int i = 0; i < t->ndim; i++) {
+    sr_unref(starts[i]);
+    starts[i] = NULL;
+  }
+  return -1;
+}
+
+static SrVal *lax_dynamic_slice(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "dynamic_slice", "operand, start_indices, slice_sizes", p) < 0) return NULL;
+  int64_t sz[SR_MAX_RANK];
+  int nsz;
+  if (ints_arg(I, p[2], sz, &nsz, "slice_sizes") < 0) return NULL;
+  SrVal *x = arr(I, p[0]);
+  if (!x) return NULL;
+  const SrType *t = vtype(I, x);
+  if (!sr_is_seq(p[1]) || p[1]->seq.n != t->ndim || nsz != t->ndim) {
+    sr_unref(x);
+    return sr_raise(I, "ValueError", "Length of slice indices must match number of operand dimensions (%d vs %d)",
+                    sr_is_seq(p[1]) ? p[1]->seq.n : 1, t->ndim);
+  }
+  SrVal *starts[SR_MAX_RANK];
+  int ok = slice_indices(I, t, p[1]->seq.items, starts) == 0;
+  SrVal *r = ok ? sr_lax_dynamic_slice(I, x, starts, sz) : NULL;
+  for (int i = 0; i < t->ndim; i++) sr_unref(starts[i]);
+  sr_unref(x);
+  return r;
+}
+
+SrVal *sr_lax_dynamic_update_slice(SrInterp *I, SrVal *x, SrVal *update, SrVal **starts) {
+  const SrType *t = vtype(I, x);
+  int n = t->ndim + 2;
+  SrVal **args = sr_xcalloc((size_t)n + 1, sizeof *args);
+  args[0] = sr_ref(x);
+  args[1] = sr_ref(update);
+  for (int i = 0; i < t->ndim; i++) args[i + 2] = sr_ref(starts[i]);
+  SrVal *r = NULL;
+  if (sr_auto_insert_reshard(I, n, args) == 0) r = sr_bind(I, SR_P_dynamic_update_slice, n, args, 0, NULL);
+  for (int i = 0; i < n; i++) sr_unref(args[i]);
+  free(args);
+  return r;
+}
+
+/* The update at the normalized starts (x's rank of them, in items). */
+static SrVal *update_slice_at(SrInterp *I, SrVal *x, SrVal *update, SrVal *const *items) {
+  const SrType *t = vtype(I, x);
+  SrVal *starts[SR_MAX_RANK];
+  if (slice_indices(I, t, items, starts) < 0) return NULL;
+  SrVal *r = sr_lax_dynamic_update_slice(I, x, update, starts);
+  for (int i = 0; i < t->ndim; i++) sr_unref(starts[i]);
+  return r;
+}
+
+static SrVal *lax_dynamic_update_slice(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "dynamic_update_slice", "operand, update, start_indices", p) < 0) return NULL;
+  SrVal *x = arr(I, p[0]);
+  SrVal *u = x ? arr(I, p[1]) : NULL;
+  SrVal *r = NULL;
+  if (u) {
+    const SrType *t = vtype(I, x);
+    if (!sr_is_seq(p[2]) || p[2]->seq.n != t->ndim) {
+      SrBuf sb = SR_BUF_INIT;
+      sr_shape_str(&sb, t);
+      sr_raise(I, "ValueError", "Length of slice indices must match number of operand dimensions (%d vs %s)",
+               sr_is_seq(p[2]) ? p[2]->seq.n : 1, sr_buf_str(&sb));
+      sr_buf_free(&sb);
+    } else {
+      r = update_slice_at(I, x, u, p[2]->seq.items);
+    }
+  }
+  sr_unref(x);
+  sr_unref(u);
+  return r;
+}
+
+/* lax.dynamic_update_index_in_dim: an update one smaller in rank gets the
+   axis back (expand_dims), then dynamic_update_slice_in_dim: index on the
+   axis, 0 elsewhere. */
+static SrVal *lax_dynamic_update_index_in_dim(SrInterp *I, SrArgs *a) {
+  SrVal *p[4];
+  if (sr_args_parse(I, a, "dynamic_update_index_in_dim", "operand, update, index, axis", p) < 0) return NULL;
+  int64_t axis;
+  if (sr_as_int(I, p[3], "axis", &axis) < 0) return NULL;
+  SrVal *x = arr(I, p[0]);
+  SrVal *u = x ? arr(I, p[1]) : NULL;
+  SrVal *r = NULL;
+  if (u) {
+    const SrType *t = vtype(I, x), *ut = vtype(I, u);
+    if (axis < 0 || axis >= t->ndim) {
+      sr_raise(I, "ValueError", "axis %lld is out of bounds for array of dimension %d", (long long)axis, t->ndim);
+    } else if (ut->ndim != t->ndim && ut->ndim + 1 != t->ndim) {
+      sr_raise(I, "ValueError", "dynamic_update_index_in_dim: update of rank %d for an operand of rank %d", ut->ndim,
+               t->ndim);
+    } else {
+      SrVal *uu = ut->ndim == t->ndim ? sr_ref(u) : sr_lax_expand_dims(I, u, &axis, 1);
+      SrVal *items[SR_MAX_RANK], *zero = sr_int(NULL, 0);
+      for (int i = 0; i < t->ndim; i++) items[i] = i == axis ? p[2] : zero;
+      if (uu) r = update_slice_at(I, x, uu, items);
+      sr_unref(uu);
+      sr_unref(zero);
+    }
+  }
+  sr_unref(x);
+  sr_unref(u);
+  return r;
+}
+
+static SrVal *lax_pad(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "pad", "operand, padding_value, padding_config", p) < 0) return NULL;
+  if (!sr_is_seq(p[2]) || p[2]->seq.n > SR_MAX_RANK)
+    return sr_raise(I, "TypeError", "pad: padding_config must be a sequence of (low, high, interior) tuples");
+  int nd = p[2]->seq.n, n3;
+  int64_t cfg[3 * SR_MAX_RANK];
+  for (int i = 0; i < nd; i++) {
+    SrVal *c = p[2]->seq.items[i];
+    if (!sr_is_seq(c) || c->seq.n != 3)
+      return sr_raise(I, "TypeError", "pad: padding_config must be a sequence of (low, high, interior) tuples");
+    if (ints_arg(I, c, cfg + 3 * i, &n3, "padding_config") < 0) return NULL;
+  }
+  SrVal *x = arr(I, p[0]);
+  SrVal *pv = x ? arr(I, p[1]) : NULL;
+  SrVal *r = pv ? sr_lax_pad(I, x, pv, cfg, nd) : NULL;
+  sr_unref(x);
+  sr_unref(pv);
+  return r;
+}
+
+static SrVal *lax_iota(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  int dt;
+  int64_t size;
+  if (sr_args_parse(I, a, "iota", "dtype, size", p) < 0) return NULL;
+  if (sr_dtype_arg(I, p[0], &dt, "iota") < 0 || sr_as_int(I, p[1], "size", &size) < 0) return NULL;
+  return sr_lax_iota(I, dt < 0 ? SR_I32 : (SrDtype)dt, &size, 1, 0, NULL);
+}
+
+static SrVal *lax_broadcasted_iota(SrInterp *I, SrArgs *a) {
+  SrVal *p[4], *sh = NULL;
+  int dt;
+  int64_t shape[SR_MAX_RANK], dim;
+  int nd;
+  if (sr_args_parse(I, a, "broadcasted_iota", "dtype, shape, dimension, *, out_sharding=", p) < 0) return NULL;
+  if (sr_dtype_arg(I, p[0], &dt, "broadcasted_iota") < 0 || ints_arg(I, p[1], shape, &nd, "shape") < 0 ||
+      sr_as_int(I, p[2], "dimension", &dim) < 0)
+    return NULL;
+  if (canon_sharding(I, p[3], "broadcasted_iota", 1, &sh) < 0) return NULL;
+  SrVal *r = sr_lax_iota(I, dt < 0 ? SR_I32 : (SrDtype)dt, shape, nd, (int)dim, sh);
+  sr_unref(sh);
+  return r;
+}
+
+static SrVal *lax_full(SrInterp *I, SrArgs *a) {
+  SrVal *p[4], *sh = NULL;
+  int dt;
+  int64_t shape[SR_MAX_RANK];
+  int nd;
+  if (sr_args_parse(I, a, "full", "shape, fill_value, dtype=, *, sharding=", p) < 0) return NULL;
+  if (ints_arg(I, p[0], shape, &nd, "shape") < 0 || sr_dtype_arg(I, p[2], &dt, "full") < 0) return NULL;
+  if (canon_sharding(I, p[3], "full", 1, &sh) < 0) return NULL;
+  SrVal *f = arr(I, p[1]);
+  SrVal *r = f ? sr_lax_full(I, shape, nd, f, dt, sh) : NULL;
+  sr_unref(f);
+  sr_unref(sh);
+  return r;
+}
+
+static SrVal *lax_rev(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "rev", "operand, dimensions", p) < 0) return NULL;
+  int64_t d[SR_MAX_RANK];
+  int n;
+  if (ints_arg(I, p[1], d, &n, "dimensions") < 0) return NULL;
+  SrVal *x = arr(I, p[0]);
+  SrVal *r = x ? sr_lax_rev(I, x, d, n) : NULL;
+  sr_unref(x);
+  return r;
+}
+
+static SrVal *lax_cumsum(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "cumsum", "operand, axis=, reverse=", p) < 0) return NULL;
+  int64_t ax = 0;
+  if (p[1] && sr_as_int(I, p[1], "axis", &ax) < 0) return NULL;
+  SrVal *x = arr(I, p[0]);
+  if (!x) return NULL;
+  int64_t c;
+  SrVal *r = NULL;
+  if (sr_api_axis(I, ax, vtype(I, x)->ndim, &c) == 0)
+    r = sr_bindv(I, SR_P_cumsum, 1, &x, "axis", sr_int(NULL, c), "reverse", sr_bool(p[2] && sr_val_truthy(p[2])),
+                 NULL);
+  sr_unref(x);
+  return r;
+}
+
+/* lax.optimization_barrier: one multi-result equation over the leaves. */
+static SrVal *lax_optimization_barrier(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "optimization_barrier", "operand", p) < 0) return NULL;
+  SrVal *leaves = sr_pytree_flatten(I, p[0]);
+  if (!leaves) return NULL;
+  SrVal *r = sr_bind(I, SR_P_optimization_barrier, leaves->seq.n, leaves->seq.items, 0, NULL);
+  SrVal *out = r ? sr_pytree_unflatten(p[0], r) : NULL;
+  sr_unref(r);
+  sr_unref(leaves);
+  return out;
+}
+
+/* lax.stop_gradient: a stop_gradient equation on each leaf, as JAX's
+   tree_map of _stop_gradient binds (its JVP rule gives a zero tangent). */
+static SrVal *lax_stop_gradient(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "stop_gradient", "x", p) < 0) return NULL;
+  SrVal *leaves = sr_pytree_flatten(I, p[0]);
+  if (!leaves) return NULL;
+  SrVal *outs = sr_seq(NULL, SR_V_LIST, leaves->seq.n);
+  for (int i = 0; i < leaves->seq.n; i++) {
+    SrVal *r = sr_bind(I, SR_P_stop_gradient, 1, &leaves->seq.items[i], 0, NULL);
+    if (!r) {
+      sr_unref(outs);
+      sr_unref(leaves);
+      return NULL;
+    }
+    sr_seq_push(NULL, outs, r);
+  }
+  SrVal *out = sr_pytree_unflatten(p[0], outs);
+  sr_unref(outs);
+  sr_unref(leaves);
+  return out;
+}
+
+/* ======================================================================
+ * registration
+ * ====================================================================== */
+
+void sr_lax_api_init(void) {
+  static const struct {
+    const char *names;
+    SrBuiltinFn fn;
+    const char *doc;
+  } defs[] = {
+    {"jax.lax.neg", lax_neg, "neg(x): -x"},
+    {"jax.lax.sin", lax_sin, "sin(x)"},
+    {"jax.lax.cos", lax_cos, "cos(x)"},
+    {"jax.lax.tan", lax_tan, "tan(x)"},
+    {"jax.lax.tanh", lax_tanh, "tanh(x)"},
+    {"jax.lax.exp", lax_exp, "exp(x)"},
+    {"jax.lax.exp2", lax_exp2, "exp2(x)"},
+    {"jax.lax.log", lax_log, "log(x)"},
+    {"jax.lax.log1p", lax_log1p, "log1p(x)"},
+    {"jax.lax.expm1", lax_expm1, "expm1(x)"},
+    {"jax.lax.sqrt", lax_sqrt, "sqrt(x)"},
+    {"jax.lax.rsqrt", lax_rsqrt, "rsqrt(x)"},
+    {"jax.lax.cbrt", lax_cbrt, "cbrt(x)"},
+    {"jax.lax.abs", lax_abs, "abs(x)"},
+    {"jax.lax.sign", lax_sign, "sign(x)"},
+    {"jax.lax.floor", lax_floor, "floor(x)"},
+    {"jax.lax.ceil", lax_ceil, "ceil(x)"},
+    {"jax.lax.logistic", lax_logistic, "logistic(x): 1 / (1 + exp(-x))"},
+    {"jax.lax.square", lax_square, "square(x)"},
+    {"jax.lax.is_finite", lax_is_finite, "is_finite(x)"},
+    {"jax.lax.bitwise_not", lax_not, "bitwise_not(x)"},
+    {"jax.lax.erf", lax_erf, "erf(x)"},
+    {"jax.lax.add", lax_add, "add(x, y)"},
+    {"jax.lax.sub", lax_sub, "sub(x, y)"},
+    {"jax.lax.mul", lax_mul, "mul(x, y)"},
+    {"jax.lax.div", lax_div, "div(x, y)"},
+    {"jax.lax.rem", lax_rem, "rem(x, y)"},
+    {"jax.lax.pow", lax_pow, "pow(x, y)"},
+    {"jax.lax.max", lax_max, "max(x, y)"},
+    {"jax.lax.min", lax_min, "min(x, y)"},
+    {"jax.lax.atan2", lax_atan2, "atan2(x, y)"},
+    {"jax.lax.eq", lax_eq, "eq(x, y)"},
+    {"jax.lax.ne", lax_ne, "ne(x, y)"},
+    {"jax.lax.lt", lax_lt, "lt(x, y)"},
+    {"jax.lax.le", lax_le, "le(x, y)"},
+    {"jax.lax.gt", lax_gt, "gt(x, y)"},
+    {"jax.lax.ge", lax_ge, "ge(x, y)"},
+    {"jax.lax.bitwise_and", lax_and, "bitwise_and(x, y)"},
+    {"jax.lax.bitwise_or", lax_or, "bitwise_or(x, y)"},
+    {"jax.lax.bitwise_xor", lax_xor, "bitwise_xor(x, y)"},
+    {"jax.lax.integer_pow", lax_integer_pow, "integer_pow(x, y): x ** y for a Python int y"},
+    {"jax.lax.round", lax_round, "round(x, rounding_method=0)"},
+    {"jax.lax.reduce_precision", lax_reduce_precision,
+     "reduce_precision(operand, exponent_bits, mantissa_bits): rounded to a float format with those bits"},
+    {"jax.lax.convert_element_type", lax_convert_element_type, "convert_element_type(operand, new_dtype)"},
+    {"jax.lax.broadcast_in_dim", lax_broadcast_in_dim,
+     "broadcast_in_dim(operand, shape, broadcast_dimensions, *, out_sharding=None)"},
+    {"jax.lax.broadcast", lax_broadcast, "broadcast(operand, sizes): new leading dimensions"},
+    {"jax.lax.reshape", lax_reshape, "reshape(operand, new_sizes, *, out_sharding=None)"},
+    {"jax.lax.transpose", lax_transpose, "transpose(operand, permutation)"},
+    {"jax.lax.squeeze", lax_squeeze, "squeeze(array, dimensions)"},
+    {"jax.lax.expand_dims", lax_expand_dims, "expand_dims(array, dimensions)"},
+    {"jax.lax.reduce_sum", lax_reduce_sum, "reduce_sum(operand, axes, *, out_sharding=None)"},
+    {"jax.lax.reduce_max", lax_reduce_max, "reduce_max(operand, axes, *, out_sharding=None)"},
+    {"jax.lax.reduce_min", lax_reduce_min, "reduce_min(operand, axes, *, out_sharding=None)"},
+    {"jax.lax.reduce_prod", lax_reduce_prod, "reduce_prod(operand, axes)"},
+    {"jax.lax.argmax", lax_argmax, "argmax(operand, axis, index_dtype)"},
+    {"jax.lax.argmin", lax_argmin, "argmin(operand, axis, index_dtype)"},
+    {"jax.lax.dot_general", lax_dot_general,
+     "dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None, *, out_sharding=None)"},
+    {"jax.lax.dot", lax_dot, "dot(lhs, rhs, precision=None, preferred_element_type=None, *, out_sharding=None)"},
+    {"jax.lax.select", lax_select, "select(pred, on_true, on_false): a select_n (false case first)"},
+    {"jax.lax.select_n", lax_select_n, "select_n(which, *cases)"},
+    {"jax.lax.clamp", lax_clamp, "clamp(min, x, max)"},
+    {"jax.lax.concatenate", lax_concatenate, "concatenate(operands, dimension)"},
+    {"jax.lax.slice", lax_slice, "slice(operand, start_indices, limit_indices, strides=None)"},
+    {"jax.lax.dynamic_slice", lax_dynamic_slice, "dynamic_slice(operand, start_indices, slice_sizes)"},
+    {"jax.lax.dynamic_update_slice", lax_dynamic_update_slice, "dynamic_update_slice(operand, update, start_indices)"},
+    {"jax.lax.dynamic_update_index_in_dim", lax_dynamic_update_index_in_dim,
+     "dynamic_update_index_in_dim(operand, update, index, axis)"},
+    {"jax.lax.pad", lax_pad, "pad(operand, padding_value, padding_config): (low, high, interior) per dimension"},
+    {"jax.lax.iota", lax_iota, "iota(dtype, size)"},
+    {"jax.lax.broadcasted_iota", lax_broadcasted_iota,
+     "broadcasted_iota(dtype, shape, dimension, *, out_sharding=None)"},
+    {"jax.lax.full", lax_full, "full(shape, fill_value, dtype=None, *, sharding=None)"},
+    {"jax.lax.rev", lax_rev, "rev(operand, dimensions)"},
+    {"jax.lax.cumsum", lax_cumsum, "cumsum(operand, axis=0, reverse=False)"},
+    {"jax.lax.optimization_barrier", lax_optimization_barrier,
+     "optimization_barrier(operand): one optimization_barrier equation over the leaves"},
+    {"jax.lax.stop_gradient jax.stop_gradient", lax_stop_gradient,
+     "stop_gradient(x): a stop_gradient equation on each leaf; no gradient flows through it"},
+    {NULL, NULL, NULL},
+  };
+  for (int i = 0; defs[i].names; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);
+  sr_sharding_api_init();
+  sr_shard_map_init();
+  sr_lax_parallel_init();
+  sr_lax_control_flow_init();
+  sr_tree_util_init();
+}

@@ -1,0 +1,122 @@
+/* lax.h: the lax layer under the jax.numpy and jax.lax built-ins (lax.c).
+ *
+ * Each function here binds primitives the way the function of the same
+ * name in JAX's lax does (lax/lax.py, lax/slicing.py, lax/parallel.py,
+ * pjit.py): the same equations, with the same params, in the same order,
+ * including the skips JAX makes (an identity transpose, an empty squeeze,
+ * a same-dtype convert) and the casts it inserts (core.auto_insert_reshard).
+ * numpy.c builds jax.numpy on them; lax.c, lax_control_flow.c,
+ * lax_parallel.c, shard_map.c and sharding.c register jax.lax, the
+ * control-flow primitives, the collectives, shard_map and the sharding
+ * transforms.
+ *
+ * All functions borrow their array arguments and return a new reference,
+ * or NULL with an exception raised.  Axes and shapes are plain int64_t
+ * arrays; a sharding argument is a NamedSharding value (counted, borrowed)
+ * or NULL for None.
+ */
+#ifndef SR_JAX_LAX_H
+#define SR_JAX_LAX_H
+
+#include "jax/numpy.h"
+
+/* ---- values and context ---- */
+
+/* The abstract mesh in context (never NULL; may be empty). */
+const SrMesh *sr_api_mesh(SrInterp *I);
+/* A tuple of axis names of mesh m in mesh order: ('X', 'Y'). */
+SrVal *sr_api_axes_tuple(const SrMesh *m, SrAxes axes);
+/* The set of a type's axes `axes` (over t->mesh) as axes of mesh m. */
+SrAxes sr_api_axes_on(const SrType *t, SrAxes axes, const SrMesh *m);
+/* A type's PartitionSpec as a value (P('X', None)). */
+SrVal *sr_api_type_spec(const SrType *t);
+/* Axis names from a str or tuple/list of strs, as axes of m. */
+int sr_api_axis_names(SrInterp *I, SrVal *v, const SrMesh *m, SrAxes *out, const char *what);
+/* Canonicalizes a possibly negative axis for rank nd (numpy's AxisError). */
+int sr_api_axis(SrInterp *I, int64_t axis, int nd, int64_t *out);
+/* sharding_impls.canonicalize_sharding: *out is a NamedSharding over an
+   abstract mesh, or NULL for None (and for a NamedSharding with an empty
+   mesh). */
+int sr_api_canon_sharding(SrInterp *I, SrVal *v, const char *api, SrVal **out);
+/* NamedSharding's own checks of a spec: no mesh axis maps to two
+   dimensions (JAX's DuplicateSpecError), and, when ndim >= 0, the spec
+   is no longer than the rank of the value it places. */
+int sr_api_check_spec(SrInterp *I, const SrSpec *s, const SrVal *sharding, int ndim);
+/* The first item of a multi-result primitive's tuple (steals r). */
+SrVal *sr_api_first(SrVal *r);
+
+/* ---- lax ---- */
+
+int sr_auto_insert_reshard(SrInterp *I, int n, SrVal **args); /* in place; args hold new refs */
+SrVal *sr_lax_pvary(SrInterp *I, SrVal *x, SrAxes axes);       /* axes of the context mesh */
+SrVal *sr_lax_reduced_vary_cast(SrInterp *I, SrVal *x, SrAxes axes);
+SrVal *sr_lax_unary(SrInterp *I, int prim, SrVal *x);
+SrVal *sr_lax_binary(SrInterp *I, int prim, SrVal *x, SrVal *y);
+/* lax._convert_element_type: no equation when nothing changes, a new
+   literal for a Python scalar. */
+SrVal *sr_lax_convert(SrInterp *I, SrVal *x, SrDtype dt, int weak, SrVal *sharding);
+SrVal *sr_lax_reshape(SrInterp *I, SrVal *x, const int64_t *shape, int nd, SrVal *sharding);
+SrVal *sr_lax_transpose(SrInterp *I, SrVal *x, const int64_t *perm, int n);
+SrVal *sr_lax_squeeze(SrInterp *I, SrVal *x, const int64_t *dims, int n);
+SrVal *sr_lax_expand_dims(SrInterp *I, SrVal *x, const int64_t *dims, int n);
+SrVal *sr_lax_broadcast_in_dim(SrInterp *I, SrVal *x, const int64_t *shape, int nd, const int64_t *bdims,
+                               int nb, SrVal *sharding);
+/* lax.full: a broadcast_in_dim of the scalar fill (or the scalar itself). */
+SrVal *sr_lax_full(SrInterp *I, const int64_t *shape, int nd, SrVal *fill, int dtype, SrVal *sharding);
+SrVal *sr_lax_iota(SrInterp *I, SrDtype dt, const int64_t *shape, int nd, int dim, SrVal *sharding);
+/* reduce_sum / reduce_max / reduce_min (with out_sharding), reduce_prod,
+   reduce_and, reduce_or */
+SrVal *sr_lax_reduce(SrInterp *I, int prim, SrVal *x, const int64_t *axes, int n, SrVal *out_sharding);
+SrVal *sr_lax_argminmax(SrInterp *I, int prim, SrVal *x, int64_t axis, SrDtype index_dtype);
+SrVal *sr_lax_dot_general(SrInterp *I, SrVal *a, SrVal *b, const int64_t *lc, int nlc, const int64_t *rc,
+                          int nrc, const int64_t *lb, int nlb, const int64_t *rb, int nrb,
+                          SrVal *precision, int pref, SrVal *out_sharding);
+SrVal *sr_lax_select(SrInterp *I, SrVal *pred, SrVal *on_true, SrVal *on_false);
+SrVal *sr_lax_concatenate(SrInterp *I, int n, SrVal **xs, int dim);
+SrVal *sr_lax_slice(SrInterp *I, SrVal *x, const int64_t *start, const int64_t *limit, const int64_t *strides);
+SrVal *sr_lax_dynamic_slice(SrInterp *I, SrVal *x, SrVal **starts, const int64_t *sizes);
+SrVal *sr_lax_rev(SrInterp *I, SrVal *x, const int64_t *dims, int n);
+/* lax.pad: cfg holds (low, high, interior) per dimension of x. */
+SrVal *sr_lax_pad(SrInterp *I, SrVal *x, SrVal *padding_value, const int64_t *cfg, int nd);
+/* lax.dynamic_update_slice with starts already normalized (one per dim). */
+SrVal *sr_lax_dynamic_update_slice(SrInterp *I, SrVal *x, SrVal *update, SrVal **starts);
+/* lax.broadcast_to: leading dims added, size-1 dims stretched. */
+SrVal *sr_lax_broadcast_to(SrInterp *I, SrVal *x, const int64_t *shape, int nd, SrVal *sharding);
+/* jax.reshard(x, sharding): P or NamedSharding (or None: JAX's error). */
+SrVal *sr_lax_reshard(SrInterp *I, SrVal *x, SrVal *sharding_arg);
+/* Calls fn as an inlined jax.jit(fn) of JAX's jnp would not: as a real
+   jit equation named `name` (jnp functions decorated with a plain jit). */
+SrVal *sr_api_jit(SrInterp *I, const char *name, SrBuiltinFn fn, void *data, int n, SrVal **args);
+
+/* Binds a primitive whose results are known here (control flow, shard_map)
+   when the table has no type rule for it yet; through the rule otherwise. */
+SrVal *sr_api_bind_typed(SrInterp *I, int prim, int nin, SrVal **in, SrPList *ps, const SrType **outs,
+                         uint32_t nout);
+
+/* ---- helpers shared by the jax.lax built-ins' files ---- */
+
+/* pvary / reduced_vary_cast of x over axes (none: x itself) (lax.c). */
+SrVal *sr_api_bind_axes_cast(SrInterp *I, int prim, SrVal *x, SrAxes axes);
+/* Applies f to each array leaf of a tree (lists, tuples, dicts; None is an
+   empty node), rebuilding the tree; `shardings` is one value for every
+   leaf, or a tree with the same structure (sharding.c). */
+typedef SrVal *(*SrApiLeafFn)(SrInterp *I, SrVal *leaf, SrVal *sharding, void *ctx);
+SrVal *sr_api_map_leaves(SrInterp *I, SrVal *v, SrVal *sh, SrApiLeafFn f, void *ctx);
+/* Enters / leaves an abstract mesh of the context (sharding.c). */
+int sr_api_push_mesh(SrInterp *I, const SrMesh *m);
+void sr_api_pop_mesh(SrInterp *I);
+/* Traces fn on args (values or abstract arrays: only their types count),
+   as sr_trace_fn does, except that every captured value becomes a leading
+   input (JAX's separate_consts), those in `pre` first and in that order
+   (lax_control_flow.c). */
+SrJaxpr *sr_api_trace(SrInterp *I, SrVal *fn, int nargs, SrVal **args, SrVal *pre, SrVal **out_tree,
+                     SrVal **captured);
+/* Abstract arrays of the given types in the structure of `like`. */
+SrVal *sr_api_abstract_like(SrVal *like, const SrType **types, int n);
+/* The number of array leaves of a pytree (-1 with an exception raised). */
+int sr_api_n_leaves(SrInterp *I, SrVal *v);
+
+void sr_jnp_api_init(void);
+void sr_lax_api_init(void);
+
+#endif

@@ -1,0 +1,932 @@
+/* lax_control_flow.c: jax.lax's control flow -- scan, cond, switch,
+ * while_loop, fori_loop (lax/control_flow/loops.py, conditionals.py) --
+ * and the tracing of their bodies (sr_api_trace, common.py's
+ * _initial_style_jaxpr), which shard_map uses too. */
+#include "jax/lax.h"
+#include "jax/jax.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jax/jaxstate.h"
+#include "py/objects.h"
+#include "py/range.h"
+#include "text/print_val.h"
+#include "jax/vjp.h"
+#include "util/intern.h"
+
+static const SrType *vtype(SrInterp *I, SrVal *v) { return sr_value_type(I, v); }
+static SrVal *arr(SrInterp *I, SrVal *v) { return sr_jnp_asarray(I, v, -1); }
+
+/* ======================================================================
+ * tracing bodies
+ * ====================================================================== */
+
+/* Traces fn on args (values or abstract arrays: only their types count),
+   as sr_trace_fn does, except that every captured value becomes a leading
+   input (JAX's separate_consts), those in `pre` first and in that order. */
+SrJaxpr *sr_api_trace(SrInterp *I, SrVal *fn, int nargs, SrVal **args, SrVal *pre, SrVal **out_tree,
+                     SrVal **captured) {
+  SrTrace *t = sr_trace_begin(I);
+  t->capture_consts = 0;
+  for (int i = 0; pre && i < pre->seq.n; i++) sr_trace_precapture(I, t, pre->seq.items[i]);
+  SrVal **targs = sr_xcalloc((size_t)nargs + 1, sizeof *targs);
+  int ok = 1;
+  for (int i = 0; i < nargs && ok; i++) {
+    SrVal *leaves = sr_pytree_flatten(I, args[i]);
+    if (!leaves) {
+      ok = 0;
+      break;
+    }
+    SrVal *tl = sr_seq(NULL, SR_V_LIST, leaves->seq.n);
+    for (int k = 0; k < leaves->seq.n; k++)
+      sr_seq_push(NULL, tl, sr_trace_arg(I, t, sr_value_type(I, leaves->seq.items[k])));
+    targs[i] = sr_pytree_unflatten(args[i], tl);
+    sr_unref(tl);
+    sr_unref(leaves);
+  }
+  SrVal *res = NULL;
+  if (ok) {
+    SrArgs ca = {nargs, targs, 0, NULL, NULL, NULL};
+    res = sr_trace_call(I, fn, &ca);
+  }
+  for (int i = 0; i < nargs; i++) sr_unref(targs[i]);
+  free(targs);
+  SrVal *outs = res ? sr_pytree_flatten(I, res) : NULL;
+  if (!outs) {
+    sr_unref(res);
+    sr_trace_abort(I, t);
+    return NULL;
+  }
+  SrJaxpr *j = sr_trace_end(I, t, outs->seq.items, outs->seq.n, captured);
+  sr_unref(outs);
+  if (!j) {
+    sr_unref(res);
+    return NULL;
+  }
+  const char *nm = sr_builtin_name(fn);
+  if (nm && strrchr(nm, '.')) nm = strrchr(nm, '.') + 1;
+  if (nm) j->name = sr_arena_strndup(j->prog->arena, nm, strlen(nm));
+  if (out_tree) *out_tree = res;
+  else sr_unref(res);
+  return j;
+}
+
+/* Abstract arrays of the given types in the structure of `like`. */
+SrVal *sr_api_abstract_like(SrVal *like, const SrType **types, int n) {
+  SrVal *l = sr_seq(NULL, SR_V_LIST, n);
+  for (int i = 0; i < n; i++) sr_seq_push(NULL, l, sr_array_abstract(types[i]));
+  SrVal *r = sr_pytree_unflatten(like, l);
+  sr_unref(l);
+  return r;
+}
+
+int sr_api_n_leaves(SrInterp *I, SrVal *v) {
+  SrVal *l = sr_pytree_flatten(I, v);
+  int n = l ? l->seq.n : -1;
+  sr_unref(l);
+  return n;
+}
+
+/* core.typematch: equal but for weak types (and which mesh object names
+   the axes). */
+static int typematch(const SrType *a, const SrType *b) {
+  return sr_type_equal_mod_mesh(sr_type_with_weak(a, 0), sr_type_with_weak(b, 0));
+}
+
+/* loops._check_carry_type's message for mismatched types. */
+static SrVal *carry_type_error(SrInterp *I, const char *name, SrVal *fn, const SrType **in, const SrType **out,
+                               int n) {
+  SrFunction *f = sr_as_function(fn);
+  const char *carry = f && f->node->params && f->node->params->n ? f->node->params->names[0] : NULL;
+  SrBuf diffs = SR_BUF_INIT;
+  int k = 0, total = 0;
+  for (int i = 0; i < n; i++) total += !typematch(in[i], out[i]);
+  for (int i = 0; i < n; i++) {
+    if (typematch(in[i], out[i])) continue;
+    SrBuf comp = SR_BUF_INIT;
+    if (carry) sr_buf_printf(&comp, n > 1 ? "the input carry component %s[%d]" : "the input carry %s", carry, i);
+    else if (n > 1) sr_buf_printf(&comp, "the input carry at path [%d]", i);
+    else sr_buf_puts(&comp, "the input carry");
+    SrBuf t1 = SR_BUF_INIT, t2 = SR_BUF_INIT;
+    sr_type_str(&t1, in[i], 0);
+    sr_type_str(&t2, out[i], 0);
+    char *c = comp.p;
+    if (total == 1) c[0] = (char)(c[0] - 'a' + 'A');
+    sr_buf_printf(&diffs, "%s%s has type %s but the corresponding output carry component has type %s%s",
+                  total > 1 ? "  * " : "", c, t1.p, t2.p, total > 1 ? (++k < total ? ";\n" : ".\n") : ".\n");
+    sr_buf_free(&comp);
+    sr_buf_free(&t1);
+    sr_buf_free(&t2);
+  }
+  sr_raise(I, "TypeError",
+           "%s function carry input and carry output must have equal types, but they differ:\n\n%s\nRevise the "
+           "function so that all output types match the corresponding input types.",
+           name, diffs.p);
+  sr_buf_free(&diffs);
+  return NULL;
+}
+
+/* loops._promote_weak_typed_input over the carry leaves (a list, in place):
+   a weak init whose dtype the body changes is converted.  Returns whether
+   any changed, or -1. */
+static int promote_weak_carry(SrInterp *I, SrVal *leaves, const SrType **out) {
+  int changed = 0;
+  for (int i = 0; i < leaves->seq.n; i++) {
+    const SrType *t = vtype(I, leaves->seq.items[i]);
+    if (!t->weak || typematch(t, out[i])) continue;
+    SrVal *pair[2] = {leaves->seq.items[i], sr_array_abstract(out[i])};
+    int weak;
+    SrDtype dt = sr_jnp_result_dtype(I, 2, pair, &weak);
+    sr_unref(pair[1]);
+    SrVal *c = sr_lax_convert(I, leaves->seq.items[i], dt, 0, NULL);
+    if (!c) return -1;
+    sr_unref(leaves->seq.items[i]);
+    leaves->seq.items[i] = c;
+    changed = 1;
+  }
+  return changed;
+}
+
+/* ======================================================================
+ * control flow (lax/control_flow/loops.py, conditionals.py)
+ *
+ * The equations carry the params JAX has long printed: scan's
+ * _split_transpose, jaxpr, length, linear, num_carry, num_consts,
+ * reverse, unroll; while's body_jaxpr, body_nconsts, cond_jaxpr,
+ * cond_nconsts; cond's branches.  Captured values are leading operands.
+ * ====================================================================== */
+
+static const SrType **leaf_types(SrInterp *I, SrVal *leaves) {
+  const SrType **t = sr_xcalloc((size_t)leaves->seq.n + 1, sizeof *t);
+  for (int i = 0; i < leaves->seq.n; i++) t[i] = vtype(I, leaves->seq.items[i]);
+  return t;
+}
+
+/* core.mapped_leading_aval / unmapped_aval */
+static const SrType *drop_leading(const SrType *t) {
+  SrTypeBuilder b;
+  sr_type_builder(&b, t);
+  memmove(b.dims, b.dims + 1, (size_t)(b.ndim - 1) * sizeof b.dims[0]);
+  b.ndim--;
+  return sr_type_get(&b);
+}
+
+static const SrType *add_leading(const SrType *t, int64_t n) {
+  SrTypeBuilder b;
+  sr_type_builder(&b, t);
+  memmove(b.dims + 1, b.dims, (size_t)b.ndim * sizeof b.dims[0]);
+  memset(&b.dims[0], 0, sizeof b.dims[0]);
+  b.dims[0].size = n;
+  b.ndim++;
+  return sr_type_get(&b);
+}
+
+static SrVal *bools(int n, int v) {
+  SrVal *t = sr_seq(NULL, SR_V_TUPLE, n);
+  for (int i = 0; i < n; i++) sr_seq_push(NULL, t, sr_bool(v));
+  return t;
+}
+
+static SrVal *lax_scan(SrInterp *I, SrArgs *a) {
+  SrVal *p[7];
+  if (sr_args_parse(I, a, "scan", "f, init, xs=, length=, reverse=, unroll=, _split_transpose=", p) < 0) return NULL;
+  SrVal *f = p[0];
+  if (!sr_is_callable(f)) return sr_raise(I, "TypeError", "lax.scan: f argument should be a callable.");
+  SrVal *xs = p[2] ? p[2] : sr_none();
+  int reverse = p[4] && sr_val_truthy(p[4]);
+  SrVal *init_leaves = sr_pytree_flatten(I, p[1]);
+  SrVal *xs_leaves = init_leaves ? sr_pytree_flatten(I, xs) : NULL;
+  SrVal *result = NULL, *out_tree = NULL, *captured = NULL, *carry_arg = NULL, *x_arg = NULL;
+  const SrType **ctypes = NULL, **xtypes = NULL, **otypes = NULL;
+  SrJaxpr *body = NULL;
+  SrPList ps = {0};
+  if (!xs_leaves) goto done;
+  int nc = init_leaves->seq.n, nx = xs_leaves->seq.n;
+  /* the length (_infer_scan_length) */
+  int64_t length = -1;
+  for (int i = 0; i < nx; i++) {
+    const SrType *t = vtype(I, xs_leaves->seq.items[i]);
+    if (t->ndim == 0) {
+      SrBuf b = SR_BUF_INIT;
+      sr_val_repr(&b, xs_leaves->seq.items[i]);
+      sr_raise(I, "ValueError", "scan got value with no leading axis to scan over: %s.", b.p);
+      sr_buf_free(&b);
+      goto done;
+    }
+    if (t->dims[0].nax) {
+      SrBuf b = SR_BUF_INIT;
+      for (int k = 0; k < nx; k++) {
+        SrVal *sp = sr_api_type_spec(vtype(I, xs_leaves->seq.items[k]));
+        if (k) sr_buf_puts(&b, ", ");
+        sr_val_repr(&b, sp);
+        sr_unref(sp);
+      }
+      sr_raise(I, "ValueError", "0th dimension of all xs should be replicated. Got %s", b.p);
+      sr_buf_free(&b);
+      goto done;
+    }
+  }
+  if (p[3] && p[3]->kind != SR_V_NONE) {
+    if (sr_as_int(I, p[3], "length", &length) < 0) goto done;
+    for (int i = 0; i < nx; i++)
+      if (vtype(I, xs_leaves->seq.items[i])->dims[0].size != length) {
+        SrBuf b = SR_BUF_INIT;
+        sr_buf_putc(&b, '[');
+        for (int k = 0; k < nx; k++)
+          sr_buf_printf(&b, k ? ", %lld" : "%lld", (long long)vtype(I, xs_leaves->seq.items[k])->dims[0].size);
+        sr_buf_putc(&b, ']');
+        sr_raise(I, "ValueError", "scan got `length` argument of %lld which disagrees with leading axis sizes %s.",
+                 (long long)length, b.p);
+        sr_buf_free(&b);
+        goto done;
+      }
+  } else {
+    for (int i = 0; i < nx; i++) {
+      int64_t l = vtype(I, xs_leaves->seq.items[i])->dims[0].size;
+      if (length >= 0 && l != length) {
+        SrBuf b = SR_BUF_INIT;
+        for (int k = 0; k < nx; k++)
+          sr_buf_printf(&b, k ? ", %lld" : "%lld", (long long)vtype(I, xs_leaves->seq.items[k])->dims[0].size);
+        sr_raise(I, "ValueError", "scan got values with different leading axis sizes: %s.", b.p);
+        sr_buf_free(&b);
+        goto done;
+      }
+      length = l;
+    }
+    if (length < 0) {
+      sr_raise(I, "ValueError", "scan got no values to scan over and `length` not provided.");
+      goto done;
+    }
+  }
+  xtypes = sr_xcalloc((size_t)nx + 1, sizeof *xtypes);
+  for (int i = 0; i < nx; i++) xtypes[i] = drop_leading(vtype(I, xs_leaves->seq.items[i]));
+  x_arg = sr_api_abstract_like(xs, xtypes, nx);
+  for (int pass = 0; pass < 2; pass++) {
+    free(ctypes);
+    ctypes = leaf_types(I, init_leaves);
+    sr_unref(carry_arg);
+    carry_arg = sr_api_abstract_like(p[1], ctypes, nc);
+    if (body) sr_program_unref(body->prog);
+    sr_unref(out_tree);
+    sr_unref(captured);
+    out_tree = captured = NULL;
+    SrVal *bargs[2] = {carry_arg, x_arg};
+    body = sr_api_trace(I, f, 2, bargs, NULL, &out_tree, &captured);
+    if (!body) goto done;
+    if (!sr_is_seq(out_tree) || out_tree->kind == SR_V_SET || out_tree->seq.n != 2) {
+      SrBuf b = SR_BUF_INIT;
+      sr_val_repr(&b, out_tree);
+      sr_raise(I, "TypeError", "scan body output must be a pair, got %s.", b.p);
+      sr_buf_free(&b);
+      goto done;
+    }
+    if (sr_api_n_leaves(I, out_tree->seq.items[0]) != nc) {
+      sr_raise(I, "TypeError",
+               "scan body function carry input and carry output must have the same pytree structure, but they "
+               "differ:\n\nthe input carry has %d leaves and the carry output has %d\n\nRevise the function so that "
+               "the carry output has the same pytree structure as the carry input.",
+               nc, sr_api_n_leaves(I, out_tree->seq.items[0]));
+      goto done;
+    }
+    uint32_t ncap = body->nin - (uint32_t)(nc + nx);
+    free(otypes);
+    otypes = sr_xcalloc(body->nout + 1, sizeof *otypes);
+    for (uint32_t i = 0; i < body->nout; i++) otypes[i] = body->outvars[i]->type ? body->outvars[i]->type : NULL;
+    (void)ncap;
+    if (pass == 0) {
+      int ch = promote_weak_carry(I, init_leaves, otypes);
+      if (ch < 0) goto done;
+      if (!ch) break;
+    }
+  }
+  for (int i = 0; i < nc; i++)
+    if (!typematch(ctypes[i], otypes[i])) {
+      carry_type_error(I, "scan body", f, ctypes, otypes, nc);
+      goto done;
+    }
+  {
+    int ncap = captured->seq.n;
+    int64_t unroll = 1;
+    if (p[5] && p[5]->kind == SR_V_BOOL) unroll = p[5]->i ? (length > 1 ? length : 1) : 1;
+    else if (p[5] && sr_as_int(I, p[5], "unroll", &unroll) < 0) goto done;
+    if (unroll < 0) {
+      sr_raise(I, "ValueError", "`unroll` must be a `bool` or a non-negative `int`.");
+      goto done;
+    }
+    sr_plist_add(&ps, "_split_transpose", sr_bool(p[6] && sr_val_truthy(p[6])));
+    sr_plist_add(&ps, "jaxpr", sr_jaxpr_val(NULL, body));
+    sr_plist_add(&ps, "length", sr_int(NULL, length));
+    sr_plist_add(&ps, "linear", bools(ncap + nc + nx, 0));
+    sr_plist_add(&ps, "num_carry", sr_int(NULL, nc));
+    sr_plist_add(&ps, "num_consts", sr_int(NULL, ncap));
+    sr_plist_add(&ps, "reverse", sr_bool(reverse));
+    sr_plist_add(&ps, "unroll", sr_int(NULL, unroll));
+    SrVal *ops = sr_seq(NULL, SR_V_LIST, 0);
+    for (int i = 0; i < ncap; i++) sr_seq_push(NULL, ops, sr_ref(captured->seq.items[i]));
+    for (int i = 0; i < nc; i++) sr_seq_push(NULL, ops, sr_ref(init_leaves->seq.items[i]));
+    for (int i = 0; i < nx; i++) sr_seq_push(NULL, ops, sr_ref(xs_leaves->seq.items[i]));
+    uint32_t nout = body->nout;
+    const SrType **outs = sr_xcalloc(nout + 1, sizeof *outs);
+    for (uint32_t i = 0; i < nout; i++) outs[i] = (int)i < nc ? otypes[i] : add_leading(otypes[i], length);
+    SrVal *r = sr_api_bind_typed(I, SR_P_scan, ops->seq.n, ops->seq.items, &ps, outs, nout);
+    free(outs);
+    sr_unref(ops);
+    if (r) result = sr_pytree_unflatten(out_tree, r);
+    sr_unref(r);
+  }
+done:
+  sr_plist_free(&ps);
+  if (body) sr_program_unref(body->prog);
+  free(ctypes);
+  free(xtypes);
+  free(otypes);
+  sr_unref(carry_arg);
+  sr_unref(x_arg);
+  sr_unref(out_tree);
+  sr_unref(captured);
+  sr_unref(init_leaves);
+  sr_unref(xs_leaves);
+  return result;
+}
+
+/* Traces the branches of a cond / switch on the operands' types, sharing
+   the captured values (_merge_common_consts); the jaxprs are returned in
+   js[], the shared constants in *consts. */
+static int trace_branches(SrInterp *I, int nb, SrVal **fns, SrVal *ops, SrJaxpr **js, SrVal **consts,
+                          SrVal **out_tree) {
+  SrVal *caps[64] = {0};
+  SrVal *merged = sr_seq(NULL, SR_V_LIST, 0);
+  int ok = 1, need_retrace = 0;
+  for (int b = 0; b < nb && ok; b++) {
+    SrVal *tree = NULL;
+    js[b] = sr_api_trace(I, fns[b], ops->seq.n, ops->seq.items, NULL, &tree, &caps[b]);
+    if (!js[b]) {
+      ok = 0;
+      break;
+    }
+    if (b == 0) *out_tree = tree;
+    else sr_unref(tree);
+    for (int i = 0; i < caps[b]->seq.n; i++) {
+      SrVal *c = caps[b]->seq.items[i];
+      int seen = 0;
+      for (int k = 0; k < merged->seq.n && !seen; k++) {
+        SrArrayObj *x = sr_array_of(merged->seq.items[k]), *y = sr_array_of(c);
+        seen = merged->seq.items[k] == c || (x && y && x->kind == y->kind &&
+                                             ((x->kind == SR_AV_TRACER && x->var == y->var) ||
+                                              (x->kind == SR_AV_CONCRETE && x->data == y->data)));
+      }
+      if (!seen) sr_seq_push(NULL, merged, sr_ref(c));
+    }
+  }
+  for (int b = 0; b < nb && ok; b++) need_retrace |= caps[b]->seq.n != merged->seq.n;
+  if (ok && need_retrace) {
+    for (int b = 0; b < nb && ok; b++) {
+      if (caps[b]->seq.n == merged->seq.n) continue;
+      sr_program_unref(js[b]->prog);
+      sr_unref(caps[b]);
+      caps[b] = NULL;
+      js[b] = sr_api_trace(I, fns[b], ops->seq.n, ops->seq.items, merged, NULL, &caps[b]);
+      if (!js[b]) ok = 0;
+      else if (caps[b]->seq.n != merged->seq.n) {
+        sr_raise(I, "RuntimeError", "cond: the branches' captured values could not be merged");
+        ok = 0;
+      }
+    }
+  }
+  for (int b = 0; b < nb; b++) sr_unref(caps[b]);
+  if (!ok) {
+    for (int b = 0; b < nb; b++)
+      if (js[b]) {
+        sr_program_unref(js[b]->prog);
+        js[b] = NULL;
+      }
+    sr_unref(merged);
+    return -1;
+  }
+  *consts = merged;
+  return 0;
+}
+
+/* The key path (keystr) of every leaf of a pytree, pushed to paths as
+   strings: "[0]", "['w']", "" for a lone leaf. */
+static void leaf_paths(SrInterp *I, SrVal *v, SrBuf *path, SrVal *paths) {
+  SrVal *ch = sr_pytree_children(v);
+  if (!ch) {
+    sr_seq_push(NULL, paths, sr_str(NULL, path->p ? path->p : "", path->len));
+    return;
+  }
+  size_t at = path->len;
+  for (int i = 0; i < ch->seq.n; i++) {
+    if (v->kind == SR_V_DICT) {
+      /* the children are the dict's values in key order: find each key */
+      int k = 0;
+      while (k < v->dict.n && v->dict.vals[k] != ch->seq.items[i]) k++;
+      sr_buf_puts(path, "[");
+      if (k < v->dict.n) sr_val_repr(path, v->dict.keys[k]);
+      sr_buf_puts(path, "]");
+    } else if (v->kind == SR_V_TUPLE || v->kind == SR_V_LIST) {
+      sr_buf_printf(path, "[%d]", i);
+    }
+    leaf_paths(I, ch->seq.items[i], path, paths);
+    path->len = at;
+    if (path->p) path->p[at] = 0;
+  }
+  sr_unref(ch);
+}
+
+/* repr(tuple(axes)) in the mesh's order: ('X',), ('X', 'Y') */
+static void axes_tuple_str(SrBuf *b, const SrMesh *m, SrAxes axes) {
+  int k = 0;
+  sr_buf_puts(b, "(");
+  for (int i = 0; i < SR_MAX_AXES; i++)
+    if (axes >> i & 1) sr_buf_printf(b, k++ ? ", '%s'" : "'%s'", m && i < m->n ? m->names[i] : "?");
+  sr_buf_puts(b, k == 1 ? ",)" : ")");
+}
+
+/* conditionals._check_branch_outputs on types: a1 are the outputs of
+   name1 (true_fun, or branch 0), a2 those of name2. */
+static void branch_type_error(SrInterp *I, const char *api, const char *name1, const char *name2, SrVal *f1, SrVal *f2,
+                              SrVal *tree, const SrJaxpr *j1, const SrJaxpr *j2) {
+  SrVal *paths = sr_seq(NULL, SR_V_LIST, 0);
+  SrBuf path = SR_BUF_INIT;
+  if (tree) leaf_paths(I, tree, &path, paths);
+  sr_buf_free(&path);
+  const SrMesh *m = sr_api_mesh(I);
+  int total = 0, k = 0, npv = 0;
+  for (uint32_t i = 0; i < j1->nout; i++) total += !typematch(j1->outvars[i]->type, j2->outvars[i]->type);
+  SrBuf diffs = SR_BUF_INIT, pv = SR_BUF_INIT;
+  for (uint32_t i = 0; i < j1->nout; i++) {
+    const SrType *a1 = j1->outvars[i]->type, *a2 = j2->outvars[i]->type;
+    if (typematch(a1, a2)) continue;
+    SrBuf comp = SR_BUF_INIT;
+    if ((int)i < paths->seq.n && paths->seq.items[i]->str.n)
+      sr_buf_printf(&comp, " at path %.*s", (int)paths->seq.items[i]->str.n, paths->seq.items[i]->str.s);
+    const char *c = comp.p ? comp.p : "";
+    SrBuf d = SR_BUF_INIT;
+    sr_buf_printf(&d, "the output of %s%s has type ", name1, c);
+    sr_type_str(&d, a1, 0);
+    sr_buf_printf(&d, " but the corresponding output of %s has type ", name2);
+    sr_type_str(&d, a2, 0);
+    /* core.aval_mismatch_extra */
+    const char *mm[3];
+    int nm = 0;
+    int same_shape = a1->ndim == a2->ndim;
+    for (int x = 0; same_shape && x < a1->ndim; x++) same_shape = a1->dims[x].size == a2->dims[x].size;
+    if (a1->dtype != a2->dtype) mm[nm++] = "the dtypes do not match";
+    if (!same_shape) mm[nm++] = "the shapes do not match";
+    if (a1->varying != a2->varying || a1->unreduced != a2->unreduced || a1->reduced != a2->reduced)
+      mm[nm++] = "the manual axis types do not match";
+    if (nm == 1) sr_buf_printf(&d, ", so %s", mm[0]);
+    else if (nm == 2) sr_buf_printf(&d, ", so %s, and %s", mm[0], mm[1]);
+    else if (nm == 3) sr_buf_printf(&d, ", so %s, %s, and %s", mm[0], mm[1], mm[2]);
+    if (total == 1) {
+      d.p[0] = (char)(d.p[0] - 'a' + 'A');
+      sr_buf_printf(&diffs, "%s.\n", d.p);
+    } else {
+      k++;
+      sr_buf_printf(&diffs, "%s  * %s%s", k > 1 ? "\n" : "", d.p, k < total ? ";" : ".\n");
+    }
+    sr_buf_free(&d);
+    /* the pcast hints, as the comprehension over (name1, a2, a1) and
+       (name2, a1, a2) writes them */
+    const SrType *pa[2][2] = {{a2, a1}, {a1, a2}};
+    const char *pn[2] = {name1, name2};
+    for (int q = 0; q < 2; q++) {
+      const SrType *x1 = pa[q][0], *x2 = pa[q][1];
+      if (x1->varying == x2->varying || !(x2->varying & ~x1->varying)) continue;
+      SrBuf h = SR_BUF_INIT;
+      sr_buf_puts(&h, "applying `jax.lax.pcast(..., ");
+      axes_tuple_str(&h, m, x1->varying & ~x2->varying);
+      sr_buf_printf(&h, ", to='varying')` to the output of %s%s", pn[q], c);
+      if (pv.len) sr_buf_puts(&pv, "\n");
+      sr_buf_printf(&pv, "%s", h.p);
+      sr_buf_free(&h);
+      npv++;
+    }
+    sr_buf_free(&comp);
+  }
+  SrBuf pmsg = SR_BUF_INIT;
+  if (npv == 1) {
+    sr_buf_printf(&pmsg, "This might be fixed by %s.\n", pv.p);
+  } else if (npv > 1) {
+    /* one hint a line: "  * ...;" and the last "  * ...." */
+    sr_buf_puts(&pmsg, "This might be fixed by:\n");
+    const char *s = pv.p;
+    for (int i = 0; i < npv; i++) {
+      const char *e = strchr(s, '\n');
+      size_t n = e ? (size_t)(e - s) : strlen(s);
+      sr_buf_printf(&pmsg, "  * %.*s%s\n", (int)n, s, i + 1 < npv ? ";" : ".");
+      s = e ? e + 1 : s + n;
+    }
+  }
+  if (npv)
+    sr_buf_puts(&pmsg, "See https://docs.jax.dev/en/latest/notebooks/shard_map.html#scan-vma for more information.\n\n");
+  sr_raise(I, "TypeError",
+           "%s branches must have equal output types but they differ.\n\n%s is %s\n%s is %s\n\n%s\n%sRevise %s and/or "
+           "%s so that all output types match.",
+           api, name1, sr_vjp_fun_info(f1), name2, sr_vjp_fun_info(f2), diffs.p ? diffs.p : "", pmsg.p ? pmsg.p : "",
+           name1, name2);
+  sr_buf_free(&diffs);
+  sr_buf_free(&pv);
+  sr_buf_free(&pmsg);
+  sr_unref(paths);
+}
+
+/* Binds cond with index and branches (index 0 first). */
+static SrVal *bind_cond(SrInterp *I, SrVal *index, int nb, SrVal **fns, SrVal *operands, const char *name) {
+  SrVal *ops = sr_seq(NULL, SR_V_TUPLE, 0);
+  for (int i = 0; sr_is_seq(operands) && i < operands->seq.n; i++) sr_seq_push(NULL, ops, sr_ref(operands->seq.items[i]));
+  SrJaxpr *js[64] = {0};
+  SrVal *consts = NULL, *out_tree = NULL, *result = NULL;
+  if (trace_branches(I, nb, fns, ops, js, &consts, &out_tree) == 0) {
+    /* every branch must give the same types (_check_branch_outputs) */
+    int ok = 1;
+    for (int b = 1; b < nb && ok; b++) {
+      ok = js[b]->nout == js[0]->nout;
+      for (uint32_t i = 0; ok && i < js[0]->nout; i++) ok = typematch(js[0]->outvars[i]->type, js[b]->outvars[i]->type);
+    }
+    if (!ok) {
+      /* the first branch that differs from the reference one: cond
+         compares true_fun (index 1) with false_fun, switch branch 0 with
+         the others */
+      int is_cond = strcmp(name, "cond") == 0;
+      int r = is_cond ? 1 : 0, o = is_cond ? 0 : 1;
+      for (int b = 1; !is_cond && b < nb; b++) {
+        int same = js[b]->nout == js[0]->nout;
+        for (uint32_t i = 0; same && i < js[0]->nout; i++) same = typematch(js[0]->outvars[i]->type, js[b]->outvars[i]->type);
+        if (!same) {
+          o = b;
+          break;
+        }
+      }
+      char n2[32];
+      snprintf(n2, sizeof n2, "branch%d", o);
+      const char *name1 = is_cond ? "true_fun" : "branch 0", *name2 = is_cond ? "false_fun" : n2;
+      if (js[r]->nout != js[o]->nout)
+        sr_raise(I, "TypeError",
+                 "%s branch outputs must have the same pytree structure, but they differ:\n\n%s is %s\n%s is %s\n\n"
+                 "%s has %u outputs and %s has %u\n\nRevise %s and/or %s so that they have the same pytree structure.",
+                 name, name1, sr_vjp_fun_info(fns[r]), name2, sr_vjp_fun_info(fns[o]), name1, js[r]->nout, name2,
+                 js[o]->nout, name1, name2);
+      else
+        branch_type_error(I, name, name1, name2, fns[r], fns[o], out_tree, js[r], js[o]);
+    } else {
+      SrVal *br = sr_seq(NULL, SR_V_TUPLE, nb);
+      for (int b = 0; b < nb; b++) sr_seq_push(NULL, br, sr_jaxpr_val(NULL, js[b]));
+      SrPList ps = {0};
+      sr_plist_add(&ps, "branches", br);
+      SrVal *in = sr_seq(NULL, SR_V_LIST, 0);
+      sr_seq_push(NULL, in, sr_ref(index));
+      for (int i = 0; i < consts->seq.n; i++) sr_seq_push(NULL, in, sr_ref(consts->seq.items[i]));
+      SrVal *leaves = sr_pytree_flatten(I, ops);
+      for (int i = 0; leaves && i < leaves->seq.n; i++) sr_seq_push(NULL, in, sr_ref(leaves->seq.items[i]));
+      sr_unref(leaves);
+      const SrType **outs = sr_xcalloc(js[0]->nout + 1, sizeof *outs);
+      for (uint32_t i = 0; i < js[0]->nout; i++) outs[i] = js[0]->outvars[i]->type;
+      SrVal *r = sr_api_bind_typed(I, SR_P_cond, in->seq.n, in->seq.items, &ps, outs, js[0]->nout);
+      free(outs);
+      sr_plist_free(&ps);
+      sr_unref(in);
+      if (r) result = sr_pytree_unflatten(out_tree, r);
+      sr_unref(r);
+    }
+    for (int b = 0; b < nb; b++) sr_program_unref(js[b]->prog);
+  }
+  sr_unref(consts);
+  sr_unref(out_tree);
+  sr_unref(ops);
+  return result;
+}
+
+static SrVal *lax_cond(SrInterp *I, SrArgs *a) {
+  if (a->n < 3) return sr_raise(I, "TypeError", "cond() missing required arguments: pred, true_fun, false_fun");
+  SrVal *pred = arr(I, a->v[0]);
+  if (!pred) return NULL;
+  const SrType *t = vtype(I, pred);
+  SrVal *result = NULL;
+  if (t->ndim != 0) {
+    SrBuf b = SR_BUF_INIT;
+    sr_shape_str(&b, t);
+    sr_raise(I, "TypeError", "Pred must be a scalar, got %s of shape %s.", "a value", b.p);
+    sr_buf_free(&b);
+  } else {
+    SrVal *p = sr_ref(pred);
+    if (t->dtype != SR_BOOL) {
+      SrVal *z = sr_int(NULL, 0);
+      SrVal *zc = sr_lax_convert(I, z, t->dtype, t->weak, NULL);
+      sr_unref(p);
+      p = zc ? sr_lax_binary(I, SR_P_ne, pred, zc) : NULL;
+      sr_unref(z);
+      sr_unref(zc);
+    }
+    SrVal *index = p ? sr_lax_convert(I, p, SR_I32, 0, NULL) : NULL;
+    if (index) {
+      SrVal *fns[2] = {a->v[2], a->v[1]};
+      SrVal *ops = sr_seq(NULL, SR_V_TUPLE, a->n - 3);
+      for (int i = 3; i < a->n; i++) sr_seq_push(NULL, ops, sr_ref(a->v[i]));
+      result = bind_cond(I, index, 2, fns, ops, "cond");
+      sr_unref(ops);
+    }
+    sr_unref(index);
+    sr_unref(p);
+  }
+  sr_unref(pred);
+  return result;
+}
+
+static SrVal *lax_switch(SrInterp *I, SrArgs *a) {
+  if (a->n < 2 || !sr_is_seq(a->v[1]) || a->v[1]->seq.n < 1 || a->v[1]->seq.n > 64)
+    return sr_raise(I, "TypeError", "switch(index, branches, *operands): branches must be a non-empty sequence");
+  SrVal *idx = arr(I, a->v[0]);
+  if (!idx) return NULL;
+  int nb = a->v[1]->seq.n;
+  SrVal *result = NULL;
+  SrVal *i32 = sr_lax_convert(I, idx, SR_I32, 0, NULL);
+  if (nb == 1) {
+    SrArgs ca = {a->n - 2, a->v + 2, 0, NULL, NULL, NULL};
+    result = sr_call(I, a->v[1]->seq.items[0], &ca);
+  } else if (i32) {
+    SrVal *lo = sr_int(NULL, 0), *hi = sr_int(NULL, nb - 1);
+    SrVal *lo32 = sr_lax_convert(I, lo, SR_I32, 0, NULL), *hi32 = sr_lax_convert(I, hi, SR_I32, 0, NULL);
+    SrVal *cargs[3] = {lo32, sr_ref(i32), hi32};
+    SrVal *cl = NULL;
+    if (sr_auto_insert_reshard(I, 3, cargs) == 0) cl = sr_bind(I, SR_P_clamp, 3, cargs, 0, NULL);
+    for (int i = 0; i < 3; i++) sr_unref(cargs[i]);
+    if (cl) {
+      SrVal *ops = sr_seq(NULL, SR_V_TUPLE, a->n - 2);
+      for (int i = 2; i < a->n; i++) sr_seq_push(NULL, ops, sr_ref(a->v[i]));
+      result = bind_cond(I, cl, nb, a->v[1]->seq.items, ops, "switch");
+      sr_unref(ops);
+    }
+    sr_unref(cl);
+    sr_unref(lo);
+    sr_unref(hi);
+  }
+  sr_unref(i32);
+  sr_unref(idx);
+  return result;
+}
+
+/* while_loop(cond_fun, body_fun, init_val) */
+static SrVal *while_impl(SrInterp *I, SrVal *cond_fun, SrVal *body_fun, SrVal *init) {
+  SrVal *leaves = sr_pytree_flatten(I, init);
+  if (!leaves) return NULL;
+  int n = leaves->seq.n;
+  SrVal *result = NULL, *ctree = NULL, *btree = NULL, *ccap = NULL, *bcap = NULL, *arg = NULL;
+  const SrType **types = NULL, **otypes = NULL;
+  SrJaxpr *cj = NULL, *bj = NULL;
+  SrVal *like = init;
+  for (int pass = 0; pass < 2; pass++) {
+    free(types);
+    types = leaf_types(I, leaves);
+    sr_unref(arg);
+    arg = sr_api_abstract_like(like, types, n);
+    if (cj) sr_program_unref(cj->prog);
+    if (bj) sr_program_unref(bj->prog);
+    sr_unref(ctree);
+    sr_unref(btree);
+    sr_unref(ccap);
+    sr_unref(bcap);
+    ctree = btree = ccap = bcap = NULL;
+    bj = NULL;
+    cj = sr_api_trace(I, cond_fun, 1, &arg, NULL, &ctree, &ccap);
+    if (!cj) goto done;
+    bj = sr_api_trace(I, body_fun, 1, &arg, NULL, &btree, &bcap);
+    if (!bj) goto done;
+    if (cj->nout != 1 || cj->outvars[0]->type->ndim != 0 || cj->outvars[0]->type->dtype != SR_BOOL) {
+      SrBuf b = SR_BUF_INIT;
+      sr_buf_putc(&b, '[');
+      for (uint32_t i = 0; i < cj->nout; i++) {
+        if (i) sr_buf_puts(&b, ", ");
+        sr_aval_repr(&b, cj->outvars[i]->type);
+      }
+      sr_buf_putc(&b, ']');
+      sr_raise(I, "TypeError", "cond_fun must return a boolean scalar, but got output type(s) %s.", b.p);
+      sr_buf_free(&b);
+      goto done;
+    }
+    if ((int)bj->nout != n) {
+      sr_raise(I, "TypeError",
+               "while_loop body function carry input and carry output must have the same pytree structure, but "
+               "they differ:\n\nthe input carry has %d leaves and the carry output has %u\n\nRevise the function so "
+               "that the carry output has the same pytree structure as the carry input.",
+               n, bj->nout);
+      goto done;
+    }
+    free(otypes);
+    otypes = sr_xcalloc((size_t)n + 1, sizeof *otypes);
+    for (int i = 0; i < n; i++) otypes[i] = bj->outvars[i]->type;
+    if (pass == 0) {
+      int ch = promote_weak_carry(I, leaves, otypes);
+      if (ch < 0) goto done;
+      if (!ch) break;
+    }
+  }
+  for (int i = 0; i < n; i++)
+    if (!typematch(types[i], otypes[i])) {
+      carry_type_error(I, "while_loop body", body_fun, types, otypes, n);
+      goto done;
+    }
+  {
+    SrPList ps = {0};
+    sr_plist_add(&ps, "body_jaxpr", sr_jaxpr_val(NULL, bj));
+    sr_plist_add(&ps, "body_nconsts", sr_int(NULL, bcap->seq.n));
+    sr_plist_add(&ps, "cond_jaxpr", sr_jaxpr_val(NULL, cj));
+    sr_plist_add(&ps, "cond_nconsts", sr_int(NULL, ccap->seq.n));
+    SrVal *ops = sr_seq(NULL, SR_V_LIST, 0);
+    for (int i = 0; i < ccap->seq.n; i++) sr_seq_push(NULL, ops, sr_ref(ccap->seq.items[i]));
+    for (int i = 0; i < bcap->seq.n; i++) sr_seq_push(NULL, ops, sr_ref(bcap->seq.items[i]));
+    for (int i = 0; i < n; i++) sr_seq_push(NULL, ops, sr_ref(leaves->seq.items[i]));
+    SrVal *r = sr_api_bind_typed(I, SR_P_while, ops->seq.n, ops->seq.items, &ps, otypes, (uint32_t)n);
+    sr_plist_free(&ps);
+    sr_unref(ops);
+    if (r) result = sr_pytree_unflatten(init, r);
+    sr_unref(r);
+  }
+done:
+  if (cj) sr_program_unref(cj->prog);
+  if (bj) sr_program_unref(bj->prog);
+  free(types);
+  free(otypes);
+  sr_unref(arg);
+  sr_unref(ctree);
+  sr_unref(btree);
+  sr_unref(ccap);
+  sr_unref(bcap);
+  sr_unref(leaves);
+  return result;
+}
+
+static SrVal *lax_while_loop(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "while_loop", "cond_fun, body_fun, init_val", p) < 0) return NULL;
+  return while_impl(I, p[0], p[1], p[2]);
+}
+
+/* fori_loop's bodies: (i, x) -> (i + 1, body(i, x)) for scan and
+   (i, upper, x) -> (i + 1, upper, body(i, x)) for while, and i < upper. */
+static SrVal *fori_scan_body(SrInterp *I, SrArgs *a) {
+  SrVal *body = sr_current_builtin(I)->data;
+  SrVal *carry = a->v[0];
+  SrVal *i = carry->seq.items[0], *x = carry->seq.items[1];
+  SrVal *one = sr_int(NULL, 1);
+  SrVal *addv[2] = {i, one};
+  SrArgs aa = {2, addv, 0, NULL, NULL, NULL};
+  SrVal *i1 = sr_call(I, sr_lookup_qualname("jax.numpy.add"), &aa);
+  sr_unref(one);
+  if (!i1) return NULL;
+  SrVal *bv[2] = {i, x};
+  SrArgs ba = {2, bv, 0, NULL, NULL, NULL};
+  SrVal *nx = sr_call(I, body, &ba);
+  if (!nx) {
+    sr_unref(i1);
+    return NULL;
+  }
+  SrVal *c = sr_seq(NULL, SR_V_TUPLE, 2);
+  sr_seq_push(NULL, c, i1);
+  sr_seq_push(NULL, c, nx);
+  SrVal *r = sr_seq(NULL, SR_V_TUPLE, 2);
+  sr_seq_push(NULL, r, c);
+  sr_seq_push(NULL, r, sr_none());
+  return r;
+}
+
+static SrVal *fori_while_body(SrInterp *I, SrArgs *a) {
+  SrVal *body = sr_current_builtin(I)->data;
+  SrVal *carry = a->v[0];
+  SrVal *i = carry->seq.items[0], *upper = carry->seq.items[1], *x = carry->seq.items[2];
+  const SrType *it = vtype(I, i);
+  SrVal *one = sr_int(NULL, 1);
+  SrVal *c1 = sr_lax_convert(I, one, it->dtype, it->weak, NULL);
+  SrVal *i1 = c1 ? sr_lax_binary(I, SR_P_add, i, c1) : NULL;
+  sr_unref(one);
+  sr_unref(c1);
+  if (!i1) return NULL;
+  SrVal *bv[2] = {i, x};
+  SrArgs ba = {2, bv, 0, NULL, NULL, NULL};
+  SrVal *nx = sr_call(I, body, &ba);
+  if (!nx) {
+    sr_unref(i1);
+    return NULL;
+  }
+  SrVal *r = sr_seq(NULL, SR_V_TUPLE, 3);
+  sr_seq_push(NULL, r, i1);
+  sr_seq_push(NULL, r, sr_ref(upper));
+  sr_seq_push(NULL, r, nx);
+  return r;
+}
+
+static SrVal *fori_cond(SrInterp *I, SrArgs *a) {
+  SrVal *carry = a->v[0];
+  return sr_lax_binary(I, SR_P_lt, carry->seq.items[0], carry->seq.items[1]);
+}
+
+static int is_concrete_int(SrVal *v, int64_t *out) {
+  if (v->kind == SR_V_INT || v->kind == SR_V_BOOL) {
+    *out = v->i;
+    return 1;
+  }
+  SrArrayObj *a = sr_array_of(v);
+  if (a && a->kind == SR_AV_ABSTRACT && a->has_value && a->type->ndim == 0 && !sr_dtype_is_inexact(a->type->dtype)) {
+    *out = a->value.i;
+    return 1;
+  }
+  return 0;
+}
+
+static SrVal *lax_fori_loop(SrInterp *I, SrArgs *a) {
+  SrVal *p[5];
+  if (sr_args_parse(I, a, "fori_loop", "lower, upper, body_fun, init_val, *, unroll=", p) < 0) return NULL;
+  if (!sr_is_callable(p[2])) return sr_raise(I, "TypeError", "fori_loop: body_fun must be callable");
+  SrVal *lo = arr(I, p[0]), *hi = lo ? arr(I, p[1]) : NULL;
+  if (!hi) {
+    sr_unref(lo);
+    return NULL;
+  }
+  const SrType *lt = vtype(I, lo), *ht = vtype(I, hi);
+  SrDtype dt = lt->dtype;
+  SrVal *result = NULL;
+  if (lt->dtype != ht->dtype) {
+    int ok = 0;
+    if (sr_dtype_kind(lt->dtype) == SR_DK_INT && sr_dtype_kind(ht->dtype) == SR_DK_INT) {
+      if (lt->weak && !ht->weak) dt = ht->dtype, ok = 1;
+      else if (!lt->weak && ht->weak) dt = lt->dtype, ok = 1;
+    }
+    if (!ok) {
+      sr_raise(I, "TypeError", "lower and upper arguments to fori_loop must have equal types, got %s and %s",
+               sr_dtype_name(lt->dtype), sr_dtype_name(ht->dtype));
+      goto done;
+    }
+  }
+  int64_t l, u;
+  if (is_concrete_int(lo, &l) && is_concrete_int(hi, &u)) {
+    /* the trip count is static: a scan */
+    int64_t length = u - l > 0 ? u - l : 0;
+    SrVal *body = sr_builtin_with("scanned_fun", fori_scan_body, sr_ref(p[2]), (void (*)(void *))sr_unref);
+    SrVal *carry = sr_seq(NULL, SR_V_TUPLE, 2);
+    sr_seq_push(NULL, carry, sr_int(NULL, l));
+    sr_seq_push(NULL, carry, sr_ref(p[3]));
+    SrVal *len = sr_int(NULL, length);
+    SrVal *unroll = p[4] && p[4]->kind != SR_V_NONE ? p[4] : sr_bool(0);
+    const char *kw[2] = {sr_intern_cstr("length"), sr_intern_cstr("unroll")};
+    SrVal *kwv[2] = {len, unroll};
+    SrVal *argv[3] = {body, carry, sr_none()};
+    SrArgs sa = {3, argv, 2, kw, kwv, NULL};
+    SrVal *r = lax_scan(I, &sa);
+    if (r) result = sr_ref(r->seq.items[0]->seq.items[1]);
+    sr_unref(r);
+    sr_unref(len);
+    sr_unref(carry);
+    sr_unref(body);
+  } else {
+    if (p[4] && p[4]->kind != SR_V_NONE && !(p[4]->kind == SR_V_BOOL && !p[4]->i) &&
+        !(p[4]->kind == SR_V_INT && p[4]->i == 1)) {
+      sr_raise(I, "ValueError", "Can only use `unroll` in `fori_loop` if the loop bounds are statically known.");
+      goto done;
+    }
+    SrVal *l2 = sr_lax_convert(I, lo, dt, lt->dtype == dt ? lt->weak : 0, NULL);
+    SrVal *h2 = l2 ? sr_lax_convert(I, hi, dt, ht->dtype == dt ? ht->weak : 0, NULL) : NULL;
+    if (h2) {
+      SrVal *body = sr_builtin_with("while_body_fun", fori_while_body, sr_ref(p[2]), (void (*)(void *))sr_unref);
+      SrVal *cond = sr_builtin_with("_fori_cond_fun", fori_cond, NULL, NULL);
+      SrVal *carry = sr_seq(NULL, SR_V_TUPLE, 3);
+      sr_seq_push(NULL, carry, sr_ref(l2));
+      sr_seq_push(NULL, carry, sr_ref(h2));
+      sr_seq_push(NULL, carry, sr_ref(p[3]));
+      SrVal *r = while_impl(I, cond, body, carry);
+      if (r) result = sr_ref(r->seq.items[2]);
+      sr_unref(r);
+      sr_unref(carry);
+      sr_unref(body);
+      sr_unref(cond);
+    }
+    sr_unref(l2);
+    sr_unref(h2);
+  }
+done:
+  sr_unref(lo);
+  sr_unref(hi);
+  return result;
+}
+
+
+/* ---- registration ---- */
+
+void sr_lax_control_flow_init(void) {
+  static const struct {
+    const char *names;
+    SrBuiltinFn fn;
+    const char *doc;
+  } defs[] = {
+    {"jax.lax.scan", lax_scan, "scan(f, init, xs=None, length=None, reverse=False, unroll=1)"},
+    {"jax.lax.cond", lax_cond, "cond(pred, true_fun, false_fun, *operands)"},
+    {"jax.lax.switch", lax_switch, "switch(index, branches, *operands)"},
+    {"jax.lax.while_loop", lax_while_loop, "while_loop(cond_fun, body_fun, init_val)"},
+    {"jax.lax.fori_loop", lax_fori_loop,
+     "fori_loop(lower, upper, body_fun, init_val): a scan when the bounds are static, else a while"},
+    {NULL, NULL, NULL},
+  };
+  for (int i = 0; defs[i].names; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);
+}

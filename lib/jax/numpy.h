@@ -1,0 +1,57 @@
+/* numpy.h: the numpy-level layer over sr_bind (numpy.c): dtype and rank
+ * promotion, as jax.numpy does before it binds lax primitives, asarray,
+ * and the helpers that read the arguments of API calls.  The jax.numpy,
+ * jax.lax and jax built-ins are written with these; the pytrees
+ * (tree_util.h) and jax.jit's entry points (api.h) come with it. */
+#ifndef SR_JAX_NUMPY_H
+#define SR_JAX_NUMPY_H
+
+#include "jax/api.h"
+#include "jax/trace.h"
+#include "jax/tree_util.h"
+
+/* The dtype JAX gives a mix of operands (weak Python scalars defer to
+   arrays' dtypes), and whether the result is weak. */
+SrDtype sr_jnp_result_dtype(SrInterp *I, int n, SrVal **args, int *weak);
+/* Converts x to dtype dt (a convert_element_type equation for arrays, a
+   retyped literal for Python scalars); a new reference. */
+SrVal *sr_jnp_convert(SrInterp *I, SrVal *x, SrDtype dt, int weak);
+/* Promotes operands in place to one dtype and one rank (broadcast_in_dim
+   adds leading dims); the args array holds new references afterwards. */
+int sr_jnp_promote(SrInterp *I, int n, SrVal **args, const char *fname);
+/* Lists and nested lists of numbers as a concrete or abstract array. */
+SrVal *sr_jnp_asarray(SrInterp *I, SrVal *x, int dtype /* -1: infer */);
+
+/* Binds a primitive with params given as alternating key, value (counted,
+   stolen) pairs ending in NULL. */
+SrVal *sr_bindv(SrInterp *I, int prim_id, int nin, SrVal **in, ...);
+
+/* Helpers for building params. */
+SrVal *sr_int_tuple(const int64_t *v, int n);
+SrVal *sr_none_tuple(int n);
+/* An optional dtype argument (dtype=...): a dtype, a dtype's name, or
+   Python's bool, int, float or complex as dtypes.canonicalize_dtype has
+   them (int is int32 and float float32 unless x64 is on); *out is -1 for
+   None or absent.  The one place a dtype argument is interpreted. */
+int sr_dtype_arg(SrInterp *I, SrVal *v, int *out, const char *what);
+/* The shape of a Python int or tuple of ints. */
+int sr_shape_arg(SrInterp *I, SrVal *v, int64_t *shape, int *ndim, const char *what);
+/* The out_sharding / sharding argument of an API call (P or
+   NamedSharding or None) as a sharding param value; NULL means None. */
+SrVal *sr_sharding_arg(SrInterp *I, SrVal *v, int ndim, const char *what);
+
+/* Array construction from host data (rows of doubles, or of ints), set by
+   exec/ (NULL: arrays are abstract). */
+extern struct SrArray *(*sr_exec_from_host)(SrInterp *I, const SrType *t, const double *re,
+                                            const double *im, const int64_t *iv);
+
+/* Whether the int v is in the range of the integer dtype d (any other
+   dtype: 1). */
+int sr_int_fits(int64_t v, SrDtype d);
+/* JAX's OverflowError for a Python int that the default int dtype (int32,
+   or int64 with x64) cannot hold, as an argument of jit or device_put
+   becomes one ("Python int 4294967296 too large to convert to int32"):
+   -1 then, else 0. */
+int sr_check_py_int(SrInterp *I, const SrVal *v);
+
+#endif

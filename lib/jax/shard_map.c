@@ -1,0 +1,521 @@
+/* shard_map.c: jax.shard_map (jax.experimental.shard_map.shard_map),
+ * after shard_map.py: the body traced over per-device types, the specs
+ * checked, one shard_map equation bound. */
+#include "jax/lax.h"
+#include "jax/jax.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jax/jaxstate.h"
+#include "py/objects.h"
+#include "py/range.h"
+#include "text/print_val.h"
+#include "jax/vjp.h"
+#include "util/intern.h"
+
+static const SrType *vtype(SrInterp *I, SrVal *v) { return sr_value_type(I, v); }
+
+/* ======================================================================
+ * shard_map (shard_map.py: shard_map, _shard_map_staging)
+ * ====================================================================== */
+
+typedef struct SMapFn {
+  SrVal *fn;
+  SrVal *mesh;       /* the mesh argument, or NULL */
+  SrVal *in_specs;   /* NULL: Infer */
+  SrVal *out_specs;
+  SrVal *axis_names; /* NULL or a set */
+  int check_vma;
+  /* set while tracing the body */
+  SrVal *out_specs_flat;
+  const SrMesh *inner;
+} SMapFn;
+
+static void smap_free(void *d) {
+  SMapFn *f = d;
+  sr_unref(f->fn);
+  sr_unref(f->mesh);
+  sr_unref(f->in_specs);
+  sr_unref(f->out_specs);
+  sr_unref(f->axis_names);
+  sr_unref(f->out_specs_flat);
+  free(f);
+}
+
+/* tree_util.broadcast_prefix: one spec per leaf of v. */
+static int spec_prefix(SrInterp *I, SrVal *spec, SrVal *v, SrVal *out, const char *what) {
+  if (spec->kind == SR_V_SPEC || spec->kind == SR_V_NONE) {
+    int n = sr_api_n_leaves(I, v);
+    if (n < 0) return -1;
+    for (int i = 0; i < n; i++) sr_seq_push(NULL, out, sr_ref(spec));
+    return 0;
+  }
+  if ((spec->kind == SR_V_TUPLE || spec->kind == SR_V_LIST) && (v->kind == SR_V_TUPLE || v->kind == SR_V_LIST) &&
+      spec->seq.n == v->seq.n) {
+    for (int i = 0; i < v->seq.n; i++)
+      if (spec_prefix(I, spec->seq.items[i], v->seq.items[i], out, what) < 0) return -1;
+    return 0;
+  }
+  if (spec->kind == SR_V_TUPLE || spec->kind == SR_V_LIST) {
+    sr_raise(I, "ValueError",
+             "%s is not a tree prefix of the corresponding value: the spec has %d entries where the value has %s",
+             what, spec->seq.n, sr_is_seq(v) ? "a different number of children" : "a leaf");
+    return -1;
+  }
+  SrBuf b = SR_BUF_INIT;
+  sr_val_repr(&b, spec);
+  sr_raise(I, "TypeError",
+           "shard_map %s argument must be a pytree of `jax.sharding.PartitionSpec` instances, but:\n\n  %s is %s of "
+           "type %s, \n\nCheck the %s values passed to shard_map.",
+           what, what, b.p, sr_val_kind_name(spec), what);
+  sr_buf_free(&b);
+  return -1;
+}
+
+/* The axes of mesh m a spec's partitions name. */
+static SrAxes spec_axes(const SrSpec *s, const SrMesh *m) {
+  SrAxes a = 0;
+  for (int i = 0; i < s->n; i++)
+    for (int k = 0; k < s->e[i].n; k++) {
+      int ax = s->e[i].names[k] == SR_SPEC_UNCONSTRAINED ? -1 : sr_mesh_axis(m, s->e[i].names[k]);
+      if (ax >= 0) a |= 1u << ax;
+    }
+  return a;
+}
+
+/* The body's output wrapper: f's results with the implicit pvary onto the
+   axes each out_spec names (add_implicit_pvary). */
+static SrVal *smap_body(SrInterp *I, SrArgs *a) {
+  SMapFn *f = sr_current_builtin(I)->data;
+  SrVal *ans = sr_call(I, f->fn, a);
+  if (!ans) return NULL;
+  SrVal *leaves = sr_pytree_flatten(I, ans);
+  SrVal *specs = sr_seq(NULL, SR_V_LIST, 0);
+  if (!leaves || spec_prefix(I, f->out_specs, ans, specs, "out_specs") < 0) {
+    sr_unref(ans);
+    sr_unref(leaves);
+    sr_unref(specs);
+    return NULL;
+  }
+  sr_unref(f->out_specs_flat);
+  f->out_specs_flat = specs;
+  if (f->check_vma) {
+    const SrMesh *m = sr_api_mesh(I);
+    for (int i = 0; i < leaves->seq.n; i++) {
+      SrVal *s = specs->seq.items[i];
+      if (s->kind != SR_V_SPEC) continue;
+      const SrType *t = vtype(I, leaves->seq.items[i]);
+      SrAxes need = spec_axes(s->spec, m) & ~(t ? sr_api_axes_on(t, t->varying, m) : 0);
+      if (!need) continue;
+      SrVal *x = sr_lax_pvary(I, leaves->seq.items[i], need);
+      if (!x) {
+        sr_unref(ans);
+        sr_unref(leaves);
+        return NULL;
+      }
+      sr_unref(leaves->seq.items[i]);
+      leaves->seq.items[i] = x;
+    }
+  }
+  SrVal *r = sr_pytree_unflatten(ans, leaves);
+  sr_unref(ans);
+  sr_unref(leaves);
+  return r;
+}
+
+/* shard_map._shard_shaped_array: an argument's type inside the body. */
+static const SrType *shard_type(const SrType *t, const SrSpec *s, const SrMesh *am, const SrMesh *inner,
+                                int check_vma) {
+  const SrMesh *shape = sr_mesh_shape(am);
+  SrTypeBuilder b;
+  sr_type_builder(&b, t);
+  b.mesh = shape;
+  SrAxes outer_manual = sr_mesh_axes_of_type(am, SR_AXIS_MANUAL);
+  SrAxes inner_explicit = sr_mesh_axes_of_type(inner, SR_AXIS_EXPLICIT);
+  for (int d = 0; d < t->ndim; d++) {
+    SrDim *dim = &b.dims[d];
+    dim->nax = 0;
+    for (int k = 0; k < t->dims[d].nax; k++) {
+      int ax = sr_mesh_axis(shape, t->mesh->names[t->dims[d].ax[k]]);
+      if (ax >= 0 && (inner_explicit & (1u << ax))) dim->ax[dim->nax++] = (uint8_t)ax;
+    }
+    if (d < s->n && dim->size >= 0)
+      for (int k = 0; k < s->e[d].n; k++) {
+        int ax = sr_mesh_axis(am, s->e[d].names[k]);
+        if (ax >= 0 && am->sizes[ax] > 0) dim->size /= am->sizes[ax];
+      }
+  }
+  SrAxes u = sr_api_axes_on(t, t->unreduced, shape) & ~outer_manual;
+  SrAxes r = sr_api_axes_on(t, t->reduced, shape) & ~outer_manual;
+  b.varying = (check_vma ? spec_axes(s, shape) : 0) | sr_api_axes_on(t, t->varying, shape);
+  b.unreduced = (u & inner_explicit) | (check_vma ? u : 0);
+  b.reduced = (r & inner_explicit) | (check_vma ? r : 0);
+  b.ukind = b.unreduced ? t->ukind : SR_UK_NONE;
+  return sr_type_get(&b);
+}
+
+/* shard_map._manual_spec: an argument's spec restricted to the manual axes. */
+static SrVal *manual_spec(SrInterp *I, const SrType *t, SrAxes manual, const SrMesh *am) {
+  SrShardSpec s;
+  sr_shard_of_type(t, &s);
+  if (!s.mesh) s.mesh = sr_mesh_shape(am);
+  for (int d = 0; d < s.ndim; d++) {
+    int keep[SR_MAX_DIM_AXES], n = s.nax[d];
+    for (int k = 0; k < n; k++) {
+      int ax = sr_mesh_axis(am, s.mesh->names[s.ax[d][k]]);
+      keep[k] = ax >= 0 && (manual & (1u << ax));
+    }
+    while (n && !keep[n - 1]) n--;
+    for (int k = 0; k < n; k++)
+      if (!keep[k]) {
+        SrVal *v = sr_shard_to_spec_val(&s);
+        SrBuf b = SR_BUF_INIT;
+        sr_val_repr(&b, v);
+        sr_raise(I, "ValueError", "Invalid spec: %s", b.p);
+        sr_buf_free(&b);
+        sr_unref(v);
+        return NULL;
+      }
+    s.nax[d] = (uint8_t)n;
+  }
+  return sr_shard_to_spec_val(&s);
+}
+
+/* shard_map._check_specs: the leaves of in_specs or out_specs (None
+   skipped) must be P's naming only manual axes.  Collects JAX's lines,
+   "  in_specs[0] is ... of type ..., " for a leaf that is no P, and
+   "  in_specs[0] refers to 'Z'" for an axis that is not manual. */
+static void collect_spec_errors(SrVal *v, SrBuf *path, const char *prefix, const SrMesh *am, SrAxes manual,
+                                SrBuf *types, SrBuf *names) {
+  size_t at = path->len;
+  if (v->kind == SR_V_NONE) return;
+  if (v->kind == SR_V_TUPLE || v->kind == SR_V_LIST) {
+    for (int i = 0; i < v->seq.n; i++) {
+      sr_buf_printf(path, "[%d]", i);
+      collect_spec_errors(v->seq.items[i], path, prefix, am, manual, types, names);
+      path->len = at;
+      path->p[at] = 0;
+    }
+    return;
+  }
+  if (v->kind == SR_V_DICT) {
+    for (int i = 0; i < v->dict.n; i++) {
+      sr_buf_puts(path, "[");
+      sr_val_repr(path, v->dict.keys[i]);
+      sr_buf_puts(path, "]");
+      collect_spec_errors(v->dict.vals[i], path, prefix, am, manual, types, names);
+      path->len = at;
+      path->p[at] = 0;
+    }
+    return;
+  }
+  if (v->kind != SR_V_SPEC) {
+    if (types->len) sr_buf_puts(types, "\n\n");
+    sr_buf_printf(types, "  %s_specs%.*s is ", prefix, (int)at, path->p ? path->p : "");
+    sr_val_str(types, v);
+    sr_buf_printf(types, " of type %s, ", sr_val_kind_name(v));
+    return;
+  }
+  const SrSpec *sp = v->spec;
+  for (int d = 0; d < sp->n; d++)
+    for (int k = 0; k < sp->e[d].n; k++) {
+      const char *nm = sp->e[d].names[k];
+      int ax = nm == SR_SPEC_UNCONSTRAINED ? -1 : sr_mesh_axis(am, nm);
+      if (ax >= 0 && (manual >> ax & 1)) continue;
+      if (names->len) sr_buf_puts(names, "\n\n");
+      sr_buf_printf(names, "  %s_specs%.*s refers to ", prefix, (int)at, path->p ? path->p : "");
+      if (nm == SR_SPEC_UNCONSTRAINED) sr_buf_puts(names, "UNCONSTRAINED");
+      else sr_buf_printf(names, "'%s'", nm);
+    }
+}
+
+static int check_specs(SrInterp *I, SrVal *specs, const char *prefix, const SrMesh *am, SrAxes manual) {
+  SrBuf path = SR_BUF_INIT, types = SR_BUF_INIT, names = SR_BUF_INIT;
+  collect_spec_errors(specs, &path, prefix, am, manual, &types, &names);
+  int rc = 0;
+  if (types.len) {
+    sr_raise(I, "TypeError",
+             "shard_map %s_specs argument must be a pytree of `jax.sharding.PartitionSpec` instances, but:\n\n%s\n\n"
+             "Check the %s_specs values passed to shard_map.",
+             prefix, types.p, prefix);
+    rc = -1;
+  } else if (names.len) {
+    SrBuf m = SR_BUF_INIT;
+    sr_axes_frozenset_str(&m, am, manual);
+    sr_raise(I, "ValueError",
+             "shard_map %s_specs argument must refer to an axis marked as manual (%s), but:\n\n%s\n\n"
+             "Check the %s_specs values passed to shard_map.",
+             prefix, m.p, names.p, prefix);
+    sr_buf_free(&m);
+    rc = -1;
+  }
+  sr_buf_free(&path);
+  sr_buf_free(&types);
+  sr_buf_free(&names);
+  return rc;
+}
+
+/* shard_map._shmap_checks on axis_names: a set or frozenset (empty: all
+   the mesh's axes) of the mesh's axes. */
+static int smap_axis_names(SrInterp *I, SrVal *v, const SrMesh *am, SrAxes *out) {
+  *out = (SrAxes)((1ull << am->n) - 1);
+  if (!v) return 0;
+  if (v->kind != SR_V_SET && v->kind != SR_V_FROZENSET)
+    return sr_raise(I, "TypeError",
+                    "`axis_names` argument of shard_map should be of type `frozenset` or `set`. Got type: <class '%s'>",
+                    sr_val_kind_name(v)),
+           -1;
+  if (!v->seq.n) return 0;
+  int sub = 1;
+  for (int i = 0; i < v->seq.n && sub; i++) {
+    SrVal *e = v->seq.items[i];
+    sub = (e->kind == SR_V_STR || e->kind == SR_V_WORD) && sr_mesh_axis(am, sr_intern(e->str.s, e->str.n)) >= 0;
+  }
+  if (!sub) {
+    SrBuf b = SR_BUF_INIT, c = SR_BUF_INIT;
+    if (v->kind == SR_V_SET) sr_buf_puts(&b, "frozenset(");
+    sr_val_repr(&b, v);
+    if (v->kind == SR_V_SET) sr_buf_puts(&b, ")");
+    sr_axes_frozenset_str(&c, am, (SrAxes)((1ull << am->n) - 1));
+    sr_raise(I, "ValueError", "jax.shard_map requires axis_names=%s to be a subset of mesh.axis_names=%s", b.p, c.p);
+    sr_buf_free(&b);
+    sr_buf_free(&c);
+    return -1;
+  }
+  return sr_api_axis_names(I, v, am, out, "axis_names");
+}
+
+static SrVal *smap_call(SrInterp *I, SrArgs *a) {
+  SMapFn *f = sr_current_builtin(I)->data;
+  if (a->nkw) return sr_raise(I, "TypeError", "a shard_map function takes positional arguments only");
+  const SrMesh *ctx = sr_api_mesh(I), *am;
+  SrVal *mesh_param;
+  if (!f->mesh || f->mesh->kind == SR_V_NONE) {
+    if (!ctx->n)
+      return sr_raise(I, "ValueError", "The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to enter into a mesh context");
+    am = ctx;
+    mesh_param = sr_mesh_val(NULL, ctx);
+  } else {
+    if (f->mesh->kind != SR_V_MESH)
+      return sr_raise(I, "TypeError", "shard_map requires a `jax.sharding.Mesh` or a `jax.sharding.AbstractMesh` instance for its second argument, but got %s.",
+                      sr_val_kind_name(f->mesh));
+    am = f->mesh->mesh->abstract ? f->mesh->mesh : sr_mesh_abstract(f->mesh->mesh, 1);
+    if (ctx->n && (sr_mesh_shape(am) != sr_mesh_shape(ctx) || memcmp(am->types, ctx->types, sizeof am->types))) {
+      SrBuf b = SR_BUF_INIT, c = SR_BUF_INIT;
+      sr_mesh_str(&b, ctx);
+      sr_mesh_str(&c, f->mesh->mesh);
+      sr_raise(I, "ValueError", "The context mesh %s should match the mesh passed to shard_map %s", b.p, c.p);
+      sr_buf_free(&b);
+      sr_buf_free(&c);
+      return NULL;
+    }
+    if (!am->n) return sr_raise(I, "ValueError", "shard_map requires a non-empty mesh. Got Mesh()");
+    mesh_param = sr_ref(f->mesh);
+  }
+  SrAxes axis_names;
+  if (smap_axis_names(I, f->axis_names, am, &axis_names) < 0) {
+    sr_unref(mesh_param);
+    return NULL;
+  }
+  SrAxes explicit_ = sr_mesh_axes_of_type(am, SR_AXIS_EXPLICIT);
+  if (!f->in_specs && (axis_names & ~explicit_)) {
+    SrBuf b = SR_BUF_INIT;
+    sr_axes_frozenset_str(&b, am, axis_names);
+    SrBuf c = SR_BUF_INIT;
+    int k = 0;
+    for (int i = 0; i < am->n; i++)
+      if (axis_names & (1u << i)) sr_buf_printf(&c, k++ ? ", %s" : "%s", sr_axis_type_name(am->types[i]));
+    sr_raise(I, "TypeError",
+             "shard_map in_specs argument must be a pytree of `jax.sharding.PartitionSpec` instances, but it was "
+             "`None` when axis_names=%s are of type %s",
+             b.p, c.p);
+    sr_buf_free(&b);
+    sr_buf_free(&c);
+    sr_unref(mesh_param);
+    return NULL;
+  }
+  if ((f->in_specs && check_specs(I, f->in_specs, "in", am, axis_names) < 0) ||
+      check_specs(I, f->out_specs, "out", am, axis_names) < 0) {
+    sr_unref(mesh_param);
+    return NULL;
+  }
+  SrVal *args = sr_seq(NULL, SR_V_TUPLE, a->n);
+  for (int i = 0; i < a->n; i++) sr_seq_push(NULL, args, sr_ref(a->v[i]));
+  SrVal *leaves = sr_pytree_flatten(I, args);
+  SrVal *specs = sr_seq(NULL, SR_V_LIST, 0), *result = NULL, *out_tree = NULL, *captured = NULL, *targs = NULL;
+  SrJaxpr *body = NULL;
+  const SrType **itypes = NULL;
+  SrPList ps = {0};
+  if (!leaves) goto done;
+  int n = leaves->seq.n;
+  if (f->in_specs) {
+    if (spec_prefix(I, f->in_specs, args, specs, "in_specs") < 0) goto done;
+  } else {
+    for (int i = 0; i < n; i++) {
+      SrVal *s = manual_spec(I, vtype(I, leaves->seq.items[i]), axis_names, am);
+      if (!s) goto done;
+      sr_seq_push(NULL, specs, s);
+    }
+  }
+  for (int i = 0; i < n; i++)
+    if (specs->seq.items[i]->kind != SR_V_SPEC) {
+      sr_raise(I, "NotImplementedError", "shard_map: None in in_specs (static arguments) is not supported");
+      goto done;
+    }
+  /* with every axis manual and Explicit, in_specs must match the args */
+  if (axis_names == (SrAxes)((1ull << am->n) - 1) && axis_names == explicit_) {
+    for (int i = 0; i < n; i++) {
+      const SrType *t = vtype(I, leaves->seq.items[i]);
+      SrVal *ts = sr_api_type_spec(t);
+      const SrSpec *us = specs->seq.items[i]->spec;
+      SrSpec u = *us;
+      SrSpecEntry e[SR_MAX_RANK];
+      if (us->n < t->ndim) {
+        for (int d = 0; d < t->ndim; d++) e[d] = d < us->n ? us->e[d] : (SrSpecEntry){0, NULL};
+        u.e = e;
+        u.n = t->ndim;
+      }
+      SrBuf x1 = SR_BUF_INIT, x2 = SR_BUF_INIT;
+      sr_val_repr(&x1, ts);
+      sr_spec_repr(&x2, &u);
+      int eq = strcmp(sr_buf_str(&x1), sr_buf_str(&x2)) == 0;
+      if (!eq) {
+        SrBuf x3 = SR_BUF_INIT;
+        sr_type_str(&x3, t, 0);
+        sr_raise(I, "ValueError",
+                 "in_specs passed to shard_map: %s does not match the specs of the input: %s for arg: %s. `in_specs` "
+                 "is an optional argument so you can omit specifying it and shard_map will infer the in_specs from "
+                 "the arguments. If you want to reshard your inputs, you can use `jax.reshard` on the arguments and "
+                 "then pass those args to shard_map.",
+                 x2.p, x1.p, x3.p);
+        sr_buf_free(&x3);
+      }
+      sr_buf_free(&x1);
+      sr_buf_free(&x2);
+      sr_unref(ts);
+      if (!eq) goto done;
+    }
+  }
+  {
+    uint8_t types[SR_MAX_AXES];
+    memcpy(types, am->types, sizeof types);
+    for (int i = 0; i < am->n; i++)
+      if (axis_names & (1u << i)) types[i] = SR_AXIS_MANUAL;
+    const SrMesh *inner = sr_mesh_with_types(am, types);
+    itypes = sr_xcalloc((size_t)n + 1, sizeof *itypes);
+    for (int i = 0; i < n; i++)
+      itypes[i] = shard_type(vtype(I, leaves->seq.items[i]), specs->seq.items[i]->spec, am, inner, f->check_vma);
+    targs = sr_api_abstract_like(args, itypes, n);
+    f->inner = inner;
+    SrVal *wrapper = sr_builtin_with(sr_builtin_name(f->fn) ? sr_builtin_name(f->fn) : "f", smap_body, f, NULL);
+    int saved_vma = I->jax->check_vma;
+    if (sr_api_push_mesh(I, inner) < 0) {
+      sr_unref(wrapper);
+      goto done;
+    }
+    I->jax->check_vma = f->check_vma;
+    body = sr_api_trace(I, wrapper, targs->seq.n, targs->seq.items, NULL, &out_tree, &captured);
+    I->jax->check_vma = saved_vma;
+    sr_api_pop_mesh(I);
+    sr_unref(wrapper);
+    if (!body) goto done;
+    SrAxes newly = axis_names & ~sr_mesh_axes_of_type(am, SR_AXIS_MANUAL);
+    SrVal *in_specs = sr_seq(NULL, SR_V_TUPLE, 0);
+    for (int i = 0; i < captured->seq.n; i++) sr_seq_push(NULL, in_specs, sr_spec_val(NULL, &(SrSpec){0}));
+    for (int i = 0; i < n; i++) sr_seq_push(NULL, in_specs, sr_ref(specs->seq.items[i]));
+    SrVal *out_specs = sr_seq(NULL, SR_V_TUPLE, 0);
+    for (int i = 0; f->out_specs_flat && i < f->out_specs_flat->seq.n; i++)
+      sr_seq_push(NULL, out_specs, sr_ref(f->out_specs_flat->seq.items[i]));
+    SrVal *nm = sr_seq(NULL, SR_V_FROZENSET, 0);
+    for (int i = 0; i < am->n; i++)
+      if (newly & (1u << i)) sr_seq_push(NULL, nm, sr_str_cstr(NULL, am->names[i]));
+    sr_plist_add(&ps, "mesh", sr_ref(mesh_param));
+    sr_plist_add(&ps, "in_specs", in_specs);
+    sr_plist_add(&ps, "out_specs", out_specs);
+    sr_plist_add(&ps, "jaxpr", sr_jaxpr_val(NULL, body));
+    sr_plist_add(&ps, "check_vma", sr_bool(f->check_vma));
+    sr_plist_add(&ps, "newly_manual_axes", nm);
+    SrVal *ops = sr_seq(NULL, SR_V_LIST, 0);
+    for (int i = 0; i < captured->seq.n; i++) sr_seq_push(NULL, ops, sr_ref(captured->seq.items[i]));
+    for (int i = 0; i < n; i++) sr_seq_push(NULL, ops, sr_ref(leaves->seq.items[i]));
+    SrVal *r = sr_bind(I, SR_P_shard_map, ops->seq.n, ops->seq.items, ps.n, ps.p);
+    sr_unref(ops);
+    if (r) result = sr_pytree_unflatten(out_tree, r);
+    sr_unref(r);
+  }
+done:
+  sr_plist_free(&ps);
+  if (body) sr_program_unref(body->prog);
+  sr_unref(f->out_specs_flat);
+  f->out_specs_flat = NULL;
+  free(itypes);
+  sr_unref(targs);
+  sr_unref(out_tree);
+  sr_unref(captured);
+  sr_unref(specs);
+  sr_unref(leaves);
+  sr_unref(args);
+  sr_unref(mesh_param);
+  return result;
+}
+
+static SrVal *make_smap(SrVal *fn, SrVal **p) {
+  SMapFn *f = sr_xcalloc(1, sizeof *f);
+  f->fn = sr_ref(fn);
+  f->out_specs = sr_ref(p[0]);
+  f->in_specs = p[1] ? sr_ref(p[1]) : NULL;
+  f->mesh = p[2] ? sr_ref(p[2]) : NULL;
+  f->axis_names = p[3] ? sr_ref(p[3]) : NULL;
+  f->check_vma = p[4] ? sr_val_truthy(p[4]) : 1;
+  const char *nm = sr_builtin_name(fn);
+  return sr_builtin_with(nm ? nm : "<function>", smap_call, f, smap_free);
+}
+
+typedef struct SMapDeco {
+  SrVal *p[5];
+} SMapDeco;
+
+static void smap_deco_free(void *d) {
+  SMapDeco *s = d;
+  for (int i = 0; i < 5; i++) sr_unref(s->p[i]);
+  free(s);
+}
+
+static SrVal *smap_decorator(SrInterp *I, SrArgs *a) {
+  SMapDeco *s = sr_current_builtin(I)->data;
+  if (a->n != 1 || a->nkw || !sr_is_callable(a->v[0])) return sr_raise(I, "TypeError", "shard_map expects a function");
+  return make_smap(a->v[0], s->p);
+}
+
+static SrVal *jax_shard_map(SrInterp *I, SrArgs *a) {
+  SrVal *p[6];
+  if (sr_args_parse(I, a, "shard_map", "f=, *, out_specs, in_specs=, mesh=, axis_names=, check_vma=", p) < 0)
+    return NULL;
+  if (p[0] && p[0]->kind != SR_V_NONE) {
+    if (!sr_is_callable(p[0]))
+      return sr_raise(I, "TypeError", "shard_map requires a callable for its first argument, but got %s of type %s.",
+                      "a value", sr_val_kind_name(p[0]));
+    return make_smap(p[0], p + 1);
+  }
+  SMapDeco *s = sr_xcalloc(1, sizeof *s);
+  for (int i = 0; i < 5; i++) s->p[i] = p[i + 1] ? sr_ref(p[i + 1]) : NULL;
+  return sr_builtin_with("shard_map", smap_decorator, s, smap_deco_free);
+}
+
+
+/* ---- registration ---- */
+
+void sr_shard_map_init(void) {
+  static const struct {
+    const char *names;
+    SrBuiltinFn fn;
+    const char *doc;
+  } defs[] = {
+    {"jax.shard_map jax.experimental.shard_map.shard_map", jax_shard_map,
+     "shard_map(f, *, out_specs, in_specs=Infer, mesh=None, axis_names=set(), check_vma=True): axis_names a set of the axes made manual (empty: all)"},
+    {NULL, NULL, NULL},
+  };
+  for (int i = 0; defs[i].names; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);
+}

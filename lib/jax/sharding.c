@@ -1,0 +1,843 @@
+/* sharding.c: jax.sharding.
+ *
+ * The sharding transforms of jax.sharding and jax.lax -- jax.reshard
+ * (jax.sharding.reshard), jax.lax.with_sharding_constraint,
+ * jax.sharding.auto_axes and explicit_axes -- with the pytree map over
+ * array leaves that the collectives share (sr_api_map_leaves); then the
+ * values: make_mesh, Mesh, AbstractMesh, AxisType, PartitionSpec (jax.P)
+ * and NamedSharding.  Each says which JAX function it follows (pjit.py,
+ * sharding_impls.py, mesh.py, partition_spec.py).  set_mesh and the
+ * abstract mesh in context are in builtins_jax.c, with JAX's state. */
+#include "jax/lax.h"
+#include "jax/jax.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jax/jaxstate.h"
+#include "py/objects.h"
+#include "py/range.h"
+#include "text/print_val.h"
+#include "jax/vjp.h"
+#include "util/intern.h"
+
+static const SrType *vtype(SrInterp *I, SrVal *v) { return sr_value_type(I, v); }
+static SrVal *arr(SrInterp *I, SrVal *v) { return sr_jnp_asarray(I, v, -1); }
+
+/* ======================================================================
+ * sharding: reshard, with_sharding_constraint, auto_axes, explicit_axes
+ * ====================================================================== */
+
+/* Applies f to each array leaf of a tree (lists, tuples, dicts; None is an
+   empty node), rebuilding the tree; `shardings` is one value for every
+   leaf, or a tree with the same structure. */
+SrVal *sr_api_map_leaves(SrInterp *I, SrVal *v, SrVal *sh, SrApiLeafFn f, void *ctx) {
+  int sh_tree = sh && (sh->kind == SR_V_TUPLE || sh->kind == SR_V_LIST || sh->kind == SR_V_DICT);
+  if (v->kind == SR_V_LIST || v->kind == SR_V_TUPLE) {
+    if (sh_tree && (!sr_is_seq(sh) || sh->seq.n != v->seq.n))
+      return sr_raise(I, "ValueError", "the shardings do not match the structure of the arguments");
+    SrVal *r = sr_seq(NULL, v->kind, v->seq.n);
+    for (int i = 0; i < v->seq.n; i++) {
+      SrVal *x = sr_api_map_leaves(I, v->seq.items[i], sh_tree ? sh->seq.items[i] : sh, f, ctx);
+      if (!x) {
+        sr_unref(r);
+        return NULL;
+      }
+      sr_seq_push(NULL, r, x);
+    }
+    return r;
+  }
+  if (v->kind == SR_V_DICT) {
+    SrVal *r = sr_dict(NULL);
+    for (int i = 0; i < v->dict.n; i++) {
+      SrVal *s = sh;
+      if (sh_tree) {
+        s = sh->kind == SR_V_DICT ? sr_dict_get(sh, v->dict.keys[i]) : NULL;
+        if (!s) {
+          sr_unref(r);
+          return sr_raise(I, "ValueError", "the shardings do not match the structure of the arguments");
+        }
+      }
+      SrVal *x = sr_api_map_leaves(I, v->dict.vals[i], s, f, ctx);
+      if (!x) {
+        sr_unref(r);
+        return NULL;
+      }
+      sr_dict_set(NULL, r, sr_ref(v->dict.keys[i]), x);
+    }
+    return r;
+  }
+  if (v->kind == SR_V_NONE) return sr_none();
+  return f(I, v, sh, ctx);
+}
+
+static SrVal *reshard_leaf(SrInterp *I, SrVal *leaf, SrVal *sh, void *ctx) {
+  (void)ctx;
+  SrVal *x = arr(I, leaf);
+  SrVal *r = x ? sr_lax_reshard(I, x, sh) : NULL;
+  sr_unref(x);
+  return r;
+}
+
+/* jax.reshard(xs, out_shardings) (pjit.reshard) */
+static SrVal *jax_reshard(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "reshard", "xs, out_shardings", p) < 0) return NULL;
+  return sr_api_map_leaves(I, p[0], p[1], reshard_leaf, NULL);
+}
+
+/* pjit.assert_shardings_equal */
+static int assert_shardings_equal(SrInterp *I, const SrType *t, const SrSpec *user) {
+  SrVal *xs = sr_api_type_spec(t);
+  const SrSpec *x = xs->spec;
+  SrSpec u = *user;
+  SrSpecEntry e[SR_MAX_RANK];
+  for (int i = 0; i < t->ndim && i < SR_MAX_RANK; i++) e[i] = i < user->n ? user->e[i] : (SrSpecEntry){0, NULL};
+  if (user->n < t->ndim) {
+    u.e = e;
+    u.n = t->ndim;
+  }
+  int ok = 1;
+  for (int i = 0; i < x->n && i < u.n && ok; i++) {
+    if (u.e[i].n == 1 && u.e[i].names[0] == SR_SPEC_UNCONSTRAINED) continue;
+    if (x->e[i].n != u.e[i].n) ok = 0;
+    for (int k = 0; ok && k < x->e[i].n; k++) ok = x->e[i].names[k] == u.e[i].names[k];
+  }
+  if (!ok) {
+    SrBuf b = SR_BUF_INIT, c = SR_BUF_INIT;
+    sr_spec_repr(&b, x);
+    sr_spec_repr(&c, &u);
+    sr_raise(I, "AssertionError",
+             "`with_sharding_constraint` acts as an assert when all axes of mesh are of type `Explicit`. The array "
+             "sharding: %s did not match the sharding provided: %s. Please use `jax.sharding.reshard` to shard your "
+             "input to the sharding you want.",
+             b.p, c.p);
+    sr_buf_free(&b);
+    sr_buf_free(&c);
+  }
+  sr_unref(xs);
+  return ok ? 0 : -1;
+}
+
+static SrVal *wsc_leaf(SrInterp *I, SrVal *leaf, SrVal *s, void *ctx) {
+  (void)ctx;
+  const SrMesh *m = sr_api_mesh(I);
+  SrVal *x = arr(I, leaf);
+  if (!x) return NULL;
+  SrVal *sh = NULL, *r = NULL;
+  if (s && s->kind == SR_V_SPEC) {
+    if (!m->n) {
+      sr_unref(x);
+      return sr_raise(I, "RuntimeError",
+                      "with_sharding_constraint requires a non-empty mesh in context if you are passing "
+                      "`PartitionSpec`s to shardings. You can define a context mesh via `jax.set_mesh(mesh)`. "
+                      "Alternatively, provide `Sharding`s to shardings and then the mesh context manager is not "
+                      "required.");
+    }
+    sh = sr_sharding_val(NULL, m, s->spec, NULL);
+  } else if (s && s->kind == SR_V_SHARDING) {
+    sh = sr_ref(s);
+  } else {
+    sr_unref(x);
+    SrBuf b = SR_BUF_INIT;
+    sr_val_str(&b, s ? s : sr_none());
+    sr_raise(I, "ValueError",
+             "One of with_sharding_constraint arguments got sharding %s which is not allowed. Please only pass "
+             "`jax.sharding.Sharding` instances.",
+             b.p);
+    sr_buf_free(&b);
+    return NULL;
+  }
+  int all_explicit = 1;
+  for (int i = 0; i < m->n; i++) all_explicit &= m->types[i] == SR_AXIS_EXPLICIT;
+  if (all_explicit) {
+    if (assert_shardings_equal(I, vtype(I, x), sh->sh.spec) == 0) r = sr_ref(x);
+  } else {
+    /* check_shardings_are_auto */
+    const SrMesh *sm = sh->sh.mesh->abstract ? sh->sh.mesh : sr_mesh_abstract(sh->sh.mesh, 1);
+    const SrSpec *sp = sh->sh.spec;
+    int ok = 1;
+    for (int i = 0; i < sp->n && ok; i++)
+      for (int k = 0; k < sp->e[i].n && ok; k++) {
+        int ax = sp->e[i].names[k] == SR_SPEC_UNCONSTRAINED ? -1 : sr_mesh_axis(sm, sp->e[i].names[k]);
+        if (ax >= 0 && sm->types[ax] != SR_AXIS_AUTO) ok = 0;
+      }
+    if (!ok) {
+      SrBuf b = SR_BUF_INIT, c = SR_BUF_INIT;
+      sr_spec_repr(&b, sp);
+      sr_mesh_str(&c, sm);
+      sr_raise(I, "ValueError",
+               "The spec of NamedSharding passed to with_sharding_constraint can only refer to Auto axes of the "
+               "mesh. Got spec=%s and mesh=%s. You probably meant to use `reshard` API?",
+               b.p, c.p);
+      sr_buf_free(&b);
+      sr_buf_free(&c);
+    } else {
+      SrVal *ud = sr_seq(NULL, SR_V_FROZENSET, 0);
+      for (int i = 0; i < sp->n; i++)
+        if (sp->e[i].n == 1 && sp->e[i].names[0] == SR_SPEC_UNCONSTRAINED) sr_seq_push(NULL, ud, sr_int(NULL, i));
+      SrVal *psh = sr_sharding_val(NULL, sm, sp, NULL);
+      r = sr_bindv(I, SR_P_sharding_constraint, 1, &x, "sharding", psh, "layout", sr_none(), "context_mesh",
+                   sr_mesh_val(NULL, m), "unconstrained_dims", ud, NULL);
+    }
+  }
+  sr_unref(sh);
+  sr_unref(x);
+  return r;
+}
+
+static SrVal *lax_with_sharding_constraint(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "with_sharding_constraint", "x, shardings", p) < 0) return NULL;
+  return sr_api_map_leaves(I, p[0], p[1], wsc_leaf, NULL);
+}
+
+/* auto_axes / explicit_axes (pjit._auto_axes, _explicit_axes) */
+typedef struct AxesFn {
+  SrVal *fn;
+  SrVal *axes;     /* None, a str or a tuple */
+  SrVal *sharding; /* out_sharding (auto) or in_sharding (explicit), or NULL */
+  int explicit_;
+} AxesFn;
+
+static void axes_fn_free(void *d) {
+  AxesFn *f = d;
+  sr_unref(f->fn);
+  sr_unref(f->axes);
+  sr_unref(f->sharding);
+  free(f);
+}
+
+/* The first mesh of the NamedShardings in a tree, or NULL. */
+static const SrMesh *tree_sharding_mesh(SrVal *v) {
+  if (!v) return NULL;
+  if (v->kind == SR_V_SHARDING) return v->sh.mesh->abstract ? v->sh.mesh : sr_mesh_abstract(v->sh.mesh, 1);
+  if (sr_is_seq(v))
+    for (int i = 0; i < v->seq.n; i++) {
+      const SrMesh *m = tree_sharding_mesh(v->seq.items[i]);
+      if (m) return m;
+    }
+  return NULL;
+}
+
+/* pjit._get_new_mesh: the mesh with `axes` switched to type `to`; *prev
+   the mesh it came from.  Returns 1 when there is no mesh at all. */
+static int new_mesh(SrInterp *I, SrVal *axes_v, int to, const char *name, SrVal *shardings, const SrMesh **prev,
+                    const SrMesh **nm, SrAxes *axes) {
+  const SrMesh *cur = sr_api_mesh(I);
+  const SrMesh *sm = tree_sharding_mesh(shardings);
+  const SrMesh *use;
+  if (!sm && !cur->n) return 1;
+  if (sm && cur->n) {
+    if (sr_mesh_shape(sm) != sr_mesh_shape(cur)) {
+      SrBuf b = SR_BUF_INIT, c = SR_BUF_INIT;
+      sr_mesh_str(&b, cur);
+      sr_mesh_str(&c, sm);
+      sr_raise(I, "ValueError",
+               "Context mesh %s must match the mesh passed to shardings %s. Recommended approach is to use "
+               "`jax.set_mesh` context manager.",
+               b.p, c.p);
+      sr_buf_free(&b);
+      sr_buf_free(&c);
+      return -1;
+    }
+    use = cur;
+  } else {
+    use = cur->n ? cur : sm;
+  }
+  SrAxes ax = (SrAxes)((1ull << use->n) - 1);
+  if (axes_v && axes_v->kind != SR_V_NONE && sr_api_axis_names(I, axes_v, use, &ax, name) < 0) return -1;
+  uint8_t types[SR_MAX_AXES];
+  memcpy(types, use->types, sizeof types);
+  for (int i = 0; i < use->n; i++) {
+    if (!(ax & (1u << i))) continue;
+    if (use->types[i] == SR_AXIS_MANUAL) {
+      sr_raise(I, "NotImplementedError",
+               "Going from `Manual` AxisType to `Auto` or `Explicit` AxisType is not allowed. Please file a bug at "
+               "https://github.com/jax-ml/jax/issues with your use case");
+      return -1;
+    }
+    types[i] = (uint8_t)to;
+  }
+  *prev = use;
+  *nm = sr_mesh_with_types(use, types);
+  *axes = ax;
+  return 0;
+}
+
+int sr_api_push_mesh(SrInterp *I, const SrMesh *m) {
+  if (I->jax->nabstract == 32) return sr_raise(I, "RuntimeError", "abstract meshes nested too deeply"), -1;
+  I->jax->abstract[I->jax->nabstract++] = m;
+  return 0;
+}
+
+void sr_api_pop_mesh(SrInterp *I) {
+  if (I->jax->nabstract) I->jax->nabstract--;
+}
+
+/* core.modify_spec_for_auto_manual: the spec of a leaf with the axes that
+   mesh m does not make Explicit dropped. */
+static SrVal *explicit_spec_of(SrInterp *I, SrVal *leaf, const SrMesh *m) {
+  const SrType *t = vtype(I, leaf);
+  SrShardSpec s;
+  if (!t) return sr_spec_val(NULL, &(SrSpec){0});
+  sr_shard_of_type(t, &s);
+  if (!s.mesh) s.mesh = sr_mesh_empty();
+  for (int d = 0; d < s.ndim; d++) {
+    int k = 0;
+    for (int j = 0; j < s.nax[d]; j++) {
+      int ax = sr_mesh_axis(m, s.mesh->names[s.ax[d][j]]);
+      if (ax >= 0 && m->types[ax] == SR_AXIS_EXPLICIT) s.ax[d][k++] = s.ax[d][j];
+    }
+    s.nax[d] = (uint8_t)k;
+  }
+  for (int i = 0; i < s.mesh->n; i++) {
+    int ax = sr_mesh_axis(m, s.mesh->names[i]);
+    if (ax < 0 || m->types[ax] != SR_AXIS_EXPLICIT) {
+      s.unreduced &= ~(1u << i);
+      s.reduced &= ~(1u << i);
+    }
+  }
+  if (!s.unreduced) s.ukind = SR_UK_NONE;
+  return sr_shard_to_spec_val(&s);
+}
+
+static SrVal *auto_spec_leaf(SrInterp *I, SrVal *leaf, SrVal *sh, void *ctx) {
+  (void)sh;
+  SrVal *x = arr(I, leaf);
+  if (!x) return NULL;
+  SrVal *spec = explicit_spec_of(I, x, ctx);
+  SrVal *r = sr_lax_reshard(I, x, spec);
+  sr_unref(spec);
+  sr_unref(x);
+  return r;
+}
+
+static SrVal *axes_fn_call(SrInterp *I, SrArgs *a) {
+  AxesFn *f = sr_current_builtin(I)->data;
+  const char *kwname = f->explicit_ ? "in_sharding" : "out_sharding";
+  SrVal *sh = f->sharding;
+  /* the decorated function takes out_sharding= / in_sharding= at the call */
+  const char *kw[64];
+  SrVal *kwv[64];
+  int nkw = 0;
+  for (int i = 0; i < a->nkw && nkw < 64; i++) {
+    if (!sh && strcmp(a->kw[i], kwname) == 0) {
+      sh = a->kwv[i];
+      continue;
+    }
+    kw[nkw] = a->kw[i];
+    kwv[nkw++] = a->kwv[i];
+  }
+  if (!sh) return sr_raise(I, "TypeError", "Missing required keyword argument: '%s'", kwname);
+  SrArgs ca = {a->n, a->v, nkw, kw, kwv, NULL};
+  const SrMesh *prev, *nm;
+  SrAxes axes;
+  int rc = new_mesh(I, f->axes, f->explicit_ ? SR_AXIS_EXPLICIT : SR_AXIS_AUTO,
+                    f->explicit_ ? "explicit_axes" : "auto_axes", f->explicit_ ? NULL : sh, &prev, &nm, &axes);
+  if (rc < 0) return NULL;
+  if (f->explicit_) {
+    if (rc == 1)
+      return sr_raise(I, "ValueError",
+                      "Context mesh cannot be empty. Please use `jax.set_mesh` API to enter into a mesh context when "
+                      "using `explicit_axes` API.");
+    if (sr_api_push_mesh(I, nm) < 0) return NULL;
+    SrVal *out = NULL, *res = NULL;
+    SrVal *args = sr_seq(NULL, SR_V_TUPLE, a->n);
+    for (int i = 0; i < a->n; i++) sr_seq_push(NULL, args, sr_ref(a->v[i]));
+    /* reshard(args, in_sharding): a lone sharding applies to every arg */
+    SrVal *rs = sr_api_map_leaves(I, args, sh, reshard_leaf, NULL);
+    if (rs) {
+      SrArgs ra = {rs->seq.n, rs->seq.items, nkw, kw, kwv, NULL};
+      out = sr_call(I, f->fn, &ra);
+    }
+    sr_api_pop_mesh(I);
+    if (out) res = sr_api_map_leaves(I, out, NULL, auto_spec_leaf, (void *)sr_api_mesh(I));
+    sr_unref(rs);
+    sr_unref(args);
+    sr_unref(out);
+    return res;
+  }
+  if (rc == 1) return sr_call(I, f->fn, &ca);
+  SrAxes prev_auto = sr_mesh_axes_of_type(prev, SR_AXIS_AUTO);
+  if (prev_auto == axes) return sr_call(I, f->fn, &ca);
+  if (sr_api_push_mesh(I, nm) < 0) return NULL;
+  SrVal *args = sr_seq(NULL, SR_V_TUPLE, a->n);
+  for (int i = 0; i < a->n; i++) sr_seq_push(NULL, args, sr_ref(a->v[i]));
+  SrVal *rs = sr_api_map_leaves(I, args, NULL, auto_spec_leaf, (void *)nm), *out = NULL;
+  if (rs) {
+    SrArgs ra = {rs->seq.n, rs->seq.items, nkw, kw, kwv, NULL};
+    out = sr_call(I, f->fn, &ra);
+  }
+  sr_api_pop_mesh(I);
+  SrVal *res = out ? sr_api_map_leaves(I, out, sh, reshard_leaf, NULL) : NULL;
+  sr_unref(rs);
+  sr_unref(args);
+  sr_unref(out);
+  return res;
+}
+
+static SrVal *make_axes_fn(SrVal *fn, SrVal *axes, SrVal *sharding, int explicit_) {
+  AxesFn *f = sr_xcalloc(1, sizeof *f);
+  f->fn = sr_ref(fn);
+  f->axes = axes ? sr_ref(axes) : NULL;
+  f->sharding = sharding && sharding->kind != SR_V_NONE ? sr_ref(sharding) : NULL;
+  f->explicit_ = explicit_;
+  const char *nm = sr_builtin_name(fn);
+  return sr_builtin_with(nm ? nm : "<function>", axes_fn_call, f, axes_fn_free);
+}
+
+static SrVal *axes_decorator(SrInterp *I, SrArgs *a) {
+  AxesFn *f = sr_current_builtin(I)->data;
+  if (a->n != 1 || a->nkw || !sr_is_callable(a->v[0]))
+    return sr_raise(I, "TypeError", "%s expects a function", f->explicit_ ? "explicit_axes" : "auto_axes");
+  return make_axes_fn(a->v[0], f->axes, f->sharding, f->explicit_);
+}
+
+static SrVal *axes_api(SrInterp *I, SrArgs *a, int explicit_) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, explicit_ ? "explicit_axes" : "auto_axes",
+                    explicit_ ? "f=, *, axes=, in_sharding=" : "f=, *, axes=, out_sharding=", p) < 0)
+    return NULL;
+  if (p[0] && p[0]->kind != SR_V_NONE) return make_axes_fn(p[0], p[1], p[2], explicit_);
+  AxesFn *f = sr_xcalloc(1, sizeof *f);
+  f->axes = p[1] ? sr_ref(p[1]) : NULL;
+  f->sharding = p[2] && p[2]->kind != SR_V_NONE ? sr_ref(p[2]) : NULL;
+  f->explicit_ = explicit_;
+  return sr_builtin_with(explicit_ ? "explicit_axes" : "auto_axes", axes_decorator, f, axes_fn_free);
+}
+
+static SrVal *jax_auto_axes(SrInterp *I, SrArgs *a) { return axes_api(I, a, 0); }
+static SrVal *jax_explicit_axes(SrInterp *I, SrArgs *a) { return axes_api(I, a, 1); }
+
+
+/* ======================================================================
+ * meshes, axis types, PartitionSpec, NamedSharding (mesh.py,
+ * partition_spec.py, sharding_impls.py)
+ * ====================================================================== */
+
+/* ---- helpers ---- */
+
+static SrVal *names_tuple(const char *const *names, int n) {
+  SrVal *t = sr_seq(NULL, SR_V_TUPLE, n);
+  for (int i = 0; i < n; i++) sr_seq_push(NULL, t, sr_str_cstr(NULL, names[i]));
+  return t;
+}
+
+static SrVal *names_set(const char *const *names, int n) {
+  SrVal *t = sr_seq(NULL, SR_V_FROZENSET, n);
+  for (int i = 0; i < n; i++) sr_seq_push(NULL, t, sr_str_cstr(NULL, names[i]));
+  return t;
+}
+
+/* Axis names from a str or a tuple/list of strs. */
+static int axis_names(SrInterp *I, SrVal *v, const char **out, int max, const char *what) {
+  if (v->kind == SR_V_STR) {
+    out[0] = sr_intern(v->str.s, v->str.n);
+    return 1;
+  }
+  if (!sr_is_seq(v)) {
+    sr_raise(I, "TypeError", "%s must be a string or a tuple of strings, got %s", what, sr_val_kind_name(v));
+    return -1;
+  }
+  if (v->seq.n > max) {
+    sr_raise(I, "ValueError", "%s: at most %d axes", what, max);
+    return -1;
+  }
+  for (int i = 0; i < v->seq.n; i++) {
+    const char *s = sr_as_str(I, v->seq.items[i], what);
+    if (!s) return -1;
+    out[i] = s;
+  }
+  return v->seq.n;
+}
+
+static int axis_type_of(SrInterp *I, SrVal *v, uint8_t *out) {
+  if (v->kind == SR_V_AXISTYPE) {
+    *out = (uint8_t)v->axistype;
+    return 0;
+  }
+  sr_raise(I, "TypeError", "axis_types must hold jax.sharding.AxisType values, got %s", sr_val_kind_name(v));
+  return -1;
+}
+
+/* ---- meshes ---- */
+
+static int fill_mesh(SrInterp *I, SrMesh *m, SrVal *sizes, SrVal *names, SrVal *types, int default_type,
+                     const char *fname) {
+  memset(m, 0, sizeof *m);
+  int64_t sz[SR_MAX_AXES];
+  int ns;
+  if (sizes->kind == SR_V_INT) {
+    sz[0] = sizes->i;
+    ns = 1;
+  } else if (sr_is_seq(sizes)) {
+    ns = sizes->seq.n;
+    if (ns > SR_MAX_AXES) return sr_raise(I, "ValueError", "%s: at most %d mesh axes", fname, SR_MAX_AXES), -1;
+    for (int i = 0; i < ns; i++) {
+      if (sizes->seq.items[i]->kind != SR_V_INT)
+        return sr_raise(I, "ValueError", "`axis_sizes` passed to `%s` should be a sequence of ints.", fname), -1;
+      sz[i] = sizes->seq.items[i]->i;
+    }
+  } else {
+    return sr_raise(I, "ValueError", "`axis_sizes` passed to `%s` should be a sequence of ints.", fname), -1;
+  }
+  const char *nm[SR_MAX_AXES];
+  int nn = axis_names(I, names, nm, SR_MAX_AXES, "axis_names");
+  if (nn < 0) return -1;
+  if (nn != ns)
+    return sr_raise(I, "ValueError",
+                    "Mesh requires the ndim of its first argument (`devices`) to equal the length of its second "
+                    "argument (`axis_names`), but got devices.ndim == %d and len(axis_names) == %d.", ns, nn),
+           -1;
+  for (int i = 0; i < ns; i++) {
+    if (sz[i] <= 0) return sr_raise(I, "ValueError", "mesh axis sizes must be positive"), -1;
+    for (int k = 0; k < i; k++)
+      if (nm[k] == nm[i]) return sr_raise(I, "ValueError", "mesh axis names must be unique, got '%s' twice", nm[i]), -1;
+    m->names[i] = nm[i];
+    m->sizes[i] = sz[i];
+    m->types[i] = (uint8_t)default_type;
+  }
+  m->n = ns;
+  if (types && types->kind != SR_V_NONE) {
+    if (types->kind == SR_V_AXISTYPE) {
+      for (int i = 0; i < ns; i++) m->types[i] = (uint8_t)types->axistype;
+    } else if (sr_is_seq(types) && types->seq.n == ns) {
+      for (int i = 0; i < ns; i++)
+        if (axis_type_of(I, types->seq.items[i], &m->types[i]) < 0) return -1;
+    } else {
+      SrVal *nt = names_tuple(nm, nn);
+      SrBuf b = SR_BUF_INIT;
+      sr_buf_puts(&b, "Number of axis names should match the number of axis_types. Got axis_names=");
+      sr_val_repr(&b, nt);
+      sr_buf_puts(&b, " and axis_types=");
+      sr_val_repr(&b, types);
+      sr_unref(nt);
+      sr_raise(I, "ValueError", "%s", b.p);
+      sr_buf_free(&b);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+static SrVal *bi_make_mesh(SrInterp *I, SrArgs *a) {
+  SrVal *p[4];
+  if (sr_args_parse(I, a, "make_mesh", "axis_shapes, axis_names, axis_types=, *, devices=", p) < 0) return NULL;
+  SrMesh m;
+  if (fill_mesh(I, &m, p[0], p[1], p[2], SR_AXIS_EXPLICIT, "make_mesh") < 0) return NULL;
+  int64_t size = sr_mesh_size_of(m.sizes, m.n); /* -1: more than any count */
+  int ndev = I->jax->num_devices;
+  if (size < 0 || size > ndev) {
+    SrBuf b = SR_BUF_INIT;
+    sr_buf_putc(&b, '(');
+    for (int i = 0; i < m.n; i++) sr_buf_printf(&b, i ? ", %lld" : "%lld", (long long)m.sizes[i]);
+    sr_buf_puts(&b, m.n == 1 ? ",)" : ")");
+    sr_raise(I, "ValueError", "Number of devices %d must be >= the product of mesh_shape %s", ndev, b.p);
+    sr_buf_free(&b);
+    return NULL;
+  }
+  I->jax->devices_used = 1;
+  return sr_mesh_val(NULL, sr_mesh_intern(&m));
+}
+
+static SrVal *bi_abstract_mesh(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "AbstractMesh", "axis_sizes, axis_names, axis_types=", p) < 0) return NULL;
+  SrMesh m;
+  if (fill_mesh(I, &m, p[0], p[1], p[2], SR_AXIS_AUTO, "AbstractMesh") < 0) return NULL;
+  /* its size is a Python int, which is 64-bit here */
+  if (sr_mesh_size_of(m.sizes, m.n) < 0)
+    return sr_raise(I, "OverflowError", "integer overflow: shardrepl's Python ints are 64-bit");
+  m.abstract = 1;
+  return sr_mesh_val(NULL, sr_mesh_intern(&m));
+}
+
+static SrVal *bi_mesh(SrInterp *I, SrArgs *a) {
+  /* Mesh(devices, axis_names, axis_types=): devices is an array of device
+     ids (or of devices) whose shape is the mesh's */
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "Mesh", "devices, axis_names, axis_types=", p) < 0) return NULL;
+  /* a (nested) list of devices is np.array'ed first, as JAX does */
+  SrVal *devs = p[0]->kind == SR_V_LIST || p[0]->kind == SR_V_TUPLE ? sr_jnp_asarray(I, p[0], -1) : sr_ref(p[0]);
+  SrVal *shape = devs ? sr_getattr(I, devs, "shape") : NULL;
+  sr_unref(devs);
+  if (!shape) return NULL;
+  SrMesh m;
+  int rc = fill_mesh(I, &m, shape, p[1], p[2], SR_AXIS_AUTO, "Mesh");
+  sr_unref(shape);
+  if (rc < 0) return NULL;
+  int64_t size = sr_mesh_size_of(m.sizes, m.n);
+  if (size < 0)
+    return sr_raise(I, "ValueError", "Mesh: the devices array holds more than %lld devices, but there are only %d",
+                    (long long)INT64_MAX, I->jax->num_devices);
+  if (size > I->jax->num_devices)
+    return sr_raise(I, "ValueError", "Mesh: the devices array holds %lld devices, but there are only %d",
+                    (long long)size, I->jax->num_devices);
+  return sr_mesh_val(NULL, sr_mesh_intern(&m));
+}
+
+static SrVal *mesh_getattr(SrInterp *I, SrVal *self, const char *name) {
+  const SrMesh *m = self->mesh;
+  (void)I;
+  if (strcmp(name, "axis_names") == 0) return names_tuple(m->names, m->n);
+  if (strcmp(name, "axis_sizes") == 0 || strcmp(name, "devices_shape") == 0) {
+    SrVal *t = sr_seq(NULL, SR_V_TUPLE, m->n);
+    for (int i = 0; i < m->n; i++) sr_seq_push(NULL, t, sr_int(NULL, m->sizes[i]));
+    return t;
+  }
+  if (strcmp(name, "axis_types") == 0) {
+    SrVal *t = sr_seq(NULL, SR_V_TUPLE, m->n);
+    for (int i = 0; i < m->n; i++) sr_seq_push(NULL, t, sr_axistype_val(m->types[i]));
+    return t;
+  }
+  if (strcmp(name, "shape") == 0) {
+    SrVal *d = sr_dict(NULL);
+    for (int i = 0; i < m->n; i++) sr_dict_set(NULL, d, sr_str_cstr(NULL, m->names[i]), sr_int(NULL, m->sizes[i]));
+    return d;
+  }
+  if (strcmp(name, "size") == 0) return sr_int(NULL, sr_mesh_size(m));
+  if (strcmp(name, "empty") == 0) return sr_bool(m->n == 0);
+  if (strcmp(name, "abstract_mesh") == 0) return sr_mesh_val(NULL, sr_mesh_abstract(m, !m->abstract));
+  return NULL;
+}
+
+/* ---- axis types ---- */
+
+static SrVal *axistype_getattr(SrInterp *I, SrVal *self, const char *name) {
+  (void)I;
+  if (strcmp(name, "name") == 0) return sr_str_cstr(NULL, sr_axis_type_name(self->axistype));
+  return NULL;
+}
+
+/* ---- PartitionSpec ---- */
+
+/* CanonicalizePartition: falsy -> None, 1-tuples -> the element, lists ->
+   tuples, nested tuples rejected. */
+static int spec_entry_of(SrInterp *I, SrVal *v, SrSpecEntry *e, const char **names, int *nn) {
+  e->names = names + *nn;
+  e->n = 0;
+  if (!sr_val_truthy(v) && v->kind != SR_V_OBJ) return 0;
+  if (v->kind == SR_V_WORD && v->str.n == 13 && memcmp(v->str.s, "UNCONSTRAINED", 13) == 0) {
+    names[(*nn)++] = SR_SPEC_UNCONSTRAINED;
+    e->n = 1;
+    return 0;
+  }
+  if (v->kind == SR_V_TUPLE || v->kind == SR_V_LIST) {
+    for (int i = 0; i < v->seq.n; i++) {
+      SrVal *x = v->seq.items[i];
+      if (x->kind == SR_V_TUPLE || x->kind == SR_V_LIST) {
+        SrBuf b = SR_BUF_INIT, c = SR_BUF_INIT;
+        sr_val_str(&b, v);
+        sr_val_str(&c, x);
+        sr_raise(I, "ValueError", "A tuple inside PartitionSpec cannot contain a nested tuple. Got partition: %s and the nested tuple: %s", b.p, c.p);
+        sr_buf_free(&b);
+        sr_buf_free(&c);
+        return -1;
+      }
+      const char *s = sr_as_str(I, x, "a PartitionSpec entry");
+      if (!s) return -1;
+      if (*nn >= 64) return sr_raise(I, "ValueError", "PartitionSpec too large"), -1;
+      names[(*nn)++] = s;
+      e->n++;
+    }
+    return 0;
+  }
+  const char *s = sr_as_str(I, v, "a PartitionSpec entry");
+  if (!s) return -1;
+  names[(*nn)++] = s;
+  e->n = 1;
+  return 0;
+}
+
+static int name_set_of(SrInterp *I, SrVal *v, const char **out, int *n, const char *which) {
+  *n = 0;
+  if (!v) return 0;
+  if (v->kind != SR_V_SET && v->kind != SR_V_FROZENSET) {
+    sr_raise(I, "TypeError", "%s argument of PartitionSpec should of type `frozenset` or `set`. Got type <class '%s'>",
+             which, sr_val_kind_name(v));
+    return -1;
+  }
+  for (int i = 0; i < v->seq.n && i < SR_MAX_AXES; i++) {
+    if (v->seq.items[i]->kind == SR_V_NONE) {
+      sr_raise(I, "ValueError", "%s cannot contain None. All elements in %s should refer to the mesh axes.", which, which);
+      return -1;
+    }
+    const char *s = sr_as_str(I, v->seq.items[i], which);
+    if (!s) return -1;
+    out[(*n)++] = s;
+  }
+  return 0;
+}
+
+static SrVal *bi_partition_spec(SrInterp *I, SrArgs *a) {
+  SrVal *unred = NULL, *red = NULL, *kind = NULL;
+  for (int k = 0; k < a->nkw; k++) {
+    if (strcmp(a->kw[k], "unreduced") == 0) unred = a->kwv[k];
+    else if (strcmp(a->kw[k], "reduced") == 0) red = a->kwv[k];
+    else if (strcmp(a->kw[k], "unreduced_kind") == 0) kind = a->kwv[k];
+    else return sr_raise(I, "TypeError", "PartitionSpec() got an unexpected keyword argument '%s'", a->kw[k]);
+  }
+  if (a->n > SR_MAX_RANK) return sr_raise(I, "ValueError", "PartitionSpec has too many entries");
+  SrSpec spec = {0};
+  SrSpecEntry entries[SR_MAX_RANK];
+  const char *names[64], *un[SR_MAX_AXES], *re[SR_MAX_AXES];
+  int nn = 0;
+  spec.e = entries;
+  spec.n = a->n;
+  for (int i = 0; i < a->n; i++)
+    if (spec_entry_of(I, a->v[i], &entries[i], names, &nn) < 0) return NULL;
+  if (name_set_of(I, unred, un, &spec.nunreduced, "unreduced") < 0) return NULL;
+  if (name_set_of(I, red, re, &spec.nreduced, "reduced") < 0) return NULL;
+  spec.unreduced = un;
+  spec.reduced = re;
+  for (int i = 0; i < spec.nunreduced; i++)
+    for (int k = 0; k < spec.nreduced; k++)
+      if (un[i] == re[k]) {
+        SrVal *u = names_set(un, spec.nunreduced), *r = names_set(re, spec.nreduced);
+        SrBuf b = SR_BUF_INIT;
+        sr_buf_puts(&b, "`unreduced` and `reduced` argument to PartitionSpec cannot overlap. Got unreduced: ");
+        sr_val_repr(&b, u);
+        sr_buf_puts(&b, " and reduced: ");
+        sr_val_repr(&b, r);
+        sr_raise(I, "ValueError", "%s", b.p);
+        sr_buf_free(&b);
+        sr_unref(u);
+        sr_unref(r);
+        return NULL;
+      }
+  for (int i = 0; i < spec.n; i++)
+    for (int j = 0; j < entries[i].n; j++)
+      for (int k = 0; k < spec.nunreduced + spec.nreduced; k++) {
+        int is_un = k < spec.nunreduced;
+        const char *x = is_un ? un[k] : re[k - spec.nunreduced];
+        if (entries[i].names[j] == x) {
+          SrVal *pv = sr_spec_val(NULL, &(SrSpec){spec.n, entries, 0, 0, NULL, NULL, 0});
+          SrBuf b = SR_BUF_INIT;
+          SrVal *t = sr_seq(NULL, SR_V_TUPLE, spec.n);
+          for (int q = 0; q < spec.n; q++) sr_seq_push(NULL, t, sr_getindex(I, pv, q));
+          sr_val_repr(&b, t);
+          SrVal *s = is_un ? names_set(un, spec.nunreduced) : names_set(re, spec.nreduced);
+          sr_buf_puts(&b, is_un ? " and unreduced axes: " : " and reduced axes: ");
+          sr_val_repr(&b, s);
+          sr_raise(I, "ValueError", "partitions cannot overlap with %s axes passed to PartitionSpec. Got partitions: %s",
+                   is_un ? "unreduced" : "reduced", b.p);
+          sr_buf_free(&b);
+          sr_unref(pv);
+          sr_unref(t);
+          sr_unref(s);
+          return NULL;
+        }
+      }
+  spec.ukind = SR_UK_NONE;
+  if (kind && kind->kind != SR_V_NONE) {
+    const char *k = kind->kind == SR_V_STR || kind->kind == SR_V_WORD ? sr_intern(kind->str.s, kind->str.n) : NULL;
+    if (k && strcmp(k, "sum") == 0) spec.ukind = SR_UK_SUM;
+    else if (k && strcmp(k, "max") == 0) spec.ukind = SR_UK_MAX;
+    else if (k && strcmp(k, "min") == 0) spec.ukind = SR_UK_MIN;
+    else return sr_raise(I, "TypeError", "Expected unreduced_kind to be of type `jax.sharding.UnreducedKind`");
+    if (!spec.nunreduced)
+      return sr_raise(I, "ValueError", "`unreduced_kind` should be `None` when `unreduced` is an empty set.");
+  } else if (spec.nunreduced) {
+    spec.ukind = SR_UK_SUM;
+  }
+  return sr_spec_val(NULL, &spec);
+}
+
+static SrVal *spec_getattr(SrInterp *I, SrVal *self, const char *name) {
+  const SrSpec *s = self->spec;
+  (void)I;
+  if (strcmp(name, "unreduced") == 0) return names_set(s->unreduced, s->nunreduced);
+  if (strcmp(name, "reduced") == 0) return names_set(s->reduced, s->nreduced);
+  if (strcmp(name, "unreduced_kind") == 0)
+    return s->nunreduced ? sr_word(NULL, sr_ukind_name(s->ukind), strlen(sr_ukind_name(s->ukind))) : sr_none();
+  if (strcmp(name, "partitions") == 0) {
+    SrSpec plain = *s;
+    plain.nunreduced = plain.nreduced = 0;
+    SrVal *pv = sr_spec_val(NULL, &plain);
+    SrVal *t = sr_seq(NULL, SR_V_TUPLE, s->n);
+    for (int i = 0; i < s->n; i++) sr_seq_push(NULL, t, sr_getindex(I, pv, i));
+    sr_unref(pv);
+    return t;
+  }
+  return NULL;
+}
+
+/* ---- NamedSharding ---- */
+
+static SrVal *bi_named_sharding(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "NamedSharding", "mesh, spec, *, memory_kind=", p) < 0) return NULL;
+  if (p[0]->kind != SR_V_MESH)
+    return sr_raise(I, "TypeError", "NamedSharding's mesh must be a Mesh or AbstractMesh, got %s", sr_val_kind_name(p[0]));
+  if (p[1]->kind != SR_V_SPEC)
+    return sr_raise(I, "TypeError", "NamedSharding's spec must be a PartitionSpec, got %s", sr_val_kind_name(p[1]));
+  const SrMesh *m = p[0]->mesh;
+  const SrSpec *s = p[1]->spec;
+  if (sr_api_check_spec(I, s, NULL, -1) < 0) return NULL;
+  for (int i = 0; i < s->n; i++)
+    for (int j = 0; j < s->e[i].n; j++)
+      if (s->e[i].names[j] != SR_SPEC_UNCONSTRAINED && sr_mesh_axis(m, s->e[i].names[j]) < 0) {
+        SrBuf b = SR_BUF_INIT, names = SR_BUF_INIT;
+        sr_spec_repr(&b, s);
+        SrVal *t = names_tuple(m->names, m->n);
+        sr_val_repr(&names, t);
+        sr_unref(t);
+        sr_raise(I, "ValueError", "Resource axis: %s of %s is not found in mesh: %s.", s->e[i].names[j], b.p, names.p);
+        sr_buf_free(&b);
+        sr_buf_free(&names);
+        return NULL;
+      }
+  const char *mk = NULL;
+  if (p[2] && p[2]->kind != SR_V_NONE) mk = sr_as_str(I, p[2], "memory_kind");
+  else if (!m->abstract) mk = sr_intern_cstr("device");
+  return sr_sharding_val(NULL, m, s, mk);
+}
+
+static SrVal *sharding_getattr(SrInterp *I, SrVal *self, const char *name) {
+  (void)I;
+  if (strcmp(name, "mesh") == 0) return sr_mesh_val(NULL, self->sh.mesh);
+  if (strcmp(name, "spec") == 0) return sr_spec_val(NULL, self->sh.spec);
+  if (strcmp(name, "memory_kind") == 0)
+    return self->sh.memory_kind ? sr_str_cstr(NULL, self->sh.memory_kind) : sr_none();
+  return NULL;
+}
+
+/* ---- registration ---- */
+
+void sr_sharding_api_init(void) {
+  static const struct {
+    const char *names;
+    SrBuiltinFn fn;
+    const char *doc;
+  } defs[] = {
+    {"jax.reshard jax.sharding.reshard", jax_reshard,
+     "reshard(x, out_sharding): a reshard equation to a P or NamedSharding"},
+    {"jax.lax.with_sharding_constraint", lax_with_sharding_constraint,
+     "with_sharding_constraint(x, shardings): an assert over Explicit axes, a sharding_constraint over Auto ones"},
+    {"jax.sharding.auto_axes", jax_auto_axes,
+     "auto_axes(f, *, axes=None, out_sharding=None): f run with the axes Auto, resharded in and out"},
+    {"jax.sharding.explicit_axes", jax_explicit_axes,
+     "explicit_axes(f, *, axes=None, in_sharding=None): f run with the axes Explicit"},
+    {NULL, NULL, NULL},
+  };
+  for (int i = 0; defs[i].names; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);
+}
+
+/* Meshes, PartitionSpec and NamedSharding (from sr_builtins_jax_init). */
+void sr_sharding_init(void) {
+  sr_def("jax.make_mesh jax.sharding.make_mesh", bi_make_mesh,
+         "make_mesh(axis_shapes, axis_names, axis_types=None): a concrete Mesh over the first devices; axis types default to Explicit");
+  sr_def("jax.sharding.AbstractMesh", bi_abstract_mesh,
+         "AbstractMesh(axis_sizes, axis_names, axis_types=None): a mesh with no devices");
+  sr_def("jax.sharding.Mesh", bi_mesh, "Mesh(devices, axis_names, axis_types=None): a mesh over an array or (nested) list of devices");
+  sr_def("jax.sharding.PartitionSpec jax.P", bi_partition_spec,
+         "P(*partitions, unreduced=set(), reduced=set()): how each array dimension is split over mesh axes");
+  sr_def("jax.sharding.NamedSharding jax.NamedSharding", bi_named_sharding,
+         "NamedSharding(mesh, spec): a PartitionSpec over a mesh");
+  sr_kind_getattr_set(SR_V_MESH, mesh_getattr);
+  sr_kind_getattr_set(SR_V_SPEC, spec_getattr);
+  sr_kind_getattr_set(SR_V_SHARDING, sharding_getattr);
+  sr_kind_getattr_set(SR_V_AXISTYPE, axistype_getattr);
+}

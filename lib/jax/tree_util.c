@@ -1,0 +1,273 @@
+/* tree_util.c: pytrees (tree_util.h), and jax.tree and jax.tree_util
+ * (tree_util.py): tree.map and tree.leaves. */
+#include "jax/tree_util.h"
+
+#include "jax/lax.h"
+#include "jax/jax.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jax/jaxstate.h"
+#include "py/objects.h"
+#include "py/range.h"
+#include "jax/vjp.h"
+#include "util/intern.h"
+
+/* ---- pytrees ---- */
+
+/* JAX flattens a dict in sorted key order (strings by code point,
+   numbers by value; keys of other kinds keep their place). */
+static int key_cmp(const SrVal *a, const SrVal *b) {
+  if ((a->kind == SR_V_STR || a->kind == SR_V_WORD) && (b->kind == SR_V_STR || b->kind == SR_V_WORD)) {
+    size_t n = a->str.n < b->str.n ? a->str.n : b->str.n;
+    int c = memcmp(a->str.s, b->str.s, n);
+    return c ? c : (a->str.n > b->str.n) - (a->str.n < b->str.n);
+  }
+  int an = a->kind == SR_V_INT || a->kind == SR_V_BOOL || a->kind == SR_V_FLOAT;
+  int bn = b->kind == SR_V_INT || b->kind == SR_V_BOOL || b->kind == SR_V_FLOAT;
+  if (an && bn) {
+    double x = a->kind == SR_V_FLOAT ? a->f : (double)a->i, y = b->kind == SR_V_FLOAT ? b->f : (double)b->i;
+    return (x > y) - (x < y);
+  }
+  return 0;
+}
+
+/* The order of a dict's entries when flattened (a stable sort). */
+static int *dict_order(const SrVal *d) {
+  int n = d->dict.n, *o = sr_xcalloc((size_t)n + 1, sizeof *o);
+  for (int i = 0; i < n; i++) {
+    int k = i;
+    while (k > 0 && key_cmp(d->dict.keys[o[k - 1]], d->dict.keys[i]) > 0) {
+      o[k] = o[k - 1];
+      k--;
+    }
+    o[k] = i;
+  }
+  return o;
+}
+
+SrVal *sr_pytree_children(SrVal *v) {
+  if (v->kind == SR_V_LIST || v->kind == SR_V_TUPLE) {
+    SrVal *l = sr_seq(NULL, SR_V_LIST, v->seq.n);
+    for (int i = 0; i < v->seq.n; i++) sr_seq_push(NULL, l, sr_ref(v->seq.items[i]));
+    return l;
+  }
+  if (v->kind == SR_V_DICT) {
+    int *o = dict_order(v);
+    SrVal *l = sr_seq(NULL, SR_V_LIST, v->dict.n);
+    for (int i = 0; i < v->dict.n; i++) sr_seq_push(NULL, l, sr_ref(v->dict.vals[o[i]]));
+    free(o);
+    return l;
+  }
+  if (v->kind == SR_V_NONE) return sr_seq(NULL, SR_V_LIST, 0);
+  const SrLangOps *ops = sr_ops(v);
+  if (ops && ops->tree_children) return ops->tree_children(v);
+  return NULL;
+}
+
+static int tree_depth_ok(SrVal *v, int depth) {
+  SrVal *ch = sr_pytree_children(v);
+  if (!ch) return 1;
+  int ok = depth < SR_VAL_MAX_NEST;
+  for (int i = 0; i < ch->seq.n && ok; i++) ok = tree_depth_ok(ch->seq.items[i], depth + 1);
+  sr_unref(ch);
+  return ok;
+}
+
+int sr_pytree_check_depth(SrInterp *I, SrVal *v) {
+  if (tree_depth_ok(v, 0)) return 0;
+  sr_raise(I, "RecursionError", "maximum recursion depth exceeded");
+  return -1;
+}
+
+SrVal *sr_pytree_rebuild(SrVal *like, SrVal *children) {
+  if (like->kind == SR_V_LIST || like->kind == SR_V_TUPLE) {
+    SrVal *r = sr_seq(NULL, like->kind, children->seq.n);
+    for (int i = 0; i < children->seq.n; i++) sr_seq_push(NULL, r, sr_ref(children->seq.items[i]));
+    return r;
+  }
+  if (like->kind == SR_V_DICT) {
+    int *o = dict_order(like);
+    SrVal *r = sr_dict(NULL);
+    for (int i = 0; i < like->dict.n && i < children->seq.n; i++)
+      sr_dict_set(NULL, r, sr_ref(like->dict.keys[o[i]]), sr_ref(children->seq.items[i]));
+    free(o);
+    return r;
+  }
+  if (like->kind == SR_V_NONE) return sr_none();
+  const SrLangOps *ops = sr_ops(like);
+  if (ops && ops->tree_rebuild) return ops->tree_rebuild(like, children);
+  return sr_ref(like);
+}
+
+/* The arguments of a traced call as leaves: arrays and Python scalars;
+   lists, tuples, dicts and registered classes are pytree nodes. */
+static int flatten(SrInterp *I, SrVal *v, SrVal *leaves) {
+  SrVal *ch = sr_pytree_children(v);
+  if (ch) {
+    int rc = 0;
+    for (int i = 0; i < ch->seq.n && rc == 0; i++) rc = flatten(I, ch->seq.items[i], leaves);
+    sr_unref(ch);
+    return rc;
+  }
+  if (!sr_value_type(I, v)) {
+    SrBuf b = SR_BUF_INIT;
+    sr_to_str(I, &b, v);
+    sr_raise(I, "TypeError", "Argument '%s' of type <class '%s'> is not a valid JAX type.", sr_buf_str(&b),
+             sr_val_kind_name(v));
+    sr_buf_free(&b);
+    return -1;
+  }
+  sr_seq_push(NULL, leaves, sr_ref(v));
+  return 0;
+}
+
+/* Rebuilds v's structure with the next leaves from `it`. */
+static SrVal *unflatten(SrVal *v, SrVal *leaves, int *it) {
+  SrVal *ch = sr_pytree_children(v);
+  if (!ch) return *it < leaves->seq.n ? sr_ref(leaves->seq.items[(*it)++]) : sr_none();
+  for (int i = 0; i < ch->seq.n; i++) {
+    SrVal *x = unflatten(ch->seq.items[i], leaves, it);
+    sr_unref(ch->seq.items[i]);
+    ch->seq.items[i] = x;
+  }
+  SrVal *r = sr_pytree_rebuild(v, ch);
+  sr_unref(ch);
+  return r;
+}
+
+SrVal *sr_pytree_flatten(SrInterp *I, SrVal *v) {
+  if (sr_pytree_check_depth(I, v) < 0) return NULL;
+  SrVal *l = sr_seq(NULL, SR_V_LIST, 0);
+  if (flatten(I, v, l) < 0) {
+    sr_unref(l);
+    return NULL;
+  }
+  return l;
+}
+
+SrVal *sr_pytree_numbered(SrVal *v, int *k) {
+  SrVal *ch = sr_pytree_children(v);
+  if (!ch) return sr_int(NULL, (*k)++);
+  for (int i = 0; i < ch->seq.n; i++) {
+    SrVal *s = sr_pytree_numbered(ch->seq.items[i], k);
+    sr_unref(ch->seq.items[i]);
+    ch->seq.items[i] = s;
+  }
+  SrVal *r = sr_pytree_rebuild(v, ch);
+  sr_unref(ch);
+  return r;
+}
+
+SrVal *sr_pytree_array_leaves(SrInterp *I, SrVal *v) {
+  SrVal *l = sr_pytree_flatten(I, v);
+  for (int i = 0; l && i < l->seq.n; i++)
+    if (!sr_array_of(l->seq.items[i])) {
+      SrVal *arr = sr_jnp_asarray(I, l->seq.items[i], -1);
+      if (!arr) {
+        sr_unref(l);
+        return NULL;
+      }
+      sr_unref(l->seq.items[i]);
+      l->seq.items[i] = arr;
+    }
+  return l;
+}
+
+SrVal *sr_pytree_unflatten(SrVal *like, SrVal *leaves) {
+  int it = 0;
+  return unflatten(like, leaves, &it);
+}
+
+
+/* ======================================================================
+ * jax.tree
+ * ====================================================================== */
+
+/* Pytree nodes are those above: lists, tuples, dicts (sorted keys), None
+   and registered classes (VJP objects). */
+static void tree_leaves(SrVal *v, SrVal *out) {
+  SrVal *ch = sr_pytree_children(v);
+  if (!ch) {
+    sr_seq_push(NULL, out, sr_ref(v));
+    return;
+  }
+  for (int i = 0; i < ch->seq.n; i++) tree_leaves(ch->seq.items[i], out);
+  sr_unref(ch);
+}
+
+static SrVal *tree_rebuild(SrVal *like, SrVal *leaves, int *it) {
+  SrVal *ch = sr_pytree_children(like);
+  if (!ch) return *it < leaves->seq.n ? sr_ref(leaves->seq.items[(*it)++]) : sr_none();
+  for (int i = 0; i < ch->seq.n; i++) {
+    SrVal *x = tree_rebuild(ch->seq.items[i], leaves, it);
+    sr_unref(ch->seq.items[i]);
+    ch->seq.items[i] = x;
+  }
+  SrVal *r = sr_pytree_rebuild(like, ch);
+  sr_unref(ch);
+  return r;
+}
+
+static SrVal *tree_leaves_fn(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "leaves", "tree", p) < 0 || sr_pytree_check_depth(I, p[0]) < 0) return NULL;
+  SrVal *l = sr_seq(NULL, SR_V_LIST, 0);
+  tree_leaves(p[0], l);
+  return l;
+}
+
+static SrVal *tree_map_fn(SrInterp *I, SrArgs *a) {
+  if (a->n < 2 || a->nkw) return sr_raise(I, "TypeError", "map(f, tree, *rest) takes a function and one or more trees");
+  for (int k = 1; k < a->n; k++)
+    if (sr_pytree_check_depth(I, a->v[k]) < 0) return NULL;
+  SrVal *f = a->v[0];
+  int nt = a->n - 1;
+  SrVal **ls = sr_xcalloc((size_t)nt + 1, sizeof *ls);
+  for (int k = 0; k < nt; k++) {
+    ls[k] = sr_seq(NULL, SR_V_LIST, 0);
+    tree_leaves(a->v[1 + k], ls[k]);
+  }
+  SrVal *res = NULL;
+  int ok = 1;
+  for (int k = 1; k < nt && ok; k++)
+    if (ls[k]->seq.n != ls[0]->seq.n) {
+      sr_raise(I, "ValueError", "Tree structures do not match: %d leaves and %d leaves", ls[0]->seq.n, ls[k]->seq.n);
+      ok = 0;
+    }
+  SrVal *outs = sr_seq(NULL, SR_V_LIST, 0);
+  for (int i = 0; ok && i < ls[0]->seq.n; i++) {
+    SrVal *argv[64];
+    for (int k = 0; k < nt && k < 64; k++) argv[k] = ls[k]->seq.items[i];
+    SrArgs ca = {nt < 64 ? nt : 64, argv, 0, NULL, NULL, NULL};
+    SrVal *r = sr_call(I, f, &ca);
+    if (!r) ok = 0;
+    else sr_seq_push(NULL, outs, r);
+  }
+  if (ok) {
+    int it = 0;
+    res = tree_rebuild(a->v[1], outs, &it);
+  }
+  sr_unref(outs);
+  for (int k = 0; k < nt; k++) sr_unref(ls[k]);
+  free(ls);
+  return res;
+}
+
+
+/* ---- registration ---- */
+
+void sr_tree_util_init(void) {
+  static const struct {
+    const char *names;
+    SrBuiltinFn fn;
+    const char *doc;
+  } defs[] = {
+    {"jax.tree.map jax.tree_util.tree_map", tree_map_fn, "map(f, tree, *rest): f applied to every leaf"},
+    {"jax.tree.leaves jax.tree_util.tree_leaves", tree_leaves_fn, "leaves(tree): the leaves, in order"},
+    {NULL, NULL, NULL},
+  };
+  for (int i = 0; defs[i].names; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);
+}

@@ -1,0 +1,31 @@
+/* tree_util.h: pytrees (tree_util.c, after JAX's tree_util.py): the
+ * nodes are lists, tuples, dicts (sorted keys), None and the classes that
+ * register children (SrLangOps.tree_children: VJP objects). */
+#ifndef SR_JAX_TREE_UTIL_H
+#define SR_JAX_TREE_UTIL_H
+
+#include "jax/trace.h"
+
+/* Pytrees: the leaves (arrays, scalars) of nested lists, tuples and dicts,
+   and the same structure rebuilt from new leaves. */
+SrVal *sr_pytree_flatten(SrInterp *I, SrVal *v);
+/* v's structure with its leaves numbered from *k (a dummy tree, to
+   rebuild from or to name leaves by). */
+SrVal *sr_pytree_numbered(SrVal *v, int *k);
+/* v's leaves as arrays (Python scalars become weakly typed ones). */
+SrVal *sr_pytree_array_leaves(SrInterp *I, SrVal *v);
+SrVal *sr_pytree_unflatten(SrVal *like, SrVal *leaves);
+/* One pytree node: its children as a new list -- a list's or tuple's
+   items, a dict's values in sorted key order (as JAX flattens dicts), none
+   for None, a registered class's (SrLangOps.tree_children) -- or NULL for
+   a leaf.  sr_pytree_rebuild makes a node like `like` from new children
+   (borrowed; a dict comes out in sorted key order); a new reference. */
+SrVal *sr_pytree_children(SrVal *v);
+SrVal *sr_pytree_rebuild(SrVal *like, SrVal *children);
+/* The walks over a pytree recurse, so a tree must be checked by this
+   first: -1 with RecursionError raised when it nests more than
+   SR_VAL_MAX_NEST deep -- a list that holds itself does (JAX recurses
+   forever on one too).  sr_pytree_flatten checks. */
+int sr_pytree_check_depth(SrInterp *I, SrVal *v);
+
+#endif
