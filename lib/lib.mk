@@ -16,6 +16,8 @@ lib_libshardrepl_a_SOURCES = \
 	lib/text/print.c lib/text/print.h lib/text/print_val.c \
 	lib/text/print_val.h \
 	lib/check/check.c lib/check/check.h \
+	lib/core/array.c lib/core/core.h lib/core/exc.c lib/core/jaxstate.c \
+	lib/core/jaxstate.h lib/core/trace.c lib/core/trace.h \
 	lib/exec/array.c lib/exec/array.h lib/exec/comm.c lib/exec/comm.h \
 	lib/exec/comm_local.c lib/exec/eval.c lib/exec/eval.h \
 	lib/exec/eval_control.c lib/exec/eval_dot.c lib/exec/eval_elementwise.c \
@@ -32,11 +34,11 @@ lib_libshardrepl_a_SOURCES = \
 	lib/py/ast.h lib/py/builtins_py.c lib/py/interp.c lib/py/interp.h \
 	lib/py/lex.c lib/py/lex.h lib/py/objects.c lib/py/objects.h lib/py/range.c \
 	lib/py/range.h lib/py/re.c lib/py/syntax.c \
-	lib/jax/ad_api.c lib/jax/api.h lib/jax/array.c lib/jax/builtins_exec.c \
-	lib/jax/builtins_jax.c lib/jax/custom_jvp.c lib/jax/custom_vjp.c \
-	lib/jax/jaxstate.h lib/jax/jnp.c lib/jax/jnp.h lib/jax/jnp_api.c \
-	lib/jax/lax_api.c lib/jax/layout_api.c lib/jax/layout_api.h \
-	lib/jax/random_api.c lib/jax/random_api.h lib/jax/trace.c lib/jax/trace.h \
+	lib/jax/ad_api.c lib/jax/api.h lib/jax/array_methods.c \
+	lib/jax/array_methods.h lib/jax/builtins_exec.c lib/jax/builtins_jax.c \
+	lib/jax/custom_jvp.c lib/jax/custom_vjp.c lib/jax/jnp.c lib/jax/jnp.h \
+	lib/jax/jnp_api.c lib/jax/lax_api.c lib/jax/layout_api.c \
+	lib/jax/layout_api.h lib/jax/random_api.c lib/jax/random_api.h \
 	lib/jax/vjp.h lib/jax/vjp_api.c lib/jax/vjp_io.c \
 	lib/cmd/commands.c lib/cmd/commands.h lib/cmd/commands_ad.c \
 	lib/cmd/hooks_exec.c

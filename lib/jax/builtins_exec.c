@@ -13,12 +13,13 @@
 #include "exec/npy.h"
 #include "exec/prng.h"
 #include "jax/api.h"
-#include "jax/jaxstate.h"
+#include "core/jaxstate.h"
 #include "jax/jnp.h"
 #include "jax/layout_api.h"
 #include "jax/random_api.h"
 #include "py/objects.h"
-#include "jax/trace.h"
+#include "core/trace.h"
+#include "jax/array_methods.h"
 #include "prims/rule.h"
 #include "text/print_val.h"
 #include "util/intern.h"
@@ -1039,7 +1040,7 @@ static SrVal *prop_is_fully_replicated(SrInterp *I, SrArgs *a) {
 }
 
 /* jnp.array / jnp.asarray: nested lists of numbers through
-   sr_exec_from_host, arrays (converted to dtype when given). */
+   sr_exec_hooks.from_host, arrays (converted to dtype when given). */
 /* numpy's (2.x) refusal of a Python int out of the range of the integer
    dtype d it is stored as, anywhere in nested lists and tuples: -1. */
 static int ints_fit(SrInterp *I, const SrVal *v, SrDtype d) {

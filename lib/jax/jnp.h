@@ -4,7 +4,8 @@
 #ifndef SR_LANG_JNP_H
 #define SR_LANG_JNP_H
 
-#include "jax/trace.h"
+#include "core/trace.h"
+#include "py/interp.h"
 
 /* The dtype JAX gives a mix of operands (weak Python scalars defer to
    arrays' dtypes), and whether the result is weak. */
@@ -36,10 +37,6 @@ int sr_shape_arg(SrInterp *I, SrVal *v, int64_t *shape, int *ndim, const char *w
    NamedSharding or None) as a sharding param value; NULL means None. */
 SrVal *sr_sharding_arg(SrInterp *I, SrVal *v, int ndim, const char *what);
 
-/* Array construction from host data (rows of doubles, or of ints), set by
-   exec/ (NULL: arrays are abstract). */
-extern struct SrArray *(*sr_exec_from_host)(SrInterp *I, const SrType *t, const double *re,
-                                            const double *im, const int64_t *iv);
 
 /* Pytrees: the leaves (arrays, scalars) of nested lists, tuples and dicts,
    and the same structure rebuilt from new leaves. */

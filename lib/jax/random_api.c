@@ -32,10 +32,10 @@
 #include <string.h>
 
 #include "jax/api.h"
-#include "jax/jaxstate.h"
+#include "core/jaxstate.h"
 #include "jax/jnp.h"
 #include "py/objects.h"
-#include "jax/trace.h"
+#include "core/trace.h"
 #include "util/intern.h"
 #include "util/mem.h"
 

@@ -1,15 +1,15 @@
 /* trace.c: traces, binding primitives, and evaluating jaxprs by binding. */
-#include "jax/trace.h"
+#include "core/trace.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "check/check.h"
-#include "jax/jaxstate.h"
-#include "py/objects.h"
+#include "core/jaxstate.h"
 #include "util/intern.h"
+#include "util/mem.h"
 
-SrExecHooks sr_exec_hooks;
+SrExecHooks sr_exec_hooks; /* all NULL until the evaluator installs them */
 
 /* ---- params ---- */
 
@@ -62,14 +62,6 @@ SrTrace *sr_trace_begin(SrInterp *I) {
   t->capture_consts = !I->trace;
   I->trace = t;
   return t;
-}
-
-SrVal *sr_trace_call(SrInterp *I, SrVal *fn, SrArgs *a) {
-  if (I->trace_calls >= SR_JAXPR_MAX_DEPTH) return sr_raise(I, "RecursionError", "maximum recursion depth exceeded");
-  I->trace_calls++;
-  SrVal *r = sr_call(I, fn, a);
-  I->trace_calls--;
-  return r;
 }
 
 static SrVal *tracer(SrTrace *t, SrVar *v) {
