@@ -14,16 +14,26 @@ SrExecHooks sr_exec_hooks; /* all NULL until the evaluator installs them */
 /* ---- params ---- */
 
 void sr_plist_add(SrPList *ps, const char *key, SrVal *v) {
-  if (ps->n == (int)(sizeof ps->p / sizeof *ps->p)) {
-    sr_unref(v);
-    return;
+  if (!ps->p) {
+    ps->p = ps->inline_p;
+    ps->cap = SR_PLIST_INLINE;
+  }
+  if (ps->n == ps->cap) {
+    int cap = ps->cap * 2;
+    SrParam *p = sr_xmalloc((size_t)cap * sizeof *p);
+    memcpy(p, ps->p, (size_t)ps->n * sizeof *p);
+    if (ps->p != ps->inline_p) free(ps->p);
+    ps->p = p;
+    ps->cap = cap;
   }
   ps->p[ps->n++] = (SrParam){sr_intern_cstr(key), v};
 }
 
 void sr_plist_free(SrPList *ps) {
   for (int i = 0; i < ps->n; i++) sr_unref(ps->p[i].val);
-  ps->n = 0;
+  if (ps->p != ps->inline_p) free(ps->p);
+  ps->p = NULL;
+  ps->n = ps->cap = 0;
 }
 
 /* ---- types of values ---- */

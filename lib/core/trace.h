@@ -122,12 +122,19 @@ SrVal *sr_eval_jaxpr(SrInterp *I, const SrJaxpr *j, int nin, SrVal **in);
    dtype's formatting and weak type.  A new reference; anything else is v. */
 SrVal *sr_array_concretize(SrInterp *I, SrVal *v);
 
-/* A param list builder: key/value pairs of counted values. */
+/* A param list builder: key/value pairs of counted values.  The first
+   SR_PLIST_INLINE pairs live in the struct itself; more move p onto the
+   heap, which grows.  Start one zeroed (SrPList ps = {0}); read the pairs
+   as ps.p[0 .. ps.n-1] (p is NULL while empty).  Do not copy one by value:
+   p may point into it. */
+enum { SR_PLIST_INLINE = 24 };
 typedef struct SrPList {
-  SrParam p[24];
-  int n;
+  SrParam *p;            /* inline, or the heap once grown */
+  int n, cap;
+  SrParam inline_p[SR_PLIST_INLINE];
 } SrPList;
 void sr_plist_add(SrPList *ps, const char *key, SrVal *v); /* steals v */
+/* Drops the pairs; the list may be reused (empty). */
 void sr_plist_free(SrPList *ps);
 
 /* The type-rule context for the current state (mesh, check_vma). */
