@@ -22,7 +22,7 @@
 
 #include "ad/ad.h"
 #include "py/interp.h"
-#include "jax/trace.h"
+#include "core/trace.h"
 #include "util/buf.h"
 
 static double now(void) {
@@ -197,7 +197,7 @@ int main(int argc, char **argv) {
     sr_buf_free(&stmt);
     if (failed) {
       SrBuf e = SR_BUF_INIT;
-      sr_diags_render(&I->diags, &e);
+      sr_diags_render(&I->py->diags, &e);
       fprintf(stderr, "bench_ad: the generated jaxpr did not parse:\n%s", sr_buf_str(&e));
       return 1;
     }

@@ -275,7 +275,7 @@ static void run_text(SrInterp *I, const char *name, const char *text, size_t len
   SrSrc *src = sr_src_new(name, text, len, 1);
   int failed = sr_interp_run(I, src, 0);
   sr_src_unref(src);
-  if (failed) fail_diags("the generated script failed", &I->diags);
+  if (failed) fail_diags("the generated script failed", &I->py->diags);
 }
 
 /* What one run measures, as the child writes it on its stdout. */
@@ -310,7 +310,7 @@ static int run_one(size_t eqns, size_t loop, int script) {
     SrVal *f = sr_global_get(I, "f");
     SrVal *args[2] = {sr_global_get(I, "x"), sr_global_get(I, "w")};
     SrVal *mk = sr_call1(I, sr_lookup_qualname("jax.make_jaxpr"), f);
-    if (!mk) fail_diags("jax.make_jaxpr(f) failed", &I->diags);
+    if (!mk) fail_diags("jax.make_jaxpr(f) failed", &I->py->diags);
     SrArgs a = {2, args, 0, NULL, NULL, NULL};
     double w0 = wall_now();
     c0 = cpu_now();

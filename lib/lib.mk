@@ -16,6 +16,8 @@ lib_libshardrepl_a_SOURCES = \
 	lib/text/print.c lib/text/print.h lib/text/print_val.c \
 	lib/text/print_val.h \
 	lib/check/check.c lib/check/check.h \
+	lib/core/array.c lib/core/core.h lib/core/exc.c lib/core/jaxstate.c \
+	lib/core/jaxstate.h lib/core/trace.c lib/core/trace.h \
 	lib/exec/array.c lib/exec/array.h lib/exec/comm.c lib/exec/comm.h \
 	lib/exec/comm_local.c lib/exec/eval.c lib/exec/eval.h \
 	lib/exec/eval_control.c lib/exec/eval_dot.c lib/exec/eval_elementwise.c \
@@ -32,13 +34,13 @@ lib_libshardrepl_a_SOURCES = \
 	lib/py/ast.h lib/py/builtins_py.c lib/py/interp.c lib/py/interp.h \
 	lib/py/lex.c lib/py/lex.h lib/py/objects.c lib/py/objects.h lib/py/range.c \
 	lib/py/range.h lib/py/re.c lib/py/syntax.c \
-	lib/jax/api.c lib/jax/api.h lib/jax/array.c lib/jax/autodiff.c \
+	lib/jax/api.c lib/jax/api.h lib/jax/array_methods.c lib/jax/array_methods.h lib/jax/autodiff.c \
 	lib/jax/builtins_exec.c lib/jax/builtins_exec.h lib/jax/builtins_jax.c \
 	lib/jax/custom_jvp.c lib/jax/custom_vjp.c lib/jax/debug.c lib/jax/jax.h \
 	lib/jax/jaxstate.h lib/jax/lax.c lib/jax/lax.h lib/jax/lax_control_flow.c \
 	lib/jax/lax_parallel.c lib/jax/layout.c lib/jax/layout.h lib/jax/nn.c \
 	lib/jax/numpy.c lib/jax/numpy.h lib/jax/random.c lib/jax/random.h \
-	lib/jax/shard_map.c lib/jax/sharding.c lib/jax/trace.c lib/jax/trace.h \
+	lib/jax/shard_map.c lib/jax/sharding.c \
 	lib/jax/tree_util.c lib/jax/tree_util.h lib/jax/vjp.h lib/jax/vjp_api.c \
 	lib/jax/vjp_io.c \
 	lib/cmd/commands.c lib/cmd/commands.h lib/cmd/commands_ad.c \

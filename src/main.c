@@ -10,7 +10,7 @@
 #include "check/check.h"
 #include "exec/kern.h"
 #include "py/interp.h"
-#include "jax/jaxstate.h"
+#include "core/jaxstate.h"
 #include "mpi_driver.h"
 #include "prims/prim.h"
 #include "repl.h"
@@ -198,7 +198,7 @@ static void usage(FILE *f) {
 
 /* The exit status of a run: that of the first error, if any. */
 static int status_of(SrInterp *I, int status) {
-  if (status == EXIT_OK && I->first_error) status = exit_for(I->first_error);
+  if (status == EXIT_OK && I->py->first_error) status = exit_for(I->py->first_error);
   return status;
 }
 
@@ -262,14 +262,14 @@ int main(int argc, char **argv) {
     return run_prims();
   }
   SrInterp *I = sr_interp_new();
-  I->keep_going = keep_going;
-  I->on_error = sr_repl_report;
+  I->py->keep_going = keep_going;
+  I->py->on_error = sr_repl_report;
   if (devices) I->jax->num_devices = devices;
   int status = EXIT_OK;
   int ran = 0;
   /* MPI: the ranks other than 0 run what rank 0 sends, here */
   if (sr_mpi_driver_attach(I, devices, &status)) goto end;
-  for (int i = optind; i < argc && !I->quit; i++) {
+  for (int i = optind; i < argc && !I->py->quit; i++) {
     SrDiags d = SR_DIAGS_INIT;
     SrSrc *src = read_source(argv[i], &d);
     ran = 1;
@@ -285,10 +285,10 @@ int main(int argc, char **argv) {
     fflush(stdout);
     status = status_of(I, status);
     sr_repl_report(I);
-    sr_diags_clear(&I->diags);
+    sr_diags_clear(&I->py->diags);
     if (status != EXIT_OK && !keep_going) break;
   }
-  for (int i = 0; i < nevals && !I->quit && (status == EXIT_OK || keep_going); i++) {
+  for (int i = 0; i < nevals && !I->py->quit && (status == EXIT_OK || keep_going); i++) {
     SrSrc *src = sr_src_new("<-e>", evals[i], strlen(evals[i]), 1);
     ran = 1;
     sr_mpi_driver_run(I, src, keep_going);
@@ -296,9 +296,9 @@ int main(int argc, char **argv) {
     fflush(stdout);
     status = status_of(I, status);
     sr_repl_report(I);
-    sr_diags_clear(&I->diags);
+    sr_diags_clear(&I->py->diags);
   }
-  if ((!ran || interactive) && !I->quit) {
+  if ((!ran || interactive) && !I->py->quit) {
     if (sr_repl(I) && status == EXIT_OK) status = EXIT_RUNTIME;
   }
 end:

@@ -21,8 +21,8 @@
 #include "exec/comm_mpi.h"
 #include "exec/exec.h"
 #include "cmd/commands.h"
-#include "jax/jaxstate.h"
-#include "jax/trace.h"
+#include "core/jaxstate.h"
+#include "core/trace.h"
 #include "util/buf.h"
 #include "util/mem.h"
 
@@ -96,7 +96,7 @@ void sr_mpi_driver_begin(int *argc, char **argv) {
 
 /* ---- the ranks other than 0 ---- */
 
-static void report_silently(SrInterp *I) { sr_diags_clear(&I->diags); }
+static void report_silently(SrInterp *I) { sr_diags_clear(&I->py->diags); }
 
 /* A worker's SIGINT: from rank 0, it names the source it was sent for (an
    interrupt of a source that has ended here is void: see follow). */
@@ -150,7 +150,7 @@ static int follow(SrInterp *I) {
     if (intr_seq < src_seq) I->interrupted = 0;
     sr_interrupt_restart(I);
     sr_interp_run(I, src, kg);
-    sr_diags_clear(&I->diags);
+    sr_diags_clear(&I->py->diags);
     sr_src_unref(src);
     free(msg);
   }
@@ -176,7 +176,7 @@ static void put_ranges(SrBuf *b, const unsigned char *in, int n) {
    (concrete) array, else with no argument the mesh jax.set_mesh set.  The
    mesh is NULL for none; an array on one device gives its mesh, which may
    have no axes.  Returns 1 for an array on one device, 0 for a mesh, -1 on
-   an error (in I->diags). */
+   an error (in I->py->diags). */
 static int ranks_mesh(SrInterp *I, const char *arg, SrSrc *src, size_t off, const SrMesh **out) {
   *out = NULL;
   if (!*arg) {
@@ -193,7 +193,7 @@ static int ranks_mesh(SrInterp *I, const char *arg, SrSrc *src, size_t off, cons
   else if (a && a->kind == SR_AV_CONCRETE) m = a->data->mesh ? a->data->mesh : sr_mesh_empty();
   else ok = 0;
   if (!ok || m->abstract || m->unsized) {
-    sr_error(&I->diags, SR_E_USAGE, src, off, ":ranks wants a Mesh, a NamedSharding or an array, got %s",
+    sr_error(&I->py->diags, SR_E_USAGE, src, off, ":ranks wants a Mesh, a NamedSharding or an array, got %s",
              ok ? "an AbstractMesh" : a ? "a tracer" : sr_val_kind_name(v));
     sr_unref(v);
     return -1;
@@ -288,7 +288,7 @@ static void blas_threads(int blas_env_set) {
 
 static int stmt_end(SrInterp *I, int failed) {
   /* the backend attach installed (sr_exec() would fix the device count) */
-  int r = sr_comm_mpi_stmt_end(((SrExec *)I->exec)->comm, I->run_depth, failed, &I->diags);
+  int r = sr_comm_mpi_stmt_end(((SrExec *)I->exec)->comm, I->py->run_depth, failed, &I->py->diags);
   /* every rank is here: interrupt points count from here */
   sr_interrupt_restart(I);
   return r;
@@ -333,7 +333,7 @@ int sr_mpi_driver_attach(SrInterp *I, int devices, int *status) {
       fprintf(stderr, "shardrepl: --devices %d is not a multiple of the %d ranks\n", ndev, n);
       ndev = 0;
     }
-    sr_buf_printf(&cfg, "C %d %d", ndev, I->keep_going);
+    sr_buf_printf(&cfg, "C %d %d", ndev, I->py->keep_going);
   }
   size_t len = cfg.len;
   char *msg = sr_mpi_bcast_msg(cfg.p, &len);
@@ -345,10 +345,10 @@ int sr_mpi_driver_attach(SrInterp *I, int devices, int *status) {
     *status = 2;
     return 1;
   }
-  I->keep_going = kg;
+  I->py->keep_going = kg;
   /* until a device is used, jax_num_cpu_devices may change the count */
   sr_exec_set_comm(I, sr_comm_mpi_new(ndev));
-  I->on_stmt_end = stmt_end;
+  I->py->on_stmt_end = stmt_end;
   sr_comm_mpi_watch_interrupts(((SrExec *)I->exec)->comm, &I->interrupted, &I->ticks, &I->stop_at);
   I->on_interrupt = agree_interrupt;
   drv.started = 1;
@@ -368,8 +368,8 @@ int sr_mpi_driver_attach(SrInterp *I, int devices, int *status) {
   /* a silent rank (its stdout goes nowhere, as a spawned worker's would
      otherwise reach the controller's terminal) */
   if (!freopen("/dev/null", "w", stdout)) clearerr(stdout);
-  I->out = NULL;
-  I->on_error = report_silently;
+  I->py->out = NULL;
+  I->py->on_error = report_silently;
   if (drv.mode == SR_MPI_WORKER) {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);

@@ -16,7 +16,7 @@
 #include <readline/readline.h>
 
 #include "cmd/commands.h"
-#include "jax/jaxstate.h"
+#include "core/jaxstate.h"
 #include "py/objects.h"
 #include "mpi_driver.h"
 #include "repl.h"
@@ -34,15 +34,15 @@ static void on_sigint(int sig) {
 }
 
 void sr_repl_report(SrInterp *I) {
-  if (!I->diags.count) return;
-  if (!I->first_error) I->first_error = sr_diags_kind(&I->diags);
+  if (!I->py->diags.count) return;
+  if (!I->py->first_error) I->py->first_error = sr_diags_kind(&I->py->diags);
   SrBuf b = SR_BUF_INIT;
-  sr_diags_render(&I->diags, &b);
+  sr_diags_render(&I->py->diags, &b);
   fflush(stdout);
   fputs(sr_buf_str(&b), stderr);
   fflush(stderr);
   sr_buf_free(&b);
-  sr_diags_clear(&I->diags);
+  sr_diags_clear(&I->py->diags);
 }
 
 /* ---- completion ---- */
@@ -332,7 +332,7 @@ static int input_parses(SrInterp *I, SrSrc *src) {
     d.count--;
     first->next = NULL;
     SrDiags one = {first, first, 1, 0};
-    sr_diags_move(&I->diags, &one);
+    sr_diags_move(&I->py->diags, &one);
   }
   sr_diags_clear(&d);
   sr_code_unref(code);
@@ -430,7 +430,7 @@ int sr_repl(SrInterp *I) {
         SrSrc *src = sr_src_new("<stdin>", input.p, input.len, input_line);
         if (sr_mpi_driver_run(I, src, 1)) status = 1;
         sr_repl_report(I);
-        sr_diags_clear(&I->diags);
+        sr_diags_clear(&I->py->diags);
         sr_src_unref(src);
       }
       break;
@@ -455,9 +455,9 @@ int sr_repl(SrInterp *I) {
     else if (sr_mpi_driver_run(I, src, 1)) status = 1;
     fflush(stdout);
     sr_repl_report(I);
-    sr_diags_clear(&I->diags);
+    sr_diags_clear(&I->py->diags);
     sr_src_unref(src);
-    if (I->quit) break;
+    if (I->py->quit) break;
   }
   free(hist_path);
   hist_path = NULL;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jax/jaxstate.h"
+#include "core/jaxstate.h"
 #include "prims/rule.h"
 #include "util/intern.h"
 

@@ -30,7 +30,7 @@
 
 #include "ir/jaxpr.h"
 #include "ir/type.h"
-#include "py/interp.h"
+#include "core/core.h"
 
 /* The tangent type of a primal type: float0 for integers and booleans,
    everything else kept (core.py: to_tangent_aval). */

@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-#include "jax/jaxstate.h"
+#include "core/jaxstate.h"
 
 /* ---- params ---- */
 

@@ -38,7 +38,7 @@
 #include <stdarg.h>
 
 #include "ad/ad.h"
-#include "jax/trace.h"
+#include "core/trace.h"
 #include "prims/prim.h"
 
 typedef enum {

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jax/jaxstate.h"
+#include "core/jaxstate.h"
 #include "util/intern.h"
 
 #define TR(name) static int name(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x, SrVal **cx)

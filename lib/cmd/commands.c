@@ -79,13 +79,13 @@ static int cmd_help(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
     return 0;
   }
   sr_buf_free(&b);
-  sr_error(&I->diags, SR_E_USAGE, src, off, "no command or built-in named '%s' (:help lists the commands)", name);
+  sr_error(&I->py->diags, SR_E_USAGE, src, off, "no command or built-in named '%s' (:help lists the commands)", name);
   return -1;
 }
 
 static int cmd_prims(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
   if (*arg) {
-    sr_error(&I->diags, SR_E_USAGE, src, off, ":prims takes no argument");
+    sr_error(&I->py->diags, SR_E_USAGE, src, off, ":prims takes no argument");
     return -1;
   }
   SrBuf b = SR_BUF_INIT;
@@ -99,7 +99,7 @@ static int cmd_quit(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
   (void)arg;
   (void)src;
   (void)off;
-  I->quit = 1;
+  I->py->quit = 1;
   return 0;
 }
 
@@ -110,16 +110,16 @@ enum { MAX_LOAD_DEPTH = 400 };
 
 static int cmd_load(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
   if (!*arg) {
-    sr_error(&I->diags, SR_E_USAGE, src, off, ":load needs a file name");
+    sr_error(&I->py->diags, SR_E_USAGE, src, off, ":load needs a file name");
     return -1;
   }
-  if (I->run_depth > MAX_LOAD_DEPTH) {
+  if (I->py->run_depth > MAX_LOAD_DEPTH) {
     sr_raise(I, "RecursionError", "maximum recursion depth exceeded");
     return -1;
   }
   FILE *f = fopen(arg, "rb");
   if (!f) {
-    sr_error(&I->diags, SR_E_USAGE, src, off, "cannot open '%s'", arg);
+    sr_error(&I->py->diags, SR_E_USAGE, src, off, "cannot open '%s'", arg);
     return -1;
   }
   SrBuf b = SR_BUF_INIT;
@@ -132,12 +132,12 @@ static int cmd_load(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
   fclose(f);
   if (err) {
     sr_buf_free(&b);
-    sr_error(&I->diags, SR_E_USAGE, src, off, "cannot read '%s': %s", arg, strerror(err));
+    sr_error(&I->py->diags, SR_E_USAGE, src, off, "cannot read '%s': %s", arg, strerror(err));
     return -1;
   }
   SrSrc *s = sr_src_new(arg, sr_buf_str(&b), b.len, 1);
   sr_buf_free(&b);
-  int failed = sr_interp_run(I, s, I->keep_going);
+  int failed = sr_interp_run(I, s, I->py->keep_going);
   sr_src_unref(s);
   return failed ? -1 : 0;
 }
@@ -176,7 +176,7 @@ SrVal *sr_command_eval_part(SrInterp *I, const char *arg, size_t a, size_t b, Sr
   SrSrc *s = sr_src_new(src->name, src->text, at + b, src->line0);
   SrVal *v = sr_interp_eval_text(I, s, at + a);
   /* the same offsets in the whole source show the whole line */
-  for (SrDiag *g = I->diags.first; !v && g; g = g->next)
+  for (SrDiag *g = I->py->diags.first; !v && g; g = g->next)
     if (g->src == s) {
       sr_src_unref(s);
       g->src = sr_src_ref(src);
@@ -215,7 +215,7 @@ void sr_type_text(SrInterp *I, SrBuf *b, SrVal *v) {
 
 static int cmd_type(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
   if (!*arg) {
-    sr_error(&I->diags, SR_E_USAGE, src, off, ":type needs an expression");
+    sr_error(&I->py->diags, SR_E_USAGE, src, off, ":type needs an expression");
     return -1;
   }
   SrVal *v = sr_command_eval_arg(I, arg, src, off);
@@ -231,7 +231,7 @@ static int cmd_type(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
 
 static int cmd_print(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
   if (!*arg) {
-    sr_error(&I->diags, SR_E_USAGE, src, off, ":print needs a name");
+    sr_error(&I->py->diags, SR_E_USAGE, src, off, ":print needs a name");
     return -1;
   }
   SrVal *v = sr_command_eval_arg(I, arg, src, off);
@@ -269,13 +269,13 @@ int sr_command_run(SrInterp *I, SrSrc *src, size_t off, size_t end) {
         (c->alias && strlen(c->alias) == wl && memcmp(c->alias, s, wl) == 0))
       found = c;
   if (found) {
-    SrDiag *before = I->diags.last;
+    SrDiag *before = I->py->diags.last;
     rc = found->run(I, arg, src, off);
     /* an error that knows no place of its own is the command's */
-    SrDiags mine = {before ? before->next : I->diags.first, NULL, 0, 0};
+    SrDiags mine = {before ? before->next : I->py->diags.first, NULL, 0, 0};
     if (rc < 0 && mine.first) sr_diags_locate(&mine, src, off);
   } else {
-    sr_error(&I->diags, SR_E_USAGE, src, off, "unknown command ':%.*s' (:help lists the commands)", (int)wl, s);
+    sr_error(&I->py->diags, SR_E_USAGE, src, off, "unknown command ':%.*s' (:help lists the commands)", (int)wl, s);
   }
   free(arg);
   return rc;

@@ -14,7 +14,7 @@ typedef struct SrCommand {
   const char *alias; /* "t", or NULL */
   const char *args;  /* "EXPR" */
   const char *help;  /* one line */
-  /* arg is the text after the command word, trimmed; errors go to I->diags
+  /* arg is the text after the command word, trimmed; errors go to I->py->diags
      (located at src/off); returns 0 or -1 */
   int (*run)(SrInterp *I, const char *arg, SrSrc *src, size_t off);
 } SrCommand;
@@ -34,5 +34,10 @@ int sr_command_run(SrInterp *I, SrSrc *src, size_t off, size_t end);
 /* Adds the autodiff commands, :jvp .. :gradcheck (lib/cmd/commands_ad.c;
    sr_ad_api_init calls it). */
 void sr_commands_ad_init(void);
+
+/* Installs the evaluator's hooks (core/trace.h, sr_exec_hooks), registers
+   :comm and the built-ins of concrete arrays (lib/cmd/hooks_exec.c); call
+   once per interpreter, from sr_interp_new.  Returns 0. */
+int sr_hooks_exec_init(SrInterp *I);
 
 #endif

@@ -23,7 +23,7 @@
 #include "ad/ad_rules.h"
 #include "check/check.h"
 #include "cmd/commands.h"
-#include "jax/jaxstate.h"
+#include "core/jaxstate.h"
 #include "jax/numpy.h"
 #include "py/objects.h"
 #include "opt/opt.h"
@@ -33,7 +33,7 @@
 static void out(SrInterp *I, const char *s) { sr_write(I, s, strlen(s)); }
 
 static int usage(SrInterp *I, SrSrc *src, size_t off, const char *msg) {
-  sr_error(&I->diags, SR_E_USAGE, src, off, "%s", msg);
+  sr_error(&I->py->diags, SR_E_USAGE, src, off, "%s", msg);
   return -1;
 }
 
@@ -584,10 +584,10 @@ static double rnd(uint64_t *s) {
 
 static SrVal *random_like(SrInterp *I, const SrType *t, uint64_t *seed) {
   int64_t n = sr_type_numel(t);
-  if (n < 0 || !sr_exec_from_host) return NULL;
+  if (n < 0 || !sr_exec_hooks.from_host) return NULL;
   double *re = sr_xcalloc((size_t)n + 1, sizeof *re);
   for (int64_t i = 0; i < n; i++) re[i] = rnd(seed);
-  struct SrArray *a = sr_exec_from_host(I, sr_type_with_weak(t, 0), re, NULL, NULL);
+  struct SrArray *a = sr_exec_hooks.from_host(I, sr_type_with_weak(t, 0), re, NULL, NULL);
   free(re);
   return a ? sr_array_concrete(a) : NULL;
 }
@@ -631,7 +631,7 @@ static int cmd_gradcheck(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
   Target t;
   if (parse_target(I, arg, src, off, "gradcheck", &t) < 0) return target_free(&t), -1;
   if (I->trace) return target_free(&t), usage(I, src, off, ":gradcheck runs eagerly, not inside a trace");
-  if (!sr_exec_from_host) return target_free(&t), usage(I, src, off, ":gradcheck needs the evaluator (concrete arrays)");
+  if (!sr_exec_hooks.from_host) return target_free(&t), usage(I, src, off, ":gradcheck needs the evaluator (concrete arrays)");
   int rc = -1, saved_x64 = I->jax->enable_x64;
   int traced = t.fn->kind != SR_V_JAXPR;
   SrAd ad;

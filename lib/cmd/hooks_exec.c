@@ -1,5 +1,5 @@
 /* hooks_exec.c: the evaluator as the language reaches it: the hooks of
- * lang/trace.h (running primitives and jaxprs on concrete arrays, arrays
+ * core/trace.h (running primitives on concrete arrays, arrays
  * from host values, printing arrays), the :comm command, and the
  * built-ins of lib/jax/builtins_exec.c. */
 #include <stdlib.h>
@@ -11,10 +11,10 @@
 #include "exec/numfmt.h"
 #include "cmd/commands.h"
 #include "jax/builtins_exec.h"
-#include "jax/jaxstate.h"
+#include "core/jaxstate.h"
 #include "jax/numpy.h"
 #include "py/objects.h"
-#include "jax/trace.h"
+#include "core/trace.h"
 #include "util/mem.h"
 
 /* :comm shows the last statement's collectives; :comm EXPR evaluates EXPR
@@ -57,14 +57,6 @@ static int hook_eqn(SrInterp *I, const SrPrim *prim, const SrParam *params, int 
     out[i]->committed = 1;
   }
   return 0;
-}
-
-static int hook_jaxpr(SrInterp *I, const SrJaxpr *j, int nin, struct SrArray **in, struct SrArray **out, SrDiags *d) {
-  SrEvalCtx cx;
-  sr_eval_ctx_init(&cx, I, sr_exec(I), d);
-  cx.mesh = I->jax->mesh;
-  if ((uint32_t)nin != sr_nargs(j)) return sr_error(d, SR_E_RUNTIME, NULL, 0, "the jaxpr takes %u arguments, %d given", sr_nargs(j), nin);
-  return sr_ev_jaxpr(&cx, j, in, out);
 }
 
 /* A whole array from host bytes, replicated on mesh m (NULL: meshless);
@@ -220,14 +212,13 @@ static SrVal *hook_item(SrInterp *I, struct SrArray *a) {
 int sr_hooks_exec_init(SrInterp *I) {
   sr_eval_init();
   sr_exec_hooks.eqn = hook_eqn;
-  sr_exec_hooks.jaxpr = hook_jaxpr;
   sr_exec_hooks.from_scalar = hook_from_scalar;
   sr_exec_hooks.array_unref = hook_unref;
   sr_exec_hooks.array_repr = hook_repr;
   sr_exec_hooks.array_str = hook_str;
   sr_exec_hooks.array_item = hook_item;
   sr_exec_hooks.array_type = hook_type;
-  sr_exec_from_host = from_host;
+  sr_exec_hooks.from_host = from_host;
   static int once;
   if (!once) {
     once = 1;

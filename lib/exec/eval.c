@@ -16,14 +16,15 @@
 #include "exec/eval.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check/check.h"
 #include "exec/kern.h"
 #include "exec/layout.h"
-#include "jax/jaxstate.h"
-#include "jax/trace.h"
+#include "core/jaxstate.h"
+#include "core/trace.h"
 #include "prims/rule.h"
 #include "text/print_val.h"
 #include "util/intern.h"

@@ -9,6 +9,7 @@
  * every branch some device picked and keeps, per device, its own branch's
  * results.  Whether any device anywhere wants a branch or another
  * iteration is agreed over all ranks (SrCommOps.any). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -15,8 +15,8 @@
 #include "exec/eval.h"
 #include "exec/kern.h"
 #include "exec/prng.h"
-#include "py/interp.h"
-#include "jax/jaxstate.h"
+#include "core/core.h"
+#include "core/jaxstate.h"
 
 static unsigned prng_flags(const SrEvalCtx *cx) {
   return cx->I && cx->I->jax && cx->I->jax->enable_x64 ? SR_PRNG_X64 : 0;

@@ -5,7 +5,7 @@
 
 #include <stdlib.h>
 
-#include "jax/jaxstate.h"
+#include "core/jaxstate.h"
 #include "util/mem.h"
 
 /* ---- state ---- */

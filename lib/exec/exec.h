@@ -2,7 +2,7 @@
  *
  * The per-interpreter state (I->exec) holds the communication backend
  * and the ledger of collectives.  The language reaches the evaluator
- * through the hooks of lang/trace.h, which lib/cmd/hooks_exec.c installs
+ * through the hooks of core/trace.h, which lib/cmd/hooks_exec.c installs
  * (sr_hooks_exec_init), with :comm and the built-ins of concrete arrays.
  */
 #ifndef SR_EXEC_EXEC_H
@@ -12,7 +12,7 @@
 
 #include "exec/array.h"
 #include "exec/comm.h"
-#include "py/interp.h"
+#include "core/core.h"
 
 /* One collective, as :comm shows it. */
 typedef struct SrLedgerEntry {

@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jax/jaxstate.h"
+#include "core/jaxstate.h"
+#include "jax/array_methods.h"
 #include "jax/layout.h"
 #include "py/objects.h"
 #include "py/range.h"

@@ -4,7 +4,8 @@
 #ifndef SR_JAX_API_H
 #define SR_JAX_API_H
 
-#include "jax/trace.h"
+#include "core/trace.h"
+#include "py/interp.h"
 
 /* A callable's __name__: a def's name, a built-in's last component. */
 const char *sr_callable_name(SrVal *f);

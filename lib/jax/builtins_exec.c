@@ -16,12 +16,13 @@
 #include "exec/prng.h"
 #include "jax/lax.h"
 #include "jax/jax.h"
-#include "jax/jaxstate.h"
+#include "core/jaxstate.h"
 #include "jax/numpy.h"
 #include "jax/layout.h"
 #include "jax/random.h"
 #include "py/objects.h"
-#include "jax/trace.h"
+#include "core/trace.h"
+#include "jax/array_methods.h"
 #include "prims/rule.h"
 #include "text/print_val.h"
 #include "util/intern.h"
@@ -629,7 +630,7 @@ static SrVal *prop_is_fully_replicated(SrInterp *I, SrArgs *a) {
 }
 
 /* jnp.array / jnp.asarray: nested lists of numbers through
-   sr_exec_from_host, arrays (converted to dtype when given). */
+   sr_exec_hooks.from_host, arrays (converted to dtype when given). */
 /* numpy's (2.x) refusal of a Python int out of the range of the integer
    dtype d it is stored as, anywhere in nested lists and tuples: -1. */
 static int ints_fit(SrInterp *I, const SrVal *v, SrDtype d) {

@@ -7,7 +7,7 @@
 #define SR_JAX_BUILTINS_EXEC_H
 
 #include "exec/eval.h"
-#include "jax/trace.h"
+#include "core/trace.h"
 
 /* An evaluation context on the session's backend and mesh, at `where`. */
 void sr_concrete_ctx(SrInterp *I, SrEvalCtx *cx, SrDiags *d, const char *where);

@@ -1,50 +1,20 @@
-/* builtins_jax.c: JAX's state (the mesh in context and the abstract
- * meshes, jax.config), set_mesh and the abstract mesh, jaxprs as values,
- * the dtypes and modules as names; meshes, PartitionSpecs and
- * NamedShardings are in sharding.c. */
+/* builtins_jax.c: the built-ins over JAX's state (core/jaxstate.c holds
+ * it: the mesh in context, the abstract meshes, jax.config): set_mesh and
+ * the abstract mesh, jaxprs as values, the dtypes and modules as names;
+ * meshes, PartitionSpecs and NamedShardings are in sharding.c. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "jax/jax.h"
 #include "jax/lax.h"
-#include "jax/jaxstate.h"
+#include "core/jaxstate.h"
+#include "jax/array_methods.h"
 #include "jax/numpy.h"
 #include "py/objects.h"
 #include "text/print.h"
 #include "text/print_val.h"
 #include "util/intern.h"
 
-/* ---- the state ---- */
-
-SrJaxState *sr_jax_state_new(void) {
-  SrJaxState *s = sr_xcalloc(1, sizeof *s);
-  s->num_devices = SR_DEFAULT_DEVICES;
-  s->num_ranks = 1;
-  return s;
-}
-
-void sr_jax_state_free(SrJaxState *s) { free(s); }
-
-void sr_jax_state_reset(SrJaxState *s) {
-  int n = s->num_devices, used = s->devices_used, ranks = s->num_ranks;
-  memset(s, 0, sizeof *s);
-  s->num_devices = n;
-  s->devices_used = used;
-  s->num_ranks = ranks;
-}
-
-const SrMesh *sr_jax_abstract_mesh(const SrJaxState *s) {
-  if (s->nabstract) return s->abstract[s->nabstract - 1];
-  if (s->mesh) return sr_mesh_abstract(s->mesh, 1);
-  SrMesh m = {0};
-  m.abstract = 1;
-  return sr_mesh_intern(&m);
-}
-
-const SrMesh *sr_jax_context_mesh(const SrJaxState *s) {
-  const SrMesh *m = sr_jax_abstract_mesh(s);
-  return m->n ? m : NULL;
-}
 
 /* ---- set_mesh and the abstract mesh ---- */
 
@@ -191,6 +161,7 @@ static void reg_dtype(const char *name, SrDtype d) {
 }
 
 void sr_builtins_jax_init(void) {
+  sr_array_methods_init();
   sr_sharding_init();
   sr_def("jax.set_mesh jax.sharding.set_mesh", bi_set_mesh,
          "set_mesh(mesh): sets the mesh in context (also usable in a with statement)");

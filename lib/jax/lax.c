@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jax/jaxstate.h"
+#include "core/jaxstate.h"
 #include "py/objects.h"
 #include "py/range.h"
 #include "jax/vjp.h"

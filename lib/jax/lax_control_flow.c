@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jax/jaxstate.h"
+#include "core/jaxstate.h"
+#include "jax/array_methods.h"
 #include "py/objects.h"
 #include "py/range.h"
 #include "text/print_val.h"

@@ -18,7 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jax/jaxstate.h"
+#include "core/jaxstate.h"
+#include "jax/array_methods.h"
 #include "py/objects.h"
 #include "py/range.h"
 #include "text/print_val.h"
@@ -401,9 +402,6 @@ static int flat_add(SrInterp *I, Flat *f, SrVal *v, int depth) {
   return 0;
 }
 
-/* Array construction from host data, installed by exec/. */
-struct SrArray *(*sr_exec_from_host)(SrInterp *I, const SrType *t, const double *re, const double *im,
-                                     const int64_t *iv);
 
 SrVal *sr_jnp_asarray(SrInterp *I, SrVal *x, int dtype) {
   if (sr_array_of(x) || x->kind == SR_V_INT || x->kind == SR_V_FLOAT || x->kind == SR_V_BOOL ||
@@ -433,8 +431,8 @@ SrVal *sr_jnp_asarray(SrInterp *I, SrVal *x, int dtype) {
   SrDtype dt = dtype >= 0 ? (SrDtype)dtype : default_of_kind(I, f.kind);
   const SrType *t = sr_type_array(dt, f.ndim, f.shape);
   SrVal *r;
-  if (sr_exec_from_host) {
-    struct SrArray *arr = sr_exec_from_host(I, t, f.re, f.im, f.iv);
+  if (sr_exec_hooks.from_host) {
+    struct SrArray *arr = sr_exec_hooks.from_host(I, t, f.re, f.im, f.iv);
     r = arr ? sr_array_concrete(arr) : NULL;
   } else {
     r = sr_array_abstract(t);

@@ -7,7 +7,7 @@
 #define SR_JAX_NUMPY_H
 
 #include "jax/api.h"
-#include "jax/trace.h"
+#include "core/trace.h"
 #include "jax/tree_util.h"
 
 /* The dtype JAX gives a mix of operands (weak Python scalars defer to
@@ -40,10 +40,6 @@ int sr_shape_arg(SrInterp *I, SrVal *v, int64_t *shape, int *ndim, const char *w
    NamedSharding or None) as a sharding param value; NULL means None. */
 SrVal *sr_sharding_arg(SrInterp *I, SrVal *v, int ndim, const char *what);
 
-/* Array construction from host data (rows of doubles, or of ints), set by
-   exec/ (NULL: arrays are abstract). */
-extern struct SrArray *(*sr_exec_from_host)(SrInterp *I, const SrType *t, const double *re,
-                                            const double *im, const int64_t *iv);
 
 /* Whether the int v is in the range of the integer dtype d (any other
    dtype: 1). */

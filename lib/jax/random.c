@@ -37,10 +37,10 @@
 #include "jax/builtins_exec.h"
 #include "jax/jax.h"
 #include "jax/lax.h"
-#include "jax/jaxstate.h"
+#include "core/jaxstate.h"
 #include "jax/numpy.h"
 #include "py/objects.h"
-#include "jax/trace.h"
+#include "core/trace.h"
 #include "util/intern.h"
 #include "util/mem.h"
 

@@ -4,7 +4,7 @@
 #ifndef SR_JAX_TREE_UTIL_H
 #define SR_JAX_TREE_UTIL_H
 
-#include "jax/trace.h"
+#include "core/trace.h"
 
 /* Pytrees: the leaves (arrays, scalars) of nested lists, tuples and dicts,
    and the same structure rebuilt from new leaves. */

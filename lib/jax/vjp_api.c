@@ -17,7 +17,7 @@
 #include "jax/numpy.h"
 #include "py/lex.h"
 #include "py/objects.h"
-#include "jax/trace.h"
+#include "core/trace.h"
 #include "jax/vjp.h"
 #include "text/print_val.h"
 #include "util/intern.h"

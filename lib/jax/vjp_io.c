@@ -44,7 +44,7 @@
 #include "exec/eval.h"
 #include "exec/npy.h"
 #include "jax/lax.h"
-#include "jax/jaxstate.h"
+#include "core/jaxstate.h"
 #include "jax/numpy.h"
 #include "py/objects.h"
 #include "jax/vjp.h"

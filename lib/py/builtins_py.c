@@ -30,8 +30,8 @@ static int stream_fd(const SrVal *v) { return sr_is_obj(v, &stream_class) ? (int
 
 static void stream_put(SrInterp *I, int fd, const char *s, size_t n) {
   if (fd == 2) {
-    if (!I->out) return;
-    fflush(I->out);
+    if (!I->py->out) return;
+    fflush(I->py->out);
     fwrite(s, 1, n, stderr);
     fflush(stderr);
   } else {
@@ -41,7 +41,7 @@ static void stream_put(SrInterp *I, int fd, const char *s, size_t n) {
 
 static void stream_flush(SrInterp *I, int fd) {
   if (fd == 2) fflush(stderr);
-  else if (I->out) fflush(I->out);
+  else if (I->py->out) fflush(I->py->out);
 }
 
 static SrVal *m_stream_write(SrInterp *I, SrArgs *a) {

@@ -11,11 +11,11 @@
 #include "check/check.h"
 #include "exec/exec.h"
 #include "cmd/commands.h"
-#include "jax/jaxstate.h"
+#include "core/jaxstate.h"
 #include "jax/numpy.h"
 #include "py/objects.h"
 #include "py/range.h"
-#include "jax/trace.h"
+#include "core/trace.h"
 #include "util/intern.h"
 #include "util/pyfmt.h"
 
@@ -157,11 +157,12 @@ int sr_env_del(SrEnv *e, const char *k) {
 SrInterp *sr_interp_new(void) {
   sr_objects_init();
   SrInterp *I = sr_xcalloc(1, sizeof *I);
-  I->globals = sr_env_new(NULL);
-  I->out = stdout;
-  I->echo = 1;
+  I->py = sr_xcalloc(1, sizeof *I->py);
+  I->py->globals = sr_env_new(NULL);
+  I->py->out = stdout;
+  I->py->echo = 1;
   I->jax = sr_jax_state_new();
-  I->call_jaxpr = sr_jaxpr_call_hook();
+  I->py->call_jaxpr = sr_jaxpr_call_hook();
   I->stop_at = UINT64_MAX;
   sr_array_printing(I);
   sr_hooks_exec_init(I);
@@ -171,69 +172,48 @@ SrInterp *sr_interp_new(void) {
 void sr_interp_free(SrInterp *I) {
   if (!I) return;
   sr_exc_clear(I);
-  sr_unref(I->handled);
+  sr_unref(I->py->handled);
   sr_jit_cache_clear(I);
   /* functions hold the globals they were defined in: emptying the globals
      first breaks those cycles */
-  sr_env_clear(I->globals);
-  sr_env_break_cycles(I->globals);
+  sr_env_clear(I->py->globals);
+  sr_env_break_cycles(I->py->globals);
   sr_val_collect_cycles();
   sr_exec_free(I);
-  sr_env_unref(I->globals);
-  sr_diags_clear(&I->diags);
+  sr_env_unref(I->py->globals);
+  sr_diags_clear(&I->py->diags);
   sr_jax_state_free(I->jax);
-  for (int i = 0; i < I->nwarned; i++) free(I->warned[i]);
-  free(I->warned);
+  for (int i = 0; i < I->py->nwarned; i++) free(I->py->warned[i]);
+  free(I->py->warned);
+  free(I->py);
   free(I);
 }
 
 void sr_interp_reset(SrInterp *I) {
   sr_jit_cache_clear(I);
-  sr_env_clear(I->globals);
-  sr_env_break_cycles(I->globals);
+  sr_env_clear(I->py->globals);
+  sr_env_break_cycles(I->py->globals);
   sr_val_collect_cycles();
   sr_jax_state_reset(I->jax);
 }
 
-SrVal *sr_global_get(SrInterp *I, const char *name) { return sr_env_lookup(I->globals, sr_intern_cstr(name)); }
-void sr_global_set(SrInterp *I, const char *name, SrVal *v) { sr_env_set(I->globals, sr_intern_cstr(name), v); }
+SrVal *sr_global_get(SrInterp *I, const char *name) { return sr_env_lookup(I->py->globals, sr_intern_cstr(name)); }
+void sr_global_set(SrInterp *I, const char *name, SrVal *v) { sr_env_set(I->py->globals, sr_intern_cstr(name), v); }
 
 void sr_global_names(SrInterp *I, void (*fn)(const char *, void *), void *ctx) {
-  for (size_t i = 0; i < I->globals->cap; i++)
-    if (I->globals->keys[i]) fn(I->globals->keys[i], ctx);
+  for (size_t i = 0; i < I->py->globals->cap; i++)
+    if (I->py->globals->keys[i]) fn(I->py->globals->keys[i], ctx);
 }
 
 void sr_write(SrInterp *I, const char *s, size_t n) {
-  if (I->out) fwrite(s, 1, n, I->out);
+  if (I->py->out) fwrite(s, 1, n, I->py->out);
 }
 
-/* ---- exceptions ---- */
-
-typedef struct Exc {
-  const char *type; /* interned */
-  char *msg;
-  int kind;         /* SrErrKind */
-} Exc;
-
-static void exc_free(void *d) {
-  Exc *e = d;
-  free(e->msg);
-  free(e);
-}
-
-static void exc_repr(SrBuf *out, const SrVal *v) {
-  const Exc *e = v->obj.data;
-  sr_buf_printf(out, "%s(", e->type);
-  sr_py_str_repr(out, e->msg, strlen(e->msg));
-  sr_buf_putc(out, ')');
-}
-
-static void exc_str(SrBuf *out, const SrVal *v) { sr_buf_puts(out, ((const Exc *)v->obj.data)->msg); }
+/* ---- exceptions: their attributes (core/exc.c raises them) ---- */
 
 static SrVal *exc_getattr(SrInterp *I, SrVal *self, const char *name) {
-  const Exc *e = self->obj.data;
   if (strcmp(name, "args") == 0) {
-    SrVal *m = sr_str_cstr(NULL, e->msg);
+    SrVal *m = sr_str_cstr(NULL, sr_exc_msg(self));
     return sr_tuple(NULL, 1, &m);
   }
   (void)I;
@@ -241,89 +221,8 @@ static SrVal *exc_getattr(SrInterp *I, SrVal *self, const char *name) {
 }
 
 static const SrLangOps exc_ops = {.getattr = exc_getattr};
-const SrClass sr_exception_class = {"Exception", exc_free, exc_repr, exc_str, &exc_ops};
 
-SrVal *sr_exc_new(const char *type, const char *msg, int kind) {
-  Exc *e = sr_xcalloc(1, sizeof *e);
-  e->type = sr_intern_cstr(type);
-  e->msg = sr_xstrdup(msg);
-  e->kind = kind;
-  return sr_obj(&sr_exception_class, e);
-}
-
-const char *sr_exc_type(const SrVal *exc) { return ((const Exc *)exc->obj.data)->type; }
-const char *sr_exc_msg(const SrVal *exc) { return ((const Exc *)exc->obj.data)->msg; }
-static int exc_kind(const SrVal *exc) { return ((const Exc *)exc->obj.data)->kind; }
-
-void sr_exc_clear(SrInterp *I) {
-  sr_unref(I->exc);
-  I->exc = NULL;
-  sr_src_unref(I->exc_src);
-  I->exc_src = NULL;
-  I->exc_located = 0;
-}
-
-static void set_exc(SrInterp *I, SrVal *exc) {
-  sr_exc_clear(I);
-  I->exc = exc;
-}
-
-SrVal *sr_raise_kind(SrInterp *I, int kind, const char *type, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  SrBuf b = SR_BUF_INIT;
-  sr_buf_vprintf(&b, fmt, ap);
-  va_end(ap);
-  set_exc(I, sr_exc_new(type, sr_buf_str(&b), kind));
-  sr_buf_free(&b);
-  return NULL;
-}
-
-SrVal *sr_raise(SrInterp *I, const char *type, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  SrBuf b = SR_BUF_INIT;
-  sr_buf_vprintf(&b, fmt, ap);
-  va_end(ap);
-  set_exc(I, sr_exc_new(type, sr_buf_str(&b), SR_E_RUNTIME));
-  sr_buf_free(&b);
-  return NULL;
-}
-
-SrVal *sr_raise_diags(SrInterp *I, SrDiags *d, const char *type) {
-  SrDiag *g = d->first;
-  if (!g) return sr_raise(I, type, "unknown error");
-  /* several errors (a checker reports all of a jaxpr's) travel as one */
-  SrBuf b = SR_BUF_INIT;
-  if (d->count > 1 && g->src) {
-    sr_diags_render(d, &b);
-    if (b.len && b.p[b.len - 1] == '\n') b.p[--b.len] = 0;
-  } else {
-    sr_buf_puts(&b, g->msg);
-  }
-  set_exc(I, sr_exc_new(g->exc ? g->exc : type, sr_buf_str(&b), g->kind));
-  sr_buf_free(&b);
-  if (g->src && d->count == 1) {
-    I->exc_src = sr_src_ref(g->src);
-    I->exc_off = g->off;
-    I->exc_located = 1;
-  } else if (d->count > 1) {
-    I->exc_located = 2; /* the message carries its own locations */
-  }
-  sr_diags_clear(d);
-  return NULL;
-}
-
-int sr_interrupt_stop(SrInterp *I) {
-  if (I->on_interrupt) return I->on_interrupt(I);
-  I->interrupted = 0;
-  return 1;
-}
-
-void sr_interrupt_restart(SrInterp *I) {
-  I->ticks = 0;
-  I->stop_at = UINT64_MAX;
-}
+void sr_exc_methods_init(void) { sr_exception_class.lang = &exc_ops; }
 
 /* Every 65536 steps of the interpreter: MemoryError when the heap nears
    what the process may get (sr_mem_pressure), as CPython's is raised when
@@ -338,29 +237,29 @@ static int out_of_memory(SrInterp *I) {
 
 /* Gives a pending exception the location being evaluated, once. */
 static void locate(SrInterp *I, uint32_t off) {
-  if (I->exc && !I->exc_located && I->code) {
-    I->exc_src = sr_src_ref(I->code->src);
+  if (I->exc && !I->exc_located && I->py->code) {
+    I->exc_src = sr_src_ref(I->py->code->src);
     I->exc_off = off;
     I->exc_located = 1;
   }
 }
 
 void sr_warn(SrInterp *I, const char *category, const char *fmt, ...) {
-  if (!I->out) return;
+  if (!I->py->out) return;
   SrBuf where = SR_BUF_INIT, b = SR_BUF_INIT;
-  const SrSrc *src = I->code ? I->code->src : NULL;
+  const SrSrc *src = I->py->code ? I->py->code->src : NULL;
   uint32_t line = 0, col = 0;
   if (src) {
-    sr_src_linecol(src, I->cur_off, &line, &col);
+    sr_src_linecol(src, I->py->cur_off, &line, &col);
     sr_buf_printf(&where, "%s:%u", src->name, line);
   }
-  for (int i = 0; i < I->nwarned; i++)
-    if (strcmp(I->warned[i], sr_buf_str(&where)) == 0) {
+  for (int i = 0; i < I->py->nwarned; i++)
+    if (strcmp(I->py->warned[i], sr_buf_str(&where)) == 0) {
       sr_buf_free(&where);
       return;
     }
-  I->warned = sr_xrealloc(I->warned, (size_t)(I->nwarned + 1) * sizeof *I->warned);
-  I->warned[I->nwarned++] = sr_xstrdup(sr_buf_str(&where));
+  I->py->warned = sr_xrealloc(I->py->warned, (size_t)(I->py->nwarned + 1) * sizeof *I->py->warned);
+  I->py->warned[I->py->nwarned++] = sr_xstrdup(sr_buf_str(&where));
   if (src) sr_buf_printf(&b, "%s:%u:%u: ", src->name, line, col);
   sr_buf_printf(&b, "warning: %s: ", category);
   va_list ap;
@@ -368,24 +267,24 @@ void sr_warn(SrInterp *I, const char *category, const char *fmt, ...) {
   sr_buf_vprintf(&b, fmt, ap);
   va_end(ap);
   sr_buf_putc(&b, '\n');
-  fflush(I->out);
+  fflush(I->py->out);
   fputs(sr_buf_str(&b), stderr);
   fflush(stderr);
   sr_buf_free(&b);
   sr_buf_free(&where);
 }
 
-/* Moves the pending exception into I->diags. */
+/* Moves the pending exception into I->py->diags. */
 static void exc_to_diag(SrInterp *I) {
   if (!I->exc) return;
-  int kind = exc_kind(I->exc);
+  int kind = sr_exc_kind(I->exc);
   const char *type = sr_exc_type(I->exc);
   if (I->exc_located == 2) {
     /* already rendered with locations: a type error of a whole jaxpr */
-    sr_error(&I->diags, kind, NULL, 0, "%s", sr_exc_msg(I->exc));
-    I->diags.last->rendered = 1;
+    sr_error(&I->py->diags, kind, NULL, 0, "%s", sr_exc_msg(I->exc));
+    I->py->diags.last->rendered = 1;
   } else {
-    sr_error_exc(&I->diags, kind, type, I->exc_src, I->exc_off, "%s", sr_exc_msg(I->exc));
+    sr_error_exc(&I->py->diags, kind, type, I->exc_src, I->exc_off, "%s", sr_exc_msg(I->exc));
   }
   sr_exc_clear(I);
 }
@@ -527,9 +426,9 @@ static int bound_here(const SrEnv *e, const char *name) { return e->cap && e->ke
 /* Where an assignment to name binds: the module for a global, the nearest
    enclosing function that binds it for a nonlocal, else the frame. */
 static SrEnv *binding_env(SrInterp *I, const Frame *f, const char *name) {
-  if (is_global(f, name)) return I->globals;
+  if (is_global(f, name)) return I->py->globals;
   if (name_in(f->nonlocals, f->nnonlocals, name))
-    for (SrEnv *e = f->env->parent; e && e != I->globals; e = e->parent)
+    for (SrEnv *e = f->env->parent; e && e != I->py->globals; e = e->parent)
       if (bound_here(e, name)) return e;
   return f->env;
 }
@@ -671,10 +570,10 @@ static SrVal *eval_call(SrInterp *I, Frame *f, SrNode *n) {
   }
   if (ok) {
     SrArgs args = {np, pos, nk, kwn, kwv, NULL};
-    uint32_t saved = I->cur_off;
-    I->cur_off = n->off;
+    uint32_t saved = I->py->cur_off;
+    I->py->cur_off = n->off;
     r = sr_call(I, fn, &args);
-    I->cur_off = saved;
+    I->py->cur_off = saved;
   }
   /* an error of the call, or of unpacking *args and **kwargs, is the call's
      (one raised inside an argument's expression is located already) */
@@ -1033,7 +932,7 @@ static SrVal *make_function(SrInterp *I, Frame *f, SrNode *n) {
         return NULL;
       }
     }
-  return sr_function_new(I->code, n, f->env, defaults, n->kind == SR_N_LAMBDA ? "<lambda>" : n->name);
+  return sr_function_new(I->py->code, n, f->env, defaults, n->kind == SR_N_LAMBDA ? "<lambda>" : n->name);
 }
 
 /* A jaxpr written in a statement is type-checked when it is first
@@ -1062,14 +961,14 @@ static SrVal *eval_node(SrInterp *I, Frame *f, SrNode *n);
    every evaluation under way, in all the calls under way too (at most
    MAX_CALL_DEPTH of them), which is what the C stack holds. */
 static SrVal *eval(SrInterp *I, Frame *f, SrNode *n) {
-  if (I->eval_depth >= MAX_EVAL_DEPTH) {
+  if (I->py->eval_depth >= MAX_EVAL_DEPTH) {
     sr_raise(I, "RecursionError", "maximum recursion depth exceeded");
     locate(I, n->off);
     return NULL;
   }
-  I->eval_depth++;
+  I->py->eval_depth++;
   SrVal *r = eval_node(I, f, n);
-  I->eval_depth--;
+  I->py->eval_depth--;
   return r;
 }
 
@@ -1409,7 +1308,7 @@ static Status exec_stmt(SrInterp *I, Frame *f, SrNode *n, int top) {
   case SR_N_EXPR: {
     SrVal *v = eval(I, f, n->a);
     if (!v) return ST_ERROR;
-    int rc = top && I->echo ? echo_value(I, v) : 0;
+    int rc = top && I->py->echo ? echo_value(I, v) : 0;
     sr_unref(v);
     if (rc < 0) {
       locate(I, n->off);
@@ -1432,7 +1331,7 @@ static Status exec_stmt(SrInterp *I, Frame *f, SrNode *n, int top) {
   case SR_N_AUGASSIGN: {
     /* x += 1 makes x local to a function, unless declared global or
        nonlocal: it must be bound there already, not only outside */
-    if (n->a->kind == SR_N_NAME && f->env != I->globals && binding_env(I, f, n->a->name) == f->env &&
+    if (n->a->kind == SR_N_NAME && f->env != I->py->globals && binding_env(I, f, n->a->name) == f->env &&
         !bound_here(f->env, n->a->name)) {
       sr_raise(I, "UnboundLocalError", "cannot access local variable '%s' where it is not associated with a value",
                n->a->name);
@@ -1547,13 +1446,13 @@ static Status exec_stmt(SrInterp *I, Frame *f, SrNode *n, int top) {
         SrVal *e = I->exc;
         I->exc = NULL;
         sr_exc_clear(I);
-        SrVal *outer = I->handled;
-        I->handled = sr_ref(e);
+        SrVal *outer = I->py->handled;
+        I->py->handled = sr_ref(e);
         if (h->name) sr_env_set(f->env, h->name, e);
         else sr_unref(e);
         s = exec_block(I, f, h->list, h->n);
-        sr_unref(I->handled);
-        I->handled = outer;
+        sr_unref(I->py->handled);
+        I->py->handled = outer;
         break;
       }
     }
@@ -1644,10 +1543,10 @@ static Status exec_stmt(SrInterp *I, Frame *f, SrNode *n, int top) {
   }
   case SR_N_PASS: return ST_OK;
   case SR_N_GLOBAL:
-    if (n->op && f->env != I->globals) {
+    if (n->op && f->env != I->py->globals) {
       f->globals = sr_xrealloc(f->globals, (size_t)(f->nglobals + n->n) * sizeof *f->globals);
       for (int i = 0; i < n->n; i++) f->globals[f->nglobals++] = n->list[i]->name;
-    } else if (!n->op && f->env != I->globals) {
+    } else if (!n->op && f->env != I->py->globals) {
       f->nonlocals = sr_xrealloc(f->nonlocals, (size_t)(f->nnonlocals + n->n) * sizeof *f->nonlocals);
       for (int i = 0; i < n->n; i++) f->nonlocals[f->nnonlocals++] = n->list[i]->name;
     }
@@ -1658,13 +1557,13 @@ static Status exec_stmt(SrInterp *I, Frame *f, SrNode *n, int top) {
   case SR_N_FROM: return exec_import(I, f, n);
   case SR_N_RAISE: {
     if (!n->a) {
-      if (!I->handled) {
+      if (!I->py->handled) {
         sr_raise(I, "RuntimeError", "No active exception to reraise");
         locate(I, n->off);
         return ST_ERROR;
       }
       sr_exc_clear(I);
-      I->exc = sr_ref(I->handled);
+      I->exc = sr_ref(I->py->handled);
       locate(I, n->off);
       return ST_ERROR;
     }
@@ -1717,7 +1616,7 @@ static Status exec_stmt(SrInterp *I, Frame *f, SrNode *n, int top) {
 SrVal *sr_function_call(SrInterp *I, SrFunction *fn, SrArgs *a) {
   SrNode *def = fn->node;
   SrParams *ps = def->params;
-  if (I->depth >= MAX_CALL_DEPTH)
+  if (I->py->depth >= MAX_CALL_DEPTH)
     return sr_raise(I, "RecursionError", "maximum recursion depth exceeded");
   SrEnv *env = sr_env_new(fn->closure);
   int npos = ps->n - ps->nkwonly;
@@ -1783,9 +1682,9 @@ SrVal *sr_function_call(SrInterp *I, SrFunction *fn, SrArgs *a) {
     return NULL;
   }
   Frame fr = {env, NULL, NULL, 0, NULL, 0};
-  SrCode *saved = I->code;
-  I->code = fn->code;
-  I->depth++;
+  SrCode *saved = I->py->code;
+  I->py->code = fn->code;
+  I->py->depth++;
   SrVal *r = NULL;
   if (def->kind == SR_N_LAMBDA) {
     r = eval(I, &fr, def->a);
@@ -1795,8 +1694,8 @@ SrVal *sr_function_call(SrInterp *I, SrFunction *fn, SrArgs *a) {
     else if (s == ST_OK) r = sr_none();
     else if (s != ST_ERROR) r = sr_raise(I, "SyntaxError", "'break' outside loop");
   }
-  I->depth--;
-  I->code = saved;
+  I->py->depth--;
+  I->py->code = saved;
   free(fr.globals);
   free(fr.nonlocals);
   sr_env_unref(env);
@@ -1820,13 +1719,13 @@ static size_t resync(const SrSrc *src, size_t pos) {
 
 /* Hands the diagnostics of a failed statement to the driver at once. */
 static void report_now(SrInterp *I) {
-  if (!I->first_error) I->first_error = sr_diags_kind(&I->diags);
-  if (I->on_error) I->on_error(I);
+  if (!I->py->first_error) I->py->first_error = sr_diags_kind(&I->py->diags);
+  if (I->py->on_error) I->py->on_error(I);
 }
 
 /* Under MPI all ranks agree on a statement's outcome (interp.h). */
 static int stmt_end(SrInterp *I, int failed) {
-  return I->on_stmt_end ? I->on_stmt_end(I, failed) : failed;
+  return I->py->on_stmt_end ? I->py->on_stmt_end(I, failed) : failed;
 }
 
 /* The start of the next line holding something, or len. */
@@ -1854,10 +1753,10 @@ int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going) {
   SrCode *code = sr_code_new(src);
   /* output that is not a terminal is flushed after each statement, so that
      a job killed later keeps what it printed */
-  int flush = I->out && !isatty(fileno(I->out));
-  I->run_depth++;
+  int flush = I->py->out && !isatty(fileno(I->py->out));
+  I->py->run_depth++;
   for (;;) {
-    if (flush) fflush(I->out);
+    if (flush) fflush(I->py->out);
     pos = skip_blank_lines(src, pos);
     if (pos < src->len && src->text[pos] == ':') {
       /* a colon command takes the rest of its line */
@@ -1880,7 +1779,7 @@ int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going) {
         if (!keep_going || agreed == 2) break;
       }
       pos = eol;
-      if (I->quit) break;
+      if (I->py->quit) break;
       continue;
     }
     SrDiags pd = SR_DIAGS_INIT;
@@ -1890,7 +1789,7 @@ int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going) {
       if (!pd.count) break;
       size_t err_at = pd.first && pd.first->src == src && pd.first->off > at ? pd.first->off : at;
       pd.incomplete = 0;
-      sr_diags_move(&I->diags, &pd);
+      sr_diags_move(&I->py->diags, &pd);
       agreed = stmt_end(I, 1);
       report_now(I);
       failed++;
@@ -1899,13 +1798,13 @@ int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going) {
       if (pos >= src->len) break;
       continue;
     }
-    SrCode *saved = I->code;
-    I->code = code;
-    Frame fr = {I->globals, NULL, NULL, 0, NULL, 0};
+    SrCode *saved = I->py->code;
+    I->py->code = code;
+    Frame fr = {I->py->globals, NULL, NULL, 0, NULL, 0};
     sr_exec_stmt_begin(I);
     sr_jit_cache_clear(I);
     Status s = exec_stmt(I, &fr, n, 1);
-    I->code = saved;
+    I->py->code = saved;
     if (s == ST_RETURN) sr_unref(fr.ret);
     int bad = 1;
     if (s == ST_ERROR || I->exc) {
@@ -1913,7 +1812,7 @@ int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going) {
       locate(I, n->off);
       exc_to_diag(I);
     } else if (s == ST_BREAK || s == ST_CONTINUE) {
-      sr_error(&I->diags, SR_E_PARSE, src, n->off, "'break' or 'continue' outside a loop");
+      sr_error(&I->py->diags, SR_E_PARSE, src, n->off, "'break' or 'continue' outside a loop");
     } else {
       bad = 0;
     }
@@ -1923,8 +1822,8 @@ int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going) {
       if (!keep_going || agreed == 2) break;
     }
   }
-  I->run_depth--;
-  if (flush) fflush(I->out);
+  I->py->run_depth--;
+  if (flush) fflush(I->py->out);
   sr_code_unref(code);
   return failed;
 }
@@ -1935,13 +1834,13 @@ SrVal *sr_interp_eval_text(SrInterp *I, SrSrc *src, size_t pos) {
   SrNode *e = sr_lang_parse_expr(code, pos, &pd, sr_jax_context_mesh(I->jax));
   SrVal *v = NULL;
   if (!e) {
-    sr_diags_move(&I->diags, &pd);
+    sr_diags_move(&I->py->diags, &pd);
   } else {
-    SrCode *saved = I->code;
-    I->code = code;
-    Frame fr = {I->globals, NULL, NULL, 0, NULL, 0};
+    SrCode *saved = I->py->code;
+    I->py->code = code;
+    Frame fr = {I->py->globals, NULL, NULL, 0, NULL, 0};
     v = eval(I, &fr, e);
-    I->code = saved;
+    I->py->code = saved;
     if (!v) {
       locate(I, e->off);
       exc_to_diag(I);

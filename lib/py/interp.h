@@ -17,11 +17,10 @@
 #include <stdio.h>
 #include <stdint.h>
 
+#include "core/core.h"
 #include "ir/val.h"
 #include "py/ast.h"
 #include "util/diag.h"
-
-typedef struct SrInterp SrInterp;
 
 /* A call's arguments, as a builtin sees them (all borrowed). */
 typedef struct SrArgs {
@@ -62,25 +61,17 @@ typedef struct SrLangOps {
 static inline const SrLangOps *sr_ops(const SrVal *v) {
   return v->kind == SR_V_OBJ ? (const SrLangOps *)v->obj.cls->lang : NULL;
 }
-static inline int sr_is_obj(const SrVal *v, const SrClass *cls) {
-  return v->kind == SR_V_OBJ && v->obj.cls == cls;
-}
 
 /* Hooks that later stages install: calling a jaxpr value. */
 typedef SrVal *(*SrJaxprCallFn)(SrInterp *I, SrVal *fn, SrArgs *a);
 
-struct SrJaxState;
-
-struct SrInterp {
+/* The Python interpreter's own state, I->py (core/core.h has the
+   runtime's part of the session: exceptions, interrupts, traces...). */
+typedef struct SrPyState {
   struct SrEnv *globals;
   FILE *out;             /* print() and echoes; NULL: discard (non-zero ranks) */
   SrDiags diags;         /* uncaught errors, for the driver to render */
-  /* the exception being raised */
-  SrVal *exc;
   SrVal *handled;        /* the exception an except block is handling */
-  SrSrc *exc_src;
-  size_t exc_off;
-  int exc_located;
   /* where evaluation is, for locating exceptions */
   SrCode *code;
   uint32_t cur_off;
@@ -104,28 +95,8 @@ struct SrInterp {
   char **warned;         /* the places warnings were shown at ("file:line") */
   int nwarned;
   int quit;              /* :quit was run */
-  /* Ctrl-C (see sr_interrupt_point): SIGINT sets interrupted, and the
-     computation stops at the next interrupt point.  ticks counts the
-     points passed since the statement began; stop_at is where the ranks
-     agreed to stop (UINT64_MAX: nowhere yet). */
-  volatile int interrupted;
-  uint64_t ticks, stop_at;
-  /* Under MPI (src/mpi_driver.c): called at an interrupt point when an
-     interrupt is pending or a stop was agreed; agrees with the other ranks
-     on the point where all of them stop, so that they stop at the same
-     place.  Returns 1 to stop here.  NULL: stop at once. */
-  int (*on_interrupt)(SrInterp *I);
-  struct SrJaxState *jax; /* JAX's global state (meshes, devices, config) */
-  struct SrJitCache *jit_cache; /* api.c: the statement's traces of jitted functions */
-  struct SrAdMemo *ad_memo; /* ad/: the transformed call bodies of the AD pass under way */
-  int ad_depth;             /* AD contexts open (sr_ad_begin without sr_ad_end) */
   SrJaxprCallFn call_jaxpr;
-  struct SrTrace *trace;  /* the innermost trace being built, or NULL */
-  int next_trace_id;
-  int trace_calls;        /* functions being traced, one inside another
-                             (sr_trace_call) */
-  void *exec;             /* the execution backend's state (exec/) */
-};
+} SrPyState;
 
 SrInterp *sr_interp_new(void);
 void sr_interp_free(SrInterp *I);
@@ -133,28 +104,12 @@ void sr_interp_free(SrInterp *I);
 void sr_interp_reset(SrInterp *I);
 
 /* Runs the statements of a source one at a time.  With keep_going, an
-   error does not stop the rest.  Errors are appended to I->diags.  Returns
+   error does not stop the rest.  Errors are appended to I->py->diags.  Returns
    the number of statements that failed. */
 int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going);
 /* Evaluates the expression starting at byte pos of src (for :type /
    :print); NULL on error. */
 SrVal *sr_interp_eval_text(SrInterp *I, SrSrc *src, size_t pos);
-
-/* ---- interrupts ---- */
-
-/* An interrupt point: every statement, expression, jaxpr equation and loop
-   iteration passes one, so that Ctrl-C stops a long computation.  Returns 1
-   when it must stop here (the interrupt is consumed: the caller raises
-   KeyboardInterrupt, once); 0 to go on.  Costs an increment and a compare
-   when no interrupt is pending. */
-int sr_interrupt_stop(SrInterp *I);
-static inline int sr_interrupt_point(SrInterp *I) {
-  if (++I->ticks < I->stop_at && !I->interrupted) return 0;
-  return sr_interrupt_stop(I);
-}
-/* A new statement of every rank: interrupt points count from 0 again and
-   no stop is agreed (a pending interrupt stays pending). */
-void sr_interrupt_restart(SrInterp *I);
 
 /* ---- exceptions ---- */
 
@@ -163,16 +118,9 @@ void sr_interrupt_restart(SrInterp *I);
    it; an error status it is not.  Only the rank that prints speaks. */
 void sr_warn(SrInterp *I, const char *category, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-SrVal *sr_raise(SrInterp *I, const char *type, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-/* Raises the first diagnostic of d (its exception type, or `type`),
-   keeping its location if it has one; clears d. */
-SrVal *sr_raise_diags(SrInterp *I, SrDiags *d, const char *type);
-void sr_exc_clear(SrInterp *I);
-/* The type name and message of the pending exception. */
-const char *sr_exc_type(const SrVal *exc);
-const char *sr_exc_msg(const SrVal *exc);
-extern const SrClass sr_exception_class;
+/* Installs the attributes of exception values (args) into core's
+   sr_exception_class (from sr_objects_init). */
+void sr_exc_methods_init(void);
 
 /* ---- calling and attributes ---- */
 
@@ -186,11 +134,7 @@ SrVal *sr_iterate(SrInterp *I, SrVal *v);
 /* a op b for SR_OP_* binary and comparison ops. */
 SrVal *sr_binop(SrInterp *I, int op, SrVal *a, SrVal *b);
 SrVal *sr_unop(SrInterp *I, int op, SrVal *a);
-/* print()'s text for one value; -1 with RecursionError raised when the
-   value nests too deeply to print (see sr_val_too_deep). */
-int sr_to_str(SrInterp *I, SrBuf *out, SrVal *v);
-int sr_to_repr(SrInterp *I, SrBuf *out, SrVal *v);
-/* Writes text to I->out (nothing on a silent rank). */
+/* Writes text to I->py->out (nothing on a silent rank). */
 void sr_write(SrInterp *I, const char *s, size_t n);
 
 /* Parses a builtin's arguments against a spec: "x, axis=, *, keepdims="

@@ -481,7 +481,7 @@ int sr_is_callable(const SrVal *v) {
 SrVal *sr_call(SrInterp *I, SrVal *fn, SrArgs *a) {
   if (fn->kind == SR_V_DTYPE && dtype_call) return dtype_call(I, fn, a);
   if (fn->kind == SR_V_JAXPR) {
-    if (I->call_jaxpr) return I->call_jaxpr(I, fn, a);
+    if (I->py->call_jaxpr) return I->py->call_jaxpr(I, fn, a);
     return sr_raise(I, "NotImplementedError", "calling a jaxpr is not available");
   }
   const SrLangOps *ops = sr_ops(fn);
@@ -495,32 +495,6 @@ SrVal *sr_call1(SrInterp *I, SrVal *fn, SrVal *arg) {
 }
 
 /* ---- conversions to text ---- */
-
-/* Called after printing: a note left by an earlier printer that could not
-   raise is forgotten before each print (sr_to_str, sr_to_repr). */
-static int too_deep_to_print(SrInterp *I) {
-  if (!sr_val_too_deep()) return 0;
-  sr_raise(I, "RecursionError", "maximum recursion depth exceeded while getting the repr of an object");
-  return -1;
-}
-
-/* A value's printer that cannot return an error raises it on I (an array
-   whose copy to the host failed): the print fails. */
-int sr_to_str(SrInterp *I, SrBuf *out, SrVal *v) {
-  int pending = I->exc != NULL;
-  sr_val_too_deep();
-  sr_val_str(out, v);
-  if (too_deep_to_print(I) < 0) return -1;
-  return !pending && I->exc ? -1 : 0;
-}
-
-int sr_to_repr(SrInterp *I, SrBuf *out, SrVal *v) {
-  int pending = I->exc != NULL;
-  sr_val_too_deep();
-  sr_val_repr(out, v);
-  if (too_deep_to_print(I) < 0) return -1;
-  return !pending && I->exc ? -1 : 0;
-}
 
 /* ---- truthiness and iteration ---- */
 
@@ -1805,6 +1779,7 @@ void sr_objects_init(void) {
   static int done;
   if (done) return;
   done = 1;
+  sr_exc_methods_init();
   for (int i = 0; exc_tree[i].name; i++) {
     char q[64];
     snprintf(q, sizeof q, "builtins.%s", exc_tree[i].name);

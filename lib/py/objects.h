@@ -96,11 +96,8 @@ int sr_module_known(const char *qualname);
 const char *sr_canonical_module(const char *qualname);
 
 /* Exception types: ValueError etc. as values. */
-SrVal *sr_exc_new(const char *type, const char *msg, int kind);
 const char *sr_exception_type_name(const SrVal *v); /* NULL if not an exception type */
 int sr_exception_is_a(const char *type, const char *want);
-SrVal *sr_raise_kind(SrInterp *I, int kind, const char *type, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
 
 /* Attribute lookup for the plain data kinds (SR_V_SPEC, SR_V_MESH...):
    other parts register a handler per kind. */

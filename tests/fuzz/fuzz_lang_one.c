@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "py/interp.h"
-#include "jax/jaxstate.h"
+#include "core/jaxstate.h"
 #include "repl.h"
 #include "util/diag.h"
 
@@ -113,9 +113,9 @@ int sr_fuzz_lang_run(const uint8_t *data, size_t size, const SrFuzzLangOpts *o) 
   static FILE *devnull;
   if (!o->show && !devnull) devnull = fopen("/dev/null", "w");
   SrInterp *I = sr_interp_new();
-  if (!o->show && devnull) I->out = devnull;
-  I->keep_going = o->repl || o->keep_going;
-  I->on_error = sr_repl_report;
+  if (!o->show && devnull) I->py->out = devnull;
+  I->py->keep_going = o->repl || o->keep_going;
+  I->py->on_error = sr_repl_report;
   if (o->devices) I->jax->num_devices = o->devices;
   expired = 0;
   running = I;
@@ -131,8 +131,8 @@ int sr_fuzz_lang_run(const uint8_t *data, size_t size, const SrFuzzLangOpts *o) 
   }
   disarm();
   running = NULL;
-  if (!status) status = exit_for(I->first_error);
-  if (I->out) fflush(I->out);
+  if (!status) status = exit_for(I->py->first_error);
+  if (I->py->out) fflush(I->py->out);
   fflush(stdout);
   sr_interp_free(I);
   return status;

@@ -20,7 +20,7 @@
 #include "ir/mesh.h"
 #include "ir/type.h"
 #include "py/interp.h"
-#include "jax/trace.h"
+#include "core/trace.h"
 #include "prims/prim.h"
 #include "util/intern.h"
 
@@ -89,7 +89,7 @@ static void session_open(Session *s) {
   s->I = sr_interp_new();
   s->f = open_memstream(&s->out, &s->outlen);
   ck_assert_ptr_nonnull(s->f);
-  s->I->out = s->f;
+  s->I->py->out = s->f;
 }
 
 static void session_close(Session *s) {
@@ -113,8 +113,8 @@ static int run(Session *s, const char *text, const char **printed) {
 
 static char *errors(SrInterp *I) {
   SrBuf b = SR_BUF_INIT;
-  sr_diags_render(&I->diags, &b);
-  sr_diags_clear(&I->diags);
+  sr_diags_render(&I->py->diags, &b);
+  sr_diags_clear(&I->py->diags);
   return sr_buf_steal(&b);
 }
 

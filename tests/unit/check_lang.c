@@ -325,7 +325,7 @@ static void session_open(Session *s) {
   s->I = sr_interp_new();
   s->f = open_memstream(&s->out, &s->outlen);
   ck_assert_ptr_nonnull(s->f);
-  s->I->out = s->f;
+  s->I->py->out = s->f;
 }
 
 static void session_close(Session *s) {
@@ -349,8 +349,8 @@ static int run(Session *s, const char *text, int keep_going, const char **printe
 
 static char *render(SrInterp *I) {
   SrBuf b = SR_BUF_INIT;
-  sr_diags_render(&I->diags, &b);
-  sr_diags_clear(&I->diags);
+  sr_diags_render(&I->py->diags, &b);
+  sr_diags_clear(&I->py->diags);
   return sr_buf_steal(&b);
 }
 
@@ -375,10 +375,10 @@ START_TEST(test_interp_bindings) {
   /* echo of bare expressions, which the driver may turn off */
   ck_assert_int_eq(run(&s, "x + 1\nNone\n'a'\n", 0, &out), 0);
   ck_assert_str_eq(out, "43\n'a'\n");
-  s.I->echo = 0;
+  s.I->py->echo = 0;
   ck_assert_int_eq(run(&s, "x + 1\n", 0, &out), 0);
   ck_assert_str_eq(out, "");
-  s.I->echo = 1;
+  s.I->py->echo = 1;
   /* a jaxpr literal binds a jaxpr value */
   ck_assert_int_eq(run(&s, "f = { lambda ; a:f32[]. let b:f32[] = sin a in (b,) }\n", 0, NULL), 0);
   SrVal *f = sr_global_get(s.I, "f");
@@ -409,8 +409,8 @@ START_TEST(test_interp_errors) {
   ck_assert_ptr_nonnull(sr_global_get(s.I, "a"));
   ck_assert_ptr_null(sr_global_get(s.I, "b"));
   ck_assert_ptr_null(sr_global_get(s.I, "c"));
-  ck_assert_int_eq(s.I->diags.count, 1);
-  ck_assert_int_eq(sr_diags_kind(&s.I->diags), SR_E_RUNTIME);
+  ck_assert_int_eq(s.I->py->diags.count, 1);
+  ck_assert_int_eq(sr_diags_kind(&s.I->py->diags), SR_E_RUNTIME);
   char *r = render(s.I);
   ck_assert_str_eq(r, "t:2:7: error: ZeroDivisionError: division by zero\n"
                       "    b = a / 0\n"
@@ -418,25 +418,25 @@ START_TEST(test_interp_errors) {
   free(r);
   /* keep going: every error is counted and the rest runs */
   ck_assert_int_eq(run(&s, "d = 1 / 0\ne = nope\nf = 3\n", 1, &out), 2);
-  ck_assert_int_eq(s.I->diags.count, 2);
+  ck_assert_int_eq(s.I->py->diags.count, 2);
   ck_assert_int_eq(sr_global_get(s.I, "f")->i, 3);
   r = render(s.I);
   ck_assert_msg(strstr(r, "t:2:5: error: NameError: name 'nope' is not defined\n") != NULL, "%s", r);
   free(r);
   /* a parse error is of kind SR_E_PARSE */
   ck_assert_int_eq(run(&s, "x = (1 +* 2)\n", 0, NULL), 1);
-  ck_assert_int_eq(sr_diags_kind(&s.I->diags), SR_E_PARSE);
+  ck_assert_int_eq(sr_diags_kind(&s.I->py->diags), SR_E_PARSE);
   r = render(s.I);
   ck_assert_msg(strstr(r, "t:1:9: error: invalid syntax") == r, "%s", r);
   free(r);
   /* an exception the code catches is no error */
   ck_assert_int_eq(run(&s, "try:\n    1 / 0\nexcept ZeroDivisionError as e:\n    print('caught', e)\n", 0, &out), 0);
   ck_assert_str_eq(out, "caught division by zero\n");
-  ck_assert_int_eq(s.I->diags.count, 0);
+  ck_assert_int_eq(s.I->py->diags.count, 0);
   /* runaway recursion is an error, not a crash */
   ck_assert_int_eq(run(&s, "def r(n):\n    return r(n + 1)\n\nr(0)\n", 0, NULL), 1);
-  ck_assert_int_eq(s.I->diags.count, 1);
-  sr_diags_clear(&s.I->diags);
+  ck_assert_int_eq(s.I->py->diags.count, 1);
+  sr_diags_clear(&s.I->py->diags);
   session_close(&s);
 }
 END_TEST
@@ -465,7 +465,7 @@ START_TEST(test_interp_commands) {
   free(r);
   /* :quit stops the source and tells the driver */
   ck_assert_int_eq(run(&s, "y = 1\n:quit\nz = 2\n", 0, NULL), 0);
-  ck_assert_int_eq(s.I->quit, 1);
+  ck_assert_int_eq(s.I->py->quit, 1);
   ck_assert_ptr_nonnull(sr_global_get(s.I, "y"));
   ck_assert_ptr_null(sr_global_get(s.I, "z"));
   session_close(&s);

@@ -36,7 +36,7 @@ static void session_open(Session *s) {
   s->I = sr_interp_new();
   s->f = open_memstream(&s->out, &s->outlen);
   ck_assert_ptr_nonnull(s->f);
-  s->I->out = s->f;
+  s->I->py->out = s->f;
 }
 
 static void session_close(Session *s) {
@@ -57,11 +57,11 @@ static int run(Session *s, const char *text, const char **printed) {
   if (printed) *printed = s->out + start;
   if (failed) {
     SrBuf b = SR_BUF_INIT;
-    sr_diags_render(&s->I->diags, &b);
+    sr_diags_render(&s->I->py->diags, &b);
     fprintf(stderr, "%s", sr_buf_str(&b));
     sr_buf_free(&b);
   }
-  sr_diags_clear(&s->I->diags);
+  sr_diags_clear(&s->I->py->diags);
   return failed;
 }
 

@@ -1,29 +1,39 @@
 /* trace.c: traces, binding primitives, and evaluating jaxprs by binding. */
-#include "jax/trace.h"
+#include "core/trace.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "check/check.h"
-#include "jax/jaxstate.h"
-#include "py/objects.h"
+#include "core/jaxstate.h"
 #include "util/intern.h"
+#include "util/mem.h"
 
-SrExecHooks sr_exec_hooks;
+SrExecHooks sr_exec_hooks; /* all NULL until the evaluator installs them */
 
 /* ---- params ---- */
 
 void sr_plist_add(SrPList *ps, const char *key, SrVal *v) {
-  if (ps->n == (int)(sizeof ps->p / sizeof *ps->p)) {
-    sr_unref(v);
-    return;
+  if (!ps->p) {
+    ps->p = ps->inline_p;
+    ps->cap = SR_PLIST_INLINE;
+  }
+  if (ps->n == ps->cap) {
+    int cap = ps->cap * 2;
+    SrParam *p = sr_xmalloc((size_t)cap * sizeof *p);
+    memcpy(p, ps->p, (size_t)ps->n * sizeof *p);
+    if (ps->p != ps->inline_p) free(ps->p);
+    ps->p = p;
+    ps->cap = cap;
   }
   ps->p[ps->n++] = (SrParam){sr_intern_cstr(key), v};
 }
 
 void sr_plist_free(SrPList *ps) {
   for (int i = 0; i < ps->n; i++) sr_unref(ps->p[i].val);
-  ps->n = 0;
+  if (ps->p != ps->inline_p) free(ps->p);
+  ps->p = NULL;
+  ps->n = ps->cap = 0;
 }
 
 /* ---- types of values ---- */
@@ -62,14 +72,6 @@ SrTrace *sr_trace_begin(SrInterp *I) {
   t->capture_consts = !I->trace;
   I->trace = t;
   return t;
-}
-
-SrVal *sr_trace_call(SrInterp *I, SrVal *fn, SrArgs *a) {
-  if (I->trace_calls >= SR_JAXPR_MAX_DEPTH) return sr_raise(I, "RecursionError", "maximum recursion depth exceeded");
-  I->trace_calls++;
-  SrVal *r = sr_call(I, fn, a);
-  I->trace_calls--;
-  return r;
 }
 
 static SrVal *tracer(SrTrace *t, SrVar *v) {

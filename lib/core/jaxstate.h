@@ -1,11 +1,11 @@
-/* jaxstate.h: JAX's global state as the statement language sees it.
+/* jaxstate.h: JAX's global state (core.h: I->jax).
  *
  * The mesh set with jax.set_mesh (a concrete Mesh), the abstract meshes
  * entered with jax.sharding.use_abstract_mesh / auto_axes / explicit_axes /
  * shard_map (a stack), and jax.config values such as jax_num_cpu_devices.
  */
-#ifndef SR_LANG_JAXSTATE_H
-#define SR_LANG_JAXSTATE_H
+#ifndef SR_CORE_JAXSTATE_H
+#define SR_CORE_JAXSTATE_H
 
 #include "ir/mesh.h"
 

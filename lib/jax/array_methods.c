@@ -1,29 +1,17 @@
-/* array.c: array values of the language (jax.Array, tracers,
- * ShapeDtypeStruct) and avals (what jax.typeof returns). */
+/* array_methods.c: the Python face of array values and avals (core's
+ * sr_array_class, sr_aval_class): operators, attributes and methods, which
+ * go to the jax.numpy functions, as jax/_src/numpy/array_methods.py sets
+ * them on ArrayImpl and Tracer; and tracing a Python function. */
+#include "jax/array_methods.h"
+
 #include <stdlib.h>
 #include <string.h>
 
-#include "jax/jaxstate.h"
+#include "core/jaxstate.h"
+#include "core/trace.h"
 #include "py/objects.h"
-#include "jax/trace.h"
 #include "text/print_val.h"
 #include "util/intern.h"
-
-/* ---- avals ---- */
-
-static void aval_str(SrBuf *out, const SrVal *v) { sr_type_long(out, v->obj.data); }
-
-static void aval_repr(SrBuf *out, const SrVal *v) {
-  const SrType *t = v->obj.data;
-  sr_buf_puts(out, "ShapedArray(");
-  sr_type_str(out, t, 0);
-  if (t->weak) sr_buf_puts(out, ", weak_type=True");
-  sr_buf_putc(out, ')');
-}
-
-/* The NamedSharding of a type as jax.typeof(x).sharding shows it: over
-   the abstract mesh in context when it has the type's axes. */
-SrVal *sr_type_sharding(SrInterp *I, const SrType *t);
 
 SrVal *sr_type_sharding(SrInterp *I, const SrType *t) {
   const SrMesh *ctx = sr_jax_abstract_mesh(I->jax);
@@ -38,12 +26,6 @@ SrVal *sr_type_sharding(SrInterp *I, const SrType *t) {
   return r;
 }
 
-static SrVal *shape_tuple(const SrType *t) {
-  SrVal *s = sr_seq(NULL, SR_V_TUPLE, t->ndim);
-  for (int i = 0; i < t->ndim; i++) sr_seq_push(NULL, s, sr_int(NULL, t->dims[i].size));
-  return s;
-}
-
 static SrVal *axes_set(const SrType *t, SrAxes axes) {
   SrVal *s = sr_seq(NULL, SR_V_FROZENSET, 0);
   for (int i = 0; t->mesh && i < t->mesh->n; i++)
@@ -53,7 +35,7 @@ static SrVal *axes_set(const SrType *t, SrAxes axes) {
 
 /* The attributes arrays and avals share. */
 static SrVal *type_attr(SrInterp *I, const SrType *t, const char *name) {
-  if (strcmp(name, "shape") == 0) return shape_tuple(t);
+  if (strcmp(name, "shape") == 0) return sr_shape_tuple(t);
   if (strcmp(name, "dtype") == 0) return sr_dtype_val(NULL, t->dtype);
   if (strcmp(name, "ndim") == 0) return sr_int(NULL, t->ndim);
   if (strcmp(name, "size") == 0) return sr_int(NULL, sr_type_numel(t));
@@ -81,68 +63,6 @@ static SrVal *aval_getattr(SrInterp *I, SrVal *self, const char *name) {
 }
 
 static const SrLangOps aval_ops = {.getattr = aval_getattr};
-const SrClass sr_aval_class = {"ShapedArray", NULL, aval_repr, aval_str, &aval_ops};
-
-SrVal *sr_aval_new(const SrType *t) { return sr_obj(&sr_aval_class, (void *)t); }
-
-/* ---- arrays ---- */
-
-static void array_free(void *d) {
-  SrArrayObj *a = d;
-  if (a->data && sr_exec_hooks.array_unref) sr_exec_hooks.array_unref(a->data);
-  sr_unref(a->sharding);
-  free(a);
-}
-
-static SrInterp *printing_interp;
-
-static void array_repr(SrBuf *out, const SrVal *v) {
-  const SrArrayObj *a = v->obj.data;
-  switch (a->kind) {
-  case SR_AV_CONCRETE:
-    if (sr_exec_hooks.array_repr) {
-      sr_exec_hooks.array_repr(printing_interp, out, a->data, a->type->weak);
-      return;
-    }
-    break;
-  case SR_AV_TRACER:
-    sr_buf_puts(out, "DynamicJaxprTracer<");
-    sr_type_long(out, a->type);
-    sr_buf_putc(out, '>');
-    return;
-  default:
-    break;
-  }
-  if (a->has_value) {
-    SrBuf t = SR_BUF_INIT;
-    if (sr_dtype_is_inexact(a->type->dtype)) sr_buf_printf(&t, "%.9g", a->value.f);
-    else sr_buf_printf(&t, "%lld", (long long)a->value.i);
-    sr_buf_printf(out, "Array(%s, dtype=%s)", t.p, sr_dtype_name(a->type->dtype));
-    sr_buf_free(&t);
-    return;
-  }
-  /* ShapeDtypeStruct(shape=(8, 4), dtype=float32, sharding=...) */
-  sr_buf_puts(out, "ShapeDtypeStruct(shape=");
-  SrVal *s = shape_tuple(a->type);
-  sr_val_repr(out, s);
-  sr_unref(s);
-  sr_buf_printf(out, ", dtype=%s", sr_dtype_name(a->type->dtype));
-  if (a->sharding) {
-    sr_buf_puts(out, ", sharding=");
-    sr_val_str(out, a->sharding);
-  }
-  if (a->type->weak) sr_buf_puts(out, ", weak_type=True");
-  sr_buf_putc(out, ')');
-}
-
-static void array_str(SrBuf *out, const SrVal *v) {
-  const SrArrayObj *a = v->obj.data;
-  if (a->kind == SR_AV_CONCRETE && sr_exec_hooks.array_str) {
-    sr_exec_hooks.array_str(printing_interp, out, a->data);
-    return;
-  }
-  array_repr(out, v);
-}
 
 /* operators go to the jax.numpy functions, which promote and bind */
 static const char *binop_fn(int op) {
@@ -344,41 +264,6 @@ static const SrLangOps array_ops = {
   .truthy = array_truthy,
 };
 
-const SrClass sr_array_class = {"ArrayImpl", array_free, array_repr, array_str, &array_ops};
-
-SrVal *sr_array_abstract(const SrType *t) {
-  SrArrayObj *a = sr_xcalloc(1, sizeof *a);
-  a->kind = SR_AV_ABSTRACT;
-  a->type = t;
-  return sr_obj(&sr_array_class, a);
-}
-
-SrVal *sr_array_concrete(struct SrArray *data) {
-  SrArrayObj *a = sr_xcalloc(1, sizeof *a);
-  a->kind = SR_AV_CONCRETE;
-  a->data = data;
-  a->type = sr_exec_array_type(data);
-  return sr_obj(&sr_array_class, a);
-}
-
-void sr_array_printing(SrInterp *I) { printing_interp = I; }
-
-SrVal *sr_array_scalar(const SrType *t, double re, double im, int64_t i) {
-  SrArrayObj *a = sr_xcalloc(1, sizeof *a);
-  a->kind = SR_AV_ABSTRACT;
-  a->type = t;
-  a->has_value = 1;
-  if (sr_dtype_kind(t->dtype) == SR_DK_COMPLEX) {
-    a->value.c[0] = re;
-    a->value.c[1] = im;
-  } else if (sr_dtype_is_inexact(t->dtype)) {
-    a->value.f = t->dtype == SR_F32 ? (double)(float)re : re;
-  } else {
-    a->value.i = i;
-  }
-  return sr_obj(&sr_array_class, a);
-}
-
 /* ---- namespaces: objects whose attributes are a dict (ManualAxisType) ---- */
 
 static void ns_free(void *d) { sr_unref(d); }
@@ -407,3 +292,18 @@ static const SrLangOps ns_ops = {.getattr = ns_getattr};
 static const SrClass ns_class = {"namespace", ns_free, ns_repr, NULL, &ns_ops};
 
 SrVal *sr_namespace(SrVal *dict) { return sr_obj(&ns_class, dict); }
+
+/* ---- tracing a function ---- */
+
+SrVal *sr_trace_call(SrInterp *I, SrVal *fn, SrArgs *a) {
+  if (I->trace_calls >= SR_JAXPR_MAX_DEPTH) return sr_raise(I, "RecursionError", "maximum recursion depth exceeded");
+  I->trace_calls++;
+  SrVal *r = sr_call(I, fn, a);
+  I->trace_calls--;
+  return r;
+}
+
+void sr_array_methods_init(void) {
+  sr_array_class.lang = &array_ops;
+  sr_aval_class.lang = &aval_ops;
+}

@@ -1,4 +1,4 @@
-/* trace.h: array values, tracing and binding primitives.
+/* trace.h: array values, tracing and binding primitives (core.h).
  *
  * An array value of the language is one of three things, all of the class
  * sr_array_class:
@@ -13,11 +13,11 @@
  * equation, abstract inputs give abstract results, and concrete inputs run
  * the primitive through the execution hook.
  */
-#ifndef SR_LANG_TRACE_H
-#define SR_LANG_TRACE_H
+#ifndef SR_CORE_TRACE_H
+#define SR_CORE_TRACE_H
 
+#include "core/core.h"
 #include "ir/jaxpr.h"
-#include "py/interp.h"
 #include "prims/prim.h"
 #include "prims/rule.h"
 
@@ -46,8 +46,11 @@ typedef struct SrArrayObj {
   } value;
 } SrArrayObj;
 
-extern const SrClass sr_array_class;
-extern const SrClass sr_aval_class; /* what jax.typeof returns */
+/* The classes of array values and of avals (what jax.typeof returns).
+   Their `lang` ops (operators, attributes, methods) are the language's,
+   installed by sr_array_methods_init (jax/array_methods.c). */
+extern SrClass sr_array_class;
+extern SrClass sr_aval_class;
 
 static inline SrArrayObj *sr_array_of(const SrVal *v) {
   return v && sr_is_obj(v, &sr_array_class) ? v->obj.data : NULL;
@@ -86,11 +89,6 @@ struct SrTrace {
 
 /* Starts a trace nested in the current one (I's innermost). */
 SrTrace *sr_trace_begin(SrInterp *I);
-/* Calls fn on the tracers of a trace just begun.  Each function traced
-   inside another's trace nests its jaxpr a level deeper (jit(jit(...))
-   makes a chain of them), so this raises RecursionError past
-   SR_JAXPR_MAX_DEPTH levels, the parser's bound on nesting. */
-SrVal *sr_trace_call(SrInterp *I, SrVal *fn, SrArgs *a);
 /* A new input of the trace, of type t; returns its tracer. */
 SrVal *sr_trace_arg(SrInterp *I, SrTrace *t, const SrType *type);
 /* Finishes the trace with the given outputs (array values); returns the
@@ -124,41 +122,58 @@ SrVal *sr_eval_jaxpr(SrInterp *I, const SrJaxpr *j, int nin, SrVal **in);
    dtype's formatting and weak type.  A new reference; anything else is v. */
 SrVal *sr_array_concretize(SrInterp *I, SrVal *v);
 
-/* A param list builder: key/value pairs of counted values. */
+/* A param list builder: key/value pairs of counted values.  The first
+   SR_PLIST_INLINE pairs live in the struct itself; more move p onto the
+   heap, which grows.  Start one zeroed (SrPList ps = {0}); read the pairs
+   as ps.p[0 .. ps.n-1] (p is NULL while empty).  Do not copy one by value:
+   p may point into it. */
+enum { SR_PLIST_INLINE = 24 };
 typedef struct SrPList {
-  SrParam p[24];
-  int n;
+  SrParam *p;            /* inline, or the heap once grown */
+  int n, cap;
+  SrParam inline_p[SR_PLIST_INLINE];
 } SrPList;
 void sr_plist_add(SrPList *ps, const char *key, SrVal *v); /* steals v */
+/* Drops the pairs; the list may be reused (empty). */
 void sr_plist_free(SrPList *ps);
 
 /* The type-rule context for the current state (mesh, check_vma). */
 void sr_type_ctx(SrInterp *I, SrTypeCtx *cx, SrDiags *d);
 
-/* The execution backend's entry points, installed by exec/: runs one
-   primitive on concrete arrays, and a whole jaxpr. */
+/* The hooks up to the execution backend, where core must call up: binding
+   a primitive on concrete arrays runs it there, as JAX's eval trace calls a
+   primitive's impl, and the concrete arrays core holds are the backend's
+   (struct SrArray of exec/array.h, opaque here), so core frees, types and
+   prints them through these.  lib/cmd/hooks_exec.c installs them
+   (sr_hooks_exec_init); without it (no evaluator) every hook is NULL and
+   binding on concrete values gives abstract results.  Two are not core's
+   own calls: from_host and array_item serve jax/ and cmd/, whose code for
+   them lives in lib/cmd/hooks_exec.c, above jax/; they can go when that
+   code moves into exec/. */
 typedef int (*SrExecEqnFn)(SrInterp *I, const SrPrim *prim, const SrParam *params, int nparams,
                            int nin, struct SrArray **in, int nout, const SrType *const *out_types,
                            struct SrArray **out, SrDiags *d);
-typedef int (*SrExecJaxprFn)(SrInterp *I, const SrJaxpr *j, int nin, struct SrArray **in,
-                             struct SrArray **out, SrDiags *d);
 typedef struct SrExecHooks {
+  /* runs one primitive on concrete arrays (sr_bind_prim) */
   SrExecEqnFn eqn;
-  SrExecJaxprFn jaxpr;
-  /* a concrete array from a Python scalar or nested lists (jnp.asarray) */
+  /* a concrete array holding a scalar (a Python scalar or a jaxpr literal
+     an equation binds, sr_array_concretize, jnp.asarray) */
   struct SrArray *(*from_scalar)(SrInterp *I, const SrType *t, double re, double im, int64_t i);
+  /* a concrete array from host values, numel(t) of them, replicated on the
+     mesh in context (jnp.asarray of nested lists, :gradcheck) */
+  struct SrArray *(*from_host)(SrInterp *I, const SrType *t, const double *re, const double *im,
+                               const int64_t *iv);
+  /* drops core's reference to a concrete array (freeing an array value) */
   void (*array_unref)(struct SrArray *a);
+  /* repr() and str() of a concrete array value */
   void (*array_repr)(SrInterp *I, SrBuf *out, struct SrArray *a, int weak);
   void (*array_str)(SrInterp *I, SrBuf *out, struct SrArray *a);
-  /* the value of a 0-d array as a Python scalar */
+  /* the value of a 0-d array as a Python scalar (x.item(), bool(x)) */
   SrVal *(*array_item)(SrInterp *I, struct SrArray *a);
+  /* the type of a concrete array (an array value's type) */
   const SrType *(*array_type)(struct SrArray *a);
 } SrExecHooks;
 extern SrExecHooks sr_exec_hooks;
-/* Installs the evaluator's hooks (and sr_exec_from_host), registers :comm
-   and the built-ins of concrete arrays (lib/cmd/hooks_exec.c); call once
-   per interpreter, from sr_interp_new.  Returns 0. */
-int sr_hooks_exec_init(SrInterp *I);
 
 /* Python scalars as arrays: the weak type JAX gives them. */
 const SrType *sr_scalar_type(const SrVal *v);
@@ -167,10 +182,8 @@ const SrType *sr_scalar_type(const SrVal *v);
 static inline const SrType *sr_exec_array_type(struct SrArray *a) {
   return sr_exec_hooks.array_type(a);
 }
-/* An object whose attributes are a dict's entries (steals the dict). */
-SrVal *sr_namespace(SrVal *dict);
-/* jax.typeof(x).sharding for a type. */
-SrVal *sr_type_sharding(SrInterp *I, const SrType *t);
+/* The shape of a type as a Python tuple. */
+SrVal *sr_shape_tuple(const SrType *t);
 /* Tells array printing which interpreter prints (for gathering shards). */
 void sr_array_printing(SrInterp *I);
 /* An abstract scalar with a value, of type t (weak scalars of Python). */

@@ -1,0 +1,126 @@
+/* array.c: array values (jax.Array, tracers, ShapeDtypeStruct) and avals
+ * (what jax.typeof returns): their data and printing.  Their operators,
+ * attributes and methods are the language's (jax/array_methods.c). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/trace.h"
+#include "text/print_val.h"
+#include "util/mem.h"
+
+/* ---- avals ---- */
+
+static void aval_str(SrBuf *out, const SrVal *v) { sr_type_long(out, v->obj.data); }
+
+static void aval_repr(SrBuf *out, const SrVal *v) {
+  const SrType *t = v->obj.data;
+  sr_buf_puts(out, "ShapedArray(");
+  sr_type_str(out, t, 0);
+  if (t->weak) sr_buf_puts(out, ", weak_type=True");
+  sr_buf_putc(out, ')');
+}
+
+SrVal *sr_shape_tuple(const SrType *t) {
+  SrVal *s = sr_seq(NULL, SR_V_TUPLE, t->ndim);
+  for (int i = 0; i < t->ndim; i++) sr_seq_push(NULL, s, sr_int(NULL, t->dims[i].size));
+  return s;
+}
+
+SrClass sr_aval_class = {"ShapedArray", NULL, aval_repr, aval_str, NULL};
+
+SrVal *sr_aval_new(const SrType *t) { return sr_obj(&sr_aval_class, (void *)t); }
+
+/* ---- arrays ---- */
+
+static void array_free(void *d) {
+  SrArrayObj *a = d;
+  if (a->data && sr_exec_hooks.array_unref) sr_exec_hooks.array_unref(a->data);
+  sr_unref(a->sharding);
+  free(a);
+}
+
+static SrInterp *printing_interp;
+
+static void array_repr(SrBuf *out, const SrVal *v) {
+  const SrArrayObj *a = v->obj.data;
+  switch (a->kind) {
+  case SR_AV_CONCRETE:
+    if (sr_exec_hooks.array_repr) {
+      sr_exec_hooks.array_repr(printing_interp, out, a->data, a->type->weak);
+      return;
+    }
+    break;
+  case SR_AV_TRACER:
+    sr_buf_puts(out, "DynamicJaxprTracer<");
+    sr_type_long(out, a->type);
+    sr_buf_putc(out, '>');
+    return;
+  default:
+    break;
+  }
+  if (a->has_value) {
+    SrBuf t = SR_BUF_INIT;
+    if (sr_dtype_is_inexact(a->type->dtype)) sr_buf_printf(&t, "%.9g", a->value.f);
+    else sr_buf_printf(&t, "%lld", (long long)a->value.i);
+    sr_buf_printf(out, "Array(%s, dtype=%s)", t.p, sr_dtype_name(a->type->dtype));
+    sr_buf_free(&t);
+    return;
+  }
+  /* ShapeDtypeStruct(shape=(8, 4), dtype=float32, sharding=...) */
+  sr_buf_puts(out, "ShapeDtypeStruct(shape=");
+  SrVal *s = sr_shape_tuple(a->type);
+  sr_val_repr(out, s);
+  sr_unref(s);
+  sr_buf_printf(out, ", dtype=%s", sr_dtype_name(a->type->dtype));
+  if (a->sharding) {
+    sr_buf_puts(out, ", sharding=");
+    sr_val_str(out, a->sharding);
+  }
+  if (a->type->weak) sr_buf_puts(out, ", weak_type=True");
+  sr_buf_putc(out, ')');
+}
+
+static void array_str(SrBuf *out, const SrVal *v) {
+  const SrArrayObj *a = v->obj.data;
+  if (a->kind == SR_AV_CONCRETE && sr_exec_hooks.array_str) {
+    sr_exec_hooks.array_str(printing_interp, out, a->data);
+    return;
+  }
+  array_repr(out, v);
+}
+
+SrClass sr_array_class = {"ArrayImpl", array_free, array_repr, array_str, NULL};
+
+SrVal *sr_array_abstract(const SrType *t) {
+  SrArrayObj *a = sr_xcalloc(1, sizeof *a);
+  a->kind = SR_AV_ABSTRACT;
+  a->type = t;
+  return sr_obj(&sr_array_class, a);
+}
+
+SrVal *sr_array_concrete(struct SrArray *data) {
+  SrArrayObj *a = sr_xcalloc(1, sizeof *a);
+  a->kind = SR_AV_CONCRETE;
+  a->data = data;
+  a->type = sr_exec_array_type(data);
+  return sr_obj(&sr_array_class, a);
+}
+
+void sr_array_printing(SrInterp *I) { printing_interp = I; }
+
+SrVal *sr_array_scalar(const SrType *t, double re, double im, int64_t i) {
+  SrArrayObj *a = sr_xcalloc(1, sizeof *a);
+  a->kind = SR_AV_ABSTRACT;
+  a->type = t;
+  a->has_value = 1;
+  if (sr_dtype_kind(t->dtype) == SR_DK_COMPLEX) {
+    a->value.c[0] = re;
+    a->value.c[1] = im;
+  } else if (sr_dtype_is_inexact(t->dtype)) {
+    a->value.f = t->dtype == SR_F32 ? (double)(float)re : re;
+  } else {
+    a->value.i = i;
+  }
+  return sr_obj(&sr_array_class, a);
+}
+

@@ -1,0 +1,23 @@
+/* array_methods.h: the Python face of core's array values and avals
+ * (operators, attributes, methods), and tracing a Python function. */
+#ifndef SR_JAX_ARRAY_METHODS_H
+#define SR_JAX_ARRAY_METHODS_H
+
+#include "core/trace.h"
+#include "py/interp.h"
+
+/* Installs the operators, attributes and methods of sr_array_class and
+   sr_aval_class (from sr_builtins_jax_init). */
+void sr_array_methods_init(void);
+/* Calls fn on the tracers of a trace just begun.  Each function traced
+   inside another's trace nests its jaxpr a level deeper (jit(jit(...))
+   makes a chain of them), so this raises RecursionError past
+   SR_JAXPR_MAX_DEPTH levels, the parser's bound on nesting. */
+SrVal *sr_trace_call(SrInterp *I, SrVal *fn, SrArgs *a);
+/* An object whose attributes are a dict's entries (steals the dict). */
+SrVal *sr_namespace(SrVal *dict);
+/* The NamedSharding of a type as jax.typeof(x).sharding shows it: over
+   the abstract mesh in context when it has the type's axes. */
+SrVal *sr_type_sharding(SrInterp *I, const SrType *t);
+
+#endif
