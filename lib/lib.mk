@@ -39,4 +39,4 @@ lib_libshardrepl_a_SOURCES = \
 	lib/jax/random_api.c lib/jax/random_api.h lib/jax/trace.c lib/jax/trace.h \
 	lib/jax/vjp.h lib/jax/vjp_api.c lib/jax/vjp_io.c \
 	lib/cmd/commands.c lib/cmd/commands.h lib/cmd/commands_ad.c \
-	lib/cmd/hooks_exec.c
+	lib/cmd/hooks_exec.c lib/cmd/linit.c lib/cmd/linit.h

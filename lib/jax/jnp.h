@@ -97,5 +97,7 @@ extern const SrClass sr_jit_class;
 SrJaxprCallFn sr_jaxpr_call_hook(void);
 
 void sr_jnp_init(void);
+/* builtins_jax.c: JAX's sharding API, meshes, config, dtypes. */
+void sr_builtins_jax_init(void);
 
 #endif

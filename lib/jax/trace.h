@@ -157,7 +157,8 @@ typedef struct SrExecHooks {
 extern SrExecHooks sr_exec_hooks;
 /* Installs the evaluator's hooks (and sr_exec_from_host), registers :comm
    and the built-ins of concrete arrays (lib/cmd/hooks_exec.c); call once
-   per interpreter, from sr_interp_new.  Returns 0. */
+   per interpreter, from the init table's state_new (lib/cmd/linit.c).
+   Returns 0. */
 int sr_hooks_exec_init(SrInterp *I);
 
 /* Python scalars as arrays: the weak type JAX gives them. */

@@ -1,7 +1,6 @@
 /* objects.c: classes of the language and Python's operators on data. */
 #include "py/objects.h"
 
-#include "jax/jnp.h"
 #include "py/range.h"
 
 #include <limits.h>
@@ -481,7 +480,7 @@ int sr_is_callable(const SrVal *v) {
 SrVal *sr_call(SrInterp *I, SrVal *fn, SrArgs *a) {
   if (fn->kind == SR_V_DTYPE && dtype_call) return dtype_call(I, fn, a);
   if (fn->kind == SR_V_JAXPR) {
-    if (I->call_jaxpr) return I->call_jaxpr(I, fn, a);
+    if (I->init->call_jaxpr) return I->init->call_jaxpr(I, fn, a);
     return sr_raise(I, "NotImplementedError", "calling a jaxpr is not available");
   }
   const SrLangOps *ops = sr_ops(fn);
@@ -1811,6 +1810,4 @@ void sr_objects_init(void) {
     sr_register(q, sr_obj(&sr_exctype_class, (void *)sr_intern_cstr(exc_tree[i].name)));
   }
   sr_builtins_py_init();
-  sr_builtins_jax_init();
-  sr_jnp_init();
 }

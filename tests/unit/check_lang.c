@@ -14,6 +14,7 @@
 #include "exec/array.h"
 #include "py/ast.h"
 #include "cmd/commands.h"
+#include "cmd/linit.h"
 #include "py/interp.h"
 #include "py/lex.h"
 #include "py/objects.h"
@@ -322,7 +323,7 @@ typedef struct Session {
 
 static void session_open(Session *s) {
   memset(s, 0, sizeof *s);
-  s->I = sr_interp_new();
+  s->I = sr_interp_new(&sr_linit);
   s->f = open_memstream(&s->out, &s->outlen);
   ck_assert_ptr_nonnull(s->f);
   s->I->out = s->f;
