@@ -7,12 +7,21 @@
 #include "jax/jaxstate.h"
 #include "jax/jnp.h"
 #include "jax/trace.h"
+#include "py/objects.h"
 
-/* The modules, in the order they register: JAX's sharding API, then
-   jax.numpy and the rest of JAX's API (autodiff, lax, random...), then
-   the autodiff commands.  The evaluator's built-ins and :comm come with
-   its hooks (sr_hooks_exec_init, in state_new). */
+/* The names first: jnp for jax.numpy..., and the prefixes that make
+   jax., jax.numpy., jax.lax. and jax.sharding. optional for bare names.
+   Then the modules, in the order they register: JAX's sharding API,
+   jax.numpy and the rest of JAX's API (autodiff, lax, random...), the
+   autodiff commands.  The evaluator's built-ins and :comm come with its
+   hooks (sr_hooks_exec_init, in state_new). */
 static void open_modules(void) {
+  static const char *const aliases[][2] = {
+    {"jnp", "jax.numpy"}, {"lax", "jax.lax"}, {"np", "numpy"}, {"onp", "numpy"}, {"jax.P", "jax.sharding.PartitionSpec"},
+  };
+  for (size_t i = 0; i < sizeof aliases / sizeof *aliases; i++) sr_module_alias(aliases[i][0], aliases[i][1]);
+  static const char *const prefixes[] = {"jax.", "jax.numpy.", "jax.lax.", "jax.sharding."};
+  for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++) sr_name_prefix(prefixes[i]);
   sr_builtins_jax_init();
   sr_jnp_init();
   sr_commands_ad_init();

@@ -19,8 +19,9 @@
  * the session: bindings made before it stay.
  *
  * Built-in functions and modules live in one registry keyed by qualified
- * name ("jax.numpy.sin"); the prefixes jax., jnp., jax.lax. and
- * jax.sharding. are optional for bare names.
+ * name ("jax.numpy.sin"); an embedding adds module aliases and the
+ * prefixes bare names fall back to (objects.h: shardrepl's make jnp
+ * jax.numpy, and jax., jax.numpy., jax.lax. and jax.sharding. optional).
  */
 #ifndef SR_LANG_INTERP_H
 #define SR_LANG_INTERP_H
