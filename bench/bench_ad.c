@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "ad/ad.h"
+#include "cmd/linit.h"
 #include "py/interp.h"
 #include "core/trace.h"
 #include "util/buf.h"
@@ -178,7 +179,7 @@ int main(int argc, char **argv) {
     sizes[nsizes++] = 1000;
     sizes[nsizes++] = 10000;
   }
-  SrInterp *I = sr_interp_new();
+  SrInterp *I = sr_interp_new(&sr_linit);
   double first_t = 0;
   size_t first_n = 0;
   printf("  %-10s %-10s %-12s %-10s %s\n", "equations", "grad eqns", "parse (s)", "grad (s)", "per eqn");

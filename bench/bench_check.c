@@ -49,6 +49,7 @@
 #include <unistd.h>
 
 #include "check/check.h"
+#include "cmd/linit.h"
 #include "py/interp.h"
 #include "text/parse.h"
 #include "util/buf.h"
@@ -286,7 +287,7 @@ enum { R_DEF, R_TRACE, R_TRACE_W, R_SCRIPT, R_SCRIPT_W, R_NEQN, R_NTOP, R_NSTMT,
    the other has freed already mapped. */
 static int run_one(size_t eqns, size_t loop, int script) {
   double r[R_N] = {0};
-  SrInterp *I = sr_interp_new();
+  SrInterp *I = sr_interp_new(&sr_linit);
   run_text(I, "bench-prelude", prelude, sizeof prelude - 1);
   SrBuf def = SR_BUF_INIT;
   gen_def(&def, eqns, loop);

@@ -44,4 +44,4 @@ lib_libshardrepl_a_SOURCES = \
 	lib/jax/tree_util.c lib/jax/tree_util.h lib/jax/vjp.h lib/jax/vjp_api.c \
 	lib/jax/vjp_io.c \
 	lib/cmd/commands.c lib/cmd/commands.h lib/cmd/commands_ad.c \
-	lib/cmd/hooks_exec.c
+	lib/cmd/hooks_exec.c lib/cmd/linit.c lib/cmd/linit.h

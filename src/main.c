@@ -9,6 +9,7 @@
 
 #include "check/check.h"
 #include "exec/kern.h"
+#include "cmd/linit.h"
 #include "py/interp.h"
 #include "core/jaxstate.h"
 #include "mpi_driver.h"
@@ -168,7 +169,7 @@ static int run_check(const char *path, int devices) {
 /* --prims: the rule matrix, as :prims prints it, once every stage has
    registered its rules (which making an interpreter does). */
 static int run_prims(void) {
-  SrInterp *I = sr_interp_new();
+  SrInterp *I = sr_interp_new(&sr_linit);
   SrBuf b = SR_BUF_INIT;
   sr_prims_matrix(&b);
   fputs(b.p, stdout);
@@ -261,7 +262,7 @@ int main(int argc, char **argv) {
     free(evals);
     return run_prims();
   }
-  SrInterp *I = sr_interp_new();
+  SrInterp *I = sr_interp_new(&sr_linit);
   I->py->keep_going = keep_going;
   I->py->on_error = sr_repl_report;
   if (devices) I->jax->num_devices = devices;

@@ -32,7 +32,7 @@ SrVal *sr_command_eval_part(SrInterp *I, const char *arg, size_t a, size_t b, Sr
 /* Runs the command line text[off..end) of src. */
 int sr_command_run(SrInterp *I, SrSrc *src, size_t off, size_t end);
 /* Adds the autodiff commands, :jvp .. :gradcheck (lib/cmd/commands_ad.c;
-   sr_ad_api_init calls it). */
+   the init table's open_modules calls it, lib/cmd/linit.c). */
 void sr_commands_ad_init(void);
 
 /* Installs the evaluator's hooks (core/trace.h, sr_exec_hooks), registers

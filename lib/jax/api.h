@@ -35,5 +35,7 @@ SrJaxprCallFn sr_jaxpr_call_hook(void);
 
 /* Registers JAX's built-ins, module by module (see jax.h). */
 void sr_jnp_init(void);
+/* builtins_jax.c: JAX's state's built-ins (set_mesh, config), dtypes. */
+void sr_builtins_jax_init(void);
 
 #endif

@@ -16,7 +16,6 @@
 
 #include "ad/ad.h"
 #include "check/check.h"
-#include "cmd/commands.h"
 #include "jax/jax.h"
 #include "core/jaxstate.h"
 #include "jax/numpy.h"
@@ -954,6 +953,5 @@ void sr_ad_api_init(void) {
   sr_def("jax.jvp", jax_jvp, "jvp(fun, primals, tangents): (fun(*primals), the Jacobian-vector product)");
   sr_def("jax.linear_transpose", jax_linear_transpose,
          "linear_transpose(fun, *primals): the transpose of the linear function fun, given example arguments");
-  sr_commands_ad_init();
   sr_vjp_api_init();
 }

@@ -42,7 +42,9 @@
  *                            vjp_io.c; vjp.h
  *   jax.custom_jvp           custom_jvp.c
  *   jax.custom_vjp           custom_vjp.c
- *   jax.Array, tracers, avals  array.c; traces and binding trace.c, trace.h
+ *   jax.Array, tracers, avals  core/array.c (the values), array_methods.c
+ *                            (their operators and methods); traces and
+ *                            binding core/trace.c
  *
  * Each module registers its built-ins (sr_def) in an init function,
  * declared here or in its header; sr_jnp_init (api.c) and

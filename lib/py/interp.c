@@ -8,14 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "check/check.h"
-#include "exec/exec.h"
-#include "cmd/commands.h"
-#include "core/jaxstate.h"
-#include "jax/numpy.h"
 #include "py/objects.h"
 #include "py/range.h"
-#include "core/trace.h"
 #include "util/intern.h"
 #include "util/pyfmt.h"
 
@@ -154,18 +148,23 @@ int sr_env_del(SrEnv *e, const char *k) {
 
 /* ---- the interpreter ---- */
 
-SrInterp *sr_interp_new(void) {
+static const SrPyInit no_hooks;
+
+SrInterp *sr_interp_new(const SrPyInit *init) {
+  static int opened;
   sr_objects_init();
+  if (init && init->open_modules && !opened) {
+    opened = 1;
+    init->open_modules();
+  }
   SrInterp *I = sr_xcalloc(1, sizeof *I);
   I->py = sr_xcalloc(1, sizeof *I->py);
+  I->py->init = init ? init : &no_hooks;
   I->py->globals = sr_env_new(NULL);
   I->py->out = stdout;
   I->py->echo = 1;
-  I->jax = sr_jax_state_new();
-  I->py->call_jaxpr = sr_jaxpr_call_hook();
   I->stop_at = UINT64_MAX;
-  sr_array_printing(I);
-  sr_hooks_exec_init(I);
+  if (I->py->init->state_new) I->py->init->state_new(I);
   return I;
 }
 
@@ -173,16 +172,15 @@ void sr_interp_free(SrInterp *I) {
   if (!I) return;
   sr_exc_clear(I);
   sr_unref(I->py->handled);
-  sr_jit_cache_clear(I);
+  if (I->py->init->state_clear) I->py->init->state_clear(I);
   /* functions hold the globals they were defined in: emptying the globals
      first breaks those cycles */
   sr_env_clear(I->py->globals);
   sr_env_break_cycles(I->py->globals);
   sr_val_collect_cycles();
-  sr_exec_free(I);
+  if (I->py->init->state_free) I->py->init->state_free(I);
   sr_env_unref(I->py->globals);
   sr_diags_clear(&I->py->diags);
-  sr_jax_state_free(I->jax);
   for (int i = 0; i < I->py->nwarned; i++) free(I->py->warned[i]);
   free(I->py->warned);
   free(I->py);
@@ -190,11 +188,11 @@ void sr_interp_free(SrInterp *I) {
 }
 
 void sr_interp_reset(SrInterp *I) {
-  sr_jit_cache_clear(I);
+  if (I->py->init->state_clear) I->py->init->state_clear(I);
   sr_env_clear(I->py->globals);
   sr_env_break_cycles(I->py->globals);
   sr_val_collect_cycles();
-  sr_jax_state_reset(I->jax);
+  if (I->py->init->state_reset) I->py->init->state_reset(I);
 }
 
 SrVal *sr_global_get(SrInterp *I, const char *name) { return sr_env_lookup(I->py->globals, sr_intern_cstr(name)); }
@@ -936,16 +934,16 @@ static SrVal *make_function(SrInterp *I, Frame *f, SrNode *n) {
 }
 
 /* A jaxpr written in a statement is type-checked when it is first
-   evaluated, under the mesh then in context: an equation whose rule fails
-   or whose written type is not the one its rule computes refuses the
-   definition, with all the errors of the jaxpr at once.  Primitives
-   without a type rule are trusted as written (they run only if they have
-   an eval rule).  n->op marks a literal that passed. */
+   evaluated, by the init table's check_jaxpr (shardrepl's checks it under
+   the mesh then in context): an equation whose rule fails or whose
+   written type is not the one its rule computes refuses the definition,
+   with all the errors of the jaxpr at once.  Primitives without a type
+   rule are trusted as written (they run only if they have an eval rule).
+   n->op marks a literal that passed. */
 static int check_literal(SrInterp *I, SrNode *n) {
   if (n->op) return 0;
   SrDiags d = SR_DIAGS_INIT;
-  SrCheckOpts opts = {sr_jax_context_mesh(I->jax), 0};
-  if (sr_check_jaxpr(n->prog->top, &opts, &d, NULL) > 0 || d.count) {
+  if (I->py->init->check_jaxpr && (I->py->init->check_jaxpr(I, n->prog->top, &d) > 0 || d.count)) {
     sr_raise_diags(I, &d, "TypeError");
     return -1;
   }
@@ -1747,6 +1745,10 @@ static size_t skip_blank_lines(const SrSrc *src, size_t pos) {
   }
 }
 
+static const SrMesh *literal_mesh(SrInterp *I) {
+  return I->py->init->literal_mesh ? I->py->init->literal_mesh(I) : NULL;
+}
+
 int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going) {
   size_t pos = 0;
   int failed = 0, agreed;
@@ -1762,8 +1764,13 @@ int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going) {
       /* a colon command takes the rest of its line */
       size_t eol = pos;
       while (eol < src->len && src->text[eol] != '\n') eol++;
-      sr_jit_cache_clear(I);
-      int bad = sr_command_run(I, src, pos, eol) < 0;
+      int bad;
+      if (I->py->init->command) {
+        bad = I->py->init->command(I, src, pos, eol) < 0;
+      } else {
+        sr_error(&I->py->diags, SR_E_USAGE, src, pos, "colon commands are not available");
+        bad = 1;
+      }
       if (bad && I->exc) {
         /* an exception that knows no place of its own is the command's */
         if (!I->exc_located) {
@@ -1784,7 +1791,7 @@ int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going) {
     }
     SrDiags pd = SR_DIAGS_INIT;
     size_t at = pos;
-    SrNode *n = sr_lang_parse_stmt(code, &pos, &pd, sr_jax_context_mesh(I->jax));
+    SrNode *n = sr_lang_parse_stmt(code, &pos, &pd, literal_mesh(I));
     if (!n) {
       if (!pd.count) break;
       size_t err_at = pd.first && pd.first->src == src && pd.first->off > at ? pd.first->off : at;
@@ -1801,8 +1808,7 @@ int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going) {
     SrCode *saved = I->py->code;
     I->py->code = code;
     Frame fr = {I->py->globals, NULL, NULL, 0, NULL, 0};
-    sr_exec_stmt_begin(I);
-    sr_jit_cache_clear(I);
+    if (I->py->init->stmt_begin) I->py->init->stmt_begin(I);
     Status s = exec_stmt(I, &fr, n, 1);
     I->py->code = saved;
     if (s == ST_RETURN) sr_unref(fr.ret);
@@ -1831,7 +1837,7 @@ int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going) {
 SrVal *sr_interp_eval_text(SrInterp *I, SrSrc *src, size_t pos) {
   SrCode *code = sr_code_new(src);
   SrDiags pd = SR_DIAGS_INIT;
-  SrNode *e = sr_lang_parse_expr(code, pos, &pd, sr_jax_context_mesh(I->jax));
+  SrNode *e = sr_lang_parse_expr(code, pos, &pd, literal_mesh(I));
   SrVal *v = NULL;
   if (!e) {
     sr_diags_move(&I->py->diags, &pd);

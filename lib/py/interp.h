@@ -1,15 +1,27 @@
-/* interp.h: the statement language's interpreter.
+/* interp.h: the statement language's interpreter, the main header of py/.
  *
- * It evaluates the syntax tree of ast.h over SrVals.  Errors are Python
- * exceptions: a function that fails raises (sr_raise) and returns NULL (or
- * -1); the exception carries JAX's type name and message and the location
- * of the innermost statement or expression that raised it.  An uncaught
- * exception becomes a located diagnostic and never ends the session:
- * bindings made before it stay.
+ * py/ is the Python subset: lexer (lex.c), parser (syntax.c), interpreter
+ * (interp.c), object model (objects.c), Python's built-ins (builtins_py.c),
+ * re (re.c) and range (range.c).  It uses the layers below it (util/, ir/
+ * values, text/ for the jaxpr literals the grammar holds) and knows nothing
+ * of JAX: it includes no header of jax/, exec/, check/ or cmd/ and calls
+ * none of their functions.  Everything shardrepl adds to Python -- JAX's
+ * modules, the colon commands, calling and checking jaxprs, the state of
+ * JAX and of the evaluator -- comes in through one table of hooks, SrPyInit
+ * below, that the layer above defines (lib/cmd/linit.c's sr_linit, as Lua's
+ * linit.c opens Lua's libraries) and passes to sr_interp_new.
+ *
+ * The interpreter evaluates the syntax tree of ast.h over SrVals.  Errors
+ * are Python exceptions: a function that fails raises (sr_raise) and
+ * returns NULL (or -1); the exception carries JAX's type name and message
+ * and the location of the innermost statement or expression that raised
+ * it.  An uncaught exception becomes a located diagnostic and never ends
+ * the session: bindings made before it stay.
  *
  * Built-in functions and modules live in one registry keyed by qualified
- * name ("jax.numpy.sin"); the prefixes jax., jnp., jax.lax. and
- * jax.sharding. are optional for bare names.
+ * name ("jax.numpy.sin"); an embedding adds module aliases and the
+ * prefixes bare names fall back to (objects.h: shardrepl's make jnp
+ * jax.numpy, and jax., jax.numpy., jax.lax. and jax.sharding. optional).
  */
 #ifndef SR_LANG_INTERP_H
 #define SR_LANG_INTERP_H
@@ -62,13 +74,61 @@ static inline const SrLangOps *sr_ops(const SrVal *v) {
   return v->kind == SR_V_OBJ ? (const SrLangOps *)v->obj.cls->lang : NULL;
 }
 
-/* Hooks that later stages install: calling a jaxpr value. */
+/* Calling a jaxpr value (SrPyInit.call_jaxpr). */
 typedef SrVal *(*SrJaxprCallFn)(SrInterp *I, SrVal *fn, SrArgs *a);
+
+/* ---- the init table ----
+ *
+ * The hooks py/ calls into the language built on it, the one way py/
+ * reaches JAX, the evaluator and the colon commands.  sr_interp_new takes
+ * the table (borrowed: it must outlive the interpreters; lib/cmd/linit.c's
+ * is static).  Every slot may be NULL, and so may the table:
+ * sr_interp_new(NULL) is plain Python, with jaxpr literals that parse
+ * but are neither checked nor callable, and no colon commands. */
+typedef struct SrPyInit {
+  /* Registers the embedding's modules (sr_def, sr_register, and commands,
+     classes, attribute handlers of its own), after Python's built-ins.
+     Called once per process, by the first sr_interp_new given a table
+     with it (the registry is global). */
+  void (*open_modules)(void);
+  /* Makes the embedding's state of a new session (JAX's state, the
+     evaluator's), last thing in sr_interp_new. */
+  void (*state_new)(SrInterp *I);
+  /* Drops what the embedding holds of user values (caches of a statement),
+     first thing in sr_interp_free and sr_interp_reset, before the
+     bindings go. */
+  void (*state_clear)(SrInterp *I);
+  /* Puts the state back as a new session has it (no mesh in context),
+     last thing in sr_interp_reset. */
+  void (*state_reset)(SrInterp *I);
+  /* Frees the state, in sr_interp_free once the bindings and the cycles
+     through them are freed. */
+  void (*state_free)(SrInterp *I);
+  /* Called before each statement sr_interp_run runs (not before colon
+     commands). */
+  void (*stmt_begin)(SrInterp *I);
+  /* Runs the colon command line src->text[off..end) (off at its ':'):
+     0, or -1 with diagnostics appended to I->py->diags or an exception
+     raised.  NULL: a colon command is a usage error. */
+  int (*command)(SrInterp *I, SrSrc *src, size_t off, size_t end);
+  /* Calls a jaxpr value (SR_V_JAXPR) on a call's arguments, as sr_call's
+     callee; a new reference, or NULL with an exception.  NULL:
+     NotImplementedError. */
+  SrJaxprCallFn call_jaxpr;
+  /* Type-checks a jaxpr literal when it is first evaluated: appends its
+     errors to d and returns their number (0: the literal is fine).  NULL:
+     literals are trusted as written. */
+  int (*check_jaxpr)(SrInterp *I, const SrJaxpr *j, SrDiags *d);
+  /* The mesh jaxpr literals are parsed under (its axis names and types
+     resolve `@X` in types), or NULL. */
+  const SrMesh *(*literal_mesh)(SrInterp *I);
+} SrPyInit;
 
 /* The Python interpreter's own state, I->py (core/core.h has the
    runtime's part of the session: exceptions, interrupts, traces...). */
 typedef struct SrPyState {
   struct SrEnv *globals;
+  const SrPyInit *init;  /* the embedding's hooks (never NULL: an empty table) */
   FILE *out;             /* print() and echoes; NULL: discard (non-zero ranks) */
   SrDiags diags;         /* uncaught errors, for the driver to render */
   SrVal *handled;        /* the exception an except block is handling */
@@ -95,10 +155,11 @@ typedef struct SrPyState {
   char **warned;         /* the places warnings were shown at ("file:line") */
   int nwarned;
   int quit;              /* :quit was run */
-  SrJaxprCallFn call_jaxpr;
 } SrPyState;
 
-SrInterp *sr_interp_new(void);
+/* A new session whose hooks are init's (NULL: plain Python); the first
+   one registers the built-ins. */
+SrInterp *sr_interp_new(const SrPyInit *init);
 void sr_interp_free(SrInterp *I);
 /* Forgets every user binding (keeps the built-ins). */
 void sr_interp_reset(SrInterp *I);
@@ -171,9 +232,9 @@ SrVal *sr_global_get(SrInterp *I, const char *name);
 void sr_global_set(SrInterp *I, const char *name, SrVal *v);
 void sr_global_names(SrInterp *I, void (*fn)(const char *name, void *ctx), void *ctx);
 
-/* Each family of built-ins registers itself. */
+/* Each family of built-ins registers itself: Python's here (from
+   sr_interp_new), the embedding's from its SrPyInit.open_modules. */
 void sr_builtins_py_init(void);
-void sr_builtins_jax_init(void);
 void sr_re_init(void); /* re.c: Python's re module */
 
 #endif

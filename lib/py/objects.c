@@ -1,7 +1,6 @@
 /* objects.c: classes of the language and Python's operators on data. */
 #include "py/objects.h"
 
-#include "jax/numpy.h"
 #include "py/range.h"
 
 #include <limits.h>
@@ -67,12 +66,24 @@ void sr_registry_names(const char *prefix, void (*fn)(const char *, void *), voi
     if (reg[i].name && strncmp(reg[i].name, prefix, n) == 0) fn(reg[i].name, ctx);
 }
 
-static const struct {
+/* the names the embedding adds (sr_module_alias, sr_name_prefix) */
+#define MAX_NAMES 16
+static struct {
   const char *alias, *full;
-} module_aliases[] = {
-  {"jnp", "jax.numpy"}, {"lax", "jax.lax"}, {"np", "numpy"}, {"onp", "numpy"},
-  {"jax.P", "jax.sharding.PartitionSpec"}, {NULL, NULL},
-};
+} module_aliases[MAX_NAMES + 1];
+static int naliases;
+static const char *name_prefixes[MAX_NAMES + 3] = {"builtins.", ""};
+static int nprefixes = 2;
+
+void sr_module_alias(const char *alias, const char *full) {
+  if (naliases == MAX_NAMES) return;
+  module_aliases[naliases].alias = sr_intern_cstr(alias);
+  module_aliases[naliases++].full = sr_intern_cstr(full);
+}
+
+void sr_name_prefix(const char *prefix) {
+  if (nprefixes < MAX_NAMES + 2) name_prefixes[nprefixes++] = sr_intern_cstr(prefix);
+}
 
 const char *sr_canonical_module(const char *q) {
   for (int i = 0; module_aliases[i].alias; i++) {
@@ -87,11 +98,9 @@ const char *sr_canonical_module(const char *q) {
 }
 
 SrVal *sr_lookup_builtin_name(const char *name) {
-  static const char *const prefixes[] = {"builtins.", "", "jax.", "jax.numpy.", "jax.lax.",
-                                         "jax.sharding.", NULL};
   char buf[256];
-  for (int i = 0; prefixes[i]; i++) {
-    snprintf(buf, sizeof buf, "%s%s", prefixes[i], name);
+  for (int i = 0; name_prefixes[i]; i++) {
+    snprintf(buf, sizeof buf, "%s%s", name_prefixes[i], name);
     SrVal *v = sr_lookup_qualname(sr_canonical_module(buf));
     if (v) return v;
   }
@@ -481,7 +490,7 @@ int sr_is_callable(const SrVal *v) {
 SrVal *sr_call(SrInterp *I, SrVal *fn, SrArgs *a) {
   if (fn->kind == SR_V_DTYPE && dtype_call) return dtype_call(I, fn, a);
   if (fn->kind == SR_V_JAXPR) {
-    if (I->py->call_jaxpr) return I->py->call_jaxpr(I, fn, a);
+    if (I->py->init->call_jaxpr) return I->py->init->call_jaxpr(I, fn, a);
     return sr_raise(I, "NotImplementedError", "calling a jaxpr is not available");
   }
   const SrLangOps *ops = sr_ops(fn);
@@ -1786,6 +1795,4 @@ void sr_objects_init(void) {
     sr_register(q, sr_obj(&sr_exctype_class, (void *)sr_intern_cstr(exc_tree[i].name)));
   }
   sr_builtins_py_init();
-  sr_builtins_jax_init();
-  sr_jnp_init();
 }

@@ -87,13 +87,22 @@ int sr_setitem(SrInterp *I, SrVal *obj, SrVal *key, SrVal *v);
 int sr_delitem(SrInterp *I, SrVal *obj, SrVal *key);
 int sr_setattr(SrInterp *I, SrVal *obj, const char *name, SrVal *v);
 
-/* The name a bare identifier falls back to: Python's builtins, then jax.,
-   jax.numpy., jax.lax., jax.sharding. */
+/* The name a bare identifier falls back to: Python's builtins, then the
+   prefixes of sr_name_prefix in their order (shardrepl's: jax.,
+   jax.numpy., jax.lax., jax.sharding.). */
 SrVal *sr_lookup_builtin_name(const char *name);
 /* Is anything registered under this module name? */
 int sr_module_known(const char *qualname);
-/* "jnp" -> "jax.numpy", "lax" -> "jax.lax", "np" -> "numpy", ... */
+/* A qualified name with its module alias replaced, the first of
+   sr_module_alias's that applies ("jnp.sin" -> "jax.numpy.sin"); q itself
+   when none does. */
 const char *sr_canonical_module(const char *qualname);
+/* The names an embedding adds, from its SrPyInit.open_modules, before it
+   registers anything under them: a module alias (alias and alias.x name
+   full and full.x), and a prefix bare identifiers fall back to.  At most
+   16 of each; tried in the order added. */
+void sr_module_alias(const char *alias, const char *full);
+void sr_name_prefix(const char *prefix);
 
 /* Exception types: ValueError etc. as values. */
 const char *sr_exception_type_name(const SrVal *v); /* NULL if not an exception type */

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cmd/linit.h"
 #include "py/interp.h"
 #include "core/jaxstate.h"
 #include "repl.h"
@@ -41,7 +42,7 @@ int sr_fuzz_lang_init(void) {
   sa.sa_flags = SA_RESTART;
   sigaction(SIGVTALRM, &sa, NULL);
   /* the registry of built-ins and the command table are made once */
-  sr_interp_free(sr_interp_new());
+  sr_interp_free(sr_interp_new(&sr_linit));
   return have_timer() ? 0 : -1;
 }
 
@@ -112,7 +113,7 @@ static int exit_for(int kind) {
 int sr_fuzz_lang_run(const uint8_t *data, size_t size, const SrFuzzLangOpts *o) {
   static FILE *devnull;
   if (!o->show && !devnull) devnull = fopen("/dev/null", "w");
-  SrInterp *I = sr_interp_new();
+  SrInterp *I = sr_interp_new(&sr_linit);
   if (!o->show && devnull) I->py->out = devnull;
   I->py->keep_going = o->repl || o->keep_going;
   I->py->on_error = sr_repl_report;

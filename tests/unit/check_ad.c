@@ -19,6 +19,7 @@
 #include "ad/ad.h"
 #include "ir/mesh.h"
 #include "ir/type.h"
+#include "cmd/linit.h"
 #include "py/interp.h"
 #include "core/trace.h"
 #include "prims/prim.h"
@@ -86,7 +87,7 @@ typedef struct Session {
 
 static void session_open(Session *s) {
   memset(s, 0, sizeof *s);
-  s->I = sr_interp_new();
+  s->I = sr_interp_new(&sr_linit);
   s->f = open_memstream(&s->out, &s->outlen);
   ck_assert_ptr_nonnull(s->f);
   s->I->py->out = s->f;

@@ -14,6 +14,7 @@
 #include "exec/array.h"
 #include "py/ast.h"
 #include "cmd/commands.h"
+#include "cmd/linit.h"
 #include "py/interp.h"
 #include "py/lex.h"
 #include "py/objects.h"
@@ -320,13 +321,16 @@ typedef struct Session {
   FILE *f;
 } Session;
 
-static void session_open(Session *s) {
+/* A session of init's language (NULL: plain Python). */
+static void session_open_with(Session *s, const SrPyInit *init) {
   memset(s, 0, sizeof *s);
-  s->I = sr_interp_new();
+  s->I = sr_interp_new(init);
   s->f = open_memstream(&s->out, &s->outlen);
   ck_assert_ptr_nonnull(s->f);
   s->I->py->out = s->f;
 }
+
+static void session_open(Session *s) { session_open_with(s, &sr_linit); }
 
 static void session_close(Session *s) {
   sr_interp_free(s->I);
@@ -396,6 +400,36 @@ START_TEST(test_interp_bindings) {
   ck_assert_ptr_null(sr_global_get(s.I, "x"));
   ck_assert_int_eq(run(&s, "print(len([1, 2]))\n", 0, &out), 0);
   ck_assert_str_eq(out, "2\n");
+  session_close(&s);
+}
+END_TEST
+
+/* Without the init table py/ is plain Python: jaxpr literals parse but
+   are neither checked nor callable, and there are no colon commands. */
+START_TEST(test_interp_plain) {
+  static const char bad[] = "g = { lambda ; a:f32[]. let b:i32[] = sin a in (b,) }\n";
+  Session s;
+  session_open_with(&s, NULL);
+  const char *out;
+  ck_assert_int_eq(run(&s, "x = [i * i for i in range(4)]\nprint(x, len(x))\n", 0, &out), 0);
+  ck_assert_str_eq(out, "[0, 1, 4, 9] 4\n");
+  ck_assert_int_eq(run(&s, bad, 0, NULL), 0);
+  ck_assert_int_eq(run(&s, "g(1.0)\n", 0, NULL), 1);
+  char *r = render(s.I);
+  ck_assert_ptr_nonnull(strstr(r, "NotImplementedError: calling a jaxpr is not available"));
+  free(r);
+  ck_assert_int_eq(run(&s, ":help\n", 0, NULL), 1);
+  ck_assert_int_eq(sr_diags_kind(&s.I->py->diags), SR_E_USAGE);
+  r = render(s.I);
+  ck_assert_ptr_nonnull(strstr(r, "colon commands are not available"));
+  free(r);
+  session_close(&s);
+  /* shardrepl's table checks the literal */
+  session_open(&s);
+  ck_assert_int_eq(run(&s, bad, 0, NULL), 1);
+  r = render(s.I);
+  ck_assert_ptr_nonnull(strstr(r, "TypeError"));
+  free(r);
   session_close(&s);
 }
 END_TEST
@@ -581,6 +615,7 @@ static Suite *suite(void) {
   TCase *interp = tcase_create("interp");
   tcase_add_test(interp, test_interp_bindings);
   tcase_add_test(interp, test_interp_errors);
+  tcase_add_test(interp, test_interp_plain);
   tcase_add_test(interp, test_interp_commands);
   tcase_add_test(interp, test_interp_jaxpr_memory);
   tcase_add_test(interp, test_interp_closure_cycles);

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmd/linit.h"
 #include "py/interp.h"
 #include "jax/numpy.h"
 #include "py/objects.h"
@@ -33,7 +34,7 @@ typedef struct Session {
 
 static void session_open(Session *s) {
   memset(s, 0, sizeof *s);
-  s->I = sr_interp_new();
+  s->I = sr_interp_new(&sr_linit);
   s->f = open_memstream(&s->out, &s->outlen);
   ck_assert_ptr_nonnull(s->f);
   s->I->py->out = s->f;
