@@ -8,6 +8,7 @@
  * jax.tree.  Each says which JAX function it follows.
  */
 #include "jax/api.h"
+#include "lax/lax.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -646,7 +647,7 @@ SrVal *sr_api_jit(SrInterp *I, const char *name, SrBuiltinFn fn, void *data, int
 
 SrVal *sr_api_bind_typed(SrInterp *I, int prim, int nin, SrVal **in, SrPList *ps, const SrType **outs,
                          uint32_t nout) {
-  sr_prims_init();
+  sr_lax_init();
   if (sr_prims[prim].type) return sr_bind(I, prim, nin, in, ps->n, ps->p);
   return sr_bind_prim(I, &sr_prims[prim], nin, in, ps->n, ps->p, outs, nout);
 }
