@@ -29,6 +29,7 @@
 #include <time.h>
 
 #include "exec/array.h"
+#include "lax/lax.h"
 #include "exec/comm.h"
 #include "exec/eval.h"
 #include "text/parse.h"
@@ -199,7 +200,7 @@ int main(int argc, char **argv) {
     }
   }
   if (runs < 1) runs = 1;
-  sr_eval_init();
+  sr_lax_init();
   ex.comm = sr_comm_local_new(8);
   sr_eval_ctx_init(&cx, NULL, &ex, &diags);
   if (nchain > 0) {

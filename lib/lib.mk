@@ -8,10 +8,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/ir/dtype.c lib/ir/dtype.h lib/ir/jaxpr.c lib/ir/jaxpr.h lib/ir/mesh.c \
 	lib/ir/mesh.h lib/ir/type.c lib/ir/type.h lib/ir/val.c lib/ir/val.h \
 	lib/prims/prim.c lib/prims/prim.def lib/prims/prim.h lib/prims/rule.c \
-	lib/prims/rule.h lib/prims/rules.c lib/prims/rules_control.c \
-	lib/prims/rules_dot.c lib/prims/rules_elementwise.c \
-	lib/prims/rules_manual.c lib/prims/rules_random.c lib/prims/rules_reduce.c \
-	lib/prims/rules_sharding.c lib/prims/rules_structural.c \
+	lib/prims/rule.h \
 	lib/text/doc.c lib/text/doc.h lib/text/parse.c lib/text/parse.h \
 	lib/text/print.c lib/text/print.h lib/text/print_val.c \
 	lib/text/print_val.h \
@@ -19,18 +16,16 @@ lib_libshardrepl_a_SOURCES = \
 	lib/core/array.c lib/core/core.h lib/core/exc.c lib/core/jaxstate.c \
 	lib/core/jaxstate.h lib/core/trace.c lib/core/trace.h \
 	lib/exec/array.c lib/exec/array.h lib/exec/comm.c lib/exec/comm.h \
-	lib/exec/comm_local.c lib/exec/eval.c lib/exec/eval.h \
-	lib/exec/eval_control.c lib/exec/eval_dot.c lib/exec/eval_elementwise.c \
-	lib/exec/eval_manual.c lib/exec/eval_random.c lib/exec/eval_reduce.c \
-	lib/exec/eval_sharding.c lib/exec/eval_structural.c lib/exec/exec.c \
+	lib/exec/comm_local.c lib/exec/eval.c lib/exec/eval.h lib/exec/exec.c \
 	lib/exec/exec.h lib/exec/kern.h lib/exec/kern_copy.c lib/exec/kern_dot.c \
 	lib/exec/kern_ew.c lib/exec/kern_reduce.c lib/exec/layout.c \
 	lib/exec/layout.h lib/exec/npy.c lib/exec/npy.h lib/exec/numfmt.c \
 	lib/exec/numfmt.h lib/exec/prng.c lib/exec/prng.h lib/exec/redistribute.c \
-	lib/ad/ad.c lib/ad/ad.h lib/ad/ad_calls.c lib/ad/ad_collectives.c \
-	lib/ad/ad_comm.c lib/ad/ad_elementwise.c lib/ad/ad_ops.c lib/ad/ad_rules.h \
-	lib/ad/ad_scan.c lib/ad/ad_shard_map.c lib/ad/ad_structural.c \
+	lib/ad/ad.c lib/ad/ad.h lib/ad/ad_ops.c lib/ad/ad_rules.h \
 	lib/opt/opt.c lib/opt/opt.h \
+	lib/lax/control.c lib/lax/dot.c lib/lax/elementwise.c lib/lax/lax.c \
+	lib/lax/lax.h lib/lax/manual.c lib/lax/random.c lib/lax/reduce.c \
+	lib/lax/sharding.c lib/lax/structural.c \
 	lib/py/ast.h lib/py/builtins_py.c lib/py/interp.c lib/py/interp.h \
 	lib/py/lex.c lib/py/lex.h lib/py/objects.c lib/py/objects.h lib/py/range.c \
 	lib/py/range.h lib/py/re.c lib/py/syntax.c \

@@ -1,5 +1,6 @@
 /* main.c: the shardrepl command. */
 #include "config.h"
+#include "lax/lax.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -218,6 +219,7 @@ int main(int argc, char **argv) {
     {0, 0, 0, 0},
   };
   sr_mpi_driver_begin(&argc, argv); /* MPI: --ranks, --worker, mpirun */
+  sr_lax_init();
   const char **evals = calloc((size_t)argc + 1, sizeof *evals);
   int nevals = 0, keep_going = 0, interactive = 0, devices = 0, prims = 0;
   const char *fmt_path = NULL, *check_path = NULL;

@@ -34,19 +34,8 @@ int sr_ad_differentiable(const SrType *t) { return t && sr_dtype_is_inexact(t->d
 
 /* ---- rule registration ---- */
 
-void sr_ad_set_jvp(int prim_id, SrJvpRule r) { sr_prims[prim_id].jvp = (void *)r; }
-void sr_ad_set_transpose(int prim_id, SrTransposeRule r) { sr_prims[prim_id].transpose = (void *)r; }
-
-void sr_ad_init(void) {
-  static int done;
-  if (done) return;
-  done = 1;
-  sr_prims_init();
-  sr_ad_rules_elementwise_init();
-  sr_ad_rules_structural_init();
-  sr_ad_rules_control_init();
-  sr_ad_rules_manual_init();
-}
+void sr_ad_set_jvp(int prim_id, SrJvpRule r) { sr_prims[prim_id].jvp = r; }
+void sr_ad_set_transpose(int prim_id, SrTransposeRule r) { sr_prims[prim_id].transpose = r; }
 
 int ad_no_jvp(SrAd *ad, const SrPrim *p) {
   sr_raise(ad->I, "NotImplementedError", "Differentiation rule for '%s' not implemented", p->name);
@@ -66,7 +55,6 @@ void sr_ad_begin(SrAd *ad, SrInterp *I, SrAdMode mode) {
   ad->I = I;
   ad->mode = mode;
   I->ad_depth++;
-  sr_ad_init();
 }
 
 static void memo_free(struct SrAdMemo *m);

@@ -113,22 +113,4 @@ SrVal *sr_ad_one_ct(SrInterp *I, const SrType *ans);
    unread arguments are removed.  Returns the new jaxpr, in j's program. */
 SrJaxpr *sr_ad_dce(SrJaxpr *j, const uint8_t *used_out, uint8_t *used_in, int prune_args);
 
-/* The communication one equation implies, as :comm-static lists it: an
-   explicit collective, or what explicit sharding makes of a reshard, a
-   contraction or a reduction over sharded dims.  `what` is HLO's name then
-   why ("all-reduce (contraction over sharded dims)"); mesh and axes say
-   over which axes (NULL and 0 for an explicit collective).  Fills at most
-   max notes and returns how many there are, or -1 for a primitive that
-   never communicates by itself (a call or control flow, whose bodies may).
-   In lib/ad/ad_comm.c. */
-typedef struct SrCommNote {
-  const char *what;
-  const SrMesh *mesh;
-  SrAxes axes;
-} SrCommNote;
-int sr_ad_comm_notes(const SrEqn *e, SrCommNote *out, int max);
-
-/* Registers the rules in the primitive table; idempotent. */
-void sr_ad_init(void);
-
 #endif

@@ -7,9 +7,11 @@
  */
 #include "ad/ad_rules.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/jaxstate.h"
+#include "util/mem.h"
 
 /* ---- params ---- */
 
@@ -344,4 +346,32 @@ SrVal *ad_maybe_broadcast(SrAd *ad, SrVal *x, const SrType *t) {
   b.ndim = (uint8_t)nd;
   SrVal *sq = reshape_to(ad, x, sr_type_get(&b), 0);
   return ad_broadcast_in_dim(ad, sq, t, dims, nd, 1);
+}
+
+/* defjvp_zero: the primal, and a zero tangent. */
+int sr_ad_jvp_zero(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, SrVal **ty) {
+  (void)t;
+  SrVal *r = ad_bind_eqn(ad, e, x);
+  if (!r) return -1;
+  for (uint32_t i = 0; i < e->nout; i++) {
+    y[i] = r->seq.items[i];
+    ty[i] = NULL;
+  }
+  return 0;
+}
+
+/* linear_jvp: the primal, and the same op on the tangents (zeros
+   instantiated). */
+int sr_ad_jvp_linear(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, SrVal **ty) {
+  SrVal *r = ad_bind_eqn(ad, e, x);
+  if (!r) return -1;
+  for (uint32_t i = 0; i < e->nout; i++) y[i] = r->seq.items[i];
+  SrVal *small[16], **tt = e->nin <= 16 ? small : sr_xcalloc(e->nin, sizeof *tt);
+  for (uint32_t i = 0; i < e->nin; i++)
+    tt[i] = t[i] ? t[i] : ad_zeros(ad, sr_ad_tangent_type(ad_type(ad, x[i])));
+  SrVal *rt = ad_bind_eqn(ad, e, tt);
+  if (tt != small) free(tt);
+  if (!rt) return -1;
+  for (uint32_t i = 0; i < e->nout; i++) ty[i] = rt->seq.items[i];
+  return 0;
 }

@@ -58,15 +58,17 @@ typedef struct SrAd {
   int npool, cappool;
 } SrAd;
 
-typedef int (*SrJvpRule)(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, SrVal **ty);
-typedef int (*SrTransposeRule)(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x, SrVal **ctx);
-
+/* (SrJvpRule and SrTransposeRule, the slots' types, are in prims/prim.h.) */
 void sr_ad_set_jvp(int prim_id, SrJvpRule r);
 void sr_ad_set_transpose(int prim_id, SrTransposeRule r);
-static inline SrJvpRule sr_ad_jvp_rule(const SrPrim *p) { return (SrJvpRule)p->jvp; }
-static inline SrTransposeRule sr_ad_transpose_rule(const SrPrim *p) {
-  return (SrTransposeRule)p->transpose;
-}
+static inline SrJvpRule sr_ad_jvp_rule(const SrPrim *p) { return p->jvp; }
+static inline SrTransposeRule sr_ad_transpose_rule(const SrPrim *p) { return p->transpose; }
+
+/* The generic JVP rules of JAX's ad.py that families register for their
+   rows: defjvp_zero (the primal, and a zero tangent) and linear_jvp (the
+   primal, and the same op on the tangents, zeros instantiated). */
+int sr_ad_jvp_zero(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, SrVal **ty);
+int sr_ad_jvp_linear(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, SrVal **ty);
 
 /* ---- the engine, for rules of calls and control flow ---- */
 
@@ -236,11 +238,5 @@ SrVal *ad_axes_tuple(const SrMesh *m, SrAxes axes);
 /* Raises JAX's error for a missing rule. */
 int ad_no_jvp(SrAd *ad, const SrPrim *p);
 int ad_no_transpose(SrAd *ad, const SrPrim *p);
-
-/* Family initialisers. */
-void sr_ad_rules_elementwise_init(void);
-void sr_ad_rules_structural_init(void);
-void sr_ad_rules_control_init(void);
-void sr_ad_rules_manual_init(void);
 
 #endif

@@ -476,7 +476,7 @@ static void comm_walk(SrInterp *I, const SrJaxpr *j, const char *path, int *coun
 static void comm_eqn(SrInterp *I, const SrEqn *e, const char *path, int *count) {
   int id = e->prim->id;
   SrCommNote notes[4];
-  int nn = sr_ad_comm_notes(e, notes, 4);
+  int nn = sr_prim_comm_notes(e, notes, 4);
   for (int i = 0; i < nn && i < 4; i++) comm_line(I, path, e, notes[i].what, notes[i].mesh, notes[i].axes, count);
   if (nn >= 0) return;
   /* nested jaxprs */

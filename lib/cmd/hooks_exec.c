@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "exec/eval.h"
+#include "lax/lax.h"
 #include "exec/exec.h"
 #include "exec/kern.h"
 #include "exec/numfmt.h"
@@ -210,7 +211,7 @@ static SrVal *hook_item(SrInterp *I, struct SrArray *a) {
 }
 
 int sr_hooks_exec_init(SrInterp *I) {
-  sr_eval_init();
+  sr_lax_init();
   sr_exec_hooks.eqn = hook_eqn;
   sr_exec_hooks.from_scalar = hook_from_scalar;
   sr_exec_hooks.array_unref = hook_unref;

@@ -474,7 +474,10 @@ static SrArray *literal_array(const SrVar *l) {
    when c has no other use and they are float32 or float64 of one shape --
    what JAX computes for jax.random.uniform's floats * (maxval - minval) +
    minval.  *pos is c's position in the add. */
+SrEvalRule sr_ev_fma_rule;
+
 static int fusable(const SrEvalCtx *cx, const SrJaxpr *j, uint32_t k, const int32_t *last, int *pos) {
+  if (!sr_ev_fma_rule) return 0;
   if (!cx->fused || k + 1 >= j->neqn) return 0;
   const SrEqn *m = &j->eqns[k], *a = &j->eqns[k + 1];
   if (m->prim->id != SR_P_mul || a->prim->id != SR_P_add || m->nin != 2 || a->nin != 2 || m->nout != 1 ||
@@ -512,7 +515,7 @@ static int run_fused(SrEvalCtx *cx, const SrJaxpr *j, uint32_t k, int pos, SrArr
   SrEvalEqn e = {a->prim, NULL, 0, 3, 1, ins, ts, outs, 0};
   if (rc == 0) {
     sr_ev_push(cx, "add");
-    rc = sr_ev_fma(cx, &e);
+    rc = sr_ev_fma_rule(cx, &e);
     sr_ev_pop(cx);
   }
   for (int i = 0; i < 3; i++) sr_array_unref(ins[i]);
@@ -678,17 +681,60 @@ done:
   return rc;
 }
 
-void sr_eval_init(void) {
-  static int done;
-  if (done) return;
-  done = 1;
-  sr_prims_init();
-  sr_eval_rules_elementwise();
-  sr_eval_rules_structural();
-  sr_eval_rules_reduce();
-  sr_eval_rules_dot();
-  sr_eval_rules_control();
-  sr_eval_rules_manual();
-  sr_eval_rules_sharding();
-  sr_eval_rules_random();
+/* ---- layouts of sharding values ---- */
+
+/* The layout a NamedSharding / P value gives a result of type t on mesh m:
+   dims from the spec (except `keep` dims, which keep x's axes), unreduced
+   and reduced from the spec. */
+int sr_ev_layout_of_spec(SrEvalCtx *cx, const SrType *t, const SrVal *sh, const SrMesh *m, const SrType *xl,
+                         uint64_t keep, const SrType **out) {
+  const SrSpec *s = sh->kind == SR_V_SHARDING ? sh->sh.spec : sh->kind == SR_V_SPEC ? sh->spec : NULL;
+  if (!s) return sr_ev_err(cx, "TypeError", "expected a sharding, got %s", sr_val_kind_name(sh));
+  SrTypeBuilder b;
+  sr_type_builder(&b, sr_layout_of_type(t));
+  b.mesh = m ? sr_mesh_shape(m) : NULL;
+  if (b.mesh && !b.mesh->n) b.mesh = NULL;
+  for (int i = 0; i < b.ndim; i++) {
+    SrDim *d = &b.dims[i];
+    d->nax = 0;
+    if (keep >> i & 1) {
+      if (xl && i < xl->ndim) {
+        d->nax = xl->dims[i].nax;
+        memcpy(d->ax, xl->dims[i].ax, SR_MAX_DIM_AXES);
+      }
+      continue;
+    }
+    if (i >= s->n) continue;
+    for (int k = 0; k < s->e[i].n; k++) {
+      const char *nm = s->e[i].names[k];
+      if (nm == SR_SPEC_UNCONSTRAINED) {
+        if (xl && i < xl->ndim) {
+          d->nax = xl->dims[i].nax;
+          memcpy(d->ax, xl->dims[i].ax, SR_MAX_DIM_AXES);
+        }
+        break;
+      }
+      int a = m ? sr_mesh_axis(m, nm) : -1;
+      if (a < 0) return sr_ev_err(cx, "ValueError", "Resource axis: %s is not found in the mesh", nm);
+      d->ax[d->nax++] = (uint8_t)a;
+    }
+  }
+  SrAxes u = 0, r = 0;
+  for (int k = 0; k < s->nunreduced; k++) {
+    int a = m ? sr_mesh_axis(m, s->unreduced[k]) : -1;
+    if (a >= 0) u |= 1u << a;
+  }
+  for (int k = 0; k < s->nreduced; k++) {
+    int a = m ? sr_mesh_axis(m, s->reduced[k]) : -1;
+    if (a >= 0) r |= 1u << a;
+  }
+  b.unreduced = u;
+  b.ukind = (uint8_t)(u ? (s->ukind ? s->ukind : SR_UK_SUM) : SR_UK_NONE);
+  b.reduced = r;
+  *out = sr_type_get(&b);
+  return 0;
+}
+
+int sr_ev_layout_of_sharding(SrEvalCtx *cx, const SrType *t, const SrVal *sh, const SrMesh *m, const SrType **out) {
+  return sr_ev_layout_of_spec(cx, t, sh, m, NULL, 0, out);
 }

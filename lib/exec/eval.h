@@ -56,10 +56,8 @@ typedef struct SrEvalEqn {
                            buffers (see SR_MAP_REUSE) */
 } SrEvalEqn;
 
-typedef int (*SrEvalRule)(SrEvalCtx *cx, const SrEvalEqn *e);
+/* (SrEvalRule, the slot's type, is in prims/prim.h.) */
 
-/* Fills the eval slots of the primitive table; idempotent. */
-void sr_eval_init(void);
 /* Runs one equation. */
 int sr_ev_eqn(SrEvalCtx *cx, const SrEvalEqn *e);
 /* Runs a jaxpr: in are its non-const inputs (its constvars take their
@@ -116,8 +114,12 @@ const SrType *sr_layout_with_dtype(const SrType *l, SrDtype dt);
 const SrType *sr_layout_replicated(SrDtype dt, int ndim, const int64_t *shape, const SrMesh *shape_mesh);
 
 /* The layout a sharding value (NamedSharding or P) gives a result of
-   type t on concrete mesh m (eval_sharding.c). */
+   type t on concrete mesh m (eval.c). */
 int sr_ev_layout_of_sharding(SrEvalCtx *cx, const SrType *t, const SrVal *sh, const SrMesh *m, const SrType **out);
+/* The same with dims kept: the dims in `keep` (a bit per dim) and those
+   the spec leaves unconstrained keep the axes of layout xl (may be NULL). */
+int sr_ev_layout_of_spec(SrEvalCtx *cx, const SrType *t, const SrVal *sh, const SrMesh *m, const SrType *xl,
+                         uint64_t keep, const SrType **out);
 
 /* ---- data movement ---- */
 
@@ -186,18 +188,12 @@ int sr_ev_map(SrEvalCtx *cx, int nin, SrArray *const *in, int nout, SrArray *con
 /* A new output array for result i of e on mesh m with a layout. */
 SrArray *sr_ev_new_out(const SrEvalEqn *e, uint32_t i, const SrMesh *m, const SrType *layout);
 
-/* Rule families (eval_*.c) register themselves. */
-void sr_eval_rules_elementwise(void);
-void sr_eval_rules_structural(void);
-void sr_eval_rules_reduce(void);
-void sr_eval_rules_dot(void);
-void sr_eval_rules_control(void);
-void sr_eval_rules_manual(void);
-void sr_eval_rules_sharding(void);
-void sr_eval_rules_random(void);
 /* The fused multiply-add a*b + c of float32/float64 operands e->in[0..2]
-   (broadcast like an add's), as e's one result (eval_elementwise.c). */
-int sr_ev_fma(SrEvalCtx *cx, const SrEvalEqn *e);
-static inline void sr_set_eval_rule(int prim_id, SrEvalRule r) { sr_prims[prim_id].eval = (void *)r; }
+   (broadcast like an add's), as e's one result: the hook through which the
+   walk's fusion of a multiply into the next add (eval.c) calls the
+   elementwise family's kernel (lax/elementwise.c sets it when it registers
+   its rules; the walk fuses nothing while it is NULL). */
+extern SrEvalRule sr_ev_fma_rule;
+static inline void sr_set_eval_rule(int prim_id, SrEvalRule r) { sr_prims[prim_id].eval = r; }
 
 #endif

@@ -5,7 +5,7 @@
 ## language's jax.experimental.layout, SingleDeviceSharding, x.format,
 ## with_layout_constraint and the stages of jax.jit (.trace, .lower,
 ## .compile, input_formats) in lib/jax/layout.c; the jax.random
-## primitives' type rules (lib/prims/rules_random.c); their golden tests
+## primitives' rules (lib/lax/random.c); their golden tests
 ## and the data examples of the "Autodiff and sharding" seed.
 
 

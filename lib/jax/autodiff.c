@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "ad/ad.h"
+#include "lax/lax.h"
 #include "check/check.h"
 #include "jax/jax.h"
 #include "core/jaxstate.h"
@@ -938,7 +939,7 @@ static SrVal *jax_linear_transpose(SrInterp *I, SrArgs *a) {
 }
 
 void sr_ad_api_init(void) {
-  sr_ad_init();
+  sr_lax_init();
   sr_def("jax.grad", jax_grad,
          "grad(fun, argnums=0, has_aux=False): a function computing fun's gradient with respect to the argnums "
          "arguments");

@@ -24,7 +24,10 @@
  * as JAX's lift_jvp does, their tangents are not given to the rule.
  *
  * A custom_jvp_call read from a jaxpr text has a word for jvp: its
- * call_jaxpr is differentiated instead (ad_calls.c's rule).
+ * call_jaxpr is differentiated instead (lax/control.c's rule).  The row's
+ * JVP rule is lax/control.c's: it calls jvp_custom_jvp below, through the
+ * hook sr_lax_custom_hooks.custom_jvp_call (lax/lax.h) this file's init sets,
+ * for an equation whose jvp param is a rule object.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +36,7 @@
 #include "jax/numpy.h"
 #include "py/objects.h"
 #include "jax/vjp.h"
+#include "lax/lax.h"
 #include "prims/rule.h"
 #include "util/intern.h"
 
@@ -316,7 +320,6 @@ static SrVal *jax_custom_jvp(SrInterp *I, SrArgs *a) {
 
 /* ---- autodiff ---- */
 
-static SrJvpRule text_rule; /* ad_calls.c's: a call read from a text */
 
 /* Binds the equations of j (the traced rule) through ad_bind_eqn, which
    picks the primal or the tangent trace for each: outs gets j's outputs
@@ -503,7 +506,7 @@ done:
 static int jvp_custom_jvp(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, SrVal **ty) {
   SrInterp *I = ad->I;
   SrVal *v = sr_eqn_param(e, sr_intern_cstr("jvp"));
-  if (!v || !sr_is_obj(v, &cjvp_class)) return text_rule ? text_rule(ad, e, x, t, y, ty) : -1;
+  if (!v || !sr_is_obj(v, &cjvp_class)) return sr_lax_jvp_custom_call(ad, e, x, t, y, ty);
   Cjvp *c = v->obj.data;
   /* symbolic_zeros=False: the rule sees zeros, instantiated where the
      tangents go (the linear jaxpr under linearization) */
@@ -544,8 +547,7 @@ static int jvp_custom_jvp(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal 
 
 void sr_custom_jvp_init(void) {
   sr_val_keep_class(&cjvp_class);
-  if (!text_rule) text_rule = sr_ad_jvp_rule(&sr_prims[SR_P_custom_jvp_call]);
-  sr_ad_set_jvp(SR_P_custom_jvp_call, jvp_custom_jvp);
+  sr_lax_custom_hooks.custom_jvp_call = jvp_custom_jvp;
   sr_def("jax.custom_jvp", jax_custom_jvp,
          "custom_jvp(fun): fun with a custom forward-mode rule, set with f.defjvp(jvp) or f.defjvps(*jvps); "
          "calls bind a custom_jvp_call equation, and jax.jvp, jax.grad and jax.vjp use the rule");

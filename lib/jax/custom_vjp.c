@@ -21,7 +21,7 @@
  * bwd from a structure with numbered leaves.
  *
  * A custom_vjp_call read from a jaxpr text has words for fwd and bwd: its
- * call_jaxpr is differentiated instead (ad_calls.c's rule).
+ * call_jaxpr is differentiated instead (lax/control.c's rule).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +31,7 @@
 #include "jax/numpy.h"
 #include "py/objects.h"
 #include "jax/vjp.h"
+#include "lax/lax.h"
 #include "util/intern.h"
 
 /* One call of a custom_vjp function: its rules and structures. */
@@ -207,8 +208,6 @@ static SrVal *jax_custom_vjp(SrInterp *I, SrArgs *a) {
 
 /* ---- autodiff: linearizing custom_vjp_call ---- */
 
-static SrJvpRule text_rule; /* ad_calls.c's: a call read from a text */
-
 static Cvjp *cvjp_of(const SrEqn *e) {
   SrVal *v = sr_eqn_param(e, sr_intern_cstr("bwd"));
   return v && sr_is_obj(v, &cvjp_ref_class) ? ((CvjpRef *)v->obj.data)->c : NULL;
@@ -217,7 +216,7 @@ static Cvjp *cvjp_of(const SrEqn *e) {
 static int jvp_custom_vjp(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, SrVal **ty) {
   SrInterp *I = ad->I;
   Cvjp *c = cvjp_of(e);
-  if (!c) return text_rule ? text_rule(ad, e, x, t, y, ty) : -1;
+  if (!c) return sr_lax_jvp_custom_call(ad, e, x, t, y, ty);
   if (ad->mode != SR_AD_LIN) {
     sr_raise(I, "TypeError", "can't apply forward-mode autodiff (jvp) to a custom_vjp function.");
     return -1;
@@ -424,21 +423,14 @@ done:
   return rc;
 }
 
-/* Running custom_lin forward is applying a custom_vjp function's
-   linearization to tangents (jax.linearize's f_jvp), which JAX refuses. */
-static int ev_custom_lin(SrEvalCtx *cx, const SrEvalEqn *e) {
-  (void)e;
-  return sr_ev_err(cx, "TypeError", "can't apply forward-mode autodiff (jvp) to a custom_vjp function.");
-}
-
 void sr_custom_vjp_init(void) {
-  sr_set_eval_rule(SR_P_custom_lin, ev_custom_lin);
   sr_val_keep_class(&cvjp_ref_class);
   sr_val_keep_class(&cvjp_lin_class);
-  if (!text_rule) text_rule = sr_ad_jvp_rule(&sr_prims[SR_P_custom_vjp_call]);
-  sr_ad_set_jvp(SR_P_custom_vjp_call, jvp_custom_vjp);
-  sr_ad_set_transpose(SR_P_custom_lin, tr_custom_lin);
-  sr_set_type_rule(SR_P_custom_lin, type_custom_lin);
+  /* the rows' rules are lax/control.c's; they call these for the
+     objects this file makes (lax/lax.h's hooks) */
+  sr_lax_custom_hooks.custom_vjp_call = jvp_custom_vjp;
+  sr_lax_custom_hooks.custom_lin_type = type_custom_lin;
+  sr_lax_custom_hooks.custom_lin_transpose = tr_custom_lin;
   sr_def("jax.custom_vjp", jax_custom_vjp,
          "custom_vjp(fun): fun with a custom reverse-mode rule, set with f.defvjp(fwd, bwd); calls bind a "
          "custom_vjp_call equation");

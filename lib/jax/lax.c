@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "core/jaxstate.h"
+#include "lax/lax.h"
 #include "py/objects.h"
 #include "py/range.h"
 #include "jax/vjp.h"
@@ -646,7 +647,7 @@ SrVal *sr_api_jit(SrInterp *I, const char *name, SrBuiltinFn fn, void *data, int
 
 SrVal *sr_api_bind_typed(SrInterp *I, int prim, int nin, SrVal **in, SrPList *ps, const SrType **outs,
                          uint32_t nout) {
-  sr_prims_init();
+  sr_lax_init();
   if (sr_prims[prim].type) return sr_bind(I, prim, nin, in, ps->n, ps->p);
   return sr_bind_prim(I, &sr_prims[prim], nin, in, ps->n, ps->p, outs, nout);
 }

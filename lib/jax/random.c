@@ -20,7 +20,7 @@
  *
  * A legacy uint32[2] key is wrapped first (random_wrap), as
  * _check_prng_key does.  The evaluator runs these equations with
- * lib/exec/eval_random.c, bit for bit what the eager functions give.
+ * lib/lax/random.c's eval rules, bit for bit what the eager functions give.
  * out_sharding= wraps the sampler in auto_axes over the mesh's Explicit
  * axes (maybe_auto_axes).  Not here yet under a trace: split and fold_in
  * (random_split, random_fold_in).

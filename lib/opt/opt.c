@@ -689,10 +689,10 @@ static void sub_path(SrBuf *b, const char *path, const SrEqn *e, const char *key
 /* The communication explicit sharding makes of an equation (a contraction
    or reduction over sharded dims, a reshard): a line of its own after the
    equation's, as XLA's SPMD partitioner adds the collective
-   (:comm-static's classification, ad.h). */
+   (:comm-static's classification: the rows' comm rules, prims/prim.h). */
 static void implied(Txt *t, const SrEqn *e, int *ids, const char *path, int depth) {
   SrCommNote notes[4];
-  int n = sr_ad_comm_notes(e, notes, 4);
+  int n = sr_prim_comm_notes(e, notes, 4);
   for (int i = 0; i < n && i < 4; i++) {
     if (!notes[i].mesh || !e->nout) continue;
     const char *w = notes[i].what, *paren = strstr(w, " (");

@@ -8,7 +8,7 @@
 #include "util/mem.h"
 
 SrPrim sr_prims[SR_NPRIMS] = {
-#define SR_PRIM(id, name, flags, pp) [SR_P_##id] = {NULL, SR_P_##id, flags, pp, 0, 0, 0, 0},
+#define SR_PRIM(id, name, flags, pp) [SR_P_##id] = {NULL, SR_P_##id, flags, pp, 0, 0, 0, 0, 0},
 #include "prims/prim.def"
 #undef SR_PRIM
 };
@@ -46,9 +46,6 @@ static void index_put(const SrPrim *p) {
   index_count++;
 }
 
-/* The family files' initialisers; each fills the slots of its rows. */
-void sr_rules_init_all(void);
-
 void sr_prims_init(void) {
   static int done;
   if (done) return;
@@ -57,7 +54,6 @@ void sr_prims_init(void) {
     sr_prims[i].name = sr_intern_cstr(prim_names[i]);
     index_put(&sr_prims[i]);
   }
-  sr_rules_init_all();
 }
 
 const SrPrim *sr_prim_lookup(const char *name, size_t n) {
@@ -78,7 +74,7 @@ const SrPrim *sr_prim_lookup(const char *name, size_t n) {
 
 void sr_prims_matrix(SrBuf *b) {
   sr_prims_init();
-  static const char *const rules[] = {"type", "eval", "jvp", "transpose"};
+  static const char *const rules[] = {"type", "eval", "jvp", "transpose", "comm"};
   enum { NRULES = sizeof rules / sizeof *rules };
   int width = (int)strlen("primitive");
   for (int i = 0; i < SR_NPRIMS; i++) {
@@ -91,7 +87,8 @@ void sr_prims_matrix(SrBuf *b) {
   sr_buf_puts(b, "\n");
   for (int i = 0; i < SR_NPRIMS; i++) {
     const SrPrim *p = &sr_prims[i];
-    const int has[NRULES] = {p->type != NULL, p->eval != NULL, p->jvp != NULL, p->transpose != NULL};
+    const int has[NRULES] = {p->type != NULL, p->eval != NULL, p->jvp != NULL, p->transpose != NULL,
+                             p->comm != NULL};
     SrBuf line = SR_BUF_INIT;
     sr_buf_printf(&line, "%-*s", width, p->name);
     for (int r = 0; r < NRULES; r++) {
@@ -106,4 +103,17 @@ void sr_prims_matrix(SrBuf *b) {
   }
   sr_buf_printf(b, "%d primitives:", SR_NPRIMS);
   for (int r = 0; r < NRULES; r++) sr_buf_printf(b, " %d %s%s", count[r], rules[r], r + 1 < NRULES ? "," : "\n");
+}
+
+int sr_prim_comm_notes(const SrEqn *e, SrCommNote *out, int max) {
+  return e->prim->comm ? e->prim->comm(e, out, max) : -1;
+}
+
+int sr_comm_note(SrCommNote *out, int max, int n, const char *what, const SrMesh *m, SrAxes a) {
+  if (n < max) {
+    out[n].what = what;
+    out[n].mesh = m;
+    out[n].axes = a;
+  }
+  return n + 1;
 }

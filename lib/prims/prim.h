@@ -1,9 +1,12 @@
 /* prim.h: the primitive table.
  *
  * One row per primitive (prim.def): its printed name, flags, print rule and
- * the rules of each stage.  The family files rules_*.c fill the rule slots
- * from sr_prims_init(); a slot left NULL means "no rule", which each stage
- * reports in JAX's words.
+ * the typed slots of its rules -- type, eval, jvp, transpose and comm.
+ * The table sits at the bottom of the layers, so the slots' types name the
+ * engines' contexts only as forward-declared structs (struct SrEvalCtx of
+ * exec/eval.h, struct SrAd of ad/ad_rules.h).  The family files of lib/lax/
+ * fill the slots (sr_lax_init, lax/lax.h); a slot left NULL means "no
+ * rule", which each stage reports in JAX's words.
  */
 #ifndef SR_PRIMS_PRIM_H
 #define SR_PRIMS_PRIM_H
@@ -58,12 +61,39 @@ typedef struct SrRuleEqn {
                                    (broadcast_in_dim's shape) from here */
 } SrRuleEqn;
 
-struct SrTypeCtx;
+struct SrTypeCtx;  /* check/, prims/rule.h */
+struct SrEvalCtx;  /* exec/eval.h */
+struct SrEvalEqn;  /* exec/eval.h */
+struct SrAd;       /* ad/ad_rules.h */
+
+/* The type rule: the output types of an equation (prims/rule.h). */
 typedef int (*SrTypeRule)(struct SrTypeCtx *cx, const SrRuleEqn *e,
                           const SrType **out);
+/* The eval rule: runs one equation on concrete arrays (exec/eval.h). */
+typedef int (*SrEvalRule)(struct SrEvalCtx *cx, const struct SrEvalEqn *e);
+/* The JVP rule: primals x and tangents t in, primal outputs y and their
+   tangents ty out (ad/ad_rules.h). */
+typedef int (*SrJvpRule)(struct SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y,
+                         SrVal **ty);
+/* The transpose rule: output cotangents ct in, cotangents ctx of the
+   linear inputs out (ad/ad_rules.h). */
+typedef int (*SrTransposeRule)(struct SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x,
+                               SrVal **ctx);
 
-struct SrEvalCtx; /* exec/ */
-struct SrAdCtx;   /* ad/ */
+/* The communication one equation implies, as :comm-static lists it and
+   the optimizer weighs it: an explicit collective, or what explicit
+   sharding makes of a reshard, a contraction or a reduction over sharded
+   dims.  `what` is HLO's name then why ("all-reduce (contraction over
+   sharded dims)"); mesh and axes say over which axes (NULL and 0 for an
+   explicit collective). */
+typedef struct SrCommNote {
+  const char *what;
+  const SrMesh *mesh;
+  SrAxes axes;
+} SrCommNote;
+/* The comm rule: fills at most max notes of e and returns how many there
+   are (0: none for this equation). */
+typedef int (*SrCommRule)(const SrEqn *e, SrCommNote *out, int max);
 
 typedef struct SrPrim {
   const char *name;  /* interned */
@@ -71,24 +101,33 @@ typedef struct SrPrim {
   unsigned flags;
   SrPpRule pp;
   SrTypeRule type;
-  void *eval;        /* exec/: SrEvalRule */
-  void *jvp;         /* ad/: SrJvpRule */
-  void *transpose;   /* ad/: SrTransposeRule */
+  SrEvalRule eval;
+  SrJvpRule jvp;
+  SrTransposeRule transpose;
+  SrCommRule comm;
 } SrPrim;
 
 extern SrPrim sr_prims[SR_NPRIMS];
 
-/* Fills the rule slots; idempotent. */
+/* Fills the table's names and its index of names; idempotent.  The rule
+   slots are filled by lax/'s sr_lax_init (which calls this first): the
+   program, the tests and the upper layers' inits call sr_lax_init before
+   anything runs a rule.  (Below lax/, a caller needs the names only.) */
 void sr_prims_init(void);
 /* The row for a printed name, making an empty row for an unknown one. */
 const SrPrim *sr_prim_lookup(const char *name, size_t n);
 /* Appends the rule matrix to b: a line per row of the table, in the
    table's order, with a mark (x) under each rule it has -- type, eval,
-   jvp, transpose -- or '-', then a count of each.  Lists what the stages
-   have registered by the time it is called (:prims, shardrepl --prims).
-   The communication notes of :comm-static are no column: they are a
-   switch in ad/ad_commands.c, not a rule of the row (issue 12). */
+   jvp, transpose, comm -- or '-', then a count of each.  Lists what the
+   family files have registered by the time it is called (:prims,
+   shardrepl --prims). */
 void sr_prims_matrix(SrBuf *b);
+/* The communication notes of e (its row's comm rule), or -1 for a
+   primitive with no comm rule: one that never communicates by itself (a
+   call or control flow, whose bodies may, or local compute). */
+int sr_prim_comm_notes(const SrEqn *e, SrCommNote *out, int max);
+/* For comm rules: note n of out (when n < max), returning n + 1. */
+int sr_comm_note(SrCommNote *out, int max, int n, const char *what, const SrMesh *m, SrAxes a);
 static inline const SrPrim *sr_prim(int id) { return &sr_prims[id]; }
 
 #endif

@@ -1,5 +1,5 @@
 ## rules.mk: build fragment, included by Makefile.am
-## The tests of the type rules (rule.c and the rules_*.c families): a unit
+## The tests of the type rules (rule.c and the families of lib/lax/): a unit
 ## test per family, a small corpus of ill-typed jaxprs with the errors
 ## `shardrepl --check` must give, and a check of every v3 text of the
 ## shared corpus whose primitives all have rules.

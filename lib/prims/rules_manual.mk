@@ -1,6 +1,6 @@
 ## rules_manual.mk: build fragment, included by Makefile.am
 ## Tests of the control-flow and manual-mode type rules
-## (lib/prims/rules_control.c, lib/prims/rules_manual.c): a unit test and
+## (lib/lax/control.c, lib/lax/manual.c): a unit test and
 ## golden `shardrepl --check` outputs (tests/manual_golden/*.jaxpr, *.out).
 
 check_PROGRAMS += tests/unit/check_manual

@@ -11,8 +11,9 @@
 ## tests/fuzz/README.md.
 
 ## What parse.c and print.c pull in.  A new dependency of theirs belongs
-## here too (the link of check_fuzz says so).  Not the rule families:
-## fuzz_stubs.c stands in for lib/prims/rules.c, which pulls them all in.
+## here too (the link of check_fuzz says so).  Not the rule families of
+## lib/lax/: the parser and the printer use the primitive table's names and
+## print rules only, which sr_prims_init fills without them.
 FUZZ_LIB_SOURCES = \
 	lib/util/mem.c lib/util/mem.h \
 	lib/util/buf.c lib/util/buf.h \
@@ -34,7 +35,7 @@ SANITIZE_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omi
 
 check_PROGRAMS += tests/fuzz/check_fuzz
 tests_fuzz_check_fuzz_SOURCES = tests/fuzz/check_fuzz.c tests/fuzz/fuzz_one.c \
-	tests/fuzz/fuzz_one.h tests/fuzz/fuzz_stubs.c $(FUZZ_LIB_SOURCES)
+	tests/fuzz/fuzz_one.h $(FUZZ_LIB_SOURCES)
 ## -O1: the sanitizers' own advice; it keeps the run short
 tests_fuzz_check_fuzz_CFLAGS = $(AM_CFLAGS) $(SANITIZE_FLAGS) -O1
 tests_fuzz_check_fuzz_LDFLAGS = $(SANITIZE_FLAGS)
@@ -61,7 +62,6 @@ FUZZ_TIME = 300
 FUZZ_CORPUS = `for c in "$$SR_CORPUS" $(top_srcdir)/../shared/corpus $(top_srcdir)/../../shared/corpus /work/shared/corpus; do test -n "$$c" && test -f "$$c/INDEX.tsv" && { echo "$$c/jaxprs"; break; }; done`
 
 tests/fuzz/fuzz_parse: $(srcdir)/tests/fuzz/fuzz_parse.c $(srcdir)/tests/fuzz/fuzz_one.c \
-	$(srcdir)/tests/fuzz/fuzz_stubs.c \
 	$(FUZZ_LIB_SOURCES)
 	@$(MKDIR_P) tests/fuzz
 	srcs=; for f in $(FUZZ_LIB_SOURCES); do \
@@ -69,7 +69,7 @@ tests/fuzz/fuzz_parse: $(srcdir)/tests/fuzz/fuzz_parse.c $(srcdir)/tests/fuzz/fu
 	done; \
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(DEFS) $(DEFAULT_INCLUDES) $(AM_CPPFLAGS) \
 	  -o $@ $(srcdir)/tests/fuzz/fuzz_parse.c $(srcdir)/tests/fuzz/fuzz_one.c \
-	  $(srcdir)/tests/fuzz/fuzz_stubs.c $$srcs -lm
+	  $$srcs -lm
 
 ## New inputs go to tests/fuzz/corpus-run (the first directory); findings
 ## to tests/fuzz/findings/.

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "exec/array.h"
+#include "lax/lax.h"
 #include "exec/comm.h"
 #include "exec/eval.h"
 #include "exec/layout.h"
@@ -32,7 +33,7 @@ static SrEvalCtx cx;
 static SrDiags diags = SR_DIAGS_INIT;
 
 static void setup(void) {
-  sr_eval_init();
+  sr_lax_init();
   memset(&ex, 0, sizeof ex);
   ex.comm = sr_comm_local_new(4);
   sr_eval_ctx_init(&cx, NULL, &ex, &diags);

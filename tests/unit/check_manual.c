@@ -1,5 +1,5 @@
 /* check_manual.c: unit tests of the control-flow and manual-mode type
- * rules (lib/prims/rules_control.c, lib/prims/rules_manual.c), run through
+ * rules (lib/lax/control.c, lib/lax/manual.c), run through
  * the checker on parsed texts.  Messages are compared whole: they are
  * JAX's, and a changed word is a bug. */
 #include <check.h>
@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "check/check.h"
+#include "lax/lax.h"
 #include "prims/rule.h"
 #include "text/parse.h"
 #include "util/intern.h"
@@ -548,7 +549,7 @@ END_TEST
 /* ---- rules called directly, as tracing calls them (no written types) ---- */
 
 START_TEST(test_direct_rule) {
-  sr_prims_init();
+  sr_lax_init();
   SrMesh m;
   memset(&m, 0, sizeof m);
   m.n = 1;
@@ -581,6 +582,7 @@ START_TEST(test_direct_rule) {
 END_TEST
 
 int main(void) {
+  sr_lax_init(); /* the rule slots (lax/lax.h) */
   Suite *s = suite_create("manual");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, test_reference_shard_map);

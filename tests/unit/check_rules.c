@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "check/check.h"
+#include "lax/lax.h"
 #include "prims/rule.h"
 #include "text/parse.h"
 #include "util/intern.h"
@@ -90,7 +91,7 @@ typedef struct Run {
    '|'-separated key=value params.  Returns "t1; t2" (the result types)
    or "Exc: message". */
 static char *run_rule(const Run *r, const char *prim, const char *ins, const char *params) {
-  sr_prims_init();
+  sr_lax_init();
   const SrPrim *p = sr_prim_lookup(prim, strlen(prim));
   char ib[1024], pb[1024], wb[512];
   char *in_s[16], *par_s[16], *w_s[16];
@@ -698,6 +699,7 @@ START_TEST(test_texts) {
 END_TEST
 
 int main(void) {
+  sr_lax_init(); /* the rule slots (lax/lax.h) */
   setup();
   Suite *s = suite_create("rules");
   TCase *tc = tcase_create("core");

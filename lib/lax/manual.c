@@ -1,4 +1,28 @@
-/* rules_manual.c: type rules of manual mode -- shard_map, and the
+/* manual.c: the rules of manual mode: shard_map, and the collectives and casts
+ * (shard_map.py, lax/parallel.py).
+ *
+ * Each primitive's type, eval, JVP and transpose rules and communication
+ * note, in sections in that order, then the family's registration
+ * sr_lax_manual_init (lax/lax.h says what a family file holds and uses).
+ */
+#include "lax/lax.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ad/ad_rules.h"
+#include "exec/eval.h"
+#include "exec/kern.h"
+#include "core/jaxstate.h"
+#include "prims/rule.h"
+#include "text/print_val.h"
+#include "util/intern.h"
+#include "util/mem.h"
+#include "util/pyfmt.h"
+
+/* ==== type rules (from lib/prims/rules_manual.c) ==== */
+
+/* type rules of manual mode -- shard_map, and the
  * collectives and casts that run inside it (reference section 4).
  *
  * Inside a shard_map a value's type says, for each mesh axis the map is
@@ -10,17 +34,9 @@
  * checks and moves axes between these states, with JAX's messages
  * (lax/parallel.py, core.py, shard_map.py).
  */
-#include "prims/rule.h"
 
-#include <stdlib.h>
-#include <string.h>
 
-#include "text/print_val.h"
-#include "util/intern.h"
-#include "util/mem.h"
-#include "util/pyfmt.h"
 
-void sr_rules_manual_init(void);
 
 /* ---- axes, states and their text ---- */
 
@@ -1336,7 +1352,7 @@ done:
   return rc;
 }
 
-void sr_rules_manual_init(void) {
+static void type_rules_manual(void) {
   sr_set_type_rule(SR_P_shard_map, type_shard_map);
   sr_set_type_rule(SR_P_psum, type_psum);
   sr_set_type_rule(SR_P_pmean, type_psum);
@@ -1359,4 +1375,1254 @@ void sr_rules_manual_init(void) {
   sr_set_type_rule(SR_P_unreduced_reduce_scatter, type_unreduced_reduce_scatter);
   sr_set_type_rule(SR_P_all_to_all, type_all_to_all);
   sr_set_type_rule(SR_P_axis_index, type_axis_index);
+}
+
+/* ==== eval rules (from lib/exec/eval_manual.c) ==== */
+
+/* shard_map and the collectives and casts of manual mode.
+ *
+ * shard_map lays each operand out as its in_spec says (the manual axes
+ * major, then the body type's own axes), and then the very same buffers
+ * are the body's values: a device's block over the manual axes is its
+ * local value.  The body runs once for all devices, each equation on every
+ * device's buffer, with the mesh's manual axes typed Manual; its results'
+ * buffers become the blocks of the outputs, laid out by out_specs.  No data
+ * moves at the boundary unless an operand's layout differs from its spec.
+ *
+ * The collectives run through the communication interface over groups of
+ * the named axes.  Sums fold in member order over the axes taken in mesh
+ * order (so psum over ('Y', 'X') and ('X', 'Y') give the same bytes);
+ * gathers, scatters, all_to_all and ppermute order members as the axis
+ * names are listed, as JAX does.  The casts (pvary, preduced,
+ * reduced_vary_cast_p, vary_unreduced_cast_p) move no data. */
+
+
+/* ---- shard_map ---- */
+
+static int spec_axes(SrEvalCtx *cx, const SrMesh *m, const char *const *names, int n, uint8_t *ax) {
+  for (int k = 0; k < n; k++) {
+    int a = sr_mesh_axis(m, names[k]);
+    if (a < 0) return sr_ev_err(cx, "NameError", "shard_map: unknown mesh axis '%s'", names[k]);
+    ax[k] = (uint8_t)a;
+  }
+  return 0;
+}
+
+/* The outer layout of a value whose body layout is bl, under spec s:
+   the spec's (manual) axes major on each dim, then bl's. */
+static const SrType *outer_layout(SrEvalCtx *cx, const SrType *outer_type, const SrType *bl, const SrSpec *s,
+                                  const SrMesh *m, SrAxes manual) {
+  SrTypeBuilder b;
+  sr_type_builder(&b, sr_layout_of_type(outer_type));
+  b.mesh = sr_mesh_shape(m);
+  for (int i = 0; i < b.ndim; i++) {
+    SrDim *d = &b.dims[i];
+    d->nax = 0;
+    if (i < s->n) {
+      if (spec_axes(cx, m, s->e[i].names, s->e[i].n, d->ax) < 0) return NULL;
+      d->nax = (uint8_t)s->e[i].n;
+    }
+    if (bl && i < bl->ndim)
+      for (int k = 0; k < bl->dims[i].nax && d->nax < SR_MAX_DIM_AXES; k++) d->ax[d->nax++] = bl->dims[i].ax[k];
+  }
+  SrAxes u = 0, r = 0;
+  for (int k = 0; k < s->nunreduced; k++) {
+    int a = sr_mesh_axis(m, s->unreduced[k]);
+    if (a >= 0) u |= 1u << a;
+  }
+  for (int k = 0; k < s->nreduced; k++) {
+    int a = sr_mesh_axis(m, s->reduced[k]);
+    if (a >= 0) r |= 1u << a;
+  }
+  if (bl) {
+    u |= bl->unreduced & ~manual;
+    r |= bl->reduced & ~manual;
+  }
+  b.unreduced = u;
+  b.ukind = (uint8_t)(u ? (s->nunreduced ? (s->ukind ? s->ukind : SR_UK_SUM) : bl ? bl->ukind : SR_UK_SUM) : SR_UK_NONE);
+  b.reduced = r;
+  return sr_type_get(&b);
+}
+
+static SrAxes names_to_axes(const SrVal *v, const SrMesh *m) {
+  SrAxes a = 0;
+  if (!v) return 0;
+  if (v->kind == SR_V_STR || v->kind == SR_V_WORD) {
+    int k = sr_mesh_axis(m, sr_intern(v->str.s, v->str.n));
+    return k >= 0 ? 1u << k : 0;
+  }
+  if (sr_is_seq(v))
+    for (int i = 0; i < v->seq.n; i++) a |= names_to_axes(v->seq.items[i], m);
+  return a;
+}
+
+static const SrSpec *spec_at(const SrVal *specs, uint32_t i) {
+  if (!specs || !sr_is_seq(specs) || (int)i >= specs->seq.n) return NULL;
+  const SrVal *v = specs->seq.items[i];
+  if (v->kind == SR_V_SPEC) return v->spec;
+  if (v->kind == SR_V_SHARDING) return v->sh.spec;
+  return NULL;
+}
+
+static int ev_shard_map(SrEvalCtx *cx, const SrEvalEqn *e) {
+  const SrJaxpr *j = sr_ev_param_jaxpr(e, "jaxpr");
+  SrVal *mv = sr_ev_param(e, "mesh"), *ins = sr_ev_param(e, "in_specs"), *outs = sr_ev_param(e, "out_specs");
+  if (!j || !mv || mv->kind != SR_V_MESH) return sr_ev_err(cx, "TypeError", "shard_map equation has no jaxpr or mesh");
+  if (sr_nargs(j) != e->nin || j->nout != e->nout) return sr_ev_err(cx, "TypeError", "shard_map: the body does not match the equation");
+  /* the concrete mesh: the inputs' or the context's, of the param's shape */
+  const SrMesh *shape = sr_mesh_shape(mv->mesh), *m = NULL;
+  for (uint32_t i = 0; i < e->nin && !m; i++)
+    if (e->in[i]->mesh && sr_mesh_shape(e->in[i]->mesh) == shape) m = e->in[i]->mesh;
+  if (!m && cx->mesh && sr_mesh_shape(cx->mesh) == shape) m = cx->mesh;
+  if (!m) {
+    SrTypeBuilder tb;
+    memset(&tb, 0, sizeof tb);
+    tb.mesh = shape;
+    tb.ndim = 1;
+    tb.dims[0].size = 1;
+    tb.dims[0].nax = 1;
+    SrEvalEqn none = *e;
+    none.nin = 0;
+    m = sr_ev_mesh_for(cx, &none, sr_type_get(&tb));
+  }
+  if (!m) return sr_ev_err(cx, "ValueError", "shard_map: no devices for its mesh");
+  SrAxes manual = names_to_axes(sr_ev_param(e, "newly_manual_axes"), m);
+  if (!sr_ev_param(e, "newly_manual_axes")) manual = (1u << m->n) - 1;
+  uint8_t types[SR_MAX_AXES];
+  memcpy(types, m->types, sizeof types);
+  for (int a = 0; a < m->n; a++)
+    if (manual & (1u << a)) types[a] = SR_AXIS_MANUAL;
+  const SrMesh *mm = sr_mesh_with_types(m, types);
+  SrArray **args = sr_xcalloc(e->nin + 1, sizeof *args);
+  int rc = 0;
+  for (uint32_t i = 0; i < e->nin && rc == 0; i++) {
+    const SrType *bt = sr_args(j)[i]->type;
+    const SrType *bl = sr_layout_of_type(bt);
+    const SrSpec *s = spec_at(ins, i);
+    SrSpec empty = {0};
+    const SrType *ol = outer_layout(cx, e->in[i]->type, bl, s ? s : &empty, m, manual);
+    if (!ol) {
+      rc = -1;
+      break;
+    }
+    SrArray *a = sr_redistribute(cx, e->in[i], m, ol);
+    if (!a) {
+      rc = -1;
+      break;
+    }
+    SrTypeBuilder b;
+    sr_type_builder(&b, bl);
+    if (!b.mesh && (b.unreduced || b.reduced)) b.mesh = shape;
+    SrArray *body = sr_array_new(bt, sr_type_get(&b), mm);
+    for (int p = 0; p < a->ndev; p++) body->shard[p] = sr_buffer_ref(a->shard[p]);
+    sr_array_unref(a);
+    args[i] = body;
+  }
+  SrArray **res = sr_xcalloc(e->nout + 1, sizeof *res);
+  const SrMesh *saved = cx->mesh;
+  if (rc == 0) {
+    cx->mesh = mm;
+    rc = sr_ev_jaxpr(cx, j, args, res);
+    cx->mesh = saved;
+  }
+  for (uint32_t i = 0; i < e->nout && rc == 0; i++) {
+    SrArray *r = res[i];
+    if (r->mesh != mm) {
+      SrArray *s = sr_redistribute(cx, r, mm, r->layout);
+      if (!s) {
+        rc = -1;
+        break;
+      }
+      sr_array_unref(r);
+      res[i] = r = s;
+    }
+    const SrSpec *s = spec_at(outs, i);
+    SrSpec empty = {0};
+    const SrType *ol = outer_layout(cx, e->out_type[i], r->layout, s ? s : &empty, m, manual);
+    if (!ol) {
+      rc = -1;
+      break;
+    }
+    SrArray *o = sr_array_new(e->out_type[i], ol, m);
+    for (int p = 0; p < o->ndev; p++) o->shard[p] = sr_buffer_ref(r->shard[p]);
+    e->out[i] = sr_redistribute_typed(cx, o, m, sr_ev_out_layout(cx, e, i, m), e->out_type[i]);
+    sr_array_unref(o);
+    if (!e->out[i]) rc = -1;
+  }
+  for (uint32_t i = 0; i < e->nin; i++) sr_array_unref(args[i]);
+  for (uint32_t i = 0; i < e->nout; i++) sr_array_unref(res[i]);
+  free(args);
+  free(res);
+  return rc;
+}
+
+/* ---- collectives ---- */
+
+/* The operand on the context (manual) mesh. */
+static SrArray *on_mesh(SrEvalCtx *cx, SrArray *a) {
+  if (a->mesh == cx->mesh || !cx->mesh) return sr_array_ref(a);
+  return sr_redistribute(cx, a, cx->mesh, a->layout);
+}
+
+static int named_axes(SrEvalCtx *cx, const SrEvalEqn *e, const SrMesh *m, int *axes, int *n) {
+  const char *key = sr_ev_param(e, "axes") ? "axes" : "axis_name";
+  if (sr_ev_param_axes(cx, e, key, m, axes, n) < 0) return -1;
+  SrVal *g = sr_ev_param(e, "axis_index_groups");
+  if (g && g->kind != SR_V_NONE)
+    return sr_ev_err(cx, "NotImplementedError", "%s with axis_index_groups is not supported", e->prim->name);
+  return 0;
+}
+
+static void sorted_axes(int *axes, int n) {
+  for (int i = 1; i < n; i++)
+    for (int k = i; k > 0 && axes[k - 1] > axes[k]; k--) {
+      int t = axes[k];
+      axes[k] = axes[k - 1];
+      axes[k - 1] = t;
+    }
+}
+
+/* psum, psum_invariant, pmax, pmin, unreduced_psum/pmax/pmin */
+static int ev_all_reduce(SrEvalCtx *cx, const SrEvalEqn *e) {
+  int id = e->prim->id;
+  SrRedOp op = id == SR_P_pmax || id == SR_P_unreduced_pmax ? SR_RED_MAX
+               : id == SR_P_pmin || id == SR_P_unreduced_pmin ? SR_RED_MIN : SR_RED_SUM;
+  for (uint32_t i = 0; i < e->nin; i++) {
+    SrArray *a = on_mesh(cx, e->in[i]);
+    if (!a) return -1;
+    int axes[SR_MAX_AXES], n = 0;
+    if (!a->mesh) {
+      /* no mesh at all: a sum over nothing */
+      e->out[i] = sr_array_retype(a, e->out_type[i], sr_layout_of_type(e->out_type[i]));
+      sr_array_unref(a);
+      continue;
+    }
+    if (named_axes(cx, e, a->mesh, axes, &n) < 0) {
+      sr_array_unref(a);
+      return -1;
+    }
+    sorted_axes(axes, n);
+    SrArray *r = sr_array_new(e->out_type[i], sr_layout_of_type(e->out_type[i]), a->mesh);
+    int rc = sr_coll_all_reduce(cx, a, axes, n, op, r->shard);
+    sr_array_unref(a);
+    if (rc < 0) {
+      sr_array_unref(r);
+      return -1;
+    }
+    e->out[i] = r;
+  }
+  return 0;
+}
+
+/* casts: the same buffers under the equation's type */
+static int ev_cast(SrEvalCtx *cx, const SrEvalEqn *e) {
+  for (uint32_t i = 0; i < e->nin; i++) {
+    SrArray *a = on_mesh(cx, e->in[i]);
+    if (!a) return -1;
+    const SrType *l = sr_layout_of_type(e->out_type[i]);
+    if (!sr_layout_same(l, a->layout) && (l->ndim != a->layout->ndim || sr_type_sharded_axes(l) != sr_type_sharded_axes(a->layout))) {
+      SrArray *r = sr_redistribute(cx, a, a->mesh, l);
+      sr_array_unref(a);
+      if (!r) return -1;
+      a = r;
+    }
+    e->out[i] = sr_array_retype(a, e->out_type[i], l);
+    sr_array_unref(a);
+  }
+  return 0;
+}
+
+/* Per-device buffers of a into b (indexed by position), NULL elsewhere. */
+static SrBuffer **buffers(SrArray *a) {
+  SrBuffer **b = sr_xcalloc((size_t)a->ndev + 1, sizeof *b);
+  for (int p = 0; p < a->ndev; p++) b[p] = sr_buffer_ref(a->shard[p]);
+  return b;
+}
+
+static void free_buffers(SrBuffer **b, int n) {
+  for (int p = 0; p < n; p++) sr_buffer_unref(b[p]);
+  free(b);
+}
+
+/* Moves axis 0 of [n, shape...] to position `to`, buffer by buffer. */
+static void unpack(SrBuffer **got, SrArray *r, size_t es, int64_t n, const int64_t *shape, int nd, int to) {
+  int64_t v[SR_MAX_RANK + 1];
+  v[0] = n;
+  memcpy(v + 1, shape, (size_t)nd * sizeof *shape);
+  for (int p = 0; p < r->ndev; p++) {
+    if (!got[p]) continue;
+    int q = 0;
+    while (q < p && got[q] != got[p]) q++;
+    if (q < p) {
+      r->shard[p] = sr_buffer_ref(r->shard[q]);
+      continue;
+    }
+    if (to == 0) {
+      r->shard[p] = sr_buffer_ref(got[p]);
+      continue;
+    }
+    SrBuffer *o = sr_buffer_new(got[p]->nbytes);
+    sr_kern_move_axis(es, nd + 1, v, 0, to, got[p]->data, o->data);
+    r->shard[p] = o;
+  }
+}
+
+/* Moves the `parts` pieces of dim d to the front: [.., parts, s/parts, ..]
+   -> [parts, .., s/parts, ..] (untiled: dim d has size parts). */
+static SrBuffer **pack(SrArray *a, size_t es, int d, int64_t parts, int tiled) {
+  int64_t shape[SR_MAX_RANK], v[SR_MAX_RANK + 1];
+  sr_layout_shard_shape(a->layout, shape);
+  int nd = a->layout->ndim, nv = 0, pos = d;
+  for (int k = 0; k < nd; k++) {
+    if (k == d && tiled) {
+      v[nv++] = parts;
+      v[nv++] = shape[k] / parts;
+    } else {
+      v[nv++] = shape[k];
+    }
+  }
+  SrBuffer **b = sr_xcalloc((size_t)a->ndev + 1, sizeof *b);
+  for (int p = 0; p < a->ndev; p++) {
+    if (!a->shard[p]) continue;
+    int q = 0;
+    while (q < p && a->shard[q] != a->shard[p]) q++;
+    if (q < p) {
+      b[p] = sr_buffer_ref(b[q]);
+      continue;
+    }
+    if (pos == 0) {
+      b[p] = sr_buffer_ref(a->shard[p]);
+      continue;
+    }
+    b[p] = sr_buffer_new(a->shard[p]->nbytes);
+    sr_kern_move_axis(es, nv, v, pos, 0, a->shard[p]->data, b[p]->data);
+  }
+  return b;
+}
+
+static int64_t ev_axes_size(const SrMesh *m, const int *axes, int n) {
+  int64_t s = 1;
+  for (int i = 0; i < n; i++) s *= m->sizes[axes[i]];
+  return s;
+}
+
+/* all_gather, all_gather_invariant, all_gather_reduced */
+static int ev_all_gather(SrEvalCtx *cx, const SrEvalEqn *e) {
+  SrArray *a = on_mesh(cx, e->in[0]);
+  if (!a) return -1;
+  int axes[SR_MAX_AXES], n = 0, rc = 0;
+  int64_t dim = 0, tiled = 0;
+  if (!a->mesh || named_axes(cx, e, a->mesh, axes, &n) < 0 || sr_ev_param_int(cx, e, "all_gather_dimension", &dim) < 0) {
+    sr_array_unref(a);
+    return a->mesh ? -1 : sr_ev_err(cx, "ValueError", "%s outside shard_map", e->prim->name);
+  }
+  if (sr_ev_param(e, "tiled")) sr_ev_param_int(cx, e, "tiled", &tiled);
+  size_t es = sr_elem_size(a->type->dtype);
+  int64_t shape[SR_MAX_RANK], parts = ev_axes_size(a->mesh, axes, n);
+  sr_layout_shard_shape(a->layout, shape);
+  SrBuffer **in = buffers(a), **got = sr_xcalloc((size_t)a->ndev + 1, sizeof *got);
+  rc = sr_coll_all_gather(cx, in, a->mesh, a->type->dtype, sr_array_shard_bytes(a), axes, n, got);
+  SrArray *r = NULL;
+  if (rc == 0) {
+    r = sr_array_new(e->out_type[0], sr_layout_of_type(e->out_type[0]), a->mesh);
+    unpack(got, r, es, parts, shape, a->layout->ndim, (int)dim);
+  }
+  (void)tiled; /* tiled merges the new dim into dim: the same bytes */
+  free_buffers(in, a->ndev);
+  free_buffers(got, a->ndev);
+  sr_array_unref(a);
+  e->out[0] = r;
+  return rc;
+}
+
+/* reduce_scatter, unreduced_reduce_scatter */
+static int ev_reduce_scatter(SrEvalCtx *cx, const SrEvalEqn *e) {
+  SrArray *a = on_mesh(cx, e->in[0]);
+  if (!a) return -1;
+  int axes[SR_MAX_AXES], n = 0;
+  int64_t dim = 0, tiled = 0;
+  if (!a->mesh || named_axes(cx, e, a->mesh, axes, &n) < 0 || sr_ev_param_int(cx, e, "scatter_dimension", &dim) < 0) {
+    sr_array_unref(a);
+    return a->mesh ? -1 : sr_ev_err(cx, "ValueError", "%s outside shard_map", e->prim->name);
+  }
+  if (sr_ev_param(e, "tiled")) sr_ev_param_int(cx, e, "tiled", &tiled);
+  size_t es = sr_elem_size(a->type->dtype);
+  int64_t parts = ev_axes_size(a->mesh, axes, n);
+  SrBuffer **in = pack(a, es, (int)dim, parts, (int)tiled);
+  SrArray *r = sr_array_new(e->out_type[0], sr_layout_of_type(e->out_type[0]), a->mesh);
+  size_t count = (size_t)sr_layout_shard_numel(a->layout) / (size_t)parts;
+  int rc = sr_coll_reduce_scatter(cx, in, a->mesh, a->type->dtype, count, axes, n, SR_RED_SUM, r->shard);
+  free_buffers(in, a->ndev);
+  sr_array_unref(a);
+  if (rc < 0) {
+    sr_array_unref(r);
+    return -1;
+  }
+  e->out[0] = r;
+  return 0;
+}
+
+static int ev_all_to_all(SrEvalCtx *cx, const SrEvalEqn *e) {
+  SrArray *a = on_mesh(cx, e->in[0]);
+  if (!a) return -1;
+  int axes[SR_MAX_AXES], n = 0;
+  int64_t split, concat;
+  if (!a->mesh || named_axes(cx, e, a->mesh, axes, &n) < 0 || sr_ev_param_int(cx, e, "split_axis", &split) < 0 ||
+      sr_ev_param_int(cx, e, "concat_axis", &concat) < 0) {
+    sr_array_unref(a);
+    return a->mesh ? -1 : sr_ev_err(cx, "ValueError", "all_to_all outside shard_map");
+  }
+  size_t es = sr_elem_size(a->type->dtype);
+  int64_t parts = ev_axes_size(a->mesh, axes, n), shape[SR_MAX_RANK];
+  sr_layout_shard_shape(a->layout, shape);
+  SrBuffer **in = pack(a, es, (int)split, parts, 1), **got = sr_xcalloc((size_t)a->ndev + 1, sizeof *got);
+  int rc = sr_coll_all_to_all(cx, in, a->mesh, a->type->dtype, sr_array_shard_bytes(a) / (size_t)parts, axes, n, got);
+  SrArray *r = NULL;
+  if (rc == 0) {
+    shape[split] /= parts;
+    r = sr_array_new(e->out_type[0], sr_layout_of_type(e->out_type[0]), a->mesh);
+    unpack(got, r, es, parts, shape, a->layout->ndim, (int)concat);
+  }
+  free_buffers(in, a->ndev);
+  free_buffers(got, a->ndev);
+  sr_array_unref(a);
+  e->out[0] = r;
+  return rc;
+}
+
+/* _pcollectives_lowering_common: no two pairs share a source or a
+   destination, indices compared modulo the group size as Python's %
+   does. */
+static int perm_unique(SrEvalCtx *cx, SrVal *perm, const int64_t *src, const int64_t *dst, int np, int64_t size) {
+  for (int k = 0; k < np; k++)
+    for (int j = 0; j < k; j++) {
+      int64_t sj = (src[j] % size + size) % size, sk = (src[k] % size + size) % size;
+      int64_t dj = (dst[j] % size + size) % size, dk = (dst[k] % size + size) % size;
+      if (sj == sk || dj == dk) {
+        SrBuf b = SR_BUF_INIT;
+        sr_val_repr(&b, perm);
+        int rc = sr_ev_err(cx, "ValueError", "ppermute sources and destinations must be unique, got %s.", sr_buf_str(&b));
+        sr_buf_free(&b);
+        return rc;
+      }
+    }
+  return 0;
+}
+
+static int ev_ppermute(SrEvalCtx *cx, const SrEvalEqn *e) {
+  SrVal *perm = sr_ev_param(e, "perm");
+  if (!perm || !sr_is_seq(perm)) return sr_ev_err(cx, "TypeError", "ppermute equation has no perm");
+  int np = perm->seq.n;
+  int64_t *src = sr_xmalloc((size_t)(np + 1) * sizeof *src), *dst = sr_xmalloc((size_t)(np + 1) * sizeof *dst);
+  int *isrc = sr_xmalloc((size_t)(np + 1) * sizeof *isrc), *idst = sr_xmalloc((size_t)(np + 1) * sizeof *idst);
+  int rc = 0;
+  for (int k = 0; k < np && rc == 0; k++) {
+    int64_t pr[2];
+    int n2;
+    if (sr_val_ints(perm->seq.items[k], pr, 2, &n2) < 0 || n2 != 2) rc = sr_ev_err(cx, "TypeError", "ppermute: bad perm");
+    src[k] = pr[0];
+    dst[k] = pr[1];
+  }
+  for (uint32_t i = 0; i < e->nin && rc == 0; i++) {
+    SrArray *a = on_mesh(cx, e->in[i]);
+    if (!a) {
+      rc = -1;
+      break;
+    }
+    int axes[SR_MAX_AXES], n = 0;
+    if (!a->mesh || named_axes(cx, e, a->mesh, axes, &n) < 0) {
+      rc = a->mesh ? -1 : sr_ev_err(cx, "ValueError", "ppermute outside shard_map");
+      sr_array_unref(a);
+      break;
+    }
+    int64_t size = ev_axes_size(a->mesh, axes, n);
+    if (perm_unique(cx, perm, src, dst, np, size) < 0) rc = -1;
+    for (int k = 0; k < np && rc == 0; k++) {
+      if (src[k] < 0 || src[k] >= size || dst[k] < 0 || dst[k] >= size)
+        rc = sr_ev_err(cx, "ValueError", "ppermute: perm index out of range for axis size %lld", (long long)size);
+      isrc[k] = (int)src[k];
+      idst[k] = (int)dst[k];
+    }
+    SrBuffer **in = buffers(a);
+    SrArray *r = sr_array_new(e->out_type[i], sr_layout_of_type(e->out_type[i]), a->mesh);
+    if (rc == 0)
+      rc = sr_coll_ppermute(cx, in, a->mesh, a->type->dtype, sr_array_shard_bytes(a), axes, n, np, isrc, idst, r->shard);
+    free_buffers(in, a->ndev);
+    sr_array_unref(a);
+    if (rc < 0) sr_array_unref(r);
+    else e->out[i] = r;
+  }
+  free(src);
+  free(dst);
+  free(isrc);
+  free(idst);
+  return rc;
+}
+
+typedef struct IdxArg {
+  int axes[SR_MAX_AXES], n;
+  SrDtype dt;
+} IdxArg;
+
+static int index_fn(SrShardIO *io) {
+  IdxArg *a = io->arg;
+  int64_t v = 0;
+  for (int k = 0; k < a->n; k++) v = v * io->mesh->sizes[a->axes[k]] + sr_mesh_coord(io->mesh, io->pos, a->axes[k]);
+  sr_kern_set_scalar(a->dt, (double)v, v, io->out[0]->data);
+  return 0;
+}
+
+static int ev_axis_index(SrEvalCtx *cx, const SrEvalEqn *e) {
+  if (!cx->mesh) return sr_ev_err(cx, "NameError", "axis_index outside shard_map: unbound axis name");
+  IdxArg a;
+  if (sr_ev_param_axes(cx, e, "axis_name", cx->mesh, a.axes, &a.n) < 0) return -1;
+  a.dt = e->out_type[0]->dtype;
+  e->out[0] = sr_array_new(e->out_type[0], sr_layout_of_type(e->out_type[0]), cx->mesh);
+  return sr_ev_map(cx, 0, NULL, 1, e->out, SR_MAP_POS, index_fn, &a);
+}
+
+static void eval_rules_manual(void) {
+  sr_set_eval_rule(SR_P_shard_map, ev_shard_map);
+  static const int reduce[] = {SR_P_psum, SR_P_psum_invariant, SR_P_pmax, SR_P_pmin, SR_P_unreduced_psum,
+                               SR_P_unreduced_pmax, SR_P_unreduced_pmin};
+  for (size_t i = 0; i < sizeof reduce / sizeof *reduce; i++) sr_set_eval_rule(reduce[i], ev_all_reduce);
+  static const int casts[] = {SR_P_pvary, SR_P_pbroadcast, SR_P_preduced, SR_P_reduced_vary_cast,
+                              SR_P_vary_unreduced_cast};
+  for (size_t i = 0; i < sizeof casts / sizeof *casts; i++) sr_set_eval_rule(casts[i], ev_cast);
+  sr_set_eval_rule(SR_P_all_gather, ev_all_gather);
+  sr_set_eval_rule(SR_P_all_gather_invariant, ev_all_gather);
+  sr_set_eval_rule(SR_P_all_gather_reduced, ev_all_gather);
+  sr_set_eval_rule(SR_P_reduce_scatter, ev_reduce_scatter);
+  sr_set_eval_rule(SR_P_unreduced_reduce_scatter, ev_reduce_scatter);
+  sr_set_eval_rule(SR_P_all_to_all, ev_all_to_all);
+  sr_set_eval_rule(SR_P_ppermute, ev_ppermute);
+  sr_set_eval_rule(SR_P_axis_index, ev_axis_index);
+}
+
+/* ==== JVP and transpose rules (from lib/ad/ad_collectives.c) ==== */
+
+/* rules of the sharding casts (reshard,
+ * sharding_constraint) and of the manual-mode collectives and casts
+ * (lax/parallel.py, core.py, pjit.py).
+ *
+ * All of these are linear: the JVP applies the same operation to the
+ * tangent.  The transposes pair them up as the seed's table says: a
+ * forward cast to reduced transposes to the reshard from unreduced that is
+ * the all-reduce (reshard), psum_invariant <-> pvary, preduced <->
+ * unreduced_psum, vary_unreduced_cast <-> reduced_vary_cast, all_gather <->
+ * reduce_scatter, all_gather_reduced <-> unreduced_reduce_scatter,
+ * ppermute <-> ppermute with the inverse permutation, all_to_all <->
+ * all_to_all with split and concat swapped.  pmax and pmin have no rules,
+ * as in JAX.
+ */
+
+
+
+
+#define TR(name) static int name(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x, SrVal **cx)
+/* ---- collectives ---- */
+
+/* Binds prim to the cotangents (zeros instantiated) with e's params, a
+   key renamed (from -> to) and one param replaced (key -> val, stolen). */
+static int coll_transpose(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **cx, int prim, const char *from,
+                          const char *to, const char *key, SrVal *val, const char *drop) {
+  SrPList ps = {0};
+  for (uint32_t i = 0; i < e->nparams; i++) {
+    const char *k = e->params[i].key;
+    if (key && strcmp(k, key) == 0) continue;
+    if (drop && strcmp(k, drop) == 0) continue;
+    if (from && strcmp(k, from) == 0) k = to;
+    sr_plist_add(&ps, k, sr_ref(e->params[i].val));
+  }
+  if (key) sr_plist_add(&ps, key, val);
+  SrVal *small[32], **cs = e->nout <= 32 ? small : sr_xcalloc(e->nout, sizeof *cs);
+  for (uint32_t i = 0; i < e->nout; i++) cs[i] = ct[i] ? ct[i] : ad_zeros(ad, sr_ad_ct_type(e->out[i]->type));
+  SrVal *r = ad_bind(ad, prim, (int)e->nout, cs, ps.n, ps.p);
+  sr_plist_free(&ps);
+  if (cs != small) free(cs);
+  if (!r) return -1;
+  for (uint32_t i = 0; i < e->nin; i++) cx[i] = r->kind == SR_V_TUPLE ? r->seq.items[i] : r;
+  return 0;
+}
+
+#define PAIR(name, prim)                                                                              \
+  TR(name) {                                                                                          \
+    (void)x;                                                                                          \
+    return coll_transpose(ad, e, ct, cx, prim, NULL, NULL, NULL, NULL, NULL);                         \
+  }
+PAIR(tr_psum_invariant, SR_P_pvary)
+PAIR(tr_pvary, SR_P_psum_invariant)
+PAIR(tr_psum, SR_P_psum)
+PAIR(tr_reduced_vary_cast, SR_P_vary_unreduced_cast)
+PAIR(tr_vary_unreduced_cast, SR_P_reduced_vary_cast)
+PAIR(tr_preduced, SR_P_unreduced_psum)
+PAIR(tr_unreduced_psum, SR_P_preduced)
+
+TR(tr_all_gather) {
+  (void)x;
+  return coll_transpose(ad, e, ct, cx, SR_P_reduce_scatter, "all_gather_dimension", "scatter_dimension", NULL, NULL,
+                        NULL);
+}
+
+TR(tr_reduce_scatter) {
+  (void)x;
+  return coll_transpose(ad, e, ct, cx, SR_P_all_gather, "scatter_dimension", "all_gather_dimension", NULL, NULL,
+                        NULL);
+}
+
+TR(tr_all_gather_reduced) {
+  (void)x;
+  return coll_transpose(ad, e, ct, cx, SR_P_unreduced_reduce_scatter, "all_gather_dimension", "scatter_dimension",
+                        NULL, NULL, "axis_index_groups");
+}
+
+TR(tr_unreduced_reduce_scatter) {
+  (void)x;
+  return coll_transpose(ad, e, ct, cx, SR_P_all_gather_reduced, "scatter_dimension", "all_gather_dimension", NULL,
+                        NULL, "axis_index_groups");
+}
+
+TR(tr_ppermute) {
+  (void)x;
+  SrVal *perm = sr_eqn_param(e, sr_intern_cstr("perm"));
+  if (!perm || !sr_is_seq(perm)) return sr_raise(ad->I, "TypeError", "ppermute: malformed perm"), -1;
+  SrVal *inv = sr_seq(NULL, SR_V_TUPLE, perm->seq.n);
+  for (int i = 0; i < perm->seq.n; i++) {
+    SrVal *p = perm->seq.items[i];
+    if (!sr_is_seq(p) || p->seq.n != 2) {
+      sr_unref(inv);
+      return sr_raise(ad->I, "TypeError", "ppermute: malformed perm"), -1;
+    }
+    SrVal *pair = sr_seq(NULL, SR_V_TUPLE, 2);
+    sr_seq_push(NULL, pair, sr_ref(p->seq.items[1]));
+    sr_seq_push(NULL, pair, sr_ref(p->seq.items[0]));
+    sr_seq_push(NULL, inv, pair);
+  }
+  return coll_transpose(ad, e, ct, cx, SR_P_ppermute, NULL, NULL, "perm", inv, NULL);
+}
+
+TR(tr_all_to_all) {
+  (void)x;
+  SrVal *sa = sr_eqn_param(e, sr_intern_cstr("split_axis")), *ca = sr_eqn_param(e, sr_intern_cstr("concat_axis"));
+  if (!sa || !ca) return sr_raise(ad->I, "TypeError", "all_to_all: missing split_axis or concat_axis"), -1;
+  SrPList ps = {0};
+  for (uint32_t i = 0; i < e->nparams; i++) {
+    const char *k = e->params[i].key;
+    SrVal *v = e->params[i].val;
+    if (strcmp(k, "split_axis") == 0) v = ca;
+    else if (strcmp(k, "concat_axis") == 0) v = sa;
+    sr_plist_add(&ps, k, sr_ref(v));
+  }
+  SrVal *c = ct[0];
+  cx[0] = ad_bind(ad, SR_P_all_to_all, 1, &c, ps.n, ps.p);
+  sr_plist_free(&ps);
+  return cx[0] ? 0 : -1;
+}
+
+static void ad_rules_manual(void) {
+  static const struct {
+    int id;
+    SrTransposeRule tr;
+  } lin[] = {
+      {SR_P_psum_invariant, tr_psum_invariant},
+      {SR_P_pvary, tr_pvary},
+      {SR_P_psum, tr_psum},
+      {SR_P_reduced_vary_cast, tr_reduced_vary_cast},
+      {SR_P_vary_unreduced_cast, tr_vary_unreduced_cast},
+      {SR_P_preduced, tr_preduced},
+      {SR_P_unreduced_psum, tr_unreduced_psum},
+      {SR_P_all_gather, tr_all_gather},
+      {SR_P_reduce_scatter, tr_reduce_scatter},
+      {SR_P_all_gather_reduced, tr_all_gather_reduced},
+      {SR_P_unreduced_reduce_scatter, tr_unreduced_reduce_scatter},
+      {SR_P_ppermute, tr_ppermute},
+      {SR_P_all_to_all, tr_all_to_all},
+  };
+  for (size_t i = 0; i < sizeof lin / sizeof *lin; i++) {
+    sr_ad_set_jvp(lin[i].id, sr_ad_jvp_linear);
+    sr_ad_set_transpose(lin[i].id, lin[i].tr);
+  }
+}
+#undef TR
+#undef PAIR
+
+/* ==== JVP and transpose rules (from lib/ad/ad_shard_map.c) ==== */
+
+/* rules of shard_map (shard_map.py: _shard_map_jvp,
+ * _shard_map_linearize, _shard_map_transpose).
+ *
+ * The body is transformed inside the manual context the map creates (its
+ * mesh with the newly manual axes Manual, and check_vma), so that the type
+ * rules see manual-mode types.  Linearized, a shard_map becomes a forward
+ * shard_map that also returns the residuals (each with an out_spec that
+ * stacks its per-device values: P(varying axes, unreduced=..., reduced=...)
+ * as ShapedArray.nospec gives; scalars are given a leading axis of 1 first)
+ * and a tangent shard_map of the linear body.  Transposed, the cotangents
+ * come in with `out_spec.to_ct_spec()` (reduced <-> unreduced) and leave
+ * with `in_spec.to_ct_spec()`.
+ */
+
+
+
+#define TR(name) static int name(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x, SrVal **cx)
+#define JVP(name) static int name(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, SrVal **ty)
+
+static SrVal *param(const SrEqn *e, const char *key) { return sr_eqn_param(e, sr_intern_cstr(key)); }
+
+typedef struct AdSMap {
+  SrJaxpr *body;
+  SrVal *in_specs, *out_specs; /* tuples of P */
+  int check_vma;
+  const SrMesh *inner;         /* the manual mesh of the body */
+  const SrMesh *mesh;          /* the abstract mesh of the map */
+  SrAxes newly;                /* newly manual axes, on mesh */
+} AdSMap;
+
+static int smap_read(SrAd *ad, const SrEqn *e, AdSMap *s) {
+  memset(s, 0, sizeof *s);
+  SrVal *j = param(e, "jaxpr"), *is = param(e, "in_specs"), *os = param(e, "out_specs");
+  SrVal *m = param(e, "mesh"), *cv = param(e, "check_vma"), *nm = param(e, "newly_manual_axes");
+  if (!j || j->kind != SR_V_JAXPR || !is || !os || !sr_is_seq(is) || !sr_is_seq(os))
+    return sr_raise(ad->I, "TypeError", "shard_map equation without jaxpr, in_specs and out_specs"), -1;
+  s->body = j->jx.jaxpr;
+  s->in_specs = is;
+  s->out_specs = os;
+  s->check_vma = cv ? sr_val_truthy(cv) : 1;
+  const SrMesh *am = m && m->kind == SR_V_MESH ? m->mesh : NULL;
+  if (!am || !am->n) am = ad_ctx_mesh(ad);
+  if (!am->n) return sr_raise(ad->I, "ValueError", "shard_map: no mesh to differentiate it on"), -1;
+  if (!am->abstract) am = sr_mesh_abstract(am, 1);
+  s->mesh = am;
+  SrAxes newly = 0;
+  if (nm && sr_is_seq(nm)) {
+    for (int i = 0; i < nm->seq.n; i++) {
+      SrVal *n = nm->seq.items[i];
+      if (n->kind != SR_V_STR && n->kind != SR_V_WORD) continue;
+      int a = sr_mesh_axis(am, sr_intern(n->str.s, n->str.n));
+      if (a >= 0) newly |= 1u << a;
+    }
+  } else {
+    newly = (SrAxes)((1ull << am->n) - 1) & ~sr_mesh_axes_of_type(am, SR_AXIS_MANUAL);
+  }
+  s->newly = newly;
+  uint8_t types[SR_MAX_AXES];
+  memcpy(types, am->types, sizeof types);
+  for (int i = 0; i < am->n; i++)
+    if (newly & (1u << i)) types[i] = SR_AXIS_MANUAL;
+  s->inner = sr_mesh_with_types(am, types);
+  return 0;
+}
+
+/* Entering and leaving the body's manual context. */
+typedef struct Ctx {
+  int vma;
+} Ctx;
+
+static int enter(SrAd *ad, const AdSMap *s, Ctx *c) {
+  SrJaxState *js = ad->I->jax;
+  if (js->nabstract == 32) return sr_raise(ad->I, "RuntimeError", "abstract meshes nested too deeply"), -1;
+  js->abstract[js->nabstract++] = s->inner;
+  c->vma = js->check_vma;
+  js->check_vma = s->check_vma;
+  return 0;
+}
+
+static void leave(SrAd *ad, Ctx *c) {
+  SrJaxState *js = ad->I->jax;
+  if (js->nabstract) js->nabstract--;
+  js->check_vma = c->vma;
+}
+
+/* ---- specs ---- */
+
+static const SrSpec *spec_of(const SrVal *v) { return v && v->kind == SR_V_SPEC ? v->spec : NULL; }
+
+/* P.to_ct_spec: unreduced and reduced swapped */
+static SrVal *to_ct_spec(const SrVal *v) {
+  const SrSpec *s = spec_of(v);
+  if (!s) return sr_ref((SrVal *)v);
+  SrSpec c = *s;
+  c.unreduced = s->reduced;
+  c.nunreduced = s->nreduced;
+  c.reduced = s->unreduced;
+  c.nreduced = s->nunreduced;
+  c.ukind = c.nunreduced ? SR_UK_SUM : SR_UK_NONE;
+  return sr_spec_val(NULL, &c);
+}
+
+/* ShapedArray.nospec: the out_spec of a residual t (a body type). */
+static SrVal *nospec(const AdSMap *s, const SrType *t) {
+  SrSpec sp = {0};
+  SrSpecEntry en;
+  const char *names[SR_MAX_AXES], *un[SR_MAX_AXES], *re[SR_MAX_AXES];
+  int nn = 0;
+  const SrMesh *m = s->mesh;
+  for (int i = 0; i < m->n; i++) {
+    int a = t->mesh ? sr_mesh_axis(t->mesh, m->names[i]) : -1;
+    int vary = s->check_vma ? a >= 0 && (t->varying & (1u << a)) : (s->newly & (1u << i)) != 0;
+    if (vary) names[nn++] = m->names[i];
+    if (s->check_vma && a >= 0 && (t->unreduced & (1u << a))) un[sp.nunreduced++] = m->names[i];
+    if (s->check_vma && a >= 0 && (t->reduced & (1u << a))) re[sp.nreduced++] = m->names[i];
+  }
+  if (nn) {
+    en.n = nn;
+    en.names = names;
+    sp.n = 1;
+    sp.e = &en;
+  }
+  sp.unreduced = un;
+  sp.reduced = re;
+  sp.ukind = sp.nunreduced ? (t->ukind ? t->ukind : SR_UK_SUM) : SR_UK_NONE;
+  return sr_spec_val(NULL, &sp);
+}
+
+static SrVal *specs_tuple(int n, SrVal **items) {
+  SrVal *t = sr_seq(NULL, SR_V_TUPLE, n);
+  for (int i = 0; i < n; i++) sr_seq_push(NULL, t, items[i]);
+  return t;
+}
+
+static SrVal *bind_smap(SrAd *ad, const SrEqn *e, SrJaxpr *body, SrVal *in_specs, SrVal *out_specs, int nin,
+                        SrVal **in) {
+  SrPList ps = {0};
+  for (uint32_t p = 0; p < e->nparams; p++) {
+    const char *k = e->params[p].key;
+    if (strcmp(k, "jaxpr") == 0) sr_plist_add(&ps, k, sr_jaxpr_val(NULL, body));
+    else if (strcmp(k, "in_specs") == 0) sr_plist_add(&ps, k, sr_ref(in_specs));
+    else if (strcmp(k, "out_specs") == 0) sr_plist_add(&ps, k, sr_ref(out_specs));
+    else sr_plist_add(&ps, k, sr_ref(e->params[p].val));
+  }
+  SrVal *r = ad_bind(ad, SR_P_shard_map, nin, in, ps.n, ps.p);
+  sr_plist_free(&ps);
+  return r;
+}
+
+/* ---- JVP ---- */
+
+static int smap_jvp_mode(SrAd *ad, const SrEqn *e, const AdSMap *s, SrVal **x, SrVal **t, SrVal **y, SrVal **ty) {
+  uint32_t n = e->nin, no = e->nout;
+  uint8_t *nz = sr_xcalloc(n + 1, 1), *onz = sr_xcalloc(no + 1, 1);
+  for (uint32_t i = 0; i < n; i++) nz[i] = t[i] != NULL;
+  Ctx c;
+  if (enter(ad, s, &c) < 0) return -1;
+  SrJaxpr *J = ad_jvp_jaxpr(ad, s->body, nz, NULL, onz);
+  leave(ad, &c);
+  int rc = -1;
+  if (J) {
+    SrVal **in = sr_xcalloc(2 * n + 1, sizeof *in), **isp = sr_xcalloc(2 * n + 1, sizeof *isp);
+    SrVal **osp = sr_xcalloc(2 * no + 1, sizeof *osp);
+    uint32_t k = 0, m = 0;
+    for (uint32_t i = 0; i < n; i++) in[k] = x[i], isp[k++] = sr_ref(s->in_specs->seq.items[i]);
+    for (uint32_t i = 0; i < n; i++)
+      if (nz[i]) in[k] = t[i], isp[k++] = sr_ref(s->in_specs->seq.items[i]);
+    for (uint32_t i = 0; i < no; i++) osp[m++] = sr_ref(s->out_specs->seq.items[i]);
+    for (uint32_t i = 0; i < no; i++)
+      if (onz[i]) osp[m++] = sr_ref(s->out_specs->seq.items[i]);
+    SrVal *ist = specs_tuple((int)k, isp), *ost = specs_tuple((int)m, osp);
+    SrVal *r = bind_smap(ad, e, J, ist, ost, (int)k, in);
+    if (r) {
+      for (uint32_t i = 0, q = no; i < no; i++) {
+        y[i] = r->seq.items[i];
+        ty[i] = onz[i] ? r->seq.items[q++] : NULL;
+      }
+      rc = 0;
+    }
+    sr_unref(ist);
+    sr_unref(ost);
+    free(in);
+    free(isp);
+    free(osp);
+    sr_program_unref(J->prog);
+  }
+  free(nz);
+  free(onz);
+  return rc;
+}
+
+/* ---- linearization ---- */
+
+/* F with its scalar residual outputs (from index first) given a leading
+   axis of 1 (lax.broadcast(x, (1,))), traced again in the manual context. */
+static SrJaxpr *promote_outputs(SrAd *ad, SrJaxpr *F, uint32_t first, const uint8_t *promote) {
+  SrInterp *I = ad->I;
+  SrTrace *saved = I->trace;
+  uint32_t n = sr_nargs(F);
+  const SrType **types = sr_xcalloc(n + 1, sizeof *types);
+  for (uint32_t i = 0; i < n; i++) types[i] = sr_args(F)[i]->type;
+  SrVal **args = sr_xcalloc(n + 1, sizeof *args);
+  SrTrace *tr = ad_trace_begin(ad, (int)n, types, args);
+  free(types);
+  I->trace = tr;
+  SrVal *r = sr_eval_jaxpr(I, F, (int)n, args);
+  SrJaxpr *out = NULL;
+  if (r) {
+    SrAd sub;
+    sr_ad_begin(&sub, I, SR_AD_BWD);
+    SrVal **outs = sr_xcalloc((size_t)r->seq.n + 1, sizeof *outs);
+    int ok = 1;
+    for (int i = 0; i < r->seq.n && ok; i++) {
+      outs[i] = r->seq.items[i];
+      if ((uint32_t)i >= first && promote[i - (int)first]) {
+        const SrType *t = ad_type(&sub, outs[i]);
+        SrTypeBuilder b;
+        sr_type_builder(&b, t);
+        b.ndim = 1;
+        memset(&b.dims[0], 0, sizeof b.dims[0]);
+        b.dims[0].size = 1;
+        outs[i] = ad_broadcast_in_dim(&sub, outs[i], sr_type_get(&b), NULL, 0, 0);
+        ok = outs[i] != NULL;
+      }
+    }
+    if (ok) out = ad_trace_end(&sub, tr, r->seq.n, outs, NULL);
+    else sr_trace_abort(I, tr);
+    free(outs);
+    sr_ad_end(&sub);
+  } else {
+    sr_trace_abort(I, tr);
+  }
+  sr_unref(r);
+  for (uint32_t i = 0; i < n; i++) sr_unref(args[i]);
+  free(args);
+  I->trace = saved;
+  return out;
+}
+
+/* L with its scalar residual arguments taking a leading axis of 1 that
+   is squeezed away first (_promote_scalar_residuals_jaxpr). */
+static SrJaxpr *promote_args(SrAd *ad, SrJaxpr *L, const uint8_t *promote, uint32_t nprom) {
+  SrInterp *I = ad->I;
+  SrTrace *saved = I->trace;
+  uint32_t n = sr_nargs(L);
+  const SrType **types = sr_xcalloc(n + 1, sizeof *types);
+  for (uint32_t i = 0; i < n; i++) {
+    const SrType *t = sr_args(L)[i]->type;
+    if (i < nprom && promote[i]) {
+      SrTypeBuilder b;
+      sr_type_builder(&b, t);
+      b.ndim = 1;
+      memset(&b.dims[0], 0, sizeof b.dims[0]);
+      b.dims[0].size = 1;
+      t = sr_type_get(&b);
+    }
+    types[i] = t;
+  }
+  SrVal **args = sr_xcalloc(n + 1, sizeof *args), **in = sr_xcalloc(n + 1, sizeof *in);
+  SrTrace *tr = ad_trace_begin(ad, (int)n, types, args);
+  free(types);
+  I->trace = tr;
+  SrAd sub;
+  sr_ad_begin(&sub, I, SR_AD_BWD);
+  int ok = 1;
+  for (uint32_t i = 0; i < n && ok; i++) {
+    in[i] = args[i];
+    if (i < nprom && promote[i]) {
+      int64_t d0 = 0;
+      in[i] = ad_bindv(&sub, SR_P_squeeze, 1, &args[i], "dimensions", ad_ints(&d0, 1), NULL);
+      ok = in[i] != NULL;
+    }
+  }
+  SrVal *r = ok ? sr_eval_jaxpr(I, L, (int)n, in) : NULL;
+  SrJaxpr *out = NULL;
+  if (r) out = ad_trace_end(&sub, tr, r->seq.n, r->seq.items, NULL);
+  else sr_trace_abort(I, tr);
+  sr_unref(r);
+  sr_ad_end(&sub);
+  for (uint32_t i = 0; i < n; i++) sr_unref(args[i]);
+  free(args);
+  free(in);
+  I->trace = saved;
+  return out;
+}
+
+static int smap_lin(SrAd *ad, const SrEqn *e, const AdSMap *s, SrVal **x, SrVal **t, SrVal **y, SrVal **ty) {
+  uint32_t n = e->nin, no = e->nout;
+  uint8_t *nz = sr_xcalloc(n + 1, 1);
+  for (uint32_t i = 0; i < n; i++) nz[i] = t[i] != NULL;
+  Ctx c;
+  if (enter(ad, s, &c) < 0) {
+    free(nz);
+    return -1;
+  }
+  SrLinJaxprs lj;
+  int rc = ad_linearize_jaxpr(ad, s->body, nz, NULL, NULL, &lj);
+  if (rc < 0) {
+    leave(ad, &c);
+    free(nz);
+    return -1;
+  }
+  rc = -1;
+  SrJaxpr *F = lj.fwd, *L = lj.lin;
+  int nres = lj.nres;
+  uint32_t nf = F->nout;
+  /* residuals: forwarded inputs (in_fwd), primal outputs (out_fwd), or
+     returned by the forward map */
+  int *out_fwd = sr_xcalloc((size_t)nres + 1, sizeof *out_fwd), *ret = sr_xcalloc((size_t)nres + 1, sizeof *ret);
+  uint8_t *keep = sr_xcalloc(nf + 1, 1), *promote = sr_xcalloc((size_t)nres + 1, 1);
+  for (uint32_t i = 0; i < no; i++) keep[i] = 1;
+  uint32_t q = no, nkept = no;
+  for (int r = 0; r < nres; r++) {
+    out_fwd[r] = -1;
+    ret[r] = -1;
+    if (lj.in_fwd[r]) continue;
+    SrVar *v = F->outvars[q];
+    for (uint32_t i = 0; i < no && out_fwd[r] < 0; i++)
+      if (v->kind == SR_VAR && F->outvars[i] == v) out_fwd[r] = (int)i;
+    if (out_fwd[r] < 0) {
+      keep[q] = 1;
+      ret[r] = (int)nkept++;
+      promote[r] = v->type && v->type->ndim == 0;
+    }
+    q++;
+  }
+  uint8_t *fprom = sr_xcalloc(nf + 1, 1);
+  for (int r = 0, qq = 0; r < nres; r++)
+    if (ret[r] >= 0) fprom[qq++] = promote[r];
+  SrJaxpr *F2 = F;
+  if (nkept != nf) {
+    int *ord = sr_xcalloc(nf + 1, sizeof *ord);
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < nf; i++)
+      if (keep[i]) ord[k++] = (int)i;
+    SrJaxprBuilder b;
+    sr_jb_init(&b, F->prog);
+    for (uint32_t i = 0; i < sr_nargs(F); i++) sr_jb_invar(&b, sr_args(F)[i]);
+    for (uint32_t kk = 0; kk < F->neqn; kk++) {
+      const SrEqn *q2 = &F->eqns[kk];
+      sr_jb_eqn(&b, q2->prim, q2->nin, q2->in, q2->nout, q2->out, q2->nparams, q2->params);
+    }
+    for (uint32_t i = 0; i < k; i++) sr_jb_outvar(&b, F->outvars[ord[i]]);
+    F2 = sr_jb_finish(&b);
+    lj.fwd = F2;
+    free(ord);
+  }
+  int anyprom = 0;
+  for (int r = 0; r < nres; r++) anyprom |= promote[r];
+  SrJaxpr *F3 = anyprom ? promote_outputs(ad, F2, no, fprom) : F2;
+  SrJaxpr *L2 = anyprom ? promote_args(ad, L, promote, (uint32_t)nres) : L;
+  SrVal **rspec = sr_xcalloc((size_t)nres + 1, sizeof *rspec);
+  for (int r = 0; r < nres; r++) {
+    const SrType *rt = sr_args(L)[r]->type;
+    if (lj.in_fwd[r]) rspec[r] = sr_ref(s->in_specs->seq.items[lj.in_fwd[r] - 1]);
+    else if (out_fwd[r] >= 0) rspec[r] = sr_ref(s->out_specs->seq.items[out_fwd[r]]);
+    else rspec[r] = nospec(s, rt);
+  }
+  leave(ad, &c);
+  if (!F3 || !L2) goto out;
+  {
+    /* the forward map */
+    SrVal **osp = sr_xcalloc(nkept + 1, sizeof *osp);
+    for (uint32_t i = 0; i < no; i++) osp[i] = sr_ref(s->out_specs->seq.items[i]);
+    for (int r = 0; r < nres; r++)
+      if (ret[r] >= 0) osp[ret[r]] = sr_ref(rspec[r]);
+    SrVal *ost = specs_tuple((int)nkept, osp);
+    free(osp);
+    SrVal *rf = bind_smap(ad, e, F3, s->in_specs, ost, (int)n, x);
+    sr_unref(ost);
+    if (!rf) goto out;
+    for (uint32_t i = 0; i < no; i++) y[i] = rf->seq.items[i];
+    int anynz = 0;
+    for (uint32_t i = 0; i < no; i++) anynz |= lj.out_nz[i];
+    if (!anynz) {
+      rc = 0;
+      goto out;
+    }
+    /* the tangent map: residuals, then the nonzero tangents */
+    uint32_t nl = sr_nargs(L2);
+    SrVal **in = sr_xcalloc(nl + 1, sizeof *in), **isp = sr_xcalloc(nl + 1, sizeof *isp);
+    uint32_t k = 0;
+    for (int r = 0; r < nres; r++) {
+      in[k] = lj.in_fwd[r] ? x[lj.in_fwd[r] - 1] : out_fwd[r] >= 0 ? y[out_fwd[r]] : rf->seq.items[ret[r]];
+      isp[k++] = sr_ref(rspec[r]);
+    }
+    for (uint32_t i = 0; i < n; i++)
+      if (nz[i]) in[k] = t[i], isp[k++] = sr_ref(s->in_specs->seq.items[i]);
+    SrVal **osp2 = sr_xcalloc(no + 1, sizeof *osp2);
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < no; i++)
+      if (lj.out_nz[i]) osp2[m++] = sr_ref(s->out_specs->seq.items[i]);
+    SrVal *ist = specs_tuple((int)k, isp), *ost2 = specs_tuple((int)m, osp2);
+    SrVal *rt = k == nl ? bind_smap(ad, e, L2, ist, ost2, (int)k, in) : NULL;
+    if (rt) {
+      for (uint32_t i = 0, mm = 0; i < no; i++) ty[i] = lj.out_nz[i] ? rt->seq.items[mm++] : NULL;
+      rc = 0;
+    } else if (!ad->I->exc) {
+      sr_raise(ad->I, "RuntimeError", "internal error: the tangent shard_map's operands");
+    }
+    sr_unref(ist);
+    sr_unref(ost2);
+    free(in);
+    free(isp);
+    free(osp2);
+  }
+out:
+  if (F3 && F3 != F2) sr_program_unref(F3->prog);
+  if (L2 && L2 != L) sr_program_unref(L2->prog);
+  for (int r = 0; r < nres; r++) sr_unref(rspec[r]);
+  free(rspec);
+  free(out_fwd);
+  free(ret);
+  free(keep);
+  free(promote);
+  free(fprom);
+  free(nz);
+  ad_lin_jaxprs_free(&lj);
+  return rc;
+}
+
+JVP(jvp_shard_map) {
+  AdSMap s;
+  if (smap_read(ad, e, &s) < 0) return -1;
+  if (ad->mode == SR_AD_LIN) return smap_lin(ad, e, &s, x, t, y, ty);
+  return smap_jvp_mode(ad, e, &s, x, t, y, ty);
+}
+
+/* ---- transpose ---- */
+
+TR(tr_shard_map) {
+  AdSMap s;
+  if (smap_read(ad, e, &s) < 0) return -1;
+  SrInterp *I = ad->I;
+  SrJaxpr *b = s.body;
+  uint32_t n = e->nin, no = e->nout;
+  uint8_t *lin = sr_xcalloc(n + 1, 1);
+  for (uint32_t i = 0; i < n; i++) lin[i] = x[i] == NULL;
+  /* the transposed body: (nonzero cts, non-linear operands) -> nonzero
+     cotangents of the linear operands */
+  const SrType **types = sr_xcalloc(n + no + 1, sizeof *types);
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < no; i++)
+    if (ct[i]) types[k++] = sr_ad_ct_type(b->outvars[i]->type);
+  uint32_t nct = k;
+  for (uint32_t i = 0; i < n; i++)
+    if (!lin[i]) types[k++] = sr_args(b)[i]->type;
+  Ctx c;
+  if (enter(ad, &s, &c) < 0) {
+    free(lin);
+    free(types);
+    return -1;
+  }
+  SrTrace *saved = I->trace;
+  SrVal **args = sr_xcalloc(k + 1, sizeof *args);
+  SrTrace *tr = ad_trace_begin(ad, (int)k, types, args);
+  free(types);
+  SrVal **vals = sr_xcalloc(n + 1, sizeof *vals), **cts = sr_xcalloc(no + 1, sizeof *cts);
+  SrVal **cin = sr_xcalloc(n + 1, sizeof *cin);
+  for (uint32_t i = 0, q = 0; i < no; i++) cts[i] = ct[i] ? args[q++] : NULL;
+  for (uint32_t i = 0, q = nct; i < n; i++)
+    if (!lin[i]) vals[i] = args[q++];
+  SrAd sub;
+  sr_ad_begin(&sub, I, SR_AD_BWD);
+  I->trace = tr;
+  int rc = ad_backward(&sub, b, lin, vals, cts, cin);
+  SrJaxpr *T = NULL;
+  uint32_t nout = 0;
+  if (rc == 0) {
+    SrVal **outs = sr_xcalloc(n + 1, sizeof *outs);
+    for (uint32_t i = 0; i < n; i++)
+      if (lin[i] && cin[i]) outs[nout++] = cin[i];
+    T = ad_trace_end(&sub, tr, (int)nout, outs, NULL);
+    free(outs);
+  } else {
+    sr_trace_abort(I, tr);
+  }
+  sr_ad_end(&sub);
+  I->trace = saved;
+  leave(ad, &c);
+  for (uint32_t i = 0; i < k; i++) sr_unref(args[i]);
+  free(args);
+  rc = -1;
+  if (T) {
+    SrVal **in = sr_xcalloc(n + no + 1, sizeof *in), **isp = sr_xcalloc(n + no + 1, sizeof *isp);
+    SrVal **osp = sr_xcalloc(n + 1, sizeof *osp);
+    uint32_t m = 0, q = 0;
+    for (uint32_t i = 0; i < no; i++)
+      if (ct[i]) in[m] = ct[i], isp[m++] = to_ct_spec(s.out_specs->seq.items[i]);
+    for (uint32_t i = 0; i < n; i++)
+      if (!lin[i]) in[m] = x[i], isp[m++] = sr_ref(s.in_specs->seq.items[i]);
+    for (uint32_t i = 0; i < n; i++)
+      if (lin[i] && cin[i]) osp[q++] = to_ct_spec(s.in_specs->seq.items[i]);
+    SrVal *ist = specs_tuple((int)m, isp), *ost = specs_tuple((int)q, osp);
+    SrVal *r = bind_smap(ad, e, T, ist, ost, (int)m, in);
+    if (r) {
+      for (uint32_t i = 0, z = 0; i < n; i++)
+        if (lin[i] && cin[i]) cx[i] = r->seq.items[z++];
+      rc = 0;
+    }
+    sr_unref(ist);
+    sr_unref(ost);
+    free(in);
+    free(isp);
+    free(osp);
+    sr_program_unref(T->prog);
+  }
+  for (uint32_t i = 0; i < n; i++) sr_unref(cin[i]);
+  free(cin);
+  free(vals);
+  free(cts);
+  free(lin);
+  return rc;
+}
+
+
+static void ad_rules_shard_map(void) {
+  sr_ad_set_jvp(SR_P_shard_map, jvp_shard_map);
+  sr_ad_set_transpose(SR_P_shard_map, tr_shard_map);
+}
+#undef TR
+#undef JVP
+
+/* ==== communication notes (from lib/ad/ad_comm.c) ==== */
+
+/* The explicit collectives, by HLO's name. */
+static int comm_all_reduce(const SrEqn *e, SrCommNote *out, int max) {
+  (void)e;
+  return sr_comm_note(out, max, 0, "all-reduce (explicit collective)", NULL, 0);
+}
+static int comm_all_gather(const SrEqn *e, SrCommNote *out, int max) {
+  (void)e;
+  return sr_comm_note(out, max, 0, "all-gather (explicit collective)", NULL, 0);
+}
+static int comm_reduce_scatter(const SrEqn *e, SrCommNote *out, int max) {
+  (void)e;
+  return sr_comm_note(out, max, 0, "reduce-scatter (explicit collective)", NULL, 0);
+}
+static int comm_ppermute(const SrEqn *e, SrCommNote *out, int max) {
+  (void)e;
+  return sr_comm_note(out, max, 0, "collective-permute (explicit collective)", NULL, 0);
+}
+static int comm_all_to_all(const SrEqn *e, SrCommNote *out, int max) {
+  (void)e;
+  return sr_comm_note(out, max, 0, "all-to-all (explicit collective)", NULL, 0);
+}
+
+static void comm_rules_manual(void) {
+  static const struct {
+    int id;
+    SrCommRule comm;
+  } rows[] = {
+      {SR_P_psum, comm_all_reduce},
+      {SR_P_psum_invariant, comm_all_reduce},
+      {SR_P_unreduced_psum, comm_all_reduce},
+      {SR_P_pmax, comm_all_reduce},
+      {SR_P_pmin, comm_all_reduce},
+      {SR_P_unreduced_pmax, comm_all_reduce},
+      {SR_P_unreduced_pmin, comm_all_reduce},
+      {SR_P_all_gather, comm_all_gather},
+      {SR_P_all_gather_invariant, comm_all_gather},
+      {SR_P_all_gather_reduced, comm_all_gather},
+      {SR_P_reduce_scatter, comm_reduce_scatter},
+      {SR_P_unreduced_reduce_scatter, comm_reduce_scatter},
+      {SR_P_ppermute, comm_ppermute},
+      {SR_P_all_to_all, comm_all_to_all},
+  };
+  for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) sr_prims[rows[i].id].comm = rows[i].comm;
+}
+
+void sr_lax_manual_init(void) {
+  type_rules_manual();
+  eval_rules_manual();
+  ad_rules_manual();
+  sr_ad_set_jvp(SR_P_axis_index, sr_ad_jvp_zero);
+  ad_rules_shard_map();
+  comm_rules_manual();
 }

@@ -1,4 +1,24 @@
-/* rules_dot.c: the type rule of dot_general (reference 3.4).
+/* dot.c: the rules of dot_general (lax/lax.py).
+ *
+ * Each primitive's type, eval, JVP and transpose rules and communication
+ * note, in sections in that order, then the family's registration
+ * sr_lax_dot_init (lax/lax.h says what a family file holds and uses).
+ */
+#include "lax/lax.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ad/ad_rules.h"
+#include "exec/eval.h"
+#include "exec/kern.h"
+#include "prims/rule.h"
+#include "text/print_val.h"
+#include "util/intern.h"
+
+/* ==== type rules (from lib/prims/rules_dot.c) ==== */
+
+/* the type rule of dot_general (reference 3.4).
  *
  * The result's dimensions are the batch dimensions, then the free
  * dimensions of lhs, then those of rhs, each keeping its spec.  Batch
@@ -7,12 +27,8 @@
  * the only way to an unreduced result.  The printer drops `out_sharding`,
  * so a parsed equation takes it from its binder.
  */
-#include <string.h>
 
-#include "prims/rule.h"
-#include "text/print_val.h"
 
-void sr_rules_dot_init(void);
 
 typedef struct DimNums {
   int64_t lc[SR_MAX_RANK], rc[SR_MAX_RANK], lb[SR_MAX_RANK], rb[SR_MAX_RANK];
@@ -348,4 +364,345 @@ static int type_dot_general(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **ou
   return sr_finish_type(cx, e, &b, out);
 }
 
-void sr_rules_dot_init(void) { sr_set_type_rule(SR_P_dot_general, type_dot_general); }
+static void type_rules_dot(void) { sr_set_type_rule(SR_P_dot_general, type_dot_general); }
+
+/* ==== eval rules (from lib/exec/eval_dot.c) ==== */
+
+/* dot_general over sharded operands.
+ *
+ * A contracting dim split the same way on both sides stays split: each
+ * device contracts its blocks, and the partial products are the result
+ * unreduced over those axes; redistribute.c then gives the result's layout
+ * (all-reduce for a replicated result, reduce-scatter for one split over
+ * those axes, nothing for an unreduced out_sharding).  A contracting dim
+ * split on one side only, or differently, is gathered on both sides, as
+ * the FSDP pattern f32[8,4] . f32[4@X,16] -> f32[8,16] all-gathers the
+ * weight.  Batch and free dims take the result's axes. */
+
+
+typedef struct DotArg {
+  int nb, nc, lnd, rnd;
+  int lb[SR_MAX_RANK], rb[SR_MAX_RANK], lc[SR_MAX_RANK], rc[SR_MAX_RANK];
+  SrDtype ldt, rdt, odt;
+} DotArg;
+
+static int dot_fn(SrShardIO *io) {
+  DotArg *d = io->arg;
+  if (sr_kern_dot(d->ldt, d->rdt, d->odt, d->lnd, io->in_shape[0], io->in[0]->data, d->rnd, io->in_shape[1],
+                  io->in[1]->data, d->nb, d->lb, d->rb, d->nc, d->lc, d->rc, io->out[0]->data) < 0)
+    return sr_ev_err(io->cx, "NotImplementedError", "dot_general of %s and %s into %s", sr_dtype_name(d->ldt),
+                     sr_dtype_name(d->rdt), sr_dtype_name(d->odt));
+  return 0;
+}
+
+static int ints_of(const SrVal *v, int *out, int *n) {
+  int64_t tmp[SR_MAX_RANK];
+  if (!v || sr_val_ints(v, tmp, SR_MAX_RANK, n) < 0) return -1;
+  for (int i = 0; i < *n; i++) out[i] = (int)tmp[i];
+  return 0;
+}
+
+/* dimension_numbers=(((lc), (rc)), ((lb), (rb))) */
+static int dims_param(SrEvalCtx *cx, const SrEvalEqn *e, DotArg *d) {
+  SrVal *v = sr_ev_param(e, "dimension_numbers");
+  if (!v || !sr_is_seq(v) || v->seq.n != 2 || !sr_is_seq(v->seq.items[0]) || !sr_is_seq(v->seq.items[1]) ||
+      v->seq.items[0]->seq.n != 2 || v->seq.items[1]->seq.n != 2)
+    return sr_ev_err(cx, "TypeError", "dot_general equation has no valid dimension_numbers");
+  int n1, n2, n3, n4;
+  if (ints_of(v->seq.items[0]->seq.items[0], d->lc, &n1) < 0 || ints_of(v->seq.items[0]->seq.items[1], d->rc, &n2) < 0 ||
+      ints_of(v->seq.items[1]->seq.items[0], d->lb, &n3) < 0 || ints_of(v->seq.items[1]->seq.items[1], d->rb, &n4) < 0 ||
+      n1 != n2 || n3 != n4)
+    return sr_ev_err(cx, "TypeError", "dot_general equation has no valid dimension_numbers");
+  d->nc = n1;
+  d->nb = n3;
+  return 0;
+}
+
+static int same_axes(const SrDim *a, const SrDim *b) {
+  if (a->nax != b->nax) return 0;
+  for (int k = 0; k < a->nax; k++)
+    if (a->ax[k] != b->ax[k]) return 0;
+  return 1;
+}
+
+static void set_dim(SrTypeBuilder *b, int i, const SrDim *src, SrAxes forbid, const SrMesh *mesh) {
+  SrDim *d = &b->dims[i];
+  if (!src || (sr_dim_axes(src) & forbid) || !src->nax) {
+    d->nax = 0;
+    return;
+  }
+  d->nax = src->nax;
+  memcpy(d->ax, src->ax, SR_MAX_DIM_AXES);
+  b->mesh = mesh;
+}
+
+static int ev_dot_general(SrEvalCtx *cx, const SrEvalEqn *e) {
+  const SrType *t = e->out_type[0];
+  const SrMesh *m = sr_ev_mesh_for(cx, e, t);
+  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
+  SrArray *x = e->in[0], *y = e->in[1];
+  DotArg d;
+  memset(&d, 0, sizeof d);
+  if (dims_param(cx, e, &d) < 0) return -1;
+  d.lnd = x->type->ndim;
+  d.rnd = y->type->ndim;
+  d.ldt = x->type->dtype;
+  d.rdt = y->type->dtype;
+  d.odt = t->dtype;
+  /* operands on another mesh (meshless ones) count as replicated */
+  const SrType *xl = x->mesh == m ? x->layout : NULL, *yl = y->mesh == m ? y->layout : NULL;
+  /* contracting pairs split alike stay split */
+  SrAxes contract = 0;
+  int keep[SR_MAX_RANK] = {0};
+  for (int k = 0; k < d.nc; k++) {
+    if (!xl || !yl) continue;
+    const SrDim *a = &xl->dims[d.lc[k]], *b = &yl->dims[d.rc[k]];
+    if (a->nax && same_axes(a, b) && !(sr_dim_axes(a) & contract)) {
+      keep[k] = 1;
+      contract |= sr_dim_axes(a);
+    }
+  }
+  /* operand layouts */
+  SrTypeBuilder lb_, rb_;
+  sr_type_builder(&lb_, sr_layout_of_type(sr_type_strip_sharding(x->type)));
+  sr_type_builder(&rb_, sr_layout_of_type(sr_type_strip_sharding(y->type)));
+  int lf[SR_MAX_RANK], rf[SR_MAX_RANK], nlf = 0, nrf = 0;
+  for (int i = 0; i < d.lnd; i++) {
+    int used = 0;
+    for (int k = 0; k < d.nb; k++) used |= d.lb[k] == i;
+    for (int k = 0; k < d.nc; k++) used |= d.lc[k] == i;
+    if (!used) lf[nlf++] = i;
+  }
+  for (int i = 0; i < d.rnd; i++) {
+    int used = 0;
+    for (int k = 0; k < d.nb; k++) used |= d.rb[k] == i;
+    for (int k = 0; k < d.nc; k++) used |= d.rc[k] == i;
+    if (!used) rf[nrf++] = i;
+  }
+  const SrMesh *sh = l->mesh ? l->mesh : (xl && xl->mesh ? xl->mesh : NULL);
+  SrTypeBuilder nat;
+  sr_type_builder(&nat, l);
+  for (int k = 0; k < d.nb; k++) {
+    set_dim(&lb_, d.lb[k], &l->dims[k], contract, sh);
+    set_dim(&rb_, d.rb[k], &l->dims[k], contract, sh);
+    set_dim(&nat, k, &l->dims[k], contract, sh);
+  }
+  for (int k = 0; k < nlf; k++) {
+    set_dim(&lb_, lf[k], &l->dims[d.nb + k], contract, sh);
+    set_dim(&nat, d.nb + k, &l->dims[d.nb + k], contract, sh);
+  }
+  for (int k = 0; k < nrf; k++) {
+    set_dim(&rb_, rf[k], &l->dims[d.nb + nlf + k], contract, sh);
+    set_dim(&nat, d.nb + nlf + k, &l->dims[d.nb + nlf + k], contract, sh);
+  }
+  for (int k = 0; k < d.nc; k++) {
+    set_dim(&lb_, d.lc[k], keep[k] ? &xl->dims[d.lc[k]] : NULL, 0, sh);
+    set_dim(&rb_, d.rc[k], keep[k] ? &yl->dims[d.rc[k]] : NULL, 0, sh);
+  }
+  SrArray *ins[2];
+  ins[0] = sr_redistribute(cx, x, m, sr_type_get(&lb_));
+  if (!ins[0]) return -1;
+  ins[1] = sr_redistribute(cx, y, m, sr_type_get(&rb_));
+  if (!ins[1]) {
+    sr_array_unref(ins[0]);
+    return -1;
+  }
+  nat.unreduced = contract;
+  nat.ukind = contract ? SR_UK_SUM : SR_UK_NONE;
+  nat.reduced = 0;
+  if (contract && !nat.mesh) nat.mesh = sh;
+  SrArray *r = sr_array_new(t, sr_type_get(&nat), m);
+  int rc = sr_ev_map(cx, 2, ins, 1, &r, 0, dot_fn, &d);
+  sr_array_unref(ins[0]);
+  sr_array_unref(ins[1]);
+  if (rc == 0) e->out[0] = sr_redistribute_typed(cx, r, m, l, t);
+  sr_array_unref(r);
+  return rc < 0 || !e->out[0] ? -1 : 0;
+}
+
+static void eval_rules_dot(void) { sr_set_eval_rule(SR_P_dot_general, ev_dot_general); }
+
+/* ==== JVP and transpose rules (from lib/ad/ad_structural.c) ==== */
+
+#define TR(name) static int name(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x, SrVal **cx)
+#define JVP(name) static int name(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, SrVal **ty)
+
+static SrVal *param(const SrEqn *e, const char *key) { return sr_eqn_param(e, sr_intern_cstr(key)); }
+
+/* An int tuple param (NULL or None: n = 0). */
+static const SrType *ct_of(const SrEqn *e, int i) { return sr_ad_ct_type(e->in[i]->type); }
+
+static void argsort(const int64_t *v, int n, int64_t *out) {
+  for (int i = 0; i < n; i++) out[i] = i;
+  for (int i = 1; i < n; i++)
+    for (int k = i; k > 0 && v[out[k - 1]] > v[out[k]]; k--) {
+      int64_t s = out[k];
+      out[k] = out[k - 1];
+      out[k - 1] = s;
+    }
+}
+
+/* ---- dot_general ---- */
+
+typedef struct Dims {
+  int64_t lc[SR_MAX_RANK], rc[SR_MAX_RANK], lb[SR_MAX_RANK], rb[SR_MAX_RANK];
+  int nc, nb;
+} Dims;
+
+static int seq_ints(const SrVal *v, int64_t *out, int *n) {
+  if (!v || !sr_is_seq(v)) return -1;
+  return sr_val_ints(v, out, SR_MAX_RANK, n);
+}
+
+static int dot_dims(SrAd *ad, const SrEqn *e, Dims *d) {
+  SrVal *v = param(e, "dimension_numbers");
+  int n1, n2, n3, n4;
+  if (!v || !sr_is_seq(v) || v->seq.n != 2 || !sr_is_seq(v->seq.items[0]) || !sr_is_seq(v->seq.items[1]) ||
+      v->seq.items[0]->seq.n != 2 || v->seq.items[1]->seq.n != 2 ||
+      seq_ints(v->seq.items[0]->seq.items[0], d->lc, &n1) < 0 ||
+      seq_ints(v->seq.items[0]->seq.items[1], d->rc, &n2) < 0 ||
+      seq_ints(v->seq.items[1]->seq.items[0], d->lb, &n3) < 0 ||
+      seq_ints(v->seq.items[1]->seq.items[1], d->rb, &n4) < 0 || n1 != n2 || n3 != n4) {
+    sr_raise(ad->I, "TypeError", "dot_general: malformed dimension_numbers");
+    return -1;
+  }
+  d->nc = n1;
+  d->nb = n3;
+  return 0;
+}
+
+static SrVal *dims_val(const int64_t *lc, const int64_t *rc, int nc, const int64_t *lb, const int64_t *rb, int nb) {
+  SrVal *c = sr_seq(NULL, SR_V_TUPLE, 2), *b = sr_seq(NULL, SR_V_TUPLE, 2), *r = sr_seq(NULL, SR_V_TUPLE, 2);
+  sr_seq_push(NULL, c, ad_ints(lc, nc));
+  sr_seq_push(NULL, c, ad_ints(rc, nc));
+  sr_seq_push(NULL, b, ad_ints(lb, nb));
+  sr_seq_push(NULL, b, ad_ints(rb, nb));
+  sr_seq_push(NULL, r, c);
+  sr_seq_push(NULL, r, b);
+  return r;
+}
+
+JVP(jvp_dot_general) {
+  /* defbilinear: dot(g, y) + dot(x, g'), each with the equation's params */
+  y[0] = ad_bind_eqn1(ad, e, x);
+  SrVal *a = NULL, *b = NULL;
+  if (t[0]) {
+    SrVal *in[2] = {t[0], x[1]};
+    a = ad_bind_eqn1(ad, e, in);
+    if (!a) return -1;
+  }
+  if (t[1]) {
+    SrVal *in[2] = {x[0], t[1]};
+    b = ad_bind_eqn1(ad, e, in);
+    if (!b) return -1;
+  }
+  ty[0] = ad_add_tangents(ad, a, b);
+  return y[0] && ty[0] ? 0 : -1;
+}
+
+/* _dot_general_transpose_lhs: the cotangent of x (ct type xt) from the
+   output cotangent g and the other operand yv. */
+static SrVal *dot_transpose_lhs(SrAd *ad, const SrEqn *e, SrVal *g, const SrType *xt, SrVal *yv,
+                                const int64_t *xc, const int64_t *yc, int nc, const int64_t *xb,
+                                const int64_t *yb, int nb, int swap_ans) {
+  const SrType *ytype = ad_type(ad, yv);
+  if (!ytype || !g) return NULL;
+  int xn = xt->ndim, yn = ytype->ndim;
+  int64_t xk[SR_MAX_RANK], yk[SR_MAX_RANK];
+  int nxk = 0, nyk = 0;
+  for (int i = 0; i < xn; i++)
+    if (!contains(xc, nc, i) && !contains(xb, nb, i)) xk[nxk++] = i;
+  for (int i = 0; i < yn; i++)
+    if (!contains(yc, nc, i) && !contains(yb, nb, i)) yk[nyk++] = i;
+  int64_t ans_batch[SR_MAX_RANK], ans_y[SR_MAX_RANK];
+  for (int i = 0; i < nb; i++) ans_batch[i] = i;
+  int ystart = swap_ans ? nb : nb + nxk;
+  for (int i = 0; i < nyk; i++) ans_y[i] = ystart + i;
+  /* x_contract sorted by y_contract */
+  int64_t ord[SR_MAX_RANK], xcs[SR_MAX_RANK];
+  argsort(yc, nc, ord);
+  for (int i = 0; i < nc; i++) xcs[i] = xc[ord[i]];
+  int64_t unsorted[SR_MAX_RANK] = {0}, out_axes[SR_MAX_RANK];
+  int nu = 0;
+  for (int i = 0; i < nb; i++) unsorted[nu++] = xb[i];
+  for (int i = 0; i < nxk; i++) unsorted[nu++] = xk[i];
+  for (int i = 0; i < nc; i++) unsorted[nu++] = xcs[i];
+  argsort(unsorted, nu, out_axes);
+  /* ds: x's cotangent sharding, its partitions in the dot's output order */
+  SrTypeBuilder b;
+  sr_type_builder(&b, xt);
+  for (int i = 0; i < nu; i++) b.dims[i] = xt->dims[unsorted[i]];
+  const SrType *ds = sr_type_get(&b);
+  SrVal *in[2] = {g, yv};
+  SrVal *prec = param(e, "precision"), *pet = param(e, "preferred_element_type");
+  SrVal *r = ad_bindv(ad, SR_P_dot_general, 2, in, "dimension_numbers", dims_val(ans_y, yk, nyk, ans_batch, yb, nb),
+                      "precision", prec ? sr_ref(prec) : sr_none(), "preferred_element_type",
+                      pet ? sr_ref(pet) : sr_none(), "out_sharding", ad_sharding_param(ad, ds), NULL);
+  r = ad_transpose(ad, r, out_axes, nu);
+  const SrType *rt = ad_type(ad, r);
+  if (rt && rt->dtype != xt->dtype) r = ad_convert(ad, r, xt->dtype, xt->weak);
+  return r;
+}
+
+TR(tr_dot_general) {
+  Dims d;
+  if (dot_dims(ad, e, &d) < 0) return -1;
+  if (!x[0] && !x[1]) return sr_raise(ad->I, "ValueError", "dot_general is bilinear: it transposes in one operand only"), -1;
+  if (!x[0]) {
+    cx[0] = dot_transpose_lhs(ad, e, ct[0], ct_of(e, 0), x[1], d.lc, d.rc, d.nc, d.lb, d.rb, d.nb, 0);
+    return cx[0] ? 0 : -1;
+  }
+  cx[1] = dot_transpose_lhs(ad, e, ct[0], ct_of(e, 1), x[0], d.rc, d.lc, d.nc, d.rb, d.lb, d.nb, 1);
+  return cx[1] ? 0 : -1;
+}
+#undef TR
+#undef JVP
+
+static void ad_rules_dot(void) {
+  sr_ad_set_jvp(SR_P_dot_general, jvp_dot_general);
+  sr_ad_set_transpose(SR_P_dot_general, tr_dot_general);
+}
+
+/* ==== communication notes (from lib/ad/ad_comm.c) ==== */
+
+/* Axes a type's dims are sharded over, named on the type's mesh. */
+static SrAxes dims_axes(const SrType *t, const int64_t *dims, int n) {
+  SrAxes a = 0;
+  for (int i = 0; i < n; i++)
+    if (dims[i] >= 0 && dims[i] < t->ndim) a |= sr_dim_axes(&t->dims[dims[i]]);
+  return a;
+}
+
+/* A contraction over dims both sides shard all-reduces (or
+   reduce-scatters into a sharded result); one side's sharded contracting
+   dims are gathered. */
+static int comm_dot_general(const SrEqn *e, SrCommNote *out, int max) {
+  int n = 0;
+  const SrType *o0 = e->nout ? e->out[0]->type : NULL;
+  SrVal *d = param(e, "dimension_numbers");
+  if (!d || !sr_is_seq(d) || d->seq.n != 2 || !sr_is_seq(d->seq.items[0]) || e->nin < 2) return 0;
+  int64_t lc[SR_MAX_RANK], rc[SR_MAX_RANK];
+  int nl = 0, nr = 0;
+  if (sr_val_ints(d->seq.items[0]->seq.items[0], lc, SR_MAX_RANK, &nl) < 0 ||
+      sr_val_ints(d->seq.items[0]->seq.items[1], rc, SR_MAX_RANK, &nr) < 0)
+    return 0;
+  const SrType *lt = e->in[0]->type, *rt = e->in[1]->type;
+  if (!lt || !rt || !o0) return 0;
+  SrAxes la = dims_axes(lt, lc, nl), ra = rt->mesh && lt->mesh ? sr_axes_remap(dims_axes(rt, rc, nr), rt->mesh, lt->mesh) : dims_axes(rt, rc, nr);
+  const SrMesh *m = lt->mesh ? lt->mesh : rt->mesh;
+  SrAxes ou = o0->mesh && m ? sr_axes_remap(o0->unreduced, o0->mesh, m) : 0;
+  SrAxes os = o0->mesh && m ? sr_axes_remap(sr_type_sharded_axes(o0), o0->mesh, m) : 0;
+  SrAxes both = la & ra;
+  if (both & ~ou & ~os) n = sr_comm_note(out, max, n, "all-reduce (contraction over sharded dims)", m, both & ~ou & ~os);
+  else if (both & os) n = sr_comm_note(out, max, n, "reduce-scatter (contraction over sharded dims)", m, both & os);
+  SrAxes one = (la ^ ra) & ~both;
+  if (one) n = sr_comm_note(out, max, n, "all-gather (one side of a contraction sharded)", m, one);
+  return n;
+}
+
+void sr_lax_dot_init(void) {
+  type_rules_dot();
+  eval_rules_dot();
+  ad_rules_dot();
+  sr_prims[SR_P_dot_general].comm = comm_dot_general;
+}

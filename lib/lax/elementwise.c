@@ -1,4 +1,26 @@
-/* rules_elementwise.c: type rules of the elementwise primitives.
+/* elementwise.c: the rules of the elementwise primitives: unary and n-ary ops, comparisons,
+ * select_n, clamp, conversions, add_any (lax/lax.py).
+ *
+ * Each primitive's type, eval, JVP and transpose rules and communication
+ * note, in sections in that order, then the family's registration
+ * sr_lax_elementwise_init (lax/lax.h says what a family file holds and uses).
+ */
+#include "lax/lax.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ad/ad_rules.h"
+#include "exec/eval.h"
+#include "exec/kern.h"
+#include "prims/rule.h"
+#include "text/print_val.h"
+#include "util/intern.h"
+
+/* ==== type rules (from lib/prims/rules_elementwise.c) ==== */
+
+/* type rules of the elementwise primitives.
  *
  * Unary ops keep their operand's sharding and pass `reduced` through but
  * reject `unreduced` (lax.unop); n-ary ops broadcast shapes and shardings
@@ -8,12 +30,8 @@
  * convert_element_type, integer_pow, reduce_precision, add_any and the
  * identity primitives (copy, stop_gradient).
  */
-#include <string.h>
 
-#include "prims/rule.h"
-#include "text/print_val.h"
 
-void sr_rules_elementwise_init(void);
 
 /* ---- unary ---- */
 
@@ -820,7 +838,7 @@ static int type_add_any(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   return 0;
 }
 
-void sr_rules_elementwise_init(void) {
+static void type_rules_elementwise(void) {
   for (size_t k = 0; k < sizeof unops / sizeof unops[0]; k++) sr_set_type_rule(unops[k].id, type_unop);
   for (size_t k = 0; k < sizeof naryops / sizeof naryops[0]; k++) sr_set_type_rule(naryops[k].id, type_naryop);
   sr_set_type_rule(SR_P_integer_pow, type_integer_pow);
@@ -832,4 +850,917 @@ void sr_rules_elementwise_init(void) {
   sr_set_type_rule(SR_P_select_n, type_select_n);
   sr_set_type_rule(SR_P_clamp, type_clamp);
   sr_set_type_rule(SR_P_add_any, type_add_any);
+}
+
+/* ==== eval rules (from lib/exec/eval_elementwise.c) ==== */
+
+/* eval rules of the elementwise primitives.
+ *
+ * The result's layout comes from its type (eval.c adds Auto axes); every
+ * operand of the result's shape is brought to that layout, keeping its own
+ * unreduced and reduced sets (add of two unreduced values, mul of an
+ * unreduced by a reduced one: the type rules have checked them), and each
+ * device computes its shard.  Rank-0 operands are broadcast scalars. */
+
+
+/* The layout operand a must have for a result laid out as l: l's dims,
+   a's own unreduced/reduced sets and dtype.  Rank-0 operands keep theirs. */
+static const SrType *operand_layout(const SrArray *a, const SrType *l) {
+  if (a->type->ndim == 0 || a->type->ndim != l->ndim) return a->layout;
+  /* the common case: already laid out like the result */
+  int same = 1;
+  for (int i = 0; i < l->ndim && same; i++) {
+    const SrDim *x = &a->layout->dims[i], *y = &l->dims[i];
+    same = x->size == y->size && x->nax == y->nax && memcmp(x->ax, y->ax, x->nax) == 0;
+  }
+  if (same) return a->layout;
+  SrTypeBuilder b;
+  sr_type_builder(&b, l);
+  b.dtype = a->type->dtype;
+  b.unreduced = a->layout->unreduced;
+  b.ukind = a->layout->ukind;
+  b.reduced = a->layout->reduced;
+  if ((b.unreduced || b.reduced) && !b.mesh) b.mesh = a->layout->mesh;
+  for (int i = 0; i < b.ndim; i++)
+    if (a->type->dims[i].size != l->dims[i].size) { /* a size-1 dim, broadcast */
+      b.dims[i].size = a->type->dims[i].size;
+      b.dims[i].nax = 0;
+    }
+  return sr_type_get(&b);
+}
+
+static int conv_fn(SrShardIO *io) {
+  const SrDtype *dts = io->arg;
+  size_t n = io->in[0]->nbytes / sr_elem_size(dts[0]);
+  if (sr_kern_convert(dts[0], dts[1], n, io->in[0]->data, io->out[0]->data) < 0)
+    return sr_ev_err(io->cx, "NotImplementedError", "cannot convert %s to %s", sr_dtype_name(dts[0]), sr_dtype_name(dts[1]));
+  return 0;
+}
+
+/* a converted to dtype dt (same layout and mesh). */
+static SrArray *converted(SrEvalCtx *cx, SrArray *a, SrDtype dt) {
+  if (a->type->dtype == dt) return sr_array_ref(a);
+  SrArray *r = sr_array_new(sr_type_with_dtype(a->type, dt), sr_layout_with_dtype(a->layout, dt), a->mesh);
+  SrDtype dts[2] = {a->type->dtype, dt};
+  if (sr_ev_map(cx, 1, &a, 1, &r, 0, conv_fn, dts) < 0) {
+    sr_array_unref(r);
+    return NULL;
+  }
+  return r;
+}
+
+typedef struct BcastArg {
+  int nd;
+  size_t es;
+  int64_t step[SR_MAX_RANK];
+} BcastArg;
+
+static int bcast_fn(SrShardIO *io) {
+  BcastArg *b = io->arg;
+  int64_t zero[SR_MAX_RANK] = {0};
+  sr_kern_strided(b->es, b->nd, io->in_shape[0], zero, b->step, io->out_shape[0], io->in[0]->data, io->out[0]->data);
+  return 0;
+}
+
+/* An operand with size-1 dims where the result has more (lax's degenerate
+   broadcasting), expanded to the result's shape in the result's layout. */
+static SrArray *expanded(SrEvalCtx *cx, SrArray *a, const SrType *l) {
+  SrTypeBuilder b;
+  sr_type_builder(&b, l);
+  b.dtype = a->type->dtype;
+  b.unreduced = a->layout->unreduced;
+  b.ukind = a->layout->ukind;
+  b.reduced = a->layout->reduced;
+  if ((b.unreduced || b.reduced) && !b.mesh) b.mesh = a->layout->mesh;
+  const SrType *nl = sr_type_get(&b);
+  SrTypeBuilder tb;
+  sr_type_builder(&tb, a->type);
+  for (int i = 0; i < tb.ndim; i++) tb.dims[i] = l->dims[i];
+  tb.mesh = l->mesh;
+  SrArray *r = sr_array_new(sr_type_get(&tb), nl, a->mesh);
+  BcastArg ba;
+  ba.nd = l->ndim;
+  ba.es = sr_elem_size(a->type->dtype);
+  for (int i = 0; i < l->ndim; i++) ba.step[i] = a->type->dims[i].size == l->dims[i].size ? 1 : 0;
+  if (sr_ev_map(cx, 1, &a, 1, &r, 0, bcast_fn, &ba) < 0) {
+    sr_array_unref(r);
+    return NULL;
+  }
+  return r;
+}
+
+/* Operand k of e, on mesh m, laid out for result layout l, of dtype dt
+   (dt < 0: its own). */
+static SrArray *operand(SrEvalCtx *cx, const SrEvalEqn *e, uint32_t k, const SrMesh *m, const SrType *l, int dt) {
+  SrArray *a = e->in[k];
+  SrArray *r;
+  if (a->type->ndim == 0 && (!a->mesh || a->mesh == m)) r = sr_array_ref(a);
+  else r = sr_redistribute(cx, a, m, operand_layout(a, l));
+  if (r && r->type->ndim && r->type->ndim == l->ndim) {
+    int same = 1;
+    for (int i = 0; i < l->ndim; i++) same &= r->type->dims[i].size == l->dims[i].size;
+    if (!same) {
+      SrArray *x = expanded(cx, r, l);
+      sr_array_unref(r);
+      r = x;
+    }
+  }
+  if (!r || dt < 0 || r->type->dtype == (SrDtype)dt) return r;
+  SrArray *c = converted(cx, r, (SrDtype)dt);
+  sr_array_unref(r);
+  return c;
+}
+
+typedef struct EwArg {
+  int prim;
+  SrDtype dt;       /* the operation's dtype */
+  int64_t ip[4];    /* integer params */
+  int nin;
+  int scalar[16];   /* operand k is a broadcast scalar */
+  SrDtype wdt;      /* select_n's predicate dtype */
+} EwArg;
+
+static int kern_fail(SrShardIO *io, const EwArg *w) {
+  return sr_ev_err(io->cx, "NotImplementedError", "%s is not implemented for dtype %s", sr_prims[w->prim].name,
+                   sr_dtype_name(w->dt));
+}
+
+static int ew_fn(SrShardIO *io) {
+  EwArg *w = io->arg;
+  size_t n;
+  int rc;
+  switch (w->prim) {
+  case SR_P_select_n: {
+    const void *cases[16];
+    n = io->out[0]->nbytes / sr_elem_size(w->dt);
+    for (int k = 1; k < w->nin; k++) cases[k - 1] = io->in[k]->data;
+    rc = sr_kern_select(w->wdt, w->dt, n, io->in[0]->data, w->scalar[0], w->nin - 1, cases, w->scalar + 1,
+                        io->out[0]->data);
+    break;
+  }
+  case SR_P_clamp:
+    n = io->out[0]->nbytes / sr_elem_size(w->dt);
+    rc = sr_kern_clamp(w->dt, n, io->in[0]->data, w->scalar[0], io->in[1]->data, w->scalar[1], io->in[2]->data,
+                       w->scalar[2], io->out[0]->data);
+    break;
+  default:
+    if (w->nin == 1) {
+      n = io->in[0]->nbytes / sr_elem_size(w->dt);
+      rc = sr_kern_unary(w->prim, w->dt, n, io->in[0]->data, io->out[0]->data, w->ip);
+    } else {
+      n = (w->scalar[0] ? io->in[1]->nbytes : io->in[0]->nbytes) / sr_elem_size(w->dt);
+      if (w->scalar[0] && w->scalar[1]) n = 1;
+      rc = sr_kern_binary(w->prim, w->dt, n, io->in[0]->data, w->scalar[0], io->in[1]->data, w->scalar[1],
+                          io->out[0]->data);
+    }
+  }
+  return rc < 0 ? kern_fail(io, w) : 0;
+}
+
+/* SR_MAP_REUSE for the first donated operand that arrived untouched, of
+   the result's dtype and shape (the kernels allow out == in). */
+static int reuse_flags(const SrEvalEqn *e, SrArray *const *ops, int first) {
+  const SrType *t = e->out_type[0];
+  for (uint32_t k = (uint32_t)first; k < e->nin && k < 16; k++) {
+    if (!(e->donate >> k & 1) || ops[k] != e->in[k] || ops[k]->type->dtype != t->dtype) continue;
+    if (ops[k]->type->ndim != t->ndim) continue;
+    int same = 1;
+    for (int i = 0; i < t->ndim; i++) same &= ops[k]->type->dims[i].size == t->dims[i].size;
+    if (same) return SR_MAP_REUSE(k);
+  }
+  return 0;
+}
+
+static int is_compare(int id) {
+  return id == SR_P_eq || id == SR_P_ne || id == SR_P_lt || id == SR_P_le || id == SR_P_gt || id == SR_P_ge;
+}
+
+/* Does operand a take part in an equation of result type t and operation
+   dtype dt on one device just as it is: meshless and row-major, of dtype
+   dt, and of t's shape unsharded or a rank-0 scalar? */
+static int local_operand(const SrArray *a, const SrType *t, SrDtype dt) {
+  if (a->mesh || a->local || a->type->dtype != dt || a->layout->unreduced) return 0;
+  if (a->type->ndim == 0) return 1;
+  if (a->type->ndim != t->ndim) return 0;
+  for (int i = 0; i < t->ndim; i++)
+    if (a->type->dims[i].size != t->dims[i].size || a->layout->dims[i].nax) return 0;
+  return 1;
+}
+
+/* The elementwise rules on one device.  With no mesh, and every operand
+   meshless, of the operation's dtype and of the result's shape (or a
+   scalar), operand() hands back the inputs as they are and sr_ev_map()
+   comes down to one call of the kernel, so this does just that: a chain of
+   small elementwise equations is otherwise mostly that machinery.  Returns
+   1 when it ran the equation (*rc: its status), 0 when the general path
+   must. */
+static int ew_one_device(SrEvalCtx *cx, const SrEvalEqn *e, const SrMesh *m, const SrType *l, EwArg *w, int *rc) {
+  const SrType *t = e->out_type[0];
+  int64_t numel = sr_type_numel(t);
+  if (m || w->prim == SR_P_select_n || l->unreduced || numel < 0) return 0;
+  for (int i = 0; i < l->ndim; i++)
+    if (l->dims[i].nax) return 0;
+  SrBuffer *ibuf[16], *obuf = NULL;
+  for (uint32_t k = 0; k < e->nin; k++) {
+    if (!local_operand(e->in[k], t, w->dt) || !e->in[k]->shard[0]) return 0;
+    ibuf[k] = e->in[k]->shard[0];
+    w->scalar[k] = e->in[k]->type->ndim == 0 && t->ndim > 0;
+  }
+  e->out[0] = sr_array_new(t, sr_layout_with_dtype(l, t->dtype), NULL);
+  size_t nbytes = (size_t)numel * sr_elem_size(t->dtype);
+  /* sr_ev_map's SR_MAP_REUSE: write into a donated input no one else holds */
+  int flags = reuse_flags(e, e->in, 0);
+  if (flags) {
+    SrBuffer *b = ibuf[__builtin_ctz((unsigned)flags >> 3)];
+    if (sr_buffer_unique(b) && b->nbytes == nbytes) obuf = sr_buffer_ref(b);
+  }
+  if (!obuf && !(obuf = sr_ev_buffer(cx, nbytes))) {
+    *rc = -1;
+    return 1;
+  }
+  /* ew_fn reads only these fields */
+  SrShardIO io;
+  io.cx = cx;
+  io.pos = 0;
+  io.mesh = NULL;
+  io.in = ibuf;
+  io.out = &obuf;
+  io.arg = w;
+  *rc = ew_fn(&io);
+  e->out[0]->shard[0] = obuf;
+  return 1;
+}
+
+/* The n-ary elementwise rule: add, mul, comparisons, select_n, ... */
+static int ev_nary(SrEvalCtx *cx, const SrEvalEqn *e) {
+  const SrType *t = e->out_type[0];
+  const SrMesh *m = sr_ev_mesh_for(cx, e, t);
+  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
+  int id = e->prim->id;
+  EwArg w;
+  memset(&w, 0, sizeof w);
+  w.prim = id;
+  w.nin = (int)e->nin;
+  if (e->nin > 16) return sr_ev_err(cx, "NotImplementedError", "%s with more than 16 operands", e->prim->name);
+  /* the operation's dtype: the result's, or for comparisons (and the
+     predicate of select_n) that of the operands */
+  int first = id == SR_P_select_n ? 1 : 0;
+  SrDtype dt = t->dtype;
+  if (is_compare(id)) {
+    dt = e->in[0]->type->dtype;
+    for (uint32_t k = 0; k < e->nin; k++)
+      if (e->in[k]->type->ndim && !e->in[k]->type->weak) dt = e->in[k]->type->dtype;
+  }
+  w.dt = dt;
+  int rc = 0;
+  if (ew_one_device(cx, e, m, l, &w, &rc)) return rc;
+  SrArray *ops[16] = {0};
+  for (uint32_t k = 0; k < e->nin && rc == 0; k++) {
+    int want = (int)k < first ? -1 : (int)dt;
+    ops[k] = operand(cx, e, k, m, l, want);
+    if (!ops[k]) rc = -1;
+    else w.scalar[k] = ops[k]->type->ndim == 0 && t->ndim > 0;
+  }
+  if (rc == 0 && id == SR_P_select_n) {
+    w.wdt = ops[0]->type->dtype;
+    if (w.wdt != SR_BOOL && w.wdt != SR_I32) {
+      SrArray *c = converted(cx, ops[0], SR_I32);
+      sr_array_unref(ops[0]);
+      ops[0] = c;
+      w.wdt = SR_I32;
+      if (!c) rc = -1;
+    }
+  }
+  if (rc == 0) {
+    e->out[0] = sr_array_new(t, sr_layout_with_dtype(l, t->dtype), m);
+    rc = sr_ev_map(cx, (int)e->nin, ops, 1, e->out, reuse_flags(e, ops, first), ew_fn, &w);
+  }
+  for (uint32_t k = 0; k < e->nin; k++) sr_array_unref(ops[k]);
+  return rc;
+}
+
+/* ---- the fused multiply-add of a jitted computation (eval.c) ---- */
+
+static int fma_fn(SrShardIO *io) {
+  const EwArg *w = io->arg;
+  size_t es = sr_elem_size(w->dt), n = io->out[0]->nbytes / es;
+  const int *sc = w->scalar;
+  if (w->dt == SR_F32) {
+    const float *a = io->in[0]->data, *b = io->in[1]->data, *c = io->in[2]->data;
+    float *o = io->out[0]->data;
+    for (size_t i = 0; i < n; i++) o[i] = fmaf(a[sc[0] ? 0 : i], b[sc[1] ? 0 : i], c[sc[2] ? 0 : i]);
+  } else {
+    const double *a = io->in[0]->data, *b = io->in[1]->data, *c = io->in[2]->data;
+    double *o = io->out[0]->data;
+    for (size_t i = 0; i < n; i++) o[i] = fma(a[sc[0] ? 0 : i], b[sc[1] ? 0 : i], c[sc[2] ? 0 : i]);
+  }
+  return 0;
+}
+
+static int ev_fma(SrEvalCtx *cx, const SrEvalEqn *e) {
+  const SrType *t = e->out_type[0];
+  const SrMesh *m = sr_ev_mesh_for(cx, e, t);
+  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
+  EwArg w;
+  memset(&w, 0, sizeof w);
+  w.prim = SR_P_add;
+  w.nin = 3;
+  w.dt = t->dtype;
+  SrArray *ops[3] = {0};
+  int rc = 0;
+  for (uint32_t k = 0; k < 3 && rc == 0; k++) {
+    ops[k] = operand(cx, e, k, m, l, (int)t->dtype);
+    if (!ops[k]) rc = -1;
+    else w.scalar[k] = ops[k]->type->ndim == 0 && t->ndim > 0;
+  }
+  if (rc == 0) {
+    e->out[0] = sr_array_new(t, sr_layout_with_dtype(l, t->dtype), m);
+    rc = sr_ev_map(cx, 3, ops, 1, e->out, 0, fma_fn, &w);
+  }
+  for (int k = 0; k < 3; k++) sr_array_unref(ops[k]);
+  return rc;
+}
+
+static int64_t round_method(const SrVal *v) {
+  if (!v) return 0;
+  if (v->kind == SR_V_INT) return v->i;
+  if ((v->kind == SR_V_WORD || v->kind == SR_V_STR) && memmem(v->str.s, v->str.n, "EVEN", 4)) return 1;
+  return 0;
+}
+
+static int ev_unary(SrEvalCtx *cx, const SrEvalEqn *e) {
+  const SrType *t = e->out_type[0];
+  const SrMesh *m = sr_ev_mesh_for(cx, e, t);
+  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
+  EwArg w;
+  memset(&w, 0, sizeof w);
+  w.prim = e->prim->id;
+  w.nin = 1;
+  w.dt = e->in[0]->type->dtype;
+  switch (w.prim) {
+  case SR_P_integer_pow:
+    if (sr_ev_param_int(cx, e, "y", &w.ip[0]) < 0) return -1;
+    break;
+  case SR_P_round: w.ip[0] = round_method(sr_ev_param(e, "rounding_method")); break;
+  case SR_P_reduce_precision:
+    /* without the params, no bits are dropped */
+    w.ip[0] = 64;
+    w.ip[1] = 64;
+    if (sr_ev_param(e, "exponent_bits")) sr_ev_param_int(cx, e, "exponent_bits", &w.ip[0]);
+    if (sr_ev_param(e, "mantissa_bits")) sr_ev_param_int(cx, e, "mantissa_bits", &w.ip[1]);
+    break;
+  default: break;
+  }
+  int rc;
+  if (ew_one_device(cx, e, m, l, &w, &rc)) return rc;
+  SrArray *x = operand(cx, e, 0, m, l, -1);
+  if (!x) return -1;
+  e->out[0] = sr_array_new(t, sr_layout_with_dtype(l, t->dtype), m);
+  rc = sr_ev_map(cx, 1, &x, 1, e->out, reuse_flags(e, &x, 0), ew_fn, &w);
+  sr_array_unref(x);
+  return rc;
+}
+
+/* copy, stop_gradient, and the identity casts: the same buffers. */
+static int ev_identity(SrEvalCtx *cx, const SrEvalEqn *e) {
+  const SrType *t = e->out_type[0];
+  const SrMesh *m = sr_ev_mesh_for(cx, e, t);
+  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
+  e->out[0] = sr_redistribute_typed(cx, e->in[0], m, operand_layout(e->in[0], l), t);
+  return e->out[0] ? 0 : -1;
+}
+
+static int ev_convert(SrEvalCtx *cx, const SrEvalEqn *e) {
+  const SrType *t = e->out_type[0];
+  const SrMesh *m = sr_ev_mesh_for(cx, e, t);
+  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
+  SrArray *x = operand(cx, e, 0, m, l, -1);
+  if (!x) return -1;
+  SrArray *c = converted(cx, x, t->dtype);
+  sr_array_unref(x);
+  if (!c) return -1;
+  e->out[0] = sr_array_retype(c, t, sr_layout_with_dtype(c->layout, t->dtype));
+  sr_array_unref(c);
+  return 0;
+}
+
+static void eval_rules_elementwise(void) {
+  static const int unary[] = {
+    SR_P_neg, SR_P_sign, SR_P_abs, SR_P_exp, SR_P_exp2, SR_P_log, SR_P_expm1, SR_P_log1p, SR_P_sin, SR_P_cos,
+    SR_P_tan, SR_P_tanh, SR_P_logistic, SR_P_sqrt, SR_P_rsqrt, SR_P_cbrt, SR_P_square, SR_P_floor, SR_P_ceil,
+    SR_P_round, SR_P_not, SR_P_integer_pow, SR_P_is_finite, SR_P_erf, SR_P_erf_inv, SR_P_reduce_precision,
+  };
+  static const int nary[] = {
+    SR_P_add, SR_P_sub, SR_P_mul, SR_P_div, SR_P_rem, SR_P_pow, SR_P_max, SR_P_min, SR_P_atan2, SR_P_nextafter,
+    SR_P_eq, SR_P_ne, SR_P_lt, SR_P_le, SR_P_gt, SR_P_ge, SR_P_and, SR_P_or, SR_P_xor, SR_P_shift_left,
+    SR_P_shift_right_logical, SR_P_shift_right_arithmetic, SR_P_select_n, SR_P_clamp, SR_P_add_any,
+  };
+  for (size_t i = 0; i < sizeof unary / sizeof *unary; i++) sr_set_eval_rule(unary[i], ev_unary);
+  for (size_t i = 0; i < sizeof nary / sizeof *nary; i++) sr_set_eval_rule(nary[i], ev_nary);
+  sr_set_eval_rule(SR_P_copy, ev_identity);
+  sr_set_eval_rule(SR_P_copy_p, ev_identity);
+  sr_set_eval_rule(SR_P_stop_gradient, ev_identity);
+  sr_set_eval_rule(SR_P_convert_element_type, ev_convert);
+}
+
+/* ==== JVP and transpose rules (from lib/ad/ad_elementwise.c) ==== */
+
+/* JVP and transpose rules of the elementwise
+ * primitives (lax/lax.py: defjvp, defjvp2, deflinear, defbilinear and the
+ * explicit rules of add, sub, div, select_n, convert_element_type).
+ *
+ * The rules compute what JAX's do, in the same order, so that a
+ * linearized program emits the same known equations in the same places:
+ * standard_jvp binds the primal first, then each nonzero input's tangent
+ * term in input order, summed with add_any.
+ */
+
+
+
+/* The equation's primal output (a single result). */
+static SrVal *primal1(SrAd *ad, const SrEqn *e, SrVal **x) { return ad_bind_eqn1(ad, e, x); }
+
+/* A unary op with e's accuracy param, as sin(x, accuracy=accuracy). */
+static SrVal *unop_like(SrAd *ad, int prim, SrVal *x, const SrEqn *e) {
+  static const char *acc;
+  if (!acc) acc = sr_intern_cstr("accuracy");
+  SrVal *a = sr_eqn_param(e, acc);
+  if (a && sr_prims[prim].pp == SR_PP_ACCURACY) {
+    SrParam p = {acc, a};
+    return ad_bind(ad, prim, 1, &x, 1, &p);
+  }
+  return ad_unop(ad, prim, x);
+}
+
+static int done1(SrVal **y, SrVal **ty) { return y[0] && ty[0] ? 0 : -1; }
+
+/* ---- zero and linear JVPs ---- */
+/* ---- unary ---- */
+
+#define JVP1(name) static int name(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, SrVal **ty)
+
+JVP1(jvp_neg) {
+  y[0] = primal1(ad, e, x);
+  ty[0] = ad_neg(ad, t[0]);
+  return done1(y, ty);
+}
+
+JVP1(jvp_exp) {
+  SrVal *ans = y[0] = primal1(ad, e, x);
+  ty[0] = ad_mul(ad, t[0], ans);
+  return done1(y, ty);
+}
+
+JVP1(jvp_exp2) {
+  SrVal *ans = y[0] = primal1(ad, e, x);
+  SrVal *l2 = unop_like(ad, SR_P_log, ad_const(ad, x[0], 2.0), e);
+  ty[0] = ad_mul(ad, l2, ad_mul(ad, t[0], ans));
+  return done1(y, ty);
+}
+
+JVP1(jvp_log) {
+  y[0] = primal1(ad, e, x);
+  ty[0] = ad_div(ad, t[0], x[0]);
+  return done1(y, ty);
+}
+
+JVP1(jvp_expm1) {
+  SrVal *ans = y[0] = primal1(ad, e, x);
+  ty[0] = ad_mul(ad, t[0], ad_binop(ad, SR_P_add, ans, ad_scalar_like(ad, ans, 1.0)));
+  return done1(y, ty);
+}
+
+JVP1(jvp_log1p) {
+  y[0] = primal1(ad, e, x);
+  ty[0] = ad_div(ad, t[0], ad_binop(ad, SR_P_add, x[0], ad_scalar_like(ad, x[0], 1.0)));
+  return done1(y, ty);
+}
+
+JVP1(jvp_sin) {
+  y[0] = primal1(ad, e, x);
+  ty[0] = ad_mul(ad, t[0], unop_like(ad, SR_P_cos, x[0], e));
+  return done1(y, ty);
+}
+
+JVP1(jvp_cos) {
+  y[0] = primal1(ad, e, x);
+  ty[0] = ad_neg(ad, ad_mul(ad, t[0], unop_like(ad, SR_P_sin, x[0], e)));
+  return done1(y, ty);
+}
+
+JVP1(jvp_tan) {
+  SrVal *ans = y[0] = primal1(ad, e, x);
+  SrVal *sq = ad_unop(ad, SR_P_square, ans);
+  ty[0] = ad_mul(ad, t[0], ad_binop(ad, SR_P_add, ad_const(ad, x[0], 1.0), sq));
+  return done1(y, ty);
+}
+
+JVP1(jvp_tanh) {
+  /* mul(add(g, mul(g, ans)), sub(_one(x), ans)) (default accuracy) */
+  SrVal *ans = y[0] = primal1(ad, e, x);
+  SrVal *a = ad_binop(ad, SR_P_add, t[0], ad_mul(ad, t[0], ans));
+  SrVal *b = ad_binop(ad, SR_P_sub, ad_scalar_like(ad, x[0], 1.0), ans);
+  ty[0] = ad_mul(ad, a, b);
+  return done1(y, ty);
+}
+
+JVP1(jvp_logistic) {
+  /* mul(g, mul(ans, sub(_one(ans), ans))) */
+  SrVal *ans = y[0] = primal1(ad, e, x);
+  SrVal *b = ad_mul(ad, ans, ad_binop(ad, SR_P_sub, ad_scalar_like(ad, ans, 1.0), ans));
+  ty[0] = ad_mul(ad, t[0], b);
+  return done1(y, ty);
+}
+
+JVP1(jvp_sqrt) {
+  SrVal *ans = y[0] = primal1(ad, e, x);
+  ty[0] = ad_mul(ad, t[0], ad_div(ad, ad_const(ad, x[0], 0.5), ans));
+  return done1(y, ty);
+}
+
+JVP1(jvp_rsqrt) {
+  SrVal *ans = y[0] = primal1(ad, e, x);
+  ty[0] = ad_mul(ad, t[0], ad_mul(ad, ad_const(ad, x[0], -0.5), ad_div(ad, ans, x[0])));
+  return done1(y, ty);
+}
+
+JVP1(jvp_cbrt) {
+  SrVal *ans = y[0] = primal1(ad, e, x);
+  SrVal *p = ad_bindv(ad, SR_P_integer_pow, 1, &ans, "y", sr_int(NULL, -2), NULL);
+  ty[0] = ad_mul(ad, t[0], ad_mul(ad, ad_const(ad, x[0], 1.0 / 3.0), p));
+  return done1(y, ty);
+}
+
+JVP1(jvp_square) {
+  y[0] = primal1(ad, e, x);
+  ty[0] = ad_mul(ad, t[0], ad_mul(ad, ad_const(ad, x[0], 2.0), x[0]));
+  return done1(y, ty);
+}
+
+JVP1(jvp_integer_pow) {
+  static const char *ykey;
+  if (!ykey) ykey = sr_intern_cstr("y");
+  y[0] = primal1(ad, e, x);
+  SrVal *yp = sr_eqn_param(e, ykey);
+  int64_t p = yp && yp->kind == SR_V_INT ? yp->i : 1;
+  if (p == 0) {
+    ty[0] = NULL; /* _zeros(g) */
+    return y[0] ? 0 : -1;
+  }
+  if (p == 1) {
+    ty[0] = t[0];
+  } else if (p == 2) {
+    ty[0] = ad_mul(ad, t[0], ad_mul(ad, ad_const(ad, x[0], 2.0), x[0]));
+  } else {
+    SrVal *q = ad_bindv(ad, SR_P_integer_pow, 1, &x[0], "y", sr_int(NULL, p - 1), NULL);
+    ty[0] = ad_mul(ad, t[0], ad_mul(ad, ad_const(ad, x[0], (double)p), q));
+  }
+  return done1(y, ty);
+}
+
+JVP1(jvp_erf) {
+  y[0] = primal1(ad, e, x);
+  SrVal *ex = ad_unop(ad, SR_P_exp, ad_neg(ad, ad_unop(ad, SR_P_square, x[0])));
+  ty[0] = ad_mul(ad, ad_const(ad, x[0], 2.0 / sqrt(M_PI)), ad_mul(ad, t[0], ex));
+  return done1(y, ty);
+}
+
+JVP1(jvp_erf_inv) {
+  SrVal *ans = y[0] = primal1(ad, e, x);
+  SrVal *ex = ad_unop(ad, SR_P_exp, ad_unop(ad, SR_P_square, ans));
+  ty[0] = ad_mul(ad, ad_const(ad, x[0], sqrt(M_PI) / 2.0), ad_mul(ad, t[0], ex));
+  return done1(y, ty);
+}
+
+JVP1(jvp_abs) {
+  /* select(ge(x, _zero(x)), g, neg(g)) */
+  y[0] = primal1(ad, e, x);
+  SrVal *ge = ad_binop(ad, SR_P_ge, x[0], ad_scalar_like(ad, x[0], 0.0));
+  SrVal *cases[2] = {ad_neg(ad, t[0]), t[0]};
+  ty[0] = ad_select_n(ad, ge, 2, cases);
+  return done1(y, ty);
+}
+
+JVP1(jvp_convert) {
+  static const char *nd;
+  if (!nd) nd = sr_intern_cstr("new_dtype");
+  y[0] = primal1(ad, e, x);
+  if (!y[0]) return -1;
+  const SrType *yt = ad_type(ad, y[0]);
+  if (!sr_ad_differentiable(yt)) {
+    ty[0] = NULL;
+    return 0;
+  }
+  ty[0] = ad_bind_eqn1(ad, e, t);
+  return done1(y, ty);
+}
+
+/* ---- binary ---- */
+
+JVP1(jvp_add) {
+  SrVal *out = y[0] = primal1(ad, e, x);
+  const SrType *ot = ad_type(ad, out);
+  if (!ot) return -1;
+  if (!t[0]) ty[0] = ad_maybe_broadcast(ad, t[1], sr_ad_tangent_type(ot));
+  else if (!t[1]) ty[0] = ad_maybe_broadcast(ad, t[0], sr_ad_tangent_type(ot));
+  else ty[0] = ad_binop(ad, SR_P_add, t[0], t[1]);
+  return done1(y, ty);
+}
+
+JVP1(jvp_sub) {
+  SrVal *out = y[0] = primal1(ad, e, x);
+  const SrType *ot = ad_type(ad, out);
+  if (!ot) return -1;
+  if (!t[0]) ty[0] = ad_maybe_broadcast(ad, ad_neg(ad, t[1]), sr_ad_tangent_type(ot));
+  else if (!t[1]) ty[0] = ad_maybe_broadcast(ad, t[0], sr_ad_tangent_type(ot));
+  else ty[0] = ad_binop(ad, SR_P_sub, t[0], t[1]);
+  return done1(y, ty);
+}
+
+/* mul(xdot, y) + mul(x, ydot), each with e's params (out_dtype) */
+static SrVal *mul_like(SrAd *ad, const SrEqn *e, SrVal *a, SrVal *b) {
+  SrVal *in[2] = {a, b};
+  if (!a || !b) return NULL;
+  if (e->nparams == 0) return ad_mul(ad, a, b);
+  SrVal *r = ad_bind(ad, SR_P_mul, 2, in, (int)e->nparams, e->params);
+  return r;
+}
+
+JVP1(jvp_mul) {
+  y[0] = primal1(ad, e, x);
+  SrVal *a = t[0] ? mul_like(ad, e, t[0], x[1]) : NULL;
+  SrVal *b = t[1] ? mul_like(ad, e, x[0], t[1]) : NULL;
+  ty[0] = ad_add_tangents(ad, a, b);
+  return done1(y, ty);
+}
+
+JVP1(jvp_div) {
+  y[0] = primal1(ad, e, x);
+  SrVal *a = t[0] ? ad_div(ad, t[0], x[1]) : NULL;
+  SrVal *b = NULL;
+  if (t[1]) {
+    SrVal *p = ad_bindv(ad, SR_P_integer_pow, 1, &x[1], "y", sr_int(NULL, -2), NULL);
+    b = ad_mul(ad, ad_mul(ad, ad_neg(ad, t[1]), x[0]), p);
+  }
+  ty[0] = ad_add_tangents(ad, a, b);
+  return done1(y, ty);
+}
+
+/* _balanced_eq(x, z, y): 1 where x == z, halved where y == z too. */
+static SrVal *balanced_eq(SrAd *ad, SrVal *xv, SrVal *z, SrVal *yv) {
+  const SrType *zt = ad_type(ad, z);
+  if (!zt) return NULL;
+  SrVal *ones = ad_full(ad, zt, 1.0), *zeros = ad_full(ad, zt, 0.0), *twos = ad_full(ad, zt, 2.0);
+  SrVal *c1[2] = {zeros, ones};
+  SrVal *num = ad_select_n(ad, ad_binop(ad, SR_P_eq, xv, z), 2, c1);
+  SrVal *c2[2] = {ones, twos};
+  SrVal *den = ad_select_n(ad, ad_binop(ad, SR_P_eq, yv, z), 2, c2);
+  return ad_div(ad, num, den);
+}
+
+JVP1(jvp_minmax) {
+  SrVal *ans = y[0] = primal1(ad, e, x);
+  SrVal *a = t[0] ? ad_mul(ad, t[0], balanced_eq(ad, x[0], ans, x[1])) : NULL;
+  SrVal *b = t[1] ? ad_mul(ad, t[1], balanced_eq(ad, x[1], ans, x[0])) : NULL;
+  ty[0] = ad_add_tangents(ad, a, b);
+  return done1(y, ty);
+}
+
+JVP1(jvp_pow) {
+  /* only the inexact cases: d/dx = y * x**(y-1), d/dy = log(x) * ans */
+  SrVal *ans = y[0] = primal1(ad, e, x);
+  SrVal *a = NULL, *b = NULL;
+  if (t[0]) {
+    SrVal *ym1 = ad_binop(ad, SR_P_sub, x[1], ad_const(ad, x[1], 1.0));
+    SrVal *p = ad_binop(ad, SR_P_pow, x[0], ym1);
+    a = ad_mul(ad, t[0], ad_mul(ad, x[1], p));
+  }
+  if (t[1]) {
+    SrVal *z = ad_binop(ad, SR_P_eq, x[0], ad_const(ad, x[0], 0.0));
+    SrVal *c[2] = {x[0], ad_full(ad, ad_type(ad, x[0]), 1.0)};
+    SrVal *safe = ad_select_n(ad, z, 2, c);
+    b = ad_mul(ad, t[1], ad_mul(ad, ad_unop(ad, SR_P_log, safe), ans));
+  }
+  ty[0] = ad_add_tangents(ad, a, b);
+  return done1(y, ty);
+}
+
+JVP1(jvp_atan2) {
+  y[0] = primal1(ad, e, x);
+  SrVal *a = NULL, *b = NULL;
+  if (t[0]) {
+    SrVal *den = ad_binop(ad, SR_P_add, ad_unop(ad, SR_P_square, x[0]), ad_unop(ad, SR_P_square, x[1]));
+    a = ad_mul(ad, t[0], ad_div(ad, x[1], den));
+  }
+  if (t[1]) {
+    SrVal *den = ad_binop(ad, SR_P_add, ad_unop(ad, SR_P_square, x[0]), ad_unop(ad, SR_P_square, x[1]));
+    b = ad_mul(ad, t[1], ad_div(ad, ad_neg(ad, x[0]), den));
+  }
+  ty[0] = ad_add_tangents(ad, a, b);
+  return done1(y, ty);
+}
+
+JVP1(jvp_rem) {
+  y[0] = primal1(ad, e, x);
+  SrVal *a = NULL, *b = NULL;
+  if (t[0]) a = ad_maybe_broadcast(ad, t[0], sr_ad_tangent_type(ad_type(ad, y[0])));
+  if (t[1]) {
+    SrVal *q = ad_div(ad, x[0], x[1]);
+    SrVal *f = ad_mul(ad, ad_unop(ad, SR_P_sign, q), ad_unop(ad, SR_P_floor, ad_unop(ad, SR_P_abs, q)));
+    b = ad_mul(ad, ad_neg(ad, t[1]), f);
+  }
+  ty[0] = ad_add_tangents(ad, a, b);
+  return done1(y, ty);
+}
+
+JVP1(jvp_select_n) {
+  y[0] = primal1(ad, e, x);
+  if (!y[0]) return -1;
+  SrVal *nz = NULL;
+  for (uint32_t i = 1; i < e->nin && !nz; i++) nz = t[i];
+  if (!nz) {
+    ty[0] = NULL;
+    return 0;
+  }
+  SrVal *z = ad_full(ad, ad_type(ad, nz), 0.0);
+  SrVal *cs[64];
+  uint32_t n = e->nin - 1 < 64 ? e->nin - 1 : 63;
+  for (uint32_t i = 0; i < n; i++) cs[i] = t[i + 1] ? t[i + 1] : z;
+  ty[0] = ad_select_n(ad, x[0], (int)n, cs);
+  return done1(y, ty);
+}
+
+JVP1(jvp_clamp) {
+  /* clamp(min, operand, max) */
+  y[0] = primal1(ad, e, x);
+  SrVal *lo = x[0], *op = x[1], *hi = x[2], *acc = NULL;
+  for (int i = 0; i < 3; i++) {
+    if (!t[i]) continue;
+    SrVal *cond;
+    if (i == 0) cond = ad_binop(ad, SR_P_and, ad_binop(ad, SR_P_gt, lo, op), ad_binop(ad, SR_P_lt, lo, hi));
+    else if (i == 1) cond = ad_binop(ad, SR_P_and, ad_binop(ad, SR_P_gt, op, lo), ad_binop(ad, SR_P_lt, op, hi));
+    else cond = ad_binop(ad, SR_P_lt, hi, op);
+    SrVal *c[2] = {ad_full(ad, ad_type(ad, op), 0.0), t[i]};
+    acc = ad_add_tangents(ad, acc, ad_select_n(ad, cond, 2, c));
+    if (!acc) return -1;
+  }
+  ty[0] = acc;
+  return done1(y, ty);
+}
+
+/* ---- transposes ---- */
+
+#define TR(name) static int name(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x, SrVal **cx)
+
+static const SrType *ct_of(const SrEqn *e, int i) { return sr_ad_ct_type(e->in[i]->type); }
+
+TR(tr_neg) {
+  (void)x;
+  (void)e;
+  cx[0] = ad_neg(ad, ct[0]);
+  return cx[0] ? 0 : -1;
+}
+
+/* the same op applied to the cotangent (copy, reduce_precision) */
+TR(tr_self) {
+  (void)x;
+  cx[0] = ad_bind_eqn1(ad, e, ct);
+  return cx[0] ? 0 : -1;
+}
+
+TR(tr_add) {
+  /* x_aval: the ct aval of an undefined primal, else typeof(x).to_ct_aval() */
+  for (int i = 0; i < 2; i++) {
+    if (x[i]) continue;
+    cx[i] = ad_unbroadcast(ad, ct_of(e, i), ct[0]);
+    if (!cx[i]) return -1;
+  }
+  return 0;
+}
+
+TR(tr_sub) {
+  if (!x[0] && !(cx[0] = ad_unbroadcast(ad, ct_of(e, 0), ct[0]))) return -1;
+  if (!x[1] && !(cx[1] = ad_unbroadcast(ad, ct_of(e, 1), ad_neg(ad, ct[0])))) return -1;
+  return 0;
+}
+
+TR(tr_mul) {
+  if (!x[0] && !x[1]) return sr_raise(ad->I, "ValueError", "mul is bilinear: it transposes in one operand only"), -1;
+  if (!x[0]) {
+    cx[0] = ad_unbroadcast(ad, ct_of(e, 0), mul_like(ad, e, ct[0], x[1]));
+    return cx[0] ? 0 : -1;
+  }
+  cx[1] = ad_unbroadcast(ad, ct_of(e, 1), mul_like(ad, e, x[0], ct[0]));
+  return cx[1] ? 0 : -1;
+}
+
+TR(tr_div) {
+  if (!x[1]) return sr_raise(ad->I, "RuntimeError", "nonlinear div can't be transposed"), -1;
+  cx[0] = ad_unbroadcast(ad, ct_of(e, 0), ad_div(ad, ct[0], x[1]));
+  return cx[0] ? 0 : -1;
+}
+
+TR(tr_add_any) {
+  (void)e;
+  if (!x[0]) cx[0] = ct[0];
+  if (!x[1]) cx[1] = ct[0];
+  return 0;
+}
+
+TR(tr_select_n) {
+  if (!x[0]) return sr_raise(ad->I, "ValueError", "select_n cannot be transposed in its predicate"), -1;
+  SrVal *zeros = ad_full(ad, ad_type(ad, ct[0]), 0.0);
+  const SrType *wt = ad_type(ad, x[0]);
+  if (!zeros || !wt) return -1;
+  uint32_t n = e->nin - 1;
+  if (wt->dtype == SR_BOOL) {
+    for (uint32_t i = 0; i < n && i < 2; i++) {
+      if (x[i + 1]) continue;
+      /* select(which, zeros, ct) for case 0 is select_n(which, ct, zeros) */
+      SrVal *c[2] = {i == 0 ? ct[0] : zeros, i == 0 ? zeros : ct[0]};
+      if (!(cx[i + 1] = ad_select_n(ad, x[0], 2, c))) return -1;
+    }
+    return 0;
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    if (x[i + 1]) continue;
+    SrVal *eq = ad_binop(ad, SR_P_eq, x[0], ad_const(ad, x[0], (double)i));
+    SrVal *c[2] = {zeros, ct[0]};
+    if (!(cx[i + 1] = ad_select_n(ad, eq, 2, c))) return -1;
+  }
+  return 0;
+}
+
+TR(tr_convert) {
+  (void)x;
+  const SrType *in = e->in[0]->type;
+  if (!sr_ad_differentiable(in)) return 0; /* a float0 zero */
+  SrVal *c = ct[0];
+  cx[0] = ad_bindv(ad, SR_P_convert_element_type, 1, &c, "new_dtype", sr_dtype_val(NULL, in->dtype), "weak_type",
+                   sr_bool(in->weak), "sharding", ad_sharding_param(ad, in), NULL);
+  return cx[0] ? 0 : -1;
+}
+
+static void ad_rules_elementwise(void) {
+  static const int zero[] = {
+      SR_P_sign, SR_P_floor, SR_P_ceil, SR_P_round, SR_P_not, SR_P_is_finite, SR_P_stop_gradient,
+      SR_P_eq, SR_P_ne, SR_P_lt, SR_P_le, SR_P_gt, SR_P_ge, SR_P_and, SR_P_or, SR_P_xor,
+      SR_P_shift_left, SR_P_shift_right_logical, SR_P_shift_right_arithmetic,
+  };
+  for (size_t i = 0; i < sizeof zero / sizeof *zero; i++) sr_ad_set_jvp(zero[i], sr_ad_jvp_zero);
+  sr_ad_set_jvp(SR_P_neg, jvp_neg);
+  sr_ad_set_transpose(SR_P_neg, tr_neg);
+  sr_ad_set_jvp(SR_P_exp, jvp_exp);
+  sr_ad_set_jvp(SR_P_exp2, jvp_exp2);
+  sr_ad_set_jvp(SR_P_log, jvp_log);
+  sr_ad_set_jvp(SR_P_expm1, jvp_expm1);
+  sr_ad_set_jvp(SR_P_log1p, jvp_log1p);
+  sr_ad_set_jvp(SR_P_sin, jvp_sin);
+  sr_ad_set_jvp(SR_P_cos, jvp_cos);
+  sr_ad_set_jvp(SR_P_tan, jvp_tan);
+  sr_ad_set_jvp(SR_P_tanh, jvp_tanh);
+  sr_ad_set_jvp(SR_P_logistic, jvp_logistic);
+  sr_ad_set_jvp(SR_P_sqrt, jvp_sqrt);
+  sr_ad_set_jvp(SR_P_rsqrt, jvp_rsqrt);
+  sr_ad_set_jvp(SR_P_cbrt, jvp_cbrt);
+  sr_ad_set_jvp(SR_P_square, jvp_square);
+  sr_ad_set_jvp(SR_P_integer_pow, jvp_integer_pow);
+  sr_ad_set_jvp(SR_P_erf, jvp_erf);
+  sr_ad_set_jvp(SR_P_erf_inv, jvp_erf_inv);
+  sr_ad_set_jvp(SR_P_abs, jvp_abs);
+  sr_ad_set_jvp(SR_P_convert_element_type, jvp_convert);
+  sr_ad_set_transpose(SR_P_convert_element_type, tr_convert);
+  sr_ad_set_jvp(SR_P_copy, sr_ad_jvp_linear);
+  sr_ad_set_transpose(SR_P_copy, tr_self);
+  sr_ad_set_jvp(SR_P_copy_p, sr_ad_jvp_linear);
+  sr_ad_set_transpose(SR_P_copy_p, tr_self);
+  sr_ad_set_jvp(SR_P_reduce_precision, sr_ad_jvp_linear);
+  sr_ad_set_transpose(SR_P_reduce_precision, tr_self);
+  sr_ad_set_jvp(SR_P_add, jvp_add);
+  sr_ad_set_transpose(SR_P_add, tr_add);
+  sr_ad_set_jvp(SR_P_sub, jvp_sub);
+  sr_ad_set_transpose(SR_P_sub, tr_sub);
+  sr_ad_set_jvp(SR_P_mul, jvp_mul);
+  sr_ad_set_transpose(SR_P_mul, tr_mul);
+  sr_ad_set_jvp(SR_P_div, jvp_div);
+  sr_ad_set_transpose(SR_P_div, tr_div);
+  sr_ad_set_jvp(SR_P_max, jvp_minmax);
+  sr_ad_set_jvp(SR_P_min, jvp_minmax);
+  sr_ad_set_jvp(SR_P_pow, jvp_pow);
+  sr_ad_set_jvp(SR_P_atan2, jvp_atan2);
+  sr_ad_set_jvp(SR_P_rem, jvp_rem);
+  sr_ad_set_jvp(SR_P_select_n, jvp_select_n);
+  sr_ad_set_transpose(SR_P_select_n, tr_select_n);
+  sr_ad_set_jvp(SR_P_clamp, jvp_clamp);
+  sr_ad_set_jvp(SR_P_add_any, sr_ad_jvp_linear);
+  sr_ad_set_transpose(SR_P_add_any, tr_add_any);
+}
+#undef TR
+#undef JVP1
+
+void sr_lax_elementwise_init(void) {
+  type_rules_elementwise();
+  eval_rules_elementwise();
+  ad_rules_elementwise();
+  sr_ev_fma_rule = ev_fma;
 }

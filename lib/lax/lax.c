@@ -1,0 +1,18 @@
+/* lax.c: fills the primitive table's rule slots from every family file
+ * (lax.h). */
+#include "lax/lax.h"
+
+void sr_lax_init(void) {
+  static int done;
+  if (done) return;
+  done = 1;
+  sr_prims_init();
+  sr_lax_elementwise_init();
+  sr_lax_structural_init();
+  sr_lax_reduce_init();
+  sr_lax_dot_init();
+  sr_lax_sharding_init();
+  sr_lax_control_init();
+  sr_lax_manual_init();
+  sr_lax_random_init();
+}

@@ -1,0 +1,92 @@
+/* lax.h: the primitives' rules, one family file per family of primitives
+ * (after the modules of JAX's jax/_src/lax/).
+ *
+ * DESIGN.  A family file lib/lax/F.c holds, for the primitives of its
+ * family, every rule of their rows in the primitive table (prims/prim.def,
+ * prims/prim.h) with the family's helpers:
+ *
+ *   type       their output types (prims/rule.h; the checker and bind)
+ *   eval       running them on concrete arrays (exec/eval.h)
+ *   jvp        forward-mode differentiation (ad/ad_rules.h)
+ *   transpose  their transposes (ad/ad_rules.h)
+ *   comm       the communication they imply (prim.h's SrCommNote;
+ *              :comm-static and the optimizer)
+ *
+ * in that order, as sections of the file.  The families:
+ *
+ *   elementwise  unary and n-ary elementwise ops, select_n, clamp,
+ *                conversions, add_any (lax.py)
+ *   structural   shapes and slices: broadcast_in_dim, reshape, transpose,
+ *                slice, pad, concatenate, gather, sort, iota, stack, ...
+ *                (lax.py, slicing.py)
+ *   reduce       reductions, arg-reductions and cumulative ops
+ *                (lax.py, control_flow/loops.py's cumulative reductions)
+ *   dot          dot_general (lax.py)
+ *   sharding     reshard, sharding_constraint, layout_constraint
+ *                (pjit.py, layout.py)
+ *   control      calls and control flow: jit, remat, custom_jvp/vjp calls,
+ *                optimization_barrier, while, scan, cond (control_flow/)
+ *   manual       manual mode: shard_map and the collectives and casts
+ *                (shard_map.py, parallel.py)
+ *   random       the PRNG primitives (prng.py)
+ *
+ * A row's slots are filled by its family's registration, sr_lax_F_init(),
+ * with typed assignments (sr_set_type_rule, sr_set_eval_rule,
+ * sr_ad_set_jvp, sr_ad_set_transpose, or the comm slot itself), by the
+ * row's SR_P_* id, never by name.  sr_lax_init() (lax.c) calls
+ * sr_prims_init() and then every family's registration once, in a fixed
+ * order; a slot left NULL is "no rule", which each stage reports in JAX's
+ * words.  No layer overrides a slot afterwards: where an upper layer must
+ * take part in a rule (custom_jvp's Python rule object), the family's rule
+ * calls it through a hook declared here.
+ *
+ * The family files sit above the engines and use the engines' helpers
+ * below them: prims/rule.h (type rules), exec/eval.h and exec/kern.h
+ * (eval rules), ad/ad_rules.h (the ad_* lax-level operations, the walks
+ * for calls), and the runtime the engines use.  The engines (check/,
+ * exec/eval.c, ad/ad.c) walk jaxprs through the slots and hold no
+ * per-primitive rule.
+ */
+#ifndef SR_LAX_LAX_H
+#define SR_LAX_LAX_H
+
+#include "ad/ad_rules.h"
+#include "prims/prim.h"
+
+/* Fills every rule slot of the primitive table (calling sr_prims_init
+   first); idempotent.  The program, the tests and the upper layers' inits
+   call it before anything runs a rule. */
+void sr_lax_init(void);
+
+/* The families' registrations, called by sr_lax_init. */
+void sr_lax_elementwise_init(void);
+void sr_lax_structural_init(void);
+void sr_lax_reduce_init(void);
+void sr_lax_dot_init(void);
+void sr_lax_sharding_init(void);
+void sr_lax_control_init(void);
+void sr_lax_manual_init(void);
+void sr_lax_random_init(void);
+
+/* The JVP of a custom_jvp_call, custom_vjp_call or custom_vjp_call_jaxpr
+   whose rule did not survive printing (a parsed text's): the primal
+   function differentiated inline (control.c). */
+int sr_lax_jvp_custom_call(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, SrVal **ty);
+/* The hooks of the custom-derivative rows.  jax.custom_jvp and
+   jax.custom_vjp put their rules in an equation's params as objects of the
+   Python layer (jvp= of custom_jvp_call, bwd= of custom_vjp_call and of
+   custom_lin), which only that layer can run.  Each of these rows has its
+   rules here (control.c), like every row; a rule whose param is such an
+   object calls the hook, when set, and otherwise does what it does for a
+   parsed text's equation (whose rule did not survive printing).  The
+   Python layer's inits set the hooks (jax/custom_jvp.c, jax/custom_vjp.c);
+   the order of the inits does not matter: no init overrides a row. */
+typedef struct SrLaxCustomHooks {
+  SrJvpRule custom_jvp_call;        /* jvp= an object */
+  SrJvpRule custom_vjp_call;        /* bwd= an object */
+  SrTypeRule custom_lin_type;       /* bwd= an object */
+  SrTransposeRule custom_lin_transpose; /* bwd= an object */
+} SrLaxCustomHooks;
+extern SrLaxCustomHooks sr_lax_custom_hooks;
+
+#endif

@@ -1,0 +1,446 @@
+/* random.c: the rules of the PRNG primitives: random_seed, random_bits, random_wrap,
+ * random_unwrap, threefry2x32 (prng.py).
+ *
+ * Each primitive's type, eval, JVP and transpose rules and communication
+ * note, in sections in that order, then the family's registration
+ * sr_lax_random_init (lax/lax.h says what a family file holds and uses).
+ */
+#include "lax/lax.h"
+
+#include <string.h>
+
+#include "exec/eval.h"
+#include "exec/kern.h"
+#include "exec/prng.h"
+#include "core/jaxstate.h"
+#include "ad/ad_rules.h"
+#include "prims/rule.h"
+#include "core/core.h"
+
+/* ==== type rules (from lib/prims/rules_random.c) ==== */
+
+/* type rules of the PRNG primitives -- random_seed,
+ * random_bits, random_wrap, random_unwrap (jax/_src/random/prng.py),
+ * threefry2x32 (random/threefry2x32.py) -- and of bitcast_convert_type,
+ * which jax.random.uniform applies to the bits.
+ *
+ * A key<fry> value is one threefry key: two uint32 words, which
+ * random_unwrap shows as a trailing dimension of 2 (core.physical_aval).
+ * The key shape's sharding carries over to what is made from it
+ * (keys_shaped_array, logical_sharding, physical_sharding); random_bits
+ * adds unsharded dims for the sample shape. */
+
+
+
+static SrDtype key_dtype(void) { return sr_dtype_intern("key<fry>", 8); }
+
+static int is_key(SrDtype d) { return strncmp(sr_dtype_name(d), "key<", 4) == 0; }
+
+/* A result of x's shape and sharding (its unreduced, reduced and weak
+   marks dropped) with dtype dt. */
+static void like(SrTypeBuilder *b, const SrType *x, SrDtype dt) {
+  sr_type_builder(b, x);
+  b->dtype = dt;
+  b->weak = 0;
+  b->unreduced = b->reduced = 0;
+  b->ukind = SR_UK_NONE;
+}
+
+/* random_seed_abstract_eval: keys of the seeds' shape and sharding. */
+static int type_random_seed(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
+  const SrType *s = e->in[0];
+  if (!sr_dtype_in(s->dtype, SR_DC_INT))
+    return sr_terr(cx, "TypeError", "PRNG key seed must be an integer; got %s", sr_type_short(s));
+  SrTypeBuilder b;
+  like(&b, s, key_dtype());
+  return sr_finish_type(cx, e, &b, out);
+}
+
+/* random_bits_abstract_eval: uint{bit_width}[*keys.shape, *shape], the
+   keys' spec followed by None for the sample dims. */
+static int type_random_bits(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
+  const SrType *k = e->in[0];
+  if (!is_key(k->dtype))
+    return sr_terr(cx, "TypeError", "random_bits takes a key array operand, got %s", sr_type_short(k));
+  int64_t bw = 0, shape[SR_MAX_RANK];
+  int n = 0;
+  if (sr_rparam_int(cx, e, "bit_width", 1, &bw) < 0) return -1;
+  if (sr_rparam_ints(cx, e, "shape", 1, shape, SR_MAX_RANK, &n) < 0) return -1;
+  SrDtype dt = bw == 8 ? SR_U8 : bw == 16 ? SR_U16 : bw == 32 ? SR_U32 : bw == 64 ? SR_U64 : SR_BOOL;
+  if (dt == SR_BOOL) return sr_terr(cx, "TypeError", "random_bits: bit_width must be 8, 16, 32 or 64, got %lld", (long long)bw);
+  if (k->ndim + n > SR_MAX_RANK) return sr_terr(cx, "ValueError", "random_bits: too many dimensions");
+  SrTypeBuilder b;
+  like(&b, k, dt);
+  b.ndim = (uint8_t)(k->ndim + n);
+  for (int i = 0; i < n; i++) {
+    if (shape[i] < 0) return sr_terr(cx, "ValueError", "random_bits: negative dimension %lld", (long long)shape[i]);
+    memset(&b.dims[k->ndim + i], 0, sizeof b.dims[0]);
+    b.dims[k->ndim + i].size = shape[i];
+  }
+  return sr_finish_type(cx, e, &b, out);
+}
+
+/* random_wrap_abstract_eval: uint32[..., 2] becomes keys of shape [...]
+   (logical_sharding drops the key data's trailing dim). */
+static int type_random_wrap(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
+  const SrType *x = e->in[0];
+  if (x->dtype != SR_U32 || !x->ndim || x->dims[x->ndim - 1].size != 2) {
+    SrBuf s = SR_BUF_INIT;
+    sr_shape_str(&s, x);
+    sr_terr(cx, "TypeError",
+            "random_wrap: expected key data of dtype uint32 with a trailing dimension of 2 (the threefry2x32 key "
+            "shape (2,)); got dtype=%s and shape=%s",
+            sr_dtype_name(x->dtype), sr_buf_str(&s));
+    sr_buf_free(&s);
+    return -1;
+  }
+  if (x->dims[x->ndim - 1].nax)
+    return sr_terr(cx, "ValueError", "random_wrap: the key data's trailing dimension must not be sharded, got %s",
+                   sr_type_short(x));
+  SrTypeBuilder b;
+  like(&b, x, key_dtype());
+  b.ndim--;
+  return sr_finish_type(cx, e, &b, out);
+}
+
+/* random_unwrap_abstract_eval: core.physical_aval, uint32[*keys.shape, 2]. */
+static int type_random_unwrap(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
+  const SrType *k = e->in[0];
+  if (!is_key(k->dtype))
+    return sr_terr(cx, "TypeError", "random_unwrap takes key array operand, got keys.dtype=dtype('%s')", sr_dtype_name(k->dtype));
+  if (k->ndim + 1 > SR_MAX_RANK) return sr_terr(cx, "ValueError", "random_unwrap: too many dimensions");
+  SrTypeBuilder b;
+  like(&b, k, SR_U32);
+  memset(&b.dims[b.ndim], 0, sizeof b.dims[0]);
+  b.dims[b.ndim].size = 2;
+  b.ndim++;
+  return sr_finish_type(cx, e, &b, out);
+}
+
+/* _threefry2x32_abstract_eval: four uint32 operands broadcast together
+   (lax.broadcasting_shape_rule, broadcasting_sharding_rule), two results
+   of that type. */
+static int type_threefry2x32(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 4, 2) < 0) return -1;
+  const SrType *ts[4];
+  sr_resolve_bare_literals(e, ts);
+  for (int i = 0; i < 4; i++) {
+    if (ts[i]->dtype == SR_U32) continue;
+    SrBuf b = SR_BUF_INIT;
+    sr_buf_putc(&b, '(');
+    for (int k = 0; k < 4; k++) {
+      if (k) sr_buf_puts(&b, ", ");
+      sr_aval_repr(&b, ts[k]);
+    }
+    sr_buf_putc(&b, ')');
+    sr_terr(cx, "TypeError", "Arguments to threefry2x32 must have uint32 type, got %s", sr_buf_str(&b));
+    sr_buf_free(&b);
+    return -1;
+  }
+  /* the result's shape: that of the operands that have one, whose sizes
+     agree or are 1 */
+  const SrType *ref = NULL;
+  for (int i = 0; i < 4; i++)
+    if (ts[i]->ndim) {
+      if (ref && ref->ndim != ts[i]->ndim)
+        return sr_terr(cx, "TypeError", "threefry2x32: arrays must have same number of dimensions, got %d and %d.",
+                       ref->ndim, ts[i]->ndim);
+      if (!ref) ref = ts[i];
+    }
+  SrTypeBuilder b;
+  SrStd s;
+  if (sr_std_begin(cx, e, &s) < 0) return -1;
+  like(&b, ref ? ref : ts[0], SR_U32);
+  if (!b.mesh) b.mesh = s.mesh;
+  for (int d = 0; ref && d < ref->ndim; d++) {
+    const SrType *w = NULL; /* the operand whose size this dim takes */
+    for (int i = 0; i < 4; i++) {
+      if (!ts[i]->ndim) continue;
+      int64_t n = ts[i]->dims[d].size;
+      if (n != 1 && w && w->dims[d].size != 1 && w->dims[d].size != n) {
+        SrBuf a = SR_BUF_INIT, c = SR_BUF_INIT;
+        sr_shape_str(&a, w);
+        sr_shape_str(&c, ts[i]);
+        sr_terr(cx, "TypeError", "threefry2x32 got incompatible shapes for broadcasting: %s, %s.", sr_buf_str(&a),
+                sr_buf_str(&c));
+        sr_buf_free(&a);
+        sr_buf_free(&c);
+        return -1;
+      }
+      if (!w || (w->dims[d].size == 1 && n != 1)) w = ts[i];
+      else if (s.mode == SR_MODE_EXPLICIT && n == w->dims[d].size && !sr_spec_entry_eq(w, d, ts[i], d))
+        return sr_terr(cx, "ShardingTypeError",
+                       "threefry2x32 got incompatible shardings for broadcasting: %s and %s in dimension %d.",
+                       sr_type_short(w), sr_type_short(ts[i]), d);
+    }
+    b.dims[d] = w->dims[d];
+    if (s.mode != SR_MODE_EXPLICIT) b.dims[d].nax = 0;
+  }
+  if (sr_vma_standard(cx, e, &b.varying) < 0) return -1;
+  if (sr_finish_type(cx, e, &b, &out[0]) < 0) return -1;
+  out[1] = out[0];
+  return 0;
+}
+
+/* lax.bitcast_convert_type between dtypes of one width: the operand's
+   shape and sharding in new_dtype. */
+static int type_bitcast(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
+  const SrType *x = e->in[0];
+  SrDtype dt;
+  int present = 0;
+  if (sr_rparam_dtype(cx, e, "new_dtype", &dt, &present) < 0) return -1;
+  if (!present) return sr_terr(cx, "TypeError", "bitcast_convert_type needs a new_dtype");
+  if (sr_dtype_info(dt)->bits != sr_dtype_info(x->dtype)->bits)
+    return sr_terr(cx, "NotImplementedError",
+                   "bitcast_convert_type between dtypes of different widths (%s to %s) is not supported here",
+                   sr_dtype_name(x->dtype), sr_dtype_name(dt));
+  SrStd s;
+  if (sr_std_begin(cx, e, &s) < 0 || sr_ur_none(cx, e, &s, 0) < 0) return -1;
+  SrTypeBuilder b;
+  like(&b, x, dt);
+  if (s.mode != SR_MODE_EXPLICIT) sr_builder_replicate(&b);
+  if (!b.mesh) b.mesh = s.mesh;
+  if (sr_vma_standard(cx, e, &b.varying) < 0) return -1;
+  return sr_finish_type(cx, e, &b, out);
+}
+
+static void type_rules_random(void) {
+  sr_set_type_rule(SR_P_random_seed, type_random_seed);
+  sr_set_type_rule(SR_P_random_bits, type_random_bits);
+  sr_set_type_rule(SR_P_random_wrap, type_random_wrap);
+  sr_set_type_rule(SR_P_random_unwrap, type_random_unwrap);
+  sr_set_type_rule(SR_P_threefry2x32, type_threefry2x32);
+  sr_set_type_rule(SR_P_bitcast_convert_type, type_bitcast);
+}
+
+/* ==== eval rules (from lib/exec/eval_random.c) ==== */
+
+/* eval rules of the PRNG primitives -- random_seed,
+ * random_bits, random_wrap, random_unwrap, threefry2x32 -- and of
+ * bitcast_convert_type, on the kernels of prng.c.
+ *
+ * They compute what the eager jax.random functions (builtins_exec.c)
+ * compute, with the same kernels: random_bits fills each device's block
+ * by itself (the partitionable threefry), so a jitted
+ * jax.random.normal(key, shape) -- random_bits, then _uniform's float
+ * ops, erf_inv and the multiply by sqrt(2) as JAX's jaxpr has them --
+ * gives the eager result bit for bit.  A key<fry> element is its two
+ * uint32 words, so random_wrap, random_unwrap and bitcast_convert_type
+ * move no bytes. */
+
+
+static unsigned prng_flags(const SrEvalCtx *cx) {
+  return cx->I && cx->I->jax && cx->I->jax->enable_x64 ? SR_PRNG_X64 : 0;
+}
+
+/* a on mesh m laid out as want (a rank-0 meshless operand stays so). */
+static SrArray *operand(SrEvalCtx *cx, SrArray *a, const SrMesh *m, const SrType *want) {
+  if (!a->mesh && !a->type->ndim) return sr_array_ref(a);
+  return sr_redistribute(cx, a, m, want);
+}
+
+/* A layout like l with one more trailing dim of size n (unsplit) and
+   dtype dt, or with its last dim dropped (n < 0). */
+static const SrType *with_trailing(const SrType *l, int64_t n, SrDtype dt) {
+  SrTypeBuilder b;
+  sr_type_builder(&b, l);
+  b.dtype = dt;
+  if (n < 0) {
+    b.ndim--;
+  } else {
+    memset(&b.dims[b.ndim], 0, sizeof b.dims[0]);
+    b.dims[b.ndim].size = n;
+    b.ndim++;
+  }
+  return sr_type_get(&b);
+}
+
+/* ---- random_seed ---- */
+
+static int seed_fn(SrShardIO *io) {
+  const SrDtype *dt = io->arg;
+  size_t es = sr_elem_size(*dt);
+  size_t n = io->in[0]->nbytes / es;
+  uint32_t *o = io->out[0]->data;
+  /* threefry_seed: the high word of a 64-bit seed, else 0; the low word */
+  unsigned f = sr_dtype_info(*dt)->bits == 64 ? SR_PRNG_X64 : 0;
+  for (size_t i = 0; i < n; i++) sr_prng_key_ex(sr_kern_get_i64(*dt, (const char *)io->in[0]->data + i * es), f, o + 2 * i);
+  return 0;
+}
+
+static int ev_random_seed(SrEvalCtx *cx, const SrEvalEqn *e) {
+  const SrType *t = e->out_type[0];
+  const SrMesh *m = sr_ev_mesh_for(cx, e, t);
+  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
+  SrDtype dt = e->in[0]->type->dtype;
+  SrArray *x = operand(cx, e->in[0], m, sr_layout_with_dtype(l, dt));
+  if (!x) return -1;
+  e->out[0] = sr_array_new(t, l, m);
+  int rc = sr_ev_map(cx, 1, &x, 1, e->out, 0, seed_fn, &dt);
+  sr_array_unref(x);
+  return rc;
+}
+
+/* ---- random_bits ---- */
+
+typedef struct BitsArg {
+  int nk, ns;                 /* key dims, sample dims */
+  int64_t shape[SR_MAX_RANK]; /* the sample shape */
+  int bw;
+  unsigned flags;
+} BitsArg;
+
+static int bits_fn(SrShardIO *io) {
+  const BitsArg *b = io->arg;
+  const uint32_t *keys = io->in[0]->data;
+  size_t nkeys = io->in[0]->nbytes / 8;
+  const int64_t *start = io->out_start + b->nk, *count = io->out_shape[0] + b->nk;
+  int64_t per = 1;
+  for (int i = 0; i < b->ns; i++) per *= count[i];
+  char *out = io->out[0]->data;
+  for (size_t k = 0; k < nkeys; k++)
+    if (sr_prng_bits_block(keys + 2 * k, b->bw, b->ns, b->shape, start, count, b->flags,
+                           out + (size_t)k * (size_t)per * (size_t)(b->bw / 8)) < 0)
+      return sr_ev_err(io->cx, "TypeError", "random_bits of width %d is not supported", b->bw);
+  return 0;
+}
+
+static int ev_random_bits(SrEvalCtx *cx, const SrEvalEqn *e) {
+  const SrType *t = e->out_type[0];
+  const SrMesh *m = sr_ev_mesh_for(cx, e, t);
+  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
+  BitsArg b;
+  memset(&b, 0, sizeof b);
+  int64_t bw;
+  if (sr_ev_param_int(cx, e, "bit_width", &bw) < 0 || sr_ev_param_ints(cx, e, "shape", b.shape, SR_MAX_RANK, &b.ns) < 0)
+    return -1;
+  b.bw = (int)bw;
+  b.nk = e->in[0]->type->ndim;
+  b.flags = prng_flags(cx);
+  /* the keys laid out as the result's leading dims */
+  const SrType *kl = l;
+  for (int i = 0; i < b.ns; i++) kl = with_trailing(kl, -1, e->in[0]->type->dtype);
+  if (!b.ns) kl = sr_layout_with_dtype(l, e->in[0]->type->dtype);
+  SrArray *k = operand(cx, e->in[0], m, kl);
+  if (!k) return -1;
+  e->out[0] = sr_array_new(t, l, m);
+  int rc = sr_ev_map(cx, 1, &k, 1, e->out, SR_MAP_BLOCK, bits_fn, &b);
+  sr_array_unref(k);
+  return rc;
+}
+
+/* ---- random_wrap, random_unwrap, bitcast_convert_type: no bytes move ---- */
+
+static int ev_random_wrap(SrEvalCtx *cx, const SrEvalEqn *e) {
+  const SrType *t = e->out_type[0];
+  const SrMesh *m = sr_ev_mesh_for(cx, e, t);
+  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
+  SrArray *x = operand(cx, e->in[0], m, with_trailing(l, 2, SR_U32));
+  if (!x) return -1;
+  e->out[0] = sr_array_retype(x, t, l);
+  sr_array_unref(x);
+  return 0;
+}
+
+static int ev_random_unwrap(SrEvalCtx *cx, const SrEvalEqn *e) {
+  const SrType *t = e->out_type[0];
+  const SrMesh *m = sr_ev_mesh_for(cx, e, t);
+  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
+  SrArray *x = operand(cx, e->in[0], m, with_trailing(l, -1, e->in[0]->type->dtype));
+  if (!x) return -1;
+  e->out[0] = sr_array_retype(x, t, l);
+  sr_array_unref(x);
+  return 0;
+}
+
+static int ev_bitcast(SrEvalCtx *cx, const SrEvalEqn *e) {
+  const SrType *t = e->out_type[0];
+  const SrMesh *m = sr_ev_mesh_for(cx, e, t);
+  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
+  SrDtype from = e->in[0]->type->dtype;
+  if (sr_elem_size(from) != sr_elem_size(t->dtype))
+    return sr_ev_err(cx, "NotImplementedError", "bitcast_convert_type from %s to %s changes the element size",
+                     sr_dtype_name(from), sr_dtype_name(t->dtype));
+  SrArray *x = operand(cx, e->in[0], m, sr_layout_with_dtype(l, from));
+  if (!x) return -1;
+  e->out[0] = sr_array_retype(x, t, x->mesh == m ? l : sr_layout_with_dtype(x->layout, t->dtype));
+  sr_array_unref(x);
+  return 0;
+}
+
+/* ---- threefry2x32 ---- */
+
+typedef struct FryArg {
+  int scalar[4];
+} FryArg;
+
+static int fry_fn(SrShardIO *io) {
+  const FryArg *f = io->arg;
+  size_t n = io->out[0]->nbytes / 4;
+  const uint32_t *in[4];
+  for (int i = 0; i < 4; i++) in[i] = io->in[i]->data;
+  uint32_t *y0 = io->out[0]->data, *y1 = io->out[1]->data;
+  if (f->scalar[0] && f->scalar[1] && !f->scalar[2] && !f->scalar[3]) {
+    uint32_t key[2] = {in[0][0], in[1][0]};
+    sr_threefry2x32(key, n, in[2], in[3], y0, y1);
+    return 0;
+  }
+  for (size_t i = 0; i < n; i++) {
+    uint32_t key[2] = {in[0][f->scalar[0] ? 0 : i], in[1][f->scalar[1] ? 0 : i]};
+    uint32_t x0 = in[2][f->scalar[2] ? 0 : i], x1 = in[3][f->scalar[3] ? 0 : i];
+    sr_threefry2x32(key, 1, &x0, &x1, y0 + i, y1 + i);
+  }
+  return 0;
+}
+
+static int ev_threefry2x32(SrEvalCtx *cx, const SrEvalEqn *e) {
+  const SrType *t = e->out_type[0];
+  const SrMesh *m = sr_ev_mesh_for(cx, e, t);
+  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
+  FryArg f;
+  SrArray *ops[4] = {0};
+  int rc = 0;
+  for (int i = 0; i < 4 && rc == 0; i++) {
+    const SrType *it = e->in[i]->type;
+    f.scalar[i] = it->ndim == 0 && t->ndim > 0;
+    for (int d = 0; d < it->ndim && rc == 0; d++)
+      if (it->dims[d].size != t->dims[d].size)
+        rc = sr_ev_err(cx, "NotImplementedError", "threefry2x32 with operands broadcast along size-1 dims");
+    if (rc == 0 && !(ops[i] = operand(cx, e->in[i], m, it->ndim ? l : sr_layout_of_type(it)))) rc = -1;
+  }
+  if (rc == 0) {
+    e->out[0] = sr_array_new(t, l, m);
+    e->out[1] = sr_array_new(e->out_type[1], l, m);
+    rc = sr_ev_map(cx, 4, ops, 2, e->out, 0, fry_fn, &f);
+  }
+  for (int i = 0; i < 4; i++) sr_array_unref(ops[i]);
+  return rc;
+}
+
+static void eval_rules_random(void) {
+  sr_set_eval_rule(SR_P_random_seed, ev_random_seed);
+  sr_set_eval_rule(SR_P_random_bits, ev_random_bits);
+  sr_set_eval_rule(SR_P_random_wrap, ev_random_wrap);
+  sr_set_eval_rule(SR_P_random_unwrap, ev_random_unwrap);
+  sr_set_eval_rule(SR_P_threefry2x32, ev_threefry2x32);
+  sr_set_eval_rule(SR_P_bitcast_convert_type, ev_bitcast);
+}
+
+/* ==== JVP rules ==== */
+
+static void ad_rules_random(void) {
+  static const int zero[] = {SR_P_random_bits, SR_P_random_seed, SR_P_random_wrap, SR_P_random_unwrap,
+                             SR_P_threefry2x32};
+  for (size_t i = 0; i < sizeof zero / sizeof *zero; i++) sr_ad_set_jvp(zero[i], sr_ad_jvp_zero);
+}
+
+void sr_lax_random_init(void) {
+  type_rules_random();
+  eval_rules_random();
+  ad_rules_random();
+}

@@ -1,0 +1,749 @@
+/* reduce.c: the rules of the reductions, arg-reductions and cumulative reductions
+ * (lax/lax.py, lax/control_flow/loops.py).
+ *
+ * Each primitive's type, eval, JVP and transpose rules and communication
+ * note, in sections in that order, then the family's registration
+ * sr_lax_reduce_init (lax/lax.h says what a family file holds and uses).
+ */
+#include "lax/lax.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ad/ad_rules.h"
+#include "exec/eval.h"
+#include "exec/kern.h"
+#include "prims/rule.h"
+#include "text/print_val.h"
+#include "util/intern.h"
+
+/* ==== type rules (from lib/prims/rules_reduce.c) ==== */
+
+/* type rules of the reductions (reduce_sum, reduce_max,
+ * reduce_min, reduce_prod, reduce_and, reduce_or, argmax, argmin) and the
+ * cumulative reductions (cumsum, cumprod, cummax, cummin).
+ *
+ * A reduction drops the specs of the reduced dimensions (reference 3.5):
+ * reducing over a sharded dimension is allowed and means an implicit
+ * all-reduce.  reduce_sum/max/min take an `out_sharding`, which may make the
+ * result unreduced (of kind sum, max or min); the other reductions have no
+ * ur rule.  A cumulative reduction must not be sharded along its axis.
+ */
+
+
+
+/* The axes of a reduction: distinct and in range (lax._reduce_op_shape_rule). */
+static int read_axes(SrTypeCtx *cx, const SrRuleEqn *e, const SrType *x, int64_t *axes, int *n, int *drop) {
+  if (sr_rparam_ints(cx, e, "axes", 1, axes, SR_MAX_RANK, n) < 0) return -1;
+  memset(drop, 0, SR_MAX_RANK * sizeof *drop);
+  for (int i = 0; i < *n; i++)
+    for (int k = 0; k < i; k++)
+      if (axes[k] == axes[i]) {
+        SrBuf a = SR_BUF_INIT;
+        sr_ints_str(&a, axes, *n);
+        sr_terr(cx, "ValueError", "duplicate value in 'axes' of reduction: %s", sr_buf_str(&a));
+        sr_buf_free(&a);
+        return -1;
+      }
+  for (int i = 0; i < *n; i++)
+    if (axes[i] < 0 || axes[i] >= x->ndim) {
+      SrBuf a = SR_BUF_INIT, t = SR_BUF_INIT;
+      sr_ints_str(&a, axes, *n);
+      sr_aval_str(&t, x);
+      sr_terr(cx, "ValueError", "reduction axes %s contains out-of-bounds indices for %s.", sr_buf_str(&a), sr_buf_str(&t));
+      sr_buf_free(&a);
+      sr_buf_free(&t);
+      return -1;
+    }
+  for (int i = 0; i < *n; i++) drop[axes[i]] = 1;
+  return 0;
+}
+
+/* The result without the reduced dimensions, their specs dropped (or all
+   replicated outside explicit mode). */
+static void reduced_builder(SrTypeBuilder *b, const SrType *x, const int *drop, const SrStd *s) {
+  memset(b, 0, sizeof *b);
+  b->dtype = x->dtype;
+  b->weak = x->weak;
+  b->mem = x->mem;
+  b->mesh = x->mesh ? x->mesh : s->mesh;
+  for (int i = 0; i < x->ndim; i++) {
+    if (drop[i]) continue;
+    SrDim *d = &b->dims[b->ndim++];
+    *d = x->dims[i];
+    if (s->mode != SR_MODE_EXPLICIT) d->nax = 0;
+  }
+}
+
+/* "reduce_sum does not accept dtype bool. Accepted dtypes are subtypes of
+   number." (lax._reduce_number_dtype_rule and loops._cumred_dtype_rule) */
+static int number_dtype(SrTypeCtx *cx, const char *name, const SrType *x) {
+  if (sr_dtype_in(x->dtype, SR_DC_NUM)) return 0;
+  return sr_terr(cx, "TypeError", "%s does not accept dtype %s. Accepted dtypes are subtypes of number.", name,
+                 sr_dtype_name(x->dtype));
+}
+
+/* Sharding rules that index or iterate over a PartitionSpec with
+   unreduced or reduced axes trip its guard (partition_spec.P.__getitem__,
+   __iter__) before the missing ur rule is reached. */
+static int spec_guard(SrTypeCtx *cx, const SrStd *s, const SrType *x, int iterate) {
+  if (s->mode != SR_MODE_EXPLICIT || !(x->unreduced | x->reduced)) return 0;
+  if (iterate)
+    return sr_terr(cx, "ValueError",
+                   "Using *pspec is dangerous when PartitionSpec has non-empty unreduced/reduced set. Please use "
+                   "*spec.partitions");
+  return sr_terr(cx, "ValueError",
+                 "Using pspec[...] is dangerous when PartitionSpec has non-empty unreduced/reduced set. Please use "
+                 "spec.partitions[...]");
+}
+
+static const char *ukind_enum(int k) {
+  return k == SR_UK_MAX ? "UnreducedKind.max" : k == SR_UK_MIN ? "UnreducedKind.min" : "UnreducedKind.sum";
+}
+
+/* reduce_sum, reduce_max, reduce_min
+   (lax._reduce_op_sharding_rule_with_out_sharding and the ur rules
+   _reduce_sum_ur_rule, _reduce_max_ur_rule, _reduce_min_ur_rule). */
+static int type_reduce_with_out(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
+  const SrType *x = e->in[0];
+  const char *name = e->prim->name;
+  int kind = e->prim->id == SR_P_reduce_max ? SR_UK_MAX : e->prim->id == SR_P_reduce_min ? SR_UK_MIN : SR_UK_SUM;
+  int64_t axes[SR_MAX_RANK];
+  int n = 0, drop[SR_MAX_RANK];
+  if (read_axes(cx, e, x, axes, &n, drop) < 0) return -1;
+  if (kind == SR_UK_SUM && number_dtype(cx, name, x) < 0) return -1;
+  SrStd s;
+  if (sr_std_begin(cx, e, &s) < 0) return -1;
+  SrTypeBuilder b;
+  reduced_builder(&b, x, drop, &s);
+  /* out_sharding, or the written binder when the printer left it out */
+  SrShardSpec g;
+  int given = 0;
+  if (sr_rparam(e, "out_sharding")) {
+    if (sr_rparam_sharding(cx, e, "out_sharding", b.ndim, &g, &given) < 0) return -1;
+  } else if (sr_written(e, 0) && sr_written(e, 0)->ndim == b.ndim) {
+    sr_shard_of_type(sr_written(e, 0), &g);
+    given = 1;
+  }
+  if (given && s.mode == SR_MODE_EXPLICIT) {
+    if (g.mesh) b.mesh = g.mesh;
+    for (int i = 0; i < b.ndim; i++) {
+      b.dims[i].nax = g.nax[i];
+      memcpy(b.dims[i].ax, g.ax[i], SR_MAX_DIM_AXES);
+    }
+  }
+  if (s.mode != SR_MODE_AUTO) {
+    /* _reduce_op_unreduced_rule */
+    SrAxes u = 0;
+    if (given && g.unreduced && s.mode == SR_MODE_EXPLICIT) {
+      if (g.ukind != kind) {
+        SrBuf sb = SR_BUF_INIT;
+        SrVal *spec = sr_shard_to_spec_val(&g);
+        sr_val_repr(&sb, spec);
+        sr_unref(spec);
+        sr_terr(cx, "ShardingTypeError", "%s requires `out_sharding`'s unreduced_kind to be %s but got %s", name,
+                ukind_enum(kind), sr_buf_str(&sb));
+        sr_buf_free(&sb);
+        return -1;
+      }
+      SrAxes used = x->unreduced;
+      for (int i = 0; i < n; i++) used |= sr_dim_axes(&x->dims[axes[i]]);
+      SrAxes gu = sr_axes_remap(g.unreduced, g.mesh, x->mesh ? x->mesh : g.mesh);
+      if (gu & ~used) {
+        /* the message shows axes as the frozenset the rule made of them */
+        SrBuf op = SR_BUF_INIT, ax = SR_BUF_INIT, us = SR_BUF_INIT;
+        sr_aval_repr(&op, x);
+        int64_t sorted[SR_MAX_RANK];
+        int ns = 0;
+        for (int i = 0; i < x->ndim; i++)
+          if (drop[i]) sorted[ns++] = i;
+        sr_buf_puts(&ax, ns ? "frozenset({" : "frozenset()");
+        for (int i = 0; i < ns; i++) sr_buf_printf(&ax, i ? ", %lld" : "%lld", (long long)sorted[i]);
+        if (ns) sr_buf_puts(&ax, "})");
+        sr_axes_frozenset_str(&us, g.mesh, g.unreduced);
+        sr_terr(cx, "ShardingTypeError",
+                "out_sharding's unreduced axes should be in operand's specs that were %s over. Got operand=%s, "
+                "axes=%s, unreduced_spec=%s",
+                name, sr_buf_str(&op), sr_buf_str(&ax), sr_buf_str(&us));
+        sr_buf_free(&op);
+        sr_buf_free(&ax);
+        sr_buf_free(&us);
+        return -1;
+      }
+      u = g.unreduced;
+    } else if (sr_getu(cx, x, &u) < 0) {
+      return -1;
+    }
+    b.unreduced = u;
+    b.ukind = u ? (uint8_t)kind : SR_UK_NONE;
+    /* _reduce_op_reduced_rule */
+    if (given && g.reduced && s.mode == SR_MODE_EXPLICIT) {
+      SrBuf sb = SR_BUF_INIT;
+      SrTypeBuilder gb = b;
+      gb.unreduced = g.unreduced;
+      gb.reduced = g.reduced;
+      gb.ukind = g.ukind;
+      gb.varying = 0;
+      sr_buf_puts(&sb, "out_sharding=");
+      sr_type_sharding_str(&sb, cx, sr_type_get(&gb));
+      sr_terr(cx, "ValueError", "out_sharding passed to %s cannot be reduced. Got %s", name, sr_buf_str(&sb));
+      sr_buf_free(&sb);
+      return -1;
+    }
+    b.reduced = sr_getr(cx, x);
+  }
+  if (sr_vma_standard(cx, e, &b.varying) < 0) return -1;
+  return sr_finish_type(cx, e, &b, out);
+}
+
+/* reduce_prod, reduce_and, reduce_or (lax._reduce_op_sharding_rule,
+   _reduce_logical_sharding_rule): no out_sharding, no ur rule. */
+static int type_reduce_plain(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
+  const SrType *x = e->in[0];
+  int64_t axes[SR_MAX_RANK];
+  int n = 0, drop[SR_MAX_RANK];
+  int logical = e->prim->id != SR_P_reduce_prod;
+  if (logical) {
+    if (x->dtype != SR_BOOL && !sr_dtype_in(x->dtype, SR_DC_INT))
+      return sr_terr(cx, "TypeError", "logical reduction requires operand dtype bool or int, got %s.",
+                     sr_dtype_name(x->dtype));
+    if (sr_rparam_ints(cx, e, "axes", 1, axes, SR_MAX_RANK, &n) < 0) return -1;
+    memset(drop, 0, sizeof drop);
+    for (int i = 0; i < n; i++) {
+      if (axes[i] < 0 || axes[i] >= x->ndim)
+        return sr_terr(cx, "IndexError", "index %lld is out of bounds for axis 0 with size %d", (long long)axes[i], x->ndim);
+      drop[axes[i]] = 1;
+    }
+  } else {
+    if (read_axes(cx, e, x, axes, &n, drop) < 0 || number_dtype(cx, "reduce_prod", x) < 0) return -1;
+  }
+  SrStd s;
+  if (sr_std_begin(cx, e, &s) < 0 || spec_guard(cx, &s, x, !logical) < 0 || sr_ur_none(cx, e, &s, 0) < 0) return -1;
+  SrTypeBuilder b;
+  reduced_builder(&b, x, drop, &s);
+  if (logical) b.weak = 0;
+  if (sr_vma_standard(cx, e, &b.varying) < 0) return -1;
+  return sr_finish_type(cx, e, &b, out);
+}
+
+/* argmax, argmin (lax._argminmax_*): one axis, an integer index dtype. */
+static int type_argminmax(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
+  const SrType *x = e->in[0];
+  int64_t axes[SR_MAX_RANK];
+  int n = 0, has = 0;
+  SrDtype idt = SR_I32;
+  if (sr_rparam_ints(cx, e, "axes", 1, axes, SR_MAX_RANK, &n) < 0 ||
+      sr_rparam_dtype(cx, e, "index_dtype", &idt, &has) < 0)
+    return -1;
+  if (n != 1) return sr_terr(cx, "ValueError", "not enough values to unpack (expected 1, got %d)", n);
+  SrBuf sh = SR_BUF_INIT;
+  sr_shape_str(&sh, x);
+  int rc = 0;
+  if (axes[0] < 0 || axes[0] >= x->ndim)
+    rc = sr_terr(cx, "ValueError", "Invalid axis %lld for operand shape %s", (long long)axes[0], sr_buf_str(&sh));
+  else if (x->dims[axes[0]].size < 1 && !x->dims[axes[0]].sym)
+    rc = sr_terr(cx, "ValueError",
+                 "argmin and argmax require non-empty reduced dimension. operand.shape=%s axis=%lld", sr_buf_str(&sh),
+                 (long long)axes[0]);
+  sr_buf_free(&sh);
+  if (rc) return -1;
+  if (!has || !sr_dtype_in(idt, SR_DC_INT))
+    return sr_terr(cx, "TypeError", "index_dtype must be an integer type, but got %s", has ? sr_dtype_name(idt) : "None");
+  SrStd s;
+  if (sr_std_begin(cx, e, &s) < 0 || spec_guard(cx, &s, x, 0) < 0 || sr_ur_none(cx, e, &s, 0) < 0) return -1;
+  int drop[SR_MAX_RANK] = {0};
+  drop[axes[0]] = 1;
+  SrTypeBuilder b;
+  reduced_builder(&b, x, drop, &s);
+  b.dtype = idt;
+  b.weak = 0;
+  if (sr_vma_standard(cx, e, &b.varying) < 0) return -1;
+  return sr_finish_type(cx, e, &b, out);
+}
+
+/* cumsum, cumprod, cummax, cummin (control_flow/loops.py
+   _cumred_shape_rule, _cumred_sharding_rule): the operand's type, which
+   must not be sharded along the axis. */
+static int type_cumred(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
+  const SrType *x = e->in[0];
+  int64_t axis = 0;
+  int rev = 0;
+  if (sr_rparam_int(cx, e, "axis", 1, &axis) < 0 || sr_rparam_bool(cx, e, "reverse", 0, &rev) < 0) return -1;
+  if (axis < 0) return sr_terr(cx, "ValueError", "XLA operations do not allow negative axes");
+  if (axis >= x->ndim) {
+    SrBuf a = SR_BUF_INIT;
+    sr_shape_str(&a, x);
+    sr_terr(cx, "ValueError", "axis %lld is out of bounds for array of shape %s", (long long)axis, sr_buf_str(&a));
+    sr_buf_free(&a);
+    return -1;
+  }
+  if (number_dtype(cx, e->prim->name, x) < 0) return -1;
+  SrStd s;
+  if (sr_std_begin(cx, e, &s) < 0 || spec_guard(cx, &s, x, 0) < 0) return -1;
+  if (s.mode == SR_MODE_EXPLICIT && x->dims[axis].nax) {
+    SrBuf a = SR_BUF_INIT;
+    sr_aval_str(&a, x);
+    sr_terr(cx, "ShardingTypeError", "Input should be unsharded over the axis being reduced. Got input type=%s and axis=%lld",
+            sr_buf_str(&a), (long long)axis);
+    sr_buf_free(&a);
+    return -1;
+  }
+  if (sr_ur_none(cx, e, &s, 0) < 0) return -1;
+  SrTypeBuilder b;
+  sr_type_builder(&b, x);
+  b.unreduced = b.reduced = b.varying = 0;
+  if (s.mode != SR_MODE_EXPLICIT) sr_builder_replicate(&b);
+  if (sr_vma_standard(cx, e, &b.varying) < 0) return -1;
+  return sr_finish_type(cx, e, &b, out);
+}
+
+static void type_rules_reduce(void) {
+  sr_set_type_rule(SR_P_reduce_sum, type_reduce_with_out);
+  sr_set_type_rule(SR_P_reduce_max, type_reduce_with_out);
+  sr_set_type_rule(SR_P_reduce_min, type_reduce_with_out);
+  sr_set_type_rule(SR_P_reduce_prod, type_reduce_plain);
+  sr_set_type_rule(SR_P_reduce_and, type_reduce_plain);
+  sr_set_type_rule(SR_P_reduce_or, type_reduce_plain);
+  sr_set_type_rule(SR_P_argmax, type_argminmax);
+  sr_set_type_rule(SR_P_argmin, type_argminmax);
+  sr_set_type_rule(SR_P_cumsum, type_cumred);
+  sr_set_type_rule(SR_P_cumprod, type_cumred);
+  sr_set_type_rule(SR_P_cummax, type_cumred);
+  sr_set_type_rule(SR_P_cummin, type_cumred);
+}
+
+/* ==== eval rules (from lib/exec/eval_reduce.c) ==== */
+
+/* eval rules of reductions, arg-reductions and scans.
+ *
+ * A reduction over a dim split over mesh axes reduces each device's block
+ * where it is: the partial results are the result unreduced over those
+ * axes (kind sum, max or min), and redistribute.c turns that into the
+ * result's layout -- an all-reduce, a reduce-scatter, or nothing when the
+ * result type is itself unreduced.  Products and logical reductions have
+ * no unreduced kind, so their split dims are gathered first, as are the
+ * dims of argmax/argmin and of the cumulative scans. */
+
+
+typedef struct RedArg {
+  int op;
+  SrDtype dt;
+  int nd;
+  uint32_t axes;
+} RedArg;
+
+static int red_fn(SrShardIO *io) {
+  RedArg *r = io->arg;
+  if (sr_kern_reduce(r->op, r->dt, r->nd, io->in_shape[0], r->axes, io->in[0]->data, io->out[0]->data) < 0)
+    return sr_ev_err(io->cx, "NotImplementedError", "cannot reduce arrays of dtype %s", sr_dtype_name(r->dt));
+  return 0;
+}
+
+static int kr_of(int prim) {
+  switch (prim) {
+  case SR_P_reduce_sum: return SR_KR_SUM;
+  case SR_P_reduce_max: return SR_KR_MAX;
+  case SR_P_reduce_min: return SR_KR_MIN;
+  case SR_P_reduce_prod: return SR_KR_PROD;
+  case SR_P_reduce_and: return SR_KR_AND;
+  default: return SR_KR_OR;
+  }
+}
+
+static int ev_reduce(SrEvalCtx *cx, const SrEvalEqn *e) {
+  const SrType *t = e->out_type[0];
+  const SrMesh *m = sr_ev_mesh_for(cx, e, t);
+  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
+  SrArray *x = e->in[0];
+  int64_t ax[SR_MAX_RANK];
+  int nax;
+  if (sr_ev_param_ints(cx, e, "axes", ax, SR_MAX_RANK, &nax) < 0) return -1;
+  uint32_t axes = 0;
+  for (int k = 0; k < nax; k++) axes |= 1u << ax[k];
+  int op = kr_of(e->prim->id);
+  int partial_ok = op == SR_KR_SUM || op == SR_KR_MAX || op == SR_KR_MIN;
+  int ukind = op == SR_KR_SUM ? SR_UK_SUM : op == SR_KR_MAX ? SR_UK_MAX : SR_UK_MIN;
+  /* the operand's layout: kept dims as the result's, reduced dims as they
+     are (partial results) unless an axis is needed elsewhere */
+  SrAxes used = sr_type_sharded_axes(l);
+  SrTypeBuilder b;
+  sr_type_builder(&b, x->layout);
+  SrAxes partial = 0;
+  for (int i = 0, o = 0; i < b.ndim; i++) {
+    SrDim *d = &b.dims[i];
+    if (axes >> i & 1) {
+      SrAxes da = sr_dim_axes(d);
+      if (!partial_ok || (da & used) || (x->layout->unreduced && ukind != x->layout->ukind)) d->nax = 0;
+      else partial |= da;
+      continue;
+    }
+    d->nax = l->dims[o].nax;
+    memcpy(d->ax, l->dims[o].ax, SR_MAX_DIM_AXES);
+    if (d->nax) b.mesh = l->mesh;
+    o++;
+  }
+  SrArray *xin = sr_redistribute(cx, x, m, sr_type_get(&b));
+  if (!xin) return -1;
+  /* the natural result: the kept dims, unreduced over the partial axes */
+  SrTypeBuilder nb;
+  sr_type_builder(&nb, l);
+  nb.unreduced = xin->layout->unreduced | partial;
+  nb.ukind = (uint8_t)(nb.unreduced ? (xin->layout->unreduced ? xin->layout->ukind : ukind) : SR_UK_NONE);
+  nb.reduced = 0;
+  if (nb.unreduced && !nb.mesh) nb.mesh = xin->layout->mesh;
+  SrArray *r = sr_array_new(t, sr_type_get(&nb), m);
+  RedArg ra = {op, x->type->dtype, x->type->ndim, axes};
+  int rc = sr_ev_map(cx, 1, &xin, 1, &r, 0, red_fn, &ra);
+  sr_array_unref(xin);
+  if (rc == 0) e->out[0] = sr_redistribute_typed(cx, r, m, l, t);
+  sr_array_unref(r);
+  return rc < 0 || !e->out[0] ? -1 : 0;
+}
+
+/* ---- argmax / argmin, cumulative ---- */
+
+typedef struct AxisArg {
+  int op, is_max, reverse, axis, nd;
+  SrDtype dt, idt;
+} AxisArg;
+
+static int arg_fn(SrShardIO *io) {
+  AxisArg *a = io->arg;
+  if (sr_kern_argminmax(a->is_max, a->dt, a->idt, a->nd, io->in_shape[0], a->axis, io->in[0]->data,
+                        io->out[0]->data) < 0)
+    return sr_ev_err(io->cx, "NotImplementedError", "argmax of dtype %s", sr_dtype_name(a->dt));
+  return 0;
+}
+
+static int cum_fn(SrShardIO *io) {
+  AxisArg *a = io->arg;
+  if (sr_kern_cumulative(a->op, a->dt, a->nd, io->in_shape[0], a->axis, a->reverse, io->in[0]->data,
+                         io->out[0]->data) < 0)
+    return sr_ev_err(io->cx, "NotImplementedError", "cumulative reduction of dtype %s", sr_dtype_name(a->dt));
+  return 0;
+}
+
+/* The operand with `axis` gathered and the other dims laid out as the
+   result's (whose dims are the operand's, less `axis` when drop). */
+static SrArray *axis_operand(SrEvalCtx *cx, SrArray *x, const SrMesh *m, const SrType *l, int axis, int drop) {
+  SrTypeBuilder b;
+  sr_type_builder(&b, x->layout);
+  for (int i = 0, o = 0; i < b.ndim; i++) {
+    SrDim *d = &b.dims[i];
+    if (i == axis) {
+      d->nax = 0;
+      if (!drop) o++;
+      continue;
+    }
+    d->nax = l->dims[o].nax;
+    memcpy(d->ax, l->dims[o].ax, SR_MAX_DIM_AXES);
+    if (d->nax) b.mesh = l->mesh;
+    o++;
+  }
+  return sr_redistribute(cx, x, m, sr_type_get(&b));
+}
+
+static const SrType *without_dim_axes(const SrType *l, int dim, const SrType *src) {
+  SrTypeBuilder b;
+  sr_type_builder(&b, l);
+  if (dim >= 0) b.dims[dim].nax = 0;
+  b.unreduced = src->unreduced;
+  b.ukind = src->ukind;
+  b.reduced = src->reduced;
+  if ((b.unreduced || b.reduced) && !b.mesh) b.mesh = src->mesh;
+  return sr_type_get(&b);
+}
+
+static int ev_argminmax(SrEvalCtx *cx, const SrEvalEqn *e) {
+  const SrType *t = e->out_type[0];
+  const SrMesh *m = sr_ev_mesh_for(cx, e, t);
+  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
+  int64_t ax[4];
+  int n;
+  if (sr_ev_param_ints(cx, e, "axes", ax, 4, &n) < 0 || n != 1)
+    return sr_ev_err(cx, "TypeError", "%s needs one axis", e->prim->name);
+  SrArray *x = e->in[0];
+  SrArray *xin = axis_operand(cx, x, m, l, (int)ax[0], 1);
+  if (!xin) return -1;
+  AxisArg a = {0, e->prim->id == SR_P_argmax, 0, (int)ax[0], x->type->ndim, x->type->dtype, t->dtype};
+  SrArray *r = sr_array_new(t, without_dim_axes(l, -1, sr_layout_of_type(t)), m);
+  int rc = sr_ev_map(cx, 1, &xin, 1, &r, 0, arg_fn, &a);
+  sr_array_unref(xin);
+  if (rc == 0) e->out[0] = sr_redistribute_typed(cx, r, m, l, t);
+  sr_array_unref(r);
+  return rc < 0 || !e->out[0] ? -1 : 0;
+}
+
+static int ev_cumulative(SrEvalCtx *cx, const SrEvalEqn *e) {
+  const SrType *t = e->out_type[0];
+  const SrMesh *m = sr_ev_mesh_for(cx, e, t);
+  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
+  int64_t axis = 0, reverse = 0;
+  if (sr_ev_param_int(cx, e, "axis", &axis) < 0) return -1;
+  if (sr_ev_param(e, "reverse")) sr_ev_param_int(cx, e, "reverse", &reverse);
+  SrArray *x = e->in[0];
+  SrArray *xin = axis_operand(cx, x, m, l, (int)axis, 0);
+  if (!xin) return -1;
+  int id = e->prim->id;
+  int op = id == SR_P_cumsum ? SR_KR_SUM : id == SR_P_cumprod ? SR_KR_PROD : id == SR_P_cummax ? SR_KR_MAX : SR_KR_MIN;
+  AxisArg a = {op, 0, (int)reverse, (int)axis, x->type->ndim, x->type->dtype, t->dtype};
+  SrArray *r = sr_array_new(t, without_dim_axes(l, (int)axis, xin->layout), m);
+  int rc = sr_ev_map(cx, 1, &xin, 1, &r, 0, cum_fn, &a);
+  sr_array_unref(xin);
+  if (rc == 0) e->out[0] = sr_redistribute_typed(cx, r, m, l, t);
+  sr_array_unref(r);
+  return rc < 0 || !e->out[0] ? -1 : 0;
+}
+
+static void eval_rules_reduce(void) {
+  sr_set_eval_rule(SR_P_reduce_sum, ev_reduce);
+  sr_set_eval_rule(SR_P_reduce_max, ev_reduce);
+  sr_set_eval_rule(SR_P_reduce_min, ev_reduce);
+  sr_set_eval_rule(SR_P_reduce_prod, ev_reduce);
+  sr_set_eval_rule(SR_P_reduce_and, ev_reduce);
+  sr_set_eval_rule(SR_P_reduce_or, ev_reduce);
+  sr_set_eval_rule(SR_P_argmax, ev_argminmax);
+  sr_set_eval_rule(SR_P_argmin, ev_argminmax);
+  sr_set_eval_rule(SR_P_cumsum, ev_cumulative);
+  sr_set_eval_rule(SR_P_cumprod, ev_cumulative);
+  sr_set_eval_rule(SR_P_cummax, ev_cumulative);
+  sr_set_eval_rule(SR_P_cummin, ev_cumulative);
+}
+
+/* ==== JVP and transpose rules (from lib/ad/ad_structural.c) ==== */
+
+#define TR(name) static int name(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x, SrVal **cx)
+#define JVP(name) static int name(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, SrVal **ty)
+
+static SrVal *param(const SrEqn *e, const char *key) { return sr_eqn_param(e, sr_intern_cstr(key)); }
+
+/* An int tuple param (NULL or None: n = 0). */
+static int param_ints(const SrEqn *e, const char *key, int64_t *out, int max) {
+  SrVal *v = param(e, key);
+  int n = 0;
+  if (!v || v->kind == SR_V_NONE) return 0;
+  if (sr_val_ints(v, out, max, &n) < 0) return -1;
+  return n;
+}
+
+static int64_t param_int(const SrEqn *e, const char *key, int64_t dflt) {
+  SrVal *v = param(e, key);
+  return v && (v->kind == SR_V_INT || v->kind == SR_V_BOOL) ? v->i : dflt;
+}
+
+static const SrType *ct_of(const SrEqn *e, int i) { return sr_ad_ct_type(e->in[i]->type); }
+
+static int contains(const int64_t *v, int n, int64_t x) {
+  for (int i = 0; i < n; i++)
+    if (v[i] == x) return 1;
+  return 0;
+}
+
+static SrVal *triples(const int64_t *lo, const int64_t *hi, const int64_t *in, int n) {
+  SrVal *t = sr_seq(NULL, SR_V_TUPLE, n);
+  for (int i = 0; i < n; i++) {
+    int64_t v[3] = {lo[i], hi[i], in[i]};
+    sr_seq_push(NULL, t, ad_ints(v, 3));
+  }
+  return t;
+}
+
+
+/* ---- reductions ---- */
+
+TR(tr_reduce_sum) {
+  (void)x;
+  int64_t axes[SR_MAX_RANK], bd[SR_MAX_RANK];
+  int na = param_ints(e, "axes", axes, SR_MAX_RANK);
+  if (na < 0) return sr_raise(ad->I, "TypeError", "reduce_sum: malformed axes"), -1;
+  const SrType *ot = ct_of(e, 0);
+  int nb = 0;
+  for (int i = 0; i < ot->ndim; i++)
+    if (!contains(axes, na, i)) bd[nb++] = i;
+  cx[0] = ad_broadcast_in_dim(ad, ct[0], ot, bd, nb, 1);
+  return cx[0] ? 0 : -1;
+}
+
+
+
+JVP(jvp_reduce_chooser) {
+  /* div(reduce_sum(mul(g, loc), axes), reduce_sum(loc, axes)) with
+     loc = convert(eq(operand, reshape(ans, shape with 1s)), g.dtype) */
+  SrVal *ans = y[0] = ad_bind_eqn1(ad, e, x);
+  const SrType *xt = ad_type(ad, x[0]);
+  if (!ans || !xt) return -1;
+  int64_t axes[SR_MAX_RANK];
+  int na = param_ints(e, "axes", axes, SR_MAX_RANK);
+  SrTypeBuilder b;
+  sr_type_builder(&b, xt);
+  for (int i = 0; i < b.ndim; i++) {
+    b.dims[i].nax = 0;
+    if (contains(axes, na, i)) b.dims[i].size = 1;
+  }
+  b.unreduced = b.reduced = 0;
+  SrVal *r = ad_reshape_plain(ad, ans, sr_type_get(&b));
+  SrVal *loc = ad_convert(ad, ad_binop(ad, SR_P_eq, x[0], r), ad_type(ad, t[0])->dtype, 0);
+  SrVal *counts = ad_reduce_sum(ad, loc, axes, na, NULL);
+  ty[0] = ad_div(ad, ad_reduce_sum(ad, ad_mul(ad, t[0], loc), axes, na, NULL), counts);
+  return ty[0] ? 0 : -1;
+}
+
+static SrVal *triples(const int64_t *lo, const int64_t *hi, const int64_t *in, int n);
+
+/* lax.slice_in_dim(v, lo, hi) on axis 0, strides all 1. */
+static SrVal *slice_rows(SrAd *ad, SrVal *v, int64_t lo, int64_t hi) {
+  const SrType *vt = ad_type(ad, v);
+  if (!vt) return NULL;
+  int64_t st[SR_MAX_RANK], lim[SR_MAX_RANK], str[SR_MAX_RANK];
+  for (int i = 0; i < vt->ndim; i++) {
+    st[i] = 0;
+    lim[i] = vt->dims[i].size;
+    str[i] = 1;
+  }
+  st[0] = lo;
+  lim[0] = hi;
+  return ad_bindv(ad, SR_P_slice, 1, &v, "start_indices", ad_ints(st, vt->ndim), "limit_indices",
+                  ad_ints(lim, vt->ndim), "strides", ad_ints(str, vt->ndim), NULL);
+}
+
+/* lax.pad(v, fill, [(0, 1, 0)] on axis 0): one more row of fill. */
+static SrVal *pad_row(SrAd *ad, SrVal *v, SrVal *fill) {
+  const SrType *vt = ad_type(ad, v);
+  if (!vt || !fill) return NULL;
+  int64_t lo[SR_MAX_RANK] = {0}, hi[SR_MAX_RANK] = {0}, in[SR_MAX_RANK] = {0};
+  hi[0] = 1;
+  SrVal *pin[2] = {v, fill};
+  return ad_bindv(ad, SR_P_pad, 2, pin, "padding_config", triples(lo, hi, in, vt->ndim), NULL);
+}
+
+/* _reduce_prod_jvp_rule, i.e. _reduce_jvp with mul: the reduced axes
+   moved to the front and flattened, then halved by a pairwise product
+   tree (an odd half padded with ones) under the JVP of mul.  Nothing
+   divides by the product, so zeros in the operand are exact, and the
+   tangent is built by slice, pad with 0, mul by primal values and add_any
+   alone: linear in t, so linearize and transpose work. */
+JVP(jvp_reduce_prod) {
+  const SrType *xt = ad_type(ad, x[0]);
+  if (!xt) return -1;
+  int64_t axes[SR_MAX_RANK], perm[SR_MAX_RANK];
+  int na = param_ints(e, "axes", axes, SR_MAX_RANK);
+  if (na < 0) return sr_raise(ad->I, "TypeError", "reduce_prod: malformed axes"), -1;
+  int64_t n = 1;
+  for (int i = 0; i < na; i++) {
+    perm[i] = axes[i];
+    n *= xt->dims[axes[i]].size;
+  }
+  int np = na;
+  for (int i = 0; i < xt->ndim; i++)
+    if (!contains(axes, na, i)) perm[np++] = i;
+  /* new_shape = (n,) + the kept dimensions */
+  SrTypeBuilder b;
+  sr_type_builder(&b, xt);
+  b.ndim = (uint8_t)(xt->ndim - na + 1);
+  b.dims[0].size = n;
+  b.dims[0].nax = 0;
+  for (int i = na; i < xt->ndim; i++) b.dims[i - na + 1] = xt->dims[perm[i]];
+  b.unreduced = b.reduced = 0;
+  const SrType *flat = sr_type_get(&b);
+  SrVal *p = ad_reshape_plain(ad, ad_transpose(ad, x[0], perm, xt->ndim), flat);
+  SrVal *g = t[0] ? ad_reshape_plain(ad, ad_transpose(ad, t[0], perm, xt->ndim), flat) : NULL;
+  if (!p || (t[0] && !g)) return -1;
+  if (n == 0) {
+    /* an empty product: full(kept shape, 1), a zero tangent */
+    SrTypeBuilder k;
+    sr_type_builder(&k, flat);
+    k.ndim--;
+    memmove(k.dims, k.dims + 1, k.ndim * sizeof k.dims[0]);
+    y[0] = ad_full(ad, sr_type_get(&k), 1.0);
+    ty[0] = NULL;
+    return y[0] ? 0 : -1;
+  }
+  for (int64_t m = n; m > 1;) {
+    int64_t n1 = (m + 1) / 2;
+    /* in JAX's order: each primal operation, then its tangent */
+    SrVal *p1 = slice_rows(ad, p, 0, n1), *g1 = g ? slice_rows(ad, g, 0, n1) : NULL;
+    SrVal *p2 = slice_rows(ad, p, n1, m), *g2 = g ? slice_rows(ad, g, n1, m) : NULL;
+    if (m - n1 != n1) {
+      p2 = pad_row(ad, p2, ad_scalar(ad, xt->dtype, 0, 1.0));
+      /* the padding value is a constant: its tangent is zero */
+      if (g) g2 = pad_row(ad, g2, ad_scalar(ad, ad_type(ad, g)->dtype, 0, 0.0));
+    }
+    /* jvp of mul: p1 * p2, then g1 * p2 + p1 * g2 */
+    SrVal *prod = ad_mul(ad, p1, p2);
+    if (g) {
+      SrVal *a = ad_mul(ad, g1, p2);
+      g = ad_add_any(ad, a, ad_mul(ad, p1, g2));
+    }
+    p = prod;
+    if (!p || (t[0] && !g)) return -1;
+    m = n1;
+  }
+  int64_t zero = 0;
+  y[0] = ad_bindv(ad, SR_P_squeeze, 1, &p, "dimensions", ad_ints(&zero, 1), NULL);
+  ty[0] = g ? ad_bindv(ad, SR_P_squeeze, 1, &g, "dimensions", ad_ints(&zero, 1), NULL) : NULL;
+  return y[0] && (ty[0] || !g) ? 0 : -1;
+}
+
+TR(tr_cumsum) {
+  (void)x;
+  SrVal *c = ct[0];
+  cx[0] = ad_bindv(ad, SR_P_cumsum, 1, &c, "axis", sr_int(NULL, param_int(e, "axis", 0)), "reverse",
+                   sr_bool(!param_int(e, "reverse", 0)), NULL);
+  return cx[0] ? 0 : -1;
+}
+#undef TR
+#undef JVP
+
+static void ad_rules_reduce(void) {
+  static const int zero[] = {SR_P_argmax, SR_P_argmin, SR_P_reduce_and, SR_P_reduce_or};
+  for (size_t i = 0; i < sizeof zero / sizeof *zero; i++) sr_ad_set_jvp(zero[i], sr_ad_jvp_zero);
+  sr_ad_set_jvp(SR_P_reduce_sum, sr_ad_jvp_linear);
+  sr_ad_set_transpose(SR_P_reduce_sum, tr_reduce_sum);
+  sr_ad_set_jvp(SR_P_reduce_max, jvp_reduce_chooser);
+  sr_ad_set_jvp(SR_P_reduce_min, jvp_reduce_chooser);
+  sr_ad_set_jvp(SR_P_reduce_prod, jvp_reduce_prod);
+  sr_ad_set_jvp(SR_P_cumsum, sr_ad_jvp_linear);
+  sr_ad_set_transpose(SR_P_cumsum, tr_cumsum);
+}
+
+/* ==== communication notes (from lib/ad/ad_comm.c) ==== */
+
+/* Axes a type's dims are sharded over, named on the type's mesh. */
+static SrAxes dims_axes(const SrType *t, const int64_t *dims, int n) {
+  SrAxes a = 0;
+  for (int i = 0; i < n; i++)
+    if (dims[i] >= 0 && dims[i] < t->ndim) a |= sr_dim_axes(&t->dims[dims[i]]);
+  return a;
+}
+
+/* A reduction over sharded dims (not into unreduced ones) all-reduces. */
+static int comm_reduce(const SrEqn *e, SrCommNote *out, int max) {
+  int n = 0;
+  const SrType *in0 = e->nin ? e->in[0]->type : NULL, *o0 = e->nout ? e->out[0]->type : NULL;
+  if (!in0 || !o0) return 0;
+  int64_t ax[SR_MAX_RANK];
+  int na = 0;
+  SrVal *v = param(e, "axes");
+  if (!v || sr_val_ints(v, ax, SR_MAX_RANK, &na) < 0) return 0;
+  SrAxes a = dims_axes(in0, ax, na);
+  SrAxes ou = o0->mesh ? sr_axes_remap(o0->unreduced, o0->mesh, in0->mesh) : 0;
+  if (a & ~ou) n = sr_comm_note(out, max, n, "all-reduce (reduction over sharded dims)", in0->mesh, a & ~ou);
+  return n;
+}
+
+static void comm_rules_reduce(void) {
+  static const int ids[] = {SR_P_reduce_sum, SR_P_reduce_max, SR_P_reduce_min, SR_P_reduce_prod,
+                            SR_P_reduce_and, SR_P_reduce_or,  SR_P_argmax,     SR_P_argmin};
+  for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) sr_prims[ids[i]].comm = comm_reduce;
+}
+
+void sr_lax_reduce_init(void) {
+  type_rules_reduce();
+  eval_rules_reduce();
+  ad_rules_reduce();
+  comm_rules_reduce();
+}
