@@ -37,12 +37,12 @@ int sr_ad_differentiable(const SrType *t) { return t && sr_dtype_is_inexact(t->d
 void sr_ad_set_jvp(int prim_id, SrJvpRule r) { sr_prims[prim_id].jvp = r; }
 void sr_ad_set_transpose(int prim_id, SrTransposeRule r) { sr_prims[prim_id].transpose = r; }
 
-int ad_no_jvp(SrAd *ad, const SrPrim *p) {
+int sr_ad_no_jvp(SrAd *ad, const SrPrim *p) {
   sr_raise(ad->I, "NotImplementedError", "Differentiation rule for '%s' not implemented", p->name);
   return -1;
 }
 
-int ad_no_transpose(SrAd *ad, const SrPrim *p) {
+int sr_ad_no_transpose(SrAd *ad, const SrPrim *p) {
   sr_raise(ad->I, "NotImplementedError",
            "Transpose rule (for reverse-mode differentiation) for '%s' not implemented", p->name);
   return -1;
@@ -59,12 +59,12 @@ void sr_ad_begin(SrAd *ad, SrInterp *I, SrAdMode mode) {
 
 static void memo_free(struct SrAdMemo *m);
 
-void ad_release(SrAd *ad, int mark) {
+void sr_ad_release(SrAd *ad, int mark) {
   while (ad->npool > mark) sr_unref(ad->pool[--ad->npool]);
 }
 
 void sr_ad_end(SrAd *ad) {
-  ad_release(ad, 0);
+  sr_ad_release(ad, 0);
   free(ad->pool);
   ad->pool = NULL;
   ad->cappool = 0;
@@ -116,10 +116,10 @@ static void memo_free(struct SrAdMemo *m) {
   free(m);
 }
 
-const SrAdMemoVal *ad_memo_get(SrAd *ad, int tag, const SrJaxpr *body, const uint8_t *key, size_t nkey) {
+const SrAdMemoVal *sr_ad_memo_get(SrAd *ad, int tag, const SrJaxpr *body, const uint8_t *key, size_t nkey) {
   struct SrAdMemo *m = ad->I->ad_memo;
   if (!m) return NULL;
-  const SrMesh *mesh = ad_ctx_mesh(ad);
+  const SrMesh *mesh = sr_ad_ctx_mesh(ad);
   uint64_t h = memo_hash(tag, body, mesh, key, nkey);
   for (MemoEntry *e = m->buckets[h % m->nbuckets]; e; e = e->next)
     if (e->hash == h && e->tag == tag && e->body == body && e->mesh == mesh && e->nkey == nkey &&
@@ -128,7 +128,7 @@ const SrAdMemoVal *ad_memo_get(SrAd *ad, int tag, const SrJaxpr *body, const uin
   return NULL;
 }
 
-void ad_memo_put(SrAd *ad, int tag, const SrJaxpr *body, const uint8_t *key, size_t nkey, SrJaxpr *j0,
+void sr_ad_memo_put(SrAd *ad, int tag, const SrJaxpr *body, const uint8_t *key, size_t nkey, SrJaxpr *j0,
                  SrJaxpr *j1, const int *data, int ndata) {
   SrInterp *I = ad->I;
   struct SrAdMemo *m = I->ad_memo;
@@ -155,7 +155,7 @@ void ad_memo_put(SrAd *ad, int tag, const SrJaxpr *body, const uint8_t *key, siz
   e->tag = tag;
   e->body = body;
   sr_program_ref(body->prog);
-  e->mesh = ad_ctx_mesh(ad);
+  e->mesh = sr_ad_ctx_mesh(ad);
   e->key = sr_xmalloc(nkey + 1);
   if (nkey) memcpy(e->key, key, nkey);
   e->nkey = nkey;
@@ -173,7 +173,7 @@ void ad_memo_put(SrAd *ad, int tag, const SrJaxpr *body, const uint8_t *key, siz
   m->n++;
 }
 
-SrVal *ad_keep(SrAd *ad, SrVal *v) {
+SrVal *sr_ad_keep(SrAd *ad, SrVal *v) {
   if (!v) return NULL;
   if (ad->npool == ad->cappool) {
     ad->cappool = ad->cappool ? 2 * ad->cappool : 64;
@@ -208,21 +208,21 @@ static SrVal *bind_in(SrAd *ad, SrTrace *t, const SrPrim *p, int nin, SrVal **in
   I->trace = t;
   SrVal *r = sr_bind_prim(I, p, nin, in, np, ps, written, nout);
   I->trace = saved;
-  return ad_keep(ad, r);
+  return sr_ad_keep(ad, r);
 }
 
-SrVal *ad_bind(SrAd *ad, int prim_id, int nin, SrVal **in, int nparams, const SrParam *params) {
+SrVal *sr_ad_bind(SrAd *ad, int prim_id, int nin, SrVal **in, int nparams, const SrParam *params) {
   for (int i = 0; i < nin; i++)
     if (!in[i]) return NULL;
   return bind_in(ad, pick_trace(ad, nin, in), &sr_prims[prim_id], nin, in, nparams, params, NULL, 0);
 }
 
-SrVal *ad_bind_tangent(SrAd *ad, int prim_id, int nin, SrVal **in, int nparams, const SrParam *params) {
+SrVal *sr_ad_bind_tangent(SrAd *ad, int prim_id, int nin, SrVal **in, int nparams, const SrParam *params) {
   SrTrace *t = ad->mode == SR_AD_LIN ? ad->tangent : ad->I->trace;
   return bind_in(ad, t, &sr_prims[prim_id], nin, in, nparams, params, NULL, 0);
 }
 
-SrVal *ad_bindv(SrAd *ad, int prim_id, int nin, SrVal **in, ...) {
+SrVal *sr_ad_bindv(SrAd *ad, int prim_id, int nin, SrVal **in, ...) {
   SrPList ps = {0};
   va_list ap;
   va_start(ap, in);
@@ -232,12 +232,12 @@ SrVal *ad_bindv(SrAd *ad, int prim_id, int nin, SrVal **in, ...) {
     sr_plist_add(&ps, k, va_arg(ap, SrVal *));
   }
   va_end(ap);
-  SrVal *r = ad_bind(ad, prim_id, nin, in, ps.n, ps.p);
+  SrVal *r = sr_ad_bind(ad, prim_id, nin, in, ps.n, ps.p);
   sr_plist_free(&ps);
   return r;
 }
 
-SrVal *ad_bind_eqn(SrAd *ad, const SrEqn *e, SrVal **in) {
+SrVal *sr_ad_bind_eqn(SrAd *ad, const SrEqn *e, SrVal **in) {
   for (uint32_t i = 0; i < e->nin; i++)
     if (!in[i]) return NULL;
   const SrType *wsmall[16], **written = e->nout <= 16 ? wsmall : sr_xmalloc(e->nout * sizeof *written);
@@ -248,14 +248,14 @@ SrVal *ad_bind_eqn(SrAd *ad, const SrEqn *e, SrVal **in) {
   return r;
 }
 
-SrVal *ad_bind_eqn1(SrAd *ad, const SrEqn *e, SrVal **in) {
-  SrVal *r = ad_bind_eqn(ad, e, in);
+SrVal *sr_ad_bind_eqn1(SrAd *ad, const SrEqn *e, SrVal **in) {
+  SrVal *r = sr_ad_bind_eqn(ad, e, in);
   return r ? r->seq.items[0] : NULL;
 }
 
 /* ---- values ---- */
 
-SrVal *ad_literal(SrAd *ad, const SrVar *l) {
+SrVal *sr_ad_literal(SrAd *ad, const SrVar *l) {
   const SrType *t = l->type;
   if (!t) {
     /* a bare literal of an older printer: its dtype from its text */
@@ -263,41 +263,41 @@ SrVal *ad_literal(SrAd *ad, const SrVar *l) {
     int isf = strchr(s, '.') || strchr(s, 'e') || strstr(s, "inf") || strstr(s, "nan");
     int isb = strcmp(s, "True") == 0 || strcmp(s, "False") == 0;
     t = sr_type_with_weak(sr_type_scalar(isb ? SR_BOOL : isf ? SR_F32 : SR_I32), !isb);
-    if (isb) return ad_keep(ad, sr_array_scalar(t, 0, 0, s[0] == 'T'));
-    if (isf) return ad_keep(ad, sr_array_scalar(t, strtod(s, NULL), 0, 0));
-    return ad_keep(ad, sr_array_scalar(t, 0, 0, strtoll(s, NULL, 10)));
+    if (isb) return sr_ad_keep(ad, sr_array_scalar(t, 0, 0, s[0] == 'T'));
+    if (isf) return sr_ad_keep(ad, sr_array_scalar(t, strtod(s, NULL), 0, 0));
+    return sr_ad_keep(ad, sr_array_scalar(t, 0, 0, strtoll(s, NULL, 10)));
   }
-  if (sr_dtype_kind(t->dtype) == SR_DK_COMPLEX) return ad_keep(ad, sr_array_scalar(t, l->val.c[0], l->val.c[1], 0));
-  if (sr_dtype_is_inexact(t->dtype)) return ad_keep(ad, sr_array_scalar(t, l->val.f, 0, (int64_t)l->val.f));
-  return ad_keep(ad, sr_array_scalar(t, (double)l->val.i, 0, l->val.i));
+  if (sr_dtype_kind(t->dtype) == SR_DK_COMPLEX) return sr_ad_keep(ad, sr_array_scalar(t, l->val.c[0], l->val.c[1], 0));
+  if (sr_dtype_is_inexact(t->dtype)) return sr_ad_keep(ad, sr_array_scalar(t, l->val.f, 0, (int64_t)l->val.f));
+  return sr_ad_keep(ad, sr_array_scalar(t, (double)l->val.i, 0, l->val.i));
 }
 
-SrVal *ad_scalar(SrAd *ad, SrDtype dt, int weak, double v) {
+SrVal *sr_ad_scalar(SrAd *ad, SrDtype dt, int weak, double v) {
   const SrType *t = sr_type_with_weak(sr_type_scalar(dt), weak);
-  return ad_keep(ad, sr_array_scalar(t, v, 0, (int64_t)v));
+  return sr_ad_keep(ad, sr_array_scalar(t, v, 0, (int64_t)v));
 }
 
-SrVal *ad_const(SrAd *ad, SrVal *example, double v) {
-  const SrType *t = ad_type(ad, example);
+SrVal *sr_ad_const(SrAd *ad, SrVal *example, double v) {
+  const SrType *t = sr_ad_type(ad, example);
   if (!t) return NULL;
   /* a weakly typed Python scalar keeps its weak type; an array's dtype
      gives a strong literal */
   int weak = t->weak && t->ndim == 0 && !sr_array_of(example);
-  return ad_scalar(ad, t->dtype, weak, v);
+  return sr_ad_scalar(ad, t->dtype, weak, v);
 }
 
-const SrMesh *ad_ctx_mesh(SrAd *ad) { return sr_jax_abstract_mesh(ad->I->jax); }
+const SrMesh *sr_ad_ctx_mesh(SrAd *ad) { return sr_jax_abstract_mesh(ad->I->jax); }
 
-int ad_ctx_manual(SrAd *ad) {
-  const SrMesh *m = ad_ctx_mesh(ad);
+int sr_ad_ctx_manual(SrAd *ad) {
+  const SrMesh *m = sr_ad_ctx_mesh(ad);
   if (!m->n) return 0;
   for (int i = 0; i < m->n; i++)
     if (m->types[i] != SR_AXIS_MANUAL) return 0;
   return 1;
 }
 
-SrVal *ad_sharding_param(SrAd *ad, const SrType *t) {
-  const SrMesh *m = ad_ctx_mesh(ad);
+SrVal *sr_ad_sharding_param(SrAd *ad, const SrType *t) {
+  const SrMesh *m = sr_ad_ctx_mesh(ad);
   if (!m->n) return sr_none();
   SrShardSpec s;
   sr_shard_of_type(t, &s);
@@ -313,7 +313,7 @@ SrVal *ad_sharding_param(SrAd *ad, const SrType *t) {
     s.reduced = sr_axes_remap(s.reduced, t->mesh, shape);
   }
   s.mesh = shape;
-  if (ad_ctx_manual(ad)) {
+  if (sr_ad_ctx_manual(ad)) {
     /* manual axes live in the type's mat, not in its sharding */
     s.unreduced = s.reduced = 0;
     s.ukind = 0;
@@ -343,7 +343,7 @@ static void keep_prog(SrTrace *t, const SrJaxpr *j) {
   if (t && t->prog != j->prog) sr_program_dep(t->prog, j->prog);
 }
 
-int ad_eval(SrAd *ad, const SrJaxpr *j, SrVal **primals, SrVal **tangents, SrVal **out, SrVal **tout) {
+int sr_ad_eval(SrAd *ad, const SrJaxpr *j, SrVal **primals, SrVal **tangents, SrVal **out, SrVal **tout) {
   SrInterp *I = ad->I;
   keep_prog(I->trace, j);
   keep_prog(ad->primal, j);
@@ -381,11 +381,11 @@ int ad_eval(SrAd *ad, const SrJaxpr *j, SrVal **primals, SrVal **tangents, SrVal
     SrVal **t = big ? sr_xcalloc(e->nin + 1, sizeof *t) : ts_small;
     SrVal **y = big ? sr_xcalloc(e->nout + 1, sizeof *y) : ys_small;
     SrVal **ty = big ? sr_xcalloc(e->nout + 1, sizeof *ty) : tys_small;
-    int mark = ad_mark(ad), ok = 1;
+    int mark = sr_ad_mark(ad), ok = 1;
     for (uint32_t i = 0; i < e->nin; i++) {
       SrVar *a = e->in[i];
       if (a->kind == SR_LIT) {
-        x[i] = ad_literal(ad, a);
+        x[i] = sr_ad_literal(ad, a);
         t[i] = NULL;
       } else {
         x[i] = pv[a->id];
@@ -394,14 +394,14 @@ int ad_eval(SrAd *ad, const SrJaxpr *j, SrVal **primals, SrVal **tangents, SrVal
     }
     for (uint32_t i = 0; i < e->nout; i++) y[i] = ty[i] = NULL;
     if (!eqn_nz(e, t)) {
-      SrVal *r = ad_bind_eqn(ad, e, x);
+      SrVal *r = sr_ad_bind_eqn(ad, e, x);
       if (!r) ok = 0;
       else
         for (uint32_t i = 0; i < e->nout; i++) y[i] = r->seq.items[i];
     } else {
       SrJvpRule rule = sr_ad_jvp_rule(e->prim);
       if (!rule) {
-        ad_no_jvp(ad, e->prim);
+        sr_ad_no_jvp(ad, e->prim);
         ok = 0;
       } else if (rule(ad, e, x, t, y, ty) < 0) {
         if (!I->exc) sr_raise(I, "RuntimeError", "the JVP rule of %s failed", e->prim->name);
@@ -422,7 +422,7 @@ int ad_eval(SrAd *ad, const SrJaxpr *j, SrVal **primals, SrVal **tangents, SrVal
         pv[o->id] = sr_ref(y[i]);
         tv[o->id] = sr_ref(filter_tangent(o->type, ty[i]));
       }
-    ad_release(ad, mark);
+    sr_ad_release(ad, mark);
     if (big) {
       free(x);
       free(t);
@@ -441,9 +441,9 @@ int ad_eval(SrAd *ad, const SrJaxpr *j, SrVal **primals, SrVal **tangents, SrVal
   for (uint32_t i = 0; i < j->nout; i++) {
     SrVar *o = j->outvars[i];
     if (o->kind == SR_LIT) {
-      int mark = ad_mark(ad);
-      out[i] = sr_ref(ad_literal(ad, o));
-      ad_release(ad, mark);
+      int mark = sr_ad_mark(ad);
+      out[i] = sr_ref(sr_ad_literal(ad, o));
+      sr_ad_release(ad, mark);
       tout[i] = NULL;
     } else {
       out[i] = sr_ref(pv[o->id]);
@@ -488,7 +488,7 @@ static int ct_match(const SrType *a, const SrType *b) {
    second contribution with add_any. */
 static int accum(SrAd *ad, SrVal **slot, SrVal *ct, const SrType *want) {
   if (!ct) return 0;
-  const SrType *got = ad_type(ad, ct);
+  const SrType *got = sr_ad_type(ad, ct);
   if (!got) {
     sr_raise(ad->I, "TypeError", "a cotangent is not an array");
     return -1;
@@ -501,16 +501,16 @@ static int accum(SrAd *ad, SrVal **slot, SrVal *ct, const SrType *want) {
     *slot = sr_ref(ct);
     return 0;
   }
-  int mark = ad_mark(ad);
-  SrVal *s = ad_add_any(ad, *slot, ct);
+  int mark = sr_ad_mark(ad);
+  SrVal *s = sr_ad_add_any(ad, *slot, ct);
   if (!s) return -1;
   sr_unref(*slot);
   *slot = sr_ref(s);
-  ad_release(ad, mark);
+  sr_ad_release(ad, mark);
   return 0;
 }
 
-int ad_backward(SrAd *ad, const SrJaxpr *j, const uint8_t *linear, SrVal **vals, SrVal **cts_out,
+int sr_ad_backward(SrAd *ad, const SrJaxpr *j, const uint8_t *linear, SrVal **vals, SrVal **cts_out,
                 SrVal **cts_in) {
   SrInterp *I = ad->I;
   keep_prog(I->trace, j);
@@ -542,13 +542,13 @@ int ad_backward(SrAd *ad, const SrJaxpr *j, const uint8_t *linear, SrVal **vals,
       continue;
     }
     SrVal **x = e->nin > 32 ? sr_xcalloc(e->nin, sizeof *x) : small;
-    int mark = ad_mark(ad);
-    for (uint32_t i = 0; i < e->nin; i++) x[i] = e->in[i]->kind == SR_LIT ? ad_literal(ad, e->in[i]) : val[e->in[i]->id];
-    SrVal *r = ad_bind_eqn(ad, e, x);
+    int mark = sr_ad_mark(ad);
+    for (uint32_t i = 0; i < e->nin; i++) x[i] = e->in[i]->kind == SR_LIT ? sr_ad_literal(ad, e->in[i]) : val[e->in[i]->id];
+    SrVal *r = sr_ad_bind_eqn(ad, e, x);
     if (r)
       for (uint32_t i = 0; i < e->nout; i++)
         if (e->out[i]->kind != SR_DROP) val[e->out[i]->id] = sr_ref(r->seq.items[i]);
-    ad_release(ad, mark);
+    sr_ad_release(ad, mark);
     if (x != small) free(x);
     if (!r) goto done;
   }
@@ -570,7 +570,7 @@ int ad_backward(SrAd *ad, const SrJaxpr *j, const uint8_t *linear, SrVal **vals,
     if (!any) continue;
     SrTransposeRule rule = sr_ad_transpose_rule(e->prim);
     if (!rule) {
-      ad_no_transpose(ad, e->prim);
+      sr_ad_no_transpose(ad, e->prim);
       goto done;
     }
     int big = e->nin > 32 || e->nout > 32;
@@ -578,16 +578,16 @@ int ad_backward(SrAd *ad, const SrJaxpr *j, const uint8_t *linear, SrVal **vals,
     SrVal **c = big ? sr_xcalloc(e->nout + 1, sizeof *c) : cs;
     SrVal **x = big ? sr_xcalloc(e->nin + 1, sizeof *x) : xs;
     SrVal **cx = big ? sr_xcalloc(e->nin + 1, sizeof *cx) : cxs;
-    int mark = ad_mark(ad), ok = 1;
+    int mark = sr_ad_mark(ad), ok = 1;
     for (uint32_t i = 0; i < e->nout; i++) {
       SrVar *o = e->out[i];
-      c[i] = o->kind == SR_DROP ? NULL : ad_keep(ad, ct[o->id]);
+      c[i] = o->kind == SR_DROP ? NULL : sr_ad_keep(ad, ct[o->id]);
       if (o->kind != SR_DROP) ct[o->id] = NULL; /* the pool holds it now */
     }
     for (uint32_t i = 0; i < e->nin; i++) {
       SrVar *a = e->in[i];
       cx[i] = NULL;
-      if (a->kind == SR_LIT) x[i] = ad_literal(ad, a);
+      if (a->kind == SR_LIT) x[i] = sr_ad_literal(ad, a);
       else x[i] = lin[a->id] ? NULL : val[a->id];
     }
     if (rule(ad, e, c, x, cx) < 0) {
@@ -599,7 +599,7 @@ int ad_backward(SrAd *ad, const SrJaxpr *j, const uint8_t *linear, SrVal **vals,
       if (a->kind == SR_LIT || !lin[a->id] || !cx[i]) continue;
       if (accum(ad, &ct[a->id], cx[i], sr_ad_ct_type(a->type)) < 0) ok = 0;
     }
-    ad_release(ad, mark);
+    sr_ad_release(ad, mark);
     if (big) {
       free(c);
       free(x);
@@ -689,13 +689,13 @@ SrJaxpr *sr_ad_permute(SrJaxpr *j, const int *arg_order, const int *out_order) {
 
 /* ---- traces ---- */
 
-SrTrace *ad_trace_begin(SrAd *ad, int n, const SrType *const *types, SrVal **args) {
+SrTrace *sr_ad_trace_begin(SrAd *ad, int n, const SrType *const *types, SrVal **args) {
   SrTrace *t = sr_trace_begin(ad->I);
   for (int i = 0; i < n; i++) args[i] = sr_trace_arg(ad->I, t, types[i]);
   return t;
 }
 
-SrJaxpr *ad_trace_end(SrAd *ad, SrTrace *t, int n, SrVal **outs, SrVal **captured) {
+SrJaxpr *sr_ad_trace_end(SrAd *ad, SrTrace *t, int n, SrVal **outs, SrVal **captured) {
   SrInterp *I = ad->I;
   SrVal *cap = NULL;
   I->trace = t;
@@ -717,7 +717,7 @@ SrJaxpr *ad_trace_end(SrAd *ad, SrTrace *t, int n, SrVal **outs, SrVal **capture
 
 /* ---- jaxpr-level transforms ---- */
 
-SrJaxpr *ad_jvp_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *in_nz, const uint8_t *inst, uint8_t *out_nz) {
+SrJaxpr *sr_ad_jvp_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *in_nz, const uint8_t *inst, uint8_t *out_nz) {
   SrInterp *I = ad->I;
   SrTrace *saved = I->trace;
   uint32_t n = sr_nargs(j), nt = 0;
@@ -726,7 +726,7 @@ SrJaxpr *ad_jvp_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *in_nz, const ui
   for (uint32_t i = 0; i < n; i++)
     if (in_nz[i]) types[n + nt++] = sr_ad_tangent_type(sr_args(j)[i]->type);
   SrVal **args = sr_xcalloc(n + nt + 1, sizeof *args);
-  SrTrace *t = ad_trace_begin(ad, (int)(n + nt), types, args);
+  SrTrace *t = sr_ad_trace_begin(ad, (int)(n + nt), types, args);
   SrVal **tan = sr_xcalloc(n + 1, sizeof *tan);
   for (uint32_t i = 0, k = 0; i < n; i++) tan[i] = in_nz[i] ? args[n + k++] : NULL;
   /* tout is its own array, not the tail of out: the non-zero tangents are
@@ -737,21 +737,21 @@ SrJaxpr *ad_jvp_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *in_nz, const ui
   sr_ad_begin(&sub, I, SR_AD_JVP);
   SrJaxpr *r = NULL;
   I->trace = t;
-  int rc = ad_eval(&sub, j, args, tan, out, tout);
+  int rc = sr_ad_eval(&sub, j, args, tan, out, tout);
   uint32_t no = j->nout;
   if (rc == 0) {
     for (uint32_t i = 0; i < j->nout; i++) {
       if (!tout[i] && inst && inst[i]) {
-        int mark = ad_mark(&sub);
-        tout[i] = sr_ref(ad_zeros(&sub, sr_ad_tangent_type(j->outvars[i]->type)));
-        ad_release(&sub, mark);
+        int mark = sr_ad_mark(&sub);
+        tout[i] = sr_ref(sr_ad_full_zeros(&sub, sr_ad_tangent_type(j->outvars[i]->type)));
+        sr_ad_release(&sub, mark);
         if (!tout[i]) rc = -1;
       }
       out_nz[i] = tout[i] != NULL;
       if (tout[i]) out[no++] = tout[i];
     }
   }
-  if (rc == 0) r = ad_trace_end(&sub, t, (int)no, out, NULL);
+  if (rc == 0) r = sr_ad_trace_end(&sub, t, (int)no, out, NULL);
   else sr_trace_abort(I, t);
   for (uint32_t i = 0; i < j->nout; i++) sr_unref(out[i]), sr_unref(tout[i]);
   sr_ad_end(&sub);
@@ -765,7 +765,7 @@ SrJaxpr *ad_jvp_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *in_nz, const ui
   return r;
 }
 
-void ad_lin_jaxprs_free(SrLinJaxprs *l) {
+void sr_ad_lin_jaxprs_free(SrLinJaxprs *l) {
   if (l->fwd) sr_program_unref(l->fwd->prog);
   if (l->lin) sr_program_unref(l->lin->prog);
   free(l->in_fwd);
@@ -774,7 +774,7 @@ void ad_lin_jaxprs_free(SrLinJaxprs *l) {
 }
 
 /* Linearizes j with primal values in trace P and tangents in a new trace
-   nested in it; the core of sr_ad_linearize and ad_linearize_jaxpr.
+   nested in it; the core of sr_ad_linearize and sr_ad_linearize_jaxpr.
    Leaves I->trace at P.  On success *lin_out is the DCE'd linear jaxpr
    and *res its residuals (a new list, aligned with its leading args). */
 static int linearize_into(SrAd *ad, SrTrace *P, const SrJaxpr *j, SrVal **primals, const uint8_t *in_nz,
@@ -792,7 +792,7 @@ static int linearize_into(SrAd *ad, SrTrace *P, const SrJaxpr *j, SrVal **primal
   sub.primal = P;
   sub.tangent = T;
   SrVal **tout = sr_xcalloc(j->nout + 1, sizeof *tout);
-  int rc = ad_eval(&sub, j, primals, tan, out, tout);
+  int rc = sr_ad_eval(&sub, j, primals, tan, out, tout);
   int nnz = 0;
   if (rc == 0)
     for (uint32_t i = 0; i < j->nout; i++) {
@@ -803,12 +803,12 @@ static int linearize_into(SrAd *ad, SrTrace *P, const SrJaxpr *j, SrVal **primal
         continue;
       }
       if (!tout[i] && inst && inst[i]) {
-        int mark = ad_mark(&sub);
+        int mark = sr_ad_mark(&sub);
         const SrType *tt = sr_ad_tangent_type(j->outvars[i]->type);
         /* as in JAX, the zero is known: a residual (or a literal) of the
            linear jaxpr */
-        tout[i] = sr_ref(ad_zeros(&sub, tt));
-        ad_release(&sub, mark);
+        tout[i] = sr_ref(sr_ad_full_zeros(&sub, tt));
+        sr_ad_release(&sub, mark);
         if (!tout[i]) rc = -1;
       }
       out_nz[i] = tout[i] != NULL;
@@ -858,7 +858,7 @@ static int linearize_into(SrAd *ad, SrTrace *P, const SrJaxpr *j, SrVal **primal
   return 0;
 }
 
-int ad_linearize_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *in_nz, const uint8_t *inst,
+int sr_ad_linearize_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *in_nz, const uint8_t *inst,
                        const uint8_t *allow_fwd, SrLinJaxprs *o) {
   SrInterp *I = ad->I;
   SrTrace *saved = I->trace;
@@ -867,7 +867,7 @@ int ad_linearize_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *in_nz, const u
   const SrType **types = sr_xcalloc(n + 1, sizeof *types);
   for (uint32_t i = 0; i < n; i++) types[i] = sr_args(j)[i]->type;
   SrVal **args = sr_xcalloc(n + 1, sizeof *args);
-  SrTrace *P = ad_trace_begin(ad, (int)n, types, args);
+  SrTrace *P = sr_ad_trace_begin(ad, (int)n, types, args);
   free(types);
   SrVal **out = sr_xcalloc(j->nout + 1, sizeof *out);
   o->out_nz = sr_xcalloc(j->nout + 1, 1);
@@ -879,7 +879,7 @@ int ad_linearize_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *in_nz, const u
     free(out);
     sr_trace_abort(I, P);
     I->trace = saved;
-    ad_lin_jaxprs_free(o);
+    sr_ad_lin_jaxprs_free(o);
     return -1;
   }
   /* residuals that are arguments are forwarded, not returned */
@@ -899,7 +899,7 @@ int ad_linearize_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *in_nz, const u
     if (!o->in_fwd[r]) fouts[nf++] = v;
   }
   SrVal *cap = NULL;
-  SrJaxpr *F = ad_trace_end(ad, P, nf, fouts, &cap);
+  SrJaxpr *F = sr_ad_trace_end(ad, P, nf, fouts, &cap);
   for (uint32_t i = 0; i < j->nout; i++) sr_unref(out[i]);
   for (uint32_t i = 0; i < n; i++) sr_unref(args[i]);
   free(args);
@@ -909,7 +909,7 @@ int ad_linearize_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *in_nz, const u
   I->trace = saved;
   if (!F) {
     sr_program_unref(L->prog);
-    ad_lin_jaxprs_free(o);
+    sr_ad_lin_jaxprs_free(o);
     return -1;
   }
   int ncap = cap->seq.n;
@@ -917,7 +917,7 @@ int ad_linearize_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *in_nz, const u
   if (ncap) {
     sr_program_unref(F->prog);
     sr_program_unref(L->prog);
-    ad_lin_jaxprs_free(o);
+    sr_ad_lin_jaxprs_free(o);
     sr_raise(I, "RuntimeError", "internal error: a linearized body closed over a traced value");
     return -1;
   }
@@ -926,7 +926,7 @@ int ad_linearize_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *in_nz, const u
   return 0;
 }
 
-SrJaxpr *ad_transpose_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *linear, const uint8_t *ct_nz) {
+SrJaxpr *sr_ad_transpose_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *linear, const uint8_t *ct_nz) {
   SrInterp *I = ad->I;
   SrTrace *saved = I->trace;
   uint32_t n = sr_nargs(j), na = 0;
@@ -937,7 +937,7 @@ SrJaxpr *ad_transpose_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *linear, c
   for (uint32_t i = 0; i < j->nout; i++)
     if (ct_nz[i]) types[na + nc++] = sr_ad_ct_type(j->outvars[i]->type);
   SrVal **args = sr_xcalloc(na + nc + 1, sizeof *args);
-  SrTrace *t = ad_trace_begin(ad, (int)(na + nc), types, args);
+  SrTrace *t = sr_ad_trace_begin(ad, (int)(na + nc), types, args);
   free(types);
   SrVal **vals = sr_xcalloc(n + 1, sizeof *vals), **cts = sr_xcalloc(j->nout + 1, sizeof *cts);
   for (uint32_t i = 0, k = 0; i < n; i++) vals[i] = linear[i] ? NULL : args[k++];
@@ -946,22 +946,22 @@ SrJaxpr *ad_transpose_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *linear, c
   SrAd sub;
   sr_ad_begin(&sub, I, SR_AD_BWD);
   I->trace = t;
-  int rc = ad_backward(&sub, j, linear, vals, cts, cin);
+  int rc = sr_ad_backward(&sub, j, linear, vals, cts, cin);
   SrJaxpr *r = NULL;
   if (rc == 0) {
     uint32_t no = 0;
     for (uint32_t i = 0; i < n; i++) {
       if (!linear[i]) continue;
       if (!cin[i]) {
-        int mark = ad_mark(&sub);
-        cin[i] = sr_ref(ad_zeros(&sub, sr_ad_ct_type(sr_args(j)[i]->type)));
-        ad_release(&sub, mark);
+        int mark = sr_ad_mark(&sub);
+        cin[i] = sr_ref(sr_ad_full_zeros(&sub, sr_ad_ct_type(sr_args(j)[i]->type)));
+        sr_ad_release(&sub, mark);
         if (!cin[i]) rc = -1;
       }
       cin[no++] = cin[i];
       if (no - 1 != i) cin[i] = NULL;
     }
-    if (rc == 0) r = ad_trace_end(&sub, t, (int)no, cin, NULL);
+    if (rc == 0) r = sr_ad_trace_end(&sub, t, (int)no, cin, NULL);
   }
   if (rc < 0) sr_trace_abort(I, t);
   for (uint32_t i = 0; i < n; i++) sr_unref(cin[i]);
@@ -980,7 +980,7 @@ SrJaxpr *ad_transpose_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *linear, c
 int sr_ad_jvp(SrInterp *I, const SrJaxpr *j, SrVal **primals, SrVal **tangents, SrVal **out, SrVal **tout) {
   SrAd ad;
   sr_ad_begin(&ad, I, SR_AD_JVP);
-  int rc = ad_eval(&ad, j, primals, tangents, out, tout);
+  int rc = sr_ad_eval(&ad, j, primals, tangents, out, tout);
   sr_ad_end(&ad);
   return rc;
 }
@@ -1056,9 +1056,9 @@ int sr_ad_linear_apply(SrInterp *I, const SrLinear *lin, SrVal **tangents, SrVal
     if (lin->out_nz[i]) {
       tout[i] = sr_ref(r->seq.items[m++]);
     } else {
-      int mark = ad_mark(&ad);
-      tout[i] = sr_ref(ad_zeros(&ad, sr_ad_tangent_type(lin->out_types[i])));
-      ad_release(&ad, mark);
+      int mark = sr_ad_mark(&ad);
+      tout[i] = sr_ref(sr_ad_full_zeros(&ad, sr_ad_tangent_type(lin->out_types[i])));
+      sr_ad_release(&ad, mark);
       if (!tout[i]) rc = -1;
     }
   }
@@ -1079,7 +1079,7 @@ int sr_ad_vjp_apply(SrInterp *I, const SrLinear *lin, SrVal **cts_out, SrVal **c
     if (lin->out_nz[i]) cts[m++] = cts_out[i];
   SrAd ad;
   sr_ad_begin(&ad, I, SR_AD_BWD);
-  int rc = ad_backward(&ad, L, linear, vals, cts, cin);
+  int rc = sr_ad_backward(&ad, L, linear, vals, cts, cin);
   for (int i = 0, k = lin->nres; rc == 0 && i < lin->nin; i++) {
     SrVal *c = lin->in_nz[i] ? cin[k++] : NULL;
     if (!c && !lin->in_nz[i] && !zeros_all) {
@@ -1087,9 +1087,9 @@ int sr_ad_vjp_apply(SrInterp *I, const SrLinear *lin, SrVal **cts_out, SrVal **c
       continue;
     }
     if (!c) {
-      int mark = ad_mark(&ad);
-      c = sr_ref(ad_zeros(&ad, sr_ad_ct_type(lin->in_types[i])));
-      ad_release(&ad, mark);
+      int mark = sr_ad_mark(&ad);
+      c = sr_ref(sr_ad_full_zeros(&ad, sr_ad_ct_type(lin->in_types[i])));
+      sr_ad_release(&ad, mark);
       if (!c) rc = -1;
     } else {
       sr_ref(c);
@@ -1109,7 +1109,7 @@ int sr_ad_transpose(SrInterp *I, const SrJaxpr *j, const uint8_t *linear, SrVal 
                     SrVal **cts_in) {
   SrAd ad;
   sr_ad_begin(&ad, I, SR_AD_BWD);
-  int rc = ad_backward(&ad, j, linear, vals, cts_out, cts_in);
+  int rc = sr_ad_backward(&ad, j, linear, vals, cts_out, cts_in);
   sr_ad_end(&ad);
   return rc;
 }
@@ -1117,7 +1117,7 @@ int sr_ad_transpose(SrInterp *I, const SrJaxpr *j, const uint8_t *linear, SrVal 
 SrVal *sr_ad_zeros(SrInterp *I, const SrType *t) {
   SrAd ad;
   sr_ad_begin(&ad, I, SR_AD_BWD);
-  SrVal *z = sr_ref(ad_zeros(&ad, t));
+  SrVal *z = sr_ref(sr_ad_full_zeros(&ad, t));
   sr_ad_end(&ad);
   return z;
 }
@@ -1125,7 +1125,7 @@ SrVal *sr_ad_zeros(SrInterp *I, const SrType *t) {
 SrVal *sr_ad_one_ct(SrInterp *I, const SrType *ans) {
   SrAd ad;
   sr_ad_begin(&ad, I, SR_AD_BWD);
-  SrVal *r = sr_ref(ad_full(&ad, sr_ad_ct_type(ans), 1.0));
+  SrVal *r = sr_ref(sr_ad_full(&ad, sr_ad_ct_type(ans), 1.0));
   sr_ad_end(&ad);
   return r;
 }

@@ -74,20 +74,20 @@ int sr_ad_jvp_linear(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, 
 
 void sr_ad_begin(SrAd *ad, SrInterp *I, SrAdMode mode);
 void sr_ad_end(SrAd *ad);
-/* Pool marks: values pooled after the mark are released by ad_release. */
-static inline int ad_mark(SrAd *ad) { return ad->npool; }
-void ad_release(SrAd *ad, int mark);
+/* Pool marks: values pooled after the mark are released by sr_ad_release. */
+static inline int sr_ad_mark(SrAd *ad) { return ad->npool; }
+void sr_ad_release(SrAd *ad, int mark);
 /* Puts a new reference in the pool and returns it (NULL stays NULL). */
-SrVal *ad_keep(SrAd *ad, SrVal *v);
+SrVal *sr_ad_keep(SrAd *ad, SrVal *v);
 
 /* Evaluates j with JVP rules (the mode of ad): primals/tangents in,
    outputs out (new references).  The walk shared by sr_ad_jvp and
    sr_ad_linearize. */
-int ad_eval(SrAd *ad, const SrJaxpr *j, SrVal **primals, SrVal **tangents, SrVal **out, SrVal **tout);
+int sr_ad_eval(SrAd *ad, const SrJaxpr *j, SrVal **primals, SrVal **tangents, SrVal **out, SrVal **tout);
 /* The backward pass of j (see sr_ad_transpose), in ad's trace.  A
    non-NULL cts_in[i] of a linear argument on entry is the value its
    accumulator starts from (ValAccum(aval, val)). */
-int ad_backward(SrAd *ad, const SrJaxpr *j, const uint8_t *linear, SrVal **vals, SrVal **cts_out,
+int sr_ad_backward(SrAd *ad, const SrJaxpr *j, const uint8_t *linear, SrVal **vals, SrVal **cts_out,
                 SrVal **cts_in);
 
 /* A linearization of a closed jaxpr into a forward jaxpr and a linear one
@@ -104,18 +104,18 @@ typedef struct SrLinJaxprs {
   int *in_fwd;             /* nres entries */
   uint8_t *out_nz;         /* j->nout entries */
 } SrLinJaxprs;
-int ad_linearize_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *in_nz, const uint8_t *inst,
+int sr_ad_linearize_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *in_nz, const uint8_t *inst,
                        const uint8_t *allow_fwd, SrLinJaxprs *out);
-void ad_lin_jaxprs_free(SrLinJaxprs *l);
+void sr_ad_lin_jaxprs_free(SrLinJaxprs *l);
 /* The JVP of a closed jaxpr as a jaxpr (ad.jvp_jaxpr): takes the primals
    then the nonzero tangents, returns the primal outputs then the nonzero
    output tangents.  out_nz gets which output tangents are nonzero; zeros
    are instantiated where inst is set (NULL: nowhere). */
-SrJaxpr *ad_jvp_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *in_nz, const uint8_t *inst, uint8_t *out_nz);
+SrJaxpr *sr_ad_jvp_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *in_nz, const uint8_t *inst, uint8_t *out_nz);
 /* The transpose of a jaxpr as a jaxpr: takes the values of the inputs
    not marked linear, then the cotangents of the outputs with ct_nz set;
    returns the cotangents of the linear inputs, zeros instantiated. */
-SrJaxpr *ad_transpose_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *linear, const uint8_t *ct_nz);
+SrJaxpr *sr_ad_transpose_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *linear, const uint8_t *ct_nz);
 
 /* The memo of call bodies' transforms.  A call whose body is one jaxpr
    object (a jitted function called twice binds one body) is transformed
@@ -133,10 +133,10 @@ typedef struct SrAdMemoVal {
   int ndata;
 } SrAdMemoVal;
 /* The entry, or NULL. */
-const SrAdMemoVal *ad_memo_get(SrAd *ad, int tag, const SrJaxpr *body, const uint8_t *key, size_t nkey);
+const SrAdMemoVal *sr_ad_memo_get(SrAd *ad, int tag, const SrJaxpr *body, const uint8_t *key, size_t nkey);
 /* Adds an entry (takes references to j0's and j1's programs; either may be
    NULL; copies data). */
-void ad_memo_put(SrAd *ad, int tag, const SrJaxpr *body, const uint8_t *key, size_t nkey, SrJaxpr *j0,
+void sr_ad_memo_put(SrAd *ad, int tag, const SrJaxpr *body, const uint8_t *key, size_t nkey, SrJaxpr *j0,
                  SrJaxpr *j1, const int *data, int ndata);
 
 /* A freshly built jaxpr (not to be used afterwards) with its arguments and
@@ -147,96 +147,96 @@ SrJaxpr *sr_ad_permute(SrJaxpr *j, const int *arg_order, const int *out_order);
 /* Tracing helpers: a new trace nested in the current one, with arguments
    of the given types; and ending it (the captured outer values come back
    in *captured, a new list, or are an error when captured is NULL). */
-SrTrace *ad_trace_begin(SrAd *ad, int n, const SrType *const *types, SrVal **args);
-SrJaxpr *ad_trace_end(SrAd *ad, SrTrace *t, int n, SrVal **outs, SrVal **captured);
+SrTrace *sr_ad_trace_begin(SrAd *ad, int n, const SrType *const *types, SrVal **args);
+SrJaxpr *sr_ad_trace_end(SrAd *ad, SrTrace *t, int n, SrVal **outs, SrVal **captured);
 
 /* ---- binding through the rules' dispatch ---- */
 
 /* Binds prim to inputs with params (borrowed).  Returns the single result
    or, for multi-result primitives, a tuple (pooled). */
-SrVal *ad_bind(SrAd *ad, int prim_id, int nin, SrVal **in, int nparams, const SrParam *params);
+SrVal *sr_ad_bind(SrAd *ad, int prim_id, int nin, SrVal **in, int nparams, const SrParam *params);
 /* The same with params as (key, counted value) pairs ending in NULL. */
-SrVal *ad_bindv(SrAd *ad, int prim_id, int nin, SrVal **in, ...);
+SrVal *sr_ad_bindv(SrAd *ad, int prim_id, int nin, SrVal **in, ...);
 /* Binds e's primitive and params to new inputs; always a tuple of
    e->nout results (pooled), with e's binder types as written types. */
-SrVal *ad_bind_eqn(SrAd *ad, const SrEqn *e, SrVal **in);
+SrVal *sr_ad_bind_eqn(SrAd *ad, const SrEqn *e, SrVal **in);
 /* The same for a single-result equation: the result itself. */
-SrVal *ad_bind_eqn1(SrAd *ad, const SrEqn *e, SrVal **in);
+SrVal *sr_ad_bind_eqn1(SrAd *ad, const SrEqn *e, SrVal **in);
 /* Binds into the tangent trace regardless of the inputs (SR_AD_LIN), for
    values that must be staged (instantiated zeros). */
-SrVal *ad_bind_tangent(SrAd *ad, int prim_id, int nin, SrVal **in, int nparams, const SrParam *params);
+SrVal *sr_ad_bind_tangent(SrAd *ad, int prim_id, int nin, SrVal **in, int nparams, const SrParam *params);
 
 /* ---- values and types ---- */
 
-static inline const SrType *ad_type(SrAd *ad, SrVal *v) { return v ? sr_value_type(ad->I, v) : NULL; }
+static inline const SrType *sr_ad_type(SrAd *ad, SrVal *v) { return v ? sr_value_type(ad->I, v) : NULL; }
 /* The value of a literal atom of a jaxpr (pooled). */
-SrVal *ad_literal(SrAd *ad, const SrVar *lit);
+SrVal *sr_ad_literal(SrAd *ad, const SrVar *lit);
 /* A scalar literal of dtype dt (an abstract scalar with a value). */
-SrVal *ad_scalar(SrAd *ad, SrDtype dt, int weak, double v);
+SrVal *sr_ad_scalar(SrAd *ad, SrDtype dt, int weak, double v);
 /* lax._const(example, v): a literal of example's dtype. */
-SrVal *ad_const(SrAd *ad, SrVal *example, double v);
+SrVal *sr_ad_const(SrAd *ad, SrVal *example, double v);
 /* The abstract mesh in context (may have n == 0). */
-const SrMesh *ad_ctx_mesh(SrAd *ad);
+const SrMesh *sr_ad_ctx_mesh(SrAd *ad);
 /* A sharding param for a type: NamedSharding(context mesh, spec of t) or
    None when no mesh is in context (canonicalize_sharding).  Counted. */
-SrVal *ad_sharding_param(SrAd *ad, const SrType *t);
+SrVal *sr_ad_sharding_param(SrAd *ad, const SrType *t);
 /* Is every axis of the context mesh Manual (inside shard_map)? */
-int ad_ctx_manual(SrAd *ad);
+int sr_ad_ctx_manual(SrAd *ad);
 
 /* ---- lax-level operations (pooled results) ---- */
 
-SrVal *ad_unop(SrAd *ad, int prim_id, SrVal *x);
-SrVal *ad_binop(SrAd *ad, int prim_id, SrVal *x, SrVal *y);
-SrVal *ad_mul(SrAd *ad, SrVal *x, SrVal *y);
-SrVal *ad_div(SrAd *ad, SrVal *x, SrVal *y);
-SrVal *ad_neg(SrAd *ad, SrVal *x);
-SrVal *ad_add_any(SrAd *ad, SrVal *x, SrVal *y);
+SrVal *sr_ad_unop(SrAd *ad, int prim_id, SrVal *x);
+SrVal *sr_ad_binop(SrAd *ad, int prim_id, SrVal *x, SrVal *y);
+SrVal *sr_ad_mul(SrAd *ad, SrVal *x, SrVal *y);
+SrVal *sr_ad_div(SrAd *ad, SrVal *x, SrVal *y);
+SrVal *sr_ad_neg(SrAd *ad, SrVal *x);
+SrVal *sr_ad_add_any(SrAd *ad, SrVal *x, SrVal *y);
 /* add_tangents: a zero (NULL) on either side gives the other. */
-SrVal *ad_add_tangents(SrAd *ad, SrVal *x, SrVal *y);
+SrVal *sr_ad_add_tangents(SrAd *ad, SrVal *x, SrVal *y);
 /* full_like(x, shape=(), fill_value=v, sharding=x's with P()): lax._one,
    lax._zero (a literal, or `reshard` of one under a mesh). */
-SrVal *ad_scalar_like(SrAd *ad, SrVal *x, double v);
+SrVal *sr_ad_scalar_like(SrAd *ad, SrVal *x, double v);
 /* full(t.shape, v) with t's sharding (and pvary onto t's varying axes). */
-SrVal *ad_full(SrAd *ad, const SrType *t, double v);
-SrVal *ad_zeros(SrAd *ad, const SrType *t);
+SrVal *sr_ad_full(SrAd *ad, const SrType *t, double v);
+SrVal *sr_ad_full_zeros(SrAd *ad, const SrType *t);
 /* Zeros made in the tangent trace (instantiate_zeros under the tangent
    trace, as scan's tangent function does): equations of the linear
    jaxpr that the backward pass binds forward. */
-SrVal *ad_zeros_staged(SrAd *ad, const SrType *t);
+SrVal *sr_ad_zeros_staged(SrAd *ad, const SrType *t);
 /* lax.broadcast_in_dim(x, shape of t, dims, out_sharding of t when
    sharded_out, else None). */
-SrVal *ad_broadcast_in_dim(SrAd *ad, SrVal *x, const SrType *t, const int64_t *dims, int ndims,
+SrVal *sr_ad_broadcast_in_dim(SrAd *ad, SrVal *x, const SrType *t, const int64_t *dims, int ndims,
                            int with_sharding);
 /* lax.reduce_sum(x, axes, out_sharding=t's sharding when t is given). */
-SrVal *ad_reduce_sum(SrAd *ad, SrVal *x, const int64_t *axes, int naxes, const SrType *t);
+SrVal *sr_ad_reduce_sum(SrAd *ad, SrVal *x, const int64_t *axes, int naxes, const SrType *t);
 /* lax.reshape(x, shape of t, out_sharding=t's sharding) (no equation when
    nothing changes). */
-SrVal *ad_reshape(SrAd *ad, SrVal *x, const SrType *t);
+SrVal *sr_ad_reshape(SrAd *ad, SrVal *x, const SrType *t);
 /* lax.reshape(x, shape of t) with no out_sharding. */
-SrVal *ad_reshape_plain(SrAd *ad, SrVal *x, const SrType *t);
+SrVal *sr_ad_reshape_plain(SrAd *ad, SrVal *x, const SrType *t);
 /* lax.transpose (no equation for the identity). */
-SrVal *ad_transpose(SrAd *ad, SrVal *x, const int64_t *perm, int n);
+SrVal *sr_ad_transpose_dims(SrAd *ad, SrVal *x, const int64_t *perm, int n);
 /* lax.expand_dims */
-SrVal *ad_expand_dims(SrAd *ad, SrVal *x, const int64_t *dims, int n);
+SrVal *sr_ad_expand_dims(SrAd *ad, SrVal *x, const int64_t *dims, int n);
 /* convert_element_type to dt (no equation when the dtype is the same). */
-SrVal *ad_convert(SrAd *ad, SrVal *x, SrDtype dt, int weak);
+SrVal *sr_ad_convert(SrAd *ad, SrVal *x, SrDtype dt, int weak);
 /* reshard x to t's sharding. */
-SrVal *ad_reshard(SrAd *ad, SrVal *x, const SrType *t);
+SrVal *sr_ad_reshard(SrAd *ad, SrVal *x, const SrType *t);
 /* select_n(which, *cases) */
-SrVal *ad_select_n(SrAd *ad, SrVal *which, int n, SrVal **cases);
+SrVal *sr_ad_select_n(SrAd *ad, SrVal *which, int n, SrVal **cases);
 /* _unbroadcast(aval, x): sums x down to t's shape and sharding. */
-SrVal *ad_unbroadcast(SrAd *ad, const SrType *t, SrVal *x);
+SrVal *sr_ad_unbroadcast(SrAd *ad, const SrType *t, SrVal *x);
 /* _maybe_broadcast(shape, x, sharding) of t. */
-SrVal *ad_maybe_broadcast(SrAd *ad, SrVal *x, const SrType *t);
+SrVal *sr_ad_maybe_broadcast(SrAd *ad, SrVal *x, const SrType *t);
 /* core.pvary(x, axes) onto the axes of t's varying set x lacks. */
-SrVal *ad_pvary_to(SrAd *ad, SrVal *x, SrAxes axes, const SrMesh *m);
+SrVal *sr_ad_pvary_to(SrAd *ad, SrVal *x, SrAxes axes, const SrMesh *m);
 
 /* Counted param helpers. */
-SrVal *ad_ints(const int64_t *v, int n);
-SrVal *ad_axes_tuple(const SrMesh *m, SrAxes axes);
+SrVal *sr_ad_ints(const int64_t *v, int n);
+SrVal *sr_ad_axes_tuple(const SrMesh *m, SrAxes axes);
 
 /* Raises JAX's error for a missing rule. */
-int ad_no_jvp(SrAd *ad, const SrPrim *p);
-int ad_no_transpose(SrAd *ad, const SrPrim *p);
+int sr_ad_no_jvp(SrAd *ad, const SrPrim *p);
+int sr_ad_no_transpose(SrAd *ad, const SrPrim *p);
 
 #endif

@@ -416,7 +416,7 @@ static int cmd_linearize(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
     SrLinJaxprs lj;
     SrTrace *saved = I->trace;
     I->trace = NULL;
-    if (ad_linearize_jaxpr(&ad, j, nz, NULL, NULL, &lj) == 0) {
+    if (sr_ad_linearize_jaxpr(&ad, j, nz, NULL, NULL, &lj) == 0) {
       I->trace = saved;
       SrBuf b = SR_BUF_INIT;
       sr_buf_printf(&b, "# forward: the outputs, then %d residual%s", lj.nres, lj.nres == 1 ? "" : "s");
@@ -428,7 +428,7 @@ static int cmd_linearize(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
       sr_buf_puts(&b, "# linear: the residuals, then the tangents");
       show(I, lj.lin, t.bind, sr_buf_str(&b));
       sr_buf_free(&b);
-      ad_lin_jaxprs_free(&lj);
+      sr_ad_lin_jaxprs_free(&lj);
       rc = 0;
     }
     I->trace = saved;
@@ -609,12 +609,12 @@ static void gradcheck_line(SrBuf *b, const char *name, double err, double tol, d
 
 /* <a, b> summed over all elements, as a Python float (eager). */
 static int dot_scalar(SrAd *ad, SrVal *a, SrVal *b, double *out) {
-  SrVal *p = ad_mul(ad, a, b);
-  const SrType *t = ad_type(ad, p);
+  SrVal *p = sr_ad_mul(ad, a, b);
+  const SrType *t = sr_ad_type(ad, p);
   if (!t) return -1;
   int64_t axes[SR_MAX_RANK];
   for (int i = 0; i < t->ndim; i++) axes[i] = i;
-  SrVal *s = t->ndim ? ad_reduce_sum(ad, p, axes, t->ndim, NULL) : p;
+  SrVal *s = t->ndim ? sr_ad_reduce_sum(ad, p, axes, t->ndim, NULL) : p;
   SrArrayObj *ao = sr_array_of(s);
   if (!ao || ao->kind != SR_AV_CONCRETE || !sr_exec_hooks.array_item) {
     sr_raise(ad->I, "RuntimeError", ":gradcheck needs concrete arrays: evaluation is not available");
@@ -653,7 +653,7 @@ static int cmd_gradcheck(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
       }
       const SrType *at = sr_value_type(I, a);
       if (traced && sr_dtype_is_float(at->dtype) && at->dtype != SR_F64) {
-        SrVal *c = sr_ref(ad_convert(&ad, a, SR_F64, 0));
+        SrVal *c = sr_ref(sr_ad_convert(&ad, a, SR_F64, 0));
         sr_unref(a);
         a = c;
         if (!a) {
@@ -702,9 +702,9 @@ static int cmd_gradcheck(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
       continue;
     }
     const SrType *at = sr_value_type(I, x[i]);
-    SrVal *hv = ad_mul(&ad, v[i], ad_scalar(&ad, at->dtype, 0, h));
-    xp[i] = ad_binop(&ad, SR_P_add, x[i], hv);
-    xm[i] = ad_binop(&ad, SR_P_sub, x[i], hv);
+    SrVal *hv = sr_ad_mul(&ad, v[i], sr_ad_scalar(&ad, at->dtype, 0, h));
+    xp[i] = sr_ad_binop(&ad, SR_P_add, x[i], hv);
+    xm[i] = sr_ad_binop(&ad, SR_P_sub, x[i], hv);
     if (!xp[i] || !xm[i]) {
       free(xp);
       free(xm);
@@ -723,9 +723,9 @@ static int cmd_gradcheck(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
   for (uint32_t k = 0; k < no && ok; k++) {
     const SrType *ot = sr_value_type(I, y[k]);
     if (!sr_ad_differentiable(ot)) continue;
-    SrVal *tk = ty[k] ? ty[k] : ad_full(&ad, ot, 0.0);
-    SrVal *fd = ad_div(&ad, ad_binop(&ad, SR_P_sub, rp->seq.items[k], rm->seq.items[k]), ad_scalar(&ad, ot->dtype, 0, 2 * h));
-    SrVal *diff = ad_binop(&ad, SR_P_sub, fd, tk);
+    SrVal *tk = ty[k] ? ty[k] : sr_ad_full(&ad, ot, 0.0);
+    SrVal *fd = sr_ad_div(&ad, sr_ad_binop(&ad, SR_P_sub, rp->seq.items[k], rm->seq.items[k]), sr_ad_scalar(&ad, ot->dtype, 0, 2 * h));
+    SrVal *diff = sr_ad_binop(&ad, SR_P_sub, fd, tk);
     double e2, s2;
     if (dot_scalar(&ad, diff, diff, &e2) < 0 || dot_scalar(&ad, fd, fd, &s2) < 0) {
       ok = 0;

@@ -14,7 +14,7 @@
  *    tangents, zeros instantiated, as JVPTrace does: its operations go to
  *    the current trace, so it may look at concrete values;
  *  - under linearization (jax.grad, jax.vjp, jax.linearize) the rule is
- *    traced, and its equations are bound one by one through ad_bind_eqn,
+ *    traced, and its equations are bound one by one through sr_ad_bind_eqn,
  *    which sends those that read only primals to the primal trace and the
  *    rest to the linear jaxpr -- JAX's linearize_from_jvp, which partially
  *    evaluates the rule with the tangents unknown.
@@ -321,7 +321,7 @@ static SrVal *jax_custom_jvp(SrInterp *I, SrArgs *a) {
 /* ---- autodiff ---- */
 
 
-/* Binds the equations of j (the traced rule) through ad_bind_eqn, which
+/* Binds the equations of j (the traced rule) through sr_ad_bind_eqn, which
    picks the primal or the tangent trace for each: outs gets j's outputs
    (new references). */
 static int bind_rule_jaxpr(SrAd *ad, const SrJaxpr *j, SrVal **args, SrVal **outs) {
@@ -339,23 +339,23 @@ static int bind_rule_jaxpr(SrAd *ad, const SrJaxpr *j, SrVal **args, SrVal **out
   for (uint32_t k = 0; k < j->neqn; k++) {
     const SrEqn *e = &j->eqns[k];
     SrVal **in = sr_xcalloc(e->nin + 1, sizeof *in);
-    int mark = ad_mark(ad);
+    int mark = sr_ad_mark(ad);
     for (uint32_t i = 0; i < e->nin; i++)
-      in[i] = e->in[i]->kind == SR_LIT ? ad_literal(ad, e->in[i]) : env[e->in[i]->id];
-    SrVal *r = ad_bind_eqn(ad, e, in);
+      in[i] = e->in[i]->kind == SR_LIT ? sr_ad_literal(ad, e->in[i]) : env[e->in[i]->id];
+    SrVal *r = sr_ad_bind_eqn(ad, e, in);
     free(in);
     if (r)
       for (uint32_t i = 0; i < e->nout; i++)
         if (e->out[i]->kind != SR_DROP) env[e->out[i]->id] = sr_ref(r->seq.items[i]);
-    ad_release(ad, mark);
+    sr_ad_release(ad, mark);
     if (!r) goto done;
   }
   for (uint32_t i = 0; i < j->nout; i++) {
     SrVar *o = j->outvars[i];
     if (o->kind == SR_LIT) {
-      int mark = ad_mark(ad);
-      outs[i] = sr_ref(ad_literal(ad, o));
-      ad_release(ad, mark);
+      int mark = sr_ad_mark(ad);
+      outs[i] = sr_ref(sr_ad_literal(ad, o));
+      sr_ad_release(ad, mark);
     } else {
       outs[i] = sr_ref(env[o->id]);
     }
@@ -515,7 +515,7 @@ static int jvp_custom_jvp(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal 
     SrVal *xi = x[c->nconsts + i], *ti = t[c->nconsts + i];
     if (!ti) {
       const SrType *tt = sr_ad_tangent_type(sr_value_type(I, xi));
-      ti = ad->mode == SR_AD_LIN ? ad_zeros_staged(ad, tt) : ad_zeros(ad, tt);
+      ti = ad->mode == SR_AD_LIN ? sr_ad_zeros_staged(ad, tt) : sr_ad_full_zeros(ad, tt);
     }
     if (!ti) {
       sr_unref(xl);
@@ -536,8 +536,8 @@ static int jvp_custom_jvp(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal 
   int rc = check_pair(I, c, pair, &po, &to);
   if (rc == 0)
     for (int i = 0; i < c->nout; i++) {
-      y[i] = ad_keep(ad, sr_ref(po->seq.items[i]));
-      ty[i] = ad_keep(ad, sr_ref(to->seq.items[i]));
+      y[i] = sr_ad_keep(ad, sr_ref(po->seq.items[i]));
+      ty[i] = sr_ad_keep(ad, sr_ref(to->seq.items[i]));
     }
   sr_unref(po);
   sr_unref(to);

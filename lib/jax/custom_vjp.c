@@ -303,12 +303,12 @@ static int jvp_custom_vjp(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal 
   }
   sr_plist_add(&ps, "out_avals", avals);
   sr_plist_add(&ps, "symbolic_zeros", sr_bool(0));
-  SrVal *tl = ad_bind(ad, SR_P_custom_lin, n, in, ps.n, ps.p);
+  SrVal *tl = sr_ad_bind(ad, SR_P_custom_lin, n, in, ps.n, ps.p);
   sr_plist_free(&ps);
   free(in);
   if (!tl) goto done;
   for (int i = 0; i < c->nout; i++) {
-    y[i] = ad_keep(ad, sr_ref(yl->seq.items[i]));
+    y[i] = sr_ad_keep(ad, sr_ref(yl->seq.items[i]));
     ty[i] = tl->seq.items[i];
   }
   rc = 0;
@@ -353,7 +353,7 @@ static int tr_custom_lin(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x, SrVal 
   /* symbolic_zeros=False: zeros instantiated */
   SrVal *cv = sr_seq(NULL, SR_V_LIST, c->nout);
   for (int i = 0; i < c->nout; i++)
-    sr_seq_push(NULL, cv, sr_ref(ct[i] ? ct[i] : ad_zeros(ad, sr_ad_ct_type(c->out_types[i]))));
+    sr_seq_push(NULL, cv, sr_ref(ct[i] ? ct[i] : sr_ad_full_zeros(ad, sr_ad_ct_type(c->out_types[i]))));
   SrVal *cts = sr_pytree_unflatten(c->out_tree, cv);
   sr_unref(cv);
   SrVal *argv[2] = {res, cts};
@@ -410,7 +410,7 @@ static int tr_custom_lin(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x, SrVal 
           goto done;
         }
       }
-      if (l->lin[leaf]) cx[q++] = g ? ad_keep(ad, sr_ref(g)) : NULL;
+      if (l->lin[leaf]) cx[q++] = g ? sr_ad_keep(ad, sr_ref(g)) : NULL;
     }
     sr_unref(gl);
   }

@@ -1317,14 +1317,14 @@ static SrVal *bind_call(SrAd *ad, const SrEqn *e, SrJaxpr *body, int nin, SrVal 
                         const int *osrc) {
   SrPList ps = {0};
   call_params(&ps, e, body, nin, isrc, (int)body->nout, osrc);
-  SrVal *r = ad_bind(ad, e->prim->id, nin, in, ps.n, ps.p);
+  SrVal *r = sr_ad_bind(ad, e->prim->id, nin, in, ps.n, ps.p);
   sr_plist_free(&ps);
   return r;
 }
 
 static int jit_lin(SrAd *ad, const SrEqn *e, SrJaxpr *body, SrVal **x, SrVal **t, SrVal **y, SrVal **ty);
 
-/* the memo's tags (ad_memo_get) */
+/* the memo's tags (sr_ad_memo_get) */
 enum { MEMO_JVP = 1, MEMO_LIN, MEMO_TRANSPOSE };
 
 JVP(jvp_jit) {
@@ -1334,16 +1334,16 @@ JVP(jvp_jit) {
   uint32_t n = e->nin, no = e->nout;
   uint8_t *in_nz = sr_xcalloc(n + 1, 1), *out_nz = sr_xcalloc(no + 1, 1);
   for (uint32_t i = 0; i < n; i++) in_nz[i] = t[i] != NULL;
-  const SrAdMemoVal *mv = ad_memo_get(ad, MEMO_JVP, body, in_nz, n);
+  const SrAdMemoVal *mv = sr_ad_memo_get(ad, MEMO_JVP, body, in_nz, n);
   SrJaxpr *J;
   if (mv) {
     J = mv->j[0];
     sr_program_ref(J->prog);
     for (uint32_t i = 0; i < no; i++) out_nz[i] = (uint8_t)mv->data[i];
-  } else if ((J = ad_jvp_jaxpr(ad, body, in_nz, NULL, out_nz))) {
+  } else if ((J = sr_ad_jvp_jaxpr(ad, body, in_nz, NULL, out_nz))) {
     int *d = sr_xcalloc(no + 1, sizeof *d);
     for (uint32_t i = 0; i < no; i++) d[i] = out_nz[i];
-    ad_memo_put(ad, MEMO_JVP, body, in_nz, n, J, NULL, d, (int)no);
+    sr_ad_memo_put(ad, MEMO_JVP, body, in_nz, n, J, NULL, d, (int)no);
     free(d);
   }
   int rc = -1;
@@ -1413,7 +1413,7 @@ static int jit_lin_jaxprs(SrAd *ad, const SrEqn *e, SrJaxpr *body, SrVal **t, Ji
   for (uint32_t i = 0; i < n; i++) key[i] = t[i] != NULL;
   for (uint32_t i = 0; i < no; i++)
     key[n + i] = osh && osh->kind == SR_V_TUPLE && (int)i < osh->seq.n && osh->seq.items[i]->kind != SR_V_WORD;
-  const SrAdMemoVal *mv = ad_memo_get(ad, MEMO_LIN, body, key, n + no);
+  const SrAdMemoVal *mv = sr_ad_memo_get(ad, MEMO_LIN, body, key, n + no);
   if (mv) {
     const int *d = mv->data;
     o->fwd = mv->j[0];
@@ -1436,7 +1436,7 @@ static int jit_lin_jaxprs(SrAd *ad, const SrEqn *e, SrJaxpr *body, SrVal **t, Ji
     return 0;
   }
   SrLinJaxprs lj;
-  if (ad_linearize_jaxpr(ad, body, key, NULL, NULL, &lj) < 0) {
+  if (sr_ad_linearize_jaxpr(ad, body, key, NULL, NULL, &lj) < 0) {
     free(key);
     return -1;
   }
@@ -1477,7 +1477,7 @@ static int jit_lin_jaxprs(SrAd *ad, const SrEqn *e, SrJaxpr *body, SrVal **t, Ji
   o->keep = keep;
   o->out_nz = sr_xcalloc(no + 1, 1);
   memcpy(o->out_nz, lj.out_nz, no);
-  ad_lin_jaxprs_free(&lj);
+  sr_ad_lin_jaxprs_free(&lj);
   int nd = 2 + o->nres + 3 * (int)nf + (int)no, *d = sr_xcalloc((size_t)nd + 1, sizeof *d), *p = d;
   *p++ = (int)nf;
   *p++ = o->nres;
@@ -1486,7 +1486,7 @@ static int jit_lin_jaxprs(SrAd *ad, const SrEqn *e, SrJaxpr *body, SrVal **t, Ji
   for (uint32_t i = 0; i < nf; i++) *p++ = dup[i];
   for (uint32_t i = 0; i < nf; i++) *p++ = keep[i];
   for (uint32_t i = 0; i < no; i++) *p++ = o->out_nz[i];
-  ad_memo_put(ad, MEMO_LIN, body, key, n + no, o->fwd, o->lin, d, nd);
+  sr_ad_memo_put(ad, MEMO_LIN, body, key, n + no, o->fwd, o->lin, d, nd);
   free(d);
   free(key);
   return 0;
@@ -1563,10 +1563,10 @@ static int call_transpose(SrAd *ad, const SrEqn *e, const char *key, SrVal **ct,
   uint8_t *mkey = sr_xcalloc(n + no + 1, 1);
   memcpy(mkey, lin, n);
   memcpy(mkey + n, ct_nz, no);
-  const SrAdMemoVal *mv = ad_memo_get(ad, MEMO_TRANSPOSE, body, mkey, n + no);
+  const SrAdMemoVal *mv = sr_ad_memo_get(ad, MEMO_TRANSPOSE, body, mkey, n + no);
   SrJaxpr *T;
   if (mv) sr_program_ref((T = mv->j[0])->prog);
-  else if ((T = ad_transpose_jaxpr(ad, body, lin, ct_nz))) ad_memo_put(ad, MEMO_TRANSPOSE, body, mkey, n + no, T, NULL, NULL, 0);
+  else if ((T = sr_ad_transpose_jaxpr(ad, body, lin, ct_nz))) sr_ad_memo_put(ad, MEMO_TRANSPOSE, body, mkey, n + no, T, NULL, NULL, 0);
   free(mkey);
   int rc = -1;
   if (T) {
@@ -1617,7 +1617,7 @@ static int call_transpose(SrAd *ad, const SrEqn *e, const char *key, SrVal **ct,
         ps.p[p].val = tt;
       }
     }
-    SrVal *r = ad_bind(ad, e->prim->id, (int)k, in, ps.n, ps.p);
+    SrVal *r = sr_ad_bind(ad, e->prim->id, (int)k, in, ps.n, ps.p);
     sr_plist_free(&ps);
     if (r) {
       for (uint32_t i = 0, q = 0; i < n; i++)
@@ -1651,7 +1651,7 @@ static SrVal *bind_remat(SrAd *ad, const SrEqn *e, SrJaxpr *body, int nin, SrVal
     else if (strcmp(k, "differentiated") == 0) sr_plist_add(&ps, k, sr_bool(differentiated));
     else sr_plist_add(&ps, k, sr_ref(e->params[p].val));
   }
-  SrVal *r = ad_bind(ad, e->prim->id, nin, in, ps.n, ps.p);
+  SrVal *r = sr_ad_bind(ad, e->prim->id, nin, in, ps.n, ps.p);
   sr_plist_free(&ps);
   return r;
 }
@@ -1662,7 +1662,7 @@ JVP(jvp_remat) {
   uint32_t n = e->nin, no = e->nout;
   uint8_t *in_nz = sr_xcalloc(n + 1, 1), *out_nz = sr_xcalloc(no + 1, 1);
   for (uint32_t i = 0; i < n; i++) in_nz[i] = t[i] != NULL;
-  SrJaxpr *J = ad_jvp_jaxpr(ad, body, in_nz, NULL, out_nz);
+  SrJaxpr *J = sr_ad_jvp_jaxpr(ad, body, in_nz, NULL, out_nz);
   int rc = -1;
   if (!J) goto out;
   SrVal **in = sr_xcalloc(2 * n + 1, sizeof *in);
@@ -1672,7 +1672,7 @@ JVP(jvp_remat) {
     if (t[i]) in[k++] = t[i];
   if (ad->mode == SR_AD_LIN) {
     /* the primal: the remat as it is (known) */
-    SrVal *r = ad_bind_eqn(ad, e, x);
+    SrVal *r = sr_ad_bind_eqn(ad, e, x);
     /* the tangent: the JVP body without its primal outputs */
     uint8_t *keep = sr_xcalloc(J->nout + 1, 1);
     for (uint32_t i = no; i < J->nout; i++) keep[i] = 1;
@@ -1711,7 +1711,7 @@ TR(tr_remat) {
   uint8_t *lin = sr_xcalloc(n + 1, 1), *ct_nz = sr_xcalloc(no + 1, 1);
   for (uint32_t i = 0; i < n; i++) lin[i] = x[i] == NULL;
   for (uint32_t i = 0; i < no; i++) ct_nz[i] = ct[i] != NULL;
-  SrJaxpr *T = ad_transpose_jaxpr(ad, body, lin, ct_nz);
+  SrJaxpr *T = sr_ad_transpose_jaxpr(ad, body, lin, ct_nz);
   int rc = -1;
   if (T) {
     SrVal **in = sr_xcalloc(n + no + 1, sizeof *in);
@@ -1750,11 +1750,11 @@ int sr_lax_jvp_custom_call(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal
   if (sr_nargs(body) != e->nin || body->nout != e->nout)
     return sr_raise(ad->I, "TypeError", "%s: its call_jaxpr does not match its operands", e->prim->name), -1;
   SrVal **out = sr_xcalloc(2 * e->nout + 1, sizeof *out);
-  int rc = ad_eval(ad, body, x, t, out, out + e->nout);
+  int rc = sr_ad_eval(ad, body, x, t, out, out + e->nout);
   if (rc == 0)
     for (uint32_t i = 0; i < e->nout; i++) {
-      y[i] = ad_keep(ad, out[i]);
-      ty[i] = ad_keep(ad, out[e->nout + i]);
+      y[i] = sr_ad_keep(ad, out[i]);
+      ty[i] = sr_ad_keep(ad, out[e->nout + i]);
     }
   free(out);
   return rc;
@@ -1763,13 +1763,13 @@ int sr_lax_jvp_custom_call(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal
 /* ---- optimization_barrier ---- */
 
 JVP(jvp_barrier) {
-  SrVal *r = ad_bind_eqn(ad, e, x);
+  SrVal *r = sr_ad_bind_eqn(ad, e, x);
   if (!r) return -1;
   SrVal *small[32], **nz = e->nin <= 32 ? small : sr_xcalloc(e->nin, sizeof *nz);
   int k = 0;
   for (uint32_t i = 0; i < e->nin; i++)
     if (t[i]) nz[k++] = t[i];
-  SrVal *rt = ad_bind(ad, SR_P_optimization_barrier, k, nz, 0, NULL);
+  SrVal *rt = sr_ad_bind(ad, SR_P_optimization_barrier, k, nz, 0, NULL);
   if (nz != small) free(nz);
   if (!rt) return -1;
   for (uint32_t i = 0, q = 0; i < e->nout; i++) {
@@ -1785,7 +1785,7 @@ TR(tr_barrier) {
   int k = 0;
   for (uint32_t i = 0; i < e->nout; i++)
     if (ct[i]) nz[k++] = ct[i];
-  SrVal *r = ad_bind(ad, SR_P_optimization_barrier, k, nz, 0, NULL);
+  SrVal *r = sr_ad_bind(ad, SR_P_optimization_barrier, k, nz, 0, NULL);
   if (nz != small) free(nz);
   if (!r) return -1;
   for (uint32_t i = 0, q = 0; i < e->nin; i++) cx[i] = ct[i] ? r->seq.items[q++] : NULL;
@@ -1803,11 +1803,11 @@ static SrJaxpr *with_extra_args(SrAd *ad, const SrJaxpr *j, int nextra, const Sr
   SrVal **args = sr_xcalloc(n + (uint32_t)nextra + 1, sizeof *args);
   SrInterp *I = ad->I;
   SrTrace *saved = I->trace;
-  SrTrace *tr = ad_trace_begin(ad, (int)n + nextra, types, args);
+  SrTrace *tr = sr_ad_trace_begin(ad, (int)n + nextra, types, args);
   I->trace = tr;
   SrVal *r = sr_eval_jaxpr(I, j, (int)n, args);
   SrJaxpr *out = NULL;
-  if (r) out = ad_trace_end(ad, tr, r->seq.n, r->seq.items, NULL);
+  if (r) out = sr_ad_trace_end(ad, tr, r->seq.n, r->seq.items, NULL);
   else sr_trace_abort(I, tr);
   sr_unref(r);
   for (uint32_t i = 0; i < n + (uint32_t)nextra; i++) sr_unref(args[i]);
@@ -1834,7 +1834,7 @@ static SrJaxpr *while_body_jvp(SrAd *ad, const SrJaxpr *body, uint32_t nb, const
   for (uint32_t i = 0; i < nc; i++)
     if (carry_nz[i]) types[k++] = sr_ad_tangent_type(sr_args(body)[nb + i]->type);
   SrVal **args = sr_xcalloc(k + 1, sizeof *args);
-  SrTrace *tr = ad_trace_begin(ad, (int)k, types, args);
+  SrTrace *tr = sr_ad_trace_begin(ad, (int)k, types, args);
   free(types);
   SrVal **p = sr_xcalloc(nb + nc + 1, sizeof *p), **tn = sr_xcalloc(nb + nc + 1, sizeof *tn);
   uint32_t q = nb;
@@ -1851,7 +1851,7 @@ static SrJaxpr *while_body_jvp(SrAd *ad, const SrJaxpr *body, uint32_t nb, const
   SrAd sub;
   sr_ad_begin(&sub, I, SR_AD_JVP);
   I->trace = tr;
-  int rc = ad_eval(&sub, body, p, tn, out, out + nc);
+  int rc = sr_ad_eval(&sub, body, p, tn, out, out + nc);
   SrJaxpr *r = NULL;
   if (rc == 0) {
     uint32_t m = nc;
@@ -1861,13 +1861,13 @@ static SrJaxpr *while_body_jvp(SrAd *ad, const SrJaxpr *body, uint32_t nb, const
       SrVal *tv = out[nc + i];
       out_nz[i] = tv != NULL;
       if (carry_nz[i] && !tv) {
-        int mark = ad_mark(&sub);
-        tv = out[nc + i] = sr_ref(ad_zeros(&sub, sr_ad_tangent_type(body->outvars[i]->type)));
-        ad_release(&sub, mark);
+        int mark = sr_ad_mark(&sub);
+        tv = out[nc + i] = sr_ref(sr_ad_full_zeros(&sub, sr_ad_tangent_type(body->outvars[i]->type)));
+        sr_ad_release(&sub, mark);
       }
       if (carry_nz[i]) outs[m++] = tv;
     }
-    r = ad_trace_end(&sub, tr, (int)m, outs, NULL);
+    r = sr_ad_trace_end(&sub, tr, (int)m, outs, NULL);
     free(outs);
   } else {
     sr_trace_abort(I, tr);
@@ -1926,7 +1926,7 @@ JVP(jvp_while) {
         if (bc_nz[i]) in[k++] = t[cn + i], nbd++;
       for (uint32_t i = 0; i < nc; i++) in[k++] = x[cn + nb + i];
       for (uint32_t i = 0; i < nc; i++)
-        if (carry_nz[i]) in[k++] = t[cn + nb + i] ? t[cn + nb + i] : ad_zeros(ad, sr_ad_tangent_type(ad_type(ad, x[cn + nb + i])));
+        if (carry_nz[i]) in[k++] = t[cn + nb + i] ? t[cn + nb + i] : sr_ad_full_zeros(ad, sr_ad_tangent_type(sr_ad_type(ad, x[cn + nb + i])));
       SrPList ps = {0};
       for (uint32_t p = 0; p < e->nparams; p++) {
         const char *key = e->params[p].key;
@@ -1935,12 +1935,12 @@ JVP(jvp_while) {
         else if (strcmp(key, "body_nconsts") == 0) sr_plist_add(&ps, key, sr_int(NULL, bn + nbd));
         else sr_plist_add(&ps, key, sr_ref(e->params[p].val));
       }
-      SrVal *r = ad_bind(ad, SR_P_while, (int)k, in, ps.n, ps.p);
+      SrVal *r = sr_ad_bind(ad, SR_P_while, (int)k, in, ps.n, ps.p);
       sr_plist_free(&ps);
       if (r) {
         if (ad->mode == SR_AD_LIN) {
           /* the primal outputs are known: the loop itself, in the primal trace */
-          SrVal *rp = ad_bind_eqn(ad, e, x);
+          SrVal *rp = sr_ad_bind_eqn(ad, e, x);
           for (uint32_t i = 0; rp && i < nc; i++) y[i] = rp->seq.items[i];
           if (!rp) r = NULL;
         } else {
@@ -2125,7 +2125,7 @@ static SrVal *bind_scan(SrAd *ad, const SrEqn *e, const Scan *s, SrJaxpr *body, 
     else sr_plist_add(&ps, k, sr_ref(e->params[p].val));
   }
   (void)s;
-  SrVal *r = ad_bind(ad, SR_P_scan, nin, in, ps.n, ps.p);
+  SrVal *r = sr_ad_bind(ad, SR_P_scan, nin, in, ps.n, ps.p);
   sr_plist_free(&ps);
   return r;
 }
@@ -2154,7 +2154,7 @@ static int scan_jvp_mode(SrAd *ad, const SrEqn *e, const Scan *s, SrVal **x, SrV
   for (int it = 0; it <= nk + 1; it++) {
     if (J) sr_program_unref(J->prog);
     for (int i = 0; i < nk; i++) inst[i] = carry_nz[i];
-    J = ad_jvp_jaxpr(ad, s->body, nz, inst, onz);
+    J = sr_ad_jvp_jaxpr(ad, s->body, nz, inst, onz);
     if (!J) break;
     int same = 1;
     for (int i = 0; i < nk; i++)
@@ -2210,7 +2210,7 @@ static int scan_jvp_mode(SrAd *ad, const SrEqn *e, const Scan *s, SrVal **x, SrV
         int pi = 0;
         for (int q = 0; q < n; q++)
           if (tpos[q] == src) pi = q;
-        in[i] = t[pi] ? t[pi] : ad_zeros(ad, sr_ad_tangent_type(ad_type(ad, x[pi])));
+        in[i] = t[pi] ? t[pi] : sr_ad_full_zeros(ad, sr_ad_tangent_type(sr_ad_type(ad, x[pi])));
       }
     }
     SrVal *r = bind_scan(ad, e, s, Jr, nc + gc[0], nk + gc[1], nx + gc[2], s->reverse, n + ntan, in);
@@ -2250,9 +2250,9 @@ static int scan_lin(SrAd *ad, const SrEqn *e, const Scan *s, SrVal **x, SrVal **
   SrLinJaxprs lj = {0};
   int rc = -1, have = 0;
   for (int it = 0; it <= nk + 1; it++) {
-    if (have) ad_lin_jaxprs_free(&lj);
+    if (have) sr_ad_lin_jaxprs_free(&lj);
     for (int i = 0; i < nk; i++) inst[i] = nz[nc + i];
-    if (ad_linearize_jaxpr(ad, s->body, nz, inst, allow, &lj) < 0) goto out;
+    if (sr_ad_linearize_jaxpr(ad, s->body, nz, inst, allow, &lj) < 0) goto out;
     have = 1;
     int same = 1;
     for (int i = 0; i < nk; i++)
@@ -2332,7 +2332,7 @@ static int scan_lin(SrAd *ad, const SrEqn *e, const Scan *s, SrVal **x, SrVal **
         for (int i = nc; i < nc + nk; i++)
           if (nz[i]) {
             order[k] = tpos[i];
-            in[k++] = t[i] ? t[i] : ad_zeros_staged(ad, sr_ad_tangent_type(ad_type(ad, x[i])));
+            in[k++] = t[i] ? t[i] : sr_ad_zeros_staged(ad, sr_ad_tangent_type(sr_ad_type(ad, x[i])));
             g1++;
           }
         for (int i = nc + nk; i < n; i++)
@@ -2363,7 +2363,7 @@ static int scan_lin(SrAd *ad, const SrEqn *e, const Scan *s, SrVal **x, SrVal **
     free(ord);
   }
 out:
-  if (have) ad_lin_jaxprs_free(&lj);
+  if (have) sr_ad_lin_jaxprs_free(&lj);
   free(nz);
   free(inst);
   free(allow);
@@ -2399,7 +2399,7 @@ static SrJaxpr *scan_transpose_body(SrAd *ad, const Scan *s, const uint8_t *lin,
   for (int i = nc + nk; i < n; i++)
     if (!lin[i]) slot[i] = k, types[k++] = sr_args(b)[i]->type;
   SrVal **args = sr_xcalloc((size_t)k + 1, sizeof *args);
-  SrTrace *tr = ad_trace_begin(ad, k, types, args);
+  SrTrace *tr = sr_ad_trace_begin(ad, k, types, args);
   free(types);
   SrVal **vals = sr_xcalloc((size_t)n + 1, sizeof *vals), **cts = sr_xcalloc((size_t)(nk + ny) + 1, sizeof *cts);
   SrVal **cin = sr_xcalloc((size_t)n + 1, sizeof *cin);
@@ -2412,7 +2412,7 @@ static SrJaxpr *scan_transpose_body(SrAd *ad, const Scan *s, const uint8_t *lin,
   SrAd sub;
   sr_ad_begin(&sub, I, SR_AD_BWD);
   I->trace = tr;
-  int rc = ad_backward(&sub, b, lin, vals, cts, cin);
+  int rc = sr_ad_backward(&sub, b, lin, vals, cts, cin);
   SrJaxpr *r = NULL;
   if (rc == 0) {
     SrVal **outs = sr_xcalloc((size_t)n + 1, sizeof *outs);
@@ -2420,14 +2420,14 @@ static SrJaxpr *scan_transpose_body(SrAd *ad, const Scan *s, const uint8_t *lin,
     for (int i = 0; i < n && rc == 0; i++) {
       if (!lin[i]) continue;
       if (!cin[i]) {
-        int mark = ad_mark(&sub);
-        cin[i] = sr_ref(ad_zeros(&sub, sr_ad_ct_type(sr_args(b)[i]->type)));
-        ad_release(&sub, mark);
+        int mark = sr_ad_mark(&sub);
+        cin[i] = sr_ref(sr_ad_full_zeros(&sub, sr_ad_ct_type(sr_args(b)[i]->type)));
+        sr_ad_release(&sub, mark);
         if (!cin[i]) rc = -1;
       }
       outs[m++] = cin[i];
     }
-    if (rc == 0) r = ad_trace_end(&sub, tr, m, outs, NULL);
+    if (rc == 0) r = sr_ad_trace_end(&sub, tr, m, outs, NULL);
     else sr_trace_abort(I, tr);
     free(outs);
   } else {
@@ -2465,9 +2465,9 @@ TR(tr_scan) {
     for (int i = 0; i < nc; i++)
       if (!lin[i]) in[k++] = x[i], g0++;
     for (int i = 0; i < nc; i++)
-      if (lin[i]) in[k++] = ad_zeros(ad, sr_ad_ct_type(e->in[i]->type)), g1++;
+      if (lin[i]) in[k++] = sr_ad_full_zeros(ad, sr_ad_ct_type(e->in[i]->type)), g1++;
     for (int i = 0; i < nk; i++)
-      in[k++] = ct[i] ? ct[i] : ad_zeros(ad, sr_ad_ct_type(e->out[i]->type)), g1++;
+      in[k++] = ct[i] ? ct[i] : sr_ad_full_zeros(ad, sr_ad_ct_type(e->out[i]->type)), g1++;
     for (int i = 0; i < ny; i++)
       if (ys_nz[i]) in[k++] = ct[nk + i], g2++;
     for (int i = nc + nk; i < n; i++)
@@ -2531,7 +2531,7 @@ static SrVal *bind_cond(SrAd *ad, const SrEqn *e, SrJaxpr **bs, int nb, int nin,
       sr_plist_add(&ps, k, sr_ref(e->params[p].val));
     }
   }
-  SrVal *r = ad_bind(ad, SR_P_cond, nin, in, ps.n, ps.p);
+  SrVal *r = sr_ad_bind(ad, SR_P_cond, nin, in, ps.n, ps.p);
   sr_plist_free(&ps);
   return r;
 }
@@ -2544,13 +2544,13 @@ static int cond_jvp_mode(SrAd *ad, const SrEqn *e, SrJaxpr *const *bs0, int nb, 
   for (uint32_t i = 0; i < n; i++) nz[i] = t[i + 1] != NULL;
   int rc = -1;
   for (int b = 0; b < nb; b++) {
-    SrJaxpr *J = ad_jvp_jaxpr(ad, bs0[b], nz, NULL, onz);
+    SrJaxpr *J = sr_ad_jvp_jaxpr(ad, bs0[b], nz, NULL, onz);
     if (!J) goto out;
     for (uint32_t i = 0; i < no; i++) any[i] |= onz[i];
     sr_program_unref(J->prog);
   }
   for (int b = 0; b < nb; b++)
-    if (!(bs[b] = ad_jvp_jaxpr(ad, bs0[b], nz, any, onz))) goto out;
+    if (!(bs[b] = sr_ad_jvp_jaxpr(ad, bs0[b], nz, any, onz))) goto out;
   {
     SrVal **in = sr_xcalloc(2 * n + 2, sizeof *in);
     uint32_t k = 0;
@@ -2587,7 +2587,7 @@ static SrJaxpr *cond_fwd_branch(SrAd *ad, SrJaxpr *F, uint32_t no, const int *sl
   const SrType **types = sr_xcalloc(n + 1, sizeof *types);
   for (uint32_t i = 0; i < n; i++) types[i] = sr_args(F)[i]->type;
   SrVal **args = sr_xcalloc(n + 1, sizeof *args);
-  SrTrace *tr = ad_trace_begin(ad, (int)n, types, args);
+  SrTrace *tr = sr_ad_trace_begin(ad, (int)n, types, args);
   free(types);
   I->trace = tr;
   SrVal *r = sr_eval_jaxpr(I, F, (int)n, args);
@@ -2600,8 +2600,8 @@ static SrJaxpr *cond_fwd_branch(SrAd *ad, SrJaxpr *F, uint32_t no, const int *sl
     for (uint32_t i = no; i < (uint32_t)r->seq.n; i++) outs[no + (uint32_t)slot_of[i - no]] = r->seq.items[i];
     int ok = 1;
     for (int s2 = 0; s2 < nslots && ok; s2++)
-      if (!outs[no + (uint32_t)s2]) ok = (outs[no + (uint32_t)s2] = ad_zeros(&sub, slot_types[s2])) != NULL;
-    if (ok) out = ad_trace_end(&sub, tr, (int)no + nslots, outs, NULL);
+      if (!outs[no + (uint32_t)s2]) ok = (outs[no + (uint32_t)s2] = sr_ad_full_zeros(&sub, slot_types[s2])) != NULL;
+    if (ok) out = sr_ad_trace_end(&sub, tr, (int)no + nslots, outs, NULL);
     else sr_trace_abort(I, tr);
     free(outs);
     sr_ad_end(&sub);
@@ -2626,7 +2626,7 @@ static SrJaxpr *cond_lin_branch(SrAd *ad, SrJaxpr *L, int nres, const int *slot_
   for (int s2 = 0; s2 < nslots; s2++) types[s2] = slot_types[s2];
   for (uint32_t i = 0; i < nt; i++) types[(uint32_t)nslots + i] = sr_args(L)[(uint32_t)nres + i]->type;
   SrVal **args = sr_xcalloc((size_t)nslots + nt + 1, sizeof *args), **in = sr_xcalloc(n + 1, sizeof *in);
-  SrTrace *tr = ad_trace_begin(ad, nslots + (int)nt, types, args);
+  SrTrace *tr = sr_ad_trace_begin(ad, nslots + (int)nt, types, args);
   free(types);
   for (int r = 0; r < nres; r++) in[r] = args[slot_of[r]];
   for (uint32_t i = 0; i < nt; i++) in[(uint32_t)nres + i] = args[(uint32_t)nslots + i];
@@ -2634,7 +2634,7 @@ static SrJaxpr *cond_lin_branch(SrAd *ad, SrJaxpr *L, int nres, const int *slot_
   SrVal *r = sr_eval_jaxpr(I, L, (int)n, in);
   SrAd sub;
   sr_ad_begin(&sub, I, SR_AD_BWD);
-  SrJaxpr *out = r ? ad_trace_end(&sub, tr, r->seq.n, r->seq.items, NULL) : NULL;
+  SrJaxpr *out = r ? sr_ad_trace_end(&sub, tr, r->seq.n, r->seq.items, NULL) : NULL;
   if (!r) sr_trace_abort(I, tr);
   sr_ad_end(&sub);
   sr_unref(r);
@@ -2657,12 +2657,12 @@ static int cond_lin(SrAd *ad, const SrEqn *e, SrJaxpr *const *bs0, int nb, SrVal
   /* which outputs have a nonzero tangent in some branch */
   for (int b = 0; b < nb; b++) {
     SrLinJaxprs tmp;
-    if (ad_linearize_jaxpr(ad, bs0[b], nz, NULL, nofwd, &tmp) < 0) goto out;
+    if (sr_ad_linearize_jaxpr(ad, bs0[b], nz, NULL, nofwd, &tmp) < 0) goto out;
     for (uint32_t i = 0; i < no; i++) any[i] |= tmp.out_nz[i];
-    ad_lin_jaxprs_free(&tmp);
+    sr_ad_lin_jaxprs_free(&tmp);
   }
   for (int b = 0; b < nb; b++, have++)
-    if (ad_linearize_jaxpr(ad, bs0[b], nz, any, nofwd, &lj[b]) < 0) goto out;
+    if (sr_ad_linearize_jaxpr(ad, bs0[b], nz, any, nofwd, &lj[b]) < 0) goto out;
   {
     /* the residual slots */
     const SrType *stypes[1024];
@@ -2716,7 +2716,7 @@ static int cond_lin(SrAd *ad, const SrEqn *e, SrJaxpr *const *bs0, int nb, SrVal
     }
   }
 out:
-  for (int b = 0; b < have; b++) ad_lin_jaxprs_free(&lj[b]);
+  for (int b = 0; b < have; b++) sr_ad_lin_jaxprs_free(&lj[b]);
   free(nz);
   free(any);
   free(nofwd);
@@ -2746,7 +2746,7 @@ TR(tr_cond) {
   for (uint32_t i = 0; i < n; i++) lin[i] = x[i + 1] == NULL;
   for (uint32_t i = 0; i < no; i++) ct_nz[i] = ct[i] != NULL;
   int rc = -1, ok = 1;
-  for (int b = 0; b < nb && ok; b++) ok = (bs[b] = ad_transpose_jaxpr(ad, src[b], lin, ct_nz)) != NULL;
+  for (int b = 0; b < nb && ok; b++) ok = (bs[b] = sr_ad_transpose_jaxpr(ad, src[b], lin, ct_nz)) != NULL;
   if (ok) {
     SrVal **in = sr_xcalloc(1 + n + no + 1, sizeof *in);
     uint32_t k = 0;

@@ -573,10 +573,10 @@ static int dot_dims(SrAd *ad, const SrEqn *e, Dims *d) {
 
 static SrVal *dims_val(const int64_t *lc, const int64_t *rc, int nc, const int64_t *lb, const int64_t *rb, int nb) {
   SrVal *c = sr_seq(NULL, SR_V_TUPLE, 2), *b = sr_seq(NULL, SR_V_TUPLE, 2), *r = sr_seq(NULL, SR_V_TUPLE, 2);
-  sr_seq_push(NULL, c, ad_ints(lc, nc));
-  sr_seq_push(NULL, c, ad_ints(rc, nc));
-  sr_seq_push(NULL, b, ad_ints(lb, nb));
-  sr_seq_push(NULL, b, ad_ints(rb, nb));
+  sr_seq_push(NULL, c, sr_ad_ints(lc, nc));
+  sr_seq_push(NULL, c, sr_ad_ints(rc, nc));
+  sr_seq_push(NULL, b, sr_ad_ints(lb, nb));
+  sr_seq_push(NULL, b, sr_ad_ints(rb, nb));
   sr_seq_push(NULL, r, c);
   sr_seq_push(NULL, r, b);
   return r;
@@ -584,19 +584,19 @@ static SrVal *dims_val(const int64_t *lc, const int64_t *rc, int nc, const int64
 
 JVP(jvp_dot_general) {
   /* defbilinear: dot(g, y) + dot(x, g'), each with the equation's params */
-  y[0] = ad_bind_eqn1(ad, e, x);
+  y[0] = sr_ad_bind_eqn1(ad, e, x);
   SrVal *a = NULL, *b = NULL;
   if (t[0]) {
     SrVal *in[2] = {t[0], x[1]};
-    a = ad_bind_eqn1(ad, e, in);
+    a = sr_ad_bind_eqn1(ad, e, in);
     if (!a) return -1;
   }
   if (t[1]) {
     SrVal *in[2] = {x[0], t[1]};
-    b = ad_bind_eqn1(ad, e, in);
+    b = sr_ad_bind_eqn1(ad, e, in);
     if (!b) return -1;
   }
-  ty[0] = ad_add_tangents(ad, a, b);
+  ty[0] = sr_ad_add_tangents(ad, a, b);
   return y[0] && ty[0] ? 0 : -1;
 }
 
@@ -605,7 +605,7 @@ JVP(jvp_dot_general) {
 static SrVal *dot_transpose_lhs(SrAd *ad, const SrEqn *e, SrVal *g, const SrType *xt, SrVal *yv,
                                 const int64_t *xc, const int64_t *yc, int nc, const int64_t *xb,
                                 const int64_t *yb, int nb, int swap_ans) {
-  const SrType *ytype = ad_type(ad, yv);
+  const SrType *ytype = sr_ad_type(ad, yv);
   if (!ytype || !g) return NULL;
   int xn = xt->ndim, yn = ytype->ndim;
   int64_t xk[SR_MAX_RANK], yk[SR_MAX_RANK];
@@ -635,12 +635,12 @@ static SrVal *dot_transpose_lhs(SrAd *ad, const SrEqn *e, SrVal *g, const SrType
   const SrType *ds = sr_type_get(&b);
   SrVal *in[2] = {g, yv};
   SrVal *prec = param(e, "precision"), *pet = param(e, "preferred_element_type");
-  SrVal *r = ad_bindv(ad, SR_P_dot_general, 2, in, "dimension_numbers", dims_val(ans_y, yk, nyk, ans_batch, yb, nb),
+  SrVal *r = sr_ad_bindv(ad, SR_P_dot_general, 2, in, "dimension_numbers", dims_val(ans_y, yk, nyk, ans_batch, yb, nb),
                       "precision", prec ? sr_ref(prec) : sr_none(), "preferred_element_type",
-                      pet ? sr_ref(pet) : sr_none(), "out_sharding", ad_sharding_param(ad, ds), NULL);
-  r = ad_transpose(ad, r, out_axes, nu);
-  const SrType *rt = ad_type(ad, r);
-  if (rt && rt->dtype != xt->dtype) r = ad_convert(ad, r, xt->dtype, xt->weak);
+                      pet ? sr_ref(pet) : sr_none(), "out_sharding", sr_ad_sharding_param(ad, ds), NULL);
+  r = sr_ad_transpose_dims(ad, r, out_axes, nu);
+  const SrType *rt = sr_ad_type(ad, r);
+  if (rt && rt->dtype != xt->dtype) r = sr_ad_convert(ad, r, xt->dtype, xt->weak);
   return r;
 }
 

@@ -1278,7 +1278,7 @@ static void eval_rules_elementwise(void) {
 
 
 /* The equation's primal output (a single result). */
-static SrVal *primal1(SrAd *ad, const SrEqn *e, SrVal **x) { return ad_bind_eqn1(ad, e, x); }
+static SrVal *primal1(SrAd *ad, const SrEqn *e, SrVal **x) { return sr_ad_bind_eqn1(ad, e, x); }
 
 /* A unary op with e's accuracy param, as sin(x, accuracy=accuracy). */
 static SrVal *unop_like(SrAd *ad, int prim, SrVal *x, const SrEqn *e) {
@@ -1287,9 +1287,9 @@ static SrVal *unop_like(SrAd *ad, int prim, SrVal *x, const SrEqn *e) {
   SrVal *a = sr_eqn_param(e, acc);
   if (a && sr_prims[prim].pp == SR_PP_ACCURACY) {
     SrParam p = {acc, a};
-    return ad_bind(ad, prim, 1, &x, 1, &p);
+    return sr_ad_bind(ad, prim, 1, &x, 1, &p);
   }
-  return ad_unop(ad, prim, x);
+  return sr_ad_unop(ad, prim, x);
 }
 
 static int done1(SrVal **y, SrVal **ty) { return y[0] && ty[0] ? 0 : -1; }
@@ -1301,99 +1301,99 @@ static int done1(SrVal **y, SrVal **ty) { return y[0] && ty[0] ? 0 : -1; }
 
 JVP1(jvp_neg) {
   y[0] = primal1(ad, e, x);
-  ty[0] = ad_neg(ad, t[0]);
+  ty[0] = sr_ad_neg(ad, t[0]);
   return done1(y, ty);
 }
 
 JVP1(jvp_exp) {
   SrVal *ans = y[0] = primal1(ad, e, x);
-  ty[0] = ad_mul(ad, t[0], ans);
+  ty[0] = sr_ad_mul(ad, t[0], ans);
   return done1(y, ty);
 }
 
 JVP1(jvp_exp2) {
   SrVal *ans = y[0] = primal1(ad, e, x);
-  SrVal *l2 = unop_like(ad, SR_P_log, ad_const(ad, x[0], 2.0), e);
-  ty[0] = ad_mul(ad, l2, ad_mul(ad, t[0], ans));
+  SrVal *l2 = unop_like(ad, SR_P_log, sr_ad_const(ad, x[0], 2.0), e);
+  ty[0] = sr_ad_mul(ad, l2, sr_ad_mul(ad, t[0], ans));
   return done1(y, ty);
 }
 
 JVP1(jvp_log) {
   y[0] = primal1(ad, e, x);
-  ty[0] = ad_div(ad, t[0], x[0]);
+  ty[0] = sr_ad_div(ad, t[0], x[0]);
   return done1(y, ty);
 }
 
 JVP1(jvp_expm1) {
   SrVal *ans = y[0] = primal1(ad, e, x);
-  ty[0] = ad_mul(ad, t[0], ad_binop(ad, SR_P_add, ans, ad_scalar_like(ad, ans, 1.0)));
+  ty[0] = sr_ad_mul(ad, t[0], sr_ad_binop(ad, SR_P_add, ans, sr_ad_scalar_like(ad, ans, 1.0)));
   return done1(y, ty);
 }
 
 JVP1(jvp_log1p) {
   y[0] = primal1(ad, e, x);
-  ty[0] = ad_div(ad, t[0], ad_binop(ad, SR_P_add, x[0], ad_scalar_like(ad, x[0], 1.0)));
+  ty[0] = sr_ad_div(ad, t[0], sr_ad_binop(ad, SR_P_add, x[0], sr_ad_scalar_like(ad, x[0], 1.0)));
   return done1(y, ty);
 }
 
 JVP1(jvp_sin) {
   y[0] = primal1(ad, e, x);
-  ty[0] = ad_mul(ad, t[0], unop_like(ad, SR_P_cos, x[0], e));
+  ty[0] = sr_ad_mul(ad, t[0], unop_like(ad, SR_P_cos, x[0], e));
   return done1(y, ty);
 }
 
 JVP1(jvp_cos) {
   y[0] = primal1(ad, e, x);
-  ty[0] = ad_neg(ad, ad_mul(ad, t[0], unop_like(ad, SR_P_sin, x[0], e)));
+  ty[0] = sr_ad_neg(ad, sr_ad_mul(ad, t[0], unop_like(ad, SR_P_sin, x[0], e)));
   return done1(y, ty);
 }
 
 JVP1(jvp_tan) {
   SrVal *ans = y[0] = primal1(ad, e, x);
-  SrVal *sq = ad_unop(ad, SR_P_square, ans);
-  ty[0] = ad_mul(ad, t[0], ad_binop(ad, SR_P_add, ad_const(ad, x[0], 1.0), sq));
+  SrVal *sq = sr_ad_unop(ad, SR_P_square, ans);
+  ty[0] = sr_ad_mul(ad, t[0], sr_ad_binop(ad, SR_P_add, sr_ad_const(ad, x[0], 1.0), sq));
   return done1(y, ty);
 }
 
 JVP1(jvp_tanh) {
   /* mul(add(g, mul(g, ans)), sub(_one(x), ans)) (default accuracy) */
   SrVal *ans = y[0] = primal1(ad, e, x);
-  SrVal *a = ad_binop(ad, SR_P_add, t[0], ad_mul(ad, t[0], ans));
-  SrVal *b = ad_binop(ad, SR_P_sub, ad_scalar_like(ad, x[0], 1.0), ans);
-  ty[0] = ad_mul(ad, a, b);
+  SrVal *a = sr_ad_binop(ad, SR_P_add, t[0], sr_ad_mul(ad, t[0], ans));
+  SrVal *b = sr_ad_binop(ad, SR_P_sub, sr_ad_scalar_like(ad, x[0], 1.0), ans);
+  ty[0] = sr_ad_mul(ad, a, b);
   return done1(y, ty);
 }
 
 JVP1(jvp_logistic) {
   /* mul(g, mul(ans, sub(_one(ans), ans))) */
   SrVal *ans = y[0] = primal1(ad, e, x);
-  SrVal *b = ad_mul(ad, ans, ad_binop(ad, SR_P_sub, ad_scalar_like(ad, ans, 1.0), ans));
-  ty[0] = ad_mul(ad, t[0], b);
+  SrVal *b = sr_ad_mul(ad, ans, sr_ad_binop(ad, SR_P_sub, sr_ad_scalar_like(ad, ans, 1.0), ans));
+  ty[0] = sr_ad_mul(ad, t[0], b);
   return done1(y, ty);
 }
 
 JVP1(jvp_sqrt) {
   SrVal *ans = y[0] = primal1(ad, e, x);
-  ty[0] = ad_mul(ad, t[0], ad_div(ad, ad_const(ad, x[0], 0.5), ans));
+  ty[0] = sr_ad_mul(ad, t[0], sr_ad_div(ad, sr_ad_const(ad, x[0], 0.5), ans));
   return done1(y, ty);
 }
 
 JVP1(jvp_rsqrt) {
   SrVal *ans = y[0] = primal1(ad, e, x);
-  ty[0] = ad_mul(ad, t[0], ad_mul(ad, ad_const(ad, x[0], -0.5), ad_div(ad, ans, x[0])));
+  ty[0] = sr_ad_mul(ad, t[0], sr_ad_mul(ad, sr_ad_const(ad, x[0], -0.5), sr_ad_div(ad, ans, x[0])));
   return done1(y, ty);
 }
 
 JVP1(jvp_cbrt) {
   SrVal *ans = y[0] = primal1(ad, e, x);
-  SrVal *p = ad_bindv(ad, SR_P_integer_pow, 1, &ans, "y", sr_int(NULL, -2), NULL);
-  ty[0] = ad_mul(ad, t[0], ad_mul(ad, ad_const(ad, x[0], 1.0 / 3.0), p));
+  SrVal *p = sr_ad_bindv(ad, SR_P_integer_pow, 1, &ans, "y", sr_int(NULL, -2), NULL);
+  ty[0] = sr_ad_mul(ad, t[0], sr_ad_mul(ad, sr_ad_const(ad, x[0], 1.0 / 3.0), p));
   return done1(y, ty);
 }
 
 JVP1(jvp_square) {
   y[0] = primal1(ad, e, x);
-  ty[0] = ad_mul(ad, t[0], ad_mul(ad, ad_const(ad, x[0], 2.0), x[0]));
+  ty[0] = sr_ad_mul(ad, t[0], sr_ad_mul(ad, sr_ad_const(ad, x[0], 2.0), x[0]));
   return done1(y, ty);
 }
 
@@ -1410,34 +1410,34 @@ JVP1(jvp_integer_pow) {
   if (p == 1) {
     ty[0] = t[0];
   } else if (p == 2) {
-    ty[0] = ad_mul(ad, t[0], ad_mul(ad, ad_const(ad, x[0], 2.0), x[0]));
+    ty[0] = sr_ad_mul(ad, t[0], sr_ad_mul(ad, sr_ad_const(ad, x[0], 2.0), x[0]));
   } else {
-    SrVal *q = ad_bindv(ad, SR_P_integer_pow, 1, &x[0], "y", sr_int(NULL, p - 1), NULL);
-    ty[0] = ad_mul(ad, t[0], ad_mul(ad, ad_const(ad, x[0], (double)p), q));
+    SrVal *q = sr_ad_bindv(ad, SR_P_integer_pow, 1, &x[0], "y", sr_int(NULL, p - 1), NULL);
+    ty[0] = sr_ad_mul(ad, t[0], sr_ad_mul(ad, sr_ad_const(ad, x[0], (double)p), q));
   }
   return done1(y, ty);
 }
 
 JVP1(jvp_erf) {
   y[0] = primal1(ad, e, x);
-  SrVal *ex = ad_unop(ad, SR_P_exp, ad_neg(ad, ad_unop(ad, SR_P_square, x[0])));
-  ty[0] = ad_mul(ad, ad_const(ad, x[0], 2.0 / sqrt(M_PI)), ad_mul(ad, t[0], ex));
+  SrVal *ex = sr_ad_unop(ad, SR_P_exp, sr_ad_neg(ad, sr_ad_unop(ad, SR_P_square, x[0])));
+  ty[0] = sr_ad_mul(ad, sr_ad_const(ad, x[0], 2.0 / sqrt(M_PI)), sr_ad_mul(ad, t[0], ex));
   return done1(y, ty);
 }
 
 JVP1(jvp_erf_inv) {
   SrVal *ans = y[0] = primal1(ad, e, x);
-  SrVal *ex = ad_unop(ad, SR_P_exp, ad_unop(ad, SR_P_square, ans));
-  ty[0] = ad_mul(ad, ad_const(ad, x[0], sqrt(M_PI) / 2.0), ad_mul(ad, t[0], ex));
+  SrVal *ex = sr_ad_unop(ad, SR_P_exp, sr_ad_unop(ad, SR_P_square, ans));
+  ty[0] = sr_ad_mul(ad, sr_ad_const(ad, x[0], sqrt(M_PI) / 2.0), sr_ad_mul(ad, t[0], ex));
   return done1(y, ty);
 }
 
 JVP1(jvp_abs) {
   /* select(ge(x, _zero(x)), g, neg(g)) */
   y[0] = primal1(ad, e, x);
-  SrVal *ge = ad_binop(ad, SR_P_ge, x[0], ad_scalar_like(ad, x[0], 0.0));
-  SrVal *cases[2] = {ad_neg(ad, t[0]), t[0]};
-  ty[0] = ad_select_n(ad, ge, 2, cases);
+  SrVal *ge = sr_ad_binop(ad, SR_P_ge, x[0], sr_ad_scalar_like(ad, x[0], 0.0));
+  SrVal *cases[2] = {sr_ad_neg(ad, t[0]), t[0]};
+  ty[0] = sr_ad_select_n(ad, ge, 2, cases);
   return done1(y, ty);
 }
 
@@ -1446,12 +1446,12 @@ JVP1(jvp_convert) {
   if (!nd) nd = sr_intern_cstr("new_dtype");
   y[0] = primal1(ad, e, x);
   if (!y[0]) return -1;
-  const SrType *yt = ad_type(ad, y[0]);
+  const SrType *yt = sr_ad_type(ad, y[0]);
   if (!sr_ad_differentiable(yt)) {
     ty[0] = NULL;
     return 0;
   }
-  ty[0] = ad_bind_eqn1(ad, e, t);
+  ty[0] = sr_ad_bind_eqn1(ad, e, t);
   return done1(y, ty);
 }
 
@@ -1459,21 +1459,21 @@ JVP1(jvp_convert) {
 
 JVP1(jvp_add) {
   SrVal *out = y[0] = primal1(ad, e, x);
-  const SrType *ot = ad_type(ad, out);
+  const SrType *ot = sr_ad_type(ad, out);
   if (!ot) return -1;
-  if (!t[0]) ty[0] = ad_maybe_broadcast(ad, t[1], sr_ad_tangent_type(ot));
-  else if (!t[1]) ty[0] = ad_maybe_broadcast(ad, t[0], sr_ad_tangent_type(ot));
-  else ty[0] = ad_binop(ad, SR_P_add, t[0], t[1]);
+  if (!t[0]) ty[0] = sr_ad_maybe_broadcast(ad, t[1], sr_ad_tangent_type(ot));
+  else if (!t[1]) ty[0] = sr_ad_maybe_broadcast(ad, t[0], sr_ad_tangent_type(ot));
+  else ty[0] = sr_ad_binop(ad, SR_P_add, t[0], t[1]);
   return done1(y, ty);
 }
 
 JVP1(jvp_sub) {
   SrVal *out = y[0] = primal1(ad, e, x);
-  const SrType *ot = ad_type(ad, out);
+  const SrType *ot = sr_ad_type(ad, out);
   if (!ot) return -1;
-  if (!t[0]) ty[0] = ad_maybe_broadcast(ad, ad_neg(ad, t[1]), sr_ad_tangent_type(ot));
-  else if (!t[1]) ty[0] = ad_maybe_broadcast(ad, t[0], sr_ad_tangent_type(ot));
-  else ty[0] = ad_binop(ad, SR_P_sub, t[0], t[1]);
+  if (!t[0]) ty[0] = sr_ad_maybe_broadcast(ad, sr_ad_neg(ad, t[1]), sr_ad_tangent_type(ot));
+  else if (!t[1]) ty[0] = sr_ad_maybe_broadcast(ad, t[0], sr_ad_tangent_type(ot));
+  else ty[0] = sr_ad_binop(ad, SR_P_sub, t[0], t[1]);
   return done1(y, ty);
 }
 
@@ -1481,8 +1481,8 @@ JVP1(jvp_sub) {
 static SrVal *mul_like(SrAd *ad, const SrEqn *e, SrVal *a, SrVal *b) {
   SrVal *in[2] = {a, b};
   if (!a || !b) return NULL;
-  if (e->nparams == 0) return ad_mul(ad, a, b);
-  SrVal *r = ad_bind(ad, SR_P_mul, 2, in, (int)e->nparams, e->params);
+  if (e->nparams == 0) return sr_ad_mul(ad, a, b);
+  SrVal *r = sr_ad_bind(ad, SR_P_mul, 2, in, (int)e->nparams, e->params);
   return r;
 }
 
@@ -1490,39 +1490,39 @@ JVP1(jvp_mul) {
   y[0] = primal1(ad, e, x);
   SrVal *a = t[0] ? mul_like(ad, e, t[0], x[1]) : NULL;
   SrVal *b = t[1] ? mul_like(ad, e, x[0], t[1]) : NULL;
-  ty[0] = ad_add_tangents(ad, a, b);
+  ty[0] = sr_ad_add_tangents(ad, a, b);
   return done1(y, ty);
 }
 
 JVP1(jvp_div) {
   y[0] = primal1(ad, e, x);
-  SrVal *a = t[0] ? ad_div(ad, t[0], x[1]) : NULL;
+  SrVal *a = t[0] ? sr_ad_div(ad, t[0], x[1]) : NULL;
   SrVal *b = NULL;
   if (t[1]) {
-    SrVal *p = ad_bindv(ad, SR_P_integer_pow, 1, &x[1], "y", sr_int(NULL, -2), NULL);
-    b = ad_mul(ad, ad_mul(ad, ad_neg(ad, t[1]), x[0]), p);
+    SrVal *p = sr_ad_bindv(ad, SR_P_integer_pow, 1, &x[1], "y", sr_int(NULL, -2), NULL);
+    b = sr_ad_mul(ad, sr_ad_mul(ad, sr_ad_neg(ad, t[1]), x[0]), p);
   }
-  ty[0] = ad_add_tangents(ad, a, b);
+  ty[0] = sr_ad_add_tangents(ad, a, b);
   return done1(y, ty);
 }
 
 /* _balanced_eq(x, z, y): 1 where x == z, halved where y == z too. */
 static SrVal *balanced_eq(SrAd *ad, SrVal *xv, SrVal *z, SrVal *yv) {
-  const SrType *zt = ad_type(ad, z);
+  const SrType *zt = sr_ad_type(ad, z);
   if (!zt) return NULL;
-  SrVal *ones = ad_full(ad, zt, 1.0), *zeros = ad_full(ad, zt, 0.0), *twos = ad_full(ad, zt, 2.0);
+  SrVal *ones = sr_ad_full(ad, zt, 1.0), *zeros = sr_ad_full(ad, zt, 0.0), *twos = sr_ad_full(ad, zt, 2.0);
   SrVal *c1[2] = {zeros, ones};
-  SrVal *num = ad_select_n(ad, ad_binop(ad, SR_P_eq, xv, z), 2, c1);
+  SrVal *num = sr_ad_select_n(ad, sr_ad_binop(ad, SR_P_eq, xv, z), 2, c1);
   SrVal *c2[2] = {ones, twos};
-  SrVal *den = ad_select_n(ad, ad_binop(ad, SR_P_eq, yv, z), 2, c2);
-  return ad_div(ad, num, den);
+  SrVal *den = sr_ad_select_n(ad, sr_ad_binop(ad, SR_P_eq, yv, z), 2, c2);
+  return sr_ad_div(ad, num, den);
 }
 
 JVP1(jvp_minmax) {
   SrVal *ans = y[0] = primal1(ad, e, x);
-  SrVal *a = t[0] ? ad_mul(ad, t[0], balanced_eq(ad, x[0], ans, x[1])) : NULL;
-  SrVal *b = t[1] ? ad_mul(ad, t[1], balanced_eq(ad, x[1], ans, x[0])) : NULL;
-  ty[0] = ad_add_tangents(ad, a, b);
+  SrVal *a = t[0] ? sr_ad_mul(ad, t[0], balanced_eq(ad, x[0], ans, x[1])) : NULL;
+  SrVal *b = t[1] ? sr_ad_mul(ad, t[1], balanced_eq(ad, x[1], ans, x[0])) : NULL;
+  ty[0] = sr_ad_add_tangents(ad, a, b);
   return done1(y, ty);
 }
 
@@ -1531,17 +1531,17 @@ JVP1(jvp_pow) {
   SrVal *ans = y[0] = primal1(ad, e, x);
   SrVal *a = NULL, *b = NULL;
   if (t[0]) {
-    SrVal *ym1 = ad_binop(ad, SR_P_sub, x[1], ad_const(ad, x[1], 1.0));
-    SrVal *p = ad_binop(ad, SR_P_pow, x[0], ym1);
-    a = ad_mul(ad, t[0], ad_mul(ad, x[1], p));
+    SrVal *ym1 = sr_ad_binop(ad, SR_P_sub, x[1], sr_ad_const(ad, x[1], 1.0));
+    SrVal *p = sr_ad_binop(ad, SR_P_pow, x[0], ym1);
+    a = sr_ad_mul(ad, t[0], sr_ad_mul(ad, x[1], p));
   }
   if (t[1]) {
-    SrVal *z = ad_binop(ad, SR_P_eq, x[0], ad_const(ad, x[0], 0.0));
-    SrVal *c[2] = {x[0], ad_full(ad, ad_type(ad, x[0]), 1.0)};
-    SrVal *safe = ad_select_n(ad, z, 2, c);
-    b = ad_mul(ad, t[1], ad_mul(ad, ad_unop(ad, SR_P_log, safe), ans));
+    SrVal *z = sr_ad_binop(ad, SR_P_eq, x[0], sr_ad_const(ad, x[0], 0.0));
+    SrVal *c[2] = {x[0], sr_ad_full(ad, sr_ad_type(ad, x[0]), 1.0)};
+    SrVal *safe = sr_ad_select_n(ad, z, 2, c);
+    b = sr_ad_mul(ad, t[1], sr_ad_mul(ad, sr_ad_unop(ad, SR_P_log, safe), ans));
   }
-  ty[0] = ad_add_tangents(ad, a, b);
+  ty[0] = sr_ad_add_tangents(ad, a, b);
   return done1(y, ty);
 }
 
@@ -1549,27 +1549,27 @@ JVP1(jvp_atan2) {
   y[0] = primal1(ad, e, x);
   SrVal *a = NULL, *b = NULL;
   if (t[0]) {
-    SrVal *den = ad_binop(ad, SR_P_add, ad_unop(ad, SR_P_square, x[0]), ad_unop(ad, SR_P_square, x[1]));
-    a = ad_mul(ad, t[0], ad_div(ad, x[1], den));
+    SrVal *den = sr_ad_binop(ad, SR_P_add, sr_ad_unop(ad, SR_P_square, x[0]), sr_ad_unop(ad, SR_P_square, x[1]));
+    a = sr_ad_mul(ad, t[0], sr_ad_div(ad, x[1], den));
   }
   if (t[1]) {
-    SrVal *den = ad_binop(ad, SR_P_add, ad_unop(ad, SR_P_square, x[0]), ad_unop(ad, SR_P_square, x[1]));
-    b = ad_mul(ad, t[1], ad_div(ad, ad_neg(ad, x[0]), den));
+    SrVal *den = sr_ad_binop(ad, SR_P_add, sr_ad_unop(ad, SR_P_square, x[0]), sr_ad_unop(ad, SR_P_square, x[1]));
+    b = sr_ad_mul(ad, t[1], sr_ad_div(ad, sr_ad_neg(ad, x[0]), den));
   }
-  ty[0] = ad_add_tangents(ad, a, b);
+  ty[0] = sr_ad_add_tangents(ad, a, b);
   return done1(y, ty);
 }
 
 JVP1(jvp_rem) {
   y[0] = primal1(ad, e, x);
   SrVal *a = NULL, *b = NULL;
-  if (t[0]) a = ad_maybe_broadcast(ad, t[0], sr_ad_tangent_type(ad_type(ad, y[0])));
+  if (t[0]) a = sr_ad_maybe_broadcast(ad, t[0], sr_ad_tangent_type(sr_ad_type(ad, y[0])));
   if (t[1]) {
-    SrVal *q = ad_div(ad, x[0], x[1]);
-    SrVal *f = ad_mul(ad, ad_unop(ad, SR_P_sign, q), ad_unop(ad, SR_P_floor, ad_unop(ad, SR_P_abs, q)));
-    b = ad_mul(ad, ad_neg(ad, t[1]), f);
+    SrVal *q = sr_ad_div(ad, x[0], x[1]);
+    SrVal *f = sr_ad_mul(ad, sr_ad_unop(ad, SR_P_sign, q), sr_ad_unop(ad, SR_P_floor, sr_ad_unop(ad, SR_P_abs, q)));
+    b = sr_ad_mul(ad, sr_ad_neg(ad, t[1]), f);
   }
-  ty[0] = ad_add_tangents(ad, a, b);
+  ty[0] = sr_ad_add_tangents(ad, a, b);
   return done1(y, ty);
 }
 
@@ -1582,11 +1582,11 @@ JVP1(jvp_select_n) {
     ty[0] = NULL;
     return 0;
   }
-  SrVal *z = ad_full(ad, ad_type(ad, nz), 0.0);
+  SrVal *z = sr_ad_full(ad, sr_ad_type(ad, nz), 0.0);
   SrVal *cs[64];
   uint32_t n = e->nin - 1 < 64 ? e->nin - 1 : 63;
   for (uint32_t i = 0; i < n; i++) cs[i] = t[i + 1] ? t[i + 1] : z;
-  ty[0] = ad_select_n(ad, x[0], (int)n, cs);
+  ty[0] = sr_ad_select_n(ad, x[0], (int)n, cs);
   return done1(y, ty);
 }
 
@@ -1597,11 +1597,11 @@ JVP1(jvp_clamp) {
   for (int i = 0; i < 3; i++) {
     if (!t[i]) continue;
     SrVal *cond;
-    if (i == 0) cond = ad_binop(ad, SR_P_and, ad_binop(ad, SR_P_gt, lo, op), ad_binop(ad, SR_P_lt, lo, hi));
-    else if (i == 1) cond = ad_binop(ad, SR_P_and, ad_binop(ad, SR_P_gt, op, lo), ad_binop(ad, SR_P_lt, op, hi));
-    else cond = ad_binop(ad, SR_P_lt, hi, op);
-    SrVal *c[2] = {ad_full(ad, ad_type(ad, op), 0.0), t[i]};
-    acc = ad_add_tangents(ad, acc, ad_select_n(ad, cond, 2, c));
+    if (i == 0) cond = sr_ad_binop(ad, SR_P_and, sr_ad_binop(ad, SR_P_gt, lo, op), sr_ad_binop(ad, SR_P_lt, lo, hi));
+    else if (i == 1) cond = sr_ad_binop(ad, SR_P_and, sr_ad_binop(ad, SR_P_gt, op, lo), sr_ad_binop(ad, SR_P_lt, op, hi));
+    else cond = sr_ad_binop(ad, SR_P_lt, hi, op);
+    SrVal *c[2] = {sr_ad_full(ad, sr_ad_type(ad, op), 0.0), t[i]};
+    acc = sr_ad_add_tangents(ad, acc, sr_ad_select_n(ad, cond, 2, c));
     if (!acc) return -1;
   }
   ty[0] = acc;
@@ -1617,14 +1617,14 @@ static const SrType *ct_of(const SrEqn *e, int i) { return sr_ad_ct_type(e->in[i
 TR(tr_neg) {
   (void)x;
   (void)e;
-  cx[0] = ad_neg(ad, ct[0]);
+  cx[0] = sr_ad_neg(ad, ct[0]);
   return cx[0] ? 0 : -1;
 }
 
 /* the same op applied to the cotangent (copy, reduce_precision) */
 TR(tr_self) {
   (void)x;
-  cx[0] = ad_bind_eqn1(ad, e, ct);
+  cx[0] = sr_ad_bind_eqn1(ad, e, ct);
   return cx[0] ? 0 : -1;
 }
 
@@ -1632,31 +1632,31 @@ TR(tr_add) {
   /* x_aval: the ct aval of an undefined primal, else typeof(x).to_ct_aval() */
   for (int i = 0; i < 2; i++) {
     if (x[i]) continue;
-    cx[i] = ad_unbroadcast(ad, ct_of(e, i), ct[0]);
+    cx[i] = sr_ad_unbroadcast(ad, ct_of(e, i), ct[0]);
     if (!cx[i]) return -1;
   }
   return 0;
 }
 
 TR(tr_sub) {
-  if (!x[0] && !(cx[0] = ad_unbroadcast(ad, ct_of(e, 0), ct[0]))) return -1;
-  if (!x[1] && !(cx[1] = ad_unbroadcast(ad, ct_of(e, 1), ad_neg(ad, ct[0])))) return -1;
+  if (!x[0] && !(cx[0] = sr_ad_unbroadcast(ad, ct_of(e, 0), ct[0]))) return -1;
+  if (!x[1] && !(cx[1] = sr_ad_unbroadcast(ad, ct_of(e, 1), sr_ad_neg(ad, ct[0])))) return -1;
   return 0;
 }
 
 TR(tr_mul) {
   if (!x[0] && !x[1]) return sr_raise(ad->I, "ValueError", "mul is bilinear: it transposes in one operand only"), -1;
   if (!x[0]) {
-    cx[0] = ad_unbroadcast(ad, ct_of(e, 0), mul_like(ad, e, ct[0], x[1]));
+    cx[0] = sr_ad_unbroadcast(ad, ct_of(e, 0), mul_like(ad, e, ct[0], x[1]));
     return cx[0] ? 0 : -1;
   }
-  cx[1] = ad_unbroadcast(ad, ct_of(e, 1), mul_like(ad, e, x[0], ct[0]));
+  cx[1] = sr_ad_unbroadcast(ad, ct_of(e, 1), mul_like(ad, e, x[0], ct[0]));
   return cx[1] ? 0 : -1;
 }
 
 TR(tr_div) {
   if (!x[1]) return sr_raise(ad->I, "RuntimeError", "nonlinear div can't be transposed"), -1;
-  cx[0] = ad_unbroadcast(ad, ct_of(e, 0), ad_div(ad, ct[0], x[1]));
+  cx[0] = sr_ad_unbroadcast(ad, ct_of(e, 0), sr_ad_div(ad, ct[0], x[1]));
   return cx[0] ? 0 : -1;
 }
 
@@ -1669,8 +1669,8 @@ TR(tr_add_any) {
 
 TR(tr_select_n) {
   if (!x[0]) return sr_raise(ad->I, "ValueError", "select_n cannot be transposed in its predicate"), -1;
-  SrVal *zeros = ad_full(ad, ad_type(ad, ct[0]), 0.0);
-  const SrType *wt = ad_type(ad, x[0]);
+  SrVal *zeros = sr_ad_full(ad, sr_ad_type(ad, ct[0]), 0.0);
+  const SrType *wt = sr_ad_type(ad, x[0]);
   if (!zeros || !wt) return -1;
   uint32_t n = e->nin - 1;
   if (wt->dtype == SR_BOOL) {
@@ -1678,15 +1678,15 @@ TR(tr_select_n) {
       if (x[i + 1]) continue;
       /* select(which, zeros, ct) for case 0 is select_n(which, ct, zeros) */
       SrVal *c[2] = {i == 0 ? ct[0] : zeros, i == 0 ? zeros : ct[0]};
-      if (!(cx[i + 1] = ad_select_n(ad, x[0], 2, c))) return -1;
+      if (!(cx[i + 1] = sr_ad_select_n(ad, x[0], 2, c))) return -1;
     }
     return 0;
   }
   for (uint32_t i = 0; i < n; i++) {
     if (x[i + 1]) continue;
-    SrVal *eq = ad_binop(ad, SR_P_eq, x[0], ad_const(ad, x[0], (double)i));
+    SrVal *eq = sr_ad_binop(ad, SR_P_eq, x[0], sr_ad_const(ad, x[0], (double)i));
     SrVal *c[2] = {zeros, ct[0]};
-    if (!(cx[i + 1] = ad_select_n(ad, eq, 2, c))) return -1;
+    if (!(cx[i + 1] = sr_ad_select_n(ad, eq, 2, c))) return -1;
   }
   return 0;
 }
@@ -1696,8 +1696,8 @@ TR(tr_convert) {
   const SrType *in = e->in[0]->type;
   if (!sr_ad_differentiable(in)) return 0; /* a float0 zero */
   SrVal *c = ct[0];
-  cx[0] = ad_bindv(ad, SR_P_convert_element_type, 1, &c, "new_dtype", sr_dtype_val(NULL, in->dtype), "weak_type",
-                   sr_bool(in->weak), "sharding", ad_sharding_param(ad, in), NULL);
+  cx[0] = sr_ad_bindv(ad, SR_P_convert_element_type, 1, &c, "new_dtype", sr_dtype_val(NULL, in->dtype), "weak_type",
+                   sr_bool(in->weak), "sharding", sr_ad_sharding_param(ad, in), NULL);
   return cx[0] ? 0 : -1;
 }
 

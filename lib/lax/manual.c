@@ -1936,8 +1936,8 @@ static int coll_transpose(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **cx, int 
   }
   if (key) sr_plist_add(&ps, key, val);
   SrVal *small[32], **cs = e->nout <= 32 ? small : sr_xcalloc(e->nout, sizeof *cs);
-  for (uint32_t i = 0; i < e->nout; i++) cs[i] = ct[i] ? ct[i] : ad_zeros(ad, sr_ad_ct_type(e->out[i]->type));
-  SrVal *r = ad_bind(ad, prim, (int)e->nout, cs, ps.n, ps.p);
+  for (uint32_t i = 0; i < e->nout; i++) cs[i] = ct[i] ? ct[i] : sr_ad_full_zeros(ad, sr_ad_ct_type(e->out[i]->type));
+  SrVal *r = sr_ad_bind(ad, prim, (int)e->nout, cs, ps.n, ps.p);
   sr_plist_free(&ps);
   if (cs != small) free(cs);
   if (!r) return -1;
@@ -2014,7 +2014,7 @@ TR(tr_all_to_all) {
     sr_plist_add(&ps, k, sr_ref(v));
   }
   SrVal *c = ct[0];
-  cx[0] = ad_bind(ad, SR_P_all_to_all, 1, &c, ps.n, ps.p);
+  cx[0] = sr_ad_bind(ad, SR_P_all_to_all, 1, &c, ps.n, ps.p);
   sr_plist_free(&ps);
   return cx[0] ? 0 : -1;
 }
@@ -2089,7 +2089,7 @@ static int smap_read(SrAd *ad, const SrEqn *e, AdSMap *s) {
   s->out_specs = os;
   s->check_vma = cv ? sr_val_truthy(cv) : 1;
   const SrMesh *am = m && m->kind == SR_V_MESH ? m->mesh : NULL;
-  if (!am || !am->n) am = ad_ctx_mesh(ad);
+  if (!am || !am->n) am = sr_ad_ctx_mesh(ad);
   if (!am->n) return sr_raise(ad->I, "ValueError", "shard_map: no mesh to differentiate it on"), -1;
   if (!am->abstract) am = sr_mesh_abstract(am, 1);
   s->mesh = am;
@@ -2192,7 +2192,7 @@ static SrVal *bind_smap(SrAd *ad, const SrEqn *e, SrJaxpr *body, SrVal *in_specs
     else if (strcmp(k, "out_specs") == 0) sr_plist_add(&ps, k, sr_ref(out_specs));
     else sr_plist_add(&ps, k, sr_ref(e->params[p].val));
   }
-  SrVal *r = ad_bind(ad, SR_P_shard_map, nin, in, ps.n, ps.p);
+  SrVal *r = sr_ad_bind(ad, SR_P_shard_map, nin, in, ps.n, ps.p);
   sr_plist_free(&ps);
   return r;
 }
@@ -2205,7 +2205,7 @@ static int smap_jvp_mode(SrAd *ad, const SrEqn *e, const AdSMap *s, SrVal **x, S
   for (uint32_t i = 0; i < n; i++) nz[i] = t[i] != NULL;
   Ctx c;
   if (enter(ad, s, &c) < 0) return -1;
-  SrJaxpr *J = ad_jvp_jaxpr(ad, s->body, nz, NULL, onz);
+  SrJaxpr *J = sr_ad_jvp_jaxpr(ad, s->body, nz, NULL, onz);
   leave(ad, &c);
   int rc = -1;
   if (J) {
@@ -2250,7 +2250,7 @@ static SrJaxpr *promote_outputs(SrAd *ad, SrJaxpr *F, uint32_t first, const uint
   const SrType **types = sr_xcalloc(n + 1, sizeof *types);
   for (uint32_t i = 0; i < n; i++) types[i] = sr_args(F)[i]->type;
   SrVal **args = sr_xcalloc(n + 1, sizeof *args);
-  SrTrace *tr = ad_trace_begin(ad, (int)n, types, args);
+  SrTrace *tr = sr_ad_trace_begin(ad, (int)n, types, args);
   free(types);
   I->trace = tr;
   SrVal *r = sr_eval_jaxpr(I, F, (int)n, args);
@@ -2263,17 +2263,17 @@ static SrJaxpr *promote_outputs(SrAd *ad, SrJaxpr *F, uint32_t first, const uint
     for (int i = 0; i < r->seq.n && ok; i++) {
       outs[i] = r->seq.items[i];
       if ((uint32_t)i >= first && promote[i - (int)first]) {
-        const SrType *t = ad_type(&sub, outs[i]);
+        const SrType *t = sr_ad_type(&sub, outs[i]);
         SrTypeBuilder b;
         sr_type_builder(&b, t);
         b.ndim = 1;
         memset(&b.dims[0], 0, sizeof b.dims[0]);
         b.dims[0].size = 1;
-        outs[i] = ad_broadcast_in_dim(&sub, outs[i], sr_type_get(&b), NULL, 0, 0);
+        outs[i] = sr_ad_broadcast_in_dim(&sub, outs[i], sr_type_get(&b), NULL, 0, 0);
         ok = outs[i] != NULL;
       }
     }
-    if (ok) out = ad_trace_end(&sub, tr, r->seq.n, outs, NULL);
+    if (ok) out = sr_ad_trace_end(&sub, tr, r->seq.n, outs, NULL);
     else sr_trace_abort(I, tr);
     free(outs);
     sr_ad_end(&sub);
@@ -2307,7 +2307,7 @@ static SrJaxpr *promote_args(SrAd *ad, SrJaxpr *L, const uint8_t *promote, uint3
     types[i] = t;
   }
   SrVal **args = sr_xcalloc(n + 1, sizeof *args), **in = sr_xcalloc(n + 1, sizeof *in);
-  SrTrace *tr = ad_trace_begin(ad, (int)n, types, args);
+  SrTrace *tr = sr_ad_trace_begin(ad, (int)n, types, args);
   free(types);
   I->trace = tr;
   SrAd sub;
@@ -2317,13 +2317,13 @@ static SrJaxpr *promote_args(SrAd *ad, SrJaxpr *L, const uint8_t *promote, uint3
     in[i] = args[i];
     if (i < nprom && promote[i]) {
       int64_t d0 = 0;
-      in[i] = ad_bindv(&sub, SR_P_squeeze, 1, &args[i], "dimensions", ad_ints(&d0, 1), NULL);
+      in[i] = sr_ad_bindv(&sub, SR_P_squeeze, 1, &args[i], "dimensions", sr_ad_ints(&d0, 1), NULL);
       ok = in[i] != NULL;
     }
   }
   SrVal *r = ok ? sr_eval_jaxpr(I, L, (int)n, in) : NULL;
   SrJaxpr *out = NULL;
-  if (r) out = ad_trace_end(&sub, tr, r->seq.n, r->seq.items, NULL);
+  if (r) out = sr_ad_trace_end(&sub, tr, r->seq.n, r->seq.items, NULL);
   else sr_trace_abort(I, tr);
   sr_unref(r);
   sr_ad_end(&sub);
@@ -2344,7 +2344,7 @@ static int smap_lin(SrAd *ad, const SrEqn *e, const AdSMap *s, SrVal **x, SrVal 
     return -1;
   }
   SrLinJaxprs lj;
-  int rc = ad_linearize_jaxpr(ad, s->body, nz, NULL, NULL, &lj);
+  int rc = sr_ad_linearize_jaxpr(ad, s->body, nz, NULL, NULL, &lj);
   if (rc < 0) {
     leave(ad, &c);
     free(nz);
@@ -2465,7 +2465,7 @@ out:
   free(promote);
   free(fprom);
   free(nz);
-  ad_lin_jaxprs_free(&lj);
+  sr_ad_lin_jaxprs_free(&lj);
   return rc;
 }
 
@@ -2503,7 +2503,7 @@ TR(tr_shard_map) {
   }
   SrTrace *saved = I->trace;
   SrVal **args = sr_xcalloc(k + 1, sizeof *args);
-  SrTrace *tr = ad_trace_begin(ad, (int)k, types, args);
+  SrTrace *tr = sr_ad_trace_begin(ad, (int)k, types, args);
   free(types);
   SrVal **vals = sr_xcalloc(n + 1, sizeof *vals), **cts = sr_xcalloc(no + 1, sizeof *cts);
   SrVal **cin = sr_xcalloc(n + 1, sizeof *cin);
@@ -2513,14 +2513,14 @@ TR(tr_shard_map) {
   SrAd sub;
   sr_ad_begin(&sub, I, SR_AD_BWD);
   I->trace = tr;
-  int rc = ad_backward(&sub, b, lin, vals, cts, cin);
+  int rc = sr_ad_backward(&sub, b, lin, vals, cts, cin);
   SrJaxpr *T = NULL;
   uint32_t nout = 0;
   if (rc == 0) {
     SrVal **outs = sr_xcalloc(n + 1, sizeof *outs);
     for (uint32_t i = 0; i < n; i++)
       if (lin[i] && cin[i]) outs[nout++] = cin[i];
-    T = ad_trace_end(&sub, tr, (int)nout, outs, NULL);
+    T = sr_ad_trace_end(&sub, tr, (int)nout, outs, NULL);
     free(outs);
   } else {
     sr_trace_abort(I, tr);

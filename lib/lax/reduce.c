@@ -547,7 +547,7 @@ static SrVal *triples(const int64_t *lo, const int64_t *hi, const int64_t *in, i
   SrVal *t = sr_seq(NULL, SR_V_TUPLE, n);
   for (int i = 0; i < n; i++) {
     int64_t v[3] = {lo[i], hi[i], in[i]};
-    sr_seq_push(NULL, t, ad_ints(v, 3));
+    sr_seq_push(NULL, t, sr_ad_ints(v, 3));
   }
   return t;
 }
@@ -564,7 +564,7 @@ TR(tr_reduce_sum) {
   int nb = 0;
   for (int i = 0; i < ot->ndim; i++)
     if (!contains(axes, na, i)) bd[nb++] = i;
-  cx[0] = ad_broadcast_in_dim(ad, ct[0], ot, bd, nb, 1);
+  cx[0] = sr_ad_broadcast_in_dim(ad, ct[0], ot, bd, nb, 1);
   return cx[0] ? 0 : -1;
 }
 
@@ -573,8 +573,8 @@ TR(tr_reduce_sum) {
 JVP(jvp_reduce_chooser) {
   /* div(reduce_sum(mul(g, loc), axes), reduce_sum(loc, axes)) with
      loc = convert(eq(operand, reshape(ans, shape with 1s)), g.dtype) */
-  SrVal *ans = y[0] = ad_bind_eqn1(ad, e, x);
-  const SrType *xt = ad_type(ad, x[0]);
+  SrVal *ans = y[0] = sr_ad_bind_eqn1(ad, e, x);
+  const SrType *xt = sr_ad_type(ad, x[0]);
   if (!ans || !xt) return -1;
   int64_t axes[SR_MAX_RANK];
   int na = param_ints(e, "axes", axes, SR_MAX_RANK);
@@ -585,10 +585,10 @@ JVP(jvp_reduce_chooser) {
     if (contains(axes, na, i)) b.dims[i].size = 1;
   }
   b.unreduced = b.reduced = 0;
-  SrVal *r = ad_reshape_plain(ad, ans, sr_type_get(&b));
-  SrVal *loc = ad_convert(ad, ad_binop(ad, SR_P_eq, x[0], r), ad_type(ad, t[0])->dtype, 0);
-  SrVal *counts = ad_reduce_sum(ad, loc, axes, na, NULL);
-  ty[0] = ad_div(ad, ad_reduce_sum(ad, ad_mul(ad, t[0], loc), axes, na, NULL), counts);
+  SrVal *r = sr_ad_reshape_plain(ad, ans, sr_type_get(&b));
+  SrVal *loc = sr_ad_convert(ad, sr_ad_binop(ad, SR_P_eq, x[0], r), sr_ad_type(ad, t[0])->dtype, 0);
+  SrVal *counts = sr_ad_reduce_sum(ad, loc, axes, na, NULL);
+  ty[0] = sr_ad_div(ad, sr_ad_reduce_sum(ad, sr_ad_mul(ad, t[0], loc), axes, na, NULL), counts);
   return ty[0] ? 0 : -1;
 }
 
@@ -596,7 +596,7 @@ static SrVal *triples(const int64_t *lo, const int64_t *hi, const int64_t *in, i
 
 /* lax.slice_in_dim(v, lo, hi) on axis 0, strides all 1. */
 static SrVal *slice_rows(SrAd *ad, SrVal *v, int64_t lo, int64_t hi) {
-  const SrType *vt = ad_type(ad, v);
+  const SrType *vt = sr_ad_type(ad, v);
   if (!vt) return NULL;
   int64_t st[SR_MAX_RANK], lim[SR_MAX_RANK], str[SR_MAX_RANK];
   for (int i = 0; i < vt->ndim; i++) {
@@ -606,18 +606,18 @@ static SrVal *slice_rows(SrAd *ad, SrVal *v, int64_t lo, int64_t hi) {
   }
   st[0] = lo;
   lim[0] = hi;
-  return ad_bindv(ad, SR_P_slice, 1, &v, "start_indices", ad_ints(st, vt->ndim), "limit_indices",
-                  ad_ints(lim, vt->ndim), "strides", ad_ints(str, vt->ndim), NULL);
+  return sr_ad_bindv(ad, SR_P_slice, 1, &v, "start_indices", sr_ad_ints(st, vt->ndim), "limit_indices",
+                  sr_ad_ints(lim, vt->ndim), "strides", sr_ad_ints(str, vt->ndim), NULL);
 }
 
 /* lax.pad(v, fill, [(0, 1, 0)] on axis 0): one more row of fill. */
 static SrVal *pad_row(SrAd *ad, SrVal *v, SrVal *fill) {
-  const SrType *vt = ad_type(ad, v);
+  const SrType *vt = sr_ad_type(ad, v);
   if (!vt || !fill) return NULL;
   int64_t lo[SR_MAX_RANK] = {0}, hi[SR_MAX_RANK] = {0}, in[SR_MAX_RANK] = {0};
   hi[0] = 1;
   SrVal *pin[2] = {v, fill};
-  return ad_bindv(ad, SR_P_pad, 2, pin, "padding_config", triples(lo, hi, in, vt->ndim), NULL);
+  return sr_ad_bindv(ad, SR_P_pad, 2, pin, "padding_config", triples(lo, hi, in, vt->ndim), NULL);
 }
 
 /* _reduce_prod_jvp_rule, i.e. _reduce_jvp with mul: the reduced axes
@@ -627,7 +627,7 @@ static SrVal *pad_row(SrAd *ad, SrVal *v, SrVal *fill) {
    tangent is built by slice, pad with 0, mul by primal values and add_any
    alone: linear in t, so linearize and transpose work. */
 JVP(jvp_reduce_prod) {
-  const SrType *xt = ad_type(ad, x[0]);
+  const SrType *xt = sr_ad_type(ad, x[0]);
   if (!xt) return -1;
   int64_t axes[SR_MAX_RANK], perm[SR_MAX_RANK];
   int na = param_ints(e, "axes", axes, SR_MAX_RANK);
@@ -649,8 +649,8 @@ JVP(jvp_reduce_prod) {
   for (int i = na; i < xt->ndim; i++) b.dims[i - na + 1] = xt->dims[perm[i]];
   b.unreduced = b.reduced = 0;
   const SrType *flat = sr_type_get(&b);
-  SrVal *p = ad_reshape_plain(ad, ad_transpose(ad, x[0], perm, xt->ndim), flat);
-  SrVal *g = t[0] ? ad_reshape_plain(ad, ad_transpose(ad, t[0], perm, xt->ndim), flat) : NULL;
+  SrVal *p = sr_ad_reshape_plain(ad, sr_ad_transpose_dims(ad, x[0], perm, xt->ndim), flat);
+  SrVal *g = t[0] ? sr_ad_reshape_plain(ad, sr_ad_transpose_dims(ad, t[0], perm, xt->ndim), flat) : NULL;
   if (!p || (t[0] && !g)) return -1;
   if (n == 0) {
     /* an empty product: full(kept shape, 1), a zero tangent */
@@ -658,7 +658,7 @@ JVP(jvp_reduce_prod) {
     sr_type_builder(&k, flat);
     k.ndim--;
     memmove(k.dims, k.dims + 1, k.ndim * sizeof k.dims[0]);
-    y[0] = ad_full(ad, sr_type_get(&k), 1.0);
+    y[0] = sr_ad_full(ad, sr_type_get(&k), 1.0);
     ty[0] = NULL;
     return y[0] ? 0 : -1;
   }
@@ -668,30 +668,30 @@ JVP(jvp_reduce_prod) {
     SrVal *p1 = slice_rows(ad, p, 0, n1), *g1 = g ? slice_rows(ad, g, 0, n1) : NULL;
     SrVal *p2 = slice_rows(ad, p, n1, m), *g2 = g ? slice_rows(ad, g, n1, m) : NULL;
     if (m - n1 != n1) {
-      p2 = pad_row(ad, p2, ad_scalar(ad, xt->dtype, 0, 1.0));
+      p2 = pad_row(ad, p2, sr_ad_scalar(ad, xt->dtype, 0, 1.0));
       /* the padding value is a constant: its tangent is zero */
-      if (g) g2 = pad_row(ad, g2, ad_scalar(ad, ad_type(ad, g)->dtype, 0, 0.0));
+      if (g) g2 = pad_row(ad, g2, sr_ad_scalar(ad, sr_ad_type(ad, g)->dtype, 0, 0.0));
     }
     /* jvp of mul: p1 * p2, then g1 * p2 + p1 * g2 */
-    SrVal *prod = ad_mul(ad, p1, p2);
+    SrVal *prod = sr_ad_mul(ad, p1, p2);
     if (g) {
-      SrVal *a = ad_mul(ad, g1, p2);
-      g = ad_add_any(ad, a, ad_mul(ad, p1, g2));
+      SrVal *a = sr_ad_mul(ad, g1, p2);
+      g = sr_ad_add_any(ad, a, sr_ad_mul(ad, p1, g2));
     }
     p = prod;
     if (!p || (t[0] && !g)) return -1;
     m = n1;
   }
   int64_t zero = 0;
-  y[0] = ad_bindv(ad, SR_P_squeeze, 1, &p, "dimensions", ad_ints(&zero, 1), NULL);
-  ty[0] = g ? ad_bindv(ad, SR_P_squeeze, 1, &g, "dimensions", ad_ints(&zero, 1), NULL) : NULL;
+  y[0] = sr_ad_bindv(ad, SR_P_squeeze, 1, &p, "dimensions", sr_ad_ints(&zero, 1), NULL);
+  ty[0] = g ? sr_ad_bindv(ad, SR_P_squeeze, 1, &g, "dimensions", sr_ad_ints(&zero, 1), NULL) : NULL;
   return y[0] && (ty[0] || !g) ? 0 : -1;
 }
 
 TR(tr_cumsum) {
   (void)x;
   SrVal *c = ct[0];
-  cx[0] = ad_bindv(ad, SR_P_cumsum, 1, &c, "axis", sr_int(NULL, param_int(e, "axis", 0)), "reverse",
+  cx[0] = sr_ad_bindv(ad, SR_P_cumsum, 1, &c, "axis", sr_int(NULL, param_int(e, "axis", 0)), "reverse",
                    sr_bool(!param_int(e, "reverse", 0)), NULL);
   return cx[0] ? 0 : -1;
 }

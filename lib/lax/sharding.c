@@ -206,14 +206,14 @@ TR(tr_reshard) {
   (void)x;
   /* reshard of the cotangent to the input's cotangent sharding
      (_reshard_transpose_fancy): {U:X} -> replicated is the all-reduce */
-  cx[0] = ad_reshard(ad, ct[0], sr_ad_ct_type(e->in[0]->type));
+  cx[0] = sr_ad_reshard(ad, ct[0], sr_ad_ct_type(e->in[0]->type));
   return cx[0] ? 0 : -1;
 }
 
 /* sharding_constraint, layout_constraint: the same constraint on ct */
 TR(tr_same) {
   (void)x;
-  SrVal *r = ad_bind_eqn(ad, e, ct);
+  SrVal *r = sr_ad_bind_eqn(ad, e, ct);
   if (!r) return -1;
   for (uint32_t i = 0; i < e->nin; i++) cx[i] = r->seq.items[i];
   return 0;

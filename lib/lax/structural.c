@@ -2570,8 +2570,8 @@ TR(tr_broadcast_in_dim) {
   for (int i = 0; i < ot->ndim; i++)
     if (!contains(unit, nunit, i)) b.dims[nd++] = ot->dims[i];
   b.ndim = (uint8_t)nd;
-  SrVal *s = ad_reduce_sum(ad, ct[0], axes, na, sr_type_get(&b));
-  cx[0] = ad_expand_dims(ad, s, unit, nunit);
+  SrVal *s = sr_ad_reduce_sum(ad, ct[0], axes, na, sr_type_get(&b));
+  cx[0] = sr_ad_expand_dims(ad, s, unit, nunit);
   return cx[0] ? 0 : -1;
 }
 
@@ -2580,7 +2580,7 @@ TR(tr_reshape) {
   SrVal *dims = param(e, "dimensions");
   if (dims && dims->kind != SR_V_NONE)
     return sr_raise(ad->I, "NotImplementedError", "transposing a reshape with dimensions is not supported"), -1;
-  cx[0] = ad_reshape(ad, ct[0], ct_of(e, 0));
+  cx[0] = sr_ad_reshape(ad, ct[0], ct_of(e, 0));
   return cx[0] ? 0 : -1;
 }
 
@@ -2589,7 +2589,7 @@ TR(tr_transpose) {
   int64_t perm[SR_MAX_RANK], inv[SR_MAX_RANK];
   int n = param_ints(e, "permutation", perm, SR_MAX_RANK);
   argsort(perm, n, inv);
-  cx[0] = ad_transpose(ad, ct[0], inv, n);
+  cx[0] = sr_ad_transpose_dims(ad, ct[0], inv, n);
   return cx[0] ? 0 : -1;
 }
 
@@ -2597,14 +2597,14 @@ TR(tr_squeeze) {
   (void)x;
   int64_t dims[SR_MAX_RANK];
   int n = param_ints(e, "dimensions", dims, SR_MAX_RANK);
-  cx[0] = ad_expand_dims(ad, ct[0], dims, n);
+  cx[0] = sr_ad_expand_dims(ad, ct[0], dims, n);
   return cx[0] ? 0 : -1;
 }
 
 /* the same op on the cotangent (rev) */
 TR(tr_self) {
   (void)x;
-  cx[0] = ad_bind_eqn1(ad, e, ct);
+  cx[0] = sr_ad_bind_eqn1(ad, e, ct);
   return cx[0] ? 0 : -1;
 }
 
@@ -2614,7 +2614,7 @@ TR(tr_concatenate) {
   uint32_t n = e->nin < 256 ? e->nin : 256;
   for (uint32_t i = 0; i < n; i++) sizes[i] = e->in[i]->type->dims[dim].size;
   SrVal *c = ct[0];
-  SrVal *r = ad_bindv(ad, SR_P_split, 1, &c, "sizes", ad_ints(sizes, (int)n), "axis", sr_int(NULL, dim), NULL);
+  SrVal *r = sr_ad_bindv(ad, SR_P_split, 1, &c, "sizes", sr_ad_ints(sizes, (int)n), "axis", sr_int(NULL, dim), NULL);
   if (!r) return -1;
   for (uint32_t i = 0; i < n; i++)
     if (!x[i]) cx[i] = r->seq.items[i];
@@ -2625,8 +2625,8 @@ TR(tr_split) {
   (void)x;
   SrVal *cs[256];
   uint32_t n = e->nout < 256 ? e->nout : 256;
-  for (uint32_t i = 0; i < n; i++) cs[i] = ct[i] ? ct[i] : ad_zeros(ad, sr_ad_ct_type(e->out[i]->type));
-  cx[0] = ad_bindv(ad, SR_P_concatenate, (int)n, cs, "dimension", sr_int(NULL, param_int(e, "axis", 0)), NULL);
+  for (uint32_t i = 0; i < n; i++) cs[i] = ct[i] ? ct[i] : sr_ad_full_zeros(ad, sr_ad_ct_type(e->out[i]->type));
+  cx[0] = sr_ad_bindv(ad, SR_P_concatenate, (int)n, cs, "dimension", sr_int(NULL, param_int(e, "axis", 0)), NULL);
   return cx[0] ? 0 : -1;
 }
 
@@ -2634,7 +2634,7 @@ static SrVal *triples(const int64_t *lo, const int64_t *hi, const int64_t *in, i
   SrVal *t = sr_seq(NULL, SR_V_TUPLE, n);
   for (int i = 0; i < n; i++) {
     int64_t v[3] = {lo[i], hi[i], in[i]};
-    sr_seq_push(NULL, t, ad_ints(v, 3));
+    sr_seq_push(NULL, t, sr_ad_ints(v, 3));
   }
   return t;
 }
@@ -2648,12 +2648,12 @@ TR(tr_pad) {
     in[i] = 0;
   }
   SrVal *t = ct[0], *top = NULL;
-  const SrType *tt = ad_type(ad, t);
+  const SrType *tt = sr_ad_type(ad, t);
   if (!tt) return -1;
   if (!x[0] || !x[1]) {
-    SrVal *pin[2] = {t, ad_scalar(ad, tt->dtype, 0, 0.0)};
-    SrVal *unpadded = ad_bindv(ad, SR_P_pad, 2, pin, "padding_config", triples(lo, hi, in, n), NULL);
-    const SrType *ut = ad_type(ad, unpadded);
+    SrVal *pin[2] = {t, sr_ad_scalar(ad, tt->dtype, 0, 0.0)};
+    SrVal *unpadded = sr_ad_bindv(ad, SR_P_pad, 2, pin, "padding_config", triples(lo, hi, in, n), NULL);
+    const SrType *ut = sr_ad_type(ad, unpadded);
     if (!ut) return -1;
     int64_t st[SR_MAX_RANK], lim[SR_MAX_RANK], str[SR_MAX_RANK];
     for (int i = 0; i < n; i++) {
@@ -2661,15 +2661,15 @@ TR(tr_pad) {
       lim[i] = ut->dims[i].size;
       str[i] = cfg[3 * i + 2] + 1;
     }
-    top = ad_bindv(ad, SR_P_slice, 1, &unpadded, "start_indices", ad_ints(st, n), "limit_indices", ad_ints(lim, n),
-                   "strides", ad_ints(str, n), NULL);
+    top = sr_ad_bindv(ad, SR_P_slice, 1, &unpadded, "start_indices", sr_ad_ints(st, n), "limit_indices", sr_ad_ints(lim, n),
+                   "strides", sr_ad_ints(str, n), NULL);
     if (!top) return -1;
   }
   if (!x[0]) cx[0] = top;
   if (!x[1]) {
     int64_t all[SR_MAX_RANK];
     for (int i = 0; i < n; i++) all[i] = i;
-    cx[1] = ad_binop(ad, SR_P_sub, ad_reduce_sum(ad, t, all, n, NULL), ad_reduce_sum(ad, top, all, n, NULL));
+    cx[1] = sr_ad_binop(ad, SR_P_sub, sr_ad_reduce_sum(ad, t, all, n, NULL), sr_ad_reduce_sum(ad, top, all, n, NULL));
     if (!cx[1]) return -1;
   }
   return 0;
@@ -2683,7 +2683,7 @@ TR(tr_slice) {
   int n = param_ints(e, "start_indices", st, SR_MAX_RANK);
   param_ints(e, "limit_indices", lim, SR_MAX_RANK);
   int ns = param_ints(e, "strides", str, SR_MAX_RANK);
-  const SrType *ctt = ad_type(ad, ct[0]);
+  const SrType *ctt = sr_ad_type(ad, ct[0]);
   if (!ctt) return -1;
   int unit = 1;
   for (int i = 0; i < ns; i++) unit &= str[i] == 1;
@@ -2700,13 +2700,13 @@ TR(tr_slice) {
   }
   /* the padding value varies as the cotangent does (lax.pad's
      standard_insert_pvary), or pad refuses the mix inside shard_map */
-  SrVal *pin[2] = {ct[0], ad_scalar_like(ad, ct[0], 0.0)};
-  cx[0] = ad_bindv(ad, SR_P_pad, 2, pin, "padding_config", triples(lo, hi, in, n), NULL);
+  SrVal *pin[2] = {ct[0], sr_ad_scalar_like(ad, ct[0], 0.0)};
+  cx[0] = sr_ad_bindv(ad, SR_P_pad, 2, pin, "padding_config", triples(lo, hi, in, n), NULL);
   return cx[0] ? 0 : -1;
 }
 
 JVP(jvp_dynamic_slice) {
-  y[0] = ad_bind_eqn1(ad, e, x);
+  y[0] = sr_ad_bind_eqn1(ad, e, x);
   if (!y[0]) return -1;
   if (!t[0]) {
     ty[0] = NULL;
@@ -2715,7 +2715,7 @@ JVP(jvp_dynamic_slice) {
   SrVal *in[SR_MAX_RANK + 1];
   in[0] = t[0];
   for (uint32_t i = 1; i < e->nin && i <= SR_MAX_RANK; i++) in[i] = x[i];
-  ty[0] = ad_bind_eqn1(ad, e, in);
+  ty[0] = sr_ad_bind_eqn1(ad, e, in);
   return ty[0] ? 0 : -1;
 }
 
@@ -2723,45 +2723,45 @@ TR(tr_dynamic_slice) {
   const SrType *ot = ct_of(e, 0);
   SrTypeBuilder b;
   sr_type_builder(&b, ot);
-  b.dtype = ad_type(ad, ct[0])->dtype;
-  SrVal *zeros = ad_full(ad, sr_type_get(&b), 0.0);
+  b.dtype = sr_ad_type(ad, ct[0])->dtype;
+  SrVal *zeros = sr_ad_full(ad, sr_type_get(&b), 0.0);
   SrVal *in[SR_MAX_RANK + 2];
   in[0] = zeros;
   in[1] = ct[0];
   for (uint32_t i = 1; i < e->nin && i <= SR_MAX_RANK; i++) in[i + 1] = x[i];
-  cx[0] = ad_bind(ad, SR_P_dynamic_update_slice, (int)e->nin + 1, in, 0, NULL);
+  cx[0] = sr_ad_bind(ad, SR_P_dynamic_update_slice, (int)e->nin + 1, in, 0, NULL);
   return cx[0] ? 0 : -1;
 }
 
 JVP(jvp_dynamic_update_slice) {
-  y[0] = ad_bind_eqn1(ad, e, x);
+  y[0] = sr_ad_bind_eqn1(ad, e, x);
   if (!y[0]) return -1;
   if (!t[0] && !t[1]) {
     ty[0] = NULL;
     return 0;
   }
   SrVal *in[SR_MAX_RANK + 2];
-  in[0] = t[0] ? t[0] : ad_zeros(ad, sr_ad_tangent_type(ad_type(ad, x[0])));
-  in[1] = t[1] ? t[1] : ad_zeros(ad, sr_ad_tangent_type(ad_type(ad, x[1])));
+  in[0] = t[0] ? t[0] : sr_ad_full_zeros(ad, sr_ad_tangent_type(sr_ad_type(ad, x[0])));
+  in[1] = t[1] ? t[1] : sr_ad_full_zeros(ad, sr_ad_tangent_type(sr_ad_type(ad, x[1])));
   for (uint32_t i = 2; i < e->nin && i < SR_MAX_RANK + 2; i++) in[i] = x[i];
-  ty[0] = ad_bind_eqn1(ad, e, in);
+  ty[0] = sr_ad_bind_eqn1(ad, e, in);
   return ty[0] ? 0 : -1;
 }
 
 TR(tr_dynamic_update_slice) {
-  const SrType *ut = x[1] ? sr_ad_ct_type(ad_type(ad, x[1])) : ct_of(e, 1);
+  const SrType *ut = x[1] ? sr_ad_ct_type(sr_ad_type(ad, x[1])) : ct_of(e, 1);
   SrVal *in[SR_MAX_RANK + 2];
   for (uint32_t i = 2; i < e->nin && i < SR_MAX_RANK + 2; i++) in[i] = x[i];
   if (!x[0]) {
     in[0] = ct[0];
-    in[1] = ad_full(ad, ut, 0.0);
-    if (!(cx[0] = ad_bind(ad, SR_P_dynamic_update_slice, (int)e->nin, in, 0, NULL))) return -1;
+    in[1] = sr_ad_full(ad, ut, 0.0);
+    if (!(cx[0] = sr_ad_bind(ad, SR_P_dynamic_update_slice, (int)e->nin, in, 0, NULL))) return -1;
   }
   if (!x[1]) {
     int64_t sizes[SR_MAX_RANK];
     for (int i = 0; i < ut->ndim; i++) sizes[i] = ut->dims[i].size;
     in[1] = ct[0];
-    cx[1] = ad_bindv(ad, SR_P_dynamic_slice, (int)e->nin - 1, in + 1, "slice_sizes", ad_ints(sizes, ut->ndim), NULL);
+    cx[1] = sr_ad_bindv(ad, SR_P_dynamic_slice, (int)e->nin - 1, in + 1, "slice_sizes", sr_ad_ints(sizes, ut->ndim), NULL);
     if (!cx[1]) return -1;
   }
   return 0;
@@ -2779,7 +2779,7 @@ TR(tr_stack) {
     uint32_t n = e->nin < 256 ? e->nin : 256;
     for (uint32_t i = 0; i < n; i++) written[i] = sr_ad_ct_type(e->in[i]->type);
     SrInterp *I = ad->I;
-    r = ad_keep(ad, sr_bind_prim(I, un, 1, &c, ps.n, ps.p, written, n));
+    r = sr_ad_keep(ad, sr_bind_prim(I, un, 1, &c, ps.n, ps.p, written, n));
   }
   sr_plist_free(&ps);
   if (!r) return -1;
@@ -2792,11 +2792,11 @@ TR(tr_unstack) {
   (void)x;
   SrVal *cs[256];
   uint32_t n = e->nout < 256 ? e->nout : 256;
-  for (uint32_t i = 0; i < n; i++) cs[i] = ct[i] ? ct[i] : ad_zeros(ad, sr_ad_ct_type(e->out[i]->type));
+  for (uint32_t i = 0; i < n; i++) cs[i] = ct[i] ? ct[i] : sr_ad_full_zeros(ad, sr_ad_ct_type(e->out[i]->type));
   SrPList ps = {0};
   sr_plist_add(&ps, "axis", sr_int(NULL, param_int(e, "axis", 0)));
   const SrType *written[1] = {sr_ad_ct_type(e->in[0]->type)};
-  cx[0] = ad_keep(ad, sr_bind_prim(ad->I, sr_prim_lookup("stack", 5), (int)n, cs, ps.n, ps.p, written, 1));
+  cx[0] = sr_ad_keep(ad, sr_bind_prim(ad->I, sr_prim_lookup("stack", 5), (int)n, cs, ps.n, ps.p, written, 1));
   sr_plist_free(&ps);
   if (cx[0] && cx[0]->kind == SR_V_TUPLE) cx[0] = cx[0]->seq.items[0];
   return cx[0] ? 0 : -1;
