@@ -185,9 +185,7 @@ SrVal *sr_command_eval_part(SrInterp *I, const char *arg, size_t a, size_t b, Sr
   return v;
 }
 
-void sr_type_text(SrInterp *I, SrBuf *b, SrVal *v);
-
-void sr_type_text(SrInterp *I, SrBuf *b, SrVal *v) {
+static void type_text(SrInterp *I, SrBuf *b, SrVal *v) {
   if (v->kind == SR_V_JAXPR) {
     const SrJaxpr *j = v->jx.jaxpr;
     sr_buf_putc(b, '(');
@@ -221,7 +219,7 @@ static int cmd_type(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
   SrVal *v = sr_command_eval_arg(I, arg, src, off);
   if (!v) return -1;
   SrBuf b = SR_BUF_INIT;
-  sr_type_text(I, &b, v);
+  type_text(I, &b, v);
   sr_buf_putc(&b, '\n');
   out(I, b.p);
   sr_buf_free(&b);

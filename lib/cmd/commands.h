@@ -35,7 +35,7 @@ int sr_command_run(SrInterp *I, SrSrc *src, size_t off, size_t end);
    the init table's open_modules calls it, lib/cmd/linit.c). */
 void sr_commands_ad_init(void);
 
-/* Installs the evaluator's hooks (core/trace.h, sr_exec_hooks), registers
+/* Installs the evaluator's hooks (core/trace.h, sr_backend_hooks), registers
    :comm and the built-ins of concrete arrays (lib/cmd/hooks_exec.c); call
    once per interpreter, from sr_interp_new.  Returns 0. */
 int sr_hooks_exec_init(SrInterp *I);

@@ -584,10 +584,10 @@ static double rnd(uint64_t *s) {
 
 static SrVal *random_like(SrInterp *I, const SrType *t, uint64_t *seed) {
   int64_t n = sr_type_numel(t);
-  if (n < 0 || !sr_exec_hooks.from_host) return NULL;
+  if (n < 0 || !sr_backend_hooks.from_host) return NULL;
   double *re = sr_xcalloc((size_t)n + 1, sizeof *re);
   for (int64_t i = 0; i < n; i++) re[i] = rnd(seed);
-  struct SrArray *a = sr_exec_hooks.from_host(I, sr_type_with_weak(t, 0), re, NULL, NULL);
+  struct SrArray *a = sr_backend_hooks.from_host(I, sr_type_with_weak(t, 0), re, NULL, NULL);
   free(re);
   return a ? sr_array_concrete(a) : NULL;
 }
@@ -616,11 +616,11 @@ static int dot_scalar(SrAd *ad, SrVal *a, SrVal *b, double *out) {
   for (int i = 0; i < t->ndim; i++) axes[i] = i;
   SrVal *s = t->ndim ? sr_ad_reduce_sum(ad, p, axes, t->ndim, NULL) : p;
   SrArrayObj *ao = sr_array_of(s);
-  if (!ao || ao->kind != SR_AV_CONCRETE || !sr_exec_hooks.array_item) {
+  if (!ao || ao->kind != SR_AV_CONCRETE || !sr_backend_hooks.array_item) {
     sr_raise(ad->I, "RuntimeError", ":gradcheck needs concrete arrays: evaluation is not available");
     return -1;
   }
-  SrVal *item = sr_exec_hooks.array_item(ad->I, ao->data);
+  SrVal *item = sr_backend_hooks.array_item(ad->I, ao->data);
   if (!item) return -1;
   *out = item->kind == SR_V_FLOAT ? item->f : (double)item->i;
   sr_unref(item);
@@ -631,7 +631,7 @@ static int cmd_gradcheck(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
   Target t;
   if (parse_target(I, arg, src, off, "gradcheck", &t) < 0) return target_free(&t), -1;
   if (I->trace) return target_free(&t), usage(I, src, off, ":gradcheck runs eagerly, not inside a trace");
-  if (!sr_exec_hooks.from_host) return target_free(&t), usage(I, src, off, ":gradcheck needs the evaluator (concrete arrays)");
+  if (!sr_backend_hooks.from_host) return target_free(&t), usage(I, src, off, ":gradcheck needs the evaluator (concrete arrays)");
   int rc = -1, saved_x64 = I->jax->enable_x64;
   int traced = t.fn->kind != SR_V_JAXPR;
   SrAd ad;

@@ -149,7 +149,7 @@ static void hook_repr(SrInterp *I, SrBuf *out, struct SrArray *a, int weak) {
     sr_buf_puts(out, "Array(shape=");
     shape_str(out, t);
     sr_buf_printf(out, ", dtype=%s%s, sharding=", sr_dtype_name(t->dtype), weak ? ", weak_type=True" : "");
-    sr_exec_sharding_str(I, out, a);
+    sr_concrete_sharding_str(I, out, a);
     sr_buf_putc(out, ')');
     return;
   }
@@ -212,14 +212,14 @@ static SrVal *hook_item(SrInterp *I, struct SrArray *a) {
 
 int sr_hooks_exec_init(SrInterp *I) {
   sr_lax_init();
-  sr_exec_hooks.eqn = hook_eqn;
-  sr_exec_hooks.from_scalar = hook_from_scalar;
-  sr_exec_hooks.array_unref = hook_unref;
-  sr_exec_hooks.array_repr = hook_repr;
-  sr_exec_hooks.array_str = hook_str;
-  sr_exec_hooks.array_item = hook_item;
-  sr_exec_hooks.array_type = hook_type;
-  sr_exec_hooks.from_host = from_host;
+  sr_backend_hooks.eqn = hook_eqn;
+  sr_backend_hooks.from_scalar = hook_from_scalar;
+  sr_backend_hooks.array_unref = hook_unref;
+  sr_backend_hooks.array_repr = hook_repr;
+  sr_backend_hooks.array_str = hook_str;
+  sr_backend_hooks.array_item = hook_item;
+  sr_backend_hooks.array_type = hook_type;
+  sr_backend_hooks.from_host = from_host;
   static int once;
   if (!once) {
     once = 1;

@@ -34,7 +34,7 @@ SrVal *sr_aval_new(const SrType *t) { return sr_obj(&sr_aval_class, (void *)t); 
 
 static void array_free(void *d) {
   SrArrayObj *a = d;
-  if (a->data && sr_exec_hooks.array_unref) sr_exec_hooks.array_unref(a->data);
+  if (a->data && sr_backend_hooks.array_unref) sr_backend_hooks.array_unref(a->data);
   sr_unref(a->sharding);
   free(a);
 }
@@ -45,8 +45,8 @@ static void array_repr(SrBuf *out, const SrVal *v) {
   const SrArrayObj *a = v->obj.data;
   switch (a->kind) {
   case SR_AV_CONCRETE:
-    if (sr_exec_hooks.array_repr) {
-      sr_exec_hooks.array_repr(printing_interp, out, a->data, a->type->weak);
+    if (sr_backend_hooks.array_repr) {
+      sr_backend_hooks.array_repr(printing_interp, out, a->data, a->type->weak);
       return;
     }
     break;
@@ -82,8 +82,8 @@ static void array_repr(SrBuf *out, const SrVal *v) {
 
 static void array_str(SrBuf *out, const SrVal *v) {
   const SrArrayObj *a = v->obj.data;
-  if (a->kind == SR_AV_CONCRETE && sr_exec_hooks.array_str) {
-    sr_exec_hooks.array_str(printing_interp, out, a->data);
+  if (a->kind == SR_AV_CONCRETE && sr_backend_hooks.array_str) {
+    sr_backend_hooks.array_str(printing_interp, out, a->data);
     return;
   }
   array_repr(out, v);

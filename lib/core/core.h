@@ -24,7 +24,7 @@
  * SrInterp * around and never sees the interpreter's fields.  That keeps
  * every function's signature (SrInterp *I first) as it was.
  *
- * The hooks core declares, where it must call up (trace.h, SrExecHooks):
+ * The hooks core declares, where it must call up (trace.h, SrBackendHooks):
  * binding a primitive on concrete arrays runs it on the backend (exec/),
  * as JAX's eval trace calls a primitive's impl; concrete arrays are the
  * backend's, so core frees, prints and types them through the same hooks.

@@ -9,7 +9,7 @@
 #include "util/intern.h"
 #include "util/mem.h"
 
-SrExecHooks sr_exec_hooks; /* all NULL until the evaluator installs them */
+SrBackendHooks sr_backend_hooks; /* all NULL until the evaluator installs them */
 
 /* ---- params ---- */
 
@@ -177,8 +177,8 @@ static SrVar *literal_for(SrInterp *I, SrTrace *t, SrVal *v, const SrType *type,
     memcpy(&l->val, &a->value, sizeof l->val);
     return l;
   }
-  if (a && a->kind == SR_AV_CONCRETE && type->ndim == 0 && sr_exec_hooks.array_item) {
-    SrVal *item = sr_exec_hooks.array_item(I, a->data);
+  if (a && a->kind == SR_AV_CONCRETE && type->ndim == 0 && sr_backend_hooks.array_item) {
+    SrVal *item = sr_backend_hooks.array_item(I, a->data);
     if (item) {
       SrVar *l = literal_for(I, t, item, type, ok);
       l->type = type;
@@ -382,7 +382,7 @@ SrVal *sr_bind_prim(SrInterp *I, const SrPrim *prim, int nin, SrVal **in, int np
         goto done;
       }
     }
-    if (abstract || !sr_exec_hooks.eqn) {
+    if (abstract || !sr_backend_hooks.eqn) {
       for (uint32_t i = 0; i < nout; i++) vals[i] = sr_array_abstract(outs[i]);
     } else {
       struct SrArray *ain[512], **aout = nout <= 16 ? aout_st : sr_xmalloc((nout + 1) * sizeof *aout);
@@ -410,22 +410,22 @@ SrVal *sr_bind_prim(SrInterp *I, const SrPrim *prim, int nin, SrVal **in, int np
             iv = in[i]->i;
             re = (double)iv;
           }
-          ain[i] = sr_exec_hooks.from_scalar(I, types[i], re, im, iv);
+          ain[i] = sr_backend_hooks.from_scalar(I, types[i], re, im, iv);
           made[i] = 1;
           if (!ain[i]) ok = 0;
         }
       }
       SrDiags d = SR_DIAGS_INIT;
-      if (ok && sr_exec_hooks.eqn(I, prim, params, nparams, nin, ain, (int)nout, outs, aout, &d) < 0) {
+      if (ok && sr_backend_hooks.eqn(I, prim, params, nparams, nin, ain, (int)nout, outs, aout, &d) < 0) {
         sr_raise_diags(I, &d, "RuntimeError");
         ok = 0;
       }
       sr_diags_clear(&d);
       for (int i = 0; i < nin; i++)
-        if (made[i] && ain[i]) sr_exec_hooks.array_unref(ain[i]);
+        if (made[i] && ain[i]) sr_backend_hooks.array_unref(ain[i]);
       if (!ok || I->exc) {
         for (uint32_t i = 0; i < nout; i++)
-          if (aout[i]) sr_exec_hooks.array_unref(aout[i]);
+          if (aout[i]) sr_backend_hooks.array_unref(aout[i]);
         if (aout != aout_st) free(aout);
         if (vals != vals_st) free(vals);
         if (!I->exc) sr_raise(I, "RuntimeError", "%s failed", prim->name);
@@ -471,10 +471,10 @@ static SrVal *literal_value(const SrVar *l) {
 
 SrVal *sr_array_concretize(SrInterp *I, SrVal *v) {
   SrArrayObj *a = sr_array_of(v);
-  if (I->trace || !a || a->kind != SR_AV_ABSTRACT || !a->has_value || !sr_exec_hooks.from_scalar) return sr_ref(v);
+  if (I->trace || !a || a->kind != SR_AV_ABSTRACT || !a->has_value || !sr_backend_hooks.from_scalar) return sr_ref(v);
   int cx = sr_dtype_kind(a->type->dtype) == SR_DK_COMPLEX;
   double re = cx ? a->value.c[0] : sr_dtype_is_inexact(a->type->dtype) ? a->value.f : (double)a->value.i;
-  struct SrArray *c = sr_exec_hooks.from_scalar(I, a->type, re, cx ? a->value.c[1] : 0, a->value.i);
+  struct SrArray *c = sr_backend_hooks.from_scalar(I, a->type, re, cx ? a->value.c[1] : 0, a->value.i);
   return c ? sr_array_concrete(c) : sr_ref(v);
 }
 

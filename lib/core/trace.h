@@ -153,7 +153,7 @@ void sr_type_ctx(SrInterp *I, SrTypeCtx *cx, SrDiags *d);
 typedef int (*SrExecEqnFn)(SrInterp *I, const SrPrim *prim, const SrParam *params, int nparams,
                            int nin, struct SrArray **in, int nout, const SrType *const *out_types,
                            struct SrArray **out, SrDiags *d);
-typedef struct SrExecHooks {
+typedef struct SrBackendHooks {
   /* runs one primitive on concrete arrays (sr_bind_prim) */
   SrExecEqnFn eqn;
   /* a concrete array holding a scalar (a Python scalar or a jaxpr literal
@@ -172,15 +172,15 @@ typedef struct SrExecHooks {
   SrVal *(*array_item)(SrInterp *I, struct SrArray *a);
   /* the type of a concrete array (an array value's type) */
   const SrType *(*array_type)(struct SrArray *a);
-} SrExecHooks;
-extern SrExecHooks sr_exec_hooks;
+} SrBackendHooks;
+extern SrBackendHooks sr_backend_hooks;
 
 /* Python scalars as arrays: the weak type JAX gives them. */
 const SrType *sr_scalar_type(const SrVal *v);
 
 /* The type of a concrete array (through the hooks). */
 static inline const SrType *sr_exec_array_type(struct SrArray *a) {
-  return sr_exec_hooks.array_type(a);
+  return sr_backend_hooks.array_type(a);
 }
 /* The shape of a type as a Python tuple. */
 SrVal *sr_shape_tuple(const SrType *t);

@@ -112,7 +112,7 @@ static SrVal *array_binop(SrInterp *I, int op, SrVal *a, SrVal *b) {
 static SrVal *array_unop(SrInterp *I, int op, SrVal *x) {
   SrArrayObj *a = x->obj.data;
   if (op == SR_OP_ITEM) {
-    if (a->kind == SR_AV_CONCRETE && sr_exec_hooks.array_item) return sr_exec_hooks.array_item(I, a->data);
+    if (a->kind == SR_AV_CONCRETE && sr_backend_hooks.array_item) return sr_backend_hooks.array_item(I, a->data);
     if (a->has_value) {
       if (a->type->dtype == SR_BOOL) return sr_bool((int)a->value.i);
       if (sr_dtype_is_inexact(a->type->dtype)) return sr_float(NULL, a->value.f);

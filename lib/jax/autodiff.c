@@ -938,7 +938,7 @@ static SrVal *jax_linear_transpose(SrInterp *I, SrArgs *a) {
   return sr_builtin_with("transposed_fun", lt_call, t, lt_free);
 }
 
-void sr_ad_api_init(void) {
+void sr_autodiff_init(void) {
   sr_lax_init();
   sr_def("jax.grad", jax_grad,
          "grad(fun, argnums=0, has_aux=False): a function computing fun's gradient with respect to the argnums "

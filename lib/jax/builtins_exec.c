@@ -49,10 +49,10 @@ SrArray *sr_concrete_of(SrInterp *I, SrVal *v, SrVal **as_array) {
     else sr_unref(x);
     return r;
   }
-  if (a && a->has_value && a->kind == SR_AV_ABSTRACT && sr_exec_hooks.from_scalar) {
+  if (a && a->has_value && a->kind == SR_AV_ABSTRACT && sr_backend_hooks.from_scalar) {
     /* a scalar that only has a value: make it concrete */
     double re = sr_dtype_is_inexact(a->type->dtype) ? a->value.f : (double)a->value.i;
-    SrArray *r = sr_exec_hooks.from_scalar(I, a->type, re, 0, a->value.i);
+    SrArray *r = sr_backend_hooks.from_scalar(I, a->type, re, 0, a->value.i);
     if (as_array) *as_array = x;
     else sr_unref(x);
     return r;
@@ -119,9 +119,9 @@ static SrVal *device_compare(SrInterp *I, int op, SrVal *a, SrVal *b) {
 
 static SrVal *device_val(int id) { return sr_obj(&device_class, (void *)(intptr_t)id); }
 
-SrVal *sr_exec_device_val(int id) { return device_val(id); }
+SrVal *sr_concrete_device_val(int id) { return device_val(id); }
 
-int sr_exec_device_id(const SrVal *v) { return sr_is_obj(v, &device_class) ? (int)(intptr_t)v->obj.data : -1; }
+int sr_concrete_device_id(const SrVal *v) { return sr_is_obj(v, &device_class) ? (int)(intptr_t)v->obj.data : -1; }
 
 static SrVal *bi_devices(SrInterp *I, SrArgs *a) {
   (void)a;
@@ -185,9 +185,9 @@ static SrVal *array_sharding(SrArray *a) {
   return r;
 }
 
-SrVal *sr_exec_array_sharding(SrArray *a) { return array_sharding(a); }
+SrVal *sr_concrete_array_sharding(SrArray *a) { return array_sharding(a); }
 
-void sr_exec_sharding_str(SrInterp *I, SrBuf *out, SrArray *a) {
+void sr_concrete_sharding_str(SrInterp *I, SrBuf *out, SrArray *a) {
   (void)I;
   SrVal *s = array_sharding(a);
   sr_val_str(out, s);
@@ -630,7 +630,7 @@ static SrVal *prop_is_fully_replicated(SrInterp *I, SrArgs *a) {
 }
 
 /* jnp.array / jnp.asarray: nested lists of numbers through
-   sr_exec_hooks.from_host, arrays (converted to dtype when given). */
+   sr_backend_hooks.from_host, arrays (converted to dtype when given). */
 /* numpy's (2.x) refusal of a Python int out of the range of the integer
    dtype d it is stored as, anywhere in nested lists and tuples: -1. */
 static int ints_fit(SrInterp *I, const SrVal *v, SrDtype d) {
@@ -675,8 +675,8 @@ static SrVal *bi_array(SrInterp *I, SrArgs *a) {
   double re = r->kind == SR_V_FLOAT ? r->f : (double)r->i;
   int64_t iv = r->kind == SR_V_FLOAT ? sr_f2i64(r->f) : r->i;
   sr_unref(r);
-  if (I->trace || !sr_exec_hooks.from_scalar) return sr_array_scalar(nt, re, 0, iv);
-  SrArray *arr = sr_exec_hooks.from_scalar(I, nt, re, 0, iv);
+  if (I->trace || !sr_backend_hooks.from_scalar) return sr_array_scalar(nt, re, 0, iv);
+  SrArray *arr = sr_backend_hooks.from_scalar(I, nt, re, 0, iv);
   return arr ? sr_array_concrete(arr) : NULL;
 }
 

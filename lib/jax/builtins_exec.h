@@ -28,7 +28,7 @@ int sr_concrete_check_divisible(SrInterp *I, const SrType *l, const SrVal *sh);
 SrVal *sr_concrete_target_sharding(SrInterp *I, SrVal *t, int *dev);
 
 /* x.sharding's str for the printer of arrays. */
-void sr_exec_sharding_str(SrInterp *I, SrBuf *out, SrArray *a);
+void sr_concrete_sharding_str(SrInterp *I, SrBuf *out, SrArray *a);
 /* Registers the built-ins of concrete arrays (set by the evaluator's hooks
    when a backend is set up). */
 void sr_builtins_exec_init(void);

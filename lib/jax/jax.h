@@ -54,7 +54,7 @@
 #ifndef SR_JAX_JAX_H
 #define SR_JAX_JAX_H
 
-void sr_ad_api_init(void);            /* autodiff.c */
+void sr_autodiff_init(void);            /* autodiff.c */
 void sr_numpy_elementwise_init(void); /* numpy.c: jax.numpy's elementwise core */
 void sr_sharding_init(void);          /* sharding.c: meshes, P, NamedSharding */
 void sr_sharding_api_init(void);      /* sharding.c: the transforms */

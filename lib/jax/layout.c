@@ -189,13 +189,13 @@ static void single_repr(SrBuf *out, const SrVal *v) {
 static SrVal *single_getattr(SrInterp *I, SrVal *self, const char *name) {
   (void)I;
   int dev = ((const Single *)self->obj.data)->dev;
-  if (strcmp(name, "device") == 0) return sr_exec_device_val(dev);
+  if (strcmp(name, "device") == 0) return sr_concrete_device_val(dev);
   if (strcmp(name, "memory_kind") == 0) return sr_str_cstr(NULL, "device");
   if (strcmp(name, "num_devices") == 0) return sr_int(NULL, 1);
   if (strcmp(name, "is_fully_replicated") == 0 || strcmp(name, "is_fully_addressable") == 0) return sr_bool(1);
   if (strcmp(name, "device_set") == 0) {
     SrVal *s = sr_seq(NULL, SR_V_SET, 1);
-    sr_seq_push(NULL, s, sr_exec_device_val(dev));
+    sr_seq_push(NULL, s, sr_concrete_device_val(dev));
     return s;
   }
   return NULL;
@@ -225,7 +225,7 @@ int sr_single_device_sharding_id(const SrVal *v) {
 static SrVal *bi_single(SrInterp *I, SrArgs *a) {
   SrVal *p[2];
   if (sr_args_parse(I, a, "SingleDeviceSharding", "device, *, memory_kind=", p) < 0) return NULL;
-  int dev = sr_exec_device_id(p[0]);
+  int dev = sr_concrete_device_id(p[0]);
   if (dev < 0) return sr_raise(I, "TypeError", "SingleDeviceSharding needs a device, got %s", sr_val_kind_name(p[0]));
   return sr_single_device_sharding(dev);
 }
@@ -353,7 +353,7 @@ static SrVal *prop_format(SrInterp *I, SrArgs *a) {
   uint8_t m2m[SR_MAX_RANK];
   sr_array_local(o->data, m2m);
   SrVal *l = layout_val8(o->type->ndim, m2m);
-  SrVal *s = sr_exec_array_sharding(o->data);
+  SrVal *s = sr_concrete_array_sharding(o->data);
   SrVal *f = format_val(l, s);
   sr_unref(l);
   sr_unref(s);
@@ -572,7 +572,7 @@ static SrVal *padded(const SrVal *sh, int n) {
 /* Does a committed array's placement differ from a jit sharding?  (P('X')
    and P('X', None) are one placement.) */
 static int sharding_differs(SrArray *x, SrVal *sh) {
-  SrVal *xs = sr_exec_array_sharding(x);
+  SrVal *xs = sr_concrete_array_sharding(x);
   int differs;
   if (xs->kind == SR_V_SHARDING && sh->kind == SR_V_SHARDING) {
     SrVal *a = padded(xs, x->type->ndim), *b = padded(sh, x->type->ndim);
@@ -648,7 +648,7 @@ int sr_jit_formats(SrInterp *I, SrVal *in_sh, SrVal *out_sh, int nargs, SrVal **
     if (e->sh && sharding_differs(arr, e->sh)) {
       SrBuf b = SR_BUF_INIT, c = SR_BUF_INIT;
       sr_val_repr(&b, e->sh);
-      SrVal *xs = sr_exec_array_sharding(arr);
+      SrVal *xs = sr_concrete_array_sharding(arr);
       sr_val_repr(&c, xs);
       sr_unref(xs);
       sr_raise(I, "ValueError",
@@ -827,7 +827,7 @@ SrVal *sr_jit_stage_lower(SrInterp *I, SrVal *traced) {
 /* The sharding input_formats shows for an argument leaf given none. */
 static SrVal *default_sharding(SrInterp *I, SrVal *x, const SrType *t) {
   SrArrayObj *o = sr_array_of(x);
-  if (o && o->kind == SR_AV_CONCRETE) return sr_exec_array_sharding(o->data);
+  if (o && o->kind == SR_AV_CONCRETE) return sr_concrete_array_sharding(o->data);
   if (o && o->sharding) return sr_ref(o->sharding);
   return type_default_sharding(I, t);
 }
@@ -951,7 +951,7 @@ static SrVal *compiled_call(SrInterp *I, Stage *s, SrArgs *a) {
       SrVal *ush = ((const Format *)s->call_leaves->seq.items[k]->obj.data)->sharding;
       {
         if (ush && sharding_differs(x, ush)) {
-          SrVal *xs = sr_exec_array_sharding(x);
+          SrVal *xs = sr_concrete_array_sharding(x);
           if (nerr++ < 5) {
             if (errs.len) sr_buf_putc(&errs, '\n');
             sr_buf_puts(&errs, "Got input sharding(s) that compiled object was called with: ");

@@ -58,9 +58,9 @@ SrVal *sr_jit_stage_lower(SrInterp *I, SrVal *traced);
 /* From builtins_exec.c: a device value (CpuDevice(id=...)) and the id of
    one (-1 for another value); an array's concrete sharding (x.sharding). */
 struct SrArray;
-SrVal *sr_exec_device_val(int id);
-int sr_exec_device_id(const SrVal *v);
-SrVal *sr_exec_array_sharding(struct SrArray *a);
+SrVal *sr_concrete_device_val(int id);
+int sr_concrete_device_id(const SrVal *v);
+SrVal *sr_concrete_array_sharding(struct SrArray *a);
 
 void sr_layout_api_init(void);
 

@@ -233,8 +233,8 @@ SrVal *sr_jnp_convert(SrInterp *I, SrVal *x, SrDtype dt, int weak) {
       re = (double)x->i;
     }
     const SrType *nt = sr_type_with_weak(sr_type_scalar(dt), weak);
-    if (sr_exec_hooks.from_scalar && !I->trace) {
-      struct SrArray *arr = sr_exec_hooks.from_scalar(I, nt, re, im, iv);
+    if (sr_backend_hooks.from_scalar && !I->trace) {
+      struct SrArray *arr = sr_backend_hooks.from_scalar(I, nt, re, im, iv);
       return arr ? sr_array_concrete(arr) : NULL;
     }
     return sr_array_scalar(nt, re, im, iv);
@@ -431,8 +431,8 @@ SrVal *sr_jnp_asarray(SrInterp *I, SrVal *x, int dtype) {
   SrDtype dt = dtype >= 0 ? (SrDtype)dtype : default_of_kind(I, f.kind);
   const SrType *t = sr_type_array(dt, f.ndim, f.shape);
   SrVal *r;
-  if (sr_exec_hooks.from_host) {
-    struct SrArray *arr = sr_exec_hooks.from_host(I, t, f.re, f.im, f.iv);
+  if (sr_backend_hooks.from_host) {
+    struct SrArray *arr = sr_backend_hooks.from_host(I, t, f.re, f.im, f.iv);
     r = arr ? sr_array_concrete(arr) : NULL;
   } else {
     r = sr_array_abstract(t);
