@@ -7,12 +7,11 @@ lib_libshardrepl_a_SOURCES = \
 	lib/util/pyfmt.c lib/util/pyfmt.h \
 	lib/ir/dtype.c lib/ir/dtype.h lib/ir/jaxpr.c lib/ir/jaxpr.h lib/ir/mesh.c \
 	lib/ir/mesh.h lib/ir/type.c lib/ir/type.h lib/ir/val.c lib/ir/val.h \
-	lib/prims/prim.c lib/prims/prim.def lib/prims/prim.h lib/prims/rule.c \
-	lib/prims/rule.h \
+	lib/prims/prim.c lib/prims/prim.def lib/prims/prim.h \
 	lib/text/doc.c lib/text/doc.h lib/text/parse.c lib/text/parse.h \
 	lib/text/print.c lib/text/print.h lib/text/print_val.c \
 	lib/text/print_val.h \
-	lib/check/check.c lib/check/check.h \
+	lib/check/check.c lib/check/check.h lib/check/rule.c lib/check/rule.h \
 	lib/core/array.c lib/core/core.h lib/core/exc.c lib/core/jaxstate.c \
 	lib/core/jaxstate.h lib/core/trace.c lib/core/trace.h \
 	lib/exec/array.c lib/exec/array.h lib/exec/comm.c lib/exec/comm.h \

@@ -7,8 +7,9 @@
 # The script reads the library's objects (lib/*/libshardrepl_a-*.o of the
 # build tree) with nm: a symbol an object leaves undefined (U) and an
 # object of a higher layer defines is an upward use, listed as
-# "lib/FOLDER/FILE.o SYMBOL".  Issue 12 removes the uses known today; until
-# then the known list holds them, and the test fails
+# "lib/FOLDER/FILE.o SYMBOL".  The known list (empty since issue 12
+# removed the last use) holds the uses tolerated for a while, and the
+# test fails
 #   - on a use the list lacks (a new upward dependency), and
 #   - on a listed use that is gone (so the list only shrinks),
 # saying which lines to add or remove.  A folder of lib/ that the order

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "core/jaxstate.h"
-#include "prims/rule.h"
+#include "check/rule.h"
 #include "util/intern.h"
 
 /* ---- types ---- */

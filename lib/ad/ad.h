@@ -1,5 +1,11 @@
 /* ad.h: automatic differentiation over jaxprs, the way JAX does it.
  *
+ * LAYER.  ad/ is the autodiff engine (JAX's interpreters/ad.py): the walks
+ * below and the machinery JVP and transpose rules share (ad_rules.h: the
+ * pass's context, zeros, binding, lax-level operations).  It holds no
+ * primitive's rule: those are the family files' (lax/), reached through
+ * the rows' jvp and transpose slots.  It uses the layers up to exec/.
+ *
  * Three stages, each a jaxpr the user can print:
  *  - JVP: every equation is replaced by its primal and tangent computation
  *    (sr_ad_jvp; forward mode, jax.jvp).

@@ -5,12 +5,18 @@
  * (jit, scan, while, cond, shard_map, custom_*) are checked through their
  * primitives' rules.  All errors of a jaxpr are reported, each located at
  * its equation.
+ *
+ * LAYER.  check/ is the engine of type rules: this walk, and the machinery
+ * every type rule shares (rule.h: the context, errors in JAX's words,
+ * params, result types).  The rules themselves are the family files'
+ * (lax/), reached through the rows' type slots.  It uses util/ ir/ prims/
+ * text/ only; core/ (bind) and the language check with it.
  */
 #ifndef SR_CHECK_CHECK_H
 #define SR_CHECK_CHECK_H
 
+#include "check/rule.h"
 #include "ir/jaxpr.h"
-#include "prims/rule.h"
 #include "util/diag.h"
 
 typedef struct SrCheckOpts {

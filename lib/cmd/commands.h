@@ -1,5 +1,12 @@
 /* commands.h: the REPL's colon commands (:help, :load, :type ...).
  *
+ * LAYER.  cmd/ is the top of the library: the colon commands (commands.c,
+ * the autodiff ones in commands_ad.c), the evaluator's REPL faces
+ * (hooks_exec.c: the backend hooks of core/trace.h, :comm, the built-ins
+ * of concrete arrays), and linit.c, the init table that builds
+ * shardrepl's language on py/ (linit.h).  It may use every layer; src/
+ * uses it.
+ *
  * The table is data: the REPL's help and tab completion read it.  A command
  * is a line that starts with ':' where a statement could start, in the REPL
  * and in scripts alike.

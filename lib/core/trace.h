@@ -19,7 +19,7 @@
 #include "core/core.h"
 #include "ir/jaxpr.h"
 #include "prims/prim.h"
-#include "prims/rule.h"
+#include "check/rule.h"
 
 struct SrArray; /* exec/array.h */
 

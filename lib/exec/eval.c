@@ -25,7 +25,7 @@
 #include "exec/layout.h"
 #include "core/jaxstate.h"
 #include "core/trace.h"
-#include "prims/rule.h"
+#include "check/rule.h"
 #include "text/print_val.h"
 #include "util/intern.h"
 #include "util/mem.h"

@@ -1,5 +1,15 @@
 /* exec.h: the execution backend as the rest of shardrepl sees it.
  *
+ * LAYER.  exec/ is the evaluator engine and what it runs on: arrays and
+ * their shards (array.h), the walk over a jaxpr's equations on concrete
+ * arrays (eval.h, with the context eval rules share), the kernels
+ * (kern.h), device-local layouts (layout.h), redistribution between
+ * shardings and the collectives, in one process or over MPI (comm.h),
+ * the ledger, numpy's text forms and .npy files, JAX's PRNG.  It holds no
+ * primitive's eval rule: those are the family files' (lax/), reached
+ * through the rows' eval slots.  It uses util/ ir/ prims/ text/ check/
+ * core/ only.
+ *
  * The per-interpreter state (I->exec) holds the communication backend
  * and the ledger of collectives.  The language reaches the evaluator
  * through the hooks of core/trace.h, which lib/cmd/hooks_exec.c installs

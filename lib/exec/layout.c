@@ -8,7 +8,7 @@
 #include "exec/kern.h"
 #include "ir/jaxpr.h"
 #include "prims/prim.h"
-#include "prims/rule.h"
+#include "check/rule.h"
 #include "text/print_val.h"
 #include "util/mem.h"
 

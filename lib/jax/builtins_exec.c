@@ -23,7 +23,7 @@
 #include "py/objects.h"
 #include "core/trace.h"
 #include "jax/array_methods.h"
-#include "prims/rule.h"
+#include "check/rule.h"
 #include "text/print_val.h"
 #include "util/intern.h"
 #include "util/mem.h"

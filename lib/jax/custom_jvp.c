@@ -37,7 +37,7 @@
 #include "py/objects.h"
 #include "jax/vjp.h"
 #include "lax/lax.h"
-#include "prims/rule.h"
+#include "check/rule.h"
 #include "util/intern.h"
 
 /* One call of a custom_jvp function: the jvp= param of its equation. */

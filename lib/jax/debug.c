@@ -20,7 +20,7 @@
 #include "jax/random.h"
 #include "py/objects.h"
 #include "core/trace.h"
-#include "prims/rule.h"
+#include "check/rule.h"
 #include "util/intern.h"
 #include "util/mem.h"
 

@@ -17,7 +17,7 @@
 #include "exec/kern.h"
 #include "exec/layout.h"
 #include "core/jaxstate.h"
-#include "prims/rule.h"
+#include "check/rule.h"
 #include "text/print_val.h"
 #include "util/intern.h"
 #include "util/mem.h"

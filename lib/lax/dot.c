@@ -12,7 +12,7 @@
 #include "ad/ad_rules.h"
 #include "exec/eval.h"
 #include "exec/kern.h"
-#include "prims/rule.h"
+#include "check/rule.h"
 #include "text/print_val.h"
 #include "util/intern.h"
 

@@ -5,7 +5,7 @@
  * family, every rule of their rows in the primitive table (prims/prim.def,
  * prims/prim.h) with the family's helpers:
  *
- *   type       their output types (prims/rule.h; the checker and bind)
+ *   type       their output types (check/rule.h; the checker and bind)
  *   eval       running them on concrete arrays (exec/eval.h)
  *   jvp        forward-mode differentiation (ad/ad_rules.h)
  *   transpose  their transposes (ad/ad_rules.h)
@@ -41,7 +41,7 @@
  * calls it through a hook declared here.
  *
  * The family files sit above the engines and use the engines' helpers
- * below them: prims/rule.h (type rules), exec/eval.h and exec/kern.h
+ * below them: check/rule.h (type rules), exec/eval.h and exec/kern.h
  * (eval rules), ad/ad_rules.h (the ad_* lax-level operations, the walks
  * for calls), and the runtime the engines use.  The engines (check/,
  * exec/eval.c, ad/ad.c) walk jaxprs through the slots and hold no

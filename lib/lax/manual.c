@@ -14,7 +14,7 @@
 #include "exec/eval.h"
 #include "exec/kern.h"
 #include "core/jaxstate.h"
-#include "prims/rule.h"
+#include "check/rule.h"
 #include "text/print_val.h"
 #include "util/intern.h"
 #include "util/mem.h"

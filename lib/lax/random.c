@@ -14,7 +14,7 @@
 #include "exec/prng.h"
 #include "core/jaxstate.h"
 #include "ad/ad_rules.h"
-#include "prims/rule.h"
+#include "check/rule.h"
 #include "core/core.h"
 
 /* ==== type rules (from lib/prims/rules_random.c) ==== */

@@ -13,7 +13,7 @@
 #include "ad/ad_rules.h"
 #include "exec/eval.h"
 #include "exec/layout.h"
-#include "prims/rule.h"
+#include "check/rule.h"
 #include "text/print_val.h"
 #include "util/intern.h"
 

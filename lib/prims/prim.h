@@ -61,12 +61,12 @@ typedef struct SrRuleEqn {
                                    (broadcast_in_dim's shape) from here */
 } SrRuleEqn;
 
-struct SrTypeCtx;  /* check/, prims/rule.h */
+struct SrTypeCtx;  /* check/, check/rule.h */
 struct SrEvalCtx;  /* exec/eval.h */
 struct SrEvalEqn;  /* exec/eval.h */
 struct SrAd;       /* ad/ad_rules.h */
 
-/* The type rule: the output types of an equation (prims/rule.h). */
+/* The type rule: the output types of an equation (check/rule.h). */
 typedef int (*SrTypeRule)(struct SrTypeCtx *cx, const SrRuleEqn *e,
                           const SrType **out);
 /* The eval rule: runs one equation on concrete arrays (exec/eval.h). */

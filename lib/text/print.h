@@ -4,6 +4,11 @@
  * order with `_` for unused top-level outputs, jaxprs used more than once
  * (or nested with more than ten equations) hoisted into `let NAME = ... in`
  * blocks, params sorted with the per-primitive rules of core.pp_eqn_rules.
+ *
+ * LAYER.  text/ reads and writes: the parser (parse.h) of every form JAX
+ * prints, this printer on the layout engine of doc.h, and the printer of
+ * values (print_val.h: Python's str and repr, PyTreeDef).  It uses util/,
+ * ir/ and the primitive table (prims/: names, print rules); nothing above.
  */
 #ifndef SR_TEXT_PRINT_H
 #define SR_TEXT_PRINT_H

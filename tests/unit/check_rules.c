@@ -16,7 +16,7 @@
 
 #include "check/check.h"
 #include "lax/lax.h"
-#include "prims/rule.h"
+#include "check/rule.h"
 #include "text/parse.h"
 #include "util/intern.h"
 

@@ -1,5 +1,5 @@
 /* rule.c: helpers shared by the type rules. */
-#include "prims/rule.h"
+#include "check/rule.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -9,9 +9,15 @@
  * It returns 0, or -1 after reporting with sr_terr().  The same rule serves
  * the checker (a parsed text: e->written holds the binder types, e->inv the
  * atoms) and tracing (an eager operation: e->written is NULL).
+ *
+ * The machinery lives with the checker, the engine that drives type rules
+ * (as exec/ holds what eval rules share and ad/ what JVP and transpose
+ * rules share); the rules themselves are the family files' (lib/lax/).
+ * Its messages print params with text/'s value printer, which is why it
+ * sits above text/ and not beside the table in prims/.
  */
-#ifndef SR_PRIMS_RULE_H
-#define SR_PRIMS_RULE_H
+#ifndef SR_CHECK_RULE_H
+#define SR_CHECK_RULE_H
 
 #include "ir/jaxpr.h"
 #include "ir/mesh.h"
