@@ -407,7 +407,7 @@ int sr_ev_eqn(SrEvalCtx *cx, const SrEvalEqn *e) {
      primitives that pass arrays along as they are */
   SrArray *rm[16], **rin = NULL;
   SrEvalEqn re = *e;
-  if (!sr_local_transparent(e->prim->id))
+  if (!(e->prim->flags & SR_PF_LAYOUT))
     for (uint32_t i = 0; i < e->nin; i++) {
       if (!e->in[i]->local) continue;
       if (!rin) {
