@@ -407,7 +407,7 @@ int sr_ev_eqn(SrEvalCtx *cx, const SrEvalEqn *e) {
      primitives that pass arrays along as they are */
   SrArray *rm[16], **rin = NULL;
   SrEvalEqn re = *e;
-  if (!sr_local_transparent(e->prim->id))
+  if (!(e->prim->flags & SR_PF_LAYOUT))
     for (uint32_t i = 0; i < e->nin; i++) {
       if (!e->in[i]->local) continue;
       if (!rin) {
@@ -474,13 +474,13 @@ static SrArray *literal_array(const SrVar *l) {
    when c has no other use and they are float32 or float64 of one shape --
    what JAX computes for jax.random.uniform's floats * (maxval - minval) +
    minval.  *pos is c's position in the add. */
-SrEvalRule sr_ev_fma_rule;
+SrEvFma sr_ev_fma;
 
 static int fusable(const SrEvalCtx *cx, const SrJaxpr *j, uint32_t k, const int32_t *last, int *pos) {
-  if (!sr_ev_fma_rule) return 0;
+  if (!sr_ev_fma.rule) return 0;
   if (!cx->fused || k + 1 >= j->neqn) return 0;
   const SrEqn *m = &j->eqns[k], *a = &j->eqns[k + 1];
-  if (m->prim->id != SR_P_mul || a->prim->id != SR_P_add || m->nin != 2 || a->nin != 2 || m->nout != 1 ||
+  if (m->prim->id != sr_ev_fma.mul || a->prim->id != sr_ev_fma.add || m->nin != 2 || a->nin != 2 || m->nout != 1 ||
       a->nout != 1)
     return 0;
   const SrVar *v = m->out[0];
@@ -514,8 +514,8 @@ static int run_fused(SrEvalCtx *cx, const SrJaxpr *j, uint32_t k, int pos, SrArr
   const SrType *ts[1] = {a->out[0]->type};
   SrEvalEqn e = {a->prim, NULL, 0, 3, 1, ins, ts, outs, 0};
   if (rc == 0) {
-    sr_ev_push(cx, "add");
-    rc = sr_ev_fma_rule(cx, &e);
+    sr_ev_push(cx, a->prim->name);
+    rc = sr_ev_fma.rule(cx, &e);
     sr_ev_pop(cx);
   }
   for (int i = 0; i < 3; i++) sr_array_unref(ins[i]);

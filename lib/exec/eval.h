@@ -188,12 +188,17 @@ int sr_ev_map(SrEvalCtx *cx, int nin, SrArray *const *in, int nout, SrArray *con
 /* A new output array for result i of e on mesh m with a layout. */
 SrArray *sr_ev_new_out(const SrEvalEqn *e, uint32_t i, const SrMesh *m, const SrType *layout);
 
-/* The fused multiply-add a*b + c of float32/float64 operands e->in[0..2]
-   (broadcast like an add's), as e's one result: the hook through which the
-   walk's fusion of a multiply into the next add (eval.c) calls the
-   elementwise family's kernel (lax/elementwise.c sets it when it registers
-   its rules; the walk fuses nothing while it is NULL). */
-extern SrEvalRule sr_ev_fma_rule;
+/* The walk's fusion of a multiply into the next add (eval.c), as the
+   elementwise family registers it (lax/elementwise.c, with its rules):
+   the rows of the multiply and the add, and `rule`, the fused
+   multiply-add a*b + c of float32/float64 operands e->in[0..2] (broadcast
+   like an add's) as e's one result.  The walk fuses nothing while rule is
+   NULL. */
+typedef struct SrEvFma {
+  int mul, add;    /* the rows' ids */
+  SrEvalRule rule;
+} SrEvFma;
+extern SrEvFma sr_ev_fma;
 static inline void sr_set_eval_rule(int prim_id, SrEvalRule r) { sr_prims[prim_id].eval = r; }
 
 #endif

@@ -155,21 +155,6 @@ int sr_local_parse(const SrVal *v, int nd, uint8_t *m2m) {
   return 1;
 }
 
-int sr_local_transparent(int prim_id) {
-  switch (prim_id) {
-  case SR_P_jit:
-  case SR_P_pjit:
-  case SR_P_closed_call:
-  case SR_P_core_call:
-  case SR_P_remat:
-  case SR_P_checkpoint:
-  case SR_P_remat2:
-  case SR_P_layout_constraint:
-  case SR_P_optimization_barrier: return 1;
-  default: return 0;
-  }
-}
-
 /* ---- Layout.AUTO ---- */
 
 void sr_local_auto(const SrJaxpr *j, uint32_t arg, int nd, uint8_t *m2m) {

@@ -16,8 +16,9 @@
  * inputs.  sr_ev_eqn() relays out any other input before it calls a rule
  * (a local copy on each device, no communication), except for the
  * primitives that only pass arrays along and say what layout they leave
- * (sr_local_transparent: the calls, whose bodies' equations relay out in
- * their turn, layout_constraint, optimization_barrier).  Rules make
+ * (the rows flagged SR_PF_LAYOUT in prims/prim.def: the calls, whose
+ * bodies' equations relay out in their turn, layout_constraint,
+ * optimization_barrier).  Rules make
  * row-major results.  sr_redistribute() and sr_array_to_host() relay out
  * first too, so collectives, printing and np.save see row-major data.
  * What makes a non-default layout: device_put with a Format, a jit
@@ -66,9 +67,6 @@ void sr_local_repr(SrBuf *out, int nd, const uint8_t *m2m);
    layout of nd dims, 0 for None, AUTO or an absent param, -1 when the
    text is not a layout of nd dims. */
 int sr_local_parse(const SrVal *v, int nd, uint8_t *m2m);
-
-/* Primitives whose eval rules see their inputs' layouts as they are. */
-int sr_local_transparent(int prim_id);
 
 struct SrJaxpr;
 struct SrEvalCtx;

@@ -1762,5 +1762,5 @@ void sr_lax_elementwise_init(void) {
   type_rules_elementwise();
   eval_rules_elementwise();
   ad_rules_elementwise();
-  sr_ev_fma_rule = ev_fma;
+  sr_ev_fma = (SrEvFma){SR_P_mul, SR_P_add, ev_fma};
 }

@@ -133,11 +133,7 @@ static SrVal *eparam(const SrParam *ps, int n, const char *key) {
   return NULL;
 }
 
-static int is_inlined_call(const SrEqn *e) {
-  int id = e->prim->id;
-  return id == SR_P_jit || id == SR_P_pjit || id == SR_P_closed_call || id == SR_P_core_call ||
-         id == SR_P_custom_jvp_call || id == SR_P_custom_vjp_call || id == SR_P_custom_vjp_call_jaxpr;
-}
+static int is_inlined_call(const SrEqn *e) { return (e->prim->flags & SR_PF_INLINE) != 0; }
 
 static const SrJaxpr *call_body(const SrEqn *e) {
   SrVal *v = sr_eqn_param(e, k_jaxpr);

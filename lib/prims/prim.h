@@ -24,6 +24,8 @@ enum {
   SR_PF_LINEAR = 1 << 2,
   SR_PF_COLL = 1 << 3,
   SR_PF_CALL = 1 << 4,
+  SR_PF_LAYOUT = 1 << 5,
+  SR_PF_INLINE = 1 << 6,
 };
 
 /* How the printer treats an equation's params (core.pp_eqn_rules). */
