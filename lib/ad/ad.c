@@ -360,15 +360,9 @@ int sr_ad_eval(SrAd *ad, const SrJaxpr *j, SrVal **primals, SrVal **tangents, Sr
     pv[v->id] = sr_ref(primals[i]);
     tv[v->id] = tangents ? sr_ref(filter_tangent(v->type, tangents[i])) : NULL;
   }
-  /* the last equation reading each var: values are released after it,
-     which keeps the working set of a long jaxpr small */
-  uint32_t *last = sr_xmalloc(nv * sizeof *last);
-  for (uint32_t i = 0; i < nv; i++) last[i] = UINT32_MAX;
-  for (uint32_t k = 0; k < j->neqn; k++)
-    for (uint32_t i = 0; i < j->eqns[k].nin; i++)
-      if (j->eqns[k].in[i]->kind != SR_LIT) last[j->eqns[k].in[i]->id] = k;
-  for (uint32_t i = 0; i < j->nout; i++)
-    if (j->outvars[i]->kind != SR_LIT) last[j->outvars[i]->id] = UINT32_MAX;
+  /* values are released after their last use (sr_jaxpr_last_use), which
+     keeps the working set of a long jaxpr small */
+  int32_t *last = sr_jaxpr_last_use(j, NULL);
   SrVal *xs_small[32], *ts_small[32], *ys_small[32], *tys_small[32];
   for (uint32_t k = 0; k < j->neqn; k++) {
     const SrEqn *e = &j->eqns[k];
@@ -432,7 +426,7 @@ int sr_ad_eval(SrAd *ad, const SrJaxpr *j, SrVal **primals, SrVal **tangents, Sr
     if (!ok) goto done;
     for (uint32_t i = 0; i < e->nin; i++) {
       SrVar *a = e->in[i];
-      if (a->kind == SR_LIT || last[a->id] != k) continue;
+      if (!sr_dies_at(last, a, k)) continue;
       sr_unref(pv[a->id]);
       sr_unref(tv[a->id]);
       pv[a->id] = tv[a->id] = NULL;

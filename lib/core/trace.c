@@ -486,13 +486,7 @@ SrVal *sr_eval_jaxpr(SrInterp *I, const SrJaxpr *j, int nin, SrVal **in) {
   SrVal **env = sr_xcalloc(j->nvars + 1, sizeof *env);
   /* each var's value is dropped after its last use, as the evaluator does
      (sr_ev_jaxpr): a long chain holds a few values, not all of them */
-  int32_t *last = sr_xmalloc((j->nvars + 1) * sizeof *last);
-  for (uint32_t i = 0; i < j->nvars; i++) last[i] = -1;
-  for (uint32_t k = 0; k < j->neqn; k++)
-    for (uint32_t i = 0; i < j->eqns[k].nin; i++)
-      if (j->eqns[k].in[i]->kind == SR_VAR) last[j->eqns[k].in[i]->id] = (int32_t)k;
-  for (uint32_t i = 0; i < j->nout; i++)
-    if (j->outvars[i]->kind == SR_VAR) last[j->outvars[i]->id] = INT32_MAX;
+  int32_t *last = sr_jaxpr_last_use(j, NULL);
   for (uint32_t i = 0; i < j->nconst; i++) {
     SrVal *c = j->consts && j->consts[i] ? sr_ref(j->consts[i]) : sr_array_abstract(j->invars[i]->type);
     env[j->invars[i]->id] = c;
@@ -518,18 +512,16 @@ SrVal *sr_eval_jaxpr(SrInterp *I, const SrJaxpr *j, int nin, SrVal **in) {
     for (uint32_t i = 0; i < e->nin; i++) sr_unref(argv[i]);
     if (!r) goto done;
     for (uint32_t i = 0; i < e->nout; i++) {
-      if (e->out[i]->kind == SR_DROP || last[e->out[i]->id] < 0) continue;
+      if (!sr_is_read(last, e->out[i])) continue;
       sr_unref(env[e->out[i]->id]);
       env[e->out[i]->id] = sr_ref(r->seq.items[i]);
     }
     sr_unref(r);
-    for (uint32_t i = 0; i < e->nin; i++) {
-      const SrVar *v = e->in[i];
-      if (v->kind == SR_VAR && last[v->id] == (int32_t)k) {
-        sr_unref(env[v->id]);
-        env[v->id] = NULL;
+    for (uint32_t i = 0; i < e->nin; i++)
+      if (sr_dies_at(last, e->in[i], k)) {
+        sr_unref(env[e->in[i]->id]);
+        env[e->in[i]->id] = NULL;
       }
-    }
   }
   /* run, not traced, and on no abstract input */
   int concrete = !I->trace;

@@ -484,7 +484,7 @@ static int fusable(const SrEvalCtx *cx, const SrJaxpr *j, uint32_t k, const int3
       a->nout != 1)
     return 0;
   const SrVar *v = m->out[0];
-  if (v->kind != SR_VAR || last[v->id] != (int32_t)(k + 1) || (a->in[0] == v) == (a->in[1] == v)) return 0;
+  if (!sr_dies_at(last, v, k + 1) || (a->in[0] == v) == (a->in[1] == v)) return 0;
   const SrType *t = v->type, *at = a->out[0]->type;
   if ((t->dtype != SR_F32 && t->dtype != SR_F64) || at->dtype != t->dtype || at->ndim != t->ndim) return 0;
   for (int i = 0; i < t->ndim; i++)
@@ -524,7 +524,7 @@ static int run_fused(SrEvalCtx *cx, const SrJaxpr *j, uint32_t k, int pos, SrArr
     return -1;
   }
   const SrVar *ov = a->out[0];
-  if (ov->kind == SR_DROP || last[ov->id] < 0) {
+  if (!sr_is_read(last, ov)) {
     sr_array_unref(outs[0]);
   } else {
     sr_array_unref(env[ov->id]);
@@ -534,7 +534,7 @@ static int run_fused(SrEvalCtx *cx, const SrJaxpr *j, uint32_t k, int pos, SrArr
     const SrEqn *q = s ? a : m;
     for (uint32_t i = 0; i < q->nin; i++) {
       const SrVar *v = q->in[i];
-      if (v->kind == SR_VAR && last[v->id] == (int32_t)(k + s) && env[v->id]) {
+      if (sr_dies_at(last, v, k + s) && env[v->id]) {
         sr_array_unref(env[v->id]);
         env[v->id] = NULL;
       }
@@ -577,16 +577,8 @@ int sr_ev_jaxpr(SrEvalCtx *cx, const SrJaxpr *j, SrArray *const *in, SrArray **o
   uint32_t nv = j->nvars;
   for (uint32_t i = 0; i < j->nout; i++) out[i] = NULL;
   SrArray **env = sr_xcalloc(nv + 1, sizeof *env);
-  int32_t *last = sr_xmalloc((nv + 1) * sizeof *last);
   uint8_t *dead = cx->fused ? find_dead(j) : NULL;
-  for (uint32_t i = 0; i < nv; i++) last[i] = -1;
-  for (uint32_t k = 0; k < j->neqn; k++)
-    for (uint32_t i = 0; i < j->eqns[k].nin && !(dead && dead[k]); i++) {
-      const SrVar *v = j->eqns[k].in[i];
-      if (v->kind == SR_VAR) last[v->id] = (int32_t)k;
-    }
-  for (uint32_t i = 0; i < j->nout; i++)
-    if (j->outvars[i]->kind == SR_VAR) last[j->outvars[i]->id] = INT32_MAX;
+  int32_t *last = sr_jaxpr_last_use(j, dead);
   int rc = 0;
   for (uint32_t i = 0; i < j->nconst; i++) {
     SrArrayObj *c = j->consts ? sr_array_of(j->consts[i]) : NULL;
@@ -631,7 +623,7 @@ int sr_ev_jaxpr(SrEvalCtx *cx, const SrJaxpr *j, SrArray *const *in, SrArray **o
       /* inputs used for the last time, once, and held by nobody else */
       for (uint32_t i = 0; i < q->nin && i < 32; i++) {
         const SrVar *v = q->in[i];
-        if (v->kind != SR_VAR || last[v->id] != (int32_t)k || ins[i]->rc != 1) continue;
+        if (!sr_dies_at(last, v, k) || ins[i]->rc != 1) continue;
         int once = 1;
         for (uint32_t o = 0; o < q->nin && once; o++) once = o == i || q->in[o] != v;
         if (once) ee.donate |= 1u << i;
@@ -643,7 +635,7 @@ int sr_ev_jaxpr(SrEvalCtx *cx, const SrJaxpr *j, SrArray *const *in, SrArray **o
         if (q->in[i]->kind == SR_LIT) sr_array_unref(ins[i]);
     for (uint32_t i = 0; i < q->nout && rc == 0; i++) {
       const SrVar *v = q->out[i];
-      if (v->kind == SR_DROP || last[v->id] < 0) {
+      if (!sr_is_read(last, v)) {
         sr_array_unref(outs[i]);
         continue;
       }
@@ -653,7 +645,7 @@ int sr_ev_jaxpr(SrEvalCtx *cx, const SrJaxpr *j, SrArray *const *in, SrArray **o
     /* drop what this equation used last */
     for (uint32_t i = 0; i < q->nin; i++) {
       const SrVar *v = q->in[i];
-      if (v->kind == SR_VAR && last[v->id] == (int32_t)k && env[v->id]) {
+      if (sr_dies_at(last, v, k) && env[v->id]) {
         sr_array_unref(env[v->id]);
         env[v->id] = NULL;
       }

@@ -66,6 +66,20 @@ SrVal *sr_program_hold(SrProgram *p, SrVal *v) {
   return v;
 }
 
+int32_t *sr_jaxpr_last_use(const SrJaxpr *j, const uint8_t *skip) {
+  int32_t *last = sr_xmalloc((j->nvars + 1) * sizeof *last);
+  for (uint32_t i = 0; i <= j->nvars; i++) last[i] = SR_LAST_NONE;
+  for (uint32_t k = 0; k < j->neqn; k++) {
+    if (skip && skip[k]) continue;
+    const SrEqn *e = &j->eqns[k];
+    for (uint32_t i = 0; i < e->nin; i++)
+      if (e->in[i]->kind == SR_VAR) last[e->in[i]->id] = (int32_t)k;
+  }
+  for (uint32_t i = 0; i < j->nout; i++)
+    if (j->outvars[i]->kind == SR_VAR) last[j->outvars[i]->id] = SR_LAST_OUT;
+  return last;
+}
+
 SrVal *sr_eqn_param(const SrEqn *e, const char *key) {
   for (uint32_t i = 0; i < e->nparams; i++)
     if (e->params[i].key == key) return e->params[i].val;

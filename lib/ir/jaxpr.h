@@ -108,6 +108,29 @@ static inline SrVar **sr_constvars(const SrJaxpr *j) { return j->invars; }
 static inline SrVar **sr_args(const SrJaxpr *j) { return j->invars + j->nconst; }
 static inline uint32_t sr_nargs(const SrJaxpr *j) { return j->nin - j->nconst; }
 
+/* ---- last uses ----
+ *
+ * The walks over a jaxpr's equations (sr_eval_jaxpr, the evaluator's
+ * sr_ev_jaxpr, the autodiff engine's JVP walk) drop each var's value right
+ * after the equation that reads it last, so that a long chain holds a few
+ * values, not all of them.  sr_jaxpr_last_use gives the table they share:
+ * for each var id (j->nvars + 1 entries, malloc'ed), the index of the last
+ * equation reading it, SR_LAST_NONE where none does and SR_LAST_OUT for an
+ * output of the jaxpr, which never dies.  Equations flagged in skip (when
+ * not NULL: ones that will not run) read nothing. */
+#define SR_LAST_NONE (-1)
+#define SR_LAST_OUT INT32_MAX
+int32_t *sr_jaxpr_last_use(const SrJaxpr *j, const uint8_t *skip);
+/* Whether atom v's value dies after equation k: a var read last by k. */
+static inline int sr_dies_at(const int32_t *last, const SrVar *v, uint32_t k) {
+  return v->kind == SR_VAR && last[v->id] == (int32_t)k;
+}
+/* Whether a binder's value is read at all (by an equation or as an
+   output): the walks do not keep the others. */
+static inline int sr_is_read(const int32_t *last, const SrVar *v) {
+  return v->kind != SR_DROP && last[v->id] != SR_LAST_NONE;
+}
+
 /* Looks up a param by interned key; NULL if absent. */
 SrVal *sr_eqn_param(const SrEqn *e, const char *key);
 

@@ -83,6 +83,48 @@ START_TEST(test_unknown_prim) {
 }
 END_TEST
 
+/* The last-use table of a parsed jaxpr: the index of the equation reading
+   each var last, SR_LAST_NONE for an unread one, SR_LAST_OUT for outputs;
+   skipped equations read nothing. */
+START_TEST(test_last_use) {
+  const char *t =
+      "{ lambda ; a:f32[] b:f32[]. let c:f32[] = sin a; d:f32[] = mul c b; e:f32[] = cos d; "
+      "f:f32[] = add c 1.0:f32[]; _:f32[] = neg f in (e, b) }";
+  SrDiags d = SR_DIAGS_INIT;
+  SrSrc *src = sr_src_new("t", t, strlen(t), 1);
+  size_t end;
+  SrProgram *p = sr_parse_program(src, 0, &end, NULL, &d);
+  ck_assert_ptr_nonnull(p);
+  const SrJaxpr *j = p->top;
+  ck_assert_uint_eq(j->neqn, 5);
+  const SrEqn *q = j->eqns;
+  const SrVar *a = j->invars[0], *b = j->invars[1], *c = q[0].out[0], *dv = q[1].out[0];
+  const SrVar *e = q[2].out[0], *f = q[3].out[0];
+  int32_t *last = sr_jaxpr_last_use(j, NULL);
+  ck_assert_int_eq(last[a->id], 0);
+  ck_assert_int_eq(last[c->id], 3);
+  ck_assert_int_eq(last[dv->id], 2);
+  ck_assert_int_eq(last[f->id], 4);
+  ck_assert_int_eq(last[b->id], SR_LAST_OUT);
+  ck_assert_int_eq(last[e->id], SR_LAST_OUT);
+  ck_assert(sr_dies_at(last, a, 0) && !sr_dies_at(last, a, 1));
+  ck_assert(sr_dies_at(last, c, 3) && !sr_dies_at(last, c, 1));
+  ck_assert(!sr_dies_at(last, b, 1) && !sr_dies_at(last, q[3].in[1], 3));
+  ck_assert(sr_is_read(last, f) && sr_is_read(last, e) && !sr_is_read(last, q[4].out[0]));
+  free(last);
+  /* without the equations that will not run, f and c die earlier */
+  uint8_t skip[5] = {0, 0, 0, 1, 1};
+  last = sr_jaxpr_last_use(j, skip);
+  ck_assert_int_eq(last[c->id], 1);
+  ck_assert_int_eq(last[f->id], SR_LAST_NONE);
+  ck_assert(!sr_is_read(last, f));
+  free(last);
+  sr_program_unref(p);
+  sr_diags_clear(&d);
+  sr_src_unref(src);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("text");
   TCase *tc = tcase_create("core");
@@ -91,6 +133,7 @@ int main(void) {
   tcase_add_test(tc, test_multiline_and_names);
   tcase_add_test(tc, test_errors);
   tcase_add_test(tc, test_unknown_prim);
+  tcase_add_test(tc, test_last_use);
   suite_add_tcase(s, tc);
   SRunner *r = srunner_create(s);
   srunner_run_all(r, CK_NORMAL);
