@@ -2,8 +2,9 @@
  * custom_jvp/custom_vjp calls and custom_lin, optimization_barrier,
  * while, scan, cond (pjit.py, custom_derivatives.py, lax/control_flow/).
  *
- * Each primitive's type, eval, JVP and transpose rules and communication
- * note, in sections in that order, then the family's registration
+ * The family's helpers, then each primitive's (or each group sharing
+ * rules') type, eval, JVP and transpose rules and communication note side
+ * by side in that order under its heading, then the family's registration
  * sr_lax_control_init (lax/lax.h says what a family file holds and uses).
  */
 #include "lax/lax.h"
@@ -22,7 +23,7 @@
 #include "util/intern.h"
 #include "util/mem.h"
 
-/* ==== type rules (from lib/prims/rules_control.c) ==== */
+/* ==== the family's helpers ==== */
 
 /* type rules of calls and control flow -- jit and the
  * call primitives of older texts, remat, custom_jvp/custom_vjp calls,
@@ -36,11 +37,6 @@
  * need, those of the lax.scan / lax.while_loop front ends
  * (_check_carry_type).
  */
-
-
-
-
-/* ---- shared helpers ---- */
 
 /* The type written for result i, or NULL (tracing). */
 static const SrType *written_type(const SrRuleEqn *e, uint32_t i) { return e->written ? e->written[i] : NULL; }
@@ -75,6 +71,7 @@ static int same_type(const SrType *a, const SrType *b) {
 /* A jaxpr's argument types (constvars aside) and output types, as
    written. */
 static const SrType *arg_type(const SrJaxpr *j, uint32_t i) { return sr_args(j)[i]->type; }
+
 static const SrType *out_type(const SrJaxpr *j, uint32_t i) { return j->outvars[i]->type; }
 
 static void put_type(SrBuf *b, const SrType *t) {
@@ -276,7 +273,100 @@ static int check_carry(SrTypeCtx *cx, const char *name, const SrType *const *in,
   return report(cx, "TypeError", &b);
 }
 
-/* ---- calls ---- */
+/* calls and control flow -- jit, custom_jvp/vjp calls,
+ * remat, optimization_barrier, scan, while and cond.
+ *
+ * A call runs its jaxpr with the evaluator, under its own name in the
+ * ledger's path (jit(f)/while/body/...).  Loop predicates and branch indices
+ * are read on every device; inside shard_map they may differ between
+ * devices, and then each device follows its own: a while loop goes on while
+ * any device's predicate holds (the others keep their carry), and cond runs
+ * every branch some device picked and keeps, per device, its own branch's
+ * results.  Whether any device anywhere wants a branch or another
+ * iteration is agreed over all ranks (SrCommOps.any). */
+
+/* Runs a jaxpr as a call: out types are the equation's. */
+static int call(SrEvalCtx *cx, const SrEvalEqn *e, const SrJaxpr *j, uint32_t nin, SrArray *const *in) {
+  if (sr_nargs(j) != nin)
+    return sr_ev_err(cx, "TypeError", "%s: its jaxpr takes %u arguments, the equation gives %u", e->prim->name,
+                     sr_nargs(j), nin);
+  if (j->nout != e->nout)
+    return sr_ev_err(cx, "TypeError", "%s: its jaxpr has %u results, the equation %u", e->prim->name, j->nout, e->nout);
+  if (sr_ev_jaxpr(cx, j, in, e->out) < 0) return -1;
+  /* the equation's types (a body's own may be weak, or name a mesh the
+     same way under another pointer) */
+  for (uint32_t i = 0; i < e->nout; i++) {
+    if (e->out[i]->type == e->out_type[i]) continue;
+    SrArray *r;
+    if (sr_layout_same(sr_layout_of_type(e->out[i]->type), sr_layout_of_type(e->out_type[i]))) {
+      r = sr_array_retype(e->out[i], e->out_type[i], NULL);
+    } else {
+      /* the call's result sharding differs from the body's (out_shardings) */
+      const SrMesh *m = sr_ev_mesh_for(cx, e, e->out_type[i]);
+      r = sr_redistribute_typed(cx, e->out[i], m, sr_ev_out_layout(cx, e, i, m), e->out_type[i]);
+    }
+    sr_array_unref(e->out[i]);
+    e->out[i] = r;
+    if (!r) return -1;
+  }
+  return 0;
+}
+
+/* Reads a scalar per device: vals[p] for the positions held here,
+   INT64_MIN for the others. */
+static void read_scalar(SrArray *a, int64_t *vals, int ndev_out, const SrMesh *m) {
+  for (int p = 0; p < ndev_out; p++) {
+    SrBuffer *b = a->mesh == m || !a->mesh ? sr_array_buf(a, p) : NULL;
+    vals[p] = b ? sr_kern_get_i64(a->type->dtype, b->data) : INT64_MIN;
+  }
+}
+
+/* rules of calls and control flow -- jit, remat,
+ * custom_jvp_call / custom_vjp_call, optimization_barrier, while, cond,
+ * scan and shard_map.
+ *
+ * A call is differentiated by transforming its body and binding a new call
+ * (pjit.py: _pjit_jvp, _pjit_linearize, _pjit_transpose_fancy).  Under
+ * linearization a jit becomes two: a forward jit that also returns the
+ * residuals (those that are just its inputs are passed from outside, not
+ * returned) and a tangent jit of the linear body, both with the original
+ * name; transposing the tangent jit gives a third with the same name.
+ */
+
+#define TR(name) static int name(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x, SrVal **cx)
+
+#define JVP(name) static int name(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, SrVal **ty)
+
+static SrVal *param(const SrEqn *e, const char *key) { return sr_eqn_param(e, sr_intern_cstr(key)); }
+
+static SrJaxpr *body_of(SrAd *ad, const SrEqn *e, const char *key) {
+  SrVal *v = param(e, key);
+  if (!v || v->kind != SR_V_JAXPR) {
+    sr_raise(ad->I, "TypeError", "%s equation has no '%s' jaxpr", e->prim->name, key);
+    return NULL;
+  }
+  return v->jx.jaxpr;
+}
+
+/* A copy of j without the outputs whose keep flag is 0 (the equations
+   stay: JAX prunes outputs, it does not DCE the forward). */
+static SrJaxpr *prune_outputs(SrJaxpr *j, const uint8_t *keep) {
+  SrJaxprBuilder b;
+  sr_jb_init(&b, j->prog);
+  for (uint32_t i = 0; i < j->nconst; i++) sr_jb_constvar(&b, j->invars[i], j->consts ? j->consts[i] : NULL);
+  for (uint32_t i = 0; i < sr_nargs(j); i++) sr_jb_invar(&b, sr_args(j)[i]);
+  for (uint32_t k = 0; k < j->neqn; k++) {
+    const SrEqn *e = &j->eqns[k];
+    sr_jb_eqn(&b, e->prim, e->nin, e->in, e->nout, e->out, e->nparams, e->params);
+  }
+  for (uint32_t i = 0; i < j->nout; i++)
+    if (keep[i]) sr_jb_outvar(&b, j->outvars[i]);
+  SrJaxpr *r = sr_jb_finish(&b);
+  r->name = j->name;
+  return r;
+}
+
+/* ==== the calls: jit, pjit, the older call primitives, remat, custom_jvp/vjp calls ==== */
 
 /* Old dynamic shapes (jax.config.jax_dynamic_shapes, 2022-2023): a body's
    binders may be sized by earlier int32 arguments (`c:i32[] d:f32[c]`).
@@ -324,525 +414,6 @@ static int type_call(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   return rc;
 }
 
-/* core.py: standard_vma_rule -- with check_vma every operand varies over
-   the same axes. */
-static int vma_equal(SrTypeCtx *cx, const char *name, const SrRuleEqn *e) {
-  if (!cx->check_vma || e->nin < 2) return 0;
-  SrBuf all = SR_BUF_INIT, first = SR_BUF_INIT, one = SR_BUF_INIT;
-  int same = 1;
-  for (uint32_t i = 0; i < e->nin; i++) {
-    sr_buf_reset(&one);
-    put_frozenset(&one, e->in[i]->mesh, e->in[i]->varying);
-    if (i == 0) sr_buf_puts(&first, sr_buf_str(&one));
-    else if (strcmp(sr_buf_str(&one), sr_buf_str(&first)) != 0) same = 0;
-    sr_buf_puts(&all, i ? ", " : "[");
-    sr_buf_puts(&all, sr_buf_str(&one));
-  }
-  sr_buf_free(&first);
-  sr_buf_free(&one);
-  if (same) {
-    sr_buf_free(&all);
-    return 0;
-  }
-  SrBuf b = SR_BUF_INIT;
-  sr_buf_printf(&b, "Primitive %s requires varying manual axes to match, but got %s]. Please open an issue at "
-                    "https://github.com/jax-ml/jax/issues and as a temporary workaround pass the check_vma=False "
-                    "argument to `jax.shard_map`", name, sr_buf_str(&all));
-  sr_buf_free(&all);
-  return report(cx, "ValueError", &b);
-}
-
-/* lax.py: _optimization_barrier_abstract_eval -- the identity on every
-   operand. */
-static int type_optimization_barrier(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
-  if (e->nout != e->nin)
-    return sr_terr(cx, "TypeError", "optimization_barrier has %u operands but %u results", e->nin, e->nout);
-  if (vma_equal(cx, "optimization_barrier", e) < 0) return -1;
-  for (uint32_t i = 0; i < e->nin; i++) out[i] = e->in[i];
-  return 0;
-}
-
-/* ---- scan ---- */
-
-/* Reading scan's ft_in, the FlatTree param that replaced num_consts and
-   num_carry in JAX 0.10.  Printed, a FlatTree is its repr (flattree.py):
-   a tuple of FlatTrees "(..., ...)", "Pytree(vals=[...], tree=PyTreeDef(...))",
-   "Static(...)" (no leaves), "RightsOnly(...)" (only the Right(...) leaves
-   count), or a single leaf ("None").  lax.scan binds
-   ((None,)*nconsts, (None,)*ncarry, (None,)*nxs). */
-
-typedef struct Span {
-  const char *s;
-  size_t n;
-} Span;
-
-static Span trim(const char *s, size_t n) {
-  while (n && (*s == ' ' || *s == '\n')) s++, n--;
-  while (n && (s[n - 1] == ' ' || s[n - 1] == '\n')) n--;
-  return (Span){s, n};
-}
-
-static int starts(Span x, const char *p) {
-  size_t k = strlen(p);
-  return x.n >= k && memcmp(x.s, p, k) == 0;
-}
-
-/* The end of the bracket opened at s[0] (its index), or 0. */
-static size_t close_of(const char *s, size_t n) {
-  int depth = 0;
-  char quote = 0;
-  for (size_t i = 0; i < n; i++) {
-    char c = s[i];
-    if (quote) {
-      if (c == quote) quote = 0;
-    } else if (c == '\'' || c == '"') {
-      quote = c;
-    } else if (c == '(' || c == '[' || c == '{') {
-      depth++;
-    } else if ((c == ')' || c == ']' || c == '}') && --depth == 0) {
-      return i;
-    }
-  }
-  return 0;
-}
-
-/* Splits the inside of a bracketed x at depth-0 commas; returns the number
-   of parts (at most max; -1 if more), empty parts (a 1-tuple's trailing
-   comma) left out. */
-static int split_parts(Span x, Span *parts, int max) {
-  const char *s = x.s + 1;
-  size_t n = x.n >= 2 ? x.n - 2 : 0, st = 0;
-  int depth = 0, k = 0;
-  char quote = 0;
-  for (size_t i = 0; i <= n; i++) {
-    char c = i < n ? s[i] : ',';
-    if (quote) {
-      if (c == quote) quote = 0;
-      continue;
-    }
-    if (c == '\'' || c == '"') quote = c;
-    else if (c == '(' || c == '[' || c == '{') depth++;
-    else if (c == ')' || c == ']' || c == '}') depth--;
-    else if (c == ',' && depth == 0) {
-      Span p = trim(s + st, i - st);
-      st = i + 1;
-      if (!p.n) continue;
-      if (k == max) return -1;
-      parts[k++] = p;
-    }
-  }
-  return k;
-}
-
-/* Leaves of a FlatTree repr; with rights, only Right(...) leaves.  -1 for
-   what cannot be read. */
-static int ft_leaves(Span x, int rights) {
-  Span parts[64];
-  if (starts(x, "(") && close_of(x.s, x.n) == x.n - 1) {
-    int k = split_parts(x, parts, 64), total = 0;
-    for (int i = 0; i < k; i++) {
-      int c = ft_leaves(parts[i], rights);
-      if (c < 0) return -1;
-      total += c;
-    }
-    return k < 0 ? -1 : total;
-  }
-  if (starts(x, "Pytree(vals=[")) {
-    Span list = {x.s + 12, 0};
-    list.n = close_of(list.s, x.n - 12) + 1;
-    if (list.n < 2) return -1;
-    int k = split_parts(list, parts, 64), total = 0;
-    for (int i = 0; i < k; i++) total += !rights || starts(parts[i], "Right(");
-    return k < 0 ? -1 : total;
-  }
-  if (starts(x, "RightsOnly(")) return ft_leaves(trim(x.s + 11, x.n - 12), 1);
-  if (starts(x, "Static(")) return 0;
-  return !rights || starts(x, "Right(");
-}
-
-/* The leaf counts of the ngroups top-level groups of ft_in. */
-static int ft_groups(const SrVal *v, int *counts, int ngroups) {
-  SrBuf b = SR_BUF_INIT;
-  Span x;
-  if (v->text) {
-    x = trim(v->text, v->textlen);
-  } else {
-    sr_val_repr(&b, v);
-    x = trim(sr_buf_str(&b), b.len);
-  }
-  Span parts[8];
-  int k = -1;
-  if (starts(x, "Pytree(")) {
-    /* one flattened pytree: its treedef's children are the groups */
-    const char *t = strstr(x.s, "tree=PyTreeDef(");
-    if (t && t < x.s + x.n) {
-      Span tree = {t + 15, 0};
-      tree.n = close_of(tree.s, (size_t)(x.s + x.n - tree.s)) + 1;
-      k = tree.n >= 2 && starts(tree, "(") ? split_parts(tree, parts, 8) : -1;
-      for (int i = 0; k == ngroups && i < k; i++) {
-        counts[i] = 0;
-        for (size_t j = 0; j < parts[i].n; j++) counts[i] += parts[i].s[j] == '*';
-      }
-    }
-  } else if (starts(x, "(")) {
-    k = split_parts(x, parts, 8);
-    for (int i = 0; k == ngroups && i < k; i++)
-      if ((counts[i] = ft_leaves(parts[i], 0)) < 0) k = -1;
-  }
-  sr_buf_free(&b);
-  return k == ngroups ? 0 : -1;
-}
-
-/* The numbers of consts and carries of a scan: num_consts / num_carry, or
-   the leaf counts of ft_in. */
-static int scan_split(SrTypeCtx *cx, const SrRuleEqn *e, int64_t *nconsts, int64_t *ncarry) {
-  SrVal *ft = sr_rparam(e, "ft_in");
-  if (!sr_rparam(e, "num_carry") && ft) {
-    int c[3];
-    if (ft_groups(ft, c, 3) < 0)
-      return sr_terr(cx, "TypeError", "scan's ft_in is not a FlatTree of consts, carry and xs shardrepl can read");
-    *nconsts = c[0];
-    *ncarry = c[1];
-    return 0;
-  }
-  /* a hand-abbreviated text may leave them out: no consts, no carry */
-  *nconsts = *ncarry = 0;
-  if (sr_rparam_int(cx, e, "num_consts", 0, nconsts) < 0 || sr_rparam_int(cx, e, "num_carry", 0, ncarry) < 0)
-    return -1;
-  return 0;
-}
-
-/* core.py: mapped_leading_aval -- one element of a scanned-over array:
-   the leading dimension gone, with its sharding. */
-static const SrType *slice_leading(const SrType *t) {
-  SrTypeBuilder b;
-  sr_type_builder(&b, t);
-  memmove(&b.dims[0], &b.dims[1], (size_t)(t->ndim - 1) * sizeof b.dims[0]);
-  b.ndim--;
-  return sr_type_get(&b);
-}
-
-/* core.py: unmapped_leading_aval -- results stacked along a new,
-   unsharded leading dimension. */
-static const SrType *stack_leading(const SrType *t, int64_t length) {
-  SrTypeBuilder b;
-  sr_type_builder(&b, t);
-  memmove(&b.dims[1], &b.dims[0], (size_t)t->ndim * sizeof b.dims[0]);
-  memset(&b.dims[0], 0, sizeof b.dims[0]);
-  b.dims[0].size = length;
-  b.ndim++;
-  return sr_type_get(&b);
-}
-
-/* "scan jaxpr takes input {what} types\n{body},\ncalled with {called}\n{operands}" */
-static int scan_compat(SrTypeCtx *cx, const char *what, const char *called, const SrJaxpr *body, uint32_t first,
-                       const SrType *const *ops, uint32_t n) {
-  int ok = 1;
-  for (uint32_t i = 0; i < n; i++)
-    if (!same_type(arg_type(body, first + i), ops[i])) ok = 0;
-  if (ok) return 0;
-  SrBuf b = SR_BUF_INIT;
-  sr_buf_printf(&b, "scan jaxpr takes input %s types\n", what);
-  for (uint32_t i = 0; i < n; i++) {
-    if (i) sr_buf_putc(&b, ' ');
-    put_type(&b, arg_type(body, first + i));
-  }
-  sr_buf_printf(&b, ",\ncalled with %s\n", called);
-  put_avals(&b, ops, n);
-  return report(cx, "JaxprTypeError", &b);
-}
-
-/* loops.py: _scan_abstract_eval and _scan_typecheck, with lax.scan's
-   checks of the scanned-over arrays (_infer_scan_length) and of the carry
-   (_check_carry_type).  Operands are consts, initial carry, xs; results
-   are the final carry and the stacked ys. */
-static int type_scan(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
-  static const char *const keys[] = {"jaxpr", NULL};
-  const SrJaxpr *body = jaxpr_param(e, keys);
-  if (!body) return sr_terr(cx, "TypeError", "scan equation has no 'jaxpr' param");
-  int64_t nconsts, ncarry, length;
-  if (scan_split(cx, e, &nconsts, &ncarry) < 0) return -1;
-  /* without a length param, the leading size of the first scanned array */
-  length = nconsts >= 0 && ncarry >= 0 && nconsts + ncarry < e->nin && e->in[nconsts + ncarry]->ndim
-               ? e->in[nconsts + ncarry]->dims[0].size
-               : -1;
-  if (sr_rparam_int(cx, e, "length", length < 0, &length) < 0) return -1;
-  if (sr_nargs(body) != e->nin)
-    /* JAX's message lacks its f-string prefix; it reads as written */
-    return sr_terr(cx, "ValueError", "scan number of arguments doesn't match the number of jaxpr arguments: "
-                                     "{len(args)} vs {len(jaxpr.in_avals)}");
-  if (nconsts < 0 || ncarry < 0 || nconsts + ncarry > e->nin || ncarry > body->nout)
-    return sr_terr(cx, "TypeError", "scan: num_consts=%lld and num_carry=%lld do not fit %u operands and %u body "
-                                    "outputs", (long long)nconsts, (long long)ncarry, e->nin, body->nout);
-  if (e->nout != body->nout)
-    return sr_terr(cx, "TypeError", "scan has %u results but its jaxpr returns %u values", e->nout, body->nout);
-  uint32_t nc = (uint32_t)nconsts, nk = (uint32_t)ncarry, nx = e->nin - nc - nk;
-  const SrType *const *consts = e->in, *const *init = e->in + nc, *const *xs = e->in + nc + nk;
-  int rc = -1;
-  const SrType **x1 = sr_xcalloc(nx + 1, sizeof *x1), **bouts = sr_xcalloc(body->nout + 1, sizeof *bouts);
-  /* the scanned-over arrays: a leading axis of the scan's length, not
-     sharded (lax.scan: _infer_scan_length and its replication check) */
-  SrBuf b = SR_BUF_INIT;
-  for (uint32_t i = 0; i < nx; i++)
-    if (!xs[i]->ndim) {
-      sr_buf_puts(&b, "scan got value with no leading axis to scan over: ");
-      sr_type_long(&b, xs[i]);
-      sr_buf_putc(&b, '.');
-      report(cx, "ValueError", &b);
-      goto done;
-    }
-  for (uint32_t i = 0; i < nx; i++)
-    if (xs[i]->dims[0].size != length) {
-      sr_buf_printf(&b, "scan got `length` argument of %lld which disagrees with leading axis sizes [", (long long)length);
-      for (uint32_t k = 0; k < nx; k++) sr_buf_printf(&b, k ? ", %lld" : "%lld", (long long)xs[k]->dims[0].size);
-      sr_buf_puts(&b, "].");
-      report(cx, "ValueError", &b);
-      goto done;
-    }
-  for (uint32_t i = 0; i < nx; i++)
-    if (xs[i]->dims[0].nax) {
-      sr_buf_puts(&b, "0th dimension of all xs should be replicated. Got ");
-      for (uint32_t k = 0; k < nx; k++) {
-        SrShardSpec ss;
-        sr_shard_of_type(xs[k], &ss);
-        SrVal *spec = sr_shard_to_spec_val(&ss);
-        if (k) sr_buf_puts(&b, ", ");
-        sr_val_repr(&b, spec);
-        sr_unref(spec);
-      }
-      report(cx, "ValueError", &b);
-      goto done;
-    }
-  for (uint32_t i = 0; i < nx; i++) x1[i] = slice_leading(xs[i]);
-  if (scan_compat(cx, "const", "consts of type", body, 0, consts, nc) < 0 ||
-      scan_compat(cx, "carry", "initial carry of type", body, nc, init, nk) < 0 ||
-      scan_compat(cx, "sequence", "sequence whose items have type", body, nc + nk, x1, nx) < 0)
-    goto done;
-  if (run_body(cx, body, NULL, 0, bouts) < 0) goto done;
-  if (check_carry(cx, "scan body", init, bouts, nk, nk) < 0) goto done;
-  for (uint32_t i = nk; i < body->nout; i++)
-    if (bouts[i] && bouts[i]->ndim >= SR_MAX_RANK) {
-      sr_terr(cx, "ValueError", "scan: a stacked result of rank %d is more than shardrepl handles",
-              bouts[i]->ndim + 1);
-      goto done;
-    }
-  for (uint32_t i = 0; i < nk; i++) out[i] = bouts[i];
-  for (uint32_t i = nk; i < body->nout; i++) out[i] = bouts[i] ? stack_leading(bouts[i], length) : NULL;
-  rc = 0;
-done:
-  sr_buf_free(&b);
-  free(x1);
-  free(bouts);
-  return rc;
-}
-
-/* ---- while ---- */
-
-/* loops.py: _while_loop_abstract_eval, with lax.while_loop's checks of
-   the condition (a boolean scalar) and of the carry (_check_carry_type).
-   Operands are the cond consts, the body consts, the initial carry. */
-static int type_while(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
-  static const char *const ckeys[] = {"cond_jaxpr", NULL}, *const bkeys[] = {"body_jaxpr", NULL};
-  const SrJaxpr *cj = jaxpr_param(e, ckeys), *bj = jaxpr_param(e, bkeys);
-  if (!cj || !bj) return sr_terr(cx, "TypeError", "while equation needs 'cond_jaxpr' and 'body_jaxpr' params");
-  int64_t cn, bn;
-  if (sr_rparam_int(cx, e, "cond_nconsts", 1, &cn) < 0 || sr_rparam_int(cx, e, "body_nconsts", 1, &bn) < 0)
-    return -1;
-  if (cn < 0 || bn < 0 || cn + bn > e->nin)
-    return sr_terr(cx, "TypeError", "while: cond_nconsts=%lld and body_nconsts=%lld do not fit %u operands",
-                   (long long)cn, (long long)bn, e->nin);
-  uint32_t nk = e->nin - (uint32_t)(cn + bn);
-  if (sr_nargs(cj) != cn + nk)
-    return sr_terr(cx, "JaxprTypeError", "while_loop len(cond_jaxpr.in_avals)=%u but "
-                   "len(cond_consts_avals) + len(in_avals)=%u", sr_nargs(cj), (uint32_t)cn + nk);
-  if (sr_nargs(bj) != bn + nk)
-    return sr_terr(cx, "JaxprTypeError", "while_loop len(body_jaxpr.in_avals)=%u but "
-                   "len(body_consts_avals) + len(in_avals)=%u", sr_nargs(bj), (uint32_t)bn + nk);
-  if (e->nout != bj->nout)
-    return sr_terr(cx, "TypeError", "while has %u results but its body returns %u values", e->nout, bj->nout);
-  const SrType *const *carry = e->in + cn + bn;
-  int rc = -1;
-  const SrType **ins = sr_xcalloc(e->nin + 1, sizeof *ins);
-  const SrType **couts = sr_xcalloc(cj->nout + 1, sizeof *couts), **bouts = sr_xcalloc(bj->nout + 1, sizeof *bouts);
-  SrBuf b = SR_BUF_INIT;
-  memcpy(ins, e->in, cn * sizeof *ins);
-  memcpy(ins + cn, carry, nk * sizeof *ins);
-  if (run_body(cx, cj, ins, (uint32_t)cn + nk, couts) < 0) goto done;
-  if (cj->nout != 1) {
-    sr_buf_puts(&b, "cond_fun must return a boolean scalar, but got pytree ");
-    put_tuple_treedef(&b, cj->nout);
-    sr_buf_putc(&b, '.');
-    report(cx, "TypeError", &b);
-    goto done;
-  }
-  if (couts[0] && (couts[0]->dtype != SR_BOOL || couts[0]->ndim)) {
-    sr_buf_puts(&b, "cond_fun must return a boolean scalar, but got output type(s) [");
-    put_aval_repr(&b, couts[0]);
-    sr_buf_puts(&b, "].");
-    report(cx, "TypeError", &b);
-    goto done;
-  }
-  memcpy(ins, e->in + cn, bn * sizeof *ins);
-  memcpy(ins + bn, carry, nk * sizeof *ins);
-  if (run_body(cx, bj, ins, (uint32_t)bn + nk, bouts) < 0) goto done;
-  if (check_carry(cx, "while_loop body", carry, bouts, nk, bj->nout) < 0) goto done;
-  for (uint32_t i = 0; i < bj->nout; i++) out[i] = bouts[i];
-  rc = 0;
-done:
-  sr_buf_free(&b);
-  free(ins);
-  free(couts);
-  free(bouts);
-  return rc;
-}
-
-/* ---- cond ---- */
-
-/* conditionals.py: _cond_typecheck -- every branch takes the operands
-   (after the index) and all return the same types, which are the
-   results. */
-static int type_cond(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
-  SrVal *bv = sr_rparam(e, "branches");
-  SrJaxpr *br[64];
-  int nb = bv ? sr_param_jaxprs(bv, br, 64) : 0;
-  if (nb > 64) return sr_terr(cx, "TypeError", "cond has more than 64 branches");
-  if (nb == 0) return sr_terr(cx, "JaxprTypeError", "cond requires at least one branch function");
-  const SrJaxpr *b0 = br[0];
-  uint32_t nargs = sr_nargs(b0), nres = b0->nout;
-  SrBuf b = SR_BUF_INIT;
-  for (int i = 1; i < nb; i++) {
-    const SrJaxpr *bi = br[i];
-    if (sr_nargs(bi) != nargs)
-      return sr_terr(cx, "JaxprTypeError", "cond branch 0 takes %u inputs, branch %d takes %u", nargs, i,
-                     sr_nargs(bi));
-    if (bi->nout != nres)
-      return sr_terr(cx, "JaxprTypeError", "cond branch 0 outputs %u values, branch %d outputs %u", nres, i,
-                     bi->nout);
-    for (int pass = 0; pass < 2; pass++) {
-      uint32_t n = pass ? nres : nargs;
-      int ok = 1;
-      for (uint32_t k = 0; k < n; k++)
-        if (!same_type(pass ? out_type(b0, k) : arg_type(b0, k), pass ? out_type(bi, k) : arg_type(bi, k))) ok = 0;
-      if (ok) continue;
-      sr_buf_printf(&b, "cond branches 0 and %d have mismatching %s types: ", i, pass ? "output" : "input");
-      for (int side = 0; side < 2; side++) {
-        const SrJaxpr *j = side ? bi : b0;
-        if (side) sr_buf_puts(&b, " vs ");
-        for (uint32_t k = 0; k < n; k++) {
-          if (k) sr_buf_putc(&b, ' ');
-          put_type(&b, pass ? out_type(j, k) : arg_type(j, k));
-        }
-      }
-      return report(cx, "JaxprTypeError", &b);
-    }
-  }
-  if (e->nin != nargs + 1)
-    return sr_terr(cx, "JaxprTypeError", "cond called with %d non-predicate operands, but branches take %u inputs",
-                   (int)e->nin - 1, nargs);
-  if (e->nout != nres)
-    return sr_terr(cx, "TypeError", "cond has %u results but its branches return %u values", e->nout, nres);
-  /* an int32 index; a bool predicate (older texts) is accepted too */
-  const SrType *idx = e->in[0];
-  if (idx->dtype != SR_I32 && idx->dtype != SR_BOOL)
-    return sr_terr(cx, "JaxprTypeError", "cond called with index of type %s instead of int32",
-                   sr_dtype_info(idx->dtype)->name);
-  if (idx->ndim) {
-    /* JAX's jaxpr check leaves this to lax.switch, whose message names the
-       traced value; this one names its shape */
-    sr_buf_puts(&b, "cond index must be a scalar, got an index of shape (");
-    for (int d = 0; d < idx->ndim; d++) sr_buf_printf(&b, d ? ", %lld" : "%lld", (long long)idx->dims[d].size);
-    sr_buf_puts(&b, idx->ndim == 1 ? ",)" : ")");
-    return report(cx, "TypeError", &b);
-  }
-  int ok = 1;
-  for (uint32_t k = 0; k < nargs; k++)
-    if (!same_type(arg_type(b0, k), e->in[k + 1])) ok = 0;
-  if (!ok) {
-    sr_buf_puts(&b, "cond branches take input types ");
-    for (uint32_t k = 0; k < nargs; k++) {
-      if (k) sr_buf_putc(&b, ' ');
-      put_type(&b, arg_type(b0, k));
-    }
-    sr_buf_puts(&b, ", called with operands of type ");
-    put_avals(&b, e->in + 1, nargs);
-    return report(cx, "JaxprTypeError", &b);
-  }
-  const SrType **bouts = sr_xcalloc(nres + 1, sizeof *bouts);
-  int rc = 0;
-  for (int i = nb - 1; i >= 0; i--)
-    if (run_body(cx, br[i], NULL, 0, bouts) < 0) rc = -1;
-  for (uint32_t k = 0; rc == 0 && k < nres; k++) out[k] = bouts[k];
-  free(bouts);
-  return rc;
-}
-
-/* custom_lin's results: the output tangents, from jax.custom_vjp's
-   object through the hook (lax.h), or as written in a text. */
-static int type_custom_lin(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
-  SrVal *v = sr_rparam(e, "bwd");
-  if (v && v->kind == SR_V_OBJ && sr_lax_custom_hooks.custom_lin_type)
-    return sr_lax_custom_hooks.custom_lin_type(cx, e, out);
-  if (e->written) {
-    for (uint32_t i = 0; i < e->nout; i++) out[i] = e->written[i];
-    return 0;
-  }
-  return sr_terr(cx, "TypeError", "custom_lin: its backward rule did not survive printing");
-}
-
-static void type_rules_control(void) {
-  sr_set_type_rule(SR_P_custom_lin, type_custom_lin);
-  static const int calls[] = {SR_P_jit, SR_P_pjit, SR_P_closed_call, SR_P_core_call, SR_P_xla_call,
-                              SR_P_remat, SR_P_checkpoint, SR_P_remat2, SR_P_custom_jvp_call,
-                              SR_P_custom_vjp_call, SR_P_custom_vjp_call_jaxpr};
-  for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) sr_set_type_rule(calls[i], type_call);
-  sr_set_type_rule(SR_P_optimization_barrier, type_optimization_barrier);
-  sr_set_type_rule(SR_P_scan, type_scan);
-  sr_set_type_rule(SR_P_while, type_while);
-  sr_set_type_rule(SR_P_cond, type_cond);
-}
-
-/* ==== eval rules (from lib/exec/eval_control.c) ==== */
-
-/* calls and control flow -- jit, custom_jvp/vjp calls,
- * remat, optimization_barrier, scan, while and cond.
- *
- * A call runs its jaxpr with the evaluator, under its own name in the
- * ledger's path (jit(f)/while/body/...).  Loop predicates and branch indices
- * are read on every device; inside shard_map they may differ between
- * devices, and then each device follows its own: a while loop goes on while
- * any device's predicate holds (the others keep their carry), and cond runs
- * every branch some device picked and keeps, per device, its own branch's
- * results.  Whether any device anywhere wants a branch or another
- * iteration is agreed over all ranks (SrCommOps.any). */
-
-
-/* Runs a jaxpr as a call: out types are the equation's. */
-static int call(SrEvalCtx *cx, const SrEvalEqn *e, const SrJaxpr *j, uint32_t nin, SrArray *const *in) {
-  if (sr_nargs(j) != nin)
-    return sr_ev_err(cx, "TypeError", "%s: its jaxpr takes %u arguments, the equation gives %u", e->prim->name,
-                     sr_nargs(j), nin);
-  if (j->nout != e->nout)
-    return sr_ev_err(cx, "TypeError", "%s: its jaxpr has %u results, the equation %u", e->prim->name, j->nout, e->nout);
-  if (sr_ev_jaxpr(cx, j, in, e->out) < 0) return -1;
-  /* the equation's types (a body's own may be weak, or name a mesh the
-     same way under another pointer) */
-  for (uint32_t i = 0; i < e->nout; i++) {
-    if (e->out[i]->type == e->out_type[i]) continue;
-    SrArray *r;
-    if (sr_layout_same(sr_layout_of_type(e->out[i]->type), sr_layout_of_type(e->out_type[i]))) {
-      r = sr_array_retype(e->out[i], e->out_type[i], NULL);
-    } else {
-      /* the call's result sharding differs from the body's (out_shardings) */
-      const SrMesh *m = sr_ev_mesh_for(cx, e, e->out_type[i]);
-      r = sr_redistribute_typed(cx, e->out[i], m, sr_ev_out_layout(cx, e, i, m), e->out_type[i]);
-    }
-    sr_array_unref(e->out[i]);
-    e->out[i] = r;
-    if (!r) return -1;
-  }
-  return 0;
-}
-
 static int ev_call(SrEvalCtx *cx, const SrEvalEqn *e) {
   static const char *const keys[] = {"jaxpr", "call_jaxpr", "fun_jaxpr", NULL};
   const SrJaxpr *j = NULL;
@@ -862,425 +433,6 @@ static int ev_call(SrEvalCtx *cx, const SrEvalEqn *e) {
   if (rc == 0) rc = sr_ev_call_outputs(cx, e);
   return rc;
 }
-
-static int ev_barrier(SrEvalCtx *cx, const SrEvalEqn *e) {
-  (void)cx;
-  for (uint32_t i = 0; i < e->nout; i++) e->out[i] = sr_array_retype(e->in[i], e->out_type[i], NULL);
-  return 0;
-}
-
-/* ---- scan ---- */
-
-static const SrType *drop_dim0(const SrType *l) {
-  SrTypeBuilder b;
-  sr_type_builder(&b, l);
-  b.dims[0].nax = 0;
-  return sr_type_get(&b);
-}
-
-/* The layout of one slice (dim 0 removed) of a layout whose dim 0 is whole. */
-static const SrType *slice_layout(const SrType *l, const SrType *slice_type) {
-  SrTypeBuilder b;
-  sr_type_builder(&b, slice_type);
-  b.weak = 0;
-  b.varying = 0;
-  for (int i = 1; i < l->ndim; i++) b.dims[i - 1] = l->dims[i];
-  b.unreduced = l->unreduced;
-  b.ukind = l->ukind;
-  b.reduced = l->reduced;
-  b.mesh = l->mesh ? l->mesh : b.mesh;
-  return sr_type_get(&b);
-}
-
-/* The layout of a stack of `length` slices laid out as l. */
-static const SrType *stack_layout(const SrType *l, int64_t length, const SrType *stack_type) {
-  SrTypeBuilder b;
-  sr_type_builder(&b, stack_type);
-  b.weak = 0;
-  b.varying = 0;
-  memset(&b.dims[0], 0, sizeof b.dims[0]);
-  b.dims[0].size = length;
-  for (int i = 0; i < l->ndim; i++) b.dims[i + 1] = l->dims[i];
-  b.unreduced = l->unreduced;
-  b.ukind = l->ukind;
-  b.reduced = l->reduced;
-  b.mesh = l->mesh ? l->mesh : b.mesh;
-  return sr_type_get(&b);
-}
-
-static int ev_scan(SrEvalCtx *cx, const SrEvalEqn *e) {
-  const SrJaxpr *j = sr_ev_param_jaxpr(e, "jaxpr");
-  int64_t length, nconsts, ncarry, reverse = 0;
-  if (!j) return sr_ev_err(cx, "TypeError", "scan equation has no jaxpr");
-  if (sr_ev_param_int(cx, e, "length", &length) < 0 || sr_ev_param_int(cx, e, "num_consts", &nconsts) < 0 ||
-      sr_ev_param_int(cx, e, "num_carry", &ncarry) < 0)
-    return -1;
-  if (sr_ev_param(e, "reverse")) sr_ev_param_int(cx, e, "reverse", &reverse);
-  uint32_t nx = e->nin - (uint32_t)nconsts - (uint32_t)ncarry, ny = e->nout - (uint32_t)ncarry;
-  if (sr_nargs(j) != e->nin || j->nout != e->nout) return sr_ev_err(cx, "TypeError", "scan: the body does not match the equation");
-  SrArray **args = sr_xcalloc(e->nin + 1, sizeof *args);
-  SrArray **res = sr_xcalloc(e->nout + 1, sizeof *res);
-  SrArray **xs = sr_xcalloc(nx + 1, sizeof *xs);
-  SrArray **ys = sr_xcalloc(ny + 1, sizeof *ys);
-  int rc = 0;
-  for (uint32_t i = 0; i < nconsts + ncarry; i++) args[i] = sr_array_ref(e->in[i]);
-  /* the scanned-over dim whole on every device */
-  for (uint32_t k = 0; k < nx && rc == 0; k++) {
-    SrArray *x = e->in[nconsts + ncarry + k];
-    xs[k] = sr_redistribute(cx, x, x->mesh, drop_dim0(x->layout));
-    if (!xs[k]) rc = -1;
-  }
-  sr_ev_push(cx, "body");
-  for (int64_t it = 0; it < length && rc == 0; it++) {
-    int64_t i = reverse ? length - 1 - it : it;
-    for (uint32_t k = 0; k < nx; k++) {
-      SrArray *x = xs[k];
-      const SrType *st = sr_args(j)[nconsts + ncarry + k]->type;
-      SrArray *s = sr_array_new(st, slice_layout(x->layout, st), x->mesh);
-      size_t per = sr_array_shard_bytes(x) / (size_t)(length ? length : 1);
-      for (int p = 0; p < x->ndev; p++)
-        if (x->shard[p]) s->shard[p] = sr_buffer_view(x->shard[p], (size_t)i * per, per);
-      sr_array_unref(args[nconsts + ncarry + k]);
-      args[nconsts + ncarry + k] = s;
-    }
-    for (uint32_t k = 0; k < e->nout; k++) res[k] = NULL;
-    if (sr_ev_jaxpr(cx, j, args, res) < 0) {
-      rc = -1;
-      break;
-    }
-    for (uint32_t k = 0; k < ncarry; k++) {
-      sr_array_unref(args[nconsts + k]);
-      args[nconsts + k] = res[k];
-      res[k] = NULL;
-    }
-    for (uint32_t k = 0; k < ny && rc == 0; k++) {
-      SrArray *y = res[ncarry + k];
-      if (!ys[k]) {
-        ys[k] = sr_array_new(e->out_type[ncarry + k], stack_layout(y->layout, length, e->out_type[ncarry + k]), y->mesh);
-        for (int p = 0; p < y->ndev && !rc; p++) {
-          if (!y->shard[p]) continue;
-          int q = 0;
-          while (q < p && y->shard[q] != y->shard[p]) q++;
-          ys[k]->shard[p] = q < p ? sr_buffer_ref(ys[k]->shard[q]) : sr_ev_buffer(cx, y->shard[p]->nbytes * (size_t)length);
-          if (!ys[k]->shard[p]) rc = -1;
-        }
-        if (rc) break;
-      } else if (y->mesh != ys[k]->mesh || !sr_layout_same(slice_layout(ys[k]->layout, y->type), y->layout)) {
-        SrArray *r = sr_redistribute(cx, y, ys[k]->mesh, slice_layout(ys[k]->layout, y->type));
-        sr_array_unref(y);
-        res[ncarry + k] = y = r;
-        if (!r) {
-          rc = -1;
-          break;
-        }
-      }
-      for (int p = 0; p < y->ndev; p++) {
-        if (!y->shard[p]) continue;
-        /* devices that shared a stack but got different slices part */
-        int q = 0;
-        while (q < p && ys[k]->shard[q] != ys[k]->shard[p]) q++;
-        if (q < p && y->shard[q] != y->shard[p]) {
-          SrBuffer *c = sr_buffer_copy(ys[k]->shard[p]);
-          sr_buffer_unref(ys[k]->shard[p]);
-          ys[k]->shard[p] = c;
-          q = p;
-        }
-        if (q < p) continue;
-        size_t per = y->shard[p]->nbytes;
-        memcpy((char *)ys[k]->shard[p]->data + (size_t)i * per, y->shard[p]->data, per);
-      }
-    }
-    for (uint32_t k = ncarry; k < e->nout; k++) {
-      sr_array_unref(res[k]);
-      res[k] = NULL;
-    }
-    if (rc == 0 && cx->I && sr_interrupt_point(cx->I)) rc = sr_ev_err(cx, "KeyboardInterrupt", "interrupted");
-  }
-  sr_ev_pop(cx);
-  if (rc == 0) {
-    for (uint32_t k = 0; k < ncarry; k++) e->out[k] = sr_array_retype(args[nconsts + k], e->out_type[k], NULL);
-    for (uint32_t k = 0; k < ny; k++) {
-      if (!ys[k]) {
-        /* length 0: empty stacks */
-        const SrType *t = e->out_type[ncarry + k];
-        const SrMesh *m = sr_ev_mesh_for(cx, e, t);
-        ys[k] = sr_array_new(t, sr_layout_of_type(t), m);
-        for (int p = 0; p < ys[k]->ndev; p++) ys[k]->shard[p] = sr_buffer_new(0);
-      }
-      const SrType *t = e->out_type[ncarry + k];
-      e->out[ncarry + k] = sr_redistribute_typed(cx, ys[k], ys[k]->mesh, sr_ev_out_layout(cx, e, ncarry + k, ys[k]->mesh), t);
-      if (!e->out[ncarry + k]) rc = -1;
-    }
-  }
-  for (uint32_t i = 0; i < e->nin; i++) sr_array_unref(args[i]);
-  for (uint32_t i = 0; i < e->nout; i++) sr_array_unref(res[i]);
-  for (uint32_t k = 0; k < nx; k++) sr_array_unref(xs[k]);
-  for (uint32_t k = 0; k < ny; k++) sr_array_unref(ys[k]);
-  free(args);
-  free(res);
-  free(xs);
-  free(ys);
-  return rc;
-}
-
-/* ---- predicates ---- */
-
-/* Reads a scalar per device: vals[p] for the positions held here,
-   INT64_MIN for the others. */
-static void read_scalar(SrArray *a, int64_t *vals, int ndev_out, const SrMesh *m) {
-  for (int p = 0; p < ndev_out; p++) {
-    SrBuffer *b = a->mesh == m || !a->mesh ? sr_array_buf(a, p) : NULL;
-    vals[p] = b ? sr_kern_get_i64(a->type->dtype, b->data) : INT64_MIN;
-  }
-}
-
-/* ---- while ---- */
-
-static int ev_while(SrEvalCtx *cx, const SrEvalEqn *e) {
-  const SrJaxpr *cj = sr_ev_param_jaxpr(e, "cond_jaxpr"), *bj = sr_ev_param_jaxpr(e, "body_jaxpr");
-  int64_t cn, bn;
-  if (!cj || !bj) return sr_ev_err(cx, "TypeError", "while equation has no cond_jaxpr or body_jaxpr");
-  if (sr_ev_param_int(cx, e, "cond_nconsts", &cn) < 0 || sr_ev_param_int(cx, e, "body_nconsts", &bn) < 0) return -1;
-  uint32_t nc = e->nin - (uint32_t)cn - (uint32_t)bn;
-  if (nc != e->nout || sr_nargs(cj) != cn + nc || sr_nargs(bj) != bn + nc || bj->nout != nc || cj->nout != 1)
-    return sr_ev_err(cx, "TypeError", "while: the cond and body jaxprs do not match the equation");
-  SrArray **cargs = sr_xcalloc(cn + nc + 1, sizeof *cargs), **bargs = sr_xcalloc(bn + nc + 1, sizeof *bargs);
-  SrArray **carry = sr_xcalloc(nc + 1, sizeof *carry), **next = sr_xcalloc(nc + 1, sizeof *next);
-  for (uint32_t i = 0; i < nc; i++) carry[i] = sr_array_ref(e->in[cn + bn + i]);
-  int rc = 0;
-  int64_t *pred = NULL;
-  int npred = 0;
-  for (;;) {
-    for (uint32_t i = 0; i < cn; i++) cargs[i] = e->in[i];
-    for (uint32_t i = 0; i < nc; i++) cargs[cn + i] = carry[i];
-    SrArray *p = NULL;
-    sr_ev_push(cx, "cond");
-    rc = sr_ev_jaxpr(cx, cj, cargs, &p);
-    sr_ev_pop(cx);
-    if (rc < 0) break;
-    const SrMesh *m = p->mesh ? p->mesh : nc && carry[0]->mesh ? carry[0]->mesh : NULL;
-    int nd = sr_mesh_ndev(m);
-    if (nd > npred) {
-      free(pred);
-      pred = sr_xmalloc((size_t)nd * sizeof *pred);
-      npred = nd;
-    }
-    read_scalar(p, pred, nd, m);
-    int local_any = 0, local_stop = 0;
-    for (int q = 0; q < nd; q++) {
-      local_any |= pred[q] != INT64_MIN && pred[q] != 0;
-      local_stop |= pred[q] == 0;
-    }
-    sr_array_unref(p);
-    int go = cx->comm->ops->any(cx->comm, local_any);
-    if (go < 0) {
-      rc = sr_ev_err(cx, "RuntimeError", "the statement failed on another rank");
-      break;
-    }
-    if (!go) break;
-    for (uint32_t i = 0; i < bn; i++) bargs[i] = e->in[cn + i];
-    for (uint32_t i = 0; i < nc; i++) bargs[bn + i] = carry[i];
-    sr_ev_push(cx, "body");
-    rc = sr_ev_jaxpr(cx, bj, bargs, next);
-    sr_ev_pop(cx);
-    if (rc < 0) break;
-    /* Another rank may want more iterations when every device here is
-       done, so "the devices here agree" is not enough: only when none of
-       them has stopped does the whole body's result go on. */
-    for (uint32_t i = 0; i < nc; i++) {
-      if (local_stop && !local_any) {
-        sr_array_unref(next[i]);
-        next[i] = NULL;
-        continue;
-      }
-      if (local_stop && next[i]->mesh == m && carry[i]->mesh == m) {
-        /* devices whose predicate was false keep their carry */
-        SrArray *sel = sr_array_retype(next[i], next[i]->type, NULL);
-        for (int q = 0; q < nd; q++)
-          if (pred[q] == 0 && sel->shard[q]) {
-            sr_buffer_unref(sel->shard[q]);
-            sel->shard[q] = sr_buffer_ref(sr_array_buf(carry[i], q));
-          }
-        sr_array_unref(next[i]);
-        next[i] = sel;
-      }
-      sr_array_unref(carry[i]);
-      carry[i] = next[i];
-      next[i] = NULL;
-    }
-    if (cx->I && sr_interrupt_point(cx->I)) {
-      rc = sr_ev_err(cx, "KeyboardInterrupt", "interrupted");
-      break;
-    }
-  }
-  if (rc == 0)
-    for (uint32_t i = 0; i < nc; i++) e->out[i] = sr_array_retype(carry[i], e->out_type[i], NULL);
-  for (uint32_t i = 0; i < nc; i++) {
-    sr_array_unref(carry[i]);
-    sr_array_unref(next[i]);
-  }
-  free(cargs);
-  free(bargs);
-  free(carry);
-  free(next);
-  free(pred);
-  return rc;
-}
-
-/* ---- cond ---- */
-
-static int ev_cond(SrEvalCtx *cx, const SrEvalEqn *e) {
-  SrVal *br = sr_ev_param(e, "branches");
-  if (!br || !sr_is_seq(br) || !br->seq.n) return sr_ev_err(cx, "TypeError", "cond equation has no branches");
-  int nb = br->seq.n;
-  SrArray *idx = e->in[0];
-  const SrMesh *m = NULL;
-  for (uint32_t i = 0; i < e->nin && !m; i++) m = e->in[i]->mesh;
-  if (!m) m = idx->mesh;
-  int nd = sr_mesh_ndev(m);
-  int64_t *which = sr_xmalloc((size_t)nd * sizeof *which);
-  read_scalar(idx, which, nd, m);
-  int64_t first = INT64_MIN;
-  int uniform = 1;
-  for (int p = 0; p < nd; p++) {
-    if (which[p] == INT64_MIN) continue;
-    int64_t w = which[p] < 0 ? 0 : which[p] >= nb ? nb - 1 : which[p];
-    if (idx->type->dtype == SR_BOOL) w = which[p] != 0;
-    which[p] = w;
-    if (first == INT64_MIN) first = w;
-    else if (w != first) uniform = 0;
-  }
-  int rc = 0;
-  SrArray **results = sr_xcalloc((size_t)nb * e->nout + 1, sizeof *results);
-  int ran = 0;
-  char name[32];
-  for (int b = 0; b < nb && rc == 0; b++) {
-    int local = 0;
-    for (int p = 0; p < nd; p++) local |= which[p] == b;
-    int go = cx->comm->ops->any(cx->comm, local);
-    if (go < 0) {
-      rc = sr_ev_err(cx, "RuntimeError", "the statement failed on another rank");
-      break;
-    }
-    if (!go) continue;
-    SrVal *jv = br->seq.items[b];
-    if (jv->kind != SR_V_JAXPR) {
-      rc = sr_ev_err(cx, "TypeError", "cond's branch %d is not a jaxpr", b);
-      break;
-    }
-    snprintf(name, sizeof name, "branch_%d", b);
-    sr_ev_push(cx, name);
-    SrEvalEqn sub = *e;
-    sub.out = results + (size_t)b * e->nout;
-    rc = call(cx, &sub, jv->jx.jaxpr, e->nin - 1, e->in + 1);
-    sr_ev_pop(cx);
-    ran++;
-  }
-  if (rc == 0) {
-    for (uint32_t i = 0; i < e->nout && rc == 0; i++) {
-      if (uniform || ran == 1) {
-        int b = first == INT64_MIN ? 0 : (int)first;
-        for (int k = 0; k < nb && !results[(size_t)b * e->nout + i]; k++) b = k;
-        e->out[i] = sr_array_ref(results[(size_t)b * e->nout + i]);
-        continue;
-      }
-      /* per device, its own branch's result (in one layout) */
-      const SrMesh *om = NULL;
-      for (int b = 0; b < nb && !om; b++)
-        if (results[(size_t)b * e->nout + i]) om = results[(size_t)b * e->nout + i]->mesh;
-      const SrType *l = sr_ev_out_layout(cx, e, i, om);
-      SrArray *out = sr_array_new(e->out_type[i], l, om);
-      for (int b = 0; b < nb && rc == 0; b++) {
-        SrArray *r = results[(size_t)b * e->nout + i];
-        if (!r) continue;
-        SrArray *rr = sr_redistribute(cx, r, om, l);
-        if (!rr) {
-          rc = -1;
-          break;
-        }
-        for (int p = 0; p < out->ndev; p++)
-          if (which[p] == b && rr->shard[p]) out->shard[p] = sr_buffer_ref(rr->shard[p]);
-        sr_array_unref(rr);
-      }
-      e->out[i] = out;
-    }
-  }
-  for (size_t k = 0; k < (size_t)nb * e->nout; k++) sr_array_unref(results[k]);
-  free(results);
-  free(which);
-  return rc;
-}
-
-/* Running custom_lin forward is applying a custom_vjp function's
-   linearization to tangents (jax.linearize's f_jvp), which JAX refuses. */
-static int ev_custom_lin(SrEvalCtx *cx, const SrEvalEqn *e) {
-  (void)e;
-  return sr_ev_err(cx, "TypeError", "can't apply forward-mode autodiff (jvp) to a custom_vjp function.");
-}
-
-static void eval_rules_control(void) {
-  sr_set_eval_rule(SR_P_custom_lin, ev_custom_lin);
-  static const int calls[] = {
-    SR_P_jit, SR_P_pjit, SR_P_closed_call, SR_P_core_call, SR_P_custom_jvp_call, SR_P_custom_vjp_call,
-    SR_P_custom_vjp_call_jaxpr, SR_P_remat, SR_P_checkpoint, SR_P_remat2,
-  };
-  for (size_t i = 0; i < sizeof calls / sizeof *calls; i++) sr_set_eval_rule(calls[i], ev_call);
-  sr_set_eval_rule(SR_P_optimization_barrier, ev_barrier);
-  sr_set_eval_rule(SR_P_scan, ev_scan);
-  sr_set_eval_rule(SR_P_while, ev_while);
-  sr_set_eval_rule(SR_P_cond, ev_cond);
-}
-
-/* ==== JVP and transpose rules (from lib/ad/ad_calls.c) ==== */
-
-/* rules of calls and control flow -- jit, remat,
- * custom_jvp_call / custom_vjp_call, optimization_barrier, while, cond,
- * scan and shard_map.
- *
- * A call is differentiated by transforming its body and binding a new call
- * (pjit.py: _pjit_jvp, _pjit_linearize, _pjit_transpose_fancy).  Under
- * linearization a jit becomes two: a forward jit that also returns the
- * residuals (those that are just its inputs are passed from outside, not
- * returned) and a tangent jit of the linear body, both with the original
- * name; transposing the tangent jit gives a third with the same name.
- */
-
-
-
-
-#define TR(name) static int name(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x, SrVal **cx)
-#define JVP(name) static int name(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, SrVal **ty)
-
-static SrVal *param(const SrEqn *e, const char *key) { return sr_eqn_param(e, sr_intern_cstr(key)); }
-
-static SrJaxpr *body_of(SrAd *ad, const SrEqn *e, const char *key) {
-  SrVal *v = param(e, key);
-  if (!v || v->kind != SR_V_JAXPR) {
-    sr_raise(ad->I, "TypeError", "%s equation has no '%s' jaxpr", e->prim->name, key);
-    return NULL;
-  }
-  return v->jx.jaxpr;
-}
-
-/* A copy of j without the outputs whose keep flag is 0 (the equations
-   stay: JAX prunes outputs, it does not DCE the forward). */
-static SrJaxpr *prune_outputs(SrJaxpr *j, const uint8_t *keep) {
-  SrJaxprBuilder b;
-  sr_jb_init(&b, j->prog);
-  for (uint32_t i = 0; i < j->nconst; i++) sr_jb_constvar(&b, j->invars[i], j->consts ? j->consts[i] : NULL);
-  for (uint32_t i = 0; i < sr_nargs(j); i++) sr_jb_invar(&b, sr_args(j)[i]);
-  for (uint32_t k = 0; k < j->neqn; k++) {
-    const SrEqn *e = &j->eqns[k];
-    sr_jb_eqn(&b, e->prim, e->nin, e->in, e->nout, e->out, e->nparams, e->params);
-  }
-  for (uint32_t i = 0; i < j->nout; i++)
-    if (keep[i]) sr_jb_outvar(&b, j->outvars[i]);
-  SrJaxpr *r = sr_jb_finish(&b);
-  r->name = j->name;
-  return r;
-}
-
-/* ---- jit ---- */
 
 /* The params of a new jit like e's, with body and per-operand params
    rebuilt: operand i of the new call takes e's entry isrc[i] (or the
@@ -1760,7 +912,106 @@ int sr_lax_jvp_custom_call(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal
   return rc;
 }
 
-/* ---- optimization_barrier ---- */
+SrLaxCustomHooks sr_lax_custom_hooks;
+
+/* Is param key of e an object of the Python layer (lax.h's hooks)? */
+static int obj_param(const SrEqn *e, const char *key) {
+  SrVal *v = param(e, key);
+  return v && v->kind == SR_V_OBJ;
+}
+
+/* custom_jvp_call: jax.custom_jvp's rule object, through the hook, or the
+   inline differentiation of a parsed text's call (lax.h). */
+JVP(jvp_custom_jvp_call) {
+  if (sr_lax_custom_hooks.custom_jvp_call && obj_param(e, "jvp"))
+    return sr_lax_custom_hooks.custom_jvp_call(ad, e, x, t, y, ty);
+  return sr_lax_jvp_custom_call(ad, e, x, t, y, ty);
+}
+
+/* custom_vjp_call: jax.custom_vjp's fwd/bwd, through the hook, or the
+   inline differentiation of a parsed text's call. */
+JVP(jvp_custom_vjp_call) {
+  if (sr_lax_custom_hooks.custom_vjp_call && obj_param(e, "bwd"))
+    return sr_lax_custom_hooks.custom_vjp_call(ad, e, x, t, y, ty);
+  return sr_lax_jvp_custom_call(ad, e, x, t, y, ty);
+}
+
+/* ==== custom_lin ==== */
+
+/* custom_lin's results: the output tangents, from jax.custom_vjp's
+   object through the hook (lax.h), or as written in a text. */
+static int type_custom_lin(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  SrVal *v = sr_rparam(e, "bwd");
+  if (v && v->kind == SR_V_OBJ && sr_lax_custom_hooks.custom_lin_type)
+    return sr_lax_custom_hooks.custom_lin_type(cx, e, out);
+  if (e->written) {
+    for (uint32_t i = 0; i < e->nout; i++) out[i] = e->written[i];
+    return 0;
+  }
+  return sr_terr(cx, "TypeError", "custom_lin: its backward rule did not survive printing");
+}
+
+/* Running custom_lin forward is applying a custom_vjp function's
+   linearization to tangents (jax.linearize's f_jvp), which JAX refuses. */
+static int ev_custom_lin(SrEvalCtx *cx, const SrEvalEqn *e) {
+  (void)e;
+  return sr_ev_err(cx, "TypeError", "can't apply forward-mode autodiff (jvp) to a custom_vjp function.");
+}
+
+/* custom_lin (a custom_vjp function's linearization): its transpose
+   applies bwd, through the hook. */
+TR(tr_custom_lin) {
+  if (sr_lax_custom_hooks.custom_lin_transpose && obj_param(e, "bwd"))
+    return sr_lax_custom_hooks.custom_lin_transpose(ad, e, ct, x, cx);
+  sr_raise(ad->I, "NotImplementedError", "custom_lin: its backward rule did not survive printing");
+  return -1;
+}
+
+/* ==== optimization_barrier ==== */
+
+/* core.py: standard_vma_rule -- with check_vma every operand varies over
+   the same axes. */
+static int vma_equal(SrTypeCtx *cx, const char *name, const SrRuleEqn *e) {
+  if (!cx->check_vma || e->nin < 2) return 0;
+  SrBuf all = SR_BUF_INIT, first = SR_BUF_INIT, one = SR_BUF_INIT;
+  int same = 1;
+  for (uint32_t i = 0; i < e->nin; i++) {
+    sr_buf_reset(&one);
+    put_frozenset(&one, e->in[i]->mesh, e->in[i]->varying);
+    if (i == 0) sr_buf_puts(&first, sr_buf_str(&one));
+    else if (strcmp(sr_buf_str(&one), sr_buf_str(&first)) != 0) same = 0;
+    sr_buf_puts(&all, i ? ", " : "[");
+    sr_buf_puts(&all, sr_buf_str(&one));
+  }
+  sr_buf_free(&first);
+  sr_buf_free(&one);
+  if (same) {
+    sr_buf_free(&all);
+    return 0;
+  }
+  SrBuf b = SR_BUF_INIT;
+  sr_buf_printf(&b, "Primitive %s requires varying manual axes to match, but got %s]. Please open an issue at "
+                    "https://github.com/jax-ml/jax/issues and as a temporary workaround pass the check_vma=False "
+                    "argument to `jax.shard_map`", name, sr_buf_str(&all));
+  sr_buf_free(&all);
+  return report(cx, "ValueError", &b);
+}
+
+/* lax.py: _optimization_barrier_abstract_eval -- the identity on every
+   operand. */
+static int type_optimization_barrier(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (e->nout != e->nin)
+    return sr_terr(cx, "TypeError", "optimization_barrier has %u operands but %u results", e->nin, e->nout);
+  if (vma_equal(cx, "optimization_barrier", e) < 0) return -1;
+  for (uint32_t i = 0; i < e->nin; i++) out[i] = e->in[i];
+  return 0;
+}
+
+static int ev_barrier(SrEvalCtx *cx, const SrEvalEqn *e) {
+  (void)cx;
+  for (uint32_t i = 0; i < e->nout; i++) e->out[i] = sr_array_retype(e->in[i], e->out_type[i], NULL);
+  return 0;
+}
 
 JVP(jvp_barrier) {
   SrVal *r = sr_ad_bind_eqn(ad, e, x);
@@ -1792,7 +1043,1032 @@ TR(tr_barrier) {
   return 0;
 }
 
-/* ---- while: forward mode ---- */
+/* ==== scan ==== */
+
+/* Reading scan's ft_in, the FlatTree param that replaced num_consts and
+   num_carry in JAX 0.10.  Printed, a FlatTree is its repr (flattree.py):
+   a tuple of FlatTrees "(..., ...)", "Pytree(vals=[...], tree=PyTreeDef(...))",
+   "Static(...)" (no leaves), "RightsOnly(...)" (only the Right(...) leaves
+   count), or a single leaf ("None").  lax.scan binds
+   ((None,)*nconsts, (None,)*ncarry, (None,)*nxs). */
+
+typedef struct Span {
+  const char *s;
+  size_t n;
+} Span;
+
+static Span trim(const char *s, size_t n) {
+  while (n && (*s == ' ' || *s == '\n')) s++, n--;
+  while (n && (s[n - 1] == ' ' || s[n - 1] == '\n')) n--;
+  return (Span){s, n};
+}
+
+static int starts(Span x, const char *p) {
+  size_t k = strlen(p);
+  return x.n >= k && memcmp(x.s, p, k) == 0;
+}
+
+/* The end of the bracket opened at s[0] (its index), or 0. */
+static size_t close_of(const char *s, size_t n) {
+  int depth = 0;
+  char quote = 0;
+  for (size_t i = 0; i < n; i++) {
+    char c = s[i];
+    if (quote) {
+      if (c == quote) quote = 0;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == '(' || c == '[' || c == '{') {
+      depth++;
+    } else if ((c == ')' || c == ']' || c == '}') && --depth == 0) {
+      return i;
+    }
+  }
+  return 0;
+}
+
+/* Splits the inside of a bracketed x at depth-0 commas; returns the number
+   of parts (at most max; -1 if more), empty parts (a 1-tuple's trailing
+   comma) left out. */
+static int split_parts(Span x, Span *parts, int max) {
+  const char *s = x.s + 1;
+  size_t n = x.n >= 2 ? x.n - 2 : 0, st = 0;
+  int depth = 0, k = 0;
+  char quote = 0;
+  for (size_t i = 0; i <= n; i++) {
+    char c = i < n ? s[i] : ',';
+    if (quote) {
+      if (c == quote) quote = 0;
+      continue;
+    }
+    if (c == '\'' || c == '"') quote = c;
+    else if (c == '(' || c == '[' || c == '{') depth++;
+    else if (c == ')' || c == ']' || c == '}') depth--;
+    else if (c == ',' && depth == 0) {
+      Span p = trim(s + st, i - st);
+      st = i + 1;
+      if (!p.n) continue;
+      if (k == max) return -1;
+      parts[k++] = p;
+    }
+  }
+  return k;
+}
+
+/* Leaves of a FlatTree repr; with rights, only Right(...) leaves.  -1 for
+   what cannot be read. */
+static int ft_leaves(Span x, int rights) {
+  Span parts[64];
+  if (starts(x, "(") && close_of(x.s, x.n) == x.n - 1) {
+    int k = split_parts(x, parts, 64), total = 0;
+    for (int i = 0; i < k; i++) {
+      int c = ft_leaves(parts[i], rights);
+      if (c < 0) return -1;
+      total += c;
+    }
+    return k < 0 ? -1 : total;
+  }
+  if (starts(x, "Pytree(vals=[")) {
+    Span list = {x.s + 12, 0};
+    list.n = close_of(list.s, x.n - 12) + 1;
+    if (list.n < 2) return -1;
+    int k = split_parts(list, parts, 64), total = 0;
+    for (int i = 0; i < k; i++) total += !rights || starts(parts[i], "Right(");
+    return k < 0 ? -1 : total;
+  }
+  if (starts(x, "RightsOnly(")) return ft_leaves(trim(x.s + 11, x.n - 12), 1);
+  if (starts(x, "Static(")) return 0;
+  return !rights || starts(x, "Right(");
+}
+
+/* The leaf counts of the ngroups top-level groups of ft_in. */
+static int ft_groups(const SrVal *v, int *counts, int ngroups) {
+  SrBuf b = SR_BUF_INIT;
+  Span x;
+  if (v->text) {
+    x = trim(v->text, v->textlen);
+  } else {
+    sr_val_repr(&b, v);
+    x = trim(sr_buf_str(&b), b.len);
+  }
+  Span parts[8];
+  int k = -1;
+  if (starts(x, "Pytree(")) {
+    /* one flattened pytree: its treedef's children are the groups */
+    const char *t = strstr(x.s, "tree=PyTreeDef(");
+    if (t && t < x.s + x.n) {
+      Span tree = {t + 15, 0};
+      tree.n = close_of(tree.s, (size_t)(x.s + x.n - tree.s)) + 1;
+      k = tree.n >= 2 && starts(tree, "(") ? split_parts(tree, parts, 8) : -1;
+      for (int i = 0; k == ngroups && i < k; i++) {
+        counts[i] = 0;
+        for (size_t j = 0; j < parts[i].n; j++) counts[i] += parts[i].s[j] == '*';
+      }
+    }
+  } else if (starts(x, "(")) {
+    k = split_parts(x, parts, 8);
+    for (int i = 0; k == ngroups && i < k; i++)
+      if ((counts[i] = ft_leaves(parts[i], 0)) < 0) k = -1;
+  }
+  sr_buf_free(&b);
+  return k == ngroups ? 0 : -1;
+}
+
+/* The numbers of consts and carries of a scan: num_consts / num_carry, or
+   the leaf counts of ft_in. */
+static int scan_split(SrTypeCtx *cx, const SrRuleEqn *e, int64_t *nconsts, int64_t *ncarry) {
+  SrVal *ft = sr_rparam(e, "ft_in");
+  if (!sr_rparam(e, "num_carry") && ft) {
+    int c[3];
+    if (ft_groups(ft, c, 3) < 0)
+      return sr_terr(cx, "TypeError", "scan's ft_in is not a FlatTree of consts, carry and xs shardrepl can read");
+    *nconsts = c[0];
+    *ncarry = c[1];
+    return 0;
+  }
+  /* a hand-abbreviated text may leave them out: no consts, no carry */
+  *nconsts = *ncarry = 0;
+  if (sr_rparam_int(cx, e, "num_consts", 0, nconsts) < 0 || sr_rparam_int(cx, e, "num_carry", 0, ncarry) < 0)
+    return -1;
+  return 0;
+}
+
+/* core.py: mapped_leading_aval -- one element of a scanned-over array:
+   the leading dimension gone, with its sharding. */
+static const SrType *slice_leading(const SrType *t) {
+  SrTypeBuilder b;
+  sr_type_builder(&b, t);
+  memmove(&b.dims[0], &b.dims[1], (size_t)(t->ndim - 1) * sizeof b.dims[0]);
+  b.ndim--;
+  return sr_type_get(&b);
+}
+
+/* core.py: unmapped_leading_aval -- results stacked along a new,
+   unsharded leading dimension. */
+static const SrType *stack_leading(const SrType *t, int64_t length) {
+  SrTypeBuilder b;
+  sr_type_builder(&b, t);
+  memmove(&b.dims[1], &b.dims[0], (size_t)t->ndim * sizeof b.dims[0]);
+  memset(&b.dims[0], 0, sizeof b.dims[0]);
+  b.dims[0].size = length;
+  b.ndim++;
+  return sr_type_get(&b);
+}
+
+/* "scan jaxpr takes input {what} types\n{body},\ncalled with {called}\n{operands}" */
+static int scan_compat(SrTypeCtx *cx, const char *what, const char *called, const SrJaxpr *body, uint32_t first,
+                       const SrType *const *ops, uint32_t n) {
+  int ok = 1;
+  for (uint32_t i = 0; i < n; i++)
+    if (!same_type(arg_type(body, first + i), ops[i])) ok = 0;
+  if (ok) return 0;
+  SrBuf b = SR_BUF_INIT;
+  sr_buf_printf(&b, "scan jaxpr takes input %s types\n", what);
+  for (uint32_t i = 0; i < n; i++) {
+    if (i) sr_buf_putc(&b, ' ');
+    put_type(&b, arg_type(body, first + i));
+  }
+  sr_buf_printf(&b, ",\ncalled with %s\n", called);
+  put_avals(&b, ops, n);
+  return report(cx, "JaxprTypeError", &b);
+}
+
+/* loops.py: _scan_abstract_eval and _scan_typecheck, with lax.scan's
+   checks of the scanned-over arrays (_infer_scan_length) and of the carry
+   (_check_carry_type).  Operands are consts, initial carry, xs; results
+   are the final carry and the stacked ys. */
+static int type_scan(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  static const char *const keys[] = {"jaxpr", NULL};
+  const SrJaxpr *body = jaxpr_param(e, keys);
+  if (!body) return sr_terr(cx, "TypeError", "scan equation has no 'jaxpr' param");
+  int64_t nconsts, ncarry, length;
+  if (scan_split(cx, e, &nconsts, &ncarry) < 0) return -1;
+  /* without a length param, the leading size of the first scanned array */
+  length = nconsts >= 0 && ncarry >= 0 && nconsts + ncarry < e->nin && e->in[nconsts + ncarry]->ndim
+               ? e->in[nconsts + ncarry]->dims[0].size
+               : -1;
+  if (sr_rparam_int(cx, e, "length", length < 0, &length) < 0) return -1;
+  if (sr_nargs(body) != e->nin)
+    /* JAX's message lacks its f-string prefix; it reads as written */
+    return sr_terr(cx, "ValueError", "scan number of arguments doesn't match the number of jaxpr arguments: "
+                                     "{len(args)} vs {len(jaxpr.in_avals)}");
+  if (nconsts < 0 || ncarry < 0 || nconsts + ncarry > e->nin || ncarry > body->nout)
+    return sr_terr(cx, "TypeError", "scan: num_consts=%lld and num_carry=%lld do not fit %u operands and %u body "
+                                    "outputs", (long long)nconsts, (long long)ncarry, e->nin, body->nout);
+  if (e->nout != body->nout)
+    return sr_terr(cx, "TypeError", "scan has %u results but its jaxpr returns %u values", e->nout, body->nout);
+  uint32_t nc = (uint32_t)nconsts, nk = (uint32_t)ncarry, nx = e->nin - nc - nk;
+  const SrType *const *consts = e->in, *const *init = e->in + nc, *const *xs = e->in + nc + nk;
+  int rc = -1;
+  const SrType **x1 = sr_xcalloc(nx + 1, sizeof *x1), **bouts = sr_xcalloc(body->nout + 1, sizeof *bouts);
+  /* the scanned-over arrays: a leading axis of the scan's length, not
+     sharded (lax.scan: _infer_scan_length and its replication check) */
+  SrBuf b = SR_BUF_INIT;
+  for (uint32_t i = 0; i < nx; i++)
+    if (!xs[i]->ndim) {
+      sr_buf_puts(&b, "scan got value with no leading axis to scan over: ");
+      sr_type_long(&b, xs[i]);
+      sr_buf_putc(&b, '.');
+      report(cx, "ValueError", &b);
+      goto done;
+    }
+  for (uint32_t i = 0; i < nx; i++)
+    if (xs[i]->dims[0].size != length) {
+      sr_buf_printf(&b, "scan got `length` argument of %lld which disagrees with leading axis sizes [", (long long)length);
+      for (uint32_t k = 0; k < nx; k++) sr_buf_printf(&b, k ? ", %lld" : "%lld", (long long)xs[k]->dims[0].size);
+      sr_buf_puts(&b, "].");
+      report(cx, "ValueError", &b);
+      goto done;
+    }
+  for (uint32_t i = 0; i < nx; i++)
+    if (xs[i]->dims[0].nax) {
+      sr_buf_puts(&b, "0th dimension of all xs should be replicated. Got ");
+      for (uint32_t k = 0; k < nx; k++) {
+        SrShardSpec ss;
+        sr_shard_of_type(xs[k], &ss);
+        SrVal *spec = sr_shard_to_spec_val(&ss);
+        if (k) sr_buf_puts(&b, ", ");
+        sr_val_repr(&b, spec);
+        sr_unref(spec);
+      }
+      report(cx, "ValueError", &b);
+      goto done;
+    }
+  for (uint32_t i = 0; i < nx; i++) x1[i] = slice_leading(xs[i]);
+  if (scan_compat(cx, "const", "consts of type", body, 0, consts, nc) < 0 ||
+      scan_compat(cx, "carry", "initial carry of type", body, nc, init, nk) < 0 ||
+      scan_compat(cx, "sequence", "sequence whose items have type", body, nc + nk, x1, nx) < 0)
+    goto done;
+  if (run_body(cx, body, NULL, 0, bouts) < 0) goto done;
+  if (check_carry(cx, "scan body", init, bouts, nk, nk) < 0) goto done;
+  for (uint32_t i = nk; i < body->nout; i++)
+    if (bouts[i] && bouts[i]->ndim >= SR_MAX_RANK) {
+      sr_terr(cx, "ValueError", "scan: a stacked result of rank %d is more than shardrepl handles",
+              bouts[i]->ndim + 1);
+      goto done;
+    }
+  for (uint32_t i = 0; i < nk; i++) out[i] = bouts[i];
+  for (uint32_t i = nk; i < body->nout; i++) out[i] = bouts[i] ? stack_leading(bouts[i], length) : NULL;
+  rc = 0;
+done:
+  sr_buf_free(&b);
+  free(x1);
+  free(bouts);
+  return rc;
+}
+
+static const SrType *drop_dim0(const SrType *l) {
+  SrTypeBuilder b;
+  sr_type_builder(&b, l);
+  b.dims[0].nax = 0;
+  return sr_type_get(&b);
+}
+
+/* The layout of one slice (dim 0 removed) of a layout whose dim 0 is whole. */
+static const SrType *slice_layout(const SrType *l, const SrType *slice_type) {
+  SrTypeBuilder b;
+  sr_type_builder(&b, slice_type);
+  b.weak = 0;
+  b.varying = 0;
+  for (int i = 1; i < l->ndim; i++) b.dims[i - 1] = l->dims[i];
+  b.unreduced = l->unreduced;
+  b.ukind = l->ukind;
+  b.reduced = l->reduced;
+  b.mesh = l->mesh ? l->mesh : b.mesh;
+  return sr_type_get(&b);
+}
+
+/* The layout of a stack of `length` slices laid out as l. */
+static const SrType *stack_layout(const SrType *l, int64_t length, const SrType *stack_type) {
+  SrTypeBuilder b;
+  sr_type_builder(&b, stack_type);
+  b.weak = 0;
+  b.varying = 0;
+  memset(&b.dims[0], 0, sizeof b.dims[0]);
+  b.dims[0].size = length;
+  for (int i = 0; i < l->ndim; i++) b.dims[i + 1] = l->dims[i];
+  b.unreduced = l->unreduced;
+  b.ukind = l->ukind;
+  b.reduced = l->reduced;
+  b.mesh = l->mesh ? l->mesh : b.mesh;
+  return sr_type_get(&b);
+}
+
+static int ev_scan(SrEvalCtx *cx, const SrEvalEqn *e) {
+  const SrJaxpr *j = sr_ev_param_jaxpr(e, "jaxpr");
+  int64_t length, nconsts, ncarry, reverse = 0;
+  if (!j) return sr_ev_err(cx, "TypeError", "scan equation has no jaxpr");
+  if (sr_ev_param_int(cx, e, "length", &length) < 0 || sr_ev_param_int(cx, e, "num_consts", &nconsts) < 0 ||
+      sr_ev_param_int(cx, e, "num_carry", &ncarry) < 0)
+    return -1;
+  if (sr_ev_param(e, "reverse")) sr_ev_param_int(cx, e, "reverse", &reverse);
+  uint32_t nx = e->nin - (uint32_t)nconsts - (uint32_t)ncarry, ny = e->nout - (uint32_t)ncarry;
+  if (sr_nargs(j) != e->nin || j->nout != e->nout) return sr_ev_err(cx, "TypeError", "scan: the body does not match the equation");
+  SrArray **args = sr_xcalloc(e->nin + 1, sizeof *args);
+  SrArray **res = sr_xcalloc(e->nout + 1, sizeof *res);
+  SrArray **xs = sr_xcalloc(nx + 1, sizeof *xs);
+  SrArray **ys = sr_xcalloc(ny + 1, sizeof *ys);
+  int rc = 0;
+  for (uint32_t i = 0; i < nconsts + ncarry; i++) args[i] = sr_array_ref(e->in[i]);
+  /* the scanned-over dim whole on every device */
+  for (uint32_t k = 0; k < nx && rc == 0; k++) {
+    SrArray *x = e->in[nconsts + ncarry + k];
+    xs[k] = sr_redistribute(cx, x, x->mesh, drop_dim0(x->layout));
+    if (!xs[k]) rc = -1;
+  }
+  sr_ev_push(cx, "body");
+  for (int64_t it = 0; it < length && rc == 0; it++) {
+    int64_t i = reverse ? length - 1 - it : it;
+    for (uint32_t k = 0; k < nx; k++) {
+      SrArray *x = xs[k];
+      const SrType *st = sr_args(j)[nconsts + ncarry + k]->type;
+      SrArray *s = sr_array_new(st, slice_layout(x->layout, st), x->mesh);
+      size_t per = sr_array_shard_bytes(x) / (size_t)(length ? length : 1);
+      for (int p = 0; p < x->ndev; p++)
+        if (x->shard[p]) s->shard[p] = sr_buffer_view(x->shard[p], (size_t)i * per, per);
+      sr_array_unref(args[nconsts + ncarry + k]);
+      args[nconsts + ncarry + k] = s;
+    }
+    for (uint32_t k = 0; k < e->nout; k++) res[k] = NULL;
+    if (sr_ev_jaxpr(cx, j, args, res) < 0) {
+      rc = -1;
+      break;
+    }
+    for (uint32_t k = 0; k < ncarry; k++) {
+      sr_array_unref(args[nconsts + k]);
+      args[nconsts + k] = res[k];
+      res[k] = NULL;
+    }
+    for (uint32_t k = 0; k < ny && rc == 0; k++) {
+      SrArray *y = res[ncarry + k];
+      if (!ys[k]) {
+        ys[k] = sr_array_new(e->out_type[ncarry + k], stack_layout(y->layout, length, e->out_type[ncarry + k]), y->mesh);
+        for (int p = 0; p < y->ndev && !rc; p++) {
+          if (!y->shard[p]) continue;
+          int q = 0;
+          while (q < p && y->shard[q] != y->shard[p]) q++;
+          ys[k]->shard[p] = q < p ? sr_buffer_ref(ys[k]->shard[q]) : sr_ev_buffer(cx, y->shard[p]->nbytes * (size_t)length);
+          if (!ys[k]->shard[p]) rc = -1;
+        }
+        if (rc) break;
+      } else if (y->mesh != ys[k]->mesh || !sr_layout_same(slice_layout(ys[k]->layout, y->type), y->layout)) {
+        SrArray *r = sr_redistribute(cx, y, ys[k]->mesh, slice_layout(ys[k]->layout, y->type));
+        sr_array_unref(y);
+        res[ncarry + k] = y = r;
+        if (!r) {
+          rc = -1;
+          break;
+        }
+      }
+      for (int p = 0; p < y->ndev; p++) {
+        if (!y->shard[p]) continue;
+        /* devices that shared a stack but got different slices part */
+        int q = 0;
+        while (q < p && ys[k]->shard[q] != ys[k]->shard[p]) q++;
+        if (q < p && y->shard[q] != y->shard[p]) {
+          SrBuffer *c = sr_buffer_copy(ys[k]->shard[p]);
+          sr_buffer_unref(ys[k]->shard[p]);
+          ys[k]->shard[p] = c;
+          q = p;
+        }
+        if (q < p) continue;
+        size_t per = y->shard[p]->nbytes;
+        memcpy((char *)ys[k]->shard[p]->data + (size_t)i * per, y->shard[p]->data, per);
+      }
+    }
+    for (uint32_t k = ncarry; k < e->nout; k++) {
+      sr_array_unref(res[k]);
+      res[k] = NULL;
+    }
+    if (rc == 0 && cx->I && sr_interrupt_point(cx->I)) rc = sr_ev_err(cx, "KeyboardInterrupt", "interrupted");
+  }
+  sr_ev_pop(cx);
+  if (rc == 0) {
+    for (uint32_t k = 0; k < ncarry; k++) e->out[k] = sr_array_retype(args[nconsts + k], e->out_type[k], NULL);
+    for (uint32_t k = 0; k < ny; k++) {
+      if (!ys[k]) {
+        /* length 0: empty stacks */
+        const SrType *t = e->out_type[ncarry + k];
+        const SrMesh *m = sr_ev_mesh_for(cx, e, t);
+        ys[k] = sr_array_new(t, sr_layout_of_type(t), m);
+        for (int p = 0; p < ys[k]->ndev; p++) ys[k]->shard[p] = sr_buffer_new(0);
+      }
+      const SrType *t = e->out_type[ncarry + k];
+      e->out[ncarry + k] = sr_redistribute_typed(cx, ys[k], ys[k]->mesh, sr_ev_out_layout(cx, e, ncarry + k, ys[k]->mesh), t);
+      if (!e->out[ncarry + k]) rc = -1;
+    }
+  }
+  for (uint32_t i = 0; i < e->nin; i++) sr_array_unref(args[i]);
+  for (uint32_t i = 0; i < e->nout; i++) sr_array_unref(res[i]);
+  for (uint32_t k = 0; k < nx; k++) sr_array_unref(xs[k]);
+  for (uint32_t k = 0; k < ny; k++) sr_array_unref(ys[k]);
+  free(args);
+  free(res);
+  free(xs);
+  free(ys);
+  return rc;
+}
+
+/* rules of scan and cond (lax/control_flow/loops.py:
+ * _scan_jvp, _scan_linearize, _scan_transpose_fancy; conditionals.py).
+ *
+ * A scan's operands are its consts, its carries and its scanned-over xs;
+ * its results the final carries and the stacked ys.  Linearized, a scan
+ * becomes a primal scan that also returns its per-iteration residuals as
+ * extra stacked outputs (residuals that are consts or xs elements are
+ * passed from outside instead), and a tangent scan over the linear body;
+ * transposed, the tangent scan runs in reverse, its const cotangents
+ * accumulated in carries.
+ */
+
+typedef struct Scan {
+  SrJaxpr *body;
+  int nc, nk, nx, ny;
+  int64_t length;
+  int reverse;
+  int ft;          /* ft_in/ft_out params (JAX 0.10) rather than num_consts */
+} Scan;
+
+static int count_leaves(const SrVal *v) {
+  if (!sr_is_seq(v)) return 1;
+  int n = 0;
+  for (int i = 0; i < v->seq.n; i++) n += count_leaves(v->seq.items[i]);
+  return n;
+}
+
+static int scan_read(SrAd *ad, const SrEqn *e, Scan *s) {
+  memset(s, 0, sizeof *s);
+  SrVal *j = param(e, "jaxpr");
+  if (!j || j->kind != SR_V_JAXPR) return sr_raise(ad->I, "TypeError", "scan equation has no 'jaxpr' param"), -1;
+  s->body = j->jx.jaxpr;
+  SrVal *ft = param(e, "ft_in"), *nc = param(e, "num_consts"), *nk = param(e, "num_carry");
+  if (nc || nk || !ft) {
+    s->nc = nc && nc->kind == SR_V_INT ? (int)nc->i : 0;
+    s->nk = nk && nk->kind == SR_V_INT ? (int)nk->i : 0;
+  } else {
+    if (ft->kind != SR_V_TUPLE || ft->seq.n != 3)
+      return sr_raise(ad->I, "NotImplementedError", "autodiff of a scan whose ft_in is not a tuple of three groups"), -1;
+    s->ft = 1;
+    s->nc = count_leaves(ft->seq.items[0]);
+    s->nk = count_leaves(ft->seq.items[1]);
+  }
+  s->nx = (int)e->nin - s->nc - s->nk;
+  s->ny = (int)s->body->nout - s->nk;
+  SrVal *len = param(e, "length"), *rev = param(e, "reverse");
+  s->length = len && len->kind == SR_V_INT ? len->i : -1;
+  if (s->length < 0 && s->nx > 0) s->length = e->in[s->nc + s->nk]->type->dims[0].size;
+  s->reverse = rev && sr_val_truthy(rev);
+  if (s->nx < 0 || s->ny < 0)
+    return sr_raise(ad->I, "TypeError", "scan: its operands do not fit its body"), -1;
+  return 0;
+}
+
+static SrVal *nones(int n) {
+  SrVal *t = sr_seq(NULL, SR_V_TUPLE, n);
+  for (int i = 0; i < n; i++) sr_seq_push(NULL, t, sr_none());
+  return t;
+}
+
+static SrVal *groups(int a, int b, int c, int three) {
+  SrVal *t = sr_seq(NULL, SR_V_TUPLE, 3);
+  sr_seq_push(NULL, t, nones(a));
+  sr_seq_push(NULL, t, nones(b));
+  if (three) sr_seq_push(NULL, t, nones(c));
+  return t;
+}
+
+/* Binds a scan like e with a new body and operand counts. */
+static SrVal *bind_scan(SrAd *ad, const SrEqn *e, const Scan *s, SrJaxpr *body, int nc, int nk, int nx,
+                        int reverse, int nin, SrVal **in) {
+  SrPList ps = {0};
+  int ny = (int)body->nout - nk;
+  for (uint32_t p = 0; p < e->nparams; p++) {
+    const char *k = e->params[p].key;
+    if (strcmp(k, "jaxpr") == 0) sr_plist_add(&ps, k, sr_jaxpr_val(NULL, body));
+    else if (strcmp(k, "ft_in") == 0) sr_plist_add(&ps, k, groups(nc, nk, nx, 1));
+    else if (strcmp(k, "ft_out") == 0) sr_plist_add(&ps, k, groups(nk, ny, 0, 0));
+    else if (strcmp(k, "num_consts") == 0) sr_plist_add(&ps, k, sr_int(NULL, nc));
+    else if (strcmp(k, "num_carry") == 0) sr_plist_add(&ps, k, sr_int(NULL, nk));
+    else if (strcmp(k, "linear") == 0) {
+      SrVal *l = sr_seq(NULL, SR_V_TUPLE, nc + nk + nx);
+      for (int i = 0; i < nc + nk + nx; i++) sr_seq_push(NULL, l, sr_bool(0));
+      sr_plist_add(&ps, k, l);
+    } else if (strcmp(k, "reverse") == 0) sr_plist_add(&ps, k, sr_bool(reverse));
+    else sr_plist_add(&ps, k, sr_ref(e->params[p].val));
+  }
+  (void)s;
+  SrVal *r = sr_ad_bind(ad, SR_P_scan, nin, in, ps.n, ps.p);
+  sr_plist_free(&ps);
+  return r;
+}
+
+/* core.mapped_leading_aval's inverse: t with a leading axis of size n. */
+static const SrType *stacked(const SrType *t, int64_t n) {
+  SrTypeBuilder b;
+  sr_type_builder(&b, t);
+  memmove(b.dims + 1, b.dims, (size_t)b.ndim * sizeof *b.dims);
+  memset(&b.dims[0], 0, sizeof b.dims[0]);
+  b.dims[0].size = n;
+  b.ndim++;
+  return sr_type_get(&b);
+}
+
+static int scan_jvp_mode(SrAd *ad, const SrEqn *e, const Scan *s, SrVal **x, SrVal **t, SrVal **y, SrVal **ty) {
+  int nc = s->nc, nk = s->nk, nx = s->nx, ny = s->ny, n = nc + nk + nx, no = nk + ny;
+  uint8_t *nz = sr_xcalloc((size_t)n + 1, 1), *onz = sr_xcalloc((size_t)no + 1, 1);
+  uint8_t *carry_nz = nz + nc;
+  for (int i = 0; i < n; i++) nz[i] = t[i] != NULL;
+  SrJaxpr *J = NULL;
+  uint8_t *inst = sr_xcalloc((size_t)no + 1, 1);
+  /* the fixpoint of which carries have nonzero tangents */
+  for (int it = 0; it <= nk + 1; it++) {
+    if (J) sr_program_unref(J->prog);
+    for (int i = 0; i < nk; i++) inst[i] = carry_nz[i];
+    J = sr_ad_jvp_jaxpr(ad, s->body, nz, inst, onz);
+    if (!J) break;
+    int same = 1;
+    for (int i = 0; i < nk; i++)
+      if (onz[i] && !carry_nz[i]) carry_nz[i] = 1, same = 0;
+    if (same) break;
+  }
+  free(inst);
+  int rc = -1;
+  if (!J) goto out;
+  /* J: [primals (n)] [nz tangents] -> [primal outs (no)] [nz touts];
+     the scan wants ((consts, const dots), (carry, carry dots), (xs, xs dots))
+     and ((carry, carry dots), (ys, ys dots)) */
+  {
+    int ntan = 0, nto = 0;
+    for (int i = 0; i < n; i++) ntan += nz[i];
+    for (int i = 0; i < no; i++) nto += onz[i];
+    int *order = sr_xcalloc((size_t)(n + ntan) + 1, sizeof *order), k = 0;
+    int tpos[1024];
+    for (int i = 0, q = n; i < n && i < 1024; i++) tpos[i] = nz[i] ? q++ : -1;
+    int starts[4] = {0, nc, nc + nk, n};
+    int gc[3] = {0, 0, 0};
+    for (int g = 0; g < 3; g++) {
+      for (int i = starts[g]; i < starts[g + 1]; i++) order[k++] = i;
+      for (int i = starts[g]; i < starts[g + 1]; i++)
+        if (nz[i]) order[k++] = tpos[i], gc[g]++;
+    }
+    int *oorder = sr_xcalloc((size_t)(no + nto) + 1, sizeof *oorder), m = 0;
+    int otpos[1024];
+    for (int i = 0, q = no; i < no && i < 1024; i++) otpos[i] = onz[i] ? q++ : -1;
+    int oc[2] = {0, 0};
+    int ostarts[3] = {0, nk, no};
+    for (int g = 0; g < 2; g++) {
+      for (int i = ostarts[g]; i < ostarts[g + 1]; i++) oorder[m++] = i;
+      for (int i = ostarts[g]; i < ostarts[g + 1]; i++)
+        if (onz[i]) oorder[m++] = otpos[i], oc[g]++;
+    }
+    int bad = 0;
+    for (int i = 0; i < nk; i++) bad |= carry_nz[i] != onz[i];
+    if (bad) {
+      sr_raise(ad->I, "NotImplementedError", "scan JVP: a carry whose tangent is zero on the way out");
+      free(order);
+      free(oorder);
+      sr_program_unref(J->prog);
+      goto out;
+    }
+    SrJaxpr *Jr = sr_ad_permute(J, order, oorder);
+    SrVal **in = sr_xcalloc((size_t)(n + ntan) + 1, sizeof *in);
+    for (int i = 0; i < n + ntan; i++) {
+      int src = order[i];
+      if (src < n) {
+        in[i] = x[src];
+      } else {
+        int pi = 0;
+        for (int q = 0; q < n; q++)
+          if (tpos[q] == src) pi = q;
+        in[i] = t[pi] ? t[pi] : sr_ad_full_zeros(ad, sr_ad_tangent_type(sr_ad_type(ad, x[pi])));
+      }
+    }
+    SrVal *r = bind_scan(ad, e, s, Jr, nc + gc[0], nk + gc[1], nx + gc[2], s->reverse, n + ntan, in);
+    if (r) {
+      for (int i = 0; i < no + nto; i++) {
+        int src = oorder[i];
+        if (src < no) {
+          y[src] = r->seq.items[i];
+        } else {
+          for (int q = 0; q < no; q++)
+            if (otpos[q] == src) ty[q] = r->seq.items[i];
+        }
+      }
+      rc = 0;
+    }
+    free(in);
+    free(order);
+    free(oorder);
+    sr_program_unref(Jr->prog);
+  }
+out:
+  free(nz);
+  free(onz);
+  return rc;
+}
+
+static int scan_lin(SrAd *ad, const SrEqn *e, const Scan *s, SrVal **x, SrVal **t, SrVal **y, SrVal **ty) {
+  int nc = s->nc, nk = s->nk, nx = s->nx, ny = s->ny, n = nc + nk + nx, no = nk + ny;
+  uint8_t *nz = sr_xcalloc((size_t)n + 1, 1), *inst = sr_xcalloc((size_t)no + 1, 1);
+  uint8_t *allow = sr_xcalloc((size_t)n + 1, 1);
+  for (int i = 0; i < n; i++) {
+    nz[i] = t[i] != NULL;
+    allow[i] = i < nc || i >= nc + nk; /* carries change every iteration */
+  }
+  SrLinJaxprs lj = {0};
+  int rc = -1, have = 0;
+  for (int it = 0; it <= nk + 1; it++) {
+    if (have) sr_ad_lin_jaxprs_free(&lj);
+    for (int i = 0; i < nk; i++) inst[i] = nz[nc + i];
+    if (sr_ad_linearize_jaxpr(ad, s->body, nz, inst, allow, &lj) < 0) goto out;
+    have = 1;
+    int same = 1;
+    for (int i = 0; i < nk; i++)
+      if (lj.out_nz[i] && !nz[nc + i]) nz[nc + i] = 1, same = 0;
+    if (same) break;
+  }
+  {
+    SrJaxpr *F = lj.fwd, *L = lj.lin;
+    int nres = lj.nres;
+    /* residuals: forwarded consts are consts of the tangent scan, forwarded
+       xs and computed residuals are its xs (the latter stacked outputs of
+       the primal scan) */
+    int nf = (int)F->nout; /* no, then the returned residuals */
+    /* dedup: a residual output equal to a ys output or an earlier residual */
+    int *dup = sr_xcalloc((size_t)nf + 1, sizeof *dup);
+    uint8_t *keep = sr_xcalloc((size_t)nf + 1, 1);
+    for (int i = 0; i < nf; i++) {
+      dup[i] = -1;
+      keep[i] = 1;
+      if (i < no) continue;
+      SrVar *o = F->outvars[i];
+      for (int k = nk; k < i && dup[i] < 0; k++)
+        if (keep[k] && o->kind == SR_VAR && F->outvars[k] == o) dup[i] = k;
+      if (dup[i] >= 0) keep[i] = 0;
+    }
+    uint8_t *keepc = sr_xcalloc((size_t)nf + 1, 1);
+    memcpy(keepc, keep, (size_t)nf);
+    int *ord = sr_xcalloc((size_t)nf + 1, sizeof *ord), nkept = 0;
+    for (int i = 0; i < nf; i++)
+      if (keep[i]) ord[nkept++] = i;
+    SrJaxpr *F2 = F;
+    if (nkept != nf) {
+      SrJaxprBuilder b;
+      sr_jb_init(&b, F->prog);
+      for (uint32_t i = 0; i < sr_nargs(F); i++) sr_jb_invar(&b, sr_args(F)[i]);
+      for (uint32_t k = 0; k < F->neqn; k++) {
+        const SrEqn *q = &F->eqns[k];
+        sr_jb_eqn(&b, q->prim, q->nin, q->in, q->nout, q->out, q->nparams, q->params);
+      }
+      for (int i = 0; i < nkept; i++) sr_jb_outvar(&b, F->outvars[ord[i]]);
+      F2 = sr_jb_finish(&b);
+    }
+    SrVal *r = bind_scan(ad, e, s, F2, nc, nk, nx, s->reverse, n, x);
+    SrVal **outs = sr_xcalloc((size_t)nf + 1, sizeof *outs);
+    if (r) {
+      for (int i = 0; i < nkept; i++) outs[ord[i]] = r->seq.items[i];
+      for (int i = 0; i < nf; i++)
+        if (!outs[i] && dup[i] >= 0) outs[i] = outs[dup[i]];
+      for (int i = 0; i < no; i++) y[i] = outs[i];
+      int anynz = 0;
+      for (int i = 0; i < no; i++) anynz |= lj.out_nz[i];
+      rc = 0;
+      if (anynz) {
+        /* the tangent scan: consts = const residuals, nz const tangents;
+           carries = nz carry tangents; xs = nz xs tangents, xs residuals */
+        int nl = (int)sr_nargs(L);
+        int *order = sr_xcalloc((size_t)nl + 1, sizeof *order), k = 0;
+        SrVal **in = sr_xcalloc((size_t)nl + 1, sizeof *in);
+        int *tpos = sr_xcalloc((size_t)n + 1, sizeof *tpos);
+        for (int i = 0, q = nres; i < n; i++) tpos[i] = nz[i] ? q++ : -1;
+        int g0 = 0, g1 = 0, g2 = 0, q = no;
+        SrVal **resv = sr_xcalloc((size_t)nres + 1, sizeof *resv);
+        uint8_t *res_const = sr_xcalloc((size_t)nres + 1, 1);
+        for (int rr = 0; rr < nres; rr++) {
+          int f = lj.in_fwd[rr];
+          if (f) {
+            resv[rr] = x[f - 1];
+            res_const[rr] = f - 1 < nc;
+          } else {
+            resv[rr] = outs[q++];
+          }
+        }
+        for (int rr = 0; rr < nres; rr++)
+          if (res_const[rr]) order[k] = rr, in[k++] = resv[rr], g0++;
+        for (int i = 0; i < nc; i++)
+          if (nz[i]) order[k] = tpos[i], in[k++] = t[i], g0++;
+        for (int i = nc; i < nc + nk; i++)
+          if (nz[i]) {
+            order[k] = tpos[i];
+            in[k++] = t[i] ? t[i] : sr_ad_zeros_staged(ad, sr_ad_tangent_type(sr_ad_type(ad, x[i])));
+            g1++;
+          }
+        for (int i = nc + nk; i < n; i++)
+          if (nz[i]) order[k] = tpos[i], in[k++] = t[i], g2++;
+        for (int rr = 0; rr < nres; rr++)
+          if (!res_const[rr]) order[k] = rr, in[k++] = resv[rr], g2++;
+        SrJaxpr *Lp = sr_ad_permute(L, order, NULL);
+        lj.lin = Lp; /* L was consumed by the permutation */
+        SrVal *rt = k == nl ? bind_scan(ad, e, s, Lp, g0, g1, g2, s->reverse, k, in) : NULL;
+        if (!rt) {
+          if (!ad->I->exc) sr_raise(ad->I, "RuntimeError", "internal error: the tangent scan's operands");
+          rc = -1;
+        } else {
+          for (int i = 0, mm = 0; i < no; i++) ty[i] = lj.out_nz[i] ? rt->seq.items[mm++] : NULL;
+        }
+        free(order);
+        free(in);
+        free(tpos);
+        free(resv);
+        free(res_const);
+      }
+    }
+    if (F2 != F) lj.fwd = F2;
+    free(outs);
+    free(dup);
+    free(keep);
+    free(keepc);
+    free(ord);
+  }
+out:
+  if (have) sr_ad_lin_jaxprs_free(&lj);
+  free(nz);
+  free(inst);
+  free(allow);
+  return rc;
+}
+
+JVP(jvp_scan) {
+  Scan s;
+  if (scan_read(ad, e, &s) < 0) return -1;
+  if (ad->mode == SR_AD_LIN) return scan_lin(ad, e, &s, x, t, y, ty);
+  return scan_jvp_mode(ad, e, &s, x, t, y, ty);
+}
+
+/* The transposed body: (ires, ct_consts, ct_carry, ct_ys, eres) ->
+   (ct_consts + this iteration's, ct_carry in, ct_xs). */
+static SrJaxpr *scan_transpose_body(SrAd *ad, const Scan *s, const uint8_t *lin, const uint8_t *ys_nz) {
+  SrInterp *I = ad->I;
+  SrTrace *saved = I->trace;
+  SrJaxpr *b = s->body;
+  int nc = s->nc, nk = s->nk, nx = s->nx, ny = s->ny, n = nc + nk + nx;
+  const SrType **types = sr_xcalloc((size_t)(n + ny) + 1, sizeof *types);
+  int *slot = sr_xcalloc((size_t)(n + ny) + 1, sizeof *slot), k = 0;
+  /* argument positions: ires, ct consts, ct carry, ct ys, eres */
+  for (int i = 0; i < nc; i++)
+    if (!lin[i]) slot[i] = k, types[k++] = sr_args(b)[i]->type;
+  for (int i = 0; i < nc; i++)
+    if (lin[i]) slot[i] = k, types[k++] = sr_ad_ct_type(sr_args(b)[i]->type);
+  for (int i = nc; i < nc + nk; i++) slot[i] = k, types[k++] = sr_ad_ct_type(sr_args(b)[i]->type);
+  for (int i = 0; i < ny; i++)
+    if (ys_nz[i]) slot[n + i] = k, types[k++] = sr_ad_ct_type(b->outvars[nk + i]->type);
+  for (int i = nc + nk; i < n; i++)
+    if (!lin[i]) slot[i] = k, types[k++] = sr_args(b)[i]->type;
+  SrVal **args = sr_xcalloc((size_t)k + 1, sizeof *args);
+  SrTrace *tr = sr_ad_trace_begin(ad, k, types, args);
+  free(types);
+  SrVal **vals = sr_xcalloc((size_t)n + 1, sizeof *vals), **cts = sr_xcalloc((size_t)(nk + ny) + 1, sizeof *cts);
+  SrVal **cin = sr_xcalloc((size_t)n + 1, sizeof *cin);
+  for (int i = 0; i < n; i++) {
+    if (!lin[i]) vals[i] = args[slot[i]];
+    else if (i < nc) cin[i] = sr_ref(args[slot[i]]); /* the accumulator starts from the carried sum */
+  }
+  for (int i = 0; i < nk; i++) cts[i] = args[slot[nc + i]];
+  for (int i = 0; i < ny; i++) cts[nk + i] = ys_nz[i] ? args[slot[n + i]] : NULL;
+  SrAd sub;
+  sr_ad_begin(&sub, I, SR_AD_BWD);
+  I->trace = tr;
+  int rc = sr_ad_backward(&sub, b, lin, vals, cts, cin);
+  SrJaxpr *r = NULL;
+  if (rc == 0) {
+    SrVal **outs = sr_xcalloc((size_t)n + 1, sizeof *outs);
+    int m = 0;
+    for (int i = 0; i < n && rc == 0; i++) {
+      if (!lin[i]) continue;
+      if (!cin[i]) {
+        int mark = sr_ad_mark(&sub);
+        cin[i] = sr_ref(sr_ad_full_zeros(&sub, sr_ad_ct_type(sr_args(b)[i]->type)));
+        sr_ad_release(&sub, mark);
+        if (!cin[i]) rc = -1;
+      }
+      outs[m++] = cin[i];
+    }
+    if (rc == 0) r = sr_ad_trace_end(&sub, tr, m, outs, NULL);
+    else sr_trace_abort(I, tr);
+    free(outs);
+  } else {
+    sr_trace_abort(I, tr);
+  }
+  sr_ad_end(&sub);
+  for (int i = 0; i < n; i++) sr_unref(cin[i]);
+  for (int i = 0; i < k; i++) sr_unref(args[i]);
+  free(args);
+  free(vals);
+  free(cts);
+  free(cin);
+  free(slot);
+  I->trace = saved;
+  return r;
+}
+
+TR(tr_scan) {
+  Scan s;
+  if (scan_read(ad, e, &s) < 0) return -1;
+  int nc = s.nc, nk = s.nk, nx = s.nx, ny = s.ny, n = nc + nk + nx;
+  uint8_t *lin = sr_xcalloc((size_t)n + 1, 1), *ys_nz = sr_xcalloc((size_t)ny + 1, 1);
+  for (int i = 0; i < n; i++) lin[i] = x[i] == NULL;
+  /* carries are tangents of the body even when the value passed in is
+     not linear (an instantiated zero): its cotangent is dropped */
+  uint8_t *outer_lin = sr_xcalloc((size_t)n + 1, 1);
+  memcpy(outer_lin, lin, (size_t)n);
+  for (int i = nc; i < nc + nk; i++) lin[i] = 1;
+  for (int i = 0; i < ny; i++) ys_nz[i] = ct[nk + i] != NULL;
+  SrJaxpr *T = scan_transpose_body(ad, &s, lin, ys_nz);
+  int rc = -1;
+  if (T) {
+    SrVal **in = sr_xcalloc((size_t)(n + ny) + 1, sizeof *in);
+    int k = 0, g0 = 0, g1 = 0, g2 = 0;
+    for (int i = 0; i < nc; i++)
+      if (!lin[i]) in[k++] = x[i], g0++;
+    for (int i = 0; i < nc; i++)
+      if (lin[i]) in[k++] = sr_ad_full_zeros(ad, sr_ad_ct_type(e->in[i]->type)), g1++;
+    for (int i = 0; i < nk; i++)
+      in[k++] = ct[i] ? ct[i] : sr_ad_full_zeros(ad, sr_ad_ct_type(e->out[i]->type)), g1++;
+    for (int i = 0; i < ny; i++)
+      if (ys_nz[i]) in[k++] = ct[nk + i], g2++;
+    for (int i = nc + nk; i < n; i++)
+      if (!lin[i]) in[k++] = x[i], g2++;
+    SrVal *r = bind_scan(ad, e, &s, T, g0, g1, g2, !s.reverse, k, in);
+    if (r) {
+      int q = 0;
+      for (int i = 0; i < n; i++)
+        if (lin[i] && i < nc) cx[i] = r->seq.items[q++];
+      for (int i = nc; i < nc + nk; i++, q++)
+        if (outer_lin[i]) cx[i] = r->seq.items[q];
+      for (int i = nc + nk; i < n; i++)
+        if (lin[i]) cx[i] = r->seq.items[q++];
+      rc = 0;
+    }
+    free(in);
+    sr_program_unref(T->prog);
+  }
+  free(lin);
+  free(outer_lin);
+  free(ys_nz);
+  (void)stacked;
+  return rc;
+}
+
+/* ==== while ==== */
+
+/* loops.py: _while_loop_abstract_eval, with lax.while_loop's checks of
+   the condition (a boolean scalar) and of the carry (_check_carry_type).
+   Operands are the cond consts, the body consts, the initial carry. */
+static int type_while(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  static const char *const ckeys[] = {"cond_jaxpr", NULL}, *const bkeys[] = {"body_jaxpr", NULL};
+  const SrJaxpr *cj = jaxpr_param(e, ckeys), *bj = jaxpr_param(e, bkeys);
+  if (!cj || !bj) return sr_terr(cx, "TypeError", "while equation needs 'cond_jaxpr' and 'body_jaxpr' params");
+  int64_t cn, bn;
+  if (sr_rparam_int(cx, e, "cond_nconsts", 1, &cn) < 0 || sr_rparam_int(cx, e, "body_nconsts", 1, &bn) < 0)
+    return -1;
+  if (cn < 0 || bn < 0 || cn + bn > e->nin)
+    return sr_terr(cx, "TypeError", "while: cond_nconsts=%lld and body_nconsts=%lld do not fit %u operands",
+                   (long long)cn, (long long)bn, e->nin);
+  uint32_t nk = e->nin - (uint32_t)(cn + bn);
+  if (sr_nargs(cj) != cn + nk)
+    return sr_terr(cx, "JaxprTypeError", "while_loop len(cond_jaxpr.in_avals)=%u but "
+                   "len(cond_consts_avals) + len(in_avals)=%u", sr_nargs(cj), (uint32_t)cn + nk);
+  if (sr_nargs(bj) != bn + nk)
+    return sr_terr(cx, "JaxprTypeError", "while_loop len(body_jaxpr.in_avals)=%u but "
+                   "len(body_consts_avals) + len(in_avals)=%u", sr_nargs(bj), (uint32_t)bn + nk);
+  if (e->nout != bj->nout)
+    return sr_terr(cx, "TypeError", "while has %u results but its body returns %u values", e->nout, bj->nout);
+  const SrType *const *carry = e->in + cn + bn;
+  int rc = -1;
+  const SrType **ins = sr_xcalloc(e->nin + 1, sizeof *ins);
+  const SrType **couts = sr_xcalloc(cj->nout + 1, sizeof *couts), **bouts = sr_xcalloc(bj->nout + 1, sizeof *bouts);
+  SrBuf b = SR_BUF_INIT;
+  memcpy(ins, e->in, cn * sizeof *ins);
+  memcpy(ins + cn, carry, nk * sizeof *ins);
+  if (run_body(cx, cj, ins, (uint32_t)cn + nk, couts) < 0) goto done;
+  if (cj->nout != 1) {
+    sr_buf_puts(&b, "cond_fun must return a boolean scalar, but got pytree ");
+    put_tuple_treedef(&b, cj->nout);
+    sr_buf_putc(&b, '.');
+    report(cx, "TypeError", &b);
+    goto done;
+  }
+  if (couts[0] && (couts[0]->dtype != SR_BOOL || couts[0]->ndim)) {
+    sr_buf_puts(&b, "cond_fun must return a boolean scalar, but got output type(s) [");
+    put_aval_repr(&b, couts[0]);
+    sr_buf_puts(&b, "].");
+    report(cx, "TypeError", &b);
+    goto done;
+  }
+  memcpy(ins, e->in + cn, bn * sizeof *ins);
+  memcpy(ins + bn, carry, nk * sizeof *ins);
+  if (run_body(cx, bj, ins, (uint32_t)bn + nk, bouts) < 0) goto done;
+  if (check_carry(cx, "while_loop body", carry, bouts, nk, bj->nout) < 0) goto done;
+  for (uint32_t i = 0; i < bj->nout; i++) out[i] = bouts[i];
+  rc = 0;
+done:
+  sr_buf_free(&b);
+  free(ins);
+  free(couts);
+  free(bouts);
+  return rc;
+}
+
+static int ev_while(SrEvalCtx *cx, const SrEvalEqn *e) {
+  const SrJaxpr *cj = sr_ev_param_jaxpr(e, "cond_jaxpr"), *bj = sr_ev_param_jaxpr(e, "body_jaxpr");
+  int64_t cn, bn;
+  if (!cj || !bj) return sr_ev_err(cx, "TypeError", "while equation has no cond_jaxpr or body_jaxpr");
+  if (sr_ev_param_int(cx, e, "cond_nconsts", &cn) < 0 || sr_ev_param_int(cx, e, "body_nconsts", &bn) < 0) return -1;
+  uint32_t nc = e->nin - (uint32_t)cn - (uint32_t)bn;
+  if (nc != e->nout || sr_nargs(cj) != cn + nc || sr_nargs(bj) != bn + nc || bj->nout != nc || cj->nout != 1)
+    return sr_ev_err(cx, "TypeError", "while: the cond and body jaxprs do not match the equation");
+  SrArray **cargs = sr_xcalloc(cn + nc + 1, sizeof *cargs), **bargs = sr_xcalloc(bn + nc + 1, sizeof *bargs);
+  SrArray **carry = sr_xcalloc(nc + 1, sizeof *carry), **next = sr_xcalloc(nc + 1, sizeof *next);
+  for (uint32_t i = 0; i < nc; i++) carry[i] = sr_array_ref(e->in[cn + bn + i]);
+  int rc = 0;
+  int64_t *pred = NULL;
+  int npred = 0;
+  for (;;) {
+    for (uint32_t i = 0; i < cn; i++) cargs[i] = e->in[i];
+    for (uint32_t i = 0; i < nc; i++) cargs[cn + i] = carry[i];
+    SrArray *p = NULL;
+    sr_ev_push(cx, "cond");
+    rc = sr_ev_jaxpr(cx, cj, cargs, &p);
+    sr_ev_pop(cx);
+    if (rc < 0) break;
+    const SrMesh *m = p->mesh ? p->mesh : nc && carry[0]->mesh ? carry[0]->mesh : NULL;
+    int nd = sr_mesh_ndev(m);
+    if (nd > npred) {
+      free(pred);
+      pred = sr_xmalloc((size_t)nd * sizeof *pred);
+      npred = nd;
+    }
+    read_scalar(p, pred, nd, m);
+    int local_any = 0, local_stop = 0;
+    for (int q = 0; q < nd; q++) {
+      local_any |= pred[q] != INT64_MIN && pred[q] != 0;
+      local_stop |= pred[q] == 0;
+    }
+    sr_array_unref(p);
+    int go = cx->comm->ops->any(cx->comm, local_any);
+    if (go < 0) {
+      rc = sr_ev_err(cx, "RuntimeError", "the statement failed on another rank");
+      break;
+    }
+    if (!go) break;
+    for (uint32_t i = 0; i < bn; i++) bargs[i] = e->in[cn + i];
+    for (uint32_t i = 0; i < nc; i++) bargs[bn + i] = carry[i];
+    sr_ev_push(cx, "body");
+    rc = sr_ev_jaxpr(cx, bj, bargs, next);
+    sr_ev_pop(cx);
+    if (rc < 0) break;
+    /* Another rank may want more iterations when every device here is
+       done, so "the devices here agree" is not enough: only when none of
+       them has stopped does the whole body's result go on. */
+    for (uint32_t i = 0; i < nc; i++) {
+      if (local_stop && !local_any) {
+        sr_array_unref(next[i]);
+        next[i] = NULL;
+        continue;
+      }
+      if (local_stop && next[i]->mesh == m && carry[i]->mesh == m) {
+        /* devices whose predicate was false keep their carry */
+        SrArray *sel = sr_array_retype(next[i], next[i]->type, NULL);
+        for (int q = 0; q < nd; q++)
+          if (pred[q] == 0 && sel->shard[q]) {
+            sr_buffer_unref(sel->shard[q]);
+            sel->shard[q] = sr_buffer_ref(sr_array_buf(carry[i], q));
+          }
+        sr_array_unref(next[i]);
+        next[i] = sel;
+      }
+      sr_array_unref(carry[i]);
+      carry[i] = next[i];
+      next[i] = NULL;
+    }
+    if (cx->I && sr_interrupt_point(cx->I)) {
+      rc = sr_ev_err(cx, "KeyboardInterrupt", "interrupted");
+      break;
+    }
+  }
+  if (rc == 0)
+    for (uint32_t i = 0; i < nc; i++) e->out[i] = sr_array_retype(carry[i], e->out_type[i], NULL);
+  for (uint32_t i = 0; i < nc; i++) {
+    sr_array_unref(carry[i]);
+    sr_array_unref(next[i]);
+  }
+  free(cargs);
+  free(bargs);
+  free(carry);
+  free(next);
+  free(pred);
+  return rc;
+}
 
 /* A copy of a jaxpr traced with extra unused arguments after its own. */
 static SrJaxpr *with_extra_args(SrAd *ad, const SrJaxpr *j, int nextra, const SrType *const *extra) {
@@ -1970,533 +2246,166 @@ TR(tr_while) {
   return -1;
 }
 
+/* ==== cond ==== */
 
-SrLaxCustomHooks sr_lax_custom_hooks;
-
-/* Is param key of e an object of the Python layer (lax.h's hooks)? */
-static int obj_param(const SrEqn *e, const char *key) {
-  SrVal *v = param(e, key);
-  return v && v->kind == SR_V_OBJ;
-}
-
-/* custom_jvp_call: jax.custom_jvp's rule object, through the hook, or the
-   inline differentiation of a parsed text's call (lax.h). */
-JVP(jvp_custom_jvp_call) {
-  if (sr_lax_custom_hooks.custom_jvp_call && obj_param(e, "jvp"))
-    return sr_lax_custom_hooks.custom_jvp_call(ad, e, x, t, y, ty);
-  return sr_lax_jvp_custom_call(ad, e, x, t, y, ty);
-}
-
-/* custom_vjp_call: jax.custom_vjp's fwd/bwd, through the hook, or the
-   inline differentiation of a parsed text's call. */
-JVP(jvp_custom_vjp_call) {
-  if (sr_lax_custom_hooks.custom_vjp_call && obj_param(e, "bwd"))
-    return sr_lax_custom_hooks.custom_vjp_call(ad, e, x, t, y, ty);
-  return sr_lax_jvp_custom_call(ad, e, x, t, y, ty);
-}
-
-/* custom_lin (a custom_vjp function's linearization): its transpose
-   applies bwd, through the hook. */
-TR(tr_custom_lin) {
-  if (sr_lax_custom_hooks.custom_lin_transpose && obj_param(e, "bwd"))
-    return sr_lax_custom_hooks.custom_lin_transpose(ad, e, ct, x, cx);
-  sr_raise(ad->I, "NotImplementedError", "custom_lin: its backward rule did not survive printing");
-  return -1;
-}
-
-static void ad_rules_control(void) {
-  sr_ad_set_jvp(SR_P_jit, jvp_jit);
-  sr_ad_set_transpose(SR_P_jit, tr_jit);
-  sr_ad_set_jvp(SR_P_pjit, jvp_jit);
-  sr_ad_set_transpose(SR_P_pjit, tr_jit);
-  sr_ad_set_jvp(SR_P_checkpoint, jvp_remat);
-  sr_ad_set_transpose(SR_P_checkpoint, tr_remat);
-  sr_ad_set_jvp(SR_P_remat, jvp_remat);
-  sr_ad_set_transpose(SR_P_remat, tr_remat);
-  sr_ad_set_jvp(SR_P_remat2, jvp_remat);
-  sr_ad_set_transpose(SR_P_remat2, tr_remat);
-  sr_ad_set_jvp(SR_P_custom_jvp_call, jvp_custom_jvp_call);
-  sr_ad_set_jvp(SR_P_custom_vjp_call, jvp_custom_vjp_call);
-  sr_ad_set_jvp(SR_P_custom_vjp_call_jaxpr, sr_lax_jvp_custom_call);
-  sr_ad_set_transpose(SR_P_custom_lin, tr_custom_lin);
-  sr_ad_set_jvp(SR_P_optimization_barrier, jvp_barrier);
-  sr_ad_set_transpose(SR_P_optimization_barrier, tr_barrier);
-  sr_ad_set_jvp(SR_P_while, jvp_while);
-  sr_ad_set_transpose(SR_P_while, tr_while);
-}
-#undef TR
-#undef JVP
-
-/* ==== JVP and transpose rules (from lib/ad/ad_scan.c) ==== */
-
-/* rules of scan and cond (lax/control_flow/loops.py:
- * _scan_jvp, _scan_linearize, _scan_transpose_fancy; conditionals.py).
- *
- * A scan's operands are its consts, its carries and its scanned-over xs;
- * its results the final carries and the stacked ys.  Linearized, a scan
- * becomes a primal scan that also returns its per-iteration residuals as
- * extra stacked outputs (residuals that are consts or xs elements are
- * passed from outside instead), and a tangent scan over the linear body;
- * transposed, the tangent scan runs in reverse, its const cotangents
- * accumulated in carries.
- */
-
-
-
-#define TR(name) static int name(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x, SrVal **cx)
-#define JVP(name) static int name(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, SrVal **ty)
-
-
-/* ---- the shape of a scan ---- */
-
-typedef struct Scan {
-  SrJaxpr *body;
-  int nc, nk, nx, ny;
-  int64_t length;
-  int reverse;
-  int ft;          /* ft_in/ft_out params (JAX 0.10) rather than num_consts */
-} Scan;
-
-static int count_leaves(const SrVal *v) {
-  if (!sr_is_seq(v)) return 1;
-  int n = 0;
-  for (int i = 0; i < v->seq.n; i++) n += count_leaves(v->seq.items[i]);
-  return n;
-}
-
-static int scan_read(SrAd *ad, const SrEqn *e, Scan *s) {
-  memset(s, 0, sizeof *s);
-  SrVal *j = param(e, "jaxpr");
-  if (!j || j->kind != SR_V_JAXPR) return sr_raise(ad->I, "TypeError", "scan equation has no 'jaxpr' param"), -1;
-  s->body = j->jx.jaxpr;
-  SrVal *ft = param(e, "ft_in"), *nc = param(e, "num_consts"), *nk = param(e, "num_carry");
-  if (nc || nk || !ft) {
-    s->nc = nc && nc->kind == SR_V_INT ? (int)nc->i : 0;
-    s->nk = nk && nk->kind == SR_V_INT ? (int)nk->i : 0;
-  } else {
-    if (ft->kind != SR_V_TUPLE || ft->seq.n != 3)
-      return sr_raise(ad->I, "NotImplementedError", "autodiff of a scan whose ft_in is not a tuple of three groups"), -1;
-    s->ft = 1;
-    s->nc = count_leaves(ft->seq.items[0]);
-    s->nk = count_leaves(ft->seq.items[1]);
-  }
-  s->nx = (int)e->nin - s->nc - s->nk;
-  s->ny = (int)s->body->nout - s->nk;
-  SrVal *len = param(e, "length"), *rev = param(e, "reverse");
-  s->length = len && len->kind == SR_V_INT ? len->i : -1;
-  if (s->length < 0 && s->nx > 0) s->length = e->in[s->nc + s->nk]->type->dims[0].size;
-  s->reverse = rev && sr_val_truthy(rev);
-  if (s->nx < 0 || s->ny < 0)
-    return sr_raise(ad->I, "TypeError", "scan: its operands do not fit its body"), -1;
-  return 0;
-}
-
-static SrVal *nones(int n) {
-  SrVal *t = sr_seq(NULL, SR_V_TUPLE, n);
-  for (int i = 0; i < n; i++) sr_seq_push(NULL, t, sr_none());
-  return t;
-}
-
-static SrVal *groups(int a, int b, int c, int three) {
-  SrVal *t = sr_seq(NULL, SR_V_TUPLE, 3);
-  sr_seq_push(NULL, t, nones(a));
-  sr_seq_push(NULL, t, nones(b));
-  if (three) sr_seq_push(NULL, t, nones(c));
-  return t;
-}
-
-/* Binds a scan like e with a new body and operand counts. */
-static SrVal *bind_scan(SrAd *ad, const SrEqn *e, const Scan *s, SrJaxpr *body, int nc, int nk, int nx,
-                        int reverse, int nin, SrVal **in) {
-  SrPList ps = {0};
-  int ny = (int)body->nout - nk;
-  for (uint32_t p = 0; p < e->nparams; p++) {
-    const char *k = e->params[p].key;
-    if (strcmp(k, "jaxpr") == 0) sr_plist_add(&ps, k, sr_jaxpr_val(NULL, body));
-    else if (strcmp(k, "ft_in") == 0) sr_plist_add(&ps, k, groups(nc, nk, nx, 1));
-    else if (strcmp(k, "ft_out") == 0) sr_plist_add(&ps, k, groups(nk, ny, 0, 0));
-    else if (strcmp(k, "num_consts") == 0) sr_plist_add(&ps, k, sr_int(NULL, nc));
-    else if (strcmp(k, "num_carry") == 0) sr_plist_add(&ps, k, sr_int(NULL, nk));
-    else if (strcmp(k, "linear") == 0) {
-      SrVal *l = sr_seq(NULL, SR_V_TUPLE, nc + nk + nx);
-      for (int i = 0; i < nc + nk + nx; i++) sr_seq_push(NULL, l, sr_bool(0));
-      sr_plist_add(&ps, k, l);
-    } else if (strcmp(k, "reverse") == 0) sr_plist_add(&ps, k, sr_bool(reverse));
-    else sr_plist_add(&ps, k, sr_ref(e->params[p].val));
-  }
-  (void)s;
-  SrVal *r = sr_ad_bind(ad, SR_P_scan, nin, in, ps.n, ps.p);
-  sr_plist_free(&ps);
-  return r;
-}
-
-/* core.mapped_leading_aval's inverse: t with a leading axis of size n. */
-static const SrType *stacked(const SrType *t, int64_t n) {
-  SrTypeBuilder b;
-  sr_type_builder(&b, t);
-  memmove(b.dims + 1, b.dims, (size_t)b.ndim * sizeof *b.dims);
-  memset(&b.dims[0], 0, sizeof b.dims[0]);
-  b.dims[0].size = n;
-  b.ndim++;
-  return sr_type_get(&b);
-}
-
-/* ---- JVP (forward mode) ---- */
-
-static int scan_jvp_mode(SrAd *ad, const SrEqn *e, const Scan *s, SrVal **x, SrVal **t, SrVal **y, SrVal **ty) {
-  int nc = s->nc, nk = s->nk, nx = s->nx, ny = s->ny, n = nc + nk + nx, no = nk + ny;
-  uint8_t *nz = sr_xcalloc((size_t)n + 1, 1), *onz = sr_xcalloc((size_t)no + 1, 1);
-  uint8_t *carry_nz = nz + nc;
-  for (int i = 0; i < n; i++) nz[i] = t[i] != NULL;
-  SrJaxpr *J = NULL;
-  uint8_t *inst = sr_xcalloc((size_t)no + 1, 1);
-  /* the fixpoint of which carries have nonzero tangents */
-  for (int it = 0; it <= nk + 1; it++) {
-    if (J) sr_program_unref(J->prog);
-    for (int i = 0; i < nk; i++) inst[i] = carry_nz[i];
-    J = sr_ad_jvp_jaxpr(ad, s->body, nz, inst, onz);
-    if (!J) break;
-    int same = 1;
-    for (int i = 0; i < nk; i++)
-      if (onz[i] && !carry_nz[i]) carry_nz[i] = 1, same = 0;
-    if (same) break;
-  }
-  free(inst);
-  int rc = -1;
-  if (!J) goto out;
-  /* J: [primals (n)] [nz tangents] -> [primal outs (no)] [nz touts];
-     the scan wants ((consts, const dots), (carry, carry dots), (xs, xs dots))
-     and ((carry, carry dots), (ys, ys dots)) */
-  {
-    int ntan = 0, nto = 0;
-    for (int i = 0; i < n; i++) ntan += nz[i];
-    for (int i = 0; i < no; i++) nto += onz[i];
-    int *order = sr_xcalloc((size_t)(n + ntan) + 1, sizeof *order), k = 0;
-    int tpos[1024];
-    for (int i = 0, q = n; i < n && i < 1024; i++) tpos[i] = nz[i] ? q++ : -1;
-    int starts[4] = {0, nc, nc + nk, n};
-    int gc[3] = {0, 0, 0};
-    for (int g = 0; g < 3; g++) {
-      for (int i = starts[g]; i < starts[g + 1]; i++) order[k++] = i;
-      for (int i = starts[g]; i < starts[g + 1]; i++)
-        if (nz[i]) order[k++] = tpos[i], gc[g]++;
-    }
-    int *oorder = sr_xcalloc((size_t)(no + nto) + 1, sizeof *oorder), m = 0;
-    int otpos[1024];
-    for (int i = 0, q = no; i < no && i < 1024; i++) otpos[i] = onz[i] ? q++ : -1;
-    int oc[2] = {0, 0};
-    int ostarts[3] = {0, nk, no};
-    for (int g = 0; g < 2; g++) {
-      for (int i = ostarts[g]; i < ostarts[g + 1]; i++) oorder[m++] = i;
-      for (int i = ostarts[g]; i < ostarts[g + 1]; i++)
-        if (onz[i]) oorder[m++] = otpos[i], oc[g]++;
-    }
-    int bad = 0;
-    for (int i = 0; i < nk; i++) bad |= carry_nz[i] != onz[i];
-    if (bad) {
-      sr_raise(ad->I, "NotImplementedError", "scan JVP: a carry whose tangent is zero on the way out");
-      free(order);
-      free(oorder);
-      sr_program_unref(J->prog);
-      goto out;
-    }
-    SrJaxpr *Jr = sr_ad_permute(J, order, oorder);
-    SrVal **in = sr_xcalloc((size_t)(n + ntan) + 1, sizeof *in);
-    for (int i = 0; i < n + ntan; i++) {
-      int src = order[i];
-      if (src < n) {
-        in[i] = x[src];
-      } else {
-        int pi = 0;
-        for (int q = 0; q < n; q++)
-          if (tpos[q] == src) pi = q;
-        in[i] = t[pi] ? t[pi] : sr_ad_full_zeros(ad, sr_ad_tangent_type(sr_ad_type(ad, x[pi])));
-      }
-    }
-    SrVal *r = bind_scan(ad, e, s, Jr, nc + gc[0], nk + gc[1], nx + gc[2], s->reverse, n + ntan, in);
-    if (r) {
-      for (int i = 0; i < no + nto; i++) {
-        int src = oorder[i];
-        if (src < no) {
-          y[src] = r->seq.items[i];
-        } else {
-          for (int q = 0; q < no; q++)
-            if (otpos[q] == src) ty[q] = r->seq.items[i];
+/* conditionals.py: _cond_typecheck -- every branch takes the operands
+   (after the index) and all return the same types, which are the
+   results. */
+static int type_cond(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  SrVal *bv = sr_rparam(e, "branches");
+  SrJaxpr *br[64];
+  int nb = bv ? sr_param_jaxprs(bv, br, 64) : 0;
+  if (nb > 64) return sr_terr(cx, "TypeError", "cond has more than 64 branches");
+  if (nb == 0) return sr_terr(cx, "JaxprTypeError", "cond requires at least one branch function");
+  const SrJaxpr *b0 = br[0];
+  uint32_t nargs = sr_nargs(b0), nres = b0->nout;
+  SrBuf b = SR_BUF_INIT;
+  for (int i = 1; i < nb; i++) {
+    const SrJaxpr *bi = br[i];
+    if (sr_nargs(bi) != nargs)
+      return sr_terr(cx, "JaxprTypeError", "cond branch 0 takes %u inputs, branch %d takes %u", nargs, i,
+                     sr_nargs(bi));
+    if (bi->nout != nres)
+      return sr_terr(cx, "JaxprTypeError", "cond branch 0 outputs %u values, branch %d outputs %u", nres, i,
+                     bi->nout);
+    for (int pass = 0; pass < 2; pass++) {
+      uint32_t n = pass ? nres : nargs;
+      int ok = 1;
+      for (uint32_t k = 0; k < n; k++)
+        if (!same_type(pass ? out_type(b0, k) : arg_type(b0, k), pass ? out_type(bi, k) : arg_type(bi, k))) ok = 0;
+      if (ok) continue;
+      sr_buf_printf(&b, "cond branches 0 and %d have mismatching %s types: ", i, pass ? "output" : "input");
+      for (int side = 0; side < 2; side++) {
+        const SrJaxpr *j = side ? bi : b0;
+        if (side) sr_buf_puts(&b, " vs ");
+        for (uint32_t k = 0; k < n; k++) {
+          if (k) sr_buf_putc(&b, ' ');
+          put_type(&b, pass ? out_type(j, k) : arg_type(j, k));
         }
       }
-      rc = 0;
+      return report(cx, "JaxprTypeError", &b);
     }
-    free(in);
-    free(order);
-    free(oorder);
-    sr_program_unref(Jr->prog);
   }
-out:
-  free(nz);
-  free(onz);
+  if (e->nin != nargs + 1)
+    return sr_terr(cx, "JaxprTypeError", "cond called with %d non-predicate operands, but branches take %u inputs",
+                   (int)e->nin - 1, nargs);
+  if (e->nout != nres)
+    return sr_terr(cx, "TypeError", "cond has %u results but its branches return %u values", e->nout, nres);
+  /* an int32 index; a bool predicate (older texts) is accepted too */
+  const SrType *idx = e->in[0];
+  if (idx->dtype != SR_I32 && idx->dtype != SR_BOOL)
+    return sr_terr(cx, "JaxprTypeError", "cond called with index of type %s instead of int32",
+                   sr_dtype_info(idx->dtype)->name);
+  if (idx->ndim) {
+    /* JAX's jaxpr check leaves this to lax.switch, whose message names the
+       traced value; this one names its shape */
+    sr_buf_puts(&b, "cond index must be a scalar, got an index of shape (");
+    for (int d = 0; d < idx->ndim; d++) sr_buf_printf(&b, d ? ", %lld" : "%lld", (long long)idx->dims[d].size);
+    sr_buf_puts(&b, idx->ndim == 1 ? ",)" : ")");
+    return report(cx, "TypeError", &b);
+  }
+  int ok = 1;
+  for (uint32_t k = 0; k < nargs; k++)
+    if (!same_type(arg_type(b0, k), e->in[k + 1])) ok = 0;
+  if (!ok) {
+    sr_buf_puts(&b, "cond branches take input types ");
+    for (uint32_t k = 0; k < nargs; k++) {
+      if (k) sr_buf_putc(&b, ' ');
+      put_type(&b, arg_type(b0, k));
+    }
+    sr_buf_puts(&b, ", called with operands of type ");
+    put_avals(&b, e->in + 1, nargs);
+    return report(cx, "JaxprTypeError", &b);
+  }
+  const SrType **bouts = sr_xcalloc(nres + 1, sizeof *bouts);
+  int rc = 0;
+  for (int i = nb - 1; i >= 0; i--)
+    if (run_body(cx, br[i], NULL, 0, bouts) < 0) rc = -1;
+  for (uint32_t k = 0; rc == 0 && k < nres; k++) out[k] = bouts[k];
+  free(bouts);
   return rc;
 }
 
-/* ---- linearization ---- */
-
-static int scan_lin(SrAd *ad, const SrEqn *e, const Scan *s, SrVal **x, SrVal **t, SrVal **y, SrVal **ty) {
-  int nc = s->nc, nk = s->nk, nx = s->nx, ny = s->ny, n = nc + nk + nx, no = nk + ny;
-  uint8_t *nz = sr_xcalloc((size_t)n + 1, 1), *inst = sr_xcalloc((size_t)no + 1, 1);
-  uint8_t *allow = sr_xcalloc((size_t)n + 1, 1);
-  for (int i = 0; i < n; i++) {
-    nz[i] = t[i] != NULL;
-    allow[i] = i < nc || i >= nc + nk; /* carries change every iteration */
+static int ev_cond(SrEvalCtx *cx, const SrEvalEqn *e) {
+  SrVal *br = sr_ev_param(e, "branches");
+  if (!br || !sr_is_seq(br) || !br->seq.n) return sr_ev_err(cx, "TypeError", "cond equation has no branches");
+  int nb = br->seq.n;
+  SrArray *idx = e->in[0];
+  const SrMesh *m = NULL;
+  for (uint32_t i = 0; i < e->nin && !m; i++) m = e->in[i]->mesh;
+  if (!m) m = idx->mesh;
+  int nd = sr_mesh_ndev(m);
+  int64_t *which = sr_xmalloc((size_t)nd * sizeof *which);
+  read_scalar(idx, which, nd, m);
+  int64_t first = INT64_MIN;
+  int uniform = 1;
+  for (int p = 0; p < nd; p++) {
+    if (which[p] == INT64_MIN) continue;
+    int64_t w = which[p] < 0 ? 0 : which[p] >= nb ? nb - 1 : which[p];
+    if (idx->type->dtype == SR_BOOL) w = which[p] != 0;
+    which[p] = w;
+    if (first == INT64_MIN) first = w;
+    else if (w != first) uniform = 0;
   }
-  SrLinJaxprs lj = {0};
-  int rc = -1, have = 0;
-  for (int it = 0; it <= nk + 1; it++) {
-    if (have) sr_ad_lin_jaxprs_free(&lj);
-    for (int i = 0; i < nk; i++) inst[i] = nz[nc + i];
-    if (sr_ad_linearize_jaxpr(ad, s->body, nz, inst, allow, &lj) < 0) goto out;
-    have = 1;
-    int same = 1;
-    for (int i = 0; i < nk; i++)
-      if (lj.out_nz[i] && !nz[nc + i]) nz[nc + i] = 1, same = 0;
-    if (same) break;
-  }
-  {
-    SrJaxpr *F = lj.fwd, *L = lj.lin;
-    int nres = lj.nres;
-    /* residuals: forwarded consts are consts of the tangent scan, forwarded
-       xs and computed residuals are its xs (the latter stacked outputs of
-       the primal scan) */
-    int nf = (int)F->nout; /* no, then the returned residuals */
-    /* dedup: a residual output equal to a ys output or an earlier residual */
-    int *dup = sr_xcalloc((size_t)nf + 1, sizeof *dup);
-    uint8_t *keep = sr_xcalloc((size_t)nf + 1, 1);
-    for (int i = 0; i < nf; i++) {
-      dup[i] = -1;
-      keep[i] = 1;
-      if (i < no) continue;
-      SrVar *o = F->outvars[i];
-      for (int k = nk; k < i && dup[i] < 0; k++)
-        if (keep[k] && o->kind == SR_VAR && F->outvars[k] == o) dup[i] = k;
-      if (dup[i] >= 0) keep[i] = 0;
+  int rc = 0;
+  SrArray **results = sr_xcalloc((size_t)nb * e->nout + 1, sizeof *results);
+  int ran = 0;
+  char name[32];
+  for (int b = 0; b < nb && rc == 0; b++) {
+    int local = 0;
+    for (int p = 0; p < nd; p++) local |= which[p] == b;
+    int go = cx->comm->ops->any(cx->comm, local);
+    if (go < 0) {
+      rc = sr_ev_err(cx, "RuntimeError", "the statement failed on another rank");
+      break;
     }
-    uint8_t *keepc = sr_xcalloc((size_t)nf + 1, 1);
-    memcpy(keepc, keep, (size_t)nf);
-    int *ord = sr_xcalloc((size_t)nf + 1, sizeof *ord), nkept = 0;
-    for (int i = 0; i < nf; i++)
-      if (keep[i]) ord[nkept++] = i;
-    SrJaxpr *F2 = F;
-    if (nkept != nf) {
-      SrJaxprBuilder b;
-      sr_jb_init(&b, F->prog);
-      for (uint32_t i = 0; i < sr_nargs(F); i++) sr_jb_invar(&b, sr_args(F)[i]);
-      for (uint32_t k = 0; k < F->neqn; k++) {
-        const SrEqn *q = &F->eqns[k];
-        sr_jb_eqn(&b, q->prim, q->nin, q->in, q->nout, q->out, q->nparams, q->params);
-      }
-      for (int i = 0; i < nkept; i++) sr_jb_outvar(&b, F->outvars[ord[i]]);
-      F2 = sr_jb_finish(&b);
+    if (!go) continue;
+    SrVal *jv = br->seq.items[b];
+    if (jv->kind != SR_V_JAXPR) {
+      rc = sr_ev_err(cx, "TypeError", "cond's branch %d is not a jaxpr", b);
+      break;
     }
-    SrVal *r = bind_scan(ad, e, s, F2, nc, nk, nx, s->reverse, n, x);
-    SrVal **outs = sr_xcalloc((size_t)nf + 1, sizeof *outs);
-    if (r) {
-      for (int i = 0; i < nkept; i++) outs[ord[i]] = r->seq.items[i];
-      for (int i = 0; i < nf; i++)
-        if (!outs[i] && dup[i] >= 0) outs[i] = outs[dup[i]];
-      for (int i = 0; i < no; i++) y[i] = outs[i];
-      int anynz = 0;
-      for (int i = 0; i < no; i++) anynz |= lj.out_nz[i];
-      rc = 0;
-      if (anynz) {
-        /* the tangent scan: consts = const residuals, nz const tangents;
-           carries = nz carry tangents; xs = nz xs tangents, xs residuals */
-        int nl = (int)sr_nargs(L);
-        int *order = sr_xcalloc((size_t)nl + 1, sizeof *order), k = 0;
-        SrVal **in = sr_xcalloc((size_t)nl + 1, sizeof *in);
-        int *tpos = sr_xcalloc((size_t)n + 1, sizeof *tpos);
-        for (int i = 0, q = nres; i < n; i++) tpos[i] = nz[i] ? q++ : -1;
-        int g0 = 0, g1 = 0, g2 = 0, q = no;
-        SrVal **resv = sr_xcalloc((size_t)nres + 1, sizeof *resv);
-        uint8_t *res_const = sr_xcalloc((size_t)nres + 1, 1);
-        for (int rr = 0; rr < nres; rr++) {
-          int f = lj.in_fwd[rr];
-          if (f) {
-            resv[rr] = x[f - 1];
-            res_const[rr] = f - 1 < nc;
-          } else {
-            resv[rr] = outs[q++];
-          }
-        }
-        for (int rr = 0; rr < nres; rr++)
-          if (res_const[rr]) order[k] = rr, in[k++] = resv[rr], g0++;
-        for (int i = 0; i < nc; i++)
-          if (nz[i]) order[k] = tpos[i], in[k++] = t[i], g0++;
-        for (int i = nc; i < nc + nk; i++)
-          if (nz[i]) {
-            order[k] = tpos[i];
-            in[k++] = t[i] ? t[i] : sr_ad_zeros_staged(ad, sr_ad_tangent_type(sr_ad_type(ad, x[i])));
-            g1++;
-          }
-        for (int i = nc + nk; i < n; i++)
-          if (nz[i]) order[k] = tpos[i], in[k++] = t[i], g2++;
-        for (int rr = 0; rr < nres; rr++)
-          if (!res_const[rr]) order[k] = rr, in[k++] = resv[rr], g2++;
-        SrJaxpr *Lp = sr_ad_permute(L, order, NULL);
-        lj.lin = Lp; /* L was consumed by the permutation */
-        SrVal *rt = k == nl ? bind_scan(ad, e, s, Lp, g0, g1, g2, s->reverse, k, in) : NULL;
-        if (!rt) {
-          if (!ad->I->exc) sr_raise(ad->I, "RuntimeError", "internal error: the tangent scan's operands");
-          rc = -1;
-        } else {
-          for (int i = 0, mm = 0; i < no; i++) ty[i] = lj.out_nz[i] ? rt->seq.items[mm++] : NULL;
-        }
-        free(order);
-        free(in);
-        free(tpos);
-        free(resv);
-        free(res_const);
-      }
-    }
-    if (F2 != F) lj.fwd = F2;
-    free(outs);
-    free(dup);
-    free(keep);
-    free(keepc);
-    free(ord);
+    snprintf(name, sizeof name, "branch_%d", b);
+    sr_ev_push(cx, name);
+    SrEvalEqn sub = *e;
+    sub.out = results + (size_t)b * e->nout;
+    rc = call(cx, &sub, jv->jx.jaxpr, e->nin - 1, e->in + 1);
+    sr_ev_pop(cx);
+    ran++;
   }
-out:
-  if (have) sr_ad_lin_jaxprs_free(&lj);
-  free(nz);
-  free(inst);
-  free(allow);
-  return rc;
-}
-
-JVP(jvp_scan) {
-  Scan s;
-  if (scan_read(ad, e, &s) < 0) return -1;
-  if (ad->mode == SR_AD_LIN) return scan_lin(ad, e, &s, x, t, y, ty);
-  return scan_jvp_mode(ad, e, &s, x, t, y, ty);
-}
-
-/* ---- transpose ---- */
-
-/* The transposed body: (ires, ct_consts, ct_carry, ct_ys, eres) ->
-   (ct_consts + this iteration's, ct_carry in, ct_xs). */
-static SrJaxpr *scan_transpose_body(SrAd *ad, const Scan *s, const uint8_t *lin, const uint8_t *ys_nz) {
-  SrInterp *I = ad->I;
-  SrTrace *saved = I->trace;
-  SrJaxpr *b = s->body;
-  int nc = s->nc, nk = s->nk, nx = s->nx, ny = s->ny, n = nc + nk + nx;
-  const SrType **types = sr_xcalloc((size_t)(n + ny) + 1, sizeof *types);
-  int *slot = sr_xcalloc((size_t)(n + ny) + 1, sizeof *slot), k = 0;
-  /* argument positions: ires, ct consts, ct carry, ct ys, eres */
-  for (int i = 0; i < nc; i++)
-    if (!lin[i]) slot[i] = k, types[k++] = sr_args(b)[i]->type;
-  for (int i = 0; i < nc; i++)
-    if (lin[i]) slot[i] = k, types[k++] = sr_ad_ct_type(sr_args(b)[i]->type);
-  for (int i = nc; i < nc + nk; i++) slot[i] = k, types[k++] = sr_ad_ct_type(sr_args(b)[i]->type);
-  for (int i = 0; i < ny; i++)
-    if (ys_nz[i]) slot[n + i] = k, types[k++] = sr_ad_ct_type(b->outvars[nk + i]->type);
-  for (int i = nc + nk; i < n; i++)
-    if (!lin[i]) slot[i] = k, types[k++] = sr_args(b)[i]->type;
-  SrVal **args = sr_xcalloc((size_t)k + 1, sizeof *args);
-  SrTrace *tr = sr_ad_trace_begin(ad, k, types, args);
-  free(types);
-  SrVal **vals = sr_xcalloc((size_t)n + 1, sizeof *vals), **cts = sr_xcalloc((size_t)(nk + ny) + 1, sizeof *cts);
-  SrVal **cin = sr_xcalloc((size_t)n + 1, sizeof *cin);
-  for (int i = 0; i < n; i++) {
-    if (!lin[i]) vals[i] = args[slot[i]];
-    else if (i < nc) cin[i] = sr_ref(args[slot[i]]); /* the accumulator starts from the carried sum */
-  }
-  for (int i = 0; i < nk; i++) cts[i] = args[slot[nc + i]];
-  for (int i = 0; i < ny; i++) cts[nk + i] = ys_nz[i] ? args[slot[n + i]] : NULL;
-  SrAd sub;
-  sr_ad_begin(&sub, I, SR_AD_BWD);
-  I->trace = tr;
-  int rc = sr_ad_backward(&sub, b, lin, vals, cts, cin);
-  SrJaxpr *r = NULL;
   if (rc == 0) {
-    SrVal **outs = sr_xcalloc((size_t)n + 1, sizeof *outs);
-    int m = 0;
-    for (int i = 0; i < n && rc == 0; i++) {
-      if (!lin[i]) continue;
-      if (!cin[i]) {
-        int mark = sr_ad_mark(&sub);
-        cin[i] = sr_ref(sr_ad_full_zeros(&sub, sr_ad_ct_type(sr_args(b)[i]->type)));
-        sr_ad_release(&sub, mark);
-        if (!cin[i]) rc = -1;
+    for (uint32_t i = 0; i < e->nout && rc == 0; i++) {
+      if (uniform || ran == 1) {
+        int b = first == INT64_MIN ? 0 : (int)first;
+        for (int k = 0; k < nb && !results[(size_t)b * e->nout + i]; k++) b = k;
+        e->out[i] = sr_array_ref(results[(size_t)b * e->nout + i]);
+        continue;
       }
-      outs[m++] = cin[i];
+      /* per device, its own branch's result (in one layout) */
+      const SrMesh *om = NULL;
+      for (int b = 0; b < nb && !om; b++)
+        if (results[(size_t)b * e->nout + i]) om = results[(size_t)b * e->nout + i]->mesh;
+      const SrType *l = sr_ev_out_layout(cx, e, i, om);
+      SrArray *out = sr_array_new(e->out_type[i], l, om);
+      for (int b = 0; b < nb && rc == 0; b++) {
+        SrArray *r = results[(size_t)b * e->nout + i];
+        if (!r) continue;
+        SrArray *rr = sr_redistribute(cx, r, om, l);
+        if (!rr) {
+          rc = -1;
+          break;
+        }
+        for (int p = 0; p < out->ndev; p++)
+          if (which[p] == b && rr->shard[p]) out->shard[p] = sr_buffer_ref(rr->shard[p]);
+        sr_array_unref(rr);
+      }
+      e->out[i] = out;
     }
-    if (rc == 0) r = sr_ad_trace_end(&sub, tr, m, outs, NULL);
-    else sr_trace_abort(I, tr);
-    free(outs);
-  } else {
-    sr_trace_abort(I, tr);
   }
-  sr_ad_end(&sub);
-  for (int i = 0; i < n; i++) sr_unref(cin[i]);
-  for (int i = 0; i < k; i++) sr_unref(args[i]);
-  free(args);
-  free(vals);
-  free(cts);
-  free(cin);
-  free(slot);
-  I->trace = saved;
-  return r;
-}
-
-TR(tr_scan) {
-  Scan s;
-  if (scan_read(ad, e, &s) < 0) return -1;
-  int nc = s.nc, nk = s.nk, nx = s.nx, ny = s.ny, n = nc + nk + nx;
-  uint8_t *lin = sr_xcalloc((size_t)n + 1, 1), *ys_nz = sr_xcalloc((size_t)ny + 1, 1);
-  for (int i = 0; i < n; i++) lin[i] = x[i] == NULL;
-  /* carries are tangents of the body even when the value passed in is
-     not linear (an instantiated zero): its cotangent is dropped */
-  uint8_t *outer_lin = sr_xcalloc((size_t)n + 1, 1);
-  memcpy(outer_lin, lin, (size_t)n);
-  for (int i = nc; i < nc + nk; i++) lin[i] = 1;
-  for (int i = 0; i < ny; i++) ys_nz[i] = ct[nk + i] != NULL;
-  SrJaxpr *T = scan_transpose_body(ad, &s, lin, ys_nz);
-  int rc = -1;
-  if (T) {
-    SrVal **in = sr_xcalloc((size_t)(n + ny) + 1, sizeof *in);
-    int k = 0, g0 = 0, g1 = 0, g2 = 0;
-    for (int i = 0; i < nc; i++)
-      if (!lin[i]) in[k++] = x[i], g0++;
-    for (int i = 0; i < nc; i++)
-      if (lin[i]) in[k++] = sr_ad_full_zeros(ad, sr_ad_ct_type(e->in[i]->type)), g1++;
-    for (int i = 0; i < nk; i++)
-      in[k++] = ct[i] ? ct[i] : sr_ad_full_zeros(ad, sr_ad_ct_type(e->out[i]->type)), g1++;
-    for (int i = 0; i < ny; i++)
-      if (ys_nz[i]) in[k++] = ct[nk + i], g2++;
-    for (int i = nc + nk; i < n; i++)
-      if (!lin[i]) in[k++] = x[i], g2++;
-    SrVal *r = bind_scan(ad, e, &s, T, g0, g1, g2, !s.reverse, k, in);
-    if (r) {
-      int q = 0;
-      for (int i = 0; i < n; i++)
-        if (lin[i] && i < nc) cx[i] = r->seq.items[q++];
-      for (int i = nc; i < nc + nk; i++, q++)
-        if (outer_lin[i]) cx[i] = r->seq.items[q];
-      for (int i = nc + nk; i < n; i++)
-        if (lin[i]) cx[i] = r->seq.items[q++];
-      rc = 0;
-    }
-    free(in);
-    sr_program_unref(T->prog);
-  }
-  free(lin);
-  free(outer_lin);
-  free(ys_nz);
-  (void)stacked;
+  for (size_t k = 0; k < (size_t)nb * e->nout; k++) sr_array_unref(results[k]);
+  free(results);
+  free(which);
   return rc;
-}
-
-
-static void ad_rules_scan(void) {
-  sr_ad_set_jvp(SR_P_scan, jvp_scan);
-  sr_ad_set_transpose(SR_P_scan, tr_scan);
 }
 
 /* ---- cond ----
@@ -2770,11 +2679,66 @@ TR(tr_cond) {
   return rc;
 }
 
+/* ==== registration ==== */
+
+static void type_rules_control(void) {
+  sr_set_type_rule(SR_P_custom_lin, type_custom_lin);
+  static const int calls[] = {SR_P_jit, SR_P_pjit, SR_P_closed_call, SR_P_core_call, SR_P_xla_call,
+                              SR_P_remat, SR_P_checkpoint, SR_P_remat2, SR_P_custom_jvp_call,
+                              SR_P_custom_vjp_call, SR_P_custom_vjp_call_jaxpr};
+  for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) sr_set_type_rule(calls[i], type_call);
+  sr_set_type_rule(SR_P_optimization_barrier, type_optimization_barrier);
+  sr_set_type_rule(SR_P_scan, type_scan);
+  sr_set_type_rule(SR_P_while, type_while);
+  sr_set_type_rule(SR_P_cond, type_cond);
+}
+
+static void eval_rules_control(void) {
+  sr_set_eval_rule(SR_P_custom_lin, ev_custom_lin);
+  static const int calls[] = {
+    SR_P_jit, SR_P_pjit, SR_P_closed_call, SR_P_core_call, SR_P_custom_jvp_call, SR_P_custom_vjp_call,
+    SR_P_custom_vjp_call_jaxpr, SR_P_remat, SR_P_checkpoint, SR_P_remat2,
+  };
+  for (size_t i = 0; i < sizeof calls / sizeof *calls; i++) sr_set_eval_rule(calls[i], ev_call);
+  sr_set_eval_rule(SR_P_optimization_barrier, ev_barrier);
+  sr_set_eval_rule(SR_P_scan, ev_scan);
+  sr_set_eval_rule(SR_P_while, ev_while);
+  sr_set_eval_rule(SR_P_cond, ev_cond);
+}
+
+static void ad_rules_control(void) {
+  sr_ad_set_jvp(SR_P_jit, jvp_jit);
+  sr_ad_set_transpose(SR_P_jit, tr_jit);
+  sr_ad_set_jvp(SR_P_pjit, jvp_jit);
+  sr_ad_set_transpose(SR_P_pjit, tr_jit);
+  sr_ad_set_jvp(SR_P_checkpoint, jvp_remat);
+  sr_ad_set_transpose(SR_P_checkpoint, tr_remat);
+  sr_ad_set_jvp(SR_P_remat, jvp_remat);
+  sr_ad_set_transpose(SR_P_remat, tr_remat);
+  sr_ad_set_jvp(SR_P_remat2, jvp_remat);
+  sr_ad_set_transpose(SR_P_remat2, tr_remat);
+  sr_ad_set_jvp(SR_P_custom_jvp_call, jvp_custom_jvp_call);
+  sr_ad_set_jvp(SR_P_custom_vjp_call, jvp_custom_vjp_call);
+  sr_ad_set_jvp(SR_P_custom_vjp_call_jaxpr, sr_lax_jvp_custom_call);
+  sr_ad_set_transpose(SR_P_custom_lin, tr_custom_lin);
+  sr_ad_set_jvp(SR_P_optimization_barrier, jvp_barrier);
+  sr_ad_set_transpose(SR_P_optimization_barrier, tr_barrier);
+  sr_ad_set_jvp(SR_P_while, jvp_while);
+  sr_ad_set_transpose(SR_P_while, tr_while);
+}
+
+static void ad_rules_scan(void) {
+  sr_ad_set_jvp(SR_P_scan, jvp_scan);
+  sr_ad_set_transpose(SR_P_scan, tr_scan);
+}
+
 static void ad_rules_cond(void) {
   sr_ad_set_jvp(SR_P_cond, jvp_cond);
   sr_ad_set_transpose(SR_P_cond, tr_cond);
 }
+
 #undef TR
+
 #undef JVP
 
 void sr_lax_control_init(void) {

@@ -1,8 +1,9 @@
 /* manual.c: the rules of manual mode: shard_map, and the collectives and casts
  * (shard_map.py, lax/parallel.py).
  *
- * Each primitive's type, eval, JVP and transpose rules and communication
- * note, in sections in that order, then the family's registration
+ * The family's helpers, then each primitive's (or each group sharing
+ * rules') type, eval, JVP and transpose rules and communication note side
+ * by side in that order under its heading, then the family's registration
  * sr_lax_manual_init (lax/lax.h says what a family file holds and uses).
  */
 #include "lax/lax.h"
@@ -20,7 +21,7 @@
 #include "util/mem.h"
 #include "util/pyfmt.h"
 
-/* ==== type rules (from lib/prims/rules_manual.c) ==== */
+/* ==== the family's helpers ==== */
 
 /* type rules of manual mode -- shard_map, and the
  * collectives and casts that run inside it (reference section 4).
@@ -34,11 +35,6 @@
  * checks and moves axes between these states, with JAX's messages
  * (lax/parallel.py, core.py, shard_map.py).
  */
-
-
-
-
-/* ---- axes, states and their text ---- */
 
 /* The mesh a result is built on: the operand's, else the context's shape. */
 static const SrMesh *work_mesh(SrTypeCtx *cx, const SrType *t) {
@@ -138,8 +134,6 @@ static int report(SrTypeCtx *cx, const char *exc, SrBuf *b) {
   sr_buf_free(b);
   return -1;
 }
-
-/* ---- axis-name params ---- */
 
 #define MAX_NAMES 32
 
@@ -323,7 +317,168 @@ static int dim_param(SrTypeCtx *cx, const SrRuleEqn *e, const char *key, int lim
   return 0;
 }
 
-/* ---- psum and the all-reduces ---- */
+/* shard_map and the collectives and casts of manual mode.
+ *
+ * shard_map lays each operand out as its in_spec says (the manual axes
+ * major, then the body type's own axes), and then the very same buffers
+ * are the body's values: a device's block over the manual axes is its
+ * local value.  The body runs once for all devices, each equation on every
+ * device's buffer, with the mesh's manual axes typed Manual; its results'
+ * buffers become the blocks of the outputs, laid out by out_specs.  No data
+ * moves at the boundary unless an operand's layout differs from its spec.
+ *
+ * The collectives run through the communication interface over groups of
+ * the named axes.  Sums fold in member order over the axes taken in mesh
+ * order (so psum over ('Y', 'X') and ('X', 'Y') give the same bytes);
+ * gathers, scatters, all_to_all and ppermute order members as the axis
+ * names are listed, as JAX does.  The casts (pvary, preduced,
+ * reduced_vary_cast_p, vary_unreduced_cast_p) move no data. */
+
+/* The operand on the context (manual) mesh. */
+static SrArray *on_mesh(SrEvalCtx *cx, SrArray *a) {
+  if (a->mesh == cx->mesh || !cx->mesh) return sr_array_ref(a);
+  return sr_redistribute(cx, a, cx->mesh, a->layout);
+}
+
+static int named_axes(SrEvalCtx *cx, const SrEvalEqn *e, const SrMesh *m, int *axes, int *n) {
+  const char *key = sr_ev_param(e, "axes") ? "axes" : "axis_name";
+  if (sr_ev_param_axes(cx, e, key, m, axes, n) < 0) return -1;
+  SrVal *g = sr_ev_param(e, "axis_index_groups");
+  if (g && g->kind != SR_V_NONE)
+    return sr_ev_err(cx, "NotImplementedError", "%s with axis_index_groups is not supported", e->prim->name);
+  return 0;
+}
+
+static void sorted_axes(int *axes, int n) {
+  for (int i = 1; i < n; i++)
+    for (int k = i; k > 0 && axes[k - 1] > axes[k]; k--) {
+      int t = axes[k];
+      axes[k] = axes[k - 1];
+      axes[k - 1] = t;
+    }
+}
+
+/* Per-device buffers of a into b (indexed by position), NULL elsewhere. */
+static SrBuffer **buffers(SrArray *a) {
+  SrBuffer **b = sr_xcalloc((size_t)a->ndev + 1, sizeof *b);
+  for (int p = 0; p < a->ndev; p++) b[p] = sr_buffer_ref(a->shard[p]);
+  return b;
+}
+
+static void free_buffers(SrBuffer **b, int n) {
+  for (int p = 0; p < n; p++) sr_buffer_unref(b[p]);
+  free(b);
+}
+
+/* Moves axis 0 of [n, shape...] to position `to`, buffer by buffer. */
+static void unpack(SrBuffer **got, SrArray *r, size_t es, int64_t n, const int64_t *shape, int nd, int to) {
+  int64_t v[SR_MAX_RANK + 1];
+  v[0] = n;
+  memcpy(v + 1, shape, (size_t)nd * sizeof *shape);
+  for (int p = 0; p < r->ndev; p++) {
+    if (!got[p]) continue;
+    int q = 0;
+    while (q < p && got[q] != got[p]) q++;
+    if (q < p) {
+      r->shard[p] = sr_buffer_ref(r->shard[q]);
+      continue;
+    }
+    if (to == 0) {
+      r->shard[p] = sr_buffer_ref(got[p]);
+      continue;
+    }
+    SrBuffer *o = sr_buffer_new(got[p]->nbytes);
+    sr_kern_move_axis(es, nd + 1, v, 0, to, got[p]->data, o->data);
+    r->shard[p] = o;
+  }
+}
+
+/* Moves the `parts` pieces of dim d to the front: [.., parts, s/parts, ..]
+   -> [parts, .., s/parts, ..] (untiled: dim d has size parts). */
+static SrBuffer **pack(SrArray *a, size_t es, int d, int64_t parts, int tiled) {
+  int64_t shape[SR_MAX_RANK], v[SR_MAX_RANK + 1];
+  sr_layout_shard_shape(a->layout, shape);
+  int nd = a->layout->ndim, nv = 0, pos = d;
+  for (int k = 0; k < nd; k++) {
+    if (k == d && tiled) {
+      v[nv++] = parts;
+      v[nv++] = shape[k] / parts;
+    } else {
+      v[nv++] = shape[k];
+    }
+  }
+  SrBuffer **b = sr_xcalloc((size_t)a->ndev + 1, sizeof *b);
+  for (int p = 0; p < a->ndev; p++) {
+    if (!a->shard[p]) continue;
+    int q = 0;
+    while (q < p && a->shard[q] != a->shard[p]) q++;
+    if (q < p) {
+      b[p] = sr_buffer_ref(b[q]);
+      continue;
+    }
+    if (pos == 0) {
+      b[p] = sr_buffer_ref(a->shard[p]);
+      continue;
+    }
+    b[p] = sr_buffer_new(a->shard[p]->nbytes);
+    sr_kern_move_axis(es, nv, v, pos, 0, a->shard[p]->data, b[p]->data);
+  }
+  return b;
+}
+
+static int64_t ev_axes_size(const SrMesh *m, const int *axes, int n) {
+  int64_t s = 1;
+  for (int i = 0; i < n; i++) s *= m->sizes[axes[i]];
+  return s;
+}
+
+/* rules of the sharding casts (reshard,
+ * sharding_constraint) and of the manual-mode collectives and casts
+ * (lax/parallel.py, core.py, pjit.py).
+ *
+ * All of these are linear: the JVP applies the same operation to the
+ * tangent.  The transposes pair them up as the seed's table says: a
+ * forward cast to reduced transposes to the reshard from unreduced that is
+ * the all-reduce (reshard), psum_invariant <-> pvary, preduced <->
+ * unreduced_psum, vary_unreduced_cast <-> reduced_vary_cast, all_gather <->
+ * reduce_scatter, all_gather_reduced <-> unreduced_reduce_scatter,
+ * ppermute <-> ppermute with the inverse permutation, all_to_all <->
+ * all_to_all with split and concat swapped.  pmax and pmin have no rules,
+ * as in JAX.
+ */
+
+#define TR(name) static int name(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x, SrVal **cx)
+
+/* Binds prim to the cotangents (zeros instantiated) with e's params, a
+   key renamed (from -> to) and one param replaced (key -> val, stolen). */
+static int coll_transpose(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **cx, int prim, const char *from,
+                          const char *to, const char *key, SrVal *val, const char *drop) {
+  SrPList ps = {0};
+  for (uint32_t i = 0; i < e->nparams; i++) {
+    const char *k = e->params[i].key;
+    if (key && strcmp(k, key) == 0) continue;
+    if (drop && strcmp(k, drop) == 0) continue;
+    if (from && strcmp(k, from) == 0) k = to;
+    sr_plist_add(&ps, k, sr_ref(e->params[i].val));
+  }
+  if (key) sr_plist_add(&ps, key, val);
+  SrVal *small[32], **cs = e->nout <= 32 ? small : sr_xcalloc(e->nout, sizeof *cs);
+  for (uint32_t i = 0; i < e->nout; i++) cs[i] = ct[i] ? ct[i] : sr_ad_full_zeros(ad, sr_ad_ct_type(e->out[i]->type));
+  SrVal *r = sr_ad_bind(ad, prim, (int)e->nout, cs, ps.n, ps.p);
+  sr_plist_free(&ps);
+  if (cs != small) free(cs);
+  if (!r) return -1;
+  for (uint32_t i = 0; i < e->nin; i++) cx[i] = r->kind == SR_V_TUPLE ? r->seq.items[i] : r;
+  return 0;
+}
+
+#define PAIR(name, prim)                                                                              \
+  TR(name) {                                                                                          \
+    (void)x;                                                                                          \
+    return coll_transpose(ad, e, ct, cx, prim, NULL, NULL, NULL, NULL, NULL);                         \
+  }
+
+/* ==== the all-reduces: psum, pmean, psum_invariant, pmax, pmin, unreduced_psum/pmax/pmin ==== */
 
 /* lax/parallel.py: _allreduce_effectful_abstract_eval -- psum, and pmax /
    pmin without check_vma.  Positional (integer) axes reduce dimensions;
@@ -417,9 +572,11 @@ static int pmax_one(SrTypeCtx *cx, const SrRuleEqn *e, const SrType *t, const Sr
 }
 
 static int type_psum(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) { return each(cx, e, allreduce_one, out); }
+
 static int type_psum_invariant(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   return each(cx, e, psum_invariant_one, out);
 }
+
 static int type_pmax(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) { return each(cx, e, pmax_one, out); }
 
 /* lax/parallel.py: _unreduced_psum_pmax_pmin_abstract_eval -- unreduced
@@ -467,7 +624,49 @@ static int type_unreduced_reduce(SrTypeCtx *cx, const SrRuleEqn *e, const SrType
   return each(cx, e, unreduced_reduce_one, out);
 }
 
-/* ---- the casts ---- */
+/* psum, psum_invariant, pmax, pmin, unreduced_psum/pmax/pmin */
+static int ev_all_reduce(SrEvalCtx *cx, const SrEvalEqn *e) {
+  int id = e->prim->id;
+  SrRedOp op = id == SR_P_pmax || id == SR_P_unreduced_pmax ? SR_RED_MAX
+               : id == SR_P_pmin || id == SR_P_unreduced_pmin ? SR_RED_MIN : SR_RED_SUM;
+  for (uint32_t i = 0; i < e->nin; i++) {
+    SrArray *a = on_mesh(cx, e->in[i]);
+    if (!a) return -1;
+    int axes[SR_MAX_AXES], n = 0;
+    if (!a->mesh) {
+      /* no mesh at all: a sum over nothing */
+      e->out[i] = sr_array_retype(a, e->out_type[i], sr_layout_of_type(e->out_type[i]));
+      sr_array_unref(a);
+      continue;
+    }
+    if (named_axes(cx, e, a->mesh, axes, &n) < 0) {
+      sr_array_unref(a);
+      return -1;
+    }
+    sorted_axes(axes, n);
+    SrArray *r = sr_array_new(e->out_type[i], sr_layout_of_type(e->out_type[i]), a->mesh);
+    int rc = sr_coll_all_reduce(cx, a, axes, n, op, r->shard);
+    sr_array_unref(a);
+    if (rc < 0) {
+      sr_array_unref(r);
+      return -1;
+    }
+    e->out[i] = r;
+  }
+  return 0;
+}
+
+PAIR(tr_psum_invariant, SR_P_pvary)
+PAIR(tr_psum, SR_P_psum)
+PAIR(tr_unreduced_psum, SR_P_preduced)
+
+/* The explicit collectives, by HLO's name. */
+static int comm_all_reduce(const SrEqn *e, SrCommNote *out, int max) {
+  (void)e;
+  return sr_comm_note(out, max, 0, "all-reduce (explicit collective)", NULL, 0);
+}
+
+/* ==== the casts: pvary, preduced, vary_unreduced_cast, reduced_vary_cast ==== */
 
 /* lax/parallel.py: _pvary_abstract_eval -- invarying becomes varying. */
 static int pvary_one(SrTypeCtx *cx, const SrRuleEqn *e, const SrType *t, const SrType **out) {
@@ -592,17 +791,43 @@ static int reduced_vary_one(SrTypeCtx *cx, const SrRuleEqn *e, const SrType *t, 
 }
 
 static int type_pvary(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) { return each(cx, e, pvary_one, out); }
+
 static int type_preduced(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   return each(cx, e, preduced_one, out);
 }
+
 static int type_vary_unreduced(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   return each(cx, e, vary_unreduced_one, out);
 }
+
 static int type_reduced_vary(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   return each(cx, e, reduced_vary_one, out);
 }
 
-/* ---- permutes ---- */
+/* casts: the same buffers under the equation's type */
+static int ev_cast(SrEvalCtx *cx, const SrEvalEqn *e) {
+  for (uint32_t i = 0; i < e->nin; i++) {
+    SrArray *a = on_mesh(cx, e->in[i]);
+    if (!a) return -1;
+    const SrType *l = sr_layout_of_type(e->out_type[i]);
+    if (!sr_layout_same(l, a->layout) && (l->ndim != a->layout->ndim || sr_type_sharded_axes(l) != sr_type_sharded_axes(a->layout))) {
+      SrArray *r = sr_redistribute(cx, a, a->mesh, l);
+      sr_array_unref(a);
+      if (!r) return -1;
+      a = r;
+    }
+    e->out[i] = sr_array_retype(a, e->out_type[i], l);
+    sr_array_unref(a);
+  }
+  return 0;
+}
+
+PAIR(tr_pvary, SR_P_psum_invariant)
+PAIR(tr_reduced_vary_cast, SR_P_vary_unreduced_cast)
+PAIR(tr_vary_unreduced_cast, SR_P_reduced_vary_cast)
+PAIR(tr_preduced, SR_P_unreduced_psum)
+
+/* ==== ppermute, pbroadcast ==== */
 
 /* lax/parallel.py: _raise_to_shaped_abstract_eval -- ppermute and
    pbroadcast (both say "ppermute"): the type is unchanged. */
@@ -621,7 +846,100 @@ static int type_ppermute(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) 
   return each(cx, e, ppermute_one, out);
 }
 
-/* ---- gathers and scatters ---- */
+/* _pcollectives_lowering_common: no two pairs share a source or a
+   destination, indices compared modulo the group size as Python's %
+   does. */
+static int perm_unique(SrEvalCtx *cx, SrVal *perm, const int64_t *src, const int64_t *dst, int np, int64_t size) {
+  for (int k = 0; k < np; k++)
+    for (int j = 0; j < k; j++) {
+      int64_t sj = (src[j] % size + size) % size, sk = (src[k] % size + size) % size;
+      int64_t dj = (dst[j] % size + size) % size, dk = (dst[k] % size + size) % size;
+      if (sj == sk || dj == dk) {
+        SrBuf b = SR_BUF_INIT;
+        sr_val_repr(&b, perm);
+        int rc = sr_ev_err(cx, "ValueError", "ppermute sources and destinations must be unique, got %s.", sr_buf_str(&b));
+        sr_buf_free(&b);
+        return rc;
+      }
+    }
+  return 0;
+}
+
+static int ev_ppermute(SrEvalCtx *cx, const SrEvalEqn *e) {
+  SrVal *perm = sr_ev_param(e, "perm");
+  if (!perm || !sr_is_seq(perm)) return sr_ev_err(cx, "TypeError", "ppermute equation has no perm");
+  int np = perm->seq.n;
+  int64_t *src = sr_xmalloc((size_t)(np + 1) * sizeof *src), *dst = sr_xmalloc((size_t)(np + 1) * sizeof *dst);
+  int *isrc = sr_xmalloc((size_t)(np + 1) * sizeof *isrc), *idst = sr_xmalloc((size_t)(np + 1) * sizeof *idst);
+  int rc = 0;
+  for (int k = 0; k < np && rc == 0; k++) {
+    int64_t pr[2];
+    int n2;
+    if (sr_val_ints(perm->seq.items[k], pr, 2, &n2) < 0 || n2 != 2) rc = sr_ev_err(cx, "TypeError", "ppermute: bad perm");
+    src[k] = pr[0];
+    dst[k] = pr[1];
+  }
+  for (uint32_t i = 0; i < e->nin && rc == 0; i++) {
+    SrArray *a = on_mesh(cx, e->in[i]);
+    if (!a) {
+      rc = -1;
+      break;
+    }
+    int axes[SR_MAX_AXES], n = 0;
+    if (!a->mesh || named_axes(cx, e, a->mesh, axes, &n) < 0) {
+      rc = a->mesh ? -1 : sr_ev_err(cx, "ValueError", "ppermute outside shard_map");
+      sr_array_unref(a);
+      break;
+    }
+    int64_t size = ev_axes_size(a->mesh, axes, n);
+    if (perm_unique(cx, perm, src, dst, np, size) < 0) rc = -1;
+    for (int k = 0; k < np && rc == 0; k++) {
+      if (src[k] < 0 || src[k] >= size || dst[k] < 0 || dst[k] >= size)
+        rc = sr_ev_err(cx, "ValueError", "ppermute: perm index out of range for axis size %lld", (long long)size);
+      isrc[k] = (int)src[k];
+      idst[k] = (int)dst[k];
+    }
+    SrBuffer **in = buffers(a);
+    SrArray *r = sr_array_new(e->out_type[i], sr_layout_of_type(e->out_type[i]), a->mesh);
+    if (rc == 0)
+      rc = sr_coll_ppermute(cx, in, a->mesh, a->type->dtype, sr_array_shard_bytes(a), axes, n, np, isrc, idst, r->shard);
+    free_buffers(in, a->ndev);
+    sr_array_unref(a);
+    if (rc < 0) sr_array_unref(r);
+    else e->out[i] = r;
+  }
+  free(src);
+  free(dst);
+  free(isrc);
+  free(idst);
+  return rc;
+}
+
+TR(tr_ppermute) {
+  (void)x;
+  SrVal *perm = sr_eqn_param(e, sr_intern_cstr("perm"));
+  if (!perm || !sr_is_seq(perm)) return sr_raise(ad->I, "TypeError", "ppermute: malformed perm"), -1;
+  SrVal *inv = sr_seq(NULL, SR_V_TUPLE, perm->seq.n);
+  for (int i = 0; i < perm->seq.n; i++) {
+    SrVal *p = perm->seq.items[i];
+    if (!sr_is_seq(p) || p->seq.n != 2) {
+      sr_unref(inv);
+      return sr_raise(ad->I, "TypeError", "ppermute: malformed perm"), -1;
+    }
+    SrVal *pair = sr_seq(NULL, SR_V_TUPLE, 2);
+    sr_seq_push(NULL, pair, sr_ref(p->seq.items[1]));
+    sr_seq_push(NULL, pair, sr_ref(p->seq.items[0]));
+    sr_seq_push(NULL, inv, pair);
+  }
+  return coll_transpose(ad, e, ct, cx, SR_P_ppermute, NULL, NULL, "perm", inv, NULL);
+}
+
+static int comm_ppermute(const SrEqn *e, SrCommNote *out, int max) {
+  (void)e;
+  return sr_comm_note(out, max, 0, "collective-permute (explicit collective)", NULL, 0);
+}
+
+/* ==== all_gather, all_gather_invariant, all_gather_reduced ==== */
 
 typedef struct Gather {
   Names an;
@@ -657,25 +975,6 @@ static void gather_shape(SrTypeBuilder *b, const Gather *g) {
   memset(&b->dims[g->dim], 0, sizeof b->dims[0]);
   b->dims[g->dim].size = g->size;
   b->ndim++;
-}
-
-/* lax/parallel.py: _reduce_scatter_effectful_abstract_eval's shape */
-static int scatter_shape(SrTypeCtx *cx, SrTypeBuilder *b, const Gather *g) {
-  int64_t n = b->dims[g->dim].size;
-  if (g->tiled) {
-    if (g->size <= 0 || n % g->size != 0)
-      return sr_terr(cx, "ValueError",
-                     "tiled reduce_scatter operand scatter dimension size %lld must be divisible by shard_count %lld",
-                     (long long)n, (long long)g->size);
-    b->dims[g->dim].size = n / g->size;
-    return 0;
-  }
-  if (n != g->size)
-    return sr_terr(cx, "ValueError", "reduce_scatter operand scatter dimension size %lld must match shard count %lld",
-                   (long long)n, (long long)g->size);
-  memmove(&b->dims[g->dim], &b->dims[g->dim + 1], (size_t)(b->ndim - g->dim - 1) * sizeof b->dims[0]);
-  b->ndim--;
-  return 0;
 }
 
 /* lax/parallel.py: _all_gather_effectful_abstract_eval -- varying stays
@@ -748,6 +1047,73 @@ static int type_all_gather_reduced(SrTypeCtx *cx, const SrRuleEqn *e, const SrTy
   return 0;
 }
 
+/* all_gather, all_gather_invariant, all_gather_reduced */
+static int ev_all_gather(SrEvalCtx *cx, const SrEvalEqn *e) {
+  SrArray *a = on_mesh(cx, e->in[0]);
+  if (!a) return -1;
+  int axes[SR_MAX_AXES], n = 0, rc = 0;
+  int64_t dim = 0, tiled = 0;
+  if (!a->mesh || named_axes(cx, e, a->mesh, axes, &n) < 0 || sr_ev_param_int(cx, e, "all_gather_dimension", &dim) < 0) {
+    sr_array_unref(a);
+    return a->mesh ? -1 : sr_ev_err(cx, "ValueError", "%s outside shard_map", e->prim->name);
+  }
+  if (sr_ev_param(e, "tiled")) sr_ev_param_int(cx, e, "tiled", &tiled);
+  size_t es = sr_elem_size(a->type->dtype);
+  int64_t shape[SR_MAX_RANK], parts = ev_axes_size(a->mesh, axes, n);
+  sr_layout_shard_shape(a->layout, shape);
+  SrBuffer **in = buffers(a), **got = sr_xcalloc((size_t)a->ndev + 1, sizeof *got);
+  rc = sr_coll_all_gather(cx, in, a->mesh, a->type->dtype, sr_array_shard_bytes(a), axes, n, got);
+  SrArray *r = NULL;
+  if (rc == 0) {
+    r = sr_array_new(e->out_type[0], sr_layout_of_type(e->out_type[0]), a->mesh);
+    unpack(got, r, es, parts, shape, a->layout->ndim, (int)dim);
+  }
+  (void)tiled; /* tiled merges the new dim into dim: the same bytes */
+  free_buffers(in, a->ndev);
+  free_buffers(got, a->ndev);
+  sr_array_unref(a);
+  e->out[0] = r;
+  return rc;
+}
+
+TR(tr_all_gather) {
+  (void)x;
+  return coll_transpose(ad, e, ct, cx, SR_P_reduce_scatter, "all_gather_dimension", "scatter_dimension", NULL, NULL,
+                        NULL);
+}
+
+TR(tr_all_gather_reduced) {
+  (void)x;
+  return coll_transpose(ad, e, ct, cx, SR_P_unreduced_reduce_scatter, "all_gather_dimension", "scatter_dimension",
+                        NULL, NULL, "axis_index_groups");
+}
+
+static int comm_all_gather(const SrEqn *e, SrCommNote *out, int max) {
+  (void)e;
+  return sr_comm_note(out, max, 0, "all-gather (explicit collective)", NULL, 0);
+}
+
+/* ==== reduce_scatter, unreduced_reduce_scatter ==== */
+
+/* lax/parallel.py: _reduce_scatter_effectful_abstract_eval's shape */
+static int scatter_shape(SrTypeCtx *cx, SrTypeBuilder *b, const Gather *g) {
+  int64_t n = b->dims[g->dim].size;
+  if (g->tiled) {
+    if (g->size <= 0 || n % g->size != 0)
+      return sr_terr(cx, "ValueError",
+                     "tiled reduce_scatter operand scatter dimension size %lld must be divisible by shard_count %lld",
+                     (long long)n, (long long)g->size);
+    b->dims[g->dim].size = n / g->size;
+    return 0;
+  }
+  if (n != g->size)
+    return sr_terr(cx, "ValueError", "reduce_scatter operand scatter dimension size %lld must match shard count %lld",
+                   (long long)n, (long long)g->size);
+  memmove(&b->dims[g->dim], &b->dims[g->dim + 1], (size_t)(b->ndim - g->dim - 1) * sizeof b->dims[0]);
+  b->ndim--;
+  return 0;
+}
+
 /* lax/parallel.py: _reduce_scatter_effectful_abstract_eval -- varying
    stays varying (with check_vma the operand must vary over the axes). */
 static int type_reduce_scatter(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
@@ -803,6 +1169,52 @@ static int type_unreduced_reduce_scatter(SrTypeCtx *cx, const SrRuleEqn *e, cons
   return 0;
 }
 
+/* reduce_scatter, unreduced_reduce_scatter */
+static int ev_reduce_scatter(SrEvalCtx *cx, const SrEvalEqn *e) {
+  SrArray *a = on_mesh(cx, e->in[0]);
+  if (!a) return -1;
+  int axes[SR_MAX_AXES], n = 0;
+  int64_t dim = 0, tiled = 0;
+  if (!a->mesh || named_axes(cx, e, a->mesh, axes, &n) < 0 || sr_ev_param_int(cx, e, "scatter_dimension", &dim) < 0) {
+    sr_array_unref(a);
+    return a->mesh ? -1 : sr_ev_err(cx, "ValueError", "%s outside shard_map", e->prim->name);
+  }
+  if (sr_ev_param(e, "tiled")) sr_ev_param_int(cx, e, "tiled", &tiled);
+  size_t es = sr_elem_size(a->type->dtype);
+  int64_t parts = ev_axes_size(a->mesh, axes, n);
+  SrBuffer **in = pack(a, es, (int)dim, parts, (int)tiled);
+  SrArray *r = sr_array_new(e->out_type[0], sr_layout_of_type(e->out_type[0]), a->mesh);
+  size_t count = (size_t)sr_layout_shard_numel(a->layout) / (size_t)parts;
+  int rc = sr_coll_reduce_scatter(cx, in, a->mesh, a->type->dtype, count, axes, n, SR_RED_SUM, r->shard);
+  free_buffers(in, a->ndev);
+  sr_array_unref(a);
+  if (rc < 0) {
+    sr_array_unref(r);
+    return -1;
+  }
+  e->out[0] = r;
+  return 0;
+}
+
+TR(tr_reduce_scatter) {
+  (void)x;
+  return coll_transpose(ad, e, ct, cx, SR_P_all_gather, "scatter_dimension", "all_gather_dimension", NULL, NULL,
+                        NULL);
+}
+
+TR(tr_unreduced_reduce_scatter) {
+  (void)x;
+  return coll_transpose(ad, e, ct, cx, SR_P_all_gather_reduced, "scatter_dimension", "all_gather_dimension", NULL,
+                        NULL, "axis_index_groups");
+}
+
+static int comm_reduce_scatter(const SrEqn *e, SrCommNote *out, int max) {
+  (void)e;
+  return sr_comm_note(out, max, 0, "reduce-scatter (explicit collective)", NULL, 0);
+}
+
+/* ==== all_to_all ==== */
+
 /* lax/parallel.py: _all_to_all_effectful_abstract_eval -- splits one
    dimension across the axes and concatenates along another. */
 static int type_all_to_all(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
@@ -836,6 +1248,59 @@ static int type_all_to_all(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out
   return 0;
 }
 
+static int ev_all_to_all(SrEvalCtx *cx, const SrEvalEqn *e) {
+  SrArray *a = on_mesh(cx, e->in[0]);
+  if (!a) return -1;
+  int axes[SR_MAX_AXES], n = 0;
+  int64_t split, concat;
+  if (!a->mesh || named_axes(cx, e, a->mesh, axes, &n) < 0 || sr_ev_param_int(cx, e, "split_axis", &split) < 0 ||
+      sr_ev_param_int(cx, e, "concat_axis", &concat) < 0) {
+    sr_array_unref(a);
+    return a->mesh ? -1 : sr_ev_err(cx, "ValueError", "all_to_all outside shard_map");
+  }
+  size_t es = sr_elem_size(a->type->dtype);
+  int64_t parts = ev_axes_size(a->mesh, axes, n), shape[SR_MAX_RANK];
+  sr_layout_shard_shape(a->layout, shape);
+  SrBuffer **in = pack(a, es, (int)split, parts, 1), **got = sr_xcalloc((size_t)a->ndev + 1, sizeof *got);
+  int rc = sr_coll_all_to_all(cx, in, a->mesh, a->type->dtype, sr_array_shard_bytes(a) / (size_t)parts, axes, n, got);
+  SrArray *r = NULL;
+  if (rc == 0) {
+    shape[split] /= parts;
+    r = sr_array_new(e->out_type[0], sr_layout_of_type(e->out_type[0]), a->mesh);
+    unpack(got, r, es, parts, shape, a->layout->ndim, (int)concat);
+  }
+  free_buffers(in, a->ndev);
+  free_buffers(got, a->ndev);
+  sr_array_unref(a);
+  e->out[0] = r;
+  return rc;
+}
+
+TR(tr_all_to_all) {
+  (void)x;
+  SrVal *sa = sr_eqn_param(e, sr_intern_cstr("split_axis")), *ca = sr_eqn_param(e, sr_intern_cstr("concat_axis"));
+  if (!sa || !ca) return sr_raise(ad->I, "TypeError", "all_to_all: missing split_axis or concat_axis"), -1;
+  SrPList ps = {0};
+  for (uint32_t i = 0; i < e->nparams; i++) {
+    const char *k = e->params[i].key;
+    SrVal *v = e->params[i].val;
+    if (strcmp(k, "split_axis") == 0) v = ca;
+    else if (strcmp(k, "concat_axis") == 0) v = sa;
+    sr_plist_add(&ps, k, sr_ref(v));
+  }
+  SrVal *c = ct[0];
+  cx[0] = sr_ad_bind(ad, SR_P_all_to_all, 1, &c, ps.n, ps.p);
+  sr_plist_free(&ps);
+  return cx[0] ? 0 : -1;
+}
+
+static int comm_all_to_all(const SrEqn *e, SrCommNote *out, int max) {
+  (void)e;
+  return sr_comm_note(out, max, 0, "all-to-all (explicit collective)", NULL, 0);
+}
+
+/* ==== axis_index ==== */
+
 /* lax/parallel.py: _axis_index_effectful_abstract_eval -- an int32 scalar
    that, with check_vma, varies over the axes. */
 static int type_axis_index(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
@@ -853,7 +1318,29 @@ static int type_axis_index(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out
   return 0;
 }
 
-/* ---- shard_map ---- */
+typedef struct IdxArg {
+  int axes[SR_MAX_AXES], n;
+  SrDtype dt;
+} IdxArg;
+
+static int index_fn(SrShardIO *io) {
+  IdxArg *a = io->arg;
+  int64_t v = 0;
+  for (int k = 0; k < a->n; k++) v = v * io->mesh->sizes[a->axes[k]] + sr_mesh_coord(io->mesh, io->pos, a->axes[k]);
+  sr_kern_set_scalar(a->dt, (double)v, v, io->out[0]->data);
+  return 0;
+}
+
+static int ev_axis_index(SrEvalCtx *cx, const SrEvalEqn *e) {
+  if (!cx->mesh) return sr_ev_err(cx, "NameError", "axis_index outside shard_map: unbound axis name");
+  IdxArg a;
+  if (sr_ev_param_axes(cx, e, "axis_name", cx->mesh, a.axes, &a.n) < 0) return -1;
+  a.dt = e->out_type[0]->dtype;
+  e->out[0] = sr_array_new(e->out_type[0], sr_layout_of_type(e->out_type[0]), cx->mesh);
+  return sr_ev_map(cx, 0, NULL, 1, e->out, SR_MAP_POS, index_fn, &a);
+}
+
+/* ==== shard_map ==== */
 
 /* One PartitionSpec of in_specs or out_specs, as axes of the shard_map's
    mesh. */
@@ -1352,53 +1839,6 @@ done:
   return rc;
 }
 
-static void type_rules_manual(void) {
-  sr_set_type_rule(SR_P_shard_map, type_shard_map);
-  sr_set_type_rule(SR_P_psum, type_psum);
-  sr_set_type_rule(SR_P_pmean, type_psum);
-  sr_set_type_rule(SR_P_psum_invariant, type_psum_invariant);
-  sr_set_type_rule(SR_P_pmax, type_pmax);
-  sr_set_type_rule(SR_P_pmin, type_pmax);
-  sr_set_type_rule(SR_P_unreduced_psum, type_unreduced_reduce);
-  sr_set_type_rule(SR_P_unreduced_pmax, type_unreduced_reduce);
-  sr_set_type_rule(SR_P_unreduced_pmin, type_unreduced_reduce);
-  sr_set_type_rule(SR_P_pvary, type_pvary);
-  sr_set_type_rule(SR_P_preduced, type_preduced);
-  sr_set_type_rule(SR_P_vary_unreduced_cast, type_vary_unreduced);
-  sr_set_type_rule(SR_P_reduced_vary_cast, type_reduced_vary);
-  sr_set_type_rule(SR_P_ppermute, type_ppermute);
-  sr_set_type_rule(SR_P_pbroadcast, type_ppermute);
-  sr_set_type_rule(SR_P_all_gather, type_all_gather);
-  sr_set_type_rule(SR_P_all_gather_invariant, type_all_gather_invariant);
-  sr_set_type_rule(SR_P_all_gather_reduced, type_all_gather_reduced);
-  sr_set_type_rule(SR_P_reduce_scatter, type_reduce_scatter);
-  sr_set_type_rule(SR_P_unreduced_reduce_scatter, type_unreduced_reduce_scatter);
-  sr_set_type_rule(SR_P_all_to_all, type_all_to_all);
-  sr_set_type_rule(SR_P_axis_index, type_axis_index);
-}
-
-/* ==== eval rules (from lib/exec/eval_manual.c) ==== */
-
-/* shard_map and the collectives and casts of manual mode.
- *
- * shard_map lays each operand out as its in_spec says (the manual axes
- * major, then the body type's own axes), and then the very same buffers
- * are the body's values: a device's block over the manual axes is its
- * local value.  The body runs once for all devices, each equation on every
- * device's buffer, with the mesh's manual axes typed Manual; its results'
- * buffers become the blocks of the outputs, laid out by out_specs.  No data
- * moves at the boundary unless an operand's layout differs from its spec.
- *
- * The collectives run through the communication interface over groups of
- * the named axes.  Sums fold in member order over the axes taken in mesh
- * order (so psum over ('Y', 'X') and ('X', 'Y') give the same bytes);
- * gathers, scatters, all_to_all and ppermute order members as the axis
- * names are listed, as JAX does.  The casts (pvary, preduced,
- * reduced_vary_cast_p, vary_unreduced_cast_p) move no data. */
-
-
-/* ---- shard_map ---- */
-
 static int spec_axes(SrEvalCtx *cx, const SrMesh *m, const char *const *names, int n, uint8_t *ax) {
   for (int k = 0; k < n; k++) {
     int a = sr_mesh_axis(m, names[k]);
@@ -1556,498 +1996,6 @@ static int ev_shard_map(SrEvalCtx *cx, const SrEvalEqn *e) {
   return rc;
 }
 
-/* ---- collectives ---- */
-
-/* The operand on the context (manual) mesh. */
-static SrArray *on_mesh(SrEvalCtx *cx, SrArray *a) {
-  if (a->mesh == cx->mesh || !cx->mesh) return sr_array_ref(a);
-  return sr_redistribute(cx, a, cx->mesh, a->layout);
-}
-
-static int named_axes(SrEvalCtx *cx, const SrEvalEqn *e, const SrMesh *m, int *axes, int *n) {
-  const char *key = sr_ev_param(e, "axes") ? "axes" : "axis_name";
-  if (sr_ev_param_axes(cx, e, key, m, axes, n) < 0) return -1;
-  SrVal *g = sr_ev_param(e, "axis_index_groups");
-  if (g && g->kind != SR_V_NONE)
-    return sr_ev_err(cx, "NotImplementedError", "%s with axis_index_groups is not supported", e->prim->name);
-  return 0;
-}
-
-static void sorted_axes(int *axes, int n) {
-  for (int i = 1; i < n; i++)
-    for (int k = i; k > 0 && axes[k - 1] > axes[k]; k--) {
-      int t = axes[k];
-      axes[k] = axes[k - 1];
-      axes[k - 1] = t;
-    }
-}
-
-/* psum, psum_invariant, pmax, pmin, unreduced_psum/pmax/pmin */
-static int ev_all_reduce(SrEvalCtx *cx, const SrEvalEqn *e) {
-  int id = e->prim->id;
-  SrRedOp op = id == SR_P_pmax || id == SR_P_unreduced_pmax ? SR_RED_MAX
-               : id == SR_P_pmin || id == SR_P_unreduced_pmin ? SR_RED_MIN : SR_RED_SUM;
-  for (uint32_t i = 0; i < e->nin; i++) {
-    SrArray *a = on_mesh(cx, e->in[i]);
-    if (!a) return -1;
-    int axes[SR_MAX_AXES], n = 0;
-    if (!a->mesh) {
-      /* no mesh at all: a sum over nothing */
-      e->out[i] = sr_array_retype(a, e->out_type[i], sr_layout_of_type(e->out_type[i]));
-      sr_array_unref(a);
-      continue;
-    }
-    if (named_axes(cx, e, a->mesh, axes, &n) < 0) {
-      sr_array_unref(a);
-      return -1;
-    }
-    sorted_axes(axes, n);
-    SrArray *r = sr_array_new(e->out_type[i], sr_layout_of_type(e->out_type[i]), a->mesh);
-    int rc = sr_coll_all_reduce(cx, a, axes, n, op, r->shard);
-    sr_array_unref(a);
-    if (rc < 0) {
-      sr_array_unref(r);
-      return -1;
-    }
-    e->out[i] = r;
-  }
-  return 0;
-}
-
-/* casts: the same buffers under the equation's type */
-static int ev_cast(SrEvalCtx *cx, const SrEvalEqn *e) {
-  for (uint32_t i = 0; i < e->nin; i++) {
-    SrArray *a = on_mesh(cx, e->in[i]);
-    if (!a) return -1;
-    const SrType *l = sr_layout_of_type(e->out_type[i]);
-    if (!sr_layout_same(l, a->layout) && (l->ndim != a->layout->ndim || sr_type_sharded_axes(l) != sr_type_sharded_axes(a->layout))) {
-      SrArray *r = sr_redistribute(cx, a, a->mesh, l);
-      sr_array_unref(a);
-      if (!r) return -1;
-      a = r;
-    }
-    e->out[i] = sr_array_retype(a, e->out_type[i], l);
-    sr_array_unref(a);
-  }
-  return 0;
-}
-
-/* Per-device buffers of a into b (indexed by position), NULL elsewhere. */
-static SrBuffer **buffers(SrArray *a) {
-  SrBuffer **b = sr_xcalloc((size_t)a->ndev + 1, sizeof *b);
-  for (int p = 0; p < a->ndev; p++) b[p] = sr_buffer_ref(a->shard[p]);
-  return b;
-}
-
-static void free_buffers(SrBuffer **b, int n) {
-  for (int p = 0; p < n; p++) sr_buffer_unref(b[p]);
-  free(b);
-}
-
-/* Moves axis 0 of [n, shape...] to position `to`, buffer by buffer. */
-static void unpack(SrBuffer **got, SrArray *r, size_t es, int64_t n, const int64_t *shape, int nd, int to) {
-  int64_t v[SR_MAX_RANK + 1];
-  v[0] = n;
-  memcpy(v + 1, shape, (size_t)nd * sizeof *shape);
-  for (int p = 0; p < r->ndev; p++) {
-    if (!got[p]) continue;
-    int q = 0;
-    while (q < p && got[q] != got[p]) q++;
-    if (q < p) {
-      r->shard[p] = sr_buffer_ref(r->shard[q]);
-      continue;
-    }
-    if (to == 0) {
-      r->shard[p] = sr_buffer_ref(got[p]);
-      continue;
-    }
-    SrBuffer *o = sr_buffer_new(got[p]->nbytes);
-    sr_kern_move_axis(es, nd + 1, v, 0, to, got[p]->data, o->data);
-    r->shard[p] = o;
-  }
-}
-
-/* Moves the `parts` pieces of dim d to the front: [.., parts, s/parts, ..]
-   -> [parts, .., s/parts, ..] (untiled: dim d has size parts). */
-static SrBuffer **pack(SrArray *a, size_t es, int d, int64_t parts, int tiled) {
-  int64_t shape[SR_MAX_RANK], v[SR_MAX_RANK + 1];
-  sr_layout_shard_shape(a->layout, shape);
-  int nd = a->layout->ndim, nv = 0, pos = d;
-  for (int k = 0; k < nd; k++) {
-    if (k == d && tiled) {
-      v[nv++] = parts;
-      v[nv++] = shape[k] / parts;
-    } else {
-      v[nv++] = shape[k];
-    }
-  }
-  SrBuffer **b = sr_xcalloc((size_t)a->ndev + 1, sizeof *b);
-  for (int p = 0; p < a->ndev; p++) {
-    if (!a->shard[p]) continue;
-    int q = 0;
-    while (q < p && a->shard[q] != a->shard[p]) q++;
-    if (q < p) {
-      b[p] = sr_buffer_ref(b[q]);
-      continue;
-    }
-    if (pos == 0) {
-      b[p] = sr_buffer_ref(a->shard[p]);
-      continue;
-    }
-    b[p] = sr_buffer_new(a->shard[p]->nbytes);
-    sr_kern_move_axis(es, nv, v, pos, 0, a->shard[p]->data, b[p]->data);
-  }
-  return b;
-}
-
-static int64_t ev_axes_size(const SrMesh *m, const int *axes, int n) {
-  int64_t s = 1;
-  for (int i = 0; i < n; i++) s *= m->sizes[axes[i]];
-  return s;
-}
-
-/* all_gather, all_gather_invariant, all_gather_reduced */
-static int ev_all_gather(SrEvalCtx *cx, const SrEvalEqn *e) {
-  SrArray *a = on_mesh(cx, e->in[0]);
-  if (!a) return -1;
-  int axes[SR_MAX_AXES], n = 0, rc = 0;
-  int64_t dim = 0, tiled = 0;
-  if (!a->mesh || named_axes(cx, e, a->mesh, axes, &n) < 0 || sr_ev_param_int(cx, e, "all_gather_dimension", &dim) < 0) {
-    sr_array_unref(a);
-    return a->mesh ? -1 : sr_ev_err(cx, "ValueError", "%s outside shard_map", e->prim->name);
-  }
-  if (sr_ev_param(e, "tiled")) sr_ev_param_int(cx, e, "tiled", &tiled);
-  size_t es = sr_elem_size(a->type->dtype);
-  int64_t shape[SR_MAX_RANK], parts = ev_axes_size(a->mesh, axes, n);
-  sr_layout_shard_shape(a->layout, shape);
-  SrBuffer **in = buffers(a), **got = sr_xcalloc((size_t)a->ndev + 1, sizeof *got);
-  rc = sr_coll_all_gather(cx, in, a->mesh, a->type->dtype, sr_array_shard_bytes(a), axes, n, got);
-  SrArray *r = NULL;
-  if (rc == 0) {
-    r = sr_array_new(e->out_type[0], sr_layout_of_type(e->out_type[0]), a->mesh);
-    unpack(got, r, es, parts, shape, a->layout->ndim, (int)dim);
-  }
-  (void)tiled; /* tiled merges the new dim into dim: the same bytes */
-  free_buffers(in, a->ndev);
-  free_buffers(got, a->ndev);
-  sr_array_unref(a);
-  e->out[0] = r;
-  return rc;
-}
-
-/* reduce_scatter, unreduced_reduce_scatter */
-static int ev_reduce_scatter(SrEvalCtx *cx, const SrEvalEqn *e) {
-  SrArray *a = on_mesh(cx, e->in[0]);
-  if (!a) return -1;
-  int axes[SR_MAX_AXES], n = 0;
-  int64_t dim = 0, tiled = 0;
-  if (!a->mesh || named_axes(cx, e, a->mesh, axes, &n) < 0 || sr_ev_param_int(cx, e, "scatter_dimension", &dim) < 0) {
-    sr_array_unref(a);
-    return a->mesh ? -1 : sr_ev_err(cx, "ValueError", "%s outside shard_map", e->prim->name);
-  }
-  if (sr_ev_param(e, "tiled")) sr_ev_param_int(cx, e, "tiled", &tiled);
-  size_t es = sr_elem_size(a->type->dtype);
-  int64_t parts = ev_axes_size(a->mesh, axes, n);
-  SrBuffer **in = pack(a, es, (int)dim, parts, (int)tiled);
-  SrArray *r = sr_array_new(e->out_type[0], sr_layout_of_type(e->out_type[0]), a->mesh);
-  size_t count = (size_t)sr_layout_shard_numel(a->layout) / (size_t)parts;
-  int rc = sr_coll_reduce_scatter(cx, in, a->mesh, a->type->dtype, count, axes, n, SR_RED_SUM, r->shard);
-  free_buffers(in, a->ndev);
-  sr_array_unref(a);
-  if (rc < 0) {
-    sr_array_unref(r);
-    return -1;
-  }
-  e->out[0] = r;
-  return 0;
-}
-
-static int ev_all_to_all(SrEvalCtx *cx, const SrEvalEqn *e) {
-  SrArray *a = on_mesh(cx, e->in[0]);
-  if (!a) return -1;
-  int axes[SR_MAX_AXES], n = 0;
-  int64_t split, concat;
-  if (!a->mesh || named_axes(cx, e, a->mesh, axes, &n) < 0 || sr_ev_param_int(cx, e, "split_axis", &split) < 0 ||
-      sr_ev_param_int(cx, e, "concat_axis", &concat) < 0) {
-    sr_array_unref(a);
-    return a->mesh ? -1 : sr_ev_err(cx, "ValueError", "all_to_all outside shard_map");
-  }
-  size_t es = sr_elem_size(a->type->dtype);
-  int64_t parts = ev_axes_size(a->mesh, axes, n), shape[SR_MAX_RANK];
-  sr_layout_shard_shape(a->layout, shape);
-  SrBuffer **in = pack(a, es, (int)split, parts, 1), **got = sr_xcalloc((size_t)a->ndev + 1, sizeof *got);
-  int rc = sr_coll_all_to_all(cx, in, a->mesh, a->type->dtype, sr_array_shard_bytes(a) / (size_t)parts, axes, n, got);
-  SrArray *r = NULL;
-  if (rc == 0) {
-    shape[split] /= parts;
-    r = sr_array_new(e->out_type[0], sr_layout_of_type(e->out_type[0]), a->mesh);
-    unpack(got, r, es, parts, shape, a->layout->ndim, (int)concat);
-  }
-  free_buffers(in, a->ndev);
-  free_buffers(got, a->ndev);
-  sr_array_unref(a);
-  e->out[0] = r;
-  return rc;
-}
-
-/* _pcollectives_lowering_common: no two pairs share a source or a
-   destination, indices compared modulo the group size as Python's %
-   does. */
-static int perm_unique(SrEvalCtx *cx, SrVal *perm, const int64_t *src, const int64_t *dst, int np, int64_t size) {
-  for (int k = 0; k < np; k++)
-    for (int j = 0; j < k; j++) {
-      int64_t sj = (src[j] % size + size) % size, sk = (src[k] % size + size) % size;
-      int64_t dj = (dst[j] % size + size) % size, dk = (dst[k] % size + size) % size;
-      if (sj == sk || dj == dk) {
-        SrBuf b = SR_BUF_INIT;
-        sr_val_repr(&b, perm);
-        int rc = sr_ev_err(cx, "ValueError", "ppermute sources and destinations must be unique, got %s.", sr_buf_str(&b));
-        sr_buf_free(&b);
-        return rc;
-      }
-    }
-  return 0;
-}
-
-static int ev_ppermute(SrEvalCtx *cx, const SrEvalEqn *e) {
-  SrVal *perm = sr_ev_param(e, "perm");
-  if (!perm || !sr_is_seq(perm)) return sr_ev_err(cx, "TypeError", "ppermute equation has no perm");
-  int np = perm->seq.n;
-  int64_t *src = sr_xmalloc((size_t)(np + 1) * sizeof *src), *dst = sr_xmalloc((size_t)(np + 1) * sizeof *dst);
-  int *isrc = sr_xmalloc((size_t)(np + 1) * sizeof *isrc), *idst = sr_xmalloc((size_t)(np + 1) * sizeof *idst);
-  int rc = 0;
-  for (int k = 0; k < np && rc == 0; k++) {
-    int64_t pr[2];
-    int n2;
-    if (sr_val_ints(perm->seq.items[k], pr, 2, &n2) < 0 || n2 != 2) rc = sr_ev_err(cx, "TypeError", "ppermute: bad perm");
-    src[k] = pr[0];
-    dst[k] = pr[1];
-  }
-  for (uint32_t i = 0; i < e->nin && rc == 0; i++) {
-    SrArray *a = on_mesh(cx, e->in[i]);
-    if (!a) {
-      rc = -1;
-      break;
-    }
-    int axes[SR_MAX_AXES], n = 0;
-    if (!a->mesh || named_axes(cx, e, a->mesh, axes, &n) < 0) {
-      rc = a->mesh ? -1 : sr_ev_err(cx, "ValueError", "ppermute outside shard_map");
-      sr_array_unref(a);
-      break;
-    }
-    int64_t size = ev_axes_size(a->mesh, axes, n);
-    if (perm_unique(cx, perm, src, dst, np, size) < 0) rc = -1;
-    for (int k = 0; k < np && rc == 0; k++) {
-      if (src[k] < 0 || src[k] >= size || dst[k] < 0 || dst[k] >= size)
-        rc = sr_ev_err(cx, "ValueError", "ppermute: perm index out of range for axis size %lld", (long long)size);
-      isrc[k] = (int)src[k];
-      idst[k] = (int)dst[k];
-    }
-    SrBuffer **in = buffers(a);
-    SrArray *r = sr_array_new(e->out_type[i], sr_layout_of_type(e->out_type[i]), a->mesh);
-    if (rc == 0)
-      rc = sr_coll_ppermute(cx, in, a->mesh, a->type->dtype, sr_array_shard_bytes(a), axes, n, np, isrc, idst, r->shard);
-    free_buffers(in, a->ndev);
-    sr_array_unref(a);
-    if (rc < 0) sr_array_unref(r);
-    else e->out[i] = r;
-  }
-  free(src);
-  free(dst);
-  free(isrc);
-  free(idst);
-  return rc;
-}
-
-typedef struct IdxArg {
-  int axes[SR_MAX_AXES], n;
-  SrDtype dt;
-} IdxArg;
-
-static int index_fn(SrShardIO *io) {
-  IdxArg *a = io->arg;
-  int64_t v = 0;
-  for (int k = 0; k < a->n; k++) v = v * io->mesh->sizes[a->axes[k]] + sr_mesh_coord(io->mesh, io->pos, a->axes[k]);
-  sr_kern_set_scalar(a->dt, (double)v, v, io->out[0]->data);
-  return 0;
-}
-
-static int ev_axis_index(SrEvalCtx *cx, const SrEvalEqn *e) {
-  if (!cx->mesh) return sr_ev_err(cx, "NameError", "axis_index outside shard_map: unbound axis name");
-  IdxArg a;
-  if (sr_ev_param_axes(cx, e, "axis_name", cx->mesh, a.axes, &a.n) < 0) return -1;
-  a.dt = e->out_type[0]->dtype;
-  e->out[0] = sr_array_new(e->out_type[0], sr_layout_of_type(e->out_type[0]), cx->mesh);
-  return sr_ev_map(cx, 0, NULL, 1, e->out, SR_MAP_POS, index_fn, &a);
-}
-
-static void eval_rules_manual(void) {
-  sr_set_eval_rule(SR_P_shard_map, ev_shard_map);
-  static const int reduce[] = {SR_P_psum, SR_P_psum_invariant, SR_P_pmax, SR_P_pmin, SR_P_unreduced_psum,
-                               SR_P_unreduced_pmax, SR_P_unreduced_pmin};
-  for (size_t i = 0; i < sizeof reduce / sizeof *reduce; i++) sr_set_eval_rule(reduce[i], ev_all_reduce);
-  static const int casts[] = {SR_P_pvary, SR_P_pbroadcast, SR_P_preduced, SR_P_reduced_vary_cast,
-                              SR_P_vary_unreduced_cast};
-  for (size_t i = 0; i < sizeof casts / sizeof *casts; i++) sr_set_eval_rule(casts[i], ev_cast);
-  sr_set_eval_rule(SR_P_all_gather, ev_all_gather);
-  sr_set_eval_rule(SR_P_all_gather_invariant, ev_all_gather);
-  sr_set_eval_rule(SR_P_all_gather_reduced, ev_all_gather);
-  sr_set_eval_rule(SR_P_reduce_scatter, ev_reduce_scatter);
-  sr_set_eval_rule(SR_P_unreduced_reduce_scatter, ev_reduce_scatter);
-  sr_set_eval_rule(SR_P_all_to_all, ev_all_to_all);
-  sr_set_eval_rule(SR_P_ppermute, ev_ppermute);
-  sr_set_eval_rule(SR_P_axis_index, ev_axis_index);
-}
-
-/* ==== JVP and transpose rules (from lib/ad/ad_collectives.c) ==== */
-
-/* rules of the sharding casts (reshard,
- * sharding_constraint) and of the manual-mode collectives and casts
- * (lax/parallel.py, core.py, pjit.py).
- *
- * All of these are linear: the JVP applies the same operation to the
- * tangent.  The transposes pair them up as the seed's table says: a
- * forward cast to reduced transposes to the reshard from unreduced that is
- * the all-reduce (reshard), psum_invariant <-> pvary, preduced <->
- * unreduced_psum, vary_unreduced_cast <-> reduced_vary_cast, all_gather <->
- * reduce_scatter, all_gather_reduced <-> unreduced_reduce_scatter,
- * ppermute <-> ppermute with the inverse permutation, all_to_all <->
- * all_to_all with split and concat swapped.  pmax and pmin have no rules,
- * as in JAX.
- */
-
-
-
-
-#define TR(name) static int name(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x, SrVal **cx)
-/* ---- collectives ---- */
-
-/* Binds prim to the cotangents (zeros instantiated) with e's params, a
-   key renamed (from -> to) and one param replaced (key -> val, stolen). */
-static int coll_transpose(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **cx, int prim, const char *from,
-                          const char *to, const char *key, SrVal *val, const char *drop) {
-  SrPList ps = {0};
-  for (uint32_t i = 0; i < e->nparams; i++) {
-    const char *k = e->params[i].key;
-    if (key && strcmp(k, key) == 0) continue;
-    if (drop && strcmp(k, drop) == 0) continue;
-    if (from && strcmp(k, from) == 0) k = to;
-    sr_plist_add(&ps, k, sr_ref(e->params[i].val));
-  }
-  if (key) sr_plist_add(&ps, key, val);
-  SrVal *small[32], **cs = e->nout <= 32 ? small : sr_xcalloc(e->nout, sizeof *cs);
-  for (uint32_t i = 0; i < e->nout; i++) cs[i] = ct[i] ? ct[i] : sr_ad_full_zeros(ad, sr_ad_ct_type(e->out[i]->type));
-  SrVal *r = sr_ad_bind(ad, prim, (int)e->nout, cs, ps.n, ps.p);
-  sr_plist_free(&ps);
-  if (cs != small) free(cs);
-  if (!r) return -1;
-  for (uint32_t i = 0; i < e->nin; i++) cx[i] = r->kind == SR_V_TUPLE ? r->seq.items[i] : r;
-  return 0;
-}
-
-#define PAIR(name, prim)                                                                              \
-  TR(name) {                                                                                          \
-    (void)x;                                                                                          \
-    return coll_transpose(ad, e, ct, cx, prim, NULL, NULL, NULL, NULL, NULL);                         \
-  }
-PAIR(tr_psum_invariant, SR_P_pvary)
-PAIR(tr_pvary, SR_P_psum_invariant)
-PAIR(tr_psum, SR_P_psum)
-PAIR(tr_reduced_vary_cast, SR_P_vary_unreduced_cast)
-PAIR(tr_vary_unreduced_cast, SR_P_reduced_vary_cast)
-PAIR(tr_preduced, SR_P_unreduced_psum)
-PAIR(tr_unreduced_psum, SR_P_preduced)
-
-TR(tr_all_gather) {
-  (void)x;
-  return coll_transpose(ad, e, ct, cx, SR_P_reduce_scatter, "all_gather_dimension", "scatter_dimension", NULL, NULL,
-                        NULL);
-}
-
-TR(tr_reduce_scatter) {
-  (void)x;
-  return coll_transpose(ad, e, ct, cx, SR_P_all_gather, "scatter_dimension", "all_gather_dimension", NULL, NULL,
-                        NULL);
-}
-
-TR(tr_all_gather_reduced) {
-  (void)x;
-  return coll_transpose(ad, e, ct, cx, SR_P_unreduced_reduce_scatter, "all_gather_dimension", "scatter_dimension",
-                        NULL, NULL, "axis_index_groups");
-}
-
-TR(tr_unreduced_reduce_scatter) {
-  (void)x;
-  return coll_transpose(ad, e, ct, cx, SR_P_all_gather_reduced, "scatter_dimension", "all_gather_dimension", NULL,
-                        NULL, "axis_index_groups");
-}
-
-TR(tr_ppermute) {
-  (void)x;
-  SrVal *perm = sr_eqn_param(e, sr_intern_cstr("perm"));
-  if (!perm || !sr_is_seq(perm)) return sr_raise(ad->I, "TypeError", "ppermute: malformed perm"), -1;
-  SrVal *inv = sr_seq(NULL, SR_V_TUPLE, perm->seq.n);
-  for (int i = 0; i < perm->seq.n; i++) {
-    SrVal *p = perm->seq.items[i];
-    if (!sr_is_seq(p) || p->seq.n != 2) {
-      sr_unref(inv);
-      return sr_raise(ad->I, "TypeError", "ppermute: malformed perm"), -1;
-    }
-    SrVal *pair = sr_seq(NULL, SR_V_TUPLE, 2);
-    sr_seq_push(NULL, pair, sr_ref(p->seq.items[1]));
-    sr_seq_push(NULL, pair, sr_ref(p->seq.items[0]));
-    sr_seq_push(NULL, inv, pair);
-  }
-  return coll_transpose(ad, e, ct, cx, SR_P_ppermute, NULL, NULL, "perm", inv, NULL);
-}
-
-TR(tr_all_to_all) {
-  (void)x;
-  SrVal *sa = sr_eqn_param(e, sr_intern_cstr("split_axis")), *ca = sr_eqn_param(e, sr_intern_cstr("concat_axis"));
-  if (!sa || !ca) return sr_raise(ad->I, "TypeError", "all_to_all: missing split_axis or concat_axis"), -1;
-  SrPList ps = {0};
-  for (uint32_t i = 0; i < e->nparams; i++) {
-    const char *k = e->params[i].key;
-    SrVal *v = e->params[i].val;
-    if (strcmp(k, "split_axis") == 0) v = ca;
-    else if (strcmp(k, "concat_axis") == 0) v = sa;
-    sr_plist_add(&ps, k, sr_ref(v));
-  }
-  SrVal *c = ct[0];
-  cx[0] = sr_ad_bind(ad, SR_P_all_to_all, 1, &c, ps.n, ps.p);
-  sr_plist_free(&ps);
-  return cx[0] ? 0 : -1;
-}
-
-static void ad_rules_manual(void) {
-  static const struct {
-    int id;
-    SrTransposeRule tr;
-  } lin[] = {
-      {SR_P_psum_invariant, tr_psum_invariant},
-      {SR_P_pvary, tr_pvary},
-      {SR_P_psum, tr_psum},
-      {SR_P_reduced_vary_cast, tr_reduced_vary_cast},
-      {SR_P_vary_unreduced_cast, tr_vary_unreduced_cast},
-      {SR_P_preduced, tr_preduced},
-      {SR_P_unreduced_psum, tr_unreduced_psum},
-      {SR_P_all_gather, tr_all_gather},
-      {SR_P_reduce_scatter, tr_reduce_scatter},
-      {SR_P_all_gather_reduced, tr_all_gather_reduced},
-      {SR_P_unreduced_reduce_scatter, tr_unreduced_reduce_scatter},
-      {SR_P_ppermute, tr_ppermute},
-      {SR_P_all_to_all, tr_all_to_all},
-  };
-  for (size_t i = 0; i < sizeof lin / sizeof *lin; i++) {
-    sr_ad_set_jvp(lin[i].id, sr_ad_jvp_linear);
-    sr_ad_set_transpose(lin[i].id, lin[i].tr);
-  }
-}
-#undef TR
-#undef PAIR
-
-/* ==== JVP and transpose rules (from lib/ad/ad_shard_map.c) ==== */
-
 /* rules of shard_map (shard_map.py: _shard_map_jvp,
  * _shard_map_linearize, _shard_map_transpose).
  *
@@ -2062,9 +2010,6 @@ static void ad_rules_manual(void) {
  * with `in_spec.to_ct_spec()`.
  */
 
-
-
-#define TR(name) static int name(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x, SrVal **cx)
 #define JVP(name) static int name(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, SrVal **ty)
 
 static SrVal *param(const SrEqn *e, const char *key) { return sr_eqn_param(e, sr_intern_cstr(key)); }
@@ -2133,8 +2078,6 @@ static void leave(SrAd *ad, Ctx *c) {
   js->check_vma = c->vma;
 }
 
-/* ---- specs ---- */
-
 static const SrSpec *spec_of(const SrVal *v) { return v && v->kind == SR_V_SPEC ? v->spec : NULL; }
 
 /* P.to_ct_spec: unreduced and reduced swapped */
@@ -2197,8 +2140,6 @@ static SrVal *bind_smap(SrAd *ad, const SrEqn *e, SrJaxpr *body, SrVal *in_specs
   return r;
 }
 
-/* ---- JVP ---- */
-
 static int smap_jvp_mode(SrAd *ad, const SrEqn *e, const AdSMap *s, SrVal **x, SrVal **t, SrVal **y, SrVal **ty) {
   uint32_t n = e->nin, no = e->nout;
   uint8_t *nz = sr_xcalloc(n + 1, 1), *onz = sr_xcalloc(no + 1, 1);
@@ -2238,8 +2179,6 @@ static int smap_jvp_mode(SrAd *ad, const SrEqn *e, const AdSMap *s, SrVal **x, S
   free(onz);
   return rc;
 }
-
-/* ---- linearization ---- */
 
 /* F with its scalar residual outputs (from index first) given a leading
    axis of 1 (lax.broadcast(x, (1,))), traced again in the manual context. */
@@ -2476,8 +2415,6 @@ JVP(jvp_shard_map) {
   return smap_jvp_mode(ad, e, &s, x, t, y, ty);
 }
 
-/* ---- transpose ---- */
-
 TR(tr_shard_map) {
   AdSMap s;
   if (smap_read(ad, e, &s) < 0) return -1;
@@ -2563,37 +2500,86 @@ TR(tr_shard_map) {
   return rc;
 }
 
+/* ==== registration ==== */
+
+static void type_rules_manual(void) {
+  sr_set_type_rule(SR_P_shard_map, type_shard_map);
+  sr_set_type_rule(SR_P_psum, type_psum);
+  sr_set_type_rule(SR_P_pmean, type_psum);
+  sr_set_type_rule(SR_P_psum_invariant, type_psum_invariant);
+  sr_set_type_rule(SR_P_pmax, type_pmax);
+  sr_set_type_rule(SR_P_pmin, type_pmax);
+  sr_set_type_rule(SR_P_unreduced_psum, type_unreduced_reduce);
+  sr_set_type_rule(SR_P_unreduced_pmax, type_unreduced_reduce);
+  sr_set_type_rule(SR_P_unreduced_pmin, type_unreduced_reduce);
+  sr_set_type_rule(SR_P_pvary, type_pvary);
+  sr_set_type_rule(SR_P_preduced, type_preduced);
+  sr_set_type_rule(SR_P_vary_unreduced_cast, type_vary_unreduced);
+  sr_set_type_rule(SR_P_reduced_vary_cast, type_reduced_vary);
+  sr_set_type_rule(SR_P_ppermute, type_ppermute);
+  sr_set_type_rule(SR_P_pbroadcast, type_ppermute);
+  sr_set_type_rule(SR_P_all_gather, type_all_gather);
+  sr_set_type_rule(SR_P_all_gather_invariant, type_all_gather_invariant);
+  sr_set_type_rule(SR_P_all_gather_reduced, type_all_gather_reduced);
+  sr_set_type_rule(SR_P_reduce_scatter, type_reduce_scatter);
+  sr_set_type_rule(SR_P_unreduced_reduce_scatter, type_unreduced_reduce_scatter);
+  sr_set_type_rule(SR_P_all_to_all, type_all_to_all);
+  sr_set_type_rule(SR_P_axis_index, type_axis_index);
+}
+
+static void eval_rules_manual(void) {
+  sr_set_eval_rule(SR_P_shard_map, ev_shard_map);
+  static const int reduce[] = {SR_P_psum, SR_P_psum_invariant, SR_P_pmax, SR_P_pmin, SR_P_unreduced_psum,
+                               SR_P_unreduced_pmax, SR_P_unreduced_pmin};
+  for (size_t i = 0; i < sizeof reduce / sizeof *reduce; i++) sr_set_eval_rule(reduce[i], ev_all_reduce);
+  static const int casts[] = {SR_P_pvary, SR_P_pbroadcast, SR_P_preduced, SR_P_reduced_vary_cast,
+                              SR_P_vary_unreduced_cast};
+  for (size_t i = 0; i < sizeof casts / sizeof *casts; i++) sr_set_eval_rule(casts[i], ev_cast);
+  sr_set_eval_rule(SR_P_all_gather, ev_all_gather);
+  sr_set_eval_rule(SR_P_all_gather_invariant, ev_all_gather);
+  sr_set_eval_rule(SR_P_all_gather_reduced, ev_all_gather);
+  sr_set_eval_rule(SR_P_reduce_scatter, ev_reduce_scatter);
+  sr_set_eval_rule(SR_P_unreduced_reduce_scatter, ev_reduce_scatter);
+  sr_set_eval_rule(SR_P_all_to_all, ev_all_to_all);
+  sr_set_eval_rule(SR_P_ppermute, ev_ppermute);
+  sr_set_eval_rule(SR_P_axis_index, ev_axis_index);
+}
+
+static void ad_rules_manual(void) {
+  static const struct {
+    int id;
+    SrTransposeRule tr;
+  } lin[] = {
+      {SR_P_psum_invariant, tr_psum_invariant},
+      {SR_P_pvary, tr_pvary},
+      {SR_P_psum, tr_psum},
+      {SR_P_reduced_vary_cast, tr_reduced_vary_cast},
+      {SR_P_vary_unreduced_cast, tr_vary_unreduced_cast},
+      {SR_P_preduced, tr_preduced},
+      {SR_P_unreduced_psum, tr_unreduced_psum},
+      {SR_P_all_gather, tr_all_gather},
+      {SR_P_reduce_scatter, tr_reduce_scatter},
+      {SR_P_all_gather_reduced, tr_all_gather_reduced},
+      {SR_P_unreduced_reduce_scatter, tr_unreduced_reduce_scatter},
+      {SR_P_ppermute, tr_ppermute},
+      {SR_P_all_to_all, tr_all_to_all},
+  };
+  for (size_t i = 0; i < sizeof lin / sizeof *lin; i++) {
+    sr_ad_set_jvp(lin[i].id, sr_ad_jvp_linear);
+    sr_ad_set_transpose(lin[i].id, lin[i].tr);
+  }
+}
+
+#undef PAIR
 
 static void ad_rules_shard_map(void) {
   sr_ad_set_jvp(SR_P_shard_map, jvp_shard_map);
   sr_ad_set_transpose(SR_P_shard_map, tr_shard_map);
 }
+
 #undef TR
+
 #undef JVP
-
-/* ==== communication notes (from lib/ad/ad_comm.c) ==== */
-
-/* The explicit collectives, by HLO's name. */
-static int comm_all_reduce(const SrEqn *e, SrCommNote *out, int max) {
-  (void)e;
-  return sr_comm_note(out, max, 0, "all-reduce (explicit collective)", NULL, 0);
-}
-static int comm_all_gather(const SrEqn *e, SrCommNote *out, int max) {
-  (void)e;
-  return sr_comm_note(out, max, 0, "all-gather (explicit collective)", NULL, 0);
-}
-static int comm_reduce_scatter(const SrEqn *e, SrCommNote *out, int max) {
-  (void)e;
-  return sr_comm_note(out, max, 0, "reduce-scatter (explicit collective)", NULL, 0);
-}
-static int comm_ppermute(const SrEqn *e, SrCommNote *out, int max) {
-  (void)e;
-  return sr_comm_note(out, max, 0, "collective-permute (explicit collective)", NULL, 0);
-}
-static int comm_all_to_all(const SrEqn *e, SrCommNote *out, int max) {
-  (void)e;
-  return sr_comm_note(out, max, 0, "all-to-all (explicit collective)", NULL, 0);
-}
 
 static void comm_rules_manual(void) {
   static const struct {

@@ -1,8 +1,9 @@
 /* sharding.c: the rules of the sharding casts: reshard, sharding_constraint,
  * layout_constraint (pjit.py, layout.py).
  *
- * Each primitive's type, eval, JVP and transpose rules and communication
- * note, in sections in that order, then the family's registration
+ * The family's helpers, then each primitive's (or each group sharing
+ * rules') type, eval, JVP and transpose rules and communication note side
+ * by side in that order under its heading, then the family's registration
  * sr_lax_sharding_init (lax/lax.h says what a family file holds and uses).
  */
 #include "lax/lax.h"
@@ -17,7 +18,7 @@
 #include "text/print_val.h"
 #include "util/intern.h"
 
-/* ==== type rules (from lib/prims/rules_sharding.c) ==== */
+/* ==== the family's helpers ==== */
 
 /* type rules of the sharding casts: reshard,
  * sharding_constraint and layout_constraint (reference 3.12).
@@ -28,7 +29,15 @@
  * constraints keep the type.
  */
 
+/* reshard, sharding_constraint, layout_constraint.
+ *
+ * reshard and sharding_constraint are pure data movement: the layout their
+ * sharding param names (which may name Auto axes, unlike the type), moved
+ * to by redistribute.c. */
 
+#define TR(name) static int name(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x, SrVal **cx)
+
+/* ==== reshard ==== */
 
 /* pjit._reshard_abstract_eval with _check_unreduced_reshard: the operand
    with dst_sharding's spec; a max/min-unreduced result must not be more
@@ -87,29 +96,6 @@ static int type_reshard(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   return sr_finish_type(cx, e, &b, out);
 }
 
-/* pjit._sharding_constraint_abstract_eval: the operand's type (only its
-   mesh is updated, which a type here does not show). */
-static int type_constraint(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
-  if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
-  out[0] = e->in[0];
-  return 0;
-}
-
-static void type_rules_sharding(void) {
-  sr_set_type_rule(SR_P_reshard, type_reshard);
-  sr_set_type_rule(SR_P_sharding_constraint, type_constraint);
-  sr_set_type_rule(SR_P_layout_constraint, type_constraint);
-}
-
-/* ==== eval rules (from lib/exec/eval_sharding.c) ==== */
-
-/* reshard, sharding_constraint, layout_constraint.
- *
- * reshard and sharding_constraint are pure data movement: the layout their
- * sharding param names (which may name Auto axes, unlike the type), moved
- * to by redistribute.c. */
-
-
 /* A reshard into a mesh whose axes are Auto (auto_axes) leaves the data
    where it is along those axes, as XLA does when nothing asks otherwise:
    each dim the target leaves free keeps the input's Auto axes (the seed's
@@ -159,6 +145,39 @@ static int ev_reshard(SrEvalCtx *cx, const SrEvalEqn *e) {
   return e->out[0] ? 0 : -1;
 }
 
+TR(tr_reshard) {
+  (void)x;
+  /* reshard of the cotangent to the input's cotangent sharding
+     (_reshard_transpose_fancy): {U:X} -> replicated is the all-reduce */
+  cx[0] = sr_ad_reshard(ad, ct[0], sr_ad_ct_type(e->in[0]->type));
+  return cx[0] ? 0 : -1;
+}
+
+/* A reshard from unreduced all-reduces; one that drops sharded axes
+   all-gathers them, one that moves them is an all-to-all. */
+static int comm_reshard(const SrEqn *e, SrCommNote *out, int max) {
+  int n = 0;
+  const SrType *in0 = e->nin ? e->in[0]->type : NULL, *o0 = e->nout ? e->out[0]->type : NULL;
+  if (in0 && o0) {
+    SrAxes u = in0->unreduced & ~sr_axes_remap(o0->unreduced, o0->mesh, in0->mesh);
+    if (u) return sr_comm_note(out, max, n, "all-reduce (reshard from unreduced)", in0->mesh, u);
+    SrAxes from = sr_type_sharded_axes(in0), to = o0->mesh ? sr_axes_remap(sr_type_sharded_axes(o0), o0->mesh, in0->mesh) : 0;
+    if (from & ~to) n = sr_comm_note(out, max, n, "all-gather (reshard)", in0->mesh, from & ~to);
+    else if (from && from != to) n = sr_comm_note(out, max, n, "all-to-all (reshard)", in0->mesh, from);
+  }
+  return n;
+}
+
+/* ==== sharding_constraint, layout_constraint ==== */
+
+/* pjit._sharding_constraint_abstract_eval: the operand's type (only its
+   mesh is updated, which a type here does not show). */
+static int type_constraint(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
+  out[0] = e->in[0];
+  return 0;
+}
+
 static int ev_sharding_constraint(SrEvalCtx *cx, const SrEvalEqn *e) {
   const SrType *t = e->out_type[0];
   SrArray *x = e->in[0];
@@ -189,27 +208,6 @@ static int ev_layout_constraint(SrEvalCtx *cx, const SrEvalEqn *e) {
   return 0;
 }
 
-
-static void eval_rules_sharding(void) {
-  sr_set_eval_rule(SR_P_reshard, ev_reshard);
-  sr_set_eval_rule(SR_P_sharding_constraint, ev_sharding_constraint);
-  sr_set_eval_rule(SR_P_layout_constraint, ev_layout_constraint);
-}
-
-/* ==== JVP and transpose rules (from lib/ad/ad_collectives.c) ==== */
-
-#define TR(name) static int name(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x, SrVal **cx)
-
-/* ---- reshard ---- */
-
-TR(tr_reshard) {
-  (void)x;
-  /* reshard of the cotangent to the input's cotangent sharding
-     (_reshard_transpose_fancy): {U:X} -> replicated is the all-reduce */
-  cx[0] = sr_ad_reshard(ad, ct[0], sr_ad_ct_type(e->in[0]->type));
-  return cx[0] ? 0 : -1;
-}
-
 /* sharding_constraint, layout_constraint: the same constraint on ct */
 TR(tr_same) {
   (void)x;
@@ -218,7 +216,22 @@ TR(tr_same) {
   for (uint32_t i = 0; i < e->nin; i++) cx[i] = r->seq.items[i];
   return 0;
 }
+
+/* ==== registration ==== */
+
 #undef TR
+
+static void type_rules_sharding(void) {
+  sr_set_type_rule(SR_P_reshard, type_reshard);
+  sr_set_type_rule(SR_P_sharding_constraint, type_constraint);
+  sr_set_type_rule(SR_P_layout_constraint, type_constraint);
+}
+
+static void eval_rules_sharding(void) {
+  sr_set_eval_rule(SR_P_reshard, ev_reshard);
+  sr_set_eval_rule(SR_P_sharding_constraint, ev_sharding_constraint);
+  sr_set_eval_rule(SR_P_layout_constraint, ev_layout_constraint);
+}
 
 static void ad_rules_sharding(void) {
   sr_ad_set_jvp(SR_P_reshard, sr_ad_jvp_linear);
@@ -227,23 +240,6 @@ static void ad_rules_sharding(void) {
   sr_ad_set_transpose(SR_P_sharding_constraint, tr_same);
   sr_ad_set_jvp(SR_P_layout_constraint, sr_ad_jvp_linear);
   sr_ad_set_transpose(SR_P_layout_constraint, tr_same);
-}
-
-/* ==== communication notes (from lib/ad/ad_comm.c) ==== */
-
-/* A reshard from unreduced all-reduces; one that drops sharded axes
-   all-gathers them, one that moves them is an all-to-all. */
-static int comm_reshard(const SrEqn *e, SrCommNote *out, int max) {
-  int n = 0;
-  const SrType *in0 = e->nin ? e->in[0]->type : NULL, *o0 = e->nout ? e->out[0]->type : NULL;
-  if (in0 && o0) {
-    SrAxes u = in0->unreduced & ~sr_axes_remap(o0->unreduced, o0->mesh, in0->mesh);
-    if (u) return sr_comm_note(out, max, n, "all-reduce (reshard from unreduced)", in0->mesh, u);
-    SrAxes from = sr_type_sharded_axes(in0), to = o0->mesh ? sr_axes_remap(sr_type_sharded_axes(o0), o0->mesh, in0->mesh) : 0;
-    if (from & ~to) n = sr_comm_note(out, max, n, "all-gather (reshard)", in0->mesh, from & ~to);
-    else if (from && from != to) n = sr_comm_note(out, max, n, "all-to-all (reshard)", in0->mesh, from);
-  }
-  return n;
 }
 
 void sr_lax_sharding_init(void) {

@@ -2,8 +2,9 @@
  * transpose, squeeze, expand_dims, rev, slices, pad, concatenate, split,
  * gather, sort, iota, stack and unstack (lax/lax.py, lax/slicing.py).
  *
- * Each primitive's type, eval, JVP and transpose rules and communication
- * note, in sections in that order, then the family's registration
+ * The family's helpers, then each primitive's (or each group sharing
+ * rules') type, eval, JVP and transpose rules and communication note side
+ * by side in that order under its heading, then the family's registration
  * sr_lax_structural_init (lax/lax.h says what a family file holds and uses).
  */
 #include "lax/lax.h"
@@ -19,7 +20,7 @@
 #include "util/intern.h"
 #include "util/mem.h"
 
-/* ==== type rules (from lib/prims/rules_structural.c) ==== */
+/* ==== the family's helpers ==== */
 
 /* type rules of the primitives that move data around:
  * broadcast_in_dim, reshape, transpose, squeeze, expand_dims, rev,
@@ -32,9 +33,8 @@
  * sharded dimension stays divisible.
  */
 
-
-
 /* Python's floor division, for negative sizes in pad and slice. */
+
 /* A message's (1, 2) and shape (8, 4), into b: built only when an error is
    reported, not on every equation. */
 static const char *ints_s(SrBuf *b, const int64_t *v, int n) {
@@ -191,7 +191,138 @@ static int check_nonnegative(SrTypeCtx *cx, const char *fun, const char *arg, co
   return 0;
 }
 
-/* ---- broadcast_in_dim ---- */
+/* eval rules of the structural primitives.
+ *
+ * Each rule picks, for every operand, the layout under which the result's
+ * shard is a function of the operands' shards alone: dims that map one to
+ * one onto result dims take the result's axes, dims the operation reads
+ * across (a sliced, padded, reversed or concatenated dim) are gathered.
+ * The result is computed in the layout that gives ("natural"), then
+ * redistributed to its type's layout, which for the usual cases is the
+ * same or a local slice away.  reshape, squeeze and expand_dims move no
+ * data when the blocks line up. */
+
+/* A layout for operand a: its dim i takes result layout l's dim map[i]
+   axes when map[i] >= 0 and the sizes agree, else none; a's own unreduced
+   and reduced sets and dtype. */
+static const SrType *mapped_layout(const SrArray *a, const SrType *l, const int *map) {
+  SrTypeBuilder b;
+  sr_type_builder(&b, a->layout);
+  for (int i = 0; i < b.ndim; i++) {
+    b.dims[i].nax = 0;
+    memset(b.dims[i].ax, 0, sizeof b.dims[i].ax);
+    int d = map ? map[i] : i;
+    if (d < 0 || !l || l->dims[d].size != b.dims[i].size || !l->dims[d].nax) continue;
+    b.dims[i].nax = l->dims[d].nax;
+    memcpy(b.dims[i].ax, l->dims[d].ax, SR_MAX_DIM_AXES);
+    b.mesh = l->mesh;
+  }
+  return sr_type_get(&b);
+}
+
+/* l without the axes of the dims in mask. */
+static const SrType *drop_dims(const SrType *l, uint64_t mask) {
+  if (!mask) return l;
+  SrTypeBuilder b;
+  sr_type_builder(&b, l);
+  for (int i = 0; i < b.ndim; i++)
+    if (mask >> i & 1) b.dims[i].nax = 0;
+  return sr_type_get(&b);
+}
+
+/* A natural result layout: l's dims except those in mask, with the
+   unreduced/reduced sets of operand layout src (structural operations
+   carry them through). */
+static const SrType *natural(const SrType *l, uint64_t mask, const SrType *src, SrDtype dt) {
+  SrTypeBuilder b;
+  sr_type_builder(&b, drop_dims(l, mask));
+  b.dtype = dt;
+  b.unreduced = src->unreduced;
+  b.ukind = src->ukind;
+  b.reduced = src->reduced;
+  if ((b.unreduced || b.reduced) && !b.mesh) b.mesh = src->mesh;
+  return sr_type_get(&b);
+}
+
+/* Redistributes the natural result to the type's layout; consumes nat. */
+static int finish(SrEvalCtx *cx, const SrEvalEqn *e, uint32_t i, const SrMesh *m, SrArray *nat) {
+  const SrType *l = sr_ev_out_layout(cx, e, i, m);
+  e->out[i] = sr_redistribute_typed(cx, nat, m, l, e->out_type[i]);
+  sr_array_unref(nat);
+  return e->out[i] ? 0 : -1;
+}
+
+typedef struct Out1 {
+  const SrMesh *m;
+  const SrType *l; /* the result's type layout */
+} Out1;
+
+static Out1 out1(SrEvalCtx *cx, const SrEvalEqn *e) {
+  Out1 o;
+  o.m = sr_ev_mesh_for(cx, e, e->out_type[0]);
+  o.l = sr_ev_out_layout(cx, e, 0, o.m);
+  return o;
+}
+
+static size_t esize(const SrArray *a) { return sr_elem_size(a->type->dtype); }
+
+/* JVP and transpose rules of contractions, reductions
+ * and the structural primitives (lax/lax.py, lax/slicing.py).
+ *
+ * The transposes take their output shardings from the cotangent type of
+ * the operand they produce a cotangent for: that is how a dot_general
+ * whose weights were {R:X} comes out {U:X} with no communication, and how
+ * a reduce_sum's cotangent is broadcast back onto the operand's sharding.
+ */
+
+#define TR(name) static int name(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x, SrVal **cx)
+
+#define JVP(name) static int name(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, SrVal **ty)
+
+static SrVal *param(const SrEqn *e, const char *key) { return sr_eqn_param(e, sr_intern_cstr(key)); }
+
+/* An int tuple param (NULL or None: n = 0). */
+static int param_ints(const SrEqn *e, const char *key, int64_t *out, int max) {
+  SrVal *v = param(e, key);
+  int n = 0;
+  if (!v || v->kind == SR_V_NONE) return 0;
+  if (sr_val_ints(v, out, max, &n) < 0) return -1;
+  return n;
+}
+
+static int64_t param_int(const SrEqn *e, const char *key, int64_t dflt) {
+  SrVal *v = param(e, key);
+  return v && (v->kind == SR_V_INT || v->kind == SR_V_BOOL) ? v->i : dflt;
+}
+
+static const SrType *ct_of(const SrEqn *e, int i) { return sr_ad_ct_type(e->in[i]->type); }
+
+static void argsort(const int64_t *v, int n, int64_t *out) {
+  for (int i = 0; i < n; i++) out[i] = i;
+  for (int i = 1; i < n; i++)
+    for (int k = i; k > 0 && v[out[k - 1]] > v[out[k]]; k--) {
+      int64_t s = out[k];
+      out[k] = out[k - 1];
+      out[k - 1] = s;
+    }
+}
+
+static int contains(const int64_t *v, int n, int64_t x) {
+  for (int i = 0; i < n; i++)
+    if (v[i] == x) return 1;
+  return 0;
+}
+
+static SrVal *triples(const int64_t *lo, const int64_t *hi, const int64_t *in, int n) {
+  SrVal *t = sr_seq(NULL, SR_V_TUPLE, n);
+  for (int i = 0; i < n; i++) {
+    int64_t v[3] = {lo[i], hi[i], in[i]};
+    sr_seq_push(NULL, t, sr_ad_ints(v, 3));
+  }
+  return t;
+}
+
+/* ==== broadcast_in_dim ==== */
 
 /* lax.broadcast_in_dim_p: operand dimension i goes to result dimension
    broadcast_dimensions[i] and keeps its spec; new dimensions are None.  The
@@ -307,6 +438,91 @@ static int type_broadcast_in_dim(SrTypeCtx *cx, const SrRuleEqn *e, const SrType
   return sr_finish_type(cx, e, &b, out);
 }
 
+typedef struct BcastArg {
+  int nd;
+  int64_t in_view[SR_MAX_RANK]; /* the operand's shard as out-rank */
+  int64_t step[SR_MAX_RANK];
+  size_t es;
+} BcastArg;
+
+static int bcast_fn(SrShardIO *io) {
+  BcastArg *b = io->arg;
+  int64_t zero[SR_MAX_RANK] = {0};
+  sr_kern_strided(b->es, b->nd, b->in_view, zero, b->step, io->out_shape[0], io->in[0]->data, io->out[0]->data);
+  return 0;
+}
+
+static int ev_broadcast_in_dim(SrEvalCtx *cx, const SrEvalEqn *e) {
+  Out1 o = out1(cx, e);
+  const SrType *t = e->out_type[0];
+  SrArray *x = e->in[0];
+  int64_t bd[SR_MAX_RANK];
+  int nbd = 0;
+  if (sr_ev_param_ints(cx, e, "broadcast_dimensions", bd, SR_MAX_RANK, &nbd) < 0) return -1;
+  if (nbd != x->type->ndim) return sr_ev_err(cx, "TypeError", "broadcast_in_dim: broadcast_dimensions do not match the operand");
+  int map[SR_MAX_RANK];
+  for (int i = 0; i < nbd; i++) map[i] = (int)bd[i];
+  SrArray *xin = sr_redistribute(cx, x, o.m, mapped_layout(x, o.l, map));
+  if (!xin) return -1;
+  /* the result in the type's layout directly: a broadcast dim's block is
+     the same values whichever block it is */
+  SrTypeBuilder nb;
+  sr_type_builder(&nb, o.l);
+  nb.unreduced = xin->layout->unreduced;
+  nb.ukind = xin->layout->ukind;
+  nb.reduced = xin->layout->reduced;
+  if ((nb.unreduced || nb.reduced) && !nb.mesh) nb.mesh = xin->layout->mesh;
+  SrArray *r = sr_array_new(t, sr_type_get(&nb), o.m);
+  BcastArg b;
+  b.nd = t->ndim;
+  b.es = esize(x);
+  int64_t xs[SR_MAX_RANK];
+  sr_layout_shard_shape(xin->layout, xs);
+  for (int d = 0; d < t->ndim; d++) {
+    b.in_view[d] = 1;
+    b.step[d] = 0;
+  }
+  for (int i = 0; i < nbd; i++) {
+    b.in_view[bd[i]] = xs[i];
+    b.step[bd[i]] = xs[i] == 1 ? 0 : 1;
+  }
+  int rc = sr_ev_map(cx, 1, &xin, 1, &r, 0, bcast_fn, &b);
+  sr_array_unref(xin);
+  if (rc < 0) {
+    sr_array_unref(r);
+    return -1;
+  }
+  return finish(cx, e, 0, o.m, r);
+}
+
+TR(tr_broadcast_in_dim) {
+  if (x[0]) return 0; /* transpose wrt a literal */
+  const SrType *ot = ct_of(e, 0);
+  int64_t bdims[SR_MAX_RANK];
+  int nbd = param_ints(e, "broadcast_dimensions", bdims, SR_MAX_RANK);
+  const SrType *outt = e->out[0]->type;
+  /* unit dims: size 1 and not sharded */
+  int64_t unit[SR_MAX_RANK], bd2[SR_MAX_RANK], axes[SR_MAX_RANK];
+  int nunit = 0, nbd2 = 0, na = 0;
+  for (int i = 0; i < ot->ndim; i++)
+    if (ot->dims[i].size == 1 && ot->dims[i].nax == 0) unit[nunit++] = i;
+  for (int i = 0; i < nbd; i++)
+    if (!contains(unit, nunit, i)) bd2[nbd2++] = bdims[i];
+  for (int i = 0; i < outt->ndim; i++)
+    if (!contains(bd2, nbd2, i)) axes[na++] = i;
+  SrTypeBuilder b;
+  sr_type_builder(&b, ot);
+  int nd = 0;
+  for (int i = 0; i < ot->ndim; i++)
+    if (!contains(unit, nunit, i)) b.dims[nd++] = ot->dims[i];
+  b.ndim = (uint8_t)nd;
+  SrVal *s = sr_ad_reduce_sum(ad, ct[0], axes, na, sr_type_get(&b));
+  cx[0] = sr_ad_expand_dims(ad, s, unit, nunit);
+  return cx[0] ? 0 : -1;
+}
+
+/* ==== reshape, squeeze, expand_dims ==== */
+
 /* expand_dims (an older primitive; lax.expand_dims is broadcast_in_dim):
    size-1 dimensions with no sharding are inserted. */
 static int type_expand_dims(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
@@ -338,8 +554,6 @@ static int type_expand_dims(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **ou
   if (pass_ur(cx, &s, x, &b) < 0 || sr_vma_standard(cx, e, &b.varying) < 0) return -1;
   return sr_finish_type(cx, e, &b, out);
 }
-
-/* ---- reshape ---- */
 
 static int reshape_error(SrTypeCtx *cx, const SrType *x, const int64_t *ns, int n) {
   SrBuf a = SR_BUF_INIT, c = SR_BUF_INIT;
@@ -387,95 +601,6 @@ static int split_on_one_axis(const int64_t *a, int na, const int64_t *b, int nb,
     j++;
   }
   return i == na ? 1 : 0;
-}
-
-static int same_sharding_of_operands(SrTypeCtx *cx, const SrRuleEqn *e, const SrType *const *ts, const SrStd *s,
-                                     SrTypeBuilder *b, int inserted);
-
-/* lax.stack_p: operands of one shape stacked along a new, unsharded axis. */
-static int type_stack(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
-  if (sr_rule_arity(cx, e, -1, 1) < 0) return -1;
-  int64_t axis = 0;
-  if (sr_rparam_int(cx, e, "axis", 1, &axis) < 0) return -1;
-  if (!e->nin) return sr_terr(cx, "ValueError", "stack expects at least one operand, got 0.");
-  if (e->nin > 256) return sr_terr(cx, "TypeError", "stack: too many operands");
-  const SrType *ts[256];
-  sr_resolve_bare_literals(e, ts);
-  const SrType *x0 = ts[0];
-  SrBuf sb = SR_BUF_INIT;
-  for (uint32_t i = 0; i < e->nin; i++) {
-    if (i) sr_buf_puts(&sb, ", ");
-    sr_shape_str(&sb, ts[i]);
-  }
-  int rc = 0;
-  for (uint32_t i = 1; i < e->nin && !rc; i++)
-    if (ts[i]->ndim != x0->ndim)
-      rc = sr_terr(cx, "ValueError", "Cannot stack arrays with different numbers of dimensions: got %s.", sr_buf_str(&sb));
-  for (uint32_t i = 1; i < e->nin && !rc; i++)
-    for (int d = 0; d < x0->ndim; d++)
-      if (!sr_dim_same(&ts[i]->dims[d], &x0->dims[d])) {
-        rc = sr_terr(cx, "ValueError", "All input arrays must have the same shape. Got %s.", sr_buf_str(&sb));
-        break;
-      }
-  sr_buf_free(&sb);
-  if (!rc && (axis < 0 || axis > x0->ndim))
-    rc = sr_terr(cx, "ValueError", "stack axis %lld is out of bounds for result rank %d", (long long)axis, x0->ndim + 1);
-  if (rc < 0 || sr_check_same_dtypes(cx, "stack", ts, e->nin) < 0) return -1;
-  SrStd s;
-  if (sr_std_begin(cx, e, &s) < 0) return -1;
-  int64_t shape[SR_MAX_RANK];
-  if (x0->ndim + 1 > SR_MAX_RANK) return sr_terr(cx, "ValueError", "stack: too many dimensions");
-  for (int d = 0, j = 0; d <= x0->ndim; d++) shape[d] = d == axis ? (int64_t)e->nin : x0->dims[j++].size;
-  SrTypeBuilder b;
-  builder_shape(&b, x0, shape, x0->ndim + 1, &s);
-  int weak = 1;
-  for (uint32_t i = 0; i < e->nin; i++) weak &= ts[i]->weak;
-  b.weak = (uint8_t)weak;
-  if (same_sharding_of_operands(cx, e, ts, &s, &b, (int)axis) < 0) return -1;
-  if (sr_vma_standard(cx, e, &b.varying) < 0) return -1;
-  if (sr_mem_default(cx, e, &b.mem) < 0) return -1;
-  return sr_finish_type(cx, e, &b, out);
-}
-
-/* lax.unstack_p: one result per index of the axis, each without it; the
-   axis may not be sharded (_unstack_sharding_rule). */
-static int type_unstack(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
-  if (sr_rule_arity(cx, e, 1, -1) < 0) return -1;
-  const SrType *x = e->in[0];
-  int64_t axis = 0;
-  if (sr_rparam_int(cx, e, "axis", 1, &axis) < 0) return -1;
-  if (x->ndim == 0)
-    return sr_terr(cx, "ValueError",
-                   "unstack requires arrays with rank > 0, however a scalar array of shape () was passed.");
-  if (axis < 0 || axis >= x->ndim)
-    return sr_terr(cx, "TypeError", "unstack axis %lld is out of bounds for rank %d", (long long)axis, x->ndim);
-  if ((int64_t)e->nout != x->dims[axis].size)
-    return sr_terr(cx, "TypeError", "unstack of a dimension of size %lld binds %u results",
-                   (long long)x->dims[axis].size, e->nout);
-  SrStd s;
-  if (sr_std_begin(cx, e, &s) < 0) return -1;
-  if (s.mode == SR_MODE_EXPLICIT && x->dims[axis].nax) {
-    SrBuf a = SR_BUF_INIT;
-    sr_aval_str_axis_types(&a, cx, x);
-    sr_terr(cx, "ShardingTypeError", "unstack operand cannot be sharded on the unstacking axis %lld. Got operand type=%s",
-            (long long)axis, sr_buf_str(&a));
-    sr_buf_free(&a);
-    return -1;
-  }
-  SrAxes vma;
-  if (sr_vma_standard(cx, e, &vma) < 0) return -1;
-  for (uint32_t i = 0; i < e->nout; i++) {
-    SrTypeBuilder b;
-    sr_type_builder(&b, x);
-    memmove(&b.dims[axis], &b.dims[axis + 1], (size_t)(b.ndim - axis - 1) * sizeof b.dims[0]);
-    b.ndim--;
-    if (!b.mesh) b.mesh = s.mesh;
-    if (s.mode != SR_MODE_EXPLICIT) sr_builder_replicate(&b);
-    if (pass_ur(cx, &s, x, &b) < 0) return -1;
-    b.varying = vma;
-    if (sr_finish_type(cx, e, &b, &out[i]) < 0) return -1;
-  }
-  return 0;
 }
 
 /* lax.split_partitions: hands a dimension's axes (major first) to the
@@ -713,37 +838,6 @@ static int type_reshape(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   return sr_finish_type(cx, e, &b, out);
 }
 
-/* ---- transpose, squeeze, rev ---- */
-
-/* lax.transpose_p: out_spec[i] = in_spec[perm[i]]. */
-static int type_transpose(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
-  if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
-  const SrType *x = e->in[0];
-  int64_t perm[SR_MAX_RANK];
-  int n = 0;
-  if (sr_rparam_ints(cx, e, "permutation", 1, perm, SR_MAX_RANK, &n) < 0) return -1;
-  int ok = n == x->ndim, seen[SR_MAX_RANK] = {0};
-  for (int i = 0; ok && i < n; i++) {
-    if (perm[i] < 0 || perm[i] >= n || seen[perm[i]]) ok = 0;
-    else seen[perm[i]] = 1;
-  }
-  if (!ok)
-    return bad_dims(cx, "transpose permutation isn't a permutation of operand dimensions, got permutation %s for operand shape %s.",
-                    perm, n, x);
-  SrStd s;
-  if (sr_std_begin(cx, e, &s) < 0) return -1;
-  SrTypeBuilder b;
-  int64_t shape[SR_MAX_RANK];
-  for (int i = 0; i < n; i++) shape[i] = x->dims[perm[i]].size;
-  builder_shape(&b, x, shape, n, &s);
-  for (int i = 0; i < n; i++) {
-    b.dims[i].sym = x->dims[perm[i]].sym;
-    if (s.mode == SR_MODE_EXPLICIT) take_spec(&b, i, x, (int)perm[i]);
-  }
-  if (pass_ur(cx, &s, x, &b) < 0 || sr_vma_standard(cx, e, &b.varying) < 0) return -1;
-  return sr_finish_type(cx, e, &b, out);
-}
-
 /* lax.squeeze_p: drops size-1 dimensions and their specs. */
 static int type_squeeze(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
@@ -792,6 +886,156 @@ static int type_squeeze(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   return sr_finish_type(cx, e, &b, out);
 }
 
+/* The flat range of the block at pos, or -1 if it is not contiguous. */
+static int flat_block(const SrType *l, const SrMesh *m, int pos, int64_t *start, int64_t *count) {
+  int64_t st[SR_MAX_RANK], sh[SR_MAX_RANK], strides[SR_MAX_RANK], full[SR_MAX_RANK];
+  sr_layout_block_start(l, m, pos, st);
+  sr_layout_shard_shape(l, sh);
+  for (int i = 0; i < l->ndim; i++) full[i] = l->dims[i].size;
+  sr_kern_row_strides(l->ndim, full, strides);
+  int k = 0;
+  while (k < l->ndim - 1 && sh[k] == 1) k++;
+  for (int i = k + 1; i < l->ndim; i++)
+    if (sh[i] != full[i]) return -1;
+  *start = 0;
+  *count = 1;
+  for (int i = 0; i < l->ndim; i++) {
+    *start += st[i] * strides[i];
+    *count *= sh[i];
+  }
+  return 0;
+}
+
+static int blocks_line_up(const SrType *a, const SrType *b, const SrMesh *m) {
+  if (a->unreduced != b->unreduced || (a->unreduced && a->ukind != b->ukind)) return 0;
+  if (!m) return 1;
+  int n = sr_mesh_ndev(m);
+  for (int p = 0; p < n; p++) {
+    int64_t s1, c1, s2, c2;
+    if (flat_block(a, m, p, &s1, &c1) < 0 || flat_block(b, m, p, &s2, &c2) < 0) return 0;
+    if (s1 != s2 || c1 != c2) return 0;
+  }
+  return 1;
+}
+
+/* The same elements in row-major order, under a new shape. */
+static int ev_reshape_like(SrEvalCtx *cx, const SrEvalEqn *e) {
+  Out1 o = out1(cx, e);
+  const SrType *t = e->out_type[0];
+  SrArray *x = e->in[0];
+  SrVal *dims = sr_ev_param(e, "dimensions");
+  if (dims && dims->kind != SR_V_NONE && e->prim->id == SR_P_reshape)
+    return sr_ev_err(cx, "NotImplementedError", "reshape with dimensions= is not supported");
+  /* the result's layout with the operand's unreduced/reduced sets */
+  const SrType *want = natural(o.l, 0, x->layout, t->dtype);
+  if (x->mesh == o.m && blocks_line_up(x->layout, want, o.m)) return finish(cx, e, 0, o.m, sr_array_retype(x, t, want));
+  /* otherwise through the whole value on every device */
+  SrArray *full = sr_redistribute(cx, x, o.m, natural(drop_dims(x->layout, ~0ull), 0, x->layout, x->type->dtype));
+  if (!full) return -1;
+  SrArray *r = sr_array_retype(full, t, natural(drop_dims(o.l, ~0ull), 0, full->layout, t->dtype));
+  sr_array_unref(full);
+  return finish(cx, e, 0, o.m, r);
+}
+
+static int ev_squeeze(SrEvalCtx *cx, const SrEvalEqn *e) { return ev_reshape_like(cx, e); }
+
+TR(tr_reshape) {
+  (void)x;
+  SrVal *dims = param(e, "dimensions");
+  if (dims && dims->kind != SR_V_NONE)
+    return sr_raise(ad->I, "NotImplementedError", "transposing a reshape with dimensions is not supported"), -1;
+  cx[0] = sr_ad_reshape(ad, ct[0], ct_of(e, 0));
+  return cx[0] ? 0 : -1;
+}
+
+TR(tr_squeeze) {
+  (void)x;
+  int64_t dims[SR_MAX_RANK];
+  int n = param_ints(e, "dimensions", dims, SR_MAX_RANK);
+  cx[0] = sr_ad_expand_dims(ad, ct[0], dims, n);
+  return cx[0] ? 0 : -1;
+}
+
+/* ==== transpose ==== */
+
+/* lax.transpose_p: out_spec[i] = in_spec[perm[i]]. */
+static int type_transpose(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
+  const SrType *x = e->in[0];
+  int64_t perm[SR_MAX_RANK];
+  int n = 0;
+  if (sr_rparam_ints(cx, e, "permutation", 1, perm, SR_MAX_RANK, &n) < 0) return -1;
+  int ok = n == x->ndim, seen[SR_MAX_RANK] = {0};
+  for (int i = 0; ok && i < n; i++) {
+    if (perm[i] < 0 || perm[i] >= n || seen[perm[i]]) ok = 0;
+    else seen[perm[i]] = 1;
+  }
+  if (!ok)
+    return bad_dims(cx, "transpose permutation isn't a permutation of operand dimensions, got permutation %s for operand shape %s.",
+                    perm, n, x);
+  SrStd s;
+  if (sr_std_begin(cx, e, &s) < 0) return -1;
+  SrTypeBuilder b;
+  int64_t shape[SR_MAX_RANK];
+  for (int i = 0; i < n; i++) shape[i] = x->dims[perm[i]].size;
+  builder_shape(&b, x, shape, n, &s);
+  for (int i = 0; i < n; i++) {
+    b.dims[i].sym = x->dims[perm[i]].sym;
+    if (s.mode == SR_MODE_EXPLICIT) take_spec(&b, i, x, (int)perm[i]);
+  }
+  if (pass_ur(cx, &s, x, &b) < 0 || sr_vma_standard(cx, e, &b.varying) < 0) return -1;
+  return sr_finish_type(cx, e, &b, out);
+}
+
+typedef struct TransArg {
+  int nd;
+  size_t es;
+  int perm[SR_MAX_RANK];
+} TransArg;
+
+static int transpose_fn(SrShardIO *io) {
+  TransArg *t = io->arg;
+  sr_kern_transpose(t->es, t->nd, io->in_shape[0], t->perm, io->in[0]->data, io->out[0]->data);
+  return 0;
+}
+
+static int ev_transpose(SrEvalCtx *cx, const SrEvalEqn *e) {
+  Out1 o = out1(cx, e);
+  SrArray *x = e->in[0];
+  int64_t p[SR_MAX_RANK];
+  int np;
+  if (sr_ev_param_ints(cx, e, "permutation", p, SR_MAX_RANK, &np) < 0) return -1;
+  TransArg ta;
+  int inv[SR_MAX_RANK];
+  ta.nd = np;
+  ta.es = esize(x);
+  for (int k = 0; k < np; k++) {
+    ta.perm[k] = (int)p[k];
+    inv[p[k]] = k;
+  }
+  SrArray *xin = sr_redistribute(cx, x, o.m, mapped_layout(x, o.l, inv));
+  if (!xin) return -1;
+  SrArray *r = sr_array_new(e->out_type[0], natural(o.l, 0, xin->layout, x->type->dtype), o.m);
+  int rc = sr_ev_map(cx, 1, &xin, 1, &r, 0, transpose_fn, &ta);
+  sr_array_unref(xin);
+  if (rc < 0) {
+    sr_array_unref(r);
+    return -1;
+  }
+  return finish(cx, e, 0, o.m, r);
+}
+
+TR(tr_transpose) {
+  (void)x;
+  int64_t perm[SR_MAX_RANK], inv[SR_MAX_RANK];
+  int n = param_ints(e, "permutation", perm, SR_MAX_RANK);
+  argsort(perm, n, inv);
+  cx[0] = sr_ad_transpose_dims(ad, ct[0], inv, n);
+  return cx[0] ? 0 : -1;
+}
+
+/* ==== rev, slice ==== */
+
 /* lax.rev_p: the operand's sharding; no ur rule. */
 static int type_rev(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
@@ -824,7 +1068,194 @@ static int type_rev(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   return sr_finish_type(cx, e, &b, out);
 }
 
-/* ---- concatenate, split, pad ---- */
+/* slicing.slice_p. */
+static int type_slice(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
+  const SrType *x = e->in[0];
+  int64_t st[SR_MAX_RANK], li[SR_MAX_RANK], sd[SR_MAX_RANK];
+  int ns = 0, nl = 0, nd = 0;
+  if (sr_rparam_ints(cx, e, "start_indices", 1, st, SR_MAX_RANK, &ns) < 0 ||
+      sr_rparam_ints(cx, e, "limit_indices", 1, li, SR_MAX_RANK, &nl) < 0 ||
+      sr_rparam_ints(cx, e, "strides", 0, sd, SR_MAX_RANK, &nd) < 0)
+    return -1;
+  SrBuf a = SR_BUF_INIT, c = SR_BUF_INIT, os = SR_BUF_INIT;
+  int rc = 0;
+  if (x->ndim != ns)
+    rc = sr_terr(cx, "TypeError",
+                 "slice start_indices must have length equal to the number of dimensions of the operand, got "
+                 "indices %s for operand shape %s.",
+                 ints_s(&a, st, ns), shape_s(&os, x));
+  else if (ns != nl)
+    rc = sr_terr(cx, "TypeError",
+                 "slice limit_indices must have the same length as start_indices, got start_indices %s and "
+                 "limit_indices %s.",
+                 ints_s(&a, st, ns), ints_s(&c, li, nl));
+  for (int i = 0; !rc && i < ns; i++)
+    if (li[i] > x->dims[i].size && !x->dims[i].sym) {
+      rc = sr_terr(cx, "TypeError",
+                   "slice limit_indices must be less than or equal to operand shape, got limit_indices %s for operand "
+                   "shape %s.",
+                   ints_s(&c, li, nl), shape_s(&os, x));
+    }
+  for (int i = 0; !rc && i < ns; i++)
+    if (st[i] < 0)
+      rc = sr_terr(cx, "TypeError", "slice start_indices must be greater than or equal to zero, got start_indices of %s.",
+                   ints_s(&a, st, ns));
+  for (int i = 0; !rc && i < ns; i++)
+    if (li[i] < st[i])
+      rc = sr_terr(cx, "TypeError",
+                   "slice limit_indices must be greater than or equal to start_indices, got start_indices %s and "
+                   "limit_indices %s.",
+                   ints_s(&a, st, ns), ints_s(&c, li, nl));
+  if (!rc && nd && nd != x->ndim) {
+    SrBuf ds = SR_BUF_INIT;
+    rc = sr_terr(cx, "TypeError",
+                 "slice strides must have length equal to the number of dimensions of the operand, got strides %s "
+                 "for operand shape %s.",
+                 ints_s(&ds, sd, nd), shape_s(&os, x));
+    sr_buf_free(&ds);
+  }
+  for (int i = 0; !rc && i < nd; i++)
+    if (sd[i] <= 0) {
+      SrBuf ds = SR_BUF_INIT;
+      sr_ints_str(&ds, sd, nd);
+      rc = sr_terr(cx, "TypeError", "slice strides must be positive, got %s", sr_buf_str(&ds));
+      sr_buf_free(&ds);
+    }
+  sr_buf_free(&a);
+  sr_buf_free(&c);
+  sr_buf_free(&os);
+  if (rc) return -1;
+  int64_t shape[SR_MAX_RANK];
+  for (int i = 0; i < ns; i++) {
+    int64_t diff = li[i] - st[i];
+    shape[i] = nd ? floordiv(diff - 1, sd[i]) + 1 : diff;
+    if (shape[i] < 0) shape[i] = 0;
+  }
+  SrStd s;
+  if (sr_std_begin(cx, e, &s) < 0) return -1;
+  SrTypeBuilder b;
+  builder_shape(&b, x, shape, ns, &s);
+  if (s.mode == SR_MODE_EXPLICIT && varying_out_sharding(cx, x, &b, "slicing") < 0) return -1;
+  if (pass_ur(cx, &s, x, &b) < 0 || sr_vma_standard(cx, e, &b.varying) < 0) return -1;
+  return sr_finish_type(cx, e, &b, out);
+}
+
+typedef struct StridedArg {
+  int nd;
+  size_t es;
+  int64_t start[SR_MAX_RANK], step[SR_MAX_RANK];
+} StridedArg;
+
+static int strided_fn(SrShardIO *io) {
+  StridedArg *s = io->arg;
+  sr_kern_strided(s->es, s->nd, io->in_shape[0], s->start, s->step, io->out_shape[0], io->in[0]->data,
+                  io->out[0]->data);
+  return 0;
+}
+
+static int run_strided(SrEvalCtx *cx, const SrEvalEqn *e, Out1 o, uint64_t gathered, StridedArg *s) {
+  SrArray *x = e->in[0];
+  int id[SR_MAX_RANK];
+  for (int i = 0; i < x->type->ndim; i++) id[i] = gathered >> i & 1 ? -1 : i;
+  SrArray *xin = sr_redistribute(cx, x, o.m, mapped_layout(x, o.l, id));
+  if (!xin) return -1;
+  SrArray *r = sr_array_new(e->out_type[0], natural(o.l, gathered, xin->layout, x->type->dtype), o.m);
+  /* dims that are not gathered are read whole, from 0 */
+  for (int i = 0; i < s->nd; i++)
+    if (!(gathered >> i & 1)) {
+      s->start[i] = 0;
+      s->step[i] = 1;
+    }
+  int rc = sr_ev_map(cx, 1, &xin, 1, &r, 0, strided_fn, s);
+  sr_array_unref(xin);
+  if (rc < 0) {
+    sr_array_unref(r);
+    return -1;
+  }
+  return finish(cx, e, 0, o.m, r);
+}
+
+static int ev_rev(SrEvalCtx *cx, const SrEvalEqn *e) {
+  Out1 o = out1(cx, e);
+  SrArray *x = e->in[0];
+  int64_t dims[SR_MAX_RANK];
+  int n;
+  if (sr_ev_param_ints(cx, e, "dimensions", dims, SR_MAX_RANK, &n) < 0) return -1;
+  StridedArg s;
+  memset(&s, 0, sizeof s);
+  s.nd = x->type->ndim;
+  s.es = esize(x);
+  uint64_t g = 0;
+  for (int k = 0; k < n; k++) {
+    g |= 1ull << dims[k];
+    s.start[dims[k]] = x->type->dims[dims[k]].size - 1;
+    s.step[dims[k]] = -1;
+  }
+  return run_strided(cx, e, o, g, &s);
+}
+
+static int ev_slice(SrEvalCtx *cx, const SrEvalEqn *e) {
+  Out1 o = out1(cx, e);
+  SrArray *x = e->in[0];
+  int64_t st[SR_MAX_RANK], lim[SR_MAX_RANK], str[SR_MAX_RANK];
+  int n1, n2, n3 = 0;
+  if (sr_ev_param_ints(cx, e, "start_indices", st, SR_MAX_RANK, &n1) < 0) return -1;
+  if (sr_ev_param_ints(cx, e, "limit_indices", lim, SR_MAX_RANK, &n2) < 0) return -1;
+  SrVal *sv = sr_ev_param(e, "strides");
+  if (sv && sv->kind != SR_V_NONE && sr_ev_param_ints(cx, e, "strides", str, SR_MAX_RANK, &n3) < 0) return -1;
+  StridedArg s;
+  memset(&s, 0, sizeof s);
+  s.nd = x->type->ndim;
+  s.es = esize(x);
+  uint64_t g = 0;
+  for (int i = 0; i < s.nd; i++) {
+    int64_t step = n3 ? str[i] : 1;
+    if (st[i] != 0 || lim[i] != x->type->dims[i].size || step != 1) g |= 1ull << i;
+    s.start[i] = st[i];
+    s.step[i] = step;
+  }
+  return run_strided(cx, e, o, g, &s);
+}
+
+/* the same op on the cotangent (rev) */
+TR(tr_self) {
+  (void)x;
+  cx[0] = sr_ad_bind_eqn1(ad, e, ct);
+  return cx[0] ? 0 : -1;
+}
+
+TR(tr_slice) {
+  (void)x;
+  const SrType *ot = ct_of(e, 0);
+  int64_t st[SR_MAX_RANK], lim[SR_MAX_RANK], str[SR_MAX_RANK], lo[SR_MAX_RANK], hi[SR_MAX_RANK],
+      in[SR_MAX_RANK];
+  int n = param_ints(e, "start_indices", st, SR_MAX_RANK);
+  param_ints(e, "limit_indices", lim, SR_MAX_RANK);
+  int ns = param_ints(e, "strides", str, SR_MAX_RANK);
+  const SrType *ctt = sr_ad_type(ad, ct[0]);
+  if (!ctt) return -1;
+  int unit = 1;
+  for (int i = 0; i < ns; i++) unit &= str[i] == 1;
+  for (int i = 0; i < n; i++) {
+    lo[i] = st[i];
+    if (ns == 0 || unit) {
+      hi[i] = ot->dims[i].size - lim[i];
+      in[i] = 0;
+    } else {
+      int64_t real = ctt->dims[i].size == 0 ? st[i] : st[i] + 1 + (ctt->dims[i].size - 1) * str[i];
+      hi[i] = ot->dims[i].size - real;
+      in[i] = str[i] - 1;
+    }
+  }
+  /* the padding value varies as the cotangent does (lax.pad's
+     standard_insert_pvary), or pad refuses the mix inside shard_map */
+  SrVal *pin[2] = {ct[0], sr_ad_scalar_like(ad, ct[0], 0.0)};
+  cx[0] = sr_ad_bindv(ad, SR_P_pad, 2, pin, "padding_config", triples(lo, hi, in, n), NULL);
+  return cx[0] ? 0 : -1;
+}
+
+/* ==== concatenate ==== */
 
 /* The sharding of concatenate and stack (_concatenate_sharding_rule,
    _stack_sharding_rule and their ur rules): every operand on a mesh has
@@ -905,6 +1336,7 @@ static int same_sharding_of_operands(SrTypeCtx *cx, const SrRuleEqn *e, const Sr
 }
 
 /* lax.concatenate_p: every operand on a mesh has the same sharding. */
+
 /* (8, 4), (8, 2): the operands' shapes, for a message. */
 static const char *shapes_s(SrBuf *b, const SrType *const *ts, uint32_t n) {
   for (uint32_t i = 0; i < n; i++) {
@@ -962,6 +1394,286 @@ static int type_concatenate(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **ou
   return sr_finish_type(cx, e, &b, out);
 }
 
+typedef struct CatArg {
+  int nd, dim, n;
+  size_t es;
+} CatArg;
+
+static int cat_fn(SrShardIO *io) {
+  CatArg *c = io->arg;
+  int64_t start[SR_MAX_RANK] = {0};
+  for (int k = 0; k < c->n; k++) {
+    sr_kern_paste_box(c->es, c->nd, io->out_shape[0], start, io->in_shape[k], io->in[k]->data, io->out[0]->data);
+    start[c->dim] += io->in_shape[k][c->dim];
+  }
+  return 0;
+}
+
+static int ev_concatenate(SrEvalCtx *cx, const SrEvalEqn *e) {
+  Out1 o = out1(cx, e);
+  int64_t dim;
+  if (sr_ev_param_int(cx, e, "dimension", &dim) < 0) return -1;
+  if (e->nin > 16) return sr_ev_err(cx, "NotImplementedError", "concatenate of more than 16 operands");
+  SrArray *ins[16] = {0};
+  int id[SR_MAX_RANK];
+  for (int i = 0; i < e->out_type[0]->ndim; i++) id[i] = i == dim ? -1 : i;
+  int rc = 0;
+  for (uint32_t k = 0; k < e->nin && rc == 0; k++) {
+    ins[k] = sr_redistribute(cx, e->in[k], o.m, mapped_layout(e->in[k], o.l, id));
+    if (!ins[k]) rc = -1;
+  }
+  SrArray *r = NULL;
+  if (rc == 0) {
+    r = sr_array_new(e->out_type[0], natural(o.l, 1ull << dim, ins[0]->layout, e->out_type[0]->dtype), o.m);
+    CatArg c = {e->out_type[0]->ndim, (int)dim, (int)e->nin, esize(e->in[0])};
+    rc = sr_ev_map(cx, (int)e->nin, ins, 1, &r, 0, cat_fn, &c);
+  }
+  for (uint32_t k = 0; k < e->nin; k++) sr_array_unref(ins[k]);
+  if (rc < 0) {
+    sr_array_unref(r);
+    return -1;
+  }
+  return finish(cx, e, 0, o.m, r);
+}
+
+TR(tr_concatenate) {
+  int64_t dim = param_int(e, "dimension", 0);
+  int64_t sizes[256];
+  uint32_t n = e->nin < 256 ? e->nin : 256;
+  for (uint32_t i = 0; i < n; i++) sizes[i] = e->in[i]->type->dims[dim].size;
+  SrVal *c = ct[0];
+  SrVal *r = sr_ad_bindv(ad, SR_P_split, 1, &c, "sizes", sr_ad_ints(sizes, (int)n), "axis", sr_int(NULL, dim), NULL);
+  if (!r) return -1;
+  for (uint32_t i = 0; i < n; i++)
+    if (!x[i]) cx[i] = r->seq.items[i];
+  return 0;
+}
+
+/* ==== stack, unstack ==== */
+
+/* lax.stack_p: operands of one shape stacked along a new, unsharded axis. */
+static int type_stack(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, -1, 1) < 0) return -1;
+  int64_t axis = 0;
+  if (sr_rparam_int(cx, e, "axis", 1, &axis) < 0) return -1;
+  if (!e->nin) return sr_terr(cx, "ValueError", "stack expects at least one operand, got 0.");
+  if (e->nin > 256) return sr_terr(cx, "TypeError", "stack: too many operands");
+  const SrType *ts[256];
+  sr_resolve_bare_literals(e, ts);
+  const SrType *x0 = ts[0];
+  SrBuf sb = SR_BUF_INIT;
+  for (uint32_t i = 0; i < e->nin; i++) {
+    if (i) sr_buf_puts(&sb, ", ");
+    sr_shape_str(&sb, ts[i]);
+  }
+  int rc = 0;
+  for (uint32_t i = 1; i < e->nin && !rc; i++)
+    if (ts[i]->ndim != x0->ndim)
+      rc = sr_terr(cx, "ValueError", "Cannot stack arrays with different numbers of dimensions: got %s.", sr_buf_str(&sb));
+  for (uint32_t i = 1; i < e->nin && !rc; i++)
+    for (int d = 0; d < x0->ndim; d++)
+      if (!sr_dim_same(&ts[i]->dims[d], &x0->dims[d])) {
+        rc = sr_terr(cx, "ValueError", "All input arrays must have the same shape. Got %s.", sr_buf_str(&sb));
+        break;
+      }
+  sr_buf_free(&sb);
+  if (!rc && (axis < 0 || axis > x0->ndim))
+    rc = sr_terr(cx, "ValueError", "stack axis %lld is out of bounds for result rank %d", (long long)axis, x0->ndim + 1);
+  if (rc < 0 || sr_check_same_dtypes(cx, "stack", ts, e->nin) < 0) return -1;
+  SrStd s;
+  if (sr_std_begin(cx, e, &s) < 0) return -1;
+  int64_t shape[SR_MAX_RANK];
+  if (x0->ndim + 1 > SR_MAX_RANK) return sr_terr(cx, "ValueError", "stack: too many dimensions");
+  for (int d = 0, j = 0; d <= x0->ndim; d++) shape[d] = d == axis ? (int64_t)e->nin : x0->dims[j++].size;
+  SrTypeBuilder b;
+  builder_shape(&b, x0, shape, x0->ndim + 1, &s);
+  int weak = 1;
+  for (uint32_t i = 0; i < e->nin; i++) weak &= ts[i]->weak;
+  b.weak = (uint8_t)weak;
+  if (same_sharding_of_operands(cx, e, ts, &s, &b, (int)axis) < 0) return -1;
+  if (sr_vma_standard(cx, e, &b.varying) < 0) return -1;
+  if (sr_mem_default(cx, e, &b.mem) < 0) return -1;
+  return sr_finish_type(cx, e, &b, out);
+}
+
+/* lax.unstack_p: one result per index of the axis, each without it; the
+   axis may not be sharded (_unstack_sharding_rule). */
+static int type_unstack(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 1, -1) < 0) return -1;
+  const SrType *x = e->in[0];
+  int64_t axis = 0;
+  if (sr_rparam_int(cx, e, "axis", 1, &axis) < 0) return -1;
+  if (x->ndim == 0)
+    return sr_terr(cx, "ValueError",
+                   "unstack requires arrays with rank > 0, however a scalar array of shape () was passed.");
+  if (axis < 0 || axis >= x->ndim)
+    return sr_terr(cx, "TypeError", "unstack axis %lld is out of bounds for rank %d", (long long)axis, x->ndim);
+  if ((int64_t)e->nout != x->dims[axis].size)
+    return sr_terr(cx, "TypeError", "unstack of a dimension of size %lld binds %u results",
+                   (long long)x->dims[axis].size, e->nout);
+  SrStd s;
+  if (sr_std_begin(cx, e, &s) < 0) return -1;
+  if (s.mode == SR_MODE_EXPLICIT && x->dims[axis].nax) {
+    SrBuf a = SR_BUF_INIT;
+    sr_aval_str_axis_types(&a, cx, x);
+    sr_terr(cx, "ShardingTypeError", "unstack operand cannot be sharded on the unstacking axis %lld. Got operand type=%s",
+            (long long)axis, sr_buf_str(&a));
+    sr_buf_free(&a);
+    return -1;
+  }
+  SrAxes vma;
+  if (sr_vma_standard(cx, e, &vma) < 0) return -1;
+  for (uint32_t i = 0; i < e->nout; i++) {
+    SrTypeBuilder b;
+    sr_type_builder(&b, x);
+    memmove(&b.dims[axis], &b.dims[axis + 1], (size_t)(b.ndim - axis - 1) * sizeof b.dims[0]);
+    b.ndim--;
+    if (!b.mesh) b.mesh = s.mesh;
+    if (s.mode != SR_MODE_EXPLICIT) sr_builder_replicate(&b);
+    if (pass_ur(cx, &s, x, &b) < 0) return -1;
+    b.varying = vma;
+    if (sr_finish_type(cx, e, &b, &out[i]) < 0) return -1;
+  }
+  return 0;
+}
+
+/* Both move whole operand blocks: the operands' shape with a size-1 dim
+   at the axis is the block each one fills (stack) or takes (unstack). */
+typedef struct StackArg {
+  int nd, axis, n; /* nd: rank with the axis */
+  size_t es;
+} StackArg;
+
+static void with_unit_axis(const StackArg *s, const int64_t *shape, int64_t *out) {
+  for (int d = 0, j = 0; d < s->nd; d++) out[d] = d == s->axis ? 1 : shape[j++];
+}
+
+static int stack_fn(SrShardIO *io) {
+  StackArg *s = io->arg;
+  int64_t start[SR_MAX_RANK] = {0}, box[SR_MAX_RANK];
+  for (int k = 0; k < s->n; k++) {
+    with_unit_axis(s, io->in_shape[k], box);
+    start[s->axis] = k;
+    sr_kern_paste_box(s->es, s->nd, io->out_shape[0], start, box, io->in[k]->data, io->out[0]->data);
+  }
+  return 0;
+}
+
+static int unstack_fn(SrShardIO *io) {
+  StackArg *s = io->arg;
+  int64_t start[SR_MAX_RANK] = {0}, box[SR_MAX_RANK];
+  for (int k = 0; k < s->n; k++) {
+    with_unit_axis(s, io->out_shape[k], box);
+    start[s->axis] = k;
+    sr_kern_copy_box(s->es, s->nd, io->in_shape[0], start, box, io->in[0]->data, io->out[k]->data);
+  }
+  return 0;
+}
+
+/* map[i]: the dim of the stacked array that dim i of an operand is */
+static void stack_map(int nd, int axis, int *map) {
+  for (int i = 0; i < nd - 1; i++) map[i] = i < axis ? i : i + 1;
+}
+
+static int ev_stack(SrEvalCtx *cx, const SrEvalEqn *e) {
+  Out1 o = out1(cx, e);
+  int64_t axis;
+  if (sr_ev_param_int(cx, e, "axis", &axis) < 0) return -1;
+  if (e->nin > 16) return sr_ev_err(cx, "NotImplementedError", "stack of more than 16 operands");
+  SrArray *ins[16] = {0};
+  int map[SR_MAX_RANK];
+  stack_map(e->out_type[0]->ndim, (int)axis, map);
+  int rc = 0;
+  for (uint32_t k = 0; k < e->nin && rc == 0; k++) {
+    ins[k] = sr_redistribute(cx, e->in[k], o.m, mapped_layout(e->in[k], o.l, map));
+    if (!ins[k]) rc = -1;
+  }
+  SrArray *r = NULL;
+  if (rc == 0) {
+    r = sr_array_new(e->out_type[0], natural(o.l, 1ull << axis, ins[0]->layout, e->out_type[0]->dtype), o.m);
+    StackArg s = {e->out_type[0]->ndim, (int)axis, (int)e->nin, esize(e->in[0])};
+    rc = sr_ev_map(cx, (int)e->nin, ins, 1, &r, 0, stack_fn, &s);
+  }
+  for (uint32_t k = 0; k < e->nin; k++) sr_array_unref(ins[k]);
+  if (rc < 0) {
+    sr_array_unref(r);
+    return -1;
+  }
+  return finish(cx, e, 0, o.m, r);
+}
+
+/* The natural layout of an unstacked piece: the operand's layout without
+   the axis. */
+static const SrType *without_axis(const SrType *l, int axis) {
+  SrTypeBuilder b;
+  sr_type_builder(&b, l);
+  memmove(&b.dims[axis], &b.dims[axis + 1], (size_t)(b.ndim - axis - 1) * sizeof b.dims[0]);
+  b.ndim--;
+  return sr_type_get(&b);
+}
+
+static int ev_unstack(SrEvalCtx *cx, const SrEvalEqn *e) {
+  int64_t axis;
+  if (sr_ev_param_int(cx, e, "axis", &axis) < 0) return -1;
+  if (e->nout > 16) return sr_ev_err(cx, "NotImplementedError", "unstack into more than 16 parts");
+  SrArray *x = e->in[0];
+  const SrMesh *m = sr_ev_mesh_for(cx, e, e->out_type[0]);
+  const SrType *l0 = sr_ev_out_layout(cx, e, 0, m);
+  /* the operand takes the first result's axes on its other dims */
+  int map[SR_MAX_RANK];
+  for (int i = 0; i < x->type->ndim; i++) map[i] = i == axis ? -1 : i < axis ? i : i - 1;
+  SrArray *xin = sr_redistribute(cx, x, m, mapped_layout(x, l0, map));
+  if (!xin) return -1;
+  SrArray *outs[16];
+  for (uint32_t k = 0; k < e->nout; k++)
+    outs[k] = sr_array_new(e->out_type[k], without_axis(natural(xin->layout, 0, xin->layout, x->type->dtype), (int)axis), m);
+  StackArg s = {x->type->ndim, (int)axis, (int)e->nout, esize(x)};
+  int rc = sr_ev_map(cx, 1, &xin, (int)e->nout, outs, 0, unstack_fn, &s);
+  sr_array_unref(xin);
+  for (uint32_t k = 0; k < e->nout; k++) {
+    if (rc == 0) rc = finish(cx, e, k, m, outs[k]);
+    else sr_array_unref(outs[k]);
+  }
+  return rc;
+}
+
+/* stack and unstack: rows the table may lack (made on first lookup) */
+TR(tr_stack) {
+  SrVal *c = ct[0];
+  SrPList ps = {0};
+  sr_plist_add(&ps, "axis", sr_int(NULL, param_int(e, "axis", 0)));
+  SrVal *r = NULL;
+  const SrPrim *un = sr_prim_lookup("unstack", 7);
+  if (c) {
+    const SrType *written[256];
+    uint32_t n = e->nin < 256 ? e->nin : 256;
+    for (uint32_t i = 0; i < n; i++) written[i] = sr_ad_ct_type(e->in[i]->type);
+    SrInterp *I = ad->I;
+    r = sr_ad_keep(ad, sr_bind_prim(I, un, 1, &c, ps.n, ps.p, written, n));
+  }
+  sr_plist_free(&ps);
+  if (!r) return -1;
+  for (uint32_t i = 0; i < e->nin; i++)
+    if (!x[i]) cx[i] = r->seq.items[i];
+  return 0;
+}
+
+TR(tr_unstack) {
+  (void)x;
+  SrVal *cs[256];
+  uint32_t n = e->nout < 256 ? e->nout : 256;
+  for (uint32_t i = 0; i < n; i++) cs[i] = ct[i] ? ct[i] : sr_ad_full_zeros(ad, sr_ad_ct_type(e->out[i]->type));
+  SrPList ps = {0};
+  sr_plist_add(&ps, "axis", sr_int(NULL, param_int(e, "axis", 0)));
+  const SrType *written[1] = {sr_ad_ct_type(e->in[0]->type)};
+  cx[0] = sr_ad_keep(ad, sr_bind_prim(ad->I, sr_prim_lookup("stack", 5), (int)n, cs, ps.n, ps.p, written, 1));
+  sr_plist_free(&ps);
+  if (cx[0] && cx[0]->kind == SR_V_TUPLE) cx[0] = cx[0]->seq.items[0];
+  return cx[0] ? 0 : -1;
+}
+
+/* ==== split ==== */
+
 /* lax.split_p: pieces of the operand along `axis`, each sharded like the
    operand while divisible. */
 static int type_split(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
@@ -1014,6 +1726,58 @@ static int type_split(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   }
   return 0;
 }
+
+typedef struct SplitArg {
+  int nd, axis, n;
+  size_t es;
+} SplitArg;
+
+static int split_fn(SrShardIO *io) {
+  SplitArg *s = io->arg;
+  int64_t start[SR_MAX_RANK] = {0};
+  for (int k = 0; k < s->n; k++) {
+    sr_kern_copy_box(s->es, s->nd, io->in_shape[0], start, io->out_shape[k], io->in[0]->data, io->out[k]->data);
+    start[s->axis] += io->out_shape[k][s->axis];
+  }
+  return 0;
+}
+
+static int ev_split(SrEvalCtx *cx, const SrEvalEqn *e) {
+  int64_t axis;
+  if (sr_ev_param_int(cx, e, "axis", &axis) < 0) return -1;
+  if (e->nout > 16) return sr_ev_err(cx, "NotImplementedError", "split into more than 16 parts");
+  const SrMesh *m = sr_ev_mesh_for(cx, e, e->out_type[0]);
+  const SrType *l0 = sr_ev_out_layout(cx, e, 0, m);
+  SrArray *x = e->in[0];
+  int id[SR_MAX_RANK];
+  for (int i = 0; i < x->type->ndim; i++) id[i] = i == axis ? -1 : i;
+  SrArray *xin = sr_redistribute(cx, x, m, mapped_layout(x, l0, id));
+  if (!xin) return -1;
+  SrArray *outs[16];
+  for (uint32_t k = 0; k < e->nout; k++) {
+    const SrType *lk = sr_ev_out_layout(cx, e, k, m);
+    outs[k] = sr_array_new(e->out_type[k], natural(lk, 1ull << axis, xin->layout, x->type->dtype), m);
+  }
+  SplitArg s = {x->type->ndim, (int)axis, (int)e->nout, esize(x)};
+  int rc = sr_ev_map(cx, 1, &xin, (int)e->nout, outs, 0, split_fn, &s);
+  sr_array_unref(xin);
+  for (uint32_t k = 0; k < e->nout; k++) {
+    if (rc == 0) rc = finish(cx, e, k, m, outs[k]);
+    else sr_array_unref(outs[k]);
+  }
+  return rc;
+}
+
+TR(tr_split) {
+  (void)x;
+  SrVal *cs[256];
+  uint32_t n = e->nout < 256 ? e->nout : 256;
+  for (uint32_t i = 0; i < n; i++) cs[i] = ct[i] ? ct[i] : sr_ad_full_zeros(ad, sr_ad_ct_type(e->out[i]->type));
+  cx[0] = sr_ad_bindv(ad, SR_P_concatenate, (int)n, cs, "dimension", sr_int(NULL, param_int(e, "axis", 0)), NULL);
+  return cx[0] ? 0 : -1;
+}
+
+/* ==== pad ==== */
 
 /* lax.pad_p: low, high and interior padding per dimension. */
 static int type_pad(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
@@ -1084,80 +1848,119 @@ static int type_pad(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   return sr_finish_type(cx, e, &b, out);
 }
 
-/* ---- slicing ---- */
+typedef struct PadArg {
+  int nd;
+  size_t es;
+  int64_t lo[SR_MAX_RANK], hi[SR_MAX_RANK], in_[SR_MAX_RANK];
+  uint64_t padded;
+} PadArg;
 
-/* slicing.slice_p. */
-static int type_slice(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
-  if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
-  const SrType *x = e->in[0];
-  int64_t st[SR_MAX_RANK], li[SR_MAX_RANK], sd[SR_MAX_RANK];
-  int ns = 0, nl = 0, nd = 0;
-  if (sr_rparam_ints(cx, e, "start_indices", 1, st, SR_MAX_RANK, &ns) < 0 ||
-      sr_rparam_ints(cx, e, "limit_indices", 1, li, SR_MAX_RANK, &nl) < 0 ||
-      sr_rparam_ints(cx, e, "strides", 0, sd, SR_MAX_RANK, &nd) < 0)
-    return -1;
-  SrBuf a = SR_BUF_INIT, c = SR_BUF_INIT, os = SR_BUF_INIT;
-  int rc = 0;
-  if (x->ndim != ns)
-    rc = sr_terr(cx, "TypeError",
-                 "slice start_indices must have length equal to the number of dimensions of the operand, got "
-                 "indices %s for operand shape %s.",
-                 ints_s(&a, st, ns), shape_s(&os, x));
-  else if (ns != nl)
-    rc = sr_terr(cx, "TypeError",
-                 "slice limit_indices must have the same length as start_indices, got start_indices %s and "
-                 "limit_indices %s.",
-                 ints_s(&a, st, ns), ints_s(&c, li, nl));
-  for (int i = 0; !rc && i < ns; i++)
-    if (li[i] > x->dims[i].size && !x->dims[i].sym) {
-      rc = sr_terr(cx, "TypeError",
-                   "slice limit_indices must be less than or equal to operand shape, got limit_indices %s for operand "
-                   "shape %s.",
-                   ints_s(&c, li, nl), shape_s(&os, x));
+static int pad_fn(SrShardIO *io) {
+  PadArg *p = io->arg;
+  size_t total = io->out[0]->nbytes / p->es;
+  sr_kern_fill(p->es, total, io->in[1]->data, io->out[0]->data);
+  const int64_t *is = io->in_shape[0], *os = io->out_shape[0];
+  int64_t istr[SR_MAX_RANK], ostr[SR_MAX_RANK], count[SR_MAX_RANK], sst[SR_MAX_RANK], dst[SR_MAX_RANK];
+  sr_kern_row_strides(p->nd, is, istr);
+  sr_kern_row_strides(p->nd, os, ostr);
+  int64_t soff = 0, doff = 0;
+  for (int i = 0; i < p->nd; i++) {
+    if (!(p->padded >> i & 1)) {
+      count[i] = is[i];
+      sst[i] = istr[i];
+      dst[i] = ostr[i];
+      continue;
     }
-  for (int i = 0; !rc && i < ns; i++)
-    if (st[i] < 0)
-      rc = sr_terr(cx, "TypeError", "slice start_indices must be greater than or equal to zero, got start_indices of %s.",
-                   ints_s(&a, st, ns));
-  for (int i = 0; !rc && i < ns; i++)
-    if (li[i] < st[i])
-      rc = sr_terr(cx, "TypeError",
-                   "slice limit_indices must be greater than or equal to start_indices, got start_indices %s and "
-                   "limit_indices %s.",
-                   ints_s(&a, st, ns), ints_s(&c, li, nl));
-  if (!rc && nd && nd != x->ndim) {
-    SrBuf ds = SR_BUF_INIT;
-    rc = sr_terr(cx, "TypeError",
-                 "slice strides must have length equal to the number of dimensions of the operand, got strides %s "
-                 "for operand shape %s.",
-                 ints_s(&ds, sd, nd), shape_s(&os, x));
-    sr_buf_free(&ds);
+    /* input element j lands at lo + j * (interior + 1), if inside */
+    int64_t step = p->in_[i] + 1, j0 = 0;
+    if (p->lo[i] < 0) j0 = (-p->lo[i] + step - 1) / step;
+    int64_t j1 = is[i]; /* exclusive */
+    while (j1 > j0 && p->lo[i] + (j1 - 1) * step >= os[i]) j1--;
+    count[i] = j1 > j0 ? j1 - j0 : 0;
+    soff += j0 * istr[i];
+    doff += (p->lo[i] + j0 * step) * ostr[i];
+    sst[i] = istr[i];
+    dst[i] = ostr[i] * step;
   }
-  for (int i = 0; !rc && i < nd; i++)
-    if (sd[i] <= 0) {
-      SrBuf ds = SR_BUF_INIT;
-      sr_ints_str(&ds, sd, nd);
-      rc = sr_terr(cx, "TypeError", "slice strides must be positive, got %s", sr_buf_str(&ds));
-      sr_buf_free(&ds);
-    }
-  sr_buf_free(&a);
-  sr_buf_free(&c);
-  sr_buf_free(&os);
-  if (rc) return -1;
-  int64_t shape[SR_MAX_RANK];
-  for (int i = 0; i < ns; i++) {
-    int64_t diff = li[i] - st[i];
-    shape[i] = nd ? floordiv(diff - 1, sd[i]) + 1 : diff;
-    if (shape[i] < 0) shape[i] = 0;
-  }
-  SrStd s;
-  if (sr_std_begin(cx, e, &s) < 0) return -1;
-  SrTypeBuilder b;
-  builder_shape(&b, x, shape, ns, &s);
-  if (s.mode == SR_MODE_EXPLICIT && varying_out_sharding(cx, x, &b, "slicing") < 0) return -1;
-  if (pass_ur(cx, &s, x, &b) < 0 || sr_vma_standard(cx, e, &b.varying) < 0) return -1;
-  return sr_finish_type(cx, e, &b, out);
+  sr_kern_copy_general(p->es, p->nd, count, io->in[0]->data, soff, sst, io->out[0]->data, doff, dst);
+  return 0;
 }
+
+static int ev_pad(SrEvalCtx *cx, const SrEvalEqn *e) {
+  Out1 o = out1(cx, e);
+  SrArray *x = e->in[0];
+  int64_t cfg[3 * SR_MAX_RANK];
+  int n;
+  if (sr_ev_param_ints(cx, e, "padding_config", cfg, 3 * SR_MAX_RANK, &n) < 0) return -1;
+  PadArg p;
+  memset(&p, 0, sizeof p);
+  p.nd = x->type->ndim;
+  p.es = esize(x);
+  if (n != 3 * p.nd) return sr_ev_err(cx, "TypeError", "pad: padding_config does not match the operand");
+  int id[SR_MAX_RANK];
+  for (int i = 0; i < p.nd; i++) {
+    p.lo[i] = cfg[3 * i];
+    p.hi[i] = cfg[3 * i + 1];
+    p.in_[i] = cfg[3 * i + 2];
+    if (p.lo[i] || p.hi[i] || p.in_[i]) p.padded |= 1ull << i;
+    id[i] = p.padded >> i & 1 ? -1 : i;
+  }
+  SrArray *ins[2];
+  ins[0] = sr_redistribute(cx, x, o.m, mapped_layout(x, o.l, id));
+  if (!ins[0]) return -1;
+  ins[1] = sr_redistribute(cx, e->in[1], o.m, e->in[1]->layout);
+  if (!ins[1]) {
+    sr_array_unref(ins[0]);
+    return -1;
+  }
+  SrArray *r = sr_array_new(e->out_type[0], natural(o.l, p.padded, ins[0]->layout, x->type->dtype), o.m);
+  int rc = sr_ev_map(cx, 2, ins, 1, &r, 0, pad_fn, &p);
+  sr_array_unref(ins[0]);
+  sr_array_unref(ins[1]);
+  if (rc < 0) {
+    sr_array_unref(r);
+    return -1;
+  }
+  return finish(cx, e, 0, o.m, r);
+}
+
+TR(tr_pad) {
+  int64_t cfg[3 * SR_MAX_RANK], lo[SR_MAX_RANK], hi[SR_MAX_RANK], in[SR_MAX_RANK];
+  int n = param_ints(e, "padding_config", cfg, 3 * SR_MAX_RANK) / 3;
+  for (int i = 0; i < n; i++) {
+    lo[i] = -cfg[3 * i];
+    hi[i] = -cfg[3 * i + 1];
+    in[i] = 0;
+  }
+  SrVal *t = ct[0], *top = NULL;
+  const SrType *tt = sr_ad_type(ad, t);
+  if (!tt) return -1;
+  if (!x[0] || !x[1]) {
+    SrVal *pin[2] = {t, sr_ad_scalar(ad, tt->dtype, 0, 0.0)};
+    SrVal *unpadded = sr_ad_bindv(ad, SR_P_pad, 2, pin, "padding_config", triples(lo, hi, in, n), NULL);
+    const SrType *ut = sr_ad_type(ad, unpadded);
+    if (!ut) return -1;
+    int64_t st[SR_MAX_RANK], lim[SR_MAX_RANK], str[SR_MAX_RANK];
+    for (int i = 0; i < n; i++) {
+      st[i] = 0;
+      lim[i] = ut->dims[i].size;
+      str[i] = cfg[3 * i + 2] + 1;
+    }
+    top = sr_ad_bindv(ad, SR_P_slice, 1, &unpadded, "start_indices", sr_ad_ints(st, n), "limit_indices", sr_ad_ints(lim, n),
+                   "strides", sr_ad_ints(str, n), NULL);
+    if (!top) return -1;
+  }
+  if (!x[0]) cx[0] = top;
+  if (!x[1]) {
+    int64_t all[SR_MAX_RANK];
+    for (int i = 0; i < n; i++) all[i] = i;
+    cx[1] = sr_ad_binop(ad, SR_P_sub, sr_ad_reduce_sum(ad, t, all, n, NULL), sr_ad_reduce_sum(ad, top, all, n, NULL));
+    if (!cx[1]) return -1;
+  }
+  return 0;
+}
+
+/* ==== dynamic_slice, dynamic_update_slice ==== */
 
 /* The index operands of dynamic_slice / dynamic_update_slice: scalars of
    one integer dtype. */
@@ -1307,7 +2110,186 @@ static int type_dynamic_update_slice(SrTypeCtx *cx, const SrRuleEqn *e, const Sr
   return sr_finish_type(cx, e, &b, out);
 }
 
-/* ---- gather ---- */
+typedef struct DynArg {
+  int nd, nidx;
+  size_t es;
+  SrDtype idt[SR_MAX_RANK];
+  uint64_t sliced;
+} DynArg;
+
+static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+static int dyn_slice_fn(SrShardIO *io) {
+  DynArg *d = io->arg;
+  int64_t start[SR_MAX_RANK];
+  for (int i = 0; i < d->nd; i++) {
+    if (!(d->sliced >> i & 1)) {
+      start[i] = 0;
+      continue;
+    }
+    int64_t v = sr_kern_get_i64(d->idt[i], io->in[1 + i]->data);
+    start[i] = clamp64(v, 0, io->in_shape[0][i] - io->out_shape[0][i]);
+  }
+  sr_kern_copy_box(d->es, d->nd, io->in_shape[0], start, io->out_shape[0], io->in[0]->data, io->out[0]->data);
+  return 0;
+}
+
+static int dyn_update_fn(SrShardIO *io) {
+  DynArg *d = io->arg;
+  int64_t start[SR_MAX_RANK];
+  memcpy(io->out[0]->data, io->in[0]->data, io->out[0]->nbytes);
+  for (int i = 0; i < d->nd; i++) {
+    if (!(d->sliced >> i & 1)) {
+      start[i] = 0;
+      continue;
+    }
+    int64_t v = sr_kern_get_i64(d->idt[i], io->in[2 + i]->data);
+    start[i] = clamp64(v, 0, io->in_shape[0][i] - io->in_shape[1][i]);
+  }
+  sr_kern_paste_box(d->es, d->nd, io->out_shape[0], start, io->in_shape[1], io->in[1]->data, io->out[0]->data);
+  return 0;
+}
+
+/* Scalar index operands, on the result's mesh. */
+static int index_operands(SrEvalCtx *cx, const SrEvalEqn *e, uint32_t from, const SrMesh *m, SrArray **ins,
+                          DynArg *d) {
+  for (uint32_t k = from; k < e->nin; k++) {
+    ins[k] = sr_redistribute(cx, e->in[k], m, e->in[k]->layout);
+    if (!ins[k]) return -1;
+    if (ins[k]->mesh && ins[k]->mesh != m) return sr_ev_err(cx, "RuntimeError", "internal: index on another mesh");
+    d->idt[k - from] = e->in[k]->type->dtype;
+  }
+  return 0;
+}
+
+static int ev_dynamic_slice(SrEvalCtx *cx, const SrEvalEqn *e) {
+  Out1 o = out1(cx, e);
+  SrArray *x = e->in[0];
+  DynArg d;
+  memset(&d, 0, sizeof d);
+  d.nd = x->type->ndim;
+  d.es = esize(x);
+  if ((int)e->nin != 1 + d.nd || e->nin > 16)
+    return sr_ev_err(cx, "NotImplementedError", "dynamic_slice with %u operands", e->nin);
+  int id[SR_MAX_RANK];
+  for (int i = 0; i < d.nd; i++) {
+    if (e->out_type[0]->dims[i].size != x->type->dims[i].size) d.sliced |= 1ull << i;
+    id[i] = d.sliced >> i & 1 ? -1 : i;
+  }
+  SrArray *ins[16] = {0};
+  int rc = 0;
+  ins[0] = sr_redistribute(cx, x, o.m, mapped_layout(x, o.l, id));
+  if (!ins[0]) rc = -1;
+  if (rc == 0) rc = index_operands(cx, e, 1, o.m, ins, &d);
+  SrArray *r = NULL;
+  if (rc == 0) {
+    r = sr_array_new(e->out_type[0], natural(o.l, d.sliced, ins[0]->layout, x->type->dtype), o.m);
+    rc = sr_ev_map(cx, (int)e->nin, ins, 1, &r, 0, dyn_slice_fn, &d);
+  }
+  for (uint32_t k = 0; k < e->nin; k++) sr_array_unref(ins[k]);
+  if (rc < 0) {
+    sr_array_unref(r);
+    return -1;
+  }
+  return finish(cx, e, 0, o.m, r);
+}
+
+static int ev_dynamic_update_slice(SrEvalCtx *cx, const SrEvalEqn *e) {
+  Out1 o = out1(cx, e);
+  SrArray *x = e->in[0], *u = e->in[1];
+  DynArg d;
+  memset(&d, 0, sizeof d);
+  d.nd = x->type->ndim;
+  d.es = esize(x);
+  if ((int)e->nin != 2 + d.nd || e->nin > 16)
+    return sr_ev_err(cx, "NotImplementedError", "dynamic_update_slice with %u operands", e->nin);
+  int id[SR_MAX_RANK];
+  for (int i = 0; i < d.nd; i++) {
+    if (u->type->dims[i].size != x->type->dims[i].size) d.sliced |= 1ull << i;
+    id[i] = d.sliced >> i & 1 ? -1 : i;
+  }
+  SrArray *ins[16] = {0};
+  int rc = 0;
+  ins[0] = sr_redistribute(cx, x, o.m, mapped_layout(x, o.l, id));
+  ins[1] = ins[0] ? sr_redistribute(cx, u, o.m, mapped_layout(u, o.l, id)) : NULL;
+  if (!ins[0] || !ins[1]) rc = -1;
+  if (rc == 0) rc = index_operands(cx, e, 2, o.m, ins, &d);
+  SrArray *r = NULL;
+  if (rc == 0) {
+    r = sr_array_new(e->out_type[0], natural(o.l, d.sliced, ins[0]->layout, x->type->dtype), o.m);
+    rc = sr_ev_map(cx, (int)e->nin, ins, 1, &r, 0, dyn_update_fn, &d);
+  }
+  for (uint32_t k = 0; k < e->nin; k++) sr_array_unref(ins[k]);
+  if (rc < 0) {
+    sr_array_unref(r);
+    return -1;
+  }
+  return finish(cx, e, 0, o.m, r);
+}
+
+JVP(jvp_dynamic_slice) {
+  y[0] = sr_ad_bind_eqn1(ad, e, x);
+  if (!y[0]) return -1;
+  if (!t[0]) {
+    ty[0] = NULL;
+    return 0;
+  }
+  SrVal *in[SR_MAX_RANK + 1];
+  in[0] = t[0];
+  for (uint32_t i = 1; i < e->nin && i <= SR_MAX_RANK; i++) in[i] = x[i];
+  ty[0] = sr_ad_bind_eqn1(ad, e, in);
+  return ty[0] ? 0 : -1;
+}
+
+TR(tr_dynamic_slice) {
+  const SrType *ot = ct_of(e, 0);
+  SrTypeBuilder b;
+  sr_type_builder(&b, ot);
+  b.dtype = sr_ad_type(ad, ct[0])->dtype;
+  SrVal *zeros = sr_ad_full(ad, sr_type_get(&b), 0.0);
+  SrVal *in[SR_MAX_RANK + 2];
+  in[0] = zeros;
+  in[1] = ct[0];
+  for (uint32_t i = 1; i < e->nin && i <= SR_MAX_RANK; i++) in[i + 1] = x[i];
+  cx[0] = sr_ad_bind(ad, SR_P_dynamic_update_slice, (int)e->nin + 1, in, 0, NULL);
+  return cx[0] ? 0 : -1;
+}
+
+JVP(jvp_dynamic_update_slice) {
+  y[0] = sr_ad_bind_eqn1(ad, e, x);
+  if (!y[0]) return -1;
+  if (!t[0] && !t[1]) {
+    ty[0] = NULL;
+    return 0;
+  }
+  SrVal *in[SR_MAX_RANK + 2];
+  in[0] = t[0] ? t[0] : sr_ad_full_zeros(ad, sr_ad_tangent_type(sr_ad_type(ad, x[0])));
+  in[1] = t[1] ? t[1] : sr_ad_full_zeros(ad, sr_ad_tangent_type(sr_ad_type(ad, x[1])));
+  for (uint32_t i = 2; i < e->nin && i < SR_MAX_RANK + 2; i++) in[i] = x[i];
+  ty[0] = sr_ad_bind_eqn1(ad, e, in);
+  return ty[0] ? 0 : -1;
+}
+
+TR(tr_dynamic_update_slice) {
+  const SrType *ut = x[1] ? sr_ad_ct_type(sr_ad_type(ad, x[1])) : ct_of(e, 1);
+  SrVal *in[SR_MAX_RANK + 2];
+  for (uint32_t i = 2; i < e->nin && i < SR_MAX_RANK + 2; i++) in[i] = x[i];
+  if (!x[0]) {
+    in[0] = ct[0];
+    in[1] = sr_ad_full(ad, ut, 0.0);
+    if (!(cx[0] = sr_ad_bind(ad, SR_P_dynamic_update_slice, (int)e->nin, in, 0, NULL))) return -1;
+  }
+  if (!x[1]) {
+    int64_t sizes[SR_MAX_RANK];
+    for (int i = 0; i < ut->ndim; i++) sizes[i] = ut->dims[i].size;
+    in[1] = ct[0];
+    cx[1] = sr_ad_bindv(ad, SR_P_dynamic_slice, (int)e->nin - 1, in + 1, "slice_sizes", sr_ad_ints(sizes, ut->ndim), NULL);
+    if (!cx[1]) return -1;
+  }
+  return 0;
+}
+
+/* ==== gather ==== */
 
 typedef struct Gdn {
   int64_t offset[SR_MAX_RANK], collapsed[SR_MAX_RANK], start_map[SR_MAX_RANK], obatch[SR_MAX_RANK],
@@ -1622,7 +2604,7 @@ static int type_gather(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   return sr_finish_type(cx, e, &b, out);
 }
 
-/* ---- iota, sort ---- */
+/* ==== iota ==== */
 
 /* lax.iota_p (not a standard primitive): replicated on the context mesh
    unless `sharding` is given. */
@@ -1671,6 +2653,30 @@ static int type_iota(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   }
   return sr_finish_type(cx, e, &b, out);
 }
+
+typedef struct IotaArg {
+  SrDtype dt;
+  int nd, dim;
+} IotaArg;
+
+static int iota_fn(SrShardIO *io) {
+  IotaArg *a = io->arg;
+  if (sr_kern_iota(a->dt, a->nd, io->out_shape[0], io->out_start, a->dim, io->out[0]->data) < 0)
+    return sr_ev_err(io->cx, "NotImplementedError", "iota of dtype %s", sr_dtype_name(a->dt));
+  return 0;
+}
+
+static int ev_iota(SrEvalCtx *cx, const SrEvalEqn *e) {
+  Out1 o = out1(cx, e);
+  const SrType *t = e->out_type[0];
+  int64_t dim = 0;
+  if (sr_ev_param_int(cx, e, "dimension", &dim) < 0) return -1;
+  IotaArg a = {t->dtype, t->ndim, (int)dim};
+  e->out[0] = sr_array_new(t, o.l, o.m);
+  return sr_ev_map(cx, 0, NULL, 1, e->out, SR_MAP_BLOCK, iota_fn, &a);
+}
+
+/* ==== sort ==== */
 
 /* lax.sort_p: the operands' types, which must agree in shape and
    sharding and be unsharded over the sorting dimension. */
@@ -1733,6 +2739,8 @@ static int type_sort(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   return 0;
 }
 
+/* ==== registration ==== */
+
 static void type_rules_structural(void) {
   sr_set_type_rule(SR_P_broadcast_in_dim, type_broadcast_in_dim);
   sr_set_type_rule(SR_P_expand_dims, type_expand_dims);
@@ -1753,731 +2761,6 @@ static void type_rules_structural(void) {
   sr_set_type_rule(SR_P_sort, type_sort);
 }
 
-/* ==== eval rules (from lib/exec/eval_structural.c) ==== */
-
-/* eval rules of the structural primitives.
- *
- * Each rule picks, for every operand, the layout under which the result's
- * shard is a function of the operands' shards alone: dims that map one to
- * one onto result dims take the result's axes, dims the operation reads
- * across (a sliced, padded, reversed or concatenated dim) are gathered.
- * The result is computed in the layout that gives ("natural"), then
- * redistributed to its type's layout, which for the usual cases is the
- * same or a local slice away.  reshape, squeeze and expand_dims move no
- * data when the blocks line up. */
-
-
-/* ---- layouts ---- */
-
-/* A layout for operand a: its dim i takes result layout l's dim map[i]
-   axes when map[i] >= 0 and the sizes agree, else none; a's own unreduced
-   and reduced sets and dtype. */
-static const SrType *mapped_layout(const SrArray *a, const SrType *l, const int *map) {
-  SrTypeBuilder b;
-  sr_type_builder(&b, a->layout);
-  for (int i = 0; i < b.ndim; i++) {
-    b.dims[i].nax = 0;
-    memset(b.dims[i].ax, 0, sizeof b.dims[i].ax);
-    int d = map ? map[i] : i;
-    if (d < 0 || !l || l->dims[d].size != b.dims[i].size || !l->dims[d].nax) continue;
-    b.dims[i].nax = l->dims[d].nax;
-    memcpy(b.dims[i].ax, l->dims[d].ax, SR_MAX_DIM_AXES);
-    b.mesh = l->mesh;
-  }
-  return sr_type_get(&b);
-}
-
-/* l without the axes of the dims in mask. */
-static const SrType *drop_dims(const SrType *l, uint64_t mask) {
-  if (!mask) return l;
-  SrTypeBuilder b;
-  sr_type_builder(&b, l);
-  for (int i = 0; i < b.ndim; i++)
-    if (mask >> i & 1) b.dims[i].nax = 0;
-  return sr_type_get(&b);
-}
-
-/* A natural result layout: l's dims except those in mask, with the
-   unreduced/reduced sets of operand layout src (structural operations
-   carry them through). */
-static const SrType *natural(const SrType *l, uint64_t mask, const SrType *src, SrDtype dt) {
-  SrTypeBuilder b;
-  sr_type_builder(&b, drop_dims(l, mask));
-  b.dtype = dt;
-  b.unreduced = src->unreduced;
-  b.ukind = src->ukind;
-  b.reduced = src->reduced;
-  if ((b.unreduced || b.reduced) && !b.mesh) b.mesh = src->mesh;
-  return sr_type_get(&b);
-}
-
-/* Redistributes the natural result to the type's layout; consumes nat. */
-static int finish(SrEvalCtx *cx, const SrEvalEqn *e, uint32_t i, const SrMesh *m, SrArray *nat) {
-  const SrType *l = sr_ev_out_layout(cx, e, i, m);
-  e->out[i] = sr_redistribute_typed(cx, nat, m, l, e->out_type[i]);
-  sr_array_unref(nat);
-  return e->out[i] ? 0 : -1;
-}
-
-typedef struct Out1 {
-  const SrMesh *m;
-  const SrType *l; /* the result's type layout */
-} Out1;
-
-static Out1 out1(SrEvalCtx *cx, const SrEvalEqn *e) {
-  Out1 o;
-  o.m = sr_ev_mesh_for(cx, e, e->out_type[0]);
-  o.l = sr_ev_out_layout(cx, e, 0, o.m);
-  return o;
-}
-
-static size_t esize(const SrArray *a) { return sr_elem_size(a->type->dtype); }
-
-/* ---- broadcast_in_dim ---- */
-
-typedef struct BcastArg {
-  int nd;
-  int64_t in_view[SR_MAX_RANK]; /* the operand's shard as out-rank */
-  int64_t step[SR_MAX_RANK];
-  size_t es;
-} BcastArg;
-
-static int bcast_fn(SrShardIO *io) {
-  BcastArg *b = io->arg;
-  int64_t zero[SR_MAX_RANK] = {0};
-  sr_kern_strided(b->es, b->nd, b->in_view, zero, b->step, io->out_shape[0], io->in[0]->data, io->out[0]->data);
-  return 0;
-}
-
-static int ev_broadcast_in_dim(SrEvalCtx *cx, const SrEvalEqn *e) {
-  Out1 o = out1(cx, e);
-  const SrType *t = e->out_type[0];
-  SrArray *x = e->in[0];
-  int64_t bd[SR_MAX_RANK];
-  int nbd = 0;
-  if (sr_ev_param_ints(cx, e, "broadcast_dimensions", bd, SR_MAX_RANK, &nbd) < 0) return -1;
-  if (nbd != x->type->ndim) return sr_ev_err(cx, "TypeError", "broadcast_in_dim: broadcast_dimensions do not match the operand");
-  int map[SR_MAX_RANK];
-  for (int i = 0; i < nbd; i++) map[i] = (int)bd[i];
-  SrArray *xin = sr_redistribute(cx, x, o.m, mapped_layout(x, o.l, map));
-  if (!xin) return -1;
-  /* the result in the type's layout directly: a broadcast dim's block is
-     the same values whichever block it is */
-  SrTypeBuilder nb;
-  sr_type_builder(&nb, o.l);
-  nb.unreduced = xin->layout->unreduced;
-  nb.ukind = xin->layout->ukind;
-  nb.reduced = xin->layout->reduced;
-  if ((nb.unreduced || nb.reduced) && !nb.mesh) nb.mesh = xin->layout->mesh;
-  SrArray *r = sr_array_new(t, sr_type_get(&nb), o.m);
-  BcastArg b;
-  b.nd = t->ndim;
-  b.es = esize(x);
-  int64_t xs[SR_MAX_RANK];
-  sr_layout_shard_shape(xin->layout, xs);
-  for (int d = 0; d < t->ndim; d++) {
-    b.in_view[d] = 1;
-    b.step[d] = 0;
-  }
-  for (int i = 0; i < nbd; i++) {
-    b.in_view[bd[i]] = xs[i];
-    b.step[bd[i]] = xs[i] == 1 ? 0 : 1;
-  }
-  int rc = sr_ev_map(cx, 1, &xin, 1, &r, 0, bcast_fn, &b);
-  sr_array_unref(xin);
-  if (rc < 0) {
-    sr_array_unref(r);
-    return -1;
-  }
-  return finish(cx, e, 0, o.m, r);
-}
-
-/* ---- reshape, squeeze, expand_dims: blocks that line up move nothing ---- */
-
-/* The flat range of the block at pos, or -1 if it is not contiguous. */
-static int flat_block(const SrType *l, const SrMesh *m, int pos, int64_t *start, int64_t *count) {
-  int64_t st[SR_MAX_RANK], sh[SR_MAX_RANK], strides[SR_MAX_RANK], full[SR_MAX_RANK];
-  sr_layout_block_start(l, m, pos, st);
-  sr_layout_shard_shape(l, sh);
-  for (int i = 0; i < l->ndim; i++) full[i] = l->dims[i].size;
-  sr_kern_row_strides(l->ndim, full, strides);
-  int k = 0;
-  while (k < l->ndim - 1 && sh[k] == 1) k++;
-  for (int i = k + 1; i < l->ndim; i++)
-    if (sh[i] != full[i]) return -1;
-  *start = 0;
-  *count = 1;
-  for (int i = 0; i < l->ndim; i++) {
-    *start += st[i] * strides[i];
-    *count *= sh[i];
-  }
-  return 0;
-}
-
-static int blocks_line_up(const SrType *a, const SrType *b, const SrMesh *m) {
-  if (a->unreduced != b->unreduced || (a->unreduced && a->ukind != b->ukind)) return 0;
-  if (!m) return 1;
-  int n = sr_mesh_ndev(m);
-  for (int p = 0; p < n; p++) {
-    int64_t s1, c1, s2, c2;
-    if (flat_block(a, m, p, &s1, &c1) < 0 || flat_block(b, m, p, &s2, &c2) < 0) return 0;
-    if (s1 != s2 || c1 != c2) return 0;
-  }
-  return 1;
-}
-
-/* The same elements in row-major order, under a new shape. */
-static int ev_reshape_like(SrEvalCtx *cx, const SrEvalEqn *e) {
-  Out1 o = out1(cx, e);
-  const SrType *t = e->out_type[0];
-  SrArray *x = e->in[0];
-  SrVal *dims = sr_ev_param(e, "dimensions");
-  if (dims && dims->kind != SR_V_NONE && e->prim->id == SR_P_reshape)
-    return sr_ev_err(cx, "NotImplementedError", "reshape with dimensions= is not supported");
-  /* the result's layout with the operand's unreduced/reduced sets */
-  const SrType *want = natural(o.l, 0, x->layout, t->dtype);
-  if (x->mesh == o.m && blocks_line_up(x->layout, want, o.m)) return finish(cx, e, 0, o.m, sr_array_retype(x, t, want));
-  /* otherwise through the whole value on every device */
-  SrArray *full = sr_redistribute(cx, x, o.m, natural(drop_dims(x->layout, ~0ull), 0, x->layout, x->type->dtype));
-  if (!full) return -1;
-  SrArray *r = sr_array_retype(full, t, natural(drop_dims(o.l, ~0ull), 0, full->layout, t->dtype));
-  sr_array_unref(full);
-  return finish(cx, e, 0, o.m, r);
-}
-
-/* ---- transpose ---- */
-
-typedef struct TransArg {
-  int nd;
-  size_t es;
-  int perm[SR_MAX_RANK];
-} TransArg;
-
-static int transpose_fn(SrShardIO *io) {
-  TransArg *t = io->arg;
-  sr_kern_transpose(t->es, t->nd, io->in_shape[0], t->perm, io->in[0]->data, io->out[0]->data);
-  return 0;
-}
-
-static int ev_transpose(SrEvalCtx *cx, const SrEvalEqn *e) {
-  Out1 o = out1(cx, e);
-  SrArray *x = e->in[0];
-  int64_t p[SR_MAX_RANK];
-  int np;
-  if (sr_ev_param_ints(cx, e, "permutation", p, SR_MAX_RANK, &np) < 0) return -1;
-  TransArg ta;
-  int inv[SR_MAX_RANK];
-  ta.nd = np;
-  ta.es = esize(x);
-  for (int k = 0; k < np; k++) {
-    ta.perm[k] = (int)p[k];
-    inv[p[k]] = k;
-  }
-  SrArray *xin = sr_redistribute(cx, x, o.m, mapped_layout(x, o.l, inv));
-  if (!xin) return -1;
-  SrArray *r = sr_array_new(e->out_type[0], natural(o.l, 0, xin->layout, x->type->dtype), o.m);
-  int rc = sr_ev_map(cx, 1, &xin, 1, &r, 0, transpose_fn, &ta);
-  sr_array_unref(xin);
-  if (rc < 0) {
-    sr_array_unref(r);
-    return -1;
-  }
-  return finish(cx, e, 0, o.m, r);
-}
-
-/* ---- rev, slice: strided reads of gathered dims ---- */
-
-typedef struct StridedArg {
-  int nd;
-  size_t es;
-  int64_t start[SR_MAX_RANK], step[SR_MAX_RANK];
-} StridedArg;
-
-static int strided_fn(SrShardIO *io) {
-  StridedArg *s = io->arg;
-  sr_kern_strided(s->es, s->nd, io->in_shape[0], s->start, s->step, io->out_shape[0], io->in[0]->data,
-                  io->out[0]->data);
-  return 0;
-}
-
-static int run_strided(SrEvalCtx *cx, const SrEvalEqn *e, Out1 o, uint64_t gathered, StridedArg *s) {
-  SrArray *x = e->in[0];
-  int id[SR_MAX_RANK];
-  for (int i = 0; i < x->type->ndim; i++) id[i] = gathered >> i & 1 ? -1 : i;
-  SrArray *xin = sr_redistribute(cx, x, o.m, mapped_layout(x, o.l, id));
-  if (!xin) return -1;
-  SrArray *r = sr_array_new(e->out_type[0], natural(o.l, gathered, xin->layout, x->type->dtype), o.m);
-  /* dims that are not gathered are read whole, from 0 */
-  for (int i = 0; i < s->nd; i++)
-    if (!(gathered >> i & 1)) {
-      s->start[i] = 0;
-      s->step[i] = 1;
-    }
-  int rc = sr_ev_map(cx, 1, &xin, 1, &r, 0, strided_fn, s);
-  sr_array_unref(xin);
-  if (rc < 0) {
-    sr_array_unref(r);
-    return -1;
-  }
-  return finish(cx, e, 0, o.m, r);
-}
-
-static int ev_rev(SrEvalCtx *cx, const SrEvalEqn *e) {
-  Out1 o = out1(cx, e);
-  SrArray *x = e->in[0];
-  int64_t dims[SR_MAX_RANK];
-  int n;
-  if (sr_ev_param_ints(cx, e, "dimensions", dims, SR_MAX_RANK, &n) < 0) return -1;
-  StridedArg s;
-  memset(&s, 0, sizeof s);
-  s.nd = x->type->ndim;
-  s.es = esize(x);
-  uint64_t g = 0;
-  for (int k = 0; k < n; k++) {
-    g |= 1ull << dims[k];
-    s.start[dims[k]] = x->type->dims[dims[k]].size - 1;
-    s.step[dims[k]] = -1;
-  }
-  return run_strided(cx, e, o, g, &s);
-}
-
-static int ev_slice(SrEvalCtx *cx, const SrEvalEqn *e) {
-  Out1 o = out1(cx, e);
-  SrArray *x = e->in[0];
-  int64_t st[SR_MAX_RANK], lim[SR_MAX_RANK], str[SR_MAX_RANK];
-  int n1, n2, n3 = 0;
-  if (sr_ev_param_ints(cx, e, "start_indices", st, SR_MAX_RANK, &n1) < 0) return -1;
-  if (sr_ev_param_ints(cx, e, "limit_indices", lim, SR_MAX_RANK, &n2) < 0) return -1;
-  SrVal *sv = sr_ev_param(e, "strides");
-  if (sv && sv->kind != SR_V_NONE && sr_ev_param_ints(cx, e, "strides", str, SR_MAX_RANK, &n3) < 0) return -1;
-  StridedArg s;
-  memset(&s, 0, sizeof s);
-  s.nd = x->type->ndim;
-  s.es = esize(x);
-  uint64_t g = 0;
-  for (int i = 0; i < s.nd; i++) {
-    int64_t step = n3 ? str[i] : 1;
-    if (st[i] != 0 || lim[i] != x->type->dims[i].size || step != 1) g |= 1ull << i;
-    s.start[i] = st[i];
-    s.step[i] = step;
-  }
-  return run_strided(cx, e, o, g, &s);
-}
-
-/* ---- squeeze / expand_dims ---- */
-
-static int ev_squeeze(SrEvalCtx *cx, const SrEvalEqn *e) { return ev_reshape_like(cx, e); }
-
-/* ---- concatenate ---- */
-
-typedef struct CatArg {
-  int nd, dim, n;
-  size_t es;
-} CatArg;
-
-static int cat_fn(SrShardIO *io) {
-  CatArg *c = io->arg;
-  int64_t start[SR_MAX_RANK] = {0};
-  for (int k = 0; k < c->n; k++) {
-    sr_kern_paste_box(c->es, c->nd, io->out_shape[0], start, io->in_shape[k], io->in[k]->data, io->out[0]->data);
-    start[c->dim] += io->in_shape[k][c->dim];
-  }
-  return 0;
-}
-
-static int ev_concatenate(SrEvalCtx *cx, const SrEvalEqn *e) {
-  Out1 o = out1(cx, e);
-  int64_t dim;
-  if (sr_ev_param_int(cx, e, "dimension", &dim) < 0) return -1;
-  if (e->nin > 16) return sr_ev_err(cx, "NotImplementedError", "concatenate of more than 16 operands");
-  SrArray *ins[16] = {0};
-  int id[SR_MAX_RANK];
-  for (int i = 0; i < e->out_type[0]->ndim; i++) id[i] = i == dim ? -1 : i;
-  int rc = 0;
-  for (uint32_t k = 0; k < e->nin && rc == 0; k++) {
-    ins[k] = sr_redistribute(cx, e->in[k], o.m, mapped_layout(e->in[k], o.l, id));
-    if (!ins[k]) rc = -1;
-  }
-  SrArray *r = NULL;
-  if (rc == 0) {
-    r = sr_array_new(e->out_type[0], natural(o.l, 1ull << dim, ins[0]->layout, e->out_type[0]->dtype), o.m);
-    CatArg c = {e->out_type[0]->ndim, (int)dim, (int)e->nin, esize(e->in[0])};
-    rc = sr_ev_map(cx, (int)e->nin, ins, 1, &r, 0, cat_fn, &c);
-  }
-  for (uint32_t k = 0; k < e->nin; k++) sr_array_unref(ins[k]);
-  if (rc < 0) {
-    sr_array_unref(r);
-    return -1;
-  }
-  return finish(cx, e, 0, o.m, r);
-}
-
-/* ---- stack / unstack ---- */
-
-/* Both move whole operand blocks: the operands' shape with a size-1 dim
-   at the axis is the block each one fills (stack) or takes (unstack). */
-typedef struct StackArg {
-  int nd, axis, n; /* nd: rank with the axis */
-  size_t es;
-} StackArg;
-
-static void with_unit_axis(const StackArg *s, const int64_t *shape, int64_t *out) {
-  for (int d = 0, j = 0; d < s->nd; d++) out[d] = d == s->axis ? 1 : shape[j++];
-}
-
-static int stack_fn(SrShardIO *io) {
-  StackArg *s = io->arg;
-  int64_t start[SR_MAX_RANK] = {0}, box[SR_MAX_RANK];
-  for (int k = 0; k < s->n; k++) {
-    with_unit_axis(s, io->in_shape[k], box);
-    start[s->axis] = k;
-    sr_kern_paste_box(s->es, s->nd, io->out_shape[0], start, box, io->in[k]->data, io->out[0]->data);
-  }
-  return 0;
-}
-
-static int unstack_fn(SrShardIO *io) {
-  StackArg *s = io->arg;
-  int64_t start[SR_MAX_RANK] = {0}, box[SR_MAX_RANK];
-  for (int k = 0; k < s->n; k++) {
-    with_unit_axis(s, io->out_shape[k], box);
-    start[s->axis] = k;
-    sr_kern_copy_box(s->es, s->nd, io->in_shape[0], start, box, io->in[0]->data, io->out[k]->data);
-  }
-  return 0;
-}
-
-/* map[i]: the dim of the stacked array that dim i of an operand is */
-static void stack_map(int nd, int axis, int *map) {
-  for (int i = 0; i < nd - 1; i++) map[i] = i < axis ? i : i + 1;
-}
-
-static int ev_stack(SrEvalCtx *cx, const SrEvalEqn *e) {
-  Out1 o = out1(cx, e);
-  int64_t axis;
-  if (sr_ev_param_int(cx, e, "axis", &axis) < 0) return -1;
-  if (e->nin > 16) return sr_ev_err(cx, "NotImplementedError", "stack of more than 16 operands");
-  SrArray *ins[16] = {0};
-  int map[SR_MAX_RANK];
-  stack_map(e->out_type[0]->ndim, (int)axis, map);
-  int rc = 0;
-  for (uint32_t k = 0; k < e->nin && rc == 0; k++) {
-    ins[k] = sr_redistribute(cx, e->in[k], o.m, mapped_layout(e->in[k], o.l, map));
-    if (!ins[k]) rc = -1;
-  }
-  SrArray *r = NULL;
-  if (rc == 0) {
-    r = sr_array_new(e->out_type[0], natural(o.l, 1ull << axis, ins[0]->layout, e->out_type[0]->dtype), o.m);
-    StackArg s = {e->out_type[0]->ndim, (int)axis, (int)e->nin, esize(e->in[0])};
-    rc = sr_ev_map(cx, (int)e->nin, ins, 1, &r, 0, stack_fn, &s);
-  }
-  for (uint32_t k = 0; k < e->nin; k++) sr_array_unref(ins[k]);
-  if (rc < 0) {
-    sr_array_unref(r);
-    return -1;
-  }
-  return finish(cx, e, 0, o.m, r);
-}
-
-/* The natural layout of an unstacked piece: the operand's layout without
-   the axis. */
-static const SrType *without_axis(const SrType *l, int axis) {
-  SrTypeBuilder b;
-  sr_type_builder(&b, l);
-  memmove(&b.dims[axis], &b.dims[axis + 1], (size_t)(b.ndim - axis - 1) * sizeof b.dims[0]);
-  b.ndim--;
-  return sr_type_get(&b);
-}
-
-static int ev_unstack(SrEvalCtx *cx, const SrEvalEqn *e) {
-  int64_t axis;
-  if (sr_ev_param_int(cx, e, "axis", &axis) < 0) return -1;
-  if (e->nout > 16) return sr_ev_err(cx, "NotImplementedError", "unstack into more than 16 parts");
-  SrArray *x = e->in[0];
-  const SrMesh *m = sr_ev_mesh_for(cx, e, e->out_type[0]);
-  const SrType *l0 = sr_ev_out_layout(cx, e, 0, m);
-  /* the operand takes the first result's axes on its other dims */
-  int map[SR_MAX_RANK];
-  for (int i = 0; i < x->type->ndim; i++) map[i] = i == axis ? -1 : i < axis ? i : i - 1;
-  SrArray *xin = sr_redistribute(cx, x, m, mapped_layout(x, l0, map));
-  if (!xin) return -1;
-  SrArray *outs[16];
-  for (uint32_t k = 0; k < e->nout; k++)
-    outs[k] = sr_array_new(e->out_type[k], without_axis(natural(xin->layout, 0, xin->layout, x->type->dtype), (int)axis), m);
-  StackArg s = {x->type->ndim, (int)axis, (int)e->nout, esize(x)};
-  int rc = sr_ev_map(cx, 1, &xin, (int)e->nout, outs, 0, unstack_fn, &s);
-  sr_array_unref(xin);
-  for (uint32_t k = 0; k < e->nout; k++) {
-    if (rc == 0) rc = finish(cx, e, k, m, outs[k]);
-    else sr_array_unref(outs[k]);
-  }
-  return rc;
-}
-
-/* ---- split ---- */
-
-typedef struct SplitArg {
-  int nd, axis, n;
-  size_t es;
-} SplitArg;
-
-static int split_fn(SrShardIO *io) {
-  SplitArg *s = io->arg;
-  int64_t start[SR_MAX_RANK] = {0};
-  for (int k = 0; k < s->n; k++) {
-    sr_kern_copy_box(s->es, s->nd, io->in_shape[0], start, io->out_shape[k], io->in[0]->data, io->out[k]->data);
-    start[s->axis] += io->out_shape[k][s->axis];
-  }
-  return 0;
-}
-
-static int ev_split(SrEvalCtx *cx, const SrEvalEqn *e) {
-  int64_t axis;
-  if (sr_ev_param_int(cx, e, "axis", &axis) < 0) return -1;
-  if (e->nout > 16) return sr_ev_err(cx, "NotImplementedError", "split into more than 16 parts");
-  const SrMesh *m = sr_ev_mesh_for(cx, e, e->out_type[0]);
-  const SrType *l0 = sr_ev_out_layout(cx, e, 0, m);
-  SrArray *x = e->in[0];
-  int id[SR_MAX_RANK];
-  for (int i = 0; i < x->type->ndim; i++) id[i] = i == axis ? -1 : i;
-  SrArray *xin = sr_redistribute(cx, x, m, mapped_layout(x, l0, id));
-  if (!xin) return -1;
-  SrArray *outs[16];
-  for (uint32_t k = 0; k < e->nout; k++) {
-    const SrType *lk = sr_ev_out_layout(cx, e, k, m);
-    outs[k] = sr_array_new(e->out_type[k], natural(lk, 1ull << axis, xin->layout, x->type->dtype), m);
-  }
-  SplitArg s = {x->type->ndim, (int)axis, (int)e->nout, esize(x)};
-  int rc = sr_ev_map(cx, 1, &xin, (int)e->nout, outs, 0, split_fn, &s);
-  sr_array_unref(xin);
-  for (uint32_t k = 0; k < e->nout; k++) {
-    if (rc == 0) rc = finish(cx, e, k, m, outs[k]);
-    else sr_array_unref(outs[k]);
-  }
-  return rc;
-}
-
-/* ---- pad ---- */
-
-typedef struct PadArg {
-  int nd;
-  size_t es;
-  int64_t lo[SR_MAX_RANK], hi[SR_MAX_RANK], in_[SR_MAX_RANK];
-  uint64_t padded;
-} PadArg;
-
-static int pad_fn(SrShardIO *io) {
-  PadArg *p = io->arg;
-  size_t total = io->out[0]->nbytes / p->es;
-  sr_kern_fill(p->es, total, io->in[1]->data, io->out[0]->data);
-  const int64_t *is = io->in_shape[0], *os = io->out_shape[0];
-  int64_t istr[SR_MAX_RANK], ostr[SR_MAX_RANK], count[SR_MAX_RANK], sst[SR_MAX_RANK], dst[SR_MAX_RANK];
-  sr_kern_row_strides(p->nd, is, istr);
-  sr_kern_row_strides(p->nd, os, ostr);
-  int64_t soff = 0, doff = 0;
-  for (int i = 0; i < p->nd; i++) {
-    if (!(p->padded >> i & 1)) {
-      count[i] = is[i];
-      sst[i] = istr[i];
-      dst[i] = ostr[i];
-      continue;
-    }
-    /* input element j lands at lo + j * (interior + 1), if inside */
-    int64_t step = p->in_[i] + 1, j0 = 0;
-    if (p->lo[i] < 0) j0 = (-p->lo[i] + step - 1) / step;
-    int64_t j1 = is[i]; /* exclusive */
-    while (j1 > j0 && p->lo[i] + (j1 - 1) * step >= os[i]) j1--;
-    count[i] = j1 > j0 ? j1 - j0 : 0;
-    soff += j0 * istr[i];
-    doff += (p->lo[i] + j0 * step) * ostr[i];
-    sst[i] = istr[i];
-    dst[i] = ostr[i] * step;
-  }
-  sr_kern_copy_general(p->es, p->nd, count, io->in[0]->data, soff, sst, io->out[0]->data, doff, dst);
-  return 0;
-}
-
-static int ev_pad(SrEvalCtx *cx, const SrEvalEqn *e) {
-  Out1 o = out1(cx, e);
-  SrArray *x = e->in[0];
-  int64_t cfg[3 * SR_MAX_RANK];
-  int n;
-  if (sr_ev_param_ints(cx, e, "padding_config", cfg, 3 * SR_MAX_RANK, &n) < 0) return -1;
-  PadArg p;
-  memset(&p, 0, sizeof p);
-  p.nd = x->type->ndim;
-  p.es = esize(x);
-  if (n != 3 * p.nd) return sr_ev_err(cx, "TypeError", "pad: padding_config does not match the operand");
-  int id[SR_MAX_RANK];
-  for (int i = 0; i < p.nd; i++) {
-    p.lo[i] = cfg[3 * i];
-    p.hi[i] = cfg[3 * i + 1];
-    p.in_[i] = cfg[3 * i + 2];
-    if (p.lo[i] || p.hi[i] || p.in_[i]) p.padded |= 1ull << i;
-    id[i] = p.padded >> i & 1 ? -1 : i;
-  }
-  SrArray *ins[2];
-  ins[0] = sr_redistribute(cx, x, o.m, mapped_layout(x, o.l, id));
-  if (!ins[0]) return -1;
-  ins[1] = sr_redistribute(cx, e->in[1], o.m, e->in[1]->layout);
-  if (!ins[1]) {
-    sr_array_unref(ins[0]);
-    return -1;
-  }
-  SrArray *r = sr_array_new(e->out_type[0], natural(o.l, p.padded, ins[0]->layout, x->type->dtype), o.m);
-  int rc = sr_ev_map(cx, 2, ins, 1, &r, 0, pad_fn, &p);
-  sr_array_unref(ins[0]);
-  sr_array_unref(ins[1]);
-  if (rc < 0) {
-    sr_array_unref(r);
-    return -1;
-  }
-  return finish(cx, e, 0, o.m, r);
-}
-
-/* ---- dynamic_slice / dynamic_update_slice ---- */
-
-typedef struct DynArg {
-  int nd, nidx;
-  size_t es;
-  SrDtype idt[SR_MAX_RANK];
-  uint64_t sliced;
-} DynArg;
-
-static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
-
-static int dyn_slice_fn(SrShardIO *io) {
-  DynArg *d = io->arg;
-  int64_t start[SR_MAX_RANK];
-  for (int i = 0; i < d->nd; i++) {
-    if (!(d->sliced >> i & 1)) {
-      start[i] = 0;
-      continue;
-    }
-    int64_t v = sr_kern_get_i64(d->idt[i], io->in[1 + i]->data);
-    start[i] = clamp64(v, 0, io->in_shape[0][i] - io->out_shape[0][i]);
-  }
-  sr_kern_copy_box(d->es, d->nd, io->in_shape[0], start, io->out_shape[0], io->in[0]->data, io->out[0]->data);
-  return 0;
-}
-
-static int dyn_update_fn(SrShardIO *io) {
-  DynArg *d = io->arg;
-  int64_t start[SR_MAX_RANK];
-  memcpy(io->out[0]->data, io->in[0]->data, io->out[0]->nbytes);
-  for (int i = 0; i < d->nd; i++) {
-    if (!(d->sliced >> i & 1)) {
-      start[i] = 0;
-      continue;
-    }
-    int64_t v = sr_kern_get_i64(d->idt[i], io->in[2 + i]->data);
-    start[i] = clamp64(v, 0, io->in_shape[0][i] - io->in_shape[1][i]);
-  }
-  sr_kern_paste_box(d->es, d->nd, io->out_shape[0], start, io->in_shape[1], io->in[1]->data, io->out[0]->data);
-  return 0;
-}
-
-/* Scalar index operands, on the result's mesh. */
-static int index_operands(SrEvalCtx *cx, const SrEvalEqn *e, uint32_t from, const SrMesh *m, SrArray **ins,
-                          DynArg *d) {
-  for (uint32_t k = from; k < e->nin; k++) {
-    ins[k] = sr_redistribute(cx, e->in[k], m, e->in[k]->layout);
-    if (!ins[k]) return -1;
-    if (ins[k]->mesh && ins[k]->mesh != m) return sr_ev_err(cx, "RuntimeError", "internal: index on another mesh");
-    d->idt[k - from] = e->in[k]->type->dtype;
-  }
-  return 0;
-}
-
-static int ev_dynamic_slice(SrEvalCtx *cx, const SrEvalEqn *e) {
-  Out1 o = out1(cx, e);
-  SrArray *x = e->in[0];
-  DynArg d;
-  memset(&d, 0, sizeof d);
-  d.nd = x->type->ndim;
-  d.es = esize(x);
-  if ((int)e->nin != 1 + d.nd || e->nin > 16)
-    return sr_ev_err(cx, "NotImplementedError", "dynamic_slice with %u operands", e->nin);
-  int id[SR_MAX_RANK];
-  for (int i = 0; i < d.nd; i++) {
-    if (e->out_type[0]->dims[i].size != x->type->dims[i].size) d.sliced |= 1ull << i;
-    id[i] = d.sliced >> i & 1 ? -1 : i;
-  }
-  SrArray *ins[16] = {0};
-  int rc = 0;
-  ins[0] = sr_redistribute(cx, x, o.m, mapped_layout(x, o.l, id));
-  if (!ins[0]) rc = -1;
-  if (rc == 0) rc = index_operands(cx, e, 1, o.m, ins, &d);
-  SrArray *r = NULL;
-  if (rc == 0) {
-    r = sr_array_new(e->out_type[0], natural(o.l, d.sliced, ins[0]->layout, x->type->dtype), o.m);
-    rc = sr_ev_map(cx, (int)e->nin, ins, 1, &r, 0, dyn_slice_fn, &d);
-  }
-  for (uint32_t k = 0; k < e->nin; k++) sr_array_unref(ins[k]);
-  if (rc < 0) {
-    sr_array_unref(r);
-    return -1;
-  }
-  return finish(cx, e, 0, o.m, r);
-}
-
-static int ev_dynamic_update_slice(SrEvalCtx *cx, const SrEvalEqn *e) {
-  Out1 o = out1(cx, e);
-  SrArray *x = e->in[0], *u = e->in[1];
-  DynArg d;
-  memset(&d, 0, sizeof d);
-  d.nd = x->type->ndim;
-  d.es = esize(x);
-  if ((int)e->nin != 2 + d.nd || e->nin > 16)
-    return sr_ev_err(cx, "NotImplementedError", "dynamic_update_slice with %u operands", e->nin);
-  int id[SR_MAX_RANK];
-  for (int i = 0; i < d.nd; i++) {
-    if (u->type->dims[i].size != x->type->dims[i].size) d.sliced |= 1ull << i;
-    id[i] = d.sliced >> i & 1 ? -1 : i;
-  }
-  SrArray *ins[16] = {0};
-  int rc = 0;
-  ins[0] = sr_redistribute(cx, x, o.m, mapped_layout(x, o.l, id));
-  ins[1] = ins[0] ? sr_redistribute(cx, u, o.m, mapped_layout(u, o.l, id)) : NULL;
-  if (!ins[0] || !ins[1]) rc = -1;
-  if (rc == 0) rc = index_operands(cx, e, 2, o.m, ins, &d);
-  SrArray *r = NULL;
-  if (rc == 0) {
-    r = sr_array_new(e->out_type[0], natural(o.l, d.sliced, ins[0]->layout, x->type->dtype), o.m);
-    rc = sr_ev_map(cx, (int)e->nin, ins, 1, &r, 0, dyn_update_fn, &d);
-  }
-  for (uint32_t k = 0; k < e->nin; k++) sr_array_unref(ins[k]);
-  if (rc < 0) {
-    sr_array_unref(r);
-    return -1;
-  }
-  return finish(cx, e, 0, o.m, r);
-}
-
-/* ---- iota ---- */
-
-typedef struct IotaArg {
-  SrDtype dt;
-  int nd, dim;
-} IotaArg;
-
-static int iota_fn(SrShardIO *io) {
-  IotaArg *a = io->arg;
-  if (sr_kern_iota(a->dt, a->nd, io->out_shape[0], io->out_start, a->dim, io->out[0]->data) < 0)
-    return sr_ev_err(io->cx, "NotImplementedError", "iota of dtype %s", sr_dtype_name(a->dt));
-  return 0;
-}
-
-static int ev_iota(SrEvalCtx *cx, const SrEvalEqn *e) {
-  Out1 o = out1(cx, e);
-  const SrType *t = e->out_type[0];
-  int64_t dim = 0;
-  if (sr_ev_param_int(cx, e, "dimension", &dim) < 0) return -1;
-  IotaArg a = {t->dtype, t->ndim, (int)dim};
-  e->out[0] = sr_array_new(t, o.l, o.m);
-  return sr_ev_map(cx, 0, NULL, 1, e->out, SR_MAP_BLOCK, iota_fn, &a);
-}
-
 static void eval_rules_structural(void) {
   sr_set_eval_rule(SR_P_broadcast_in_dim, ev_broadcast_in_dim);
   sr_set_eval_rule(SR_P_reshape, ev_reshape_like);
@@ -2494,312 +2777,6 @@ static void eval_rules_structural(void) {
   sr_set_eval_rule(SR_P_dynamic_slice, ev_dynamic_slice);
   sr_set_eval_rule(SR_P_dynamic_update_slice, ev_dynamic_update_slice);
   sr_set_eval_rule(SR_P_iota, ev_iota);
-}
-
-/* ==== JVP and transpose rules (from lib/ad/ad_structural.c) ==== */
-
-/* JVP and transpose rules of contractions, reductions
- * and the structural primitives (lax/lax.py, lax/slicing.py).
- *
- * The transposes take their output shardings from the cotangent type of
- * the operand they produce a cotangent for: that is how a dot_general
- * whose weights were {R:X} comes out {U:X} with no communication, and how
- * a reduce_sum's cotangent is broadcast back onto the operand's sharding.
- */
-
-
-
-
-#define TR(name) static int name(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x, SrVal **cx)
-#define JVP(name) static int name(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, SrVal **ty)
-
-static SrVal *param(const SrEqn *e, const char *key) { return sr_eqn_param(e, sr_intern_cstr(key)); }
-
-/* An int tuple param (NULL or None: n = 0). */
-static int param_ints(const SrEqn *e, const char *key, int64_t *out, int max) {
-  SrVal *v = param(e, key);
-  int n = 0;
-  if (!v || v->kind == SR_V_NONE) return 0;
-  if (sr_val_ints(v, out, max, &n) < 0) return -1;
-  return n;
-}
-
-static int64_t param_int(const SrEqn *e, const char *key, int64_t dflt) {
-  SrVal *v = param(e, key);
-  return v && (v->kind == SR_V_INT || v->kind == SR_V_BOOL) ? v->i : dflt;
-}
-
-static const SrType *ct_of(const SrEqn *e, int i) { return sr_ad_ct_type(e->in[i]->type); }
-
-static void argsort(const int64_t *v, int n, int64_t *out) {
-  for (int i = 0; i < n; i++) out[i] = i;
-  for (int i = 1; i < n; i++)
-    for (int k = i; k > 0 && v[out[k - 1]] > v[out[k]]; k--) {
-      int64_t s = out[k];
-      out[k] = out[k - 1];
-      out[k - 1] = s;
-    }
-}
-
-static int contains(const int64_t *v, int n, int64_t x) {
-  for (int i = 0; i < n; i++)
-    if (v[i] == x) return 1;
-  return 0;
-}
-
-/* ---- structure ---- */
-
-TR(tr_broadcast_in_dim) {
-  if (x[0]) return 0; /* transpose wrt a literal */
-  const SrType *ot = ct_of(e, 0);
-  int64_t bdims[SR_MAX_RANK];
-  int nbd = param_ints(e, "broadcast_dimensions", bdims, SR_MAX_RANK);
-  const SrType *outt = e->out[0]->type;
-  /* unit dims: size 1 and not sharded */
-  int64_t unit[SR_MAX_RANK], bd2[SR_MAX_RANK], axes[SR_MAX_RANK];
-  int nunit = 0, nbd2 = 0, na = 0;
-  for (int i = 0; i < ot->ndim; i++)
-    if (ot->dims[i].size == 1 && ot->dims[i].nax == 0) unit[nunit++] = i;
-  for (int i = 0; i < nbd; i++)
-    if (!contains(unit, nunit, i)) bd2[nbd2++] = bdims[i];
-  for (int i = 0; i < outt->ndim; i++)
-    if (!contains(bd2, nbd2, i)) axes[na++] = i;
-  SrTypeBuilder b;
-  sr_type_builder(&b, ot);
-  int nd = 0;
-  for (int i = 0; i < ot->ndim; i++)
-    if (!contains(unit, nunit, i)) b.dims[nd++] = ot->dims[i];
-  b.ndim = (uint8_t)nd;
-  SrVal *s = sr_ad_reduce_sum(ad, ct[0], axes, na, sr_type_get(&b));
-  cx[0] = sr_ad_expand_dims(ad, s, unit, nunit);
-  return cx[0] ? 0 : -1;
-}
-
-TR(tr_reshape) {
-  (void)x;
-  SrVal *dims = param(e, "dimensions");
-  if (dims && dims->kind != SR_V_NONE)
-    return sr_raise(ad->I, "NotImplementedError", "transposing a reshape with dimensions is not supported"), -1;
-  cx[0] = sr_ad_reshape(ad, ct[0], ct_of(e, 0));
-  return cx[0] ? 0 : -1;
-}
-
-TR(tr_transpose) {
-  (void)x;
-  int64_t perm[SR_MAX_RANK], inv[SR_MAX_RANK];
-  int n = param_ints(e, "permutation", perm, SR_MAX_RANK);
-  argsort(perm, n, inv);
-  cx[0] = sr_ad_transpose_dims(ad, ct[0], inv, n);
-  return cx[0] ? 0 : -1;
-}
-
-TR(tr_squeeze) {
-  (void)x;
-  int64_t dims[SR_MAX_RANK];
-  int n = param_ints(e, "dimensions", dims, SR_MAX_RANK);
-  cx[0] = sr_ad_expand_dims(ad, ct[0], dims, n);
-  return cx[0] ? 0 : -1;
-}
-
-/* the same op on the cotangent (rev) */
-TR(tr_self) {
-  (void)x;
-  cx[0] = sr_ad_bind_eqn1(ad, e, ct);
-  return cx[0] ? 0 : -1;
-}
-
-TR(tr_concatenate) {
-  int64_t dim = param_int(e, "dimension", 0);
-  int64_t sizes[256];
-  uint32_t n = e->nin < 256 ? e->nin : 256;
-  for (uint32_t i = 0; i < n; i++) sizes[i] = e->in[i]->type->dims[dim].size;
-  SrVal *c = ct[0];
-  SrVal *r = sr_ad_bindv(ad, SR_P_split, 1, &c, "sizes", sr_ad_ints(sizes, (int)n), "axis", sr_int(NULL, dim), NULL);
-  if (!r) return -1;
-  for (uint32_t i = 0; i < n; i++)
-    if (!x[i]) cx[i] = r->seq.items[i];
-  return 0;
-}
-
-TR(tr_split) {
-  (void)x;
-  SrVal *cs[256];
-  uint32_t n = e->nout < 256 ? e->nout : 256;
-  for (uint32_t i = 0; i < n; i++) cs[i] = ct[i] ? ct[i] : sr_ad_full_zeros(ad, sr_ad_ct_type(e->out[i]->type));
-  cx[0] = sr_ad_bindv(ad, SR_P_concatenate, (int)n, cs, "dimension", sr_int(NULL, param_int(e, "axis", 0)), NULL);
-  return cx[0] ? 0 : -1;
-}
-
-static SrVal *triples(const int64_t *lo, const int64_t *hi, const int64_t *in, int n) {
-  SrVal *t = sr_seq(NULL, SR_V_TUPLE, n);
-  for (int i = 0; i < n; i++) {
-    int64_t v[3] = {lo[i], hi[i], in[i]};
-    sr_seq_push(NULL, t, sr_ad_ints(v, 3));
-  }
-  return t;
-}
-
-TR(tr_pad) {
-  int64_t cfg[3 * SR_MAX_RANK], lo[SR_MAX_RANK], hi[SR_MAX_RANK], in[SR_MAX_RANK];
-  int n = param_ints(e, "padding_config", cfg, 3 * SR_MAX_RANK) / 3;
-  for (int i = 0; i < n; i++) {
-    lo[i] = -cfg[3 * i];
-    hi[i] = -cfg[3 * i + 1];
-    in[i] = 0;
-  }
-  SrVal *t = ct[0], *top = NULL;
-  const SrType *tt = sr_ad_type(ad, t);
-  if (!tt) return -1;
-  if (!x[0] || !x[1]) {
-    SrVal *pin[2] = {t, sr_ad_scalar(ad, tt->dtype, 0, 0.0)};
-    SrVal *unpadded = sr_ad_bindv(ad, SR_P_pad, 2, pin, "padding_config", triples(lo, hi, in, n), NULL);
-    const SrType *ut = sr_ad_type(ad, unpadded);
-    if (!ut) return -1;
-    int64_t st[SR_MAX_RANK], lim[SR_MAX_RANK], str[SR_MAX_RANK];
-    for (int i = 0; i < n; i++) {
-      st[i] = 0;
-      lim[i] = ut->dims[i].size;
-      str[i] = cfg[3 * i + 2] + 1;
-    }
-    top = sr_ad_bindv(ad, SR_P_slice, 1, &unpadded, "start_indices", sr_ad_ints(st, n), "limit_indices", sr_ad_ints(lim, n),
-                   "strides", sr_ad_ints(str, n), NULL);
-    if (!top) return -1;
-  }
-  if (!x[0]) cx[0] = top;
-  if (!x[1]) {
-    int64_t all[SR_MAX_RANK];
-    for (int i = 0; i < n; i++) all[i] = i;
-    cx[1] = sr_ad_binop(ad, SR_P_sub, sr_ad_reduce_sum(ad, t, all, n, NULL), sr_ad_reduce_sum(ad, top, all, n, NULL));
-    if (!cx[1]) return -1;
-  }
-  return 0;
-}
-
-TR(tr_slice) {
-  (void)x;
-  const SrType *ot = ct_of(e, 0);
-  int64_t st[SR_MAX_RANK], lim[SR_MAX_RANK], str[SR_MAX_RANK], lo[SR_MAX_RANK], hi[SR_MAX_RANK],
-      in[SR_MAX_RANK];
-  int n = param_ints(e, "start_indices", st, SR_MAX_RANK);
-  param_ints(e, "limit_indices", lim, SR_MAX_RANK);
-  int ns = param_ints(e, "strides", str, SR_MAX_RANK);
-  const SrType *ctt = sr_ad_type(ad, ct[0]);
-  if (!ctt) return -1;
-  int unit = 1;
-  for (int i = 0; i < ns; i++) unit &= str[i] == 1;
-  for (int i = 0; i < n; i++) {
-    lo[i] = st[i];
-    if (ns == 0 || unit) {
-      hi[i] = ot->dims[i].size - lim[i];
-      in[i] = 0;
-    } else {
-      int64_t real = ctt->dims[i].size == 0 ? st[i] : st[i] + 1 + (ctt->dims[i].size - 1) * str[i];
-      hi[i] = ot->dims[i].size - real;
-      in[i] = str[i] - 1;
-    }
-  }
-  /* the padding value varies as the cotangent does (lax.pad's
-     standard_insert_pvary), or pad refuses the mix inside shard_map */
-  SrVal *pin[2] = {ct[0], sr_ad_scalar_like(ad, ct[0], 0.0)};
-  cx[0] = sr_ad_bindv(ad, SR_P_pad, 2, pin, "padding_config", triples(lo, hi, in, n), NULL);
-  return cx[0] ? 0 : -1;
-}
-
-JVP(jvp_dynamic_slice) {
-  y[0] = sr_ad_bind_eqn1(ad, e, x);
-  if (!y[0]) return -1;
-  if (!t[0]) {
-    ty[0] = NULL;
-    return 0;
-  }
-  SrVal *in[SR_MAX_RANK + 1];
-  in[0] = t[0];
-  for (uint32_t i = 1; i < e->nin && i <= SR_MAX_RANK; i++) in[i] = x[i];
-  ty[0] = sr_ad_bind_eqn1(ad, e, in);
-  return ty[0] ? 0 : -1;
-}
-
-TR(tr_dynamic_slice) {
-  const SrType *ot = ct_of(e, 0);
-  SrTypeBuilder b;
-  sr_type_builder(&b, ot);
-  b.dtype = sr_ad_type(ad, ct[0])->dtype;
-  SrVal *zeros = sr_ad_full(ad, sr_type_get(&b), 0.0);
-  SrVal *in[SR_MAX_RANK + 2];
-  in[0] = zeros;
-  in[1] = ct[0];
-  for (uint32_t i = 1; i < e->nin && i <= SR_MAX_RANK; i++) in[i + 1] = x[i];
-  cx[0] = sr_ad_bind(ad, SR_P_dynamic_update_slice, (int)e->nin + 1, in, 0, NULL);
-  return cx[0] ? 0 : -1;
-}
-
-JVP(jvp_dynamic_update_slice) {
-  y[0] = sr_ad_bind_eqn1(ad, e, x);
-  if (!y[0]) return -1;
-  if (!t[0] && !t[1]) {
-    ty[0] = NULL;
-    return 0;
-  }
-  SrVal *in[SR_MAX_RANK + 2];
-  in[0] = t[0] ? t[0] : sr_ad_full_zeros(ad, sr_ad_tangent_type(sr_ad_type(ad, x[0])));
-  in[1] = t[1] ? t[1] : sr_ad_full_zeros(ad, sr_ad_tangent_type(sr_ad_type(ad, x[1])));
-  for (uint32_t i = 2; i < e->nin && i < SR_MAX_RANK + 2; i++) in[i] = x[i];
-  ty[0] = sr_ad_bind_eqn1(ad, e, in);
-  return ty[0] ? 0 : -1;
-}
-
-TR(tr_dynamic_update_slice) {
-  const SrType *ut = x[1] ? sr_ad_ct_type(sr_ad_type(ad, x[1])) : ct_of(e, 1);
-  SrVal *in[SR_MAX_RANK + 2];
-  for (uint32_t i = 2; i < e->nin && i < SR_MAX_RANK + 2; i++) in[i] = x[i];
-  if (!x[0]) {
-    in[0] = ct[0];
-    in[1] = sr_ad_full(ad, ut, 0.0);
-    if (!(cx[0] = sr_ad_bind(ad, SR_P_dynamic_update_slice, (int)e->nin, in, 0, NULL))) return -1;
-  }
-  if (!x[1]) {
-    int64_t sizes[SR_MAX_RANK];
-    for (int i = 0; i < ut->ndim; i++) sizes[i] = ut->dims[i].size;
-    in[1] = ct[0];
-    cx[1] = sr_ad_bindv(ad, SR_P_dynamic_slice, (int)e->nin - 1, in + 1, "slice_sizes", sr_ad_ints(sizes, ut->ndim), NULL);
-    if (!cx[1]) return -1;
-  }
-  return 0;
-}
-
-/* stack and unstack: rows the table may lack (made on first lookup) */
-TR(tr_stack) {
-  SrVal *c = ct[0];
-  SrPList ps = {0};
-  sr_plist_add(&ps, "axis", sr_int(NULL, param_int(e, "axis", 0)));
-  SrVal *r = NULL;
-  const SrPrim *un = sr_prim_lookup("unstack", 7);
-  if (c) {
-    const SrType *written[256];
-    uint32_t n = e->nin < 256 ? e->nin : 256;
-    for (uint32_t i = 0; i < n; i++) written[i] = sr_ad_ct_type(e->in[i]->type);
-    SrInterp *I = ad->I;
-    r = sr_ad_keep(ad, sr_bind_prim(I, un, 1, &c, ps.n, ps.p, written, n));
-  }
-  sr_plist_free(&ps);
-  if (!r) return -1;
-  for (uint32_t i = 0; i < e->nin; i++)
-    if (!x[i]) cx[i] = r->seq.items[i];
-  return 0;
-}
-
-TR(tr_unstack) {
-  (void)x;
-  SrVal *cs[256];
-  uint32_t n = e->nout < 256 ? e->nout : 256;
-  for (uint32_t i = 0; i < n; i++) cs[i] = ct[i] ? ct[i] : sr_ad_full_zeros(ad, sr_ad_ct_type(e->out[i]->type));
-  SrPList ps = {0};
-  sr_plist_add(&ps, "axis", sr_int(NULL, param_int(e, "axis", 0)));
-  const SrType *written[1] = {sr_ad_ct_type(e->in[0]->type)};
-  cx[0] = sr_ad_keep(ad, sr_bind_prim(ad->I, sr_prim_lookup("stack", 5), (int)n, cs, ps.n, ps.p, written, 1));
-  sr_plist_free(&ps);
-  if (cx[0] && cx[0]->kind == SR_V_TUPLE) cx[0] = cx[0]->seq.items[0];
-  return cx[0] ? 0 : -1;
 }
 
 static void ad_rules_structural(void) {
@@ -2831,7 +2808,9 @@ static void ad_rules_structural(void) {
   sr_ad_set_jvp(SR_P_dynamic_update_slice, jvp_dynamic_update_slice);
   sr_ad_set_transpose(SR_P_dynamic_update_slice, tr_dynamic_update_slice);
 }
+
 #undef TR
+
 #undef JVP
 
 void sr_lax_structural_init(void) {
