@@ -96,13 +96,14 @@ const char *sr_callable_name(SrVal *f) {
   return sr_intern_cstr(n ? n : "<unnamed function>");
 }
 
-/* Traces fn on the types of args: a jaxpr of the flattened arguments and
-   results.  *out_tree gets the result's structure (with the leaves of the
-   first trace's outputs, for rebuilding), *captured the outer values the
-   jaxpr's leading inputs stand for. */
+/* Traces fn on the types of args (see api.h). */
 SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, const char **kw,
-                     SrVal **kwv, SrVal **out_tree, SrVal **captured) {
+                     SrVal **kwv, int flags, SrVal *pre, SrVal **out_tree, SrVal **captured) {
   SrTrace *t = sr_trace_begin(I);
+  if (flags & SR_TRACE_SEPARATE_CONSTS) {
+    t->capture_consts = 0;
+    for (int i = 0; pre && i < pre->seq.n; i++) sr_trace_precapture(I, t, pre->seq.items[i]);
+  }
   SrVal **targs = sr_xcalloc((size_t)nargs + 1, sizeof *targs);
   int ok = 1;
   for (int i = 0; i < nargs && ok; i++) {
@@ -113,7 +114,8 @@ SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, c
     }
     /* api_util.py: _make_abstract_python_scalar refuses an int the
        default int dtype cannot hold */
-    for (int k = 0; k < leaves->seq.n && ok; k++) ok = sr_check_py_int(I, leaves->seq.items[k]) == 0;
+    if (!(flags & SR_TRACE_ANY_INT))
+      for (int k = 0; k < leaves->seq.n && ok; k++) ok = sr_check_py_int(I, leaves->seq.items[k]) == 0;
     if (!ok) {
       sr_unref(leaves);
       break;
@@ -132,26 +134,23 @@ SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, c
   }
   for (int i = 0; i < nargs; i++) sr_unref(targs[i]);
   free(targs);
-  if (!res) {
-    sr_trace_abort(I, t);
-    return NULL;
-  }
-  SrVal *outs = sr_pytree_flatten(I, res);
+  SrVal *outs = res ? sr_pytree_flatten(I, res) : NULL;
   if (!outs) {
     sr_unref(res);
     sr_trace_abort(I, t);
     return NULL;
   }
   SrJaxpr *j = sr_trace_end(I, t, outs->seq.items, outs->seq.n, captured);
+  sr_unref(outs);
   if (!j) {
     sr_unref(res);
-    sr_unref(outs);
     return NULL;
   }
-  j->name = sr_builtin_name(fn) ? sr_arena_strndup(j->prog->arena, sr_builtin_name(fn), strlen(sr_builtin_name(fn))) : NULL;
+  const char *nm = sr_builtin_name(fn);
+  if ((flags & SR_TRACE_SHORT_NAME) && nm && strrchr(nm, '.')) nm = strrchr(nm, '.') + 1;
+  if (nm) j->name = sr_arena_strndup(j->prog->arena, nm, strlen(nm));
   if (out_tree) *out_tree = res;
   else sr_unref(res);
-  sr_unref(outs);
   return j;
 }
 
@@ -160,7 +159,7 @@ int sr_custom_call_trace(SrInterp *I, SrVal *fun, const char *name, SrArgs *a, S
   cc->args = sr_tuple(NULL, 0, NULL);
   for (int i = 0; i < a->n; i++) sr_seq_push(NULL, cc->args, sr_ref(a->v[i]));
   cc->leaves = sr_pytree_array_leaves(I, cc->args);
-  cc->body = cc->leaves ? sr_trace_fn(I, fun, a->n, a->v, 0, NULL, NULL, &cc->out_tree, &cc->captured) : NULL;
+  cc->body = cc->leaves ? sr_trace_fn(I, fun, a->n, a->v, 0, NULL, NULL, 0, NULL, &cc->out_tree, &cc->captured) : NULL;
   if (!cc->body) {
     sr_unref(cc->args);
     sr_unref(cc->leaves);
@@ -191,7 +190,7 @@ SrVal *sr_custom_call_bind(SrInterp *I, int prim, SrCustomCall *cc, SrPList *ps)
 static SrVal *make_jaxpr_call(SrInterp *I, SrArgs *a) {
   SrBuiltin *b = sr_current_builtin(I);
   SrVal *fn = b->data;
-  SrJaxpr *j = sr_trace_fn(I, fn, a->n, a->v, a->nkw, a->kw, a->kwv, NULL, NULL);
+  SrJaxpr *j = sr_trace_fn(I, fn, a->n, a->v, a->nkw, a->kw, a->kwv, 0, NULL, NULL, NULL);
   if (!j) return NULL;
   SrVal *r = sr_jaxpr_val(NULL, j);
   sr_program_unref(j->prog); /* the value holds it now */
@@ -284,7 +283,7 @@ static SrVal *call_traced(SrInterp *I, SrVal *fn, const char *name, SrArgs *a, i
                           SrVal *in_sh, SrVal *out_sh) {
   if (in_sh && a->nkw) return sr_raise(I, "ValueError", "pjit does not support kwargs when in_shardings is specified.");
   SrVal *out_tree = NULL, *captured = NULL;
-  SrJaxpr *body = sr_trace_fn(I, fn, a->n, a->v, a->nkw, a->kw, a->kwv, &out_tree, &captured);
+  SrJaxpr *body = sr_trace_fn(I, fn, a->n, a->v, a->nkw, a->kw, a->kwv, 0, NULL, &out_tree, &captured);
   if (!body) return NULL;
   return bind_body(I, body, out_tree, captured, name, a, prim, prevent_cse, in_sh, out_sh);
 }
@@ -433,7 +432,7 @@ static SrVal *jit_call(SrInterp *I, SrVal *self, SrArgs *a) {
       return bind_body(I, c->e[i].body, sr_ref(c->e[i].out_tree), NULL, j->name, a, SR_P_jit, 0, NULL, NULL);
     }
   SrVal *out_tree = NULL, *captured = NULL;
-  SrJaxpr *body = sr_trace_fn(I, j->fn, a->n, a->v, a->nkw, a->kw, a->kwv, &out_tree, &captured);
+  SrJaxpr *body = sr_trace_fn(I, j->fn, a->n, a->v, a->nkw, a->kw, a->kwv, 0, NULL, &out_tree, &captured);
   if (!body) {
     free(sig);
     return NULL;

@@ -9,9 +9,31 @@
 
 /* A callable's __name__: a def's name, a built-in's last component. */
 const char *sr_callable_name(SrVal *f);
-/* Traces fn on the types of args (see api.c). */
+/* How sr_trace_fn's callers differ (flags; 0 for jax.jit's way). */
+enum {
+  /* every captured value a leading input, none a constvar (JAX's
+     separate_consts, common.py's _initial_style_jaxpr: control-flow and
+     shard_map bodies), those in sr_trace_fn's `pre` first and in that order */
+  SR_TRACE_SEPARATE_CONSTS = 1,
+  /* no check of Python int leaves against the default int dtype
+     (api_util.py's _make_abstract_python_scalar) */
+  SR_TRACE_ANY_INT = 2,
+  /* a built-in's jaxpr named by its name's last dotted component (else by
+     its whole name; a def's jaxpr has no name either way) */
+  SR_TRACE_SHORT_NAME = 4,
+};
+/* A control-flow body's way (lax_control_flow.c, shard_map.c). */
+#define SR_TRACE_BODY (SR_TRACE_SEPARATE_CONSTS | SR_TRACE_ANY_INT | SR_TRACE_SHORT_NAME)
+/* Traces fn(*args, **kw) on the types of args' leaves (values or abstract
+   arrays: only their types count): flattens each argument, starts a trace
+   with an abstract input per leaf, rebuilds the arguments from them, calls
+   fn and flattens its result.  Returns the jaxpr of the flattened arguments
+   and results, NULL with an exception raised.  *out_tree (if not NULL) gets
+   the result (its structure, with the leaves of the trace's outputs, for
+   rebuilding), *captured the outer values the jaxpr's leading inputs stand
+   for.  `pre` is read only with SR_TRACE_SEPARATE_CONSTS. */
 SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, const char **kw,
-                     SrVal **kwv, SrVal **out_tree, SrVal **captured);
+                     SrVal **kwv, int flags, SrVal *pre, SrVal **out_tree, SrVal **captured);
 /* A call of a custom_jvp or custom_vjp function: its arguments as a tuple
    and their leaves as arrays, and fun traced on them (named name). */
 typedef struct SrCustomCall {

@@ -105,12 +105,6 @@ SrVal *sr_api_map_leaves(SrInterp *I, SrVal *v, SrVal *sh, SrApiLeafFn f, void *
 /* Enters / leaves an abstract mesh of the context (sharding.c). */
 int sr_api_push_mesh(SrInterp *I, const SrMesh *m);
 void sr_api_pop_mesh(SrInterp *I);
-/* Traces fn on args (values or abstract arrays: only their types count),
-   as sr_trace_fn does, except that every captured value becomes a leading
-   input (JAX's separate_consts), those in `pre` first and in that order
-   (lax_control_flow.c). */
-SrJaxpr *sr_api_trace(SrInterp *I, SrVal *fn, int nargs, SrVal **args, SrVal *pre, SrVal **out_tree,
-                     SrVal **captured);
 /* Abstract arrays of the given types in the structure of `like`. */
 SrVal *sr_api_abstract_like(SrVal *like, const SrType **types, int n);
 /* The number of array leaves of a pytree (-1 with an exception raised). */

@@ -1,7 +1,7 @@
 /* lax_control_flow.c: jax.lax's control flow -- scan, cond, switch,
  * while_loop, fori_loop (lax/control_flow/loops.py, conditionals.py) --
- * and the tracing of their bodies (sr_api_trace, common.py's
- * _initial_style_jaxpr), which shard_map uses too. */
+ * and the helpers of their bodies' tracing (sr_trace_fn's SR_TRACE_BODY,
+ * common.py's _initial_style_jaxpr), which shard_map uses too. */
 #include "jax/lax.h"
 #include "jax/jax.h"
 
@@ -23,56 +23,6 @@ static SrVal *arr(SrInterp *I, SrVal *v) { return sr_jnp_asarray(I, v, -1); }
 /* ======================================================================
  * tracing bodies
  * ====================================================================== */
-
-/* Traces fn on args (values or abstract arrays: only their types count),
-   as sr_trace_fn does, except that every captured value becomes a leading
-   input (JAX's separate_consts), those in `pre` first and in that order. */
-SrJaxpr *sr_api_trace(SrInterp *I, SrVal *fn, int nargs, SrVal **args, SrVal *pre, SrVal **out_tree,
-                     SrVal **captured) {
-  SrTrace *t = sr_trace_begin(I);
-  t->capture_consts = 0;
-  for (int i = 0; pre && i < pre->seq.n; i++) sr_trace_precapture(I, t, pre->seq.items[i]);
-  SrVal **targs = sr_xcalloc((size_t)nargs + 1, sizeof *targs);
-  int ok = 1;
-  for (int i = 0; i < nargs && ok; i++) {
-    SrVal *leaves = sr_pytree_flatten(I, args[i]);
-    if (!leaves) {
-      ok = 0;
-      break;
-    }
-    SrVal *tl = sr_seq(NULL, SR_V_LIST, leaves->seq.n);
-    for (int k = 0; k < leaves->seq.n; k++)
-      sr_seq_push(NULL, tl, sr_trace_arg(I, t, sr_value_type(I, leaves->seq.items[k])));
-    targs[i] = sr_pytree_unflatten(args[i], tl);
-    sr_unref(tl);
-    sr_unref(leaves);
-  }
-  SrVal *res = NULL;
-  if (ok) {
-    SrArgs ca = {nargs, targs, 0, NULL, NULL, NULL};
-    res = sr_trace_call(I, fn, &ca);
-  }
-  for (int i = 0; i < nargs; i++) sr_unref(targs[i]);
-  free(targs);
-  SrVal *outs = res ? sr_pytree_flatten(I, res) : NULL;
-  if (!outs) {
-    sr_unref(res);
-    sr_trace_abort(I, t);
-    return NULL;
-  }
-  SrJaxpr *j = sr_trace_end(I, t, outs->seq.items, outs->seq.n, captured);
-  sr_unref(outs);
-  if (!j) {
-    sr_unref(res);
-    return NULL;
-  }
-  const char *nm = sr_builtin_name(fn);
-  if (nm && strrchr(nm, '.')) nm = strrchr(nm, '.') + 1;
-  if (nm) j->name = sr_arena_strndup(j->prog->arena, nm, strlen(nm));
-  if (out_tree) *out_tree = res;
-  else sr_unref(res);
-  return j;
-}
 
 /* Abstract arrays of the given types in the structure of `like`. */
 SrVal *sr_api_abstract_like(SrVal *like, const SrType **types, int n) {
@@ -274,7 +224,7 @@ static SrVal *lax_scan(SrInterp *I, SrArgs *a) {
     sr_unref(captured);
     out_tree = captured = NULL;
     SrVal *bargs[2] = {carry_arg, x_arg};
-    body = sr_api_trace(I, f, 2, bargs, NULL, &out_tree, &captured);
+    body = sr_trace_fn(I, f, 2, bargs, 0, NULL, NULL, SR_TRACE_BODY, NULL, &out_tree, &captured);
     if (!body) goto done;
     if (!sr_is_seq(out_tree) || out_tree->kind == SR_V_SET || out_tree->seq.n != 2) {
       SrBuf b = SR_BUF_INIT;
@@ -362,7 +312,7 @@ static int trace_branches(SrInterp *I, int nb, SrVal **fns, SrVal *ops, SrJaxpr 
   int ok = 1, need_retrace = 0;
   for (int b = 0; b < nb && ok; b++) {
     SrVal *tree = NULL;
-    js[b] = sr_api_trace(I, fns[b], ops->seq.n, ops->seq.items, NULL, &tree, &caps[b]);
+    js[b] = sr_trace_fn(I, fns[b], ops->seq.n, ops->seq.items, 0, NULL, NULL, SR_TRACE_BODY, NULL, &tree, &caps[b]);
     if (!js[b]) {
       ok = 0;
       break;
@@ -388,7 +338,7 @@ static int trace_branches(SrInterp *I, int nb, SrVal **fns, SrVal *ops, SrJaxpr 
       sr_program_unref(js[b]->prog);
       sr_unref(caps[b]);
       caps[b] = NULL;
-      js[b] = sr_api_trace(I, fns[b], ops->seq.n, ops->seq.items, merged, NULL, &caps[b]);
+      js[b] = sr_trace_fn(I, fns[b], ops->seq.n, ops->seq.items, 0, NULL, NULL, SR_TRACE_BODY, merged, NULL, &caps[b]);
       if (!js[b]) ok = 0;
       else if (caps[b]->seq.n != merged->seq.n) {
         sr_raise(I, "RuntimeError", "cond: the branches' captured values could not be merged");
@@ -692,9 +642,9 @@ static SrVal *while_impl(SrInterp *I, SrVal *cond_fun, SrVal *body_fun, SrVal *i
     sr_unref(bcap);
     ctree = btree = ccap = bcap = NULL;
     bj = NULL;
-    cj = sr_api_trace(I, cond_fun, 1, &arg, NULL, &ctree, &ccap);
+    cj = sr_trace_fn(I, cond_fun, 1, &arg, 0, NULL, NULL, SR_TRACE_BODY, NULL, &ctree, &ccap);
     if (!cj) goto done;
-    bj = sr_api_trace(I, body_fun, 1, &arg, NULL, &btree, &bcap);
+    bj = sr_trace_fn(I, body_fun, 1, &arg, 0, NULL, NULL, SR_TRACE_BODY, NULL, &btree, &bcap);
     if (!bj) goto done;
     if (cj->nout != 1 || cj->outvars[0]->type->ndim != 0 || cj->outvars[0]->type->dtype != SR_BOOL) {
       SrBuf b = SR_BUF_INIT;

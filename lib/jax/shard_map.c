@@ -416,7 +416,8 @@ static SrVal *smap_call(SrInterp *I, SrArgs *a) {
       goto done;
     }
     I->jax->check_vma = f->check_vma;
-    body = sr_api_trace(I, wrapper, targs->seq.n, targs->seq.items, NULL, &out_tree, &captured);
+    body = sr_trace_fn(I, wrapper, targs->seq.n, targs->seq.items, 0, NULL, NULL, SR_TRACE_BODY, NULL, &out_tree,
+                       &captured);
     I->jax->check_vma = saved_vma;
     sr_api_pop_mesh(I);
     sr_unref(wrapper);
