@@ -574,7 +574,7 @@ static SrVal *balanced_eq(SrAd *ad, SrVal *xv, SrVal *z, SrVal *yv) {
   return sr_ad_div(ad, num, den);
 }
 
-/* ==== the unary ops: neg, sign, abs, exp, log, sin, ..., erf, erf_inv ==== */
+/* ==== the unary ops: neg, sign, abs, exp, log, sin, ..., erf, erfc, erf_inv ==== */
 
 static const struct {
   int id;
@@ -605,6 +605,7 @@ static const struct {
   {SR_P_not, SR_DC_INT | SR_DC_BOOL, RES_SAME, 1},
   {SR_P_is_finite, SR_DC_FLOAT, RES_BOOL, 1},
   {SR_P_erf, SR_DC_FLOAT, RES_SAME, 1},
+  {SR_P_erfc, SR_DC_FLOAT, RES_SAME, 1},
   {SR_P_erf_inv, SR_DC_FLOAT, RES_SAME, 1},
 };
 
@@ -781,6 +782,15 @@ JVP1(jvp_erf) {
   y[0] = primal1(ad, e, x);
   SrVal *ex = sr_ad_unop(ad, SR_P_exp, sr_ad_neg(ad, sr_ad_unop(ad, SR_P_square, x[0])));
   ty[0] = sr_ad_mul(ad, sr_ad_const(ad, x[0], 2.0 / sqrt(M_PI)), sr_ad_mul(ad, t[0], ex));
+  return done1(y, ty);
+}
+
+/* ad.defjvp(erfc_p, lambda g, x: mul(_const(x, -2. / np.sqrt(np.pi)),
+ *                                    mul(g, exp(neg(square(x)))))) */
+JVP1(jvp_erfc) {
+  y[0] = primal1(ad, e, x);
+  SrVal *ex = sr_ad_unop(ad, SR_P_exp, sr_ad_neg(ad, sr_ad_unop(ad, SR_P_square, x[0])));
+  ty[0] = sr_ad_mul(ad, sr_ad_const(ad, x[0], -2.0 / sqrt(M_PI)), sr_ad_mul(ad, t[0], ex));
   return done1(y, ty);
 }
 
@@ -1679,7 +1689,7 @@ static void eval_rules_elementwise(void) {
   static const int unary[] = {
     SR_P_neg, SR_P_sign, SR_P_abs, SR_P_exp, SR_P_exp2, SR_P_log, SR_P_expm1, SR_P_log1p, SR_P_sin, SR_P_cos,
     SR_P_tan, SR_P_tanh, SR_P_logistic, SR_P_sqrt, SR_P_rsqrt, SR_P_cbrt, SR_P_square, SR_P_floor, SR_P_ceil,
-    SR_P_round, SR_P_not, SR_P_integer_pow, SR_P_is_finite, SR_P_erf, SR_P_erf_inv, SR_P_reduce_precision,
+    SR_P_round, SR_P_not, SR_P_integer_pow, SR_P_is_finite, SR_P_erf, SR_P_erfc, SR_P_erf_inv, SR_P_reduce_precision,
   };
   static const int nary[] = {
     SR_P_add, SR_P_sub, SR_P_mul, SR_P_div, SR_P_rem, SR_P_pow, SR_P_max, SR_P_min, SR_P_atan2, SR_P_nextafter,
@@ -1719,6 +1729,7 @@ static void ad_rules_elementwise(void) {
   sr_ad_set_jvp(SR_P_square, jvp_square);
   sr_ad_set_jvp(SR_P_integer_pow, jvp_integer_pow);
   sr_ad_set_jvp(SR_P_erf, jvp_erf);
+  sr_ad_set_jvp(SR_P_erfc, jvp_erfc);
   sr_ad_set_jvp(SR_P_erf_inv, jvp_erf_inv);
   sr_ad_set_jvp(SR_P_abs, jvp_abs);
   sr_ad_set_jvp(SR_P_convert_element_type, jvp_convert);
