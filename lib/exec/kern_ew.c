@@ -406,6 +406,7 @@ static int un_f32(int prim, size_t n, const void *a, void *out, const int64_t *i
     UN(float, float, roundf(p));
   case SR_P_is_finite: UN(float, uint8_t, isfinite(p));
   case SR_P_erf: UN(float, float, erff(p));
+  case SR_P_erfc: UN(float, float, erfcf(p));
   case SR_P_erf_inv: UN(float, float, sr_prng_erfinv_f32(p));
   case SR_P_stop_gradient: case SR_P_copy: case SR_P_copy_p: UN(float, float, p);
   case SR_P_reduce_precision: UN(float, float, reduce_precision_f(p, ip ? ip[0] : 64, ip ? ip[1] : 64));
@@ -440,6 +441,7 @@ static int un_f64(int prim, size_t n, const void *a, void *out, const int64_t *i
     UN(double, double, round(p));
   case SR_P_is_finite: UN(double, uint8_t, isfinite(p));
   case SR_P_erf: UN(double, double, erf(p));
+  case SR_P_erfc: UN(double, double, erfc(p));
   case SR_P_erf_inv: UN(double, double, sr_prng_erfinv_f64(p));
   case SR_P_stop_gradient: case SR_P_copy: case SR_P_copy_p: UN(double, double, p);
   case SR_P_reduce_precision: UN(double, double, reduce_precision_d(p, ip ? ip[0] : 64, ip ? ip[1] : 64));

@@ -726,6 +726,7 @@ LAX_UNARY(lax_square, SR_P_square, "square")
 LAX_UNARY(lax_is_finite, SR_P_is_finite, "is_finite")
 LAX_UNARY(lax_not, SR_P_not, "bitwise_not")
 LAX_UNARY(lax_erf, SR_P_erf, "erf")
+LAX_UNARY(lax_erfc, SR_P_erfc, "erfc")
 LAX_BINARY(lax_add, SR_P_add, "add")
 LAX_BINARY(lax_sub, SR_P_sub, "sub")
 LAX_BINARY(lax_mul, SR_P_mul, "mul")
@@ -1349,6 +1350,7 @@ void sr_lax_api_init(void) {
     {"jax.lax.is_finite", lax_is_finite, "is_finite(x)"},
     {"jax.lax.bitwise_not", lax_not, "bitwise_not(x)"},
     {"jax.lax.erf", lax_erf, "erf(x)"},
+    {"jax.lax.erfc", lax_erfc, "erfc(x)"},
     {"jax.lax.add", lax_add, "add(x, y)"},
     {"jax.lax.sub", lax_sub, "sub(x, y)"},
     {"jax.lax.mul", lax_mul, "mul(x, y)"},

@@ -1,7 +1,8 @@
 /* dot.c: the rules of dot_general (lax/lax.py).
  *
- * Each primitive's type, eval, JVP and transpose rules and communication
- * note, in sections in that order, then the family's registration
+ * The family's shared helpers, then each primitive's (or group's) type,
+ * eval, JVP and transpose rules and communication note side by side, in
+ * that order, under a heading per group, then the family's registration
  * sr_lax_dot_init (lax/lax.h says what a family file holds and uses).
  */
 #include "lax/lax.h"
@@ -16,7 +17,7 @@
 #include "text/print_val.h"
 #include "util/intern.h"
 
-/* ==== type rules (from lib/prims/rules_dot.c) ==== */
+/* ==== dot_general ==== */
 
 /* the type rule of dot_general (reference 3.4).
  *
@@ -27,8 +28,6 @@
  * the only way to an unreduced result.  The printer drops `out_sharding`,
  * so a parsed equation takes it from its binder.
  */
-
-
 
 typedef struct DimNums {
   int64_t lc[SR_MAX_RANK], rc[SR_MAX_RANK], lb[SR_MAX_RANK], rb[SR_MAX_RANK];
@@ -364,10 +363,6 @@ static int type_dot_general(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **ou
   return sr_finish_type(cx, e, &b, out);
 }
 
-static void type_rules_dot(void) { sr_set_type_rule(SR_P_dot_general, type_dot_general); }
-
-/* ==== eval rules (from lib/exec/eval_dot.c) ==== */
-
 /* dot_general over sharded operands.
  *
  * A contracting dim split the same way on both sides stays split: each
@@ -378,7 +373,6 @@ static void type_rules_dot(void) { sr_set_type_rule(SR_P_dot_general, type_dot_g
  * split on one side only, or differently, is gathered on both sides, as
  * the FSDP pattern f32[8,4] . f32[4@X,16] -> f32[8,16] all-gathers the
  * weight.  Batch and free dims take the result's axes. */
-
 
 typedef struct DotArg {
   int nb, nc, lnd, rnd;
@@ -520,10 +514,6 @@ static int ev_dot_general(SrEvalCtx *cx, const SrEvalEqn *e) {
   return rc < 0 || !e->out[0] ? -1 : 0;
 }
 
-static void eval_rules_dot(void) { sr_set_eval_rule(SR_P_dot_general, ev_dot_general); }
-
-/* ==== JVP and transpose rules (from lib/ad/ad_structural.c) ==== */
-
 #define TR(name) static int name(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x, SrVal **cx)
 #define JVP(name) static int name(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, SrVal **ty)
 
@@ -541,8 +531,6 @@ static void argsort(const int64_t *v, int n, int64_t *out) {
       out[k - 1] = s;
     }
 }
-
-/* ---- dot_general ---- */
 
 typedef struct Dims {
   int64_t lc[SR_MAX_RANK], rc[SR_MAX_RANK], lb[SR_MAX_RANK], rb[SR_MAX_RANK];
@@ -655,15 +643,9 @@ TR(tr_dot_general) {
   cx[1] = dot_transpose_lhs(ad, e, ct[0], ct_of(e, 1), x[0], d.rc, d.lc, d.nc, d.rb, d.lb, d.nb, 1);
   return cx[1] ? 0 : -1;
 }
+
 #undef TR
 #undef JVP
-
-static void ad_rules_dot(void) {
-  sr_ad_set_jvp(SR_P_dot_general, jvp_dot_general);
-  sr_ad_set_transpose(SR_P_dot_general, tr_dot_general);
-}
-
-/* ==== communication notes (from lib/ad/ad_comm.c) ==== */
 
 /* Axes a type's dims are sharded over, named on the type's mesh. */
 static SrAxes dims_axes(const SrType *t, const int64_t *dims, int n) {
@@ -698,6 +680,17 @@ static int comm_dot_general(const SrEqn *e, SrCommNote *out, int max) {
   SrAxes one = (la ^ ra) & ~both;
   if (one) n = sr_comm_note(out, max, n, "all-gather (one side of a contraction sharded)", m, one);
   return n;
+}
+
+/* ==== registration ==== */
+
+static void type_rules_dot(void) { sr_set_type_rule(SR_P_dot_general, type_dot_general); }
+
+static void eval_rules_dot(void) { sr_set_eval_rule(SR_P_dot_general, ev_dot_general); }
+
+static void ad_rules_dot(void) {
+  sr_ad_set_jvp(SR_P_dot_general, jvp_dot_general);
+  sr_ad_set_transpose(SR_P_dot_general, tr_dot_general);
 }
 
 void sr_lax_dot_init(void) {

@@ -1,8 +1,9 @@
 /* elementwise.c: the rules of the elementwise primitives: unary and n-ary ops, comparisons,
  * select_n, clamp, conversions, add_any (lax/lax.py).
  *
- * Each primitive's type, eval, JVP and transpose rules and communication
- * note, in sections in that order, then the family's registration
+ * The family's shared helpers, then each primitive's (or group's) type,
+ * eval, JVP and transpose rules and communication note side by side, in
+ * that order, under a heading per group, then the family's registration
  * sr_lax_elementwise_init (lax/lax.h says what a family file holds and uses).
  */
 #include "lax/lax.h"
@@ -18,7 +19,7 @@
 #include "text/print_val.h"
 #include "util/intern.h"
 
-/* ==== type rules (from lib/prims/rules_elementwise.c) ==== */
+/* ==== the family's helpers ==== */
 
 /* type rules of the elementwise primitives.
  *
@@ -31,10 +32,6 @@
  * identity primitives (copy, stop_gradient).
  */
 
-
-
-/* ---- unary ---- */
-
 typedef enum { RES_SAME, RES_BOOL, RES_REAL } ResultDtype;
 
 /* The real dtype of a complex one (lax._complex_basetype). */
@@ -43,38 +40,6 @@ static SrDtype real_of(SrDtype d) {
   if (d == SR_C128) return SR_F64;
   return d;
 }
-
-static const struct {
-  int id;
-  unsigned accepted;
-  uint8_t result;      /* ResultDtype */
-  uint8_t narrow_ints; /* accepts int2/int4/uint2/uint4 */
-} unops[] = {
-  {SR_P_neg, SR_DC_NUM, RES_SAME, 1},
-  {SR_P_sign, SR_DC_NUM, RES_SAME, 1},
-  {SR_P_abs, SR_DC_SIGNED | SR_DC_FLOAT | SR_DC_COMPLEX, RES_REAL, 0},
-  {SR_P_exp, SR_DC_FLOAT | SR_DC_COMPLEX, RES_SAME, 1},
-  {SR_P_exp2, SR_DC_FLOAT | SR_DC_COMPLEX, RES_SAME, 1},
-  {SR_P_log, SR_DC_FLOAT | SR_DC_COMPLEX, RES_SAME, 1},
-  {SR_P_expm1, SR_DC_FLOAT | SR_DC_COMPLEX, RES_SAME, 1},
-  {SR_P_log1p, SR_DC_FLOAT | SR_DC_COMPLEX, RES_SAME, 1},
-  {SR_P_sin, SR_DC_FLOAT | SR_DC_COMPLEX, RES_SAME, 1},
-  {SR_P_cos, SR_DC_FLOAT | SR_DC_COMPLEX, RES_SAME, 1},
-  {SR_P_tan, SR_DC_FLOAT | SR_DC_COMPLEX, RES_SAME, 1},
-  {SR_P_tanh, SR_DC_FLOAT | SR_DC_COMPLEX, RES_SAME, 1},
-  {SR_P_logistic, SR_DC_FLOAT | SR_DC_COMPLEX, RES_SAME, 1},
-  {SR_P_sqrt, SR_DC_FLOAT | SR_DC_COMPLEX, RES_SAME, 1},
-  {SR_P_rsqrt, SR_DC_FLOAT | SR_DC_COMPLEX, RES_SAME, 1},
-  {SR_P_cbrt, SR_DC_FLOAT, RES_SAME, 1},
-  {SR_P_square, SR_DC_NUM, RES_SAME, 1},
-  {SR_P_floor, SR_DC_FLOAT, RES_SAME, 1},
-  {SR_P_ceil, SR_DC_FLOAT, RES_SAME, 1},
-  {SR_P_round, SR_DC_FLOAT, RES_SAME, 1},
-  {SR_P_not, SR_DC_INT | SR_DC_BOOL, RES_SAME, 1},
-  {SR_P_is_finite, SR_DC_FLOAT, RES_BOOL, 1},
-  {SR_P_erf, SR_DC_FLOAT, RES_SAME, 1},
-  {SR_P_erf_inv, SR_DC_FLOAT, RES_SAME, 1},
-};
 
 /* lax.unop_dtype_rule. */
 static int unop_dtype(SrTypeCtx *cx, const char *name, const SrType *x, unsigned accepted, int narrow_ints) {
@@ -104,97 +69,6 @@ static void same_sharding(SrTypeBuilder *b, const SrType *x, const SrStd *s) {
   if (s->mode != SR_MODE_EXPLICIT) sr_builder_replicate(b);
   if (!b->mesh) b->mesh = s->mesh;
 }
-
-/* lax.unop with unop_ur_rule: reduced passes, unreduced is an error. */
-static int type_unop(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
-  size_t k = 0;
-  while (k < sizeof unops / sizeof unops[0] && unops[k].id != e->prim->id) k++;
-  if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
-  const SrType *x = e->in[0];
-  /* the older printer's untyped literal (`neg 1.0`) had the result's dtype */
-  if (e->inv && sr_is_bare_lit(e->inv[0]) && sr_written(e, 0) && unops[k].result == RES_SAME)
-    x = sr_type_with_dtype(x, sr_written(e, 0)->dtype);
-  if (unop_dtype(cx, e->prim->name, x, unops[k].accepted, unops[k].narrow_ints) < 0) return -1;
-  SrStd s;
-  if (sr_std_begin(cx, e, &s) < 0) return -1;
-  SrTypeBuilder b;
-  same_sharding(&b, x, &s);
-  b.dtype = unops[k].result == RES_BOOL ? SR_BOOL : unops[k].result == RES_REAL ? real_of(x->dtype) : x->dtype;
-  b.weak = x->weak;
-  if (s.mode != SR_MODE_AUTO) {
-    SrAxes u;
-    if (sr_getu(cx, x, &u) < 0) return -1;
-    if (u)
-      return sr_terr(cx, "NotImplementedError",
-                     "unreduced rule for %s is not implemented. Please file an issue at "
-                     "https://github.com/jax-ml/jax/issues",
-                     e->prim->name);
-    b.reduced = sr_getr(cx, x);
-  }
-  b.varying = x->varying; /* unop's vma rule: the operand's, unchecked */
-  b.mem = x->mem;
-  return sr_finish_type(cx, e, &b, out);
-}
-
-/* lax.integer_pow_p: a unop without an ur rule. */
-static int type_integer_pow(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
-  if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
-  const SrType *x = e->in[0];
-  int64_t y = 0;
-  if (sr_rparam_int(cx, e, "y", 1, &y) < 0) return -1;
-  if (unop_dtype(cx, "integer_pow", x, SR_DC_NUM, 1) < 0) return -1;
-  if (y < 0 && sr_dtype_in(x->dtype, SR_DC_INT)) {
-    SrBuf b = SR_BUF_INIT;
-    sr_aval_str(&b, x);
-    sr_terr(cx, "TypeError", "Integers cannot be raised to negative powers, got integer_pow(%s, %lld)",
-            sr_buf_str(&b), (long long)y);
-    sr_buf_free(&b);
-    return -1;
-  }
-  SrStd s;
-  if (sr_std_begin(cx, e, &s) < 0 || sr_ur_none(cx, e, &s, 0) < 0) return -1;
-  SrTypeBuilder b;
-  same_sharding(&b, x, &s);
-  b.varying = x->varying;
-  b.mem = x->mem;
-  return sr_finish_type(cx, e, &b, out);
-}
-
-/* lax.reduce_precision_p: float operands, sets pass through. */
-static int type_reduce_precision(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
-  if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
-  const SrType *x = e->in[0];
-  int64_t ebits = 0, mbits = 0;
-  if (sr_rparam_int(cx, e, "exponent_bits", 1, &ebits) < 0 || sr_rparam_int(cx, e, "mantissa_bits", 1, &mbits) < 0)
-    return -1;
-  if (ebits < 1)
-    return sr_terr(cx, "ValueError", "reduce_precision: exponent_bits must be positive; got %lld", (long long)ebits);
-  if (mbits < 0)
-    return sr_terr(cx, "ValueError", "reduce_precision: mantissa_bits must be non-negative; got %lld",
-                   (long long)mbits);
-  if (unop_dtype(cx, "reduce_precision", x, SR_DC_FLOAT, 1) < 0) return -1;
-  SrStd s;
-  if (sr_std_begin(cx, e, &s) < 0) return -1;
-  SrTypeBuilder b;
-  same_sharding(&b, x, &s);
-  if (s.mode != SR_MODE_AUTO) {
-    if (sr_getu(cx, x, &b.unreduced) < 0) return -1;
-    b.reduced = sr_getr(cx, x);
-  }
-  if (sr_vma_standard(cx, e, &b.varying) < 0) return -1;
-  b.mem = x->mem;
-  return sr_finish_type(cx, e, &b, out);
-}
-
-/* Primitives whose abstract eval is the identity: copy_p, stop_gradient,
-   layout_constraint (lax.copy_p, ad_util.stop_gradient_p). */
-static int type_identity(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
-  if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
-  out[0] = e->in[0];
-  return 0;
-}
-
-/* ---- n-ary: shapes and shardings ---- */
 
 /* lax._try_broadcast_shapes over the non-scalar operands
    (broadcasting_shape_rule). */
@@ -325,8 +199,6 @@ static int nary_sharding(SrTypeCtx *cx, const SrRuleEqn *e, const SrType *const 
   return 0;
 }
 
-/* ---- n-ary: unreduced and reduced ---- */
-
 /* The axes of the context mesh an operand is replicated over
    (lax.replicated_axes). */
 static SrAxes replicated_axes(SrTypeCtx *cx, const SrType *t) {
@@ -412,448 +284,6 @@ static int nary_ur(SrTypeCtx *cx, const SrRuleEqn *e, const SrType *const *ts, S
   return 0;
 }
 
-/* lax._add_ur_rule: both sides unreduced over the same axes, or
-   neither. */
-static int add_ur(SrTypeCtx *cx, const SrRuleEqn *e, const SrType *const *ts, SrTypeBuilder *b) {
-  if (nary_reduced(cx, e, ts, &b->reduced) < 0) return -1;
-  SrAxes xu, yu;
-  if (sr_getu(cx, ts[0], &xu) < 0 || sr_getu(cx, ts[1], &yu) < 0) return -1;
-  if (xu && yu) {
-    if (xu != yu) {
-      const SrMesh *m = msg_mesh(cx, e);
-      SrBuf x = SR_BUF_INIT, y = SR_BUF_INIT;
-      sr_axes_frozenset_str(&x, m, xu);
-      sr_axes_frozenset_str(&y, m, yu);
-      sr_terr(cx, "ShardingTypeError",
-              "lhs and rhs to `add` must be unreduced along the same mesh axes. Got lhs=%s, rhs=%s", sr_buf_str(&x),
-              sr_buf_str(&y));
-      sr_buf_free(&x);
-      sr_buf_free(&y);
-      return -1;
-    }
-    b->unreduced = xu;
-  } else if (xu || yu) {
-    const char *l = xu ? "lhs" : "rhs", *r = xu ? "rhs" : "lhs";
-    return sr_terr(cx, "ShardingTypeError",
-                   "%s is unreduced while %s is not. `add` operation does not allow this because there will be "
-                   "implicit communication. Please reduce %s via `reshard` before calling `add`.",
-                   l, r, l);
-  }
-  return 0;
-}
-
-static int ur_pair_error(SrTypeCtx *cx, const char *exc, const char *fmt, const SrType *x, const SrType *y,
-                         int repr) {
-  SrBuf a = SR_BUF_INIT, c = SR_BUF_INIT;
-  if (repr) {
-    sr_aval_repr(&a, x);
-    sr_aval_repr(&c, y);
-  } else {
-    sr_aval_str(&a, x);
-    sr_aval_str(&c, y);
-  }
-  sr_terr(cx, exc, fmt, sr_buf_str(&a), sr_buf_str(&c));
-  sr_buf_free(&a);
-  sr_buf_free(&c);
-  return -1;
-}
-
-/* lax._mul_ur_rule: mul is bilinear, so one side may be unreduced if the
-   other is reduced over the same axes. */
-static int mul_ur(SrTypeCtx *cx, const SrRuleEqn *e, const SrType *const *ts, SrTypeBuilder *b) {
-  if (nary_reduced(cx, e, ts, &b->reduced) < 0) return -1;
-  const SrType *x = ts[0], *y = ts[1];
-  SrAxes xu, yu;
-  if (sr_getu(cx, x, &xu) < 0 || sr_getu(cx, y, &yu) < 0) return -1;
-  if (xu && yu) {
-    const SrMesh *m = msg_mesh(cx, e);
-    SrBuf a = SR_BUF_INIT, c = SR_BUF_INIT;
-    sr_axes_frozenset_str(&a, m, xu);
-    sr_axes_frozenset_str(&c, m, yu);
-    sr_terr(cx, "ShardingTypeError", "lhs and rhs to `mul` cannot be unreduced since mul is bilinear. Got lhs=%s, rhs=%s",
-            sr_buf_str(&a), sr_buf_str(&c));
-    sr_buf_free(&a);
-    sr_buf_free(&c);
-    return -1;
-  }
-  if (xu && xu != sr_getr(cx, y))
-    return ur_pair_error(cx, "ShardingTypeError",
-                         "RHS should be reduced along the same axes LHS is unreduced on. Got lhs=%s and rhs=%s", x, y, 0);
-  if (yu && sr_getr(cx, x) != yu)
-    return ur_pair_error(cx, "ShardingTypeError",
-                         "LHS should be reduced along the same axes RHS is unreduced on. Got lhs=%s and rhs=%s", x, y, 0);
-  b->unreduced = xu | yu;
-  if (b->unreduced) b->reduced = 0; /* the reduced set equals it, and is used up */
-  return 0;
-}
-
-/* lax._div_ur_rule: the numerator may be unreduced over the axes the
-   denominator is reduced over. */
-static int div_ur(SrTypeCtx *cx, const SrRuleEqn *e, const SrType *const *ts, SrTypeBuilder *b) {
-  if (nary_reduced(cx, e, ts, &b->reduced) < 0) return -1;
-  const SrType *x = ts[0], *y = ts[1];
-  SrAxes xu, yu;
-  if (sr_getu(cx, x, &xu) < 0 || sr_getu(cx, y, &yu) < 0) return -1;
-  if (yu) {
-    SrBuf a = SR_BUF_INIT;
-    sr_aval_repr(&a, y);
-    sr_terr(cx, "ValueError", "The denominator cannot be unreduced passed to `div`. Got y=%s", sr_buf_str(&a));
-    sr_buf_free(&a);
-    return -1;
-  }
-  if (xu && xu != sr_getr(cx, y))
-    return ur_pair_error(cx, "ValueError",
-                         "Denominator should be reduced along the same axes numerator is unreduced on. Got x=%s, y=%s",
-                         x, y, 1);
-  b->unreduced = xu;
-  if (xu) b->reduced = 0;
-  return 0;
-}
-
-typedef int (*UrRule)(SrTypeCtx *cx, const SrRuleEqn *e, const SrType *const *ts, SrTypeBuilder *b);
-
-static const struct {
-  int id;
-  unsigned accepted[2]; /* dtype classes of each position */
-  uint8_t result;       /* ResultDtype */
-  uint8_t extended;     /* allow_extended_dtype */
-  UrRule ur;
-} naryops[] = {
-  {SR_P_add, {SR_DC_NUM, SR_DC_NUM}, RES_SAME, 0, add_ur},
-  {SR_P_sub, {SR_DC_NUM, SR_DC_NUM}, RES_SAME, 0, nary_ur},
-  {SR_P_mul, {SR_DC_NUM, SR_DC_NUM}, RES_SAME, 0, mul_ur},
-  {SR_P_div, {SR_DC_NUM, SR_DC_NUM}, RES_SAME, 0, div_ur},
-  {SR_P_rem, {SR_DC_INT | SR_DC_FLOAT, SR_DC_INT | SR_DC_FLOAT}, RES_SAME, 0, nary_ur},
-  {SR_P_pow, {SR_DC_FLOAT | SR_DC_COMPLEX, SR_DC_NUM}, RES_SAME, 0, nary_ur},
-  {SR_P_max, {SR_DC_ANY, SR_DC_ANY}, RES_SAME, 0, nary_ur},
-  {SR_P_min, {SR_DC_ANY, SR_DC_ANY}, RES_SAME, 0, nary_ur},
-  {SR_P_atan2, {SR_DC_FLOAT | SR_DC_COMPLEX, SR_DC_FLOAT | SR_DC_COMPLEX}, RES_SAME, 0, nary_ur},
-  {SR_P_nextafter, {SR_DC_FLOAT, SR_DC_FLOAT}, RES_SAME, 0, nary_ur},
-  {SR_P_eq, {SR_DC_ANY, SR_DC_ANY}, RES_BOOL, 1, nary_ur},
-  {SR_P_ne, {SR_DC_ANY, SR_DC_ANY}, RES_BOOL, 1, nary_ur},
-  {SR_P_lt, {SR_DC_INT | SR_DC_FLOAT | SR_DC_BOOL, SR_DC_INT | SR_DC_FLOAT | SR_DC_BOOL}, RES_BOOL, 0, nary_ur},
-  {SR_P_le, {SR_DC_INT | SR_DC_FLOAT | SR_DC_BOOL, SR_DC_INT | SR_DC_FLOAT | SR_DC_BOOL}, RES_BOOL, 0, nary_ur},
-  {SR_P_gt, {SR_DC_INT | SR_DC_FLOAT | SR_DC_BOOL, SR_DC_INT | SR_DC_FLOAT | SR_DC_BOOL}, RES_BOOL, 0, nary_ur},
-  {SR_P_ge, {SR_DC_INT | SR_DC_FLOAT | SR_DC_BOOL, SR_DC_INT | SR_DC_FLOAT | SR_DC_BOOL}, RES_BOOL, 0, nary_ur},
-  {SR_P_and, {SR_DC_INT | SR_DC_BOOL, SR_DC_INT | SR_DC_BOOL}, RES_SAME, 0, nary_ur},
-  {SR_P_or, {SR_DC_INT | SR_DC_BOOL, SR_DC_INT | SR_DC_BOOL}, RES_SAME, 0, nary_ur},
-  {SR_P_xor, {SR_DC_INT | SR_DC_BOOL, SR_DC_INT | SR_DC_BOOL}, RES_SAME, 0, nary_ur},
-  {SR_P_shift_left, {SR_DC_INT, SR_DC_INT}, RES_SAME, 0, nary_ur},
-  {SR_P_shift_right_logical, {SR_DC_INT, SR_DC_INT}, RES_SAME, 0, nary_ur},
-  {SR_P_shift_right_arithmetic, {SR_DC_INT, SR_DC_INT}, RES_SAME, 0, nary_ur},
-};
-
-/* lax.naryop_dtype_rule: each operand's dtype class, then equal dtypes
-   (unless mul has an out_dtype, or for pow). */
-static int nary_dtype(SrTypeCtx *cx, const SrRuleEqn *e, const SrType *const *ts, const unsigned *accepted,
-                      int extended, int require_same) {
-  const char *name = e->prim->name;
-  for (uint32_t i = 0; i < e->nin; i++) {
-    SrDtype d = ts[i]->dtype;
-    if (extended && sr_dtype_kind(d) == SR_DK_OTHER) continue;
-    if (sr_dtype_in(d, accepted[i])) continue;
-    if (d == SR_FLOAT0) return sr_float0_error(cx, name, (int)i);
-    SrBuf b = SR_BUF_INIT;
-    sr_dtype_classes_str(&b, accepted[i]);
-    sr_terr(cx, "TypeError",
-            "%s does not accept dtype %s at position %u. Accepted dtypes at position %u are subtypes of %s.", name,
-            sr_dtype_name(d), i, i, sr_buf_str(&b));
-    sr_buf_free(&b);
-    return -1;
-  }
-  if (require_same) return sr_check_same_dtypes(cx, name, ts, e->nin);
-  return 0;
-}
-
-/* lax.naryop: the binary arithmetic, comparison and bitwise ops. */
-static int type_naryop(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
-  size_t k = 0;
-  while (k < sizeof naryops / sizeof naryops[0] && naryops[k].id != e->prim->id) k++;
-  if (sr_rule_arity(cx, e, 2, 1) < 0) return -1;
-  const SrType *ts[2];
-  sr_resolve_bare_literals(e, ts);
-  SrDtype out_dtype = 0;
-  int has_out_dtype = 0;
-  if (e->prim->id == SR_P_mul && sr_rparam_dtype(cx, e, "out_dtype", &out_dtype, &has_out_dtype) < 0) return -1;
-  SrTypeBuilder b;
-  memset(&b, 0, sizeof b);
-  if (nary_shape(cx, e, ts, &b) < 0) return -1;
-  if (nary_dtype(cx, e, ts, naryops[k].accepted, naryops[k].extended,
-                 e->prim->id != SR_P_pow && !has_out_dtype) < 0)
-    return -1;
-  if (e->prim->id == SR_P_pow && !(sr_dtype_in(ts[0]->dtype, SR_DC_FLOAT | SR_DC_COMPLEX) &&
-                                   sr_dtype_in(ts[1]->dtype, SR_DC_INT)) &&
-      ts[0]->dtype != ts[1]->dtype)
-    return sr_terr(cx, "TypeError",
-                   "the first argument to pow must have an inexact dtype (float or complex), and the second "
-                   "argument must have an inexact or integer dtype, and two inexact dtypes must match, but got %s "
-                   "and %s respectively.",
-                   sr_dtype_name(ts[0]->dtype), sr_dtype_name(ts[1]->dtype));
-  b.dtype = naryops[k].result == RES_BOOL ? SR_BOOL : has_out_dtype ? out_dtype : ts[0]->dtype;
-  b.weak = (uint8_t)(ts[0]->weak && ts[1]->weak);
-  SrStd s;
-  if (sr_std_begin(cx, e, &s) < 0) return -1;
-  b.mesh = s.mesh;
-  if (s.mode == SR_MODE_EXPLICIT && nary_sharding(cx, e, ts, &b) < 0) return -1;
-  if (s.mode != SR_MODE_AUTO && naryops[k].ur(cx, e, ts, &b) < 0) return -1;
-  if (sr_vma_standard(cx, e, &b.varying) < 0) return -1;
-  if (sr_mem_default(cx, e, &b.mem) < 0) return -1;
-  return sr_finish_type(cx, e, &b, out);
-}
-
-/* lax.clamp_p: min and max are scalars or have the operand's shape; the
-   result has the operand's sharding; no ur rule. */
-static int type_clamp(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
-  if (sr_rule_arity(cx, e, 3, 1) < 0) return -1;
-  const SrType *ts[3];
-  sr_resolve_bare_literals(e, ts);
-  const SrType *mn = ts[0], *x = ts[1], *mx = ts[2];
-  static const char *const which[] = {"min", "max"};
-  const SrType *bound[] = {mn, mx};
-  for (int k = 0; k < 2; k++) {
-    const SrType *t = bound[k];
-    int same = t->ndim == x->ndim;
-    for (int d = 0; same && d < t->ndim; d++) same = sr_dim_same(&t->dims[d], &x->dims[d]);
-    if (!t->ndim || same) continue;
-    SrBuf a = SR_BUF_INIT, c = SR_BUF_INIT;
-    sr_shape_str(&a, t);
-    sr_shape_str(&c, x);
-    sr_terr(cx, "TypeError", "clamp requires %s.shape == operand.shape or %s.shape == (), got %s.shape=%s, operand.shape=%s.",
-            which[k], which[k], which[k], sr_buf_str(&a), sr_buf_str(&c));
-    sr_buf_free(&a);
-    sr_buf_free(&c);
-    return -1;
-  }
-  static const unsigned any3[3] = {SR_DC_ANY, SR_DC_ANY, SR_DC_ANY};
-  if (nary_dtype(cx, e, ts, any3, 0, 1) < 0) return -1;
-  SrStd s;
-  if (sr_std_begin(cx, e, &s) < 0 || sr_ur_none(cx, e, &s, 0) < 0) return -1;
-  SrTypeBuilder b;
-  same_sharding(&b, x, &s);
-  b.dtype = mn->dtype;
-  b.weak = (uint8_t)(mn->weak && x->weak && mx->weak);
-  if (sr_vma_standard(cx, e, &b.varying) < 0) return -1;
-  if (sr_mem_default(cx, e, &b.mem) < 0) return -1;
-  return sr_finish_type(cx, e, &b, out);
-}
-
-/* ---- select_n ---- */
-
-/* lax.select_n_p: cases of one shape, dtype and sharding; `which` a bool
-   or int scalar, or shaped and sharded like the cases. */
-static int type_select_n(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
-  if (e->nin < 1 || sr_rule_arity(cx, e, -1, 1) < 0) return sr_terr(cx, "TypeError", "select_n takes `which` and cases");
-  const SrType *ts[256];
-  if (e->nin > 256) return sr_terr(cx, "TypeError", "select_n: too many cases");
-  sr_resolve_bare_literals(e, ts);
-  const SrType *which = ts[0], *const *cases = ts + 1;
-  uint32_t nc = e->nin - 1;
-  /* _select_shape_rule */
-  if (!nc) return sr_terr(cx, "TypeError", "select must have at least one case");
-  for (uint32_t i = 1; i < nc; i++) {
-    int same = cases[i]->ndim == cases[0]->ndim;
-    for (int d = 0; same && d < cases[0]->ndim; d++) same = sr_dim_same(&cases[i]->dims[d], &cases[0]->dims[d]);
-    if (same) continue;
-    SrBuf b = SR_BUF_INIT;
-    for (uint32_t k = 0; k < nc; k++) {
-      if (k) sr_buf_puts(&b, ", ");
-      sr_shape_str(&b, cases[k]);
-    }
-    sr_terr(cx, "TypeError", "select cases must have the same shapes, got [%s].", sr_buf_str(&b));
-    sr_buf_free(&b);
-    return -1;
-  }
-  if (which->ndim) {
-    int same = which->ndim == cases[0]->ndim;
-    for (int d = 0; same && d < which->ndim; d++) same = sr_dim_same(&which->dims[d], &cases[0]->dims[d]);
-    if (!same) {
-      SrBuf a = SR_BUF_INIT, c = SR_BUF_INIT;
-      sr_shape_str(&a, which);
-      sr_shape_str(&c, cases[0]);
-      sr_terr(cx, "TypeError",
-              "select `which` must be scalar or have the same shape as cases, got `which` shape %s but case shape %s.",
-              sr_buf_str(&a), sr_buf_str(&c));
-      sr_buf_free(&a);
-      sr_buf_free(&c);
-      return -1;
-    }
-  }
-  /* _select_dtype_rule */
-  if (sr_check_same_dtypes(cx, "select", cases, nc) < 0) return -1;
-  if (!sr_dtype_in(which->dtype, SR_DC_BOOL | SR_DC_INT))
-    return sr_terr(cx, "TypeError", "select `which` must be boolean or integer type, got %s.",
-                   sr_dtype_name(which->dtype));
-  if (which->dtype == SR_BOOL && nc > 2) return sr_terr(cx, "TypeError", "select with boolean `which` cannot have > 2 cases.");
-  SrStd s;
-  if (sr_std_begin(cx, e, &s) < 0) return -1;
-  SrTypeBuilder b;
-  sr_type_builder(&b, cases[0]);
-  b.unreduced = b.reduced = b.varying = 0;
-  b.ukind = SR_UK_NONE;
-  b.weak = 1;
-  for (uint32_t i = 0; i < nc; i++) b.weak &= cases[i]->weak;
-  if (!b.mesh) b.mesh = s.mesh;
-  /* the first case on a mesh */
-  const SrType *first = NULL;
-  for (uint32_t i = 0; i < nc && !first; i++)
-    if (!sr_in_mesh_empty(cx, e, i + 1)) first = cases[i];
-  if (s.mode == SR_MODE_EXPLICIT) {
-    /* _select_sharding_rule */
-    for (uint32_t i = 0; first && i < nc; i++) {
-      const SrType *c = cases[i];
-      if (sr_in_mesh_empty(cx, e, i + 1)) continue;
-      int same = c->unreduced == first->unreduced && c->reduced == first->reduced && c->ukind == first->ukind;
-      for (int d = 0; same && d < c->ndim; d++) same = sr_spec_entry_eq(c, d, first, d);
-      if (same) continue;
-      SrBuf sb = SR_BUF_INIT;
-      for (uint32_t k = 0; k < nc; k++) {
-        if (k) sr_buf_puts(&sb, ", ");
-        sr_type_sharding_str(&sb, cx, cases[k]);
-      }
-      sr_terr(cx, "ShardingTypeError", "select cases must have the same shardings, got [%s].", sr_buf_str(&sb));
-      sr_buf_free(&sb);
-      return -1;
-    }
-    if (first && which->ndim && !sr_in_mesh_empty(cx, e, 0)) {
-      int same = 1;
-      for (int d = 0; same && d < which->ndim; d++) same = sr_spec_entry_eq(which, d, first, d);
-      if (!same) {
-        SrBuf a = SR_BUF_INIT, c = SR_BUF_INIT;
-        sr_type_sharding_str(&a, cx, which);
-        sr_type_sharding_str(&c, cx, cases[0]);
-        sr_terr(cx, "ShardingTypeError",
-                "select `which` must be scalar or have the same sharding as cases, got `which` sharding %s but case "
-                "sharding %s.",
-                sr_buf_str(&a), sr_buf_str(&c));
-        sr_buf_free(&a);
-        sr_buf_free(&c);
-        return -1;
-      }
-    }
-    if (first) {
-      sr_type_builder(&b, first);
-      b.dtype = cases[0]->dtype;
-      b.unreduced = b.reduced = b.varying = 0;
-      b.weak = 1;
-      for (uint32_t i = 0; i < nc; i++) b.weak &= cases[i]->weak;
-    } else {
-      sr_builder_replicate(&b);
-    }
-  } else {
-    sr_builder_replicate(&b);
-  }
-  /* _select_ur_rule: the first case on a mesh gives the sets */
-  if (s.mode != SR_MODE_AUTO && first) {
-    if (sr_getu(cx, first, &b.unreduced) < 0) return -1;
-    b.reduced = sr_getr(cx, first);
-    b.ukind = b.unreduced ? SR_UK_SUM : SR_UK_NONE;
-  }
-  if (sr_vma_standard(cx, e, &b.varying) < 0) return -1;
-  if (sr_mem_default(cx, e, &b.mem) < 0) return -1;
-  return sr_finish_type(cx, e, &b, out);
-}
-
-/* ---- convert_element_type ---- */
-
-/* lax.convert_element_type_p: new dtype and weak type from the params;
-   the operand's sharding or the given one.  The printer drops `sharding`,
-   so a parsed equation takes it from its binder. */
-static int type_convert(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
-  if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
-  const SrType *x = e->in[0];
-  SrDtype nd = x->dtype;
-  int has = 0, weak = 0;
-  if (sr_rparam_dtype(cx, e, "new_dtype", &nd, &has) < 0) return -1;
-  if (!has) return sr_terr(cx, "TypeError", "convert_element_type equation has no 'new_dtype' param");
-  if (sr_rparam_bool(cx, e, "weak_type", 0, &weak) < 0) return -1;
-  SrStd s;
-  if (sr_std_begin(cx, e, &s) < 0) return -1;
-  SrShardSpec given;
-  int present = 0;
-  const SrType *w = sr_written(e, 0);
-  if (sr_rparam(e, "sharding")) {
-    if (sr_rparam_sharding(cx, e, "sharding", x->ndim, &given, &present) < 0) return -1;
-  } else if (w) {
-    sr_shard_of_type(w, &given);
-    present = 1;
-  }
-  SrTypeBuilder b;
-  same_sharding(&b, x, &s);
-  b.dtype = nd;
-  b.weak = (uint8_t)weak;
-  if (s.mode == SR_MODE_EXPLICIT && present) {
-    for (int d = 0; d < b.ndim; d++) {
-      b.dims[d].nax = given.nax[d];
-      memcpy(b.dims[d].ax, given.ax[d], SR_MAX_DIM_AXES);
-    }
-    if (given.mesh) b.mesh = given.mesh;
-  }
-  /* _convert_element_type_ur_rule */
-  if (s.mode != SR_MODE_AUTO) {
-    if (present && given.unreduced) {
-      if (given.ukind != SR_UK_SUM) {
-        SrBuf sb = SR_BUF_INIT;
-        SrVal *spec = sr_shard_to_spec_val(&given);
-        sr_val_repr(&sb, spec);
-        sr_unref(spec);
-        sr_terr(cx, "ValueError",
-                "`sharding` passed to `convert_element_type` can only contain unreduced of kind `sum`. Got "
-                "sharding=%s",
-                sr_buf_str(&sb));
-        sr_buf_free(&sb);
-        return -1;
-      }
-      b.unreduced = given.unreduced;
-    } else {
-      if (sr_getu(cx, x, &b.unreduced) < 0) return -1;
-    }
-    b.reduced = present && given.reduced ? given.reduced : sr_getr(cx, x);
-  }
-  if (sr_vma_standard(cx, e, &b.varying) < 0) return -1;
-  b.mem = x->mem;
-  return sr_finish_type(cx, e, &b, out);
-}
-
-/* ---- add_any ---- */
-
-/* ad_util.add_jaxvals_p: both operands have the same type (typematch),
-   which is the result. */
-static int type_add_any(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
-  if (sr_rule_arity(cx, e, 2, 1) < 0) return -1;
-  const SrType *ts[2];
-  sr_resolve_bare_literals(e, ts);
-  const SrType *x = ts[0], *y = ts[1];
-  int same = x->dtype == y->dtype && x->ndim == y->ndim && x->mem == y->mem && x->varying == y->varying;
-  for (int d = 0; same && d < x->ndim; d++) same = sr_dim_same(&x->dims[d], &y->dims[d]);
-  /* core.cmp_shape_shd_mat_memsp compares shardings only when both have a
-     mesh */
-  int shd = !sr_in_mesh_empty(cx, e, 0) && !sr_in_mesh_empty(cx, e, 1);
-  SrStd s;
-  if (sr_std_begin(cx, e, &s) < 0) return -1;
-  if (shd || s.mode == SR_MODE_MANUAL)
-    same = same && x->unreduced == y->unreduced && x->reduced == y->reduced && x->ukind == y->ukind;
-  for (int d = 0; same && shd && d < x->ndim; d++) same = sr_spec_entry_eq(x, d, y, d);
-  if (!same) return ur_pair_error(cx, "AssertionError", "(%s, %s)", x, y, 1);
-  out[0] = e->in[0];
-  return 0;
-}
-
-static void type_rules_elementwise(void) {
-  for (size_t k = 0; k < sizeof unops / sizeof unops[0]; k++) sr_set_type_rule(unops[k].id, type_unop);
-  for (size_t k = 0; k < sizeof naryops / sizeof naryops[0]; k++) sr_set_type_rule(naryops[k].id, type_naryop);
-  sr_set_type_rule(SR_P_integer_pow, type_integer_pow);
-  sr_set_type_rule(SR_P_reduce_precision, type_reduce_precision);
-  sr_set_type_rule(SR_P_convert_element_type, type_convert);
-  sr_set_type_rule(SR_P_copy, type_identity);
-  sr_set_type_rule(SR_P_copy_p, type_identity);
-  sr_set_type_rule(SR_P_stop_gradient, type_identity);
-  sr_set_type_rule(SR_P_select_n, type_select_n);
-  sr_set_type_rule(SR_P_clamp, type_clamp);
-  sr_set_type_rule(SR_P_add_any, type_add_any);
-}
-
-/* ==== eval rules (from lib/exec/eval_elementwise.c) ==== */
-
 /* eval rules of the elementwise primitives.
  *
  * The result's layout comes from its type (eval.c adds Auto axes); every
@@ -861,7 +291,6 @@ static void type_rules_elementwise(void) {
  * unreduced and reduced sets (add of two unreduced values, mul of an
  * unreduced by a reduced one: the type rules have checked them), and each
  * device computes its shard.  Rank-0 operands are broadcast scalars. */
-
 
 /* The layout operand a must have for a result laid out as l: l's dims,
    a's own unreduced/reduced sets and dtype.  Rank-0 operands keep theirs. */
@@ -1091,94 +520,124 @@ static int ew_one_device(SrEvalCtx *cx, const SrEvalEqn *e, const SrMesh *m, con
   return 1;
 }
 
-/* The n-ary elementwise rule: add, mul, comparisons, select_n, ... */
-static int ev_nary(SrEvalCtx *cx, const SrEvalEqn *e) {
-  const SrType *t = e->out_type[0];
-  const SrMesh *m = sr_ev_mesh_for(cx, e, t);
-  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
-  int id = e->prim->id;
-  EwArg w;
-  memset(&w, 0, sizeof w);
-  w.prim = id;
-  w.nin = (int)e->nin;
-  if (e->nin > 16) return sr_ev_err(cx, "NotImplementedError", "%s with more than 16 operands", e->prim->name);
-  /* the operation's dtype: the result's, or for comparisons (and the
-     predicate of select_n) that of the operands */
-  int first = id == SR_P_select_n ? 1 : 0;
-  SrDtype dt = t->dtype;
-  if (is_compare(id)) {
-    dt = e->in[0]->type->dtype;
-    for (uint32_t k = 0; k < e->nin; k++)
-      if (e->in[k]->type->ndim && !e->in[k]->type->weak) dt = e->in[k]->type->dtype;
+/* JVP and transpose rules of the elementwise
+ * primitives (lax/lax.py: defjvp, defjvp2, deflinear, defbilinear and the
+ * explicit rules of add, sub, div, select_n, convert_element_type).
+ *
+ * The rules compute what JAX's do, in the same order, so that a
+ * linearized program emits the same known equations in the same places:
+ * standard_jvp binds the primal first, then each nonzero input's tangent
+ * term in input order, summed with add_any.
+ */
+
+/* The equation's primal output (a single result). */
+static SrVal *primal1(SrAd *ad, const SrEqn *e, SrVal **x) { return sr_ad_bind_eqn1(ad, e, x); }
+
+/* A unary op with e's accuracy param, as sin(x, accuracy=accuracy). */
+static SrVal *unop_like(SrAd *ad, int prim, SrVal *x, const SrEqn *e) {
+  static const char *acc;
+  if (!acc) acc = sr_intern_cstr("accuracy");
+  SrVal *a = sr_eqn_param(e, acc);
+  if (a && sr_prims[prim].pp == SR_PP_ACCURACY) {
+    SrParam p = {acc, a};
+    return sr_ad_bind(ad, prim, 1, &x, 1, &p);
   }
-  w.dt = dt;
-  int rc = 0;
-  if (ew_one_device(cx, e, m, l, &w, &rc)) return rc;
-  SrArray *ops[16] = {0};
-  for (uint32_t k = 0; k < e->nin && rc == 0; k++) {
-    int want = (int)k < first ? -1 : (int)dt;
-    ops[k] = operand(cx, e, k, m, l, want);
-    if (!ops[k]) rc = -1;
-    else w.scalar[k] = ops[k]->type->ndim == 0 && t->ndim > 0;
-  }
-  if (rc == 0 && id == SR_P_select_n) {
-    w.wdt = ops[0]->type->dtype;
-    if (w.wdt != SR_BOOL && w.wdt != SR_I32) {
-      SrArray *c = converted(cx, ops[0], SR_I32);
-      sr_array_unref(ops[0]);
-      ops[0] = c;
-      w.wdt = SR_I32;
-      if (!c) rc = -1;
-    }
-  }
-  if (rc == 0) {
-    e->out[0] = sr_array_new(t, sr_layout_with_dtype(l, t->dtype), m);
-    rc = sr_ev_map(cx, (int)e->nin, ops, 1, e->out, reuse_flags(e, ops, first), ew_fn, &w);
-  }
-  for (uint32_t k = 0; k < e->nin; k++) sr_array_unref(ops[k]);
-  return rc;
+  return sr_ad_unop(ad, prim, x);
 }
 
-/* ---- the fused multiply-add of a jitted computation (eval.c) ---- */
+static int done1(SrVal **y, SrVal **ty) { return y[0] && ty[0] ? 0 : -1; }
 
-static int fma_fn(SrShardIO *io) {
-  const EwArg *w = io->arg;
-  size_t es = sr_elem_size(w->dt), n = io->out[0]->nbytes / es;
-  const int *sc = w->scalar;
-  if (w->dt == SR_F32) {
-    const float *a = io->in[0]->data, *b = io->in[1]->data, *c = io->in[2]->data;
-    float *o = io->out[0]->data;
-    for (size_t i = 0; i < n; i++) o[i] = fmaf(a[sc[0] ? 0 : i], b[sc[1] ? 0 : i], c[sc[2] ? 0 : i]);
-  } else {
-    const double *a = io->in[0]->data, *b = io->in[1]->data, *c = io->in[2]->data;
-    double *o = io->out[0]->data;
-    for (size_t i = 0; i < n; i++) o[i] = fma(a[sc[0] ? 0 : i], b[sc[1] ? 0 : i], c[sc[2] ? 0 : i]);
-  }
-  return 0;
+#define JVP1(name) static int name(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, SrVal **ty)
+
+#define TR(name) static int name(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x, SrVal **cx)
+
+static const SrType *ct_of(const SrEqn *e, int i) { return sr_ad_ct_type(e->in[i]->type); }
+
+/* mul(xdot, y) + mul(x, ydot), each with e's params (out_dtype) */
+static SrVal *mul_like(SrAd *ad, const SrEqn *e, SrVal *a, SrVal *b) {
+  SrVal *in[2] = {a, b};
+  if (!a || !b) return NULL;
+  if (e->nparams == 0) return sr_ad_mul(ad, a, b);
+  SrVal *r = sr_ad_bind(ad, SR_P_mul, 2, in, (int)e->nparams, e->params);
+  return r;
 }
 
-static int ev_fma(SrEvalCtx *cx, const SrEvalEqn *e) {
-  const SrType *t = e->out_type[0];
-  const SrMesh *m = sr_ev_mesh_for(cx, e, t);
-  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
-  EwArg w;
-  memset(&w, 0, sizeof w);
-  w.prim = SR_P_add;
-  w.nin = 3;
-  w.dt = t->dtype;
-  SrArray *ops[3] = {0};
-  int rc = 0;
-  for (uint32_t k = 0; k < 3 && rc == 0; k++) {
-    ops[k] = operand(cx, e, k, m, l, (int)t->dtype);
-    if (!ops[k]) rc = -1;
-    else w.scalar[k] = ops[k]->type->ndim == 0 && t->ndim > 0;
+/* _balanced_eq(x, z, y): 1 where x == z, halved where y == z too. */
+static SrVal *balanced_eq(SrAd *ad, SrVal *xv, SrVal *z, SrVal *yv) {
+  const SrType *zt = sr_ad_type(ad, z);
+  if (!zt) return NULL;
+  SrVal *ones = sr_ad_full(ad, zt, 1.0), *zeros = sr_ad_full(ad, zt, 0.0), *twos = sr_ad_full(ad, zt, 2.0);
+  SrVal *c1[2] = {zeros, ones};
+  SrVal *num = sr_ad_select_n(ad, sr_ad_binop(ad, SR_P_eq, xv, z), 2, c1);
+  SrVal *c2[2] = {ones, twos};
+  SrVal *den = sr_ad_select_n(ad, sr_ad_binop(ad, SR_P_eq, yv, z), 2, c2);
+  return sr_ad_div(ad, num, den);
+}
+
+/* ==== the unary ops: neg, sign, abs, exp, log, sin, ..., erf, erfc, erf_inv ==== */
+
+static const struct {
+  int id;
+  unsigned accepted;
+  uint8_t result;      /* ResultDtype */
+  uint8_t narrow_ints; /* accepts int2/int4/uint2/uint4 */
+} unops[] = {
+  {SR_P_neg, SR_DC_NUM, RES_SAME, 1},
+  {SR_P_sign, SR_DC_NUM, RES_SAME, 1},
+  {SR_P_abs, SR_DC_SIGNED | SR_DC_FLOAT | SR_DC_COMPLEX, RES_REAL, 0},
+  {SR_P_exp, SR_DC_FLOAT | SR_DC_COMPLEX, RES_SAME, 1},
+  {SR_P_exp2, SR_DC_FLOAT | SR_DC_COMPLEX, RES_SAME, 1},
+  {SR_P_log, SR_DC_FLOAT | SR_DC_COMPLEX, RES_SAME, 1},
+  {SR_P_expm1, SR_DC_FLOAT | SR_DC_COMPLEX, RES_SAME, 1},
+  {SR_P_log1p, SR_DC_FLOAT | SR_DC_COMPLEX, RES_SAME, 1},
+  {SR_P_sin, SR_DC_FLOAT | SR_DC_COMPLEX, RES_SAME, 1},
+  {SR_P_cos, SR_DC_FLOAT | SR_DC_COMPLEX, RES_SAME, 1},
+  {SR_P_tan, SR_DC_FLOAT | SR_DC_COMPLEX, RES_SAME, 1},
+  {SR_P_tanh, SR_DC_FLOAT | SR_DC_COMPLEX, RES_SAME, 1},
+  {SR_P_logistic, SR_DC_FLOAT | SR_DC_COMPLEX, RES_SAME, 1},
+  {SR_P_sqrt, SR_DC_FLOAT | SR_DC_COMPLEX, RES_SAME, 1},
+  {SR_P_rsqrt, SR_DC_FLOAT | SR_DC_COMPLEX, RES_SAME, 1},
+  {SR_P_cbrt, SR_DC_FLOAT, RES_SAME, 1},
+  {SR_P_square, SR_DC_NUM, RES_SAME, 1},
+  {SR_P_floor, SR_DC_FLOAT, RES_SAME, 1},
+  {SR_P_ceil, SR_DC_FLOAT, RES_SAME, 1},
+  {SR_P_round, SR_DC_FLOAT, RES_SAME, 1},
+  {SR_P_not, SR_DC_INT | SR_DC_BOOL, RES_SAME, 1},
+  {SR_P_is_finite, SR_DC_FLOAT, RES_BOOL, 1},
+  {SR_P_erf, SR_DC_FLOAT, RES_SAME, 1},
+  {SR_P_erfc, SR_DC_FLOAT, RES_SAME, 1},
+  {SR_P_erf_inv, SR_DC_FLOAT, RES_SAME, 1},
+};
+
+/* lax.unop with unop_ur_rule: reduced passes, unreduced is an error. */
+static int type_unop(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  size_t k = 0;
+  while (k < sizeof unops / sizeof unops[0] && unops[k].id != e->prim->id) k++;
+  if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
+  const SrType *x = e->in[0];
+  /* the older printer's untyped literal (`neg 1.0`) had the result's dtype */
+  if (e->inv && sr_is_bare_lit(e->inv[0]) && sr_written(e, 0) && unops[k].result == RES_SAME)
+    x = sr_type_with_dtype(x, sr_written(e, 0)->dtype);
+  if (unop_dtype(cx, e->prim->name, x, unops[k].accepted, unops[k].narrow_ints) < 0) return -1;
+  SrStd s;
+  if (sr_std_begin(cx, e, &s) < 0) return -1;
+  SrTypeBuilder b;
+  same_sharding(&b, x, &s);
+  b.dtype = unops[k].result == RES_BOOL ? SR_BOOL : unops[k].result == RES_REAL ? real_of(x->dtype) : x->dtype;
+  b.weak = x->weak;
+  if (s.mode != SR_MODE_AUTO) {
+    SrAxes u;
+    if (sr_getu(cx, x, &u) < 0) return -1;
+    if (u)
+      return sr_terr(cx, "NotImplementedError",
+                     "unreduced rule for %s is not implemented. Please file an issue at "
+                     "https://github.com/jax-ml/jax/issues",
+                     e->prim->name);
+    b.reduced = sr_getr(cx, x);
   }
-  if (rc == 0) {
-    e->out[0] = sr_array_new(t, sr_layout_with_dtype(l, t->dtype), m);
-    rc = sr_ev_map(cx, 3, ops, 1, e->out, 0, fma_fn, &w);
-  }
-  for (int k = 0; k < 3; k++) sr_array_unref(ops[k]);
-  return rc;
+  b.varying = x->varying; /* unop's vma rule: the operand's, unchecked */
+  b.mem = x->mem;
+  return sr_finish_type(cx, e, &b, out);
 }
 
 static int64_t round_method(const SrVal *v) {
@@ -1220,84 +679,6 @@ static int ev_unary(SrEvalCtx *cx, const SrEvalEqn *e) {
   sr_array_unref(x);
   return rc;
 }
-
-/* copy, stop_gradient, and the identity casts: the same buffers. */
-static int ev_identity(SrEvalCtx *cx, const SrEvalEqn *e) {
-  const SrType *t = e->out_type[0];
-  const SrMesh *m = sr_ev_mesh_for(cx, e, t);
-  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
-  e->out[0] = sr_redistribute_typed(cx, e->in[0], m, operand_layout(e->in[0], l), t);
-  return e->out[0] ? 0 : -1;
-}
-
-static int ev_convert(SrEvalCtx *cx, const SrEvalEqn *e) {
-  const SrType *t = e->out_type[0];
-  const SrMesh *m = sr_ev_mesh_for(cx, e, t);
-  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
-  SrArray *x = operand(cx, e, 0, m, l, -1);
-  if (!x) return -1;
-  SrArray *c = converted(cx, x, t->dtype);
-  sr_array_unref(x);
-  if (!c) return -1;
-  e->out[0] = sr_array_retype(c, t, sr_layout_with_dtype(c->layout, t->dtype));
-  sr_array_unref(c);
-  return 0;
-}
-
-static void eval_rules_elementwise(void) {
-  static const int unary[] = {
-    SR_P_neg, SR_P_sign, SR_P_abs, SR_P_exp, SR_P_exp2, SR_P_log, SR_P_expm1, SR_P_log1p, SR_P_sin, SR_P_cos,
-    SR_P_tan, SR_P_tanh, SR_P_logistic, SR_P_sqrt, SR_P_rsqrt, SR_P_cbrt, SR_P_square, SR_P_floor, SR_P_ceil,
-    SR_P_round, SR_P_not, SR_P_integer_pow, SR_P_is_finite, SR_P_erf, SR_P_erf_inv, SR_P_reduce_precision,
-  };
-  static const int nary[] = {
-    SR_P_add, SR_P_sub, SR_P_mul, SR_P_div, SR_P_rem, SR_P_pow, SR_P_max, SR_P_min, SR_P_atan2, SR_P_nextafter,
-    SR_P_eq, SR_P_ne, SR_P_lt, SR_P_le, SR_P_gt, SR_P_ge, SR_P_and, SR_P_or, SR_P_xor, SR_P_shift_left,
-    SR_P_shift_right_logical, SR_P_shift_right_arithmetic, SR_P_select_n, SR_P_clamp, SR_P_add_any,
-  };
-  for (size_t i = 0; i < sizeof unary / sizeof *unary; i++) sr_set_eval_rule(unary[i], ev_unary);
-  for (size_t i = 0; i < sizeof nary / sizeof *nary; i++) sr_set_eval_rule(nary[i], ev_nary);
-  sr_set_eval_rule(SR_P_copy, ev_identity);
-  sr_set_eval_rule(SR_P_copy_p, ev_identity);
-  sr_set_eval_rule(SR_P_stop_gradient, ev_identity);
-  sr_set_eval_rule(SR_P_convert_element_type, ev_convert);
-}
-
-/* ==== JVP and transpose rules (from lib/ad/ad_elementwise.c) ==== */
-
-/* JVP and transpose rules of the elementwise
- * primitives (lax/lax.py: defjvp, defjvp2, deflinear, defbilinear and the
- * explicit rules of add, sub, div, select_n, convert_element_type).
- *
- * The rules compute what JAX's do, in the same order, so that a
- * linearized program emits the same known equations in the same places:
- * standard_jvp binds the primal first, then each nonzero input's tangent
- * term in input order, summed with add_any.
- */
-
-
-
-/* The equation's primal output (a single result). */
-static SrVal *primal1(SrAd *ad, const SrEqn *e, SrVal **x) { return sr_ad_bind_eqn1(ad, e, x); }
-
-/* A unary op with e's accuracy param, as sin(x, accuracy=accuracy). */
-static SrVal *unop_like(SrAd *ad, int prim, SrVal *x, const SrEqn *e) {
-  static const char *acc;
-  if (!acc) acc = sr_intern_cstr("accuracy");
-  SrVal *a = sr_eqn_param(e, acc);
-  if (a && sr_prims[prim].pp == SR_PP_ACCURACY) {
-    SrParam p = {acc, a};
-    return sr_ad_bind(ad, prim, 1, &x, 1, &p);
-  }
-  return sr_ad_unop(ad, prim, x);
-}
-
-static int done1(SrVal **y, SrVal **ty) { return y[0] && ty[0] ? 0 : -1; }
-
-/* ---- zero and linear JVPs ---- */
-/* ---- unary ---- */
-
-#define JVP1(name) static int name(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, SrVal **ty)
 
 JVP1(jvp_neg) {
   y[0] = primal1(ad, e, x);
@@ -1397,6 +778,71 @@ JVP1(jvp_square) {
   return done1(y, ty);
 }
 
+JVP1(jvp_erf) {
+  y[0] = primal1(ad, e, x);
+  SrVal *ex = sr_ad_unop(ad, SR_P_exp, sr_ad_neg(ad, sr_ad_unop(ad, SR_P_square, x[0])));
+  ty[0] = sr_ad_mul(ad, sr_ad_const(ad, x[0], 2.0 / sqrt(M_PI)), sr_ad_mul(ad, t[0], ex));
+  return done1(y, ty);
+}
+
+/* ad.defjvp(erfc_p, lambda g, x: mul(_const(x, -2. / np.sqrt(np.pi)),
+ *                                    mul(g, exp(neg(square(x)))))) */
+JVP1(jvp_erfc) {
+  y[0] = primal1(ad, e, x);
+  SrVal *ex = sr_ad_unop(ad, SR_P_exp, sr_ad_neg(ad, sr_ad_unop(ad, SR_P_square, x[0])));
+  ty[0] = sr_ad_mul(ad, sr_ad_const(ad, x[0], -2.0 / sqrt(M_PI)), sr_ad_mul(ad, t[0], ex));
+  return done1(y, ty);
+}
+
+JVP1(jvp_erf_inv) {
+  SrVal *ans = y[0] = primal1(ad, e, x);
+  SrVal *ex = sr_ad_unop(ad, SR_P_exp, sr_ad_unop(ad, SR_P_square, ans));
+  ty[0] = sr_ad_mul(ad, sr_ad_const(ad, x[0], sqrt(M_PI) / 2.0), sr_ad_mul(ad, t[0], ex));
+  return done1(y, ty);
+}
+
+JVP1(jvp_abs) {
+  /* select(ge(x, _zero(x)), g, neg(g)) */
+  y[0] = primal1(ad, e, x);
+  SrVal *ge = sr_ad_binop(ad, SR_P_ge, x[0], sr_ad_scalar_like(ad, x[0], 0.0));
+  SrVal *cases[2] = {sr_ad_neg(ad, t[0]), t[0]};
+  ty[0] = sr_ad_select_n(ad, ge, 2, cases);
+  return done1(y, ty);
+}
+
+TR(tr_neg) {
+  (void)x;
+  (void)e;
+  cx[0] = sr_ad_neg(ad, ct[0]);
+  return cx[0] ? 0 : -1;
+}
+
+/* ==== integer_pow ==== */
+
+/* lax.integer_pow_p: a unop without an ur rule. */
+static int type_integer_pow(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
+  const SrType *x = e->in[0];
+  int64_t y = 0;
+  if (sr_rparam_int(cx, e, "y", 1, &y) < 0) return -1;
+  if (unop_dtype(cx, "integer_pow", x, SR_DC_NUM, 1) < 0) return -1;
+  if (y < 0 && sr_dtype_in(x->dtype, SR_DC_INT)) {
+    SrBuf b = SR_BUF_INIT;
+    sr_aval_str(&b, x);
+    sr_terr(cx, "TypeError", "Integers cannot be raised to negative powers, got integer_pow(%s, %lld)",
+            sr_buf_str(&b), (long long)y);
+    sr_buf_free(&b);
+    return -1;
+  }
+  SrStd s;
+  if (sr_std_begin(cx, e, &s) < 0 || sr_ur_none(cx, e, &s, 0) < 0) return -1;
+  SrTypeBuilder b;
+  same_sharding(&b, x, &s);
+  b.varying = x->varying;
+  b.mem = x->mem;
+  return sr_finish_type(cx, e, &b, out);
+}
+
 JVP1(jvp_integer_pow) {
   static const char *ykey;
   if (!ykey) ykey = sr_intern_cstr("y");
@@ -1418,44 +864,298 @@ JVP1(jvp_integer_pow) {
   return done1(y, ty);
 }
 
-JVP1(jvp_erf) {
-  y[0] = primal1(ad, e, x);
-  SrVal *ex = sr_ad_unop(ad, SR_P_exp, sr_ad_neg(ad, sr_ad_unop(ad, SR_P_square, x[0])));
-  ty[0] = sr_ad_mul(ad, sr_ad_const(ad, x[0], 2.0 / sqrt(M_PI)), sr_ad_mul(ad, t[0], ex));
-  return done1(y, ty);
+/* ==== copy, copy_p, stop_gradient ==== */
+
+/* Primitives whose abstract eval is the identity: copy_p, stop_gradient,
+   layout_constraint (lax.copy_p, ad_util.stop_gradient_p). */
+static int type_identity(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
+  out[0] = e->in[0];
+  return 0;
 }
 
-JVP1(jvp_erf_inv) {
-  SrVal *ans = y[0] = primal1(ad, e, x);
-  SrVal *ex = sr_ad_unop(ad, SR_P_exp, sr_ad_unop(ad, SR_P_square, ans));
-  ty[0] = sr_ad_mul(ad, sr_ad_const(ad, x[0], sqrt(M_PI) / 2.0), sr_ad_mul(ad, t[0], ex));
-  return done1(y, ty);
+/* copy, stop_gradient, and the identity casts: the same buffers. */
+static int ev_identity(SrEvalCtx *cx, const SrEvalEqn *e) {
+  const SrType *t = e->out_type[0];
+  const SrMesh *m = sr_ev_mesh_for(cx, e, t);
+  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
+  e->out[0] = sr_redistribute_typed(cx, e->in[0], m, operand_layout(e->in[0], l), t);
+  return e->out[0] ? 0 : -1;
 }
 
-JVP1(jvp_abs) {
-  /* select(ge(x, _zero(x)), g, neg(g)) */
-  y[0] = primal1(ad, e, x);
-  SrVal *ge = sr_ad_binop(ad, SR_P_ge, x[0], sr_ad_scalar_like(ad, x[0], 0.0));
-  SrVal *cases[2] = {sr_ad_neg(ad, t[0]), t[0]};
-  ty[0] = sr_ad_select_n(ad, ge, 2, cases);
-  return done1(y, ty);
+/* the same op applied to the cotangent (copy, reduce_precision) */
+TR(tr_self) {
+  (void)x;
+  cx[0] = sr_ad_bind_eqn1(ad, e, ct);
+  return cx[0] ? 0 : -1;
 }
 
-JVP1(jvp_convert) {
-  static const char *nd;
-  if (!nd) nd = sr_intern_cstr("new_dtype");
-  y[0] = primal1(ad, e, x);
-  if (!y[0]) return -1;
-  const SrType *yt = sr_ad_type(ad, y[0]);
-  if (!sr_ad_differentiable(yt)) {
-    ty[0] = NULL;
-    return 0;
+/* ==== reduce_precision ==== */
+
+/* lax.reduce_precision_p: float operands, sets pass through. */
+static int type_reduce_precision(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
+  const SrType *x = e->in[0];
+  int64_t ebits = 0, mbits = 0;
+  if (sr_rparam_int(cx, e, "exponent_bits", 1, &ebits) < 0 || sr_rparam_int(cx, e, "mantissa_bits", 1, &mbits) < 0)
+    return -1;
+  if (ebits < 1)
+    return sr_terr(cx, "ValueError", "reduce_precision: exponent_bits must be positive; got %lld", (long long)ebits);
+  if (mbits < 0)
+    return sr_terr(cx, "ValueError", "reduce_precision: mantissa_bits must be non-negative; got %lld",
+                   (long long)mbits);
+  if (unop_dtype(cx, "reduce_precision", x, SR_DC_FLOAT, 1) < 0) return -1;
+  SrStd s;
+  if (sr_std_begin(cx, e, &s) < 0) return -1;
+  SrTypeBuilder b;
+  same_sharding(&b, x, &s);
+  if (s.mode != SR_MODE_AUTO) {
+    if (sr_getu(cx, x, &b.unreduced) < 0) return -1;
+    b.reduced = sr_getr(cx, x);
   }
-  ty[0] = sr_ad_bind_eqn1(ad, e, t);
-  return done1(y, ty);
+  if (sr_vma_standard(cx, e, &b.varying) < 0) return -1;
+  b.mem = x->mem;
+  return sr_finish_type(cx, e, &b, out);
 }
 
-/* ---- binary ---- */
+/* ==== the n-ary ops: add, sub, mul, div, rem, pow, max, min, atan2, comparisons, bitwise ==== */
+
+/* lax._add_ur_rule: both sides unreduced over the same axes, or
+   neither. */
+static int add_ur(SrTypeCtx *cx, const SrRuleEqn *e, const SrType *const *ts, SrTypeBuilder *b) {
+  if (nary_reduced(cx, e, ts, &b->reduced) < 0) return -1;
+  SrAxes xu, yu;
+  if (sr_getu(cx, ts[0], &xu) < 0 || sr_getu(cx, ts[1], &yu) < 0) return -1;
+  if (xu && yu) {
+    if (xu != yu) {
+      const SrMesh *m = msg_mesh(cx, e);
+      SrBuf x = SR_BUF_INIT, y = SR_BUF_INIT;
+      sr_axes_frozenset_str(&x, m, xu);
+      sr_axes_frozenset_str(&y, m, yu);
+      sr_terr(cx, "ShardingTypeError",
+              "lhs and rhs to `add` must be unreduced along the same mesh axes. Got lhs=%s, rhs=%s", sr_buf_str(&x),
+              sr_buf_str(&y));
+      sr_buf_free(&x);
+      sr_buf_free(&y);
+      return -1;
+    }
+    b->unreduced = xu;
+  } else if (xu || yu) {
+    const char *l = xu ? "lhs" : "rhs", *r = xu ? "rhs" : "lhs";
+    return sr_terr(cx, "ShardingTypeError",
+                   "%s is unreduced while %s is not. `add` operation does not allow this because there will be "
+                   "implicit communication. Please reduce %s via `reshard` before calling `add`.",
+                   l, r, l);
+  }
+  return 0;
+}
+
+static int ur_pair_error(SrTypeCtx *cx, const char *exc, const char *fmt, const SrType *x, const SrType *y,
+                         int repr) {
+  SrBuf a = SR_BUF_INIT, c = SR_BUF_INIT;
+  if (repr) {
+    sr_aval_repr(&a, x);
+    sr_aval_repr(&c, y);
+  } else {
+    sr_aval_str(&a, x);
+    sr_aval_str(&c, y);
+  }
+  sr_terr(cx, exc, fmt, sr_buf_str(&a), sr_buf_str(&c));
+  sr_buf_free(&a);
+  sr_buf_free(&c);
+  return -1;
+}
+
+/* lax._mul_ur_rule: mul is bilinear, so one side may be unreduced if the
+   other is reduced over the same axes. */
+static int mul_ur(SrTypeCtx *cx, const SrRuleEqn *e, const SrType *const *ts, SrTypeBuilder *b) {
+  if (nary_reduced(cx, e, ts, &b->reduced) < 0) return -1;
+  const SrType *x = ts[0], *y = ts[1];
+  SrAxes xu, yu;
+  if (sr_getu(cx, x, &xu) < 0 || sr_getu(cx, y, &yu) < 0) return -1;
+  if (xu && yu) {
+    const SrMesh *m = msg_mesh(cx, e);
+    SrBuf a = SR_BUF_INIT, c = SR_BUF_INIT;
+    sr_axes_frozenset_str(&a, m, xu);
+    sr_axes_frozenset_str(&c, m, yu);
+    sr_terr(cx, "ShardingTypeError", "lhs and rhs to `mul` cannot be unreduced since mul is bilinear. Got lhs=%s, rhs=%s",
+            sr_buf_str(&a), sr_buf_str(&c));
+    sr_buf_free(&a);
+    sr_buf_free(&c);
+    return -1;
+  }
+  if (xu && xu != sr_getr(cx, y))
+    return ur_pair_error(cx, "ShardingTypeError",
+                         "RHS should be reduced along the same axes LHS is unreduced on. Got lhs=%s and rhs=%s", x, y, 0);
+  if (yu && sr_getr(cx, x) != yu)
+    return ur_pair_error(cx, "ShardingTypeError",
+                         "LHS should be reduced along the same axes RHS is unreduced on. Got lhs=%s and rhs=%s", x, y, 0);
+  b->unreduced = xu | yu;
+  if (b->unreduced) b->reduced = 0; /* the reduced set equals it, and is used up */
+  return 0;
+}
+
+/* lax._div_ur_rule: the numerator may be unreduced over the axes the
+   denominator is reduced over. */
+static int div_ur(SrTypeCtx *cx, const SrRuleEqn *e, const SrType *const *ts, SrTypeBuilder *b) {
+  if (nary_reduced(cx, e, ts, &b->reduced) < 0) return -1;
+  const SrType *x = ts[0], *y = ts[1];
+  SrAxes xu, yu;
+  if (sr_getu(cx, x, &xu) < 0 || sr_getu(cx, y, &yu) < 0) return -1;
+  if (yu) {
+    SrBuf a = SR_BUF_INIT;
+    sr_aval_repr(&a, y);
+    sr_terr(cx, "ValueError", "The denominator cannot be unreduced passed to `div`. Got y=%s", sr_buf_str(&a));
+    sr_buf_free(&a);
+    return -1;
+  }
+  if (xu && xu != sr_getr(cx, y))
+    return ur_pair_error(cx, "ValueError",
+                         "Denominator should be reduced along the same axes numerator is unreduced on. Got x=%s, y=%s",
+                         x, y, 1);
+  b->unreduced = xu;
+  if (xu) b->reduced = 0;
+  return 0;
+}
+
+typedef int (*UrRule)(SrTypeCtx *cx, const SrRuleEqn *e, const SrType *const *ts, SrTypeBuilder *b);
+
+static const struct {
+  int id;
+  unsigned accepted[2]; /* dtype classes of each position */
+  uint8_t result;       /* ResultDtype */
+  uint8_t extended;     /* allow_extended_dtype */
+  UrRule ur;
+} naryops[] = {
+  {SR_P_add, {SR_DC_NUM, SR_DC_NUM}, RES_SAME, 0, add_ur},
+  {SR_P_sub, {SR_DC_NUM, SR_DC_NUM}, RES_SAME, 0, nary_ur},
+  {SR_P_mul, {SR_DC_NUM, SR_DC_NUM}, RES_SAME, 0, mul_ur},
+  {SR_P_div, {SR_DC_NUM, SR_DC_NUM}, RES_SAME, 0, div_ur},
+  {SR_P_rem, {SR_DC_INT | SR_DC_FLOAT, SR_DC_INT | SR_DC_FLOAT}, RES_SAME, 0, nary_ur},
+  {SR_P_pow, {SR_DC_FLOAT | SR_DC_COMPLEX, SR_DC_NUM}, RES_SAME, 0, nary_ur},
+  {SR_P_max, {SR_DC_ANY, SR_DC_ANY}, RES_SAME, 0, nary_ur},
+  {SR_P_min, {SR_DC_ANY, SR_DC_ANY}, RES_SAME, 0, nary_ur},
+  {SR_P_atan2, {SR_DC_FLOAT | SR_DC_COMPLEX, SR_DC_FLOAT | SR_DC_COMPLEX}, RES_SAME, 0, nary_ur},
+  {SR_P_nextafter, {SR_DC_FLOAT, SR_DC_FLOAT}, RES_SAME, 0, nary_ur},
+  {SR_P_eq, {SR_DC_ANY, SR_DC_ANY}, RES_BOOL, 1, nary_ur},
+  {SR_P_ne, {SR_DC_ANY, SR_DC_ANY}, RES_BOOL, 1, nary_ur},
+  {SR_P_lt, {SR_DC_INT | SR_DC_FLOAT | SR_DC_BOOL, SR_DC_INT | SR_DC_FLOAT | SR_DC_BOOL}, RES_BOOL, 0, nary_ur},
+  {SR_P_le, {SR_DC_INT | SR_DC_FLOAT | SR_DC_BOOL, SR_DC_INT | SR_DC_FLOAT | SR_DC_BOOL}, RES_BOOL, 0, nary_ur},
+  {SR_P_gt, {SR_DC_INT | SR_DC_FLOAT | SR_DC_BOOL, SR_DC_INT | SR_DC_FLOAT | SR_DC_BOOL}, RES_BOOL, 0, nary_ur},
+  {SR_P_ge, {SR_DC_INT | SR_DC_FLOAT | SR_DC_BOOL, SR_DC_INT | SR_DC_FLOAT | SR_DC_BOOL}, RES_BOOL, 0, nary_ur},
+  {SR_P_and, {SR_DC_INT | SR_DC_BOOL, SR_DC_INT | SR_DC_BOOL}, RES_SAME, 0, nary_ur},
+  {SR_P_or, {SR_DC_INT | SR_DC_BOOL, SR_DC_INT | SR_DC_BOOL}, RES_SAME, 0, nary_ur},
+  {SR_P_xor, {SR_DC_INT | SR_DC_BOOL, SR_DC_INT | SR_DC_BOOL}, RES_SAME, 0, nary_ur},
+  {SR_P_shift_left, {SR_DC_INT, SR_DC_INT}, RES_SAME, 0, nary_ur},
+  {SR_P_shift_right_logical, {SR_DC_INT, SR_DC_INT}, RES_SAME, 0, nary_ur},
+  {SR_P_shift_right_arithmetic, {SR_DC_INT, SR_DC_INT}, RES_SAME, 0, nary_ur},
+};
+
+/* lax.naryop_dtype_rule: each operand's dtype class, then equal dtypes
+   (unless mul has an out_dtype, or for pow). */
+static int nary_dtype(SrTypeCtx *cx, const SrRuleEqn *e, const SrType *const *ts, const unsigned *accepted,
+                      int extended, int require_same) {
+  const char *name = e->prim->name;
+  for (uint32_t i = 0; i < e->nin; i++) {
+    SrDtype d = ts[i]->dtype;
+    if (extended && sr_dtype_kind(d) == SR_DK_OTHER) continue;
+    if (sr_dtype_in(d, accepted[i])) continue;
+    if (d == SR_FLOAT0) return sr_float0_error(cx, name, (int)i);
+    SrBuf b = SR_BUF_INIT;
+    sr_dtype_classes_str(&b, accepted[i]);
+    sr_terr(cx, "TypeError",
+            "%s does not accept dtype %s at position %u. Accepted dtypes at position %u are subtypes of %s.", name,
+            sr_dtype_name(d), i, i, sr_buf_str(&b));
+    sr_buf_free(&b);
+    return -1;
+  }
+  if (require_same) return sr_check_same_dtypes(cx, name, ts, e->nin);
+  return 0;
+}
+
+/* lax.naryop: the binary arithmetic, comparison and bitwise ops. */
+static int type_naryop(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  size_t k = 0;
+  while (k < sizeof naryops / sizeof naryops[0] && naryops[k].id != e->prim->id) k++;
+  if (sr_rule_arity(cx, e, 2, 1) < 0) return -1;
+  const SrType *ts[2];
+  sr_resolve_bare_literals(e, ts);
+  SrDtype out_dtype = 0;
+  int has_out_dtype = 0;
+  if (e->prim->id == SR_P_mul && sr_rparam_dtype(cx, e, "out_dtype", &out_dtype, &has_out_dtype) < 0) return -1;
+  SrTypeBuilder b;
+  memset(&b, 0, sizeof b);
+  if (nary_shape(cx, e, ts, &b) < 0) return -1;
+  if (nary_dtype(cx, e, ts, naryops[k].accepted, naryops[k].extended,
+                 e->prim->id != SR_P_pow && !has_out_dtype) < 0)
+    return -1;
+  if (e->prim->id == SR_P_pow && !(sr_dtype_in(ts[0]->dtype, SR_DC_FLOAT | SR_DC_COMPLEX) &&
+                                   sr_dtype_in(ts[1]->dtype, SR_DC_INT)) &&
+      ts[0]->dtype != ts[1]->dtype)
+    return sr_terr(cx, "TypeError",
+                   "the first argument to pow must have an inexact dtype (float or complex), and the second "
+                   "argument must have an inexact or integer dtype, and two inexact dtypes must match, but got %s "
+                   "and %s respectively.",
+                   sr_dtype_name(ts[0]->dtype), sr_dtype_name(ts[1]->dtype));
+  b.dtype = naryops[k].result == RES_BOOL ? SR_BOOL : has_out_dtype ? out_dtype : ts[0]->dtype;
+  b.weak = (uint8_t)(ts[0]->weak && ts[1]->weak);
+  SrStd s;
+  if (sr_std_begin(cx, e, &s) < 0) return -1;
+  b.mesh = s.mesh;
+  if (s.mode == SR_MODE_EXPLICIT && nary_sharding(cx, e, ts, &b) < 0) return -1;
+  if (s.mode != SR_MODE_AUTO && naryops[k].ur(cx, e, ts, &b) < 0) return -1;
+  if (sr_vma_standard(cx, e, &b.varying) < 0) return -1;
+  if (sr_mem_default(cx, e, &b.mem) < 0) return -1;
+  return sr_finish_type(cx, e, &b, out);
+}
+
+/* The n-ary elementwise rule: add, mul, comparisons, select_n, ... */
+static int ev_nary(SrEvalCtx *cx, const SrEvalEqn *e) {
+  const SrType *t = e->out_type[0];
+  const SrMesh *m = sr_ev_mesh_for(cx, e, t);
+  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
+  int id = e->prim->id;
+  EwArg w;
+  memset(&w, 0, sizeof w);
+  w.prim = id;
+  w.nin = (int)e->nin;
+  if (e->nin > 16) return sr_ev_err(cx, "NotImplementedError", "%s with more than 16 operands", e->prim->name);
+  /* the operation's dtype: the result's, or for comparisons (and the
+     predicate of select_n) that of the operands */
+  int first = id == SR_P_select_n ? 1 : 0;
+  SrDtype dt = t->dtype;
+  if (is_compare(id)) {
+    dt = e->in[0]->type->dtype;
+    for (uint32_t k = 0; k < e->nin; k++)
+      if (e->in[k]->type->ndim && !e->in[k]->type->weak) dt = e->in[k]->type->dtype;
+  }
+  w.dt = dt;
+  int rc = 0;
+  if (ew_one_device(cx, e, m, l, &w, &rc)) return rc;
+  SrArray *ops[16] = {0};
+  for (uint32_t k = 0; k < e->nin && rc == 0; k++) {
+    int want = (int)k < first ? -1 : (int)dt;
+    ops[k] = operand(cx, e, k, m, l, want);
+    if (!ops[k]) rc = -1;
+    else w.scalar[k] = ops[k]->type->ndim == 0 && t->ndim > 0;
+  }
+  if (rc == 0 && id == SR_P_select_n) {
+    w.wdt = ops[0]->type->dtype;
+    if (w.wdt != SR_BOOL && w.wdt != SR_I32) {
+      SrArray *c = converted(cx, ops[0], SR_I32);
+      sr_array_unref(ops[0]);
+      ops[0] = c;
+      w.wdt = SR_I32;
+      if (!c) rc = -1;
+    }
+  }
+  if (rc == 0) {
+    e->out[0] = sr_array_new(t, sr_layout_with_dtype(l, t->dtype), m);
+    rc = sr_ev_map(cx, (int)e->nin, ops, 1, e->out, reuse_flags(e, ops, first), ew_fn, &w);
+  }
+  for (uint32_t k = 0; k < e->nin; k++) sr_array_unref(ops[k]);
+  return rc;
+}
 
 JVP1(jvp_add) {
   SrVal *out = y[0] = primal1(ad, e, x);
@@ -1477,15 +1177,6 @@ JVP1(jvp_sub) {
   return done1(y, ty);
 }
 
-/* mul(xdot, y) + mul(x, ydot), each with e's params (out_dtype) */
-static SrVal *mul_like(SrAd *ad, const SrEqn *e, SrVal *a, SrVal *b) {
-  SrVal *in[2] = {a, b};
-  if (!a || !b) return NULL;
-  if (e->nparams == 0) return sr_ad_mul(ad, a, b);
-  SrVal *r = sr_ad_bind(ad, SR_P_mul, 2, in, (int)e->nparams, e->params);
-  return r;
-}
-
 JVP1(jvp_mul) {
   y[0] = primal1(ad, e, x);
   SrVal *a = t[0] ? mul_like(ad, e, t[0], x[1]) : NULL;
@@ -1504,18 +1195,6 @@ JVP1(jvp_div) {
   }
   ty[0] = sr_ad_add_tangents(ad, a, b);
   return done1(y, ty);
-}
-
-/* _balanced_eq(x, z, y): 1 where x == z, halved where y == z too. */
-static SrVal *balanced_eq(SrAd *ad, SrVal *xv, SrVal *z, SrVal *yv) {
-  const SrType *zt = sr_ad_type(ad, z);
-  if (!zt) return NULL;
-  SrVal *ones = sr_ad_full(ad, zt, 1.0), *zeros = sr_ad_full(ad, zt, 0.0), *twos = sr_ad_full(ad, zt, 2.0);
-  SrVal *c1[2] = {zeros, ones};
-  SrVal *num = sr_ad_select_n(ad, sr_ad_binop(ad, SR_P_eq, xv, z), 2, c1);
-  SrVal *c2[2] = {ones, twos};
-  SrVal *den = sr_ad_select_n(ad, sr_ad_binop(ad, SR_P_eq, yv, z), 2, c2);
-  return sr_ad_div(ad, num, den);
 }
 
 JVP1(jvp_minmax) {
@@ -1573,61 +1252,6 @@ JVP1(jvp_rem) {
   return done1(y, ty);
 }
 
-JVP1(jvp_select_n) {
-  y[0] = primal1(ad, e, x);
-  if (!y[0]) return -1;
-  SrVal *nz = NULL;
-  for (uint32_t i = 1; i < e->nin && !nz; i++) nz = t[i];
-  if (!nz) {
-    ty[0] = NULL;
-    return 0;
-  }
-  SrVal *z = sr_ad_full(ad, sr_ad_type(ad, nz), 0.0);
-  SrVal *cs[64];
-  uint32_t n = e->nin - 1 < 64 ? e->nin - 1 : 63;
-  for (uint32_t i = 0; i < n; i++) cs[i] = t[i + 1] ? t[i + 1] : z;
-  ty[0] = sr_ad_select_n(ad, x[0], (int)n, cs);
-  return done1(y, ty);
-}
-
-JVP1(jvp_clamp) {
-  /* clamp(min, operand, max) */
-  y[0] = primal1(ad, e, x);
-  SrVal *lo = x[0], *op = x[1], *hi = x[2], *acc = NULL;
-  for (int i = 0; i < 3; i++) {
-    if (!t[i]) continue;
-    SrVal *cond;
-    if (i == 0) cond = sr_ad_binop(ad, SR_P_and, sr_ad_binop(ad, SR_P_gt, lo, op), sr_ad_binop(ad, SR_P_lt, lo, hi));
-    else if (i == 1) cond = sr_ad_binop(ad, SR_P_and, sr_ad_binop(ad, SR_P_gt, op, lo), sr_ad_binop(ad, SR_P_lt, op, hi));
-    else cond = sr_ad_binop(ad, SR_P_lt, hi, op);
-    SrVal *c[2] = {sr_ad_full(ad, sr_ad_type(ad, op), 0.0), t[i]};
-    acc = sr_ad_add_tangents(ad, acc, sr_ad_select_n(ad, cond, 2, c));
-    if (!acc) return -1;
-  }
-  ty[0] = acc;
-  return done1(y, ty);
-}
-
-/* ---- transposes ---- */
-
-#define TR(name) static int name(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x, SrVal **cx)
-
-static const SrType *ct_of(const SrEqn *e, int i) { return sr_ad_ct_type(e->in[i]->type); }
-
-TR(tr_neg) {
-  (void)x;
-  (void)e;
-  cx[0] = sr_ad_neg(ad, ct[0]);
-  return cx[0] ? 0 : -1;
-}
-
-/* the same op applied to the cotangent (copy, reduce_precision) */
-TR(tr_self) {
-  (void)x;
-  cx[0] = sr_ad_bind_eqn1(ad, e, ct);
-  return cx[0] ? 0 : -1;
-}
-
 TR(tr_add) {
   /* x_aval: the ct aval of an undefined primal, else typeof(x).to_ct_aval() */
   for (int i = 0; i < 2; i++) {
@@ -1660,11 +1284,193 @@ TR(tr_div) {
   return cx[0] ? 0 : -1;
 }
 
-TR(tr_add_any) {
-  (void)e;
-  if (!x[0]) cx[0] = ct[0];
-  if (!x[1]) cx[1] = ct[0];
-  return 0;
+/* ==== clamp ==== */
+
+/* lax.clamp_p: min and max are scalars or have the operand's shape; the
+   result has the operand's sharding; no ur rule. */
+static int type_clamp(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 3, 1) < 0) return -1;
+  const SrType *ts[3];
+  sr_resolve_bare_literals(e, ts);
+  const SrType *mn = ts[0], *x = ts[1], *mx = ts[2];
+  static const char *const which[] = {"min", "max"};
+  const SrType *bound[] = {mn, mx};
+  for (int k = 0; k < 2; k++) {
+    const SrType *t = bound[k];
+    int same = t->ndim == x->ndim;
+    for (int d = 0; same && d < t->ndim; d++) same = sr_dim_same(&t->dims[d], &x->dims[d]);
+    if (!t->ndim || same) continue;
+    SrBuf a = SR_BUF_INIT, c = SR_BUF_INIT;
+    sr_shape_str(&a, t);
+    sr_shape_str(&c, x);
+    sr_terr(cx, "TypeError", "clamp requires %s.shape == operand.shape or %s.shape == (), got %s.shape=%s, operand.shape=%s.",
+            which[k], which[k], which[k], sr_buf_str(&a), sr_buf_str(&c));
+    sr_buf_free(&a);
+    sr_buf_free(&c);
+    return -1;
+  }
+  static const unsigned any3[3] = {SR_DC_ANY, SR_DC_ANY, SR_DC_ANY};
+  if (nary_dtype(cx, e, ts, any3, 0, 1) < 0) return -1;
+  SrStd s;
+  if (sr_std_begin(cx, e, &s) < 0 || sr_ur_none(cx, e, &s, 0) < 0) return -1;
+  SrTypeBuilder b;
+  same_sharding(&b, x, &s);
+  b.dtype = mn->dtype;
+  b.weak = (uint8_t)(mn->weak && x->weak && mx->weak);
+  if (sr_vma_standard(cx, e, &b.varying) < 0) return -1;
+  if (sr_mem_default(cx, e, &b.mem) < 0) return -1;
+  return sr_finish_type(cx, e, &b, out);
+}
+
+JVP1(jvp_clamp) {
+  /* clamp(min, operand, max) */
+  y[0] = primal1(ad, e, x);
+  SrVal *lo = x[0], *op = x[1], *hi = x[2], *acc = NULL;
+  for (int i = 0; i < 3; i++) {
+    if (!t[i]) continue;
+    SrVal *cond;
+    if (i == 0) cond = sr_ad_binop(ad, SR_P_and, sr_ad_binop(ad, SR_P_gt, lo, op), sr_ad_binop(ad, SR_P_lt, lo, hi));
+    else if (i == 1) cond = sr_ad_binop(ad, SR_P_and, sr_ad_binop(ad, SR_P_gt, op, lo), sr_ad_binop(ad, SR_P_lt, op, hi));
+    else cond = sr_ad_binop(ad, SR_P_lt, hi, op);
+    SrVal *c[2] = {sr_ad_full(ad, sr_ad_type(ad, op), 0.0), t[i]};
+    acc = sr_ad_add_tangents(ad, acc, sr_ad_select_n(ad, cond, 2, c));
+    if (!acc) return -1;
+  }
+  ty[0] = acc;
+  return done1(y, ty);
+}
+
+/* ==== select_n ==== */
+
+/* lax.select_n_p: cases of one shape, dtype and sharding; `which` a bool
+   or int scalar, or shaped and sharded like the cases. */
+static int type_select_n(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (e->nin < 1 || sr_rule_arity(cx, e, -1, 1) < 0) return sr_terr(cx, "TypeError", "select_n takes `which` and cases");
+  const SrType *ts[256];
+  if (e->nin > 256) return sr_terr(cx, "TypeError", "select_n: too many cases");
+  sr_resolve_bare_literals(e, ts);
+  const SrType *which = ts[0], *const *cases = ts + 1;
+  uint32_t nc = e->nin - 1;
+  /* _select_shape_rule */
+  if (!nc) return sr_terr(cx, "TypeError", "select must have at least one case");
+  for (uint32_t i = 1; i < nc; i++) {
+    int same = cases[i]->ndim == cases[0]->ndim;
+    for (int d = 0; same && d < cases[0]->ndim; d++) same = sr_dim_same(&cases[i]->dims[d], &cases[0]->dims[d]);
+    if (same) continue;
+    SrBuf b = SR_BUF_INIT;
+    for (uint32_t k = 0; k < nc; k++) {
+      if (k) sr_buf_puts(&b, ", ");
+      sr_shape_str(&b, cases[k]);
+    }
+    sr_terr(cx, "TypeError", "select cases must have the same shapes, got [%s].", sr_buf_str(&b));
+    sr_buf_free(&b);
+    return -1;
+  }
+  if (which->ndim) {
+    int same = which->ndim == cases[0]->ndim;
+    for (int d = 0; same && d < which->ndim; d++) same = sr_dim_same(&which->dims[d], &cases[0]->dims[d]);
+    if (!same) {
+      SrBuf a = SR_BUF_INIT, c = SR_BUF_INIT;
+      sr_shape_str(&a, which);
+      sr_shape_str(&c, cases[0]);
+      sr_terr(cx, "TypeError",
+              "select `which` must be scalar or have the same shape as cases, got `which` shape %s but case shape %s.",
+              sr_buf_str(&a), sr_buf_str(&c));
+      sr_buf_free(&a);
+      sr_buf_free(&c);
+      return -1;
+    }
+  }
+  /* _select_dtype_rule */
+  if (sr_check_same_dtypes(cx, "select", cases, nc) < 0) return -1;
+  if (!sr_dtype_in(which->dtype, SR_DC_BOOL | SR_DC_INT))
+    return sr_terr(cx, "TypeError", "select `which` must be boolean or integer type, got %s.",
+                   sr_dtype_name(which->dtype));
+  if (which->dtype == SR_BOOL && nc > 2) return sr_terr(cx, "TypeError", "select with boolean `which` cannot have > 2 cases.");
+  SrStd s;
+  if (sr_std_begin(cx, e, &s) < 0) return -1;
+  SrTypeBuilder b;
+  sr_type_builder(&b, cases[0]);
+  b.unreduced = b.reduced = b.varying = 0;
+  b.ukind = SR_UK_NONE;
+  b.weak = 1;
+  for (uint32_t i = 0; i < nc; i++) b.weak &= cases[i]->weak;
+  if (!b.mesh) b.mesh = s.mesh;
+  /* the first case on a mesh */
+  const SrType *first = NULL;
+  for (uint32_t i = 0; i < nc && !first; i++)
+    if (!sr_in_mesh_empty(cx, e, i + 1)) first = cases[i];
+  if (s.mode == SR_MODE_EXPLICIT) {
+    /* _select_sharding_rule */
+    for (uint32_t i = 0; first && i < nc; i++) {
+      const SrType *c = cases[i];
+      if (sr_in_mesh_empty(cx, e, i + 1)) continue;
+      int same = c->unreduced == first->unreduced && c->reduced == first->reduced && c->ukind == first->ukind;
+      for (int d = 0; same && d < c->ndim; d++) same = sr_spec_entry_eq(c, d, first, d);
+      if (same) continue;
+      SrBuf sb = SR_BUF_INIT;
+      for (uint32_t k = 0; k < nc; k++) {
+        if (k) sr_buf_puts(&sb, ", ");
+        sr_type_sharding_str(&sb, cx, cases[k]);
+      }
+      sr_terr(cx, "ShardingTypeError", "select cases must have the same shardings, got [%s].", sr_buf_str(&sb));
+      sr_buf_free(&sb);
+      return -1;
+    }
+    if (first && which->ndim && !sr_in_mesh_empty(cx, e, 0)) {
+      int same = 1;
+      for (int d = 0; same && d < which->ndim; d++) same = sr_spec_entry_eq(which, d, first, d);
+      if (!same) {
+        SrBuf a = SR_BUF_INIT, c = SR_BUF_INIT;
+        sr_type_sharding_str(&a, cx, which);
+        sr_type_sharding_str(&c, cx, cases[0]);
+        sr_terr(cx, "ShardingTypeError",
+                "select `which` must be scalar or have the same sharding as cases, got `which` sharding %s but case "
+                "sharding %s.",
+                sr_buf_str(&a), sr_buf_str(&c));
+        sr_buf_free(&a);
+        sr_buf_free(&c);
+        return -1;
+      }
+    }
+    if (first) {
+      sr_type_builder(&b, first);
+      b.dtype = cases[0]->dtype;
+      b.unreduced = b.reduced = b.varying = 0;
+      b.weak = 1;
+      for (uint32_t i = 0; i < nc; i++) b.weak &= cases[i]->weak;
+    } else {
+      sr_builder_replicate(&b);
+    }
+  } else {
+    sr_builder_replicate(&b);
+  }
+  /* _select_ur_rule: the first case on a mesh gives the sets */
+  if (s.mode != SR_MODE_AUTO && first) {
+    if (sr_getu(cx, first, &b.unreduced) < 0) return -1;
+    b.reduced = sr_getr(cx, first);
+    b.ukind = b.unreduced ? SR_UK_SUM : SR_UK_NONE;
+  }
+  if (sr_vma_standard(cx, e, &b.varying) < 0) return -1;
+  if (sr_mem_default(cx, e, &b.mem) < 0) return -1;
+  return sr_finish_type(cx, e, &b, out);
+}
+
+JVP1(jvp_select_n) {
+  y[0] = primal1(ad, e, x);
+  if (!y[0]) return -1;
+  SrVal *nz = NULL;
+  for (uint32_t i = 1; i < e->nin && !nz; i++) nz = t[i];
+  if (!nz) {
+    ty[0] = NULL;
+    return 0;
+  }
+  SrVal *z = sr_ad_full(ad, sr_ad_type(ad, nz), 0.0);
+  SrVal *cs[64];
+  uint32_t n = e->nin - 1 < 64 ? e->nin - 1 : 63;
+  for (uint32_t i = 0; i < n; i++) cs[i] = t[i + 1] ? t[i + 1] : z;
+  ty[0] = sr_ad_select_n(ad, x[0], (int)n, cs);
+  return done1(y, ty);
 }
 
 TR(tr_select_n) {
@@ -1691,6 +1497,95 @@ TR(tr_select_n) {
   return 0;
 }
 
+/* ==== convert_element_type ==== */
+
+/* lax.convert_element_type_p: new dtype and weak type from the params;
+   the operand's sharding or the given one.  The printer drops `sharding`,
+   so a parsed equation takes it from its binder. */
+static int type_convert(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
+  const SrType *x = e->in[0];
+  SrDtype nd = x->dtype;
+  int has = 0, weak = 0;
+  if (sr_rparam_dtype(cx, e, "new_dtype", &nd, &has) < 0) return -1;
+  if (!has) return sr_terr(cx, "TypeError", "convert_element_type equation has no 'new_dtype' param");
+  if (sr_rparam_bool(cx, e, "weak_type", 0, &weak) < 0) return -1;
+  SrStd s;
+  if (sr_std_begin(cx, e, &s) < 0) return -1;
+  SrShardSpec given;
+  int present = 0;
+  const SrType *w = sr_written(e, 0);
+  if (sr_rparam(e, "sharding")) {
+    if (sr_rparam_sharding(cx, e, "sharding", x->ndim, &given, &present) < 0) return -1;
+  } else if (w) {
+    sr_shard_of_type(w, &given);
+    present = 1;
+  }
+  SrTypeBuilder b;
+  same_sharding(&b, x, &s);
+  b.dtype = nd;
+  b.weak = (uint8_t)weak;
+  if (s.mode == SR_MODE_EXPLICIT && present) {
+    for (int d = 0; d < b.ndim; d++) {
+      b.dims[d].nax = given.nax[d];
+      memcpy(b.dims[d].ax, given.ax[d], SR_MAX_DIM_AXES);
+    }
+    if (given.mesh) b.mesh = given.mesh;
+  }
+  /* _convert_element_type_ur_rule */
+  if (s.mode != SR_MODE_AUTO) {
+    if (present && given.unreduced) {
+      if (given.ukind != SR_UK_SUM) {
+        SrBuf sb = SR_BUF_INIT;
+        SrVal *spec = sr_shard_to_spec_val(&given);
+        sr_val_repr(&sb, spec);
+        sr_unref(spec);
+        sr_terr(cx, "ValueError",
+                "`sharding` passed to `convert_element_type` can only contain unreduced of kind `sum`. Got "
+                "sharding=%s",
+                sr_buf_str(&sb));
+        sr_buf_free(&sb);
+        return -1;
+      }
+      b.unreduced = given.unreduced;
+    } else {
+      if (sr_getu(cx, x, &b.unreduced) < 0) return -1;
+    }
+    b.reduced = present && given.reduced ? given.reduced : sr_getr(cx, x);
+  }
+  if (sr_vma_standard(cx, e, &b.varying) < 0) return -1;
+  b.mem = x->mem;
+  return sr_finish_type(cx, e, &b, out);
+}
+
+static int ev_convert(SrEvalCtx *cx, const SrEvalEqn *e) {
+  const SrType *t = e->out_type[0];
+  const SrMesh *m = sr_ev_mesh_for(cx, e, t);
+  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
+  SrArray *x = operand(cx, e, 0, m, l, -1);
+  if (!x) return -1;
+  SrArray *c = converted(cx, x, t->dtype);
+  sr_array_unref(x);
+  if (!c) return -1;
+  e->out[0] = sr_array_retype(c, t, sr_layout_with_dtype(c->layout, t->dtype));
+  sr_array_unref(c);
+  return 0;
+}
+
+JVP1(jvp_convert) {
+  static const char *nd;
+  if (!nd) nd = sr_intern_cstr("new_dtype");
+  y[0] = primal1(ad, e, x);
+  if (!y[0]) return -1;
+  const SrType *yt = sr_ad_type(ad, y[0]);
+  if (!sr_ad_differentiable(yt)) {
+    ty[0] = NULL;
+    return 0;
+  }
+  ty[0] = sr_ad_bind_eqn1(ad, e, t);
+  return done1(y, ty);
+}
+
 TR(tr_convert) {
   (void)x;
   const SrType *in = e->in[0]->type;
@@ -1699,6 +1594,114 @@ TR(tr_convert) {
   cx[0] = sr_ad_bindv(ad, SR_P_convert_element_type, 1, &c, "new_dtype", sr_dtype_val(NULL, in->dtype), "weak_type",
                    sr_bool(in->weak), "sharding", sr_ad_sharding_param(ad, in), NULL);
   return cx[0] ? 0 : -1;
+}
+
+/* ==== add_any ==== */
+
+/* ad_util.add_jaxvals_p: both operands have the same type (typematch),
+   which is the result. */
+static int type_add_any(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 2, 1) < 0) return -1;
+  const SrType *ts[2];
+  sr_resolve_bare_literals(e, ts);
+  const SrType *x = ts[0], *y = ts[1];
+  int same = x->dtype == y->dtype && x->ndim == y->ndim && x->mem == y->mem && x->varying == y->varying;
+  for (int d = 0; same && d < x->ndim; d++) same = sr_dim_same(&x->dims[d], &y->dims[d]);
+  /* core.cmp_shape_shd_mat_memsp compares shardings only when both have a
+     mesh */
+  int shd = !sr_in_mesh_empty(cx, e, 0) && !sr_in_mesh_empty(cx, e, 1);
+  SrStd s;
+  if (sr_std_begin(cx, e, &s) < 0) return -1;
+  if (shd || s.mode == SR_MODE_MANUAL)
+    same = same && x->unreduced == y->unreduced && x->reduced == y->reduced && x->ukind == y->ukind;
+  for (int d = 0; same && shd && d < x->ndim; d++) same = sr_spec_entry_eq(x, d, y, d);
+  if (!same) return ur_pair_error(cx, "AssertionError", "(%s, %s)", x, y, 1);
+  out[0] = e->in[0];
+  return 0;
+}
+
+TR(tr_add_any) {
+  (void)e;
+  if (!x[0]) cx[0] = ct[0];
+  if (!x[1]) cx[1] = ct[0];
+  return 0;
+}
+
+/* ==== the fused multiply-add of a jitted computation (eval.c) ==== */
+
+static int fma_fn(SrShardIO *io) {
+  const EwArg *w = io->arg;
+  size_t es = sr_elem_size(w->dt), n = io->out[0]->nbytes / es;
+  const int *sc = w->scalar;
+  if (w->dt == SR_F32) {
+    const float *a = io->in[0]->data, *b = io->in[1]->data, *c = io->in[2]->data;
+    float *o = io->out[0]->data;
+    for (size_t i = 0; i < n; i++) o[i] = fmaf(a[sc[0] ? 0 : i], b[sc[1] ? 0 : i], c[sc[2] ? 0 : i]);
+  } else {
+    const double *a = io->in[0]->data, *b = io->in[1]->data, *c = io->in[2]->data;
+    double *o = io->out[0]->data;
+    for (size_t i = 0; i < n; i++) o[i] = fma(a[sc[0] ? 0 : i], b[sc[1] ? 0 : i], c[sc[2] ? 0 : i]);
+  }
+  return 0;
+}
+
+static int ev_fma(SrEvalCtx *cx, const SrEvalEqn *e) {
+  const SrType *t = e->out_type[0];
+  const SrMesh *m = sr_ev_mesh_for(cx, e, t);
+  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
+  EwArg w;
+  memset(&w, 0, sizeof w);
+  w.prim = SR_P_add;
+  w.nin = 3;
+  w.dt = t->dtype;
+  SrArray *ops[3] = {0};
+  int rc = 0;
+  for (uint32_t k = 0; k < 3 && rc == 0; k++) {
+    ops[k] = operand(cx, e, k, m, l, (int)t->dtype);
+    if (!ops[k]) rc = -1;
+    else w.scalar[k] = ops[k]->type->ndim == 0 && t->ndim > 0;
+  }
+  if (rc == 0) {
+    e->out[0] = sr_array_new(t, sr_layout_with_dtype(l, t->dtype), m);
+    rc = sr_ev_map(cx, 3, ops, 1, e->out, 0, fma_fn, &w);
+  }
+  for (int k = 0; k < 3; k++) sr_array_unref(ops[k]);
+  return rc;
+}
+
+/* ==== registration ==== */
+
+static void type_rules_elementwise(void) {
+  for (size_t k = 0; k < sizeof unops / sizeof unops[0]; k++) sr_set_type_rule(unops[k].id, type_unop);
+  for (size_t k = 0; k < sizeof naryops / sizeof naryops[0]; k++) sr_set_type_rule(naryops[k].id, type_naryop);
+  sr_set_type_rule(SR_P_integer_pow, type_integer_pow);
+  sr_set_type_rule(SR_P_reduce_precision, type_reduce_precision);
+  sr_set_type_rule(SR_P_convert_element_type, type_convert);
+  sr_set_type_rule(SR_P_copy, type_identity);
+  sr_set_type_rule(SR_P_copy_p, type_identity);
+  sr_set_type_rule(SR_P_stop_gradient, type_identity);
+  sr_set_type_rule(SR_P_select_n, type_select_n);
+  sr_set_type_rule(SR_P_clamp, type_clamp);
+  sr_set_type_rule(SR_P_add_any, type_add_any);
+}
+
+static void eval_rules_elementwise(void) {
+  static const int unary[] = {
+    SR_P_neg, SR_P_sign, SR_P_abs, SR_P_exp, SR_P_exp2, SR_P_log, SR_P_expm1, SR_P_log1p, SR_P_sin, SR_P_cos,
+    SR_P_tan, SR_P_tanh, SR_P_logistic, SR_P_sqrt, SR_P_rsqrt, SR_P_cbrt, SR_P_square, SR_P_floor, SR_P_ceil,
+    SR_P_round, SR_P_not, SR_P_integer_pow, SR_P_is_finite, SR_P_erf, SR_P_erfc, SR_P_erf_inv, SR_P_reduce_precision,
+  };
+  static const int nary[] = {
+    SR_P_add, SR_P_sub, SR_P_mul, SR_P_div, SR_P_rem, SR_P_pow, SR_P_max, SR_P_min, SR_P_atan2, SR_P_nextafter,
+    SR_P_eq, SR_P_ne, SR_P_lt, SR_P_le, SR_P_gt, SR_P_ge, SR_P_and, SR_P_or, SR_P_xor, SR_P_shift_left,
+    SR_P_shift_right_logical, SR_P_shift_right_arithmetic, SR_P_select_n, SR_P_clamp, SR_P_add_any,
+  };
+  for (size_t i = 0; i < sizeof unary / sizeof *unary; i++) sr_set_eval_rule(unary[i], ev_unary);
+  for (size_t i = 0; i < sizeof nary / sizeof *nary; i++) sr_set_eval_rule(nary[i], ev_nary);
+  sr_set_eval_rule(SR_P_copy, ev_identity);
+  sr_set_eval_rule(SR_P_copy_p, ev_identity);
+  sr_set_eval_rule(SR_P_stop_gradient, ev_identity);
+  sr_set_eval_rule(SR_P_convert_element_type, ev_convert);
 }
 
 static void ad_rules_elementwise(void) {
@@ -1726,6 +1729,7 @@ static void ad_rules_elementwise(void) {
   sr_ad_set_jvp(SR_P_square, jvp_square);
   sr_ad_set_jvp(SR_P_integer_pow, jvp_integer_pow);
   sr_ad_set_jvp(SR_P_erf, jvp_erf);
+  sr_ad_set_jvp(SR_P_erfc, jvp_erfc);
   sr_ad_set_jvp(SR_P_erf_inv, jvp_erf_inv);
   sr_ad_set_jvp(SR_P_abs, jvp_abs);
   sr_ad_set_jvp(SR_P_convert_element_type, jvp_convert);
@@ -1755,6 +1759,7 @@ static void ad_rules_elementwise(void) {
   sr_ad_set_jvp(SR_P_add_any, sr_ad_jvp_linear);
   sr_ad_set_transpose(SR_P_add_any, tr_add_any);
 }
+
 #undef TR
 #undef JVP1
 

@@ -1,8 +1,9 @@
 /* random.c: the rules of the PRNG primitives: random_seed, random_bits, random_wrap,
  * random_unwrap, threefry2x32 (prng.py).
  *
- * Each primitive's type, eval, JVP and transpose rules and communication
- * note, in sections in that order, then the family's registration
+ * The family's shared helpers, then each primitive's (or group's) type,
+ * eval, JVP and transpose rules and communication note side by side, in
+ * that order, under a heading per group, then the family's registration
  * sr_lax_random_init (lax/lax.h says what a family file holds and uses).
  */
 #include "lax/lax.h"
@@ -17,7 +18,7 @@
 #include "check/rule.h"
 #include "core/core.h"
 
-/* ==== type rules (from lib/prims/rules_random.c) ==== */
+/* ==== the family's helpers ==== */
 
 /* type rules of the PRNG primitives -- random_seed,
  * random_bits, random_wrap, random_unwrap (jax/_src/random/prng.py),
@@ -29,8 +30,6 @@
  * The key shape's sharding carries over to what is made from it
  * (keys_shaped_array, logical_sharding, physical_sharding); random_bits
  * adds unsharded dims for the sample shape. */
-
-
 
 static SrDtype key_dtype(void) { return sr_dtype_intern("key<fry>", 8); }
 
@@ -46,6 +45,47 @@ static void like(SrTypeBuilder *b, const SrType *x, SrDtype dt) {
   b->ukind = SR_UK_NONE;
 }
 
+/* eval rules of the PRNG primitives -- random_seed,
+ * random_bits, random_wrap, random_unwrap, threefry2x32 -- and of
+ * bitcast_convert_type, on the kernels of prng.c.
+ *
+ * They compute what the eager jax.random functions (builtins_exec.c)
+ * compute, with the same kernels: random_bits fills each device's block
+ * by itself (the partitionable threefry), so a jitted
+ * jax.random.normal(key, shape) -- random_bits, then _uniform's float
+ * ops, erf_inv and the multiply by sqrt(2) as JAX's jaxpr has them --
+ * gives the eager result bit for bit.  A key<fry> element is its two
+ * uint32 words, so random_wrap, random_unwrap and bitcast_convert_type
+ * move no bytes. */
+
+static unsigned prng_flags(const SrEvalCtx *cx) {
+  return cx->I && cx->I->jax && cx->I->jax->enable_x64 ? SR_PRNG_X64 : 0;
+}
+
+/* a on mesh m laid out as want (a rank-0 meshless operand stays so). */
+static SrArray *operand(SrEvalCtx *cx, SrArray *a, const SrMesh *m, const SrType *want) {
+  if (!a->mesh && !a->type->ndim) return sr_array_ref(a);
+  return sr_redistribute(cx, a, m, want);
+}
+
+/* A layout like l with one more trailing dim of size n (unsplit) and
+   dtype dt, or with its last dim dropped (n < 0). */
+static const SrType *with_trailing(const SrType *l, int64_t n, SrDtype dt) {
+  SrTypeBuilder b;
+  sr_type_builder(&b, l);
+  b.dtype = dt;
+  if (n < 0) {
+    b.ndim--;
+  } else {
+    memset(&b.dims[b.ndim], 0, sizeof b.dims[0]);
+    b.dims[b.ndim].size = n;
+    b.ndim++;
+  }
+  return sr_type_get(&b);
+}
+
+/* ==== random_seed ==== */
+
 /* random_seed_abstract_eval: keys of the seeds' shape and sharding. */
 static int type_random_seed(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
@@ -56,6 +96,32 @@ static int type_random_seed(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **ou
   like(&b, s, key_dtype());
   return sr_finish_type(cx, e, &b, out);
 }
+
+static int seed_fn(SrShardIO *io) {
+  const SrDtype *dt = io->arg;
+  size_t es = sr_elem_size(*dt);
+  size_t n = io->in[0]->nbytes / es;
+  uint32_t *o = io->out[0]->data;
+  /* threefry_seed: the high word of a 64-bit seed, else 0; the low word */
+  unsigned f = sr_dtype_info(*dt)->bits == 64 ? SR_PRNG_X64 : 0;
+  for (size_t i = 0; i < n; i++) sr_prng_key_ex(sr_kern_get_i64(*dt, (const char *)io->in[0]->data + i * es), f, o + 2 * i);
+  return 0;
+}
+
+static int ev_random_seed(SrEvalCtx *cx, const SrEvalEqn *e) {
+  const SrType *t = e->out_type[0];
+  const SrMesh *m = sr_ev_mesh_for(cx, e, t);
+  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
+  SrDtype dt = e->in[0]->type->dtype;
+  SrArray *x = operand(cx, e->in[0], m, sr_layout_with_dtype(l, dt));
+  if (!x) return -1;
+  e->out[0] = sr_array_new(t, l, m);
+  int rc = sr_ev_map(cx, 1, &x, 1, e->out, 0, seed_fn, &dt);
+  sr_array_unref(x);
+  return rc;
+}
+
+/* ==== random_bits ==== */
 
 /* random_bits_abstract_eval: uint{bit_width}[*keys.shape, *shape], the
    keys' spec followed by None for the sample dims. */
@@ -82,6 +148,54 @@ static int type_random_bits(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **ou
   return sr_finish_type(cx, e, &b, out);
 }
 
+typedef struct BitsArg {
+  int nk, ns;                 /* key dims, sample dims */
+  int64_t shape[SR_MAX_RANK]; /* the sample shape */
+  int bw;
+  unsigned flags;
+} BitsArg;
+
+static int bits_fn(SrShardIO *io) {
+  const BitsArg *b = io->arg;
+  const uint32_t *keys = io->in[0]->data;
+  size_t nkeys = io->in[0]->nbytes / 8;
+  const int64_t *start = io->out_start + b->nk, *count = io->out_shape[0] + b->nk;
+  int64_t per = 1;
+  for (int i = 0; i < b->ns; i++) per *= count[i];
+  char *out = io->out[0]->data;
+  for (size_t k = 0; k < nkeys; k++)
+    if (sr_prng_bits_block(keys + 2 * k, b->bw, b->ns, b->shape, start, count, b->flags,
+                           out + (size_t)k * (size_t)per * (size_t)(b->bw / 8)) < 0)
+      return sr_ev_err(io->cx, "TypeError", "random_bits of width %d is not supported", b->bw);
+  return 0;
+}
+
+static int ev_random_bits(SrEvalCtx *cx, const SrEvalEqn *e) {
+  const SrType *t = e->out_type[0];
+  const SrMesh *m = sr_ev_mesh_for(cx, e, t);
+  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
+  BitsArg b;
+  memset(&b, 0, sizeof b);
+  int64_t bw;
+  if (sr_ev_param_int(cx, e, "bit_width", &bw) < 0 || sr_ev_param_ints(cx, e, "shape", b.shape, SR_MAX_RANK, &b.ns) < 0)
+    return -1;
+  b.bw = (int)bw;
+  b.nk = e->in[0]->type->ndim;
+  b.flags = prng_flags(cx);
+  /* the keys laid out as the result's leading dims */
+  const SrType *kl = l;
+  for (int i = 0; i < b.ns; i++) kl = with_trailing(kl, -1, e->in[0]->type->dtype);
+  if (!b.ns) kl = sr_layout_with_dtype(l, e->in[0]->type->dtype);
+  SrArray *k = operand(cx, e->in[0], m, kl);
+  if (!k) return -1;
+  e->out[0] = sr_array_new(t, l, m);
+  int rc = sr_ev_map(cx, 1, &k, 1, e->out, SR_MAP_BLOCK, bits_fn, &b);
+  sr_array_unref(k);
+  return rc;
+}
+
+/* ==== random_wrap, random_unwrap, bitcast_convert_type: no bytes move ==== */
+
 /* random_wrap_abstract_eval: uint32[..., 2] becomes keys of shape [...]
    (logical_sharding drops the key data's trailing dim). */
 static int type_random_wrap(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
@@ -106,6 +220,17 @@ static int type_random_wrap(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **ou
   return sr_finish_type(cx, e, &b, out);
 }
 
+static int ev_random_wrap(SrEvalCtx *cx, const SrEvalEqn *e) {
+  const SrType *t = e->out_type[0];
+  const SrMesh *m = sr_ev_mesh_for(cx, e, t);
+  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
+  SrArray *x = operand(cx, e->in[0], m, with_trailing(l, 2, SR_U32));
+  if (!x) return -1;
+  e->out[0] = sr_array_retype(x, t, l);
+  sr_array_unref(x);
+  return 0;
+}
+
 /* random_unwrap_abstract_eval: core.physical_aval, uint32[*keys.shape, 2]. */
 static int type_random_unwrap(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
@@ -120,6 +245,57 @@ static int type_random_unwrap(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **
   b.ndim++;
   return sr_finish_type(cx, e, &b, out);
 }
+
+static int ev_random_unwrap(SrEvalCtx *cx, const SrEvalEqn *e) {
+  const SrType *t = e->out_type[0];
+  const SrMesh *m = sr_ev_mesh_for(cx, e, t);
+  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
+  SrArray *x = operand(cx, e->in[0], m, with_trailing(l, -1, e->in[0]->type->dtype));
+  if (!x) return -1;
+  e->out[0] = sr_array_retype(x, t, l);
+  sr_array_unref(x);
+  return 0;
+}
+
+/* lax.bitcast_convert_type between dtypes of one width: the operand's
+   shape and sharding in new_dtype. */
+static int type_bitcast(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
+  const SrType *x = e->in[0];
+  SrDtype dt;
+  int present = 0;
+  if (sr_rparam_dtype(cx, e, "new_dtype", &dt, &present) < 0) return -1;
+  if (!present) return sr_terr(cx, "TypeError", "bitcast_convert_type needs a new_dtype");
+  if (sr_dtype_info(dt)->bits != sr_dtype_info(x->dtype)->bits)
+    return sr_terr(cx, "NotImplementedError",
+                   "bitcast_convert_type between dtypes of different widths (%s to %s) is not supported here",
+                   sr_dtype_name(x->dtype), sr_dtype_name(dt));
+  SrStd s;
+  if (sr_std_begin(cx, e, &s) < 0 || sr_ur_none(cx, e, &s, 0) < 0) return -1;
+  SrTypeBuilder b;
+  like(&b, x, dt);
+  if (s.mode != SR_MODE_EXPLICIT) sr_builder_replicate(&b);
+  if (!b.mesh) b.mesh = s.mesh;
+  if (sr_vma_standard(cx, e, &b.varying) < 0) return -1;
+  return sr_finish_type(cx, e, &b, out);
+}
+
+static int ev_bitcast(SrEvalCtx *cx, const SrEvalEqn *e) {
+  const SrType *t = e->out_type[0];
+  const SrMesh *m = sr_ev_mesh_for(cx, e, t);
+  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
+  SrDtype from = e->in[0]->type->dtype;
+  if (sr_elem_size(from) != sr_elem_size(t->dtype))
+    return sr_ev_err(cx, "NotImplementedError", "bitcast_convert_type from %s to %s changes the element size",
+                     sr_dtype_name(from), sr_dtype_name(t->dtype));
+  SrArray *x = operand(cx, e->in[0], m, sr_layout_with_dtype(l, from));
+  if (!x) return -1;
+  e->out[0] = sr_array_retype(x, t, x->mesh == m ? l : sr_layout_with_dtype(x->layout, t->dtype));
+  sr_array_unref(x);
+  return 0;
+}
+
+/* ==== threefry2x32 ==== */
 
 /* _threefry2x32_abstract_eval: four uint32 operands broadcast together
    (lax.broadcasting_shape_rule, broadcasting_sharding_rule), two results
@@ -186,195 +362,6 @@ static int type_threefry2x32(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **o
   return 0;
 }
 
-/* lax.bitcast_convert_type between dtypes of one width: the operand's
-   shape and sharding in new_dtype. */
-static int type_bitcast(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
-  if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
-  const SrType *x = e->in[0];
-  SrDtype dt;
-  int present = 0;
-  if (sr_rparam_dtype(cx, e, "new_dtype", &dt, &present) < 0) return -1;
-  if (!present) return sr_terr(cx, "TypeError", "bitcast_convert_type needs a new_dtype");
-  if (sr_dtype_info(dt)->bits != sr_dtype_info(x->dtype)->bits)
-    return sr_terr(cx, "NotImplementedError",
-                   "bitcast_convert_type between dtypes of different widths (%s to %s) is not supported here",
-                   sr_dtype_name(x->dtype), sr_dtype_name(dt));
-  SrStd s;
-  if (sr_std_begin(cx, e, &s) < 0 || sr_ur_none(cx, e, &s, 0) < 0) return -1;
-  SrTypeBuilder b;
-  like(&b, x, dt);
-  if (s.mode != SR_MODE_EXPLICIT) sr_builder_replicate(&b);
-  if (!b.mesh) b.mesh = s.mesh;
-  if (sr_vma_standard(cx, e, &b.varying) < 0) return -1;
-  return sr_finish_type(cx, e, &b, out);
-}
-
-static void type_rules_random(void) {
-  sr_set_type_rule(SR_P_random_seed, type_random_seed);
-  sr_set_type_rule(SR_P_random_bits, type_random_bits);
-  sr_set_type_rule(SR_P_random_wrap, type_random_wrap);
-  sr_set_type_rule(SR_P_random_unwrap, type_random_unwrap);
-  sr_set_type_rule(SR_P_threefry2x32, type_threefry2x32);
-  sr_set_type_rule(SR_P_bitcast_convert_type, type_bitcast);
-}
-
-/* ==== eval rules (from lib/exec/eval_random.c) ==== */
-
-/* eval rules of the PRNG primitives -- random_seed,
- * random_bits, random_wrap, random_unwrap, threefry2x32 -- and of
- * bitcast_convert_type, on the kernels of prng.c.
- *
- * They compute what the eager jax.random functions (builtins_exec.c)
- * compute, with the same kernels: random_bits fills each device's block
- * by itself (the partitionable threefry), so a jitted
- * jax.random.normal(key, shape) -- random_bits, then _uniform's float
- * ops, erf_inv and the multiply by sqrt(2) as JAX's jaxpr has them --
- * gives the eager result bit for bit.  A key<fry> element is its two
- * uint32 words, so random_wrap, random_unwrap and bitcast_convert_type
- * move no bytes. */
-
-
-static unsigned prng_flags(const SrEvalCtx *cx) {
-  return cx->I && cx->I->jax && cx->I->jax->enable_x64 ? SR_PRNG_X64 : 0;
-}
-
-/* a on mesh m laid out as want (a rank-0 meshless operand stays so). */
-static SrArray *operand(SrEvalCtx *cx, SrArray *a, const SrMesh *m, const SrType *want) {
-  if (!a->mesh && !a->type->ndim) return sr_array_ref(a);
-  return sr_redistribute(cx, a, m, want);
-}
-
-/* A layout like l with one more trailing dim of size n (unsplit) and
-   dtype dt, or with its last dim dropped (n < 0). */
-static const SrType *with_trailing(const SrType *l, int64_t n, SrDtype dt) {
-  SrTypeBuilder b;
-  sr_type_builder(&b, l);
-  b.dtype = dt;
-  if (n < 0) {
-    b.ndim--;
-  } else {
-    memset(&b.dims[b.ndim], 0, sizeof b.dims[0]);
-    b.dims[b.ndim].size = n;
-    b.ndim++;
-  }
-  return sr_type_get(&b);
-}
-
-/* ---- random_seed ---- */
-
-static int seed_fn(SrShardIO *io) {
-  const SrDtype *dt = io->arg;
-  size_t es = sr_elem_size(*dt);
-  size_t n = io->in[0]->nbytes / es;
-  uint32_t *o = io->out[0]->data;
-  /* threefry_seed: the high word of a 64-bit seed, else 0; the low word */
-  unsigned f = sr_dtype_info(*dt)->bits == 64 ? SR_PRNG_X64 : 0;
-  for (size_t i = 0; i < n; i++) sr_prng_key_ex(sr_kern_get_i64(*dt, (const char *)io->in[0]->data + i * es), f, o + 2 * i);
-  return 0;
-}
-
-static int ev_random_seed(SrEvalCtx *cx, const SrEvalEqn *e) {
-  const SrType *t = e->out_type[0];
-  const SrMesh *m = sr_ev_mesh_for(cx, e, t);
-  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
-  SrDtype dt = e->in[0]->type->dtype;
-  SrArray *x = operand(cx, e->in[0], m, sr_layout_with_dtype(l, dt));
-  if (!x) return -1;
-  e->out[0] = sr_array_new(t, l, m);
-  int rc = sr_ev_map(cx, 1, &x, 1, e->out, 0, seed_fn, &dt);
-  sr_array_unref(x);
-  return rc;
-}
-
-/* ---- random_bits ---- */
-
-typedef struct BitsArg {
-  int nk, ns;                 /* key dims, sample dims */
-  int64_t shape[SR_MAX_RANK]; /* the sample shape */
-  int bw;
-  unsigned flags;
-} BitsArg;
-
-static int bits_fn(SrShardIO *io) {
-  const BitsArg *b = io->arg;
-  const uint32_t *keys = io->in[0]->data;
-  size_t nkeys = io->in[0]->nbytes / 8;
-  const int64_t *start = io->out_start + b->nk, *count = io->out_shape[0] + b->nk;
-  int64_t per = 1;
-  for (int i = 0; i < b->ns; i++) per *= count[i];
-  char *out = io->out[0]->data;
-  for (size_t k = 0; k < nkeys; k++)
-    if (sr_prng_bits_block(keys + 2 * k, b->bw, b->ns, b->shape, start, count, b->flags,
-                           out + (size_t)k * (size_t)per * (size_t)(b->bw / 8)) < 0)
-      return sr_ev_err(io->cx, "TypeError", "random_bits of width %d is not supported", b->bw);
-  return 0;
-}
-
-static int ev_random_bits(SrEvalCtx *cx, const SrEvalEqn *e) {
-  const SrType *t = e->out_type[0];
-  const SrMesh *m = sr_ev_mesh_for(cx, e, t);
-  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
-  BitsArg b;
-  memset(&b, 0, sizeof b);
-  int64_t bw;
-  if (sr_ev_param_int(cx, e, "bit_width", &bw) < 0 || sr_ev_param_ints(cx, e, "shape", b.shape, SR_MAX_RANK, &b.ns) < 0)
-    return -1;
-  b.bw = (int)bw;
-  b.nk = e->in[0]->type->ndim;
-  b.flags = prng_flags(cx);
-  /* the keys laid out as the result's leading dims */
-  const SrType *kl = l;
-  for (int i = 0; i < b.ns; i++) kl = with_trailing(kl, -1, e->in[0]->type->dtype);
-  if (!b.ns) kl = sr_layout_with_dtype(l, e->in[0]->type->dtype);
-  SrArray *k = operand(cx, e->in[0], m, kl);
-  if (!k) return -1;
-  e->out[0] = sr_array_new(t, l, m);
-  int rc = sr_ev_map(cx, 1, &k, 1, e->out, SR_MAP_BLOCK, bits_fn, &b);
-  sr_array_unref(k);
-  return rc;
-}
-
-/* ---- random_wrap, random_unwrap, bitcast_convert_type: no bytes move ---- */
-
-static int ev_random_wrap(SrEvalCtx *cx, const SrEvalEqn *e) {
-  const SrType *t = e->out_type[0];
-  const SrMesh *m = sr_ev_mesh_for(cx, e, t);
-  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
-  SrArray *x = operand(cx, e->in[0], m, with_trailing(l, 2, SR_U32));
-  if (!x) return -1;
-  e->out[0] = sr_array_retype(x, t, l);
-  sr_array_unref(x);
-  return 0;
-}
-
-static int ev_random_unwrap(SrEvalCtx *cx, const SrEvalEqn *e) {
-  const SrType *t = e->out_type[0];
-  const SrMesh *m = sr_ev_mesh_for(cx, e, t);
-  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
-  SrArray *x = operand(cx, e->in[0], m, with_trailing(l, -1, e->in[0]->type->dtype));
-  if (!x) return -1;
-  e->out[0] = sr_array_retype(x, t, l);
-  sr_array_unref(x);
-  return 0;
-}
-
-static int ev_bitcast(SrEvalCtx *cx, const SrEvalEqn *e) {
-  const SrType *t = e->out_type[0];
-  const SrMesh *m = sr_ev_mesh_for(cx, e, t);
-  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
-  SrDtype from = e->in[0]->type->dtype;
-  if (sr_elem_size(from) != sr_elem_size(t->dtype))
-    return sr_ev_err(cx, "NotImplementedError", "bitcast_convert_type from %s to %s changes the element size",
-                     sr_dtype_name(from), sr_dtype_name(t->dtype));
-  SrArray *x = operand(cx, e->in[0], m, sr_layout_with_dtype(l, from));
-  if (!x) return -1;
-  e->out[0] = sr_array_retype(x, t, x->mesh == m ? l : sr_layout_with_dtype(x->layout, t->dtype));
-  sr_array_unref(x);
-  return 0;
-}
-
-/* ---- threefry2x32 ---- */
-
 typedef struct FryArg {
   int scalar[4];
 } FryArg;
@@ -422,6 +409,17 @@ static int ev_threefry2x32(SrEvalCtx *cx, const SrEvalEqn *e) {
   return rc;
 }
 
+/* ==== registration ==== */
+
+static void type_rules_random(void) {
+  sr_set_type_rule(SR_P_random_seed, type_random_seed);
+  sr_set_type_rule(SR_P_random_bits, type_random_bits);
+  sr_set_type_rule(SR_P_random_wrap, type_random_wrap);
+  sr_set_type_rule(SR_P_random_unwrap, type_random_unwrap);
+  sr_set_type_rule(SR_P_threefry2x32, type_threefry2x32);
+  sr_set_type_rule(SR_P_bitcast_convert_type, type_bitcast);
+}
+
 static void eval_rules_random(void) {
   sr_set_eval_rule(SR_P_random_seed, ev_random_seed);
   sr_set_eval_rule(SR_P_random_bits, ev_random_bits);
@@ -430,8 +428,6 @@ static void eval_rules_random(void) {
   sr_set_eval_rule(SR_P_threefry2x32, ev_threefry2x32);
   sr_set_eval_rule(SR_P_bitcast_convert_type, ev_bitcast);
 }
-
-/* ==== JVP rules ==== */
 
 static void ad_rules_random(void) {
   static const int zero[] = {SR_P_random_bits, SR_P_random_seed, SR_P_random_wrap, SR_P_random_unwrap,

@@ -1,8 +1,9 @@
 /* reduce.c: the rules of the reductions, arg-reductions and cumulative reductions
  * (lax/lax.py, lax/control_flow/loops.py).
  *
- * Each primitive's type, eval, JVP and transpose rules and communication
- * note, in sections in that order, then the family's registration
+ * The family's shared helpers, then each primitive's (or group's) type,
+ * eval, JVP and transpose rules and communication note side by side, in
+ * that order, under a heading per group, then the family's registration
  * sr_lax_reduce_init (lax/lax.h says what a family file holds and uses).
  */
 #include "lax/lax.h"
@@ -17,7 +18,7 @@
 #include "text/print_val.h"
 #include "util/intern.h"
 
-/* ==== type rules (from lib/prims/rules_reduce.c) ==== */
+/* ==== the family's helpers ==== */
 
 /* type rules of the reductions (reduce_sum, reduce_max,
  * reduce_min, reduce_prod, reduce_and, reduce_or, argmax, argmin) and the
@@ -29,8 +30,6 @@
  * result unreduced (of kind sum, max or min); the other reductions have no
  * ur rule.  A cumulative reduction must not be sharded along its axis.
  */
-
-
 
 /* The axes of a reduction: distinct and in range (lax._reduce_op_shape_rule). */
 static int read_axes(SrTypeCtx *cx, const SrRuleEqn *e, const SrType *x, int64_t *axes, int *n, int *drop) {
@@ -100,6 +99,105 @@ static int spec_guard(SrTypeCtx *cx, const SrStd *s, const SrType *x, int iterat
 static const char *ukind_enum(int k) {
   return k == SR_UK_MAX ? "UnreducedKind.max" : k == SR_UK_MIN ? "UnreducedKind.min" : "UnreducedKind.sum";
 }
+
+/* eval rules of reductions, arg-reductions and scans.
+ *
+ * A reduction over a dim split over mesh axes reduces each device's block
+ * where it is: the partial results are the result unreduced over those
+ * axes (kind sum, max or min), and redistribute.c turns that into the
+ * result's layout -- an all-reduce, a reduce-scatter, or nothing when the
+ * result type is itself unreduced.  Products and logical reductions have
+ * no unreduced kind, so their split dims are gathered first, as are the
+ * dims of argmax/argmin and of the cumulative scans. */
+
+typedef struct RedArg {
+  int op;
+  SrDtype dt;
+  int nd;
+  uint32_t axes;
+} RedArg;
+
+typedef struct AxisArg {
+  int op, is_max, reverse, axis, nd;
+  SrDtype dt, idt;
+} AxisArg;
+
+/* The operand with `axis` gathered and the other dims laid out as the
+   result's (whose dims are the operand's, less `axis` when drop). */
+static SrArray *axis_operand(SrEvalCtx *cx, SrArray *x, const SrMesh *m, const SrType *l, int axis, int drop) {
+  SrTypeBuilder b;
+  sr_type_builder(&b, x->layout);
+  for (int i = 0, o = 0; i < b.ndim; i++) {
+    SrDim *d = &b.dims[i];
+    if (i == axis) {
+      d->nax = 0;
+      if (!drop) o++;
+      continue;
+    }
+    d->nax = l->dims[o].nax;
+    memcpy(d->ax, l->dims[o].ax, SR_MAX_DIM_AXES);
+    if (d->nax) b.mesh = l->mesh;
+    o++;
+  }
+  return sr_redistribute(cx, x, m, sr_type_get(&b));
+}
+
+static const SrType *without_dim_axes(const SrType *l, int dim, const SrType *src) {
+  SrTypeBuilder b;
+  sr_type_builder(&b, l);
+  if (dim >= 0) b.dims[dim].nax = 0;
+  b.unreduced = src->unreduced;
+  b.ukind = src->ukind;
+  b.reduced = src->reduced;
+  if ((b.unreduced || b.reduced) && !b.mesh) b.mesh = src->mesh;
+  return sr_type_get(&b);
+}
+
+#define TR(name) static int name(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x, SrVal **cx)
+#define JVP(name) static int name(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, SrVal **ty)
+
+static SrVal *param(const SrEqn *e, const char *key) { return sr_eqn_param(e, sr_intern_cstr(key)); }
+
+/* An int tuple param (NULL or None: n = 0). */
+static int param_ints(const SrEqn *e, const char *key, int64_t *out, int max) {
+  SrVal *v = param(e, key);
+  int n = 0;
+  if (!v || v->kind == SR_V_NONE) return 0;
+  if (sr_val_ints(v, out, max, &n) < 0) return -1;
+  return n;
+}
+
+static int64_t param_int(const SrEqn *e, const char *key, int64_t dflt) {
+  SrVal *v = param(e, key);
+  return v && (v->kind == SR_V_INT || v->kind == SR_V_BOOL) ? v->i : dflt;
+}
+
+static const SrType *ct_of(const SrEqn *e, int i) { return sr_ad_ct_type(e->in[i]->type); }
+
+static int contains(const int64_t *v, int n, int64_t x) {
+  for (int i = 0; i < n; i++)
+    if (v[i] == x) return 1;
+  return 0;
+}
+
+static SrVal *triples(const int64_t *lo, const int64_t *hi, const int64_t *in, int n) {
+  SrVal *t = sr_seq(NULL, SR_V_TUPLE, n);
+  for (int i = 0; i < n; i++) {
+    int64_t v[3] = {lo[i], hi[i], in[i]};
+    sr_seq_push(NULL, t, sr_ad_ints(v, 3));
+  }
+  return t;
+}
+
+/* Axes a type's dims are sharded over, named on the type's mesh. */
+static SrAxes dims_axes(const SrType *t, const int64_t *dims, int n) {
+  SrAxes a = 0;
+  for (int i = 0; i < n; i++)
+    if (dims[i] >= 0 && dims[i] < t->ndim) a |= sr_dim_axes(&t->dims[dims[i]]);
+  return a;
+}
+
+/* ==== reduce_sum, reduce_max, reduce_min, reduce_prod, reduce_and, reduce_or ==== */
 
 /* reduce_sum, reduce_max, reduce_min
    (lax._reduce_op_sharding_rule_with_out_sharding and the ur rules
@@ -228,114 +326,6 @@ static int type_reduce_plain(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **o
   return sr_finish_type(cx, e, &b, out);
 }
 
-/* argmax, argmin (lax._argminmax_*): one axis, an integer index dtype. */
-static int type_argminmax(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
-  if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
-  const SrType *x = e->in[0];
-  int64_t axes[SR_MAX_RANK];
-  int n = 0, has = 0;
-  SrDtype idt = SR_I32;
-  if (sr_rparam_ints(cx, e, "axes", 1, axes, SR_MAX_RANK, &n) < 0 ||
-      sr_rparam_dtype(cx, e, "index_dtype", &idt, &has) < 0)
-    return -1;
-  if (n != 1) return sr_terr(cx, "ValueError", "not enough values to unpack (expected 1, got %d)", n);
-  SrBuf sh = SR_BUF_INIT;
-  sr_shape_str(&sh, x);
-  int rc = 0;
-  if (axes[0] < 0 || axes[0] >= x->ndim)
-    rc = sr_terr(cx, "ValueError", "Invalid axis %lld for operand shape %s", (long long)axes[0], sr_buf_str(&sh));
-  else if (x->dims[axes[0]].size < 1 && !x->dims[axes[0]].sym)
-    rc = sr_terr(cx, "ValueError",
-                 "argmin and argmax require non-empty reduced dimension. operand.shape=%s axis=%lld", sr_buf_str(&sh),
-                 (long long)axes[0]);
-  sr_buf_free(&sh);
-  if (rc) return -1;
-  if (!has || !sr_dtype_in(idt, SR_DC_INT))
-    return sr_terr(cx, "TypeError", "index_dtype must be an integer type, but got %s", has ? sr_dtype_name(idt) : "None");
-  SrStd s;
-  if (sr_std_begin(cx, e, &s) < 0 || spec_guard(cx, &s, x, 0) < 0 || sr_ur_none(cx, e, &s, 0) < 0) return -1;
-  int drop[SR_MAX_RANK] = {0};
-  drop[axes[0]] = 1;
-  SrTypeBuilder b;
-  reduced_builder(&b, x, drop, &s);
-  b.dtype = idt;
-  b.weak = 0;
-  if (sr_vma_standard(cx, e, &b.varying) < 0) return -1;
-  return sr_finish_type(cx, e, &b, out);
-}
-
-/* cumsum, cumprod, cummax, cummin (control_flow/loops.py
-   _cumred_shape_rule, _cumred_sharding_rule): the operand's type, which
-   must not be sharded along the axis. */
-static int type_cumred(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
-  if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
-  const SrType *x = e->in[0];
-  int64_t axis = 0;
-  int rev = 0;
-  if (sr_rparam_int(cx, e, "axis", 1, &axis) < 0 || sr_rparam_bool(cx, e, "reverse", 0, &rev) < 0) return -1;
-  if (axis < 0) return sr_terr(cx, "ValueError", "XLA operations do not allow negative axes");
-  if (axis >= x->ndim) {
-    SrBuf a = SR_BUF_INIT;
-    sr_shape_str(&a, x);
-    sr_terr(cx, "ValueError", "axis %lld is out of bounds for array of shape %s", (long long)axis, sr_buf_str(&a));
-    sr_buf_free(&a);
-    return -1;
-  }
-  if (number_dtype(cx, e->prim->name, x) < 0) return -1;
-  SrStd s;
-  if (sr_std_begin(cx, e, &s) < 0 || spec_guard(cx, &s, x, 0) < 0) return -1;
-  if (s.mode == SR_MODE_EXPLICIT && x->dims[axis].nax) {
-    SrBuf a = SR_BUF_INIT;
-    sr_aval_str(&a, x);
-    sr_terr(cx, "ShardingTypeError", "Input should be unsharded over the axis being reduced. Got input type=%s and axis=%lld",
-            sr_buf_str(&a), (long long)axis);
-    sr_buf_free(&a);
-    return -1;
-  }
-  if (sr_ur_none(cx, e, &s, 0) < 0) return -1;
-  SrTypeBuilder b;
-  sr_type_builder(&b, x);
-  b.unreduced = b.reduced = b.varying = 0;
-  if (s.mode != SR_MODE_EXPLICIT) sr_builder_replicate(&b);
-  if (sr_vma_standard(cx, e, &b.varying) < 0) return -1;
-  return sr_finish_type(cx, e, &b, out);
-}
-
-static void type_rules_reduce(void) {
-  sr_set_type_rule(SR_P_reduce_sum, type_reduce_with_out);
-  sr_set_type_rule(SR_P_reduce_max, type_reduce_with_out);
-  sr_set_type_rule(SR_P_reduce_min, type_reduce_with_out);
-  sr_set_type_rule(SR_P_reduce_prod, type_reduce_plain);
-  sr_set_type_rule(SR_P_reduce_and, type_reduce_plain);
-  sr_set_type_rule(SR_P_reduce_or, type_reduce_plain);
-  sr_set_type_rule(SR_P_argmax, type_argminmax);
-  sr_set_type_rule(SR_P_argmin, type_argminmax);
-  sr_set_type_rule(SR_P_cumsum, type_cumred);
-  sr_set_type_rule(SR_P_cumprod, type_cumred);
-  sr_set_type_rule(SR_P_cummax, type_cumred);
-  sr_set_type_rule(SR_P_cummin, type_cumred);
-}
-
-/* ==== eval rules (from lib/exec/eval_reduce.c) ==== */
-
-/* eval rules of reductions, arg-reductions and scans.
- *
- * A reduction over a dim split over mesh axes reduces each device's block
- * where it is: the partial results are the result unreduced over those
- * axes (kind sum, max or min), and redistribute.c turns that into the
- * result's layout -- an all-reduce, a reduce-scatter, or nothing when the
- * result type is itself unreduced.  Products and logical reductions have
- * no unreduced kind, so their split dims are gathered first, as are the
- * dims of argmax/argmin and of the cumulative scans. */
-
-
-typedef struct RedArg {
-  int op;
-  SrDtype dt;
-  int nd;
-  uint32_t axes;
-} RedArg;
-
 static int red_fn(SrShardIO *io) {
   RedArg *r = io->arg;
   if (sr_kern_reduce(r->op, r->dt, r->nd, io->in_shape[0], r->axes, io->in[0]->data, io->out[0]->data) < 0)
@@ -403,172 +393,6 @@ static int ev_reduce(SrEvalCtx *cx, const SrEvalEqn *e) {
   sr_array_unref(r);
   return rc < 0 || !e->out[0] ? -1 : 0;
 }
-
-/* ---- argmax / argmin, cumulative ---- */
-
-typedef struct AxisArg {
-  int op, is_max, reverse, axis, nd;
-  SrDtype dt, idt;
-} AxisArg;
-
-static int arg_fn(SrShardIO *io) {
-  AxisArg *a = io->arg;
-  if (sr_kern_argminmax(a->is_max, a->dt, a->idt, a->nd, io->in_shape[0], a->axis, io->in[0]->data,
-                        io->out[0]->data) < 0)
-    return sr_ev_err(io->cx, "NotImplementedError", "argmax of dtype %s", sr_dtype_name(a->dt));
-  return 0;
-}
-
-static int cum_fn(SrShardIO *io) {
-  AxisArg *a = io->arg;
-  if (sr_kern_cumulative(a->op, a->dt, a->nd, io->in_shape[0], a->axis, a->reverse, io->in[0]->data,
-                         io->out[0]->data) < 0)
-    return sr_ev_err(io->cx, "NotImplementedError", "cumulative reduction of dtype %s", sr_dtype_name(a->dt));
-  return 0;
-}
-
-/* The operand with `axis` gathered and the other dims laid out as the
-   result's (whose dims are the operand's, less `axis` when drop). */
-static SrArray *axis_operand(SrEvalCtx *cx, SrArray *x, const SrMesh *m, const SrType *l, int axis, int drop) {
-  SrTypeBuilder b;
-  sr_type_builder(&b, x->layout);
-  for (int i = 0, o = 0; i < b.ndim; i++) {
-    SrDim *d = &b.dims[i];
-    if (i == axis) {
-      d->nax = 0;
-      if (!drop) o++;
-      continue;
-    }
-    d->nax = l->dims[o].nax;
-    memcpy(d->ax, l->dims[o].ax, SR_MAX_DIM_AXES);
-    if (d->nax) b.mesh = l->mesh;
-    o++;
-  }
-  return sr_redistribute(cx, x, m, sr_type_get(&b));
-}
-
-static const SrType *without_dim_axes(const SrType *l, int dim, const SrType *src) {
-  SrTypeBuilder b;
-  sr_type_builder(&b, l);
-  if (dim >= 0) b.dims[dim].nax = 0;
-  b.unreduced = src->unreduced;
-  b.ukind = src->ukind;
-  b.reduced = src->reduced;
-  if ((b.unreduced || b.reduced) && !b.mesh) b.mesh = src->mesh;
-  return sr_type_get(&b);
-}
-
-static int ev_argminmax(SrEvalCtx *cx, const SrEvalEqn *e) {
-  const SrType *t = e->out_type[0];
-  const SrMesh *m = sr_ev_mesh_for(cx, e, t);
-  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
-  int64_t ax[4];
-  int n;
-  if (sr_ev_param_ints(cx, e, "axes", ax, 4, &n) < 0 || n != 1)
-    return sr_ev_err(cx, "TypeError", "%s needs one axis", e->prim->name);
-  SrArray *x = e->in[0];
-  SrArray *xin = axis_operand(cx, x, m, l, (int)ax[0], 1);
-  if (!xin) return -1;
-  AxisArg a = {0, e->prim->id == SR_P_argmax, 0, (int)ax[0], x->type->ndim, x->type->dtype, t->dtype};
-  SrArray *r = sr_array_new(t, without_dim_axes(l, -1, sr_layout_of_type(t)), m);
-  int rc = sr_ev_map(cx, 1, &xin, 1, &r, 0, arg_fn, &a);
-  sr_array_unref(xin);
-  if (rc == 0) e->out[0] = sr_redistribute_typed(cx, r, m, l, t);
-  sr_array_unref(r);
-  return rc < 0 || !e->out[0] ? -1 : 0;
-}
-
-static int ev_cumulative(SrEvalCtx *cx, const SrEvalEqn *e) {
-  const SrType *t = e->out_type[0];
-  const SrMesh *m = sr_ev_mesh_for(cx, e, t);
-  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
-  int64_t axis = 0, reverse = 0;
-  if (sr_ev_param_int(cx, e, "axis", &axis) < 0) return -1;
-  if (sr_ev_param(e, "reverse")) sr_ev_param_int(cx, e, "reverse", &reverse);
-  SrArray *x = e->in[0];
-  SrArray *xin = axis_operand(cx, x, m, l, (int)axis, 0);
-  if (!xin) return -1;
-  int id = e->prim->id;
-  int op = id == SR_P_cumsum ? SR_KR_SUM : id == SR_P_cumprod ? SR_KR_PROD : id == SR_P_cummax ? SR_KR_MAX : SR_KR_MIN;
-  AxisArg a = {op, 0, (int)reverse, (int)axis, x->type->ndim, x->type->dtype, t->dtype};
-  SrArray *r = sr_array_new(t, without_dim_axes(l, (int)axis, xin->layout), m);
-  int rc = sr_ev_map(cx, 1, &xin, 1, &r, 0, cum_fn, &a);
-  sr_array_unref(xin);
-  if (rc == 0) e->out[0] = sr_redistribute_typed(cx, r, m, l, t);
-  sr_array_unref(r);
-  return rc < 0 || !e->out[0] ? -1 : 0;
-}
-
-static void eval_rules_reduce(void) {
-  sr_set_eval_rule(SR_P_reduce_sum, ev_reduce);
-  sr_set_eval_rule(SR_P_reduce_max, ev_reduce);
-  sr_set_eval_rule(SR_P_reduce_min, ev_reduce);
-  sr_set_eval_rule(SR_P_reduce_prod, ev_reduce);
-  sr_set_eval_rule(SR_P_reduce_and, ev_reduce);
-  sr_set_eval_rule(SR_P_reduce_or, ev_reduce);
-  sr_set_eval_rule(SR_P_argmax, ev_argminmax);
-  sr_set_eval_rule(SR_P_argmin, ev_argminmax);
-  sr_set_eval_rule(SR_P_cumsum, ev_cumulative);
-  sr_set_eval_rule(SR_P_cumprod, ev_cumulative);
-  sr_set_eval_rule(SR_P_cummax, ev_cumulative);
-  sr_set_eval_rule(SR_P_cummin, ev_cumulative);
-}
-
-/* ==== JVP and transpose rules (from lib/ad/ad_structural.c) ==== */
-
-#define TR(name) static int name(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x, SrVal **cx)
-#define JVP(name) static int name(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, SrVal **ty)
-
-static SrVal *param(const SrEqn *e, const char *key) { return sr_eqn_param(e, sr_intern_cstr(key)); }
-
-/* An int tuple param (NULL or None: n = 0). */
-static int param_ints(const SrEqn *e, const char *key, int64_t *out, int max) {
-  SrVal *v = param(e, key);
-  int n = 0;
-  if (!v || v->kind == SR_V_NONE) return 0;
-  if (sr_val_ints(v, out, max, &n) < 0) return -1;
-  return n;
-}
-
-static int64_t param_int(const SrEqn *e, const char *key, int64_t dflt) {
-  SrVal *v = param(e, key);
-  return v && (v->kind == SR_V_INT || v->kind == SR_V_BOOL) ? v->i : dflt;
-}
-
-static const SrType *ct_of(const SrEqn *e, int i) { return sr_ad_ct_type(e->in[i]->type); }
-
-static int contains(const int64_t *v, int n, int64_t x) {
-  for (int i = 0; i < n; i++)
-    if (v[i] == x) return 1;
-  return 0;
-}
-
-static SrVal *triples(const int64_t *lo, const int64_t *hi, const int64_t *in, int n) {
-  SrVal *t = sr_seq(NULL, SR_V_TUPLE, n);
-  for (int i = 0; i < n; i++) {
-    int64_t v[3] = {lo[i], hi[i], in[i]};
-    sr_seq_push(NULL, t, sr_ad_ints(v, 3));
-  }
-  return t;
-}
-
-
-/* ---- reductions ---- */
-
-TR(tr_reduce_sum) {
-  (void)x;
-  int64_t axes[SR_MAX_RANK], bd[SR_MAX_RANK];
-  int na = param_ints(e, "axes", axes, SR_MAX_RANK);
-  if (na < 0) return sr_raise(ad->I, "TypeError", "reduce_sum: malformed axes"), -1;
-  const SrType *ot = ct_of(e, 0);
-  int nb = 0;
-  for (int i = 0; i < ot->ndim; i++)
-    if (!contains(axes, na, i)) bd[nb++] = i;
-  cx[0] = sr_ad_broadcast_in_dim(ad, ct[0], ot, bd, nb, 1);
-  return cx[0] ? 0 : -1;
-}
-
-
 
 JVP(jvp_reduce_chooser) {
   /* div(reduce_sum(mul(g, loc), axes), reduce_sum(loc, axes)) with
@@ -688,36 +512,17 @@ JVP(jvp_reduce_prod) {
   return y[0] && (ty[0] || !g) ? 0 : -1;
 }
 
-TR(tr_cumsum) {
+TR(tr_reduce_sum) {
   (void)x;
-  SrVal *c = ct[0];
-  cx[0] = sr_ad_bindv(ad, SR_P_cumsum, 1, &c, "axis", sr_int(NULL, param_int(e, "axis", 0)), "reverse",
-                   sr_bool(!param_int(e, "reverse", 0)), NULL);
+  int64_t axes[SR_MAX_RANK], bd[SR_MAX_RANK];
+  int na = param_ints(e, "axes", axes, SR_MAX_RANK);
+  if (na < 0) return sr_raise(ad->I, "TypeError", "reduce_sum: malformed axes"), -1;
+  const SrType *ot = ct_of(e, 0);
+  int nb = 0;
+  for (int i = 0; i < ot->ndim; i++)
+    if (!contains(axes, na, i)) bd[nb++] = i;
+  cx[0] = sr_ad_broadcast_in_dim(ad, ct[0], ot, bd, nb, 1);
   return cx[0] ? 0 : -1;
-}
-#undef TR
-#undef JVP
-
-static void ad_rules_reduce(void) {
-  static const int zero[] = {SR_P_argmax, SR_P_argmin, SR_P_reduce_and, SR_P_reduce_or};
-  for (size_t i = 0; i < sizeof zero / sizeof *zero; i++) sr_ad_set_jvp(zero[i], sr_ad_jvp_zero);
-  sr_ad_set_jvp(SR_P_reduce_sum, sr_ad_jvp_linear);
-  sr_ad_set_transpose(SR_P_reduce_sum, tr_reduce_sum);
-  sr_ad_set_jvp(SR_P_reduce_max, jvp_reduce_chooser);
-  sr_ad_set_jvp(SR_P_reduce_min, jvp_reduce_chooser);
-  sr_ad_set_jvp(SR_P_reduce_prod, jvp_reduce_prod);
-  sr_ad_set_jvp(SR_P_cumsum, sr_ad_jvp_linear);
-  sr_ad_set_transpose(SR_P_cumsum, tr_cumsum);
-}
-
-/* ==== communication notes (from lib/ad/ad_comm.c) ==== */
-
-/* Axes a type's dims are sharded over, named on the type's mesh. */
-static SrAxes dims_axes(const SrType *t, const int64_t *dims, int n) {
-  SrAxes a = 0;
-  for (int i = 0; i < n; i++)
-    if (dims[i] >= 0 && dims[i] < t->ndim) a |= sr_dim_axes(&t->dims[dims[i]]);
-  return a;
 }
 
 /* A reduction over sharded dims (not into unreduced ones) all-reduces. */
@@ -733,6 +538,195 @@ static int comm_reduce(const SrEqn *e, SrCommNote *out, int max) {
   SrAxes ou = o0->mesh ? sr_axes_remap(o0->unreduced, o0->mesh, in0->mesh) : 0;
   if (a & ~ou) n = sr_comm_note(out, max, n, "all-reduce (reduction over sharded dims)", in0->mesh, a & ~ou);
   return n;
+}
+
+/* ==== argmax, argmin ==== */
+
+/* argmax, argmin (lax._argminmax_*): one axis, an integer index dtype. */
+static int type_argminmax(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
+  const SrType *x = e->in[0];
+  int64_t axes[SR_MAX_RANK];
+  int n = 0, has = 0;
+  SrDtype idt = SR_I32;
+  if (sr_rparam_ints(cx, e, "axes", 1, axes, SR_MAX_RANK, &n) < 0 ||
+      sr_rparam_dtype(cx, e, "index_dtype", &idt, &has) < 0)
+    return -1;
+  if (n != 1) return sr_terr(cx, "ValueError", "not enough values to unpack (expected 1, got %d)", n);
+  SrBuf sh = SR_BUF_INIT;
+  sr_shape_str(&sh, x);
+  int rc = 0;
+  if (axes[0] < 0 || axes[0] >= x->ndim)
+    rc = sr_terr(cx, "ValueError", "Invalid axis %lld for operand shape %s", (long long)axes[0], sr_buf_str(&sh));
+  else if (x->dims[axes[0]].size < 1 && !x->dims[axes[0]].sym)
+    rc = sr_terr(cx, "ValueError",
+                 "argmin and argmax require non-empty reduced dimension. operand.shape=%s axis=%lld", sr_buf_str(&sh),
+                 (long long)axes[0]);
+  sr_buf_free(&sh);
+  if (rc) return -1;
+  if (!has || !sr_dtype_in(idt, SR_DC_INT))
+    return sr_terr(cx, "TypeError", "index_dtype must be an integer type, but got %s", has ? sr_dtype_name(idt) : "None");
+  SrStd s;
+  if (sr_std_begin(cx, e, &s) < 0 || spec_guard(cx, &s, x, 0) < 0 || sr_ur_none(cx, e, &s, 0) < 0) return -1;
+  int drop[SR_MAX_RANK] = {0};
+  drop[axes[0]] = 1;
+  SrTypeBuilder b;
+  reduced_builder(&b, x, drop, &s);
+  b.dtype = idt;
+  b.weak = 0;
+  if (sr_vma_standard(cx, e, &b.varying) < 0) return -1;
+  return sr_finish_type(cx, e, &b, out);
+}
+
+static int arg_fn(SrShardIO *io) {
+  AxisArg *a = io->arg;
+  if (sr_kern_argminmax(a->is_max, a->dt, a->idt, a->nd, io->in_shape[0], a->axis, io->in[0]->data,
+                        io->out[0]->data) < 0)
+    return sr_ev_err(io->cx, "NotImplementedError", "argmax of dtype %s", sr_dtype_name(a->dt));
+  return 0;
+}
+
+static int ev_argminmax(SrEvalCtx *cx, const SrEvalEqn *e) {
+  const SrType *t = e->out_type[0];
+  const SrMesh *m = sr_ev_mesh_for(cx, e, t);
+  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
+  int64_t ax[4];
+  int n;
+  if (sr_ev_param_ints(cx, e, "axes", ax, 4, &n) < 0 || n != 1)
+    return sr_ev_err(cx, "TypeError", "%s needs one axis", e->prim->name);
+  SrArray *x = e->in[0];
+  SrArray *xin = axis_operand(cx, x, m, l, (int)ax[0], 1);
+  if (!xin) return -1;
+  AxisArg a = {0, e->prim->id == SR_P_argmax, 0, (int)ax[0], x->type->ndim, x->type->dtype, t->dtype};
+  SrArray *r = sr_array_new(t, without_dim_axes(l, -1, sr_layout_of_type(t)), m);
+  int rc = sr_ev_map(cx, 1, &xin, 1, &r, 0, arg_fn, &a);
+  sr_array_unref(xin);
+  if (rc == 0) e->out[0] = sr_redistribute_typed(cx, r, m, l, t);
+  sr_array_unref(r);
+  return rc < 0 || !e->out[0] ? -1 : 0;
+}
+
+/* ==== cumsum, cumprod, cummax, cummin ==== */
+
+/* cumsum, cumprod, cummax, cummin (control_flow/loops.py
+   _cumred_shape_rule, _cumred_sharding_rule): the operand's type, which
+   must not be sharded along the axis. */
+static int type_cumred(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
+  const SrType *x = e->in[0];
+  int64_t axis = 0;
+  int rev = 0;
+  if (sr_rparam_int(cx, e, "axis", 1, &axis) < 0 || sr_rparam_bool(cx, e, "reverse", 0, &rev) < 0) return -1;
+  if (axis < 0) return sr_terr(cx, "ValueError", "XLA operations do not allow negative axes");
+  if (axis >= x->ndim) {
+    SrBuf a = SR_BUF_INIT;
+    sr_shape_str(&a, x);
+    sr_terr(cx, "ValueError", "axis %lld is out of bounds for array of shape %s", (long long)axis, sr_buf_str(&a));
+    sr_buf_free(&a);
+    return -1;
+  }
+  if (number_dtype(cx, e->prim->name, x) < 0) return -1;
+  SrStd s;
+  if (sr_std_begin(cx, e, &s) < 0 || spec_guard(cx, &s, x, 0) < 0) return -1;
+  if (s.mode == SR_MODE_EXPLICIT && x->dims[axis].nax) {
+    SrBuf a = SR_BUF_INIT;
+    sr_aval_str(&a, x);
+    sr_terr(cx, "ShardingTypeError", "Input should be unsharded over the axis being reduced. Got input type=%s and axis=%lld",
+            sr_buf_str(&a), (long long)axis);
+    sr_buf_free(&a);
+    return -1;
+  }
+  if (sr_ur_none(cx, e, &s, 0) < 0) return -1;
+  SrTypeBuilder b;
+  sr_type_builder(&b, x);
+  b.unreduced = b.reduced = b.varying = 0;
+  if (s.mode != SR_MODE_EXPLICIT) sr_builder_replicate(&b);
+  if (sr_vma_standard(cx, e, &b.varying) < 0) return -1;
+  return sr_finish_type(cx, e, &b, out);
+}
+
+static int cum_fn(SrShardIO *io) {
+  AxisArg *a = io->arg;
+  if (sr_kern_cumulative(a->op, a->dt, a->nd, io->in_shape[0], a->axis, a->reverse, io->in[0]->data,
+                         io->out[0]->data) < 0)
+    return sr_ev_err(io->cx, "NotImplementedError", "cumulative reduction of dtype %s", sr_dtype_name(a->dt));
+  return 0;
+}
+
+static int ev_cumulative(SrEvalCtx *cx, const SrEvalEqn *e) {
+  const SrType *t = e->out_type[0];
+  const SrMesh *m = sr_ev_mesh_for(cx, e, t);
+  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
+  int64_t axis = 0, reverse = 0;
+  if (sr_ev_param_int(cx, e, "axis", &axis) < 0) return -1;
+  if (sr_ev_param(e, "reverse")) sr_ev_param_int(cx, e, "reverse", &reverse);
+  SrArray *x = e->in[0];
+  SrArray *xin = axis_operand(cx, x, m, l, (int)axis, 0);
+  if (!xin) return -1;
+  int id = e->prim->id;
+  int op = id == SR_P_cumsum ? SR_KR_SUM : id == SR_P_cumprod ? SR_KR_PROD : id == SR_P_cummax ? SR_KR_MAX : SR_KR_MIN;
+  AxisArg a = {op, 0, (int)reverse, (int)axis, x->type->ndim, x->type->dtype, t->dtype};
+  SrArray *r = sr_array_new(t, without_dim_axes(l, (int)axis, xin->layout), m);
+  int rc = sr_ev_map(cx, 1, &xin, 1, &r, 0, cum_fn, &a);
+  sr_array_unref(xin);
+  if (rc == 0) e->out[0] = sr_redistribute_typed(cx, r, m, l, t);
+  sr_array_unref(r);
+  return rc < 0 || !e->out[0] ? -1 : 0;
+}
+
+TR(tr_cumsum) {
+  (void)x;
+  SrVal *c = ct[0];
+  cx[0] = sr_ad_bindv(ad, SR_P_cumsum, 1, &c, "axis", sr_int(NULL, param_int(e, "axis", 0)), "reverse",
+                   sr_bool(!param_int(e, "reverse", 0)), NULL);
+  return cx[0] ? 0 : -1;
+}
+
+#undef TR
+#undef JVP
+
+/* ==== registration ==== */
+
+static void type_rules_reduce(void) {
+  sr_set_type_rule(SR_P_reduce_sum, type_reduce_with_out);
+  sr_set_type_rule(SR_P_reduce_max, type_reduce_with_out);
+  sr_set_type_rule(SR_P_reduce_min, type_reduce_with_out);
+  sr_set_type_rule(SR_P_reduce_prod, type_reduce_plain);
+  sr_set_type_rule(SR_P_reduce_and, type_reduce_plain);
+  sr_set_type_rule(SR_P_reduce_or, type_reduce_plain);
+  sr_set_type_rule(SR_P_argmax, type_argminmax);
+  sr_set_type_rule(SR_P_argmin, type_argminmax);
+  sr_set_type_rule(SR_P_cumsum, type_cumred);
+  sr_set_type_rule(SR_P_cumprod, type_cumred);
+  sr_set_type_rule(SR_P_cummax, type_cumred);
+  sr_set_type_rule(SR_P_cummin, type_cumred);
+}
+
+static void eval_rules_reduce(void) {
+  sr_set_eval_rule(SR_P_reduce_sum, ev_reduce);
+  sr_set_eval_rule(SR_P_reduce_max, ev_reduce);
+  sr_set_eval_rule(SR_P_reduce_min, ev_reduce);
+  sr_set_eval_rule(SR_P_reduce_prod, ev_reduce);
+  sr_set_eval_rule(SR_P_reduce_and, ev_reduce);
+  sr_set_eval_rule(SR_P_reduce_or, ev_reduce);
+  sr_set_eval_rule(SR_P_argmax, ev_argminmax);
+  sr_set_eval_rule(SR_P_argmin, ev_argminmax);
+  sr_set_eval_rule(SR_P_cumsum, ev_cumulative);
+  sr_set_eval_rule(SR_P_cumprod, ev_cumulative);
+  sr_set_eval_rule(SR_P_cummax, ev_cumulative);
+  sr_set_eval_rule(SR_P_cummin, ev_cumulative);
+}
+
+static void ad_rules_reduce(void) {
+  static const int zero[] = {SR_P_argmax, SR_P_argmin, SR_P_reduce_and, SR_P_reduce_or};
+  for (size_t i = 0; i < sizeof zero / sizeof *zero; i++) sr_ad_set_jvp(zero[i], sr_ad_jvp_zero);
+  sr_ad_set_jvp(SR_P_reduce_sum, sr_ad_jvp_linear);
+  sr_ad_set_transpose(SR_P_reduce_sum, tr_reduce_sum);
+  sr_ad_set_jvp(SR_P_reduce_max, jvp_reduce_chooser);
+  sr_ad_set_jvp(SR_P_reduce_min, jvp_reduce_chooser);
+  sr_ad_set_jvp(SR_P_reduce_prod, jvp_reduce_prod);
+  sr_ad_set_jvp(SR_P_cumsum, sr_ad_jvp_linear);
+  sr_ad_set_transpose(SR_P_cumsum, tr_cumsum);
 }
 
 static void comm_rules_reduce(void) {

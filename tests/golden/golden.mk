@@ -38,6 +38,7 @@ GOLDEN_TESTS = \
 	tests/golden/jit_cache.jxr \
 	tests/golden/commands.jxr \
 	tests/golden/prims.jxr \
+	tests/golden/erfc.jxr \
 	tests/golden/session.jxr \
 	tests/golden/errors.jxr \
 	tests/golden/stop.jxr \
