@@ -190,6 +190,15 @@ static SrVar *literal_for(SrInterp *I, SrTrace *t, SrVal *v, const SrType *type,
   return NULL;
 }
 
+/* Is the trace of id `id` t or one it is nested in?  A tracer's trace may
+   have ended and been freed (a tracer kept past its function's return, as
+   in a closure called later): only its id is read, never its trace. */
+static int trace_live(const SrTrace *t, int id) {
+  for (; t; t = t->parent)
+    if (t->id == id) return 1;
+  return 0;
+}
+
 /* The atom standing for an input value inside trace t. */
 static SrVar *atom_for(SrInterp *I, SrTrace *t, SrVal *v, const SrType *type) {
   SrArrayObj *a = sr_array_of(v);
@@ -197,7 +206,7 @@ static SrVar *atom_for(SrInterp *I, SrTrace *t, SrVal *v, const SrType *type) {
   int ok;
   SrVar *lit = literal_for(I, t, v, type, &ok);
   if (ok) return lit;
-  if (a && a->kind == SR_AV_TRACER && a->trace_id != a->trace->id) {
+  if (a && a->kind == SR_AV_TRACER && !trace_live(t, a->trace_id)) {
     sr_raise(I, "UnexpectedTracerError",
              "Encountered an unexpected tracer: a value traced inside a function that has returned");
     return NULL;

@@ -12,7 +12,9 @@
  *   comm       the communication they imply (prim.h's SrCommNote;
  *              :comm-static and the optimizer)
  *
- * in that order, as sections of the file.  The families:
+ * side by side, in that order, under a heading per primitive (or per group
+ * of primitives sharing rules), after the family's shared helpers and
+ * before its registration, which fills the rows' slots.  The families:
  *
  *   elementwise  unary and n-ary elementwise ops, select_n, clamp,
  *                conversions, add_any (lax.py)
