@@ -1,5 +1,9 @@
 /* jaxpr.h: the one IR.
  *
+ * LAYER.  ir/ is the data every layer shares: dtypes (dtype.h), meshes and
+ * PartitionSpecs (mesh.h), hash-consed types (type.h), values (val.h) and
+ * this IR.  It uses util/ only.
+ *
  * A parsed text, a traced function and the output of every autodiff pass
  * are all SrJaxprs, printed by one printer, checked by one checker and run
  * by one evaluator.

@@ -1,6 +1,9 @@
 /* opt.h: an optimization pass over jaxprs, standing in for what XLA does
  * to a jitted program before it runs it.
  *
+ * LAYER.  opt/ uses the layers up to ad/; what it knows of a primitive it
+ * reads from the row (flags, the comm rule).
+ *
  * shardrepl has no compiler, but some of what the seeds say is about the
  * compiled program: with optimization_barrier the FSDP gradient does five
  * all-gathers, without it three, because XLA's common-subexpression

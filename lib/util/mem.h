@@ -7,6 +7,10 @@
  * An SrArena hands out memory that lives until the whole arena is freed.
  * Parsed programs, printer documents and per-statement scratch data live in
  * arenas; nothing allocated from an arena is freed on its own.
+ *
+ * LAYER.  util/ is the bottom layer (this header its first): memory and
+ * arenas, buffers (buf.h), interning (intern.h), diagnostics (diag.h) and
+ * Python's number formats (pyfmt.h).  It uses only the C library.
  */
 #ifndef SR_UTIL_MEM_H
 #define SR_UTIL_MEM_H
