@@ -20,7 +20,8 @@ lib_libshardrepl_a_SOURCES = \
 	lib/exec/kern_ew.c lib/exec/kern_reduce.c lib/exec/layout.c \
 	lib/exec/layout.h lib/exec/npy.c lib/exec/npy.h lib/exec/numfmt.c \
 	lib/exec/numfmt.h lib/exec/prng.c lib/exec/prng.h lib/exec/redistribute.c \
-	lib/ad/ad.c lib/ad/ad.h lib/ad/ad_ops.c lib/ad/ad_rules.h \
+	lib/ad/ad.c lib/ad/ad.h lib/ad/ad_ops.c lib/ad/ad_rules.h lib/ad/batch.c \
+	lib/ad/batch.h \
 	lib/opt/opt.c lib/opt/opt.h \
 	lib/lax/control.c lib/lax/dot.c lib/lax/elementwise.c lib/lax/lax.c \
 	lib/lax/lax.h lib/lax/manual.c lib/lax/random.c lib/lax/reduce.c \
@@ -36,6 +37,6 @@ lib_libshardrepl_a_SOURCES = \
 	lib/jax/numpy.c lib/jax/numpy.h lib/jax/random.c lib/jax/random.h \
 	lib/jax/shard_map.c lib/jax/sharding.c \
 	lib/jax/tree_util.c lib/jax/tree_util.h lib/jax/vjp.h lib/jax/vjp_api.c \
-	lib/jax/vjp_io.c \
+	lib/jax/vjp_io.c lib/jax/vmap.c \
 	lib/cmd/commands.c lib/cmd/commands.h lib/cmd/commands_ad.c \
 	lib/cmd/hooks_exec.c lib/cmd/linit.c lib/cmd/linit.h

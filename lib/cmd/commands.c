@@ -27,7 +27,7 @@ static SrCommand table[64] = {
   {"type", "t", "EXPR", "show the type of EXPR: a jaxpr's signature, an array's jax.typeof", cmd_type},
   {"print", "p", "NAME", "print the value bound to NAME (a jaxpr prints as JAX prints it)", cmd_print},
   {"reset", NULL, "", "forget every binding and the mesh in context", cmd_reset},
-  {"prims", NULL, "", "list the primitives and which rules each has (type, eval, jvp, transpose)", cmd_prims},
+  {"prims", NULL, "", "list the primitives and which rules each has (type, eval, jvp, transpose, comm, batch)", cmd_prims},
   {NULL, NULL, NULL, NULL, NULL},
 };
 

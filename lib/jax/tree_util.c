@@ -1,6 +1,7 @@
 /* tree_util.c: pytrees (tree_util.h), and jax.tree and jax.tree_util
  * (tree_util.py): tree.map and tree.leaves. */
 #include "jax/tree_util.h"
+#include "text/print_val.h"
 
 #include "jax/lax.h"
 #include "jax/jax.h"
@@ -270,4 +271,37 @@ void sr_tree_util_init(void) {
     {NULL, NULL, NULL},
   };
   for (int i = 0; defs[i].names; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);
+}
+
+/* Paths of leaves (tree_util.h). */
+void sr_pytree_leaf_paths(const SrVal *v, SrBuf *path, char **out, int *k) {
+  SrVal *ch = sr_pytree_children((SrVal *)v);
+  if (!ch) {
+    out[(*k)++] = strdup(sr_buf_str(path));
+    return;
+  }
+  size_t at = path->len;
+  int *order = NULL;
+  if (v->kind == SR_V_DICT) {
+    /* the children come in sorted key order: find each one's key */
+    order = sr_xcalloc((size_t)ch->seq.n + 1, sizeof *order);
+    for (int i = 0; i < ch->seq.n; i++)
+      for (int q = 0; q < v->dict.n; q++)
+        if (v->dict.vals[q] == ch->seq.items[i]) order[i] = q;
+  }
+  for (int i = 0; i < ch->seq.n; i++) {
+    path->len = at;
+    if (order) {
+      sr_buf_putc(path, '[');
+      sr_val_repr(path, v->dict.keys[order[i]]);
+      sr_buf_putc(path, ']');
+    } else {
+      sr_buf_printf(path, "[%d]", i);
+    }
+    sr_pytree_leaf_paths(ch->seq.items[i], path, out, k);
+  }
+  path->len = at;
+  if (path->p) path->p[at] = 0;
+  free(order);
+  sr_unref(ch);
 }

@@ -22,6 +22,10 @@ SrVal *sr_pytree_unflatten(SrVal *like, SrVal *leaves);
    (borrowed; a dict comes out in sorted key order); a new reference. */
 SrVal *sr_pytree_children(SrVal *v);
 SrVal *sr_pytree_rebuild(SrVal *like, SrVal *children);
+/* The keystr of each leaf of v after the prefix in path ("args" gives
+   args[0], args[1]['hi']): a malloc'd string per leaf in out[*k...],
+   *k advanced past them; path is restored on return. */
+void sr_pytree_leaf_paths(const SrVal *v, SrBuf *path, char **out, int *k);
 /* The walks over a pytree recurse, so a tree must be checked by this
    first: -1 with RecursionError raised when it nests more than
    SR_VAL_MAX_NEST deep -- a list that holds itself does (JAX recurses

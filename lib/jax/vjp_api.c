@@ -18,6 +18,7 @@
 #include "py/lex.h"
 #include "py/objects.h"
 #include "core/trace.h"
+#include "jax/tree_util.h"
 #include "jax/vjp.h"
 #include "text/print_val.h"
 #include "util/intern.h"
@@ -59,40 +60,6 @@ static int is_sentinel(const SrVal *v) {
 }
 
 /* ---- structures ---- */
-
-/* The keystr of each leaf of a structure, after a prefix ("args"):
-   args[0], args[1]['hi']. */
-static void leaf_paths(const SrVal *v, SrBuf *path, char **out, int *k) {
-  SrVal *ch = sr_pytree_children((SrVal *)v);
-  if (!ch) {
-    out[(*k)++] = strdup(sr_buf_str(path));
-    return;
-  }
-  size_t at = path->len;
-  int *order = NULL;
-  if (v->kind == SR_V_DICT) {
-    /* the children come in sorted key order: find each one's key */
-    order = sr_xcalloc((size_t)ch->seq.n + 1, sizeof *order);
-    for (int i = 0; i < ch->seq.n; i++)
-      for (int q = 0; q < v->dict.n; q++)
-        if (v->dict.vals[q] == ch->seq.items[i]) order[i] = q;
-  }
-  for (int i = 0; i < ch->seq.n; i++) {
-    path->len = at;
-    if (order) {
-      sr_buf_putc(path, '[');
-      sr_val_repr(path, v->dict.keys[order[i]]);
-      sr_buf_putc(path, ']');
-    } else {
-      sr_buf_printf(path, "[%d]", i);
-    }
-    leaf_paths(ch->seq.items[i], path, out, k);
-  }
-  path->len = at;
-  if (path->p) path->p[at] = 0;
-  free(order);
-  sr_unref(ch);
-}
 
 void sr_vjp_treedef_str(SrBuf *b, const SrVal *tree) { sr_treedef_str(b, tree, sr_pytree_children); }
 
@@ -266,7 +233,7 @@ static void arg_name(SrBuf *b, const SrVjpAux *x, int idx) {
   SrBuf path = SR_BUF_INIT;
   sr_buf_puts(&path, "args");
   int k = 0;
-  leaf_paths(x->in_tree, &path, paths, &k);
+  sr_pytree_leaf_paths(x->in_tree, &path, paths, &k);
   sr_buf_free(&path);
   if (idx < k) sr_buf_printf(b, "the argument at position %s", paths[idx]);
   else sr_buf_printf(b, "the argument at position flat argument index %d", idx);

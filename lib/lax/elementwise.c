@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ad/ad_rules.h"
+#include "ad/batch.h"
 #include "exec/eval.h"
 #include "exec/kern.h"
 #include "check/rule.h"
@@ -1763,9 +1764,17 @@ static void ad_rules_elementwise(void) {
 #undef TR
 #undef JVP1
 
+/* vmap: every elementwise row batches as JAX's broadcast_batcher does
+   (defvectorized's rule is its one-operand case). */
+static void batch_rules_elementwise(void) {
+  for (int i = 0; i < SR_NPRIMS; i++)
+    if (sr_prims[i].flags & SR_PF_EW) sr_prims[i].batch = sr_batch_broadcast;
+}
+
 void sr_lax_elementwise_init(void) {
   type_rules_elementwise();
   eval_rules_elementwise();
   ad_rules_elementwise();
+  batch_rules_elementwise();
   sr_ev_fma = (SrEvFma){SR_P_mul, SR_P_add, ev_fma};
 }

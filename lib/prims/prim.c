@@ -74,7 +74,7 @@ const SrPrim *sr_prim_lookup(const char *name, size_t n) {
 
 void sr_prims_matrix(SrBuf *b) {
   sr_prims_init();
-  static const char *const rules[] = {"type", "eval", "jvp", "transpose", "comm"};
+  static const char *const rules[] = {"type", "eval", "jvp", "transpose", "comm", "batch"};
   enum { NRULES = sizeof rules / sizeof *rules };
   int width = (int)strlen("primitive");
   for (int i = 0; i < SR_NPRIMS; i++) {
@@ -88,7 +88,7 @@ void sr_prims_matrix(SrBuf *b) {
   for (int i = 0; i < SR_NPRIMS; i++) {
     const SrPrim *p = &sr_prims[i];
     const int has[NRULES] = {p->type != NULL, p->eval != NULL, p->jvp != NULL, p->transpose != NULL,
-                             p->comm != NULL};
+                             p->comm != NULL, p->batch != NULL};
     SrBuf line = SR_BUF_INIT;
     sr_buf_printf(&line, "%-*s", width, p->name);
     for (int r = 0; r < NRULES; r++) {

@@ -1,7 +1,8 @@
 /* prim.h: the primitive table.
  *
  * One row per primitive (prim.def): its printed name, flags, print rule and
- * the typed slots of its rules -- type, eval, jvp, transpose and comm.
+ * the typed slots of its rules -- type, eval, jvp, transpose, comm and
+ * batch.
  * The table sits at the bottom of the layers, so the slots' types name the
  * engines' contexts only as forward-declared structs (struct SrEvalCtx of
  * exec/eval.h, struct SrAd of ad/ad_rules.h).  The family files of lib/lax/
@@ -67,6 +68,7 @@ struct SrTypeCtx;  /* check/, check/rule.h */
 struct SrEvalCtx;  /* exec/eval.h */
 struct SrEvalEqn;  /* exec/eval.h */
 struct SrAd;       /* ad/ad_rules.h */
+struct SrBatch;    /* ad/batch.h */
 
 /* The type rule: the output types of an equation (check/rule.h). */
 typedef int (*SrTypeRule)(struct SrTypeCtx *cx, const SrRuleEqn *e,
@@ -97,6 +99,12 @@ typedef struct SrCommNote {
    are (0: none for this equation). */
 typedef int (*SrCommRule)(const SrEqn *e, SrCommNote *out, int max);
 
+/* The batching rule (vmap): inputs x with their batch dims bd (-1: not
+   mapped; at least one is mapped) in, outputs y with their batch dims ybd
+   out (ad/batch.h). */
+typedef int (*SrBatchRule)(struct SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y,
+                           int *ybd);
+
 typedef struct SrPrim {
   const char *name;  /* interned */
   int id;            /* SR_P_*, or -1 for a primitive the table lacks */
@@ -107,6 +115,7 @@ typedef struct SrPrim {
   SrJvpRule jvp;
   SrTransposeRule transpose;
   SrCommRule comm;
+  SrBatchRule batch;
 } SrPrim;
 
 extern SrPrim sr_prims[SR_NPRIMS];
@@ -120,7 +129,7 @@ void sr_prims_init(void);
 const SrPrim *sr_prim_lookup(const char *name, size_t n);
 /* Appends the rule matrix to b: a line per row of the table, in the
    table's order, with a mark (x) under each rule it has -- type, eval,
-   jvp, transpose, comm -- or '-', then a count of each.  Lists what the
+   jvp, transpose, comm, batch -- or '-', then a count of each.  Lists what the
    family files have registered by the time it is called (:prims,
    shardrepl --prims). */
 void sr_prims_matrix(SrBuf *b);

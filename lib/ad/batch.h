@@ -1,0 +1,81 @@
+/* batch.h: the batching engine (vmap), JAX's batching.py.
+ *
+ * A batched value is an array and its batch dim: the axis of the array
+ * that the map runs over, or SR_NOT_MAPPED for a value every example
+ * shares.  sr_batch_eval walks a jaxpr whose types are one example's,
+ * given batched inputs, and binds each equation's batched form into the
+ * current trace (running it where there is none): an equation with no
+ * mapped input is bound as it is; one with a mapped input goes to its
+ * row's batching rule (prims/prim.h's SrBatchRule):
+ *
+ *     static int batch_sin(SrBatch *b, const SrEqn *e, SrVal **x,
+ *                          const int *bd, SrVal **y, int *ybd);
+ *
+ * x[e->nin] are the batched inputs and bd[e->nin] their batch dims (at
+ * least one mapped); the rule fills y[e->nout] and ybd[e->nout].  A rule
+ * binds with the ad/ helpers on &b->ad (ad_rules.h: sr_ad_bind_eqn,
+ * sr_ad_transpose_dims, ...), whose results are pooled; the engine takes
+ * its own references to what the rule puts in y.
+ *
+ * The family files of lib/lax/ hold the rules, beside each primitive's
+ * other rules; the engine knows no primitive.
+ */
+#ifndef SR_AD_BATCH_H
+#define SR_AD_BATCH_H
+
+#include "ad/ad_rules.h"
+
+#define SR_NOT_MAPPED (-1)
+
+typedef struct SrBatch {
+  SrAd ad;               /* mode SR_AD_JVP: binds go to the current trace */
+  int64_t size;          /* the mapped axis' size */
+  const char *axis_name; /* vmap's axis_name (interned), or NULL */
+  const char *spmd[SR_MAX_DIM_AXES]; /* spmd_axis_name: mesh axes the batch */
+  int nspmd;                         /* axis is sharded over (none: 0) */
+} SrBatch;
+
+void sr_batch_begin(SrBatch *b, SrInterp *I, int64_t size, const char *axis_name);
+void sr_batch_end(SrBatch *b);
+
+/* Evaluates j (one example's types) on batched inputs in[] with batch dims
+   in_bd[]; fills out[] (new references) and out_bd[]. */
+int sr_batch_eval(SrBatch *b, const SrJaxpr *j, SrVal **in, const int *in_bd, SrVal **out, int *out_bd);
+
+/* batching.batch_jaxpr: j batched as a jaxpr whose batched inputs
+   (in_batched[i]) and batched outputs have the batch axis first.  Outputs
+   with inst[k] set (NULL: none) are batched even when they need not be;
+   out_batched gets which outputs are.  A new jaxpr (its own program). */
+SrJaxpr *sr_batch_jaxpr(SrBatch *b, const SrJaxpr *j, const uint8_t *in_batched, const uint8_t *inst,
+                        uint8_t *out_batched);
+
+/* ---- helpers for the rules (pooled results) ---- */
+
+/* One example's type of a batched type: t without axis bd (its sharding
+   entry dropped); t itself for SR_NOT_MAPPED. */
+const SrType *sr_batch_unmapped_type(const SrType *t, int bd);
+/* The batched type of an example's type t: a new axis of size n at bd,
+   sharded over spmd (nspmd of them) or not. */
+const SrType *sr_batch_mapped_type(const SrBatch *b, const SrType *t, int bd);
+/* x with its batch axis moved from `from` to `to` (no equation when they
+   agree). */
+SrVal *sr_batch_moveaxis(SrBatch *b, SrVal *x, int from, int to);
+/* batching.matchaxis: x with its batch dim at `to`, an unmapped x
+   broadcast to b->size there. */
+SrVal *sr_batch_matchaxis(SrBatch *b, SrVal *x, int bd, int to);
+/* batching.bdim_at_front(x, bd, size): matchaxis to 0 with the given
+   size for an unmapped x (1 lets a primitive's own broadcasting do it). */
+SrVal *sr_batch_at_front(SrBatch *b, SrVal *x, int bd, int64_t size);
+/* Binds e with x as its inputs (the rule of a primitive whose params do
+   not depend on its shapes); every output gets batch dim `bd`. */
+int sr_batch_bind_same(SrBatch *b, const SrEqn *e, SrVal **x, int bd, SrVal **y, int *ybd);
+/* Raises JAX's "Batching rule for 'NAME' not implemented". */
+int sr_batch_no_rule(SrBatch *b, const SrPrim *p);
+
+/* The generic rules families register. */
+/* batching.broadcast_batcher: elementwise n-ary ops. */
+int sr_batch_broadcast(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd);
+/* A unary op that works on any layout (vectorized_batcher of one input). */
+int sr_batch_unary(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd);
+
+#endif

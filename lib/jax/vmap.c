@@ -1,0 +1,507 @@
+/* vmap.c: jax.vmap (api.py's vmap and batching.py's entry), on the
+ * batching engine of ad/batch.h.
+ *
+ * vmap(f)(*args) flattens the arguments, finds each leaf's mapped axis
+ * from in_axes (a tree prefix of the arguments; keyword arguments are
+ * mapped over their leading axis, as JAX maps them), traces f on one
+ * example's types, and batches that jaxpr on the arguments themselves:
+ * its equations bind into the current trace, or run where there is none.
+ * The outputs' batch axes then go where out_axes puts them.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ad/batch.h"
+#include "jax/api.h"
+#include "jax/jax.h"
+#include "jax/numpy.h"
+#include "jax/tree_util.h"
+#include "lax/lax.h"
+#include "py/objects.h"
+#include "text/print_val.h"
+#include "util/intern.h"
+
+typedef struct Vmap {
+  SrVal *fun, *in_axes, *out_axes;
+  const char *axis_name;  /* interned, or NULL */
+  int64_t axis_size;      /* -1: from the arguments */
+  const char *spmd[SR_MAX_DIM_AXES];
+  int nspmd;
+} Vmap;
+
+static void vmap_free(void *d) {
+  Vmap *v = d;
+  sr_unref(v->fun);
+  sr_unref(v->in_axes);
+  sr_unref(v->out_axes);
+  free(v);
+}
+
+/* ---- axis specifications ---- */
+
+static int is_axis_leaf(const SrVal *s) { return s->kind == SR_V_NONE || s->kind == SR_V_INT; }
+
+/* Appends to out an axis (an int, or None) per leaf of v, reading spec as
+   a tree prefix of v (api_util.flatten_axes).  -1 when it is not one. */
+static int prefix_axes(SrInterp *I, SrVal *spec, SrVal *v, SrVal *out) {
+  if (is_axis_leaf(spec)) {
+    SrVal *l = sr_pytree_flatten(I, v);
+    if (!l) return -1;
+    for (int i = 0; i < l->seq.n; i++) sr_seq_push(NULL, out, sr_ref(spec));
+    sr_unref(l);
+    return 0;
+  }
+  SrVal *sc = sr_pytree_children(spec), *vc = sr_pytree_children(v);
+  int ok = sc && vc && sc->seq.n == vc->seq.n && spec->kind == v->kind;
+  if (ok && spec->kind == SR_V_DICT)
+    for (int i = 0; i < spec->dict.n && ok; i++) {
+      ok = 0;
+      for (int k = 0; k < v->dict.n && !ok; k++) ok = sr_val_equal(spec->dict.keys[i], v->dict.keys[k]);
+    }
+  for (int i = 0; ok && i < sc->seq.n; i++) ok = prefix_axes(I, sc->seq.items[i], vc->seq.items[i], out) == 0;
+  sr_unref(sc);
+  sr_unref(vc);
+  return ok ? 0 : -1;
+}
+
+static SrVal *not_prefix(SrInterp *I, const char *what, SrVal *spec, SrVal *tree) {
+  SrBuf s = SR_BUF_INIT, t = SR_BUF_INIT;
+  sr_val_repr(&s, spec);
+  sr_treedef_str(&t, tree, sr_pytree_children);
+  sr_raise(I, "ValueError",
+           "%s specification must be a tree prefix of the corresponding value, got specification %s for value "
+           "tree %s.",
+           what, sr_buf_str(&s), sr_buf_str(&t));
+  sr_buf_free(&s);
+  sr_buf_free(&t);
+  return NULL;
+}
+
+/* Are all leaves of an axis specification ints or None? */
+static int axes_ok(SrInterp *I, SrVal *spec) {
+  if (is_axis_leaf(spec)) return 1;
+  SrVal *l = sr_pytree_flatten(I, spec);
+  if (!l) return 0;
+  int ok = 1;
+  for (int i = 0; i < l->seq.n && ok; i++) ok = l->seq.items[i]->kind == SR_V_INT;
+  sr_unref(l);
+  return ok;
+}
+
+/* ---- the mapped size ---- */
+
+/* How _mapped_axis_size names each leaf: "argument x['w'] of type
+   float32[3,4]" by the function's parameters (inspect.signature(fn).bind),
+   args[i]... past them or for a built-in, kwargs['k'] for keywords. */
+static void leaf_names(SrInterp *I, SrVal *fun, SrArgs *a, SrVal *leaves, char **names) {
+  SrFunction *fn = sr_as_function(fun);
+  const SrParams *ps = fn && fn->node ? fn->node->params : NULL;
+  int k = 0;
+  for (int i = 0; i < a->n + a->nkw; i++) {
+    SrVal *v = i < a->n ? a->v[i] : a->kwv[i - a->n];
+    SrBuf p = SR_BUF_INIT;
+    if (i >= a->n) sr_buf_printf(&p, "kwargs['%s']", a->kw[i - a->n]);
+    else if (ps && i < ps->n) sr_buf_printf(&p, "argument %s", ps->names[i]);
+    else sr_buf_printf(&p, "args[%d]", i);
+    sr_pytree_leaf_paths(v, &p, names, &k);
+    sr_buf_free(&p);
+  }
+  for (int i = 0; i < k && i < leaves->seq.n; i++) {
+    const SrType *t = sr_value_type(I, leaves->seq.items[i]);
+    SrBuf b = SR_BUF_INIT;
+    sr_buf_printf(&b, "%s of type ", names[i]);
+    if (t) sr_type_str(&b, t, 0);
+    else sr_buf_puts(&b, "unknown");
+    free(names[i]);
+    names[i] = strdup(sr_buf_str(&b));
+    sr_buf_free(&b);
+  }
+}
+
+/* _mapped_axis_size: the one size of the mapped axes, or an error in
+   JAX's words naming the arguments that disagree. */
+static int mapped_size(SrInterp *I, Vmap *vm, SrArgs *a, SrVal *leaves, const int64_t *ax, int64_t *size) {
+  int n = leaves->seq.n, nmapped = 0;
+  int64_t *sz = sr_xcalloc((size_t)n + 1, sizeof *sz);
+  for (int i = 0; i < n; i++) {
+    if (ax[i] == INT64_MIN) continue;
+    const SrType *t = sr_value_type(I, leaves->seq.items[i]);
+    int nd = t ? t->ndim : 0;
+    if (ax[i] < -nd || ax[i] >= nd) {
+      SrBuf s = SR_BUF_INIT;
+      sr_shape_str(&s, t);
+      int64_t min_rank = ax[i] >= 0 ? ax[i] + 1 : -ax[i];
+      sr_raise(I, "ValueError",
+               "vmap was requested to map its argument along axis %lld, which implies that its rank should be at "
+               "least %lld, but is only %d (its shape is %s)",
+               (long long)ax[i], (long long)min_rank, nd, sr_buf_str(&s));
+      sr_buf_free(&s);
+      free(sz);
+      return -1;
+    }
+    sz[i] = t->dims[ax[i] < 0 ? ax[i] + nd : ax[i]].size;
+    nmapped++;
+  }
+  if (!nmapped || (vm->axis_size >= 0 && !n)) {
+    free(sz);
+    if (vm->axis_size >= 0) return *size = vm->axis_size, 0;
+    if (!n) {
+      SrBuf s = SR_BUF_INIT, k = SR_BUF_INIT;
+      SrVal *args = sr_tuple(NULL, 0, NULL);
+      for (int i = 0; i < a->n; i++) sr_seq_push(NULL, args, sr_ref(a->v[i]));
+      sr_val_repr(&s, args);
+      sr_buf_putc(&k, '{');
+      for (int i = 0; i < a->nkw; i++) {
+        sr_buf_printf(&k, i ? ", '%s': " : "'%s': ", a->kw[i]);
+        sr_val_repr(&k, a->kwv[i]);
+      }
+      sr_buf_putc(&k, '}');
+      sr_raise(I, "ValueError",
+               "vmap wrapped function must be passed at least one argument containing an array or axis_size must be "
+               "specified, got empty "
+               "*args=%s and **kwargs=%s",
+               sr_buf_str(&s), sr_buf_str(&k));
+      sr_unref(args);
+      sr_buf_free(&s);
+      sr_buf_free(&k);
+      return -1;
+    }
+    return sr_raise(I, "ValueError", "vmap must have at least one non-None value in in_axes or axis_size must be specified"),
+           -1;
+  }
+  /* the distinct sizes, most common first (Counter.most_common keeps
+     first-seen order among equal counts) */
+  int64_t dsz[64];
+  int dct[64], dfirst[64], nd = 0;
+  for (int i = 0; i < n; i++) {
+    if (ax[i] == INT64_MIN) continue;
+    int k = 0;
+    while (k < nd && dsz[k] != sz[i]) k++;
+    if (k == nd && nd < 64) {
+      dsz[nd] = sz[i];
+      dct[nd] = 0;
+      dfirst[nd++] = i;
+    }
+    if (k < 64) dct[k]++;
+  }
+  if (nd == 1 && (vm->axis_size < 0 || vm->axis_size == dsz[0])) {
+    *size = dsz[0];
+    free(sz);
+    return 0;
+  }
+  for (int x = 1; x < nd; x++)
+    for (int y = x; y > 0 && dct[y] > dct[y - 1]; y--) {
+      int64_t ts = dsz[y];
+      dsz[y] = dsz[y - 1];
+      dsz[y - 1] = ts;
+      int tc = dct[y];
+      dct[y] = dct[y - 1];
+      dct[y - 1] = tc;
+      int tf = dfirst[y];
+      dfirst[y] = dfirst[y - 1];
+      dfirst[y - 1] = tf;
+    }
+  char **names = sr_xcalloc((size_t)n + 1, sizeof *names);
+  leaf_names(I, vm->fun, a, leaves, names);
+  SrBuf m = SR_BUF_INIT;
+  sr_buf_puts(&m, "vmap got inconsistent sizes for array axes to be mapped:\n");
+  if (vm->axis_size >= 0) sr_buf_printf(&m, "  * the `axis_size` argument was %lld;\n", (long long)vm->axis_size);
+  for (int k = 0; k < nd; k++) {
+    int i = dfirst[k];
+    if (k) sr_buf_puts(&m, ";\n");
+    if (dct[k] == 1)
+      sr_buf_printf(&m, "  * one axis had size %lld: axis %lld of %s", (long long)dsz[k], (long long)ax[i],
+                    names[i] ? names[i] : "?");
+    else
+      sr_buf_printf(&m, "  * %s axes (%d of them) had size %lld, e.g. axis %lld of %s", k ? "some" : "most", dct[k],
+                    (long long)dsz[k], (long long)ax[i], names[i] ? names[i] : "?");
+  }
+  sr_raise(I, "ValueError", "%s", sr_buf_str(&m));
+  sr_buf_free(&m);
+  for (int i = 0; i < n; i++) free(names[i]);
+  free(names);
+  free(sz);
+  return -1;
+}
+
+/* ---- calling a vmapped function ---- */
+
+/* fun called with its keyword arguments passed positionally after the
+   others (so that tracing makes them inputs too). */
+typedef struct KwCall {
+  SrVal *fun;
+  int nargs, nkw;
+  const char **kw;
+} KwCall;
+
+static SrVal *kw_call(SrInterp *I, SrArgs *a) {
+  KwCall *k = sr_current_builtin(I)->data;
+  SrArgs ca = {k->nargs, a->v, k->nkw, k->kw, a->v + k->nargs, NULL};
+  return sr_call(I, k->fun, &ca);
+}
+
+/* The note vmap_f adds when a tuple in_axes meets keyword arguments. */
+static const char *kw_note(SrArgs *a) {
+  static SrBuf b;
+  b.len = 0;
+  sr_buf_puts(&b, " Note that the function was called with keyword arguments [");
+  for (int i = 0; i < a->nkw; i++) sr_buf_printf(&b, i ? ", '%s'" : "'%s'", a->kw[i]);
+  sr_buf_puts(&b, "], which the entries of a tuple in_axes never correspond to: keyword arguments are always "
+                  "mapped along their leading axis (axis 0). If that is the intended mapping, make in_axes "
+                  "correspond to the positional arguments only; otherwise pass the arguments positionally, or "
+                  "bind unmapped keyword arguments with functools.partial before applying vmap.");
+  return sr_buf_str(&b);
+}
+
+static SrVal *vmap_call(SrInterp *I, SrArgs *a) {
+  Vmap *vm = sr_current_builtin(I)->data;
+  int na = a->n + a->nkw;
+  SrVal *all = sr_tuple(NULL, 0, NULL); /* the arguments, keywords last */
+  for (int i = 0; i < a->n; i++) sr_seq_push(NULL, all, sr_ref(a->v[i]));
+  for (int i = 0; i < a->nkw; i++) sr_seq_push(NULL, all, sr_ref(a->kwv[i]));
+  SrVal *result = NULL, *axes = sr_seq(NULL, SR_V_LIST, 0), *leaves = NULL;
+  SrVal **ex = sr_xcalloc((size_t)na + 1, sizeof *ex);
+  int64_t *ax = NULL;
+  SrJaxpr *j = NULL;
+  SrVal *out_tree = NULL, *captured = NULL;
+  SrVal **in = NULL, **out = NULL;
+  int *in_bd = NULL, *out_bd = NULL;
+  /* the axes, one per leaf */
+  SrVal *spec = vm->in_axes;
+  if (spec->kind == SR_V_TUPLE && spec->seq.n != a->n) {
+    sr_raise(I, "ValueError",
+             "vmap in_axes must be an int, None, or a tuple of entries corresponding to the positional arguments "
+             "passed to the function, but got len(in_axes)=%d, len(args)=%d.%s",
+             spec->seq.n, a->n, a->nkw ? kw_note(a) : "");
+    goto done;
+  }
+  for (int i = 0; i < na; i++) {
+    SrVal *s = i >= a->n ? NULL : spec->kind == SR_V_TUPLE ? spec->seq.items[i] : spec;
+    SrVal *zero = s ? NULL : sr_int(NULL, 0);
+    int rc = prefix_axes(I, s ? s : zero, all->seq.items[i], axes);
+    sr_unref(zero);
+    if (rc < 0) {
+      if (I->exc) goto done;
+      SrVal *full = sr_tuple(NULL, 0, NULL), *args = sr_tuple(NULL, 0, NULL), *kws = sr_dict(NULL);
+      sr_seq_push(NULL, full, sr_ref(spec));
+      sr_seq_push(NULL, full, sr_int(NULL, 0));
+      for (int k = 0; k < a->n; k++) sr_seq_push(NULL, args, sr_ref(a->v[k]));
+      for (int k = 0; k < a->nkw; k++) sr_dict_set(NULL, kws, sr_str_cstr(NULL, a->kw[k]), sr_ref(a->kwv[k]));
+      SrVal *tree = sr_tuple(NULL, 0, NULL);
+      sr_seq_push(NULL, tree, args);
+      sr_seq_push(NULL, tree, kws);
+      not_prefix(I, "vmap in_axes", full, tree);
+      sr_unref(full);
+      sr_unref(tree);
+      goto done;
+    }
+  }
+  leaves = sr_pytree_flatten(I, all);
+  if (!leaves) goto done;
+  int nl = leaves->seq.n;
+  ax = sr_xcalloc((size_t)nl + 1, sizeof *ax);
+  for (int i = 0; i < nl; i++) {
+    SrVal *s = axes->seq.items[i];
+    ax[i] = s->kind == SR_V_NONE ? INT64_MIN : s->i;
+  }
+  int64_t size;
+  if (mapped_size(I, vm, a, leaves, ax, &size) < 0) goto done;
+  /* the leaves as arrays, and one example's abstract values */
+  SrVal *exl = sr_seq(NULL, SR_V_LIST, nl);
+  in_bd = sr_xcalloc((size_t)nl + 1, sizeof *in_bd);
+  for (int i = 0; i < nl; i++) {
+    SrVal *x = leaves->seq.items[i];
+    if (!sr_array_of(x)) {
+      SrVal *arr = sr_jnp_asarray(I, x, -1);
+      if (!arr) {
+        sr_unref(exl);
+        goto done;
+      }
+      sr_unref(leaves->seq.items[i]);
+      leaves->seq.items[i] = x = arr;
+    }
+    const SrType *t = sr_value_type(I, x);
+    in_bd[i] = ax[i] == INT64_MIN ? SR_NOT_MAPPED : (int)(ax[i] < 0 ? ax[i] + t->ndim : ax[i]);
+    sr_seq_push(NULL, exl, in_bd[i] == SR_NOT_MAPPED ? sr_ref(x)
+                                                     : sr_array_abstract(sr_batch_unmapped_type(t, in_bd[i])));
+  }
+  SrVal *exall = sr_pytree_unflatten(all, exl);
+  sr_unref(exl);
+  for (int i = 0; i < na; i++) ex[i] = sr_ref(exall->seq.items[i]);
+  sr_unref(exall);
+  if (a->nkw) {
+    KwCall *k = sr_xcalloc(1, sizeof *k);
+    k->fun = vm->fun;
+    k->nargs = a->n;
+    k->nkw = a->nkw;
+    k->kw = a->kw;
+    SrVal *w = sr_builtin_with(sr_callable_name(vm->fun), kw_call, k, free);
+    j = sr_trace_fn(I, w, na, ex, 0, NULL, NULL, 0, NULL, &out_tree, &captured);
+    sr_unref(w);
+  } else {
+    j = sr_trace_fn(I, vm->fun, na, ex, 0, NULL, NULL, 0, NULL, &out_tree, &captured);
+  }
+  if (!j) goto done;
+  /* batch the example's jaxpr on the captured values and the leaves */
+  int nc = captured->seq.n, nin = nc + nl;
+  in = sr_xcalloc((size_t)nin + 1, sizeof *in);
+  int *bd = sr_xcalloc((size_t)nin + 1, sizeof *bd);
+  for (int i = 0; i < nc; i++) {
+    in[i] = captured->seq.items[i];
+    bd[i] = SR_NOT_MAPPED;
+  }
+  for (int i = 0; i < nl; i++) {
+    in[nc + i] = leaves->seq.items[i];
+    bd[nc + i] = in_bd[i];
+  }
+  free(in_bd);
+  in_bd = bd;
+  out = sr_xcalloc((size_t)j->nout + 1, sizeof *out);
+  out_bd = sr_xcalloc((size_t)j->nout + 1, sizeof *out_bd);
+  SrBatch b;
+  sr_batch_begin(&b, I, size, vm->axis_name);
+  b.nspmd = vm->nspmd;
+  memcpy(b.spmd, vm->spmd, sizeof b.spmd);
+  int rc = sr_batch_eval(&b, j, in, in_bd, out, out_bd);
+  if (rc == 0) {
+    /* the outputs' axes (out_axes, a tree prefix of the result) */
+    SrVal *oax = sr_seq(NULL, SR_V_LIST, 0);
+    if (prefix_axes(I, vm->out_axes, out_tree, oax) < 0 || oax->seq.n != (int)j->nout) {
+      if (!I->exc) not_prefix(I, "vmap out_axes", vm->out_axes, out_tree);
+      rc = -1;
+    }
+    for (uint32_t i = 0; rc == 0 && i < j->nout; i++) {
+      SrVal *s = oax->seq.items[i];
+      int mark = sr_ad_mark(&b.ad);
+      SrVal *m = out[i];
+      if (s->kind == SR_V_NONE) {
+        if (out_bd[i] != SR_NOT_MAPPED) {
+          if (vm->axis_name)
+            sr_raise(I, "ValueError", "vmap has mapped output (axis_name='%s') but out_axes is None", vm->axis_name);
+          else
+            sr_raise(I, "ValueError", "vmap has mapped output but out_axes is None");
+          rc = -1;
+        }
+      } else {
+        int nd = sr_value_type(I, out[i])->ndim + (out_bd[i] == SR_NOT_MAPPED);
+        int64_t d = s->i < 0 ? s->i + nd : s->i;
+        if (d < 0 || d >= nd) {
+          sr_raise(I, "ValueError", "axis %lld is out of bounds for array of dimension %d", (long long)s->i, nd);
+          rc = -1;
+        } else {
+          m = sr_batch_matchaxis(&b, out[i], out_bd[i], (int)d);
+          if (!m) rc = -1;
+        }
+      }
+      if (rc == 0 && m != out[i]) {
+        SrVal *c = sr_ref(m);
+        sr_unref(out[i]);
+        out[i] = c;
+      }
+      sr_ad_release(&b.ad, mark);
+    }
+    sr_unref(oax);
+  }
+  sr_batch_end(&b);
+  if (rc == 0) {
+    SrVal *ol = sr_seq(NULL, SR_V_LIST, (int)j->nout);
+    for (uint32_t i = 0; i < j->nout; i++) sr_seq_push(NULL, ol, sr_array_concretize(I, out[i]));
+    result = sr_pytree_unflatten(out_tree, ol);
+    sr_unref(ol);
+  }
+  for (uint32_t i = 0; i < j->nout; i++) sr_unref(out[i]);
+done:
+  if (j) sr_program_unref(j->prog);
+  for (int i = 0; i < na; i++) sr_unref(ex[i]);
+  free(ex);
+  free(in);
+  free(in_bd);
+  free(out);
+  free(out_bd);
+  free(ax);
+  sr_unref(out_tree);
+  sr_unref(captured);
+  sr_unref(leaves);
+  sr_unref(axes);
+  sr_unref(all);
+  return result;
+}
+
+/* jax.vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
+   spmd_axis_name=None) */
+static SrVal *jax_vmap(SrInterp *I, SrArgs *a) {
+  SrVal *p[6];
+  if (sr_args_parse(I, a, "vmap", "fun, in_axes=, out_axes=, axis_name=, axis_size=, spmd_axis_name=", p) < 0)
+    return NULL;
+  if (!sr_is_callable(p[0]))
+    return sr_raise(I, "TypeError", "vmap requires a callable, got %s", sr_val_kind_name(p[0]));
+  SrVal *in_axes = p[1] ? sr_ref(p[1]) : sr_int(NULL, 0);
+  if (in_axes->kind == SR_V_LIST) {
+    /* a list stands for the tuple of the positional arguments' axes */
+    SrVal *t = sr_tuple(NULL, 0, NULL);
+    for (int i = 0; i < in_axes->seq.n; i++) sr_seq_push(NULL, t, sr_ref(in_axes->seq.items[i]));
+    sr_unref(in_axes);
+    in_axes = t;
+  }
+  SrBuf s = SR_BUF_INIT;
+  if (!(is_axis_leaf(in_axes) || in_axes->kind == SR_V_TUPLE)) {
+    sr_val_str(&s, in_axes);
+    sr_raise(I, "TypeError",
+             "vmap in_axes must be an int, None, or a tuple of entries corresponding to the positional arguments "
+             "passed to the function, but got %s.",
+             sr_buf_str(&s));
+  } else if (!axes_ok(I, in_axes)) {
+    sr_val_str(&s, in_axes);
+    sr_raise(I, "TypeError", "vmap in_axes must be an int, None, or (nested) container with those types as leaves, but got %s.",
+             sr_buf_str(&s));
+  } else if (p[2] && !axes_ok(I, p[2])) {
+    sr_val_str(&s, p[2]);
+    sr_raise(I, "TypeError",
+             "vmap out_axes must be an int, None, or (nested) container with those types as leaves, but got %s.",
+             sr_buf_str(&s));
+  }
+  sr_buf_free(&s);
+  if (I->exc) {
+    sr_unref(in_axes);
+    return NULL;
+  }
+  Vmap *vm = sr_xcalloc(1, sizeof *vm);
+  vm->fun = sr_ref(p[0]);
+  vm->in_axes = in_axes;
+  vm->out_axes = p[2] ? sr_ref(p[2]) : sr_int(NULL, 0);
+  vm->axis_size = -1;
+  if (p[3] && p[3]->kind != SR_V_NONE) {
+    if (p[3]->kind != SR_V_STR) {
+      vmap_free(vm);
+      return sr_raise(I, "TypeError", "vmap axis_name must be a hashable axis name, got %s", sr_val_kind_name(p[3]));
+    }
+    vm->axis_name = sr_intern(p[3]->str.s, p[3]->str.n);
+  }
+  if (p[4] && p[4]->kind != SR_V_NONE) {
+    if (p[4]->kind != SR_V_INT) {
+      vmap_free(vm);
+      return sr_raise(I, "TypeError", "vmap axis_size must be an int, got %s", sr_val_kind_name(p[4]));
+    }
+    vm->axis_size = p[4]->i;
+  }
+  if (p[5] && p[5]->kind != SR_V_NONE) {
+    SrVal *sp = p[5];
+    int n = sp->kind == SR_V_STR ? 1 : sr_is_seq(sp) ? sp->seq.n : -1;
+    for (int i = 0; i < n && n <= SR_MAX_DIM_AXES; i++) {
+      SrVal *nm = sp->kind == SR_V_STR ? sp : sp->seq.items[i];
+      if (nm->kind != SR_V_STR) n = -1;
+      else vm->spmd[vm->nspmd++] = sr_intern(nm->str.s, nm->str.n);
+    }
+    if (n < 0 || n > SR_MAX_DIM_AXES) {
+      vmap_free(vm);
+      return sr_raise(I, "TypeError", "spmd_axis_name must be a mesh axis name or a tuple of them");
+    }
+  }
+  return sr_builtin_with(sr_callable_name(p[0]), vmap_call, vm, vmap_free);
+}
+
+void sr_vmap_init(void) {
+  sr_def("jax.vmap", jax_vmap,
+         "vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None): fun mapped over "
+         "an axis of its arguments");
+}
