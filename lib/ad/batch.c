@@ -2,11 +2,13 @@
  * a jaxpr with a batch dim per value, the family files' rules for the
  * equations that read a mapped value, and the helpers those rules share.
  */
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ad/batch.h"
 #include "core/core.h"
+#include "util/intern.h"
 #include "util/mem.h"
 
 void sr_batch_begin(SrBatch *b, SrInterp *I, int64_t size, const char *axis_name) {
@@ -116,6 +118,56 @@ int sr_batch_bind_same(SrBatch *b, const SrEqn *e, SrVal **x, int bd, SrVal **y,
     ybd[0] = bd;
   }
   return 0;
+}
+
+SrVal *sr_batch_bind_with(SrBatch *b, const SrEqn *e, SrVal **x, ...) {
+  SrPList ps = {0};
+  for (uint32_t i = 0; i < e->nparams; i++) sr_plist_add(&ps, e->params[i].key, sr_ref(e->params[i].val));
+  va_list ap;
+  va_start(ap, x);
+  for (;;) {
+    const char *k = va_arg(ap, const char *);
+    if (!k) break;
+    SrVal *v = va_arg(ap, SrVal *);
+    k = sr_intern_cstr(k);
+    int i = 0;
+    while (i < ps.n && ps.p[i].key != k) i++;
+    if (i == ps.n) {
+      sr_plist_add(&ps, k, v);
+    } else {
+      sr_unref(ps.p[i].val);
+      ps.p[i].val = v;
+    }
+  }
+  va_end(ap);
+  SrVal *r = sr_ad_bind(&b->ad, e->prim->id, (int)e->nin, x, ps.n, ps.p);
+  sr_plist_free(&ps);
+  return r;
+}
+
+SrVal *sr_batch_sharding_for_vmap(SrVal *orig, int axis, const SrType *src, int bd) {
+  const SrSpec *s = !orig ? NULL : orig->kind == SR_V_SHARDING ? orig->sh.spec
+                                 : orig->kind == SR_V_SPEC ? orig->spec : NULL;
+  if (!s || axis < 0) return sr_none();
+  int n = (s->n > axis ? s->n : axis) + 1;
+  SrSpecEntry *ent = sr_xcalloc((size_t)n, sizeof *ent);
+  const char *names[SR_MAX_DIM_AXES];
+  SrSpecEntry mapped = {0, names};
+  if (src && src->mesh && bd >= 0 && bd < src->ndim)
+    for (int k = 0; k < src->dims[bd].nax && k < SR_MAX_DIM_AXES; k++)
+      names[mapped.n++] = src->mesh->names[src->dims[bd].ax[k]];
+  for (int i = 0, k = 0; i < n; i++) {
+    if (i == axis) ent[i] = mapped;
+    else if (k < s->n) ent[i] = s->e[k++];
+    else k++;
+  }
+  SrSpec spec = *s;
+  spec.n = n;
+  spec.e = ent;
+  SrVal *r = orig->kind == SR_V_SHARDING ? sr_sharding_val(NULL, orig->sh.mesh, &spec, orig->sh.memory_kind)
+                                         : sr_spec_val(NULL, &spec);
+  free(ent);
+  return r;
 }
 
 /* ---- generic rules ---- */

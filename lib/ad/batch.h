@@ -69,6 +69,18 @@ SrVal *sr_batch_at_front(SrBatch *b, SrVal *x, int bd, int64_t size);
 /* Binds e with x as its inputs (the rule of a primitive whose params do
    not depend on its shapes); every output gets batch dim `bd`. */
 int sr_batch_bind_same(SrBatch *b, const SrEqn *e, SrVal **x, int bd, SrVal **y, int *ybd);
+/* Binds e's primitive with x as inputs and e's params, those named in the
+   (key, counted value) pairs that follow (ending in NULL) replaced by the
+   new values (appended when e lacks them).  Pooled: the result, or for a
+   multi-result primitive a tuple. */
+SrVal *sr_batch_bind_with(SrBatch *b, const SrEqn *e, SrVal **x, ...);
+/* batching.get_sharding_for_vmap: a sharding param (a NamedSharding or P;
+   None and NULL stay None) with an entry inserted at `axis` for the batch
+   axis (short specs padded with None first).  The entry is the batch
+   axis' own sharding, JAX's explicit_mesh_axis: the mesh axes that dim
+   `bd` of src (a mapped operand's type) is split over, or None.
+   Counted. */
+SrVal *sr_batch_sharding_for_vmap(SrVal *orig, int axis, const SrType *src, int bd);
 /* Raises JAX's "Batching rule for 'NAME' not implemented". */
 int sr_batch_no_rule(SrBatch *b, const SrPrim *p);
 

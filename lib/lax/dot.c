@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ad/ad_rules.h"
+#include "ad/batch.h"
 #include "exec/eval.h"
 #include "exec/kern.h"
 #include "check/rule.h"
@@ -682,6 +683,55 @@ static int comm_dot_general(const SrEqn *e, SrCommNote *out, int max) {
   return n;
 }
 
+/* lax._dot_batch_rule and _dot_general_batch_dim_nums: two mapped
+   operands make the map a new first batch dimension of the dot; one makes
+   it a free dimension of its side, which the result has where that side's
+   free dims go.  The other dims are bumped past the batch dim. */
+static void bump_dims(int64_t *dims, int n, int at) {
+  for (int i = 0; i < n; i++)
+    if (dims[i] >= at) dims[i]++;
+}
+
+static int batch_dot_general(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
+  Dims d, o;
+  if (dot_dims(&b->ad, e, &d) < 0) return -1;
+  const SrType *lt = sr_ad_type(&b->ad, x[0]), *rt = sr_ad_type(&b->ad, x[1]);
+  if (!lt || !rt) return -1;
+  int lbd = bd[0], rbd = bd[1], out = 0;
+  o = d;
+  if (lbd != SR_NOT_MAPPED && rbd != SR_NOT_MAPPED) {
+    o.lb[0] = lbd;
+    o.rb[0] = rbd;
+    memcpy(o.lb + 1, d.lb, (size_t)d.nb * sizeof *d.lb);
+    memcpy(o.rb + 1, d.rb, (size_t)d.nb * sizeof *d.rb);
+    bump_dims(o.lb + 1, d.nb, lbd);
+    bump_dims(o.rb + 1, d.nb, rbd);
+    o.nb = d.nb + 1;
+    bump_dims(o.lc, d.nc, lbd);
+    bump_dims(o.rc, d.nc, rbd);
+  } else if (lbd != SR_NOT_MAPPED) {
+    out = d.nb;
+    for (int i = 0; i < lbd; i++) out += !contains(d.lb, d.nb, i) && !contains(d.lc, d.nc, i);
+    bump_dims(o.lb, d.nb, lbd);
+    bump_dims(o.lc, d.nc, lbd);
+  } else {
+    out = lt->ndim - d.nc;
+    for (int i = 0; i < rbd; i++) out += !contains(d.rb, d.nb, i) && !contains(d.rc, d.nc, i);
+    bump_dims(o.rb, d.nb, rbd);
+    bump_dims(o.rc, d.nc, rbd);
+  }
+  SrVal *dn = dims_val(o.lc, o.rc, o.nc, o.lb, o.rb, o.nb), *os = param(e, "out_sharding");
+  if (os && os->kind != SR_V_NONE) {
+    int src = lbd != SR_NOT_MAPPED ? 0 : 1;
+    y[0] = sr_batch_bind_with(b, e, x, "dimension_numbers", dn, "out_sharding",
+                              sr_batch_sharding_for_vmap(os, out, src ? rt : lt, bd[src]), NULL);
+  } else {
+    y[0] = sr_batch_bind_with(b, e, x, "dimension_numbers", dn, NULL);
+  }
+  ybd[0] = out;
+  return y[0] ? 0 : -1;
+}
+
 /* ==== registration ==== */
 
 static void type_rules_dot(void) { sr_set_type_rule(SR_P_dot_general, type_dot_general); }
@@ -698,4 +748,5 @@ void sr_lax_dot_init(void) {
   eval_rules_dot();
   ad_rules_dot();
   sr_prims[SR_P_dot_general].comm = comm_dot_general;
+  sr_prims[SR_P_dot_general].batch = batch_dot_general;
 }

@@ -1341,6 +1341,50 @@ JVP1(jvp_clamp) {
   return done1(y, ty);
 }
 
+/* np.shape(a) == np.shape(b) */
+static int same_shape(const SrType *a, const SrType *b) {
+  if (a->ndim != b->ndim) return 0;
+  for (int d = 0; d < a->ndim; d++)
+    if (a->dims[d].size != b->dims[d].size) return 0;
+  return 1;
+}
+
+/* lax._clamp_batch_rule: bounds batched like the operand bind as they
+   are (1-d ones broadcast along it); scalar bounds of a mapped operand
+   too; else everything with its batch dim in front, scalar bounds
+   broadcast to the operand's shape and 1-d ones along its first dim. */
+static int batch_clamp(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
+  SrAd *ad = &b->ad;
+  SrVal *v[3] = {x[0], x[1], x[2]};
+  const SrType *t[3];
+  for (int i = 0; i < 3; i++)
+    if (!(t[i] = sr_ad_type(ad, v[i]))) return -1;
+  int64_t size = b->size;
+  if (bd[0] == bd[1] && bd[1] == bd[2]) {
+    int same = same_shape(t[0], t[1]) && same_shape(t[1], t[2]);
+    if (same || (t[0]->ndim == 0 && t[2]->ndim == 0)) return sr_batch_bind_same(b, e, v, bd[1], y, ybd);
+    if (t[0]->ndim == 1 && t[2]->ndim == 1) {
+      int64_t d0 = bd[0], d2 = bd[2];
+      v[0] = sr_ad_broadcast_in_dim(ad, v[0], t[1], &d0, 1, 0);
+      v[2] = sr_ad_broadcast_in_dim(ad, v[2], t[1], &d2, 1, 0);
+      return sr_batch_bind_same(b, e, v, bd[1], y, ybd);
+    }
+  } else if (t[0]->ndim == 0 && t[2]->ndim == 0 && bd[1] != SR_NOT_MAPPED) {
+    return sr_batch_bind_same(b, e, v, bd[1], y, ybd);
+  }
+  for (int i = 0; i < 3; i++)
+    if (t[i]->ndim) v[i] = sr_batch_at_front(b, v[i], bd[i], size);
+  for (int i = 0; i < 3; i++)
+    if (!(t[i] = sr_ad_type(ad, v[i]))) return -1;
+  int64_t zero = 0;
+  for (int i = 0; i < 3; i += 2) {
+    if (t[i]->ndim == 0 && t[1]->ndim > 0) v[i] = sr_ad_broadcast_in_dim(ad, v[i], t[1], NULL, 0, 0);
+    else if (t[i]->ndim > 0 && t[i]->ndim < t[1]->ndim) v[i] = sr_ad_broadcast_in_dim(ad, v[i], t[1], &zero, 1, 0);
+  }
+  if (t[0]->ndim > t[1]->ndim) v[1] = sr_ad_broadcast_in_dim(ad, v[1], t[0], NULL, 0, 0);
+  return sr_batch_bind_same(b, e, v, 0, y, ybd);
+}
+
 /* ==== select_n ==== */
 
 /* lax.select_n_p: cases of one shape, dtype and sharding; `which` a bool
@@ -1498,6 +1542,61 @@ TR(tr_select_n) {
   return 0;
 }
 
+/* lax._select_batch_rule: `which` batched like the cases binds as it is
+   (a mapped scalar `which` broadcast along the cases' batch dim); an
+   unmapped scalar `which` with mapped cases moves them to the first
+   case's batch dim; else everything goes to the front, a 1-d `which`
+   broadcast along dim 0 and scalar cases to `which`'s shape. */
+static int batch_select_n(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
+  SrAd *ad = &b->ad;
+  uint32_t n = e->nin, nc = n - 1;
+  SrVal *small[64], **v = n <= 64 ? small : sr_xcalloc(n, sizeof *v);
+  int rc = -1;
+  memcpy(v, x, n * sizeof *v);
+  const SrType *wt = sr_ad_type(ad, v[0]), *ct = sr_ad_type(ad, v[1]);
+  if (!wt || !ct || nc < 1) goto done;
+  int agree = 1, all_mapped = 1, cases_agree = 1, cases_same = 1;
+  for (uint32_t i = 1; i < n; i++) {
+    const SrType *t = sr_ad_type(ad, v[i]);
+    if (!t) goto done;
+    agree &= bd[i] == bd[0];
+    all_mapped &= bd[i] != SR_NOT_MAPPED;
+    cases_agree &= bd[i] == bd[1];
+    cases_same &= same_shape(t, ct);
+  }
+  if (agree) {
+    if (!same_shape(wt, ct)) {
+      int64_t d = bd[0];
+      v[0] = sr_ad_broadcast_in_dim(ad, v[0], ct, &d, 1, 1);
+    }
+    rc = sr_batch_bind_same(b, e, v, bd[0], y, ybd);
+    goto done;
+  }
+  if (wt->ndim == 0 && all_mapped && (cases_agree || cases_same)) {
+    for (uint32_t i = 2; i < n; i++) v[i] = sr_batch_moveaxis(b, v[i], bd[i], bd[1]);
+    rc = sr_batch_bind_same(b, e, v, bd[1], y, ybd);
+    goto done;
+  }
+  if (wt->ndim) v[0] = sr_batch_at_front(b, v[0], bd[0], b->size);
+  int scalars = 1;
+  for (uint32_t i = 1; i < n; i++) scalars &= sr_ad_type(ad, v[i])->ndim == 0;
+  if (!scalars)
+    for (uint32_t i = 1; i < n; i++) v[i] = sr_batch_at_front(b, v[i], bd[i], b->size);
+  wt = sr_ad_type(ad, v[0]);
+  ct = sr_ad_type(ad, v[1]);
+  if (!wt || !ct) goto done;
+  if (wt->ndim > 0 && wt->ndim < ct->ndim) {
+    int64_t zero = 0;
+    v[0] = sr_ad_broadcast_in_dim(ad, v[0], ct, &zero, 1, 1);
+  }
+  if (wt->ndim > ct->ndim)
+    for (uint32_t i = 1; i < n; i++) v[i] = sr_ad_broadcast_in_dim(ad, v[i], wt, NULL, 0, 1);
+  rc = sr_batch_bind_same(b, e, v, 0, y, ybd);
+done:
+  if (v != small) free(v);
+  return rc;
+}
+
 /* ==== convert_element_type ==== */
 
 /* lax.convert_element_type_p: new dtype and weak type from the params;
@@ -1597,6 +1696,17 @@ TR(tr_convert) {
   return cx[0] ? 0 : -1;
 }
 
+/* lax._convert_element_type_batching_rule: the same dtype change, its
+   sharding (when given) with the batch axis' entry at the batch dim. */
+static int batch_convert(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
+  SrVal *sh = sr_eqn_param(e, sr_intern_cstr("sharding"));
+  if (!sh || sh->kind == SR_V_NONE) return sr_batch_bind_same(b, e, x, bd[0], y, ybd);
+  y[0] = sr_batch_bind_with(b, e, x, "sharding",
+                            sr_batch_sharding_for_vmap(sh, bd[0], sr_ad_type(&b->ad, x[0]), bd[0]), NULL);
+  ybd[0] = bd[0];
+  return y[0] ? 0 : -1;
+}
+
 /* ==== add_any ==== */
 
 /* ad_util.add_jaxvals_p: both operands have the same type (typematch),
@@ -1626,6 +1736,18 @@ TR(tr_add_any) {
   if (!x[0]) cx[0] = ct[0];
   if (!x[1]) cx[1] = ct[0];
   return 0;
+}
+
+/* batching.add_batched: an unmapped operand broadcast to the other's
+   batch dim, or x's batch dim moved to y's. */
+static int batch_add_any(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
+  SrVal *v[2] = {x[0], x[1]};
+  int to = bd[1] != SR_NOT_MAPPED ? bd[1] : bd[0];
+  if (bd[0] != bd[1]) {
+    if (bd[1] == SR_NOT_MAPPED) v[1] = sr_batch_matchaxis(b, v[1], bd[1], to);
+    else v[0] = sr_batch_matchaxis(b, v[0], bd[0], to);
+  }
+  return sr_batch_bind_same(b, e, v, to, y, ybd);
 }
 
 /* ==== the fused multiply-add of a jitted computation (eval.c) ==== */
@@ -1764,11 +1886,21 @@ static void ad_rules_elementwise(void) {
 #undef TR
 #undef JVP1
 
-/* vmap: every elementwise row batches as JAX's broadcast_batcher does
-   (defvectorized's rule is its one-operand case). */
+/* vmap: the n-ary rows batch as JAX's broadcast_batcher does
+   (defbroadcasting), the unary ones with vectorized_batcher
+   (defvectorized, and stop_gradient's rule, the same), and select_n,
+   clamp, convert_element_type and add_any with rules of their own. */
 static void batch_rules_elementwise(void) {
   for (int i = 0; i < SR_NPRIMS; i++)
     if (sr_prims[i].flags & SR_PF_EW) sr_prims[i].batch = sr_batch_broadcast;
+  for (size_t k = 0; k < sizeof unops / sizeof unops[0]; k++) sr_prims[unops[k].id].batch = sr_batch_unary;
+  static const int unary[] = {SR_P_integer_pow, SR_P_reduce_precision, SR_P_copy, SR_P_copy_p,
+                              SR_P_stop_gradient, SR_P_bitcast_convert_type};
+  for (size_t i = 0; i < sizeof unary / sizeof *unary; i++) sr_prims[unary[i]].batch = sr_batch_unary;
+  sr_prims[SR_P_select_n].batch = batch_select_n;
+  sr_prims[SR_P_clamp].batch = batch_clamp;
+  sr_prims[SR_P_convert_element_type].batch = batch_convert;
+  sr_prims[SR_P_add_any].batch = batch_add_any;
 }
 
 void sr_lax_elementwise_init(void) {

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ad/ad_rules.h"
+#include "ad/batch.h"
 #include "exec/eval.h"
 #include "exec/kern.h"
 #include "check/rule.h"
@@ -540,6 +541,28 @@ static int comm_reduce(const SrEqn *e, SrCommNote *out, int max) {
   return n;
 }
 
+/* batching.reducer_batcher (defreducer): the axes shifted past the batch
+   dim, which stays where it falls among the kept dims; an out_sharding
+   gets the batch axis' entry there (get_sharding_for_vmap). */
+static int batch_reducer(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
+  const SrType *xt = sr_ad_type(&b->ad, x[0]);
+  int64_t axes[SR_MAX_RANK];
+  int na = param_ints(e, "axes", axes, SR_MAX_RANK);
+  if (!xt || na < 0) return -1;
+  int d = bd[0], out = 0;
+  for (int i = 0; i < na; i++)
+    if (axes[i] >= d) axes[i]++;
+  for (int i = 0; i < d; i++) out += !contains(axes, na, i);
+  SrVal *os = param(e, "out_sharding");
+  if (os && os->kind != SR_V_NONE)
+    y[0] = sr_batch_bind_with(b, e, x, "axes", sr_ad_ints(axes, na), "out_sharding",
+                              sr_batch_sharding_for_vmap(os, out, xt, d), NULL);
+  else
+    y[0] = sr_batch_bind_with(b, e, x, "axes", sr_ad_ints(axes, na), NULL);
+  ybd[0] = out;
+  return y[0] ? 0 : -1;
+}
+
 /* ==== argmax, argmin ==== */
 
 /* argmax, argmin (lax._argminmax_*): one axis, an integer index dtype. */
@@ -674,6 +697,16 @@ static int ev_cumulative(SrEvalCtx *cx, const SrEvalEqn *e) {
   return rc < 0 || !e->out[0] ? -1 : 0;
 }
 
+/* loops._cumred_batch_rule: the axis shifted past the batch dim, which
+   stays. */
+static int batch_cumred(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
+  int64_t axis = param_int(e, "axis", 0);
+  if (axis >= bd[0]) axis++;
+  y[0] = sr_batch_bind_with(b, e, x, "axis", sr_int(NULL, axis), NULL);
+  ybd[0] = bd[0];
+  return y[0] ? 0 : -1;
+}
+
 TR(tr_cumsum) {
   (void)x;
   SrVal *c = ct[0];
@@ -735,9 +768,18 @@ static void comm_rules_reduce(void) {
   for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) sr_prims[ids[i]].comm = comm_reduce;
 }
 
+static void batch_rules_reduce(void) {
+  static const int red[] = {SR_P_reduce_sum, SR_P_reduce_max, SR_P_reduce_min, SR_P_reduce_prod,
+                            SR_P_reduce_and, SR_P_reduce_or,  SR_P_argmax,     SR_P_argmin};
+  static const int cum[] = {SR_P_cumsum, SR_P_cumprod, SR_P_cummax, SR_P_cummin};
+  for (size_t i = 0; i < sizeof red / sizeof *red; i++) sr_prims[red[i]].batch = batch_reducer;
+  for (size_t i = 0; i < sizeof cum / sizeof *cum; i++) sr_prims[cum[i]].batch = batch_cumred;
+}
+
 void sr_lax_reduce_init(void) {
   type_rules_reduce();
   eval_rules_reduce();
   ad_rules_reduce();
   comm_rules_reduce();
+  batch_rules_reduce();
 }
