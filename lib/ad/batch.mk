@@ -7,7 +7,9 @@ BATCH_GOLDEN = \
 	$(BATCH_GOLDEN_EW) $(BATCH_GOLDEN_STRUCT) $(BATCH_GOLDEN_CONTROL) \
 	$(BATCH_GOLDEN_MANUAL) $(BATCH_GOLDEN_BUILT)
 BATCH_GOLDEN_EW = \
-	tests/golden/vmap_ew.jxr
+	tests/golden/vmap_ew.jxr \
+	tests/golden/vmap_reduce.jxr \
+	tests/golden/vmap_dot.jxr
 BATCH_GOLDEN_STRUCT =
 BATCH_GOLDEN_CONTROL =
 BATCH_GOLDEN_MANUAL =
