@@ -9,7 +9,10 @@ BATCH_GOLDEN = \
 BATCH_GOLDEN_EW = \
 	tests/golden/vmap_ew.jxr \
 	tests/golden/vmap_reduce.jxr \
-	tests/golden/vmap_dot.jxr
+	tests/golden/vmap_dot.jxr \
+	tests/golden/vmap_ew_jaxpr.jxr \
+	tests/golden/vmap_reduce_jaxpr.jxr \
+	tests/golden/vmap_dot_jaxpr.jxr
 BATCH_GOLDEN_STRUCT =
 BATCH_GOLDEN_CONTROL =
 BATCH_GOLDEN_MANUAL =
