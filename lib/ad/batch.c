@@ -120,6 +120,27 @@ int sr_batch_bind_same(SrBatch *b, const SrEqn *e, SrVal **x, int bd, SrVal **y,
   return 0;
 }
 
+SrVal *sr_batch_broadcast_as(SrBatch *b, SrVal *x, int to, const SrType *src, int bd) {
+  const SrType *t = sr_ad_type(&b->ad, x);
+  if (!t) return NULL;
+  if (!src || !src->mesh || bd < 0 || bd >= src->ndim || !src->dims[bd].nax || t->ndim >= SR_MAX_RANK ||
+      (t->mesh && t->mesh != src->mesh))
+    return sr_batch_matchaxis(b, x, SR_NOT_MAPPED, to);
+  SrTypeBuilder tb;
+  sr_type_builder(&tb, t);
+  memmove(&tb.dims[to + 1], &tb.dims[to], (size_t)(tb.ndim - to) * sizeof tb.dims[0]);
+  tb.ndim++;
+  tb.dims[to] = src->dims[bd];
+  tb.dims[to].size = b->size;
+  tb.dims[to].sym = NULL;
+  tb.mesh = src->mesh;
+  const SrType *bt = sr_type_get(&tb);
+  int64_t dims[SR_MAX_RANK];
+  for (int i = 0, k = 0; i < bt->ndim; i++)
+    if (i != to) dims[k++] = i;
+  return sr_ad_broadcast_in_dim(&b->ad, x, bt, dims, t->ndim, 1);
+}
+
 SrVal *sr_batch_bind_with(SrBatch *b, const SrEqn *e, SrVal **x, ...) {
   SrPList ps = {0};
   for (uint32_t i = 0; i < e->nparams; i++) sr_plist_add(&ps, e->params[i].key, sr_ref(e->params[i].val));

@@ -69,6 +69,11 @@ SrVal *sr_batch_at_front(SrBatch *b, SrVal *x, int bd, int64_t size);
 /* Binds e with x as its inputs (the rule of a primitive whose params do
    not depend on its shapes); every output gets batch dim `bd`. */
 int sr_batch_bind_same(SrBatch *b, const SrEqn *e, SrVal **x, int bd, SrVal **y, int *ybd);
+/* batching.broadcast(x, size, to, explicit_mesh_axis) for an unmapped x:
+   a new axis of b->size at `to`, split over the mesh axes dim `bd` of
+   src (a mapped operand's type: the batch axis' sharding) is split over;
+   sr_batch_matchaxis's broadcast when that dim is not split.  Pooled. */
+SrVal *sr_batch_broadcast_as(SrBatch *b, SrVal *x, int to, const SrType *src, int bd);
 /* Binds e's primitive with x as inputs and e's params, those named in the
    (key, counted value) pairs that follow (ending in NULL) replaced by the
    new values (appended when e lacks them).  Pooled: the result, or for a

@@ -8,6 +8,7 @@ BATCH_GOLDEN = \
 	$(BATCH_GOLDEN_MANUAL) $(BATCH_GOLDEN_BUILT)
 BATCH_GOLDEN_EW = \
 	tests/golden/vmap_ew.jxr \
+	tests/golden/vmap_ew_sharded.jxr \
 	tests/golden/vmap_reduce.jxr \
 	tests/golden/vmap_dot.jxr \
 	tests/golden/vmap_ew_jaxpr.jxr \

@@ -1542,6 +1542,13 @@ TR(tr_select_n) {
   return 0;
 }
 
+/* batching.bdim_at_front(x, bd, size, explicit_mesh_axis): an unmapped x
+   broadcast with the batch axis' sharding, that of dim sbd of src. */
+static SrVal *at_front_as(SrBatch *b, SrVal *x, int bd, const SrType *src, int sbd) {
+  if (bd != SR_NOT_MAPPED) return sr_batch_moveaxis(b, x, bd, 0);
+  return sr_batch_broadcast_as(b, x, 0, src, sbd);
+}
+
 /* lax._select_batch_rule: `which` batched like the cases binds as it is
    (a mapped scalar `which` broadcast along the cases' batch dim); an
    unmapped scalar `which` with mapped cases moves them to the first
@@ -1577,11 +1584,16 @@ static int batch_select_n(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, 
     rc = sr_batch_bind_same(b, e, v, bd[1], y, ybd);
     goto done;
   }
-  if (wt->ndim) v[0] = sr_batch_at_front(b, v[0], bd[0], b->size);
+  /* bdim_at_front with the batch axis' sharding (explicit_mesh_axis),
+     which a mapped operand's batch dim shows */
+  uint32_t m = 0;
+  while (bd[m] == SR_NOT_MAPPED) m++;
+  const SrType *mt = sr_ad_type(ad, x[m]);
+  if (wt->ndim) v[0] = at_front_as(b, v[0], bd[0], mt, bd[m]);
   int scalars = 1;
   for (uint32_t i = 1; i < n; i++) scalars &= sr_ad_type(ad, v[i])->ndim == 0;
   if (!scalars)
-    for (uint32_t i = 1; i < n; i++) v[i] = sr_batch_at_front(b, v[i], bd[i], b->size);
+    for (uint32_t i = 1; i < n; i++) v[i] = at_front_as(b, v[i], bd[i], mt, bd[m]);
   wt = sr_ad_type(ad, v[0]);
   ct = sr_ad_type(ad, v[1]);
   if (!wt || !ct) goto done;
@@ -1744,8 +1756,9 @@ static int batch_add_any(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, S
   SrVal *v[2] = {x[0], x[1]};
   int to = bd[1] != SR_NOT_MAPPED ? bd[1] : bd[0];
   if (bd[0] != bd[1]) {
-    if (bd[1] == SR_NOT_MAPPED) v[1] = sr_batch_matchaxis(b, v[1], bd[1], to);
-    else v[0] = sr_batch_matchaxis(b, v[0], bd[0], to);
+    if (bd[1] == SR_NOT_MAPPED) v[1] = sr_batch_broadcast_as(b, v[1], to, sr_ad_type(&b->ad, v[0]), bd[0]);
+    else if (bd[0] == SR_NOT_MAPPED) v[0] = sr_batch_broadcast_as(b, v[0], to, sr_ad_type(&b->ad, v[1]), bd[1]);
+    else v[0] = sr_batch_moveaxis(b, v[0], bd[0], to);
   }
   return sr_batch_bind_same(b, e, v, to, y, ybd);
 }

@@ -7,16 +7,17 @@ import jax
 import jax.numpy as jnp
 
 def _replicated(a):
-    # an example of a sharded operand is taken from a replicated copy
-    # (slicing a sharded dim is an error on an Explicit mesh)
-    spec = getattr(a.sharding, "spec", None)
+    # the examples of sharded operands are taken from replicated copies
+    # (slicing a sharded dim is an error on an Explicit mesh), unmapped
+    # operands too, so that the examples' shardings agree
+    spec = getattr(getattr(a, "sharding", None), "spec", None)
     if spec is not None and any(e is not None for e in spec):
         return jax.reshard(a, jax.sharding.PartitionSpec())
     return a
 
 def _example(a, ax, i):
     if ax is None:
-        return a
+        return _replicated(a)
     return _replicated(jnp.moveaxis(a, ax, 0))[i]
 
 def _shapes(t):
