@@ -694,6 +694,7 @@ static void bump_dims(int64_t *dims, int n, int at) {
 
 static int batch_dot_general(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
   Dims d, o;
+  if (e->nin != 2) return sr_batch_no_rule(b, e->prim);
   if (dot_dims(&b->ad, e, &d) < 0) return -1;
   const SrType *lt = sr_ad_type(&b->ad, x[0]), *rt = sr_ad_type(&b->ad, x[1]);
   if (!lt || !rt) return -1;

@@ -1355,6 +1355,7 @@ static int same_shape(const SrType *a, const SrType *b) {
    broadcast to the operand's shape and 1-d ones along its first dim. */
 static int batch_clamp(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
   SrAd *ad = &b->ad;
+  if (e->nin != 3) return sr_batch_no_rule(b, e->prim);
   SrVal *v[3] = {x[0], x[1], x[2]};
   const SrType *t[3];
   for (int i = 0; i < 3; i++)
@@ -1556,12 +1557,13 @@ static SrVal *at_front_as(SrBatch *b, SrVal *x, int bd, const SrType *src, int s
    broadcast along dim 0 and scalar cases to `which`'s shape. */
 static int batch_select_n(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
   SrAd *ad = &b->ad;
-  uint32_t n = e->nin, nc = n - 1;
+  uint32_t n = e->nin;
+  if (n < 2) return sr_batch_no_rule(b, e->prim);
   SrVal *small[64], **v = n <= 64 ? small : sr_xcalloc(n, sizeof *v);
   int rc = -1;
   memcpy(v, x, n * sizeof *v);
   const SrType *wt = sr_ad_type(ad, v[0]), *ct = sr_ad_type(ad, v[1]);
-  if (!wt || !ct || nc < 1) goto done;
+  if (!wt || !ct) goto done;
   int agree = 1, all_mapped = 1, cases_agree = 1, cases_same = 1;
   for (uint32_t i = 1; i < n; i++) {
     const SrType *t = sr_ad_type(ad, v[i]);
@@ -1711,6 +1713,7 @@ TR(tr_convert) {
 /* lax._convert_element_type_batching_rule: the same dtype change, its
    sharding (when given) with the batch axis' entry at the batch dim. */
 static int batch_convert(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
+  if (e->nin != 1) return sr_batch_no_rule(b, e->prim);
   SrVal *sh = sr_eqn_param(e, sr_intern_cstr("sharding"));
   if (!sh || sh->kind == SR_V_NONE) return sr_batch_bind_same(b, e, x, bd[0], y, ybd);
   y[0] = sr_batch_bind_with(b, e, x, "sharding",
@@ -1753,6 +1756,7 @@ TR(tr_add_any) {
 /* batching.add_batched: an unmapped operand broadcast to the other's
    batch dim, or x's batch dim moved to y's. */
 static int batch_add_any(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
+  if (e->nin != 2) return sr_batch_no_rule(b, e->prim);
   SrVal *v[2] = {x[0], x[1]};
   int to = bd[1] != SR_NOT_MAPPED ? bd[1] : bd[0];
   if (bd[0] != bd[1]) {

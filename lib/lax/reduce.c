@@ -545,6 +545,7 @@ static int comm_reduce(const SrEqn *e, SrCommNote *out, int max) {
    dim, which stays where it falls among the kept dims; an out_sharding
    gets the batch axis' entry there (get_sharding_for_vmap). */
 static int batch_reducer(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
+  if (e->nin != 1) return sr_batch_no_rule(b, e->prim);
   const SrType *xt = sr_ad_type(&b->ad, x[0]);
   int64_t axes[SR_MAX_RANK];
   int na = param_ints(e, "axes", axes, SR_MAX_RANK);
@@ -700,6 +701,7 @@ static int ev_cumulative(SrEvalCtx *cx, const SrEvalEqn *e) {
 /* loops._cumred_batch_rule: the axis shifted past the batch dim, which
    stays. */
 static int batch_cumred(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
+  if (e->nin != 1) return sr_batch_no_rule(b, e->prim);
   int64_t axis = param_int(e, "axis", 0);
   if (axis >= bd[0]) axis++;
   y[0] = sr_batch_bind_with(b, e, x, "axis", sr_int(NULL, axis), NULL);
