@@ -26,7 +26,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/lax/control.c lib/lax/dot.c lib/lax/elementwise.c lib/lax/lax.c \
 	lib/lax/lax.h lib/lax/manual.c lib/lax/random.c lib/lax/reduce.c \
 	lib/lax/sharding.c lib/lax/structural.c \
-	lib/py/ast.h lib/py/builtins_py.c lib/py/interp.c lib/py/interp.h \
+	lib/py/ast.h lib/py/builtins_py.c lib/py/class.c lib/py/class.h lib/py/interp.c lib/py/interp.h \
 	lib/py/lex.c lib/py/lex.h lib/py/objects.c lib/py/objects.h lib/py/range.c \
 	lib/py/range.h lib/py/re.c lib/py/syntax.c \
 	lib/jax/api.c lib/jax/api.h lib/jax/array_methods.c lib/jax/array_methods.h lib/jax/autodiff.c \

@@ -485,6 +485,26 @@ void sr_val_equal_class(const SrClass *cls, int (*equal)(const SrVal *a, const S
     }
 }
 
+static struct {
+  const SrClass *cls;
+  const char *(*type_name)(const SrVal *);
+} named_classes[8];
+
+void sr_val_type_name_class(const SrClass *cls, const char *(*type_name)(const SrVal *v)) {
+  for (int i = 0; i < 8; i++)
+    if (!named_classes[i].cls || named_classes[i].cls == cls) {
+      named_classes[i].cls = cls;
+      named_classes[i].type_name = type_name;
+      return;
+    }
+}
+
+static const char *obj_type_name(const SrVal *v) {
+  for (int i = 0; i < 8 && named_classes[i].cls; i++)
+    if (named_classes[i].cls == v->obj.cls) return named_classes[i].type_name(v);
+  return v->obj.cls->name;
+}
+
 static int obj_equal(const SrVal *a, const SrVal *b) {
   if (a->obj.data == b->obj.data) return 1;
   for (int i = 0; i < 8 && equal_classes[i].cls; i++)
@@ -728,7 +748,7 @@ const char *sr_val_kind_name(const SrVal *v) {
   case SR_V_AXISTYPE: return "AxisType";
   case SR_V_JAXPR: return "Jaxpr";
   case SR_V_JAXPR_REF: return "Jaxpr";
-  case SR_V_OBJ: return v->obj.cls->name;
+  case SR_V_OBJ: return obj_type_name(v);
   }
   return "object";
 }

@@ -165,6 +165,11 @@ void sr_val_equal_class(const SrClass *cls, int (*equal)(const SrVal *a, const S
    repr when it has none, or when repr is set), else <NAME object>. */
 void sr_obj_print(SrBuf *out, const SrVal *v, int repr);
 
+/* Objects of a class registered here have the Python type name
+   type_name(v) (sr_val_kind_name) instead of their class's name: the
+   instances of the language's classes, named for their class. */
+void sr_val_type_name_class(const SrClass *cls, const char *(*type_name)(const SrVal *v));
+
 /* Structural equality of plain data (ints, strings, tuples, specs...). */
 int sr_val_equal(const SrVal *a, const SrVal *b);
 

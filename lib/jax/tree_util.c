@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/jaxstate.h"
+#include "py/class.h"
 #include "py/objects.h"
 #include "py/range.h"
 #include "jax/vjp.h"
@@ -258,6 +259,57 @@ static SrVal *tree_map_fn(SrInterp *I, SrArgs *a) {
 }
 
 
+/* ---- registering classes as pytree nodes (class statements' classes) ---- */
+
+/* register_pytree_node(nodetype, flatten_func, unflatten_func) */
+static SrVal *register_node_fn(SrInterp *I, SrArgs *a) {
+  SrVal *p[4];
+  if (sr_args_parse(I, a, "register_pytree_node", "nodetype, flatten_func, unflatten_func, flatten_with_keys_func=", p) < 0)
+    return NULL;
+  if (!sr_is_callable(p[1]) || !sr_is_callable(p[2]))
+    return sr_raise(I, "TypeError", "register_pytree_node: flatten_func and unflatten_func must be callable");
+  if (sr_class_register_pytree(I, p[0], SR_TREE_FUNCS, p[1], p[2]) < 0) return NULL;
+  return sr_none();
+}
+
+/* @register_pytree_node_class: cls.tree_flatten() and cls.tree_unflatten(aux, children) */
+static SrVal *register_node_class_fn(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "register_pytree_node_class", "cls", p) < 0) return NULL;
+  if (sr_class_register_pytree(I, p[0], SR_TREE_METHODS, NULL, NULL) < 0) return NULL;
+  return sr_ref(p[0]);
+}
+
+/* register_dataclass(nodetype, data_fields=None, meta_fields=None):
+   a decorator too; the fields default to a dataclass's */
+static SrVal *register_dataclass_fn(SrInterp *I, SrArgs *a) {
+  SrVal *p[4];
+  if (sr_args_parse(I, a, "register_dataclass", "nodetype, data_fields=, meta_fields=, drop_fields=", p) < 0)
+    return NULL;
+  SrVal *data = p[1] && p[1]->kind != SR_V_NONE ? p[1] : NULL;
+  SrVal *meta = p[2] && p[2]->kind != SR_V_NONE ? p[2] : NULL;
+  if (!data != !meta) {
+    SrBuf b = SR_BUF_INIT;
+    sr_buf_puts(&b, "data_fields=");
+    sr_val_repr(&b, p[1] ? p[1] : sr_none());
+    sr_buf_puts(&b, " meta_fields=");
+    sr_val_repr(&b, p[2] ? p[2] : sr_none());
+    sr_raise(I, "TypeError", "register_dataclass: data_fields and meta_fields must both be specified when either is specified. Got %s.", b.p);
+    sr_buf_free(&b);
+    return NULL;
+  }
+  if (sr_class_register_pytree(I, p[0], SR_TREE_DATACLASS, data, meta) < 0) return NULL;
+  return sr_ref(p[0]);
+}
+
+/* register_static(cls): a node with no children, kept whole in the treedef */
+static SrVal *register_static_fn(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "register_static", "cls", p) < 0) return NULL;
+  if (sr_class_register_pytree(I, p[0], SR_TREE_STATIC, NULL, NULL) < 0) return NULL;
+  return sr_ref(p[0]);
+}
+
 /* ---- registration ---- */
 
 void sr_tree_util_init(void) {
@@ -268,6 +320,14 @@ void sr_tree_util_init(void) {
   } defs[] = {
     {"jax.tree.map jax.tree_util.tree_map", tree_map_fn, "map(f, tree, *rest): f applied to every leaf"},
     {"jax.tree.leaves jax.tree_util.tree_leaves", tree_leaves_fn, "leaves(tree): the leaves, in order"},
+    {"jax.tree_util.register_pytree_node", register_node_fn,
+     "register_pytree_node(nodetype, flatten_func, unflatten_func): a class's instances become pytree nodes"},
+    {"jax.tree_util.register_pytree_node_class", register_node_class_fn,
+     "register_pytree_node_class(cls): a pytree node by its tree_flatten method and tree_unflatten classmethod"},
+    {"jax.tree_util.register_dataclass", register_dataclass_fn,
+     "register_dataclass(nodetype, data_fields=None, meta_fields=None): a dataclass as a pytree node of its data fields"},
+    {"jax.tree_util.register_static", register_static_fn,
+     "register_static(cls): a pytree node without children (static data)"},
     {NULL, NULL, NULL},
   };
   for (int i = 0; defs[i].names; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);

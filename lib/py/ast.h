@@ -60,6 +60,8 @@ typedef enum {
   SR_N_DEL,       /* del list */
   SR_N_GLOBAL,    /* global names */
   SR_N_SEQ,       /* list: several statements written on one line */
+  SR_N_CLASS,     /* class name(list3...): list; list2: decorators; doc: its docstring or NULL */
+  SR_N_ANNOT,     /* a: T = b (b may be NULL); doc: the text of T */
 } SrNodeKind;
 
 /* operators */

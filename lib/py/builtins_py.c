@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "py/class.h"
 #include "py/objects.h"
 #include "py/range.h"
 #include "util/intern.h"
@@ -550,6 +551,8 @@ static SrVal *bi_isinstance(SrInterp *I, SrArgs *a) {
     }
     return sr_bool(0);
   }
+  int in_class = sr_class_isinstance(a->v[0], t);
+  if (in_class >= 0) return sr_bool(in_class);
   const char *name = sr_builtin_name(t);
   if (name && strncmp(name, "builtins.", 9) == 0) name += 9;
   const char *kn = sr_val_kind_name(a->v[0]);
@@ -631,6 +634,7 @@ static SrVal *bi_type(SrInterp *I, SrArgs *a) {
   if (a->n != 1) return sr_raise(I, "TypeError", "type() takes 1 argument");
   if (sr_is_obj(a->v[0], &sr_exception_class))
     return sr_ref(sr_lookup_builtin_name(sr_exc_type(a->v[0])) ? sr_lookup_builtin_name(sr_exc_type(a->v[0])) : sr_none());
+  if (sr_class_of(a->v[0])) return sr_ref(sr_class_of(a->v[0]));
   char buf[128];
   snprintf(buf, sizeof buf, "<class '%s'>", sr_val_kind_name(a->v[0]));
   return sr_word(NULL, buf, strlen(buf));
@@ -770,4 +774,5 @@ void sr_builtins_py_init(void) {
   sr_def("time.process_time", bi_process_time,
          "time.process_time(): CPU seconds of this process, all its threads");
   sr_re_init();
+  sr_class_init();
 }

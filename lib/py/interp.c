@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "py/class.h"
 #include "py/objects.h"
 #include "py/range.h"
 #include "util/intern.h"
@@ -163,6 +164,7 @@ SrInterp *sr_interp_new(const SrPyInit *init) {
   I->py->globals = sr_env_new(NULL);
   I->py->out = stdout;
   I->py->echo = 1;
+  sr_class_set_interp(I);
   I->stop_at = UINT64_MAX;
   if (I->py->init->state_new) I->py->init->state_new(I);
   return I;
@@ -172,6 +174,7 @@ void sr_interp_free(SrInterp *I) {
   if (!I) return;
   sr_exc_clear(I);
   sr_unref(I->py->handled);
+  sr_class_forget_interp(I);
   if (I->py->init->state_clear) I->py->init->state_clear(I);
   /* functions hold the globals they were defined in: emptying the globals
      first breaks those cycles */
@@ -408,6 +411,8 @@ typedef struct Frame {
   int nglobals;
   const char **nonlocals; /* and nonlocal */
   int nnonlocals;
+  SrEnv *scope;       /* a class body's: where its functions close over (not the class namespace) */
+  SrFunction *fn;     /* the function running, for super() */
 } Frame;
 
 static int name_in(const char **names, int n, const char *name) {
@@ -484,9 +489,25 @@ static SrVal *eval_seq(SrInterp *I, Frame *f, SrNode *n) {
   return v;
 }
 
+/* super() without arguments: the class the running method was defined
+   in, and its first argument (CPython's __class__ cell) */
+static SrVal *zero_arg_super(SrInterp *I, Frame *f, SrNode *n) {
+  SrFunction *fn = f->fn;
+  if (!fn || !fn->owner) return sr_raise(I, "RuntimeError", "super(): __class__ cell not found");
+  SrVal *self = fn->node->params->n ? sr_env_lookup(f->env, fn->node->params->names[0]) : NULL;
+  if (!self) return sr_raise(I, "RuntimeError", "super(): no arguments");
+  SrVal *r = sr_class_super(I, fn->owner, self);
+  if (!r) locate(I, n->off);
+  return r;
+}
+
 static SrVal *eval_call(SrInterp *I, Frame *f, SrNode *n) {
   SrVal *fn = eval(I, f, n->a);
   if (!fn) return NULL;
+  if (n->a->kind == SR_N_NAME && n->n == 0 && n->n2 == 0 && fn == sr_lookup_qualname("builtins.super")) {
+    sr_unref(fn);
+    return zero_arg_super(I, f, n);
+  }
   SrVal *stack_pos[16], *stack_kw[16];
   const char *stack_kwn[16];
   int cap = 16, kcap = 16;
@@ -648,7 +669,7 @@ static int comp_loop(SrInterp *I, Frame *f, SrNode *c, int g, SrVal *acc) {
 
 static SrVal *eval_comp(SrInterp *I, Frame *f, SrNode *c) {
   /* the comprehension's variables live in a scope of their own */
-  Frame inner = {sr_env_new(f->env), NULL, f->globals, f->nglobals, f->nonlocals, f->nnonlocals};
+  Frame inner = {sr_env_new(f->env), NULL, f->globals, f->nglobals, f->nonlocals, f->nnonlocals, NULL, f->fn};
   SrVal *acc = c->op == SR_COMP_DICT ? sr_dict(NULL)
                                      : sr_seq(NULL, c->op == SR_COMP_SET ? SR_V_SET : SR_V_LIST, 0);
   int rc = comp_loop(I, &inner, c, 0, acc);
@@ -930,7 +951,8 @@ static SrVal *make_function(SrInterp *I, Frame *f, SrNode *n) {
         return NULL;
       }
     }
-  return sr_function_new(I->py->code, n, f->env, defaults, n->kind == SR_N_LAMBDA ? "<lambda>" : n->name);
+  return sr_function_new(I->py->code, n, f->scope ? f->scope : f->env, defaults,
+                         n->kind == SR_N_LAMBDA ? "<lambda>" : n->name);
 }
 
 /* A jaxpr written in a statement is type-checked when it is first
@@ -1295,6 +1317,64 @@ static Status exec_import(SrInterp *I, Frame *f, SrNode *n) {
   return ST_OK;
 }
 
+/* class NAME(BASE): BODY -- the body runs in a namespace of its own, whose
+   functions close over the enclosing scope, then the class is made of it
+   and the decorators apply, bottom-up. */
+static Status exec_class(SrInterp *I, Frame *f, SrNode *n) {
+  SrVal *base = NULL;
+  if (n->n3 > 1) {
+    sr_raise(I, "NotImplementedError", "multiple inheritance is not supported (class %s has %d bases)", n->name, n->n3);
+    locate(I, n->list3[1]->off);
+    return ST_ERROR;
+  }
+  if (n->n3 == 1 && !(base = eval(I, f, n->list3[0]))) return ST_ERROR;
+  SrVal **decos = sr_xcalloc((size_t)n->n2 + 1, sizeof *decos);
+  Status s = ST_OK;
+  for (int i = 0; i < n->n2 && s == ST_OK; i++)
+    if (!(decos[i] = eval(I, f, n->list2[i]))) s = ST_ERROR;
+  SrEnv *ns = sr_env_new(f->env);
+  if (s == ST_OK) {
+    sr_env_set(ns, sr_intern_cstr("__module__"), sr_str_cstr(NULL, "__main__"));
+    sr_env_set(ns, sr_intern_cstr("__qualname__"), sr_str_cstr(NULL, n->name));
+    if (n->doc) sr_env_set(ns, sr_intern_cstr("__doc__"), sr_str_cstr(NULL, n->doc));
+    Frame cf = {ns, NULL, NULL, 0, NULL, 0, f->env, NULL};
+    s = exec_block(I, &cf, n->list, n->n);
+    free(cf.globals);
+    free(cf.nonlocals);
+    if (s != ST_OK && s != ST_ERROR) {
+      sr_raise(I, "SyntaxError", "'break' outside loop");
+      locate(I, n->off);
+      s = ST_ERROR;
+    }
+  }
+  SrVal *cls = NULL;
+  if (s == ST_OK) {
+    /* the namespace as a dict, in no particular order but the annotations' */
+    SrVal *d = sr_dict(NULL);
+    for (size_t i = 0; i < ns->cap; i++)
+      if (ns->keys[i]) sr_dict_set(NULL, d, sr_str_cstr(NULL, ns->keys[i]), sr_ref(ns->vals[i]));
+    cls = sr_class_new(I, n->name, base, d);
+    if (!cls) {
+      locate(I, n->off);
+      s = ST_ERROR;
+    }
+  }
+  sr_env_clear(ns);
+  sr_env_unref(ns);
+  for (int i = n->n2 - 1; i >= 0 && s == ST_OK; i--) {
+    SrVal *g = sr_call1(I, decos[i], cls);
+    if (!g) locate(I, n->list2[i]->off);
+    sr_unref(cls);
+    cls = g;
+    if (!g) s = ST_ERROR;
+  }
+  for (int i = 0; i < n->n2; i++) sr_unref(decos[i]);
+  free(decos);
+  sr_unref(base);
+  if (s == ST_OK) sr_env_set(f->env, n->name, cls);
+  return s;
+}
+
 static Status exec_stmt(SrInterp *I, Frame *f, SrNode *n, int top) {
   if (sr_interrupt_point(I) || out_of_memory(I)) {
     if (!I->exc) sr_raise(I, "KeyboardInterrupt", "interrupted");
@@ -1368,6 +1448,23 @@ static Status exec_stmt(SrInterp *I, Frame *f, SrNode *n, int top) {
     sr_env_set(f->env, n->name, fn);
     return ST_OK;
   }
+  case SR_N_CLASS: return exec_class(I, f, n);
+  case SR_N_ANNOT:
+    /* a class body records the annotation (as its text) in order */
+    if (f->scope) {
+      SrVal *ann = sr_env_lookup(f->env, sr_intern_cstr("__annotations__"));
+      if (!ann || ann->kind != SR_V_DICT) {
+        ann = sr_dict(NULL);
+        sr_env_set(f->env, sr_intern_cstr("__annotations__"), ann);
+      }
+      sr_dict_set(NULL, ann, sr_str_cstr(NULL, n->a->name), sr_str_cstr(NULL, n->doc));
+    }
+    if (n->b) {
+      SrVal *v = eval(I, f, n->b);
+      if (!v) return ST_ERROR;
+      return assign(I, f, n->a, v);
+    }
+    return ST_OK;
   case SR_N_RETURN:
     if (n->a) {
       f->ret = eval(I, f, n->a);
@@ -1618,6 +1715,7 @@ SrVal *sr_function_call(SrInterp *I, SrFunction *fn, SrArgs *a) {
     return sr_raise(I, "RecursionError", "maximum recursion depth exceeded");
   SrEnv *env = sr_env_new(fn->closure);
   int npos = ps->n - ps->nkwonly;
+  const char *fname = fn->qualname ? fn->qualname : fn->name; /* a method: C.f() */
   /* positional */
   int given = a->n < npos ? a->n : npos;
   for (int i = 0; i < given; i++) sr_env_set(env, ps->names[i], sr_ref(a->v[i]));
@@ -1625,7 +1723,7 @@ SrVal *sr_function_call(SrInterp *I, SrFunction *fn, SrArgs *a) {
     if (!ps->star) {
       sr_env_unref(env);
       return sr_raise(I, "TypeError", "%s() takes %d positional argument%s but %d were given",
-                      fn->name, npos, npos == 1 ? "" : "s", a->n);
+                      fname, npos, npos == 1 ? "" : "s", a->n);
     }
   }
   if (ps->star) {
@@ -1645,12 +1743,12 @@ SrVal *sr_function_call(SrInterp *I, SrFunction *fn, SrArgs *a) {
         continue;
       }
       sr_env_unref(env);
-      return sr_raise(I, "TypeError", "%s() got an unexpected keyword argument '%s'", fn->name, a->kw[k]);
+      return sr_raise(I, "TypeError", "%s() got an unexpected keyword argument '%s'", fname, a->kw[k]);
     }
     if (found < given) {
       sr_env_unref(env);
       sr_unref(kwargs);
-      return sr_raise(I, "TypeError", "%s() got multiple values for argument '%s'", fn->name, a->kw[k]);
+      return sr_raise(I, "TypeError", "%s() got multiple values for argument '%s'", fname, a->kw[k]);
     }
     sr_env_set(env, ps->names[found], sr_ref(a->kwv[k]));
   }
@@ -1673,13 +1771,13 @@ SrVal *sr_function_call(SrInterp *I, SrFunction *fn, SrArgs *a) {
       if (i) sr_buf_puts(&b, i == nmissing - 1 ? (nmissing > 2 ? ", and " : " and ") : ", ");
       sr_buf_printf(&b, "'%s'", missing[i]);
     }
-    sr_raise(I, "TypeError", "%s() missing %d required %s argument%s: %s", fn->name, nmissing,
+    sr_raise(I, "TypeError", "%s() missing %d required %s argument%s: %s", fname, nmissing,
              kwonly_missing ? "keyword-only" : "positional", nmissing == 1 ? "" : "s", b.p);
     sr_buf_free(&b);
     sr_env_unref(env);
     return NULL;
   }
-  Frame fr = {env, NULL, NULL, 0, NULL, 0};
+  Frame fr = {env, NULL, NULL, 0, NULL, 0, NULL, fn};
   SrCode *saved = I->py->code;
   I->py->code = fn->code;
   I->py->depth++;
@@ -1807,7 +1905,7 @@ int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going) {
     }
     SrCode *saved = I->py->code;
     I->py->code = code;
-    Frame fr = {I->py->globals, NULL, NULL, 0, NULL, 0};
+    Frame fr = {I->py->globals, NULL, NULL, 0, NULL, 0, NULL, NULL};
     if (I->py->init->stmt_begin) I->py->init->stmt_begin(I);
     Status s = exec_stmt(I, &fr, n, 1);
     I->py->code = saved;
@@ -1844,7 +1942,7 @@ SrVal *sr_interp_eval_text(SrInterp *I, SrSrc *src, size_t pos) {
   } else {
     SrCode *saved = I->py->code;
     I->py->code = code;
-    Frame fr = {I->py->globals, NULL, NULL, 0, NULL, 0};
+    Frame fr = {I->py->globals, NULL, NULL, 0, NULL, 0, NULL, NULL};
     v = eval(I, &fr, e);
     I->py->code = saved;
     if (!v) {

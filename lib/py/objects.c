@@ -249,6 +249,7 @@ static void function_free(void *d) {
   sr_env_unref(f->closure);
   sr_code_unref(f->code);
   sr_unref(f->attrs);
+  sr_unref(f->owner);
   free(f);
 }
 
@@ -258,6 +259,7 @@ static void function_traverse(void *d, SrValVisit visit, void *arg) {
   for (int i = 0; i < f->node->params->n; i++)
     if (f->defaults[i]) visit(f->defaults[i], arg);
   if (f->attrs) visit(f->attrs, arg);
+  if (f->owner) visit(f->owner, arg);
 }
 
 static void function_clear(void *d) {
@@ -268,11 +270,13 @@ static void function_clear(void *d) {
   }
   sr_unref(f->attrs);
   f->attrs = NULL;
+  sr_unref(f->owner);
+  f->owner = NULL;
 }
 
 static void function_repr(SrBuf *out, const SrVal *v) {
   const SrFunction *f = v->obj.data;
-  sr_buf_printf(out, "<function %s>", f->name);
+  sr_buf_printf(out, "<function %s>", f->qualname ? f->qualname : f->name);
 }
 
 static SrVal *function_call(SrInterp *I, SrVal *self, SrArgs *a) {
@@ -282,6 +286,7 @@ static SrVal *function_call(SrInterp *I, SrVal *self, SrArgs *a) {
 static SrVal *function_getattr(SrInterp *I, SrVal *self, const char *name) {
   SrFunction *f = self->obj.data;
   if (strcmp(name, "__name__") == 0) return sr_str_cstr(NULL, f->name);
+  if (strcmp(name, "__qualname__") == 0) return sr_str_cstr(NULL, f->qualname ? f->qualname : f->name);
   if (f->attrs) {
     SrVal *k = sr_str_cstr(NULL, name);
     SrVal *v = sr_dict_get(f->attrs, k);
@@ -349,6 +354,7 @@ static const struct {
   {"SyntaxError", "Exception"},
   {"TypeError", "Exception"},
   {"ValueError", "Exception"},
+  {"FrozenInstanceError", "AttributeError"}, /* dataclasses' */
   {"StopIteration", "Exception"},
   /* JAX's */
   {"ShardingTypeError", "Exception"},

@@ -43,6 +43,8 @@ typedef struct SrFunction {
   SrVal **defaults;  /* one per parameter, NULL where none */
   const char *name;  /* interned */
   SrVal *attrs;      /* a dict of attributes set on the function, or NULL */
+  const char *qualname; /* a method's "C.f" (interned), or NULL: name */
+  SrVal *owner;      /* the class whose body defined it (super()), or NULL */
 } SrFunction;
 
 extern const SrClass sr_function_class;

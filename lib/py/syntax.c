@@ -1281,10 +1281,22 @@ static SrNode *small_stmt(LP *p) {
         return n->b ? n : NULL;
       }
     if (at_op(p, ":") && e->kind == SR_N_NAME) {
-      /* an annotated assignment: x: T = v */
+      /* an annotated assignment: x: T = v; T is kept as text (a class
+         body records it in __annotations__), never evaluated */
+      SrNode *n = node(p, SR_N_ANNOT, off);
+      n->a = e;
       advance(p);
+      size_t at = p->tok.off;
       if (!test(p)) return NULL;
-      if (!at_op(p, "=")) return node(p, SR_N_PASS, off);
+      size_t end = p->tok.off;
+      while (end > at && (p->src->text[end - 1] == ' ' || p->src->text[end - 1] == '\t')) end--;
+      n->doc = sr_arena_strndup(p->a, p->src->text + at, end > at ? end - at : 0);
+      if (at_op(p, "=")) {
+        advance(p);
+        n->b = testlist_star(p, 1);
+        if (!n->b) return NULL;
+      }
+      return n;
     }
     if (at_op(p, "=")) {
       SrNode *n = node(p, SR_N_ASSIGN, p->tok.off);
@@ -1416,6 +1428,36 @@ static SrNode *def_stmt(LP *p, NL *decorators, size_t start) {
   return n;
 }
 
+/* classdef: 'class' NAME ['(' [arguments] ')'] ':' block -- the bases
+   positional; a keyword (metaclass=) is refused. */
+static SrNode *class_stmt(LP *p, NL *decorators) {
+  SrNode *n = node(p, SR_N_CLASS, p->tok.off);
+  n->list2 = nl_done(p, decorators, &n->n2);
+  advance(p);
+  if (p->tok.kind != SR_T_NAME) return fail(p, "a class name");
+  n->name = p->tok.text;
+  advance(p);
+  if (at_op(p, "(")) {
+    SrNode *c = call(p, n);
+    if (!c) return NULL;
+    if (c->n2) return syntax_error(p, c->list2[0]->off, "%s", "class keywords (metaclass=...) are not supported");
+    for (int i = 0; i < c->n; i++)
+      if (c->list[i]->kind == SR_N_STARRED) return syntax_error(p, c->list[i]->off, "%s", "a starred base class is not supported");
+    n->list3 = c->list;
+    n->n3 = c->n;
+  }
+  /* return, even in a class inside a function, is outside a function */
+  int in_def = p->in_def;
+  p->in_def = 0;
+  int rc = colon_block(p, &n->list, &n->n);
+  p->in_def = in_def;
+  if (rc < 0) return NULL;
+  if (n->n && n->list[0]->kind == SR_N_EXPR && n->list[0]->a->kind == SR_N_CONST &&
+      n->list[0]->a->val->kind == SR_V_STR)
+    n->doc = n->list[0]->a->val->str.s;
+  return n;
+}
+
 static SrNode *compound(LP *p) {
   size_t off = p->tok.off;
   const char *w = p->tok.text;
@@ -1523,9 +1565,8 @@ static SrNode *compound(LP *p) {
     return def_stmt(p, &none, off);
   }
   if (w == kw("class")) {
-    p->err = 1;
-    sr_error(p->d, SR_E_PARSE, p->src, off, "class definitions are not supported");
-    return NULL;
+    NL none = {0};
+    return class_stmt(p, &none);
   }
   return NULL;
 }
@@ -1550,9 +1591,10 @@ static SrNode *stmt(LP *p) {
       }
       advance(p);
     }
+    if (at_kw(p, "class")) return class_stmt(p, &decos);
     if (!at_kw(p, "def")) {
       free(decos.v);
-      return fail(p, "'def' after decorators");
+      return fail(p, "'def' or 'class' after decorators");
     }
     return def_stmt(p, &decos, off);
   }

@@ -155,7 +155,7 @@ static void treedef_rec(SrBuf *b, const SrVal *v, SrVal *(*children)(SrVal *v)) 
     }
     sr_buf_putc(b, '}');
   } else {
-    sr_buf_printf(b, "CustomNode(%s[...], [", v->obj.cls->name);
+    sr_buf_printf(b, "CustomNode(%s[...], [", sr_val_kind_name(v));
     for (int i = 0; i < ch->seq.n; i++) {
       if (i) sr_buf_puts(b, ", ");
       treedef_rec(b, ch->seq.items[i], children);

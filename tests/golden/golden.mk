@@ -55,6 +55,12 @@ GOLDEN_TESTS = \
 	tests/golden/py_time.jxr \
 	tests/golden/py_re.jxr \
 	tests/golden/py_re_errors.jxr \
+	tests/golden/py_class.jxr \
+	tests/golden/py_class_errors.jxr \
+	tests/golden/py_namedtuple.jxr \
+	tests/golden/py_dataclass.jxr \
+	tests/golden/class_pytree.jxr \
+	tests/golden/class_errors.jxr \
 	tests/golden/py_int_edges.jxr \
 	tests/golden/int_overflow.jxr \
 	tests/golden/py_recursive.jxr \

@@ -1,0 +1,62 @@
+/* class.h: Python's classes (class.c): class objects, their instances,
+ * bound methods, property / staticmethod / classmethod, super(), and the
+ * classes the standard library makes: typing.NamedTuple and
+ * collections.namedtuple (tuples with named fields), dataclasses.
+ *
+ * A class statement runs its body in a namespace of its own (interp.c);
+ * sr_class_new makes the class of it.  A class object is an SR_V_OBJ of
+ * sr_type_class, an instance one of sr_instance_class whose type name
+ * (sr_val_kind_name) is its class's name, so that errors say
+ * "'TrainState' object has no attribute 'step'".  An instance's
+ * operators, len, iteration, indexing, calls, str and repr go to the
+ * dunder methods its class defines.  Instances of a class registered as
+ * a pytree (namedtuples always; jax.tree_util's register_* for the rest)
+ * are pytree nodes through SrLangOps.tree_children / tree_rebuild.
+ */
+#ifndef SR_LANG_CLASS_H
+#define SR_LANG_CLASS_H
+
+#include "py/objects.h"
+
+extern const SrClass sr_type_class;
+extern const SrClass sr_instance_class;
+
+/* The class named name (interned) with the given base (borrowed; NULL:
+   object) from the namespace ns (a dict of str keys, stolen) that its
+   body made; annotations (a dict, stolen, or NULL) are the names the
+   body annotated, in order, for NamedTuple and dataclass fields.  A new
+   reference, or NULL with an exception. */
+SrVal *sr_class_new(SrInterp *I, const char *name, SrVal *base, SrVal *ns);
+/* Whether x is an instance of t (1 or 0), or -1 when t is not a class of
+   this file (the caller goes on with its own). */
+int sr_class_isinstance(SrVal *x, SrVal *t);
+/* The class object of an instance (borrowed), or NULL for other values. */
+SrVal *sr_class_of(const SrVal *v);
+/* super() in a method of cls called with self: a proxy whose attributes
+   are looked up past cls in self's class's MRO. */
+SrVal *sr_class_super(SrInterp *I, SrVal *cls, SrVal *self);
+/* The interpreter whose Python a printer or a pytree walk calls (repr,
+   tree_flatten), which have no interpreter of their own: the newest. */
+void sr_class_set_interp(SrInterp *I);
+void sr_class_forget_interp(SrInterp *I);
+
+/* Pytree registrations (jax.tree_util): how a class's instances flatten. */
+enum {
+  SR_TREE_NONE,
+  SR_TREE_FUNCS,     /* register_pytree_node(cls, flatten, unflatten) */
+  SR_TREE_METHODS,   /* register_pytree_node_class: tree_flatten / tree_unflatten */
+  SR_TREE_DATACLASS, /* register_dataclass(cls, data_fields, meta_fields) */
+  SR_TREE_STATIC,    /* register_static: a node without children */
+};
+/* Registers cls (a class object of this file: else TypeError) as a
+   pytree node of kind how, with a and b (borrowed): the flatten and
+   unflatten functions, or the data and meta field names (lists of str;
+   NULL for a dataclass's: its fields).  0, or -1 with an exception. */
+int sr_class_register_pytree(SrInterp *I, SrVal *cls, int how, SrVal *a, SrVal *b);
+
+/* Registers the built-ins of this file: object, property, staticmethod,
+   classmethod, super, issubclass, typing.NamedTuple,
+   collections.namedtuple and the dataclasses module. */
+void sr_class_init(void);
+
+#endif
