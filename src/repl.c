@@ -362,7 +362,7 @@ static int input_complete(SrInterp *I, const char *text, size_t len, int last_bl
       break;
     }
     if (n->kind == SR_N_DEF || n->kind == SR_N_IF || n->kind == SR_N_FOR || n->kind == SR_N_WHILE ||
-        n->kind == SR_N_TRY || n->kind == SR_N_WITH)
+        n->kind == SR_N_TRY || n->kind == SR_N_WITH || n->kind == SR_N_CLASS)
       block = 1;
   }
   sr_diags_clear(&d);

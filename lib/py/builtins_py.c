@@ -633,7 +633,8 @@ static SrVal *bi_callable(SrInterp *I, SrArgs *a) {
 static SrVal *bi_type(SrInterp *I, SrArgs *a) {
   if (a->n != 1) return sr_raise(I, "TypeError", "type() takes 1 argument");
   if (sr_is_obj(a->v[0], &sr_exception_class))
-    return sr_ref(sr_lookup_builtin_name(sr_exc_type(a->v[0])) ? sr_lookup_builtin_name(sr_exc_type(a->v[0])) : sr_none());
+    return sr_lookup_builtin_name(sr_exc_type(a->v[0])) ? sr_ref(sr_lookup_builtin_name(sr_exc_type(a->v[0])))
+                                                        : sr_obj(&sr_exctype_class, (void *)sr_intern_cstr(sr_exc_type(a->v[0])));
   if (sr_class_of(a->v[0])) return sr_ref(sr_class_of(a->v[0]));
   char buf[128];
   snprintf(buf, sizeof buf, "<class '%s'>", sr_val_kind_name(a->v[0]));

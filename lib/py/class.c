@@ -106,6 +106,8 @@ static int is_subclass(const SrPyClass *c, const SrPyClass *of) {
 /* what a value that is not a class of ours is called in errors: int for
    the builtin int, else its type's name */
 static const char *what_class(const SrVal *v) {
+  const char *e = sr_exception_type_name(v);
+  if (e) return e;
   const char *n = sr_is_obj(v, &sr_builtin_class) ? sr_builtin_name((SrVal *)v) : NULL;
   if (n && strncmp(n, "builtins.", 9) == 0) return n + 9;
   return n ? n : sr_val_kind_name(v);
@@ -405,6 +407,20 @@ static void own_functions(SrVal *cls) {
 SrVal *sr_class_new(SrInterp *I, const char *name, SrVal *base, SrVal *ns) {
   SrPyClass *b = base ? pyclass(base) : NULL;
   if (base && base == sr_lookup_qualname("builtins.object")) base = NULL, b = NULL;
+  const char *exc_base = base ? sr_exception_type_name(base) : NULL;
+  if (exc_base) {
+    /* class E(ValueError): a new exception type; its body may hold a
+       docstring and attributes, not methods */
+    for (int i = 0; i < ns->dict.n; i++)
+      if (sr_is_callable(ns->dict.vals[i]) || sr_is_obj(ns->dict.vals[i], &wrapper_class)) {
+        sr_raise(I, "NotImplementedError", "an exception class of a class statement cannot define methods (%s.%s)",
+                 name, ns->dict.keys[i]->str.s);
+        sr_unref(ns);
+        return NULL;
+      }
+    sr_unref(ns);
+    return sr_exception_type_new(name, exc_base);
+  }
   if (base && !b) {
     const char *bn = sr_builtin_name(base);
     if (bn && (strcmp(bn, "typing.Generic") == 0 || strcmp(bn, "typing.Protocol") == 0)) {
@@ -946,6 +962,34 @@ static int64_t instance_len(SrInterp *I, SrVal *self) {
   return n;
 }
 
+/* An iterator object's items: it.__next__() until StopIteration. */
+static SrVal *step_iterator(SrInterp *I, SrVal *it) {
+  if (!mro_lookup(class_of(instance(it)), "__next__", NULL))
+    return sr_raise(I, "TypeError", "iter() returned non-iterator of type '%s'", class_of(instance(it))->name);
+  SrVal *l = sr_seq(NULL, SR_V_LIST, 0);
+  for (;;) {
+    if (sr_interrupt_point(I)) {
+      sr_unref(l);
+      return sr_raise(I, "KeyboardInterrupt", "interrupted");
+    }
+    if (l->seq.n >= INT32_MAX / 2 || sr_check_mem(I, (uint64_t)l->seq.n + 1, 2 * sizeof(SrVal *)) < 0) {
+      sr_unref(l);
+      return NULL;
+    }
+    int found;
+    SrVal *x = call_dunder(I, it, "__next__", 0, NULL, &found);
+    if (!x) {
+      if (I->exc && strcmp(sr_exc_type(I->exc), "StopIteration") == 0) {
+        sr_exc_clear(I);
+        return l;
+      }
+      sr_unref(l);
+      return NULL;
+    }
+    sr_seq_push(NULL, l, x);
+  }
+}
+
 static SrVal *instance_iter(SrInterp *I, SrVal *self) {
   const SrInstance *o = self->obj.data;
   if (o->items) return sr_iterate(I, o->items);
@@ -953,8 +997,11 @@ static SrVal *instance_iter(SrInterp *I, SrVal *self) {
   SrVal *r = call_dunder(I, self, "__iter__", 0, NULL, &found);
   if (found) {
     if (!r) return NULL;
-    SrVal *l = r == self ? sr_raise(I, "TypeError", "iter() returned an iterator of type '%s', which shardrepl cannot step (no __next__)", class_of(o)->name)
-                         : sr_iterate(I, r);
+    SrVal *l = instance(r) ? step_iterator(I, r) : sr_iterate(I, r);
+    if (!l && !instance(r) && I->exc && strcmp(sr_exc_type(I->exc), "TypeError") == 0) {
+      sr_exc_clear(I);
+      sr_raise(I, "TypeError", "iter() returned non-iterator of type '%s'", sr_val_kind_name(r));
+    }
     sr_unref(r);
     return l;
   }
@@ -1109,6 +1156,16 @@ static SrVal *instance_unop(SrInterp *I, int op, SrVal *a) {
   int found;
   SrVal *r = call_dunder(I, a, name, 0, NULL, &found);
   return found ? r : NULL;
+}
+
+int sr_class_contains(SrInterp *I, SrVal *item, SrVal *c) {
+  if (!instance(c) || !mro_lookup(class_of(instance(c)), "__contains__", NULL)) return -2;
+  int found;
+  SrVal *r = call_dunder(I, c, "__contains__", 1, &item, &found);
+  if (!r) return -1;
+  int t = sr_truthy(I, r);
+  sr_unref(r);
+  return t;
 }
 
 /* ---- instances as pytree nodes ---- */
@@ -1291,6 +1348,8 @@ int sr_class_isinstance(SrVal *x, SrVal *t) {
 
 static SrVal *bi_issubclass(SrInterp *I, SrArgs *a) {
   if (a->n != 2) return sr_raise(I, "TypeError", "issubclass expected 2 arguments, got %d", a->n);
+  const char *e1 = sr_exception_type_name(a->v[0]), *e2 = sr_exception_type_name(a->v[1]);
+  if (e1 && e2) return sr_bool(sr_exception_is_a(e1, e2));
   SrPyClass *c = pyclass(a->v[0]);
   if (!c && a->v[0] != sr_lookup_qualname("builtins.object"))
     return sr_raise(I, "TypeError", "issubclass() arg 1 must be a class");

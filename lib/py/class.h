@@ -23,13 +23,16 @@ extern const SrClass sr_instance_class;
 
 /* The class named name (interned) with the given base (borrowed; NULL:
    object) from the namespace ns (a dict of str keys, stolen) that its
-   body made; annotations (a dict, stolen, or NULL) are the names the
-   body annotated, in order, for NamedTuple and dataclass fields.  A new
-   reference, or NULL with an exception. */
+   body made, whose __annotations__ (a dict of the names the body
+   annotated, in order) give a NamedTuple's and a dataclass's fields.  A
+   new reference, or NULL with an exception. */
 SrVal *sr_class_new(SrInterp *I, const char *name, SrVal *base, SrVal *ns);
 /* Whether x is an instance of t (1 or 0), or -1 when t is not a class of
    this file (the caller goes on with its own). */
 int sr_class_isinstance(SrVal *x, SrVal *t);
+/* `item in c` by c's __contains__: 1 or 0, -1 with an exception, -2 when
+   c is not an instance whose class defines it. */
+int sr_class_contains(SrInterp *I, SrVal *item, SrVal *c);
 /* The class object of an instance (borrowed), or NULL for other values. */
 SrVal *sr_class_of(const SrVal *v);
 /* super() in a method of cls called with self: a proxy whose attributes

@@ -493,9 +493,9 @@ static SrVal *eval_seq(SrInterp *I, Frame *f, SrNode *n) {
    in, and its first argument (CPython's __class__ cell) */
 static SrVal *zero_arg_super(SrInterp *I, Frame *f, SrNode *n) {
   SrFunction *fn = f->fn;
-  if (!fn || !fn->owner) return sr_raise(I, "RuntimeError", "super(): __class__ cell not found");
-  SrVal *self = fn->node->params->n ? sr_env_lookup(f->env, fn->node->params->names[0]) : NULL;
+  SrVal *self = fn && fn->node->params->n ? sr_env_lookup(f->env, fn->node->params->names[0]) : NULL;
   if (!self) return sr_raise(I, "RuntimeError", "super(): no arguments");
+  if (!fn->owner) return sr_raise(I, "RuntimeError", "super(): __class__ cell not found");
   SrVal *r = sr_class_super(I, fn->owner, self);
   if (!r) locate(I, n->off);
   return r;

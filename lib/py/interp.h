@@ -1,8 +1,8 @@
 /* interp.h: the statement language's interpreter, the main header of py/.
  *
  * py/ is the Python subset: lexer (lex.c), parser (syntax.c), interpreter
- * (interp.c), object model (objects.c), Python's built-ins (builtins_py.c),
- * re (re.c) and range (range.c).  It uses the layers below it (util/, ir/
+ * (interp.c), object model (objects.c), classes (class.c), Python's
+ * built-ins (builtins_py.c), re (re.c) and range (range.c).  It uses the layers below it (util/, ir/
  * values, text/ for the jaxpr literals the grammar holds) and knows nothing
  * of JAX: it includes no header of jax/, exec/, check/ or cmd/ and calls
  * none of their functions.  Everything shardrepl adds to Python -- JAX's

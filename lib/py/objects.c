@@ -1,6 +1,7 @@
 /* objects.c: classes of the language and Python's operators on data. */
 #include "py/objects.h"
 
+#include "py/class.h"
 #include "py/range.h"
 
 #include <limits.h>
@@ -365,12 +366,32 @@ static const struct {
   {NULL, NULL},
 };
 
+/* the exception classes class statements made: name and base (interned) */
+static struct {
+  const char *name, *parent;
+} user_exc[256];
+static int nuser_exc;
+
+SrVal *sr_exception_type_new(const char *name, const char *parent) {
+  name = sr_intern_cstr(name);
+  int i = 0;
+  while (i < nuser_exc && user_exc[i].name != name) i++;
+  if (i == nuser_exc && nuser_exc < 256) nuser_exc++;
+  if (i < nuser_exc) {
+    user_exc[i].name = name;
+    user_exc[i].parent = sr_intern_cstr(parent);
+  }
+  return sr_obj(&sr_exctype_class, (void *)name);
+}
+
 int sr_exception_is_a(const char *type, const char *want) {
-  for (int guard = 0; type && guard < 16; guard++) {
+  for (int guard = 0; type && guard < 64; guard++) {
     if (strcmp(type, want) == 0) return 1;
     const char *parent = NULL;
     for (int i = 0; exc_tree[i].name; i++)
       if (strcmp(exc_tree[i].name, type) == 0) parent = exc_tree[i].parent;
+    for (int i = 0; !parent && i < nuser_exc; i++)
+      if (strcmp(user_exc[i].name, type) == 0) parent = user_exc[i].parent;
     /* unknown types derive from Exception */
     if (!parent && strcmp(type, "BaseException") != 0 && strcmp(type, "Exception") != 0)
       parent = "Exception";
@@ -1585,6 +1606,8 @@ static SrVal *contains(SrInterp *I, SrVal *item, SrVal *c) {
     return sr_bool(memmem(c->str.s, c->str.n, item->str.s, item->str.n) != NULL);
   }
   if (c->kind == SR_V_DICT) return sr_bool(sr_dict_get(c, item) != NULL);
+  int cin = sr_class_contains(I, item, c);
+  if (cin != -2) return cin < 0 ? NULL : sr_bool(cin);
   const SrRange *r = sr_as_range(c);
   if (r) {
     int in = sr_range_contains(I, r, item);

@@ -109,6 +109,10 @@ void sr_name_prefix(const char *prefix);
 /* Exception types: ValueError etc. as values. */
 const char *sr_exception_type_name(const SrVal *v); /* NULL if not an exception type */
 int sr_exception_is_a(const char *type, const char *want);
+/* A new exception type named name deriving from parent (class E(ValueError)
+   of a class statement); a new reference.  A name made again gets the new
+   parent. */
+SrVal *sr_exception_type_new(const char *name, const char *parent);
 
 /* Attribute lookup for the plain data kinds (SR_V_SPEC, SR_V_MESH...):
    other parts register a handler per kind. */

@@ -61,6 +61,7 @@ GOLDEN_TESTS = \
 	tests/golden/py_dataclass.jxr \
 	tests/golden/class_pytree.jxr \
 	tests/golden/class_errors.jxr \
+	tests/golden/class_repl.jxr \
 	tests/golden/py_int_edges.jxr \
 	tests/golden/int_overflow.jxr \
 	tests/golden/py_recursive.jxr \
