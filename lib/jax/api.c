@@ -15,6 +15,7 @@
 #include "core/jaxstate.h"
 #include "jax/array_methods.h"
 #include "jax/layout.h"
+#include "py/class.h"
 #include "py/objects.h"
 #include "py/range.h"
 #include "text/print_val.h"
@@ -632,6 +633,7 @@ void sr_jnp_init(void) {
          "ShapeDtypeStruct(shape, dtype, sharding=None): an abstract array");
   sr_def("jax.make_jaxpr", jax_make_jaxpr, "make_jaxpr(f)(*args): the jaxpr of f traced on args' types");
   sr_def("jax.jit", jax_jit, "jit(f): f compiled; jit(f).trace(*args).jaxpr is its jaxpr");
+  sr_class_binds(&sr_jit_class); /* a jitted method gets self, as PjitFunction.__get__ gives it */
   sr_def("jax.checkpoint jax.remat", jax_checkpoint,
          "checkpoint(f, prevent_cse=True): f whose residuals are recomputed in the backward pass (a remat2 equation)");
   sr_jnp_api_init();

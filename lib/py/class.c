@@ -280,6 +280,23 @@ static SrVal *method_new(SrVal *fn, SrVal *self) {
   return sr_obj(&method_class, m);
 }
 
+static const SrClass *binding_classes[8];
+
+void sr_class_binds(const SrClass *cls) {
+  for (int i = 0; i < 8; i++)
+    if (!binding_classes[i] || binding_classes[i] == cls) {
+      binding_classes[i] = cls;
+      return;
+    }
+}
+
+static int binds(const SrVal *v) {
+  if (sr_as_function((SrVal *)v)) return 1;
+  for (int i = 0; v->kind == SR_V_OBJ && i < 8 && binding_classes[i]; i++)
+    if (v->obj.cls == binding_classes[i]) return 1;
+  return 0;
+}
+
 /* What an attribute found in a class's namespace is when read through
    an instance (self) or the class (self NULL): functions bind,
    classmethods bind to the class, staticmethods unwrap, properties run.
@@ -292,7 +309,7 @@ static SrVal *bind(SrInterp *I, SrVal *v, SrVal *self, SrVal *cls) {
   }
   if ((w = as_wrapper(v, 's'))) return sr_ref(w->fn);
   if ((w = as_wrapper(v, 'c'))) return method_new(w->fn, cls);
-  if (self && sr_as_function(v)) return method_new(v, self);
+  if (self && binds(v)) return method_new(v, self);
   return sr_ref(v);
 }
 
@@ -621,7 +638,6 @@ static int type_setattr(SrInterp *I, SrVal *self, const char *name, SrVal *v) {
   (void)I;
   SrPyClass *c = self->obj.data;
   dset(c->dict, name, sr_ref(v));
-  if (sr_as_function(v)) own_functions(self);
   return 0;
 }
 

@@ -57,6 +57,10 @@ enum {
    NULL for a dataclass's: its fields).  0, or -1 with an exception. */
 int sr_class_register_pytree(SrInterp *I, SrVal *cls, int how, SrVal *a, SrVal *b);
 
+/* Objects of cls read through an instance become methods bound to it,
+   as functions do (descriptors with a __get__: jax.jit's PjitFunction). */
+void sr_class_binds(const SrClass *cls);
+
 /* Registers the built-ins of this file: object, property, staticmethod,
    classmethod, super, issubclass, typing.NamedTuple,
    collections.namedtuple and the dataclasses module. */
