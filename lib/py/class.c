@@ -809,14 +809,14 @@ static SrVal *m_nt_replace(SrInterp *I, SrArgs *a) {
   const SrPyClass *nt = nt_class(class_of(o));
   if (a->n) return sr_raise(I, "TypeError", "%s._replace() takes 1 positional argument but %d were given", class_of(o)->name, a->n + 1);
   SrVal *items = sr_seq(NULL, SR_V_TUPLE, nt->nfields);
-  for (int i = 0; i < nt->nfields; i++) sr_seq_push(NULL, items, sr_ref(o->items->seq.items[i]));
+  for (int i = 0; i < o->items->seq.n; i++) sr_seq_push(NULL, items, sr_ref(o->items->seq.items[i]));
   SrBuf bad = SR_BUF_INIT;
   int nbad = 0;
   for (int k = 0; k < a->nkw; k++) {
     int found = -1;
     for (int i = 0; i < nt->nfields; i++)
       if (nt->fields[i] == a->kw[k]) found = i;
-    if (found < 0) {
+    if (found < 0 || found >= items->seq.n) {
       sr_buf_printf(&bad, "%s'%s'", nbad++ ? ", " : "", a->kw[k]);
       continue;
     }
@@ -836,7 +836,7 @@ static SrVal *m_nt_asdict(SrInterp *I, SrArgs *a) {
   const SrInstance *o = a->self->obj.data;
   const SrPyClass *nt = nt_class(class_of(o));
   SrVal *d = sr_dict(NULL);
-  for (int i = 0; i < nt->nfields; i++) dset(d, nt->fields[i], sr_ref(o->items->seq.items[i]));
+  for (int i = 0; i < nt->nfields && i < o->items->seq.n; i++) dset(d, nt->fields[i], sr_ref(o->items->seq.items[i]));
   return d;
 }
 
@@ -859,7 +859,7 @@ static SrVal *instance_getattr(SrInterp *I, SrVal *self, const char *name) {
   const SrPyClass *c = class_of(o);
   const SrPyClass *nt = nt_class(c);
   if (nt) {
-    for (int i = 0; i < nt->nfields; i++)
+    for (int i = 0; i < nt->nfields && i < o->items->seq.n; i++)
       if (strcmp(nt->fields[i], name) == 0) return sr_ref(o->items->seq.items[i]);
     if (strcmp(name, "_replace") == 0) return sr_bound_method(self, name, m_nt_replace);
     if (strcmp(name, "_asdict") == 0) return sr_bound_method(self, name, m_nt_asdict);
@@ -878,6 +878,7 @@ static SrVal *instance_getattr(SrInterp *I, SrVal *self, const char *name) {
   SrVal *v = o->dict ? dget(o->dict, name) : NULL;
   if (v) return sr_ref(v);
   if (cv) return bind(I, cv, self, o->cls);
+  if (strcmp(name, "__doc__") == 0) return sr_none();
   if (mro_lookup(c, "__getattr__", NULL)) {
     int found;
     SrVal *k = sr_str_cstr(NULL, name);

@@ -1451,7 +1451,7 @@ static Status exec_stmt(SrInterp *I, Frame *f, SrNode *n, int top) {
   case SR_N_CLASS: return exec_class(I, f, n);
   case SR_N_ANNOT:
     /* a class body records the annotation (as its text) in order */
-    if (f->scope) {
+    if (f->scope && n->a->kind == SR_N_NAME) {
       SrVal *ann = sr_env_lookup(f->env, sr_intern_cstr("__annotations__"));
       if (!ann || ann->kind != SR_V_DICT) {
         ann = sr_dict(NULL);

@@ -1280,7 +1280,7 @@ static SrNode *small_stmt(LP *p) {
         n->b = testlist_star(p, 0);
         return n->b ? n : NULL;
       }
-    if (at_op(p, ":") && e->kind == SR_N_NAME) {
+    if (at_op(p, ":") && (e->kind == SR_N_NAME || e->kind == SR_N_ATTR || e->kind == SR_N_SUBSCRIPT)) {
       /* an annotated assignment: x: T = v; T is kept as text (a class
          body records it in __annotations__), never evaluated */
       SrNode *n = node(p, SR_N_ANNOT, off);
