@@ -17,6 +17,8 @@ BATCH_GOLDEN_EW = \
 BATCH_GOLDEN_STRUCT =
 BATCH_GOLDEN_CONTROL =
 BATCH_GOLDEN_MANUAL = \
+	tests/golden/vmap_manual.jxr \
+	tests/golden/vmap_sharding.jxr \
 	tests/golden/vmap_random.jxr
 BATCH_GOLDEN_BUILT =
 TESTS += $(BATCH_GOLDEN)
