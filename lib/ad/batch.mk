@@ -18,6 +18,7 @@ BATCH_GOLDEN_STRUCT =
 BATCH_GOLDEN_CONTROL =
 BATCH_GOLDEN_MANUAL = \
 	tests/golden/vmap_manual.jxr \
+	tests/golden/vmap_manual_shard_map.jxr \
 	tests/golden/vmap_sharding.jxr \
 	tests/golden/vmap_random.jxr
 BATCH_GOLDEN_BUILT =

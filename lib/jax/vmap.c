@@ -331,6 +331,7 @@ static int explicit_mesh_axis(SrInterp *I, Vmap *vm, SrVal *leaves, const int *i
     }
   }
   b->nspmd = nema;
+  b->spmd_explicit = 1;
   memcpy(b->spmd, ema, (size_t)nema * sizeof *ema);
   return 0;
 }

@@ -2451,6 +2451,22 @@ static SrVal *nospec(const AdSMap *s, const SrType *t) {
   return sr_spec_val(NULL, &sp);
 }
 
+/* pxla.batch_spec(spec, 0, val): a P with a leading entry, the names of
+   val (none: None). */
+static SrVal *spec_inserted(const SrVal *v, const char *const *val, int nval) {
+  const SrSpec *sp = spec_of(v);
+  SrSpec ns = sp ? *sp : (SrSpec){0};
+  SrSpecEntry *en = sr_xcalloc((size_t)ns.n + 2, sizeof *en);
+  en[0].n = nval;
+  en[0].names = (const char **)val;
+  for (int i = 0; sp && i < sp->n; i++) en[i + 1] = sp->e[i];
+  ns.n = (sp ? sp->n : 0) + 1;
+  ns.e = en;
+  SrVal *r = sr_spec_val(NULL, &ns);
+  free(en);
+  return r;
+}
+
 static SrVal *specs_tuple(int n, SrVal **items) {
   SrVal *t = sr_seq(NULL, SR_V_TUPLE, n);
   for (int i = 0; i < n; i++) sr_seq_push(NULL, t, items[i]);
@@ -2832,6 +2848,90 @@ TR(tr_shard_map) {
   return rc;
 }
 
+/* vmap: shard_map.py's _shard_map_batch.  The batched operands' specs get
+   an unsharded batch dim (pxla.batch_spec(spec, d, None); with
+   spmd_axis_name, its axes, the body batched over the per-device part of
+   the batch), the body is batched inside the map's manual context, and
+   the batched results' out_specs get the same entry (_batch_out_specs).
+   The batch dims go in front first (batching.batch_jaxpr), where JAX keeps
+   each where it is. */
+static int batch_shard_map(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
+  SrAd *ad = &b->ad;
+  SrInterp *I = ad->I;
+  AdSMap s;
+  if (smap_read(ad, e, &s) < 0) return -1;
+  int spmd = b->nspmd && !b->spmd_explicit;
+  int64_t per = b->size;
+  if (b->nspmd) {
+    for (uint32_t i = 0; i < e->nin; i++) {
+      const SrSpec *sp = spec_of(s.in_specs->seq.items[i]);
+      for (int k = 0; sp && k < sp->n; k++)
+        for (int q = 0; q < sp->e[k].n; q++)
+          for (int a = 0; a < b->nspmd; a++)
+            if (sp->e[k].names[q] == b->spmd[a]) {
+              sr_raise(I, "ValueError", spmd ? "vmap spmd_axis_name cannot appear in shard_map in_specs"
+                                             : "vmapped away explicit mesh axis cannot appear in shard_map in_specs");
+              return -1;
+            }
+    }
+    for (int a = 0; spmd && a < b->nspmd; a++) {
+      int ax = sr_mesh_axis(s.mesh, b->spmd[a]);
+      if (ax >= 0) per /= s.mesh->sizes[ax];
+    }
+  }
+  uint32_t n = e->nin, no = e->nout;
+  uint8_t *inb = sr_xcalloc(n + 1, 1), *outb = sr_xcalloc(no + 1, 1);
+  SrVal **in = sr_xcalloc(n + 1, sizeof *in), **isp = sr_xcalloc(n + 1, sizeof *isp),
+        **osp = sr_xcalloc(no + 1, sizeof *osp);
+  const char *const *val = spmd ? b->spmd : NULL;
+  int nval = spmd ? b->nspmd : 0;
+  int rc = -1;
+  for (uint32_t i = 0; i < n; i++) {
+    inb[i] = bd[i] != SR_NOT_MAPPED;
+    in[i] = inb[i] ? sr_batch_moveaxis(b, x[i], bd[i], 0) : x[i];
+    isp[i] = inb[i] ? spec_inserted(s.in_specs->seq.items[i], val, nval) : sr_ref(s.in_specs->seq.items[i]);
+    if (!in[i]) goto done;
+  }
+  /* the body, batched in the map's manual context over its share of the
+     batch (whose axis no mesh axis shards inside) */
+  Ctx c;
+  if (enter(ad, &s, &c) < 0) goto done;
+  int64_t size = b->size;
+  int nspmd = b->nspmd;
+  b->size = per;
+  b->nspmd = 0;
+  SrJaxpr *J = sr_batch_jaxpr(b, s.body, inb, NULL, outb);
+  b->size = size;
+  b->nspmd = nspmd;
+  leave(ad, &c);
+  if (!J) goto done;
+  for (uint32_t i = 0; i < no; i++)
+    osp[i] = outb[i] ? spec_inserted(s.out_specs->seq.items[i], val, nval) : sr_ref(s.out_specs->seq.items[i]);
+  SrVal *ist = specs_tuple((int)n, isp), *ost = specs_tuple((int)no, osp);
+  memset(isp, 0, (n + 1) * sizeof *isp);
+  memset(osp, 0, (no + 1) * sizeof *osp);
+  SrVal *r = bind_smap(ad, e, J, ist, ost, (int)n, in);
+  sr_unref(ist);
+  sr_unref(ost);
+  sr_program_unref(J->prog);
+  if (r) {
+    for (uint32_t i = 0; i < no; i++) {
+      y[i] = r->seq.items[i];
+      ybd[i] = outb[i] ? 0 : SR_NOT_MAPPED;
+    }
+    rc = 0;
+  }
+done:
+  for (uint32_t i = 0; i < n; i++) sr_unref(isp[i]);
+  for (uint32_t i = 0; i < no; i++) sr_unref(osp[i]);
+  free(isp);
+  free(osp);
+  free(in);
+  free(inb);
+  free(outb);
+  return rc;
+}
+
 /* ==== registration ==== */
 
 static void type_rules_manual(void) {
@@ -2945,6 +3045,7 @@ static void batch_rules_manual(void) {
   sr_prims[SR_P_all_gather].batch = batch_all_gather;
   sr_prims[SR_P_all_gather_invariant].batch = batch_all_gather;
   sr_prims[SR_P_axis_index].batch = batch_axis_index;
+  sr_prims[SR_P_shard_map].batch = batch_shard_map;
 }
 
 void sr_lax_manual_init(void) {
