@@ -1533,6 +1533,64 @@ static int comm_reduce_scatter(const SrEqn *e, SrCommNote *out, int max) {
   return sr_comm_note(out, max, 0, "reduce-scatter (explicit collective)", NULL, 0);
 }
 
+/* vmap: _reduce_scatter_collective.  Over other axes the scatter dim
+   shifts past the batch dim (_reduce_scatter_batcher); over vmap's axis
+   the batch dim is summed away and the scatter dim becomes the batch dim
+   (an unmapped operand is multiplied by the axis size), split in two when
+   tiled (_splitaxis). */
+static int batch_reduce_scatter(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
+  const SrVal *names = param_of(e, "axis_name"), *sv = param_of(e, "scatter_dimension"), *tv = param_of(e, "tiled");
+  int64_t sd = sv && sv->kind == SR_V_INT ? sv->i : 0;
+  int tiled = tv && sr_val_truthy(tv), d = bd[0];
+  SrAd *ad = &b->ad;
+  if (!names_name(names, b->axis_name)) {
+    if (d == SR_NOT_MAPPED) return sr_batch_bind_same(b, e, x, d, y, ybd);
+    /* an untiled scatter drops its dim, so a batch dim after it moves
+       down one (JAX's batcher has d += 1 there, from all_gather's, whose
+       untiled dim is inserted instead) */
+    if (d <= sd) sd++;
+    else if (!tiled) d--;
+    SrVal *r = bind_axes(b, e, x[0], "scatter_dimension", sr_int(NULL, sd));
+    if (!r) return -1;
+    y[0] = r;
+    ybd[0] = d;
+    return 0;
+  }
+  SrVal *groups = (SrVal *)param_of(e, "axis_index_groups");
+  if (groups && groups->kind != SR_V_NONE) {
+    sr_raise(ad->I, "NotImplementedError", "axis_index_groups not supported in vmap");
+    return -1;
+  }
+  if (sr_is_seq(names) && names->seq.n > 1) {
+    sr_raise(ad->I, "NotImplementedError", "Please open a feature request!");
+    return -1;
+  }
+  SrVal *r;
+  if (d == SR_NOT_MAPPED) {
+    r = sr_ad_mul(ad, x[0], sr_ad_const(ad, x[0], (double)b->size));
+  } else {
+    int64_t ax = d;
+    r = sr_ad_reduce_sum(ad, x[0], &ax, 1, NULL);
+  }
+  if (r && tiled) {
+    /* _splitaxis: dim sd as (size, rest) */
+    const SrType *t = sr_ad_type(ad, r);
+    SrTypeBuilder tb;
+    sr_type_builder(&tb, t);
+    memmove(&tb.dims[sd + 1], &tb.dims[sd], (size_t)(tb.ndim - sd) * sizeof tb.dims[0]);
+    tb.ndim++;
+    tb.dims[sd].size = b->size;
+    tb.dims[sd].nax = 0;
+    tb.dims[sd + 1].size = t->dims[sd].size / b->size;
+    tb.dims[sd + 1].nax = 0;
+    r = sr_ad_reshape_plain(ad, r, sr_type_get(&tb));
+  }
+  if (!r) return -1;
+  y[0] = r;
+  ybd[0] = (int)sd;
+  return 0;
+}
+
 /* ==== all_to_all ==== */
 
 /* lax/parallel.py: _all_to_all_effectful_abstract_eval -- splits one
@@ -3046,6 +3104,7 @@ static void batch_rules_manual(void) {
   sr_prims[SR_P_all_gather_invariant].batch = batch_all_gather;
   sr_prims[SR_P_axis_index].batch = batch_axis_index;
   sr_prims[SR_P_shard_map].batch = batch_shard_map;
+  sr_prims[SR_P_reduce_scatter].batch = batch_reduce_scatter;
 }
 
 void sr_lax_manual_init(void) {
