@@ -541,6 +541,34 @@ static SrVal *bind_axes(SrBatch *b, const SrEqn *e, SrVal *x, const char *key, S
   return r;
 }
 
+/* parallel._foldaxis: dims k and k + 1 of x merged (pooled). */
+static SrVal *fold_axis(SrAd *ad, SrVal *x, int k) {
+  const SrType *t = x ? sr_ad_type(ad, x) : NULL;
+  if (!t) return NULL;
+  SrTypeBuilder tb;
+  sr_type_builder(&tb, t);
+  tb.dims[k].size *= tb.dims[k + 1].size;
+  tb.dims[k].nax = 0;
+  memmove(&tb.dims[k + 1], &tb.dims[k + 2], (size_t)(tb.ndim - k - 2) * sizeof tb.dims[0]);
+  tb.ndim--;
+  return sr_ad_reshape_plain(ad, x, sr_type_get(&tb));
+}
+
+/* parallel._splitaxis: dim k of x as (n, size / n) (pooled). */
+static SrVal *split_axis(SrAd *ad, SrVal *x, int k, int64_t n) {
+  const SrType *t = x ? sr_ad_type(ad, x) : NULL;
+  if (!t) return NULL;
+  SrTypeBuilder tb;
+  sr_type_builder(&tb, t);
+  memmove(&tb.dims[k + 1], &tb.dims[k], (size_t)(tb.ndim - k) * sizeof tb.dims[0]);
+  tb.ndim++;
+  tb.dims[k].size = n;
+  tb.dims[k].nax = 0;
+  tb.dims[k + 1].size = t->dims[k].size / n;
+  tb.dims[k + 1].nax = 0;
+  return sr_ad_reshape_plain(ad, x, sr_type_get(&tb));
+}
+
 /* ==== the all-reduces: psum, pmean, psum_invariant, pmax, pmin, unreduced_psum/pmax/pmin ==== */
 
 /* lax/parallel.py: _allreduce_effectful_abstract_eval -- psum, and pmax /
@@ -1396,17 +1424,7 @@ static int batch_all_gather(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd
   } else {
     r = sr_batch_moveaxis(b, x[0], d, (int)agd);
   }
-  if (r && tiled) {
-    /* _foldaxis: dims agd and agd + 1 merged */
-    const SrType *t = sr_ad_type(ad, r);
-    SrTypeBuilder tb;
-    sr_type_builder(&tb, t);
-    tb.dims[agd].size *= tb.dims[agd + 1].size;
-    tb.dims[agd].nax = 0;
-    memmove(&tb.dims[agd + 1], &tb.dims[agd + 2], (size_t)(tb.ndim - agd - 2) * sizeof tb.dims[0]);
-    tb.ndim--;
-    r = sr_ad_reshape_plain(ad, r, sr_type_get(&tb));
-  }
+  if (r && tiled) r = fold_axis(ad, r, (int)agd);
   if (!r) return -1;
   y[0] = r;
   ybd[0] = SR_NOT_MAPPED;
@@ -1572,19 +1590,7 @@ static int batch_reduce_scatter(SrBatch *b, const SrEqn *e, SrVal **x, const int
     int64_t ax = d;
     r = sr_ad_reduce_sum(ad, x[0], &ax, 1, NULL);
   }
-  if (r && tiled) {
-    /* _splitaxis: dim sd as (size, rest) */
-    const SrType *t = sr_ad_type(ad, r);
-    SrTypeBuilder tb;
-    sr_type_builder(&tb, t);
-    memmove(&tb.dims[sd + 1], &tb.dims[sd], (size_t)(tb.ndim - sd) * sizeof tb.dims[0]);
-    tb.ndim++;
-    tb.dims[sd].size = b->size;
-    tb.dims[sd].nax = 0;
-    tb.dims[sd + 1].size = t->dims[sd].size / b->size;
-    tb.dims[sd + 1].nax = 0;
-    r = sr_ad_reshape_plain(ad, r, sr_type_get(&tb));
-  }
+  if (r && tiled) r = split_axis(ad, r, (int)sd, b->size);
   if (!r) return -1;
   y[0] = r;
   ybd[0] = (int)sd;
@@ -1675,6 +1681,69 @@ TR(tr_all_to_all) {
 static int comm_all_to_all(const SrEqn *e, SrCommNote *out, int max) {
   (void)e;
   return sr_comm_note(out, max, 0, "all-to-all (explicit collective)", NULL, 0);
+}
+
+/* vmap: _all_to_all_batched_collective.  Over other axes the split and
+   concat dims shift past the batch dim (_all_to_all_batcher); over vmap's
+   axis alone the batch dim is split into the concat dim's chunks and the
+   split dim's chunks become the batch dim (an unmapped operand is
+   broadcast first). */
+static int batch_all_to_all(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
+  const SrVal *names = param_of(e, "axis_name"), *sv = param_of(e, "split_axis"), *cv = param_of(e, "concat_axis");
+  SrVal *groups = (SrVal *)param_of(e, "axis_index_groups");
+  SrAd *ad = &b->ad;
+  int split = sv && sv->kind == SR_V_INT ? (int)sv->i : 0, concat = cv && cv->kind == SR_V_INT ? (int)cv->i : 0;
+  int d = bd[0];
+  if (groups && groups->kind != SR_V_NONE) {
+    sr_raise(ad->I, "NotImplementedError", "Please open a feature request!");
+    return -1;
+  }
+  if (!names_name(names, b->axis_name)) {
+    if (d == SR_NOT_MAPPED) return sr_batch_bind_same(b, e, x, d, y, ybd);
+    SrPList ps = {0};
+    for (uint32_t i = 0; i < e->nparams; i++) {
+      const char *k = e->params[i].key;
+      SrVal *v = strcmp(k, "split_axis") == 0    ? sr_int(NULL, split + (d <= split))
+                 : strcmp(k, "concat_axis") == 0 ? sr_int(NULL, concat + (d <= concat))
+                                                 : sr_ref(e->params[i].val);
+      sr_plist_add(&ps, k, v);
+    }
+    SrVal *r = sr_ad_bind(ad, e->prim->id, 1, x, ps.n, ps.p);
+    sr_plist_free(&ps);
+    if (!r) return -1;
+    y[0] = r;
+    ybd[0] = d;
+    return 0;
+  }
+  if (sr_is_seq(names) && names->seq.n > 1) {
+    sr_raise(ad->I, "NotImplementedError", "all_to_all over vmap's axis_name with other axes is not supported here");
+    return -1;
+  }
+  SrVal *v = x[0];
+  if (d == SR_NOT_MAPPED) {
+    v = sr_batch_matchaxis(b, v, d, 0);
+    d = 0;
+  }
+  SrVal *r;
+  if (split == concat) {
+    int axis = split + (d <= split), pre = d;
+    v = split_axis(ad, v, axis, b->size);
+    d += axis <= d;
+    const SrType *t = v ? sr_ad_type(ad, v) : NULL;
+    if (!t) return -1;
+    int64_t perm[SR_MAX_RANK];
+    for (int i = 0; i < t->ndim; i++) perm[i] = i;
+    perm[d] = axis;
+    perm[axis] = d;
+    r = fold_axis(ad, sr_ad_transpose_dims(ad, v, perm, t->ndim), axis);
+    ybd[0] = pre;
+  } else {
+    r = split_axis(ad, fold_axis(ad, sr_batch_moveaxis(b, v, d, concat), concat), split, b->size);
+    ybd[0] = split;
+  }
+  if (!r) return -1;
+  y[0] = r;
+  return 0;
 }
 
 /* ==== axis_index ==== */
@@ -3105,6 +3174,7 @@ static void batch_rules_manual(void) {
   sr_prims[SR_P_axis_index].batch = batch_axis_index;
   sr_prims[SR_P_shard_map].batch = batch_shard_map;
   sr_prims[SR_P_reduce_scatter].batch = batch_reduce_scatter;
+  sr_prims[SR_P_all_to_all].batch = batch_all_to_all;
 }
 
 void sr_lax_manual_init(void) {
