@@ -33,6 +33,9 @@ typedef struct SrBatch {
   const char *axis_name; /* vmap's axis_name (interned), or NULL */
   const char *spmd[SR_MAX_DIM_AXES]; /* spmd_axis_name: mesh axes the batch */
   int nspmd;                         /* axis is sharded over (none: 0) */
+  int spmd_explicit; /* spmd[] are the Explicit mesh axes the mapped dims of
+                        the arguments are sharded over (AxisData's
+                        explicit_mesh_axis), not spmd_axis_name */
 } SrBatch;
 
 void sr_batch_begin(SrBatch *b, SrInterp *I, int64_t size, const char *axis_name);

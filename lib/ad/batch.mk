@@ -16,7 +16,11 @@ BATCH_GOLDEN_EW = \
 	tests/golden/vmap_dot_jaxpr.jxr
 BATCH_GOLDEN_STRUCT =
 BATCH_GOLDEN_CONTROL =
-BATCH_GOLDEN_MANUAL =
+BATCH_GOLDEN_MANUAL = \
+	tests/golden/vmap_manual.jxr \
+	tests/golden/vmap_manual_shard_map.jxr \
+	tests/golden/vmap_sharding.jxr \
+	tests/golden/vmap_random.jxr
 BATCH_GOLDEN_BUILT =
 TESTS += $(BATCH_GOLDEN)
 EXTRA_DIST += $(BATCH_GOLDEN) $(BATCH_GOLDEN:.jxr=.out) tests/golden/vmap_lib.py

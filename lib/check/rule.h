@@ -30,6 +30,11 @@ typedef struct SrTypeCtx {
      Manual); NULL when no mesh is set */
   const SrMesh *mesh;
   int check_vma;     /* inside shard_map(check_vma=True) */
+  /* the axis names of the enclosing jax.vmaps and their sizes (nvmap of
+     them): collectives may name them besides the mesh's Manual axes */
+  const char *const *vmap_axis;
+  const int64_t *vmap_size;
+  int nvmap;
   SrDiags *d;
   const SrSrc *src;  /* errors point here */
   size_t off;

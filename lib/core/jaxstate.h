@@ -10,6 +10,7 @@
 #include "ir/mesh.h"
 
 #define SR_DEFAULT_DEVICES 8
+#define SR_MAX_VMAP_AXES 16
 
 typedef struct SrJaxState {
   const SrMesh *mesh;          /* set_mesh's concrete mesh, or NULL */
@@ -22,6 +23,11 @@ typedef struct SrJaxState {
                                   num_devices is a multiple of it */
   int enable_x64;
   int check_vma;               /* tracing a shard_map body with check_vma */
+  /* the named axes of the enclosing jax.vmaps (core.get_axis_env()): each
+     axis_name and its size, innermost last */
+  const char *vmap_axis[SR_MAX_VMAP_AXES];
+  int64_t vmap_size[SR_MAX_VMAP_AXES];
+  int nvmap;
 } SrJaxState;
 
 SrJaxState *sr_jax_state_new(void);

@@ -26,14 +26,23 @@ static SrVal *arr(SrInterp *I, SrVal *v) { return sr_jnp_asarray(I, v, -1); }
    context mesh; every name must be bound (Manual in the context). */
 typedef struct AxisArg {
   SrVal *names;  /* a tuple of str, as the user ordered them */
-  SrAxes axes;
+  SrAxes axes;   /* the names that are mesh axes */
+  int nvmap;     /* how many name an enclosing jax.vmap's axis instead */
   int64_t size;  /* product of the sizes (psum(1, axis_name)) */
 } AxisArg;
+
+/* The size of an enclosing jax.vmap's axis s (core.get_axis_env()), or -1. */
+static int64_t vmap_axis_size(SrInterp *I, const char *s) {
+  for (int i = I->jax->nvmap - 1; i >= 0; i--)
+    if (I->jax->vmap_axis[i] == s) return I->jax->vmap_size[i];
+  return -1;
+}
 
 static int axis_arg(SrInterp *I, SrVal *v, AxisArg *out) {
   const SrMesh *m = sr_api_mesh(I);
   out->names = sr_seq(NULL, SR_V_TUPLE, 0);
   out->axes = 0;
+  out->nvmap = 0;
   out->size = 1;
   int n = 1;
   SrVal **items = &v;
@@ -50,6 +59,14 @@ static int axis_arg(SrInterp *I, SrVal *v, AxisArg *out) {
   for (int i = 0; i < n; i++) {
     const char *s = sr_as_str(I, items[i], "axis_name");
     if (!s) return -1;
+    s = sr_intern_cstr(s);
+    int64_t vs = vmap_axis_size(I, s);
+    if (vs >= 0) {
+      sr_seq_push(NULL, out->names, sr_str_cstr(NULL, s));
+      out->nvmap++;
+      out->size *= vs;
+      continue;
+    }
     int ax = sr_mesh_axis(m, s);
     if (ax < 0 || m->types[ax] != SR_AXIS_MANUAL) {
       sr_raise(I, "NameError", "unbound axis name: %s", s);
@@ -182,7 +199,7 @@ static SrVal *coll_over(SrInterp *I, SrArgs *a, const char *name, SrApiLeafFn f)
     return sr_raise(I, "NotImplementedError", "%s: axis_index_groups is not supported", name);
   Coll c = {0};
   SrVal *r = NULL;
-  if (axis_arg(I, p[1], &c.aa) == 0) r = c.aa.axes ? sr_api_map_leaves(I, p[0], NULL, f, &c) : sr_ref(p[0]);
+  if (axis_arg(I, p[1], &c.aa) == 0) r = (c.aa.axes || c.aa.nvmap) ? sr_api_map_leaves(I, p[0], NULL, f, &c) : sr_ref(p[0]);
   sr_unref(c.aa.names);
   return r;
 }
@@ -210,7 +227,7 @@ static SrVal *lax_pmean(SrInterp *I, SrArgs *a) {
   Coll c = {0};
   SrVal *r = NULL;
   if (axis_arg(I, p[1], &c.aa) == 0) {
-    SrVal *s = c.aa.axes ? sr_api_map_leaves(I, p[0], NULL, psum_leaf, &c) : sr_ref(p[0]);
+    SrVal *s = (c.aa.axes || c.aa.nvmap) ? sr_api_map_leaves(I, p[0], NULL, psum_leaf, &c) : sr_ref(p[0]);
     r = s ? sr_api_map_leaves(I, s, NULL, div_leaf, &c) : NULL;
     sr_unref(s);
   }
@@ -262,7 +279,7 @@ static SrVal *lax_all_gather(SrInterp *I, SrArgs *a) {
   if (p[3] && sr_as_int(I, p[3], "axis", &c.i1) < 0) return NULL;
   c.tiled = p[4] && sr_val_truthy(p[4]);
   SrVal *r = NULL;
-  if (axis_arg(I, p[1], &c.aa) == 0) r = c.aa.axes ? sr_api_map_leaves(I, p[0], NULL, all_gather_leaf, &c) : sr_ref(p[0]);
+  if (axis_arg(I, p[1], &c.aa) == 0) r = (c.aa.axes || c.aa.nvmap) ? sr_api_map_leaves(I, p[0], NULL, all_gather_leaf, &c) : sr_ref(p[0]);
   sr_unref(c.aa.names);
   return r;
 }
@@ -300,7 +317,7 @@ static SrVal *lax_psum_scatter(SrInterp *I, SrArgs *a) {
   if (p[2] && sr_as_int(I, p[2], "scatter_dimension", &c.i1) < 0) return NULL;
   c.tiled = p[4] && sr_val_truthy(p[4]);
   SrVal *r = NULL;
-  if (axis_arg(I, p[1], &c.aa) == 0) r = c.aa.axes ? sr_api_map_leaves(I, p[0], NULL, psum_scatter_leaf, &c) : sr_ref(p[0]);
+  if (axis_arg(I, p[1], &c.aa) == 0) r = (c.aa.axes || c.aa.nvmap) ? sr_api_map_leaves(I, p[0], NULL, psum_scatter_leaf, &c) : sr_ref(p[0]);
   sr_unref(c.aa.names);
   return r;
 }
@@ -449,8 +466,10 @@ static SrVal *lax_axis_index(SrInterp *I, SrArgs *a) {
     sr_unref(prod);
     sr_unref(index);
     index = sum;
-    int ax = sr_mesh_axis(m, sr_intern(nm->str.s, nm->str.n));
-    inner *= ax >= 0 ? m->sizes[ax] : 1;
+    const char *s = sr_intern(nm->str.s, nm->str.n);
+    int ax = sr_mesh_axis(m, s);
+    int64_t vs = vmap_axis_size(I, s);
+    inner *= vs >= 0 ? vs : ax >= 0 ? m->sizes[ax] : 1;
   }
   return index;
 }
@@ -496,7 +515,7 @@ static SrVal *lax_pcast(SrInterp *I, SrArgs *a) {
     return sr_raise(I, "ValueError",
                     "Got unexpected `to` value. Allowed `to` values are: {'unreduced', 'reduced', 'varying'}");
   SrVal *r = NULL;
-  if (axis_arg(I, p[1], &c.aa) == 0) r = c.aa.axes ? sr_api_map_leaves(I, p[0], NULL, pcast_leaf, &c) : sr_ref(p[0]);
+  if (axis_arg(I, p[1], &c.aa) == 0) r = (c.aa.axes || c.aa.nvmap) ? sr_api_map_leaves(I, p[0], NULL, pcast_leaf, &c) : sr_ref(p[0]);
   sr_unref(c.aa.names);
   return r;
 }

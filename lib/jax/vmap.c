@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ad/batch.h"
+#include "core/jaxstate.h"
 #include "jax/api.h"
 #include "jax/jax.h"
 #include "jax/numpy.h"
@@ -224,6 +225,117 @@ static int mapped_size(SrInterp *I, Vmap *vm, SrArgs *a, SrVal *leaves, const in
   return -1;
 }
 
+/* ---- sharded batch axes ---- */
+
+/* repr of a tuple of axis names: ('i',), ('i', 'j') */
+static void names_repr(SrBuf *b, const char *const *n, int k) {
+  sr_buf_putc(b, '(');
+  for (int i = 0; i < k; i++) sr_buf_printf(b, i ? ", '%s'" : "'%s'", n[i]);
+  sr_buf_puts(b, k == 1 ? ",)" : ")");
+}
+
+/* A spec entry as str() shows it: None, X, ('X', 'Y') */
+static void entry_str(SrBuf *b, const SrType *t, int d) {
+  const SrDim *dd = &t->dims[d];
+  if (!dd->nax || !t->mesh) {
+    sr_buf_puts(b, "None");
+  } else if (dd->nax == 1) {
+    sr_buf_puts(b, t->mesh->names[dd->ax[0]]);
+  } else {
+    const char *n[SR_MAX_DIM_AXES];
+    for (int k = 0; k < dd->nax; k++) n[k] = t->mesh->names[dd->ax[k]];
+    names_repr(b, n, dd->nax);
+  }
+}
+
+/* api.py: _mapped_axis_spec, _check_ema_unmapped_args and vmap_f's check
+   of spmd_axis_name against them.  The mesh axes the mapped dims of the
+   arguments are sharded over (the same for all of them) are the batch
+   axis' (AxisData.explicit_mesh_axis, where they are Explicit): they go to
+   b->spmd, as spmd_axis_name's do, so that what the batching broadcasts or
+   makes is sharded there too. */
+static int explicit_mesh_axis(SrInterp *I, Vmap *vm, SrVal *leaves, const int *in_bd, SrBatch *b) {
+  int nl = leaves->seq.n, first = -1;
+  const SrType *ft = NULL;
+  for (int i = 0; i < nl; i++) {
+    if (in_bd[i] == SR_NOT_MAPPED) continue;
+    const SrType *t = sr_value_type(I, leaves->seq.items[i]);
+    if (first < 0) {
+      first = i;
+      ft = t;
+      continue;
+    }
+    const SrDim *a = &ft->dims[in_bd[first]], *c = &t->dims[in_bd[i]];
+    int same = a->nax == c->nax;
+    for (int k = 0; same && k < a->nax; k++) same = ft->mesh->names[a->ax[k]] == t->mesh->names[c->ax[k]];
+    if (!same) {
+      SrBuf x = SR_BUF_INIT, y = SR_BUF_INIT;
+      entry_str(&x, ft, in_bd[first]);
+      entry_str(&y, t, in_bd[i]);
+      sr_raise(I, "ValueError",
+               "Mapped away dimension of inputs passed to vmap should be sharded the same. Got inconsistent axis "
+               "specs: %s vs %s",
+               sr_buf_str(&x), sr_buf_str(&y));
+      sr_buf_free(&x);
+      sr_buf_free(&y);
+      return -1;
+    }
+  }
+  const char *ema[SR_MAX_DIM_AXES];
+  int nema = 0;
+  if (ft) {
+    const SrDim *a = &ft->dims[in_bd[first]];
+    for (int k = 0; k < a->nax; k++) ema[nema++] = ft->mesh->names[a->ax[k]];
+  }
+  if (!nema) return 0;
+  for (int i = 0; i < nl; i++) {
+    if (in_bd[i] != SR_NOT_MAPPED) continue;
+    const SrType *t = sr_value_type(I, leaves->seq.items[i]);
+    SrAxes on = t && t->mesh ? sr_type_sharded_axes(t) : 0;
+    int hit = 0;
+    for (int k = 0; k < nema && on; k++) {
+      int ax = sr_mesh_axis(t->mesh, ema[k]);
+      hit |= ax >= 0 && (on >> ax & 1);
+    }
+    if (hit) {
+      SrBuf e = SR_BUF_INIT;
+      names_repr(&e, ema, nema);
+      sr_raise(I, "ValueError",
+               "Unmapped values passed to vmap cannot be sharded along the mesh axis you are vmapping over. Got "
+               "type: %s, in_axes: None and vmapped mesh axis: %s",
+               sr_type_short(t), sr_buf_str(&e));
+      sr_buf_free(&e);
+      return -1;
+    }
+  }
+  /* explicit_mesh_axis is None unless the axes are Explicit in context */
+  const SrMesh *cm = sr_jax_abstract_mesh(I->jax);
+  for (int k = 0; k < nema; k++) {
+    int ax = sr_mesh_axis(cm, ema[k]);
+    if (ax >= 0 && cm->types[ax] != SR_AXIS_EXPLICIT) return 0;
+  }
+  if (vm->nspmd) {
+    int same = vm->nspmd == nema;
+    for (int k = 0; same && k < nema; k++) same = vm->spmd[k] == ema[k];
+    if (!same) {
+      SrBuf x = SR_BUF_INIT, y = SR_BUF_INIT;
+      names_repr(&x, vm->spmd, vm->nspmd);
+      names_repr(&y, ema, nema);
+      sr_raise(I, "ValueError",
+               "Only one of spmd_axis_name or arrays sharded on `Explicit` mesh axis type is allowed. Got "
+               "spmd_axis_name=%s and arrays sharded on explicit_mesh_axis=%s",
+               sr_buf_str(&x), sr_buf_str(&y));
+      sr_buf_free(&x);
+      sr_buf_free(&y);
+      return -1;
+    }
+  }
+  b->nspmd = nema;
+  b->spmd_explicit = 1;
+  memcpy(b->spmd, ema, (size_t)nema * sizeof *ema);
+  return 0;
+}
+
 /* ---- calling a vmapped function ---- */
 
 /* fun called with its keyword arguments passed positionally after the
@@ -266,6 +378,7 @@ static SrVal *vmap_call(SrInterp *I, SrArgs *a) {
   SrVal *out_tree = NULL, *captured = NULL;
   SrVal **in = NULL, **out = NULL;
   int *in_bd = NULL, *out_bd = NULL;
+  int nvmap = I->jax->nvmap;
   /* the axes, one per leaf */
   SrVal *spec = vm->in_axes;
   if (spec->kind == SR_V_TUPLE && spec->seq.n != a->n) {
@@ -306,6 +419,17 @@ static SrVal *vmap_call(SrInterp *I, SrArgs *a) {
   }
   int64_t size;
   if (mapped_size(I, vm, a, leaves, ax, &size) < 0) goto done;
+  /* the axis name is bound while f is traced and batched
+     (core.extend_axis_env_nd) */
+  if (vm->axis_name) {
+    if (nvmap == SR_MAX_VMAP_AXES) {
+      sr_raise(I, "NotImplementedError", "vmap: more than %d nested named axes", SR_MAX_VMAP_AXES);
+      goto done;
+    }
+    I->jax->vmap_axis[nvmap] = vm->axis_name;
+    I->jax->vmap_size[nvmap] = size;
+    I->jax->nvmap = nvmap + 1;
+  }
   /* the leaves as arrays, and one example's abstract values */
   SrVal *exl = sr_seq(NULL, SR_V_LIST, nl);
   in_bd = sr_xcalloc((size_t)nl + 1, sizeof *in_bd);
@@ -362,7 +486,8 @@ static SrVal *vmap_call(SrInterp *I, SrArgs *a) {
   sr_batch_begin(&b, I, size, vm->axis_name);
   b.nspmd = vm->nspmd;
   memcpy(b.spmd, vm->spmd, sizeof b.spmd);
-  int rc = sr_batch_eval(&b, j, in, in_bd, out, out_bd);
+  int rc = explicit_mesh_axis(I, vm, leaves, in_bd + nc, &b);
+  if (rc == 0) rc = sr_batch_eval(&b, j, in, in_bd, out, out_bd);
   if (rc == 0) {
     /* the outputs' axes (out_axes, a tree prefix of the result) */
     SrVal *oax = sr_seq(NULL, SR_V_LIST, 0);
@@ -411,6 +536,7 @@ static SrVal *vmap_call(SrInterp *I, SrArgs *a) {
   }
   for (uint32_t i = 0; i < j->nout; i++) sr_unref(out[i]);
 done:
+  I->jax->nvmap = nvmap;
   if (j) sr_program_unref(j->prog);
   for (int i = 0; i < na; i++) sr_unref(ex[i]);
   free(ex);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ad/ad_rules.h"
+#include "ad/batch.h"
 #include "exec/eval.h"
 #include "exec/kern.h"
 #include "core/jaxstate.h"
@@ -208,14 +209,22 @@ static void put_names_set(SrBuf *b, const Names *an) {
   sr_buf_putc(b, '}');
 }
 
+/* The size of an enclosing jax.vmap's axis named n (the innermost of that
+   name), or -1 when no vmap names it. */
+static int64_t vmap_axis_size(const SrTypeCtx *cx, const char *n) {
+  for (int i = cx->nvmap - 1; i >= 0; i--)
+    if (cx->vmap_axis[i] == n) return cx->vmap_size[i];
+  return -1;
+}
+
 /* lax/parallel.py: _check_axis_names.  A named axis must be bound by an
-   enclosing shard_map (Manual in the context); the names become axes of
-   m. */
+   enclosing shard_map (Manual in the context) or vmap; the shard_map's
+   names become axes of m (a vmap's are not mesh axes). */
 static int bind_names(SrTypeCtx *cx, const Names *an, const char *api, const SrMesh *m, SrAxes *out) {
   *out = 0;
   for (int i = 0; i < an->n; i++) {
     const char *n = an->name[i];
-    if (!n) continue;
+    if (!n || vmap_axis_size(cx, n) >= 0) continue;
     int c = cx->mesh ? sr_mesh_axis(cx->mesh, n) : -1;
     int k = m ? sr_mesh_axis(m, n) : -1;
     if (c < 0 || k < 0 || cx->mesh->types[c] != SR_AXIS_MANUAL)
@@ -231,6 +240,11 @@ static int bind_names(SrTypeCtx *cx, const Names *an, const char *api, const SrM
 static int64_t names_size(SrTypeCtx *cx, const Names *an) {
   int64_t n = 1;
   for (int i = 0; i < an->n; i++) {
+    int64_t v = an->name[i] ? vmap_axis_size(cx, an->name[i]) : -1;
+    if (v >= 0) {
+      n *= v;
+      continue;
+    }
     int c = an->name[i] && cx->mesh ? sr_mesh_axis(cx->mesh, an->name[i]) : -1;
     if (c < 0 || cx->mesh->sizes[c] <= 0) return -1;
     n *= cx->mesh->sizes[c];
@@ -478,6 +492,83 @@ static int coll_transpose(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **cx, int 
     return coll_transpose(ad, e, ct, cx, prim, NULL, NULL, NULL, NULL, NULL);                         \
   }
 
+/* The batching rules' helpers (vmap of the collectives, parallel.py). */
+
+static const SrVal *param_of(const SrEqn *e, const char *key) {
+  for (uint32_t i = 0; i < e->nparams; i++)
+    if (strcmp(e->params[i].key, key) == 0) return e->params[i].val;
+  return NULL;
+}
+
+/* Is the axis name v (a str) the interned name n? */
+static int name_is(const SrVal *v, const char *n) {
+  return (v->kind == SR_V_STR || v->kind == SR_V_WORD) && sr_intern(v->str.s, v->str.n) == n;
+}
+
+/* Does the names param (a name or a tuple of them) name n? */
+static int names_name(const SrVal *v, const char *n) {
+  if (!v || !n) return 0;
+  if (!sr_is_seq(v)) return name_is(v, n);
+  for (int i = 0; i < v->seq.n; i++)
+    if (name_is(v->seq.items[i], n)) return 1;
+  return 0;
+}
+
+/* The names param v without n (a new tuple). */
+static SrVal *names_without(const SrVal *v, const char *n) {
+  SrVal *r = sr_seq(NULL, SR_V_TUPLE, 0);
+  if (!sr_is_seq(v)) {
+    if (!name_is(v, n)) sr_seq_push(NULL, r, sr_ref((SrVal *)v));
+    return r;
+  }
+  for (int i = 0; i < v->seq.n; i++)
+    if (!name_is(v->seq.items[i], n)) sr_seq_push(NULL, r, sr_ref(v->seq.items[i]));
+  return r;
+}
+
+/* e's primitive bound on one operand x with e's params, param key's value
+   replaced by val (stolen).  The first result (pooled). */
+static SrVal *bind_axes(SrBatch *b, const SrEqn *e, SrVal *x, const char *key, SrVal *val) {
+  SrPList ps = {0};
+  for (uint32_t i = 0; i < e->nparams; i++) {
+    const char *k = e->params[i].key;
+    sr_plist_add(&ps, k, strcmp(k, key) == 0 ? sr_ref(val) : sr_ref(e->params[i].val));
+  }
+  sr_unref(val);
+  SrVal *r = x ? sr_ad_bind(&b->ad, e->prim->id, 1, &x, ps.n, ps.p) : NULL;
+  sr_plist_free(&ps);
+  if (r && r->kind == SR_V_TUPLE) r = r->seq.n ? r->seq.items[0] : NULL;
+  return r;
+}
+
+/* parallel._foldaxis: dims k and k + 1 of x merged (pooled). */
+static SrVal *fold_axis(SrAd *ad, SrVal *x, int k) {
+  const SrType *t = x ? sr_ad_type(ad, x) : NULL;
+  if (!t) return NULL;
+  SrTypeBuilder tb;
+  sr_type_builder(&tb, t);
+  tb.dims[k].size *= tb.dims[k + 1].size;
+  tb.dims[k].nax = 0;
+  memmove(&tb.dims[k + 1], &tb.dims[k + 2], (size_t)(tb.ndim - k - 2) * sizeof tb.dims[0]);
+  tb.ndim--;
+  return sr_ad_reshape_plain(ad, x, sr_type_get(&tb));
+}
+
+/* parallel._splitaxis: dim k of x as (n, size / n) (pooled). */
+static SrVal *split_axis(SrAd *ad, SrVal *x, int k, int64_t n) {
+  const SrType *t = x ? sr_ad_type(ad, x) : NULL;
+  if (!t) return NULL;
+  SrTypeBuilder tb;
+  sr_type_builder(&tb, t);
+  memmove(&tb.dims[k + 1], &tb.dims[k], (size_t)(tb.ndim - k) * sizeof tb.dims[0]);
+  tb.ndim++;
+  tb.dims[k].size = n;
+  tb.dims[k].nax = 0;
+  tb.dims[k + 1].size = t->dims[k].size / n;
+  tb.dims[k + 1].nax = 0;
+  return sr_ad_reshape_plain(ad, x, sr_type_get(&tb));
+}
+
 /* ==== the all-reduces: psum, pmean, psum_invariant, pmax, pmin, unreduced_psum/pmax/pmin ==== */
 
 /* lax/parallel.py: _allreduce_effectful_abstract_eval -- psum, and pmax /
@@ -624,13 +715,99 @@ static int type_unreduced_reduce(SrTypeCtx *cx, const SrRuleEqn *e, const SrType
   return each(cx, e, unreduced_reduce_one, out);
 }
 
+/* The positional (integer) entries of an all-reduce's axes, as a mask of
+   dims, and whether it names any axis too. */
+static uint32_t positional_axes(const SrEvalEqn *e, int *named) {
+  SrVal *v = sr_ev_param(e, "axes");
+  uint32_t pos = 0;
+  *named = 0;
+  for (int i = 0; v && sr_is_seq(v) && i < v->seq.n; i++) {
+    const SrVal *a = v->seq.items[i];
+    if (a->kind == SR_V_INT && a->i >= 0 && a->i < SR_MAX_RANK) pos |= 1u << a->i;
+    else *named = 1;
+  }
+  return pos;
+}
+
+/* The named entries of axes as axes of m (the integer ones skipped). */
+static int named_only(SrEvalCtx *cx, const SrEvalEqn *e, const SrMesh *m, int *axes, int *n) {
+  SrVal *v = sr_ev_param(e, "axes");
+  *n = 0;
+  for (int i = 0; v && sr_is_seq(v) && i < v->seq.n; i++) {
+    const SrVal *a = v->seq.items[i];
+    if (a->kind == SR_V_INT) continue;
+    int k = a->kind == SR_V_STR || a->kind == SR_V_WORD ? sr_mesh_axis(m, sr_intern(a->str.s, a->str.n)) : -1;
+    if (k < 0) return sr_ev_err(cx, "NameError", "%s: unbound axis name", e->prim->name);
+    axes[(*n)++] = k;
+  }
+  return 0;
+}
+
+typedef struct PosRed {
+  int op;
+  SrDtype dt;
+  int nd;
+  uint32_t axes;
+} PosRed;
+
+static int posred_fn(SrShardIO *io) {
+  const PosRed *r = io->arg;
+  if (sr_kern_reduce(r->op, r->dt, r->nd, io->in_shape[0], r->axes, io->in[0]->data, io->out[0]->data) < 0)
+    return sr_ev_err(io->cx, "NotImplementedError", "cannot reduce arrays of dtype %s", sr_dtype_name(r->dt));
+  return 0;
+}
+
+/* a with the dims of pos reduced, as the positional axes of psum / pmax /
+   pmin reduce them (_allreduce_impl's positional reduce): each device
+   reduces its block with those dims whole.  The result has the kept dims
+   of a's type and layout. */
+static SrArray *reduce_positional(SrEvalCtx *cx, SrArray *a, uint32_t pos, SrRedOp op) {
+  SrTypeBuilder lb;
+  sr_type_builder(&lb, a->layout);
+  for (int d = 0; d < lb.ndim; d++)
+    if (pos >> d & 1) lb.dims[d].nax = 0;
+  SrArray *xin = a->mesh ? sr_redistribute(cx, a, a->mesh, sr_type_get(&lb)) : sr_array_ref(a);
+  if (!xin) return NULL;
+  SrTypeBuilder tb, ob;
+  sr_type_builder(&tb, a->type);
+  sr_type_builder(&ob, xin->layout);
+  tb.ndim = ob.ndim = 0;
+  for (int d = 0; d < a->type->ndim; d++) {
+    if (pos >> d & 1) continue;
+    tb.dims[tb.ndim++] = a->type->dims[d];
+    ob.dims[ob.ndim++] = xin->layout->dims[d];
+  }
+  SrArray *r = sr_array_new(sr_type_get(&tb), sr_type_get(&ob), xin->mesh);
+  PosRed pr = {op == SR_RED_MAX ? SR_KR_MAX : op == SR_RED_MIN ? SR_KR_MIN : SR_KR_SUM, a->type->dtype,
+               a->type->ndim, pos};
+  int rc = sr_ev_map(cx, 1, &xin, 1, &r, 0, posred_fn, &pr);
+  sr_array_unref(xin);
+  if (rc < 0) {
+    sr_array_unref(r);
+    return NULL;
+  }
+  return r;
+}
+
 /* psum, psum_invariant, pmax, pmin, unreduced_psum/pmax/pmin */
 static int ev_all_reduce(SrEvalCtx *cx, const SrEvalEqn *e) {
   int id = e->prim->id;
   SrRedOp op = id == SR_P_pmax || id == SR_P_unreduced_pmax ? SR_RED_MAX
                : id == SR_P_pmin || id == SR_P_unreduced_pmin ? SR_RED_MIN : SR_RED_SUM;
+  int named = 1;
+  uint32_t pos = id == SR_P_psum || id == SR_P_pmax || id == SR_P_pmin ? positional_axes(e, &named) : 0;
   for (uint32_t i = 0; i < e->nin; i++) {
-    SrArray *a = on_mesh(cx, e->in[i]);
+    SrArray *a = pos ? reduce_positional(cx, e->in[i], pos, op) : sr_array_ref(e->in[i]);
+    if (!a) return -1;
+    if (!named) {
+      e->out[i] = sr_redistribute_typed(cx, a, a->mesh, a->layout, e->out_type[i]);
+      sr_array_unref(a);
+      if (!e->out[i]) return -1;
+      continue;
+    }
+    SrArray *am = on_mesh(cx, a);
+    sr_array_unref(a);
+    a = am;
     if (!a) return -1;
     int axes[SR_MAX_AXES], n = 0;
     if (!a->mesh) {
@@ -639,7 +816,7 @@ static int ev_all_reduce(SrEvalCtx *cx, const SrEvalEqn *e) {
       sr_array_unref(a);
       continue;
     }
-    if (named_axes(cx, e, a->mesh, axes, &n) < 0) {
+    if ((pos ? named_only(cx, e, a->mesh, axes, &n) : named_axes(cx, e, a->mesh, axes, &n)) < 0) {
       sr_array_unref(a);
       return -1;
     }
@@ -664,6 +841,51 @@ PAIR(tr_unreduced_psum, SR_P_preduced)
 static int comm_all_reduce(const SrEqn *e, SrCommNote *out, int max) {
   (void)e;
   return sr_comm_note(out, max, 0, "all-reduce (explicit collective)", NULL, 0);
+}
+
+/* vmap: _batched_reduction_collective (psum, psum_invariant, pmax, pmin).
+   Over axes that do not name vmap's axis, a mapped operand keeps its batch
+   dim (moved in front when positional axes must shift past it).  Over
+   vmap's axis, an unmapped operand is the reduction over the other axes
+   (times the axis size for a sum: _constant_reduction), a mapped one
+   reduces its batch dim as a positional axis and is no longer mapped. */
+static int batch_all_reduce(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
+  SrVal *axes = (SrVal *)param_of(e, "axes");
+  if (!axes || !sr_is_seq(axes)) return sr_batch_bind_same(b, e, x, bd[0], y, ybd);
+  int has = 0, npos = 0;
+  for (int k = 0; k < axes->seq.n; k++) {
+    const SrVal *a = axes->seq.items[k];
+    if (a->kind == SR_V_INT) npos++;
+    else if (b->axis_name && name_is(a, b->axis_name)) has = 1;
+  }
+  SrVal *groups = (SrVal *)param_of(e, "axis_index_groups");
+  if (has && groups && groups->kind != SR_V_NONE) {
+    sr_raise(b->ad.I, "NotImplementedError", "axis_index_groups not supported in vmap collectives. Please open a "
+                                            "feature request!");
+    return -1;
+  }
+  int sum = e->prim->id == SR_P_psum || e->prim->id == SR_P_psum_invariant;
+  for (uint32_t i = 0; i < e->nin; i++) {
+    SrVal *v = x[i], *na = sr_seq(NULL, SR_V_TUPLE, 0);
+    int d = bd[i];
+    if (d != SR_NOT_MAPPED && (has || npos)) v = sr_batch_moveaxis(b, v, d, 0);
+    for (int k = 0; k < axes->seq.n; k++) {
+      SrVal *a = axes->seq.items[k];
+      if (a->kind == SR_V_INT) sr_seq_push(NULL, na, sr_int(NULL, a->i + (d != SR_NOT_MAPPED)));
+      else if (has && name_is(a, b->axis_name)) {
+        if (d != SR_NOT_MAPPED) sr_seq_push(NULL, na, sr_int(NULL, 0));
+      } else {
+        sr_seq_push(NULL, na, sr_ref(a));
+      }
+    }
+    if (!has || d != SR_NOT_MAPPED || na->seq.n) v = bind_axes(b, e, v, "axes", na);
+    else sr_unref(na);
+    if (v && has && d == SR_NOT_MAPPED && sum) v = sr_ad_mul(&b->ad, sr_ad_const(&b->ad, v, (double)b->size), v);
+    if (!v) return -1;
+    y[i] = v;
+    ybd[i] = has || d == SR_NOT_MAPPED ? SR_NOT_MAPPED : npos ? 0 : d;
+  }
+  return 0;
 }
 
 /* ==== the casts: pvary, preduced, vary_unreduced_cast, reduced_vary_cast ==== */
@@ -827,6 +1049,18 @@ PAIR(tr_reduced_vary_cast, SR_P_vary_unreduced_cast)
 PAIR(tr_vary_unreduced_cast, SR_P_reduced_vary_cast)
 PAIR(tr_preduced, SR_P_unreduced_psum)
 
+/* vmap: _pvary_batcher -- the cast on the batched value, its batch dim
+   kept (for pvary, and the other casts alike). */
+static int batch_cast(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
+  for (uint32_t i = 0; i < e->nin; i++) {
+    SrVal *r = bind_axes(b, e, x[i], "axes", sr_ref((SrVal *)param_of(e, "axes")));
+    if (!r) return -1;
+    y[i] = r;
+    ybd[i] = bd[i];
+  }
+  return 0;
+}
+
 /* ==== ppermute, pbroadcast ==== */
 
 /* lax/parallel.py: _raise_to_shaped_abstract_eval -- ppermute and
@@ -937,6 +1171,61 @@ TR(tr_ppermute) {
 static int comm_ppermute(const SrEqn *e, SrCommNote *out, int max) {
   (void)e;
   return sr_comm_note(out, max, 0, "collective-permute (explicit collective)", NULL, 0);
+}
+
+/* vmap: _ppermute_batcher.  Over other axes the batched value is
+   permuted as it is; over vmap's axis alone, the examples are permuted
+   along the batch dim (JAX's v.take(perm_indices, d); here a slice per
+   example and a concatenate). */
+static int batch_ppermute(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
+  const SrVal *names = param_of(e, "axis_name"), *perm = param_of(e, "perm");
+  SrInterp *I = b->ad.I;
+  if (!names_name(names, b->axis_name)) return sr_batch_bind_same(b, e, x, bd[0], y, ybd);
+  SrVal *rest = names_without(names, b->axis_name);
+  if (rest->seq.n) {
+    SrVal *r = bind_axes(b, e, x[0], "axis_name", rest);
+    if (!r) return -1;
+    y[0] = r;
+    ybd[0] = bd[0];
+    return 0;
+  }
+  sr_unref(rest);
+  int64_t n = b->size;
+  if (!perm || !sr_is_seq(perm) || perm->seq.n != n) {
+    sr_raise(I, "AssertionError", "Permutation doesn't match the axis size!");
+    return -1;
+  }
+  y[0] = x[0];
+  ybd[0] = bd[0];
+  if (bd[0] == SR_NOT_MAPPED) return 0;
+  int d = bd[0];
+  int64_t *src = sr_xcalloc((size_t)n, sizeof *src);
+  for (int k = 0; k < perm->seq.n; k++) {
+    const SrVal *pr = perm->seq.items[k];
+    if (sr_is_seq(pr) && pr->seq.n == 2 && pr->seq.items[1]->i >= 0 && pr->seq.items[1]->i < n)
+      src[pr->seq.items[1]->i] = pr->seq.items[0]->i;
+  }
+  const SrType *t = sr_ad_type(&b->ad, x[0]);
+  SrVal **parts = sr_xcalloc((size_t)n, sizeof *parts);
+  int ok = t != NULL;
+  for (int64_t k = 0; k < n && ok; k++) {
+    int64_t lo[SR_MAX_RANK], hi[SR_MAX_RANK];
+    for (int i = 0; i < t->ndim; i++) {
+      lo[i] = 0;
+      hi[i] = t->dims[i].size;
+    }
+    lo[d] = src[k];
+    hi[d] = src[k] + 1;
+    parts[k] = sr_ad_bindv(&b->ad, SR_P_slice, 1, &x[0], "start_indices", sr_ad_ints(lo, t->ndim), "limit_indices",
+                           sr_ad_ints(hi, t->ndim), "strides", sr_none(), NULL);
+    ok = parts[k] != NULL;
+  }
+  SrVal *r = ok ? sr_ad_bindv(&b->ad, SR_P_concatenate, (int)n, parts, "dimension", sr_int(NULL, d), NULL) : NULL;
+  free(parts);
+  free(src);
+  if (!r) return -1;
+  y[0] = r;
+  return 0;
 }
 
 /* ==== all_gather, all_gather_invariant, all_gather_reduced ==== */
@@ -1093,6 +1382,55 @@ static int comm_all_gather(const SrEqn *e, SrCommNote *out, int max) {
   return sr_comm_note(out, max, 0, "all-gather (explicit collective)", NULL, 0);
 }
 
+/* vmap: _all_gather_batched_collective.  Over other axes the gathered
+   dim shifts past the batch dim (_all_gather_batcher); over vmap's axis
+   the batch dim becomes the gathered one (an unmapped operand is
+   broadcast), folded into its neighbour when tiled. */
+static int batch_all_gather(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
+  const SrVal *names = param_of(e, "axis_name"), *dimv = param_of(e, "all_gather_dimension"),
+              *tv = param_of(e, "tiled");
+  int64_t agd = dimv && dimv->kind == SR_V_INT ? dimv->i : 0;
+  int tiled = tv && sr_val_truthy(tv), d = bd[0];
+  SrAd *ad = &b->ad;
+  if (!names_name(names, b->axis_name)) {
+    if (d == SR_NOT_MAPPED) return sr_batch_bind_same(b, e, x, d, y, ybd);
+    if (d <= agd) agd++;
+    else if (!tiled) d++;
+    SrVal *r = bind_axes(b, e, x[0], "all_gather_dimension", sr_int(NULL, agd));
+    if (!r) return -1;
+    y[0] = r;
+    ybd[0] = d;
+    return 0;
+  }
+  SrVal *groups = (SrVal *)param_of(e, "axis_index_groups");
+  if (groups && groups->kind != SR_V_NONE) {
+    sr_raise(ad->I, "NotImplementedError", "axis_index_groups not supported in vmap");
+    return -1;
+  }
+  if (sr_is_seq(names) && names->seq.n > 1) {
+    sr_raise(ad->I, "NotImplementedError", "Please open a feature request!");
+    return -1;
+  }
+  SrVal *r;
+  if (d == SR_NOT_MAPPED) {
+    const SrType *t = sr_ad_type(ad, x[0]);
+    SrBatch at = *b;
+    at.nspmd = 0;
+    const SrType *bt = sr_batch_mapped_type(&at, t, (int)agd);
+    int64_t dims[SR_MAX_RANK];
+    for (int i = 0, k = 0; i < bt->ndim; i++)
+      if (i != agd) dims[k++] = i;
+    r = sr_ad_broadcast_in_dim(ad, x[0], bt, dims, t->ndim, 0);
+  } else {
+    r = sr_batch_moveaxis(b, x[0], d, (int)agd);
+  }
+  if (r && tiled) r = fold_axis(ad, r, (int)agd);
+  if (!r) return -1;
+  y[0] = r;
+  ybd[0] = SR_NOT_MAPPED;
+  return 0;
+}
+
 /* ==== reduce_scatter, unreduced_reduce_scatter ==== */
 
 /* lax/parallel.py: _reduce_scatter_effectful_abstract_eval's shape */
@@ -1213,6 +1551,52 @@ static int comm_reduce_scatter(const SrEqn *e, SrCommNote *out, int max) {
   return sr_comm_note(out, max, 0, "reduce-scatter (explicit collective)", NULL, 0);
 }
 
+/* vmap: _reduce_scatter_collective.  Over other axes the scatter dim
+   shifts past the batch dim (_reduce_scatter_batcher); over vmap's axis
+   the batch dim is summed away and the scatter dim becomes the batch dim
+   (an unmapped operand is multiplied by the axis size), split in two when
+   tiled (_splitaxis). */
+static int batch_reduce_scatter(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
+  const SrVal *names = param_of(e, "axis_name"), *sv = param_of(e, "scatter_dimension"), *tv = param_of(e, "tiled");
+  int64_t sd = sv && sv->kind == SR_V_INT ? sv->i : 0;
+  int tiled = tv && sr_val_truthy(tv), d = bd[0];
+  SrAd *ad = &b->ad;
+  if (!names_name(names, b->axis_name)) {
+    if (d == SR_NOT_MAPPED) return sr_batch_bind_same(b, e, x, d, y, ybd);
+    /* an untiled scatter drops its dim, so a batch dim after it moves
+       down one (JAX's batcher has d += 1 there, from all_gather's, whose
+       untiled dim is inserted instead) */
+    if (d <= sd) sd++;
+    else if (!tiled) d--;
+    SrVal *r = bind_axes(b, e, x[0], "scatter_dimension", sr_int(NULL, sd));
+    if (!r) return -1;
+    y[0] = r;
+    ybd[0] = d;
+    return 0;
+  }
+  SrVal *groups = (SrVal *)param_of(e, "axis_index_groups");
+  if (groups && groups->kind != SR_V_NONE) {
+    sr_raise(ad->I, "NotImplementedError", "axis_index_groups not supported in vmap");
+    return -1;
+  }
+  if (sr_is_seq(names) && names->seq.n > 1) {
+    sr_raise(ad->I, "NotImplementedError", "Please open a feature request!");
+    return -1;
+  }
+  SrVal *r;
+  if (d == SR_NOT_MAPPED) {
+    r = sr_ad_mul(ad, x[0], sr_ad_const(ad, x[0], (double)b->size));
+  } else {
+    int64_t ax = d;
+    r = sr_ad_reduce_sum(ad, x[0], &ax, 1, NULL);
+  }
+  if (r && tiled) r = split_axis(ad, r, (int)sd, b->size);
+  if (!r) return -1;
+  y[0] = r;
+  ybd[0] = (int)sd;
+  return 0;
+}
+
 /* ==== all_to_all ==== */
 
 /* lax/parallel.py: _all_to_all_effectful_abstract_eval -- splits one
@@ -1299,6 +1683,69 @@ static int comm_all_to_all(const SrEqn *e, SrCommNote *out, int max) {
   return sr_comm_note(out, max, 0, "all-to-all (explicit collective)", NULL, 0);
 }
 
+/* vmap: _all_to_all_batched_collective.  Over other axes the split and
+   concat dims shift past the batch dim (_all_to_all_batcher); over vmap's
+   axis alone the batch dim is split into the concat dim's chunks and the
+   split dim's chunks become the batch dim (an unmapped operand is
+   broadcast first). */
+static int batch_all_to_all(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
+  const SrVal *names = param_of(e, "axis_name"), *sv = param_of(e, "split_axis"), *cv = param_of(e, "concat_axis");
+  SrVal *groups = (SrVal *)param_of(e, "axis_index_groups");
+  SrAd *ad = &b->ad;
+  int split = sv && sv->kind == SR_V_INT ? (int)sv->i : 0, concat = cv && cv->kind == SR_V_INT ? (int)cv->i : 0;
+  int d = bd[0];
+  if (groups && groups->kind != SR_V_NONE) {
+    sr_raise(ad->I, "NotImplementedError", "Please open a feature request!");
+    return -1;
+  }
+  if (!names_name(names, b->axis_name)) {
+    if (d == SR_NOT_MAPPED) return sr_batch_bind_same(b, e, x, d, y, ybd);
+    SrPList ps = {0};
+    for (uint32_t i = 0; i < e->nparams; i++) {
+      const char *k = e->params[i].key;
+      SrVal *v = strcmp(k, "split_axis") == 0    ? sr_int(NULL, split + (d <= split))
+                 : strcmp(k, "concat_axis") == 0 ? sr_int(NULL, concat + (d <= concat))
+                                                 : sr_ref(e->params[i].val);
+      sr_plist_add(&ps, k, v);
+    }
+    SrVal *r = sr_ad_bind(ad, e->prim->id, 1, x, ps.n, ps.p);
+    sr_plist_free(&ps);
+    if (!r) return -1;
+    y[0] = r;
+    ybd[0] = d;
+    return 0;
+  }
+  if (sr_is_seq(names) && names->seq.n > 1) {
+    sr_raise(ad->I, "NotImplementedError", "all_to_all over vmap's axis_name with other axes is not supported here");
+    return -1;
+  }
+  SrVal *v = x[0];
+  if (d == SR_NOT_MAPPED) {
+    v = sr_batch_matchaxis(b, v, d, 0);
+    d = 0;
+  }
+  SrVal *r;
+  if (split == concat) {
+    int axis = split + (d <= split), pre = d;
+    v = split_axis(ad, v, axis, b->size);
+    d += axis <= d;
+    const SrType *t = v ? sr_ad_type(ad, v) : NULL;
+    if (!t) return -1;
+    int64_t perm[SR_MAX_RANK];
+    for (int i = 0; i < t->ndim; i++) perm[i] = i;
+    perm[d] = axis;
+    perm[axis] = d;
+    r = fold_axis(ad, sr_ad_transpose_dims(ad, v, perm, t->ndim), axis);
+    ybd[0] = pre;
+  } else {
+    r = split_axis(ad, fold_axis(ad, sr_batch_moveaxis(b, v, d, concat), concat), split, b->size);
+    ybd[0] = split;
+  }
+  if (!r) return -1;
+  y[0] = r;
+  return 0;
+}
+
 /* ==== axis_index ==== */
 
 /* lax/parallel.py: _axis_index_effectful_abstract_eval -- an int32 scalar
@@ -1338,6 +1785,18 @@ static int ev_axis_index(SrEvalCtx *cx, const SrEvalEqn *e) {
   a.dt = e->out_type[0]->dtype;
   e->out[0] = sr_array_new(e->out_type[0], sr_layout_of_type(e->out_type[0]), cx->mesh);
   return sr_ev_map(cx, 0, NULL, 1, e->out, SR_MAP_POS, index_fn, &a);
+}
+
+/* vmap: _axis_index_batcher -- over vmap's axis, iota of its size along
+   the batch dim. */
+static int batch_axis_index(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
+  (void)bd;
+  if (!names_name(param_of(e, "axis_name"), b->axis_name)) return sr_batch_bind_same(b, e, x, SR_NOT_MAPPED, y, ybd);
+  int64_t n = b->size;
+  y[0] = sr_ad_bindv(&b->ad, SR_P_iota, 0, NULL, "dtype", sr_dtype_val(NULL, SR_I32), "shape", sr_ad_ints(&n, 1),
+                     "dimension", sr_int(NULL, 0), "sharding", sr_none(), NULL);
+  ybd[0] = 0;
+  return y[0] ? 0 : -1;
 }
 
 /* ==== shard_map ==== */
@@ -2119,6 +2578,22 @@ static SrVal *nospec(const AdSMap *s, const SrType *t) {
   return sr_spec_val(NULL, &sp);
 }
 
+/* pxla.batch_spec(spec, 0, val): a P with a leading entry, the names of
+   val (none: None). */
+static SrVal *spec_inserted(const SrVal *v, const char *const *val, int nval) {
+  const SrSpec *sp = spec_of(v);
+  SrSpec ns = sp ? *sp : (SrSpec){0};
+  SrSpecEntry *en = sr_xcalloc((size_t)ns.n + 2, sizeof *en);
+  en[0].n = nval;
+  en[0].names = (const char **)val;
+  for (int i = 0; sp && i < sp->n; i++) en[i + 1] = sp->e[i];
+  ns.n = (sp ? sp->n : 0) + 1;
+  ns.e = en;
+  SrVal *r = sr_spec_val(NULL, &ns);
+  free(en);
+  return r;
+}
+
 static SrVal *specs_tuple(int n, SrVal **items) {
   SrVal *t = sr_seq(NULL, SR_V_TUPLE, n);
   for (int i = 0; i < n; i++) sr_seq_push(NULL, t, items[i]);
@@ -2500,6 +2975,90 @@ TR(tr_shard_map) {
   return rc;
 }
 
+/* vmap: shard_map.py's _shard_map_batch.  The batched operands' specs get
+   an unsharded batch dim (pxla.batch_spec(spec, d, None); with
+   spmd_axis_name, its axes, the body batched over the per-device part of
+   the batch), the body is batched inside the map's manual context, and
+   the batched results' out_specs get the same entry (_batch_out_specs).
+   The batch dims go in front first (batching.batch_jaxpr), where JAX keeps
+   each where it is. */
+static int batch_shard_map(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
+  SrAd *ad = &b->ad;
+  SrInterp *I = ad->I;
+  AdSMap s;
+  if (smap_read(ad, e, &s) < 0) return -1;
+  int spmd = b->nspmd && !b->spmd_explicit;
+  int64_t per = b->size;
+  if (b->nspmd) {
+    for (uint32_t i = 0; i < e->nin; i++) {
+      const SrSpec *sp = spec_of(s.in_specs->seq.items[i]);
+      for (int k = 0; sp && k < sp->n; k++)
+        for (int q = 0; q < sp->e[k].n; q++)
+          for (int a = 0; a < b->nspmd; a++)
+            if (sp->e[k].names[q] == b->spmd[a]) {
+              sr_raise(I, "ValueError", spmd ? "vmap spmd_axis_name cannot appear in shard_map in_specs"
+                                             : "vmapped away explicit mesh axis cannot appear in shard_map in_specs");
+              return -1;
+            }
+    }
+    for (int a = 0; spmd && a < b->nspmd; a++) {
+      int ax = sr_mesh_axis(s.mesh, b->spmd[a]);
+      if (ax >= 0) per /= s.mesh->sizes[ax];
+    }
+  }
+  uint32_t n = e->nin, no = e->nout;
+  uint8_t *inb = sr_xcalloc(n + 1, 1), *outb = sr_xcalloc(no + 1, 1);
+  SrVal **in = sr_xcalloc(n + 1, sizeof *in), **isp = sr_xcalloc(n + 1, sizeof *isp),
+        **osp = sr_xcalloc(no + 1, sizeof *osp);
+  const char *const *val = spmd ? b->spmd : NULL;
+  int nval = spmd ? b->nspmd : 0;
+  int rc = -1;
+  for (uint32_t i = 0; i < n; i++) {
+    inb[i] = bd[i] != SR_NOT_MAPPED;
+    in[i] = inb[i] ? sr_batch_moveaxis(b, x[i], bd[i], 0) : x[i];
+    isp[i] = inb[i] ? spec_inserted(s.in_specs->seq.items[i], val, nval) : sr_ref(s.in_specs->seq.items[i]);
+    if (!in[i]) goto done;
+  }
+  /* the body, batched in the map's manual context over its share of the
+     batch (whose axis no mesh axis shards inside) */
+  Ctx c;
+  if (enter(ad, &s, &c) < 0) goto done;
+  int64_t size = b->size;
+  int nspmd = b->nspmd;
+  b->size = per;
+  b->nspmd = 0;
+  SrJaxpr *J = sr_batch_jaxpr(b, s.body, inb, NULL, outb);
+  b->size = size;
+  b->nspmd = nspmd;
+  leave(ad, &c);
+  if (!J) goto done;
+  for (uint32_t i = 0; i < no; i++)
+    osp[i] = outb[i] ? spec_inserted(s.out_specs->seq.items[i], val, nval) : sr_ref(s.out_specs->seq.items[i]);
+  SrVal *ist = specs_tuple((int)n, isp), *ost = specs_tuple((int)no, osp);
+  memset(isp, 0, (n + 1) * sizeof *isp);
+  memset(osp, 0, (no + 1) * sizeof *osp);
+  SrVal *r = bind_smap(ad, e, J, ist, ost, (int)n, in);
+  sr_unref(ist);
+  sr_unref(ost);
+  sr_program_unref(J->prog);
+  if (r) {
+    for (uint32_t i = 0; i < no; i++) {
+      y[i] = r->seq.items[i];
+      ybd[i] = outb[i] ? 0 : SR_NOT_MAPPED;
+    }
+    rc = 0;
+  }
+done:
+  for (uint32_t i = 0; i < n; i++) sr_unref(isp[i]);
+  for (uint32_t i = 0; i < no; i++) sr_unref(osp[i]);
+  free(isp);
+  free(osp);
+  free(in);
+  free(inb);
+  free(outb);
+  return rc;
+}
+
 /* ==== registration ==== */
 
 static void type_rules_manual(void) {
@@ -2604,6 +3163,20 @@ static void comm_rules_manual(void) {
   for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) sr_prims[rows[i].id].comm = rows[i].comm;
 }
 
+/* vmap: the collectives' batchers of parallel.py. */
+static void batch_rules_manual(void) {
+  static const int reduce[] = {SR_P_psum, SR_P_psum_invariant, SR_P_pmax, SR_P_pmin};
+  for (size_t i = 0; i < sizeof reduce / sizeof *reduce; i++) sr_prims[reduce[i]].batch = batch_all_reduce;
+  sr_prims[SR_P_pvary].batch = batch_cast;
+  sr_prims[SR_P_ppermute].batch = batch_ppermute;
+  sr_prims[SR_P_all_gather].batch = batch_all_gather;
+  sr_prims[SR_P_all_gather_invariant].batch = batch_all_gather;
+  sr_prims[SR_P_axis_index].batch = batch_axis_index;
+  sr_prims[SR_P_shard_map].batch = batch_shard_map;
+  sr_prims[SR_P_reduce_scatter].batch = batch_reduce_scatter;
+  sr_prims[SR_P_all_to_all].batch = batch_all_to_all;
+}
+
 void sr_lax_manual_init(void) {
   type_rules_manual();
   eval_rules_manual();
@@ -2611,4 +3184,5 @@ void sr_lax_manual_init(void) {
   sr_ad_set_jvp(SR_P_axis_index, sr_ad_jvp_zero);
   ad_rules_shard_map();
   comm_rules_manual();
+  batch_rules_manual();
 }

@@ -15,6 +15,7 @@
 #include "exec/prng.h"
 #include "core/jaxstate.h"
 #include "ad/ad_rules.h"
+#include "ad/batch.h"
 #include "check/rule.h"
 #include "core/core.h"
 
@@ -231,6 +232,13 @@ static int ev_random_wrap(SrEvalCtx *cx, const SrEvalEqn *e) {
   return 0;
 }
 
+/* random_wrap_batch_rule: the batch dim in front (it may be the key
+   data's trailing dim of 2 no longer), then random_wrap. */
+static int batch_random_wrap(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
+  SrVal *a = sr_batch_at_front(b, x[0], bd[0], 1);
+  return a ? sr_batch_bind_same(b, e, &a, 0, y, ybd) : -1;
+}
+
 /* random_unwrap_abstract_eval: core.physical_aval, uint32[*keys.shape, 2]. */
 static int type_random_unwrap(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
@@ -364,7 +372,22 @@ static int type_threefry2x32(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **o
 
 typedef struct FryArg {
   int scalar[4];
+  int bcast[4]; /* operand k has size-1 dims where the result has more */
+  int nd;
 } FryArg;
+
+/* Element i of the shard (shape `out`) read from an operand of shape
+   `in` that broadcasts along its size-1 dims. */
+static size_t bcast_index(size_t i, int nd, const int64_t *out, const int64_t *in) {
+  size_t r = 0, stride = 1;
+  for (int d = nd - 1; d >= 0; d--) {
+    size_t k = i % (size_t)out[d];
+    i /= (size_t)out[d];
+    if (in[d] != 1) r += k * stride;
+    stride *= (size_t)in[d];
+  }
+  return r;
+}
 
 static int fry_fn(SrShardIO *io) {
   const FryArg *f = io->arg;
@@ -372,17 +395,35 @@ static int fry_fn(SrShardIO *io) {
   const uint32_t *in[4];
   for (int i = 0; i < 4; i++) in[i] = io->in[i]->data;
   uint32_t *y0 = io->out[0]->data, *y1 = io->out[1]->data;
-  if (f->scalar[0] && f->scalar[1] && !f->scalar[2] && !f->scalar[3]) {
+  int plain = !(f->bcast[0] | f->bcast[1] | f->bcast[2] | f->bcast[3]);
+  if (plain && f->scalar[0] && f->scalar[1] && !f->scalar[2] && !f->scalar[3]) {
     uint32_t key[2] = {in[0][0], in[1][0]};
     sr_threefry2x32(key, n, in[2], in[3], y0, y1);
     return 0;
   }
   for (size_t i = 0; i < n; i++) {
-    uint32_t key[2] = {in[0][f->scalar[0] ? 0 : i], in[1][f->scalar[1] ? 0 : i]};
-    uint32_t x0 = in[2][f->scalar[2] ? 0 : i], x1 = in[3][f->scalar[3] ? 0 : i];
+    size_t at[4];
+    for (int k = 0; k < 4; k++)
+      at[k] = f->scalar[k] ? 0 : f->bcast[k] ? bcast_index(i, f->nd, io->out_shape[0], io->in_shape[k]) : i;
+    uint32_t key[2] = {in[0][at[0]], in[1][at[1]]};
+    uint32_t x0 = in[2][at[2]], x1 = in[3][at[3]];
     sr_threefry2x32(key, 1, &x0, &x1, y0 + i, y1 + i);
   }
   return 0;
+}
+
+/* The layout an operand of type it takes for a result laid out as l:
+   l's, its size-1 dims (broadcast) unsplit. */
+static const SrType *fry_layout(const SrType *it, const SrType *l) {
+  if (!it->ndim) return sr_layout_of_type(it);
+  SrTypeBuilder b;
+  sr_type_builder(&b, l);
+  for (int d = 0; d < b.ndim; d++)
+    if (it->dims[d].size != l->dims[d].size) {
+      b.dims[d].size = it->dims[d].size;
+      b.dims[d].nax = 0;
+    }
+  return sr_type_get(&b);
 }
 
 static int ev_threefry2x32(SrEvalCtx *cx, const SrEvalEqn *e) {
@@ -390,15 +431,15 @@ static int ev_threefry2x32(SrEvalCtx *cx, const SrEvalEqn *e) {
   const SrMesh *m = sr_ev_mesh_for(cx, e, t);
   const SrType *l = sr_ev_out_layout(cx, e, 0, m);
   FryArg f;
+  memset(&f, 0, sizeof f);
+  f.nd = t->ndim;
   SrArray *ops[4] = {0};
   int rc = 0;
   for (int i = 0; i < 4 && rc == 0; i++) {
     const SrType *it = e->in[i]->type;
     f.scalar[i] = it->ndim == 0 && t->ndim > 0;
-    for (int d = 0; d < it->ndim && rc == 0; d++)
-      if (it->dims[d].size != t->dims[d].size)
-        rc = sr_ev_err(cx, "NotImplementedError", "threefry2x32 with operands broadcast along size-1 dims");
-    if (rc == 0 && !(ops[i] = operand(cx, e->in[i], m, it->ndim ? l : sr_layout_of_type(it)))) rc = -1;
+    for (int d = 0; d < it->ndim; d++) f.bcast[i] |= it->dims[d].size != t->dims[d].size;
+    if (!(ops[i] = operand(cx, e->in[i], m, fry_layout(it, l)))) rc = -1;
   }
   if (rc == 0) {
     e->out[0] = sr_array_new(t, l, m);
@@ -408,6 +449,9 @@ static int ev_threefry2x32(SrEvalCtx *cx, const SrEvalEqn *e) {
   for (int i = 0; i < 4; i++) sr_array_unref(ops[i]);
   return rc;
 }
+
+/* threefry2x32 batches as batching.defbroadcasting (sr_batch_broadcast):
+   unmapped operands get a leading 1 that the primitive broadcasts. */
 
 /* ==== registration ==== */
 
@@ -435,8 +479,21 @@ static void ad_rules_random(void) {
   for (size_t i = 0; i < sizeof zero / sizeof *zero; i++) sr_ad_set_jvp(zero[i], sr_ad_jvp_zero);
 }
 
+/* vmap: random_seed, random_bits and random_unwrap as
+   batching.defvectorized (the keys' dims lead the result, so the batch dim
+   stays where it is), random_wrap by its own rule, threefry2x32 as
+   defbroadcasting (prng.py, threefry2x32.py). */
+static void batch_rules_random(void) {
+  sr_prims[SR_P_random_seed].batch = sr_batch_unary;
+  sr_prims[SR_P_random_bits].batch = sr_batch_unary;
+  sr_prims[SR_P_random_unwrap].batch = sr_batch_unary;
+  sr_prims[SR_P_random_wrap].batch = batch_random_wrap;
+  sr_prims[SR_P_threefry2x32].batch = sr_batch_broadcast;
+}
+
 void sr_lax_random_init(void) {
   type_rules_random();
   eval_rules_random();
   ad_rules_random();
+  batch_rules_random();
 }

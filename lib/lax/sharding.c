@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ad/ad_rules.h"
+#include "ad/batch.h"
 #include "exec/eval.h"
 #include "exec/layout.h"
 #include "check/rule.h"
@@ -36,6 +37,75 @@
  * to by redistribute.c. */
 
 #define TR(name) static int name(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x, SrVal **cx)
+
+/* The batching rules' helpers: a sharding param of the batched value. */
+
+static const SrVal *param_of(const SrEqn *e, const char *key) {
+  for (uint32_t i = 0; i < e->nparams; i++)
+    if (strcmp(e->params[i].key, key) == 0) return e->params[i].val;
+  return NULL;
+}
+
+static const char *const unconstrained[1] = {SR_SPEC_UNCONSTRAINED};
+
+/* sh (a NamedSharding or a P) with an entry inserted at d (pxla.batch_spec
+   and batching.get_sharding_for_vmap: None-padded to d entries first): the
+   names val (nval of them; none: None).  Then the entries of unc (a mask)
+   are UNCONSTRAINED, the spec None-padded to ndim.  A new value. */
+static SrVal *batched_spec(const SrVal *sh, int d, const char *const *val, int nval, uint64_t unc, int ndim) {
+  const SrSpec *sp = sh->kind == SR_V_SHARDING ? sh->sh.spec : sh->spec;
+  SrSpec ns = *sp;
+  int n = d < 0 ? sp->n : sp->n > d ? sp->n + 1 : d + 1;
+  if (unc && n < ndim) n = ndim;
+  SrSpecEntry *e = sr_xcalloc((size_t)n + 1, sizeof *e);
+  for (int i = 0, k = 0; i < n; i++) {
+    if (i == d) {
+      e[i].n = nval;
+      e[i].names = (const char **)val;
+    } else {
+      if (k < sp->n) e[i] = sp->e[k];
+      k++;
+    }
+    if (unc >> i & 1) {
+      e[i].n = 1;
+      e[i].names = (const char **)unconstrained;
+    }
+  }
+  ns.n = n;
+  ns.e = e;
+  SrVal *r = sh->kind == SR_V_SHARDING ? sr_sharding_val(NULL, sh->sh.mesh, &ns, sh->sh.memory_kind)
+                                       : sr_spec_val(NULL, &ns);
+  free(e);
+  return r;
+}
+
+/* Does the spec of sh name any axis at all (not is_hlo_sharding_replicated)? */
+static int spec_names_axes(const SrVal *sh) {
+  const SrSpec *sp = sh->kind == SR_V_SHARDING ? sh->sh.spec : sh->spec;
+  if (sp->nunreduced || sp->nreduced) return 1;
+  for (int i = 0; i < sp->n; i++)
+    for (int k = 0; k < sp->e[i].n; k++)
+      if (sp->e[i].names[k] != SR_SPEC_UNCONSTRAINED) return 1;
+  return 0;
+}
+
+/* e bound on x with param key's value replaced by val (stolen). */
+static SrVal *bind_with(SrBatch *b, const SrEqn *e, SrVal *x, const char *key, SrVal *val, const char *key2,
+                        SrVal *val2) {
+  SrPList ps = {0};
+  for (uint32_t i = 0; i < e->nparams; i++) {
+    const char *k = e->params[i].key;
+    SrVal *v = strcmp(k, key) == 0 ? sr_ref(val) : key2 && strcmp(k, key2) == 0 ? sr_ref(val2)
+                                                                                 : sr_ref(e->params[i].val);
+    sr_plist_add(&ps, k, v);
+  }
+  sr_unref(val);
+  sr_unref(val2);
+  SrVal *r = sr_ad_bind(&b->ad, e->prim->id, 1, &x, ps.n, ps.p);
+  sr_plist_free(&ps);
+  if (r && r->kind == SR_V_TUPLE) r = r->seq.n ? r->seq.items[0] : NULL;
+  return r;
+}
 
 /* ==== reshard ==== */
 
@@ -168,6 +238,22 @@ static int comm_reshard(const SrEqn *e, SrCommNote *out, int max) {
   return n;
 }
 
+/* pjit._reshard_batcher: the destination sharding with the batch axis'
+   entry inserted (batching.get_sharding_for_vmap: the mesh axes the batch
+   axis is sharded over, else None). */
+static int batch_reshard(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
+  const SrVal *dst = param_of(e, "dst_sharding");
+  if (!dst || (dst->kind != SR_V_SHARDING && dst->kind != SR_V_SPEC)) {
+    /* a parsed reshard: its written type says where the data goes */
+    const SrType *t = sr_batch_mapped_type(b, e->out[0]->type, bd[0]);
+    y[0] = sr_ad_reshard(&b->ad, x[0], t);
+  } else {
+    y[0] = bind_with(b, e, x[0], "dst_sharding", batched_spec(dst, bd[0], b->spmd, b->nspmd, 0, 0), NULL, NULL);
+  }
+  ybd[0] = bd[0];
+  return y[0] ? 0 : -1;
+}
+
 /* ==== sharding_constraint, layout_constraint ==== */
 
 /* pjit._sharding_constraint_abstract_eval: the operand's type (only its
@@ -193,6 +279,59 @@ static int ev_sharding_constraint(SrEvalCtx *cx, const SrEvalEqn *e) {
   else if (sr_ev_layout_of_spec(cx, t, sh, m, x->mesh == m ? x->layout : NULL, keep, &l) < 0) return -1;
   e->out[0] = sr_redistribute_typed(cx, x, m, l, t);
   return e->out[0] ? 0 : -1;
+}
+
+/* pjit._sharding_constraint_batcher: the batch axis' entry inserted into
+   the sharding (_pjit_batcher_for_sharding: spmd_axis_name's axes, or
+   UNCONSTRAINED without them, a replicated sharding left as it is), the
+   unconstrained dims shifted past it (and the batch dim among them
+   without spmd_axis_name). */
+static int batch_sharding_constraint(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
+  SrInterp *I = b->ad.I;
+  const SrVal *sh = param_of(e, "sharding"), *ud = param_of(e, "unconstrained_dims");
+  int d = bd[0];
+  if (!sh || (sh->kind != SR_V_SHARDING && sh->kind != SR_V_SPEC)) return sr_batch_bind_same(b, e, x, d, y, ybd);
+  const SrSpec *sp = sh->kind == SR_V_SHARDING ? sh->sh.spec : sh->spec;
+  if (b->nspmd && sh->kind == SR_V_SHARDING) {
+    int used = 0;
+    for (int i = 0; i < sp->n; i++)
+      for (int k = 0; k < sp->e[i].n; k++)
+        for (int q = 0; q < b->nspmd; q++) used |= sp->e[i].names[k] == b->spmd[q];
+    if (used) {
+      SrBuf a = SR_BUF_INIT, c = SR_BUF_INIT;
+      sr_buf_putc(&a, '(');
+      for (int q = 0; q < b->nspmd; q++) sr_buf_printf(&a, q ? ", '%s'" : "'%s'", b->spmd[q]);
+      sr_buf_puts(&a, b->nspmd == 1 ? ",)" : ")");
+      sr_spec_repr(&c, sp);
+      sr_raise(I, "ValueError", "vmap spmd_axis_name %s cannot appear in with_sharding_constraint spec, but got spec %s",
+               sr_buf_str(&a), sr_buf_str(&c));
+      sr_buf_free(&a);
+      sr_buf_free(&c);
+      return -1;
+    }
+  }
+  uint64_t unc = 0;
+  for (int i = 0; ud && sr_is_seq(ud) && i < ud->seq.n; i++) {
+    int64_t u = ud->seq.items[i]->i;
+    unc |= 1ull << (u + (d <= u));
+  }
+  if (!b->nspmd) unc |= 1ull << d;
+  const SrType *t = sr_ad_type(&b->ad, x[0]);
+  SrVal *ns;
+  if (b->nspmd) ns = batched_spec(sh, d, b->spmd, b->nspmd, 0, 0);
+  else if (spec_names_axes(sh)) ns = batched_spec(sh, d, unconstrained, 1, 0, 0);
+  else ns = sr_ref((SrVal *)sh);
+  if (unc) {
+    SrVal *w = batched_spec(ns, -1, NULL, 0, unc, t->ndim);
+    sr_unref(ns);
+    ns = w;
+  }
+  SrVal *us = sr_seq(NULL, SR_V_FROZENSET, 0);
+  for (int i = 0; i < 64; i++)
+    if (unc >> i & 1) sr_seq_push(NULL, us, sr_int(NULL, i));
+  y[0] = bind_with(b, e, x[0], "sharding", ns, "unconstrained_dims", us);
+  ybd[0] = d;
+  return y[0] ? 0 : -1;
 }
 
 /* The result laid out as the layout param says (exec/layout.h); its
@@ -242,7 +381,14 @@ static void ad_rules_sharding(void) {
   sr_ad_set_transpose(SR_P_layout_constraint, tr_same);
 }
 
+/* vmap: pjit.py's batchers. */
+static void batch_rules_sharding(void) {
+  sr_prims[SR_P_reshard].batch = batch_reshard;
+  sr_prims[SR_P_sharding_constraint].batch = batch_sharding_constraint;
+}
+
 void sr_lax_sharding_init(void) {
+  batch_rules_sharding();
   type_rules_sharding();
   eval_rules_sharding();
   ad_rules_sharding();

@@ -99,7 +99,7 @@ GOLDEN_TESTS = \
 	tests/golden/repl_line_errors.jxr \
 	examples/tour.jxr
 
-GOLDEN_PENDING =
+GOLDEN_PENDING = tests/golden/pending/vmap_random_normal.jxr
 
 ## files the scripts :load
 GOLDEN_LOADED = tests/golden/data/loaded.jxr tests/golden/data/load_error.jxr \
