@@ -2679,6 +2679,55 @@ TR(tr_cond) {
   return rc;
 }
 
+/* ==== op_name paths and result counts: jit, pjit, scan, while, cond, custom_lin ==== */
+
+/* XLA names a jit's computation jit(NAME), lowers scan and while to a
+   `while` whose bodies are `body` and `cond`, and a cond's branches
+   `branch_K`. */
+static const char *opname_jit(const SrParam *ps, uint32_t np, const char *key, int s, char *buf, size_t n) {
+  (void)s;
+  if (key) return NULL;
+  SrVal *nm = sr_params_find(ps, np, "name");
+  if (!nm || (nm->kind != SR_V_STR && nm->kind != SR_V_WORD)) return "jit";
+  snprintf(buf, n, "jit(%.*s)", (int)nm->str.n, nm->str.s);
+  return buf;
+}
+
+static const char *opname_scan(const SrParam *ps, uint32_t np, const char *key, int s, char *buf, size_t n) {
+  (void)ps, (void)np, (void)s, (void)buf, (void)n;
+  return key ? "body" : "while";
+}
+
+static const char *opname_while(const SrParam *ps, uint32_t np, const char *key, int s, char *buf, size_t n) {
+  (void)ps, (void)np, (void)s, (void)buf, (void)n;
+  return !key ? "while" : strcmp(key, "cond_jaxpr") == 0 ? "cond" : "body";
+}
+
+static const char *opname_cond(const SrParam *ps, uint32_t np, const char *key, int s, char *buf, size_t n) {
+  (void)ps, (void)np;
+  if (!key) return "cond";
+  snprintf(buf, n, "branch_%d", s);
+  return buf;
+}
+
+static int param_seq_len(const SrVal *v) { return v && sr_is_seq(v) ? v->seq.n : 0; }
+
+static uint32_t nout_while(int nin, const SrParam *ps, int np) {
+  const SrVal *cn = sr_params_find(ps, (uint32_t)np, "cond_nconsts"), *bn = sr_params_find(ps, (uint32_t)np, "body_nconsts");
+  return (uint32_t)(nin - (cn ? cn->i : 0) - (bn ? bn->i : 0));
+}
+
+static uint32_t nout_cond(int nin, const SrParam *ps, int np) {
+  (void)nin;
+  const SrVal *br = sr_params_find(ps, (uint32_t)np, "branches");
+  return param_seq_len(br) ? br->seq.items[0]->jx.jaxpr->nout : 0;
+}
+
+static uint32_t nout_custom_lin(int nin, const SrParam *ps, int np) {
+  (void)nin;
+  return (uint32_t)param_seq_len(sr_params_find(ps, (uint32_t)np, "out_avals"));
+}
+
 /* ==== registration ==== */
 
 static void type_rules_control(void) {
@@ -2741,7 +2790,20 @@ static void ad_rules_cond(void) {
 
 #undef JVP
 
+static void engine_slots_control(void) {
+  sr_prims[SR_P_jit].op_name = opname_jit;
+  sr_prims[SR_P_pjit].op_name = opname_jit;
+  sr_prims[SR_P_scan].op_name = opname_scan;
+  sr_prims[SR_P_while].op_name = opname_while;
+  sr_prims[SR_P_cond].op_name = opname_cond;
+  sr_prims[SR_P_while].nout = nout_while;
+  sr_prims[SR_P_cond].nout = nout_cond;
+  sr_prims[SR_P_custom_lin].nout = nout_custom_lin;
+  sr_prims[SR_P_optimization_barrier].hlo = "opt-barrier";
+}
+
 void sr_lax_control_init(void) {
+  engine_slots_control();
   type_rules_control();
   eval_rules_control();
   ad_rules_control();

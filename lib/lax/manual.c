@@ -2604,7 +2604,31 @@ static void comm_rules_manual(void) {
   for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) sr_prims[rows[i].id].comm = rows[i].comm;
 }
 
+/* The HLO opcodes of the optimizer's listing (opt/opt.c): what XLA lowers
+   each collective to. */
+static void hlo_names_manual(void) {
+  static const struct {
+    int id;
+    const char *hlo;
+  } rows[] = {
+      {SR_P_all_gather, "all-gather"},
+      {SR_P_all_gather_invariant, "all-gather"},
+      {SR_P_all_gather_reduced, "all-gather"},
+      {SR_P_psum, "all-reduce"},
+      {SR_P_psum_invariant, "all-reduce"},
+      {SR_P_unreduced_psum, "all-reduce"},
+      {SR_P_pmax, "all-reduce"},
+      {SR_P_pmin, "all-reduce"},
+      {SR_P_reduce_scatter, "reduce-scatter"},
+      {SR_P_unreduced_reduce_scatter, "reduce-scatter"},
+      {SR_P_ppermute, "collective-permute"},
+      {SR_P_all_to_all, "all-to-all"},
+  };
+  for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) sr_prims[rows[i].id].hlo = rows[i].hlo;
+}
+
 void sr_lax_manual_init(void) {
+  hlo_names_manual();
   type_rules_manual();
   eval_rules_manual();
   ad_rules_manual();

@@ -435,7 +435,14 @@ static void ad_rules_random(void) {
   for (size_t i = 0; i < sizeof zero / sizeof *zero; i++) sr_ad_set_jvp(zero[i], sr_ad_jvp_zero);
 }
 
+/* threefry2x32's two halves of the hash (prims/prim.h's result count). */
+static uint32_t nout_threefry2x32(int nin, const SrParam *ps, int np) {
+  (void)nin, (void)ps, (void)np;
+  return 2;
+}
+
 void sr_lax_random_init(void) {
+  sr_prims[SR_P_threefry2x32].nout = nout_threefry2x32;
   type_rules_random();
   eval_rules_random();
   ad_rules_random();
