@@ -2488,40 +2488,29 @@ out:
 
 /* A branch's forward jaxpr with its residuals moved into the shared slots
    (zeros in the slots it does not use), traced again. */
+typedef struct FwdSlots {
+  uint32_t no;
+  const int *slot_of;
+  int nslots;
+  const SrType *const *slot_types;
+} FwdSlots;
+
+static int fwd_slots(SrAd *sub, SrVal *const *in, int n, SrVal **outs, int cap, void *arg) {
+  const FwdSlots *f = arg;
+  (void)cap;
+  uint32_t no = f->no;
+  for (uint32_t i = 0; i < no; i++) outs[i] = in[i];
+  for (uint32_t i = no; i < (uint32_t)n; i++) outs[no + (uint32_t)f->slot_of[i - no]] = in[i];
+  for (int s2 = 0; s2 < f->nslots; s2++)
+    if (!outs[no + (uint32_t)s2] && !(outs[no + (uint32_t)s2] = sr_ad_full_zeros(sub, f->slot_types[s2])))
+      return -1;
+  return (int)no + f->nslots;
+}
+
 static SrJaxpr *cond_fwd_branch(SrAd *ad, SrJaxpr *F, uint32_t no, const int *slot_of, int nslots,
                                 const SrType *const *slot_types) {
-  SrInterp *I = ad->I;
-  SrTrace *saved = I->trace;
-  uint32_t n = sr_nargs(F);
-  const SrType **types = sr_xcalloc(n + 1, sizeof *types);
-  for (uint32_t i = 0; i < n; i++) types[i] = sr_args(F)[i]->type;
-  SrVal **args = sr_xcalloc(n + 1, sizeof *args);
-  SrTrace *tr = sr_ad_trace_begin(ad, (int)n, types, args);
-  free(types);
-  I->trace = tr;
-  SrVal *r = sr_eval_jaxpr(I, F, (int)n, args);
-  SrJaxpr *out = NULL;
-  if (r) {
-    SrAd sub;
-    sr_ad_begin(&sub, I, SR_AD_BWD);
-    SrVal **outs = sr_xcalloc(no + (uint32_t)nslots + 1, sizeof *outs);
-    for (uint32_t i = 0; i < no; i++) outs[i] = r->seq.items[i];
-    for (uint32_t i = no; i < (uint32_t)r->seq.n; i++) outs[no + (uint32_t)slot_of[i - no]] = r->seq.items[i];
-    int ok = 1;
-    for (int s2 = 0; s2 < nslots && ok; s2++)
-      if (!outs[no + (uint32_t)s2]) ok = (outs[no + (uint32_t)s2] = sr_ad_full_zeros(&sub, slot_types[s2])) != NULL;
-    if (ok) out = sr_ad_trace_end(&sub, tr, (int)no + nslots, outs, NULL);
-    else sr_trace_abort(I, tr);
-    free(outs);
-    sr_ad_end(&sub);
-  } else {
-    sr_trace_abort(I, tr);
-  }
-  sr_unref(r);
-  for (uint32_t i = 0; i < n; i++) sr_unref(args[i]);
-  free(args);
-  I->trace = saved;
-  return out;
+  FwdSlots f = {no, slot_of, nslots, slot_types};
+  return sr_ad_retrace(ad, F, (int)no + nslots, fwd_slots, &f);
 }
 
 /* A branch's linear jaxpr taking all the slots (it reads its own), then
