@@ -35,7 +35,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/jax/lax.c lib/jax/lax.h lib/jax/lax_control_flow.c \
 	lib/jax/lax_parallel.c lib/jax/layout.c lib/jax/layout.h lib/jax/nn.c \
 	lib/jax/numpy.c lib/jax/numpy.h lib/jax/random.c lib/jax/random.h \
-	lib/jax/shard_map.c lib/jax/sharding.c \
+	lib/jax/shard_map.c lib/jax/sharding.c lib/jax/stages.c \
 	lib/jax/tree_util.c lib/jax/tree_util.h lib/jax/vjp.h lib/jax/vjp_api.c \
 	lib/jax/vjp_io.c lib/jax/vmap.c \
 	lib/cmd/commands.c lib/cmd/commands.h lib/cmd/commands_ad.c \
