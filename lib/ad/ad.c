@@ -709,6 +709,37 @@ SrJaxpr *sr_ad_trace_end(SrAd *ad, SrTrace *t, int n, SrVal **outs, SrVal **capt
   return j;
 }
 
+SrJaxpr *sr_ad_retrace(SrAd *ad, const SrJaxpr *F, int cap, SrAdRetraceMap map, void *arg) {
+  SrInterp *I = ad->I;
+  SrTrace *saved = I->trace;
+  uint32_t n = sr_nargs(F);
+  const SrType **types = sr_xcalloc(n + 1, sizeof *types);
+  for (uint32_t i = 0; i < n; i++) types[i] = sr_args(F)[i]->type;
+  SrVal **args = sr_xcalloc(n + 1, sizeof *args);
+  SrTrace *tr = sr_ad_trace_begin(ad, (int)n, types, args);
+  free(types);
+  I->trace = tr;
+  SrVal *r = sr_eval_jaxpr(I, F, (int)n, args);
+  SrJaxpr *out = NULL;
+  if (r) {
+    SrAd sub;
+    sr_ad_begin(&sub, I, SR_AD_BWD);
+    SrVal **outs = sr_xcalloc((size_t)cap + 1, sizeof *outs);
+    int k = map(&sub, r->seq.items, r->seq.n, outs, cap, arg);
+    if (k >= 0) out = sr_ad_trace_end(&sub, tr, k, outs, NULL);
+    else sr_trace_abort(I, tr);
+    free(outs);
+    sr_ad_end(&sub);
+  } else {
+    sr_trace_abort(I, tr);
+  }
+  sr_unref(r);
+  for (uint32_t i = 0; i < n; i++) sr_unref(args[i]);
+  free(args);
+  I->trace = saved;
+  return out;
+}
+
 /* ---- jaxpr-level transforms ---- */
 
 SrJaxpr *sr_ad_jvp_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *in_nz, const uint8_t *inst, uint8_t *out_nz) {

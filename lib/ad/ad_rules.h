@@ -149,6 +149,15 @@ SrJaxpr *sr_ad_permute(SrJaxpr *j, const int *arg_order, const int *out_order);
    in *captured, a new list, or are an error when captured is NULL). */
 SrTrace *sr_ad_trace_begin(SrAd *ad, int n, const SrType *const *types, SrVal **args);
 SrJaxpr *sr_ad_trace_end(SrAd *ad, SrTrace *t, int n, SrVal **outs, SrVal **captured);
+/* F traced again (a new jaxpr, NULL with an exception raised) on fresh
+   arguments of F's argument types, its outputs passed through map first:
+   map gets a sub-AD (of kind SR_AD_BWD, emitting into the new trace) and
+   F's n outputs in (borrowed), writes at most cap outputs of its own into
+   out (borrowed from in or pooled in sub) and returns how many, or -1 with
+   an exception raised.  The shape of cond's forward branches with their
+   residuals moved to shared slots, and of shard_map's promoted residuals. */
+typedef int (*SrAdRetraceMap)(SrAd *sub, SrVal *const *in, int n, SrVal **out, int cap, void *arg);
+SrJaxpr *sr_ad_retrace(SrAd *ad, const SrJaxpr *F, int cap, SrAdRetraceMap map, void *arg);
 
 /* ---- binding through the rules' dispatch ---- */
 

@@ -152,7 +152,7 @@ static int parse_target(SrInterp *I, const char *arg, SrSrc *src, size_t off, co
     const char *at = src ? strstr(src->text + off, arg) : NULL;
     return usage(I, src, at ? (size_t)(at - src->text) + t->rest_at : off, msg);
   }
-  if (!sr_is_callable(t->fn)) {
+  if (!sr_is_callable(I, t->fn)) {
     char msg[128];
     snprintf(msg, sizeof msg, ":%s needs a function, got %s", cmd, sr_val_kind_name(t->fn));
     return usage(I, src, off, msg);

@@ -7,6 +7,7 @@
 #include "core/trace.h"
 #include "exec/exec.h"
 #include "jax/api.h"
+#include "jax/numpy.h"
 #include "py/objects.h"
 
 /* The names first: jnp for jax.numpy..., and the prefixes that make
@@ -75,6 +76,7 @@ const SrPyInit sr_linit = {
   .stmt_begin = stmt_begin,
   .command = command,
   .call_jaxpr = call_jaxpr,
+  .call_dtype = sr_jnp_dtype_call,
   .check_jaxpr = check_jaxpr,
   .literal_mesh = literal_mesh,
 };

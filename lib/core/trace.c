@@ -285,35 +285,16 @@ void sr_type_ctx(SrInterp *I, SrTypeCtx *cx, SrDiags *d) {
   cx->check_body = sr_check_body;
 }
 
-static int seq_len(const SrVal *v) { return v && sr_is_seq(v) ? v->seq.n : 0; }
-
-static const SrVal *find_param(const SrParam *ps, int n, const char *key) {
-  for (int i = 0; i < n; i++)
-    if (strcmp(ps[i].key, key) == 0) return ps[i].val;
-  return NULL;
-}
-
-/* How many results an equation of prim has. */
+/* How many results an equation of prim has: one, its row's count, its
+   body's, or one per operand (variadic collectives and casts,
+   optimization_barrier). */
 static uint32_t prim_nout(const SrPrim *prim, int nin, int nparams, const SrParam *ps) {
   if (!(prim->flags & SR_PF_MULTI)) return 1;
-  const SrVal *j = find_param(ps, nparams, "jaxpr");
-  if (!j) j = find_param(ps, nparams, "call_jaxpr");
-  switch (prim->id) {
-  case SR_P_while: {
-    const SrVal *cn = find_param(ps, nparams, "cond_nconsts"), *bn = find_param(ps, nparams, "body_nconsts");
-    return (uint32_t)(nin - (cn ? cn->i : 0) - (bn ? bn->i : 0));
-  }
-  case SR_P_cond: {
-    const SrVal *br = find_param(ps, nparams, "branches");
-    return seq_len(br) ? br->seq.items[0]->jx.jaxpr->nout : 0;
-  }
-  case SR_P_split: return (uint32_t)seq_len(find_param(ps, nparams, "sizes"));
-  case SR_P_threefry2x32: return 2;
-  case SR_P_custom_lin: return (uint32_t)seq_len(find_param(ps, nparams, "out_avals"));
-  default: break;
-  }
+  if (prim->nout) return prim->nout(nin, ps, nparams);
+  const SrVal *j = sr_params_find(ps, (uint32_t)nparams, "jaxpr");
+  if (!j) j = sr_params_find(ps, (uint32_t)nparams, "call_jaxpr");
   if (j && j->kind == SR_V_JAXPR) return j->jx.jaxpr->nout;
-  return (uint32_t)nin; /* variadic collectives and casts, optimization_barrier */
+  return (uint32_t)nin;
 }
 
 SrVal *sr_bind_prim(SrInterp *I, const SrPrim *prim, int nin, SrVal **in, int nparams,

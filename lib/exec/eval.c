@@ -362,20 +362,13 @@ int sr_ev_map(SrEvalCtx *cx, int nin, SrArray *const *in, int nout, SrArray *con
 /* ---- equations ---- */
 
 /* An equation's segment of the ledger's path, as XLA's op_name metadata
-   names it (what the seed's print_all_reduces reads): jit(NAME), a scan or
-   while loop `while`, otherwise the primitive. */
+   names it (what the seed's print_all_reduces reads): its row's op_name
+   rule (jit(NAME), a loop's `while`), else the primitive. */
 static const char *op_segment(const SrEvalEqn *e) {
-  switch (e->prim->id) {
-  case SR_P_scan: case SR_P_while: return "while";
-  case SR_P_jit: case SR_P_pjit: {
-    SrVal *nm = sr_ev_param(e, "name");
-    if (!nm || (nm->kind != SR_V_STR && nm->kind != SR_V_WORD)) return "jit";
-    char buf[160];
-    int n = snprintf(buf, sizeof buf, "jit(%.*s)", (int)nm->str.n, nm->str.s);
-    return sr_intern(buf, n < (int)sizeof buf ? (size_t)n : sizeof buf - 1);
-  }
-  default: return e->prim->name;
-  }
+  if (!e->prim->op_name) return e->prim->name;
+  char buf[160];
+  const char *s = e->prim->op_name(e->params, e->nparams, NULL, 0, buf, sizeof buf);
+  return s == buf ? sr_intern_cstr(buf) : s;
 }
 
 int sr_ev_eqn(SrEvalCtx *cx, const SrEvalEqn *e) {
@@ -489,8 +482,7 @@ static int fusable(const SrEvalCtx *cx, const SrJaxpr *j, uint32_t k, const int3
   if ((t->dtype != SR_F32 && t->dtype != SR_F64) || at->dtype != t->dtype || at->ndim != t->ndim) return 0;
   for (int i = 0; i < t->ndim; i++)
     if (t->dims[i].size != at->dims[i].size) return 0;
-  for (uint32_t i = 0; i < m->nparams; i++)
-    if (strcmp(m->params[i].key, "out_dtype") == 0 && m->params[i].val->kind != SR_V_NONE) return 0;
+  if (sr_ev_fma.fuses && !sr_ev_fma.fuses(m)) return 0;
   *pos = a->in[0] == v ? 0 : 1;
   return 1;
 }

@@ -192,11 +192,13 @@ SrArray *sr_ev_new_out(const SrEvalEqn *e, uint32_t i, const SrMesh *m, const Sr
    elementwise family registers it (lax/elementwise.c, with its rules):
    the rows of the multiply and the add, and `rule`, the fused
    multiply-add a*b + c of float32/float64 operands e->in[0..2] (broadcast
-   like an add's) as e's one result.  The walk fuses nothing while rule is
-   NULL. */
+   like an add's) as e's one result, and `fuses`, whether a multiply
+   equation's params let it fuse (NULL: all do).  The walk fuses nothing
+   while rule is NULL. */
 typedef struct SrEvFma {
   int mul, add;    /* the rows' ids */
   SrEvalRule rule;
+  int (*fuses)(const SrEqn *mul);
 } SrEvFma;
 extern SrEvFma sr_ev_fma;
 static inline void sr_set_eval_rule(int prim_id, SrEvalRule r) { sr_prims[prim_id].eval = r; }

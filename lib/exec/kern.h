@@ -43,17 +43,32 @@ void sr_kern_move_axis(size_t es, int ndim, const int64_t *shape, int from, int 
 
 /* ---- elementwise (kern_ew.c) ---- */
 
-/* Unary and binary operations by primitive id (SR_P_*).  n elements;
-   a scalar operand (sa/sb set) is one element broadcast.  Returns -1 for
-   a dtype the operation does not support. */
-int sr_kern_unary(int prim, SrDtype dt, size_t n, const void *a, void *out, const int64_t *iparams);
-int sr_kern_binary(int prim, SrDtype dt, size_t n, const void *a, int sa, const void *b, int sb, void *out);
+/* An elementwise row's kernels (its SrPrim's kern slot, prims/prim.h),
+   one per dtype, NULL for a dtype the operation does not support: n
+   elements of a (and b, a scalar operand -- sa or sb set -- being one
+   element broadcast) into out, which may be an operand's buffer; ip are
+   the equation's integer params (integer_pow's y, round's method), or
+   NULL.  The family file defines them with kern_ew.h's loops; float16 and
+   bfloat16 run the float32 kernel a chunk at a time, rounding to nearest
+   even, as XLA:CPU does. */
+typedef int (*SrKernUnary)(size_t n, const void *a, void *out, const int64_t *ip);
+typedef int (*SrKernBinary)(size_t n, const void *a, int sa, const void *b, int sb, void *out);
+enum { SR_KERN_NDTYPES = SR_F64 + 1 };
+typedef struct SrKernEw {
+  SrKernUnary un[SR_KERN_NDTYPES];
+  SrKernBinary bin[SR_KERN_NDTYPES];
+  int bool_out;  /* results are bool whatever the operands (comparisons,
+                    is_finite) */
+} SrKernEw;
+
+/* Runs k's kernel for dt (the float32 one for float16 and bfloat16).
+   Returns -1 for a dtype k has no kernel for (or k NULL). */
+int sr_kern_unary(const SrKernEw *k, SrDtype dt, size_t n, const void *a, void *out, const int64_t *iparams);
+int sr_kern_binary(const SrKernEw *k, SrDtype dt, size_t n, const void *a, int sa, const void *b, int sb,
+                   void *out);
 /* select_n: out[i] = cases[which[i]][i]; which is bool or int32. */
 int sr_kern_select(SrDtype wdt, SrDtype dt, size_t n, const void *which, int sw, int ncases,
                    const void *const *cases, const int *scalar, void *out);
-/* clamp(lo, x, hi) */
-int sr_kern_clamp(SrDtype dt, size_t n, const void *lo, int slo, const void *x, int sx, const void *hi,
-                  int shi, void *out);
 /* convert_element_type */
 int sr_kern_convert(SrDtype from, SrDtype to, size_t n, const void *in, void *out);
 /* Element value as double / int64 (for literals and item()). */

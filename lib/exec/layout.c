@@ -166,18 +166,9 @@ void sr_local_auto(const SrJaxpr *j, uint32_t arg, int nd, uint8_t *m2m) {
     const SrEqn *q = &j->eqns[k];
     for (uint32_t i = 0; i < q->nin; i++) {
       if (q->in[i] != v) continue;
-      if (q->prim->id != SR_P_slice) return;
-      int64_t st[SR_MAX_RANK], li[SR_MAX_RANK];
-      int ns = 0, nl = 0;
-      for (uint32_t p = 0; p < q->nparams; p++) {
-        if (strcmp(q->params[p].key, "start_indices") == 0) sr_val_ints(q->params[p].val, st, SR_MAX_RANK, &ns);
-        if (strcmp(q->params[p].key, "limit_indices") == 0) sr_val_ints(q->params[p].val, li, SR_MAX_RANK, &nl);
-      }
-      if (ns != nd || nl != nd) return;
-      int d = -1, wide = 0;
-      for (int t = 0; t < nd; t++)
-        if (li[t] - st[t] > 1) d = t, wide++;
-      if (wide != 1 || (line >= 0 && line != d)) return;
+      /* each use must read it along one dimension (its row's minor rule) */
+      int d = q->prim->minor ? q->prim->minor(q, i, nd) : -1;
+      if (d < 0 || (line >= 0 && line != d)) return;
       line = d;
     }
   }

@@ -75,10 +75,11 @@ struct SrEvalEqn;
 /* Layout.AUTO for input `arg` (an index into sr_args(j)) of nd dims: the
    layout the compiled function requests.  XLA:CPU keeps row-major
    layouts; the one choice made here is for an input the body reads only
-   as lines along one dim (slices whose extent is more than 1 in that dim
-   alone, as x[:, 0] reads column 0): that dim becomes the most minor, so
-   each line is contiguous, and the others keep their order.  Anything
-   else gets row-major.  Outputs under AUTO are row-major. */
+   as lines along one dim (each use's row says so with its minor rule,
+   prims/prim.h: a slice whose extent is more than 1 in that dim alone, as
+   x[:, 0] reads column 0): that dim becomes the most minor, so each line
+   is contiguous, and the others keep their order.  Anything else gets
+   row-major.  Outputs under AUTO are row-major. */
 void sr_local_auto(const struct SrJaxpr *j, uint32_t arg, int nd, uint8_t *m2m);
 
 /* The jit / pjit params of a call equation, applied around its body:

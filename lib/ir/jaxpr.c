@@ -86,6 +86,12 @@ SrVal *sr_eqn_param(const SrEqn *e, const char *key) {
   return NULL;
 }
 
+SrVal *sr_params_find(const SrParam *ps, uint32_t n, const char *key) {
+  for (uint32_t i = 0; i < n; i++)
+    if (ps[i].key == key || strcmp(ps[i].key, key) == 0) return ps[i].val;
+  return NULL;
+}
+
 int sr_param_jaxprs(const SrVal *v, SrJaxpr **out, int max) {
   if (v->kind == SR_V_JAXPR) {
     if (max > 0) out[0] = v->jx.jaxpr;

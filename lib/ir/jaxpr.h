@@ -138,6 +138,9 @@ static inline int sr_is_read(const int32_t *last, const SrVar *v) {
 /* Looks up a param by interned key; NULL if absent. */
 SrVal *sr_eqn_param(const SrEqn *e, const char *key);
 
+/* Looks up a param of a list by key (compared as text); NULL if absent. */
+SrVal *sr_params_find(const SrParam *ps, uint32_t n, const char *key);
+
 /* Every jaxpr directly in a param value (a jaxpr, or a tuple of jaxprs),
    in order.  Returns how many there are, writing at most max. */
 int sr_param_jaxprs(const SrVal *v, SrJaxpr **out, int max);

@@ -201,7 +201,7 @@ static SrVal *make_jaxpr_call(SrInterp *I, SrArgs *a) {
 static SrVal *jax_make_jaxpr(SrInterp *I, SrArgs *a) {
   SrVal *p[2];
   if (sr_args_parse(I, a, "make_jaxpr", "fun, static_argnums=", p) < 0) return NULL;
-  if (!sr_is_callable(p[0])) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(p[0]));
+  if (!sr_is_callable(I, p[0])) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(p[0]));
   return sr_builtin_with("make_jaxpr(fun)", make_jaxpr_call, sr_ref(p[0]), (void (*)(void *))sr_unref);
 }
 
@@ -487,7 +487,7 @@ static SrVal *jax_jit(SrInterp *I, SrArgs *a) {
     return sr_raise(I, "TypeError", "jit() missing required argument: 'fun'");
   }
   SrVal *fn = a->v[0];
-  if (!sr_is_callable(fn)) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(fn));
+  if (!sr_is_callable(I, fn)) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(fn));
   Jit *j = sr_xcalloc(1, sizeof *j);
   j->fn = sr_ref(fn);
   /* in_shardings= / out_shardings= (the other options change nothing here) */
@@ -529,7 +529,7 @@ static SrVal *remat_call(SrInterp *I, SrArgs *a) {
 static SrVal *jax_checkpoint(SrInterp *I, SrArgs *a) {
   SrVal *p[4];
   if (sr_args_parse(I, a, "checkpoint", "fun, *, prevent_cse=, policy=, static_argnums=", p) < 0) return NULL;
-  if (!sr_is_callable(p[0])) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(p[0]));
+  if (!sr_is_callable(I, p[0])) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(p[0]));
   if (p[2] && p[2]->kind != SR_V_NONE)
     return sr_raise(I, "NotImplementedError", "jax.checkpoint: policies are not supported here");
   Remat *r = sr_xcalloc(1, sizeof *r);

@@ -130,7 +130,7 @@ static SrVal *array_unop(SrInterp *I, int op, SrVal *x) {
     return sr_raise(I, "TypeError", "an abstract array has no value");
   }
   const char *fn = op == SR_OP_NEG ? "jax.numpy.negative" : op == SR_OP_POS ? "jax.numpy.positive"
-                   : op == SR_OP_INVERT ? "jax.numpy.invert" : NULL;
+                   : op == SR_OP_INVERT ? "jax.numpy.invert" : op == SR_OP_ABS ? "jax.numpy.abs" : NULL;
   if (!fn) return NULL;
   return call_fn(I, fn, 1, &x);
 }

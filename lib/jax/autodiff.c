@@ -460,7 +460,7 @@ static SrVal *make_grad(SrInterp *I, SrArgs *a, int value_and_grad) {
   const char *api = value_and_grad ? "value_and_grad" : "grad";
   SrVal *p[6];
   if (sr_args_parse(I, a, api, "fun, argnums=, has_aux=, holomorphic=, allow_int=, reduce_axes=", p) < 0) return NULL;
-  if (!sr_is_callable(p[0])) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(p[0]));
+  if (!sr_is_callable(I, p[0])) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(p[0]));
   Grad *g = sr_xcalloc(1, sizeof *g);
   if (sr_argnums_parse(I, p[1], g->argnums, &g->nargnums, &g->single) < 0) {
     free(g);
@@ -589,7 +589,7 @@ static SrVal *vjp_or_linearize(SrInterp *I, SrArgs *a, int is_vjp) {
   const char *api = is_vjp ? "vjp" : "linearize";
   if (a->n < 1) return sr_raise(I, "TypeError", "%s() missing required argument: 'fun'", api);
   SrVal *fun = a->v[0];
-  if (!sr_is_callable(fun)) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(fun));
+  if (!sr_is_callable(I, fun)) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(fun));
   int has_aux = 0;
   SrVal *saveable_args = NULL, *in_nzs = NULL;
   for (int k = 0; k < a->nkw; k++) {
@@ -712,7 +712,7 @@ static SrVal *jax_linearize(SrInterp *I, SrArgs *a) { return vjp_or_linearize(I,
 static SrVal *jax_jvp(SrInterp *I, SrArgs *a) {
   SrVal *p[4];
   if (sr_args_parse(I, a, "jvp", "fun, primals, tangents, has_aux=", p) < 0) return NULL;
-  if (!sr_is_callable(p[0])) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(p[0]));
+  if (!sr_is_callable(I, p[0])) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(p[0]));
   if (!(p[1]->kind == SR_V_TUPLE || p[1]->kind == SR_V_LIST) || !(p[2]->kind == SR_V_TUPLE || p[2]->kind == SR_V_LIST))
     return sr_raise(I, "TypeError",
                     "primal and tangent arguments to jax.jvp must be tuples or lists; found %s and %s.",
@@ -880,7 +880,7 @@ static SrVal *lt_call(SrInterp *I, SrArgs *a) {
 static SrVal *jax_linear_transpose(SrInterp *I, SrArgs *a) {
   if (a->n < 1) return sr_raise(I, "TypeError", "linear_transpose() missing required argument: 'fun'");
   SrVal *fun = a->v[0];
-  if (!sr_is_callable(fun)) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(fun));
+  if (!sr_is_callable(I, fun)) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(fun));
   SrArgs pa = {a->n - 1, a->v + 1, 0, NULL, NULL, NULL};
   /* traced on the primals' types, as a separate jaxpr (not into the
      current trace) */

@@ -144,7 +144,7 @@ static SrVal *cj_defjvp(SrInterp *I, SrArgs *a) {
   CustomJvp *cj = a->self->obj.data;
   SrVal *p[2];
   if (sr_args_parse(I, a, "defjvp", "jvp, symbolic_zeros=", p) < 0) return NULL;
-  if (!sr_is_callable(p[0])) return sr_raise(I, "TypeError", "defjvp(jvp) takes a function");
+  if (!sr_is_callable(I, p[0])) return sr_raise(I, "TypeError", "defjvp(jvp) takes a function");
   if (p[1] && sr_val_truthy(p[1]))
     return sr_raise(I, "NotImplementedError", "defjvp: symbolic_zeros is not supported here");
   sr_unref(cj->jvp);
@@ -280,7 +280,7 @@ static SrVal *cj_defjvps(SrInterp *I, SrArgs *a) {
   CustomJvp *cj = a->self->obj.data;
   if (a->nkw) return sr_raise(I, "TypeError", "defjvps() takes positional arguments only");
   for (int i = 0; i < a->n; i++)
-    if (a->v[i]->kind != SR_V_NONE && !sr_is_callable(a->v[i]))
+    if (a->v[i]->kind != SR_V_NONE && !sr_is_callable(I, a->v[i]))
       return sr_raise(I, "TypeError", "defjvps(*jvps) takes functions or None");
   Jvps *js = sr_xcalloc(1, sizeof *js);
   js->fun = sr_ref(cj->fun);
@@ -309,7 +309,7 @@ static const SrClass custom_jvp_class = {"custom_jvp", cj_free, cj_repr, NULL, &
 static SrVal *jax_custom_jvp(SrInterp *I, SrArgs *a) {
   SrVal *p[3];
   if (sr_args_parse(I, a, "custom_jvp", "fun, nondiff_argnums=, nondiff_argnames=", p) < 0) return NULL;
-  if (!sr_is_callable(p[0])) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(p[0]));
+  if (!sr_is_callable(I, p[0])) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(p[0]));
   if ((p[1] && sr_val_truthy(p[1])) || (p[2] && sr_val_truthy(p[2])))
     return sr_raise(I, "NotImplementedError", "custom_jvp: nondiff_argnums are not supported here");
   CustomJvp *cj = sr_xcalloc(1, sizeof *cj);

@@ -169,7 +169,7 @@ static SrVal *cv_defvjp(SrInterp *I, SrArgs *a) {
   CustomVjp *cv = a->self->obj.data;
   SrVal *p[4];
   if (sr_args_parse(I, a, "defvjp", "fwd, bwd, symbolic_zeros=, optimize_remat=", p) < 0) return NULL;
-  if (!sr_is_callable(p[0]) || !sr_is_callable(p[1]))
+  if (!sr_is_callable(I, p[0]) || !sr_is_callable(I, p[1]))
     return sr_raise(I, "TypeError", "defvjp(fwd, bwd) takes two functions");
   if ((p[2] && sr_val_truthy(p[2])) || (p[3] && sr_val_truthy(p[3])))
     return sr_raise(I, "NotImplementedError", "defvjp: symbolic_zeros and optimize_remat are not supported here");
@@ -197,7 +197,7 @@ static const SrClass custom_vjp_class = {"custom_vjp", cv_free, cv_repr, NULL, &
 static SrVal *jax_custom_vjp(SrInterp *I, SrArgs *a) {
   SrVal *p[3];
   if (sr_args_parse(I, a, "custom_vjp", "fun, nondiff_argnums=, nondiff_argnames=", p) < 0) return NULL;
-  if (!sr_is_callable(p[0])) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(p[0]));
+  if (!sr_is_callable(I, p[0])) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(p[0]));
   if ((p[1] && sr_val_truthy(p[1])) || (p[2] && sr_val_truthy(p[2])))
     return sr_raise(I, "NotImplementedError", "custom_vjp: nondiff_argnums are not supported here");
   CustomVjp *cv = sr_xcalloc(1, sizeof *cv);

@@ -13,8 +13,8 @@
  *                                       x.addressable_shards, jnp.array,
  *                                       np.save/np.load (concrete arrays)
  *     set_mesh, config       builtins_jax.c   with JAX's state (jaxstate.h)
- *     jit(...).trace/.lower/.compile (stages.py)  layout.c, with the layouts
- *                                       they choose
+ *     jit(...).trace/.lower/.compile (stages.py)  stages.c, with the
+ *                                       layouts they choose (layout.c)
  *   jax.numpy                numpy.c    promotion, asarray, then jax.numpy;
  *                                       numpy.h
  *   jax.lax                  lax.c      the lax layer (lax.h) and the jax.lax

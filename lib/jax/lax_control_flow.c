@@ -144,7 +144,7 @@ static SrVal *lax_scan(SrInterp *I, SrArgs *a) {
   SrVal *p[7];
   if (sr_args_parse(I, a, "scan", "f, init, xs=, length=, reverse=, unroll=, _split_transpose=", p) < 0) return NULL;
   SrVal *f = p[0];
-  if (!sr_is_callable(f)) return sr_raise(I, "TypeError", "lax.scan: f argument should be a callable.");
+  if (!sr_is_callable(I, f)) return sr_raise(I, "TypeError", "lax.scan: f argument should be a callable.");
   SrVal *xs = p[2] ? p[2] : sr_none();
   int reverse = p[4] && sr_val_truthy(p[4]);
   SrVal *init_leaves = sr_pytree_flatten(I, p[1]);
@@ -360,33 +360,6 @@ static int trace_branches(SrInterp *I, int nb, SrVal **fns, SrVal *ops, SrJaxpr 
   return 0;
 }
 
-/* The key path (keystr) of every leaf of a pytree, pushed to paths as
-   strings: "[0]", "['w']", "" for a lone leaf. */
-static void leaf_paths(SrInterp *I, SrVal *v, SrBuf *path, SrVal *paths) {
-  SrVal *ch = sr_pytree_children(v);
-  if (!ch) {
-    sr_seq_push(NULL, paths, sr_str(NULL, path->p ? path->p : "", path->len));
-    return;
-  }
-  size_t at = path->len;
-  for (int i = 0; i < ch->seq.n; i++) {
-    if (v->kind == SR_V_DICT) {
-      /* the children are the dict's values in key order: find each key */
-      int k = 0;
-      while (k < v->dict.n && v->dict.vals[k] != ch->seq.items[i]) k++;
-      sr_buf_puts(path, "[");
-      if (k < v->dict.n) sr_val_repr(path, v->dict.keys[k]);
-      sr_buf_puts(path, "]");
-    } else if (v->kind == SR_V_TUPLE || v->kind == SR_V_LIST) {
-      sr_buf_printf(path, "[%d]", i);
-    }
-    leaf_paths(I, ch->seq.items[i], path, paths);
-    path->len = at;
-    if (path->p) path->p[at] = 0;
-  }
-  sr_unref(ch);
-}
-
 /* repr(tuple(axes)) in the mesh's order: ('X',), ('X', 'Y') */
 static void axes_tuple_str(SrBuf *b, const SrMesh *m, SrAxes axes) {
   int k = 0;
@@ -400,10 +373,17 @@ static void axes_tuple_str(SrBuf *b, const SrMesh *m, SrAxes axes) {
    name1 (true_fun, or branch 0), a2 those of name2. */
 static void branch_type_error(SrInterp *I, const char *api, const char *name1, const char *name2, SrVal *f1, SrVal *f2,
                               SrVal *tree, const SrJaxpr *j1, const SrJaxpr *j2) {
-  SrVal *paths = sr_seq(NULL, SR_V_LIST, 0);
-  SrBuf path = SR_BUF_INIT;
-  if (tree) leaf_paths(I, tree, &path, paths);
-  sr_buf_free(&path);
+  /* the key path (keystr) of every leaf: "[0]", "['w']", "" for a lone leaf */
+  int npaths = 0;
+  char **paths = NULL;
+  if (tree) {
+    sr_unref(sr_pytree_numbered(tree, &npaths));
+    paths = sr_xcalloc((size_t)npaths + 1, sizeof *paths);
+    SrBuf path = SR_BUF_INIT;
+    int k2 = 0;
+    sr_pytree_leaf_paths(tree, &path, paths, &k2);
+    sr_buf_free(&path);
+  }
   const SrMesh *m = sr_api_mesh(I);
   int total = 0, k = 0, npv = 0;
   for (uint32_t i = 0; i < j1->nout; i++) total += !typematch(j1->outvars[i]->type, j2->outvars[i]->type);
@@ -412,8 +392,7 @@ static void branch_type_error(SrInterp *I, const char *api, const char *name1, c
     const SrType *a1 = j1->outvars[i]->type, *a2 = j2->outvars[i]->type;
     if (typematch(a1, a2)) continue;
     SrBuf comp = SR_BUF_INIT;
-    if ((int)i < paths->seq.n && paths->seq.items[i]->str.n)
-      sr_buf_printf(&comp, " at path %.*s", (int)paths->seq.items[i]->str.n, paths->seq.items[i]->str.s);
+    if ((int)i < npaths && paths[i][0]) sr_buf_printf(&comp, " at path %s", paths[i]);
     const char *c = comp.p ? comp.p : "";
     SrBuf d = SR_BUF_INIT;
     sr_buf_printf(&d, "the output of %s%s has type ", name1, c);
@@ -482,7 +461,8 @@ static void branch_type_error(SrInterp *I, const char *api, const char *name1, c
   sr_buf_free(&diffs);
   sr_buf_free(&pv);
   sr_buf_free(&pmsg);
-  sr_unref(paths);
+  for (int i = 0; i < npaths; i++) free(paths[i]);
+  free(paths);
 }
 
 /* Binds cond with index and branches (index 0 first). */
@@ -790,7 +770,7 @@ static int is_concrete_int(SrVal *v, int64_t *out) {
 static SrVal *lax_fori_loop(SrInterp *I, SrArgs *a) {
   SrVal *p[5];
   if (sr_args_parse(I, a, "fori_loop", "lower, upper, body_fun, init_val, *, unroll=", p) < 0) return NULL;
-  if (!sr_is_callable(p[2])) return sr_raise(I, "TypeError", "fori_loop: body_fun must be callable");
+  if (!sr_is_callable(I, p[2])) return sr_raise(I, "TypeError", "fori_loop: body_fun must be callable");
   SrVal *lo = arr(I, p[0]), *hi = lo ? arr(I, p[1]) : NULL;
   if (!hi) {
     sr_unref(lo);

@@ -1,5 +1,6 @@
 /* layout.c: device-local layouts in the language (see layout.h
- * and exec/layout.h) and the stages of jax.jit.
+ * and exec/layout.h), and jit's shardings and layouts (its stages are
+ * stages.c).
  *
  * jax.jit(f, in_shardings=, out_shardings=) takes shardings, P (with the
  * mesh in context), Formats, None, or pytree prefixes of them.  A call
@@ -86,15 +87,15 @@ static const SrClass auto_class = {"AutoLayoutSingleton", NULL, auto_repr, NULL,
 
 static SrVal *layout_val(int nd, const int64_t *m2m) { return sr_obj(&layout_class, (void *)layout_intern(nd, m2m)); }
 
-static SrVal *layout_val8(int nd, const uint8_t *m2m) {
+SrVal *sr_layout_val(int nd, const uint8_t *m2m) {
   int64_t v[SR_MAX_RANK];
   for (int i = 0; i < nd; i++) v[i] = m2m[i];
   return layout_val(nd, v);
 }
 
 static SrVal *auto_val(void) { return sr_obj(&auto_class, &auto_data); }
-static int is_layout(const SrVal *v) { return sr_is_obj(v, &layout_class); }
-static int is_auto(const SrVal *v) { return sr_is_obj(v, &auto_class); }
+int sr_is_layout(const SrVal *v) { return sr_is_obj(v, &layout_class); }
+int sr_is_layout_auto(const SrVal *v) { return sr_is_obj(v, &auto_class); }
 
 /* A Layout's dims as uint8_t, or -1 when it is not a permutation. */
 static int layout_m2m(const SrVal *v, uint8_t *m2m) {
@@ -117,8 +118,8 @@ static SrVal *layout_param(const SrVal *v) {
 /* Python's repr of type(v), for JAX's messages. */
 static void class_repr(SrBuf *out, const SrVal *v) {
   const char *n;
-  if (is_layout(v)) n = "jax._src.layout.Layout";
-  else if (is_auto(v)) n = "jax._src.layout.AutoLayoutSingleton";
+  if (sr_is_layout(v)) n = "jax._src.layout.Layout";
+  else if (sr_is_layout_auto(v)) n = "jax._src.layout.AutoLayoutSingleton";
   else if (v->kind == SR_V_SPEC) n = "jax._src.partition_spec.PartitionSpec";
   else if (v->kind == SR_V_SHARDING) n = "jax._src.named_sharding.NamedSharding";
   else if (v->kind == SR_V_NONE) n = "NoneType";
@@ -278,7 +279,7 @@ static int same_val(const SrVal *a, const SrVal *b) {
 }
 
 /* An interned Format (layout and sharding borrowed; None is NULL). */
-static SrVal *format_val(SrVal *layout, SrVal *sharding) {
+SrVal *sr_format_val(SrVal *layout, SrVal *sharding) {
   if (layout && layout->kind == SR_V_NONE) layout = NULL;
   if (sharding && sharding->kind == SR_V_NONE) sharding = NULL;
   for (int i = 0; i < nformats; i++)
@@ -300,14 +301,14 @@ static SrVal *bi_format(SrInterp *I, SrArgs *a) {
   if (sr_args_parse(I, a, "Format", "layout=, sharding=", p) < 0) return NULL;
   SrVal *l = p[0] && p[0]->kind != SR_V_NONE ? p[0] : NULL, *s = p[1] && p[1]->kind != SR_V_NONE ? p[1] : NULL;
   SrBuf b = SR_BUF_INIT, c = SR_BUF_INIT;
-  if (l && is_layout(l) && !s) {
+  if (l && sr_is_layout(l) && !s) {
     sr_raise(I, "ValueError",
              "Sharding has to be concrete when layout is of type <class 'jax._src.layout.Layout'>. Please pass a "
              "`jax.sharding.NamedSharding` or `jax.sharding.SingleDeviceSharding` to the sharding argument. Got "
              "sharding None");
     return NULL;
   }
-  if (l && !is_layout(l) && !is_auto(l)) {
+  if (l && !sr_is_layout(l) && !sr_is_layout_auto(l)) {
     sr_to_repr(I, &b, l);
     class_repr(&c, l);
     sr_raise(I, "TypeError",
@@ -325,7 +326,7 @@ static SrVal *bi_format(SrInterp *I, SrArgs *a) {
   sr_buf_free(&b);
   sr_buf_free(&c);
   if (I->exc) return NULL;
-  return format_val(l, s);
+  return sr_format_val(l, s);
 }
 
 int sr_format_parts(SrVal *v, SrVal **sharding, SrVal **layout, int *has_layout) {
@@ -334,8 +335,8 @@ int sr_format_parts(SrVal *v, SrVal **sharding, SrVal **layout, int *has_layout)
   *sharding = f->sharding;
   *layout = NULL;
   *has_layout = 0;
-  if (f->layout && is_auto(f->layout)) *has_layout = -1;
-  if (f->layout && is_layout(f->layout)) {
+  if (f->layout && sr_is_layout_auto(f->layout)) *has_layout = -1;
+  if (f->layout && sr_is_layout(f->layout)) {
     *layout = f->layout;
     *has_layout = 1;
   }
@@ -352,9 +353,9 @@ static SrVal *prop_format(SrInterp *I, SrArgs *a) {
     return sr_raise(I, "ConcretizationTypeError", "format of an abstract or traced array");
   uint8_t m2m[SR_MAX_RANK];
   sr_array_local(o->data, m2m);
-  SrVal *l = layout_val8(o->type->ndim, m2m);
+  SrVal *l = sr_layout_val(o->type->ndim, m2m);
   SrVal *s = sr_concrete_array_sharding(o->data);
-  SrVal *f = format_val(l, s);
+  SrVal *f = sr_format_val(l, s);
   sr_unref(l);
   sr_unref(s);
   return f;
@@ -383,7 +384,7 @@ static SrVal *bi_with_layout_constraint(SrInterp *I, SrArgs *a) {
     for (int i = 0; i < n; i++) ls[i] = p[1];
   }
   for (int i = 0; i < n && ok; i++) {
-    if (!ls[i] || !is_layout(ls[i])) {
+    if (!ls[i] || !sr_is_layout(ls[i])) {
       SrBuf b = SR_BUF_INIT;
       sr_buf_putc(&b, '[');
       for (int k = 0; k < n; k++) {
@@ -433,27 +434,15 @@ static SrVal *bi_with_layout_constraint(SrInterp *I, SrArgs *a) {
 
 /* ---- jit's shardings and layouts ---- */
 
-/* One flat entry of in_shardings / out_shardings: a sharding (or NULL:
-   unspecified) and a layout (a Layout, AUTO, or NULL). */
-typedef struct Entry {
-  SrVal *sh, *lay; /* borrowed from the user's values or from `keep` */
-} Entry;
-
-typedef struct Flat {
-  Entry *e;
-  int n, cap;
-  SrVal *keep; /* a list holding the values made here */
-} Flat;
-
-static void flat_push(Flat *f, SrVal *sh, SrVal *lay) {
+static void flat_push(SrJitFlat *f, SrVal *sh, SrVal *lay) {
   if (f->n == f->cap) {
     f->cap = f->cap ? 2 * f->cap : 16;
     f->e = sr_xrealloc(f->e, (size_t)f->cap * sizeof *f->e);
   }
-  f->e[f->n++] = (Entry){sh, lay};
+  f->e[f->n++] = (SrJitEntry){sh, lay};
 }
 
-static void flat_free(Flat *f) {
+void sr_jit_flat_free(SrJitFlat *f) {
   free(f->e);
   sr_unref(f->keep);
   memset(f, 0, sizeof *f);
@@ -461,7 +450,7 @@ static void flat_free(Flat *f) {
 
 /* The sharding and layout one leaf of in_shardings / out_shardings gives
    (pjit.py: _split_layout_and_sharding, _create_sharding_for_array). */
-static int leaf_entry(SrInterp *I, SrVal *v, const char *what, Flat *f, SrVal **sh, SrVal **lay) {
+static int leaf_entry(SrInterp *I, SrVal *v, const char *what, SrJitFlat *f, SrVal **sh, SrVal **lay) {
   *sh = *lay = NULL;
   if (v->kind == SR_V_NONE) return 0;
   if (sr_is_obj(v, &format_class)) {
@@ -469,7 +458,7 @@ static int leaf_entry(SrInterp *I, SrVal *v, const char *what, Flat *f, SrVal **
     *lay = fm->layout;
     v = fm->sharding;
     if (!v) return 0;
-  } else if (is_layout(v) || is_auto(v)) {
+  } else if (sr_is_layout(v) || sr_is_layout_auto(v)) {
     SrBuf b = SR_BUF_INIT;
     sr_val_repr(&b, v);
     sr_raise(I, "ValueError",
@@ -510,7 +499,7 @@ static int leaf_entry(SrInterp *I, SrVal *v, const char *what, Flat *f, SrVal **
 }
 
 /* The entries of the prefix `spec` for every leaf of `tree`. */
-static int prefix_entries(SrInterp *I, SrVal *spec, SrVal *tree, const char *what, Flat *f) {
+static int prefix_entries(SrInterp *I, SrVal *spec, SrVal *tree, const char *what, SrJitFlat *f) {
   if ((spec->kind == SR_V_TUPLE || spec->kind == SR_V_LIST) && (tree->kind == SR_V_TUPLE || tree->kind == SR_V_LIST)) {
     if (spec->seq.n != tree->seq.n) {
       sr_raise(I, "ValueError",
@@ -536,8 +525,8 @@ static int prefix_entries(SrInterp *I, SrVal *spec, SrVal *tree, const char *wha
   return 0;
 }
 
-/* Flat entries for the positional arguments (tupled) or for a result. */
-static int flat_entries(SrInterp *I, SrVal *spec, int nargs, SrVal **args, SrVal *tree, const char *what, Flat *f) {
+/* SrJitFlat entries for the positional arguments (tupled) or for a result. */
+int sr_jit_flat_entries(SrInterp *I, SrVal *spec, int nargs, SrVal **args, SrVal *tree, const char *what, SrJitFlat *f) {
   f->keep = sr_seq(NULL, SR_V_LIST, 0);
   if (!tree) {
     SrVal *t = sr_seq(NULL, SR_V_TUPLE, nargs);
@@ -552,7 +541,7 @@ static int flat_entries(SrInterp *I, SrVal *spec, int nargs, SrVal **args, SrVal
 }
 
 /* The concrete array of an argument leaf, or NULL. */
-static SrArray *leaf_array(SrVal *v) {
+SrArray *sr_jit_leaf_array(SrVal *v) {
   SrArrayObj *o = sr_array_of(v);
   return o && o->kind == SR_AV_CONCRETE ? o->data : NULL;
 }
@@ -571,7 +560,7 @@ static SrVal *padded(const SrVal *sh, int n) {
 
 /* Does a committed array's placement differ from a jit sharding?  (P('X')
    and P('X', None) are one placement.) */
-static int sharding_differs(SrArray *x, SrVal *sh) {
+int sr_jit_sharding_differs(SrArray *x, SrVal *sh) {
   SrVal *xs = sr_concrete_array_sharding(x);
   int differs;
   if (xs->kind == SR_V_SHARDING && sh->kind == SR_V_SHARDING) {
@@ -595,7 +584,7 @@ static void aval_repr(SrBuf *out, const SrType *t) {
 
 /* The sharding JAX gives a value of type t that was given none: its
    type's NamedSharding on the mesh in context, else device 0's. */
-static SrVal *type_default_sharding(SrInterp *I, const SrType *t) {
+SrVal *sr_jit_default_sharding(SrInterp *I, const SrType *t) {
   const SrMesh *m = I->jax->mesh;
   if (!m && t && t->mesh && t->mesh->n) m = t->mesh;
   if (!m || !t) return sr_single_device_sharding(0);
@@ -607,11 +596,11 @@ static SrVal *type_default_sharding(SrInterp *I, const SrType *t) {
 
 int sr_jit_formats(SrInterp *I, SrVal *in_sh, SrVal *out_sh, int nargs, SrVal **args, int ncaptured, SrVal *out_tree,
                    SrVal **p) {
-  Flat fi = {0}, fo = {0};
-  if (flat_entries(I, in_sh, nargs, args, NULL, "in_shardings", &fi) < 0 ||
-      flat_entries(I, out_sh, 0, NULL, out_tree, "out_shardings", &fo) < 0) {
-    flat_free(&fi);
-    flat_free(&fo);
+  SrJitFlat fi = {0}, fo = {0};
+  if (sr_jit_flat_entries(I, in_sh, nargs, args, NULL, "in_shardings", &fi) < 0 ||
+      sr_jit_flat_entries(I, out_sh, 0, NULL, out_tree, "out_shardings", &fo) < 0) {
+    sr_jit_flat_free(&fi);
+    sr_jit_flat_free(&fo);
     return -1;
   }
   /* the argument leaves, for JAX's checks of committed arrays
@@ -627,10 +616,10 @@ int sr_jit_formats(SrInterp *I, SrVal *in_sh, SrVal *out_sh, int nargs, SrVal **
   for (int i = 0; i < fi.n && i < leaves->seq.n && rc == 0; i++) {
     SrVal *x = leaves->seq.items[i];
     const SrType *t = sr_value_type(I, x);
-    SrArray *arr = leaf_array(x);
-    Entry *e = &fi.e[i];
+    SrArray *arr = sr_jit_leaf_array(x);
+    SrJitEntry *e = &fi.e[i];
     SrBuf r = SR_BUF_INIT;
-    int misfit = e->lay && is_layout(e->lay) && t ? sr_layout_misfit(&r, e->lay, t) : 0;
+    int misfit = e->lay && sr_is_layout(e->lay) && t ? sr_layout_misfit(&r, e->lay, t) : 0;
     if (misfit) {
       SrBuf b = SR_BUF_INIT;
       sr_val_repr(&b, e->lay);
@@ -645,7 +634,7 @@ int sr_jit_formats(SrInterp *I, SrVal *in_sh, SrVal *out_sh, int nargs, SrVal **
     if (!arr || !arr->committed) continue;
     SrBuf d = SR_BUF_INIT;
     aval_repr(&d, t);
-    if (e->sh && sharding_differs(arr, e->sh)) {
+    if (e->sh && sr_jit_sharding_differs(arr, e->sh)) {
       SrBuf b = SR_BUF_INIT, c = SR_BUF_INIT;
       sr_val_repr(&b, e->sh);
       SrVal *xs = sr_concrete_array_sharding(arr);
@@ -662,7 +651,7 @@ int sr_jit_formats(SrInterp *I, SrVal *in_sh, SrVal *out_sh, int nargs, SrVal **
       uint8_t want[SR_MAX_RANK], have[SR_MAX_RANK];
       sr_array_local(arr, have);
       /* an array's layout is never AUTO */
-      int differs = is_auto(e->lay) || (layout_m2m(e->lay, want), memcmp(want, have, (size_t)t->ndim) != 0);
+      int differs = sr_is_layout_auto(e->lay) || (layout_m2m(e->lay, want), memcmp(want, have, (size_t)t->ndim) != 0);
       if (differs) {
         SrBuf b = SR_BUF_INIT, c = SR_BUF_INIT;
         sr_val_repr(&b, e->lay);
@@ -671,7 +660,7 @@ int sr_jit_formats(SrInterp *I, SrVal *in_sh, SrVal *out_sh, int nargs, SrVal **
                  "Layout passed to jit does not match the layout on the respective arg. Got jit layout: %s,\narg "
                  "layout: %s for arg type: %s.%s",
                  b.p, c.p, d.p,
-                 is_auto(e->lay) ? " The layout given to `jax.jit` is `Layout.AUTO` but the corresponding argument "
+                 sr_is_layout_auto(e->lay) ? " The layout given to `jax.jit` is `Layout.AUTO` but the corresponding argument "
                                    "passed is a `jax.Array` with a concrete layout. Consider passing a "
                                    "`jax.ShapeDtypeStruct` instead of `jax.Array` as an argument to the jitted "
                                    "function  when using `Layout.AUTO`."
@@ -686,7 +675,7 @@ int sr_jit_formats(SrInterp *I, SrVal *in_sh, SrVal *out_sh, int nargs, SrVal **
   for (int i = 0; i < fo.n && outs && i < outs->seq.n && rc == 0; i++) {
     const SrType *t = sr_value_type(I, outs->seq.items[i]);
     SrBuf r = SR_BUF_INIT;
-    int misfit = fo.e[i].lay && is_layout(fo.e[i].lay) && t ? sr_layout_misfit(&r, fo.e[i].lay, t) : 0;
+    int misfit = fo.e[i].lay && sr_is_layout(fo.e[i].lay) && t ? sr_layout_misfit(&r, fo.e[i].lay, t) : 0;
     if (misfit) {
       SrBuf b = SR_BUF_INIT;
       sr_val_repr(&b, fo.e[i].lay);
@@ -718,328 +707,9 @@ int sr_jit_formats(SrInterp *I, SrVal *in_sh, SrVal *out_sh, int nargs, SrVal **
   }
   sr_unref(outs);
   sr_unref(leaves);
-  flat_free(&fi);
-  flat_free(&fo);
+  sr_jit_flat_free(&fi);
+  sr_jit_flat_free(&fo);
   return rc;
-}
-
-/* ---- the stages: Traced, Lowered, Compiled ---- */
-
-enum { ST_TRACED, ST_LOWERED, ST_COMPILED };
-
-typedef struct Stage {
-  int kind;
-  SrVal *fn;
-  const char *name;
-  SrVal *in_sh, *out_sh; /* jit's, or NULL */
-  SrVal *jaxpr;          /* the body */
-  SrVal *args;           /* a tuple: the positional arguments traced */
-  SrVal *out_tree;       /* the result, as traced */
-  int ncaptured;
-  /* compiled: */
-  SrVal *in_formats, *out_formats;  /* what input_formats / output_formats show */
-  SrVal *call_in, *call_out;        /* the in/out_shardings of its calls */
-  SrVal *arg_leaves;                /* per argument leaf: its Format (list) */
-  SrVal *call_leaves;               /* per argument leaf: its call's Format */
-} Stage;
-
-static void stage_free(void *d) {
-  Stage *s = d;
-  sr_unref(s->fn);
-  sr_unref(s->in_sh);
-  sr_unref(s->out_sh);
-  sr_unref(s->jaxpr);
-  sr_unref(s->args);
-  sr_unref(s->out_tree);
-  sr_unref(s->in_formats);
-  sr_unref(s->out_formats);
-  sr_unref(s->call_in);
-  sr_unref(s->call_out);
-  sr_unref(s->arg_leaves);
-  sr_unref(s->call_leaves);
-  free(s);
-}
-
-static void stage_repr(SrBuf *out, const SrVal *v);
-static SrVal *stage_getattr(SrInterp *I, SrVal *self, const char *name);
-static SrVal *stage_call(SrInterp *I, SrVal *self, SrArgs *a);
-static const SrLangOps stage_ops = {.call = stage_call, .getattr = stage_getattr};
-static const SrClass traced_class = {"Traced", stage_free, stage_repr, NULL, &stage_ops};
-static const SrClass lowered_class = {"Lowered", stage_free, stage_repr, NULL, &stage_ops};
-static const SrClass compiled_class = {"Compiled", stage_free, stage_repr, NULL, &stage_ops};
-
-static const SrClass *stage_class(int kind) {
-  return kind == ST_TRACED ? &traced_class : kind == ST_LOWERED ? &lowered_class : &compiled_class;
-}
-
-static Stage *stage_of(const SrVal *v) {
-  if (!v || v->kind != SR_V_OBJ) return NULL;
-  if (v->obj.cls == &traced_class || v->obj.cls == &lowered_class || v->obj.cls == &compiled_class) return v->obj.data;
-  return NULL;
-}
-
-static void stage_repr(SrBuf *out, const SrVal *v) {
-  const Stage *s = v->obj.data;
-  static const char *const names[] = {"Traced", "Lowered", "Compiled"};
-  sr_buf_printf(out, "<jax._src.stages.%s object of %s>", names[s->kind], s->name);
-}
-
-static Stage *stage_copy(const Stage *s, int kind) {
-  Stage *c = sr_xcalloc(1, sizeof *c);
-  c->kind = kind;
-  c->fn = sr_ref(s->fn);
-  c->name = s->name;
-  c->in_sh = s->in_sh ? sr_ref(s->in_sh) : NULL;
-  c->out_sh = s->out_sh ? sr_ref(s->out_sh) : NULL;
-  c->jaxpr = sr_ref(s->jaxpr);
-  c->args = sr_ref(s->args);
-  c->out_tree = sr_ref(s->out_tree);
-  c->ncaptured = s->ncaptured;
-  return c;
-}
-
-SrVal *sr_jit_stage_trace(SrInterp *I, SrVal *fn, const char *name, SrVal *in_sh, SrVal *out_sh, SrArgs *a) {
-  SrVal *out_tree = NULL, *captured = NULL;
-  SrJaxpr *body = sr_trace_fn(I, fn, a->n, a->v, a->nkw, a->kw, a->kwv, 0, NULL, &out_tree, &captured);
-  if (!body) return NULL;
-  Stage *s = sr_xcalloc(1, sizeof *s);
-  s->kind = ST_TRACED;
-  s->fn = sr_ref(fn);
-  s->name = name;
-  s->in_sh = in_sh ? sr_ref(in_sh) : NULL;
-  s->out_sh = out_sh ? sr_ref(out_sh) : NULL;
-  s->jaxpr = sr_jaxpr_val(NULL, body);
-  sr_program_unref(body->prog);
-  s->args = sr_seq(NULL, SR_V_TUPLE, a->n);
-  for (int i = 0; i < a->n; i++) sr_seq_push(NULL, s->args, sr_ref(a->v[i]));
-  s->out_tree = out_tree;
-  s->ncaptured = captured ? captured->seq.n : 0;
-  sr_unref(captured);
-  return sr_obj(&traced_class, s);
-}
-
-SrVal *sr_jit_stage_lower(SrInterp *I, SrVal *traced) {
-  Stage *s = stage_of(traced);
-  if (!s) return sr_raise(I, "TypeError", "lower() of something that is not a traced jit");
-  return sr_obj(&lowered_class, stage_copy(s, ST_LOWERED));
-}
-
-/* The sharding input_formats shows for an argument leaf given none. */
-static SrVal *default_sharding(SrInterp *I, SrVal *x, const SrType *t) {
-  SrArrayObj *o = sr_array_of(x);
-  if (o && o->kind == SR_AV_CONCRETE) return sr_concrete_array_sharding(o->data);
-  if (o && o->sharding) return sr_ref(o->sharding);
-  return type_default_sharding(I, t);
-}
-
-static SrVal *compile_stage(SrInterp *I, Stage *s) {
-  Flat fi = {0}, fo = {0};
-  SrVal *res = NULL;
-  if (flat_entries(I, s->in_sh, s->args->seq.n, s->args->seq.items, NULL, "in_shardings", &fi) < 0 ||
-      flat_entries(I, s->out_sh, 0, NULL, s->out_tree, "out_shardings", &fo) < 0)
-    goto done;
-  const SrJaxpr *j = s->jaxpr->jx.jaxpr;
-  Stage *c = stage_copy(s, ST_COMPILED);
-  /* inputs, per argument: the resolved Formats as input_formats shows
-     them, and as the calls use them (the user's sharding, or none) */
-  SrVal *shown = sr_seq(NULL, SR_V_TUPLE, s->args->seq.n);
-  c->call_in = sr_seq(NULL, SR_V_TUPLE, s->args->seq.n);
-  c->arg_leaves = sr_seq(NULL, SR_V_LIST, fi.n);
-  c->call_leaves = sr_seq(NULL, SR_V_LIST, fi.n);
-  int k = 0;
-  for (int i = 0; i < s->args->seq.n; i++) {
-    SrVal *arg = s->args->seq.items[i];
-    SrVal *leaves = sr_pytree_flatten(I, arg);
-    SrVal *fs = sr_seq(NULL, SR_V_LIST, leaves ? leaves->seq.n : 0);
-    SrVal *cs = sr_seq(NULL, SR_V_LIST, leaves ? leaves->seq.n : 0);
-    for (int q = 0; leaves && q < leaves->seq.n; q++, k++) {
-      SrVal *x = leaves->seq.items[q];
-      const SrType *t = sr_value_type(I, x);
-      Entry *e = &fi.e[k];
-      uint8_t m2m[SR_MAX_RANK];
-      int nd = t ? t->ndim : 0;
-      if (e->lay && is_layout(e->lay) && layout_m2m(e->lay, m2m) == nd) {
-      } else if (e->lay && is_auto(e->lay)) {
-        sr_local_auto(j, (uint32_t)(s->ncaptured + k), nd, m2m);
-      } else {
-        for (int d = 0; d < nd; d++) m2m[d] = (uint8_t)d;
-      }
-      SrVal *lv = layout_val8(nd, m2m);
-      SrVal *sh = e->sh ? sr_ref(e->sh) : default_sharding(I, x, t);
-      SrVal *f = format_val(lv, sh);
-      sr_seq_push(NULL, c->arg_leaves, sr_ref(f));
-      sr_seq_push(NULL, fs, f);
-      sr_seq_push(NULL, cs, format_val(lv, e->sh));
-      sr_seq_push(NULL, c->call_leaves, format_val(lv, e->sh));
-      sr_unref(lv);
-      sr_unref(sh);
-    }
-    sr_seq_push(NULL, shown, sr_pytree_unflatten(arg, fs));
-    sr_seq_push(NULL, c->call_in, sr_pytree_unflatten(arg, cs));
-    sr_unref(fs);
-    sr_unref(cs);
-    sr_unref(leaves);
-  }
-  c->in_formats = sr_seq(NULL, SR_V_TUPLE, 2);
-  sr_seq_push(NULL, c->in_formats, shown);
-  sr_seq_push(NULL, c->in_formats, sr_dict(NULL));
-  /* outputs: AUTO and None are row-major */
-  SrVal *outs = sr_pytree_flatten(I, s->out_tree);
-  SrVal *os = sr_seq(NULL, SR_V_LIST, fo.n), *ocs = sr_seq(NULL, SR_V_LIST, fo.n);
-  for (int q = 0; outs && q < outs->seq.n && q < fo.n; q++) {
-    const SrType *t = sr_value_type(I, outs->seq.items[q]);
-    int nd = t ? t->ndim : 0;
-    uint8_t m2m[SR_MAX_RANK];
-    Entry *e = &fo.e[q];
-    if (!(e->lay && is_layout(e->lay) && layout_m2m(e->lay, m2m) == nd))
-      for (int d = 0; d < nd; d++) m2m[d] = (uint8_t)d;
-    SrVal *lv = layout_val8(nd, m2m);
-    SrVal *sh = e->sh ? sr_ref(e->sh) : type_default_sharding(I, t);
-    sr_seq_push(NULL, os, format_val(lv, sh));
-    sr_seq_push(NULL, ocs, format_val(lv, e->sh));
-    sr_unref(lv);
-    sr_unref(sh);
-  }
-  c->out_formats = sr_pytree_unflatten(s->out_tree, os);
-  c->call_out = sr_pytree_unflatten(s->out_tree, ocs);
-  sr_unref(os);
-  sr_unref(ocs);
-  sr_unref(outs);
-  res = sr_obj(&compiled_class, c);
-done:
-  flat_free(&fi);
-  flat_free(&fo);
-  return res;
-}
-
-/* The name of argument i for messages: its parameter's name when the
-   argument is one leaf (JAX names leaves by their key paths), else
-   args[i]. */
-static void arg_name(SrBuf *out, Stage *s, int i, int single) {
-  SrFunction *f = sr_as_function(s->fn);
-  if (single && f && f->node && f->node->params && i < f->node->params->n) sr_buf_puts(out, f->node->params->names[i]);
-  else sr_buf_printf(out, "args[%d]", i);
-}
-
-/* compiled(*args): JAX's checks of committed arguments
-   (pxla.check_array_xla_sharding_layout_match, in the words of JAX 0.7),
-   then a jit call with the compiled layouts. */
-static SrVal *compiled_call(SrInterp *I, Stage *s, SrArgs *a) {
-  if (a->nkw) return sr_raise(I, "TypeError", "a compiled function takes positional arguments only here");
-  if (a->n != s->args->seq.n)
-    return sr_raise(I, "TypeError", "Compiled function called with %d arguments, it was compiled for %d", a->n,
-                    s->args->seq.n);
-  SrBuf errs = SR_BUF_INIT;
-  int nerr = 0, nsh = 0, nlay = 0, k = 0;
-  for (int i = 0; i < a->n; i++) {
-    SrVal *leaves = sr_pytree_flatten(I, a->v[i]);
-    if (!leaves) {
-      sr_buf_free(&errs);
-      return NULL;
-    }
-    for (int q = 0; q < leaves->seq.n; q++, k++) {
-      if (k >= s->arg_leaves->seq.n) break;
-      const Format *want = s->arg_leaves->seq.items[k]->obj.data;
-      SrArray *x = leaf_array(leaves->seq.items[q]);
-      const SrType *t = sr_value_type(I, leaves->seq.items[q]);
-      if (!x || !x->committed) continue;
-      const Layout *wl = want->layout->obj.data;
-      uint8_t have[SR_MAX_RANK];
-      sr_array_local(x, have);
-      int same = wl->nd == t->ndim;
-      for (int d = 0; d < t->ndim && same; d++) same = wl->m2m[d] == have[d];
-      SrVal *ush = ((const Format *)s->call_leaves->seq.items[k]->obj.data)->sharding;
-      {
-        if (ush && sharding_differs(x, ush)) {
-          SrVal *xs = sr_concrete_array_sharding(x);
-          if (nerr++ < 5) {
-            if (errs.len) sr_buf_putc(&errs, '\n');
-            sr_buf_puts(&errs, "Got input sharding(s) that compiled object was called with: ");
-            sr_val_repr(&errs, xs);
-            sr_buf_puts(&errs, " and sharding(s) the computation was compiled with: ");
-            sr_val_repr(&errs, ush);
-            sr_buf_puts(&errs, " for arg ");
-            arg_name(&errs, s, i, leaves->seq.n == 1);
-            sr_buf_printf(&errs, " with shape: %s", sr_type_short(t));
-          }
-          nsh++;
-          sr_unref(xs);
-        }
-      }
-      if (!same) {
-        if (nerr++ < 5) {
-          if (errs.len) sr_buf_putc(&errs, '\n');
-          sr_buf_puts(&errs, "Got input layout(s) that compiled object was called with: ");
-          sr_local_repr(&errs, t->ndim, have);
-          sr_buf_puts(&errs, " and layout(s) the computation was compiled with: ");
-          sr_val_repr(&errs, want->layout);
-          sr_buf_puts(&errs, " for arg ");
-          arg_name(&errs, s, i, leaves->seq.n == 1);
-          sr_buf_printf(&errs, " with shape: %s", sr_type_short(t));
-        }
-        nlay++;
-      }
-    }
-    sr_unref(leaves);
-  }
-  if (nerr) {
-    const char *kind = !nlay ? "sharding(s)" : !nsh ? "layout(s)" : "sharding(s) and layout(s)";
-    char num[64];
-    if (nerr < 5) snprintf(num, sizeof num, "the %d mismatches", nerr);
-    else snprintf(num, sizeof num, "5 mismatches out of %d", nerr);
-    sr_raise(I, "ValueError",
-             "Compiled object called with input %s does not match the %s the computation was compiled with. Here "
-             "are %s:\n%s",
-             kind, kind, num, errs.p);
-    sr_buf_free(&errs);
-    return NULL;
-  }
-  sr_buf_free(&errs);
-  return sr_jit_call_sharded(I, s->fn, s->name, a, s->call_in, s->call_out);
-}
-
-static SrVal *m_lower(SrInterp *I, SrArgs *a) { return sr_jit_stage_lower(I, a->self); }
-
-static SrVal *m_compile(SrInterp *I, SrArgs *a) {
-  Stage *s = stage_of(a->self);
-  return compile_stage(I, s);
-}
-
-/* The text of lib/opt: the program as traced (lowered), or after the
-   optimization pass that stands for XLA's (compiled). */
-static SrVal *m_as_text(SrInterp *I, SrArgs *a) {
-  (void)I;
-  Stage *s = stage_of(a->self);
-  SrBuf b = SR_BUF_INIT;
-  if (s->kind == ST_COMPILED) {
-    SrJaxpr *o = sr_opt_optimize(s->jaxpr->jx.jaxpr, s->name, &b, NULL);
-    sr_program_unref(o->prog);
-  } else {
-    sr_opt_text(s->jaxpr->jx.jaxpr, s->name, &b);
-  }
-  SrVal *r = sr_str(NULL, b.p ? b.p : "", b.len);
-  sr_buf_free(&b);
-  return r;
-}
-
-static SrVal *stage_getattr(SrInterp *I, SrVal *self, const char *name) {
-  (void)I;
-  Stage *s = self->obj.data;
-  if (strcmp(name, "jaxpr") == 0) return sr_ref(s->jaxpr);
-  if (strcmp(name, "as_text") == 0 && s->kind != ST_TRACED) return sr_bound_method(self, "as_text", m_as_text);
-  if (s->kind == ST_TRACED && strcmp(name, "lower") == 0) return sr_bound_method(self, "lower", m_lower);
-  if (s->kind == ST_LOWERED && strcmp(name, "compile") == 0) return sr_bound_method(self, "compile", m_compile);
-  if (s->kind == ST_COMPILED) {
-    if (strcmp(name, "input_formats") == 0) return sr_ref(s->in_formats);
-    if (strcmp(name, "output_formats") == 0) return sr_ref(s->out_formats);
-  }
-  return NULL;
-}
-
-static SrVal *stage_call(SrInterp *I, SrVal *self, SrArgs *a) {
-  Stage *s = self->obj.data;
-  if (s->kind != ST_COMPILED) return sr_raise(I, "TypeError", "'%s' object is not callable", stage_class(s->kind)->name);
-  return compiled_call(I, s, a);
 }
 
 /* np.ones / np.zeros: host arrays, here jnp's (float32 rather than

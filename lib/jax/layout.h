@@ -1,8 +1,9 @@
 /* layout.h: jax.experimental.layout (Layout, Format, Layout.AUTO,
- * with_layout_constraint), SingleDeviceSharding, x.format, and the stages
- * of jax.jit -- jit(f, in_shardings=, out_shardings=).trace(*args)
- * .lower().compile(), with input_formats / output_formats and the checks
- * a compiled function makes of its arguments.
+ * with_layout_constraint), SingleDeviceSharding, x.format (layout.c), and
+ * the stages of jax.jit (stages.c, jax._src.stages) -- jit(f,
+ * in_shardings=, out_shardings=).trace(*args).lower().compile(), with
+ * input_formats / output_formats and the checks a compiled function makes
+ * of its arguments.
  *
  * Layout, Format and SingleDeviceSharding values are interned: equal
  * values share their data, so == on them, and on tuples of them, is
@@ -50,6 +51,41 @@ int sr_layout_misfit(SrBuf *out, const SrVal *layout, const struct SrType *t);
 int sr_jit_formats(SrInterp *I, SrVal *in_sh, SrVal *out_sh, int nargs, SrVal **args, int ncaptured,
                    SrVal *out_tree, SrVal **p);
 
+/* What stages.c uses of the layouts and jit's shardings: */
+/* Whether v is a Layout; Layout.AUTO. */
+int sr_is_layout(const SrVal *v);
+int sr_is_layout_auto(const SrVal *v);
+/* The (interned) Layout of nd dims m2m, and the Format of a layout and a
+   sharding (borrowed; None or NULL for none); new references. */
+SrVal *sr_layout_val(int nd, const uint8_t *m2m);
+SrVal *sr_format_val(SrVal *layout, SrVal *sharding);
+/* One flat entry of in_shardings / out_shardings: a sharding (or NULL:
+   unspecified) and a layout (a Layout, AUTO, or NULL). */
+typedef struct SrJitEntry {
+  SrVal *sh, *lay; /* borrowed from the user's values or from `keep` */
+} SrJitEntry;
+typedef struct SrJitFlat {
+  SrJitEntry *e;
+  int n, cap;
+  SrVal *keep; /* a list holding the values made here */
+} SrJitFlat;
+/* The flat entries of a jit's in_shardings (spec, for the nargs
+   positional arguments args, tree NULL) or out_shardings (for the result
+   tree); what names the option in errors.  0, or -1 with an exception;
+   free f with sr_jit_flat_free either way. */
+int sr_jit_flat_entries(SrInterp *I, SrVal *spec, int nargs, SrVal **args, SrVal *tree, const char *what,
+                        SrJitFlat *f);
+void sr_jit_flat_free(SrJitFlat *f);
+/* The concrete array of an argument leaf, or NULL. */
+struct SrArray *sr_jit_leaf_array(SrVal *v);
+/* Does a committed array's placement differ from a jit sharding?  (P('X')
+   and P('X', None) are one placement.) */
+int sr_jit_sharding_differs(struct SrArray *x, SrVal *sh);
+/* The sharding JAX gives a value of type t that was given none (a new
+   reference). */
+SrVal *sr_jit_default_sharding(SrInterp *I, const struct SrType *t);
+
+/* The stages (stages.c). */
 /* jax.jit(f, ...).trace(*args): a Traced stage (.jaxpr, .lower()). */
 SrVal *sr_jit_stage_trace(SrInterp *I, SrVal *fn, const char *name, SrVal *in_sh, SrVal *out_sh, SrArgs *a);
 /* traced.lower() */

@@ -2711,7 +2711,7 @@ static SrVal *jnp_size(SrInterp *I, SrArgs *a) {
 }
 
 /* jnp.float32(x) and the other dtype objects called as constructors */
-static SrVal *dtype_call(SrInterp *I, SrVal *self, SrArgs *a) {
+SrVal *sr_jnp_dtype_call(SrInterp *I, SrVal *self, SrArgs *a) {
   if (a->n != 1 || a->nkw)
     return sr_raise(I, "TypeError", "%s() takes exactly one argument", sr_dtype_name(self->dtype));
   /* _ScalarMeta.__call__: asarray(x, dtype=self) */
@@ -3062,7 +3062,6 @@ void sr_jnp_api_init(void) {
   for (int i = 0; defs[i].names; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);
   sr_nn_init();
   for (int i = 0; defs2[i].names; i++) sr_def(defs2[i].names, defs2[i].fn, defs2[i].doc);
-  sr_dtype_call_set(dtype_call);
   static const struct {
     const char *name;
     double v;

@@ -19,6 +19,9 @@ SrVal *sr_jnp_convert(SrInterp *I, SrVal *x, SrDtype dt, int weak);
 /* Promotes operands in place to one dtype and one rank (broadcast_in_dim
    adds leading dims); the args array holds new references afterwards. */
 int sr_jnp_promote(SrInterp *I, int n, SrVal **args, const char *fname);
+/* A dtype object called as a constructor, jnp.float32(x): the init
+   table's call_dtype (py/interp.h's SrPyInit, cmd/linit.c). */
+SrVal *sr_jnp_dtype_call(SrInterp *I, SrVal *self, SrArgs *a);
 /* Lists and nested lists of numbers as a concrete or abstract array. */
 SrVal *sr_jnp_asarray(SrInterp *I, SrVal *x, int dtype /* -1: infer */);
 

@@ -486,7 +486,7 @@ static void smap_deco_free(void *d) {
 
 static SrVal *smap_decorator(SrInterp *I, SrArgs *a) {
   SMapDeco *s = sr_current_builtin(I)->data;
-  if (a->n != 1 || a->nkw || !sr_is_callable(a->v[0])) return sr_raise(I, "TypeError", "shard_map expects a function");
+  if (a->n != 1 || a->nkw || !sr_is_callable(I, a->v[0])) return sr_raise(I, "TypeError", "shard_map expects a function");
   return make_smap(a->v[0], s->p);
 }
 
@@ -495,7 +495,7 @@ static SrVal *jax_shard_map(SrInterp *I, SrArgs *a) {
   if (sr_args_parse(I, a, "shard_map", "f=, *, out_specs, in_specs=, mesh=, axis_names=, check_vma=", p) < 0)
     return NULL;
   if (p[0] && p[0]->kind != SR_V_NONE) {
-    if (!sr_is_callable(p[0]))
+    if (!sr_is_callable(I, p[0]))
       return sr_raise(I, "TypeError", "shard_map requires a callable for its first argument, but got %s of type %s.",
                       "a value", sr_val_kind_name(p[0]));
     return make_smap(p[0], p + 1);

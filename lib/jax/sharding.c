@@ -390,7 +390,7 @@ static SrVal *make_axes_fn(SrVal *fn, SrVal *axes, SrVal *sharding, int explicit
 
 static SrVal *axes_decorator(SrInterp *I, SrArgs *a) {
   AxesFn *f = sr_current_builtin(I)->data;
-  if (a->n != 1 || a->nkw || !sr_is_callable(a->v[0]))
+  if (a->n != 1 || a->nkw || !sr_is_callable(I, a->v[0]))
     return sr_raise(I, "TypeError", "%s expects a function", f->explicit_ ? "explicit_axes" : "auto_axes");
   return make_axes_fn(a->v[0], f->axes, f->sharding, f->explicit_);
 }

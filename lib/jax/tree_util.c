@@ -266,7 +266,7 @@ static SrVal *register_node_fn(SrInterp *I, SrArgs *a) {
   SrVal *p[4];
   if (sr_args_parse(I, a, "register_pytree_node", "nodetype, flatten_func, unflatten_func, flatten_with_keys_func=", p) < 0)
     return NULL;
-  if (!sr_is_callable(p[1]) || !sr_is_callable(p[2]))
+  if (!sr_is_callable(I, p[1]) || !sr_is_callable(I, p[2]))
     return sr_raise(I, "TypeError", "register_pytree_node: flatten_func and unflatten_func must be callable");
   if (sr_class_register_pytree(I, p[0], SR_TREE_FUNCS, p[1], p[2]) < 0) return NULL;
   return sr_none();

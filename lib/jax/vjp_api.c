@@ -805,7 +805,7 @@ static SrVal *bwd_call(SrInterp *I, SrArgs *a) {
 static SrVal *jax_fwd_and_bwd(SrInterp *I, SrArgs *a) {
   SrVal *p[4];
   if (sr_args_parse(I, a, "fwd_and_bwd", "fun, argnums, has_aux=, jitted=", p) < 0) return NULL;
-  if (!sr_is_callable(p[0])) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(p[0]));
+  if (!sr_is_callable(I, p[0])) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(p[0]));
   FwdBwd *fw = sr_xcalloc(1, sizeof *fw), *bw = sr_xcalloc(1, sizeof *bw);
   if (sr_argnums_parse(I, p[1], fw->argnums, &fw->nargnums, &fw->single) < 0) {
     free(fw);

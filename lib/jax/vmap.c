@@ -559,7 +559,7 @@ static SrVal *jax_vmap(SrInterp *I, SrArgs *a) {
   SrVal *p[6];
   if (sr_args_parse(I, a, "vmap", "fun, in_axes=, out_axes=, axis_name=, axis_size=, spmd_axis_name=", p) < 0)
     return NULL;
-  if (!sr_is_callable(p[0]))
+  if (!sr_is_callable(I, p[0]))
     return sr_raise(I, "TypeError", "vmap requires a callable, got %s", sr_val_kind_name(p[0]));
   SrVal *in_axes = p[1] ? sr_ref(p[1]) : sr_int(NULL, 0);
   if (in_axes->kind == SR_V_LIST) {

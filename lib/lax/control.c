@@ -2488,40 +2488,29 @@ out:
 
 /* A branch's forward jaxpr with its residuals moved into the shared slots
    (zeros in the slots it does not use), traced again. */
+typedef struct FwdSlots {
+  uint32_t no;
+  const int *slot_of;
+  int nslots;
+  const SrType *const *slot_types;
+} FwdSlots;
+
+static int fwd_slots(SrAd *sub, SrVal *const *in, int n, SrVal **outs, int cap, void *arg) {
+  const FwdSlots *f = arg;
+  (void)cap;
+  uint32_t no = f->no;
+  for (uint32_t i = 0; i < no; i++) outs[i] = in[i];
+  for (uint32_t i = no; i < (uint32_t)n; i++) outs[no + (uint32_t)f->slot_of[i - no]] = in[i];
+  for (int s2 = 0; s2 < f->nslots; s2++)
+    if (!outs[no + (uint32_t)s2] && !(outs[no + (uint32_t)s2] = sr_ad_full_zeros(sub, f->slot_types[s2])))
+      return -1;
+  return (int)no + f->nslots;
+}
+
 static SrJaxpr *cond_fwd_branch(SrAd *ad, SrJaxpr *F, uint32_t no, const int *slot_of, int nslots,
                                 const SrType *const *slot_types) {
-  SrInterp *I = ad->I;
-  SrTrace *saved = I->trace;
-  uint32_t n = sr_nargs(F);
-  const SrType **types = sr_xcalloc(n + 1, sizeof *types);
-  for (uint32_t i = 0; i < n; i++) types[i] = sr_args(F)[i]->type;
-  SrVal **args = sr_xcalloc(n + 1, sizeof *args);
-  SrTrace *tr = sr_ad_trace_begin(ad, (int)n, types, args);
-  free(types);
-  I->trace = tr;
-  SrVal *r = sr_eval_jaxpr(I, F, (int)n, args);
-  SrJaxpr *out = NULL;
-  if (r) {
-    SrAd sub;
-    sr_ad_begin(&sub, I, SR_AD_BWD);
-    SrVal **outs = sr_xcalloc(no + (uint32_t)nslots + 1, sizeof *outs);
-    for (uint32_t i = 0; i < no; i++) outs[i] = r->seq.items[i];
-    for (uint32_t i = no; i < (uint32_t)r->seq.n; i++) outs[no + (uint32_t)slot_of[i - no]] = r->seq.items[i];
-    int ok = 1;
-    for (int s2 = 0; s2 < nslots && ok; s2++)
-      if (!outs[no + (uint32_t)s2]) ok = (outs[no + (uint32_t)s2] = sr_ad_full_zeros(&sub, slot_types[s2])) != NULL;
-    if (ok) out = sr_ad_trace_end(&sub, tr, (int)no + nslots, outs, NULL);
-    else sr_trace_abort(I, tr);
-    free(outs);
-    sr_ad_end(&sub);
-  } else {
-    sr_trace_abort(I, tr);
-  }
-  sr_unref(r);
-  for (uint32_t i = 0; i < n; i++) sr_unref(args[i]);
-  free(args);
-  I->trace = saved;
-  return out;
+  FwdSlots f = {no, slot_of, nslots, slot_types};
+  return sr_ad_retrace(ad, F, (int)no + nslots, fwd_slots, &f);
 }
 
 /* A branch's linear jaxpr taking all the slots (it reads its own), then
@@ -2679,6 +2668,55 @@ TR(tr_cond) {
   return rc;
 }
 
+/* ==== op_name paths and result counts: jit, pjit, scan, while, cond, custom_lin ==== */
+
+/* XLA names a jit's computation jit(NAME), lowers scan and while to a
+   `while` whose bodies are `body` and `cond`, and a cond's branches
+   `branch_K`. */
+static const char *opname_jit(const SrParam *ps, uint32_t np, const char *key, int s, char *buf, size_t n) {
+  (void)s;
+  if (key) return NULL;
+  SrVal *nm = sr_params_find(ps, np, "name");
+  if (!nm || (nm->kind != SR_V_STR && nm->kind != SR_V_WORD)) return "jit";
+  snprintf(buf, n, "jit(%.*s)", (int)nm->str.n, nm->str.s);
+  return buf;
+}
+
+static const char *opname_scan(const SrParam *ps, uint32_t np, const char *key, int s, char *buf, size_t n) {
+  (void)ps, (void)np, (void)s, (void)buf, (void)n;
+  return key ? "body" : "while";
+}
+
+static const char *opname_while(const SrParam *ps, uint32_t np, const char *key, int s, char *buf, size_t n) {
+  (void)ps, (void)np, (void)s, (void)buf, (void)n;
+  return !key ? "while" : strcmp(key, "cond_jaxpr") == 0 ? "cond" : "body";
+}
+
+static const char *opname_cond(const SrParam *ps, uint32_t np, const char *key, int s, char *buf, size_t n) {
+  (void)ps, (void)np;
+  if (!key) return "cond";
+  snprintf(buf, n, "branch_%d", s);
+  return buf;
+}
+
+static int param_seq_len(const SrVal *v) { return v && sr_is_seq(v) ? v->seq.n : 0; }
+
+static uint32_t nout_while(int nin, const SrParam *ps, int np) {
+  const SrVal *cn = sr_params_find(ps, (uint32_t)np, "cond_nconsts"), *bn = sr_params_find(ps, (uint32_t)np, "body_nconsts");
+  return (uint32_t)(nin - (cn ? cn->i : 0) - (bn ? bn->i : 0));
+}
+
+static uint32_t nout_cond(int nin, const SrParam *ps, int np) {
+  (void)nin;
+  const SrVal *br = sr_params_find(ps, (uint32_t)np, "branches");
+  return param_seq_len(br) ? br->seq.items[0]->jx.jaxpr->nout : 0;
+}
+
+static uint32_t nout_custom_lin(int nin, const SrParam *ps, int np) {
+  (void)nin;
+  return (uint32_t)param_seq_len(sr_params_find(ps, (uint32_t)np, "out_avals"));
+}
+
 /* ==== registration ==== */
 
 static void type_rules_control(void) {
@@ -2741,7 +2779,20 @@ static void ad_rules_cond(void) {
 
 #undef JVP
 
+static void engine_slots_control(void) {
+  sr_prims[SR_P_jit].op_name = opname_jit;
+  sr_prims[SR_P_pjit].op_name = opname_jit;
+  sr_prims[SR_P_scan].op_name = opname_scan;
+  sr_prims[SR_P_while].op_name = opname_while;
+  sr_prims[SR_P_cond].op_name = opname_cond;
+  sr_prims[SR_P_while].nout = nout_while;
+  sr_prims[SR_P_cond].nout = nout_cond;
+  sr_prims[SR_P_custom_lin].nout = nout_custom_lin;
+  sr_prims[SR_P_optimization_barrier].hlo = "opt-barrier";
+}
+
 void sr_lax_control_init(void) {
+  engine_slots_control();
   type_rules_control();
   eval_rules_control();
   ad_rules_control();

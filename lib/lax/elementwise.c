@@ -16,6 +16,8 @@
 #include "ad/batch.h"
 #include "exec/eval.h"
 #include "exec/kern.h"
+#include "exec/kern_ew.h"
+#include "exec/prng.h"
 #include "check/rule.h"
 #include "text/print_val.h"
 #include "util/intern.h"
@@ -428,20 +430,26 @@ static int ew_fn(SrShardIO *io) {
                         io->out[0]->data);
     break;
   }
-  case SR_P_clamp:
+  case SR_P_clamp: {
+    /* clamp = min(max(x, lo), hi) */
     n = io->out[0]->nbytes / sr_elem_size(w->dt);
-    rc = sr_kern_clamp(w->dt, n, io->in[0]->data, w->scalar[0], io->in[1]->data, w->scalar[1], io->in[2]->data,
-                       w->scalar[2], io->out[0]->data);
+    const int *sc = w->scalar;
+    rc = sr_kern_binary(sr_prims[SR_P_max].kern, w->dt, n, io->in[1]->data, sc[1], io->in[0]->data, sc[0],
+                        io->out[0]->data);
+    if (rc == 0)
+      rc = sr_kern_binary(sr_prims[SR_P_min].kern, w->dt, n, io->out[0]->data, sc[1] && sc[0], io->in[2]->data,
+                          sc[2], io->out[0]->data);
     break;
+  }
   default:
     if (w->nin == 1) {
       n = io->in[0]->nbytes / sr_elem_size(w->dt);
-      rc = sr_kern_unary(w->prim, w->dt, n, io->in[0]->data, io->out[0]->data, w->ip);
+      rc = sr_kern_unary(sr_prims[w->prim].kern, w->dt, n, io->in[0]->data, io->out[0]->data, w->ip);
     } else {
       n = (w->scalar[0] ? io->in[1]->nbytes : io->in[0]->nbytes) / sr_elem_size(w->dt);
       if (w->scalar[0] && w->scalar[1]) n = 1;
-      rc = sr_kern_binary(w->prim, w->dt, n, io->in[0]->data, w->scalar[0], io->in[1]->data, w->scalar[1],
-                          io->out[0]->data);
+      rc = sr_kern_binary(sr_prims[w->prim].kern, w->dt, n, io->in[0]->data, w->scalar[0], io->in[1]->data,
+                          w->scalar[1], io->out[0]->data);
     }
   }
   return rc < 0 ? kern_fail(io, w) : 0;
@@ -648,6 +656,83 @@ static int64_t round_method(const SrVal *v) {
   return 0;
 }
 
+/* The unary ops' kernels (exec/kern_ew.h): one loop per dtype, hung on
+   each row by kernels_elementwise.  Integer arithmetic wraps, in U. */
+#define UN_FLOATS(OP, E32, E64) SR_KERN_UN(OP##_f32, float, float, E32) SR_KERN_UN(OP##_f64, double, double, E64)
+UN_FLOATS(k_neg, -p, -p)
+SR_KERN_UN_SINTS(k_neg, -(U)p)
+SR_KERN_UN_UINTS(k_neg, -p)
+UN_FLOATS(k_sign, p > 0 ? 1.0f : p < 0 ? -1.0f : p, p > 0 ? 1.0 : p < 0 ? -1.0 : p)
+SR_KERN_UN_SINTS(k_sign, (p > 0) - (p < 0))
+SR_KERN_UN_UINTS(k_sign, p > 0)
+UN_FLOATS(k_abs, fabsf(p), fabs(p))
+SR_KERN_UN_SINTS(k_abs, p < 0 ? -(U)p : (U)p)
+SR_KERN_UN_UINTS(k_abs, p)
+UN_FLOATS(k_exp, expf(p), exp(p))
+UN_FLOATS(k_exp2, exp2f(p), exp2(p))
+UN_FLOATS(k_log, logf(p), log(p))
+UN_FLOATS(k_expm1, expm1f(p), expm1(p))
+UN_FLOATS(k_log1p, log1pf(p), log1p(p))
+UN_FLOATS(k_sin, sinf(p), sin(p))
+UN_FLOATS(k_cos, cosf(p), cos(p))
+UN_FLOATS(k_tan, tanf(p), tan(p))
+UN_FLOATS(k_tanh, tanhf(p), tanh(p))
+UN_FLOATS(k_logistic, 1.0f / (1.0f + expf(-p)), 1.0 / (1.0 + exp(-p)))
+UN_FLOATS(k_sqrt, sqrtf(p), sqrt(p))
+UN_FLOATS(k_rsqrt, 1.0f / sqrtf(p), 1.0 / sqrt(p))
+UN_FLOATS(k_cbrt, cbrtf(p), cbrt(p))
+UN_FLOATS(k_square, p * p, p * p)
+SR_KERN_UN_SINTS(k_square, (uint64_t)(U)p * (U)p)
+SR_KERN_UN_UINTS(k_square, (uint64_t)p * p)
+UN_FLOATS(k_floor, floorf(p), floor(p))
+UN_FLOATS(k_ceil, ceilf(p), ceil(p))
+SR_KERN_UN_SINTS(k_not, ~p)
+SR_KERN_UN_UINTS(k_not, ~p)
+SR_KERN_UN(k_not_bool, uint8_t, uint8_t, !p)
+SR_KERN_UN(k_same_bool, uint8_t, uint8_t, p)
+SR_KERN_UN(k_is_finite_f32, float, uint8_t, isfinite(p))
+SR_KERN_UN(k_is_finite_f64, double, uint8_t, isfinite(p))
+UN_FLOATS(k_erf, erff(p), erf(p))
+UN_FLOATS(k_erfc, erfcf(p), erfc(p))
+UN_FLOATS(k_erf_inv, sr_prng_erfinv_f32(p), sr_prng_erfinv_f64(p))
+
+/* round: ip[0] is the rounding method, 1 for to-nearest-even */
+static int k_round_f32(size_t n, const void *a, void *out, const int64_t *ip) {
+  if (ip && ip[0] == 1) SR_KERN_UN_LOOP(float, float, nearbyintf(p));
+  SR_KERN_UN_LOOP(float, float, roundf(p));
+}
+
+static int k_round_f64(size_t n, const void *a, void *out, const int64_t *ip) {
+  if (ip && ip[0] == 1) SR_KERN_UN_LOOP(double, double, nearbyint(p));
+  SR_KERN_UN_LOOP(double, double, round(p));
+}
+
+static const SrKernEw kern_neg = {.un = {SR_KERN_FLOATS(k_neg), SR_KERN_INTS(k_neg)}};
+static const SrKernEw kern_sign = {.un = {SR_KERN_FLOATS(k_sign), SR_KERN_INTS(k_sign), [SR_BOOL] = k_same_bool}};
+static const SrKernEw kern_abs = {.un = {SR_KERN_FLOATS(k_abs), SR_KERN_INTS(k_abs), [SR_BOOL] = k_same_bool}};
+static const SrKernEw kern_exp = {.un = {SR_KERN_FLOATS(k_exp)}};
+static const SrKernEw kern_exp2 = {.un = {SR_KERN_FLOATS(k_exp2)}};
+static const SrKernEw kern_log = {.un = {SR_KERN_FLOATS(k_log)}};
+static const SrKernEw kern_expm1 = {.un = {SR_KERN_FLOATS(k_expm1)}};
+static const SrKernEw kern_log1p = {.un = {SR_KERN_FLOATS(k_log1p)}};
+static const SrKernEw kern_sin = {.un = {SR_KERN_FLOATS(k_sin)}};
+static const SrKernEw kern_cos = {.un = {SR_KERN_FLOATS(k_cos)}};
+static const SrKernEw kern_tan = {.un = {SR_KERN_FLOATS(k_tan)}};
+static const SrKernEw kern_tanh = {.un = {SR_KERN_FLOATS(k_tanh)}};
+static const SrKernEw kern_logistic = {.un = {SR_KERN_FLOATS(k_logistic)}};
+static const SrKernEw kern_sqrt = {.un = {SR_KERN_FLOATS(k_sqrt)}};
+static const SrKernEw kern_rsqrt = {.un = {SR_KERN_FLOATS(k_rsqrt)}};
+static const SrKernEw kern_cbrt = {.un = {SR_KERN_FLOATS(k_cbrt)}};
+static const SrKernEw kern_square = {.un = {SR_KERN_FLOATS(k_square), SR_KERN_INTS(k_square), [SR_BOOL] = k_same_bool}};
+static const SrKernEw kern_floor = {.un = {SR_KERN_FLOATS(k_floor)}};
+static const SrKernEw kern_ceil = {.un = {SR_KERN_FLOATS(k_ceil)}};
+static const SrKernEw kern_round = {.un = {SR_KERN_FLOATS(k_round)}};
+static const SrKernEw kern_not = {.un = {SR_KERN_INTS(k_not), [SR_BOOL] = k_not_bool}};
+static const SrKernEw kern_is_finite = {.un = {SR_KERN_FLOATS(k_is_finite)}, .bool_out = 1};
+static const SrKernEw kern_erf = {.un = {SR_KERN_FLOATS(k_erf)}};
+static const SrKernEw kern_erfc = {.un = {SR_KERN_FLOATS(k_erfc)}};
+static const SrKernEw kern_erf_inv = {.un = {SR_KERN_FLOATS(k_erf_inv)}};
+
 static int ev_unary(SrEvalCtx *cx, const SrEvalEqn *e) {
   const SrType *t = e->out_type[0];
   const SrMesh *m = sr_ev_mesh_for(cx, e, t);
@@ -844,6 +929,48 @@ static int type_integer_pow(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **ou
   return sr_finish_type(cx, e, &b, out);
 }
 
+/* lax.integer_pow's lowering: square-and-multiply, then 1/acc for y < 0
+   (ip[0] is y).  Integers are raised in uint64_t, where overflow wraps as
+   XLA's integer power does (signed overflow would be undefined); |y| is
+   taken unsigned, as -INT64_MIN does not fit in int64. */
+#define INTPOW(NAME, T, M, ONE, ISFLOAT)                                     \
+  static int NAME(size_t n, const void *a, void *out, const int64_t *ip) {   \
+    const T *x_ = a;                                                         \
+    T *o_ = out;                                                             \
+    int64_t y = ip ? ip[0] : 1;                                              \
+    int recip = y < 0;                                                       \
+    uint64_t ey = recip ? -(uint64_t)y : (uint64_t)y;                        \
+    for (size_t i = 0; i < n; i++) {                                         \
+      M x = (M)x_[i], acc = ONE;                                             \
+      int have = 0;                                                          \
+      for (uint64_t e = ey; e > 0;) {                                        \
+        if (e & 1) {                                                         \
+          acc = have ? (M)(acc * x) : x;                                     \
+          have = 1;                                                          \
+        }                                                                    \
+        e >>= 1;                                                             \
+        if (e > 0) x = (M)(x * x);                                           \
+      }                                                                      \
+      T r = (T)acc;                                                          \
+      if (recip) r = ISFLOAT ? (T)(ONE / r) : (r == 1 || r == (T)-1) ? r : 0; \
+      o_[i] = r;                                                             \
+    }                                                                        \
+    return 0;                                                                \
+  }
+INTPOW(k_integer_pow_f32, float, float, 1.0f, 1)
+INTPOW(k_integer_pow_f64, double, double, 1.0, 1)
+INTPOW(k_integer_pow_i8, int8_t, uint64_t, 1, 0)
+INTPOW(k_integer_pow_i16, int16_t, uint64_t, 1, 0)
+INTPOW(k_integer_pow_i32, int32_t, uint64_t, 1, 0)
+INTPOW(k_integer_pow_i64, int64_t, uint64_t, 1, 0)
+INTPOW(k_integer_pow_u8, uint8_t, uint64_t, 1, 0)
+INTPOW(k_integer_pow_u16, uint16_t, uint64_t, 1, 0)
+INTPOW(k_integer_pow_u32, uint32_t, uint64_t, 1, 0)
+INTPOW(k_integer_pow_u64, uint64_t, uint64_t, 1, 0)
+#undef INTPOW
+
+static const SrKernEw kern_integer_pow = {.un = {SR_KERN_FLOATS(k_integer_pow), SR_KERN_INTS(k_integer_pow)}};
+
 JVP1(jvp_integer_pow) {
   static const char *ykey;
   if (!ykey) ykey = sr_intern_cstr("y");
@@ -918,6 +1045,54 @@ static int type_reduce_precision(SrTypeCtx *cx, const SrRuleEqn *e, const SrType
   b.mem = x->mem;
   return sr_finish_type(cx, e, &b, out);
 }
+
+/* XLA's ReducePrecision (EmitReducePrecisionIR in elemental_ir_emitter.cc)
+   on the bits u of a float of nbits bits, src_eb of them the exponent's
+   and src_mb the mantissa's: the mantissa rounds to mb bits, to nearest
+   even; then an exponent past what eb bits hold becomes infinity and one
+   below becomes zero (denormals too), keeping the sign.  The sums wrap at
+   nbits, as XLA's integer arithmetic does. */
+static uint64_t reduce_precision_bits(uint64_t u, int nbits, int src_eb, int src_mb, int64_t eb, int64_t mb) {
+  const uint64_t width = nbits == 64 ? ~0ull : (1ull << nbits) - 1;
+  if (mb < src_mb) {
+    uint64_t last = 1ull << (src_mb - mb);
+    uint64_t bias = (last >> 1) - 1 + ((u & last) >> (src_mb - mb));
+    u = ((u + bias) & width) & ~(last - 1);
+  }
+  if (eb < src_eb) {
+    const uint64_t sign = 1ull << (nbits - 1), exp_mask = ((1ull << src_eb) - 1) << src_mb;
+    const uint64_t bias = (1ull << (src_eb - 1)) - 1, reduced_bias = (1ull << (eb - 1)) - 1;
+    const uint64_t e = u & exp_mask;
+    if (e > (bias + reduced_bias) << src_mb) u = (u & sign) | exp_mask;
+    else if (e <= (bias - reduced_bias) << src_mb) u = u & sign;
+  }
+  return u;
+}
+
+/* A NaN stays a NaN while a mantissa bit is left (rounding or the
+   exponent's clamp would make it an infinity or a zero). */
+static float reduce_precision_f(float x, int64_t eb, int64_t mb) {
+  uint32_t u;
+  memcpy(&u, &x, 4);
+  u = (uint32_t)reduce_precision_bits(u, 32, 8, 23, eb, mb);
+  float r;
+  memcpy(&r, &u, 4);
+  return mb > 0 && isnan(x) ? x : r;
+}
+
+static double reduce_precision_d(double x, int64_t eb, int64_t mb) {
+  uint64_t u;
+  memcpy(&u, &x, 8);
+  u = reduce_precision_bits(u, 64, 11, 52, eb, mb);
+  double r;
+  memcpy(&r, &u, 8);
+  return mb > 0 && isnan(x) ? x : r;
+}
+
+/* ip: exponent_bits, mantissa_bits */
+SR_KERN_UN(k_reduce_precision_f32, float, float, reduce_precision_f(p, ip ? ip[0] : 64, ip ? ip[1] : 64))
+SR_KERN_UN(k_reduce_precision_f64, double, double, reduce_precision_d(p, ip ? ip[0] : 64, ip ? ip[1] : 64))
+static const SrKernEw kern_reduce_precision = {.un = {SR_KERN_FLOATS(k_reduce_precision)}};
 
 /* ==== the n-ary ops: add, sub, mul, div, rem, pow, max, min, atan2, comparisons, bitwise ==== */
 
@@ -1109,6 +1284,132 @@ static int type_naryop(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   if (sr_mem_default(cx, e, &b.mem) < 0) return -1;
   return sr_finish_type(cx, e, &b, out);
 }
+
+/* The n-ary ops' kernels (exec/kern_ew.h), hung on each row by
+   kernels_elementwise.  Integer arithmetic wraps, in U; integer division
+   by zero gives -1 (all ones) and remainder by zero the dividend, XLA's
+   answers where C has undefined behaviour; bool's add and max are or, its
+   mul and min and. */
+
+/* integer pow by squaring; a negative exponent gives 0 unless |base| is 1 */
+#define SPOW(T, U)                                                           \
+  static T ipow_##T(T p, T q) {                                              \
+    if (q < 0) return p == 1 ? 1 : p == (T)-1 ? ((q & 1) ? (T)-1 : 1) : 0;   \
+    U r = 1, x = (U)p;                                                       \
+    for (U e = (U)q; e; e >>= 1) {                                           \
+      if (e & 1) r *= x;                                                     \
+      x *= x;                                                                \
+    }                                                                        \
+    return (T)r;                                                             \
+  }
+#define UPOW(T)                                                              \
+  static T ipow_##T(T p, T q) {                                              \
+    T r = 1, x = p;                                                          \
+    for (T e = q; e; e >>= 1) {                                              \
+      if (e & 1) r = (T)(r * x);                                             \
+      x = (T)(x * x);                                                        \
+    }                                                                        \
+    return r;                                                                \
+  }
+SPOW(int8_t, uint8_t)
+SPOW(int16_t, uint16_t)
+SPOW(int32_t, uint32_t)
+SPOW(int64_t, uint64_t)
+UPOW(uint8_t)
+UPOW(uint16_t)
+UPOW(uint32_t)
+UPOW(uint64_t)
+#undef SPOW
+#undef UPOW
+#define IPOW(p, q)                                                                                        \
+  _Generic((p), int8_t: ipow_int8_t, int16_t: ipow_int16_t, int32_t: ipow_int32_t, int64_t: ipow_int64_t, \
+           uint8_t: ipow_uint8_t, uint16_t: ipow_uint16_t, uint32_t: ipow_uint32_t, uint64_t: ipow_uint64_t)(p, q)
+
+#define BIN_FLOATS(OP, E32, E64) SR_KERN_BIN(OP##_f32, float, float, E32) SR_KERN_BIN(OP##_f64, double, double, E64)
+#define BIN_BOOL(OP, E) SR_KERN_BIN(OP##_bool, uint8_t, uint8_t, E)
+#define CMP_ALL(OP, E)                                                                                 \
+  SR_KERN_BIN(OP##_f32, float, uint8_t, E) SR_KERN_BIN(OP##_f64, double, uint8_t, E) SR_KERN_CMP_SINTS(OP, E) \
+  SR_KERN_CMP_UINTS(OP, E) BIN_BOOL(OP, E)
+BIN_FLOATS(k_add, p + q, p + q)
+SR_KERN_BIN_SINTS(k_add, (U)p + (U)q)
+SR_KERN_BIN_UINTS(k_add, p + q)
+BIN_BOOL(k_or, p | q)
+BIN_FLOATS(k_sub, p - q, p - q)
+SR_KERN_BIN_SINTS(k_sub, (U)p - (U)q)
+SR_KERN_BIN_UINTS(k_sub, p - q)
+BIN_FLOATS(k_mul, p * q, p * q)
+SR_KERN_BIN_SINTS(k_mul, (U)p * (U)q)
+SR_KERN_BIN_UINTS(k_mul, p * q)
+BIN_BOOL(k_and, p & q)
+BIN_FLOATS(k_div, p / q, p / q)
+SR_KERN_BIN_SINTS(k_div, q == 0 ? (T)-1 : (p == MINV && q == -1) ? p : p / q)
+SR_KERN_BIN_UINTS(k_div, q == 0 ? (T)-1 : p / q)
+BIN_FLOATS(k_rem, fmodf(p, q), fmod(p, q))
+SR_KERN_BIN_SINTS(k_rem, q == 0 ? p : (p == MINV && q == -1) ? 0 : p % q)
+SR_KERN_BIN_UINTS(k_rem, q == 0 ? p : p % q)
+BIN_FLOATS(k_pow, powf(p, q), pow(p, q))
+SR_KERN_BIN_SINTS(k_pow, IPOW(p, q))
+SR_KERN_BIN_UINTS(k_pow, IPOW(p, q))
+BIN_FLOATS(k_max, SR_KERN_FMAX(p, q), SR_KERN_FMAX(p, q))
+SR_KERN_BIN_SINTS(k_max, p < q ? q : p)
+SR_KERN_BIN_UINTS(k_max, p < q ? q : p)
+BIN_FLOATS(k_min, SR_KERN_FMIN(p, q), SR_KERN_FMIN(p, q))
+SR_KERN_BIN_SINTS(k_min, q < p ? q : p)
+SR_KERN_BIN_UINTS(k_min, q < p ? q : p)
+BIN_FLOATS(k_atan2, atan2f(p, q), atan2(p, q))
+BIN_FLOATS(k_nextafter, nextafterf(p, q), nextafter(p, q))
+SR_KERN_BIN_SINTS(k_and, p & q)
+SR_KERN_BIN_UINTS(k_and, p & q)
+SR_KERN_BIN_SINTS(k_or, p | q)
+SR_KERN_BIN_UINTS(k_or, p | q)
+SR_KERN_BIN_SINTS(k_xor, p ^ q)
+SR_KERN_BIN_UINTS(k_xor, p ^ q)
+BIN_BOOL(k_xor, p ^ q)
+SR_KERN_BIN_SINTS(k_shift_left, (q < 0 || q >= BITS) ? 0 : (U)p << q)
+SR_KERN_BIN_UINTS(k_shift_left, q >= BITS ? 0 : p << q)
+SR_KERN_BIN_SINTS(k_shift_right_logical, (q < 0 || q >= BITS) ? 0 : (U)p >> q)
+SR_KERN_BIN_UINTS(k_shift_right_logical, q >= BITS ? 0 : p >> q)
+SR_KERN_BIN_SINTS(k_shift_right_arithmetic, (q < 0 || q >= BITS) ? (p < 0 ? -1 : 0) : p >> q)
+SR_KERN_BIN_UINTS(k_shift_right_arithmetic, q >= BITS ? 0 : p >> q)
+CMP_ALL(k_eq, p == q)
+CMP_ALL(k_ne, p != q)
+CMP_ALL(k_lt, p < q)
+CMP_ALL(k_le, p <= q)
+CMP_ALL(k_gt, p > q)
+CMP_ALL(k_ge, p >= q)
+#undef IPOW
+#undef BIN_FLOATS
+#undef BIN_BOOL
+#undef CMP_ALL
+
+#define KB(OP, ...) {.bin = {SR_KERN_FLOATS(OP), SR_KERN_INTS(OP), __VA_ARGS__}}
+#define KB_INTS(OP, ...) {.bin = {SR_KERN_INTS(OP), __VA_ARGS__}}
+#define KB_CMP(OP) {.bin = {SR_KERN_FLOATS(OP), SR_KERN_INTS(OP), [SR_BOOL] = OP##_bool}, .bool_out = 1}
+static const SrKernEw kern_add = KB(k_add, [SR_BOOL] = k_or_bool);
+static const SrKernEw kern_sub = KB(k_sub, );
+static const SrKernEw kern_mul = KB(k_mul, [SR_BOOL] = k_and_bool);
+static const SrKernEw kern_div = KB(k_div, );
+static const SrKernEw kern_rem = KB(k_rem, );
+static const SrKernEw kern_pow = KB(k_pow, );
+static const SrKernEw kern_max = KB(k_max, [SR_BOOL] = k_or_bool);
+static const SrKernEw kern_min = KB(k_min, [SR_BOOL] = k_and_bool);
+static const SrKernEw kern_atan2 = {.bin = {SR_KERN_FLOATS(k_atan2)}};
+static const SrKernEw kern_nextafter = {.bin = {SR_KERN_FLOATS(k_nextafter)}};
+static const SrKernEw kern_and = KB_INTS(k_and, [SR_BOOL] = k_and_bool);
+static const SrKernEw kern_or = KB_INTS(k_or, [SR_BOOL] = k_or_bool);
+static const SrKernEw kern_xor = KB_INTS(k_xor, [SR_BOOL] = k_xor_bool);
+static const SrKernEw kern_shift_left = KB_INTS(k_shift_left, );
+static const SrKernEw kern_shift_right_logical = KB_INTS(k_shift_right_logical, );
+static const SrKernEw kern_shift_right_arithmetic = KB_INTS(k_shift_right_arithmetic, );
+static const SrKernEw kern_eq = KB_CMP(k_eq);
+static const SrKernEw kern_ne = KB_CMP(k_ne);
+static const SrKernEw kern_lt = KB_CMP(k_lt);
+static const SrKernEw kern_le = KB_CMP(k_le);
+static const SrKernEw kern_gt = KB_CMP(k_gt);
+static const SrKernEw kern_ge = KB_CMP(k_ge);
+#undef KB
+#undef KB_INTS
+#undef KB_CMP
 
 /* The n-ary elementwise rule: add, mul, comparisons, select_n, ... */
 static int ev_nary(SrEvalCtx *cx, const SrEvalEqn *e) {
@@ -1785,6 +2086,13 @@ static int fma_fn(SrShardIO *io) {
   return 0;
 }
 
+/* A multiply with an out_dtype of its own does not fuse. */
+static int fma_fuses(const SrEqn *m) {
+  for (uint32_t i = 0; i < m->nparams; i++)
+    if (strcmp(m->params[i].key, "out_dtype") == 0 && m->params[i].val->kind != SR_V_NONE) return 0;
+  return 1;
+}
+
 static int ev_fma(SrEvalCtx *cx, const SrEvalEqn *e) {
   const SrType *t = e->out_type[0];
   const SrMesh *m = sr_ev_mesh_for(cx, e, t);
@@ -1920,10 +2228,37 @@ static void batch_rules_elementwise(void) {
   sr_prims[SR_P_add_any].batch = batch_add_any;
 }
 
+/* Each elementwise row's kernels (exec/kern.h), defined beside its eval
+   rule. */
+static void kernels_elementwise(void) {
+  static const struct {
+    int id;
+    const SrKernEw *k;
+  } rows[] = {
+      {SR_P_neg, &kern_neg}, {SR_P_sign, &kern_sign}, {SR_P_abs, &kern_abs}, {SR_P_exp, &kern_exp},
+      {SR_P_exp2, &kern_exp2}, {SR_P_log, &kern_log}, {SR_P_expm1, &kern_expm1}, {SR_P_log1p, &kern_log1p},
+      {SR_P_sin, &kern_sin}, {SR_P_cos, &kern_cos}, {SR_P_tan, &kern_tan}, {SR_P_tanh, &kern_tanh},
+      {SR_P_logistic, &kern_logistic}, {SR_P_sqrt, &kern_sqrt}, {SR_P_rsqrt, &kern_rsqrt},
+      {SR_P_cbrt, &kern_cbrt}, {SR_P_square, &kern_square}, {SR_P_floor, &kern_floor}, {SR_P_ceil, &kern_ceil},
+      {SR_P_round, &kern_round}, {SR_P_not, &kern_not}, {SR_P_is_finite, &kern_is_finite},
+      {SR_P_erf, &kern_erf}, {SR_P_erfc, &kern_erfc}, {SR_P_erf_inv, &kern_erf_inv},
+      {SR_P_integer_pow, &kern_integer_pow}, {SR_P_reduce_precision, &kern_reduce_precision},
+      {SR_P_add, &kern_add}, {SR_P_add_any, &kern_add}, {SR_P_sub, &kern_sub}, {SR_P_mul, &kern_mul},
+      {SR_P_div, &kern_div}, {SR_P_rem, &kern_rem}, {SR_P_pow, &kern_pow}, {SR_P_max, &kern_max},
+      {SR_P_min, &kern_min}, {SR_P_atan2, &kern_atan2}, {SR_P_nextafter, &kern_nextafter},
+      {SR_P_and, &kern_and}, {SR_P_or, &kern_or}, {SR_P_xor, &kern_xor}, {SR_P_shift_left, &kern_shift_left},
+      {SR_P_shift_right_logical, &kern_shift_right_logical},
+      {SR_P_shift_right_arithmetic, &kern_shift_right_arithmetic}, {SR_P_eq, &kern_eq}, {SR_P_ne, &kern_ne},
+      {SR_P_lt, &kern_lt}, {SR_P_le, &kern_le}, {SR_P_gt, &kern_gt}, {SR_P_ge, &kern_ge},
+  };
+  for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) sr_prims[rows[i].id].kern = rows[i].k;
+}
+
 void sr_lax_elementwise_init(void) {
+  kernels_elementwise();
   type_rules_elementwise();
   eval_rules_elementwise();
   ad_rules_elementwise();
   batch_rules_elementwise();
-  sr_ev_fma = (SrEvFma){SR_P_mul, SR_P_add, ev_fma};
+  sr_ev_fma = (SrEvFma){SR_P_mul, SR_P_add, ev_fma, fma_fuses};
 }

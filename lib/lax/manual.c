@@ -2657,48 +2657,33 @@ static int smap_jvp_mode(SrAd *ad, const SrEqn *e, const AdSMap *s, SrVal **x, S
 
 /* F with its scalar residual outputs (from index first) given a leading
    axis of 1 (lax.broadcast(x, (1,))), traced again in the manual context. */
-static SrJaxpr *promote_outputs(SrAd *ad, SrJaxpr *F, uint32_t first, const uint8_t *promote) {
-  SrInterp *I = ad->I;
-  SrTrace *saved = I->trace;
-  uint32_t n = sr_nargs(F);
-  const SrType **types = sr_xcalloc(n + 1, sizeof *types);
-  for (uint32_t i = 0; i < n; i++) types[i] = sr_args(F)[i]->type;
-  SrVal **args = sr_xcalloc(n + 1, sizeof *args);
-  SrTrace *tr = sr_ad_trace_begin(ad, (int)n, types, args);
-  free(types);
-  I->trace = tr;
-  SrVal *r = sr_eval_jaxpr(I, F, (int)n, args);
-  SrJaxpr *out = NULL;
-  if (r) {
-    SrAd sub;
-    sr_ad_begin(&sub, I, SR_AD_BWD);
-    SrVal **outs = sr_xcalloc((size_t)r->seq.n + 1, sizeof *outs);
-    int ok = 1;
-    for (int i = 0; i < r->seq.n && ok; i++) {
-      outs[i] = r->seq.items[i];
-      if ((uint32_t)i >= first && promote[i - (int)first]) {
-        const SrType *t = sr_ad_type(&sub, outs[i]);
-        SrTypeBuilder b;
-        sr_type_builder(&b, t);
-        b.ndim = 1;
-        memset(&b.dims[0], 0, sizeof b.dims[0]);
-        b.dims[0].size = 1;
-        outs[i] = sr_ad_broadcast_in_dim(&sub, outs[i], sr_type_get(&b), NULL, 0, 0);
-        ok = outs[i] != NULL;
-      }
+typedef struct Promote {
+  uint32_t first;
+  const uint8_t *promote;
+} Promote;
+
+static int promote_map(SrAd *sub, SrVal *const *in, int n, SrVal **outs, int cap, void *arg) {
+  const Promote *pr = arg;
+  (void)cap;
+  for (int i = 0; i < n; i++) {
+    outs[i] = in[i];
+    if ((uint32_t)i >= pr->first && pr->promote[i - (int)pr->first]) {
+      const SrType *t = sr_ad_type(sub, outs[i]);
+      SrTypeBuilder b;
+      sr_type_builder(&b, t);
+      b.ndim = 1;
+      memset(&b.dims[0], 0, sizeof b.dims[0]);
+      b.dims[0].size = 1;
+      outs[i] = sr_ad_broadcast_in_dim(sub, outs[i], sr_type_get(&b), NULL, 0, 0);
+      if (!outs[i]) return -1;
     }
-    if (ok) out = sr_ad_trace_end(&sub, tr, r->seq.n, outs, NULL);
-    else sr_trace_abort(I, tr);
-    free(outs);
-    sr_ad_end(&sub);
-  } else {
-    sr_trace_abort(I, tr);
   }
-  sr_unref(r);
-  for (uint32_t i = 0; i < n; i++) sr_unref(args[i]);
-  free(args);
-  I->trace = saved;
-  return out;
+  return n;
+}
+
+static SrJaxpr *promote_outputs(SrAd *ad, SrJaxpr *F, uint32_t first, const uint8_t *promote) {
+  Promote pr = {first, promote};
+  return sr_ad_retrace(ad, F, (int)F->nout, promote_map, &pr);
 }
 
 /* L with its scalar residual arguments taking a leading axis of 1 that
@@ -3177,7 +3162,31 @@ static void batch_rules_manual(void) {
   sr_prims[SR_P_all_to_all].batch = batch_all_to_all;
 }
 
+/* The HLO opcodes of the optimizer's listing (opt/opt.c): what XLA lowers
+   each collective to. */
+static void hlo_names_manual(void) {
+  static const struct {
+    int id;
+    const char *hlo;
+  } rows[] = {
+      {SR_P_all_gather, "all-gather"},
+      {SR_P_all_gather_invariant, "all-gather"},
+      {SR_P_all_gather_reduced, "all-gather"},
+      {SR_P_psum, "all-reduce"},
+      {SR_P_psum_invariant, "all-reduce"},
+      {SR_P_unreduced_psum, "all-reduce"},
+      {SR_P_pmax, "all-reduce"},
+      {SR_P_pmin, "all-reduce"},
+      {SR_P_reduce_scatter, "reduce-scatter"},
+      {SR_P_unreduced_reduce_scatter, "reduce-scatter"},
+      {SR_P_ppermute, "collective-permute"},
+      {SR_P_all_to_all, "all-to-all"},
+  };
+  for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) sr_prims[rows[i].id].hlo = rows[i].hlo;
+}
+
 void sr_lax_manual_init(void) {
+  hlo_names_manual();
   type_rules_manual();
   eval_rules_manual();
   ad_rules_manual();

@@ -491,7 +491,14 @@ static void batch_rules_random(void) {
   sr_prims[SR_P_threefry2x32].batch = sr_batch_broadcast;
 }
 
+/* threefry2x32's two halves of the hash (prims/prim.h's result count). */
+static uint32_t nout_threefry2x32(int nin, const SrParam *ps, int np) {
+  (void)nin, (void)ps, (void)np;
+  return 2;
+}
+
 void sr_lax_random_init(void) {
+  sr_prims[SR_P_threefry2x32].nout = nout_threefry2x32;
   type_rules_random();
   eval_rules_random();
   ad_rules_random();

@@ -2739,6 +2739,31 @@ static int type_sort(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   return 0;
 }
 
+/* ==== engine slots: split's result count, slice's lines for Layout.AUTO ==== */
+
+static uint32_t nout_split(int nin, const SrParam *ps, int np) {
+  (void)nin;
+  const SrVal *v = sr_params_find(ps, (uint32_t)np, "sizes");
+  return v && sr_is_seq(v) ? (uint32_t)v->seq.n : 0;
+}
+
+/* A slice that keeps one dimension wider than 1 reads its operand along
+   that dimension (exec/layout.c's Layout.AUTO). */
+static int minor_slice(const SrEqn *q, uint32_t i, int nd) {
+  (void)i;
+  int64_t st[SR_MAX_RANK], li[SR_MAX_RANK];
+  int ns = 0, nl = 0;
+  for (uint32_t p = 0; p < q->nparams; p++) {
+    if (strcmp(q->params[p].key, "start_indices") == 0) sr_val_ints(q->params[p].val, st, SR_MAX_RANK, &ns);
+    if (strcmp(q->params[p].key, "limit_indices") == 0) sr_val_ints(q->params[p].val, li, SR_MAX_RANK, &nl);
+  }
+  if (ns != nd || nl != nd) return -1;
+  int d = -1, wide = 0;
+  for (int t = 0; t < nd; t++)
+    if (li[t] - st[t] > 1) d = t, wide++;
+  return wide == 1 ? d : -1;
+}
+
 /* ==== registration ==== */
 
 static void type_rules_structural(void) {
@@ -2814,6 +2839,8 @@ static void ad_rules_structural(void) {
 #undef JVP
 
 void sr_lax_structural_init(void) {
+  sr_prims[SR_P_split].nout = nout_split;
+  sr_prims[SR_P_slice].minor = minor_slice;
   type_rules_structural();
   eval_rules_structural();
   ad_rules_structural();

@@ -243,7 +243,7 @@ static OVar **import_eqns(Opt *o, OBody *b, const SrJaxpr *j, OVar **args) {
       if (e->out[i]->kind == SR_DROP) q->out[i]->drop = 1;
       else map[e->out[i]->id] = q->out[i];
     }
-    if (e->prim->id == SR_P_shard_map) {
+    if (e->prim->flags & SR_PF_MANUAL) {
       SrVal *jv = sr_eqn_param(e, k_jaxpr), *is = sr_eqn_param(e, k_in_specs), *os = sr_eqn_param(e, k_out_specs);
       if (jv && jv->kind == SR_V_JAXPR && jv->jx.jaxpr->nconst == 0 && is && sr_is_seq(is) &&
           is->seq.n == q->nin && os && sr_is_seq(os) && os->seq.n == q->nout) {
@@ -436,12 +436,9 @@ static int params_equal(const OEqn *a, const OEqn *b) {
   return 1;
 }
 
-/* Primitives CSE leaves alone: barriers, and what has effects. */
-static int no_cse(const OEqn *e) {
-  if (e->prim->id == SR_P_optimization_barrier || e->body) return 1;
-  const char *n = e->prim->name;
-  return strstr(n, "callback") || strstr(n, "print") || strstr(n, "random_seed") || strstr(n, "rng");
-}
+/* Equations CSE leaves alone: bodies, and rows that say so (barriers,
+   fresh seeds, what has effects). */
+static int no_cse(const OEqn *e) { return e->body || (e->prim->flags & (SR_PF_NO_CSE | SR_PF_EFFECT)); }
 
 static uint64_t eqn_hash(const OEqn *e) {
   uint64_t h = (uint64_t)(uintptr_t)e->prim * 1099511628211ull;
@@ -492,10 +489,7 @@ static void cse(Opt *o, OBody *b) {
 
 /* ---- 4. DCE ---- */
 
-static int has_effects(const OEqn *e) {
-  const char *n = e->prim->name;
-  return strstr(n, "callback") || strstr(n, "print") != NULL;
-}
+static int has_effects(const OEqn *e) { return (e->prim->flags & SR_PF_EFFECT) != 0; }
 
 static void dce(Opt *o, OBody *b) {
   for (int i = 0; i < b->nout; i++) find(b->out[i])->live = 1;
@@ -626,18 +620,9 @@ static SrJaxpr *emit_body(Opt *o, OBody *b, int top) {
 
 /* ---- the text listing ---- */
 
+/* The HLO opcode of an equation: its row's, else its name with `-` for `_`. */
 static const char *opcode(const SrPrim *p, char *buf, size_t n) {
-  switch (p->id) {
-  case SR_P_all_gather: case SR_P_all_gather_invariant: case SR_P_all_gather_reduced: return "all-gather";
-  case SR_P_psum: case SR_P_psum_invariant: case SR_P_unreduced_psum:
-  case SR_P_pmax: case SR_P_pmin: return "all-reduce";
-  case SR_P_reduce_scatter: case SR_P_unreduced_reduce_scatter: return "reduce-scatter";
-  case SR_P_ppermute: return "collective-permute";
-  case SR_P_all_to_all: return "all-to-all";
-  case SR_P_optimization_barrier: return "opt-barrier";
-  case SR_P_shard_map: return "shard-map";
-  default: break;
-  }
+  if (p->hlo) return p->hlo;
   snprintf(buf, n, "%s", p->name);
   for (char *c = buf; *c; c++)
     if (*c == '_') *c = '-';
@@ -665,21 +650,13 @@ static void txt_atom(Txt *t, const SrVar *v, const int *ids) {
   }
 }
 
-/* op_name paths, as XLA's metadata names them (jit(f)/shard_map/...) */
+/* op_name paths, as XLA's metadata names them (jit(f)/shard_map/...): the
+   equation's segment, then its body's (the rows' op_name rules) */
 static void sub_path(SrBuf *b, const char *path, const SrEqn *e, const char *key, int s) {
-  sr_buf_puts(b, path);
-  switch (e->prim->id) {
-  case SR_P_jit: case SR_P_pjit: {
-    SrVal *nm = sr_eqn_param(e, sr_intern_cstr("name"));
-    if (nm && (nm->kind == SR_V_STR || nm->kind == SR_V_WORD)) sr_buf_printf(b, "/jit(%.*s)", (int)nm->str.n, nm->str.s);
-    else sr_buf_puts(b, "/jit");
-    break;
-  }
-  case SR_P_scan: sr_buf_puts(b, "/while/body"); break;
-  case SR_P_while: sr_buf_puts(b, strcmp(key, "cond_jaxpr") == 0 ? "/while/cond" : "/while/body"); break;
-  case SR_P_cond: sr_buf_printf(b, "/cond/branch_%d", s); break;
-  default: sr_buf_printf(b, "/%s", e->prim->name); break;
-  }
+  char buf[160];
+  sr_buf_printf(b, "%s/%s", path, sr_prim_op_name(e->prim, e->params, e->nparams, NULL, 0, buf, sizeof buf));
+  const char *sub = sr_prim_op_name(e->prim, e->params, e->nparams, key, s, buf, sizeof buf);
+  if (sub) sr_buf_printf(b, "/%s", sub);
 }
 
 /* The communication explicit sharding makes of an equation (a contraction

@@ -8,7 +8,7 @@
 #include "util/mem.h"
 
 SrPrim sr_prims[SR_NPRIMS] = {
-#define SR_PRIM(id, name, flags, pp) [SR_P_##id] = {NULL, SR_P_##id, flags, pp, 0, 0, 0, 0, 0},
+#define SR_PRIM(id, name, flags, pp) [SR_P_##id] = {NULL, SR_P_##id, flags, pp, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
 #include "prims/prim.def"
 #undef SR_PRIM
 };
@@ -66,7 +66,8 @@ const SrPrim *sr_prim_lookup(const char *name, size_t n) {
   SrPrim *p = sr_xcalloc(1, sizeof *p);
   p->name = s;
   p->id = -1;
-  p->flags = SR_PF_MULTI;
+  /* nothing knows its effects, so the optimizer keeps it */
+  p->flags = SR_PF_MULTI | SR_PF_EFFECT | SR_PF_NO_CSE;
   p->pp = SR_PP_DEFAULT;
   index_put(p);
   return p;
@@ -116,4 +117,10 @@ int sr_comm_note(SrCommNote *out, int max, int n, const char *what, const SrMesh
     out[n].axes = a;
   }
   return n + 1;
+}
+
+const char *sr_prim_op_name(const SrPrim *p, const SrParam *ps, uint32_t nparams, const char *key, int s,
+                            char *buf, size_t n) {
+  if (p->op_name) return p->op_name(ps, nparams, key, s, buf, n);
+  return key ? NULL : p->name;
 }

@@ -27,6 +27,9 @@ enum {
   SR_PF_CALL = 1 << 4,
   SR_PF_LAYOUT = 1 << 5,
   SR_PF_INLINE = 1 << 6,
+  SR_PF_EFFECT = 1 << 7,
+  SR_PF_NO_CSE = 1 << 8,
+  SR_PF_MANUAL = 1 << 9,
 };
 
 /* How the printer treats an equation's params (core.pp_eqn_rules). */
@@ -105,6 +108,31 @@ typedef int (*SrCommRule)(const SrEqn *e, SrCommNote *out, int max);
 typedef int (*SrBatchRule)(struct SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y,
                            int *ybd);
 
+/* The result-count rule of a multi-result row whose params, not a body,
+   say how many results it has (while's carry, cond's branches, split's
+   sizes): the count for an equation of nin operands and these params.
+   NULL: the body's (a jaxpr or call_jaxpr param), else one per operand
+   (core/trace.c's bind). */
+typedef uint32_t (*SrNoutRule)(int nin, const SrParam *ps, int nparams);
+
+/* The op_name rule: a segment of the path XLA's op_name metadata gives the
+   equations under this one (what the ledger of :comm and the optimizer's
+   listing print).  With key NULL, the equation's own segment (jit(f), a
+   scan's or while's `while`); with key, the segment of its body in param
+   key, item s of a tuple of bodies (`body`, `cond`, `branch_1`), or NULL
+   for none.  Written into buf (n bytes) or a static string, and returned.
+   A NULL slot: the primitive's name, and no segment for a body. */
+typedef const char *(*SrOpNameRule)(const SrParam *ps, uint32_t nparams, const char *key, int s, char *buf,
+                                    size_t n);
+
+/* The layout rule of Layout.AUTO (exec/layout.c's sr_local_auto): the one
+   dimension along which e reads operand i (of rank nd) as lines, which
+   AUTO makes minor-most; -1 for none.  A NULL slot: the equation has no
+   preference, and AUTO keeps the operand row-major. */
+typedef int (*SrMinorRule)(const SrEqn *e, uint32_t i, int nd);
+
+struct SrKernEw;   /* exec/kern.h */
+
 typedef struct SrPrim {
   const char *name;  /* interned */
   int id;            /* SR_P_*, or -1 for a primitive the table lacks */
@@ -116,6 +144,16 @@ typedef struct SrPrim {
   SrTransposeRule transpose;
   SrCommRule comm;
   SrBatchRule batch;
+  /* what the engines ask of a row besides its rules (each NULL by
+     default; the family files fill them) */
+  SrNoutRule nout;
+  SrOpNameRule op_name;
+  SrMinorRule minor;
+  const char *hlo;              /* the HLO opcode of the optimizer's
+                                   listing (all-reduce); NULL: the name,
+                                   `_` written `-` */
+  const struct SrKernEw *kern;  /* an elementwise row's kernels, per
+                                   dtype (exec/kern.h) */
 } SrPrim;
 
 extern SrPrim sr_prims[SR_NPRIMS];
@@ -139,6 +177,10 @@ void sr_prims_matrix(SrBuf *b);
 int sr_prim_comm_notes(const SrEqn *e, SrCommNote *out, int max);
 /* For comm rules: note n of out (when n < max), returning n + 1. */
 int sr_comm_note(SrCommNote *out, int max, int n, const char *what, const SrMesh *m, SrAxes a);
+/* Equation segment (key NULL) or body segment of an op_name path, by
+   the row's op_name rule (SrOpNameRule); buf holds n bytes. */
+const char *sr_prim_op_name(const SrPrim *p, const SrParam *ps, uint32_t nparams, const char *key, int s,
+                            char *buf, size_t n);
 static inline const SrPrim *sr_prim(int id) { return &sr_prims[id]; }
 
 #endif

@@ -81,6 +81,8 @@ enum {
   SR_CONV_STR, SR_CONV_REPR,
   /* unop: a 0-d array as a Python scalar (int(x), float(x), indexing) */
   SR_OP_ITEM,
+  /* unop: abs(x) (a class's __abs__) */
+  SR_OP_ABS,
 };
 
 typedef struct SrNode SrNode;

@@ -362,8 +362,12 @@ static SrVal *bi_abs(SrInterp *I, SrArgs *a) {
   }
   if (v->kind == SR_V_FLOAT) return sr_float(NULL, fabs(v->f));
   if (v->kind == SR_V_COMPLEX) return sr_float(NULL, hypot(v->c.re, v->c.im));
-  SrVal *fn = sr_lookup_qualname("jax.numpy.abs");
-  if (fn && v->kind == SR_V_OBJ) return sr_call1(I, fn, v);
+  /* an object's class says (its __abs__: arrays', jnp.abs) */
+  const SrLangOps *ops = sr_ops(v);
+  if (ops && ops->unop) {
+    SrVal *r = ops->unop(I, SR_OP_ABS, v);
+    if (r || I->exc) return r;
+  }
   return sr_raise(I, "TypeError", "bad operand type for abs(): '%s'", sr_val_kind_name(v));
 }
 
@@ -627,7 +631,7 @@ static SrVal *bi_round(SrInterp *I, SrArgs *a) {
 
 static SrVal *bi_callable(SrInterp *I, SrArgs *a) {
   if (a->n != 1) return sr_raise(I, "TypeError", "callable() takes exactly one argument");
-  return sr_bool(sr_is_callable(a->v[0]));
+  return sr_bool(sr_is_callable(I, a->v[0]));
 }
 
 static SrVal *bi_type(SrInterp *I, SrArgs *a) {

@@ -429,7 +429,7 @@ SrVal *sr_class_new(SrInterp *I, const char *name, SrVal *base, SrVal *ns) {
     /* class E(ValueError): a new exception type; its body may hold a
        docstring and attributes, not methods */
     for (int i = 0; i < ns->dict.n; i++)
-      if (sr_is_callable(ns->dict.vals[i]) || sr_is_obj(ns->dict.vals[i], &wrapper_class)) {
+      if (sr_is_callable(I, ns->dict.vals[i]) || sr_is_obj(ns->dict.vals[i], &wrapper_class)) {
         sr_raise(I, "NotImplementedError", "an exception class of a class statement cannot define methods (%s.%s)",
                  name, ns->dict.keys[i]->str.s);
         sr_unref(ns);

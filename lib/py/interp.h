@@ -115,6 +115,10 @@ typedef struct SrPyInit {
      callee; a new reference, or NULL with an exception.  NULL:
      NotImplementedError. */
   SrJaxprCallFn call_jaxpr;
+  /* Calls a dtype object (jnp.float32(x)) on a call's arguments; a new
+     reference, or NULL with an exception.  NULL: dtypes are not
+     callable. */
+  SrVal *(*call_dtype)(SrInterp *I, SrVal *dtype, SrArgs *a);
   /* Type-checks a jaxpr literal when it is first evaluated: appends its
      errors to d and returns their number (0: the literal is fine).  NULL:
      literals are trusted as written. */
@@ -223,7 +227,9 @@ SrVal *sr_lookup_qualname(const char *qualname); /* borrowed, or NULL */
 void sr_registry_names(const char *prefix, void (*fn)(const char *name, void *ctx), void *ctx);
 const char *sr_builtin_doc(SrVal *fn);
 const char *sr_builtin_name(SrVal *fn);
-int sr_is_callable(const SrVal *v);
+/* Whether v can be called (a function, a jaxpr, a callable object, a
+   dtype when the init table can call one). */
+int sr_is_callable(SrInterp *I, const SrVal *v);
 /* Module objects ("jax.numpy"). */
 SrVal *sr_module(const char *qualname);
 

@@ -505,17 +505,13 @@ int sr_index(SrInterp *I, SrVal *key, int64_t n, int64_t *out) {
 
 /* ---- calling ---- */
 
-static SrKindCall dtype_call;
-
-void sr_dtype_call_set(SrKindCall fn) { dtype_call = fn; }
-
-int sr_is_callable(const SrVal *v) {
+int sr_is_callable(SrInterp *I, const SrVal *v) {
   const SrLangOps *ops = sr_ops(v);
-  return v->kind == SR_V_JAXPR || (ops && ops->call) || (v->kind == SR_V_DTYPE && dtype_call);
+  return v->kind == SR_V_JAXPR || (ops && ops->call) || (v->kind == SR_V_DTYPE && I->py->init->call_dtype);
 }
 
 SrVal *sr_call(SrInterp *I, SrVal *fn, SrArgs *a) {
-  if (fn->kind == SR_V_DTYPE && dtype_call) return dtype_call(I, fn, a);
+  if (fn->kind == SR_V_DTYPE && I->py->init->call_dtype) return I->py->init->call_dtype(I, fn, a);
   if (fn->kind == SR_V_JAXPR) {
     if (I->py->init->call_jaxpr) return I->py->init->call_jaxpr(I, fn, a);
     return sr_raise(I, "NotImplementedError", "calling a jaxpr is not available");

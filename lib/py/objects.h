@@ -119,9 +119,6 @@ SrVal *sr_exception_type_new(const char *name, const char *parent);
 typedef SrVal *(*SrKindGetattr)(SrInterp *I, SrVal *self, const char *name);
 void sr_kind_getattr_set(int kind, SrKindGetattr fn);
 
-/* Calling a dtype object (jnp.float32(x)); numpy.c sets it. */
-typedef SrVal *(*SrKindCall)(SrInterp *I, SrVal *self, SrArgs *a);
-void sr_dtype_call_set(SrKindCall fn);
 
 /* Context managers (with statements): objects whose class is registered
    here are entered and exited. */

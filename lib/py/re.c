@@ -472,7 +472,7 @@ static int expand(SrInterp *I, SrBuf *b, const char *r, size_t n, Match *m) {
 static SrVal *do_sub(SrInterp *I, SrVal *pat, SrVal *repl, SrVal *string, int64_t count, int flags) {
   if (string->kind != SR_V_STR) return not_string(I, string);
   int call = repl->kind != SR_V_STR;
-  if (call && !sr_is_callable(repl))
+  if (call && !sr_is_callable(I, repl))
     return sr_raise(I, "TypeError", "decoding to str: need a bytes-like object, %s found", sr_val_kind_name(repl));
   SrVal *p = pattern_arg(I, pat, flags, 0);
   if (!p) return NULL;

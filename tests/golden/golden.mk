@@ -52,6 +52,7 @@ GOLDEN_TESTS = \
 	tests/golden/py_format.jxr \
 	tests/golden/py_statements.jxr \
 	tests/golden/py_builtins.jxr \
+	tests/golden/abs_objects.jxr \
 	tests/golden/py_time.jxr \
 	tests/golden/py_re.jxr \
 	tests/golden/py_re_errors.jxr \

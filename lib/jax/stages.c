@@ -1,0 +1,344 @@
+/* stages.c: the stages of jax.jit (jax._src.stages): jit(f, ...).trace(*args)
+ * gives a Traced stage (.jaxpr, .lower()), .lower() a Lowered one
+ * (.as_text(), .compile()) and .compile() a Compiled one, which chooses
+ * Layout.AUTO layouts (exec/layout.h: sr_local_auto), reports them in
+ * input_formats / output_formats, shows the optimized program in
+ * as_text(), and when called requires a committed argument to have the
+ * sharding and layout it was compiled for (layout.h declares the entry
+ * points; the shardings and layouts come from layout.c).
+ */
+#include "jax/layout.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/trace.h"
+#include "exec/array.h"
+#include "exec/layout.h"
+#include "jax/api.h"
+#include "jax/numpy.h"
+#include "opt/opt.h"
+#include "py/objects.h"
+#include "text/print_val.h"
+#include "util/mem.h"
+
+/* ---- the stages: Traced, Lowered, Compiled ---- */
+
+enum { ST_TRACED, ST_LOWERED, ST_COMPILED };
+
+typedef struct Stage {
+  int kind;
+  SrVal *fn;
+  const char *name;
+  SrVal *in_sh, *out_sh; /* jit's, or NULL */
+  SrVal *jaxpr;          /* the body */
+  SrVal *args;           /* a tuple: the positional arguments traced */
+  SrVal *out_tree;       /* the result, as traced */
+  int ncaptured;
+  /* compiled: */
+  SrVal *in_formats, *out_formats;  /* what input_formats / output_formats show */
+  SrVal *call_in, *call_out;        /* the in/out_shardings of its calls */
+  SrVal *arg_leaves;                /* per argument leaf: its Format (list) */
+  SrVal *call_leaves;               /* per argument leaf: its call's Format */
+} Stage;
+
+static void stage_free(void *d) {
+  Stage *s = d;
+  sr_unref(s->fn);
+  sr_unref(s->in_sh);
+  sr_unref(s->out_sh);
+  sr_unref(s->jaxpr);
+  sr_unref(s->args);
+  sr_unref(s->out_tree);
+  sr_unref(s->in_formats);
+  sr_unref(s->out_formats);
+  sr_unref(s->call_in);
+  sr_unref(s->call_out);
+  sr_unref(s->arg_leaves);
+  sr_unref(s->call_leaves);
+  free(s);
+}
+
+static void stage_repr(SrBuf *out, const SrVal *v);
+static SrVal *stage_getattr(SrInterp *I, SrVal *self, const char *name);
+static SrVal *stage_call(SrInterp *I, SrVal *self, SrArgs *a);
+static const SrLangOps stage_ops = {.call = stage_call, .getattr = stage_getattr};
+static const SrClass traced_class = {"Traced", stage_free, stage_repr, NULL, &stage_ops};
+static const SrClass lowered_class = {"Lowered", stage_free, stage_repr, NULL, &stage_ops};
+static const SrClass compiled_class = {"Compiled", stage_free, stage_repr, NULL, &stage_ops};
+
+static const SrClass *stage_class(int kind) {
+  return kind == ST_TRACED ? &traced_class : kind == ST_LOWERED ? &lowered_class : &compiled_class;
+}
+
+static Stage *stage_of(const SrVal *v) {
+  if (!v || v->kind != SR_V_OBJ) return NULL;
+  if (v->obj.cls == &traced_class || v->obj.cls == &lowered_class || v->obj.cls == &compiled_class) return v->obj.data;
+  return NULL;
+}
+
+static void stage_repr(SrBuf *out, const SrVal *v) {
+  const Stage *s = v->obj.data;
+  static const char *const names[] = {"Traced", "Lowered", "Compiled"};
+  sr_buf_printf(out, "<jax._src.stages.%s object of %s>", names[s->kind], s->name);
+}
+
+static Stage *stage_copy(const Stage *s, int kind) {
+  Stage *c = sr_xcalloc(1, sizeof *c);
+  c->kind = kind;
+  c->fn = sr_ref(s->fn);
+  c->name = s->name;
+  c->in_sh = s->in_sh ? sr_ref(s->in_sh) : NULL;
+  c->out_sh = s->out_sh ? sr_ref(s->out_sh) : NULL;
+  c->jaxpr = sr_ref(s->jaxpr);
+  c->args = sr_ref(s->args);
+  c->out_tree = sr_ref(s->out_tree);
+  c->ncaptured = s->ncaptured;
+  return c;
+}
+
+SrVal *sr_jit_stage_trace(SrInterp *I, SrVal *fn, const char *name, SrVal *in_sh, SrVal *out_sh, SrArgs *a) {
+  SrVal *out_tree = NULL, *captured = NULL;
+  SrJaxpr *body = sr_trace_fn(I, fn, a->n, a->v, a->nkw, a->kw, a->kwv, 0, NULL, &out_tree, &captured);
+  if (!body) return NULL;
+  Stage *s = sr_xcalloc(1, sizeof *s);
+  s->kind = ST_TRACED;
+  s->fn = sr_ref(fn);
+  s->name = name;
+  s->in_sh = in_sh ? sr_ref(in_sh) : NULL;
+  s->out_sh = out_sh ? sr_ref(out_sh) : NULL;
+  s->jaxpr = sr_jaxpr_val(NULL, body);
+  sr_program_unref(body->prog);
+  s->args = sr_seq(NULL, SR_V_TUPLE, a->n);
+  for (int i = 0; i < a->n; i++) sr_seq_push(NULL, s->args, sr_ref(a->v[i]));
+  s->out_tree = out_tree;
+  s->ncaptured = captured ? captured->seq.n : 0;
+  sr_unref(captured);
+  return sr_obj(&traced_class, s);
+}
+
+SrVal *sr_jit_stage_lower(SrInterp *I, SrVal *traced) {
+  Stage *s = stage_of(traced);
+  if (!s) return sr_raise(I, "TypeError", "lower() of something that is not a traced jit");
+  return sr_obj(&lowered_class, stage_copy(s, ST_LOWERED));
+}
+
+/* The sharding input_formats shows for an argument leaf given none. */
+static SrVal *default_sharding(SrInterp *I, SrVal *x, const SrType *t) {
+  SrArrayObj *o = sr_array_of(x);
+  if (o && o->kind == SR_AV_CONCRETE) return sr_concrete_array_sharding(o->data);
+  if (o && o->sharding) return sr_ref(o->sharding);
+  return sr_jit_default_sharding(I, t);
+}
+
+static SrVal *compile_stage(SrInterp *I, Stage *s) {
+  SrJitFlat fi = {0}, fo = {0};
+  SrVal *res = NULL;
+  if (sr_jit_flat_entries(I, s->in_sh, s->args->seq.n, s->args->seq.items, NULL, "in_shardings", &fi) < 0 ||
+      sr_jit_flat_entries(I, s->out_sh, 0, NULL, s->out_tree, "out_shardings", &fo) < 0)
+    goto done;
+  const SrJaxpr *j = s->jaxpr->jx.jaxpr;
+  Stage *c = stage_copy(s, ST_COMPILED);
+  /* inputs, per argument: the resolved Formats as input_formats shows
+     them, and as the calls use them (the user's sharding, or none) */
+  SrVal *shown = sr_seq(NULL, SR_V_TUPLE, s->args->seq.n);
+  c->call_in = sr_seq(NULL, SR_V_TUPLE, s->args->seq.n);
+  c->arg_leaves = sr_seq(NULL, SR_V_LIST, fi.n);
+  c->call_leaves = sr_seq(NULL, SR_V_LIST, fi.n);
+  int k = 0;
+  for (int i = 0; i < s->args->seq.n; i++) {
+    SrVal *arg = s->args->seq.items[i];
+    SrVal *leaves = sr_pytree_flatten(I, arg);
+    SrVal *fs = sr_seq(NULL, SR_V_LIST, leaves ? leaves->seq.n : 0);
+    SrVal *cs = sr_seq(NULL, SR_V_LIST, leaves ? leaves->seq.n : 0);
+    for (int q = 0; leaves && q < leaves->seq.n; q++, k++) {
+      SrVal *x = leaves->seq.items[q];
+      const SrType *t = sr_value_type(I, x);
+      SrJitEntry *e = &fi.e[k];
+      uint8_t m2m[SR_MAX_RANK];
+      int nd = t ? t->ndim : 0;
+      if (e->lay && sr_is_layout(e->lay) && sr_layout_dims(e->lay, m2m) == nd) {
+      } else if (e->lay && sr_is_layout_auto(e->lay)) {
+        sr_local_auto(j, (uint32_t)(s->ncaptured + k), nd, m2m);
+      } else {
+        for (int d = 0; d < nd; d++) m2m[d] = (uint8_t)d;
+      }
+      SrVal *lv = sr_layout_val(nd, m2m);
+      SrVal *sh = e->sh ? sr_ref(e->sh) : default_sharding(I, x, t);
+      SrVal *f = sr_format_val(lv, sh);
+      sr_seq_push(NULL, c->arg_leaves, sr_ref(f));
+      sr_seq_push(NULL, fs, f);
+      sr_seq_push(NULL, cs, sr_format_val(lv, e->sh));
+      sr_seq_push(NULL, c->call_leaves, sr_format_val(lv, e->sh));
+      sr_unref(lv);
+      sr_unref(sh);
+    }
+    sr_seq_push(NULL, shown, sr_pytree_unflatten(arg, fs));
+    sr_seq_push(NULL, c->call_in, sr_pytree_unflatten(arg, cs));
+    sr_unref(fs);
+    sr_unref(cs);
+    sr_unref(leaves);
+  }
+  c->in_formats = sr_seq(NULL, SR_V_TUPLE, 2);
+  sr_seq_push(NULL, c->in_formats, shown);
+  sr_seq_push(NULL, c->in_formats, sr_dict(NULL));
+  /* outputs: AUTO and None are row-major */
+  SrVal *outs = sr_pytree_flatten(I, s->out_tree);
+  SrVal *os = sr_seq(NULL, SR_V_LIST, fo.n), *ocs = sr_seq(NULL, SR_V_LIST, fo.n);
+  for (int q = 0; outs && q < outs->seq.n && q < fo.n; q++) {
+    const SrType *t = sr_value_type(I, outs->seq.items[q]);
+    int nd = t ? t->ndim : 0;
+    uint8_t m2m[SR_MAX_RANK];
+    SrJitEntry *e = &fo.e[q];
+    if (!(e->lay && sr_is_layout(e->lay) && sr_layout_dims(e->lay, m2m) == nd))
+      for (int d = 0; d < nd; d++) m2m[d] = (uint8_t)d;
+    SrVal *lv = sr_layout_val(nd, m2m);
+    SrVal *sh = e->sh ? sr_ref(e->sh) : sr_jit_default_sharding(I, t);
+    sr_seq_push(NULL, os, sr_format_val(lv, sh));
+    sr_seq_push(NULL, ocs, sr_format_val(lv, e->sh));
+    sr_unref(lv);
+    sr_unref(sh);
+  }
+  c->out_formats = sr_pytree_unflatten(s->out_tree, os);
+  c->call_out = sr_pytree_unflatten(s->out_tree, ocs);
+  sr_unref(os);
+  sr_unref(ocs);
+  sr_unref(outs);
+  res = sr_obj(&compiled_class, c);
+done:
+  sr_jit_flat_free(&fi);
+  sr_jit_flat_free(&fo);
+  return res;
+}
+
+/* The name of argument i for messages: its parameter's name when the
+   argument is one leaf (JAX names leaves by their key paths), else
+   args[i]. */
+static void arg_name(SrBuf *out, Stage *s, int i, int single) {
+  SrFunction *f = sr_as_function(s->fn);
+  if (single && f && f->node && f->node->params && i < f->node->params->n) sr_buf_puts(out, f->node->params->names[i]);
+  else sr_buf_printf(out, "args[%d]", i);
+}
+
+/* compiled(*args): JAX's checks of committed arguments
+   (pxla.check_array_xla_sharding_layout_match, in the words of JAX 0.7),
+   then a jit call with the compiled layouts. */
+static SrVal *compiled_call(SrInterp *I, Stage *s, SrArgs *a) {
+  if (a->nkw) return sr_raise(I, "TypeError", "a compiled function takes positional arguments only here");
+  if (a->n != s->args->seq.n)
+    return sr_raise(I, "TypeError", "Compiled function called with %d arguments, it was compiled for %d", a->n,
+                    s->args->seq.n);
+  SrBuf errs = SR_BUF_INIT;
+  int nerr = 0, nsh = 0, nlay = 0, k = 0;
+  for (int i = 0; i < a->n; i++) {
+    SrVal *leaves = sr_pytree_flatten(I, a->v[i]);
+    if (!leaves) {
+      sr_buf_free(&errs);
+      return NULL;
+    }
+    for (int q = 0; q < leaves->seq.n; q++, k++) {
+      if (k >= s->arg_leaves->seq.n) break;
+      SrVal *wsh, *wlay, *ush, *ulay;
+      int whas, uhas;
+      sr_format_parts(s->arg_leaves->seq.items[k], &wsh, &wlay, &whas);
+      sr_format_parts(s->call_leaves->seq.items[k], &ush, &ulay, &uhas);
+      SrArray *x = sr_jit_leaf_array(leaves->seq.items[q]);
+      const SrType *t = sr_value_type(I, leaves->seq.items[q]);
+      if (!x || !x->committed) continue;
+      uint8_t have[SR_MAX_RANK], want[SR_MAX_RANK];
+      sr_array_local(x, have);
+      int same = wlay && sr_layout_dims(wlay, want) == t->ndim;
+      for (int d = 0; d < t->ndim && same; d++) same = want[d] == have[d];
+      {
+        if (ush && sr_jit_sharding_differs(x, ush)) {
+          SrVal *xs = sr_concrete_array_sharding(x);
+          if (nerr++ < 5) {
+            if (errs.len) sr_buf_putc(&errs, '\n');
+            sr_buf_puts(&errs, "Got input sharding(s) that compiled object was called with: ");
+            sr_val_repr(&errs, xs);
+            sr_buf_puts(&errs, " and sharding(s) the computation was compiled with: ");
+            sr_val_repr(&errs, ush);
+            sr_buf_puts(&errs, " for arg ");
+            arg_name(&errs, s, i, leaves->seq.n == 1);
+            sr_buf_printf(&errs, " with shape: %s", sr_type_short(t));
+          }
+          nsh++;
+          sr_unref(xs);
+        }
+      }
+      if (!same) {
+        if (nerr++ < 5) {
+          if (errs.len) sr_buf_putc(&errs, '\n');
+          sr_buf_puts(&errs, "Got input layout(s) that compiled object was called with: ");
+          sr_local_repr(&errs, t->ndim, have);
+          sr_buf_puts(&errs, " and layout(s) the computation was compiled with: ");
+          sr_val_repr(&errs, wlay);
+          sr_buf_puts(&errs, " for arg ");
+          arg_name(&errs, s, i, leaves->seq.n == 1);
+          sr_buf_printf(&errs, " with shape: %s", sr_type_short(t));
+        }
+        nlay++;
+      }
+    }
+    sr_unref(leaves);
+  }
+  if (nerr) {
+    const char *kind = !nlay ? "sharding(s)" : !nsh ? "layout(s)" : "sharding(s) and layout(s)";
+    char num[64];
+    if (nerr < 5) snprintf(num, sizeof num, "the %d mismatches", nerr);
+    else snprintf(num, sizeof num, "5 mismatches out of %d", nerr);
+    sr_raise(I, "ValueError",
+             "Compiled object called with input %s does not match the %s the computation was compiled with. Here "
+             "are %s:\n%s",
+             kind, kind, num, errs.p);
+    sr_buf_free(&errs);
+    return NULL;
+  }
+  sr_buf_free(&errs);
+  return sr_jit_call_sharded(I, s->fn, s->name, a, s->call_in, s->call_out);
+}
+
+static SrVal *m_lower(SrInterp *I, SrArgs *a) { return sr_jit_stage_lower(I, a->self); }
+
+static SrVal *m_compile(SrInterp *I, SrArgs *a) {
+  Stage *s = stage_of(a->self);
+  return compile_stage(I, s);
+}
+
+/* The text of lib/opt: the program as traced (lowered), or after the
+   optimization pass that stands for XLA's (compiled). */
+static SrVal *m_as_text(SrInterp *I, SrArgs *a) {
+  (void)I;
+  Stage *s = stage_of(a->self);
+  SrBuf b = SR_BUF_INIT;
+  if (s->kind == ST_COMPILED) {
+    SrJaxpr *o = sr_opt_optimize(s->jaxpr->jx.jaxpr, s->name, &b, NULL);
+    sr_program_unref(o->prog);
+  } else {
+    sr_opt_text(s->jaxpr->jx.jaxpr, s->name, &b);
+  }
+  SrVal *r = sr_str(NULL, b.p ? b.p : "", b.len);
+  sr_buf_free(&b);
+  return r;
+}
+
+static SrVal *stage_getattr(SrInterp *I, SrVal *self, const char *name) {
+  (void)I;
+  Stage *s = self->obj.data;
+  if (strcmp(name, "jaxpr") == 0) return sr_ref(s->jaxpr);
+  if (strcmp(name, "as_text") == 0 && s->kind != ST_TRACED) return sr_bound_method(self, "as_text", m_as_text);
+  if (s->kind == ST_TRACED && strcmp(name, "lower") == 0) return sr_bound_method(self, "lower", m_lower);
+  if (s->kind == ST_LOWERED && strcmp(name, "compile") == 0) return sr_bound_method(self, "compile", m_compile);
+  if (s->kind == ST_COMPILED) {
+    if (strcmp(name, "input_formats") == 0) return sr_ref(s->in_formats);
+    if (strcmp(name, "output_formats") == 0) return sr_ref(s->out_formats);
+  }
+  return NULL;
+}
+
+static SrVal *stage_call(SrInterp *I, SrVal *self, SrArgs *a) {
+  Stage *s = self->obj.data;
+  if (s->kind != ST_COMPILED) return sr_raise(I, "TypeError", "'%s' object is not callable", stage_class(s->kind)->name);
+  return compiled_call(I, s, a);
+}
