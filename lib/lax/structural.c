@@ -3276,6 +3276,38 @@ static int type_sort(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   return 0;
 }
 
+BATCH(batch_sort) {
+  /* _sort_batch_rule: every operand batched at the first mapped one's
+     batch dim (unmapped ones broadcast to its shape) */
+  int nb = SR_NOT_MAPPED;
+  const SrType *proto = NULL;
+  for (uint32_t i = 0; i < e->nin && !proto; i++)
+    if (bd[i] != SR_NOT_MAPPED) proto = sr_ad_type(&b->ad, x[i]), nb = bd[i];
+  if (!proto) return -1;
+  SrVal *small[16], **ops = e->nin <= 16 ? small : sr_xcalloc(e->nin, sizeof *ops);
+  int rc = 0;
+  for (uint32_t i = 0; i < e->nin && rc == 0; i++) {
+    if (bd[i] != SR_NOT_MAPPED) {
+      ops[i] = sr_batch_moveaxis(b, x[i], bd[i], nb);
+    } else {
+      int64_t dims[SR_MAX_RANK];
+      for (int d = 0, k = 0; d < proto->ndim; d++)
+        if (d != nb) dims[k++] = d;
+      SrTypeBuilder tb;
+      sr_type_builder(&tb, proto);
+      tb.dtype = sr_ad_type(&b->ad, x[i])->dtype;
+      ops[i] = sr_ad_broadcast_in_dim(&b->ad, x[i], sr_type_get(&tb), dims, proto->ndim - 1,
+                                      sr_ad_ctx_mesh(&b->ad)->n > 0);
+    }
+    if (!ops[i]) rc = -1;
+  }
+  int64_t dim = param_int(e, "dimension", 0);
+  if (rc == 0)
+    rc = batch_out(e, rebind(b, e, (int)e->nin, ops, "dimension", sr_int(NULL, dim + (nb <= dim)), NULL), nb, y, ybd);
+  if (ops != small) free(ops);
+  return rc;
+}
+
 /* ==== registration ==== */
 
 static void type_rules_structural(void) {
@@ -3362,6 +3394,7 @@ static void batch_rules_structural(void) {
   sr_prims[SR_P_pad].batch = batch_pad;
   sr_prims[SR_P_dynamic_slice].batch = batch_dynamic_slice;
   sr_prims[SR_P_gather].batch = batch_gather;
+  sr_prims[SR_P_sort].batch = batch_sort;
 }
 
 #undef BATCH
