@@ -3096,14 +3096,357 @@ BATCH(batch_gather) {
                            sorted ? sorted : sr_bool(0), mode ? mode : sr_none(), fill ? fill : sr_none(), y, ybd);
 }
 
+/* ==== scatter ==== */
+
+/* lax.scatter_p (slicing.py): the updates replace the operand's windows
+   at the indices.  Its dimension numbers in the same layout as a gather's:
+   update_window_dims, inserted_window_dims, scatter_dims_to_operand_dims,
+   operand_batching_dims, scatter_indices_batching_dims. */
+static int parse_sdn(const SrVal *v, Gdn *g) {
+  const char *s = NULL;
+  size_t n = 0;
+  if (v && v->text) s = v->text, n = v->textlen;
+  else if (v && (v->kind == SR_V_WORD || v->kind == SR_V_STR)) s = v->str.s, n = v->str.n;
+  if (!s || n < 24 || memcmp(s, "ScatterDimensionNumbers(", 24) != 0) return -1;
+  if (gdn_field(s, n, "update_window_dims", g->offset, &g->noffset) < 0 ||
+      gdn_field(s, n, "inserted_window_dims", g->collapsed, &g->ncollapsed) < 0 ||
+      gdn_field(s, n, "scatter_dims_to_operand_dims", g->start_map, &g->nstart_map) < 0 ||
+      gdn_field(s, n, "operand_batching_dims", g->obatch, &g->nobatch) < 0 ||
+      gdn_field(s, n, "scatter_indices_batching_dims", g->ibatch, &g->nibatch) < 0)
+    return -2;
+  return 0;
+}
+
+static SrVal *sdn_val(const Gdn *g) {
+  SrBuf s = SR_BUF_INIT;
+  sr_buf_puts(&s, "ScatterDimensionNumbers(update_window_dims=");
+  sr_ints_str(&s, g->offset, g->noffset);
+  sr_buf_puts(&s, ", inserted_window_dims=");
+  sr_ints_str(&s, g->collapsed, g->ncollapsed);
+  sr_buf_puts(&s, ", scatter_dims_to_operand_dims=");
+  sr_ints_str(&s, g->start_map, g->nstart_map);
+  sr_buf_puts(&s, ", operand_batching_dims=");
+  sr_ints_str(&s, g->obatch, g->nobatch);
+  sr_buf_puts(&s, ", scatter_indices_batching_dims=");
+  sr_ints_str(&s, g->ibatch, g->nibatch);
+  sr_buf_putc(&s, ')');
+  SrVal *v = sr_word(NULL, sr_buf_str(&s), s.len);
+  sr_buf_free(&s);
+  return v;
+}
+
+/* The updates dims that are not window dims, in order (their scatter
+   dims, matching the indices' dims but the index vector). */
+static int update_scatter_dims(const Gdn *g, int urank, int *out) {
+  int n = 0;
+  for (int i = 0; i < urank; i++)
+    if (!in_list(g->offset, g->noffset, i)) out[n++] = i;
+  return n;
+}
+
+/* The window size of each operand dim (_clamp_scatter_indices). */
+static void scatter_window(const Gdn *g, const int64_t *oshape, int orank, const int64_t *ushape, int64_t *ws) {
+  for (int i = 0, pos = 0; i < orank; i++)
+    ws[i] = in_list(g->collapsed, g->ncollapsed, i) || in_list(g->obatch, g->nobatch, i) ? 1
+            : pos < g->noffset                                                          ? ushape[g->offset[pos++]]
+                                                                                        : oshape[i];
+}
+
+/* At most one distinct spec among the entries (None counts for none):
+   _is_resolvable. */
+static int resolvable(const SrType *a, int da, const SrType *b, int db, const SrType *c, int dc) {
+  const SrType *t[3] = {a, b, c};
+  int d[3] = {da, db, dc};
+  for (int i = 0; i < 3; i++)
+    for (int k = 0; k < i; k++)
+      if (t[i]->dims[d[i]].nax && t[k]->dims[d[k]].nax && !sr_spec_entry_eq(t[i], d[i], t[k], d[k])) return 0;
+  return 1;
+}
+
+/* _scatter_spec_computation: the result's spec into b (which starts as
+   the operand's), or 1 when the operands' shardings do not resolve it. */
+static int scatter_spec(const SrType *op, const SrType *ix, const SrType *up, const Gdn *g, SrTypeBuilder *b) {
+  int any = 0, ivd = ix->ndim - 1;
+  for (int i = 0; i < op->ndim; i++) any |= op->dims[i].nax != 0;
+  for (int i = 0; i < ix->ndim; i++) any |= ix->dims[i].nax != 0;
+  for (int i = 0; i < up->ndim; i++) any |= up->dims[i].nax != 0;
+  if (!any) return 0;
+  int sd[SR_MAX_RANK], ubatch[SR_MAX_RANK], ow[SR_MAX_RANK], now = 0;
+  update_scatter_dims(g, up->ndim, sd);
+  for (int k = 0; k < g->nibatch; k++) ubatch[k] = sd[g->ibatch[k]];
+  for (int i = 0; i < op->ndim; i++)
+    if (!in_list(g->collapsed, g->ncollapsed, i) && !in_list(g->obatch, g->nobatch, i)) ow[now++] = i;
+  for (int k = 0; k < g->nobatch; k++)
+    if (!resolvable(op, (int)g->obatch[k], ix, (int)g->ibatch[k], up, ubatch[k])) return 1;
+  for (int k = 0; k < g->noffset && k < now; k++) {
+    int ud = (int)g->offset[k], od = ow[k];
+    int full = up->dims[ud].size == op->dims[od].size && sr_spec_entry_eq(up, ud, op, od);
+    if (!full && (up->dims[ud].nax || op->dims[od].nax)) return 1;
+  }
+  for (int k = 0; k < g->ncollapsed; k++)
+    if (op->dims[g->collapsed[k]].nax) return 1;
+  for (int i = 0; i < up->ndim; i++)
+    if (up->dims[i].nax && !in_list(g->offset, g->noffset, i)) {
+      int batching = 0;
+      for (int k = 0; k < g->nibatch; k++) batching |= ubatch[k] == i;
+      if (!batching) return 1;
+    }
+  for (int i = 0; i < ivd; i++)
+    if (ix->dims[i].nax && !in_list(g->ibatch, g->nibatch, i)) return 1;
+  if (ix->dims[ivd].nax) return 1;
+  for (int k = 0; k < g->nobatch; k++) {
+    int od = (int)g->obatch[k];
+    if (b->dims[od].nax) continue;
+    if (ix->dims[g->ibatch[k]].nax) take_spec(b, od, ix, (int)g->ibatch[k]);
+    else if (up->dims[ubatch[k]].nax) take_spec(b, od, up, ubatch[k]);
+  }
+  for (int k = 0; k < g->noffset && k < now; k++)
+    if (!b->dims[ow[k]].nax && up->dims[g->offset[k]].nax) take_spec(b, ow[k], up, (int)g->offset[k]);
+  return 0;
+}
+
+static int type_scatter(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 3, 1) < 0) return -1;
+  const SrType *op = e->in[0], *ix = e->in[1], *up = e->in[2];
+  Gdn g;
+  int rc = parse_sdn(sr_rparam(e, "dimension_numbers"), &g);
+  if (rc < 0) return sr_terr(cx, "TypeError", "scatter's dimension_numbers is not a ScatterDimensionNumbers(...)");
+  if (!sr_dtype_in(ix->dtype, SR_DC_INT)) return sr_terr(cx, "ValueError", "indices must have an integer type");
+  if (op->dtype != up->dtype)
+    return sr_terr(cx, "TypeError", "lax.scatter requires arguments to have the same dtypes, got %s, %s.",
+                   sr_dtype_name(op->dtype), sr_dtype_name(up->dtype));
+  int ivd = ix->ndim - 1;
+  if (ivd < 0)
+    return sr_terr(cx, "TypeError",
+                   "Scatter index leaf dimension must be within [0, rank(indices) + 1). rank(indices) is 0 and "
+                   "scatter index leaf dimension is -1.");
+  int want = ivd + g.noffset;
+  if (up->ndim != want) return sr_terr(cx, "TypeError", "Updates tensor must be of rank %d; got %d.", want, up->ndim);
+  for (int i = 0; i < g.noffset; i++)
+    if (g.offset[i] < 0 || g.offset[i] >= up->ndim || (i && g.offset[i] <= g.offset[i - 1]))
+      return sr_terr(cx, "TypeError", "scatter's update_window_dims must be sorted dims of the updates");
+  if (g.noffset + g.ncollapsed + g.nobatch != op->ndim)
+    return sr_terr(cx, "TypeError", "Scatter op has window of size %d; doesn't match operand of rank %d.",
+                   g.noffset + g.ncollapsed + g.nobatch, op->ndim);
+  if (g.nstart_map != ix->dims[ivd].size)
+    return sr_terr(cx, "TypeError",
+                   "Scatter op has %d elements in scatter_dims_to_operand_dims and the bound of dimension "
+                   "index_vector_dim=%d of indices is %lld. These two numbers must be equal",
+                   g.nstart_map, ivd, (long long)ix->dims[ivd].size);
+  for (int i = 0; i < g.nstart_map; i++)
+    if (g.start_map[i] < 0 || g.start_map[i] >= op->ndim)
+      return sr_terr(cx, "TypeError", "Invalid scatter_dims_to_operand_dims mapping; domain is [0, %d), got: %d->%lld.",
+                     op->ndim, i, (long long)g.start_map[i]);
+  if (g.nobatch != g.nibatch)
+    return sr_terr(cx, "TypeError", "Scatter op requires equal numbers of operand_batching_dims and "
+                                    "scatter_indices_batching_dims");
+  for (int k = 0; k < g.nobatch; k++)
+    if (g.obatch[k] < 0 || g.obatch[k] >= op->ndim || g.ibatch[k] < 0 || g.ibatch[k] >= ivd ||
+        op->dims[g.obatch[k]].size != ix->dims[g.ibatch[k]].size)
+      return sr_terr(cx, "TypeError", "Scatter op requires operand batching dimensions and indices batching "
+                                      "dimensions to have the same shape");
+  int64_t oshape[SR_MAX_RANK], ushape[SR_MAX_RANK];
+  for (int i = 0; i < op->ndim; i++) oshape[i] = op->dims[i].size;
+  for (int i = 0; i < up->ndim; i++) ushape[i] = up->dims[i].size;
+  for (int i = 0, w = 0; i < op->ndim; i++) {
+    if (in_list(g.collapsed, g.ncollapsed, i) || in_list(g.obatch, g.nobatch, i) || w >= g.noffset) continue;
+    int64_t d = g.offset[w++];
+    if (ushape[d] > oshape[i])
+      return sr_terr(cx, "TypeError",
+                     "Bounds of the window dimensions of updates must not exceed the bounds of the corresponding "
+                     "dimensions of operand. For dimension %lld, updates bound is %lld, operand bound is %lld.",
+                     (long long)d, (long long)ushape[d], (long long)oshape[i]);
+  }
+  int sd[SR_MAX_RANK], ns = update_scatter_dims(&g, up->ndim, sd);
+  for (int j = 0; j < ns; j++)
+    if (ushape[sd[j]] != ix->dims[j].size)
+      return sr_terr(cx, "TypeError",
+                     "Bounds of the scatter dimensions of updates must be the same as the bounds of the "
+                     "corresponding dimensions of scatter indices. For scatter dimension %d, updates bound is %lld, "
+                     "indices bound is %lld.",
+                     sd[j], (long long)ushape[sd[j]], (long long)ix->dims[j].size);
+  SrStd s;
+  if (sr_std_begin(cx, e, &s) < 0) return -1;
+  SrTypeBuilder b;
+  sr_type_builder(&b, op);
+  b.unreduced = b.reduced = b.varying = 0;
+  if (s.mode != SR_MODE_EXPLICIT) sr_builder_replicate(&b);
+  else if (scatter_spec(op, ix, up, &g, &b)) {
+    SrBuf a = SR_BUF_INIT, c = SR_BUF_INIT, d = SR_BUF_INIT;
+    sr_aval_repr(&a, op);
+    sr_aval_repr(&c, ix);
+    sr_aval_repr(&d, up);
+    sr_terr(cx, "ShardingTypeError",
+            "Use `.at[...].set/add/mul/...(out_sharding=)` to provide output PartitionSpec for the scatter update as "
+            "out sharding could not be resolved unambiguously (or would require collectives on inputs). Got "
+            "operand=%s, indices=%s, updates=%s",
+            sr_buf_str(&a), sr_buf_str(&c), sr_buf_str(&d));
+    sr_buf_free(&a);
+    sr_buf_free(&c);
+    sr_buf_free(&d);
+    return -1;
+  }
+  if (sr_vma_standard(cx, e, &b.varying) < 0) return -1;
+  if (sr_mem_default(cx, e, &b.mem) < 0) return -1;
+  return sr_finish_type(cx, e, &b, out);
+}
+
+/* Scatter on whole arrays: the updates' elements replace the operand's at
+   their windows, in order; CLIP clamps each window's start into range
+   (_clamp_scatter_indices), the other modes drop a window out of range
+   (XLA's semantics). */
+typedef struct ScatterArg {
+  Gdn g;
+  int nd, ni, nu;
+  size_t es;
+  SrDtype idt;
+  int clip;
+} ScatterArg;
+
+static int scatter_fn(SrShardIO *io) {
+  ScatterArg *a = io->arg;
+  const int64_t *os = io->in_shape[0], *is = io->in_shape[1], *us = io->in_shape[2];
+  const unsigned char *ix = io->in[1]->data, *up = io->in[2]->data;
+  unsigned char *out = io->out[0]->data;
+  memcpy(out, io->in[0]->data, io->out[0]->nbytes);
+  size_t isz = sr_elem_size(a->idt);
+  int64_t total = 1, opstride[SR_MAX_RANK], istride[SR_MAX_RANK], ws[SR_MAX_RANK];
+  for (int i = 0; i < a->nu; i++) total *= us[i];
+  for (int64_t i = a->nd - 1, s = 1; i >= 0; s *= os[i], i--) opstride[i] = s;
+  for (int64_t i = a->ni - 1, s = 1; i >= 0; s *= is[i], i--) istride[i] = s;
+  scatter_window(&a->g, os, a->nd, us, ws);
+  int window[SR_MAX_RANK], nw = 0;
+  for (int d = 0; d < a->nd; d++)
+    if (!in_list(a->g.collapsed, a->g.ncollapsed, d) && !in_list(a->g.obatch, a->g.nobatch, d)) window[nw++] = d;
+  int64_t pos[SR_MAX_RANK] = {0};
+  for (int64_t k = 0; k < total; k++) {
+    int64_t batch[SR_MAX_RANK], start[SR_MAX_RANK] = {0}, off[SR_MAX_RANK];
+    int nb = 0, nof = 0, oob = 0;
+    for (int i = 0; i < a->nu; i++) {
+      if (in_list(a->g.offset, a->g.noffset, i)) off[nof++] = pos[i];
+      else batch[nb++] = pos[i];
+    }
+    int64_t base = 0;
+    for (int j = 0; j < nb; j++) base += batch[j] * istride[j];
+    for (int m = 0; m < a->g.nstart_map; m++) {
+      int d = (int)a->g.start_map[m];
+      int64_t v = sr_kern_get_i64(a->idt, ix + (size_t)(base + m * istride[a->ni - 1]) * isz);
+      int64_t hi = os[d] - ws[d];
+      if (v < 0 || v > hi) oob = 1;
+      start[d] = a->clip ? clamp64(v, 0, hi < 0 ? 0 : hi) : v;
+    }
+    for (int m = 0; m < a->g.nobatch; m++) start[a->g.obatch[m]] = batch[a->g.ibatch[m]];
+    if (!oob || a->clip) {
+      int64_t at = 0;
+      for (int d = 0; d < a->nd; d++) at += start[d] * opstride[d];
+      for (int w = 0; w < nw && w < nof; w++) at += off[w] * opstride[window[w]];
+      memcpy(out + (size_t)at * a->es, up + (size_t)k * a->es, a->es);
+    }
+    for (int i = a->nu - 1; i >= 0 && ++pos[i] == us[i]; i--) pos[i] = 0;
+  }
+  return 0;
+}
+
+static int ev_scatter(SrEvalCtx *cx, const SrEvalEqn *e) {
+  Out1 o = out1(cx, e);
+  SrArray *x = e->in[0], *ix = e->in[1], *u = e->in[2];
+  ScatterArg a;
+  memset(&a, 0, sizeof a);
+  if (parse_sdn(sr_ev_param(e, "dimension_numbers"), &a.g) < 0)
+    return sr_ev_err(cx, "RuntimeError", "internal: scatter's params cannot be read");
+  const SrVal *mode = sr_ev_param(e, "mode");
+  a.clip = mode && mode->kind == SR_V_WORD && mode->str.n >= 4 && memcmp(mode->str.s + mode->str.n - 4, "CLIP", 4) == 0;
+  a.nd = x->type->ndim;
+  a.ni = ix->type->ndim;
+  a.nu = u->type->ndim;
+  a.es = esize(x);
+  a.idt = ix->type->dtype;
+  SrArray *ins[3] = {0};
+  int rc = 0;
+  for (int k = 0; k < 3 && rc == 0; k++) {
+    ins[k] = sr_redistribute(cx, e->in[k], o.m, mapped_layout(e->in[k], NULL, NULL));
+    if (!ins[k]) rc = -1;
+  }
+  SrArray *r = NULL;
+  if (rc == 0) {
+    r = sr_array_new(e->out_type[0], natural(o.l, ~0ull, ins[0]->layout, x->type->dtype), o.m);
+    rc = sr_ev_map(cx, 3, ins, 1, &r, 0, scatter_fn, &a);
+  }
+  for (int k = 0; k < 3; k++) sr_array_unref(ins[k]);
+  if (rc < 0) {
+    sr_array_unref(r);
+    return -1;
+  }
+  return finish(cx, e, 0, o.m, r);
+}
+
+/* _scatter_batching_rule on batched operand, indices and updates (batch
+   dims obd, ibd, ubd, one mapped at least), the scatter's dimension
+   numbers g and its other params (borrowed); e's own when e is given. */
+static int batch_scatter_with(SrBatch *b, SrVal *op, int obd, SrVal *ix, int ibd, SrVal *up, int ubd, Gdn g,
+                              SrVal *sorted, SrVal *unique, SrVal *mode, SrVal *ujaxpr, SrVal *uconsts, SrVal **y,
+                              int *ybd) {
+  int64_t size = -1;
+  SrVal *xs[3] = {op, ix, up};
+  const int bds[3] = {obd, ibd, ubd};
+  for (int i = 0; i < 3 && size < 0; i++)
+    if (bds[i] != SR_NOT_MAPPED) size = sr_ad_type(&b->ad, xs[i])->dims[bds[i]].size;
+  op = sr_batch_at_front(b, op, obd, size);
+  up = sr_batch_at_front(b, up, ubd, size);
+  if (ibd == SR_NOT_MAPPED) {
+    shift_dims(g.collapsed, g.ncollapsed, 1);
+    shift_dims(g.offset, g.noffset, 1);
+    push_front(g.offset, &g.noffset, 0);
+    shift_dims(g.obatch, g.nobatch, 1);
+    shift_dims(g.start_map, g.nstart_map, 1);
+  } else {
+    ix = sr_batch_at_front(b, ix, ibd, size);
+    shift_dims(g.offset, g.noffset, 1);
+    shift_dims(g.collapsed, g.ncollapsed, 1);
+    shift_dims(g.obatch, g.nobatch, 1);
+    push_front(g.obatch, &g.nobatch, 0);
+    shift_dims(g.ibatch, g.nibatch, 1);
+    push_front(g.ibatch, &g.nibatch, 0);
+    shift_dims(g.start_map, g.nstart_map, 1);
+  }
+  SrVal *in[3] = {op, ix, up};
+  if (!op || !ix || !up) return -1;
+  y[0] = sr_ad_bindv(&b->ad, SR_P_scatter, 3, in, "dimension_numbers", sdn_val(&g), "indices_are_sorted",
+                     sr_ref(sorted), "mode", sr_ref(mode), "unique_indices", sr_ref(unique), "update_consts",
+                     sr_ref(uconsts), "update_jaxpr", sr_ref(ujaxpr), NULL);
+  ybd[0] = 0;
+  return y[0] ? 0 : -1;
+}
+
+BATCH(batch_scatter) {
+  Gdn g;
+  SrVal *sorted = param(e, "indices_are_sorted"), *unique = param(e, "unique_indices"), *mode = param(e, "mode"),
+        *uj = param(e, "update_jaxpr"), *uc = param(e, "update_consts");
+  if (e->nin != 3 || parse_sdn(param(e, "dimension_numbers"), &g) < 0) return sr_batch_no_rule(b, e->prim);
+  SrVal *empty = sr_seq(NULL, SR_V_TUPLE, 0);
+  int rc = batch_scatter_with(b, x[0], bd[0], x[1], bd[1], x[2], bd[2], g, sorted ? sorted : sr_bool(0),
+                              unique ? unique : sr_bool(0), mode ? mode : sr_none(), uj ? uj : sr_none(),
+                              uc ? uc : empty, y, ybd);
+  sr_unref(empty);
+  return rc;
+}
+
 /* ==== dynamic_slice, dynamic_update_slice: batching ==== */
 
 /* _batch_dynamic_slice_indices: the scalar start indices as one index
    vector, [n] (none mapped) or [size, n] (batch dim 0). */
 static SrVal *batch_slice_indices(SrBatch *b, SrVal **ix, const int *bd, int n, int *ibd) {
   int64_t size = -1;
+  const SrType *like = NULL;
+  int ld = 0;
   for (int i = 0; i < n && size < 0; i++)
-    if (bd[i] != SR_NOT_MAPPED) size = sr_ad_type(&b->ad, ix[i])->dims[bd[i]].size;
+    if (bd[i] != SR_NOT_MAPPED) {
+      like = sr_ad_type(&b->ad, ix[i]);
+      ld = bd[i];
+      size = like->dims[ld].size;
+    }
+  /* every part sharded as the mapped index's batch dim (out_s) */
+  int with_sharding = like && sr_ad_ctx_mesh(&b->ad)->n > 0;
   SrVal *parts[SR_MAX_RANK];
   for (int i = 0; i < n; i++) {
     const SrType *t = sr_ad_type(&b->ad, ix[i]);
@@ -3115,8 +3458,12 @@ static SrVal *batch_slice_indices(SrBatch *b, SrVal **ix, const int *bd, int n, 
     tb.ndim = size < 0 ? 1 : 2;
     tb.dims[0].size = size < 0 ? 1 : size;
     tb.dims[1].size = 1;
+    if (like) {
+      tb.mesh = like->mesh;
+      take_spec(&tb, 0, like, ld);
+    }
     int64_t zero = 0;
-    parts[i] = sr_ad_broadcast_in_dim(&b->ad, ix[i], sr_type_get(&tb), &zero, bd[i] != SR_NOT_MAPPED, 0);
+    parts[i] = sr_ad_broadcast_in_dim(&b->ad, ix[i], sr_type_get(&tb), &zero, bd[i] != SR_NOT_MAPPED, with_sharding);
     if (!parts[i]) return NULL;
   }
   *ibd = size < 0 ? SR_NOT_MAPPED : 0;
@@ -3139,6 +3486,27 @@ BATCH(batch_dynamic_slice) {
   if (!index) return -1;
   SrVal *clip = sr_ad_keep(&b->ad, sr_word(NULL, "GatherScatterMode.CLIP", 22));
   return batch_gather_with(b, x[0], bd[0], index, ibd, g, ss, nss, sr_bool(1), sr_bool(1), clip, sr_none(), y, ybd);
+}
+
+BATCH(batch_dynamic_update_slice) {
+  /* _dynamic_update_slice_batching_rule: vmap of a scatter of the update
+     at the start indices (through _scatter_batching_rule) */
+  int nd = (int)e->nin - 2;
+  const SrType *ut = sr_ad_type(&b->ad, x[1]);
+  if (nd < 1 || !ut || ut->ndim - (bd[1] != SR_NOT_MAPPED) != nd) return ut ? sr_batch_no_rule(b, e->prim) : -1;
+  Gdn g;
+  memset(&g, 0, sizeof g);
+  for (int i = 0; i < nd; i++) g.offset[i] = g.start_map[i] = i;
+  g.noffset = g.nstart_map = nd;
+  int ibd = SR_NOT_MAPPED;
+  SrVal *index = batch_slice_indices(b, x + 2, bd + 2, nd, &ibd);
+  if (!index) return -1;
+  SrVal *clip = sr_word(NULL, "GatherScatterMode.CLIP", 22), *empty = sr_seq(NULL, SR_V_TUPLE, 0);
+  int rc = batch_scatter_with(b, x[0], bd[0], index, ibd, x[1], bd[1], g, sr_bool(1), sr_bool(1), clip, sr_none(),
+                              empty, y, ybd);
+  sr_unref(clip);
+  sr_unref(empty);
+  return rc;
 }
 
 /* ==== iota ==== */
@@ -3326,6 +3694,7 @@ static void type_rules_structural(void) {
   sr_set_type_rule(SR_P_dynamic_slice, type_dynamic_slice);
   sr_set_type_rule(SR_P_dynamic_update_slice, type_dynamic_update_slice);
   sr_set_type_rule(SR_P_gather, type_gather);
+  sr_set_type_rule(SR_P_scatter, type_scatter);
   sr_set_type_rule(SR_P_iota, type_iota);
   sr_set_type_rule(SR_P_sort, type_sort);
 }
@@ -3346,6 +3715,7 @@ static void eval_rules_structural(void) {
   sr_set_eval_rule(SR_P_dynamic_slice, ev_dynamic_slice);
   sr_set_eval_rule(SR_P_dynamic_update_slice, ev_dynamic_update_slice);
   sr_set_eval_rule(SR_P_gather, ev_gather);
+  sr_set_eval_rule(SR_P_scatter, ev_scatter);
   sr_set_eval_rule(SR_P_iota, ev_iota);
 }
 
@@ -3394,6 +3764,8 @@ static void batch_rules_structural(void) {
   sr_prims[SR_P_pad].batch = batch_pad;
   sr_prims[SR_P_dynamic_slice].batch = batch_dynamic_slice;
   sr_prims[SR_P_gather].batch = batch_gather;
+  sr_prims[SR_P_scatter].batch = batch_scatter;
+  sr_prims[SR_P_dynamic_update_slice].batch = batch_dynamic_update_slice;
   sr_prims[SR_P_sort].batch = batch_sort;
 }
 

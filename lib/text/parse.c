@@ -1294,9 +1294,12 @@ static int param_value(Parser *p, const char *key, SrVal **out) {
       return 0;
     }
   }
-  if (jkey && is_ident_start(c)) {
+  size_t ie = ident_end(p->s, p->len, p->pos);
+  int none = ie == p->pos + 4 && memcmp(p->s + p->pos, "None", 4) == 0;
+  if (jkey && is_ident_start(c) && !none) {
     /* the name of a hoisted jaxpr; names come from functions' names, which
-       may hold spaces ("unnamed function") */
+       may hold spaces ("unnamed function"); None is a jaxpr param's absent
+       value (scatter's update_jaxpr=None) */
     size_t we = value_extent(p->s, p->len, p->pos);
     *out = jaxpr_ref(p, p->pos, we);
     p->pos = we;
