@@ -3096,10 +3096,10 @@ BATCH(batch_gather) {
                            sorted ? sorted : sr_bool(0), mode ? mode : sr_none(), fill ? fill : sr_none(), y, ybd);
 }
 
-/* ==== scatter ==== */
+/* ==== scatter, scatter-add ==== */
 
-/* lax.scatter_p (slicing.py): the updates replace the operand's windows
-   at the indices.  Its dimension numbers in the same layout as a gather's:
+/* lax.scatter_p and scatter_add_p (slicing.py): the updates replace (or
+   are added to) the operand's windows at the indices.  Its dimension numbers in the same layout as a gather's:
    update_window_dims, inserted_window_dims, scatter_dims_to_operand_dims,
    operand_batching_dims, scatter_indices_batching_dims. */
 static int parse_sdn(const SrVal *v, Gdn *g) {
@@ -3292,16 +3292,26 @@ static int type_scatter(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
 }
 
 /* Scatter on whole arrays: the updates' elements replace the operand's at
-   their windows, in order; CLIP clamps each window's start into range
+   their windows, in order (scatter-add adds them); CLIP clamps each window's start into range
    (_clamp_scatter_indices), the other modes drop a window out of range
    (XLA's semantics). */
 typedef struct ScatterArg {
   Gdn g;
   int nd, ni, nu;
   size_t es;
-  SrDtype idt;
-  int clip;
+  SrDtype idt, dt;
+  int clip, add;
 } ScatterArg;
+
+/* *to += *from, in dtype dt (bool: or). */
+static void add_elem(SrDtype dt, unsigned char *to, const unsigned char *from) {
+  if (sr_dtype_in(dt, SR_DC_FLOAT))
+    sr_kern_set_scalar(dt, sr_kern_get_f64(dt, to) + sr_kern_get_f64(dt, from), 0, to);
+  else if (dt == SR_BOOL)
+    *to = (unsigned char)(*to || *from);
+  else
+    sr_kern_set_scalar(dt, 0, (int64_t)((uint64_t)sr_kern_get_i64(dt, to) + (uint64_t)sr_kern_get_i64(dt, from)), to);
+}
 
 static int scatter_fn(SrShardIO *io) {
   ScatterArg *a = io->arg;
@@ -3340,7 +3350,8 @@ static int scatter_fn(SrShardIO *io) {
       int64_t at = 0;
       for (int d = 0; d < a->nd; d++) at += start[d] * opstride[d];
       for (int w = 0; w < nw && w < nof; w++) at += off[w] * opstride[window[w]];
-      memcpy(out + (size_t)at * a->es, up + (size_t)k * a->es, a->es);
+      if (a->add) add_elem(a->dt, out + (size_t)at * a->es, up + (size_t)k * a->es);
+      else memcpy(out + (size_t)at * a->es, up + (size_t)k * a->es, a->es);
     }
     for (int i = a->nu - 1; i >= 0 && ++pos[i] == us[i]; i--) pos[i] = 0;
   }
@@ -3361,6 +3372,10 @@ static int ev_scatter(SrEvalCtx *cx, const SrEvalEqn *e) {
   a.nu = u->type->ndim;
   a.es = esize(x);
   a.idt = ix->type->dtype;
+  a.dt = x->type->dtype;
+  a.add = e->prim->id == SR_P_scatter_add;
+  if (a.add && sr_dtype_in(a.dt, SR_DC_COMPLEX))
+    return sr_ev_err(cx, "NotImplementedError", "scatter-add of %s", sr_dtype_name(a.dt));
   SrArray *ins[3] = {0};
   int rc = 0;
   for (int k = 0; k < 3 && rc == 0; k++) {
@@ -3383,7 +3398,7 @@ static int ev_scatter(SrEvalCtx *cx, const SrEvalEqn *e) {
 /* _scatter_batching_rule on batched operand, indices and updates (batch
    dims obd, ibd, ubd, one mapped at least), the scatter's dimension
    numbers g and its other params (borrowed); e's own when e is given. */
-static int batch_scatter_with(SrBatch *b, SrVal *op, int obd, SrVal *ix, int ibd, SrVal *up, int ubd, Gdn g,
+static int batch_scatter_with(SrBatch *b, int prim, SrVal *op, int obd, SrVal *ix, int ibd, SrVal *up, int ubd, Gdn g,
                               SrVal *sorted, SrVal *unique, SrVal *mode, SrVal *ujaxpr, SrVal *uconsts, SrVal **y,
                               int *ybd) {
   int64_t size = -1;
@@ -3411,7 +3426,7 @@ static int batch_scatter_with(SrBatch *b, SrVal *op, int obd, SrVal *ix, int ibd
   }
   SrVal *in[3] = {op, ix, up};
   if (!op || !ix || !up) return -1;
-  y[0] = sr_ad_bindv(&b->ad, SR_P_scatter, 3, in, "dimension_numbers", sdn_val(&g), "indices_are_sorted",
+  y[0] = sr_ad_bindv(&b->ad, prim, 3, in, "dimension_numbers", sdn_val(&g), "indices_are_sorted",
                      sr_ref(sorted), "mode", sr_ref(mode), "unique_indices", sr_ref(unique), "update_consts",
                      sr_ref(uconsts), "update_jaxpr", sr_ref(ujaxpr), NULL);
   ybd[0] = 0;
@@ -3424,7 +3439,7 @@ BATCH(batch_scatter) {
         *uj = param(e, "update_jaxpr"), *uc = param(e, "update_consts");
   if (e->nin != 3 || parse_sdn(param(e, "dimension_numbers"), &g) < 0) return sr_batch_no_rule(b, e->prim);
   SrVal *empty = sr_seq(NULL, SR_V_TUPLE, 0);
-  int rc = batch_scatter_with(b, x[0], bd[0], x[1], bd[1], x[2], bd[2], g, sorted ? sorted : sr_bool(0),
+  int rc = batch_scatter_with(b, e->prim->id, x[0], bd[0], x[1], bd[1], x[2], bd[2], g, sorted ? sorted : sr_bool(0),
                               unique ? unique : sr_bool(0), mode ? mode : sr_none(), uj ? uj : sr_none(),
                               uc ? uc : empty, y, ybd);
   sr_unref(empty);
@@ -3502,7 +3517,7 @@ BATCH(batch_dynamic_update_slice) {
   SrVal *index = batch_slice_indices(b, x + 2, bd + 2, nd, &ibd);
   if (!index) return -1;
   SrVal *clip = sr_word(NULL, "GatherScatterMode.CLIP", 22), *empty = sr_seq(NULL, SR_V_TUPLE, 0);
-  int rc = batch_scatter_with(b, x[0], bd[0], index, ibd, x[1], bd[1], g, sr_bool(1), sr_bool(1), clip, sr_none(),
+  int rc = batch_scatter_with(b, SR_P_scatter, x[0], bd[0], index, ibd, x[1], bd[1], g, sr_bool(1), sr_bool(1), clip, sr_none(),
                               empty, y, ybd);
   sr_unref(clip);
   sr_unref(empty);
@@ -3695,6 +3710,7 @@ static void type_rules_structural(void) {
   sr_set_type_rule(SR_P_dynamic_update_slice, type_dynamic_update_slice);
   sr_set_type_rule(SR_P_gather, type_gather);
   sr_set_type_rule(SR_P_scatter, type_scatter);
+  sr_set_type_rule(SR_P_scatter_add, type_scatter);
   sr_set_type_rule(SR_P_iota, type_iota);
   sr_set_type_rule(SR_P_sort, type_sort);
 }
@@ -3716,6 +3732,7 @@ static void eval_rules_structural(void) {
   sr_set_eval_rule(SR_P_dynamic_update_slice, ev_dynamic_update_slice);
   sr_set_eval_rule(SR_P_gather, ev_gather);
   sr_set_eval_rule(SR_P_scatter, ev_scatter);
+  sr_set_eval_rule(SR_P_scatter_add, ev_scatter);
   sr_set_eval_rule(SR_P_iota, ev_iota);
 }
 
@@ -3765,6 +3782,7 @@ static void batch_rules_structural(void) {
   sr_prims[SR_P_dynamic_slice].batch = batch_dynamic_slice;
   sr_prims[SR_P_gather].batch = batch_gather;
   sr_prims[SR_P_scatter].batch = batch_scatter;
+  sr_prims[SR_P_scatter_add].batch = batch_scatter;
   sr_prims[SR_P_dynamic_update_slice].batch = batch_dynamic_update_slice;
   sr_prims[SR_P_sort].batch = batch_sort;
 }

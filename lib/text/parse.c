@@ -1463,8 +1463,10 @@ static int parse_eqn(Parser *p) {
       }
     }
   }
-  /* primitive and params */
+  /* primitive and params; a name may hold hyphens (scatter-add) */
   size_t pe = ident_end(p->s, p->len, p->pos);
+  while (pe > p->pos && pe + 1 < p->len && p->s[pe] == '-' && is_ident_start((unsigned char)p->s[pe + 1]))
+    pe = ident_end(p->s, p->len, pe + 1);
   if (pe == p->pos) {
     rc = expected(p, "a primitive name");
     goto done;
