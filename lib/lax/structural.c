@@ -3319,6 +3319,7 @@ static int scatter_fn(SrShardIO *io) {
   const unsigned char *ix = io->in[1]->data, *up = io->in[2]->data;
   unsigned char *out = io->out[0]->data;
   memcpy(out, io->in[0]->data, io->out[0]->nbytes);
+  if (!io->out[0]->nbytes) return 0; /* an empty operand takes no update */
   size_t isz = sr_elem_size(a->idt);
   int64_t total = 1, opstride[SR_MAX_RANK], istride[SR_MAX_RANK], ws[SR_MAX_RANK];
   for (int i = 0; i < a->nu; i++) total *= us[i];
