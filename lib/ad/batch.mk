@@ -14,7 +14,9 @@ BATCH_GOLDEN_EW = \
 	tests/golden/vmap_ew_jaxpr.jxr \
 	tests/golden/vmap_reduce_jaxpr.jxr \
 	tests/golden/vmap_dot_jaxpr.jxr
-BATCH_GOLDEN_STRUCT =
+BATCH_GOLDEN_STRUCT = \
+	tests/golden/vmap_struct.jxr \
+	tests/golden/vmap_struct_jaxpr.jxr
 BATCH_GOLDEN_CONTROL =
 BATCH_GOLDEN_MANUAL = \
 	tests/golden/vmap_manual.jxr \

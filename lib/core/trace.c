@@ -312,7 +312,7 @@ SrVal *sr_bind_prim(SrInterp *I, const SrPrim *prim, int nin, SrVal **in, int np
       return NULL;
     }
   }
-  uint32_t nout = written ? nout_hint : prim_nout(prim, nin, nparams, params);
+  uint32_t nout = written || nout_hint ? nout_hint : prim_nout(prim, nin, nparams, params);
   /* up to 16 results live on the stack: an eager operation on small arrays
      costs little more than its kernel */
   const SrType *outs_st[17];

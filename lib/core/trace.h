@@ -111,7 +111,8 @@ SrTrace *sr_current_trace(SrInterp *I);
 SrVal *sr_bind(SrInterp *I, int prim_id, int nin, SrVal **in, int nparams, const SrParam *params);
 /* The same for any primitive row (e.g. one from a parsed jaxpr); nout
    results, returned as a tuple when multi, and written types (from a
-   parsed equation) when known. */
+   parsed equation) when known.  nout_hint 0 (with no written types):
+   the number the params imply. */
 SrVal *sr_bind_prim(SrInterp *I, const SrPrim *prim, int nin, SrVal **in, int nparams,
                     const SrParam *params, const SrType *const *written, uint32_t nout_hint);
 /* Evaluates a jaxpr on array-like values by binding each equation: inlines

@@ -9,10 +9,12 @@
  */
 #include "lax/lax.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ad/ad_rules.h"
+#include "ad/batch.h"
 #include "exec/eval.h"
 #include "exec/kern.h"
 #include "check/rule.h"
@@ -322,6 +324,115 @@ static SrVal *triples(const int64_t *lo, const int64_t *hi, const int64_t *in, i
   return t;
 }
 
+/* The batching rules' helpers (ad/batch.h has batching.py's moveaxis,
+   matchaxis and bdim_at_front). */
+#define BATCH(name) static int name(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd)
+
+/* Binds e's primitive to nin inputs with e's params, those named in the
+   (key, counted value) pairs that follow (ending in NULL) replaced or
+   added, for e's number of results: the result, or a tuple of them
+   (pooled). */
+static SrVal *rebind(SrBatch *b, const SrEqn *e, int nin, SrVal **x, ...) {
+  const char *keys[8];
+  SrVal *vals[8];
+  int n = 0;
+  va_list ap;
+  va_start(ap, x);
+  for (;;) {
+    const char *k = va_arg(ap, const char *);
+    if (!k) break;
+    SrVal *v = va_arg(ap, SrVal *);
+    if (n < 8) {
+      keys[n] = sr_intern_cstr(k);
+      vals[n++] = v;
+    } else {
+      sr_unref(v);
+    }
+  }
+  va_end(ap);
+  SrPList ps = {0};
+  for (uint32_t i = 0; i < e->nparams; i++) {
+    int k = 0;
+    while (k < n && keys[k] != e->params[i].key) k++;
+    SrVal *v = k < n ? vals[k] : sr_ref(e->params[i].val);
+    if (k < n) vals[k] = NULL;
+    sr_plist_add(&ps, e->params[i].key, v);
+  }
+  for (int k = 0; k < n; k++)
+    if (vals[k]) sr_plist_add(&ps, keys[k], vals[k]);
+  SrVal *r = NULL;
+  int ok = 1;
+  for (int i = 0; i < nin; i++) ok &= x[i] != NULL;
+  if (ok) r = sr_ad_keep(&b->ad, sr_bind_prim(b->ad.I, e->prim, nin, x, ps.n, ps.p, NULL, e->nout));
+  sr_plist_free(&ps);
+  return r;
+}
+
+/* Puts a single result (or each of a multi-result primitive's) in y with
+   batch dim d. */
+static int batch_out(const SrEqn *e, SrVal *r, int d, SrVal **y, int *ybd) {
+  if (!r) return -1;
+  for (uint32_t i = 0; i < e->nout; i++) {
+    y[i] = e->prim->flags & SR_PF_MULTI ? r->seq.items[i] : r;
+    ybd[i] = d;
+  }
+  return 0;
+}
+
+/* The first mapped input's batch size. */
+static int64_t batch_size(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd) {
+  for (uint32_t i = 0; i < e->nin; i++)
+    if (bd[i] != SR_NOT_MAPPED) return sr_ad_type(&b->ad, x[i])->dims[bd[i]].size;
+  return b->size;
+}
+
+/* v (an int tuple) with `by` added to each entry, and `first` (when not
+   negative) in front. */
+static SrVal *shifted(const int64_t *v, int n, int64_t by, int64_t first) {
+  int64_t o[SR_MAX_RANK + 1];
+  int k = 0;
+  if (first >= 0) o[k++] = first;
+  for (int i = 0; i < n && k <= SR_MAX_RANK; i++) o[k++] = v[i] + by;
+  return sr_ad_ints(o, k);
+}
+
+/* batching.get_sharding_for_vmap(axis_data, sharding, 0): a sharding
+   param with the batch axis' entry (spmd_axis_name, else None) in front;
+   None stays None. */
+static SrVal *vmap_sharding(SrBatch *b, const SrVal *sh) {
+  if (!sh || sh->kind != SR_V_SHARDING) return sr_none();
+  const SrSpec *s = sh->sh.spec;
+  SrSpecEntry ent[SR_MAX_RANK + 1];
+  SrSpec ns = *s;
+  ns.n = s->n < SR_MAX_RANK ? s->n + 1 : SR_MAX_RANK + 1;
+  ns.e = ent;
+  ent[0].n = b->nspmd;
+  ent[0].names = b->spmd;
+  if (ns.n > 1) memcpy(ent + 1, s->e, (size_t)(ns.n - 1) * sizeof *ent);
+  return sr_sharding_val(NULL, sh->sh.mesh, &ns, sh->sh.memory_kind);
+}
+
+/* lax.broadcast(x, (b->size,)) of an unmapped x; with out_sharding the
+   new axis sharded as dim d of `like` and x's own dims as they are
+   (concatenate's rule), else none. */
+static SrVal *broadcast_front(SrBatch *b, SrVal *x, const SrType *like, int d) {
+  const SrType *t = sr_ad_type(&b->ad, x);
+  if (!t) return NULL;
+  SrBatch plain = *b;
+  plain.nspmd = 0;
+  SrTypeBuilder tb;
+  sr_type_builder(&tb, sr_batch_mapped_type(&plain, t, 0));
+  if (like && like->dims[d].nax) {
+    tb.dims[0].nax = like->dims[d].nax;
+    memcpy(tb.dims[0].ax, like->dims[d].ax, SR_MAX_DIM_AXES);
+    if (!tb.mesh) tb.mesh = like->mesh;
+  }
+  int64_t dims[SR_MAX_RANK];
+  for (int i = 0; i < t->ndim; i++) dims[i] = i + 1;
+  return sr_ad_broadcast_in_dim(&b->ad, x, sr_type_get(&tb), dims, t->ndim,
+                                like && sr_ad_ctx_mesh(&b->ad)->n > 0);
+}
+
 /* ==== broadcast_in_dim ==== */
 
 /* lax.broadcast_in_dim_p: operand dimension i goes to result dimension
@@ -519,6 +630,20 @@ TR(tr_broadcast_in_dim) {
   SrVal *s = sr_ad_reduce_sum(ad, ct[0], axes, na, sr_type_get(&b));
   cx[0] = sr_ad_expand_dims(ad, s, unit, nunit);
   return cx[0] ? 0 : -1;
+}
+
+BATCH(batch_broadcast_in_dim) {
+  /* _broadcast_in_dim_batch_rule (its operand is the one input) */
+  int64_t shape[SR_MAX_RANK], dims[SR_MAX_RANK];
+  int ns = param_ints(e, "shape", shape, SR_MAX_RANK), nd = param_ints(e, "broadcast_dimensions", dims, SR_MAX_RANK);
+  if (ns < 0 || nd < 0 || e->nin != 1) return sr_batch_no_rule(b, e->prim);
+  SrVal *op = sr_batch_moveaxis(b, x[0], bd[0], 0);
+  const SrType *t = sr_ad_type(&b->ad, op);
+  if (!t) return -1;
+  return batch_out(e,
+                   rebind(b, e, 1, &op, "shape", shifted(shape, ns, 0, t->dims[0].size), "broadcast_dimensions",
+                          shifted(dims, nd, 1, 0), "sharding", vmap_sharding(b, param(e, "sharding")), NULL),
+                   0, y, ybd);
 }
 
 /* ==== reshape, squeeze, expand_dims ==== */
@@ -956,6 +1081,38 @@ TR(tr_squeeze) {
   return cx[0] ? 0 : -1;
 }
 
+BATCH(batch_reshape) {
+  /* _reshape_batch_rule */
+  int64_t sizes[SR_MAX_RANK], dims[SR_MAX_RANK];
+  int ns = param_ints(e, "new_sizes", sizes, SR_MAX_RANK), nd = param_ints(e, "dimensions", dims, SR_MAX_RANK);
+  if (ns < 0 || nd < 0 || e->nin != 1) return sr_batch_no_rule(b, e->prim);
+  SrVal *op = sr_batch_moveaxis(b, x[0], bd[0], 0);
+  const SrType *t = sr_ad_type(&b->ad, op);
+  if (!t) return -1;
+  SrVal *dv = param(e, "dimensions");
+  return batch_out(e,
+                   rebind(b, e, 1, &op, "new_sizes", shifted(sizes, ns, 0, t->dims[0].size), "dimensions",
+                          dv && dv->kind != SR_V_NONE ? shifted(dims, nd, 1, 0) : sr_none(), "sharding",
+                          vmap_sharding(b, param(e, "sharding")), NULL),
+                   0, y, ybd);
+}
+
+BATCH(batch_squeeze) {
+  /* _squeeze_batch_rule; expand_dims the same way */
+  int64_t dims[SR_MAX_RANK];
+  int nd = param_ints(e, "dimensions", dims, SR_MAX_RANK);
+  if (nd < 0) return sr_batch_no_rule(b, e->prim);
+  const SrType *t = sr_ad_type(&b->ad, x[0]);
+  if (!t) return -1;
+  /* negative dims count from the end of the operand (squeeze) or of the
+     result (expand_dims) */
+  int rank = t->ndim - 1 + (e->prim->id == SR_P_expand_dims ? nd : 0);
+  for (int i = 0; i < nd; i++)
+    if (dims[i] < 0) dims[i] += rank;
+  SrVal *op = sr_batch_moveaxis(b, x[0], bd[0], 0);
+  return batch_out(e, rebind(b, e, 1, &op, "dimensions", shifted(dims, nd, 1, -1), NULL), 0, y, ybd);
+}
+
 /* ==== transpose ==== */
 
 /* lax.transpose_p: out_spec[i] = in_spec[perm[i]]. */
@@ -1032,6 +1189,16 @@ TR(tr_transpose) {
   argsort(perm, n, inv);
   cx[0] = sr_ad_transpose_dims(ad, ct[0], inv, n);
   return cx[0] ? 0 : -1;
+}
+
+BATCH(batch_transpose) {
+  /* _transpose_batch_rule */
+  int64_t perm[SR_MAX_RANK], np_[SR_MAX_RANK];
+  int n = param_ints(e, "permutation", perm, SR_MAX_RANK - 1);
+  if (n < 0) return sr_batch_no_rule(b, e->prim);
+  np_[0] = bd[0];
+  for (int i = 0; i < n; i++) np_[i + 1] = perm[i] < bd[0] ? perm[i] : perm[i] + 1;
+  return batch_out(e, sr_ad_transpose_dims(&b->ad, x[0], np_, n + 1), 0, y, ybd);
 }
 
 /* ==== rev, slice ==== */
@@ -1255,6 +1422,41 @@ TR(tr_slice) {
   return cx[0] ? 0 : -1;
 }
 
+BATCH(batch_rev) {
+  /* _rev_batch_rule */
+  int64_t dims[SR_MAX_RANK];
+  int nd = param_ints(e, "dimensions", dims, SR_MAX_RANK);
+  if (nd < 0) return sr_batch_no_rule(b, e->prim);
+  for (int i = 0; i < nd; i++)
+    if (dims[i] >= bd[0]) dims[i]++;
+  return batch_out(e, rebind(b, e, 1, x, "dimensions", sr_ad_ints(dims, nd), NULL), bd[0], y, ybd);
+}
+
+BATCH(batch_slice) {
+  /* _slice_batching_rule */
+  int64_t st[SR_MAX_RANK], lim[SR_MAX_RANK], str[SR_MAX_RANK];
+  int n = param_ints(e, "start_indices", st, SR_MAX_RANK - 1);
+  int nl = param_ints(e, "limit_indices", lim, SR_MAX_RANK - 1);
+  int ns = param_ints(e, "strides", str, SR_MAX_RANK - 1);
+  const SrType *t = sr_ad_type(&b->ad, x[0]);
+  int d = bd[0];
+  if (n < 0 || nl != n || ns < 0 || (ns && ns != n) || !t || d > n) return t ? sr_batch_no_rule(b, e->prim) : -1;
+  memmove(st + d + 1, st + d, (size_t)(n - d) * sizeof *st);
+  memmove(lim + d + 1, lim + d, (size_t)(n - d) * sizeof *lim);
+  st[d] = 0;
+  lim[d] = t->dims[d].size;
+  SrVal *sv = sr_none();
+  if (ns) {
+    memmove(str + d + 1, str + d, (size_t)(n - d) * sizeof *str);
+    str[d] = 1;
+    sv = sr_ad_ints(str, n + 1);
+  }
+  return batch_out(e,
+                   rebind(b, e, 1, x, "start_indices", sr_ad_ints(st, n + 1), "limit_indices", sr_ad_ints(lim, n + 1),
+                          "strides", sv, NULL),
+                   d, y, ybd);
+}
+
 /* ==== concatenate ==== */
 
 /* The sharding of concatenate and stack (_concatenate_sharding_rule,
@@ -1447,6 +1649,29 @@ TR(tr_concatenate) {
   for (uint32_t i = 0; i < n; i++)
     if (!x[i]) cx[i] = r->seq.items[i];
   return 0;
+}
+
+BATCH(batch_concatenate) {
+  /* _concatenate_batch_rule: unmapped operands broadcast, their new axis
+     sharded as the first mapped operand's batch axis */
+  const SrType *like = NULL;
+  int ld = 0;
+  for (uint32_t i = 0; i < e->nin && !like; i++)
+    if (bd[i] != SR_NOT_MAPPED) like = sr_ad_type(&b->ad, x[i]), ld = bd[i];
+  if (!like) return -1;
+  SrBatch sized = *b;
+  sized.size = like->dims[ld].size;
+  SrVal *small[16], **ops = e->nin <= 16 ? small : sr_xcalloc(e->nin, sizeof *ops);
+  int rc = 0;
+  for (uint32_t i = 0; i < e->nin && rc == 0; i++) {
+    ops[i] = bd[i] != SR_NOT_MAPPED ? sr_batch_moveaxis(b, x[i], bd[i], 0) : broadcast_front(&sized, x[i], like, ld);
+    if (!ops[i]) rc = -1;
+  }
+  if (rc == 0)
+    rc = batch_out(e, rebind(b, e, (int)e->nin, ops, "dimension", sr_int(NULL, param_int(e, "dimension", 0) + 1), NULL),
+                   0, y, ybd);
+  if (ops != small) free(ops);
+  return rc;
 }
 
 /* ==== stack, unstack ==== */
@@ -1672,6 +1897,37 @@ TR(tr_unstack) {
   return cx[0] ? 0 : -1;
 }
 
+BATCH(batch_stack) {
+  /* _stack_batch_rule */
+  int64_t axis = param_int(e, "axis", 0);
+  int same = 1;
+  for (uint32_t i = 1; i < e->nin; i++) same &= bd[i] == bd[0];
+  if (same && bd[0] != SR_NOT_MAPPED) {
+    int64_t oa = axis <= bd[0] ? axis : axis + 1;
+    int ob = axis <= bd[0] ? bd[0] + 1 : bd[0];
+    return batch_out(e, rebind(b, e, (int)e->nin, x, "axis", sr_int(NULL, oa), NULL), ob, y, ybd);
+  }
+  SrBatch sized = *b;
+  sized.size = batch_size(b, e, x, bd);
+  SrVal *small[16], **ops = e->nin <= 16 ? small : sr_xcalloc(e->nin, sizeof *ops);
+  int rc = 0;
+  for (uint32_t i = 0; i < e->nin && rc == 0; i++) {
+    ops[i] = bd[i] != SR_NOT_MAPPED ? sr_batch_moveaxis(b, x[i], bd[i], 0) : broadcast_front(&sized, x[i], NULL, 0);
+    if (!ops[i]) rc = -1;
+  }
+  if (rc == 0) rc = batch_out(e, rebind(b, e, (int)e->nin, ops, "axis", sr_int(NULL, axis + 1), NULL), 0, y, ybd);
+  if (ops != small) free(ops);
+  return rc;
+}
+
+BATCH(batch_unstack) {
+  /* _unstack_batch_rule */
+  int64_t axis = param_int(e, "axis", 0);
+  int64_t oa = axis < bd[0] ? axis : axis + 1;
+  int ob = axis < bd[0] ? bd[0] - 1 : bd[0];
+  return batch_out(e, rebind(b, e, 1, x, "axis", sr_int(NULL, oa), NULL), ob, y, ybd);
+}
+
 /* ==== split ==== */
 
 /* lax.split_p: pieces of the operand along `axis`, each sharded like the
@@ -1775,6 +2031,12 @@ TR(tr_split) {
   for (uint32_t i = 0; i < n; i++) cs[i] = ct[i] ? ct[i] : sr_ad_full_zeros(ad, sr_ad_ct_type(e->out[i]->type));
   cx[0] = sr_ad_bindv(ad, SR_P_concatenate, (int)n, cs, "dimension", sr_int(NULL, param_int(e, "axis", 0)), NULL);
   return cx[0] ? 0 : -1;
+}
+
+BATCH(batch_split) {
+  /* _split_batch_rule */
+  int64_t axis = param_int(e, "axis", 0);
+  return batch_out(e, rebind(b, e, 1, x, "axis", sr_int(NULL, axis >= bd[0] ? axis + 1 : axis), NULL), bd[0], y, ybd);
 }
 
 /* ==== pad ==== */
@@ -1958,6 +2220,50 @@ TR(tr_pad) {
     if (!cx[1]) return -1;
   }
   return 0;
+}
+
+BATCH(batch_pad) {
+  /* _pad_batch_rule: a batched padding value pads with zeros and selects
+     it in where a mask of the padding says */
+  int64_t cfg[3 * SR_MAX_RANK + 3];
+  int n = param_ints(e, "padding_config", cfg, 3 * SR_MAX_RANK - 3);
+  if (n < 0 || n % 3) return sr_batch_no_rule(b, e->prim);
+  n /= 3;
+  SrVal *op = x[0], *pv = x[1];
+  int d = bd[0];
+  if (d == SR_NOT_MAPPED) {
+    SrBatch sized = *b;
+    sized.size = batch_size(b, e, x, bd);
+    op = broadcast_front(&sized, op, NULL, 0);
+    d = 0;
+  }
+  memmove(cfg + 3 * d + 3, cfg + 3 * d, (size_t)(3 * (n - d)) * sizeof *cfg);
+  cfg[3 * d] = cfg[3 * d + 1] = cfg[3 * d + 2] = 0;
+  SrVal *c = sr_seq(NULL, SR_V_TUPLE, n + 1);
+  for (int i = 0; i <= n; i++) sr_seq_push(NULL, c, sr_ad_ints(cfg + 3 * i, 3));
+  if (bd[1] == SR_NOT_MAPPED) {
+    SrVal *in[2] = {op, pv};
+    return batch_out(e, rebind(b, e, 2, in, "padding_config", c, NULL), d, y, ybd);
+  }
+  const SrType *t = sr_ad_type(&b->ad, op);
+  if (!t) {
+    sr_unref(c);
+    return -1;
+  }
+  SrVal *in[2] = {op, sr_ad_scalar_like(&b->ad, op, 0.0)};
+  SrVal *padded = rebind(b, e, 2, in, "padding_config", sr_ref(c), NULL);
+  SrTypeBuilder tb;
+  sr_type_builder(&tb, t);
+  tb.dtype = SR_BOOL;
+  tb.weak = 0;
+  SrVal *min[2] = {sr_ad_full(&b->ad, sr_type_get(&tb), 1.0), sr_ad_scalar(&b->ad, SR_BOOL, 0, 0.0)};
+  SrVal *mask = rebind(b, e, 2, min, "padding_config", c, NULL);
+  const SrType *pt = sr_ad_type(&b->ad, padded);
+  if (!pt) return -1;
+  int64_t dims[1] = {d};
+  SrVal *wide = sr_ad_broadcast_in_dim(&b->ad, pv, pt, dims, 1, 0);
+  SrVal *cases[2] = {wide, padded};
+  return batch_out(e, sr_ad_select_n(&b->ad, mask, 2, cases), d, y, ybd);
 }
 
 /* ==== dynamic_slice, dynamic_update_slice ==== */
@@ -2320,20 +2626,32 @@ static int gdn_field(const char *s, size_t n, const char *key, int64_t *out, int
   return 0;
 }
 
-static int read_gdn(SrTypeCtx *cx, const SrRuleEqn *e, Gdn *g) {
-  const SrVal *v = sr_rparam(e, "dimension_numbers");
+/* A GatherDimensionNumbers param: 0, -1 when it is not one, -2 when it
+   cannot be read. */
+static int parse_gdn(const SrVal *v, Gdn *g) {
   const char *s = NULL;
   size_t n = 0;
   if (v && v->text) s = v->text, n = v->textlen;
   else if (v && (v->kind == SR_V_WORD || v->kind == SR_V_STR)) s = v->str.s, n = v->str.n;
-  if (!s || n < 23 || memcmp(s, "GatherDimensionNumbers(", 23) != 0)
-    return sr_terr(cx, "TypeError", "gather's dimension_numbers is not a GatherDimensionNumbers(...)");
+  if (!s || n < 23 || memcmp(s, "GatherDimensionNumbers(", 23) != 0) return -1;
   if (gdn_field(s, n, "offset_dims", g->offset, &g->noffset) < 0 ||
       gdn_field(s, n, "collapsed_slice_dims", g->collapsed, &g->ncollapsed) < 0 ||
       gdn_field(s, n, "start_index_map", g->start_map, &g->nstart_map) < 0 ||
       gdn_field(s, n, "operand_batching_dims", g->obatch, &g->nobatch) < 0 ||
       gdn_field(s, n, "start_indices_batching_dims", g->ibatch, &g->nibatch) < 0)
-    return sr_terr(cx, "TypeError", "gather's dimension_numbers cannot be read: %.*s", (int)n, s);
+    return -2;
+  return 0;
+}
+
+static int read_gdn(SrTypeCtx *cx, const SrRuleEqn *e, Gdn *g) {
+  const SrVal *v = sr_rparam(e, "dimension_numbers");
+  int rc = parse_gdn(v, g);
+  if (rc == -1) return sr_terr(cx, "TypeError", "gather's dimension_numbers is not a GatherDimensionNumbers(...)");
+  if (rc == -2) {
+    const char *s = v->text ? v->text : v->str.s;
+    int n = (int)(v->text ? v->textlen : v->str.n);
+    return sr_terr(cx, "TypeError", "gather's dimension_numbers cannot be read: %.*s", n, s);
+  }
   return 0;
 }
 
@@ -2604,6 +2922,609 @@ static int type_gather(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   return sr_finish_type(cx, e, &b, out);
 }
 
+/* Gather on whole arrays (every device computes the whole result from
+   replicated operands): XLA's semantics, out-of-range starts clamped
+   (CLIP and PROMISE_IN_BOUNDS). */
+typedef struct GatherArg {
+  Gdn g;
+  int64_t ss[SR_MAX_RANK];
+  int nd, ni, no; /* operand, indices and result ranks */
+  size_t es;
+  SrDtype idt;
+} GatherArg;
+
+static int gather_fn(SrShardIO *io) {
+  GatherArg *a = io->arg;
+  const int64_t *os = io->in_shape[0], *is = io->in_shape[1], *rs = io->out_shape[0];
+  const unsigned char *op = io->in[0]->data, *ix = io->in[1]->data;
+  unsigned char *out = io->out[0]->data;
+  size_t isz = sr_elem_size(a->idt);
+  int64_t total = 1, opstride[SR_MAX_RANK], istride[SR_MAX_RANK];
+  for (int i = 0; i < a->no; i++) total *= rs[i];
+  for (int64_t i = a->nd - 1, s = 1; i >= 0; s *= os[i], i--) opstride[i] = s;
+  for (int64_t i = a->ni - 1, s = 1; i >= 0; s *= is[i], i--) istride[i] = s;
+  /* which operand dims the offset dims walk, in order */
+  int window[SR_MAX_RANK], nw = 0;
+  for (int d = 0; d < a->nd; d++)
+    if (!in_list(a->g.collapsed, a->g.ncollapsed, d) && !in_list(a->g.obatch, a->g.nobatch, d)) window[nw++] = d;
+  int64_t pos[SR_MAX_RANK] = {0};
+  for (int64_t k = 0; k < total; k++) {
+    int64_t batch[SR_MAX_RANK], start[SR_MAX_RANK] = {0};
+    int nb = 0, nof = 0;
+    int64_t off[SR_MAX_RANK];
+    for (int i = 0; i < a->no; i++) {
+      if (in_list(a->g.offset, a->g.noffset, i)) off[nof++] = pos[i];
+      else batch[nb++] = pos[i];
+    }
+    int64_t base = 0;
+    for (int j = 0; j < nb; j++) base += batch[j] * istride[j];
+    for (int m = 0; m < a->g.nstart_map; m++) {
+      int d = (int)a->g.start_map[m];
+      int64_t v = sr_kern_get_i64(a->idt, ix + (size_t)(base + m * istride[a->ni - 1]) * isz);
+      int64_t hi = os[d] - a->ss[d];
+      start[d] = clamp64(v, 0, hi < 0 ? 0 : hi);
+    }
+    for (int m = 0; m < a->g.nobatch; m++) start[a->g.obatch[m]] = batch[a->g.ibatch[m]];
+    int64_t at = 0;
+    for (int d = 0; d < a->nd; d++) at += start[d] * opstride[d];
+    for (int w = 0; w < nw; w++) at += off[w] * opstride[window[w]];
+    memcpy(out + (size_t)k * a->es, op + (size_t)at * a->es, a->es);
+    for (int i = a->no - 1; i >= 0 && ++pos[i] == rs[i]; i--) pos[i] = 0;
+  }
+  return 0;
+}
+
+static int ev_gather(SrEvalCtx *cx, const SrEvalEqn *e) {
+  Out1 o = out1(cx, e);
+  SrArray *x = e->in[0], *ix = e->in[1];
+  GatherArg a;
+  memset(&a, 0, sizeof a);
+  const SrVal *mode = sr_ev_param(e, "mode");
+  int nss = 0;
+  if (parse_gdn(sr_ev_param(e, "dimension_numbers"), &a.g) < 0 ||
+      sr_ev_param_ints(cx, e, "slice_sizes", a.ss, SR_MAX_RANK, &nss) < 0 || nss != x->type->ndim)
+    return sr_ev_err(cx, "RuntimeError", "internal: gather's params cannot be read");
+  a.nd = x->type->ndim;
+  a.ni = ix->type->ndim;
+  a.no = e->out_type[0]->ndim;
+  a.es = esize(x);
+  a.idt = ix->type->dtype;
+  if (mode && mode->kind == SR_V_WORD && mode->str.n >= 12 && memcmp(mode->str.s + mode->str.n - 12, "FILL_OR_DROP", 12) == 0)
+    return sr_ev_err(cx, "NotImplementedError", "gather with mode=GatherScatterMode.FILL_OR_DROP");
+  SrArray *ins[2] = {0};
+  int rc = 0;
+  ins[0] = sr_redistribute(cx, x, o.m, mapped_layout(x, NULL, NULL));
+  ins[1] = ins[0] ? sr_redistribute(cx, ix, o.m, mapped_layout(ix, NULL, NULL)) : NULL;
+  if (!ins[0] || !ins[1]) rc = -1;
+  SrArray *r = NULL;
+  if (rc == 0) {
+    r = sr_array_new(e->out_type[0], natural(o.l, ~0ull, ins[0]->layout, x->type->dtype), o.m);
+    rc = sr_ev_map(cx, 2, ins, 1, &r, 0, gather_fn, &a);
+  }
+  sr_array_unref(ins[0]);
+  sr_array_unref(ins[1]);
+  if (rc < 0) {
+    sr_array_unref(r);
+    return -1;
+  }
+  return finish(cx, e, 0, o.m, r);
+}
+
+/* The param text of GatherDimensionNumbers g, as JAX prints it. */
+static SrVal *gdn_val(const Gdn *g) {
+  SrBuf s = SR_BUF_INIT;
+  sr_buf_puts(&s, "GatherDimensionNumbers(offset_dims=");
+  sr_ints_str(&s, g->offset, g->noffset);
+  sr_buf_puts(&s, ", collapsed_slice_dims=");
+  sr_ints_str(&s, g->collapsed, g->ncollapsed);
+  sr_buf_puts(&s, ", start_index_map=");
+  sr_ints_str(&s, g->start_map, g->nstart_map);
+  sr_buf_puts(&s, ", operand_batching_dims=");
+  sr_ints_str(&s, g->obatch, g->nobatch);
+  sr_buf_puts(&s, ", start_indices_batching_dims=");
+  sr_ints_str(&s, g->ibatch, g->nibatch);
+  sr_buf_putc(&s, ')');
+  SrVal *v = sr_word(NULL, sr_buf_str(&s), s.len);
+  sr_buf_free(&s);
+  return v;
+}
+
+static void shift_dims(int64_t *v, int n, int64_t by) {
+  for (int i = 0; i < n; i++) v[i] += by;
+}
+
+/* Puts d in front of v (n entries; n grows). */
+static void push_front(int64_t *v, int *n, int64_t d) {
+  memmove(v + 1, v, (size_t)*n * sizeof *v);
+  v[0] = d;
+  (*n)++;
+}
+
+/* _gather_batching_rule on an operand and indices with batch dims obd and
+   ibd (one of them mapped), the gather's dimension numbers g, slice sizes
+   ss (nss of them) and its other params as values (borrowed). */
+static int batch_gather_with(SrBatch *b, SrVal *op, int obd, SrVal *ix, int ibd, Gdn g, const int64_t *ss, int nss,
+                             SrVal *unique, SrVal *sorted, SrVal *mode, SrVal *fill, SrVal **y, int *ybd) {
+  int64_t nsz[SR_MAX_RANK + 1];
+  if (nss >= SR_MAX_RANK) return sr_batch_no_rule(b, &sr_prims[SR_P_gather]);
+  memcpy(nsz + 1, ss, (size_t)nss * sizeof *ss);
+  if (obd != SR_NOT_MAPPED) {
+    op = sr_batch_moveaxis(b, op, obd, 0);
+    const SrType *t = sr_ad_type(&b->ad, op);
+    if (!t) return -1;
+    shift_dims(g.offset, g.noffset, 1);
+    shift_dims(g.collapsed, g.ncollapsed, 1);
+    shift_dims(g.obatch, g.nobatch, 1);
+    shift_dims(g.start_map, g.nstart_map, 1);
+    if (ibd == SR_NOT_MAPPED) {
+      nsz[0] = t->dims[0].size;
+      push_front(g.offset, &g.noffset, 0);
+    } else {
+      ix = sr_batch_moveaxis(b, ix, ibd, 0);
+      nsz[0] = t->dims[0].size == 0 ? 0 : 1;
+      push_front(g.obatch, &g.nobatch, 0);
+      shift_dims(g.ibatch, g.nibatch, 1);
+      push_front(g.ibatch, &g.nibatch, 0);
+    }
+  } else {
+    ix = sr_batch_moveaxis(b, ix, ibd, 0);
+    shift_dims(g.offset, g.noffset, 1);
+    shift_dims(g.ibatch, g.nibatch, 1);
+    /* batched accesses into one array need not be sorted or unique */
+    unique = sorted = sr_bool(0);
+  }
+  SrVal *in[2] = {op, ix};
+  if (!op || !ix) return -1;
+  const int64_t *sizes = obd != SR_NOT_MAPPED ? nsz : nsz + 1;
+  int n = obd != SR_NOT_MAPPED ? nss + 1 : nss;
+  y[0] = sr_ad_bindv(&b->ad, SR_P_gather, 2, in, "dimension_numbers", gdn_val(&g), "fill_value", sr_ref(fill),
+                     "indices_are_sorted", sr_ref(sorted), "mode", sr_ref(mode), "slice_sizes", sr_ad_ints(sizes, n),
+                     "unique_indices", sr_ref(unique), NULL);
+  ybd[0] = 0;
+  return y[0] ? 0 : -1;
+}
+
+BATCH(batch_gather) {
+  Gdn g;
+  int64_t ss[SR_MAX_RANK];
+  int nss = param_ints(e, "slice_sizes", ss, SR_MAX_RANK);
+  SrVal *unique = param(e, "unique_indices"), *sorted = param(e, "indices_are_sorted"), *mode = param(e, "mode"),
+        *fill = param(e, "fill_value");
+  if (e->nin != 2 || nss < 0 || parse_gdn(param(e, "dimension_numbers"), &g) < 0)
+    return sr_batch_no_rule(b, e->prim);
+  return batch_gather_with(b, x[0], bd[0], x[1], bd[1], g, ss, nss, unique ? unique : sr_bool(0),
+                           sorted ? sorted : sr_bool(0), mode ? mode : sr_none(), fill ? fill : sr_none(), y, ybd);
+}
+
+/* ==== scatter, scatter-add ==== */
+
+/* lax.scatter_p and scatter_add_p (slicing.py): the updates replace (or
+   are added to) the operand's windows at the indices.  Its dimension numbers in the same layout as a gather's:
+   update_window_dims, inserted_window_dims, scatter_dims_to_operand_dims,
+   operand_batching_dims, scatter_indices_batching_dims. */
+static int parse_sdn(const SrVal *v, Gdn *g) {
+  const char *s = NULL;
+  size_t n = 0;
+  if (v && v->text) s = v->text, n = v->textlen;
+  else if (v && (v->kind == SR_V_WORD || v->kind == SR_V_STR)) s = v->str.s, n = v->str.n;
+  if (!s || n < 24 || memcmp(s, "ScatterDimensionNumbers(", 24) != 0) return -1;
+  if (gdn_field(s, n, "update_window_dims", g->offset, &g->noffset) < 0 ||
+      gdn_field(s, n, "inserted_window_dims", g->collapsed, &g->ncollapsed) < 0 ||
+      gdn_field(s, n, "scatter_dims_to_operand_dims", g->start_map, &g->nstart_map) < 0 ||
+      gdn_field(s, n, "operand_batching_dims", g->obatch, &g->nobatch) < 0 ||
+      gdn_field(s, n, "scatter_indices_batching_dims", g->ibatch, &g->nibatch) < 0)
+    return -2;
+  return 0;
+}
+
+static SrVal *sdn_val(const Gdn *g) {
+  SrBuf s = SR_BUF_INIT;
+  sr_buf_puts(&s, "ScatterDimensionNumbers(update_window_dims=");
+  sr_ints_str(&s, g->offset, g->noffset);
+  sr_buf_puts(&s, ", inserted_window_dims=");
+  sr_ints_str(&s, g->collapsed, g->ncollapsed);
+  sr_buf_puts(&s, ", scatter_dims_to_operand_dims=");
+  sr_ints_str(&s, g->start_map, g->nstart_map);
+  sr_buf_puts(&s, ", operand_batching_dims=");
+  sr_ints_str(&s, g->obatch, g->nobatch);
+  sr_buf_puts(&s, ", scatter_indices_batching_dims=");
+  sr_ints_str(&s, g->ibatch, g->nibatch);
+  sr_buf_putc(&s, ')');
+  SrVal *v = sr_word(NULL, sr_buf_str(&s), s.len);
+  sr_buf_free(&s);
+  return v;
+}
+
+/* The updates dims that are not window dims, in order (their scatter
+   dims, matching the indices' dims but the index vector). */
+static int update_scatter_dims(const Gdn *g, int urank, int *out) {
+  int n = 0;
+  for (int i = 0; i < urank; i++)
+    if (!in_list(g->offset, g->noffset, i)) out[n++] = i;
+  return n;
+}
+
+/* The window size of each operand dim (_clamp_scatter_indices). */
+static void scatter_window(const Gdn *g, const int64_t *oshape, int orank, const int64_t *ushape, int64_t *ws) {
+  for (int i = 0, pos = 0; i < orank; i++)
+    ws[i] = in_list(g->collapsed, g->ncollapsed, i) || in_list(g->obatch, g->nobatch, i) ? 1
+            : pos < g->noffset                                                          ? ushape[g->offset[pos++]]
+                                                                                        : oshape[i];
+}
+
+/* At most one distinct spec among the entries (None counts for none):
+   _is_resolvable. */
+static int resolvable(const SrType *a, int da, const SrType *b, int db, const SrType *c, int dc) {
+  const SrType *t[3] = {a, b, c};
+  int d[3] = {da, db, dc};
+  for (int i = 0; i < 3; i++)
+    for (int k = 0; k < i; k++)
+      if (t[i]->dims[d[i]].nax && t[k]->dims[d[k]].nax && !sr_spec_entry_eq(t[i], d[i], t[k], d[k])) return 0;
+  return 1;
+}
+
+/* _scatter_spec_computation: the result's spec into b (which starts as
+   the operand's), or 1 when the operands' shardings do not resolve it. */
+static int scatter_spec(const SrType *op, const SrType *ix, const SrType *up, const Gdn *g, SrTypeBuilder *b) {
+  int any = 0, ivd = ix->ndim - 1;
+  for (int i = 0; i < op->ndim; i++) any |= op->dims[i].nax != 0;
+  for (int i = 0; i < ix->ndim; i++) any |= ix->dims[i].nax != 0;
+  for (int i = 0; i < up->ndim; i++) any |= up->dims[i].nax != 0;
+  if (!any) return 0;
+  int sd[SR_MAX_RANK], ubatch[SR_MAX_RANK], ow[SR_MAX_RANK], now = 0;
+  update_scatter_dims(g, up->ndim, sd);
+  for (int k = 0; k < g->nibatch; k++) ubatch[k] = sd[g->ibatch[k]];
+  for (int i = 0; i < op->ndim; i++)
+    if (!in_list(g->collapsed, g->ncollapsed, i) && !in_list(g->obatch, g->nobatch, i)) ow[now++] = i;
+  for (int k = 0; k < g->nobatch; k++)
+    if (!resolvable(op, (int)g->obatch[k], ix, (int)g->ibatch[k], up, ubatch[k])) return 1;
+  for (int k = 0; k < g->noffset && k < now; k++) {
+    int ud = (int)g->offset[k], od = ow[k];
+    int full = up->dims[ud].size == op->dims[od].size && sr_spec_entry_eq(up, ud, op, od);
+    if (!full && (up->dims[ud].nax || op->dims[od].nax)) return 1;
+  }
+  for (int k = 0; k < g->ncollapsed; k++)
+    if (op->dims[g->collapsed[k]].nax) return 1;
+  for (int i = 0; i < up->ndim; i++)
+    if (up->dims[i].nax && !in_list(g->offset, g->noffset, i)) {
+      int batching = 0;
+      for (int k = 0; k < g->nibatch; k++) batching |= ubatch[k] == i;
+      if (!batching) return 1;
+    }
+  for (int i = 0; i < ivd; i++)
+    if (ix->dims[i].nax && !in_list(g->ibatch, g->nibatch, i)) return 1;
+  if (ix->dims[ivd].nax) return 1;
+  for (int k = 0; k < g->nobatch; k++) {
+    int od = (int)g->obatch[k];
+    if (b->dims[od].nax) continue;
+    if (ix->dims[g->ibatch[k]].nax) take_spec(b, od, ix, (int)g->ibatch[k]);
+    else if (up->dims[ubatch[k]].nax) take_spec(b, od, up, ubatch[k]);
+  }
+  for (int k = 0; k < g->noffset && k < now; k++)
+    if (!b->dims[ow[k]].nax && up->dims[g->offset[k]].nax) take_spec(b, ow[k], up, (int)g->offset[k]);
+  return 0;
+}
+
+static int type_scatter(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 3, 1) < 0) return -1;
+  const SrType *op = e->in[0], *ix = e->in[1], *up = e->in[2];
+  Gdn g;
+  int rc = parse_sdn(sr_rparam(e, "dimension_numbers"), &g);
+  if (rc < 0) return sr_terr(cx, "TypeError", "scatter's dimension_numbers is not a ScatterDimensionNumbers(...)");
+  if (!sr_dtype_in(ix->dtype, SR_DC_INT)) return sr_terr(cx, "ValueError", "indices must have an integer type");
+  if (op->dtype != up->dtype)
+    return sr_terr(cx, "TypeError", "lax.scatter requires arguments to have the same dtypes, got %s, %s.",
+                   sr_dtype_name(op->dtype), sr_dtype_name(up->dtype));
+  int ivd = ix->ndim - 1;
+  if (ivd < 0)
+    return sr_terr(cx, "TypeError",
+                   "Scatter index leaf dimension must be within [0, rank(indices) + 1). rank(indices) is 0 and "
+                   "scatter index leaf dimension is -1.");
+  int want = ivd + g.noffset;
+  if (up->ndim != want) return sr_terr(cx, "TypeError", "Updates tensor must be of rank %d; got %d.", want, up->ndim);
+  for (int i = 0; i < g.noffset; i++)
+    if (g.offset[i] < 0 || g.offset[i] >= up->ndim || (i && g.offset[i] <= g.offset[i - 1]))
+      return sr_terr(cx, "TypeError", "scatter's update_window_dims must be sorted dims of the updates");
+  if (g.noffset + g.ncollapsed + g.nobatch != op->ndim)
+    return sr_terr(cx, "TypeError", "Scatter op has window of size %d; doesn't match operand of rank %d.",
+                   g.noffset + g.ncollapsed + g.nobatch, op->ndim);
+  if (g.nstart_map != ix->dims[ivd].size)
+    return sr_terr(cx, "TypeError",
+                   "Scatter op has %d elements in scatter_dims_to_operand_dims and the bound of dimension "
+                   "index_vector_dim=%d of indices is %lld. These two numbers must be equal",
+                   g.nstart_map, ivd, (long long)ix->dims[ivd].size);
+  for (int i = 0; i < g.nstart_map; i++)
+    if (g.start_map[i] < 0 || g.start_map[i] >= op->ndim)
+      return sr_terr(cx, "TypeError", "Invalid scatter_dims_to_operand_dims mapping; domain is [0, %d), got: %d->%lld.",
+                     op->ndim, i, (long long)g.start_map[i]);
+  if (g.nobatch != g.nibatch)
+    return sr_terr(cx, "TypeError", "Scatter op requires equal numbers of operand_batching_dims and "
+                                    "scatter_indices_batching_dims");
+  for (int k = 0; k < g.nobatch; k++)
+    if (g.obatch[k] < 0 || g.obatch[k] >= op->ndim || g.ibatch[k] < 0 || g.ibatch[k] >= ivd ||
+        op->dims[g.obatch[k]].size != ix->dims[g.ibatch[k]].size)
+      return sr_terr(cx, "TypeError", "Scatter op requires operand batching dimensions and indices batching "
+                                      "dimensions to have the same shape");
+  int64_t oshape[SR_MAX_RANK], ushape[SR_MAX_RANK];
+  for (int i = 0; i < op->ndim; i++) oshape[i] = op->dims[i].size;
+  for (int i = 0; i < up->ndim; i++) ushape[i] = up->dims[i].size;
+  for (int i = 0, w = 0; i < op->ndim; i++) {
+    if (in_list(g.collapsed, g.ncollapsed, i) || in_list(g.obatch, g.nobatch, i) || w >= g.noffset) continue;
+    int64_t d = g.offset[w++];
+    if (ushape[d] > oshape[i])
+      return sr_terr(cx, "TypeError",
+                     "Bounds of the window dimensions of updates must not exceed the bounds of the corresponding "
+                     "dimensions of operand. For dimension %lld, updates bound is %lld, operand bound is %lld.",
+                     (long long)d, (long long)ushape[d], (long long)oshape[i]);
+  }
+  int sd[SR_MAX_RANK], ns = update_scatter_dims(&g, up->ndim, sd);
+  for (int j = 0; j < ns; j++)
+    if (ushape[sd[j]] != ix->dims[j].size)
+      return sr_terr(cx, "TypeError",
+                     "Bounds of the scatter dimensions of updates must be the same as the bounds of the "
+                     "corresponding dimensions of scatter indices. For scatter dimension %d, updates bound is %lld, "
+                     "indices bound is %lld.",
+                     sd[j], (long long)ushape[sd[j]], (long long)ix->dims[j].size);
+  SrStd s;
+  if (sr_std_begin(cx, e, &s) < 0) return -1;
+  SrTypeBuilder b;
+  sr_type_builder(&b, op);
+  b.unreduced = b.reduced = b.varying = 0;
+  if (s.mode != SR_MODE_EXPLICIT) sr_builder_replicate(&b);
+  else if (scatter_spec(op, ix, up, &g, &b)) {
+    SrBuf a = SR_BUF_INIT, c = SR_BUF_INIT, d = SR_BUF_INIT;
+    sr_aval_repr(&a, op);
+    sr_aval_repr(&c, ix);
+    sr_aval_repr(&d, up);
+    sr_terr(cx, "ShardingTypeError",
+            "Use `.at[...].set/add/mul/...(out_sharding=)` to provide output PartitionSpec for the scatter update as "
+            "out sharding could not be resolved unambiguously (or would require collectives on inputs). Got "
+            "operand=%s, indices=%s, updates=%s",
+            sr_buf_str(&a), sr_buf_str(&c), sr_buf_str(&d));
+    sr_buf_free(&a);
+    sr_buf_free(&c);
+    sr_buf_free(&d);
+    return -1;
+  }
+  if (sr_vma_standard(cx, e, &b.varying) < 0) return -1;
+  if (sr_mem_default(cx, e, &b.mem) < 0) return -1;
+  return sr_finish_type(cx, e, &b, out);
+}
+
+/* Scatter on whole arrays: the updates' elements replace the operand's at
+   their windows, in order (scatter-add adds them); CLIP clamps each window's start into range
+   (_clamp_scatter_indices), the other modes drop a window out of range
+   (XLA's semantics). */
+typedef struct ScatterArg {
+  Gdn g;
+  int nd, ni, nu;
+  size_t es;
+  SrDtype idt, dt;
+  int clip, add;
+} ScatterArg;
+
+/* *to += *from, in dtype dt (bool: or). */
+static void add_elem(SrDtype dt, unsigned char *to, const unsigned char *from) {
+  if (sr_dtype_in(dt, SR_DC_FLOAT))
+    sr_kern_set_scalar(dt, sr_kern_get_f64(dt, to) + sr_kern_get_f64(dt, from), 0, to);
+  else if (dt == SR_BOOL)
+    *to = (unsigned char)(*to || *from);
+  else
+    sr_kern_set_scalar(dt, 0, (int64_t)((uint64_t)sr_kern_get_i64(dt, to) + (uint64_t)sr_kern_get_i64(dt, from)), to);
+}
+
+static int scatter_fn(SrShardIO *io) {
+  ScatterArg *a = io->arg;
+  const int64_t *os = io->in_shape[0], *is = io->in_shape[1], *us = io->in_shape[2];
+  const unsigned char *ix = io->in[1]->data, *up = io->in[2]->data;
+  unsigned char *out = io->out[0]->data;
+  memcpy(out, io->in[0]->data, io->out[0]->nbytes);
+  if (!io->out[0]->nbytes) return 0; /* an empty operand takes no update */
+  size_t isz = sr_elem_size(a->idt);
+  int64_t total = 1, opstride[SR_MAX_RANK], istride[SR_MAX_RANK], ws[SR_MAX_RANK];
+  for (int i = 0; i < a->nu; i++) total *= us[i];
+  for (int64_t i = a->nd - 1, s = 1; i >= 0; s *= os[i], i--) opstride[i] = s;
+  for (int64_t i = a->ni - 1, s = 1; i >= 0; s *= is[i], i--) istride[i] = s;
+  scatter_window(&a->g, os, a->nd, us, ws);
+  int window[SR_MAX_RANK], nw = 0;
+  for (int d = 0; d < a->nd; d++)
+    if (!in_list(a->g.collapsed, a->g.ncollapsed, d) && !in_list(a->g.obatch, a->g.nobatch, d)) window[nw++] = d;
+  int64_t pos[SR_MAX_RANK] = {0};
+  for (int64_t k = 0; k < total; k++) {
+    int64_t batch[SR_MAX_RANK], start[SR_MAX_RANK] = {0}, off[SR_MAX_RANK];
+    int nb = 0, nof = 0, oob = 0;
+    for (int i = 0; i < a->nu; i++) {
+      if (in_list(a->g.offset, a->g.noffset, i)) off[nof++] = pos[i];
+      else batch[nb++] = pos[i];
+    }
+    int64_t base = 0;
+    for (int j = 0; j < nb; j++) base += batch[j] * istride[j];
+    for (int m = 0; m < a->g.nstart_map; m++) {
+      int d = (int)a->g.start_map[m];
+      int64_t v = sr_kern_get_i64(a->idt, ix + (size_t)(base + m * istride[a->ni - 1]) * isz);
+      int64_t hi = os[d] - ws[d];
+      if (v < 0 || v > hi) oob = 1;
+      start[d] = a->clip ? clamp64(v, 0, hi < 0 ? 0 : hi) : v;
+    }
+    for (int m = 0; m < a->g.nobatch; m++) start[a->g.obatch[m]] = batch[a->g.ibatch[m]];
+    if (!oob || a->clip) {
+      int64_t at = 0;
+      for (int d = 0; d < a->nd; d++) at += start[d] * opstride[d];
+      for (int w = 0; w < nw && w < nof; w++) at += off[w] * opstride[window[w]];
+      if (a->add) add_elem(a->dt, out + (size_t)at * a->es, up + (size_t)k * a->es);
+      else memcpy(out + (size_t)at * a->es, up + (size_t)k * a->es, a->es);
+    }
+    for (int i = a->nu - 1; i >= 0 && ++pos[i] == us[i]; i--) pos[i] = 0;
+  }
+  return 0;
+}
+
+static int ev_scatter(SrEvalCtx *cx, const SrEvalEqn *e) {
+  Out1 o = out1(cx, e);
+  SrArray *x = e->in[0], *ix = e->in[1], *u = e->in[2];
+  ScatterArg a;
+  memset(&a, 0, sizeof a);
+  if (parse_sdn(sr_ev_param(e, "dimension_numbers"), &a.g) < 0)
+    return sr_ev_err(cx, "RuntimeError", "internal: scatter's params cannot be read");
+  const SrVal *mode = sr_ev_param(e, "mode");
+  a.clip = mode && mode->kind == SR_V_WORD && mode->str.n >= 4 && memcmp(mode->str.s + mode->str.n - 4, "CLIP", 4) == 0;
+  a.nd = x->type->ndim;
+  a.ni = ix->type->ndim;
+  a.nu = u->type->ndim;
+  a.es = esize(x);
+  a.idt = ix->type->dtype;
+  a.dt = x->type->dtype;
+  a.add = e->prim->id == SR_P_scatter_add;
+  if (a.add && sr_dtype_in(a.dt, SR_DC_COMPLEX))
+    return sr_ev_err(cx, "NotImplementedError", "scatter-add of %s", sr_dtype_name(a.dt));
+  SrArray *ins[3] = {0};
+  int rc = 0;
+  for (int k = 0; k < 3 && rc == 0; k++) {
+    ins[k] = sr_redistribute(cx, e->in[k], o.m, mapped_layout(e->in[k], NULL, NULL));
+    if (!ins[k]) rc = -1;
+  }
+  SrArray *r = NULL;
+  if (rc == 0) {
+    r = sr_array_new(e->out_type[0], natural(o.l, ~0ull, ins[0]->layout, x->type->dtype), o.m);
+    rc = sr_ev_map(cx, 3, ins, 1, &r, 0, scatter_fn, &a);
+  }
+  for (int k = 0; k < 3; k++) sr_array_unref(ins[k]);
+  if (rc < 0) {
+    sr_array_unref(r);
+    return -1;
+  }
+  return finish(cx, e, 0, o.m, r);
+}
+
+/* _scatter_batching_rule on batched operand, indices and updates (batch
+   dims obd, ibd, ubd, one mapped at least), the scatter's dimension
+   numbers g and its other params (borrowed); e's own when e is given. */
+static int batch_scatter_with(SrBatch *b, int prim, SrVal *op, int obd, SrVal *ix, int ibd, SrVal *up, int ubd, Gdn g,
+                              SrVal *sorted, SrVal *unique, SrVal *mode, SrVal *ujaxpr, SrVal *uconsts, SrVal **y,
+                              int *ybd) {
+  int64_t size = -1;
+  SrVal *xs[3] = {op, ix, up};
+  const int bds[3] = {obd, ibd, ubd};
+  for (int i = 0; i < 3 && size < 0; i++)
+    if (bds[i] != SR_NOT_MAPPED) size = sr_ad_type(&b->ad, xs[i])->dims[bds[i]].size;
+  op = sr_batch_at_front(b, op, obd, size);
+  up = sr_batch_at_front(b, up, ubd, size);
+  if (ibd == SR_NOT_MAPPED) {
+    shift_dims(g.collapsed, g.ncollapsed, 1);
+    shift_dims(g.offset, g.noffset, 1);
+    push_front(g.offset, &g.noffset, 0);
+    shift_dims(g.obatch, g.nobatch, 1);
+    shift_dims(g.start_map, g.nstart_map, 1);
+  } else {
+    ix = sr_batch_at_front(b, ix, ibd, size);
+    shift_dims(g.offset, g.noffset, 1);
+    shift_dims(g.collapsed, g.ncollapsed, 1);
+    shift_dims(g.obatch, g.nobatch, 1);
+    push_front(g.obatch, &g.nobatch, 0);
+    shift_dims(g.ibatch, g.nibatch, 1);
+    push_front(g.ibatch, &g.nibatch, 0);
+    shift_dims(g.start_map, g.nstart_map, 1);
+  }
+  SrVal *in[3] = {op, ix, up};
+  if (!op || !ix || !up) return -1;
+  y[0] = sr_ad_bindv(&b->ad, prim, 3, in, "dimension_numbers", sdn_val(&g), "indices_are_sorted",
+                     sr_ref(sorted), "mode", sr_ref(mode), "unique_indices", sr_ref(unique), "update_consts",
+                     sr_ref(uconsts), "update_jaxpr", sr_ref(ujaxpr), NULL);
+  ybd[0] = 0;
+  return y[0] ? 0 : -1;
+}
+
+BATCH(batch_scatter) {
+  Gdn g;
+  SrVal *sorted = param(e, "indices_are_sorted"), *unique = param(e, "unique_indices"), *mode = param(e, "mode"),
+        *uj = param(e, "update_jaxpr"), *uc = param(e, "update_consts");
+  if (e->nin != 3 || parse_sdn(param(e, "dimension_numbers"), &g) < 0) return sr_batch_no_rule(b, e->prim);
+  SrVal *empty = sr_seq(NULL, SR_V_TUPLE, 0);
+  int rc = batch_scatter_with(b, e->prim->id, x[0], bd[0], x[1], bd[1], x[2], bd[2], g, sorted ? sorted : sr_bool(0),
+                              unique ? unique : sr_bool(0), mode ? mode : sr_none(), uj ? uj : sr_none(),
+                              uc ? uc : empty, y, ybd);
+  sr_unref(empty);
+  return rc;
+}
+
+/* ==== dynamic_slice, dynamic_update_slice: batching ==== */
+
+/* _batch_dynamic_slice_indices: the scalar start indices as one index
+   vector, [n] (none mapped) or [size, n] (batch dim 0). */
+static SrVal *batch_slice_indices(SrBatch *b, SrVal **ix, const int *bd, int n, int *ibd) {
+  int64_t size = -1;
+  const SrType *like = NULL;
+  int ld = 0;
+  for (int i = 0; i < n && size < 0; i++)
+    if (bd[i] != SR_NOT_MAPPED) {
+      like = sr_ad_type(&b->ad, ix[i]);
+      ld = bd[i];
+      size = like->dims[ld].size;
+    }
+  /* every part sharded as the mapped index's batch dim (out_s) */
+  int with_sharding = like && sr_ad_ctx_mesh(&b->ad)->n > 0;
+  SrVal *parts[SR_MAX_RANK];
+  for (int i = 0; i < n; i++) {
+    const SrType *t = sr_ad_type(&b->ad, ix[i]);
+    if (!t) return NULL;
+    SrTypeBuilder tb;
+    memset(&tb, 0, sizeof tb);
+    tb.dtype = t->dtype;
+    tb.weak = t->weak;
+    tb.ndim = size < 0 ? 1 : 2;
+    tb.dims[0].size = size < 0 ? 1 : size;
+    tb.dims[1].size = 1;
+    if (like) {
+      tb.mesh = like->mesh;
+      take_spec(&tb, 0, like, ld);
+    }
+    int64_t zero = 0;
+    parts[i] = sr_ad_broadcast_in_dim(&b->ad, ix[i], sr_type_get(&tb), &zero, bd[i] != SR_NOT_MAPPED, with_sharding);
+    if (!parts[i]) return NULL;
+  }
+  *ibd = size < 0 ? SR_NOT_MAPPED : 0;
+  if (n == 1) return parts[0];
+  return sr_ad_bindv(&b->ad, SR_P_concatenate, n, parts, "dimension", sr_int(NULL, size < 0 ? 0 : 1), NULL);
+}
+
+BATCH(batch_dynamic_slice) {
+  /* _dynamic_slice_batching_rule: a gather of the slice at the start
+     indices, through _gather_batching_rule */
+  int64_t ss[SR_MAX_RANK];
+  int nd = (int)e->nin - 1, nss = param_ints(e, "slice_sizes", ss, SR_MAX_RANK);
+  if (nd < 1 || nss != nd) return sr_batch_no_rule(b, e->prim);
+  Gdn g;
+  memset(&g, 0, sizeof g);
+  for (int i = 0; i < nd; i++) g.offset[i] = g.start_map[i] = i;
+  g.noffset = g.nstart_map = nd;
+  int ibd = SR_NOT_MAPPED;
+  SrVal *index = batch_slice_indices(b, x + 1, bd + 1, nd, &ibd);
+  if (!index) return -1;
+  SrVal *clip = sr_ad_keep(&b->ad, sr_word(NULL, "GatherScatterMode.CLIP", 22));
+  return batch_gather_with(b, x[0], bd[0], index, ibd, g, ss, nss, sr_bool(1), sr_bool(1), clip, sr_none(), y, ybd);
+}
+
+BATCH(batch_dynamic_update_slice) {
+  /* _dynamic_update_slice_batching_rule: vmap of a scatter of the update
+     at the start indices (through _scatter_batching_rule) */
+  int nd = (int)e->nin - 2;
+  const SrType *ut = sr_ad_type(&b->ad, x[1]);
+  if (nd < 1 || !ut || ut->ndim - (bd[1] != SR_NOT_MAPPED) != nd) return ut ? sr_batch_no_rule(b, e->prim) : -1;
+  Gdn g;
+  memset(&g, 0, sizeof g);
+  for (int i = 0; i < nd; i++) g.offset[i] = g.start_map[i] = i;
+  g.noffset = g.nstart_map = nd;
+  int ibd = SR_NOT_MAPPED;
+  SrVal *index = batch_slice_indices(b, x + 2, bd + 2, nd, &ibd);
+  if (!index) return -1;
+  SrVal *clip = sr_word(NULL, "GatherScatterMode.CLIP", 22), *empty = sr_seq(NULL, SR_V_TUPLE, 0);
+  int rc = batch_scatter_with(b, SR_P_scatter, x[0], bd[0], index, ibd, x[1], bd[1], g, sr_bool(1), sr_bool(1), clip, sr_none(),
+                              empty, y, ybd);
+  sr_unref(clip);
+  sr_unref(empty);
+  return rc;
+}
+
 /* ==== iota ==== */
 
 /* lax.iota_p (not a standard primitive): replicated on the context mesh
@@ -2764,6 +3685,38 @@ static int minor_slice(const SrEqn *q, uint32_t i, int nd) {
   return wide == 1 ? d : -1;
 }
 
+BATCH(batch_sort) {
+  /* _sort_batch_rule: every operand batched at the first mapped one's
+     batch dim (unmapped ones broadcast to its shape) */
+  int nb = SR_NOT_MAPPED;
+  const SrType *proto = NULL;
+  for (uint32_t i = 0; i < e->nin && !proto; i++)
+    if (bd[i] != SR_NOT_MAPPED) proto = sr_ad_type(&b->ad, x[i]), nb = bd[i];
+  if (!proto) return -1;
+  SrVal *small[16], **ops = e->nin <= 16 ? small : sr_xcalloc(e->nin, sizeof *ops);
+  int rc = 0;
+  for (uint32_t i = 0; i < e->nin && rc == 0; i++) {
+    if (bd[i] != SR_NOT_MAPPED) {
+      ops[i] = sr_batch_moveaxis(b, x[i], bd[i], nb);
+    } else {
+      int64_t dims[SR_MAX_RANK];
+      for (int d = 0, k = 0; d < proto->ndim; d++)
+        if (d != nb) dims[k++] = d;
+      SrTypeBuilder tb;
+      sr_type_builder(&tb, proto);
+      tb.dtype = sr_ad_type(&b->ad, x[i])->dtype;
+      ops[i] = sr_ad_broadcast_in_dim(&b->ad, x[i], sr_type_get(&tb), dims, proto->ndim - 1,
+                                      sr_ad_ctx_mesh(&b->ad)->n > 0);
+    }
+    if (!ops[i]) rc = -1;
+  }
+  int64_t dim = param_int(e, "dimension", 0);
+  if (rc == 0)
+    rc = batch_out(e, rebind(b, e, (int)e->nin, ops, "dimension", sr_int(NULL, dim + (nb <= dim)), NULL), nb, y, ybd);
+  if (ops != small) free(ops);
+  return rc;
+}
+
 /* ==== registration ==== */
 
 static void type_rules_structural(void) {
@@ -2782,6 +3735,8 @@ static void type_rules_structural(void) {
   sr_set_type_rule(SR_P_dynamic_slice, type_dynamic_slice);
   sr_set_type_rule(SR_P_dynamic_update_slice, type_dynamic_update_slice);
   sr_set_type_rule(SR_P_gather, type_gather);
+  sr_set_type_rule(SR_P_scatter, type_scatter);
+  sr_set_type_rule(SR_P_scatter_add, type_scatter);
   sr_set_type_rule(SR_P_iota, type_iota);
   sr_set_type_rule(SR_P_sort, type_sort);
 }
@@ -2801,6 +3756,9 @@ static void eval_rules_structural(void) {
   sr_set_eval_rule(SR_P_pad, ev_pad);
   sr_set_eval_rule(SR_P_dynamic_slice, ev_dynamic_slice);
   sr_set_eval_rule(SR_P_dynamic_update_slice, ev_dynamic_update_slice);
+  sr_set_eval_rule(SR_P_gather, ev_gather);
+  sr_set_eval_rule(SR_P_scatter, ev_scatter);
+  sr_set_eval_rule(SR_P_scatter_add, ev_scatter);
   sr_set_eval_rule(SR_P_iota, ev_iota);
 }
 
@@ -2834,6 +3792,29 @@ static void ad_rules_structural(void) {
   sr_ad_set_transpose(SR_P_dynamic_update_slice, tr_dynamic_update_slice);
 }
 
+static void batch_rules_structural(void) {
+  sr_prims[SR_P_broadcast_in_dim].batch = batch_broadcast_in_dim;
+  sr_prims[SR_P_reshape].batch = batch_reshape;
+  sr_prims[SR_P_squeeze].batch = batch_squeeze;
+  sr_prims[SR_P_expand_dims].batch = batch_squeeze;
+  sr_prims[SR_P_transpose].batch = batch_transpose;
+  sr_prims[SR_P_rev].batch = batch_rev;
+  sr_prims[SR_P_slice].batch = batch_slice;
+  sr_prims[SR_P_concatenate].batch = batch_concatenate;
+  sr_prims[SR_P_stack].batch = batch_stack;
+  sr_prims[SR_P_unstack].batch = batch_unstack;
+  sr_prims[SR_P_split].batch = batch_split;
+  sr_prims[SR_P_pad].batch = batch_pad;
+  sr_prims[SR_P_dynamic_slice].batch = batch_dynamic_slice;
+  sr_prims[SR_P_gather].batch = batch_gather;
+  sr_prims[SR_P_scatter].batch = batch_scatter;
+  sr_prims[SR_P_scatter_add].batch = batch_scatter;
+  sr_prims[SR_P_dynamic_update_slice].batch = batch_dynamic_update_slice;
+  sr_prims[SR_P_sort].batch = batch_sort;
+}
+
+#undef BATCH
+
 #undef TR
 
 #undef JVP
@@ -2844,4 +3825,5 @@ void sr_lax_structural_init(void) {
   type_rules_structural();
   eval_rules_structural();
   ad_rules_structural();
+  batch_rules_structural();
 }

@@ -1294,9 +1294,12 @@ static int param_value(Parser *p, const char *key, SrVal **out) {
       return 0;
     }
   }
-  if (jkey && is_ident_start(c)) {
+  size_t ie = ident_end(p->s, p->len, p->pos);
+  int none = ie == p->pos + 4 && memcmp(p->s + p->pos, "None", 4) == 0;
+  if (jkey && is_ident_start(c) && !none) {
     /* the name of a hoisted jaxpr; names come from functions' names, which
-       may hold spaces ("unnamed function") */
+       may hold spaces ("unnamed function"); None is a jaxpr param's absent
+       value (scatter's update_jaxpr=None) */
     size_t we = value_extent(p->s, p->len, p->pos);
     *out = jaxpr_ref(p, p->pos, we);
     p->pos = we;
@@ -1460,8 +1463,10 @@ static int parse_eqn(Parser *p) {
       }
     }
   }
-  /* primitive and params */
+  /* primitive and params; a name may hold hyphens (scatter-add) */
   size_t pe = ident_end(p->s, p->len, p->pos);
+  while (pe > p->pos && pe + 1 < p->len && p->s[pe] == '-' && is_ident_start((unsigned char)p->s[pe + 1]))
+    pe = ident_end(p->s, p->len, pe + 1);
   if (pe == p->pos) {
     rc = expected(p, "a primitive name");
     goto done;
