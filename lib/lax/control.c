@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "ad/ad_rules.h"
+#include "ad/batch.h"
 #include "exec/eval.h"
 #include "exec/kern.h"
 #include "exec/layout.h"
@@ -477,7 +478,7 @@ static SrVal *bind_call(SrAd *ad, const SrEqn *e, SrJaxpr *body, int nin, SrVal 
 static int jit_lin(SrAd *ad, const SrEqn *e, SrJaxpr *body, SrVal **x, SrVal **t, SrVal **y, SrVal **ty);
 
 /* the memo's tags (sr_ad_memo_get) */
-enum { MEMO_JVP = 1, MEMO_LIN, MEMO_TRANSPOSE };
+enum { MEMO_JVP = 1, MEMO_LIN, MEMO_TRANSPOSE, MEMO_BATCH };
 
 JVP(jvp_jit) {
   SrJaxpr *body = body_of(ad, e, "jaxpr");
@@ -788,6 +789,131 @@ static int call_transpose(SrAd *ad, const SrEqn *e, const char *key, SrVal **ct,
 
 TR(tr_jit) { return call_transpose(ad, e, "jaxpr", ct, x, cx); }
 
+#define BATCH(name) static int name(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd)
+
+static void key_put(uint8_t *k, size_t *n, const void *p, size_t len) {
+  memcpy(k + *n, p, len);
+  *n += len;
+}
+
+/* sr_batch_jaxpr_axes of a call's body, memoized per body, axes and
+   batch (size, axis_name, spmd axes) as the AD memo keeps transforms, so
+   that a body called twice is batched once and the calls share it. */
+static SrJaxpr *batched_body(SrBatch *b, const SrJaxpr *body, const int *in_axes, const int *out_dest,
+                             int *out_axes) {
+  uint32_t n = sr_nargs(body), no = body->nout;
+  size_t cap = 2 + n + no + sizeof b->size + sizeof b->axis_name + sizeof b->spmd, kn = 0;
+  uint8_t *key = sr_xcalloc(cap, 1);
+  key[kn++] = out_dest != NULL;
+  for (uint32_t i = 0; i < n; i++) key[kn++] = (uint8_t)(in_axes[i] + 3);
+  for (uint32_t i = 0; out_dest && i < no; i++) key[kn++] = (uint8_t)(out_dest[i] + 3);
+  key_put(key, &kn, &b->size, sizeof b->size);
+  key_put(key, &kn, &b->axis_name, sizeof b->axis_name);
+  key[kn++] = (uint8_t)b->nspmd;
+  key_put(key, &kn, b->spmd, (size_t)b->nspmd * sizeof b->spmd[0]);
+  const SrAdMemoVal *mv = sr_ad_memo_get(&b->ad, MEMO_BATCH, body, key, kn);
+  SrJaxpr *J;
+  if (mv) {
+    J = mv->j[0];
+    sr_program_ref(J->prog);
+    for (uint32_t i = 0; i < no; i++) out_axes[i] = mv->data[i];
+  } else if ((J = sr_batch_jaxpr_axes(b, body, in_axes, out_dest, out_axes))) {
+    J->name = body->name;
+    sr_ad_memo_put(&b->ad, MEMO_BATCH, body, key, kn, J, NULL, out_axes, (int)no);
+  }
+  free(key);
+  return J;
+}
+
+/* pjit.py: _pjit_batcher_for_sharding -- a sharding of a value batched at
+   dim gets an entry there: the spmd axes, or None (a replicated sharding
+   with no spmd axes stays as it is).  A new reference. */
+static SrVal *batch_sharding(const SrBatch *b, SrVal *s, int dim) {
+  if (s->kind != SR_V_SHARDING || !s->sh.spec) return sr_ref(s);
+  const SrSpec *sp = s->sh.spec;
+  int repl = !sp->nunreduced && !sp->nreduced;
+  for (int i = 0; i < sp->n && repl; i++) repl = sp->e[i].n == 0;
+  if (repl && !b->nspmd) return sr_ref(s);
+  int n = (sp->n > dim ? sp->n : dim) + 1;
+  SrSpec ns = *sp;
+  ns.e = sr_xcalloc((size_t)n, sizeof *ns.e);
+  ns.n = n;
+  for (int i = 0, k = 0; i < n; i++) {
+    if (i == dim) {
+      ns.e[i].n = b->nspmd;
+      ns.e[i].names = (const char **)b->spmd;
+    } else {
+      if (k < sp->n) ns.e[i] = sp->e[k];
+      k++;
+    }
+  }
+  SrVal *r = sr_sharding_val(NULL, s->sh.mesh, &ns, s->sh.memory_kind);
+  free(ns.e);
+  return r;
+}
+
+/* The per-value sharding tuple of key with each batched entry rebatched. */
+static SrVal *batch_shardings(const SrBatch *b, SrVal *v, const int *axes, int n) {
+  if (!v || v->kind != SR_V_TUPLE) return v ? sr_ref(v) : NULL;
+  SrVal *t = sr_seq(NULL, SR_V_TUPLE, n);
+  for (int i = 0; i < n; i++) {
+    SrVal *item = i < v->seq.n ? v->seq.items[i] : NULL;
+    sr_seq_push(NULL, t, !item ? sr_word(NULL, "UnspecifiedValue", 16)
+                         : axes[i] != SR_NOT_MAPPED ? batch_sharding(b, item, axes[i]) : sr_ref(item));
+  }
+  return t;
+}
+
+static int concrete_layouts(SrVal *v) {
+  for (int i = 0; v && v->kind == SR_V_TUPLE && i < v->seq.n; i++)
+    if (v->seq.items[i]->kind != SR_V_NONE) return 1;
+  return 0;
+}
+
+/* pjit.py: _pjit_batcher -- the body batched with the operands' batch
+   dims where they are (batch_jaxpr2), its results' dims where its rules
+   left them; the shardings gain the batch axis; the name is kept. */
+BATCH(batch_jit) {
+  static const char *const keys[] = {"jaxpr", "call_jaxpr", NULL};
+  SrAd *ad = &b->ad;
+  SrJaxpr *body = NULL;
+  const char *bkey = NULL;
+  for (int k = 0; keys[k] && !body; k++) {
+    SrVal *v = param(e, keys[k]);
+    if (v && v->kind == SR_V_JAXPR) body = v->jx.jaxpr, bkey = keys[k];
+  }
+  if (!body) return sr_raise(ad->I, "TypeError", "%s equation has no jaxpr", e->prim->name), -1;
+  if (concrete_layouts(param(e, "in_layouts")) || concrete_layouts(param(e, "out_layouts")))
+    return sr_raise(ad->I, "NotImplementedError", "Concrete layouts are not supported for vmap(jit)."), -1;
+  uint32_t n = e->nin, no = e->nout;
+  int *oaxes = sr_xcalloc(no + 1, sizeof *oaxes);
+  SrJaxpr *J = batched_body(b, body, bd, NULL, oaxes);
+  int rc = -1;
+  if (J) {
+    SrPList ps = {0};
+    for (uint32_t p = 0; p < e->nparams; p++) {
+      const char *k = e->params[p].key;
+      SrVal *v = e->params[p].val;
+      if (strcmp(k, bkey) == 0) sr_plist_add(&ps, k, sr_jaxpr_val(NULL, J));
+      else if (strcmp(k, "in_shardings") == 0) sr_plist_add(&ps, k, batch_shardings(b, v, bd, (int)n));
+      else if (strcmp(k, "out_shardings") == 0) sr_plist_add(&ps, k, batch_shardings(b, v, oaxes, (int)no));
+      else sr_plist_add(&ps, k, sr_ref(v));
+    }
+    SrVal *r = sr_ad_bind(ad, e->prim->id, (int)n, x, ps.n, ps.p);
+    sr_plist_free(&ps);
+    if (r) {
+      for (uint32_t i = 0; i < no; i++) {
+        y[i] = r->seq.items[i];
+        ybd[i] = oaxes[i];
+      }
+      rc = 0;
+    }
+    sr_program_unref(J->prog);
+  }
+  free(oaxes);
+  return rc;
+}
+
 /* ---- remat (checkpoint) ----
  *
  * The primal runs as it is; the tangent is a remat of the JVP body that
@@ -883,6 +1009,33 @@ TR(tr_remat) {
   }
   free(lin);
   free(ct_nz);
+  return rc;
+}
+
+/* ad_checkpoint.py: remat_vmap -- the body batched with the operands
+   where they are, its mapped results moved to the front. */
+BATCH(batch_remat) {
+  SrJaxpr *body = body_of(&b->ad, e, "jaxpr");
+  if (!body) return -1;
+  uint32_t no = e->nout;
+  int *dest = sr_xcalloc(no + 1, sizeof *dest), *oaxes = sr_xcalloc(no + 1, sizeof *oaxes);
+  for (uint32_t i = 0; i < no; i++) dest[i] = SR_BATCH_ZERO_IF_MAPPED;
+  SrJaxpr *J = batched_body(b, body, bd, dest, oaxes);
+  int rc = -1;
+  if (J) {
+    SrVal *differentiated = param(e, "differentiated");
+    SrVal *r = bind_remat(&b->ad, e, J, (int)e->nin, x, differentiated && differentiated->kind == SR_V_BOOL && differentiated->i);
+    if (r) {
+      for (uint32_t i = 0; i < no; i++) {
+        y[i] = r->seq.items[i];
+        ybd[i] = oaxes[i];
+      }
+      rc = 0;
+    }
+    sr_program_unref(J->prog);
+  }
+  free(dest);
+  free(oaxes);
   return rc;
 }
 
@@ -1040,6 +1193,18 @@ TR(tr_barrier) {
   if (nz != small) free(nz);
   if (!r) return -1;
   for (uint32_t i = 0, q = 0; i < e->nin; i++) cx[i] = ct[i] ? r->seq.items[q++] : NULL;
+  return 0;
+}
+
+/* lax.py: _optimization_barrier_batcher -- the barrier over the batched
+   operands, each result where its operand's batch dim is. */
+BATCH(batch_barrier) {
+  SrVal *r = sr_ad_bind_eqn(&b->ad, e, x);
+  if (!r) return -1;
+  for (uint32_t i = 0; i < e->nout; i++) {
+    y[i] = r->seq.items[i];
+    ybd[i] = bd[i];
+  }
   return 0;
 }
 
@@ -2679,6 +2844,97 @@ TR(tr_cond) {
   return rc;
 }
 
+/* conditionals.py: _bcast_select_n -- select_n(pred, *cases), pred
+   broadcast to the cases' rank along its leading dims. */
+static SrVal *bcast_select_n(SrAd *ad, SrVal *pred, int n, SrVal **cases) {
+  const SrType *pt = sr_ad_type(ad, pred), *ct = sr_ad_type(ad, cases[0]);
+  if (!pt || !ct) return NULL;
+  if (pt->ndim != ct->ndim) {
+    int64_t dims[SR_MAX_RANK];
+    for (int i = 0; i < pt->ndim; i++) dims[i] = i;
+    pred = sr_ad_broadcast_in_dim(ad, pred, ct, dims, pt->ndim, 0);
+  }
+  return sr_ad_select_n(ad, pred, n, cases);
+}
+
+/* conditionals.py: _cond_batching_rule.  A batched index runs every
+   branch (batched, its operands and results at the front) on operands
+   selected against their stop_gradient, and select_n picks each result;
+   an unbatched index is a cond of the branches batched alike (the
+   results any branch batches are batched in all). */
+BATCH(batch_cond) {
+  SrAd *ad = &b->ad;
+  int nb;
+  SrJaxpr *const *bs0 = branches_of(ad, e, &nb);
+  if (!bs0) return -1;
+  SrJaxpr *bs[64];
+  memcpy(bs, bs0, (size_t)nb * sizeof *bs);
+  uint32_t n = e->nin, nops = n - 1, no = e->nout;
+  uint8_t *inb = sr_xcalloc(n + 1, 1), *outb = sr_xcalloc(no + 1, 1), *ob = sr_xcalloc(no + 1, 1);
+  SrVal **ops = sr_xcalloc(n + 1, sizeof *ops);
+  SrJaxpr *bb[64] = {0};
+  int rc = -1;
+  if (bd[0] != SR_NOT_MAPPED) {
+    SrVal *index = sr_batch_at_front(b, x[0], bd[0], b->size);
+    for (uint32_t i = 0; i < nops; i++) ops[i] = sr_batch_at_front(b, x[1 + i], bd[1 + i], b->size);
+    memset(inb, 1, nops);
+    memset(outb, 1, no);
+    SrVal **outs = sr_xcalloc((size_t)nb * no + 1, sizeof *outs), **sel = sr_xcalloc(nops + 1, sizeof *sel);
+    rc = 0;
+    for (int k = 0; k < nb && rc == 0; k++) {
+      if (!(bb[k] = sr_batch_jaxpr(b, bs[k], inb, outb, ob))) {
+        rc = -1;
+        break;
+      }
+      SrVal *pred = sr_ad_binop(ad, SR_P_eq, index, sr_ad_const(ad, index, k));
+      for (uint32_t i = 0; i < nops; i++) {
+        SrVal *cases[2] = {sr_ad_unop(ad, SR_P_stop_gradient, ops[i]), ops[i]};
+        sel[i] = cases[0] ? bcast_select_n(ad, pred, 2, cases) : NULL;
+        if (!sel[i]) rc = -1;
+      }
+      SrVal *r = rc == 0 ? sr_ad_keep(ad, sr_eval_jaxpr(ad->I, bb[k], (int)nops, sel)) : NULL;
+      if (!r) rc = -1;
+      for (uint32_t i = 0; rc == 0 && i < no; i++) outs[(size_t)i * nb + k] = r->seq.items[i];
+    }
+    for (uint32_t i = 0; rc == 0 && i < no; i++) {
+      y[i] = bcast_select_n(ad, index, nb, &outs[(size_t)i * nb]);
+      ybd[i] = 0;
+      if (!y[i]) rc = -1;
+    }
+    free(outs);
+    free(sel);
+  } else {
+    ops[0] = x[0];
+    for (uint32_t i = 0; i < nops; i++) {
+      inb[i] = bd[1 + i] != SR_NOT_MAPPED;
+      ops[1 + i] = inb[i] ? sr_batch_moveaxis(b, x[1 + i], bd[1 + i], 0) : x[1 + i];
+    }
+    for (int k = 0; k < nb; k++) {
+      SrJaxpr *t = sr_batch_jaxpr(b, bs[k], inb, NULL, ob);
+      if (!t) goto done;
+      sr_program_unref(t->prog);
+      for (uint32_t i = 0; i < no; i++) outb[i] |= ob[i];
+    }
+    for (int k = 0; k < nb; k++)
+      if (!(bb[k] = sr_batch_jaxpr(b, bs[k], inb, outb, ob))) goto done;
+    SrVal *r = bind_cond(ad, e, bb, nb, (int)n, ops);
+    if (!r) goto done;
+    for (uint32_t i = 0; i < no; i++) {
+      y[i] = r->seq.items[i];
+      ybd[i] = outb[i] ? 0 : SR_NOT_MAPPED;
+    }
+    rc = 0;
+  }
+done:
+  for (int k = 0; k < nb; k++)
+    if (bb[k]) sr_program_unref(bb[k]->prog);
+  free(inb);
+  free(outb);
+  free(ob);
+  free(ops);
+  return rc;
+}
+
 /* ==== registration ==== */
 
 static void type_rules_control(void) {
@@ -2727,6 +2983,18 @@ static void ad_rules_control(void) {
   sr_ad_set_transpose(SR_P_while, tr_while);
 }
 
+static void batch_rules_control(void) {
+  sr_prims[SR_P_jit].batch = batch_jit;
+  sr_prims[SR_P_pjit].batch = batch_jit;
+  sr_prims[SR_P_closed_call].batch = batch_jit;
+  sr_prims[SR_P_core_call].batch = batch_jit;
+  sr_prims[SR_P_remat].batch = batch_remat;
+  sr_prims[SR_P_checkpoint].batch = batch_remat;
+  sr_prims[SR_P_remat2].batch = batch_remat;
+  sr_prims[SR_P_optimization_barrier].batch = batch_barrier;
+  sr_prims[SR_P_cond].batch = batch_cond;
+}
+
 static void ad_rules_scan(void) {
   sr_ad_set_jvp(SR_P_scan, jvp_scan);
   sr_ad_set_transpose(SR_P_scan, tr_scan);
@@ -2747,4 +3015,5 @@ void sr_lax_control_init(void) {
   ad_rules_control();
   ad_rules_scan();
   ad_rules_cond();
+  batch_rules_control();
 }
