@@ -2084,11 +2084,83 @@ TR(tr_scan) {
   return rc;
 }
 
+/* A call like e with its jaxpr param `key` replaced by body. */
+static SrVal *bind_with_body(SrAd *ad, const SrEqn *e, const char *key, SrJaxpr *body, int nin, SrVal **in) {
+  SrPList ps = {0};
+  for (uint32_t p = 0; p < e->nparams; p++) {
+    const char *k = e->params[p].key;
+    if (strcmp(k, key) == 0) sr_plist_add(&ps, k, sr_jaxpr_val(NULL, body));
+    else sr_plist_add(&ps, k, sr_ref(e->params[p].val));
+  }
+  SrVal *r = sr_ad_bind(ad, e->prim->id, nin, in, ps.n, ps.p);
+  sr_plist_free(&ps);
+  return r;
+}
+
+/* loops.py: _scan_batching_rule -- the fixpoint of which carries are
+   batched (batched initially, or made so by the body), then the scan of
+   the batched body: consts and carries batched at 0, xs and ys at 1. */
+BATCH(batch_scan) {
+  SrAd *ad = &b->ad;
+  Scan s;
+  if (scan_read(ad, e, &s) < 0) return -1;
+  uint32_t n = e->nin, no = s.body->nout;
+  int nc = s.nc, nk = s.nk;
+  uint8_t *inb = sr_xcalloc(n + 1, 1), *inst = sr_xcalloc(no + 1, 1), *outb = sr_xcalloc(no + 1, 1);
+  for (uint32_t i = 0; i < n; i++) inb[i] = bd[i] != SR_NOT_MAPPED;
+  SrJaxpr *J = NULL;
+  for (int it = 0; it <= nk; it++) {
+    memcpy(inst, inb + nc, (size_t)nk);
+    if (!(J = sr_batch_jaxpr(b, s.body, inb, inst, outb))) break;
+    int same = 1;
+    for (int i = 0; i < nk; i++)
+      if (outb[i] != inb[nc + i]) same = 0, inb[nc + i] |= outb[i];
+    if (same) break;
+    sr_program_unref(J->prog);
+    J = NULL;
+  }
+  int rc = -1;
+  if (J) {
+    SrVal **in = sr_xcalloc(n + 1, sizeof *in);
+    for (uint32_t i = 0; i < n; i++) {
+      int to = (int)i < nc + nk ? 0 : 1;
+      in[i] = inb[i] ? sr_batch_matchaxis(b, x[i], bd[i], to) : x[i];
+    }
+    SrVal *r = bind_with_body(ad, e, "jaxpr", J, (int)n, in);
+    if (r) {
+      for (uint32_t i = 0; i < no; i++) {
+        y[i] = r->seq.items[i];
+        ybd[i] = !outb[i] ? SR_NOT_MAPPED : (int)i < nk ? 0 : 1;
+      }
+      rc = 0;
+    }
+    free(in);
+    sr_program_unref(J->prog);
+  } else if (!ad->I->exc) {
+    sr_raise(ad->I, "AssertionError", "Fixpoint not reached");
+  }
+  free(inb);
+  free(inst);
+  free(outb);
+  return rc;
+}
+
 /* ==== while ==== */
 
 /* loops.py: _while_loop_abstract_eval, with lax.while_loop's checks of
    the condition (a boolean scalar) and of the carry (_check_carry_type).
    Operands are the cond consts, the body consts, the initial carry. */
+/* A batched predicate (vmap's, _while_loop_batching_rule) has a shape
+   that leads every carry's. */
+static int pred_prefix(const SrType *p, const SrType *const *carry, uint32_t nk) {
+  for (uint32_t i = 0; i < nk; i++) {
+    if (!carry[i] || carry[i]->ndim < p->ndim) return 0;
+    for (int d = 0; d < p->ndim; d++)
+      if (carry[i]->dims[d].size != p->dims[d].size) return 0;
+  }
+  return 1;
+}
+
 static int type_while(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   static const char *const ckeys[] = {"cond_jaxpr", NULL}, *const bkeys[] = {"body_jaxpr", NULL};
   const SrJaxpr *cj = jaxpr_param(e, ckeys), *bj = jaxpr_param(e, bkeys);
@@ -2123,7 +2195,7 @@ static int type_while(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
     report(cx, "TypeError", &b);
     goto done;
   }
-  if (couts[0] && (couts[0]->dtype != SR_BOOL || couts[0]->ndim)) {
+  if (couts[0] && (couts[0]->dtype != SR_BOOL || (couts[0]->ndim && !pred_prefix(couts[0], carry, nk)))) {
     sr_buf_puts(&b, "cond_fun must return a boolean scalar, but got output type(s) [");
     put_aval_repr(&b, couts[0]);
     sr_buf_puts(&b, "].");
@@ -2144,6 +2216,85 @@ done:
   return rc;
 }
 
+/* carry[i] where pred (which leads its shape) is false, else next[i]:
+   the select of a batched predicate's loop, on the host.  Replaces
+   next[i]. */
+static int while_keep(SrEvalCtx *cx, const uint8_t *pred, int64_t np, SrArray *carry, SrArray **next) {
+  SrArray *nx = *next;
+  int64_t numel = sr_type_numel(nx->type);
+  size_t es = sr_elem_size(nx->type->dtype), block = np ? (size_t)(numel / np) * es : 0;
+  size_t bytes = (size_t)numel * es;
+  char *hc = sr_xmalloc(bytes + 1), *hn = sr_xmalloc(bytes + 1);
+  int rc = -1;
+  if (sr_array_to_host(cx, carry, hc) == 0 && sr_array_to_host(cx, nx, hn) == 0) {
+    for (int64_t j = 0; j < np; j++)
+      if (!pred[j]) memcpy(hn + (size_t)j * block, hc + (size_t)j * block, block);
+    SrArray *a = sr_array_from_data(nx->type, nx->mesh, hn);
+    SrArray *r = a ? sr_redistribute_typed(cx, a, nx->mesh, nx->layout, nx->type) : NULL;
+    sr_array_unref(a);
+    if (r) {
+      sr_array_unref(nx);
+      *next = r;
+      rc = 0;
+    }
+  }
+  free(hc);
+  free(hn);
+  return rc;
+}
+
+/* A while whose predicate is batched (vmap's): it runs while any entry
+   holds, and the carries of the examples whose entry is false stay. */
+static int ev_while_batched(SrEvalCtx *cx, const SrEvalEqn *e, const SrJaxpr *cj, const SrJaxpr *bj, uint32_t cn,
+                            uint32_t bn, uint32_t nc) {
+  SrArray **cargs = sr_xcalloc(cn + nc + 1, sizeof *cargs), **bargs = sr_xcalloc(bn + nc + 1, sizeof *bargs);
+  SrArray **carry = sr_xcalloc(nc + 1, sizeof *carry), **next = sr_xcalloc(nc + 1, sizeof *next);
+  int64_t np = sr_type_numel(cj->outvars[0]->type);
+  uint8_t *pred = sr_xmalloc((size_t)np + 1);
+  for (uint32_t i = 0; i < nc; i++) carry[i] = sr_array_ref(e->in[cn + bn + i]);
+  int rc = 0;
+  for (;;) {
+    for (uint32_t i = 0; i < cn; i++) cargs[i] = e->in[i];
+    for (uint32_t i = 0; i < nc; i++) cargs[cn + i] = carry[i];
+    SrArray *p = NULL;
+    sr_ev_push(cx, "cond");
+    rc = sr_ev_jaxpr(cx, cj, cargs, &p);
+    sr_ev_pop(cx);
+    if (rc < 0) break;
+    rc = sr_array_to_host(cx, p, pred);
+    sr_array_unref(p);
+    if (rc < 0) break;
+    int any = 0;
+    for (int64_t j = 0; j < np; j++) any |= pred[j] != 0;
+    if (!any) break;
+    for (uint32_t i = 0; i < bn; i++) bargs[i] = e->in[cn + i];
+    for (uint32_t i = 0; i < nc; i++) bargs[bn + i] = carry[i];
+    sr_ev_push(cx, "body");
+    rc = sr_ev_jaxpr(cx, bj, bargs, next);
+    sr_ev_pop(cx);
+    for (uint32_t i = 0; rc == 0 && i < nc; i++) rc = while_keep(cx, pred, np, carry[i], &next[i]);
+    for (uint32_t i = 0; i < nc; i++) {
+      sr_array_unref(carry[i]);
+      carry[i] = next[i];
+      next[i] = NULL;
+    }
+    if (rc < 0) break;
+    if (cx->I && sr_interrupt_point(cx->I)) {
+      rc = sr_ev_err(cx, "KeyboardInterrupt", "interrupted");
+      break;
+    }
+  }
+  if (rc == 0)
+    for (uint32_t i = 0; i < nc; i++) e->out[i] = sr_array_retype(carry[i], e->out_type[i], NULL);
+  for (uint32_t i = 0; i < nc; i++) sr_array_unref(carry[i]);
+  free(cargs);
+  free(bargs);
+  free(carry);
+  free(next);
+  free(pred);
+  return rc;
+}
+
 static int ev_while(SrEvalCtx *cx, const SrEvalEqn *e) {
   const SrJaxpr *cj = sr_ev_param_jaxpr(e, "cond_jaxpr"), *bj = sr_ev_param_jaxpr(e, "body_jaxpr");
   int64_t cn, bn;
@@ -2152,6 +2303,8 @@ static int ev_while(SrEvalCtx *cx, const SrEvalEqn *e) {
   uint32_t nc = e->nin - (uint32_t)cn - (uint32_t)bn;
   if (nc != e->nout || sr_nargs(cj) != cn + nc || sr_nargs(bj) != bn + nc || bj->nout != nc || cj->nout != 1)
     return sr_ev_err(cx, "TypeError", "while: the cond and body jaxprs do not match the equation");
+  if (cj->outvars[0]->type && cj->outvars[0]->type->ndim)
+    return ev_while_batched(cx, e, cj, bj, (uint32_t)cn, (uint32_t)bn, nc);
   SrArray **cargs = sr_xcalloc(cn + nc + 1, sizeof *cargs), **bargs = sr_xcalloc(bn + nc + 1, sizeof *bargs);
   SrArray **carry = sr_xcalloc(nc + 1, sizeof *carry), **next = sr_xcalloc(nc + 1, sizeof *next);
   for (uint32_t i = 0; i < nc; i++) carry[i] = sr_array_ref(e->in[cn + bn + i]);
@@ -2409,6 +2562,97 @@ TR(tr_while) {
            "Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop with dynamic start/stop "
            "values. Try using lax.scan, or using fori_loop with static start/stop.");
   return -1;
+}
+
+/* loops.py: _while_loop_batching_rule -- the fixpoint of which carries
+   the body batches; a batched predicate batches every carry at 0 and
+   the loop runs while any example's predicate holds, the others keeping
+   their carry (the lowering's _pred_bcast_select_hlo, ev_while's
+   batched predicate); an unbatched one batches the carries after the
+   predicate's own dims. */
+BATCH(batch_while) {
+  SrAd *ad = &b->ad;
+  SrJaxpr *cj = body_of(ad, e, "cond_jaxpr"), *bj = body_of(ad, e, "body_jaxpr");
+  SrVal *cnv = param(e, "cond_nconsts"), *bnv = param(e, "body_nconsts");
+  if (!cj || !bj) return -1;
+  int cn = cnv && cnv->kind == SR_V_INT ? (int)cnv->i : 0, bn = bnv && bnv->kind == SR_V_INT ? (int)bnv->i : 0;
+  int n = (int)e->nin, nk = n - cn - bn;
+  if (nk < 0 || (int)bj->nout != nk || cj->nout != 1)
+    return sr_raise(ad->I, "TypeError", "while: the cond and body jaxprs do not match the equation"), -1;
+  uint8_t *bb = sr_xcalloc((size_t)n + 1, 1), *cb = sr_xcalloc((size_t)n + 1, 1), *outb = sr_xcalloc((size_t)nk + 1, 1);
+  int *bdims = sr_xcalloc((size_t)n + 1, sizeof *bdims), *cdims = sr_xcalloc((size_t)n + 1, sizeof *cdims);
+  int *kd = sr_xcalloc((size_t)nk + 1, sizeof *kd), *oaxes = sr_xcalloc((size_t)nk + 1, sizeof *oaxes);
+  SrVal **in = sr_xcalloc((size_t)n + 1, sizeof *in);
+  SrJaxpr *CB = NULL, *BB = NULL;
+  int rc = -1, fix = 0;
+  uint8_t *carry = bb + bn;
+  for (int i = 0; i < bn; i++) bb[i] = bd[cn + i] != SR_NOT_MAPPED;
+  for (int i = 0; i < nk; i++) carry[i] = bd[cn + bn + i] != SR_NOT_MAPPED;
+  for (int it = 0; it <= nk && !fix; it++) {
+    SrJaxpr *t = sr_batch_jaxpr(b, bj, bb, carry, outb);
+    if (!t) goto done;
+    sr_program_unref(t->prog);
+    fix = 1;
+    for (int i = 0; i < nk; i++)
+      if (outb[i] != carry[i]) fix = 0, carry[i] |= outb[i];
+  }
+  if (!fix) {
+    sr_raise(ad->I, "AssertionError", "Fixpoint not reached");
+    goto done;
+  }
+  for (int i = 0; i < cn; i++) cb[i] = bd[i] != SR_NOT_MAPPED;
+  memcpy(cb + cn, carry, (size_t)nk);
+  uint8_t pred_b;
+  SrJaxpr *t = sr_batch_jaxpr(b, cj, cb, NULL, &pred_b);
+  if (!t) goto done;
+  sr_program_unref(t->prog);
+  int pred_dest;
+  if (pred_b) {
+    for (int i = 0; i < nk; i++) kd[i] = 0;
+    pred_dest = 0;
+  } else {
+    int rank = cj->outvars[0]->type ? cj->outvars[0]->type->ndim : 0;
+    for (int i = 0; i < nk; i++) kd[i] = carry[i] ? rank : SR_NOT_MAPPED;
+    pred_dest = SR_NOT_MAPPED;
+  }
+  for (int i = 0; i < bn; i++) bdims[i] = bd[cn + i];
+  for (int i = 0; i < cn; i++) cdims[i] = bd[i];
+  memcpy(bdims + bn, kd, (size_t)nk * sizeof *kd);
+  memcpy(cdims + cn, kd, (size_t)nk * sizeof *kd);
+  if (!(BB = sr_batch_jaxpr_axes(b, bj, bdims, kd, oaxes))) goto done;
+  if (!(CB = sr_batch_jaxpr_axes(b, cj, cdims, &pred_dest, oaxes))) goto done;
+  for (int i = 0; i < n; i++) {
+    int k = i - cn - bn;
+    in[i] = k < 0 || kd[k] == SR_NOT_MAPPED ? x[i] : sr_batch_matchaxis(b, x[i], bd[i], kd[k]);
+  }
+  SrPList ps = {0};
+  for (uint32_t p = 0; p < e->nparams; p++) {
+    const char *k = e->params[p].key;
+    if (strcmp(k, "cond_jaxpr") == 0) sr_plist_add(&ps, k, sr_jaxpr_val(NULL, CB));
+    else if (strcmp(k, "body_jaxpr") == 0) sr_plist_add(&ps, k, sr_jaxpr_val(NULL, BB));
+    else sr_plist_add(&ps, k, sr_ref(e->params[p].val));
+  }
+  SrVal *r = sr_ad_bind(ad, SR_P_while, n, in, ps.n, ps.p);
+  sr_plist_free(&ps);
+  if (r) {
+    for (int i = 0; i < nk; i++) {
+      y[i] = r->seq.items[i];
+      ybd[i] = kd[i];
+    }
+    rc = 0;
+  }
+done:
+  if (CB) sr_program_unref(CB->prog);
+  if (BB) sr_program_unref(BB->prog);
+  free(bb);
+  free(cb);
+  free(outb);
+  free(bdims);
+  free(cdims);
+  free(kd);
+  free(oaxes);
+  free(in);
+  return rc;
 }
 
 /* ==== cond ==== */
@@ -2993,6 +3237,8 @@ static void batch_rules_control(void) {
   sr_prims[SR_P_remat2].batch = batch_remat;
   sr_prims[SR_P_optimization_barrier].batch = batch_barrier;
   sr_prims[SR_P_cond].batch = batch_cond;
+  sr_prims[SR_P_scan].batch = batch_scan;
+  sr_prims[SR_P_while].batch = batch_while;
 }
 
 static void ad_rules_scan(void) {
