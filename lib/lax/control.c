@@ -367,6 +367,19 @@ static SrJaxpr *prune_outputs(SrJaxpr *j, const uint8_t *keep) {
   return r;
 }
 
+/* A call like e with its jaxpr param `key` replaced by body. */
+static SrVal *bind_with_body(SrAd *ad, const SrEqn *e, const char *key, SrJaxpr *body, int nin, SrVal **in) {
+  SrPList ps = {0};
+  for (uint32_t p = 0; p < e->nparams; p++) {
+    const char *k = e->params[p].key;
+    if (strcmp(k, key) == 0) sr_plist_add(&ps, k, sr_jaxpr_val(NULL, body));
+    else sr_plist_add(&ps, k, sr_ref(e->params[p].val));
+  }
+  SrVal *r = sr_ad_bind(ad, e->prim->id, nin, in, ps.n, ps.p);
+  sr_plist_free(&ps);
+  return r;
+}
+
 /* ==== the calls: jit, pjit, the older call primitives, remat, custom_jvp/vjp calls ==== */
 
 /* Old dynamic shapes (jax.config.jax_dynamic_shapes, 2022-2023): a body's
@@ -1087,6 +1100,67 @@ JVP(jvp_custom_vjp_call) {
   if (sr_lax_custom_hooks.custom_vjp_call && obj_param(e, "bwd"))
     return sr_lax_custom_hooks.custom_vjp_call(ad, e, x, t, y, ty);
   return sr_lax_jvp_custom_call(ad, e, x, t, y, ty);
+}
+
+/* custom_derivatives.py: _custom_jvp_call_vmap, _custom_vjp_call_vmap --
+   the operands' batch dims moved to the front and the primal function
+   batched (batch_jaxpr).  A custom_jvp rule object is batched too (the
+   hook: the rule vmapped, its results all batched, so the call's are);
+   other rules stay the equation's (a parsed text's words, whose JVP
+   differentiates the batched call_jaxpr). */
+BATCH(batch_custom_call) {
+  SrAd *ad = &b->ad;
+  const char *key = param(e, "call_jaxpr") ? "call_jaxpr" : "fun_jaxpr";
+  SrJaxpr *body = body_of(ad, e, key);
+  if (!body) return -1;
+  uint32_t n = e->nin, no = e->nout;
+  uint8_t *inb = sr_xcalloc(n + 1, 1), *outb = sr_xcalloc(no + 1, 1);
+  SrVal **in = sr_xcalloc(n + 1, sizeof *in);
+  for (uint32_t i = 0; i < n; i++) {
+    inb[i] = bd[i] != SR_NOT_MAPPED;
+    in[i] = inb[i] ? sr_batch_moveaxis(b, x[i], bd[i], 0) : x[i];
+  }
+  int rule = e->prim->id == SR_P_custom_jvp_call && obj_param(e, "jvp") && sr_lax_custom_hooks.custom_jvp_batch;
+  uint8_t *inst = NULL;
+  if (rule) memset((inst = sr_xcalloc(no + 1, 1)), 1, no);
+  SrJaxpr *J = sr_batch_jaxpr(b, body, inb, inst, outb);
+  free(inst);
+  int rc = -1;
+  if (J) {
+    SrVal *r = NULL;
+    if (!rule) {
+      r = bind_with_body(ad, e, key, J, (int)n, in);
+    } else {
+      const SrType **ot = sr_xcalloc(no + 1, sizeof *ot);
+      for (uint32_t i = 0; i < no; i++) ot[i] = J->outvars[i]->type;
+      SrVal *jvp = sr_lax_custom_hooks.custom_jvp_batch(ad->I, param(e, "jvp"), inb, b->size, ot);
+      free(ot);
+      if (jvp) {
+        SrPList ps = {0};
+        for (uint32_t p = 0; p < e->nparams; p++) {
+          const char *k = e->params[p].key;
+          if (strcmp(k, key) == 0) sr_plist_add(&ps, k, sr_jaxpr_val(NULL, J));
+          else if (strcmp(k, "jvp") == 0) sr_plist_add(&ps, k, sr_ref(jvp));
+          else sr_plist_add(&ps, k, sr_ref(e->params[p].val));
+        }
+        r = sr_ad_bind(ad, e->prim->id, (int)n, in, ps.n, ps.p);
+        sr_plist_free(&ps);
+        sr_unref(jvp);
+      }
+    }
+    if (r) {
+      for (uint32_t i = 0; i < no; i++) {
+        y[i] = r->seq.items[i];
+        ybd[i] = outb[i] ? 0 : SR_NOT_MAPPED;
+      }
+      rc = 0;
+    }
+    sr_program_unref(J->prog);
+  }
+  free(inb);
+  free(outb);
+  free(in);
+  return rc;
 }
 
 /* ==== custom_lin ==== */
@@ -2082,19 +2156,6 @@ TR(tr_scan) {
   free(ys_nz);
   (void)stacked;
   return rc;
-}
-
-/* A call like e with its jaxpr param `key` replaced by body. */
-static SrVal *bind_with_body(SrAd *ad, const SrEqn *e, const char *key, SrJaxpr *body, int nin, SrVal **in) {
-  SrPList ps = {0};
-  for (uint32_t p = 0; p < e->nparams; p++) {
-    const char *k = e->params[p].key;
-    if (strcmp(k, key) == 0) sr_plist_add(&ps, k, sr_jaxpr_val(NULL, body));
-    else sr_plist_add(&ps, k, sr_ref(e->params[p].val));
-  }
-  SrVal *r = sr_ad_bind(ad, e->prim->id, nin, in, ps.n, ps.p);
-  sr_plist_free(&ps);
-  return r;
 }
 
 /* loops.py: _scan_batching_rule -- the fixpoint of which carries are
@@ -3239,6 +3300,9 @@ static void batch_rules_control(void) {
   sr_prims[SR_P_cond].batch = batch_cond;
   sr_prims[SR_P_scan].batch = batch_scan;
   sr_prims[SR_P_while].batch = batch_while;
+  sr_prims[SR_P_custom_jvp_call].batch = batch_custom_call;
+  sr_prims[SR_P_custom_vjp_call].batch = batch_custom_call;
+  sr_prims[SR_P_custom_vjp_call_jaxpr].batch = batch_custom_call;
 }
 
 static void ad_rules_scan(void) {
