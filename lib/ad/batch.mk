@@ -15,7 +15,10 @@ BATCH_GOLDEN_EW = \
 	tests/golden/vmap_reduce_jaxpr.jxr \
 	tests/golden/vmap_dot_jaxpr.jxr
 BATCH_GOLDEN_STRUCT =
-BATCH_GOLDEN_CONTROL =
+BATCH_GOLDEN_CONTROL = \
+	tests/golden/vmap_control.jxr \
+	tests/golden/vmap_control_jaxprs.jxr \
+	tests/golden/vmap_compose.jxr
 BATCH_GOLDEN_MANUAL =
 BATCH_GOLDEN_BUILT =
 TESTS += $(BATCH_GOLDEN)

@@ -2290,7 +2290,10 @@ static int while_keep(SrEvalCtx *cx, const uint8_t *pred, int64_t np, SrArray *c
   if (sr_array_to_host(cx, carry, hc) == 0 && sr_array_to_host(cx, nx, hn) == 0) {
     for (int64_t j = 0; j < np; j++)
       if (!pred[j]) memcpy(hn + (size_t)j * block, hc + (size_t)j * block, block);
-    SrArray *a = sr_array_from_data(nx->type, nx->mesh, hn);
+    int64_t shape[SR_MAX_RANK];
+    for (int d = 0; d < nx->type->ndim; d++) shape[d] = nx->type->dims[d].size;
+    const SrType *rt = sr_layout_replicated(nx->type->dtype, nx->type->ndim, shape, nx->mesh);
+    SrArray *a = sr_array_from_data(rt, nx->mesh, hn);
     SrArray *r = a ? sr_redistribute_typed(cx, a, nx->mesh, nx->layout, nx->type) : NULL;
     sr_array_unref(a);
     if (r) {
