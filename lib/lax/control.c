@@ -1104,9 +1104,9 @@ JVP(jvp_custom_vjp_call) {
 
 /* custom_derivatives.py: _custom_jvp_call_vmap, _custom_vjp_call_vmap --
    the operands' batch dims moved to the front and the primal function
-   batched (batch_jaxpr).  A custom_jvp rule object is batched too (the
-   hook: the rule vmapped, its results all batched, so the call's are);
-   other rules stay the equation's (a parsed text's words, whose JVP
+   batched (batch_jaxpr).  A custom_jvp rule object, or custom_vjp's fwd
+   and bwd, are batched too (the hooks: the rules vmapped, their results
+   all batched, so the call's are); other rules stay the equation's (a parsed text's words, whose JVP
    differentiates the batched call_jaxpr). */
 BATCH(batch_custom_call) {
   SrAd *ad = &b->ad;
@@ -1120,7 +1120,9 @@ BATCH(batch_custom_call) {
     inb[i] = bd[i] != SR_NOT_MAPPED;
     in[i] = inb[i] ? sr_batch_moveaxis(b, x[i], bd[i], 0) : x[i];
   }
-  int rule = e->prim->id == SR_P_custom_jvp_call && obj_param(e, "jvp") && sr_lax_custom_hooks.custom_jvp_batch;
+  int jvp_rule = e->prim->id == SR_P_custom_jvp_call && obj_param(e, "jvp") && sr_lax_custom_hooks.custom_jvp_batch;
+  int vjp_rule = e->prim->id == SR_P_custom_vjp_call && obj_param(e, "bwd") && sr_lax_custom_hooks.custom_vjp_batch;
+  int rule = jvp_rule || vjp_rule;
   uint8_t *inst = NULL;
   if (rule) memset((inst = sr_xcalloc(no + 1, 1)), 1, no);
   SrJaxpr *J = sr_batch_jaxpr(b, body, inb, inst, outb);
@@ -1131,21 +1133,27 @@ BATCH(batch_custom_call) {
     if (!rule) {
       r = bind_with_body(ad, e, key, J, (int)n, in);
     } else {
-      const SrType **ot = sr_xcalloc(no + 1, sizeof *ot);
+      const SrType **ot = sr_xcalloc(no + 1, sizeof *ot), **it = sr_xcalloc(n + 1, sizeof *it);
       for (uint32_t i = 0; i < no; i++) ot[i] = J->outvars[i]->type;
-      SrVal *jvp = sr_lax_custom_hooks.custom_jvp_batch(ad->I, param(e, "jvp"), inb, b->size, ot);
+      for (uint32_t i = 0; i < n; i++) it[i] = sr_args(J)[i]->type;
+      SrVal *rv = NULL, *fwd = NULL;
+      if (jvp_rule) rv = sr_lax_custom_hooks.custom_jvp_batch(ad->I, param(e, "jvp"), inb, b->size, ot);
+      else rv = sr_lax_custom_hooks.custom_vjp_batch(ad->I, param(e, "bwd"), inb, b->size, it, ot, &fwd);
       free(ot);
-      if (jvp) {
+      free(it);
+      if (rv) {
         SrPList ps = {0};
         for (uint32_t p = 0; p < e->nparams; p++) {
           const char *k = e->params[p].key;
           if (strcmp(k, key) == 0) sr_plist_add(&ps, k, sr_jaxpr_val(NULL, J));
-          else if (strcmp(k, "jvp") == 0) sr_plist_add(&ps, k, sr_ref(jvp));
+          else if (strcmp(k, jvp_rule ? "jvp" : "bwd") == 0) sr_plist_add(&ps, k, sr_ref(rv));
+          else if (vjp_rule && strcmp(k, "fwd") == 0) sr_plist_add(&ps, k, sr_ref(fwd));
           else sr_plist_add(&ps, k, sr_ref(e->params[p].val));
         }
         r = sr_ad_bind(ad, e->prim->id, (int)n, in, ps.n, ps.p);
         sr_plist_free(&ps);
-        sr_unref(jvp);
+        sr_unref(rv);
+        sr_unref(fwd);
       }
     }
     if (r) {

@@ -94,6 +94,11 @@ typedef struct SrLaxCustomHooks {
      NULL with an error raised */
   SrVal *(*custom_jvp_batch)(SrInterp *I, SrVal *jvp, const uint8_t *in_batched, int64_t size,
                              const SrType *const *out_types);
+  /* vmap: the bwd= object of a custom_vjp_call batched alike (operands of
+     the batched types in_types), with *fwd the matching fwd= object; new
+     references, or NULL with an error raised */
+  SrVal *(*custom_vjp_batch)(SrInterp *I, SrVal *bwd, const uint8_t *in_batched, int64_t size,
+                             const SrType *const *in_types, const SrType *const *out_types, SrVal **fwd);
 } SrLaxCustomHooks;
 extern SrLaxCustomHooks sr_lax_custom_hooks;
 
