@@ -3168,7 +3168,10 @@ static SrVal *bcast_select_n(SrAd *ad, SrVal *pred, int n, SrVal **cases) {
   if (pt->ndim != ct->ndim) {
     int64_t dims[SR_MAX_RANK];
     for (int i = 0; i < pt->ndim; i++) dims[i] = i;
-    pred = sr_ad_broadcast_in_dim(ad, pred, ct, dims, pt->ndim, 0);
+    /* on an Explicit mesh select_n wants `which` sharded as the cases */
+    int sharded = 0;
+    for (int d = 0; d < ct->ndim; d++) sharded |= ct->dims[d].nax > 0;
+    pred = sr_ad_broadcast_in_dim(ad, pred, ct, dims, pt->ndim, sharded);
   }
   return sr_ad_select_n(ad, pred, n, cases);
 }
