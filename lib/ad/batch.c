@@ -410,3 +410,48 @@ SrJaxpr *sr_batch_jaxpr(SrBatch *b, const SrJaxpr *j, const uint8_t *in_batched,
   free(obd);
   return r;
 }
+
+SrJaxpr *sr_batch_jaxpr_axes(SrBatch *b, const SrJaxpr *j, const int *in_axes, const int *out_dest, int *out_axes) {
+  SrInterp *I = b->ad.I;
+  SrTrace *saved = I->trace;
+  uint32_t n = sr_nargs(j), nout = j->nout;
+  const SrType **types = sr_xcalloc(n + 1, sizeof *types);
+  int *obd = sr_xcalloc(nout + 1, sizeof *obd);
+  for (uint32_t i = 0; i < n; i++) {
+    const SrType *t = sr_args(j)[i]->type;
+    types[i] = in_axes[i] != SR_NOT_MAPPED ? sr_batch_mapped_type(b, t, in_axes[i]) : t;
+  }
+  SrVal **args = sr_xcalloc(n + 1, sizeof *args), **outs = sr_xcalloc(nout + 1, sizeof *outs);
+  SrTrace *t = sr_ad_trace_begin(&b->ad, (int)n, types, args);
+  SrJaxpr *r = NULL;
+  int rc = sr_batch_eval(b, j, args, in_axes, outs, obd);
+  if (rc == 0) {
+    int mark = sr_ad_mark(&b->ad);
+    for (uint32_t i = 0; i < nout && rc == 0; i++) {
+      int to = out_dest ? out_dest[i] : obd[i];
+      if (to == SR_BATCH_ZERO_IF_MAPPED) to = obd[i] == SR_NOT_MAPPED ? SR_NOT_MAPPED : 0;
+      out_axes[i] = to;
+      if (to == obd[i]) continue;
+      if (to == SR_NOT_MAPPED) {
+        sr_raise(I, "ValueError", "vmap has mapped output but out_axes is None");
+        rc = -1;
+        break;
+      }
+      SrVal *m = sr_ref(sr_batch_matchaxis(b, outs[i], obd[i], to));
+      sr_unref(outs[i]);
+      outs[i] = m;
+      if (!m) rc = -1;
+    }
+    sr_ad_release(&b->ad, mark);
+  }
+  if (rc == 0) r = sr_ad_trace_end(&b->ad, t, (int)nout, outs, NULL);
+  else sr_trace_abort(I, t);
+  I->trace = saved;
+  for (uint32_t i = 0; i < n; i++) sr_unref(args[i]);
+  for (uint32_t i = 0; i < nout; i++) sr_unref(outs[i]);
+  free(args);
+  free(outs);
+  free(types);
+  free(obd);
+  return r;
+}

@@ -52,6 +52,15 @@ int sr_batch_eval(SrBatch *b, const SrJaxpr *j, SrVal **in, const int *in_bd, Sr
 SrJaxpr *sr_batch_jaxpr(SrBatch *b, const SrJaxpr *j, const uint8_t *in_batched, const uint8_t *inst,
                         uint8_t *out_batched);
 
+/* batching.batch_jaxpr_axes and batch_jaxpr2: j batched with input i
+   mapped at in_axes[i] (SR_NOT_MAPPED: not); output k is moved to
+   out_dest[k] (broadcast there when unmapped), or to 0 only when it is
+   mapped for SR_BATCH_ZERO_IF_MAPPED, or left where the rules put it
+   (out_dest NULL: every output, batch_jaxpr2).  out_axes gets each
+   output's batch dim.  A new jaxpr (its own program). */
+#define SR_BATCH_ZERO_IF_MAPPED (-2)
+SrJaxpr *sr_batch_jaxpr_axes(SrBatch *b, const SrJaxpr *j, const int *in_axes, const int *out_dest, int *out_axes);
+
 /* ---- helpers for the rules (pooled results) ---- */
 
 /* One example's type of a batched type: t without axis bd (its sharding

@@ -17,7 +17,10 @@ BATCH_GOLDEN_EW = \
 BATCH_GOLDEN_STRUCT = \
 	tests/golden/vmap_struct.jxr \
 	tests/golden/vmap_struct_jaxpr.jxr
-BATCH_GOLDEN_CONTROL =
+BATCH_GOLDEN_CONTROL = \
+	tests/golden/vmap_control.jxr \
+	tests/golden/vmap_control_jaxprs.jxr \
+	tests/golden/vmap_compose.jxr
 BATCH_GOLDEN_MANUAL = \
 	tests/golden/vmap_manual.jxr \
 	tests/golden/vmap_manual_shard_map.jxr \

@@ -545,9 +545,49 @@ static int jvp_custom_jvp(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal 
   return rc;
 }
 
+/* ---- vmap ---- */
+
+/* The jvp= object of a batched custom_jvp_call (custom_derivatives.py's
+   _custom_jvp_call_vmap, whose batched_jvp_jaxpr_thunk batches the rule
+   lazily): the rule jax.vmap'ed over the primals' and tangents' batched
+   leaves (the closed-over operands are not the rule's), with every result
+   batched at 0, and the call's batched result types. */
+static SrVal *batch_custom_jvp(SrInterp *I, SrVal *jvp, const uint8_t *in_batched, int64_t size,
+                               const SrType *const *out_types) {
+  if (!sr_is_obj(jvp, &cjvp_class)) return sr_ref(jvp);
+  const Cjvp *c = jvp->obj.data;
+  SrVal *vmap = sr_lookup_qualname("jax.vmap");
+  if (!vmap) return sr_raise(I, "RuntimeError", "jax.vmap is missing");
+  SrVal *axl = sr_seq(NULL, SR_V_LIST, c->nleaves);
+  for (int i = 0; i < c->nleaves; i++)
+    sr_seq_push(NULL, axl, in_batched[c->nconsts + i] ? sr_int(NULL, 0) : sr_none());
+  SrVal *ax = sr_pytree_unflatten(c->in_tree, axl);
+  sr_unref(axl);
+  if (!ax) return NULL;
+  SrVal *in_axes = sr_seq(NULL, SR_V_TUPLE, 2);
+  sr_seq_push(NULL, in_axes, sr_ref(ax));
+  sr_seq_push(NULL, in_axes, ax);
+  SrVal *kwv[3] = {in_axes, sr_int(NULL, 0), sr_int(NULL, size)};
+  const char *kw[3] = {sr_intern_cstr("in_axes"), sr_intern_cstr("out_axes"), sr_intern_cstr("axis_size")};
+  SrVal *pos[1] = {c->rule};
+  SrArgs a = {1, pos, 3, kw, kwv, NULL};
+  SrVal *rule = sr_call(I, vmap, &a);
+  for (int i = 0; i < 3; i++) sr_unref(kwv[i]);
+  if (!rule) return NULL;
+  Cjvp *d = sr_xcalloc(1, sizeof *d);
+  *d = *c;
+  d->rule = rule;
+  d->in_tree = sr_ref(c->in_tree);
+  d->out_tree = sr_ref(c->out_tree);
+  d->out_types = sr_xcalloc((size_t)c->nout + 1, sizeof *d->out_types);
+  for (int i = 0; i < c->nout; i++) d->out_types[i] = out_types[i];
+  return sr_obj(&cjvp_class, d);
+}
+
 void sr_custom_jvp_init(void) {
   sr_val_keep_class(&cjvp_class);
   sr_lax_custom_hooks.custom_jvp_call = jvp_custom_jvp;
+  sr_lax_custom_hooks.custom_jvp_batch = batch_custom_jvp;
   sr_def("jax.custom_jvp", jax_custom_jvp,
          "custom_jvp(fun): fun with a custom forward-mode rule, set with f.defjvp(jvp) or f.defjvps(*jvps); "
          "calls bind a custom_jvp_call equation, and jax.jvp, jax.grad and jax.vjp use the rule");

@@ -423,6 +423,139 @@ done:
   return rc;
 }
 
+/* ---- vmap ---- */
+
+/* The bwd rule of a batched call (custom_derivatives.py's
+   _custom_vjp_call_vmap and _match_axes_and_sum): the user's bwd vmapped
+   over the residuals and the cotangents (all batched at 0), the
+   cotangents of the argument leaves the call did not batch summed over
+   the batch. */
+typedef struct BatchedBwd {
+  SrVal *bwd;          /* the vmapped rule */
+  SrVal *in_tree;
+  uint8_t *leaf_batched;
+} BatchedBwd;
+
+static void bb_free(void *d) {
+  BatchedBwd *bb = d;
+  sr_unref(bb->bwd);
+  sr_unref(bb->in_tree);
+  free(bb->leaf_batched);
+  free(bb);
+}
+
+static SrVal *batched_bwd_call(SrInterp *I, SrArgs *a) {
+  BatchedBwd *bb = sr_current_builtin(I)->data;
+  SrVal *r = sr_call(I, bb->bwd, a);
+  int nargs = bb->in_tree->seq.n;
+  if (!r || r->kind != SR_V_TUPLE || r->seq.n != nargs) return r; /* tr_custom_lin says what is wrong */
+  SrVal *sum = sr_lookup_qualname("jax.numpy.sum");
+  if (!sum) {
+    sr_unref(r);
+    return sr_raise(I, "RuntimeError", "jax.numpy.sum is missing");
+  }
+  SrVal *out = sr_seq(NULL, SR_V_TUPLE, nargs);
+  int leaf = 0;
+  for (int i = 0; i < nargs && out; i++) {
+    SrVal *sk = sr_pytree_flatten(I, bb->in_tree->seq.items[i]);
+    int nl = sk ? sk->seq.n : 0;
+    sr_unref(sk);
+    SrVal *ra = r->seq.items[i];
+    SrVal *gl = ra->kind == SR_V_NONE ? NULL : sr_pytree_flatten(I, ra);
+    if (!gl || gl->seq.n != nl) {
+      sr_seq_push(NULL, out, sr_ref(ra));
+      sr_unref(gl);
+      leaf += nl;
+      continue;
+    }
+    SrVal *nv = sr_seq(NULL, SR_V_LIST, nl);
+    for (int k = 0; k < nl; k++) {
+      SrVal *g = gl->seq.items[k];
+      if (bb->leaf_batched[leaf + k]) {
+        sr_seq_push(NULL, nv, sr_ref(g));
+        continue;
+      }
+      SrVal *ax = sr_int(NULL, 0);
+      const char *kw[1] = {sr_intern_cstr("axis")};
+      SrArgs sa = {1, &g, 1, kw, &ax, NULL};
+      SrVal *s = sr_call(I, sum, &sa);
+      sr_unref(ax);
+      if (!s) {
+        sr_unref(nv);
+        sr_unref(out);
+        nv = out = NULL;
+        break;
+      }
+      sr_seq_push(NULL, nv, s);
+    }
+    leaf += nl;
+    sr_unref(gl);
+    if (nv) {
+      sr_seq_push(NULL, out, sr_pytree_unflatten(ra, nv));
+      sr_unref(nv);
+    }
+  }
+  sr_unref(r);
+  return out;
+}
+
+/* jax.vmap(fn, in_axes, out_axes=0, axis_size=size) */
+static SrVal *vmapped(SrInterp *I, SrVal *fn, SrVal *in_axes, int64_t size) {
+  SrVal *vmap = sr_lookup_qualname("jax.vmap");
+  if (!vmap) return sr_raise(I, "RuntimeError", "jax.vmap is missing");
+  SrVal *kwv[3] = {in_axes, sr_int(NULL, 0), sr_int(NULL, size)};
+  const char *kw[3] = {sr_intern_cstr("in_axes"), sr_intern_cstr("out_axes"), sr_intern_cstr("axis_size")};
+  SrArgs a = {1, &fn, 3, kw, kwv, NULL};
+  SrVal *r = sr_call(I, vmap, &a);
+  sr_unref(kwv[1]);
+  sr_unref(kwv[2]);
+  return r;
+}
+
+/* The hook of lax.h: fwd vmapped over the batched argument leaves (its
+   outputs and residuals batched at 0), bwd as above. */
+static SrVal *batch_custom_vjp(SrInterp *I, SrVal *bwd, const uint8_t *in_batched, int64_t size,
+                               const SrType *const *in_types, const SrType *const *out_types, SrVal **fwd) {
+  *fwd = NULL;
+  if (!sr_is_obj(bwd, &cvjp_ref_class)) return sr_raise(I, "TypeError", "custom_vjp_call: bwd is not a rule");
+  const Cvjp *c = ((CvjpRef *)bwd->obj.data)->c;
+  SrVal *axl = sr_seq(NULL, SR_V_LIST, c->nleaves);
+  for (int i = 0; i < c->nleaves; i++)
+    sr_seq_push(NULL, axl, in_batched[c->nconsts + i] ? sr_int(NULL, 0) : sr_none());
+  SrVal *ax = sr_pytree_unflatten(c->in_tree, axl);
+  sr_unref(axl);
+  if (!ax) return NULL;
+  SrVal *zero = sr_int(NULL, 0);
+  SrVal *f = vmapped(I, c->fwd, ax, size);
+  SrVal *b = f ? vmapped(I, c->bwd, zero, size) : NULL;
+  sr_unref(ax);
+  sr_unref(zero);
+  if (!b) {
+    sr_unref(f);
+    return NULL;
+  }
+  BatchedBwd *bb = sr_xcalloc(1, sizeof *bb);
+  bb->bwd = b;
+  bb->in_tree = sr_ref(c->in_tree);
+  bb->leaf_batched = sr_xcalloc((size_t)c->nleaves + 1, 1);
+  for (int i = 0; i < c->nleaves; i++) bb->leaf_batched[i] = in_batched[c->nconsts + i];
+  Cvjp *d = sr_xcalloc(1, sizeof *d);
+  *d = *c;
+  d->rc = 1;
+  d->fwd = f;
+  d->bwd = sr_builtin_with(c->bwd_name, batched_bwd_call, bb, bb_free);
+  d->in_tree = sr_ref(c->in_tree);
+  d->out_tree = sr_ref(c->out_tree);
+  d->in_types = sr_xcalloc((size_t)c->nleaves + 1, sizeof *d->in_types);
+  for (int i = 0; i < c->nleaves; i++) d->in_types[i] = in_types[c->nconsts + i];
+  d->out_types = sr_xcalloc((size_t)c->nout + 1, sizeof *d->out_types);
+  for (int i = 0; i < c->nout; i++) d->out_types[i] = out_types[i];
+  *fwd = ref_new(d, 0);
+  SrVal *r = ref_new(d, 1);
+  cvjp_unref(d);
+  return r;
+}
+
 void sr_custom_vjp_init(void) {
   sr_val_keep_class(&cvjp_ref_class);
   sr_val_keep_class(&cvjp_lin_class);
@@ -431,6 +564,7 @@ void sr_custom_vjp_init(void) {
   sr_lax_custom_hooks.custom_vjp_call = jvp_custom_vjp;
   sr_lax_custom_hooks.custom_lin_type = type_custom_lin;
   sr_lax_custom_hooks.custom_lin_transpose = tr_custom_lin;
+  sr_lax_custom_hooks.custom_vjp_batch = batch_custom_vjp;
   sr_def("jax.custom_vjp", jax_custom_vjp,
          "custom_vjp(fun): fun with a custom reverse-mode rule, set with f.defvjp(fwd, bwd); calls bind a "
          "custom_vjp_call equation");

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "ad/ad_rules.h"
+#include "ad/batch.h"
 #include "exec/eval.h"
 #include "exec/kern.h"
 #include "exec/layout.h"
@@ -366,6 +367,19 @@ static SrJaxpr *prune_outputs(SrJaxpr *j, const uint8_t *keep) {
   return r;
 }
 
+/* A call like e with its jaxpr param `key` replaced by body. */
+static SrVal *bind_with_body(SrAd *ad, const SrEqn *e, const char *key, SrJaxpr *body, int nin, SrVal **in) {
+  SrPList ps = {0};
+  for (uint32_t p = 0; p < e->nparams; p++) {
+    const char *k = e->params[p].key;
+    if (strcmp(k, key) == 0) sr_plist_add(&ps, k, sr_jaxpr_val(NULL, body));
+    else sr_plist_add(&ps, k, sr_ref(e->params[p].val));
+  }
+  SrVal *r = sr_ad_bind(ad, e->prim->id, nin, in, ps.n, ps.p);
+  sr_plist_free(&ps);
+  return r;
+}
+
 /* ==== the calls: jit, pjit, the older call primitives, remat, custom_jvp/vjp calls ==== */
 
 /* Old dynamic shapes (jax.config.jax_dynamic_shapes, 2022-2023): a body's
@@ -477,7 +491,7 @@ static SrVal *bind_call(SrAd *ad, const SrEqn *e, SrJaxpr *body, int nin, SrVal 
 static int jit_lin(SrAd *ad, const SrEqn *e, SrJaxpr *body, SrVal **x, SrVal **t, SrVal **y, SrVal **ty);
 
 /* the memo's tags (sr_ad_memo_get) */
-enum { MEMO_JVP = 1, MEMO_LIN, MEMO_TRANSPOSE };
+enum { MEMO_JVP = 1, MEMO_LIN, MEMO_TRANSPOSE, MEMO_BATCH };
 
 JVP(jvp_jit) {
   SrJaxpr *body = body_of(ad, e, "jaxpr");
@@ -788,6 +802,131 @@ static int call_transpose(SrAd *ad, const SrEqn *e, const char *key, SrVal **ct,
 
 TR(tr_jit) { return call_transpose(ad, e, "jaxpr", ct, x, cx); }
 
+#define BATCH(name) static int name(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd)
+
+static void key_put(uint8_t *k, size_t *n, const void *p, size_t len) {
+  memcpy(k + *n, p, len);
+  *n += len;
+}
+
+/* sr_batch_jaxpr_axes of a call's body, memoized per body, axes and
+   batch (size, axis_name, spmd axes) as the AD memo keeps transforms, so
+   that a body called twice is batched once and the calls share it. */
+static SrJaxpr *batched_body(SrBatch *b, const SrJaxpr *body, const int *in_axes, const int *out_dest,
+                             int *out_axes) {
+  uint32_t n = sr_nargs(body), no = body->nout;
+  size_t cap = 2 + n + no + sizeof b->size + sizeof b->axis_name + sizeof b->spmd, kn = 0;
+  uint8_t *key = sr_xcalloc(cap, 1);
+  key[kn++] = out_dest != NULL;
+  for (uint32_t i = 0; i < n; i++) key[kn++] = (uint8_t)(in_axes[i] + 3);
+  for (uint32_t i = 0; out_dest && i < no; i++) key[kn++] = (uint8_t)(out_dest[i] + 3);
+  key_put(key, &kn, &b->size, sizeof b->size);
+  key_put(key, &kn, &b->axis_name, sizeof b->axis_name);
+  key[kn++] = (uint8_t)b->nspmd;
+  key_put(key, &kn, b->spmd, (size_t)b->nspmd * sizeof b->spmd[0]);
+  const SrAdMemoVal *mv = sr_ad_memo_get(&b->ad, MEMO_BATCH, body, key, kn);
+  SrJaxpr *J;
+  if (mv) {
+    J = mv->j[0];
+    sr_program_ref(J->prog);
+    for (uint32_t i = 0; i < no; i++) out_axes[i] = mv->data[i];
+  } else if ((J = sr_batch_jaxpr_axes(b, body, in_axes, out_dest, out_axes))) {
+    J->name = body->name;
+    sr_ad_memo_put(&b->ad, MEMO_BATCH, body, key, kn, J, NULL, out_axes, (int)no);
+  }
+  free(key);
+  return J;
+}
+
+/* pjit.py: _pjit_batcher_for_sharding -- a sharding of a value batched at
+   dim gets an entry there: the spmd axes, or None (a replicated sharding
+   with no spmd axes stays as it is).  A new reference. */
+static SrVal *batch_sharding(const SrBatch *b, SrVal *s, int dim) {
+  if (s->kind != SR_V_SHARDING || !s->sh.spec) return sr_ref(s);
+  const SrSpec *sp = s->sh.spec;
+  int repl = !sp->nunreduced && !sp->nreduced;
+  for (int i = 0; i < sp->n && repl; i++) repl = sp->e[i].n == 0;
+  if (repl && !b->nspmd) return sr_ref(s);
+  int n = (sp->n > dim ? sp->n : dim) + 1;
+  SrSpec ns = *sp;
+  ns.e = sr_xcalloc((size_t)n, sizeof *ns.e);
+  ns.n = n;
+  for (int i = 0, k = 0; i < n; i++) {
+    if (i == dim) {
+      ns.e[i].n = b->nspmd;
+      ns.e[i].names = (const char **)b->spmd;
+    } else {
+      if (k < sp->n) ns.e[i] = sp->e[k];
+      k++;
+    }
+  }
+  SrVal *r = sr_sharding_val(NULL, s->sh.mesh, &ns, s->sh.memory_kind);
+  free(ns.e);
+  return r;
+}
+
+/* The per-value sharding tuple of key with each batched entry rebatched. */
+static SrVal *batch_shardings(const SrBatch *b, SrVal *v, const int *axes, int n) {
+  if (!v || v->kind != SR_V_TUPLE) return v ? sr_ref(v) : NULL;
+  SrVal *t = sr_seq(NULL, SR_V_TUPLE, n);
+  for (int i = 0; i < n; i++) {
+    SrVal *item = i < v->seq.n ? v->seq.items[i] : NULL;
+    sr_seq_push(NULL, t, !item ? sr_word(NULL, "UnspecifiedValue", 16)
+                         : axes[i] != SR_NOT_MAPPED ? batch_sharding(b, item, axes[i]) : sr_ref(item));
+  }
+  return t;
+}
+
+static int concrete_layouts(SrVal *v) {
+  for (int i = 0; v && v->kind == SR_V_TUPLE && i < v->seq.n; i++)
+    if (v->seq.items[i]->kind != SR_V_NONE) return 1;
+  return 0;
+}
+
+/* pjit.py: _pjit_batcher -- the body batched with the operands' batch
+   dims where they are (batch_jaxpr2), its results' dims where its rules
+   left them; the shardings gain the batch axis; the name is kept. */
+BATCH(batch_jit) {
+  static const char *const keys[] = {"jaxpr", "call_jaxpr", NULL};
+  SrAd *ad = &b->ad;
+  SrJaxpr *body = NULL;
+  const char *bkey = NULL;
+  for (int k = 0; keys[k] && !body; k++) {
+    SrVal *v = param(e, keys[k]);
+    if (v && v->kind == SR_V_JAXPR) body = v->jx.jaxpr, bkey = keys[k];
+  }
+  if (!body) return sr_raise(ad->I, "TypeError", "%s equation has no jaxpr", e->prim->name), -1;
+  if (concrete_layouts(param(e, "in_layouts")) || concrete_layouts(param(e, "out_layouts")))
+    return sr_raise(ad->I, "NotImplementedError", "Concrete layouts are not supported for vmap(jit)."), -1;
+  uint32_t n = e->nin, no = e->nout;
+  int *oaxes = sr_xcalloc(no + 1, sizeof *oaxes);
+  SrJaxpr *J = batched_body(b, body, bd, NULL, oaxes);
+  int rc = -1;
+  if (J) {
+    SrPList ps = {0};
+    for (uint32_t p = 0; p < e->nparams; p++) {
+      const char *k = e->params[p].key;
+      SrVal *v = e->params[p].val;
+      if (strcmp(k, bkey) == 0) sr_plist_add(&ps, k, sr_jaxpr_val(NULL, J));
+      else if (strcmp(k, "in_shardings") == 0) sr_plist_add(&ps, k, batch_shardings(b, v, bd, (int)n));
+      else if (strcmp(k, "out_shardings") == 0) sr_plist_add(&ps, k, batch_shardings(b, v, oaxes, (int)no));
+      else sr_plist_add(&ps, k, sr_ref(v));
+    }
+    SrVal *r = sr_ad_bind(ad, e->prim->id, (int)n, x, ps.n, ps.p);
+    sr_plist_free(&ps);
+    if (r) {
+      for (uint32_t i = 0; i < no; i++) {
+        y[i] = r->seq.items[i];
+        ybd[i] = oaxes[i];
+      }
+      rc = 0;
+    }
+    sr_program_unref(J->prog);
+  }
+  free(oaxes);
+  return rc;
+}
+
 /* ---- remat (checkpoint) ----
  *
  * The primal runs as it is; the tangent is a remat of the JVP body that
@@ -886,6 +1025,33 @@ TR(tr_remat) {
   return rc;
 }
 
+/* ad_checkpoint.py: remat_vmap -- the body batched with the operands
+   where they are, its mapped results moved to the front. */
+BATCH(batch_remat) {
+  SrJaxpr *body = body_of(&b->ad, e, "jaxpr");
+  if (!body) return -1;
+  uint32_t no = e->nout;
+  int *dest = sr_xcalloc(no + 1, sizeof *dest), *oaxes = sr_xcalloc(no + 1, sizeof *oaxes);
+  for (uint32_t i = 0; i < no; i++) dest[i] = SR_BATCH_ZERO_IF_MAPPED;
+  SrJaxpr *J = batched_body(b, body, bd, dest, oaxes);
+  int rc = -1;
+  if (J) {
+    SrVal *differentiated = param(e, "differentiated");
+    SrVal *r = bind_remat(&b->ad, e, J, (int)e->nin, x, differentiated && differentiated->kind == SR_V_BOOL && differentiated->i);
+    if (r) {
+      for (uint32_t i = 0; i < no; i++) {
+        y[i] = r->seq.items[i];
+        ybd[i] = oaxes[i];
+      }
+      rc = 0;
+    }
+    sr_program_unref(J->prog);
+  }
+  free(dest);
+  free(oaxes);
+  return rc;
+}
+
 /* ---- custom_jvp_call, custom_vjp_call ----
  *
  * In a jaxpr text the custom rule is a Python function that did not
@@ -934,6 +1100,75 @@ JVP(jvp_custom_vjp_call) {
   if (sr_lax_custom_hooks.custom_vjp_call && obj_param(e, "bwd"))
     return sr_lax_custom_hooks.custom_vjp_call(ad, e, x, t, y, ty);
   return sr_lax_jvp_custom_call(ad, e, x, t, y, ty);
+}
+
+/* custom_derivatives.py: _custom_jvp_call_vmap, _custom_vjp_call_vmap --
+   the operands' batch dims moved to the front and the primal function
+   batched (batch_jaxpr).  A custom_jvp rule object, or custom_vjp's fwd
+   and bwd, are batched too (the hooks: the rules vmapped, their results
+   all batched, so the call's are); other rules stay the equation's (a parsed text's words, whose JVP
+   differentiates the batched call_jaxpr). */
+BATCH(batch_custom_call) {
+  SrAd *ad = &b->ad;
+  const char *key = param(e, "call_jaxpr") ? "call_jaxpr" : "fun_jaxpr";
+  SrJaxpr *body = body_of(ad, e, key);
+  if (!body) return -1;
+  uint32_t n = e->nin, no = e->nout;
+  uint8_t *inb = sr_xcalloc(n + 1, 1), *outb = sr_xcalloc(no + 1, 1);
+  SrVal **in = sr_xcalloc(n + 1, sizeof *in);
+  for (uint32_t i = 0; i < n; i++) {
+    inb[i] = bd[i] != SR_NOT_MAPPED;
+    in[i] = inb[i] ? sr_batch_moveaxis(b, x[i], bd[i], 0) : x[i];
+  }
+  int jvp_rule = e->prim->id == SR_P_custom_jvp_call && obj_param(e, "jvp") && sr_lax_custom_hooks.custom_jvp_batch;
+  int vjp_rule = e->prim->id == SR_P_custom_vjp_call && obj_param(e, "bwd") && sr_lax_custom_hooks.custom_vjp_batch;
+  int rule = jvp_rule || vjp_rule;
+  uint8_t *inst = NULL;
+  if (rule) memset((inst = sr_xcalloc(no + 1, 1)), 1, no);
+  SrJaxpr *J = sr_batch_jaxpr(b, body, inb, inst, outb);
+  free(inst);
+  int rc = -1;
+  if (J) {
+    SrVal *r = NULL;
+    if (!rule) {
+      r = bind_with_body(ad, e, key, J, (int)n, in);
+    } else {
+      const SrType **ot = sr_xcalloc(no + 1, sizeof *ot), **it = sr_xcalloc(n + 1, sizeof *it);
+      for (uint32_t i = 0; i < no; i++) ot[i] = J->outvars[i]->type;
+      for (uint32_t i = 0; i < n; i++) it[i] = sr_args(J)[i]->type;
+      SrVal *rv = NULL, *fwd = NULL;
+      if (jvp_rule) rv = sr_lax_custom_hooks.custom_jvp_batch(ad->I, param(e, "jvp"), inb, b->size, ot);
+      else rv = sr_lax_custom_hooks.custom_vjp_batch(ad->I, param(e, "bwd"), inb, b->size, it, ot, &fwd);
+      free(ot);
+      free(it);
+      if (rv) {
+        SrPList ps = {0};
+        for (uint32_t p = 0; p < e->nparams; p++) {
+          const char *k = e->params[p].key;
+          if (strcmp(k, key) == 0) sr_plist_add(&ps, k, sr_jaxpr_val(NULL, J));
+          else if (strcmp(k, jvp_rule ? "jvp" : "bwd") == 0) sr_plist_add(&ps, k, sr_ref(rv));
+          else if (vjp_rule && strcmp(k, "fwd") == 0) sr_plist_add(&ps, k, sr_ref(fwd));
+          else sr_plist_add(&ps, k, sr_ref(e->params[p].val));
+        }
+        r = sr_ad_bind(ad, e->prim->id, (int)n, in, ps.n, ps.p);
+        sr_plist_free(&ps);
+        sr_unref(rv);
+        sr_unref(fwd);
+      }
+    }
+    if (r) {
+      for (uint32_t i = 0; i < no; i++) {
+        y[i] = r->seq.items[i];
+        ybd[i] = outb[i] ? 0 : SR_NOT_MAPPED;
+      }
+      rc = 0;
+    }
+    sr_program_unref(J->prog);
+  }
+  free(inb);
+  free(outb);
+  free(in);
+  return rc;
 }
 
 /* ==== custom_lin ==== */
@@ -1040,6 +1275,18 @@ TR(tr_barrier) {
   if (nz != small) free(nz);
   if (!r) return -1;
   for (uint32_t i = 0, q = 0; i < e->nin; i++) cx[i] = ct[i] ? r->seq.items[q++] : NULL;
+  return 0;
+}
+
+/* lax.py: _optimization_barrier_batcher -- the barrier over the batched
+   operands, each result where its operand's batch dim is. */
+BATCH(batch_barrier) {
+  SrVal *r = sr_ad_bind_eqn(&b->ad, e, x);
+  if (!r) return -1;
+  for (uint32_t i = 0; i < e->nout; i++) {
+    y[i] = r->seq.items[i];
+    ybd[i] = bd[i];
+  }
   return 0;
 }
 
@@ -1919,11 +2166,70 @@ TR(tr_scan) {
   return rc;
 }
 
+/* loops.py: _scan_batching_rule -- the fixpoint of which carries are
+   batched (batched initially, or made so by the body), then the scan of
+   the batched body: consts and carries batched at 0, xs and ys at 1. */
+BATCH(batch_scan) {
+  SrAd *ad = &b->ad;
+  Scan s;
+  if (scan_read(ad, e, &s) < 0) return -1;
+  uint32_t n = e->nin, no = s.body->nout;
+  int nc = s.nc, nk = s.nk;
+  uint8_t *inb = sr_xcalloc(n + 1, 1), *inst = sr_xcalloc(no + 1, 1), *outb = sr_xcalloc(no + 1, 1);
+  for (uint32_t i = 0; i < n; i++) inb[i] = bd[i] != SR_NOT_MAPPED;
+  SrJaxpr *J = NULL;
+  for (int it = 0; it <= nk; it++) {
+    memcpy(inst, inb + nc, (size_t)nk);
+    if (!(J = sr_batch_jaxpr(b, s.body, inb, inst, outb))) break;
+    int same = 1;
+    for (int i = 0; i < nk; i++)
+      if (outb[i] != inb[nc + i]) same = 0, inb[nc + i] |= outb[i];
+    if (same) break;
+    sr_program_unref(J->prog);
+    J = NULL;
+  }
+  int rc = -1;
+  if (J) {
+    SrVal **in = sr_xcalloc(n + 1, sizeof *in);
+    for (uint32_t i = 0; i < n; i++) {
+      int to = (int)i < nc + nk ? 0 : 1;
+      in[i] = inb[i] ? sr_batch_matchaxis(b, x[i], bd[i], to) : x[i];
+    }
+    SrVal *r = bind_with_body(ad, e, "jaxpr", J, (int)n, in);
+    if (r) {
+      for (uint32_t i = 0; i < no; i++) {
+        y[i] = r->seq.items[i];
+        ybd[i] = !outb[i] ? SR_NOT_MAPPED : (int)i < nk ? 0 : 1;
+      }
+      rc = 0;
+    }
+    free(in);
+    sr_program_unref(J->prog);
+  } else if (!ad->I->exc) {
+    sr_raise(ad->I, "AssertionError", "Fixpoint not reached");
+  }
+  free(inb);
+  free(inst);
+  free(outb);
+  return rc;
+}
+
 /* ==== while ==== */
 
 /* loops.py: _while_loop_abstract_eval, with lax.while_loop's checks of
    the condition (a boolean scalar) and of the carry (_check_carry_type).
    Operands are the cond consts, the body consts, the initial carry. */
+/* A batched predicate (vmap's, _while_loop_batching_rule) has a shape
+   that leads every carry's. */
+static int pred_prefix(const SrType *p, const SrType *const *carry, uint32_t nk) {
+  for (uint32_t i = 0; i < nk; i++) {
+    if (!carry[i] || carry[i]->ndim < p->ndim) return 0;
+    for (int d = 0; d < p->ndim; d++)
+      if (carry[i]->dims[d].size != p->dims[d].size) return 0;
+  }
+  return 1;
+}
+
 static int type_while(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   static const char *const ckeys[] = {"cond_jaxpr", NULL}, *const bkeys[] = {"body_jaxpr", NULL};
   const SrJaxpr *cj = jaxpr_param(e, ckeys), *bj = jaxpr_param(e, bkeys);
@@ -1958,7 +2264,7 @@ static int type_while(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
     report(cx, "TypeError", &b);
     goto done;
   }
-  if (couts[0] && (couts[0]->dtype != SR_BOOL || couts[0]->ndim)) {
+  if (couts[0] && (couts[0]->dtype != SR_BOOL || (couts[0]->ndim && !pred_prefix(couts[0], carry, nk)))) {
     sr_buf_puts(&b, "cond_fun must return a boolean scalar, but got output type(s) [");
     put_aval_repr(&b, couts[0]);
     sr_buf_puts(&b, "].");
@@ -1979,6 +2285,88 @@ done:
   return rc;
 }
 
+/* carry[i] where pred (which leads its shape) is false, else next[i]:
+   the select of a batched predicate's loop, on the host.  Replaces
+   next[i]. */
+static int while_keep(SrEvalCtx *cx, const uint8_t *pred, int64_t np, SrArray *carry, SrArray **next) {
+  SrArray *nx = *next;
+  int64_t numel = sr_type_numel(nx->type);
+  size_t es = sr_elem_size(nx->type->dtype), block = np ? (size_t)(numel / np) * es : 0;
+  size_t bytes = (size_t)numel * es;
+  char *hc = sr_xmalloc(bytes + 1), *hn = sr_xmalloc(bytes + 1);
+  int rc = -1;
+  if (sr_array_to_host(cx, carry, hc) == 0 && sr_array_to_host(cx, nx, hn) == 0) {
+    for (int64_t j = 0; j < np; j++)
+      if (!pred[j]) memcpy(hn + (size_t)j * block, hc + (size_t)j * block, block);
+    int64_t shape[SR_MAX_RANK];
+    for (int d = 0; d < nx->type->ndim; d++) shape[d] = nx->type->dims[d].size;
+    const SrType *rt = sr_layout_replicated(nx->type->dtype, nx->type->ndim, shape, nx->mesh);
+    SrArray *a = sr_array_from_data(rt, nx->mesh, hn);
+    SrArray *r = a ? sr_redistribute_typed(cx, a, nx->mesh, nx->layout, nx->type) : NULL;
+    sr_array_unref(a);
+    if (r) {
+      sr_array_unref(nx);
+      *next = r;
+      rc = 0;
+    }
+  }
+  free(hc);
+  free(hn);
+  return rc;
+}
+
+/* A while whose predicate is batched (vmap's): it runs while any entry
+   holds, and the carries of the examples whose entry is false stay. */
+static int ev_while_batched(SrEvalCtx *cx, const SrEvalEqn *e, const SrJaxpr *cj, const SrJaxpr *bj, uint32_t cn,
+                            uint32_t bn, uint32_t nc) {
+  SrArray **cargs = sr_xcalloc(cn + nc + 1, sizeof *cargs), **bargs = sr_xcalloc(bn + nc + 1, sizeof *bargs);
+  SrArray **carry = sr_xcalloc(nc + 1, sizeof *carry), **next = sr_xcalloc(nc + 1, sizeof *next);
+  int64_t np = sr_type_numel(cj->outvars[0]->type);
+  uint8_t *pred = sr_xmalloc((size_t)np + 1);
+  for (uint32_t i = 0; i < nc; i++) carry[i] = sr_array_ref(e->in[cn + bn + i]);
+  int rc = 0;
+  for (;;) {
+    for (uint32_t i = 0; i < cn; i++) cargs[i] = e->in[i];
+    for (uint32_t i = 0; i < nc; i++) cargs[cn + i] = carry[i];
+    SrArray *p = NULL;
+    sr_ev_push(cx, "cond");
+    rc = sr_ev_jaxpr(cx, cj, cargs, &p);
+    sr_ev_pop(cx);
+    if (rc < 0) break;
+    rc = sr_array_to_host(cx, p, pred);
+    sr_array_unref(p);
+    if (rc < 0) break;
+    int any = 0;
+    for (int64_t j = 0; j < np; j++) any |= pred[j] != 0;
+    if (!any) break;
+    for (uint32_t i = 0; i < bn; i++) bargs[i] = e->in[cn + i];
+    for (uint32_t i = 0; i < nc; i++) bargs[bn + i] = carry[i];
+    sr_ev_push(cx, "body");
+    rc = sr_ev_jaxpr(cx, bj, bargs, next);
+    sr_ev_pop(cx);
+    for (uint32_t i = 0; rc == 0 && i < nc; i++) rc = while_keep(cx, pred, np, carry[i], &next[i]);
+    for (uint32_t i = 0; i < nc; i++) {
+      sr_array_unref(carry[i]);
+      carry[i] = next[i];
+      next[i] = NULL;
+    }
+    if (rc < 0) break;
+    if (cx->I && sr_interrupt_point(cx->I)) {
+      rc = sr_ev_err(cx, "KeyboardInterrupt", "interrupted");
+      break;
+    }
+  }
+  if (rc == 0)
+    for (uint32_t i = 0; i < nc; i++) e->out[i] = sr_array_retype(carry[i], e->out_type[i], NULL);
+  for (uint32_t i = 0; i < nc; i++) sr_array_unref(carry[i]);
+  free(cargs);
+  free(bargs);
+  free(carry);
+  free(next);
+  free(pred);
+  return rc;
+}
+
 static int ev_while(SrEvalCtx *cx, const SrEvalEqn *e) {
   const SrJaxpr *cj = sr_ev_param_jaxpr(e, "cond_jaxpr"), *bj = sr_ev_param_jaxpr(e, "body_jaxpr");
   int64_t cn, bn;
@@ -1987,6 +2375,8 @@ static int ev_while(SrEvalCtx *cx, const SrEvalEqn *e) {
   uint32_t nc = e->nin - (uint32_t)cn - (uint32_t)bn;
   if (nc != e->nout || sr_nargs(cj) != cn + nc || sr_nargs(bj) != bn + nc || bj->nout != nc || cj->nout != 1)
     return sr_ev_err(cx, "TypeError", "while: the cond and body jaxprs do not match the equation");
+  if (cj->outvars[0]->type && cj->outvars[0]->type->ndim)
+    return ev_while_batched(cx, e, cj, bj, (uint32_t)cn, (uint32_t)bn, nc);
   SrArray **cargs = sr_xcalloc(cn + nc + 1, sizeof *cargs), **bargs = sr_xcalloc(bn + nc + 1, sizeof *bargs);
   SrArray **carry = sr_xcalloc(nc + 1, sizeof *carry), **next = sr_xcalloc(nc + 1, sizeof *next);
   for (uint32_t i = 0; i < nc; i++) carry[i] = sr_array_ref(e->in[cn + bn + i]);
@@ -2244,6 +2634,97 @@ TR(tr_while) {
            "Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop with dynamic start/stop "
            "values. Try using lax.scan, or using fori_loop with static start/stop.");
   return -1;
+}
+
+/* loops.py: _while_loop_batching_rule -- the fixpoint of which carries
+   the body batches; a batched predicate batches every carry at 0 and
+   the loop runs while any example's predicate holds, the others keeping
+   their carry (the lowering's _pred_bcast_select_hlo, ev_while's
+   batched predicate); an unbatched one batches the carries after the
+   predicate's own dims. */
+BATCH(batch_while) {
+  SrAd *ad = &b->ad;
+  SrJaxpr *cj = body_of(ad, e, "cond_jaxpr"), *bj = body_of(ad, e, "body_jaxpr");
+  SrVal *cnv = param(e, "cond_nconsts"), *bnv = param(e, "body_nconsts");
+  if (!cj || !bj) return -1;
+  int cn = cnv && cnv->kind == SR_V_INT ? (int)cnv->i : 0, bn = bnv && bnv->kind == SR_V_INT ? (int)bnv->i : 0;
+  int n = (int)e->nin, nk = n - cn - bn;
+  if (nk < 0 || (int)bj->nout != nk || cj->nout != 1)
+    return sr_raise(ad->I, "TypeError", "while: the cond and body jaxprs do not match the equation"), -1;
+  uint8_t *bb = sr_xcalloc((size_t)n + 1, 1), *cb = sr_xcalloc((size_t)n + 1, 1), *outb = sr_xcalloc((size_t)nk + 1, 1);
+  int *bdims = sr_xcalloc((size_t)n + 1, sizeof *bdims), *cdims = sr_xcalloc((size_t)n + 1, sizeof *cdims);
+  int *kd = sr_xcalloc((size_t)nk + 1, sizeof *kd), *oaxes = sr_xcalloc((size_t)nk + 1, sizeof *oaxes);
+  SrVal **in = sr_xcalloc((size_t)n + 1, sizeof *in);
+  SrJaxpr *CB = NULL, *BB = NULL;
+  int rc = -1, fix = 0;
+  uint8_t *carry = bb + bn;
+  for (int i = 0; i < bn; i++) bb[i] = bd[cn + i] != SR_NOT_MAPPED;
+  for (int i = 0; i < nk; i++) carry[i] = bd[cn + bn + i] != SR_NOT_MAPPED;
+  for (int it = 0; it <= nk && !fix; it++) {
+    SrJaxpr *t = sr_batch_jaxpr(b, bj, bb, carry, outb);
+    if (!t) goto done;
+    sr_program_unref(t->prog);
+    fix = 1;
+    for (int i = 0; i < nk; i++)
+      if (outb[i] != carry[i]) fix = 0, carry[i] |= outb[i];
+  }
+  if (!fix) {
+    sr_raise(ad->I, "AssertionError", "Fixpoint not reached");
+    goto done;
+  }
+  for (int i = 0; i < cn; i++) cb[i] = bd[i] != SR_NOT_MAPPED;
+  memcpy(cb + cn, carry, (size_t)nk);
+  uint8_t pred_b;
+  SrJaxpr *t = sr_batch_jaxpr(b, cj, cb, NULL, &pred_b);
+  if (!t) goto done;
+  sr_program_unref(t->prog);
+  int pred_dest;
+  if (pred_b) {
+    for (int i = 0; i < nk; i++) kd[i] = 0;
+    pred_dest = 0;
+  } else {
+    int rank = cj->outvars[0]->type ? cj->outvars[0]->type->ndim : 0;
+    for (int i = 0; i < nk; i++) kd[i] = carry[i] ? rank : SR_NOT_MAPPED;
+    pred_dest = SR_NOT_MAPPED;
+  }
+  for (int i = 0; i < bn; i++) bdims[i] = bd[cn + i];
+  for (int i = 0; i < cn; i++) cdims[i] = bd[i];
+  memcpy(bdims + bn, kd, (size_t)nk * sizeof *kd);
+  memcpy(cdims + cn, kd, (size_t)nk * sizeof *kd);
+  if (!(BB = sr_batch_jaxpr_axes(b, bj, bdims, kd, oaxes))) goto done;
+  if (!(CB = sr_batch_jaxpr_axes(b, cj, cdims, &pred_dest, oaxes))) goto done;
+  for (int i = 0; i < n; i++) {
+    int k = i - cn - bn;
+    in[i] = k < 0 || kd[k] == SR_NOT_MAPPED ? x[i] : sr_batch_matchaxis(b, x[i], bd[i], kd[k]);
+  }
+  SrPList ps = {0};
+  for (uint32_t p = 0; p < e->nparams; p++) {
+    const char *k = e->params[p].key;
+    if (strcmp(k, "cond_jaxpr") == 0) sr_plist_add(&ps, k, sr_jaxpr_val(NULL, CB));
+    else if (strcmp(k, "body_jaxpr") == 0) sr_plist_add(&ps, k, sr_jaxpr_val(NULL, BB));
+    else sr_plist_add(&ps, k, sr_ref(e->params[p].val));
+  }
+  SrVal *r = sr_ad_bind(ad, SR_P_while, n, in, ps.n, ps.p);
+  sr_plist_free(&ps);
+  if (r) {
+    for (int i = 0; i < nk; i++) {
+      y[i] = r->seq.items[i];
+      ybd[i] = kd[i];
+    }
+    rc = 0;
+  }
+done:
+  if (CB) sr_program_unref(CB->prog);
+  if (BB) sr_program_unref(BB->prog);
+  free(bb);
+  free(cb);
+  free(outb);
+  free(bdims);
+  free(cdims);
+  free(kd);
+  free(oaxes);
+  free(in);
+  return rc;
 }
 
 /* ==== cond ==== */
@@ -2717,6 +3198,100 @@ static uint32_t nout_custom_lin(int nin, const SrParam *ps, int np) {
   return (uint32_t)param_seq_len(sr_params_find(ps, (uint32_t)np, "out_avals"));
 }
 
+/* conditionals.py: _bcast_select_n -- select_n(pred, *cases), pred
+   broadcast to the cases' rank along its leading dims. */
+static SrVal *bcast_select_n(SrAd *ad, SrVal *pred, int n, SrVal **cases) {
+  const SrType *pt = sr_ad_type(ad, pred), *ct = sr_ad_type(ad, cases[0]);
+  if (!pt || !ct) return NULL;
+  if (pt->ndim != ct->ndim) {
+    int64_t dims[SR_MAX_RANK];
+    for (int i = 0; i < pt->ndim; i++) dims[i] = i;
+    /* on an Explicit mesh select_n wants `which` sharded as the cases */
+    int sharded = 0;
+    for (int d = 0; d < ct->ndim; d++) sharded |= ct->dims[d].nax > 0;
+    pred = sr_ad_broadcast_in_dim(ad, pred, ct, dims, pt->ndim, sharded);
+  }
+  return sr_ad_select_n(ad, pred, n, cases);
+}
+
+/* conditionals.py: _cond_batching_rule.  A batched index runs every
+   branch (batched, its operands and results at the front) on operands
+   selected against their stop_gradient, and select_n picks each result;
+   an unbatched index is a cond of the branches batched alike (the
+   results any branch batches are batched in all). */
+BATCH(batch_cond) {
+  SrAd *ad = &b->ad;
+  int nb;
+  SrJaxpr *const *bs0 = branches_of(ad, e, &nb);
+  if (!bs0) return -1;
+  SrJaxpr *bs[64];
+  memcpy(bs, bs0, (size_t)nb * sizeof *bs);
+  uint32_t n = e->nin, nops = n - 1, no = e->nout;
+  uint8_t *inb = sr_xcalloc(n + 1, 1), *outb = sr_xcalloc(no + 1, 1), *ob = sr_xcalloc(no + 1, 1);
+  SrVal **ops = sr_xcalloc(n + 1, sizeof *ops);
+  SrJaxpr *bb[64] = {0};
+  int rc = -1;
+  if (bd[0] != SR_NOT_MAPPED) {
+    SrVal *index = sr_batch_at_front(b, x[0], bd[0], b->size);
+    for (uint32_t i = 0; i < nops; i++) ops[i] = sr_batch_at_front(b, x[1 + i], bd[1 + i], b->size);
+    memset(inb, 1, nops);
+    memset(outb, 1, no);
+    SrVal **outs = sr_xcalloc((size_t)nb * no + 1, sizeof *outs), **sel = sr_xcalloc(nops + 1, sizeof *sel);
+    rc = 0;
+    for (int k = 0; k < nb && rc == 0; k++) {
+      if (!(bb[k] = sr_batch_jaxpr(b, bs[k], inb, outb, ob))) {
+        rc = -1;
+        break;
+      }
+      SrVal *pred = sr_ad_binop(ad, SR_P_eq, index, sr_ad_const(ad, index, k));
+      for (uint32_t i = 0; i < nops; i++) {
+        SrVal *cases[2] = {sr_ad_unop(ad, SR_P_stop_gradient, ops[i]), ops[i]};
+        sel[i] = cases[0] ? bcast_select_n(ad, pred, 2, cases) : NULL;
+        if (!sel[i]) rc = -1;
+      }
+      SrVal *r = rc == 0 ? sr_ad_keep(ad, sr_eval_jaxpr(ad->I, bb[k], (int)nops, sel)) : NULL;
+      if (!r) rc = -1;
+      for (uint32_t i = 0; rc == 0 && i < no; i++) outs[(size_t)i * nb + k] = r->seq.items[i];
+    }
+    for (uint32_t i = 0; rc == 0 && i < no; i++) {
+      y[i] = bcast_select_n(ad, index, nb, &outs[(size_t)i * nb]);
+      ybd[i] = 0;
+      if (!y[i]) rc = -1;
+    }
+    free(outs);
+    free(sel);
+  } else {
+    ops[0] = x[0];
+    for (uint32_t i = 0; i < nops; i++) {
+      inb[i] = bd[1 + i] != SR_NOT_MAPPED;
+      ops[1 + i] = inb[i] ? sr_batch_moveaxis(b, x[1 + i], bd[1 + i], 0) : x[1 + i];
+    }
+    for (int k = 0; k < nb; k++) {
+      SrJaxpr *t = sr_batch_jaxpr(b, bs[k], inb, NULL, ob);
+      if (!t) goto done;
+      sr_program_unref(t->prog);
+      for (uint32_t i = 0; i < no; i++) outb[i] |= ob[i];
+    }
+    for (int k = 0; k < nb; k++)
+      if (!(bb[k] = sr_batch_jaxpr(b, bs[k], inb, outb, ob))) goto done;
+    SrVal *r = bind_cond(ad, e, bb, nb, (int)n, ops);
+    if (!r) goto done;
+    for (uint32_t i = 0; i < no; i++) {
+      y[i] = r->seq.items[i];
+      ybd[i] = outb[i] ? 0 : SR_NOT_MAPPED;
+    }
+    rc = 0;
+  }
+done:
+  for (int k = 0; k < nb; k++)
+    if (bb[k]) sr_program_unref(bb[k]->prog);
+  free(inb);
+  free(outb);
+  free(ob);
+  free(ops);
+  return rc;
+}
+
 /* ==== registration ==== */
 
 static void type_rules_control(void) {
@@ -2765,6 +3340,23 @@ static void ad_rules_control(void) {
   sr_ad_set_transpose(SR_P_while, tr_while);
 }
 
+static void batch_rules_control(void) {
+  sr_prims[SR_P_jit].batch = batch_jit;
+  sr_prims[SR_P_pjit].batch = batch_jit;
+  sr_prims[SR_P_closed_call].batch = batch_jit;
+  sr_prims[SR_P_core_call].batch = batch_jit;
+  sr_prims[SR_P_remat].batch = batch_remat;
+  sr_prims[SR_P_checkpoint].batch = batch_remat;
+  sr_prims[SR_P_remat2].batch = batch_remat;
+  sr_prims[SR_P_optimization_barrier].batch = batch_barrier;
+  sr_prims[SR_P_cond].batch = batch_cond;
+  sr_prims[SR_P_scan].batch = batch_scan;
+  sr_prims[SR_P_while].batch = batch_while;
+  sr_prims[SR_P_custom_jvp_call].batch = batch_custom_call;
+  sr_prims[SR_P_custom_vjp_call].batch = batch_custom_call;
+  sr_prims[SR_P_custom_vjp_call_jaxpr].batch = batch_custom_call;
+}
+
 static void ad_rules_scan(void) {
   sr_ad_set_jvp(SR_P_scan, jvp_scan);
   sr_ad_set_transpose(SR_P_scan, tr_scan);
@@ -2798,4 +3390,5 @@ void sr_lax_control_init(void) {
   ad_rules_control();
   ad_rules_scan();
   ad_rules_cond();
+  batch_rules_control();
 }
