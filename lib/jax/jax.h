@@ -40,7 +40,7 @@
  *                            autodiff.c
  *   jax.vmap (api.py, batching.py)  vmap.c, on ad/batch.h
  *   jax.jacfwd, jacrev, jacobian, hessian (api.py)  jacobian.c, on vmap
- *   jax.lax.map (loops.py), jax.eval_shape  vmap_built.c
+ *   jax.lax.map (loops.py), jax.eval_shape, jax.pmap (pmap.py)  vmap_built.c
  *   VJP objects (api.py: VJP), fwd_and_bwd  vjp_api.c; their files
  *                            vjp_io.c; vjp.h
  *   jax.custom_jvp           custom_jvp.c

@@ -2,7 +2,10 @@
  * Jacobians (jacobian.c): jax.lax.map (loops.py's map: a scan of f, or
  * with batch_size a scan of vmap(f) over batches and vmap(f) of the
  * remainder) and jax.eval_shape (api.py: the outputs' shapes and dtypes,
- * as ShapeDtypeStructs, from a trace that runs nothing).
+ * as ShapeDtypeStructs, from a trace that runs nothing) and jax.pmap as
+ * current JAX implements it (pmap.py: a jit of a shard_map over a
+ * one-axis mesh of the first devices, each device's slice squeezed in and
+ * its output's axis expanded back).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -235,7 +238,262 @@ static SrVal *lax_map(SrInterp *I, SrArgs *a) {
   return batched_map(I, p[0], p[1], bs);
 }
 
+/* ---- jax.pmap ---- */
+
+typedef struct Pmap {
+  SrVal *fun, *in_axes, *out_axes, *devices;
+  SrVal *axis_name; /* a str */
+  int64_t axis_size; /* -1: from the arguments */
+} Pmap;
+
+static void pmap_free(void *d) {
+  Pmap *p = d;
+  sr_unref(p->fun);
+  sr_unref(p->in_axes);
+  sr_unref(p->out_axes);
+  sr_unref(p->devices);
+  sr_unref(p->axis_name);
+  free(p);
+}
+
+/* _fun of _cached_shard_map: the flat leaves squeezed at their axes,
+   rebuilt into the arguments, fun called, its outputs expanded at theirs */
+typedef struct PmapBody {
+  SrVal *fun, *in_tree; /* in_tree: the arguments (a tuple), for their structure */
+  int64_t *ax;          /* per leaf; INT64_MIN for None */
+  int nl;
+  SrVal *out_axes;
+} PmapBody;
+
+static void pmap_body_free(void *d) {
+  PmapBody *b = d;
+  sr_unref(b->fun);
+  sr_unref(b->in_tree);
+  sr_unref(b->out_axes);
+  free(b->ax);
+  free(b);
+}
+
+static SrVal *pmap_body(SrInterp *I, SrArgs *a) {
+  PmapBody *b = sr_current_builtin(I)->data;
+  SrVal *l = sr_seq(NULL, SR_V_LIST, a->n), *res = NULL;
+  for (int i = 0; i < a->n; i++) {
+    SrVal *x = b->ax[i] == INT64_MIN ? sr_ref(a->v[i]) : sr_lax_squeeze(I, a->v[i], &b->ax[i], 1);
+    if (!x) goto done;
+    sr_seq_push(NULL, l, x);
+  }
+  SrVal *args = sr_pytree_unflatten(b->in_tree, l);
+  SrArgs ca = {args->seq.n, args->seq.items, 0, NULL, NULL, NULL};
+  SrVal *out = sr_call(I, b->fun, &ca);
+  sr_unref(args);
+  if (!out) goto done;
+  SrVal *ol = sr_pytree_flatten(I, out);
+  SrVal *nl = ol ? sr_seq(NULL, SR_V_LIST, ol->seq.n) : NULL;
+  for (int i = 0; nl && i < ol->seq.n; i++) {
+    SrVal *ax = b->out_axes;
+    if (ax->kind == SR_V_NONE) {
+      sr_seq_push(NULL, nl, sr_ref(ol->seq.items[i]));
+      continue;
+    }
+    SrVal *arr = sr_array_of(ol->seq.items[i]) ? sr_ref(ol->seq.items[i]) : sr_jnp_asarray(I, ol->seq.items[i], -1);
+    int64_t d = ax->i;
+    SrVal *x = arr ? sr_lax_expand_dims(I, arr, &d, 1) : NULL;
+    sr_unref(arr);
+    if (!x) {
+      sr_unref(nl);
+      nl = NULL;
+      break;
+    }
+    sr_seq_push(NULL, nl, x);
+  }
+  if (nl) res = sr_pytree_unflatten(out, nl);
+  sr_unref(nl);
+  sr_unref(ol);
+  sr_unref(out);
+done:
+  sr_unref(l);
+  return res;
+}
+
+/* _axes_to_pspec: P() for None, P(None, ..., name) with the name at ax */
+static SrVal *axes_pspec(SrInterp *I, int64_t ax, SrVal *name) {
+  SrVal **v = sr_xcalloc((size_t)(ax < 0 ? 0 : ax) + 2, sizeof *v);
+  int n = 0;
+  if (ax != INT64_MIN) {
+    for (int64_t i = 0; i < ax; i++) v[n++] = sr_none();
+    v[n++] = sr_ref(name);
+  }
+  SrVal *r = call_builtin(I, "jax.sharding.PartitionSpec", n, v, 0, NULL, NULL);
+  for (int i = 0; i < n; i++) sr_unref(v[i]);
+  free(v);
+  return r;
+}
+
+static SrVal *pmap_call(SrInterp *I, SrArgs *a) {
+  Pmap *p = sr_current_builtin(I)->data;
+  if (a->nkw) return sr_raise(I, "NotImplementedError", "pmap of a call with keyword arguments");
+  SrVal *args = sr_tuple(NULL, 0, NULL);
+  for (int i = 0; i < a->n; i++) sr_seq_push(NULL, args, sr_ref(a->v[i]));
+  SrVal *leaves = sr_pytree_flatten(I, args), *result = NULL;
+  SrVal *specs = NULL, *mesh = NULL, *sm = NULL, *jf = NULL, *body = NULL, *ospec = NULL;
+  PmapBody *pb = NULL;
+  if (!leaves) goto done;
+  int nl = leaves->seq.n;
+  if (p->in_axes->kind == SR_V_TUPLE && p->in_axes->seq.n != a->n) {
+    sr_raise(I, "ValueError", "pmap in_axes specification must be a tree prefix of the corresponding value");
+    goto done;
+  }
+  pb = sr_xcalloc(1, sizeof *pb);
+  pb->ax = sr_xcalloc((size_t)nl + 1, sizeof *pb->ax);
+  pb->nl = nl;
+  int64_t size = -1;
+  for (int i = 0, k = 0; i < a->n; i++) {
+    SrVal *s = p->in_axes->kind == SR_V_TUPLE ? p->in_axes->seq.items[i] : p->in_axes;
+    if (!(s->kind == SR_V_NONE || s->kind == SR_V_INT)) {
+      sr_raise(I, "NotImplementedError", "pmap in_axes other than ints and None per argument");
+      goto done;
+    }
+    SrVal *l = sr_pytree_flatten(I, a->v[i]);
+    if (!l) goto done;
+    for (int q = 0; q < l->seq.n; q++, k++) {
+      if (s->kind == SR_V_NONE) {
+        pb->ax[k] = INT64_MIN;
+        continue;
+      }
+      const SrType *t = sr_value_type(I, leaves->seq.items[k]);
+      int nd = t ? t->ndim : 0;
+      int64_t ax = s->i < 0 ? s->i + nd : s->i;
+      if (ax < 0 || ax >= nd) {
+        sr_unref(l);
+        sr_raise(I, "ValueError",
+                 "pmap was requested to map its argument along axis %lld, which implies that its rank should be at "
+                 "least %lld, but is only %d",
+                 (long long)s->i, (long long)(s->i >= 0 ? s->i + 1 : -s->i), nd);
+        goto done;
+      }
+      pb->ax[k] = ax;
+      int64_t n = t->dims[ax].size;
+      if (size >= 0 && n != size) {
+        sr_unref(l);
+        sr_raise(I, "ValueError", "pmap got inconsistent sizes for array axes to be mapped: %lld and %lld",
+                 (long long)size, (long long)n);
+        goto done;
+      }
+      size = n;
+    }
+    sr_unref(l);
+  }
+  if (p->axis_size >= 0 && size >= 0 && p->axis_size != size) {
+    sr_raise(I, "ValueError", "Specified axis_size %lld doesn't match received axis_size %lld.",
+             (long long)p->axis_size, (long long)size);
+    goto done;
+  }
+  if (size < 0) size = p->axis_size;
+  if (size < 0) {
+    sr_raise(I, "ValueError", "pmap requires at least one argument with a mapped axis.");
+    goto done;
+  }
+  /* the mesh: the first `size` devices, one axis */
+  SrVal *devs = p->devices ? sr_ref(p->devices) : call_builtin(I, "jax.devices", 0, NULL, 0, NULL, NULL);
+  if (!devs) goto done;
+  if (!sr_is_seq(devs) || devs->seq.n < size) {
+    sr_raise(I, "ValueError",
+             "compiling computation that requires %lld logical devices, but only %d XLA devices are available "
+             "(num_replicas=%lld)",
+             (long long)size, sr_is_seq(devs) ? devs->seq.n : 0, (long long)size);
+    sr_unref(devs);
+    goto done;
+  }
+  SrVal *dl = sr_seq(NULL, SR_V_LIST, (int)size);
+  for (int64_t i = 0; i < size; i++) sr_seq_push(NULL, dl, sr_ref(devs->seq.items[i]));
+  sr_unref(devs);
+  SrVal *names = sr_tuple(NULL, 0, NULL);
+  sr_seq_push(NULL, names, sr_ref(p->axis_name));
+  SrVal *mv[2] = {dl, names};
+  mesh = call_builtin(I, "jax.sharding.Mesh", 2, mv, 0, NULL, NULL);
+  sr_unref(dl);
+  sr_unref(names);
+  if (!mesh) goto done;
+  specs = sr_tuple(NULL, 0, NULL);
+  for (int i = 0; i < nl; i++) {
+    SrVal *sp = axes_pspec(I, pb->ax[i], p->axis_name);
+    if (!sp) goto done;
+    sr_seq_push(NULL, specs, sp);
+  }
+  ospec = axes_pspec(I, p->out_axes->kind == SR_V_NONE ? INT64_MIN : p->out_axes->i, p->axis_name);
+  if (!ospec) goto done;
+  pb->fun = sr_ref(p->fun);
+  pb->in_tree = sr_ref(args);
+  pb->out_axes = sr_ref(p->out_axes);
+  body = sr_builtin_with("_fun", pmap_body, pb, pmap_body_free);
+  pb = NULL;
+  const char *kw[4] = {sr_intern_cstr("mesh"), sr_intern_cstr("in_specs"), sr_intern_cstr("out_specs"),
+                       sr_intern_cstr("check_vma")};
+  SrVal *kwv[4] = {mesh, specs, ospec, sr_bool(0)};
+  sm = call_builtin(I, "jax.shard_map", 1, &body, 4, kw, kwv);
+  if (!sm) goto done;
+  jf = call_builtin(I, "jax.jit", 1, &sm, 0, NULL, NULL);
+  if (!jf) goto done;
+  SrArgs ca = {nl, leaves->seq.items, 0, NULL, NULL, NULL};
+  result = sr_call(I, jf, &ca);
+done:
+  if (pb) pmap_body_free(pb);
+  sr_unref(jf);
+  sr_unref(sm);
+  sr_unref(body);
+  sr_unref(ospec);
+  sr_unref(specs);
+  sr_unref(mesh);
+  sr_unref(leaves);
+  sr_unref(args);
+  return result;
+}
+
+/* jax.pmap(fun, axis_name=None, *, in_axes=0, out_axes=0,
+   static_broadcasted_argnums=(), devices=None, backend=None,
+   axis_size=None, donate_argnums=()) */
+static SrVal *jax_pmap(SrInterp *I, SrArgs *a) {
+  SrVal *p[9];
+  if (sr_args_parse(I, a, "pmap",
+                    "fun, axis_name=, *, in_axes=, out_axes=, static_broadcasted_argnums=, devices=, backend=, "
+                    "axis_size=, donate_argnums=",
+                    p) < 0)
+    return NULL;
+  if (!sr_is_callable(p[0])) return not_callable(I, p[0]);
+  if (p[4] && !(sr_is_seq(p[4]) && p[4]->seq.n == 0))
+    return sr_raise(I, "NotImplementedError", "pmap's static_broadcasted_argnums");
+  SrVal *oa = p[3] ? p[3] : NULL;
+  if (oa && !(oa->kind == SR_V_NONE || oa->kind == SR_V_INT))
+    return sr_raise(I, "NotImplementedError", "pmap out_axes other than an int or None");
+  SrVal *ia = p[2] ? p[2] : NULL;
+  Pmap *pm = sr_xcalloc(1, sizeof *pm);
+  pm->fun = sr_ref(p[0]);
+  if (ia && ia->kind == SR_V_LIST) {
+    pm->in_axes = sr_tuple(NULL, 0, NULL);
+    for (int i = 0; i < ia->seq.n; i++) sr_seq_push(NULL, pm->in_axes, sr_ref(ia->seq.items[i]));
+  } else {
+    pm->in_axes = ia ? sr_ref(ia) : sr_int(NULL, 0);
+  }
+  pm->out_axes = oa ? sr_ref(oa) : sr_int(NULL, 0);
+  pm->devices = p[5] && p[5]->kind != SR_V_NONE ? sr_ref(p[5]) : NULL;
+  pm->axis_size = -1;
+  if (p[7] && p[7]->kind != SR_V_NONE && sr_as_int(I, p[7], "axis_size", &pm->axis_size) < 0) {
+    pmap_free(pm);
+    return NULL;
+  }
+  /* an unnamed axis gets a name of its own (pmap.py's _TempAxisName) */
+  pm->axis_name = p[1] && p[1]->kind == SR_V_STR ? sr_ref(p[1]) : sr_str_cstr(NULL, "_pmap_axis");
+  if (p[1] && p[1]->kind != SR_V_STR && p[1]->kind != SR_V_NONE) {
+    pmap_free(pm);
+    return sr_raise(I, "TypeError", "pmap axis_name must be a str, got %s", sr_val_kind_name(p[1]));
+  }
+  return sr_builtin_with(sr_callable_name(p[0]), pmap_call, pm, pmap_free);
+}
+
 void sr_vmap_built_init(void) {
+  sr_def("jax.pmap", jax_pmap,
+         "pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, devices=None, axis_size=None): fun over the devices, "
+         "one slice each (a jit of a shard_map over a one-axis mesh)");
   sr_def("jax.eval_shape", jax_eval_shape,
          "eval_shape(fun, *args, **kwargs): fun's outputs as ShapeDtypeStructs, computing nothing");
   sr_def("jax.lax.map", lax_map,
