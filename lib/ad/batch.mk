@@ -19,7 +19,7 @@ BATCH_GOLDEN_CONTROL =
 BATCH_GOLDEN_MANUAL =
 BATCH_GOLDEN_BUILT = \
 	tests/golden/vmap_jac.jxr tests/golden/vmap_api_built.jxr tests/golden/vmap_cmd.jxr \
-	tests/golden/vmap_api_errors.jxr tests/golden/vmap_api_pmap.jxr
+	tests/golden/vmap_api_errors.jxr tests/golden/vmap_api_pmap.jxr tests/golden/vmap_jac_sharded.jxr
 TESTS += $(BATCH_GOLDEN)
 EXTRA_DIST += $(BATCH_GOLDEN) $(BATCH_GOLDEN:.jxr=.out) tests/golden/vmap_lib.py
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "jax/api.h"
+#include "jax/array_methods.h"
 #include "jax/jax.h"
 #include "jax/lax.h"
 #include "jax/numpy.h"
@@ -90,6 +91,31 @@ static int64_t type_size(const SrType *t) {
   return n;
 }
 
+/* The sharding _possible_downcast casts a part to (its spec is what
+   _std_basis, _jacfwd_unravel and _jacrev_unravel give): the leaf's own
+   dims sharded as the leaf is (the standard basis) or not at all (the
+   others, whose other dims keep arr's sharding), over the example's
+   mesh.  NULL (no cast) where that mesh is empty; JAX casts there too,
+   to a NamedSharding of the empty abstract mesh, an equation that
+   changes nothing and that shardrepl leaves out. */
+static SrVal *part_sharding(SrInterp *I, const SrType *pt, const SrType *at, int axis, const SrType *lt,
+                            const SrType *et, int basis) {
+  const SrMesh *m = et->mesh && et->mesh->n ? et->mesh : NULL;
+  if (!m || pt->ndim != at->ndim - 1 + lt->ndim) return NULL;
+  SrTypeBuilder tb;
+  sr_type_builder(&tb, pt);
+  tb.mesh = m;
+  for (int d = 0; d < tb.ndim; d++) {
+    const SrDim *src = NULL;
+    if (d < axis) src = basis ? NULL : &at->dims[d];
+    else if (d < axis + lt->ndim) src = basis ? &lt->dims[d - axis] : NULL;
+    else src = basis ? NULL : &at->dims[d - lt->ndim + 1];
+    tb.dims[d].nax = src && (at->mesh == m || basis) ? src->nax : 0;
+    for (int k = 0; k < tb.dims[d].nax; k++) tb.dims[d].ax[k] = src->ax[k];
+  }
+  return sr_type_sharding(I, sr_type_get(&tb));
+}
+
 /* _unravel_array_into_pytree: arr's axis split into the leaves of
    pytree, each part reshaped to arr's shape with the leaf's shape in
    place of the axis, and cast to the dtype of the leaf (example NULL) or
@@ -114,7 +140,9 @@ static SrVal *unravel(SrInterp *I, SrVal *pytree, int axis, SrVal *example, SrVa
     for (int d = 0; d < lt->ndim && k < SR_MAX_RANK; d++) shape[k++] = lt->dims[d].size;
     for (int d = axis + 1; d < nd && k < SR_MAX_RANK; d++) shape[k++] = at->dims[d].size;
     SrVal *r = sr_lax_reshape(I, parts->seq.items[i], shape, k, NULL);
-    SrVal *c = r ? sr_lax_convert(I, r, et->dtype, et->weak, NULL) : NULL;
+    SrVal *sh = r ? part_sharding(I, sr_value_type(I, r), at, axis, lt, et, example == NULL) : NULL;
+    SrVal *c = r ? sr_lax_convert(I, r, et->dtype, et->weak, sh) : NULL;
+    sr_unref(sh);
     sr_unref(r);
     if (!c) {
       sr_unref(out);
@@ -233,8 +261,12 @@ static int check_inputs(SrInterp *I, SrVal *dyn, int rev, int holomorphic, int a
   for (int i = 0; i < l->seq.n && rc == 0; i++) {
     const SrType *t = sr_value_type(I, l->seq.items[i]);
     if (!t) {
-      sr_raise(I, "TypeError", "Argument '%s' of type %s is not a valid JAX type", "?",
+      /* dispatch.check_arg */
+      SrBuf b = SR_BUF_INIT;
+      sr_val_str(&b, l->seq.items[i]);
+      sr_raise(I, "TypeError", "Argument '%s' of type <class '%s'> is not a valid JAX type.", sr_buf_str(&b),
                sr_val_kind_name(l->seq.items[i]));
+      sr_buf_free(&b);
       rc = -1;
       break;
     }
