@@ -167,9 +167,13 @@ static SrVal *std_basis(SrInterp *I, SrVal *pytree) {
   for (int i = 0; i < leaves->seq.n; i++) {
     const SrType *t = sr_value_type(I, leaves->seq.items[i]);
     if (!t) {
+      SrBuf b = SR_BUF_INIT;
+      sr_val_str(&b, leaves->seq.items[i]);
+      sr_raise(I, "TypeError", "Argument '%s' of type <class '%s'> is not a valid JAX type.", sr_buf_str(&b),
+               sr_val_kind_name(leaves->seq.items[i]));
+      sr_buf_free(&b);
       sr_unref(leaves);
-      return sr_raise(I, "TypeError", "Argument '%s' of type %s is not a valid JAX type", "?",
-                      sr_val_kind_name(leaves->seq.items[i]));
+      return NULL;
     }
     n += type_size(t);
   }
