@@ -267,11 +267,12 @@ static int mapped_size(SrInterp *I, Vmap *vm, SrArgs *a, SrVal *leaves, const in
     if (ax[i] < -nd || ax[i] >= nd) {
       SrBuf s = SR_BUF_INIT;
       sr_shape_str(&s, t);
-      int64_t min_rank = ax[i] >= 0 ? ax[i] + 1 : -ax[i];
+      /* unsigned: axis=2**63-1 asks for a rank past int64's range */
+      unsigned long long min_rank = ax[i] >= 0 ? (unsigned long long)ax[i] + 1 : 0ULL - (unsigned long long)ax[i];
       sr_raise(I, "ValueError",
                "vmap was requested to map its argument along axis %lld, which implies that its rank should be at "
-               "least %lld, but is only %d (its shape is %s)",
-               (long long)ax[i], (long long)min_rank, nd, sr_buf_str(&s));
+               "least %llu, but is only %d (its shape is %s)",
+               (long long)ax[i], min_rank, nd, sr_buf_str(&s));
       sr_buf_free(&s);
       free(sz);
       return -1;

@@ -367,8 +367,9 @@ static SrVal *pmap_call(SrInterp *I, SrArgs *a) {
         sr_unref(l);
         sr_raise(I, "ValueError",
                  "pmap was requested to map its argument along axis %lld, which implies that its rank should be at "
-                 "least %lld, but is only %d",
-                 (long long)s->i, (long long)(s->i >= 0 ? s->i + 1 : -s->i), nd);
+                 "least %llu, but is only %d",
+                 (long long)s->i,
+                 s->i >= 0 ? (unsigned long long)s->i + 1 : 0ULL - (unsigned long long)s->i, nd);
         goto done;
       }
       pb->ax[k] = ax;
