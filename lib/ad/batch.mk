@@ -26,6 +26,24 @@ BATCH_GOLDEN_MANUAL = \
 	tests/golden/vmap_manual_shard_map.jxr \
 	tests/golden/vmap_sharding.jxr \
 	tests/golden/vmap_random.jxr
-BATCH_GOLDEN_BUILT =
+BATCH_GOLDEN_BUILT = \
+	tests/golden/vmap_jac.jxr tests/golden/vmap_api_built.jxr tests/golden/vmap_cmd.jxr \
+	tests/golden/vmap_api_errors.jxr tests/golden/vmap_api_pmap.jxr tests/golden/vmap_jac_sharded.jxr
 TESTS += $(BATCH_GOLDEN)
 EXTRA_DIST += $(BATCH_GOLDEN) $(BATCH_GOLDEN:.jxr=.out) tests/golden/vmap_lib.py
+
+## `make bench` also times batching (bench/bench_vmap): a generated jaxpr
+## of 10,000 and of 100,000 elementwise equations batched over 64, and
+## jax.vmap(f) run over a batch of 64 against the hand-batched jaxpr; see
+## bench/README.md.
+EXTRA_PROGRAMS += bench/bench_vmap
+bench_bench_vmap_SOURCES = bench/bench_vmap.c
+bench_bench_vmap_LDADD = $(SR_LIBS)
+bench: bench-vmap
+bench-vmap: bench/bench_vmap$(EXEEXT)
+	bench/bench_vmap -n 3 1667 16667
+.PHONY: bench-vmap
+clean-local: bench-vmap-clean
+bench-vmap-clean:
+	-rm -f bench/bench_vmap$(EXEEXT)
+.PHONY: bench-vmap-clean

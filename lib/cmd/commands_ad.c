@@ -5,6 +5,9 @@
  *   :vjp F            (primals, output cotangents) -> (outs, input cotangents)
  *   :transpose F      F taken as linear in all its arguments, transposed
  *   :grad F [ARGNUMS] jax.jit(jax.grad(F, ARGNUMS)).trace(...).jaxpr
+ *   :vmap F [IN_AXES] jax.make_jaxpr(jax.vmap(F, IN_AXES))(*ARGS): the batched
+ *                     jaxpr (a jaxpr F is batched over a new axis of size
+ *                     VMAP_JAXPR_SIZE at each mapped argument's in_axes)
  *   :comm-static F    the equations that imply communication, with their path
  *   :gradcheck F(ARGS) derivatives against finite differences, in float64
  *
@@ -45,6 +48,7 @@ typedef struct Target {
   char *rest;        /* what follows (argnums for :grad) */
   size_t rest_at;    /* where rest starts in the argument */
   char *bind;        /* `as NAME`, or NULL */
+  int abstract;      /* a jaxpr F without (ARGS): args are its input types */
 } Target;
 
 static void target_free(Target *t) {
@@ -138,6 +142,7 @@ static int parse_target(SrInterp *I, const char *arg, SrSrc *src, size_t off, co
       return usage(I, src, off, msg);
     }
     const SrJaxpr *j = t->fn->jx.jaxpr;
+    t->abstract = 1;
     t->args = sr_seq(NULL, SR_V_TUPLE, (int)sr_nargs(j));
     for (uint32_t k = 0; k < sr_nargs(j); k++) sr_seq_push(NULL, t->args, sr_array_abstract(sr_args(j)[k]->type));
   }
@@ -145,8 +150,8 @@ static int parse_target(SrInterp *I, const char *arg, SrSrc *src, size_t off, co
   t->rest = sr_xstrdup(text + i);
   t->rest_at = i;
   free(text);
-  /* only :grad takes more (its argnums) */
-  if (*t->rest && strcmp(cmd, "grad") != 0) {
+  /* only :grad and :vmap take more (argnums, in_axes) */
+  if (*t->rest && strcmp(cmd, "grad") != 0 && strcmp(cmd, "vmap") != 0) {
     char msg[160];
     snprintf(msg, sizeof msg, ":%s: unexpected text after the function: %.80s", cmd, t->rest);
     const char *at = src ? strstr(src->text + off, arg) : NULL;
@@ -389,6 +394,82 @@ static int cmd_grad(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
     sr_unref(g);
   }
   sr_unref(argnums);
+  target_free(&t);
+  return rc;
+}
+
+/* :vmap of a jaxpr: the size of the axis its arguments are batched over */
+#define VMAP_JAXPR_SIZE 2
+
+/* The batched arguments of a jaxpr's one-example arguments (abstract, in
+   args): a new axis of VMAP_JAXPR_SIZE at each one's axis of in_axes (an
+   int or None for all, or a tuple of them). */
+static SrVal *vmap_jaxpr_args(SrInterp *I, SrVal *args, SrVal *in_axes) {
+  int n = args->seq.n;
+  if (in_axes && in_axes->kind == SR_V_TUPLE && in_axes->seq.n != n)
+    return sr_raise(I, "ValueError",
+                    "vmap in_axes must be an int, None, or a tuple of entries corresponding to the positional "
+                    "arguments passed to the function, but got len(in_axes)=%d, len(args)=%d.",
+                    in_axes->seq.n, n);
+  SrVal *r = sr_tuple(NULL, 0, NULL);
+  for (int i = 0; i < n; i++) {
+    SrVal *ax = !in_axes ? NULL : in_axes->kind == SR_V_TUPLE ? in_axes->seq.items[i] : in_axes;
+    const SrType *t = sr_value_type(I, args->seq.items[i]);
+    if (ax && ax->kind == SR_V_NONE) {
+      sr_seq_push(NULL, r, sr_ref(args->seq.items[i]));
+      continue;
+    }
+    int64_t a = 0;
+    if (ax && ax->kind != SR_V_INT) {
+      sr_unref(r);
+      return sr_raise(I, "TypeError", ":vmap of a jaxpr takes in_axes of ints and None, got %s", sr_val_kind_name(ax));
+    }
+    if (ax) a = ax->i < 0 ? ax->i + t->ndim + 1 : ax->i;
+    if (a < 0 || a > t->ndim || t->ndim >= SR_MAX_RANK) {
+      sr_unref(r);
+      return sr_raise(I, "ValueError", "axis %lld is out of bounds for array of dimension %d", (long long)ax->i,
+                      t->ndim + 1);
+    }
+    SrTypeBuilder tb;
+    sr_type_builder(&tb, t);
+    memmove(&tb.dims[a + 1], &tb.dims[a], (size_t)(tb.ndim - a) * sizeof tb.dims[0]);
+    memset(&tb.dims[a], 0, sizeof tb.dims[a]);
+    tb.dims[a].size = VMAP_JAXPR_SIZE;
+    tb.ndim++;
+    sr_seq_push(NULL, r, sr_array_abstract(sr_type_get(&tb)));
+  }
+  return r;
+}
+
+static int cmd_vmap(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
+  Target t;
+  if (parse_target(I, arg, src, off, "vmap", &t) < 0) return target_free(&t), -1;
+  int rc = -1;
+  SrVal *in_axes = NULL, *args = NULL, *vm = NULL;
+  if (t.rest && *t.rest) {
+    in_axes = sr_command_eval_part(I, arg, t.rest_at, t.rest_at + strlen(t.rest), src, off);
+    if (!in_axes) goto done;
+  }
+  if (t.abstract) {
+    args = vmap_jaxpr_args(I, t.args, in_axes);
+    if (!args) goto done;
+  } else {
+    args = sr_ref(t.args);
+  }
+  const char *kw[1] = {sr_intern_cstr("in_axes")};
+  SrVal *kwv[1] = {in_axes};
+  vm = call(I, api("jax.vmap"), 1, &t.fn, in_axes ? 1 : 0, kw, kwv);
+  if (vm) {
+    SrJaxpr *j = trace_on(I, vm, args);
+    if (j) {
+      rc = show(I, j, t.bind, NULL);
+      sr_program_unref(j->prog);
+    }
+  }
+done:
+  sr_unref(vm);
+  sr_unref(args);
+  sr_unref(in_axes);
   target_free(&t);
   return rc;
 }
@@ -810,6 +891,8 @@ void sr_commands_ad_init(void) {
       {"vjp", NULL, "F", "print the VJP jaxpr of F: (primals, output cotangents) -> (outs, input cotangents)", cmd_vjp},
       {"transpose", NULL, "F", "print the transpose of F, taken as linear in all its arguments", cmd_transpose},
       {"grad", NULL, "F [ARGNUMS]", "print jax.jit(jax.grad(F, ARGNUMS)).trace(...).jaxpr; `as NAME` binds it", cmd_grad},
+      {"vmap", NULL, "F [IN_AXES]",
+       "print the batched jaxpr of F: jax.make_jaxpr(jax.vmap(F, IN_AXES))(ARGS); `as NAME` binds it", cmd_vmap},
       {"comm-static", NULL, "F", "list F's equations that imply communication, with their nesting path",
        cmd_comm_static},
       {"optimize", NULL, "F", "print F's jaxpr after inlining, shard_map fusion, CSE and DCE (what XLA would run)",

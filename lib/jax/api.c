@@ -627,6 +627,8 @@ static SrVal *call_jaxpr_value(SrInterp *I, SrVal *fn, SrArgs *a) {
 void sr_jnp_init(void) {
   sr_autodiff_init();
   sr_vmap_init();
+  sr_jacobian_init();
+  sr_vmap_built_init();
   sr_numpy_elementwise_init();
   sr_def("jax.typeof", jax_typeof, "typeof(x): x's type with its sharding, as float32[8@X,4]");
   sr_def("jax.ShapeDtypeStruct", jax_shape_dtype_struct,

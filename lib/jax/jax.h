@@ -39,6 +39,8 @@
  *   jax.grad, jvp, vjp, linearize, linear_transpose, value_and_grad
  *                            autodiff.c
  *   jax.vmap (api.py, batching.py)  vmap.c, on ad/batch.h
+ *   jax.jacfwd, jacrev, jacobian, hessian (api.py)  jacobian.c, on vmap
+ *   jax.lax.map (loops.py), jax.eval_shape, jax.pmap (pmap.py)  vmap_built.c
  *   VJP objects (api.py: VJP), fwd_and_bwd  vjp_api.c; their files
  *                            vjp_io.c; vjp.h
  *   jax.custom_jvp           custom_jvp.c
@@ -57,6 +59,8 @@
 
 void sr_autodiff_init(void);            /* autodiff.c */
 void sr_vmap_init(void);                /* vmap.c */
+void sr_jacobian_init(void);            /* jacobian.c */
+void sr_vmap_built_init(void);          /* vmap_built.c */
 void sr_numpy_elementwise_init(void); /* numpy.c: jax.numpy's elementwise core */
 void sr_sharding_init(void);          /* sharding.c: meshes, P, NamedSharding */
 void sr_sharding_api_init(void);      /* sharding.c: the transforms */

@@ -65,16 +65,153 @@ static int prefix_axes(SrInterp *I, SrVal *spec, SrVal *v, SrVal *out) {
   return ok ? 0 : -1;
 }
 
+/* Python's type() of a pytree node as JAX's errors print it; a leaf of
+   the full tree is api_util's PytreeLeaf. */
+static const char *node_type(const SrVal *v, int full) {
+  switch (v->kind) {
+  case SR_V_TUPLE: return "<class 'tuple'>";
+  case SR_V_LIST: return "<class 'list'>";
+  case SR_V_DICT: return "<class 'dict'>";
+  case SR_V_NONE: return "<class 'NoneType'>";
+  default: return full ? "<class 'jax._src.api_util.PytreeLeaf'>" : "<class 'object'>";
+  }
+}
+
+/* The keys of a node's children, as str(key) prints each (' '-joined). */
+static void child_keys(SrBuf *b, const SrVal *v, int n) {
+  for (int i = 0; i < n; i++) {
+    if (i) sr_buf_putc(b, ' ');
+    if (v->kind == SR_V_DICT) {
+      sr_buf_putc(b, '[');
+      sr_val_repr(b, v->dict.keys[i]);
+      sr_buf_putc(b, ']');
+    } else {
+      sr_buf_printf(b, "[%d]", i);
+    }
+  }
+}
+
+/* Sorted order of dict keys (strs, else by repr). */
+static int key_less(const SrVal *a, const SrVal *b) {
+  if (a->kind == SR_V_STR && b->kind == SR_V_STR) {
+    size_t n = a->str.n < b->str.n ? a->str.n : b->str.n;
+    int c = memcmp(a->str.s, b->str.s, n);
+    return c < 0 || (c == 0 && a->str.n < b->str.n);
+  }
+  SrBuf x = SR_BUF_INIT, y = SR_BUF_INIT;
+  sr_val_repr(&x, a);
+  sr_val_repr(&y, b);
+  int r = strcmp(sr_buf_str(&x), sr_buf_str(&y)) < 0;
+  sr_buf_free(&x);
+  sr_buf_free(&y);
+  return r;
+}
+
+/* tree_util._prefix_error: one message per place where prefix is not a
+   tree prefix of full (path is the key path so far, name the prefix's
+   name); appended to det, "\n  " between them. */
+static void prefix_errors(SrBuf *det, int *count, const char *name, SrBuf *path, SrVal *prefix, SrVal *full) {
+  if (is_axis_leaf(prefix) || !(prefix->kind == SR_V_TUPLE || prefix->kind == SR_V_LIST || prefix->kind == SR_V_DICT))
+    return;
+  SrVal *fc = sr_pytree_children(full);
+  SrBuf m = SR_BUF_INIT;
+  const char *ps = sr_buf_str(path);
+  if (prefix->kind != full->kind || !fc) {
+    sr_buf_printf(&m,
+                  "pytree structure error: different types at key path\n    %s%s\nAt that key path, the prefix pytree "
+                  "%s has a subtree of type\n    %s\nbut at the same key path the full pytree has a subtree of "
+                  "different type\n    %s.",
+                  name, ps, name, node_type(prefix, 0), node_type(full, fc == NULL));
+  } else if (prefix->kind != SR_V_DICT && prefix->seq.n != full->seq.n) {
+    const char *ty = prefix->kind == SR_V_TUPLE ? "tuple" : "list";
+    sr_buf_printf(&m,
+                  "pytree structure error: different lengths of %s at key path\n    %s%s\nAt that key path, the prefix "
+                  "pytree %s has a subtree of type %s of length %d, but the full pytree has a subtree of the same "
+                  "type but of length %d.",
+                  ty, name, ps, name, ty, prefix->seq.n, full->seq.n);
+  } else if (prefix->kind == SR_V_DICT) {
+    int same = prefix->dict.n == full->dict.n;
+    for (int i = 0; same && i < prefix->dict.n; i++) {
+      same = 0;
+      for (int k = 0; k < full->dict.n && !same; k++) same = sr_val_equal(prefix->dict.keys[i], full->dict.keys[k]);
+    }
+    if (!same) {
+      sr_buf_printf(&m,
+                    "pytree structure error: different numbers of pytree children at key path\n    %s%s\nAt that key "
+                    "path, the prefix pytree %s has a subtree of type\n    <class 'dict'>\nwith %d child keys\n    ",
+                    name, ps, name, prefix->dict.n);
+      child_keys(&m, prefix, prefix->dict.n);
+      sr_buf_printf(&m,
+                    "\nbut at the same key path the full pytree has a subtree of the same type but with %d child "
+                    "keys\n    ",
+                    full->dict.n);
+      child_keys(&m, full, full->dict.n);
+      sr_buf_puts(&m, "\nso the symmetric difference on key sets is\n    ");
+      int first = 1;
+      for (int pass = 0; pass < 2; pass++) {
+        const SrVal *x = pass ? full : prefix, *y = pass ? prefix : full;
+        for (int i = 0; i < x->dict.n; i++) {
+          int in = 0;
+          for (int k = 0; k < y->dict.n && !in; k++) in = sr_val_equal(x->dict.keys[i], y->dict.keys[k]);
+          if (in) continue;
+          sr_buf_puts(&m, first ? "[" : " [");
+          sr_val_repr(&m, x->dict.keys[i]);
+          sr_buf_putc(&m, ']');
+          first = 0;
+        }
+      }
+    }
+  }
+  if (m.len) {
+    if ((*count)++) sr_buf_puts(det, "\n  ");
+    sr_buf_puts(det, sr_buf_str(&m));
+    sr_buf_free(&m);
+    sr_unref(fc);
+    return;
+  }
+  sr_buf_free(&m);
+  /* the roots agree: look in the children (a dict's by sorted key) */
+  SrVal *pc = sr_pytree_children(prefix);
+  size_t len = path->len;
+  for (int i = 0; i < pc->seq.n && i < fc->seq.n; i++) {
+    if (prefix->kind == SR_V_DICT) {
+      /* sr_pytree_children gives a dict's values in sorted key order:
+         the i-th smallest key */
+      SrVal *key = NULL;
+      for (int k = 0; k < prefix->dict.n && !key; k++) {
+        int rank = 0;
+        for (int q = 0; q < prefix->dict.n; q++) rank += key_less(prefix->dict.keys[q], prefix->dict.keys[k]);
+        if (rank == i) key = prefix->dict.keys[k];
+      }
+      sr_buf_putc(path, '[');
+      if (key) sr_val_repr(path, key);
+      sr_buf_putc(path, ']');
+    } else {
+      sr_buf_printf(path, "[%d]", i);
+    }
+    prefix_errors(det, count, name, path, pc->seq.items[i], fc->seq.items[i]);
+    path->len = len;
+    path->p[len] = 0;
+  }
+  sr_unref(pc);
+  sr_unref(fc);
+}
+
+/* api_util.flatten_axes's error: spec is not a tree prefix of tree. */
 static SrVal *not_prefix(SrInterp *I, const char *what, SrVal *spec, SrVal *tree) {
-  SrBuf s = SR_BUF_INIT, t = SR_BUF_INIT;
-  sr_val_repr(&s, spec);
-  sr_treedef_str(&t, tree, sr_pytree_children);
-  sr_raise(I, "ValueError",
-           "%s specification must be a tree prefix of the corresponding value, got specification %s for value "
-           "tree %s.",
-           what, sr_buf_str(&s), sr_buf_str(&t));
-  sr_buf_free(&s);
-  sr_buf_free(&t);
+  SrBuf det = SR_BUF_INIT, path = SR_BUF_INIT;
+  int count = 0;
+  sr_buf_puts(&path, "");
+  prefix_errors(&det, &count, what, &path, spec, tree);
+  if (count)
+    sr_raise(I, "ValueError",
+             "%s specification must be a tree prefix of the corresponding value; \n  Mismatch details (%d found):\n  "
+             "%s",
+             what, count, sr_buf_str(&det));
+  else
+    sr_raise(I, "ValueError", "%s specification must be a tree prefix of the corresponding value", what);
+  sr_buf_free(&det);
+  sr_buf_free(&path);
   return NULL;
 }
 
@@ -131,11 +268,12 @@ static int mapped_size(SrInterp *I, Vmap *vm, SrArgs *a, SrVal *leaves, const in
     if (ax[i] < -nd || ax[i] >= nd) {
       SrBuf s = SR_BUF_INIT;
       sr_shape_str(&s, t);
-      int64_t min_rank = ax[i] >= 0 ? ax[i] + 1 : -ax[i];
+      /* unsigned: axis=2**63-1 asks for a rank past int64's range */
+      unsigned long long min_rank = ax[i] >= 0 ? (unsigned long long)ax[i] + 1 : 0ULL - (unsigned long long)ax[i];
       sr_raise(I, "ValueError",
                "vmap was requested to map its argument along axis %lld, which implies that its rank should be at "
-               "least %lld, but is only %d (its shape is %s)",
-               (long long)ax[i], (long long)min_rank, nd, sr_buf_str(&s));
+               "least %llu, but is only %d (its shape is %s)",
+               (long long)ax[i], min_rank, nd, sr_buf_str(&s));
       sr_buf_free(&s);
       free(sz);
       return -1;
@@ -395,17 +533,11 @@ static SrVal *vmap_call(SrInterp *I, SrArgs *a) {
     sr_unref(zero);
     if (rc < 0) {
       if (I->exc) goto done;
-      SrVal *full = sr_tuple(NULL, 0, NULL), *args = sr_tuple(NULL, 0, NULL), *kws = sr_dict(NULL);
-      sr_seq_push(NULL, full, sr_ref(spec));
-      sr_seq_push(NULL, full, sr_int(NULL, 0));
+      /* kws=True: the error is about the positional arguments only */
+      SrVal *args = sr_tuple(NULL, 0, NULL);
       for (int k = 0; k < a->n; k++) sr_seq_push(NULL, args, sr_ref(a->v[k]));
-      for (int k = 0; k < a->nkw; k++) sr_dict_set(NULL, kws, sr_str_cstr(NULL, a->kw[k]), sr_ref(a->kwv[k]));
-      SrVal *tree = sr_tuple(NULL, 0, NULL);
-      sr_seq_push(NULL, tree, args);
-      sr_seq_push(NULL, tree, kws);
-      not_prefix(I, "vmap in_axes", full, tree);
-      sr_unref(full);
-      sr_unref(tree);
+      not_prefix(I, "vmap in_axes", spec, args);
+      sr_unref(args);
       goto done;
     }
   }
@@ -501,10 +633,21 @@ static SrVal *vmap_call(SrInterp *I, SrArgs *a) {
       SrVal *m = out[i];
       if (s->kind == SR_V_NONE) {
         if (out_bd[i] != SR_NOT_MAPPED) {
-          if (vm->axis_name)
-            sr_raise(I, "ValueError", "vmap has mapped output (axis_name='%s') but out_axes is None", vm->axis_name);
-          else
-            sr_raise(I, "ValueError", "vmap has mapped output but out_axes is None");
+          if (vm->axis_name) {
+            sr_raise(I, "ValueError", "vmap has mapped output (axis_name=%s) but out_axes is None", vm->axis_name);
+          } else {
+            /* api.py's SpecMatchError: the output leaf's key path */
+            char **names = sr_xcalloc(j->nout + 1, sizeof *names);
+            SrBuf p = SR_BUF_INIT;
+            int k = 0;
+            sr_buf_puts(&p, "");
+            sr_pytree_leaf_paths(out_tree, &p, names, &k);
+            sr_raise(I, "ValueError", "at vmap out_axes%s, got axis spec None but output was batched on axis %d",
+                     i < (uint32_t)k && names[i] ? names[i] : "", out_bd[i]);
+            for (int q = 0; q < k; q++) free(names[q]);
+            free(names);
+            sr_buf_free(&p);
+          }
           rc = -1;
         }
       } else {

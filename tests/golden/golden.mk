@@ -100,7 +100,9 @@ GOLDEN_TESTS = \
 	tests/golden/repl_line_errors.jxr \
 	examples/tour.jxr
 
-GOLDEN_PENDING = tests/golden/pending/vmap_random_normal.jxr
+GOLDEN_PENDING = \
+	tests/golden/pending/vmap_random_normal.jxr \
+	tests/golden/pending/vmap_jac_rules.jxr
 
 ## files the scripts :load
 GOLDEN_LOADED = tests/golden/data/loaded.jxr tests/golden/data/load_error.jxr \

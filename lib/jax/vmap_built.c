@@ -1,0 +1,502 @@
+/* vmap_built.c: what JAX builds on tracing and vmap besides the
+ * Jacobians (jacobian.c): jax.lax.map (loops.py's map: a scan of f, or
+ * with batch_size a scan of vmap(f) over batches and vmap(f) of the
+ * remainder) and jax.eval_shape (api.py: the outputs' shapes and dtypes,
+ * as ShapeDtypeStructs, from a trace that runs nothing) and jax.pmap as
+ * current JAX implements it (pmap.py: a jit of a shard_map over a
+ * one-axis mesh of the first devices, each device's slice squeezed in and
+ * its output's axis expanded back).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check/check.h"
+#include "jax/api.h"
+#include "jax/jax.h"
+#include "jax/lax.h"
+#include "jax/numpy.h"
+#include "jax/tree_util.h"
+#include "py/objects.h"
+#include "text/print_val.h"
+#include "util/intern.h"
+
+static SrVal *call_builtin(SrInterp *I, const char *qualname, int n, SrVal **v, int nkw, const char **kw,
+                           SrVal **kwv) {
+  SrVal *f = sr_lookup_qualname(qualname);
+  if (!f) return sr_raise(I, "RuntimeError", "internal error: no built-in %s", qualname);
+  SrArgs a = {n, v, nkw, kw, kwv, NULL};
+  return sr_call(I, f, &a);
+}
+
+static SrVal *not_callable(SrInterp *I, SrVal *fun) {
+  SrBuf b = SR_BUF_INIT;
+  sr_val_str(&b, fun);
+  sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_buf_str(&b));
+  sr_buf_free(&b);
+  return NULL;
+}
+
+/* ---- jax.eval_shape ---- */
+
+static SrVal *jax_eval_shape(SrInterp *I, SrArgs *a) {
+  if (a->n < 1) return sr_raise(I, "TypeError", "eval_shape() missing 1 required positional argument: 'fun'");
+  SrVal *fun = a->v[0];
+  if (!sr_is_callable(fun)) return not_callable(I, fun);
+  SrVal *tree = NULL, *captured = NULL;
+  SrJaxpr *j = sr_trace_fn(I, fun, a->n - 1, a->v + 1, a->nkw, a->kw, a->kwv, 0, NULL, &tree, &captured);
+  if (!j) return NULL;
+  SrVal *l = sr_seq(NULL, SR_V_LIST, (int)j->nout);
+  for (uint32_t i = 0; i < j->nout; i++) sr_seq_push(NULL, l, sr_array_abstract(sr_atom_type(j->outvars[i])));
+  SrVal *r = sr_pytree_unflatten(tree, l);
+  sr_unref(l);
+  sr_unref(tree);
+  sr_unref(captured);
+  sr_program_unref(j->prog);
+  return r;
+}
+
+/* ---- jax.lax.map ---- */
+
+/* scan's body: lambda _, x: ((), f(x)), or ((), vmap(f)(x)) */
+typedef struct MapBody {
+  SrVal *f;
+} MapBody;
+
+static void map_body_free(void *d) {
+  MapBody *m = d;
+  sr_unref(m->f);
+  free(m);
+}
+
+static SrVal *map_body(SrInterp *I, SrArgs *a) {
+  MapBody *m = sr_current_builtin(I)->data;
+  if (a->n != 2) return sr_raise(I, "TypeError", "<lambda>() takes 2 positional arguments but %d were given", a->n);
+  SrVal *y = sr_call1(I, m->f, a->v[1]);
+  if (!y) return NULL;
+  SrVal *r = sr_tuple(NULL, 0, NULL);
+  sr_seq_push(NULL, r, sr_tuple(NULL, 0, NULL));
+  sr_seq_push(NULL, r, y);
+  return r;
+}
+
+/* scan(lambda _, x: ((), f(x)), (), xs)[1] */
+static SrVal *scan_map(SrInterp *I, SrVal *f, SrVal *xs) {
+  MapBody *m = sr_xcalloc(1, sizeof *m);
+  m->f = sr_ref(f);
+  SrVal *g = sr_builtin_with("<lambda>", map_body, m, map_body_free);
+  SrVal *init = sr_tuple(NULL, 0, NULL);
+  SrVal *v[3] = {g, init, xs};
+  SrVal *r = call_builtin(I, "jax.lax.scan", 3, v, 0, NULL, NULL);
+  sr_unref(init);
+  sr_unref(g);
+  if (!r) return NULL;
+  SrVal *ys = sr_ref(r->seq.items[1]);
+  sr_unref(r);
+  return ys;
+}
+
+static SrVal *vmap_of(SrInterp *I, SrVal *f) { return call_builtin(I, "jax.vmap", 1, &f, 0, NULL, NULL); }
+
+/* leaf[lo:hi] (None for an open end), as jnp indexing does it */
+static SrVal *leaf_slice(SrInterp *I, SrVal *leaf, int64_t lo, int64_t hi) {
+  SrVal *s = sr_slice_new(lo < 0 ? sr_none() : sr_int(NULL, lo), hi < 0 ? sr_none() : sr_int(NULL, hi), sr_none());
+  SrVal *r = sr_getitem(I, leaf, s);
+  sr_unref(s);
+  return r;
+}
+
+/* _scan_leaf: leaf[:batch_elems].reshape(num_batches, batch_size, ...) */
+static SrVal *scan_leaf(SrInterp *I, SrVal *leaf, int64_t elems, int64_t nb, int64_t bs) {
+  const SrType *t = sr_value_type(I, leaf);
+  if (t->ndim && t->dims[0].nax) {
+    SrBuf b = SR_BUF_INIT;
+    sr_type_str(&b, t, 0);
+    sr_raise(I, "ValueError", "0th dimension of leaf passed to `jax.lax.map` should be replicated. Got %s",
+             sr_buf_str(&b));
+    sr_buf_free(&b);
+    return NULL;
+  }
+  SrVal *s = leaf_slice(I, leaf, -1, elems);
+  if (!s) return NULL;
+  int64_t shape[SR_MAX_RANK];
+  int nd = 0;
+  shape[nd++] = nb;
+  shape[nd++] = bs;
+  for (int d = 1; d < t->ndim && nd < SR_MAX_RANK; d++) shape[nd++] = t->dims[d].size;
+  SrVal *r = sr_lax_reshape(I, s, shape, nd, NULL);
+  sr_unref(s);
+  return r;
+}
+
+/* x.reshape(-1, *x.shape[2:]) */
+static SrVal *flatten_batches(SrInterp *I, SrVal *x) {
+  const SrType *t = sr_value_type(I, x);
+  int64_t shape[SR_MAX_RANK];
+  int nd = 0;
+  shape[nd++] = t->dims[0].size * t->dims[1].size;
+  for (int d = 2; d < t->ndim; d++) shape[nd++] = t->dims[d].size;
+  return sr_lax_reshape(I, x, shape, nd, NULL);
+}
+
+/* map with batch_size: _batch_and_remainder, then the scan of vmap(f)
+   over the batches and vmap(f) of the remainder, concatenated */
+static SrVal *batched_map(SrInterp *I, SrVal *f, SrVal *xs, int64_t bs) {
+  SrVal *leaves = sr_pytree_flatten(I, xs);
+  if (!leaves) return NULL;
+  SrVal *vf = vmap_of(I, f), *ys = NULL;
+  if (!vf) goto done;
+  if (!leaves->seq.n) {
+    ys = scan_map(I, vf, xs);
+    goto done;
+  }
+  for (int i = 0; i < leaves->seq.n; i++) {
+    if (sr_array_of(leaves->seq.items[i])) continue;
+    SrVal *arr = sr_jnp_asarray(I, leaves->seq.items[i], -1);
+    if (!arr) goto done;
+    sr_unref(leaves->seq.items[i]);
+    leaves->seq.items[i] = arr;
+  }
+  const SrType *t0 = sr_value_type(I, leaves->seq.items[0]);
+  if (!t0->ndim) {
+    sr_raise(I, "IndexError", "tuple index out of range");
+    goto done;
+  }
+  int64_t n0 = t0->dims[0].size, nb = bs ? n0 / bs : 0, rem = bs ? n0 % bs : n0, elems = nb * bs;
+  int n = leaves->seq.n;
+  SrVal *sl = NULL, *rl = NULL, *scan_ys = NULL, *rem_ys = NULL;
+  /* per leaf, its batches then its remainder (unzip2 of the pairs) */
+  if (nb) sl = sr_seq(NULL, SR_V_LIST, n);
+  if (!nb || rem) rl = sr_seq(NULL, SR_V_LIST, n);
+  for (int i = 0; i < n; i++) {
+    SrVal *leaf = leaves->seq.items[i];
+    if (sl) {
+      SrVal *x = scan_leaf(I, leaf, elems, nb, bs);
+      if (!x) goto fail;
+      sr_seq_push(NULL, sl, x);
+    }
+    if (rl) {
+      SrVal *x = leaf_slice(I, leaf, elems, -1);
+      if (!x) goto fail;
+      sr_seq_push(NULL, rl, x);
+    }
+  }
+  if (sl) {
+    SrVal *sxs = sr_pytree_unflatten(xs, sl);
+    scan_ys = scan_map(I, vf, sxs);
+    sr_unref(sxs);
+    if (!scan_ys) goto fail;
+  }
+  if (rl) {
+    SrVal *rxs = sr_pytree_unflatten(xs, rl);
+    rem_ys = sr_call1(I, vf, rxs);
+    sr_unref(rxs);
+    if (!rem_ys) goto fail;
+  }
+  if (!scan_ys) {
+    ys = sr_ref(rem_ys);
+  } else {
+    SrVal *sy = sr_pytree_flatten(I, scan_ys), *ry = rem_ys ? sr_pytree_flatten(I, rem_ys) : NULL;
+    SrVal *out = sy ? sr_seq(NULL, SR_V_LIST, sy->seq.n) : NULL;
+    for (int i = 0; out && i < sy->seq.n; i++) {
+      SrVal *x = flatten_batches(I, sy->seq.items[i]);
+      if (x && ry && i < ry->seq.n) {
+        SrVal *pair[2] = {x, ry->seq.items[i]};
+        SrVal *c = sr_lax_concatenate(I, 2, pair, 0);
+        sr_unref(x);
+        x = c;
+      }
+      if (!x) {
+        sr_unref(out);
+        out = NULL;
+        break;
+      }
+      sr_seq_push(NULL, out, x);
+    }
+    if (out) ys = sr_pytree_unflatten(scan_ys, out);
+    sr_unref(out);
+    sr_unref(sy);
+    sr_unref(ry);
+  }
+fail:
+  sr_unref(sl);
+  sr_unref(rl);
+  sr_unref(scan_ys);
+  sr_unref(rem_ys);
+done:
+  sr_unref(vf);
+  sr_unref(leaves);
+  return ys;
+}
+
+static SrVal *lax_map(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "map", "f, xs, *, batch_size=", p) < 0) return NULL;
+  if (!p[2] || p[2]->kind == SR_V_NONE) return scan_map(I, p[0], p[1]);
+  int64_t bs;
+  if (sr_as_int(I, p[2], "batch_size", &bs) < 0) return NULL;
+  if (bs < 0) return sr_raise(I, "ValueError", "batch_size must be non-negative, got %lld", (long long)bs);
+  return batched_map(I, p[0], p[1], bs);
+}
+
+/* ---- jax.pmap ---- */
+
+typedef struct Pmap {
+  SrVal *fun, *in_axes, *out_axes, *devices;
+  SrVal *axis_name; /* a str */
+  int64_t axis_size; /* -1: from the arguments */
+} Pmap;
+
+static void pmap_free(void *d) {
+  Pmap *p = d;
+  sr_unref(p->fun);
+  sr_unref(p->in_axes);
+  sr_unref(p->out_axes);
+  sr_unref(p->devices);
+  sr_unref(p->axis_name);
+  free(p);
+}
+
+/* _fun of _cached_shard_map: the flat leaves squeezed at their axes,
+   rebuilt into the arguments, fun called, its outputs expanded at theirs */
+typedef struct PmapBody {
+  SrVal *fun, *in_tree; /* in_tree: the arguments (a tuple), for their structure */
+  int64_t *ax;          /* per leaf; INT64_MIN for None */
+  int nl;
+  SrVal *out_axes;
+} PmapBody;
+
+static void pmap_body_free(void *d) {
+  PmapBody *b = d;
+  sr_unref(b->fun);
+  sr_unref(b->in_tree);
+  sr_unref(b->out_axes);
+  free(b->ax);
+  free(b);
+}
+
+static SrVal *pmap_body(SrInterp *I, SrArgs *a) {
+  PmapBody *b = sr_current_builtin(I)->data;
+  SrVal *l = sr_seq(NULL, SR_V_LIST, a->n), *res = NULL;
+  for (int i = 0; i < a->n; i++) {
+    SrVal *x = b->ax[i] == INT64_MIN ? sr_ref(a->v[i]) : sr_lax_squeeze(I, a->v[i], &b->ax[i], 1);
+    if (!x) goto done;
+    sr_seq_push(NULL, l, x);
+  }
+  SrVal *args = sr_pytree_unflatten(b->in_tree, l);
+  SrArgs ca = {args->seq.n, args->seq.items, 0, NULL, NULL, NULL};
+  SrVal *out = sr_call(I, b->fun, &ca);
+  sr_unref(args);
+  if (!out) goto done;
+  SrVal *ol = sr_pytree_flatten(I, out);
+  SrVal *nl = ol ? sr_seq(NULL, SR_V_LIST, ol->seq.n) : NULL;
+  for (int i = 0; nl && i < ol->seq.n; i++) {
+    SrVal *ax = b->out_axes;
+    if (ax->kind == SR_V_NONE) {
+      sr_seq_push(NULL, nl, sr_ref(ol->seq.items[i]));
+      continue;
+    }
+    SrVal *arr = sr_array_of(ol->seq.items[i]) ? sr_ref(ol->seq.items[i]) : sr_jnp_asarray(I, ol->seq.items[i], -1);
+    int64_t d = ax->i;
+    SrVal *x = arr ? sr_lax_expand_dims(I, arr, &d, 1) : NULL;
+    sr_unref(arr);
+    if (!x) {
+      sr_unref(nl);
+      nl = NULL;
+      break;
+    }
+    sr_seq_push(NULL, nl, x);
+  }
+  if (nl) res = sr_pytree_unflatten(out, nl);
+  sr_unref(nl);
+  sr_unref(ol);
+  sr_unref(out);
+done:
+  sr_unref(l);
+  return res;
+}
+
+/* _axes_to_pspec: P() for None, P(None, ..., name) with the name at ax */
+static SrVal *axes_pspec(SrInterp *I, int64_t ax, SrVal *name) {
+  SrVal **v = sr_xcalloc((size_t)(ax < 0 ? 0 : ax) + 2, sizeof *v);
+  int n = 0;
+  if (ax != INT64_MIN) {
+    for (int64_t i = 0; i < ax; i++) v[n++] = sr_none();
+    v[n++] = sr_ref(name);
+  }
+  SrVal *r = call_builtin(I, "jax.sharding.PartitionSpec", n, v, 0, NULL, NULL);
+  for (int i = 0; i < n; i++) sr_unref(v[i]);
+  free(v);
+  return r;
+}
+
+static SrVal *pmap_call(SrInterp *I, SrArgs *a) {
+  Pmap *p = sr_current_builtin(I)->data;
+  if (a->nkw) return sr_raise(I, "NotImplementedError", "pmap of a call with keyword arguments");
+  SrVal *args = sr_tuple(NULL, 0, NULL);
+  for (int i = 0; i < a->n; i++) sr_seq_push(NULL, args, sr_ref(a->v[i]));
+  SrVal *leaves = sr_pytree_flatten(I, args), *result = NULL;
+  SrVal *specs = NULL, *mesh = NULL, *sm = NULL, *jf = NULL, *body = NULL, *ospec = NULL;
+  PmapBody *pb = NULL;
+  if (!leaves) goto done;
+  int nl = leaves->seq.n;
+  if (p->in_axes->kind == SR_V_TUPLE && p->in_axes->seq.n != a->n) {
+    sr_raise(I, "ValueError", "pmap in_axes specification must be a tree prefix of the corresponding value");
+    goto done;
+  }
+  pb = sr_xcalloc(1, sizeof *pb);
+  pb->ax = sr_xcalloc((size_t)nl + 1, sizeof *pb->ax);
+  pb->nl = nl;
+  int64_t size = -1;
+  for (int i = 0, k = 0; i < a->n; i++) {
+    SrVal *s = p->in_axes->kind == SR_V_TUPLE ? p->in_axes->seq.items[i] : p->in_axes;
+    if (!(s->kind == SR_V_NONE || s->kind == SR_V_INT)) {
+      sr_raise(I, "NotImplementedError", "pmap in_axes other than ints and None per argument");
+      goto done;
+    }
+    SrVal *l = sr_pytree_flatten(I, a->v[i]);
+    if (!l) goto done;
+    for (int q = 0; q < l->seq.n; q++, k++) {
+      if (s->kind == SR_V_NONE) {
+        pb->ax[k] = INT64_MIN;
+        continue;
+      }
+      const SrType *t = sr_value_type(I, leaves->seq.items[k]);
+      int nd = t ? t->ndim : 0;
+      int64_t ax = s->i < 0 ? s->i + nd : s->i;
+      if (ax < 0 || ax >= nd) {
+        sr_unref(l);
+        sr_raise(I, "ValueError",
+                 "pmap was requested to map its argument along axis %lld, which implies that its rank should be at "
+                 "least %llu, but is only %d",
+                 (long long)s->i,
+                 s->i >= 0 ? (unsigned long long)s->i + 1 : 0ULL - (unsigned long long)s->i, nd);
+        goto done;
+      }
+      pb->ax[k] = ax;
+      int64_t n = t->dims[ax].size;
+      if (size >= 0 && n != size) {
+        sr_unref(l);
+        sr_raise(I, "ValueError", "pmap got inconsistent sizes for array axes to be mapped: %lld and %lld",
+                 (long long)size, (long long)n);
+        goto done;
+      }
+      size = n;
+    }
+    sr_unref(l);
+  }
+  if (p->axis_size >= 0 && size >= 0 && p->axis_size != size) {
+    sr_raise(I, "ValueError", "Specified axis_size %lld doesn't match received axis_size %lld.",
+             (long long)p->axis_size, (long long)size);
+    goto done;
+  }
+  if (size < 0) size = p->axis_size;
+  if (size < 0) {
+    sr_raise(I, "ValueError", "pmap requires at least one argument with a mapped axis.");
+    goto done;
+  }
+  /* the mesh: the first `size` devices, one axis */
+  SrVal *devs = p->devices ? sr_ref(p->devices) : call_builtin(I, "jax.devices", 0, NULL, 0, NULL, NULL);
+  if (!devs) goto done;
+  if (!sr_is_seq(devs) || devs->seq.n < size) {
+    sr_raise(I, "ValueError",
+             "compiling computation that requires %lld logical devices, but only %d XLA devices are available "
+             "(num_replicas=%lld)",
+             (long long)size, sr_is_seq(devs) ? devs->seq.n : 0, (long long)size);
+    sr_unref(devs);
+    goto done;
+  }
+  SrVal *dl = sr_seq(NULL, SR_V_LIST, (int)size);
+  for (int64_t i = 0; i < size; i++) sr_seq_push(NULL, dl, sr_ref(devs->seq.items[i]));
+  sr_unref(devs);
+  SrVal *names = sr_tuple(NULL, 0, NULL);
+  sr_seq_push(NULL, names, sr_ref(p->axis_name));
+  SrVal *mv[2] = {dl, names};
+  mesh = call_builtin(I, "jax.sharding.Mesh", 2, mv, 0, NULL, NULL);
+  sr_unref(dl);
+  sr_unref(names);
+  if (!mesh) goto done;
+  specs = sr_tuple(NULL, 0, NULL);
+  for (int i = 0; i < nl; i++) {
+    SrVal *sp = axes_pspec(I, pb->ax[i], p->axis_name);
+    if (!sp) goto done;
+    sr_seq_push(NULL, specs, sp);
+  }
+  ospec = axes_pspec(I, p->out_axes->kind == SR_V_NONE ? INT64_MIN : p->out_axes->i, p->axis_name);
+  if (!ospec) goto done;
+  pb->fun = sr_ref(p->fun);
+  pb->in_tree = sr_ref(args);
+  pb->out_axes = sr_ref(p->out_axes);
+  body = sr_builtin_with("_fun", pmap_body, pb, pmap_body_free);
+  pb = NULL;
+  const char *kw[4] = {sr_intern_cstr("mesh"), sr_intern_cstr("in_specs"), sr_intern_cstr("out_specs"),
+                       sr_intern_cstr("check_vma")};
+  SrVal *kwv[4] = {mesh, specs, ospec, sr_bool(0)};
+  sm = call_builtin(I, "jax.shard_map", 1, &body, 4, kw, kwv);
+  if (!sm) goto done;
+  jf = call_builtin(I, "jax.jit", 1, &sm, 0, NULL, NULL);
+  if (!jf) goto done;
+  SrArgs ca = {nl, leaves->seq.items, 0, NULL, NULL, NULL};
+  result = sr_call(I, jf, &ca);
+done:
+  if (pb) pmap_body_free(pb);
+  sr_unref(jf);
+  sr_unref(sm);
+  sr_unref(body);
+  sr_unref(ospec);
+  sr_unref(specs);
+  sr_unref(mesh);
+  sr_unref(leaves);
+  sr_unref(args);
+  return result;
+}
+
+/* jax.pmap(fun, axis_name=None, *, in_axes=0, out_axes=0,
+   static_broadcasted_argnums=(), devices=None, backend=None,
+   axis_size=None, donate_argnums=()) */
+static SrVal *jax_pmap(SrInterp *I, SrArgs *a) {
+  SrVal *p[9];
+  if (sr_args_parse(I, a, "pmap",
+                    "fun, axis_name=, *, in_axes=, out_axes=, static_broadcasted_argnums=, devices=, backend=, "
+                    "axis_size=, donate_argnums=",
+                    p) < 0)
+    return NULL;
+  if (!sr_is_callable(p[0])) return not_callable(I, p[0]);
+  if (p[4] && !(sr_is_seq(p[4]) && p[4]->seq.n == 0))
+    return sr_raise(I, "NotImplementedError", "pmap's static_broadcasted_argnums");
+  SrVal *oa = p[3] ? p[3] : NULL;
+  if (oa && !(oa->kind == SR_V_NONE || oa->kind == SR_V_INT))
+    return sr_raise(I, "NotImplementedError", "pmap out_axes other than an int or None");
+  SrVal *ia = p[2] ? p[2] : NULL;
+  Pmap *pm = sr_xcalloc(1, sizeof *pm);
+  pm->fun = sr_ref(p[0]);
+  if (ia && ia->kind == SR_V_LIST) {
+    pm->in_axes = sr_tuple(NULL, 0, NULL);
+    for (int i = 0; i < ia->seq.n; i++) sr_seq_push(NULL, pm->in_axes, sr_ref(ia->seq.items[i]));
+  } else {
+    pm->in_axes = ia ? sr_ref(ia) : sr_int(NULL, 0);
+  }
+  pm->out_axes = oa ? sr_ref(oa) : sr_int(NULL, 0);
+  pm->devices = p[5] && p[5]->kind != SR_V_NONE ? sr_ref(p[5]) : NULL;
+  pm->axis_size = -1;
+  if (p[7] && p[7]->kind != SR_V_NONE && sr_as_int(I, p[7], "axis_size", &pm->axis_size) < 0) {
+    pmap_free(pm);
+    return NULL;
+  }
+  /* an unnamed axis gets a name of its own (pmap.py's _TempAxisName) */
+  pm->axis_name = p[1] && p[1]->kind == SR_V_STR ? sr_ref(p[1]) : sr_str_cstr(NULL, "_pmap_axis");
+  if (p[1] && p[1]->kind != SR_V_STR && p[1]->kind != SR_V_NONE) {
+    pmap_free(pm);
+    return sr_raise(I, "TypeError", "pmap axis_name must be a str, got %s", sr_val_kind_name(p[1]));
+  }
+  return sr_builtin_with(sr_callable_name(p[0]), pmap_call, pm, pmap_free);
+}
+
+void sr_vmap_built_init(void) {
+  sr_def("jax.pmap", jax_pmap,
+         "pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, devices=None, axis_size=None): fun over the devices, "
+         "one slice each (a jit of a shard_map over a one-axis mesh)");
+  sr_def("jax.eval_shape", jax_eval_shape,
+         "eval_shape(fun, *args, **kwargs): fun's outputs as ShapeDtypeStructs, computing nothing");
+  sr_def("jax.lax.map", lax_map,
+         "map(f, xs, *, batch_size=None): f over the leading axis of xs (a scan; batches of vmap(f))");
+}
