@@ -1,6 +1,7 @@
 /* objects.c: classes of the language and Python's operators on data. */
 #include "py/objects.h"
 
+#include "py/modules.h"
 #include "py/range.h"
 
 #include <limits.h>
@@ -235,6 +236,8 @@ const char *sr_builtin_doc(SrVal *fn) {
 }
 
 const char *sr_builtin_name(SrVal *fn) {
+  /* a partial is named after its function, as JAX's api_util.fun_name has it */
+  if (sr_partial_func(fn)) return sr_builtin_name(sr_partial_func(fn));
   if (sr_is_obj(fn, &sr_builtin_class)) return ((SrBuiltin *)fn->obj.data)->name;
   if (sr_is_obj(fn, &sr_function_class)) return ((SrFunction *)fn->obj.data)->name;
   return NULL;
@@ -294,6 +297,11 @@ static SrVal *function_getattr(SrInterp *I, SrVal *self, const char *name) {
 
 static int function_setattr(SrInterp *I, SrVal *self, const char *name, SrVal *v) {
   SrFunction *f = self->obj.data;
+  if (strcmp(name, "__name__") == 0) { /* functools.wraps renames */
+    if (v->kind != SR_V_STR) return sr_raise(I, "TypeError", "__name__ must be set to a string object"), -1;
+    f->name = sr_intern(v->str.s, v->str.n);
+    return 0;
+  }
   if (!f->attrs) f->attrs = sr_dict(NULL);
   sr_dict_set(NULL, f->attrs, sr_str_cstr(NULL, name), sr_ref(v));
   (void)I;
@@ -423,7 +431,17 @@ static void slice_repr(SrBuf *out, const SrVal *v) {
   sr_buf_putc(out, ')');
 }
 
-const SrClass sr_slice_class = {"slice", slice_free, slice_repr, NULL, NULL};
+static SrVal *slice_getattr(SrInterp *I, SrVal *self, const char *name) {
+  const Slice *s = self->obj.data;
+  (void)I;
+  if (strcmp(name, "start") == 0) return sr_ref(s->start);
+  if (strcmp(name, "stop") == 0) return sr_ref(s->stop);
+  if (strcmp(name, "step") == 0) return sr_ref(s->step);
+  return NULL;
+}
+
+static const SrLangOps slice_ops = {.getattr = slice_getattr};
+const SrClass sr_slice_class = {"slice", slice_free, slice_repr, NULL, &slice_ops};
 
 SrVal *sr_slice_new(SrVal *start, SrVal *stop, SrVal *step) {
   Slice *s = sr_xcalloc(1, sizeof *s);

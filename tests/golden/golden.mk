@@ -55,6 +55,13 @@ GOLDEN_TESTS = \
 	tests/golden/py_time.jxr \
 	tests/golden/py_re.jxr \
 	tests/golden/py_re_errors.jxr \
+	tests/golden/py_imports.jxr \
+	tests/golden/py_functools.jxr \
+	tests/golden/partial_jax.jxr \
+	tests/golden/py_itertools.jxr \
+	tests/golden/py_math.jxr \
+	tests/golden/py_typing.jxr \
+	tests/golden/py_sorted.jxr \
 	tests/golden/py_int_edges.jxr \
 	tests/golden/int_overflow.jxr \
 	tests/golden/py_recursive.jxr \
