@@ -38,5 +38,6 @@ void sr_modules_init(void);
 void sr_functools_init(void); /* mod_functools.c */
 void sr_itertools_init(void); /* mod_itertools.c */
 void sr_math_init(void);      /* mod_math.c: math and operator */
+void sr_collections_init(void); /* mod_collections.c */
 
 #endif

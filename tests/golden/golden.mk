@@ -60,6 +60,7 @@ GOLDEN_TESTS = \
 	tests/golden/partial_jax.jxr \
 	tests/golden/py_itertools.jxr \
 	tests/golden/py_math.jxr \
+	tests/golden/py_collections.jxr \
 	tests/golden/py_typing.jxr \
 	tests/golden/py_sorted.jxr \
 	tests/golden/py_int_edges.jxr \
