@@ -3,6 +3,7 @@
 
 #include "py/modules.h"
 #include "py/range.h"
+#include "py/strfmt.h"
 
 #include <limits.h>
 #include <math.h>
@@ -1706,6 +1707,7 @@ SrVal *sr_binop(SrInterp *I, int op, SrVal *a, SrVal *b) {
     SrVal *r = num_binop(I, op, a, b);
     if (r || I->exc) return r;
   }
+  if (op == SR_OP_MOD && a->kind == SR_V_STR) return sr_str_percent(I, a, b);
   if (op == SR_OP_LT || op == SR_OP_LE || op == SR_OP_GT || op == SR_OP_GE) {
     int c;
     if (val_cmp(I, a, b, &c) == 0)

@@ -63,6 +63,8 @@ GOLDEN_TESTS = \
 	tests/golden/py_collections.jxr \
 	tests/golden/py_typing.jxr \
 	tests/golden/py_sorted.jxr \
+	tests/golden/py_percent.jxr \
+	tests/golden/percent_jax.jxr \
 	tests/golden/py_int_edges.jxr \
 	tests/golden/int_overflow.jxr \
 	tests/golden/py_recursive.jxr \
