@@ -895,62 +895,7 @@ static SrVal *m_str_find(SrInterp *I, SrArgs *a) {
   return sr_int(NULL, p ? (int64_t)(p - a->self->str.s) : -1);
 }
 
-static SrVal *m_str_format(SrInterp *I, SrArgs *a) {
-  /* "{} {}".format(x, y) and "{0}" / "{name}" */
-  SrBuf b = SR_BUF_INIT;
-  const char *s = a->self->str.s;
-  size_t n = a->self->str.n;
-  int auto_idx = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (s[i] == '{' && i + 1 < n && s[i + 1] == '{') {
-      sr_buf_putc(&b, '{');
-      i++;
-      continue;
-    }
-    if (s[i] == '}' && i + 1 < n && s[i + 1] == '}') {
-      sr_buf_putc(&b, '}');
-      i++;
-      continue;
-    }
-    if (s[i] != '{') {
-      sr_buf_putc(&b, s[i]);
-      continue;
-    }
-    size_t e = i + 1;
-    while (e < n && s[e] != '}') e++;
-    char field[64];
-    size_t fl = e - i - 1 < sizeof field - 1 ? e - i - 1 : sizeof field - 1;
-    memcpy(field, s + i + 1, fl);
-    field[fl] = 0;
-    char *spec = strchr(field, ':');
-    if (spec) *spec++ = 0;
-    SrVal *v = NULL;
-    if (!field[0]) {
-      if (auto_idx < a->n) v = a->v[auto_idx++];
-    } else if (field[0] >= '0' && field[0] <= '9') {
-      int k = atoi(field);
-      if (k < a->n) v = a->v[k];
-    } else {
-      for (int k = 0; k < a->nkw; k++)
-        if (strcmp(a->kw[k], field) == 0) v = a->kwv[k];
-    }
-    if (!v) {
-      sr_buf_free(&b);
-      return sr_raise(I, "IndexError", "Replacement index %s out of range", field);
-    }
-    SrVal *f = sr_format(I, v, spec ? spec : "");
-    if (!f) {
-      sr_buf_free(&b);
-      return NULL;
-    }
-    sr_buf_putn(&b, f->str.s, f->str.n);
-    sr_unref(f);
-    i = e;
-  }
-  SrVal *r = sr_str(NULL, sr_buf_str(&b), b.len);
-  sr_buf_free(&b);
-  return r;
-}
+static SrVal *m_str_format(SrInterp *I, SrArgs *a) { return sr_str_format(I, a->self, a); }
 
 static SrVal *m_list_append(SrInterp *I, SrArgs *a) {
   if (a->n != 1) return sr_raise(I, "TypeError", "append() takes exactly one argument");

@@ -11,6 +11,7 @@
 #include "py/objects.h"
 #include "text/print_val.h"
 #include "util/intern.h"
+#include "util/pyfmt.h"
 
 /* the length of s in code points */
 static size_t utf8_len(const char *s, size_t n) {
@@ -31,9 +32,9 @@ static size_t utf8_prefix(const char *s, size_t n, size_t k) {
 static void pad_text(SrBuf *out, const char *s, size_t n, int64_t width, int left) {
   size_t len = utf8_len(s, n);
   size_t pad = width > 0 && (uint64_t)width > len ? (size_t)width - len : 0;
-  if (!left) for (size_t i = 0; i < pad; i++) sr_buf_putc(out, ' ');
+  if (!left) sr_buf_fill(out, ' ', pad);
   sr_buf_putn(out, s, n);
-  if (left) for (size_t i = 0; i < pad; i++) sr_buf_putc(out, ' ');
+  if (left) sr_buf_fill(out, ' ', pad);
 }
 
 static void put_utf8(SrBuf *b, uint32_t c) {
@@ -80,11 +81,11 @@ static void format_int(SrBuf *out, int64_t v, char type, const Spec *sp) {
   size_t len = (size_t)h + zeros + nd;
   size_t pad = sp->width > 0 && (uint64_t)sp->width > len ? (size_t)sp->width - len : 0;
   if (pad && sp->zero && !sp->left) zeros += pad, pad = 0;
-  if (!sp->left) for (size_t i = 0; i < pad; i++) sr_buf_putc(out, ' ');
+  if (!sp->left) sr_buf_fill(out, ' ', pad);
   sr_buf_putn(out, head, (size_t)h);
-  for (size_t i = 0; i < zeros; i++) sr_buf_putc(out, '0');
+  sr_buf_fill(out, '0', zeros);
   sr_buf_putn(out, digits, nd);
-  if (sp->left) for (size_t i = 0; i < pad; i++) sr_buf_putc(out, ' ');
+  if (sp->left) sr_buf_fill(out, ' ', pad);
 }
 
 /* an int for %d: ints as they are, floats (and 0-d arrays) truncated */
@@ -252,6 +253,10 @@ SrVal *sr_str_percent(SrInterp *I, SrVal *fmt, SrVal *args) {
           sr_unref(owned);
           FAIL("TypeError", "* wants int");
         }
+        if (w->i > INT32_MAX || w->i < INT32_MIN) {
+          sr_unref(owned);
+          FAIL("OverflowError", "Python int too large to convert to C int");
+        }
         *n = w->i;
         if (!part && *n < 0) {
           sp.left = 1;
@@ -297,6 +302,202 @@ SrVal *sr_str_percent(SrInterp *I, SrVal *fmt, SrVal *args) {
     FAIL("TypeError", "not all arguments converted during string formatting");
 #undef FAIL
   SrVal *r = sr_str(NULL, out.p ? out.p : "", out.len);
+  sr_buf_free(&out);
+  return r;
+}
+
+/* ---- str.format ---- */
+
+typedef struct Fmt {
+  SrInterp *I;
+  SrArgs *a;
+  int auto_idx; /* the next automatic field; -1 once numbered by hand */
+  int manual;
+} Fmt;
+
+/* the argument a field names: its first part ("", "0", "name"), then
+   .attr and [key] parts; a new reference or NULL with an exception */
+static SrVal *field_value(Fmt *F, const char *s, size_t n) {
+  SrInterp *I = F->I;
+  size_t e = 0;
+  while (e < n && s[e] != '.' && s[e] != '[') e++;
+  SrVal *v = NULL;
+  int is_num = e > 0;
+  for (size_t i = 0; i < e; i++) is_num &= s[i] >= '0' && s[i] <= '9';
+  if (e == 0 || is_num) {
+    int64_t k;
+    if (e == 0) {
+      if (F->manual)
+        return sr_raise(I, "ValueError", "cannot switch from manual field specification to automatic field numbering");
+      F->auto_idx++;
+      k = F->auto_idx - 1;
+    } else {
+      if (F->auto_idx > 0)
+        return sr_raise(I, "ValueError", "cannot switch from automatic field numbering to manual field specification");
+      F->manual = 1;
+      k = 0;
+      for (size_t i = 0; i < e && k < 100000000; i++) k = k * 10 + (s[i] - '0');
+    }
+    if (k >= F->a->n) return sr_raise(I, "IndexError", "Replacement index %lld out of range for positional args tuple", (long long)k);
+    v = sr_ref(F->a->v[k]);
+  } else {
+    const char *name = sr_intern(s, e);
+    for (int k = 0; k < F->a->nkw && !v; k++)
+      if (F->a->kw[k] == name) v = sr_ref(F->a->kwv[k]);
+    if (!v) {
+      SrBuf b = SR_BUF_INIT;
+      sr_py_str_repr(&b, s, e);
+      sr_raise(I, "KeyError", "%s", sr_buf_str(&b));
+      sr_buf_free(&b);
+      return NULL;
+    }
+  }
+  while (e < n && v) {
+    SrVal *next;
+    if (s[e] == '.') {
+      size_t b = ++e;
+      while (e < n && s[e] != '.' && s[e] != '[') e++;
+      if (e == b) {
+        sr_unref(v);
+        return sr_raise(I, "ValueError", "Empty attribute in format string");
+      }
+      next = sr_getattr(I, v, sr_intern(s + b, e - b));
+    } else if (s[e] == '[') {
+      size_t b = ++e;
+      while (e < n && s[e] != ']') e++;
+      if (e >= n || e == b) {
+        sr_unref(v);
+        return sr_raise(I, "ValueError", e >= n ? "expected '}' before end of string" : "Empty attribute in format string");
+      }
+      int digits = 1;
+      int64_t k = 0;
+      for (size_t i = b; i < e; i++) {
+        digits &= s[i] >= '0' && s[i] <= '9';
+        if (digits && k < 100000000) k = k * 10 + (s[i] - '0');
+      }
+      SrVal *key = digits ? sr_int(NULL, k) : sr_str(NULL, s + b, e - b);
+      next = sr_getitem(I, v, key);
+      sr_unref(key);
+      e++;
+    } else {
+      sr_unref(v);
+      return sr_raise(I, "ValueError", "Only '.' or '[' may follow ']' in format field specifier");
+    }
+    sr_unref(v);
+    v = next;
+  }
+  return v;
+}
+
+/* Formats s[0..n) into out; depth 1 is inside a format spec, where fields
+   nest once.  0, or -1 with an exception. */
+static int format_into(Fmt *F, SrBuf *out, const char *s, size_t n, int depth) {
+  SrInterp *I = F->I;
+  for (size_t i = 0; i < n; i++) {
+    char c = s[i];
+    if (c == '}') {
+      if (i + 1 < n && s[i + 1] == '}') {
+        sr_buf_putc(out, '}');
+        i++;
+        continue;
+      }
+      sr_raise(I, "ValueError", "Single '}' encountered in format string");
+      return -1;
+    }
+    if (c != '{') {
+      sr_buf_putc(out, c);
+      continue;
+    }
+    if (i + 1 < n && s[i + 1] == '{') {
+      sr_buf_putc(out, '{');
+      i++;
+      continue;
+    }
+    if (i + 1 >= n) {
+      sr_raise(I, "ValueError", "Single '{' encountered in format string");
+      return -1;
+    }
+    if (depth > 1) {
+      sr_raise(I, "ValueError", "Max string recursion exceeded");
+      return -1;
+    }
+    /* the field runs to its matching '}' (a spec may hold {} fields) */
+    size_t e = i + 1;
+    int nest = 1, in_key = 0;
+    for (; e < n; e++) {
+      if (in_key) {
+        if (s[e] == ']') in_key = 0;
+        continue;
+      }
+      if (s[e] == '[' && nest == 1) in_key = 1;
+      else if (s[e] == '{') nest++;
+      else if (s[e] == '}' && --nest == 0) break;
+    }
+    if (e >= n) {
+      sr_raise(I, "ValueError", "expected '}' before end of string");
+      return -1;
+    }
+    const char *f = s + i + 1;
+    size_t fl = e - i - 1, name_end = 0;
+    int in_br = 0;
+    while (name_end < fl && (in_br || (f[name_end] != '!' && f[name_end] != ':'))) {
+      if (f[name_end] == '[') in_br = 1;
+      else if (f[name_end] == ']') in_br = 0;
+      name_end++;
+    }
+    char conv = 0;
+    size_t p = name_end;
+    if (p < fl && f[p] == '!') {
+      if (p + 1 >= fl) {
+        sr_raise(I, "ValueError", "end of string while looking for conversion specifier");
+        return -1;
+      }
+      conv = f[p + 1];
+      p += 2;
+      if (p < fl && f[p] != ':') {
+        sr_raise(I, "ValueError", "expected ':' after conversion specifier");
+        return -1;
+      }
+    }
+    /* the field's value first, then its spec's fields, as CPython numbers
+       automatic fields */
+    SrVal *v = field_value(F, f, name_end);
+    if (!v) return -1;
+    SrBuf spec = SR_BUF_INIT;
+    if (p < fl && f[p] == ':' && format_into(F, &spec, f + p + 1, fl - p - 1, depth + 1) < 0) {
+      sr_unref(v);
+      sr_buf_free(&spec);
+      return -1;
+    }
+    if (conv && conv != 'r' && conv != 's' && conv != 'a') {
+      sr_unref(v);
+      sr_buf_free(&spec);
+      sr_raise(I, "ValueError", "Unknown conversion specifier %c", conv);
+      return -1;
+    }
+    if (conv) {
+      SrBuf t = SR_BUF_INIT;
+      int rc = conv == 's' ? sr_to_str(I, &t, v) : sr_to_repr(I, &t, v);
+      sr_unref(v);
+      v = rc < 0 ? NULL : sr_str(NULL, t.p ? t.p : "", t.len);
+      sr_buf_free(&t);
+    }
+    SrVal *r = v ? sr_format(I, v, sr_buf_str(&spec)) : NULL;
+    sr_unref(v);
+    sr_buf_free(&spec);
+    if (!r) return -1;
+    sr_buf_putn(out, r->str.s, r->str.n);
+    sr_unref(r);
+    i = e;
+  }
+  return 0;
+}
+
+SrVal *sr_str_format(SrInterp *I, SrVal *fmt, SrArgs *a) {
+  Fmt F = {I, a, 0, 0};
+  SrBuf out = SR_BUF_INIT;
+  SrVal *r = NULL;
+  if (format_into(&F, &out, fmt->str.s, fmt->str.n, 0) == 0) r = sr_str(NULL, out.p ? out.p : "", out.len);
   sr_buf_free(&out);
   return r;
 }

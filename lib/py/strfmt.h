@@ -9,4 +9,9 @@
    A new str, or NULL with CPython's TypeError or ValueError raised. */
 SrVal *sr_str_percent(SrInterp *I, SrVal *fmt, SrVal *args);
 
+/* fmt.format(*args, **kwargs) (a->self is not read): fields {}, {0},
+   {name}, with .attr and [key] parts, !r / !s / !a, and specs that hold
+   fields of their own ({:{w}.{p}f}), in CPython's rules and messages. */
+SrVal *sr_str_format(SrInterp *I, SrVal *fmt, SrArgs *a);
+
 #endif

@@ -40,7 +40,8 @@ tests_fuzz_check_fuzz_lang_LDADD = tests/fuzz/libshardrepl-san.a $(BLAS_LIBS) -l
 FUZZ_LANG_REGRESS = \
 	tests/fuzz/regress-lang/unsized-mesh-dot-general.jxr \
 	tests/fuzz/regress-lang/grad-argnums-int64-max.jxr \
-	tests/fuzz/regress-lang/custom-vjp-closure-dead-tracer.jxr
+	tests/fuzz/regress-lang/custom-vjp-closure-dead-tracer.jxr \
+	tests/fuzz/regress-lang/percent-star-width.jxr
 FUZZ_LANG_GOLDEN = \
 	tests/golden/unsized_mesh_run.jxr
 GOLDEN_TESTS += $(FUZZ_LANG_GOLDEN)

@@ -65,6 +65,7 @@ GOLDEN_TESTS = \
 	tests/golden/py_sorted.jxr \
 	tests/golden/py_percent.jxr \
 	tests/golden/percent_jax.jxr \
+	tests/golden/py_str_format.jxr \
 	tests/golden/py_int_edges.jxr \
 	tests/golden/int_overflow.jxr \
 	tests/golden/py_recursive.jxr \
