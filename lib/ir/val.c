@@ -32,26 +32,29 @@ SrVal *sr_axistype_val(int t) { return &axistype_vals[t]; }
 
 #define TRACK_MASK ((uintptr_t)0x5a5a5a5a5a5a5a5aull)
 
-/* the classes whose objects are traversed */
+/* the classes whose objects are traversed (a class past the table's end
+   would go unseen, and its cycles leak: that aborts instead) */
+#define MAX_TRAVERSED 64
 static struct {
   const SrClass *cls;
   void (*traverse)(void *data, SrValVisit visit, void *arg);
   void (*clear)(void *data);
-} traversed[8];
+} traversed[MAX_TRAVERSED];
 
 void sr_val_traverse_class(const SrClass *cls, void (*traverse)(void *data, SrValVisit visit, void *arg),
                            void (*clear)(void *data)) {
-  for (int i = 0; i < 8; i++)
+  for (int i = 0; i < MAX_TRAVERSED; i++)
     if (!traversed[i].cls || traversed[i].cls == cls) {
       traversed[i].cls = cls;
       traversed[i].traverse = traverse;
       traversed[i].clear = clear;
       return;
     }
+  abort();
 }
 
 static int traversed_index(const SrClass *cls) {
-  for (int i = 0; i < 8 && traversed[i].cls; i++)
+  for (int i = 0; i < MAX_TRAVERSED && traversed[i].cls; i++)
     if (traversed[i].cls == cls) return i;
   return -1;
 }

@@ -532,7 +532,7 @@ static SrVal *make_jac(SrInterp *I, SrArgs *a, int rev, const char *name) {
                     rev ? "fun, argnums=, has_aux=, holomorphic=, allow_int=" : "fun, argnums=, has_aux=, holomorphic=",
                     p) < 0)
     return NULL;
-  if (!sr_is_callable(p[0])) return not_callable(I, p[0]);
+  if (!sr_is_callable(I, p[0])) return not_callable(I, p[0]);
   return jac_new(I, p[0], p[1], flag(p[2]), flag(p[3]), rev && flag(p[4]), rev);
 }
 
@@ -545,7 +545,7 @@ static SrVal *jax_jacobian(SrInterp *I, SrArgs *a) { return make_jac(I, a, 1, "j
 static SrVal *jax_hessian(SrInterp *I, SrArgs *a) {
   SrVal *p[4];
   if (sr_args_parse(I, a, "hessian", "fun, argnums=, has_aux=, holomorphic=", p) < 0) return NULL;
-  if (!sr_is_callable(p[0])) return not_callable(I, p[0]);
+  if (!sr_is_callable(I, p[0])) return not_callable(I, p[0]);
   SrVal *inner = jac_new(I, p[0], p[1], flag(p[2]), flag(p[3]), 0, 1);
   if (!inner) return NULL;
   SrVal *r = jac_new(I, inner, p[1], flag(p[2]), flag(p[3]), 0, 0);

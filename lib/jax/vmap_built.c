@@ -41,7 +41,7 @@ static SrVal *not_callable(SrInterp *I, SrVal *fun) {
 static SrVal *jax_eval_shape(SrInterp *I, SrArgs *a) {
   if (a->n < 1) return sr_raise(I, "TypeError", "eval_shape() missing 1 required positional argument: 'fun'");
   SrVal *fun = a->v[0];
-  if (!sr_is_callable(fun)) return not_callable(I, fun);
+  if (!sr_is_callable(I, fun)) return not_callable(I, fun);
   SrVal *tree = NULL, *captured = NULL;
   SrJaxpr *j = sr_trace_fn(I, fun, a->n - 1, a->v + 1, a->nkw, a->kw, a->kwv, 0, NULL, &tree, &captured);
   if (!j) return NULL;
@@ -460,7 +460,7 @@ static SrVal *jax_pmap(SrInterp *I, SrArgs *a) {
                     "axis_size=, donate_argnums=",
                     p) < 0)
     return NULL;
-  if (!sr_is_callable(p[0])) return not_callable(I, p[0]);
+  if (!sr_is_callable(I, p[0])) return not_callable(I, p[0]);
   if (p[4] && !(sr_is_seq(p[4]) && p[4]->seq.n == 0))
     return sr_raise(I, "NotImplementedError", "pmap's static_broadcasted_argnums");
   SrVal *oa = p[3] ? p[3] : NULL;

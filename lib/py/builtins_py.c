@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "py/class.h"
+#include "py/modules.h"
 #include "py/objects.h"
 #include "py/range.h"
 #include "util/intern.h"
@@ -463,51 +464,62 @@ static SrVal *all_any(SrInterp *I, SrArgs *a, int want_all) {
 static SrVal *bi_all(SrInterp *I, SrArgs *a) { return all_any(I, a, 1); }
 static SrVal *bi_any(SrInterp *I, SrArgs *a) { return all_any(I, a, 0); }
 
-static SrInterp *sort_I;
-static SrVal *sort_key;
-static int sort_failed;
-
-static int sort_cmp(const void *x, const void *y) {
-  SrVal *a = *(SrVal *const *)x, *b = *(SrVal *const *)y;
-  if (sort_failed) return 0;
-  SrVal *lt = sr_binop(sort_I, SR_OP_LT, a, b);
-  if (!lt) {
-    sort_failed = 1;
-    return 0;
-  }
-  int t = (int)lt->i;
+/* keys[x] < keys[y] (reversed: keys[y] < keys[x]); -1 with an exception */
+static int sort_less(SrInterp *I, SrVal **keys, int x, int y, int reverse) {
+  SrVal *lt = reverse ? sr_binop(I, SR_OP_LT, keys[y], keys[x]) : sr_binop(I, SR_OP_LT, keys[x], keys[y]);
+  if (!lt) return -1;
+  int t = sr_truthy(I, lt);
   sr_unref(lt);
-  if (t) return -1;
-  SrVal *gt = sr_binop(sort_I, SR_OP_LT, b, a);
-  if (!gt) {
-    sort_failed = 1;
-    return 0;
-  }
-  t = (int)gt->i;
-  sr_unref(gt);
   return t;
+}
+
+/* A stable merge sort of the indices idx[0..n) by their keys, as Python's
+   sort is stable (reverse=True too: equal items keep their order). */
+static int sort_merge(SrInterp *I, SrVal **keys, int *idx, int *tmp, int n, int reverse) {
+  if (n < 2) return 0;
+  int h = n / 2;
+  if (sort_merge(I, keys, idx, tmp, h, reverse) < 0 || sort_merge(I, keys, idx + h, tmp, n - h, reverse) < 0)
+    return -1;
+  int i = 0, j = h, k = 0;
+  while (i < h && j < n) {
+    int lt = sort_less(I, keys, idx[j], idx[i], reverse);
+    if (lt < 0) return -1;
+    tmp[k++] = lt ? idx[j++] : idx[i++];
+  }
+  while (i < h) tmp[k++] = idx[i++];
+  while (j < n) tmp[k++] = idx[j++];
+  memcpy(idx, tmp, (size_t)n * sizeof *idx);
+  return 0;
 }
 
 static SrVal *bi_sorted(SrInterp *I, SrArgs *a) {
   SrVal *p[3];
   if (sr_args_parse(I, a, "sorted", "iterable, *, key=, reverse=", p) < 0) return NULL;
+  SrVal *key = p[1] && p[1]->kind != SR_V_NONE ? p[1] : NULL;
+  int reverse = p[2] ? sr_truthy(I, p[2]) : 0;
+  if (reverse < 0) return NULL;
   SrVal *items = sr_iterate(I, p[0]);
   if (!items) return NULL;
-  sort_I = I;
-  sort_key = p[1];
-  sort_failed = 0;
-  qsort(items->seq.items, (size_t)items->seq.n, sizeof(SrVal *), sort_cmp);
-  if (sort_failed) {
-    sr_unref(items);
-    return NULL;
+  int n = items->seq.n, failed = 0;
+  SrVal **keys = sr_xcalloc((size_t)n + 1, sizeof *keys);
+  int *idx = sr_xmalloc(((size_t)n + 1) * sizeof *idx), *tmp = sr_xmalloc(((size_t)n + 1) * sizeof *tmp);
+  for (int i = 0; i < n && !failed; i++) {
+    idx[i] = i;
+    keys[i] = key ? sr_call1(I, key, items->seq.items[i]) : sr_ref(items->seq.items[i]);
+    failed = !keys[i];
   }
-  if (p[2] && sr_val_truthy(p[2]))
-    for (int i = 0, j = items->seq.n - 1; i < j; i++, j--) {
-      SrVal *t = items->seq.items[i];
-      items->seq.items[i] = items->seq.items[j];
-      items->seq.items[j] = t;
-    }
-  return items;
+  if (!failed) failed = sort_merge(I, keys, idx, tmp, n, reverse) < 0;
+  SrVal *out = NULL;
+  if (!failed) {
+    out = sr_seq(NULL, SR_V_LIST, n);
+    for (int i = 0; i < n; i++) sr_seq_push(NULL, out, sr_ref(items->seq.items[idx[i]]));
+  }
+  for (int i = 0; i < n; i++) sr_unref(keys[i]);
+  free(keys);
+  free(idx);
+  free(tmp);
+  sr_unref(items);
+  return out;
 }
 
 static SrVal *bi_reversed(SrInterp *I, SrArgs *a) {
@@ -651,6 +663,16 @@ static SrVal *bi_format(SrInterp *I, SrArgs *a) {
   return spec ? sr_format(I, a->v[0], spec) : NULL;
 }
 
+/* slice(stop) / slice(start, stop[, step]): Python's, which a bare name
+   finds before jax.lax.slice */
+static SrVal *bi_slice(SrInterp *I, SrArgs *a) {
+  if (a->nkw) return sr_raise(I, "TypeError", "slice() takes no keyword arguments");
+  if (a->n < 1) return sr_raise(I, "TypeError", "slice expected at least 1 argument, got 0");
+  if (a->n > 3) return sr_raise(I, "TypeError", "slice expected at most 3 arguments, got %d", a->n);
+  if (a->n == 1) return sr_slice_new(sr_none(), sr_ref(a->v[0]), sr_none());
+  return sr_slice_new(sr_ref(a->v[0]), sr_ref(a->v[1]), a->n == 3 ? sr_ref(a->v[2]) : sr_none());
+}
+
 static SrVal *bi_divmod(SrInterp *I, SrArgs *a) {
   if (a->n != 2) return sr_raise(I, "TypeError", "divmod expected 2 arguments");
   SrVal *q = sr_binop(I, SR_OP_FLOORDIV, a->v[0], a->v[1]);
@@ -773,6 +795,7 @@ void sr_builtins_py_init(void) {
   sr_def("builtins.type", bi_type, "type(x)");
   sr_def("builtins.format", bi_format, "format(value, spec)");
   sr_def("builtins.divmod", bi_divmod, "divmod(a, b)");
+  sr_def("builtins.slice", bi_slice, "slice(stop) / slice(start, stop[, step]): a slice object, as x[start:stop:step] makes");
   sr_def("builtins.pow", bi_pow, "pow(a, b)");
   sr_def("time.perf_counter", bi_perf_counter,
          "time.perf_counter(): seconds on a monotonic clock, for timing (each MPI rank reads its own)");
@@ -780,4 +803,5 @@ void sr_builtins_py_init(void) {
          "time.process_time(): CPU seconds of this process, all its threads");
   sr_re_init();
   sr_class_init();
+  sr_modules_init();
 }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "py/class.h"
+#include "py/modules.h"
 #include "py/objects.h"
 #include "py/range.h"
 #include "util/intern.h"
@@ -1271,48 +1272,47 @@ static int echo_value(SrInterp *I, SrVal *v) {
   return rc;
 }
 
+static void bind_star(const char *name, SrVal *v, void *ctx) {
+  sr_env_set(ctx, sr_intern_cstr(name), sr_ref(v));
+}
+
+/* import statements: the module (each of a.b.c) must exist in the
+   registry (modules.h), else ModuleNotFoundError at the statement */
 static Status exec_import(SrInterp *I, Frame *f, SrNode *n) {
   if (n->kind == SR_N_IMPORT) {
     for (int i = 0; i < n->n; i++) {
       SrNode *al = n->list[i];
       const char *full = al->name;
-      if (al->name2) {
-        sr_env_set(f->env, al->name2, sr_module(full));
-      } else {
-        /* import a.b binds a */
-        const char *dot = strchr(full, '.');
-        const char *top = dot ? sr_intern(full, (size_t)(dot - full)) : full;
-        sr_env_set(f->env, top, sr_module(top));
+      if (sr_import_check(I, full) < 0) {
+        locate(I, al->off);
+        return ST_ERROR;
       }
+      /* import a.b binds a; import a.b as c binds a.b */
+      const char *dot = strchr(full, '.');
+      const char *top = dot ? sr_intern(full, (size_t)(dot - full)) : full;
+      const char *name = al->name2 ? al->name2 : top;
+      sr_env_set(binding_env(I, f, name), name, sr_module(al->name2 ? full : top));
     }
     return ST_OK;
   }
   /* from MODULE import names */
+  if (sr_import_check(I, n->name) < 0) {
+    locate(I, n->off);
+    return ST_ERROR;
+  }
   for (int i = 0; i < n->n; i++) {
     SrNode *al = n->list[i];
-    if (strcmp(al->name, "*") == 0) continue;
-    SrBuf q = SR_BUF_INIT;
-    sr_buf_printf(&q, "%s.%s", n->name, al->name);
-    SrVal *v = sr_lookup_qualname(sr_canonical_module(q.p));
-    if (!v && strcmp(n->name, "__future__") != 0) {
-      /* an unknown module's names become placeholders, so that imports of
-         modules shardrepl does not model (re, enum, ...) do not stop a
-         script; using one raises */
-      if (!sr_module_known(n->name)) {
-        v = sr_module(q.p);
-      } else if (sr_module_known(q.p)) {
-        v = sr_module(q.p); /* a submodule */
-      } else {
-        sr_raise(I, "ImportError", "cannot import name '%s' from '%s'", al->name, n->name);
-        sr_buf_free(&q);
-        locate(I, al->off);
-        return ST_ERROR;
-      }
-    } else if (v) {
-      sr_ref(v);
+    if (strcmp(al->name, "*") == 0) {
+      sr_import_star(n->name, bind_star, f->env);
+      continue;
     }
-    sr_buf_free(&q);
-    if (v) sr_env_set(f->env, al->name2 ? al->name2 : al->name, v);
+    SrVal *v = sr_import_name(I, n->name, al->name);
+    if (!v) {
+      locate(I, al->off);
+      return ST_ERROR;
+    }
+    const char *name = al->name2 ? al->name2 : al->name;
+    sr_env_set(binding_env(I, f, name), name, v);
   }
   return ST_OK;
 }

@@ -2,7 +2,9 @@
 #include "py/objects.h"
 
 #include "py/class.h"
+#include "py/modules.h"
 #include "py/range.h"
+#include "py/strfmt.h"
 
 #include <limits.h>
 #include <math.h>
@@ -236,6 +238,8 @@ const char *sr_builtin_doc(SrVal *fn) {
 }
 
 const char *sr_builtin_name(SrVal *fn) {
+  /* a partial is named after its function, as JAX's api_util.fun_name has it */
+  if (sr_partial_func(fn)) return sr_builtin_name(sr_partial_func(fn));
   if (sr_is_obj(fn, &sr_builtin_class)) return ((SrBuiltin *)fn->obj.data)->name;
   if (sr_is_obj(fn, &sr_function_class)) return ((SrFunction *)fn->obj.data)->name;
   return NULL;
@@ -300,6 +304,11 @@ static SrVal *function_getattr(SrInterp *I, SrVal *self, const char *name) {
 
 static int function_setattr(SrInterp *I, SrVal *self, const char *name, SrVal *v) {
   SrFunction *f = self->obj.data;
+  if (strcmp(name, "__name__") == 0) { /* functools.wraps renames */
+    if (v->kind != SR_V_STR) return sr_raise(I, "TypeError", "__name__ must be set to a string object"), -1;
+    f->name = sr_intern(v->str.s, v->str.n);
+    return 0;
+  }
   if (!f->attrs) f->attrs = sr_dict(NULL);
   sr_dict_set(NULL, f->attrs, sr_str_cstr(NULL, name), sr_ref(v));
   (void)I;
@@ -450,7 +459,17 @@ static void slice_repr(SrBuf *out, const SrVal *v) {
   sr_buf_putc(out, ')');
 }
 
-const SrClass sr_slice_class = {"slice", slice_free, slice_repr, NULL, NULL};
+static SrVal *slice_getattr(SrInterp *I, SrVal *self, const char *name) {
+  const Slice *s = self->obj.data;
+  (void)I;
+  if (strcmp(name, "start") == 0) return sr_ref(s->start);
+  if (strcmp(name, "stop") == 0) return sr_ref(s->stop);
+  if (strcmp(name, "step") == 0) return sr_ref(s->step);
+  return NULL;
+}
+
+static const SrLangOps slice_ops = {.getattr = slice_getattr};
+const SrClass sr_slice_class = {"slice", slice_free, slice_repr, NULL, &slice_ops};
 
 SrVal *sr_slice_new(SrVal *start, SrVal *stop, SrVal *step) {
   Slice *s = sr_xcalloc(1, sizeof *s);
@@ -899,62 +918,7 @@ static SrVal *m_str_find(SrInterp *I, SrArgs *a) {
   return sr_int(NULL, p ? (int64_t)(p - a->self->str.s) : -1);
 }
 
-static SrVal *m_str_format(SrInterp *I, SrArgs *a) {
-  /* "{} {}".format(x, y) and "{0}" / "{name}" */
-  SrBuf b = SR_BUF_INIT;
-  const char *s = a->self->str.s;
-  size_t n = a->self->str.n;
-  int auto_idx = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (s[i] == '{' && i + 1 < n && s[i + 1] == '{') {
-      sr_buf_putc(&b, '{');
-      i++;
-      continue;
-    }
-    if (s[i] == '}' && i + 1 < n && s[i + 1] == '}') {
-      sr_buf_putc(&b, '}');
-      i++;
-      continue;
-    }
-    if (s[i] != '{') {
-      sr_buf_putc(&b, s[i]);
-      continue;
-    }
-    size_t e = i + 1;
-    while (e < n && s[e] != '}') e++;
-    char field[64];
-    size_t fl = e - i - 1 < sizeof field - 1 ? e - i - 1 : sizeof field - 1;
-    memcpy(field, s + i + 1, fl);
-    field[fl] = 0;
-    char *spec = strchr(field, ':');
-    if (spec) *spec++ = 0;
-    SrVal *v = NULL;
-    if (!field[0]) {
-      if (auto_idx < a->n) v = a->v[auto_idx++];
-    } else if (field[0] >= '0' && field[0] <= '9') {
-      int k = atoi(field);
-      if (k < a->n) v = a->v[k];
-    } else {
-      for (int k = 0; k < a->nkw; k++)
-        if (strcmp(a->kw[k], field) == 0) v = a->kwv[k];
-    }
-    if (!v) {
-      sr_buf_free(&b);
-      return sr_raise(I, "IndexError", "Replacement index %s out of range", field);
-    }
-    SrVal *f = sr_format(I, v, spec ? spec : "");
-    if (!f) {
-      sr_buf_free(&b);
-      return NULL;
-    }
-    sr_buf_putn(&b, f->str.s, f->str.n);
-    sr_unref(f);
-    i = e;
-  }
-  SrVal *r = sr_str(NULL, sr_buf_str(&b), b.len);
-  sr_buf_free(&b);
-  return r;
-}
+static SrVal *m_str_format(SrInterp *I, SrArgs *a) { return sr_str_format(I, a->self, a); }
 
 static SrVal *m_list_append(SrInterp *I, SrArgs *a) {
   if (a->n != 1) return sr_raise(I, "TypeError", "append() takes exactly one argument");
@@ -1713,6 +1677,7 @@ SrVal *sr_binop(SrInterp *I, int op, SrVal *a, SrVal *b) {
     SrVal *r = num_binop(I, op, a, b);
     if (r || I->exc) return r;
   }
+  if (op == SR_OP_MOD && a->kind == SR_V_STR) return sr_str_percent(I, a, b);
   if (op == SR_OP_LT || op == SR_OP_LE || op == SR_OP_GT || op == SR_OP_GE) {
     int c;
     if (val_cmp(I, a, b, &c) == 0)

@@ -74,6 +74,12 @@ SrVal *sr_range_reversed(SrVal *v) {
   return sr_obj(&range_iter_class, p);
 }
 
+SrVal *sr_range_iter_new(int64_t next, int64_t step, uint64_t left) {
+  SrIterPos *p = sr_xcalloc(1, sizeof *p);
+  *p = (SrIterPos){next, step, left};
+  return sr_obj(&range_iter_class, p);
+}
+
 /* ---- range ---- */
 
 SrVal *sr_range_new(int64_t start, int64_t stop, int64_t step) {

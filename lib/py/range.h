@@ -31,6 +31,10 @@ static inline const SrRange *sr_as_range(const SrVal *v) {
 /* reversed(r): a range_iterator over r's ints from the last. */
 SrVal *sr_range_reversed(SrVal *range);
 
+/* An iterator of `left` ints from next by step (itertools.count: as many
+   as an int64 holds), walked lazily as a range's iterator is. */
+SrVal *sr_range_iter_new(int64_t next, int64_t step, uint64_t left);
+
 /* `item in r`; -1 with an exception raised. */
 int sr_range_contains(SrInterp *I, const SrRange *r, SrVal *item);
 

@@ -63,6 +63,17 @@ GOLDEN_TESTS = \
 	tests/golden/class_pytree.jxr \
 	tests/golden/class_errors.jxr \
 	tests/golden/class_repl.jxr \
+	tests/golden/py_imports.jxr \
+	tests/golden/py_functools.jxr \
+	tests/golden/partial_jax.jxr \
+	tests/golden/py_itertools.jxr \
+	tests/golden/py_math.jxr \
+	tests/golden/py_collections.jxr \
+	tests/golden/py_typing.jxr \
+	tests/golden/py_sorted.jxr \
+	tests/golden/py_percent.jxr \
+	tests/golden/percent_jax.jxr \
+	tests/golden/py_str_format.jxr \
 	tests/golden/py_int_edges.jxr \
 	tests/golden/int_overflow.jxr \
 	tests/golden/py_recursive.jxr \
