@@ -25,10 +25,12 @@ BATCH_GOLDEN_MANUAL = \
 	tests/golden/vmap_manual.jxr \
 	tests/golden/vmap_manual_shard_map.jxr \
 	tests/golden/vmap_sharding.jxr \
-	tests/golden/vmap_random.jxr
+	tests/golden/vmap_random.jxr \
+	tests/golden/vmap_random_normal.jxr
 BATCH_GOLDEN_BUILT = \
 	tests/golden/vmap_jac.jxr tests/golden/vmap_api_built.jxr tests/golden/vmap_cmd.jxr \
-	tests/golden/vmap_api_errors.jxr tests/golden/vmap_api_pmap.jxr tests/golden/vmap_jac_sharded.jxr
+	tests/golden/vmap_api_errors.jxr tests/golden/vmap_api_pmap.jxr tests/golden/vmap_jac_sharded.jxr \
+	tests/golden/vmap_jac_rules.jxr
 TESTS += $(BATCH_GOLDEN)
 EXTRA_DIST += $(BATCH_GOLDEN) $(BATCH_GOLDEN:.jxr=.out) tests/golden/vmap_lib.py
 

@@ -49,11 +49,16 @@ const SrType *sr_scalar_type(const SrVal *v) {
 }
 
 const SrType *sr_value_type(SrInterp *I, SrVal *v) {
-  (void)I;
   SrArrayObj *a = sr_array_of(v);
   if (a) return a->type;
   if (sr_is_obj(v, &sr_aval_class)) return v->obj.data;
-  return sr_scalar_type(v);
+  const SrType *t = sr_scalar_type(v);
+  /* a Python int or float is weakly typed at the default width, 64 bits
+     with jax_enable_x64 (dtypes.python_scalar_dtypes); a complex stays
+     complex64, the widest complex dtype arrays here hold */
+  if (t && t->weak && t->dtype != SR_C64 && I && I->jax && I->jax->enable_x64)
+    t = sr_type_with_weak(sr_type_scalar(t->dtype == SR_I32 ? SR_I64 : SR_F64), 1);
+  return t;
 }
 
 /* ---- traces ---- */

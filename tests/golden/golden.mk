@@ -74,6 +74,7 @@ GOLDEN_TESTS = \
 	tests/golden/py_percent.jxr \
 	tests/golden/percent_jax.jxr \
 	tests/golden/py_str_format.jxr \
+	tests/golden/x64_python_scalars.jxr \
 	tests/golden/py_int_edges.jxr \
 	tests/golden/int_overflow.jxr \
 	tests/golden/py_recursive.jxr \
@@ -111,9 +112,7 @@ GOLDEN_TESTS = \
 	tests/golden/repl_line_errors.jxr \
 	examples/tour.jxr
 
-GOLDEN_PENDING = \
-	tests/golden/pending/vmap_random_normal.jxr \
-	tests/golden/pending/vmap_jac_rules.jxr
+GOLDEN_PENDING =
 
 ## files the scripts :load
 GOLDEN_LOADED = tests/golden/data/loaded.jxr tests/golden/data/load_error.jxr \
