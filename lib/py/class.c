@@ -142,12 +142,12 @@ static void wrapper_clear(void *d) {
 
 static void wrapper_repr(SrBuf *out, const SrVal *v) {
   const Wrapper *w = v->obj.data;
-  sr_buf_printf(out, "<%s object>", w->kind == 'p' ? "property" : w->kind == 's' ? "staticmethod" : "classmethod");
+  sr_buf_printf(out, "<%s object>", w->kind == 'p' ? "property" : w->kind == 's' ? "staticmethod" : w->kind == 'k' ? "functools.cached_property" : "classmethod");
 }
 
 static const char *wrapper_type_name(const SrVal *v) {
   const Wrapper *w = v->obj.data;
-  return w->kind == 'p' ? "property" : w->kind == 's' ? "staticmethod" : "classmethod";
+  return w->kind == 'p' ? "property" : w->kind == 's' ? "staticmethod" : w->kind == 'k' ? "cached_property" : "classmethod";
 }
 
 static SrVal *wrapper_new(int kind, SrVal *fn, SrVal *fset);
@@ -195,6 +195,11 @@ static SrVal *bi_property(SrInterp *I, SrArgs *a) {
   SrVal *p[2];
   if (sr_args_parse(I, a, "property", "fget=, fset=", p) < 0) return NULL;
   return wrapper_new('p', p[0] ? sr_ref(p[0]) : NULL, p[1] ? sr_ref(p[1]) : NULL);
+}
+
+static SrVal *bi_cached_property(SrInterp *I, SrArgs *a) {
+  if (a->n != 1 || a->nkw) return sr_raise(I, "TypeError", "cached_property.__init__() takes 2 positional arguments but %d were given", a->n + 1);
+  return wrapper_new('k', sr_ref(a->v[0]), NULL);
 }
 
 static SrVal *bi_staticmethod(SrInterp *I, SrArgs *a) {
@@ -877,6 +882,12 @@ static SrVal *instance_getattr(SrInterp *I, SrVal *self, const char *name) {
   if (cv && as_wrapper(cv, 'p')) return bind(I, cv, self, o->cls);
   SrVal *v = o->dict ? dget(o->dict, name) : NULL;
   if (v) return sr_ref(v);
+  if (cv && as_wrapper(cv, 'k') && o->dict) {
+    /* functools.cached_property: computed once, then kept in the instance's dict */
+    SrVal *r = sr_call1(I, as_wrapper(cv, 'k')->fn, self);
+    if (r) dset(o->dict, name, sr_ref(r));
+    return r;
+  }
   if (cv) return bind(I, cv, self, o->cls);
   if (strcmp(name, "__doc__") == 0) return sr_none();
   if (mro_lookup(c, "__getattr__", NULL)) {
@@ -1980,9 +1991,163 @@ static SrVal *bi_hash(SrInterp *I, SrArgs *a) {
   return hash_value(I, a->v[0], &h, 0) < 0 ? NULL : sr_int(NULL, h);
 }
 
+/* ---- iter() and next() ----
+   The iterator of a built-in value holds its items (sr_iterate's list)
+   and how many next() has taken; iter(f, sentinel) calls f until it
+   returns sentinel.  A for loop over one takes what is left. */
+
+typedef struct Iter {
+  SrVal *items;         /* a list, or NULL for iter(f, sentinel) */
+  int pos;
+  SrVal *fn, *sentinel; /* iter(f, sentinel); NULL once exhausted */
+  const char *type;     /* list_iterator, ... */
+} Iter;
+
+static void iter_free(void *d) {
+  Iter *it = d;
+  sr_unref(it->items);
+  sr_unref(it->fn);
+  sr_unref(it->sentinel);
+  free(it);
+}
+
+static void iter_traverse(void *d, SrValVisit visit, void *arg) {
+  Iter *it = d;
+  if (it->items) visit(it->items, arg);
+  if (it->fn) visit(it->fn, arg);
+  if (it->sentinel) visit(it->sentinel, arg);
+}
+
+static void iter_clear(void *d) {
+  Iter *it = d;
+  sr_unref(it->items);
+  sr_unref(it->fn);
+  sr_unref(it->sentinel);
+  it->items = it->fn = it->sentinel = NULL;
+}
+
+static void iter_repr(SrBuf *out, const SrVal *v) {
+  const Iter *it = v->obj.data;
+  sr_buf_printf(out, "<%s object at %p>", it->type, (const void *)v);
+}
+
+static const char *iter_type_name(const SrVal *v) { return ((const Iter *)v->obj.data)->type; }
+
+/* The next item (a new reference), or NULL: with an exception, or
+   without one at the end. */
+static SrVal *iter_step(SrInterp *I, Iter *it) {
+  if (it->items) return it->pos < it->items->seq.n ? sr_ref(it->items->seq.items[it->pos++]) : NULL;
+  if (!it->fn) return NULL;
+  SrVal *x = sr_call(I, it->fn, &(SrArgs){0});
+  if (x && sr_val_equal(x, it->sentinel)) {
+    sr_unref(x);
+    x = NULL;
+  }
+  if (!x) {
+    if (I->exc && strcmp(sr_exc_type(I->exc), "StopIteration") == 0) sr_exc_clear(I);
+    sr_unref(it->fn);
+    sr_unref(it->sentinel);
+    it->fn = it->sentinel = NULL;
+  }
+  return x;
+}
+
+static SrVal *iter_rest(SrInterp *I, SrVal *self) {
+  Iter *it = self->obj.data;
+  SrVal *l = sr_seq(NULL, SR_V_LIST, 0);
+  for (;;) {
+    if (sr_interrupt_point(I)) {
+      sr_unref(l);
+      return sr_raise(I, "KeyboardInterrupt", "interrupted");
+    }
+    SrVal *x = iter_step(I, it);
+    if (!x) {
+      if (I->exc) {
+        sr_unref(l);
+        return NULL;
+      }
+      return l;
+    }
+    sr_seq_push(NULL, l, x);
+  }
+}
+
+static const SrLangOps iter_ops = {.iter = iter_rest};
+static const SrClass iter_class = {"iterator", iter_free, iter_repr, NULL, &iter_ops};
+
+static const char *iter_type_of(const SrVal *v) {
+  switch (v->kind) {
+  case SR_V_LIST: return "list_iterator";
+  case SR_V_TUPLE: return "tuple_iterator";
+  case SR_V_DICT: return "dict_keyiterator";
+  case SR_V_STR:
+    for (size_t i = 0; i < v->str.n; i++)
+      if ((unsigned char)v->str.s[i] >= 0x80) return "str_iterator";
+    return "str_ascii_iterator";
+  case SR_V_SET: case SR_V_FROZENSET: return "set_iterator";
+  default: break;
+  }
+  const char *k = sr_val_kind_name(v);
+  if (strcmp(k, "range") == 0) return "range_iterator";
+  if (strcmp(k, "dict_keys") == 0) return "dict_keyiterator";
+  if (strcmp(k, "dict_values") == 0) return "dict_valueiterator";
+  if (strcmp(k, "dict_items") == 0) return "dict_itemiterator";
+  return "iterator";
+}
+
 static SrVal *bi_iter(SrInterp *I, SrArgs *a) {
-  if (a->n != 1) return sr_raise(I, "TypeError", "iter expected 1 argument, got %d", a->n);
-  return sr_iterate(I, a->v[0]);
+  if (a->nkw) return sr_raise(I, "TypeError", "iter() takes no keyword arguments");
+  if (a->n == 2) {
+    if (!sr_is_callable(I, a->v[0])) return sr_raise(I, "TypeError", "iter(v, w): v must be callable");
+    Iter *it = sr_xcalloc(1, sizeof *it);
+    it->fn = sr_ref(a->v[0]);
+    it->sentinel = sr_ref(a->v[1]);
+    it->type = "callable_iterator";
+    return sr_obj(&iter_class, it);
+  }
+  if (a->n != 1) return sr_raise(I, "TypeError", "iter expected %s argument%s, got %d", a->n ? "at most 2" : "at least 1", a->n ? "s" : "", a->n);
+  SrVal *x = a->v[0];
+  if (sr_is_obj(x, &iter_class)) return sr_ref(x);
+  const SrInstance *o = instance(x);
+  if (o && !o->items && mro_lookup(class_of(o), "__iter__", NULL)) {
+    int found;
+    SrVal *r = call_dunder(I, x, "__iter__", 0, NULL, &found);
+    if (!r) return NULL;
+    if (sr_is_obj(r, &iter_class) || (instance(r) && mro_lookup(class_of(instance(r)), "__next__", NULL))) return r;
+    sr_raise(I, "TypeError", "iter() returned non-iterator of type '%s'", sr_val_kind_name(r));
+    sr_unref(r);
+    return NULL;
+  }
+  SrVal *items = sr_iterate(I, x);
+  if (!items) return NULL;
+  Iter *it = sr_xcalloc(1, sizeof *it);
+  it->items = items;
+  it->type = o ? "iterator" : iter_type_of(x);
+  return sr_obj(&iter_class, it);
+}
+
+static SrVal *bi_next(SrInterp *I, SrArgs *a) {
+  if (a->nkw) return sr_raise(I, "TypeError", "next() takes no keyword arguments");
+  if (a->n < 1 || a->n > 2) return sr_raise(I, "TypeError", "next expected %s, got %d", a->n ? "at most 2 arguments" : "at least 1 argument", a->n);
+  SrVal *x = a->v[0], *r;
+  if (sr_is_obj(x, &iter_class)) {
+    r = iter_step(I, x->obj.data);
+    if (!r && !I->exc) {
+      if (a->n == 2) return sr_ref(a->v[1]);
+      return sr_raise(I, "StopIteration", "%s", "");
+    }
+    return r;
+  }
+  const SrInstance *o = instance(x);
+  if (!o || !mro_lookup(class_of(o), "__next__", NULL))
+    return sr_raise(I, "TypeError", "'%s' object is not an iterator", sr_val_kind_name(x));
+  int found;
+  r = call_dunder(I, x, "__next__", 0, NULL, &found);
+  if (!r && a->n == 2 && I->exc && strcmp(sr_exc_type(I->exc), "StopIteration") == 0) {
+    sr_exc_clear(I);
+    return sr_ref(a->v[1]);
+  }
+  return r;
 }
 
 void sr_class_init(void) {
@@ -2004,7 +2169,11 @@ void sr_class_init(void) {
   sr_def("builtins.classmethod", bi_classmethod, "classmethod(f): a method whose first argument is the class");
   sr_def("builtins.super", bi_super, "super(): the methods of the base class, bound to self");
   sr_def("builtins.issubclass", bi_issubclass, "issubclass(cls, classinfo)");
-  if (!sr_lookup_qualname("builtins.iter")) sr_def("builtins.iter", bi_iter, "iter(x): the items of x");
+  sr_val_traverse_class(&iter_class, iter_traverse, iter_clear);
+  sr_val_type_name_class(&iter_class, iter_type_name);
+  sr_def("builtins.iter", bi_iter, "iter(x) or iter(f, sentinel): an iterator over x, or calling f until it returns sentinel");
+  sr_def("builtins.next", bi_next, "next(it[, default]): the next item of an iterator, else default or StopIteration");
+  sr_def("functools.cached_property", bi_cached_property, "cached_property(f): an attribute computed by a method once per instance");
   if (!sr_lookup_qualname("builtins.hash")) sr_def("builtins.hash", bi_hash, "hash(x): x's hash, equal for equal values");
   not_implemented = sr_word(NULL, "NotImplemented", 14);
   sr_register("builtins.NotImplemented", not_implemented);

@@ -62,7 +62,8 @@ int sr_class_register_pytree(SrInterp *I, SrVal *cls, int how, SrVal *a, SrVal *
 void sr_class_binds(const SrClass *cls);
 
 /* Registers the built-ins of this file: object, property, staticmethod,
-   classmethod, super, issubclass, typing.NamedTuple,
+   classmethod, super, issubclass, iter, next, functools.cached_property,
+   typing.NamedTuple,
    collections.namedtuple and the dataclasses module. */
 void sr_class_init(void);
 

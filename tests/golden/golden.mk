@@ -65,6 +65,8 @@ GOLDEN_TESTS = \
 	tests/golden/class_repl.jxr \
 	tests/golden/py_imports.jxr \
 	tests/golden/py_functools.jxr \
+	tests/golden/py_cached_property.jxr \
+	tests/golden/py_iter.jxr \
 	tests/golden/partial_jax.jxr \
 	tests/golden/py_itertools.jxr \
 	tests/golden/py_math.jxr \
