@@ -23,6 +23,7 @@ BATCH_GOLDEN_CONTROL = \
 	tests/golden/vmap_compose.jxr
 BATCH_GOLDEN_MANUAL = \
 	tests/golden/vmap_manual.jxr \
+	tests/golden/vmap_manual_casts.jxr \
 	tests/golden/vmap_manual_shard_map.jxr \
 	tests/golden/vmap_sharding.jxr \
 	tests/golden/vmap_random.jxr \

@@ -359,6 +359,28 @@ static SrVal *lax_ppermute(SrInterp *I, SrArgs *a) {
   return r;
 }
 
+/* parallel.pbroadcast: pbroadcast_p bound on each leaf, axis_name as
+   given. */
+static SrVal *pbroadcast_leaf(SrInterp *I, SrVal *leaf, SrVal *sh, void *ctx) {
+  (void)sh;
+  Coll *c = ctx;
+  SrVal *x = arr(I, leaf);
+  SrVal *r = x ? sr_api_first(sr_bindv(I, SR_P_pbroadcast, 1, &x, "axis_name", sr_ref(c->axis_name), "source",
+                                       sr_int(NULL, c->i1), NULL))
+               : NULL;
+  sr_unref(x);
+  return r;
+}
+
+static SrVal *lax_pbroadcast(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "pbroadcast", "x, axis_name, source", p) < 0) return NULL;
+  Coll c = {0};
+  if (sr_as_int(I, p[2], "source", &c.i1) < 0) return NULL;
+  c.axis_name = p[1];
+  return sr_api_map_leaves(I, p[0], NULL, pbroadcast_leaf, &c);
+}
+
 static SrVal *all_to_all_leaf(SrInterp *I, SrVal *leaf, SrVal *sh, void *ctx) {
   (void)sh;
   Coll *c = ctx;
@@ -555,6 +577,7 @@ void sr_lax_parallel_init(void) {
     {"jax.lax.all_gather", lax_all_gather, "all_gather(x, axis_name, *, axis=0, tiled=False, to='varying')"},
     {"jax.lax.psum_scatter", lax_psum_scatter, "psum_scatter(x, axis_name, *, scatter_dimension=0, tiled=False)"},
     {"jax.lax.ppermute", lax_ppermute, "ppermute(x, axis_name, perm)"},
+    {"jax.lax.pbroadcast", lax_pbroadcast, "pbroadcast(x, axis_name, source)"},
     {"jax.lax.all_to_all", lax_all_to_all, "all_to_all(x, axis_name, split_axis, concat_axis, *, tiled=False)"},
     {"jax.lax.axis_index", lax_axis_index, "axis_index(axis_name): this device's index along a manual axis"},
     {"jax.lax.axis_size", lax_axis_size, "axis_size(axis_name): the size of a manual axis"},

@@ -888,6 +888,15 @@ static int batch_all_reduce(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd
   return 0;
 }
 
+/* vmap: _unreduced_psum_batcher, _unreduced_pmax_batcher and
+   _unreduced_pmin_batcher, which raise a bare NotImplementedError (and so
+   do _preduced_batcher and _vary_unreduced_cast_batcher). */
+static int batch_unimplemented(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
+  (void)e, (void)x, (void)bd, (void)y, (void)ybd;
+  sr_raise(b->ad.I, "NotImplementedError", "%s", "");
+  return -1;
+}
+
 /* ==== the casts: pvary, preduced, vary_unreduced_cast, reduced_vary_cast ==== */
 
 /* lax/parallel.py: _pvary_abstract_eval -- invarying becomes varying. */
@@ -1228,6 +1237,51 @@ static int batch_ppermute(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, 
   return 0;
 }
 
+/* vmap: _pbroadcast_batcher.  Over other axes the batched value is
+   broadcast as it is; over vmap's axis alone, every example becomes the
+   source's (JAX's v.take([source] * axis_size, d): here its slice along
+   the batch dim broadcast back to the axis size), an unmapped value is
+   already every example's. */
+static int batch_pbroadcast(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
+  const SrVal *names = param_of(e, "axis_name"), *sv = param_of(e, "source");
+  SrInterp *I = b->ad.I;
+  int d = bd[0];
+  if (!names_name(names, b->axis_name)) return sr_batch_bind_same(b, e, x, d, y, ybd);
+  SrVal *rest = names_without(names, b->axis_name);
+  int nrest = rest->seq.n;
+  sr_unref(rest);
+  if (nrest) {
+    sr_raise(I, "NotImplementedError", "pbroadcast batcher only supports a single axis");
+    return -1;
+  }
+  int64_t src = sv && sv->kind == SR_V_INT ? sv->i : -1;
+  if (src < 0 || src >= b->size) {
+    sr_raise(I, "AssertionError", "collective broadcast doesn't fit in the axis size!");
+    return -1;
+  }
+  y[0] = x[0];
+  ybd[0] = d;
+  if (d == SR_NOT_MAPPED) return 0;
+  const SrType *t = sr_ad_type(&b->ad, x[0]);
+  if (!t) return -1;
+  int64_t lo[SR_MAX_RANK], hi[SR_MAX_RANK];
+  for (int i = 0; i < t->ndim; i++) {
+    lo[i] = 0;
+    hi[i] = t->dims[i].size;
+  }
+  lo[d] = src;
+  hi[d] = src + 1;
+  SrVal *one = sr_ad_bindv(&b->ad, SR_P_slice, 1, &x[0], "start_indices", sr_ad_ints(lo, t->ndim), "limit_indices",
+                           sr_ad_ints(hi, t->ndim), "strides", sr_none(), NULL);
+  if (!one) return -1;
+  int64_t dims[SR_MAX_RANK];
+  for (int i = 0; i < t->ndim; i++) dims[i] = i;
+  SrVal *r = sr_ad_broadcast_in_dim(&b->ad, one, t, dims, t->ndim, 0);
+  if (!r) return -1;
+  y[0] = r;
+  return 0;
+}
+
 /* ==== all_gather, all_gather_invariant, all_gather_reduced ==== */
 
 typedef struct Gather {
@@ -1429,6 +1483,14 @@ static int batch_all_gather(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd
   y[0] = r;
   ybd[0] = SR_NOT_MAPPED;
   return 0;
+}
+
+/* vmap: _all_gather_reduced_batched_collective (and
+   _unreduced_reduce_scatter_batcher) raise, asking for an issue. */
+static int batch_file_issue(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
+  (void)e, (void)x, (void)bd, (void)y, (void)ybd;
+  sr_raise(b->ad.I, "NotImplementedError", "Please file an issue at https://github.com/jax-ml/jax/issues");
+  return -1;
 }
 
 /* ==== reduce_scatter, unreduced_reduce_scatter ==== */
@@ -3160,6 +3222,12 @@ static void batch_rules_manual(void) {
   sr_prims[SR_P_shard_map].batch = batch_shard_map;
   sr_prims[SR_P_reduce_scatter].batch = batch_reduce_scatter;
   sr_prims[SR_P_all_to_all].batch = batch_all_to_all;
+  sr_prims[SR_P_pbroadcast].batch = batch_pbroadcast;
+  static const int unimpl[] = {SR_P_unreduced_psum, SR_P_unreduced_pmax, SR_P_unreduced_pmin, SR_P_preduced,
+                               SR_P_vary_unreduced_cast};
+  for (size_t i = 0; i < sizeof unimpl / sizeof *unimpl; i++) sr_prims[unimpl[i]].batch = batch_unimplemented;
+  sr_prims[SR_P_all_gather_reduced].batch = batch_file_issue;
+  sr_prims[SR_P_unreduced_reduce_scatter].batch = batch_file_issue;
 }
 
 /* The HLO opcodes of the optimizer's listing (opt/opt.c): what XLA lowers

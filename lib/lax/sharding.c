@@ -347,6 +347,32 @@ static int ev_layout_constraint(SrEvalCtx *cx, const SrEvalEqn *e) {
   return 0;
 }
 
+/* pjit._layout_constraint_batcher: the layout of the batched value
+   (layout.get_layout_for_vmap: the example's dims shifted by one in
+   major_to_minor and the batch dim, 0 there, inserted at index bd); no
+   layout (None) stays none. */
+static int batch_layout_constraint(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
+  int d = bd[0];
+  const SrType *t = sr_ad_type(&b->ad, x[0]);
+  if (!t) return -1;
+  uint8_t m2m[SR_MAX_RANK];
+  int nd = t->ndim - 1, k = sr_local_parse(param_of(e, "layout"), nd, m2m);
+  if (k < 0) {
+    sr_raise(b->ad.I, "ValueError", "layout_constraint: its layout is not one of rank %d", nd);
+    return -1;
+  }
+  if (!k) return sr_batch_bind_same(b, e, x, d, y, ybd);
+  SrBuf l = SR_BUF_INIT;
+  sr_buf_puts(&l, "Layout(major_to_minor=(");
+  for (int i = 0, j = 0; i <= nd; i++) sr_buf_printf(&l, i ? ", %d" : "%d", i == d ? 0 : m2m[j++] + 1);
+  sr_buf_puts(&l, nd == 0 ? ",), tiling=None, sub_byte_element_size_in_bits=0)"
+                          : "), tiling=None, sub_byte_element_size_in_bits=0)");
+  y[0] = bind_with(b, e, x[0], "layout", sr_word(NULL, l.p, l.len), NULL, NULL);
+  sr_buf_free(&l);
+  ybd[0] = d;
+  return y[0] ? 0 : -1;
+}
+
 /* sharding_constraint, layout_constraint: the same constraint on ct */
 TR(tr_same) {
   (void)x;
@@ -385,6 +411,7 @@ static void ad_rules_sharding(void) {
 static void batch_rules_sharding(void) {
   sr_prims[SR_P_reshard].batch = batch_reshard;
   sr_prims[SR_P_sharding_constraint].batch = batch_sharding_constraint;
+  sr_prims[SR_P_layout_constraint].batch = batch_layout_constraint;
 }
 
 void sr_lax_sharding_init(void) {
