@@ -141,7 +141,7 @@ SrVal *sr_batch_broadcast_as(SrBatch *b, SrVal *x, int to, const SrType *src, in
   return sr_ad_broadcast_in_dim(&b->ad, x, bt, dims, t->ndim, 1);
 }
 
-SrVal *sr_batch_bind_with(SrBatch *b, const SrEqn *e, SrVal **x, ...) {
+SrVal *sr_batch_bind_with(SrBatch *b, const SrEqn *e, int nin, SrVal **x, ...) {
   SrPList ps = {0};
   for (uint32_t i = 0; i < e->nparams; i++) sr_plist_add(&ps, e->params[i].key, sr_ref(e->params[i].val));
   va_list ap;
@@ -161,7 +161,10 @@ SrVal *sr_batch_bind_with(SrBatch *b, const SrEqn *e, SrVal **x, ...) {
     }
   }
   va_end(ap);
-  SrVal *r = sr_ad_bind(&b->ad, e->prim->id, (int)e->nin, x, ps.n, ps.p);
+  SrVal *r = NULL;
+  int ok = 1;
+  for (int i = 0; i < nin; i++) ok &= x[i] != NULL;
+  if (ok) r = sr_ad_keep(&b->ad, sr_bind_prim(b->ad.I, e->prim, nin, x, ps.n, ps.p, NULL, e->nout));
   sr_plist_free(&ps);
   return r;
 }

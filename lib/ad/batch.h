@@ -86,11 +86,12 @@ int sr_batch_bind_same(SrBatch *b, const SrEqn *e, SrVal **x, int bd, SrVal **y,
    src (a mapped operand's type: the batch axis' sharding) is split over;
    sr_batch_matchaxis's broadcast when that dim is not split.  Pooled. */
 SrVal *sr_batch_broadcast_as(SrBatch *b, SrVal *x, int to, const SrType *src, int bd);
-/* Binds e's primitive with x as inputs and e's params, those named in the
-   (key, counted value) pairs that follow (ending in NULL) replaced by the
-   new values (appended when e lacks them).  Pooled: the result, or for a
-   multi-result primitive a tuple. */
-SrVal *sr_batch_bind_with(SrBatch *b, const SrEqn *e, SrVal **x, ...);
+/* Binds e's primitive, for e's number of results, with x[nin] as inputs
+   and e's params, those named in the (key, counted value) pairs that
+   follow (ending in NULL) replaced by the new values (appended when e
+   lacks them).  Pooled: the result, or for a multi-result primitive a
+   tuple (NULL when an input is). */
+SrVal *sr_batch_bind_with(SrBatch *b, const SrEqn *e, int nin, SrVal **x, ...);
 /* batching.get_sharding_for_vmap: a sharding param (a NamedSharding or P;
    None and NULL stay None) with an entry inserted at `axis` for the batch
    axis (short specs padded with None first).  The entry is the batch

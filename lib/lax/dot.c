@@ -724,10 +724,10 @@ static int batch_dot_general(SrBatch *b, const SrEqn *e, SrVal **x, const int *b
   SrVal *dn = dims_val(o.lc, o.rc, o.nc, o.lb, o.rb, o.nb), *os = param(e, "out_sharding");
   if (os && os->kind != SR_V_NONE) {
     int src = lbd != SR_NOT_MAPPED ? 0 : 1;
-    y[0] = sr_batch_bind_with(b, e, x, "dimension_numbers", dn, "out_sharding",
+    y[0] = sr_batch_bind_with(b, e, (int)e->nin, x, "dimension_numbers", dn, "out_sharding",
                               sr_batch_sharding_for_vmap(os, out, src ? rt : lt, bd[src]), NULL);
   } else {
-    y[0] = sr_batch_bind_with(b, e, x, "dimension_numbers", dn, NULL);
+    y[0] = sr_batch_bind_with(b, e, (int)e->nin, x, "dimension_numbers", dn, NULL);
   }
   ybd[0] = out;
   return y[0] ? 0 : -1;

@@ -2017,7 +2017,7 @@ static int batch_convert(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, S
   if (e->nin != 1) return sr_batch_no_rule(b, e->prim);
   SrVal *sh = sr_eqn_param(e, sr_intern_cstr("sharding"));
   if (!sh || sh->kind == SR_V_NONE) return sr_batch_bind_same(b, e, x, bd[0], y, ybd);
-  y[0] = sr_batch_bind_with(b, e, x, "sharding",
+  y[0] = sr_batch_bind_with(b, e, (int)e->nin, x, "sharding",
                             sr_batch_sharding_for_vmap(sh, bd[0], sr_ad_type(&b->ad, x[0]), bd[0]), NULL);
   ybd[0] = bd[0];
   return y[0] ? 0 : -1;

@@ -556,10 +556,10 @@ static int batch_reducer(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, S
   for (int i = 0; i < d; i++) out += !contains(axes, na, i);
   SrVal *os = param(e, "out_sharding");
   if (os && os->kind != SR_V_NONE)
-    y[0] = sr_batch_bind_with(b, e, x, "axes", sr_ad_ints(axes, na), "out_sharding",
+    y[0] = sr_batch_bind_with(b, e, (int)e->nin, x, "axes", sr_ad_ints(axes, na), "out_sharding",
                               sr_batch_sharding_for_vmap(os, out, xt, d), NULL);
   else
-    y[0] = sr_batch_bind_with(b, e, x, "axes", sr_ad_ints(axes, na), NULL);
+    y[0] = sr_batch_bind_with(b, e, (int)e->nin, x, "axes", sr_ad_ints(axes, na), NULL);
   ybd[0] = out;
   return y[0] ? 0 : -1;
 }
@@ -704,7 +704,7 @@ static int batch_cumred(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, Sr
   if (e->nin != 1) return sr_batch_no_rule(b, e->prim);
   int64_t axis = param_int(e, "axis", 0);
   if (axis >= bd[0]) axis++;
-  y[0] = sr_batch_bind_with(b, e, x, "axis", sr_int(NULL, axis), NULL);
+  y[0] = sr_batch_bind_with(b, e, (int)e->nin, x, "axis", sr_int(NULL, axis), NULL);
   ybd[0] = bd[0];
   return y[0] ? 0 : -1;
 }

@@ -9,7 +9,6 @@
  */
 #include "lax/lax.h"
 
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -328,46 +327,6 @@ static SrVal *triples(const int64_t *lo, const int64_t *hi, const int64_t *in, i
    matchaxis and bdim_at_front). */
 #define BATCH(name) static int name(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd)
 
-/* Binds e's primitive to nin inputs with e's params, those named in the
-   (key, counted value) pairs that follow (ending in NULL) replaced or
-   added, for e's number of results: the result, or a tuple of them
-   (pooled). */
-static SrVal *rebind(SrBatch *b, const SrEqn *e, int nin, SrVal **x, ...) {
-  const char *keys[8];
-  SrVal *vals[8];
-  int n = 0;
-  va_list ap;
-  va_start(ap, x);
-  for (;;) {
-    const char *k = va_arg(ap, const char *);
-    if (!k) break;
-    SrVal *v = va_arg(ap, SrVal *);
-    if (n < 8) {
-      keys[n] = sr_intern_cstr(k);
-      vals[n++] = v;
-    } else {
-      sr_unref(v);
-    }
-  }
-  va_end(ap);
-  SrPList ps = {0};
-  for (uint32_t i = 0; i < e->nparams; i++) {
-    int k = 0;
-    while (k < n && keys[k] != e->params[i].key) k++;
-    SrVal *v = k < n ? vals[k] : sr_ref(e->params[i].val);
-    if (k < n) vals[k] = NULL;
-    sr_plist_add(&ps, e->params[i].key, v);
-  }
-  for (int k = 0; k < n; k++)
-    if (vals[k]) sr_plist_add(&ps, keys[k], vals[k]);
-  SrVal *r = NULL;
-  int ok = 1;
-  for (int i = 0; i < nin; i++) ok &= x[i] != NULL;
-  if (ok) r = sr_ad_keep(&b->ad, sr_bind_prim(b->ad.I, e->prim, nin, x, ps.n, ps.p, NULL, e->nout));
-  sr_plist_free(&ps);
-  return r;
-}
-
 /* Puts a single result (or each of a multi-result primitive's) in y with
    batch dim d. */
 static int batch_out(const SrEqn *e, SrVal *r, int d, SrVal **y, int *ybd) {
@@ -641,7 +600,7 @@ BATCH(batch_broadcast_in_dim) {
   const SrType *t = sr_ad_type(&b->ad, op);
   if (!t) return -1;
   return batch_out(e,
-                   rebind(b, e, 1, &op, "shape", shifted(shape, ns, 0, t->dims[0].size), "broadcast_dimensions",
+                   sr_batch_bind_with(b, e, 1, &op, "shape", shifted(shape, ns, 0, t->dims[0].size), "broadcast_dimensions",
                           shifted(dims, nd, 1, 0), "sharding", vmap_sharding(b, param(e, "sharding")), NULL),
                    0, y, ybd);
 }
@@ -1091,7 +1050,7 @@ BATCH(batch_reshape) {
   if (!t) return -1;
   SrVal *dv = param(e, "dimensions");
   return batch_out(e,
-                   rebind(b, e, 1, &op, "new_sizes", shifted(sizes, ns, 0, t->dims[0].size), "dimensions",
+                   sr_batch_bind_with(b, e, 1, &op, "new_sizes", shifted(sizes, ns, 0, t->dims[0].size), "dimensions",
                           dv && dv->kind != SR_V_NONE ? shifted(dims, nd, 1, 0) : sr_none(), "sharding",
                           vmap_sharding(b, param(e, "sharding")), NULL),
                    0, y, ybd);
@@ -1110,7 +1069,7 @@ BATCH(batch_squeeze) {
   for (int i = 0; i < nd; i++)
     if (dims[i] < 0) dims[i] += rank;
   SrVal *op = sr_batch_moveaxis(b, x[0], bd[0], 0);
-  return batch_out(e, rebind(b, e, 1, &op, "dimensions", shifted(dims, nd, 1, -1), NULL), 0, y, ybd);
+  return batch_out(e, sr_batch_bind_with(b, e, 1, &op, "dimensions", shifted(dims, nd, 1, -1), NULL), 0, y, ybd);
 }
 
 /* ==== transpose ==== */
@@ -1429,7 +1388,7 @@ BATCH(batch_rev) {
   if (nd < 0) return sr_batch_no_rule(b, e->prim);
   for (int i = 0; i < nd; i++)
     if (dims[i] >= bd[0]) dims[i]++;
-  return batch_out(e, rebind(b, e, 1, x, "dimensions", sr_ad_ints(dims, nd), NULL), bd[0], y, ybd);
+  return batch_out(e, sr_batch_bind_with(b, e, 1, x, "dimensions", sr_ad_ints(dims, nd), NULL), bd[0], y, ybd);
 }
 
 BATCH(batch_slice) {
@@ -1452,7 +1411,7 @@ BATCH(batch_slice) {
     sv = sr_ad_ints(str, n + 1);
   }
   return batch_out(e,
-                   rebind(b, e, 1, x, "start_indices", sr_ad_ints(st, n + 1), "limit_indices", sr_ad_ints(lim, n + 1),
+                   sr_batch_bind_with(b, e, 1, x, "start_indices", sr_ad_ints(st, n + 1), "limit_indices", sr_ad_ints(lim, n + 1),
                           "strides", sv, NULL),
                    d, y, ybd);
 }
@@ -1668,7 +1627,7 @@ BATCH(batch_concatenate) {
     if (!ops[i]) rc = -1;
   }
   if (rc == 0)
-    rc = batch_out(e, rebind(b, e, (int)e->nin, ops, "dimension", sr_int(NULL, param_int(e, "dimension", 0) + 1), NULL),
+    rc = batch_out(e, sr_batch_bind_with(b, e, (int)e->nin, ops, "dimension", sr_int(NULL, param_int(e, "dimension", 0) + 1), NULL),
                    0, y, ybd);
   if (ops != small) free(ops);
   return rc;
@@ -1905,7 +1864,7 @@ BATCH(batch_stack) {
   if (same && bd[0] != SR_NOT_MAPPED) {
     int64_t oa = axis <= bd[0] ? axis : axis + 1;
     int ob = axis <= bd[0] ? bd[0] + 1 : bd[0];
-    return batch_out(e, rebind(b, e, (int)e->nin, x, "axis", sr_int(NULL, oa), NULL), ob, y, ybd);
+    return batch_out(e, sr_batch_bind_with(b, e, (int)e->nin, x, "axis", sr_int(NULL, oa), NULL), ob, y, ybd);
   }
   SrBatch sized = *b;
   sized.size = batch_size(b, e, x, bd);
@@ -1915,7 +1874,7 @@ BATCH(batch_stack) {
     ops[i] = bd[i] != SR_NOT_MAPPED ? sr_batch_moveaxis(b, x[i], bd[i], 0) : broadcast_front(&sized, x[i], NULL, 0);
     if (!ops[i]) rc = -1;
   }
-  if (rc == 0) rc = batch_out(e, rebind(b, e, (int)e->nin, ops, "axis", sr_int(NULL, axis + 1), NULL), 0, y, ybd);
+  if (rc == 0) rc = batch_out(e, sr_batch_bind_with(b, e, (int)e->nin, ops, "axis", sr_int(NULL, axis + 1), NULL), 0, y, ybd);
   if (ops != small) free(ops);
   return rc;
 }
@@ -1925,7 +1884,7 @@ BATCH(batch_unstack) {
   int64_t axis = param_int(e, "axis", 0);
   int64_t oa = axis < bd[0] ? axis : axis + 1;
   int ob = axis < bd[0] ? bd[0] - 1 : bd[0];
-  return batch_out(e, rebind(b, e, 1, x, "axis", sr_int(NULL, oa), NULL), ob, y, ybd);
+  return batch_out(e, sr_batch_bind_with(b, e, 1, x, "axis", sr_int(NULL, oa), NULL), ob, y, ybd);
 }
 
 /* ==== split ==== */
@@ -2036,7 +1995,7 @@ TR(tr_split) {
 BATCH(batch_split) {
   /* _split_batch_rule */
   int64_t axis = param_int(e, "axis", 0);
-  return batch_out(e, rebind(b, e, 1, x, "axis", sr_int(NULL, axis >= bd[0] ? axis + 1 : axis), NULL), bd[0], y, ybd);
+  return batch_out(e, sr_batch_bind_with(b, e, 1, x, "axis", sr_int(NULL, axis >= bd[0] ? axis + 1 : axis), NULL), bd[0], y, ybd);
 }
 
 /* ==== pad ==== */
@@ -2243,7 +2202,7 @@ BATCH(batch_pad) {
   for (int i = 0; i <= n; i++) sr_seq_push(NULL, c, sr_ad_ints(cfg + 3 * i, 3));
   if (bd[1] == SR_NOT_MAPPED) {
     SrVal *in[2] = {op, pv};
-    return batch_out(e, rebind(b, e, 2, in, "padding_config", c, NULL), d, y, ybd);
+    return batch_out(e, sr_batch_bind_with(b, e, 2, in, "padding_config", c, NULL), d, y, ybd);
   }
   const SrType *t = sr_ad_type(&b->ad, op);
   if (!t) {
@@ -2251,13 +2210,13 @@ BATCH(batch_pad) {
     return -1;
   }
   SrVal *in[2] = {op, sr_ad_scalar_like(&b->ad, op, 0.0)};
-  SrVal *padded = rebind(b, e, 2, in, "padding_config", sr_ref(c), NULL);
+  SrVal *padded = sr_batch_bind_with(b, e, 2, in, "padding_config", sr_ref(c), NULL);
   SrTypeBuilder tb;
   sr_type_builder(&tb, t);
   tb.dtype = SR_BOOL;
   tb.weak = 0;
   SrVal *min[2] = {sr_ad_full(&b->ad, sr_type_get(&tb), 1.0), sr_ad_scalar(&b->ad, SR_BOOL, 0, 0.0)};
-  SrVal *mask = rebind(b, e, 2, min, "padding_config", c, NULL);
+  SrVal *mask = sr_batch_bind_with(b, e, 2, min, "padding_config", c, NULL);
   const SrType *pt = sr_ad_type(&b->ad, padded);
   if (!pt) return -1;
   int64_t dims[1] = {d};
@@ -3712,7 +3671,7 @@ BATCH(batch_sort) {
   }
   int64_t dim = param_int(e, "dimension", 0);
   if (rc == 0)
-    rc = batch_out(e, rebind(b, e, (int)e->nin, ops, "dimension", sr_int(NULL, dim + (nb <= dim)), NULL), nb, y, ybd);
+    rc = batch_out(e, sr_batch_bind_with(b, e, (int)e->nin, ops, "dimension", sr_int(NULL, dim + (nb <= dim)), NULL), nb, y, ybd);
   if (ops != small) free(ops);
   return rc;
 }
