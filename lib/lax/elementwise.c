@@ -616,6 +616,8 @@ static const struct {
   {SR_P_erf, SR_DC_FLOAT, RES_SAME, 1},
   {SR_P_erfc, SR_DC_FLOAT, RES_SAME, 1},
   {SR_P_erf_inv, SR_DC_FLOAT, RES_SAME, 1},
+  {SR_P_lgamma, SR_DC_FLOAT, RES_SAME, 1},
+  {SR_P_digamma, SR_DC_FLOAT, RES_SAME, 1},
 };
 
 /* lax.unop with unop_ur_rule: reduced passes, unreduced is an error. */
@@ -696,6 +698,29 @@ UN_FLOATS(k_erf, erff(p), erf(p))
 UN_FLOATS(k_erfc, erfcf(p), erfc(p))
 UN_FLOATS(k_erf_inv, sr_prng_erfinv_f32(p), sr_prng_erfinv_f64(p))
 
+/* digamma: NaN at the poles (0, -1, ...), the reflection
+   psi(1 - x) - pi / tan(pi x) below 1/2, the recurrence
+   psi(x) = psi(x + 1) - 1/x up to 6, then the asymptotic series */
+static double digamma_f64(double x) {
+  if (isnan(x) || x == -INFINITY) return NAN;
+  if (x <= 0 && x == floor(x)) return NAN;
+  double r = 0;
+  if (x < 0.5) {
+    r = -M_PI / tan(M_PI * x);
+    x = 1 - x;
+  }
+  while (x < 6) {
+    r -= 1 / x;
+    x += 1;
+  }
+  double f = 1 / (x * x);
+  double t = f * (-1.0 / 12 + f * (1.0 / 120 + f * (-1.0 / 252 + f * (1.0 / 240 + f * (-1.0 / 132 + f * (691.0 / 32760 + f * (-1.0 / 12)))))));
+  return r + log(x) - 0.5 / x + t;
+}
+
+UN_FLOATS(k_lgamma, (float)lgamma((double)p), lgamma(p))
+UN_FLOATS(k_digamma, (float)digamma_f64((double)p), digamma_f64(p))
+
 /* round: ip[0] is the rounding method, 1 for to-nearest-even */
 static int k_round_f32(size_t n, const void *a, void *out, const int64_t *ip) {
   if (ip && ip[0] == 1) SR_KERN_UN_LOOP(float, float, nearbyintf(p));
@@ -732,6 +757,8 @@ static const SrKernEw kern_is_finite = {.un = {SR_KERN_FLOATS(k_is_finite)}, .bo
 static const SrKernEw kern_erf = {.un = {SR_KERN_FLOATS(k_erf)}};
 static const SrKernEw kern_erfc = {.un = {SR_KERN_FLOATS(k_erfc)}};
 static const SrKernEw kern_erf_inv = {.un = {SR_KERN_FLOATS(k_erf_inv)}};
+static const SrKernEw kern_lgamma = {.un = {SR_KERN_FLOATS(k_lgamma)}};
+static const SrKernEw kern_digamma = {.un = {SR_KERN_FLOATS(k_digamma)}};
 
 static int ev_unary(SrEvalCtx *cx, const SrEvalEqn *e) {
   const SrType *t = e->out_type[0];
@@ -884,6 +911,13 @@ JVP1(jvp_erf_inv) {
   SrVal *ans = y[0] = primal1(ad, e, x);
   SrVal *ex = sr_ad_unop(ad, SR_P_exp, sr_ad_unop(ad, SR_P_square, ans));
   ty[0] = sr_ad_mul(ad, sr_ad_const(ad, x[0], sqrt(M_PI) / 2.0), sr_ad_mul(ad, t[0], ex));
+  return done1(y, ty);
+}
+
+/* ad.defjvp(lgamma_p, lambda g, x: mul(g, digamma(x))) */
+JVP1(jvp_lgamma) {
+  y[0] = primal1(ad, e, x);
+  ty[0] = sr_ad_mul(ad, t[0], sr_ad_unop(ad, SR_P_digamma, x[0]));
   return done1(y, ty);
 }
 
@@ -2138,6 +2172,7 @@ static void eval_rules_elementwise(void) {
     SR_P_neg, SR_P_sign, SR_P_abs, SR_P_exp, SR_P_exp2, SR_P_log, SR_P_expm1, SR_P_log1p, SR_P_sin, SR_P_cos,
     SR_P_tan, SR_P_tanh, SR_P_logistic, SR_P_sqrt, SR_P_rsqrt, SR_P_cbrt, SR_P_square, SR_P_floor, SR_P_ceil,
     SR_P_round, SR_P_not, SR_P_integer_pow, SR_P_is_finite, SR_P_erf, SR_P_erfc, SR_P_erf_inv, SR_P_reduce_precision,
+    SR_P_lgamma, SR_P_digamma,
   };
   static const int nary[] = {
     SR_P_add, SR_P_sub, SR_P_mul, SR_P_div, SR_P_rem, SR_P_pow, SR_P_max, SR_P_min, SR_P_atan2, SR_P_nextafter,
@@ -2179,6 +2214,7 @@ static void ad_rules_elementwise(void) {
   sr_ad_set_jvp(SR_P_erf, jvp_erf);
   sr_ad_set_jvp(SR_P_erfc, jvp_erfc);
   sr_ad_set_jvp(SR_P_erf_inv, jvp_erf_inv);
+  sr_ad_set_jvp(SR_P_lgamma, jvp_lgamma);
   sr_ad_set_jvp(SR_P_abs, jvp_abs);
   sr_ad_set_jvp(SR_P_convert_element_type, jvp_convert);
   sr_ad_set_transpose(SR_P_convert_element_type, tr_convert);
@@ -2242,6 +2278,7 @@ static void kernels_elementwise(void) {
       {SR_P_cbrt, &kern_cbrt}, {SR_P_square, &kern_square}, {SR_P_floor, &kern_floor}, {SR_P_ceil, &kern_ceil},
       {SR_P_round, &kern_round}, {SR_P_not, &kern_not}, {SR_P_is_finite, &kern_is_finite},
       {SR_P_erf, &kern_erf}, {SR_P_erfc, &kern_erfc}, {SR_P_erf_inv, &kern_erf_inv},
+      {SR_P_lgamma, &kern_lgamma}, {SR_P_digamma, &kern_digamma},
       {SR_P_integer_pow, &kern_integer_pow}, {SR_P_reduce_precision, &kern_reduce_precision},
       {SR_P_add, &kern_add}, {SR_P_add_any, &kern_add}, {SR_P_sub, &kern_sub}, {SR_P_mul, &kern_mul},
       {SR_P_div, &kern_div}, {SR_P_rem, &kern_rem}, {SR_P_pow, &kern_pow}, {SR_P_max, &kern_max},

@@ -212,3 +212,10 @@ check-kernel: src/shardrepl$(EXEEXT)
 	OPENBLAS_CORETYPE=$$use $(MAKE) $(AM_MAKEFLAGS) check TESTS="$$tests $(CHECK_KERNEL_TESTS)"
 
 .PHONY: check-kernel
+
+## jax.nn and jax.scipy.special (nn.c, scipy_special.c): the jaxprs, and
+## the values that nn_oracle.sh compares with numpy's and math's.
+NN_GOLDEN = tests/golden/nn_jaxprs.jxr tests/golden/nn_values.jxr
+GOLDEN_TESTS += $(NN_GOLDEN)
+TESTS += tests/golden/nn_oracle.sh
+EXTRA_DIST += tests/golden/nn_oracle.sh tests/golden/nn_values_oracle.py
