@@ -1,5 +1,5 @@
-/* nn.h: what jax.nn (nn.c) and jax.scipy.special (scipy_special.c)
- * share: a scope of temporaries, so
+/* nn.h: what jax.nn (nn.c), jax.nn.initializers (nn_initializers.c) and
+ * jax.scipy.special (scipy_special.c) share: a scope of temporaries, so
  * that a function written as JAX writes it in Python reads as one line an
  * operation, and JAX's reductions with where= and initial=.
  *
@@ -64,6 +64,7 @@ SrVal *sr_nn_full_like(SrNnScope *s, SrVal *x, SrVal *v);
 /* Unrefs a value held as a builtin's data. */
 void sr_nn_unref_data(void *d);
 
+void sr_nn_initializers_init(void);   /* nn_initializers.c */
 void sr_scipy_special_init(void);     /* scipy_special.c */
 
 #endif

@@ -622,14 +622,15 @@ static SrVal *random_values(SrInterp *I, SrArgs *a, int kind) {
   if (kind != 2 && !sr_dtype_is_float(r.dt))
     return sr_raise(I, "ValueError", "dtype argument to `%s` must be a float dtype, got %s", kind ? "uniform" : "normal",
                     sr_dtype_name(r.dt));
+  /* traced: minval and maxval may be arrays (truncated_normal's) */
+  if (sr_random_traced(I, p[0]))
+    return sr_random_sample_traced(I, kind, p[0], r.shape, r.nd, r.dt, kind == 1 ? p[3] : NULL, kind == 1 ? p[4] : NULL, osh);
   r.lo = 0;
   r.hi = 1;
   if (kind == 1) {
     if (p[3] && sr_as_float(I, p[3], "minval", &r.lo) < 0) return NULL;
     if (p[4] && sr_as_float(I, p[4], "maxval", &r.hi) < 0) return NULL;
   }
-  if (sr_random_traced(I, p[0]))
-    return sr_random_sample_traced(I, kind, p[0], r.shape, r.nd, r.dt, kind == 1 ? p[3] : NULL, kind == 1 ? p[4] : NULL, osh);
   int legacy;
   const SrType *kt;
   int64_t nk;

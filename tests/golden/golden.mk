@@ -213,9 +213,10 @@ check-kernel: src/shardrepl$(EXEEXT)
 
 .PHONY: check-kernel
 
-## jax.nn and jax.scipy.special (nn.c, scipy_special.c): the jaxprs, and
+## jax.nn, jax.nn.initializers and jax.scipy.special (nn.c,
+## nn_initializers.c, scipy_special.c): the jaxprs, the initializers, and
 ## the values that nn_oracle.sh compares with numpy's and math's.
-NN_GOLDEN = tests/golden/nn_jaxprs.jxr tests/golden/nn_values.jxr
+NN_GOLDEN = tests/golden/nn_jaxprs.jxr tests/golden/nn_values.jxr tests/golden/nn_initializers.jxr
 GOLDEN_TESTS += $(NN_GOLDEN)
 TESTS += tests/golden/nn_oracle.sh
 EXTRA_DIST += tests/golden/nn_oracle.sh tests/golden/nn_values_oracle.py
