@@ -137,9 +137,15 @@ SrVal *sr_nn_reduce(SrNnScope *s, int prim, SrVal *x, SrVal *axis, SrVal *where,
   if (r && sr_nn_given(initial)) {
     SrVal *iv = sr_nn_keep(s, sr_lax_convert(I, initial, cdt, 0, NULL));
     const SrType *it = iv ? sr_value_type(I, iv) : NULL;
-    if (it && it->ndim)
-      return sr_raise(I, "ValueError", "initial value must be a scalar. Got array of shape %s",
-                      "(...)");
+    if (it && it->ndim) {
+      SrBuf b = SR_BUF_INIT;
+      sr_buf_puts(&b, "(");
+      for (int i = 0; i < it->ndim; i++) sr_buf_printf(&b, i ? ", %lld" : "%lld", (long long)it->dims[i].size);
+      sr_buf_puts(&b, it->ndim == 1 ? ",)" : ")");
+      sr_raise(I, "ValueError", "initial value must be a scalar. Got array of shape %s", b.p);
+      sr_buf_free(&b);
+      return NULL;
+    }
     r = iv ? sr_nn_keep(s, sr_lax_binary(I, is_max ? SR_P_max : SR_P_add, iv, r)) : NULL;
   }
   if (r && keepdims) {
