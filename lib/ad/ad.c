@@ -199,6 +199,8 @@ static SrTrace *pick_trace(SrAd *ad, int nin, SrVal **in) {
   return ad->primal;
 }
 
+SrTrace *sr_ad_pick_trace(SrAd *ad, int nin, SrVal **in) { return pick_trace(ad, nin, in); }
+
 static SrVal *bind_in(SrAd *ad, SrTrace *t, const SrPrim *p, int nin, SrVal **in, int np,
                       const SrParam *ps, const SrType *const *written, uint32_t nout) {
   for (int i = 0; i < nin; i++)
@@ -211,10 +213,9 @@ static SrVal *bind_in(SrAd *ad, SrTrace *t, const SrPrim *p, int nin, SrVal **in
   return sr_ad_keep(ad, r);
 }
 
+/* The rules bind through the op layer's one bind (ops.h), results pooled. */
 SrVal *sr_ad_bind(SrAd *ad, int prim_id, int nin, SrVal **in, int nparams, const SrParam *params) {
-  for (int i = 0; i < nin; i++)
-    if (!in[i]) return NULL;
-  return bind_in(ad, pick_trace(ad, nin, in), &sr_prims[prim_id], nin, in, nparams, params, NULL, 0);
+  return sr_ad_keep(ad, sr_op_bind(SR_AD_BINDER(ad), prim_id, nin, in, nparams, params));
 }
 
 SrVal *sr_ad_bind_tangent(SrAd *ad, int prim_id, int nin, SrVal **in, int nparams, const SrParam *params) {
@@ -223,24 +224,17 @@ SrVal *sr_ad_bind_tangent(SrAd *ad, int prim_id, int nin, SrVal **in, int nparam
 }
 
 SrVal *sr_ad_bindv(SrAd *ad, int prim_id, int nin, SrVal **in, ...) {
-  SrPList ps = {0};
   va_list ap;
   va_start(ap, in);
-  for (;;) {
-    const char *k = va_arg(ap, const char *);
-    if (!k) break;
-    sr_plist_add(&ps, k, va_arg(ap, SrVal *));
-  }
+  SrVal *r = sr_op_bindva(SR_AD_BINDER(ad), prim_id, nin, in, ap);
   va_end(ap);
-  SrVal *r = sr_ad_bind(ad, prim_id, nin, in, ps.n, ps.p);
-  sr_plist_free(&ps);
-  return r;
+  return sr_ad_keep(ad, r);
 }
 
 SrVal *sr_ad_bind_eqn(SrAd *ad, const SrEqn *e, SrVal **in) {
   for (uint32_t i = 0; i < e->nin; i++)
     if (!in[i]) return NULL;
-  const SrType *wsmall[16], **written = e->nout <= 16 ? wsmall : sr_xmalloc(e->nout * sizeof *written);
+  const SrType *wsmall[16] = {0}, **written = e->nout <= 16 ? wsmall : sr_xmalloc(e->nout * sizeof *written);
   for (uint32_t i = 0; i < e->nout; i++) written[i] = e->out[i]->type;
   SrVal *r = bind_in(ad, pick_trace(ad, (int)e->nin, in), e->prim, (int)e->nin, in, (int)e->nparams,
                      e->params, written, e->nout);
@@ -251,6 +245,36 @@ SrVal *sr_ad_bind_eqn(SrAd *ad, const SrEqn *e, SrVal **in) {
 SrVal *sr_ad_bind_eqn1(SrAd *ad, const SrEqn *e, SrVal **in) {
   SrVal *r = sr_ad_bind_eqn(ad, e, in);
   return r ? r->seq.items[0] : NULL;
+}
+
+/* ---- the generic JVP rules ---- */
+
+/* defjvp_zero: the primal, and a zero tangent. */
+int sr_ad_jvp_zero(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, SrVal **ty) {
+  (void)t;
+  SrVal *r = sr_ad_bind_eqn(ad, e, x);
+  if (!r) return -1;
+  for (uint32_t i = 0; i < e->nout; i++) {
+    y[i] = r->seq.items[i];
+    ty[i] = NULL;
+  }
+  return 0;
+}
+
+/* linear_jvp: the primal, and the same op on the tangents (zeros
+   instantiated). */
+int sr_ad_jvp_linear(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, SrVal **ty) {
+  SrVal *r = sr_ad_bind_eqn(ad, e, x);
+  if (!r) return -1;
+  for (uint32_t i = 0; i < e->nout; i++) y[i] = r->seq.items[i];
+  SrVal *small[16], **tt = e->nin <= 16 ? small : sr_xcalloc(e->nin, sizeof *tt);
+  for (uint32_t i = 0; i < e->nin; i++)
+    tt[i] = t[i] ? t[i] : sr_ad_full_zeros(ad, sr_ad_tangent_type(sr_ad_type(ad, x[i])));
+  SrVal *rt = sr_ad_bind_eqn(ad, e, tt);
+  if (tt != small) free(tt);
+  if (!rt) return -1;
+  for (uint32_t i = 0; i < e->nout; i++) ty[i] = rt->seq.items[i];
+  return 0;
 }
 
 /* ---- values ---- */

@@ -38,6 +38,7 @@
 #include <stdarg.h>
 
 #include "ad/ad.h"
+#include "ad/ops.h"
 #include "core/trace.h"
 #include "prims/prim.h"
 
@@ -161,6 +162,10 @@ SrJaxpr *sr_ad_retrace(SrAd *ad, const SrJaxpr *F, int cap, SrAdRetraceMap map, 
 
 /* ---- binding through the rules' dispatch ---- */
 
+/* The trace an operation on these inputs belongs to: the current one, or
+   under linearization the primal or the tangent trace. */
+SrTrace *sr_ad_pick_trace(SrAd *ad, int nin, SrVal **in);
+
 /* Binds prim to inputs with params (borrowed).  Returns the single result
    or, for multi-result primitives, a tuple (pooled). */
 SrVal *sr_ad_bind(SrAd *ad, int prim_id, int nin, SrVal **in, int nparams, const SrParam *params);
@@ -192,7 +197,11 @@ SrVal *sr_ad_sharding_param(SrAd *ad, const SrType *t);
 /* Is every axis of the context mesh Manual (inside shard_map)? */
 int sr_ad_ctx_manual(SrAd *ad);
 
-/* ---- lax-level operations (pooled results) ---- */
+/* ---- lax-level operations (pooled results) ----
+ *
+ * The rules' faces of the one op layer (ops.h): each binds through ad
+ * (SR_AD_BINDER), takes its target sharding from a type
+ * (sr_ad_sharding_param), and keeps its result in the pool. */
 
 SrVal *sr_ad_unop(SrAd *ad, int prim_id, SrVal *x);
 SrVal *sr_ad_binop(SrAd *ad, int prim_id, SrVal *x, SrVal *y);
@@ -240,9 +249,9 @@ SrVal *sr_ad_maybe_broadcast(SrAd *ad, SrVal *x, const SrType *t);
 /* core.pvary(x, axes) onto the axes of t's varying set x lacks. */
 SrVal *sr_ad_pvary_to(SrAd *ad, SrVal *x, SrAxes axes, const SrMesh *m);
 
-/* Counted param helpers. */
-SrVal *sr_ad_ints(const int64_t *v, int n);
-SrVal *sr_ad_axes_tuple(const SrMesh *m, SrAxes axes);
+/* Counted param helpers (the op layer's). */
+static inline SrVal *sr_ad_ints(const int64_t *v, int n) { return sr_int_tuple(v, n); }
+static inline SrVal *sr_ad_axes_tuple(const SrMesh *m, SrAxes axes) { return sr_op_axes_tuple(m, axes); }
 
 /* Raises JAX's error for a missing rule. */
 int sr_ad_no_jvp(SrAd *ad, const SrPrim *p);

@@ -25,18 +25,6 @@
 
 const SrMesh *sr_api_mesh(SrInterp *I) { return sr_jax_abstract_mesh(I->jax); }
 
-SrVal *sr_api_axes_tuple(const SrMesh *m, SrAxes axes) {
-  SrVal *t = sr_seq(NULL, SR_V_TUPLE, 0);
-  for (int i = 0; m && i < m->n; i++)
-    if (axes & (1u << i)) sr_seq_push(NULL, t, sr_str_cstr(NULL, m->names[i]));
-  return t;
-}
-
-SrAxes sr_api_axes_on(const SrType *t, SrAxes axes, const SrMesh *m) {
-  if (!t || !t->mesh || !m) return 0;
-  return sr_axes_remap(axes, t->mesh, m);
-}
-
 SrVal *sr_api_type_spec(const SrType *t) {
   SrShardSpec s;
   sr_shard_of_type(t, &s);
@@ -87,14 +75,6 @@ SrVal *sr_api_first(SrVal *r) {
 }
 
 static const SrType *vtype(SrInterp *I, SrVal *v) { return sr_value_type(I, v); }
-
-/* Is v a Python scalar or a literal value (whose type has an empty mesh in
-   JAX)? */
-static int is_literalish(SrVal *v) {
-  SrArrayObj *a = sr_array_of(v);
-  if (!a) return v->kind == SR_V_INT || v->kind == SR_V_FLOAT || v->kind == SR_V_BOOL || v->kind == SR_V_COMPLEX;
-  return a->kind == SR_AV_ABSTRACT && a->has_value;
-}
 
 /* ---- canonicalize_sharding ---- */
 
@@ -228,172 +208,9 @@ int sr_api_canon_sharding(SrInterp *I, SrVal *v, const char *api, SrVal **out) {
   return canon_sharding(I, v, api, 1, out);
 }
 
-/* A sharding's spec padded with None to nd entries (P._normalized_spec_for_aval). */
-static SrVal *normalized_sharding(SrVal *sh, int nd) {
-  const SrSpec *s = sh->sh.spec;
-  if (s->n >= nd) return sr_ref(sh);
-  SrSpec t = *s;
-  SrSpecEntry e[SR_MAX_RANK];
-  for (int i = 0; i < nd && i < SR_MAX_RANK; i++) e[i] = i < s->n ? s->e[i] : (SrSpecEntry){0, NULL};
-  t.e = e;
-  t.n = nd;
-  return sr_sharding_val(NULL, sh->sh.mesh, &t, sh->sh.memory_kind);
-}
-
-/* Does a value's type already have sharding sh (same spec on its mesh)? */
-static int same_sharding(SrInterp *I, SrVal *x, SrVal *sh) {
-  const SrType *t = vtype(I, x);
-  if (is_literalish(x)) return 0;
-  SrVal *a = sr_api_type_spec(t);
-  SrVal *b = normalized_sharding(sh, t->ndim);
-  SrVal *bs = sr_spec_val(NULL, b->sh.spec);
-  SrBuf x1 = SR_BUF_INIT, x2 = SR_BUF_INIT;
-  sr_val_repr(&x1, a);
-  sr_val_repr(&x2, bs);
-  int eq = strcmp(sr_buf_str(&x1), sr_buf_str(&x2)) == 0;
-  sr_buf_free(&x1);
-  sr_buf_free(&x2);
-  sr_unref(a);
-  sr_unref(b);
-  sr_unref(bs);
-  return eq;
-}
-
 static SrVal *sharding_or_none(SrVal *sh) { return sh ? sr_ref(sh) : sr_none(); }
 
-/* ---- pvary and auto_insert_reshard (core.py) ---- */
-
-SrVal *sr_api_bind_axes_cast(SrInterp *I, int prim, SrVal *x, SrAxes axes) {
-  const SrMesh *m = sr_api_mesh(I);
-  if (!axes) return sr_ref(x);
-  if (!I->jax->check_vma) {
-    /* pvary is a no-op on manual axes outside check_vma */
-    int all_manual = 1;
-    for (int i = 0; i < m->n; i++)
-      if ((axes & (1u << i)) && m->types[i] != SR_AXIS_MANUAL) all_manual = 0;
-    if (all_manual) return sr_ref(x);
-  }
-  return sr_api_first(sr_bindv(I, prim, 1, &x, "axes", sr_api_axes_tuple(m, axes), NULL));
-}
-
-SrVal *sr_lax_pvary(SrInterp *I, SrVal *x, SrAxes axes) { return sr_api_bind_axes_cast(I, SR_P_pvary, x, axes); }
-
-SrVal *sr_lax_reduced_vary_cast(SrInterp *I, SrVal *x, SrAxes axes) {
-  return sr_api_bind_axes_cast(I, SR_P_reduced_vary_cast, x, axes);
-}
-
-/* core.insert_reduced_reshard: outside shard_map, a rank-0 operand that is
-   replicated where the other operand is reduced becomes reduced too. */
-static int insert_reduced_reshard(SrInterp *I, int n, SrVal **args) {
-  const SrMesh *m = sr_api_mesh(I);
-  for (int i = 0; i < m->n; i++)
-    if (m->types[i] != SR_AXIS_EXPLICIT) return 0;
-  if (n != 2 || !m->n) return 0;
-  SrAxes red[2], out = 0;
-  for (int i = 0; i < 2; i++) {
-    const SrType *t = vtype(I, args[i]);
-    red[i] = t ? sr_api_axes_on(t, t->reduced, m) : 0;
-    out |= red[i];
-  }
-  if (!out) return 0;
-  for (int i = 0; i < 2; i++) {
-    const SrType *t = vtype(I, args[i]);
-    if (!t || t->ndim != 0) continue;
-    SrAxes used = sr_api_axes_on(t, t->unreduced | t->reduced, m);
-    if ((~used & out) != out) continue;
-    const char *names[SR_MAX_AXES];
-    int k = 0;
-    for (int a = 0; a < m->n; a++)
-      if (out & (1u << a)) names[k++] = m->names[a];
-    SrSpec s = {0};
-    s.reduced = names;
-    s.nreduced = k;
-    SrVal *sh = sr_sharding_val(NULL, m, &s, NULL);
-    SrVal *r = sr_bindv(I, SR_P_reshard, 1, &args[i], "dst_sharding", sh, "concrete_mesh", sr_none(), NULL);
-    if (!r) return -1;
-    sr_unref(args[i]);
-    args[i] = r;
-  }
-  return 0;
-}
-
-int sr_auto_insert_reshard(SrInterp *I, int n, SrVal **args) {
-  if (n <= 0) return 0;
-  if (!I->jax->check_vma) return insert_reduced_reshard(I, n, args);
-  const SrMesh *m = sr_api_mesh(I);
-  SrAxes vma[64], red[64], all = 0;
-  if (n > 64) return 0;
-  SrAxes manual = sr_mesh_axes_of_type(m, SR_AXIS_MANUAL);
-  for (int i = 0; i < n; i++) {
-    const SrType *t = vtype(I, args[i]);
-    vma[i] = t ? sr_api_axes_on(t, t->varying, m) : 0;
-    red[i] = t ? sr_api_axes_on(t, t->reduced, m) & manual : 0;
-    all |= vma[i];
-  }
-  for (int i = 0; i < n; i++) {
-    SrAxes rest = all & ~vma[i];
-    if (!rest || !vtype(I, args[i])) continue;
-    SrVal *r = red[i] == rest ? sr_lax_reduced_vary_cast(I, args[i], rest) : sr_lax_pvary(I, args[i], rest);
-    if (!r) return -1;
-    sr_unref(args[i]);
-    args[i] = r;
-  }
-  return 0;
-}
-
-/* ---- elementwise ---- */
-
-SrVal *sr_lax_unary(SrInterp *I, int prim, SrVal *x) {
-  SrPList ps = {0};
-  if (sr_prims[prim].pp == SR_PP_ACCURACY) sr_plist_add(&ps, "accuracy", sr_none());
-  SrVal *r = sr_bind(I, prim, 1, &x, ps.n, ps.p);
-  sr_plist_free(&ps);
-  return r;
-}
-
-SrVal *sr_lax_binary(SrInterp *I, int prim, SrVal *x, SrVal *y) {
-  SrVal *args[2] = {sr_ref(x), sr_ref(y)};
-  SrVal *r = NULL;
-  if (sr_auto_insert_reshard(I, 2, args) == 0) {
-    if (prim == SR_P_mul) r = sr_bindv(I, prim, 2, args, "out_dtype", sr_none(), NULL);
-    else r = sr_bind(I, prim, 2, args, 0, NULL);
-  }
-  sr_unref(args[0]);
-  sr_unref(args[1]);
-  return r;
-}
-
-SrVal *sr_lax_convert(SrInterp *I, SrVal *x, SrDtype dt, int weak, SrVal *sharding) {
-  const SrType *t = vtype(I, x);
-  if (!t) return sr_raise(I, "TypeError", "cannot convert %s to an array", sr_val_kind_name(x));
-  if (!sharding && (is_literalish(x) || !sr_array_of(x))) {
-    if (t->dtype == dt && t->weak == weak) return sr_ref(x);
-    return sr_jnp_convert(I, x, dt, weak);
-  }
-  if (t->dtype == dt && t->weak == weak && !sharding) return sr_ref(x);
-  return sr_bindv(I, SR_P_convert_element_type, 1, &x, "new_dtype", sr_dtype_val(NULL, dt), "weak_type",
-                  sr_bool(weak), "sharding", sharding_or_none(sharding), NULL);
-}
-
 /* ---- structure ---- */
-
-SrVal *sr_lax_reshape(SrInterp *I, SrVal *x, const int64_t *shape, int nd, SrVal *sharding) {
-  const SrType *t = vtype(I, x);
-  int same = t->ndim == nd;
-  for (int i = 0; same && i < nd; i++) same = t->dims[i].size == shape[i];
-  if (t->ndim && same && (!sharding || same_sharding(I, x, sharding)) && sr_array_of(x) && !is_literalish(x))
-    return sr_ref(x);
-  return sr_bindv(I, SR_P_reshape, 1, &x, "new_sizes", sr_int_tuple(shape, nd), "dimensions", sr_none(),
-                  "sharding", sharding_or_none(sharding), NULL);
-}
-
-SrVal *sr_lax_transpose(SrInterp *I, SrVal *x, const int64_t *perm, int n) {
-  const SrType *t = vtype(I, x);
-  int ident = n == t->ndim;
-  for (int i = 0; ident && i < n; i++) ident = perm[i] == i;
-  if (ident && sr_array_of(x)) return sr_ref(x);
-  return sr_bindv(I, SR_P_transpose, 1, &x, "permutation", sr_int_tuple(perm, n), NULL);
-}
 
 static int cmp_i64(const void *a, const void *b) {
   int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -411,88 +228,9 @@ SrVal *sr_lax_squeeze(SrInterp *I, SrVal *x, const int64_t *dims, int n) {
   return sr_bindv(I, SR_P_squeeze, 1, &x, "dimensions", sr_int_tuple(d, n), NULL);
 }
 
-SrVal *sr_lax_broadcast_in_dim(SrInterp *I, SrVal *x, const int64_t *shape, int nd, const int64_t *bdims,
-                               int nb, SrVal *sharding) {
-  const SrType *t = vtype(I, x);
-  if (t->ndim == nd && !nb && sr_array_of(x) && !is_literalish(x) && !sharding) return sr_ref(x);
-  int same_shape = t->ndim == nd && nb == t->ndim;
-  for (int i = 0; same_shape && i < nd; i++) same_shape = t->dims[i].size == shape[i] && bdims[i] == i;
-  if (same_shape && sharding && !same_sharding(I, x, sharding)) {
-    SrVal *ns = normalized_sharding(sharding, nd);
-    SrVal *r = sr_bindv(I, SR_P_reshard, 1, &x, "dst_sharding", ns, "concrete_mesh", sr_none(), NULL);
-    return r;
-  }
-  return sr_bindv(I, SR_P_broadcast_in_dim, 1, &x, "shape", sr_int_tuple(shape, nd), "broadcast_dimensions",
-                  sr_int_tuple(bdims, nb), "sharding", sharding_or_none(sharding), NULL);
-}
-
-SrVal *sr_lax_expand_dims(SrInterp *I, SrVal *x, const int64_t *dims, int n) {
-  const SrType *t = vtype(I, x);
-  int nd = t->ndim + n;
-  if (nd > SR_MAX_RANK) return sr_raise(I, "ValueError", "too many dimensions");
-  int is_new[SR_MAX_RANK] = {0};
-  for (int i = 0; i < n; i++) {
-    int64_t d;
-    if (sr_api_axis(I, dims[i], nd, &d) < 0) return NULL;
-    if (is_new[d]) return sr_raise(I, "ValueError", "repeated axis in lax.expand_dims");
-    is_new[d] = 1;
-  }
-  int64_t shape[SR_MAX_RANK], bd[SR_MAX_RANK];
-  int k = 0, nb = 0;
-  for (int i = 0; i < nd; i++) {
-    if (is_new[i]) {
-      shape[i] = 1;
-    } else {
-      shape[i] = t->dims[k++].size;
-      bd[nb++] = i;
-    }
-  }
-  return sr_lax_broadcast_in_dim(I, x, shape, nd, bd, nb, NULL);
-}
-
-SrVal *sr_lax_full(SrInterp *I, const int64_t *shape, int nd, SrVal *fill, int dtype, SrVal *sharding) {
-  const SrType *ft = vtype(I, fill);
-  if (!ft) return sr_raise(I, "TypeError", "fill_value must be a scalar");
-  if (ft->ndim) {
-    SrBuf b = SR_BUF_INIT;
-    sr_buf_putc(&b, '(');
-    for (int i = 0; i < ft->ndim; i++) sr_buf_printf(&b, i ? ", %lld" : "%lld", (long long)ft->dims[i].size);
-    sr_buf_puts(&b, ft->ndim == 1 ? ",)" : ")");
-    sr_raise(I, "TypeError", "full must be called with scalar fill_value, got fill_value.shape %s.", b.p);
-    sr_buf_free(&b);
-    return NULL;
-  }
-  int weak = dtype < 0 ? ft->weak : 0;
-  SrDtype dt = dtype < 0 ? ft->dtype : (SrDtype)dtype;
-  SrVal *f = sr_lax_convert(I, fill, dt, weak, NULL);
-  if (!f) return NULL;
-  if (nd == 0 && !sharding) return f;
-  SrVal *r = sr_lax_broadcast_in_dim(I, f, shape, nd, NULL, 0, sharding);
-  sr_unref(f);
-  return r;
-}
-
 SrVal *sr_lax_iota(SrInterp *I, SrDtype dt, const int64_t *shape, int nd, int dim, SrVal *sharding) {
   return sr_bindv(I, SR_P_iota, 0, NULL, "dtype", sr_dtype_val(NULL, dt), "shape", sr_int_tuple(shape, nd),
                   "dimension", sr_int(NULL, dim), "sharding", sharding_or_none(sharding), NULL);
-}
-
-SrVal *sr_lax_reduce(SrInterp *I, int prim, SrVal *x, const int64_t *axes, int n, SrVal *out_sharding) {
-  SrVal *r;
-  if (prim == SR_P_reduce_sum || prim == SR_P_reduce_max || prim == SR_P_reduce_min)
-    r = sr_bindv(I, prim, 1, &x, "axes", sr_int_tuple(axes, n), "out_sharding", sharding_or_none(out_sharding),
-                 NULL);
-  else
-    r = sr_bindv(I, prim, 1, &x, "axes", sr_int_tuple(axes, n), NULL);
-  if (!r) return NULL;
-  /* monoid reducers set weak_type explicitly (lax.reduce) */
-  const SrType *t = vtype(I, r);
-  if (t->weak) {
-    SrVal *c = sr_lax_convert(I, r, t->dtype, 0, NULL);
-    sr_unref(r);
-    r = c;
-  }
-  return r;
 }
 
 SrVal *sr_lax_argminmax(SrInterp *I, int prim, SrVal *x, int64_t axis, SrDtype index_dtype) {
@@ -521,15 +259,6 @@ SrVal *sr_lax_dot_general(SrInterp *I, SrVal *a, SrVal *b, const int64_t *lc, in
   }
   sr_unref(args[0]);
   sr_unref(args[1]);
-  return r;
-}
-
-SrVal *sr_lax_select(SrInterp *I, SrVal *pred, SrVal *on_true, SrVal *on_false) {
-  /* select_n takes the false case first */
-  SrVal *args[3] = {sr_ref(pred), sr_ref(on_false), sr_ref(on_true)};
-  SrVal *r = NULL;
-  if (sr_auto_insert_reshard(I, 3, args) == 0) r = sr_bind(I, SR_P_select_n, 3, args, 0, NULL);
-  for (int i = 0; i < 3; i++) sr_unref(args[i]);
   return r;
 }
 
@@ -587,7 +316,7 @@ SrVal *sr_lax_broadcast_to(SrInterp *I, SrVal *x, const int64_t *shape, int nd, 
   const SrType *t = vtype(I, x);
   int same = t->ndim == nd;
   for (int i = 0; same && i < nd; i++) same = t->dims[i].size == shape[i];
-  if (same && (!sharding || same_sharding(I, x, sharding))) return sr_ref(x);
+  if (same && (!sharding || sr_op_has_sharding(I, x, sharding))) return sr_ref(x);
   int lead = nd - t->ndim, ok = lead >= 0;
   for (int i = 0; ok && i < t->ndim; i++) ok = t->dims[i].size == 1 || t->dims[i].size == shape[lead + i];
   if (!ok) {
@@ -624,10 +353,11 @@ SrVal *sr_lax_reshard(SrInterp *I, SrVal *x, SrVal *arg) {
     sr_unref(ds);
     return sr_raise(I, "TypeError", "reshard expects arrays, got %s", sr_val_kind_name(x));
   }
-  SrVal *ns = normalized_sharding(ds, t->ndim);
+  SrVal *cm = arg->kind == SR_V_SHARDING && !arg->sh.mesh->abstract ? sr_mesh_val(NULL, arg->sh.mesh) : NULL;
+  SrVal *r = sr_op_reshard(SR_BINDER(I), x, ds, cm);
   sr_unref(ds);
-  SrVal *cm = arg->kind == SR_V_SHARDING && !arg->sh.mesh->abstract ? sr_mesh_val(NULL, arg->sh.mesh) : sr_none();
-  return sr_bindv(I, SR_P_reshard, 1, &x, "dst_sharding", ns, "concrete_mesh", cm, NULL);
+  sr_unref(cm);
+  return r;
 }
 
 /* ---- calls ---- */
@@ -993,7 +723,7 @@ static SrVal *lax_select_n(SrInterp *I, SrArgs *a) {
   SrVal *r = NULL;
   int ok = 1;
   for (int i = 0; i < a->n && ok; i++) ok = (args[i] = arr(I, a->v[i])) != NULL;
-  if (ok && sr_auto_insert_reshard(I, a->n, args) == 0) r = sr_bind(I, SR_P_select_n, a->n, args, 0, NULL);
+  if (ok) r = sr_op_select_n(SR_BINDER(I), a->n, args);
   for (int i = 0; i < a->n; i++) sr_unref(args[i]);
   free(args);
   return r;

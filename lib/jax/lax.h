@@ -18,6 +18,7 @@
 #ifndef SR_JAX_LAX_H
 #define SR_JAX_LAX_H
 
+#include "ad/ops.h"
 #include "jax/numpy.h"
 
 /* ---- values and context ---- */
@@ -25,9 +26,11 @@
 /* The abstract mesh in context (never NULL; may be empty). */
 const SrMesh *sr_api_mesh(SrInterp *I);
 /* A tuple of axis names of mesh m in mesh order: ('X', 'Y'). */
-SrVal *sr_api_axes_tuple(const SrMesh *m, SrAxes axes);
+static inline SrVal *sr_api_axes_tuple(const SrMesh *m, SrAxes axes) { return sr_op_axes_tuple(m, axes); }
 /* The set of a type's axes `axes` (over t->mesh) as axes of mesh m. */
-SrAxes sr_api_axes_on(const SrType *t, SrAxes axes, const SrMesh *m);
+static inline SrAxes sr_api_axes_on(const SrType *t, SrAxes axes, const SrMesh *m) {
+  return sr_op_axes_on(t, axes, m);
+}
 /* A type's PartitionSpec as a value (P('X', None)). */
 SrVal *sr_api_type_spec(const SrType *t);
 /* Axis names from a str or tuple/list of strs, as axes of m. */
@@ -47,31 +50,61 @@ SrVal *sr_api_first(SrVal *r);
 
 /* ---- lax ---- */
 
-int sr_auto_insert_reshard(SrInterp *I, int n, SrVal **args); /* in place; args hold new refs */
-SrVal *sr_lax_pvary(SrInterp *I, SrVal *x, SrAxes axes);       /* axes of the context mesh */
-SrVal *sr_lax_reduced_vary_cast(SrInterp *I, SrVal *x, SrAxes axes);
-SrVal *sr_lax_unary(SrInterp *I, int prim, SrVal *x);
-SrVal *sr_lax_binary(SrInterp *I, int prim, SrVal *x, SrVal *y);
+/* The ops of the one op layer (ad/ops.h) bound into the current trace;
+   the rest of lax's functions follow. */
+static inline int sr_auto_insert_reshard(SrInterp *I, int n, SrVal **args) { /* in place; args hold new refs */
+  return sr_op_auto_insert(SR_BINDER(I), n, args);
+}
+/* axes of the context mesh */
+static inline SrVal *sr_lax_pvary(SrInterp *I, SrVal *x, SrAxes axes) {
+  return sr_op_axes_cast(SR_BINDER(I), SR_P_pvary, x, axes, NULL);
+}
+static inline SrVal *sr_lax_reduced_vary_cast(SrInterp *I, SrVal *x, SrAxes axes) {
+  return sr_op_axes_cast(SR_BINDER(I), SR_P_reduced_vary_cast, x, axes, NULL);
+}
+static inline SrVal *sr_lax_unary(SrInterp *I, int prim, SrVal *x) { return sr_op_unary(SR_BINDER(I), prim, x); }
+static inline SrVal *sr_lax_binary(SrInterp *I, int prim, SrVal *x, SrVal *y) {
+  return sr_op_binary(SR_BINDER(I), prim, x, y);
+}
 /* lax._convert_element_type: no equation when nothing changes, a new
    literal for a Python scalar. */
-SrVal *sr_lax_convert(SrInterp *I, SrVal *x, SrDtype dt, int weak, SrVal *sharding);
-SrVal *sr_lax_reshape(SrInterp *I, SrVal *x, const int64_t *shape, int nd, SrVal *sharding);
-SrVal *sr_lax_transpose(SrInterp *I, SrVal *x, const int64_t *perm, int n);
-SrVal *sr_lax_squeeze(SrInterp *I, SrVal *x, const int64_t *dims, int n);
-SrVal *sr_lax_expand_dims(SrInterp *I, SrVal *x, const int64_t *dims, int n);
-SrVal *sr_lax_broadcast_in_dim(SrInterp *I, SrVal *x, const int64_t *shape, int nd, const int64_t *bdims,
-                               int nb, SrVal *sharding);
+static inline SrVal *sr_lax_convert(SrInterp *I, SrVal *x, SrDtype dt, int weak, SrVal *sharding) {
+  return sr_op_convert(SR_BINDER(I), x, dt, weak, sharding);
+}
+static inline SrVal *sr_lax_reshape(SrInterp *I, SrVal *x, const int64_t *shape, int nd, SrVal *sharding) {
+  return sr_op_reshape(SR_BINDER(I), x, shape, nd, sharding);
+}
+static inline SrVal *sr_lax_transpose(SrInterp *I, SrVal *x, const int64_t *perm, int n) {
+  return sr_op_transpose(SR_BINDER(I), x, perm, n);
+}
+static inline SrVal *sr_lax_expand_dims(SrInterp *I, SrVal *x, const int64_t *dims, int n) {
+  return sr_op_expand_dims(SR_BINDER(I), x, dims, n);
+}
+static inline SrVal *sr_lax_broadcast_in_dim(SrInterp *I, SrVal *x, const int64_t *shape, int nd,
+                                             const int64_t *bdims, int nb, SrVal *sharding) {
+  return sr_op_broadcast_in_dim(SR_BINDER(I), x, shape, nd, bdims, nb, sharding);
+}
 /* lax.full: a broadcast_in_dim of the scalar fill (or the scalar itself). */
-SrVal *sr_lax_full(SrInterp *I, const int64_t *shape, int nd, SrVal *fill, int dtype, SrVal *sharding);
-SrVal *sr_lax_iota(SrInterp *I, SrDtype dt, const int64_t *shape, int nd, int dim, SrVal *sharding);
+static inline SrVal *sr_lax_full(SrInterp *I, const int64_t *shape, int nd, SrVal *fill, int dtype,
+                                 SrVal *sharding) {
+  return sr_op_full(SR_BINDER(I), shape, nd, fill, dtype, sharding);
+}
 /* reduce_sum / reduce_max / reduce_min (with out_sharding), reduce_prod,
    reduce_and, reduce_or */
-SrVal *sr_lax_reduce(SrInterp *I, int prim, SrVal *x, const int64_t *axes, int n, SrVal *out_sharding);
+static inline SrVal *sr_lax_reduce(SrInterp *I, int prim, SrVal *x, const int64_t *axes, int n,
+                                   SrVal *out_sharding) {
+  return sr_op_reduce(SR_BINDER(I), prim, x, axes, n, out_sharding);
+}
+static inline SrVal *sr_lax_select(SrInterp *I, SrVal *pred, SrVal *on_true, SrVal *on_false) {
+  SrVal *args[3] = {pred, on_false, on_true}; /* select_n takes the false case first */
+  return sr_op_select_n(SR_BINDER(I), 3, args);
+}
+SrVal *sr_lax_squeeze(SrInterp *I, SrVal *x, const int64_t *dims, int n);
+SrVal *sr_lax_iota(SrInterp *I, SrDtype dt, const int64_t *shape, int nd, int dim, SrVal *sharding);
 SrVal *sr_lax_argminmax(SrInterp *I, int prim, SrVal *x, int64_t axis, SrDtype index_dtype);
 SrVal *sr_lax_dot_general(SrInterp *I, SrVal *a, SrVal *b, const int64_t *lc, int nlc, const int64_t *rc,
                           int nrc, const int64_t *lb, int nlb, const int64_t *rb, int nrb,
                           SrVal *precision, int pref, SrVal *out_sharding);
-SrVal *sr_lax_select(SrInterp *I, SrVal *pred, SrVal *on_true, SrVal *on_false);
 SrVal *sr_lax_concatenate(SrInterp *I, int n, SrVal **xs, int dim);
 SrVal *sr_lax_slice(SrInterp *I, SrVal *x, const int64_t *start, const int64_t *limit, const int64_t *strides);
 SrVal *sr_lax_dynamic_slice(SrInterp *I, SrVal *x, SrVal **starts, const int64_t *sizes);
@@ -95,8 +128,10 @@ SrVal *sr_api_bind_typed(SrInterp *I, int prim, int nin, SrVal **in, SrPList *ps
 
 /* ---- helpers shared by the jax.lax built-ins' files ---- */
 
-/* pvary / reduced_vary_cast of x over axes (none: x itself) (lax.c). */
-SrVal *sr_api_bind_axes_cast(SrInterp *I, int prim, SrVal *x, SrAxes axes);
+/* pvary / reduced_vary_cast of x over axes (none: x itself). */
+static inline SrVal *sr_api_bind_axes_cast(SrInterp *I, int prim, SrVal *x, SrAxes axes) {
+  return sr_op_axes_cast(SR_BINDER(I), prim, x, axes, NULL);
+}
 /* Applies f to each array leaf of a tree (lists, tuples, dicts; None is an
    empty node), rebuilding the tree; `shardings` is one value for every
    leaf, or a tree with the same structure (sharding.c). */

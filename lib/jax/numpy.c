@@ -27,32 +27,10 @@
 
 /* ---- param helpers ---- */
 
-SrVal *sr_int_tuple(const int64_t *v, int n) {
-  SrVal *t = sr_seq(NULL, SR_V_TUPLE, n);
-  for (int i = 0; i < n; i++) sr_seq_push(NULL, t, sr_int(NULL, v[i]));
-  return t;
-}
-
 SrVal *sr_none_tuple(int n) {
   SrVal *t = sr_seq(NULL, SR_V_TUPLE, n);
   for (int i = 0; i < n; i++) sr_seq_push(NULL, t, sr_none());
   return t;
-}
-
-SrVal *sr_bindv(SrInterp *I, int prim_id, int nin, SrVal **in, ...) {
-  SrPList ps = {0};
-  va_list ap;
-  va_start(ap, in);
-  for (;;) {
-    const char *k = va_arg(ap, const char *);
-    if (!k) break;
-    SrVal *v = va_arg(ap, SrVal *);
-    sr_plist_add(&ps, k, v);
-  }
-  va_end(ap);
-  SrVal *r = sr_bind(I, prim_id, nin, in, ps.n, ps.p);
-  sr_plist_free(&ps);
-  return r;
 }
 
 int sr_dtype_arg(SrInterp *I, SrVal *v, int *out, const char *what) {
@@ -209,42 +187,6 @@ SrDtype sr_jnp_result_dtype(SrInterp *I, int n, SrVal **args, int *weak) {
   return strong;
 }
 
-SrVal *sr_jnp_convert(SrInterp *I, SrVal *x, SrDtype dt, int weak) {
-  const SrType *t = sr_value_type(I, x);
-  if (!t) return sr_raise(I, "TypeError", "cannot convert %s to an array", sr_val_kind_name(x));
-  if (t->dtype == dt && t->weak == weak) return sr_ref(x);
-  SrArrayObj *a = sr_array_of(x);
-  /* Python scalars (and literal values) become literals of the new dtype */
-  if (!a || (a->has_value && a->kind == SR_AV_ABSTRACT)) {
-    double re = 0, im = 0;
-    int64_t iv = 0;
-    if (a) {
-      if (sr_dtype_kind(t->dtype) == SR_DK_COMPLEX) re = a->value.c[0], im = a->value.c[1];
-      else if (sr_dtype_is_inexact(t->dtype)) re = a->value.f, iv = sr_f2i64(a->value.f);
-      else iv = a->value.i, re = (double)a->value.i;
-    } else if (x->kind == SR_V_FLOAT) {
-      re = x->f;
-      iv = sr_f2i64(x->f);
-    } else if (x->kind == SR_V_COMPLEX) {
-      re = x->c.re;
-      im = x->c.im;
-    } else {
-      iv = x->i;
-      re = (double)x->i;
-    }
-    const SrType *nt = sr_type_with_weak(sr_type_scalar(dt), weak);
-    if (sr_backend_hooks.from_scalar && !I->trace) {
-      struct SrArray *arr = sr_backend_hooks.from_scalar(I, nt, re, im, iv);
-      return arr ? sr_array_concrete(arr) : NULL;
-    }
-    return sr_array_scalar(nt, re, im, iv);
-  }
-  /* an array whose weakness alone changes still gets an equation
-     (lax._convert_element_type binds whenever dtype or weak_type differ) */
-  return sr_bindv(I, SR_P_convert_element_type, 1, &x, "new_dtype", sr_dtype_val(NULL, dt), "weak_type",
-                  sr_bool(weak), "sharding", sr_none(), NULL);
-}
-
 /* broadcast_in_dim adding leading dims to reach rank nd */
 static SrVal *to_rank(SrInterp *I, SrVal *x, int nd, const int64_t *shape) {
   const SrType *t = sr_value_type(I, x);
@@ -254,8 +196,7 @@ static SrVal *to_rank(SrInterp *I, SrVal *x, int nd, const int64_t *shape) {
   for (int i = 0; i < t->ndim; i++) dims[i] = lead + i;
   for (int i = 0; i < nd; i++) bshape[i] = i < lead ? 1 : t->dims[i - lead].size;
   (void)shape;
-  return sr_bindv(I, SR_P_broadcast_in_dim, 1, &x, "shape", sr_int_tuple(bshape, nd), "broadcast_dimensions",
-                  sr_int_tuple(dims, t->ndim), "sharding", sr_none(), NULL);
+  return sr_lax_broadcast_in_dim(I, x, bshape, nd, dims, t->ndim, NULL);
 }
 
 int sr_jnp_promote(SrInterp *I, int n, SrVal **args, const char *fname) {

@@ -7,6 +7,7 @@
 #define SR_JAX_NUMPY_H
 
 #include "jax/api.h"
+#include "ad/ops.h"
 #include "core/trace.h"
 #include "jax/tree_util.h"
 
@@ -15,7 +16,9 @@
 SrDtype sr_jnp_result_dtype(SrInterp *I, int n, SrVal **args, int *weak);
 /* Converts x to dtype dt (a convert_element_type equation for arrays, a
    retyped literal for Python scalars); a new reference. */
-SrVal *sr_jnp_convert(SrInterp *I, SrVal *x, SrDtype dt, int weak);
+static inline SrVal *sr_jnp_convert(SrInterp *I, SrVal *x, SrDtype dt, int weak) {
+  return sr_op_convert(SR_BINDER(I), x, dt, weak, NULL);
+}
 /* Promotes operands in place to one dtype and one rank (broadcast_in_dim
    adds leading dims); the args array holds new references afterwards. */
 int sr_jnp_promote(SrInterp *I, int n, SrVal **args, const char *fname);
@@ -25,12 +28,7 @@ SrVal *sr_jnp_dtype_call(SrInterp *I, SrVal *self, SrArgs *a);
 /* Lists and nested lists of numbers as a concrete or abstract array. */
 SrVal *sr_jnp_asarray(SrInterp *I, SrVal *x, int dtype /* -1: infer */);
 
-/* Binds a primitive with params given as alternating key, value (counted,
-   stolen) pairs ending in NULL. */
-SrVal *sr_bindv(SrInterp *I, int prim_id, int nin, SrVal **in, ...);
-
-/* Helpers for building params. */
-SrVal *sr_int_tuple(const int64_t *v, int n);
+/* sr_bindv and sr_int_tuple are the op layer's (ad/ops.h). */
 SrVal *sr_none_tuple(int n);
 /* An optional dtype argument (dtype=...): a dtype, a dtype's name, or
    Python's bool, int, float or complex as dtypes.canonicalize_dtype has
