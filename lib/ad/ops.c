@@ -59,8 +59,7 @@ SrVal *sr_bindv(SrInterp *I, int prim_id, int nin, SrVal **in, ...) {
   return r;
 }
 
-/* The first item of a multi-result primitive's tuple (steals r). */
-static SrVal *first(SrVal *r) {
+SrVal *sr_op_first(SrVal *r) {
   if (!r || !sr_is_seq(r)) return r;
   SrVal *x = r->seq.n ? sr_ref(r->seq.items[0]) : NULL;
   sr_unref(r);
@@ -157,7 +156,7 @@ SrVal *sr_op_axes_cast(const SrBinder *b, int prim, SrVal *x, SrAxes axes, const
       if ((axes & (1u << i)) && m->types[i] != SR_AXIS_MANUAL) all_manual = 0;
     if (all_manual) return sr_ref(x);
   }
-  return first(sr_op_bindv(b, prim, 1, &x, "axes", sr_op_axes_tuple(m, axes), NULL));
+  return sr_op_first(sr_op_bindv(b, prim, 1, &x, "axes", sr_op_axes_tuple(m, axes), NULL));
 }
 
 /* core.insert_reduced_reshard: outside shard_map, a rank-0 operand that is
@@ -407,6 +406,158 @@ SrVal *sr_op_reshard(const SrBinder *b, SrVal *x, SrVal *sharding, SrVal *concre
   if (!t) return NULL;
   return sr_op_bindv(b, SR_P_reshard, 1, &x, "dst_sharding", sr_op_normalized_sharding(sharding, t->ndim),
                      "concrete_mesh", sharding_or_none(concrete_mesh), NULL);
+}
+
+static int cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* A possibly negative axis for rank nd, canonical (numpy's AxisError). */
+static int canon_axis(SrInterp *I, int64_t axis, int nd, int64_t *out) {
+  if (axis < -nd || axis >= nd) {
+    sr_raise(I, "AxisError", "axis %lld is out of bounds for array of dimension %d", (long long)axis, nd);
+    return -1;
+  }
+  *out = axis < 0 ? axis + nd : axis;
+  return 0;
+}
+
+SrVal *sr_op_squeeze(const SrBinder *b, SrVal *x, const int64_t *dims, int n) {
+  const SrType *t = vtype(b, x);
+  if (!t) return NULL;
+  int64_t d[SR_MAX_RANK];
+  if (n > SR_MAX_RANK) return sr_raise(b->I, "ValueError", "too many dimensions");
+  for (int i = 0; i < n; i++)
+    if (canon_axis(b->I, dims[i], t->ndim, &d[i]) < 0) return NULL;
+  qsort(d, (size_t)n, sizeof *d, cmp_i64);
+  if (!n && sr_array_of(x)) return sr_ref(x);
+  return sr_op_bindv(b, SR_P_squeeze, 1, &x, "dimensions", sr_int_tuple(d, n), NULL);
+}
+
+SrVal *sr_op_iota(const SrBinder *b, SrDtype dt, const int64_t *shape, int nd, int dim, SrVal *sharding) {
+  return sr_op_bindv(b, SR_P_iota, 0, NULL, "dtype", sr_dtype_val(NULL, dt), "shape", sr_int_tuple(shape, nd),
+                  "dimension", sr_int(NULL, dim), "sharding", sharding_or_none(sharding), NULL);
+}
+
+SrVal *sr_op_argminmax(const SrBinder *b, int prim, SrVal *x, int64_t axis, SrDtype index_dtype) {
+  return sr_op_bindv(b, prim, 1, &x, "axes", sr_int_tuple(&axis, 1), "index_dtype", sr_dtype_val(NULL, index_dtype),
+                  NULL);
+}
+
+SrVal *sr_op_dot_general(const SrBinder *b, SrVal *lhs, SrVal *rhs, const int64_t *lc, int nlc, const int64_t *rc,
+                          int nrc, const int64_t *lb, int nlb, const int64_t *rb, int nrb,
+                          SrVal *precision, int pref, SrVal *out_sharding) {
+  SrVal *args[2] = {sr_ref(lhs), sr_ref(rhs)};
+  SrVal *r = NULL;
+  if (sr_op_auto_insert(b, 2, args) == 0) {
+    SrVal *c = sr_seq(NULL, SR_V_TUPLE, 2), *bt = sr_seq(NULL, SR_V_TUPLE, 2);
+    sr_seq_push(NULL, c, sr_int_tuple(lc, nlc));
+    sr_seq_push(NULL, c, sr_int_tuple(rc, nrc));
+    sr_seq_push(NULL, bt, sr_int_tuple(lb, nlb));
+    sr_seq_push(NULL, bt, sr_int_tuple(rb, nrb));
+    SrVal *dn = sr_seq(NULL, SR_V_TUPLE, 2);
+    sr_seq_push(NULL, dn, c);
+    sr_seq_push(NULL, dn, bt);
+    r = sr_op_bindv(b, SR_P_dot_general, 2, args, "dimension_numbers", dn, "precision",
+                 precision ? sr_ref(precision) : sr_none(), "preferred_element_type",
+                 pref >= 0 ? sr_dtype_val(NULL, (SrDtype)pref) : sr_none(), "out_sharding",
+                 sharding_or_none(out_sharding), NULL);
+  }
+  sr_unref(args[0]);
+  sr_unref(args[1]);
+  return r;
+}
+
+SrVal *sr_op_concatenate(const SrBinder *b, int n, SrVal **xs, int dim) {
+  if (n == 0) return sr_raise(b->I, "ValueError", "concatenate requires a non-empty sequences of arrays");
+  if (n == 1 && sr_array_of(xs[0])) return sr_ref(xs[0]);
+  SrVal **args = sr_xcalloc((size_t)n + 1, sizeof *args);
+  for (int i = 0; i < n; i++) args[i] = sr_ref(xs[i]);
+  SrVal *r = NULL;
+  if (sr_op_auto_insert(b, n, args) == 0)
+    r = sr_op_bindv(b, SR_P_concatenate, n, args, "dimension", sr_int(NULL, dim), NULL);
+  for (int i = 0; i < n; i++) sr_unref(args[i]);
+  free(args);
+  return r;
+}
+
+SrVal *sr_op_slice(const SrBinder *b, SrVal *x, const int64_t *start, const int64_t *limit, const int64_t *strides) {
+  const SrType *t = vtype(b, x);
+  if (!t) return NULL;
+  return sr_op_bindv(b, SR_P_slice, 1, &x, "start_indices", sr_int_tuple(start, t->ndim), "limit_indices",
+                  sr_int_tuple(limit, t->ndim), "strides", strides ? sr_int_tuple(strides, t->ndim) : sr_none(),
+                  NULL);
+}
+
+SrVal *sr_op_dynamic_slice(const SrBinder *b, SrVal *x, SrVal **starts, const int64_t *sizes) {
+  const SrType *t = vtype(b, x);
+  if (!t) return NULL;
+  int n = t->ndim + 1;
+  SrVal **args = sr_xcalloc((size_t)n + 1, sizeof *args);
+  args[0] = sr_ref(x);
+  for (int i = 0; i < t->ndim; i++) args[i + 1] = sr_ref(starts[i]);
+  SrVal *r = NULL;
+  if (sr_op_auto_insert(b, n, args) == 0)
+    r = sr_op_bindv(b, SR_P_dynamic_slice, n, args, "slice_sizes", sr_int_tuple(sizes, t->ndim), NULL);
+  for (int i = 0; i < n; i++) sr_unref(args[i]);
+  free(args);
+  return r;
+}
+
+/* lax.pad: cfg holds (low, high, interior) per dimension of x. */
+SrVal *sr_op_pad(const SrBinder *b, SrVal *x, SrVal *padding_value, const int64_t *cfg, int nd) {
+  SrVal *pc = sr_seq(NULL, SR_V_TUPLE, nd);
+  for (int i = 0; i < nd; i++) sr_seq_push(NULL, pc, sr_int_tuple(cfg + 3 * i, 3));
+  SrVal *args[2] = {sr_ref(x), sr_ref(padding_value)}, *r = NULL;
+  if (sr_op_auto_insert(b, 2, args) == 0) r = sr_op_bindv(b, SR_P_pad, 2, args, "padding_config", pc, NULL);
+  else sr_unref(pc);
+  sr_unref(args[0]);
+  sr_unref(args[1]);
+  return r;
+}
+
+SrVal *sr_op_rev(const SrBinder *b, SrVal *x, const int64_t *dims, int n) {
+  return sr_op_bindv(b, SR_P_rev, 1, &x, "dimensions", sr_int_tuple(dims, n), NULL);
+}
+
+SrVal *sr_op_broadcast_to(const SrBinder *b, SrVal *x, const int64_t *shape, int nd, SrVal *sharding) {
+  const SrType *t = vtype(b, x);
+  if (!t) return NULL;
+  int same = t->ndim == nd;
+  for (int i = 0; same && i < nd; i++) same = t->dims[i].size == shape[i];
+  if (same && (!sharding || sr_op_has_sharding(b->I, x, sharding))) return sr_ref(x);
+  int lead = nd - t->ndim, ok = lead >= 0;
+  for (int i = 0; ok && i < t->ndim; i++) ok = t->dims[i].size == 1 || t->dims[i].size == shape[lead + i];
+  if (!ok) {
+    SrBuf s = SR_BUF_INIT, c = SR_BUF_INIT;
+    sr_type_long(&s, t);
+    sr_buf_printf(&c, "%s[", sr_dtype_name(t->dtype));
+    for (int i = 0; i < nd; i++) sr_buf_printf(&c, i ? ",%lld" : "%lld", (long long)shape[i]);
+    sr_buf_putc(&c, ']');
+    sr_raise(b->I, "ValueError", "Incompatible types for broadcasting: input type=%s and requested type=%s", s.p, c.p);
+    sr_buf_free(&s);
+    sr_buf_free(&c);
+    return NULL;
+  }
+  int64_t bd[SR_MAX_RANK];
+  for (int i = 0; i < t->ndim; i++) bd[i] = lead + i;
+  return sr_op_broadcast_in_dim(b, x, shape, nd, bd, t->ndim, sharding);
+}
+
+SrVal *sr_op_dynamic_update_slice(const SrBinder *b, SrVal *x, SrVal *update, SrVal **starts) {
+  const SrType *t = vtype(b, x);
+  if (!t) return NULL;
+  int n = t->ndim + 2;
+  SrVal **args = sr_xcalloc((size_t)n + 1, sizeof *args);
+  args[0] = sr_ref(x);
+  args[1] = sr_ref(update);
+  for (int i = 0; i < t->ndim; i++) args[i + 2] = sr_ref(starts[i]);
+  SrVal *r = NULL;
+  if (sr_op_auto_insert(b, n, args) == 0) r = sr_op_bind(b, SR_P_dynamic_update_slice, n, args, 0, NULL);
+  for (int i = 0; i < n; i++) sr_unref(args[i]);
+  free(args);
+  return r;
 }
 
 /* ======================================================================

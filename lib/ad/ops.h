@@ -58,6 +58,10 @@ SrVal *sr_op_bindva(const SrBinder *b, int prim_id, int nin, SrVal **in, va_list
 /* sr_op_bindv into the interpreter's current trace. */
 SrVal *sr_bindv(SrInterp *I, int prim_id, int nin, SrVal **in, ...);
 
+/* The first item of a multi-result primitive's tuple, or r itself (steals
+   r). */
+SrVal *sr_op_first(SrVal *r);
+
 /* ---- params ---- */
 
 /* A tuple of ints (a shape, axes, a permutation). */
@@ -104,6 +108,25 @@ SrVal *sr_op_full(const SrBinder *b, const int64_t *shape, int nd, SrVal *fill, 
 /* reduce_sum / reduce_max / reduce_min (with out_sharding), reduce_prod,
    reduce_and, reduce_or. */
 SrVal *sr_op_reduce(const SrBinder *b, int prim, SrVal *x, const int64_t *axes, int n, SrVal *out_sharding);
+SrVal *sr_op_squeeze(const SrBinder *b, SrVal *x, const int64_t *dims, int n);
+SrVal *sr_op_iota(const SrBinder *b, SrDtype dt, const int64_t *shape, int nd, int dim, SrVal *sharding);
+SrVal *sr_op_argminmax(const SrBinder *b, int prim, SrVal *x, int64_t axis, SrDtype index_dtype);
+/* dot_general with ((lc, rc), (lb, rb)); precision (borrowed) and
+   preferred_element_type (-1) may be None. */
+SrVal *sr_op_dot_general(const SrBinder *b, SrVal *lhs, SrVal *rhs, const int64_t *lc, int nlc, const int64_t *rc,
+                         int nrc, const int64_t *lb, int nlb, const int64_t *rb, int nrb, SrVal *precision,
+                         int pref, SrVal *out_sharding);
+SrVal *sr_op_concatenate(const SrBinder *b, int n, SrVal **xs, int dim);
+/* start, limit and strides (NULL: None) have x's rank of entries. */
+SrVal *sr_op_slice(const SrBinder *b, SrVal *x, const int64_t *start, const int64_t *limit, const int64_t *strides);
+SrVal *sr_op_dynamic_slice(const SrBinder *b, SrVal *x, SrVal **starts, const int64_t *sizes);
+SrVal *sr_op_rev(const SrBinder *b, SrVal *x, const int64_t *dims, int n);
+/* lax.pad: cfg holds (low, high, interior) per dimension of x. */
+SrVal *sr_op_pad(const SrBinder *b, SrVal *x, SrVal *padding_value, const int64_t *cfg, int nd);
+/* lax.dynamic_update_slice with starts already normalized (one per dim). */
+SrVal *sr_op_dynamic_update_slice(const SrBinder *b, SrVal *x, SrVal *update, SrVal **starts);
+/* lax.broadcast_to: leading dims added, size-1 dims stretched. */
+SrVal *sr_op_broadcast_to(const SrBinder *b, SrVal *x, const int64_t *shape, int nd, SrVal *sharding);
 /* reshard(x) to a NamedSharding (normalized to x's rank), with the
    concrete mesh param (NULL: None). */
 SrVal *sr_op_reshard(const SrBinder *b, SrVal *x, SrVal *sharding, SrVal *concrete_mesh);

@@ -1,8 +1,10 @@
 /* lax.c: jax.lax's primitives.
  *
- * The first half is the lax layer of api.h: one function per lax function
- * of JAX, binding the primitives JAX binds, with JAX's params and skips.
- * The second half registers the jax.lax built-ins over them (lax/lax.py,
+ * The lax functions themselves (one per lax function of JAX, binding the
+ * primitives JAX binds, with JAX's params and skips) are the one op layer
+ * of ad/ops.h, which lax.h's sr_lax_* bind into the current trace.  This
+ * file has what only the API needs (the context's mesh, canonicalize_sharding,
+ * jax.reshard's checks), then registers the jax.lax built-ins (lax/lax.py,
  * lax/slicing.py), each saying which JAX function it follows; the rest of
  * jax.lax is in lax_control_flow.c and lax_parallel.c.
  */
@@ -64,14 +66,6 @@ int sr_api_axis(SrInterp *I, int64_t axis, int nd, int64_t *out) {
   }
   *out = axis < 0 ? axis + nd : axis;
   return 0;
-}
-
-SrVal *sr_api_first(SrVal *r) {
-  if (!r) return NULL;
-  if (!sr_is_seq(r)) return r;
-  SrVal *x = r->seq.n ? sr_ref(r->seq.items[0]) : NULL;
-  sr_unref(r);
-  return x;
 }
 
 static const SrType *vtype(SrInterp *I, SrVal *v) { return sr_value_type(I, v); }
@@ -208,132 +202,7 @@ int sr_api_canon_sharding(SrInterp *I, SrVal *v, const char *api, SrVal **out) {
   return canon_sharding(I, v, api, 1, out);
 }
 
-static SrVal *sharding_or_none(SrVal *sh) { return sh ? sr_ref(sh) : sr_none(); }
-
-/* ---- structure ---- */
-
-static int cmp_i64(const void *a, const void *b) {
-  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return (x > y) - (x < y);
-}
-
-SrVal *sr_lax_squeeze(SrInterp *I, SrVal *x, const int64_t *dims, int n) {
-  const SrType *t = vtype(I, x);
-  int64_t d[SR_MAX_RANK];
-  if (n > SR_MAX_RANK) return sr_raise(I, "ValueError", "too many dimensions");
-  for (int i = 0; i < n; i++)
-    if (sr_api_axis(I, dims[i], t->ndim, &d[i]) < 0) return NULL;
-  qsort(d, (size_t)n, sizeof *d, cmp_i64);
-  if (!n && sr_array_of(x)) return sr_ref(x);
-  return sr_bindv(I, SR_P_squeeze, 1, &x, "dimensions", sr_int_tuple(d, n), NULL);
-}
-
-SrVal *sr_lax_iota(SrInterp *I, SrDtype dt, const int64_t *shape, int nd, int dim, SrVal *sharding) {
-  return sr_bindv(I, SR_P_iota, 0, NULL, "dtype", sr_dtype_val(NULL, dt), "shape", sr_int_tuple(shape, nd),
-                  "dimension", sr_int(NULL, dim), "sharding", sharding_or_none(sharding), NULL);
-}
-
-SrVal *sr_lax_argminmax(SrInterp *I, int prim, SrVal *x, int64_t axis, SrDtype index_dtype) {
-  return sr_bindv(I, prim, 1, &x, "axes", sr_int_tuple(&axis, 1), "index_dtype", sr_dtype_val(NULL, index_dtype),
-                  NULL);
-}
-
-SrVal *sr_lax_dot_general(SrInterp *I, SrVal *a, SrVal *b, const int64_t *lc, int nlc, const int64_t *rc,
-                          int nrc, const int64_t *lb, int nlb, const int64_t *rb, int nrb,
-                          SrVal *precision, int pref, SrVal *out_sharding) {
-  SrVal *args[2] = {sr_ref(a), sr_ref(b)};
-  SrVal *r = NULL;
-  if (sr_auto_insert_reshard(I, 2, args) == 0) {
-    SrVal *c = sr_seq(NULL, SR_V_TUPLE, 2), *bt = sr_seq(NULL, SR_V_TUPLE, 2);
-    sr_seq_push(NULL, c, sr_int_tuple(lc, nlc));
-    sr_seq_push(NULL, c, sr_int_tuple(rc, nrc));
-    sr_seq_push(NULL, bt, sr_int_tuple(lb, nlb));
-    sr_seq_push(NULL, bt, sr_int_tuple(rb, nrb));
-    SrVal *dn = sr_seq(NULL, SR_V_TUPLE, 2);
-    sr_seq_push(NULL, dn, c);
-    sr_seq_push(NULL, dn, bt);
-    r = sr_bindv(I, SR_P_dot_general, 2, args, "dimension_numbers", dn, "precision",
-                 precision ? sr_ref(precision) : sr_none(), "preferred_element_type",
-                 pref >= 0 ? sr_dtype_val(NULL, (SrDtype)pref) : sr_none(), "out_sharding",
-                 sharding_or_none(out_sharding), NULL);
-  }
-  sr_unref(args[0]);
-  sr_unref(args[1]);
-  return r;
-}
-
-SrVal *sr_lax_concatenate(SrInterp *I, int n, SrVal **xs, int dim) {
-  if (n == 0) return sr_raise(I, "ValueError", "concatenate requires a non-empty sequences of arrays");
-  if (n == 1 && sr_array_of(xs[0])) return sr_ref(xs[0]);
-  SrVal **args = sr_xcalloc((size_t)n + 1, sizeof *args);
-  for (int i = 0; i < n; i++) args[i] = sr_ref(xs[i]);
-  SrVal *r = NULL;
-  if (sr_auto_insert_reshard(I, n, args) == 0)
-    r = sr_bindv(I, SR_P_concatenate, n, args, "dimension", sr_int(NULL, dim), NULL);
-  for (int i = 0; i < n; i++) sr_unref(args[i]);
-  free(args);
-  return r;
-}
-
-SrVal *sr_lax_slice(SrInterp *I, SrVal *x, const int64_t *start, const int64_t *limit, const int64_t *strides) {
-  const SrType *t = vtype(I, x);
-  return sr_bindv(I, SR_P_slice, 1, &x, "start_indices", sr_int_tuple(start, t->ndim), "limit_indices",
-                  sr_int_tuple(limit, t->ndim), "strides", strides ? sr_int_tuple(strides, t->ndim) : sr_none(),
-                  NULL);
-}
-
-SrVal *sr_lax_dynamic_slice(SrInterp *I, SrVal *x, SrVal **starts, const int64_t *sizes) {
-  const SrType *t = vtype(I, x);
-  int n = t->ndim + 1;
-  SrVal **args = sr_xcalloc((size_t)n + 1, sizeof *args);
-  args[0] = sr_ref(x);
-  for (int i = 0; i < t->ndim; i++) args[i + 1] = sr_ref(starts[i]);
-  SrVal *r = NULL;
-  if (sr_auto_insert_reshard(I, n, args) == 0)
-    r = sr_bindv(I, SR_P_dynamic_slice, n, args, "slice_sizes", sr_int_tuple(sizes, t->ndim), NULL);
-  for (int i = 0; i < n; i++) sr_unref(args[i]);
-  free(args);
-  return r;
-}
-
-/* lax.pad: cfg holds (low, high, interior) per dimension of x. */
-SrVal *sr_lax_pad(SrInterp *I, SrVal *x, SrVal *padding_value, const int64_t *cfg, int nd) {
-  SrVal *pc = sr_seq(NULL, SR_V_TUPLE, nd);
-  for (int i = 0; i < nd; i++) sr_seq_push(NULL, pc, sr_int_tuple(cfg + 3 * i, 3));
-  SrVal *args[2] = {sr_ref(x), sr_ref(padding_value)}, *r = NULL;
-  if (sr_auto_insert_reshard(I, 2, args) == 0) r = sr_bindv(I, SR_P_pad, 2, args, "padding_config", pc, NULL);
-  else sr_unref(pc);
-  sr_unref(args[0]);
-  sr_unref(args[1]);
-  return r;
-}
-
-SrVal *sr_lax_rev(SrInterp *I, SrVal *x, const int64_t *dims, int n) {
-  return sr_bindv(I, SR_P_rev, 1, &x, "dimensions", sr_int_tuple(dims, n), NULL);
-}
-
-SrVal *sr_lax_broadcast_to(SrInterp *I, SrVal *x, const int64_t *shape, int nd, SrVal *sharding) {
-  const SrType *t = vtype(I, x);
-  int same = t->ndim == nd;
-  for (int i = 0; same && i < nd; i++) same = t->dims[i].size == shape[i];
-  if (same && (!sharding || sr_op_has_sharding(I, x, sharding))) return sr_ref(x);
-  int lead = nd - t->ndim, ok = lead >= 0;
-  for (int i = 0; ok && i < t->ndim; i++) ok = t->dims[i].size == 1 || t->dims[i].size == shape[lead + i];
-  if (!ok) {
-    SrBuf b = SR_BUF_INIT, c = SR_BUF_INIT;
-    sr_type_long(&b, t);
-    sr_buf_printf(&c, "%s[", sr_dtype_name(t->dtype));
-    for (int i = 0; i < nd; i++) sr_buf_printf(&c, i ? ",%lld" : "%lld", (long long)shape[i]);
-    sr_buf_putc(&c, ']');
-    sr_raise(I, "ValueError", "Incompatible types for broadcasting: input type=%s and requested type=%s", b.p, c.p);
-    sr_buf_free(&b);
-    sr_buf_free(&c);
-    return NULL;
-  }
-  int64_t bd[SR_MAX_RANK];
-  for (int i = 0; i < t->ndim; i++) bd[i] = lead + i;
-  return sr_lax_broadcast_in_dim(I, x, shape, nd, bd, t->ndim, sharding);
-}
+/* ---- jax.reshard ---- */
 
 SrVal *sr_lax_reshard(SrInterp *I, SrVal *x, SrVal *arg) {
   SrVal *ds;
@@ -386,27 +255,10 @@ SrVal *sr_api_bind_typed(SrInterp *I, int prim, int nin, SrVal **in, SrPList *ps
  * jax.lax built-ins
  * ====================================================================== */
 
-/* An int or a sequence of ints (a shape, axes, a permutation). */
+/* An int or a sequence of ints (a shape, axes, a permutation); None: none
+   (the name the built-ins of this file use). */
 static int ints_arg(SrInterp *I, SrVal *v, int64_t *out, int *n, const char *what) {
-  SrVal *ints = sr_int_seq_arg(v);
-  if (ints != v) {
-    int rc = ints_arg(I, ints, out, n, what);
-    sr_unref(ints);
-    return rc;
-  }
-  if (!v || v->kind == SR_V_NONE) {
-    *n = 0;
-    return 0;
-  }
-  if (!sr_is_seq(v)) {
-    *n = 1;
-    return sr_as_int(I, v, what, out);
-  }
-  if (v->seq.n > SR_MAX_RANK) return sr_raise(I, "ValueError", "%s: too many entries", what), -1;
-  for (int i = 0; i < v->seq.n; i++)
-    if (sr_as_int(I, v->seq.items[i], what, &out[i]) < 0) return -1;
-  *n = v->seq.n;
-  return 0;
+  return sr_ints_arg(I, v, out, n, what);
 }
 
 
@@ -842,20 +694,6 @@ static SrVal *lax_dynamic_slice(SrInterp *I, SrArgs *a) {
   SrVal *r = ok ? sr_lax_dynamic_slice(I, x, starts, sz) : NULL;
   for (int i = 0; i < t->ndim; i++) sr_unref(starts[i]);
   sr_unref(x);
-  return r;
-}
-
-SrVal *sr_lax_dynamic_update_slice(SrInterp *I, SrVal *x, SrVal *update, SrVal **starts) {
-  const SrType *t = vtype(I, x);
-  int n = t->ndim + 2;
-  SrVal **args = sr_xcalloc((size_t)n + 1, sizeof *args);
-  args[0] = sr_ref(x);
-  args[1] = sr_ref(update);
-  for (int i = 0; i < t->ndim; i++) args[i + 2] = sr_ref(starts[i]);
-  SrVal *r = NULL;
-  if (sr_auto_insert_reshard(I, n, args) == 0) r = sr_bind(I, SR_P_dynamic_update_slice, n, args, 0, NULL);
-  for (int i = 0; i < n; i++) sr_unref(args[i]);
-  free(args);
   return r;
 }
 

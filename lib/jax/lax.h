@@ -46,12 +46,12 @@ int sr_api_canon_sharding(SrInterp *I, SrVal *v, const char *api, SrVal **out);
    is no longer than the rank of the value it places. */
 int sr_api_check_spec(SrInterp *I, const SrSpec *s, const SrVal *sharding, int ndim);
 /* The first item of a multi-result primitive's tuple (steals r). */
-SrVal *sr_api_first(SrVal *r);
+static inline SrVal *sr_api_first(SrVal *r) { return sr_op_first(r); }
 
 /* ---- lax ---- */
 
-/* The ops of the one op layer (ad/ops.h) bound into the current trace;
-   the rest of lax's functions follow. */
+/* The one op layer's functions (ad/ops.h), bound into the current trace
+   (SR_BINDER). */
 static inline int sr_auto_insert_reshard(SrInterp *I, int n, SrVal **args) { /* in place; args hold new refs */
   return sr_op_auto_insert(SR_BINDER(I), n, args);
 }
@@ -99,22 +99,45 @@ static inline SrVal *sr_lax_select(SrInterp *I, SrVal *pred, SrVal *on_true, SrV
   SrVal *args[3] = {pred, on_false, on_true}; /* select_n takes the false case first */
   return sr_op_select_n(SR_BINDER(I), 3, args);
 }
-SrVal *sr_lax_squeeze(SrInterp *I, SrVal *x, const int64_t *dims, int n);
-SrVal *sr_lax_iota(SrInterp *I, SrDtype dt, const int64_t *shape, int nd, int dim, SrVal *sharding);
-SrVal *sr_lax_argminmax(SrInterp *I, int prim, SrVal *x, int64_t axis, SrDtype index_dtype);
-SrVal *sr_lax_dot_general(SrInterp *I, SrVal *a, SrVal *b, const int64_t *lc, int nlc, const int64_t *rc,
-                          int nrc, const int64_t *lb, int nlb, const int64_t *rb, int nrb,
-                          SrVal *precision, int pref, SrVal *out_sharding);
-SrVal *sr_lax_concatenate(SrInterp *I, int n, SrVal **xs, int dim);
-SrVal *sr_lax_slice(SrInterp *I, SrVal *x, const int64_t *start, const int64_t *limit, const int64_t *strides);
-SrVal *sr_lax_dynamic_slice(SrInterp *I, SrVal *x, SrVal **starts, const int64_t *sizes);
-SrVal *sr_lax_rev(SrInterp *I, SrVal *x, const int64_t *dims, int n);
+static inline SrVal *sr_lax_squeeze(SrInterp *I, SrVal *x, const int64_t *dims, int n) {
+  return sr_op_squeeze(SR_BINDER(I), x, dims, n);
+}
+static inline SrVal *sr_lax_iota(SrInterp *I, SrDtype dt, const int64_t *shape, int nd, int dim, SrVal *sharding) {
+  return sr_op_iota(SR_BINDER(I), dt, shape, nd, dim, sharding);
+}
+static inline SrVal *sr_lax_argminmax(SrInterp *I, int prim, SrVal *x, int64_t axis, SrDtype index_dtype) {
+  return sr_op_argminmax(SR_BINDER(I), prim, x, axis, index_dtype);
+}
+static inline SrVal *sr_lax_dot_general(SrInterp *I, SrVal *a, SrVal *b, const int64_t *lc, int nlc,
+                                        const int64_t *rc, int nrc, const int64_t *lb, int nlb, const int64_t *rb,
+                                        int nrb, SrVal *precision, int pref, SrVal *out_sharding) {
+  return sr_op_dot_general(SR_BINDER(I), a, b, lc, nlc, rc, nrc, lb, nlb, rb, nrb, precision, pref, out_sharding);
+}
+static inline SrVal *sr_lax_concatenate(SrInterp *I, int n, SrVal **xs, int dim) {
+  return sr_op_concatenate(SR_BINDER(I), n, xs, dim);
+}
+static inline SrVal *sr_lax_slice(SrInterp *I, SrVal *x, const int64_t *start, const int64_t *limit,
+                                  const int64_t *strides) {
+  return sr_op_slice(SR_BINDER(I), x, start, limit, strides);
+}
+static inline SrVal *sr_lax_dynamic_slice(SrInterp *I, SrVal *x, SrVal **starts, const int64_t *sizes) {
+  return sr_op_dynamic_slice(SR_BINDER(I), x, starts, sizes);
+}
+static inline SrVal *sr_lax_rev(SrInterp *I, SrVal *x, const int64_t *dims, int n) {
+  return sr_op_rev(SR_BINDER(I), x, dims, n);
+}
 /* lax.pad: cfg holds (low, high, interior) per dimension of x. */
-SrVal *sr_lax_pad(SrInterp *I, SrVal *x, SrVal *padding_value, const int64_t *cfg, int nd);
+static inline SrVal *sr_lax_pad(SrInterp *I, SrVal *x, SrVal *padding_value, const int64_t *cfg, int nd) {
+  return sr_op_pad(SR_BINDER(I), x, padding_value, cfg, nd);
+}
 /* lax.dynamic_update_slice with starts already normalized (one per dim). */
-SrVal *sr_lax_dynamic_update_slice(SrInterp *I, SrVal *x, SrVal *update, SrVal **starts);
+static inline SrVal *sr_lax_dynamic_update_slice(SrInterp *I, SrVal *x, SrVal *update, SrVal **starts) {
+  return sr_op_dynamic_update_slice(SR_BINDER(I), x, update, starts);
+}
 /* lax.broadcast_to: leading dims added, size-1 dims stretched. */
-SrVal *sr_lax_broadcast_to(SrInterp *I, SrVal *x, const int64_t *shape, int nd, SrVal *sharding);
+static inline SrVal *sr_lax_broadcast_to(SrInterp *I, SrVal *x, const int64_t *shape, int nd, SrVal *sharding) {
+  return sr_op_broadcast_to(SR_BINDER(I), x, shape, nd, sharding);
+}
 /* jax.reshard(x, sharding): P or NamedSharding (or None: JAX's error). */
 SrVal *sr_lax_reshard(SrInterp *I, SrVal *x, SrVal *sharding_arg);
 /* Calls fn as an inlined jax.jit(fn) of JAX's jnp would not: as a real

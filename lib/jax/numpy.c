@@ -97,6 +97,28 @@ int sr_shape_arg(SrInterp *I, SrVal *v, int64_t *shape, int *ndim, const char *w
   return 0;
 }
 
+int sr_ints_arg(SrInterp *I, SrVal *v, int64_t *out, int *n, const char *what) {
+  SrVal *ints = sr_int_seq_arg(v);
+  if (ints != v) {
+    int rc = sr_ints_arg(I, ints, out, n, what);
+    sr_unref(ints);
+    return rc;
+  }
+  if (!v || v->kind == SR_V_NONE) {
+    *n = 0;
+    return 0;
+  }
+  if (!sr_is_seq(v)) {
+    *n = 1;
+    return sr_as_int(I, v, what, out);
+  }
+  if (v->seq.n > SR_MAX_RANK) return sr_raise(I, "ValueError", "%s: too many entries", what), -1;
+  for (int i = 0; i < v->seq.n; i++)
+    if (sr_as_int(I, v->seq.items[i], what, &out[i]) < 0) return -1;
+  *n = v->seq.n;
+  return 0;
+}
+
 SrVal *sr_sharding_arg(SrInterp *I, SrVal *v, int ndim, const char *what) {
   (void)ndim;
   if (!v || v->kind == SR_V_NONE) return NULL;
@@ -512,23 +534,13 @@ static SrDtype to_inexact(SrInterp *I, SrDtype d) {
 }
 
 
-/* An int or a sequence of ints. */
+/* An int or a sequence of ints (None is not one: sr_as_int's error). */
 static int ints_arg(SrInterp *I, SrVal *v, int64_t *out, int *n, const char *what) {
-  SrVal *ints = sr_int_seq_arg(v);
-  if (ints != v) {
-    int rc = ints_arg(I, ints, out, n, what);
-    sr_unref(ints);
-    return rc;
-  }
-  if (!sr_is_seq(v)) {
+  if (v && v->kind == SR_V_NONE) {
     *n = 1;
     return sr_as_int(I, v, what, out);
   }
-  if (v->seq.n > SR_MAX_RANK) return sr_raise(I, "ValueError", "%s: too many entries", what), -1;
-  for (int i = 0; i < v->seq.n; i++)
-    if (sr_as_int(I, v->seq.items[i], what, &out[i]) < 0) return -1;
-  *n = v->seq.n;
-  return 0;
+  return sr_ints_arg(I, v, out, n, what);
 }
 
 /* util.promote_dtypes (with no rank promotion): every arg converted to the

@@ -37,6 +37,9 @@ SrVal *sr_none_tuple(int n);
 int sr_dtype_arg(SrInterp *I, SrVal *v, int *out, const char *what);
 /* The shape of a Python int or tuple of ints. */
 int sr_shape_arg(SrInterp *I, SrVal *v, int64_t *shape, int *ndim, const char *what);
+/* An int or a sequence of ints (axes, a permutation, sizes; at most
+   SR_MAX_RANK) into out[*n]; None or absent gives none. */
+int sr_ints_arg(SrInterp *I, SrVal *v, int64_t *out, int *n, const char *what);
 /* The out_sharding / sharding argument of an API call (P or
    NamedSharding or None) as a sharding param value; NULL means None. */
 SrVal *sr_sharding_arg(SrInterp *I, SrVal *v, int ndim, const char *what);
