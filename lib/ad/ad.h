@@ -2,7 +2,8 @@
  *
  * LAYER.  ad/ is the autodiff engine (JAX's interpreters/ad.py): the walks
  * below and the machinery JVP and transpose rules share (ad_rules.h: the
- * pass's context, zeros, binding, lax-level operations).  It holds no
+ * pass's context, zeros, binding, lax-level operations), and the one
+ * lax-op layer that the rules and JAX's API share (ops.h).  It holds no
  * primitive's rule: those are the family files' (lax/), reached through
  * the rows' jvp and transpose slots.  It uses the layers up to exec/.
  *

@@ -17,7 +17,8 @@
  *                                       layouts they choose (layout.c)
  *   jax.numpy                numpy.c    promotion, asarray, then jax.numpy;
  *                                       numpy.h
- *   jax.lax                  lax.c      the lax layer (lax.h) and the jax.lax
+ *   jax.lax                  lax.c      the lax layer's faces (lax.h, over
+ *                                       ad/ops.h) and the jax.lax
  *                                       primitives' wrappers
  *     control flow           lax_control_flow.c  scan, cond, switch,
  *                                       while_loop, fori_loop

@@ -1,7 +1,9 @@
-/* lax.h: the lax layer under the jax.numpy and jax.lax built-ins (lax.c).
+/* lax.h: the lax layer under the jax.numpy and jax.lax built-ins.
  *
- * Each function here binds primitives the way the function of the same
- * name in JAX's lax does (lax/lax.py, lax/slicing.py, lax/parallel.py,
+ * The sr_lax_* functions are the API's faces of the one op layer
+ * (ad/ops.h, which autodiff's rules use too): each binds into the
+ * interpreter's current trace (SR_BINDER).  Each binds primitives the way
+ * the function of the same name in JAX's lax does (lax/lax.py, lax/slicing.py, lax/parallel.py,
  * pjit.py): the same equations, with the same params, in the same order,
  * including the skips JAX makes (an identity transpose, an empty squeeze,
  * a same-dtype convert) and the casts it inserts (core.auto_insert_reshard).
