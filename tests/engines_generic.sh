@@ -38,7 +38,7 @@ ops="$ops|broadcast_to|pvary|reduced_vary_cast)"
 ops="$ops|sr_ad_(unop|binop|convert|reshape|reshape_plain|transpose_dims|broadcast_in_dim|expand_dims|full"
 ops="$ops|reduce_sum|select_n|reshard|pvary_to|ints|axes_tuple)"
 ops="$ops|sr_api_(axes_tuple|axes_on|first|bind_axes_cast)|sr_auto_insert_reshard|sr_bindv|sr_int_tuple"
-ops="$ops|sr_jnp_convert|auto_insert|insert_reduced_reshard|normalized_sharding"
+ops="$ops|sr_jnp_convert|auto_insert|insert_reduced_reshard"
 copies=$(cd "$top" && grep -nE "^(static )?(inline )?[A-Za-z_]+ \*?($ops)\(" lib/*/*.c 2>/dev/null |
   grep -v '^lib/ad/ops\.c:')
 if [ -n "$copies" ]; then

@@ -70,6 +70,11 @@ int sr_api_axis(SrInterp *I, int64_t axis, int nd, int64_t *out) {
 
 static const SrType *vtype(SrInterp *I, SrVal *v) { return sr_value_type(I, v); }
 
+/* The op layer's helpers under the names this file's built-ins use. */
+static inline SrVal *sharding_or_none(SrVal *sh) { return sh ? sr_ref(sh) : sr_none(); }
+static inline SrVal *normalized_sharding(SrVal *sh, int nd) { return sr_op_normalized_sharding(sh, nd); }
+static inline int same_sharding(SrInterp *I, SrVal *x, SrVal *sh) { return sr_op_has_sharding(I, x, sh); }
+
 /* ---- canonicalize_sharding ---- */
 
 static int spec_mentions_non_explicit(SrInterp *I, const SrMesh *m, const SrSpec *s, const char *api) {
