@@ -1267,7 +1267,8 @@ static int echo_value(SrInterp *I, SrVal *v) {
   SrBuf b = SR_BUF_INIT;
   int rc = sr_to_repr(I, &b, v);
   sr_buf_putc(&b, '\n');
-  if (rc == 0) sr_write(I, b.p, b.len);
+  if (rc == 0 && I->py->on_echo && I->py->out) I->py->on_echo(I, b.p, b.len);
+  else if (rc == 0) sr_write(I, b.p, b.len);
   sr_buf_free(&b);
   return rc;
 }
@@ -1907,7 +1908,9 @@ int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going) {
     I->py->code = code;
     Frame fr = {I->py->globals, NULL, NULL, 0, NULL, 0, NULL, NULL};
     if (I->py->init->stmt_begin) I->py->init->stmt_begin(I);
-    Status s = exec_stmt(I, &fr, n, 1);
+    /* a cell echoes its last statement only */
+    int top = I->py->echo != 2 || skip_blank_lines(src, pos) >= src->len;
+    Status s = exec_stmt(I, &fr, n, top);
     I->py->code = saved;
     if (s == ST_RETURN) sr_unref(fr.ret);
     int bad = 1;

@@ -141,7 +141,12 @@ typedef struct SrPyState {
   uint32_t cur_off;
   int depth;             /* call depth, against runaway recursion */
   int eval_depth;        /* expressions under evaluation, likewise */
-  int echo;              /* echo bare expression statements */
+  int echo;              /* echo bare expression statements: 1 each one
+                            (the REPL), 2 only the last statement of the
+                            source sr_interp_run runs (a notebook cell) */
+  /* NULL, or where an echo goes instead of out (the kernel's
+     execute_result): the value's repr and a newline */
+  void (*on_echo)(SrInterp *I, const char *text, size_t n);
   int keep_going;        /* :load and scripts continue after an error */
   /* called after each failed statement, with its diagnostics in diags (the
      driver prints them then, so they interleave with the output) */
