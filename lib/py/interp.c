@@ -1383,7 +1383,13 @@ static Status exec_stmt(SrInterp *I, Frame *f, SrNode *n, int top) {
     return ST_ERROR;
   }
   switch (n->kind) {
-  case SR_N_SEQ: return exec_block(I, f, n->list, n->n);
+  case SR_N_SEQ:
+    /* `a; b` as a cell's last statement: b echoes */
+    if (top && I->py->echo == 2 && n->n) {
+      Status s = exec_block(I, f, n->list, n->n - 1);
+      return s != ST_OK ? s : exec_stmt(I, f, n->list[n->n - 1], 1);
+    }
+    return exec_block(I, f, n->list, n->n);
   case SR_N_EXPR: {
     SrVal *v = eval(I, f, n->a);
     if (!v) return ST_ERROR;
