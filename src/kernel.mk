@@ -19,3 +19,6 @@ TESTS += tests/notebook.sh tests/kernel.sh
 EXTRA_DIST += src/kernel.mk tests/notebook.sh tests/kernel.sh tests/kernel_test.py \
 	tests/notebook/lesson.md tests/notebook/lesson.out tests/notebook/seed000.md \
 	tests/notebook/seed000.out tests/notebook/seed004.md tests/notebook/seed004.out
+
+## :save and :history (lib/cmd/session.c)
+GOLDEN_TESTS += tests/golden/session_save.jxr

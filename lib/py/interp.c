@@ -173,6 +173,8 @@ SrInterp *sr_interp_new(const SrPyInit *init) {
 
 void sr_interp_free(SrInterp *I) {
   if (!I) return;
+  for (int i = 0; i < I->py->nlog; i++) free(I->py->log[i]);
+  free(I->py->log);
   sr_exc_clear(I);
   sr_unref(I->py->handled);
   sr_class_forget_interp(I);
@@ -1831,6 +1833,24 @@ static int stmt_end(SrInterp *I, int failed) {
   return I->py->on_stmt_end ? I->py->on_stmt_end(I, failed) : failed;
 }
 
+/* A statement of an outermost source that succeeded, src->text[a..b),
+   into the session's log. */
+static void log_stmt(SrInterp *I, const SrSrc *src, size_t a, size_t b, int bad) {
+  if (bad || I->py->run_depth != 1) return;
+  while (b > a && (src->text[b - 1] == '\n' || src->text[b - 1] == ' ' || src->text[b - 1] == '\t' ||
+                   src->text[b - 1] == '\r'))
+    b--;
+  if (b == a) return;
+  if (I->py->nlog == I->py->caplog) {
+    I->py->caplog = I->py->caplog ? 2 * I->py->caplog : 64;
+    I->py->log = sr_xrealloc(I->py->log, (size_t)I->py->caplog * sizeof *I->py->log);
+  }
+  char *t = sr_xmalloc(b - a + 1);
+  memcpy(t, src->text + a, b - a);
+  t[b - a] = 0;
+  I->py->log[I->py->nlog++] = t;
+}
+
 /* The start of the next line holding something, or len. */
 static size_t skip_blank_lines(const SrSrc *src, size_t pos) {
   const char *s = src->text;
@@ -1890,6 +1910,7 @@ int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going) {
         failed++;
         if (!keep_going || agreed == 2) break;
       }
+      log_stmt(I, src, pos, eol, agreed);
       pos = eol;
       if (I->py->quit) break;
       continue;
@@ -1934,6 +1955,7 @@ int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going) {
       failed++;
       if (!keep_going || agreed == 2) break;
     }
+    log_stmt(I, src, at, pos, agreed);
   }
   I->py->run_depth--;
   if (flush) fflush(I->py->out);

@@ -164,6 +164,10 @@ typedef struct SrPyState {
   char **warned;         /* the places warnings were shown at ("file:line") */
   int nwarned;
   int quit;              /* :quit was run */
+  /* the statements and colon commands of the outermost sources that
+     succeeded, in order, each its text (for :save and :history) */
+  char **log;
+  int nlog, caplog;
 } SrPyState;
 
 /* A new session whose hooks are init's (NULL: plain Python); the first
