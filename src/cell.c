@@ -18,6 +18,11 @@ static void on_echo(SrInterp *I, const char *text, size_t n) {
   if (cur) sr_buf_putn(&cur->result, text, n);
 }
 
+static void on_warn(SrInterp *I, const char *text, size_t n) {
+  (void)I;
+  if (cur) sr_buf_putn(&cur->warn, text, n);
+}
+
 /* The first error of the cell, rendered; ename and evalue from its first
    diagnostic. */
 static void on_error(SrInterp *I) {
@@ -41,6 +46,7 @@ int sr_cell_run(SrInterp *I, SrSrc *src, SrCellOut *o) {
   FILE *saved_out = I->py->out;
   void (*saved_err)(SrInterp *) = I->py->on_error;
   void (*saved_echo)(SrInterp *, const char *, size_t) = I->py->on_echo;
+  void (*saved_warn)(SrInterp *, const char *, size_t) = I->py->on_warn;
   int saved_mode = I->py->echo;
   char *text = NULL;
   size_t len = 0;
@@ -49,6 +55,7 @@ int sr_cell_run(SrInterp *I, SrSrc *src, SrCellOut *o) {
   I->py->out = mem;
   I->py->on_error = on_error;
   I->py->on_echo = on_echo;
+  I->py->on_warn = on_warn;
   I->py->echo = 2;
   I->interrupted = 0;
   sr_mpi_driver_run(I, src, 0);
@@ -56,6 +63,7 @@ int sr_cell_run(SrInterp *I, SrSrc *src, SrCellOut *o) {
   I->py->out = saved_out;
   I->py->on_error = saved_err;
   I->py->on_echo = saved_echo;
+  I->py->on_warn = saved_warn;
   I->py->echo = saved_mode;
   cur = NULL;
   if (mem) {
@@ -68,6 +76,7 @@ int sr_cell_run(SrInterp *I, SrSrc *src, SrCellOut *o) {
 
 void sr_cell_out_free(SrCellOut *o) {
   sr_buf_free(&o->out);
+  sr_buf_free(&o->warn);
   sr_buf_free(&o->result);
   sr_buf_free(&o->err);
   free(o->ename);

@@ -13,6 +13,7 @@
 
 typedef struct SrCellOut {
   SrBuf out;     /* what print() and the colon commands wrote */
+  SrBuf warn;    /* the warnings it gave (stderr) */
   SrBuf result;  /* the repr of the last bare expression's value, or empty */
   SrBuf err;     /* the located error, rendered as the terminal shows it */
   char *ename;   /* its exception type ("ValueError"), or NULL */
@@ -21,7 +22,7 @@ typedef struct SrCellOut {
   int kind;      /* the SrErrKind of that error */
 } SrCellOut;
 
-#define SR_CELL_OUT_INIT {SR_BUF_INIT, SR_BUF_INIT, SR_BUF_INIT, NULL, NULL, 0, 0}
+#define SR_CELL_OUT_INIT {SR_BUF_INIT, SR_BUF_INIT, SR_BUF_INIT, SR_BUF_INIT, NULL, NULL, 0, 0}
 
 /* Runs src in I's session (on every rank under MPI), filling o, which the
    caller frees with sr_cell_out_free.  Returns o->failed. */

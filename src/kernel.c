@@ -259,6 +259,9 @@ static void execute(Kernel *k, const Msg *m) {
   if (!silent && o.out.len)
     send_msg(k, k->iopub, m, "stream",
              json_pack("{s:s, s:o}", "name", "stdout", "text", text_json(o.out.p, o.out.len)));
+  if (!silent && o.warn.len)
+    send_msg(k, k->iopub, m, "stream",
+             json_pack("{s:s, s:o}", "name", "stderr", "text", text_json(o.warn.p, o.warn.len)));
   if (!silent && o.result.len) {
     size_t n = o.result.len;
     if (o.result.p[n - 1] == '\n') n--;

@@ -244,11 +244,11 @@ static void parse_doc(Doc *d) {
 
 static void put_output_md(SrBuf *b, const Cell *c) {
   const SrCellOut *o = &c->o;
-  if (!o->out.len && !o->result.len && !o->err.len) return;
+  if (!o->out.len && !o->warn.len && !o->result.len && !o->err.len) return;
   /* a fence longer than any run of backticks in the outputs */
   size_t run = 0, longest = 2;
-  const SrBuf *parts[3] = {&o->out, &o->result, &o->err};
-  for (int k = 0; k < 3; k++)
+  const SrBuf *parts[4] = {&o->out, &o->warn, &o->result, &o->err};
+  for (int k = 0; k < 4; k++)
     for (size_t i = 0; i < parts[k]->len; i++) {
       run = parts[k]->p[i] == '`' ? run + 1 : 0;
       if (run > longest) longest = run;
@@ -256,7 +256,7 @@ static void put_output_md(SrBuf *b, const Cell *c) {
   SrBuf fence = SR_BUF_INIT;
   sr_buf_fill(&fence, '`', longest + 1);
   sr_buf_printf(b, "\n%s{code-block} text\n:class: cell-output\n\n", sr_buf_str(&fence));
-  for (int k = 0; k < 3; k++) {
+  for (int k = 0; k < 4; k++) {
     sr_buf_putn(b, sr_buf_str(parts[k]), parts[k]->len);
     if (parts[k]->len && parts[k]->p[parts[k]->len - 1] != '\n') sr_buf_putc(b, '\n');
   }
@@ -361,6 +361,12 @@ static void write_ipynb(SrBuf *b, const Doc *d) {
     if (o->out.len) {
       sr_buf_printf(b, "\n    {\n     \"name\": \"stdout\",\n     \"output_type\": \"stream\",\n     \"text\": ");
       json_lines(b, o->out.p, o->out.len, "     ");
+      sr_buf_puts(b, "\n    }");
+      fo = 0;
+    }
+    if (o->warn.len) {
+      sr_buf_printf(b, "%s\n    {\n     \"name\": \"stderr\",\n     \"output_type\": \"stream\",\n     \"text\": ", fo ? "" : ",");
+      json_lines(b, o->warn.p, o->warn.len, "     ");
       sr_buf_puts(b, "\n    }");
       fo = 0;
     }

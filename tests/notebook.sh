@@ -7,7 +7,8 @@
 # lesson.md has the cases (the last expression's echo, the two forms of a
 # cell's tags, a colon command, an untagged raising cell stopping the run
 # with status 1).  Then the same lesson as a .ipynb, which Debian's
-# nbformat must validate (when python3-nbformat is there).
+# nbformat must validate (when python3-nbformat is there); and :save of a
+# session as .md (which --notebook reruns to the same text) and .ipynb.
 #   NOTEBOOK_UPDATE=1 sh tests/notebook.sh   rewrites the .out files
 : "${SHARDREPL:=src/shardrepl}"
 : "${top_srcdir:=.}"
@@ -52,6 +53,56 @@ assert outs == want, outs
 assert code[1].metadata.tags == ['raises-exception']
 assert [c.execution_count for c in code] == [1, 2, 3, 4, None]
 print('PASS: lesson.ipynb')
+PY
+fi
+# :save FILE.md and FILE.ipynb: a cell a statement, with its outputs
+printf 'x = 2\nprint(x)\nx * 3\n:save %s\n:save %s\n:save %s\n' "$tmp/s.md" "$tmp/s.ipynb" "$tmp/s.py" | "$SHARDREPL" > /dev/null
+# the saved script makes the same session
+if [ "$("$SHARDREPL" "$tmp/s.py")" = "$(printf '2\n6')" ]; then echo "PASS: :save s.py"; else echo "FAIL: :save s.py"; cat "$tmp/s.py"; fail=1; fi
+cat > "$tmp/s.want" <<'MD'
+---
+kernelspec:
+  display_name: shardrepl
+  language: python
+  name: shardrepl
+---
+
+```{code-cell}
+x = 2
+```
+
+```{code-cell}
+print(x)
+```
+
+```{code-block} text
+:class: cell-output
+
+2
+```
+
+```{code-cell}
+x * 3
+```
+
+```{code-block} text
+:class: cell-output
+
+6
+```
+MD
+if cmp -s "$tmp/s.want" "$tmp/s.md"; then echo "PASS: :save s.md"; else echo "FAIL: :save s.md"; diff -u "$tmp/s.want" "$tmp/s.md"; fail=1; fi
+# the saved lesson runs, and its outputs come back the same
+(cd "$tmp" && "$SHARDREPL" --notebook s.md > s2.md) && cmp -s "$tmp/s.md" "$tmp/s2.md" || { echo "FAIL: --notebook s.md"; fail=1; }
+if /usr/bin/python3 -c 'import nbformat' 2> /dev/null; then
+  /usr/bin/python3 - "$tmp/s.ipynb" <<'PY' || fail=1
+import sys, nbformat
+nb = nbformat.read(sys.argv[1], as_version=4)
+nbformat.validate(nb)
+outs = [[(o.output_type, o.get('text') or o.get('data', {}).get('text/plain')) for o in c.outputs] for c in nb.cells]
+assert outs == [[], [('stream', '2\n')], [('execute_result', '6')]], outs
+assert [c.source for c in nb.cells] == ['x = 2', 'print(x)', 'x * 3']
+print('PASS: :save s.ipynb')
 PY
 fi
 exit $fail
