@@ -9,7 +9,8 @@ session cell by cell, checking each cell's outputs on iopub (streams,
 execute_result, error), its execute_reply and the busy/idle status; then
 is_complete, complete, inspect and kernel_info; then an interrupted cell
 (SIGINT through KernelManager.interrupt_kernel), and that the session
-survives it; then shutdown.
+survives it; then shutdown.  Without --ranks, nbclient then executes a
+small notebook through the same spec and its outputs are checked.
 """
 import os
 import subprocess
@@ -83,6 +84,8 @@ CELLS = [
      "print('before')\na @ b\nprint('not reached')",
      [('stream', 'before\n'), ('error', 'ShardingTypeError', None, None)]),
     ("print(jax.typeof(a))", [('stream', 'float32[2,2@X]\n')]),
+    # a warning is the cell's stderr
+    ("print(jnp.zeros(2, dtype=jnp.float64).dtype)", [('stream', 'float32\n'), ('stream', None)]),
 ]
 
 
@@ -105,10 +108,34 @@ def main():
         finally:
             kc.stop_channels()
             km.shutdown_kernel(now=False)
+        if not extra:
+            notebook()
     if failures:
         print('%d failures' % len(failures))
         sys.exit(1)
     print('kernel_test.py %s: ok' % ' '.join(extra))
+
+
+def notebook():
+    """A notebook executed through the kernel by nbclient, as nbconvert
+    --execute runs one."""
+    import nbclient
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+    nb = new_notebook()
+    nb.metadata.kernelspec = {'name': 'shardrepl', 'display_name': 'shardrepl', 'language': 'python'}
+    nb.cells = [new_code_cell("x = 1 + 1\nx * 3"), new_code_cell("print('hi', x)"),
+                new_code_cell("x.nosuch", metadata={'tags': ['raises-exception']}),
+                new_code_cell(":type x")]
+    nbclient.NotebookClient(nb, timeout=TIMEOUT, kernel_name='shardrepl').execute()
+    nbformat.validate(nb)
+    got = [[(o.output_type, o.get('text') or o.get('data', {}).get('text/plain') or o.get('ename'))
+            for o in c.outputs] for c in nb.cells]
+    want = [[('execute_result', '6')], [('stream', 'hi 2\n')], [('error', 'AttributeError')],
+            [('stream', "<class 'int'>\n")]]
+    check(got == want, 'nbclient: %r' % got)
+    check([c.execution_count for c in nb.cells] == [1, 2, 3, 4], 'nbclient: execution counts')
+    print('nbclient: %d cells executed' % len(nb.cells))
 
 
 def session(km, kc):
@@ -135,6 +162,9 @@ def session(km, kc):
                       and '    a @ b\n      ^' in g[3], 'cell %d: located traceback %r' % (n, g[3]))
             elif w[1] is not None:
                 check(g[1] == w[1], 'cell %d: %r, want %r' % (n, g[1], w[1]))
+        if n == 8:
+            check(len(outs) > 3 and [m['content'].get('name') for m in outs if m['msg_type'] == 'stream']
+                  == ['stdout', 'stderr'] and 'UserWarning' in got[1][1], 'cell 8: warning on stderr %r' % got)
         if n == 4:
             text = got[0][1] if got else ''
             check('transpose[permutation=(1, 0)]' in text and 'f32[8@X,4]' in text,

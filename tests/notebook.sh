@@ -47,11 +47,13 @@ nbformat.validate(nb)
 code = [c for c in nb.cells if c.cell_type == 'code']
 outs = [[(o.output_type, o.get('text') or o.get('data', {}).get('text/plain') or o.get('ename')) for o in c.outputs]
         for c in code]
-want = [[('execute_result', '6')], [('stream', 'before\n'), ('error', 'AttributeError')],
-        [('stream', "<class 'int'>\n")], [('error', 'NameError')], []]
-assert outs == want, outs
+want_ = [[('execute_result', '6')], [('stream', 'before\n'), ('error', 'AttributeError')],
+        [('stream', "<class 'int'>\n")], [('stream', 'float32\n'), ('stream', None)], [('error', 'NameError')], []]
+assert code[3].outputs[1].name == 'stderr' and 'UserWarning: Explicitly requested dtype float64' in code[3].outputs[1].text
+outs[3][1] = ('stream', None)
+assert outs == want_, outs
 assert code[1].metadata.tags == ['raises-exception']
-assert [c.execution_count for c in code] == [1, 2, 3, 4, None]
+assert [c.execution_count for c in code] == [1, 2, 3, 4, 5, None]
 print('PASS: lesson.ipynb')
 PY
 fi
