@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "mpi_driver.h"
 #include "util/diag.h"
@@ -42,7 +43,48 @@ static void on_error(SrInterp *I) {
   sr_diags_clear(d);
 }
 
-int sr_cell_run(SrInterp *I, SrSrc *src, SrCellOut *o) {
+/* The stream of a cell whose output goes out as it comes. */
+typedef struct Stream {
+  SrCellOut *o;
+  SrCellStream fn;
+  void *ctx;
+  SrBuf pending;
+  double last; /* when pending was last sent */
+} Stream;
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void stream_send(Stream *st) {
+  if (st->pending.len) st->fn(st->ctx, st->pending.p, st->pending.len);
+  sr_buf_reset(&st->pending);
+  st->last = now();
+}
+
+static ssize_t stream_write(void *cookie, const char *buf, size_t n) {
+  Stream *st = cookie;
+  sr_buf_putn(&st->o->out, buf, n);
+  sr_buf_putn(&st->pending, buf, n);
+  if (now() - st->last >= 0.05) stream_send(st);
+  return (ssize_t)n;
+}
+
+static int run(SrInterp *I, SrSrc *src, SrCellOut *o, Stream *st);
+
+int sr_cell_run(SrInterp *I, SrSrc *src, SrCellOut *o) { return run(I, src, o, NULL); }
+
+int sr_cell_run_stream(SrInterp *I, SrSrc *src, SrCellOut *o, SrCellStream fn, void *ctx) {
+  Stream st = {o, fn, ctx, SR_BUF_INIT, 0};
+  int rc = run(I, src, o, &st);
+  stream_send(&st);
+  sr_buf_free(&st.pending);
+  return rc;
+}
+
+static int run(SrInterp *I, SrSrc *src, SrCellOut *o, Stream *st) {
   FILE *saved_out = I->py->out;
   void (*saved_err)(SrInterp *) = I->py->on_error;
   void (*saved_echo)(SrInterp *, const char *, size_t) = I->py->on_echo;
@@ -50,7 +92,14 @@ int sr_cell_run(SrInterp *I, SrSrc *src, SrCellOut *o) {
   int saved_mode = I->py->echo;
   char *text = NULL;
   size_t len = 0;
-  FILE *mem = saved_out ? open_memstream(&text, &len) : NULL;
+  FILE *mem = NULL;
+  if (saved_out && st) {
+    cookie_io_functions_t io = {NULL, stream_write, NULL, NULL};
+    mem = fopencookie(st, "w", io);
+    if (mem) setvbuf(mem, NULL, _IOLBF, 0);
+  } else if (saved_out) {
+    mem = open_memstream(&text, &len);
+  }
   cur = o;
   I->py->out = mem;
   I->py->on_error = on_error;
@@ -66,8 +115,8 @@ int sr_cell_run(SrInterp *I, SrSrc *src, SrCellOut *o) {
   I->py->on_warn = saved_warn;
   I->py->echo = saved_mode;
   cur = NULL;
-  if (mem) {
-    fclose(mem);
+  if (mem) fclose(mem);
+  if (text) {
     sr_buf_putn(&o->out, text, len);
     free(text);
   }

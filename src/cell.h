@@ -27,6 +27,10 @@ typedef struct SrCellOut {
 /* Runs src in I's session (on every rank under MPI), filling o, which the
    caller frees with sr_cell_out_free.  Returns o->failed. */
 int sr_cell_run(SrInterp *I, SrSrc *src, SrCellOut *o);
+/* The same, and what the cell prints goes to fn as it comes, a line or
+   more at a time (batched over 50 ms), as well as into o->out. */
+typedef void (*SrCellStream)(void *ctx, const char *text, size_t n);
+int sr_cell_run_stream(SrInterp *I, SrSrc *src, SrCellOut *o, SrCellStream fn, void *ctx);
 void sr_cell_out_free(SrCellOut *o);
 
 #endif

@@ -6,7 +6,8 @@
  * (the language has no input(), so no input_request is ever sent), and
  * the heartbeat a REP socket echoed by a thread of its own.  Every
  * message is signed with HMAC-SHA256 under the connection file's key, and
- * one with a wrong signature is dropped.  Requests are answered one at a
+ * one with a wrong signature is dropped.  What a cell prints is sent as
+ * it comes (cell.h's stream, batched over 50 ms).  Requests are answered one at a
  * time; while a cell runs, an interrupt comes as SIGINT (the kernel spec's
  * interrupt_mode is "signal"), which stops it at its next interrupt point,
  * on every rank under --ranks.
@@ -240,6 +241,19 @@ static json_t *traceback(const SrCellOut *o) {
   return tb;
 }
 
+typedef struct StreamCtx {
+  Kernel *k;
+  const Msg *m;
+  int silent;
+} StreamCtx;
+
+/* What a running cell prints, as it comes. */
+static void send_stream(void *ctx, const char *text, size_t n) {
+  StreamCtx *sc = ctx;
+  if (!sc->silent)
+    send_msg(sc->k, sc->k->iopub, sc->m, "stream", json_pack("{s:s, s:o}", "name", "stdout", "text", text_json(text, n)));
+}
+
 static void execute(Kernel *k, const Msg *m) {
   const char *code = json_string_value(json_object_get(m->content, "code"));
   if (!code) code = "";
@@ -254,11 +268,9 @@ static void execute(Kernel *k, const Msg *m) {
   snprintf(name, sizeof name, "<cell %d>", count);
   SrSrc *src = sr_src_new(name, code, strlen(code), 1);
   SrCellOut o = SR_CELL_OUT_INIT;
-  sr_cell_run(k->I, src, &o);
+  StreamCtx sc = {k, m, silent};
+  sr_cell_run_stream(k->I, src, &o, send_stream, &sc);
   sr_src_unref(src);
-  if (!silent && o.out.len)
-    send_msg(k, k->iopub, m, "stream",
-             json_pack("{s:s, s:o}", "name", "stdout", "text", text_json(o.out.p, o.out.len)));
   if (!silent && o.warn.len)
     send_msg(k, k->iopub, m, "stream",
              json_pack("{s:s, s:o}", "name", "stderr", "text", text_json(o.warn.p, o.warn.len)));

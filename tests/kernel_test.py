@@ -55,8 +55,10 @@ def outputs(outs):
     r = []
     for m in outs:
         t, c = m['msg_type'], m['content']
-        if t == 'stream':
-            r.append(('stream', c['text']))
+        if t == 'stream' and r and r[-1][0] == 'stream' and r[-1][2] == c['name']:
+            r[-1] = ('stream', r[-1][1] + c['text'], c['name'])  # as a front end joins them
+        elif t == 'stream':
+            r.append(('stream', c['text'], c['name']))
         elif t == 'execute_result':
             r.append(('result', c['data']['text/plain']))
         elif t == 'error':
@@ -84,6 +86,8 @@ CELLS = [
      "print('before')\na @ b\nprint('not reached')",
      [('stream', 'before\n'), ('error', 'ShardingTypeError', None, None)]),
     ("print(jax.typeof(a))", [('stream', 'float32[2,2@X]\n')]),
+    # what a cell prints comes as it is printed (checked below)
+    ("import time\nprint('a')\ntime.sleep(0.3)\nprint('b')", [('stream', 'a\nb\n')]),
     # a warning is the cell's stderr
     ("print(jnp.zeros(2, dtype=jnp.float64).dtype)", [('stream', 'float32\n'), ('stream', None)]),
 ]
@@ -163,8 +167,11 @@ def session(km, kc):
             elif w[1] is not None:
                 check(g[1] == w[1], 'cell %d: %r, want %r' % (n, g[1], w[1]))
         if n == 8:
+            check([m['content']['text'] for m in outs if m['msg_type'] == 'stream'] == ['a\n', 'b\n'],
+                  'cell 8: streamed as printed %r' % outs)
+        if n == 9:
             check(len(outs) > 3 and [m['content'].get('name') for m in outs if m['msg_type'] == 'stream']
-                  == ['stdout', 'stderr'] and 'UserWarning' in got[1][1], 'cell 8: warning on stderr %r' % got)
+                  == ['stdout', 'stderr'] and 'UserWarning' in got[1][1], 'cell 9: warning on stderr %r' % got)
         if n == 4:
             text = got[0][1] if got else ''
             check('transpose[permutation=(1, 0)]' in text and 'f32[8@X,4]' in text,
@@ -209,7 +216,7 @@ def session(km, kc):
     check(reply['parent_header']['msg_id'] == msg_id and reply['content']['status'] == 'error'
           and reply['content']['ename'] == 'KeyboardInterrupt', 'interrupt: %r' % reply['content'])
     reply, outs = run_cell(kc, 'print(i > 0, jax.typeof(a))')
-    check(outputs(outs) == [('stream', 'True float32[2,2@X]\n')], 'after the interrupt: %r' % outputs(outs))
+    check(outputs(outs) == [('stream', 'True float32[2,2@X]\n', 'stdout')], 'after the interrupt: %r' % outputs(outs))
 
 
 main()
