@@ -1859,8 +1859,6 @@ static int stmt_end(SrInterp *I, int failed) {
   return I->py->on_stmt_end ? I->py->on_stmt_end(I, failed) : failed;
 }
 
-/* A statement of an outermost source that succeeded, src->text[a..b),
-   into the session's log. */
 static char *steal_or_null(SrBuf *b) {
   char *s = b->len ? sr_buf_steal(b) : NULL;
   sr_buf_reset(b);
@@ -1874,6 +1872,8 @@ static void log_begin(SrInterp *I) {
   sr_buf_reset(&I->py->stmt_res);
 }
 
+/* A statement of an outermost source that succeeded, src->text[a..b),
+   into the session's log, with what it wrote. */
 static void log_stmt(SrInterp *I, const SrSrc *src, size_t a, size_t b, int bad) {
   if (bad || I->py->run_depth != 1) return;
   while (b > a && (src->text[b - 1] == '\n' || src->text[b - 1] == ' ' || src->text[b - 1] == '\t' ||
