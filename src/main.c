@@ -16,6 +16,8 @@
 #include "mpi_driver.h"
 #include "prims/prim.h"
 #include "repl.h"
+#include "kernel.h"
+#include "notebook.h"
 #include "text/parse.h"
 #include "text/print.h"
 #include "util/buf.h"
@@ -192,6 +194,10 @@ static void usage(FILE *f) {
         "      --check FILE       type-check the jaxprs in FILE ('-': stdin)\n"
         "      --mesh X:4,Y:2     the mesh --check and --fmt read jaxprs against\n"
         "      --prims            list the primitives and which rules each has\n"
+        "      --notebook FILE    run the code cells of a MyST notebook and write it with their outputs\n"
+        "  -o, --output OUT       where --notebook writes (OUT.md or OUT.ipynb; default stdout)\n"
+        "      --kernel -f CONNECTION_FILE   run as a Jupyter kernel\n"
+        "      --install-kernel   install the Jupyter kernel spec (--user, --prefix DIR; --ranks P)\n"
         "  -h, --help             show this help\n"
         "  -V, --version          show the version and the BLAS kernel in use\n"
         "Exit status: 0 success, 1 runtime error, 2 usage error, 3 parse or type error.\n",
@@ -214,6 +220,12 @@ int main(int argc, char **argv) {
     {"check", required_argument, 0, 'C'},
     {"mesh", required_argument, 0, 'M'},
     {"prims", no_argument, 0, 'P'},
+    {"notebook", required_argument, 0, 'N'},
+    {"output", required_argument, 0, 'o'},
+    {"kernel", no_argument, 0, 'K'},
+    {"install-kernel", no_argument, 0, 'I'},
+    {"user", no_argument, 0, 'U'},
+    {"prefix", required_argument, 0, 'X'},
     {"help", no_argument, 0, 'h'},
     {"version", no_argument, 0, 'V'},
     {0, 0, 0, 0},
@@ -223,8 +235,10 @@ int main(int argc, char **argv) {
   const char **evals = calloc((size_t)argc + 1, sizeof *evals);
   int nevals = 0, keep_going = 0, interactive = 0, devices = 0, prims = 0;
   const char *fmt_path = NULL, *check_path = NULL;
+  const char *notebook = NULL, *output = NULL, *conn_file = NULL, *prefix = NULL;
+  int kernel = 0, install_kernel = 0, user = 0;
   int c;
-  while ((c = getopt_long(argc, argv, "e:kihV", opts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "e:kihVo:f:", opts, NULL)) != -1) {
     switch (c) {
     case 'e': evals[nevals++] = optarg; break;
     case 'k': keep_going = 1; break;
@@ -243,6 +257,13 @@ int main(int argc, char **argv) {
     case 'F': fmt_path = optarg; break;
     case 'C': check_path = optarg; break;
     case 'P': prims = 1; break;
+    case 'N': notebook = optarg; break;
+    case 'o': output = optarg; break;
+    case 'K': kernel = 1; break;
+    case 'f': conn_file = optarg; break;
+    case 'I': install_kernel = 1; break;
+    case 'U': user = 1; break;
+    case 'X': prefix = optarg; break;
     case 'M':
       opt_mesh = parse_mesh_opt(optarg);
       if (!opt_mesh) {
@@ -264,6 +285,22 @@ int main(int argc, char **argv) {
     free(evals);
     return run_prims();
   }
+  if (install_kernel) {
+    free(evals);
+    return sr_kernel_install(argv[0], user, prefix, sr_mpi_driver_ranks()) ? EXIT_USAGE : EXIT_OK;
+  }
+  if (kernel && !conn_file) {
+    fprintf(stderr, "shardrepl: --kernel needs -f CONNECTION_FILE\n");
+    free(evals);
+    return EXIT_USAGE;
+  }
+#ifndef HAVE_KERNEL
+  if (kernel) {
+    fprintf(stderr, "shardrepl: --kernel was not built (configure found no libzmq, jansson or libcrypto)\n");
+    free(evals);
+    return EXIT_USAGE;
+  }
+#endif
   SrInterp *I = sr_interp_new(&sr_linit);
   I->py->keep_going = keep_going;
   I->py->on_error = sr_repl_report;
@@ -272,6 +309,17 @@ int main(int argc, char **argv) {
   int ran = 0;
   /* MPI: the ranks other than 0 run what rank 0 sends, here */
   if (sr_mpi_driver_attach(I, devices, &status)) goto end;
+  if (notebook) {
+    int rc = sr_notebook_run(I, notebook, output);
+    status = rc < 0 ? EXIT_USAGE : rc ? exit_for((SrErrKind)rc) : EXIT_OK;
+    goto end;
+  }
+#ifdef HAVE_KERNEL
+  if (kernel) {
+    status = sr_kernel_run(I, conn_file) ? EXIT_RUNTIME : EXIT_OK;
+    goto end;
+  }
+#endif
   for (int i = optind; i < argc && !I->py->quit; i++) {
     SrDiags d = SR_DIAGS_INIT;
     SrSrc *src = read_source(argv[i], &d);

@@ -94,6 +94,8 @@ void sr_mpi_driver_begin(int *argc, char **argv) {
   }
 }
 
+int sr_mpi_driver_ranks(void) { return drv.ranks; }
+
 /* ---- the ranks other than 0 ---- */
 
 static void report_silently(SrInterp *I) { sr_diags_clear(&I->py->diags); }

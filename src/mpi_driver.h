@@ -20,6 +20,8 @@
 /* Before the options are parsed: takes --ranks P and --worker out of argv
    and notes how to start.  Exits with status 2 on a misuse of them. */
 void sr_mpi_driver_begin(int *argc, char **argv);
+/* The P of --ranks P, or 0. */
+int sr_mpi_driver_ranks(void);
 /* After the interpreter is made and configured (devices: --devices N, 0
    when absent): on an MPI job, starts MPI, installs the MPI backend with N
    devices (by default 8, or the smallest multiple of the ranks that is at

@@ -107,12 +107,11 @@ static char *gen(const char *text, int state) {
   return cand_next < cands.n ? sr_xstrdup(cands.v[cand_next++]) : NULL;
 }
 
-static char **complete(const char *text, int start, int end) {
-  (void)end;
+/* The candidates for the word text, which starts at start in line. */
+static void collect(const char *line, const char *text, int start) {
   for (int i = 0; i < cands.n; i++) free(cands.v[i]);
   cands.n = 0;
-  rl_attempted_completion_over = 1;
-  int colon = rl_line_buffer[0] == ':' && !memchr(rl_line_buffer, ' ', (size_t)start);
+  int colon = line[0] == ':' && !memchr(line, ' ', (size_t)start);
   if (colon) {
     /* the command word, with or without its ':' in the completed text */
     const char *w = text[0] == ':' ? text + 1 : text;
@@ -138,6 +137,12 @@ static char **complete(const char *text, int start, int end) {
       for (int i = 0; kws[i]; i++) add_global(kws[i], &cands);
     }
   }
+}
+
+static char **complete(const char *text, int start, int end) {
+  (void)end;
+  rl_attempted_completion_over = 1;
+  collect(rl_line_buffer, text, start);
   if (!cands.n) return NULL;
   return rl_completion_matches(text, gen);
 }
@@ -339,11 +344,21 @@ static int input_parses(SrInterp *I, SrSrc *src) {
   return ok;
 }
 
+int sr_repl_completions(SrInterp *I, const char *line, int start, char ***out) {
+  the_interp = I;
+  collect(line, line + start, start);
+  *out = cands.v;
+  int n = cands.n;
+  cands.v = NULL;
+  cands.n = cands.cap = 0;
+  return n;
+}
+
 /* Is the text a complete input?  1 yes, 0 wants more lines.  As in
    Python's REPL, an input goes on while a bracket, a string, a jaxpr or a
    block is open, and one that opened a block ends only with an empty line;
    an error where a line ends (`1 +`) ends it at once. */
-static int input_complete(SrInterp *I, const char *text, size_t len, int last_blank) {
+int sr_repl_input_complete(SrInterp *I, const char *text, size_t len, int last_blank) {
   size_t i = 0;
   while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n')) i++;
   if (i < len && text[i] == ':') return 1;
@@ -446,7 +461,7 @@ int sr_repl(SrInterp *I) {
     }
     free(line);
     if (!input.len) continue;
-    if (!input_complete(I, input.p, input.len, blank)) continue;
+    if (!sr_repl_input_complete(I, input.p, input.len, blank)) continue;
     /* the whole input is one entry: Up recalls a def whole */
     if (tty) history_add(input.p, input.len);
     SrSrc *src = sr_src_new("<stdin>", input.p, input.len, input_line);

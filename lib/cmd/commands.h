@@ -41,6 +41,8 @@ int sr_command_run(SrInterp *I, SrSrc *src, size_t off, size_t end);
 /* Adds the autodiff commands, :jvp .. :gradcheck (lib/cmd/commands_ad.c;
    the init table's open_modules calls it, lib/cmd/linit.c). */
 void sr_commands_ad_init(void);
+/* :save and :history (session.c). */
+void sr_commands_session_init(void);
 
 /* Installs the evaluator's hooks (core/trace.h, sr_backend_hooks), registers
    :comm and the built-ins of concrete arrays (lib/cmd/hooks_exec.c); call

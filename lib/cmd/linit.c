@@ -26,6 +26,7 @@ static void open_modules(void) {
   sr_builtins_jax_init();
   sr_jnp_init();
   sr_commands_ad_init();
+  sr_commands_session_init();
 }
 
 static void state_new(SrInterp *I) {

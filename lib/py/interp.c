@@ -173,6 +173,14 @@ SrInterp *sr_interp_new(const SrPyInit *init) {
 
 void sr_interp_free(SrInterp *I) {
   if (!I) return;
+  for (int i = 0; i < I->py->nlog; i++) {
+    free(I->py->log[i].text);
+    free(I->py->log[i].out);
+    free(I->py->log[i].result);
+  }
+  free(I->py->log);
+  sr_buf_free(&I->py->stmt_out);
+  sr_buf_free(&I->py->stmt_res);
   sr_exc_clear(I);
   sr_unref(I->py->handled);
   sr_class_forget_interp(I);
@@ -207,8 +215,18 @@ void sr_global_names(SrInterp *I, void (*fn)(const char *, void *), void *ctx) {
     if (I->py->globals->keys[i]) fn(I->py->globals->keys[i], ctx);
 }
 
+/* What a statement writes is kept for the session's log up to this much. */
+enum { LOG_OUT_MAX = 1 << 20 };
+
+static void log_output(SrInterp *I, SrBuf *b, const char *s, size_t n) {
+  if (I->py->run_depth < 1 || b->len >= LOG_OUT_MAX) return;
+  sr_buf_putn(b, s, n < LOG_OUT_MAX - b->len ? n : LOG_OUT_MAX - b->len);
+}
+
 void sr_write(SrInterp *I, const char *s, size_t n) {
-  if (I->py->out) fwrite(s, 1, n, I->py->out);
+  if (!I->py->out) return;
+  fwrite(s, 1, n, I->py->out);
+  log_output(I, I->py->in_echo ? &I->py->stmt_res : &I->py->stmt_out, s, n);
 }
 
 /* ---- exceptions: their attributes (core/exc.c raises them) ---- */
@@ -269,9 +287,13 @@ void sr_warn(SrInterp *I, const char *category, const char *fmt, ...) {
   sr_buf_vprintf(&b, fmt, ap);
   va_end(ap);
   sr_buf_putc(&b, '\n');
-  fflush(I->py->out);
-  fputs(sr_buf_str(&b), stderr);
-  fflush(stderr);
+  if (I->py->on_warn) {
+    I->py->on_warn(I, sr_buf_str(&b), b.len);
+  } else {
+    fflush(I->py->out);
+    fputs(sr_buf_str(&b), stderr);
+    fflush(stderr);
+  }
   sr_buf_free(&b);
   sr_buf_free(&where);
 }
@@ -1267,7 +1289,14 @@ static int echo_value(SrInterp *I, SrVal *v) {
   SrBuf b = SR_BUF_INIT;
   int rc = sr_to_repr(I, &b, v);
   sr_buf_putc(&b, '\n');
-  if (rc == 0) sr_write(I, b.p, b.len);
+  if (rc == 0 && I->py->on_echo && I->py->out) {
+    I->py->on_echo(I, b.p, b.len);
+    log_output(I, &I->py->stmt_res, b.p, b.len);
+  } else if (rc == 0) {
+    I->py->in_echo = 1;
+    sr_write(I, b.p, b.len);
+    I->py->in_echo = 0;
+  }
   sr_buf_free(&b);
   return rc;
 }
@@ -1382,7 +1411,13 @@ static Status exec_stmt(SrInterp *I, Frame *f, SrNode *n, int top) {
     return ST_ERROR;
   }
   switch (n->kind) {
-  case SR_N_SEQ: return exec_block(I, f, n->list, n->n);
+  case SR_N_SEQ:
+    /* `a; b` as a cell's last statement: b echoes */
+    if (top && I->py->echo == 2 && n->n) {
+      Status s = exec_block(I, f, n->list, n->n - 1);
+      return s != ST_OK ? s : exec_stmt(I, f, n->list[n->n - 1], 1);
+    }
+    return exec_block(I, f, n->list, n->n);
   case SR_N_EXPR: {
     SrVal *v = eval(I, f, n->a);
     if (!v) return ST_ERROR;
@@ -1824,6 +1859,40 @@ static int stmt_end(SrInterp *I, int failed) {
   return I->py->on_stmt_end ? I->py->on_stmt_end(I, failed) : failed;
 }
 
+static char *steal_or_null(SrBuf *b) {
+  char *s = b->len ? sr_buf_steal(b) : NULL;
+  sr_buf_reset(b);
+  return s;
+}
+
+/* An outermost statement begins: what it writes is its own. */
+static void log_begin(SrInterp *I) {
+  if (I->py->run_depth != 1) return;
+  sr_buf_reset(&I->py->stmt_out);
+  sr_buf_reset(&I->py->stmt_res);
+}
+
+/* A statement of an outermost source that succeeded, src->text[a..b),
+   into the session's log, with what it wrote. */
+static void log_stmt(SrInterp *I, const SrSrc *src, size_t a, size_t b, int bad) {
+  if (bad || I->py->run_depth != 1) return;
+  while (b > a && (src->text[b - 1] == '\n' || src->text[b - 1] == ' ' || src->text[b - 1] == '\t' ||
+                   src->text[b - 1] == '\r'))
+    b--;
+  if (b == a) return;
+  if (I->py->nlog == I->py->caplog) {
+    I->py->caplog = I->py->caplog ? 2 * I->py->caplog : 64;
+    I->py->log = sr_xrealloc(I->py->log, (size_t)I->py->caplog * sizeof *I->py->log);
+  }
+  char *t = sr_xmalloc(b - a + 1);
+  memcpy(t, src->text + a, b - a);
+  t[b - a] = 0;
+  SrLogEntry *e = &I->py->log[I->py->nlog++];
+  e->text = t;
+  e->out = steal_or_null(&I->py->stmt_out);
+  e->result = steal_or_null(&I->py->stmt_res);
+}
+
 /* The start of the next line holding something, or len. */
 static size_t skip_blank_lines(const SrSrc *src, size_t pos) {
   const char *s = src->text;
@@ -1858,6 +1927,7 @@ int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going) {
   for (;;) {
     if (flush) fflush(I->py->out);
     pos = skip_blank_lines(src, pos);
+    log_begin(I);
     if (pos < src->len && src->text[pos] == ':') {
       /* a colon command takes the rest of its line */
       size_t eol = pos;
@@ -1883,6 +1953,7 @@ int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going) {
         failed++;
         if (!keep_going || agreed == 2) break;
       }
+      log_stmt(I, src, pos, eol, agreed);
       pos = eol;
       if (I->py->quit) break;
       continue;
@@ -1907,7 +1978,9 @@ int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going) {
     I->py->code = code;
     Frame fr = {I->py->globals, NULL, NULL, 0, NULL, 0, NULL, NULL};
     if (I->py->init->stmt_begin) I->py->init->stmt_begin(I);
-    Status s = exec_stmt(I, &fr, n, 1);
+    /* a cell echoes its last statement only */
+    int top = I->py->echo != 2 || skip_blank_lines(src, pos) >= src->len;
+    Status s = exec_stmt(I, &fr, n, top);
     I->py->code = saved;
     if (s == ST_RETURN) sr_unref(fr.ret);
     int bad = 1;
@@ -1925,6 +1998,7 @@ int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going) {
       failed++;
       if (!keep_going || agreed == 2) break;
     }
+    log_stmt(I, src, at, pos, agreed);
   }
   I->py->run_depth--;
   if (flush) fflush(I->py->out);

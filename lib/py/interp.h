@@ -32,6 +32,7 @@
 #include "core/core.h"
 #include "ir/val.h"
 #include "py/ast.h"
+#include "util/buf.h"
 #include "util/diag.h"
 
 /* A call's arguments, as a builtin sees them (all borrowed). */
@@ -141,7 +142,14 @@ typedef struct SrPyState {
   uint32_t cur_off;
   int depth;             /* call depth, against runaway recursion */
   int eval_depth;        /* expressions under evaluation, likewise */
-  int echo;              /* echo bare expression statements */
+  int echo;              /* echo bare expression statements: 1 each one
+                            (the REPL), 2 only the last statement of the
+                            source sr_interp_run runs (a notebook cell) */
+  /* NULL, or where an echo goes instead of out (the kernel's
+     execute_result): the value's repr and a newline */
+  void (*on_echo)(SrInterp *I, const char *text, size_t n);
+  /* NULL, or where a warning goes instead of stderr (a cell's stderr) */
+  void (*on_warn)(SrInterp *I, const char *text, size_t n);
   int keep_going;        /* :load and scripts continue after an error */
   /* called after each failed statement, with its diagnostics in diags (the
      driver prints them then, so they interleave with the output) */
@@ -159,7 +167,20 @@ typedef struct SrPyState {
   char **warned;         /* the places warnings were shown at ("file:line") */
   int nwarned;
   int quit;              /* :quit was run */
+  /* the statements and colon commands of the outermost sources that
+     succeeded, in order, with what each wrote (for :save and :history) */
+  struct SrLogEntry *log;
+  int nlog, caplog;
+  SrBuf stmt_out, stmt_res; /* what the outermost statement running wrote, and its echo */
+  int in_echo;              /* sr_write is writing an echo */
 } SrPyState;
+
+/* One statement of the session's log. */
+typedef struct SrLogEntry {
+  char *text;   /* the statement as written */
+  char *out;    /* what it wrote (print(), a command, a :load), or NULL */
+  char *result; /* its echo (a bare expression's repr), or NULL */
+} SrLogEntry;
 
 /* A new session whose hooks are init's (NULL: plain Python); the first
    one registers the built-ins. */
