@@ -4,6 +4,7 @@
 ## introspection (lib/jax/jit_options.c, issue 15).
 JIT15_GOLDEN = \
 	tests/golden/jit_options.jxr \
-	tests/golden/array_of_tracers.jxr
+	tests/golden/array_of_tracers.jxr \
+	tests/golden/pytrees.jxr
 
 GOLDEN_TESTS += $(JIT15_GOLDEN)
