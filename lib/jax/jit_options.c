@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jax/introspect.h"
 #include "jax/jax.h"
 #include "jax/tree_util.h"
 #include "py/ast.h"
@@ -443,6 +444,7 @@ static SrVal *m_is_deleted(SrInterp *I, SrArgs *a) {
 }
 
 void sr_jit_options_init(void) {
+  sr_introspect_init();
   sr_def("jax.Array.method.delete", m_delete, "x.delete(): frees x's buffers; using x afterwards raises RuntimeError");
   sr_def("jax.Array.method.is_deleted", m_is_deleted, "x.is_deleted(): whether x was deleted or donated to a jit call");
 }

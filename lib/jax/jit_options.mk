@@ -5,6 +5,7 @@
 JIT15_GOLDEN = \
 	tests/golden/jit_options.jxr \
 	tests/golden/array_of_tracers.jxr \
-	tests/golden/pytrees.jxr
+	tests/golden/pytrees.jxr \
+	tests/golden/introspect.jxr
 
 GOLDEN_TESTS += $(JIT15_GOLDEN)
