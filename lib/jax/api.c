@@ -741,7 +741,9 @@ void sr_jnp_init(void) {
   sr_def("jax.ShapeDtypeStruct", jax_shape_dtype_struct,
          "ShapeDtypeStruct(shape, dtype, sharding=None): an abstract array");
   sr_def("jax.make_jaxpr", jax_make_jaxpr, "make_jaxpr(f)(*args): the jaxpr of f traced on args' types");
-  sr_def("jax.jit", jax_jit, "jit(f): f compiled; jit(f).trace(*args).jaxpr is its jaxpr");
+  sr_def("jax.jit", jax_jit,
+         "jit(f, static_argnums=, static_argnames=, donate_argnums=, donate_argnames=, in_shardings=, "
+         "out_shardings=): f compiled; jit(f).trace(*args).jaxpr is its jaxpr; jit(**options) a decorator");
   sr_class_binds(&sr_jit_class); /* a jitted method gets self, as PjitFunction.__get__ gives it */
   sr_def("jax.checkpoint jax.remat", jax_checkpoint,
          "checkpoint(f, prevent_cse=True): f whose residuals are recomputed in the backward pass (a remat2 equation)");
