@@ -4,6 +4,7 @@
  * choose_device_or_out_sharding). */
 #include "jax/array_create.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,19 +14,57 @@
 #include "py/objects.h"
 #include "text/print_val.h"
 
-/* Whether a (nested) list or tuple holds an array leaf. */
-int sr_jnp_seq_has_array(SrVal *v, int depth) {
+/* The containers a walk has seen (lists that share their items make a
+   DAG whose paths are exponentially many): an open-addressed set. */
+typedef struct Seen {
+  const SrVal **slot;
+  size_t cap, n;
+} Seen;
+
+/* 1 when v was not in the set (and is now), 0 when it was. */
+static int seen_add(Seen *s, const SrVal *v) {
+  if (2 * (s->n + 1) > s->cap) {
+    Seen t = {sr_xcalloc(s->cap ? 2 * s->cap : 64, sizeof *t.slot), s->cap ? 2 * s->cap : 64, 0};
+    for (size_t i = 0; i < s->cap; i++)
+      if (s->slot[i]) seen_add(&t, s->slot[i]);
+    free(s->slot);
+    *s = t;
+  }
+  size_t h = ((uintptr_t)v >> 4) * 0x9E3779B97F4A7C15ull;
+  for (size_t i = h & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
+    if (s->slot[i] == v) return 0;
+    if (!s->slot[i]) {
+      s->slot[i] = v;
+      s->n++;
+      return 1;
+    }
+  }
+}
+
+static int has_array(const SrVal *v, int depth, Seen *seen) {
   if (depth > SR_VAL_MAX_NEST) return 0;
   if (sr_array_of(v)) return 1;
   if (v->kind != SR_V_LIST && v->kind != SR_V_TUPLE) return 0;
+  if (!seen_add(seen, v)) return 0;
   for (int i = 0; i < v->seq.n; i++)
-    if (sr_jnp_seq_has_array(v->seq.items[i], depth + 1)) return 1;
+    if (has_array(v->seq.items[i], depth + 1, seen)) return 1;
   return 0;
 }
 
-static void leaves_of(SrVal *v, SrVal *out) {
-  if (v->kind == SR_V_LIST || v->kind == SR_V_TUPLE) {
-    for (int i = 0; i < v->seq.n; i++) leaves_of(v->seq.items[i], out);
+/* Whether a (nested) list or tuple holds an array leaf. */
+int sr_jnp_seq_has_array(SrVal *v, int depth) {
+  Seen seen = {0};
+  int r = has_array(v, depth, &seen);
+  free(seen.slot);
+  return r;
+}
+
+/* the leaves, each shared container walked once: the dtype of their
+   lattice is that of the distinct ones */
+static void leaves_of(SrVal *v, SrVal *out, Seen *seen, int depth) {
+  if ((v->kind == SR_V_LIST || v->kind == SR_V_TUPLE) && depth <= SR_VAL_MAX_NEST) {
+    if (!seen_add(seen, v)) return;
+    for (int i = 0; i < v->seq.n; i++) leaves_of(v->seq.items[i], out, seen, depth + 1);
     return;
   }
   sr_seq_push(NULL, out, sr_ref(v));
@@ -39,6 +78,11 @@ static SrVal *element(SrInterp *I, SrVal *v, SrDtype dt) {
     SrVal **parts = sr_xcalloc((size_t)v->seq.n + 1, sizeof *parts);
     int n = 0, ok = 1;
     for (int i = 0; i < v->seq.n && ok; i++) {
+      if (sr_interrupt_point(I)) {
+        sr_raise(I, "KeyboardInterrupt", "interrupted");
+        ok = 0;
+        break;
+      }
       SrVal *e = element(I, v->seq.items[i], dt);
       int64_t zero = 0;
       SrVal *x = e ? sr_lax_expand_dims(I, e, &zero, 1) : NULL;
@@ -78,7 +122,9 @@ SrVal *sr_jnp_array_of_arrays(SrInterp *I, SrVal *obj, int dtype) {
     dt = (SrDtype)dtype;
   } else {
     SrVal *l = sr_seq(NULL, SR_V_LIST, 0);
-    leaves_of(obj, l);
+    Seen seen = {0};
+    leaves_of(obj, l, &seen, 0);
+    free(seen.slot);
     for (int i = 0; i < l->seq.n; i++)
       if (l->seq.items[i]->kind == SR_V_NONE) {
         sr_unref(l);

@@ -221,6 +221,10 @@ static TNode *flatten_rec(SrInterp *I, SrVal *v, Walk *w, int depth) {
     sr_raise(I, "RecursionError", "maximum recursion depth exceeded");
     return NULL;
   }
+  if (sr_interrupt_point(I)) {
+    sr_raise(I, "KeyboardInterrupt", "interrupted");
+    return NULL;
+  }
   int leaf = 0;
   if (w->is_leaf) {
     SrArgs ca = {1, &v, 0, NULL, NULL, NULL};
