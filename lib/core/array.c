@@ -41,8 +41,23 @@ static void array_free(void *d) {
 
 static SrInterp *printing_interp;
 
+int sr_array_check_deleted(SrInterp *I, const SrVal *v) {
+  const SrArrayObj *a = sr_array_of(v);
+  if (!a || !a->deleted) return 0;
+  SrBuf b = SR_BUF_INIT;
+  sr_type_str(&b, a->type, 0);
+  sr_raise(I, "RuntimeError", "Array has been deleted with shape=%s.", sr_buf_str(&b));
+  sr_buf_free(&b);
+  return -1;
+}
+
 static void array_repr(SrBuf *out, const SrVal *v) {
   const SrArrayObj *a = v->obj.data;
+  /* array.py: _value checks first */
+  if (a->deleted && printing_interp && !printing_interp->exc) {
+    sr_array_check_deleted(printing_interp, v);
+    return;
+  }
   switch (a->kind) {
   case SR_AV_CONCRETE:
     if (sr_backend_hooks.array_repr) {
@@ -82,6 +97,10 @@ static void array_repr(SrBuf *out, const SrVal *v) {
 
 static void array_str(SrBuf *out, const SrVal *v) {
   const SrArrayObj *a = v->obj.data;
+  if (a->deleted) {
+    array_repr(out, v);
+    return;
+  }
   if (a->kind == SR_AV_CONCRETE && sr_backend_hooks.array_str) {
     sr_backend_hooks.array_str(printing_interp, out, a->data);
     return;

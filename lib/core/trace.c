@@ -373,6 +373,11 @@ SrVal *sr_bind_prim(SrInterp *I, const SrPrim *prim, int nin, SrVal **in, int np
     int abstract = 0;
     for (int i = 0; i < nin; i++) {
       SrArrayObj *a = sr_array_of(in[i]);
+      if (a && a->deleted) {
+        sr_array_check_deleted(I, in[i]);
+        if (vals != vals_st) free(vals);
+        goto done;
+      }
       if (a && a->kind == SR_AV_ABSTRACT && !a->has_value) abstract = 1;
       if (a && a->kind == SR_AV_TRACER) {
         sr_raise(I, "UnexpectedTracerError", "Encountered an unexpected tracer: a value traced inside a function that has returned");

@@ -39,6 +39,7 @@ typedef struct SrArrayObj {
   /* abstract scalars that came from a jaxpr literal keep its value, so that
      re-tracing makes the same literal and running it has data */
   uint8_t has_value;
+  uint8_t deleted;       /* concrete: donated to a jit call (x.delete()) */
   union {
     int64_t i;
     double f;
@@ -51,6 +52,9 @@ typedef struct SrArrayObj {
    installed by sr_array_methods_init (jax/array_methods.c). */
 extern SrClass sr_array_class;
 extern SrClass sr_aval_class;
+/* -1 with JAX's RuntimeError raised when v is a deleted array (donated
+   to a jit call, or x.delete()), else 0. */
+int sr_array_check_deleted(SrInterp *I, const SrVal *v);
 
 static inline SrArrayObj *sr_array_of(const SrVal *v) {
   return v && sr_is_obj(v, &sr_array_class) ? v->obj.data : NULL;

@@ -14,6 +14,7 @@
 
 #include "core/jaxstate.h"
 #include "jax/array_methods.h"
+#include "jax/jit_options.h"
 #include "jax/layout.h"
 #include "py/class.h"
 #include "py/objects.h"
@@ -187,11 +188,24 @@ SrVal *sr_custom_call_bind(SrInterp *I, int prim, SrCustomCall *cc, SrPList *ps)
   return res;
 }
 
-/* jax.make_jaxpr(f)(*args) */
+/* jax.make_jaxpr(f, static_argnums=...)(*args) */
+typedef struct MakeJaxpr {
+  SrVal *fn;
+  SrJitOpts opts;
+} MakeJaxpr;
+
+static void make_jaxpr_free(void *d) {
+  MakeJaxpr *m = d;
+  sr_unref(m->fn);
+  free(m);
+}
+
 static SrVal *make_jaxpr_call(SrInterp *I, SrArgs *a) {
-  SrBuiltin *b = sr_current_builtin(I);
-  SrVal *fn = b->data;
-  SrJaxpr *j = sr_trace_fn(I, fn, a->n, a->v, a->nkw, a->kw, a->kwv, 0, NULL, NULL, NULL);
+  MakeJaxpr *m = sr_current_builtin(I)->data;
+  SrJitSplit sp;
+  if (sr_jit_split(I, &m->opts, m->fn, sr_callable_name(m->fn), a, &sp) < 0) return NULL;
+  SrJaxpr *j = sr_trace_fn(I, sp.fn, sp.a.n, sp.a.v, sp.a.nkw, sp.a.kw, sp.a.kwv, 0, NULL, NULL, NULL);
+  sr_jit_split_free(&sp);
   if (!j) return NULL;
   SrVal *r = sr_jaxpr_val(NULL, j);
   sr_program_unref(j->prog); /* the value holds it now */
@@ -202,7 +216,14 @@ static SrVal *jax_make_jaxpr(SrInterp *I, SrArgs *a) {
   SrVal *p[2];
   if (sr_args_parse(I, a, "make_jaxpr", "fun, static_argnums=", p) < 0) return NULL;
   if (!sr_is_callable(I, p[0])) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(p[0]));
-  return sr_builtin_with("make_jaxpr(fun)", make_jaxpr_call, sr_ref(p[0]), (void (*)(void *))sr_unref);
+  MakeJaxpr *m = sr_xcalloc(1, sizeof *m);
+  /* make_jaxpr checks no signature: its numbers are taken as given */
+  if (sr_jit_opts_parse(I, NULL, p[1], NULL, NULL, NULL, &m->opts) < 0) {
+    free(m);
+    return NULL;
+  }
+  m->fn = sr_ref(p[0]);
+  return sr_builtin_with("make_jaxpr(fun)", make_jaxpr_call, m, make_jaxpr_free);
 }
 
 /* ---- jax.jit ---- */
@@ -211,6 +232,7 @@ typedef struct Jit {
   SrVal *fn;
   const char *name;
   SrVal *in_sh, *out_sh; /* in_shardings= and out_shardings=, or NULL */
+  SrJitOpts opts;         /* static and donated arguments */
 } Jit;
 
 static void jit_free(void *d) {
@@ -229,13 +251,14 @@ static void jit_repr(SrBuf *out, const SrVal *v) {
 /* The params of a jit equation, in JAX's order (pjit.py: _pjit_call);
    formats: in_shardings, out_shardings, in_layouts, out_layouts (stolen),
    or NULL when jit was given none. */
-static void jit_params(SrInterp *I, SrPList *ps, SrJaxpr *body, const char *name, SrVal **formats) {
+static void jit_params(SrInterp *I, SrPList *ps, SrJaxpr *body, const char *name, SrVal **formats,
+                       const uint8_t *don, int ndon) {
   uint32_t n = body->nin, m = body->nout;
   SrVal *unspec_in = sr_seq(NULL, SR_V_TUPLE, (int)n), *unspec_out = sr_seq(NULL, SR_V_TUPLE, (int)m);
   SrVal *donated = sr_seq(NULL, SR_V_TUPLE, (int)n);
   for (uint32_t i = 0; i < n; i++) {
     sr_seq_push(NULL, unspec_in, sr_word(NULL, "UnspecifiedValue", 16));
-    sr_seq_push(NULL, donated, sr_bool(0));
+    sr_seq_push(NULL, donated, sr_bool((int)i < ndon && don[i]));
   }
   for (uint32_t i = 0; i < m; i++) sr_seq_push(NULL, unspec_out, sr_word(NULL, "UnspecifiedValue", 16));
   sr_plist_add(ps, "jaxpr", sr_jaxpr_val(NULL, body));
@@ -279,6 +302,8 @@ SrVal *sr_jit_call_sharded(SrInterp *I, SrVal *fn, const char *name, SrArgs *a, 
 
 static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *captured, const char *name, SrArgs *a,
                         int prim, int prevent_cse, SrVal *in_sh, SrVal *out_sh);
+/* The donation of the split call being bound (jit_call), or NULL. */
+static const SrJitSplit *binding_split;
 
 static SrVal *call_traced(SrInterp *I, SrVal *fn, const char *name, SrArgs *a, int prim, int prevent_cse,
                           SrVal *in_sh, SrVal *out_sh) {
@@ -294,6 +319,8 @@ static SrVal *call_traced(SrInterp *I, SrVal *fn, const char *name, SrArgs *a, i
    captured (NULL for none). */
 static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *captured, const char *name, SrArgs *a,
                         int prim, int prevent_cse, SrVal *in_sh, SrVal *out_sh) {
+  const SrJitSplit *split = binding_split;
+  binding_split = NULL;
   if (!captured) captured = sr_seq(NULL, SR_V_LIST, 0);
   SrVal *leaves = sr_seq(NULL, SR_V_LIST, 0);
   for (int i = 0; i < captured->seq.n; i++) sr_seq_push(NULL, leaves, sr_ref(captured->seq.items[i]));
@@ -313,7 +340,10 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
     return NULL;
   }
   if (prim == SR_P_jit) {
-    jit_params(I, &ps, body, name, in_sh || out_sh ? formats : NULL);
+    int ndon = 0;
+    uint8_t *don = split ? sr_jit_donated_leaves(I, split, captured->seq.n, &ndon) : NULL;
+    jit_params(I, &ps, body, name, in_sh || out_sh ? formats : NULL, don, ndon);
+    free(don);
   } else {
     /* ad_checkpoint.py: remat_p.bind(*consts, *args, jaxpr=, prevent_cse=,
        differentiated=False, policy=) */
@@ -354,6 +384,7 @@ typedef struct JitEntry {
   char *sig;       /* what the trace depends on */
   SrJaxpr *body;   /* holds a ref to its program */
   SrVal *out_tree;
+  SrVal *statics;  /* the static arguments, or NULL */
 } JitEntry;
 
 struct SrJitCache {
@@ -369,6 +400,7 @@ void sr_jit_cache_clear(SrInterp *I) {
     free(c->e[i].sig);
     sr_program_unref(c->e[i].body->prog);
     sr_unref(c->e[i].out_tree);
+    sr_unref(c->e[i].statics);
   }
   free(c->e);
   free(c);
@@ -420,20 +452,30 @@ static char *jit_sig(SrInterp *I, SrArgs *a) {
   return sr_buf_str(&b) == b.p ? b.p : NULL;
 }
 
-static SrVal *jit_call(SrInterp *I, SrVal *self, SrArgs *a) {
-  Jit *j = self->obj.data;
-  if (j->in_sh || j->out_sh) return call_traced(I, j->fn, j->name, a, SR_P_jit, 0, j->in_sh, j->out_sh);
+/* One call of a jitted function, its static arguments split off. */
+static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
+  SrArgs *a = &sp->a;
+  if (j->in_sh || j->out_sh) {
+    binding_split = NULL;
+    if (j->in_sh && a->nkw) return sr_raise(I, "ValueError", "pjit does not support kwargs when in_shardings is specified.");
+    SrVal *out_tree = NULL, *captured = NULL;
+    SrJaxpr *body = sr_trace_fn(I, sp->fn, a->n, a->v, a->nkw, a->kw, a->kwv, 0, NULL, &out_tree, &captured);
+    if (!body) return NULL;
+    binding_split = sp;
+    return bind_body(I, body, out_tree, captured, j->name, a, SR_P_jit, 0, j->in_sh, j->out_sh);
+  }
   char *sig = jit_sig(I, a);
   if (!sig && I->exc) return NULL;
   struct SrJitCache *c = I->jit_cache;
   for (int i = 0; sig && c && i < c->n; i++)
-    if (c->e[i].self == self && strcmp(c->e[i].sig, sig) == 0) {
+    if (c->e[i].self == self && strcmp(c->e[i].sig, sig) == 0 && sr_jit_statics_equal(c->e[i].statics, sp->statics)) {
       free(sig);
       sr_program_ref(c->e[i].body->prog);
+      binding_split = sp;
       return bind_body(I, c->e[i].body, sr_ref(c->e[i].out_tree), NULL, j->name, a, SR_P_jit, 0, NULL, NULL);
     }
   SrVal *out_tree = NULL, *captured = NULL;
-  SrJaxpr *body = sr_trace_fn(I, j->fn, a->n, a->v, a->nkw, a->kw, a->kwv, 0, NULL, &out_tree, &captured);
+  SrJaxpr *body = sr_trace_fn(I, sp->fn, a->n, a->v, a->nkw, a->kw, a->kwv, 0, NULL, &out_tree, &captured);
   if (!body) {
     free(sig);
     return NULL;
@@ -443,19 +485,35 @@ static SrVal *jit_call(SrInterp *I, SrVal *self, SrArgs *a) {
     c = I->jit_cache;
     if (!c) c = I->jit_cache = sr_xcalloc(1, sizeof *c);
     if (c->n == c->cap) c->e = sr_xrealloc(c->e, (size_t)(c->cap = c->cap ? 2 * c->cap : 8) * sizeof *c->e);
-    c->e[c->n++] = (JitEntry){sr_ref(self), sig, body, sr_ref(out_tree)};
+    c->e[c->n++] = (JitEntry){sr_ref(self), sig, body, sr_ref(out_tree), sp->statics ? sr_ref(sp->statics) : NULL};
     sr_program_ref(body->prog);
     sig = NULL;
   }
   free(sig);
+  binding_split = sp;
   return bind_body(I, body, out_tree, captured, j->name, a, SR_P_jit, 0, NULL, NULL);
+}
+
+static SrVal *jit_call(SrInterp *I, SrVal *self, SrArgs *a) {
+  Jit *j = self->obj.data;
+  SrJitSplit sp;
+  if (sr_jit_split(I, &j->opts, j->fn, j->name, a, &sp) < 0) return NULL;
+  SrVal *r = jit_call_split(I, self, j, &sp);
+  if (r) sr_jit_donate(I, &sp);
+  sr_jit_split_free(&sp);
+  return r;
 }
 
 /* jax.jit(f).trace(*args): the Traced stage, whose .jaxpr is f's jaxpr
    (layout.c) */
 static SrVal *jit_trace(SrInterp *I, SrArgs *a) {
   Jit *j = a->self->obj.data;
-  return sr_jit_stage_trace(I, j->fn, j->name, j->in_sh, j->out_sh, a);
+  SrJitSplit sp;
+  if (sr_jit_split(I, &j->opts, j->fn, j->name, a, &sp) < 0) return NULL;
+  sp.a.self = a->self;
+  SrVal *r = sr_jit_stage_trace(I, sp.fn, j->name, j->in_sh, j->out_sh, &sp.a);
+  sr_jit_split_free(&sp);
+  return r;
 }
 
 /* jax.jit(f).lower(*args) = .trace(*args).lower() */
@@ -481,23 +539,72 @@ static SrVal *jit_getattr(SrInterp *I, SrVal *self, const char *name) {
 static const SrLangOps jit_ops = {.call = jit_call, .getattr = jit_getattr};
 const SrClass sr_jit_class = {"PjitFunction", jit_free, jit_repr, NULL, &jit_ops};
 
+static SrVal *jax_jit(SrInterp *I, SrArgs *a);
+
+/* jax.jit(**options) without the function: a decorator that jits what it
+   is given with those options (jax.jit's fun=None form) */
+typedef struct JitOptsArgs {
+  int nkw;
+  const char **kw;
+  SrVal **kwv;
+} JitOptsArgs;
+
+static void jit_opts_args_free(void *d) {
+  JitOptsArgs *o = d;
+  for (int i = 0; i < o->nkw; i++) sr_unref(o->kwv[i]);
+  free(o->kw);
+  free(o->kwv);
+  free(o);
+}
+
+static SrVal *jit_decorator(SrInterp *I, SrArgs *a) {
+  JitOptsArgs *o = sr_current_builtin(I)->data;
+  if (a->n != 1 || a->nkw) return sr_raise(I, "TypeError", "jit() takes the function to compile as its one argument");
+  SrArgs ca = {1, a->v, o->nkw, o->kw, o->kwv, NULL};
+  return jax_jit(I, &ca);
+}
+
 static SrVal *jax_jit(SrInterp *I, SrArgs *a) {
-  if (a->n < 1) {
-    /* @jax.jit(...) with options only: not supported yet */
-    return sr_raise(I, "TypeError", "jit() missing required argument: 'fun'");
+  SrVal *fn = a->n >= 1 ? a->v[0] : NULL;
+  for (int k = 0; k < a->nkw && !fn; k++)
+    if (strcmp(a->kw[k], "fun") == 0) fn = a->kwv[k];
+  if (!fn || fn->kind == SR_V_NONE) {
+    if (a->n > 1) return sr_raise(I, "TypeError", "jit() takes 1 positional argument but %d were given", a->n);
+    JitOptsArgs *o = sr_xcalloc(1, sizeof *o);
+    o->kw = sr_xcalloc((size_t)a->nkw + 1, sizeof *o->kw);
+    o->kwv = sr_xcalloc((size_t)a->nkw + 1, sizeof *o->kwv);
+    for (int k = 0; k < a->nkw; k++)
+      if (strcmp(a->kw[k], "fun") != 0) {
+        o->kw[o->nkw] = a->kw[k];
+        o->kwv[o->nkw++] = sr_ref(a->kwv[k]);
+      }
+    return sr_builtin_with("jit", jit_decorator, o, jit_opts_args_free);
   }
-  SrVal *fn = a->v[0];
-  if (!sr_is_callable(I, fn)) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(fn));
-  Jit *j = sr_xcalloc(1, sizeof *j);
-  j->fn = sr_ref(fn);
-  /* in_shardings= / out_shardings= (the other options change nothing here) */
+  if (!sr_is_callable(I, fn)) {
+    SrBuf b = SR_BUF_INIT;
+    sr_val_str(&b, fn);
+    sr_raise(I, "TypeError", "Expected a callable value, got %s", b.p);
+    sr_buf_free(&b);
+    return NULL;
+  }
+  /* in_shardings= / out_shardings= and the static and donated arguments
+     (the other options change nothing here) */
+  SrVal *opt[4] = {NULL, NULL, NULL, NULL}, *in_sh = NULL, *out_sh = NULL;
+  static const char *const names[4] = {"static_argnums", "static_argnames", "donate_argnums", "donate_argnames"};
   for (int k = 0; k < a->nkw; k++) {
-    SrVal **slot = strcmp(a->kw[k], "in_shardings") == 0 ? &j->in_sh : strcmp(a->kw[k], "out_shardings") == 0 ? &j->out_sh : NULL;
-    if (slot) {
-      sr_unref(*slot);
-      *slot = sr_ref(a->kwv[k]);
-    }
+    if (strcmp(a->kw[k], "in_shardings") == 0) in_sh = a->kwv[k];
+    if (strcmp(a->kw[k], "out_shardings") == 0) out_sh = a->kwv[k];
+    for (int q = 0; q < 4; q++)
+      if (strcmp(a->kw[k], names[q]) == 0) opt[q] = a->kwv[k];
   }
+  Jit *j = sr_xcalloc(1, sizeof *j);
+  if (sr_jit_opts_parse(I, fn, opt[0], opt[1], opt[2], opt[3], &j->opts) < 0) {
+    free(j);
+    return NULL;
+  }
+  j->fn = sr_ref(fn);
+  j->in_sh = in_sh ? sr_ref(in_sh) : NULL;
+  j->out_sh = out_sh ? sr_ref(out_sh) : NULL;
   const char *nm = sr_builtin_name(fn);
   /* a built-in's __name__ is its last component: jit(jnp.cos) is "cos" */
   if (nm && strrchr(nm, '.')) nm = strrchr(nm, '.') + 1;
@@ -634,12 +741,15 @@ void sr_jnp_init(void) {
   sr_def("jax.ShapeDtypeStruct", jax_shape_dtype_struct,
          "ShapeDtypeStruct(shape, dtype, sharding=None): an abstract array");
   sr_def("jax.make_jaxpr", jax_make_jaxpr, "make_jaxpr(f)(*args): the jaxpr of f traced on args' types");
-  sr_def("jax.jit", jax_jit, "jit(f): f compiled; jit(f).trace(*args).jaxpr is its jaxpr");
+  sr_def("jax.jit", jax_jit,
+         "jit(f, static_argnums=, static_argnames=, donate_argnums=, donate_argnames=, in_shardings=, "
+         "out_shardings=): f compiled; jit(f).trace(*args).jaxpr is its jaxpr; jit(**options) a decorator");
   sr_class_binds(&sr_jit_class); /* a jitted method gets self, as PjitFunction.__get__ gives it */
   sr_def("jax.checkpoint jax.remat", jax_checkpoint,
          "checkpoint(f, prevent_cse=True): f whose residuals are recomputed in the backward pass (a remat2 equation)");
   sr_jnp_api_init();
   sr_lax_api_init();
+  sr_jit_options_init();
 }
 
 SrJaxprCallFn sr_jaxpr_call_hook(void) { return call_jaxpr_value; }

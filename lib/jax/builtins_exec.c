@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "jax/builtins_exec.h"
+#include "jax/array_create.h"
 
 #include "exec/eval.h"
 #include "exec/exec.h"
@@ -644,11 +645,34 @@ static int ints_fit(SrInterp *I, const SrVal *v, SrDtype d) {
   return 0;
 }
 
+static SrVal *array_plain(SrInterp *I, SrVal **p, int dt);
+
 static SrVal *bi_array(SrInterp *I, SrArgs *a) {
-  SrVal *p[4];
-  if (sr_args_parse(I, a, "array", "object, dtype=, *, copy=, order=", p) < 0) return NULL;
+  SrVal *p[7];
+  if (sr_args_parse(I, a, "array", "object, dtype=, *, copy=, order=, ndmin=, device=, out_sharding=", p) < 0)
+    return NULL;
   int dt;
   if (sr_dtype_arg(I, p[1], &dt, "array") < 0) return NULL;
+  /* array_create.c: a sequence of arrays (tracers too) is stacked, and
+     device= / out_sharding= place the result */
+  SrVal *sh = NULL, *dev = NULL;
+  if (sr_jnp_device_arg(I, p[5], p[6], "jnp.array", &sh, &dev) < 0) return NULL;
+  SrVal *r = !sr_array_of(p[0]) && sr_jnp_seq_has_array(p[0], 0) ? sr_jnp_array_of_arrays(I, p[0], dt)
+                                                                 : array_plain(I, p, dt);
+  if (r && p[4] && p[4]->kind == SR_V_INT) r = sr_jnp_ndmin(I, r, (int)p[4]->i);
+  if (r && sh) {
+    const SrType *t = sr_value_type(I, r);
+    SrVal *c = t ? sr_lax_convert(I, r, t->dtype, t->weak, sh) : NULL;
+    sr_unref(r);
+    r = c;
+  }
+  sr_unref(sh);
+  r = sr_jnp_put_on(I, r, dev);
+  sr_unref(dev);
+  return r;
+}
+
+static SrVal *array_plain(SrInterp *I, SrVal **p, int dt) {
   SrVal *r = sr_jnp_asarray(I, p[0], dt);
   if (!r) return NULL;
   /* lax_numpy.array converts Python data with np.asarray(object, dtype) */

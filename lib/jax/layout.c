@@ -512,7 +512,30 @@ static int prefix_entries(SrInterp *I, SrVal *spec, SrVal *tree, const char *wha
       if (prefix_entries(I, spec->seq.items[i], tree->seq.items[i], what, f) < 0) return -1;
     return 0;
   }
-  if (spec->kind == SR_V_TUPLE || spec->kind == SR_V_LIST || spec->kind == SR_V_DICT) {
+  /* a dict (or a registered node) is a prefix of a node of its kind with
+     the same keys: their children pair up in flattening order */
+  SrVal *sch = spec->kind == SR_V_NONE || spec->kind == SR_V_TUPLE || spec->kind == SR_V_LIST
+                   ? NULL
+                   : sr_pytree_children(spec);
+  if (sch) {
+    SrVal *tch = sr_pytree_children(tree);
+    int same = tch && tch->seq.n == sch->seq.n && tree->kind == spec->kind &&
+               (spec->kind != SR_V_OBJ || spec->obj.cls == tree->obj.cls);
+    if (same && spec->kind == SR_V_DICT)
+      for (int i = 0; i < spec->dict.n && same; i++) {
+        int found = 0;
+        for (int k = 0; k < tree->dict.n && !found; k++) found = sr_val_equal(spec->dict.keys[i], tree->dict.keys[k]);
+        same = found;
+      }
+    int rc = same ? 0 : -1;
+    for (int i = 0; same && i < sch->seq.n && rc == 0; i++)
+      rc = prefix_entries(I, sch->seq.items[i], tch->seq.items[i], what, f);
+    sr_unref(sch);
+    sr_unref(tch);
+    if (!same) sr_raise(I, "ValueError", "pjit %s specification must be a tree prefix of the corresponding value", what);
+    return rc;
+  }
+  if (spec->kind == SR_V_TUPLE || spec->kind == SR_V_LIST) {
     sr_raise(I, "ValueError", "pjit %s specification must be a tree prefix of the corresponding value", what);
     return -1;
   }

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "core/jaxstate.h"
+#include "jax/array_create.h"
 #include "jax/array_methods.h"
 #include "py/objects.h"
 #include "py/range.h"
@@ -1505,11 +1506,8 @@ static SrVal *fill_api(SrInterp *I, SrArgs *a, const char *name, int fill /* 0, 
   int nd, dt;
   SrVal *sh = NULL;
   if (ints_arg(I, p[0], shape, &nd, "shape") < 0 || sr_dtype_arg(I, p[1 + o], &dt, name) < 0) return NULL;
-  if (p[2 + o] && p[2 + o]->kind != SR_V_NONE && p[3 + o] && p[3 + o]->kind != SR_V_NONE)
-    return sr_raise(I, "ValueError", "Only one of `device` or `out_sharding` can be set.");
-  if (sr_api_canon_sharding(I, p[3 + o] ? p[3 + o] : (p[2 + o] && p[2 + o]->kind != SR_V_NONE ? p[2 + o] : NULL),
-                            name, &sh) < 0)
-    return NULL;
+  SrVal *dev = NULL; /* array_create.c: a Device is put on afterwards */
+  if (sr_jnp_device_arg(I, p[2 + o], p[3 + o], name, &sh, &dev) < 0) return NULL;
   SrVal *fv = fill < 0 ? arr(I, p[1]) : sr_int(NULL, fill);
   SrVal *r = NULL;
   if (fv) {
@@ -1518,6 +1516,8 @@ static SrVal *fill_api(SrInterp *I, SrArgs *a, const char *name, int fill /* 0, 
   }
   sr_unref(fv);
   sr_unref(sh);
+  r = sr_jnp_put_on(I, r, dev);
+  sr_unref(dev);
   return r;
 }
 
@@ -1622,13 +1622,24 @@ static int arange_size(SrInterp *I, double q, int64_t *size) {
   return 0;
 }
 
+static SrVal *arange_rest(SrInterp *I, SrVal **p, int dt, SrVal *sh);
+
 /* lax_numpy._arange */
 static SrVal *jnp_arange(SrInterp *I, SrArgs *a) {
   SrVal *p[6];
   if (sr_args_parse(I, a, "arange", "start, stop=, step=, dtype=, *, device=, out_sharding=", p) < 0) return NULL;
   int dt;
   SrVal *sh = NULL;
-  if (sr_dtype_arg(I, p[3], &dt, "arange") < 0 || sr_api_canon_sharding(I, p[5], "jnp.arange", &sh) < 0) return NULL;
+  SrVal *dev = NULL; /* array_create.c: a Device is put on afterwards */
+  if (sr_dtype_arg(I, p[3], &dt, "arange") < 0 || sr_jnp_device_arg(I, p[4], p[5], "jnp.arange", &sh, &dev) < 0)
+    return NULL;
+  SrVal *r = sr_jnp_put_on(I, arange_rest(I, p, dt, sh), dev);
+  sr_unref(dev);
+  return r;
+}
+
+/* the rest of arange, taking sh */
+static SrVal *arange_rest(SrInterp *I, SrVal **p, int dt, SrVal *sh) {
   SrVal *vals[3] = {p[0], p[1] && p[1]->kind != SR_V_NONE ? p[1] : NULL, p[2] && p[2]->kind != SR_V_NONE ? p[2] : NULL};
   double v[3] = {0, 0, 0};
   int isf = 0, any_float = 0;

@@ -21,6 +21,9 @@ SrVal *sr_pytree_unflatten(SrVal *like, SrVal *leaves);
    a leaf.  sr_pytree_rebuild makes a node like `like` from new children
    (borrowed; a dict comes out in sorted key order); a new reference. */
 SrVal *sr_pytree_children(SrVal *v);
+/* The order of a dict's entries when flattened (sorted keys): a malloc'd
+   array of indices into d's entries. */
+int *sr_pytree_dict_order(const SrVal *d);
 SrVal *sr_pytree_rebuild(SrVal *like, SrVal *children);
 /* The keystr of each leaf of v after the prefix in path ("args" gives
    args[0], args[1]['hi']): a malloc'd string per leaf in out[*k...],

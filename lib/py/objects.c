@@ -775,6 +775,7 @@ int sr_delitem(SrInterp *I, SrVal *obj, SrVal *key) {
 static SrKindGetattr kind_getattr[SR_V_OBJ + 1];
 
 void sr_kind_getattr_set(int kind, SrKindGetattr fn) { kind_getattr[kind] = fn; }
+SrKindGetattr sr_kind_getattr_get(int kind) { return kind_getattr[kind]; }
 
 static SrVal *m_str_join(SrInterp *I, SrArgs *a) {
   if (a->n != 1) return sr_raise(I, "TypeError", "join() takes exactly one argument");

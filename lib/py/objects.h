@@ -118,6 +118,9 @@ SrVal *sr_exception_type_new(const char *name, const char *parent);
    other parts register a handler per kind. */
 typedef SrVal *(*SrKindGetattr)(SrInterp *I, SrVal *self, const char *name);
 void sr_kind_getattr_set(int kind, SrKindGetattr fn);
+/* The handler set for kind (NULL: none), for one that adds attributes
+   before it and falls back to it. */
+SrKindGetattr sr_kind_getattr_get(int kind);
 
 
 /* Context managers (with statements): objects whose class is registered

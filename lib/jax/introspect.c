@@ -1,0 +1,500 @@
+/* introspect.c: looking into JAX's objects (JAX's core.py ClosedJaxpr,
+ * Jaxpr, JaxprEqn, Var, Literal, Primitive; mesh.py Mesh.devices;
+ * named_sharding.py and sharding.py NamedSharding's properties; array.py
+ * Array.tolist / nbytes / itemsize; api.py device_get,
+ * block_until_ready; xla_bridge.default_backend).  The attributes are
+ * looked up before those the kinds had (sr_kind_getattr_get). */
+#include "jax/introspect.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/jaxstate.h"
+#include "exec/array.h"
+#include "jax/jax.h"
+#include "jax/layout.h"
+#include "jax/numpy.h"
+#include "jax/tree_util.h"
+#include "prims/prim.h"
+#include "py/objects.h"
+#include "text/print.h"
+#include "text/print_val.h"
+#include "util/intern.h"
+
+static SrKindGetattr prev_jaxpr, prev_mesh, prev_sharding;
+
+/* ---- counted copies of a program's (immortal) param values ---- */
+
+static SrVal *counted(const SrVal *v) {
+  switch (v->kind) {
+  case SR_V_NONE: return sr_none();
+  case SR_V_BOOL: return sr_bool((int)v->i);
+  case SR_V_INT: return sr_int(NULL, v->i);
+  case SR_V_FLOAT: return sr_float(NULL, v->f);
+  case SR_V_COMPLEX: return sr_complex(NULL, v->c.re, v->c.im);
+  case SR_V_STR: return sr_str(NULL, v->str.s, v->str.n);
+  case SR_V_WORD: return sr_word(NULL, v->str.s, v->str.n);
+  case SR_V_DTYPE: return sr_dtype_val(NULL, v->dtype);
+  case SR_V_MESH: return sr_mesh_val(NULL, v->mesh);
+  case SR_V_AXISTYPE: return sr_axistype_val(v->axistype);
+  case SR_V_SPEC: return sr_spec_val(NULL, v->spec);
+  case SR_V_SHARDING: return sr_sharding_val(NULL, v->sh.mesh, v->sh.spec, v->sh.memory_kind);
+  case SR_V_JAXPR: return sr_jaxpr_val(NULL, v->jx.jaxpr);
+  case SR_V_TUPLE:
+  case SR_V_LIST: {
+    SrVal *r = sr_seq(NULL, v->kind, v->seq.n);
+    for (int i = 0; i < v->seq.n; i++) sr_seq_push(NULL, r, counted(v->seq.items[i]));
+    return r;
+  }
+  case SR_V_DICT: {
+    SrVal *r = sr_dict(NULL);
+    for (int i = 0; i < v->dict.n; i++) sr_dict_set(NULL, r, counted(v->dict.keys[i]), counted(v->dict.vals[i]));
+    return r;
+  }
+  default:
+    if (!sr_is_immortal(v)) return sr_ref((SrVal *)v);
+    /* what else a param holds is kept as its text */
+    SrBuf b = SR_BUF_INIT;
+    sr_val_repr(&b, v);
+    SrVal *w = sr_word(NULL, b.p ? b.p : "", b.len);
+    sr_buf_free(&b);
+    return w;
+  }
+}
+
+/* ---- Primitive, Var, Literal, JaxprEqn ---- */
+
+typedef struct Prim {
+  const char *name;
+} Prim;
+
+static void prim_free(void *d) { free(d); }
+static void prim_repr(SrBuf *out, const SrVal *v) { sr_buf_puts(out, ((const Prim *)v->obj.data)->name); }
+static SrVal *prim_getattr(SrInterp *I, SrVal *self, const char *name) {
+  (void)I;
+  if (strcmp(name, "name") == 0) return sr_str_cstr(NULL, ((Prim *)self->obj.data)->name);
+  return NULL;
+}
+static const SrLangOps prim_ops = {.getattr = prim_getattr};
+static const SrClass prim_class = {"Primitive", prim_free, prim_repr, NULL, &prim_ops};
+
+static int prim_equal(const SrVal *a, const SrVal *b) {
+  return ((const Prim *)a->obj.data)->name == ((const Prim *)b->obj.data)->name;
+}
+
+/* a var or literal of a jaxpr value (held) */
+typedef struct VarObj {
+  SrVal *jx;
+  const SrVar *var;
+} VarObj;
+
+static void var_free(void *d) {
+  VarObj *o = d;
+  sr_unref(o->jx);
+  free(o);
+}
+
+static SrVal *var_getattr(SrInterp *I, SrVal *self, const char *name);
+
+/* Var.__repr__: Var(id=...):float32[3] */
+static void var_repr(SrBuf *out, const SrVal *v) {
+  const VarObj *o = v->obj.data;
+  if (o->var->kind == SR_LIT) {
+    /* Literal.__repr__: Literal(1.0) */
+    SrVal *val = var_getattr(NULL, (SrVal *)v, "val");
+    sr_buf_puts(out, "Literal(");
+    if (val) sr_val_str(out, val);
+    sr_buf_putc(out, ')');
+    sr_unref(val);
+    return;
+  }
+  if (o->var->kind == SR_DROP) {
+    sr_buf_putc(out, '_');
+    return;
+  }
+  sr_buf_printf(out, "Var(id=%u):", o->var->id);
+  sr_type_str(out, o->var->type, 0);
+}
+
+static SrVal *var_getattr(SrInterp *I, SrVal *self, const char *name) {
+  (void)I;
+  const VarObj *o = self->obj.data;
+  if (strcmp(name, "aval") == 0) return sr_aval_new(o->var->type);
+  if (strcmp(name, "val") == 0 && o->var->kind == SR_LIT) {
+    const SrType *t = o->var->type;
+    if (sr_dtype_is_inexact(t->dtype)) return sr_float(NULL, o->var->val.f);
+    if (t->dtype == SR_BOOL) return sr_bool((int)o->var->val.i);
+    return sr_int(NULL, o->var->val.i);
+  }
+  return NULL;
+}
+static const SrLangOps var_ops = {.getattr = var_getattr};
+static const SrClass var_class = {"Var", var_free, var_repr, NULL, &var_ops};
+static const SrClass lit_class = {"Literal", var_free, var_repr, NULL, &var_ops};
+
+static SrVal *var_new(SrVal *jx, const SrVar *v) {
+  VarObj *o = sr_xcalloc(1, sizeof *o);
+  o->jx = sr_ref(jx);
+  o->var = v;
+  return sr_obj(v->kind == SR_LIT ? &lit_class : &var_class, o);
+}
+
+static SrVal *vars_list(SrVal *jx, SrVar *const *vs, uint32_t n) {
+  SrVal *l = sr_seq(NULL, SR_V_LIST, (int)n);
+  for (uint32_t i = 0; i < n; i++) sr_seq_push(NULL, l, var_new(jx, vs[i]));
+  return l;
+}
+
+typedef struct EqnObj {
+  SrVal *jx;
+  const SrEqn *e;
+} EqnObj;
+
+/* JaxprEqn.__repr__: the equation printed alone */
+static void eqn_repr(SrBuf *out, const SrVal *v) { sr_print_eqn(out, ((const EqnObj *)v->obj.data)->e); }
+
+static SrVal *eqn_getattr(SrInterp *I, SrVal *self, const char *name) {
+  (void)I;
+  const EqnObj *o = self->obj.data;
+  const SrEqn *e = o->e;
+  if (strcmp(name, "primitive") == 0) {
+    Prim *p = sr_xcalloc(1, sizeof *p);
+    p->name = sr_intern_cstr(e->prim->name);
+    return sr_obj(&prim_class, p);
+  }
+  if (strcmp(name, "params") == 0) {
+    SrVal *d = sr_dict(NULL);
+    for (uint32_t i = 0; i < e->nparams; i++)
+      sr_dict_set(NULL, d, sr_str_cstr(NULL, e->params[i].key), counted(e->params[i].val));
+    return d;
+  }
+  if (strcmp(name, "invars") == 0) return vars_list(o->jx, e->in, e->nin);
+  if (strcmp(name, "outvars") == 0) return vars_list(o->jx, e->out, e->nout);
+  return NULL;
+}
+static const SrLangOps eqn_ops = {.getattr = eqn_getattr};
+static const SrClass eqn_class = {"JaxprEqn", var_free, eqn_repr, NULL, &eqn_ops};
+
+/* ---- ClosedJaxpr / Jaxpr attributes ---- */
+
+static SrVal *avals_list(SrVar *const *vs, uint32_t n) {
+  SrVal *l = sr_seq(NULL, SR_V_LIST, (int)n);
+  for (uint32_t i = 0; i < n; i++) sr_seq_push(NULL, l, sr_aval_new(vs[i]->type));
+  return l;
+}
+
+static SrVal *jaxpr_getattr(SrInterp *I, SrVal *self, const char *name) {
+  SrJaxpr *j = self->jx.jaxpr;
+  if (strcmp(name, "eqns") == 0) {
+    SrVal *l = sr_seq(NULL, SR_V_LIST, (int)j->neqn);
+    for (uint32_t i = 0; i < j->neqn; i++) {
+      EqnObj *o = sr_xcalloc(1, sizeof *o);
+      o->jx = sr_ref(self);
+      o->e = &j->eqns[i];
+      sr_seq_push(NULL, l, sr_obj(&eqn_class, o));
+    }
+    return l;
+  }
+  if (strcmp(name, "in_avals") == 0) return avals_list(j->invars + j->nconst, j->nin - j->nconst);
+  if (strcmp(name, "out_avals") == 0) return avals_list(j->outvars, j->nout);
+  if (strcmp(name, "invars") == 0) return vars_list(self, j->invars + j->nconst, j->nin - j->nconst);
+  if (strcmp(name, "constvars") == 0) return vars_list(self, j->invars, j->nconst);
+  if (strcmp(name, "outvars") == 0) return vars_list(self, j->outvars, j->nout);
+  if (strcmp(name, "literals") == 0) {
+    SrVal *l = sr_seq(NULL, SR_V_LIST, (int)j->nconst);
+    for (uint32_t i = 0; i < j->nconst; i++)
+      sr_seq_push(NULL, l, j->consts && j->consts[i] ? sr_ref(j->consts[i]) : sr_none());
+    return l;
+  }
+  return prev_jaxpr ? prev_jaxpr(I, self, name) : NULL;
+}
+
+/* ---- Mesh.devices ---- */
+
+static SrVal *mesh_getattr(SrInterp *I, SrVal *self, const char *name) {
+  const SrMesh *m = self->mesh;
+  if (strcmp(name, "devices") == 0 && !m->abstract) {
+    /* an array of the mesh's shape: device ids, as np.array(jax.devices())
+       holds them here */
+    int64_t n = sr_mesh_size(m);
+    SrVal *flat = sr_seq(NULL, SR_V_LIST, (int)n);
+    for (int64_t p = 0; p < n; p++) sr_seq_push(NULL, flat, sr_int(NULL, sr_mesh_device(m, (int)p)));
+    SrVal *arr = sr_jnp_asarray(I, flat, -1);
+    sr_unref(flat);
+    if (!arr || m->n <= 1) return arr;
+    SrVal *shape = sr_seq(NULL, SR_V_TUPLE, m->n);
+    for (int i = 0; i < m->n; i++) sr_seq_push(NULL, shape, sr_int(NULL, m->sizes[i]));
+    SrVal *reshape = sr_lookup_qualname("jax.numpy.reshape");
+    SrVal *argv[2] = {arr, shape};
+    SrArgs ca = {2, argv, 0, NULL, NULL, NULL};
+    SrVal *r = reshape ? sr_call(I, reshape, &ca) : NULL;
+    sr_unref(arr);
+    sr_unref(shape);
+    return r;
+  }
+  return prev_mesh ? prev_mesh(I, self, name) : NULL;
+}
+
+/* ---- NamedSharding's properties ---- */
+
+static int64_t axis_size(const SrMesh *m, const char *name) {
+  for (int i = 0; i < m->n; i++)
+    if (m->names[i] == name) return m->sizes[i];
+  return 1;
+}
+
+/* how many ways dimension d is split (1 past the spec) */
+static int64_t ways(const SrVal *sh, int d) {
+  const SrSpec *s = sh->sh.spec;
+  if (d >= s->n) return 1;
+  int64_t w = 1;
+  for (int k = 0; k < s->e[d].n; k++)
+    if (s->e[d].names[k] != SR_SPEC_UNCONSTRAINED) w *= axis_size(sh->sh.mesh, s->e[d].names[k]);
+  return w;
+}
+
+static int fully_replicated(const SrVal *sh) {
+  if (sr_mesh_size(sh->sh.mesh) == 1) return 1;
+  if (sh->sh.spec->nunreduced) return 0;
+  for (int d = 0; d < sh->sh.spec->n; d++)
+    if (ways(sh, d) != 1) return 0;
+  return 1;
+}
+
+static SrVal *device_set(const SrMesh *m) {
+  int64_t n = sr_mesh_size(m);
+  SrVal *s = sr_seq(NULL, SR_V_SET, (int)n);
+  for (int64_t p = 0; p < n; p++) sr_seq_push(NULL, s, sr_concrete_device_val(sr_mesh_device(m, (int)p)));
+  return s;
+}
+
+static SrVal *m_shard_shape(SrInterp *I, SrArgs *a) {
+  SrVal *sh = a->self;
+  if (a->n != 1) return sr_raise(I, "TypeError", "shard_shape() takes exactly one argument (%d given)", a->n);
+  int64_t shape[SR_MAX_RANK];
+  int nd;
+  if (sr_shape_arg(I, a->v[0], shape, &nd, "global_shape") < 0) return NULL;
+  if (fully_replicated(sh)) return sr_ref(a->v[0]);
+  SrVal *r = sr_seq(NULL, SR_V_TUPLE, nd);
+  for (int d = 0; d < nd; d++) {
+    int64_t w = ways(sh, d);
+    if (shape[d] % w != 0) {
+      SrBuf b = SR_BUF_INIT, g = SR_BUF_INIT, t = SR_BUF_INIT;
+      sr_val_repr(&b, sh);
+      sr_val_repr(&g, a->v[0]);
+      sr_buf_putc(&t, '(');
+      for (int k = 0; k < nd; k++) sr_buf_printf(&t, k ? ", %lld" : "%lld", (long long)ways(sh, k));
+      sr_buf_puts(&t, nd == 1 ? ",)" : ")");
+      sr_raise(I, "ValueError",
+               "%s implies that array axis %d is partitioned %lld times, but the dimension size is %lld (full shape: "
+               "%s, per-dimension tiling factors: %s should evenly divide the shape)",
+               b.p, d, (long long)w, (long long)shape[d], g.p, t.p);
+      sr_buf_free(&b);
+      sr_buf_free(&g);
+      sr_buf_free(&t);
+      sr_unref(r);
+      return NULL;
+    }
+    sr_seq_push(NULL, r, sr_int(NULL, shape[d] / w));
+  }
+  return r;
+}
+
+/* is_equivalent_to(other, ndim): the same devices in the same order, the
+   same tiling of each of ndim dimensions by axes of size > 1, the same
+   memory kind */
+static SrVal *m_is_equivalent_to(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "is_equivalent_to", "other, ndim", p) < 0) return NULL;
+  SrVal *x = a->self, *y = p[0];
+  if (y->kind != SR_V_SHARDING) return sr_bool(0);
+  const SrMesh *mx = x->sh.mesh, *my = y->sh.mesh;
+  int64_t n = sr_mesh_size(mx);
+  int eq = n == sr_mesh_size(my);
+  for (int64_t q = 0; q < n && eq; q++) eq = sr_mesh_device(mx, (int)q) == sr_mesh_device(my, (int)q);
+  const char *kx = x->sh.memory_kind ? x->sh.memory_kind : "device", *ky = y->sh.memory_kind ? y->sh.memory_kind : "device";
+  eq = eq && strcmp(kx, ky) == 0;
+  int fx = fully_replicated(x), fy = fully_replicated(y);
+  if (eq && !(fx && fy)) {
+    /* compare which mesh position holds which block: axes of size 1 and
+       the order of the mesh's names do not matter, positions do */
+    int nd = p[1]->kind == SR_V_INT ? (int)p[1]->i : 0;
+    for (int d = 0; d < nd && eq; d++) {
+      const SrSpec *sx = x->sh.spec, *sy = y->sh.spec;
+      int ix = 0, iy = 0;
+      int nx = d < sx->n ? sx->e[d].n : 0, ny = d < sy->n ? sy->e[d].n : 0;
+      for (;;) {
+        while (ix < nx && axis_size(mx, sx->e[d].names[ix]) == 1) ix++;
+        while (iy < ny && axis_size(my, sy->e[d].names[iy]) == 1) iy++;
+        if (ix == nx || iy == ny) {
+          eq = ix == nx && iy == ny;
+          break;
+        }
+        int ax = -1, ay = -1;
+        for (int k = 0; k < mx->n; k++)
+          if (mx->names[k] == sx->e[d].names[ix]) ax = k;
+        for (int k = 0; k < my->n; k++)
+          if (my->names[k] == sy->e[d].names[iy]) ay = k;
+        if (ax != ay || ax < 0 || mx->sizes[ax] != my->sizes[ay]) {
+          eq = 0;
+          break;
+        }
+        ix++;
+        iy++;
+      }
+    }
+    if (eq && mx->n != my->n) eq = 0;
+    for (int k = 0; k < mx->n && eq; k++) eq = mx->sizes[k] == my->sizes[k];
+  }
+  return sr_bool(eq);
+}
+
+static SrVal *sharding_getattr(SrInterp *I, SrVal *self, const char *name) {
+  if (strcmp(name, "is_fully_replicated") == 0) return sr_bool(fully_replicated(self));
+  if (strcmp(name, "is_fully_addressable") == 0) return sr_bool(I->jax->num_ranks <= 1);
+  if (strcmp(name, "num_devices") == 0) return sr_int(NULL, sr_mesh_size(self->sh.mesh));
+  if (strcmp(name, "device_set") == 0 || strcmp(name, "addressable_devices") == 0) {
+    if (self->sh.mesh->abstract)
+      return sr_raise(I, "ValueError", "%s is not implemented for a NamedSharding over an AbstractMesh", name);
+    return device_set(self->sh.mesh);
+  }
+  if (strcmp(name, "shard_shape") == 0) return sr_bound_method(self, name, m_shard_shape);
+  if (strcmp(name, "is_equivalent_to") == 0) return sr_bound_method(self, name, m_is_equivalent_to);
+  return prev_sharding ? prev_sharding(I, self, name) : NULL;
+}
+
+/* ---- arrays ---- */
+
+static SrVal *tolist_rec(SrInterp *I, SrVal *x, int depth) {
+  const SrType *t = sr_value_type(I, x);
+  if (!t) return NULL;
+  if (t->ndim == 0 || depth > SR_MAX_RANK) {
+    SrVal *item = sr_lookup_qualname("jax.Array.method.item");
+    SrArgs ca = {1, &x, 0, NULL, NULL, NULL};
+    return item ? sr_call(I, item, &ca) : NULL;
+  }
+  SrVal *rows = sr_iterate(I, x);
+  if (!rows) return NULL;
+  SrVal *l = sr_seq(NULL, SR_V_LIST, rows->seq.n);
+  for (int i = 0; i < rows->seq.n; i++) {
+    if (sr_interrupt_point(I)) {
+      sr_unref(rows);
+      sr_unref(l);
+      return sr_raise(I, "KeyboardInterrupt", "interrupted");
+    }
+    SrVal *r = tolist_rec(I, rows->seq.items[i], depth + 1);
+    if (!r) {
+      sr_unref(rows);
+      sr_unref(l);
+      return NULL;
+    }
+    sr_seq_push(NULL, l, r);
+  }
+  sr_unref(rows);
+  return l;
+}
+
+/* x.tolist(): nested lists of Python scalars (np.ndarray.tolist) */
+static SrVal *m_tolist(SrInterp *I, SrArgs *a) {
+  if (a->n != 1) return sr_raise(I, "TypeError", "tolist() takes no arguments (%d given)", a->n - 1);
+  SrArrayObj *o = sr_array_of(a->v[0]);
+  if (o && o->kind == SR_AV_TRACER)
+  {
+    SrBuf b = SR_BUF_INIT;
+    sr_type_str(&b, o->type, 0);
+    sr_raise(I, "ConcretizationTypeError",
+             "Abstract tracer value encountered where concrete value is expected: traced array with shape %s\nThe "
+             "tolist() method was called on traced array with shape %s.",
+             b.p, b.p);
+    sr_buf_free(&b);
+    return NULL;
+  }
+  if (sr_array_check_deleted(I, a->v[0]) < 0) return NULL;
+  return tolist_rec(I, a->v[0], 0);
+}
+
+static SrVal *prop_itemsize(SrInterp *I, SrArgs *a) {
+  const SrType *t = sr_value_type(I, a->self);
+  if (!t) return sr_raise(I, "TypeError", "itemsize of a value that is not an array");
+  return sr_int(NULL, (sr_dtype_info(t->dtype)->bits + 7) / 8);
+}
+
+static SrVal *prop_nbytes(SrInterp *I, SrArgs *a) {
+  const SrType *t = sr_value_type(I, a->self);
+  if (!t) return sr_raise(I, "TypeError", "nbytes of a value that is not an array");
+  /* int4's two to a byte as numpy stores them: one per byte */
+  return sr_int(NULL, sr_type_numel(t) * ((sr_dtype_info(t->dtype)->bits + 7) / 8));
+}
+
+/* the leaves of a tree mapped by fn (a jax.Array method's C function) */
+static SrVal *tree_apply(SrInterp *I, SrVal *tree, SrVal *(*fn)(SrInterp *I, SrVal *leaf)) {
+  if (sr_pytree_check_depth(I, tree) < 0) return NULL;
+  SrVal *ch = sr_pytree_children(tree);
+  if (!ch) return fn(I, tree);
+  for (int i = 0; i < ch->seq.n; i++) {
+    SrVal *r = tree_apply(I, ch->seq.items[i], fn);
+    if (!r) {
+      sr_unref(ch);
+      return NULL;
+    }
+    sr_unref(ch->seq.items[i]);
+    ch->seq.items[i] = r;
+  }
+  SrVal *r = sr_pytree_rebuild(tree, ch);
+  sr_unref(ch);
+  return r;
+}
+
+static SrVal *leaf_ready(SrInterp *I, SrVal *x) {
+  if (sr_array_check_deleted(I, x) < 0) return NULL;
+  return sr_ref(x);
+}
+
+/* device_get: arrays' values on the host (an array here), others as they are */
+static SrVal *leaf_get(SrInterp *I, SrVal *x) {
+  SrArrayObj *o = sr_array_of(x);
+  if (o && o->kind == SR_AV_TRACER)
+  {
+    SrBuf b = SR_BUF_INIT;
+    sr_type_str(&b, o->type, 0);
+    sr_raise(I, "ConcretizationTypeError",
+             "Abstract tracer value encountered where concrete value is expected: traced array with shape %s", b.p);
+    sr_buf_free(&b);
+    return NULL;
+  }
+  return leaf_ready(I, x);
+}
+
+static SrVal *bi_block_until_ready(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "block_until_ready", "x", p) < 0) return NULL;
+  return tree_apply(I, p[0], leaf_ready);
+}
+
+static SrVal *bi_device_get(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "device_get", "x", p) < 0) return NULL;
+  return tree_apply(I, p[0], leaf_get);
+}
+
+static SrVal *bi_default_backend(SrInterp *I, SrArgs *a) {
+  if (a->n || a->nkw) return sr_raise(I, "TypeError", "default_backend() takes 0 positional arguments but %d were given", a->n);
+  return sr_str_cstr(NULL, "cpu");
+}
+
+void sr_introspect_init(void) {
+  prev_jaxpr = sr_kind_getattr_get(SR_V_JAXPR);
+  prev_mesh = sr_kind_getattr_get(SR_V_MESH);
+  prev_sharding = sr_kind_getattr_get(SR_V_SHARDING);
+  sr_kind_getattr_set(SR_V_JAXPR, jaxpr_getattr);
+  sr_kind_getattr_set(SR_V_MESH, mesh_getattr);
+  sr_kind_getattr_set(SR_V_SHARDING, sharding_getattr);
+  sr_val_equal_class(&prim_class, prim_equal);
+  sr_def("jax.Array.method.tolist", m_tolist, "x.tolist(): x's values as nested lists of Python scalars");
+  sr_def("jax.Array.property.itemsize", prop_itemsize, "x.itemsize: the bytes of one element");
+  sr_def("jax.Array.property.nbytes", prop_nbytes, "x.nbytes: the bytes of all elements (x.size * x.itemsize)");
+  sr_def("jax.block_until_ready", bi_block_until_ready,
+         "block_until_ready(x): x (a pytree), once every array in it is computed");
+  sr_def("jax.device_get", bi_device_get, "device_get(x): x (a pytree) with its arrays' values fetched to the host");
+  sr_def("jax.default_backend", bi_default_backend, "default_backend(): the platform of the default backend, 'cpu'");
+}

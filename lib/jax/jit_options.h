@@ -1,0 +1,65 @@
+/* jit_options.h: jax.jit's static and donated arguments (jit_options.c,
+ * after JAX's pjit.py and api_util.py): static_argnums / static_argnames
+ * and donate_argnums / donate_argnames resolved against the function's
+ * signature, and a call split into its static and dynamic arguments. */
+#ifndef SR_JAX_JIT_OPTIONS_H
+#define SR_JAX_JIT_OPTIONS_H
+
+#include "core/trace.h"
+#include "py/interp.h"
+
+#define SR_JIT_MAX_OPT 32
+
+/* The resolved options (api_util.resolve_argnums): the numbers may be
+   negative (resolved against each call's arguments). */
+typedef struct SrJitOpts {
+  int nsn, sn[SR_JIT_MAX_OPT];
+  int nsa;
+  const char *sa[SR_JIT_MAX_OPT]; /* interned */
+  int ndn, dn[SR_JIT_MAX_OPT];
+  int nda;
+  const char *da[SR_JIT_MAX_OPT];
+} SrJitOpts;
+
+/* Reads jit's static_argnums=, static_argnames=, donate_argnums= and
+   donate_argnames= from kw (any may be NULL or None), infers the missing
+   numbers or names from fn's signature and validates them in JAX's words.
+   -1 with an exception raised. */
+int sr_jit_opts_parse(SrInterp *I, SrVal *fn, SrVal *static_argnums, SrVal *static_argnames,
+                      SrVal *donate_argnums, SrVal *donate_argnames, SrJitOpts *o);
+static inline int sr_jit_opts_any(const SrJitOpts *o) { return o && (o->nsn || o->nsa || o->ndn || o->nda); }
+
+/* A call split: fn with its static arguments bound (a new reference:
+   the function itself when none is static), the dynamic arguments
+   (borrowed from the call's), the static values in order (a tuple, the
+   key of the trace cache; NULL when none) and, per dynamic positional
+   then keyword argument, whether it is donated. */
+typedef struct SrJitSplit {
+  SrVal *fn;
+  SrArgs a;
+  SrVal *statics;
+  uint8_t *donated; /* a.n + a.nkw entries, or NULL when none is */
+  uint8_t owns;     /* a's arrays are the split's */
+} SrJitSplit;
+
+/* Splits call a of fn (named name) by o (NULL: no options): raises
+   JAX's ValueError for a static argument that is not hashable and for an
+   index out of range.  -1 with an exception raised. */
+int sr_jit_split(SrInterp *I, const SrJitOpts *o, SrVal *fn, const char *name, SrArgs *a, SrJitSplit *s);
+void sr_jit_split_free(SrJitSplit *s);
+/* Whether two static tuples are the same key (JAX's
+   _HashableWithStrictTypeEquality: the same types and equal values). */
+int sr_jit_statics_equal(const SrVal *a, const SrVal *b);
+/* After a call that ran (not under a trace): deletes the concrete arrays
+   among the donated arguments' leaves. */
+void sr_jit_donate(SrInterp *I, const SrJitSplit *s);
+/* The donated flag of each leaf of the dynamic arguments, after ncaptured
+   leading captured inputs (which are never donated): a malloc'd array of
+   ncaptured + leaves entries in *out, or NULL when none is donated. */
+uint8_t *sr_jit_donated_leaves(SrInterp *I, const SrJitSplit *s, int ncaptured, int *n);
+
+/* Registers the arrays' delete / is_deleted and the introspection this
+   file's task added. */
+void sr_jit_options_init(void);
+
+#endif

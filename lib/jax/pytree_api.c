@@ -1,0 +1,877 @@
+/* pytree_api.c: jax.tree and jax.tree_util's functions over PyTreeDef
+ * values (JAX's tree_util.py over jaxlib's pytree.cc): flatten /
+ * unflatten / structure / leaves / map with is_leaf and several trees,
+ * reduce, all, transpose, the *_with_path family with the key entries
+ * DictKey, SequenceKey, GetAttrKey and FlattenedIndexKey and keystr, and
+ * PyTreeDef printed as pytree.cc's ToString prints it. */
+#include "jax/pytree_api.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "jax/jax.h"
+#include "jax/tree_util.h"
+#include "py/objects.h"
+#include "text/print_val.h"
+#include "util/intern.h"
+
+/* ---- key entries (pytree.cc: SequenceKey, DictKey, GetAttrKey,
+   FlattenedIndexKey) ---- */
+
+enum { K_SEQ, K_DICT, K_ATTR, K_FLAT };
+typedef struct Key {
+  int kind;
+  SrVal *v; /* the index (int), key, or name (str) */
+} Key;
+
+static void key_free(void *d) {
+  Key *k = d;
+  sr_unref(k->v);
+  free(k);
+}
+
+static void key_str(SrBuf *out, const SrVal *v) {
+  const Key *k = v->obj.data;
+  switch (k->kind) {
+  case K_SEQ: sr_buf_printf(out, "[%lld]", (long long)k->v->i); break;
+  case K_DICT:
+    sr_buf_putc(out, '[');
+    sr_val_repr(out, k->v);
+    sr_buf_putc(out, ']');
+    break;
+  case K_ATTR: sr_buf_printf(out, ".%.*s", (int)k->v->str.n, k->v->str.s); break;
+  default: sr_buf_printf(out, "[<flat index %lld>]", (long long)k->v->i); break;
+  }
+}
+
+static void key_repr(SrBuf *out, const SrVal *v) {
+  const Key *k = v->obj.data;
+  switch (k->kind) {
+  case K_SEQ: sr_buf_printf(out, "SequenceKey(idx=%lld)", (long long)k->v->i); break;
+  case K_DICT:
+    sr_buf_puts(out, "DictKey(key=");
+    sr_val_repr(out, k->v);
+    sr_buf_putc(out, ')');
+    break;
+  case K_ATTR: sr_buf_printf(out, "GetAttrKey(name='%.*s')", (int)k->v->str.n, k->v->str.s); break;
+  default: sr_buf_printf(out, "FlattenedIndexKey(key=%lld)", (long long)k->v->i); break;
+  }
+}
+
+static SrVal *key_getattr(SrInterp *I, SrVal *self, const char *name) {
+  (void)I;
+  const Key *k = self->obj.data;
+  static const char *const field[] = {"idx", "key", "name", "key"};
+  if (strcmp(name, field[k->kind]) == 0) return sr_ref(k->v);
+  return NULL;
+}
+
+static const SrLangOps key_ops = {.getattr = key_getattr};
+static const SrClass seq_key_class = {"SequenceKey", key_free, key_repr, key_str, &key_ops};
+static const SrClass dict_key_class = {"DictKey", key_free, key_repr, key_str, &key_ops};
+static const SrClass attr_key_class = {"GetAttrKey", key_free, key_repr, key_str, &key_ops};
+static const SrClass flat_key_class = {"FlattenedIndexKey", key_free, key_repr, key_str, &key_ops};
+
+static SrVal *key_new(int kind, SrVal *v /* stolen */) {
+  static const SrClass *const cls[] = {&seq_key_class, &dict_key_class, &attr_key_class, &flat_key_class};
+  Key *k = sr_xcalloc(1, sizeof *k);
+  k->kind = kind;
+  k->v = v;
+  return sr_obj(cls[kind], k);
+}
+
+static SrVal *make_key(SrInterp *I, SrArgs *a, int kind, const char *fname, const char *spec) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, fname, spec, p) < 0) return NULL;
+  if ((kind == K_SEQ || kind == K_FLAT) && p[0]->kind != SR_V_INT)
+    return sr_raise(I, "TypeError", "%s(): incompatible constructor arguments", fname);
+  if (kind == K_ATTR && p[0]->kind != SR_V_STR)
+    return sr_raise(I, "TypeError", "%s(): incompatible constructor arguments", fname);
+  return key_new(kind, sr_ref(p[0]));
+}
+
+static SrVal *bi_seq_key(SrInterp *I, SrArgs *a) { return make_key(I, a, K_SEQ, "SequenceKey", "idx"); }
+static SrVal *bi_dict_key(SrInterp *I, SrArgs *a) { return make_key(I, a, K_DICT, "DictKey", "key"); }
+static SrVal *bi_attr_key(SrInterp *I, SrArgs *a) { return make_key(I, a, K_ATTR, "GetAttrKey", "name"); }
+static SrVal *bi_flat_key(SrInterp *I, SrArgs *a) { return make_key(I, a, K_FLAT, "FlattenedIndexKey", "key"); }
+
+/* ---- PyTreeDef ---- */
+
+typedef struct TNode {
+  SrVal *like;         /* the node it was made from; NULL for a leaf */
+  int n;               /* children */
+  struct TNode **kid;
+  SrVal **keys;        /* a dict's keys in flattening order (borrowed from like) */
+  int nleaves, nnodes;
+} TNode;
+
+typedef struct TreeDef {
+  TNode *root;
+} TreeDef;
+
+static void tnode_free(TNode *t) {
+  if (!t) return;
+  for (int i = 0; i < t->n; i++) tnode_free(t->kid[i]);
+  free(t->kid);
+  free(t->keys);
+  sr_unref(t->like);
+  free(t);
+}
+
+static void treedef_free(void *d) {
+  TreeDef *td = d;
+  tnode_free(td->root);
+  free(td);
+}
+
+/* the name of a custom node's type */
+static const char *node_type_name(const SrVal *v) { return sr_val_kind_name(v); }
+
+static void tnode_str(SrBuf *b, const TNode *t) {
+  if (!t->like) {
+    sr_buf_putc(b, '*');
+    return;
+  }
+  SrVal *v = t->like;
+  if (v->kind == SR_V_NONE) {
+    sr_buf_puts(b, "None");
+    return;
+  }
+  if (v->kind == SR_V_TUPLE || v->kind == SR_V_LIST) {
+    sr_buf_putc(b, v->kind == SR_V_TUPLE ? '(' : '[');
+    for (int i = 0; i < t->n; i++) {
+      if (i) sr_buf_puts(b, ", ");
+      tnode_str(b, t->kid[i]);
+    }
+    if (v->kind == SR_V_TUPLE && t->n == 1) sr_buf_putc(b, ',');
+    sr_buf_putc(b, v->kind == SR_V_TUPLE ? ')' : ']');
+    return;
+  }
+  if (v->kind == SR_V_DICT) {
+    sr_buf_putc(b, '{');
+    for (int i = 0; i < t->n; i++) {
+      if (i) sr_buf_puts(b, ", ");
+      sr_val_repr(b, t->keys[i]);
+      sr_buf_puts(b, ": ");
+      tnode_str(b, t->kid[i]);
+    }
+    sr_buf_putc(b, '}');
+    return;
+  }
+  sr_buf_printf(b, "CustomNode(%s[...], [", node_type_name(v));
+  for (int i = 0; i < t->n; i++) {
+    if (i) sr_buf_puts(b, ", ");
+    tnode_str(b, t->kid[i]);
+  }
+  sr_buf_puts(b, "])");
+}
+
+static void treedef_repr(SrBuf *out, const SrVal *v) {
+  const TreeDef *td = v->obj.data;
+  sr_buf_puts(out, "PyTreeDef(");
+  tnode_str(out, td->root);
+  sr_buf_putc(out, ')');
+}
+
+static int tnode_equal(const TNode *a, const TNode *b) {
+  if (!a->like || !b->like) return !a->like && !b->like;
+  if (a->like->kind != b->like->kind || a->n != b->n) return 0;
+  if (a->like->kind == SR_V_OBJ && strcmp(sr_val_kind_name(a->like), sr_val_kind_name(b->like)) != 0) return 0;
+  for (int i = 0; i < a->n; i++) {
+    if (a->keys && !sr_val_equal(a->keys[i], b->keys[i])) return 0;
+    if (!tnode_equal(a->kid[i], b->kid[i])) return 0;
+  }
+  return 1;
+}
+
+static int treedef_equal(const SrVal *a, const SrVal *b) {
+  return tnode_equal(((const TreeDef *)a->obj.data)->root, ((const TreeDef *)b->obj.data)->root);
+}
+
+static SrVal *treedef_getattr(SrInterp *I, SrVal *self, const char *name);
+static const SrLangOps treedef_ops = {.getattr = treedef_getattr};
+static const SrClass treedef_class = {"PyTreeDef", treedef_free, treedef_repr, NULL, &treedef_ops};
+
+static SrVal *treedef_new(TNode *root) {
+  TreeDef *td = sr_xcalloc(1, sizeof *td);
+  td->root = root;
+  return sr_obj(&treedef_class, td);
+}
+
+/* ---- flattening ---- */
+
+typedef struct Walk {
+  SrVal *is_leaf;  /* or NULL */
+  SrVal *leaves;   /* a list */
+  SrVal *paths;    /* a list of key-path tuples, or NULL */
+  SrVal *path;     /* the keys down to the node being walked (a list) */
+} Walk;
+
+/* the key of child i of node v (dkey: a dict's key for it) */
+static SrVal *key_of(const SrVal *v, int i, SrVal *dkey) {
+  if (v->kind == SR_V_LIST || v->kind == SR_V_TUPLE) return key_new(K_SEQ, sr_int(NULL, i));
+  if (v->kind == SR_V_DICT) return key_new(K_DICT, sr_ref(dkey));
+  return key_new(K_FLAT, sr_int(NULL, i));
+}
+
+static SrVal *child_key(const SrVal *v, const TNode *t, int i) { return key_of(v, i, t->keys ? t->keys[i] : NULL); }
+
+static TNode *flatten_rec(SrInterp *I, SrVal *v, Walk *w, int depth) {
+  if (depth > SR_VAL_MAX_NEST) {
+    sr_raise(I, "RecursionError", "maximum recursion depth exceeded");
+    return NULL;
+  }
+  if (sr_interrupt_point(I)) {
+    sr_raise(I, "KeyboardInterrupt", "interrupted");
+    return NULL;
+  }
+  int leaf = 0;
+  if (w->is_leaf) {
+    SrArgs ca = {1, &v, 0, NULL, NULL, NULL};
+    SrVal *r = sr_call(I, w->is_leaf, &ca);
+    if (!r) return NULL;
+    leaf = sr_truthy(I, r);
+    sr_unref(r);
+    if (leaf < 0) return NULL;
+  }
+  SrVal *ch = leaf ? NULL : sr_pytree_children(v);
+  TNode *t = sr_xcalloc(1, sizeof *t);
+  if (!ch) {
+    t->nleaves = t->nnodes = 1;
+    sr_seq_push(NULL, w->leaves, sr_ref(v));
+    if (w->paths) {
+      SrVal *p = sr_seq(NULL, SR_V_TUPLE, w->path->seq.n);
+      for (int i = 0; i < w->path->seq.n; i++) sr_seq_push(NULL, p, sr_ref(w->path->seq.items[i]));
+      sr_seq_push(NULL, w->paths, p);
+    }
+    return t;
+  }
+  t->like = sr_ref(v);
+  t->n = ch->seq.n;
+  t->kid = sr_xcalloc((size_t)t->n + 1, sizeof *t->kid);
+  if (v->kind == SR_V_DICT) {
+    int *o = sr_pytree_dict_order(v);
+    t->keys = sr_xcalloc((size_t)t->n + 1, sizeof *t->keys);
+    for (int i = 0; i < t->n; i++) t->keys[i] = v->dict.keys[o[i]];
+    free(o);
+  }
+  t->nnodes = 1;
+  for (int i = 0; i < t->n; i++) {
+    if (w->paths) sr_seq_push(NULL, w->path, child_key(v, t, i));
+    t->kid[i] = flatten_rec(I, ch->seq.items[i], w, depth + 1);
+    if (w->paths) {
+      w->path->seq.n--;
+      sr_unref(w->path->seq.items[w->path->seq.n]);
+    }
+    if (!t->kid[i]) {
+      sr_unref(ch);
+      tnode_free(t);
+      return NULL;
+    }
+    t->nleaves += t->kid[i]->nleaves;
+    t->nnodes += t->kid[i]->nnodes;
+  }
+  sr_unref(ch);
+  return t;
+}
+
+/* Flattens tree: the leaves (a new list), the treedef, the paths (when
+   paths is not NULL: a new list of key-path tuples).  NULL on error. */
+static TNode *flatten(SrInterp *I, SrVal *tree, SrVal *is_leaf, SrVal **leaves, SrVal **paths) {
+  Walk w = {is_leaf && is_leaf->kind != SR_V_NONE ? is_leaf : NULL, sr_seq(NULL, SR_V_LIST, 0),
+            paths ? sr_seq(NULL, SR_V_LIST, 0) : NULL, sr_seq(NULL, SR_V_LIST, 0)};
+  TNode *t = flatten_rec(I, tree, &w, 0);
+  sr_unref(w.path);
+  if (!t) {
+    sr_unref(w.leaves);
+    sr_unref(w.paths);
+    return NULL;
+  }
+  *leaves = w.leaves;
+  if (paths) *paths = w.paths;
+  return t;
+}
+
+static SrVal *unflatten_rec(const TNode *t, SrVal *leaves, int *it) {
+  if (!t->like) return sr_ref(leaves->seq.items[(*it)++]);
+  SrVal *ch = sr_seq(NULL, SR_V_LIST, t->n);
+  for (int i = 0; i < t->n; i++) sr_seq_push(NULL, ch, unflatten_rec(t->kid[i], leaves, it));
+  SrVal *r = sr_pytree_rebuild(t->like, ch);
+  sr_unref(ch);
+  return r;
+}
+
+/* PyTreeDef.unflatten(leaves): leaves any iterable */
+static SrVal *unflatten(SrInterp *I, const TNode *t, SrVal *leaves_it) {
+  SrVal *leaves = sr_iterate(I, leaves_it);
+  if (!leaves) return NULL;
+  SrVal *r = NULL;
+  if (leaves->seq.n < t->nleaves)
+    sr_raise(I, "ValueError", "Too few leaves for PyTreeDef; expected %d, got %d", t->nleaves, leaves->seq.n);
+  else if (leaves->seq.n > t->nleaves)
+    sr_raise(I, "ValueError", "Too many leaves for PyTreeDef; expected %d.", t->nleaves);
+  else {
+    int it = 0;
+    r = unflatten_rec(t, leaves, &it);
+  }
+  sr_unref(leaves);
+  return r;
+}
+
+static void raise_repr(SrInterp *I, const char *fmt, SrVal *x) {
+  SrBuf b = SR_BUF_INIT;
+  sr_to_repr(I, &b, x);
+  sr_raise(I, "ValueError", fmt, b.p);
+  sr_buf_free(&b);
+}
+
+/* PyTreeDef.flatten_up_to(x): pytree.cc's FlattenUpTo and its messages */
+static int up_to_rec(SrInterp *I, const TNode *t, SrVal *x, SrVal *out) {
+  if (!t->like) {
+    sr_seq_push(NULL, out, sr_ref(x));
+    return 0;
+  }
+  SrVal *v = t->like;
+  if (v->kind == SR_V_NONE) {
+    if (x->kind == SR_V_NONE) return 0;
+    raise_repr(I,
+               "Expected None, got %s.\n\nIn previous releases of JAX, flatten-up-to used to consider None to be a "
+               "tree-prefix of non-None values. To obtain the previous behavior, you can usually write:\n"
+               "  jax.tree.map(lambda x, y: None if x is None else f(x, y), a, b, is_leaf=lambda x: x is None)",
+               x);
+    return -1;
+  }
+  if (v->kind == SR_V_TUPLE || v->kind == SR_V_LIST) {
+    const char *what = v->kind == SR_V_TUPLE ? "tuple" : "list";
+    if (x->kind != v->kind) {
+      SrBuf f = SR_BUF_INIT;
+      sr_buf_printf(&f, "Expected %s, got %%s.", what);
+      raise_repr(I, f.p, x);
+      sr_buf_free(&f);
+      return -1;
+    }
+    if (x->seq.n != t->n) {
+      SrBuf f = SR_BUF_INIT;
+      sr_buf_printf(&f, "%s arity mismatch: %d != %d; %s: %%s.", v->kind == SR_V_TUPLE ? "Tuple" : "List", x->seq.n,
+                    t->n, what);
+      raise_repr(I, f.p, x);
+      sr_buf_free(&f);
+      return -1;
+    }
+    for (int i = 0; i < t->n; i++)
+      if (up_to_rec(I, t->kid[i], x->seq.items[i], out) < 0) return -1;
+    return 0;
+  }
+  if (v->kind == SR_V_DICT) {
+    if (x->kind != SR_V_DICT) {
+      raise_repr(I, "Expected dict, got %s.", x);
+      return -1;
+    }
+    int *o = sr_pytree_dict_order(x);
+    int same = x->dict.n == t->n;
+    for (int i = 0; i < t->n && same; i++) same = sr_val_equal(x->dict.keys[o[i]], t->keys[i]);
+    if (!same) {
+      SrBuf b = SR_BUF_INIT;
+      sr_buf_puts(&b, "Dict key mismatch; expected keys: [");
+      for (int i = 0; i < t->n; i++) {
+        if (i) sr_buf_puts(&b, ", ");
+        sr_val_repr(&b, t->keys[i]);
+      }
+      sr_buf_puts(&b, "]; present keys: [");
+      for (int i = 0; i < x->dict.n; i++) {
+        if (i) sr_buf_puts(&b, ", ");
+        sr_val_repr(&b, x->dict.keys[o[i]]);
+      }
+      sr_buf_puts(&b, "].");
+      sr_raise(I, "ValueError", "%s", b.p);
+      sr_buf_free(&b);
+      free(o);
+      return -1;
+    }
+    int rc = 0;
+    for (int i = 0; i < t->n && rc == 0; i++) rc = up_to_rec(I, t->kid[i], x->dict.vals[o[i]], out);
+    free(o);
+    return rc;
+  }
+  SrVal *ch = x->kind == v->kind && strcmp(sr_val_kind_name(x), sr_val_kind_name(v)) == 0 ? sr_pytree_children(x)
+                                                                                          : NULL;
+  if (!ch || ch->seq.n != t->n) {
+    SrBuf b = SR_BUF_INIT;
+    sr_to_repr(I, &b, x);
+    sr_raise(I, "ValueError", "Custom node type mismatch; expected type: <class '%s'>; value: %s.",
+             node_type_name(v), b.p);
+    sr_buf_free(&b);
+    sr_unref(ch);
+    return -1;
+  }
+  int rc = 0;
+  for (int i = 0; i < t->n && rc == 0; i++) rc = up_to_rec(I, t->kid[i], ch->seq.items[i], out);
+  sr_unref(ch);
+  return rc;
+}
+
+static SrVal *flatten_up_to(SrInterp *I, const TNode *t, SrVal *x) {
+  if (sr_pytree_check_depth(I, x) < 0) return NULL;
+  SrVal *out = sr_seq(NULL, SR_V_LIST, t->nleaves);
+  if (up_to_rec(I, t, x, out) < 0) {
+    sr_unref(out);
+    return NULL;
+  }
+  return out;
+}
+
+/* tree_util._prefix_error: the first place the trees differ, for
+   tree_map's message (NULL where none of its cases says). */
+static int prefix_error(SrInterp *I, SrVal *pre, SrVal *full, SrVal *path, const char *name, SrVal *is_leaf) {
+  if (is_leaf && is_leaf->kind != SR_V_NONE) {
+    SrArgs ca = {1, &pre, 0, NULL, NULL, NULL};
+    SrVal *r = sr_call(I, is_leaf, &ca);
+    int l = r ? sr_truthy(I, r) : -1;
+    sr_unref(r);
+    if (l != 0) return l < 0 ? -1 : 0;
+  }
+  SrVal *pc = sr_pytree_children(pre);
+  if (!pc) return 0;
+  SrBuf ks = SR_BUF_INIT;
+  for (int i = 0; i < path->seq.n; i++) sr_val_str(&ks, path->seq.items[i]);
+  const char *tp = sr_val_kind_name(pre), *tf = sr_val_kind_name(full);
+  int rc = 0;
+  SrVal *fc = NULL;
+  if (pre->kind != full->kind || strcmp(tp, tf) != 0) {
+    sr_raise(I, "ValueError",
+             "pytree structure error: different types at key path\n    %s%s\nAt that key path, the prefix pytree %s "
+             "has a subtree of type\n    <class '%s'>\nbut at the same key path the full pytree has a subtree of "
+             "different type\n    <class '%s'>.",
+             name, sr_buf_str(&ks), name, tp, tf);
+    rc = -1;
+    goto out;
+  }
+  fc = sr_pytree_children(full);
+  if ((pre->kind == SR_V_LIST || pre->kind == SR_V_TUPLE) && pre->seq.n != full->seq.n) {
+    sr_raise(I, "ValueError",
+             "pytree structure error: different lengths of %s at key path\n    %s%s\nAt that key path, the prefix "
+             "pytree %s has a subtree of type %s of length %d, but the full pytree has a subtree of the same type "
+             "but of length %d.",
+             tp, name, sr_buf_str(&ks), name, tp, pre->seq.n, full->seq.n);
+    rc = -1;
+    goto out;
+  }
+  if (!fc || fc->seq.n != pc->seq.n) goto out;
+  if (pre->kind == SR_V_DICT) {
+    /* the same keys, else flatten_up_to's message stands */
+    int *o = sr_pytree_dict_order(pre), *q = sr_pytree_dict_order(full);
+    int same = 1;
+    for (int i = 0; i < pre->dict.n && same; i++) same = sr_val_equal(pre->dict.keys[o[i]], full->dict.keys[q[i]]);
+    free(o);
+    free(q);
+    if (!same) goto out;
+  }
+  for (int i = 0; i < pc->seq.n && rc == 0; i++) {
+    int *o = pre->kind == SR_V_DICT ? sr_pytree_dict_order(pre) : NULL;
+    sr_seq_push(NULL, path, key_of(pre, i, o ? pre->dict.keys[o[i]] : NULL));
+    free(o);
+    rc = prefix_error(I, pc->seq.items[i], fc->seq.items[i], path, name, NULL);
+    path->seq.n--;
+    sr_unref(path->seq.items[path->seq.n]);
+  }
+out:
+  sr_buf_free(&ks);
+  sr_unref(pc);
+  sr_unref(fc);
+  return rc;
+}
+
+/* ---- the functions ---- */
+
+static SrVal *bi_flatten(SrInterp *I, SrArgs *a) {
+  SrVal *p[2], *leaves;
+  if (sr_args_parse(I, a, "tree_flatten", "tree, is_leaf=", p) < 0) return NULL;
+  TNode *t = flatten(I, p[0], p[1], &leaves, NULL);
+  if (!t) return NULL;
+  SrVal *items[2] = {leaves, treedef_new(t)};
+  return sr_tuple(NULL, 2, items);
+}
+
+static SrVal *bi_leaves(SrInterp *I, SrArgs *a) {
+  SrVal *p[2], *leaves;
+  if (sr_args_parse(I, a, "tree_leaves", "tree, is_leaf=", p) < 0) return NULL;
+  TNode *t = flatten(I, p[0], p[1], &leaves, NULL);
+  if (!t) return NULL;
+  tnode_free(t);
+  return leaves;
+}
+
+static SrVal *bi_structure(SrInterp *I, SrArgs *a) {
+  SrVal *p[2], *leaves;
+  if (sr_args_parse(I, a, "tree_structure", "tree, is_leaf=", p) < 0) return NULL;
+  TNode *t = flatten(I, p[0], p[1], &leaves, NULL);
+  if (!t) return NULL;
+  sr_unref(leaves);
+  return treedef_new(t);
+}
+
+static const TNode *treedef_arg(SrInterp *I, SrVal *v, const char *fname) {
+  if (sr_is_obj(v, &treedef_class)) return ((const TreeDef *)v->obj.data)->root;
+  sr_raise(I, "TypeError", "%s(): incompatible function arguments: expected a PyTreeDef, got %s", fname,
+           sr_val_kind_name(v));
+  return NULL;
+}
+
+static SrVal *bi_unflatten(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "tree_unflatten", "treedef, leaves", p) < 0) return NULL;
+  const TNode *t = treedef_arg(I, p[0], "unflatten");
+  return t ? unflatten(I, t, p[1]) : NULL;
+}
+
+/* tree_map / tree_map_with_path: f(*xs) for the leaves of tree and the
+   leaves of each of rest up to tree's structure */
+static SrVal *map_common(SrInterp *I, SrArgs *a, int with_path) {
+  const char *fname = with_path ? "tree_map_with_path" : "tree_map";
+  SrVal *is_leaf = NULL;
+  for (int k = 0; k < a->nkw; k++) {
+    if (strcmp(a->kw[k], "is_leaf") == 0) is_leaf = a->kwv[k];
+    else return sr_raise(I, "TypeError", "%s() got an unexpected keyword argument '%s'", fname, a->kw[k]);
+  }
+  if (a->n < 2)
+    return sr_raise(I, "TypeError", "%s() missing required positional argument: '%s'", fname, a->n ? "tree" : "f");
+  SrVal *leaves, *paths = NULL;
+  TNode *t = flatten(I, a->v[1], is_leaf, &leaves, with_path ? &paths : NULL);
+  if (!t) return NULL;
+  int nt = a->n - 1, ok = 1;
+  SrVal **ls = sr_xcalloc((size_t)nt + 1, sizeof *ls);
+  ls[0] = leaves;
+  for (int k = 1; k < nt && ok; k++) {
+    ls[k] = flatten_up_to(I, t, a->v[1 + k]);
+    if (!ls[k]) {
+      /* the _prefix_error message where it has one */
+      SrVal *saved = I->exc;
+      I->exc = NULL;
+      SrVal *path = sr_seq(NULL, SR_V_LIST, 0);
+      char name[32];
+      snprintf(name, sizeof name, "%s tree", fname);
+      if (prefix_error(I, a->v[1], a->v[1 + k], path, name, is_leaf) < 0) {
+        sr_unref(saved);
+      } else {
+        sr_exc_clear(I);
+        I->exc = saved;
+      }
+      sr_unref(path);
+      ok = 0;
+    }
+  }
+  SrVal *outs = sr_seq(NULL, SR_V_LIST, t->nleaves);
+  int extra = with_path ? 1 : 0;
+  SrVal **argv = sr_xcalloc((size_t)nt + 2, sizeof *argv);
+  for (int i = 0; ok && i < t->nleaves; i++) {
+    if (with_path) argv[0] = paths->seq.items[i];
+    for (int k = 0; k < nt; k++) argv[extra + k] = ls[k]->seq.items[i];
+    SrArgs ca = {nt + extra, argv, 0, NULL, NULL, NULL};
+    SrVal *r = sr_call(I, a->v[0], &ca);
+    if (!r) ok = 0;
+    else sr_seq_push(NULL, outs, r);
+  }
+  free(argv);
+  SrVal *res = NULL;
+  if (ok) {
+    int it = 0;
+    res = unflatten_rec(t, outs, &it);
+  }
+  sr_unref(outs);
+  for (int k = 0; k < nt; k++) sr_unref(ls[k]);
+  free(ls);
+  sr_unref(paths);
+  tnode_free(t);
+  return res;
+}
+
+static SrVal *bi_map(SrInterp *I, SrArgs *a) { return map_common(I, a, 0); }
+static SrVal *bi_map_with_path(SrInterp *I, SrArgs *a) { return map_common(I, a, 1); }
+
+/* tree_reduce(function, tree, initializer=, is_leaf=): functools.reduce
+   over the leaves */
+static SrVal *bi_reduce(SrInterp *I, SrArgs *a) {
+  SrVal *p[4], *leaves;
+  if (sr_args_parse(I, a, "tree_reduce", "function, tree, initializer=, is_leaf=", p) < 0) return NULL;
+  TNode *t = flatten(I, p[1], p[3], &leaves, NULL);
+  if (!t) return NULL;
+  tnode_free(t);
+  int i = 0;
+  SrVal *acc;
+  if (p[2]) {
+    acc = sr_ref(p[2]);
+  } else if (leaves->seq.n) {
+    acc = sr_ref(leaves->seq.items[i++]);
+  } else {
+    sr_unref(leaves);
+    return sr_raise(I, "TypeError", "reduce() of empty iterable with no initial value");
+  }
+  for (; i < leaves->seq.n && acc; i++) {
+    SrVal *argv[2] = {acc, leaves->seq.items[i]};
+    SrArgs ca = {2, argv, 0, NULL, NULL, NULL};
+    SrVal *r = sr_call(I, p[0], &ca);
+    sr_unref(acc);
+    acc = r;
+  }
+  sr_unref(leaves);
+  return acc;
+}
+
+/* tree_all(tree, *, is_leaf=None): all(tree_leaves(tree)) */
+static SrVal *bi_all(SrInterp *I, SrArgs *a) {
+  SrVal *p[2], *leaves;
+  if (sr_args_parse(I, a, "tree_all", "tree, *, is_leaf=", p) < 0) return NULL;
+  TNode *t = flatten(I, p[0], p[1], &leaves, NULL);
+  if (!t) return NULL;
+  tnode_free(t);
+  int all = 1;
+  for (int i = 0; i < leaves->seq.n && all == 1; i++) all = sr_truthy(I, leaves->seq.items[i]);
+  sr_unref(leaves);
+  return all < 0 ? NULL : sr_bool(all);
+}
+
+/* outer.compose(inner): inner's structure at each leaf of outer */
+static TNode *compose(const TNode *o, const TNode *in) {
+  const TNode *src = o->like ? o : in;
+  TNode *t = sr_xcalloc(1, sizeof *t);
+  t->like = src->like ? sr_ref(src->like) : NULL;
+  t->n = src->n;
+  t->kid = sr_xcalloc((size_t)t->n + 1, sizeof *t->kid);
+  if (src->keys) {
+    t->keys = sr_xcalloc((size_t)t->n + 1, sizeof *t->keys);
+    memcpy(t->keys, src->keys, (size_t)t->n * sizeof *t->keys);
+  }
+  t->nnodes = 1;
+  t->nleaves = src->like ? 0 : 1;
+  for (int i = 0; i < t->n; i++) {
+    t->kid[i] = o->like ? compose(o->kid[i], in) : compose(in->kid[i], in->kid[i]);
+    t->nleaves += t->kid[i]->nleaves;
+    t->nnodes += t->kid[i]->nnodes;
+  }
+  return t;
+}
+
+/* tree_transpose(outer_treedef, inner_treedef, pytree_to_transpose) */
+static SrVal *bi_transpose(SrInterp *I, SrArgs *a) {
+  SrVal *p[3], *flat;
+  if (sr_args_parse(I, a, "tree_transpose", "outer_treedef, inner_treedef, pytree_to_transpose", p) < 0) return NULL;
+  const TNode *outer = treedef_arg(I, p[0], "tree_transpose");
+  if (!outer) return NULL;
+  TNode *tree = flatten(I, p[2], NULL, &flat, NULL);
+  if (!tree) return NULL;
+  tnode_free(tree);
+  TNode *inner_made = NULL;
+  const TNode *inner;
+  if (p[1]->kind == SR_V_NONE) {
+    SrVal *up = flatten_up_to(I, outer, p[2]);
+    SrVal *l0 = NULL;
+    if (up && up->seq.n) inner_made = flatten(I, up->seq.items[0], NULL, &l0, NULL);
+    sr_unref(l0);
+    sr_unref(up);
+    if (!inner_made) {
+      sr_unref(flat);
+      return NULL;
+    }
+    inner = inner_made;
+  } else {
+    inner = treedef_arg(I, p[1], "tree_transpose");
+    if (!inner) {
+      sr_unref(flat);
+      return NULL;
+    }
+  }
+  int ni = inner->nleaves, no = outer->nleaves;
+  SrVal *res = NULL;
+  if (flat->seq.n != ni * no) {
+    TNode *exp = compose(outer, inner);
+    SrBuf b = SR_BUF_INIT;
+    SrVal *td = NULL, *tl = NULL;
+    TNode *got = flatten(I, p[2], NULL, &tl, NULL);
+    sr_unref(tl);
+    td = treedef_new(got);
+    SrVal *ed = treedef_new(exp);
+    sr_val_repr(&b, td);
+    sr_buf_puts(&b, "\n != \n");
+    sr_val_repr(&b, ed);
+    sr_raise(I, "TypeError", "Mismatch\n%s", b.p);
+    sr_buf_free(&b);
+    sr_unref(td);
+    sr_unref(ed);
+  } else {
+    SrVal *subs = sr_seq(NULL, SR_V_LIST, ni);
+    for (int i = 0; i < ni; i++) {
+      SrVal *col = sr_seq(NULL, SR_V_LIST, no);
+      for (int k = 0; k < no; k++) sr_seq_push(NULL, col, sr_ref(flat->seq.items[k * ni + i]));
+      int it = 0;
+      sr_seq_push(NULL, subs, unflatten_rec(outer, col, &it));
+      sr_unref(col);
+    }
+    int it = 0;
+    res = unflatten_rec(inner, subs, &it);
+    sr_unref(subs);
+  }
+  tnode_free(inner_made);
+  sr_unref(flat);
+  return res;
+}
+
+static SrVal *bi_flatten_with_path(SrInterp *I, SrArgs *a) {
+  SrVal *p[2], *leaves, *paths;
+  if (sr_args_parse(I, a, "tree_flatten_with_path", "tree, is_leaf=", p) < 0) return NULL;
+  TNode *t = flatten(I, p[0], p[1], &leaves, &paths);
+  if (!t) return NULL;
+  SrVal *l = sr_seq(NULL, SR_V_LIST, leaves->seq.n);
+  for (int i = 0; i < leaves->seq.n; i++) {
+    SrVal *pair[2] = {sr_ref(paths->seq.items[i]), sr_ref(leaves->seq.items[i])};
+    sr_seq_push(NULL, l, sr_tuple(NULL, 2, pair));
+  }
+  sr_unref(leaves);
+  sr_unref(paths);
+  SrVal *items[2] = {l, treedef_new(t)};
+  return sr_tuple(NULL, 2, items);
+}
+
+static SrVal *bi_leaves_with_path(SrInterp *I, SrArgs *a) {
+  SrVal *r = bi_flatten_with_path(I, a);
+  if (!r) return NULL;
+  SrVal *l = sr_ref(r->seq.items[0]);
+  sr_unref(r);
+  return l;
+}
+
+/* keystr(keys, *, simple=False, separator='') */
+static SrVal *bi_keystr(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "keystr", "keys, *, simple=, separator=", p) < 0) return NULL;
+  SrVal *keys = sr_iterate(I, p[0]);
+  if (!keys) return NULL;
+  int simple = p[1] && sr_val_truthy(p[1]);
+  if (p[2] && p[2]->kind != SR_V_STR) {
+    sr_unref(keys);
+    return sr_raise(I, "TypeError", "sequence item 0: expected str instance, %s found", sr_val_kind_name(p[2]));
+  }
+  SrBuf b = SR_BUF_INIT;
+  int rc = 0;
+  for (int i = 0; i < keys->seq.n && rc == 0; i++) {
+    if (i && p[2]) sr_buf_printf(&b, "%.*s", (int)p[2]->str.n, p[2]->str.s);
+    SrVal *k = keys->seq.items[i];
+    const SrClass *c = k->kind == SR_V_OBJ ? k->obj.cls : NULL;
+    if (simple && (c == &seq_key_class || c == &dict_key_class || c == &attr_key_class || c == &flat_key_class))
+      rc = sr_to_str(I, &b, ((Key *)k->obj.data)->v);
+    else
+      rc = sr_to_str(I, &b, k);
+  }
+  sr_unref(keys);
+  SrVal *r = rc == 0 ? sr_str_cstr(NULL, sr_buf_str(&b)) : NULL;
+  sr_buf_free(&b);
+  return r;
+}
+
+/* ---- PyTreeDef's attributes and methods ---- */
+
+static SrVal *m_td_unflatten(SrInterp *I, SrArgs *a) {
+  if (a->n != 1) return sr_raise(I, "TypeError", "unflatten() takes exactly one argument (%d given)", a->n);
+  return unflatten(I, ((TreeDef *)a->self->obj.data)->root, a->v[0]);
+}
+
+static SrVal *m_td_flatten_up_to(SrInterp *I, SrArgs *a) {
+  if (a->n != 1) return sr_raise(I, "TypeError", "flatten_up_to() takes exactly one argument (%d given)", a->n);
+  return flatten_up_to(I, ((TreeDef *)a->self->obj.data)->root, a->v[0]);
+}
+
+static TNode *tnode_copy(const TNode *s) {
+  TNode *t = sr_xcalloc(1, sizeof *t);
+  *t = *s;
+  if (t->like) sr_ref(t->like);
+  t->kid = sr_xcalloc((size_t)s->n + 1, sizeof *t->kid);
+  for (int i = 0; i < s->n; i++) t->kid[i] = tnode_copy(s->kid[i]);
+  if (s->keys) {
+    t->keys = sr_xcalloc((size_t)s->n + 1, sizeof *t->keys);
+    memcpy(t->keys, s->keys, (size_t)s->n * sizeof *t->keys);
+  }
+  return t;
+}
+
+static SrVal *m_td_children(SrInterp *I, SrArgs *a) {
+  (void)I;
+  const TNode *t = ((TreeDef *)a->self->obj.data)->root;
+  SrVal *l = sr_seq(NULL, SR_V_LIST, t->n);
+  for (int i = 0; i < t->n; i++) sr_seq_push(NULL, l, treedef_new(tnode_copy(t->kid[i])));
+  return l;
+}
+
+static SrVal *m_td_compose(SrInterp *I, SrArgs *a) {
+  if (a->n != 1) return sr_raise(I, "TypeError", "compose() takes exactly one argument (%d given)", a->n);
+  const TNode *in = treedef_arg(I, a->v[0], "compose");
+  return in ? treedef_new(compose(((TreeDef *)a->self->obj.data)->root, in)) : NULL;
+}
+
+static SrVal *treedef_getattr(SrInterp *I, SrVal *self, const char *name) {
+  (void)I;
+  const TNode *t = ((TreeDef *)self->obj.data)->root;
+  if (strcmp(name, "num_leaves") == 0) return sr_int(NULL, t->nleaves);
+  if (strcmp(name, "num_nodes") == 0) return sr_int(NULL, t->nnodes);
+  if (strcmp(name, "unflatten") == 0) return sr_bound_method(self, name, m_td_unflatten);
+  if (strcmp(name, "flatten_up_to") == 0) return sr_bound_method(self, name, m_td_flatten_up_to);
+  if (strcmp(name, "children") == 0) return sr_bound_method(self, name, m_td_children);
+  if (strcmp(name, "compose") == 0) return sr_bound_method(self, name, m_td_compose);
+  return NULL;
+}
+
+/* treedef_is_leaf(treedef), treedef_children(treedef) */
+static SrVal *bi_treedef_is_leaf(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "treedef_is_leaf", "treedef", p) < 0) return NULL;
+  const TNode *t = treedef_arg(I, p[0], "treedef_is_leaf");
+  return t ? sr_bool(t->nnodes == 1) : NULL;
+}
+
+static SrVal *bi_treedef_children(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "treedef_children", "treedef", p) < 0) return NULL;
+  if (!treedef_arg(I, p[0], "treedef_children")) return NULL;
+  SrArgs ma = {0, NULL, 0, NULL, NULL, p[0]};
+  return m_td_children(I, &ma);
+}
+
+void sr_pytree_api_init(void) {
+  static const struct {
+    const char *names;
+    SrBuiltinFn fn;
+    const char *doc;
+  } defs[] = {
+    {"jax.tree.flatten jax.tree_util.tree_flatten", bi_flatten,
+     "flatten(tree, is_leaf=None): (leaves, treedef), the leaves in order and the PyTreeDef of the structure"},
+    {"jax.tree.unflatten jax.tree_util.tree_unflatten", bi_unflatten,
+     "unflatten(treedef, leaves): the tree of treedef's structure with these leaves"},
+    {"jax.tree.structure jax.tree_util.tree_structure", bi_structure,
+     "structure(tree, is_leaf=None): the PyTreeDef of tree, PyTreeDef({'a': *, 'b': (*, *)})"},
+    {"jax.tree.leaves jax.tree_util.tree_leaves", bi_leaves, "leaves(tree, is_leaf=None): the leaves, in order"},
+    {"jax.tree.map jax.tree_util.tree_map", bi_map,
+     "map(f, tree, *rest, is_leaf=None): f applied to each leaf of tree and the matching leaves of rest"},
+    {"jax.tree.reduce jax.tree_util.tree_reduce", bi_reduce,
+     "reduce(function, tree, initializer=, is_leaf=None): functools.reduce over the leaves"},
+    {"jax.tree.all jax.tree_util.tree_all", bi_all, "all(tree, *, is_leaf=None): whether every leaf is true"},
+    {"jax.tree.transpose jax.tree_util.tree_transpose", bi_transpose,
+     "transpose(outer_treedef, inner_treedef, tree): a tree of outer structure of inner ones turned inside out"},
+    {"jax.tree.flatten_with_path jax.tree_util.tree_flatten_with_path", bi_flatten_with_path,
+     "flatten_with_path(tree, is_leaf=None): ([(key_path, leaf), ...], treedef)"},
+    {"jax.tree.leaves_with_path jax.tree_util.tree_leaves_with_path", bi_leaves_with_path,
+     "leaves_with_path(tree, is_leaf=None): [(key_path, leaf), ...]"},
+    {"jax.tree.map_with_path jax.tree_util.tree_map_with_path", bi_map_with_path,
+     "map_with_path(f, tree, *rest, is_leaf=None): f(key_path, leaf, *others) at each leaf"},
+    {"jax.tree_util.keystr", bi_keystr,
+     "keystr(keys, *, simple=False, separator=''): a key path as text, ['a'][0].x"},
+    {"jax.tree_util.treedef_is_leaf", bi_treedef_is_leaf, "treedef_is_leaf(treedef): whether it is a single leaf"},
+    {"jax.tree_util.treedef_children", bi_treedef_children,
+     "treedef_children(treedef): the PyTreeDefs of the root's children"},
+    {"jax.tree_util.SequenceKey", bi_seq_key, "SequenceKey(idx): a key path entry for a list or tuple item, [0]"},
+    {"jax.tree_util.DictKey", bi_dict_key, "DictKey(key): a key path entry for a dict item, ['a']"},
+    {"jax.tree_util.GetAttrKey", bi_attr_key, "GetAttrKey(name): a key path entry for an attribute, .name"},
+    {"jax.tree_util.FlattenedIndexKey", bi_flat_key,
+     "FlattenedIndexKey(key): a key path entry for a child of a node without keys, [<flat index 0>]"},
+    {NULL, NULL, NULL},
+  };
+  for (int i = 0; defs[i].names; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);
+  sr_val_equal_class(&treedef_class, treedef_equal);
+}
