@@ -26,6 +26,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/lax/control.c lib/lax/dot.c lib/lax/elementwise.c lib/lax/lax.c \
 	lib/lax/lax.h lib/lax/manual.c lib/lax/random.c lib/lax/reduce.c \
 	lib/lax/sharding.c lib/lax/structural.c \
+	lib/lax/sort.c \
 	lib/py/ast.h lib/py/builtins_py.c lib/py/class.c lib/py/class.h lib/py/interp.c lib/py/interp.h \
 	lib/py/lex.c lib/py/lex.h lib/py/objects.c lib/py/objects.h lib/py/range.c \
 	lib/py/range.h lib/py/re.c lib/py/syntax.c \
@@ -41,5 +42,6 @@ lib_libshardrepl_a_SOURCES = \
 	lib/jax/tree_util.c lib/jax/tree_util.h lib/jax/vjp.h lib/jax/vjp_api.c \
 	lib/jax/vjp_io.c lib/jax/vmap.c lib/jax/jacobian.c lib/jax/vmap_built.c \
 	lib/jax/nn.h lib/jax/nn_initializers.c lib/jax/scipy_special.c \
+	lib/jax/numpy_sort.c \
 	lib/cmd/commands.c lib/cmd/commands.h lib/cmd/commands_ad.c \
 	lib/cmd/hooks_exec.c lib/cmd/linit.c lib/cmd/linit.h

@@ -3061,6 +3061,7 @@ void sr_jnp_api_init(void) {
   };
   for (int i = 0; defs[i].names; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);
   sr_nn_init();
+  sr_jnp_sort_init();
   for (int i = 0; defs2[i].names; i++) sr_def(defs2[i].names, defs2[i].fn, defs2[i].doc);
   static const struct {
     const char *name;

@@ -1,0 +1,94 @@
+"""jnp_numpy.py: jax.numpy's sorting, statistics, shape and helper
+functions run by shardrepl, checked against Debian's numpy.
+
+Each case is a jax.numpy expression and the numpy expression that computes
+the same thing (over the same inputs, float32 in both); shardrepl saves
+each result with np.save in one run, and every result must have numpy's
+shape and agree to float32 precision (NaNs in the same places; integer
+results exactly).  Where JAX's and numpy's defaults differ the numpy side
+says so (argsort's kind='stable', the dtype of an index).
+
+usage: jnp_numpy.py SHARDREPL
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+# the inputs, as Python literals both sides build arrays of
+INPUTS = {
+    "v": ("[3., 1., 2., -0.5, 7., 1., 4.]", "float32"),
+    "m": ("[[3., 1., 2., -0.5], [0.25, 5., -1., 2.], [1., 1., 6., -3.]]", "float32"),
+    "n": ("[[3., float('nan'), 2.], [0.5, 1., float('nan')]]", "float32"),
+    "i": ("[4, 1, 3, 1, 2, 4, 0]", "int32"),
+    "s": ("[1., 2., 2., 3., 5., 8.]", "float32"),
+    "q": ("[0., 2., 2.5, 9., -1.]", "float32"),
+    "w": ("[1., 2., 0.5, 1.]", "float32"),
+    "t": ("[[[1., 2.], [3., 4.]], [[5., 6.], [7., 8.]]]", "float32"),
+}
+
+# (jax.numpy expression, numpy expression); None: the same text
+CASES = [
+    # sorting and selection
+    ("jnp.sort(m)", "np.sort(m)"),
+    ("jnp.sort(m, axis=0)", "np.sort(m, axis=0)"),
+    ("jnp.sort(m, axis=None)", "np.sort(m, axis=None)"),
+    ("jnp.sort(n)", "np.sort(n)"),
+    ("jnp.sort(v, descending=True)", "np.sort(v)[::-1]"),
+    ("jnp.argsort(i)", "np.argsort(i, kind='stable')"),
+    ("jnp.argsort(m, axis=0)", "np.argsort(m, axis=0, kind='stable')"),
+    ("jnp.argsort(i, descending=True)", "np.argsort(-i, kind='stable')"),
+    ("jnp.argsort(n)", "np.argsort(n, kind='stable')"),
+    ("jax.lax.sort((i, v), num_keys=1)[1]", "v[np.argsort(i, kind='stable')]"),
+    ("jax.lax.sort((i, v, i), num_keys=2)[1]", "v[np.lexsort((v, i))]"),
+    ("jax.lax.top_k(v, 3)[0]", "np.sort(v)[::-1][:3]"),
+    ("jax.lax.top_k(m, 2)[1]", "np.argsort(-m, axis=-1, kind='stable')[:, :2]"),
+]
+
+
+def main(argv):
+    shardrepl = argv[1]
+    with tempfile.TemporaryDirectory() as tmp:
+        lines = ["import jax", "import jax.numpy as jnp", "import numpy as np"]
+        for name, (lit, dt) in INPUTS.items():
+            lines.append("%s = jnp.array(%s, dtype=jnp.%s)" % (name, lit, dt))
+        for k, (jx, _) in enumerate(CASES):
+            lines.append("np.save(%r, %s)" % (os.path.join(tmp, "%d.npy" % k), jx))
+        prog = os.path.join(tmp, "prog.jxr")
+        with open(prog, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        run = subprocess.run([shardrepl, "-k", prog], capture_output=True, text=True)
+        env = {"np": np}
+        for name, (lit, dt) in INPUTS.items():
+            env[name] = np.array(eval(lit), dtype=dt)
+        failed = 0
+        for k, (jx, nx) in enumerate(CASES):
+            want = np.asarray(eval(nx if nx else jx, env))
+            path = os.path.join(tmp, "%d.npy" % k)
+            if not os.path.exists(path):
+                print("FAIL %s: shardrepl saved nothing" % jx)
+                failed += 1
+                continue
+            got = np.load(path)
+            if got.shape != want.shape:
+                print("FAIL %s: shape %s, numpy's %s" % (jx, got.shape, want.shape))
+                failed += 1
+            elif got.dtype.kind in "iub" and want.dtype.kind in "iub":
+                if not np.array_equal(got, want):
+                    print("FAIL %s:\n  got  %s\n  want %s" % (jx, got.tolist(), want.tolist()))
+                    failed += 1
+            elif not np.allclose(got.astype(np.float64), want.astype(np.float64), rtol=1e-5, atol=1e-6,
+                                 equal_nan=True):
+                print("FAIL %s:\n  got  %s\n  want %s" % (jx, got.tolist(), want.tolist()))
+                failed += 1
+        if run.returncode != 0:
+            print("shardrepl exited %d:\n%s" % (run.returncode, run.stderr))
+            failed += 1
+        print("jnp_numpy: %d cases, %d failed" % (len(CASES), failed))
+        return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
