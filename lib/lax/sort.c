@@ -1,7 +1,7 @@
 /* sort.c: the rules of sort and top_k that the structural family leaves
  * (lax/lax.py's sort_p and top_k_p): sort's eval and JVP rules (its type
  * and batch rules are in structural.c, with its row), and every rule of
- * top_k.  Registered by sr_lax_sort_init (lax/lax.h says what a family
+ * top_k, and every rule of tile (lax.tile's tile_p).  Registered by sr_lax_sort_init (lax/lax.h says what a family
  * file holds and uses).
  *
  * The order is XLA's for the comparator JAX builds (_sort_lt_comparator
@@ -379,6 +379,8 @@ static uint32_t nout_top_k(int nin, const SrParam *ps, int np) {
 
 /* ==== registration ==== */
 
+static void tile_init(void);
+
 void sr_lax_sort_init(void) {
   sr_set_eval_rule(SR_P_sort, ev_sort);
   sr_ad_set_jvp(SR_P_sort, jvp_sort);
@@ -387,4 +389,146 @@ void sr_lax_sort_init(void) {
   sr_set_eval_rule(SR_P_top_k, ev_top_k);
   sr_ad_set_jvp(SR_P_top_k, jvp_top_k);
   sr_prims[SR_P_top_k].batch = batch_top_k;
+  tile_init();
+}
+
+/* ==== tile (lax.py's tile_p) ==== */
+
+/* _tile_abstract_eval: each dimension times its reps; a dimension tiled
+   more than once must be unsharded. */
+static int type_tile(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
+  const SrType *x = e->in[0];
+  int64_t reps[SR_MAX_RANK];
+  int n = 0;
+  if (sr_rparam_ints(cx, e, "reps", 1, reps, SR_MAX_RANK, &n) < 0) return -1;
+  if (n != x->ndim)
+    return sr_terr(cx, "TypeError", "reps length must be equal to the ndim of x, got len(reps)=%d and x.ndim=%d.", n,
+                   x->ndim);
+  SrStd s;
+  if (sr_std_begin(cx, e, &s) < 0) return -1;
+  for (int i = 0; i < n; i++)
+    if (reps[i] != 1 && x->dims[i].nax && s.mode == SR_MODE_EXPLICIT) {
+      SrBuf a = SR_BUF_INIT, r = SR_BUF_INIT;
+      sr_aval_str(&a, x);
+      sr_ints_str(&r, reps, n);
+      sr_terr(cx, "ShardingTypeError",
+              "Operand cannot be sharded on dimension %d when the tiling is non-trivial. Got input type: %s with reps: %s",
+              i, sr_buf_str(&a), sr_buf_str(&r));
+      sr_buf_free(&a);
+      sr_buf_free(&r);
+      return -1;
+    }
+  SrTypeBuilder b;
+  sr_type_builder(&b, x);
+  for (int i = 0; i < n; i++) {
+    if (reps[i] < 0) return sr_terr(cx, "TypeError", "tile reps must be non-negative, got %lld", (long long)reps[i]);
+    b.dims[i].size *= reps[i];
+    if (reps[i] != 1) b.dims[i].nax = 0;
+  }
+  out[0] = sr_type_get(&b);
+  return 0;
+}
+
+typedef struct TileArg {
+  int nd;
+  size_t es;
+} TileArg;
+
+static int tile_fn(SrShardIO *io) {
+  TileArg *a = io->arg;
+  const int64_t *is = io->in_shape[0], *os = io->out_shape[0];
+  int64_t total = 1, idx[SR_MAX_RANK] = {0};
+  for (int d = 0; d < a->nd; d++) total *= os[d];
+  const char *src = io->in[0]->data;
+  char *dst = io->out[0]->data;
+  for (int64_t k = 0; k < total; k++) {
+    int64_t off = 0;
+    for (int d = 0; d < a->nd; d++) off = off * is[d] + idx[d] % is[d];
+    memcpy(dst + (size_t)k * a->es, src + (size_t)off * a->es, a->es);
+    for (int d = a->nd - 1; d >= 0; d--) {
+      if (++idx[d] < os[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return 0;
+}
+
+/* Each device's block tiled: the input laid out as the result, except
+   that the tiled dimensions are whole. */
+static int ev_tile(SrEvalCtx *cx, const SrEvalEqn *e) {
+  int64_t reps[SR_MAX_RANK];
+  int n = 0;
+  if (sr_ev_param_ints(cx, e, "reps", reps, SR_MAX_RANK, &n) < 0) return -1;
+  const SrMesh *m = sr_ev_mesh_for(cx, e, e->out_type[0]);
+  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
+  SrTypeBuilder b;
+  sr_type_builder(&b, l);
+  for (int i = 0; i < n; i++)
+    if (reps[i] != 1) b.dims[i].nax = 0;
+  const SrType *ol = sr_type_get(&b);
+  SrTypeBuilder ib;
+  sr_type_builder(&ib, e->in[0]->layout);
+  for (int i = 0; i < n; i++) {
+    ib.dims[i].nax = ol->dims[i].nax;
+    memcpy(ib.dims[i].ax, ol->dims[i].ax, SR_MAX_DIM_AXES);
+    if (ib.dims[i].nax) ib.mesh = ol->mesh;
+  }
+  SrArray *x = sr_redistribute(cx, e->in[0], m, sr_type_get(&ib));
+  if (!x) return -1;
+  SrArray *r = sr_array_new(e->out_type[0], ol, m);
+  TileArg a = {n, sr_elem_size(e->in[0]->type->dtype)};
+  int rc = sr_ev_map(cx, 1, &x, 1, &r, 0, tile_fn, &a);
+  sr_array_unref(x);
+  if (rc == 0 && !(e->out[0] = sr_redistribute_typed(cx, r, m, l, e->out_type[0]))) rc = -1;
+  sr_array_unref(r);
+  return rc;
+}
+
+/* _tile_transpose_rule: the cotangent reshaped to (reps[0], shape[0],
+   ...) (the operand's sharding on the shape dims) and summed over the reps
+   dims. */
+static int tr_tile(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x, SrVal **cx) {
+  (void)x;
+  const SrType *ot = sr_ad_ct_type(e->in[0]->type);
+  int64_t reps[SR_MAX_RANK];
+  SrVal *rv = param(e, "reps");
+  int n = 0;
+  if (!rv || sr_val_ints(rv, reps, SR_MAX_RANK, &n) < 0 || n != ot->ndim || 2 * n > SR_MAX_RANK)
+    return sr_ad_no_transpose(ad, e->prim);
+  SrTypeBuilder b;
+  sr_type_builder(&b, ot);
+  b.dtype = sr_ad_type(ad, ct[0])->dtype;
+  b.ndim = (uint8_t)(2 * n);
+  int64_t axes[SR_MAX_RANK];
+  for (int i = 0; i < n; i++) {
+    b.dims[2 * i] = ot->dims[i];
+    b.dims[2 * i].size = reps[i];
+    b.dims[2 * i].nax = 0;
+    b.dims[2 * i + 1] = ot->dims[i];
+    axes[i] = 2 * i;
+  }
+  SrVal *r = sr_ad_reshape(ad, ct[0], sr_type_get(&b));
+  cx[0] = r ? sr_ad_reduce_sum(ad, r, axes, n, NULL) : NULL;
+  return cx[0] ? 0 : -1;
+}
+
+/* _tile_batch_rule: a rep of 1 for the batch dim. */
+static int batch_tile(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
+  int64_t reps[SR_MAX_RANK], nr[SR_MAX_RANK];
+  SrVal *rv = param(e, "reps");
+  int n = 0;
+  if (!rv || sr_val_ints(rv, reps, SR_MAX_RANK, &n) < 0 || n + 1 > SR_MAX_RANK) return sr_batch_no_rule(b, e->prim);
+  for (int i = 0, k = 0; i <= n; i++) nr[i] = i == bd[0] ? 1 : reps[k++];
+  y[0] = sr_batch_bind_with(b, e, 1, x, "reps", sr_ad_ints(nr, n + 1), NULL);
+  ybd[0] = bd[0];
+  return y[0] ? 0 : -1;
+}
+
+static void tile_init(void) {
+  sr_set_type_rule(SR_P_tile, type_tile);
+  sr_set_eval_rule(SR_P_tile, ev_tile);
+  sr_ad_set_jvp(SR_P_tile, sr_ad_jvp_linear);
+  sr_ad_set_transpose(SR_P_tile, tr_tile);
+  sr_prims[SR_P_tile].batch = batch_tile;
 }
