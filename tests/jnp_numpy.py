@@ -138,6 +138,22 @@ CASES = [
     ("jnp.atleast_3d(v)", "np.atleast_3d(v)"),
     ("jnp.atleast_3d(m)", "np.atleast_3d(m)"),
     ("jnp.atleast_3d(2.0)", "np.atleast_3d(np.float32(2.0))"),
+    # small helpers
+    ("jnp.tri(3)", "np.tri(3)"),
+    ("jnp.tri(3, 5, k=1)", "np.tri(3, 5, k=1)"),
+    ("jnp.tri(4, 2, k=-1, dtype=jnp.int32)", "np.tri(4, 2, k=-1, dtype=np.int32)"),
+    ("jnp.tril(m)", "np.tril(m)"),
+    ("jnp.tril(m, -1)", "np.tril(m, -1)"),
+    ("jnp.triu(m, 1)", "np.triu(m, 1)"),
+    ("jnp.triu(t)", "np.triu(t)"),
+    ("jnp.identity(3)", "np.identity(3)"),
+    ("jnp.array_equal(m, m)", "np.array_equal(m, m)"),
+    ("jnp.array_equal(m, m + 1)", "np.array_equal(m, m + 1)"),
+    ("jnp.array_equal(v, m)", "np.array_equal(v, m)"),
+    ("jnp.array_equal(n, n, equal_nan=True)", "np.array_equal(n, n, equal_nan=True)"),
+    ("jnp.array_equal(n, n)", "np.array_equal(n, n)"),
+    ("jnp.outer(v, q)", "np.outer(v, q)"),
+    ("jnp.outer(m, w)", "np.outer(m, w)"),
 ]
 
 
