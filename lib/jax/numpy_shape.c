@@ -373,7 +373,11 @@ static SrVal *jnp_repeat(SrInterp *I, SrArgs *a) {
     for (int i = 0, k = 0; i < na; i++)
       if (i != axis + 1) bdims[k++] = i;
     shape_of(t, res);
-    res[axis] *= rep;
+    if (rep < 0 || __builtin_mul_overflow(res[axis], rep, &res[axis])) {
+      sr_unref(x);
+      return rep < 0 ? sr_raise(I, "ValueError", "repeats may not contain negative values.")
+                     : sr_raise(I, "ValueError", "jnp.repeat: the result is too large");
+    }
     SrVal *b = sr_lax_broadcast_in_dim(I, x, aux, na, bdims, t->ndim, NULL);
     r = b ? sr_lax_reshape(I, b, res, t->ndim, NULL) : NULL;
     sr_unref(b);

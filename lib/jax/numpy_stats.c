@@ -620,6 +620,7 @@ static SrVal *diff_body(SrInterp *I, SrArgs *a) {
   }
   for (int64_t it = 0; it < n && x; it++) {
     t = vtype(I, x);
+    if (t->dims[axis].size == 0) break; /* an empty axis stays empty */
     int64_t st[SR_MAX_RANK], li[SR_MAX_RANK], st2[SR_MAX_RANK], li2[SR_MAX_RANK];
     for (int i = 0; i < t->ndim; i++) {
       st[i] = st2[i] = 0;

@@ -423,7 +423,8 @@ static int type_tile(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   sr_type_builder(&b, x);
   for (int i = 0; i < n; i++) {
     if (reps[i] < 0) return sr_terr(cx, "TypeError", "tile reps must be non-negative, got %lld", (long long)reps[i]);
-    b.dims[i].size *= reps[i];
+    if (__builtin_mul_overflow(b.dims[i].size, reps[i], &b.dims[i].size))
+      return sr_terr(cx, "ValueError", "tile: the result's dimension %d is too large", i);
     if (reps[i] != 1) b.dims[i].nax = 0;
   }
   out[0] = sr_type_get(&b);
