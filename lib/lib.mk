@@ -26,6 +26,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/lax/control.c lib/lax/dot.c lib/lax/elementwise.c lib/lax/lax.c \
 	lib/lax/lax.h lib/lax/manual.c lib/lax/random.c lib/lax/reduce.c \
 	lib/lax/sharding.c lib/lax/structural.c \
+	lib/lax/sort.c \
 	lib/py/ast.h lib/py/builtins_py.c lib/py/class.c lib/py/class.h lib/py/interp.c lib/py/interp.h \
 	lib/py/lex.c lib/py/lex.h lib/py/objects.c lib/py/objects.h lib/py/range.c \
 	lib/py/range.h lib/py/re.c lib/py/syntax.c \
@@ -43,6 +44,8 @@ lib_libshardrepl_a_SOURCES = \
 	lib/jax/nn.h lib/jax/nn_initializers.c lib/jax/scipy_special.c \
 	lib/jax/jit_options.c lib/jax/jit_options.h lib/jax/array_create.c lib/jax/array_create.h \
 	lib/jax/pytree_api.c lib/jax/pytree_api.h lib/jax/introspect.c lib/jax/introspect.h \
+	lib/jax/numpy_sort.c lib/jax/numpy_stats.c lib/jax/numpy_shape.c \
+	lib/jax/numpy_misc.c \
 	lib/cmd/commands.c lib/cmd/commands.h lib/cmd/commands_ad.c \
 	lib/cmd/hooks_exec.c lib/cmd/linit.c lib/cmd/linit.h \
 	lib/cmd/session.c

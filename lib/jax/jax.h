@@ -71,6 +71,10 @@ void sr_lax_control_flow_init(void);  /* lax_control_flow.c */
 void sr_tree_util_init(void);         /* tree_util.c */
 void sr_debug_init(void);             /* debug.c */
 void sr_nn_init(void);                /* nn.c */
+void sr_jnp_sort_init(void);          /* numpy_sort.c */
+void sr_jnp_stats_init(void);         /* numpy_stats.c */
+void sr_jnp_shape_init(void);         /* numpy_shape.c */
+void sr_jnp_misc_init(void);          /* numpy_misc.c */
 void sr_random_concrete_init(void);   /* random.c: on concrete keys */
 
 #endif

@@ -994,6 +994,7 @@ typedef struct CumData {
   int has_axis;
   int64_t axis;
   int dtype;
+  int prim; /* 0: cumsum; else SR_P_cumprod (jnp.cumprod) */
 } CumData;
 
 static SrVal *cumsum_body(SrInterp *I, SrArgs *a) {
@@ -1007,7 +1008,8 @@ static SrVal *cumsum_body(SrInterp *I, SrArgs *a) {
         SrBuf b = SR_BUF_INIT;
         sr_type_long(&b, t);
         sr_raise(I, "ShardingTypeError",
-                 "The input should be fully replicated when axis is not specified to cumsum. Got input type=%s", b.p);
+                 "The input should be fully replicated when axis is not specified to %s. Got input type=%s",
+                 d->prim ? "cumprod" : "cumsum", b.p);
         sr_buf_free(&b);
         sr_unref(x);
         return NULL;
@@ -1036,7 +1038,7 @@ static SrVal *cumsum_body(SrInterp *I, SrArgs *a) {
   SrVal *c = sr_lax_convert(I, x, comp, 0, NULL);
   sr_unref(x);
   if (!c) return NULL;
-  SrVal *r = sr_bindv(I, SR_P_cumsum, 1, &c, "axis", sr_int(NULL, axis), "reverse", sr_bool(0), NULL);
+  SrVal *r = sr_bindv(I, d->prim ? d->prim : SR_P_cumsum, 1, &c, "axis", sr_int(NULL, axis), "reverse", sr_bool(0), NULL);
   sr_unref(c);
   if (!r) return NULL;
   SrVal *o = sr_lax_convert(I, r, result, 0, NULL);
@@ -1044,10 +1046,11 @@ static SrVal *cumsum_body(SrInterp *I, SrArgs *a) {
   return o;
 }
 
-static SrVal *jnp_cumsum(SrInterp *I, SrArgs *a) {
+static SrVal *cum_api(SrInterp *I, SrArgs *a, int prim, const char *name) {
   SrVal *p[4];
-  if (sr_args_parse(I, a, "cumsum", "a, axis=, dtype=, out=", p) < 0) return NULL;
+  if (sr_args_parse(I, a, name, "a, axis=, dtype=, out=", p) < 0) return NULL;
   CumData *d = sr_xcalloc(1, sizeof *d);
+  d->prim = prim;
   d->has_axis = p[1] && p[1]->kind != SR_V_NONE;
   if ((d->has_axis && sr_as_int(I, p[1], "axis", &d->axis) < 0) || sr_dtype_arg(I, p[2], &d->dtype, "cumsum") < 0) {
     free(d);
@@ -1058,10 +1061,13 @@ static SrVal *jnp_cumsum(SrInterp *I, SrArgs *a) {
     free(d);
     return NULL;
   }
-  SrVal *r = sr_api_jit(I, "cumsum", cumsum_body, d, 1, &x);
+  SrVal *r = sr_api_jit(I, name, cumsum_body, d, 1, &x);
   sr_unref(x);
   return r;
 }
+
+static SrVal *jnp_cumsum(SrInterp *I, SrArgs *a) { return cum_api(I, a, 0, "cumsum"); }
+static SrVal *jnp_cumprod(SrInterp *I, SrArgs *a) { return cum_api(I, a, SR_P_cumprod, "cumprod"); }
 
 /* ======================================================================
  * contractions: dot, matmul, einsum
@@ -2976,6 +2982,7 @@ void sr_jnp_api_init(void) {
     {"jax.numpy.argmax", jnp_argmax, "argmax(a, axis=None, keepdims=False)"},
     {"jax.numpy.argmin", jnp_argmin, "argmin(a, axis=None, keepdims=False)"},
     {"jax.numpy.cumsum", jnp_cumsum, "cumsum(a, axis=None, dtype=None): jit[name=cumsum]"},
+    {"jax.numpy.cumprod", jnp_cumprod, "cumprod(a, axis=None, dtype=None): jit[name=cumprod]"},
     {"jax.numpy.dot", jnp_dot, "dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)"},
     {"jax.numpy.matmul", jnp_matmul,
      "matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=None): also x @ y"},
@@ -3025,6 +3032,10 @@ void sr_jnp_api_init(void) {
   };
   for (int i = 0; defs[i].names; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);
   sr_nn_init();
+  sr_jnp_sort_init();
+  sr_jnp_stats_init();
+  sr_jnp_shape_init();
+  sr_jnp_misc_init();
   for (int i = 0; defs2[i].names; i++) sr_def(defs2[i].names, defs2[i].fn, defs2[i].doc);
   static const struct {
     const char *name;

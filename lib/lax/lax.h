@@ -69,6 +69,7 @@ void sr_lax_sharding_init(void);
 void sr_lax_control_init(void);
 void sr_lax_manual_init(void);
 void sr_lax_random_init(void);
+void sr_lax_sort_init(void); /* sort.c: sort's eval and JVP, top_k */
 
 /* The JVP of a custom_jvp_call, custom_vjp_call or custom_vjp_call_jaxpr
    whose rule did not survive printing (a parsed text's): the primal

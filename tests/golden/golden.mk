@@ -116,6 +116,8 @@ GOLDEN_TESTS = \
 
 GOLDEN_PENDING =
 
+include $(top_srcdir)/tests/golden/jnp15.mk
+
 ## files the scripts :load
 GOLDEN_LOADED = tests/golden/data/loaded.jxr tests/golden/data/load_error.jxr \
 	tests/golden/data/load_self.jxr tests/golden/data/load_cycle_a.jxr tests/golden/data/load_cycle_b.jxr

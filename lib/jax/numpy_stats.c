@@ -1,0 +1,970 @@
+/* numpy_stats.c: statistics and cumulative reductions -- jax.numpy.var,
+ * std, average, nanmax/nanmin/nansum/nanprod/nanmean, median, quantile,
+ * percentile, diff, cumprod (numpy/reductions.py, lax_numpy.py) and
+ * jax.lax.cumprod/cummax/cummin (lax/control_flow/loops.py), each binding
+ * what JAX's binds, in a jit named as JAX's jit-decorated function is, and
+ * composed of the jax.numpy functions JAX's call (jnp.sum, jnp.mean,
+ * jnp.where, ...).  Registered by sr_jnp_stats_init (jax.h). */
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/jaxstate.h"
+#include "jax/jax.h"
+#include "jax/lax.h"
+#include "jax/numpy.h"
+#include "py/objects.h"
+#include "py/range.h"
+#include "text/print_val.h"
+#include "util/intern.h"
+
+static const SrType *vtype(SrInterp *I, SrVal *v) { return sr_value_type(I, v); }
+static SrVal *arr(SrInterp *I, SrVal *v) { return sr_jnp_asarray(I, v, -1); }
+static int given(SrVal *v) { return v && v->kind != SR_V_NONE; }
+
+/* Calls the registered jax.numpy function `name` with n positional
+   arguments and (key, value) keyword pairs ending in NULL; the values are
+   borrowed, and a NULL value leaves its keyword out. */
+static SrVal *np_call(SrInterp *I, const char *name, int n, SrVal **args, ...) {
+  char q[96];
+  snprintf(q, sizeof q, "jax.numpy.%s", name);
+  SrVal *fn = sr_lookup_qualname(q);
+  if (!fn) return sr_raise(I, "NotImplementedError", "%s is not available", q);
+  const char *kw[8];
+  SrVal *kwv[8];
+  int nkw = 0;
+  va_list ap;
+  va_start(ap, args);
+  for (const char *k; (k = va_arg(ap, const char *)) != NULL;) {
+    SrVal *v = va_arg(ap, SrVal *);
+    if (v && nkw < 8) kw[nkw] = sr_intern_cstr(k), kwv[nkw++] = v;
+  }
+  va_end(ap);
+  SrArgs a = {n, args, nkw, kw, kwv, NULL};
+  return sr_call(I, fn, &a);
+}
+
+static SrVal *np2(SrInterp *I, const char *name, SrVal *x, SrVal *y) {
+  SrVal *a[2] = {x, y};
+  return np_call(I, name, 2, a, NULL);
+}
+static SrVal *np3(SrInterp *I, const char *name, SrVal *x, SrVal *y, SrVal *z) {
+  SrVal *a[3] = {x, y, z};
+  return np_call(I, name, 3, a, NULL);
+}
+
+static void unref_all(int n, SrVal **v) {
+  for (int i = 0; i < n; i++) sr_unref(v[i]);
+}
+
+static SrDtype default_float(SrInterp *I) { return I->jax->enable_x64 ? SR_F64 : SR_F32; }
+static SrDtype upcast_f16(SrDtype d) { return d == SR_F16 || d == SR_BF16 ? SR_F32 : d; }
+
+/* A dtype as a value for a dtype= keyword (a new reference). */
+static SrVal *dtype_val(SrDtype d) { return sr_dtype_val(NULL, d); }
+
+/* Positional and keyword arguments kept for a jit's body: the static
+   ones (axis, dtype, keepdims...) are values held here, the dynamic ones
+   are the body's arguments. */
+typedef struct Statics {
+  SrVal *v[6];
+  int flags;
+} Statics;
+
+static void statics_free(void *p) {
+  Statics *s = p;
+  for (int i = 0; i < 6; i++) sr_unref(s->v[i]);
+  free(s);
+}
+
+static Statics *statics_of(SrInterp *I) { return sr_current_builtin(I)->data; }
+
+/* Calls body as a jit named `name` over n dynamic arguments (borrowed),
+   with the statics s (owned by the jit afterwards). */
+static SrVal *jit_with(SrInterp *I, const char *name, SrBuiltinFn body, Statics *s, int n, SrVal **args) {
+  SrVal *b = sr_builtin_with(name, body, s, statics_free);
+  SrArgs a = {n, args, 0, NULL, NULL, NULL};
+  SrVal *r = sr_jit_call(I, b, name, &a);
+  sr_unref(b);
+  return r;
+}
+
+static Statics *statics_new(int n, SrVal **v) {
+  Statics *s = sr_xcalloc(1, sizeof *s);
+  for (int i = 0; i < n && i < 6; i++) s->v[i] = v[i] ? sr_ref(v[i]) : NULL;
+  return s;
+}
+
+/* ==== var, std (reductions._var, _std) ==== */
+
+/* _var_promote_types: (computation dtype, result dtype) */
+static int var_types(SrInterp *I, SrDtype a, int dtype, SrDtype *comp, SrDtype *res) {
+  if (dtype >= 0) {
+    if (sr_dtype_kind((SrDtype)dtype) != SR_DK_COMPLEX && sr_dtype_kind(a) == SR_DK_COMPLEX) {
+      sr_raise(I, "ValueError",
+               "jax.numpy.var does not yet support real dtype parameters when computing the variance of an array of "
+               "complex values. The semantics of numpy.var seem unclear in this case. Please comment on "
+               "https://github.com/jax-ml/jax/issues/2283 if this behavior is important to you.");
+      return -1;
+    }
+    *comp = *res = (SrDtype)dtype;
+  } else if (!sr_dtype_is_inexact(a)) {
+    *comp = *res = default_float(I);
+  } else {
+    *comp = a;
+    *res = a == SR_C64 ? SR_F32 : a == SR_C128 ? SR_F64 : a;
+  }
+  *comp = upcast_f16(*comp);
+  return 0;
+}
+
+/* sum(a, axis, dtype=, keepdims=, where=) as reductions' sum with where=
+   (_reduction: a = _where(where, a, 0) first). */
+static SrVal *sum_where(SrInterp *I, SrVal *a, SrVal *axis, SrDtype dt, SrVal *keepdims, SrVal *where) {
+  SrVal *x = sr_ref(a);
+  if (given(where)) {
+    SrVal *z = sr_int(NULL, 0);
+    SrVal *y = np3(I, "where", where, x, z);
+    sr_unref(z);
+    sr_unref(x);
+    if (!(x = y)) return NULL;
+  }
+  SrVal *d = dtype_val(dt);
+  SrVal *r = np_call(I, "sum", 1, &x, "axis", axis, "dtype", d, "keepdims", keepdims, NULL);
+  sr_unref(d);
+  sr_unref(x);
+  return r;
+}
+
+/* _count: the number of elements reduced (a literal), or the sum of the
+   broadcast mask. */
+static SrVal *count(SrInterp *I, SrVal *a, SrVal *axis, SrVal *keepdims, SrVal *where, SrDtype dt) {
+  const SrType *t = vtype(I, a);
+  if (given(where)) {
+    int64_t shape[SR_MAX_RANK];
+    for (int i = 0; i < t->ndim; i++) shape[i] = t->dims[i].size;
+    SrVal *w = arr(I, where);
+    SrVal *b = w ? sr_lax_broadcast_to(I, w, shape, t->ndim, NULL) : NULL;
+    sr_unref(w);
+    SrVal *d = dtype_val(dt);
+    SrVal *r = b ? np_call(I, "sum", 1, &b, "axis", axis, "dtype", d, "keepdims", keepdims, NULL) : NULL;
+    sr_unref(d);
+    sr_unref(b);
+    return r;
+  }
+  int64_t n = 1;
+  if (!given(axis)) {
+    n = sr_type_numel(t);
+  } else {
+    SrVal *ints = sr_int_seq_arg(axis);
+    SrVal *seq = ints;
+    int k = sr_is_seq(seq) ? seq->seq.n : 1;
+    for (int i = 0; i < k; i++) {
+      int64_t ax;
+      if (sr_as_int(I, sr_is_seq(seq) ? seq->seq.items[i] : seq, "axis", &ax) < 0 ||
+          sr_api_axis(I, ax, t->ndim, &ax) < 0) {
+        if (ints != axis) sr_unref(ints);
+        return NULL;
+      }
+      n *= t->dims[ax].size;
+    }
+    if (ints != axis) sr_unref(ints);
+  }
+  SrVal *c = sr_int(NULL, n);
+  SrVal *r = sr_lax_convert(I, c, dt, 0, NULL);
+  sr_unref(c);
+  return r;
+}
+
+/* mean(a, axis, dtype=comp, keepdims=, where=): jnp.mean, or with where=
+   _mean's sum over the count (inlined in JAX as here). */
+static SrVal *mean_where(SrInterp *I, SrVal *a, SrVal *axis, SrDtype comp, SrVal *keepdims, SrVal *where) {
+  if (!given(where)) {
+    SrVal *d = dtype_val(comp);
+    SrVal *r = np_call(I, "mean", 1, &a, "axis", axis, "dtype", d, "keepdims", keepdims, NULL);
+    sr_unref(d);
+    return r;
+  }
+  SrVal *n = count(I, a, axis, keepdims, where, comp);
+  SrVal *s = n ? sum_where(I, a, axis, comp, keepdims, where) : NULL;
+  SrVal *r = s ? sr_lax_binary(I, SR_P_div, s, n) : NULL;
+  sr_unref(n);
+  sr_unref(s);
+  return r;
+}
+
+/* statics of _var and _std: axis, dtype, keepdims */
+enum { ST_AXIS, ST_DTYPE, ST_KEEP };
+
+/* the body of jit _var: (a, correction[, where][, mean]) */
+static SrVal *var_body(SrInterp *I, SrArgs *a) {
+  Statics *s = statics_of(I);
+  int k = 2;
+  SrVal *where = s->flags & 1 ? a->v[k++] : NULL, *amean = s->flags & 2 ? a->v[k++] : NULL;
+  int dt = -1;
+  if (given(s->v[ST_DTYPE]) && sr_dtype_arg(I, s->v[ST_DTYPE], &dt, "var") < 0) return NULL;
+  SrDtype comp, res;
+  if (var_types(I, vtype(I, a->v[0])->dtype, dt, &comp, &res) < 0) return NULL;
+  SrVal *x = sr_lax_convert(I, a->v[0], comp, 0, NULL);
+  if (!x) return NULL;
+  SrVal *t = sr_bool(1);
+  SrVal *m = amean ? sr_lax_convert(I, amean, comp, 0, NULL) : mean_where(I, x, s->v[ST_AXIS], comp, t, where);
+  sr_unref(t);
+  SrVal *c = m ? sr_lax_binary(I, SR_P_sub, x, m) : NULL;
+  SrVal *sq = c ? sr_lax_unary(I, SR_P_square, c) : NULL;
+  SrVal *n = sq ? count(I, x, s->v[ST_AXIS], s->v[ST_KEEP], where, comp) : NULL;
+  SrVal *cc = n ? sr_lax_convert(I, a->v[1], comp, 0, NULL) : NULL;
+  SrVal *norm = cc ? sr_lax_binary(I, SR_P_sub, n, cc) : NULL;
+  SrVal *sum = norm ? sum_where(I, sq, s->v[ST_AXIS], comp, s->v[ST_KEEP], where) : NULL;
+  SrVal *q = sum ? sr_lax_binary(I, SR_P_div, sum, norm) : NULL;
+  SrVal *qr = q ? sr_lax_convert(I, q, res, 0, NULL) : NULL;
+  SrVal *zero = sr_int(NULL, 0), *nan = sr_float(NULL, NAN);
+  SrVal *pos = qr ? np2(I, "greater", norm, zero) : NULL;
+  SrVal *r = pos ? np3(I, "where", pos, qr, nan) : NULL;
+  SrVal *tmp[] = {x, m, c, sq, n, cc, norm, sum, q, qr, zero, nan, pos};
+  unref_all((int)(sizeof tmp / sizeof *tmp), tmp);
+  return r;
+}
+
+/* The arguments of var and std: (a, axis, dtype, out, ddof, keepdims, *,
+   where, mean, correction); *dyn gets the jit's dynamic arguments. */
+static int var_args(SrInterp *I, SrArgs *a, const char *name, SrVal **dyn, int *ndyn, Statics **st) {
+  SrVal *p[9];
+  if (sr_args_parse(I, a, name, "a, axis=, dtype=, out=, ddof=, keepdims=, *, where=, mean=, correction=", p) < 0)
+    return -1;
+  if (given(p[3])) {
+    sr_raise(I, "NotImplementedError", "The 'out' argument to jnp.%s is not supported.", name);
+    return -1;
+  }
+  SrVal *corr = p[8];
+  if (!given(corr)) {
+    corr = p[4] ? p[4] : NULL;
+  } else if (p[4] && !(p[4]->kind == SR_V_INT && p[4]->i == 0)) {
+    sr_raise(I, "ValueError", "ddof and correction can't be provided simultaneously.");
+    return -1;
+  }
+  int dt;
+  if (sr_dtype_arg(I, p[2], &dt, name) < 0) return -1;
+  if (dt >= 0 && strcmp(name, "std") == 0 && !sr_dtype_is_inexact((SrDtype)dt)) {
+    sr_raise(I, "ValueError", "dtype argument to jnp.std must be inexact; got %s", sr_dtype_name((SrDtype)dt));
+    return -1;
+  }
+  if (!(dyn[0] = arr(I, p[0]))) return -1;
+  dyn[1] = corr ? sr_ref(corr) : sr_int(NULL, 0);
+  *ndyn = 2;
+  SrVal *sv[3] = {p[1], p[2], p[5]};
+  *st = statics_new(3, sv);
+  if (given(p[6])) {
+    dyn[(*ndyn)++] = sr_ref(p[6]);
+    (*st)->flags |= 1;
+  }
+  if (given(p[7])) {
+    dyn[(*ndyn)++] = sr_ref(p[7]);
+    (*st)->flags |= 2;
+  }
+  return 0;
+}
+
+static SrVal *jnp_var(SrInterp *I, SrArgs *a) {
+  SrVal *dyn[4];
+  int n;
+  Statics *st;
+  if (var_args(I, a, "var", dyn, &n, &st) < 0) return NULL;
+  SrVal *r = jit_with(I, "_var", var_body, st, n, dyn);
+  unref_all(n, dyn);
+  return r;
+}
+
+/* the body of jit _std: sqrt of var (which is a jit _var of its own) */
+static SrVal *std_body(SrInterp *I, SrArgs *a) {
+  Statics *s = statics_of(I);
+  Statics *vs = statics_new(3, s->v);
+  vs->flags = s->flags;
+  SrVal *v = jit_with(I, "_var", var_body, vs, a->n, a->v);
+  SrVal *r = v ? sr_lax_unary(I, SR_P_sqrt, v) : NULL;
+  sr_unref(v);
+  return r;
+}
+
+static SrVal *jnp_std(SrInterp *I, SrArgs *a) {
+  SrVal *dyn[4];
+  int n;
+  Statics *st;
+  if (var_args(I, a, "std", dyn, &n, &st) < 0) return NULL;
+  SrVal *r = jit_with(I, "_std", std_body, st, n, dyn);
+  unref_all(n, dyn);
+  return r;
+}
+
+/* ==== the nan-reductions (reductions._nan_reduction) ==== */
+
+typedef enum { NAN_MAX, NAN_MIN, NAN_SUM, NAN_PROD } NanKind;
+static const char *const nan_names[] = {"nanmax", "nanmin", "nansum", "nanprod"};
+static const char *const nan_reds[] = {"max", "min", "sum", "prod"};
+
+/* statics: axis, keepdims, dtype; flags: bit 0 where given, bit 1 initial
+   given, bits 4..: the kind */
+enum { NS_AXIS, NS_KEEP, NS_DTYPE };
+
+/* _reduction_init_val(a, v): v as an array of a's dtype */
+static SrVal *init_val(SrInterp *I, SrVal *a, double v) {
+  SrVal *f = sr_float(NULL, v);
+  SrVal *r = sr_lax_convert(I, f, vtype(I, a)->dtype, 0, NULL);
+  sr_unref(f);
+  return r;
+}
+
+static SrVal *nan_red_body(SrInterp *I, SrArgs *a) {
+  Statics *s = statics_of(I);
+  NanKind k = (NanKind)(s->flags >> 4);
+  SrVal *x = a->v[0], *where = s->flags & 1 ? a->v[1] : NULL;
+  SrVal *initial = s->flags & 2 ? a->v[(s->flags & 1) + 1] : NULL;
+  int sum_like = k == NAN_SUM || k == NAN_PROD;
+  SrVal *masked = sr_ref(x);
+  if (sr_dtype_is_inexact(vtype(I, x)->dtype)) {
+    static const double inits[] = {-INFINITY, INFINITY, 0, 1};
+    SrVal *isn = sr_lax_binary(I, SR_P_ne, x, x);
+    SrVal *iv = isn ? init_val(I, x, inits[k]) : NULL;
+    sr_unref(masked);
+    masked = iv ? np3(I, "where", isn, iv, x) : NULL;
+    sr_unref(isn);
+    sr_unref(iv);
+    if (!masked) return NULL;
+  }
+  SrVal *src = masked;
+  if (where) {
+    SrVal *iv = init_val(I, masked, k == NAN_SUM ? 0 : k == NAN_PROD ? 1 : 0);
+    src = iv ? np3(I, "where", where, masked, iv) : NULL;
+    sr_unref(iv);
+    if (!src) {
+      sr_unref(masked);
+      return NULL;
+    }
+    if (!sum_like && !initial) {
+      sr_unref(src);
+      sr_unref(masked);
+      return sr_raise(I, "ValueError", "reduction operation %s does not have an identity, so to use a where mask one has to specify 'initial'", nan_reds[k]);
+    }
+  }
+  SrVal *out = sum_like ? np_call(I, nan_reds[k], 1, &src, "axis", s->v[NS_AXIS], "dtype", s->v[NS_DTYPE], "keepdims",
+                                  s->v[NS_KEEP], NULL)
+                        : np_call(I, nan_reds[k], 1, &src, "axis", s->v[NS_AXIS], "keepdims", s->v[NS_KEEP], NULL);
+  if (src != masked) sr_unref(src);
+  sr_unref(masked);
+  if (!out || !initial) {
+    if (out && !sum_like && sr_dtype_is_inexact(vtype(I, x)->dtype) && !initial) {
+      /* nan_if_all_nan */
+      SrVal *isn = sr_lax_binary(I, SR_P_ne, x, x);
+      SrVal *all = isn ? np_call(I, "all", 1, &isn, "axis", s->v[NS_AXIS], "keepdims", s->v[NS_KEEP], NULL) : NULL;
+      SrVal *nan = all ? init_val(I, x, NAN) : NULL;
+      SrVal *r = nan ? np3(I, "where", all, nan, out) : NULL;
+      sr_unref(isn);
+      sr_unref(all);
+      sr_unref(nan);
+      sr_unref(out);
+      return r;
+    }
+    return out;
+  }
+  /* initial: folded in as the reduction's init (_reduction's initial) */
+  SrVal *ic = sr_lax_convert(I, initial, vtype(I, out)->dtype, 0, NULL);
+  static const int ops[] = {SR_P_max, SR_P_min, SR_P_add, SR_P_mul};
+  SrVal *r = ic ? sr_lax_binary(I, ops[k], out, ic) : NULL;
+  sr_unref(ic);
+  sr_unref(out);
+  return r;
+}
+
+static SrVal *nan_red(SrInterp *I, SrArgs *a, NanKind k) {
+  SrVal *p[7];
+  const char *name = nan_names[k];
+  int sum_like = k == NAN_SUM || k == NAN_PROD;
+  if (sum_like ? sr_args_parse(I, a, name, "a, axis=, dtype=, out=, keepdims=, initial=, where=", p)
+               : sr_args_parse(I, a, name, "a, axis=, out=, keepdims=, initial=, where=", p))
+    return NULL;
+  SrVal *axis = p[1], *dtype = sum_like ? p[2] : NULL, *out = sum_like ? p[3] : p[2];
+  SrVal *keep = sum_like ? p[4] : p[3], *initial = sum_like ? p[5] : p[4], *where = sum_like ? p[6] : p[5];
+  if (given(out)) return sr_raise(I, "NotImplementedError", "The 'out' argument to jnp.%s is not supported.", name);
+  SrVal *x = arr(I, p[0]);
+  if (!x) return NULL;
+  SrVal *sv[3] = {axis, keep, dtype};
+  Statics *st = statics_new(3, sv);
+  st->flags = (int)k << 4;
+  SrVal *dyn[3] = {x, NULL, NULL};
+  int n = 1;
+  if (given(where)) dyn[n++] = where, st->flags |= 1;
+  if (given(initial)) dyn[n++] = initial, st->flags |= 2;
+  SrVal *r = jit_with(I, name, nan_red_body, st, n, dyn);
+  sr_unref(x);
+  return r;
+}
+
+static SrVal *jnp_nanmax(SrInterp *I, SrArgs *a) { return nan_red(I, a, NAN_MAX); }
+static SrVal *jnp_nanmin(SrInterp *I, SrArgs *a) { return nan_red(I, a, NAN_MIN); }
+static SrVal *jnp_nansum(SrInterp *I, SrArgs *a) { return nan_red(I, a, NAN_SUM); }
+static SrVal *jnp_nanprod(SrInterp *I, SrArgs *a) { return nan_red(I, a, NAN_PROD); }
+
+/* nanmean: nansum over the count of non-NaNs (jit nanmean; statics axis,
+   keepdims, dtype) */
+static SrVal *nanmean_body(SrInterp *I, SrArgs *a) {
+  Statics *s = statics_of(I);
+  SrVal *x = a->v[0], *where = s->flags & 1 ? a->v[1] : NULL;
+  const SrType *t = vtype(I, x);
+  if (!sr_dtype_is_inexact(t->dtype)) {
+    if (where) return sr_raise(I, "NotImplementedError", "jnp.nanmean of integers with where= is not supported");
+    return np_call(I, "mean", 1, &x, "axis", s->v[NS_AXIS], "dtype", s->v[NS_DTYPE], "keepdims", s->v[NS_KEEP], NULL);
+  }
+  int dt = -1;
+  if (given(s->v[NS_DTYPE]) && sr_dtype_arg(I, s->v[NS_DTYPE], &dt, "mean") < 0) return NULL;
+  SrDtype d = dt >= 0 ? (SrDtype)dt : t->dtype;
+  SrVal *isn = sr_lax_binary(I, SR_P_ne, x, x);
+  SrVal *mask = isn ? sr_lax_unary(I, SR_P_not, isn) : NULL;
+  SrVal *norm = mask ? sum_where(I, mask, s->v[NS_AXIS], d, s->v[NS_KEEP], where) : NULL;
+  SrVal *sv[3] = {s->v[NS_AXIS], s->v[NS_KEEP], NULL};
+  Statics *ns = statics_new(3, sv);
+  ns->v[NS_DTYPE] = dtype_val(d);
+  ns->flags = ((int)NAN_SUM << 4) | (where ? 1 : 0);
+  SrVal *dyn[2] = {x, where};
+  SrVal *sum = norm ? jit_with(I, "nansum", nan_red_body, ns, where ? 2 : 1, dyn) : (statics_free(ns), NULL);
+  SrVal *r = sum ? sr_lax_binary(I, SR_P_div, sum, norm) : NULL;
+  SrVal *tmp[] = {isn, mask, norm, sum};
+  unref_all(4, tmp);
+  return r;
+}
+
+static SrVal *jnp_nanmean(SrInterp *I, SrArgs *a) {
+  SrVal *p[6];
+  if (sr_args_parse(I, a, "nanmean", "a, axis=, dtype=, out=, keepdims=, where=", p) < 0) return NULL;
+  if (given(p[3])) return sr_raise(I, "NotImplementedError", "The 'out' argument to jnp.nanmean is not supported.");
+  SrVal *x = arr(I, p[0]);
+  if (!x) return NULL;
+  SrVal *sv[3] = {p[1], p[4], p[2]};
+  Statics *st = statics_new(3, sv);
+  SrVal *dyn[2] = {x, p[5]};
+  if (given(p[5])) st->flags |= 1;
+  SrVal *r = jit_with(I, "nanmean", nanmean_body, st, given(p[5]) ? 2 : 1, dyn);
+  sr_unref(x);
+  return r;
+}
+
+/* ==== average (reductions._average, an inlined jit) ==== */
+
+static SrVal *jnp_average(SrInterp *I, SrArgs *a) {
+  SrVal *p[5];
+  if (sr_args_parse(I, a, "average", "a, axis=, weights=, returned=, keepdims=", p) < 0) return NULL;
+  SrVal *axis = given(p[1]) ? p[1] : NULL, *keep = p[4];
+  int returned = p[3] && sr_val_truthy(p[3]);
+  SrVal *x = arr(I, p[0]);
+  if (!x) return NULL;
+  SrVal *avg = NULL, *wsum = NULL;
+  if (!given(p[2])) {
+    SrDtype d = sr_dtype_is_inexact(vtype(I, x)->dtype) ? vtype(I, x)->dtype : default_float(I);
+    SrVal *xc = sr_lax_convert(I, x, d, vtype(I, x)->weak, NULL);
+    avg = xc ? np_call(I, "mean", 1, &xc, "axis", axis, "keepdims", keep, NULL) : NULL;
+    SrVal *one = sr_bool(0);
+    wsum = avg ? count(I, xc, axis, one, NULL, vtype(I, avg)->dtype) : NULL;
+    sr_unref(one);
+    sr_unref(xc);
+  } else {
+    SrVal *w = arr(I, p[2]);
+    SrVal *ab[2] = {x, w};
+    if (!w) {
+      sr_unref(x);
+      return NULL;
+    }
+    SrVal *both[2] = {x, w};
+    SrDtype d;
+    int weak;
+    d = sr_jnp_result_dtype(I, 2, both, &weak);
+    if (!sr_dtype_is_inexact(d)) d = default_float(I);
+    ab[0] = sr_lax_convert(I, x, d, weak, NULL);
+    ab[1] = ab[0] ? sr_lax_convert(I, w, d, weak, NULL) : NULL;
+    sr_unref(w);
+    const SrType *at = ab[0] ? vtype(I, ab[0]) : NULL, *wt = ab[1] ? vtype(I, ab[1]) : NULL;
+    int same = at && wt && at->ndim == wt->ndim;
+    for (int i = 0; same && i < at->ndim; i++) same = at->dims[i].size == wt->dims[i].size;
+    SrVal *wr = NULL;
+    if (!ab[1]) {
+    } else if (same) {
+      wr = sr_ref(ab[1]);
+    } else if (!axis) {
+      sr_raise(I, "ValueError", "Axis must be specified when shapes of a and weights differ.");
+    } else {
+      int64_t ax[SR_MAX_RANK];
+      int nax = 0;
+      SrVal *ints = sr_int_seq_arg(axis);
+      int ok = 1;
+      if (sr_is_seq(ints)) {
+        for (int i = 0; i < ints->seq.n && ok; i++) ok = sr_as_int(I, ints->seq.items[i], "axis", &ax[nax++]) == 0;
+      } else {
+        ok = sr_as_int(I, ints, "axis", &ax[nax++]) == 0;
+      }
+      if (ints != axis) sr_unref(ints);
+      for (int i = 0; i < nax && ok; i++) ok = sr_api_axis(I, ax[i], at->ndim, &ax[i]) == 0;
+      int match = ok && wt->ndim == nax;
+      for (int i = 0; match && i < nax; i++) match = wt->dims[i].size == at->dims[ax[i]].size;
+      if (ok && !match) {
+        sr_raise(I, "ValueError", "Shape of weights must be consistent with shape of a along specified axis.");
+      } else if (ok) {
+        int64_t shape[SR_MAX_RANK];
+        for (int i = 0; i < at->ndim; i++) {
+          shape[i] = 1;
+          for (int k = 0; k < nax; k++)
+            if (ax[k] == i) shape[i] = at->dims[i].size;
+        }
+        wr = sr_lax_reshape(I, ab[1], shape, at->ndim, NULL);
+      }
+    }
+    if (wr) {
+      wsum = np_call(I, "sum", 1, &wr, "axis", axis, "keepdims", keep, NULL);
+      SrVal *prod = wsum ? np2(I, "multiply", ab[0], wr) : NULL;
+      SrVal *s = prod ? np_call(I, "sum", 1, &prod, "axis", axis, "keepdims", keep, NULL) : NULL;
+      avg = s ? np2(I, "true_divide", s, wsum) : NULL;
+      sr_unref(prod);
+      sr_unref(s);
+      sr_unref(wr);
+    }
+    sr_unref(ab[0]);
+    sr_unref(ab[1]);
+  }
+  sr_unref(x);
+  if (!avg || !returned) {
+    sr_unref(wsum);
+    return avg;
+  }
+  const SrType *t = vtype(I, avg), *wt = vtype(I, wsum);
+  if (t->ndim != wt->ndim || sr_type_numel(t) != sr_type_numel(wt)) {
+    int64_t shape[SR_MAX_RANK];
+    for (int i = 0; i < t->ndim; i++) shape[i] = t->dims[i].size;
+    SrVal *b = sr_lax_broadcast_to(I, wsum, shape, t->ndim, NULL);
+    sr_unref(wsum);
+    if (!(wsum = b)) return sr_unref(avg), NULL;
+  }
+  SrVal *items[2] = {avg, wsum};
+  return sr_tuple(NULL, 2, items);
+}
+
+/* ==== cumulative reductions ==== */
+
+/* lax.cumsum / cumprod / cummax / cummin(operand, axis=0, reverse=False) */
+static SrVal *lax_cum(SrInterp *I, SrArgs *a, int prim, const char *name) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, name, "operand, axis=, reverse=", p) < 0) return NULL;
+  int64_t axis = 0;
+  if (p[1] && sr_as_int(I, p[1], "axis", &axis) < 0) return NULL;
+  SrVal *x = arr(I, p[0]);
+  if (!x) return NULL;
+  SrVal *r = NULL;
+  if (sr_api_axis(I, axis, vtype(I, x)->ndim, &axis) == 0)
+    r = sr_bindv(I, prim, 1, &x, "axis", sr_int(NULL, axis), "reverse", sr_bool(p[2] && sr_val_truthy(p[2])), NULL);
+  sr_unref(x);
+  return r;
+}
+
+static SrVal *lax_cumprod(SrInterp *I, SrArgs *a) { return lax_cum(I, a, SR_P_cumprod, "cumprod"); }
+static SrVal *lax_cummax(SrInterp *I, SrArgs *a) { return lax_cum(I, a, SR_P_cummax, "cummax"); }
+static SrVal *lax_cummin(SrInterp *I, SrArgs *a) { return lax_cum(I, a, SR_P_cummin, "cummin"); }
+
+/* ==== diff (lax_numpy.diff, a jit with static n and axis) ==== */
+
+static SrVal *diff_body(SrInterp *I, SrArgs *a) {
+  Statics *s = statics_of(I);
+  int64_t n = s->v[0]->i, axis = s->v[1]->i;
+  SrVal *x = sr_ref(a->v[0]);
+  int k = 1;
+  const SrType *t = vtype(I, x);
+  if (t->ndim == 0) {
+    SrBuf b = SR_BUF_INIT;
+    sr_val_str(&b, a->v[0]);
+    sr_raise(I, "ValueError", "diff requires input that is at least one dimensional; got %s", b.p);
+    sr_buf_free(&b);
+    sr_unref(x);
+    return NULL;
+  }
+  if (sr_api_axis(I, axis, t->ndim, &axis) < 0) return sr_unref(x), NULL;
+  SrVal *parts[3];
+  int np = 0;
+  for (int side = 0; side < 2; side++) {
+    if (!(s->flags & (1 << side))) {
+      if (side == 0) parts[np++] = sr_ref(x);
+      continue;
+    }
+    SrVal *e = a->v[k++];
+    if (vtype(I, e)->ndim == 0) {
+      int64_t shape[SR_MAX_RANK];
+      for (int i = 0; i < t->ndim; i++) shape[i] = i == axis ? 1 : t->dims[i].size;
+      e = sr_lax_broadcast_to(I, e, shape, t->ndim, NULL);
+    } else {
+      sr_ref(e);
+    }
+    if (!e) break;
+    if (side == 0) {
+      parts[np++] = e;
+      parts[np++] = sr_ref(x);
+    } else {
+      parts[np++] = e;
+    }
+  }
+  if (np > 1) {
+    SrVal *seq = sr_tuple(NULL, np, parts);
+    SrVal *ax = sr_int(NULL, axis);
+    SrVal *args[2] = {seq, ax};
+    SrVal *c = np_call(I, "concatenate", 2, args, NULL);
+    sr_unref(seq);
+    sr_unref(ax);
+    sr_unref(x);
+    if (!(x = c)) return NULL;
+  } else {
+    unref_all(np, parts);
+  }
+  for (int64_t it = 0; it < n && x; it++) {
+    t = vtype(I, x);
+    if (t->dims[axis].size == 0) break; /* an empty axis stays empty */
+    int64_t st[SR_MAX_RANK], li[SR_MAX_RANK], st2[SR_MAX_RANK], li2[SR_MAX_RANK];
+    for (int i = 0; i < t->ndim; i++) {
+      st[i] = st2[i] = 0;
+      li[i] = li2[i] = t->dims[i].size;
+    }
+    st[axis] = t->dims[axis].size > 0 ? 1 : 0;
+    li2[axis] = t->dims[axis].size > 0 ? t->dims[axis].size - 1 : 0;
+    SrVal *hi = sr_lax_slice(I, x, st, li, NULL);
+    SrVal *lo = hi ? sr_lax_slice(I, x, st2, li2, NULL) : NULL;
+    SrVal *d = lo ? (t->dtype == SR_BOOL ? sr_lax_binary(I, SR_P_ne, hi, lo) : np2(I, "subtract", hi, lo)) : NULL;
+    sr_unref(hi);
+    sr_unref(lo);
+    sr_unref(x);
+    x = d;
+  }
+  return x;
+}
+
+static SrVal *jnp_diff(SrInterp *I, SrArgs *a) {
+  SrVal *p[5];
+  if (sr_args_parse(I, a, "diff", "a, n=, axis=, prepend=, append=", p) < 0) return NULL;
+  int64_t n = 1, axis = -1;
+  if ((p[1] && sr_as_int(I, p[1], "'n' argument of jnp.diff", &n) < 0) ||
+      (p[2] && sr_as_int(I, p[2], "'axis' argument of jnp.diff", &axis) < 0))
+    return NULL;
+  if (n < 0) return sr_raise(I, "ValueError", "order must be non-negative but got %lld", (long long)n);
+  SrVal *x = arr(I, p[0]);
+  if (!x) return NULL;
+  SrVal *sv[2] = {NULL, NULL};
+  Statics *st = statics_new(2, sv);
+  st->v[0] = sr_int(NULL, n);
+  st->v[1] = sr_int(NULL, axis);
+  SrVal *dyn[3] = {x, NULL, NULL};
+  int nd = 1;
+  for (int side = 0; side < 2; side++)
+    if (given(p[3 + side])) {
+      if (!(dyn[nd++] = arr(I, p[3 + side]))) {
+        unref_all(nd - 1, dyn);
+        statics_free(st);
+        return NULL;
+      }
+      st->flags |= 1 << side;
+    }
+  SrVal *r = n == 0 ? (statics_free(st), sr_ref(x)) : jit_with(I, "diff", diff_body, st, nd, dyn);
+  unref_all(nd, dyn);
+  return r;
+}
+
+
+/* ==== quantile, percentile, median (reductions._quantile, without
+   squash_nans or weights) ==== */
+
+enum { QS_AXIS, QS_METHOD, QS_KEEP };
+
+static const char *const q_methods[] = {"linear", "lower", "higher", "midpoint", "nearest", NULL};
+
+/* the body of jit quantile: (a, q) */
+static SrVal *quantile_body(SrInterp *I, SrArgs *a) {
+  Statics *s = statics_of(I);
+  const char *method = s->v[QS_METHOD] ? s->v[QS_METHOD]->str.s : "linear";
+  int keepdims = s->v[QS_KEEP] && sr_val_truthy(s->v[QS_KEEP]);
+  SrVal *x = a->v[0], *q = a->v[1];
+  const SrType *t = vtype(I, x);
+  SrVal *ax = NULL;
+  if (!sr_dtype_is_inexact(t->dtype)) {
+    if (!(ax = sr_lax_convert(I, x, default_float(I), t->weak, NULL))) return NULL;
+  } else {
+    ax = sr_ref(x);
+  }
+  t = vtype(I, ax);
+  if (sr_dtype_kind(t->dtype) == SR_DK_COMPLEX) {
+    sr_unref(ax);
+    return sr_raise(I, "ValueError", "quantile does not support complex input, as the operation is poorly defined.");
+  }
+  int64_t keepdim[SR_MAX_RANK + 1];
+  int nkeep = 0;
+  int64_t axis = 0;
+  if (!given(s->v[QS_AXIS])) {
+    if (keepdims)
+      for (int i = 0; i < t->ndim; i++) keepdim[nkeep++] = 1;
+    int64_t n = sr_type_numel(t);
+    SrVal *r = sr_lax_reshape(I, ax, &n, 1, NULL);
+    sr_unref(ax);
+    if (!(ax = r)) return NULL;
+    t = vtype(I, ax);
+  } else if (s->v[QS_AXIS]->kind != SR_V_INT) {
+    sr_unref(ax);
+    return sr_raise(I, "NotImplementedError", "jnp.quantile over a tuple of axes is not supported");
+  } else if (sr_api_axis(I, s->v[QS_AXIS]->i, t->ndim, &axis) < 0) {
+    sr_unref(ax);
+    return NULL;
+  }
+  const SrType *qt = vtype(I, q);
+  if (qt->ndim > 1) {
+    SrBuf b = SR_BUF_INIT;
+    sr_shape_str(&b, qt);
+    sr_raise(I, "ValueError", "q must be have rank <= 1, got shape %s", sr_buf_str(&b));
+    sr_buf_free(&b);
+    sr_unref(ax);
+    return NULL;
+  }
+  int qnd = qt->ndim, nd = t->ndim;
+  SrDtype qd = qt->dtype;
+  int64_t size = t->dims[axis].size;
+  /* a = _where(any(isnan(a), axis, keepdims=True), nan, a); a = sort(a) */
+  SrVal *isn = sr_lax_binary(I, SR_P_ne, ax, ax);
+  SrVal *axv = sr_int(NULL, axis), *tru = sr_bool(1), *nan = sr_float(NULL, NAN);
+  SrVal *anyn = isn ? np_call(I, "any", 1, &isn, "axis", axv, "keepdims", tru, NULL) : NULL;
+  SrVal *an = anyn ? np3(I, "where", anyn, nan, ax) : NULL;
+  SrVal *sorted = NULL;
+  if (an) {
+    SrVal *st = sr_bindv(I, SR_P_sort, 1, &an, "dimension", sr_int(NULL, axis), "is_stable", sr_bool(1), "num_keys",
+                         sr_int(NULL, 1), NULL);
+    sorted = st ? sr_ref(st->seq.items[0]) : NULL;
+    sr_unref(st);
+  }
+  SrVal *tmp0[] = {isn, axv, tru, nan, anyn, an, ax};
+  unref_all(7, tmp0);
+  if (!sorted) return NULL;
+  SrVal *nm1v = sr_float(NULL, (double)size - 1);
+  SrVal *nm1 = sr_lax_convert(I, nm1v, qd, 0, NULL);
+  SrVal *zf = sr_float(NULL, 0), *of = sr_float(NULL, 1), *half = sr_float(NULL, 0.5);
+  SrVal *z = nm1 ? sr_lax_convert(I, zf, qd, 0, NULL) : NULL, *one = z ? sr_lax_convert(I, of, qd, 0, NULL) : NULL;
+  SrVal *qq = one ? sr_lax_binary(I, SR_P_mul, q, nm1) : NULL;
+  SrVal *low = qq ? sr_lax_unary(I, SR_P_floor, qq) : NULL;
+  SrVal *high = low ? sr_lax_unary(I, SR_P_ceil, qq) : NULL;
+  SrVal *hw = high ? sr_lax_binary(I, SR_P_sub, qq, low) : NULL;
+  SrVal *lw = hw ? sr_lax_binary(I, SR_P_sub, one, hw) : NULL;
+  SrVal *lc = NULL, *hc = NULL, *li = NULL, *hi = NULL;
+  if (lw) {
+    SrVal *in[3] = {z, low, nm1};
+    lc = sr_bindv(I, SR_P_clamp, 3, in, NULL);
+    in[1] = high;
+    hc = lc ? sr_bindv(I, SR_P_clamp, 3, in, NULL) : NULL;
+    SrDtype it = I->jax->enable_x64 ? SR_I64 : SR_I32;
+    li = hc ? sr_lax_convert(I, lc, it, 0, NULL) : NULL;
+    hi = li ? sr_lax_convert(I, hc, it, 0, NULL) : NULL;
+  }
+  /* the gather of each index along axis */
+  SrVal *vals[2] = {NULL, NULL};
+  if (hi) {
+    int64_t sizes[SR_MAX_RANK], offs[SR_MAX_RANK];
+    int noff = 0;
+    for (int i = 0; i < nd; i++) sizes[i] = i == axis ? 1 : t->dims[i].size;
+    for (int i = qnd; i < (keepdims ? nd + qnd : nd + qnd - 1); i++) offs[noff++] = i;
+    SrBuf b = SR_BUF_INIT;
+    sr_buf_puts(&b, "GatherDimensionNumbers(offset_dims=");
+    sr_ints_str(&b, offs, noff);
+    sr_buf_puts(&b, ", collapsed_slice_dims=");
+    sr_ints_str(&b, &axis, keepdims ? 0 : 1);
+    sr_buf_puts(&b, ", start_index_map=");
+    sr_ints_str(&b, &axis, 1);
+    sr_buf_puts(&b, ", operand_batching_dims=(), start_indices_batching_dims=())");
+    for (int k = 0; k < 2; k++) {
+      int64_t last = qnd;
+      SrVal *ix = sr_lax_expand_dims(I, k ? hi : li, &last, 1);
+      SrVal *in[2] = {sorted, ix};
+      if (ix)
+        vals[k] = sr_bindv(I, SR_P_gather, 2, in, "dimension_numbers", sr_word(NULL, sr_buf_str(&b), b.len),
+                           "fill_value", sr_none(), "indices_are_sorted", sr_bool(0), "mode",
+                           sr_word(NULL, "GatherScatterMode.PROMISE_IN_BOUNDS", 35), "slice_sizes",
+                           sr_int_tuple(sizes, nd), "unique_indices", sr_bool(0), NULL);
+      sr_unref(ix);
+      if (!vals[k]) break;
+    }
+    sr_buf_free(&b);
+  }
+  SrVal *r = NULL;
+  if (vals[1] && qnd == 1) {
+    const SrType *vt = vtype(I, vals[0]);
+    int64_t shape[SR_MAX_RANK], zero = 0;
+    for (int i = 0; i < vt->ndim; i++) shape[i] = vt->dims[i].size;
+    SrVal *l2 = sr_lax_broadcast_in_dim(I, lw, shape, vt->ndim, &zero, 1, NULL);
+    SrVal *h2 = l2 ? sr_lax_broadcast_in_dim(I, hw, shape, vt->ndim, &zero, 1, NULL) : NULL;
+    sr_unref(lw);
+    sr_unref(hw);
+    lw = l2;
+    hw = h2;
+  }
+  if (vals[1] && hw) {
+    if (strcmp(method, "linear") == 0) {
+      SrVal *l = sr_lax_convert(I, vals[0], qd, 0, NULL), *h = l ? sr_lax_convert(I, vals[1], qd, 0, NULL) : NULL;
+      SrVal *m1 = h ? sr_lax_binary(I, SR_P_mul, l, lw) : NULL, *m2 = m1 ? sr_lax_binary(I, SR_P_mul, h, hw) : NULL;
+      r = m2 ? sr_lax_binary(I, SR_P_add, m1, m2) : NULL;
+      SrVal *tmp[] = {l, h, m1, m2};
+      unref_all(4, tmp);
+    } else if (strcmp(method, "lower") == 0) {
+      r = sr_ref(vals[0]);
+    } else if (strcmp(method, "higher") == 0) {
+      r = sr_ref(vals[1]);
+    } else if (strcmp(method, "nearest") == 0) {
+      SrVal *hv = sr_lax_convert(I, half, vtype(I, hw)->dtype, 0, NULL);
+      SrVal *pred = hv ? sr_lax_binary(I, SR_P_le, hw, hv) : NULL;
+      r = pred ? sr_lax_select(I, pred, vals[0], vals[1]) : NULL;
+      sr_unref(hv);
+      sr_unref(pred);
+    } else {
+      SrVal *sum = sr_lax_binary(I, SR_P_add, vals[0], vals[1]);
+      SrVal *hv = sum ? sr_lax_convert(I, half, vtype(I, sum)->dtype, 0, NULL) : NULL;
+      r = hv ? sr_lax_binary(I, SR_P_mul, sum, hv) : NULL;
+      sr_unref(sum);
+      sr_unref(hv);
+    }
+  }
+  if (r && keepdims && nkeep) {
+    int64_t shape[SR_MAX_RANK + 1];
+    int n = 0;
+    if (qnd) shape[n++] = qt->dims[0].size;
+    for (int i = 0; i < nkeep; i++) shape[n++] = keepdim[i];
+    SrVal *rr = sr_lax_reshape(I, r, shape, n, NULL);
+    sr_unref(r);
+    r = rr;
+  }
+  if (r) {
+    SrVal *rr = sr_lax_convert(I, r, t->dtype, 0, NULL);
+    sr_unref(r);
+    r = rr;
+  }
+  SrVal *tmp[] = {sorted, nm1v, nm1, zf, of, half, z, one, qq, low, high, hw, lw, lc, hc, li, hi, vals[0], vals[1]};
+  unref_all((int)(sizeof tmp / sizeof *tmp), tmp);
+  return r;
+}
+
+/* The statics of quantile, median and percentile, checked. */
+static Statics *q_statics(SrInterp *I, const char *name, SrVal *axis, SrVal *method, SrVal *keepdims, SrVal *out,
+                          SrVal *overwrite) {
+  if (given(out) || (overwrite && sr_val_truthy(overwrite))) {
+    /* median and percentile pass both on to quantile, which raises */
+    sr_raise(I, "ValueError", "jax.numpy.quantile does not support overwrite_input=True or out != None");
+    return NULL;
+  }
+  if (method) {
+    const char *m = sr_as_str(I, method, "method");
+    if (!m) return NULL;
+    int ok = 0;
+    for (int i = 0; q_methods[i]; i++) ok |= strcmp(m, q_methods[i]) == 0;
+    if (!ok) {
+      if (strcmp(m, "inverted_cdf") == 0)
+        sr_raise(I, "NotImplementedError", "jnp.%s: method='inverted_cdf' is not supported", name);
+      else
+        sr_raise(I, "ValueError",
+                 "method can only be 'linear', 'lower', 'higher', 'midpoint', 'nearest' or 'inverted_cdf'");
+      return NULL;
+    }
+  }
+  SrVal *sv[3] = {given(axis) ? axis : NULL, method, keepdims};
+  return statics_new(3, sv);
+}
+
+static SrVal *jnp_quantile(SrInterp *I, SrArgs *a) {
+  SrVal *p[8];
+  if (sr_args_parse(I, a, "quantile", "a, q, axis=, out=, overwrite_input=, method=, keepdims=, *, weights=", p) < 0)
+    return NULL;
+  if (given(p[7])) return sr_raise(I, "NotImplementedError", "jnp.quantile: weights= is not supported");
+  Statics *st = q_statics(I, "quantile", p[2], p[5], p[6], p[3], p[4]);
+  if (!st) return NULL;
+  SrVal *dyn[2] = {arr(I, p[0]), NULL};
+  if (dyn[0]) dyn[1] = arr(I, p[1]);
+  SrVal *r = dyn[1] ? jit_with(I, "quantile", quantile_body, st, 2, dyn) : (statics_free(st), NULL);
+  unref_all(2, dyn);
+  return r;
+}
+
+/* the body of jit percentile: quantile(a, q / 100) */
+static SrVal *percentile_body(SrInterp *I, SrArgs *a) {
+  Statics *s = statics_of(I);
+  SrVal *h = sr_int(NULL, 100);
+  SrVal *q = np2(I, "true_divide", a->v[1], h);
+  sr_unref(h);
+  if (!q) return NULL;
+  SrVal *dyn[2] = {a->v[0], q};
+  SrVal *r = jit_with(I, "quantile", quantile_body, statics_new(3, s->v), 2, dyn);
+  sr_unref(q);
+  return r;
+}
+
+static SrVal *jnp_percentile(SrInterp *I, SrArgs *a) {
+  SrVal *p[8];
+  if (sr_args_parse(I, a, "percentile", "a, q, axis=, out=, overwrite_input=, method=, keepdims=, *, weights=", p) < 0)
+    return NULL;
+  if (given(p[7])) return sr_raise(I, "NotImplementedError", "jnp.percentile: weights= is not supported");
+  Statics *st = q_statics(I, "percentile", p[2], p[5], p[6], p[3], p[4]);
+  if (!st) return NULL;
+  SrVal *dyn[2] = {arr(I, p[0]), NULL};
+  if (dyn[0]) dyn[1] = arr(I, p[1]);
+  SrVal *r = dyn[1] ? jit_with(I, "percentile", percentile_body, st, 2, dyn) : (statics_free(st), NULL);
+  unref_all(2, dyn);
+  return r;
+}
+
+/* the body of jit median: quantile(a, 0.5, method='midpoint') */
+static SrVal *median_body(SrInterp *I, SrArgs *a) {
+  Statics *s = statics_of(I);
+  SrVal *m = sr_str(NULL, "midpoint", 8);
+  SrVal *sv[3] = {s->v[QS_AXIS], m, s->v[QS_KEEP]};
+  SrVal *h = sr_float(NULL, 0.5);
+  SrVal *hq = arr(I, h);
+  SrVal *dyn[2] = {a->v[0], hq};
+  SrVal *r = hq ? jit_with(I, "quantile", quantile_body, statics_new(3, sv), 2, dyn) : NULL;
+  sr_unref(m);
+  sr_unref(h);
+  sr_unref(hq);
+  return r;
+}
+
+static SrVal *jnp_median(SrInterp *I, SrArgs *a) {
+  SrVal *p[5];
+  if (sr_args_parse(I, a, "median", "a, axis=, out=, overwrite_input=, keepdims=", p) < 0) return NULL;
+  Statics *st = q_statics(I, "median", p[1], NULL, p[4], p[2], p[3]);
+  if (!st) return NULL;
+  SrVal *x = arr(I, p[0]);
+  SrVal *r = x ? jit_with(I, "median", median_body, st, 1, &x) : (statics_free(st), NULL);
+  sr_unref(x);
+  return r;
+}
+
+void sr_jnp_stats_init(void) {
+  static const struct {
+    const char *names;
+    SrBuiltinFn fn;
+    const char *doc;
+  } defs[] = {
+      {"jax.numpy.var", jnp_var,
+       "var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None, correction=None): "
+       "jit[name=_var]"},
+      {"jax.numpy.std", jnp_std,
+       "std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None, correction=None): "
+       "jit[name=_std], sqrt of var"},
+      {"jax.numpy.nanmax", jnp_nanmax, "nanmax(a, axis=None, keepdims=False, initial=None, where=None): jit[name=nanmax]"},
+      {"jax.numpy.nanmin", jnp_nanmin, "nanmin(a, axis=None, keepdims=False, initial=None, where=None): jit[name=nanmin]"},
+      {"jax.numpy.nansum", jnp_nansum, "nansum(a, axis=None, dtype=None, keepdims=False, initial=None, where=None): jit[name=nansum]"},
+      {"jax.numpy.nanprod", jnp_nanprod, "nanprod(a, axis=None, dtype=None, keepdims=False, initial=None, where=None): jit[name=nanprod]"},
+      {"jax.numpy.nanmean", jnp_nanmean, "nanmean(a, axis=None, dtype=None, keepdims=False, where=None): jit[name=nanmean]"},
+      {"jax.numpy.average", jnp_average, "average(a, axis=None, weights=None, returned=False, keepdims=False)"},
+      {"jax.numpy.diff", jnp_diff, "diff(a, n=1, axis=-1, prepend=None, append=None): jit[name=diff] of slices"},
+      {"jax.numpy.quantile", jnp_quantile,
+       "quantile(a, q, axis=None, method='linear', keepdims=False): jit[name=quantile]: sort, then gathers"},
+      {"jax.numpy.percentile", jnp_percentile,
+       "percentile(a, q, axis=None, method='linear', keepdims=False): jit[name=percentile], quantile of q / 100"},
+      {"jax.numpy.median", jnp_median, "median(a, axis=None, keepdims=False): jit[name=median], a midpoint quantile"},
+      {"jax.lax.cumprod", lax_cumprod, "cumprod(operand, axis=0, reverse=False)"},
+      {"jax.lax.cummax", lax_cummax, "cummax(operand, axis=0, reverse=False)"},
+      {"jax.lax.cummin", lax_cummin, "cummin(operand, axis=0, reverse=False)"},
+      {NULL, NULL, NULL},
+  };
+  for (int i = 0; defs[i].names; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);
+}
