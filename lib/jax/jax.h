@@ -71,5 +71,6 @@ void sr_tree_util_init(void);         /* tree_util.c */
 void sr_debug_init(void);             /* debug.c */
 void sr_nn_init(void);                /* nn.c */
 void sr_random_concrete_init(void);   /* random.c: on concrete keys */
+void sr_numpy_index_init(void);       /* numpy_index.c: gather/scatter indexing, .at, take */
 
 #endif

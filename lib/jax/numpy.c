@@ -2792,13 +2792,7 @@ static SrVal *jnp_getitem(SrInterp *I, SrArgs *a) {
       e.kind = IX_ARRAY;
       dynamic = 1;
     } else {
-      SrBuf b = SR_BUF_INIT;
-      sr_val_repr(&b, v);
-      sr_raise(I, "NotImplementedError",
-               "indexing with %s needs a gather, which shardrepl does not support; use int, slice, None and "
-               "scalar integer indices",
-               b.p);
-      sr_buf_free(&b);
+      r = sr_jnp_index_gather(I, x, key);
       goto done;
     }
     if (e.kind == IX_INT || e.kind == IX_SLICE || e.kind == IX_ARRAY) consumed++;
@@ -2893,7 +2887,7 @@ static SrVal *jnp_getitem(SrInterp *I, SrArgs *a) {
         s0 = 0, s1 = size, st = 1;
       }
       if (dynamic && st != 1 && st != -1) {
-        sr_raise(I, "NotImplementedError", "dynamic indexing with a strided slice needs a gather");
+        r = sr_jnp_index_gather(I, x, key);
         goto done;
       }
       if (st < 0) {
@@ -3042,7 +3036,7 @@ void sr_jnp_api_init(void) {
     {"jax.numpy.floor", jnp_floor, "floor(x)"},
     {"jax.numpy.ceil", jnp_ceil, "ceil(x)"},
     {"jax.numpy.astype", jnp_astype, "astype(x, dtype): convert_element_type"},
-    {"jax.numpy._getitem", jnp_getitem, "x[key]: static slices and scalar dynamic indices"},
+    {"jax.numpy._getitem", jnp_getitem, "x[key]: static slices, scalar dynamic indices, and gathers for index arrays"},
     {NULL, NULL, NULL},
   }, defs2[] = {
     {"jax.numpy.logical_and", jnp_logical_and, "logical_and(x, y)"},
