@@ -2835,12 +2835,14 @@ static SrVal *jnp_getitem(SrInterp *I, SrArgs *a) {
     int64_t size = t->dims[axis].size;
     if (e->kind == IX_INT || (e->kind == IX_ARRAY && !dynamic)) {
       int64_t i = e->i;
-      if (i < -size || i >= size) {
-        sr_raise(I, "IndexError", "index %lld is out of bounds for axis %d with size %lld", (long long)i, axis,
-                 (long long)size);
+      if (size == 0) {
+        sr_raise(I, "IndexError", "index is out of bounds for axis %d with size 0", axis);
         goto done;
       }
+      /* to_static_slice: normalized, then clamped into range (JAX checks
+         bounds only under jax_check_static_indices) */
       if (i < 0) i += size;
+      i = i < 0 ? 0 : i >= size ? size - 1 : i;
       start[ns] = i;
       limit[ns] = i + 1;
       stride[ns] = 1;

@@ -12,6 +12,7 @@
 #include "check/rule.h"
 #include "core/jaxstate.h"
 #include "exec/array.h"
+#include "jax/array_methods.h"
 #include "jax/jax.h"
 #include "jax/lax.h"
 #include "lax/lax.h"
@@ -223,6 +224,8 @@ typedef struct GatherIx {
   int64_t gather_slice[SR_MAX_RANK], slice_shape[MAX_IT], newaxis[MAX_IT], reversed[SR_MAX_RANK];
   int ngather_slice, nslice_shape, nnewaxis, nreversed;
   int unique; /* no advanced indices: unique and sorted */
+  SrDim sdims[MAX_IT];  /* slice_spec: each slice_shape dim's mesh axes, */
+  const SrMesh *smesh;  /* over this mesh (NULL: none named) */
 } GatherIx;
 
 static SrVal *dnums_text(const char *head, const char *const *names, const int64_t *const *v, const int *n) {
@@ -326,8 +329,11 @@ static int index_to_gather(SrInterp *I, Indexer *x, GatherIx *o) {
           else if (s != 1 && s != *b) {
             SrBuf m = SR_BUF_INIT;
             for (int q = 0; q < nadv; q++) {
+              const SrType *qt = sr_value_type(I, adv[q]);
               if (q) sr_buf_puts(&m, ", ");
-              sr_buf_puts(&m, sr_type_short(sr_value_type(I, adv[q])));
+              sr_buf_putc(&m, '(');
+              for (int r = 0; r < qt->ndim; r++) sr_buf_printf(&m, r ? ", %lld" : "%lld", (long long)qt->dims[r].size);
+              sr_buf_puts(&m, qt->ndim == 1 ? ",)" : ")");
             }
             sr_raise(I, "ValueError", "Incompatible shapes for broadcasting: shapes=[%s]", sr_buf_str(&m));
             sr_buf_free(&m);
@@ -360,7 +366,13 @@ static int index_to_gather(SrInterp *I, Indexer *x, GatherIx *o) {
         o->start_map[o->nstart_map++] = adv_axes[a];
         o->collapsed[o->ncollapsed++] = adv_axes[a];
       }
-      for (int d = 0; d < bnd; d++) gshape[ngshape++] = bshape[d], o->slice_shape[o->nslice_shape++] = bshape[d];
+      /* aia_spec: the broadcast advanced indices' spec */
+      const SrType *ft = sr_value_type(I, gi[ngi - nadv].a);
+      if (ft->mesh && !o->smesh) o->smesh = ft->mesh;
+      for (int d = 0; d < bnd; d++) {
+        o->sdims[o->nslice_shape] = ft->dims[d];
+        gshape[ngshape++] = bshape[d], o->slice_shape[o->nslice_shape++] = bshape[d];
+      }
       y_axis += bnd;
       cy_axis += bnd;
     }
@@ -383,12 +395,15 @@ static int index_to_gather(SrInterp *I, Indexer *x, GatherIx *o) {
       o->start_map[o->nstart_map++] = x_axis;
       x_axis++;
     } else if (e->k == IT_NONE) {
+      memset(&o->sdims[o->nslice_shape], 0, sizeof o->sdims[0]);
       o->slice_shape[o->nslice_shape++] = 1;
       o->newaxis[o->nnewaxis++] = y_axis;
       y_axis++;
     } else {
       int64_t size = t->dims[x_axis].size, s0 = 0, s1 = size, st = 1, cnt = size;
       if (e->v && sr_slice_indices(I, e->v, size, &s0, &s1, &st, &cnt) < 0) goto done;
+      o->sdims[o->nslice_shape] = t->dims[x_axis];
+      if (t->dims[x_axis].nax) o->smesh = t->mesh;
       o->slice_shape[o->nslice_shape++] = cnt;
       if (st == 1) {
         if (cnt != size) {
@@ -616,15 +631,35 @@ static SrVal *do_scatter(SrInterp *I, SrVal *x0, SrVal *key, SrVal *y0, int prim
     r = sr_ref(x);
     goto out;
   }
-  if (sr_jnp_promote(I, 2, args, prim == SR_P_scatter ? "scatter" : "scatter_add") < 0) goto out;
-  /* args now hold new references (x and y are theirs) */
-  x = args[0], y = args[1];
   {
-    SrVal *shp = sr_int_tuple(g.slice_shape, g.nslice_shape);
-    SrVal *b = call2(I, "jax.numpy.broadcast_to", y, shp);
-    sr_unref(shp);
+    /* util.promote_dtypes: the dtypes only */
+    int pw = 0;
+    SrDtype pd = sr_jnp_result_dtype(I, 2, args, &pw);
+    SrVal *cx = sr_jnp_convert(I, x, pd, pw), *cy = cx ? sr_jnp_convert(I, y, pd, pw) : NULL;
+    sr_unref(x);
     sr_unref(y);
-    y = b;
+    x = cx, y = cy;
+    if (!y) goto out;
+  }
+  {
+    /* jnp.broadcast_to(y, slice_shape, out_sharding=slice_sharding) */
+    SrVal *sh = NULL;
+    if (g.smesh) {
+      SrTypeBuilder b;
+      sr_type_builder(&b, sr_value_type(I, y));
+      b.ndim = (uint8_t)g.nslice_shape;
+      b.mesh = g.smesh;
+      b.unreduced = b.reduced = b.varying = 0;
+      for (int i = 0; i < g.nslice_shape; i++) b.dims[i] = g.sdims[i], b.dims[i].size = g.slice_shape[i];
+      SrVal *ns = sr_type_sharding(I, sr_type_get(&b));
+      int failed = sr_api_canon_sharding(I, ns, "index_to_gather", &sh) < 0;
+      sr_unref(ns);
+      if (failed) goto out;
+    }
+    SrVal *bt = sr_lax_broadcast_to(I, y, g.slice_shape, g.nslice_shape, sh);
+    sr_unref(sh);
+    sr_unref(y);
+    y = bt;
   }
   if (y && g.nnewaxis) {
     SrVal *s = sr_lax_squeeze(I, y, g.newaxis, g.nnewaxis);
