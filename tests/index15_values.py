@@ -38,3 +38,13 @@ g = np.zeros_like(e)
 np.add.at(g, ids, np.array([[1.0], [2.0], [3.0], [4.0]]) * np.ones((4, 2)))
 print(g)
 print(e[ids])
+s = np.array([[5, 3, 4], [2, 7, 6]])
+print(np.take_along_axis(s, np.array([[1, 2, 0], [0, 2, 1]]), axis=1))
+print(np.take_along_axis(s, np.array([[1, 0, -1]]), axis=0))
+print(np.take_along_axis(s.reshape(-1), np.array([4, 0]), axis=None))
+def put(a, i, v, axis):
+    b = a.copy()
+    np.put_along_axis(b, i, v, axis=axis)
+    return b
+print(put(s, np.argmax(s, axis=1, keepdims=True), 99, 1))
+print(put(s, np.array([[0], [1]]), np.array([[-1], [-2]]), 0))

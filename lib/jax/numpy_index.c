@@ -1002,63 +1002,307 @@ static SrVal *jnp_take(SrInterp *I, SrArgs *a) {
   return r;
 }
 
-/* jnp.take_along_axis: arr[..., idx, ...] with the other dims matched by
-   broadcasted iotas (the gather JAX's take_along_axis builds, here as
-   advanced indexing with aranges, the same values). */
-static SrVal *jnp_take_along_axis(SrInterp *I, SrArgs *a) {
-  SrVal *p[5];
-  if (sr_args_parse(I, a, "take_along_axis", "arr, indices, axis, mode=, fill_value=", p) < 0) return NULL;
-  SrVal *x = sr_jnp_asarray(I, p[0], -1);
-  SrVal *ix = x ? sr_jnp_asarray(I, p[1], -1) : NULL;
-  SrVal *r = NULL;
-  if (!ix) goto out;
-  const SrType *t = sr_value_type(I, x), *it = sr_value_type(I, ix);
-  if (p[2]->kind == SR_V_NONE) {
-    SrVal *fx = call2(I, "jax.numpy.ravel", x, NULL), *fi = fx ? call2(I, "jax.numpy.ravel", ix, NULL) : NULL;
+typedef struct AlongData {
+  int64_t axis;
+  int has_axis, wrap, has_wrap, inplace;
+  char mode[24]; /* "" for None */
+  int fill_kind;
+  int64_t fill_i;
+  double fill_f;
+} AlongData;
+
+/* The mode argument of take_along_axis/put_along_axis into d->mode. */
+static int along_mode(SrInterp *I, SrVal *m, AlongData *d, const char *fname) {
+  d->mode[0] = 0;
+  if (!m || m->kind == SR_V_NONE) return 0;
+  const char *s = m->str.s;
+  size_t n = m->str.n;
+  if (m->kind == SR_V_WORD && n > 18 && memcmp(s, "GatherScatterMode.", 18) == 0) s += 18, n -= 18;
+  if ((m->kind != SR_V_STR && m->kind != SR_V_WORD) || n >= sizeof d->mode) {
+    sr_raise(I, "ValueError", "%s: unknown mode", fname);
+    return -1;
+  }
+  memcpy(d->mode, s, n);
+  d->mode[n] = 0;
+  return 0;
+}
+
+/* _normalize_index(index, axis_size) */
+static SrVal *normalize_index(SrInterp *I, SrVal *ix, int64_t size) {
+  SrDtype dt = sr_value_type(I, ix)->dtype;
+  if (sr_dtype_kind(dt) == SR_DK_UINT) return sr_ref(ix);
+  SrVal *zero = sr_int(NULL, 0), *sz = sr_int(NULL, size);
+  SrVal *c = sr_lax_convert(I, sz, dt, 0, NULL);
+  SrVal *neg = c ? call2(I, "jax.numpy.less", ix, zero) : NULL;
+  SrVal *sum = neg ? sr_lax_binary(I, SR_P_add, ix, c) : NULL;
+  SrVal *r = sum ? sr_lax_select(I, neg, sum, ix) : NULL;
+  sr_unref(zero);
+  sr_unref(sz);
+  sr_unref(c);
+  sr_unref(neg);
+  sr_unref(sum);
+  return r;
+}
+
+/* take_along_axis (a jit of that name): one gather whose batching dims
+   pair the index's dims with the array's (_take_along_axis's loop). */
+static SrVal *take_along_body(SrInterp *I, SrArgs *a) {
+  AlongData *d = sr_current_builtin(I)->data;
+  SrVal *x = sr_ref(a->v[0]), *ix = sr_ref(a->v[1]), *r = NULL;
+  const SrType *it = sr_value_type(I, ix);
+  if (!d->has_axis) {
+    if (it->ndim != 1) {
+      SrBuf b = SR_BUF_INIT;
+      sr_buf_putc(&b, '(');
+      for (int i = 0; i < it->ndim; i++) sr_buf_printf(&b, i ? ", %lld" : "%lld", (long long)it->dims[i].size);
+      sr_buf_puts(&b, it->ndim == 1 ? ",)" : ")");
+      sr_raise(I, "ValueError", "take_along_axis indices must be 1D if axis=None, got shape %s", sr_buf_str(&b));
+      sr_buf_free(&b);
+      goto out;
+    }
+    SrVal *f = call2(I, "jax.numpy.ravel", x, NULL);
     sr_unref(x);
-    sr_unref(ix);
-    x = fx, ix = fi;
-    if (!ix) goto out;
-    t = sr_value_type(I, x), it = sr_value_type(I, ix);
+    if (!(x = f)) goto out;
+  }
+  const SrType *t = sr_value_type(I, x);
+  int rank = t->ndim;
+  if (rank != it->ndim) {
+    sr_raise(I, "ValueError", "indices and arr must have the same number of dimensions; %d vs. %d", it->ndim, rank);
+    goto out;
   }
   int64_t axis = 0;
-  if (p[2]->kind != SR_V_NONE) {
-    int64_t ax;
-    if (sr_as_int(I, p[2], "axis", &ax) < 0 || sr_api_axis(I, ax, t->ndim, &axis) < 0) goto out;
-  }
-  if (!sr_dtype_is_int(it->dtype)) {
-    sr_raise(I, "TypeError", "take_along_axis indices must be of integer type, got %s", sr_dtype_name(it->dtype));
-    goto out;
-  }
-  if (it->ndim != t->ndim) {
-    sr_raise(I, "ValueError", "indices and arr must have the same number of dimensions; %d vs. %d", it->ndim, t->ndim);
-    goto out;
-  }
-  {
-    SrVal *key = sr_seq(NULL, SR_V_TUPLE, t->ndim);
-    int ok = 1;
-    for (int d = 0; d < t->ndim && ok; d++) {
-      if (d == axis) {
-        sr_seq_push(NULL, key, sr_ref(ix));
-        continue;
-      }
-      int64_t shape[SR_MAX_RANK];
-      for (int q = 0; q < t->ndim; q++) shape[q] = 1;
-      shape[d] = t->dims[d].size;
-      SrVal *io = sr_lax_iota(I, SR_I32, shape, t->ndim, d, NULL);
-      if (!io) ok = 0;
-      else sr_seq_push(NULL, key, io);
+  if (d->has_axis && sr_api_axis(I, d->axis, rank, &axis) < 0) goto out;
+  int64_t idx_shape[SR_MAX_RANK], arr_shape[SR_MAX_RANK], out_shape[SR_MAX_RANK];
+  for (int i = 0; i < rank; i++) {
+    idx_shape[i] = it->dims[i].size;
+    arr_shape[i] = i == axis ? 1 : t->dims[i].size;
+    if (idx_shape[i] != arr_shape[i] && idx_shape[i] != 1 && arr_shape[i] != 1) {
+      sr_raise(I, "ValueError", "Incompatible shapes for broadcasting: shapes=[%s, %s]", sr_type_short(it),
+               sr_type_short(t));
+      goto out;
     }
-    IxOpts o = {p[3] ? p[3] : NULL, p[4], 0, 0, 1};
-    SrVal *m = NULL;
-    if (!p[3]) m = sr_str_cstr(NULL, "fill"), o.mode = m;
-    if (ok) r = do_gather(I, x, key, &o);
-    sr_unref(m);
-    sr_unref(key);
+    out_shape[i] = idx_shape[i] == 1 ? arr_shape[i] : idx_shape[i];
   }
+  int64_t axis_size = t->dims[axis].size;
+  if (axis_size == 0) {
+    r = sr_lax_full(I, out_shape, rank, sr_int(NULL, 0), t->dtype, NULL);
+    goto out;
+  }
+  int wrap = d->has_wrap ? d->wrap : strcmp(d->mode, "promise_in_bounds") != 0;
+  if (wrap) {
+    SrDtype idt = axis_size > INT32_MAX ? SR_I64 : SR_I32; /* index_dtype_for_axis_size */
+    SrVal *c = sr_lax_convert(I, ix, idt, 0, NULL);
+    SrVal *nix = c ? normalize_index(I, c, axis_size) : NULL;
+    sr_unref(c);
+    sr_unref(ix);
+    if (!(ix = nix)) goto out;
+  }
+  int64_t gshape[SR_MAX_RANK + 1];
+  int ng = 0;
+  for (int i = 0; i < rank; i++)
+    if (i == axis || idx_shape[i] != 1) gshape[ng++] = out_shape[i];
+  gshape[ng++] = 1;
+  SrVal *gi = sr_lax_reshape(I, ix, gshape, ng, NULL);
+  if (!gi) goto out;
+  int64_t ss[SR_MAX_RANK], offset[SR_MAX_RANK], smap[SR_MAX_RANK], coll[SR_MAX_RANK], ob[SR_MAX_RANK],
+      ib[SR_MAX_RANK], sq[SR_MAX_RANK];
+  int nss = 0, no = 0, nsm = 0, nc = 0, nb = 0, nsq = 0;
+  for (int i = 0, new_i = 0, j = 0; i < rank; i++) {
+    if (i == axis) {
+      ss[nss++] = 1;
+      smap[nsm++] = new_i;
+      coll[nc++] = new_i;
+      new_i++, j++;
+    } else if (idx_shape[i] == 1) {
+      offset[no++] = i;
+      ss[nss++] = arr_shape[i];
+      new_i++;
+    } else if (arr_shape[i] == 1) {
+      sq[nsq++] = i;
+      j++;
+    } else {
+      ss[nss++] = arr_shape[i] == 0 ? 0 : 1;
+      ob[nb] = new_i;
+      ib[nb++] = j;
+      new_i++, j++;
+    }
+  }
+  SrVal *sqx = nsq ? sr_lax_squeeze(I, x, sq, nsq) : sr_ref(x);
+  if (sqx) {
+    static const char *const names[5] = {"offset_dims", "collapsed_slice_dims", "start_index_map",
+                                         "operand_batching_dims", "start_indices_batching_dims"};
+    const int64_t *v[5] = {offset, coll, smap, ob, ib};
+    int n[5] = {no, nc, nsm, nb, nb};
+    SrVal *mv = sr_str_cstr(NULL, d->mode[0] ? d->mode : "fill");
+    const char *mode = mode_name(I, mv, 1);
+    sr_unref(mv);
+    SrVal *fill = d->fill_kind == SR_V_INT ? sr_int(NULL, d->fill_i)
+                  : d->fill_kind == SR_V_BOOL ? sr_bool((int)d->fill_i)
+                  : d->fill_kind == SR_V_FLOAT ? sr_float(NULL, d->fill_f)
+                                               : NULL;
+    if (mode) r = bind_gather(I, sqx, gi, dnums_text("GatherDimensionNumbers", names, v, n), ss, nss, mode, fill, 0, 0);
+    sr_unref(fill);
+  }
+  sr_unref(sqx);
+  sr_unref(gi);
 out:
   sr_unref(x);
   sr_unref(ix);
+  return r;
+}
+
+/* A fill_value argument kept as a scalar in d. */
+static int along_fill(SrInterp *I, SrVal *fv, AlongData *d) {
+  d->fill_kind = SR_V_NONE;
+  if (!fv || fv->kind == SR_V_NONE) return 0;
+  if (sr_array_of(fv) && sr_array_of(fv)->type->ndim == 0 && sr_array_of(fv)->kind == SR_AV_CONCRETE)
+    fv = sr_unop(I, SR_OP_ITEM, fv);
+  else
+    sr_ref(fv);
+  if (!fv) return -1;
+  int ok = fv->kind == SR_V_INT || fv->kind == SR_V_BOOL || fv->kind == SR_V_FLOAT;
+  if (ok) d->fill_kind = fv->kind, d->fill_i = fv->i, d->fill_f = fv->kind == SR_V_FLOAT ? fv->f : 0;
+  sr_unref(fv);
+  if (!ok) sr_raise(I, "ValueError", "fill_value argument to indexed get() must be a scalar");
+  return ok ? 0 : -1;
+}
+
+static SrVal *jnp_take_along_axis(SrInterp *I, SrArgs *a) {
+  SrVal *p[6];
+  if (sr_args_parse(I, a, "take_along_axis", "arr, indices, axis=, mode=, fill_value=, *, wrap_negative_indices=", p) <
+      0)
+    return NULL;
+  AlongData d;
+  memset(&d, 0, sizeof d);
+  d.has_axis = !p[2] || p[2]->kind != SR_V_NONE;
+  d.axis = -1;
+  if (p[2] && d.has_axis && sr_as_int(I, p[2], "axis", &d.axis) < 0) return NULL;
+  if (along_mode(I, p[3], &d, "take_along_axis") < 0 || along_fill(I, p[4], &d) < 0) return NULL;
+  if (p[5] && p[5]->kind != SR_V_NONE) {
+    d.has_wrap = 1;
+    if (opt_bool(I, p[5], &d.wrap) < 0) return NULL;
+  }
+  SrVal *x = sr_jnp_asarray(I, p[0], -1);
+  SrVal *ix = x ? sr_jnp_asarray(I, p[1], -1) : NULL;
+  SrVal *r = NULL;
+  if (ix && !sr_dtype_is_int(sr_value_type(I, ix)->dtype))
+    sr_raise(I, "TypeError", "take_along_axis indices must be of integer type, got %s",
+             sr_dtype_name(sr_value_type(I, ix)->dtype));
+  else if (ix) {
+    AlongData *h = sr_xmalloc(sizeof *h);
+    *h = d;
+    SrVal *args[2] = {x, ix};
+    r = sr_api_jit(I, "take_along_axis", take_along_body, h, 2, args);
+  }
+  sr_unref(x);
+  sr_unref(ix);
+  return r;
+}
+
+/* put_along_axis (a jit of that name): arr.at[idx].set(values) with idx
+   the sparse jnp.indices of arr's shape, indices at axis
+   (_make_along_axis_idx). */
+static SrVal *put_along_body(SrInterp *I, SrArgs *a) {
+  AlongData *d = sr_current_builtin(I)->data;
+  SrVal *x = sr_ref(a->v[0]), *ix = a->v[1], *vals = NULL, *key = NULL, *r = NULL;
+  const SrType *t0 = sr_value_type(I, x), *it = sr_value_type(I, ix);
+  if (!d->has_axis) {
+    SrVal *f = call2(I, "jax.numpy.ravel", x, NULL);
+    sr_unref(x);
+    if (!(x = f)) goto out;
+  }
+  const SrType *t = sr_value_type(I, x);
+  if (t->ndim != it->ndim) {
+    sr_raise(I, "ValueError",
+             "put_along_axis arguments 'arr' and 'indices' must have same ndim. Got arr.ndim=%d and indices.ndim=%d.",
+             t->ndim, it->ndim);
+    goto out;
+  }
+  int64_t ishape[SR_MAX_RANK];
+  for (int i = 0; i < it->ndim; i++) ishape[i] = it->dims[i].size;
+  vals = sr_lax_broadcast_to(I, a->v[2], ishape, it->ndim, NULL);
+  if (!vals) {
+    const SrType *vt = sr_value_type(I, a->v[2]);
+    sr_exc_clear(I);
+    SrBuf b = SR_BUF_INIT, c = SR_BUF_INIT;
+    sr_buf_putc(&b, '(');
+    for (int i = 0; i < vt->ndim; i++) sr_buf_printf(&b, i ? ", %lld" : "%lld", (long long)vt->dims[i].size);
+    sr_buf_puts(&b, vt->ndim == 1 ? ",)" : ")");
+    sr_buf_putc(&c, '(');
+    for (int i = 0; i < it->ndim; i++) sr_buf_printf(&c, i ? ", %lld" : "%lld", (long long)ishape[i]);
+    sr_buf_puts(&c, it->ndim == 1 ? ",)" : ")");
+    sr_raise(I, "ValueError",
+             "put_along_axis argument 'values' must be broadcastable to 'indices'. Got values.shape=%s and "
+             "indices.shape=%s.",
+             sr_buf_str(&b), sr_buf_str(&c));
+    sr_buf_free(&b);
+    sr_buf_free(&c);
+    goto out;
+  }
+  int64_t axis = 0;
+  if (d->has_axis && sr_api_axis(I, d->axis, t->ndim, &axis) < 0) goto out;
+  key = sr_seq(NULL, SR_V_TUPLE, t->ndim);
+  for (int i = 0; i < t->ndim; i++) {
+    if (i == axis) {
+      sr_seq_push(NULL, key, sr_ref(ix));
+      continue;
+    }
+    /* jnp.indices(shape, sparse=True)[i]: broadcast_in_dim(iota(n), (1,..,n,..,1), (i,)) */
+    int64_t n = t->dims[i].size, s[SR_MAX_RANK], bd = i;
+    for (int q = 0; q < t->ndim; q++) s[q] = q == i ? n : 1;
+    SrVal *io = sr_lax_iota(I, SR_I32, &n, 1, 0, NULL);
+    SrVal *b = io ? sr_lax_broadcast_in_dim(I, io, s, t->ndim, &bd, 1, NULL) : NULL;
+    sr_unref(io);
+    if (!b) goto out;
+    sr_seq_push(NULL, key, b);
+  }
+  {
+    SrVal *mv = d->mode[0] ? sr_str_cstr(NULL, d->mode) : NULL;
+    IxOpts o = {mv, NULL, 0, 0, 1};
+    r = do_scatter(I, x, key, vals, SR_P_scatter, &o);
+    sr_unref(mv);
+  }
+  if (r && !d->has_axis) {
+    int64_t os[SR_MAX_RANK];
+    for (int i = 0; i < t0->ndim; i++) os[i] = t0->dims[i].size;
+    SrVal *rs = sr_lax_reshape(I, r, os, t0->ndim, NULL);
+    sr_unref(r);
+    r = rs;
+  }
+out:
+  sr_unref(x);
+  sr_unref(vals);
+  sr_unref(key);
+  return r;
+}
+
+static SrVal *jnp_put_along_axis(SrInterp *I, SrArgs *a) {
+  SrVal *p[6];
+  if (sr_args_parse(I, a, "put_along_axis", "arr, indices, values, axis, inplace=, *, mode=", p) < 0) return NULL;
+  AlongData d;
+  memset(&d, 0, sizeof d);
+  int inplace = 1;
+  if (p[4] && opt_bool(I, p[4], &inplace) < 0) return NULL;
+  if (inplace)
+    return sr_raise(I, "ValueError",
+                    "jax.numpy.put_along_axis cannot modify arrays in-place, because JAX arraysare immutable. Pass "
+                    "inplace=False to instead return an updated array.");
+  d.has_axis = p[3]->kind != SR_V_NONE;
+  if (d.has_axis && sr_as_int(I, p[3], "axis", &d.axis) < 0) return NULL;
+  if (along_mode(I, p[5], &d, "put_along_axis") < 0) return NULL;
+  SrVal *x = sr_jnp_asarray(I, p[0], -1);
+  SrVal *ix = x ? sr_jnp_asarray(I, p[1], -1) : NULL;
+  SrVal *v = ix ? sr_jnp_asarray(I, p[2], -1) : NULL;
+  SrVal *r = NULL;
+  if (v) {
+    AlongData *h = sr_xmalloc(sizeof *h);
+    *h = d;
+    SrVal *args[3] = {x, ix, v};
+    r = sr_api_jit(I, "put_along_axis", put_along_body, h, 3, args);
+  }
+  sr_unref(x);
+  sr_unref(ix);
+  sr_unref(v);
   return r;
 }
 
@@ -1069,5 +1313,9 @@ void sr_numpy_index_init(void) {
   sr_def("jax.numpy.take", jnp_take,
          "take(a, indices, axis=None, mode=None, unique_indices=False, indices_are_sorted=False, fill_value=None): a gather; mode 'fill' by default");
   sr_def("jax.numpy.take_along_axis", jnp_take_along_axis,
-         "take_along_axis(arr, indices, axis, mode=None, fill_value=None): a gather along axis");
+         "take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None): one gather with batching dims, mode "
+         "'fill' by default");
+  sr_def("jax.numpy.put_along_axis", jnp_put_along_axis,
+         "put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None): arr.at[...].set(values) along "
+         "axis; inplace=False is required");
 }

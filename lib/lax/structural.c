@@ -3700,7 +3700,7 @@ static int scatter_jvp_ids(SrAd *ad, const SrEqn *e, const Gdn *g, SrVal **x, Sr
   for (int i = 0; i < ut->ndim; i++) ids_shape[i] = in_list(g->offset, g->noffset, i) ? 1 : ut->dims[i].size;
   for (int i = 0; i < ut->ndim; i++) num *= ids_shape[i];
   /* int_dtype_for_dim(num_ids, signed=False) */
-  SrDtype idt = num <= 0xff ? SR_U8 : num <= 0xffff ? SR_U16 : num <= 0xffffffffLL ? SR_U32 : SR_U64;
+  SrDtype idt = num <= 0xffffffffLL ? SR_U32 : SR_U64;
   SrVal *sorted = param_or(e, "indices_are_sorted", sr_bool(0)), *unique = param_or(e, "unique_indices", sr_bool(0)),
         *mode = param_or(e, "mode", sr_none());
   SrVal *io = ad_iota(ad, idt, num);
