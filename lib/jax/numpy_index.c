@@ -18,6 +18,7 @@
 #include "lax/lax.h"
 #include "py/objects.h"
 #include "text/print_val.h"
+#include "util/intern.h"
 
 /* ---- NDIndexer ---- */
 
@@ -480,6 +481,7 @@ typedef struct IxOpts {
   SrVal *mode;     /* borrowed: None or a str or a GatherScatterMode word */
   SrVal *fill;     /* borrowed or NULL */
   int sorted, unique, normalize;
+  SrVal *out_sharding; /* borrowed, or NULL */
 } IxOpts;
 
 /* GatherScatterMode.from_any: the mode's name; NULL (ValueError) if unknown. */
@@ -601,7 +603,7 @@ static int needs_gather(SrVal *key) {
 }
 
 SrVal *sr_jnp_index_gather(SrInterp *I, SrVal *x, SrVal *key) {
-  IxOpts o = {NULL, NULL, 0, 0, 1};
+  IxOpts o = {NULL, NULL, 0, 0, 1, NULL};
   return do_gather(I, x, key, &o);
 }
 
@@ -755,9 +757,116 @@ static int read_opts(SrInterp *I, SrVal **p, IxOpts *o) {
   if (p[4] && opt_bool(I, p[4], &wrap) < 0) return -1;
   if (!p[4]) wrap = 1;
   o->normalize = wrap;
-  if (p[3] && p[3]->kind != SR_V_NONE)
-    return sr_raise(I, "NotImplementedError", "out_sharding= of .at[...] is not supported"), -1;
+  o->out_sharding = p[3] && p[3]->kind != SR_V_NONE ? p[3] : NULL;
   return 0;
+}
+
+/* ---- out_sharding=: auto_axes over the gather or the scatter ---- */
+
+/* What the function auto_axes wraps needs: the key, whose index arrays
+   are replaced by its arguments in order (its tree_flatten), the options
+   and the scatter (-1 for a gather). */
+typedef struct AutoData {
+  SrVal *key; /* counted */
+  IxOpts o;   /* mode and fill counted here */
+  int prim;
+} AutoData;
+
+static void auto_free(void *p) {
+  AutoData *d = p;
+  sr_unref(d->key);
+  sr_unref(d->o.mode);
+  sr_unref(d->o.fill);
+  free(d);
+}
+
+static int is_dynamic(SrVal *v) { return sr_array_of(v) != NULL; }
+
+static SrVal *auto_body(SrInterp *I, SrArgs *a) {
+  AutoData *d = sr_current_builtin(I)->data;
+  int nfix = d->prim < 0 ? 1 : 2, next = nfix;
+  SrVal *key = d->key;
+  int nk = key->kind == SR_V_TUPLE ? key->seq.n : 1;
+  SrVal **keys = key->kind == SR_V_TUPLE ? key->seq.items : &key;
+  SrVal *nkey = sr_seq(NULL, SR_V_TUPLE, nk);
+  for (int k = 0; k < nk; k++)
+    sr_seq_push(NULL, nkey, sr_ref(is_dynamic(keys[k]) && next < a->n ? a->v[next++] : keys[k]));
+  SrVal *use = key->kind == SR_V_TUPLE ? sr_ref(nkey) : sr_ref(nkey->seq.items[0]);
+  sr_unref(nkey);
+  IxOpts o = d->o;
+  o.out_sharding = NULL;
+  SrVal *r = d->prim < 0 ? do_gather(I, a->v[0], use, &o) : do_scatter(I, a->v[0], use, a->v[1], d->prim, &o);
+  sr_unref(use);
+  return r;
+}
+
+/* auto_axes(internal_gather or internal_scatter, out_sharding=, axes=the
+   sharding's mesh's Explicit axes)(x, [y,] *dynamic_idx). */
+static SrVal *with_out_sharding(SrInterp *I, SrVal *x, SrVal *key, SrVal *y, int prim, const IxOpts *o,
+                                const char *api) {
+  SrVal *sh = NULL;
+  if (sr_api_canon_sharding(I, o->out_sharding, api, &sh) < 0) return NULL;
+  if (!sh) {
+    IxOpts q = *o;
+    q.out_sharding = NULL;
+    return prim < 0 ? do_gather(I, x, key, &q) : do_scatter(I, x, key, y, prim, &q);
+  }
+  /* lists in the key become arrays first, so that every index array is an argument */
+  int nk = key->kind == SR_V_TUPLE ? key->seq.n : 1;
+  SrVal **keys = key->kind == SR_V_TUPLE ? key->seq.items : &key;
+  SrVal *ck = sr_seq(NULL, SR_V_TUPLE, nk), *args[MAX_IT + 2];
+  int n = 0, ok = 1;
+  args[n++] = x;
+  if (prim >= 0) args[n++] = y;
+  for (int k = 0; k < nk && ok; k++) {
+    SrVal *v = keys[k];
+    if (v->kind == SR_V_LIST || (v->kind == SR_V_TUPLE && key->kind == SR_V_TUPLE)) {
+      v = sr_jnp_asarray(I, v, v->seq.n ? -1 : SR_I32);
+      if (!v) ok = 0;
+    } else {
+      sr_ref(v);
+    }
+    if (!ok) break;
+    sr_seq_push(NULL, ck, v);
+    if (is_dynamic(v) && n < MAX_IT + 2) args[n++] = v;
+  }
+  SrVal *r = NULL;
+  if (ok && key->kind != SR_V_TUPLE) {
+    SrVal *one = sr_ref(ck->seq.items[0]);
+    sr_unref(ck);
+    ck = one;
+  }
+  if (ok) {
+    AutoData *d = sr_xcalloc(1, sizeof *d);
+    d->key = sr_ref(ck);
+    d->o = *o;
+    d->o.out_sharding = NULL;
+    if (d->o.mode) sr_ref(d->o.mode);
+    if (d->o.fill) sr_ref(d->o.fill);
+    d->prim = prim;
+    SrVal *fn = sr_builtin_with(prim < 0 ? "_gather" : "_scatter_impl", auto_body, d, auto_free);
+    SrVal *aa = sr_lookup_qualname("jax.sharding.auto_axes");
+    if (aa) {
+      const SrMesh *m = sh->sh.mesh;
+      SrVal *axes = sr_api_axes_tuple(m, sr_mesh_axes_of_type(m, SR_AXIS_EXPLICIT));
+      const char *kw[2] = {sr_intern_cstr("out_sharding"), sr_intern_cstr("axes")};
+      SrVal *kwv[2] = {sh, axes};
+      SrArgs da = {1, &fn, 2, kw, kwv, NULL};
+      SrVal *dec = sr_call(I, aa, &da);
+      if (dec) {
+        SrArgs ca = {n, args, 0, NULL, NULL, NULL};
+        r = sr_call(I, dec, &ca);
+        sr_unref(dec);
+      }
+      sr_unref(axes);
+    } else {
+      sr_raise(I, "NotImplementedError", "out_sharding= needs jax.sharding.auto_axes");
+    }
+    sr_unref(fn);
+  }
+  sr_unref(ck);
+  sr_unref(sh);
+  return r;
 }
 
 /* _IndexUpdateRef.get: indexing.rewriting_take with the options. */
@@ -776,7 +885,8 @@ static SrVal *at_get(SrInterp *I, SrArgs *a) {
   if (!needs_gather(r->index) && o.normalize && strcmp(m, "FILL_OR_DROP") != 0 && strcmp(m, "ONE_HOT") != 0)
     return call2(I, "jax.numpy._getitem", r->array, r->index);
   SrVal *x = sr_jnp_asarray(I, r->array, -1);
-  SrVal *y = x ? do_gather(I, x, r->index, &o) : NULL;
+  SrVal *y = !x ? NULL : o.out_sharding ? with_out_sharding(I, x, r->index, NULL, -1, &o, "take")
+                                        : do_gather(I, x, r->index, &o);
   sr_unref(x);
   return y;
 }
@@ -788,7 +898,20 @@ static SrVal *at_update(SrInterp *I, SrArgs *a, const char *name, int prim) {
     return NULL;
   IxOpts o;
   if (read_opts(I, p + 1, &o) < 0) return NULL;
-  return do_scatter(I, r->array, r->index, p[0], prim, &o);
+  if (!o.out_sharding) return do_scatter(I, r->array, r->index, p[0], prim, &o);
+  /* _scatter_update: x and y as arrays first, then auto_axes */
+  SrVal *x = sr_jnp_asarray(I, r->array, -1), *y = NULL, *res = NULL;
+  const SrType *t = x ? sr_value_type(I, x) : NULL;
+  if (t && p[0]->kind == SR_V_INT && sr_dtype_is_int(t->dtype) && sr_int_fits(p[0]->i, t->dtype))
+    y = sr_jnp_asarray(I, p[0], t->dtype);
+  else if (t)
+    y = sr_jnp_asarray(I, p[0], -1);
+  char api[16];
+  snprintf(api, sizeof api, ".%s", name);
+  if (y) res = with_out_sharding(I, x, r->index, y, prim, &o, api);
+  sr_unref(x);
+  sr_unref(y);
+  return res;
 }
 
 static SrVal *at_set(SrInterp *I, SrArgs *a) { return at_update(I, a, "set", SR_P_scatter); }
@@ -1258,7 +1381,7 @@ static SrVal *put_along_body(SrInterp *I, SrArgs *a) {
   }
   {
     SrVal *mv = d->mode[0] ? sr_str_cstr(NULL, d->mode) : NULL;
-    IxOpts o = {mv, NULL, 0, 0, 1};
+    IxOpts o = {mv, NULL, 0, 0, 1, NULL};
     r = do_scatter(I, x, key, vals, SR_P_scatter, &o);
     sr_unref(mv);
   }
