@@ -48,3 +48,8 @@ def put(a, i, v, axis):
     return b
 print(put(s, np.argmax(s, axis=1, keepdims=True), 99, 1))
 print(put(s, np.array([[0], [1]]), np.array([[-1], [-2]]), 0))
+print(x[x > 13.5])
+print(x[np.array([True, False, True, False]), 1:3])
+print(x[:, np.array([False, True, True, False, False, True])])
+print(upd(lambda y: y.__setitem__(y > 20.0, 0.0)))
+print(upd(lambda y: np.add.at(y, np.array([False, True, False, True]), 100.0)))

@@ -13,6 +13,7 @@
 #include "core/jaxstate.h"
 #include "exec/array.h"
 #include "jax/array_methods.h"
+#include "jax/builtins_exec.h"
 #include "jax/jax.h"
 #include "jax/lax.h"
 #include "lax/lax.h"
@@ -22,7 +23,7 @@
 
 /* ---- NDIndexer ---- */
 
-typedef enum { IT_NONE, IT_ELLIPSIS, IT_INT, IT_SLICE, IT_ARRAY } ItKind;
+typedef enum { IT_NONE, IT_ELLIPSIS, IT_INT, IT_SLICE, IT_ARRAY, IT_BOOL } ItKind;
 
 typedef struct It {
   ItKind k;
@@ -33,7 +34,7 @@ typedef struct It {
 enum { MAX_IT = 2 * SR_MAX_RANK + 2 };
 
 typedef struct Indexer {
-  It it[MAX_IT];
+  It it[MAX_IT + SR_MAX_RANK];
   int n;
   int contiguous; /* the advanced indices are next to each other in the raw index */
   const SrType *t;
@@ -85,9 +86,11 @@ static int parse_entry(SrInterp *I, SrVal *v, It *out) {
   else if (is_ellipsis(v)) out->k = IT_ELLIPSIS;
   else if (v->kind == SR_V_INT) out->k = IT_INT, out->i = v->i;
   else if (sr_is_obj(v, &sr_slice_class)) out->k = IT_SLICE, out->v = v;
-  else if (v->kind == SR_V_BOOL || (sr_array_of(v) && sr_array_of(v)->type->dtype == SR_BOOL)) {
-    sr_raise(I, "NotImplementedError", "boolean indices are not supported by shardrepl's gather indexing");
+  else if (v->kind == SR_V_BOOL || (sr_array_of(v) && sr_array_of(v)->type->ndim == 0 && sr_array_of(v)->type->dtype == SR_BOOL)) {
+    sr_raise(I, "NotImplementedError", "scalar boolean indices are not supported by shardrepl's gather indexing");
     return -1;
+  } else if (sr_array_of(v) && sr_array_of(v)->type->dtype == SR_BOOL) {
+    out->k = IT_BOOL, out->v = sr_ref(v);
   } else if (sr_array_of(v)) {
     if (!sr_dtype_is_int(sr_array_of(v)->type->dtype)) return dtype_error(I, sr_array_of(v)->type->dtype);
     out->k = IT_ARRAY, out->v = sr_ref(v);
@@ -96,9 +99,8 @@ static int parse_entry(SrInterp *I, SrVal *v, It *out) {
     if (!a) return -1;
     SrDtype dt = sr_value_type(I, a)->dtype;
     if (dt == SR_BOOL) {
-      sr_unref(a);
-      sr_raise(I, "NotImplementedError", "boolean indices are not supported by shardrepl's gather indexing");
-      return -1;
+      out->k = IT_BOOL, out->v = a;
+      return 0;
     }
     if (!sr_dtype_is_int(dt)) {
       sr_unref(a);
@@ -128,9 +130,71 @@ static int parse_entry(SrInterp *I, SrVal *v, It *out) {
   return 0;
 }
 
-/* NDIndexer.from_raw_indices, then expand_ellipses (the contiguity of the
-   advanced indices is taken first, on the raw index, as _index_to_gather
-   does). */
+static void raw_free(It *raw, int n) {
+  for (int j = 0; j < n; j++)
+    if (raw[j].k == IT_ARRAY || raw[j].k == IT_BOOL) sr_unref(raw[j].v);
+}
+
+/* expand_bool_indices for one mask consuming axes from `axis`: its
+   nonzero positions (np.where), one int32 index array per dim, into out
+   (which gets mask.ndim entries). */
+static int expand_bool(SrInterp *I, SrVal *mask, const SrType *t, int axis, int position, It *out) {
+  const SrType *mt = sr_value_type(I, mask);
+  SrArrayObj *ao = sr_array_of(mask);
+  if (!ao || ao->kind != SR_AV_CONCRETE) {
+    SrBuf b = SR_BUF_INIT;
+    sr_aval_repr(&b, mt);
+    sr_raise(I, "NonConcreteBooleanIndexError", "Array boolean indices must be concrete; got %s\n", sr_buf_str(&b));
+    sr_buf_free(&b);
+    return -1;
+  }
+  int match = 1;
+  for (int d = 0; d < mt->ndim; d++) match &= mt->dims[d].size == 0 || mt->dims[d].size == t->dims[axis + d].size;
+  if (!match) {
+    SrBuf b = SR_BUF_INIT, c = SR_BUF_INIT;
+    sr_buf_putc(&b, '(');
+    sr_buf_putc(&c, '[');
+    for (int d = 0; d < mt->ndim; d++) {
+      sr_buf_printf(&b, d ? ", %lld" : "%lld", (long long)mt->dims[d].size);
+      sr_buf_printf(&c, d ? ", %lld" : "%lld", (long long)t->dims[axis + d].size);
+    }
+    sr_buf_puts(&b, mt->ndim == 1 ? ",)" : ")");
+    sr_buf_putc(&c, ']');
+    sr_raise(I, "IndexError", "boolean index did not match shape of indexed array in index %d: got %s, expected %s",
+             position, sr_buf_str(&b), sr_buf_str(&c));
+    sr_buf_free(&b);
+    sr_buf_free(&c);
+    return -1;
+  }
+  SrVal *as = NULL;
+  SrArray *arr = sr_concrete_of(I, mask, &as);
+  const unsigned char *data = arr ? sr_concrete_host_data(I, arr) : NULL;
+  if (arr) sr_array_unref(arr);
+  if (!data) return -1;
+  int64_t n = sr_type_numel(mt), pos[SR_MAX_RANK] = {0};
+  SrVal *lists[SR_MAX_RANK];
+  for (int d = 0; d < mt->ndim; d++) lists[d] = sr_seq(NULL, SR_V_LIST, 0);
+  for (int64_t k = 0; k < n; k++) {
+    if (data[k])
+      for (int d = 0; d < mt->ndim; d++) sr_seq_push(NULL, lists[d], sr_int(NULL, pos[d]));
+    for (int d = mt->ndim - 1; d >= 0 && ++pos[d] == mt->dims[d].size; d--) pos[d] = 0;
+  }
+  free((void *)data);
+  int rc = 0;
+  for (int d = 0; d < mt->ndim; d++) {
+    SrVal *a = rc == 0 ? sr_jnp_asarray(I, lists[d], SR_I32) : NULL;
+    if (!a) rc = -1;
+    out[d] = (It){IT_ARRAY, a, 0};
+    sr_unref(lists[d]);
+  }
+  if (rc < 0)
+    for (int d = 0; d < mt->ndim; d++) sr_unref(out[d].v);
+  return rc;
+}
+
+/* NDIndexer.from_raw_indices, expand_bool_indices, then expand_ellipses
+   (the contiguity of the advanced indices is taken on the index with its
+   masks expanded, as _index_to_gather sees it). */
 static int indexer_parse(SrInterp *I, SrVal *key, const SrType *t, Indexer *x) {
   memset(x, 0, sizeof *x);
   x->t = t;
@@ -139,43 +203,63 @@ static int indexer_parse(SrInterp *I, SrVal *key, const SrType *t, Indexer *x) {
   SrVal **keys = key->kind == SR_V_TUPLE ? key->seq.items : &key;
   if (nk > MAX_IT - SR_MAX_RANK) return sr_raise(I, "IndexError", "too many indices"), -1;
   It raw[MAX_IT];
-  int consumed = 0, ell = -1, first = -1, last = -1, nadv = 0;
+  int consumed = 0, ell = -1;
   for (int k = 0; k < nk; k++) {
     if (parse_entry(I, keys[k], &raw[k]) < 0) {
-      for (int j = 0; j < k; j++)
-        if (raw[j].k == IT_ARRAY) sr_unref(raw[j].v);
+      raw_free(raw, k);
       return -1;
     }
     if (raw[k].k == IT_ELLIPSIS) {
       if (ell >= 0) {
-        for (int j = 0; j <= k; j++)
-          if (raw[j].k == IT_ARRAY) sr_unref(raw[j].v);
+        raw_free(raw, k + 1);
         return sr_raise(I, "IndexError", "an index can only have a single ellipsis ('...')"), -1;
       }
       ell = k;
     }
-    if (raw[k].k != IT_NONE && raw[k].k != IT_ELLIPSIS) consumed++;
-    if (raw[k].k == IT_INT || raw[k].k == IT_ARRAY) {
-      if (first < 0) first = k;
-      last = k;
-      nadv++;
-    }
+    if (raw[k].k == IT_BOOL) consumed += sr_value_type(I, raw[k].v)->ndim;
+    else if (raw[k].k != IT_NONE && raw[k].k != IT_ELLIPSIS) consumed++;
   }
-  x->contiguous = nadv == 0 || last - first + 1 == nadv;
   if (consumed > t->ndim) {
-    for (int j = 0; j < nk; j++)
-      if (raw[j].k == IT_ARRAY) sr_unref(raw[j].v);
+    raw_free(raw, nk);
     return sr_raise(I, "IndexError", "Too many indices: array is %d-dimensional, but %d were indexed", t->ndim,
                     consumed),
            -1;
   }
-  int fill = t->ndim - consumed;
+  /* masks into index arrays */
+  It ex[MAX_IT + SR_MAX_RANK];
+  int nex = 0, axis = 0, fill = t->ndim - consumed;
   for (int k = 0; k < nk; k++) {
-    if (raw[k].k == IT_ELLIPSIS) {
+    It *e = &raw[k];
+    if (e->k == IT_BOOL) {
+      int nd = sr_value_type(I, e->v)->ndim;
+      if (expand_bool(I, e->v, t, axis, k, ex + nex) < 0) {
+        raw_free(raw + k, nk - k);
+        raw_free(ex, nex);
+        return -1;
+      }
+      sr_unref(e->v);
+      nex += nd;
+      axis += nd;
+      continue;
+    }
+    if (e->k == IT_ELLIPSIS) axis += fill;
+    else if (e->k != IT_NONE) axis++;
+    ex[nex++] = *e;
+  }
+  int first = -1, last = -1, nadv = 0;
+  for (int k = 0; k < nex; k++)
+    if (ex[k].k == IT_INT || ex[k].k == IT_ARRAY) {
+      if (first < 0) first = k;
+      last = k;
+      nadv++;
+    }
+  x->contiguous = nadv == 0 || last - first + 1 == nadv;
+  for (int k = 0; k < nex; k++) {
+    if (ex[k].k == IT_ELLIPSIS) {
       for (int f = 0; f < fill; f++) x->it[x->n++] = (It){IT_SLICE, NULL, 0};
       fill = 0;
     } else {
-      x->it[x->n++] = raw[k];
+      x->it[x->n++] = ex[k];
     }
   }
   for (int f = 0; f < fill; f++) x->it[x->n++] = (It){IT_SLICE, NULL, 0};
@@ -222,10 +306,10 @@ typedef struct GatherIx {
   SrVal *indices; /* gather_indices (owned) */
   int64_t offset[SR_MAX_RANK], collapsed[SR_MAX_RANK], start_map[SR_MAX_RANK];
   int noffset, ncollapsed, nstart_map;
-  int64_t gather_slice[SR_MAX_RANK], slice_shape[MAX_IT], newaxis[MAX_IT], reversed[SR_MAX_RANK];
+  int64_t gather_slice[SR_MAX_RANK], slice_shape[MAX_IT + SR_MAX_RANK], newaxis[MAX_IT], reversed[SR_MAX_RANK];
   int ngather_slice, nslice_shape, nnewaxis, nreversed;
   int unique; /* no advanced indices: unique and sorted */
-  SrDim sdims[MAX_IT];  /* slice_spec: each slice_shape dim's mesh axes, */
+  SrDim sdims[MAX_IT + SR_MAX_RANK]; /* slice_spec: each slice_shape dim's mesh axes, */
   const SrMesh *smesh;  /* over this mesh (NULL: none named) */
 } GatherIx;
 
