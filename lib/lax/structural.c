@@ -3730,6 +3730,66 @@ static int scatter_jvp_ids(SrAd *ad, const SrEqn *e, const Gdn *g, SrVal **x, Sr
   return ty[0] ? 0 : -1;
 }
 
+/* _scatter_extremal_jvp (scatter-min, scatter-max): the tangent of the
+   winning values, shared equally among the updates (and the operand
+   value) that tie for a place. */
+JVP(jvp_scatter_extremal) {
+  Gdn g;
+  if (parse_sdn(param(e, "dimension_numbers"), &g) < 0) return sr_ad_no_jvp(ad, e->prim);
+  y[0] = sr_ad_bind_eqn1(ad, e, x);
+  if (!y[0]) return -1;
+  if (!t[0] && !t[2]) {
+    ty[0] = NULL;
+    return 0;
+  }
+  const SrType *ot = sr_ad_type(ad, x[0]), *ut = sr_ad_type(ad, x[2]);
+  SrVal *gop = t[0] ? t[0] : sr_ad_full_zeros(ad, sr_ad_tangent_type(ot));
+  SrVal *gup = t[2] ? t[2] : sr_ad_full_zeros(ad, sr_ad_tangent_type(ut));
+  if (!gop || !gup) return -1;
+  SrVal *sorted = param_or(e, "indices_are_sorted", sr_bool(0)), *unique = param_or(e, "unique_indices", sr_bool(0)),
+        *mode = param_or(e, "mode", sr_none()), *f = sr_bool(0);
+  SrVal *pib = sr_ad_keep(ad, sr_word(NULL, "GatherScatterMode.PROMISE_IN_BOUNDS", 34));
+  SrVal *fdo = sr_ad_keep(ad, sr_word(NULL, "GatherScatterMode.FILL_OR_DROP", 30));
+  int64_t ss[SR_MAX_RANK];
+  int nss = scatter_slice_sizes(&g, ot->ndim, ut, ss);
+  SrDtype dt = ot->dtype;
+  SrVal *init = ad_gather(ad, x[0], x[1], &g, ss, nss, f, f, pib);
+  SrVal *target = init ? ad_gather(ad, y[0], x[1], &g, ss, nss, f, f, pib) : NULL;
+  SrVal *succ = target ? sr_ad_binop(ad, SR_P_eq, x[2], target) : NULL;
+  SrVal *kept = succ ? sr_ad_binop(ad, SR_P_eq, init, target) : NULL;
+  SrVal *zo = kept ? sr_ad_full(ad, ot, 0.0) : NULL;
+  SrVal *ou = zo ? sr_ad_full(ad, ut, 1.0) : NULL, *zu = ou ? sr_ad_full(ad, ut, 0.0) : NULL;
+  SrVal *c1[2] = {zu, ou};
+  SrVal *sel = zu ? sr_ad_select_n(ad, succ, 2, c1) : NULL;
+  SrVal *sa = sel ? ad_scatter(ad, SR_P_scatter_add, zo, x[1], sel, &g, f, f, fdo) : NULL;
+  SrVal *nup = sa ? ad_gather(ad, sa, x[1], &g, ss, nss, f, f, pib) : NULL;
+  SrVal *zo2 = nup ? sr_ad_full(ad, ot, 0.0) : NULL, *ou2 = zo2 ? sr_ad_full(ad, ut, 1.0) : NULL;
+  SrVal *sb = ou2 ? ad_scatter(ad, SR_P_scatter_add, zo2, x[1], ou2, &g, f, f, fdo) : NULL;
+  SrVal *nref = sb ? ad_gather(ad, sb, x[1], &g, ss, nss, f, f, pib) : NULL;
+  SrVal *one = nref ? sr_ad_scalar(ad, dt, 1, 1.0) : NULL;
+  SrVal *np1 = one ? sr_ad_binop(ad, SR_P_add, nup, one) : NULL;
+  SrVal *a1 = np1 ? sr_ad_binop(ad, SR_P_div, one, np1) : NULL;
+  SrVal *a2 = a1 ? sr_ad_binop(ad, SR_P_div, one, nup) : NULL;
+  SrVal *c2[2] = {a2, a1};
+  SrVal *unorm = a2 ? sr_ad_select_n(ad, kept, 2, c2) : NULL;
+  SrVal *zu2 = unorm ? sr_ad_full(ad, ut, 0.0) : NULL;
+  SrVal *c3[2] = {zu2, unorm};
+  SrVal *ucoef = zu2 ? sr_ad_select_n(ad, succ, 2, c3) : NULL;
+  SrVal *a3 = ucoef ? sr_ad_binop(ad, SR_P_div, one, np1) : NULL;
+  SrVal *zn = a3 ? sr_ad_full(ad, sr_ad_type(ad, nup), 0.0) : NULL;
+  SrVal *c4[2] = {zn, a3};
+  SrVal *onorm = zn ? sr_ad_select_n(ad, kept, 2, c4) : NULL;
+  SrVal *m1 = onorm ? sr_ad_scalar(ad, dt, 1, -1.0) : NULL;
+  SrVal *s1 = m1 ? sr_ad_binop(ad, SR_P_add, m1, onorm) : NULL;
+  SrVal *ocoef = s1 ? sr_ad_binop(ad, SR_P_div, s1, nref) : NULL;
+  SrVal *tt = ocoef ? ad_gather(ad, gop, x[1], &g, ss, nss, f, f, pib) : NULL;
+  SrVal *p1 = tt ? sr_ad_mul(ad, tt, ocoef) : NULL;
+  SrVal *p2 = p1 ? sr_ad_mul(ad, gup, ucoef) : NULL;
+  SrVal *tu = p2 ? sr_ad_binop(ad, SR_P_add, p1, p2) : NULL;
+  ty[0] = tu ? ad_scatter(ad, SR_P_scatter_add, gop, x[1], tu, &g, sorted, unique, mode) : NULL;
+  return ty[0] ? 0 : -1;
+}
+
 /* _scatter_transpose_rule (unique indices only) */
 TR(tr_scatter) {
   Gdn g;
@@ -4110,6 +4170,8 @@ static void ad_rules_structural(void) {
   sr_ad_set_jvp(SR_P_scatter_sub, jvp_scatter_add);
   sr_ad_set_transpose(SR_P_scatter_sub, tr_scatter_add);
   sr_ad_set_jvp(SR_P_scatter_mul, jvp_scatter_mul);
+  sr_ad_set_jvp(SR_P_scatter_min, jvp_scatter_extremal);
+  sr_ad_set_jvp(SR_P_scatter_max, jvp_scatter_extremal);
   sr_ad_set_transpose(SR_P_scatter_mul, tr_scatter_mul);
 }
 
