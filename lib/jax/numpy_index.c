@@ -198,7 +198,10 @@ static int expand_bool(SrInterp *I, SrVal *mask, const SrType *t, int axis, int 
 static int indexer_parse(SrInterp *I, SrVal *key, const SrType *t, Indexer *x) {
   memset(x, 0, sizeof *x);
   x->t = t;
-  if (key->kind == SR_V_LIST) return list_key_error(I, key) ? -1 : -1;
+  if (key->kind == SR_V_LIST) {
+    list_key_error(I, key);
+    return -1;
+  }
   int nk = key->kind == SR_V_TUPLE ? key->seq.n : 1;
   SrVal **keys = key->kind == SR_V_TUPLE ? key->seq.items : &key;
   if (nk > MAX_IT - SR_MAX_RANK) return sr_raise(I, "IndexError", "too many indices"), -1;

@@ -3718,7 +3718,8 @@ static int scatter_jvp_ids(SrAd *ad, const SrEqn *e, const Gdn *g, SrVal **x, Sr
   if (!sids) return -1;
   int64_t ss[SR_MAX_RANK];
   int nss = scatter_slice_sizes(g, ot->ndim, ut, ss);
-  SrVal *gids = ad_gather(ad, sids, x[1], g, ss, nss, sr_bool(0), sr_bool(0), sr_word(NULL, "GatherScatterMode.PROMISE_IN_BOUNDS", 34));
+  SrVal *pib = sr_ad_keep(ad, sr_word(NULL, "GatherScatterMode.PROMISE_IN_BOUNDS", 34));
+  SrVal *gids = ad_gather(ad, sids, x[1], g, ss, nss, sr_bool(0), sr_bool(0), pib);
   SrVal *zid = gids ? sr_ad_full_zeros(ad, sr_ad_type(ad, sids)) : NULL;
   SrVal *mop = zid ? mask_eq(ad, sids, zid, x[0]) : NULL;
   SrVal *mup = mop ? mask_eq(ad, ids, gids, x[2]) : NULL;
