@@ -2762,13 +2762,7 @@ static SrVal *jnp_getitem(SrInterp *I, SrArgs *a) {
       e.kind = IX_ARRAY;
       dynamic = 1;
     } else {
-      SrBuf b = SR_BUF_INIT;
-      sr_val_repr(&b, v);
-      sr_raise(I, "NotImplementedError",
-               "indexing with %s needs a gather, which shardrepl does not support; use int, slice, None and "
-               "scalar integer indices",
-               b.p);
-      sr_buf_free(&b);
+      r = sr_jnp_index_gather(I, x, key);
       goto done;
     }
     if (e.kind == IX_INT || e.kind == IX_SLICE || e.kind == IX_ARRAY) consumed++;
@@ -2811,12 +2805,14 @@ static SrVal *jnp_getitem(SrInterp *I, SrArgs *a) {
     int64_t size = t->dims[axis].size;
     if (e->kind == IX_INT || (e->kind == IX_ARRAY && !dynamic)) {
       int64_t i = e->i;
-      if (i < -size || i >= size) {
-        sr_raise(I, "IndexError", "index %lld is out of bounds for axis %d with size %lld", (long long)i, axis,
-                 (long long)size);
+      if (size == 0) {
+        sr_raise(I, "IndexError", "index is out of bounds for axis %d with size 0", axis);
         goto done;
       }
+      /* to_static_slice: normalized, then clamped into range (JAX checks
+         bounds only under jax_check_static_indices) */
       if (i < 0) i += size;
+      i = i < 0 ? 0 : i >= size ? size - 1 : i;
       start[ns] = i;
       limit[ns] = i + 1;
       stride[ns] = 1;
@@ -2863,7 +2859,7 @@ static SrVal *jnp_getitem(SrInterp *I, SrArgs *a) {
         s0 = 0, s1 = size, st = 1;
       }
       if (dynamic && st != 1 && st != -1) {
-        sr_raise(I, "NotImplementedError", "dynamic indexing with a strided slice needs a gather");
+        r = sr_jnp_index_gather(I, x, key);
         goto done;
       }
       if (st < 0) {
@@ -3013,7 +3009,7 @@ void sr_jnp_api_init(void) {
     {"jax.numpy.floor", jnp_floor, "floor(x)"},
     {"jax.numpy.ceil", jnp_ceil, "ceil(x)"},
     {"jax.numpy.astype", jnp_astype, "astype(x, dtype): convert_element_type"},
-    {"jax.numpy._getitem", jnp_getitem, "x[key]: static slices and scalar dynamic indices"},
+    {"jax.numpy._getitem", jnp_getitem, "x[key]: static slices, scalar dynamic indices, and gathers for index arrays"},
     {NULL, NULL, NULL},
   }, defs2[] = {
     {"jax.numpy.logical_and", jnp_logical_and, "logical_and(x, y)"},

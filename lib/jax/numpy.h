@@ -54,4 +54,9 @@ int sr_int_fits(int64_t v, SrDtype d);
    -1 then, else 0. */
 int sr_check_py_int(SrInterp *I, const SrVal *v);
 
+/* x[key] by a gather (indexing._gather, numpy_index.c): the keys numpy.c's
+   static and dynamic slices do not take (index arrays, lists, a strided
+   dynamic slice).  A new reference, or NULL with an exception raised. */
+SrVal *sr_jnp_index_gather(SrInterp *I, SrVal *x, SrVal *key);
+
 #endif

@@ -71,6 +71,11 @@ void sr_lax_manual_init(void);
 void sr_lax_random_init(void);
 void sr_lax_sort_init(void); /* sort.c: sort's eval and JVP, top_k */
 
+/* lax._reduction_jaxpr of a scatter's combiner: the update_jaxpr param of
+   scatter-add, -sub, -mul, -min or -max on dtype dt, { lambda ; a:dt[] b:dt[].
+   let c:dt[] = add a b in (c,) }, None for scatter (a new reference). */
+SrVal *sr_lax_scatter_update_jaxpr(int prim_id, SrDtype dt);
+
 /* The JVP of a custom_jvp_call, custom_vjp_call or custom_vjp_call_jaxpr
    whose rule did not survive printing (a parsed text's): the primal
    function differentiated inline (control.c). */

@@ -9,6 +9,7 @@
  */
 #include "lax/lax.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -2890,6 +2891,8 @@ typedef struct GatherArg {
   int nd, ni, no; /* operand, indices and result ranks */
   size_t es;
   SrDtype idt;
+  int fill;                 /* FILL_OR_DROP: a window out of range is fillv */
+  unsigned char fillv[16];
 } GatherArg;
 
 static int gather_fn(SrShardIO *io) {
@@ -2909,7 +2912,7 @@ static int gather_fn(SrShardIO *io) {
   int64_t pos[SR_MAX_RANK] = {0};
   for (int64_t k = 0; k < total; k++) {
     int64_t batch[SR_MAX_RANK], start[SR_MAX_RANK] = {0};
-    int nb = 0, nof = 0;
+    int nb = 0, nof = 0, oob = 0;
     int64_t off[SR_MAX_RANK];
     for (int i = 0; i < a->no; i++) {
       if (in_list(a->g.offset, a->g.noffset, i)) off[nof++] = pos[i];
@@ -2921,16 +2924,43 @@ static int gather_fn(SrShardIO *io) {
       int d = (int)a->g.start_map[m];
       int64_t v = sr_kern_get_i64(a->idt, ix + (size_t)(base + m * istride[a->ni - 1]) * isz);
       int64_t hi = os[d] - a->ss[d];
+      if (v < 0 || v > hi) oob = 1;
       start[d] = clamp64(v, 0, hi < 0 ? 0 : hi);
     }
     for (int m = 0; m < a->g.nobatch; m++) start[a->g.obatch[m]] = batch[a->g.ibatch[m]];
     int64_t at = 0;
     for (int d = 0; d < a->nd; d++) at += start[d] * opstride[d];
     for (int w = 0; w < nw; w++) at += off[w] * opstride[window[w]];
-    memcpy(out + (size_t)k * a->es, op + (size_t)at * a->es, a->es);
+    if (oob && a->fill) memcpy(out + (size_t)k * a->es, a->fillv, a->es);
+    else memcpy(out + (size_t)k * a->es, op + (size_t)at * a->es, a->es);
     for (int i = a->no - 1; i >= 0 && ++pos[i] == rs[i]; i--) pos[i] = 0;
   }
   return 0;
+}
+
+/* The fill value of a FILL_OR_DROP gather, in dtype dt, into out: the
+   param's value, or when it is None the default slicing.gather gives
+   (NaN, the integer's least or greatest value, True). */
+static void gather_fill_value(const SrVal *v, SrDtype dt, unsigned char *out) {
+  double f = 0;
+  int64_t i = 0;
+  int have = 0;
+  memset(out, 0, 16);
+  if (v && (v->kind == SR_V_INT || v->kind == SR_V_BOOL)) f = (double)v->i, i = v->i, have = 1;
+  else if (v && v->kind == SR_V_FLOAT) f = v->f, i = (int64_t)v->f, have = 1;
+  else if (v && v->kind == SR_V_WORD && v->str.n >= 3) {
+    int neg = v->str.s[0] == '-';
+    f = memcmp(v->str.s + neg, "nan", 3) == 0 ? NAN : neg ? -INFINITY : INFINITY;
+    have = 1;
+  }
+  if (!have) {
+    if (sr_dtype_in(dt, SR_DC_FLOAT) || sr_dtype_in(dt, SR_DC_COMPLEX)) f = NAN;
+    else if (dt == SR_BOOL) i = 1;
+    else if (sr_dtype_kind(dt) == SR_DK_UINT) i = -1; /* all ones: the greatest */
+    else i = sr_elem_size(dt) == 8 ? INT64_MIN : -((int64_t)1 << (8 * sr_elem_size(dt) - 1));
+    if (!sr_dtype_in(dt, SR_DC_FLOAT) && !sr_dtype_in(dt, SR_DC_COMPLEX)) f = (double)i;
+  }
+  sr_kern_set_scalar(dt, f, i, out);
 }
 
 static int ev_gather(SrEvalCtx *cx, const SrEvalEqn *e) {
@@ -2948,8 +2978,10 @@ static int ev_gather(SrEvalCtx *cx, const SrEvalEqn *e) {
   a.no = e->out_type[0]->ndim;
   a.es = esize(x);
   a.idt = ix->type->dtype;
-  if (mode && mode->kind == SR_V_WORD && mode->str.n >= 12 && memcmp(mode->str.s + mode->str.n - 12, "FILL_OR_DROP", 12) == 0)
-    return sr_ev_err(cx, "NotImplementedError", "gather with mode=GatherScatterMode.FILL_OR_DROP");
+  if (mode && mode->kind == SR_V_WORD && mode->str.n >= 12 && memcmp(mode->str.s + mode->str.n - 12, "FILL_OR_DROP", 12) == 0) {
+    a.fill = 1;
+    gather_fill_value(sr_ev_param(e, "fill_value"), x->type->dtype, a.fillv);
+  }
   SrArray *ins[2] = {0};
   int rc = 0;
   ins[0] = sr_redistribute(cx, x, o.m, mapped_layout(x, NULL, NULL));
@@ -3259,17 +3291,33 @@ typedef struct ScatterArg {
   int nd, ni, nu;
   size_t es;
   SrDtype idt, dt;
-  int clip, add;
+  int clip, op; /* op: a ScatterOp */
 } ScatterArg;
 
-/* *to += *from, in dtype dt (bool: or). */
-static void add_elem(SrDtype dt, unsigned char *to, const unsigned char *from) {
-  if (sr_dtype_in(dt, SR_DC_FLOAT))
-    sr_kern_set_scalar(dt, sr_kern_get_f64(dt, to) + sr_kern_get_f64(dt, from), 0, to);
-  else if (dt == SR_BOOL)
-    *to = (unsigned char)(*to || *from);
-  else
-    sr_kern_set_scalar(dt, 0, (int64_t)((uint64_t)sr_kern_get_i64(dt, to) + (uint64_t)sr_kern_get_i64(dt, from)), to);
+typedef enum { SC_SET, SC_ADD, SC_SUB, SC_MUL, SC_MIN, SC_MAX } ScatterOp;
+
+/* *to = *to op *from, in dtype dt (bool: add is or, mul and); min and max
+   propagate a NaN, as lax.min and lax.max do. */
+static void combine_elem(ScatterOp op, SrDtype dt, unsigned char *to, const unsigned char *from) {
+  if (sr_dtype_in(dt, SR_DC_FLOAT)) {
+    double a = sr_kern_get_f64(dt, to), b = sr_kern_get_f64(dt, from);
+    double r = op == SC_ADD ? a + b : op == SC_SUB ? a - b : op == SC_MUL ? a * b : isnan(a) || isnan(b) ? NAN : op == SC_MIN ? fmin(a, b) : fmax(a, b);
+    sr_kern_set_scalar(dt, r, 0, to);
+  } else if (dt == SR_BOOL) {
+    *to = (unsigned char)(op == SC_ADD || op == SC_MAX ? *to || *from : op == SC_SUB ? *to != *from : *to && *from);
+  } else if (sr_dtype_kind(dt) == SR_DK_UINT) {
+    uint64_t a = (uint64_t)sr_kern_get_i64(dt, to), b = (uint64_t)sr_kern_get_i64(dt, from);
+    uint64_t r = op == SC_ADD ? a + b : op == SC_SUB ? a - b : op == SC_MUL ? a * b : op == SC_MIN ? (a < b ? a : b) : (a > b ? a : b);
+    sr_kern_set_scalar(dt, 0, (int64_t)r, to);
+  } else {
+    int64_t a = sr_kern_get_i64(dt, to), b = sr_kern_get_i64(dt, from);
+    int64_t r = op == SC_ADD   ? (int64_t)((uint64_t)a + (uint64_t)b)
+                : op == SC_SUB ? (int64_t)((uint64_t)a - (uint64_t)b)
+                : op == SC_MUL ? (int64_t)((uint64_t)a * (uint64_t)b)
+                : op == SC_MIN ? (a < b ? a : b)
+                               : (a > b ? a : b);
+    sr_kern_set_scalar(dt, 0, r, to);
+  }
 }
 
 static int scatter_fn(SrShardIO *io) {
@@ -3310,7 +3358,7 @@ static int scatter_fn(SrShardIO *io) {
       int64_t at = 0;
       for (int d = 0; d < a->nd; d++) at += start[d] * opstride[d];
       for (int w = 0; w < nw && w < nof; w++) at += off[w] * opstride[window[w]];
-      if (a->add) add_elem(a->dt, out + (size_t)at * a->es, up + (size_t)k * a->es);
+      if (a->op != SC_SET) combine_elem(a->op, a->dt, out + (size_t)at * a->es, up + (size_t)k * a->es);
       else memcpy(out + (size_t)at * a->es, up + (size_t)k * a->es, a->es);
     }
     for (int i = a->nu - 1; i >= 0 && ++pos[i] == us[i]; i--) pos[i] = 0;
@@ -3333,9 +3381,11 @@ static int ev_scatter(SrEvalCtx *cx, const SrEvalEqn *e) {
   a.es = esize(x);
   a.idt = ix->type->dtype;
   a.dt = x->type->dtype;
-  a.add = e->prim->id == SR_P_scatter_add;
-  if (a.add && sr_dtype_in(a.dt, SR_DC_COMPLEX))
-    return sr_ev_err(cx, "NotImplementedError", "scatter-add of %s", sr_dtype_name(a.dt));
+  int id = e->prim->id;
+  a.op = id == SR_P_scatter_add ? SC_ADD : id == SR_P_scatter_sub ? SC_SUB : id == SR_P_scatter_mul ? SC_MUL : id == SR_P_scatter_min ? SC_MIN
+         : id == SR_P_scatter_max ? SC_MAX : SC_SET;
+  if (a.op != SC_SET && sr_dtype_in(a.dt, SR_DC_COMPLEX))
+    return sr_ev_err(cx, "NotImplementedError", "%s of %s", e->prim->name, sr_dtype_name(a.dt));
   SrArray *ins[3] = {0};
   int rc = 0;
   for (int k = 0; k < 3 && rc == 0; k++) {
@@ -3404,6 +3454,361 @@ BATCH(batch_scatter) {
                               uc ? uc : empty, y, ybd);
   sr_unref(empty);
   return rc;
+}
+
+/* ==== gather, scatter and its kin: autodiff ==== */
+
+SrVal *sr_lax_scatter_update_jaxpr(int prim_id, SrDtype dt) {
+  int op = prim_id == SR_P_scatter_add   ? SR_P_add
+           : prim_id == SR_P_scatter_sub ? SR_P_sub
+           : prim_id == SR_P_scatter_mul ? SR_P_mul
+           : prim_id == SR_P_scatter_min ? SR_P_min
+           : prim_id == SR_P_scatter_max ? SR_P_max
+                                         : -1;
+  if (op < 0) return sr_none();
+  SrProgram *p = sr_program_new();
+  SrJaxprBuilder b;
+  sr_jb_init(&b, p);
+  const SrType *t = sr_type_scalar(dt);
+  SrVar *in[2] = {sr_jb_var(&b, t), sr_jb_var(&b, t)}, *out = sr_jb_var(&b, t);
+  sr_jb_invar(&b, in[0]);
+  sr_jb_invar(&b, in[1]);
+  sr_jb_eqn(&b, &sr_prims[op], 2, in, 1, &out, 0, NULL);
+  sr_jb_outvar(&b, out);
+  SrJaxpr *j = sr_jb_finish(&b);
+  sr_jb_free(&b);
+  SrVal *v = sr_jaxpr_val(NULL, j);
+  sr_program_unref(p);
+  return v;
+}
+
+static int is_fill_mode(const SrVal *mode) {
+  return mode && mode->kind == SR_V_WORD && mode->str.n >= 12 &&
+         memcmp(mode->str.s + mode->str.n - 12, "FILL_OR_DROP", 12) == 0;
+}
+
+static SrVal *param_or(const SrEqn *e, const char *key, SrVal *dflt) {
+  SrVal *v = param(e, key);
+  return v ? v : dflt;
+}
+
+/* slicing.gather(op, ix, g, ss, unique_indices=, indices_are_sorted=,
+   mode=, fill_value=0) as the rules call it: fill_value 0 for
+   FILL_OR_DROP, else None (params borrowed). */
+static SrVal *ad_gather(SrAd *ad, SrVal *op, SrVal *ix, const Gdn *g, const int64_t *ss, int nss, SrVal *unique,
+                        SrVal *sorted, SrVal *mode) {
+  SrVal *in[2] = {op, ix};
+  return sr_ad_bindv(ad, SR_P_gather, 2, in, "dimension_numbers", gdn_val(g), "fill_value",
+                     is_fill_mode(mode) ? sr_int(NULL, 0) : sr_none(), "indices_are_sorted", sr_ref(sorted), "mode",
+                     sr_ref(mode), "slice_sizes", sr_ad_ints(ss, nss), "unique_indices", sr_ref(unique), NULL);
+}
+
+/* slicing.scatter_add and its kin (prim) as the rules call them. */
+static SrVal *ad_scatter(SrAd *ad, int prim, SrVal *op, SrVal *ix, SrVal *up, const Gdn *g, SrVal *sorted,
+                         SrVal *unique, SrVal *mode) {
+  SrVal *in[3] = {op, ix, up};
+  const SrType *t = sr_ad_type(ad, op);
+  if (!t) return NULL;
+  return sr_ad_bindv(ad, prim, 3, in, "dimension_numbers", sdn_val(g), "indices_are_sorted", sr_ref(sorted), "mode",
+                     sr_ref(mode), "unique_indices", sr_ref(unique), "update_consts", sr_seq(NULL, SR_V_TUPLE, 0),
+                     "update_jaxpr", sr_lax_scatter_update_jaxpr(prim, t->dtype), NULL);
+}
+
+/* The gather that undoes a scatter with dimension numbers g on an operand
+   of rank orank and updates of shape ushape: its slice sizes
+   (_scatter_addsub_transpose_rule). */
+static int scatter_slice_sizes(const Gdn *g, int orank, const SrType *ut, int64_t *ss) {
+  for (int i = 0, pos = 0; i < orank; i++)
+    ss[i] = in_list(g->collapsed, g->ncollapsed, i) || in_list(g->obatch, g->nobatch, i) ? 1
+            : pos < g->noffset ? ut->dims[g->offset[pos++]].size
+                               : 1;
+  return orank;
+}
+
+/* _gather_jvp_rule: the tangent gathered alike, fill_value=0. */
+JVP(jvp_gather) {
+  Gdn g;
+  int64_t ss[SR_MAX_RANK];
+  int nss = param_ints(e, "slice_sizes", ss, SR_MAX_RANK);
+  if (nss < 0 || parse_gdn(param(e, "dimension_numbers"), &g) < 0) return sr_ad_no_jvp(ad, e->prim);
+  y[0] = sr_ad_bind_eqn1(ad, e, x);
+  if (!y[0]) return -1;
+  if (!t[0]) {
+    ty[0] = NULL;
+    return 0;
+  }
+  ty[0] = ad_gather(ad, t[0], x[1], &g, ss, nss, param_or(e, "unique_indices", sr_bool(0)),
+                    param_or(e, "indices_are_sorted", sr_bool(0)), param_or(e, "mode", sr_none()));
+  return ty[0] ? 0 : -1;
+}
+
+/* _gather_transpose_fancy: the cotangent scatter-added into zeros of the
+   operand's shape and sharding, in the cotangent's dtype. */
+TR(tr_gather) {
+  Gdn g;
+  if (parse_gdn(param(e, "dimension_numbers"), &g) < 0 || !x[1]) return sr_ad_no_transpose(ad, e->prim);
+  SrTypeBuilder b;
+  sr_type_builder(&b, ct_of(e, 0));
+  b.dtype = sr_ad_type(ad, ct[0])->dtype;
+  SrVal *zeros = sr_ad_full(ad, sr_type_get(&b), 0.0);
+  if (!zeros) return -1;
+  cx[0] = ad_scatter(ad, SR_P_scatter_add, zeros, x[1], ct[0], &g, param_or(e, "indices_are_sorted", sr_bool(0)),
+                     param_or(e, "unique_indices", sr_bool(0)), param_or(e, "mode", sr_none()));
+  return cx[0] ? 0 : -1;
+}
+
+/* _scatter_addsub_jvp: scatter-add is linear in the operand and the
+   updates; the tangents are scattered alike. */
+JVP(jvp_scatter_add) {
+  y[0] = sr_ad_bind_eqn1(ad, e, x);
+  if (!y[0]) return -1;
+  if (!t[0] && !t[2]) {
+    ty[0] = NULL;
+    return 0;
+  }
+  SrVal *in[3];
+  in[0] = t[0] ? t[0] : sr_ad_full_zeros(ad, sr_ad_tangent_type(sr_ad_type(ad, x[0])));
+  in[1] = x[1];
+  in[2] = t[2] ? t[2] : sr_ad_full_zeros(ad, sr_ad_tangent_type(sr_ad_type(ad, x[2])));
+  if (!in[0] || !in[2]) return -1;
+  ty[0] = sr_ad_bind_eqn1(ad, e, in);
+  return ty[0] ? 0 : -1;
+}
+
+/* The updates' cotangent of a scatter: ct gathered at the indices
+   (mode kept, fill_value=0, the default sortedness and uniqueness). */
+static SrVal *scatter_updates_ct(SrAd *ad, const SrEqn *e, const Gdn *g, SrVal *ct, SrVal *ix, SrVal *up) {
+  const SrType *ut = up ? sr_ad_type(ad, up) : e->in[2]->type, *tt = sr_ad_type(ad, ct);
+  int64_t ss[SR_MAX_RANK];
+  int nss = scatter_slice_sizes(g, tt->ndim, ut, ss);
+  return ad_gather(ad, ct, ix, g, ss, nss, sr_bool(0), sr_bool(0), param_or(e, "mode", sr_none()));
+}
+
+/* _scatter_addsub_transpose_rule */
+TR(tr_scatter_add) {
+  Gdn g;
+  if (parse_sdn(param(e, "dimension_numbers"), &g) < 0 || !x[1]) return sr_ad_no_transpose(ad, e->prim);
+  if (!x[0]) cx[0] = ct[0];
+  if (!x[2] && !(cx[2] = scatter_updates_ct(ad, e, &g, ct[0], x[1], NULL))) return -1;
+  if (!x[2] && e->prim->id == SR_P_scatter_sub && !(cx[2] = sr_ad_neg(ad, cx[2]))) return -1;
+  return 0;
+}
+
+/* scatter_mul's JVP (ad.defjvp): the operand's tangent scattered-multiplied
+   by the updates, plus for the updates' (unique indices only)
+   x * scatter_add(zeros_like(x), i, g) (_scatter_mul_jvp_rhs). */
+JVP(jvp_scatter_mul) {
+  Gdn g;
+  if (parse_sdn(param(e, "dimension_numbers"), &g) < 0) return sr_ad_no_jvp(ad, e->prim);
+  y[0] = sr_ad_bind_eqn1(ad, e, x);
+  if (!y[0]) return -1;
+  SrVal *acc = NULL;
+  if (t[0]) {
+    SrVal *in[3] = {t[0], x[1], x[2]};
+    if (!(acc = sr_ad_bind_eqn1(ad, e, in))) return -1;
+  }
+  if (t[2]) {
+    SrVal *unique = param_or(e, "unique_indices", sr_bool(0));
+    if (!unique->i)
+      return sr_raise(ad->I, "NotImplementedError",
+                      "scatter_mul gradients are only implemented if `unique_indices=True`"),
+             -1;
+    SrVal *z = sr_ad_full_zeros(ad, sr_ad_type(ad, x[0]));
+    SrVal *s = z ? ad_scatter(ad, SR_P_scatter_add, z, x[1], t[2], &g, param_or(e, "indices_are_sorted", sr_bool(0)),
+                              unique, param_or(e, "mode", sr_none()))
+                 : NULL;
+    SrVal *r = s ? sr_ad_mul(ad, x[0], s) : NULL;
+    if (!r) return -1;
+    acc = sr_ad_add_tangents(ad, acc, r);
+    if (!acc) return -1;
+  }
+  ty[0] = acc;
+  return 0;
+}
+
+/* _scatter_mul_transpose_rule */
+TR(tr_scatter_mul) {
+  Gdn g;
+  if (parse_sdn(param(e, "dimension_numbers"), &g) < 0 || !x[1]) return sr_ad_no_transpose(ad, e->prim);
+  SrVal *unique = param_or(e, "unique_indices", sr_bool(0));
+  if (!x[0]) {
+    if (!x[2]) return sr_ad_no_transpose(ad, e->prim);
+    SrVal *in[3] = {ct[0], x[1], x[2]};
+    if (!(cx[0] = sr_ad_bind_eqn1(ad, e, in))) return -1;
+  }
+  if (!x[2]) {
+    if (!unique->i)
+      return sr_raise(ad->I, "NotImplementedError",
+                      "scatter_mul gradients are only implemented if `unique_indices=True`"),
+             -1;
+    if (!x[0]) return sr_ad_no_transpose(ad, e->prim);
+    SrVal *m = sr_ad_mul(ad, ct[0], x[0]);
+    if (!m || !(cx[2] = scatter_updates_ct(ad, e, &g, m, x[1], NULL))) return -1;
+  }
+  return 0;
+}
+
+/* _scatter_jvp where the indices are unique (unique_indices=True): the
+   tangents scattered alike.  Overlapping indices take the masked
+   scatter-adds of the ids scheme (below). */
+static int scatter_jvp_ids(SrAd *ad, const SrEqn *e, const Gdn *g, SrVal **x, SrVal *gop, SrVal *gup, SrVal **y,
+                           SrVal **ty);
+
+JVP(jvp_scatter) {
+  Gdn g;
+  SrVal *uj = param(e, "update_jaxpr");
+  if (uj && uj->kind != SR_V_NONE) return sr_raise(ad->I, "NotImplementedError", "scatter_apply JVP not implemented"), -1;
+  if (parse_sdn(param(e, "dimension_numbers"), &g) < 0) return sr_ad_no_jvp(ad, e->prim);
+  if (!t[0] && !t[2]) {
+    y[0] = sr_ad_bind_eqn1(ad, e, x);
+    ty[0] = NULL;
+    return y[0] ? 0 : -1;
+  }
+  SrVal *gop = t[0] ? t[0] : sr_ad_full_zeros(ad, sr_ad_tangent_type(sr_ad_type(ad, x[0])));
+  SrVal *gup = t[2] ? t[2] : sr_ad_full_zeros(ad, sr_ad_tangent_type(sr_ad_type(ad, x[2])));
+  if (!gop || !gup) return -1;
+  if (param_or(e, "unique_indices", sr_bool(0))->i) {
+    SrVal *in[3] = {gop, x[1], gup};
+    y[0] = sr_ad_bind_eqn1(ad, e, x);
+    ty[0] = y[0] ? sr_ad_bind_eqn1(ad, e, in) : NULL;
+    return ty[0] ? 0 : -1;
+  }
+  return scatter_jvp_ids(ad, e, &g, x, gop, gup, y, ty);
+}
+
+/* lax.iota(dt, n) */
+static SrVal *ad_iota(SrAd *ad, SrDtype dt, int64_t n) {
+  return sr_ad_bindv(ad, SR_P_iota, 0, NULL, "dtype", sr_dtype_val(NULL, dt), "shape", sr_ad_ints(&n, 1), "dimension",
+                     sr_int(NULL, 0), "sharding", sr_none(), NULL);
+}
+
+/* select(eq(a, b), x, zeros_like(x)) */
+static SrVal *mask_eq(SrAd *ad, SrVal *a, SrVal *b, SrVal *x) {
+  SrVal *eq = sr_ad_binop(ad, SR_P_eq, a, b);
+  SrVal *z = eq ? sr_ad_full_zeros(ad, sr_ad_type(ad, x)) : NULL;
+  SrVal *cases[2] = {z, x};
+  return z ? sr_ad_select_n(ad, eq, 2, cases) : NULL;
+}
+
+/* _scatter_jvp's ids scheme: a positive id per update scattered, gathered
+   back, and the primal and tangent masked to the update that won, then
+   scatter-added. */
+static int scatter_jvp_ids(SrAd *ad, const SrEqn *e, const Gdn *g, SrVal **x, SrVal *gop, SrVal *gup, SrVal **y,
+                           SrVal **ty) {
+  const SrType *ut = sr_ad_type(ad, x[2]), *ot = sr_ad_type(ad, x[0]);
+  int64_t ids_shape[SR_MAX_RANK], num = 1;
+  for (int i = 0; i < ut->ndim; i++) ids_shape[i] = in_list(g->offset, g->noffset, i) ? 1 : ut->dims[i].size;
+  for (int i = 0; i < ut->ndim; i++) num *= ids_shape[i];
+  /* int_dtype_for_dim(num_ids, signed=False) */
+  SrDtype idt = num <= 0xffffffffLL ? SR_U32 : SR_U64;
+  SrVal *sorted = param_or(e, "indices_are_sorted", sr_bool(0)), *unique = param_or(e, "unique_indices", sr_bool(0)),
+        *mode = param_or(e, "mode", sr_none());
+  SrVal *io = ad_iota(ad, idt, num);
+  SrVal *r = io ? sr_ad_reshape_plain(ad, io, sr_type_array(idt, ut->ndim, ids_shape)) : NULL;
+  SrVal *one = r ? sr_ad_full(ad, sr_type_with_dtype(sr_type_strip_sharding(ut), idt), 1.0) : NULL;
+  SrVal *ids = one ? sr_ad_binop(ad, SR_P_add, r, one) : NULL;
+  int64_t oshape[SR_MAX_RANK];
+  for (int i = 0; i < ot->ndim; i++) oshape[i] = ot->dims[i].size;
+  SrVal *z = ids ? sr_ad_full(ad, sr_type_array(idt, ot->ndim, oshape), 0.0) : NULL;
+  SrVal *in[3] = {z, x[1], ids};
+  SrVal *sids = z ? sr_ad_bindv(ad, SR_P_scatter, 3, in, "dimension_numbers", sdn_val(g), "indices_are_sorted",
+                                sr_ref(sorted), "mode", sr_ref(mode), "unique_indices", sr_ref(unique),
+                                "update_consts", sr_seq(NULL, SR_V_TUPLE, 0), "update_jaxpr", sr_none(), NULL)
+                    : NULL;
+  if (!sids) return -1;
+  int64_t ss[SR_MAX_RANK];
+  int nss = scatter_slice_sizes(g, ot->ndim, ut, ss);
+  SrVal *pib = sr_ad_keep(ad, sr_word(NULL, "GatherScatterMode.PROMISE_IN_BOUNDS", 34));
+  SrVal *gids = ad_gather(ad, sids, x[1], g, ss, nss, sr_bool(0), sr_bool(0), pib);
+  SrVal *zid = gids ? sr_ad_full_zeros(ad, sr_ad_type(ad, sids)) : NULL;
+  SrVal *mop = zid ? mask_eq(ad, sids, zid, x[0]) : NULL;
+  SrVal *mup = mop ? mask_eq(ad, ids, gids, x[2]) : NULL;
+  SrVal *mgop = mup ? mask_eq(ad, sids, zid, gop) : NULL;
+  SrVal *mgup = mgop ? mask_eq(ad, ids, gids, gup) : NULL;
+  if (!mgup) return -1;
+  y[0] = ad_scatter(ad, SR_P_scatter_add, mop, x[1], mup, g, sorted, unique, mode);
+  ty[0] = y[0] ? ad_scatter(ad, SR_P_scatter_add, mgop, x[1], mgup, g, sorted, unique, mode) : NULL;
+  return ty[0] ? 0 : -1;
+}
+
+/* _scatter_extremal_jvp (scatter-min, scatter-max): the tangent of the
+   winning values, shared equally among the updates (and the operand
+   value) that tie for a place. */
+JVP(jvp_scatter_extremal) {
+  Gdn g;
+  if (parse_sdn(param(e, "dimension_numbers"), &g) < 0) return sr_ad_no_jvp(ad, e->prim);
+  y[0] = sr_ad_bind_eqn1(ad, e, x);
+  if (!y[0]) return -1;
+  if (!t[0] && !t[2]) {
+    ty[0] = NULL;
+    return 0;
+  }
+  const SrType *ot = sr_ad_type(ad, x[0]), *ut = sr_ad_type(ad, x[2]);
+  SrVal *gop = t[0] ? t[0] : sr_ad_full_zeros(ad, sr_ad_tangent_type(ot));
+  SrVal *gup = t[2] ? t[2] : sr_ad_full_zeros(ad, sr_ad_tangent_type(ut));
+  if (!gop || !gup) return -1;
+  SrVal *sorted = param_or(e, "indices_are_sorted", sr_bool(0)), *unique = param_or(e, "unique_indices", sr_bool(0)),
+        *mode = param_or(e, "mode", sr_none()), *f = sr_bool(0);
+  SrVal *pib = sr_ad_keep(ad, sr_word(NULL, "GatherScatterMode.PROMISE_IN_BOUNDS", 34));
+  SrVal *fdo = sr_ad_keep(ad, sr_word(NULL, "GatherScatterMode.FILL_OR_DROP", 30));
+  int64_t ss[SR_MAX_RANK];
+  int nss = scatter_slice_sizes(&g, ot->ndim, ut, ss);
+  SrDtype dt = ot->dtype;
+  SrVal *init = ad_gather(ad, x[0], x[1], &g, ss, nss, f, f, pib);
+  SrVal *target = init ? ad_gather(ad, y[0], x[1], &g, ss, nss, f, f, pib) : NULL;
+  SrVal *succ = target ? sr_ad_binop(ad, SR_P_eq, x[2], target) : NULL;
+  SrVal *kept = succ ? sr_ad_binop(ad, SR_P_eq, init, target) : NULL;
+  SrVal *zo = kept ? sr_ad_full(ad, ot, 0.0) : NULL;
+  SrVal *ou = zo ? sr_ad_full(ad, ut, 1.0) : NULL, *zu = ou ? sr_ad_full(ad, ut, 0.0) : NULL;
+  SrVal *c1[2] = {zu, ou};
+  SrVal *sel = zu ? sr_ad_select_n(ad, succ, 2, c1) : NULL;
+  SrVal *sa = sel ? ad_scatter(ad, SR_P_scatter_add, zo, x[1], sel, &g, f, f, fdo) : NULL;
+  SrVal *nup = sa ? ad_gather(ad, sa, x[1], &g, ss, nss, f, f, pib) : NULL;
+  SrVal *zo2 = nup ? sr_ad_full(ad, ot, 0.0) : NULL, *ou2 = zo2 ? sr_ad_full(ad, ut, 1.0) : NULL;
+  SrVal *sb = ou2 ? ad_scatter(ad, SR_P_scatter_add, zo2, x[1], ou2, &g, f, f, fdo) : NULL;
+  SrVal *nref = sb ? ad_gather(ad, sb, x[1], &g, ss, nss, f, f, pib) : NULL;
+  SrVal *one = nref ? sr_ad_scalar(ad, dt, 1, 1.0) : NULL;
+  SrVal *np1 = one ? sr_ad_binop(ad, SR_P_add, nup, one) : NULL;
+  SrVal *a1 = np1 ? sr_ad_binop(ad, SR_P_div, one, np1) : NULL;
+  SrVal *a2 = a1 ? sr_ad_binop(ad, SR_P_div, one, nup) : NULL;
+  SrVal *c2[2] = {a2, a1};
+  SrVal *unorm = a2 ? sr_ad_select_n(ad, kept, 2, c2) : NULL;
+  SrVal *zu2 = unorm ? sr_ad_full(ad, ut, 0.0) : NULL;
+  SrVal *c3[2] = {zu2, unorm};
+  SrVal *ucoef = zu2 ? sr_ad_select_n(ad, succ, 2, c3) : NULL;
+  SrVal *a3 = ucoef ? sr_ad_binop(ad, SR_P_div, one, np1) : NULL;
+  SrVal *zn = a3 ? sr_ad_full(ad, sr_ad_type(ad, nup), 0.0) : NULL;
+  SrVal *c4[2] = {zn, a3};
+  SrVal *onorm = zn ? sr_ad_select_n(ad, kept, 2, c4) : NULL;
+  SrVal *m1 = onorm ? sr_ad_scalar(ad, dt, 1, -1.0) : NULL;
+  SrVal *s1 = m1 ? sr_ad_binop(ad, SR_P_add, m1, onorm) : NULL;
+  SrVal *ocoef = s1 ? sr_ad_binop(ad, SR_P_div, s1, nref) : NULL;
+  SrVal *tt = ocoef ? ad_gather(ad, gop, x[1], &g, ss, nss, f, f, pib) : NULL;
+  SrVal *p1 = tt ? sr_ad_mul(ad, tt, ocoef) : NULL;
+  SrVal *p2 = p1 ? sr_ad_mul(ad, gup, ucoef) : NULL;
+  SrVal *tu = p2 ? sr_ad_binop(ad, SR_P_add, p1, p2) : NULL;
+  ty[0] = tu ? ad_scatter(ad, SR_P_scatter_add, gop, x[1], tu, &g, sorted, unique, mode) : NULL;
+  return ty[0] ? 0 : -1;
+}
+
+/* _scatter_transpose_rule (unique indices only) */
+TR(tr_scatter) {
+  Gdn g;
+  if (parse_sdn(param(e, "dimension_numbers"), &g) < 0 || !x[1]) return sr_ad_no_transpose(ad, e->prim);
+  if (!param_or(e, "unique_indices", sr_bool(0))->i)
+    return sr_raise(ad->I, "NotImplementedError", "scatter transpose is only implemented where unique_indices=True"), -1;
+  const SrType *ut = x[2] ? sr_ad_type(ad, x[2]) : ct_of(e, 2);
+  if (!x[0]) {
+    SrVal *z = sr_ad_full(ad, sr_type_with_dtype(ut, sr_ad_type(ad, ct[0])->dtype), 0.0);
+    SrVal *in[3] = {ct[0], x[1], z};
+    if (!z || !(cx[0] = sr_ad_bindv(ad, SR_P_scatter, 3, in, "dimension_numbers", sdn_val(&g), "indices_are_sorted",
+                                    sr_ref(param_or(e, "indices_are_sorted", sr_bool(0))), "mode",
+                                    sr_ref(param_or(e, "mode", sr_none())), "unique_indices", sr_bool(1),
+                                    "update_consts", sr_seq(NULL, SR_V_TUPLE, 0), "update_jaxpr", sr_none(), NULL)))
+      return -1;
+  }
+  if (!x[2] && !(cx[2] = scatter_updates_ct(ad, e, &g, ct[0], x[1], NULL))) return -1;
+  return 0;
 }
 
 /* ==== dynamic_slice, dynamic_update_slice: batching ==== */
@@ -3696,6 +4101,10 @@ static void type_rules_structural(void) {
   sr_set_type_rule(SR_P_gather, type_gather);
   sr_set_type_rule(SR_P_scatter, type_scatter);
   sr_set_type_rule(SR_P_scatter_add, type_scatter);
+  sr_set_type_rule(SR_P_scatter_sub, type_scatter);
+  sr_set_type_rule(SR_P_scatter_mul, type_scatter);
+  sr_set_type_rule(SR_P_scatter_min, type_scatter);
+  sr_set_type_rule(SR_P_scatter_max, type_scatter);
   sr_set_type_rule(SR_P_iota, type_iota);
   sr_set_type_rule(SR_P_sort, type_sort);
 }
@@ -3718,6 +4127,10 @@ static void eval_rules_structural(void) {
   sr_set_eval_rule(SR_P_gather, ev_gather);
   sr_set_eval_rule(SR_P_scatter, ev_scatter);
   sr_set_eval_rule(SR_P_scatter_add, ev_scatter);
+  sr_set_eval_rule(SR_P_scatter_sub, ev_scatter);
+  sr_set_eval_rule(SR_P_scatter_mul, ev_scatter);
+  sr_set_eval_rule(SR_P_scatter_min, ev_scatter);
+  sr_set_eval_rule(SR_P_scatter_max, ev_scatter);
   sr_set_eval_rule(SR_P_iota, ev_iota);
 }
 
@@ -3749,6 +4162,18 @@ static void ad_rules_structural(void) {
   sr_ad_set_transpose(SR_P_dynamic_slice, tr_dynamic_slice);
   sr_ad_set_jvp(SR_P_dynamic_update_slice, jvp_dynamic_update_slice);
   sr_ad_set_transpose(SR_P_dynamic_update_slice, tr_dynamic_update_slice);
+  sr_ad_set_jvp(SR_P_gather, jvp_gather);
+  sr_ad_set_transpose(SR_P_gather, tr_gather);
+  sr_ad_set_jvp(SR_P_scatter, jvp_scatter);
+  sr_ad_set_transpose(SR_P_scatter, tr_scatter);
+  sr_ad_set_jvp(SR_P_scatter_add, jvp_scatter_add);
+  sr_ad_set_transpose(SR_P_scatter_add, tr_scatter_add);
+  sr_ad_set_jvp(SR_P_scatter_sub, jvp_scatter_add);
+  sr_ad_set_transpose(SR_P_scatter_sub, tr_scatter_add);
+  sr_ad_set_jvp(SR_P_scatter_mul, jvp_scatter_mul);
+  sr_ad_set_jvp(SR_P_scatter_min, jvp_scatter_extremal);
+  sr_ad_set_jvp(SR_P_scatter_max, jvp_scatter_extremal);
+  sr_ad_set_transpose(SR_P_scatter_mul, tr_scatter_mul);
 }
 
 static void batch_rules_structural(void) {
@@ -3768,6 +4193,10 @@ static void batch_rules_structural(void) {
   sr_prims[SR_P_gather].batch = batch_gather;
   sr_prims[SR_P_scatter].batch = batch_scatter;
   sr_prims[SR_P_scatter_add].batch = batch_scatter;
+  sr_prims[SR_P_scatter_sub].batch = batch_scatter;
+  sr_prims[SR_P_scatter_mul].batch = batch_scatter;
+  sr_prims[SR_P_scatter_min].batch = batch_scatter;
+  sr_prims[SR_P_scatter_max].batch = batch_scatter;
   sr_prims[SR_P_dynamic_update_slice].batch = batch_dynamic_update_slice;
   sr_prims[SR_P_sort].batch = batch_sort;
 }

@@ -193,6 +193,7 @@ typedef struct Slot {
   pid_t pid;
   double start;
   int aborted; /* 1: sent SIGABRT for time, 2: for memory */
+  int nudged;  /* sent the time limit's Ctrl-C for wall time (a child that waits) */
   double killed_at;
   unsigned polls;
   Input in;
@@ -476,6 +477,11 @@ static void reap(int all) {
         s->aborted = 1;
         s->killed_at = t;
         kill(s->pid, SIGABRT);
+      } else if (!s->aborted && !s->nudged && t > 10 * seconds + 30) {
+        /* a child that sleeps or waits spends no CPU time, so its CPU-time
+           limit never comes: give it the same Ctrl-C on wall time */
+        s->nudged = 1;
+        kill(s->pid, SIGVTALRM);
       } else if (!s->aborted && (s->polls & 3) == 0 && rss_mb(s->pid) > mem_mb) {
         s->aborted = 2;
         s->killed_at = t;
@@ -509,6 +515,7 @@ static void run(const char *text, size_t n, const char *what, const SrFuzzLangOp
   format(s->in.what, sizeof s->in.what, "%s", what);
   s->in.o = *o;
   s->aborted = 0;
+  s->nudged = 0;
   s->polls = 0;
   s->start = now();
   fflush(stdout);
