@@ -68,7 +68,7 @@ static int is_const(SrVal *v) {
   return !a || (a->kind == SR_AV_ABSTRACT && a->has_value);
 }
 
-static int has_mesh(SrAd *ad) { return sr_ad_ctx_mesh(ad)->n > 0; }
+static int has_mesh(SrAd *ad) { return sr_ad_value_mesh(ad) != NULL; }
 
 /* ---- auto_insert_reshard ---- */
 

@@ -203,6 +203,10 @@ static int ev_reshard(SrEvalCtx *cx, const SrEvalEqn *e) {
   SrVal *sh = sr_ev_param(e, "sharding");
   if (!sh) sh = sr_ev_param(e, "dst_sharding");
   const SrType *l;
+  /* a replicated result (its type names no mesh) of an input with no
+     mesh (a constant) goes onto the devices of the sharding's mesh */
+  if (!m && sh && sh->kind == SR_V_SHARDING && sh->sh.mesh->n)
+    m = sr_ev_mesh_of_shape(cx, e, sr_mesh_shape(sh->sh.mesh));
   if (sh && sh->kind != SR_V_NONE) {
     if (sh->kind == SR_V_SHARDING && sh->sh.mesh->n && (!m || sr_mesh_shape(m) != sr_mesh_shape(sh->sh.mesh)))
       return sr_ev_err(cx, "ValueError", "reshard: the sharding's mesh does not match the result's");

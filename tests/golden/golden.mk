@@ -220,3 +220,5 @@ NN_GOLDEN = tests/golden/nn_jaxprs.jxr tests/golden/nn_values.jxr tests/golden/n
 GOLDEN_TESTS += $(NN_GOLDEN)
 TESTS += tests/golden/nn_oracle.sh
 EXTRA_DIST += tests/golden/nn_oracle.sh tests/golden/nn_values_oracle.py
+
+include $(top_srcdir)/tests/golden/shard15a.mk
