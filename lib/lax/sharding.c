@@ -273,6 +273,9 @@ static int ev_sharding_constraint(SrEvalCtx *cx, const SrEvalEqn *e) {
   SrArray *x = e->in[0];
   const SrMesh *m = x->mesh ? x->mesh : sr_ev_mesh_for(cx, e, t);
   SrVal *sh = sr_ev_param(e, "sharding");
+  /* a NamedSharding over a concrete mesh puts the data on its devices
+     (_sharding_constraint_impl: jit(_identity_fn, out_shardings=sharding)) */
+  if (sh && sh->kind == SR_V_SHARDING && sh->sh.mesh->n && !sh->sh.mesh->abstract) m = sh->sh.mesh;
   uint64_t keep = 0;
   SrVal *un = sr_ev_param(e, "unconstrained_dims");
   if (un && sr_is_seq(un))

@@ -4,6 +4,9 @@
 ## with_sharding_constraint, the *_like functions, jit's types and result
 ## shardings.
 SHARD15A_GOLDEN = \
-	tests/golden/shard15a_grad_nomesh.jxr
+	tests/golden/shard15a_grad_nomesh.jxr \
+	tests/golden/shard15a_wsc_nomesh.jxr \
+	tests/golden/shard15a_like_nomesh.jxr \
+	tests/golden/shard15a_jit_mesh.jxr
 TESTS += $(SHARD15A_GOLDEN)
 EXTRA_DIST += $(SHARD15A_GOLDEN) $(SHARD15A_GOLDEN:.jxr=.out)
