@@ -7,6 +7,7 @@ SHARD15A_GOLDEN = \
 	tests/golden/shard15a_grad_nomesh.jxr \
 	tests/golden/shard15a_wsc_nomesh.jxr \
 	tests/golden/shard15a_like_nomesh.jxr \
-	tests/golden/shard15a_jit_mesh.jxr
+	tests/golden/shard15a_jit_mesh.jxr \
+	tests/golden/shard15a_smap_auto.jxr
 TESTS += $(SHARD15A_GOLDEN)
 EXTRA_DIST += $(SHARD15A_GOLDEN) $(SHARD15A_GOLDEN:.jxr=.out)
