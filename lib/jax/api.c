@@ -337,6 +337,8 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
     sr_plist_add(&ps, "policy", sr_none());
   }
   SrVal *r = sr_bind(I, prim, leaves->seq.n, leaves->seq.items, ps.n, ps.p);
+  if (r && prim == SR_P_jit && !out_sh)
+    sr_jit_recover_user_shardings(leaves->seq.items + captured->seq.n, leaves->seq.n - captured->seq.n, r);
   sr_plist_free(&ps);
   sr_program_unref(body->prog);
   sr_unref(leaves);
