@@ -205,7 +205,8 @@ static int ev_reshard(SrEvalCtx *cx, const SrEvalEqn *e) {
   const SrType *l;
   /* a replicated result (its type names no mesh) of an input with no
      mesh (a constant) goes onto the devices of the sharding's mesh */
-  if (!m && sh && sh->kind == SR_V_SHARDING && sh->sh.mesh->n)
+  if (!m && sh && sh->kind == SR_V_SHARDING && sh->sh.mesh->n && !sh->sh.mesh->unsized &&
+      sr_mesh_size(sh->sh.mesh) > 0)
     m = sr_ev_mesh_of_shape(cx, e, sr_mesh_shape(sh->sh.mesh));
   if (sh && sh->kind != SR_V_NONE) {
     if (sh->kind == SR_V_SHARDING && sh->sh.mesh->n && (!m || sr_mesh_shape(m) != sr_mesh_shape(sh->sh.mesh)))
