@@ -148,7 +148,7 @@ static double grad_once(SrInterp *I, const SrJaxpr *j, size_t *out_eqns) {
     fprintf(stderr, "bench_ad: linearize failed\n");
     exit(1);
   }
-  SrVal *ct = sr_ad_one_ct(I, sr_value_type(I, out));
+  SrVal *ct = sr_ad_one_ct(I, sr_value_type(I, out), NULL);
   SrVal *cin[2] = {NULL, NULL};
   if (sr_ad_vjp_apply(I, &lin, &ct, cin, 1) < 0) {
     fprintf(stderr, "bench_ad: backward pass failed\n");

@@ -320,9 +320,33 @@ int sr_ad_ctx_manual(SrAd *ad) {
   return 1;
 }
 
+const SrMesh *sr_ad_jaxpr_mesh(const SrJaxpr *j) {
+  if (!j) return NULL;
+  for (uint32_t i = 0; i < j->nin; i++)
+    if (j->invars[i]->type && j->invars[i]->type->mesh) return j->invars[i]->type->mesh;
+  for (uint32_t i = 0; i < j->nout; i++)
+    if (j->outvars[i]->type && j->outvars[i]->type->mesh) return j->outvars[i]->type->mesh;
+  for (uint32_t k = 0; k < j->neqn; k++)
+    for (uint32_t i = 0; i < j->eqns[k].nout; i++)
+      if (j->eqns[k].out[i]->type && j->eqns[k].out[i]->type->mesh) return j->eqns[k].out[i]->type->mesh;
+  return NULL;
+}
+
+const SrMesh *sr_ad_value_mesh(SrAd *ad) {
+  const SrMesh *m = sr_ad_ctx_mesh(ad);
+  if (m->n) return m;
+  /* no mesh in context: the values' own (an abstract mesh derived from a
+     concrete one, as an array's aval.sharding.mesh) */
+  return ad->vmesh ? sr_mesh_abstract(ad->vmesh, 1) : NULL;
+}
+
 SrVal *sr_ad_sharding_param(SrAd *ad, const SrType *t) {
   const SrMesh *m = sr_ad_ctx_mesh(ad);
-  if (!m->n) return sr_none();
+  if (!m->n) {
+    /* operand.aval.sharding: the type's own mesh, else the values' */
+    m = t->mesh ? sr_mesh_abstract(t->mesh, 1) : sr_ad_value_mesh(ad);
+    if (!m) return sr_none();
+  }
   SrShardSpec s;
   sr_shard_of_type(t, &s);
   const SrMesh *shape = sr_mesh_shape(m);
@@ -369,6 +393,7 @@ static void keep_prog(SrTrace *t, const SrJaxpr *j) {
 
 int sr_ad_eval(SrAd *ad, const SrJaxpr *j, SrVal **primals, SrVal **tangents, SrVal **out, SrVal **tout) {
   SrInterp *I = ad->I;
+  if (!ad->vmesh) ad->vmesh = sr_ad_jaxpr_mesh(j);
   keep_prog(I->trace, j);
   keep_prog(ad->primal, j);
   keep_prog(ad->tangent, j);
@@ -531,6 +556,7 @@ static int accum(SrAd *ad, SrVal **slot, SrVal *ct, const SrType *want) {
 int sr_ad_backward(SrAd *ad, const SrJaxpr *j, const uint8_t *linear, SrVal **vals, SrVal **cts_out,
                 SrVal **cts_in) {
   SrInterp *I = ad->I;
+  if (!ad->vmesh) ad->vmesh = sr_ad_jaxpr_mesh(j);
   keep_prog(I->trace, j);
   uint32_t nv = j->nvars + 1, nargs = sr_nargs(j);
   SrVal **val = sr_xcalloc(nv, sizeof *val), **ct = sr_xcalloc(nv, sizeof *ct);
@@ -1171,9 +1197,10 @@ SrVal *sr_ad_zeros(SrInterp *I, const SrType *t) {
   return z;
 }
 
-SrVal *sr_ad_one_ct(SrInterp *I, const SrType *ans) {
+SrVal *sr_ad_one_ct(SrInterp *I, const SrType *ans, const SrMesh *vmesh) {
   SrAd ad;
   sr_ad_begin(&ad, I, SR_AD_BWD);
+  ad.vmesh = vmesh;
   SrVal *r = sr_ref(sr_ad_full(&ad, sr_ad_ct_type(ans), 1.0));
   sr_ad_end(&ad);
   return r;

@@ -110,8 +110,13 @@ int sr_ad_transpose(SrInterp *I, const SrJaxpr *j, const uint8_t *linear, SrVal 
    bare literal for a scalar with no mesh in context, `reshard 0.0` for a
    scalar under a mesh, then pvary onto the varying axes. */
 SrVal *sr_ad_zeros(SrInterp *I, const SrType *t);
-/* lax._one_vjp(ans): the cotangent 1 that jax.grad feeds back. */
-SrVal *sr_ad_one_ct(SrInterp *I, const SrType *ans);
+/* lax._one_vjp(ans): the cotangent 1 that jax.grad feeds back; vmesh is
+   the mesh of the differentiated values (sr_ad_jaxpr_mesh of the traced
+   function: ans's aval.sharding.mesh in JAX), for when no mesh is in
+   context, or NULL. */
+SrVal *sr_ad_one_ct(SrInterp *I, const SrType *ans, const SrMesh *vmesh);
+/* The first mesh a jaxpr's binders' types name, or NULL. */
+const SrMesh *sr_ad_jaxpr_mesh(const SrJaxpr *j);
 
 /* Dead-code elimination of a freshly built jaxpr (its vars are reused, so
    j must not be used afterwards): keeps the outputs with used_out set (all

@@ -54,6 +54,10 @@ typedef struct SrAd {
   SrTrace *primal;  /* SR_AD_LIN: the trace known work goes to (NULL: run it) */
   SrTrace *tangent; /* SR_AD_LIN: the tangent trace */
   int staged;       /* > 0: everything goes to the tangent trace */
+  /* the mesh of the values differentiated (the first mesh their types
+     name), for the sharding params emitted when no mesh is in context:
+     JAX's rules take a value's mesh from its aval (operand.aval.sharding) */
+  const SrMesh *vmesh;
   /* the pool of values the helpers return */
   SrVal **pool;
   int npool, cappool;
@@ -191,9 +195,15 @@ SrVal *sr_ad_scalar(SrAd *ad, SrDtype dt, int weak, double v);
 SrVal *sr_ad_const(SrAd *ad, SrVal *example, double v);
 /* The abstract mesh in context (may have n == 0). */
 const SrMesh *sr_ad_ctx_mesh(SrAd *ad);
-/* A sharding param for a type: NamedSharding(context mesh, spec of t) or
-   None when no mesh is in context (canonicalize_sharding).  Counted. */
+/* A sharding param for a type: NamedSharding(context mesh, spec of t);
+   with no mesh in context, NamedSharding over the type's own mesh (else
+   the values' mesh, ad->vmesh), as JAX's rules pass operand.aval.sharding;
+   None when neither names a mesh.  Counted. */
 SrVal *sr_ad_sharding_param(SrAd *ad, const SrType *t);
+/* The mesh sharding params are made over: the context's, else the
+   values' (ad->vmesh), else NULL. */
+const SrMesh *sr_ad_value_mesh(SrAd *ad);
+
 /* Is every axis of the context mesh Manual (inside shard_map)? */
 int sr_ad_ctx_manual(SrAd *ad);
 

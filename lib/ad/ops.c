@@ -672,7 +672,7 @@ SrVal *sr_ad_scalar_like(SrAd *ad, SrVal *x, double v) {
   const SrType *t = sr_ad_type(ad, x);
   if (!t) return NULL;
   SrVal *lit = sr_ad_scalar(ad, t->dtype, t->weak && is_const(x), v);
-  if (sr_ad_ctx_mesh(ad)->n) lit = sr_ad_reshard(ad, lit, sr_type_scalar(t->dtype));
+  if (sr_ad_value_mesh(ad)) lit = sr_ad_reshard(ad, lit, sr_type_scalar(t->dtype));
   if (!lit) return NULL;
   SrVal *a[2] = {sr_ref(lit), sr_ref(x)};
   if (sr_op_auto_insert(SR_AD_BINDER(ad), 2, a) < 0) a[0] = NULL;

@@ -73,6 +73,7 @@ SrTrace *sr_trace_begin(SrInterp *I) {
   t->prog = sr_program_new();
   sr_jb_init(&t->jb, t->prog);
   t->mesh = sr_jax_abstract_mesh(I->jax);
+  t->vmesh = I->trace ? I->trace->vmesh : NULL;
   t->check_vma = I->jax->check_vma;
   t->capture_consts = !I->trace;
   I->trace = t;

@@ -76,6 +76,10 @@ struct SrTrace {
   SrProgram *prog;
   SrJaxprBuilder jb;
   const SrMesh *mesh;    /* the abstract mesh while tracing */
+  const SrMesh *vmesh;   /* with no mesh in context: the abstract mesh of
+                            the traced arguments' shardings (their
+                            aval.sharding.mesh, axis types and device fields
+                            included, which types do not keep), else NULL */
   int check_vma;
   /* values captured from outside (outer tracers, concrete arrays) become
      leading inputs: for each, the outer value and the inner var */

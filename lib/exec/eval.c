@@ -148,6 +148,10 @@ const SrMesh *sr_ev_mesh_for(SrEvalCtx *cx, const SrEvalEqn *e, const SrType *t)
       if (e->in[i]->mesh) return e->in[i]->mesh;
     return cx->mesh;
   }
+  return sr_ev_mesh_of_shape(cx, e, shape);
+}
+
+const SrMesh *sr_ev_mesh_of_shape(SrEvalCtx *cx, const SrEvalEqn *e, const SrMesh *shape) {
   if (cx->mesh && sr_mesh_shape(cx->mesh) == shape) return cx->mesh;
   const SrMesh *base = cx->mesh;
   for (uint32_t i = 0; e && i < e->nin; i++) {

@@ -103,6 +103,10 @@ const SrJaxpr *sr_ev_param_jaxpr(const SrEvalEqn *e, const char *key);
    input's mesh, else the context's); a mesh of t's shape over the context
    mesh's devices when the abstract mesh changed (use_abstract_mesh). */
 const SrMesh *sr_ev_mesh_for(SrEvalCtx *cx, const SrEvalEqn *e, const SrType *t);
+/* The same for a mesh shape (sr_mesh_shape) that a sharding names: the
+   context's or an input's mesh of that shape, the same devices in that
+   shape, or the default devices; NULL when none fits. */
+const SrMesh *sr_ev_mesh_of_shape(SrEvalCtx *cx, const SrEvalEqn *e, const SrMesh *shape);
 /* The layout of result i: its type's sharding, plus the Auto axes the
    evaluator picks (see eval.c: elementwise results keep their inputs'
    Auto sharding, other results are replicated over Auto axes). */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/jaxstate.h"
+#include "exec/array.h"
 #include "jax/array_methods.h"
 #include "jax/jit_options.h"
 #include "jax/layout.h"
@@ -98,6 +99,17 @@ const char *sr_callable_name(SrVal *f) {
   return sr_intern_cstr(n ? n : "<unnamed function>");
 }
 
+/* The abstract mesh of an argument's sharding (a committed array's mesh,
+   a ShapeDtypeStruct's NamedSharding's), or NULL. */
+static const SrMesh *arg_mesh(SrVal *v) {
+  SrArrayObj *a = sr_array_of(v);
+  const SrMesh *m = NULL;
+  if (a && a->kind == SR_AV_CONCRETE && a->data->committed) m = a->data->mesh;
+  else if (a && a->kind == SR_AV_ABSTRACT && a->sharding && a->sharding->kind == SR_V_SHARDING) m = a->sharding->sh.mesh;
+  if (!m || !m->n) return NULL;
+  return m->abstract ? m : sr_mesh_abstract(m, 1);
+}
+
 /* Traces fn on the types of args (see api.h). */
 SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, const char **kw,
                      SrVal **kwv, int flags, SrVal *pre, SrVal **out_tree, SrVal **captured) {
@@ -123,8 +135,10 @@ SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, c
       break;
     }
     SrVal *tl = sr_seq(NULL, SR_V_LIST, leaves->seq.n);
-    for (int k = 0; k < leaves->seq.n; k++)
+    for (int k = 0; k < leaves->seq.n; k++) {
+      if (!t->vmesh && !t->mesh->n) t->vmesh = arg_mesh(leaves->seq.items[k]);
       sr_seq_push(NULL, tl, sr_trace_arg(I, t, sr_value_type(I, leaves->seq.items[k])));
+    }
     targs[i] = sr_pytree_unflatten(args[i], tl);
     sr_unref(tl);
     sr_unref(leaves);
@@ -353,6 +367,8 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
     sr_plist_add(&ps, "policy", sr_none());
   }
   SrVal *r = sr_bind(I, prim, leaves->seq.n, leaves->seq.items, ps.n, ps.p);
+  if (r && prim == SR_P_jit && !out_sh)
+    sr_jit_recover_user_shardings(leaves->seq.items + captured->seq.n, leaves->seq.n - captured->seq.n, r);
   sr_plist_free(&ps);
   sr_program_unref(body->prog);
   sr_unref(leaves);

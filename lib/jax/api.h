@@ -60,4 +60,9 @@ void sr_jnp_init(void);
 /* builtins_jax.c: JAX's state's built-ins (set_mesh, config), dtypes. */
 void sr_builtins_jax_init(void);
 
+/* pxla.c: a jit's concrete results (a tuple) whose sharding XLA chose
+   over Auto axes take the first argument's sharding, as it has it, when
+   they are split as it is (pxla.maybe_recover_user_shardings). */
+void sr_jit_recover_user_shardings(SrVal **args, int nargs, SrVal *outs);
+
 #endif

@@ -16,7 +16,11 @@
 SrVal *sr_type_sharding(SrInterp *I, const SrType *t) {
   const SrMesh *ctx = sr_jax_abstract_mesh(I->jax);
   const SrMesh *m = ctx;
-  if (t->mesh && sr_mesh_shape(ctx) != t->mesh) m = t->mesh;
+  /* no mesh in context: the traced arguments' mesh, when the type names
+     it or no mesh at all (aval.sharding.mesh) */
+  const SrMesh *vm = !ctx->n && I->trace ? I->trace->vmesh : NULL;
+  if (vm && (!t->mesh || t->mesh == sr_mesh_shape(vm))) m = vm;
+  else if (t->mesh && sr_mesh_shape(ctx) != t->mesh) m = t->mesh;
   SrShardSpec s;
   sr_shard_of_type(t, &s);
   s.mesh = t->mesh ? t->mesh : sr_mesh_shape(m);

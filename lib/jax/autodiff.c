@@ -365,7 +365,7 @@ static SrVal *grad_impl(SrInterp *I, Grad *g, SrArgs *a) {
     goto done;
   }
   cts_out = sr_xcalloc(nout + 1, sizeof *cts_out);
-  cts_out[0] = sr_ad_one_ct(I, at);
+  cts_out[0] = sr_ad_one_ct(I, at, sr_ad_jaxpr_mesh(f.j));
   if (!cts_out[0]) goto done;
   cts_in = sr_xcalloc((size_t)nl + 1, sizeof *cts_in);
   if (sr_ad_vjp_apply(I, &lin, cts_out, cts_in, 0) < 0) goto done;

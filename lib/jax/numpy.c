@@ -20,6 +20,7 @@
 
 #include "core/jaxstate.h"
 #include "jax/array_create.h"
+#include "exec/array.h"
 #include "jax/array_methods.h"
 #include "py/objects.h"
 #include "py/range.h"
@@ -1551,9 +1552,14 @@ static SrVal *full_like(SrInterp *I, SrVal *x, SrVal *fill, int dt, SrVal *shape
   SrDtype d = dt < 0 ? t->dtype : (SrDtype)dt;
   SrVal *sh = NULL;
   if (sr_api_canon_sharding(I, out_sharding, "full_like", &sh) < 0) return NULL;
-  if (!sh && (!shape_v || shape_v->kind == SR_V_NONE) && !weak) {
+  if (!sh && (!shape_v || shape_v->kind == SR_V_NONE)) {
+    /* x's own sharding: a tracer's aval.sharding, or an array's sharding
+       when a mesh is in context or its mesh's axes are Explicit (with no
+       mesh in context, a type names only Explicit axes) */
     const SrMesh *m = sr_api_mesh(I);
-    if (m->n) {
+    SrArrayObj *xa = sr_array_of(x);
+    int tracer = xa && xa->kind == SR_AV_TRACER;
+    if (m->n ? !weak : t->mesh && (tracer || !weak)) {
       SrVal *ts = sr_type_sharding(I, t);
       if (sr_api_canon_sharding(I, ts, "full_like", &sh) < 0) {
         sr_unref(ts);
@@ -1565,6 +1571,12 @@ static SrVal *full_like(SrInterp *I, SrVal *x, SrVal *fill, int dt, SrVal *shape
   SrVal *f = arr(I, fill), *r = NULL;
   SrVal *fc = f ? sr_lax_convert(I, f, d, weak, NULL) : NULL;
   if (fc) r = sr_lax_full(I, shape, nd, fc, -1, sh);
+  /* full() with x's concrete sharding makes the array with that very
+     sharding (make_array_from_callback), spec as x.sharding has it */
+  SrArrayObj *xo = sr_array_of(x), *ro = sr_array_of(r);
+  if (sh && xo && xo->kind == SR_AV_CONCRETE && xo->data->sharding && ro && ro->kind == SR_AV_CONCRETE &&
+      ro->data->rc == 1 && !ro->data->sharding && ro->data->mesh == xo->data->mesh && ro->type == xo->type)
+    ro->data->sharding = sr_ref(xo->data->sharding);
   sr_unref(f);
   sr_unref(fc);
   sr_unref(sh);

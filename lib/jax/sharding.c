@@ -149,7 +149,9 @@ static SrVal *wsc_leaf(SrInterp *I, SrVal *leaf, SrVal *s, void *ctx) {
     sr_buf_free(&b);
     return NULL;
   }
-  int all_explicit = 1;
+  /* mesh.are_all_axes_explicit: never for the empty mesh (an empty
+     context's constraint applies) */
+  int all_explicit = m->n > 0;
   for (int i = 0; i < m->n; i++) all_explicit &= m->types[i] == SR_AXIS_EXPLICIT;
   if (all_explicit) {
     if (assert_shardings_equal(I, vtype(I, x), sh->sh.spec) == 0) r = sr_ref(x);
@@ -177,9 +179,12 @@ static SrVal *wsc_leaf(SrInterp *I, SrVal *leaf, SrVal *s, void *ctx) {
       SrVal *ud = sr_seq(NULL, SR_V_FROZENSET, 0);
       for (int i = 0; i < sp->n; i++)
         if (sp->e[i].n == 1 && sp->e[i].names[0] == SR_SPEC_UNCONSTRAINED) sr_seq_push(NULL, ud, sr_int(NULL, i));
-      SrVal *psh = sr_sharding_val(NULL, sm, sp, NULL);
+      /* a NamedSharding given goes in as it is (_create_sharding_for_array);
+         a P names the context's mesh.  With no mesh in context the
+         context_mesh is the empty concrete Mesh() (thread_resources' one) */
+      SrVal *psh = s->kind == SR_V_SHARDING && !m->n ? sr_ref(s) : sr_sharding_val(NULL, sm, sp, NULL);
       r = sr_bindv(I, SR_P_sharding_constraint, 1, &x, "sharding", psh, "layout", sr_none(), "context_mesh",
-                   sr_mesh_val(NULL, m), "unconstrained_dims", ud, NULL);
+                   sr_mesh_val(NULL, m->n ? m : sr_mesh_empty()), "unconstrained_dims", ud, NULL);
     }
   }
   sr_unref(sh);

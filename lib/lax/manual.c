@@ -2251,6 +2251,9 @@ static int unshard_aval(SrTypeCtx *cx, const SMap *sm, uint32_t i, const SrType 
     }
   }
   const SrMesh *om = cx->mesh && cx->mesh->n ? sr_mesh_shape(cx->mesh) : sm->shape;
+  /* new_mesh: the context's abstract mesh, else the shard_map's; the
+     type names only its Explicit axes (modify_spec_for_auto_manual) */
+  const SrMesh *tm = cx->mesh && cx->mesh->n ? cx->mesh : sm->mesh;
   SrAxes outer_man = rebase(sm->prev, sm->shape, om);
   SrTypeBuilder b;
   sr_type_builder(&b, a);
@@ -2261,7 +2264,9 @@ static int unshard_aval(SrTypeCtx *cx, const SMap *sm, uint32_t i, const SrType 
     if (d < s->n) {
       if (dim->size >= 0) dim->size *= axes_size(sm->mesh, s->ax[d], s->nax[d]);
       for (int k = 0; k < s->nax[d]; k++) {
-        int ax = sr_mesh_axis(om, sm->shape->names[s->ax[d][k]]);
+        const char *name = sm->shape->names[s->ax[d][k]];
+        int ax = sr_mesh_axis(om, name), at = sr_mesh_axis(tm, name);
+        if (at >= 0 && tm->types[at] == SR_AXIS_AUTO) continue;
         if (ax >= 0) dim->ax[dim->nax++] = (uint8_t)ax;
       }
     }
@@ -2435,6 +2440,8 @@ static int ev_shard_map(SrEvalCtx *cx, const SrEvalEqn *e) {
   for (uint32_t i = 0; i < e->nin && !m; i++)
     if (e->in[i]->mesh && sr_mesh_shape(e->in[i]->mesh) == shape) m = e->in[i]->mesh;
   if (!m && cx->mesh && sr_mesh_shape(cx->mesh) == shape) m = cx->mesh;
+  /* else the shard_map's own mesh when it is a concrete one */
+  if (!m && !mv->mesh->abstract) m = mv->mesh;
   if (!m) {
     SrTypeBuilder tb;
     memset(&tb, 0, sizeof tb);
@@ -2506,7 +2513,10 @@ static int ev_shard_map(SrEvalCtx *cx, const SrEvalEqn *e) {
     }
     SrArray *o = sr_array_new(e->out_type[i], ol, m);
     for (int p = 0; p < o->ndev; p++) o->shard[p] = sr_buffer_ref(r->shard[p]);
-    e->out[i] = sr_redistribute_typed(cx, o, m, sr_ev_out_layout(cx, e, i, m), e->out_type[i]);
+    /* over Auto axes the result stays where out_specs put it (its
+       sharding is NamedSharding(mesh, out_spec)) */
+    int auto_ = sr_mesh_axes_of_type(m, SR_AXIS_AUTO) != 0;
+    e->out[i] = sr_redistribute_typed(cx, o, m, auto_ ? ol : sr_ev_out_layout(cx, e, i, m), e->out_type[i]);
     sr_array_unref(o);
     if (!e->out[i]) rc = -1;
   }

@@ -203,6 +203,11 @@ static int ev_reshard(SrEvalCtx *cx, const SrEvalEqn *e) {
   SrVal *sh = sr_ev_param(e, "sharding");
   if (!sh) sh = sr_ev_param(e, "dst_sharding");
   const SrType *l;
+  /* a replicated result (its type names no mesh) of an input with no
+     mesh (a constant) goes onto the devices of the sharding's mesh */
+  if (!m && sh && sh->kind == SR_V_SHARDING && sh->sh.mesh->n && !sh->sh.mesh->unsized &&
+      sr_mesh_size(sh->sh.mesh) > 0)
+    m = sr_ev_mesh_of_shape(cx, e, sr_mesh_shape(sh->sh.mesh));
   if (sh && sh->kind != SR_V_NONE) {
     if (sh->kind == SR_V_SHARDING && sh->sh.mesh->n && (!m || sr_mesh_shape(m) != sr_mesh_shape(sh->sh.mesh)))
       return sr_ev_err(cx, "ValueError", "reshard: the sharding's mesh does not match the result's");
@@ -269,6 +274,9 @@ static int ev_sharding_constraint(SrEvalCtx *cx, const SrEvalEqn *e) {
   SrArray *x = e->in[0];
   const SrMesh *m = x->mesh ? x->mesh : sr_ev_mesh_for(cx, e, t);
   SrVal *sh = sr_ev_param(e, "sharding");
+  /* a NamedSharding over a concrete mesh puts the data on its devices
+     (_sharding_constraint_impl: jit(_identity_fn, out_shardings=sharding)) */
+  if (sh && sh->kind == SR_V_SHARDING && sh->sh.mesh->n && !sh->sh.mesh->abstract) m = sh->sh.mesh;
   uint64_t keep = 0;
   SrVal *un = sr_ev_param(e, "unconstrained_dims");
   if (un && sr_is_seq(un))

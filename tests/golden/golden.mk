@@ -224,3 +224,4 @@ TESTS += tests/golden/nn_oracle.sh
 EXTRA_DIST += tests/golden/nn_oracle.sh tests/golden/nn_values_oracle.py
 
 include $(top_srcdir)/tests/golden/index15.mk
+include $(top_srcdir)/tests/golden/shard15a.mk

@@ -155,7 +155,7 @@ START_TEST(test_linearize_api) {
   ck_assert_int_eq(lin.out_nz[0], 1);
   ck_assert_int_eq(sr_nargs(lin.jaxpr), 5);
   /* the VJP of the seed 1.0 */
-  SrVal *ct = sr_ad_one_ct(s.I, sr_value_type(s.I, outs[0]));
+  SrVal *ct = sr_ad_one_ct(s.I, sr_value_type(s.I, outs[0]), NULL);
   SrVal *cin[2] = {NULL, NULL};
   ck_assert_int_eq(sr_ad_vjp_apply(s.I, &lin, &ct, cin, 1), 0);
   ck_assert_ptr_nonnull(cin[0]);
