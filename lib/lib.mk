@@ -40,5 +40,6 @@ lib_libshardrepl_a_SOURCES = \
 	lib/jax/shard_map.c lib/jax/sharding.c lib/jax/stages.c \
 	lib/jax/tree_util.c lib/jax/tree_util.h lib/jax/vjp.h lib/jax/vjp_api.c \
 	lib/jax/vjp_io.c lib/jax/vmap.c lib/jax/jacobian.c lib/jax/vmap_built.c \
+	lib/jax/tracers.c lib/jax/tracers.h \
 	lib/cmd/commands.c lib/cmd/commands.h lib/cmd/commands_ad.c \
 	lib/cmd/hooks_exec.c lib/cmd/linit.c lib/cmd/linit.h
