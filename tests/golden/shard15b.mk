@@ -1,4 +1,5 @@
 ## shard15b.mk: the golden scripts of issue 15's sharding items 6-10,
 ## included by golden.mk
 GOLDEN_TESTS += \
-	tests/golden/tracer_repr.jxr
+	tests/golden/tracer_repr.jxr \
+	tests/golden/power_array_exponent.jxr
