@@ -2,4 +2,5 @@
 ## included by golden.mk
 GOLDEN_TESTS += \
 	tests/golden/tracer_repr.jxr \
-	tests/golden/power_array_exponent.jxr
+	tests/golden/power_array_exponent.jxr \
+	tests/golden/scan_carry_type.jxr
