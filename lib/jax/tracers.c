@@ -24,6 +24,9 @@
 #include "ad/batch.h"
 #include "core/trace.h"
 #include "jax/jax.h"
+#include "jax/lax.h"
+#include "core/jaxstate.h"
+#include "py/objects.h"
 #include "jax/tree_util.h"
 #include "text/print_val.h"
 #include "jax/tracers.h"
@@ -34,7 +37,7 @@
    leaves are an eager call's values, whose own trace encloses this one),
    1 jvp (info: the tangent or None), 2 vmap (info: the batch dim or
    None). */
-enum { K_GRAD, K_JVP, K_VMAP };
+enum { K_GRAD, K_JVP, K_VMAP, K_SMAP };
 
 static SrVal *dget(const SrTrace *t, int i) { return t->repr_data->seq.items[i]; }
 
@@ -317,4 +320,161 @@ void sr_tracers_vmap_next(SrInterp *I, int64_t size, const char *axis_name, SrVa
   for (int i = 0; i < leaves->seq.n; i++)
     sr_seq_push(NULL, info, in_bd[i] == SR_NOT_MAPPED ? sr_none() : sr_int(NULL, in_bd[i]));
   set_next(I, vmap_repr, K_VMAP, sr_ref(leaves), info, size, axis_name);
+}
+
+/* ---- shard_map called outside jit ----
+ *
+ * shard_map.py's ShardMapTracer.__str__: each device's block under
+ *   On TFRT_CPU_0 at mesh coordinates (x,) = (0,):
+ * (the value made varying over every axis, so that each device holds its
+ * own block).  The block of v on every device is the body so far run as a
+ * shard_map of its own, whose output, made varying so, stacks the blocks
+ * (a new leading axis split over all the mesh's axes).  Only a shard_map with every axis manual prints
+ * so; in others (and under a trace) a tracer prints as JitTracer. */
+
+typedef struct {
+  SrJaxpr *j;
+  const SrMesh *m;
+} BlockBody;
+
+/* The body so far, its value made varying over every axis (pvary) and
+   given a leading axis of 1 (expand_dims). */
+static SrVal *block_body(SrInterp *I, SrArgs *a) {
+  BlockBody *bb = sr_current_builtin(I)->data;
+  SrVal *r = sr_eval_jaxpr(I, bb->j, a->n, a->v);
+  if (!r) return NULL;
+  SrVal *x = sr_ref(r->seq.items[0]);
+  sr_unref(r);
+  const SrType *t = sr_value_type(I, x);
+  SrVal *names = sr_seq(NULL, SR_V_TUPLE, 0);
+  for (int i = 0; t && i < bb->m->n; i++)
+    if (!(t->varying & (1u << i))) sr_seq_push(NULL, names, sr_str_cstr(NULL, bb->m->names[i]));
+  if (names->seq.n) {
+    SrVal *pv = sr_lookup_qualname("jax.lax.pvary");
+    SrVal *args[2] = {x, names};
+    SrArgs pa = {2, args, 0, NULL, NULL, NULL};
+    SrVal *y = pv ? sr_call(I, pv, &pa) : NULL;
+    sr_unref(x);
+    x = y;
+  }
+  sr_unref(names);
+  if (!x) return NULL;
+  SrVal *fn = sr_lookup_qualname("jax.numpy.expand_dims");
+  SrVal *args[2] = {x, sr_int(NULL, 0)};
+  SrArgs ea = {2, args, 0, NULL, NULL, NULL};
+  SrVal *e = fn ? sr_call(I, fn, &ea) : NULL;
+  sr_unref(args[1]);
+  sr_unref(x);
+  return e;
+}
+
+/* Each device's block of v, stacked (a concrete array), or NULL. */
+static SrVal *device_blocks(SrInterp *I, SrTrace *t, SrVar *v, const SrMesh *m) {
+  SrJaxpr *j = sr_trace_snapshot(t, v);
+  SrVal *leaves = dget(t, 1), *specs = dget(t, 2);
+  int nc = t->ncaptured, n = nc + leaves->seq.n;
+  SrVal *in_specs = sr_seq(NULL, SR_V_TUPLE, n), *args = sr_seq(NULL, SR_V_TUPLE, n);
+  for (int i = 0; i < nc; i++) {
+    sr_seq_push(NULL, in_specs, sr_spec_val(NULL, &(SrSpec){0}));
+    sr_seq_push(NULL, args, sr_ref(t->captured[i]));
+  }
+  for (int i = 0; i < leaves->seq.n; i++) {
+    sr_seq_push(NULL, in_specs, sr_ref(specs->seq.items[i]));
+    sr_seq_push(NULL, args, sr_ref(leaves->seq.items[i]));
+  }
+  SrSpecEntry all = {m->n, (const char **)m->names};
+  SrVal *out_spec = sr_spec_val(NULL, &(SrSpec){.n = 1, .e = &all});
+  BlockBody *bb = sr_xcalloc(1, sizeof *bb);
+  bb->j = j;
+  bb->m = m;
+  SrVal *body = sr_builtin_with("block", block_body, bb, free);
+  SrVal *smap = sr_lookup_qualname("jax.shard_map"), *r = NULL;
+  SrTrace *saved = I->trace;
+  I->trace = NULL;
+  int saved_vma = I->jax->check_vma;
+  if (smap && sr_api_push_mesh(I, sr_mesh_abstract(m, 1)) == 0) {
+    const char *kw[4] = {sr_intern_cstr("mesh"), sr_intern_cstr("in_specs"), sr_intern_cstr("out_specs"),
+                         sr_intern_cstr("check_vma")};
+    SrVal *mv = sr_mesh_val(NULL, m);
+    SrVal *kwv[4] = {mv, in_specs, out_spec, sr_bool(1)};
+    SrArgs sa = {1, &body, 4, kw, kwv, NULL};
+    SrVal *f = sr_call(I, smap, &sa);
+    if (f) {
+      SrArgs ca = {args->seq.n, args->seq.items, 0, NULL, NULL, NULL};
+      r = sr_call(I, f, &ca);
+    }
+    sr_unref(f);
+    sr_unref(mv);
+    sr_api_pop_mesh(I);
+  }
+  I->jax->check_vma = saved_vma;
+  I->trace = saved;
+  if (!r) sr_exc_clear(I);
+  sr_unref(body);
+  sr_unref(out_spec);
+  sr_unref(in_specs);
+  sr_unref(args);
+  SrArrayObj *ro = r ? sr_array_of(r) : NULL;
+  if (!ro || ro->kind != SR_AV_CONCRETE) {
+    sr_unref(r);
+    return NULL;
+  }
+  return r;
+}
+
+static void smap_repr(SrInterp *I, SrTrace *t, SrVar *v, const SrType *type, SrBuf *out) {
+  SrVal *mv = dget(t, 5);
+  const SrMesh *m = mv->kind == SR_V_MESH ? mv->mesh : NULL;
+  SrVal *blocks = v && !t->parent && m && !m->abstract ? device_blocks(I, t, v, m) : NULL;
+  if (!blocks) {
+    sr_tracer_repr(I, NULL, v, type, out);
+    return;
+  }
+  int64_t ndev = 1;
+  for (int i = 0; i < m->n; i++) ndev *= m->sizes[i];
+  SrBuf text = SR_BUF_INIT;
+  SrTrace *saved = I->trace;
+  I->trace = NULL;
+  int64_t k = 0;
+  for (; k < ndev; k++) {
+    SrVal *b = sr_getindex(I, blocks, k);
+    if (!b) {
+      sr_exc_clear(I);
+      break;
+    }
+    if (k) sr_buf_putc(&text, '\n');
+    sr_buf_printf(&text, "On TFRT_CPU_%d at mesh coordinates (", m->devices ? m->devices[k] : (int)k);
+    for (int i = 0; i < m->n; i++) sr_buf_printf(&text, "%s, ", m->names[i]);
+    text.len -= 2;
+    text.p[text.len] = 0;
+    sr_buf_puts(&text, ",) = (");
+    /* np.ndenumerate's index: k row-major over the mesh's shape */
+    int64_t rest = k, idx[SR_MAX_AXES];
+    for (int i = m->n - 1; i >= 0; i--) {
+      idx[i] = rest % m->sizes[i];
+      rest /= m->sizes[i];
+    }
+    for (int i = 0; i < m->n; i++)
+      sr_buf_printf(&text, m->n == 1 ? "%lld," : i ? ", %lld" : "%lld", (long long)idx[i]);
+    sr_buf_puts(&text, "):\n");
+    sr_val_str(&text, b);
+    sr_buf_putc(&text, '\n');
+    sr_unref(b);
+  }
+  I->trace = saved;
+  sr_unref(blocks);
+  if (k == ndev) sr_buf_puts(out, text.p);
+  else sr_tracer_repr(I, NULL, v, type, out);
+  sr_buf_free(&text);
+}
+
+void sr_tracers_smap_next(SrInterp *I, SrVal *mesh, SrVal *leaves, SrVal *specs) {
+  SrVal *d = sr_tuple(NULL, 0, NULL);
+  sr_seq_push(NULL, d, sr_int(NULL, K_SMAP));
+  sr_seq_push(NULL, d, sr_ref(leaves));
+  sr_seq_push(NULL, d, sr_ref(specs));
+  sr_seq_push(NULL, d, sr_int(NULL, 0));
+  sr_seq_push(NULL, d, sr_none());
+  sr_seq_push(NULL, d, sr_ref(mesh));
+  sr_trace_next_repr(I, smap_repr, d);
 }

@@ -19,5 +19,8 @@ void sr_tracers_jvp_next(SrInterp *I, int nargs, SrVal **args, SrVal *tangent_le
 /* jax.vmap: the arguments' leaves (list; the arrays mapped) and each one's
    batch dim (SR_NOT_MAPPED: not mapped). */
 void sr_tracers_vmap_next(SrInterp *I, int64_t size, const char *axis_name, SrVal *leaves, const int *in_bd);
+/* shard_map called outside jit: the concrete mesh (a Mesh value), the
+   arguments' leaves and each one's in_spec (lists). */
+void sr_tracers_smap_next(SrInterp *I, SrVal *mesh, SrVal *leaves, SrVal *specs);
 
 #endif

@@ -4,4 +4,5 @@ GOLDEN_TESTS += \
 	tests/golden/tracer_repr.jxr \
 	tests/golden/power_array_exponent.jxr \
 	tests/golden/scan_carry_type.jxr \
-	tests/golden/memory_kind.jxr
+	tests/golden/memory_kind.jxr \
+	tests/golden/shard_map_eager_print.jxr
