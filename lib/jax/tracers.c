@@ -123,7 +123,7 @@ static void grad_repr(SrInterp *I, SrTrace *t, SrVar *v, const SrType *type, SrB
   if (v) {
     SrJaxpr *j = sr_trace_snapshot(t, v);
     int dep = var_depends(t, j, v);
-    if (!outer(t)) {
+    if (!outer(t) && !I->exc) {
       SrVal **in = snapshot_inputs(t, j, dget(t, 1), 0);
       val = run_eager(I, j, in);
       free_inputs(in, j->nin);
@@ -149,7 +149,7 @@ static void jvp_repr(SrInterp *I, SrTrace *t, SrVar *v, const SrType *type, SrBu
   if (v) {
     SrJaxpr *j = sr_trace_snapshot(t, v);
     int dep = var_depends(t, j, v);
-    if (!outer(t)) {
+    if (!outer(t) && !I->exc) {
       SrVal **in = snapshot_inputs(t, j, dget(t, 1), 0);
       SrVal **tan = sr_xcalloc(j->nin + 1, sizeof *tan);
       SrVal *info = dget(t, 2);
@@ -200,7 +200,8 @@ static void vmap_repr(SrInterp *I, SrTrace *t, SrVar *v, const SrType *type, SrB
   int64_t size = dget(t, 3)->i;
   const SrType *batched = NULL;
   SrVal *val = NULL;
-  if (v) {
+  /* (nothing is computed while an exception is pending) */
+  if (v && !I->exc) {
     SrJaxpr *j = sr_trace_snapshot(t, v);
     SrVal *info = dget(t, 2);
     int *in_axes = sr_xcalloc(j->nin + 1, sizeof *in_axes);
@@ -223,7 +224,7 @@ static void vmap_repr(SrInterp *I, SrTrace *t, SrVar *v, const SrType *type, SrB
     }
     if (bj && oax == SR_NOT_MAPPED) {
       /* no BatchTracer in JAX: the value itself */
-      if (!outer(t)) {
+      if (!outer(t) && !I->exc) {
         SrVal **in = snapshot_inputs(t, j, dget(t, 1), 1);
         val = run_eager(I, j, in);
         free_inputs(in, j->nin);
@@ -425,7 +426,7 @@ static SrVal *device_blocks(SrInterp *I, SrTrace *t, SrVar *v, const SrMesh *m) 
 static void smap_repr(SrInterp *I, SrTrace *t, SrVar *v, const SrType *type, SrBuf *out) {
   SrVal *mv = dget(t, 5);
   const SrMesh *m = mv->kind == SR_V_MESH ? mv->mesh : NULL;
-  SrVal *blocks = v && !t->parent && m && !m->abstract ? device_blocks(I, t, v, m) : NULL;
+  SrVal *blocks = v && !I->exc && !t->parent && m && !m->abstract ? device_blocks(I, t, v, m) : NULL;
   if (!blocks) {
     sr_tracer_repr(I, NULL, v, type, out);
     return;
