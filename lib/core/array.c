@@ -66,9 +66,11 @@ static void array_repr(SrBuf *out, const SrVal *v) {
     }
     break;
   case SR_AV_TRACER:
-    sr_buf_puts(out, "DynamicJaxprTracer<");
-    sr_type_long(out, a->type);
-    sr_buf_putc(out, '>');
+    /* a tracer of a trace that has ended prints as DynamicJaxprTracer's */
+    if (printing_interp && sr_trace_is_live(printing_interp, a->trace, a->trace_id))
+      sr_tracer_repr(printing_interp, a->trace, a->var, a->type, out);
+    else
+      sr_tracer_repr(printing_interp, NULL, a->var, a->type, out);
     return;
   default:
     break;

@@ -46,6 +46,9 @@ typedef struct SrInterp SrInterp;
 
 struct SrJaxState;
 struct SrPyState; /* py/interp.h: the Python interpreter's own state */
+struct SrVar;  /* ir/jaxpr.h */
+struct SrType; /* ir/type.h */
+struct SrTrace; /* core/trace.h */
 
 struct SrInterp {
   /* the exception being raised */
@@ -73,6 +76,11 @@ struct SrInterp {
   int next_trace_id;
   int trace_calls;        /* functions being traced, one inside another
                              (sr_trace_call) */
+  /* how the tracers of the next trace begun print (sr_trace_next_repr,
+     trace.h); sr_trace_begin takes them */
+  void (*next_tracer_repr)(struct SrInterp *I, struct SrTrace *t, struct SrVar *v, const struct SrType *type,
+                           struct SrBuf *out);
+  struct SrVal *next_tracer_data;
   void *exec;             /* the execution backend's state (exec/) */
   struct SrPyState *py;   /* the Python interpreter's own state (py/) */
 };

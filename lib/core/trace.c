@@ -76,8 +76,78 @@ SrTrace *sr_trace_begin(SrInterp *I) {
   t->vmesh = I->trace ? I->trace->vmesh : NULL;
   t->check_vma = I->jax->check_vma;
   t->capture_consts = !I->trace;
+  t->repr = I->next_tracer_repr;
+  t->repr_data = I->next_tracer_data;
+  I->next_tracer_repr = NULL;
+  I->next_tracer_data = NULL;
   I->trace = t;
   return t;
+}
+
+void sr_trace_next_repr(SrInterp *I, SrTracerReprFn fn, SrVal *data) {
+  sr_unref(I->next_tracer_data);
+  I->next_tracer_repr = fn;
+  I->next_tracer_data = data;
+}
+
+void sr_tracer_repr(SrInterp *I, SrTrace *t, SrVar *v, const SrType *type, SrBuf *out) {
+  if (t && t->repr) {
+    t->repr(I, t, v, type, out);
+    return;
+  }
+  /* partial_eval.py: DynamicJaxprTracer._short_repr */
+  sr_buf_puts(out, "JitTracer(");
+  sr_type_long(out, type);
+  sr_buf_putc(out, ')');
+}
+
+SrJaxpr *sr_trace_snapshot(SrTrace *t, SrVar *v) {
+  SrJaxprBuilder *jb = &t->jb;
+  SrArena *a = t->prog->arena;
+  uint32_t id = 0;
+  for (int i = 0; i < t->ncaptured; i++) t->captured_vars[i]->id = id++;
+  for (uint32_t i = 0; i < jb->nin; i++) jb->in[i]->id = id++;
+  for (uint32_t k = 0; k < jb->neqn; k++)
+    for (uint32_t i = 0; i < jb->eqns[k].nout; i++) jb->eqns[k].out[i]->id = id++;
+  /* the equations v needs, walking back from it */
+  uint8_t *need = sr_xcalloc((size_t)id + 1, 1), *keep = sr_xcalloc((size_t)jb->neqn + 1, 1);
+  if (v->kind == SR_VAR) need[v->id] = 1;
+  uint32_t nkeep = 0;
+  for (uint32_t k = jb->neqn; k-- > 0;) {
+    const SrEqn *e = &jb->eqns[k];
+    for (uint32_t i = 0; i < e->nout && !keep[k]; i++) keep[k] = e->out[i]->kind == SR_VAR && need[e->out[i]->id];
+    if (!keep[k]) continue;
+    nkeep++;
+    for (uint32_t i = 0; i < e->nin; i++)
+      if (e->in[i]->kind == SR_VAR) need[e->in[i]->id] = 1;
+  }
+  SrJaxpr *j = SR_NEW(a, SrJaxpr);
+  j->prog = t->prog;
+  j->off = SR_NO_OFF;
+  j->nin = (uint32_t)t->ncaptured + jb->nin;
+  j->invars = sr_arena_alloc(a, (j->nin + 1) * sizeof *j->invars);
+  for (int i = 0; i < t->ncaptured; i++) j->invars[i] = t->captured_vars[i];
+  for (uint32_t i = 0; i < jb->nin; i++) j->invars[t->ncaptured + i] = jb->in[i];
+  j->nout = 1;
+  j->outvars = sr_arena_alloc(a, sizeof *j->outvars);
+  j->outvars[0] = v;
+  j->eqns = sr_arena_alloc(a, (nkeep + 1) * sizeof *j->eqns);
+  id = j->nin;
+  for (uint32_t k = 0; k < jb->neqn; k++) {
+    if (!keep[k]) continue;
+    j->eqns[j->neqn++] = jb->eqns[k];
+    for (uint32_t i = 0; i < jb->eqns[k].nout; i++) jb->eqns[k].out[i]->id = id++;
+  }
+  j->nvars = id;
+  free(need);
+  free(keep);
+  return j;
+}
+
+int sr_trace_is_live(SrInterp *I, const SrTrace *t, int id) {
+  for (const SrTrace *u = I->trace; u; u = u->parent)
+    if (u == t && u->id == id) return 1;
+  return 0;
 }
 
 static SrVal *tracer(SrTrace *t, SrVar *v) {
@@ -98,6 +168,7 @@ SrVal *sr_trace_arg(SrInterp *I, SrTrace *t, const SrType *type) {
 }
 
 static void trace_free(SrTrace *t) {
+  sr_unref(t->repr_data);
   for (int i = 0; i < t->ncaptured; i++) sr_unref(t->captured[i]);
   free(t->captured);
   free(t->captured_vars);

@@ -27,6 +27,13 @@ typedef enum { SR_AV_ABSTRACT, SR_AV_TRACER, SR_AV_CONCRETE } SrArrayKind;
 
 typedef struct SrTrace SrTrace;
 
+/* How the tracers of a trace print, as the _short_repr of JAX's Tracer
+   subclasses (GradTracer, VmapTracer...): appends the text of the tracer
+   of var v (NULL: a value of type `type` of that trace, as an inner
+   trace's primal names it).  NULL prints DynamicJaxprTracer's
+   JitTracer(aval). */
+typedef void (*SrTracerReprFn)(SrInterp *I, SrTrace *t, SrVar *v, const SrType *type, SrBuf *out);
+
 typedef struct SrArrayObj {
   SrArrayKind kind;
   const SrType *type;
@@ -93,6 +100,9 @@ struct SrTrace {
   int capidx_cap;
   int capture_consts;    /* concrete non-scalar arrays: constvars with values
                             (make_jaxpr) rather than inputs */
+  /* how its tracers print (SrTracerReprFn), with its data (counted) */
+  SrTracerReprFn repr;
+  SrVal *repr_data;
 };
 
 /* Starts a trace nested in the current one (I's innermost). */
@@ -110,6 +120,19 @@ void sr_trace_precapture(SrInterp *I, SrTrace *t, SrVal *outer);
 /* Abandons a trace after an error. */
 void sr_trace_abort(SrInterp *I, SrTrace *t);
 SrTrace *sr_current_trace(SrInterp *I);
+/* Makes the next trace begun print its tracers with fn and data (a
+   counted value the trace takes), as jax.grad and jax.vmap trace. */
+void sr_trace_next_repr(SrInterp *I, SrTracerReprFn fn, SrVal *data);
+/* The text of a tracer of t of var v and type `type` (see SrTracerReprFn). */
+void sr_tracer_repr(SrInterp *I, SrTrace *t, SrVar *v, const SrType *type, SrBuf *out);
+/* The equations of t so far that var v needs, as a jaxpr in t's program
+   (valid while t is being built; its vars are renumbered by the next
+   snapshot and by sr_trace_end): its inputs are t's captured values (their
+   outer values are t->captured[0..ncaptured)) then t's arguments, its one
+   output v. */
+SrJaxpr *sr_trace_snapshot(SrTrace *t, SrVar *v);
+/* Whether t is alive: the current trace or one it is nested in. */
+int sr_trace_is_live(SrInterp *I, const SrTrace *t, int id);
 
 /* ---- binding ---- */
 

@@ -23,6 +23,7 @@
 #include "py/objects.h"
 #include "core/trace.h"
 #include "jax/vjp.h"
+#include "jax/tracers.h"
 #include "text/print.h"
 #include "text/print_val.h"
 #include "util/intern.h"
@@ -299,7 +300,16 @@ static SrVal *grad_impl(SrInterp *I, Grad *g, SrArgs *a) {
   SrVal **outs = NULL, **cts_out = NULL, **cts_in = NULL;
   SrLinear lin = {0};
   int have_lin = 0;
-  if (fn_prepare(I, g->fun, a, &f) < 0) goto done;
+  uint8_t *arg_diff = sr_xcalloc((size_t)a->n + 1, 1);
+  for (int k = 0; k < g->nargnums; k++) arg_diff[an[k]] = 1;
+  /* an eager call traces itself first (grad_call): its tracers stand
+     for the arguments it was called with */
+  if (g->concrete && g->concrete->n == a->n) sr_tracers_grad_next(I, a->n, g->concrete->v, arg_diff, 1);
+  else sr_tracers_grad_next(I, a->n, a->v, arg_diff, 0);
+  free(arg_diff);
+  int prep = fn_prepare(I, g->fun, a, &f);
+  sr_trace_next_repr(I, NULL, NULL);
+  if (prep < 0) goto done;
   int nl = f.leaves->seq.n;
   uint8_t *in_nz = sr_xcalloc((size_t)nl + 1, 1);
   for (int k = 0; k < g->nargnums; k++) {
@@ -603,7 +613,10 @@ static SrVal *vjp_or_linearize(SrInterp *I, SrArgs *a, int is_vjp) {
   }
   SrArgs pa = {a->n - 1, a->v + 1, 0, NULL, NULL, NULL};
   Fn f;
-  if (fn_prepare(I, fun, &pa, &f) < 0) {
+  sr_tracers_grad_next(I, pa.n, pa.v, NULL, 0);
+  int prep = fn_prepare(I, fun, &pa, &f);
+  sr_trace_next_repr(I, NULL, NULL);
+  if (prep < 0) {
     fn_free(&f);
     return NULL;
   }
@@ -760,7 +773,10 @@ static SrVal *jax_jvp(SrInterp *I, SrArgs *a) {
   SrArgs pa = {p[1]->seq.n, p[1]->seq.items, 0, NULL, NULL, NULL};
   Fn f;
   SrVal *result = NULL;
-  if (fn_prepare(I, p[0], &pa, &f) == 0) {
+  sr_tracers_jvp_next(I, pa.n, pa.v, tl);
+  int prep = fn_prepare(I, p[0], &pa, &f);
+  sr_trace_next_repr(I, NULL, NULL);
+  if (prep == 0) {
     int nl = f.leaves->seq.n;
     SrVal **tan = sr_xcalloc((size_t)nl + 1, sizeof *tan);
     for (int i = f.ncaptured; i < nl; i++) {

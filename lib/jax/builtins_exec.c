@@ -181,7 +181,9 @@ static SrVal *array_sharding(SrArray *a) {
   if (mesh_has_auto(a->mesh))
     while (s.ndim > 0 && s.nax[s.ndim - 1] == 0) s.ndim--;
   SrVal *spec = sr_shard_to_spec_val(&s);
-  SrVal *r = sr_sharding_val(NULL, a->mesh, spec->spec, sr_intern_cstr("device"));
+  /* core.mem_space_to_kind: host memory is pinned_host */
+  const char *mk = a->type->mem && strcmp(a->type->mem, "host") == 0 ? "pinned_host" : "device";
+  SrVal *r = sr_sharding_val(NULL, a->mesh, spec->spec, sr_intern_cstr(mk));
   sr_unref(spec);
   return r;
 }
@@ -370,7 +372,7 @@ SrVal *sr_concrete_target_sharding(SrInterp *I, SrVal *t, int *dev) {
   }
   if (t->kind == SR_V_SHARDING) {
     if (t->sh.mesh->abstract) return sr_raise(I, "ValueError", "device_put needs a NamedSharding over a concrete Mesh, not an AbstractMesh");
-    return sr_sharding_val(NULL, t->sh.mesh, t->sh.spec, sr_intern_cstr("device"));
+    return sr_sharding_val(NULL, t->sh.mesh, t->sh.spec, t->sh.memory_kind ? t->sh.memory_kind : sr_intern_cstr("device"));
   }
   SrBuf b = SR_BUF_INIT;
   sr_to_repr(I, &b, t);
@@ -472,7 +474,14 @@ static SrVal *bi_device_put(SrInterp *I, SrArgs *args) {
   SrArray *a = sr_concrete_of(I, p[0], &xv);
   if (!xv) return NULL;
   if (!a) {
-    /* traced: device_put to a sharding is a reshard */
+    /* traced: device_put to a sharding is a reshard (but for another
+       memory space, which JAX's device_put primitive would carry) */
+    const SrType *xt = sr_value_type(I, xv);
+    if (p[1] && p[1]->kind == SR_V_SHARDING && p[1]->sh.memory_kind && xt &&
+        (strcmp(p[1]->sh.memory_kind, "pinned_host") == 0) != (xt->mem && strcmp(xt->mem, "host") == 0)) {
+      sr_unref(xv);
+      return sr_raise(I, "NotImplementedError", "device_put to memory_kind=%s under a trace", p[1]->sh.memory_kind);
+    }
     SrVal *r = p[1] && p[1]->kind != SR_V_NONE && !sr_is_obj(p[1], &device_class) ? bind_reshard(I, xv, p[1]) : sr_ref(xv);
     sr_unref(xv);
     return r;
@@ -519,6 +528,12 @@ static SrVal *bi_device_put(SrInterp *I, SrArgs *args) {
     }
   }
   const SrType *t = sr_concrete_type_of_layout(a->type, l, m);
+  /* core.mem_kind_to_space: pinned_host is host memory, every other kind
+     device memory (dispatch.update_dp_aval) */
+  SrTypeBuilder mb;
+  sr_type_builder(&mb, t);
+  mb.mem = sh && sh->sh.memory_kind && strcmp(sh->sh.memory_kind, "pinned_host") == 0 ? sr_intern_cstr("host") : NULL;
+  t = sr_type_get(&mb);
   SrArray *r = sr_redistribute_typed(&cx, a, m, l, t);
   sr_array_unref(a);
   if (!r) {

@@ -46,36 +46,100 @@ static int typematch(const SrType *a, const SrType *b) {
   return sr_type_equal_mod_mesh(sr_type_with_weak(a, 0), sr_type_with_weak(b, 0));
 }
 
-/* loops._check_carry_type's message for mismatched types. */
-static SrVal *carry_type_error(SrInterp *I, const char *name, SrVal *fn, const SrType **in, const SrType **out,
-                               int n) {
+/* core.aval_mismatch_extra: what differs between two types that do not
+   typematch (", so the dtypes do not match"). */
+static void mismatch_extra(SrBuf *out, const SrType *a, const SrType *b) {
+  const char *m[3];
+  int n = 0;
+  if (a->dtype != b->dtype) m[n++] = "the dtypes do not match";
+  int same_shape = a->ndim == b->ndim;
+  for (int d = 0; same_shape && d < a->ndim; d++) same_shape = a->dims[d].size == b->dims[d].size;
+  if (!same_shape) m[n++] = "the shapes do not match";
+  if (a->varying != b->varying || a->unreduced != b->unreduced || a->reduced != b->reduced)
+    m[n++] = "the manual axis types do not match";
+  if (n == 0) return;
+  sr_buf_puts(out, ", so ");
+  for (int i = 0; i < n; i++) sr_buf_printf(out, "%s%s", i == 0 ? "" : i == n - 1 ? ", and " : ", ", m[i]);
+}
+
+/* JAX's list of differences: "  * a;\n\n  * b;\n  * c.\n", or "A.\n"
+   for one item (capitalized). */
+static void diff_list(SrBuf *out, char **items, int n, int capitalize) {
+  for (int i = 0; i < n; i++) {
+    if (n == 1) {
+      if (capitalize && items[i][0] >= 'a' && items[i][0] <= 'z') items[i][0] = (char)(items[i][0] - 'a' + 'A');
+      sr_buf_printf(out, "%s.\n", items[i]);
+    } else {
+      /* '\n'.join(f'  * {d};\n' for d in diffs[:-1]) + f'  * {diffs[-1]}.\n' */
+      sr_buf_printf(out, "  * %s%s", items[i], i < n - 2 ? ";\n\n" : i == n - 2 ? ";\n" : ".\n");
+    }
+  }
+}
+
+/* loops._check_carry_type's message for mismatched types: each leaf of the
+   carry (init, the input carry's structure) whose type differs, why, and
+   the pcast hint for a carry the body makes varying. */
+static SrVal *carry_type_error(SrInterp *I, const char *name, SrVal *fn, SrVal *init, const SrType **in,
+                               const SrType **out, int n) {
+  /* inspect.signature(body_fun)'s first parameter; fori_loop's bodies
+     (scanned_fun, while_body_fun) take loop_carry */
   SrFunction *f = sr_as_function(fn);
   const char *carry = f && f->node->params && f->node->params->n ? f->node->params->names[0] : NULL;
-  SrBuf diffs = SR_BUF_INIT;
-  int k = 0, total = 0;
-  for (int i = 0; i < n; i++) total += !typematch(in[i], out[i]);
+  const char *bn = f ? NULL : sr_builtin_name(fn);
+  if (bn && (strcmp(bn, "scanned_fun") == 0 || strcmp(bn, "while_body_fun") == 0)) carry = "loop_carry";
+  char **paths = sr_xcalloc((size_t)n + 1, sizeof *paths);
+  SrBuf pb = SR_BUF_INIT;
+  int k = 0;
+  sr_pytree_leaf_paths(init, &pb, paths, &k);
+  sr_buf_free(&pb);
+  char **diffs = sr_xcalloc((size_t)n + 1, sizeof *diffs), **hints = sr_xcalloc((size_t)n + 1, sizeof *hints);
+  int nd = 0, nh = 0;
   for (int i = 0; i < n; i++) {
     if (typematch(in[i], out[i])) continue;
-    SrBuf comp = SR_BUF_INIT;
-    if (carry) sr_buf_printf(&comp, n > 1 ? "the input carry component %s[%d]" : "the input carry %s", carry, i);
-    else if (n > 1) sr_buf_printf(&comp, "the input carry at path [%d]", i);
-    else sr_buf_puts(&comp, "the input carry");
-    SrBuf t1 = SR_BUF_INIT, t2 = SR_BUF_INIT;
-    sr_type_str(&t1, in[i], 0);
-    sr_type_str(&t2, out[i], 0);
-    char *c = comp.p;
-    if (total == 1) c[0] = (char)(c[0] - 'a' + 'A');
-    sr_buf_printf(&diffs, "%s%s has type %s but the corresponding output carry component has type %s%s",
-                  total > 1 ? "  * " : "", c, t1.p, t2.p, total > 1 ? (++k < total ? ";\n" : ".\n") : ".\n");
+    const char *p = i < k && paths[i] ? paths[i] : "";
+    SrBuf comp = SR_BUF_INIT, d = SR_BUF_INIT;
+    if (carry) sr_buf_printf(&comp, *p ? "the input carry component %s%s" : "the input carry %s", carry, p);
+    else sr_buf_printf(&comp, *p ? "the input carry at path %s" : "the input carry", p);
+    sr_buf_printf(&d, "%s has type ", comp.p);
+    sr_type_str(&d, in[i], 0);
+    sr_buf_puts(&d, " but the corresponding output carry component has type ");
+    sr_type_str(&d, out[i], 0);
+    mismatch_extra(&d, in[i], out[i]);
+    diffs[nd++] = sr_buf_steal(&d);
+    SrAxes extra = out[i]->varying & ~in[i]->varying;
+    if (extra) {
+      SrBuf h = SR_BUF_INIT;
+      sr_buf_puts(&h, "applying `jax.lax.pcast(..., ");
+      sr_axes_tuple_str(&h, out[i]->mesh ? out[i]->mesh : in[i]->mesh, extra);
+      sr_buf_printf(&h, ", to='varying')`, to the initial carry value corresponding to %s", comp.p);
+      hints[nh++] = sr_buf_steal(&h);
+    }
     sr_buf_free(&comp);
-    sr_buf_free(&t1);
-    sr_buf_free(&t2);
   }
+  SrBuf msg = SR_BUF_INIT;
+  diff_list(&msg, diffs, nd, 1);
+  sr_buf_putc(&msg, '\n');
+  if (nh == 1) {
+    sr_buf_printf(&msg, "This might be fixed by %s.\n", hints[0]);
+  } else if (nh > 1) {
+    sr_buf_puts(&msg, "This might be fixed by:\n");
+    diff_list(&msg, hints, nh, 0);
+  }
+  if (nh)
+    sr_buf_puts(&msg, "See https://docs.jax.dev/en/latest/notebooks/shard_map.html#scan-vma for more information.\n\n");
   sr_raise(I, "TypeError",
-           "%s function carry input and carry output must have equal types, but they differ:\n\n%s\nRevise the "
+           "%s function carry input and carry output must have equal types, but they differ:\n\n%sRevise the "
            "function so that all output types match the corresponding input types.",
-           name, diffs.p);
-  sr_buf_free(&diffs);
+           name, msg.p);
+  sr_buf_free(&msg);
+  for (int i = 0; i < n; i++) {
+    free(paths[i]);
+    free(diffs[i]);
+    free(hints[i]);
+  }
+  free(paths);
+  free(diffs);
+  free(hints);
   return NULL;
 }
 
@@ -254,7 +318,7 @@ static SrVal *lax_scan(SrInterp *I, SrArgs *a) {
   }
   for (int i = 0; i < nc; i++)
     if (!typematch(ctypes[i], otypes[i])) {
-      carry_type_error(I, "scan body", f, ctypes, otypes, nc);
+      carry_type_error(I, "scan body", f, carry_arg, ctypes, otypes, nc);
       goto done;
     }
   {
@@ -657,7 +721,7 @@ static SrVal *while_impl(SrInterp *I, SrVal *cond_fun, SrVal *body_fun, SrVal *i
   }
   for (int i = 0; i < n; i++)
     if (!typematch(types[i], otypes[i])) {
-      carry_type_error(I, "while_loop body", body_fun, types, otypes, n);
+      carry_type_error(I, "while_loop body", body_fun, arg, types, otypes, n);
       goto done;
     }
   {

@@ -460,15 +460,151 @@ static SrVal *jnp_true_divide(SrInterp *I, SrArgs *a) {
   return r;
 }
 
-/* x ** y: an integer Python exponent is integer_pow, as jnp.power does */
-static SrVal *jnp_power(SrInterp *I, SrArgs *a) {
-  if (a->n != 2) return sr_raise(I, "TypeError", "power() takes 2 positional arguments");
-  SrVal *y = a->v[1];
-  if (y->kind == SR_V_INT && sr_array_of(a->v[0])) {
-    SrVal *x = a->v[0];
-    return sr_bindv(I, SR_P_integer_pow, 1, &x, "y", sr_int(NULL, y->i), NULL);
+/* ---- power (ufuncs.py: power, _power, _pow_int_int) ---- */
+
+static SrVal *where_body(SrInterp *I, SrArgs *a);
+static const SrType *vtype(SrInterp *I, SrVal *v);
+
+/* _pow_int_int: binary exponentiation over the exponent's 6 low bits */
+static SrVal *pow_int_int(SrInterp *I, SrVal *x1, SrVal *x2) {
+  SrDtype dt = vtype(I, x2)->dtype;
+  /* _constant_like(x2, c): jnp.array(c, dtype=x2.dtype) */
+  SrVal *z = sr_int(NULL, 0), *o = sr_int(NULL, 1);
+  SrVal *zero = sr_lax_convert(I, z, dt, 0, NULL), *one = sr_lax_convert(I, o, dt, 0, NULL);
+  sr_unref(z);
+  sr_unref(o);
+  x1 = sr_ref(x1);
+  x2 = sr_ref(x2);
+  SrVal *acc = NULL;
+  SrVal *e = sr_lax_binary(I, SR_P_eq, x1, zero), *n = e ? sr_lax_binary(I, SR_P_ne, x2, zero) : NULL;
+  SrVal *c = n ? sr_lax_binary(I, SR_P_and, e, n) : NULL;
+  if (c) {
+    SrVal *w[3] = {c, zero, one};
+    SrArgs wa = {3, w, 0, NULL, NULL, NULL};
+    acc = where_body(I, &wa);
   }
-  return binary(I, a, SR_P_pow, "power");
+  sr_unref(e);
+  sr_unref(n);
+  sr_unref(c);
+  for (int k = 0; k < 6 && acc; k++) {
+    SrVal *b = sr_lax_binary(I, SR_P_and, x2, one), *m = b ? sr_lax_binary(I, SR_P_mul, acc, x1) : NULL, *na = NULL;
+    if (m) {
+      SrVal *w[3] = {b, m, acc};
+      SrArgs wa = {3, w, 0, NULL, NULL, NULL};
+      na = where_body(I, &wa);
+    }
+    sr_unref(b);
+    sr_unref(m);
+    sr_unref(acc);
+    acc = na;
+    SrVal *x1n = acc ? sr_lax_binary(I, SR_P_mul, x1, x1) : NULL;
+    SrVal *x2n = x1n ? sr_lax_binary(I, SR_P_shift_right_logical, x2, one) : NULL;
+    sr_unref(x1);
+    sr_unref(x2);
+    x1 = x1n;
+    x2 = x2n;
+    if (!x2) {
+      sr_unref(acc);
+      acc = NULL;
+    }
+  }
+  sr_unref(x1);
+  sr_unref(x2);
+  sr_unref(zero);
+  sr_unref(one);
+  return acc;
+}
+
+/* The exponent as an int when it is a concrete integer scalar
+   (operator.index(x2) of a concrete value succeeds). */
+static int concrete_index(SrInterp *I, SrVal *y, int64_t *out) {
+  if (y->kind == SR_V_INT || y->kind == SR_V_BOOL) {
+    *out = y->i;
+    return 1;
+  }
+  SrArrayObj *a = sr_array_of(y);
+  if (!a || a->type->ndim != 0) return 0;
+  SrDtypeKind k = sr_dtype_kind(a->type->dtype);
+  if (k != SR_DK_INT && k != SR_DK_UINT) return 0;
+  /* a constant made under a trace (jnp.int32(3)) */
+  if (a->kind == SR_AV_ABSTRACT && a->has_value) {
+    *out = a->value.i;
+    return 1;
+  }
+  if (a->kind != SR_AV_CONCRETE || !sr_backend_hooks.array_item) return 0;
+  SrVal *item = sr_backend_hooks.array_item(I, a->data);
+  int ok = item && item->kind == SR_V_INT;
+  if (ok) *out = item->i;
+  sr_unref(item);
+  if (!item) sr_exc_clear(I);
+  return ok;
+}
+
+/* jnp.power (x ** y and y.__rpow__(x)): a concrete integer scalar exponent
+   is integer_pow; else (_power, inlined) integer operands go by binary
+   exponentiation, an inexact base with an integer exponent is pow without
+   promotion, and anything else pow after promotion. */
+static SrVal *jnp_power(SrInterp *I, SrArgs *a) {
+  if (a->n != 2) return sr_raise(I, "TypeError", "power() takes 2 positional arguments but %d were given", a->n);
+  int64_t y;
+  if (concrete_index(I, a->v[1], &y)) {
+    /* promote_dtypes_numeric(x1): bool becomes the default int */
+    SrVal *x = sr_jnp_asarray(I, a->v[0], -1);
+    if (!x) return NULL;
+    const SrType *t = vtype(I, x);
+    if (t->dtype == SR_BOOL) {
+      SrVal *c = sr_jnp_convert(I, x, default_of_kind(I, 1), t->weak);
+      sr_unref(x);
+      if (!(x = c)) return NULL;
+    }
+    SrVal *r = sr_bindv(I, SR_P_integer_pow, 1, &x, "y", sr_int(NULL, y), NULL);
+    sr_unref(x);
+    return r;
+  }
+  SrVal *orig[2];
+  for (int i = 0; i < 2; i++) {
+    orig[i] = sr_array_of(a->v[i]) ? sr_ref(a->v[i]) : sr_jnp_asarray(I, a->v[i], -1);
+    if (!orig[i]) {
+      if (i) sr_unref(orig[0]);
+      return NULL;
+    }
+  }
+  SrVal *args[2] = {orig[0], orig[1]};
+  SrVal *r = NULL;
+  if (sr_jnp_promote(I, 2, args, "power") == 0) {
+    SrDtype d = vtype(I, args[0])->dtype;
+    SrDtypeKind k2 = sr_dtype_kind(vtype(I, orig[1])->dtype);
+    if (d == SR_BOOL) {
+      /* promote_args_numeric: bool operands are the default int */
+      for (int i = 0; i < 2; i++) {
+        SrVal *c = sr_jnp_convert(I, args[i], default_of_kind(I, 1), vtype(I, args[i])->weak);
+        sr_unref(args[i]);
+        args[i] = c;
+      }
+      d = args[0] && args[1] ? vtype(I, args[0])->dtype : SR_BOOL;
+    }
+    if (!args[0] || !args[1]) {
+      r = NULL;
+    } else if (!sr_dtype_is_inexact(d)) {
+      r = pow_int_int(I, args[0], args[1]);
+    } else if (sr_dtype_is_inexact(vtype(I, orig[0])->dtype) && (k2 == SR_DK_INT || k2 == SR_DK_UINT)) {
+      /* case 3: pow(x1, x2) on the shapes promoted (promote_shapes:
+         leading dims), the dtypes not */
+      int nd = vtype(I, args[0])->ndim > vtype(I, args[1])->ndim ? vtype(I, args[0])->ndim : vtype(I, args[1])->ndim;
+      SrVal *b[2];
+      for (int i = 0; i < 2; i++) b[i] = to_rank(I, orig[i], nd, NULL);
+      r = b[0] && b[1] ? sr_lax_binary(I, SR_P_pow, b[0], b[1]) : NULL;
+      sr_unref(b[0]);
+      sr_unref(b[1]);
+    } else {
+      r = sr_lax_binary(I, SR_P_pow, args[0], args[1]);
+    }
+    sr_unref(args[0]);
+    sr_unref(args[1]);
+  }
+  sr_unref(orig[0]);
+  sr_unref(orig[1]);
+  return r;
 }
 
 static SrVal *unary(SrInterp *I, SrArgs *a, int prim, const char *name, int want_float) {

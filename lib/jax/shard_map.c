@@ -1,6 +1,7 @@
 /* shard_map.c: jax.shard_map (jax.experimental.shard_map.shard_map),
  * after shard_map.py: the body traced over per-device types, the specs
  * checked, one shard_map equation bound. */
+#include "jax/tracers.h"
 #include "jax/lax.h"
 #include "jax/jax.h"
 
@@ -416,8 +417,12 @@ static SrVal *smap_call(SrInterp *I, SrArgs *a) {
       goto done;
     }
     I->jax->check_vma = f->check_vma;
+    /* called outside jit: its tracers print each device's block */
+    if (!I->trace && axis_names == (SrAxes)((1ull << am->n) - 1) && mesh_param->kind == SR_V_MESH)
+      sr_tracers_smap_next(I, mesh_param, leaves, specs);
     body = sr_trace_fn(I, wrapper, targs->seq.n, targs->seq.items, 0, NULL, NULL, SR_TRACE_BODY, NULL, &out_tree,
                        &captured);
+    sr_trace_next_repr(I, NULL, NULL);
     I->jax->check_vma = saved_vma;
     sr_api_pop_mesh(I);
     sr_unref(wrapper);

@@ -800,8 +800,19 @@ static SrVal *bi_named_sharding(SrInterp *I, SrArgs *a) {
   return sr_sharding_val(NULL, m, s, mk);
 }
 
+/* NamedSharding.with_memory_kind(kind): the sharding in another memory */
+static SrVal *sharding_with_memory_kind(SrInterp *I, SrArgs *a) {
+  SrVal *self = sr_current_builtin(I)->data, *p[1];
+  if (sr_args_parse(I, a, "with_memory_kind", "kind", p) < 0) return NULL;
+  const char *mk = sr_as_str(I, p[0], "kind");
+  if (!mk) return NULL;
+  return sr_sharding_val(NULL, self->sh.mesh, self->sh.spec, sr_intern_cstr(mk));
+}
+
 static SrVal *sharding_getattr(SrInterp *I, SrVal *self, const char *name) {
   (void)I;
+  if (strcmp(name, "with_memory_kind") == 0)
+    return sr_builtin_with("with_memory_kind", sharding_with_memory_kind, sr_ref(self), (void (*)(void *))sr_unref);
   if (strcmp(name, "mesh") == 0) return sr_mesh_val(NULL, self->sh.mesh);
   if (strcmp(name, "spec") == 0) return sr_spec_val(NULL, self->sh.spec);
   if (strcmp(name, "memory_kind") == 0)

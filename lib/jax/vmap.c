@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ad/batch.h"
+#include "jax/tracers.h"
 #include "core/jaxstate.h"
 #include "jax/api.h"
 #include "jax/jax.h"
@@ -585,6 +586,7 @@ static SrVal *vmap_call(SrInterp *I, SrArgs *a) {
   sr_unref(exl);
   for (int i = 0; i < na; i++) ex[i] = sr_ref(exall->seq.items[i]);
   sr_unref(exall);
+  sr_tracers_vmap_next(I, size, vm->axis_name, leaves, in_bd);
   if (a->nkw) {
     KwCall *k = sr_xcalloc(1, sizeof *k);
     k->fun = vm->fun;
@@ -597,6 +599,7 @@ static SrVal *vmap_call(SrInterp *I, SrArgs *a) {
   } else {
     j = sr_trace_fn(I, vm->fun, na, ex, 0, NULL, NULL, 0, NULL, &out_tree, &captured);
   }
+  sr_trace_next_repr(I, NULL, NULL);
   if (!j) goto done;
   /* batch the example's jaxpr on the captured values and the leaves */
   int nc = captured->seq.n, nin = nc + nl;

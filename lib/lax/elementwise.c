@@ -1542,10 +1542,26 @@ JVP1(jvp_minmax) {
 }
 
 JVP1(jvp_pow) {
-  /* only the inexact cases: d/dx = y * x**(y-1), d/dy = log(x) * ans */
+  /* d/dx = y * x**(y-1) (guarded at y == 0 for an integer y), d/dy =
+     log(x) * ans */
   SrVal *ans = y[0] = primal1(ad, e, x);
   SrVal *a = NULL, *b = NULL;
-  if (t[0]) {
+  const SrType *yt = sr_ad_type(ad, x[1]);
+  if (t[0] && !sr_dtype_is_inexact(yt->dtype)) {
+    /* _pow_jvp_lhs for an integer exponent: y as the result's dtype, then
+       select(eq(y, 0), _zeros(y), mul(_replace_zero(y), pow(x, sub(y, _ones(y))))) */
+    SrVal *yf = sr_ad_convert(ad, x[1], sr_ad_type(ad, x[0])->dtype, 0);
+    const SrType *ft = sr_ad_type(ad, yf);
+    SrVal *is0 = sr_ad_binop(ad, SR_P_eq, yf, sr_ad_const(ad, yf, 0.0));
+    SrVal *zeros = sr_ad_full(ad, ft, 0.0);
+    SrVal *rz0 = sr_ad_binop(ad, SR_P_eq, yf, sr_ad_const(ad, yf, 0.0));
+    SrVal *rc[2] = {yf, sr_ad_full(ad, ft, 1.0)};
+    SrVal *nz = sr_ad_select_n(ad, rz0, 2, rc);
+    SrVal *ym1 = sr_ad_binop(ad, SR_P_sub, yf, sr_ad_full(ad, ft, 1.0));
+    SrVal *p = sr_ad_binop(ad, SR_P_pow, x[0], ym1);
+    SrVal *jc[2] = {sr_ad_mul(ad, nz, p), zeros};
+    a = sr_ad_mul(ad, t[0], sr_ad_select_n(ad, is0, 2, jc));
+  } else if (t[0]) {
     SrVal *ym1 = sr_ad_binop(ad, SR_P_sub, x[1], sr_ad_const(ad, x[1], 1.0));
     SrVal *p = sr_ad_binop(ad, SR_P_pow, x[0], ym1);
     a = sr_ad_mul(ad, t[0], sr_ad_mul(ad, x[1], p));

@@ -2,6 +2,7 @@
  * small modules: typing, __future__, time. */
 #include "py/modules.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -253,6 +254,8 @@ static SrVal *time_sleep(SrInterp *I, SrArgs *a) {
   if (sr_as_float(I, v, "time.sleep()", &s) < 0) return NULL;
   if (s != s) return sr_raise(I, "ValueError", "Invalid value NaN (not a number)");
   if (s < 0) return sr_raise(I, "ValueError", "sleep length must be non-negative");
+  /* CPython's pytime.c: infinity has no time_t */
+  if (isinf(s)) return sr_raise(I, "OverflowError", "timestamp out of range for platform time_t");
   while (s > 0) {
     double step = s < 0.05 ? s : 0.05;
     struct timespec t = {(time_t)step, (long)((step - (double)(time_t)step) * 1e9)};

@@ -117,6 +117,7 @@ GOLDEN_TESTS = \
 GOLDEN_PENDING =
 
 include $(top_srcdir)/tests/golden/jnp15.mk
+include $(top_srcdir)/tests/golden/shard15b.mk
 
 ## files the scripts :load
 GOLDEN_LOADED = tests/golden/data/loaded.jxr tests/golden/data/load_error.jxr \
@@ -150,7 +151,7 @@ EXTRA_DIST += tests/print_killed.sh
 TESTS += tests/memory_growth.sh
 EXTRA_DIST += tests/memory_growth.sh
 
-EXTRA_DIST += tests/golden.sh tests/golden/golden.mk \
+EXTRA_DIST += tests/golden.sh tests/golden/golden.mk tests/golden/shard15b.mk \
 	tests/golden/py_oracle.sh tests/golden/py_oracle.py \
 	$(GOLDEN_TESTS) $(GOLDEN_TESTS:.jxr=.out) \
 	$(GOLDEN_PENDING) $(GOLDEN_PENDING:.jxr=.out) $(GOLDEN_LOADED) \

@@ -1,0 +1,26 @@
+/* tracers.h: how the values traced by jax.grad, jax.jvp and jax.vmap print
+ * (tracers.c).  Each makes the next trace begun (the function's own, by
+ * sr_trace_fn) print its tracers as JAX's GradTracer, JVPTracer or
+ * VmapTracer; call it right before tracing, and sr_trace_next_repr(I,
+ * NULL, NULL) after, in case no trace was begun. */
+#ifndef SR_JAX_TRACERS_H
+#define SR_JAX_TRACERS_H
+
+#include "core/trace.h"
+
+/* jax.grad, jax.vjp, jax.linearize: args as passed; arg_diff[i] says
+   whether argument i is differentiated (NULL: all); eager says that args
+   are the values of an eager call that traces itself first, whose trace
+   encloses the function's (jax.grad's). */
+void sr_tracers_grad_next(SrInterp *I, int nargs, SrVal **args, const uint8_t *arg_diff, int eager);
+/* jax.jvp: the primals and the tangents' leaves (a list, float0 or None
+   for none). */
+void sr_tracers_jvp_next(SrInterp *I, int nargs, SrVal **args, SrVal *tangent_leaves);
+/* jax.vmap: the arguments' leaves (list; the arrays mapped) and each one's
+   batch dim (SR_NOT_MAPPED: not mapped). */
+void sr_tracers_vmap_next(SrInterp *I, int64_t size, const char *axis_name, SrVal *leaves, const int *in_bd);
+/* shard_map called outside jit: the concrete mesh (a Mesh value), the
+   arguments' leaves and each one's in_spec (lists). */
+void sr_tracers_smap_next(SrInterp *I, SrVal *mesh, SrVal *leaves, SrVal *specs);
+
+#endif
