@@ -97,79 +97,22 @@ static SrVal *bi_flat_key(SrInterp *I, SrArgs *a) { return make_key(I, a, K_FLAT
 
 /* ---- PyTreeDef ---- */
 
-typedef struct TNode {
-  SrVal *like;         /* the node it was made from; NULL for a leaf */
-  int n;               /* children */
-  struct TNode **kid;
-  SrVal **keys;        /* a dict's keys in flattening order (borrowed from like) */
-  int nleaves, nnodes;
-} TNode;
+typedef SrTreeNode TNode;
 
 typedef struct TreeDef {
   TNode *root;
 } TreeDef;
 
-static void tnode_free(TNode *t) {
-  if (!t) return;
-  for (int i = 0; i < t->n; i++) tnode_free(t->kid[i]);
-  free(t->kid);
-  free(t->keys);
-  sr_unref(t->like);
-  free(t);
-}
-
 static void treedef_free(void *d) {
   TreeDef *td = d;
-  tnode_free(td->root);
+  sr_tree_node_free(td->root);
   free(td);
-}
-
-/* the name of a custom node's type */
-static const char *node_type_name(const SrVal *v) { return sr_val_kind_name(v); }
-
-static void tnode_str(SrBuf *b, const TNode *t) {
-  if (!t->like) {
-    sr_buf_putc(b, '*');
-    return;
-  }
-  SrVal *v = t->like;
-  if (v->kind == SR_V_NONE) {
-    sr_buf_puts(b, "None");
-    return;
-  }
-  if (v->kind == SR_V_TUPLE || v->kind == SR_V_LIST) {
-    sr_buf_putc(b, v->kind == SR_V_TUPLE ? '(' : '[');
-    for (int i = 0; i < t->n; i++) {
-      if (i) sr_buf_puts(b, ", ");
-      tnode_str(b, t->kid[i]);
-    }
-    if (v->kind == SR_V_TUPLE && t->n == 1) sr_buf_putc(b, ',');
-    sr_buf_putc(b, v->kind == SR_V_TUPLE ? ')' : ']');
-    return;
-  }
-  if (v->kind == SR_V_DICT) {
-    sr_buf_putc(b, '{');
-    for (int i = 0; i < t->n; i++) {
-      if (i) sr_buf_puts(b, ", ");
-      sr_val_repr(b, t->keys[i]);
-      sr_buf_puts(b, ": ");
-      tnode_str(b, t->kid[i]);
-    }
-    sr_buf_putc(b, '}');
-    return;
-  }
-  sr_buf_printf(b, "CustomNode(%s[...], [", node_type_name(v));
-  for (int i = 0; i < t->n; i++) {
-    if (i) sr_buf_puts(b, ", ");
-    tnode_str(b, t->kid[i]);
-  }
-  sr_buf_puts(b, "])");
 }
 
 static void treedef_repr(SrBuf *out, const SrVal *v) {
   const TreeDef *td = v->obj.data;
   sr_buf_puts(out, "PyTreeDef(");
-  tnode_str(out, td->root);
+  sr_tree_node_print(out, td->root);
   sr_buf_putc(out, ')');
 }
 
@@ -265,7 +208,7 @@ static TNode *flatten_rec(SrInterp *I, SrVal *v, Walk *w, int depth) {
     }
     if (!t->kid[i]) {
       sr_unref(ch);
-      tnode_free(t);
+      sr_tree_node_free(t);
       return NULL;
     }
     t->nleaves += t->kid[i]->nleaves;
@@ -399,7 +342,7 @@ static int up_to_rec(SrInterp *I, const TNode *t, SrVal *x, SrVal *out) {
     SrBuf b = SR_BUF_INIT;
     sr_to_repr(I, &b, x);
     sr_raise(I, "ValueError", "Custom node type mismatch; expected type: <class '%s'>; value: %s.",
-             node_type_name(v), b.p);
+             sr_val_kind_name(v), b.p);
     sr_buf_free(&b);
     sr_unref(ch);
     return -1;
@@ -497,7 +440,7 @@ static SrVal *bi_leaves(SrInterp *I, SrArgs *a) {
   if (sr_args_parse(I, a, "tree_leaves", "tree, is_leaf=", p) < 0) return NULL;
   TNode *t = flatten(I, p[0], p[1], &leaves, NULL);
   if (!t) return NULL;
-  tnode_free(t);
+  sr_tree_node_free(t);
   return leaves;
 }
 
@@ -581,7 +524,7 @@ static SrVal *map_common(SrInterp *I, SrArgs *a, int with_path) {
   for (int k = 0; k < nt; k++) sr_unref(ls[k]);
   free(ls);
   sr_unref(paths);
-  tnode_free(t);
+  sr_tree_node_free(t);
   return res;
 }
 
@@ -595,7 +538,7 @@ static SrVal *bi_reduce(SrInterp *I, SrArgs *a) {
   if (sr_args_parse(I, a, "tree_reduce", "function, tree, initializer=, is_leaf=", p) < 0) return NULL;
   TNode *t = flatten(I, p[1], p[3], &leaves, NULL);
   if (!t) return NULL;
-  tnode_free(t);
+  sr_tree_node_free(t);
   int i = 0;
   SrVal *acc;
   if (p[2]) {
@@ -623,7 +566,7 @@ static SrVal *bi_all(SrInterp *I, SrArgs *a) {
   if (sr_args_parse(I, a, "tree_all", "tree, *, is_leaf=", p) < 0) return NULL;
   TNode *t = flatten(I, p[0], p[1], &leaves, NULL);
   if (!t) return NULL;
-  tnode_free(t);
+  sr_tree_node_free(t);
   int all = 1;
   for (int i = 0; i < leaves->seq.n && all == 1; i++) all = sr_truthy(I, leaves->seq.items[i]);
   sr_unref(leaves);
@@ -659,7 +602,7 @@ static SrVal *bi_transpose(SrInterp *I, SrArgs *a) {
   if (!outer) return NULL;
   TNode *tree = flatten(I, p[2], NULL, &flat, NULL);
   if (!tree) return NULL;
-  tnode_free(tree);
+  sr_tree_node_free(tree);
   TNode *inner_made = NULL;
   const TNode *inner;
   if (p[1]->kind == SR_V_NONE) {
@@ -710,7 +653,7 @@ static SrVal *bi_transpose(SrInterp *I, SrArgs *a) {
     res = unflatten_rec(inner, subs, &it);
     sr_unref(subs);
   }
-  tnode_free(inner_made);
+  sr_tree_node_free(inner_made);
   sr_unref(flat);
   return res;
 }

@@ -123,50 +123,87 @@ static void print_val(SrBuf *out, const SrVal *v, int repr) {
 void sr_val_str(SrBuf *out, const SrVal *v) { print_val(out, v, 0); }
 void sr_val_repr(SrBuf *out, const SrVal *v) { print_val(out, v, 1); }
 
-static void treedef_rec(SrBuf *b, const SrVal *v, SrVal *(*children)(SrVal *v)) {
-  if (v->kind == SR_V_NONE) {
-    sr_buf_puts(b, "None");
-    return;
-  }
-  if (v->kind == SR_V_TUPLE || v->kind == SR_V_LIST) {
-    sr_buf_putc(b, v->kind == SR_V_TUPLE ? '(' : '[');
-    for (int i = 0; i < v->seq.n; i++) {
-      if (i) sr_buf_puts(b, ", ");
-      treedef_rec(b, v->seq.items[i], children);
-    }
-    if (v->kind == SR_V_TUPLE && v->seq.n == 1) sr_buf_putc(b, ',');
-    sr_buf_putc(b, v->kind == SR_V_TUPLE ? ')' : ']');
-    return;
-  }
-  SrVal *ch = children ? children((SrVal *)v) : NULL;
-  if (!ch) {
+void sr_tree_node_free(SrTreeNode *t) {
+  if (!t) return;
+  for (int i = 0; i < t->n; i++) sr_tree_node_free(t->kid[i]);
+  free(t->kid);
+  free(t->keys);
+  sr_unref(t->like);
+  free(t);
+}
+
+void sr_tree_node_print(SrBuf *b, const SrTreeNode *t) {
+  const SrVal *v = t->like;
+  if (!v) {
     sr_buf_putc(b, '*');
-    return;
-  }
-  if (v->kind == SR_V_DICT) {
-    sr_buf_putc(b, '{');
-    for (int i = 0; i < ch->seq.n; i++) {
-      int q = 0;
-      while (q < v->dict.n && v->dict.vals[q] != ch->seq.items[i]) q++;
+  } else if (v->kind == SR_V_NONE) {
+    sr_buf_puts(b, "None");
+  } else if (v->kind == SR_V_TUPLE || v->kind == SR_V_LIST) {
+    sr_buf_putc(b, v->kind == SR_V_TUPLE ? '(' : '[');
+    for (int i = 0; i < t->n; i++) {
       if (i) sr_buf_puts(b, ", ");
-      if (q < v->dict.n) sr_val_repr(b, v->dict.keys[q]);
+      sr_tree_node_print(b, t->kid[i]);
+    }
+    if (v->kind == SR_V_TUPLE && t->n == 1) sr_buf_putc(b, ',');
+    sr_buf_putc(b, v->kind == SR_V_TUPLE ? ')' : ']');
+  } else if (v->kind == SR_V_DICT) {
+    sr_buf_putc(b, '{');
+    for (int i = 0; i < t->n; i++) {
+      if (i) sr_buf_puts(b, ", ");
+      if (t->keys && t->keys[i]) sr_val_repr(b, t->keys[i]);
       sr_buf_puts(b, ": ");
-      treedef_rec(b, ch->seq.items[i], children);
+      sr_tree_node_print(b, t->kid[i]);
     }
     sr_buf_putc(b, '}');
   } else {
     sr_buf_printf(b, "CustomNode(%s[...], [", sr_val_kind_name(v));
-    for (int i = 0; i < ch->seq.n; i++) {
+    for (int i = 0; i < t->n; i++) {
       if (i) sr_buf_puts(b, ", ");
-      treedef_rec(b, ch->seq.items[i], children);
+      sr_tree_node_print(b, t->kid[i]);
     }
     sr_buf_puts(b, "])");
   }
+}
+
+/* The structure of a value-shaped tree: None, tuples and lists always
+   expand; any other node expands when children() gives its children. */
+static SrTreeNode *node_of_value(const SrVal *v, SrVal *(*children)(SrVal *v)) {
+  SrTreeNode *t = sr_xcalloc(1, sizeof *t);
+  SrVal *ch = NULL;
+  const SrVal *const *kids = NULL;
+  if (v->kind == SR_V_NONE) {
+    t->like = sr_ref((SrVal *)v);
+    return t;
+  }
+  if (v->kind == SR_V_TUPLE || v->kind == SR_V_LIST) {
+    t->n = v->seq.n;
+    kids = (const SrVal *const *)v->seq.items;
+  } else {
+    ch = children ? children((SrVal *)v) : NULL;
+    if (!ch) return t; /* a leaf */
+    t->n = ch->seq.n;
+    kids = (const SrVal *const *)ch->seq.items;
+  }
+  t->like = sr_ref((SrVal *)v);
+  t->kid = sr_xcalloc(t->n ? t->n : 1, sizeof *t->kid);
+  if (v->kind == SR_V_DICT) t->keys = sr_xcalloc(t->n ? t->n : 1, sizeof *t->keys);
+  for (int i = 0; i < t->n; i++) {
+    t->kid[i] = node_of_value(kids[i], children);
+    if (t->keys) /* the key whose value this child is */
+      for (int q = 0; q < v->dict.n; q++)
+        if (v->dict.vals[q] == kids[i]) {
+          t->keys[i] = v->dict.keys[q];
+          break;
+        }
+  }
   sr_unref(ch);
+  return t;
 }
 
 void sr_treedef_str(SrBuf *b, const SrVal *tree, SrVal *(*children)(SrVal *v)) {
+  SrTreeNode *t = node_of_value(tree, children);
   sr_buf_puts(b, "PyTreeDef(");
-  treedef_rec(b, tree, children);
+  sr_tree_node_print(b, t);
   sr_buf_putc(b, ')');
+  sr_tree_node_free(t);
 }

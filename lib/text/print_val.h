@@ -18,6 +18,23 @@
 void sr_val_str(SrBuf *out, const SrVal *v);
 void sr_val_repr(SrBuf *out, const SrVal *v);
 
+/* A pytree's structure, the nodes of a PyTreeDef: like is the node it
+   was made from (counted), NULL for a leaf; kid its n children in
+   flattening order; keys a dict's keys in that order (borrowed from
+   like); nleaves/nnodes are jax.tree's counts.  One printer prints every
+   PyTreeDef: jax.tree's (jax/pytree_api.c) and the value-shaped ones
+   below. */
+typedef struct SrTreeNode {
+  SrVal *like;
+  int n;
+  struct SrTreeNode **kid;
+  SrVal **keys;
+  int nleaves, nnodes;
+} SrTreeNode;
+void sr_tree_node_free(SrTreeNode *t);
+/* The inside of PyTreeDef(...): (*, [*, None]), {'a': *}, CustomNode(T[...], [*]). */
+void sr_tree_node_print(SrBuf *b, const SrTreeNode *t);
+
 /* PyTreeDef(...), JAX's repr of the structure of a pytree: tuples, lists
    and None print as themselves, a leaf as *.  A dict or an object is a
    node when children(v) gives its children (a new list: a dict's values
