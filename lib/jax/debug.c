@@ -1,5 +1,7 @@
 /* debug.c: jax.debug (debug.py): visualize_array_sharding, drawn as JAX
- * draws it (debugging.py: visualize_sharding), on a concrete array. */
+ * draws it (debugging.py: visualize_sharding), on a concrete array; and
+ * print and callback (debugging.py: debug_print, debug_callback) on
+ * concrete values. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,9 @@
 #include "jax/layout.h"
 #include "jax/random.h"
 #include "py/objects.h"
+#include "py/strfmt.h"
+#include "text/print_val.h"
+#include "jax/tree_util.h"
 #include "core/trace.h"
 #include "check/rule.h"
 #include "util/intern.h"
@@ -185,9 +190,239 @@ static SrVal *bi_visualize(SrInterp *I, SrArgs *args) {
   return sr_none();
 }
 
+/* ---- print and callback ---- */
+
+/* The staged forms (the debug_print / debug_callback primitives under
+   jit, scan, shard_map) are not here yet: a traced argument raises. */
+static int traced(SrVal *v) {
+  SrVal *ch = sr_pytree_children(v);
+  if (!ch) {
+    SrArrayObj *o = sr_array_of(v);
+    return o && o->kind != SR_AV_CONCRETE;
+  }
+  int t = 0;
+  for (int i = 0; i < ch->seq.n && !t; i++) t = traced(ch->seq.items[i]);
+  sr_unref(ch);
+  return t;
+}
+
+static int check_concrete(SrInterp *I, SrArgs *a, int from, const char *what) {
+  for (int i = from; i < a->n + a->nkw; i++) {
+    SrVal *v = i < a->n ? a->v[i] : a->kwv[i - a->n];
+    if (sr_pytree_check_depth(I, v) < 0) return -1;
+    if (traced(v)) {
+      sr_raise(I, "NotImplementedError", "%s of a traced value (under jit, scan, vmap, grad or shard_map) is not supported yet", what);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* The options of both: ordered=, partitioned= (and print's
+   skip_format_check=) are taken out of a's keywords. */
+static int is_option(const char *k, int print) {
+  return !strcmp(k, "ordered") || !strcmp(k, "partitioned") || (print && !strcmp(k, "skip_format_check"));
+}
+
+static void drop_options(SrArgs *a, int print, int *skip_check) {
+  int m = 0;
+  for (int i = 0; i < a->nkw; i++) {
+    if (is_option(a->kw[i], print)) {
+      if (!strcmp(a->kw[i], "skip_format_check") && skip_check) *skip_check = a->kwv[i]->kind != SR_V_NONE;
+      continue;
+    }
+    a->kw[m] = a->kw[i];
+    a->kwv[m++] = a->kwv[i];
+  }
+  a->nkw = m;
+}
+
+/* _DebugPrintFormatChecker.check_unused_args: the fields of fmt (not
+   those nested in a format spec) name positions (auto-numbered when
+   empty) and keywords; one given but unused is a ValueError. */
+static int check_unused(SrInterp *I, const char *s, size_t n, SrArgs *a) {
+  char used[64] = {0};
+  char *kwused = a->nkw ? calloc((size_t)a->nkw, 1) : NULL;
+  int autonum = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (s[i] != '{') continue;
+    if (i + 1 < n && s[i + 1] == '{') { i++; continue; }
+    size_t b = ++i;
+    while (i < n && !strchr(".[!:}", s[i])) i++;
+    size_t len = i - b;
+    int depth = 1;
+    for (; i < n && depth; i++) depth += s[i] == '{' ? 1 : s[i] == '}' ? -1 : 0;
+    i--;
+    if (len == 0) {
+      if (autonum < 64) used[autonum] = 1;
+      autonum++;
+    } else if (s[b] >= '0' && s[b] <= '9') {
+      int k = atoi(s + b);
+      if (k < 64) used[k] = 1;
+    } else {
+      for (int k = 0; k < a->nkw; k++)
+        if (strlen(a->kw[k]) == len && !memcmp(a->kw[k], s + b, len)) kwused[k] = 1;
+    }
+  }
+  SrBuf b = SR_BUF_INIT;
+  for (int k = 0; k < a->n; k++)
+    if (k >= 64 || !used[k]) {
+      sr_buf_puts(&b, b.len ? ", " : "[");
+      sr_val_repr(&b, a->v[k]);
+    }
+  int rc = 0;
+  if (b.len) {
+    sr_buf_puts(&b, "]");
+    sr_raise(I, "ValueError", "Unused positional arguments to `jax.debug.print`: %s", b.p);
+    rc = -1;
+  } else {
+    for (int k = 0; k < a->nkw; k++)
+      if (!kwused[k]) sr_buf_printf(&b, "%s'%s'", b.len ? ", " : "[", a->kw[k]);
+    if (b.len) {
+      sr_raise(I, "ValueError", "Unused keyword arguments to `jax.debug.print`: %s]. You may be passing an f-string "
+               "(i.e, `f\"{x}\"`) into `jax.debug.print` and instead should pass in a regular string.", b.p);
+      rc = -1;
+    }
+  }
+  sr_buf_free(&b);
+  free(kwused);
+  return rc;
+}
+
+/* has_placeholders: the first item string.Formatter().parse gives has a
+   field, i.e. the first brace of fmt opens one. */
+static int has_placeholders(const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (s[i] == '{' || s[i] == '}') return s[i] == '{' && !(i + 1 < n && s[i + 1] == '{');
+  return 0;
+}
+
+static SrVal *bi_print(SrInterp *I, SrArgs *args) {
+  SrArgs a = *args;
+  int skip = 0;
+  if (a.n == 0) {
+    for (int i = 0; i < a.nkw; i++)
+      if (!is_option(a.kw[i], 1))
+        return sr_raise(I, "TypeError", "debug_print() missing 1 required positional argument: 'fmt'");
+    return sr_raise(I, "NotImplementedError", "the two-call form jax.debug.print(ordered=...)(fmt, ...) is not supported yet");
+  }
+  const char **kw = a.nkw ? sr_xmalloc(sizeof *kw * (size_t)a.nkw) : NULL;
+  SrVal **kwv = a.nkw ? sr_xmalloc(sizeof *kwv * (size_t)a.nkw) : NULL;
+  if (a.nkw) {
+    memcpy(kw, a.kw, sizeof *kw * (size_t)a.nkw);
+    memcpy(kwv, a.kwv, sizeof *kwv * (size_t)a.nkw);
+  }
+  a.kw = kw;
+  a.kwv = kwv;
+  drop_options(&a, 1, &skip);
+  SrVal *r = NULL;
+  SrVal *fmt = a.v[0];
+  if (fmt->kind != SR_V_STR) {
+    sr_raise(I, "TypeError", "debug_print() argument 'fmt' must be str");
+    goto out;
+  }
+  if (check_concrete(I, &a, 1, "jax.debug.print") < 0) goto out;
+  SrArgs fa = a;
+  fa.v++;
+  fa.n--;
+  fa.self = NULL;
+  if (!skip && check_unused(I, fmt->str.s, fmt->str.n, &fa) < 0) goto out;
+  SrBuf b = SR_BUF_INIT;
+  if (has_placeholders(fmt->str.s, fmt->str.n)) {
+    SrVal *msg = sr_str_format(I, fmt, &fa);
+    if (!msg) goto out;
+    sr_buf_putn(&b, msg->str.s, msg->str.n);
+    sr_unref(msg);
+  } else {
+    sr_buf_putn(&b, fmt->str.s, fmt->str.n);
+    for (int i = 0; i < fa.n; i++) {
+      sr_buf_puts(&b, " ");
+      sr_val_str(&b, fa.v[i]);
+    }
+  }
+  sr_buf_puts(&b, "\n");
+  sr_write(I, b.p, b.len);
+  sr_buf_free(&b);
+  r = sr_none();
+out:
+  free(kw);
+  free(kwv);
+  return r;
+}
+
+/* debug_callback_impl's device_put: the Python scalars among v's leaves
+   become (weakly typed) arrays, the others (strings: _split_callback_args's
+   static arguments) stay; a new reference. */
+static SrVal *as_arrays(SrInterp *I, SrVal *v) {
+  SrVal *ch = sr_pytree_children(v);
+  if (!ch) {
+    SrVal *asarray = sr_lookup_qualname("jax.numpy.asarray");
+    if (v->kind < SR_V_BOOL || v->kind > SR_V_COMPLEX || !asarray) return sr_ref(v);
+    return sr_call1(I, asarray, v);
+  }
+  for (int i = 0; i < ch->seq.n; i++) {
+    SrVal *x = as_arrays(I, ch->seq.items[i]);
+    if (!x) {
+      sr_unref(ch);
+      return NULL;
+    }
+    sr_unref(ch->seq.items[i]);
+    ch->seq.items[i] = x;
+  }
+  SrVal *r = sr_pytree_rebuild(v, ch);
+  sr_unref(ch);
+  return r;
+}
+
+static SrVal *bi_callback(SrInterp *I, SrArgs *args) {
+  SrArgs a = *args;
+  if (a.n == 0) return sr_raise(I, "NotImplementedError", "the two-call form jax.debug.callback(ordered=...)(fn, ...) is not supported yet");
+  if (!sr_is_callable(I, a.v[0]))
+    return sr_raise(I, "TypeError", "first argument to jax.debug.callback must be callable, but got an object of type <class '%s'>",
+                    sr_val_kind_name(a.v[0]));
+  const char **kw = a.nkw ? sr_xmalloc(sizeof *kw * (size_t)a.nkw) : NULL;
+  SrVal **kwv = a.nkw ? sr_xmalloc(sizeof *kwv * (size_t)a.nkw) : NULL;
+  if (a.nkw) {
+    memcpy(kw, a.kw, sizeof *kw * (size_t)a.nkw);
+    memcpy(kwv, a.kwv, sizeof *kwv * (size_t)a.nkw);
+  }
+  a.kw = kw;
+  a.kwv = kwv;
+  drop_options(&a, 0, NULL);
+  SrVal *r = NULL;
+  if (check_concrete(I, &a, 1, "jax.debug.callback") == 0) {
+    SrArgs ca = a;
+    ca.v++;
+    ca.n--;
+    ca.self = NULL;
+    SrVal **vals = sr_xcalloc((size_t)(ca.n + ca.nkw) + 1, sizeof *vals);
+    int ok = 1;
+    for (int i = 0; i < ca.n + ca.nkw && ok; i++)
+      ok = (vals[i] = as_arrays(I, i < ca.n ? ca.v[i] : ca.kwv[i - ca.n])) != NULL;
+    if (ok) {
+      ca.v = vals;
+      ca.kwv = vals + ca.n;
+      SrVal *res = sr_call(I, a.v[0], &ca);
+      if (res) {
+        sr_unref(res);
+        r = sr_none();
+      }
+    }
+    for (int i = 0; i < ca.n + ca.nkw; i++) sr_unref(vals[i]);
+    free(vals);
+  }
+  free(kw);
+  free(kwv);
+  return r;
+}
+
 /* ---- registration ---- */
 
 void sr_debug_init(void) {
   sr_def("jax.debug.visualize_array_sharding", bi_visualize,
          "visualize_array_sharding(x): which device holds which block of x, as JAX draws it");
+  sr_def("jax.debug.print", bi_print,
+         "print(fmt, *args, ordered=False, **kwargs): prints fmt.format(*args, **kwargs) (concrete values only, for now)");
+  sr_def("jax.debug.callback", bi_callback,
+         "callback(fn, *args, ordered=False, **kwargs): calls fn(*args, **kwargs) (concrete values only, for now)");
 }

@@ -34,7 +34,7 @@
  *                                       random.h
  *   jax.tree, jax.tree_util  tree_util.c  pytrees (tree_util.h), tree.map,
  *                                       tree.leaves
- *   jax.debug                debug.c    visualize_array_sharding
+ *   jax.debug                debug.c    visualize_array_sharding, print, callback
  *   jax.experimental.layout  layout.c   Layout, Format, with_layout_constraint,
  *                                       SingleDeviceSharding; layout.h
  *   jax.grad, jvp, vjp, linearize, linear_transpose, value_and_grad
