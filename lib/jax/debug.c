@@ -224,11 +224,11 @@ static int is_option(const char *k, int print) {
   return !strcmp(k, "ordered") || !strcmp(k, "partitioned") || (print && !strcmp(k, "skip_format_check"));
 }
 
-static void drop_options(SrArgs *a, int print, int *skip_check) {
+static void drop_options(SrInterp *I, SrArgs *a, int print, int *skip_check) {
   int m = 0;
   for (int i = 0; i < a->nkw; i++) {
     if (is_option(a->kw[i], print)) {
-      if (!strcmp(a->kw[i], "skip_format_check") && skip_check) *skip_check = a->kwv[i]->kind != SR_V_NONE;
+      if (!strcmp(a->kw[i], "skip_format_check") && skip_check) *skip_check = sr_truthy(I, a->kwv[i]) != 0;
       continue;
     }
     a->kw[m] = a->kw[i];
@@ -297,15 +297,48 @@ static int has_placeholders(const char *s, size_t n) {
   return 0;
 }
 
-static SrVal *bi_print(SrInterp *I, SrArgs *args) {
-  SrArgs a = *args;
+/* The two-call form, f(ordered=...) with no positional argument: the
+   second call's function (its data: skip_format_check), or the TypeError
+   of one given other keywords. */
+static SrVal *second_call(SrInterp *I, SrArgs *a, const char *who, SrBuiltinFn fn, int print) {
+  SrBuf b = SR_BUF_INIT;
   int skip = 0;
-  if (a.n == 0) {
-    for (int i = 0; i < a.nkw; i++)
-      if (!is_option(a.kw[i], 1))
-        return sr_raise(I, "TypeError", "debug_print() missing 1 required positional argument: 'fmt'");
-    return sr_raise(I, "NotImplementedError", "the two-call form jax.debug.print(ordered=...)(fmt, ...) is not supported yet");
+  for (int i = 0; i < a->nkw; i++) {
+    if (is_option(a->kw[i], print)) {
+      if (!strcmp(a->kw[i], "skip_format_check") && (skip = sr_truthy(I, a->kwv[i])) < 0) {
+        sr_buf_free(&b);
+        return NULL;
+      }
+      continue;
+    }
+    sr_buf_printf(&b, "%s'%s': ", b.len ? ", " : "{", a->kw[i]);
+    sr_val_repr(&b, a->kwv[i]);
   }
+  if (b.len) {
+    sr_buf_puts(&b, "}");
+    sr_raise(I, "TypeError", "%s received unexpected arguments in the two-call form: args=() kwargs=%s", who, b.p);
+    sr_buf_free(&b);
+    return NULL;
+  }
+  int *data = sr_xmalloc(sizeof *data);
+  *data = skip;
+  return sr_builtin_with(print ? "_debug_print" : "_debug_callback", fn, data, free);
+}
+
+static SrVal *do_print(SrInterp *I, SrArgs *args, int strip, int skip);
+
+static SrVal *bi_print2(SrInterp *I, SrArgs *args) {
+  if (args->n == 0) return sr_raise(I, "TypeError", "_debug_print() missing 1 required positional argument: 'fmt'");
+  return do_print(I, args, 0, *(int *)sr_current_builtin(I)->data);
+}
+
+static SrVal *bi_print(SrInterp *I, SrArgs *args) {
+  if (args->n == 0) return second_call(I, args, "debug_print", bi_print2, 1);
+  return do_print(I, args, 1, 0);
+}
+
+static SrVal *do_print(SrInterp *I, SrArgs *args, int strip, int skip) {
+  SrArgs a = *args;
   const char **kw = a.nkw ? sr_xmalloc(sizeof *kw * (size_t)a.nkw) : NULL;
   SrVal **kwv = a.nkw ? sr_xmalloc(sizeof *kwv * (size_t)a.nkw) : NULL;
   if (a.nkw) {
@@ -314,7 +347,7 @@ static SrVal *bi_print(SrInterp *I, SrArgs *args) {
   }
   a.kw = kw;
   a.kwv = kwv;
-  drop_options(&a, 1, &skip);
+  if (strip) drop_options(I, &a, 1, &skip);
   SrVal *r = NULL;
   SrVal *fmt = a.v[0];
   if (fmt->kind != SR_V_STR) {
@@ -374,9 +407,20 @@ static SrVal *as_arrays(SrInterp *I, SrVal *v) {
   return r;
 }
 
+static SrVal *do_callback(SrInterp *I, SrArgs *args, int strip);
+
+static SrVal *bi_callback2(SrInterp *I, SrArgs *args) {
+  if (args->n == 0) return sr_raise(I, "TypeError", "_debug_callback() missing 1 required positional argument: 'callback'");
+  return do_callback(I, args, 0);
+}
+
 static SrVal *bi_callback(SrInterp *I, SrArgs *args) {
+  if (args->n == 0) return second_call(I, args, "debug_callback", bi_callback2, 0);
+  return do_callback(I, args, 1);
+}
+
+static SrVal *do_callback(SrInterp *I, SrArgs *args, int strip) {
   SrArgs a = *args;
-  if (a.n == 0) return sr_raise(I, "NotImplementedError", "the two-call form jax.debug.callback(ordered=...)(fn, ...) is not supported yet");
   if (!sr_is_callable(I, a.v[0]))
     return sr_raise(I, "TypeError", "first argument to jax.debug.callback must be callable, but got an object of type <class '%s'>",
                     sr_val_kind_name(a.v[0]));
@@ -388,7 +432,7 @@ static SrVal *bi_callback(SrInterp *I, SrArgs *args) {
   }
   a.kw = kw;
   a.kwv = kwv;
-  drop_options(&a, 0, NULL);
+  if (strip) drop_options(I, &a, 0, NULL);
   SrVal *r = NULL;
   if (check_concrete(I, &a, 1, "jax.debug.callback") == 0) {
     SrArgs ca = a;
