@@ -154,6 +154,24 @@ CASES = [
     ("jnp.array_equal(n, n)", "np.array_equal(n, n)"),
     ("jnp.outer(v, q)", "np.outer(v, q)"),
     ("jnp.outer(m, w)", "np.outer(m, w)"),
+    # diagonals (numpy_linalg.c)
+    ("jnp.trace(m)", "np.trace(m)"),
+    ("jnp.trace(m, offset=1)", "np.trace(m, offset=1)"),
+    ("jnp.trace(m, offset=-1)", "np.trace(m, offset=-1)"),
+    ("jnp.trace(t, axis1=1, axis2=2)", "np.trace(t, axis1=1, axis2=2)"),
+    ("jnp.trace(t, offset=1, axis1=2, axis2=0)", "np.trace(t, offset=1, axis1=2, axis2=0)"),
+    ("jnp.trace(i.reshape(1, 7), dtype=jnp.float32)", "np.trace(i.reshape(1, 7), dtype=np.float32)"),
+    ("jnp.diagonal(m)", "np.diagonal(m)"),
+    ("jnp.diagonal(m, 2)", "np.diagonal(m, 2)"),
+    ("jnp.diagonal(m, -1)", "np.diagonal(m, -1)"),
+    ("jnp.diagonal(m, 5)", "np.diagonal(m, 5)"),
+    ("jnp.diagonal(t, 0, 2, 1)", "np.diagonal(t, 0, 2, 1)"),
+    ("jnp.diagonal(t, 1, -1, 0)", "np.diagonal(t, 1, -1, 0)"),
+    ("jnp.diag(w)", "np.diag(w)"),
+    ("jnp.diag(w, 2)", "np.diag(w, 2)"),
+    ("jnp.diag(w, k=-1)", "np.diag(w, k=-1)"),
+    ("jnp.diag(m, 1)", "np.diag(m, 1)"),
+    ("jnp.diag(m, -2)", "np.diag(m, -2)"),
 ]
 
 
