@@ -27,6 +27,7 @@ INPUTS = {
     "q": ("[0., 2., 2.5, 9., -1.]", "float32"),
     "w": ("[1., 2., 0.5, 1.]", "float32"),
     "t": ("[[[1., 2.], [3., 4.]], [[5., 6.], [7., 8.]]]", "float32"),
+    "f": ("[1., float('nan'), float('inf'), -float('inf'), -2.]", "float32"),
 }
 
 # (jax.numpy expression, numpy expression); None: the same text
@@ -172,6 +173,11 @@ CASES = [
     ("jnp.diag(w, k=-1)", "np.diag(w, k=-1)"),
     ("jnp.diag(m, 1)", "np.diag(m, 1)"),
     ("jnp.diag(m, -2)", "np.diag(m, -2)"),
+    ("jnp.nan_to_num(f)", "np.nan_to_num(f)"),
+    ("jnp.nan_to_num(f, nan=5.0, posinf=7.0, neginf=-7.0)", "np.nan_to_num(f, nan=5.0, posinf=7.0, neginf=-7.0)"),
+    ("jnp.nan_to_num(f, posinf=1e3)", "np.nan_to_num(f, posinf=1e3)"),
+    ("jnp.nan_to_num(f.astype(jnp.float16))", "np.nan_to_num(f.astype(np.float16))"),
+    ("jnp.nan_to_num(i)", "np.nan_to_num(i)"),
 ]
 
 

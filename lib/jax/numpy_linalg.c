@@ -1,4 +1,4 @@
-/* numpy_linalg.c: jax.numpy.trace, diagonal and diag
+/* numpy_linalg.c: jax.numpy.trace, diagonal, diag and nan_to_num
  * (numpy/lax_numpy.py), binding what JAX's bind, in the jits JAX's
  * jit-decorated functions are.  Registered by sr_jnp_linalg_init (jax.h). */
 #include <stdlib.h>
@@ -205,6 +205,76 @@ static SrVal *jnp_diag(SrInterp *I, SrArgs *a) {
   return r;
 }
 
+/* finfo(dt).max of the float dtypes nan_to_num's defaults cover; 0 for
+   others */
+static double float_max(SrDtype dt) {
+  switch (dt) {
+  case SR_F16: return 65504.0;
+  case SR_BF16: return 3.3895313892515355e38;
+  case SR_F32: return 3.4028234663852886e38;
+  case SR_F64: return 1.7976931348623157e308;
+  default: return 0;
+  }
+}
+
+/* which of nan_to_num's nan, neginf, posinf were given (in that order,
+   the order of jit's sorted keyword leaves after x) */
+typedef struct {
+  int nan, neginf, posinf;
+} NanParams;
+
+/* asarray(v, dtype=dt) == where (v a tracer or a Python number) */
+static SrVal *where_const(SrInterp *I, SrVal *pred, SrVal *v, SrDtype dt, SrVal *other) {
+  SrVal *c = pred ? sr_jnp_asarray(I, v, dt) : NULL;
+  SrVal *wv[3] = {pred, c, other};
+  SrVal *r = c ? callq(I, "jax.numpy.where", 3, wv, 0, NULL, NULL) : NULL;
+  sr_unref(c);
+  sr_unref(pred);
+  return r;
+}
+
+/* the body of jit nan_to_num: where(isnan(x), nan, x), then where(out ==
+   inf, posinf, out) and where(out == -inf, neginf, out) */
+static SrVal *nan_to_num_body(SrInterp *I, SrArgs *a) {
+  NanParams *np = sr_current_builtin(I)->data;
+  SrVal *x = a->v[0];
+  SrDtype dt = vtype(I, x)->dtype;
+  if (!sr_dtype_is_inexact(dt)) return sr_ref(x);
+  if (!sr_dtype_is_float(dt) || float_max(dt) == 0)
+    return sr_raise(I, "NotImplementedError", "jnp.nan_to_num of %s is not supported", sr_dtype_name(dt));
+  int k = 1;
+  SrVal *nan = np->nan ? sr_ref(a->v[k++]) : sr_float(NULL, 0.0);
+  SrVal *neg = np->neginf ? sr_ref(a->v[k++]) : sr_float(NULL, -float_max(dt));
+  SrVal *pos = np->posinf ? sr_ref(a->v[k++]) : sr_float(NULL, float_max(dt));
+  SrVal *out = where_const(I, sr_lax_binary(I, SR_P_ne, x, x), nan, dt, x);
+  SrVal *inf = sr_float(NULL, 1.0 / 0.0), *ninf = sr_float(NULL, -1.0 / 0.0);
+  SrVal *ic = out ? sr_jnp_asarray(I, inf, dt) : NULL;
+  SrVal *o2 = ic ? where_const(I, sr_lax_binary(I, SR_P_eq, out, ic), pos, dt, out) : NULL;
+  SrVal *nc = o2 ? sr_jnp_asarray(I, ninf, dt) : NULL;
+  SrVal *o3 = nc ? where_const(I, sr_lax_binary(I, SR_P_eq, o2, nc), neg, dt, o2) : NULL;
+  SrVal *tmp[] = {nan, neg, pos, out, inf, ninf, ic, o2, nc};
+  for (size_t i = 0; i < sizeof tmp / sizeof *tmp; i++) sr_unref(tmp[i]);
+  return o3;
+}
+
+/* jnp.nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+   jit[name=nan_to_num] over x and the numbers given */
+static SrVal *jnp_nan_to_num(SrInterp *I, SrArgs *a) {
+  SrVal *p[5];
+  if (sr_args_parse(I, a, "nan_to_num", "x, copy=, nan=, posinf=, neginf=", p) < 0) return NULL;
+  SrVal *x = arr(I, p[0]);
+  if (!x) return NULL;
+  NanParams *np = sr_xcalloc(1, sizeof *np);
+  SrVal *args[4] = {x};
+  int n = 1;
+  if ((np->nan = given(p[2]))) args[n++] = p[2];
+  if ((np->neginf = given(p[4]))) args[n++] = p[4];
+  if ((np->posinf = given(p[3]))) args[n++] = p[3];
+  SrVal *r = sr_api_jit(I, "nan_to_num", nan_to_num_body, np, n, args);
+  sr_unref(x);
+  return r;
+}
+
 void sr_jnp_linalg_init(void) {
   static const struct {
     const char *names;
@@ -216,6 +286,8 @@ void sr_jnp_linalg_init(void) {
       {"jax.numpy.diagonal", jnp_diagonal,
        "diagonal(a, offset=0, axis1=0, axis2=1): jit[name=diagonal], the diagonal by a gather"},
       {"jax.numpy.diag", jnp_diag, "diag(v, k=0): jit[name=_diag], a 1-D v on diagonal k, a 2-D v's diagonal k"},
+      {"jax.numpy.nan_to_num", jnp_nan_to_num,
+       "nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None): jit[name=nan_to_num], NaN and infinities replaced"},
       {NULL, NULL, NULL},
   };
   for (int i = 0; defs[i].names; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);
