@@ -178,6 +178,12 @@ CASES = [
     ("jnp.nan_to_num(f, posinf=1e3)", "np.nan_to_num(f, posinf=1e3)"),
     ("jnp.nan_to_num(f.astype(jnp.float16))", "np.nan_to_num(f.astype(np.float16))"),
     ("jnp.nan_to_num(i)", "np.nan_to_num(i)"),
+    ("jnp.inner(v, v)", "np.inner(v, v)"),
+    ("jnp.inner(m, w)", "np.inner(m, w)"),
+    ("jnp.inner(m, m)", "np.inner(m, m)"),
+    ("jnp.inner(t, m[:, :2])", "np.inner(t, m[:, :2])"),
+    ("jnp.inner(2.5, m)", "np.inner(2.5, m)"),
+    ("jnp.inner(i, i)", "np.inner(i, i)"),
 ]
 
 

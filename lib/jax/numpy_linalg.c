@@ -1,4 +1,4 @@
-/* numpy_linalg.c: jax.numpy.trace, diagonal, diag and nan_to_num
+/* numpy_linalg.c: jax.numpy.trace, diagonal, diag, nan_to_num and inner
  * (numpy/lax_numpy.py), binding what JAX's bind, in the jits JAX's
  * jit-decorated functions are.  Registered by sr_jnp_linalg_init (jax.h). */
 #include <stdlib.h>
@@ -275,6 +275,46 @@ static SrVal *jnp_nan_to_num(SrInterp *I, SrArgs *a) {
   return r;
 }
 
+/* jnp.inner(a, b, *, precision=None, preferred_element_type=None): an
+   inlined jit: a * b for a scalar, else tensordot(a, b, (-1, -1)): a
+   dot_general over the last axes, converted to the result dtype */
+static SrVal *jnp_inner(SrInterp *I, SrArgs *a) {
+  SrVal *p[4];
+  if (sr_args_parse(I, a, "inner", "a, b, *, precision=, preferred_element_type=", p) < 0) return NULL;
+  SrVal *x = arr(I, p[0]), *y = x ? arr(I, p[1]) : NULL, *r = NULL;
+  int pt;
+  if (!y || sr_dtype_arg(I, p[3], &pt, "inner") < 0) goto done;
+  const SrType *tx = vtype(I, x), *ty = vtype(I, y);
+  if (tx->ndim == 0 || ty->ndim == 0) {
+    SrVal *xy[2] = {sr_ref(x), sr_ref(y)};
+    for (int i = 0; i < 2 && pt >= 0; i++) {
+      SrVal *c = xy[i] ? sr_lax_convert(I, xy[i], (SrDtype)pt, 0, NULL) : NULL;
+      sr_unref(xy[i]);
+      xy[i] = c;
+    }
+    if (xy[0] && xy[1]) r = callq(I, "jax.numpy.multiply", 2, xy, 0, NULL, NULL);
+    sr_unref(xy[0]);
+    sr_unref(xy[1]);
+    goto done;
+  }
+  SrDtype pref;
+  int weak = 0;
+  if (pt >= 0) {
+    pref = (SrDtype)pt;
+  } else {
+    SrVal *xs[2] = {x, y};
+    pref = sr_jnp_result_dtype(I, 2, xs, &weak);
+  }
+  int64_t lc = tx->ndim - 1, rc = ty->ndim - 1;
+  SrVal *d = sr_lax_dot_general(I, x, y, &lc, 1, &rc, 1, NULL, 0, NULL, 0, given(p[2]) ? p[2] : NULL, pref, NULL);
+  if (d) r = sr_lax_convert(I, d, pref, weak, NULL);
+  sr_unref(d);
+done:
+  sr_unref(x);
+  sr_unref(y);
+  return r;
+}
+
 void sr_jnp_linalg_init(void) {
   static const struct {
     const char *names;
@@ -288,6 +328,8 @@ void sr_jnp_linalg_init(void) {
       {"jax.numpy.diag", jnp_diag, "diag(v, k=0): jit[name=_diag], a 1-D v on diagonal k, a 2-D v's diagonal k"},
       {"jax.numpy.nan_to_num", jnp_nan_to_num,
        "nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None): jit[name=nan_to_num], NaN and infinities replaced"},
+      {"jax.numpy.inner", jnp_inner,
+       "inner(a, b, *, precision=None, preferred_element_type=None): a dot_general over the last axes"},
       {NULL, NULL, NULL},
   };
   for (int i = 0; defs[i].names; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);
