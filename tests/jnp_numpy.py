@@ -27,6 +27,7 @@ INPUTS = {
     "q": ("[0., 2., 2.5, 9., -1.]", "float32"),
     "w": ("[1., 2., 0.5, 1.]", "float32"),
     "t": ("[[[1., 2.], [3., 4.]], [[5., 6.], [7., 8.]]]", "float32"),
+    "f": ("[1., float('nan'), float('inf'), -float('inf'), -2.]", "float32"),
 }
 
 # (jax.numpy expression, numpy expression); None: the same text
@@ -154,6 +155,35 @@ CASES = [
     ("jnp.array_equal(n, n)", "np.array_equal(n, n)"),
     ("jnp.outer(v, q)", "np.outer(v, q)"),
     ("jnp.outer(m, w)", "np.outer(m, w)"),
+    # diagonals (numpy_linalg.c)
+    ("jnp.trace(m)", "np.trace(m)"),
+    ("jnp.trace(m, offset=1)", "np.trace(m, offset=1)"),
+    ("jnp.trace(m, offset=-1)", "np.trace(m, offset=-1)"),
+    ("jnp.trace(t, axis1=1, axis2=2)", "np.trace(t, axis1=1, axis2=2)"),
+    ("jnp.trace(t, offset=1, axis1=2, axis2=0)", "np.trace(t, offset=1, axis1=2, axis2=0)"),
+    ("jnp.trace(i.reshape(1, 7), dtype=jnp.float32)", "np.trace(i.reshape(1, 7), dtype=np.float32)"),
+    ("jnp.diagonal(m)", "np.diagonal(m)"),
+    ("jnp.diagonal(m, 2)", "np.diagonal(m, 2)"),
+    ("jnp.diagonal(m, -1)", "np.diagonal(m, -1)"),
+    ("jnp.diagonal(m, 5)", "np.diagonal(m, 5)"),
+    ("jnp.diagonal(t, 0, 2, 1)", "np.diagonal(t, 0, 2, 1)"),
+    ("jnp.diagonal(t, 1, -1, 0)", "np.diagonal(t, 1, -1, 0)"),
+    ("jnp.diag(w)", "np.diag(w)"),
+    ("jnp.diag(w, 2)", "np.diag(w, 2)"),
+    ("jnp.diag(w, k=-1)", "np.diag(w, k=-1)"),
+    ("jnp.diag(m, 1)", "np.diag(m, 1)"),
+    ("jnp.diag(m, -2)", "np.diag(m, -2)"),
+    ("jnp.nan_to_num(f)", "np.nan_to_num(f)"),
+    ("jnp.nan_to_num(f, nan=5.0, posinf=7.0, neginf=-7.0)", "np.nan_to_num(f, nan=5.0, posinf=7.0, neginf=-7.0)"),
+    ("jnp.nan_to_num(f, posinf=1e3)", "np.nan_to_num(f, posinf=1e3)"),
+    ("jnp.nan_to_num(f.astype(jnp.float16))", "np.nan_to_num(f.astype(np.float16))"),
+    ("jnp.nan_to_num(i)", "np.nan_to_num(i)"),
+    ("jnp.inner(v, v)", "np.inner(v, v)"),
+    ("jnp.inner(m, w)", "np.inner(m, w)"),
+    ("jnp.inner(m, m)", "np.inner(m, m)"),
+    ("jnp.inner(t, m[:, :2])", "np.inner(t, m[:, :2])"),
+    ("jnp.inner(2.5, m)", "np.inner(2.5, m)"),
+    ("jnp.inner(i, i)", "np.inner(i, i)"),
 ]
 
 

@@ -6,3 +6,6 @@ JNP15_GOLDEN = tests/golden/jnp_sort.jxr tests/golden/jnp_stats.jxr tests/golden
 GOLDEN_TESTS += $(JNP15_GOLDEN)
 TESTS += tests/jnp_numpy.sh
 EXTRA_DIST += tests/jnp_numpy.sh tests/jnp_numpy.py tests/golden/jnp15.mk
+## jnp15b: the diagonals (numpy_linalg.c)
+JNP15B_GOLDEN = tests/golden/jnp_linalg.jxr
+GOLDEN_TESTS += $(JNP15B_GOLDEN)
