@@ -28,6 +28,11 @@ INPUTS = {
     "w": ("[1., 2., 0.5, 1.]", "float32"),
     "t": ("[[[1., 2.], [3., 4.]], [[5., 6.], [7., 8.]]]", "float32"),
     "f": ("[1., float('nan'), float('inf'), -float('inf'), -2.]", "float32"),
+    # einsum's
+    "ea": ("[[1., -2., 3.], [0.5, 4., -1.]]", "float32"),
+    "ec": ("[[1., 2.], [-1., 0.5], [3., -2.], [0.25, 1.]]", "float32"),
+    "eq": ("[[1., 2., 3.], [4., 5., 6.], [7., 8., 10.]]", "float32"),
+    "ek": ("[[[1., 2., 0.], [3., -1., 4.], [2., 2., 1.]], [[0., 1., 5.], [-2., 3., 1.], [1., 0., 2.]]]", "float32"),
 }
 
 # (jax.numpy expression, numpy expression); None: the same text
@@ -184,6 +189,27 @@ CASES = [
     ("jnp.inner(t, m[:, :2])", "np.inner(t, m[:, :2])"),
     ("jnp.inner(2.5, m)", "np.inner(2.5, m)"),
     ("jnp.inner(i, i)", "np.inner(i, i)"),
+    # einsum: opt_einsum's path over several operands, ellipses,
+    # repeated indices, implicit output
+    ("jnp.einsum('ij,jk,kl->il', ea, m, ec)", "np.einsum('ij,jk,kl->il', ea, m, ec)"),
+    ("jnp.einsum('ij,jk,kl', ea, m, ec)", "np.einsum('ij,jk,kl', ea, m, ec)"),
+    ("jnp.einsum('ij,jk,kl->li', ea, m, ec)", "np.einsum('ij,jk,kl->li', ea, m, ec)"),
+    ("jnp.einsum('ij,jk,kl,lm->m', ea, m, ec, ec.T)", "np.einsum('ij,jk,kl,lm->m', ea, m, ec, ec.T)"),
+    ("jnp.einsum('ab,bc,cd,de,ef->af', ea, eq, m, ec, ec.T)", "np.einsum('ab,bc,cd,de,ef->af', ea, eq, m, ec, ec.T)"),
+    ("jnp.einsum('ii', eq)", "np.einsum('ii', eq)"),
+    ("jnp.einsum('ii->i', eq)", "np.einsum('ii->i', eq)"),
+    ("jnp.einsum('iij->j', ek.transpose(1, 2, 0)[:, :, :2])", "np.einsum('iij->j', ek.transpose(1, 2, 0)[:, :, :2])"),
+    ("jnp.einsum('bii->bi', ek)", "np.einsum('bii->bi', ek)"),
+    ("jnp.einsum('ij,jj->i', ea, eq)", "np.einsum('ij,jj->i', ea, eq)"),
+    ("jnp.einsum('...ij,jk->...ik', ek, ea.T)", "np.einsum('...ij,jk->...ik', ek, ea.T)"),
+    ("jnp.einsum('i...->...', ek)", "np.einsum('i...->...', ek)"),
+    ("jnp.einsum('...i,...i', ek, ek)", "np.einsum('...i,...i', ek, ek)"),
+    ("jnp.einsum('ij,ij->', ea, ea)", "np.einsum('ij,ij->', ea, ea)"),
+    ("jnp.einsum('i,j->ij', v, w)", "np.einsum('i,j->ij', v, w)"),
+    ("jnp.einsum('ij->ji', m)", "np.einsum('ij->ji', m)"),
+    ("jnp.einsum('bij,bjk->bik', t, t)", "np.einsum('bij,bjk->bik', t, t)"),
+    ("jnp.einsum('ij,jk', i[:6].reshape(2, 3), i[:6].reshape(3, 2))", "np.einsum('ij,jk', i[:6].reshape(2, 3), i[:6].reshape(3, 2))"),
+    ("jnp.einsum('ij,jk,kl->il', ea, m, ec, preferred_element_type=jnp.float32)", "np.einsum('ij,jk,kl->il', ea, m, ec)"),
 ]
 
 
