@@ -260,8 +260,13 @@ static SrVal *delta(SrInterp *I, const SrType *t, const int64_t *axes, int n) {
   }
   sr_unref(prev);
   if (!acc) return NULL;
-  SrVal *r = sr_lax_broadcast_in_dim(I, acc, shape, t->ndim, axes, n, NULL);
+  /* _delta binds convert_element_type_p itself: an equation even to bool */
+  SrVal *cv = sr_bindv(I, SR_P_convert_element_type, 1, &acc, "new_dtype", sr_dtype_val(NULL, SR_BOOL), "weak_type",
+                       sr_bool(0), "sharding", sr_none(), NULL);
   sr_unref(acc);
+  if (!cv) return NULL;
+  SrVal *r = sr_lax_broadcast_in_dim(I, cv, shape, t->ndim, axes, n, NULL);
+  sr_unref(cv);
   return r;
 }
 
