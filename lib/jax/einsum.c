@@ -12,6 +12,7 @@
 #include "jax/jax.h"
 #include "jax/lax.h"
 #include "jax/numpy.h"
+#include "py/interp.h"
 #include "py/objects.h"
 
 #define MAXOPS 16
@@ -99,11 +100,16 @@ typedef struct Contraction {
   char in[2][NAMES], out[NAMES];
 } Contraction;
 
-/* the linear path of contract_path and its contraction list */
+/* the linear path of contract_path and its contraction list: the given
+   path (ngiven >= 0), else for optimize='auto' ('optimal'), or
+   Unoptimized (optimize=False: always the first two) */
 static int contraction_list(int nops, char terms[][NAMES], const char *output, const int64_t *size,
-                            Contraction *cs) {
+                            int given[][2], int ngiven, int unopt, Contraction *cs) {
   int linear[MAXOPS][2], npath = 0;
-  if (nops == 1) {
+  if (ngiven >= 0) {
+    memcpy(linear, given, sizeof linear);
+    npath = ngiven;
+  } else if (nops == 1) {
     linear[0][0] = 0;
     linear[0][1] = -1;
     npath = 1;
@@ -111,6 +117,12 @@ static int contraction_list(int nops, char terms[][NAMES], const char *output, c
     linear[0][0] = 0;
     linear[0][1] = 1;
     npath = 1;
+  } else if (unopt) {
+    for (int k = 0; k < nops - 1; k++) {
+      linear[k][0] = 0;
+      linear[k][1] = 1;
+    }
+    npath = nops - 1;
   } else {
     Path p;
     memset(&p, 0, sizeof p);
@@ -539,13 +551,47 @@ static int parse_subscripts(SrInterp *I, const char *sub0, size_t sl, int nops, 
   return 0;
 }
 
+/* an explicit path: a list of tuples of one or two positions, after an
+   optional 'einsum_path' (as einsum_path returns it) */
+static int parse_path(SrInterp *I, SrVal *v, int nops, int given[][2], int *ngiven) {
+  SrVal **items = v->seq.items;
+  int n = v->seq.n, k = 0;
+  int left = nops;
+  if (n && items[0]->kind == SR_V_STR) k = 1;
+  *ngiven = 0;
+  for (; k < n; k++) {
+    int m = sr_is_seq(items[k]) ? items[k]->seq.n : 0;
+    SrVal **pi = m ? items[k]->seq.items : NULL;
+    if (*ngiven >= MAXOPS || m < 1 || m > 2) {
+      sr_raise(I, "NotImplementedError",
+               "jax.numpy.einsum does not support simultaneous contraction of 3 or more operands. Typically this "
+               "means you've passed an unsupported path to the einsum optimize parameter.");
+      return -1;
+    }
+    int pos[2] = {0, -1};
+    for (int t = 0; t < m; t++) {
+      int64_t x;
+      if (sr_as_int(I, pi[t], "path", &x) < 0) return -1;
+      if (x < 0 || x >= left) {
+        sr_raise(I, "IndexError", "pop index out of range");
+        return -1;
+      }
+      pos[t] = (int)x;
+    }
+    given[*ngiven][0] = pos[0];
+    given[(*ngiven)++][1] = pos[1];
+    left -= m - 1;
+  }
+  return 0;
+}
+
 static SrVal *jnp_einsum(SrInterp *I, SrArgs *a) {
-  SrVal *precision = NULL, *pref_v = NULL, *out_sharding = NULL;
+  SrVal *precision = NULL, *pref_v = NULL, *out_sharding = NULL, *optimize = NULL;
   for (int i = 0; i < a->nkw; i++) {
     if (strcmp(a->kw[i], "precision") == 0) precision = a->kwv[i];
     else if (strcmp(a->kw[i], "preferred_element_type") == 0) pref_v = a->kwv[i];
     else if (strcmp(a->kw[i], "out_sharding") == 0) out_sharding = a->kwv[i];
-    else if (strcmp(a->kw[i], "optimize") == 0) continue;
+    else if (strcmp(a->kw[i], "optimize") == 0) optimize = a->kwv[i];
     else if (strcmp(a->kw[i], "out") == 0) {
       if (a->kwv[i]->kind != SR_V_NONE)
         return sr_raise(I, "NotImplementedError", "The 'out' argument to jnp.einsum is not supported.");
@@ -584,8 +630,10 @@ static SrVal *jnp_einsum(SrInterp *I, SrArgs *a) {
   if (pt >= 0) C.pref = (SrDtype)pt;
   else C.pref = sr_jnp_result_dtype(I, nops, ops, &weak);
   if (sr_api_canon_sharding(I, out_sharding, "einsum", &sh) < 0) goto done;
+  int given[MAXOPS][2], ngiven = -1, unopt = optimize && optimize->kind == SR_V_BOOL && !optimize->i;
+  if (optimize && (optimize->kind == SR_V_LIST || optimize->kind == SR_V_TUPLE) && parse_path(I, optimize, nops, given, &ngiven) < 0) goto done;
   Contraction cs[MAXOPS];
-  int nc = contraction_list(nops, terms, output, size, cs);
+  int nc = contraction_list(nops, terms, output, size, given, ngiven, unopt, cs);
   if (nc > 1 && sh) {
     sr_raise(I, "NotImplementedError", "einsum with out_sharding over more than one contraction (auto_axes)");
     goto done;
