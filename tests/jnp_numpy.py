@@ -196,6 +196,8 @@ CASES = [
     ("jnp.einsum('ij,jk,kl->li', ea, m, ec)", "np.einsum('ij,jk,kl->li', ea, m, ec)"),
     ("jnp.einsum('ij,jk,kl,lm->m', ea, m, ec, ec.T)", "np.einsum('ij,jk,kl,lm->m', ea, m, ec, ec.T)"),
     ("jnp.einsum('ab,bc,cd,de,ef->af', ea, eq, m, ec, ec.T)", "np.einsum('ab,bc,cd,de,ef->af', ea, eq, m, ec, ec.T)"),
+    ("jnp.einsum('ab,bc,cd,de,ef,fg,gh,hi,ij->aj', *([eq / 10] * 9))", "np.einsum('ab,bc,cd,de,ef,fg,gh,hi,ij->aj', *([eq / 10] * 9))"),
+    ("jnp.einsum('ab,bc,cd,de,ef,fg,gh,hi->ai', *([eq / 10] * 8))", "np.einsum('ab,bc,cd,de,ef,fg,gh,hi->ai', *([eq / 10] * 8))"),
     ("jnp.einsum('ii', eq)", "np.einsum('ii', eq)"),
     ("jnp.einsum('ii->i', eq)", "np.einsum('ii->i', eq)"),
     ("jnp.einsum('iij->j', ek.transpose(1, 2, 0)[:, :, :2])", "np.einsum('iij->j', ek.transpose(1, 2, 0)[:, :, :2])"),

@@ -101,8 +101,11 @@ typedef struct Contraction {
 } Contraction;
 
 /* the linear path of contract_path and its contraction list: the given
-   path (ngiven >= 0), else for optimize='auto' ('optimal'), or
-   Unoptimized (optimize=False: always the first two) */
+   path (ngiven >= 0), else for optimize='auto' paths.optimal (what 'auto'
+   picks up to four operands; for five to eight, where 'auto' picks the
+   branch searches, still 'optimal'), or Unoptimized (optimize=False, and
+   beyond eight operands, where the exhaustive search would not end: always
+   the first two) */
 static int contraction_list(int nops, char terms[][NAMES], const char *output, const int64_t *size,
                             int given[][2], int ngiven, int unopt, Contraction *cs) {
   int linear[MAXOPS][2], npath = 0;
@@ -117,7 +120,7 @@ static int contraction_list(int nops, char terms[][NAMES], const char *output, c
     linear[0][0] = 0;
     linear[0][1] = 1;
     npath = 1;
-  } else if (unopt) {
+  } else if (unopt || nops > 8) {
     for (int k = 0; k < nops - 1; k++) {
       linear[k][0] = 0;
       linear[k][1] = 1;
