@@ -581,6 +581,10 @@ static int parse_path(SrInterp *I, SrVal *v, int nops, int given[][2], int *ngiv
       }
       pos[t] = (int)x;
     }
+    if (pos[0] == pos[1]) {
+      sr_raise(I, "ValueError", "a path's contraction names position %d twice", pos[0]);
+      return -1;
+    }
     given[*ngiven][0] = pos[0];
     given[(*ngiven)++][1] = pos[1];
     left -= m - 1;
