@@ -589,6 +589,10 @@ static int parse_path(SrInterp *I, SrVal *v, int nops, int given[][2], int *ngiv
     given[(*ngiven)++][1] = pos[1];
     left -= m - 1;
   }
+  if (left != 1) {
+    sr_raise(I, "ValueError", "the einsum path leaves %d operands uncontracted", left);
+    return -1;
+  }
   return 0;
 }
 
