@@ -254,7 +254,9 @@ static SrVar *literal_for(SrInterp *I, SrTrace *t, SrVal *v, const SrType *type,
     memcpy(&l->val, &a->value, sizeof l->val);
     return l;
   }
-  if (a && a->kind == SR_AV_CONCRETE && type->ndim == 0 && sr_backend_hooks.array_item) {
+  /* a key is never a literal (it has no Python scalar) */
+  if (a && a->kind == SR_AV_CONCRETE && type->ndim == 0 && sr_backend_hooks.array_item &&
+      strncmp(sr_dtype_name(type->dtype), "key<", 4) != 0) {
     SrVal *item = sr_backend_hooks.array_item(I, a->data);
     if (item) {
       SrVar *l = literal_for(I, t, item, type, ok);

@@ -503,6 +503,77 @@ static SrVal *random_key(SrInterp *I, SrArgs *a, int legacy) {
 static SrVal *bi_key(SrInterp *I, SrArgs *a) { return random_key(I, a, 0); }
 static SrVal *bi_prngkey(SrInterp *I, SrArgs *a) { return random_key(I, a, 1); }
 
+/* _return_prng_keys: a legacy key in, its key data out. */
+static SrVal *return_keys(SrInterp *I, int wrapped, SrVal *k) {
+  if (!k || !wrapped) return k;
+  SrVal *d = sr_bind(I, SR_P_random_unwrap, 1, &k, 0, NULL);
+  sr_unref(k);
+  return d;
+}
+
+static int is_typed_key(SrInterp *I, SrVal *key) {
+  const SrType *t = sr_value_type(I, key);
+  return t && t->dtype == key_dtype();
+}
+
+/* split(key, num) on a traced key: random_split[shape=...]. */
+static SrVal *split_traced(SrInterp *I, SrVal *key, const int64_t *shape, int nd) {
+  int wrapped = !is_typed_key(I, key);
+  SrVal *k = typed_key(I, key, "split", 1);
+  if (!k) return NULL;
+  const SrType *t = sr_value_type(I, k);
+  if (t && t->ndim) {
+    SrBuf b = SR_BUF_INIT;
+    sr_buf_putc(&b, '(');
+    for (int i = 0; i < t->ndim; i++) sr_buf_printf(&b, i ? ", %lld" : "%lld", (long long)t->dims[i].size);
+    sr_buf_puts(&b, t->ndim == 1 ? ",)" : ")");
+    sr_raise(I, "TypeError", "split accepts a single key, but was given a key array of shape %s != (). Use jax.vmap for batching.",
+             b.p);
+    sr_buf_free(&b);
+    sr_unref(k);
+    return NULL;
+  }
+  SrVal *r = sr_bindv(I, SR_P_random_split, 1, &k, "shape", sr_int_tuple(shape, nd), NULL);
+  sr_unref(k);
+  return return_keys(I, wrapped, r);
+}
+
+/* fold_in(key, data) on a traced key or data: random_fold_in with
+   jnp.asarray(data, dtype='uint32'). */
+static SrVal *fold_in_traced(SrInterp *I, SrVal *key, SrVal *data) {
+  int wrapped = !is_typed_key(I, key);
+  SrVal *k = typed_key(I, key, "fold_in", 1);
+  if (!k) return NULL;
+  SrVal *d;
+  if (data->kind == SR_V_INT || data->kind == SR_V_BOOL) {
+    d = lit(SR_U32, (double)(uint32_t)data->i, (uint32_t)data->i);
+  } else {
+    SrVal *x = sr_jnp_asarray(I, data, -1);
+    d = x ? sr_lax_convert(I, x, SR_U32, 0, NULL) : NULL;
+    sr_unref(x);
+  }
+  const SrType *dt = d ? sr_value_type(I, d) : NULL;
+  if (dt && dt->ndim) {
+    SrBuf b = SR_BUF_INIT;
+    sr_buf_putc(&b, '(');
+    for (int i = 0; i < dt->ndim; i++) sr_buf_printf(&b, i ? ", %lld" : "%lld", (long long)dt->dims[i].size);
+    sr_buf_puts(&b, dt->ndim == 1 ? ",)" : ")");
+    sr_raise(I, "TypeError", "fold_in accepts a scalar, but was given an array ofshape %s != (). Use jax.vmap for batching.",
+             b.p);
+    sr_buf_free(&b);
+    sr_unref(d);
+    d = NULL;
+  }
+  SrVal *r = NULL;
+  if (d) {
+    SrVal *in[2] = {k, d};
+    r = sr_bind(I, SR_P_random_fold_in, 2, in, 0, NULL);
+  }
+  sr_unref(k);
+  sr_unref(d);
+  return return_keys(I, wrapped, r);
+}
+
 static SrVal *bi_split(SrInterp *I, SrArgs *a) {
   SrVal *p[2];
   if (sr_args_parse(I, a, "split", "key, num=", p) < 0) return NULL;
@@ -519,6 +590,7 @@ static SrVal *bi_split(SrInterp *I, SrArgs *a) {
   if ((uint64_t)nbytes > sr_mem_limit())
     return sr_raise(I, "JaxRuntimeError", "RESOURCE_EXHAUSTED: Out of memory while trying to allocate %lld bytes.",
                     (long long)nbytes);
+  if (sr_random_traced(I, p[0])) return split_traced(I, p[0], shape, nd);
   int legacy;
   const SrType *kt;
   int64_t nk;
@@ -546,6 +618,7 @@ static SrVal *bi_split(SrInterp *I, SrArgs *a) {
 static SrVal *bi_fold_in(SrInterp *I, SrArgs *a) {
   SrVal *p[2];
   if (sr_args_parse(I, a, "fold_in", "key, data", p) < 0) return NULL;
+  if (sr_random_traced(I, p[0]) || sr_random_traced(I, p[1])) return fold_in_traced(I, p[0], p[1]);
   int64_t data;
   if (seed_of(I, p[1], &data) < 0) return NULL;
   int legacy;

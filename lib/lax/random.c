@@ -8,6 +8,7 @@
  */
 #include "lax/lax.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "exec/eval.h"
@@ -18,6 +19,7 @@
 #include "ad/batch.h"
 #include "check/rule.h"
 #include "core/core.h"
+#include "util/mem.h"
 
 /* ==== the family's helpers ==== */
 
@@ -195,6 +197,133 @@ static int ev_random_bits(SrEvalCtx *cx, const SrEvalEqn *e) {
   return rc;
 }
 
+/* ==== random_split, random_fold_in ==== */
+
+/* random_split_abstract_eval: keys of shape [*keys.shape, *shape], the
+   keys' spec followed by None for the new dims. */
+static int type_random_split(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
+  const SrType *k = e->in[0];
+  if (!is_key(k->dtype))
+    return sr_terr(cx, "TypeError", "random_split takes a key array operand, got %s", sr_type_short(k));
+  int64_t shape[SR_MAX_RANK];
+  int n = 0;
+  if (sr_rparam_ints(cx, e, "shape", 1, shape, SR_MAX_RANK, &n) < 0) return -1;
+  if (k->ndim + n > SR_MAX_RANK) return sr_terr(cx, "ValueError", "random_split: too many dimensions");
+  SrTypeBuilder b;
+  like(&b, k, k->dtype);
+  b.ndim = (uint8_t)(k->ndim + n);
+  for (int i = 0; i < n; i++) {
+    if (shape[i] < 0) return sr_terr(cx, "ValueError", "random_split: negative dimension %lld", (long long)shape[i]);
+    memset(&b.dims[k->ndim + i], 0, sizeof b.dims[0]);
+    b.dims[k->ndim + i].size = shape[i];
+  }
+  return sr_finish_type(cx, e, &b, out);
+}
+
+/* Each key's split into prod(shape) keys; the device's block of them. */
+static int split_fn(SrShardIO *io) {
+  const BitsArg *b = io->arg;
+  const uint32_t *keys = io->in[0]->data;
+  size_t nkeys = io->in[0]->nbytes / 8;
+  const int64_t *start = io->out_start + b->nk, *count = io->out_shape[0] + b->nk;
+  int64_t per = 1, num = 1;
+  for (int i = 0; i < b->ns; i++) per *= count[i], num *= b->shape[i];
+  uint32_t *all = sr_try_malloc((size_t)(num ? num : 1) * 8);
+  if (!all) return sr_ev_err(io->cx, "JaxRuntimeError", "RESOURCE_EXHAUSTED: Out of memory in random_split");
+  uint32_t *out = io->out[0]->data;
+  for (size_t k = 0; k < nkeys; k++) {
+    sr_prng_split_ex(keys + 2 * k, num, b->flags, all);
+    for (int64_t j = 0; j < per; j++) {
+      /* j's position in the block, then in the whole sample shape */
+      int64_t rem = j, flat = 0, stride = 1;
+      for (int d = b->ns - 1; d >= 0; d--) {
+        int64_t c = rem % count[d];
+        rem /= count[d];
+        flat += (start[d] + c) * stride;
+        stride *= b->shape[d];
+      }
+      out[2 * ((int64_t)k * per + j)] = all[2 * flat];
+      out[2 * ((int64_t)k * per + j) + 1] = all[2 * flat + 1];
+    }
+  }
+  free(all);
+  return 0;
+}
+
+static int ev_random_split(SrEvalCtx *cx, const SrEvalEqn *e) {
+  const SrType *t = e->out_type[0];
+  const SrMesh *m = sr_ev_mesh_for(cx, e, t);
+  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
+  BitsArg b;
+  memset(&b, 0, sizeof b);
+  if (sr_ev_param_ints(cx, e, "shape", b.shape, SR_MAX_RANK, &b.ns) < 0) return -1;
+  b.nk = e->in[0]->type->ndim;
+  b.flags = prng_flags(cx);
+  const SrType *kl = l;
+  for (int i = 0; i < b.ns; i++) kl = with_trailing(kl, -1, e->in[0]->type->dtype);
+  SrArray *k = operand(cx, e->in[0], m, kl);
+  if (!k) return -1;
+  e->out[0] = sr_array_new(t, l, m);
+  int rc = sr_ev_map(cx, 1, &k, 1, e->out, SR_MAP_BLOCK, split_fn, &b);
+  sr_array_unref(k);
+  return rc;
+}
+
+/* random_fold_in_abstract_eval: the broadcast of keys and uint32 msgs
+   (equal shapes, or one of them a scalar). */
+static int type_random_fold_in(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 2, 1) < 0) return -1;
+  const SrType *k = e->in[0], *d = e->in[1];
+  if (!is_key(k->dtype))
+    return sr_terr(cx, "TypeError", "random_fold_in takes a key array operand, got %s", sr_type_short(k));
+  if (d->dtype != SR_U32)
+    return sr_terr(cx, "TypeError", "random_fold_in takes uint32 messages, got %s", sr_type_short(d));
+  int same = k->ndim == d->ndim;
+  for (int i = 0; same && i < k->ndim; i++) same = k->dims[i].size == d->dims[i].size;
+  if (!same && k->ndim && d->ndim) {
+    SrBuf s1 = SR_BUF_INIT, s2 = SR_BUF_INIT;
+    sr_shape_str(&s1, k);
+    sr_shape_str(&s2, d);
+    sr_terr(cx, "TypeError", "random_fold_in got incompatible shapes for broadcasting: %s, %s.", sr_buf_str(&s1),
+            sr_buf_str(&s2));
+    sr_buf_free(&s1);
+    sr_buf_free(&s2);
+    return -1;
+  }
+  SrTypeBuilder b;
+  like(&b, k->ndim || !d->ndim ? k : d, k->dtype);
+  return sr_finish_type(cx, e, &b, out);
+}
+
+static int fold_in_fn(SrShardIO *io) {
+  const uint32_t *keys = io->in[0]->data, *msgs = io->in[1]->data;
+  size_t nk = io->in[0]->nbytes / 8, nm = io->in[1]->nbytes / 4, n = nk > nm ? nk : nm;
+  uint32_t *out = io->out[0]->data;
+  for (size_t i = 0; i < n; i++) sr_prng_fold_in(keys + 2 * (nk == 1 ? 0 : i), msgs[nm == 1 ? 0 : i], out + 2 * i);
+  return 0;
+}
+
+static int ev_random_fold_in(SrEvalCtx *cx, const SrEvalEqn *e) {
+  const SrType *t = e->out_type[0];
+  const SrMesh *m = sr_ev_mesh_for(cx, e, t);
+  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
+  SrArray *in[2];
+  for (int i = 0; i < 2; i++) {
+    SrArray *a = e->in[i];
+    in[i] = a->type->ndim || !t->ndim ? operand(cx, a, m, sr_layout_with_dtype(l, a->type->dtype)) : sr_array_ref(a);
+    if (!in[i]) {
+      if (i) sr_array_unref(in[0]);
+      return -1;
+    }
+  }
+  e->out[0] = sr_array_new(t, l, m);
+  int rc = sr_ev_map(cx, 2, in, 1, e->out, 0, fold_in_fn, NULL);
+  sr_array_unref(in[0]);
+  sr_array_unref(in[1]);
+  return rc;
+}
+
 /* ==== random_wrap, random_unwrap, bitcast_convert_type: no bytes move ==== */
 
 /* random_wrap_abstract_eval: uint32[..., 2] becomes keys of shape [...]
@@ -237,6 +366,18 @@ static int ev_random_wrap(SrEvalCtx *cx, const SrEvalEqn *e) {
 static int batch_random_wrap(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
   SrVal *a = sr_batch_at_front(b, x[0], bd[0], 1);
   return a ? sr_batch_bind_same(b, e, &a, 0, y, ybd) : -1;
+}
+
+/* defbroadcasting for random_fold_in: the mapped operands' batch dims in
+   front; an unmapped scalar stays one (the primitive broadcasts it). */
+static int batch_random_fold_in(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
+  SrVal *a[2];
+  for (int i = 0; i < 2; i++) {
+    const SrType *t = sr_ad_type(&b->ad, x[i]);
+    a[i] = bd[i] == SR_NOT_MAPPED && t && !t->ndim ? x[i] : sr_batch_at_front(b, x[i], bd[i], b->size);
+    if (!a[i]) return -1;
+  }
+  return sr_batch_bind_same(b, e, a, 0, y, ybd);
 }
 
 /* random_unwrap_abstract_eval: core.physical_aval, uint32[*keys.shape, 2]. */
@@ -460,6 +601,8 @@ static void type_rules_random(void) {
   sr_set_type_rule(SR_P_random_bits, type_random_bits);
   sr_set_type_rule(SR_P_random_wrap, type_random_wrap);
   sr_set_type_rule(SR_P_random_unwrap, type_random_unwrap);
+  sr_set_type_rule(SR_P_random_split, type_random_split);
+  sr_set_type_rule(SR_P_random_fold_in, type_random_fold_in);
   sr_set_type_rule(SR_P_threefry2x32, type_threefry2x32);
   sr_set_type_rule(SR_P_bitcast_convert_type, type_bitcast);
 }
@@ -469,13 +612,15 @@ static void eval_rules_random(void) {
   sr_set_eval_rule(SR_P_random_bits, ev_random_bits);
   sr_set_eval_rule(SR_P_random_wrap, ev_random_wrap);
   sr_set_eval_rule(SR_P_random_unwrap, ev_random_unwrap);
+  sr_set_eval_rule(SR_P_random_split, ev_random_split);
+  sr_set_eval_rule(SR_P_random_fold_in, ev_random_fold_in);
   sr_set_eval_rule(SR_P_threefry2x32, ev_threefry2x32);
   sr_set_eval_rule(SR_P_bitcast_convert_type, ev_bitcast);
 }
 
 static void ad_rules_random(void) {
   static const int zero[] = {SR_P_random_bits, SR_P_random_seed, SR_P_random_wrap, SR_P_random_unwrap,
-                             SR_P_threefry2x32};
+                             SR_P_threefry2x32, SR_P_random_split, SR_P_random_fold_in};
   for (size_t i = 0; i < sizeof zero / sizeof *zero; i++) sr_ad_set_jvp(zero[i], sr_ad_jvp_zero);
 }
 
@@ -487,6 +632,8 @@ static void batch_rules_random(void) {
   sr_prims[SR_P_random_seed].batch = sr_batch_unary;
   sr_prims[SR_P_random_bits].batch = sr_batch_unary;
   sr_prims[SR_P_random_unwrap].batch = sr_batch_unary;
+  sr_prims[SR_P_random_split].batch = sr_batch_unary;
+  sr_prims[SR_P_random_fold_in].batch = batch_random_fold_in;
   sr_prims[SR_P_random_wrap].batch = batch_random_wrap;
   sr_prims[SR_P_threefry2x32].batch = sr_batch_broadcast;
 }

@@ -1,0 +1,47 @@
+# random15_values.py: what random15_values.jxr prints, from a pure-Python
+# threefry2x32 (Salmon et al.; JAX's threefry2x32.py, 20 rounds) and JAX's
+# partitionable split and fold_in (jax_threefry_partitionable=True):
+# split(key, shape)[i] = threefry(key, (hi(i), lo(i))) for the flat index i,
+# fold_in(key, d) = threefry(key, (0, d)), key(seed) = (0, seed) for a
+# 32-bit seed.
+M = 0xFFFFFFFF
+
+def rotl(x, r):
+    return ((x << r) | (x >> (32 - r))) & M
+
+def threefry(key, x):
+    rot = [[13, 15, 26, 6], [17, 29, 16, 24]]
+    ks = [key[0], key[1], key[0] ^ key[1] ^ 0x1BD11BDA]
+    x = [(x[0] + ks[0]) & M, (x[1] + ks[1]) & M]
+    for i in range(5):
+        for r in rot[i % 2]:
+            x[0] = (x[0] + x[1]) & M
+            x[1] = rotl(x[1], r) ^ x[0]
+        x[0] = (x[0] + ks[(i + 1) % 3]) & M
+        x[1] = (x[1] + ks[(i + 2) % 3] + i + 1) & M
+    return x
+
+def key(seed):
+    return [0, seed & M]
+
+def split(k, n):
+    return [threefry(k, [i >> 32, i & M]) for i in range(n)]
+
+def fold_in(k, d):
+    return threefry(k, [0, d & M])
+
+def show(keys):
+    print([w for kk in keys for w in kk])
+
+k = key(0)
+show(split(k, 4))
+show(split(k, 6))
+show([fold_in(k, 7)])
+show([fold_in(key(42), 123456)])
+show([fold_in(key(3), i) for i in range(5)])
+show([s for kk in split(k, 2) for s in split(kk, 2)])
+c, out = key(9), []
+for _ in range(3):
+    c, s = split(c, 2)
+    out.append(s)
+show(out)
