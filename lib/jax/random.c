@@ -758,8 +758,8 @@ static SrVal *bi_bits(SrInterp *I, SrArgs *a) { return random_values(I, a, 2); }
 void sr_random_concrete_init(void) {
   sr_def("jax.random.key", bi_key, "key(seed): a typed PRNG key (threefry2x32)");
   sr_def("jax.random.PRNGKey", bi_prngkey, "PRNGKey(seed): a legacy uint32[2] PRNG key");
-  sr_def("jax.random.split", bi_split, "split(key, num=2): num new keys");
-  sr_def("jax.random.fold_in", bi_fold_in, "fold_in(key, data): a key derived from key and an integer");
+  sr_def("jax.random.split", bi_split, "split(key, num=2): num new keys (a tuple num: that shape); traced: random_split");
+  sr_def("jax.random.fold_in", bi_fold_in, "fold_in(key, data): a key derived from key and an integer (uint32); traced: random_fold_in");
   sr_def("jax.random.key_data", bi_key_data, "key_data(keys): the uint32 words of keys");
   sr_def("jax.random.normal", bi_normal,
          "normal(key, shape=(), dtype=float32, *, out_sharding=None): standard normal samples, bit-exact with JAX");
