@@ -45,3 +45,23 @@ for _ in range(3):
     c, s = split(c, 2)
     out.append(s)
 show(out)
+
+# random_bits(key, (n,)) for 32 bits: bits1 ^ bits2 of threefry over the
+# iota counters; uniform's floats from the top 23 bits
+import numpy as np
+def uniform(k, n, lo, hi):
+    b = np.array([a ^ c for a, c in split(k, n)], dtype=np.uint32)
+    f = ((b >> np.uint32(9)) | np.uint32(0x3F800000)).view(np.float32) - np.float32(1)
+    lo, hi = np.float32(lo), np.float32(hi)
+    return np.maximum(lo, f * (hi - lo) + lo)
+k5 = key(5)
+fi = np.finfo(np.float32)
+u = uniform(k5, 6, 0.0, 1.0)
+e = -np.log1p(-u)
+u = uniform(k5, 6, fi.tiny, 1.0)
+lg = np.log(u) - np.log1p(-u)
+u = uniform(k5, 6, -1.0 + fi.epsneg, 1.0)
+la = np.sign(u) * np.log1p(-np.abs(u))
+for x in (e, lg, la):
+    print([f"{float(v):.5f}" for v in x])
+    print([f"{float(v):.5f}" for v in x])

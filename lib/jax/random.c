@@ -748,6 +748,99 @@ static SrVal *random_values(SrInterp *I, SrArgs *a, int kind) {
   return sr_concrete_wrap(out);
 }
 
+/* ---- exponential, logistic, laplace (random/core.py): a jit of
+   uniform(key, shape, dtype, minval, maxval), then elementwise ops ---- */
+
+enum { DIST_EXPONENTIAL, DIST_LOGISTIC, DIST_LAPLACE };
+
+typedef struct Dist {
+  Sampler s; /* first: sr_current_builtin's data is read as a Sampler too */
+  int kind;
+} Dist;
+
+static SrVal *dist_body(SrInterp *I, SrArgs *a) {
+  const Dist *d = sr_current_builtin(I)->data;
+  SrDtype dt = d->s.dt;
+  /* minval: Python's 0.0, or a numpy scalar of dt (finfo's tiny, -1 + epsneg) */
+  SrVal *mn, *mx = sr_float(NULL, 1.0);
+  double eps = dt == SR_F64 ? 0x1p-53 : dt == SR_F16 ? 0x1p-11 : dt == SR_BF16 ? 0x1p-8 : 0x1p-24;
+  double tiny = dt == SR_F64 ? 0x1p-1022 : dt == SR_F16 ? 0x1p-14 : 0x1p-126;
+  if (d->kind == DIST_EXPONENTIAL) mn = sr_float(NULL, 0.0);
+  else if (d->kind == DIST_LOGISTIC) mn = lit(dt, tiny, 0);
+  else mn = lit(dt, -1.0 + eps, 0);
+  SrVal *amn = sr_jnp_asarray(I, mn, -1), *amx = amn ? sr_jnp_asarray(I, mx, -1) : NULL;
+  SrVal *u = amn && amx ? uniform_call(I, a->v[0], d->s.shape, d->s.nd, dt, amn, amx) : NULL;
+  sr_unref(mn);
+  sr_unref(mx);
+  sr_unref(amn);
+  sr_unref(amx);
+  if (!u) return NULL;
+  SrVal *r = NULL;
+  if (d->kind == DIST_EXPONENTIAL) {
+    /* lax.neg(lax.log1p(lax.neg(u))) */
+    SrVal *n = sr_lax_unary(I, SR_P_neg, u);
+    SrVal *l = n ? sr_lax_unary(I, SR_P_log1p, n) : NULL;
+    r = l ? sr_lax_unary(I, SR_P_neg, l) : NULL;
+    sr_unref(n);
+    sr_unref(l);
+  } else if (d->kind == DIST_LOGISTIC) {
+    /* lax.sub(lax.log(x), lax.log1p(lax.neg(x))) */
+    SrVal *lg = sr_lax_unary(I, SR_P_log, u);
+    SrVal *n = lg ? sr_lax_unary(I, SR_P_neg, u) : NULL;
+    SrVal *l = n ? sr_lax_unary(I, SR_P_log1p, n) : NULL;
+    sr_unref(n);
+    r = bin(I, SR_P_sub, lg, l);
+  } else {
+    /* lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u)))) */
+    SrVal *sg = sr_lax_unary(I, SR_P_sign, u);
+    SrVal *ab = sg ? sr_lax_unary(I, SR_P_abs, u) : NULL;
+    SrVal *n = ab ? sr_lax_unary(I, SR_P_neg, ab) : NULL;
+    SrVal *l = n ? sr_lax_unary(I, SR_P_log1p, n) : NULL;
+    sr_unref(ab);
+    sr_unref(n);
+    r = bin(I, SR_P_mul, sg, l);
+  }
+  sr_unref(u);
+  return r;
+}
+
+static SrVal *dist(SrInterp *I, SrArgs *a, int kind) {
+  static const char *const names[] = {"exponential", "logistic", "laplace"};
+  static const char *const jits[] = {"_exponential", "_logistic", "_laplace"};
+  const char *name = names[kind];
+  SrVal *p[4];
+  if (sr_args_parse(I, a, name, "key, shape=, dtype=, *, out_sharding=", p) < 0) return NULL;
+  if (p[3] && p[3]->kind != SR_V_NONE)
+    return sr_raise(I, "NotImplementedError", "jax.random.%s with out_sharding is not supported yet", name);
+  Dist *d = sr_xcalloc(1, sizeof *d);
+  d->kind = kind;
+  d->s.dt = I->jax->enable_x64 ? SR_F64 : SR_F32;
+  int dt;
+  if ((p[1] && p[1]->kind != SR_V_NONE && sr_shape_arg(I, p[1], d->s.shape, &d->s.nd, "shape") < 0) ||
+      sr_dtype_arg(I, p[2], &dt, name) < 0) {
+    free(d);
+    return NULL;
+  }
+  if (dt >= 0) d->s.dt = (SrDtype)dt;
+  if (!sr_dtype_is_float(d->s.dt)) {
+    SrDtype bad = d->s.dt;
+    free(d);
+    return sr_raise(I, "ValueError", "dtype argument to `%s` must be a float dtype, got %s", name, sr_dtype_name(bad));
+  }
+  SrVal *k = typed_key(I, p[0], name, 0);
+  if (!k) {
+    free(d);
+    return NULL;
+  }
+  SrVal *r = sr_api_jit(I, jits[kind], dist_body, d, 1, &k);
+  sr_unref(k);
+  return r;
+}
+
+static SrVal *bi_exponential(SrInterp *I, SrArgs *a) { return dist(I, a, DIST_EXPONENTIAL); }
+static SrVal *bi_logistic(SrInterp *I, SrArgs *a) { return dist(I, a, DIST_LOGISTIC); }
+static SrVal *bi_laplace(SrInterp *I, SrArgs *a) { return dist(I, a, DIST_LAPLACE); }
+
 static SrVal *bi_normal(SrInterp *I, SrArgs *a) { return random_values(I, a, 0); }
 static SrVal *bi_uniform(SrInterp *I, SrArgs *a) { return random_values(I, a, 1); }
 static SrVal *bi_bits(SrInterp *I, SrArgs *a) { return random_values(I, a, 2); }
@@ -769,6 +862,10 @@ void sr_random_concrete_init(void) {
 }
 
 void sr_random_api_init(void) {
+  sr_def("jax.random.exponential", bi_exponential,
+         "exponential(key, shape=(), dtype=float): Exponential(1) samples, -log1p(-uniform)");
+  sr_def("jax.random.logistic", bi_logistic, "logistic(key, shape=(), dtype=float): standard logistic samples");
+  sr_def("jax.random.laplace", bi_laplace, "laplace(key, shape=(), dtype=float): Laplace(0, 1) samples");
   sr_def("jax.random.wrap_key_data", bi_wrap_key_data,
          "wrap_key_data(key_bits_array): a typed key array from uint32 key data (random_wrap)");
   sr_def("jax.extend.random.threefry_2x32", bi_threefry_2x32,
