@@ -26,7 +26,8 @@ static int is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <
 
 static uint64_t name_set(const char *s) {
   uint64_t m = 0;
-  for (; *s; s++) m |= (uint64_t)1 << name_bit(*s);
+  for (; *s; s++)
+    if (is_letter(*s)) m |= (uint64_t)1 << name_bit(*s); /* a term may still hold an ellipsis */
   return m;
 }
 
