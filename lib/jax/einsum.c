@@ -183,7 +183,7 @@ static int contraction_list(int nops, char terms[][NAMES], const char *output, c
     for (int t = 0; t < c->nind; t++) {
       strcpy(c->in[t], list[c->inds[t]]);
       for (int i = c->inds[t]; i + 1 < n; i++) {
-        strcpy(list[i], list[i + 1]);
+        memcpy(list[i], list[i + 1], sizeof list[i]);
         sets[i] = sets[i + 1];
       }
       n--;
