@@ -36,6 +36,23 @@ SrVal *sr_command_eval_arg(SrInterp *I, const char *arg, SrSrc *src, size_t off)
 /* The same for arg[a..b), a part of the argument: errors point at the
    part and show the command's whole line. */
 SrVal *sr_command_eval_part(SrInterp *I, const char *arg, size_t a, size_t b, SrSrc *src, size_t off);
+/* The argument of the commands that take a function (target.c): TARGET
+   [REST] [as NAME], where TARGET is a jaxpr, a function, or a call
+   F(ARGS) of one. */
+typedef struct SrTarget {
+  SrVal *fn;
+  SrVal *args;    /* a tuple of example arguments */
+  char *rest;     /* what follows (argnums for :grad) */
+  size_t rest_at; /* where rest starts in the argument */
+  char *bind;     /* `as NAME`, or NULL */
+  int abstract;   /* a jaxpr F without (ARGS): args are its input types */
+} SrTarget;
+/* Parses arg for the command cmd (its name, for messages); text after
+   TARGET is an error unless takes_rest.  Returns 0, or -1 with the error
+   in I->py->diags; sr_target_free(t) either way. */
+int sr_target_parse(SrInterp *I, const char *arg, SrSrc *src, size_t off, const char *cmd, int takes_rest,
+                    SrTarget *t);
+void sr_target_free(SrTarget *t);
 /* Runs the command line text[off..end) of src. */
 int sr_command_run(SrInterp *I, SrSrc *src, size_t off, size_t end);
 /* Adds the autodiff commands, :jvp .. :gradcheck (lib/cmd/commands_ad.c;

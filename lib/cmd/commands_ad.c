@@ -40,131 +40,6 @@ static int usage(SrInterp *I, SrSrc *src, size_t off, const char *msg) {
   return -1;
 }
 
-/* ---- the argument: F or F(ARGS), then the rest, then `as NAME` ---- */
-
-typedef struct Target {
-  SrVal *fn;
-  SrVal *args;       /* a tuple of example arguments */
-  char *rest;        /* what follows (argnums for :grad) */
-  size_t rest_at;    /* where rest starts in the argument */
-  char *bind;        /* `as NAME`, or NULL */
-  int abstract;      /* a jaxpr F without (ARGS): args are its input types */
-} Target;
-
-static void target_free(Target *t) {
-  sr_unref(t->fn);
-  sr_unref(t->args);
-  free(t->rest);
-  free(t->bind);
-  memset(t, 0, sizeof *t);
-}
-
-static int parse_target(SrInterp *I, const char *arg, SrSrc *src, size_t off, const char *cmd, Target *t) {
-  memset(t, 0, sizeof *t);
-  char *text = sr_xstrdup(arg);
-  /* `as NAME` */
-  size_t n = strlen(text);
-  char *as = NULL;
-  for (char *p = text; (p = strstr(p, " as ")) != NULL; p++) as = p;
-  if (as) {
-    char *nm = as + 4;
-    while (*nm == ' ') nm++;
-    int ok = *nm && (isalpha((unsigned char)*nm) || *nm == '_');
-    for (char *q = nm; *q && ok; q++) ok = isalnum((unsigned char)*q) || *q == '_';
-    if (ok) {
-      t->bind = sr_xstrdup(nm);
-      *as = 0;
-      n = strlen(text);
-    }
-  }
-  while (n && text[n - 1] == ' ') text[--n] = 0;
-  /* the function: a dotted name, or a braced jaxpr literal */
-  size_t i = 0;
-  if (text[0] == '{') {
-    int depth = 0;
-    for (; text[i]; i++) {
-      if (text[i] == '{') depth++;
-      else if (text[i] == '}' && --depth == 0) {
-        i++;
-        break;
-      }
-    }
-  } else {
-    while (text[i] && (isalnum((unsigned char)text[i]) || text[i] == '_' || text[i] == '.')) i++;
-  }
-  if (i == 0) {
-    free(text);
-    char msg[128];
-    snprintf(msg, sizeof msg, ":%s needs a function: a jaxpr name, or F(ARGS)", cmd);
-    return usage(I, src, off, msg);
-  }
-  t->fn = sr_command_eval_part(I, arg, 0, i, src, off);
-  if (!t->fn) {
-    free(text);
-    return -1;
-  }
-  if (text[i] == '(') {
-    int depth = 0;
-    size_t j = i;
-    for (; text[j]; j++) {
-      if (text[j] == '(' || text[j] == '[' || text[j] == '{') depth++;
-      else if ((text[j] == ')' || text[j] == ']' || text[j] == '}') && --depth == 0) break;
-    }
-    if (!text[j]) {
-      free(text);
-      return usage(I, src, off, "unbalanced parentheses in the arguments");
-    }
-    /* `(ARGS)` as it stands: a tuple when it has a comma at its top */
-    int commas = 0, blank = 1;
-    for (size_t k = i + 1, d = 0; k < j; k++) {
-      char c = text[k];
-      if (c == '(' || c == '[' || c == '{') d++;
-      else if (c == ')' || c == ']' || c == '}') d--;
-      else if (c == ',' && d == 0) commas++;
-      if (c != ' ') blank = 0;
-    }
-    t->args = sr_command_eval_part(I, arg, i, j + 1, src, off);
-    if (!t->args) {
-      free(text);
-      return -1;
-    }
-    if (!commas && !blank) {
-      SrVal *one = sr_seq(NULL, SR_V_TUPLE, 1);
-      sr_seq_push(NULL, one, t->args);
-      t->args = one;
-    }
-    i = j + 1;
-  } else {
-    if (t->fn->kind != SR_V_JAXPR) {
-      free(text);
-      char msg[160];
-      snprintf(msg, sizeof msg, ":%s of a function that is not a jaxpr needs example arguments: :%s f(x, y)", cmd, cmd);
-      return usage(I, src, off, msg);
-    }
-    const SrJaxpr *j = t->fn->jx.jaxpr;
-    t->abstract = 1;
-    t->args = sr_seq(NULL, SR_V_TUPLE, (int)sr_nargs(j));
-    for (uint32_t k = 0; k < sr_nargs(j); k++) sr_seq_push(NULL, t->args, sr_array_abstract(sr_args(j)[k]->type));
-  }
-  while (text[i] == ' ') i++;
-  t->rest = sr_xstrdup(text + i);
-  t->rest_at = i;
-  free(text);
-  /* only :grad and :vmap take more (argnums, in_axes) */
-  if (*t->rest && strcmp(cmd, "grad") != 0 && strcmp(cmd, "vmap") != 0) {
-    char msg[160];
-    snprintf(msg, sizeof msg, ":%s: unexpected text after the function: %.80s", cmd, t->rest);
-    const char *at = src ? strstr(src->text + off, arg) : NULL;
-    return usage(I, src, at ? (size_t)(at - src->text) + t->rest_at : off, msg);
-  }
-  if (!sr_is_callable(I, t->fn)) {
-    char msg[128];
-    snprintf(msg, sizeof msg, ":%s needs a function, got %s", cmd, sr_val_kind_name(t->fn));
-    return usage(I, src, off, msg);
-  }
-  return 0;
-}
-
 /* Prints a jaxpr value and binds it when asked. */
 static int show(SrInterp *I, SrJaxpr *j, const char *bind, const char *title) {
   SrVal *v = sr_jaxpr_val(NULL, j);
@@ -303,8 +178,8 @@ static SrVal *eval_shape(SrInterp *I, SrVal *fn, SrVal *args) {
 /* ---- the commands ---- */
 
 static int cmd_jvp(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
-  Target t;
-  if (parse_target(I, arg, src, off, "jvp", &t) < 0) return target_free(&t), -1;
+  SrTarget t;
+  if (sr_target_parse(I, arg, src, off, "jvp", 0, &t) < 0) return sr_target_free(&t), -1;
   int n = t.args->seq.n, rc = -1;
   SrVal *all = sr_tuple(NULL, 0, NULL);
   for (int i = 0; i < n; i++) sr_seq_push(NULL, all, sr_ref(t.args->seq.items[i]));
@@ -322,13 +197,13 @@ static int cmd_jvp(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
   }
 done:
   sr_unref(all);
-  target_free(&t);
+  sr_target_free(&t);
   return rc;
 }
 
 static int cmd_vjp(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
-  Target t;
-  if (parse_target(I, arg, src, off, "vjp", &t) < 0) return target_free(&t), -1;
+  SrTarget t;
+  if (sr_target_parse(I, arg, src, off, "vjp", 0, &t) < 0) return sr_target_free(&t), -1;
   int rc = -1;
   SrVal *shape = eval_shape(I, t.fn, t.args);
   SrVal *ct = shape ? tangents_like(I, shape, 1) : NULL;
@@ -346,13 +221,13 @@ static int cmd_vjp(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
       sr_program_unref(j->prog);
     }
   }
-  target_free(&t);
+  sr_target_free(&t);
   return rc;
 }
 
 static int cmd_transpose(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
-  Target t;
-  if (parse_target(I, arg, src, off, "transpose", &t) < 0) return target_free(&t), -1;
+  SrTarget t;
+  if (sr_target_parse(I, arg, src, off, "transpose", 0, &t) < 0) return sr_target_free(&t), -1;
   int rc = -1;
   SrVal *shape = eval_shape(I, t.fn, t.args);
   SrVal *ct = shape ? tangents_like(I, shape, 1) : NULL;
@@ -369,18 +244,18 @@ static int cmd_transpose(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
       sr_program_unref(j->prog);
     }
   }
-  target_free(&t);
+  sr_target_free(&t);
   return rc;
 }
 
 static int cmd_grad(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
-  Target t;
-  if (parse_target(I, arg, src, off, "grad", &t) < 0) return target_free(&t), -1;
+  SrTarget t;
+  if (sr_target_parse(I, arg, src, off, "grad", 1, &t) < 0) return sr_target_free(&t), -1;
   int rc = -1;
   SrVal *argnums = NULL;
   if (t.rest && *t.rest) {
     argnums = sr_command_eval_part(I, arg, t.rest_at, t.rest_at + strlen(t.rest), src, off);
-    if (!argnums) return target_free(&t), -1;
+    if (!argnums) return sr_target_free(&t), -1;
   }
   const char *kw[1] = {sr_intern_cstr("argnums")};
   SrVal *kwv[1] = {argnums};
@@ -394,7 +269,7 @@ static int cmd_grad(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
     sr_unref(g);
   }
   sr_unref(argnums);
-  target_free(&t);
+  sr_target_free(&t);
   return rc;
 }
 
@@ -442,8 +317,8 @@ static SrVal *vmap_jaxpr_args(SrInterp *I, SrVal *args, SrVal *in_axes) {
 }
 
 static int cmd_vmap(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
-  Target t;
-  if (parse_target(I, arg, src, off, "vmap", &t) < 0) return target_free(&t), -1;
+  SrTarget t;
+  if (sr_target_parse(I, arg, src, off, "vmap", 1, &t) < 0) return sr_target_free(&t), -1;
   int rc = -1;
   SrVal *in_axes = NULL, *args = NULL, *vm = NULL;
   if (t.rest && *t.rest) {
@@ -470,12 +345,12 @@ done:
   sr_unref(vm);
   sr_unref(args);
   sr_unref(in_axes);
-  target_free(&t);
+  sr_target_free(&t);
   return rc;
 }
 
 /* The function of a target as a jaxpr over its flat arguments. */
-static SrJaxpr *target_jaxpr(SrInterp *I, Target *t) {
+static SrJaxpr *target_jaxpr(SrInterp *I, SrTarget *t) {
   if (t->fn->kind == SR_V_JAXPR) {
     sr_program_ref(t->fn->jx.jaxpr->prog);
     return t->fn->jx.jaxpr;
@@ -484,8 +359,8 @@ static SrJaxpr *target_jaxpr(SrInterp *I, Target *t) {
 }
 
 static int cmd_linearize(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
-  Target t;
-  if (parse_target(I, arg, src, off, "linearize", &t) < 0) return target_free(&t), -1;
+  SrTarget t;
+  if (sr_target_parse(I, arg, src, off, "linearize", 0, &t) < 0) return sr_target_free(&t), -1;
   int rc = -1;
   SrJaxpr *j = target_jaxpr(I, &t);
   if (j) {
@@ -517,7 +392,7 @@ static int cmd_linearize(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
     free(nz);
     sr_program_unref(j->prog);
   }
-  target_free(&t);
+  sr_target_free(&t);
   return rc;
 }
 
@@ -609,10 +484,10 @@ static void comm_walk(SrInterp *I, const SrJaxpr *j, const char *path, int *coun
 }
 
 static int cmd_comm_static(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
-  Target t;
-  if (parse_target(I, arg, src, off, "comm-static", &t) < 0) return target_free(&t), -1;
+  SrTarget t;
+  if (sr_target_parse(I, arg, src, off, "comm-static", 0, &t) < 0) return sr_target_free(&t), -1;
   SrJaxpr *j = target_jaxpr(I, &t);
-  if (!j) return target_free(&t), -1;
+  if (!j) return sr_target_free(&t), -1;
   int count = 0;
   SrBuf b = SR_BUF_INIT;
   const char *nm = j->name ? j->name : "";
@@ -624,7 +499,7 @@ static int cmd_comm_static(SrInterp *I, const char *arg, SrSrc *src, size_t off)
   sr_buf_free(&b);
   if (!count) out(I, "no communication\n");
   sr_program_unref(j->prog);
-  target_free(&t);
+  sr_target_free(&t);
   return 0;
 }
 
@@ -633,10 +508,10 @@ static int cmd_comm_static(SrInterp *I, const char *arg, SrSrc *src, size_t off)
 /* F's jaxpr after the optimization pass of lib/opt (inlining, shard_map
    fusion, CSE, DCE): what jit(F).lower(...).compile() stands for. */
 static int cmd_optimize(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
-  Target t;
-  if (parse_target(I, arg, src, off, "optimize", &t) < 0) return target_free(&t), -1;
+  SrTarget t;
+  if (sr_target_parse(I, arg, src, off, "optimize", 0, &t) < 0) return sr_target_free(&t), -1;
   SrJaxpr *j = target_jaxpr(I, &t);
-  if (!j) return target_free(&t), -1;
+  if (!j) return sr_target_free(&t), -1;
   const char *nm = j->name ? j->name : "";
   if (t.fn->kind != SR_V_JAXPR && sr_builtin_name(t.fn)) nm = sr_builtin_name(t.fn);
   SrOptStats st;
@@ -651,7 +526,7 @@ static int cmd_optimize(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
   sr_buf_free(&b);
   sr_program_unref(o->prog);
   sr_program_unref(j->prog);
-  target_free(&t);
+  sr_target_free(&t);
   return 0;
 }
 
@@ -709,10 +584,10 @@ static int dot_scalar(SrAd *ad, SrVal *a, SrVal *b, double *out) {
 }
 
 static int cmd_gradcheck(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
-  Target t;
-  if (parse_target(I, arg, src, off, "gradcheck", &t) < 0) return target_free(&t), -1;
-  if (I->trace) return target_free(&t), usage(I, src, off, ":gradcheck runs eagerly, not inside a trace");
-  if (!sr_backend_hooks.from_host) return target_free(&t), usage(I, src, off, ":gradcheck needs the evaluator (concrete arrays)");
+  SrTarget t;
+  if (sr_target_parse(I, arg, src, off, "gradcheck", 0, &t) < 0) return sr_target_free(&t), -1;
+  if (I->trace) return sr_target_free(&t), usage(I, src, off, ":gradcheck runs eagerly, not inside a trace");
+  if (!sr_backend_hooks.from_host) return sr_target_free(&t), usage(I, src, off, ":gradcheck needs the evaluator (concrete arrays)");
   int rc = -1, saved_x64 = I->jax->enable_x64;
   int traced = t.fn->kind != SR_V_JAXPR;
   SrAd ad;
@@ -879,7 +754,7 @@ done:
   (void)yp;
   (void)ym;
   sr_unref(leaves);
-  target_free(&t);
+  sr_target_free(&t);
   return rc;
 }
 

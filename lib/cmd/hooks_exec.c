@@ -18,14 +18,63 @@
 #include "core/trace.h"
 #include "util/mem.h"
 
+/* A jaxpr run on zeros of its input types (shardings included): which
+   collectives run depends on the types only. */
+static int comm_run_jaxpr(SrInterp *I, SrVal *jx) {
+  const SrJaxpr *j = jx->jx.jaxpr;
+  uint32_t n = sr_nargs(j);
+  SrVal **args = sr_xcalloc(n + 1, sizeof *args);
+  int rc = 0;
+  for (uint32_t i = 0; i < n && rc == 0; i++) {
+    const SrType *t = sr_type_with_weak(sr_args(j)[i]->type, 0);
+    SrExec *ex = sr_exec(I);
+    const SrMesh *m = I->jax->mesh;
+    SrArray *a = sr_type_numel(t) >= 0 ? sr_array_new(t, sr_layout_of_type(t), m) : NULL;
+    size_t nbytes = a ? sr_array_shard_bytes(a) : 0;
+    int ok = a != NULL;
+    for (int p = 0; ok && p < a->ndev; p++) {
+      if (!sr_comm_local(ex->comm, m, p)) continue;
+      ok = (a->shard[p] = sr_buffer_try(nbytes)) != NULL;
+      if (ok) memset(a->shard[p]->data, 0, nbytes);
+    }
+    if (ok) {
+      args[i] = sr_array_concrete(a);
+    } else {
+      if (a) sr_array_unref(a);
+      sr_raise(I, "MemoryError", "cannot allocate the zeros of %s", sr_type_short(t));
+      rc = -1;
+    }
+  }
+  if (rc == 0) {
+    SrArgs ca = {(int)n, args, 0, NULL, NULL, NULL};
+    SrVal *r = sr_call(I, jx, &ca);
+    rc = r ? 0 : -1;
+    sr_unref(r);
+  }
+  for (uint32_t i = 0; i < n; i++) sr_unref(args[i]);
+  free(args);
+  return rc;
+}
+
 /* :comm shows the last statement's collectives; :comm EXPR evaluates EXPR
-   (a call, typically) and shows the collectives it ran. */
+   (a call, typically) and shows the collectives it ran; a jaxpr EXPR runs
+   on zeros of its input types (the grammar of the other commands, target.c). */
 static int cmd_comm(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
   if (*arg) {
     sr_exec_stmt_begin(I);
     SrVal *v = sr_command_eval_arg(I, arg, src, off);
     if (!v) return -1;
+    int rc = 0;
+    if (v->kind == SR_V_JAXPR) {
+      sr_exec_stmt_begin(I);
+      rc = comm_run_jaxpr(I, v);
+    } else if (sr_is_callable(I, v)) {
+      sr_error(&I->py->diags, SR_E_USAGE, src, off,
+               ":comm runs a call: give the function its arguments, :comm f(x, y) (or :comm-static f(x, y))");
+      rc = -1;
+    }
     sr_unref(v);
+    if (rc < 0) return -1;
   }
   SrBuf b = SR_BUF_INIT;
   sr_exec_ledger_str(I, &b);

@@ -229,3 +229,4 @@ include $(top_srcdir)/tests/golden/shard15a.mk
 include $(top_srcdir)/tests/golden/debug15.mk
 include $(top_srcdir)/tests/golden/einsum15.mk
 include $(top_srcdir)/tests/golden/random15.mk
+include $(top_srcdir)/tests/golden/cmd16.mk
