@@ -13,6 +13,7 @@
 #include "util/mem.h"
 
 static SrCellOut *cur; /* the cell running now */
+static struct Stream *cur_stream; /* its stream, when it has one */
 
 static void on_echo(SrInterp *I, const char *text, size_t n) {
   (void)I;
@@ -74,6 +75,18 @@ static ssize_t stream_write(void *cookie, const char *buf, size_t n) {
 
 static int run(SrInterp *I, SrSrc *src, SrCellOut *o, Stream *st);
 
+void sr_cell_flush(void) {
+  if (cur_stream) stream_send(cur_stream);
+}
+
+/* input() in a cell whose frontend takes no input (ipykernel's words) */
+static int no_stdin(SrInterp *I, const char *prompt, SrBuf *line) {
+  (void)prompt;
+  (void)line;
+  sr_raise(I, "StdinNotImplementedError", "raw_input was called, but this frontend does not support input requests.");
+  return -1;
+}
+
 int sr_cell_run(SrInterp *I, SrSrc *src, SrCellOut *o) { return run(I, src, o, NULL); }
 
 int sr_cell_run_stream(SrInterp *I, SrSrc *src, SrCellOut *o, SrCellStream fn, void *ctx) {
@@ -100,7 +113,10 @@ static int run(SrInterp *I, SrSrc *src, SrCellOut *o, Stream *st) {
   } else if (saved_out) {
     mem = open_memstream(&text, &len);
   }
+  int (*saved_read)(SrInterp *, const char *, SrBuf *) = I->py->read_line;
+  if (!saved_read) I->py->read_line = no_stdin;
   cur = o;
+  cur_stream = st;
   I->py->out = mem;
   I->py->on_error = on_error;
   I->py->on_echo = on_echo;
@@ -114,7 +130,9 @@ static int run(SrInterp *I, SrSrc *src, SrCellOut *o, Stream *st) {
   I->py->on_echo = saved_echo;
   I->py->on_warn = saved_warn;
   I->py->echo = saved_mode;
+  I->py->read_line = saved_read;
   cur = NULL;
+  cur_stream = NULL;
   if (mem) fclose(mem);
   if (text) {
     sr_buf_putn(&o->out, text, len);

@@ -32,5 +32,11 @@ int sr_cell_run(SrInterp *I, SrSrc *src, SrCellOut *o);
 typedef void (*SrCellStream)(void *ctx, const char *text, size_t n);
 int sr_cell_run_stream(SrInterp *I, SrSrc *src, SrCellOut *o, SrCellStream fn, void *ctx);
 void sr_cell_out_free(SrCellOut *o);
+/* Sends what the running cell printed and its stream still holds (before
+   an input prompt). */
+void sr_cell_flush(void);
+/* input() in a cell reads through I->py->read_line when the caller set
+   one (the kernel, when its frontend allows stdin); else it raises
+   StdinNotImplementedError, as ipykernel does. */
 
 #endif

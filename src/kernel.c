@@ -47,7 +47,11 @@ typedef struct Kernel {
   char session[40];
   unsigned long seq;   /* messages sent, for their ids */
   int count;           /* execution_count */
-  int quit;
+  _Atomic int quit;
+  /* the shell runs cells on the main thread, the control channel has a
+     thread of its own (an interrupt_request reaches a busy kernel); each
+     socket has one thread but iopub, and sending is under the lock */
+  pthread_mutex_t lock;
 } Kernel;
 
 typedef struct Msg {
@@ -163,6 +167,7 @@ static void iso_now(char *out, size_t n) {
 /* Sends a message of type `type` with content (stolen) on sock, to the
    identities ids (NULL: parent's; for iopub, the topic is the type). */
 static void send_msg(Kernel *k, void *sock, const Msg *parent, const char *type, json_t *content) {
+  pthread_mutex_lock(&k->lock);
   char id[80], date[64];
   snprintf(id, sizeof id, "%s_%lu", k->session, ++k->seq);
   iso_now(date, sizeof date);
@@ -192,6 +197,7 @@ static void send_msg(Kernel *k, void *sock, const Msg *parent, const char *type,
     zmq_send(sock, parts[i], lens[i], i < 3 ? ZMQ_SNDMORE : 0);
     free(parts[i]);
   }
+  pthread_mutex_unlock(&k->lock);
 }
 
 static void status(Kernel *k, const Msg *parent, const char *state) {
@@ -254,6 +260,35 @@ static void send_stream(void *ctx, const char *text, size_t n) {
     send_msg(sc->k, sc->k->iopub, sc->m, "stream", json_pack("{s:s, s:o}", "name", "stdout", "text", text_json(text, n)));
 }
 
+/* input() in a cell whose frontend allows stdin: an input_request on the
+   stdin channel, to the identities of the execute_request, and its
+   input_reply's value (a Ctrl-C or interrupt_request while it waits is
+   KeyboardInterrupt, as in ipykernel) */
+static Kernel *input_k;
+static const Msg *input_m;
+
+static int kernel_read_line(SrInterp *I, const char *prompt, SrBuf *line) {
+  Kernel *k = input_k;
+  sr_cell_flush();
+  send_msg(k, k->stdin_sock, input_m, "input_request", json_pack("{s:s, s:b}", "prompt", prompt, "password", 0));
+  for (;;) {
+    zmq_pollitem_t it = {k->stdin_sock, 0, ZMQ_POLLIN, 0};
+    int r = zmq_poll(&it, 1, 100);
+    if (I->interrupted || k->quit) {
+      sr_raise(I, "KeyboardInterrupt", "Interrupted by user");
+      return -1;
+    }
+    if (r <= 0 || !(it.revents & ZMQ_POLLIN)) continue;
+    Msg rep;
+    if (recv_msg(k, k->stdin_sock, &rep) < 0) continue;
+    int ok = strcmp(rep.type, "input_reply") == 0;
+    const char *v = ok ? json_string_value(json_object_get(rep.content, "value")) : NULL;
+    if (v) sr_buf_puts(line, v);
+    msg_free(&rep);
+    if (ok) return 0;
+  }
+}
+
 static void execute(Kernel *k, const Msg *m) {
   const char *code = json_string_value(json_object_get(m->content, "code"));
   if (!code) code = "";
@@ -269,7 +304,12 @@ static void execute(Kernel *k, const Msg *m) {
   SrSrc *src = sr_src_new(name, code, strlen(code), 1);
   SrCellOut o = SR_CELL_OUT_INIT;
   StreamCtx sc = {k, m, silent};
+  int allow_stdin = json_is_true(json_object_get(m->content, "allow_stdin"));
+  input_k = k;
+  input_m = m;
+  k->I->py->read_line = allow_stdin ? kernel_read_line : NULL;
   sr_cell_run_stream(k->I, src, &o, send_stream, &sc);
+  k->I->py->read_line = NULL;
   sr_src_unref(src);
   if (!silent && o.warn.len)
     send_msg(k, k->iopub, m, "stream",
@@ -411,13 +451,15 @@ static void handle(Kernel *k, void *sock, const Msg *m) {
   } else if (strcmp(t, "comm_info_request") == 0) {
     send_msg(k, sock, m, "comm_info_reply", json_pack("{s:s, s:{}}", "status", "ok", "comms"));
   } else if (strcmp(t, "interrupt_request") == 0) {
-    /* a request comes between cells: there is nothing to stop */
+    /* the control thread's: a running cell stops as at Ctrl-C */
+    on_sigint(SIGINT);
     send_msg(k, sock, m, "interrupt_reply", json_pack("{s:s}", "status", "ok"));
   } else if (strcmp(t, "shutdown_request") == 0) {
     json_t *restart = json_object_get(m->content, "restart");
     send_msg(k, sock, m, "shutdown_reply",
              json_pack("{s:s, s:b}", "status", "ok", "restart", restart && json_is_true(restart)));
     k->quit = 1;
+    if (sock == k->control) on_sigint(SIGINT); /* a running cell stops */
   } else {
     fprintf(stderr, "shardrepl kernel: ignored a %s\n", t);
   }
@@ -425,6 +467,21 @@ static void handle(Kernel *k, void *sock, const Msg *m) {
 }
 
 /* ---- sockets ---- */
+
+/* The control channel, while the main thread runs the shell's requests. */
+static void *control_loop(void *arg) {
+  Kernel *k = arg;
+  while (!k->quit) {
+    zmq_pollitem_t it = {k->control, 0, ZMQ_POLLIN, 0};
+    int r = zmq_poll(&it, 1, 100);
+    if (r <= 0 || !(it.revents & ZMQ_POLLIN)) continue;
+    Msg m;
+    if (recv_msg(k, k->control, &m) < 0) continue;
+    handle(k, k->control, &m);
+    msg_free(&m);
+  }
+  return NULL;
+}
 
 static void *heartbeat(void *hb) {
   zmq_proxy(hb, hb, NULL); /* echoes each ping until the context ends */
@@ -478,6 +535,7 @@ int sr_kernel_run(SrInterp *I, const char *connection_file) {
   }
   Kernel k;
   memset(&k, 0, sizeof k);
+  pthread_mutex_init(&k.lock, NULL);
   k.I = I;
   const char *key = json_string_value(json_object_get(conn, "key"));
   k.key = sr_xstrdup(key ? key : "");
@@ -503,21 +561,20 @@ int sr_kernel_run(SrInterp *I, const char *connection_file) {
   if (ok) {
     status(&k, NULL, "starting");
   }
+  pthread_t control_thread;
+  int control_started = ok && pthread_create(&control_thread, NULL, control_loop, &k) == 0;
   while (ok && !k.quit) {
-    zmq_pollitem_t items[2] = {{k.control, 0, ZMQ_POLLIN, 0}, {k.shell, 0, ZMQ_POLLIN, 0}};
-    int r = zmq_poll(items, 2, -1);
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    for (int i = 0; i < 2 && !k.quit; i++) {
-      if (!(items[i].revents & ZMQ_POLLIN)) continue;
-      Msg m;
-      if (recv_msg(&k, items[i].socket, &m) < 0) continue;
-      handle(&k, items[i].socket, &m);
-      msg_free(&m);
-    }
+    zmq_pollitem_t it = {k.shell, 0, ZMQ_POLLIN, 0};
+    int r = zmq_poll(&it, 1, 100);
+    if (r < 0 && errno != EINTR) break;
+    if (r <= 0 || !(it.revents & ZMQ_POLLIN)) continue;
+    Msg m;
+    if (recv_msg(&k, k.shell, &m) < 0) continue;
+    handle(&k, k.shell, &m);
+    msg_free(&m);
   }
+  k.quit = 1;
+  if (control_started) pthread_join(control_thread, NULL);
   zmq_close(k.shell);
   zmq_close(k.control);
   zmq_close(k.stdin_sock);
@@ -527,6 +584,7 @@ int sr_kernel_run(SrInterp *I, const char *connection_file) {
   zmq_close(k.hb);
   zmq_ctx_term(k.ctx);
   free(k.key);
+  pthread_mutex_destroy(&k.lock);
   the_interp = NULL;
   return ok ? 0 : 1;
 }

@@ -300,6 +300,26 @@ static void restore_terminal(void) {
   if (drv.tty) tcsetattr(0, TCSANOW, &drv.term);
 }
 
+/* input() under MPI: rank 0 reads the line, and every rank gets it, as
+   every rank runs the same statement ("L" and the line, or "E": the end
+   of the input, or rank 0's error, which is the one reported) */
+static int share_line(SrInterp *I, const char *prompt, SrBuf *line,
+                      int (*read)(SrInterp *I, const char *prompt, SrBuf *line)) {
+  SrBuf b = SR_BUF_INIT;
+  if (sr_mpi_rank() == 0) {
+    int rc = read(I, prompt, line);
+    sr_buf_puts(&b, rc == 0 ? "L" : "E");
+    if (rc == 0) sr_buf_putn(&b, line->p ? line->p : "", line->len);
+  }
+  size_t len = b.len;
+  char *msg = sr_mpi_bcast_msg(b.p ? b.p : "", &len);
+  sr_buf_free(&b);
+  int ok = len > 0 && msg[0] == 'L';
+  if (ok && sr_mpi_rank() != 0) sr_buf_putn(line, msg + 1, len - 1);
+  free(msg);
+  return ok ? 0 : -1;
+}
+
 int sr_mpi_driver_attach(SrInterp *I, int devices, int *status) {
   static int once;
   if (!once) {
@@ -351,6 +371,7 @@ int sr_mpi_driver_attach(SrInterp *I, int devices, int *status) {
   /* until a device is used, jax_num_cpu_devices may change the count */
   sr_exec_set_comm(I, sr_comm_mpi_new(ndev));
   I->py->on_stmt_end = stmt_end;
+  I->py->share_line = share_line;
   sr_comm_mpi_watch_interrupts(((SrExec *)I->exec)->comm, &I->interrupted, &I->ticks, &I->stop_at);
   I->on_interrupt = agree_interrupt;
   drv.started = 1;

@@ -387,6 +387,17 @@ int sr_repl_input_complete(SrInterp *I, const char *text, size_t len, int last_b
   return complete;
 }
 
+/* input() at the terminal: the line editor, with the prompt */
+static int repl_read_line(SrInterp *I, const char *prompt, SrBuf *line) {
+  (void)I;
+  fflush(stdout);
+  char *l = readline(prompt);
+  if (!l) return -1;
+  sr_buf_puts(line, l);
+  free(l);
+  return 0;
+}
+
 int sr_repl(SrInterp *I) {
   the_interp = I;
   int tty = isatty(0);
@@ -401,6 +412,7 @@ int sr_repl(SrInterp *I) {
     rl_catch_signals = 0;
     rl_attempted_completion_function = complete;
     rl_basic_word_break_characters = " \t\n\"'`@$><=;|&{(,[+-*/%~^!";
+    I->py->read_line = repl_read_line;
     printf("shardrepl %s -- JAX's sharded jaxprs.  :help for help, :quit or Ctrl-D to leave.\n",
            PACKAGE_VERSION);
     fflush(stdout);

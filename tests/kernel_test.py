@@ -130,15 +130,16 @@ def notebook():
     nb.metadata.kernelspec = {'name': 'shardrepl', 'display_name': 'shardrepl', 'language': 'python'}
     nb.cells = [new_code_cell("x = 1 + 1\nx * 3"), new_code_cell("print('hi', x)"),
                 new_code_cell("x.nosuch", metadata={'tags': ['raises-exception']}),
-                new_code_cell(":type x")]
+                new_code_cell(":type x"),
+                new_code_cell("input()", metadata={'tags': ['raises-exception']})]
     nbclient.NotebookClient(nb, timeout=TIMEOUT, kernel_name='shardrepl').execute()
     nbformat.validate(nb)
     got = [[(o.output_type, o.get('text') or o.get('data', {}).get('text/plain') or o.get('ename'))
             for o in c.outputs] for c in nb.cells]
     want = [[('execute_result', '6')], [('stream', 'hi 2\n')], [('error', 'AttributeError')],
-            [('stream', "<class 'int'>\n")]]
+            [('stream', "<class 'int'>\n")], [('error', 'StdinNotImplementedError')]]
     check(got == want, 'nbclient: %r' % got)
-    check([c.execution_count for c in nb.cells] == [1, 2, 3, 4], 'nbclient: execution counts')
+    check([c.execution_count for c in nb.cells] == [1, 2, 3, 4, 5], 'nbclient: execution counts')
     print('nbclient: %d cells executed' % len(nb.cells))
 
 
@@ -217,6 +218,44 @@ def session(km, kc):
           and reply['content']['ename'] == 'KeyboardInterrupt', 'interrupt: %r' % reply['content'])
     reply, outs = run_cell(kc, 'print(i > 0, jax.typeof(a))')
     check(outputs(outs) == [('stream', 'True float32[2,2@X]\n', 'stdout')], 'after the interrupt: %r' % outputs(outs))
+
+    # an interrupt_request on the control channel stops a busy cell too
+    msg_id = kc.execute('j = 0\nwhile True:\n    j += 1\n')
+    time.sleep(1.0)
+    req = kc.session.msg('interrupt_request', {})
+    kc.control_channel.send(req)
+    rep = kc.get_control_msg(timeout=TIMEOUT)
+    check(rep['msg_type'] == 'interrupt_reply' and rep['parent_header']['msg_id'] == req['header']['msg_id'],
+          'interrupt_request: %r' % rep)
+    reply = kc.get_shell_msg(timeout=TIMEOUT)
+    check(reply['parent_header']['msg_id'] == msg_id and reply['content']['status'] == 'error'
+          and reply['content']['ename'] == 'KeyboardInterrupt', 'interrupt_request: %r' % reply['content'])
+    reply, outs = run_cell(kc, 'print(j > 0)')
+    check(outputs(outs) == [('stream', 'True\n', 'stdout')], 'after interrupt_request: %r' % outputs(outs))
+
+    # input() through the stdin channel: the prompt goes in the
+    # input_request, what was printed before it first
+    msg_id = kc.execute('print("before")\nname = input("who? ")\nprint("hi", name)', allow_stdin=True)
+    m = kc.get_stdin_msg(timeout=TIMEOUT)
+    check(m['msg_type'] == 'input_request' and m['content']['prompt'] == 'who? '
+          and m['parent_header']['msg_id'] == msg_id, 'input_request %r' % m)
+    kc.input('Ada')
+    reply = kc.get_shell_msg(timeout=TIMEOUT)
+    check(reply['content']['status'] == 'ok', 'input: %r' % reply['content'])
+    outs = []
+    while True:
+        o = kc.get_iopub_msg(timeout=TIMEOUT)
+        if o['parent_header'].get('msg_id') != msg_id:
+            continue
+        outs.append(o)
+        if o['msg_type'] == 'status' and o['content']['execution_state'] == 'idle':
+            break
+    check(outputs(outs) == [('stream', 'before\nhi Ada\n', 'stdout')], 'input: %r' % outputs(outs))
+    # a front end that allows no input: ipykernel's StdinNotImplementedError
+    msg_id = kc.execute('input()', allow_stdin=False)
+    reply = kc.get_shell_msg(timeout=TIMEOUT)
+    check(reply['content']['status'] == 'error' and reply['content']['ename'] == 'StdinNotImplementedError'
+          and 'does not support input requests' in reply['content']['evalue'], 'no stdin: %r' % reply['content'])
 
 
 main()

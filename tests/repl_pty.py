@@ -397,6 +397,33 @@ def no_terminal(prog, env):
     check('without a terminal: status 0', p.returncode == 0, str(p.returncode))
 
 
+def input_builtin(prog, env):
+    """input() at the terminal reads through the line editor, after its
+    prompt; without a terminal it reads standard input (CPython's input)."""
+    r = Repl(prog, env)
+    try:
+        prompt(r, 'input(): first prompt')
+        r.send('name = input("who? ")\r')
+        check('input() shows its prompt', r.expect(r'who\? ') is not None, repr(r.pending()))
+        r.send('Ada\r')
+        prompt(r, 'input() returns to the prompt')
+        r.send('print(repr(name))\r')
+        check('input() returns the line', r.expect(r"'Ada'\n") is not None, repr(r.pending()))
+        prompt(r, 'prompt after input()')
+        r.send('input()\r')
+        r.send('\x04')
+        check('Ctrl-D at input() is EOFError', r.expect(r'EOFError: EOF when reading a line') is not None,
+              repr(r.pending()))
+        prompt(r, 'the session goes on after EOFError')
+        r.send(':quit\r')
+        r.wait()
+    finally:
+        r.close()
+    p = subprocess.run([prog, '-e', 'print(input("> ") * 2)'], input=b'ab\n', stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, env=env, timeout=TIMEOUT)
+    check('input() without a terminal reads stdin', p.stdout.decode() == '> abab\n', repr(p.stdout))
+
+
 def main():
     prog = os.path.abspath(sys.argv[1])
     try:
@@ -420,6 +447,7 @@ def main():
         session_shared(prog, env, hist)
         history_files(prog, env, tmp)
         no_terminal(prog, env)
+        input_builtin(prog, env)
     print('repl_pty: %d failure(s)' % len(failures))
     return 1 if failures else 0
 

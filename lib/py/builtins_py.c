@@ -758,6 +758,7 @@ static SrVal *number_getattr(SrInterp *I, SrVal *self, const char *name) {
 }
 
 void sr_builtins_py_init(void) {
+  sr_input_init();
   sr_def("builtins.complex", bi_complex, "complex(real=0, imag=0) or complex(string)");
   sr_kind_getattr_set(SR_V_COMPLEX, number_getattr);
   sr_def("builtins.print", bi_print, "print(*values, sep=' ', end='\\n', file=None, flush=False): writes the values' str()");

@@ -148,6 +148,15 @@ typedef struct SrPyState {
   /* NULL, or where an echo goes instead of out (the kernel's
      execute_result): the value's repr and a newline */
   void (*on_echo)(SrInterp *I, const char *text, size_t n);
+  /* NULL, or how input() reads a line (without its newline) after the
+     prompt: 0, or -1 at the end of the input (or with an exception set).
+     NULL: the prompt goes to out and the line comes from stdin. */
+  int (*read_line)(SrInterp *I, const char *prompt, SrBuf *line);
+  /* NULL, or how the ranks of an MPI job share input()'s line: rank 0
+     reads it with read (as read_line), every rank gets it in line; the
+     same return values */
+  int (*share_line)(SrInterp *I, const char *prompt, SrBuf *line,
+                    int (*read)(SrInterp *I, const char *prompt, SrBuf *line));
   /* NULL, or where a warning goes instead of stderr (a cell's stderr) */
   void (*on_warn)(SrInterp *I, const char *text, size_t n);
   int keep_going;        /* :load and scripts continue after an error */
@@ -262,6 +271,8 @@ void sr_global_names(SrInterp *I, void (*fn)(const char *name, void *ctx), void 
 /* Each family of built-ins registers itself: Python's here (from
    sr_interp_new), the embedding's from its SrPyInit.open_modules. */
 void sr_builtins_py_init(void);
+/* The input() built-in (input.c); sr_builtins_py_init calls it. */
+void sr_input_init(void);
 void sr_re_init(void); /* re.c: Python's re module */
 
 #endif

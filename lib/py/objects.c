@@ -366,6 +366,8 @@ static const struct {
   {"ValueError", "Exception"},
   {"FrozenInstanceError", "AttributeError"}, /* dataclasses' */
   {"StopIteration", "Exception"},
+  {"EOFError", "Exception"},
+  {"StdinNotImplementedError", "NotImplementedError"}, /* ipykernel's, for input() */
   /* JAX's */
   {"ShardingTypeError", "Exception"},
   {"JaxprTypeError", "TypeError"},
