@@ -44,8 +44,148 @@ void sr_command_add(const SrCommand *c) {
 
 static void out(SrInterp *I, const char *s) { sr_write(I, s, strlen(s)); }
 
+/* ---- :help's examples and module lists ---- */
+
+typedef struct HelpExample {
+  const char *name, *sentence, *example;
+} HelpExample;
+
+static const HelpExample examples[] = {
+#define EX(name, sentence, example) {name, sentence, example},
+#include "cmd/help_examples.def"
+#undef EX
+};
+
+static const HelpExample *example_of(const char *qualname) {
+  for (size_t i = 0; i < sizeof examples / sizeof *examples; i++)
+    if (strcmp(examples[i].name, qualname) == 0) return &examples[i];
+  return NULL;
+}
+
+/* The documented built-ins, sorted, that are not internal (no part of the
+   name starts with '_'). */
+typedef struct Names {
+  const char **v;
+  size_t n, cap;
+  const char *prefix; /* "jax.nn.": only its direct members; NULL: all */
+} Names;
+
+static void names_visit(const char *name, void *ctx) {
+  Names *ns = ctx;
+  SrVal *v = sr_lookup_qualname(name);
+  if (!v || !sr_builtin_doc(v) || name[0] == '_' || strstr(name, "._")) return;
+  if (ns->prefix) {
+    size_t n = strlen(ns->prefix);
+    if (strncmp(name, ns->prefix, n) != 0 || strchr(name + n, '.')) return;
+  }
+  if (ns->n == ns->cap) {
+    ns->cap = ns->cap ? 2 * ns->cap : 256;
+    ns->v = sr_xrealloc(ns->v, ns->cap * sizeof *ns->v);
+  }
+  ns->v[ns->n++] = name;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+static Names documented(const char *prefix) {
+  Names ns = {NULL, 0, 0, prefix};
+  sr_registry_names(prefix ? prefix : "", names_visit, &ns);
+  if (ns.n) qsort(ns.v, ns.n, sizeof *ns.v, cmp_str);
+  return ns;
+}
+
+/* The example's lines as typed at Python's prompt: a statement after
+   ">>> ", the lines of a block (and a def after its decorator) after
+   "... ", and the blank line that ends a block before the next statement. */
+static void example_lines(SrBuf *b, const char *ex, const char *indent) {
+  int in_block = 0, decorated = 0;
+  for (const char *p = ex; *p;) {
+    const char *e = strchr(p, '\n');
+    size_t n = e ? (size_t)(e - p) : strlen(p);
+    int body = *p == ' ' || decorated;
+    if (in_block && !body) sr_buf_printf(b, "%s...\n", indent);
+    sr_buf_printf(b, "%s%s%.*s\n", indent, body ? "... " : ">>> ", (int)n, p);
+    decorated = *p == '@';
+    in_block = *p == ' ' || decorated || (n && p[n - 1] == ':');
+    p += n + (e != NULL);
+  }
+}
+
+/* The modules of the documented built-ins. */
+static void module_list(SrBuf *b) {
+  Names all = documented(NULL);
+  struct {
+    const char *name;
+    int len;
+  } mods[128];
+  int nm = 0;
+  for (size_t i = 0; i < all.n; i++) {
+    const char *dot = strrchr(all.v[i], '.');
+    int len = dot ? (int)(dot - all.v[i]) : 0, k = 0;
+    while (k < nm && !(mods[k].len == len && strncmp(mods[k].name, all.v[i], (size_t)len) == 0)) k++;
+    if (k == nm && nm < (int)(sizeof mods / sizeof *mods)) mods[nm++] = (typeof(mods[0])){all.v[i], len};
+  }
+  for (int i = 1; i < nm; i++) /* by name (few: insertion) */
+    for (int k = i; k > 0; k--) {
+      int l = mods[k].len < mods[k - 1].len ? mods[k].len : mods[k - 1].len;
+      int c = strncmp(mods[k - 1].name, mods[k].name, (size_t)l);
+      if (c < 0 || (c == 0 && mods[k - 1].len <= mods[k].len)) break;
+      typeof(mods[0]) t = mods[k];
+      mods[k] = mods[k - 1];
+      mods[k - 1] = t;
+    }
+  sr_buf_puts(b, "Modules (:help MODULE lists its functions):\n");
+  size_t col = 0;
+  for (int k = 0; k < nm; k++) {
+    char item[128];
+    snprintf(item, sizeof item, "%.*s", mods[k].len, mods[k].name);
+    if (col && col + strlen(item) + 2 > 78) {
+      sr_buf_puts(b, ",\n");
+      col = 0;
+    }
+    sr_buf_printf(b, "%s%s", col ? ", " : "  ", item);
+    col += strlen(item) + 2;
+  }
+  sr_buf_putc(b, '\n');
+  free(all.v);
+}
+
+/* The first line of a doc, cut to fit a listing. */
+static void doc_summary(SrBuf *b, const char *doc, size_t width) {
+  size_t n = strcspn(doc, "\n");
+  if (n > width) sr_buf_printf(b, "%.*s...", (int)(width - 3), doc);
+  else sr_buf_putn(b, doc, n);
+}
+
+/* :help --examples [MODULE]: every example as one script, each in a
+   fresh session; a built-in without one is a comment that says so. */
+static void examples_script(SrBuf *b, const char *module) {
+  SrBuf prefix = SR_BUF_INIT;
+  if (module) sr_buf_printf(&prefix, "%s.", module);
+  Names ns = documented(NULL);
+  for (size_t i = 0; i < ns.n; i++) {
+    if (module && strncmp(ns.v[i], prefix.p, prefix.len) != 0) continue;
+    const HelpExample *ex = example_of(ns.v[i]);
+    if (!ex) {
+      sr_buf_printf(b, "# no example: %s\n", ns.v[i]);
+      continue;
+    }
+    sr_buf_printf(b, ":reset\nprint('# %s')\n%s\n", ns.v[i], ex->example);
+  }
+  free(ns.v);
+  sr_buf_free(&prefix);
+}
+
 static int cmd_help(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
   SrBuf b = SR_BUF_INIT;
+  if (strncmp(arg, "--examples", 10) == 0 && (arg[10] == 0 || arg[10] == ' ')) {
+    const char *m = arg + 10;
+    while (*m == ' ') m++;
+    examples_script(&b, *m ? sr_canonical_module(m) : NULL);
+    out(I, sr_buf_str(&b));
+    sr_buf_free(&b);
+    return 0;
+  }
   if (!*arg) {
     sr_buf_puts(&b, "Statements are a small Python with JAX's API (jax., jnp., jax.lax. and\n"
                     "jax.sharding. prefixes are optional); a jaxpr as JAX prints it is a value.\n"
@@ -57,7 +197,9 @@ static int cmd_help(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
       else snprintf(head, sizeof head, ":%s %s", c->name, c->args);
       sr_buf_printf(&b, "  %-24s %s\n", head, c->help);
     }
-    sr_buf_puts(&b, ":help NAME describes a built-in, e.g. :help jax.make_mesh\n");
+    module_list(&b);
+    sr_buf_puts(&b, ":help NAME describes a built-in, with an example, e.g. :help jax.make_mesh;\n"
+                    ":help --examples [MODULE] writes the examples as a script\n");
     out(I, b.p);
     sr_buf_free(&b);
     return 0;
@@ -73,7 +215,30 @@ static int cmd_help(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
   SrVal *v = sr_lookup_qualname(sr_canonical_module(name));
   if (!v) v = sr_lookup_builtin_name(name);
   if (v && sr_builtin_doc(v)) {
-    sr_buf_printf(&b, "%s\n    %s\n", sr_builtin_name(v), sr_builtin_doc(v));
+    const char *q = sr_lookup_qualname(sr_canonical_module(name)) ? sr_canonical_module(name) : sr_builtin_name(v);
+    const HelpExample *ex = example_of(q);
+    if (!ex) ex = example_of(sr_builtin_name(v));
+    sr_buf_printf(&b, "%s\n    %s", q, sr_builtin_doc(v));
+    if (ex && ex->sentence) sr_buf_printf(&b, ": %s", ex->sentence);
+    sr_buf_putc(&b, '\n');
+    if (ex) example_lines(&b, ex->example, "    ");
+    out(I, b.p);
+    sr_buf_free(&b);
+    return 0;
+  }
+  /* a module: its functions */
+  char prefix[256];
+  snprintf(prefix, sizeof prefix, "%s.", sr_canonical_module(name));
+  Names ns = documented(prefix);
+  if (ns.n) {
+    sr_buf_printf(&b, "%.*s: %zu function%s (:help NAME for one)\n", (int)strlen(prefix) - 1, prefix, ns.n,
+                  ns.n == 1 ? "" : "s");
+    for (size_t i = 0; i < ns.n; i++) {
+      sr_buf_printf(&b, "  %-22s ", ns.v[i] + strlen(prefix));
+      doc_summary(&b, sr_builtin_doc(sr_lookup_qualname(ns.v[i])), 54);
+      sr_buf_putc(&b, '\n');
+    }
+    free(ns.v);
     out(I, b.p);
     sr_buf_free(&b);
     return 0;

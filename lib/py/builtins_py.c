@@ -249,9 +249,32 @@ static SrVal *bi_dict(SrInterp *I, SrArgs *a) {
   SrVal *d = sr_dict(NULL);
   if (a->n == 1) {
     SrVal *src = a->v[0];
+    SrVal *keys = NULL;
     if (src->kind == SR_V_DICT) {
       for (int i = 0; i < src->dict.n; i++) sr_dict_set(NULL, d, sr_ref(src->dict.keys[i]), sr_ref(src->dict.vals[i]));
+    } else if (src->kind == SR_V_OBJ && (keys = sr_getattr(I, src, "keys")) != NULL) {
+      /* a mapping (a defaultdict, a Counter...): its keys() and src[k], as CPython's */
+      SrArgs none = {0, NULL, 0, NULL, NULL, NULL};
+      SrVal *ks = sr_call(I, keys, &none);
+      sr_unref(keys);
+      SrVal *it = ks ? sr_iterate(I, ks) : NULL;
+      sr_unref(ks);
+      for (int i = 0; it && i < it->seq.n; i++) {
+        SrVal *v = sr_getitem(I, src, it->seq.items[i]);
+        if (!v) {
+          sr_unref(it);
+          it = NULL;
+          break;
+        }
+        sr_dict_set(NULL, d, sr_ref(it->seq.items[i]), v);
+      }
+      if (!it) {
+        sr_unref(d);
+        return NULL;
+      }
+      sr_unref(it);
     } else {
+      sr_exc_clear(I);
       SrVal *it = sr_iterate(I, src);
       if (!it) {
         sr_unref(d);
@@ -686,8 +709,27 @@ static SrVal *bi_divmod(SrInterp *I, SrArgs *a) {
   return sr_tuple(NULL, 2, t);
 }
 
+/* pow(base, exp[, mod]): with mod, ints only, by squaring (CPython's
+   three-argument pow, a negative exponent aside) */
 static SrVal *bi_pow(SrInterp *I, SrArgs *a) {
-  if (a->n != 2) return sr_raise(I, "TypeError", "pow expected 2 arguments");
+  if (a->n == 3 && a->v[2]->kind != SR_V_NONE) {
+    SrVal *b = a->v[0], *e = a->v[1], *m = a->v[2];
+    if (b->kind != SR_V_INT || e->kind != SR_V_INT || m->kind != SR_V_INT)
+      return sr_raise(I, "TypeError", "pow() 3rd argument not allowed unless all arguments are integers");
+    if (m->i == 0) return sr_raise(I, "ValueError", "pow() 3rd argument cannot be 0");
+    if (e->i < 0) return sr_raise(I, "ValueError", "pow() with a negative exponent and a modulus is not supported here");
+    __int128 mod = m->i < 0 ? -(__int128)m->i : m->i, r = 1 % mod, x = ((b->i % mod) + mod) % mod;
+    for (int64_t k = e->i; k; k >>= 1) {
+      if (k & 1) r = r * x % mod;
+      x = x * x % mod;
+    }
+    /* the result has the modulus's sign, as Python's % */
+    if (m->i < 0 && r) r -= mod;
+    return sr_int(NULL, (int64_t)r);
+  }
+  if (a->n < 2)
+    return sr_raise(I, "TypeError", "pow() missing required argument '%s' (pos %d)", a->n ? "exp" : "base", a->n + 1);
+  if (a->n > 3) return sr_raise(I, "TypeError", "pow() takes at most 3 arguments (%d given)", a->n);
   return sr_binop(I, SR_OP_POW, a->v[0], a->v[1]);
 }
 
@@ -797,7 +839,7 @@ void sr_builtins_py_init(void) {
   sr_def("builtins.format", bi_format, "format(value, spec)");
   sr_def("builtins.divmod", bi_divmod, "divmod(a, b)");
   sr_def("builtins.slice", bi_slice, "slice(stop) / slice(start, stop[, step]): a slice object, as x[start:stop:step] makes");
-  sr_def("builtins.pow", bi_pow, "pow(a, b)");
+  sr_def("builtins.pow", bi_pow, "pow(base, exp, mod=None)");
   sr_def("time.perf_counter", bi_perf_counter,
          "time.perf_counter(): seconds on a monotonic clock, for timing (each MPI rank reads its own)");
   sr_def("time.process_time", bi_process_time,
