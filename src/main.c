@@ -273,7 +273,16 @@ int main(int argc, char **argv) {
       }
       break;
     case 'h': usage(stdout); free(evals); return EXIT_OK;
-    case 'V': printf("%s\nBLAS: %s\n", PACKAGE_STRING, sr_kern_blas_config()); free(evals); return EXIT_OK;
+    case 'V': {
+      SrBuf b = SR_BUF_INIT;
+      sr_kern_blas_describe(&b);
+      printf("%s\nBLAS: %s\nkernels: %s\n", PACKAGE_STRING, sr_kern_blas_config(), sr_buf_str(&b));
+      sr_buf_reset(&b);
+      if (sr_kern_blas_advice(&b)) printf("%s\n", b.p);
+      sr_buf_free(&b);
+      free(evals);
+      return EXIT_OK;
+    }
     default: usage(stderr); free(evals); return EXIT_USAGE;
     }
   }

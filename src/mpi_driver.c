@@ -20,6 +20,7 @@
 
 #include "exec/comm_mpi.h"
 #include "exec/exec.h"
+#include "exec/kern.h"
 #include "cmd/commands.h"
 #include "core/jaxstate.h"
 #include "core/trace.h"
@@ -229,6 +230,9 @@ static int cmd_ranks(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
       sr_buf_printf(&b, "%s\n", r == 0 ? " (reads input and prints)" : "");
     }
   }
+  sr_buf_puts(&b, "BLAS: ");
+  sr_kern_blas_describe(&b);
+  sr_buf_puts(&b, sr_mpi_active() ? " (rank 0)\n" : "\n");
   if (m) {
     /* which devices of the job the mesh takes, and which ranks hold them */
     int size = sr_mesh_ndev(m), nr = 0;

@@ -16,6 +16,7 @@
 #include <readline/readline.h>
 
 #include "cmd/commands.h"
+#include "exec/kern.h"
 #include "core/jaxstate.h"
 #include "py/objects.h"
 #include "mpi_driver.h"
@@ -416,6 +417,10 @@ int sr_repl(SrInterp *I) {
     printf("shardrepl %s -- JAX's sharded jaxprs.  :help for help, :quit or Ctrl-D to leave.\n",
            PACKAGE_VERSION);
     fflush(stdout);
+    /* a BLAS slower than the CPU allows: said once, at the terminal */
+    SrBuf adv = SR_BUF_INIT;
+    if (sr_kern_blas_advice(&adv)) fprintf(stderr, "shardrepl: %s\n", adv.p);
+    sr_buf_free(&adv);
     stifle_history(HISTORY_MAX);
     hist_path = history_path();
     if (hist_path) history_load();

@@ -106,5 +106,14 @@ int sr_kern_dot(SrDtype ldt, SrDtype rdt, SrDtype odt, int lnd, const int64_t *l
    OPENBLAS_CORETYPE names), as "OpenBLAS 0.3.21 DYNAMIC_ARCH ... Haswell
    MAX_THREADS=64".  A static string. */
 const char *sr_kern_blas_config(void);
+struct SrBuf;
+/* The core name of the kernels OpenBLAS chose (or was told to use with
+   OPENBLAS_CORETYPE), as "Haswell" (blas_cpu.c). */
+const char *sr_kern_blas_core(void);
+/* "OpenBLAS, Zen kernels (AVX2), on a CPU with AVX2" */
+void sr_kern_blas_describe(struct SrBuf *b);
+/* When the kernels use fewer vector units than the CPU has: a one-line
+   warning naming the fix, and 1; else 0. */
+int sr_kern_blas_advice(struct SrBuf *b);
 
 #endif
