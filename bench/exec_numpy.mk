@@ -10,11 +10,14 @@
 ##  - bench/train_step.py: the microbatch training step of the seed
 ##    "Autodiff and sharding", scaled up (bench/train_step.jxr), in one
 ##    process with 4 simulated devices and on 4 MPI ranks, against the same
-##    step in numpy, with the results checked against numpy's.
+##    step in numpy, with the results checked against numpy's;
+##  - bench/eager_math.py: eager tanh, exp and add of 4,096 float32 and a
+##    loop of 64x64 tanh(x @ m), with the vector math library and without
+##    it (SHARDREPL_VMATH=0), against numpy.
 ## Skipped without python3 and numpy; the 4-rank run without mpirun.
 ## Figures: bench/README.md.
 
-EXTRA_DIST += bench/overhead_numpy.py bench/train_step.py bench/train_step.jxr
+EXTRA_DIST += bench/overhead_numpy.py bench/train_step.py bench/train_step.jxr bench/eager_math.py
 
 bench: bench-numpy
 bench-numpy: bench/bench_exec$(EXEEXT) src/shardrepl$(EXEEXT)
@@ -22,6 +25,8 @@ bench-numpy: bench/bench_exec$(EXEEXT) src/shardrepl$(EXEEXT)
 	echo "  interpreter overhead against numpy (bench/overhead_numpy.py):"; \
 	'$(PYTHON_NUMPY)' $(srcdir)/bench/overhead_numpy.py --bench-exec bench/bench_exec$(EXEEXT) \
 	  --shardrepl src/shardrepl$(EXEEXT) --out bench/out || exit 1; \
+	echo "  eager elementwise math against numpy (bench/eager_math.py):"; \
+	'$(PYTHON_NUMPY)' $(srcdir)/bench/eager_math.py --shardrepl src/shardrepl$(EXEEXT) || exit 1; \
 	mpi=; if test -n '$(MPIRUN)'; then \
 	  root=; test "`id -u`" = 0 && root=--allow-run-as-root; \
 	  mpi="$(MPIRUN) $(BENCH_MPI_FLAGS) $$root"; \

@@ -18,6 +18,7 @@
 #include "exec/kern.h"
 #include "exec/kern_ew.h"
 #include "exec/prng.h"
+#include "exec/vmath.h"
 #include "check/rule.h"
 #include "text/print_val.h"
 #include "util/intern.h"
@@ -661,6 +662,18 @@ static int64_t round_method(const SrVal *v) {
 /* The unary ops' kernels (exec/kern_ew.h): one loop per dtype, hung on
    each row by kernels_elementwise.  Integer arithmetic wraps, in U. */
 #define UN_FLOATS(OP, E32, E64) SR_KERN_UN(OP##_f32, float, float, E32) SR_KERN_UN(OP##_f64, double, double, E64)
+/* the same through the vector math library where it runs (exec/vmath.h) */
+#define UN_VFLOATS(OP, VM, E32, E64)                                              \
+  static int OP##_f32(size_t n, const void *a, void *out, const int64_t *ip) {   \
+    (void)ip;                                                                     \
+    if (sr_vmath_f32(VM, n, a, out) == 0) return 0;                               \
+    SR_KERN_UN_LOOP(float, float, E32);                                           \
+  }                                                                               \
+  static int OP##_f64(size_t n, const void *a, void *out, const int64_t *ip) {   \
+    (void)ip;                                                                     \
+    if (sr_vmath_f64(VM, n, a, out) == 0) return 0;                               \
+    SR_KERN_UN_LOOP(double, double, E64);                                         \
+  }
 UN_FLOATS(k_neg, -p, -p)
 SR_KERN_UN_SINTS(k_neg, -(U)p)
 SR_KERN_UN_UINTS(k_neg, -p)
@@ -670,19 +683,35 @@ SR_KERN_UN_UINTS(k_sign, p > 0)
 UN_FLOATS(k_abs, fabsf(p), fabs(p))
 SR_KERN_UN_SINTS(k_abs, p < 0 ? -(U)p : (U)p)
 SR_KERN_UN_UINTS(k_abs, p)
-UN_FLOATS(k_exp, expf(p), exp(p))
-UN_FLOATS(k_exp2, exp2f(p), exp2(p))
-UN_FLOATS(k_log, logf(p), log(p))
-UN_FLOATS(k_expm1, expm1f(p), expm1(p))
-UN_FLOATS(k_log1p, log1pf(p), log1p(p))
-UN_FLOATS(k_sin, sinf(p), sin(p))
-UN_FLOATS(k_cos, cosf(p), cos(p))
-UN_FLOATS(k_tan, tanf(p), tan(p))
-UN_FLOATS(k_tanh, tanhf(p), tanh(p))
-UN_FLOATS(k_logistic, 1.0f / (1.0f + expf(-p)), 1.0 / (1.0 + exp(-p)))
+UN_VFLOATS(k_exp, SR_VM_EXP, expf(p), exp(p))
+UN_VFLOATS(k_exp2, SR_VM_EXP2, exp2f(p), exp2(p))
+UN_VFLOATS(k_log, SR_VM_LOG, logf(p), log(p))
+UN_VFLOATS(k_expm1, SR_VM_EXPM1, expm1f(p), expm1(p))
+UN_VFLOATS(k_log1p, SR_VM_LOG1P, log1pf(p), log1p(p))
+UN_VFLOATS(k_sin, SR_VM_SIN, sinf(p), sin(p))
+UN_VFLOATS(k_cos, SR_VM_COS, cosf(p), cos(p))
+UN_VFLOATS(k_tan, SR_VM_TAN, tanf(p), tan(p))
+UN_VFLOATS(k_tanh, SR_VM_TANH, tanhf(p), tanh(p))
+/* logistic: exp(-x) through the vector library where it runs, then
+   1 / (1 + e), in the output */
+#define LOGISTIC(T, VFN, EXPR)                                                   \
+  {                                                                              \
+    (void)ip;                                                                    \
+    if (!sr_vmath_form()) SR_KERN_UN_LOOP(T, T, EXPR);                           \
+    const T *xs = a;                                                             \
+    T *ys = out;                                                                 \
+    for (size_t i = 0; i < n; i++) ys[i] = -xs[i];                               \
+    VFN(SR_VM_EXP, n, ys, ys);                                                   \
+    for (size_t i = 0; i < n; i++) ys[i] = 1 / (1 + ys[i]);                      \
+    return 0;                                                                    \
+  }
+static int k_logistic_f32(size_t n, const void *a, void *out, const int64_t *ip)
+    LOGISTIC(float, sr_vmath_f32, 1.0f / (1.0f + expf(-p)))
+static int k_logistic_f64(size_t n, const void *a, void *out, const int64_t *ip)
+    LOGISTIC(double, sr_vmath_f64, 1.0 / (1.0 + exp(-p)))
 UN_FLOATS(k_sqrt, sqrtf(p), sqrt(p))
 UN_FLOATS(k_rsqrt, 1.0f / sqrtf(p), 1.0 / sqrt(p))
-UN_FLOATS(k_cbrt, cbrtf(p), cbrt(p))
+UN_VFLOATS(k_cbrt, SR_VM_CBRT, cbrtf(p), cbrt(p))
 UN_FLOATS(k_square, p * p, p * p)
 SR_KERN_UN_SINTS(k_square, (uint64_t)(U)p * (U)p)
 SR_KERN_UN_UINTS(k_square, (uint64_t)p * p)
@@ -694,8 +723,8 @@ SR_KERN_UN(k_not_bool, uint8_t, uint8_t, !p)
 SR_KERN_UN(k_same_bool, uint8_t, uint8_t, p)
 SR_KERN_UN(k_is_finite_f32, float, uint8_t, isfinite(p))
 SR_KERN_UN(k_is_finite_f64, double, uint8_t, isfinite(p))
-UN_FLOATS(k_erf, erff(p), erf(p))
-UN_FLOATS(k_erfc, erfcf(p), erfc(p))
+UN_VFLOATS(k_erf, SR_VM_ERF, erff(p), erf(p))
+UN_VFLOATS(k_erfc, SR_VM_ERFC, erfcf(p), erfc(p))
 UN_FLOATS(k_erf_inv, sr_prng_erfinv_f32(p), sr_prng_erfinv_f64(p))
 
 /* digamma: NaN at the poles (0, -1, ...), the reflection
