@@ -15,6 +15,7 @@
 #include "core/jaxstate.h"
 #include "mpi_driver.h"
 #include "prims/prim.h"
+#include "text/color.h"
 #include "repl.h"
 #include "kernel.h"
 #include "notebook.h"
@@ -198,6 +199,7 @@ static void usage(FILE *f) {
         "  -o, --output OUT       where --notebook writes (OUT.md or OUT.ipynb; default stdout)\n"
         "      --kernel -f CONNECTION_FILE   run as a Jupyter kernel\n"
         "      --install-kernel   install the Jupyter kernel spec (--user, --prefix DIR; --ranks P)\n"
+        "      --color=WHEN       colour the terminal's output: auto (default), always or never\n"
         "  -h, --help             show this help\n"
         "  -V, --version          show the version and the BLAS kernel in use\n"
         "Exit status: 0 success, 1 runtime error, 2 usage error, 3 parse or type error.\n",
@@ -226,6 +228,7 @@ int main(int argc, char **argv) {
     {"install-kernel", no_argument, 0, 'I'},
     {"user", no_argument, 0, 'U'},
     {"prefix", required_argument, 0, 'X'},
+    {"color", required_argument, 0, 'L'},
     {"help", no_argument, 0, 'h'},
     {"version", no_argument, 0, 'V'},
     {0, 0, 0, 0},
@@ -271,6 +274,14 @@ int main(int argc, char **argv) {
         free(evals);
         return EXIT_USAGE;
       }
+      break;
+    case 'L':
+      if (sr_color_parse(optarg) < 0) {
+        fprintf(stderr, "shardrepl: --color wants auto, always or never, got '%s'\n", optarg);
+        free(evals);
+        return EXIT_USAGE;
+      }
+      sr_color_set_mode((SrColorMode)sr_color_parse(optarg));
       break;
     case 'h': usage(stdout); free(evals); return EXIT_OK;
     case 'V': {

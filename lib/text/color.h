@@ -1,0 +1,38 @@
+/* color.h: colour on the terminal (--color=auto|always|never).
+ *
+ * One decision for the session's standard output, made once: colours are
+ * on under --color=always; under auto (the default) only when stdout is a
+ * terminal, NO_COLOR is unset and TERM is not "dumb".  The colour system
+ * is rich's reading of the environment (console.py _detect_color_system):
+ * COLORTERM=truecolor or 24bit gives 24-bit colour, a TERM ending in
+ * -256color or -kitty 256 colours, anything else the 16 standard ones.
+ */
+#ifndef SR_TEXT_COLOR_H
+#define SR_TEXT_COLOR_H
+
+#include "util/buf.h"
+
+typedef enum { SR_COLOR_AUTO, SR_COLOR_ALWAYS, SR_COLOR_NEVER } SrColorMode;
+typedef enum { SR_CS_NONE, SR_CS_STANDARD, SR_CS_256, SR_CS_TRUECOLOR } SrColorSystem;
+
+/* Parses --color's argument ("auto", "always", "never"); -1 if none. */
+int sr_color_parse(const char *s);
+void sr_color_set_mode(SrColorMode m);
+/* Colours are on for stdout (decided at the first call after a mode). */
+int sr_color_on(void);
+/* The colour system colours are drawn in: SR_CS_NONE when off. */
+SrColorSystem sr_color_system(void);
+
+/* SGR codes of the house styles (as JAX's pretty printer and CPython's
+   traceback colours use them). */
+#define SR_SGR_ERROR "1;35"   /* an exception's type (CPython 3.13) */
+#define SR_SGR_MSG "35"       /* its message */
+#define SR_SGR_CARET "1;31"   /* the caret under the error */
+#define SR_SGR_WARN "33"      /* a warning */
+#define SR_SGR_PROMPT "1;32"  /* the prompt */
+
+/* Appends s wrapped in \e[<sgr>m ... \e[0m when colours are on, else s. */
+void sr_color_puts(SrBuf *out, const char *sgr, const char *s);
+void sr_color_putn(SrBuf *out, const char *sgr, const char *s, size_t n);
+
+#endif

@@ -1,0 +1,5 @@
+## Pictures and colour (issue 16, part 3): jax.debug.visualize_array_sharding
+## checked against JAX's visualize_sharding run with rich, --color, and the
+## :comm figure (comm_svg.c).
+TESTS += tests/pict/visualize_rich.sh
+EXTRA_DIST += tests/pict/visualize_rich.sh tests/pict/jax_visualize.py tests/pict/visualize_cases.txt
