@@ -32,6 +32,7 @@
 #include <zmq.h>
 
 #include "cell.h"
+#include "jax/debug_picture.h"
 #include "mpi_driver.h"
 #include "repl.h"
 #include "util/buf.h"
@@ -289,6 +290,29 @@ static int kernel_read_line(SrInterp *I, const char *prompt, SrBuf *line) {
   }
 }
 
+/* A rich display (a picture) of a running cell: display_data, after what
+   the cell printed before it. */
+static void send_display(void *ctx, const char *html, size_t nhtml, const char *text, size_t ntext) {
+  StreamCtx *sc = ctx;
+  if (sc->k->I->py->out) fflush(sc->k->I->py->out);
+  sr_cell_flush();
+  if (!sc->silent)
+    send_msg(sc->k, sc->k->iopub, sc->m, "display_data",
+             json_pack("{s:{s:o, s:o}, s:{}, s:{}}", "data", "text/plain", text_json(text, ntext), "text/html",
+                       text_json(html, nhtml), "metadata", "transient"));
+}
+
+/* An image (a figure of :comm --svg): display_data of its MIME type. */
+static void send_image(void *ctx, const char *mime, const char *data, size_t n) {
+  StreamCtx *sc = ctx;
+  if (sc->k->I->py->out) fflush(sc->k->I->py->out);
+  sr_cell_flush();
+  if (!sc->silent)
+    send_msg(sc->k, sc->k->iopub, sc->m, "display_data",
+             json_pack("{s:{s:o, s:s}, s:{}, s:{}}", "data", mime, text_json(data, n), "text/plain",
+                       "<IPython.core.display.SVG object>", "metadata", "transient"));
+}
+
 static void execute(Kernel *k, const Msg *m) {
   const char *code = json_string_value(json_object_get(m->content, "code"));
   if (!code) code = "";
@@ -308,7 +332,13 @@ static void execute(Kernel *k, const Msg *m) {
   input_k = k;
   input_m = m;
   k->I->py->read_line = allow_stdin ? kernel_read_line : NULL;
+  sr_display_fn = send_display;
+  sr_image_fn = send_image;
+  sr_display_ctx = &sc;
   sr_cell_run_stream(k->I, src, &o, send_stream, &sc);
+  sr_display_fn = NULL;
+  sr_image_fn = NULL;
+  sr_display_ctx = NULL;
   k->I->py->read_line = NULL;
   sr_src_unref(src);
   if (!silent && o.warn.len)

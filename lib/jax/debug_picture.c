@@ -26,6 +26,7 @@
 #include "util/mem.h"
 
 SrDisplayFn sr_display_fn;
+SrImageFn sr_image_fn;
 void *sr_display_ctx;
 
 /* ---- styles and the segments rich writes ---- */

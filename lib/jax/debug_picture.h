@@ -24,6 +24,9 @@ void sr_sharding_picture(SrBuf *text, SrBuf *html, const SrArray *a, const SrPic
    NULL outside the kernel.  The kernel sets it around a cell. */
 typedef void (*SrDisplayFn)(void *ctx, const char *html, size_t nhtml, const char *text, size_t ntext);
 extern SrDisplayFn sr_display_fn;
+/* ... and an image (data of a MIME type such as image/svg+xml). */
+typedef void (*SrImageFn)(void *ctx, const char *mime, const char *data, size_t n);
+extern SrImageFn sr_image_fn;
 extern void *sr_display_ctx;
 
 #endif

@@ -5,10 +5,13 @@
 # devices are numbered in row-major order, as jax.make_mesh gives on CPU.
 #
 #   python3 jax_visualize.py MODE < CASES
+#   python3 jax_visualize.py all DIR < CASES
 # MODE: pipe (no terminal), term (FORCE_COLOR; TERM and COLORTERM choose
 # the colour system, as rich reads them) or jupyter (rich's notebook
 # output: the display_data bundle, text/plain then text/html, each
-# followed by a line "--") or stmts (the cases as shardrepl statements).  Each line of CASES is a Python dict:
+# followed by a line "--"), stmts (the cases as shardrepl statements), or
+# all: each of pipe, 16, 256, 24bit (the colour systems) and jupyter into
+# its file in DIR.  Each line of CASES is a Python dict:
 #   {'shape': (8, 8), 'mesh': (4, 2), 'names': ('X', 'Y'),
 #    'spec': ('X', None), 'kw': {'use_color': False}}
 import ast
@@ -20,17 +23,27 @@ from typing import Callable, Sequence, Union
 
 import numpy as np
 
+import rich.console
+import rich.jupyter
+
 MODE = sys.argv[1]
-if MODE == 'term':
-  os.environ['FORCE_COLOR'] = '1'
-if MODE == 'jupyter':
-  import rich.console
-  import rich.jupyter
-  rich.console._is_jupyter = lambda: True
-  def _display(segments, text):
-    html = rich.jupyter._render_segments(segments)
-    sys.stdout.write(text + '--\n' + html + '--\n')
-  rich.jupyter.display = _display
+_is_jupyter = rich.console._is_jupyter
+def _display(segments, text):
+  html = rich.jupyter._render_segments(segments)
+  sys.stdout.write(text + '--\n' + html + '--\n')
+rich.jupyter.display = _display
+
+
+def set_mode(mode, term='', colorterm=''):
+  """The environment rich reads when JAX's visualize_sharding makes its
+  Console: no terminal, a terminal, or a notebook."""
+  os.environ.pop('FORCE_COLOR', None)
+  os.environ.pop('NO_COLOR', None)
+  os.environ['TERM'], os.environ['COLORTERM'] = term, colorterm
+  if mode == 'term':
+    os.environ['FORCE_COLOR'] = '1'
+  rich.console._is_jupyter = (lambda: True) if mode == 'jupyter' else _is_jupyter
+
 
 Sharding = object
 
@@ -216,14 +229,42 @@ class _NamedSharding:
       out[_Device(i)] = tuple(slcs)
     return out
 
+CASES = []
 for line in sys.stdin:
   line = line.strip()
-  if not line or line.startswith('#'):
-    continue
-  c = ast.literal_eval(line)
-  if MODE == 'stmts':  # the same case as a shardrepl statement
+  if line and not line.startswith('#'):
+    CASES.append(ast.literal_eval(line))
+
+
+def draw_all():
+  for c in CASES:
+    visualize_sharding(c['shape'], _NamedSharding(c['mesh'], c['names'], c['spec']), **c.get('kw', {}))
+
+
+if MODE == 'stmts':  # the cases as shardrepl statements
+  for c in CASES:
     kw = ''.join(f', {k}={v!r}' for k, v in c.get('kw', {}).items())
     print(f"jax.debug.visualize_array_sharding(jax.device_put(jnp.zeros({c['shape']!r}), "
           f"jax.NamedSharding(jax.make_mesh({c['mesh']!r}, {c['names']!r}), jax.P(*{c['spec']!r}))){kw})")
-    continue
-  visualize_sharding(c['shape'], _NamedSharding(c['mesh'], c['names'], c['spec']), **c.get('kw', {}))
+elif MODE == 'all':  # each setting into its file in the folder argv[2]
+  for name, mode, term, colorterm in [('pipe', 'pipe', 'xterm', ''), ('16', 'term', 'xterm', ''),
+                                      ('256', 'term', 'xterm-256color', ''),
+                                      ('24bit', 'term', 'xterm-256color', 'truecolor'),
+                                      ('jupyter', 'jupyter', '', '')]:
+    # each in a child of its own: rich caches a style's codes for the
+    # first colour system it renders in
+    sys.stdout.flush()
+    pid = os.fork()
+    if pid == 0:
+      set_mode(mode, term, colorterm)
+      with open(os.path.join(sys.argv[2], name), 'w') as f:
+        sys.stdout = f
+        draw_all()
+        f.flush()
+      os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    if status:
+      sys.exit(1)
+else:
+  set_mode(MODE, os.environ.get('TERM', ''), os.environ.get('COLORTERM', ''))
+  draw_all()

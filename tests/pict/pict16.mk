@@ -2,4 +2,4 @@
 ## checked against JAX's visualize_sharding run with rich, --color, and the
 ## :comm figure (comm_svg.c).
 TESTS += tests/pict/visualize_rich.sh
-EXTRA_DIST += tests/pict/visualize_rich.sh tests/pict/jax_visualize.py tests/pict/visualize_cases.txt
+EXTRA_DIST += tests/pict/visualize_rich.sh tests/pict/kernel_pictures.py tests/pict/jax_visualize.py tests/pict/visualize_cases.txt
