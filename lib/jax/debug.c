@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "jax/builtins_exec.h"
+#include "jax/array_create.h"
 #include "jax/debug_picture.h"
 #include "jax/jax.h"
 
@@ -59,6 +60,38 @@ static SrVal *bi_visualize(SrInterp *I, SrArgs *args) {
   sr_buf_free(&b);
   sr_buf_free(&html);
   return sr_none();
+}
+
+/* jax.debug.visualize_sharding(shape, sharding, **kw): the picture of an
+   array of that shape placed with that sharding (JAX's 1-D and 2-D only,
+   as JAX checks). */
+static SrVal *bi_visualize_sharding(SrInterp *I, SrArgs *args) {
+  SrVal *p[7];
+  if (sr_args_parse(I, args, "visualize_sharding",
+                    "shape, sharding, *, use_color=, scale=, min_width=, max_width=, color_map=", p) < 0)
+    return NULL;
+  int64_t shape[SR_MAX_RANK];
+  int nd = 0;
+  if (sr_shape_arg(I, p[0], shape, &nd, "shape") < 0) return NULL;
+  if (nd > 2 || nd < 1) return sr_raise(I, "ValueError", "`visualize_sharding` only works for shapes with 1 and 2 dimensions.");
+  SrVal *zeros = sr_lookup_qualname("jax.numpy.zeros");
+  SrVal *x = zeros ? sr_call1(I, zeros, p[0]) : NULL;
+  x = sr_jnp_put_on(I, x, p[1]);
+  if (!x) return NULL;
+  SrVal *argv[1] = {x};
+  const char *kw[4];
+  SrVal *kwv[4];
+  int nkw = 0;
+  static const char *names[4] = {"use_color", "scale", "min_width", "max_width"};
+  for (int k = 0; k < 4; k++)
+    if (p[2 + k]) {
+      kw[nkw] = sr_intern(names[k], strlen(names[k]));
+      kwv[nkw++] = p[2 + k];
+    }
+  SrArgs va = {1, argv, nkw, kw, kwv, NULL};
+  SrVal *r = bi_visualize(I, &va);
+  sr_unref(x);
+  return r;
 }
 
 /* ---- print and callback ---- */
@@ -336,6 +369,8 @@ static SrVal *do_callback(SrInterp *I, SrArgs *args, int strip) {
 void sr_debug_init(void) {
   sr_def("jax.debug.visualize_array_sharding", bi_visualize,
          "visualize_array_sharding(x): which device holds which block of x, as JAX draws it");
+  sr_def("jax.debug.visualize_sharding", bi_visualize_sharding,
+         "visualize_sharding(shape, sharding): which device holds which block of an array of that shape, as JAX draws it");
   sr_def("jax.debug.print", bi_print,
          "print(fmt, *args, ordered=False, **kwargs): prints fmt.format(*args, **kwargs) (concrete values only, for now)");
   sr_def("jax.debug.callback", bi_callback,

@@ -3,3 +3,5 @@
 ## :comm figure (comm_svg.c).
 TESTS += tests/pict/visualize_rich.sh
 EXTRA_DIST += tests/pict/visualize_rich.sh tests/pict/kernel_pictures.py tests/pict/jax_visualize.py tests/pict/visualize_cases.txt
+PICT16_GOLDEN = tests/golden/pict_visualize_sharding.jxr
+GOLDEN_TESTS += $(PICT16_GOLDEN)
