@@ -11,6 +11,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/text/doc.c lib/text/doc.h lib/text/parse.c lib/text/parse.h \
 	lib/text/print.c lib/text/print.h lib/text/print_val.c \
 	lib/text/print_val.h \
+	lib/text/color.c lib/text/color.h lib/text/jaxpr_color.c \
 	lib/check/check.c lib/check/check.h lib/check/rule.c lib/check/rule.h \
 	lib/core/array.c lib/core/core.h lib/core/exc.c lib/core/jaxstate.c \
 	lib/core/jaxstate.h lib/core/trace.c lib/core/trace.h \
@@ -51,7 +52,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/jax/numpy_index.c \
 	lib/jax/pxla.c \
 	lib/jax/tracers.c lib/jax/tracers.h \
-	lib/jax/debug_picture.c lib/jax/debug_picture.h lib/text/color.c lib/text/color.h \
+	lib/jax/debug_picture.c lib/jax/debug_picture.h \
 	lib/cmd/commands.c lib/cmd/commands.h lib/cmd/commands_ad.c \
 	lib/cmd/hooks_exec.c lib/cmd/linit.c lib/cmd/linit.h \
 	lib/cmd/session.c lib/cmd/target.c lib/cmd/help_examples.def

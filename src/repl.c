@@ -15,6 +15,7 @@
 #include <readline/history.h>
 #include <readline/readline.h>
 
+#include "text/color.h"
 #include "cmd/commands.h"
 #include "exec/kern.h"
 #include "core/jaxstate.h"
@@ -39,8 +40,11 @@ void sr_repl_report(SrInterp *I) {
   if (!I->py->first_error) I->py->first_error = sr_diags_kind(&I->py->diags);
   SrBuf b = SR_BUF_INIT;
   sr_diags_render(&I->py->diags, &b);
+  SrBuf c = SR_BUF_INIT;
+  sr_color_diags(&c, b.p, b.len);
   fflush(stdout);
-  fputs(sr_buf_str(&b), stderr);
+  fputs(sr_buf_str(&c), stderr);
+  sr_buf_free(&c);
   fflush(stderr);
   sr_buf_free(&b);
   sr_diags_clear(&I->py->diags);
@@ -445,7 +449,8 @@ int sr_repl(SrInterp *I) {
       /* a Ctrl-C that came after the statement's last interrupt point is
          spent: the statement has ended */
       I->interrupted = 0;
-      line = readline(input.len ? "... " : ">>> ");
+      char pbuf[64];
+      line = readline(sr_color_prompt(input.len ? "... " : ">>> ", pbuf, sizeof pbuf));
       at_prompt = 0;
     } else {
       SrBuf l = SR_BUF_INIT;

@@ -13,6 +13,7 @@
 #include "py/objects.h"
 #include "text/print.h"
 #include "text/print_val.h"
+#include "text/color.h"
 #include "util/intern.h"
 
 
@@ -118,9 +119,13 @@ static SrVal *bi_config_update(SrInterp *I, SrArgs *a) {
     I->jax->enable_x64 = sr_val_truthy(p[1]);
     return sr_none();
   }
+  if (strcmp(name, "jax_pprint_use_color") == 0) {
+    sr_pprint_use_color = sr_val_truthy(p[1]);
+    return sr_none();
+  }
   /* options that change nothing here are accepted */
   static const char *const accepted[] = {"jax_platforms", "jax_platform_name", "jax_threefry_partitionable",
-                                         "jax_pprint_use_color", "jax_default_matmul_precision", NULL};
+                                         "jax_default_matmul_precision", NULL};
   for (int i = 0; accepted[i]; i++)
     if (strcmp(name, accepted[i]) == 0) return sr_none();
   return sr_raise(I, "AttributeError", "Unrecognized config option: %s", name);

@@ -10,6 +10,7 @@
 
 #include "py/class.h"
 #include "py/modules.h"
+#include "text/color.h"
 #include "py/objects.h"
 #include "py/range.h"
 #include "util/intern.h"
@@ -290,9 +291,12 @@ void sr_warn(SrInterp *I, const char *category, const char *fmt, ...) {
   if (I->py->on_warn) {
     I->py->on_warn(I, sr_buf_str(&b), b.len);
   } else {
+    SrBuf c = SR_BUF_INIT;
+    sr_color_diags(&c, b.p, b.len);
     fflush(I->py->out);
-    fputs(sr_buf_str(&b), stderr);
+    fputs(sr_buf_str(&c), stderr);
     fflush(stderr);
+    sr_buf_free(&c);
   }
   sr_buf_free(&b);
   sr_buf_free(&where);

@@ -23,16 +23,30 @@ int sr_color_on(void);
 /* The colour system colours are drawn in: SR_CS_NONE when off. */
 SrColorSystem sr_color_system(void);
 
-/* SGR codes of the house styles (as JAX's pretty printer and CPython's
-   traceback colours use them). */
-#define SR_SGR_ERROR "1;35"   /* an exception's type (CPython 3.13) */
-#define SR_SGR_MSG "35"       /* its message */
-#define SR_SGR_CARET "1;31"   /* the caret under the error */
-#define SR_SGR_WARN "33"      /* a warning */
-#define SR_SGR_PROMPT "1;32"  /* the prompt */
+/* SGR codes of the house styles: diagnostics as gcc colours its (the
+   format is gcc's), the exception's type and the prompt as CPython 3.13
+   colours its traceback and its REPL's prompt. */
+#define SR_SGR_LOCUS "1"      /* file:line:col: */
+#define SR_SGR_ERROR "1;31"   /* error: */
+#define SR_SGR_WARN "1;35"    /* warning: */
+#define SR_SGR_CARET "1;32"   /* the caret under the error */
+#define SR_SGR_EXC "1;35"     /* an exception's type (CPython 3.13) */
+#define SR_SGR_PROMPT "1;35"  /* >>> and ... (CPython 3.13) */
 
 /* Appends s wrapped in \e[<sgr>m ... \e[0m when colours are on, else s. */
 void sr_color_puts(SrBuf *out, const char *sgr, const char *s);
 void sr_color_putn(SrBuf *out, const char *sgr, const char *s, size_t n);
+
+/* Appends rendered diagnostics or warnings (text/diag lines), coloured:
+   the locus, "error:" or "warning:", the exception type, the caret. */
+void sr_color_diags(SrBuf *out, const char *s, size_t n);
+/* The prompt for readline, coloured when colours are on (the escapes
+   marked with \001 and \002 so that readline measures it right). */
+const char *sr_color_prompt(const char *prompt, char *buf, size_t cap);
+
+/* jax.config's jax_pprint_use_color (default True). */
+extern int sr_pprint_use_color;
+/* Appends the printed jaxpr s coloured as JAX colours it (jaxpr_color.c). */
+void sr_color_jaxpr(SrBuf *out, const char *s, size_t n);
 
 #endif

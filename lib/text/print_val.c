@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "text/print.h"
+#include "text/color.h"
 #include "util/pyfmt.h"
 
 /* Enters container v for printing; 0 when it is being printed already (it
@@ -114,7 +115,16 @@ static void print_val(SrBuf *out, const SrVal *v, int repr) {
       sr_mesh_str(out, v->mesh);
     break;
   case SR_V_AXISTYPE: sr_buf_puts(out, sr_axis_type_name(v->axistype)); break;
-  case SR_V_JAXPR: sr_print_jaxpr(out, v->jx.jaxpr); break;
+  case SR_V_JAXPR:
+    if (sr_color_on() && sr_pprint_use_color) {
+      SrBuf plain = SR_BUF_INIT;
+      sr_print_jaxpr(&plain, v->jx.jaxpr);
+      sr_color_jaxpr(out, plain.p, plain.len);
+      sr_buf_free(&plain);
+    } else {
+      sr_print_jaxpr(out, v->jx.jaxpr);
+    }
+    break;
   case SR_V_JAXPR_REF: sr_buf_puts(out, v->ref.name); break;
   case SR_V_OBJ: sr_obj_print(out, v, repr); break;
   }

@@ -29,7 +29,8 @@ FUZZ_LIB_SOURCES = \
 	lib/text/parse.c lib/text/parse.h \
 	lib/text/doc.c lib/text/doc.h \
 	lib/text/print.c lib/text/print.h \
-	lib/text/print_val.c lib/text/print_val.h
+	lib/text/print_val.c lib/text/print_val.h \
+	lib/text/color.c lib/text/color.h lib/text/jaxpr_color.c
 
 SANITIZE_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 

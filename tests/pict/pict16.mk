@@ -5,3 +5,5 @@ TESTS += tests/pict/visualize_rich.sh
 EXTRA_DIST += tests/pict/visualize_rich.sh tests/pict/kernel_pictures.py tests/pict/jax_visualize.py tests/pict/visualize_cases.txt
 PICT16_GOLDEN = tests/golden/pict_visualize_sharding.jxr
 GOLDEN_TESTS += $(PICT16_GOLDEN)
+TESTS += tests/pict/color.sh
+EXTRA_DIST += tests/pict/color.sh tests/pict/color_jaxpr.jxr tests/pict/color_jaxpr.out
