@@ -55,4 +55,5 @@ lib_libshardrepl_a_SOURCES = \
 	lib/jax/debug_picture.c lib/jax/debug_picture.h \
 	lib/cmd/commands.c lib/cmd/commands.h lib/cmd/commands_ad.c \
 	lib/cmd/hooks_exec.c lib/cmd/linit.c lib/cmd/linit.h \
-	lib/cmd/session.c lib/cmd/target.c lib/cmd/help_examples.def
+	lib/cmd/session.c lib/cmd/target.c lib/cmd/help_examples.def \
+	lib/cmd/comm_svg.c lib/cmd/comm_svg.h

@@ -26,6 +26,7 @@
 #include "ad/ad_rules.h"
 #include "check/check.h"
 #include "cmd/commands.h"
+#include "cmd/comm_svg.h"
 #include "core/jaxstate.h"
 #include "jax/numpy.h"
 #include "py/objects.h"
@@ -406,6 +407,26 @@ static void axes_names(SrBuf *b, const SrMesh *m, SrAxes a) {
     if (a & (1u << i)) sr_buf_printf(b, k++ ? ",%s" : "%s", m->names[i]);
 }
 
+/* A line of :comm-static in the figure asked for (comm_svg.c): "PATH: TYPES  # WHAT". */
+static void comm_fig_band(const char *line, const char *what, const SrMesh *m, SrAxes a) {
+  SrCommFig *fig = sr_comm_fig_static;
+  if (!fig->mesh && m) fig->mesh = m;
+  const char *colon = strstr(line, ": ");
+  char *path = sr_xstrdup(line), *types = NULL;
+  if (colon) {
+    path[colon - line] = 0;
+    types = sr_xstrdup(colon + 2);
+    char *hash = strstr(types, "  # ");
+    if (hash) *hash = 0;
+  }
+  SrBuf ax = SR_BUF_INIT;
+  if (a && m) sr_axes_tuple_str(&ax, m, a);
+  sr_comm_fig_add(fig, what, sr_buf_str(&ax), m == fig->mesh ? a : 0, path, types, 0, 1);
+  sr_buf_free(&ax);
+  free(path);
+  free(types);
+}
+
 static void comm_line(SrInterp *I, const char *path, const SrEqn *e, const char *what, const SrMesh *m, SrAxes a,
                       int *count) {
   SrBuf b = SR_BUF_INIT;
@@ -417,6 +438,7 @@ static void comm_line(SrInterp *I, const char *path, const SrEqn *e, const char 
   sr_buf_puts(&b, " -> ");
   for (uint32_t i = 0; i < e->nout; i++) sr_buf_printf(&b, "%s%s", i ? " " : "", sr_type_short(e->out[i]->type));
   sr_buf_printf(&b, "  # %s", what);
+  if (sr_comm_fig_static) comm_fig_band(b.p, what, m, a);
   if (a) {
     sr_buf_puts(&b, " over ");
     axes_names(&b, m, a);
@@ -485,9 +507,12 @@ static void comm_walk(SrInterp *I, const SrJaxpr *j, const char *path, int *coun
 
 static int cmd_comm_static(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
   SrTarget t;
-  if (sr_target_parse(I, arg, src, off, "comm-static", 0, &t) < 0) return sr_target_free(&t), -1;
+  SrCommFig fig = {0};
+  if (sr_comm_fig_opts(I, &arg, &off, src, "comm-static", &fig) < 0) return sr_comm_fig_free(&fig), -1;
+  if (sr_target_parse(I, arg, src, off, "comm-static", 0, &t) < 0) return sr_target_free(&t), sr_comm_fig_free(&fig), -1;
   SrJaxpr *j = target_jaxpr(I, &t);
-  if (!j) return sr_target_free(&t), -1;
+  if (!j) return sr_target_free(&t), sr_comm_fig_free(&fig), -1;
+  if (fig.svg || fig.html) sr_comm_fig_static = &fig;
   int count = 0;
   SrBuf b = SR_BUF_INIT;
   const char *nm = j->name ? j->name : "";
@@ -496,11 +521,22 @@ static int cmd_comm_static(SrInterp *I, const char *arg, SrSrc *src, size_t off)
   sr_buf_puts(&b, nm);
   sr_buf_puts(&b, *nm ? ")" : "");
   comm_walk(I, j, sr_buf_str(&b), &count);
-  sr_buf_free(&b);
   if (!count) out(I, "no communication\n");
+  int rc = 0;
+  if (sr_comm_fig_static) {
+    sr_comm_fig_static = NULL;
+    SrBuf title = SR_BUF_INIT;
+    sr_buf_printf(&title, ":comm-static %s", arg);
+    fig.title = sr_xstrdup(sr_buf_str(&title));
+    sr_buf_free(&title);
+    if (!fig.mesh) fig.mesh = I->jax->mesh, fig.ndev = I->jax->num_devices;
+    rc = sr_comm_fig_finish(I, &fig);
+  }
+  sr_comm_fig_free(&fig);
+  sr_buf_free(&b);
   sr_program_unref(j->prog);
   sr_target_free(&t);
-  return 0;
+  return rc;
 }
 
 /* ---- :optimize ---- */
@@ -768,7 +804,7 @@ void sr_commands_ad_init(void) {
       {"grad", NULL, "F [ARGNUMS]", "print jax.jit(jax.grad(F, ARGNUMS)).trace(...).jaxpr; `as NAME` binds it", cmd_grad},
       {"vmap", NULL, "F [IN_AXES]",
        "print the batched jaxpr of F: jax.make_jaxpr(jax.vmap(F, IN_AXES))(ARGS); `as NAME` binds it", cmd_vmap},
-      {"comm-static", NULL, "F", "list F's equations that imply communication, with their nesting path",
+      {"comm-static", NULL, "[--svg FILE] [--html FILE] F", "list F's equations that imply communication, with their nesting path (--svg/--html also draw them into FILE)",
        cmd_comm_static},
       {"optimize", NULL, "F", "print F's jaxpr after inlining, shard_map fusion, CSE and DCE (what XLA would run)",
        cmd_optimize},

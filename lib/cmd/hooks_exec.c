@@ -11,6 +11,7 @@
 #include "exec/kern.h"
 #include "exec/numfmt.h"
 #include "cmd/commands.h"
+#include "cmd/comm_svg.h"
 #include "jax/builtins_exec.h"
 #include "core/jaxstate.h"
 #include "jax/numpy.h"
@@ -60,10 +61,12 @@ static int comm_run_jaxpr(SrInterp *I, SrVal *jx) {
    (a call, typically) and shows the collectives it ran; a jaxpr EXPR runs
    on zeros of its input types (the grammar of the other commands, target.c). */
 static int cmd_comm(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
+  SrCommFig fig = {0};
+  if (sr_comm_fig_opts(I, &arg, &off, src, "comm", &fig) < 0) return sr_comm_fig_free(&fig), -1;
   if (*arg) {
     sr_exec_stmt_begin(I);
     SrVal *v = sr_command_eval_arg(I, arg, src, off);
-    if (!v) return -1;
+    if (!v) return sr_comm_fig_free(&fig), -1;
     int rc = 0;
     if (v->kind == SR_V_JAXPR) {
       sr_exec_stmt_begin(I);
@@ -74,13 +77,28 @@ static int cmd_comm(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
       rc = -1;
     }
     sr_unref(v);
-    if (rc < 0) return -1;
+    if (rc < 0) return sr_comm_fig_free(&fig), -1;
   }
   SrBuf b = SR_BUF_INIT;
   sr_exec_ledger_str(I, &b);
   sr_write(I, b.p, b.len);
   sr_buf_free(&b);
-  return 0;
+  if (!fig.svg && !fig.html) return 0;
+  /* the figure (comm_svg.c): a band per ledger entry */
+  SrExec *ex = sr_exec(I);
+  fig.mesh = I->jax->mesh;
+  fig.ndev = I->jax->num_devices;
+  SrBuf t = SR_BUF_INIT;
+  sr_buf_printf(&t, ":comm%s%s", *arg ? " " : "", arg);
+  fig.title = sr_xstrdup(sr_buf_str(&t));
+  sr_buf_free(&t);
+  for (int i = 0; i < ex->nledger; i++) {
+    const SrLedgerEntry *e = &ex->ledger[i];
+    sr_comm_fig_add(&fig, e->kind, e->axes, 0, e->path, NULL, e->bytes, e->count);
+  }
+  int rc = sr_comm_fig_finish(I, &fig);
+  sr_comm_fig_free(&fig);
+  return rc;
 }
 
 /* ---- hooks ---- */
@@ -272,8 +290,9 @@ int sr_hooks_exec_init(SrInterp *I) {
   static int once;
   if (!once) {
     once = 1;
-    SrCommand c = {"comm", NULL, "[EXPR]",
-                   "show the collectives the last statement ran, or EXPR runs now (kind, axes, bytes, count, where)",
+    SrCommand c = {"comm", NULL, "[--svg FILE] [--html FILE] [EXPR]",
+                   "show the collectives the last statement ran, or EXPR runs now (kind, axes, bytes, count, where); "
+                   "--svg/--html also draw them into FILE",
                    cmd_comm};
     sr_command_add(&c);
     sr_builtins_exec_init();
