@@ -106,7 +106,7 @@ static void esc(SrBuf *out, const char *s) {
   }
 }
 
-enum { LEFT = 130, COLW = 180, TOP = 124, LANE = 26, MAX_LANES = 64 };
+enum { LEFT = 130, COLW = 180, TOP = 138, LANE = 26, MAX_LANES = 64 };
 
 static const char *FWD = "#4e79a7", *BWD = "#f28e2b";
 
@@ -184,9 +184,9 @@ void sr_comm_svg(const SrCommFig *fig, SrBuf *out) {
     sr_buf_puts(out, "</title>\n");
     /* the labels */
     char line[320];
-    text(out, x0 + 12, TOP - 62, "font-weight=\"bold\"", b->kind);
+    text(out, x0 + 12, TOP - 76, "font-weight=\"bold\"", b->kind);
     snprintf(line, sizeof line, "over %s", *b->axes ? b->axes : "()");
-    text(out, x0 + 12, TOP - 47, "", line);
+    text(out, x0 + 12, TOP - 61, "", line);
     if (b->bytes) {
       char sz[48];
       size_str(sz, sizeof sz, b->bytes);
@@ -194,9 +194,13 @@ void sr_comm_svg(const SrCommFig *fig, SrBuf *out) {
     } else {
       snprintf(line, sizeof line, "\xc3\x97 %ld", b->count);
     }
-    text(out, x0 + 12, TOP - 32, "", line);
+    text(out, x0 + 12, TOP - 46, "", line);
     snprintf(line, sizeof line, "%s", backward(b) ? "backward" : "forward");
-    text(out, x0 + 12, TOP - 17, "", line);
+    text(out, x0 + 12, TOP - 31, "", line);
+    /* where: the op name, its tail when long (all of it in the title) */
+    size_t pl = strlen(b->path);
+    snprintf(line, sizeof line, "%s%s", pl > 28 ? "..." : "", pl > 28 ? b->path + pl - 25 : b->path);
+    text(out, x0 + 12, TOP - 17, "fill=\"#666666\" font-size=\"10\"", line);
     /* the band across the lanes, a connector per group */
     sr_buf_printf(out,
                   "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" rx=\"6\" fill=\"%s\" fill-opacity=\"0.18\" "

@@ -7,6 +7,6 @@ PICT16_GOLDEN = tests/golden/pict_visualize_sharding.jxr
 GOLDEN_TESTS += $(PICT16_GOLDEN)
 TESTS += tests/pict/color.sh
 EXTRA_DIST += tests/pict/color.sh tests/pict/color_jaxpr.jxr tests/pict/color_jaxpr.out
-TESTS += tests/pict/comm_svg.sh
-EXTRA_DIST += tests/pict/comm_svg.sh tests/pict/comm_fig.jxr tests/pict/comm_fig.out \
+TESTS += tests/pict/comm_svg.sh tests/pict/comm_chromium.sh
+EXTRA_DIST += tests/pict/comm_svg.sh tests/pict/comm_chromium.sh tests/pict/comm_fig.jxr tests/pict/comm_fig.out \
 	tests/pict/comm_svg.grad.svg tests/pict/comm_svg.bwd.svg tests/pict/comm_svg.static.svg
