@@ -22,7 +22,7 @@ from nbformat.v4 import new_code_cell, new_notebook
 prog, stmts, oracle = sys.argv[1:4]
 want_parts = open(oracle).read().split('--\n')[:-1]
 want = [('display_data', want_parts[i], want_parts[i + 1]) for i in range(0, len(want_parts), 2)]
-code = ("import jax\nimport jax.numpy as jnp\nprint('before')\n" + open(stmts).read() + "print('after')\n")
+code = ("import jax\nimport jax.numpy as jnp\njax.config.update('jax_num_cpu_devices', 16)\nprint('before')\n" + open(stmts).read() + "print('after')\n")
 with tempfile.TemporaryDirectory() as tmp:
     r = subprocess.run([prog, '--install-kernel', '--prefix', tmp], capture_output=True, text=True)
     if r.returncode:
@@ -33,8 +33,7 @@ with tempfile.TemporaryDirectory() as tmp:
     nb.metadata.kernelspec = {'name': 'shardrepl', 'display_name': 'shardrepl', 'language': 'python'}
     svg = os.path.join(tmp, 'comm.svg')
     nb.cells = [new_code_cell(code),
-                new_code_cell("jax.config.update('jax_num_cpu_devices', 8)\n"
-                              "_ = jax.set_mesh(jax.make_mesh((4, 2), ('X', 'Y')))\n"
+                new_code_cell("_ = jax.set_mesh(jax.make_mesh((4, 2), ('X', 'Y')))\n"
                               "x = jax.device_put(jnp.ones((8, 4)), jax.P('X', None))\n"
                               ":comm --svg %s jax.jit(jnp.sum)(x)" % svg)]
     nbclient.NotebookClient(nb, timeout=60, kernel_name='shardrepl').execute()

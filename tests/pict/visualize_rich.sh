@@ -18,7 +18,7 @@ tmp=${TMPDIR:-/tmp}/visualize_rich.$$
 mkdir "$tmp" || exit 99
 trap 'rm -rf "$tmp"' EXIT
 "$PYTHON_NUMPY" "$dir/jax_visualize.py" stmts < "$dir/visualize_cases.txt" > "$tmp/stmts" || exit 1
-{ echo 'import jax'; echo 'import jax.numpy as jnp'; cat "$tmp/stmts"; } > "$tmp/cases.jxr"
+{ echo 'import jax'; echo 'import jax.numpy as jnp'; echo "jax.config.update('jax_num_cpu_devices', 16)"; cat "$tmp/stmts"; } > "$tmp/cases.jxr"
 "$PYTHON_NUMPY" "$dir/jax_visualize.py" all "$tmp" < "$dir/visualize_cases.txt" || exit 1
 fail=0
 check() { # NAME WANT TERM COLORTERM SHARDREPL-OPTION
