@@ -804,7 +804,7 @@ void sr_commands_ad_init(void) {
       {"grad", NULL, "F [ARGNUMS]", "print jax.jit(jax.grad(F, ARGNUMS)).trace(...).jaxpr; `as NAME` binds it", cmd_grad},
       {"vmap", NULL, "F [IN_AXES]",
        "print the batched jaxpr of F: jax.make_jaxpr(jax.vmap(F, IN_AXES))(ARGS); `as NAME` binds it", cmd_vmap},
-      {"comm-static", NULL, "[--svg FILE] [--html FILE] F", "list F's equations that imply communication, with their nesting path (--svg/--html also draw them into FILE)",
+      {"comm-static", NULL, "F", "list F's equations that imply communication, with their nesting path (--svg FILE F or --html FILE F also draws them)",
        cmd_comm_static},
       {"optimize", NULL, "F", "print F's jaxpr after inlining, shard_map fusion, CSE and DCE (what XLA would run)",
        cmd_optimize},

@@ -290,9 +290,9 @@ int sr_hooks_exec_init(SrInterp *I) {
   static int once;
   if (!once) {
     once = 1;
-    SrCommand c = {"comm", NULL, "[--svg FILE] [--html FILE] [EXPR]",
+    SrCommand c = {"comm", NULL, "[EXPR]",
                    "show the collectives the last statement ran, or EXPR runs now (kind, axes, bytes, count, where); "
-                   "--svg/--html also draw them into FILE",
+                   ":comm --svg FILE [EXPR] (or --html FILE) also draws them",
                    cmd_comm};
     sr_command_add(&c);
     sr_builtins_exec_init();

@@ -368,9 +368,11 @@ static SrVal *do_callback(SrInterp *I, SrArgs *args, int strip) {
 
 void sr_debug_init(void) {
   sr_def("jax.debug.visualize_array_sharding", bi_visualize,
-         "visualize_array_sharding(x): which device holds which block of x, as JAX draws it");
+         "visualize_array_sharding(x, *, use_color=True, scale=1., min_width=9, max_width=80): which device holds which "
+         "block of x, as JAX draws it with rich (coloured on a colour terminal, boxed otherwise, HTML in the kernel)");
   sr_def("jax.debug.visualize_sharding", bi_visualize_sharding,
-         "visualize_sharding(shape, sharding): which device holds which block of an array of that shape, as JAX draws it");
+         "visualize_sharding(shape, sharding, *, use_color=True, scale=1., min_width=9, max_width=80): which device holds "
+         "which block of an array of that shape, as JAX draws it");
   sr_def("jax.debug.print", bi_print,
          "print(fmt, *args, ordered=False, **kwargs): prints fmt.format(*args, **kwargs) (concrete values only, for now)");
   sr_def("jax.debug.callback", bi_callback,
