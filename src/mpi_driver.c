@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "exec/comm_mpi.h"
+#include "text/color.h"
 #include "exec/exec.h"
 #include "exec/kern.h"
 #include "cmd/commands.h"
@@ -86,6 +87,7 @@ void sr_mpi_driver_begin(int *argc, char **argv) {
     drv.mode = SR_MPI_CONTROLLER;
   } else if (launched) {
     drv.mode = SR_MPI_LAUNCHED;
+    sr_color_under_mpirun();
     /* only rank 0 prints: the others' output (--help, say) goes nowhere */
     const char *r = getenv("OMPI_COMM_WORLD_RANK");
     if (r && atoi(r) != 0) {

@@ -9,12 +9,18 @@
 static SrColorMode mode = SR_COLOR_AUTO;
 int sr_pprint_use_color = 1;
 static int decided = -1; /* -1: not yet; else an SrColorSystem */
+static int mpirun;
 
 int sr_color_parse(const char *s) {
   if (strcmp(s, "auto") == 0) return SR_COLOR_AUTO;
   if (strcmp(s, "always") == 0) return SR_COLOR_ALWAYS;
   if (strcmp(s, "never") == 0) return SR_COLOR_NEVER;
   return -1;
+}
+
+void sr_color_under_mpirun(void) {
+  mpirun = 1;
+  decided = -1;
 }
 
 void sr_color_set_mode(SrColorMode m) {
@@ -37,7 +43,7 @@ SrColorSystem sr_color_system(void) {
     const char *term = getenv("TERM");
     if (mode == SR_COLOR_NEVER) decided = SR_CS_NONE;
     else if (mode == SR_COLOR_ALWAYS) decided = (int)detect();
-    else if (!isatty(1) || getenv("NO_COLOR") || (term && strcmp(term, "dumb") == 0)) decided = SR_CS_NONE;
+    else if (mpirun || !isatty(1) || getenv("NO_COLOR") || (term && strcmp(term, "dumb") == 0)) decided = SR_CS_NONE;
     else decided = (int)detect();
   }
   return (SrColorSystem)decided;

@@ -18,6 +18,9 @@ typedef enum { SR_CS_NONE, SR_CS_STANDARD, SR_CS_256, SR_CS_TRUECOLOR } SrColorS
 /* Parses --color's argument ("auto", "always", "never"); -1 if none. */
 int sr_color_parse(const char *s);
 void sr_color_set_mode(SrColorMode m);
+/* Under mpirun: a rank's stdout is the pseudo-terminal Open MPI gives it,
+   not where mpirun's output goes, so auto does not colour. */
+void sr_color_under_mpirun(void);
 /* Colours are on for stdout (decided at the first call after a mode). */
 int sr_color_on(void);
 /* The colour system colours are drawn in: SR_CS_NONE when off. */
