@@ -1,8 +1,9 @@
 # jax_visualize.py: the oracle for jax.debug.visualize_sharding's pictures.
-# JAX's own code (jax/_src/debugging.py, Aug 2026 main: _slice_to_chunk_idx
-# down to visualize_sharding, copied verbatim below) run with Debian's rich
-# and matplotlib, on a stand-in for a NamedSharding over a CPU mesh whose
-# devices are numbered in row-major order, as jax.make_mesh gives on CPU.
+# JAX's layout (jax/_src/debugging.py's visualize_sharding, Aug 2026 main,
+# rebuilt below in this project's words from what it does) run with
+# Debian's rich and matplotlib, on a stand-in for a NamedSharding over a
+# CPU mesh whose devices are numbered in row-major order, as
+# jax.make_mesh gives on CPU.
 #
 #   python3 jax_visualize.py MODE < CASES
 #   python3 jax_visualize.py all DIR < CASES
@@ -15,11 +16,8 @@
 #   {'shape': (8, 8), 'mesh': (4, 2), 'names': ('X', 'Y'),
 #    'spec': ('X', None), 'kw': {'use_color': False}}
 import ast
-import importlib.util
-import itertools
 import os
 import sys
-from typing import Callable, Sequence, Union
 
 import numpy as np
 
@@ -45,162 +43,87 @@ def set_mode(mode, term='', colorterm=''):
   rich.console._is_jupyter = (lambda: True) if mode == 'jupyter' else _is_jupyter
 
 
-Sharding = object
+# ---- JAX's picture, rebuilt from what jax/_src/debugging.py's
+# visualize_sharding does (Aug 2026 main): each device's block is a cell of
+# a rich Table, sized from the block's share of the array, labelled with
+# the platform and the ids holding it, coloured from matplotlib's tab20b
+# in a stride that alternates far-apart colours ----
 
-# ---- from jax/_src/debugging.py ----
-def _slice_to_chunk_idx(size: int, slc: slice) -> int:
-  if slc.stop == slc.start == None:
+def block_index(size, part):
+  """Which block along a dimension a device's slice is (0 when whole)."""
+  if part.start is None and part.stop is None:
     return 0
-  slice_size = slc.stop - slc.start
-  assert slc.start % slice_size == 0
-  assert size % slice_size == 0
-  return slc.start // slice_size
+  return part.start // (part.stop - part.start)
 
-def _raise_to_slice(slc: slice | int):
-  if isinstance(slc, int):
-    return slice(slc, slc + 1)
-  return slc
 
-Color = Union[tuple[float, float, float], str]
-ColorMap = Callable[[float], tuple[float, float, float, float]]
+def color_sequence(cmap, count):
+  """count colours of cmap, visiting evenly spaced points in a stride of
+  about half of them (one more when count is even)."""
+  points = np.linspace(0, 1, count)
+  k = 0
+  for _ in range(count):
+    yield cmap(points[k])
+    k = (k + count // 2 + (count % 2 == 0)) % count
 
-def _canonicalize_color(color: Color) -> str:
-  if isinstance(color, str):
-    return color
-  r, g, b = (int(a * 255) for a in color)
-  return f"#{r:02X}{g:02X}{b:02X}"
 
-def _get_text_color(color: str) -> str:
-  r, g, b = map(lambda x: int(x, 16), (color[1:3], color[3:5], color[5:7]))
-  if (r * 0.299 + g * 0.587 + b * 0.114) > 186:
-    return "#000000"
-  return "#ffffff"
+def hex_color(rgb):
+  return '#' + ''.join('%02X' % int(c * 255) for c in rgb)
 
-def make_color_iter(color_map, num_rows, num_cols):
-  num_colors = num_rows * num_cols
-  color_values = np.linspace(0, 1, num_colors)
-  idx = 0
-  for _ in range(num_colors):
-    yield color_map(color_values[idx])
-    idx = (idx + num_colors // 2 + bool(num_colors % 2 == 0)) % num_colors
 
-def visualize_sharding(shape: Sequence[int], sharding: Sharding, *,
-                       use_color: bool = True, scale: float = 1.,
-                       min_width: int = 9, max_width: int = 80,
-                       color_map: ColorMap | None = None):
-  """Visualizes a ``Sharding`` using ``rich``."""
-  if not importlib.util.find_spec("rich"):
-    raise ValueError("`visualize_sharding` requires `rich` to be installed.")
+def ink_on(bg):
+  r, g, b = (int(bg[i:i + 2], 16) for i in (1, 3, 5))
+  return '#000000' if r * 0.299 + g * 0.587 + b * 0.114 > 186 else '#ffffff'
 
-  # These imports are local so that they don't affect JAX import times.
-  import rich.align  # pyrefly: ignore[missing-import]
-  import rich.console  # pyrefly: ignore[missing-import]
-  import rich.box  # pyrefly: ignore[missing-import]
-  import rich.padding  # pyrefly: ignore[missing-import]
-  import rich.style  # pyrefly: ignore[missing-import]
-  import rich.table  # pyrefly: ignore[missing-import]
 
-  if len(shape) > 2 or len(shape) < 1:
-    raise ValueError(
-        "`visualize_sharding` only works for shapes with 1 and 2 dimensions.")
+def visualize_sharding(shape, sharding, *, use_color=True, scale=1.0, min_width=9, max_width=80, color_map=None):
+  import rich.align, rich.box, rich.padding, rich.style, rich.table
+  if not 1 <= len(shape) <= 2:
+    raise ValueError('only 1-D and 2-D shapes')
   console = rich.console.Console(width=max_width)
   use_color = use_color and console.color_system is not None
   if use_color and not color_map:
-    try:
-      import matplotlib as mpl  # pyrefly: ignore[missing-import]
-      color_map = mpl.colormaps["tab20b"]
-    except ModuleNotFoundError:
-      use_color = False
-
-  base_height = int(10 * scale)
-  aspect_ratio = (shape[1] if len(shape) == 2 else 1) / shape[0]
-  base_width = int(base_height * aspect_ratio)
-  height_to_width_ratio = 2.5
-
-  # Grab the device kind from the first device
-  device_kind = next(iter(sharding.device_set)).platform.upper()
-
-  device_indices_map = sharding.devices_indices_map(tuple(shape))
-  slices: dict[tuple[int, ...], set[int]] = {}
-  heights: dict[tuple[int, ...], float | None] = {}
-  widths: dict[tuple[int, ...], float] = {}
-
-  for i, (dev, slcs) in enumerate(device_indices_map.items()):
-    assert slcs is not None
-    slcs = tuple(map(_raise_to_slice, slcs))
-    chunk_idxs = tuple(map(_slice_to_chunk_idx, shape, slcs))
-    if slcs is None:
-      raise NotImplementedError
-    if len(slcs) == 2:
-      vert, horiz = slcs
-      vert_size  = ((vert.stop  - vert.start ) if vert.stop  is not None
-                    else shape[0])
-      horiz_size = ((horiz.stop - horiz.start) if horiz.stop is not None
-                    else shape[1])
-      chunk_height = vert_size / shape[0]
-      chunk_width = horiz_size / shape[1]
-      heights[chunk_idxs] = chunk_height
-      widths[chunk_idxs] = chunk_width
+    import matplotlib
+    color_map = matplotlib.colormaps['tab20b']
+  unit_h = int(10 * scale)
+  unit_w = int(unit_h * ((shape[1] if len(shape) == 2 else 1) / shape[0]))
+  label = next(iter(sharding.device_set)).platform.upper()
+  holders, frac_h, frac_w = {}, {}, {}
+  for dev, parts in sharding.devices_indices_map(tuple(shape)).items():
+    parts = tuple(slice(p, p + 1) if isinstance(p, int) else p for p in parts)
+    where = tuple(block_index(n, p) for n, p in zip(shape, parts))
+    extent = [(p.stop - p.start) if p.stop is not None else n for n, p in zip(shape, parts)]
+    if len(parts) == 1:
+      where = (0,) + where
+      frac_h[where], frac_w[where] = None, extent[0] / shape[0]
     else:
-      # In the 1D case, we set the height to 1.
-      horiz, = slcs
-      vert = slice(0, 1, None)
-      horiz_size = (
-          (horiz.stop - horiz.start) if horiz.stop is not None else shape[0])
-      chunk_idxs = (0, *chunk_idxs)
-      heights[chunk_idxs] = None
-      widths[chunk_idxs]  = horiz_size / shape[0]
-    slices.setdefault(chunk_idxs, set()).add(dev.id)
-  num_rows = max(a[0] for a in slices.keys()) + 1
-  if len(list(slices.keys())[0]) == 1:
-    num_cols = 1
-  else:
-    num_cols = max(a[1] for a in slices.keys()) + 1
-
-  color_iter = make_color_iter(color_map, num_rows, num_cols)
-  table = rich.table.Table(show_header=False, show_lines=not use_color,
-                           padding=0,
-                           highlight=not use_color, pad_edge=False,
-                           box=rich.box.SQUARE if not use_color else None)
-  for i in range(num_rows):
-    col = []
-    for j in range(num_cols):
-      entry = f"{device_kind} "+",".join([str(s) for s in sorted(slices[i, j])])
-      width, maybe_height = widths[i, j], heights[i, j]
-      width = int(width * base_width * height_to_width_ratio)
-      if maybe_height is None:
-        height = 1
-      else:
-        height = int(maybe_height * base_height)
-      width = min(max(width, min_width), max_width)
-      left_padding, remainder = divmod(width - len(entry) - 2, 2)
-      right_padding = left_padding + remainder
-      top_padding, remainder = divmod(height - 2, 2)
-      bottom_padding = top_padding + remainder
+      frac_h[where], frac_w[where] = extent[0] / shape[0], extent[1] / shape[1]
+    holders.setdefault(where, set()).add(dev.id)
+  rows = max(w[0] for w in holders) + 1
+  cols = max(w[1] for w in holders) + 1
+  colors = color_sequence(color_map, rows * cols)
+  table = rich.table.Table(show_header=False, show_lines=not use_color, padding=0, highlight=not use_color,
+                           pad_edge=False, box=None if use_color else rich.box.SQUARE)
+  for i in range(rows):
+    cells = []
+    for j in range(cols):
+      text = label + ' ' + ','.join(str(d) for d in sorted(holders[i, j]))
+      width = min(max(int(frac_w[i, j] * unit_w * 2.5), min_width), max_width)
+      height = 1 if frac_h[i, j] is None else int(frac_h[i, j] * unit_h)
+      left, extra = divmod(width - len(text) - 2, 2)
+      right = left + extra
+      top, extra = divmod(height - 2, 2)
+      bottom = top + extra
+      bg = ink = None
       if use_color:
-        color = _canonicalize_color(next(color_iter)[:3])
-        text_color = _get_text_color(color)
-        top_padding += 1
-        bottom_padding += 1
-        left_padding += 1
-        right_padding += 1
-      else:
-        color = None
-        text_color = None
-      padding = (
-          max(top_padding, 0),
-          max(right_padding, 0),
-          max(bottom_padding, 0),
-          max(left_padding, 0),
-      )
-      col.append(
-          rich.padding.Padding(
-            rich.align.Align(entry, "center", vertical="middle"), padding,
-            style=rich.style.Style(bgcolor=color,
-              color=text_color)))
-    table.add_row(*col)
+        bg = hex_color(next(colors)[:3])
+        ink = ink_on(bg)
+        top, right, bottom, left = top + 1, right + 1, bottom + 1, left + 1
+      cells.append(rich.padding.Padding(rich.align.Align(text, 'center', vertical='middle'),
+                                        (max(top, 0), max(right, 0), max(bottom, 0), max(left, 0)),
+                                        style=rich.style.Style(bgcolor=bg, color=ink)))
+    table.add_row(*cells)
   console.print(table, end='\n\n')
-# ---- end of jax/_src/debugging.py ----
+# ---- end of the picture ----
 
 class _Device:
   platform = 'cpu'
