@@ -41,6 +41,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/jax/shard_map.c lib/jax/sharding.c lib/jax/stages.c \
 	lib/jax/tree_util.c lib/jax/tree_util.h lib/jax/vjp.h lib/jax/vjp_api.c \
 	lib/jax/vjp_io.c lib/jax/vmap.c lib/jax/jacobian.c lib/jax/vmap_built.c \
+	lib/jax/vmap_hooks.c \
 	lib/jax/nn.h lib/jax/nn_initializers.c lib/jax/scipy_special.c \
 	lib/jax/jit_options.c lib/jax/jit_options.h lib/jax/array_create.c lib/jax/array_create.h \
 	lib/jax/pytree_api.c lib/jax/pytree_api.h lib/jax/introspect.c lib/jax/introspect.h \

@@ -11,6 +11,8 @@
 #include "util/intern.h"
 #include "util/mem.h"
 
+SrVal *(*sr_batch_take)(SrInterp *I, SrVal *x, const int64_t *idx, int n, int axis);
+
 void sr_batch_begin(SrBatch *b, SrInterp *I, int64_t size, const char *axis_name) {
   memset(b, 0, sizeof *b);
   sr_ad_begin(&b->ad, I, SR_AD_JVP);

@@ -61,6 +61,12 @@ SrJaxpr *sr_batch_jaxpr(SrBatch *b, const SrJaxpr *j, const uint8_t *in_batched,
 #define SR_BATCH_ZERO_IF_MAPPED (-2)
 SrJaxpr *sr_batch_jaxpr_axes(SrBatch *b, const SrJaxpr *j, const int *in_axes, const int *out_dest, int *out_axes);
 
+/* jnp.take(x, np.array(idx[n]), axis=axis) bound into the current trace,
+   for the rules JAX writes with `v.take` (the jax layer above fills it at
+   start-up: jax/vmap_hooks.c).  A new reference, or NULL with an
+   exception raised. */
+extern SrVal *(*sr_batch_take)(SrInterp *I, SrVal *x, const int64_t *idx, int n, int axis);
+
 /* ---- helpers for the rules (pooled results) ---- */
 
 /* One example's type of a batched type: t without axis bd (its sharding

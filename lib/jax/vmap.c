@@ -773,6 +773,7 @@ static SrVal *jax_vmap(SrInterp *I, SrArgs *a) {
 }
 
 void sr_vmap_init(void) {
+  sr_vmap_hooks_init();
   sr_def("jax.vmap", jax_vmap,
          "vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None): fun mapped over "
          "an axis of its arguments");

@@ -1184,8 +1184,7 @@ static int comm_ppermute(const SrEqn *e, SrCommNote *out, int max) {
 
 /* vmap: _ppermute_batcher.  Over other axes the batched value is
    permuted as it is; over vmap's axis alone, the examples are permuted
-   along the batch dim (JAX's v.take(perm_indices, d); here a slice per
-   example and a concatenate). */
+   along the batch dim: v.take(perm_indices, d), perm_indices[dst] = src. */
 static int batch_ppermute(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
   const SrVal *names = param_of(e, "axis_name"), *perm = param_of(e, "perm");
   SrInterp *I = b->ad.I;
@@ -1207,33 +1206,17 @@ static int batch_ppermute(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, 
   y[0] = x[0];
   ybd[0] = bd[0];
   if (bd[0] == SR_NOT_MAPPED) return 0;
-  int d = bd[0];
+  if (!sr_batch_take) return sr_raise(I, "RuntimeError", "internal error: no take for the ppermute batcher"), -1;
   int64_t *src = sr_xcalloc((size_t)n, sizeof *src);
   for (int k = 0; k < perm->seq.n; k++) {
     const SrVal *pr = perm->seq.items[k];
     if (sr_is_seq(pr) && pr->seq.n == 2 && pr->seq.items[1]->i >= 0 && pr->seq.items[1]->i < n)
       src[pr->seq.items[1]->i] = pr->seq.items[0]->i;
   }
-  const SrType *t = sr_ad_type(&b->ad, x[0]);
-  SrVal **parts = sr_xcalloc((size_t)n, sizeof *parts);
-  int ok = t != NULL;
-  for (int64_t k = 0; k < n && ok; k++) {
-    int64_t lo[SR_MAX_RANK], hi[SR_MAX_RANK];
-    for (int i = 0; i < t->ndim; i++) {
-      lo[i] = 0;
-      hi[i] = t->dims[i].size;
-    }
-    lo[d] = src[k];
-    hi[d] = src[k] + 1;
-    parts[k] = sr_ad_bindv(&b->ad, SR_P_slice, 1, &x[0], "start_indices", sr_ad_ints(lo, t->ndim), "limit_indices",
-                           sr_ad_ints(hi, t->ndim), "strides", sr_none(), NULL);
-    ok = parts[k] != NULL;
-  }
-  SrVal *r = ok ? sr_ad_bindv(&b->ad, SR_P_concatenate, (int)n, parts, "dimension", sr_int(NULL, d), NULL) : NULL;
-  free(parts);
+  SrVal *r = sr_batch_take(I, x[0], src, (int)n, bd[0]);
   free(src);
   if (!r) return -1;
-  y[0] = r;
+  y[0] = sr_ad_keep(&b->ad, r);
   return 0;
 }
 
