@@ -6,7 +6,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/util/intern.c lib/util/intern.h lib/util/mem.c lib/util/mem.h \
 	lib/util/pyfmt.c lib/util/pyfmt.h \
 	lib/ir/dtype.c lib/ir/dtype.h lib/ir/jaxpr.c lib/ir/jaxpr.h lib/ir/mesh.c \
-	lib/ir/mesh.h lib/ir/type.c lib/ir/type.h lib/ir/val.c lib/ir/val.h \
+	lib/ir/mesh.h lib/ir/name_stack.c lib/ir/name_stack.h lib/ir/type.c lib/ir/type.h lib/ir/val.c lib/ir/val.h \
 	lib/prims/prim.c lib/prims/prim.def lib/prims/prim.h \
 	lib/text/doc.c lib/text/doc.h lib/text/parse.c lib/text/parse.h \
 	lib/text/print.c lib/text/print.h lib/text/print_val.c \

@@ -2842,7 +2842,7 @@ static int smap_lin(SrAd *ad, const SrEqn *e, const AdSMap *s, SrVal **x, SrVal 
     for (uint32_t i = 0; i < sr_nargs(F); i++) sr_jb_invar(&b, sr_args(F)[i]);
     for (uint32_t kk = 0; kk < F->neqn; kk++) {
       const SrEqn *q2 = &F->eqns[kk];
-      sr_jb_eqn(&b, q2->prim, q2->nin, q2->in, q2->nout, q2->out, q2->nparams, q2->params);
+      sr_jb_eqn(&b, q2->prim, q2->nin, q2->in, q2->nout, q2->out, q2->nparams, q2->params)->ns = q2->ns;
     }
     for (uint32_t i = 0; i < k; i++) sr_jb_outvar(&b, F->outvars[ord[i]]);
     F2 = sr_jb_finish(&b);
