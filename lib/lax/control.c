@@ -2285,34 +2285,31 @@ done:
   return rc;
 }
 
-/* carry[i] where pred (which leads its shape) is false, else next[i]:
-   the select of a batched predicate's loop, on the host.  Replaces
-   next[i]. */
-static int while_keep(SrEvalCtx *cx, const uint8_t *pred, int64_t np, SrArray *carry, SrArray **next) {
-  SrArray *nx = *next;
-  int64_t numel = sr_type_numel(nx->type);
-  size_t es = sr_elem_size(nx->type->dtype), block = np ? (size_t)(numel / np) * es : 0;
-  size_t bytes = (size_t)numel * es;
-  char *hc = sr_xmalloc(bytes + 1), *hn = sr_xmalloc(bytes + 1);
-  int rc = -1;
-  if (sr_array_to_host(cx, carry, hc) == 0 && sr_array_to_host(cx, nx, hn) == 0) {
-    for (int64_t j = 0; j < np; j++)
-      if (!pred[j]) memcpy(hn + (size_t)j * block, hc + (size_t)j * block, block);
-    int64_t shape[SR_MAX_RANK];
-    for (int d = 0; d < nx->type->ndim; d++) shape[d] = nx->type->dims[d].size;
-    const SrType *rt = sr_layout_replicated(nx->type->dtype, nx->type->ndim, shape, nx->mesh);
-    SrArray *a = sr_array_from_data(rt, nx->mesh, hn);
-    SrArray *r = a ? sr_redistribute_typed(cx, a, nx->mesh, nx->layout, nx->type) : NULL;
-    sr_array_unref(a);
-    if (r) {
-      sr_array_unref(nx);
-      *next = r;
-      rc = 0;
-    }
-  }
-  free(hc);
-  free(hn);
-  return rc;
+/* select_n(broadcast_in_dim(pred), carry, next): the carry of the
+   examples whose predicate (which leads its shape) is false stays, on the
+   devices -- _while_lowering's batched body, _pred_bcast_select_hlo.
+   Replaces *next. */
+static int while_keep(SrEvalCtx *cx, SrArray *pred, SrArray *carry, SrArray **next) {
+  const SrType *ct = (*next)->type, *bt = sr_type_with_dtype(ct, SR_BOOL);
+  int64_t dims[SR_MAX_RANK];
+  for (int i = 0; i < pred->type->ndim; i++) dims[i] = i;
+  SrVal *bd = sr_int_tuple(dims, pred->type->ndim);
+  SrParam bp[1] = {{sr_intern_cstr("broadcast_dimensions"), bd}};
+  SrArray *bin[1] = {pred}, *bout[1] = {NULL};
+  const SrType *bts[1] = {bt};
+  SrEvalEqn be = {&sr_prims[SR_P_broadcast_in_dim], bp, 1, 1, 1, bin, bts, bout, 0, NULL};
+  int rc = sr_ev_eqn(cx, &be);
+  sr_unref(bd);
+  if (rc < 0) return -1;
+  SrArray *sin[3] = {bout[0], carry, *next}, *sout[1] = {NULL};
+  const SrType *sts[1] = {ct};
+  SrEvalEqn se = {&sr_prims[SR_P_select_n], NULL, 0, 3, 1, sin, sts, sout, 0, NULL};
+  rc = sr_ev_eqn(cx, &se);
+  sr_array_unref(bout[0]);
+  if (rc < 0) return -1;
+  sr_array_unref(*next);
+  *next = sout[0];
+  return 0;
 }
 
 /* A while whose predicate is batched (vmap's): it runs while any entry
@@ -2333,18 +2330,26 @@ static int ev_while_batched(SrEvalCtx *cx, const SrEvalEqn *e, const SrJaxpr *cj
     rc = sr_ev_jaxpr(cx, cj, cargs, &p);
     sr_ev_pop(cx);
     if (rc < 0) break;
+    /* the loop goes on while any entry holds (the cond's reduce_or) */
     rc = sr_array_to_host(cx, p, pred);
-    sr_array_unref(p);
-    if (rc < 0) break;
+    if (rc < 0) {
+      sr_array_unref(p);
+      break;
+    }
     int any = 0;
     for (int64_t j = 0; j < np; j++) any |= pred[j] != 0;
-    if (!any) break;
+    if (!any) {
+      sr_array_unref(p);
+      break;
+    }
     for (uint32_t i = 0; i < bn; i++) bargs[i] = e->in[cn + i];
     for (uint32_t i = 0; i < nc; i++) bargs[bn + i] = carry[i];
     sr_ev_push(cx, "body");
     rc = sr_ev_jaxpr(cx, bj, bargs, next);
     sr_ev_pop(cx);
-    for (uint32_t i = 0; rc == 0 && i < nc; i++) rc = while_keep(cx, pred, np, carry[i], &next[i]);
+    /* the body's predicate is the cond's on the same carry: p */
+    for (uint32_t i = 0; rc == 0 && i < nc; i++) rc = while_keep(cx, p, carry[i], &next[i]);
+    sr_array_unref(p);
     for (uint32_t i = 0; i < nc; i++) {
       sr_array_unref(carry[i]);
       carry[i] = next[i];
