@@ -1102,11 +1102,15 @@ JVP(jvp_custom_vjp_call) {
   return sr_lax_jvp_custom_call(ad, e, x, t, y, ty);
 }
 
-/* custom_derivatives.py: _custom_jvp_call_vmap, _custom_vjp_call_vmap --
-   the operands' batch dims moved to the front and the primal function
-   batched (batch_jaxpr).  A custom_jvp rule object, or custom_vjp's fwd
-   and bwd, are batched too (the hooks: the rules vmapped, their results
-   all batched, so the call's are); other rules stay the equation's (a parsed text's words, whose JVP
+/* batching.py's BatchTrace.process_custom_jvp_call and
+   process_custom_vjp_call (custom_derivatives.py's _custom_jvp_call_vmap,
+   _custom_vjp_call_vmap) -- the operands' batch dims moved to the front
+   and the primal function batched (batch_jaxpr): only the results that
+   depend on a batched operand are batched (batch_subtrace's out_dims).  A
+   custom_jvp rule object, or custom_vjp's fwd and bwd, are batched to
+   match (the hooks: the rules vmapped with those results' out_axes, as
+   batch_custom_jvp_subtrace matches the rule's to the function's); other
+   rules stay the equation's (a parsed text's words, whose JVP
    differentiates the batched call_jaxpr). */
 BATCH(batch_custom_call) {
   SrAd *ad = &b->ad;
@@ -1123,10 +1127,7 @@ BATCH(batch_custom_call) {
   int jvp_rule = e->prim->id == SR_P_custom_jvp_call && obj_param(e, "jvp") && sr_lax_custom_hooks.custom_jvp_batch;
   int vjp_rule = e->prim->id == SR_P_custom_vjp_call && obj_param(e, "bwd") && sr_lax_custom_hooks.custom_vjp_batch;
   int rule = jvp_rule || vjp_rule;
-  uint8_t *inst = NULL;
-  if (rule) memset((inst = sr_xcalloc(no + 1, 1)), 1, no);
-  SrJaxpr *J = sr_batch_jaxpr(b, body, inb, inst, outb);
-  free(inst);
+  SrJaxpr *J = sr_batch_jaxpr(b, body, inb, NULL, outb);
   int rc = -1;
   if (J) {
     SrVal *r = NULL;
@@ -1137,8 +1138,8 @@ BATCH(batch_custom_call) {
       for (uint32_t i = 0; i < no; i++) ot[i] = J->outvars[i]->type;
       for (uint32_t i = 0; i < n; i++) it[i] = sr_args(J)[i]->type;
       SrVal *rv = NULL, *fwd = NULL;
-      if (jvp_rule) rv = sr_lax_custom_hooks.custom_jvp_batch(ad->I, param(e, "jvp"), inb, b->size, ot);
-      else rv = sr_lax_custom_hooks.custom_vjp_batch(ad->I, param(e, "bwd"), inb, b->size, it, ot, &fwd);
+      if (jvp_rule) rv = sr_lax_custom_hooks.custom_jvp_batch(ad->I, param(e, "jvp"), inb, outb, b->size, ot);
+      else rv = sr_lax_custom_hooks.custom_vjp_batch(ad->I, param(e, "bwd"), inb, outb, b->size, it, ot, &fwd);
       free(ot);
       free(it);
       if (rv) {
