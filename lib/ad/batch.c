@@ -57,6 +57,17 @@ const SrType *sr_batch_mapped_type(const SrBatch *b, const SrType *t, int bd) {
   return sr_type_get(&tb);
 }
 
+/* A mapped argument's type of a jaxpr batched: varying over b->arg_vary
+   too. */
+static const SrType *arg_type(const SrBatch *b, const SrType *t, int bd) {
+  const SrType *m = sr_batch_mapped_type(b, t, bd);
+  if (!b->arg_vary || !m->mesh) return m;
+  SrTypeBuilder tb;
+  sr_type_builder(&tb, m);
+  tb.varying |= b->arg_vary;
+  return sr_type_get(&tb);
+}
+
 /* ---- moving batch dims ---- */
 
 SrVal *sr_batch_moveaxis(SrBatch *b, SrVal *x, int from, int to) {
@@ -203,6 +214,19 @@ int sr_batch_unary(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal *
 }
 
 int sr_batch_broadcast(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
+  /* in a shard_map body batched under spmd_axis_name the batched operands
+     vary over its axes and the others not: pvary them as the body's own
+     jnp operations do when JAX traces it batched (standard_insert_pvary) */
+  SrVal *pv[16];
+  if (b->arg_vary && e->nin <= 16) {
+    for (uint32_t i = 0; i < e->nin; i++) pv[i] = sr_ref(x[i]);
+    if (sr_op_auto_insert(SR_AD_BINDER(&b->ad), (int)e->nin, pv) < 0) {
+      for (uint32_t i = 0; i < e->nin; i++) sr_unref(pv[i]);
+      return -1;
+    }
+    for (uint32_t i = 0; i < e->nin; i++) pv[i] = sr_ad_keep(&b->ad, pv[i]);
+    x = pv;
+  }
   int dim = SR_NOT_MAPPED, nd = 0;
   const SrType *shape = NULL;
   for (uint32_t i = 0; i < e->nin; i++)
@@ -390,7 +414,7 @@ SrJaxpr *sr_batch_jaxpr(SrBatch *b, const SrJaxpr *j, const uint8_t *in_batched,
   for (uint32_t i = 0; i < n; i++) {
     const SrType *t = sr_args(j)[i]->type;
     bd[i] = in_batched[i] ? 0 : SR_NOT_MAPPED;
-    types[i] = in_batched[i] ? sr_batch_mapped_type(b, t, 0) : t;
+    types[i] = in_batched[i] ? arg_type(b, t, 0) : t;
   }
   SrVal **args = sr_xcalloc(n + 1, sizeof *args), **outs = sr_xcalloc(nout + 1, sizeof *outs);
   SrTrace *t = sr_ad_trace_begin(&b->ad, (int)n, types, args);
@@ -430,7 +454,7 @@ SrJaxpr *sr_batch_jaxpr_axes(SrBatch *b, const SrJaxpr *j, const int *in_axes, c
   int *obd = sr_xcalloc(nout + 1, sizeof *obd);
   for (uint32_t i = 0; i < n; i++) {
     const SrType *t = sr_args(j)[i]->type;
-    types[i] = in_axes[i] != SR_NOT_MAPPED ? sr_batch_mapped_type(b, t, in_axes[i]) : t;
+    types[i] = in_axes[i] != SR_NOT_MAPPED ? arg_type(b, t, in_axes[i]) : t;
   }
   SrVal **args = sr_xcalloc(n + 1, sizeof *args), **outs = sr_xcalloc(nout + 1, sizeof *outs);
   SrTrace *t = sr_ad_trace_begin(&b->ad, (int)n, types, args);

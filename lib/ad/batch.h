@@ -36,6 +36,10 @@ typedef struct SrBatch {
   int spmd_explicit; /* spmd[] are the Explicit mesh axes the mapped dims of
                         the arguments are sharded over (AxisData's
                         explicit_mesh_axis), not spmd_axis_name */
+  SrAxes arg_vary;   /* mesh axes the mapped arguments of the jaxprs batched
+                        (sr_batch_jaxpr*) vary over besides their own: a
+                        shard_map body's under spmd_axis_name, whose batch
+                        dim those manual axes split */
 } SrBatch;
 
 void sr_batch_begin(SrBatch *b, SrInterp *I, int64_t size, const char *axis_name);
