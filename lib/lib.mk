@@ -6,7 +6,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/util/intern.c lib/util/intern.h lib/util/mem.c lib/util/mem.h \
 	lib/util/pyfmt.c lib/util/pyfmt.h \
 	lib/ir/dtype.c lib/ir/dtype.h lib/ir/jaxpr.c lib/ir/jaxpr.h lib/ir/mesh.c \
-	lib/ir/mesh.h lib/ir/type.c lib/ir/type.h lib/ir/val.c lib/ir/val.h \
+	lib/ir/mesh.h lib/ir/name_stack.c lib/ir/name_stack.h lib/ir/type.c lib/ir/type.h lib/ir/val.c lib/ir/val.h \
 	lib/prims/prim.c lib/prims/prim.def lib/prims/prim.h \
 	lib/text/doc.c lib/text/doc.h lib/text/parse.c lib/text/parse.h \
 	lib/text/print.c lib/text/print.h lib/text/print_val.c \
@@ -42,6 +42,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/jax/shard_map.c lib/jax/sharding.c lib/jax/stages.c \
 	lib/jax/tree_util.c lib/jax/tree_util.h lib/jax/vjp.h lib/jax/vjp_api.c \
 	lib/jax/vjp_io.c lib/jax/vmap.c lib/jax/jacobian.c lib/jax/vmap_built.c \
+	lib/jax/vmap_hooks.c \
 	lib/jax/nn.h lib/jax/nn_initializers.c lib/jax/scipy_special.c \
 	lib/jax/jit_options.c lib/jax/jit_options.h lib/jax/array_create.c lib/jax/array_create.h \
 	lib/jax/pytree_api.c lib/jax/pytree_api.h lib/jax/introspect.c lib/jax/introspect.h \

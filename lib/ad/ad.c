@@ -413,8 +413,12 @@ int sr_ad_eval(SrAd *ad, const SrJaxpr *j, SrVal **primals, SrVal **tangents, Sr
      keeps the working set of a long jaxpr small */
   int32_t *last = sr_jaxpr_last_use(j, NULL);
   SrVal *xs_small[32], *ts_small[32], *ys_small[32], *tys_small[32];
+  /* each equation's rule binds under the name stack and the equation's
+     own (core.eval_jaxpr's source_info) */
+  const char *ns0 = I->ns;
   for (uint32_t k = 0; k < j->neqn; k++) {
     const SrEqn *e = &j->eqns[k];
+    I->ns = sr_ns_concat(ns0, e->ns);
     if (sr_interrupt_point(I)) {
       sr_raise(I, "KeyboardInterrupt", "interrupted");
       goto done;
@@ -481,6 +485,7 @@ int sr_ad_eval(SrAd *ad, const SrJaxpr *j, SrVal **primals, SrVal **tangents, Sr
       pv[a->id] = tv[a->id] = NULL;
     }
   }
+  I->ns = ns0;
   for (uint32_t i = 0; i < j->nout; i++) {
     SrVar *o = j->outvars[i];
     if (o->kind == SR_LIT) {
@@ -495,6 +500,7 @@ int sr_ad_eval(SrAd *ad, const SrJaxpr *j, SrVal **primals, SrVal **tangents, Sr
   }
   rc = 0;
 done:
+  I->ns = ns0;
   for (uint32_t i = 0; i < nv; i++) {
     sr_unref(pv[i]);
     sr_unref(tv[i]);
@@ -574,10 +580,16 @@ int sr_ad_backward(SrAd *ad, const SrJaxpr *j, const uint8_t *linear, SrVal **va
     /* an accumulator that starts from a value (a scan's const cotangent) */
     if (linear[i] && cts_in[i]) ct[v->id] = sr_ref(cts_in[i]);
   }
-  /* forward: equations that read no linear value are bound as they are */
+  /* forward: equations that read no linear value are bound as they are,
+     under the name stack and their own (ad.backward_pass3's
+     _name_stack_ctx), the linear ones transposed under 'transpose' too
+     when ad->transform_stack */
+  const char *ns0 = I->ns;
+  const char *bns = ad->transform_stack ? sr_ns_transform(ns0, "transpose") : ns0;
   SrVal *small[32];
   for (uint32_t k = 0; k < j->neqn; k++) {
     const SrEqn *e = &j->eqns[k];
+    I->ns = sr_ns_concat(ns0, e->ns);
     int islin = 0;
     for (uint32_t i = 0; i < e->nin && !islin; i++) islin = e->in[i]->kind != SR_LIT && lin[e->in[i]->id];
     if (islin) {
@@ -596,6 +608,7 @@ int sr_ad_backward(SrAd *ad, const SrJaxpr *j, const uint8_t *linear, SrVal **va
     if (x != small) free(x);
     if (!r) goto done;
   }
+  I->ns = ns0;
   /* the output cotangents */
   for (uint32_t i = 0; i < j->nout; i++) {
     SrVar *o = j->outvars[i];
@@ -605,6 +618,7 @@ int sr_ad_backward(SrAd *ad, const SrJaxpr *j, const uint8_t *linear, SrVal **va
   /* backward */
   while (nl > 0) {
     const SrEqn *e = &j->eqns[leqns[--nl]];
+    I->ns = sr_ns_concat(bns, e->ns);
     if (sr_interrupt_point(I)) {
       sr_raise(I, "KeyboardInterrupt", "interrupted");
       goto done;
@@ -659,6 +673,7 @@ int sr_ad_backward(SrAd *ad, const SrJaxpr *j, const uint8_t *linear, SrVal **va
   }
   rc = 0;
 done:
+  I->ns = ns0;
   for (uint32_t i = 0; i < nv; i++) {
     sr_unref(val[i]);
     sr_unref(ct[i]);
@@ -703,6 +718,7 @@ SrJaxpr *sr_ad_dce(SrJaxpr *j, const uint8_t *used_out, uint8_t *used_in, int pr
       if (e->out[i]->kind == SR_VAR && !live[e->out[i]->id]) e->out[i]->kind = SR_DROP;
     SrEqn *n = sr_jb_eqn(&b, e->prim, e->nin, e->in, e->nout, e->out, e->nparams, e->params);
     n->off = e->off;
+    n->ns = e->ns;
   }
   for (uint32_t i = 0; i < j->nout; i++)
     if (!used_out || used_out[i]) sr_jb_outvar(&b, j->outvars[i]);
@@ -723,6 +739,7 @@ SrJaxpr *sr_ad_permute(SrJaxpr *j, const int *arg_order, const int *out_order) {
     const SrEqn *e = &j->eqns[k];
     SrEqn *n = sr_jb_eqn(&b, e->prim, e->nin, e->in, e->nout, e->out, e->nparams, e->params);
     n->off = e->off;
+    n->ns = e->ns;
   }
   for (uint32_t i = 0; i < j->nout; i++) sr_jb_outvar(&b, j->outvars[out_order ? (uint32_t)out_order[i] : i]);
   SrJaxpr *r = sr_jb_finish(&b);
@@ -859,6 +876,8 @@ static int linearize_into(SrAd *ad, SrTrace *P, const SrJaxpr *j, SrVal **primal
   uint32_t n = sr_nargs(j);
   I->trace = P;
   SrTrace *T = sr_trace_begin(I);
+  /* ad.linearize's tangent trace is made as it is, the name stack kept */
+  I->ns = T->saved_ns;
   SrVal **tan = sr_xcalloc(n + 1, sizeof *tan);
   for (uint32_t i = 0; i < n; i++)
     if (in_nz[i]) tan[i] = sr_trace_arg(I, T, sr_ad_tangent_type(sr_args(j)[i]->type));
@@ -922,7 +941,7 @@ static int linearize_into(SrAd *ad, SrTrace *P, const SrJaxpr *j, SrVal **primal
   }
   for (uint32_t k = 0; k < L->neqn; k++) {
     const SrEqn *e = &L->eqns[k];
-    sr_jb_eqn(&b, e->prim, e->nin, e->in, e->nout, e->out, e->nparams, e->params);
+    sr_jb_eqn(&b, e->prim, e->nin, e->in, e->nout, e->out, e->nparams, e->params)->ns = e->ns;
   }
   for (uint32_t i = 0; i < L->nout; i++) sr_jb_outvar(&b, L->outvars[i]);
   L = sr_jb_finish(&b);
@@ -1055,7 +1074,11 @@ SrJaxpr *sr_ad_transpose_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *linear
 int sr_ad_jvp(SrInterp *I, const SrJaxpr *j, SrVal **primals, SrVal **tangents, SrVal **out, SrVal **tout) {
   SrAd ad;
   sr_ad_begin(&ad, I, SR_AD_JVP);
+  /* ad.jvp(transform_stack=True) */
+  const char *ns0 = I->ns;
+  I->ns = sr_ns_transform(ns0, "jvp");
   int rc = sr_ad_eval(&ad, j, primals, tangents, out, tout);
+  I->ns = ns0;
   sr_ad_end(&ad);
   return rc;
 }
@@ -1092,7 +1115,11 @@ int sr_ad_linearize(SrInterp *I, const SrJaxpr *j, SrVal **primals, const uint8_
   SrTrace *saved = I->trace;
   SrJaxpr *L = NULL;
   SrVal *res = NULL;
+  /* ad.linearize: transform_name_stack('jvp') */
+  const char *ns0 = I->ns;
+  I->ns = sr_ns_transform(ns0, "jvp");
   int rc = linearize_into(&ad, saved, j, primals, lin->in_nz, out_diff, NULL, out, lin->out_nz, &L, &res);
+  I->ns = ns0;
   I->trace = saved;
   sr_ad_end(&ad);
   if (rc < 0) {
@@ -1154,6 +1181,7 @@ int sr_ad_vjp_apply(SrInterp *I, const SrLinear *lin, SrVal **cts_out, SrVal **c
     if (lin->out_nz[i]) cts[m++] = cts_out[i];
   SrAd ad;
   sr_ad_begin(&ad, I, SR_AD_BWD);
+  ad.transform_stack = 1; /* api.vjp: backward_pass3(jaxpr, True, ...) */
   int rc = sr_ad_backward(&ad, L, linear, vals, cts, cin);
   for (int i = 0, k = lin->nres; rc == 0 && i < lin->nin; i++) {
     SrVal *c = lin->in_nz[i] ? cin[k++] : NULL;
@@ -1184,6 +1212,7 @@ int sr_ad_transpose(SrInterp *I, const SrJaxpr *j, const uint8_t *linear, SrVal 
                     SrVal **cts_in) {
   SrAd ad;
   sr_ad_begin(&ad, I, SR_AD_BWD);
+  ad.transform_stack = 1; /* api.linear_transpose: backward_pass(jaxpr, True, ...) */
   int rc = sr_ad_backward(&ad, j, linear, vals, cts_out, cts_in);
   sr_ad_end(&ad);
   return rc;

@@ -54,6 +54,9 @@ typedef struct SrAd {
   SrTrace *primal;  /* SR_AD_LIN: the trace known work goes to (NULL: run it) */
   SrTrace *tangent; /* SR_AD_LIN: the tangent trace */
   int staged;       /* > 0: everything goes to the tangent trace */
+  int transform_stack; /* sr_ad_backward transposes under 'transpose'
+                          (ad.backward_pass's transform_stack): the
+                          top-level vjp's and linear_transpose's */
   /* the mesh of the values differentiated (the first mesh their types
      name), for the sharding params emitted when no mesh is in context:
      JAX's rules take a value's mesh from its aval (operand.aval.sharding) */

@@ -11,6 +11,8 @@
 #include "util/intern.h"
 #include "util/mem.h"
 
+SrVal *(*sr_batch_take)(SrInterp *I, SrVal *x, const int64_t *idx, int n, int axis);
+
 void sr_batch_begin(SrBatch *b, SrInterp *I, int64_t size, const char *axis_name) {
   memset(b, 0, sizeof *b);
   sr_ad_begin(&b->ad, I, SR_AD_JVP);
@@ -52,6 +54,17 @@ const SrType *sr_batch_mapped_type(const SrBatch *b, const SrType *t, int bd) {
         if (m->names[a] == b->spmd[k]) d->ax[d->nax++] = (uint8_t)a;
     if (d->nax && !tb.mesh) tb.mesh = m;
   }
+  return sr_type_get(&tb);
+}
+
+/* A mapped argument's type of a jaxpr batched: varying over b->arg_vary
+   too. */
+static const SrType *arg_type(const SrBatch *b, const SrType *t, int bd) {
+  const SrType *m = sr_batch_mapped_type(b, t, bd);
+  if (!b->arg_vary || !m->mesh) return m;
+  SrTypeBuilder tb;
+  sr_type_builder(&tb, m);
+  tb.varying |= b->arg_vary;
   return sr_type_get(&tb);
 }
 
@@ -201,6 +214,19 @@ int sr_batch_unary(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal *
 }
 
 int sr_batch_broadcast(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
+  /* in a shard_map body batched under spmd_axis_name the batched operands
+     vary over its axes and the others not: pvary them as the body's own
+     jnp operations do when JAX traces it batched (standard_insert_pvary) */
+  SrVal *pv[16];
+  if (b->arg_vary && e->nin <= 16) {
+    for (uint32_t i = 0; i < e->nin; i++) pv[i] = sr_ref(x[i]);
+    if (sr_op_auto_insert(SR_AD_BINDER(&b->ad), (int)e->nin, pv) < 0) {
+      for (uint32_t i = 0; i < e->nin; i++) sr_unref(pv[i]);
+      return -1;
+    }
+    for (uint32_t i = 0; i < e->nin; i++) pv[i] = sr_ad_keep(&b->ad, pv[i]);
+    x = pv;
+  }
   int dim = SR_NOT_MAPPED, nd = 0;
   const SrType *shape = NULL;
   for (uint32_t i = 0; i < e->nin; i++)
@@ -279,8 +305,12 @@ int sr_batch_eval(SrBatch *b, const SrJaxpr *j, SrVal **in, const int *in_bd, Sr
   int32_t *last = sr_jaxpr_last_use(j, NULL);
   SrVal *xs_small[32], *ys_small[32];
   int bs_small[32], ybs_small[32];
+  /* each equation's rule binds under the name stack and the equation's
+     own (core.eval_jaxpr's source_info) */
+  const char *ns0 = I->ns;
   for (uint32_t k = 0; k < j->neqn; k++) {
     const SrEqn *e = &j->eqns[k];
+    I->ns = sr_ns_concat(ns0, e->ns);
     if (sr_interrupt_point(I)) {
       sr_raise(I, "KeyboardInterrupt", "interrupted");
       goto done;
@@ -346,6 +376,7 @@ int sr_batch_eval(SrBatch *b, const SrJaxpr *j, SrVal **in, const int *in_bd, Sr
       pv[a->id] = NULL;
     }
   }
+  I->ns = ns0;
   for (uint32_t i = 0; i < j->nout; i++) {
     SrVar *o = j->outvars[i];
     if (o->kind == SR_LIT) {
@@ -365,6 +396,7 @@ int sr_batch_eval(SrBatch *b, const SrJaxpr *j, SrVal **in, const int *in_bd, Sr
   }
   rc = 0;
 done:
+  I->ns = ns0;
   for (uint32_t i = 0; i < nv; i++) sr_unref(pv[i]);
   free(pv);
   free(vb);
@@ -382,7 +414,7 @@ SrJaxpr *sr_batch_jaxpr(SrBatch *b, const SrJaxpr *j, const uint8_t *in_batched,
   for (uint32_t i = 0; i < n; i++) {
     const SrType *t = sr_args(j)[i]->type;
     bd[i] = in_batched[i] ? 0 : SR_NOT_MAPPED;
-    types[i] = in_batched[i] ? sr_batch_mapped_type(b, t, 0) : t;
+    types[i] = in_batched[i] ? arg_type(b, t, 0) : t;
   }
   SrVal **args = sr_xcalloc(n + 1, sizeof *args), **outs = sr_xcalloc(nout + 1, sizeof *outs);
   SrTrace *t = sr_ad_trace_begin(&b->ad, (int)n, types, args);
@@ -422,7 +454,7 @@ SrJaxpr *sr_batch_jaxpr_axes(SrBatch *b, const SrJaxpr *j, const int *in_axes, c
   int *obd = sr_xcalloc(nout + 1, sizeof *obd);
   for (uint32_t i = 0; i < n; i++) {
     const SrType *t = sr_args(j)[i]->type;
-    types[i] = in_axes[i] != SR_NOT_MAPPED ? sr_batch_mapped_type(b, t, in_axes[i]) : t;
+    types[i] = in_axes[i] != SR_NOT_MAPPED ? arg_type(b, t, in_axes[i]) : t;
   }
   SrVal **args = sr_xcalloc(n + 1, sizeof *args), **outs = sr_xcalloc(nout + 1, sizeof *outs);
   SrTrace *t = sr_ad_trace_begin(&b->ad, (int)n, types, args);

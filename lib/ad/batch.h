@@ -36,6 +36,10 @@ typedef struct SrBatch {
   int spmd_explicit; /* spmd[] are the Explicit mesh axes the mapped dims of
                         the arguments are sharded over (AxisData's
                         explicit_mesh_axis), not spmd_axis_name */
+  SrAxes arg_vary;   /* mesh axes the mapped arguments of the jaxprs batched
+                        (sr_batch_jaxpr*) vary over besides their own: a
+                        shard_map body's under spmd_axis_name, whose batch
+                        dim those manual axes split */
 } SrBatch;
 
 void sr_batch_begin(SrBatch *b, SrInterp *I, int64_t size, const char *axis_name);
@@ -60,6 +64,12 @@ SrJaxpr *sr_batch_jaxpr(SrBatch *b, const SrJaxpr *j, const uint8_t *in_batched,
    output's batch dim.  A new jaxpr (its own program). */
 #define SR_BATCH_ZERO_IF_MAPPED (-2)
 SrJaxpr *sr_batch_jaxpr_axes(SrBatch *b, const SrJaxpr *j, const int *in_axes, const int *out_dest, int *out_axes);
+
+/* jnp.take(x, np.array(idx[n]), axis=axis) bound into the current trace,
+   for the rules JAX writes with `v.take` (the jax layer above fills it at
+   start-up: jax/vmap_hooks.c).  A new reference, or NULL with an
+   exception raised. */
+extern SrVal *(*sr_batch_take)(SrInterp *I, SrVal *x, const int64_t *idx, int n, int axis);
 
 /* ---- helpers for the rules (pooled results) ---- */
 

@@ -429,8 +429,14 @@ static void comm_fig_band(const char *line, const char *what, const SrMesh *m, S
 
 static void comm_line(SrInterp *I, const char *path, const SrEqn *e, const char *what, const SrMesh *m, SrAxes a,
                       int *count) {
-  SrBuf b = SR_BUF_INIT;
-  sr_buf_printf(&b, "%s%s%s: ", path, *path ? "/" : "", e->prim->name);
+  SrBuf b = SR_BUF_INIT, raw = SR_BUF_INIT;
+  /* the op name: the path, the equation's name stack and the primitive,
+     rendered as JAX's NameStack (ir/name_stack.h) */
+  sr_buf_printf(&raw, "%s%s%s%s%s", path, *path && e->ns ? "/" : "", e->ns ? e->ns : "",
+                *path || e->ns ? "/" : "", e->prim->name);
+  sr_ns_render_op(&b, sr_buf_str(&raw));
+  sr_buf_free(&raw);
+  sr_buf_puts(&b, ": ");
   for (uint32_t i = 0; i < e->nin; i++) {
     const SrType *t = e->in[i]->type;
     sr_buf_printf(&b, "%s%s", i ? " " : "", t ? sr_type_short(t) : "?");
@@ -465,6 +471,7 @@ static void comm_eqn(SrInterp *I, const SrEqn *e, const char *path, int *count) 
       SrBuf b = SR_BUF_INIT;
       sr_buf_puts(&b, path);
       if (*path) sr_buf_putc(&b, '/');
+      if (e->ns) sr_buf_printf(&b, "%s/", e->ns);
       const char *key = e->params[p].key;
       switch (id) {
       case SR_P_jit: case SR_P_pjit: {

@@ -73,6 +73,10 @@ struct SrInterp {
   struct SrAdMemo *ad_memo; /* ad/: the transformed call bodies of the AD pass under way */
   int ad_depth;             /* AD contexts open (sr_ad_begin without sr_ad_end) */
   struct SrTrace *trace;  /* the innermost trace being built, or NULL */
+  const char *ns;         /* the name stack equations are bound under
+                             (ir/name_stack.h), relative to the innermost
+                             trace begun, as JAX resets it for each jaxpr
+                             traced; NULL: empty */
   int next_trace_id;
   int trace_calls;        /* functions being traced, one inside another
                              (sr_trace_call) */

@@ -81,6 +81,9 @@ SrTrace *sr_trace_begin(SrInterp *I) {
   I->next_tracer_repr = NULL;
   I->next_tracer_data = NULL;
   I->trace = t;
+  /* pe.trace_to_jaxpr_dynamic: reset_name_stack() */
+  t->saved_ns = I->ns;
+  I->ns = NULL;
   return t;
 }
 
@@ -181,6 +184,7 @@ void sr_trace_abort(SrInterp *I, SrTrace *t) {
   /* pop it (and anything left above it) */
   while (I->trace && I->trace != t) I->trace = I->trace->parent;
   if (I->trace == t) I->trace = t->parent;
+  I->ns = t->saved_ns;
   t->id = -1;
   sr_program_unref(t->prog);
   trace_free(t);
@@ -342,6 +346,7 @@ SrJaxpr *sr_trace_end(SrInterp *I, SrTrace *t, SrVal **outs, int nout, SrVal **c
   free(args);
   SrJaxpr *j = sr_jb_finish(jb);
   I->trace = t->parent;
+  I->ns = t->saved_ns;
   t->id = -1; /* its tracers are dead now */
   if (captured) *captured = outer;
   else sr_unref(outer);
@@ -439,7 +444,7 @@ SrVal *sr_bind_prim(SrInterp *I, const SrPrim *prim, int nin, SrVal **in, int np
     for (uint32_t i = 0; i < nout; i++) ovars[i] = sr_jb_var(&t->jb, outs[i]);
     SrParam *ps = sr_xmalloc(((size_t)nparams + 1) * sizeof *ps);
     for (int i = 0; i < nparams; i++) ps[i] = (SrParam){params[i].key, sr_val_to_prog(t->prog, params[i].val)};
-    sr_jb_eqn(&t->jb, prim, (uint32_t)nin, ivars, nout, ovars, (uint32_t)nparams, ps);
+    sr_jb_eqn(&t->jb, prim, (uint32_t)nin, ivars, nout, ovars, (uint32_t)nparams, ps)->ns = I->ns;
     free(ps);
     for (uint32_t i = 0; i < nout; i++) vals[i] = tracer(t, ovars[i]);
     free(ovars);
@@ -571,8 +576,12 @@ SrVal *sr_eval_jaxpr(SrInterp *I, const SrJaxpr *j, int nin, SrVal **in) {
   for (uint32_t i = 0; i < nargs; i++) env[sr_args(j)[i]->id] = sr_ref(in[i]);
   SrVal *result = NULL;
   SrVal *argv[512];
+  /* core.eval_jaxpr: each equation bound under the current name stack and
+     its own */
+  const char *ns0 = I->ns;
   for (uint32_t k = 0; k < j->neqn; k++) {
     const SrEqn *e = &j->eqns[k];
+    I->ns = sr_ns_concat(ns0, e->ns);
     if (sr_interrupt_point(I)) {
       sr_raise(I, "KeyboardInterrupt", "interrupted");
       goto done;
@@ -600,6 +609,7 @@ SrVal *sr_eval_jaxpr(SrInterp *I, const SrJaxpr *j, int nin, SrVal **in) {
         env[e->in[i]->id] = NULL;
       }
   }
+  I->ns = ns0;
   /* run, not traced, and on no abstract input */
   int concrete = !I->trace;
   for (int i = 0; concrete && i < nin; i++) {
@@ -618,6 +628,7 @@ SrVal *sr_eval_jaxpr(SrInterp *I, const SrJaxpr *j, int nin, SrVal **in) {
     sr_seq_push(NULL, result, o);
   }
 done:
+  I->ns = ns0;
   for (uint32_t i = 0; i < j->nvars; i++) sr_unref(env[i]);
   free(env);
   free(last);

@@ -103,6 +103,7 @@ struct SrTrace {
   /* how its tracers print (SrTracerReprFn), with its data (counted) */
   SrTracerReprFn repr;
   SrVal *repr_data;
+  const char *saved_ns;  /* I->ns when it began, restored when it ends */
 };
 
 /* Starts a trace nested in the current one (I's innermost). */

@@ -61,13 +61,19 @@ SrBuffer *sr_ev_buffer(SrEvalCtx *cx, size_t nbytes) {
   return b;
 }
 
+/* The path's segments are scopes and the equations' name stacks (their
+   transforms included); the op name renders them as JAX's NameStack
+   does, the last segment the operation's own name. */
 void sr_ev_path_str(const SrEvalCtx *cx, SrBuf *out) {
   int n = cx->depth < SR_EV_MAXPATH ? cx->depth : SR_EV_MAXPATH;
+  SrBuf raw = SR_BUF_INIT;
   for (int i = 0; i < n; i++) {
-    if (i) sr_buf_putc(out, '/');
-    sr_buf_puts(out, cx->path[i]);
+    if (i) sr_buf_putc(&raw, '/');
+    sr_buf_puts(&raw, cx->path[i]);
   }
-  if (!n) sr_buf_puts(out, "");
+  sr_buf_puts(out, "");
+  sr_ns_render_op(out, sr_buf_str(&raw));
+  sr_buf_free(&raw);
 }
 
 /* ---- params ---- */
@@ -423,9 +429,11 @@ int sr_ev_eqn(SrEvalCtx *cx, const SrEvalEqn *e) {
   for (uint32_t i = 0; i < e->nin; i++) types[i] = e->in[i]->type;
   SrCommOperands saved = {0};
   if (cx->comm) saved = sr_comm_operands(cx->comm, types, (int)e->nin);
+  if (e->ns) sr_ev_push(cx, e->ns);
   sr_ev_push(cx, op_segment(e));
   int rc = rule(cx, rin ? &re : e);
   sr_ev_pop(cx);
+  if (e->ns) sr_ev_pop(cx);
   if (cx->comm) cx->comm->operands = saved;
   if (types != tsmall) free(types);
   if (rin) {
@@ -508,11 +516,13 @@ static int run_fused(SrEvalCtx *cx, const SrJaxpr *j, uint32_t k, int pos, SrArr
     sr_array_unref(x);
   }
   const SrType *ts[1] = {a->out[0]->type};
-  SrEvalEqn e = {a->prim, NULL, 0, 3, 1, ins, ts, outs, 0};
+  SrEvalEqn e = {a->prim, NULL, 0, 3, 1, ins, ts, outs, 0, a->ns};
   if (rc == 0) {
+    if (a->ns) sr_ev_push(cx, a->ns);
     sr_ev_push(cx, a->prim->name);
     rc = sr_ev_fma.rule(cx, &e);
     sr_ev_pop(cx);
+    if (a->ns) sr_ev_pop(cx);
   }
   for (int i = 0; i < 3; i++) sr_array_unref(ins[i]);
   if (rc < 0) {
@@ -615,7 +625,7 @@ int sr_ev_jaxpr(SrEvalCtx *cx, const SrJaxpr *j, SrArray *const *in, SrArray **o
       outs[i] = NULL;
     }
     if (rc == 0) {
-      SrEvalEqn ee = {q->prim, q->params, q->nparams, q->nin, q->nout, ins, ts, outs, 0};
+      SrEvalEqn ee = {q->prim, q->params, q->nparams, q->nin, q->nout, ins, ts, outs, 0, q->ns};
       /* inputs used for the last time, once, and held by nobody else */
       for (uint32_t i = 0; i < q->nin && i < 32; i++) {
         const SrVar *v = q->in[i];

@@ -54,6 +54,7 @@ typedef struct SrEvalEqn {
   uint32_t donate;      /* bit k: in[k] is at its last use and only the
                            caller holds it, so a rule may write into its
                            buffers (see SR_MAP_REUSE) */
+  const char *ns;       /* its name stack (SrEqn.ns), or NULL */
 } SrEvalEqn;
 
 /* (SrEvalRule, the slot's type, is in prims/prim.h.) */

@@ -22,6 +22,7 @@
 
 #include <stdint.h>
 
+#include "ir/name_stack.h"
 #include "ir/type.h"
 #include "ir/val.h"
 #include "util/diag.h"
@@ -73,6 +74,8 @@ typedef struct SrEqn {
   SrVar **in, **out;
   SrParam *params;       /* in the order they were written or built */
   uint32_t off;          /* offset of the equation in its source text */
+  const char *ns;        /* the name stack it was bound under, relative to
+                            its jaxpr's trace (ir/name_stack.h), or NULL */
 } SrEqn;
 
 typedef struct SrJaxpr {

@@ -550,10 +550,12 @@ static int jvp_custom_jvp(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal 
 /* The jvp= object of a batched custom_jvp_call (custom_derivatives.py's
    _custom_jvp_call_vmap, whose batched_jvp_jaxpr_thunk batches the rule
    lazily): the rule jax.vmap'ed over the primals' and tangents' batched
-   leaves (the closed-over operands are not the rule's), with every result
-   batched at 0, and the call's batched result types. */
-static SrVal *batch_custom_jvp(SrInterp *I, SrVal *jvp, const uint8_t *in_batched, int64_t size,
-                               const SrType *const *out_types) {
+   leaves (the closed-over operands are not the rule's), its primal and
+   tangent results batched at 0 where the batched function's are
+   (batch_custom_jvp_subtrace matches them), and the call's batched
+   result types. */
+static SrVal *batch_custom_jvp(SrInterp *I, SrVal *jvp, const uint8_t *in_batched, const uint8_t *out_batched,
+                               int64_t size, const SrType *const *out_types) {
   if (!sr_is_obj(jvp, &cjvp_class)) return sr_ref(jvp);
   const Cjvp *c = jvp->obj.data;
   SrVal *vmap = sr_lookup_qualname("jax.vmap");
@@ -567,7 +569,18 @@ static SrVal *batch_custom_jvp(SrInterp *I, SrVal *jvp, const uint8_t *in_batche
   SrVal *in_axes = sr_seq(NULL, SR_V_TUPLE, 2);
   sr_seq_push(NULL, in_axes, sr_ref(ax));
   sr_seq_push(NULL, in_axes, ax);
-  SrVal *kwv[3] = {in_axes, sr_int(NULL, 0), sr_int(NULL, size)};
+  SrVal *oxl = sr_seq(NULL, SR_V_LIST, c->nout);
+  for (int i = 0; i < c->nout; i++) sr_seq_push(NULL, oxl, out_batched[i] ? sr_int(NULL, 0) : sr_none());
+  SrVal *ox = sr_pytree_unflatten(c->out_tree, oxl);
+  sr_unref(oxl);
+  if (!ox) {
+    sr_unref(in_axes);
+    return NULL;
+  }
+  SrVal *out_axes = sr_seq(NULL, SR_V_TUPLE, 2);
+  sr_seq_push(NULL, out_axes, sr_ref(ox));
+  sr_seq_push(NULL, out_axes, ox);
+  SrVal *kwv[3] = {in_axes, out_axes, sr_int(NULL, size)};
   const char *kw[3] = {sr_intern_cstr("in_axes"), sr_intern_cstr("out_axes"), sr_intern_cstr("axis_size")};
   SrVal *pos[1] = {c->rule};
   SrArgs a = {1, pos, 3, kw, kwv, NULL};

@@ -500,10 +500,10 @@ static SrVal *batched_bwd_call(SrInterp *I, SrArgs *a) {
 }
 
 /* jax.vmap(fn, in_axes, out_axes=0, axis_size=size) */
-static SrVal *vmapped(SrInterp *I, SrVal *fn, SrVal *in_axes, int64_t size) {
+static SrVal *vmapped(SrInterp *I, SrVal *fn, SrVal *in_axes, SrVal *out_axes, int64_t size) {
   SrVal *vmap = sr_lookup_qualname("jax.vmap");
   if (!vmap) return sr_raise(I, "RuntimeError", "jax.vmap is missing");
-  SrVal *kwv[3] = {in_axes, sr_int(NULL, 0), sr_int(NULL, size)};
+  SrVal *kwv[3] = {in_axes, out_axes ? sr_ref(out_axes) : sr_int(NULL, 0), sr_int(NULL, size)};
   const char *kw[3] = {sr_intern_cstr("in_axes"), sr_intern_cstr("out_axes"), sr_intern_cstr("axis_size")};
   SrArgs a = {1, &fn, 3, kw, kwv, NULL};
   SrVal *r = sr_call(I, vmap, &a);
@@ -512,10 +512,13 @@ static SrVal *vmapped(SrInterp *I, SrVal *fn, SrVal *in_axes, int64_t size) {
   return r;
 }
 
-/* The hook of lax.h: fwd vmapped over the batched argument leaves (its
-   outputs and residuals batched at 0), bwd as above. */
-static SrVal *batch_custom_vjp(SrInterp *I, SrVal *bwd, const uint8_t *in_batched, int64_t size,
-                               const SrType *const *in_types, const SrType *const *out_types, SrVal **fwd) {
+/* The hook of lax.h: fwd vmapped over the batched argument leaves, its
+   outputs batched at 0 where the batched function's are (out_batched)
+   and its residuals at 0; bwd as above, over the residuals and the
+   cotangents of the batched outputs. */
+static SrVal *batch_custom_vjp(SrInterp *I, SrVal *bwd, const uint8_t *in_batched, const uint8_t *out_batched,
+                               int64_t size, const SrType *const *in_types, const SrType *const *out_types,
+                               SrVal **fwd) {
   *fwd = NULL;
   if (!sr_is_obj(bwd, &cvjp_ref_class)) return sr_raise(I, "TypeError", "custom_vjp_call: bwd is not a rule");
   const Cvjp *c = ((CvjpRef *)bwd->obj.data)->c;
@@ -525,11 +528,24 @@ static SrVal *batch_custom_vjp(SrInterp *I, SrVal *bwd, const uint8_t *in_batche
   SrVal *ax = sr_pytree_unflatten(c->in_tree, axl);
   sr_unref(axl);
   if (!ax) return NULL;
-  SrVal *zero = sr_int(NULL, 0);
-  SrVal *f = vmapped(I, c->fwd, ax, size);
-  SrVal *b = f ? vmapped(I, c->bwd, zero, size) : NULL;
+  SrVal *oxl = sr_seq(NULL, SR_V_LIST, c->nout);
+  for (int i = 0; i < c->nout; i++) sr_seq_push(NULL, oxl, out_batched[i] ? sr_int(NULL, 0) : sr_none());
+  SrVal *ox = sr_pytree_unflatten(c->out_tree, oxl);
+  sr_unref(oxl);
+  if (!ox) {
+    sr_unref(ax);
+    return NULL;
+  }
+  SrVal *fo = sr_seq(NULL, SR_V_TUPLE, 2), *bi = sr_seq(NULL, SR_V_TUPLE, 2);
+  sr_seq_push(NULL, fo, sr_ref(ox));
+  sr_seq_push(NULL, fo, sr_int(NULL, 0));
+  sr_seq_push(NULL, bi, sr_int(NULL, 0));
+  sr_seq_push(NULL, bi, ox);
+  SrVal *f = vmapped(I, c->fwd, ax, fo, size);
+  SrVal *b = f ? vmapped(I, c->bwd, bi, NULL, size) : NULL;
   sr_unref(ax);
-  sr_unref(zero);
+  sr_unref(fo);
+  sr_unref(bi);
   if (!b) {
     sr_unref(f);
     return NULL;

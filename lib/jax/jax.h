@@ -60,6 +60,7 @@
 
 void sr_autodiff_init(void);            /* autodiff.c */
 void sr_vmap_init(void);                /* vmap.c */
+void sr_vmap_hooks_init(void);          /* vmap_hooks.c */
 void sr_jacobian_init(void);            /* jacobian.c */
 void sr_vmap_built_init(void);          /* vmap_built.c */
 void sr_numpy_elementwise_init(void); /* numpy.c: jax.numpy's elementwise core */

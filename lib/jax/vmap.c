@@ -622,6 +622,9 @@ static SrVal *vmap_call(SrInterp *I, SrArgs *a) {
   b.nspmd = vm->nspmd;
   memcpy(b.spmd, vm->spmd, sizeof b.spmd);
   int rc = explicit_mesh_axis(I, vm, leaves, in_bd + nc, &b);
+  /* batching._batch_outer: transform_name_stack('vmap') */
+  const char *ns0 = I->ns;
+  I->ns = sr_ns_transform(ns0, "vmap");
   if (rc == 0) rc = sr_batch_eval(&b, j, in, in_bd, out, out_bd);
   if (rc == 0) {
     /* the outputs' axes (out_axes, a tree prefix of the result) */
@@ -673,6 +676,7 @@ static SrVal *vmap_call(SrInterp *I, SrArgs *a) {
     }
     sr_unref(oax);
   }
+  I->ns = ns0;
   sr_batch_end(&b);
   if (rc == 0) {
     SrVal *ol = sr_seq(NULL, SR_V_LIST, (int)j->nout);
@@ -773,6 +777,7 @@ static SrVal *jax_vmap(SrInterp *I, SrArgs *a) {
 }
 
 void sr_vmap_init(void) {
+  sr_vmap_hooks_init();
   sr_def("jax.vmap", jax_vmap,
          "vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None): fun mapped over "
          "an axis of its arguments");

@@ -358,7 +358,7 @@ static SrJaxpr *prune_outputs(SrJaxpr *j, const uint8_t *keep) {
   for (uint32_t i = 0; i < sr_nargs(j); i++) sr_jb_invar(&b, sr_args(j)[i]);
   for (uint32_t k = 0; k < j->neqn; k++) {
     const SrEqn *e = &j->eqns[k];
-    sr_jb_eqn(&b, e->prim, e->nin, e->in, e->nout, e->out, e->nparams, e->params);
+    sr_jb_eqn(&b, e->prim, e->nin, e->in, e->nout, e->out, e->nparams, e->params)->ns = e->ns;
   }
   for (uint32_t i = 0; i < j->nout; i++)
     if (keep[i]) sr_jb_outvar(&b, j->outvars[i]);
@@ -1102,11 +1102,15 @@ JVP(jvp_custom_vjp_call) {
   return sr_lax_jvp_custom_call(ad, e, x, t, y, ty);
 }
 
-/* custom_derivatives.py: _custom_jvp_call_vmap, _custom_vjp_call_vmap --
-   the operands' batch dims moved to the front and the primal function
-   batched (batch_jaxpr).  A custom_jvp rule object, or custom_vjp's fwd
-   and bwd, are batched too (the hooks: the rules vmapped, their results
-   all batched, so the call's are); other rules stay the equation's (a parsed text's words, whose JVP
+/* batching.py's BatchTrace.process_custom_jvp_call and
+   process_custom_vjp_call (custom_derivatives.py's _custom_jvp_call_vmap,
+   _custom_vjp_call_vmap) -- the operands' batch dims moved to the front
+   and the primal function batched (batch_jaxpr): only the results that
+   depend on a batched operand are batched (batch_subtrace's out_dims).  A
+   custom_jvp rule object, or custom_vjp's fwd and bwd, are batched to
+   match (the hooks: the rules vmapped with those results' out_axes, as
+   batch_custom_jvp_subtrace matches the rule's to the function's); other
+   rules stay the equation's (a parsed text's words, whose JVP
    differentiates the batched call_jaxpr). */
 BATCH(batch_custom_call) {
   SrAd *ad = &b->ad;
@@ -1123,10 +1127,7 @@ BATCH(batch_custom_call) {
   int jvp_rule = e->prim->id == SR_P_custom_jvp_call && obj_param(e, "jvp") && sr_lax_custom_hooks.custom_jvp_batch;
   int vjp_rule = e->prim->id == SR_P_custom_vjp_call && obj_param(e, "bwd") && sr_lax_custom_hooks.custom_vjp_batch;
   int rule = jvp_rule || vjp_rule;
-  uint8_t *inst = NULL;
-  if (rule) memset((inst = sr_xcalloc(no + 1, 1)), 1, no);
-  SrJaxpr *J = sr_batch_jaxpr(b, body, inb, inst, outb);
-  free(inst);
+  SrJaxpr *J = sr_batch_jaxpr(b, body, inb, NULL, outb);
   int rc = -1;
   if (J) {
     SrVal *r = NULL;
@@ -1137,8 +1138,8 @@ BATCH(batch_custom_call) {
       for (uint32_t i = 0; i < no; i++) ot[i] = J->outvars[i]->type;
       for (uint32_t i = 0; i < n; i++) it[i] = sr_args(J)[i]->type;
       SrVal *rv = NULL, *fwd = NULL;
-      if (jvp_rule) rv = sr_lax_custom_hooks.custom_jvp_batch(ad->I, param(e, "jvp"), inb, b->size, ot);
-      else rv = sr_lax_custom_hooks.custom_vjp_batch(ad->I, param(e, "bwd"), inb, b->size, it, ot, &fwd);
+      if (jvp_rule) rv = sr_lax_custom_hooks.custom_jvp_batch(ad->I, param(e, "jvp"), inb, outb, b->size, ot);
+      else rv = sr_lax_custom_hooks.custom_vjp_batch(ad->I, param(e, "bwd"), inb, outb, b->size, it, ot, &fwd);
       free(ot);
       free(it);
       if (rv) {
@@ -1965,7 +1966,7 @@ static int scan_lin(SrAd *ad, const SrEqn *e, const Scan *s, SrVal **x, SrVal **
       for (uint32_t i = 0; i < sr_nargs(F); i++) sr_jb_invar(&b, sr_args(F)[i]);
       for (uint32_t k = 0; k < F->neqn; k++) {
         const SrEqn *q = &F->eqns[k];
-        sr_jb_eqn(&b, q->prim, q->nin, q->in, q->nout, q->out, q->nparams, q->params);
+        sr_jb_eqn(&b, q->prim, q->nin, q->in, q->nout, q->out, q->nparams, q->params)->ns = q->ns;
       }
       for (int i = 0; i < nkept; i++) sr_jb_outvar(&b, F->outvars[ord[i]]);
       F2 = sr_jb_finish(&b);
@@ -2285,34 +2286,31 @@ done:
   return rc;
 }
 
-/* carry[i] where pred (which leads its shape) is false, else next[i]:
-   the select of a batched predicate's loop, on the host.  Replaces
-   next[i]. */
-static int while_keep(SrEvalCtx *cx, const uint8_t *pred, int64_t np, SrArray *carry, SrArray **next) {
-  SrArray *nx = *next;
-  int64_t numel = sr_type_numel(nx->type);
-  size_t es = sr_elem_size(nx->type->dtype), block = np ? (size_t)(numel / np) * es : 0;
-  size_t bytes = (size_t)numel * es;
-  char *hc = sr_xmalloc(bytes + 1), *hn = sr_xmalloc(bytes + 1);
-  int rc = -1;
-  if (sr_array_to_host(cx, carry, hc) == 0 && sr_array_to_host(cx, nx, hn) == 0) {
-    for (int64_t j = 0; j < np; j++)
-      if (!pred[j]) memcpy(hn + (size_t)j * block, hc + (size_t)j * block, block);
-    int64_t shape[SR_MAX_RANK];
-    for (int d = 0; d < nx->type->ndim; d++) shape[d] = nx->type->dims[d].size;
-    const SrType *rt = sr_layout_replicated(nx->type->dtype, nx->type->ndim, shape, nx->mesh);
-    SrArray *a = sr_array_from_data(rt, nx->mesh, hn);
-    SrArray *r = a ? sr_redistribute_typed(cx, a, nx->mesh, nx->layout, nx->type) : NULL;
-    sr_array_unref(a);
-    if (r) {
-      sr_array_unref(nx);
-      *next = r;
-      rc = 0;
-    }
-  }
-  free(hc);
-  free(hn);
-  return rc;
+/* select_n(broadcast_in_dim(pred), carry, next): the carry of the
+   examples whose predicate (which leads its shape) is false stays, on the
+   devices -- _while_lowering's batched body, _pred_bcast_select_hlo.
+   Replaces *next. */
+static int while_keep(SrEvalCtx *cx, SrArray *pred, SrArray *carry, SrArray **next) {
+  const SrType *ct = (*next)->type, *bt = sr_type_with_dtype(ct, SR_BOOL);
+  int64_t dims[SR_MAX_RANK];
+  for (int i = 0; i < pred->type->ndim; i++) dims[i] = i;
+  SrVal *bd = sr_int_tuple(dims, pred->type->ndim);
+  SrParam bp[1] = {{sr_intern_cstr("broadcast_dimensions"), bd}};
+  SrArray *bin[1] = {pred}, *bout[1] = {NULL};
+  const SrType *bts[1] = {bt};
+  SrEvalEqn be = {&sr_prims[SR_P_broadcast_in_dim], bp, 1, 1, 1, bin, bts, bout, 0, NULL};
+  int rc = sr_ev_eqn(cx, &be);
+  sr_unref(bd);
+  if (rc < 0) return -1;
+  SrArray *sin[3] = {bout[0], carry, *next}, *sout[1] = {NULL};
+  const SrType *sts[1] = {ct};
+  SrEvalEqn se = {&sr_prims[SR_P_select_n], NULL, 0, 3, 1, sin, sts, sout, 0, NULL};
+  rc = sr_ev_eqn(cx, &se);
+  sr_array_unref(bout[0]);
+  if (rc < 0) return -1;
+  sr_array_unref(*next);
+  *next = sout[0];
+  return 0;
 }
 
 /* A while whose predicate is batched (vmap's): it runs while any entry
@@ -2333,18 +2331,26 @@ static int ev_while_batched(SrEvalCtx *cx, const SrEvalEqn *e, const SrJaxpr *cj
     rc = sr_ev_jaxpr(cx, cj, cargs, &p);
     sr_ev_pop(cx);
     if (rc < 0) break;
+    /* the loop goes on while any entry holds (the cond's reduce_or) */
     rc = sr_array_to_host(cx, p, pred);
-    sr_array_unref(p);
-    if (rc < 0) break;
+    if (rc < 0) {
+      sr_array_unref(p);
+      break;
+    }
     int any = 0;
     for (int64_t j = 0; j < np; j++) any |= pred[j] != 0;
-    if (!any) break;
+    if (!any) {
+      sr_array_unref(p);
+      break;
+    }
     for (uint32_t i = 0; i < bn; i++) bargs[i] = e->in[cn + i];
     for (uint32_t i = 0; i < nc; i++) bargs[bn + i] = carry[i];
     sr_ev_push(cx, "body");
     rc = sr_ev_jaxpr(cx, bj, bargs, next);
     sr_ev_pop(cx);
-    for (uint32_t i = 0; rc == 0 && i < nc; i++) rc = while_keep(cx, pred, np, carry[i], &next[i]);
+    /* the body's predicate is the cond's on the same carry: p */
+    for (uint32_t i = 0; rc == 0 && i < nc; i++) rc = while_keep(cx, p, carry[i], &next[i]);
+    sr_array_unref(p);
     for (uint32_t i = 0; i < nc; i++) {
       sr_array_unref(carry[i]);
       carry[i] = next[i];

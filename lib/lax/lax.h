@@ -96,15 +96,17 @@ typedef struct SrLaxCustomHooks {
   SrTransposeRule custom_lin_transpose; /* bwd= an object */
   /* vmap: the jvp= object of a custom_jvp_call batched over `size`
      examples, its operands batched at 0 where in_batched is set and its
-     results (of types out_types) all batched at 0; a new reference, or
-     NULL with an error raised */
-  SrVal *(*custom_jvp_batch)(SrInterp *I, SrVal *jvp, const uint8_t *in_batched, int64_t size,
-                             const SrType *const *out_types);
+     results (of types out_types) batched at 0 where out_batched is set
+     (the batched primal function's), unbatched elsewhere; a new
+     reference, or NULL with an error raised */
+  SrVal *(*custom_jvp_batch)(SrInterp *I, SrVal *jvp, const uint8_t *in_batched, const uint8_t *out_batched,
+                             int64_t size, const SrType *const *out_types);
   /* vmap: the bwd= object of a custom_vjp_call batched alike (operands of
      the batched types in_types), with *fwd the matching fwd= object; new
      references, or NULL with an error raised */
-  SrVal *(*custom_vjp_batch)(SrInterp *I, SrVal *bwd, const uint8_t *in_batched, int64_t size,
-                             const SrType *const *in_types, const SrType *const *out_types, SrVal **fwd);
+  SrVal *(*custom_vjp_batch)(SrInterp *I, SrVal *bwd, const uint8_t *in_batched, const uint8_t *out_batched,
+                             int64_t size, const SrType *const *in_types, const SrType *const *out_types,
+                             SrVal **fwd);
 } SrLaxCustomHooks;
 extern SrLaxCustomHooks sr_lax_custom_hooks;
 

@@ -1184,8 +1184,7 @@ static int comm_ppermute(const SrEqn *e, SrCommNote *out, int max) {
 
 /* vmap: _ppermute_batcher.  Over other axes the batched value is
    permuted as it is; over vmap's axis alone, the examples are permuted
-   along the batch dim (JAX's v.take(perm_indices, d); here a slice per
-   example and a concatenate). */
+   along the batch dim: v.take(perm_indices, d), perm_indices[dst] = src. */
 static int batch_ppermute(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
   const SrVal *names = param_of(e, "axis_name"), *perm = param_of(e, "perm");
   SrInterp *I = b->ad.I;
@@ -1207,33 +1206,17 @@ static int batch_ppermute(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, 
   y[0] = x[0];
   ybd[0] = bd[0];
   if (bd[0] == SR_NOT_MAPPED) return 0;
-  int d = bd[0];
+  if (!sr_batch_take) return sr_raise(I, "RuntimeError", "internal error: no take for the ppermute batcher"), -1;
   int64_t *src = sr_xcalloc((size_t)n, sizeof *src);
   for (int k = 0; k < perm->seq.n; k++) {
     const SrVal *pr = perm->seq.items[k];
     if (sr_is_seq(pr) && pr->seq.n == 2 && pr->seq.items[1]->i >= 0 && pr->seq.items[1]->i < n)
       src[pr->seq.items[1]->i] = pr->seq.items[0]->i;
   }
-  const SrType *t = sr_ad_type(&b->ad, x[0]);
-  SrVal **parts = sr_xcalloc((size_t)n, sizeof *parts);
-  int ok = t != NULL;
-  for (int64_t k = 0; k < n && ok; k++) {
-    int64_t lo[SR_MAX_RANK], hi[SR_MAX_RANK];
-    for (int i = 0; i < t->ndim; i++) {
-      lo[i] = 0;
-      hi[i] = t->dims[i].size;
-    }
-    lo[d] = src[k];
-    hi[d] = src[k] + 1;
-    parts[k] = sr_ad_bindv(&b->ad, SR_P_slice, 1, &x[0], "start_indices", sr_ad_ints(lo, t->ndim), "limit_indices",
-                           sr_ad_ints(hi, t->ndim), "strides", sr_none(), NULL);
-    ok = parts[k] != NULL;
-  }
-  SrVal *r = ok ? sr_ad_bindv(&b->ad, SR_P_concatenate, (int)n, parts, "dimension", sr_int(NULL, d), NULL) : NULL;
-  free(parts);
+  SrVal *r = sr_batch_take(I, x[0], src, (int)n, bd[0]);
   free(src);
   if (!r) return -1;
-  y[0] = r;
+  y[0] = sr_ad_keep(&b->ad, r);
   return 0;
 }
 
@@ -2652,14 +2635,22 @@ static SrVal *nospec(const AdSMap *s, const SrType *t) {
 
 /* pxla.batch_spec(spec, 0, val): a P with a leading entry, the names of
    val (none: None). */
-static SrVal *spec_inserted(const SrVal *v, const char *const *val, int nval) {
+/* pxla.batch_spec(spec, dim, val): the spec padded with None to dim
+   entries, val (nval mesh axes; none: None) inserted at dim. */
+static SrVal *spec_inserted(const SrVal *v, int dim, const char *const *val, int nval) {
   const SrSpec *sp = spec_of(v);
   SrSpec ns = sp ? *sp : (SrSpec){0};
-  SrSpecEntry *en = sr_xcalloc((size_t)ns.n + 2, sizeof *en);
-  en[0].n = nval;
-  en[0].names = (const char **)val;
-  for (int i = 0; sp && i < sp->n; i++) en[i + 1] = sp->e[i];
-  ns.n = (sp ? sp->n : 0) + 1;
+  int n0 = sp ? sp->n : 0, n = (n0 > dim ? n0 : dim) + 1;
+  SrSpecEntry *en = sr_xcalloc((size_t)n + 1, sizeof *en);
+  for (int i = 0, k = 0; i < n; i++) {
+    if (i == dim) {
+      en[i].n = nval;
+      en[i].names = (const char **)val;
+    } else if (k < n0) {
+      en[i] = sp->e[k++];
+    }
+  }
+  ns.n = n;
   ns.e = en;
   SrVal *r = sr_spec_val(NULL, &ns);
   free(en);
@@ -2859,7 +2850,7 @@ static int smap_lin(SrAd *ad, const SrEqn *e, const AdSMap *s, SrVal **x, SrVal 
     for (uint32_t i = 0; i < sr_nargs(F); i++) sr_jb_invar(&b, sr_args(F)[i]);
     for (uint32_t kk = 0; kk < F->neqn; kk++) {
       const SrEqn *q2 = &F->eqns[kk];
-      sr_jb_eqn(&b, q2->prim, q2->nin, q2->in, q2->nout, q2->out, q2->nparams, q2->params);
+      sr_jb_eqn(&b, q2->prim, q2->nin, q2->in, q2->nout, q2->out, q2->nparams, q2->params)->ns = q2->ns;
     }
     for (uint32_t i = 0; i < k; i++) sr_jb_outvar(&b, F->outvars[ord[i]]);
     F2 = sr_jb_finish(&b);
@@ -3037,8 +3028,8 @@ TR(tr_shard_map) {
    spmd_axis_name, its axes, the body batched over the per-device part of
    the batch), the body is batched inside the map's manual context, and
    the batched results' out_specs get the same entry (_batch_out_specs).
-   The batch dims go in front first (batching.batch_jaxpr), where JAX keeps
-   each where it is. */
+   Each batch dim stays where it is (batch_subtrace_2 with the operands'
+   dims; the results' where the body's rules put them). */
 static int batch_shard_map(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
   SrAd *ad = &b->ad;
   SrInterp *I = ad->I;
@@ -3064,44 +3055,49 @@ static int batch_shard_map(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd,
     }
   }
   uint32_t n = e->nin, no = e->nout;
-  uint8_t *inb = sr_xcalloc(n + 1, 1), *outb = sr_xcalloc(no + 1, 1);
-  SrVal **in = sr_xcalloc(n + 1, sizeof *in), **isp = sr_xcalloc(n + 1, sizeof *isp),
-        **osp = sr_xcalloc(no + 1, sizeof *osp);
+  int *outb = sr_xcalloc(no + 1, sizeof *outb);
+  SrVal **isp = sr_xcalloc(n + 1, sizeof *isp), **osp = sr_xcalloc(no + 1, sizeof *osp);
   const char *const *val = spmd ? b->spmd : NULL;
   int nval = spmd ? b->nspmd : 0;
   int rc = -1;
-  for (uint32_t i = 0; i < n; i++) {
-    inb[i] = bd[i] != SR_NOT_MAPPED;
-    in[i] = inb[i] ? sr_batch_moveaxis(b, x[i], bd[i], 0) : x[i];
-    isp[i] = inb[i] ? spec_inserted(s.in_specs->seq.items[i], val, nval) : sr_ref(s.in_specs->seq.items[i]);
-    if (!in[i]) goto done;
-  }
+  for (uint32_t i = 0; i < n; i++)
+    isp[i] = bd[i] != SR_NOT_MAPPED ? spec_inserted(s.in_specs->seq.items[i], bd[i], val, nval)
+                                    : sr_ref(s.in_specs->seq.items[i]);
   /* the body, batched in the map's manual context over its share of the
      batch (whose axis no mesh axis shards inside) */
   Ctx c;
   if (enter(ad, &s, &c) < 0) goto done;
   int64_t size = b->size;
   int nspmd = b->nspmd;
+  SrAxes vary = b->arg_vary;
+  /* under spmd_axis_name the batch dims are split over those manual axes:
+     the body's batched operands vary over them (their in_specs name them) */
+  for (int a = 0; spmd && a < b->nspmd; a++) {
+    int ax = sr_mesh_axis(s.mesh, b->spmd[a]);
+    if (ax >= 0) b->arg_vary |= (SrAxes)1 << ax;
+  }
   b->size = per;
   b->nspmd = 0;
-  SrJaxpr *J = sr_batch_jaxpr(b, s.body, inb, NULL, outb);
+  SrJaxpr *J = sr_batch_jaxpr_axes(b, s.body, bd, NULL, outb);
   b->size = size;
   b->nspmd = nspmd;
+  b->arg_vary = vary;
   leave(ad, &c);
   if (!J) goto done;
   for (uint32_t i = 0; i < no; i++)
-    osp[i] = outb[i] ? spec_inserted(s.out_specs->seq.items[i], val, nval) : sr_ref(s.out_specs->seq.items[i]);
+    osp[i] = outb[i] != SR_NOT_MAPPED ? spec_inserted(s.out_specs->seq.items[i], outb[i], val, nval)
+                                      : sr_ref(s.out_specs->seq.items[i]);
   SrVal *ist = specs_tuple((int)n, isp), *ost = specs_tuple((int)no, osp);
   memset(isp, 0, (n + 1) * sizeof *isp);
   memset(osp, 0, (no + 1) * sizeof *osp);
-  SrVal *r = bind_smap(ad, e, J, ist, ost, (int)n, in);
+  SrVal *r = bind_smap(ad, e, J, ist, ost, (int)n, x);
   sr_unref(ist);
   sr_unref(ost);
   sr_program_unref(J->prog);
   if (r) {
     for (uint32_t i = 0; i < no; i++) {
       y[i] = r->seq.items[i];
-      ybd[i] = outb[i] ? 0 : SR_NOT_MAPPED;
+      ybd[i] = outb[i];
     }
     rc = 0;
   }
@@ -3110,8 +3106,6 @@ done:
   for (uint32_t i = 0; i < no; i++) sr_unref(osp[i]);
   free(isp);
   free(osp);
-  free(in);
-  free(inb);
   free(outb);
   return rc;
 }

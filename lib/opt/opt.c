@@ -40,6 +40,8 @@ typedef struct OEqn {
   struct OBody *body;    /* shard_map: its body, worked on */
   SrVal **in_specs, **out_specs; /* shard_map: per operand / result */
   uint8_t dead;
+  const char *ns;        /* its name stack (SrEqn.ns), calls inlined into it
+                            included */
 } OEqn;
 
 typedef struct OBody {
@@ -204,7 +206,7 @@ static OBody *import_body(Opt *o, const SrJaxpr *j) {
 
 /* The eqns of j appended to b, with j's inputs (constvars first) bound to
    args; b->out gets j's outputs when b is j's own body. */
-static OVar **import_eqns(Opt *o, OBody *b, const SrJaxpr *j, OVar **args) {
+static OVar **import_eqns(Opt *o, OBody *b, const SrJaxpr *j, OVar **args, const char *pre) {
   OVar **map = SR_NEWN(o->a, OVar *, j->nvars + 1);
   memset(map, 0, (j->nvars + 1) * sizeof *map);
   for (uint32_t i = 0; i < j->nin; i++) map[j->invars[i]->id] = args[i];
@@ -224,7 +226,7 @@ static OVar **import_eqns(Opt *o, OBody *b, const SrJaxpr *j, OVar **args) {
     const SrJaxpr *cb = is_inlined_call(e) ? call_body(e) : NULL;
     if (inlinable(e, cb) && (o->inline_all || inlined_size(o, cb) <= INLINE_SMALL)) {
       /* XLA inlines calls: the body's equations, here */
-      OVar **outs = import_eqns(o, b, cb, in);
+      OVar **outs = import_eqns(o, b, cb, in, sr_ns_concat(pre, e->ns));
       for (uint32_t i = 0; i < e->nout; i++)
         if (e->out[i]->kind != SR_DROP) map[e->out[i]->id] = outs[i];
       o->st.inlined++;
@@ -232,6 +234,7 @@ static OVar **import_eqns(Opt *o, OBody *b, const SrJaxpr *j, OVar **args) {
     }
     OEqn *q = SR_NEW(o->a, OEqn);
     q->prim = e->prim;
+    q->ns = sr_ns_concat(pre, e->ns);
     q->nin = (int)e->nin;
     q->nout = (int)e->nout;
     q->in = in;
@@ -270,7 +273,7 @@ static OVar **import_eqns(Opt *o, OBody *b, const SrJaxpr *j, OVar **args) {
 }
 
 static void import_into(Opt *o, OBody *b, const SrJaxpr *j, OVar **args) {
-  b->out = import_eqns(o, b, j, args);
+  b->out = import_eqns(o, b, j, args, NULL);
   b->nout = (int)j->nout;
 }
 
@@ -610,7 +613,7 @@ static SrJaxpr *emit_body(Opt *o, OBody *b, int top) {
       v->emitted = !v->live ? sr_jb_drop(&jb, v->type) : sr_jb_var(&jb, v->type);
       out[i] = v->emitted;
     }
-    sr_jb_eqn(&jb, e->prim, (uint32_t)e->nin, in, (uint32_t)e->nout, out, (uint32_t)e->nparams, ps);
+    sr_jb_eqn(&jb, e->prim, (uint32_t)e->nin, in, (uint32_t)e->nout, out, (uint32_t)e->nparams, ps)->ns = e->ns;
   }
   for (int i = 0; i < b->nout; i++) sr_jb_outvar(&jb, emit_atom(&jb, b->out[i]));
   SrJaxpr *r = sr_jb_finish(&jb);
@@ -654,9 +657,22 @@ static void txt_atom(Txt *t, const SrVar *v, const int *ids) {
    equation's segment, then its body's (the rows' op_name rules) */
 static void sub_path(SrBuf *b, const char *path, const SrEqn *e, const char *key, int s) {
   char buf[160];
-  sr_buf_printf(b, "%s/%s", path, sr_prim_op_name(e->prim, e->params, e->nparams, NULL, 0, buf, sizeof buf));
+  sr_buf_printf(b, "%s/%s%s%s", path, e->ns ? e->ns : "", e->ns ? "/" : "",
+                sr_prim_op_name(e->prim, e->params, e->nparams, NULL, 0, buf, sizeof buf));
   const char *sub = sr_prim_op_name(e->prim, e->params, e->nparams, key, s, buf, sizeof buf);
   if (sub) sr_buf_printf(b, "/%s", sub);
+}
+
+/* op_name="...": the path (its segments and the equations' name stacks)
+   with e's name stack and its primitive, rendered as JAX's NameStack
+   (ir/name_stack.h) */
+static void op_name(SrBuf *b, const char *path, const SrEqn *e) {
+  SrBuf raw = SR_BUF_INIT;
+  sr_buf_printf(&raw, "%s/%s%s%s", path, e->ns ? e->ns : "", e->ns ? "/" : "", e->prim->name);
+  sr_buf_puts(b, ", op_name=\"");
+  sr_ns_render_op(b, sr_buf_str(&raw));
+  sr_buf_putc(b, '"');
+  sr_buf_free(&raw);
 }
 
 /* The communication explicit sharding makes of an equation (a contraction
@@ -685,8 +701,9 @@ static void implied(Txt *t, const SrEqn *e, int *ids, const char *path, int dept
     int k = 0;
     for (int a = 0; a < notes[i].mesh->n; a++)
       if (notes[i].axes & (1u << a)) sr_buf_printf(b, k++ ? ", '%s'" : "'%s'", notes[i].mesh->names[a]);
-    sr_buf_printf(b, "%s), implied_by=\"%s%s\", op_name=\"%s/%s\"\n", k == 1 ? "," : "", e->prim->name,
-                  paren ? paren : "", path, e->prim->name);
+    sr_buf_printf(b, "%s), implied_by=\"%s%s\"", k == 1 ? "," : "", e->prim->name, paren ? paren : "");
+    op_name(b, path, e);
+    sr_buf_putc(b, '\n');
   }
 }
 
@@ -720,13 +737,15 @@ static void txt_eqn(Txt *t, const SrEqn *e, int *ids, const char *path, int dept
     sr_buf_printf(b, ", %s=", e->params[p].key);
     sr_val_repr(b, e->params[p].val);
   }
-  sr_buf_printf(b, ", op_name=\"%s/%s\"", path, e->prim->name);
+  op_name(b, path, e);
   /* a call's body is listed once, as HLO lists a computation once: later
      calls of it name the first listing's path */
   const SrJaxpr *cb = is_inlined_call(e) && nsub == 1 ? call_body(e) : NULL;
   uint64_t *seen = cb ? pmap_slot(&t->printed, cb, 0) : NULL;
   if (seen) {
-    sr_buf_printf(b, ", to_apply=\"%s\"\n", (const char *)(uintptr_t)*seen);
+    sr_buf_puts(b, ", to_apply=\"");
+    sr_ns_render(b, (const char *)(uintptr_t)*seen);
+    sr_buf_puts(b, "\"\n");
     return;
   }
   if (cb) {

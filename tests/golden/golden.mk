@@ -232,3 +232,4 @@ include $(top_srcdir)/tests/golden/random15.mk
 include $(top_srcdir)/tests/golden/cmd16.mk
 include $(top_srcdir)/tests/golden/speed17.mk
 include $(top_srcdir)/tests/pict/pict16.mk
+include $(top_srcdir)/tests/golden/vmap13.mk
