@@ -361,6 +361,16 @@ int main(int argc, char **argv) {
   }
 #endif
   for (int i = optind; i < argc && !I->py->quit; i++) {
+    if (strcmp(argv[i], "-") == 0) {
+      /* standard input, as `shardrepl < FILE` reads it: the REPL's
+         semantics, without prompts when it is not a terminal */
+      ran = 1;
+      script_semantics(I, mode == MODE_PYTHON, echo < 0 ? 1 : echo);
+      if (sr_repl(I) && status == EXIT_OK) status = EXIT_RUNTIME;
+      status = status_of(I, status);
+      if (status != EXIT_OK && !keep_going) break;
+      continue;
+    }
     SrDiags d = SR_DIAGS_INIT;
     SrSrc *src = read_source(argv[i], &d);
     ran = 1;
