@@ -242,8 +242,15 @@ SrVal *sr_raise_name_error(SrInterp *I, const SrEnv *locals, const SrEnv *global
   return NULL;
 }
 
-/* A long recursion prints its first frames and its last. */
-enum { TB_HEAD = 20, TB_TAIL = 20 };
+/* As CPython's traceback: after 3 frames alike (the same place in the
+   same function) the rest of the run is one line saying how many; and a
+   long chain of frames unlike each other shows its first callers and its
+   last. */
+enum { TB_RECURSIVE_CUTOFF = 3, TB_HEAD = 20, TB_TAIL = 20 };
+
+static int same_frame(const TbFrame *a, const TbFrame *b) {
+  return a->src == b->src && a->off == b->off && a->func == b->func;
+}
 
 static void render_frame(SrBuf *b, const TbFrame *f) {
   uint32_t line, col;
@@ -252,19 +259,38 @@ static void render_frame(SrBuf *b, const TbFrame *f) {
   sr_src_render_caret(f->src, f->off, b);
 }
 
+static void render_repeats(SrBuf *b, int repeats) {
+  if (repeats > TB_RECURSIVE_CUTOFF)
+    sr_buf_printf(b, "[Previous line repeated %d more time%s]\n", repeats - TB_RECURSIVE_CUTOFF,
+                  repeats - TB_RECURSIVE_CUTOFF == 1 ? "" : "s");
+}
+
 void sr_tb_attach(SrInterp *I, SrDiag *g) {
   struct SrTraceback *tb = I->py->tb;
   if (!tb || !I->exc || tb->exc != I->exc) return;
   if (g && tb->n) {
     SrBuf b = SR_BUF_INIT;
     sr_buf_puts(&b, "Traceback (most recent call last):\n");
+    /* the frames shown, outermost first: runs of one frame cut to 3 */
+    int *shown = sr_xmalloc((size_t)tb->n * sizeof *shown), nshown = 0, repeats = 0;
     for (int i = tb->n - 1; i >= 0; i--) {
-      if (tb->n > TB_HEAD + TB_TAIL && i == tb->n - 1 - TB_HEAD) {
-        sr_buf_printf(&b, "... %d more frames ...\n", tb->n - TB_HEAD - TB_TAIL);
-        i = TB_TAIL - 1;
-      }
-      render_frame(&b, &tb->v[i]);
+      repeats = i < tb->n - 1 && same_frame(&tb->v[i], &tb->v[i + 1]) ? repeats + 1 : 1;
+      shown[nshown++] = repeats <= TB_RECURSIVE_CUTOFF ? i : -repeats;
     }
+    for (int k = 0; k < nshown; k++) {
+      if (nshown > TB_HEAD + TB_TAIL && k == TB_HEAD) {
+        sr_buf_printf(&b, "... %d more frames ...\n", nshown - TB_HEAD - TB_TAIL);
+        k = nshown - TB_TAIL;
+      }
+      if (shown[k] >= 0) {
+        render_frame(&b, &tb->v[shown[k]]);
+        continue;
+      }
+      /* the end of a run of repeats: say how many */
+      while (k + 1 < nshown && shown[k + 1] < 0) k++;
+      render_repeats(&b, -shown[k]);
+    }
+    free(shown);
     free(g->note);
     g->note = sr_buf_steal(&b);
   }

@@ -5,7 +5,8 @@
 ## against CPython by py_oracle.sh.
 PYSCRIPT14_PY = tests/golden/py_script.py tests/golden/py_script_jax.py \
 	tests/golden/py_names.py tests/golden/py_traceback.py \
-	tests/golden/py_options_jxr.py tests/golden/py_options_echo.py
+	tests/golden/py_options_jxr.py tests/golden/py_options_echo.py \
+	tests/golden/py_traceback_recursion.py
 PYSCRIPT14_GOLDEN = tests/golden/py_traceback_kinds.jxr tests/golden/py_repl_names.jxr \
 	tests/golden/py_options.jxr tests/golden/py_options_noecho.jxr \
 	tests/golden/py_stdin_dash.jxr
