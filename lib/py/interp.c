@@ -170,6 +170,7 @@ SrInterp *sr_interp_new(const SrPyInit *init) {
   I->py->out = stdout;
   I->py->echo = 1;
   set_main_name(I);
+  sr_script_argv("<stdin>");
   sr_class_set_interp(I);
   I->stop_at = UINT64_MAX;
   if (I->py->init->state_new) I->py->init->state_new(I);
@@ -1941,7 +1942,7 @@ int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going) {
   /* output that is not a terminal is flushed after each statement, so that
      a job killed later keeps what it printed */
   int flush = I->py->out && !isatty(fileno(I->py->out));
-  if (!I->py->run_depth) sr_script_argv(src);
+  if (!I->py->run_depth) sr_script_argv(src->name);
   I->py->run_depth++;
   for (;;) {
     if (flush) fflush(I->py->out);

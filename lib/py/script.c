@@ -62,8 +62,8 @@ SrVal *sr_py_builtin(const char *name) {
 
 /* ---- sys.argv ---- */
 
-void sr_script_argv(const SrSrc *src) {
-  const char *name = strcmp(src->name, "<stdin>") == 0 ? "" : strcmp(src->name, "<-e>") == 0 ? "-c" : src->name;
+void sr_script_argv(const char *src_name) {
+  const char *name = strcmp(src_name, "<stdin>") == 0 ? "" : strcmp(src_name, "<-e>") == 0 ? "-c" : src_name;
   SrVal *cur = sr_lookup_qualname("sys.argv");
   if (cur && cur->kind == SR_V_LIST && cur->seq.n == 1 && cur->seq.items[0]->kind == SR_V_STR &&
       strcmp(cur->seq.items[0]->str.s, name) == 0)

@@ -17,9 +17,10 @@ int sr_py_is_builtin_name(const char *name);
    built-in of that name (borrowed), or NULL. */
 SrVal *sr_py_builtin(const char *name);
 
-/* sys.argv as Python's for a script run from src: [its file name] ('-c'
-   for -e, '' at the prompt); kept as it is while the same one runs. */
-void sr_script_argv(const SrSrc *src);
+/* sys.argv as Python's for a script run from the source named src_name:
+   [its file name] ('-c' for -e, '' at the prompt); kept as it is while
+   the same one runs. */
+void sr_script_argv(const char *src_name);
 
 /* The name CPython's NameError suggests for name ("Did you mean"): the
    nearest of the frame's own locals (NULL at module level), else of the
