@@ -192,12 +192,16 @@ struct SrTraceback {
   SrVal *exc;
   TbFrame *v;
   int n, cap;
+  SrSrc *inner;     /* where exc was raised, when it first left a call */
+  size_t inner_off;
   char *hint;
 };
 
 static void tb_forget(struct SrTraceback *tb) {
   for (int i = 0; i < tb->n; i++) sr_src_unref(tb->v[i].src);
   tb->n = 0;
+  sr_src_unref(tb->inner);
+  tb->inner = NULL;
   free(tb->hint);
   tb->hint = NULL;
   sr_unref(tb->exc);
@@ -216,9 +220,18 @@ static struct SrTraceback *tb_of(SrInterp *I) {
   return tb;
 }
 
+/* More frames than any call chain has (an exception object raised again
+   and again gathers them): the rest are not kept. */
+enum { TB_MAX = 4096 };
+
 void sr_tb_push(SrInterp *I, SrSrc *src, size_t off, const char *func) {
   if (!I->exc || I->exc_located != 1 || !src) return;
   struct SrTraceback *tb = tb_of(I);
+  if (tb->n >= TB_MAX) return;
+  if (!tb->inner) {
+    tb->inner = sr_src_ref(I->exc_src);
+    tb->inner_off = I->exc_off;
+  }
   if (tb->n == tb->cap) {
     tb->cap = tb->cap ? 2 * tb->cap : 8;
     tb->v = sr_xrealloc(tb->v, (size_t)tb->cap * sizeof *tb->v);
@@ -293,6 +306,13 @@ void sr_tb_attach(SrInterp *I, SrDiag *g) {
     free(shown);
     free(g->note);
     g->note = sr_buf_steal(&b);
+    /* raised again (a bare raise in an except block): where it was first
+       raised is the innermost place, as Python's traceback keeps it */
+    if (tb->inner && g->src) {
+      sr_src_unref(g->src);
+      g->src = sr_src_ref(tb->inner);
+      g->off = tb->inner_off;
+    }
   }
   if (g && tb->hint) {
     size_t n = strlen(g->msg), m = strlen(tb->hint);
