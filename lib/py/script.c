@@ -236,7 +236,8 @@ void sr_tb_push(SrInterp *I, SrSrc *src, size_t off, const char *func) {
     tb->cap = tb->cap ? 2 * tb->cap : 8;
     tb->v = sr_xrealloc(tb->v, (size_t)tb->cap * sizeof *tb->v);
   }
-  tb->v[tb->n++] = (TbFrame){sr_src_ref(src), off, func};
+  /* interned: the function's syntax tree may go before the report */
+  tb->v[tb->n++] = (TbFrame){sr_src_ref(src), off, func ? sr_intern_cstr(func) : NULL};
 }
 
 void sr_tb_hint(SrInterp *I, const char *fmt, const char *arg) {
