@@ -184,11 +184,16 @@ static int run_prims(void) {
 
 static void usage(FILE *f) {
   fputs("usage: shardrepl [options] [FILE...]\n"
-        "Runs the statements of each FILE (a .jxr script), or reads them from the\n"
-        "terminal with line editing when no FILE or -e is given.\n"
+        "Runs the statements of each FILE (a .jxr script, or a *.py Python script), or\n"
+        "reads them from the terminal with line editing when no FILE or -e is given.\n"
         "  -e, --eval STATEMENT   run one statement (repeatable)\n"
         "  -k, --keep-going       continue after an error\n"
         "  -i, --interactive      read from the terminal after the FILEs and -e\n"
+        "      --python           run every FILE and -e as a Python script, as a *.py FILE\n"
+        "                         runs: only Python's built-in names, bare expressions silent\n"
+        "      --jxr              run every FILE as a .jxr script, as other FILEs run: JAX's\n"
+        "                         names predefined, bare expressions print their repr\n"
+        "      --echo, --no-echo  whether the bare expressions of FILEs and -e print their repr\n"
         "      --devices N        simulate N devices in this process (default 8)\n"
         "      --ranks P          run as an MPI job of P ranks this process starts\n"
         "      --fmt FILE         print the canonical form of the jaxprs in FILE ('-': stdin)\n"
@@ -206,6 +211,23 @@ static void usage(FILE *f) {
         f);
 }
 
+/* How the sources run: by their names (*.py as Python scripts), or as
+   --python and --jxr say. */
+enum { MODE_AUTO, MODE_PYTHON, MODE_JXR };
+
+static int is_py(const char *path) {
+  size_t n = strlen(path);
+  return n > 3 && strcmp(path + n - 3, ".py") == 0;
+}
+
+/* A Python script's semantics (python: only Python's built-in names, and
+   no echo) or a .jxr script's; echo (0 or 1) overrides the echo, -1 keeps
+   the semantics' own. */
+static void script_semantics(SrInterp *I, int python, int echo) {
+  I->py->python = python;
+  I->py->echo = echo >= 0 ? echo : !python;
+}
+
 /* The exit status of a run: that of the first error, if any. */
 static int status_of(SrInterp *I, int status) {
   if (status == EXIT_OK && I->py->first_error) status = exit_for(I->py->first_error);
@@ -217,6 +239,10 @@ int main(int argc, char **argv) {
     {"eval", required_argument, 0, 'e'},
     {"keep-going", no_argument, 0, 'k'},
     {"interactive", no_argument, 0, 'i'},
+    {"python", no_argument, 0, 'Y'},
+    {"jxr", no_argument, 0, 'J'},
+    {"echo", no_argument, 0, 'O'},
+    {"no-echo", no_argument, 0, 'Q'},
     {"devices", required_argument, 0, 'D'},
     {"fmt", required_argument, 0, 'F'},
     {"check", required_argument, 0, 'C'},
@@ -240,12 +266,17 @@ int main(int argc, char **argv) {
   const char *fmt_path = NULL, *check_path = NULL;
   const char *notebook = NULL, *output = NULL, *conn_file = NULL, *prefix = NULL;
   int kernel = 0, install_kernel = 0, user = 0;
+  int mode = MODE_AUTO, echo = -1;
   int c;
   while ((c = getopt_long(argc, argv, "e:kihVo:f:", opts, NULL)) != -1) {
     switch (c) {
     case 'e': evals[nevals++] = optarg; break;
     case 'k': keep_going = 1; break;
     case 'i': interactive = 1; break;
+    case 'Y': mode = MODE_PYTHON; break;
+    case 'J': mode = MODE_JXR; break;
+    case 'O': echo = 1; break;
+    case 'Q': echo = 0; break;
     case 'D': {
       char *end;
       long n = strtol(optarg, &end, 10);
@@ -341,6 +372,16 @@ int main(int argc, char **argv) {
   }
 #endif
   for (int i = optind; i < argc && !I->py->quit; i++) {
+    if (strcmp(argv[i], "-") == 0) {
+      /* standard input, as `shardrepl < FILE` reads it: the REPL's
+         semantics, without prompts when it is not a terminal */
+      ran = 1;
+      script_semantics(I, mode == MODE_PYTHON, echo < 0 ? 1 : echo);
+      if (sr_repl(I) && status == EXIT_OK) status = EXIT_RUNTIME;
+      status = status_of(I, status);
+      if (status != EXIT_OK && !keep_going) break;
+      continue;
+    }
     SrDiags d = SR_DIAGS_INIT;
     SrSrc *src = read_source(argv[i], &d);
     ran = 1;
@@ -351,6 +392,7 @@ int main(int argc, char **argv) {
       if (!keep_going) break;
       continue;
     }
+    script_semantics(I, mode == MODE_PYTHON || (mode == MODE_AUTO && is_py(argv[i])), echo);
     sr_mpi_driver_run(I, src, keep_going);
     sr_src_unref(src);
     fflush(stdout);
@@ -362,6 +404,7 @@ int main(int argc, char **argv) {
   for (int i = 0; i < nevals && !I->py->quit && (status == EXIT_OK || keep_going); i++) {
     SrSrc *src = sr_src_new("<-e>", evals[i], strlen(evals[i]), 1);
     ran = 1;
+    script_semantics(I, mode == MODE_PYTHON, echo);
     sr_mpi_driver_run(I, src, keep_going);
     sr_src_unref(src);
     fflush(stdout);
@@ -370,6 +413,8 @@ int main(int argc, char **argv) {
     sr_diags_clear(&I->py->diags);
   }
   if ((!ran || interactive) && !I->py->quit) {
+    /* the prompt is Python's REPL: its bare expressions echo */
+    script_semantics(I, mode == MODE_PYTHON, echo < 0 ? 1 : echo);
     if (sr_repl(I) && status == EXIT_OK) status = EXIT_RUNTIME;
   }
 end:

@@ -2,7 +2,8 @@
  *
  * The messages rank 0 sends (sr_mpi_bcast_msg) are text:
  *   "C <devices> <keep_going>"          once, the configuration
- *   "R <keep_going> <line0> <name>\n<text>"   run a source
+ *   "R <keep_going> <line0> <name>\n<text>"   run a source (keep_going + 2
+ *                                       for a Python script's semantics)
  *   "E <status>"                        the session is over
  * The controller of --ranks holds devices like any rank: `--ranks P` is
  * the same job as `mpirun -np P`, with the same devices on the same ranks.
@@ -154,7 +155,8 @@ static int follow(SrInterp *I) {
     /* a SIGINT for an earlier source came late */
     if (intr_seq < src_seq) I->interrupted = 0;
     sr_interrupt_restart(I);
-    sr_interp_run(I, src, kg);
+    I->py->python = kg >> 1 & 1;
+    sr_interp_run(I, src, kg & 1);
     sr_diags_clear(&I->py->diags);
     sr_src_unref(src);
     free(msg);
@@ -420,7 +422,7 @@ int sr_mpi_driver_run(SrInterp *I, SrSrc *src, int keep_going) {
     src_seq++;
     running = 1;
     SrBuf b = SR_BUF_INIT;
-    sr_buf_printf(&b, "R %d %u %s\n", keep_going, (unsigned)src->line0, src->name);
+    sr_buf_printf(&b, "R %d %u %s\n", !!keep_going + 2 * !!I->py->python, (unsigned)src->line0, src->name);
     sr_buf_putn(&b, src->text, src->len);
     size_t len = b.len;
     free(sr_mpi_bcast_msg(b.p, &len));

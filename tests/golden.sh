@@ -2,7 +2,7 @@
 # golden.sh: runs one golden script and compares what it prints with the
 # expected output kept next to it.
 #
-#   golden.sh [--update] DIR/NAME.jxr
+#   golden.sh [--update] DIR/NAME.jxr   (or DIR/NAME.py: a Python script)
 #
 # The script runs as `$SR_RUNNER $SHARDREPL ARGS NAME.jxr` from DIR (so that
 # error messages name it the same way in every build tree, and `:load` finds
@@ -53,6 +53,7 @@ fi
 dir=$(dirname "$script")
 base=$(basename "$script")
 name=${base%.jxr}
+name=${name%.py}
 expected=$dir/$name.out
 
 # the header

@@ -302,7 +302,13 @@ static int cmd_load(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
   }
   SrSrc *s = sr_src_new(arg, sr_buf_str(&b), b.len, 1);
   sr_buf_free(&b);
+  /* a *.py file runs as a Python script (py/script.h), whatever loads it */
+  size_t an = strlen(arg);
+  int saved_python = I->py->python, saved_echo = I->py->echo;
+  if (an > 3 && strcmp(arg + an - 3, ".py") == 0) I->py->python = 1, I->py->echo = 0;
   int failed = sr_interp_run(I, s, I->py->keep_going);
+  I->py->python = saved_python;
+  I->py->echo = saved_echo;
   sr_src_unref(s);
   return failed ? -1 : 0;
 }

@@ -298,7 +298,8 @@ static int type_random_fold_in(SrTypeCtx *cx, const SrRuleEqn *e, const SrType *
 
 static int fold_in_fn(SrShardIO *io) {
   const uint32_t *keys = io->in[0]->data, *msgs = io->in[1]->data;
-  size_t nk = io->in[0]->nbytes / 8, nm = io->in[1]->nbytes / 4, n = nk > nm ? nk : nm;
+  /* as many keys as the result holds: none for an empty batch (nk or nm 0) */
+  size_t nk = io->in[0]->nbytes / 8, nm = io->in[1]->nbytes / 4, n = io->out[0]->nbytes / 8;
   uint32_t *out = io->out[0]->data;
   for (size_t i = 0; i < n; i++) sr_prng_fold_in(keys + 2 * (nk == 1 ? 0 : i), msgs[nm == 1 ? 0 : i], out + 2 * i);
   return 0;

@@ -1962,6 +1962,7 @@ static int ev_split(SrEvalCtx *cx, const SrEvalEqn *e) {
   int64_t axis;
   if (sr_ev_param_int(cx, e, "axis", &axis) < 0) return -1;
   if (e->nout > 16) return sr_ev_err(cx, "NotImplementedError", "split into more than 16 parts");
+  if (e->nout == 0) return 0; /* sizes=() of an empty axis: no parts */
   const SrMesh *m = sr_ev_mesh_for(cx, e, e->out_type[0]);
   const SrType *l0 = sr_ev_out_layout(cx, e, 0, m);
   SrArray *x = e->in[0];

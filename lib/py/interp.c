@@ -13,6 +13,7 @@
 #include "text/color.h"
 #include "py/objects.h"
 #include "py/range.h"
+#include "py/script.h"
 #include "util/intern.h"
 #include "util/pyfmt.h"
 
@@ -153,6 +154,9 @@ int sr_env_del(SrEnv *e, const char *k) {
 
 static const SrPyInit no_hooks;
 
+/* The session is Python's __main__ module, at the prompt as in a script. */
+static void set_main_name(SrInterp *I) { sr_global_set(I, "__name__", sr_str_cstr(NULL, "__main__")); }
+
 SrInterp *sr_interp_new(const SrPyInit *init) {
   static int opened;
   sr_objects_init();
@@ -166,6 +170,8 @@ SrInterp *sr_interp_new(const SrPyInit *init) {
   I->py->globals = sr_env_new(NULL);
   I->py->out = stdout;
   I->py->echo = 1;
+  set_main_name(I);
+  sr_script_argv("<stdin>");
   sr_class_set_interp(I);
   I->stop_at = UINT64_MAX;
   if (I->py->init->state_new) I->py->init->state_new(I);
@@ -192,6 +198,7 @@ void sr_interp_free(SrInterp *I) {
   sr_env_break_cycles(I->py->globals);
   sr_val_collect_cycles();
   if (I->py->init->state_free) I->py->init->state_free(I);
+  sr_tb_free(I);
   sr_env_unref(I->py->globals);
   sr_diags_clear(&I->py->diags);
   for (int i = 0; i < I->py->nwarned; i++) free(I->py->warned[i]);
@@ -205,6 +212,7 @@ void sr_interp_reset(SrInterp *I) {
   sr_env_clear(I->py->globals);
   sr_env_break_cycles(I->py->globals);
   sr_val_collect_cycles();
+  set_main_name(I);
   if (I->py->init->state_reset) I->py->init->state_reset(I);
 }
 
@@ -314,6 +322,7 @@ static void exc_to_diag(SrInterp *I) {
   } else {
     sr_error_exc(&I->py->diags, kind, type, I->exc_src, I->exc_off, "%s", sr_exc_msg(I->exc));
   }
+  sr_tb_attach(I, I->py->diags.last);
   sr_exc_clear(I);
 }
 
@@ -469,9 +478,12 @@ static Status exec_block(SrInterp *I, Frame *f, SrNode **body, int n);
 static SrVal *lookup_name(SrInterp *I, Frame *f, const char *name) {
   SrVal *v = sr_env_lookup(f->env, name);
   if (v) return sr_ref(v);
-  v = sr_lookup_builtin_name(name);
+  /* a Python script sees Python's built-ins alone; else the embedding's
+     names too (jnp, sin, P...) */
+  if (!I->py->code || !I->py->code->python) v = sr_lookup_builtin_name(name);
+  else v = sr_py_builtin(name);
   if (v) return sr_ref(v);
-  return sr_raise(I, "NameError", "name '%s' is not defined", name);
+  return sr_raise_name_error(I, f->env == I->py->globals ? NULL : f->env, I->py->globals, name);
 }
 
 static SrVal *new_list_from(SrNode *n, SrVal **items, int count) {
@@ -1818,7 +1830,10 @@ SrVal *sr_function_call(SrInterp *I, SrFunction *fn, SrArgs *a) {
   }
   Frame fr = {env, NULL, NULL, 0, NULL, 0, NULL, fn};
   SrCode *saved = I->py->code;
+  uint32_t call_off = I->py->cur_off;
+  const char *caller = I->py->cur_func;
   I->py->code = fn->code;
+  I->py->cur_func = fn->name;
   I->py->depth++;
   SrVal *r = NULL;
   if (def->kind == SR_N_LAMBDA) {
@@ -1831,6 +1846,9 @@ SrVal *sr_function_call(SrInterp *I, SrFunction *fn, SrArgs *a) {
   }
   I->py->depth--;
   I->py->code = saved;
+  I->py->cur_func = caller;
+  /* an exception leaving the body leaves the caller's frame next */
+  if (!r && saved) sr_tb_push(I, saved->src, call_off, caller);
   free(fr.globals);
   free(fr.nonlocals);
   sr_env_unref(env);
@@ -1924,9 +1942,11 @@ int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going) {
   size_t pos = 0;
   int failed = 0, agreed;
   SrCode *code = sr_code_new(src);
+  code->python = I->py->python;
   /* output that is not a terminal is flushed after each statement, so that
      a job killed later keeps what it printed */
   int flush = I->py->out && !isatty(fileno(I->py->out));
+  if (!I->py->run_depth) sr_script_argv(src->name);
   I->py->run_depth++;
   for (;;) {
     if (flush) fflush(I->py->out);

@@ -182,6 +182,12 @@ typedef struct SrPyState {
   int nlog, caplog;
   SrBuf stmt_out, stmt_res; /* what the outermost statement running wrote, and its echo */
   int in_echo;              /* sr_write is writing an echo */
+  /* Python's script semantics (py/script.h), for the sources run from now
+     on: their names are their own bindings and Python's built-ins alone
+     (SrCode.python; a function keeps its source's) */
+  int python;
+  const char *cur_func;     /* the user function running, NULL at module level */
+  struct SrTraceback *tb;   /* the frames the exception being raised left */
 } SrPyState;
 
 /* One statement of the session's log. */

@@ -52,6 +52,7 @@ typedef struct SrCode {
   size_t nprogs, capprogs;
   SrVal **held;         /* counted constants of the syntax tree */
   size_t nheld, capheld;
+  int python;           /* a Python script's: only Python's built-in names */
 } SrCode;
 
 SrCode *sr_code_new(SrSrc *src);

@@ -109,6 +109,7 @@ void sr_diags_clear(SrDiags *d) {
     sr_src_unref(g->src);
     free(g->exc);
     free(g->msg);
+    free(g->note);
     free(g);
     g = n;
   }
@@ -127,7 +128,7 @@ void sr_diag_render_one(const SrDiag *g, SrBuf *out) {
 
 /* The source line holding off, and a caret under it.  Tabs in the line are
    copied into the caret line so that the caret stays aligned. */
-static void render_caret(const SrSrc *s, size_t off, SrBuf *out) {
+void sr_src_render_caret(const SrSrc *s, size_t off, SrBuf *out) {
   if (off > s->len) off = s->len;
   size_t bol = off, eol = off;
   while (bol > 0 && s->text[bol - 1] != '\n') bol--;
@@ -148,6 +149,7 @@ static void render_caret(const SrSrc *s, size_t off, SrBuf *out) {
 
 void sr_diags_render(const SrDiags *d, SrBuf *out) {
   for (const SrDiag *g = d->first; g; g = g->next) {
+    if (g->note) sr_buf_puts(out, g->note);
     if (g->rendered) {
       sr_buf_puts(out, g->msg);
       if (!out->len || out->p[out->len - 1] != '\n') sr_buf_putc(out, '\n');
@@ -164,7 +166,7 @@ void sr_diags_render(const SrDiags *d, SrBuf *out) {
       sr_buf_printf(out, "%s:%u:%u: error: ", g->src->name, line, col);
       sr_diag_render_one(g, out);
       sr_buf_putc(out, '\n');
-      render_caret(g->src, off, out);
+      sr_src_render_caret(g->src, off, out);
     } else {
       sr_buf_puts(out, "error: ");
       sr_diag_render_one(g, out);

@@ -49,6 +49,8 @@ typedef struct SrDiag {
   char *msg;
   int rendered;        /* msg is diagnostics already rendered, with their
                           own locations and carets: written as it is */
+  char *note;          /* NULL, or lines rendered before the error (the
+                          outer frames of a traceback), each ending in '\n' */
   struct SrDiag *next;
 } SrDiag;
 
@@ -89,6 +91,9 @@ void sr_diags_clear(SrDiags *d);
 /* The kind of the first diagnostic, or 0. */
 SrErrKind sr_diags_kind(const SrDiags *d);
 
+/* The source line holding byte off of s, indented by four blanks, and a
+   caret under off (the lines under an error's first). */
+void sr_src_render_caret(const SrSrc *s, size_t off, SrBuf *out);
 /* Renders every diagnostic, each ending in a newline. */
 void sr_diags_render(const SrDiags *d, SrBuf *out);
 /* "TypeName: message" or "message": what Python's print(e) shows is the

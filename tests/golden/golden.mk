@@ -233,3 +233,4 @@ include $(top_srcdir)/tests/golden/cmd16.mk
 include $(top_srcdir)/tests/golden/speed17.mk
 include $(top_srcdir)/tests/pict/pict16.mk
 include $(top_srcdir)/tests/golden/vmap13.mk
+include $(top_srcdir)/tests/golden/pyscript14.mk

@@ -9,6 +9,6 @@ if ! "$py" -c 'import ast, sys; sys.exit(sys.version_info < (3, 8))' 2>/dev/null
   exit 77
 fi
 dir=${top_srcdir:-.}/tests/golden
-set -- "$dir"/*.jxr
+set -- "$dir"/*.jxr "$dir"/*.py
 [ -d "$dir/pending" ] && ls "$dir"/pending/*.jxr >/dev/null 2>&1 && set -- "$@" "$dir"/pending/*.jxr
 exec "$py" "$dir/py_oracle.py" "$@"

@@ -18,6 +18,8 @@
 #include "py/interp.h"
 #include "py/lex.h"
 #include "py/objects.h"
+#include "py/script.h"
+#include "util/intern.h"
 
 /* ---- the lexer ---- */
 
@@ -434,6 +436,31 @@ START_TEST(test_interp_plain) {
 }
 END_TEST
 
+START_TEST(test_name_suggestion) {
+  /* CPython's Python/suggestions.c: a case flip costs 1, other edits 2,
+     at most a third of the characters change, and the first of equals in
+     builtins' order wins (bin before min) */
+  ck_assert_str_eq(sr_name_suggestion(NULL, NULL, "sin"), "bin");
+  ck_assert_str_eq(sr_name_suggestion(NULL, NULL, "prnt"), "print");
+  ck_assert_str_eq(sr_name_suggestion(NULL, NULL, "Print"), "print");
+  ck_assert_str_eq(sr_name_suggestion(NULL, NULL, "nope"), "None");
+  ck_assert_ptr_null(sr_name_suggestion(NULL, NULL, "xyzzy"));
+  ck_assert_ptr_null(sr_name_suggestion(NULL, NULL, "print")); /* itself is no suggestion */
+  ck_assert_ptr_null(sr_name_suggestion(NULL, NULL, "p"));
+  /* longer than 40 characters: none */
+  ck_assert_ptr_null(sr_name_suggestion(NULL, NULL, "isinstanceisinstanceisinstanceisinstance_"));
+  /* the locals first, then the globals, then the built-ins */
+  SrEnv *g = sr_env_new(NULL), *l = sr_env_new(g);
+  sr_env_set(g, sr_intern_cstr("counter"), sr_int(NULL, 1));
+  sr_env_set(l, sr_intern_cstr("county"), sr_int(NULL, 2));
+  ck_assert_str_eq(sr_name_suggestion(NULL, g, "countr"), "counter");
+  ck_assert_str_eq(sr_name_suggestion(l, g, "countr"), "county");
+  ck_assert_str_eq(sr_name_suggestion(l, g, "prnt"), "print");
+  sr_env_unref(l);
+  sr_env_unref(g);
+}
+END_TEST
+
 START_TEST(test_interp_errors) {
   Session s;
   session_open(&s);
@@ -455,7 +482,8 @@ START_TEST(test_interp_errors) {
   ck_assert_int_eq(s.I->py->diags.count, 2);
   ck_assert_int_eq(sr_global_get(s.I, "f")->i, 3);
   r = render(s.I);
-  ck_assert_msg(strstr(r, "t:2:5: error: NameError: name 'nope' is not defined\n") != NULL, "%s", r);
+  /* with CPython's suggestion */
+  ck_assert_msg(strstr(r, "t:2:5: error: NameError: name 'nope' is not defined. Did you mean: 'None'?\n") != NULL, "%s", r);
   free(r);
   /* a parse error is of kind SR_E_PARSE */
   ck_assert_int_eq(run(&s, "x = (1 +* 2)\n", 0, NULL), 1);
@@ -614,6 +642,7 @@ static Suite *suite(void) {
   suite_add_tcase(s, parse);
   TCase *interp = tcase_create("interp");
   tcase_add_test(interp, test_interp_bindings);
+  tcase_add_test(interp, test_name_suggestion);
   tcase_add_test(interp, test_interp_errors);
   tcase_add_test(interp, test_interp_plain);
   tcase_add_test(interp, test_interp_commands);
