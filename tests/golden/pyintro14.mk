@@ -1,0 +1,8 @@
+## pyintro14.mk: build fragment, included by tests/golden/golden.mk
+## Python's introspection, enum, string escapes, multiple inheritance and
+## the refusals of the security paragraph (issue 14).
+PYINTRO14_GOLDEN = \
+	tests/golden/py_escapes.jxr \
+	tests/golden/py_escape_errors.jxr
+TESTS += $(PYINTRO14_GOLDEN)
+EXTRA_DIST += $(PYINTRO14_GOLDEN) $(PYINTRO14_GOLDEN:.jxr=.out)
