@@ -97,6 +97,11 @@ static const SrPyClass *nt_class(const SrPyClass *c) {
   return NULL;
 }
 
+int sr_class_instance_callable(const SrVal *v) {
+  const SrInstance *o = instance(v);
+  return o ? mro_lookup(class_of(o), "__call__", NULL) != NULL : -1;
+}
+
 static int is_subclass(const SrPyClass *c, const SrPyClass *of) {
   for (int guard = 0; c && guard < 1000; c = base_of(c), guard++)
     if (c == of) return 1;
@@ -453,6 +458,7 @@ SrVal *sr_class_new(SrInterp *I, const char *name, SrVal *base, SrVal *ns) {
                       what_class(base));
     }
   }
+  ddel(ns, "__qualname__"); /* type.__new__ takes it out of the namespace */
   SrVal *cls;
   if (b && b->nt_marker) {
     /* class P(NamedTuple): the annotated names are the fields, their

@@ -35,6 +35,9 @@ int sr_class_isinstance(SrVal *x, SrVal *t);
 int sr_class_contains(SrInterp *I, SrVal *item, SrVal *c);
 /* The class object of an instance (borrowed), or NULL for other values. */
 SrVal *sr_class_of(const SrVal *v);
+/* Whether v is an instance whose class defines __call__ (1), an instance
+   whose class does not (0), or no instance (-1). */
+int sr_class_instance_callable(const SrVal *v);
 /* super() in a method of cls called with self: a proxy whose attributes
    are looked up past cls in self's class's MRO. */
 SrVal *sr_class_super(SrInterp *I, SrVal *cls, SrVal *self);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "py/class.h"
+#include "py/introspect.h"
 #include "py/modules.h"
 #include "py/objects.h"
 #include "py/range.h"
@@ -530,6 +531,11 @@ static SrVal *eval_call(SrInterp *I, Frame *f, SrNode *n) {
   if (n->a->kind == SR_N_NAME && n->n == 0 && n->n2 == 0 && fn == sr_lookup_qualname("builtins.super")) {
     sr_unref(fn);
     return zero_arg_super(I, f, n);
+  }
+  if (n->n == 0 && n->n2 == 0 && sr_is_scope_fn(fn)) { /* locals(), vars(), dir(): the caller's scope */
+    SrVal *r = sr_scope_call(I, fn, f->env);
+    sr_unref(fn);
+    return r;
   }
   SrVal *stack_pos[16], *stack_kw[16];
   const char *stack_kwn[16];
