@@ -27,6 +27,10 @@ extern const SrClass sr_instance_class;
    annotated, in order) give a NamedTuple's and a dataclass's fields.  A
    new reference, or NULL with an exception. */
 SrVal *sr_class_new(SrInterp *I, const char *name, SrVal *base, SrVal *ns);
+/* The class of a statement with n bases (borrowed): sr_class_new for one
+   (or none), else the MRO by C3's linearization, with CPython's
+   TypeErrors for an inconsistent order or a duplicate base. */
+SrVal *sr_class_new_bases(SrInterp *I, const char *name, SrVal **bases, int n, SrVal *ns);
 /* Whether x is an instance of t (1 or 0), or -1 when t is not a class of
    this file (the caller goes on with its own). */
 int sr_class_isinstance(SrVal *x, SrVal *t);

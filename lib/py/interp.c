@@ -1356,13 +1356,13 @@ static Status exec_import(SrInterp *I, Frame *f, SrNode *n) {
    functions close over the enclosing scope, then the class is made of it
    and the decorators apply, bottom-up. */
 static Status exec_class(SrInterp *I, Frame *f, SrNode *n) {
-  SrVal *base = NULL;
-  if (n->n3 > 1) {
-    sr_raise(I, "NotImplementedError", "multiple inheritance is not supported (class %s has %d bases)", n->name, n->n3);
-    locate(I, n->list3[1]->off);
-    return ST_ERROR;
-  }
-  if (n->n3 == 1 && !(base = eval(I, f, n->list3[0]))) return ST_ERROR;
+  SrVal **bases = sr_xcalloc((size_t)n->n3 + 1, sizeof *bases);
+  for (int i = 0; i < n->n3; i++)
+    if (!(bases[i] = eval(I, f, n->list3[i]))) {
+      while (i-- > 0) sr_unref(bases[i]);
+      free(bases);
+      return ST_ERROR;
+    }
   SrVal **decos = sr_xcalloc((size_t)n->n2 + 1, sizeof *decos);
   Status s = ST_OK;
   for (int i = 0; i < n->n2 && s == ST_OK; i++)
@@ -1388,7 +1388,7 @@ static Status exec_class(SrInterp *I, Frame *f, SrNode *n) {
     SrVal *d = sr_dict(NULL);
     for (size_t i = 0; i < ns->cap; i++)
       if (ns->keys[i]) sr_dict_set(NULL, d, sr_str_cstr(NULL, ns->keys[i]), sr_ref(ns->vals[i]));
-    cls = sr_class_new(I, n->name, base, d);
+    cls = sr_class_new_bases(I, n->name, bases, n->n3, d);
     if (!cls) {
       locate(I, n->off);
       s = ST_ERROR;
@@ -1405,7 +1405,8 @@ static Status exec_class(SrInterp *I, Frame *f, SrNode *n) {
   }
   for (int i = 0; i < n->n2; i++) sr_unref(decos[i]);
   free(decos);
-  sr_unref(base);
+  for (int i = 0; i < n->n3; i++) sr_unref(bases[i]);
+  free(bases);
   if (s == ST_OK) sr_env_set(f->env, n->name, cls);
   return s;
 }
