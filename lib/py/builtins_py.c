@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "py/class.h"
+#include "py/enum.h"
 #include "py/introspect.h"
 #include "py/modules.h"
 #include "py/objects.h"
@@ -591,6 +592,8 @@ static SrVal *bi_isinstance(SrInterp *I, SrArgs *a) {
     }
     return sr_bool(0);
   }
+  int in_enum = sr_enum_isinstance(a->v[0], t);
+  if (in_enum >= 0) return sr_bool(in_enum);
   int in_class = sr_class_isinstance(a->v[0], t);
   if (in_class >= 0) return sr_bool(in_class);
   const char *name = sr_builtin_name(t);
@@ -846,4 +849,5 @@ void sr_builtins_py_init(void) {
   sr_class_init();
   sr_modules_init();
   sr_py_introspect_init();
+  sr_enum_init();
 }

@@ -2,6 +2,7 @@
  * the library's typing.NamedTuple, collections.namedtuple and
  * dataclasses. */
 #include "py/class.h"
+#include "py/enum.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -455,6 +456,7 @@ static void own_functions(SrVal *cls) {
 }
 
 SrVal *sr_class_new(SrInterp *I, const char *name, SrVal *base, SrVal *ns) {
+  if (base && sr_enum_is_class(base)) return sr_enum_class_new(I, name, base, ns);
   SrPyClass *b = base ? pyclass(base) : NULL;
   if (base && base == sr_lookup_qualname("builtins.object")) base = NULL, b = NULL;
   const char *exc_base = base ? sr_exception_type_name(base) : NULL;

@@ -1384,10 +1384,26 @@ static Status exec_class(SrInterp *I, Frame *f, SrNode *n) {
   }
   SrVal *cls = NULL;
   if (s == ST_OK) {
-    /* the namespace as a dict, in no particular order but the annotations' */
+    /* the namespace as a dict: the names the body's statements bind, in
+       their order (an enum's members), then the rest */
     SrVal *d = sr_dict(NULL);
-    for (size_t i = 0; i < ns->cap; i++)
-      if (ns->keys[i]) sr_dict_set(NULL, d, sr_str_cstr(NULL, ns->keys[i]), sr_ref(ns->vals[i]));
+    for (int i = 0; i < n->n; i++) {
+      SrNode *st = n->list[i];
+      SrNode *one = st->kind == SR_N_ANNOT ? st->a : NULL;
+      int nt = st->kind == SR_N_ASSIGN ? st->n : one != NULL;
+      for (int k = 0; k < nt; k++) {
+        SrNode *t = one ? one : st->list[k];
+        SrVal *v = t->kind == SR_N_NAME && bound_here(ns, t->name) ? sr_env_lookup(ns, t->name) : NULL;
+        SrVal *key = v ? sr_str_cstr(NULL, t->name) : NULL;
+        if (key && !sr_dict_get(d, key)) sr_dict_set(NULL, d, key, sr_ref(v));
+        else sr_unref(key);
+      }
+    }
+    for (size_t i = 0; i < ns->cap; i++) {
+      SrVal *key = ns->keys[i] ? sr_str_cstr(NULL, ns->keys[i]) : NULL;
+      if (key && !sr_dict_get(d, key)) sr_dict_set(NULL, d, key, sr_ref(ns->vals[i]));
+      else sr_unref(key);
+    }
     cls = sr_class_new_bases(I, n->name, bases, n->n3, d);
     if (!cls) {
       locate(I, n->off);

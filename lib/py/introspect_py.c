@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "py/class.h"
+#include "py/enum.h"
 #include "text/print_val.h"
 #include "util/intern.h"
 
@@ -50,6 +51,7 @@ static const char *kind_module(const char *kind) {
     {"NamedSharding", "jax.sharding"},    {"Mesh", "jax.sharding"},
     {"AbstractMesh", "jax.sharding"},     {"AxisType", "jax.sharding"},
     {"Jaxpr", "jax.extend.core"},         {"dtype", "numpy"},
+    {"EnumType", "enum"},
   };
   for (size_t i = 0; i < sizeof map / sizeof *map; i++)
     if (strcmp(map[i][0], kind) == 0) return map[i][1];
@@ -75,7 +77,9 @@ static SrVal *kind_type(const char *kind) {
 SrVal *sr_type_of(SrInterp *I, SrVal *v) {
   (void)I;
   SrVal *c = sr_class_of(v);
+  if (!c) c = sr_enum_type_of(v);
   if (c) return sr_ref(c);
+  if (sr_enum_is_class(v)) return kind_type("EnumType");
   if (sr_is_obj(v, &sr_type_class) || sr_is_obj(v, &sr_exctype_class) || sr_builtin_type_name(v))
     return kind_type("type");
   if (sr_is_obj(v, &sr_builtin_class)) return kind_type("builtin_function_or_method");

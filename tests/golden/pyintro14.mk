@@ -7,6 +7,7 @@ PYINTRO14_GOLDEN = \
 	tests/golden/py_introspect.jxr \
 	tests/golden/introspect_jax.jxr \
 	tests/golden/py_refusals.jxr \
-	tests/golden/py_mro.jxr
+	tests/golden/py_mro.jxr \
+	tests/golden/py_enum.jxr
 TESTS += $(PYINTRO14_GOLDEN)
 EXTRA_DIST += $(PYINTRO14_GOLDEN) $(PYINTRO14_GOLDEN:.jxr=.out)
