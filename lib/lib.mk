@@ -54,4 +54,5 @@ lib_libshardrepl_a_SOURCES = \
 	lib/jax/tracers.c lib/jax/tracers.h \
 	lib/cmd/commands.c lib/cmd/commands.h lib/cmd/commands_ad.c \
 	lib/cmd/hooks_exec.c lib/cmd/linit.c lib/cmd/linit.h \
-	lib/cmd/session.c lib/cmd/target.c lib/cmd/help_examples.def
+	lib/cmd/session.c lib/cmd/target.c lib/cmd/help_examples.def \
+	lib/cmd/complete.c lib/cmd/complete.h

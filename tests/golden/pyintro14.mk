@@ -11,3 +11,10 @@ PYINTRO14_GOLDEN = \
 	tests/golden/py_enum.jxr
 TESTS += $(PYINTRO14_GOLDEN)
 EXTRA_DIST += $(PYINTRO14_GOLDEN) $(PYINTRO14_GOLDEN:.jxr=.out)
+
+## Tab completion and continuation indentation, without a terminal
+check_PROGRAMS += tests/unit/check_complete
+TESTS += tests/unit/check_complete
+tests_unit_check_complete_SOURCES = tests/unit/check_complete.c
+tests_unit_check_complete_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_check_complete_LDADD = $(SR_LIBS) $(CHECK_LIBS)
