@@ -334,6 +334,7 @@ static SrVal *member_unop(SrInterp *I, int op, SrVal *a) {
     if (fm) return fm;
   }
   if (!is_int_kind(c->kind)) return NULL;
+  if (op == SR_OP_ITEM) return sr_ref(m->value); /* int(x), an index */
   return sr_unop(I, op, m->value);
 }
 
