@@ -336,6 +336,9 @@ int sr_repl_input_complete(SrInterp *I, const char *text, size_t len, int last_b
 static int repl_read_line(SrInterp *I, const char *prompt, SrBuf *line) {
   (void)I;
   fflush(stdout);
+  /* an input() line starts empty: no continuation indentation */
+  free(pending_indent);
+  pending_indent = NULL;
   char *l = readline(prompt);
   if (!l) return -1;
   sr_buf_puts(line, l);
