@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,6 +94,9 @@ static char **complete(const char *text, int start, int end) {
 static char *pending_indent;
 
 static int insert_indent(void) {
+  /* lines typed ahead or pasted bring their own indentation */
+  struct pollfd p = {fileno(rl_instream ? rl_instream : stdin), POLLIN, 0};
+  if (poll(&p, 1, 0) > 0) return 0;
   if (pending_indent && *pending_indent) rl_insert_text(pending_indent);
   return 0;
 }

@@ -158,7 +158,8 @@ def session_one(prog, env):
 
         # a block ends at a blank line; a continuation line starts with the
         # indentation of the line before, four more after a ':' (as
-        # Python 3.13's REPL), so the body is typed without it
+        # Python 3.13's REPL), so the body is typed without it -- but lines
+        # sent at once (pasted) bring their own
         r.send('def five():\r')
         check('"def f():" asks for more', r.expect(r'\.\.\.     ') is not None, repr(r.pending()))
         r.send('return 5\r')
@@ -171,7 +172,7 @@ def session_one(prog, env):
 
         # a def is one history entry: Up recalls it whole, and it runs again
         # after its blank line (as in Python 3.13's REPL)
-        r.send("def hello():\rreturn 'hi'\r\r")
+        r.send("def hello():\r    return 'hi'\r\r")
         prompt(r, 'prompt after a second def')
         r.send('del hello\r')
         prompt(r, 'prompt after del')
@@ -223,7 +224,7 @@ def session_one(prog, env):
         prompt(r, 'prompt after Ctrl-C checks')
 
         # Ctrl-C interrupts a running statement
-        r.send('while True:\rpass\r\r')
+        r.send('while True:\r    pass\r\r')
         time.sleep(0.5)
         r.send('\x03')
         got = r.expect(r'KeyboardInterrupt')
