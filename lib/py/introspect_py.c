@@ -531,8 +531,18 @@ static SrVal *bi_help(SrInterp *I, SrArgs *a) {
       sr_buf_puts(&b, "Type help(x) for the help of x, :help for the commands and :help NAME for a built-in.\n");
   } else if (f) {
     help_function(&b, f);
+  } else if (sr_is_obj(v, &sr_builtin_class) && sr_builtin_doc(v) && I->py->init->command) {
+    /* the text :help NAME gives, from the command itself */
+    SrBuf cmd = SR_BUF_INIT;
+    sr_buf_printf(&cmd, ":help %s", sr_builtin_name(v));
+    SrSrc *src = sr_src_new("<help>", sr_buf_str(&cmd), cmd.len, 1);
+    int rc = I->py->init->command(I, src, 0, cmd.len);
+    sr_src_unref(src);
+    sr_buf_free(&cmd);
+    sr_buf_free(&b);
+    if (rc < 0 && !I->exc) return sr_raise(I, "ValueError", "no help for %s", sr_builtin_name(v));
+    return rc < 0 ? NULL : sr_none();
   } else if (sr_is_obj(v, &sr_builtin_class) && sr_builtin_doc(v)) {
-    /* the text :help NAME gives */
     sr_buf_printf(&b, "%s\n    %s\n", sr_builtin_name(v), sr_builtin_doc(v));
   } else if (sr_is_obj(v, &sr_type_class) || sr_class_of(v)) {
     SrVal *cls = sr_is_obj(v, &sr_type_class) ? v : sr_class_of(v);
