@@ -34,6 +34,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/py/script.c lib/py/script.h \
 	lib/py/modules.c lib/py/modules.h lib/py/mod_functools.c lib/py/mod_itertools.c \
 	lib/py/mod_math.c lib/py/mod_collections.c lib/py/strfmt.c lib/py/strfmt.h \
+	lib/py/introspect_py.c lib/py/introspect.h lib/py/mod_enum.c lib/py/enum.h \
 	lib/jax/api.c lib/jax/api.h lib/jax/array_methods.c lib/jax/array_methods.h lib/jax/autodiff.c \
 	lib/jax/builtins_exec.c lib/jax/builtins_exec.h lib/jax/builtins_jax.c \
 	lib/jax/custom_jvp.c lib/jax/custom_vjp.c lib/jax/debug.c lib/jax/jax.h \
@@ -58,4 +59,5 @@ lib_libshardrepl_a_SOURCES = \
 	lib/cmd/commands.c lib/cmd/commands.h lib/cmd/commands_ad.c \
 	lib/cmd/hooks_exec.c lib/cmd/linit.c lib/cmd/linit.h \
 	lib/cmd/session.c lib/cmd/target.c lib/cmd/help_examples.def \
-	lib/cmd/comm_svg.c lib/cmd/comm_svg.h
+	lib/cmd/comm_svg.c lib/cmd/comm_svg.h \
+	lib/cmd/complete.c lib/cmd/complete.h

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 
 #include "text/color.h"
 #include "cmd/commands.h"
+#include "cmd/complete.h"
 #include "exec/kern.h"
 #include "core/jaxstate.h"
 #include "py/objects.h"
@@ -52,104 +54,55 @@ void sr_repl_report(SrInterp *I) {
 
 /* ---- completion ---- */
 
-typedef struct Cands {
-  char **v;
-  int n, cap;
-  const char *prefix;   /* what the user typed */
-  const char *qprefix;  /* the same with the module alias expanded */
-} Cands;
+/* the candidates of the last Tab (cmd/complete.h), which gen hands out */
+static char **cands;
+static int ncands, cand_next;
 
-static void cand_add(Cands *c, const char *s) {
-  for (int i = 0; i < c->n; i++)
-    if (strcmp(c->v[i], s) == 0) return;
-  if (c->n == c->cap) {
-    c->cap = c->cap ? 2 * c->cap : 64;
-    c->v = sr_xrealloc(c->v, (size_t)c->cap * sizeof *c->v);
-  }
-  c->v[c->n++] = sr_xstrdup(s);
+static void cands_free(void) {
+  for (int i = 0; i < ncands; i++) free(cands[i]);
+  free(cands);
+  cands = NULL;
+  ncands = 0;
 }
-
-/* A registered name "jax.numpy.sin" offered as the user spelled its module:
-   up to the next dot after the typed prefix. */
-static void add_registered(const char *name, void *ctx) {
-  Cands *c = ctx;
-  size_t qn = strlen(c->qprefix);
-  const char *rest = name + qn;
-  const char *dot = strchr(rest, '.');
-  size_t rl = dot ? (size_t)(dot - rest) + 1 : strlen(rest);
-  size_t pn = strlen(c->prefix);
-  char *s = sr_xmalloc(pn + rl + 1);
-  memcpy(s, c->prefix, pn);
-  memcpy(s + pn, rest, rl);
-  s[pn + rl] = 0;
-  cand_add(c, s);
-  free(s);
-}
-
-static void add_short(const char *name, void *ctx) {
-  /* builtins.print -> print; jax.make_mesh -> make_mesh */
-  Cands *c = ctx;
-  static const char *const pre[] = {"builtins.", "jax.", "jax.numpy.", "jax.lax.", "jax.sharding.", NULL};
-  for (int i = 0; pre[i]; i++) {
-    size_t n = strlen(pre[i]);
-    if (strncmp(name, pre[i], n) == 0 && !strchr(name + n, '.') &&
-        strncmp(name + n, c->prefix, strlen(c->prefix)) == 0)
-      cand_add(c, name + n);
-  }
-}
-
-static void add_global(const char *name, void *ctx) {
-  Cands *c = ctx;
-  if (strncmp(name, c->prefix, strlen(c->prefix)) == 0) cand_add(c, name);
-}
-
-static Cands cands;
-static int cand_next;
 
 static char *gen(const char *text, int state) {
   (void)text;
   if (!state) cand_next = 0;
-  return cand_next < cands.n ? sr_xstrdup(cands.v[cand_next++]) : NULL;
-}
-
-/* The candidates for the word text, which starts at start in line. */
-static void collect(const char *line, const char *text, int start) {
-  for (int i = 0; i < cands.n; i++) free(cands.v[i]);
-  cands.n = 0;
-  int colon = line[0] == ':' && !memchr(line, ' ', (size_t)start);
-  if (colon) {
-    /* the command word, with or without its ':' in the completed text */
-    const char *w = text[0] == ':' ? text + 1 : text;
-    for (const SrCommand *c = sr_commands(); c->name; c++)
-      if (strncmp(c->name, w, strlen(w)) == 0) {
-        char buf[64];
-        snprintf(buf, sizeof buf, "%s%s", text[0] == ':' ? ":" : "", c->name);
-        cand_add(&cands, buf);
-      }
-  } else {
-    cands.prefix = text;
-    cands.qprefix = sr_canonical_module(text);
-    char q[512];
-    snprintf(q, sizeof q, "%s", cands.qprefix);
-    cands.qprefix = q;
-    if (strchr(text, '.')) {
-      sr_registry_names(q, add_registered, &cands);
-    } else {
-      sr_registry_names("", add_short, &cands);
-      sr_global_names(the_interp, add_global, &cands);
-      static const char *const kws[] = {"def", "return", "lambda", "for", "while", "if", "else",
-                                        "elif", "try", "except", "import", "from", "with", NULL};
-      for (int i = 0; kws[i]; i++) add_global(kws[i], &cands);
-    }
-  }
+  return cand_next < ncands ? sr_xstrdup(cands[cand_next++]) : NULL;
 }
 
 static char **complete(const char *text, int start, int end) {
   (void)end;
   rl_attempted_completion_over = 1;
-  collect(rl_line_buffer, text, start);
-  if (!cands.n) return NULL;
+  /* Tab where only blanks precede it on the line indents, as Python's
+     REPL */
+  int k = 0;
+  while (k < end && (rl_line_buffer[k] == ' ' || rl_line_buffer[k] == '\t')) k++;
+  if (k == end) {
+    rl_insert_text("    ");
+    return NULL;
+  }
+  cands_free();
+  char *line = sr_xmalloc((size_t)end + 1);
+  memcpy(line, rl_line_buffer, (size_t)end);
+  line[end] = 0;
+  ncands = sr_complete(the_interp, line, start, &cands);
+  free(line);
+  if (!ncands) return NULL;
+  /* a directory after :load goes on; a file name ends */
+  if (ncands == 1 && cands[0][0] && cands[0][strlen(cands[0]) - 1] == '/') rl_completion_append_character = 0;
   return rl_completion_matches(text, gen);
+}
+
+/* The indentation a continuation line starts with (rl_startup_hook). */
+static char *pending_indent;
+
+static int insert_indent(void) {
+  /* lines typed ahead or pasted bring their own indentation */
+  struct pollfd p = {fileno(rl_instream ? rl_instream : stdin), POLLIN, 0};
+  if (poll(&p, 1, 0) > 0) return 0;
+  if (pending_indent && *pending_indent) rl_insert_text(pending_indent);
+  return 0;
 }
 
 /* ---- history ---- */
@@ -351,12 +304,7 @@ static int input_parses(SrInterp *I, SrSrc *src) {
 
 int sr_repl_completions(SrInterp *I, const char *line, int start, char ***out) {
   the_interp = I;
-  collect(line, line + start, start);
-  *out = cands.v;
-  int n = cands.n;
-  cands.v = NULL;
-  cands.n = cands.cap = 0;
-  return n;
+  return sr_complete(I, line, start, out);
 }
 
 /* Is the text a complete input?  1 yes, 0 wants more lines.  As in
@@ -396,6 +344,9 @@ int sr_repl_input_complete(SrInterp *I, const char *text, size_t len, int last_b
 static int repl_read_line(SrInterp *I, const char *prompt, SrBuf *line) {
   (void)I;
   fflush(stdout);
+  /* an input() line starts empty: no continuation indentation */
+  free(pending_indent);
+  pending_indent = NULL;
   char *l = readline(prompt);
   if (!l) return -1;
   sr_buf_puts(line, l);
@@ -416,6 +367,7 @@ int sr_repl(SrInterp *I) {
     rl_readline_name = "shardrepl";
     rl_catch_signals = 0;
     rl_attempted_completion_function = complete;
+    rl_startup_hook = insert_indent;
     rl_basic_word_break_characters = " \t\n\"'`@$><=;|&{(,[+-*/%~^!";
     I->py->read_line = repl_read_line;
     printf("shardrepl %s -- JAX's sharded jaxprs.  :help for help, :quit or Ctrl-D to leave.\n",
@@ -449,6 +401,8 @@ int sr_repl(SrInterp *I) {
       /* a Ctrl-C that came after the statement's last interrupt point is
          spent: the statement has ended */
       I->interrupted = 0;
+      free(pending_indent);
+      pending_indent = input.len ? sr_complete_indent(input.p, input.len) : NULL;
       char pbuf[64];
       line = readline(sr_color_prompt(input.len ? "... " : ">>> ", pbuf, sizeof pbuf));
       at_prompt = 0;
@@ -499,7 +453,8 @@ int sr_repl(SrInterp *I) {
   free(hist_path);
   hist_path = NULL;
   sr_buf_free(&input);
-  for (int i = 0; i < cands.n; i++) free(cands.v[i]);
-  free(cands.v);
+  cands_free();
+  free(pending_indent);
+  pending_indent = NULL;
   return status;
 }

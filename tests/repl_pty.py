@@ -149,17 +149,20 @@ def session_one(prog, env):
         check('an open "{ lambda" asks for more', r.expect(r'\.\.\. ') is not None, repr(r.pending()))
         r.send('    b:f32[8] = sin a\r')
         check('...until its closing brace', r.expect(r'\.\.\. ') is not None, repr(r.pending()))
-        r.send('  in (b,) }\r')
+        r.send('in (b,) }\r')
         prompt(r, 'the closing brace ends the jaxpr')
         r.send(':type f\r')
         got = r.expect(r'\(f32\[8\]\) -> \(f32\[8\],\)\n')
         check(':type of the pasted jaxpr', got is not None, repr(r.pending()))
         prompt(r, 'prompt after :type')
 
-        # a block ends at a blank line
+        # a block ends at a blank line; a continuation line starts with the
+        # indentation of the line before, four more after a ':' (as
+        # Python 3.13's REPL), so the body is typed without it -- but lines
+        # sent at once (pasted) bring their own
         r.send('def five():\r')
-        check('"def f():" asks for more', r.expect(r'\.\.\. ') is not None, repr(r.pending()))
-        r.send('    return 5\r')
+        check('"def f():" asks for more', r.expect(r'\.\.\.     ') is not None, repr(r.pending()))
+        r.send('return 5\r')
         check('the body asks for more', r.expect(r'\.\.\. ') is not None, repr(r.pending()))
         r.send('\r')
         prompt(r, 'a blank line ends the block')
@@ -228,7 +231,20 @@ def session_one(prog, env):
         check('Ctrl-C interrupts a running loop', got is not None, repr(r.pending()))
         prompt(r, 'prompt after the interrupted loop')
 
-        # tab completion of commands and built-ins
+        # Tab where only blanks precede it indents
+        r.send('zs = [\r')
+        r.send('\t7]\r')
+        prompt(r, 'the bracket closed on the Tab-indented line')
+        r.send('zs\r')
+        check('Tab at the start of a line indents', r.expect(r'\[7\]\n') is not None, repr(r.pending()))
+        prompt(r, 'prompt after zs')
+
+        # tab completion of commands and built-ins, and of attributes
+        r.send('jnp.linsp\t')
+        time.sleep(0.3)
+        r.send('(0, 1, 3)\r')
+        check('Tab completes "jnp.linsp" to "jnp.linspace"', r.expect(r'Array\(\[0\. *, 0\.5, 1\. *\]') is not None, repr(r.pending()))
+        prompt(r, 'prompt after linspace')
         r.send(':he\t')
         time.sleep(0.3)
         r.send('\r')
@@ -266,7 +282,8 @@ def session_two(prog, env, hist):
     lines = text.split('\n')[:-1]
     check('the history file was written', ':type f' in lines and 'five()' in lines, 'history: %r' % lines[-12:])
     check('a multi-line input is one entry, its inner newlines as "\\r\\n"',
-          'xs = [1,\r\n2, 3]\n' in text and 'def five():\r\n    return 5\n' in text, repr(text))
+          'xs = [1,\r\n2, 3]\n' in text and 'def five():\r\n    return 5\n' in text and 'zs = [\r\n    7]\n' in text
+          and '    b:f32[8] = sin a\r\n    in (b,) }\n' in text, repr(text))
     check('blank lines are not kept in the history', '' not in lines, repr(lines))
     check('the history file has mode 0600', os.stat(hist).st_mode & 0o777 == 0o600, oct(os.stat(hist).st_mode))
     r = Repl(prog, env)

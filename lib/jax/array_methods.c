@@ -9,6 +9,7 @@
 
 #include "core/jaxstate.h"
 #include "core/trace.h"
+#include "py/introspect.h"
 #include "py/objects.h"
 #include "text/print_val.h"
 #include "util/intern.h"
@@ -227,6 +228,44 @@ static const char *const methods[] = {
   "std", "swapaxes", "repeat", "item", "tolist", "block_until_ready", "copy", NULL,
 };
 
+/* whether x.name is a method that array_method can call (hasattr is
+   true exactly when calling it can work) */
+static int array_has_method(const char *name) {
+  char q[128];
+  snprintf(q, sizeof q, "jax.Array.method.%s", name);
+  if (sr_lookup_qualname(q)) return 1;
+  for (int i = 0; methods[i]; i++)
+    if (strcmp(methods[i], name) == 0) {
+      snprintf(q, sizeof q, "jax.numpy.%s", name);
+      return sr_lookup_qualname(q) != NULL;
+    }
+  return 0;
+}
+
+typedef struct {
+  SrDirAdd add;
+  void *ctx;
+  size_t n;
+} DirCtx;
+
+static void dir_registered(const char *name, void *ctx) {
+  DirCtx *d = ctx;
+  if (!strchr(name + d->n, '.')) d->add(name + d->n, d->ctx);
+}
+
+/* dir(x) of an array: what array_getattr finds */
+static void array_dir(SrVal *self, SrDirAdd add, void *ctx) {
+  static const char *const attrs[] = {"shape", "dtype", "ndim", "size", "weak_type", "T", "mT", "aval", "sharding", NULL};
+  for (int i = 0; attrs[i]; i++) add(attrs[i], ctx);
+  DirCtx d = {add, ctx, strlen("jax.Array.property.")};
+  sr_registry_names("jax.Array.property.", dir_registered, &d);
+  d.n = strlen("jax.Array.method.");
+  sr_registry_names("jax.Array.method.", dir_registered, &d);
+  for (int i = 0; methods[i]; i++)
+    if (array_has_method(methods[i])) add(methods[i], ctx);
+  (void)self;
+}
+
 static SrVal *array_getattr(SrInterp *I, SrVal *self, const char *name) {
   SrArrayObj *a = self->obj.data;
   SrVal *r = type_attr(I, a->type, name);
@@ -247,10 +286,7 @@ static SrVal *array_getattr(SrInterp *I, SrVal *self, const char *name) {
     sr_unref(bound);
     return r;
   }
-  snprintf(q, sizeof q, "jax.Array.method.%s", name);
-  int known = sr_lookup_qualname(q) != NULL;
-  for (int i = 0; methods[i] && !known; i++) known = strcmp(methods[i], name) == 0;
-  if (known) {
+  if (array_has_method(name)) {
     SrVal *m = sr_builtin_with(name, array_method, (void *)sr_intern_cstr(name), NULL);
     ((SrBuiltin *)m->obj.data)->self = sr_ref(self);
     return m;
@@ -310,4 +346,5 @@ SrVal *sr_trace_call(SrInterp *I, SrVal *fn, SrArgs *a) {
 void sr_array_methods_init(void) {
   sr_array_class.lang = &array_ops;
   sr_aval_class.lang = &aval_ops;
+  sr_dir_class(&sr_array_class, array_dir);
 }

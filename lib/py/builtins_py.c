@@ -7,6 +7,8 @@
 #include <time.h>
 
 #include "py/class.h"
+#include "py/enum.h"
+#include "py/introspect.h"
 #include "py/modules.h"
 #include "py/objects.h"
 #include "py/range.h"
@@ -590,6 +592,8 @@ static SrVal *bi_isinstance(SrInterp *I, SrArgs *a) {
     }
     return sr_bool(0);
   }
+  int in_enum = sr_enum_isinstance(a->v[0], t);
+  if (in_enum >= 0) return sr_bool(in_enum);
   int in_class = sr_class_isinstance(a->v[0], t);
   if (in_class >= 0) return sr_bool(in_class);
   const char *name = sr_builtin_name(t);
@@ -674,10 +678,7 @@ static SrVal *bi_type(SrInterp *I, SrArgs *a) {
   if (sr_is_obj(a->v[0], &sr_exception_class))
     return sr_lookup_builtin_name(sr_exc_type(a->v[0])) ? sr_ref(sr_lookup_builtin_name(sr_exc_type(a->v[0])))
                                                         : sr_obj(&sr_exctype_class, (void *)sr_intern_cstr(sr_exc_type(a->v[0])));
-  if (sr_class_of(a->v[0])) return sr_ref(sr_class_of(a->v[0]));
-  char buf[128];
-  snprintf(buf, sizeof buf, "<class '%s'>", sr_val_kind_name(a->v[0]));
-  return sr_word(NULL, buf, strlen(buf));
+  return sr_type_of(I, a->v[0]);
 }
 
 static SrVal *bi_format(SrInterp *I, SrArgs *a) {
@@ -847,4 +848,6 @@ void sr_builtins_py_init(void) {
   sr_re_init();
   sr_class_init();
   sr_modules_init();
+  sr_py_introspect_init();
+  sr_enum_init();
 }

@@ -2,6 +2,7 @@
  * the library's typing.NamedTuple, collections.namedtuple and
  * dataclasses. */
 #include "py/class.h"
+#include "py/enum.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -12,7 +13,13 @@
 
 typedef struct SrPyClass {
   const char *name;     /* interned */
-  SrVal *base;          /* a class object, or NULL: object */
+  SrVal *base;          /* the first base, a class object, or NULL: object */
+  SrVal **bases;        /* the other bases (held), after base */
+  int nbases;           /* how many: base and bases */
+  const struct SrPyClass **mro; /* C3's linearization, this class first,
+                                   object left out; borrowed (the bases
+                                   hold them) */
+  int nmro;
   SrVal *dict;          /* the namespace: str keys */
   /* a namedtuple's or a dataclass's fields, in order */
   int nfields;
@@ -78,12 +85,14 @@ static void ddel(SrVal *d, const char *name) {
   }
 }
 
-/* name along c's MRO (single inheritance: c, its base, ...); borrowed */
+/* name along c's MRO (C3's: c, then its bases' linearizations merged);
+   borrowed */
 static SrVal *mro_lookup(const SrPyClass *c, const char *name, const SrPyClass **where) {
-  for (int guard = 0; c && guard < 1000; c = base_of(c), guard++) {
-    SrVal *v = dget(c->dict, name);
+  if (!c) return NULL;
+  for (int i = 0; i < c->nmro; i++) {
+    SrVal *v = dget(c->mro[i]->dict, name);
     if (v) {
-      if (where) *where = c;
+      if (where) *where = c->mro[i];
       return v;
     }
   }
@@ -97,9 +106,14 @@ static const SrPyClass *nt_class(const SrPyClass *c) {
   return NULL;
 }
 
+int sr_class_instance_callable(const SrVal *v) {
+  const SrInstance *o = instance(v);
+  return o ? mro_lookup(class_of(o), "__call__", NULL) != NULL : -1;
+}
+
 static int is_subclass(const SrPyClass *c, const SrPyClass *of) {
-  for (int guard = 0; c && guard < 1000; c = base_of(c), guard++)
-    if (c == of) return 1;
+  for (int i = 0; c && i < c->nmro; i++)
+    if (c->mro[i] == of) return 1;
   return 0;
 }
 
@@ -323,6 +337,9 @@ static SrVal *bind(SrInterp *I, SrVal *v, SrVal *self, SrVal *cls) {
 static void type_free(void *d) {
   SrPyClass *c = d;
   sr_unref(c->base);
+  for (int i = 1; i < c->nbases; i++) sr_unref(c->bases[i - 1]);
+  free(c->bases);
+  free(c->mro);
   sr_unref(c->dict);
   for (int i = 0; i < c->nfields; i++) {
     if (c->defaults) sr_unref(c->defaults[i]);
@@ -340,6 +357,7 @@ static void type_free(void *d) {
 static void type_traverse(void *d, SrValVisit visit, void *arg) {
   SrPyClass *c = d;
   if (c->base) visit(c->base, arg);
+  for (int i = 1; i < c->nbases; i++) visit(c->bases[i - 1], arg);
   if (c->dict) visit(c->dict, arg);
   for (int i = 0; i < c->nfields; i++) {
     if (c->defaults && c->defaults[i]) visit(c->defaults[i], arg);
@@ -353,6 +371,11 @@ static void type_clear(void *d) {
   SrPyClass *c = d;
   sr_unref(c->base);
   c->base = NULL;
+  for (int i = 1; i < c->nbases; i++) sr_unref(c->bases[i - 1]);
+  free(c->bases);
+  c->bases = NULL;
+  c->nbases = 0;
+  c->nmro = 1; /* itself: what was after it may be freed now */
   for (int i = 0; i < c->nfields; i++) {
     if (c->defaults) sr_unref(c->defaults[i]), c->defaults[i] = NULL;
     if (c->factories) sr_unref(c->factories[i]), c->factories[i] = NULL;
@@ -389,7 +412,13 @@ static SrPyClass *class_alloc(const char *name, SrVal *base, SrVal *dict) {
   SrPyClass *c = sr_xcalloc(1, sizeof *c);
   c->name = sr_intern_cstr(name);
   c->base = sr_ref(base);
+  c->nbases = base != NULL;
   c->dict = dict;
+  const SrPyClass *b = base ? base->obj.data : NULL;
+  c->nmro = 1 + (b ? b->nmro : 0);
+  c->mro = sr_xcalloc((size_t)c->nmro, sizeof *c->mro);
+  c->mro[0] = c;
+  for (int i = 1; i < c->nmro; i++) c->mro[i] = b->mro[i - 1];
   return c;
 }
 
@@ -427,6 +456,7 @@ static void own_functions(SrVal *cls) {
 }
 
 SrVal *sr_class_new(SrInterp *I, const char *name, SrVal *base, SrVal *ns) {
+  if (base && sr_enum_is_class(base)) return sr_enum_class_new(I, name, base, ns);
   SrPyClass *b = base ? pyclass(base) : NULL;
   if (base && base == sr_lookup_qualname("builtins.object")) base = NULL, b = NULL;
   const char *exc_base = base ? sr_exception_type_name(base) : NULL;
@@ -453,6 +483,7 @@ SrVal *sr_class_new(SrInterp *I, const char *name, SrVal *base, SrVal *ns) {
                       what_class(base));
     }
   }
+  ddel(ns, "__qualname__"); /* type.__new__ takes it out of the namespace */
   SrVal *cls;
   if (b && b->nt_marker) {
     /* class P(NamedTuple): the annotated names are the fields, their
@@ -492,6 +523,135 @@ SrVal *sr_class_new(SrInterp *I, const char *name, SrVal *base, SrVal *ns) {
     cls = sr_obj(&sr_type_class, c);
   }
   own_functions(cls);
+  return cls;
+}
+
+/* C3's merge of the bases' linearizations and the list of the bases
+   (CPython's mro_implementation): into out (room for every class of
+   them), the count, or -1 with CPython's TypeError. */
+static int c3_merge(SrInterp *I, SrPyClass **b, int n, const SrPyClass **out) {
+  /* sequence i < n is b[i]'s MRO, sequence n the bases themselves */
+  const SrPyClass ***seq = sr_xcalloc((size_t)n + 1, sizeof *seq);
+  int *len = sr_xcalloc((size_t)n + 1, sizeof *len), *at = sr_xcalloc((size_t)n + 1, sizeof *at);
+  for (int i = 0; i < n; i++) seq[i] = b[i]->mro, len[i] = b[i]->nmro;
+  seq[n] = (const SrPyClass **)b;
+  len[n] = n;
+  int nout = 0;
+  for (;;) {
+    const SrPyClass *pick = NULL;
+    int left = 0;
+    for (int i = 0; i <= n && !pick; i++) {
+      if (at[i] >= len[i]) continue;
+      left = 1;
+      const SrPyClass *h = seq[i][at[i]];
+      int in_tail = 0;
+      for (int j = 0; j <= n && !in_tail; j++)
+        for (int k = at[j] + 1; k < len[j] && !in_tail; k++) in_tail = seq[j][k] == h;
+      if (!in_tail) pick = h;
+    }
+    if (!left) break;
+    if (!pick) {
+      /* the heads left, each once, in order */
+      SrBuf m = SR_BUF_INIT;
+      const SrPyClass *seen[64];
+      int nseen = 0;
+      for (int i = 0; i <= n; i++) {
+        if (at[i] >= len[i]) continue;
+        const SrPyClass *h = seq[i][at[i]];
+        int dup = 0;
+        for (int k = 0; k < nseen; k++) dup |= seen[k] == h;
+        if (dup || nseen == 64) continue;
+        seen[nseen++] = h;
+        sr_buf_printf(&m, "%s%s", nseen > 1 ? ", " : "", h->name);
+      }
+      sr_raise(I, "TypeError", "Cannot create a consistent method resolution\norder (MRO) for bases %s", sr_buf_str(&m));
+      sr_buf_free(&m);
+      nout = -1;
+      break;
+    }
+    out[nout++] = pick;
+    for (int i = 0; i <= n; i++)
+      if (at[i] < len[i] && seq[i][at[i]] == pick) at[i]++;
+  }
+  free(seq);
+  free(len);
+  free(at);
+  return nout;
+}
+
+SrVal *sr_class_new_bases(SrInterp *I, const char *name, SrVal **bases, int n, SrVal *ns) {
+  SrVal *keep[64];
+  int nk = 0;
+  for (int i = 0; i < n; i++) {
+    const char *bn = sr_is_obj(bases[i], &sr_builtin_class) ? sr_builtin_name(bases[i]) : NULL;
+    if (n > 1 && bn && (strcmp(bn, "typing.Generic") == 0 || strcmp(bn, "typing.Protocol") == 0)) continue;
+    if (nk == 64) {
+      sr_unref(ns);
+      return sr_raise(I, "TypeError", "class %s has too many bases", name);
+    }
+    keep[nk++] = bases[i];
+  }
+  for (int i = 0; i < nk; i++)
+    for (int j = 0; j < i; j++)
+      if (keep[i] == keep[j]) {
+        sr_unref(ns);
+        return sr_raise(I, "TypeError", "duplicate base class %s", pyclass(keep[i]) ? pyclass(keep[i])->name : what_class(keep[i]));
+      }
+  if (nk <= 1) return sr_class_new(I, name, nk ? keep[0] : NULL, ns);
+  /* object among several bases adds nothing to the MRO but its place */
+  SrVal *object = sr_lookup_qualname("builtins.object");
+  SrPyClass *pb[64];
+  int np = 0;
+  for (int i = 0; i < nk; i++) {
+    if (keep[i] == object) continue;
+    SrPyClass *c = pyclass(keep[i]);
+    if (!c || c->nt_marker || c->namedtuple) {
+      sr_unref(ns);
+      if (c) return sr_raise(I, "TypeError", "can only inherit from a NamedTuple type and Generic");
+      return sr_raise(I, "TypeError", "shardrepl cannot subclass '%s' (a class statement's base must be a class it defines, object or typing.NamedTuple)",
+                      what_class(keep[i]));
+    }
+    pb[np++] = c;
+  }
+  if (np <= 1) {
+    SrVal *only = NULL;
+    for (int i = 0; i < nk && !only; i++)
+      if (keep[i] != object) only = keep[i];
+    if (only && keep[0] == object) {
+      /* class C(object, A): object before A is no consistent order */
+      sr_unref(ns);
+      return sr_raise(I, "TypeError", "Cannot create a consistent method resolution\norder (MRO) for bases object, %s", pyclass(only)->name);
+    }
+    return sr_class_new(I, name, only, ns);
+  }
+  int total = 0;
+  for (int i = 0; i < np; i++) total += pb[i]->nmro;
+  const SrPyClass **lin = sr_xcalloc((size_t)total + 1, sizeof *lin);
+  int nl = c3_merge(I, pb, np, lin);
+  if (nl < 0) {
+    free(lin);
+    sr_unref(ns);
+    return NULL;
+  }
+  SrVal *first = NULL;
+  for (int i = 0; i < nk && !first; i++)
+    if (keep[i] != object) first = keep[i];
+  SrVal *cls = sr_class_new(I, name, first, ns);
+  if (!cls) {
+    free(lin);
+    return NULL;
+  }
+  SrPyClass *c = cls->obj.data;
+  c->bases = sr_xcalloc((size_t)np, sizeof *c->bases);
+  c->nbases = 1;
+  for (int i = 0; i < nk; i++)
+    if (keep[i] != object && keep[i] != first) c->bases[c->nbases++ - 1] = sr_ref(keep[i]);
+  free(c->mro);
+  c->mro = sr_xcalloc((size_t)nl + 1, sizeof *c->mro);
+  c->mro[0] = c;
+  for (int i = 0; i < nl; i++) c->mro[i + 1] = lin[i];
+  c->nmro = nl + 1;
+  free(lin);
   return cls;
 }
 
@@ -605,20 +765,39 @@ static SrVal *str_tuple(const char **names, int n) {
 
 static SrVal *m_nt_make(SrInterp *I, SrArgs *a);
 
+/* The class object of k, one of the classes of cls's MRO: a base of cls or
+   of one of its bases (borrowed). */
+static SrVal *class_value(SrVal *cls, const SrPyClass *k) {
+  const SrPyClass *c = cls->obj.data;
+  for (int i = 0; i < c->nbases; i++) {
+    SrVal *b = i ? c->bases[i - 1] : c->base;
+    if (b->obj.data == k) return b;
+    SrVal *r = class_value(b, k);
+    if (r) return r;
+  }
+  return NULL;
+}
+
 static SrVal *type_getattr(SrInterp *I, SrVal *self, const char *name) {
   SrPyClass *c = self->obj.data;
   if (strcmp(name, "__name__") == 0 || strcmp(name, "__qualname__") == 0) return sr_str_cstr(NULL, c->name);
   if (strcmp(name, "__module__") == 0) return sr_str_cstr(NULL, dget(c->dict, "__module__") ? "__main__" : "builtins");
   if (strcmp(name, "__bases__") == 0) {
-    SrVal *b = c->base ? sr_ref(c->base) : sr_lookup_qualname("builtins.object");
-    if (!c->base && b) sr_ref(b);
-    if (!b) return sr_seq(NULL, SR_V_TUPLE, 0);
-    return sr_tuple(NULL, 1, &b);
+    SrVal *o = sr_lookup_qualname("builtins.object");
+    SrVal *t = sr_seq(NULL, SR_V_TUPLE, c->nbases + 1);
+    if (c->base) sr_seq_push(NULL, t, sr_ref(c->base));
+    for (int i = 1; i < c->nbases; i++) sr_seq_push(NULL, t, sr_ref(c->bases[i - 1]));
+    if (!c->base && o && o != self) sr_seq_push(NULL, t, sr_ref(o));
+    return t;
   }
   if (strcmp(name, "__mro__") == 0) {
-    SrVal *t = sr_seq(NULL, SR_V_TUPLE, 2);
+    SrVal *t = sr_seq(NULL, SR_V_TUPLE, c->nmro + 1);
     sr_seq_push(NULL, t, sr_ref(self));
-    for (const SrPyClass *k = c; k->base; k = base_of(k)) sr_seq_push(NULL, t, sr_ref(k->base));
+    /* the classes of the MRO are found through the bases' objects */
+    for (int i = 1; i < c->nmro; i++) {
+      SrVal *k = class_value(self, c->mro[i]);
+      if (k) sr_seq_push(NULL, t, sr_ref(k));
+    }
     SrVal *o = sr_lookup_qualname("builtins.object");
     if (o && o != self) sr_seq_push(NULL, t, sr_ref(o));
     return t;
@@ -1416,10 +1595,14 @@ static void super_repr(SrBuf *out, const SrVal *v) {
 
 static SrVal *super_getattr(SrInterp *I, SrVal *self, const char *name) {
   const Super *s = self->obj.data;
-  const SrPyClass *start = base_of(s->cls->obj.data);
   SrVal *owner = pyclass(s->self) ? s->self : sr_class_of(s->self);
   int is_inst = !pyclass(s->self);
-  for (const SrPyClass *k = start; k; k = base_of(k)) {
+  /* the classes after s->cls in the MRO of self's class */
+  const SrPyClass *oc = owner->obj.data, *sc = s->cls->obj.data;
+  int at = 0;
+  while (at < oc->nmro && oc->mro[at] != sc) at++;
+  for (int i = at + 1; i < oc->nmro; i++) {
+    const SrPyClass *k = oc->mro[i];
     SrVal *v = dget(k->dict, name);
     if (v) return bind(I, v, is_inst ? s->self : NULL, owner);
     if (strcmp(name, "__init__") == 0 && k->dc_init && is_inst) {

@@ -27,6 +27,10 @@ extern const SrClass sr_instance_class;
    annotated, in order) give a NamedTuple's and a dataclass's fields.  A
    new reference, or NULL with an exception. */
 SrVal *sr_class_new(SrInterp *I, const char *name, SrVal *base, SrVal *ns);
+/* The class of a statement with n bases (borrowed): sr_class_new for one
+   (or none), else the MRO by C3's linearization, with CPython's
+   TypeErrors for an inconsistent order or a duplicate base. */
+SrVal *sr_class_new_bases(SrInterp *I, const char *name, SrVal **bases, int n, SrVal *ns);
 /* Whether x is an instance of t (1 or 0), or -1 when t is not a class of
    this file (the caller goes on with its own). */
 int sr_class_isinstance(SrVal *x, SrVal *t);
@@ -35,6 +39,9 @@ int sr_class_isinstance(SrVal *x, SrVal *t);
 int sr_class_contains(SrInterp *I, SrVal *item, SrVal *c);
 /* The class object of an instance (borrowed), or NULL for other values. */
 SrVal *sr_class_of(const SrVal *v);
+/* Whether v is an instance whose class defines __call__ (1), an instance
+   whose class does not (0), or no instance (-1). */
+int sr_class_instance_callable(const SrVal *v);
 /* super() in a method of cls called with self: a proxy whose attributes
    are looked up past cls in self's class's MRO. */
 SrVal *sr_class_super(SrInterp *I, SrVal *cls, SrVal *self);

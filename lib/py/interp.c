@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "py/class.h"
+#include "py/introspect.h"
 #include "py/modules.h"
 #include "text/color.h"
 #include "py/objects.h"
@@ -546,6 +547,11 @@ static SrVal *eval_call(SrInterp *I, Frame *f, SrNode *n) {
   if (n->a->kind == SR_N_NAME && n->n == 0 && n->n2 == 0 && fn == sr_lookup_qualname("builtins.super")) {
     sr_unref(fn);
     return zero_arg_super(I, f, n);
+  }
+  if (n->n == 0 && n->n2 == 0 && sr_is_scope_fn(fn)) { /* locals(), vars(), dir(): the caller's scope */
+    SrVal *r = sr_scope_call(I, fn, f->env);
+    sr_unref(fn);
+    return r;
   }
   SrVal *stack_pos[16], *stack_kw[16];
   const char *stack_kwn[16];
@@ -1366,13 +1372,13 @@ static Status exec_import(SrInterp *I, Frame *f, SrNode *n) {
    functions close over the enclosing scope, then the class is made of it
    and the decorators apply, bottom-up. */
 static Status exec_class(SrInterp *I, Frame *f, SrNode *n) {
-  SrVal *base = NULL;
-  if (n->n3 > 1) {
-    sr_raise(I, "NotImplementedError", "multiple inheritance is not supported (class %s has %d bases)", n->name, n->n3);
-    locate(I, n->list3[1]->off);
-    return ST_ERROR;
-  }
-  if (n->n3 == 1 && !(base = eval(I, f, n->list3[0]))) return ST_ERROR;
+  SrVal **bases = sr_xcalloc((size_t)n->n3 + 1, sizeof *bases);
+  for (int i = 0; i < n->n3; i++)
+    if (!(bases[i] = eval(I, f, n->list3[i]))) {
+      while (i-- > 0) sr_unref(bases[i]);
+      free(bases);
+      return ST_ERROR;
+    }
   SrVal **decos = sr_xcalloc((size_t)n->n2 + 1, sizeof *decos);
   Status s = ST_OK;
   for (int i = 0; i < n->n2 && s == ST_OK; i++)
@@ -1394,11 +1400,27 @@ static Status exec_class(SrInterp *I, Frame *f, SrNode *n) {
   }
   SrVal *cls = NULL;
   if (s == ST_OK) {
-    /* the namespace as a dict, in no particular order but the annotations' */
+    /* the namespace as a dict: the names the body's statements bind, in
+       their order (an enum's members), then the rest */
     SrVal *d = sr_dict(NULL);
-    for (size_t i = 0; i < ns->cap; i++)
-      if (ns->keys[i]) sr_dict_set(NULL, d, sr_str_cstr(NULL, ns->keys[i]), sr_ref(ns->vals[i]));
-    cls = sr_class_new(I, n->name, base, d);
+    for (int i = 0; i < n->n; i++) {
+      SrNode *st = n->list[i];
+      SrNode *one = st->kind == SR_N_ANNOT ? st->a : NULL;
+      int nt = st->kind == SR_N_ASSIGN ? st->n : one != NULL;
+      for (int k = 0; k < nt; k++) {
+        SrNode *t = one ? one : st->list[k];
+        SrVal *v = t->kind == SR_N_NAME && bound_here(ns, t->name) ? sr_env_lookup(ns, t->name) : NULL;
+        SrVal *key = v ? sr_str_cstr(NULL, t->name) : NULL;
+        if (key && !sr_dict_get(d, key)) sr_dict_set(NULL, d, key, sr_ref(v));
+        else sr_unref(key);
+      }
+    }
+    for (size_t i = 0; i < ns->cap; i++) {
+      SrVal *key = ns->keys[i] ? sr_str_cstr(NULL, ns->keys[i]) : NULL;
+      if (key && !sr_dict_get(d, key)) sr_dict_set(NULL, d, key, sr_ref(ns->vals[i]));
+      else sr_unref(key);
+    }
+    cls = sr_class_new_bases(I, n->name, bases, n->n3, d);
     if (!cls) {
       locate(I, n->off);
       s = ST_ERROR;
@@ -1415,7 +1437,8 @@ static Status exec_class(SrInterp *I, Frame *f, SrNode *n) {
   }
   for (int i = 0; i < n->n2; i++) sr_unref(decos[i]);
   free(decos);
-  sr_unref(base);
+  for (int i = 0; i < n->n3; i++) sr_unref(bases[i]);
+  free(bases);
   if (s == ST_OK) sr_env_set(f->env, n->name, cls);
   return s;
 }

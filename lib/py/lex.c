@@ -89,13 +89,47 @@ static const char *const ops2[] = {"->", "**", "//", "==", "!=", "<=", ">=", "<<
                                    "-=", "*=", "/=", "%=", "&=", "|=", "^=", "@=", ":=", NULL};
 static const char ops1[] = "()[]{},:;.+-*/%@&|^~<>=";
 
-/* Reads a string literal starting at the quote; decodes escapes unless raw.
-   f-strings keep their braces for the parser. */
-static int lex_string(SrLexer *lx, size_t start, size_t q, int raw, SrTok *t) {
+/* Appends code point cp as UTF-8. */
+static void put_utf8(SrBuf *b, uint32_t cp) {
+  if (cp < 0x80) {
+    sr_buf_putc(b, (int)cp);
+  } else if (cp < 0x800) {
+    sr_buf_putc(b, (int)(0xc0 | (cp >> 6)));
+    sr_buf_putc(b, (int)(0x80 | (cp & 0x3f)));
+  } else if (cp < 0x10000) {
+    sr_buf_putc(b, (int)(0xe0 | (cp >> 12)));
+    sr_buf_putc(b, (int)(0x80 | ((cp >> 6) & 0x3f)));
+    sr_buf_putc(b, (int)(0x80 | (cp & 0x3f)));
+  } else {
+    sr_buf_putc(b, (int)(0xf0 | (cp >> 18)));
+    sr_buf_putc(b, (int)(0x80 | ((cp >> 12) & 0x3f)));
+    sr_buf_putc(b, (int)(0x80 | ((cp >> 6) & 0x3f)));
+    sr_buf_putc(b, (int)(0x80 | (cp & 0x3f)));
+  }
+}
+
+/* The position CPython's unicode-escape decoder reports for byte i of a
+   literal whose body starts at body: it decodes the body with each
+   non-ASCII character first written as a 10-character \UXXXXXXXX. */
+static size_t escape_pos(const char *s, size_t body, size_t i) {
+  size_t p = 0;
+  for (size_t k = body; k < i; k++) {
+    unsigned char c = (unsigned char)s[k];
+    if (c < 0x80) p++;
+    else if (c >= 0xc0) p += 10;
+  }
+  return p;
+}
+
+/* Reads a string literal starting at the quote; decodes escapes unless raw
+   (Python's: \n \t \r \a \b \f \v, octal \ooo, \xXX, and in a str \uXXXX
+   and \UXXXXXXXX as UTF-8; an unknown escape stays as written), with
+   CPython's errors.  f-strings keep their braces for the parser. */
+static int lex_string(SrLexer *lx, size_t start, size_t q, int raw, int bytes, SrTok *t) {
   const char *s = lx->s;
   char quote = s[q];
   int triple = q + 2 < lx->len && s[q + 1] == quote && s[q + 2] == quote;
-  size_t i = q + (triple ? 3 : 1);
+  size_t i = q + (triple ? 3 : 1), body = i;
   SrBuf b = SR_BUF_INIT;
   for (;;) {
     if (i >= lx->len) {
@@ -119,21 +153,66 @@ static int lex_string(SrLexer *lx, size_t start, size_t q, int raw, SrTok *t) {
         i += 2;
         continue;
       }
+      size_t at = i;
       i += 2;
       switch (e) {
       case 'n': sr_buf_putc(&b, '\n'); break;
       case 't': sr_buf_putc(&b, '\t'); break;
       case 'r': sr_buf_putc(&b, '\r'); break;
-      case '0': sr_buf_putc(&b, '\0'); break;
+      case 'a': sr_buf_putc(&b, '\a'); break;
+      case 'b': sr_buf_putc(&b, '\b'); break;
+      case 'f': sr_buf_putc(&b, '\f'); break;
+      case 'v': sr_buf_putc(&b, '\v'); break;
       case '\n': break;
       case '\\': case '\'': case '"': sr_buf_putc(&b, e); break;
-      case 'x':
-        if (i + 2 <= lx->len && isxdigit((unsigned char)s[i]) && isxdigit((unsigned char)s[i + 1])) {
-          char hex[3] = {s[i], s[i + 1], 0};
-          sr_buf_putc(&b, (int)strtol(hex, NULL, 16));
-          i += 2;
-        }
+      case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': {
+        uint32_t v = (uint32_t)(e - '0');
+        for (int k = 0; k < 2 && i < lx->len && s[i] >= '0' && s[i] <= '7'; k++) v = v * 8 + (uint32_t)(s[i++] - '0');
+        if (bytes) sr_buf_putc(&b, (int)(v & 0xff));
+        else put_utf8(&b, v);
         break;
+      }
+      case 'x': case 'u': case 'U': {
+        if (bytes && e != 'x') {
+          sr_buf_putc(&b, '\\');
+          sr_buf_putc(&b, e);
+          break;
+        }
+        int want = e == 'x' ? 2 : e == 'u' ? 4 : 8, got = 0;
+        uint32_t v = 0;
+        while (got < want && i < lx->len && isxdigit((unsigned char)s[i])) {
+          char h = s[i++];
+          v = v * 16 + (uint32_t)(isdigit((unsigned char)h) ? h - '0' : tolower((unsigned char)h) - 'a' + 10);
+          got++;
+        }
+        size_t p0 = escape_pos(s, body, at), p1 = p0 + 1 + (size_t)got;
+        if (got < want) {
+          sr_buf_free(&b);
+          if (bytes) return lex_error(lx, start, 0, "SyntaxError: (value error) invalid \\x escape at position %zu", p0);
+          return lex_error(lx, start, 0,
+                           "SyntaxError: (unicode error) 'unicodeescape' codec can't decode bytes in position "
+                           "%zu-%zu: truncated \\%s escape",
+                           p0, p1, e == 'x' ? "xXX" : e == 'u' ? "uXXXX" : "UXXXXXXXX");
+        }
+        if (v > 0x10ffff) {
+          sr_buf_free(&b);
+          return lex_error(lx, start, 0,
+                           "SyntaxError: (unicode error) 'unicodeescape' codec can't decode bytes in position "
+                           "%zu-%zu: illegal Unicode character",
+                           p0, p1);
+        }
+        if (bytes) sr_buf_putc(&b, (int)v);
+        else put_utf8(&b, v);
+        break;
+      }
+      case 'N':
+        if (!bytes) {
+          sr_buf_free(&b);
+          return lex_error(lx, start, 0,
+                           "SyntaxError: shardrepl has no table of Unicode character names: write \\N{...} "
+                           "as its \\uXXXX or \\UXXXXXXXX escape");
+        }
+        /* fall through */
       default:
         sr_buf_putc(&b, '\\');
         sr_buf_putc(&b, e);
@@ -350,7 +429,7 @@ SrTok sr_lex_next(SrLexer *lx) {
         } else ok = 0;
       }
       if (ok) {
-        if (lex_string(lx, st, i, raw, &t) < 0) return end_tok(lx);
+        if (lex_string(lx, st, i, raw, b, &t) < 0) return end_tok(lx);
         t.fstring = (uint8_t)f;
         t.bytes = (uint8_t)b;
         t.raw = (uint8_t)raw;
@@ -368,7 +447,7 @@ SrTok sr_lex_next(SrLexer *lx) {
     return t;
   }
   if (c == '\'' || c == '"') {
-    if (lex_string(lx, st, st, 0, &t) < 0) return end_tok(lx);
+    if (lex_string(lx, st, st, 0, 0, &t) < 0) return end_tok(lx);
     return t;
   }
   for (int k = 0; ops3[k]; k++)

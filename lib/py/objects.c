@@ -1,5 +1,6 @@
 /* objects.c: classes of the language and Python's operators on data. */
 #include "py/objects.h"
+#include "py/introspect.h"
 
 #include "py/class.h"
 #include "py/modules.h"
@@ -130,6 +131,7 @@ static SrVal *module_getattr(SrInterp *I, SrVal *self, const char *name) {
   char buf[512];
   snprintf(buf, sizeof buf, "%s.%s", (const char *)self->obj.data, name);
   const char *q = sr_canonical_module(buf);
+  if (sr_name_internal(q)) return NULL; /* the implementation's: jax.numpy._getitem */
   SrVal *v = sr_lookup_qualname(q);
   if (v) return sr_ref(v);
   /* a submodule that exists because something is registered under it */
@@ -158,7 +160,8 @@ static void builtin_free(void *d) {
 
 static void builtin_repr(SrBuf *out, const SrVal *v) {
   const SrBuiltin *b = v->obj.data;
-  if (b->self) sr_buf_printf(out, "<bound method %s>", b->name);
+  if (sr_builtin_type_name(v)) sr_buf_printf(out, "<class '%s'>", sr_builtin_type_name(v));
+  else if (b->self) sr_buf_printf(out, "<bound method %s>", b->name);
   else sr_buf_printf(out, "<function %s>", b->name);
 }
 
@@ -528,6 +531,8 @@ int sr_index(SrInterp *I, SrVal *key, int64_t n, int64_t *out) {
 
 int sr_is_callable(SrInterp *I, const SrVal *v) {
   const SrLangOps *ops = sr_ops(v);
+  int inst = sr_class_instance_callable(v);
+  if (inst >= 0) return inst;
   return v->kind == SR_V_JAXPR || (ops && ops->call) || (v->kind == SR_V_DTYPE && I->py->init->call_dtype);
 }
 
@@ -1343,10 +1348,19 @@ SrVal *sr_getattr(SrInterp *I, SrVal *obj, const char *name) {
   if ((obj->kind == SR_V_FLOAT || obj->kind == SR_V_INT) && strcmp(name, "real") == 0) return sr_ref(obj);
   if (obj->kind == SR_V_COMPLEX && strcmp(name, "real") == 0) return sr_float(NULL, obj->c.re);
   if (obj->kind == SR_V_COMPLEX && strcmp(name, "imag") == 0) return sr_float(NULL, obj->c.im);
+  r = sr_generic_getattr(I, obj, name);
+  if (r || I->exc) return r;
   if (sr_is_obj(obj, &sr_module_class))
     return sr_raise(I, "AttributeError", "module '%s' has no attribute '%s'",
                     (const char *)obj->obj.data, name);
   return sr_raise(I, "AttributeError", "'%s' object has no attribute '%s'", sr_val_kind_name(obj), name);
+}
+
+void sr_kind_attr_names(const SrVal *v, SrDirAdd add, void *ctx) {
+  for (const Method *m = methods; m->name; m++)
+    if (m->kind == v->kind) add(m->name, ctx);
+  if (v->kind == SR_V_FLOAT || v->kind == SR_V_INT || v->kind == SR_V_COMPLEX) add("real", ctx);
+  if (v->kind == SR_V_COMPLEX) add("imag", ctx), add("conjugate", ctx);
 }
 
 int sr_setattr(SrInterp *I, SrVal *obj, const char *name, SrVal *v) {
