@@ -18,6 +18,7 @@
 #include "jax/lax.h"
 #include "jax/jax.h"
 #include "core/jaxstate.h"
+#include "jax/np_host.h"
 #include "jax/numpy.h"
 #include "jax/layout.h"
 #include "jax/random.h"
@@ -736,6 +737,7 @@ void sr_builtins_exec_init(void) {
   sr_random_concrete_init();
   sr_def("numpy.save", bi_np_save, "np.save(file, arr): writes arr to a .npy file");
   sr_def("numpy.load", bi_np_load, "np.load(file): reads a .npy file (or a .npz, as a dict)");
+  sr_np_host_init();
   sr_def("jax.Array.property.sharding", prop_sharding, "x.sharding: the concrete sharding, Auto axes included");
   sr_def("jax.Array.property.addressable_shards", prop_addressable_shards,
          "x.addressable_shards: each device's Shard (device, index, replica_id, data)");
