@@ -392,11 +392,29 @@ static int64_t nd_len(SrInterp *I, SrVal *x) {
   return n->a->type->dims[0].size;
 }
 
-/* an index with its ndarrays (masks, index arrays) as jax.Arrays */
+/* an index with its ndarrays and lists (masks, index arrays) as
+   jax.Arrays: numpy takes a list as an index array */
+static SrVal *key_item_to_jax(SrInterp *I, SrVal *k) {
+  if (sr_is_ndarray(k)) return sr_ndarray_to_jax(I, k, 1);
+  if (k->kind != SR_V_LIST) return sr_ref(k);
+  SrVal *nd = sr_np_asarray(I, k, -1);
+  SrVal *r = nd ? sr_ndarray_to_jax(I, nd, 1) : NULL;
+  sr_unref(nd);
+  return r;
+}
+
 static SrVal *key_to_jax(SrInterp *I, SrVal *key) {
-  if (sr_is_ndarray(key)) return sr_ndarray_to_jax(I, key, 1);
-  if (key->kind != SR_V_TUPLE) return sr_ref(key);
-  return seq_to_jax(I, key);
+  if (key->kind != SR_V_TUPLE) return key_item_to_jax(I, key);
+  SrVal *r = sr_seq(NULL, SR_V_TUPLE, key->seq.n);
+  for (int i = 0; i < key->seq.n; i++) {
+    SrVal *x = key_item_to_jax(I, key->seq.items[i]);
+    if (!x) {
+      sr_unref(r);
+      return NULL;
+    }
+    sr_seq_push(NULL, r, x);
+  }
+  return r;
 }
 
 static SrVal *nd_getitem(SrInterp *I, SrVal *x, SrVal *key) {

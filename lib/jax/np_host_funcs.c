@@ -426,30 +426,58 @@ static SrVal *np_array_equal(SrInterp *I, SrArgs *a) {
 
 /* ---- np.testing ---- */
 
-/* numpy.testing's build_err_msg: the header, the remarks, then ACTUAL
-   and DESIRED as their reprs */
+/* numpy.testing's build_err_msg: the header, err_msg (with the remarks
+   after it), then ACTUAL and DESIRED as their reprs (three lines at most) */
 static SrVal *assert_fail(SrInterp *I, const char *header, const char *err_msg, SrBuf *remarks, SrVal *x,
                           SrVal *y) {
-  SrBuf m = SR_BUF_INIT;
+  SrBuf m = SR_BUF_INIT, em = SR_BUF_INIT;
+  sr_buf_puts(&em, err_msg ? err_msg : "");
+  if (remarks && remarks->len) sr_buf_printf(&em, "\n%s", sr_buf_str(remarks));
   sr_buf_printf(&m, "\n%s", header);
-  if (err_msg && *err_msg) sr_buf_printf(&m, " %s", err_msg);
-  if (remarks && remarks->len) sr_buf_printf(&m, "\n%s", sr_buf_str(remarks));
+  if (em.len) {
+    if (!strchr(sr_buf_str(&em), '\n') && em.len < 79 - strlen(header)) sr_buf_printf(&m, " %s", sr_buf_str(&em));
+    else sr_buf_printf(&m, "\n%s", sr_buf_str(&em));
+  }
   const char *names[2] = {"ACTUAL", "DESIRED"};
   SrVal *vals[2] = {x, y};
   for (int i = 0; i < 2; i++) {
     SrBuf r = SR_BUF_INIT;
     sr_to_repr(I, &r, vals[i]);
     sr_buf_printf(&m, "\n %s: ", names[i]);
-    /* continuation lines indented under the name */
-    for (const char *p = sr_buf_str(&r); *p; p++) {
+    int lines = 0;
+    const char *p = sr_buf_str(&r);
+    for (; *p; p++) {
+      if (*p == '\n' && ++lines == 3) break;
       sr_buf_putc(&m, *p);
-      if (*p == '\n') sr_buf_printf(&m, "%*s", (int)strlen(names[i]) + 3, "");
     }
+    if (*p) sr_buf_puts(&m, "...");
     sr_buf_free(&r);
   }
+  sr_buf_free(&em);
   sr_raise(I, "AssertionError", "%s", sr_buf_str(&m));
   sr_buf_free(&m);
   return NULL;
+}
+
+/* " [1, 2]: 3.1 (ACTUAL), 3.0 (DESIRED)": the element at flat index i */
+static void mismatch_line(SrBuf *out, SrVal *x, SrVal *y, int64_t i) {
+  SrVal *v[2] = {x, y};
+  const SrType *t = sr_ndarray_array(x)->type->ndim ? sr_ndarray_array(x)->type : sr_ndarray_array(y)->type;
+  int64_t idx[SR_MAX_RANK], r = i;
+  for (int d = t->ndim - 1; d >= 0; d--) {
+    idx[d] = r % t->dims[d].size;
+    r /= t->dims[d].size;
+  }
+  sr_buf_puts(out, "\n [");
+  for (int d = 0; d < t->ndim; d++) sr_buf_printf(out, d ? ", %lld" : "%lld", (long long)idx[d]);
+  sr_buf_puts(out, "]:");
+  for (int k = 0; k < 2; k++) {
+    SrArray *a = sr_ndarray_array(v[k]);
+    int64_t at = a->type->ndim ? i : 0;
+    sr_buf_putc(out, ' ');
+    sr_numfmt_scalar(out, a->type->dtype, (const char *)a->shard[0]->data + at * (int64_t)sr_elem_size(a->type->dtype));
+    sr_buf_puts(out, k ? " (DESIRED)" : " (ACTUAL),");
+  }
 }
 
 static int shapes_equal(const SrType *a, const SrType *b) {
@@ -526,8 +554,8 @@ static SrVal *assert_compare(SrInterp *I, SrVal *actual, SrVal *desired, const d
     int64_t nx = sr_type_numel(ax->type), ny = sr_type_numel(ay->type), n = nx > ny ? nx : ny;
     int step = cplx ? 2 : 1;
     const double *px = ax->shard[0]->data, *py = ay->shard[0]->data;
-    int64_t bad = 0;
-    double max_abs = 0, max_rel = 0;
+    int64_t bad = 0, pos[5];
+    double max_abs = 0, max_rel = -1;
     int int_diff = !tol && kind_of(tx->dtype) >= 0 && kind_of(tx->dtype) <= 2 && kind_of(ty->dtype) >= 0 &&
                    kind_of(ty->dtype) <= 2;
     for (int64_t i = 0; i < n; i++) {
@@ -540,30 +568,30 @@ static SrVal *assert_compare(SrInterp *I, SrVal *actual, SrVal *desired, const d
       else if (isinf(a1[0]) || isinf(b1[0])) ok = a1[0] == b1[0];
       else ok = tol ? d <= tol[1] + tol[0] * mag : d == 0;
       if (ok) continue;
+      if (bad < 5) pos[bad] = i;
       bad++;
-      if (!isnan(d)) {
-        if (d > max_abs) max_abs = d;
+      if (d > max_abs || isnan(d)) max_abs = d;
+      if (mag != 0) {
         double rel = d / mag;
-        if (rel > max_rel || isnan(max_rel)) max_rel = rel;
+        if (rel > max_rel || isnan(rel)) max_rel = rel;
       }
     }
     if (bad) {
       SrBuf rm = SR_BUF_INIT;
-      sr_buf_printf(&rm, "Mismatched elements: %lld / %lld (%.3g%%)", (long long)bad, (long long)n,
-                    100.0 * (double)bad / (double)n);
-      /* numpy prints the percentage with '.3g' after rounding to 1 place */
-      rm.len = 0;
-      double pct = 100.0 * (double)bad / (double)n;
       char pbuf[32];
-      snprintf(pbuf, sizeof pbuf, "%.3g", pct);
+      snprintf(pbuf, sizeof pbuf, "%.3g", 100.0 * (double)bad / (double)n);
       sr_buf_printf(&rm, "Mismatched elements: %lld / %lld (%s%%)", (long long)bad, (long long)n, pbuf);
-      if (n > 1 || tol) {
-        sr_buf_puts(&rm, "\nMax absolute difference among violations: ");
-        if (int_diff) sr_buf_printf(&rm, "%lld", (long long)max_abs);
-        else scalar_text(&rm, SR_F64, &max_abs);
-        sr_buf_puts(&rm, "\nMax relative difference among violations: ");
-        scalar_text(&rm, SR_F64, &max_rel);
+      if (tx->ndim || ty->ndim) {
+        sr_buf_puts(&rm, bad == 1 ? "\nMismatch at index:" : bad <= 5 ? "\nMismatch at indices:"
+                                                             : "\nFirst 5 mismatches are at indices:");
+        for (int64_t k = 0; k < bad && k < 5; k++) mismatch_line(&rm, x, y, pos[k]);
       }
+      sr_buf_puts(&rm, "\nMax absolute difference among violations: ");
+      if (int_diff) sr_buf_printf(&rm, "%lld", (long long)max_abs);
+      else scalar_text(&rm, SR_F64, &max_abs);
+      sr_buf_puts(&rm, "\nMax relative difference among violations: ");
+      if (max_rel < 0) max_rel = INFINITY;
+      scalar_text(&rm, SR_F64, &max_rel);
       assert_fail(I, header, err_msg, &rm, x, y);
       sr_buf_free(&rm);
     } else {
