@@ -18,6 +18,8 @@
 typedef struct Nd {
   SrArray *a;  /* meshless, row-major, not weak */
   int scalar;  /* a numpy scalar (np.float64(1.5)), rank 0 */
+  int devices; /* an object array of devices (np.array(jax.devices())):
+                  int64 device ids, printed and indexed as the devices */
 } Nd;
 
 static void nd_free(void *d) {
@@ -66,6 +68,39 @@ SrVal *sr_np_as_scalar(SrVal *nd) {
   Nd *n = nd_of(nd);
   if (!n || n->scalar || n->a->type->ndim) return sr_ref(nd);
   return nd_wrap(sr_array_ref(n->a), 1);
+}
+
+/* The devices of ids: jax.devices()[id] */
+static SrVal *device_of(SrInterp *I, int64_t id) {
+  SrVal *fn = sr_lookup_qualname("jax.devices");
+  SrArgs a = {0, NULL, 0, NULL, NULL, NULL};
+  SrVal *l = fn ? sr_call(I, fn, &a) : NULL;
+  if (!l) return NULL;
+  SrVal *r = l->kind == SR_V_LIST && id >= 0 && id < l->seq.n ? sr_ref(l->seq.items[id])
+                                                             : sr_raise(I, "ValueError", "no device %lld", (long long)id);
+  sr_unref(l);
+  return r;
+}
+
+SrVal *sr_np_mark_devices(SrInterp *I, SrVal *nd) {
+  Nd *n = nd_of(nd);
+  if (!n || n->a->type->dtype != SR_I64) return nd;
+  if (n->a->type->ndim == 0) {
+    SrVal *d = device_of(I, *(const int64_t *)nd_data(n));
+    sr_unref(nd);
+    return d;
+  }
+  n->devices = 1;
+  return nd;
+}
+
+int sr_np_is_devices(const SrVal *v) { return nd_of(v) && nd_of(v)->devices; }
+
+/* whether nested lists hold devices (np.array(jax.devices())) */
+static int holds_devices(const SrVal *v, int depth) {
+  if (depth > SR_MAX_RANK) return 0;
+  if ((v->kind == SR_V_LIST || v->kind == SR_V_TUPLE) && v->seq.n) return holds_devices(v->seq.items[0], depth + 1);
+  return v->kind == SR_V_OBJ && strcmp(sr_val_kind_name(v), "CpuDevice") == 0;
 }
 
 /* ---- conversions ---- */
@@ -197,6 +232,7 @@ SrVal *sr_np_asarray(SrInterp *I, SrVal *v, int dtype) {
   if (!j) return NULL;
   SrVal *r = sr_ndarray_from_jax(I, j, 0);
   sr_unref(j);
+  if (r && dtype < 0 && holds_devices(v, 0)) r = sr_np_mark_devices(I, r);
   if (r && !sr_is_ndarray(r)) {
     SrBuf b = SR_BUF_INIT;
     sr_to_repr(I, &b, r);
@@ -240,9 +276,77 @@ static void scalar_repr(SrBuf *out, const Nd *n) {
   sr_buf_free(&s);
 }
 
+/* numpy's _formatArray over elements that are words of their own (an
+   object array's reprs): no padding, lines wrapped at width */
+static void obj_recurse(SrBuf *s, const Nd *n, const int64_t *shape, int ndim, int axis, int64_t *flat,
+                        const char *hang, long width, const char *sep) {
+  if (axis == ndim) {
+    sr_buf_printf(s, "CpuDevice(id=%lld)", (long long)((const int64_t *)nd_data(n))[(*flat)++]);
+    return;
+  }
+  char next_hang[SR_MAX_RANK + 16];
+  snprintf(next_hang, sizeof next_hang, "%s ", hang);
+  long next_width = width - 1, hl = (long)strlen(hang);
+  SrBuf body = SR_BUF_INIT;
+  if (ndim - axis == 1) {
+    long elem_width = width - (sep[0] == ',' ? 1 : 1);
+    SrBuf line = SR_BUF_INIT;
+    sr_buf_puts(&line, hang);
+    for (int64_t i = 0; i < shape[axis]; i++) {
+      SrBuf w = SR_BUF_INIT;
+      obj_recurse(&w, n, shape, ndim, axis + 1, flat, next_hang, next_width, sep);
+      long lw = i + 1 < shape[axis] ? elem_width : width;
+      if ((long)line.len + (long)w.len > lw && (long)line.len > hl) {
+        while (line.len && line.p[line.len - 1] == ' ') line.len--;
+        sr_buf_putn(&body, line.p, line.len);
+        sr_buf_putc(&body, '\n');
+        line.len = 0;
+        sr_buf_puts(&line, hang);
+      }
+      sr_buf_putn(&line, w.p, w.len);
+      if (i + 1 < shape[axis]) sr_buf_puts(&line, sep);
+      sr_buf_free(&w);
+    }
+    sr_buf_putn(&body, line.p, line.len);
+    sr_buf_free(&line);
+  } else {
+    for (int64_t i = 0; i < shape[axis]; i++) {
+      sr_buf_puts(&body, hang);
+      obj_recurse(&body, n, shape, ndim, axis + 1, flat, next_hang, next_width, sep);
+      if (i + 1 < shape[axis]) {
+        if (sep[0] == ',') sr_buf_putc(&body, ',');
+        for (int k = 0; k < ndim - axis - 1; k++) sr_buf_putc(&body, '\n');
+      }
+    }
+  }
+  sr_buf_putc(s, '[');
+  sr_buf_putn(s, body.p + (body.len >= (size_t)hl ? hl : 0), body.len >= (size_t)hl ? body.len - hl : 0);
+  sr_buf_putc(s, ']');
+  sr_buf_free(&body);
+}
+
+static void devices_text(SrBuf *out, const Nd *n, const char *hang, long width, const char *sep) {
+  int64_t shape[SR_MAX_RANK], flat = 0;
+  nd_shape(n, shape);
+  obj_recurse(out, n, shape, n->a->type->ndim, 0, &flat, hang, width, sep);
+}
+
 /* numpy's _array_repr_implementation, default print options */
 static void nd_repr(SrBuf *out, const SrVal *v) {
   const Nd *n = v->obj.data;
+  if (n->devices && n->a->type->ndim > 0) {
+    SrBuf s = SR_BUF_INIT;
+    sr_buf_puts(&s, "array(");
+    devices_text(&s, n, "       ", sr_numfmt_defaults.linewidth - 1, ", ");
+    sr_buf_putc(&s, ',');
+    const char *nl = strrchr(sr_buf_str(&s), '\n');
+    long last = (long)s.len - (nl ? (long)(nl - s.p) + 1 : 0);
+    sr_buf_putn(out, s.p, s.len);
+    sr_buf_puts(out, last + 14 + 1 > sr_numfmt_defaults.linewidth ? "\n      " : " ");
+    sr_buf_puts(out, "dtype=object)");
+    sr_buf_free(&s);
+    return;
+  }
   if (n->scalar) {
     scalar_repr(out, n);
     return;
@@ -281,7 +385,8 @@ static void nd_str(SrBuf *out, const SrVal *v) {
   const Nd *n = v->obj.data;
   int64_t shape[SR_MAX_RANK];
   nd_shape(n, shape);
-  if (n->scalar) sr_numfmt_scalar(out, n->a->type->dtype, nd_data(n));
+  if (n->devices) devices_text(out, n, " ", sr_numfmt_defaults.linewidth, " ");
+  else if (n->scalar) sr_numfmt_scalar(out, n->a->type->dtype, nd_data(n));
   else sr_numfmt_str(out, n->a->type->dtype, n->a->type->ndim, shape, nd_data(n));
 }
 
@@ -431,7 +536,7 @@ static SrVal *nd_getitem(SrInterp *I, SrVal *x, SrVal *key) {
   if (!r) return NULL;
   SrVal *nd = sr_ndarray_from_jax(I, r, 1);
   sr_unref(r);
-  return nd;
+  return nd_of(x)->devices ? sr_np_mark_devices(I, nd) : nd;
 }
 
 /* x[key] = v: the array with the update, as x.at[key].set(v) computes
@@ -550,7 +655,7 @@ static SrVal *nd_getattr(SrInterp *I, SrVal *self, const char *name) {
   Nd *n = self->obj.data;
   const SrType *t = n->a->type;
   if (strcmp(name, "shape") == 0) return sr_shape_tuple(t);
-  if (strcmp(name, "dtype") == 0) return sr_dtype_val(NULL, t->dtype);
+  if (strcmp(name, "dtype") == 0) return sr_dtype_val(NULL, n->devices ? sr_dtype_intern("object", 6) : t->dtype);
   if (strcmp(name, "ndim") == 0) return sr_int(NULL, t->ndim);
   if (strcmp(name, "size") == 0) return sr_int(NULL, sr_type_numel(t));
   if (strcmp(name, "itemsize") == 0) return sr_int(NULL, (int64_t)sr_dtype_info(t->dtype)->size);
@@ -685,6 +790,30 @@ SrVal *sr_np_dtype_call(SrInterp *I, SrVal *self, SrArgs *a) {
   return s;
 }
 
+/* Mesh.devices: an object array of the mesh's devices */
+static SrKindGetattr prev_mesh;
+
+static SrVal *mesh_getattr(SrInterp *I, SrVal *self, const char *name) {
+  SrVal *r = prev_mesh ? prev_mesh(I, self, name) : NULL;
+  if (r && strcmp(name, "devices") == 0 && sr_array_of(r)) {
+    SrVal *nd = sr_ndarray_from_jax(I, r, 0);
+    sr_unref(r);
+    if (!nd || !sr_is_ndarray(nd)) return nd;
+    SrArray *a = sr_ndarray_array(nd);
+    if (a->type->dtype != SR_I64) {
+      /* the ids as int64 */
+      SrVal *args[2] = {nd, sr_dtype_val(NULL, SR_I64)};
+      SrVal *c = call_np(I, "ndarray.astype", 2, args);
+      sr_unref(args[1]);
+      sr_unref(nd);
+      nd = c;
+      if (!nd) return NULL;
+    }
+    return sr_np_mark_devices(I, nd);
+  }
+  return r;
+}
+
 /* ---- registration ---- */
 
 static SrVal *bi_ndarray(SrInterp *I, SrArgs *a) {
@@ -699,6 +828,10 @@ void sr_np_host_init(void) {
   sr_ndarray_class.lang = &nd_ops;
   sr_val_type_name_class(&sr_ndarray_class, nd_type_name);
   sr_as_array_hook = nd_as_jax;
+  if (!prev_mesh) {
+    prev_mesh = sr_kind_getattr_get(SR_V_MESH);
+    sr_kind_getattr_set(SR_V_MESH, mesh_getattr);
+  }
   sr_def("numpy.ndarray", bi_ndarray, "np.ndarray(shape, dtype=float): numpy's array class (its objects are host arrays)");
   sr_def("numpy.ndarray.tolist", m_tolist, "x.tolist(): nested lists of Python scalars");
   sr_def("numpy.ndarray.item", m_item, "x.item(): the one element as a Python scalar");

@@ -37,6 +37,11 @@ SrVal *sr_np_scalar_new(SrDtype dt, void **data);
 /* The numpy scalar of a 0-d ndarray (the same data), else nd; a new
    reference. */
 SrVal *sr_np_as_scalar(SrVal *nd);
+/* Marks an int64 ndarray of device ids as the object array of those
+   devices (np.array(jax.devices())); a 0-d one becomes its device.
+   Steals nd, returns the result. */
+SrVal *sr_np_mark_devices(SrInterp *I, SrVal *nd);
+int sr_np_is_devices(const SrVal *v);
 /* The array of an ndarray (borrowed): its type and its one buffer. */
 SrArray *sr_ndarray_array(const SrVal *v);
 /* An ndarray as a jax.Array: exact keeps its dtype (numpy's functions

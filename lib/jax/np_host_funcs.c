@@ -240,6 +240,10 @@ static SrVal *np_lift(SrInterp *I, SrArgs *a) {
   if (!r) return NULL;
   SrVal *w = wrap_result(I, r, f->flags);
   sr_unref(r);
+  /* shape functions keep an array of devices one (reshape, transpose) */
+  int devices = 0;
+  for (int i = 0; i < a->n; i++) devices |= sr_np_is_devices(a->v[i]);
+  if (devices && w && !(f->flags & NP_SCALAR) && sr_is_ndarray(w)) w = sr_np_mark_devices(I, w);
   return w;
 }
 
