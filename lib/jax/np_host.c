@@ -491,7 +491,7 @@ static int64_t nd_len(SrInterp *I, SrVal *x) {
   Nd *n = x->obj.data;
   if (n->a->type->ndim == 0) {
     sr_raise(I, "TypeError", n->scalar ? "object of type '%s' has no len()" : "len() of unsized object",
-             nd_type_name(x) + 6);
+             nd_type_name(x));
     return -1;
   }
   return n->a->type->dims[0].size;
