@@ -192,11 +192,23 @@ SrVal *sr_ndarray_to_jax(SrInterp *I, SrVal *v, int exact) {
   return sr_concrete_wrap(a);
 }
 
-SrVal *sr_np_call_x64(SrInterp *I, SrVal *fn, SrArgs *a) {
-  int saved = I->jax->enable_x64;
+void sr_np_eval_begin(SrInterp *I, SrNpEval *s) {
+  s->x64 = I->jax->enable_x64;
+  s->trace = I->trace;
   I->jax->enable_x64 = 1;
+  I->trace = NULL;
+}
+
+void sr_np_eval_end(SrInterp *I, const SrNpEval *s) {
+  I->jax->enable_x64 = s->x64;
+  I->trace = s->trace;
+}
+
+SrVal *sr_np_call_x64(SrInterp *I, SrVal *fn, SrArgs *a) {
+  SrNpEval e;
+  sr_np_eval_begin(I, &e);
   SrVal *r = sr_call(I, fn, a);
-  I->jax->enable_x64 = saved;
+  sr_np_eval_end(I, &e);
   return r;
 }
 
@@ -548,8 +560,8 @@ static int nd_setitem(SrInterp *I, SrVal *x, SrVal *key, SrVal *v) {
     sr_raise(I, "TypeError", "'%s' object does not support item assignment", nd_type_name(x) + 6);
     return -1;
   }
-  int saved = I->jax->enable_x64;
-  I->jax->enable_x64 = 1;
+  SrNpEval e;
+  sr_np_eval_begin(I, &e);
   SrVal *jx = sr_ndarray_to_jax(I, x, 1), *jk = key_to_jax(I, key);
   SrVal *jv = sr_is_ndarray(v) ? sr_ndarray_to_jax(I, v, 1) : seq_to_jax(I, v);
   SrVal *at = jx ? sr_getattr(I, jx, "at") : NULL;
@@ -568,7 +580,7 @@ static int nd_setitem(SrInterp *I, SrVal *x, SrVal *key, SrVal *v) {
     if (cv) r = sr_call1(I, set, cv);
     sr_unref(cv);
   }
-  I->jax->enable_x64 = saved;
+  sr_np_eval_end(I, &e);
   sr_unref(jx);
   sr_unref(jk);
   sr_unref(jv);
@@ -853,6 +865,12 @@ void sr_np_host_init(void) {
     char q[64];
     snprintf(q, sizeof q, "numpy.%s", dtypes[i].name);
     sr_register(q, sr_ref(np_dtype_vals[d]));
+  }
+  for (int b = 0; b < 2; b++) {
+    void *d;
+    SrVal *v = sr_np_scalar_new(SR_BOOL, &d);
+    *(uint8_t *)d = (uint8_t)b;
+    sr_register(b ? "numpy.True_" : "numpy.False_", v);
   }
   sr_np_host_funcs_init();
 }

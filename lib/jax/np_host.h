@@ -57,7 +57,17 @@ SrVal *sr_ndarray_from_jax(SrInterp *I, SrVal *v, int scalar);
    nested lists and scalars as an ndarray; a new reference or NULL with
    an exception. */
 SrVal *sr_np_asarray(SrInterp *I, SrVal *v, int dtype);
-/* Calls jax.numpy function fn with 64-bit types on; a new reference. */
+/* numpy computes eagerly on host values, 64-bit types on, whatever
+   trace is being built (inside jit, np.arange(3.0) is a constant, as
+   numpy's arrays are): between begin and end, x64 is on and no trace is
+   current. */
+typedef struct SrNpEval {
+  int x64;
+  SrTrace *trace;
+} SrNpEval;
+void sr_np_eval_begin(SrInterp *I, SrNpEval *s);
+void sr_np_eval_end(SrInterp *I, const SrNpEval *s);
+/* Calls jax.numpy function fn so (begin/end); a new reference. */
 SrVal *sr_np_call_x64(SrInterp *I, SrVal *fn, SrArgs *a);
 /* The init table's call_dtype: np.float32(1.5) is a numpy scalar,
    jnp.float32(1.5) a jax.Array (sr_jnp_dtype_call). */

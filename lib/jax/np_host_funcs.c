@@ -198,8 +198,8 @@ static SrVal *np_lift(SrInterp *I, SrArgs *a) {
   snprintf(q, sizeof q, "jax.numpy.%s", f->jnp);
   SrVal *fn = sr_lookup_qualname(q);
   if (!fn) return sr_raise(I, "AttributeError", "module 'numpy' has no attribute '%s'", f->name);
-  int saved = I->jax->enable_x64;
-  I->jax->enable_x64 = 1;
+  SrNpEval e;
+  sr_np_eval_begin(I, &e);
   SrVal *argv[64], *kwv[32], *seq = NULL, *r = NULL;
   int n = a->n < 64 ? a->n : 64, nkw = a->nkw < 32 ? a->nkw : 32, ok = 1;
   for (int i = 0; i < n; i++) argv[i] = NULL;
@@ -233,7 +233,7 @@ static SrVal *np_lift(SrInterp *I, SrArgs *a) {
     SrArgs ca = {n, argv, nkw, a->kw, kwv, NULL};
     r = sr_call(I, fn, &ca);
   }
-  I->jax->enable_x64 = saved;
+  sr_np_eval_end(I, &e);
   for (int i = 0; i < n; i++) sr_unref(argv[i]);
   for (int i = 0; i < nkw; i++) sr_unref(kwv[i]);
   sr_unref(seq);
@@ -367,10 +367,10 @@ static SrVal *m_astype(SrInterp *I, SrArgs *a) {
   SrArray *x = sr_ndarray_array(p[0]);
   if (dt < 0) dt = SR_F64;
   SrVal *j = sr_ndarray_to_jax(I, p[0], 1);
-  int saved = I->jax->enable_x64;
-  I->jax->enable_x64 = 1;
+  SrNpEval e;
+  sr_np_eval_begin(I, &e);
   SrVal *c = j ? sr_jnp_convert(I, j, (SrDtype)dt, 0) : NULL;
-  I->jax->enable_x64 = saved;
+  sr_np_eval_end(I, &e);
   sr_unref(j);
   if (!c) return NULL;
   /* a new array even when the dtype is the same */
