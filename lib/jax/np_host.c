@@ -212,19 +212,69 @@ SrVal *sr_np_call_x64(SrInterp *I, SrVal *fn, SrArgs *a) {
   return r;
 }
 
-/* the same nested lists with each ndarray as a jax.Array of its dtype */
-static SrVal *seq_to_jax(SrInterp *I, SrVal *v) {
-  if (sr_is_ndarray(v)) return sr_ndarray_to_jax(I, v, 1);
-  if (v->kind != SR_V_LIST && v->kind != SR_V_TUPLE) return sr_ref(v);
-  SrVal *r = sr_seq(NULL, (SrValKind)v->kind, v->seq.n);
+/* The containers already converted, so that lists sharing their items
+   are walked once and stay shared (array_shared_leaves): old -> new, open
+   addressing. */
+typedef struct SeqMap {
+  SrVal **key, **val;
+  size_t n, cap;
+} SeqMap;
+
+static SrVal **seqmap_slot(SeqMap *m, SrVal *k) {
+  if (2 * (m->n + 1) > m->cap) {
+    SeqMap t = {NULL, NULL, 0, m->cap ? 2 * m->cap : 64};
+    t.key = sr_xcalloc(t.cap, sizeof *t.key);
+    t.val = sr_xcalloc(t.cap, sizeof *t.val);
+    for (size_t i = 0; i < m->cap; i++)
+      if (m->key[i]) {
+        SrVal **sl = seqmap_slot(&t, m->key[i]);
+        *sl = m->val[i];
+        t.key[sl - t.val] = m->key[i];
+        t.n++;
+      }
+    free(m->key);
+    free(m->val);
+    *m = t;
+  }
+  size_t h = ((uintptr_t)k >> 4) * 0x9E3779B97F4A7C15ull;
+  for (size_t i = h & (m->cap - 1);; i = (i + 1) & (m->cap - 1))
+    if (m->key[i] == k || !m->key[i]) return &m->val[i];
+}
+
+static SrVal *seq_to_jax(SrInterp *I, SrVal *v, int exact, SeqMap *m, int depth) {
+  if (sr_is_ndarray(v)) return sr_ndarray_to_jax(I, v, exact);
+  if ((v->kind != SR_V_LIST && v->kind != SR_V_TUPLE) || depth > SR_VAL_MAX_NEST) return sr_ref(v);
+  SrVal **sl = seqmap_slot(m, v);
+  if (*sl) return sr_ref(*sl);
+  SrVal *r = NULL;
   for (int i = 0; i < v->seq.n; i++) {
-    SrVal *x = seq_to_jax(I, v->seq.items[i]);
+    SrVal *x = seq_to_jax(I, v->seq.items[i], exact, m, depth + 1);
     if (!x) {
       sr_unref(r);
       return NULL;
     }
-    sr_seq_push(NULL, r, x);
+    if (!r && x != v->seq.items[i]) {
+      /* the first item that changed: copy the ones before it */
+      r = sr_seq(NULL, (SrValKind)v->kind, v->seq.n);
+      for (int k = 0; k < i; k++) sr_seq_push(NULL, r, sr_ref(v->seq.items[k]));
+    }
+    if (r) sr_seq_push(NULL, r, x);
+    else sr_unref(x);
   }
+  if (!r) r = sr_ref(v);
+  sl = seqmap_slot(m, v);
+  m->key[sl - m->val] = v;
+  *sl = r;
+  m->n++;
+  return sr_ref(r);
+}
+
+SrVal *sr_np_seq_to_jax(SrInterp *I, SrVal *v, int exact) {
+  SeqMap m = {0};
+  SrVal *r = seq_to_jax(I, v, exact, &m, 0);
+  for (size_t i = 0; i < m.cap; i++) sr_unref(m.key[i] ? m.val[i] : NULL);
+  free(m.key);
+  free(m.val);
   return r;
 }
 
@@ -232,7 +282,7 @@ SrVal *sr_np_asarray(SrInterp *I, SrVal *v, int dtype) {
   Nd *n = nd_of(v);
   if (n && !n->scalar && (dtype < 0 || dtype == n->a->type->dtype)) return sr_ref(v);
   if (n && dtype < 0) return nd_wrap(sr_array_ref(n->a), 0);
-  SrVal *x = seq_to_jax(I, v);
+  SrVal *x = sr_np_seq_to_jax(I, v, 1);
   if (!x) return NULL;
   SrVal *fn = sr_lookup_qualname("jax.numpy.asarray");
   SrVal *dv = dtype >= 0 ? sr_dtype_val(NULL, (SrDtype)dtype) : NULL;
@@ -563,7 +613,7 @@ static int nd_setitem(SrInterp *I, SrVal *x, SrVal *key, SrVal *v) {
   SrNpEval e;
   sr_np_eval_begin(I, &e);
   SrVal *jx = sr_ndarray_to_jax(I, x, 1), *jk = key_to_jax(I, key);
-  SrVal *jv = sr_is_ndarray(v) ? sr_ndarray_to_jax(I, v, 1) : seq_to_jax(I, v);
+  SrVal *jv = sr_is_ndarray(v) ? sr_ndarray_to_jax(I, v, 1) : sr_np_seq_to_jax(I, v, 1);
   SrVal *at = jx ? sr_getattr(I, jx, "at") : NULL;
   const SrLangOps *ops = at ? sr_ops(at) : NULL;
   SrVal *ref = ops && ops->getitem && jk ? ops->getitem(I, at, jk) : NULL;

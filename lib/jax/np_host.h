@@ -53,6 +53,9 @@ SrVal *sr_ndarray_to_jax(SrInterp *I, SrVal *v, int exact);
    returned as it is (a new reference); tracers raise JAX's
    TracerArrayConversionError. */
 SrVal *sr_ndarray_from_jax(SrInterp *I, SrVal *v, int scalar);
+/* Nested lists and tuples with each ndarray in them as a jax.Array
+   (exact as in sr_ndarray_to_jax); a new reference. */
+SrVal *sr_np_seq_to_jax(SrInterp *I, SrVal *v, int exact);
 /* np.asarray(v, dtype) (dtype -1: numpy's inference): ndarrays, jax.Arrays,
    nested lists and scalars as an ndarray; a new reference or NULL with
    an exception. */
