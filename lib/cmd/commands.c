@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "py/introspect.h"
 #include "py/objects.h"
 #include "prims/prim.h"
 #include "text/print.h"
@@ -122,6 +123,12 @@ static void module_list(SrBuf *b) {
   for (size_t i = 0; i < all.n; i++) {
     const char *dot = strrchr(all.v[i], '.');
     int len = dot ? (int)(dot - all.v[i]) : 0, k = 0;
+    /* a class's members (numpy.ndarray.sum, jax.Array.method.item) are
+       not a module's */
+    char mod[256];
+    snprintf(mod, sizeof mod, "%.*s", len, all.v[i]);
+    SrVal *mv = sr_lookup_qualname(mod);
+    if (sr_name_internal(all.v[i]) || (mv && !sr_is_obj(mv, &sr_module_class))) continue;
     while (k < nm && !(mods[k].len == len && strncmp(mods[k].name, all.v[i], (size_t)len) == 0)) k++;
     if (k == nm && nm < (int)(sizeof mods / sizeof *mods)) mods[nm++] = (typeof(mods[0])){all.v[i], len};
   }

@@ -7,6 +7,7 @@
 #include "core/trace.h"
 #include "exec/exec.h"
 #include "jax/api.h"
+#include "jax/np_host.h"
 #include "jax/numpy.h"
 #include "py/objects.h"
 
@@ -77,7 +78,7 @@ const SrPyInit sr_linit = {
   .stmt_begin = stmt_begin,
   .command = command,
   .call_jaxpr = call_jaxpr,
-  .call_dtype = sr_jnp_dtype_call,
+  .call_dtype = sr_np_dtype_call,
   .check_jaxpr = check_jaxpr,
   .literal_mesh = literal_mesh,
 };

@@ -48,10 +48,18 @@ const SrType *sr_scalar_type(const SrVal *v) {
   }
 }
 
+SrVal *(*sr_as_array_hook)(SrInterp *I, SrVal *v);
+
 const SrType *sr_value_type(SrInterp *I, SrVal *v) {
   SrArrayObj *a = sr_array_of(v);
   if (a) return a->type;
   if (sr_is_obj(v, &sr_aval_class)) return v->obj.data;
+  if (v->kind == SR_V_OBJ && sr_as_array_hook && I) {
+    SrVal *x = sr_as_array_hook(I, v);
+    const SrType *t = sr_array_of(x) ? sr_array_of(x)->type : NULL;
+    sr_unref(x);
+    if (t) return t;
+  }
   const SrType *t = sr_scalar_type(v);
   /* a Python int or float is weakly typed at the default width, 64 bits
      with jax_enable_x64 (dtypes.python_scalar_dtypes); a complex stays
@@ -384,6 +392,25 @@ static uint32_t prim_nout(const SrPrim *prim, int nin, int nparams, const SrPara
 SrVal *sr_bind_prim(SrInterp *I, const SrPrim *prim, int nin, SrVal **in, int nparams,
                     const SrParam *params, const SrType *const *written, uint32_t nout_hint) {
   if (nin > 512) return sr_raise(I, "ValueError", "too many operands for %s", prim->name);
+  for (int i = 0; i < nin && sr_as_array_hook; i++) {
+    if (in[i]->kind != SR_V_OBJ || sr_array_of(in[i]) || sr_is_obj(in[i], &sr_aval_class)) continue;
+    SrVal *x = sr_as_array_hook(I, in[i]);
+    if (!x) continue;
+    /* bind the array-likes as the arrays they give */
+    SrVal *conv[512];
+    for (int k = 0; k < nin; k++) conv[k] = k == i ? x : sr_ref(in[k]);
+    for (int k = i + 1; k < nin; k++) {
+      if (conv[k]->kind != SR_V_OBJ || sr_array_of(conv[k])) continue;
+      SrVal *y = sr_as_array_hook(I, conv[k]);
+      if (y) {
+        sr_unref(conv[k]);
+        conv[k] = y;
+      }
+    }
+    SrVal *r = sr_bind_prim(I, prim, nin, conv, nparams, params, written, nout_hint);
+    for (int k = 0; k < nin; k++) sr_unref(conv[k]);
+    return r;
+  }
   const SrType *types[512];
   for (int i = 0; i < nin; i++) {
     types[i] = sr_value_type(I, in[i]);

@@ -208,6 +208,12 @@ typedef struct SrBackendHooks {
 } SrBackendHooks;
 extern SrBackendHooks sr_backend_hooks;
 
+/* The one hook for array-likes of a higher layer (numpy's ndarray,
+   jax/np_host.c): a new jax.Array value for v, or NULL when v is not
+   one (no exception).  sr_value_type and sr_bind_prim take such a value
+   as the array it gives. */
+extern SrVal *(*sr_as_array_hook)(SrInterp *I, SrVal *v);
+
 /* Python scalars as arrays: the weak type JAX gives them. */
 const SrType *sr_scalar_type(const SrVal *v);
 

@@ -18,6 +18,7 @@
 #include "jax/lax.h"
 #include "jax/jax.h"
 #include "core/jaxstate.h"
+#include "jax/np_host.h"
 #include "jax/numpy.h"
 #include "jax/layout.h"
 #include "jax/random.h"
@@ -672,8 +673,18 @@ static SrVal *bi_array(SrInterp *I, SrArgs *a) {
      device= / out_sharding= place the result */
   SrVal *sh = NULL, *dev = NULL;
   if (sr_jnp_device_arg(I, p[5], p[6], "jnp.array", &sh, &dev) < 0) return NULL;
+  /* numpy's arrays in lists as JAX takes them (jax/np_host.c) */
+  SrVal *obj = sr_np_seq_to_jax(I, p[0], 0), *given = p[0];
+  if (!obj) {
+    sr_unref(sh);
+    sr_unref(dev);
+    return NULL;
+  }
+  p[0] = obj;
   SrVal *r = !sr_array_of(p[0]) && sr_jnp_seq_has_array(p[0], 0) ? sr_jnp_array_of_arrays(I, p[0], dt)
                                                                  : array_plain(I, p, dt);
+  p[0] = given;
+  sr_unref(obj);
   if (r && p[4] && p[4]->kind == SR_V_INT) r = sr_jnp_ndmin(I, r, (int)p[4]->i);
   if (r && sh) {
     const SrType *t = sr_value_type(I, r);
@@ -736,6 +747,7 @@ void sr_builtins_exec_init(void) {
   sr_random_concrete_init();
   sr_def("numpy.save", bi_np_save, "np.save(file, arr): writes arr to a .npy file");
   sr_def("numpy.load", bi_np_load, "np.load(file): reads a .npy file (or a .npz, as a dict)");
+  sr_np_host_init();
   sr_def("jax.Array.property.sharding", prop_sharding, "x.sharding: the concrete sharding, Auto axes included");
   sr_def("jax.Array.property.addressable_shards", prop_addressable_shards,
          "x.addressable_shards: each device's Shard (device, index, replica_id, data)");

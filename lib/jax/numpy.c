@@ -369,6 +369,14 @@ static int flat_add(SrInterp *I, Flat *f, SrVal *v, int depth) {
 
 
 SrVal *sr_jnp_asarray(SrInterp *I, SrVal *x, int dtype) {
+  /* numpy's ndarrays (jax/np_host.c) as JAX canonicalizes them */
+  SrVal *h = x->kind == SR_V_OBJ && !sr_array_of(x) && sr_as_array_hook ? sr_as_array_hook(I, x) : NULL;
+  if (h) {
+    if (dtype < 0) return h;
+    SrVal *c = sr_jnp_convert(I, h, (SrDtype)dtype, 0);
+    sr_unref(h);
+    return c;
+  }
   if (sr_array_of(x) || x->kind == SR_V_INT || x->kind == SR_V_FLOAT || x->kind == SR_V_BOOL ||
       x->kind == SR_V_COMPLEX) {
     if (dtype < 0) return sr_ref(x);

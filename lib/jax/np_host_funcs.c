@@ -1,0 +1,780 @@
+/* np_host_funcs.c: numpy's functions on host arrays (np_host.h).
+ *
+ * Each numpy.F runs jax.numpy.F on the eager kernels: its array arguments
+ * (ndarrays, nested lists) go in as jax.Arrays of their own dtypes, with
+ * 64-bit types on, after numpy's promotion of their dtypes (numpy's
+ * result_type: int32 with float32 is float64, int8 with uint8 is int16;
+ * Python scalars defer to arrays as NEP 50 has it, which is JAX's weak
+ * typing); the result comes back as an ndarray, a 0-d result of a ufunc
+ * or a reduction as a numpy scalar.  Then numpy's own: array, asarray,
+ * astype, the comparisons that return Python bools, np.testing, and
+ * save/load of ndarrays. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/jaxstate.h"
+#include "exec/kern.h"
+#include "exec/numfmt.h"
+#include "jax/builtins_exec.h"
+#include "jax/np_host.h"
+#include "jax/numpy.h"
+#include "py/objects.h"
+#include "py/range.h"
+#include "text/print_val.h"
+#include "util/intern.h"
+
+enum {
+  NP_SCALAR = 1,   /* a 0-d result is a numpy scalar (ufuncs, reductions) */
+  NP_PROMOTE = 2,  /* the array arguments promote to numpy's result_type */
+  NP_INEXACT = 4,  /* an integer argument computes in numpy's float for it */
+  NP_PYBOOL = 8,   /* the result is a Python bool */
+  NP_SEQ = 16,     /* the first argument is a sequence of arrays */
+  NP_FROM1 = 32,   /* promotion leaves the first argument alone (where) */
+};
+
+typedef struct NpFn {
+  const char *name;  /* numpy.NAME (space-separated aliases after it) */
+  const char *jnp;   /* jax.numpy's function; NULL: the same name */
+  int narr;          /* leading positional arguments that are arrays; -1 all */
+  unsigned flags;
+} NpFn;
+
+/* ---- numpy's promotion ---- */
+
+static int kind_of(SrDtype d) {
+  switch (sr_dtype_kind(d)) {
+  case SR_DK_BOOL: return 0;
+  case SR_DK_INT: return 1;
+  case SR_DK_UINT: return 2;
+  case SR_DK_FLOAT: return 3;
+  case SR_DK_COMPLEX: return 4;
+  default: return -1;
+  }
+}
+
+static int bits_of(SrDtype d) { return sr_dtype_info(d)->bits; }
+
+static SrDtype int_of_bits(int bits, int is_unsigned) {
+  switch (bits) {
+  case 8: return is_unsigned ? SR_U8 : SR_I8;
+  case 16: return is_unsigned ? SR_U16 : SR_I16;
+  case 32: return is_unsigned ? SR_U32 : SR_I32;
+  default: return is_unsigned ? SR_U64 : SR_I64;
+  }
+}
+
+/* the float that holds every value of an integer type exactly enough
+   (numpy's can_cast(int, float, 'safe')) */
+static SrDtype float_for_int(SrDtype d) {
+  int b = bits_of(d);
+  return kind_of(d) == 0 || b <= 8 ? SR_F16 : b <= 16 ? SR_F32 : SR_F64;
+}
+
+static SrDtype float_max(SrDtype a, SrDtype b) { return bits_of(a) >= bits_of(b) ? a : b; }
+
+static SrDtype complex_for_float(SrDtype f) { return bits_of(f) <= 32 ? SR_C64 : SR_C128; }
+
+/* np.result_type of two array dtypes (NULL-free: -1 when numpy has no
+   answer here, e.g. bfloat16, and JAX's promotion is kept) */
+static int np_promote2(SrDtype a, SrDtype b) {
+  if (a == b) return a;
+  int ka = kind_of(a), kb = kind_of(b);
+  if (ka < 0 || kb < 0 || a == SR_BF16 || b == SR_BF16) return -1;
+  if (ka > kb || (ka == kb && bits_of(a) < bits_of(b))) {
+    SrDtype t = a;
+    a = b, b = t;
+    int k = ka;
+    ka = kb, kb = k;
+  }
+  /* now kb >= ka */
+  if (ka == 0) return b;
+  if (ka == kb && ka != 1 && ka != 2) return bits_of(a) >= bits_of(b) ? a : b;
+  if ((ka == 1 || ka == 2) && (kb == 1 || kb == 2)) {
+    if (ka == kb) return bits_of(a) >= bits_of(b) ? a : b;
+    SrDtype s = ka == 1 ? a : b, u = ka == 1 ? b : a;
+    if (bits_of(u) < bits_of(s)) return s;
+    if (bits_of(u) >= 64) return SR_F64;
+    return int_of_bits(2 * bits_of(u), 0);
+  }
+  if (kb == 3) return float_max(float_for_int(a), b);                 /* int with float */
+  if (ka == 3) return complex_for_float(float_max(a, bits_of(b) > 64 ? SR_F64 : SR_F32)) == SR_C128 ||
+                      b == SR_C128 ? SR_C128 : SR_C64;                  /* float with complex */
+  return complex_for_float(float_for_int(a)) == SR_C128 || b == SR_C128 ? SR_C128 : SR_C64;
+}
+
+/* ---- arguments ---- */
+
+static SrVal *arg_to_jax(SrInterp *I, SrVal *v) {
+  if (sr_is_ndarray(v)) return sr_ndarray_to_jax(I, v, 1);
+  if (v->kind == SR_V_LIST || v->kind == SR_V_TUPLE || sr_as_range(v)) {
+    SrVal *nd = sr_np_asarray(I, v, -1);
+    if (!nd) return NULL;
+    SrVal *r = sr_ndarray_to_jax(I, nd, 1);
+    sr_unref(nd);
+    return r;
+  }
+  SrArrayObj *o = sr_array_of(v);
+  if (o && o->kind == SR_AV_TRACER) {
+    /* numpy would call __array__ on the tracer */
+    SrVal *r = sr_ndarray_from_jax(I, v, 0);
+    sr_unref(r);
+    return NULL;
+  }
+  return sr_ref(v);
+}
+
+static const SrType *strong_type(SrInterp *I, SrVal *v) {
+  const SrType *t = sr_array_of(v) ? sr_array_of(v)->type : NULL;
+  (void)I;
+  return t && !t->weak ? t : NULL;
+}
+
+/* numpy's result_type over the strong arrays of vals, each converted to it */
+static int promote(SrInterp *I, SrVal **vals, int n) {
+  int dt = -1, count = 0;
+  for (int i = 0; i < n; i++) {
+    const SrType *t = strong_type(I, vals[i]);
+    if (!t) continue;
+    if (count++ == 0) dt = t->dtype;
+    else if (dt >= 0) dt = np_promote2((SrDtype)dt, t->dtype);
+  }
+  if (count < 2 || dt < 0) return 0;
+  for (int i = 0; i < n; i++) {
+    const SrType *t = strong_type(I, vals[i]);
+    if (!t || t->dtype == dt) continue;
+    SrVal *c = sr_jnp_convert(I, vals[i], (SrDtype)dt, 0);
+    if (!c) return -1;
+    sr_unref(vals[i]);
+    vals[i] = c;
+  }
+  return 0;
+}
+
+/* numpy's loops for a float function of an integer: float16 for 8 bits */
+static int inexact(SrInterp *I, SrVal **vals, int n) {
+  for (int i = 0; i < n; i++) {
+    const SrType *t = strong_type(I, vals[i]);
+    if (!t || kind_of(t->dtype) < 0 || kind_of(t->dtype) > 2) continue;
+    SrVal *c = sr_jnp_convert(I, vals[i], float_for_int(t->dtype), 0);
+    if (!c) return -1;
+    sr_unref(vals[i]);
+    vals[i] = c;
+  }
+  return 0;
+}
+
+/* ---- results ---- */
+
+static SrVal *wrap_result(SrInterp *I, SrVal *r, unsigned flags) {
+  if (r->kind == SR_V_LIST || r->kind == SR_V_TUPLE) {
+    SrVal *l = sr_seq(NULL, (SrValKind)r->kind, r->seq.n);
+    for (int i = 0; i < r->seq.n; i++) {
+      SrVal *x = wrap_result(I, r->seq.items[i], flags);
+      if (!x) {
+        sr_unref(l);
+        return NULL;
+      }
+      sr_seq_push(NULL, l, x);
+    }
+    return l;
+  }
+  if (!sr_array_of(r)) return sr_ref(r);
+  SrVal *nd = sr_ndarray_from_jax(I, r, flags & NP_SCALAR);
+  if (nd && (flags & NP_PYBOOL) && sr_is_ndarray(nd)) {
+    SrArray *a = sr_ndarray_array(nd);
+    int b = sr_type_numel(a->type) == 1 && *(const uint8_t *)a->shard[0]->data;
+    sr_unref(nd);
+    return sr_bool(b);
+  }
+  return nd;
+}
+
+/* ---- the lifted functions ---- */
+
+static SrVal *np_lift(SrInterp *I, SrArgs *a) {
+  const NpFn *f = sr_current_builtin(I)->data;
+  char q[96];
+  snprintf(q, sizeof q, "jax.numpy.%s", f->jnp);
+  SrVal *fn = sr_lookup_qualname(q);
+  if (!fn) return sr_raise(I, "AttributeError", "module 'numpy' has no attribute '%s'", f->name);
+  SrNpEval e;
+  sr_np_eval_begin(I, &e);
+  SrVal *argv[64], *kwv[32], *seq = NULL, *r = NULL;
+  int n = a->n < 64 ? a->n : 64, nkw = a->nkw < 32 ? a->nkw : 32, ok = 1;
+  for (int i = 0; i < n; i++) argv[i] = NULL;
+  for (int i = 0; i < nkw; i++) kwv[i] = NULL;
+  int narr = f->narr < 0 || f->narr > n ? n : f->narr;
+  for (int i = 0; i < n && ok; i++) {
+    if (i == 0 && (f->flags & NP_SEQ) && (a->v[0]->kind == SR_V_LIST || a->v[0]->kind == SR_V_TUPLE)) {
+      SrVal *s = a->v[0];
+      seq = sr_seq(NULL, (SrValKind)s->kind, s->seq.n);
+      for (int k = 0; k < s->seq.n && ok; k++) {
+        SrVal *x = arg_to_jax(I, s->seq.items[k]);
+        if (!x) ok = 0;
+        else sr_seq_push(NULL, seq, x);
+      }
+      if (ok && (f->flags & NP_PROMOTE) && promote(I, seq->seq.items, seq->seq.n) < 0) ok = 0;
+      argv[0] = sr_ref(seq);
+      continue;
+    }
+    argv[i] = i < narr || sr_is_ndarray(a->v[i]) ? arg_to_jax(I, a->v[i]) : sr_ref(a->v[i]);
+    if (!argv[i]) ok = 0;
+  }
+  for (int i = 0; i < nkw && ok; i++) {
+    kwv[i] = sr_is_ndarray(a->kwv[i]) ? sr_ndarray_to_jax(I, a->kwv[i], 1) : sr_ref(a->kwv[i]);
+    if (!kwv[i]) ok = 0;
+  }
+  int from = f->flags & NP_FROM1 ? 1 : 0;
+  if (ok && (f->flags & NP_PROMOTE) && !(f->flags & NP_SEQ) && narr > from && promote(I, argv + from, narr - from) < 0)
+    ok = 0;
+  if (ok && (f->flags & NP_INEXACT) && inexact(I, argv, narr) < 0) ok = 0;
+  if (ok) {
+    SrArgs ca = {n, argv, nkw, a->kw, kwv, NULL};
+    r = sr_call(I, fn, &ca);
+  }
+  sr_np_eval_end(I, &e);
+  for (int i = 0; i < n; i++) sr_unref(argv[i]);
+  for (int i = 0; i < nkw; i++) sr_unref(kwv[i]);
+  sr_unref(seq);
+  if (!r) return NULL;
+  SrVal *w = wrap_result(I, r, f->flags);
+  sr_unref(r);
+  /* shape functions keep an array of devices one (reshape, transpose) */
+  int devices = 0;
+  for (int i = 0; i < a->n; i++) devices |= sr_np_is_devices(a->v[i]);
+  if (devices && w && !(f->flags & NP_SCALAR) && sr_is_ndarray(w)) w = sr_np_mark_devices(I, w);
+  return w;
+}
+
+#define S NP_SCALAR
+#define P NP_PROMOTE
+#define F NP_INEXACT
+static const NpFn lifted[] = {
+  /* building arrays */
+  {"arange", NULL, 0, 0}, {"linspace", NULL, 0, 0}, {"zeros", NULL, 0, 0}, {"ones", NULL, 0, 0},
+  {"full", NULL, 0, 0}, {"empty", NULL, 0, 0}, {"eye", NULL, 0, 0}, {"identity", NULL, 0, 0},
+  {"tri", NULL, 0, 0}, {"zeros_like", NULL, 1, 0}, {"ones_like", NULL, 1, 0}, {"full_like", NULL, 1, 0},
+  {"empty_like", NULL, 1, 0}, {"meshgrid", NULL, -1, 0},
+  /* shapes */
+  {"reshape", NULL, 1, 0}, {"ravel", NULL, 1, 0}, {"transpose", NULL, 1, 0}, {"squeeze", NULL, 1, 0},
+  {"expand_dims", NULL, 1, 0}, {"broadcast_to", NULL, 1, 0}, {"swapaxes", NULL, 1, 0},
+  {"moveaxis", NULL, 1, 0}, {"flip", NULL, 1, 0}, {"fliplr", NULL, 1, 0}, {"flipud", NULL, 1, 0},
+  {"roll", NULL, 1, 0}, {"rot90", NULL, 1, 0}, {"tile", NULL, 1, 0}, {"repeat", NULL, 1, 0},
+  {"pad", NULL, 1, 0}, {"atleast_1d", NULL, -1, 0}, {"atleast_2d", NULL, -1, 0}, {"atleast_3d", NULL, -1, 0},
+  {"stack", NULL, 1, P | NP_SEQ}, {"concatenate", NULL, 1, P | NP_SEQ}, {"vstack", NULL, 1, P | NP_SEQ},
+  {"hstack", NULL, 1, P | NP_SEQ}, {"dstack", NULL, 1, P | NP_SEQ}, {"column_stack", NULL, 1, P | NP_SEQ},
+  {"split", NULL, 1, 0}, {"array_split", NULL, 1, 0}, {"hsplit", NULL, 1, 0}, {"vsplit", NULL, 1, 0},
+  {"dsplit", NULL, 1, 0}, {"diag", NULL, 1, 0}, {"diagonal", NULL, 1, 0}, {"tril", NULL, 1, 0},
+  {"triu", NULL, 1, 0}, {"sort", NULL, 1, 0}, {"argsort", NULL, 1, 0}, {"take", NULL, 2, 0},
+  {"take_along_axis", NULL, 2, 0}, {"nan_to_num", NULL, 1, 0}, {"diff", NULL, 1, 0},
+  {"cumsum", NULL, 1, 0}, {"cumprod", NULL, 1, 0},
+  /* arithmetic and comparisons (the operators' functions) */
+  {"add", NULL, 2, S | P}, {"subtract", NULL, 2, S | P}, {"multiply", NULL, 2, S | P},
+  {"true_divide divide", "true_divide", 2, S | P}, {"floor_divide", NULL, 2, S | P},
+  {"remainder mod", "remainder", 2, S | P}, {"power", NULL, 2, S | P}, {"maximum", NULL, 2, S | P},
+  {"minimum", NULL, 2, S | P}, {"equal", NULL, 2, S | P}, {"not_equal", NULL, 2, S | P},
+  {"less", NULL, 2, S | P}, {"less_equal", NULL, 2, S | P}, {"greater", NULL, 2, S | P},
+  {"greater_equal", NULL, 2, S | P}, {"logical_and", NULL, 2, S | P}, {"logical_or", NULL, 2, S | P},
+  {"logical_xor", NULL, 2, S | P}, {"bitwise_and", NULL, 2, S | P}, {"bitwise_or", NULL, 2, S | P},
+  {"bitwise_xor", NULL, 2, S | P}, {"left_shift", NULL, 2, S | P}, {"right_shift", NULL, 2, S | P},
+  {"logaddexp", NULL, 2, S | P | F}, {"matmul", NULL, 2, S | P}, {"dot", NULL, 2, S | P},
+  {"inner", NULL, 2, S | P}, {"outer", NULL, 2, S | P},
+  /* elementwise functions of one array */
+  {"exp", NULL, 1, S | F}, {"log", NULL, 1, S | F}, {"sin", NULL, 1, S | F}, {"cos", NULL, 1, S | F},
+  {"tan", NULL, 1, S | F}, {"tanh", NULL, 1, S | F}, {"sqrt", NULL, 1, S | F}, {"log1p", NULL, 1, S | F},
+  {"expm1", NULL, 1, S | F}, {"exp2", NULL, 1, S | F}, {"abs absolute", "abs", 1, S},
+  {"negative", NULL, 1, S}, {"positive", NULL, 1, S}, {"sign", NULL, 1, S}, {"floor", NULL, 1, S | F},
+  {"ceil", NULL, 1, S | F}, {"square", NULL, 1, S}, {"reciprocal", NULL, 1, S}, {"isnan", NULL, 1, S},
+  {"isfinite", NULL, 1, S}, {"logical_not", NULL, 1, S}, {"invert", NULL, 1, S}, {"real", NULL, 1, S},
+  {"round around", "round", 1, S}, {"clip", NULL, 3, S},
+  {"where", NULL, 3, S | P | NP_FROM1},
+  /* reductions */
+  {"sum", NULL, 1, S}, {"prod", NULL, 1, S}, {"mean", NULL, 1, S}, {"max amax", "max", 1, S},
+  {"min amin", "min", 1, S}, {"argmax", NULL, 1, S}, {"argmin", NULL, 1, S}, {"std", NULL, 1, S},
+  {"var", NULL, 1, S}, {"median", NULL, 1, S}, {"average", NULL, 2, S}, {"any", NULL, 1, S},
+  {"all", NULL, 1, S}, {"nansum", NULL, 1, S}, {"nanmean", NULL, 1, S}, {"nanmax", NULL, 1, S},
+  {"nanmin", NULL, 1, S}, {"nanprod", NULL, 1, S}, {"percentile", NULL, 1, S}, {"quantile", NULL, 1, S},
+  {"trace", NULL, 1, S}, {"einsum", NULL, -1, S},
+  /* checking results */
+  {"isclose", NULL, 2, S | P}, {"allclose", NULL, 2, P | NP_PYBOOL},
+  {NULL, NULL, 0, 0},
+};
+#undef S
+#undef P
+#undef F
+
+/* ---- numpy's own ---- */
+
+static int dtype_x64(SrInterp *I, SrVal *v, int *dt, const char *what) {
+  int saved = I->jax->enable_x64;
+  I->jax->enable_x64 = 1;
+  int rc = sr_dtype_arg(I, v, dt, what);
+  I->jax->enable_x64 = saved;
+  return rc;
+}
+
+static SrVal *np_array(SrInterp *I, SrArgs *a) {
+  SrVal *p[5];
+  if (sr_args_parse(I, a, "array", "object, dtype=, *, copy=, order=, ndmin=", p) < 0) return NULL;
+  int dt;
+  if (dtype_x64(I, p[1], &dt, "array") < 0) return NULL;
+  SrVal *r;
+  if (sr_is_ndarray(p[0])) {
+    /* a copy, a scalar becoming a 0-d array */
+    SrArgs ca = {1, p, 0, NULL, NULL, NULL};
+    SrVal *c = sr_lookup_qualname("numpy.copy") ? sr_call(I, sr_lookup_qualname("numpy.copy"), &ca) : NULL;
+    r = c ? sr_np_asarray(I, c, dt) : NULL;
+    sr_unref(c);
+  } else {
+    r = sr_np_asarray(I, p[0], dt);
+  }
+  if (r && p[4] && p[4]->kind == SR_V_INT) {
+    SrArray *x = sr_ndarray_array(r);
+    int nd = x->type->ndim, want = (int)p[4]->i;
+    if (want > nd && want <= SR_MAX_RANK) {
+      int64_t shape[SR_MAX_RANK];
+      for (int i = 0; i < want; i++) shape[i] = i < want - nd ? 1 : x->type->dims[i - (want - nd)].size;
+      SrVal *sh = sr_seq(NULL, SR_V_TUPLE, want);
+      for (int i = 0; i < want; i++) sr_seq_push(NULL, sh, sr_int(NULL, shape[i]));
+      SrVal *args[2] = {r, sh};
+      SrVal *fn = sr_lookup_qualname("numpy.reshape");
+      SrArgs ca = {2, args, 0, NULL, NULL, NULL};
+      SrVal *y = fn ? sr_call(I, fn, &ca) : NULL;
+      sr_unref(sh);
+      sr_unref(r);
+      r = y;
+    }
+  }
+  return r;
+}
+
+static SrVal *np_asarray(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "asarray", "a, dtype=, order=", p) < 0) return NULL;
+  int dt;
+  if (dtype_x64(I, p[1], &dt, "asarray") < 0) return NULL;
+  return sr_np_asarray(I, p[0], dt);
+}
+
+/* x.astype(dtype): a copy; a numpy scalar stays one */
+static SrVal *m_astype(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "astype", "x, dtype", p) < 0) return NULL;
+  int dt;
+  if (dtype_x64(I, p[1], &dt, "astype") < 0) return NULL;
+  if (!sr_is_ndarray(p[0])) return sr_raise(I, "TypeError", "astype() needs an array");
+  SrArray *x = sr_ndarray_array(p[0]);
+  if (dt < 0) dt = SR_F64;
+  SrVal *j = sr_ndarray_to_jax(I, p[0], 1);
+  SrNpEval e;
+  sr_np_eval_begin(I, &e);
+  SrVal *c = j ? sr_jnp_convert(I, j, (SrDtype)dt, 0) : NULL;
+  sr_np_eval_end(I, &e);
+  sr_unref(j);
+  if (!c) return NULL;
+  /* a new array even when the dtype is the same */
+  SrVal *r = sr_ndarray_from_jax(I, c, 0);
+  sr_unref(c);
+  if (r && sr_is_ndarray(r) && x->type->ndim == 0 && strcmp(sr_val_kind_name(p[0]), "numpy.ndarray") != 0) {
+    /* np.float64(1).astype(np.float32) is np.float32(1.0) */
+    SrVal *sc = sr_np_as_scalar(r);
+    sr_unref(r);
+    r = sc;
+  }
+  return r;
+}
+
+/* np.array_equal(a1, a2, equal_nan=False): a Python bool */
+static SrVal *np_array_equal(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "array_equal", "a1, a2, equal_nan=", p) < 0) return NULL;
+  SrVal *x = sr_np_asarray(I, p[0], -1), *y = x ? sr_np_asarray(I, p[1], -1) : NULL;
+  SrVal *r = NULL;
+  if (x && y) {
+    const SrType *tx = sr_ndarray_array(x)->type, *ty = sr_ndarray_array(y)->type;
+    int same = tx->ndim == ty->ndim;
+    for (int i = 0; same && i < tx->ndim; i++) same = tx->dims[i].size == ty->dims[i].size;
+    if (!same) {
+      r = sr_bool(0);
+    } else {
+      SrVal *args[2] = {x, y};
+      SrVal *eq = sr_lookup_qualname("numpy.equal");
+      SrArgs ca = {2, args, 0, NULL, NULL, NULL};
+      SrVal *e = eq ? sr_call(I, eq, &ca) : NULL;
+      if (e && p[2] && sr_val_truthy(p[2])) {
+        /* NaN == NaN counts */
+        SrVal *fn = sr_lookup_qualname("numpy.isnan");
+        SrVal *nx = fn ? sr_call1(I, fn, x) : NULL, *ny = nx ? sr_call1(I, fn, y) : NULL;
+        SrVal *both = ny ? sr_binop(I, SR_OP_BITAND, nx, ny) : NULL;
+        SrVal *e2 = both ? sr_binop(I, SR_OP_BITOR, e, both) : NULL;
+        sr_unref(nx);
+        sr_unref(ny);
+        sr_unref(both);
+        sr_unref(e);
+        e = e2;
+      }
+      SrVal *all = e ? sr_call1(I, sr_lookup_qualname("numpy.all"), e) : NULL;
+      if (all) {
+        int t = sr_truthy(I, all);
+        r = t < 0 ? NULL : sr_bool(t);
+      }
+      sr_unref(e);
+      sr_unref(all);
+    }
+  }
+  sr_unref(x);
+  sr_unref(y);
+  return r;
+}
+
+/* ---- np.testing ---- */
+
+/* numpy.testing's build_err_msg: the header, err_msg (with the remarks
+   after it), then ACTUAL and DESIRED as their reprs (three lines at most) */
+static SrVal *assert_fail(SrInterp *I, const char *header, const char *err_msg, SrBuf *remarks, SrVal *x,
+                          SrVal *y) {
+  SrBuf m = SR_BUF_INIT, em = SR_BUF_INIT;
+  sr_buf_puts(&em, err_msg ? err_msg : "");
+  if (remarks && remarks->len) sr_buf_printf(&em, "\n%s", sr_buf_str(remarks));
+  sr_buf_printf(&m, "\n%s", header);
+  if (em.len) {
+    if (!strchr(sr_buf_str(&em), '\n') && em.len < 79 - strlen(header)) sr_buf_printf(&m, " %s", sr_buf_str(&em));
+    else sr_buf_printf(&m, "\n%s", sr_buf_str(&em));
+  }
+  const char *names[2] = {"ACTUAL", "DESIRED"};
+  SrVal *vals[2] = {x, y};
+  for (int i = 0; i < 2; i++) {
+    SrBuf r = SR_BUF_INIT;
+    sr_to_repr(I, &r, vals[i]);
+    sr_buf_printf(&m, "\n %s: ", names[i]);
+    int lines = 0;
+    const char *p = sr_buf_str(&r);
+    for (; *p; p++) {
+      if (*p == '\n' && ++lines == 3) break;
+      sr_buf_putc(&m, *p);
+    }
+    if (*p) sr_buf_puts(&m, "...");
+    sr_buf_free(&r);
+  }
+  sr_buf_free(&em);
+  sr_raise(I, "AssertionError", "%s", sr_buf_str(&m));
+  sr_buf_free(&m);
+  return NULL;
+}
+
+/* " [1, 2]: 3.1 (ACTUAL), 3.0 (DESIRED)": the element at flat index i */
+static void mismatch_line(SrBuf *out, SrVal *x, SrVal *y, int64_t i) {
+  SrVal *v[2] = {x, y};
+  const SrType *t = sr_ndarray_array(x)->type->ndim ? sr_ndarray_array(x)->type : sr_ndarray_array(y)->type;
+  int64_t idx[SR_MAX_RANK], r = i;
+  for (int d = t->ndim - 1; d >= 0; d--) {
+    idx[d] = r % t->dims[d].size;
+    r /= t->dims[d].size;
+  }
+  sr_buf_puts(out, "\n [");
+  for (int d = 0; d < t->ndim; d++) sr_buf_printf(out, d ? ", %lld" : "%lld", (long long)idx[d]);
+  sr_buf_puts(out, "]:");
+  for (int k = 0; k < 2; k++) {
+    SrArray *a = sr_ndarray_array(v[k]);
+    int64_t at = a->type->ndim ? i : 0;
+    sr_buf_putc(out, ' ');
+    sr_numfmt_scalar(out, a->type->dtype, (const char *)a->shard[0]->data + at * (int64_t)sr_elem_size(a->type->dtype));
+    sr_buf_puts(out, k ? " (DESIRED)" : " (ACTUAL),");
+  }
+}
+
+static int shapes_equal(const SrType *a, const SrType *b) {
+  if (a->ndim != b->ndim) return 0;
+  for (int i = 0; i < a->ndim; i++)
+    if (a->dims[i].size != b->dims[i].size) return 0;
+  return 1;
+}
+
+static void shape_text(SrBuf *out, const SrType *t) {
+  sr_buf_putc(out, '(');
+  for (int i = 0; i < t->ndim; i++) sr_buf_printf(out, i ? ", %lld" : "%lld", (long long)t->dims[i].size);
+  if (t->ndim == 1) sr_buf_putc(out, ',');
+  sr_buf_putc(out, ')');
+}
+
+/* a 0-d value's text as array2string shows it (the remarks' numbers) */
+static void scalar_text(SrBuf *out, SrDtype dt, const void *p) {
+  sr_numfmt_array2string(out, &sr_numfmt_defaults, dt, 0, NULL, p, " ", 0, 0);
+}
+
+/* The comparison of assert_allclose (tol: rtol, atol) or of
+   assert_array_equal (tol NULL). */
+static SrVal *assert_compare(SrInterp *I, SrVal *actual, SrVal *desired, const double *tol, int equal_nan,
+                             const char *err_msg) {
+  SrVal *x = sr_np_asarray(I, actual, -1), *y = x ? sr_np_asarray(I, desired, -1) : NULL;
+  if (!x || !y) {
+    sr_unref(x);
+    return NULL;
+  }
+  char header[128];
+  if (tol) snprintf(header, sizeof header, "Not equal to tolerance rtol=%g, atol=%g", tol[0], tol[1]);
+  else snprintf(header, sizeof header, "Arrays are not equal");
+  const SrType *tx = sr_ndarray_array(x)->type, *ty = sr_ndarray_array(y)->type;
+  SrVal *r = NULL;
+  /* a scalar broadcasts; other shapes must agree */
+  if (!shapes_equal(tx, ty) && tx->ndim && ty->ndim) {
+    SrBuf rm = SR_BUF_INIT;
+    sr_buf_puts(&rm, "(shapes ");
+    shape_text(&rm, tx);
+    sr_buf_puts(&rm, ", ");
+    shape_text(&rm, ty);
+    sr_buf_puts(&rm, " mismatch)");
+    assert_fail(I, header, err_msg, &rm, x, y);
+    sr_buf_free(&rm);
+    goto out;
+  }
+  {
+    /* both as float64 (or their common dtype) on the host, broadcast */
+    SrVal *args[2] = {x, y};
+    SrVal *bfn = sr_lookup_qualname("numpy.broadcast_to");
+    (void)bfn;
+    SrVal *xf = NULL, *yf = NULL;
+    SrVal *cast = sr_lookup_qualname("numpy.ndarray.astype");
+    SrVal *f64 = sr_dtype_val(NULL, SR_F64);
+    SrArgs c1 = {2, (SrVal *[]){args[0], f64}, 0, NULL, NULL, NULL};
+    SrArgs c2 = {2, (SrVal *[]){args[1], f64}, 0, NULL, NULL, NULL};
+    int cplx = sr_dtype_kind(tx->dtype) == SR_DK_COMPLEX || sr_dtype_kind(ty->dtype) == SR_DK_COMPLEX;
+    if (cplx) {
+      sr_unref(f64);
+      f64 = sr_dtype_val(NULL, SR_C128);
+      c1.v[1] = f64;
+      c2.v[1] = f64;
+    }
+    xf = sr_call(I, cast, &c1);
+    yf = xf ? sr_call(I, cast, &c2) : NULL;
+    sr_unref(f64);
+    if (!xf || !yf) {
+      sr_unref(xf);
+      sr_unref(yf);
+      goto out;
+    }
+    SrArray *ax = sr_ndarray_array(xf), *ay = sr_ndarray_array(yf);
+    int64_t nx = sr_type_numel(ax->type), ny = sr_type_numel(ay->type), n = nx > ny ? nx : ny;
+    int step = cplx ? 2 : 1;
+    const double *px = ax->shard[0]->data, *py = ay->shard[0]->data;
+    int64_t bad = 0, pos[5];
+    double max_abs = 0, max_rel = -1;
+    int int_diff = !tol && kind_of(tx->dtype) >= 0 && kind_of(tx->dtype) <= 2 && kind_of(ty->dtype) >= 0 &&
+                   kind_of(ty->dtype) <= 2;
+    for (int64_t i = 0; i < n; i++) {
+      const double *a1 = px + (nx == 1 ? 0 : i) * step, *b1 = py + (ny == 1 ? 0 : i) * step;
+      double d = cplx ? hypot(a1[0] - b1[0], a1[1] - b1[1]) : fabs(a1[0] - b1[0]);
+      double mag = cplx ? hypot(b1[0], b1[1]) : fabs(b1[0]);
+      int nan_x = isnan(a1[0]) || (cplx && isnan(a1[1])), nan_y = isnan(b1[0]) || (cplx && isnan(b1[1]));
+      int ok;
+      if (nan_x || nan_y) ok = nan_x && nan_y && equal_nan;
+      else if (isinf(a1[0]) || isinf(b1[0])) ok = a1[0] == b1[0];
+      else ok = tol ? d <= tol[1] + tol[0] * mag : d == 0;
+      if (ok) continue;
+      if (bad < 5) pos[bad] = i;
+      bad++;
+      if (d > max_abs || isnan(d)) max_abs = d;
+      if (mag != 0) {
+        double rel = d / mag;
+        if (rel > max_rel || isnan(rel)) max_rel = rel;
+      }
+    }
+    if (bad) {
+      SrBuf rm = SR_BUF_INIT;
+      char pbuf[32];
+      snprintf(pbuf, sizeof pbuf, "%.3g", 100.0 * (double)bad / (double)n);
+      sr_buf_printf(&rm, "Mismatched elements: %lld / %lld (%s%%)", (long long)bad, (long long)n, pbuf);
+      if (tx->ndim || ty->ndim) {
+        sr_buf_puts(&rm, bad == 1 ? "\nMismatch at index:" : bad <= 5 ? "\nMismatch at indices:"
+                                                             : "\nFirst 5 mismatches are at indices:");
+        for (int64_t k = 0; k < bad && k < 5; k++) mismatch_line(&rm, x, y, pos[k]);
+      }
+      sr_buf_puts(&rm, "\nMax absolute difference among violations: ");
+      if (int_diff) sr_buf_printf(&rm, "%lld", (long long)max_abs);
+      else scalar_text(&rm, SR_F64, &max_abs);
+      sr_buf_puts(&rm, "\nMax relative difference among violations: ");
+      if (max_rel < 0) max_rel = INFINITY;
+      scalar_text(&rm, SR_F64, &max_rel);
+      assert_fail(I, header, err_msg, &rm, x, y);
+      sr_buf_free(&rm);
+    } else {
+      r = sr_none();
+    }
+    sr_unref(xf);
+    sr_unref(yf);
+  }
+out:
+  sr_unref(x);
+  sr_unref(y);
+  return r;
+}
+
+static SrVal *np_assert_allclose(SrInterp *I, SrArgs *a) {
+  SrVal *p[7];
+  if (sr_args_parse(I, a, "assert_allclose", "actual, desired, rtol=, atol=, equal_nan=, err_msg=, verbose=", p) < 0)
+    return NULL;
+  double tol[2] = {1e-7, 0};
+  if (p[2] && sr_as_float(I, p[2], "rtol", &tol[0]) < 0) return NULL;
+  if (p[3] && sr_as_float(I, p[3], "atol", &tol[1]) < 0) return NULL;
+  const char *msg = p[5] ? sr_as_str(I, p[5], "err_msg") : "";
+  if (!msg) return NULL;
+  return assert_compare(I, p[0], p[1], tol, p[4] ? sr_val_truthy(p[4]) : 1, msg);
+}
+
+static SrVal *np_assert_array_equal(SrInterp *I, SrArgs *a) {
+  SrVal *p[5];
+  if (sr_args_parse(I, a, "assert_array_equal", "actual, desired, err_msg=, verbose=, *, strict=", p) < 0) return NULL;
+  const char *msg = p[2] ? sr_as_str(I, p[2], "err_msg") : "";
+  if (!msg) return NULL;
+  return assert_compare(I, p[0], p[1], NULL, 1, msg);
+}
+
+static SrVal *np_assert_equal(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "assert_equal", "actual, desired, err_msg=", p) < 0) return NULL;
+  if (sr_is_ndarray(p[0]) || sr_is_ndarray(p[1]) || sr_array_of(p[0]) || sr_array_of(p[1]))
+    return np_assert_array_equal(I, a);
+  if (sr_val_equal(p[0], p[1])) return sr_none();
+  SrBuf m = SR_BUF_INIT, r = SR_BUF_INIT;
+  sr_to_repr(I, &r, p[0]);
+  sr_buf_printf(&m, "\nItems are not equal:\n ACTUAL: %s\n DESIRED: ", sr_buf_str(&r));
+  r.len = 0;
+  sr_to_repr(I, &r, p[1]);
+  sr_buf_puts(&m, sr_buf_str(&r));
+  sr_raise(I, "AssertionError", "%s", sr_buf_str(&m));
+  sr_buf_free(&m);
+  sr_buf_free(&r);
+  return NULL;
+}
+
+/* ---- .npy files ---- */
+
+static SrVal *saved_save, *saved_load;
+
+static SrVal *np_save(SrInterp *I, SrArgs *a) {
+  SrVal *argv[8];
+  int n = a->n < 8 ? a->n : 8;
+  for (int i = 0; i < n; i++) argv[i] = i == 1 ? sr_np_asarray(I, a->v[i], -1) : sr_ref(a->v[i]);
+  SrVal *r = NULL;
+  int ok = 1;
+  for (int i = 0; i < n; i++) ok &= argv[i] != NULL;
+  if (ok && n >= 2) {
+    SrVal *j = sr_ndarray_to_jax(I, argv[1], 1);
+    sr_unref(argv[1]);
+    argv[1] = j;
+    if (j) {
+      SrArgs ca = {n, argv, a->nkw, a->kw, a->kwv, NULL};
+      r = sr_call(I, saved_save, &ca);
+    }
+  } else if (ok) {
+    SrArgs ca = {n, argv, a->nkw, a->kw, a->kwv, NULL};
+    r = sr_call(I, saved_save, &ca);
+  }
+  for (int i = 0; i < n; i++) sr_unref(argv[i]);
+  return r;
+}
+
+static SrVal *np_load(SrInterp *I, SrArgs *a) {
+  SrVal *r = sr_call(I, saved_load, a);
+  if (!r) return NULL;
+  SrVal *w;
+  if (r->kind == SR_V_DICT) {
+    w = sr_dict(NULL);
+    for (int i = 0; i < r->dict.n; i++) {
+      SrVal *v = sr_ndarray_from_jax(I, r->dict.vals[i], 0);
+      if (!v) {
+        sr_unref(w);
+        sr_unref(r);
+        return NULL;
+      }
+      sr_dict_set(NULL, w, sr_ref(r->dict.keys[i]), v);
+    }
+  } else {
+    w = sr_ndarray_from_jax(I, r, 0);
+  }
+  sr_unref(r);
+  return w;
+}
+
+/* jax.device_get(x): ndarrays for the arrays of a pytree */
+static SrVal *device_get_leaf(SrInterp *I, SrVal *v) {
+  if (v->kind == SR_V_LIST || v->kind == SR_V_TUPLE) {
+    SrVal *l = sr_seq(NULL, (SrValKind)v->kind, v->seq.n);
+    for (int i = 0; i < v->seq.n; i++) {
+      SrVal *x = device_get_leaf(I, v->seq.items[i]);
+      if (!x) {
+        sr_unref(l);
+        return NULL;
+      }
+      sr_seq_push(NULL, l, x);
+    }
+    return l;
+  }
+  if (v->kind == SR_V_DICT) {
+    SrVal *d = sr_dict(NULL);
+    for (int i = 0; i < v->dict.n; i++) {
+      SrVal *x = device_get_leaf(I, v->dict.vals[i]);
+      if (!x) {
+        sr_unref(d);
+        return NULL;
+      }
+      sr_dict_set(NULL, d, sr_ref(v->dict.keys[i]), x);
+    }
+    return d;
+  }
+  return sr_array_of(v) ? sr_ndarray_from_jax(I, v, 0) : sr_ref(v);
+}
+
+static SrVal *saved_device_get;
+
+static SrVal *bi_device_get(SrInterp *I, SrArgs *a) {
+  SrVal *r = sr_call(I, saved_device_get, a);
+  SrVal *w = r ? device_get_leaf(I, r) : NULL;
+  sr_unref(r);
+  return w;
+}
+
+void sr_np_host_funcs_init(void) {
+  for (int i = 0; lifted[i].name; i++) {
+    char names[128];
+    snprintf(names, sizeof names, "%s", lifted[i].name);
+    char *save = NULL;
+    char *first = strtok_r(names, " ", &save);
+    NpFn *f = sr_xcalloc(1, sizeof *f);
+    *f = lifted[i];
+    f->name = sr_intern_cstr(first);
+    f->jnp = lifted[i].jnp ? lifted[i].jnp : f->name;
+    char q[96];
+    snprintf(q, sizeof q, "jax.numpy.%s", f->jnp);
+    SrVal *jfn = sr_lookup_qualname(q);
+    if (!jfn) {
+      free(f);
+      continue;
+    }
+    const char *jdoc = sr_builtin_doc(jfn);
+    for (char *nm = first; nm; nm = strtok_r(NULL, " ", &save)) {
+      snprintf(q, sizeof q, "numpy.%s", nm);
+      SrVal *fn = sr_builtin_with(sr_intern_cstr(q), np_lift, f, NULL);
+      ((SrBuiltin *)fn->obj.data)->doc = jdoc;
+      sr_register(q, fn);
+    }
+  }
+  sr_def("numpy.array", np_array, "np.array(object, dtype=None, *, copy=True, ndmin=0): a host array (numpy.ndarray)");
+  sr_def("numpy.asarray", np_asarray, "np.asarray(a, dtype=None): a host array; a jax.Array's values copied to the host");
+  sr_def("numpy.ndarray.astype numpy.astype", m_astype, "x.astype(dtype): a copy converted to dtype");
+  sr_def("numpy.array_equal", np_array_equal, "np.array_equal(a1, a2, equal_nan=False): same shape and elements (a bool)");
+  sr_def("numpy.testing.assert_allclose", np_assert_allclose,
+         "np.testing.assert_allclose(actual, desired, rtol=1e-07, atol=0, equal_nan=True, err_msg='')");
+  sr_def("numpy.testing.assert_array_equal", np_assert_array_equal,
+         "np.testing.assert_array_equal(actual, desired, err_msg='')");
+  sr_def("numpy.testing.assert_equal", np_assert_equal, "np.testing.assert_equal(actual, desired, err_msg='')");
+  SrVal *s = sr_lookup_qualname("numpy.save"), *l = sr_lookup_qualname("numpy.load");
+  if (s && !saved_save) saved_save = sr_ref(s);
+  if (l && !saved_load) saved_load = sr_ref(l);
+  if (saved_save) sr_def("numpy.save", np_save, "np.save(file, arr): writes arr to a .npy file");
+  if (saved_load) sr_def("numpy.load", np_load, "np.load(file): reads a .npy file as an ndarray (a .npz as a dict of them)");
+  SrVal *dg = sr_lookup_qualname("jax.device_get");
+  if (dg && !saved_device_get) saved_device_get = sr_ref(dg);
+  if (saved_device_get) sr_def("jax.device_get", bi_device_get, "device_get(x): the arrays of x as numpy arrays on the host");
+}
