@@ -1,0 +1,327 @@
+/* np_rng.c: numpy's bit generators and distributions (np_rng.h).  Each
+   function follows its namesake in numpy 1.24's numpy/random (named in
+   the comment above it). */
+#include "exec/np_rng.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "exec/np_ziggurat.h"
+
+/* ---- SeedSequence (bit_generator.pyx) ---- */
+
+#define SS_POOL 4
+#define SS_INIT_A 0x43b0d7e5u
+#define SS_MULT_A 0x931e8875u
+#define SS_INIT_B 0x8b51f9ddu
+#define SS_MULT_B 0x58f38dedu
+#define SS_MIX_L 0xca01f9ddu
+#define SS_MIX_R 0x4973f715u
+
+static uint32_t hashmix(uint32_t value, uint32_t *hash_const) {
+  value ^= *hash_const;
+  *hash_const *= SS_MULT_A;
+  value *= *hash_const;
+  value ^= value >> 16;
+  return value;
+}
+
+static uint32_t mix(uint32_t x, uint32_t y) {
+  uint32_t r = SS_MIX_L * x - SS_MIX_R * y;
+  return r ^ (r >> 16);
+}
+
+/* SeedSequence.mix_entropy, then generate_state */
+void sr_np_seedseq_state(const uint32_t *entropy, size_t nentropy, uint32_t *out, size_t n_words) {
+  uint32_t pool[SS_POOL], h = SS_INIT_A;
+  for (size_t i = 0; i < SS_POOL; i++) pool[i] = hashmix(i < nentropy ? entropy[i] : 0, &h);
+  for (size_t s = 0; s < SS_POOL; s++)
+    for (size_t d = 0; d < SS_POOL; d++)
+      if (s != d) pool[d] = mix(pool[d], hashmix(pool[s], &h));
+  for (size_t s = SS_POOL; s < nentropy; s++)
+    for (size_t d = 0; d < SS_POOL; d++) pool[d] = mix(pool[d], hashmix(entropy[s], &h));
+  uint32_t hb = SS_INIT_B;
+  for (size_t i = 0; i < n_words; i++) {
+    uint32_t v = pool[i % SS_POOL];
+    v ^= hb;
+    hb *= SS_MULT_B;
+    v *= hb;
+    v ^= v >> 16;
+    out[i] = v;
+  }
+}
+
+size_t sr_np_int_words(unsigned __int128 seed, uint32_t *words) {
+  size_t n = 0;
+  do {
+    words[n++] = (uint32_t)seed;
+    seed >>= 32;
+  } while (seed);
+  return n;
+}
+
+/* ---- PCG64 (src/pcg64/pcg64.h) ---- */
+
+#define PCG_MULT (((unsigned __int128)2549297995355413924ULL << 64) + 4865540595714422341ULL)
+
+static void pcg_step(SrNpBitgen *g) { g->state = g->state * PCG_MULT + g->inc; }
+
+/* pcg64_set_seed: the state words are generate_state(4, uint64), each
+   uint64 two uint32 words, low first */
+void sr_np_pcg64_seed(SrNpBitgen *g, const uint32_t *entropy, size_t nentropy) {
+  uint32_t w[8];
+  uint64_t v[4];
+  sr_np_seedseq_state(entropy, nentropy, w, 8);
+  for (int i = 0; i < 4; i++) v[i] = (uint64_t)w[2 * i] | (uint64_t)w[2 * i + 1] << 32;
+  memset(g, 0, sizeof *g);
+  g->kind = SR_NP_PCG64;
+  unsigned __int128 s = (unsigned __int128)v[0] << 64 | v[1], q = (unsigned __int128)v[2] << 64 | v[3];
+  g->state = 0;
+  g->inc = q << 1 | 1;
+  pcg_step(g);
+  g->state += s;
+  pcg_step(g);
+}
+
+static uint64_t pcg_next64(SrNpBitgen *g) {
+  pcg_step(g);
+  uint64_t x = (uint64_t)(g->state >> 64) ^ (uint64_t)g->state;
+  unsigned rot = (unsigned)(g->state >> 122);
+  return (x >> rot) | (x << ((-rot) & 63));
+}
+
+/* ---- MT19937 (src/mt19937/mt19937.c) ---- */
+
+#define MT_N 624
+#define MT_M 397
+
+void sr_np_mt_seed(SrNpBitgen *g, uint32_t seed) {
+  memset(g, 0, sizeof *g);
+  g->kind = SR_NP_MT19937;
+  for (int pos = 0; pos < MT_N; pos++) {
+    g->key[pos] = seed;
+    seed = 1812433253u * (seed ^ (seed >> 30)) + (uint32_t)pos + 1;
+  }
+  g->pos = MT_N;
+}
+
+/* mt19937_init_by_array */
+void sr_np_mt_seed_array(SrNpBitgen *g, const uint32_t *init_key, int key_length) {
+  sr_np_mt_seed(g, 19650218u);
+  uint32_t *mt = g->key;
+  int i = 1, j = 0;
+  for (int k = MT_N > key_length ? MT_N : key_length; k; k--) {
+    mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1664525u)) + init_key[j] + (uint32_t)j;
+    i++;
+    j++;
+    if (i >= MT_N) {
+      mt[0] = mt[MT_N - 1];
+      i = 1;
+    }
+    if (j >= key_length) j = 0;
+  }
+  for (int k = MT_N - 1; k; k--) {
+    mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1566083941u)) - (uint32_t)i;
+    i++;
+    if (i >= MT_N) {
+      mt[0] = mt[MT_N - 1];
+      i = 1;
+    }
+  }
+  mt[0] = 0x80000000u;
+}
+
+static void mt_gen(SrNpBitgen *g) {
+  uint32_t *k = g->key, y;
+  int i;
+  for (i = 0; i < MT_N - MT_M; i++) {
+    y = (k[i] & 0x80000000u) | (k[i + 1] & 0x7fffffffu);
+    k[i] = k[i + MT_M] ^ (y >> 1) ^ (-(y & 1) & 0x9908b0dfu);
+  }
+  for (; i < MT_N - 1; i++) {
+    y = (k[i] & 0x80000000u) | (k[i + 1] & 0x7fffffffu);
+    k[i] = k[i + (MT_M - MT_N)] ^ (y >> 1) ^ (-(y & 1) & 0x9908b0dfu);
+  }
+  y = (k[MT_N - 1] & 0x80000000u) | (k[0] & 0x7fffffffu);
+  k[MT_N - 1] = k[MT_M - 1] ^ (y >> 1) ^ (-(y & 1) & 0x9908b0dfu);
+  g->pos = 0;
+}
+
+static uint32_t mt_next(SrNpBitgen *g) {
+  if (g->pos == MT_N) mt_gen(g);
+  uint32_t y = g->key[g->pos++];
+  y ^= y >> 11;
+  y ^= (y << 7) & 0x9d2c5680u;
+  y ^= (y << 15) & 0xefc60000u;
+  y ^= y >> 18;
+  return y;
+}
+
+/* ---- the bitgen_t faces ---- */
+
+uint64_t sr_np_next64(SrNpBitgen *g) {
+  if (g->kind == SR_NP_PCG64) return pcg_next64(g);
+  uint64_t hi = mt_next(g);
+  return hi << 32 | mt_next(g);
+}
+
+uint32_t sr_np_next32(SrNpBitgen *g) {
+  if (g->kind == SR_NP_MT19937) return mt_next(g);
+  if (g->has_uint32) {
+    g->has_uint32 = 0;
+    return g->uinteger;
+  }
+  uint64_t next = pcg_next64(g);
+  g->has_uint32 = 1;
+  g->uinteger = (uint32_t)(next >> 32);
+  return (uint32_t)next;
+}
+
+double sr_np_next_double(SrNpBitgen *g) {
+  if (g->kind == SR_NP_PCG64) return (double)(pcg_next64(g) >> 11) * (1.0 / 9007199254740992.0);
+  int32_t a = (int32_t)(mt_next(g) >> 5), b = (int32_t)(mt_next(g) >> 6);
+  return (a * 67108864.0 + b) / 9007199254740992.0;
+}
+
+/* ---- distributions (src/distributions/distributions.c) ---- */
+
+/* random_standard_normal */
+double sr_np_standard_normal(SrNpBitgen *g) {
+  for (;;) {
+    uint64_t r = sr_np_next64(g);
+    int idx = (int)(r & 0xff);
+    r >>= 8;
+    int sign = (int)(r & 1);
+    uint64_t rabs = (r >> 1) & 0x000fffffffffffffULL;
+    double x = (double)rabs * np_zig_wi[idx];
+    if (sign) x = -x;
+    if (rabs < np_zig_ki[idx]) return x;
+    if (idx == 0) {
+      for (;;) {
+        double xx = -np_zig_inv_r * log1p(-sr_np_next_double(g));
+        double yy = -log1p(-sr_np_next_double(g));
+        if (yy + yy > xx * xx) return ((rabs >> 8) & 1) ? -(np_zig_r + xx) : np_zig_r + xx;
+      }
+    } else if ((np_zig_fi[idx - 1] - np_zig_fi[idx]) * sr_np_next_double(g) + np_zig_fi[idx] < exp(-0.5 * x * x)) {
+      return x;
+    }
+  }
+}
+
+/* legacy_gauss (src/legacy/legacy-distributions.c) */
+double sr_np_legacy_gauss(SrNpBitgen *g) {
+  if (g->has_gauss) {
+    double t = g->gauss;
+    g->has_gauss = 0;
+    g->gauss = 0.0;
+    return t;
+  }
+  double x1, x2, r2;
+  do {
+    x1 = 2.0 * sr_np_next_double(g) - 1.0;
+    x2 = 2.0 * sr_np_next_double(g) - 1.0;
+    r2 = x1 * x1 + x2 * x2;
+  } while (r2 >= 1.0 || r2 == 0.0);
+  double f = sqrt(-2.0 * log(r2) / r2);
+  g->gauss = f * x1;
+  g->has_gauss = 1;
+  return f * x2;
+}
+
+static uint64_t gen_mask(uint64_t max) {
+  uint64_t m = max;
+  m |= m >> 1;
+  m |= m >> 2;
+  m |= m >> 4;
+  m |= m >> 8;
+  m |= m >> 16;
+  m |= m >> 32;
+  return m;
+}
+
+/* buffered_bounded_lemire_uint32 (the buffer is unused for 32 bits) */
+static uint32_t lemire32(SrNpBitgen *g, uint32_t rng) {
+  const uint32_t excl = rng + 1;
+  uint64_t m = (uint64_t)sr_np_next32(g) * excl;
+  uint32_t left = (uint32_t)m;
+  if (left < excl) {
+    const uint32_t threshold = (UINT32_MAX - rng) % excl;
+    while (left < threshold) {
+      m = (uint64_t)sr_np_next32(g) * excl;
+      left = (uint32_t)m;
+    }
+  }
+  return (uint32_t)(m >> 32);
+}
+
+/* bounded_lemire_uint64 */
+static uint64_t lemire64(SrNpBitgen *g, uint64_t rng) {
+  const uint64_t excl = rng + 1;
+  unsigned __int128 m = (unsigned __int128)sr_np_next64(g) * excl;
+  uint64_t left = (uint64_t)m;
+  if (left < excl) {
+    const uint64_t threshold = (UINT64_MAX - rng) % excl;
+    while (left < threshold) {
+      m = (unsigned __int128)sr_np_next64(g) * excl;
+      left = (uint64_t)m;
+    }
+  }
+  return (uint64_t)(m >> 64);
+}
+
+/* random_bounded_uint64_fill */
+void sr_np_bounded_uint64_fill(SrNpBitgen *g, uint64_t off, uint64_t rng, size_t cnt, int use_masked,
+                               uint64_t *out) {
+  uint64_t mask = gen_mask(rng), v;
+  for (size_t i = 0; i < cnt; i++) {
+    if (rng == 0) {
+      v = 0;
+    } else if (rng == 0xffffffffULL) {
+      v = sr_np_next32(g);
+    } else if (rng < 0xffffffffULL) {
+      if (use_masked) {
+        while ((v = (sr_np_next32(g) & mask)) > rng) {
+        }
+      } else {
+        v = lemire32(g, (uint32_t)rng);
+      }
+    } else if (rng == UINT64_MAX) {
+      v = sr_np_next64(g);
+    } else if (use_masked) {
+      while ((v = (sr_np_next64(g) & mask)) > rng) {
+      }
+    } else {
+      v = lemire64(g, rng);
+    }
+    out[i] = off + v;
+  }
+}
+
+/* random_interval */
+uint64_t sr_np_interval(SrNpBitgen *g, uint64_t max) {
+  if (max == 0) return 0;
+  uint64_t mask = gen_mask(max), v;
+  if (max <= 0xffffffffULL) {
+    while ((v = (sr_np_next32(g) & mask)) > max) {
+    }
+  } else {
+    while ((v = (sr_np_next64(g) & mask)) > max) {
+    }
+  }
+  return v;
+}
+
+/* _shuffle_raw (_generator.pyx and mtrand.pyx alike) */
+void sr_np_shuffle(SrNpBitgen *g, void *data, size_t n, size_t size) {
+  unsigned char *p = data, tmp[64];
+  for (size_t i = n; i-- > 1;) {
+    size_t j = (size_t)sr_np_interval(g, i);
+    if (i == j) continue;
+    for (size_t o = 0; o < size; o += sizeof tmp) {
+      size_t k = size - o < sizeof tmp ? size - o : sizeof tmp;
+      memcpy(tmp, p + j * size + o, k);
+      memcpy(p + j * size + o, p + i * size + o, k);
+      memcpy(p + i * size + o, tmp, k);
+    }
+  }
+}

@@ -1,0 +1,11 @@
+## np_rng.mk: build fragment, included by Makefile.am
+## numpy's random streams: the bit generators and distributions
+## (lib/exec/np_rng.[ch], np_ziggurat.h), the numpy.random module
+## (lib/jax/np_random.c), their unit test and goldens.
+
+lib_libshardrepl_a_SOURCES += lib/exec/np_rng.c lib/exec/np_rng.h lib/exec/np_ziggurat.h
+
+check_PROGRAMS += tests/unit/check_np_rng
+tests_unit_check_np_rng_SOURCES = tests/unit/check_np_rng.c
+tests_unit_check_np_rng_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_check_np_rng_LDADD = $(SR_LIBS) $(CHECK_LIBS)
