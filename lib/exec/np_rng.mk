@@ -3,7 +3,8 @@
 ## (lib/exec/np_rng.[ch], np_ziggurat.h), the numpy.random module
 ## (lib/jax/np_random.c), their unit test and goldens.
 
-lib_libshardrepl_a_SOURCES += lib/exec/np_rng.c lib/exec/np_rng.h lib/exec/np_ziggurat.h
+lib_libshardrepl_a_SOURCES += lib/exec/np_rng.c lib/exec/np_rng.h lib/exec/np_ziggurat.h \
+	lib/jax/np_random.c
 
 check_PROGRAMS += tests/unit/check_np_rng
 tests_unit_check_np_rng_SOURCES = tests/unit/check_np_rng.c

@@ -1,0 +1,977 @@
+/* np_random.c: numpy.random -- np.random.default_rng(seed) and its
+ * Generator (PCG64), np.random.RandomState and the legacy module functions
+ * on numpy's global RandomState (MT19937): the streams numpy 1.24 draws,
+ * bit for bit, from the bit generators and distributions of
+ * exec/np_rng.h.  Each function follows its namesake in numpy's
+ * numpy/random/_generator.pyx or mtrand.pyx (argument handling, the order
+ * of the draws, the errors in numpy's words).
+ *
+ * Results are host arrays of numpy's dtypes (float64, int64), all made by
+ * np_result; a draw with size=None is a Python float or int, as numpy's
+ * is.  Parameters (loc, scale, low, high) are numbers or array-likes,
+ * broadcast against each other and size as numpy broadcasts them, except
+ * integers' low and high, which are numbers. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/trace.h"
+#include "exec/array.h"
+#include "exec/kern.h"
+#include "exec/np_rng.h"
+#include "jax/api.h"
+#include "jax/builtins_exec.h"
+#include "jax/jax.h"
+#include "py/objects.h"
+#include "text/print_val.h"
+#include "util/buf.h"
+
+/* ---- the one constructor of results ---- */
+
+/* A host array of dt with shape, a copy of data (row-major). */
+static SrVal *np_result(SrDtype dt, int rank, const int64_t *shape, const void *data) {
+  const SrType *t = sr_type_array(dt, rank, shape);
+  size_t n = (size_t)sr_type_numel(t) * sr_elem_size(dt);
+  SrBuffer *b = sr_buffer_new(n);
+  if (n) memcpy(b->data, data, n);
+  SrArray *a = sr_array_new(t, NULL, NULL);
+  a->shard[0] = b;
+  return sr_concrete_wrap(a);
+}
+
+/* ---- generator objects ---- */
+
+typedef struct NpRng {
+  SrNpBitgen g;
+} NpRng;
+
+static void rng_repr(SrBuf *out, const SrVal *v);
+static const SrLangOps generator_ops, randomstate_ops;
+static const SrClass generator_class = {"numpy.random._generator.Generator", free, rng_repr, NULL, &generator_ops};
+static const SrClass randomstate_class = {"numpy.random.mtrand.RandomState", free, rng_repr, NULL,
+                                          &randomstate_ops};
+
+static void rng_repr(SrBuf *out, const SrVal *v) {
+  const NpRng *r = v->obj.data;
+  sr_buf_printf(out, "%s at 0x%llX",
+                r->g.kind == SR_NP_PCG64 ? "Generator(PCG64)" : "RandomState(MT19937)",
+                (unsigned long long)(uintptr_t)r);
+}
+
+/* fresh entropy, as numpy pulls it from the OS for seed=None */
+static void os_entropy(uint32_t *w, size_t n) {
+  if (getentropy(w, n * sizeof *w) == 0) return;
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  for (size_t i = 0; i < n; i++) w[i] = (uint32_t)(ts.tv_nsec * 2654435761u + ts.tv_sec + (uint32_t)getpid() * i);
+}
+
+/* numpy's global RandomState (np.random.seed, rand, randn...) */
+static NpRng global_rs;
+static int global_seeded;
+
+static NpRng *legacy_state(SrArgs *a) {
+  if (a->self) return a->self->obj.data;
+  if (!global_seeded) {
+    uint32_t w[624];
+    os_entropy(w, 624);
+    sr_np_mt_seed_array(&global_rs.g, w, 624);
+    global_seeded = 1;
+  }
+  return &global_rs;
+}
+
+static SrNpBitgen *gen_state(SrArgs *a) { return &((NpRng *)a->self->obj.data)->g; }
+
+/* ---- arguments ---- */
+
+static int is_number(const SrVal *v) { return v->kind == SR_V_INT || v->kind == SR_V_BOOL || v->kind == SR_V_FLOAT; }
+
+/* size: -1 for None (a scalar), else the rank with shape filled; numpy's
+   errors for a negative or non-integer size */
+static int size_arg(SrInterp *I, SrVal *v, int64_t *shape) {
+  if (!v || v->kind == SR_V_NONE) return -1;
+  int n = 0;
+  SrVal *one[1] = {v};
+  SrVal **items = one;
+  if (v->kind == SR_V_TUPLE || v->kind == SR_V_LIST) {
+    items = v->seq.items;
+    n = v->seq.n;
+    if (n > SR_MAX_RANK) {
+      sr_raise(I, "ValueError", "maximum supported dimension for an ndarray is %d, found %d", SR_MAX_RANK, n);
+      return -2;
+    }
+  } else {
+    n = 1;
+  }
+  for (int i = 0; i < n; i++) {
+    if (items[i]->kind != SR_V_INT && items[i]->kind != SR_V_BOOL) {
+      SrBuf b = SR_BUF_INIT;
+      sr_val_repr(&b, items[i]);
+      sr_raise(I, "TypeError", "expected a sequence of integers or a single integer, got '%s'", b.p);
+      sr_buf_free(&b);
+      return -2;
+    }
+    shape[i] = items[i]->i;
+  }
+  for (int i = 0; i < n; i++)
+    if (shape[i] < 0) {
+      sr_raise(I, "ValueError", "negative dimensions are not allowed");
+      return -2;
+    }
+  return n;
+}
+
+/* rand(*args) / randn(*args): the arguments are the shape */
+static int shape_args(SrInterp *I, SrArgs *a, int64_t *shape) {
+  if (a->nkw) {
+    sr_raise(I, "TypeError", "%s() got an unexpected keyword argument '%s'", "rand", a->kw[0]);
+    return -2;
+  }
+  if (a->n == 0) return -1;
+  if (a->n > SR_MAX_RANK) {
+    sr_raise(I, "ValueError", "maximum supported dimension for an ndarray is %d, found %d", SR_MAX_RANK, a->n);
+    return -2;
+  }
+  for (int i = 0; i < a->n; i++) {
+    if (a->v[i]->kind != SR_V_INT && a->v[i]->kind != SR_V_BOOL) {
+      sr_raise(I, "TypeError", "'%s' object cannot be interpreted as an integer", sr_val_kind_name(a->v[i]));
+      return -2;
+    }
+    shape[i] = a->v[i]->i;
+    if (shape[i] < 0) {
+      sr_raise(I, "ValueError", "negative dimensions are not allowed");
+      return -2;
+    }
+  }
+  return a->n;
+}
+
+static size_t numel(int nd, const int64_t *shape) {
+  size_t n = 1;
+  for (int i = 0; i < nd; i++) n *= (size_t)shape[i];
+  return n;
+}
+
+/* An array-like on the host: a number, nested lists or tuples of numbers
+   (bool, then int64, then float64, as numpy infers them), or an array. */
+typedef struct Host {
+  SrDtype dt;
+  int nd;
+  int64_t shape[SR_MAX_RANK];
+  size_t n;
+  void *data; /* malloc'ed */
+} Host;
+
+static void host_free(Host *h) {
+  free(h->data);
+  h->data = NULL;
+}
+
+/* the shape of nested lists and the widest kind (0 bool, 1 int, 2 float) */
+static int list_scan(SrInterp *I, SrVal *v, int depth, Host *h, int *kind) {
+  if (v->kind == SR_V_LIST || v->kind == SR_V_TUPLE) {
+    if (depth >= SR_MAX_RANK) {
+      sr_raise(I, "ValueError", "maximum supported dimension for an ndarray is %d, found %d", SR_MAX_RANK, depth + 1);
+      return -1;
+    }
+    if (depth == h->nd) {
+      h->nd++;
+      h->shape[depth] = v->seq.n;
+    } else if (depth > h->nd || h->shape[depth] != v->seq.n) {
+      goto ragged;
+    }
+    for (int i = 0; i < v->seq.n; i++)
+      if (list_scan(I, v->seq.items[i], depth + 1, h, kind) < 0) return -1;
+    return 0;
+  }
+  if (!is_number(v)) {
+    sr_raise(I, "TypeError", "unsupported operand type: '%s' (numpy.random takes numbers)", sr_val_kind_name(v));
+    return -1;
+  }
+  if (depth != h->nd) goto ragged;
+  int k = v->kind == SR_V_FLOAT ? 2 : v->kind == SR_V_INT ? 1 : 0;
+  if (k > *kind) *kind = k;
+  return 0;
+ragged:
+  sr_raise(I, "ValueError",
+           "setting an array element with a sequence. The requested array has an inhomogeneous shape after %d "
+           "dimensions.",
+           depth < h->nd ? depth : h->nd);
+  return -1;
+}
+
+static void list_fill(SrVal *v, Host *h, size_t *at) {
+  if (v->kind == SR_V_LIST || v->kind == SR_V_TUPLE) {
+    for (int i = 0; i < v->seq.n; i++) list_fill(v->seq.items[i], h, at);
+    return;
+  }
+  char *p = (char *)h->data + *at * sr_elem_size(h->dt);
+  (*at)++;
+  if (h->dt == SR_F64) {
+    double d = v->kind == SR_V_FLOAT ? v->f : (double)v->i;
+    memcpy(p, &d, sizeof d);
+  } else if (h->dt == SR_I64) {
+    memcpy(p, &v->i, sizeof v->i);
+  } else {
+    *(uint8_t *)p = (uint8_t)(v->i != 0);
+  }
+}
+
+static int host_of(SrInterp *I, SrVal *v, Host *h) {
+  memset(h, 0, sizeof *h);
+  if (sr_array_of(v)) {
+    SrVal *as = NULL;
+    SrArray *arr = sr_concrete_of(I, v, &as);
+    if (!arr) {
+      if (!I->exc) sr_raise(I, "TypeError", "numpy.random needs concrete values, not a traced array");
+      return -1;
+    }
+    h->dt = arr->type->dtype;
+    h->nd = arr->type->ndim;
+    for (int i = 0; i < h->nd; i++) h->shape[i] = arr->type->dims[i].size;
+    h->n = numel(h->nd, h->shape);
+    h->data = sr_concrete_host_data(I, arr);
+    sr_array_unref(arr);
+    return h->data || h->n == 0 ? 0 : -1;
+  }
+  int kind = 0;
+  if (list_scan(I, v, 0, h, &kind) < 0) return -1;
+  h->dt = kind == 2 ? SR_F64 : kind == 1 ? SR_I64 : SR_BOOL;
+  h->n = numel(h->nd, h->shape);
+  if (sr_check_mem(I, h->n, sr_elem_size(h->dt)) < 0) return -1;
+  h->data = sr_xmalloc(h->n * sr_elem_size(h->dt) + 1);
+  size_t at = 0;
+  list_fill(v, h, &at);
+  return 0;
+}
+
+static double host_f64(const Host *h, size_t i) {
+  return sr_kern_get_f64(h->dt, (const char *)h->data + i * sr_elem_size(h->dt));
+}
+
+/* ---- continuous distributions (_common.pyx's cont) ---- */
+
+enum { D_RANDOM, D_RANDOM_F32, D_STD_NORMAL, D_NORMAL, D_UNIFORM, D_GAUSS, D_LEGACY_NORMAL };
+
+static double draw(SrNpBitgen *g, int d, double a, double b) {
+  switch (d) {
+  case D_RANDOM: return sr_np_next_double(g);
+  case D_RANDOM_F32: return (float)((sr_np_next32(g) >> 8) * (1.0f / 16777216.0f));
+  case D_STD_NORMAL: return sr_np_standard_normal(g);
+  case D_NORMAL: return a + b * sr_np_standard_normal(g);
+  case D_UNIFORM: return a + b * sr_np_next_double(g);
+  case D_GAUSS: return sr_np_legacy_gauss(g);
+  default: return a + b * sr_np_legacy_gauss(g);
+  }
+}
+
+/* size (rank nd, or -1) draws of d without parameters */
+static SrVal *fill0(SrInterp *I, SrNpBitgen *g, int d, int nd, const int64_t *shape) {
+  if (nd < 0) return sr_float(NULL, draw(g, d, 0, 0));
+  size_t n = numel(nd, shape);
+  if (d == D_RANDOM_F32) {
+    if (sr_check_mem(I, n, sizeof(float)) < 0) return NULL;
+    float *out = sr_xmalloc(n * sizeof *out + 1);
+    for (size_t i = 0; i < n; i++) out[i] = (float)draw(g, d, 0, 0);
+    SrVal *r = np_result(SR_F32, nd, shape, out);
+    free(out);
+    return r;
+  }
+  if (sr_check_mem(I, n, sizeof(double)) < 0) return NULL;
+  double *out = sr_xmalloc(n * sizeof *out + 1);
+  for (size_t i = 0; i < n; i++) out[i] = draw(g, d, 0, 0);
+  SrVal *r = np_result(SR_F64, nd, shape, out);
+  free(out);
+  return r;
+}
+
+static void shape_str(SrBuf *b, int nd, const int64_t *shape) {
+  sr_buf_putc(b, '(');
+  for (int i = 0; i < nd; i++) sr_buf_printf(b, i ? ", %lld" : "%lld", (long long)shape[i]);
+  if (nd == 1) sr_buf_putc(b, ',');
+  sr_buf_putc(b, ')');
+}
+
+/* np.broadcast(*args): the broadcast shape of k shapes, or -1 with
+   numpy's error */
+static int broadcast_shapes(SrInterp *I, int k, const int *nds, const int64_t *const *shapes, int64_t *out) {
+  int nd = 0;
+  for (int j = 0; j < k; j++)
+    if (nds[j] > nd) nd = nds[j];
+  for (int i = 0; i < nd; i++) out[i] = 1;
+  for (int j = 0; j < k; j++)
+    for (int i = 0; i < nds[j]; i++) {
+      int64_t s = shapes[j][i], *o = &out[nd - nds[j] + i];
+      if (s == *o || s == 1) continue;
+      if (*o == 1) {
+        *o = s;
+        continue;
+      }
+      SrBuf b = SR_BUF_INIT;
+      sr_buf_puts(&b, "shape mismatch: objects cannot be broadcast to a single shape.  Mismatch is between arg 0 with shape ");
+      shape_str(&b, nds[0], shapes[0]);
+      sr_buf_printf(&b, " and arg %d with shape ", j);
+      shape_str(&b, nds[j], shapes[j]);
+      sr_buf_putc(&b, '.');
+      sr_raise(I, "ValueError", "%s", b.p);
+      sr_buf_free(&b);
+      return -1;
+    }
+  return nd;
+}
+
+/* the flat index into h of the element at flat index i of shape (nd) */
+static size_t bcast_index(const Host *h, int nd, const int64_t *shape, size_t i) {
+  size_t at = 0, mul = 1;
+  for (int d = nd - 1; d >= 0; d--) {
+    size_t c = i % (size_t)shape[d];
+    i /= (size_t)shape[d];
+    int hd = d - (nd - h->nd);
+    if (hd < 0) break;
+    if (h->shape[hd] != 1) at += c * mul;
+    mul *= (size_t)h->shape[hd];
+  }
+  return at;
+}
+
+/* What a distribution of two parameters checks. */
+typedef struct Cont2 {
+  int d;              /* D_NORMAL, D_UNIFORM, D_LEGACY_NORMAL */
+  const char *b_name; /* CONS_NON_NEGATIVE on b, or NULL */
+  int uniform;        /* b is high - low: 1 Generator's, 2 RandomState's */
+} Cont2;
+
+static int non_negative(SrInterp *I, double v, const char *name) {
+  if (name && !isnan(v) && signbit(v)) {
+    sr_raise(I, "ValueError", "%s < 0", name);
+    return -1;
+  }
+  return 0;
+}
+
+/* cont(func, size, a, b): scalars draw size values (or one float); array
+   parameters broadcast against each other and size */
+static SrVal *cont2(SrInterp *I, SrNpBitgen *g, const Cont2 *c, SrVal *av, SrVal *bv, SrVal *sizev) {
+  int64_t shape[SR_MAX_RANK];
+  int nd = size_arg(I, sizev, shape);
+  if (nd < -1) return NULL;
+  Host ha, hb;
+  if (host_of(I, av, &ha) < 0) return NULL;
+  if (host_of(I, bv, &hb) < 0) {
+    host_free(&ha);
+    return NULL;
+  }
+  SrVal *res = NULL;
+  double *b = sr_xmalloc(hb.n * sizeof *b + 1);
+  for (size_t i = 0; i < hb.n; i++) b[i] = host_f64(&hb, i);
+  int scalar = ha.nd == 0 && hb.nd == 0;
+  if (c->uniform) {
+    /* b is high, made high - low: broadcast low and high first */
+    int nds[2] = {ha.nd, hb.nd};
+    const int64_t *shs[2] = {ha.shape, hb.shape};
+    int64_t rs[SR_MAX_RANK];
+    int rnd = broadcast_shapes(I, 2, nds, shs, rs);
+    if (rnd < 0) goto done;
+    size_t rn = numel(rnd, rs);
+    double *r = sr_xmalloc(rn * sizeof *r + 1);
+    int finite = 1;
+    for (size_t i = 0; i < rn; i++) {
+      r[i] = b[bcast_index(&hb, rnd, rs, i)] - host_f64(&ha, bcast_index(&ha, rnd, rs, i));
+      if (!isfinite(r[i])) finite = 0;
+    }
+    free(b);
+    b = r;
+    hb.nd = rnd;
+    memcpy(hb.shape, rs, sizeof(int64_t) * (size_t)rnd);
+    hb.n = rn;
+    if (!finite) {
+      sr_raise(I, "OverflowError", "%s",
+               scalar && c->uniform == 1 ? "high - low range exceeds valid bounds" : "Range exceeds valid bounds");
+      goto done;
+    }
+  }
+  for (size_t i = 0; i < hb.n; i++)
+    if (non_negative(I, b[i], c->b_name) < 0) goto done;
+  if (scalar) {
+    double a0 = host_f64(&ha, 0);
+    if (nd < 0) {
+      res = sr_float(NULL, draw(g, c->d, a0, b[0]));
+      goto done;
+    }
+    size_t n = numel(nd, shape);
+    if (sr_check_mem(I, n, sizeof(double)) < 0) goto done;
+    double *out = sr_xmalloc(n * sizeof *out + 1);
+    for (size_t i = 0; i < n; i++) out[i] = draw(g, c->d, a0, b[0]);
+    res = np_result(SR_F64, nd, shape, out);
+    free(out);
+    goto done;
+  }
+  int64_t os[SR_MAX_RANK];
+  int nds[3] = {ha.nd, hb.nd, nd < 0 ? 0 : nd};
+  const int64_t *shs[3] = {ha.shape, hb.shape, shape};
+  int ond = broadcast_shapes(I, nd < 0 ? 2 : 3, nds, shs, os);
+  if (ond < 0) goto done;
+  if (nd >= 0 && (ond != nd || memcmp(os, shape, sizeof(int64_t) * (size_t)nd) != 0)) {
+    SrBuf m = SR_BUF_INIT;
+    sr_buf_puts(&m, "size must match broadcast shape of inputs: size ");
+    shape_str(&m, nd, shape);
+    sr_buf_puts(&m, ", broadcast shape ");
+    shape_str(&m, ond, os);
+    sr_raise(I, "ValueError", "%s", m.p);
+    sr_buf_free(&m);
+    goto done;
+  }
+  size_t n = numel(ond, os);
+  if (sr_check_mem(I, n, sizeof(double)) < 0) goto done;
+  double *out = sr_xmalloc(n * sizeof *out + 1);
+  for (size_t i = 0; i < n; i++)
+    out[i] = draw(g, c->d, host_f64(&ha, bcast_index(&ha, ond, os, i)), b[bcast_index(&hb, ond, os, i)]);
+  res = np_result(SR_F64, ond, os, out);
+  free(out);
+done:
+  free(b);
+  host_free(&ha);
+  host_free(&hb);
+  return res;
+}
+
+/* ---- dtypes ---- */
+
+/* a dtype argument: SR_F64... or -1; *pyint set for dtype=int / bool */
+static int dtype_of(SrVal *v, SrDtype dflt, int *pytype) {
+  *pytype = 0;
+  if (!v || v->kind == SR_V_NONE) return (int)dflt;
+  if (v->kind == SR_V_DTYPE) return (int)v->dtype;
+  if (v->kind == SR_V_STR || v->kind == SR_V_WORD) {
+    int d = sr_dtype_lookup(v->str.s, v->str.n);
+    return d >= 0 && d < SR_NBUILTIN_DTYPES ? d : -1;
+  }
+  const char *nm = sr_is_obj(v, &sr_builtin_class) ? sr_builtin_name(v) : NULL;
+  if (nm && strcmp(nm, "builtins.float") == 0) return SR_F64;
+  if (nm && strcmp(nm, "builtins.int") == 0) return *pytype = 1, SR_I64;
+  if (nm && strcmp(nm, "builtins.bool") == 0) return *pytype = 1, SR_BOOL;
+  return -1;
+}
+
+static SrVal *bad_dtype(SrInterp *I, SrVal *v, int d, const char *fn) {
+  if (d < 0) {
+    SrBuf b = SR_BUF_INIT;
+    sr_val_repr(&b, v);
+    sr_raise(I, "TypeError", "data type %s not understood", b.p);
+    sr_buf_free(&b);
+    return NULL;
+  }
+  return sr_raise(I, "TypeError", "Unsupported dtype dtype('%s') for %s", sr_dtype_name((SrDtype)d), fn);
+}
+
+/* ---- Generator's methods ---- */
+
+static SrVal *gen_random(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "random", "size=, dtype=, out=", p) < 0) return NULL;
+  int pyt, d = dtype_of(p[1], SR_F64, &pyt);
+  if (d != SR_F64 && d != SR_F32) return bad_dtype(I, p[1], d, "random");
+  if (p[2] && p[2]->kind != SR_V_NONE) return sr_raise(I, "NotImplementedError", "shardrepl: random(out=...)");
+  int64_t shape[SR_MAX_RANK];
+  int nd = size_arg(I, p[0], shape);
+  if (nd < -1) return NULL;
+  return fill0(I, gen_state(a), d == SR_F64 ? D_RANDOM : D_RANDOM_F32, nd, shape);
+}
+
+static SrVal *gen_standard_normal(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "standard_normal", "size=, dtype=, out=", p) < 0) return NULL;
+  int pyt, d = dtype_of(p[1], SR_F64, &pyt);
+  if (d == SR_F32) return sr_raise(I, "NotImplementedError", "shardrepl: standard_normal(dtype=float32)");
+  if (d != SR_F64) return bad_dtype(I, p[1], d, "standard_normal");
+  if (p[2] && p[2]->kind != SR_V_NONE) return sr_raise(I, "NotImplementedError", "shardrepl: standard_normal(out=...)");
+  int64_t shape[SR_MAX_RANK];
+  int nd = size_arg(I, p[0], shape);
+  if (nd < -1) return NULL;
+  return fill0(I, gen_state(a), D_STD_NORMAL, nd, shape);
+}
+
+static SrVal *zero(void) { return sr_float(NULL, 0.0); }
+static SrVal *one(void) { return sr_float(NULL, 1.0); }
+
+static SrVal *cont2_call(SrInterp *I, SrArgs *a, SrNpBitgen *g, const char *fn, const char *spec,
+                         SrVal *(*da)(void), SrVal *(*db)(void), const Cont2 *c) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, fn, spec, p) < 0) return NULL;
+  SrVal *av = p[0] ? sr_ref(p[0]) : da(), *bv = p[1] ? sr_ref(p[1]) : db();
+  SrVal *r = cont2(I, g, c, av, bv, p[2]);
+  sr_unref(av);
+  sr_unref(bv);
+  return r;
+}
+
+static SrVal *gen_normal(SrInterp *I, SrArgs *a) {
+  static const Cont2 c = {D_NORMAL, "scale", 0};
+  return cont2_call(I, a, gen_state(a), "normal", "loc=, scale=, size=", zero, one, &c);
+}
+
+static SrVal *gen_uniform(SrInterp *I, SrArgs *a) {
+  static const Cont2 c = {D_UNIFORM, "high - low", 1};
+  return cont2_call(I, a, gen_state(a), "uniform", "low=, high=, size=", zero, one, &c);
+}
+
+/* _bounded_integers.pyx's _rand_{int64,int32,uint64,uint32}, scalar low
+   and high: masked rejection for RandomState, Lemire's for Generator */
+static SrVal *bounded(SrInterp *I, SrNpBitgen *g, SrVal *lowv, SrVal *highv, SrVal *sizev, SrVal *dtv,
+                      int closed, int masked, const char *fn) {
+  if (!highv || highv->kind == SR_V_NONE) {
+    highv = lowv;
+    lowv = NULL;
+  }
+  int pyt, d = dtype_of(dtv, SR_I64, &pyt);
+  __int128 lb, ub;
+  switch (d) {
+  case SR_I64: lb = INT64_MIN, ub = INT64_MAX; break;
+  case SR_I32: lb = INT32_MIN, ub = INT32_MAX; break;
+  case SR_U64: lb = 0, ub = UINT64_MAX; break;
+  case SR_U32: lb = 0, ub = UINT32_MAX; break;
+  default:
+    if (d == SR_BOOL || d == SR_I8 || d == SR_I16 || d == SR_U8 || d == SR_U16)
+      return sr_raise(I, "NotImplementedError", "shardrepl: %s(dtype=%s)", fn, sr_dtype_name((SrDtype)d));
+    return bad_dtype(I, dtv, d, fn);
+  }
+  int64_t shape[SR_MAX_RANK];
+  int nd = size_arg(I, sizev, shape);
+  if (nd < -1) return NULL;
+  size_t n = nd < 0 ? 1 : numel(nd, shape);
+  if (nd >= 0 && n == 0) return np_result((SrDtype)d, nd, shape, "");
+  __int128 lim[2] = {0, 0};
+  SrVal *vs[2] = {lowv, highv};
+  for (int k = 0; k < 2; k++) {
+    SrVal *v = vs[k];
+    if (!v) continue;
+    if (v->kind == SR_V_FLOAT) {
+      if (!isfinite(v->f)) return sr_raise(I, "OverflowError", "cannot convert float infinity to integer");
+      lim[k] = (__int128)v->f; /* int(low), as numpy takes it */
+    } else if (v->kind == SR_V_INT || v->kind == SR_V_BOOL) {
+      lim[k] = v->i;
+    } else {
+      return sr_raise(I, "NotImplementedError", "shardrepl: %s takes numbers for low and high", fn);
+    }
+  }
+  __int128 low = lim[0], high = lim[1];
+  if (!closed) high -= 1;
+  if (low < lb) return sr_raise(I, "ValueError", "low is out of bounds for %s", sr_dtype_name((SrDtype)d));
+  if (high > ub) return sr_raise(I, "ValueError", "high is out of bounds for %s", sr_dtype_name((SrDtype)d));
+  if (low > high) {
+    if (low == 0) return sr_raise(I, "ValueError", "high %s 0", closed ? "<" : "<=");
+    return sr_raise(I, "ValueError", "low %s high", closed ? ">" : ">=");
+  }
+  if (sr_check_mem(I, n, sizeof(uint64_t)) < 0) return NULL;
+  uint64_t *u = sr_xmalloc(n * sizeof *u);
+  sr_np_bounded_uint64_fill(g, (uint64_t)low, (uint64_t)(high - low), n, masked, u);
+  SrVal *r;
+  if (nd < 0) {
+    r = sr_int(NULL, d == SR_I32 ? (int32_t)u[0] : d == SR_U32 ? (int64_t)(uint32_t)u[0] : (int64_t)u[0]);
+  } else if (d == SR_I32 || d == SR_U32) {
+    uint32_t *w = sr_xmalloc(n * sizeof *w);
+    for (size_t i = 0; i < n; i++) w[i] = (uint32_t)u[i];
+    r = np_result((SrDtype)d, nd, shape, w);
+    free(w);
+  } else {
+    r = np_result((SrDtype)d, nd, shape, u);
+  }
+  free(u);
+  return r;
+}
+
+static SrVal *gen_integers(SrInterp *I, SrArgs *a) {
+  SrVal *p[5];
+  if (sr_args_parse(I, a, "integers", "low, high=, size=, dtype=, endpoint=", p) < 0) return NULL;
+  int closed = p[4] ? sr_truthy(I, p[4]) : 0;
+  if (closed < 0) return NULL;
+  return bounded(I, gen_state(a), p[0], p[1], p[2], p[3], closed, 0, "integers");
+}
+
+/* ---- shuffle and permutation ---- */
+
+/* Fisher-Yates over the rows along axis of h, in place (as shuffle's
+   index array: the draws are random_interval(n-1) ... random_interval(1)) */
+static void shuffle_axis(SrNpBitgen *g, Host *h, int axis) {
+  int64_t n = h->shape[axis];
+  if (n <= 1) return;
+  int64_t *idx = sr_xmalloc((size_t)n * sizeof *idx);
+  for (int64_t i = 0; i < n; i++) idx[i] = i;
+  sr_np_shuffle(g, idx, (size_t)n, sizeof *idx);
+  size_t es = sr_elem_size(h->dt), outer = 1, inner = es;
+  for (int d = 0; d < axis; d++) outer *= (size_t)h->shape[d];
+  for (int d = axis + 1; d < h->nd; d++) inner *= (size_t)h->shape[d];
+  char *src = h->data, *dst = sr_xmalloc(h->n * es + 1);
+  for (size_t o = 0; o < outer; o++)
+    for (int64_t k = 0; k < n; k++)
+      memcpy(dst + (o * (size_t)n + (size_t)k) * inner, src + (o * (size_t)n + (size_t)idx[k]) * inner, inner);
+  free(h->data);
+  h->data = dst;
+  free(idx);
+}
+
+static int axis_arg(SrInterp *I, SrVal *v, int nd, int *axis) {
+  int64_t ax = 0;
+  if (v && sr_as_int(I, v, "axis", &ax) < 0) return -1;
+  if (ax < -nd || ax >= nd) {
+    sr_raise(I, "AxisError", "axis %lld is out of bounds for array of dimension %d", (long long)ax, nd);
+    return -1;
+  }
+  *axis = (int)(ax < 0 ? ax + nd : ax);
+  return 0;
+}
+
+/* permutation(x[, axis]): an int is arange(x) shuffled; an array-like a
+   shuffled copy */
+static SrVal *permutation(SrInterp *I, SrNpBitgen *g, SrVal *x, SrVal *axisv, int legacy) {
+  Host h;
+  if (x->kind == SR_V_INT || x->kind == SR_V_BOOL) {
+    int64_t n = x->i < 0 ? 0 : x->i;
+    if (sr_check_mem(I, (uint64_t)n, sizeof(int64_t)) < 0) return NULL;
+    int64_t *v = sr_xmalloc((size_t)n * sizeof *v + 1);
+    for (int64_t i = 0; i < n; i++) v[i] = i;
+    sr_np_shuffle(g, v, (size_t)n, sizeof *v);
+    SrVal *r = np_result(SR_I64, 1, &n, v);
+    free(v);
+    return r;
+  }
+  if (host_of(I, x, &h) < 0) return NULL;
+  int axis = 0;
+  if (h.nd == 0 && legacy) {
+    host_free(&h);
+    return sr_raise(I, "IndexError", "x must be an integer or at least 1-dimensional");
+  }
+  if (axis_arg(I, axisv, h.nd, &axis) < 0) {
+    host_free(&h);
+    return NULL;
+  }
+  shuffle_axis(g, &h, axis);
+  SrVal *r = np_result(h.dt, h.nd, h.shape, h.data);
+  host_free(&h);
+  return r;
+}
+
+/* shuffle(x[, axis]): in place -- a list's items, an array's rows */
+static SrVal *shuffle(SrInterp *I, SrNpBitgen *g, SrVal *x, SrVal *axisv) {
+  if (x->kind == SR_V_LIST) {
+    int64_t ax = 0;
+    if (axisv && sr_as_int(I, axisv, "axis", &ax) < 0) return NULL;
+    if (ax != 0) return sr_raise(I, "NotImplementedError", "Axis argument is only supported on ndarray objects");
+    sr_np_shuffle(g, x->seq.items, (size_t)x->seq.n, sizeof *x->seq.items);
+    return sr_none();
+  }
+  if (x->kind == SR_V_TUPLE || x->kind == SR_V_STR) {
+    if ((x->kind == SR_V_TUPLE ? x->seq.n : (int64_t)x->str.n) > 1)
+      return sr_raise(I, "TypeError", "'%s' object does not support item assignment", sr_val_kind_name(x));
+    return sr_none();
+  }
+  SrArrayObj *o = sr_array_of(x);
+  if (!o) return sr_raise(I, "TypeError", "object of type '%s' has no len()", sr_val_kind_name(x));
+  if (o->kind != SR_AV_CONCRETE || !o->data)
+    return sr_raise(I, "TypeError", "numpy.random.shuffle needs a concrete array, not a traced one");
+  SrArray *arr = o->data;
+  if (arr->type->ndim == 0) return sr_raise(I, "TypeError", "len() of unsized object");
+  if (arr->ndev != 1 || arr->local || !arr->shard[0])
+    return sr_raise(I, "NotImplementedError", "shardrepl: shuffle of an array on more than one device");
+  Host h;
+  if (host_of(I, x, &h) < 0) return NULL;
+  int axis = 0;
+  if (axis_arg(I, axisv, h.nd, &axis) < 0) {
+    host_free(&h);
+    return NULL;
+  }
+  if (h.n) {
+    shuffle_axis(g, &h, axis);
+    memcpy(arr->shard[0]->data, h.data, h.n * sr_elem_size(h.dt));
+  }
+  host_free(&h);
+  return sr_none();
+}
+
+static SrVal *gen_permutation(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "permutation", "x, axis=", p) < 0) return NULL;
+  return permutation(I, gen_state(a), p[0], p[1], 0);
+}
+
+static SrVal *gen_shuffle(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "shuffle", "x, axis=", p) < 0) return NULL;
+  return shuffle(I, gen_state(a), p[0], p[1]);
+}
+
+/* ---- RandomState's methods (and the module's functions) ---- */
+
+static SrVal *rs_random_sample(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "random_sample", "size=", p) < 0) return NULL;
+  int64_t shape[SR_MAX_RANK];
+  int nd = size_arg(I, p[0], shape);
+  if (nd < -1) return NULL;
+  return fill0(I, &legacy_state(a)->g, D_RANDOM, nd, shape);
+}
+
+static SrVal *rs_rand(SrInterp *I, SrArgs *a) {
+  int64_t shape[SR_MAX_RANK];
+  int nd = shape_args(I, a, shape);
+  if (nd < -1) return NULL;
+  return fill0(I, &legacy_state(a)->g, D_RANDOM, nd, shape);
+}
+
+static SrVal *rs_randn(SrInterp *I, SrArgs *a) {
+  int64_t shape[SR_MAX_RANK];
+  int nd = shape_args(I, a, shape);
+  if (nd < -1) return NULL;
+  return fill0(I, &legacy_state(a)->g, D_GAUSS, nd, shape);
+}
+
+static SrVal *rs_standard_normal(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "standard_normal", "size=", p) < 0) return NULL;
+  int64_t shape[SR_MAX_RANK];
+  int nd = size_arg(I, p[0], shape);
+  if (nd < -1) return NULL;
+  return fill0(I, &legacy_state(a)->g, D_GAUSS, nd, shape);
+}
+
+static SrVal *rs_normal(SrInterp *I, SrArgs *a) {
+  static const Cont2 c = {D_LEGACY_NORMAL, "scale", 0};
+  return cont2_call(I, a, &legacy_state(a)->g, "normal", "loc=, scale=, size=", zero, one, &c);
+}
+
+static SrVal *rs_uniform(SrInterp *I, SrArgs *a) {
+  static const Cont2 c = {D_UNIFORM, NULL, 2};
+  return cont2_call(I, a, &legacy_state(a)->g, "uniform", "low=, high=, size=", zero, one, &c);
+}
+
+static SrVal *rs_randint(SrInterp *I, SrArgs *a) {
+  SrVal *p[4];
+  if (sr_args_parse(I, a, "randint", "low, high=, size=, dtype=", p) < 0) return NULL;
+  return bounded(I, &legacy_state(a)->g, p[0], p[1], p[2], p[3], 0, 1, "randint");
+}
+
+static SrVal *rs_permutation(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "permutation", "x", p) < 0) return NULL;
+  return permutation(I, &legacy_state(a)->g, p[0], NULL, 1);
+}
+
+static SrVal *rs_shuffle(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "shuffle", "x", p) < 0) return NULL;
+  return shuffle(I, &legacy_state(a)->g, p[0], NULL);
+}
+
+/* _legacy_seeding: an int in [0, 2**32), a non-empty 1-d list of them
+   (init_by_array), or None (fresh entropy); the gauss cache is cleared */
+static int legacy_seed(SrInterp *I, SrNpBitgen *g, SrVal *s) {
+  if (!s || s->kind == SR_V_NONE) {
+    uint32_t w[624];
+    os_entropy(w, 624);
+    sr_np_mt_seed_array(g, w, 624);
+    g->key[0] = 0x80000000u;
+    return 0;
+  }
+  if (s->kind == SR_V_INT || s->kind == SR_V_BOOL) {
+    if (s->i < 0 || s->i > (int64_t)UINT32_MAX) {
+      sr_raise(I, "ValueError", "Seed must be between 0 and 2**32 - 1");
+      return -1;
+    }
+    sr_np_mt_seed(g, (uint32_t)s->i);
+    return 0;
+  }
+  Host h;
+  if (host_of(I, s, &h) < 0) return -1;
+  int rc = -1;
+  if (h.dt == SR_F64 || !(sr_dtype_is_int(h.dt) || h.dt == SR_BOOL)) {
+    sr_raise(I, "TypeError", "Cannot cast %s from dtype('%s') to dtype('int64') according to the rule 'safe'",
+             h.nd ? "array data" : "scalar", sr_dtype_name(h.dt));
+  } else if (h.n == 0) {
+    sr_raise(I, "ValueError", "Seed must be non-empty");
+  } else if (h.nd != 1) {
+    if (h.nd == 0) {
+      int64_t v = sr_kern_get_i64(h.dt, h.data);
+      if (v < 0 || v > (int64_t)UINT32_MAX) sr_raise(I, "ValueError", "Seed must be between 0 and 2**32 - 1");
+      else sr_np_mt_seed(g, (uint32_t)v), rc = 0;
+    } else {
+      sr_raise(I, "ValueError", "Seed array must be 1-d");
+    }
+  } else {
+    uint32_t *k = sr_xmalloc(h.n * sizeof *k);
+    rc = 0;
+    for (size_t i = 0; i < h.n && rc == 0; i++) {
+      int64_t v = sr_kern_get_i64(h.dt, (char *)h.data + i * sr_elem_size(h.dt));
+      if (v < 0 || v > (int64_t)UINT32_MAX) {
+        sr_raise(I, "ValueError", "Seed must be between 0 and 2**32 - 1");
+        rc = -1;
+      }
+      k[i] = (uint32_t)v;
+    }
+    if (rc == 0) sr_np_mt_seed_array(g, k, (int)h.n);
+    free(k);
+  }
+  host_free(&h);
+  return rc;
+}
+
+static SrVal *rs_seed(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "seed", "seed=", p) < 0) return NULL;
+  NpRng *r = legacy_state(a);
+  SrNpBitgen g;
+  if (legacy_seed(I, &g, p[0]) < 0) return NULL;
+  r->g = g;
+  return sr_none();
+}
+
+static SrVal *np_random_state(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "RandomState", "seed=", p) < 0) return NULL;
+  NpRng *r = sr_xcalloc(1, sizeof *r);
+  if (legacy_seed(I, &r->g, p[0]) < 0) {
+    free(r);
+    return NULL;
+  }
+  return sr_obj(&randomstate_class, r);
+}
+
+/* default_rng(seed): SeedSequence's entropy from an int or a sequence of
+   ints, or fresh; a Generator passes through */
+static int entropy_words(SrInterp *I, SrVal *v, uint32_t **w, size_t *n, int top) {
+  if (v->kind == SR_V_INT || v->kind == SR_V_BOOL) {
+    if (v->i < 0) {
+      sr_raise(I, "ValueError", "expected non-negative integer");
+      return -1;
+    }
+    *w = realloc(*w, (*n + 4) * sizeof **w);
+    *n += sr_np_int_words((unsigned __int128)v->i, *w + *n);
+    return 0;
+  }
+  if ((v->kind == SR_V_LIST || v->kind == SR_V_TUPLE) || (!top && sr_array_of(v))) {
+    SrVal *items = sr_iterate(I, v);
+    if (!items) return -1;
+    for (int i = 0; i < items->seq.n; i++)
+      if (entropy_words(I, items->seq.items[i], w, n, 0) < 0) {
+        sr_unref(items);
+        return -1;
+      }
+    sr_unref(items);
+    return 0;
+  }
+  if (sr_array_of(v)) {
+    Host h;
+    if (host_of(I, v, &h) < 0) return -1;
+    int rc = 0;
+    if (!sr_dtype_is_int(h.dt) && h.dt != SR_BOOL) {
+      sr_raise(I, "TypeError", "SeedSequence expects int or sequence of ints for entropy not %s",
+               "an array of floats");
+      rc = -1;
+    }
+    for (size_t i = 0; i < h.n && rc == 0; i++) {
+      SrVal *e = sr_int(NULL, sr_kern_get_i64(h.dt, (char *)h.data + i * sr_elem_size(h.dt)));
+      rc = entropy_words(I, e, w, n, 0);
+      sr_unref(e);
+    }
+    host_free(&h);
+    return rc;
+  }
+  if (v->kind == SR_V_FLOAT && !top) {
+    sr_raise(I, "TypeError", "seed must be integer");
+    return -1;
+  }
+  SrBuf b = SR_BUF_INIT;
+  sr_val_str(&b, v);
+  sr_raise(I, "TypeError", "SeedSequence expects int or sequence of ints for entropy not %s", b.p);
+  sr_buf_free(&b);
+  return -1;
+}
+
+static SrVal *np_default_rng(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "default_rng", "seed=", p) < 0) return NULL;
+  if (p[0] && sr_is_obj(p[0], &generator_class)) return sr_ref(p[0]);
+  uint32_t *w = NULL;
+  size_t n = 0;
+  if (!p[0] || p[0]->kind == SR_V_NONE) {
+    w = sr_xmalloc(4 * sizeof *w);
+    os_entropy(w, 4);
+    n = 4;
+  } else if (entropy_words(I, p[0], &w, &n, 1) < 0) {
+    free(w);
+    return NULL;
+  }
+  NpRng *r = sr_xcalloc(1, sizeof *r);
+  sr_np_pcg64_seed(&r->g, w, n);
+  free(w);
+  return sr_obj(&generator_class, r);
+}
+
+/* ---- attribute tables ---- */
+
+typedef struct Method {
+  const char *name;
+  SrBuiltinFn fn;
+} Method;
+
+static const Method generator_methods[] = {
+  {"random", gen_random},   {"standard_normal", gen_standard_normal}, {"normal", gen_normal},
+  {"uniform", gen_uniform}, {"integers", gen_integers},               {"permutation", gen_permutation},
+  {"shuffle", gen_shuffle}, {NULL, NULL},
+};
+
+static const Method randomstate_methods[] = {
+  {"seed", rs_seed},         {"random_sample", rs_random_sample}, {"random", rs_random_sample},
+  {"rand", rs_rand},         {"randn", rs_randn},                 {"standard_normal", rs_standard_normal},
+  {"normal", rs_normal},     {"uniform", rs_uniform},             {"randint", rs_randint},
+  {"permutation", rs_permutation}, {"shuffle", rs_shuffle},       {NULL, NULL},
+};
+
+static SrVal *method_of(SrVal *self, const Method *m, const char *name) {
+  for (int i = 0; m[i].name; i++)
+    if (strcmp(m[i].name, name) == 0) return sr_bound_method(self, m[i].name, m[i].fn);
+  return NULL;
+}
+
+static SrVal *generator_getattr(SrInterp *I, SrVal *self, const char *name) {
+  (void)I;
+  return method_of(self, generator_methods, name);
+}
+
+static SrVal *randomstate_getattr(SrInterp *I, SrVal *self, const char *name) {
+  (void)I;
+  return method_of(self, randomstate_methods, name);
+}
+
+static const SrLangOps generator_ops = {.getattr = generator_getattr};
+static const SrLangOps randomstate_ops = {.getattr = randomstate_getattr};
+
+void sr_np_random_init(void) {
+  sr_register("numpy.random", sr_module("numpy.random"));
+  sr_def("numpy.random.default_rng", np_default_rng,
+         "np.random.default_rng(seed=None): a Generator on PCG64 seeded through SeedSequence, numpy's streams");
+  sr_def("numpy.random.RandomState", np_random_state,
+         "np.random.RandomState(seed=None): numpy's legacy generator (MT19937)");
+  static const struct {
+    const char *names;
+    SrBuiltinFn fn;
+    const char *doc;
+  } legacy[] = {
+    {"numpy.random.seed", rs_seed, "np.random.seed(seed=None): reseeds numpy's global RandomState"},
+    {"numpy.random.random_sample numpy.random.random numpy.random.sample numpy.random.ranf", rs_random_sample,
+     "np.random.random_sample(size=None): uniform floats in [0, 1)"},
+    {"numpy.random.rand", rs_rand, "np.random.rand(d0, d1, ...): uniform floats in [0, 1) of that shape"},
+    {"numpy.random.randn", rs_randn, "np.random.randn(d0, d1, ...): standard normal floats of that shape"},
+    {"numpy.random.standard_normal", rs_standard_normal, "np.random.standard_normal(size=None)"},
+    {"numpy.random.normal", rs_normal, "np.random.normal(loc=0.0, scale=1.0, size=None)"},
+    {"numpy.random.uniform", rs_uniform, "np.random.uniform(low=0.0, high=1.0, size=None)"},
+    {"numpy.random.randint", rs_randint, "np.random.randint(low, high=None, size=None, dtype=int)"},
+    {"numpy.random.permutation", rs_permutation, "np.random.permutation(x): arange(x) or a copy of x, shuffled"},
+    {"numpy.random.shuffle", rs_shuffle, "np.random.shuffle(x): shuffles a list or an array's rows in place"},
+  };
+  for (size_t i = 0; i < sizeof legacy / sizeof *legacy; i++) sr_def(legacy[i].names, legacy[i].fn, legacy[i].doc);
+}
