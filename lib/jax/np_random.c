@@ -911,6 +911,267 @@ static SrVal *np_default_rng(SrInterp *I, SrArgs *a) {
   return sr_obj(&generator_class, r);
 }
 
+/* ---- choice (_generator.pyx and mtrand.pyx) ---- */
+
+static double kahan_sum(const double *d, size_t n) {
+  if (n == 0) return 0.0;
+  double sum = d[0], c = 0.0;
+  for (size_t i = 1; i < n; i++) {
+    double y = d[i] - c, t = sum + y;
+    c = (t - sum) - y;
+    sum = t;
+  }
+  return sum;
+}
+
+/* the smallest mask of ones >= max (gen_mask) */
+static uint64_t gen_mask_of(uint64_t max) {
+  for (int sh = 1; sh < 64; sh *= 2) max |= max >> sh;
+  return max;
+}
+
+/* cdf.searchsorted(u, side='right') */
+static int64_t search_right(const double *cdf, int64_t n, double u) {
+  int64_t lo = 0, hi = n;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (cdf[mid] <= u) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+static void cdf_of(const double *p, int64_t n, double *cdf) {
+  double acc = 0.0;
+  for (int64_t i = 0; i < n; i++) cdf[i] = acc += p[i];
+  double last = n ? cdf[n - 1] : 1.0;
+  for (int64_t i = 0; i < n; i++) cdf[i] /= last;
+}
+
+/* _shuffle_int: Fisher-Yates by Lemire's bounded draws, n-1 down to first */
+static void shuffle_int(SrNpBitgen *g, int64_t n, int64_t first, int64_t *data) {
+  for (int64_t i = n - 1; i >= first; i--) {
+    uint64_t j;
+    sr_np_bounded_uint64_fill(g, 0, (uint64_t)i, 1, 0, &j);
+    int64_t t = data[j];
+    data[j] = data[i];
+    data[i] = t;
+  }
+}
+
+/* the indices choice draws (size of them), or -1 with an exception */
+static int choice_indices(SrInterp *I, SrNpBitgen *g, int legacy, int64_t pop, double *p, size_t size, int replace,
+                          int shuffle, int64_t *idx) {
+  if (replace) {
+    if (p) {
+      double *cdf = sr_xmalloc((size_t)pop * sizeof *cdf + 1);
+      cdf_of(p, pop, cdf);
+      for (size_t i = 0; i < size; i++) idx[i] = search_right(cdf, pop, sr_np_next_double(g));
+      free(cdf);
+    } else {
+      uint64_t *u = sr_xmalloc(size * sizeof *u + 1);
+      sr_np_bounded_uint64_fill(g, 0, (uint64_t)(pop - 1), size, legacy, u);
+      for (size_t i = 0; i < size; i++) idx[i] = (int64_t)u[i];
+      free(u);
+    }
+    return 0;
+  }
+  if (size > (size_t)pop) {
+    sr_raise(I, "ValueError", "Cannot take a larger sample than population when %s",
+             legacy ? "'replace=False'" : "replace is False");
+    return -1;
+  }
+  if (p) {
+    size_t nz = 0;
+    for (int64_t i = 0; i < pop; i++) nz += p[i] > 0;
+    if (nz < size) {
+      sr_raise(I, "ValueError", "Fewer non-zero entries in p than size");
+      return -1;
+    }
+    double *cdf = sr_xmalloc((size_t)pop * sizeof *cdf + 1);
+    int64_t *nw = sr_xmalloc(size * sizeof *nw + 1);
+    size_t n_uniq = 0;
+    while (n_uniq < size) {
+      size_t k = size - n_uniq;
+      double *x = sr_xmalloc(k * sizeof *x);
+      for (size_t i = 0; i < k; i++) x[i] = sr_np_next_double(g);
+      for (size_t i = 0; i < n_uniq; i++) p[idx[i]] = 0;
+      cdf_of(p, pop, cdf);
+      /* np.unique(new, return_index=True), the first of each in order */
+      size_t m = 0;
+      for (size_t i = 0; i < k; i++) {
+        int64_t v = search_right(cdf, pop, x[i]);
+        int seen = 0;
+        for (size_t j = 0; j < m && !seen; j++) seen = nw[j] == v;
+        if (!seen) nw[m++] = v;
+      }
+      memcpy(idx + n_uniq, nw, m * sizeof *nw);
+      n_uniq += m;
+      free(x);
+    }
+    free(cdf);
+    free(nw);
+    return 0;
+  }
+  if (legacy) {
+    int64_t *perm = sr_xmalloc((size_t)pop * sizeof *perm + 1);
+    for (int64_t i = 0; i < pop; i++) perm[i] = i;
+    sr_np_shuffle(g, perm, (size_t)pop, sizeof *perm);
+    memcpy(idx, perm, size * sizeof *idx);
+    free(perm);
+    return 0;
+  }
+  int64_t cutoff = shuffle ? 50 : 20;
+  if (pop > 10000 && (int64_t)size > pop / cutoff) {
+    int64_t *all = sr_xmalloc((size_t)pop * sizeof *all);
+    for (int64_t i = 0; i < pop; i++) all[i] = i;
+    shuffle_int(g, pop, pop - (int64_t)size > 1 ? pop - (int64_t)size : 1, all);
+    memcpy(idx, all + (pop - (int64_t)size), size * sizeof *idx);
+    free(all);
+    return 0;
+  }
+  /* Floyd's algorithm with numpy's open-addressing set */
+  uint64_t mask = gen_mask_of((uint64_t)(1.2 * (double)size)), set_size = mask + 1;
+  uint64_t *set = sr_xmalloc(set_size * sizeof *set);
+  for (uint64_t i = 0; i < set_size; i++) set[i] = UINT64_MAX;
+  for (int64_t j = pop - (int64_t)size; j < pop; j++) {
+    uint64_t val;
+    sr_np_bounded_uint64_fill(g, 0, (uint64_t)j, 1, 0, &val);
+    uint64_t loc = val & mask;
+    while (set[loc] != UINT64_MAX && set[loc] != val) loc = (loc + 1) & mask;
+    if (set[loc] == UINT64_MAX) {
+      set[loc] = val;
+      idx[j - pop + (int64_t)size] = (int64_t)val;
+    } else {
+      loc = (uint64_t)j & mask;
+      while (set[loc] != UINT64_MAX) loc = (loc + 1) & mask;
+      set[loc] = (uint64_t)j;
+      idx[j - pop + (int64_t)size] = j;
+    }
+  }
+  free(set);
+  if (shuffle) shuffle_int(g, (int64_t)size, 1, idx);
+  return 0;
+}
+
+static SrVal *choice(SrInterp *I, SrNpBitgen *g, int legacy, SrVal **p) {
+  SrVal *av = p[0], *sizev = p[1], *pv = p[3];
+  int replace = p[2] ? sr_truthy(I, p[2]) : 1, shuf = !legacy && p[5] ? sr_truthy(I, p[5]) : 1;
+  if (replace < 0 || shuf < 0) return NULL;
+  if (!legacy && p[4]) {
+    int64_t ax;
+    if (sr_as_int(I, p[4], "axis", &ax) < 0) return NULL;
+    if (ax != 0) return sr_raise(I, "NotImplementedError", "shardrepl: choice(axis=%lld)", (long long)ax);
+  }
+  int64_t shape[SR_MAX_RANK];
+  int nd = size_arg(I, sizev, shape);
+  if (nd < -1) return NULL;
+  size_t size = nd < 0 ? 1 : numel(nd, shape);
+  Host h;
+  if (host_of(I, av, &h) < 0) return NULL;
+  SrVal *res = NULL;
+  double *pp = NULL;
+  int64_t pop;
+  if (h.nd == 0) {
+    if (!sr_dtype_is_int(h.dt) && h.dt != SR_BOOL) {
+      SrBuf b = SR_BUF_INIT;
+      sr_buf_printf(&b, legacy ? "a must be 1-dimensional or an integer" : "a must be a sequence or an integer, not <class '%s'>",
+                    sr_val_kind_name(av));
+      sr_raise(I, "ValueError", "%s", b.p);
+      sr_buf_free(&b);
+      goto done;
+    }
+    pop = sr_kern_get_i64(h.dt, h.data);
+    if (pop <= 0 && size != 0) {
+      sr_raise(I, "ValueError", legacy ? "a must be greater than 0 unless no samples are taken"
+                                       : "a must be a positive integer unless no samples are taken");
+      goto done;
+    }
+  } else if (legacy && h.nd != 1) {
+    sr_raise(I, "ValueError", "a must be 1-dimensional");
+    goto done;
+  } else {
+    pop = h.shape[0];
+    if (pop == 0 && size != 0) {
+      sr_raise(I, "ValueError", legacy ? "'a' cannot be empty unless no samples are taken"
+                                       : "a cannot be empty unless no samples are taken");
+      goto done;
+    }
+  }
+  if (pv && pv->kind != SR_V_NONE) {
+    Host hp;
+    if (host_of(I, pv, &hp) < 0) goto done;
+    int bad = hp.nd != 1 ? 1 : (int64_t)hp.n != pop ? 2 : 0;
+    if (bad) {
+      host_free(&hp);
+      sr_raise(I, "ValueError", bad == 1 ? (legacy ? "'p' must be 1-dimensional" : "p must be 1-dimensional")
+                                         : (legacy ? "'a' and 'p' must have same size" : "a and p must have same size"));
+      goto done;
+    }
+    pp = sr_xmalloc(hp.n * sizeof *pp + 1);
+    int neg = 0;
+    for (size_t i = 0; i < hp.n; i++) neg |= (pp[i] = host_f64(&hp, i)) < 0;
+    host_free(&hp);
+    double sum = kahan_sum(pp, (size_t)pop);
+    const char *msg = isnan(sum) ? "probabilities contain NaN" : neg ? "probabilities are not non-negative"
+                      : fabs(sum - 1.0) > sqrt(2.220446049250313e-16) ? "probabilities do not sum to 1" : NULL;
+    if (msg) {
+      sr_raise(I, "ValueError", "%s", msg);
+      goto done;
+    }
+  }
+  if (sr_check_mem(I, size, sizeof(int64_t)) < 0) goto done;
+  int64_t *idx = sr_xmalloc(size * sizeof *idx + 1);
+  if (choice_indices(I, g, legacy, pop, pp, size, replace, shuf, idx) < 0) {
+    free(idx);
+    goto done;
+  }
+  if (h.nd == 0) {
+    res = nd < 0 ? sr_int(NULL, idx[0]) : np_result(SR_I64, nd, shape, idx);
+  } else {
+    /* a.take(idx, axis=0) */
+    size_t es = sr_elem_size(h.dt), row = es;
+    for (int d = 1; d < h.nd; d++) row *= (size_t)h.shape[d];
+    int64_t rs[SR_MAX_RANK];
+    int rnd = (nd < 0 ? 0 : nd) + h.nd - 1;
+    if (rnd > SR_MAX_RANK) {
+      free(idx);
+      sr_raise(I, "ValueError", "maximum supported dimension for an ndarray is %d, found %d", SR_MAX_RANK, rnd);
+      goto done;
+    }
+    if (nd > 0) memcpy(rs, shape, sizeof(int64_t) * (size_t)nd);
+    for (int d = 1; d < h.nd; d++) rs[(nd < 0 ? 0 : nd) + d - 1] = h.shape[d];
+    char *out = sr_xmalloc(size * row + 1);
+    for (size_t i = 0; i < size; i++) memcpy(out + i * row, (char *)h.data + (size_t)idx[i] * row, row);
+    if (rnd == 0 && nd < 0) {
+      /* a scalar item, as a Python number */
+      if (h.dt == SR_F64 || h.dt == SR_F32) res = sr_float(NULL, sr_kern_get_f64(h.dt, out));
+      else if (h.dt == SR_BOOL) res = sr_bool(*(uint8_t *)out != 0);
+      else res = sr_int(NULL, sr_kern_get_i64(h.dt, out));
+    } else {
+      res = np_result(h.dt, rnd, rs, out);
+    }
+    free(out);
+  }
+  free(idx);
+done:
+  free(pp);
+  host_free(&h);
+  return res;
+}
+
+static SrVal *gen_choice(SrInterp *I, SrArgs *a) {
+  SrVal *p[6];
+  if (sr_args_parse(I, a, "choice", "a, size=, replace=, p=, axis=, shuffle=", p) < 0) return NULL;
+  return choice(I, gen_state(a), 0, p);
+}
+
+static SrVal *rs_choice(SrInterp *I, SrArgs *a) {
+  SrVal *p[6] = {0};
+  if (sr_args_parse(I, a, "choice", "a, size=, replace=, p=", p) < 0) return NULL;
+  return choice(I, &legacy_state(a)->g, 1, p);
+}
+
 /* ---- attribute tables ---- */
 
 typedef struct Method {
@@ -921,14 +1182,14 @@ typedef struct Method {
 static const Method generator_methods[] = {
   {"random", gen_random},   {"standard_normal", gen_standard_normal}, {"normal", gen_normal},
   {"uniform", gen_uniform}, {"integers", gen_integers},               {"permutation", gen_permutation},
-  {"shuffle", gen_shuffle}, {NULL, NULL},
+  {"shuffle", gen_shuffle}, {"choice", gen_choice}, {NULL, NULL},
 };
 
 static const Method randomstate_methods[] = {
   {"seed", rs_seed},         {"random_sample", rs_random_sample}, {"random", rs_random_sample},
   {"rand", rs_rand},         {"randn", rs_randn},                 {"standard_normal", rs_standard_normal},
   {"normal", rs_normal},     {"uniform", rs_uniform},             {"randint", rs_randint},
-  {"permutation", rs_permutation}, {"shuffle", rs_shuffle},       {NULL, NULL},
+  {"permutation", rs_permutation}, {"shuffle", rs_shuffle},       {"choice", rs_choice}, {NULL, NULL},
 };
 
 static SrVal *method_of(SrVal *self, const Method *m, const char *name) {
@@ -972,6 +1233,7 @@ void sr_np_random_init(void) {
     {"numpy.random.randint", rs_randint, "np.random.randint(low, high=None, size=None, dtype=int)"},
     {"numpy.random.permutation", rs_permutation, "np.random.permutation(x): arange(x) or a copy of x, shuffled"},
     {"numpy.random.shuffle", rs_shuffle, "np.random.shuffle(x): shuffles a list or an array's rows in place"},
+    {"numpy.random.choice", rs_choice, "np.random.choice(a, size=None, replace=True, p=None)"},
   };
   for (size_t i = 0; i < sizeof legacy / sizeof *legacy; i++) sr_def(legacy[i].names, legacy[i].fn, legacy[i].doc);
 }
