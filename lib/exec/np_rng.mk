@@ -10,3 +10,11 @@ check_PROGRAMS += tests/unit/check_np_rng
 tests_unit_check_np_rng_SOURCES = tests/unit/check_np_rng.c
 tests_unit_check_np_rng_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_check_np_rng_LDADD = $(SR_LIBS) $(CHECK_LIBS)
+
+NPRAND_GOLDEN = \
+	tests/golden/np_random_generator.jxr \
+	tests/golden/np_random_legacy.jxr \
+	tests/golden/np_random_choice.jxr \
+	tests/golden/np_random_errors.jxr
+
+GOLDEN_TESTS += $(NPRAND_GOLDEN)
