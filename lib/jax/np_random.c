@@ -50,16 +50,22 @@ typedef struct NpRng {
 } NpRng;
 
 static void rng_repr(SrBuf *out, const SrVal *v);
+static void rng_str(SrBuf *out, const SrVal *v);
 static const SrLangOps generator_ops, randomstate_ops;
-static const SrClass generator_class = {"numpy.random._generator.Generator", free, rng_repr, NULL, &generator_ops};
-static const SrClass randomstate_class = {"numpy.random.mtrand.RandomState", free, rng_repr, NULL,
+static const SrClass generator_class = {"numpy.random._generator.Generator", free, rng_repr, rng_str,
+                                        &generator_ops};
+static const SrClass randomstate_class = {"numpy.random.mtrand.RandomState", free, rng_repr, rng_str,
                                           &randomstate_ops};
 
-static void rng_repr(SrBuf *out, const SrVal *v) {
+/* str: Generator(PCG64); repr adds the address, as numpy's does */
+static void rng_str(SrBuf *out, const SrVal *v) {
   const NpRng *r = v->obj.data;
-  sr_buf_printf(out, "%s at 0x%llX",
-                r->g.kind == SR_NP_PCG64 ? "Generator(PCG64)" : "RandomState(MT19937)",
-                (unsigned long long)(uintptr_t)r);
+  sr_buf_puts(out, r->g.kind == SR_NP_PCG64 ? "Generator(PCG64)" : "RandomState(MT19937)");
+}
+
+static void rng_repr(SrBuf *out, const SrVal *v) {
+  rng_str(out, v);
+  sr_buf_printf(out, " at 0x%llX", (unsigned long long)(uintptr_t)v->obj.data);
 }
 
 /* fresh entropy, as numpy pulls it from the OS for seed=None */
@@ -91,6 +97,27 @@ static SrNpBitgen *gen_state(SrArgs *a) { return &((NpRng *)a->self->obj.data)->
 
 static int is_number(const SrVal *v) { return v->kind == SR_V_INT || v->kind == SR_V_BOOL || v->kind == SR_V_FLOAT; }
 
+/* numpy's errors for a shape no array can have (its nonzero dimensions
+   times the item size past the largest size, as numpy checks it, a zero
+   dimension notwithstanding); n, or -2 */
+static int check_dims(SrInterp *I, int n, const int64_t *shape) {
+  uint64_t total = 8;
+  int big = 0;
+  for (int i = 0; i < n; i++) {
+    if (shape[i] < 0) {
+      sr_raise(I, "ValueError", "negative dimensions are not allowed");
+      return -2;
+    }
+    if (shape[i] && total > (uint64_t)INT64_MAX / (uint64_t)shape[i]) big = 1;
+    else total *= (uint64_t)shape[i];
+  }
+  if (big) {
+    sr_raise(I, "ValueError", "array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size.");
+    return -2;
+  }
+  return n;
+}
+
 /* size: -1 for None (a scalar), else the rank with shape filled; numpy's
    errors for a negative or non-integer size */
 static int size_arg(SrInterp *I, SrVal *v, int64_t *shape) {
@@ -109,6 +136,11 @@ static int size_arg(SrInterp *I, SrVal *v, int64_t *shape) {
     n = 1;
   }
   for (int i = 0; i < n; i++) {
+    SrArrayObj *o = sr_array_of(items[i]);
+    if (o && o->type->ndim == 0 && sr_dtype_is_int(o->type->dtype)) {
+      if (sr_as_int(I, items[i], "size", &shape[i]) < 0) return -2;
+      continue;
+    }
     if (items[i]->kind != SR_V_INT && items[i]->kind != SR_V_BOOL) {
       SrBuf b = SR_BUF_INIT;
       sr_val_repr(&b, items[i]);
@@ -118,12 +150,7 @@ static int size_arg(SrInterp *I, SrVal *v, int64_t *shape) {
     }
     shape[i] = items[i]->i;
   }
-  for (int i = 0; i < n; i++)
-    if (shape[i] < 0) {
-      sr_raise(I, "ValueError", "negative dimensions are not allowed");
-      return -2;
-    }
-  return n;
+  return check_dims(I, n, shape);
 }
 
 /* rand(*args) / randn(*args): the arguments are the shape */
@@ -143,12 +170,8 @@ static int shape_args(SrInterp *I, SrArgs *a, int64_t *shape) {
       return -2;
     }
     shape[i] = a->v[i]->i;
-    if (shape[i] < 0) {
-      sr_raise(I, "ValueError", "negative dimensions are not allowed");
-      return -2;
-    }
   }
-  return a->n;
+  return check_dims(I, a->n, shape);
 }
 
 static size_t numel(int nd, const int64_t *shape) {
