@@ -108,7 +108,8 @@ static int check_dims(SrInterp *I, int n, const int64_t *shape) {
       sr_raise(I, "ValueError", "negative dimensions are not allowed");
       return -2;
     }
-    if (shape[i] && total > (uint64_t)INT64_MAX / (uint64_t)shape[i]) big = 1;
+    if (shape[i] == 0) continue;
+    if (total > (uint64_t)INT64_MAX / (uint64_t)shape[i]) big = 1;
     else total *= (uint64_t)shape[i];
   }
   if (big) {
