@@ -249,8 +249,7 @@ static void list_fill(SrVal *v, Host *h, size_t *at) {
 static int host_of(SrInterp *I, SrVal *v, Host *h) {
   memset(h, 0, sizeof *h);
   if (sr_array_of(v)) {
-    SrVal *as = NULL;
-    SrArray *arr = sr_concrete_of(I, v, &as);
+    SrArray *arr = sr_concrete_of(I, v, NULL);
     if (!arr) {
       if (!I->exc) sr_raise(I, "TypeError", "numpy.random needs concrete values, not a traced array");
       return -1;
