@@ -208,6 +208,32 @@ double sr_np_standard_normal(SrNpBitgen *g) {
   }
 }
 
+/* next_float */
+float sr_np_next_float(SrNpBitgen *g) { return (float)(sr_np_next32(g) >> 8) * (1.0f / 16777216.0f); }
+
+/* random_standard_normal_f */
+float sr_np_standard_normal_f(SrNpBitgen *g) {
+  for (;;) {
+    uint32_t r = sr_np_next32(g);
+    int idx = (int)(r & 0xff);
+    int sign = (int)((r >> 8) & 1);
+    uint32_t rabs = (r >> 9) & 0x0007fffff;
+    float x = (float)rabs * np_zig_wi_f[idx];
+    if (sign) x = -x;
+    if (rabs < np_zig_ki_f[idx]) return x;
+    if (idx == 0) {
+      for (;;) {
+        float xx = -np_zig_inv_r_f * log1pf(-sr_np_next_float(g));
+        float yy = -log1pf(-sr_np_next_float(g));
+        if (yy + yy > xx * xx) return ((rabs >> 8) & 1) ? -(np_zig_r_f + xx) : np_zig_r_f + xx;
+      }
+    } else if ((np_zig_fi_f[idx - 1] - np_zig_fi_f[idx]) * sr_np_next_float(g) + np_zig_fi_f[idx] <
+               exp(-0.5 * x * x)) {
+      return x;
+    }
+  }
+}
+
 /* legacy_gauss (src/legacy/legacy-distributions.c) */
 double sr_np_legacy_gauss(SrNpBitgen *g) {
   if (g->has_gauss) {

@@ -57,6 +57,10 @@ double sr_np_next_double(SrNpBitgen *g);
 
 /* Generator.standard_normal: numpy's ziggurat */
 double sr_np_standard_normal(SrNpBitgen *g);
+/* Generator.standard_normal(dtype=float32): the float ziggurat, on 32-bit
+   draws; and Generator.random(dtype=float32) */
+float sr_np_standard_normal_f(SrNpBitgen *g);
+float sr_np_next_float(SrNpBitgen *g);
 /* RandomState.standard_normal: legacy_gauss */
 double sr_np_legacy_gauss(SrNpBitgen *g);
 /* random_bounded_uint64_fill: off + [0, rng] cnt times, by masked

@@ -279,12 +279,13 @@ static double host_f64(const Host *h, size_t i) {
 
 /* ---- continuous distributions (_common.pyx's cont) ---- */
 
-enum { D_RANDOM, D_RANDOM_F32, D_STD_NORMAL, D_NORMAL, D_UNIFORM, D_GAUSS, D_LEGACY_NORMAL };
+enum { D_RANDOM, D_RANDOM_F32, D_STD_NORMAL_F32, D_STD_NORMAL, D_NORMAL, D_UNIFORM, D_GAUSS, D_LEGACY_NORMAL };
 
 static double draw(SrNpBitgen *g, int d, double a, double b) {
   switch (d) {
   case D_RANDOM: return sr_np_next_double(g);
-  case D_RANDOM_F32: return (float)((sr_np_next32(g) >> 8) * (1.0f / 16777216.0f));
+  case D_RANDOM_F32: return sr_np_next_float(g);
+  case D_STD_NORMAL_F32: return sr_np_standard_normal_f(g);
   case D_STD_NORMAL: return sr_np_standard_normal(g);
   case D_NORMAL: return a + b * sr_np_standard_normal(g);
   case D_UNIFORM: return a + b * sr_np_next_double(g);
@@ -297,7 +298,7 @@ static double draw(SrNpBitgen *g, int d, double a, double b) {
 static SrVal *fill0(SrInterp *I, SrNpBitgen *g, int d, int nd, const int64_t *shape) {
   if (nd < 0) return sr_float(NULL, draw(g, d, 0, 0));
   size_t n = numel(nd, shape);
-  if (d == D_RANDOM_F32) {
+  if (d == D_RANDOM_F32 || d == D_STD_NORMAL_F32) {
     if (sr_check_mem(I, n, sizeof(float)) < 0) return NULL;
     float *out = sr_xmalloc(n * sizeof *out + 1);
     for (size_t i = 0; i < n; i++) out[i] = (float)draw(g, d, 0, 0);
@@ -510,13 +511,12 @@ static SrVal *gen_standard_normal(SrInterp *I, SrArgs *a) {
   SrVal *p[3];
   if (sr_args_parse(I, a, "standard_normal", "size=, dtype=, out=", p) < 0) return NULL;
   int pyt, d = dtype_of(p[1], SR_F64, &pyt);
-  if (d == SR_F32) return sr_raise(I, "NotImplementedError", "shardrepl: standard_normal(dtype=float32)");
-  if (d != SR_F64) return bad_dtype(I, p[1], d, "standard_normal");
+  if (d != SR_F64 && d != SR_F32) return bad_dtype(I, p[1], d, "standard_normal");
   if (p[2] && p[2]->kind != SR_V_NONE) return sr_raise(I, "NotImplementedError", "shardrepl: standard_normal(out=...)");
   int64_t shape[SR_MAX_RANK];
   int nd = size_arg(I, p[0], shape);
   if (nd < -1) return NULL;
-  return fill0(I, gen_state(a), D_STD_NORMAL, nd, shape);
+  return fill0(I, gen_state(a), d == SR_F64 ? D_STD_NORMAL : D_STD_NORMAL_F32, nd, shape);
 }
 
 static SrVal *zero(void) { return sr_float(NULL, 0.0); }

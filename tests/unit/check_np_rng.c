@@ -51,6 +51,10 @@ START_TEST(test_pcg64) {
   sr_np_pcg64_seed(&g, w, n);
   ck_assert_double_eq(sr_np_standard_normal(&g), 0.30471707975443135);
   ck_assert_double_eq(sr_np_next_double(&g), 0.4388784397520523);
+  /* default_rng(21): standard_normal(dtype=float32), random(dtype=float32) */
+  sr_np_pcg64_seed(&g, w, sr_np_int_words(21, w));
+  ck_assert_float_eq(sr_np_standard_normal_f(&g), 0.43439656496047974f);
+  ck_assert_float_eq(sr_np_next_float(&g), 0.7811175584793091f);
 }
 END_TEST
 
