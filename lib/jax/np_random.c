@@ -9,8 +9,7 @@
  * Results are host arrays of numpy's dtypes (float64, int64), all made by
  * np_result; a draw with size=None is a Python float or int, as numpy's
  * is.  Parameters (loc, scale, low, high) are numbers or array-likes,
- * broadcast against each other and size as numpy broadcasts them, except
- * integers' low and high, which are numbers. */
+ * broadcast against each other and size as numpy broadcasts them. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -321,32 +320,57 @@ static void shape_str(SrBuf *b, int nd, const int64_t *shape) {
   sr_buf_putc(b, ')');
 }
 
-/* np.broadcast(*args): the broadcast shape of k shapes, or -1 with
-   numpy's error */
-static int broadcast_shapes(SrInterp *I, int k, const int *nds, const int64_t *const *shapes, int64_t *out) {
-  int nd = 0;
+/* PyArray_Broadcast: the broadcast shape of k shapes, or -1 with numpy's
+   error -- np.broadcast's naming the first pair that disagrees, or (ufunc)
+   a ufunc's naming both operands */
+static int broadcast_shapes(SrInterp *I, int k, const int *nds, const int64_t *const *shapes, int64_t *out, int ufunc) {
+  int nd = 0, src = 0;
   for (int j = 0; j < k; j++)
     if (nds[j] > nd) nd = nds[j];
-  for (int i = 0; i < nd; i++) out[i] = 1;
-  for (int j = 0; j < k; j++)
-    for (int i = 0; i < nds[j]; i++) {
-      int64_t s = shapes[j][i], *o = &out[nd - nds[j] + i];
-      if (s == *o || s == 1) continue;
-      if (*o == 1) {
-        *o = s;
-        continue;
+  for (int i = 0; i < nd; i++) {
+    out[i] = 1;
+    for (int j = 0; j < k; j++) {
+      int kk = i + nds[j] - nd;
+      if (kk < 0 || shapes[j][kk] == 1) continue;
+      if (out[i] == 1) {
+        out[i] = shapes[j][kk];
+        src = j;
+      } else if (out[i] != shapes[j][kk]) {
+        SrBuf b = SR_BUF_INIT;
+        if (ufunc) {
+          sr_buf_puts(&b, "operands could not be broadcast together with shapes ");
+          for (int m = 0; m < k; m++) {
+            shape_str(&b, nds[m], shapes[m]);
+            sr_buf_putc(&b, ' ');
+          }
+        } else {
+          sr_buf_printf(&b, "shape mismatch: objects cannot be broadcast to a single shape.  Mismatch is between arg %d with shape ", src);
+          shape_str(&b, nds[src], shapes[src]);
+          sr_buf_printf(&b, " and arg %d with shape ", j);
+          shape_str(&b, nds[j], shapes[j]);
+          sr_buf_putc(&b, '.');
+        }
+        sr_raise(I, "ValueError", "%s", b.p);
+        sr_buf_free(&b);
+        return -1;
       }
-      SrBuf b = SR_BUF_INIT;
-      sr_buf_puts(&b, "shape mismatch: objects cannot be broadcast to a single shape.  Mismatch is between arg 0 with shape ");
-      shape_str(&b, nds[0], shapes[0]);
-      sr_buf_printf(&b, " and arg %d with shape ", j);
-      shape_str(&b, nds[j], shapes[j]);
-      sr_buf_putc(&b, '.');
-      sr_raise(I, "ValueError", "%s", b.p);
-      sr_buf_free(&b);
-      return -1;
     }
+  }
   return nd;
+}
+
+/* validate_output_shape: size (nd) must be the broadcast shape (ond) */
+static int check_output(SrInterp *I, int nd, const int64_t *shape, int ond, const int64_t *os) {
+  if (ond == nd && memcmp(os, shape, sizeof(int64_t) * (size_t)nd) == 0) return 0;
+  SrBuf m = SR_BUF_INIT;
+  sr_buf_puts(&m, "Output size ");
+  shape_str(&m, nd, shape);
+  sr_buf_puts(&m, " is not compatible with broadcast dimensions of inputs ");
+  shape_str(&m, ond, os);
+  sr_buf_putc(&m, '.');
+  sr_raise(I, "ValueError", "%s", m.p);
+  sr_buf_free(&m);
+  return -1;
 }
 
 /* the flat index into h of the element at flat index i of shape (nd) */
@@ -396,10 +420,10 @@ static SrVal *cont2(SrInterp *I, SrNpBitgen *g, const Cont2 *c, SrVal *av, SrVal
   int scalar = ha.nd == 0 && hb.nd == 0;
   if (c->uniform) {
     /* b is high, made high - low: broadcast low and high first */
-    int nds[2] = {ha.nd, hb.nd};
-    const int64_t *shs[2] = {ha.shape, hb.shape};
+    int nds[2] = {hb.nd, ha.nd};
+    const int64_t *shs[2] = {hb.shape, ha.shape};
     int64_t rs[SR_MAX_RANK];
-    int rnd = broadcast_shapes(I, 2, nds, shs, rs);
+    int rnd = broadcast_shapes(I, 2, nds, shs, rs, 1);
     if (rnd < 0) goto done;
     size_t rn = numel(rnd, rs);
     double *r = sr_xmalloc(rn * sizeof *r + 1);
@@ -435,21 +459,12 @@ static SrVal *cont2(SrInterp *I, SrNpBitgen *g, const Cont2 *c, SrVal *av, SrVal
     free(out);
     goto done;
   }
+  /* MultiIterNew2(a, b), or MultiIterNew3(out, a, b) with size */
   int64_t os[SR_MAX_RANK];
-  int nds[3] = {ha.nd, hb.nd, nd < 0 ? 0 : nd};
-  const int64_t *shs[3] = {ha.shape, hb.shape, shape};
-  int ond = broadcast_shapes(I, nd < 0 ? 2 : 3, nds, shs, os);
-  if (ond < 0) goto done;
-  if (nd >= 0 && (ond != nd || memcmp(os, shape, sizeof(int64_t) * (size_t)nd) != 0)) {
-    SrBuf m = SR_BUF_INIT;
-    sr_buf_puts(&m, "size must match broadcast shape of inputs: size ");
-    shape_str(&m, nd, shape);
-    sr_buf_puts(&m, ", broadcast shape ");
-    shape_str(&m, ond, os);
-    sr_raise(I, "ValueError", "%s", m.p);
-    sr_buf_free(&m);
-    goto done;
-  }
+  int nds[3] = {nd, ha.nd, hb.nd};
+  const int64_t *shs[3] = {shape, ha.shape, hb.shape};
+  int ond = nd < 0 ? broadcast_shapes(I, 2, nds + 1, shs + 1, os, 0) : broadcast_shapes(I, 3, nds, shs, os, 0);
+  if (ond < 0 || (nd >= 0 && check_output(I, nd, shape, ond, os) < 0)) goto done;
   size_t n = numel(ond, os);
   if (sr_check_mem(I, n, sizeof(double)) < 0) goto done;
   double *out = sr_xmalloc(n * sizeof *out + 1);
@@ -543,8 +558,99 @@ static SrVal *gen_uniform(SrInterp *I, SrArgs *a) {
   return cont2_call(I, a, gen_state(a), "uniform", "low=, high=, size=", zero, one, &c);
 }
 
-/* _bounded_integers.pyx's _rand_{int64,int32,uint64,uint32}, scalar low
-   and high: masked rejection for RandomState, Lemire's for Generator */
+/* an element of an array-like low or high as numpy casts it to an integer
+   (a float truncated) */
+static __int128 host_int(const Host *h, size_t i) {
+  const char *p = (const char *)h->data + i * sr_elem_size(h->dt);
+  if (sr_dtype_is_float(h->dt)) return (__int128)sr_kern_get_f64(h->dt, p);
+  if (h->dt == SR_U64) {
+    uint64_t u;
+    memcpy(&u, p, sizeof u);
+    return u;
+  }
+  return sr_kern_get_i64(h->dt, p);
+}
+
+static SrVal *bounds_error(SrInterp *I, int closed, const Host *low) {
+  int any = 0;
+  for (size_t i = 0; i < low->n && !any; i++) any = host_int(low, i) != 0;
+  if (!any) return sr_raise(I, "ValueError", "high %s 0", closed ? "<" : "<=");
+  return sr_raise(I, "ValueError", "low %s high", closed ? ">" : ">=");
+}
+
+/* _rand_*_broadcast: array-like low and high, one bounded draw per element
+   of the broadcast shape (or size), in C order */
+static SrVal *bounded_bcast(SrInterp *I, SrNpBitgen *g, SrVal *lowv, SrVal *highv, int nd, const int64_t *shape,
+                            int d, __int128 lb, __int128 ub, int closed, int masked) {
+  Host hl, hh;
+  SrVal *zero_v = lowv ? NULL : sr_int(NULL, 0);
+  int rc = host_of(I, lowv ? lowv : zero_v, &hl);
+  sr_unref(zero_v);
+  if (rc < 0) return NULL;
+  if (host_of(I, highv, &hh) < 0) {
+    host_free(&hl);
+    return NULL;
+  }
+  SrVal *res = NULL;
+  uint64_t *u = NULL;
+  const char *dn = sr_dtype_name((SrDtype)d);
+  for (size_t i = 0; i < hl.n; i++)
+    if (host_int(&hl, i) < lb) {
+      sr_raise(I, "ValueError", "low is out of bounds for %s", dn);
+      goto done;
+    }
+  int big = d == SR_I64 || d == SR_U64;
+  for (size_t i = 0; i < hh.n; i++) {
+    __int128 h1 = host_int(&hh, i) - !closed;
+    if (big && h1 < lb) {
+      bounds_error(I, closed, &hl);
+      goto done;
+    }
+    if (h1 > ub) {
+      sr_raise(I, "ValueError", "high is out of bounds for %s", dn);
+      goto done;
+    }
+  }
+  int64_t os[SR_MAX_RANK];
+  int nds[3] = {hl.nd, hh.nd, nd < 0 ? 0 : nd};
+  const int64_t *shs[3] = {hl.shape, hh.shape, shape};
+  /* low > high - 1 anywhere, over the pairs broadcasting meets */
+  int pnd = broadcast_shapes(I, 2, nds, shs, os, 1);
+  if (pnd < 0) goto done;
+  size_t pn = numel(pnd, os);
+  for (size_t i = 0; i < pn; i++)
+    if (host_int(&hl, bcast_index(&hl, pnd, os, i)) > host_int(&hh, bcast_index(&hh, pnd, os, i)) - !closed) {
+      bounds_error(I, closed, &hl);
+      goto done;
+    }
+  /* MultiIterNew3(low, high, out) with size */
+  int ond = broadcast_shapes(I, nd < 0 ? 2 : 3, nds, shs, os, 0);
+  if (ond < 0 || (nd >= 0 && check_output(I, nd, shape, ond, os) < 0)) goto done;
+  size_t n = numel(ond, os);
+  if (sr_check_mem(I, n, sizeof(uint64_t)) < 0) goto done;
+  u = sr_xmalloc(n * sizeof *u + 1);
+  for (size_t i = 0; i < n; i++) {
+    __int128 lo = host_int(&hl, bcast_index(&hl, ond, os, i)), hi = host_int(&hh, bcast_index(&hh, ond, os, i)) - !closed;
+    sr_np_bounded_uint64_fill(g, (uint64_t)lo, (uint64_t)(hi - lo), 1, masked, &u[i]);
+  }
+  if (d == SR_I32 || d == SR_U32) {
+    uint32_t *w = sr_xmalloc(n * sizeof *w + 1);
+    for (size_t i = 0; i < n; i++) w[i] = (uint32_t)u[i];
+    res = np_result((SrDtype)d, ond, os, w);
+    free(w);
+  } else {
+    res = np_result((SrDtype)d, ond, os, u);
+  }
+done:
+  free(u);
+  host_free(&hl);
+  host_free(&hh);
+  return res;
+}
+
+/* _bounded_integers.pyx's _rand_{int64,int32,uint64,uint32}: masked
+   rejection for RandomState, Lemire's for Generator; array-like low or
+   high go to bounded_bcast */
 static SrVal *bounded(SrInterp *I, SrNpBitgen *g, SrVal *lowv, SrVal *highv, SrVal *sizev, SrVal *dtv,
                       int closed, int masked, const char *fn) {
   if (!highv || highv->kind == SR_V_NONE) {
@@ -579,7 +685,7 @@ static SrVal *bounded(SrInterp *I, SrNpBitgen *g, SrVal *lowv, SrVal *highv, SrV
     } else if (v->kind == SR_V_INT || v->kind == SR_V_BOOL) {
       lim[k] = v->i;
     } else {
-      return sr_raise(I, "NotImplementedError", "shardrepl: %s takes numbers for low and high", fn);
+      return bounded_bcast(I, g, lowv, highv, nd, shape, d, lb, ub, closed, masked);
     }
   }
   __int128 low = lim[0], high = lim[1];
