@@ -131,6 +131,16 @@ void sr_np_mt_seed_array(SrNpBitgen *g, const uint32_t *init_key, int key_length
   mt[0] = 0x80000000u;
 }
 
+/* _mt19937.pyx's __init__: key[0] = 0x80000000, the rest from the seed
+   sequence, and pos left at 623 (the loop's last index), as numpy has it */
+void sr_np_mt_seed_seq(SrNpBitgen *g, const uint32_t *entropy, size_t nentropy) {
+  memset(g, 0, sizeof *g);
+  g->kind = SR_NP_MT19937;
+  sr_np_seedseq_state(entropy, nentropy, g->key, MT_N);
+  g->key[0] = 0x80000000u;
+  g->pos = MT_N - 1;
+}
+
 static void mt_gen(SrNpBitgen *g) {
   uint32_t *k = g->key, y;
   int i;

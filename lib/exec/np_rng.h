@@ -50,6 +50,8 @@ void sr_np_pcg64_seed(SrNpBitgen *g, const uint32_t *entropy, size_t nentropy);
 /* MT19937 as RandomState.seed(seed) leaves it (gauss cache cleared) */
 void sr_np_mt_seed(SrNpBitgen *g, uint32_t seed);
 void sr_np_mt_seed_array(SrNpBitgen *g, const uint32_t *key, int n);
+/* MT19937(SeedSequence(entropy)), as np.random.MT19937(seed) seeds it */
+void sr_np_mt_seed_seq(SrNpBitgen *g, const uint32_t *entropy, size_t nentropy);
 
 uint64_t sr_np_next64(SrNpBitgen *g);
 uint32_t sr_np_next32(SrNpBitgen *g);

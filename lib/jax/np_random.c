@@ -48,23 +48,71 @@ typedef struct NpRng {
   SrNpBitgen g;
 } NpRng;
 
+/* a Generator holds its bit generator, a PCG64 or MT19937 object */
+typedef struct GenObj {
+  SrVal *bg;
+} GenObj;
+
+/* a SeedSequence: the entropy as given and as words */
+typedef struct SeedSeq {
+  SrVal *entropy;
+  uint32_t *w;
+  size_t n;
+} SeedSeq;
+
+static void gen_free(void *p) {
+  sr_unref(((GenObj *)p)->bg);
+  free(p);
+}
+
+static void seedseq_free(void *p) {
+  SeedSeq *q = p;
+  sr_unref(q->entropy);
+  free(q->w);
+  free(q);
+}
+
 static void rng_repr(SrBuf *out, const SrVal *v);
 static void rng_str(SrBuf *out, const SrVal *v);
-static const SrLangOps generator_ops, randomstate_ops;
-static const SrClass generator_class = {"numpy.random._generator.Generator", free, rng_repr, rng_str,
+static void bitgen_repr(SrBuf *out, const SrVal *v);
+static void seedseq_repr(SrBuf *out, const SrVal *v);
+static const SrLangOps generator_ops, randomstate_ops, seedseq_ops;
+static const SrClass generator_class = {"numpy.random._generator.Generator", gen_free, rng_repr, rng_str,
                                         &generator_ops};
 static const SrClass randomstate_class = {"numpy.random.mtrand.RandomState", free, rng_repr, rng_str,
                                           &randomstate_ops};
+static const SrClass pcg64_class = {"numpy.random._pcg64.PCG64", free, bitgen_repr, NULL, NULL};
+static const SrClass mt19937_class = {"numpy.random._mt19937.MT19937", free, bitgen_repr, NULL, NULL};
+static const SrClass seedseq_class = {"numpy.random.bit_generator.SeedSequence", seedseq_free, seedseq_repr, NULL,
+                                      &seedseq_ops};
+
+static int is_bitgen(const SrVal *v) { return sr_is_obj(v, &pcg64_class) || sr_is_obj(v, &mt19937_class); }
 
 /* str: Generator(PCG64); repr adds the address, as numpy's does */
 static void rng_str(SrBuf *out, const SrVal *v) {
-  const NpRng *r = v->obj.data;
-  sr_buf_puts(out, r->g.kind == SR_NP_PCG64 ? "Generator(PCG64)" : "RandomState(MT19937)");
+  if (sr_is_obj(v, &generator_class)) {
+    const SrVal *bg = ((const GenObj *)v->obj.data)->bg;
+    sr_buf_puts(out, sr_is_obj(bg, &pcg64_class) ? "Generator(PCG64)" : "Generator(MT19937)");
+  } else {
+    sr_buf_puts(out, "RandomState(MT19937)");
+  }
 }
 
 static void rng_repr(SrBuf *out, const SrVal *v) {
   rng_str(out, v);
   sr_buf_printf(out, " at 0x%llX", (unsigned long long)(uintptr_t)v->obj.data);
+}
+
+/* an object's default repr */
+static void bitgen_repr(SrBuf *out, const SrVal *v) {
+  sr_buf_printf(out, "<%s object at 0x%llx>", v->obj.cls->name, (unsigned long long)(uintptr_t)v->obj.data);
+}
+
+static void seedseq_repr(SrBuf *out, const SrVal *v) {
+  const SeedSeq *q = v->obj.data;
+  sr_buf_puts(out, "SeedSequence(\n    entropy=");
+  sr_val_repr(out, q->entropy);
+  sr_buf_puts(out, ",\n)");
 }
 
 /* fresh entropy, as numpy pulls it from the OS for seed=None */
@@ -90,7 +138,10 @@ static NpRng *legacy_state(SrArgs *a) {
   return &global_rs;
 }
 
-static SrNpBitgen *gen_state(SrArgs *a) { return &((NpRng *)a->self->obj.data)->g; }
+static SrNpBitgen *gen_state(SrArgs *a) {
+  const GenObj *o = a->self->obj.data;
+  return &((NpRng *)o->bg->obj.data)->g;
+}
 
 /* ---- arguments ---- */
 
@@ -1020,24 +1071,106 @@ static int entropy_words(SrInterp *I, SrVal *v, uint32_t **w, size_t *n, int top
   return -1;
 }
 
+/* SeedSequence(entropy): the entropy's words (fresh ones for None) */
+static SrVal *seedseq_new(SrInterp *I, SrVal *entropy) {
+  SeedSeq *q = sr_xcalloc(1, sizeof *q);
+  if (!entropy || entropy->kind == SR_V_NONE) {
+    /* numpy's randbits(128), here 63 bits: shardrepl's ints are 64-bit,
+       and SeedSequence(ss.entropy) must make the same stream */
+    uint32_t w[2];
+    os_entropy(w, 2);
+    SrVal *e = sr_int(NULL, (int64_t)(((uint64_t)w[1] << 32 | w[0]) & INT64_MAX));
+    int rc = entropy_words(I, e, &q->w, &q->n, 1);
+    (void)rc; /* a non-negative int */
+    q->entropy = e;
+  } else if (entropy_words(I, entropy, &q->w, &q->n, 1) < 0) {
+    free(q->w);
+    free(q);
+    return NULL;
+  } else {
+    q->entropy = sr_ref(entropy);
+  }
+  return sr_obj(&seedseq_class, q);
+}
+
+/* BitGenerator.__init__: a SeedSequence as given, else one from seed */
+static SrVal *bitgen_new(SrInterp *I, const SrClass *cls, SrVal *seed) {
+  SrVal *ss = seed && sr_is_obj(seed, &seedseq_class) ? sr_ref(seed) : seedseq_new(I, seed);
+  if (!ss) return NULL;
+  const SeedSeq *q = ss->obj.data;
+  NpRng *r = sr_xcalloc(1, sizeof *r);
+  if (cls == &pcg64_class) sr_np_pcg64_seed(&r->g, q->w, q->n);
+  else sr_np_mt_seed_seq(&r->g, q->w, q->n);
+  sr_unref(ss);
+  return sr_obj(cls, r);
+}
+
+static SrVal *generator_of(SrVal *bg) {
+  GenObj *o = sr_xcalloc(1, sizeof *o);
+  o->bg = bg;
+  return sr_obj(&generator_class, o);
+}
+
 static SrVal *np_default_rng(SrInterp *I, SrArgs *a) {
   SrVal *p[1];
   if (sr_args_parse(I, a, "default_rng", "seed=", p) < 0) return NULL;
   if (p[0] && sr_is_obj(p[0], &generator_class)) return sr_ref(p[0]);
-  uint32_t *w = NULL;
-  size_t n = 0;
-  if (!p[0] || p[0]->kind == SR_V_NONE) {
-    w = sr_xmalloc(4 * sizeof *w);
-    os_entropy(w, 4);
-    n = 4;
-  } else if (entropy_words(I, p[0], &w, &n, 1) < 0) {
-    free(w);
-    return NULL;
+  if (p[0] && is_bitgen(p[0])) return generator_of(sr_ref(p[0]));
+  SrVal *bg = bitgen_new(I, &pcg64_class, p[0]);
+  return bg ? generator_of(bg) : NULL;
+}
+
+static SrVal *np_generator(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "Generator", "bit_generator", p) < 0) return NULL;
+  if (!is_bitgen(p[0]))
+    return sr_raise(I, "AttributeError", "'%s' object has no attribute 'capsule'", sr_val_kind_name(p[0]));
+  return generator_of(sr_ref(p[0]));
+}
+
+static SrVal *np_pcg64(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "PCG64", "seed=", p) < 0) return NULL;
+  return bitgen_new(I, &pcg64_class, p[0]);
+}
+
+static SrVal *np_mt19937(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "MT19937", "seed=", p) < 0) return NULL;
+  return bitgen_new(I, &mt19937_class, p[0]);
+}
+
+static SrVal *np_seedseq(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "SeedSequence", "entropy=", p) < 0) return NULL;
+  return seedseq_new(I, p[0]);
+}
+
+/* SeedSequence.generate_state(n_words, dtype=np.uint32) */
+static SrVal *ss_generate_state(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "generate_state", "n_words, dtype=", p) < 0) return NULL;
+  int64_t n;
+  if (sr_as_int(I, p[0], "n_words", &n) < 0) return NULL;
+  int pyt, d = dtype_of(p[1], SR_U32, &pyt);
+  if (d != SR_U32 && d != SR_U64) return sr_raise(I, "ValueError", "only support uint32 or uint64");
+  if (n < 0) return sr_raise(I, "ValueError", "negative dimensions are not allowed");
+  size_t words = (size_t)n * (d == SR_U64 ? 2 : 1);
+  if (sr_check_mem(I, words, sizeof(uint32_t)) < 0) return NULL;
+  const SeedSeq *q = a->self->obj.data;
+  uint32_t *w = sr_xmalloc(words * sizeof *w + 1);
+  sr_np_seedseq_state(q->w, q->n, w, words);
+  SrVal *r;
+  if (d == SR_U64) {
+    uint64_t *u = sr_xmalloc((size_t)n * sizeof *u + 1);
+    for (int64_t i = 0; i < n; i++) u[i] = (uint64_t)w[2 * i] | (uint64_t)w[2 * i + 1] << 32;
+    r = np_result(SR_U64, 1, &n, u);
+    free(u);
+  } else {
+    r = np_result(SR_U32, 1, &n, w);
   }
-  NpRng *r = sr_xcalloc(1, sizeof *r);
-  sr_np_pcg64_seed(&r->g, w, n);
   free(w);
-  return sr_obj(&generator_class, r);
+  return r;
 }
 
 /* ---- choice (_generator.pyx and mtrand.pyx) ---- */
@@ -1329,7 +1462,17 @@ static SrVal *method_of(SrVal *self, const Method *m, const char *name) {
 
 static SrVal *generator_getattr(SrInterp *I, SrVal *self, const char *name) {
   (void)I;
+  if (strcmp(name, "bit_generator") == 0) return sr_ref(((GenObj *)self->obj.data)->bg);
   return method_of(self, generator_methods, name);
+}
+
+static SrVal *seedseq_getattr(SrInterp *I, SrVal *self, const char *name) {
+  (void)I;
+  const SeedSeq *q = self->obj.data;
+  if (strcmp(name, "entropy") == 0) return sr_ref(q->entropy);
+  if (strcmp(name, "pool_size") == 0) return sr_int(NULL, 4);
+  if (strcmp(name, "generate_state") == 0) return sr_bound_method(self, name, ss_generate_state);
+  return NULL;
 }
 
 static SrVal *randomstate_getattr(SrInterp *I, SrVal *self, const char *name) {
@@ -1339,11 +1482,18 @@ static SrVal *randomstate_getattr(SrInterp *I, SrVal *self, const char *name) {
 
 static const SrLangOps generator_ops = {.getattr = generator_getattr};
 static const SrLangOps randomstate_ops = {.getattr = randomstate_getattr};
+static const SrLangOps seedseq_ops = {.getattr = seedseq_getattr};
 
 void sr_np_random_init(void) {
   sr_register("numpy.random", sr_module("numpy.random"));
   sr_def("numpy.random.default_rng", np_default_rng,
          "np.random.default_rng(seed=None): a Generator on PCG64 seeded through SeedSequence, numpy's streams");
+  sr_def("numpy.random.Generator", np_generator, "np.random.Generator(bit_generator): a Generator on a PCG64 or MT19937");
+  sr_def("numpy.random.PCG64", np_pcg64, "np.random.PCG64(seed=None): numpy's PCG64 bit generator, seeded through SeedSequence");
+  sr_def("numpy.random.MT19937", np_mt19937,
+         "np.random.MT19937(seed=None): numpy's Mersenne Twister, seeded through SeedSequence");
+  sr_def("numpy.random.SeedSequence", np_seedseq,
+         "np.random.SeedSequence(entropy=None): numpy's seed mixing (entropy, generate_state(n_words, dtype))");
   sr_def("numpy.random.RandomState", np_random_state,
          "np.random.RandomState(seed=None): numpy's legacy generator (MT19937)");
   static const struct {

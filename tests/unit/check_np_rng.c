@@ -68,6 +68,12 @@ START_TEST(test_mt19937) {
   sr_np_mt_seed_array(&g, key, 3);
   ck_assert_uint_eq(sr_np_next32(&g), 2619334238u);
   ck_assert_uint_eq(sr_np_next32(&g), 1552691353u);
+  /* np.random.MT19937(5).random_raw(3): seeded through SeedSequence */
+  uint32_t w[4];
+  sr_np_mt_seed_seq(&g, w, sr_np_int_words(5, w));
+  ck_assert_uint_eq(sr_np_next32(&g), 1463718072u);
+  ck_assert_uint_eq(sr_np_next32(&g), 2137291433u);
+  ck_assert_uint_eq(sr_np_next32(&g), 2035765579u);
   /* RandomState(1): standard_normal() twice (one polar pair), random_sample() */
   sr_np_mt_seed(&g, 1);
   ck_assert_double_eq(sr_np_legacy_gauss(&g), 1.6243453636632417);
