@@ -1009,6 +1009,92 @@ static SrVal *rs_seed(SrInterp *I, SrArgs *a) {
   return sr_none();
 }
 
+/* get_state(legacy=True): ('MT19937', key, pos, has_gauss, gauss), or
+   the dict of MT19937.state with the gauss cache */
+static SrVal *rs_get_state(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "get_state", "legacy=", p) < 0) return NULL;
+  int legacy = p[0] ? sr_truthy(I, p[0]) : 1;
+  if (legacy < 0) return NULL;
+  const SrNpBitgen *g = &legacy_state(a)->g;
+  int64_t n = 624;
+  SrVal *key = np_result(SR_U32, 1, &n, g->key), *name = sr_str_cstr(NULL, "MT19937");
+  SrVal *pos = sr_int(NULL, g->pos), *hg = sr_int(NULL, g->has_gauss), *gs = sr_float(NULL, g->gauss);
+  if (legacy) {
+    SrVal *items[5] = {name, key, pos, hg, gs};
+    return sr_tuple(NULL, 5, items);
+  }
+  SrVal *st = sr_dict(NULL), *d = sr_dict(NULL);
+  sr_dict_set(NULL, st, sr_str_cstr(NULL, "key"), key);
+  sr_dict_set(NULL, st, sr_str_cstr(NULL, "pos"), pos);
+  sr_dict_set(NULL, d, sr_str_cstr(NULL, "bit_generator"), name);
+  sr_dict_set(NULL, d, sr_str_cstr(NULL, "state"), st);
+  sr_dict_set(NULL, d, sr_str_cstr(NULL, "has_gauss"), hg);
+  sr_dict_set(NULL, d, sr_str_cstr(NULL, "gauss"), gs);
+  return d;
+}
+
+static SrVal *dict_item(SrVal *d, const char *k) {
+  SrVal *key = sr_str_cstr(NULL, k), *v = sr_dict_get(d, key);
+  sr_unref(key);
+  return v;
+}
+
+/* set_state(state): the tuple get_state makes (3 or 5 items) or its dict */
+static SrVal *rs_set_state(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "set_state", "state", p) < 0) return NULL;
+  SrVal *st = p[0], *name = NULL, *keyv = NULL, *posv = NULL, *hgv = NULL, *gsv = NULL;
+  if (st->kind == SR_V_DICT) {
+    SrVal *inner = dict_item(st, "state");
+    name = dict_item(st, "bit_generator");
+    if (!name || !inner) return sr_raise(I, "ValueError", "state dictionary is not valid.");
+    if (inner->kind == SR_V_DICT) {
+      keyv = dict_item(inner, "key");
+      posv = dict_item(inner, "pos");
+    }
+    hgv = dict_item(st, "has_gauss");
+    gsv = dict_item(st, "gauss");
+  } else if (st->kind == SR_V_TUPLE || st->kind == SR_V_LIST) {
+    if (st->seq.n < 1) return sr_raise(I, "IndexError", "tuple index out of range");
+    name = st->seq.items[0];
+    if (name->kind != SR_V_STR || strcmp(name->str.s, "MT19937") != 0)
+      return sr_raise(I, "ValueError", "set_state can only be used with legacy MT19937state instances.");
+    if (st->seq.n != 3 && st->seq.n != 5) return sr_raise(I, "ValueError", "state is not a legacy MT19937 state");
+    keyv = st->seq.items[1];
+    posv = st->seq.items[2];
+    if (st->seq.n == 5) {
+      hgv = st->seq.items[3];
+      gsv = st->seq.items[4];
+    }
+  } else {
+    return sr_raise(I, "TypeError", "state must be a dict or a tuple.");
+  }
+  if (name->kind != SR_V_STR || strcmp(name->str.s, "MT19937") != 0)
+    return sr_raise(I, "ValueError", "state must be for a MT19937 PRNG");
+  if (!keyv || !posv) return sr_raise(I, "KeyError", "'%s'", keyv ? "pos" : "key");
+  int64_t pos, hg = 0;
+  double gs = 0.0;
+  if (sr_as_int(I, posv, "pos", &pos) < 0 || (hgv && sr_as_int(I, hgv, "has_gauss", &hg) < 0) ||
+      (gsv && sr_as_float(I, gsv, "gauss", &gs) < 0))
+    return NULL;
+  if (pos < 0 || pos > 624) return sr_raise(I, "ValueError", "shardrepl: an MT19937 state's pos is in [0, 624], not %lld", (long long)pos);
+  Host h;
+  if (host_of(I, keyv, &h) < 0) return NULL;
+  if (h.nd != 1 || h.n != 624 || !(sr_dtype_is_int(h.dt) || h.dt == SR_BOOL)) {
+    host_free(&h);
+    return sr_raise(I, "ValueError", "shardrepl: an MT19937 state's key is 624 integers");
+  }
+  SrNpBitgen *g = &legacy_state(a)->g;
+  g->kind = SR_NP_MT19937;
+  for (size_t i = 0; i < 624; i++) g->key[i] = (uint32_t)host_int(&h, i);
+  host_free(&h);
+  g->pos = (int)pos;
+  g->has_gauss = hg != 0;
+  g->gauss = gs;
+  return sr_none();
+}
+
 static SrVal *np_random_state(SrInterp *I, SrArgs *a) {
   SrVal *p[1];
   if (sr_args_parse(I, a, "RandomState", "seed=", p) < 0) return NULL;
@@ -1451,7 +1537,8 @@ static const Method randomstate_methods[] = {
   {"seed", rs_seed},         {"random_sample", rs_random_sample}, {"random", rs_random_sample},
   {"rand", rs_rand},         {"randn", rs_randn},                 {"standard_normal", rs_standard_normal},
   {"normal", rs_normal},     {"uniform", rs_uniform},             {"randint", rs_randint},
-  {"permutation", rs_permutation}, {"shuffle", rs_shuffle},       {"choice", rs_choice}, {NULL, NULL},
+  {"permutation", rs_permutation}, {"shuffle", rs_shuffle},       {"choice", rs_choice},
+  {"get_state", rs_get_state}, {"set_state", rs_set_state}, {NULL, NULL},
 };
 
 static SrVal *method_of(SrVal *self, const Method *m, const char *name) {
@@ -1513,6 +1600,8 @@ void sr_np_random_init(void) {
     {"numpy.random.permutation", rs_permutation, "np.random.permutation(x): arange(x) or a copy of x, shuffled"},
     {"numpy.random.shuffle", rs_shuffle, "np.random.shuffle(x): shuffles a list or an array's rows in place"},
     {"numpy.random.choice", rs_choice, "np.random.choice(a, size=None, replace=True, p=None)"},
+    {"numpy.random.get_state", rs_get_state, "np.random.get_state(legacy=True): the global RandomState's state"},
+    {"numpy.random.set_state", rs_set_state, "np.random.set_state(state): restores what get_state returned"},
   };
   for (size_t i = 0; i < sizeof legacy / sizeof *legacy; i++) sr_def(legacy[i].names, legacy[i].fn, legacy[i].doc);
 }
