@@ -244,6 +244,20 @@ float sr_np_standard_normal_f(SrNpBitgen *g) {
   }
 }
 
+/* random_standard_exponential (and standard_exponential_unlikely, whose
+   last case draws again from the top) */
+double sr_np_standard_exponential(SrNpBitgen *g) {
+  for (;;) {
+    uint64_t ri = sr_np_next64(g) >> 3;
+    uint8_t idx = (uint8_t)(ri & 0xff);
+    ri >>= 8;
+    double x = (double)ri * np_zig_we[idx];
+    if (ri < np_zig_ke[idx]) return x;
+    if (idx == 0) return np_zig_exp_r - log1p(-sr_np_next_double(g));
+    if ((np_zig_fe[idx - 1] - np_zig_fe[idx]) * sr_np_next_double(g) + np_zig_fe[idx] < exp(-x)) return x;
+  }
+}
+
 /* legacy_gauss (src/legacy/legacy-distributions.c) */
 double sr_np_legacy_gauss(SrNpBitgen *g) {
   if (g->has_gauss) {

@@ -11,7 +11,7 @@
  *       from two draws (a >> 5, b >> 6).
  * On top of them the distributions of numpy/random/src/distributions and
  * src/legacy: the 53-bit uniform double, the standard normal by numpy's
- * ziggurat (Generator), the polar Box-Muller with its cached second value
+ * ziggurat (Generator; the exponential's too), the polar Box-Muller with its cached second value
  * (RandomState), bounded integers by Lemire's method (Generator.integers)
  * or masked rejection (RandomState.randint), and random_interval, which
  * shuffle and permutation draw from.  Pure C, no numpy; checked against
@@ -63,6 +63,8 @@ double sr_np_standard_normal(SrNpBitgen *g);
    draws; and Generator.random(dtype=float32) */
 float sr_np_standard_normal_f(SrNpBitgen *g);
 float sr_np_next_float(SrNpBitgen *g);
+/* Generator.standard_exponential: numpy's ziggurat */
+double sr_np_standard_exponential(SrNpBitgen *g);
 /* RandomState.standard_normal: legacy_gauss */
 double sr_np_legacy_gauss(SrNpBitgen *g);
 /* random_bounded_uint64_fill: off + [0, rng] cnt times, by masked

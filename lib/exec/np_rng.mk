@@ -18,6 +18,7 @@ NPRAND_GOLDEN = \
 	tests/golden/np_random_errors.jxr \
 	tests/golden/np_random_broadcast.jxr \
 	tests/golden/np_random_bitgen.jxr \
-	tests/golden/np_random_state.jxr
+	tests/golden/np_random_state.jxr \
+	tests/golden/np_random_exponential.jxr
 
 GOLDEN_TESTS += $(NPRAND_GOLDEN)

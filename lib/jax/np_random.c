@@ -329,7 +329,10 @@ static double host_f64(const Host *h, size_t i) {
 
 /* ---- continuous distributions (_common.pyx's cont) ---- */
 
-enum { D_RANDOM, D_RANDOM_F32, D_STD_NORMAL_F32, D_STD_NORMAL, D_NORMAL, D_UNIFORM, D_GAUSS, D_LEGACY_NORMAL };
+enum {
+  D_RANDOM, D_RANDOM_F32, D_STD_NORMAL_F32, D_STD_NORMAL, D_NORMAL, D_UNIFORM, D_GAUSS, D_LEGACY_NORMAL,
+  D_STD_EXP, D_EXP, D_LEGACY_STD_EXP, D_LEGACY_EXP, D_LOGNORMAL, D_LEGACY_LOGNORMAL,
+};
 
 static double draw(SrNpBitgen *g, int d, double a, double b) {
   switch (d) {
@@ -340,7 +343,13 @@ static double draw(SrNpBitgen *g, int d, double a, double b) {
   case D_NORMAL: return a + b * sr_np_standard_normal(g);
   case D_UNIFORM: return a + b * sr_np_next_double(g);
   case D_GAUSS: return sr_np_legacy_gauss(g);
-  default: return a + b * sr_np_legacy_gauss(g);
+  case D_LEGACY_NORMAL: return a + b * sr_np_legacy_gauss(g);
+  case D_STD_EXP: return sr_np_standard_exponential(g);
+  case D_EXP: return b * sr_np_standard_exponential(g);
+  case D_LEGACY_STD_EXP: return -log(1.0 - sr_np_next_double(g));
+  case D_LEGACY_EXP: return b * -log(1.0 - sr_np_next_double(g));
+  case D_LOGNORMAL: return exp(a + b * sr_np_standard_normal(g));
+  default: return exp(a + b * sr_np_legacy_gauss(g));
   }
 }
 
@@ -699,6 +708,41 @@ done:
   return res;
 }
 
+static SrVal *gen_lognormal(SrInterp *I, SrArgs *a) {
+  static const Cont2 c = {D_LOGNORMAL, "sigma", 0};
+  return cont2_call(I, a, gen_state(a), "lognormal", "mean=, sigma=, size=", zero, one, &c);
+}
+
+/* exponential(scale=1.0, size=None): a one-parameter cont, here as the
+   second parameter of cont2 with a scalar first */
+static SrVal *exponential(SrInterp *I, SrArgs *a, SrNpBitgen *g, int d) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "exponential", "scale=, size=", p) < 0) return NULL;
+  static const Cont2 gen = {D_EXP, "scale", 0}, leg = {D_LEGACY_EXP, "scale", 0};
+  SrVal *av = zero(), *bv = p[0] ? sr_ref(p[0]) : one();
+  SrVal *r = cont2(I, g, d == D_EXP ? &gen : &leg, av, bv, p[1]);
+  sr_unref(av);
+  sr_unref(bv);
+  return r;
+}
+
+static SrVal *gen_exponential(SrInterp *I, SrArgs *a) { return exponential(I, a, gen_state(a), D_EXP); }
+
+static SrVal *gen_standard_exponential(SrInterp *I, SrArgs *a) {
+  SrVal *p[4];
+  if (sr_args_parse(I, a, "standard_exponential", "size=, dtype=, method=, out=", p) < 0) return NULL;
+  int pyt, d = dtype_of(p[1], SR_F64, &pyt);
+  if (d == SR_F32) return sr_raise(I, "NotImplementedError", "shardrepl: standard_exponential(dtype=float32)");
+  if (d != SR_F64) return bad_dtype(I, p[1], d, "standard_exponential");
+  if (p[2] && (p[2]->kind != SR_V_STR || strcmp(p[2]->str.s, "zig") != 0))
+    return sr_raise(I, "NotImplementedError", "shardrepl: standard_exponential(method=...) other than 'zig'");
+  if (p[3] && p[3]->kind != SR_V_NONE) return sr_raise(I, "NotImplementedError", "shardrepl: standard_exponential(out=...)");
+  int64_t shape[SR_MAX_RANK];
+  int nd = size_arg(I, p[0], shape);
+  if (nd < -1) return NULL;
+  return fill0(I, gen_state(a), D_STD_EXP, nd, shape);
+}
+
 /* _bounded_integers.pyx's _rand_{int64,int32,uint64,uint32}: masked
    rejection for RandomState, Lemire's for Generator; array-like low or
    high go to bounded_bcast */
@@ -927,6 +971,22 @@ static SrVal *rs_normal(SrInterp *I, SrArgs *a) {
 static SrVal *rs_uniform(SrInterp *I, SrArgs *a) {
   static const Cont2 c = {D_UNIFORM, NULL, 2};
   return cont2_call(I, a, &legacy_state(a)->g, "uniform", "low=, high=, size=", zero, one, &c);
+}
+
+static SrVal *rs_lognormal(SrInterp *I, SrArgs *a) {
+  static const Cont2 c = {D_LEGACY_LOGNORMAL, "sigma", 0};
+  return cont2_call(I, a, &legacy_state(a)->g, "lognormal", "mean=, sigma=, size=", zero, one, &c);
+}
+
+static SrVal *rs_exponential(SrInterp *I, SrArgs *a) { return exponential(I, a, &legacy_state(a)->g, D_LEGACY_EXP); }
+
+static SrVal *rs_standard_exponential(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "standard_exponential", "size=", p) < 0) return NULL;
+  int64_t shape[SR_MAX_RANK];
+  int nd = size_arg(I, p[0], shape);
+  if (nd < -1) return NULL;
+  return fill0(I, &legacy_state(a)->g, D_LEGACY_STD_EXP, nd, shape);
 }
 
 static SrVal *rs_randint(SrInterp *I, SrArgs *a) {
@@ -1530,7 +1590,9 @@ typedef struct Method {
 static const Method generator_methods[] = {
   {"random", gen_random},   {"standard_normal", gen_standard_normal}, {"normal", gen_normal},
   {"uniform", gen_uniform}, {"integers", gen_integers},               {"permutation", gen_permutation},
-  {"shuffle", gen_shuffle}, {"choice", gen_choice}, {NULL, NULL},
+  {"shuffle", gen_shuffle}, {"choice", gen_choice},
+  {"exponential", gen_exponential}, {"standard_exponential", gen_standard_exponential},
+  {"lognormal", gen_lognormal}, {NULL, NULL},
 };
 
 static const Method randomstate_methods[] = {
@@ -1538,7 +1600,8 @@ static const Method randomstate_methods[] = {
   {"rand", rs_rand},         {"randn", rs_randn},                 {"standard_normal", rs_standard_normal},
   {"normal", rs_normal},     {"uniform", rs_uniform},             {"randint", rs_randint},
   {"permutation", rs_permutation}, {"shuffle", rs_shuffle},       {"choice", rs_choice},
-  {"get_state", rs_get_state}, {"set_state", rs_set_state}, {NULL, NULL},
+  {"get_state", rs_get_state}, {"set_state", rs_set_state}, {"exponential", rs_exponential},
+  {"standard_exponential", rs_standard_exponential}, {"lognormal", rs_lognormal}, {NULL, NULL},
 };
 
 static SrVal *method_of(SrVal *self, const Method *m, const char *name) {
@@ -1600,6 +1663,9 @@ void sr_np_random_init(void) {
     {"numpy.random.permutation", rs_permutation, "np.random.permutation(x): arange(x) or a copy of x, shuffled"},
     {"numpy.random.shuffle", rs_shuffle, "np.random.shuffle(x): shuffles a list or an array's rows in place"},
     {"numpy.random.choice", rs_choice, "np.random.choice(a, size=None, replace=True, p=None)"},
+    {"numpy.random.exponential", rs_exponential, "np.random.exponential(scale=1.0, size=None)"},
+    {"numpy.random.standard_exponential", rs_standard_exponential, "np.random.standard_exponential(size=None)"},
+    {"numpy.random.lognormal", rs_lognormal, "np.random.lognormal(mean=0.0, sigma=1.0, size=None)"},
     {"numpy.random.get_state", rs_get_state, "np.random.get_state(legacy=True): the global RandomState's state"},
     {"numpy.random.set_state", rs_set_state, "np.random.set_state(state): restores what get_state returned"},
   };

@@ -55,6 +55,10 @@ START_TEST(test_pcg64) {
   sr_np_pcg64_seed(&g, w, sr_np_int_words(21, w));
   ck_assert_float_eq(sr_np_standard_normal_f(&g), 0.43439656496047974f);
   ck_assert_float_eq(sr_np_next_float(&g), 0.7811175584793091f);
+  /* default_rng(41).standard_exponential() twice */
+  sr_np_pcg64_seed(&g, w, sr_np_int_words(41, w));
+  ck_assert_double_eq(sr_np_standard_exponential(&g), 4.822554937403827);
+  ck_assert_double_eq(sr_np_standard_exponential(&g), 0.3508580669403604);
 }
 END_TEST
 
