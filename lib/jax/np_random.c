@@ -1476,7 +1476,25 @@ static SrVal *choice(SrInterp *I, SrNpBitgen *g, int legacy, SrVal **p) {
   if (nd < -1) return NULL;
   size_t size = nd < 0 ? 1 : numel(nd, shape);
   Host h;
-  if (host_of(I, av, &h) < 0) return NULL;
+  /* a list of other things (strings): choose among its indices */
+  SrVal *objs = NULL;
+  if (av->kind == SR_V_LIST || av->kind == SR_V_TUPLE)
+    for (int i = 0; i < av->seq.n && !objs; i++) {
+      SrVal *it = av->seq.items[i];
+      if (!is_number(it) && it->kind != SR_V_LIST && it->kind != SR_V_TUPLE && !sr_array_of(it)) objs = av;
+    }
+  if (objs) {
+    memset(&h, 0, sizeof h);
+    h.dt = SR_I64;
+    h.nd = 1;
+    h.n = (size_t)objs->seq.n;
+    h.shape[0] = objs->seq.n;
+    int64_t *ix = sr_xmalloc(h.n * sizeof *ix + 1);
+    for (size_t i = 0; i < h.n; i++) ix[i] = (int64_t)i;
+    h.data = ix;
+  } else if (host_of(I, av, &h) < 0) {
+    return NULL;
+  }
   SrVal *res = NULL;
   double *pp = NULL;
   int64_t pop;
@@ -1534,7 +1552,10 @@ static SrVal *choice(SrInterp *I, SrNpBitgen *g, int legacy, SrVal **p) {
     free(idx);
     goto done;
   }
-  if (h.nd == 0) {
+  if (objs) {
+    if (nd < 0) res = sr_ref(objs->seq.items[idx[0]]);
+    else sr_raise(I, "NotImplementedError", "shardrepl: choice among non-numbers takes size=None (numpy's string arrays are not there yet)");
+  } else if (h.nd == 0) {
     res = nd < 0 ? sr_int(NULL, idx[0]) : np_result(SR_I64, nd, shape, idx);
   } else {
     /* a.take(idx, axis=0) */
