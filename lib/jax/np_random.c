@@ -205,9 +205,9 @@ static int size_arg(SrInterp *I, SrVal *v, int64_t *shape) {
 }
 
 /* rand(*args) / randn(*args): the arguments are the shape */
-static int shape_args(SrInterp *I, SrArgs *a, int64_t *shape) {
+static int shape_args(SrInterp *I, SrArgs *a, const char *fn, int64_t *shape) {
   if (a->nkw) {
-    sr_raise(I, "TypeError", "%s() got an unexpected keyword argument '%s'", "rand", a->kw[0]);
+    sr_raise(I, "TypeError", "%s() got an unexpected keyword argument '%s'", fn, a->kw[0]);
     return -2;
   }
   if (a->n == 0) return -1;
@@ -264,7 +264,8 @@ static int list_scan(SrInterp *I, SrVal *v, int depth, Host *h, int *kind) {
     return 0;
   }
   if (!is_number(v)) {
-    sr_raise(I, "TypeError", "unsupported operand type: '%s' (numpy.random takes numbers)", sr_val_kind_name(v));
+    sr_raise(I, "NotImplementedError", "shardrepl: numpy.random takes numbers and arrays of numbers here, not '%s'",
+             sr_val_kind_name(v));
     return -1;
   }
   if (depth != h->nd) goto ragged;
@@ -618,11 +619,20 @@ static SrVal *gen_uniform(SrInterp *I, SrArgs *a) {
   return cont2_call(I, a, gen_state(a), "uniform", "low=, high=, size=", zero, one, &c);
 }
 
+/* int(f) for the bounds checks: past +-2**100 (and NaN) it is out of every
+   dtype's bounds all the same */
+static __int128 float_int(double f) {
+  const double big = 1267650600228229401496703205376.0; /* 2**100 */
+  if (isnan(f) || f >= big) return (__int128)1 << 100;
+  if (f <= -big) return -((__int128)1 << 100);
+  return (__int128)f;
+}
+
 /* an element of an array-like low or high as numpy casts it to an integer
    (a float truncated) */
 static __int128 host_int(const Host *h, size_t i) {
   const char *p = (const char *)h->data + i * sr_elem_size(h->dt);
-  if (sr_dtype_is_float(h->dt)) return (__int128)sr_kern_get_f64(h->dt, p);
+  if (sr_dtype_is_float(h->dt)) return float_int(sr_kern_get_f64(h->dt, p));
   if (h->dt == SR_U64) {
     uint64_t u;
     memcpy(&u, p, sizeof u);
@@ -775,8 +785,9 @@ static SrVal *bounded(SrInterp *I, SrNpBitgen *g, SrVal *lowv, SrVal *highv, SrV
     SrVal *v = vs[k];
     if (!v) continue;
     if (v->kind == SR_V_FLOAT) {
+      if (isnan(v->f)) return sr_raise(I, "ValueError", "cannot convert float NaN to integer");
       if (!isfinite(v->f)) return sr_raise(I, "OverflowError", "cannot convert float infinity to integer");
-      lim[k] = (__int128)v->f; /* int(low), as numpy takes it */
+      lim[k] = float_int(v->f); /* int(low), as numpy takes it */
     } else if (v->kind == SR_V_INT || v->kind == SR_V_BOOL) {
       lim[k] = v->i;
     } else {
@@ -942,14 +953,14 @@ static SrVal *rs_random_sample(SrInterp *I, SrArgs *a) {
 
 static SrVal *rs_rand(SrInterp *I, SrArgs *a) {
   int64_t shape[SR_MAX_RANK];
-  int nd = shape_args(I, a, shape);
+  int nd = shape_args(I, a, "rand", shape);
   if (nd < -1) return NULL;
   return fill0(I, &legacy_state(a)->g, D_RANDOM, nd, shape);
 }
 
 static SrVal *rs_randn(SrInterp *I, SrArgs *a) {
   int64_t shape[SR_MAX_RANK];
-  int nd = shape_args(I, a, shape);
+  int nd = shape_args(I, a, "randn", shape);
   if (nd < -1) return NULL;
   return fill0(I, &legacy_state(a)->g, D_GAUSS, nd, shape);
 }
