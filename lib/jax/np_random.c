@@ -117,10 +117,21 @@ static void seedseq_repr(SrBuf *out, const SrVal *v) {
 
 /* fresh entropy, as numpy pulls it from the OS for seed=None */
 static void os_entropy(uint32_t *w, size_t n) {
-  if (getentropy(w, n * sizeof *w) == 0) return;
+  /* getentropy gives at most 256 bytes a call */
+  size_t done = 0;
+  while (done < n) {
+    size_t k = n - done < 64 ? n - done : 64;
+    if (getentropy(w + done, k * sizeof *w) != 0) break;
+    done += k;
+  }
+  if (done == n) return;
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
-  for (size_t i = 0; i < n; i++) w[i] = (uint32_t)(ts.tv_nsec * 2654435761u + ts.tv_sec + (uint32_t)getpid() * i);
+  uint64_t x = (uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec << 20 ^ (uint64_t)getpid() << 40;
+  for (size_t i = done; i < n; i++) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL; /* Knuth's MMIX LCG, only as a last resort */
+    w[i] = (uint32_t)(x >> 32);
+  }
 }
 
 /* numpy's global RandomState (np.random.seed, rand, randn...) */
@@ -231,6 +242,13 @@ static size_t numel(int nd, const int64_t *shape) {
   return n;
 }
 
+static void shape_str(SrBuf *b, int nd, const int64_t *shape) {
+  sr_buf_putc(b, '(');
+  for (int i = 0; i < nd; i++) sr_buf_printf(b, i ? ", %lld" : "%lld", (long long)shape[i]);
+  if (nd == 1) sr_buf_putc(b, ',');
+  sr_buf_putc(b, ')');
+}
+
 /* An array-like on the host: a number, nested lists or tuples of numbers
    (bool, then int64, then float64, as numpy infers them), or an array. */
 typedef struct Host {
@@ -246,9 +264,11 @@ static void host_free(Host *h) {
   h->data = NULL;
 }
 
-/* the shape of nested lists and the widest kind (0 bool, 1 int, 2 float) */
-static int list_scan(SrInterp *I, SrVal *v, int depth, Host *h, int *kind) {
+/* the shape of nested lists and the widest kind (0 bool, 1 int, 2 float);
+   *leaf is the depth of the numbers (-1 before the first) */
+static int list_scan(SrInterp *I, SrVal *v, int depth, Host *h, int *kind, int *leaf) {
   if (v->kind == SR_V_LIST || v->kind == SR_V_TUPLE) {
+    if (*leaf >= 0 && depth >= *leaf) goto ragged;
     if (depth >= SR_MAX_RANK) {
       sr_raise(I, "ValueError", "maximum supported dimension for an ndarray is %d, found %d", SR_MAX_RANK, depth + 1);
       return -1;
@@ -260,7 +280,7 @@ static int list_scan(SrInterp *I, SrVal *v, int depth, Host *h, int *kind) {
       goto ragged;
     }
     for (int i = 0; i < v->seq.n; i++)
-      if (list_scan(I, v->seq.items[i], depth + 1, h, kind) < 0) return -1;
+      if (list_scan(I, v->seq.items[i], depth + 1, h, kind, leaf) < 0) return -1;
     return 0;
   }
   if (!is_number(v)) {
@@ -268,15 +288,20 @@ static int list_scan(SrInterp *I, SrVal *v, int depth, Host *h, int *kind) {
              sr_val_kind_name(v));
     return -1;
   }
-  if (depth != h->nd) goto ragged;
+  if (depth != h->nd || (*leaf >= 0 && depth != *leaf)) goto ragged;
+  *leaf = depth;
   int k = v->kind == SR_V_FLOAT ? 2 : v->kind == SR_V_INT ? 1 : 0;
   if (k > *kind) *kind = k;
   return 0;
-ragged:
-  sr_raise(I, "ValueError",
-           "setting an array element with a sequence. The requested array has an inhomogeneous shape after %d "
-           "dimensions.",
-           depth < h->nd ? depth : h->nd);
+ragged:;
+  int d = depth < h->nd ? depth : h->nd;
+  SrBuf b = SR_BUF_INIT;
+  sr_buf_printf(&b, "setting an array element with a sequence. The requested array has an inhomogeneous shape after %d "
+                "dimensions. The detected shape was ", d);
+  shape_str(&b, d, h->shape);
+  sr_buf_puts(&b, " + inhomogeneous part.");
+  sr_raise(I, "ValueError", "%s", b.p);
+  sr_buf_free(&b);
   return -1;
 }
 
@@ -313,8 +338,8 @@ static int host_of(SrInterp *I, SrVal *v, Host *h) {
     sr_array_unref(arr);
     return h->data || h->n == 0 ? 0 : -1;
   }
-  int kind = 0;
-  if (list_scan(I, v, 0, h, &kind) < 0) return -1;
+  int kind = 0, leaf = -1;
+  if (list_scan(I, v, 0, h, &kind, &leaf) < 0) return -1;
   h->dt = kind == 2 ? SR_F64 : kind == 1 ? SR_I64 : SR_BOOL;
   h->n = numel(h->nd, h->shape);
   if (sr_check_mem(I, h->n, sr_elem_size(h->dt)) < 0) return -1;
@@ -374,12 +399,6 @@ static SrVal *fill0(SrInterp *I, SrNpBitgen *g, int d, int nd, const int64_t *sh
   return r;
 }
 
-static void shape_str(SrBuf *b, int nd, const int64_t *shape) {
-  sr_buf_putc(b, '(');
-  for (int i = 0; i < nd; i++) sr_buf_printf(b, i ? ", %lld" : "%lld", (long long)shape[i]);
-  if (nd == 1) sr_buf_putc(b, ',');
-  sr_buf_putc(b, ')');
-}
 
 /* PyArray_Broadcast: the broadcast shape of k shapes, or -1 with numpy's
    error -- np.broadcast's naming the first pair that disagrees, or (ufunc)
@@ -542,9 +561,9 @@ done:
 
 /* ---- dtypes ---- */
 
-/* a dtype argument: SR_F64... or -1; *pyint set for dtype=int / bool */
-static int dtype_of(SrVal *v, SrDtype dflt, int *pytype) {
-  *pytype = 0;
+/* a dtype argument: SR_F64..., or -1 (Python's float, int and bool are
+   numpy's float64, int64 and bool) */
+static int dtype_of(SrVal *v, SrDtype dflt) {
   if (!v || v->kind == SR_V_NONE) return (int)dflt;
   if (v->kind == SR_V_DTYPE) return (int)v->dtype;
   if (v->kind == SR_V_STR || v->kind == SR_V_WORD) {
@@ -553,8 +572,8 @@ static int dtype_of(SrVal *v, SrDtype dflt, int *pytype) {
   }
   const char *nm = sr_is_obj(v, &sr_builtin_class) ? sr_builtin_name(v) : NULL;
   if (nm && strcmp(nm, "builtins.float") == 0) return SR_F64;
-  if (nm && strcmp(nm, "builtins.int") == 0) return *pytype = 1, SR_I64;
-  if (nm && strcmp(nm, "builtins.bool") == 0) return *pytype = 1, SR_BOOL;
+  if (nm && strcmp(nm, "builtins.int") == 0) return SR_I64;
+  if (nm && strcmp(nm, "builtins.bool") == 0) return SR_BOOL;
   return -1;
 }
 
@@ -574,7 +593,7 @@ static SrVal *bad_dtype(SrInterp *I, SrVal *v, int d, const char *fn) {
 static SrVal *gen_random(SrInterp *I, SrArgs *a) {
   SrVal *p[3];
   if (sr_args_parse(I, a, "random", "size=, dtype=, out=", p) < 0) return NULL;
-  int pyt, d = dtype_of(p[1], SR_F64, &pyt);
+  int d = dtype_of(p[1], SR_F64);
   if (d != SR_F64 && d != SR_F32) return bad_dtype(I, p[1], d, "random");
   if (p[2] && p[2]->kind != SR_V_NONE) return sr_raise(I, "NotImplementedError", "shardrepl: random(out=...)");
   int64_t shape[SR_MAX_RANK];
@@ -586,7 +605,7 @@ static SrVal *gen_random(SrInterp *I, SrArgs *a) {
 static SrVal *gen_standard_normal(SrInterp *I, SrArgs *a) {
   SrVal *p[3];
   if (sr_args_parse(I, a, "standard_normal", "size=, dtype=, out=", p) < 0) return NULL;
-  int pyt, d = dtype_of(p[1], SR_F64, &pyt);
+  int d = dtype_of(p[1], SR_F64);
   if (d != SR_F64 && d != SR_F32) return bad_dtype(I, p[1], d, "standard_normal");
   if (p[2] && p[2]->kind != SR_V_NONE) return sr_raise(I, "NotImplementedError", "shardrepl: standard_normal(out=...)");
   int64_t shape[SR_MAX_RANK];
@@ -741,7 +760,7 @@ static SrVal *gen_exponential(SrInterp *I, SrArgs *a) { return exponential(I, a,
 static SrVal *gen_standard_exponential(SrInterp *I, SrArgs *a) {
   SrVal *p[4];
   if (sr_args_parse(I, a, "standard_exponential", "size=, dtype=, method=, out=", p) < 0) return NULL;
-  int pyt, d = dtype_of(p[1], SR_F64, &pyt);
+  int d = dtype_of(p[1], SR_F64);
   if (d == SR_F32) return sr_raise(I, "NotImplementedError", "shardrepl: standard_exponential(dtype=float32)");
   if (d != SR_F64) return bad_dtype(I, p[1], d, "standard_exponential");
   if (p[2] && (p[2]->kind != SR_V_STR || strcmp(p[2]->str.s, "zig") != 0))
@@ -762,7 +781,7 @@ static SrVal *bounded(SrInterp *I, SrNpBitgen *g, SrVal *lowv, SrVal *highv, SrV
     highv = lowv;
     lowv = NULL;
   }
-  int pyt, d = dtype_of(dtv, SR_I64, &pyt);
+  int d = dtype_of(dtv, SR_I64);
   __int128 lb, ub;
   switch (d) {
   case SR_I64: lb = INT64_MIN, ub = INT64_MAX; break;
@@ -1309,7 +1328,7 @@ static SrVal *ss_generate_state(SrInterp *I, SrArgs *a) {
   if (sr_args_parse(I, a, "generate_state", "n_words, dtype=", p) < 0) return NULL;
   int64_t n;
   if (sr_as_int(I, p[0], "n_words", &n) < 0) return NULL;
-  int pyt, d = dtype_of(p[1], SR_U32, &pyt);
+  int d = dtype_of(p[1], SR_U32);
   if (d != SR_U32 && d != SR_U64) return sr_raise(I, "ValueError", "only support uint32 or uint64");
   if (n < 0) return sr_raise(I, "ValueError", "negative dimensions are not allowed");
   size_t words = (size_t)n * (d == SR_U64 ? 2 : 1);
