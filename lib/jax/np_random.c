@@ -399,7 +399,6 @@ static SrVal *fill0(SrInterp *I, SrNpBitgen *g, int d, int nd, const int64_t *sh
   return r;
 }
 
-
 /* PyArray_Broadcast: the broadcast shape of k shapes, or -1 with numpy's
    error -- np.broadcast's naming the first pair that disagrees, or (ufunc)
    a ufunc's naming both operands */
@@ -469,7 +468,7 @@ static size_t bcast_index(const Host *h, int nd, const int64_t *shape, size_t i)
 
 /* What a distribution of two parameters checks. */
 typedef struct Cont2 {
-  int d;              /* D_NORMAL, D_UNIFORM, D_LEGACY_NORMAL */
+  int d;              /* what draw() draws with a and b */
   const char *b_name; /* CONS_NON_NEGATIVE on b, or NULL */
   int uniform;        /* b is high - low: 1 Generator's, 2 RandomState's */
 } Cont2;
