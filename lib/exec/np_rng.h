@@ -65,6 +65,9 @@ float sr_np_standard_normal_f(SrNpBitgen *g);
 float sr_np_next_float(SrNpBitgen *g);
 /* Generator.standard_exponential: numpy's ziggurat */
 double sr_np_standard_exponential(SrNpBitgen *g);
+/* random_poisson (Generator's and RandomState's alike): multiplication of
+   uniforms below lam = 10, Hoermann's PTRS from it on */
+int64_t sr_np_poisson(SrNpBitgen *g, double lam);
 /* RandomState.standard_normal: legacy_gauss */
 double sr_np_legacy_gauss(SrNpBitgen *g);
 /* random_bounded_uint64_fill: off + [0, rng] cnt times, by masked

@@ -771,6 +771,66 @@ static SrVal *gen_standard_exponential(SrInterp *I, SrArgs *a) {
   return fill0(I, gen_state(a), D_STD_EXP, nd, shape);
 }
 
+/* poisson(lam=1.0, size=None): _common.pyx's disc with CONS_POISSON (the
+   scalar's checks in check_constraint's order, an array's in
+   check_array_constraint's) */
+static SrVal *poisson(SrInterp *I, SrArgs *a, SrNpBitgen *g, int legacy) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "poisson", "lam=, size=", p) < 0) return NULL;
+  int64_t shape[SR_MAX_RANK];
+  int nd = size_arg(I, p[1], shape);
+  if (nd < -1) return NULL;
+  Host h;
+  SrVal *lamv = p[0] ? sr_ref(p[0]) : one();
+  int rc = host_of(I, lamv, &h);
+  sr_unref(lamv);
+  if (rc < 0) return NULL;
+  /* np.iinfo('int64').max - np.sqrt(np.iinfo('int64').max) * 10, in doubles */
+  const double lam_max = (double)INT64_MAX - sqrt((double)INT64_MAX) * 10;
+  SrVal *res = NULL;
+  int64_t *out = NULL;
+  for (size_t i = 0; i < h.n; i++) {
+    double l = host_f64(&h, i);
+    const char *msg = NULL;
+    if (h.nd == 0) msg = !(l >= 0) ? "lam < 0 or lam is NaN" : !(l <= lam_max) ? "lam value too large" : NULL;
+    else msg = !(l <= lam_max) ? "lam value too large" : !(l >= 0) ? "lam < 0 or lam contains NaNs" : NULL;
+    if (msg) {
+      sr_raise(I, "ValueError", "%s", msg);
+      goto done;
+    }
+  }
+  if (h.nd == 0 && nd < 0) {
+    res = sr_int(NULL, sr_np_poisson(g, host_f64(&h, 0)));
+    goto done;
+  }
+  int64_t os[SR_MAX_RANK];
+  int ond = h.nd;
+  if (h.nd == 0) {
+    ond = nd;
+    memcpy(os, shape, sizeof(int64_t) * (size_t)nd);
+  } else if (nd < 0) {
+    memcpy(os, h.shape, sizeof(int64_t) * (size_t)h.nd);
+  } else {
+    /* MultiIterNew2(randoms, lam), then validate_output_shape */
+    int nds[2] = {nd, h.nd};
+    const int64_t *shs[2] = {shape, h.shape};
+    ond = broadcast_shapes(I, 2, nds, shs, os, 0);
+    if (ond < 0 || check_output(I, nd, shape, ond, os) < 0) goto done;
+  }
+  size_t n = numel(ond, os);
+  if (sr_check_mem(I, n, sizeof(int64_t)) < 0) goto done;
+  out = sr_xmalloc(n * sizeof *out + 1);
+  for (size_t i = 0; i < n; i++) out[i] = sr_np_poisson(g, host_f64(&h, h.nd ? bcast_index(&h, ond, os, i) : 0));
+  res = np_result(SR_I64, ond, os, out);
+done:
+  (void)legacy; /* legacy_random_poisson is random_poisson; LEGACY_POISSON_LAM_MAX is the same on LP64 */
+  free(out);
+  host_free(&h);
+  return res;
+}
+
+static SrVal *gen_poisson(SrInterp *I, SrArgs *a) { return poisson(I, a, gen_state(a), 0); }
+
 /* _bounded_integers.pyx's _rand_{int64,int32,uint64,uint32}: masked
    rejection for RandomState, Lemire's for Generator; array-like low or
    high go to bounded_bcast */
@@ -1017,6 +1077,8 @@ static SrVal *rs_standard_exponential(SrInterp *I, SrArgs *a) {
   if (nd < -1) return NULL;
   return fill0(I, &legacy_state(a)->g, D_LEGACY_STD_EXP, nd, shape);
 }
+
+static SrVal *rs_poisson(SrInterp *I, SrArgs *a) { return poisson(I, a, &legacy_state(a)->g, 1); }
 
 static SrVal *rs_randint(SrInterp *I, SrArgs *a) {
   SrVal *p[4];
@@ -1642,7 +1704,7 @@ static const Method generator_methods[] = {
   {"uniform", gen_uniform}, {"integers", gen_integers},               {"permutation", gen_permutation},
   {"shuffle", gen_shuffle}, {"choice", gen_choice},
   {"exponential", gen_exponential}, {"standard_exponential", gen_standard_exponential},
-  {"lognormal", gen_lognormal}, {NULL, NULL},
+  {"lognormal", gen_lognormal}, {"poisson", gen_poisson}, {NULL, NULL},
 };
 
 static const Method randomstate_methods[] = {
@@ -1651,7 +1713,8 @@ static const Method randomstate_methods[] = {
   {"normal", rs_normal},     {"uniform", rs_uniform},             {"randint", rs_randint},
   {"permutation", rs_permutation}, {"shuffle", rs_shuffle},       {"choice", rs_choice},
   {"get_state", rs_get_state}, {"set_state", rs_set_state}, {"exponential", rs_exponential},
-  {"standard_exponential", rs_standard_exponential}, {"lognormal", rs_lognormal}, {NULL, NULL},
+  {"standard_exponential", rs_standard_exponential}, {"lognormal", rs_lognormal},
+  {"poisson", rs_poisson}, {NULL, NULL},
 };
 
 static SrVal *method_of(SrVal *self, const Method *m, const char *name) {
@@ -1716,6 +1779,7 @@ void sr_np_random_init(void) {
     {"numpy.random.exponential", rs_exponential, "np.random.exponential(scale=1.0, size=None)"},
     {"numpy.random.standard_exponential", rs_standard_exponential, "np.random.standard_exponential(size=None)"},
     {"numpy.random.lognormal", rs_lognormal, "np.random.lognormal(mean=0.0, sigma=1.0, size=None)"},
+    {"numpy.random.poisson", rs_poisson, "np.random.poisson(lam=1.0, size=None)"},
     {"numpy.random.get_state", rs_get_state, "np.random.get_state(legacy=True): the global RandomState's state"},
     {"numpy.random.set_state", rs_set_state, "np.random.set_state(state): restores what get_state returned"},
   };

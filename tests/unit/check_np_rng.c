@@ -59,6 +59,10 @@ START_TEST(test_pcg64) {
   sr_np_pcg64_seed(&g, w, sr_np_int_words(41, w));
   ck_assert_double_eq(sr_np_standard_exponential(&g), 4.822554937403827);
   ck_assert_double_eq(sr_np_standard_exponential(&g), 0.3508580669403604);
+  /* default_rng(51).poisson(3.0), then poisson(50.0) (PTRS) */
+  sr_np_pcg64_seed(&g, w, sr_np_int_words(51, w));
+  ck_assert_int_eq(sr_np_poisson(&g, 3.0), 3);
+  ck_assert_int_eq(sr_np_poisson(&g, 50.0), 56);
 }
 END_TEST
 
