@@ -4,6 +4,7 @@
 #include "exec/np_rng.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "exec/np_ziggurat.h"
@@ -301,6 +302,108 @@ int64_t sr_np_poisson(SrNpBitgen *g, double lam) {
     if (k < 0 || (us < 0.013 && v > us)) continue;
     if (log(v) + log(invalpha) - log(a / (us * us) + b) <= -lam + (double)k * loglam - loggam((double)k + 1)) return k;
   }
+}
+
+/* random_binomial_btpe (numpy's goto structure kept, its cache of the
+   setup values dropped: they are recomputed the same) */
+static int64_t binomial_btpe(SrNpBitgen *g, int64_t n, double p) {
+  double r = p < 1.0 - p ? p : 1.0 - p, q = 1.0 - r, fm = (double)n * r + r;
+  int64_t m = (int64_t)floor(fm);
+  double p1 = floor(2.195 * sqrt((double)n * r * q) - 4.6 * q) + 0.5, xm = (double)m + 0.5;
+  double xl = xm - p1, xr = xm + p1, c = 0.134 + 20.5 / (15.3 + (double)m);
+  double a = (fm - xl) / (fm - xl * r), laml = a * (1.0 + a / 2.0);
+  a = (xr - fm) / (xr * q);
+  double lamr = a * (1.0 + a / 2.0), p2 = p1 * (1.0 + 2.0 * c), p3 = p2 + c / laml, p4 = p3 + c / lamr;
+  double nrq, u, v, x, s, F, rho, t, A, x1, x2, f1, f2, z, z2, w, w2;
+  int64_t y, k, i;
+Step10:
+  nrq = (double)n * r * q;
+  u = sr_np_next_double(g) * p4;
+  v = sr_np_next_double(g);
+  if (u > p1) goto Step20;
+  y = (int64_t)floor(xm - p1 * v + u);
+  goto Step60;
+Step20:
+  if (u > p2) goto Step30;
+  x = xl + (u - p1) / c;
+  v = v * c + 1.0 - fabs((double)m - x + 0.5) / p1;
+  if (v > 1.0) goto Step10;
+  y = (int64_t)floor(x);
+  goto Step50;
+Step30:
+  if (u > p3) goto Step40;
+  y = (int64_t)floor(xl + log(v) / laml);
+  if (y < 0 || v == 0.0) goto Step10;
+  v = v * (u - p2) * laml;
+  goto Step50;
+Step40:
+  y = (int64_t)floor(xr - log(v) / lamr);
+  if (y > n || v == 0.0) goto Step10;
+  v = v * (u - p3) * lamr;
+Step50:
+  k = llabs(y - m);
+  if (k > 20 && (double)k < nrq / 2.0 - 1) goto Step52;
+  s = r / q;
+  a = s * (double)(n + 1);
+  F = 1.0;
+  if (m < y) {
+    for (i = m + 1; i <= y; i++) F *= (a / (double)i - s);
+  } else if (m > y) {
+    for (i = y + 1; i <= m; i++) F /= (a / (double)i - s);
+  }
+  if (v > F) goto Step10;
+  goto Step60;
+Step52:
+  rho = ((double)k / nrq) * (((double)k * ((double)k / 3.0 + 0.625) + 0.16666666666666666) / nrq + 0.5);
+  t = (double)(-k * k) / (2 * nrq);
+  A = log(v);
+  if (A < t - rho) goto Step60;
+  if (A > t + rho) goto Step10;
+  x1 = (double)(y + 1);
+  f1 = (double)(m + 1);
+  z = (double)(n + 1 - m);
+  w = (double)(n - y + 1);
+  x2 = x1 * x1;
+  f2 = f1 * f1;
+  z2 = z * z;
+  w2 = w * w;
+  if (A > (xm * log(f1 / x1) + ((double)(n - m) + 0.5) * log(z / w) + (double)(y - m) * log(w * r / (x1 * q)) +
+           (13680. - (462. - (132. - (99. - 140. / f2) / f2) / f2) / f2) / f1 / 166320. +
+           (13680. - (462. - (132. - (99. - 140. / z2) / z2) / z2) / z2) / z / 166320. +
+           (13680. - (462. - (132. - (99. - 140. / x2) / x2) / x2) / x2) / x1 / 166320. +
+           (13680. - (462. - (132. - (99. - 140. / w2) / w2) / w2) / w2) / w / 166320.))
+    goto Step10;
+Step60:
+  if (p > 0.5) y = n - y;
+  return y;
+}
+
+/* random_binomial_inversion */
+static int64_t binomial_inversion(SrNpBitgen *g, int64_t n, double p) {
+  double q = 1.0 - p, qn = exp((double)n * log(q)), np = (double)n * p;
+  double lim = np + 10.0 * sqrt(np * q + 1);
+  int64_t bound = (double)n < lim ? n : (int64_t)lim;
+  int64_t x = 0;
+  double px = qn, u = sr_np_next_double(g);
+  while (u > px) {
+    x++;
+    if (x > bound) {
+      x = 0;
+      px = qn;
+      u = sr_np_next_double(g);
+    } else {
+      u -= px;
+      px = ((double)(n - x + 1) * p * px) / ((double)x * q);
+    }
+  }
+  return x;
+}
+
+int64_t sr_np_binomial(SrNpBitgen *g, double p, int64_t n, int legacy) {
+  if (!legacy && (n == 0 || p == 0.0)) return 0;
+  if (p <= 0.5) return p * (double)n <= 30.0 ? binomial_inversion(g, n, p) : binomial_btpe(g, n, p);
+  double q = 1.0 - p;
+  return n - (q * (double)n <= 30.0 ? binomial_inversion(g, n, q) : binomial_btpe(g, n, q));
 }
 
 /* legacy_gauss (src/legacy/legacy-distributions.c) */

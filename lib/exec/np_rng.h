@@ -68,6 +68,9 @@ double sr_np_standard_exponential(SrNpBitgen *g);
 /* random_poisson (Generator's and RandomState's alike): multiplication of
    uniforms below lam = 10, Hoermann's PTRS from it on */
 int64_t sr_np_poisson(SrNpBitgen *g, double lam);
+/* random_binomial (inversion for n * min(p, 1 - p) <= 30, else BTPE);
+   legacy: RandomState's, which draws for n == 0 and p == 0 too */
+int64_t sr_np_binomial(SrNpBitgen *g, double p, int64_t n, int legacy);
 /* RandomState.standard_normal: legacy_gauss */
 double sr_np_legacy_gauss(SrNpBitgen *g);
 /* random_bounded_uint64_fill: off + [0, rng] cnt times, by masked

@@ -831,6 +831,69 @@ done:
 
 static SrVal *gen_poisson(SrInterp *I, SrArgs *a) { return poisson(I, a, gen_state(a), 0); }
 
+/* binomial(n, p, size=None): n truncated to an integer, p a float, the
+   checks p's first (bounded to [0, 1]) then n's (not negative), in the
+   scalar's words or an array's */
+static SrVal *binomial(SrInterp *I, SrArgs *a, SrNpBitgen *g, int legacy) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "binomial", "n, p, size=", p) < 0) return NULL;
+  int64_t shape[SR_MAX_RANK];
+  int nd = size_arg(I, p[2], shape);
+  if (nd < -1) return NULL;
+  Host hp, hn;
+  if (host_of(I, p[1], &hp) < 0) return NULL;
+  if (host_of(I, p[0], &hn) < 0) {
+    host_free(&hp);
+    return NULL;
+  }
+  SrVal *res = NULL;
+  int64_t *out = NULL;
+  int scalar = hp.nd == 0 && hn.nd == 0;
+  for (size_t i = 0; i < hp.n; i++) {
+    double v = host_f64(&hp, i);
+    if (!(v >= 0) || !(v <= 1)) {
+      sr_raise(I, "ValueError", scalar ? "p < 0, p > 1 or p is NaN" : "p < 0, p > 1 or p contains NaNs");
+      goto done;
+    }
+  }
+  for (size_t i = 0; i < hn.n; i++)
+    if (host_int(&hn, i) < 0) {
+      sr_raise(I, "ValueError", "n < 0");
+      goto done;
+    }
+  if (scalar && nd < 0) {
+    res = sr_int(NULL, sr_np_binomial(g, host_f64(&hp, 0), (int64_t)host_int(&hn, 0), legacy));
+    goto done;
+  }
+  int64_t os[SR_MAX_RANK];
+  int ond = nd;
+  if (scalar) {
+    memcpy(os, shape, sizeof(int64_t) * (size_t)nd);
+  } else {
+    /* MultiIterNew2(p, n), or MultiIterNew3(randoms, p, n) with size */
+    int nds[3] = {nd, hp.nd, hn.nd};
+    const int64_t *shs[3] = {shape, hp.shape, hn.shape};
+    ond = nd < 0 ? broadcast_shapes(I, 2, nds + 1, shs + 1, os, 0) : broadcast_shapes(I, 3, nds, shs, os, 0);
+    if (ond < 0 || (nd >= 0 && check_output(I, nd, shape, ond, os) < 0)) goto done;
+  }
+  size_t n = numel(ond, os);
+  if (sr_check_mem(I, n, sizeof(int64_t)) < 0) goto done;
+  out = sr_xmalloc(n * sizeof *out + 1);
+  for (size_t i = 0; i < n; i++) {
+    double pv = host_f64(&hp, scalar ? 0 : bcast_index(&hp, ond, os, i));
+    int64_t nv = (int64_t)host_int(&hn, scalar ? 0 : bcast_index(&hn, ond, os, i));
+    out[i] = sr_np_binomial(g, pv, nv, legacy);
+  }
+  res = np_result(SR_I64, ond, os, out);
+done:
+  free(out);
+  host_free(&hp);
+  host_free(&hn);
+  return res;
+}
+
+static SrVal *gen_binomial(SrInterp *I, SrArgs *a) { return binomial(I, a, gen_state(a), 0); }
+
 /* _bounded_integers.pyx's _rand_{int64,int32,uint64,uint32}: masked
    rejection for RandomState, Lemire's for Generator; array-like low or
    high go to bounded_bcast */
@@ -1079,6 +1142,8 @@ static SrVal *rs_standard_exponential(SrInterp *I, SrArgs *a) {
 }
 
 static SrVal *rs_poisson(SrInterp *I, SrArgs *a) { return poisson(I, a, &legacy_state(a)->g, 1); }
+
+static SrVal *rs_binomial(SrInterp *I, SrArgs *a) { return binomial(I, a, &legacy_state(a)->g, 1); }
 
 static SrVal *rs_randint(SrInterp *I, SrArgs *a) {
   SrVal *p[4];
@@ -1704,7 +1769,8 @@ static const Method generator_methods[] = {
   {"uniform", gen_uniform}, {"integers", gen_integers},               {"permutation", gen_permutation},
   {"shuffle", gen_shuffle}, {"choice", gen_choice},
   {"exponential", gen_exponential}, {"standard_exponential", gen_standard_exponential},
-  {"lognormal", gen_lognormal}, {"poisson", gen_poisson}, {NULL, NULL},
+  {"lognormal", gen_lognormal}, {"poisson", gen_poisson},
+  {"binomial", gen_binomial}, {NULL, NULL},
 };
 
 static const Method randomstate_methods[] = {
@@ -1714,7 +1780,7 @@ static const Method randomstate_methods[] = {
   {"permutation", rs_permutation}, {"shuffle", rs_shuffle},       {"choice", rs_choice},
   {"get_state", rs_get_state}, {"set_state", rs_set_state}, {"exponential", rs_exponential},
   {"standard_exponential", rs_standard_exponential}, {"lognormal", rs_lognormal},
-  {"poisson", rs_poisson}, {NULL, NULL},
+  {"poisson", rs_poisson}, {"binomial", rs_binomial}, {NULL, NULL},
 };
 
 static SrVal *method_of(SrVal *self, const Method *m, const char *name) {
@@ -1780,6 +1846,7 @@ void sr_np_random_init(void) {
     {"numpy.random.standard_exponential", rs_standard_exponential, "np.random.standard_exponential(size=None)"},
     {"numpy.random.lognormal", rs_lognormal, "np.random.lognormal(mean=0.0, sigma=1.0, size=None)"},
     {"numpy.random.poisson", rs_poisson, "np.random.poisson(lam=1.0, size=None)"},
+    {"numpy.random.binomial", rs_binomial, "np.random.binomial(n, p, size=None)"},
     {"numpy.random.get_state", rs_get_state, "np.random.get_state(legacy=True): the global RandomState's state"},
     {"numpy.random.set_state", rs_set_state, "np.random.set_state(state): restores what get_state returned"},
   };

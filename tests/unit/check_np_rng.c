@@ -63,6 +63,12 @@ START_TEST(test_pcg64) {
   sr_np_pcg64_seed(&g, w, sr_np_int_words(51, w));
   ck_assert_int_eq(sr_np_poisson(&g, 3.0), 3);
   ck_assert_int_eq(sr_np_poisson(&g, 50.0), 56);
+  /* default_rng(61).binomial(1000, 0.4, 2): BTPE */
+  sr_np_pcg64_seed(&g, w, sr_np_int_words(61, w));
+  for (int i = 0; i < 12; i++) sr_np_binomial(&g, 0.3, 10, 0);
+  for (int i = 0; i < 8; i++) sr_np_binomial(&g, 0.5, 1, 0);
+  ck_assert_int_eq(sr_np_binomial(&g, 0.4, 1000, 0), 411);
+  ck_assert_int_eq(sr_np_binomial(&g, 0.4, 1000, 0), 379);
 }
 END_TEST
 
