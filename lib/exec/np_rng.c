@@ -523,3 +523,53 @@ void sr_np_shuffle(SrNpBitgen *g, void *data, size_t n, size_t size) {
     }
   }
 }
+
+/* random_standard_gamma / legacy_standard_gamma */
+double sr_np_standard_gamma(SrNpBitgen *g, double shape, int legacy) {
+  if (shape == 1.0) return legacy ? -log(1.0 - sr_np_next_double(g)) : sr_np_standard_exponential(g);
+  if (shape == 0.0) return 0.0;
+  if (shape < 1.0) {
+    for (;;) {
+      double u = sr_np_next_double(g);
+      double v = legacy ? -log(1.0 - sr_np_next_double(g)) : sr_np_standard_exponential(g);
+      if (u <= 1.0 - shape) {
+        double x = pow(u, 1. / shape);
+        if (x <= v) return x;
+      } else {
+        double y = -log((1 - u) / shape), x = pow(1.0 - shape + shape * y, 1. / shape);
+        if (x <= v + y) return x;
+      }
+    }
+  }
+  double b = shape - 1. / 3., c = 1. / sqrt(9 * b);
+  for (;;) {
+    double x, v;
+    do {
+      x = legacy ? sr_np_legacy_gauss(g) : sr_np_standard_normal(g);
+      v = 1.0 + c * x;
+    } while (v <= 0.0);
+    v = v * v * v;
+    double u = sr_np_next_double(g);
+    if (u < 1.0 - 0.0331 * (x * x) * (x * x)) return b * v;
+    if (log(u) < 0.5 * x * x + b * (1. - v + log(v))) return b * v;
+  }
+}
+
+double sr_np_beta(SrNpBitgen *g, double a, double b, int legacy) {
+  if (a <= 1.0 && b <= 1.0) {
+    for (;;) {
+      double u = sr_np_next_double(g), v = sr_np_next_double(g);
+      double x = pow(u, 1.0 / a), y = pow(v, 1.0 / b), xpy = x + y;
+      /* Generator's also rejects x + y == 0 (both draws 0.0) */
+      if (xpy <= 1.0 && (legacy || xpy > 0.0)) {
+        if (x + y > 0) return x / xpy;
+        double lx = log(u) / a, ly = log(v) / b, lm = lx > ly ? lx : ly;
+        lx -= lm;
+        ly -= lm;
+        return exp(lx - log(exp(lx) + exp(ly)));
+      }
+    }
+  }
+  double ga = sr_np_standard_gamma(g, a, legacy), gb = sr_np_standard_gamma(g, b, legacy);
+  return ga / (ga + gb);
+}

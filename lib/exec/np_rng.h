@@ -71,6 +71,11 @@ int64_t sr_np_poisson(SrNpBitgen *g, double lam);
 /* random_binomial (inversion for n * min(p, 1 - p) <= 30, else BTPE);
    legacy: RandomState's, which draws for n == 0 and p == 0 too */
 int64_t sr_np_binomial(SrNpBitgen *g, double p, int64_t n, int legacy);
+/* random_standard_gamma (Marsaglia and Tsang above shape 1) and
+   random_beta (Johnk's below 1 and 1); legacy: legacy_standard_gamma and
+   legacy_beta, on legacy_gauss and -log(1 - U) */
+double sr_np_standard_gamma(SrNpBitgen *g, double shape, int legacy);
+double sr_np_beta(SrNpBitgen *g, double a, double b, int legacy);
 /* RandomState.standard_normal: legacy_gauss */
 double sr_np_legacy_gauss(SrNpBitgen *g);
 /* random_bounded_uint64_fill: off + [0, rng] cnt times, by masked

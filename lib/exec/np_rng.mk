@@ -21,6 +21,7 @@ NPRAND_GOLDEN = \
 	tests/golden/np_random_state.jxr \
 	tests/golden/np_random_exponential.jxr \
 	tests/golden/np_random_poisson.jxr \
-	tests/golden/np_random_binomial.jxr
+	tests/golden/np_random_binomial.jxr \
+	tests/golden/np_random_gamma.jxr
 
 GOLDEN_TESTS += $(NPRAND_GOLDEN)

@@ -358,6 +358,7 @@ static double host_f64(const Host *h, size_t i) {
 enum {
   D_RANDOM, D_RANDOM_F32, D_STD_NORMAL_F32, D_STD_NORMAL, D_NORMAL, D_UNIFORM, D_GAUSS, D_LEGACY_NORMAL,
   D_STD_EXP, D_EXP, D_LEGACY_STD_EXP, D_LEGACY_EXP, D_LOGNORMAL, D_LEGACY_LOGNORMAL,
+  D_GAMMA, D_LEGACY_GAMMA, D_BETA, D_LEGACY_BETA,
 };
 
 static double draw(SrNpBitgen *g, int d, double a, double b) {
@@ -375,7 +376,12 @@ static double draw(SrNpBitgen *g, int d, double a, double b) {
   case D_LEGACY_STD_EXP: return -log(1.0 - sr_np_next_double(g));
   case D_LEGACY_EXP: return b * -log(1.0 - sr_np_next_double(g));
   case D_LOGNORMAL: return exp(a + b * sr_np_standard_normal(g));
-  default: return exp(a + b * sr_np_legacy_gauss(g));
+  case D_LEGACY_LOGNORMAL: return exp(a + b * sr_np_legacy_gauss(g));
+  /* gamma(shape a, scale b) */
+  case D_GAMMA: return b * sr_np_standard_gamma(g, a, 0);
+  case D_LEGACY_GAMMA: return b * sr_np_standard_gamma(g, a, 1);
+  case D_BETA: return sr_np_beta(g, a, b, 0);
+  default: return sr_np_beta(g, a, b, 1);
   }
 }
 
@@ -469,13 +475,18 @@ static size_t bcast_index(const Host *h, int nd, const int64_t *shape, size_t i)
 /* What a distribution of two parameters checks. */
 typedef struct Cont2 {
   int d;              /* what draw() draws with a and b */
-  const char *b_name; /* CONS_NON_NEGATIVE on b, or NULL */
+  const char *b_name; /* CONS_NON_NEGATIVE on b (CONS_POSITIVE with b_pos), or NULL */
   int uniform;        /* b is high - low: 1 Generator's, 2 RandomState's */
+  const char *a_name; /* the same for a, checked first */
+  int a_pos, b_pos;
 } Cont2;
 
-static int non_negative(SrInterp *I, double v, const char *name) {
-  if (name && !isnan(v) && signbit(v)) {
-    sr_raise(I, "ValueError", "%s < 0", name);
+/* check_constraint and check_array_constraint alike: CONS_NON_NEGATIVE
+   (NaN passes), CONS_POSITIVE (NaN passes too) */
+static int cons_check(SrInterp *I, double v, const char *name, int positive) {
+  if (!name) return 0;
+  if (positive ? v <= 0 : !isnan(v) && signbit(v)) {
+    sr_raise(I, "ValueError", "%s %s 0", name, positive ? "<=" : "<");
     return -1;
   }
   return 0;
@@ -522,8 +533,10 @@ static SrVal *cont2(SrInterp *I, SrNpBitgen *g, const Cont2 *c, SrVal *av, SrVal
       goto done;
     }
   }
+  for (size_t i = 0; i < ha.n; i++)
+    if (cons_check(I, host_f64(&ha, i), c->a_name, c->a_pos) < 0) goto done;
   for (size_t i = 0; i < hb.n; i++)
-    if (non_negative(I, b[i], c->b_name) < 0) goto done;
+    if (cons_check(I, b[i], c->b_name, c->b_pos) < 0) goto done;
   if (scalar) {
     double a0 = host_f64(&ha, 0);
     if (nd < 0) {
@@ -628,12 +641,12 @@ static SrVal *cont2_call(SrInterp *I, SrArgs *a, SrNpBitgen *g, const char *fn, 
 }
 
 static SrVal *gen_normal(SrInterp *I, SrArgs *a) {
-  static const Cont2 c = {D_NORMAL, "scale", 0};
+  static const Cont2 c = {D_NORMAL, "scale", 0, NULL, 0, 0};
   return cont2_call(I, a, gen_state(a), "normal", "loc=, scale=, size=", zero, one, &c);
 }
 
 static SrVal *gen_uniform(SrInterp *I, SrArgs *a) {
-  static const Cont2 c = {D_UNIFORM, "high - low", 1};
+  static const Cont2 c = {D_UNIFORM, "high - low", 1, NULL, 0, 0};
   return cont2_call(I, a, gen_state(a), "uniform", "low=, high=, size=", zero, one, &c);
 }
 
@@ -737,7 +750,7 @@ done:
 }
 
 static SrVal *gen_lognormal(SrInterp *I, SrArgs *a) {
-  static const Cont2 c = {D_LOGNORMAL, "sigma", 0};
+  static const Cont2 c = {D_LOGNORMAL, "sigma", 0, NULL, 0, 0};
   return cont2_call(I, a, gen_state(a), "lognormal", "mean=, sigma=, size=", zero, one, &c);
 }
 
@@ -746,7 +759,7 @@ static SrVal *gen_lognormal(SrInterp *I, SrArgs *a) {
 static SrVal *exponential(SrInterp *I, SrArgs *a, SrNpBitgen *g, int d) {
   SrVal *p[2];
   if (sr_args_parse(I, a, "exponential", "scale=, size=", p) < 0) return NULL;
-  static const Cont2 gen = {D_EXP, "scale", 0}, leg = {D_LEGACY_EXP, "scale", 0};
+  static const Cont2 gen = {D_EXP, "scale", 0, NULL, 0, 0}, leg = {D_LEGACY_EXP, "scale", 0, NULL, 0, 0};
   SrVal *av = zero(), *bv = p[0] ? sr_ref(p[0]) : one();
   SrVal *r = cont2(I, g, d == D_EXP ? &gen : &leg, av, bv, p[1]);
   sr_unref(av);
@@ -893,6 +906,35 @@ done:
 }
 
 static SrVal *gen_binomial(SrInterp *I, SrArgs *a) { return binomial(I, a, gen_state(a), 0); }
+
+static SrVal *gen_gamma(SrInterp *I, SrArgs *a) {
+  static const Cont2 c = {D_GAMMA, "scale", 0, "shape", 0, 0};
+  return cont2_call(I, a, gen_state(a), "gamma", "shape, scale=, size=", one, one, &c);
+}
+
+static SrVal *gen_beta(SrInterp *I, SrArgs *a) {
+  static const Cont2 c = {D_BETA, "b", 0, "a", 1, 1};
+  return cont2_call(I, a, gen_state(a), "beta", "a, b, size=", one, one, &c);
+}
+
+/* standard_gamma(shape, size=None): gamma with scale 1 */
+static SrVal *standard_gamma(SrInterp *I, SrArgs *a, SrNpBitgen *g, int legacy) {
+  SrVal *p[4] = {0};
+  if (sr_args_parse(I, a, "standard_gamma", legacy ? "shape, size=" : "shape, size=, dtype=, out=", p) < 0) return NULL;
+  if (!legacy) {
+    int d = dtype_of(p[2], SR_F64);
+    if (d == SR_F32) return sr_raise(I, "NotImplementedError", "shardrepl: standard_gamma(dtype=float32)");
+    if (d != SR_F64) return bad_dtype(I, p[2], d, "standard_gamma");
+    if (p[3] && p[3]->kind != SR_V_NONE) return sr_raise(I, "NotImplementedError", "shardrepl: standard_gamma(out=...)");
+  }
+  static const Cont2 gen = {D_GAMMA, NULL, 0, "shape", 0, 0}, leg = {D_LEGACY_GAMMA, NULL, 0, "shape", 0, 0};
+  SrVal *bv = one();
+  SrVal *r = cont2(I, g, legacy ? &leg : &gen, p[0], bv, p[1]);
+  sr_unref(bv);
+  return r;
+}
+
+static SrVal *gen_standard_gamma(SrInterp *I, SrArgs *a) { return standard_gamma(I, a, gen_state(a), 0); }
 
 /* _bounded_integers.pyx's _rand_{int64,int32,uint64,uint32}: masked
    rejection for RandomState, Lemire's for Generator; array-like low or
@@ -1116,17 +1158,17 @@ static SrVal *rs_standard_normal(SrInterp *I, SrArgs *a) {
 }
 
 static SrVal *rs_normal(SrInterp *I, SrArgs *a) {
-  static const Cont2 c = {D_LEGACY_NORMAL, "scale", 0};
+  static const Cont2 c = {D_LEGACY_NORMAL, "scale", 0, NULL, 0, 0};
   return cont2_call(I, a, &legacy_state(a)->g, "normal", "loc=, scale=, size=", zero, one, &c);
 }
 
 static SrVal *rs_uniform(SrInterp *I, SrArgs *a) {
-  static const Cont2 c = {D_UNIFORM, NULL, 2};
+  static const Cont2 c = {D_UNIFORM, NULL, 2, NULL, 0, 0};
   return cont2_call(I, a, &legacy_state(a)->g, "uniform", "low=, high=, size=", zero, one, &c);
 }
 
 static SrVal *rs_lognormal(SrInterp *I, SrArgs *a) {
-  static const Cont2 c = {D_LEGACY_LOGNORMAL, "sigma", 0};
+  static const Cont2 c = {D_LEGACY_LOGNORMAL, "sigma", 0, NULL, 0, 0};
   return cont2_call(I, a, &legacy_state(a)->g, "lognormal", "mean=, sigma=, size=", zero, one, &c);
 }
 
@@ -1144,6 +1186,18 @@ static SrVal *rs_standard_exponential(SrInterp *I, SrArgs *a) {
 static SrVal *rs_poisson(SrInterp *I, SrArgs *a) { return poisson(I, a, &legacy_state(a)->g, 1); }
 
 static SrVal *rs_binomial(SrInterp *I, SrArgs *a) { return binomial(I, a, &legacy_state(a)->g, 1); }
+
+static SrVal *rs_gamma(SrInterp *I, SrArgs *a) {
+  static const Cont2 c = {D_LEGACY_GAMMA, "scale", 0, "shape", 0, 0};
+  return cont2_call(I, a, &legacy_state(a)->g, "gamma", "shape, scale=, size=", one, one, &c);
+}
+
+static SrVal *rs_beta(SrInterp *I, SrArgs *a) {
+  static const Cont2 c = {D_LEGACY_BETA, "b", 0, "a", 1, 1};
+  return cont2_call(I, a, &legacy_state(a)->g, "beta", "a, b, size=", one, one, &c);
+}
+
+static SrVal *rs_standard_gamma(SrInterp *I, SrArgs *a) { return standard_gamma(I, a, &legacy_state(a)->g, 1); }
 
 static SrVal *rs_randint(SrInterp *I, SrArgs *a) {
   SrVal *p[4];
@@ -1770,7 +1824,8 @@ static const Method generator_methods[] = {
   {"shuffle", gen_shuffle}, {"choice", gen_choice},
   {"exponential", gen_exponential}, {"standard_exponential", gen_standard_exponential},
   {"lognormal", gen_lognormal}, {"poisson", gen_poisson},
-  {"binomial", gen_binomial}, {NULL, NULL},
+  {"binomial", gen_binomial}, {"gamma", gen_gamma}, {"standard_gamma", gen_standard_gamma},
+  {"beta", gen_beta}, {NULL, NULL},
 };
 
 static const Method randomstate_methods[] = {
@@ -1780,7 +1835,8 @@ static const Method randomstate_methods[] = {
   {"permutation", rs_permutation}, {"shuffle", rs_shuffle},       {"choice", rs_choice},
   {"get_state", rs_get_state}, {"set_state", rs_set_state}, {"exponential", rs_exponential},
   {"standard_exponential", rs_standard_exponential}, {"lognormal", rs_lognormal},
-  {"poisson", rs_poisson}, {"binomial", rs_binomial}, {NULL, NULL},
+  {"poisson", rs_poisson}, {"binomial", rs_binomial}, {"gamma", rs_gamma},
+  {"standard_gamma", rs_standard_gamma}, {"beta", rs_beta}, {NULL, NULL},
 };
 
 static SrVal *method_of(SrVal *self, const Method *m, const char *name) {
@@ -1847,6 +1903,9 @@ void sr_np_random_init(void) {
     {"numpy.random.lognormal", rs_lognormal, "np.random.lognormal(mean=0.0, sigma=1.0, size=None)"},
     {"numpy.random.poisson", rs_poisson, "np.random.poisson(lam=1.0, size=None)"},
     {"numpy.random.binomial", rs_binomial, "np.random.binomial(n, p, size=None)"},
+    {"numpy.random.gamma", rs_gamma, "np.random.gamma(shape, scale=1.0, size=None)"},
+    {"numpy.random.standard_gamma", rs_standard_gamma, "np.random.standard_gamma(shape, size=None)"},
+    {"numpy.random.beta", rs_beta, "np.random.beta(a, b, size=None)"},
     {"numpy.random.get_state", rs_get_state, "np.random.get_state(legacy=True): the global RandomState's state"},
     {"numpy.random.set_state", rs_set_state, "np.random.set_state(state): restores what get_state returned"},
   };
