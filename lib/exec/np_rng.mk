@@ -22,6 +22,7 @@ NPRAND_GOLDEN = \
 	tests/golden/np_random_exponential.jxr \
 	tests/golden/np_random_poisson.jxr \
 	tests/golden/np_random_binomial.jxr \
-	tests/golden/np_random_gamma.jxr
+	tests/golden/np_random_gamma.jxr \
+	tests/golden/np_random_more.jxr
 
 GOLDEN_TESTS += $(NPRAND_GOLDEN)

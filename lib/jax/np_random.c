@@ -174,7 +174,8 @@ static int check_dims(SrInterp *I, int n, const int64_t *shape) {
     else total *= (uint64_t)shape[i];
   }
   if (big) {
-    sr_raise(I, "ValueError", "array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size.");
+    sr_raise(I, "ValueError",
+             "array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size.");
     return -2;
   }
   return n;
@@ -358,8 +359,39 @@ static double host_f64(const Host *h, size_t i) {
 enum {
   D_RANDOM, D_RANDOM_F32, D_STD_NORMAL_F32, D_STD_NORMAL, D_NORMAL, D_UNIFORM, D_GAUSS, D_LEGACY_NORMAL,
   D_STD_EXP, D_EXP, D_LEGACY_STD_EXP, D_LEGACY_EXP, D_LOGNORMAL, D_LEGACY_LOGNORMAL,
-  D_GAMMA, D_LEGACY_GAMMA, D_BETA, D_LEGACY_BETA,
+  D_GAMMA, D_LEGACY_GAMMA, D_BETA, D_LEGACY_BETA, D_STD_GAMMA, D_LEGACY_STD_GAMMA,
+  /* two parameters (loc, scale), the same for both generators */
+  D_LAPLACE, D_GUMBEL, D_LOGISTIC,
+  /* one parameter (b), and none */
+  D_CHISQUARE, D_LEGACY_CHISQUARE, D_STANDARD_T, D_LEGACY_STANDARD_T, D_RAYLEIGH, D_LEGACY_RAYLEIGH,
+  D_WEIBULL, D_LEGACY_WEIBULL, D_PARETO, D_LEGACY_PARETO, D_POWER, D_LEGACY_POWER, D_CAUCHY, D_LEGACY_CAUCHY,
 };
+
+/* RandomState's standard exponential, -log(1 - U) */
+static double legacy_std_exp(SrNpBitgen *g) { return -log(1.0 - sr_np_next_double(g)); }
+
+/* random_laplace, random_gumbel, random_logistic: a rejected U draws again */
+static double laplace(SrNpBitgen *g, double loc, double scale) {
+  for (;;) {
+    double u = sr_np_next_double(g);
+    if (u >= 0.5) return loc - scale * log(2.0 - u - u);
+    if (u > 0.0) return loc + scale * log(u + u);
+  }
+}
+
+static double gumbel(SrNpBitgen *g, double loc, double scale) {
+  for (;;) {
+    double u = 1.0 - sr_np_next_double(g);
+    if (u < 1.0) return loc - scale * log(-log(u));
+  }
+}
+
+static double logistic(SrNpBitgen *g, double loc, double scale) {
+  for (;;) {
+    double u = sr_np_next_double(g);
+    if (u > 0.0) return loc + scale * log(u / (1.0 - u));
+  }
+}
 
 static double draw(SrNpBitgen *g, int d, double a, double b) {
   switch (d) {
@@ -380,8 +412,39 @@ static double draw(SrNpBitgen *g, int d, double a, double b) {
   /* gamma(shape a, scale b) */
   case D_GAMMA: return b * sr_np_standard_gamma(g, a, 0);
   case D_LEGACY_GAMMA: return b * sr_np_standard_gamma(g, a, 1);
+  case D_STD_GAMMA: return sr_np_standard_gamma(g, b, 0);
+  case D_LEGACY_STD_GAMMA: return sr_np_standard_gamma(g, b, 1);
   case D_BETA: return sr_np_beta(g, a, b, 0);
-  default: return sr_np_beta(g, a, b, 1);
+  case D_LEGACY_BETA: return sr_np_beta(g, a, b, 1);
+  case D_LAPLACE: return laplace(g, a, b);
+  case D_GUMBEL: return gumbel(g, a, b);
+  case D_LOGISTIC: return logistic(g, a, b);
+  case D_CHISQUARE: return 2.0 * sr_np_standard_gamma(g, b / 2.0, 0);
+  case D_LEGACY_CHISQUARE: return 2.0 * sr_np_standard_gamma(g, b / 2.0, 1);
+  case D_STANDARD_T: {
+    double num = sr_np_standard_normal(g), den = sr_np_standard_gamma(g, b / 2, 0);
+    return sqrt(b / 2) * num / sqrt(den);
+  }
+  case D_LEGACY_STANDARD_T: {
+    double num = sr_np_legacy_gauss(g), den = sr_np_standard_gamma(g, b / 2, 1);
+    return sqrt(b / 2) * num / sqrt(den);
+  }
+  case D_RAYLEIGH: return b * sqrt(2.0 * sr_np_standard_exponential(g));
+  case D_LEGACY_RAYLEIGH: return b * sqrt(-2.0 * log1p(-sr_np_next_double(g)));
+  case D_WEIBULL: return b == 0.0 ? 0.0 : pow(sr_np_standard_exponential(g), 1. / b);
+  case D_LEGACY_WEIBULL: return b == 0.0 ? 0.0 : pow(legacy_std_exp(g), 1. / b);
+  case D_PARETO: return expm1(sr_np_standard_exponential(g) / b);
+  case D_LEGACY_PARETO: return exp(legacy_std_exp(g) / b) - 1;
+  case D_POWER: return pow(-expm1(-sr_np_standard_exponential(g)), 1. / b);
+  case D_LEGACY_POWER: return pow(1 - exp(-legacy_std_exp(g)), 1. / b);
+  case D_CAUCHY: {
+    double x = sr_np_standard_normal(g);
+    return x / sr_np_standard_normal(g);
+  }
+  default: {
+    double x = sr_np_legacy_gauss(g);
+    return x / sr_np_legacy_gauss(g);
+  }
   }
 }
 
@@ -429,7 +492,10 @@ static int broadcast_shapes(SrInterp *I, int k, const int *nds, const int64_t *c
             sr_buf_putc(&b, ' ');
           }
         } else {
-          sr_buf_printf(&b, "shape mismatch: objects cannot be broadcast to a single shape.  Mismatch is between arg %d with shape ", src);
+          sr_buf_printf(&b,
+                        "shape mismatch: objects cannot be broadcast to a single shape.  Mismatch is between "
+                        "arg %d with shape ",
+                        src);
           shape_str(&b, nds[src], shapes[src]);
           sr_buf_printf(&b, " and arg %d with shape ", j);
           shape_str(&b, nds[j], shapes[j]);
@@ -479,6 +545,7 @@ typedef struct Cont2 {
   int uniform;        /* b is high - low: 1 Generator's, 2 RandomState's */
   const char *a_name; /* the same for a, checked first */
   int a_pos, b_pos;
+  int one;            /* one parameter: b alone (cont_broadcast_1) */
 } Cont2;
 
 /* check_constraint and check_array_constraint alike: CONS_NON_NEGATIVE
@@ -551,11 +618,17 @@ static SrVal *cont2(SrInterp *I, SrNpBitgen *g, const Cont2 *c, SrVal *av, SrVal
     free(out);
     goto done;
   }
-  /* MultiIterNew2(a, b), or MultiIterNew3(out, a, b) with size */
+  /* MultiIterNew2(a, b), or MultiIterNew3(out, a, b) with size; one
+     parameter: b's shape, or MultiIterNew2(out, b) */
   int64_t os[SR_MAX_RANK];
   int nds[3] = {nd, ha.nd, hb.nd};
   const int64_t *shs[3] = {shape, ha.shape, hb.shape};
-  int ond = nd < 0 ? broadcast_shapes(I, 2, nds + 1, shs + 1, os, 0) : broadcast_shapes(I, 3, nds, shs, os, 0);
+  if (c->one) {
+    nds[1] = hb.nd;
+    shs[1] = hb.shape;
+  }
+  int k = c->one ? 1 : 2;
+  int ond = nd < 0 ? broadcast_shapes(I, k, nds + 1, shs + 1, os, 0) : broadcast_shapes(I, k + 1, nds, shs, os, 0);
   if (ond < 0 || (nd >= 0 && check_output(I, nd, shape, ond, os) < 0)) goto done;
   size_t n = numel(ond, os);
   if (sr_check_mem(I, n, sizeof(double)) < 0) goto done;
@@ -641,12 +714,12 @@ static SrVal *cont2_call(SrInterp *I, SrArgs *a, SrNpBitgen *g, const char *fn, 
 }
 
 static SrVal *gen_normal(SrInterp *I, SrArgs *a) {
-  static const Cont2 c = {D_NORMAL, "scale", 0, NULL, 0, 0};
+  static const Cont2 c = {D_NORMAL, "scale", 0, NULL, 0, 0, 0};
   return cont2_call(I, a, gen_state(a), "normal", "loc=, scale=, size=", zero, one, &c);
 }
 
 static SrVal *gen_uniform(SrInterp *I, SrArgs *a) {
-  static const Cont2 c = {D_UNIFORM, "high - low", 1, NULL, 0, 0};
+  static const Cont2 c = {D_UNIFORM, "high - low", 1, NULL, 0, 0, 0};
   return cont2_call(I, a, gen_state(a), "uniform", "low=, high=, size=", zero, one, &c);
 }
 
@@ -731,7 +804,8 @@ static SrVal *bounded_bcast(SrInterp *I, SrNpBitgen *g, SrVal *lowv, SrVal *high
   if (sr_check_mem(I, n, sizeof(uint64_t)) < 0) goto done;
   u = sr_xmalloc(n * sizeof *u + 1);
   for (size_t i = 0; i < n; i++) {
-    __int128 lo = host_int(&hl, bcast_index(&hl, ond, os, i)), hi = host_int(&hh, bcast_index(&hh, ond, os, i)) - !closed;
+    __int128 lo = host_int(&hl, bcast_index(&hl, ond, os, i));
+    __int128 hi = host_int(&hh, bcast_index(&hh, ond, os, i)) - !closed;
     sr_np_bounded_uint64_fill(g, (uint64_t)lo, (uint64_t)(hi - lo), 1, masked, &u[i]);
   }
   if (d == SR_I32 || d == SR_U32) {
@@ -750,7 +824,7 @@ done:
 }
 
 static SrVal *gen_lognormal(SrInterp *I, SrArgs *a) {
-  static const Cont2 c = {D_LOGNORMAL, "sigma", 0, NULL, 0, 0};
+  static const Cont2 c = {D_LOGNORMAL, "sigma", 0, NULL, 0, 0, 0};
   return cont2_call(I, a, gen_state(a), "lognormal", "mean=, sigma=, size=", zero, one, &c);
 }
 
@@ -759,7 +833,7 @@ static SrVal *gen_lognormal(SrInterp *I, SrArgs *a) {
 static SrVal *exponential(SrInterp *I, SrArgs *a, SrNpBitgen *g, int d) {
   SrVal *p[2];
   if (sr_args_parse(I, a, "exponential", "scale=, size=", p) < 0) return NULL;
-  static const Cont2 gen = {D_EXP, "scale", 0, NULL, 0, 0}, leg = {D_LEGACY_EXP, "scale", 0, NULL, 0, 0};
+  static const Cont2 gen = {D_EXP, "scale", 0, NULL, 0, 0, 1}, leg = {D_LEGACY_EXP, "scale", 0, NULL, 0, 0, 1};
   SrVal *av = zero(), *bv = p[0] ? sr_ref(p[0]) : one();
   SrVal *r = cont2(I, g, d == D_EXP ? &gen : &leg, av, bv, p[1]);
   sr_unref(av);
@@ -777,7 +851,8 @@ static SrVal *gen_standard_exponential(SrInterp *I, SrArgs *a) {
   if (d != SR_F64) return bad_dtype(I, p[1], d, "standard_exponential");
   if (p[2] && (p[2]->kind != SR_V_STR || strcmp(p[2]->str.s, "zig") != 0))
     return sr_raise(I, "NotImplementedError", "shardrepl: standard_exponential(method=...) other than 'zig'");
-  if (p[3] && p[3]->kind != SR_V_NONE) return sr_raise(I, "NotImplementedError", "shardrepl: standard_exponential(out=...)");
+  if (p[3] && p[3]->kind != SR_V_NONE)
+    return sr_raise(I, "NotImplementedError", "shardrepl: standard_exponential(out=...)");
   int64_t shape[SR_MAX_RANK];
   int nd = size_arg(I, p[0], shape);
   if (nd < -1) return NULL;
@@ -908,12 +983,12 @@ done:
 static SrVal *gen_binomial(SrInterp *I, SrArgs *a) { return binomial(I, a, gen_state(a), 0); }
 
 static SrVal *gen_gamma(SrInterp *I, SrArgs *a) {
-  static const Cont2 c = {D_GAMMA, "scale", 0, "shape", 0, 0};
+  static const Cont2 c = {D_GAMMA, "scale", 0, "shape", 0, 0, 0};
   return cont2_call(I, a, gen_state(a), "gamma", "shape, scale=, size=", one, one, &c);
 }
 
 static SrVal *gen_beta(SrInterp *I, SrArgs *a) {
-  static const Cont2 c = {D_BETA, "b", 0, "a", 1, 1};
+  static const Cont2 c = {D_BETA, "b", 0, "a", 1, 1, 0};
   return cont2_call(I, a, gen_state(a), "beta", "a, b, size=", one, one, &c);
 }
 
@@ -925,16 +1000,80 @@ static SrVal *standard_gamma(SrInterp *I, SrArgs *a, SrNpBitgen *g, int legacy) 
     int d = dtype_of(p[2], SR_F64);
     if (d == SR_F32) return sr_raise(I, "NotImplementedError", "shardrepl: standard_gamma(dtype=float32)");
     if (d != SR_F64) return bad_dtype(I, p[2], d, "standard_gamma");
-    if (p[3] && p[3]->kind != SR_V_NONE) return sr_raise(I, "NotImplementedError", "shardrepl: standard_gamma(out=...)");
+    if (p[3] && p[3]->kind != SR_V_NONE)
+      return sr_raise(I, "NotImplementedError", "shardrepl: standard_gamma(out=...)");
   }
-  static const Cont2 gen = {D_GAMMA, NULL, 0, "shape", 0, 0}, leg = {D_LEGACY_GAMMA, NULL, 0, "shape", 0, 0};
-  SrVal *bv = one();
-  SrVal *r = cont2(I, g, legacy ? &leg : &gen, p[0], bv, p[1]);
-  sr_unref(bv);
+  static const Cont2 gen = {D_STD_GAMMA, "shape", 0, NULL, 0, 0, 1};
+  static const Cont2 leg = {D_LEGACY_STD_GAMMA, "shape", 0, NULL, 0, 0, 1};
+  SrVal *av = zero();
+  SrVal *r = cont2(I, g, legacy ? &leg : &gen, av, p[0], p[1]);
+  sr_unref(av);
   return r;
 }
 
 static SrVal *gen_standard_gamma(SrInterp *I, SrArgs *a) { return standard_gamma(I, a, gen_state(a), 0); }
+
+/* The distributions that are one cont() call: (loc, scale) ones, one
+   parameter ones, and standard_cauchy with none. */
+typedef struct Simple {
+  const char *name;
+  int gen, legacy;  /* draw()'s codes */
+  const char *param; /* one parameter's name (NULL: loc and scale) */
+  int positive;      /* CONS_POSITIVE, else CONS_NON_NEGATIVE */
+  int required;      /* the one parameter has no default (else 1.0) */
+} Simple;
+
+static const Simple simple[] = {
+  {"laplace", D_LAPLACE, D_LAPLACE, NULL, 0, 0},
+  {"gumbel", D_GUMBEL, D_GUMBEL, NULL, 0, 0},
+  {"logistic", D_LOGISTIC, D_LOGISTIC, NULL, 0, 0},
+  {"chisquare", D_CHISQUARE, D_LEGACY_CHISQUARE, "df", 1, 1},
+  {"standard_t", D_STANDARD_T, D_LEGACY_STANDARD_T, "df", 1, 1},
+  {"rayleigh", D_RAYLEIGH, D_LEGACY_RAYLEIGH, "scale", 0, 0},
+  {"weibull", D_WEIBULL, D_LEGACY_WEIBULL, "a", 0, 1},
+  {"pareto", D_PARETO, D_LEGACY_PARETO, "a", 1, 1},
+  {"power", D_POWER, D_LEGACY_POWER, "a", 1, 1},
+  {"standard_cauchy", D_CAUCHY, D_LEGACY_CAUCHY, NULL, 0, 0},
+  {NULL, 0, 0, NULL, 0, 0},
+};
+
+static SrVal *simple_call(SrInterp *I, SrArgs *a, SrNpBitgen *g, const Simple *t, int legacy) {
+  int d = legacy ? t->legacy : t->gen;
+  if (d == D_CAUCHY || d == D_LEGACY_CAUCHY) {
+    SrVal *p[1];
+    if (sr_args_parse(I, a, t->name, "size=", p) < 0) return NULL;
+    int64_t shape[SR_MAX_RANK];
+    int nd = size_arg(I, p[0], shape);
+    return nd < -1 ? NULL : fill0(I, g, d, nd, shape);
+  }
+  Cont2 c = {d, t->param ? t->param : "scale", 0, NULL, 0, t->positive, t->param != NULL};
+  if (!t->param) return cont2_call(I, a, g, t->name, "loc=, scale=, size=", zero, one, &c);
+  SrVal *p[2];
+  if (sr_args_parse(I, a, t->name, t->required ? (t->param[0] == 'd' ? "df, size=" : "a, size=") : "scale=, size=", p) <
+      0)
+    return NULL;
+  SrVal *av = zero(), *bv = p[0] ? sr_ref(p[0]) : one();
+  SrVal *r = cont2(I, g, &c, av, bv, p[1]);
+  sr_unref(av);
+  sr_unref(bv);
+  return r;
+}
+
+/* each one's Generator method and RandomState method (the module's function) */
+#define SIMPLE(NAME, I_)                                                                                         \
+  static SrVal *gen_##NAME(SrInterp *I, SrArgs *a) { return simple_call(I, a, gen_state(a), &simple[I_], 0); } \
+  static SrVal *rs_##NAME(SrInterp *I, SrArgs *a) { return simple_call(I, a, &legacy_state(a)->g, &simple[I_], 1); }
+SIMPLE(laplace, 0)
+SIMPLE(gumbel, 1)
+SIMPLE(logistic, 2)
+SIMPLE(chisquare, 3)
+SIMPLE(standard_t, 4)
+SIMPLE(rayleigh, 5)
+SIMPLE(weibull, 6)
+SIMPLE(pareto, 7)
+SIMPLE(power, 8)
+SIMPLE(standard_cauchy, 9)
+#undef SIMPLE
 
 /* _bounded_integers.pyx's _rand_{int64,int32,uint64,uint32}: masked
    rejection for RandomState, Lemire's for Generator; array-like low or
@@ -1158,17 +1297,17 @@ static SrVal *rs_standard_normal(SrInterp *I, SrArgs *a) {
 }
 
 static SrVal *rs_normal(SrInterp *I, SrArgs *a) {
-  static const Cont2 c = {D_LEGACY_NORMAL, "scale", 0, NULL, 0, 0};
+  static const Cont2 c = {D_LEGACY_NORMAL, "scale", 0, NULL, 0, 0, 0};
   return cont2_call(I, a, &legacy_state(a)->g, "normal", "loc=, scale=, size=", zero, one, &c);
 }
 
 static SrVal *rs_uniform(SrInterp *I, SrArgs *a) {
-  static const Cont2 c = {D_UNIFORM, NULL, 2, NULL, 0, 0};
+  static const Cont2 c = {D_UNIFORM, NULL, 2, NULL, 0, 0, 0};
   return cont2_call(I, a, &legacy_state(a)->g, "uniform", "low=, high=, size=", zero, one, &c);
 }
 
 static SrVal *rs_lognormal(SrInterp *I, SrArgs *a) {
-  static const Cont2 c = {D_LEGACY_LOGNORMAL, "sigma", 0, NULL, 0, 0};
+  static const Cont2 c = {D_LEGACY_LOGNORMAL, "sigma", 0, NULL, 0, 0, 0};
   return cont2_call(I, a, &legacy_state(a)->g, "lognormal", "mean=, sigma=, size=", zero, one, &c);
 }
 
@@ -1188,12 +1327,12 @@ static SrVal *rs_poisson(SrInterp *I, SrArgs *a) { return poisson(I, a, &legacy_
 static SrVal *rs_binomial(SrInterp *I, SrArgs *a) { return binomial(I, a, &legacy_state(a)->g, 1); }
 
 static SrVal *rs_gamma(SrInterp *I, SrArgs *a) {
-  static const Cont2 c = {D_LEGACY_GAMMA, "scale", 0, "shape", 0, 0};
+  static const Cont2 c = {D_LEGACY_GAMMA, "scale", 0, "shape", 0, 0, 0};
   return cont2_call(I, a, &legacy_state(a)->g, "gamma", "shape, scale=, size=", one, one, &c);
 }
 
 static SrVal *rs_beta(SrInterp *I, SrArgs *a) {
-  static const Cont2 c = {D_LEGACY_BETA, "b", 0, "a", 1, 1};
+  static const Cont2 c = {D_LEGACY_BETA, "b", 0, "a", 1, 1, 0};
   return cont2_call(I, a, &legacy_state(a)->g, "beta", "a, b, size=", one, one, &c);
 }
 
@@ -1348,7 +1487,8 @@ static SrVal *rs_set_state(SrInterp *I, SrArgs *a) {
   if (sr_as_int(I, posv, "pos", &pos) < 0 || (hgv && sr_as_int(I, hgv, "has_gauss", &hg) < 0) ||
       (gsv && sr_as_float(I, gsv, "gauss", &gs) < 0))
     return NULL;
-  if (pos < 0 || pos > 624) return sr_raise(I, "ValueError", "shardrepl: an MT19937 state's pos is in [0, 624], not %lld", (long long)pos);
+  if (pos < 0 || pos > 624)
+    return sr_raise(I, "ValueError", "shardrepl: an MT19937 state's pos is in [0, 624], not %lld", (long long)pos);
   Host h;
   if (host_of(I, keyv, &h) < 0) return NULL;
   if (h.nd != 1 || h.n != 624 || !(sr_dtype_is_int(h.dt) || h.dt == SR_BOOL)) {
@@ -1711,7 +1851,9 @@ static SrVal *choice(SrInterp *I, SrNpBitgen *g, int legacy, SrVal **p) {
   if (h.nd == 0) {
     if (!sr_dtype_is_int(h.dt) && h.dt != SR_BOOL) {
       SrBuf b = SR_BUF_INIT;
-      sr_buf_printf(&b, legacy ? "a must be 1-dimensional or an integer" : "a must be a sequence or an integer, not <class '%s'>",
+      sr_buf_printf(&b,
+                    legacy ? "a must be 1-dimensional or an integer"
+                           : "a must be a sequence or an integer, not <class '%s'>",
                     sr_val_kind_name(av));
       sr_raise(I, "ValueError", "%s", b.p);
       sr_buf_free(&b);
@@ -1740,8 +1882,8 @@ static SrVal *choice(SrInterp *I, SrNpBitgen *g, int legacy, SrVal **p) {
     int bad = hp.nd != 1 ? 1 : (int64_t)hp.n != pop ? 2 : 0;
     if (bad) {
       host_free(&hp);
-      sr_raise(I, "ValueError", bad == 1 ? (legacy ? "'p' must be 1-dimensional" : "p must be 1-dimensional")
-                                         : (legacy ? "'a' and 'p' must have same size" : "a and p must have same size"));
+      if (bad == 1) sr_raise(I, "ValueError", legacy ? "'p' must be 1-dimensional" : "p must be 1-dimensional");
+      else sr_raise(I, "ValueError", legacy ? "'a' and 'p' must have same size" : "a and p must have same size");
       goto done;
     }
     pp = sr_xmalloc(hp.n * sizeof *pp + 1);
@@ -1764,7 +1906,9 @@ static SrVal *choice(SrInterp *I, SrNpBitgen *g, int legacy, SrVal **p) {
   }
   if (objs) {
     if (nd < 0) res = sr_ref(objs->seq.items[idx[0]]);
-    else sr_raise(I, "NotImplementedError", "shardrepl: choice among non-numbers takes size=None (numpy's string arrays are not there yet)");
+    else
+      sr_raise(I, "NotImplementedError",
+               "shardrepl: choice among non-numbers takes size=None (numpy's string arrays are not there yet)");
   } else if (h.nd == 0) {
     res = nd < 0 ? sr_int(NULL, idx[0]) : np_result(SR_I64, nd, shape, idx);
   } else {
@@ -1825,7 +1969,10 @@ static const Method generator_methods[] = {
   {"exponential", gen_exponential}, {"standard_exponential", gen_standard_exponential},
   {"lognormal", gen_lognormal}, {"poisson", gen_poisson},
   {"binomial", gen_binomial}, {"gamma", gen_gamma}, {"standard_gamma", gen_standard_gamma},
-  {"beta", gen_beta}, {NULL, NULL},
+  {"beta", gen_beta}, {"laplace", gen_laplace}, {"gumbel", gen_gumbel}, {"logistic", gen_logistic},
+  {"chisquare", gen_chisquare}, {"standard_t", gen_standard_t}, {"rayleigh", gen_rayleigh},
+  {"weibull", gen_weibull}, {"pareto", gen_pareto}, {"power", gen_power}, {"standard_cauchy", gen_standard_cauchy},
+  {NULL, NULL},
 };
 
 static const Method randomstate_methods[] = {
@@ -1836,7 +1983,10 @@ static const Method randomstate_methods[] = {
   {"get_state", rs_get_state}, {"set_state", rs_set_state}, {"exponential", rs_exponential},
   {"standard_exponential", rs_standard_exponential}, {"lognormal", rs_lognormal},
   {"poisson", rs_poisson}, {"binomial", rs_binomial}, {"gamma", rs_gamma},
-  {"standard_gamma", rs_standard_gamma}, {"beta", rs_beta}, {NULL, NULL},
+  {"standard_gamma", rs_standard_gamma}, {"beta", rs_beta}, {"laplace", rs_laplace}, {"gumbel", rs_gumbel},
+  {"logistic", rs_logistic}, {"chisquare", rs_chisquare}, {"standard_t", rs_standard_t}, {"rayleigh", rs_rayleigh},
+  {"weibull", rs_weibull}, {"pareto", rs_pareto}, {"power", rs_power}, {"standard_cauchy", rs_standard_cauchy},
+  {NULL, NULL},
 };
 
 static SrVal *method_of(SrVal *self, const Method *m, const char *name) {
@@ -1873,8 +2023,10 @@ void sr_np_random_init(void) {
   sr_register("numpy.random", sr_module("numpy.random"));
   sr_def("numpy.random.default_rng", np_default_rng,
          "np.random.default_rng(seed=None): a Generator on PCG64 seeded through SeedSequence, numpy's streams");
-  sr_def("numpy.random.Generator", np_generator, "np.random.Generator(bit_generator): a Generator on a PCG64 or MT19937");
-  sr_def("numpy.random.PCG64", np_pcg64, "np.random.PCG64(seed=None): numpy's PCG64 bit generator, seeded through SeedSequence");
+  sr_def("numpy.random.Generator", np_generator,
+         "np.random.Generator(bit_generator): a Generator on a PCG64 or MT19937");
+  sr_def("numpy.random.PCG64", np_pcg64,
+         "np.random.PCG64(seed=None): numpy's PCG64 bit generator, seeded through SeedSequence");
   sr_def("numpy.random.MT19937", np_mt19937,
          "np.random.MT19937(seed=None): numpy's Mersenne Twister, seeded through SeedSequence");
   sr_def("numpy.random.SeedSequence", np_seedseq,
@@ -1906,6 +2058,16 @@ void sr_np_random_init(void) {
     {"numpy.random.gamma", rs_gamma, "np.random.gamma(shape, scale=1.0, size=None)"},
     {"numpy.random.standard_gamma", rs_standard_gamma, "np.random.standard_gamma(shape, size=None)"},
     {"numpy.random.beta", rs_beta, "np.random.beta(a, b, size=None)"},
+    {"numpy.random.laplace", rs_laplace, "np.random.laplace(loc=0.0, scale=1.0, size=None)"},
+    {"numpy.random.gumbel", rs_gumbel, "np.random.gumbel(loc=0.0, scale=1.0, size=None)"},
+    {"numpy.random.logistic", rs_logistic, "np.random.logistic(loc=0.0, scale=1.0, size=None)"},
+    {"numpy.random.chisquare", rs_chisquare, "np.random.chisquare(df, size=None)"},
+    {"numpy.random.standard_t", rs_standard_t, "np.random.standard_t(df, size=None)"},
+    {"numpy.random.rayleigh", rs_rayleigh, "np.random.rayleigh(scale=1.0, size=None)"},
+    {"numpy.random.weibull", rs_weibull, "np.random.weibull(a, size=None)"},
+    {"numpy.random.pareto", rs_pareto, "np.random.pareto(a, size=None)"},
+    {"numpy.random.power", rs_power, "np.random.power(a, size=None)"},
+    {"numpy.random.standard_cauchy", rs_standard_cauchy, "np.random.standard_cauchy(size=None)"},
     {"numpy.random.get_state", rs_get_state, "np.random.get_state(legacy=True): the global RandomState's state"},
     {"numpy.random.set_state", rs_set_state, "np.random.set_state(state): restores what get_state returned"},
   };
