@@ -23,6 +23,7 @@ NPRAND_GOLDEN = \
 	tests/golden/np_random_poisson.jxr \
 	tests/golden/np_random_binomial.jxr \
 	tests/golden/np_random_gamma.jxr \
-	tests/golden/np_random_more.jxr
+	tests/golden/np_random_more.jxr \
+	tests/golden/np_random_multinomial.jxr
 
 GOLDEN_TESTS += $(NPRAND_GOLDEN)

@@ -1955,6 +1955,94 @@ static SrVal *rs_choice(SrInterp *I, SrArgs *a) {
   return choice(I, &legacy_state(a)->g, 1, p);
 }
 
+/* random_multinomial: sequential binomials (Generator's random_binomial
+   for RandomState too, as numpy's legacy_random_multinomial has it) */
+static void multinomial_draw(SrNpBitgen *g, int64_t n, int64_t *out, const double *pix, int64_t d) {
+  double remaining = 1.0;
+  int64_t dn = n;
+  for (int64_t j = 0; j < d - 1; j++) {
+    out[j] = sr_np_binomial(g, pix[j] / remaining, dn, 0);
+    dn -= out[j];
+    if (dn <= 0) break;
+    remaining -= pix[j];
+  }
+  if (dn > 0) out[d - 1] = dn;
+}
+
+/* multinomial(n, pvals, size=None): an int n and 1-d pvals (Generator's
+   broadcasting over arrays of n and pvals is not here) */
+static SrVal *multinomial(SrInterp *I, SrArgs *a, SrNpBitgen *g, int legacy) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "multinomial", "n, pvals, size=", p) < 0) return NULL;
+  int64_t shape[SR_MAX_RANK + 1];
+  int nd = size_arg(I, p[2], shape);
+  if (nd < -1) return NULL;
+  if (nd == SR_MAX_RANK)
+    return sr_raise(I, "ValueError", "maximum supported dimension for an ndarray is %d, found %d", SR_MAX_RANK,
+                    nd + 1);
+  Host hp, hn;
+  if (host_of(I, p[1], &hp) < 0) return NULL;
+  if (host_of(I, p[0], &hn) < 0) {
+    host_free(&hp);
+    return NULL;
+  }
+  SrVal *res = NULL;
+  double *pix = NULL;
+  int64_t *out = NULL;
+  if (hp.nd == 0) {
+    if (legacy) sr_raise(I, "TypeError", "pvals must be a 1-d sequence");
+    else
+      sr_raise(I, "ValueError",
+               "pvals must have at least 1 dimension and the last dimension of pvals must be greater than 0.");
+    goto done;
+  }
+  if (hp.nd > 1 || hn.nd > 0) {
+    if (legacy && hp.nd > 1) sr_raise(I, "ValueError", "object too deep for desired array");
+    else sr_raise(I, "NotImplementedError", "shardrepl: multinomial of arrays of n or of pvals");
+    goto done;
+  }
+  int64_t d = hp.shape[0];
+  if (d == 0 && !legacy) {
+    sr_raise(I, "ValueError",
+             "pvals must have at least 1 dimension and the last dimension of pvals must be greater than 0.");
+    goto done;
+  }
+  pix = sr_xmalloc((size_t)d * sizeof *pix + 1);
+  for (int64_t i = 0; i < d; i++) {
+    pix[i] = host_f64(&hp, (size_t)i);
+    if (!(pix[i] >= 0) || !(pix[i] <= 1)) {
+      sr_raise(I, "ValueError", "pvals < 0, pvals > 1 or pvals contains NaNs");
+      goto done;
+    }
+  }
+  if (d && kahan_sum(pix, (size_t)d - 1) > 1.0 + 1e-12) {
+    sr_raise(I, "ValueError", "sum(pvals[:-1]) > 1.0");
+    goto done;
+  }
+  int64_t ni = (int64_t)host_int(&hn, 0);
+  if (ni < 0) {
+    sr_raise(I, "ValueError", "n < 0");
+    goto done;
+  }
+  int ond = nd < 0 ? 1 : nd + 1;
+  if (nd < 0) shape[0] = d;
+  else shape[nd] = d;
+  size_t n = numel(ond, shape);
+  if (sr_check_mem(I, n, sizeof(int64_t)) < 0) goto done;
+  out = sr_xcalloc(n + 1, sizeof *out);
+  for (size_t off = 0; d && off < n; off += (size_t)d) multinomial_draw(g, ni, out + off, pix, d);
+  res = np_result(SR_I64, ond, shape, out);
+done:
+  free(pix);
+  free(out);
+  host_free(&hp);
+  host_free(&hn);
+  return res;
+}
+
+static SrVal *gen_multinomial(SrInterp *I, SrArgs *a) { return multinomial(I, a, gen_state(a), 0); }
+static SrVal *rs_multinomial(SrInterp *I, SrArgs *a) { return multinomial(I, a, &legacy_state(a)->g, 1); }
+
 /* ---- attribute tables ---- */
 
 typedef struct Method {
@@ -1972,7 +2060,7 @@ static const Method generator_methods[] = {
   {"beta", gen_beta}, {"laplace", gen_laplace}, {"gumbel", gen_gumbel}, {"logistic", gen_logistic},
   {"chisquare", gen_chisquare}, {"standard_t", gen_standard_t}, {"rayleigh", gen_rayleigh},
   {"weibull", gen_weibull}, {"pareto", gen_pareto}, {"power", gen_power}, {"standard_cauchy", gen_standard_cauchy},
-  {NULL, NULL},
+  {"multinomial", gen_multinomial}, {NULL, NULL},
 };
 
 static const Method randomstate_methods[] = {
@@ -1986,7 +2074,7 @@ static const Method randomstate_methods[] = {
   {"standard_gamma", rs_standard_gamma}, {"beta", rs_beta}, {"laplace", rs_laplace}, {"gumbel", rs_gumbel},
   {"logistic", rs_logistic}, {"chisquare", rs_chisquare}, {"standard_t", rs_standard_t}, {"rayleigh", rs_rayleigh},
   {"weibull", rs_weibull}, {"pareto", rs_pareto}, {"power", rs_power}, {"standard_cauchy", rs_standard_cauchy},
-  {NULL, NULL},
+  {"multinomial", rs_multinomial}, {NULL, NULL},
 };
 
 static SrVal *method_of(SrVal *self, const Method *m, const char *name) {
@@ -2068,6 +2156,7 @@ void sr_np_random_init(void) {
     {"numpy.random.pareto", rs_pareto, "np.random.pareto(a, size=None)"},
     {"numpy.random.power", rs_power, "np.random.power(a, size=None)"},
     {"numpy.random.standard_cauchy", rs_standard_cauchy, "np.random.standard_cauchy(size=None)"},
+    {"numpy.random.multinomial", rs_multinomial, "np.random.multinomial(n, pvals, size=None)"},
     {"numpy.random.get_state", rs_get_state, "np.random.get_state(legacy=True): the global RandomState's state"},
     {"numpy.random.set_state", rs_set_state, "np.random.set_state(state): restores what get_state returned"},
   };
