@@ -368,6 +368,7 @@ static const struct {
   {"TypeError", "Exception"},
   {"ValueError", "Exception"},
   {"FrozenInstanceError", "AttributeError"}, /* dataclasses' */
+  {"AxisError", "ValueError"}, /* numpy's (an IndexError too there) */
   {"StopIteration", "Exception"},
   {"EOFError", "Exception"},
   {"StdinNotImplementedError", "NotImplementedError"}, /* ipykernel's, for input() */
