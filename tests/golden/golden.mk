@@ -231,3 +231,4 @@ include $(top_srcdir)/tests/golden/einsum15.mk
 include $(top_srcdir)/tests/golden/random15.mk
 include $(top_srcdir)/tests/golden/cmd16.mk
 include $(top_srcdir)/tests/golden/speed17.mk
+include $(top_srcdir)/tests/golden/jax15a.mk
