@@ -50,6 +50,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/jax/numpy_linalg.c \
 	lib/jax/einsum.c \
 	lib/jax/random_more.c \
+	lib/jax/numpy_info.c \
 	lib/jax/numpy_index.c \
 	lib/jax/pxla.c \
 	lib/jax/tracers.c lib/jax/tracers.h \

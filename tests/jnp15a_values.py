@@ -1,0 +1,43 @@
+# jnp15a_values.py: what jnp15a_values.jxr prints, from numpy: finfo and
+# iinfo (their str, repr and attributes) and x.at[idx].divide / .power
+# (numpy: x / (ones with y multiplied in at idx), np.multiply.at).
+import numpy as np
+
+for d in (np.float32, np.float16, np.float64):
+    f = np.finfo(d)
+    print(repr(f))
+    print(f.bits, f.eps, f.epsneg, f.max, f.min, f.tiny, f.smallest_normal, f.smallest_subnormal, f.resolution,
+          f.precision, f.nmant, f.nexp, f.iexp, f.minexp, f.maxexp, f.machep, f.negep, f.dtype)
+print(np.finfo(np.float32))
+print(np.finfo(np.float16))
+print(np.finfo(np.float64))
+print(np.finfo(np.complex64).dtype, np.finfo('float16').eps, np.finfo(float).bits)
+for d in (np.int8, np.int16, np.int32, np.uint8, np.uint16, np.uint32, np.int64):
+    i = np.iinfo(d)
+    print(repr(i), i.bits, i.min, i.max, i.dtype, i.kind)
+print(np.iinfo(np.uint8))
+print(np.iinfo(int).bits)
+try:
+    np.finfo(np.int32)
+except ValueError as e:
+    print(e)
+try:
+    np.finfo(np.ones(2))
+except ValueError as e:
+    print(e)
+try:
+    np.iinfo(np.float32)
+except ValueError as e:
+    print(e)
+try:
+    np.iinfo(bool)
+except ValueError as e:
+    print(e)
+
+def at_mul(x, idx, y):
+    m = np.ones_like(x)
+    np.multiply.at(m, idx, y)
+    return m
+x = np.arange(1., 7., dtype=np.float32)
+for idx, y in ((1, 2.), ([0, 0, 5], 2.), (slice(2, None), 3.), ([4, 1], np.array([0.5, 4.], np.float32))):
+    print([float(v) for v in x / at_mul(x, idx, y)], [float(v) for v in x ** at_mul(x, idx, y)])
