@@ -41,3 +41,9 @@ def at_mul(x, idx, y):
 x = np.arange(1., 7., dtype=np.float32)
 for idx, y in ((1, 2.), ([0, 0, 5], 2.), (slice(2, None), 3.), ([4, 1], np.array([0.5, 4.], np.float32))):
     print([float(v) for v in x / at_mul(x, idx, y)], [float(v) for v in x ** at_mul(x, idx, y)])
+# einsum over five and seven operands (the branch searches' paths)
+for spec, sd in (('ca,dfe,ad,df,fd->ce', {'a': 4, 'c': 3, 'd': 2, 'e': 4, 'f': 2}),
+                 ('acd,cf,eda,bde,ce,adf,ed->b', {'a': 4, 'b': 5, 'c': 2, 'd': 5, 'e': 2, 'f': 4})):
+    terms = spec.split('->')[0].split(',')
+    ops = [(np.arange(int(np.prod([sd[c] for c in t]))) % 3 - 1).astype(np.float32).reshape([sd[c] for c in t]) for t in terms]
+    print([int(v) for v in np.ravel(np.einsum(spec, *ops))])
