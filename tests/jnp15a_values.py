@@ -47,3 +47,18 @@ for spec, sd in (('ca,dfe,ad,df,fd->ce', {'a': 4, 'c': 3, 'd': 2, 'e': 4, 'f': 2
     terms = spec.split('->')[0].split(',')
     ops = [(np.arange(int(np.prod([sd[c] for c in t]))) % 3 - 1).astype(np.float32).reshape([sd[c] for c in t]) for t in terms]
     print([int(v) for v in np.ravel(np.einsum(spec, *ops))])
+# linalg.norm and vector_norm (ord=-1 over a zero divides by zero)
+np.seterr(all="ignore")
+L = np.linalg
+x = np.array([[1., -2., 3.], [-4., 5., 0.5]], np.float32)
+v = np.array([3., -4., 0., 1.], np.float32)
+def f(a):
+    return [round(float(t), 4) for t in np.ravel(a)]
+for o in (None, 1, np.inf, -np.inf, 0, 3, -1, 2, 0.5):
+    print(o, f(L.norm(v, o)))
+for o in (None, 'fro', 1, -1, np.inf, -np.inf):
+    print(o, f(L.norm(x, o)), f(L.norm(x, o, axis=(1, 0))), f(L.norm(x, o, keepdims=True)))
+print(f(L.norm(x, axis=1)), f(L.norm(x, 1, axis=0)), f(L.norm(x, 3, axis=-1, keepdims=True)), f(L.norm(np.arange(4))))
+print(f(L.norm(x.ravel())), f(L.norm(x, ord=1, axis=1)))
+t = np.arange(24.).reshape(2, 3, 4)
+print(f(L.norm(t)), f(L.norm(t, axis=(0, 2))), f(L.norm(t, 1, axis=(2, 1))), f(L.norm(t, -np.inf, axis=(0, 1), keepdims=True)))
