@@ -52,6 +52,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/jax/random_more.c \
 	lib/jax/numpy_info.c \
 	lib/jax/numpy_norm.c \
+	lib/jax/numpy_repeat.c \
 	lib/jax/numpy_index.c \
 	lib/jax/pxla.c \
 	lib/jax/tracers.c lib/jax/tracers.h \

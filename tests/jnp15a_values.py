@@ -62,3 +62,9 @@ print(f(L.norm(x, axis=1)), f(L.norm(x, 1, axis=0)), f(L.norm(x, 3, axis=-1, kee
 print(f(L.norm(x.ravel())), f(L.norm(x, ord=1, axis=1)))
 t = np.arange(24.).reshape(2, 3, 4)
 print(f(L.norm(t)), f(L.norm(t, axis=(0, 2))), f(L.norm(t, 1, axis=(2, 1))), f(L.norm(t, -np.inf, axis=(0, 1), keepdims=True)))
+# repeat with an array of repeats
+x = np.arange(1., 5., dtype=np.float32)
+m = np.arange(6).reshape(2, 3)
+for a, r, ax in ((x, [1, 0, 2, 1], None), (m, [2, 1], 0), (m, [0, 1, 3], 1), (m, [1, 2, 0, 1, 1, 1], None),
+                 (m, [2], 1), (x, [0, 0, 0, 0], None)):
+    print(np.repeat(a, np.array(r), axis=ax).tolist())
