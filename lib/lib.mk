@@ -28,6 +28,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/lax/lax.h lib/lax/manual.c lib/lax/random.c lib/lax/reduce.c \
 	lib/lax/sharding.c lib/lax/structural.c \
 	lib/lax/sort.c \
+	lib/lax/cumred.c \
 	lib/py/ast.h lib/py/builtins_py.c lib/py/class.c lib/py/class.h lib/py/interp.c lib/py/interp.h \
 	lib/py/lex.c lib/py/lex.h lib/py/objects.c lib/py/objects.h lib/py/range.c \
 	lib/py/range.h lib/py/re.c lib/py/input.c lib/py/syntax.c \
@@ -52,6 +53,10 @@ lib_libshardrepl_a_SOURCES = \
 	lib/jax/numpy_misc.c \
 	lib/jax/numpy_linalg.c \
 	lib/jax/einsum.c \
+	lib/jax/random_more.c \
+	lib/jax/numpy_info.c \
+	lib/jax/numpy_norm.c \
+	lib/jax/numpy_repeat.c \
 	lib/jax/numpy_index.c \
 	lib/jax/pxla.c \
 	lib/jax/tracers.c lib/jax/tracers.h \

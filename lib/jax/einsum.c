@@ -1,11 +1,13 @@
 /* einsum.c: jax.numpy.einsum (numpy/einsum.py: einsum, _einsum) over any
  * number of operands, contracted pairwise in the order of opt_einsum's
- * contract_path for optimize='auto' ('optimal', paths.py), with the
+ * contract_path for optimize='auto' (paths.py's auto: optimal, then the
+ * branch searches), with the
  * ellipsis and implicit output of opt_einsum's parser, and repeated
  * indices summed or extracted against lax._delta as _einsum's
  * sum_repeats does.  JAX's jit of _einsum is inline, so the equations
  * land in the caller's jaxpr.  Registered by sr_jnp_einsum_init (jax.h). */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/jaxstate.h"
@@ -95,6 +97,122 @@ static void optimal_iterate(Path *p, uint32_t remaining, int ninputs, int depth,
   }
 }
 
+/* paths.BranchBound (branch_all, branch_2, branch_1: what 'auto' picks for
+   five to six, seven to eight and nine to fourteen operands):
+   minimize='flops' (better_flops_first), cost_fn='memory-removed',
+   cutoff_flops_factor=4, no memory limit.  Candidates are assessed
+   in itertools.combinations order over the remaining ids ascending (a
+   Python set of small ints iterates so while its ids stay below its table
+   size), pushed on a heap ordered by (cost, flops12, new_flops, new_size,
+   (i, j)), and the first nbranch (0: all) popped are recursed into; the
+   result cache is keyed by the two index sets alone, as BranchBound's. */
+typedef struct Branch {
+  Path *p;
+  int nbranch;
+  double best_size, progress[2 * MAXOPS + 1];
+  struct {
+    uint64_t k1, k2, k12;
+    double flops;
+  } cache[512];
+  int ncache;
+} Branch;
+
+typedef struct Cand {
+  double cost, flops12, new_flops, new_size;
+  int i, j;
+  uint64_t k12;
+} Cand;
+
+static int cand_less(const Cand *a, const Cand *b) {
+  if (a->cost != b->cost) return a->cost < b->cost;
+  if (a->flops12 != b->flops12) return a->flops12 < b->flops12;
+  if (a->new_flops != b->new_flops) return a->new_flops < b->new_flops;
+  if (a->new_size != b->new_size) return a->new_size < b->new_size;
+  if (a->i != b->i) return a->i < b->i;
+  return a->j < b->j;
+}
+
+/* calc_k12_flops through the cache */
+static void k12_flops(Branch *B, uint32_t remaining, int ninputs, int i, int j, uint64_t *k12, double *flops) {
+  Path *p = B->p;
+  uint64_t k1 = p->sets[i], k2 = p->sets[j];
+  for (int c = 0; c < B->ncache; c++)
+    if (B->cache[c].k1 == k1 && B->cache[c].k2 == k2) {
+      *k12 = B->cache[c].k12;
+      *flops = B->cache[c].flops;
+      return;
+    }
+  uint64_t keep = p->output;
+  for (int k = 0; k < ninputs; k++)
+    if ((remaining >> k & 1) && k != i && k != j) keep |= p->sets[k];
+  uint64_t either = k1 | k2, shared = k1 & k2;
+  *k12 = either & keep;
+  *flops = set_size(p, either) * ((shared & ~keep) ? 2 : 1);
+  if (B->ncache < (int)(sizeof B->cache / sizeof *B->cache)) {
+    B->cache[B->ncache].k1 = k1;
+    B->cache[B->ncache].k2 = k2;
+    B->cache[B->ncache].k12 = *k12;
+    B->cache[B->ncache++].flops = *flops;
+  }
+}
+
+/* _assess_candidate: 0 when sieved out */
+static int assess(Branch *B, uint32_t remaining, int ninputs, int i, int j, double flops, double size, Cand *c) {
+  Path *p = B->p;
+  uint64_t k12;
+  double f12;
+  k12_flops(B, remaining, ninputs, i, j, &k12, &f12);
+  double size12 = set_size(p, k12), nf = flops + f12, ns = size > size12 ? size : size12;
+  if (!(nf < p->best || (nf == p->best && ns < B->best_size))) return 0;
+  if (nf < B->progress[ninputs]) B->progress[ninputs] = nf;
+  else if (nf > 4 * B->progress[ninputs]) return 0;
+  c->cost = size12 - set_size(p, p->sets[i]) - set_size(p, p->sets[j]);
+  c->flops12 = f12;
+  c->new_flops = nf;
+  c->new_size = ns;
+  c->i = i;
+  c->j = j;
+  c->k12 = k12;
+  return 1;
+}
+
+static void branch_iterate(Branch *B, uint32_t remaining, int ninputs, int depth, double flops, double size) {
+  Path *p = B->p;
+  if (__builtin_popcount(remaining) == 1) {
+    B->best_size = size;
+    p->best = flops;
+    p->nbest = depth;
+    memcpy(p->best_pairs, p->cur, sizeof p->cur);
+    return;
+  }
+  Cand cs[MAXOPS * MAXOPS];
+  int nc = 0;
+  for (int pass = 0; pass < 2 && nc == 0; pass++)
+    for (int i = 0; i < ninputs; i++) {
+      if (!(remaining >> i & 1)) continue;
+      for (int j = i + 1; j < ninputs; j++) {
+        if (!(remaining >> j & 1)) continue;
+        /* outer products only when nothing else is left */
+        if (pass == 0 && !(p->sets[i] & p->sets[j])) continue;
+        if (assess(B, remaining, ninputs, i, j, flops, size, &cs[nc])) nc++;
+      }
+    }
+  /* the heap's order */
+  for (int a = 1; a < nc; a++)
+    for (int b = a; b > 0 && cand_less(&cs[b], &cs[b - 1]); b--) {
+      Cand t = cs[b];
+      cs[b] = cs[b - 1];
+      cs[b - 1] = t;
+    }
+  for (int k = 0; k < nc && (B->nbranch == 0 || k < B->nbranch); k++) {
+    p->sets[ninputs] = cs[k].k12;
+    p->cur[depth][0] = cs[k].i;
+    p->cur[depth][1] = cs[k].j;
+    branch_iterate(B, (remaining & ~((1u << cs[k].i) | (1u << cs[k].j))) | (1u << ninputs), ninputs + 1, depth + 1,
+                   cs[k].new_flops, cs[k].new_size);
+  }
+}
+
 typedef struct Contraction {
   int inds[2], nind;      /* positions in the operand list, descending */
   char removed[NAMES];    /* idx_removed, sorted */
@@ -102,13 +220,15 @@ typedef struct Contraction {
 } Contraction;
 
 /* the linear path of contract_path and its contraction list: the given
-   path (ngiven >= 0), else for optimize='auto' paths.optimal (what 'auto'
-   picks up to four operands; for five to eight, where 'auto' picks the
-   branch searches, still 'optimal'), or Unoptimized (optimize=False, and
-   beyond eight operands, where the exhaustive search would not end: always
+   path (ngiven >= 0), else for optimize='auto' what paths.auto picks:
+   paths.optimal up to four operands, BranchBound with nbranch None, 2 and
+   1 for five to six, seven to eight and nine to fourteen (strategy -1;
+   0: 'optimal' or True, 1, 2, 3: 'branch-all', 'branch-2', 'branch-1'
+   whatever the count); or Unoptimized (optimize=False, and
+   beyond fourteen operands, where 'auto' picks greedy, not here: always
    the first two) */
 static int contraction_list(int nops, char terms[][NAMES], const char *output, const int64_t *size,
-                            int given[][2], int ngiven, int unopt, Contraction *cs) {
+                            int given[][2], int ngiven, int unopt, int strategy, Contraction *cs) {
   int linear[MAXOPS][2], npath = 0;
   if (ngiven >= 0) {
     memcpy(linear, given, sizeof linear);
@@ -121,7 +241,7 @@ static int contraction_list(int nops, char terms[][NAMES], const char *output, c
     linear[0][0] = 0;
     linear[0][1] = 1;
     npath = 1;
-  } else if (unopt || nops > 8) {
+  } else if (unopt || nops > 14) {
     for (int k = 0; k < nops - 1; k++) {
       linear[k][0] = 0;
       linear[k][1] = 1;
@@ -134,7 +254,17 @@ static int contraction_list(int nops, char terms[][NAMES], const char *output, c
     p.output = name_set(output);
     for (int i = 0; i < nops; i++) p.sets[i] = name_set(terms[i]);
     p.best = __builtin_inf();
-    optimal_iterate(&p, (1u << nops) - 1, nops, 0, 0);
+    if (strategy == 0 || (strategy < 0 && nops <= 4)) {
+      optimal_iterate(&p, (1u << nops) - 1, nops, 0, 0);
+    } else {
+      Branch *B = sr_xcalloc(1, sizeof *B);
+      B->p = &p;
+      B->nbranch = strategy > 0 ? (strategy == 1 ? 0 : strategy == 2 ? 2 : 1) : nops <= 6 ? 0 : nops <= 8 ? 2 : 1;
+      B->best_size = __builtin_inf();
+      for (int k = 0; k <= 2 * MAXOPS; k++) B->progress[k] = __builtin_inf();
+      branch_iterate(B, (1u << nops) - 1, nops, 0, 0, 0);
+      free(B);
+    }
     /* ssa_to_linear */
     int ids[2 * MAXOPS], nids = nops, next = nops;
     for (int i = 0; i < nops; i++) ids[i] = i;
@@ -645,7 +775,14 @@ static SrVal *jnp_einsum(SrInterp *I, SrArgs *a) {
   int given[MAXOPS][2], ngiven = -1, unopt = optimize && optimize->kind == SR_V_BOOL && !optimize->i;
   if (optimize && (optimize->kind == SR_V_LIST || optimize->kind == SR_V_TUPLE) && parse_path(I, optimize, nops, given, &ngiven) < 0) goto done;
   Contraction cs[MAXOPS];
-  int nc = contraction_list(nops, terms, output, size, given, ngiven, unopt, cs);
+  int strategy = -1;
+  if (optimize && optimize->kind == SR_V_BOOL && optimize->i) strategy = 0;
+  if (optimize && optimize->kind == SR_V_STR) {
+    static const char *const names[] = {"optimal", "branch-all", "branch-2", "branch-1"};
+    for (int k = 0; k < 4; k++)
+      if (optimize->str.n == strlen(names[k]) && memcmp(optimize->str.s, names[k], optimize->str.n) == 0) strategy = k;
+  }
+  int nc = contraction_list(nops, terms, output, size, given, ngiven, unopt, strategy, cs);
   if (nc > 1 && sh) {
     sr_raise(I, "NotImplementedError", "einsum with out_sharding over more than one contraction (auto_axes)");
     goto done;

@@ -78,6 +78,8 @@ void sr_jnp_shape_init(void);         /* numpy_shape.c */
 void sr_jnp_misc_init(void);          /* numpy_misc.c */
 void sr_jnp_linalg_init(void);        /* numpy_linalg.c */
 void sr_jnp_einsum_init(void);        /* einsum.c */
+void sr_jnp_info_init(void);          /* numpy_info.c: finfo, iinfo */
+void sr_jnp_norm_init(void);          /* numpy_norm.c: linalg.norm, vector_norm */
 void sr_random_concrete_init(void);   /* random.c: on concrete keys */
 void sr_numpy_index_init(void);       /* numpy_index.c: gather/scatter indexing, .at, take */
 void sr_np_random_init(void);         /* np_random.c: numpy.random, numpy's streams */

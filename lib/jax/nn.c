@@ -708,7 +708,67 @@ static SrVal *nn_standardize(SrInterp *I, SrArgs *a) {
 typedef struct OneHot {
   int64_t num_classes, axis;
   SrDtype dtype;
+  SrVal *out_sharding; /* a NamedSharding, or NULL */
 } OneHot;
+
+static void one_hot_free(void *d) {
+  OneHot *oh = d;
+  sr_unref(oh->out_sharding);
+  free(oh);
+}
+
+/* entry e of spec s (None past its end) names the mesh axes ax[0..nax) */
+static int spec_entry_is(const SrSpec *s, int e, const SrMesh *m, const SrDim *d) {
+  int n = e < s->n ? s->e[e].n : 0;
+  if (n != d->nax) return 0;
+  for (int k = 0; k < n; k++)
+    if (s->e[e].names[k] != m->names[d->ax[k]]) return 0;
+  return 1;
+}
+
+/* _one_hot's rhs_sharding for out_sharding: out_sharding's entry at
+   out_axis, None elsewhere; the input part of the spec must be x's
+   (ShardingTypeError).  A new NamedSharding, or NULL with an exception. */
+static SrVal *one_hot_rhs_sharding(SrInterp *I, const SrVal *osh, const SrType *t, int64_t out_axis) {
+  const SrSpec *os = osh->sh.spec;
+  const SrMesh *m = osh->sh.mesh;
+  if (os->nunreduced || os->nreduced) return sr_raise(I, "NotImplementedError", "jax.nn.one_hot: unreduced out_sharding");
+  int ok = 1;
+  for (int i = 0; i < t->ndim; i++)
+    if (!spec_entry_is(os, i < out_axis ? i : i + 1, m, &t->dims[i])) ok = 0;
+  if (!ok) {
+    /* typeof(x).spec and P(*out_sharding.spec without out_axis) normalized */
+    SrSpecEntry xe[SR_MAX_RANK], oe[SR_MAX_RANK];
+    const char *names[SR_MAX_RANK][SR_MAX_DIM_AXES];
+    SrSpec xs = {0}, ox = {0};
+    xs.n = ox.n = t->ndim;
+    xs.e = xe;
+    ox.e = oe;
+    for (int i = 0; i < t->ndim; i++) {
+      xe[i].n = t->dims[i].nax;
+      xe[i].names = names[i];
+      for (int k = 0; k < t->dims[i].nax; k++) names[i][k] = m->names[t->dims[i].ax[k]];
+      int e = i < out_axis ? i : i + 1;
+      oe[i] = e < os->n ? os->e[e] : (SrSpecEntry){0, NULL};
+    }
+    SrBuf a = SR_BUF_INIT, b = SR_BUF_INIT;
+    sr_spec_repr(&a, &xs);
+    sr_spec_repr(&b, &ox);
+    sr_raise(I, "ShardingTypeError",
+             "The input part of spec in out_sharding should match the spec of `x`. Got typeof(x).spec=%s and "
+             "out_sharding.spec=%s",
+             a.p, b.p);
+    sr_buf_free(&a);
+    sr_buf_free(&b);
+    return NULL;
+  }
+  SrSpecEntry re[SR_MAX_RANK + 1];
+  SrSpec rs = {0};
+  rs.n = t->ndim + 1;
+  rs.e = re;
+  for (int i = 0; i <= t->ndim; i++) re[i] = i == out_axis && i < os->n ? os->e[i] : (SrSpecEntry){0, NULL};
+  return sr_sharding_val(NULL, m, &rs, osh->sh.memory_kind);
+}
 
 /* lhs = lax.expand_dims(x, (axis,)); rhs = broadcasted_iota(x.dtype,
    rhs_shape, out_axis); (lhs == rhs).astype(dtype) */
@@ -722,7 +782,9 @@ static SrVal *one_hot_body(SrInterp *I, SrArgs *a) {
   SrVal *lhs = sr_nn_keep(s, sr_lax_expand_dims(I, x, &out_axis, 1));
   int64_t shape[SR_MAX_RANK + 1];
   for (int i = 0, k = 0; i <= t->ndim; i++) shape[i] = i == out_axis ? oh->num_classes : (k++, 1);
-  SrVal *rhs = sr_nn_keep(s, sr_lax_iota(I, t->dtype, shape, t->ndim + 1, (int)out_axis, NULL));
+  SrVal *rsh = oh->out_sharding ? sr_nn_keep(s, one_hot_rhs_sharding(I, oh->out_sharding, t, out_axis)) : NULL;
+  if (oh->out_sharding && !rsh) return sr_nn_done(s, NULL);
+  SrVal *rhs = sr_nn_keep(s, sr_lax_iota(I, t->dtype, shape, t->ndim + 1, (int)out_axis, rsh));
   SrVal *eq = lhs && rhs ? sr_nn_keep(s, sr_lax_binary(I, SR_P_eq, lhs, rhs)) : NULL;
   return sr_nn_done(s, eq ? sr_nn_keep(s, sr_lax_convert(I, eq, oh->dtype, 0, NULL)) : NULL);
 }
@@ -730,7 +792,6 @@ static SrVal *one_hot_body(SrInterp *I, SrArgs *a) {
 static SrVal *nn_one_hot(SrInterp *I, SrArgs *a) {
   SrVal *p[5];
   if (sr_args_parse(I, a, "one_hot", "x, num_classes, *, dtype=, axis=, out_sharding=", p) < 0) return NULL;
-  if (sr_nn_given(p[4])) return sr_raise(I, "NotImplementedError", "jax.nn.one_hot: out_sharding= is not supported here");
   int64_t nc, axis = -1;
   if (sr_as_int(I, p[1], "num_classes", &nc) < 0) return NULL;
   if (p[3] && sr_as_int(I, p[3], "axis", &axis) < 0) return NULL;
@@ -739,11 +800,20 @@ static SrVal *nn_one_hot(SrInterp *I, SrArgs *a) {
   if (dt < 0) dt = I->jax->enable_x64 ? SR_F64 : SR_F32;
   SrVal *x = sr_jnp_asarray(I, p[0], -1);
   if (!x) return NULL;
+  SrVal *osh = NULL;
+  if (sr_api_canon_sharding(I, p[4], "jax.nn.one_hot", &osh) < 0) {
+    sr_unref(x);
+    return NULL;
+  }
   OneHot *oh = sr_xcalloc(1, sizeof *oh);
   oh->num_classes = nc;
   oh->axis = axis;
   oh->dtype = (SrDtype)dt;
-  SrVal *r = sr_api_jit(I, "_one_hot", one_hot_body, oh, 1, &x);
+  oh->out_sharding = osh;
+  SrVal *b = sr_builtin_with("_one_hot", one_hot_body, oh, one_hot_free);
+  SrArgs ja = {1, &x, 0, NULL, NULL, NULL};
+  SrVal *r = sr_jit_call(I, b, "_one_hot", &ja);
+  sr_unref(b);
   sr_unref(x);
   return r;
 }

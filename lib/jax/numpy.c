@@ -2907,6 +2907,8 @@ void sr_jnp_api_init(void) {
   sr_jnp_misc_init();
   sr_jnp_linalg_init();
   sr_jnp_einsum_init();
+  sr_jnp_info_init();
+  sr_jnp_norm_init();
   for (int i = 0; defs2[i].names; i++) sr_def(defs2[i].names, defs2[i].fn, defs2[i].doc);
   static const struct {
     const char *name;

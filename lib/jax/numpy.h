@@ -59,4 +59,8 @@ int sr_check_py_int(SrInterp *I, const SrVal *v);
    dynamic slice).  A new reference, or NULL with an exception raised. */
 SrVal *sr_jnp_index_gather(SrInterp *I, SrVal *x, SrVal *key);
 
+/* jnp.repeat with an array of repeats or a total_repeat_length, on a
+   (raveled when axis is None) array x (numpy_repeat.c). */
+SrVal *sr_jnp_repeat_general(SrInterp *I, SrVal *x, SrVal *repeats, int64_t axis, SrVal *total_repeat_length);
+
 #endif

@@ -978,16 +978,24 @@ static SrVal *at_get(SrInterp *I, SrArgs *a) {
   return y;
 }
 
+/* _scatter_update(base, self.index, values, prim, ...) for x.at[idx].name */
+static SrVal *at_update_on(SrInterp *I, SrArgs *a, const char *name, int prim, SrVal *base);
+
 static SrVal *at_update(SrInterp *I, SrArgs *a, const char *name, int prim) {
+  AtRef *r = a->self->obj.data;
+  return at_update_on(I, a, name, prim, r->array);
+}
+
+static SrVal *at_update_on(SrInterp *I, SrArgs *a, const char *name, int prim, SrVal *base) {
   AtRef *r = a->self->obj.data;
   SrVal *p[6];
   if (sr_args_parse(I, a, name, "values, *, indices_are_sorted=, unique_indices=, mode=, out_sharding=, wrap_negative_indices=", p) < 0)
     return NULL;
   IxOpts o;
   if (read_opts(I, p + 1, &o) < 0) return NULL;
-  if (!o.out_sharding) return do_scatter(I, r->array, r->index, p[0], prim, &o);
+  if (!o.out_sharding) return do_scatter(I, base, r->index, p[0], prim, &o);
   /* _scatter_update: x and y as arrays first, then auto_axes */
-  SrVal *x = sr_jnp_asarray(I, r->array, -1), *y = NULL, *res = NULL;
+  SrVal *x = sr_jnp_asarray(I, base, -1), *y = NULL, *res = NULL;
   const SrType *t = x ? sr_value_type(I, x) : NULL;
   if (t && p[0]->kind == SR_V_INT && sr_dtype_is_int(t->dtype) && sr_int_fits(p[0]->i, t->dtype))
     y = sr_jnp_asarray(I, p[0], t->dtype);
@@ -1000,6 +1008,23 @@ static SrVal *at_update(SrInterp *I, SrArgs *a, const char *name, int prim) {
   sr_unref(y);
   return res;
 }
+
+/* x.at[idx].divide(y) / .power(y): ufuncs.divide / power(x,
+   _scatter_update(ones_like(x), idx, y, scatter_mul, ...)) */
+static SrVal *at_mul_then(SrInterp *I, SrArgs *a, const char *name, const char *ufunc) {
+  AtRef *r = a->self->obj.data;
+  SrVal *x = sr_jnp_asarray(I, r->array, -1);
+  SrVal *ones = x ? call2(I, "jax.numpy.ones_like", x, NULL) : NULL;
+  SrVal *m = ones ? at_update_on(I, a, name, SR_P_scatter_mul, ones) : NULL;
+  SrVal *res = m ? call2(I, ufunc, x, m) : NULL;
+  sr_unref(x);
+  sr_unref(ones);
+  sr_unref(m);
+  return res;
+}
+
+static SrVal *at_divide(SrInterp *I, SrArgs *a) { return at_mul_then(I, a, "divide", "jax.numpy.divide"); }
+static SrVal *at_power(SrInterp *I, SrArgs *a) { return at_mul_then(I, a, "power", "jax.numpy.power"); }
 
 static SrVal *at_set(SrInterp *I, SrArgs *a) { return at_update(I, a, "set", SR_P_scatter); }
 static SrVal *at_add(SrInterp *I, SrArgs *a) { return at_update(I, a, "add", SR_P_scatter_add); }
@@ -1016,7 +1041,8 @@ static SrVal *at_getattr(SrInterp *I, SrVal *self, const char *name) {
     const char *name;
     SrBuiltinFn fn;
   } m[] = {{"get", at_get},           {"set", at_set}, {"add", at_add}, {"subtract", at_subtract},
-           {"multiply", at_multiply}, {"mul", at_multiply}, {"min", at_min}, {"max", at_max}};
+           {"multiply", at_multiply}, {"mul", at_multiply}, {"min", at_min}, {"max", at_max},
+           {"divide", at_divide},     {"power", at_power}};
   for (size_t i = 0; i < sizeof m / sizeof *m; i++)
     if (strcmp(name, m[i].name) == 0) return sr_bound_method(self, m[i].name, m[i].fn);
   return NULL;

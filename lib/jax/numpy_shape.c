@@ -341,8 +341,24 @@ static SrVal *jnp_repeat(SrInterp *I, SrArgs *a) {
   if (sr_args_parse(I, a, "repeat", "a, repeats, axis=, *, total_repeat_length=, out_sharding=", p) < 0) return NULL;
   if (given(p[4])) return sr_raise(I, "NotImplementedError", "jnp.repeat: out_sharding= is not supported");
   int64_t rep;
-  if (p[1]->kind != SR_V_INT && p[1]->kind != SR_V_BOOL && !(vtype(I, p[1]) && vtype(I, p[1])->ndim == 0))
-    return sr_raise(I, "NotImplementedError", "jnp.repeat with an array of repeats is not supported");
+  if ((p[1]->kind != SR_V_INT && p[1]->kind != SR_V_BOOL && !(vtype(I, p[1]) && vtype(I, p[1])->ndim == 0)) ||
+      given(p[3])) {
+    /* an array of repeats or a total_repeat_length: numpy_repeat.c */
+    SrVal *x = arr(I, p[0]);
+    int64_t ax = 0;
+    if (x && !given(p[2])) {
+      int64_t nn = sr_type_numel(vtype(I, x));
+      SrVal *y = sr_lax_reshape(I, x, &nn, 1, NULL);
+      sr_unref(x);
+      x = y;
+    } else if (x && sr_as_int(I, p[2], "'axis' argument of jnp.repeat()", &ax) < 0) {
+      sr_unref(x);
+      return NULL;
+    }
+    SrVal *r = x ? sr_jnp_repeat_general(I, x, p[1], ax, p[3]) : NULL;
+    sr_unref(x);
+    return r;
+  }
   if (sr_as_int(I, p[1], "When jit-compiling jnp.repeat, the total number of repeats must be static", &rep) < 0)
     return NULL;
   SrVal *x = arr(I, p[0]);

@@ -18,5 +18,6 @@ SrVal *sr_random_key_data_traced(SrInterp *I, SrVal *keys);
 SrVal *sr_random_sample_traced(SrInterp *I, int kind, SrVal *key, const int64_t *shape, int nd, SrDtype dt,
                                SrVal *minval, SrVal *maxval, SrVal *out_sharding);
 void sr_random_api_init(void);
+void sr_random_more_init(void); /* random_more.c */
 
 #endif

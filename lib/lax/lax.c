@@ -16,4 +16,5 @@ void sr_lax_init(void) {
   sr_lax_manual_init();
   sr_lax_random_init();
   sr_lax_sort_init();
+  sr_lax_cumred_init();
 }

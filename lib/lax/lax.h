@@ -70,6 +70,7 @@ void sr_lax_control_init(void);
 void sr_lax_manual_init(void);
 void sr_lax_random_init(void);
 void sr_lax_sort_init(void); /* sort.c: sort's eval and JVP, top_k */
+void sr_lax_cumred_init(void); /* cumred.c: the JVPs of cumprod, cummax, cummin */
 
 /* lax._reduction_jaxpr of a scatter's combiner: the update_jaxpr param of
    scatter-add, -sub, -mul, -min or -max on dtype dt, { lambda ; a:dt[] b:dt[].

@@ -236,3 +236,4 @@ include $(top_srcdir)/tests/golden/vmap13.mk
 include $(top_srcdir)/tests/golden/pyscript14.mk
 include $(top_srcdir)/tests/golden/pyintro14.mk
 include $(top_srcdir)/tests/golden/nphost14.mk
+include $(top_srcdir)/tests/golden/jax15a.mk
