@@ -492,7 +492,9 @@ static void cse(Opt *o, OBody *b) {
 
 /* ---- 4. DCE ---- */
 
-static int has_effects(const OEqn *e) { return (e->prim->flags & SR_PF_EFFECT) != 0; }
+static int has_effects(const OEqn *e) {
+  return (e->prim->flags & SR_PF_EFFECT) || sr_prim_has_effect(e->prim, e->params, (uint32_t)e->nparams);
+}
 
 static void dce(Opt *o, OBody *b) {
   for (int i = 0; i < b->nout; i++) find(b->out[i])->live = 1;

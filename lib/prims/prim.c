@@ -124,3 +124,18 @@ const char *sr_prim_op_name(const SrPrim *p, const SrParam *ps, uint32_t nparams
   if (p->op_name) return p->op_name(ps, nparams, key, s, buf, n);
   return key ? NULL : p->name;
 }
+
+int sr_prim_has_effect(const SrPrim *p, const SrParam *ps, uint32_t n) {
+  if ((p->flags & SR_PF_EFFECT) && p->id >= 0) return 1;
+  if (!(p->flags & SR_PF_CALL) && p->id >= 0) return 0;
+  for (uint32_t i = 0; i < n; i++) {
+    SrJaxpr *js[16];
+    int nj = sr_param_jaxprs(ps[i].val, js, 16);
+    for (int k = 0; k < nj && k < 16; k++)
+      for (uint32_t q = 0; q < js[k]->neqn; q++) {
+        const SrEqn *e = &js[k]->eqns[q];
+        if (sr_prim_has_effect(e->prim, e->params, e->nparams)) return 1;
+      }
+  }
+  return 0;
+}

@@ -227,6 +227,7 @@ EXTRA_DIST += tests/golden/nn_oracle.sh tests/golden/nn_values_oracle.py
 include $(top_srcdir)/tests/golden/index15.mk
 include $(top_srcdir)/tests/golden/shard15a.mk
 include $(top_srcdir)/tests/golden/debug15.mk
+include $(top_srcdir)/tests/golden/debug_trace.mk
 include $(top_srcdir)/tests/golden/einsum15.mk
 include $(top_srcdir)/tests/golden/random15.mk
 include $(top_srcdir)/tests/golden/cmd16.mk
