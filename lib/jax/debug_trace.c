@@ -373,13 +373,38 @@ static int run_call(SrInterp *I, DbgCall *c, SrVal **vals, int n) {
   return rc;
 }
 
-/* The local block of a on the device at pos, inside shard_map: the
-   buffer that device holds, as a one-device array. */
-static SrArray *local_block(SrArray *a, int pos) {
-  const SrType *t = sr_type_strip_sharding(a->type);
-  SrArray *r = sr_array_new(t, sr_layout_of_type(t), NULL);
-  r->shard[0] = sr_buffer_ref(sr_array_buf(a, pos));
-  return r;
+/* The blocks of a inside shard_map, stacked: an array of shape (devices,
+   *block) split along its first dimension over every mesh axis, whose
+   shard on each device is the buffer that device holds.  Indexing it
+   (sr_getindex) gives a device's block wherever it is held (another MPI
+   rank's too).  A concrete value, new reference. */
+static SrVal *stacked_blocks(SrEvalCtx *cx, SrArray *a) {
+  const SrMesh *cm = cx->mesh;
+  uint8_t types[SR_MAX_AXES] = {0};
+  for (int i = 0; i < SR_MAX_AXES; i++) types[i] = SR_AXIS_EXPLICIT;
+  const SrMesh *m = sr_mesh_with_types(cm, types);
+  const SrType *lt = sr_type_strip_sharding(a->type);
+  SrTypeBuilder tb;
+  sr_type_builder(&tb, lt);
+  tb.ndim = (uint8_t)(lt->ndim + 1);
+  tb.dims[0] = (SrDim){0};
+  tb.dims[0].size = sr_mesh_ndev(m);
+  tb.dims[0].nax = (uint8_t)m->n;
+  for (int i = 0; i < m->n; i++) tb.dims[0].ax[i] = (uint8_t)i;
+  for (int i = 0; i < lt->ndim; i++) tb.dims[i + 1] = lt->dims[i];
+  tb.mesh = m;
+  const SrType *t = sr_type_get(&tb);
+  SrArray *r = sr_array_new(t, sr_layout_of_type(t), m);
+  for (int p = 0; p < r->ndev; p++) r->shard[p] = a->shard[p] ? sr_buffer_ref(a->shard[p]) : NULL;
+  /* gathered onto every device, so that indexing it is local */
+  tb.dims[0].nax = 0;
+  const SrType *rt = sr_type_get(&tb);
+  SrArray *g = sr_redistribute(cx, r, m, sr_layout_of_type(rt));
+  sr_array_unref(r);
+  if (!g) return NULL;
+  SrArray *out = sr_array_retype(g, rt, sr_layout_of_type(rt));
+  sr_array_unref(g);
+  return sr_array_concrete(out);
 }
 
 static int ev_debug(SrEvalCtx *cx, const SrEvalEqn *e) {
@@ -388,21 +413,27 @@ static int ev_debug(SrEvalCtx *cx, const SrEvalEqn *e) {
   if (!I || !c) return sr_ev_err(cx, "NotImplementedError", "%s: no callback to run (an equation read from a text)", e->prim->name);
   int manual = cx->mesh && sr_mesh_axes_of_type(cx->mesh, SR_AXIS_MANUAL) && c->kind != SR_P_inspect_sharding;
   int ncalls = manual ? sr_mesh_ndev(cx->mesh) : 1;
-  SrVal **vals = sr_xcalloc(e->nin + 1, sizeof *vals);
-  for (int p = 0; p < ncalls; p++) {
-    for (uint32_t i = 0; i < e->nin; i++)
-      vals[i] = sr_array_concrete(manual ? local_block(e->in[i], p) : sr_array_ref(e->in[i]));
-    if (run_call(I, c, vals, (int)e->nin) < 0) {
-      free(vals);
-      return -1;
+  SrVal **vals = sr_xcalloc(e->nin + 1, sizeof *vals), **blocks = sr_xcalloc(e->nin + 1, sizeof *blocks);
+  int rc = 0;
+  for (uint32_t i = 0; i < e->nin && manual && rc == 0; i++)
+    if (!(blocks[i] = stacked_blocks(cx, e->in[i]))) rc = -1;
+  for (int p = 0; p < ncalls && rc == 0; p++) {
+    uint32_t got = 0;
+    for (uint32_t i = 0; i < e->nin; i++, got++) {
+      vals[i] = manual ? sr_getindex(I, blocks[i], p) : sr_array_concrete(sr_array_ref(e->in[i]));
+      if (!vals[i]) break;
     }
-    if (sr_interrupt_point(I)) {
-      free(vals);
-      return -1;
+    if (got < e->nin) {
+      for (uint32_t i = 0; i < got; i++) sr_unref(vals[i]);
+      rc = -1;
+    } else if (run_call(I, c, vals, (int)e->nin) < 0 || sr_interrupt_point(I)) {
+      rc = -1;
     }
   }
+  for (uint32_t i = 0; i < e->nin; i++) sr_unref(blocks[i]);
+  free(blocks);
   free(vals);
-  return 0;
+  return rc;
 }
 
 /* debug_callback_jvp_rule: bound on the primals, no tangents */
