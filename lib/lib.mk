@@ -57,6 +57,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/jax/debug_trace.c lib/jax/debug_trace.h \
 	lib/jax/experimental.c \
 	lib/jax/device_put.c lib/jax/device_put.h \
+	lib/jax/remat_policies.c lib/jax/remat_policies.h \
 	lib/cmd/commands.c lib/cmd/commands.h lib/cmd/commands_ad.c \
 	lib/cmd/hooks_exec.c lib/cmd/linit.c lib/cmd/linit.h \
 	lib/cmd/session.c lib/cmd/target.c lib/cmd/help_examples.def \

@@ -989,6 +989,7 @@ void sr_lax_api_init(void) {
   sr_sharding_api_init();
   sr_shard_map_init();
   sr_experimental_init();
+  sr_remat_policies_init();
   sr_lax_parallel_init();
   sr_lax_control_flow_init();
   sr_tree_util_init();
