@@ -695,8 +695,9 @@ SrJaxpr *sr_ad_dce(SrJaxpr *j, const uint8_t *used_out, uint8_t *used_in, int pr
   for (uint32_t k = j->neqn; k-- > 0;) {
     const SrEqn *e = &j->eqns[k];
     /* an effect is kept, as pe.dce_jaxpr keeps effectful equations */
-    int need = sr_prim_has_effect(e->prim, e->params, e->nparams);
+    int need = 0;
     for (uint32_t i = 0; i < e->nout && !need; i++) need = e->out[i]->kind != SR_DROP && live[e->out[i]->id];
+    if (!need) need = sr_prim_has_effect(e->prim, e->params, e->nparams);
     if (!need) continue;
     keep[k] = 1;
     for (uint32_t i = 0; i < e->nin; i++)

@@ -563,8 +563,9 @@ static uint8_t *find_dead(const SrJaxpr *j) {
     if (j->outvars[i]->kind == SR_VAR) live[j->outvars[i]->id] = 1;
   for (uint32_t k = j->neqn; k-- > 0;) {
     const SrEqn *q = &j->eqns[k];
-    int used = sr_prim_has_effect(q->prim, q->params, q->nparams);
+    int used = 0;
     for (uint32_t i = 0; i < q->nout && !used; i++) used = q->out[i]->kind == SR_VAR && live[q->out[i]->id];
+    if (!used) used = sr_prim_has_effect(q->prim, q->params, q->nparams);
     if (!used) {
       dead[k] = 1;
       any = 1;

@@ -501,8 +501,9 @@ static void dce(Opt *o, OBody *b) {
   for (int k = b->neqn - 1; k >= 0; k--) {
     OEqn *e = b->eqns[k];
     if (e->dead) continue;
-    int any = has_effects(e);
+    int any = 0;
     for (int i = 0; i < e->nout; i++) any |= find(e->out[i])->live;
+    if (!any) any = has_effects(e);
     if (!any) {
       e->dead = 1;
       o->st.dce++;
