@@ -172,7 +172,7 @@ static int ev_device_put(SrEvalCtx *cx, const SrEvalEqn *e) {
     SrVal *d = tuple_item(devs, i);
     if (d && d->kind == SR_V_SHARDING) {
       SrParam p = {sr_intern_cstr("dst_sharding"), d};
-      SrEvalEqn r = {sr_prim(SR_P_reshard), &p, 1, 1, 1, &e->in[i], &e->out_type[i], &e->out[i], 0};
+      SrEvalEqn r = {.prim = sr_prim(SR_P_reshard), .params = &p, .nparams = 1, .nin = 1, .nout = 1, .in = &e->in[i], .out_type = &e->out_type[i], .out = &e->out[i], .ns = e->ns};
       if (sr_prims[SR_P_reshard].eval(cx, &r) < 0) return -1;
     } else {
       e->out[i] = sr_array_retype(e->in[i], e->out_type[i], e->in[i]->layout);
