@@ -62,6 +62,10 @@ lib_libshardrepl_a_SOURCES = \
 	lib/jax/tracers.c lib/jax/tracers.h \
 	lib/jax/debug_picture.c lib/jax/debug_picture.h \
 	lib/jax/np_host.c lib/jax/np_host_funcs.c lib/jax/np_host.h \
+	lib/jax/debug_trace.c lib/jax/debug_trace.h \
+	lib/jax/experimental.c \
+	lib/jax/device_put.c lib/jax/device_put.h \
+	lib/jax/remat_policies.c lib/jax/remat_policies.h \
 	lib/cmd/commands.c lib/cmd/commands.h lib/cmd/commands_ad.c \
 	lib/cmd/hooks_exec.c lib/cmd/linit.c lib/cmd/linit.h \
 	lib/cmd/session.c lib/cmd/target.c lib/cmd/help_examples.def \

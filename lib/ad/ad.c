@@ -694,8 +694,10 @@ SrJaxpr *sr_ad_dce(SrJaxpr *j, const uint8_t *used_out, uint8_t *used_in, int pr
     if ((!used_out || used_out[i]) && j->outvars[i]->kind != SR_LIT) live[j->outvars[i]->id] = 1;
   for (uint32_t k = j->neqn; k-- > 0;) {
     const SrEqn *e = &j->eqns[k];
+    /* an effect is kept, as pe.dce_jaxpr keeps effectful equations */
     int need = 0;
     for (uint32_t i = 0; i < e->nout && !need; i++) need = e->out[i]->kind != SR_DROP && live[e->out[i]->id];
+    if (!need) need = sr_prim_has_effect(e->prim, e->params, e->nparams);
     if (!need) continue;
     keep[k] = 1;
     for (uint32_t i = 0; i < e->nin; i++)

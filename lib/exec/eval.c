@@ -553,7 +553,9 @@ static int run_fused(SrEvalCtx *cx, const SrJaxpr *j, uint32_t k, int pos, SrArr
    such equations, as flags; NULL when there are none.  A jitted computation
    runs without them, as XLA's dead-code elimination compiles it, so that
    (say) the loss value a gradient computes and drops costs no all-reduce.
-   No primitive of the table has an effect that would keep it. */
+   An equation with an effect (sr_prim_has_effect: a debug callback, or
+   control flow around one) is kept, as XLA keeps a side-effecting custom
+   call. */
 static uint8_t *find_dead(const SrJaxpr *j) {
   uint8_t *live = sr_xcalloc(j->nvars + 1, 1), *dead = sr_xcalloc(j->neqn + 1, 1);
   int any = 0;
@@ -563,6 +565,7 @@ static uint8_t *find_dead(const SrJaxpr *j) {
     const SrEqn *q = &j->eqns[k];
     int used = 0;
     for (uint32_t i = 0; i < q->nout && !used; i++) used = q->out[i]->kind == SR_VAR && live[q->out[i]->id];
+    if (!used) used = sr_prim_has_effect(q->prim, q->params, q->nparams);
     if (!used) {
       dead[k] = 1;
       any = 1;

@@ -2,6 +2,7 @@
  * jax.typeof, ShapeDtypeStruct, tracing a function (sr_trace_fn),
  * make_jaxpr, jit and the traces it keeps, checkpoint, calling a jaxpr
  * value; and the registration of JAX's built-ins (sr_jnp_init). */
+#include "jax/remat_policies.h"
 #include "jax/api.h"
 
 #include "jax/jax.h"
@@ -318,6 +319,8 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
                         int prim, int prevent_cse, SrVal *in_sh, SrVal *out_sh);
 /* The donation of the split call being bound (jit_call), or NULL. */
 static const SrJitSplit *binding_split;
+/* jax.checkpoint's policy for the remat2 equation bind_body makes next */
+static SrVal *binding_policy;
 
 static SrVal *call_traced(SrInterp *I, SrVal *fn, const char *name, SrArgs *a, int prim, int prevent_cse,
                           SrVal *in_sh, SrVal *out_sh) {
@@ -335,6 +338,8 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
                         int prim, int prevent_cse, SrVal *in_sh, SrVal *out_sh) {
   const SrJitSplit *split = binding_split;
   binding_split = NULL;
+  SrVal *policy = binding_policy;
+  binding_policy = NULL;
   if (!captured) captured = sr_seq(NULL, SR_V_LIST, 0);
   SrVal *leaves = sr_seq(NULL, SR_V_LIST, 0);
   for (int i = 0; i < captured->seq.n; i++) sr_seq_push(NULL, leaves, sr_ref(captured->seq.items[i]));
@@ -364,7 +369,7 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
     sr_plist_add(&ps, "jaxpr", sr_jaxpr_val(NULL, body));
     sr_plist_add(&ps, "prevent_cse", sr_bool(prevent_cse));
     sr_plist_add(&ps, "differentiated", sr_bool(0));
-    sr_plist_add(&ps, "policy", sr_none());
+    sr_plist_add(&ps, "policy", policy ? sr_ref(policy) : sr_none());
   }
   SrVal *r = sr_bind(I, prim, leaves->seq.n, leaves->seq.items, ps.n, ps.p);
   if (r && prim == SR_P_jit && !out_sh)
@@ -633,30 +638,46 @@ static SrVal *jax_jit(SrInterp *I, SrArgs *a) {
 
 /* jax.checkpoint(fun, prevent_cse=True, policy=None) / jax.remat */
 typedef struct Remat {
-  SrVal *fn;
+  SrVal *fn, *policy;
   int prevent_cse;
 } Remat;
 
 static void remat_free(void *d) {
   Remat *r = d;
   sr_unref(r->fn);
+  sr_unref(r->policy);
   free(r);
 }
 
 static SrVal *remat_call(SrInterp *I, SrArgs *a) {
   Remat *r = sr_current_builtin(I)->data;
   const char *nm = sr_builtin_name(r->fn);
-  return call_traced(I, r->fn, nm ? nm : "<unnamed function>", a, SR_P_remat2, r->prevent_cse, NULL, NULL);
+  SrVal *out_tree = NULL, *captured = NULL;
+  SrJaxpr *body = sr_trace_fn(I, r->fn, a->n, a->v, a->nkw, a->kw, a->kwv, 0, NULL, &out_tree, &captured);
+  if (!body) return NULL;
+  /* the policy param, set after tracing (the body may hold checkpoints) */
+  binding_policy = r->policy;
+  return bind_body(I, body, out_tree, captured, nm ? nm : "<unnamed function>", a, SR_P_remat2, r->prevent_cse, NULL,
+                   NULL);
 }
 
 static SrVal *jax_checkpoint(SrInterp *I, SrArgs *a) {
   SrVal *p[4];
   if (sr_args_parse(I, a, "checkpoint", "fun, *, prevent_cse=, policy=, static_argnums=", p) < 0) return NULL;
   if (!sr_is_callable(I, p[0])) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(p[0]));
-  if (p[2] && p[2]->kind != SR_V_NONE)
-    return sr_raise(I, "NotImplementedError", "jax.checkpoint: policies are not supported here");
+  /* remat_policies.c: nothing_saveable (the default) is what the rules do */
+  int pk = sr_remat_policy_kind(p[2]);
+  if (pk != 0) {
+    SrBuf b = SR_BUF_INIT;
+    sr_val_str(&b, p[2]);
+    sr_raise(I, "NotImplementedError", "jax.checkpoint: the policy %s is not supported yet (only nothing_saveable)",
+             sr_buf_str(&b));
+    sr_buf_free(&b);
+    return NULL;
+  }
   Remat *r = sr_xcalloc(1, sizeof *r);
   r->fn = sr_ref(p[0]);
+  r->policy = p[2] && p[2]->kind != SR_V_NONE ? sr_ref(p[2]) : NULL;
   r->prevent_cse = p[1] ? sr_val_truthy(p[1]) : 1;
   return sr_builtin_with("checkpoint(fun)", remat_call, r, remat_free);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "jax/builtins_exec.h"
+#include "jax/device_put.h"
 #include "jax/array_create.h"
 
 #include "exec/eval.h"
@@ -437,6 +438,11 @@ static SrVal *bi_device_put(SrInterp *I, SrArgs *args) {
   SrVal *p[5];
   if (sr_args_parse(I, args, "device_put", "x, device=, *, src=, donate=, may_alias=", p) < 0) return NULL;
   if (sr_check_py_int(I, p[0]) < 0) return NULL;
+  /* under a trace: the device_put primitive (device_put.c), but for a
+     Format, whose layout is handled below */
+  SrVal *fsh = p[1], *fl = NULL;
+  int fk = 0;
+  if (I->trace && sr_format_parts(p[1], &fsh, &fl, &fk) < 0) return sr_device_put_traced(I, p[0], p[1], p[2], p[3], p[4]);
   if (p[0]->kind == SR_V_LIST || p[0]->kind == SR_V_TUPLE || p[0]->kind == SR_V_DICT)
     return device_put_tree(I, p[0], p[1] && p[1]->kind != SR_V_NONE ? p[1] : NULL);
   /* a Format: its sharding places, its layout orders each shard */
@@ -743,8 +749,9 @@ void sr_builtins_exec_init(void) {
   sr_def("jax.process_index", bi_process_index, "process_index(): this process's index (the MPI rank)");
   sr_def("jax.process_count", bi_process_count, "process_count(): the number of processes");
   sr_def("jax.device_put", bi_device_put,
-         "device_put(x, device_or_sharding): x laid out on a device, or as a P (with the mesh in context) or NamedSharding says");
+         "device_put(x, device_or_sharding): x laid out on a device, or as a P (with the mesh in context) or NamedSharding says; under a trace the device_put primitive");
   sr_debug_init();
+  sr_device_put_init();
   sr_random_concrete_init();
   sr_def("numpy.save", bi_np_save, "np.save(file, arr): writes arr to a .npy file");
   sr_def("numpy.load", bi_np_load, "np.load(file): reads a .npy file (or a .npz, as a dict)");

@@ -9,6 +9,7 @@
 #include "jax/builtins_exec.h"
 #include "jax/array_create.h"
 #include "jax/debug_picture.h"
+#include "jax/debug_trace.h"
 #include "jax/jax.h"
 
 #include "exec/eval.h"
@@ -96,8 +97,9 @@ static SrVal *bi_visualize_sharding(SrInterp *I, SrArgs *args) {
 
 /* ---- print and callback ---- */
 
-/* The staged forms (the debug_print / debug_callback primitives under
-   jit, scan, shard_map) are not here yet: a traced argument raises. */
+/* Under a trace the staged forms bind the debug_print / debug_callback
+   primitives (debug_trace.c); a tracer met with no trace being built (one
+   that leaked) raises. */
 static int traced(SrVal *v) {
   SrVal *ch = sr_pytree_children(v);
   if (!ch) {
@@ -123,16 +125,27 @@ static int check_concrete(SrInterp *I, SrArgs *a, int from, const char *what) {
 }
 
 /* The options of both: ordered=, partitioned= (and print's
-   skip_format_check=) are taken out of a's keywords. */
+   skip_format_check=) are taken out of a's keywords, into an Opts. */
+typedef struct Opts {
+  int skip, ordered, partitioned;
+} Opts;
+
 static int is_option(const char *k, int print) {
   return !strcmp(k, "ordered") || !strcmp(k, "partitioned") || (print && !strcmp(k, "skip_format_check"));
 }
 
-static void drop_options(SrInterp *I, SrArgs *a, int print, int *skip_check) {
+static void take_option(SrInterp *I, const char *k, SrVal *v, Opts *o) {
+  int t = sr_truthy(I, v) > 0;
+  if (!strcmp(k, "skip_format_check")) o->skip = t;
+  else if (!strcmp(k, "ordered")) o->ordered = t;
+  else o->partitioned = t;
+}
+
+static void drop_options(SrInterp *I, SrArgs *a, int print, Opts *o) {
   int m = 0;
   for (int i = 0; i < a->nkw; i++) {
     if (is_option(a->kw[i], print)) {
-      if (!strcmp(a->kw[i], "skip_format_check") && skip_check) *skip_check = sr_truthy(I, a->kwv[i]) != 0;
+      take_option(I, a->kw[i], a->kwv[i], o);
       continue;
     }
     a->kw[m] = a->kw[i];
@@ -206,13 +219,14 @@ static int has_placeholders(const char *s, size_t n) {
    of one given other keywords. */
 static SrVal *second_call(SrInterp *I, SrArgs *a, const char *who, SrBuiltinFn fn, int print) {
   SrBuf b = SR_BUF_INIT;
-  int skip = 0;
+  Opts o = {0};
   for (int i = 0; i < a->nkw; i++) {
     if (is_option(a->kw[i], print)) {
-      if (!strcmp(a->kw[i], "skip_format_check") && (skip = sr_truthy(I, a->kwv[i])) < 0) {
+      if (sr_truthy(I, a->kwv[i]) < 0) {
         sr_buf_free(&b);
         return NULL;
       }
+      take_option(I, a->kw[i], a->kwv[i], &o);
       continue;
     }
     sr_buf_printf(&b, "%s'%s': ", b.len ? ", " : "{", a->kw[i]);
@@ -224,24 +238,24 @@ static SrVal *second_call(SrInterp *I, SrArgs *a, const char *who, SrBuiltinFn f
     sr_buf_free(&b);
     return NULL;
   }
-  int *data = sr_xmalloc(sizeof *data);
-  *data = skip;
+  Opts *data = sr_xmalloc(sizeof *data);
+  *data = o;
   return sr_builtin_with(print ? "_debug_print" : "_debug_callback", fn, data, free);
 }
 
-static SrVal *do_print(SrInterp *I, SrArgs *args, int strip, int skip);
+static SrVal *do_print(SrInterp *I, SrArgs *args, int strip, Opts o);
 
 static SrVal *bi_print2(SrInterp *I, SrArgs *args) {
   if (args->n == 0) return sr_raise(I, "TypeError", "_debug_print() missing 1 required positional argument: 'fmt'");
-  return do_print(I, args, 0, *(int *)sr_current_builtin(I)->data);
+  return do_print(I, args, 0, *(Opts *)sr_current_builtin(I)->data);
 }
 
 static SrVal *bi_print(SrInterp *I, SrArgs *args) {
   if (args->n == 0) return second_call(I, args, "debug_print", bi_print2, 1);
-  return do_print(I, args, 1, 0);
+  return do_print(I, args, 1, (Opts){0});
 }
 
-static SrVal *do_print(SrInterp *I, SrArgs *args, int strip, int skip) {
+static SrVal *do_print(SrInterp *I, SrArgs *args, int strip, Opts o) {
   SrArgs a = *args;
   const char **kw = a.nkw ? sr_xmalloc(sizeof *kw * (size_t)a.nkw) : NULL;
   SrVal **kwv = a.nkw ? sr_xmalloc(sizeof *kwv * (size_t)a.nkw) : NULL;
@@ -251,19 +265,23 @@ static SrVal *do_print(SrInterp *I, SrArgs *args, int strip, int skip) {
   }
   a.kw = kw;
   a.kwv = kwv;
-  if (strip) drop_options(I, &a, 1, &skip);
+  if (strip) drop_options(I, &a, 1, &o);
   SrVal *r = NULL;
   SrVal *fmt = a.v[0];
   if (fmt->kind != SR_V_STR) {
     sr_raise(I, "TypeError", "debug_print() argument 'fmt' must be str");
     goto out;
   }
-  if (check_concrete(I, &a, 1, "jax.debug.print") < 0) goto out;
+  if (!I->trace && check_concrete(I, &a, 1, "jax.debug.print") < 0) goto out;
   SrArgs fa = a;
   fa.v++;
   fa.n--;
   fa.self = NULL;
-  if (!skip && check_unused(I, fmt->str.s, fmt->str.n, &fa) < 0) goto out;
+  if (!o.skip && check_unused(I, fmt->str.s, fmt->str.n, &fa) < 0) goto out;
+  if (I->trace) {
+    r = sr_debug_print_staged(I, fmt, &fa, has_placeholders(fmt->str.s, fmt->str.n), o.ordered, o.partitioned);
+    goto out;
+  }
   SrBuf b = SR_BUF_INIT;
   if (has_placeholders(fmt->str.s, fmt->str.n)) {
     SrVal *msg = sr_str_format(I, fmt, &fa);
@@ -311,19 +329,19 @@ static SrVal *as_arrays(SrInterp *I, SrVal *v) {
   return r;
 }
 
-static SrVal *do_callback(SrInterp *I, SrArgs *args, int strip);
+static SrVal *do_callback(SrInterp *I, SrArgs *args, int strip, Opts o);
 
 static SrVal *bi_callback2(SrInterp *I, SrArgs *args) {
   if (args->n == 0) return sr_raise(I, "TypeError", "_debug_callback() missing 1 required positional argument: 'callback'");
-  return do_callback(I, args, 0);
+  return do_callback(I, args, 0, *(Opts *)sr_current_builtin(I)->data);
 }
 
 static SrVal *bi_callback(SrInterp *I, SrArgs *args) {
   if (args->n == 0) return second_call(I, args, "debug_callback", bi_callback2, 0);
-  return do_callback(I, args, 1);
+  return do_callback(I, args, 1, (Opts){0});
 }
 
-static SrVal *do_callback(SrInterp *I, SrArgs *args, int strip) {
+static SrVal *do_callback(SrInterp *I, SrArgs *args, int strip, Opts o) {
   SrArgs a = *args;
   if (!sr_is_callable(I, a.v[0]))
     return sr_raise(I, "TypeError", "first argument to jax.debug.callback must be callable, but got an object of type <class '%s'>",
@@ -336,9 +354,15 @@ static SrVal *do_callback(SrInterp *I, SrArgs *args, int strip) {
   }
   a.kw = kw;
   a.kwv = kwv;
-  if (strip) drop_options(I, &a, 0, NULL);
+  if (strip) drop_options(I, &a, 0, &o);
   SrVal *r = NULL;
-  if (check_concrete(I, &a, 1, "jax.debug.callback") == 0) {
+  if (I->trace) {
+    SrArgs ca = a;
+    ca.v++;
+    ca.n--;
+    ca.self = NULL;
+    r = sr_debug_callback_staged(I, a.v[0], &ca, o.ordered, o.partitioned);
+  } else if (check_concrete(I, &a, 1, "jax.debug.callback") == 0) {
     SrArgs ca = a;
     ca.v++;
     ca.n--;
@@ -367,6 +391,7 @@ static SrVal *do_callback(SrInterp *I, SrArgs *args, int strip) {
 /* ---- registration ---- */
 
 void sr_debug_init(void) {
+  sr_debug_trace_init();
   sr_def("jax.debug.visualize_array_sharding", bi_visualize,
          "visualize_array_sharding(x, *, use_color=True, scale=1., min_width=9, max_width=80): which device holds which "
          "block of x, as JAX draws it with rich (coloured on a colour terminal, boxed otherwise, HTML in the kernel)");
@@ -374,7 +399,7 @@ void sr_debug_init(void) {
          "visualize_sharding(shape, sharding, *, use_color=True, scale=1., min_width=9, max_width=80): which device holds "
          "which block of an array of that shape, as JAX draws it");
   sr_def("jax.debug.print", bi_print,
-         "print(fmt, *args, ordered=False, **kwargs): prints fmt.format(*args, **kwargs) (concrete values only, for now)");
+         "print(fmt, *args, ordered=False, **kwargs): prints fmt.format(*args, **kwargs); under jit, scan, vmap or shard_map each time it runs");
   sr_def("jax.debug.callback", bi_callback,
-         "callback(fn, *args, ordered=False, **kwargs): calls fn(*args, **kwargs) (concrete values only, for now)");
+         "callback(fn, *args, ordered=False, **kwargs): calls fn(*args, **kwargs); under a trace each time the program runs");
 }

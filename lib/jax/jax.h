@@ -67,6 +67,8 @@ void sr_numpy_elementwise_init(void); /* numpy.c: jax.numpy's elementwise core *
 void sr_sharding_init(void);          /* sharding.c: meshes, P, NamedSharding */
 void sr_sharding_api_init(void);      /* sharding.c: the transforms */
 void sr_shard_map_init(void);         /* shard_map.c */
+void sr_experimental_init(void);      /* experimental.c: shard_map(check_rep=), pjit, mesh_utils */
+void sr_remat_policies_init(void);    /* remat_policies.c: jax.checkpoint_policies, checkpoint_name */
 void sr_lax_parallel_init(void);      /* lax_parallel.c */
 void sr_lax_control_flow_init(void);  /* lax_control_flow.c */
 void sr_tree_util_init(void);         /* tree_util.c */

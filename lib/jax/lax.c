@@ -988,6 +988,8 @@ void sr_lax_api_init(void) {
   for (int i = 0; defs[i].names; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);
   sr_sharding_api_init();
   sr_shard_map_init();
+  sr_experimental_init();
+  sr_remat_policies_init();
   sr_lax_parallel_init();
   sr_lax_control_flow_init();
   sr_tree_util_init();

@@ -16,6 +16,7 @@
 
 #include "jax/jax.h"
 #include "jax/nn.h"
+#include "jax/array_methods.h"
 #include "py/ast.h"
 #include "py/objects.h"
 #include "core/jaxstate.h"
@@ -236,7 +237,15 @@ SrVal *sr_nn_full_like(SrNnScope *s, SrVal *x, SrVal *v) {
   if (!t) return NULL;
   int64_t shape[SR_MAX_RANK];
   for (int i = 0; i < t->ndim; i++) shape[i] = t->dims[i].size;
-  return sr_nn_keep(s, sr_lax_full(s->I, shape, t->ndim, v, (int)t->dtype, NULL));
+  /* lax.full_like: a tracer's sharding is x.aval.sharding */
+  SrVal *sh = t->mesh ? sr_type_sharding(s->I, t) : NULL;
+  if (sh && sh->kind != SR_V_SHARDING) {
+    sr_unref(sh);
+    sh = NULL;
+  }
+  SrVal *r = sr_lax_full(s->I, shape, t->ndim, v, (int)t->dtype, sh);
+  sr_unref(sh);
+  return sr_nn_keep(s, r);
 }
 
 /* lax.full_like(g, 0) */

@@ -519,7 +519,7 @@ void sr_shard_map_init(void) {
     SrBuiltinFn fn;
     const char *doc;
   } defs[] = {
-    {"jax.shard_map jax.experimental.shard_map.shard_map", jax_shard_map,
+    {"jax.shard_map", jax_shard_map,
      "shard_map(f, *, out_specs, in_specs=Infer, mesh=None, axis_names=set(), check_vma=True): axis_names a set of the axes made manual (empty: all)"},
     {NULL, NULL, NULL},
   };

@@ -492,15 +492,18 @@ static void cse(Opt *o, OBody *b) {
 
 /* ---- 4. DCE ---- */
 
-static int has_effects(const OEqn *e) { return (e->prim->flags & SR_PF_EFFECT) != 0; }
+static int has_effects(const OEqn *e) {
+  return (e->prim->flags & SR_PF_EFFECT) || sr_prim_has_effect(e->prim, e->params, (uint32_t)e->nparams);
+}
 
 static void dce(Opt *o, OBody *b) {
   for (int i = 0; i < b->nout; i++) find(b->out[i])->live = 1;
   for (int k = b->neqn - 1; k >= 0; k--) {
     OEqn *e = b->eqns[k];
     if (e->dead) continue;
-    int any = has_effects(e);
+    int any = 0;
     for (int i = 0; i < e->nout; i++) any |= find(e->out[i])->live;
+    if (!any) any = has_effects(e);
     if (!any) {
       e->dead = 1;
       o->st.dce++;

@@ -124,3 +124,44 @@ const char *sr_prim_op_name(const SrPrim *p, const SrParam *ps, uint32_t nparams
   if (p->op_name) return p->op_name(ps, nparams, key, s, buf, n);
   return key ? NULL : p->name;
 }
+
+/* The walk of sr_prim_has_effect: each body checked once (bodies are
+   shared, as jit's of jit's are, so a walk that did not remember would
+   take exponential time). */
+typedef struct EffWalk {
+  const SrJaxpr **seen;
+  int n, cap;
+} EffWalk;
+
+static int eff_walk(EffWalk *w, const SrPrim *p, const SrParam *ps, uint32_t n) {
+  if ((p->flags & SR_PF_EFFECT) && p->id >= 0) return 1;
+  if (!(p->flags & SR_PF_CALL) && p->id >= 0) return 0;
+  for (uint32_t i = 0; i < n; i++) {
+    SrJaxpr *js[16];
+    int nj = sr_param_jaxprs(ps[i].val, js, 16);
+    for (int k = 0; k < nj && k < 16; k++) {
+      int seen = 0;
+      for (int s = 0; s < w->n && !seen; s++) seen = w->seen[s] == js[k];
+      if (seen) continue;
+      if (w->n == w->cap) {
+        w->cap = w->cap ? 2 * w->cap : 16;
+        w->seen = sr_xrealloc(w->seen, (size_t)w->cap * sizeof *w->seen);
+      }
+      w->seen[w->n++] = js[k];
+      for (uint32_t q = 0; q < js[k]->neqn; q++) {
+        const SrEqn *e = &js[k]->eqns[q];
+        if (eff_walk(w, e->prim, e->params, e->nparams)) return 1;
+      }
+    }
+  }
+  return 0;
+}
+
+int sr_prim_has_effect(const SrPrim *p, const SrParam *ps, uint32_t n) {
+  if ((p->flags & SR_PF_EFFECT) && p->id >= 0) return 1;
+  if (!(p->flags & SR_PF_CALL) && p->id >= 0) return 0;
+  EffWalk w = {0};
+  int r = eff_walk(&w, p, ps, n);
+  free(w.seen);
+  return r;
+}

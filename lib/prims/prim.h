@@ -181,6 +181,11 @@ int sr_comm_note(SrCommNote *out, int max, int n, const char *what, const SrMesh
    the row's op_name rule (SrOpNameRule); buf holds n bytes. */
 const char *sr_prim_op_name(const SrPrim *p, const SrParam *ps, uint32_t nparams, const char *key, int s,
                             char *buf, size_t n);
+/* Whether an equation of p with these params has an effect that keeps it
+   though nothing reads its results (jax's effects): a row of the table
+   with SR_PF_EFFECT (a debug callback), or a call or control flow whose
+   bodies hold one (cond's branches, scan's body). */
+int sr_prim_has_effect(const SrPrim *p, const SrParam *ps, uint32_t n);
 static inline const SrPrim *sr_prim(int id) { return &sr_prims[id]; }
 
 #endif

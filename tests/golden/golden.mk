@@ -227,6 +227,11 @@ EXTRA_DIST += tests/golden/nn_oracle.sh tests/golden/nn_values_oracle.py
 include $(top_srcdir)/tests/golden/index15.mk
 include $(top_srcdir)/tests/golden/shard15a.mk
 include $(top_srcdir)/tests/golden/debug15.mk
+include $(top_srcdir)/tests/golden/debug_trace.mk
+include $(top_srcdir)/tests/golden/experimental_api.mk
+include $(top_srcdir)/tests/golden/gradcheck15.mk
+include $(top_srcdir)/tests/golden/device_put_trace.mk
+include $(top_srcdir)/tests/golden/remat_policies.mk
 include $(top_srcdir)/tests/golden/einsum15.mk
 include $(top_srcdir)/tests/golden/random15.mk
 include $(top_srcdir)/tests/golden/cmd16.mk

@@ -1,0 +1,132 @@
+/* experimental.c: the older sharding API that existing code still uses,
+ * as JAX keeps it (jax/experimental/shard_map.py, jax/experimental/pjit.py,
+ * jax/_src/mesh_utils.py):
+ *
+ *   jax.experimental.shard_map.shard_map(f, mesh, in_specs, out_specs,
+ *       check_rep=True)
+ *     jshmap._shard_map(f, mesh=mesh, in_specs=in_specs,
+ *       out_specs=out_specs, axis_names=set(), check_vma=check_rep)
+ *   jax.experimental.pjit.pjit(fun, in_shardings, out_shardings, ...)
+ *     jit with the same options
+ *   jax.experimental.mesh_utils.create_device_mesh(mesh_shape,
+ *       devices=None, *, contiguous_submeshes=False,
+ *       allow_split_physical_axes=False)
+ *     on CPU np.asarray(devices).reshape(mesh_shape), after its checks
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "jax/jax.h"
+
+#include "py/objects.h"
+#include "text/print_val.h"
+#include "util/intern.h"
+
+/* fn(*pos, **{keys[i]: vals[i]}) with the NULL values left out; borrowed
+   arguments, a new reference or NULL. */
+static SrVal *call_kw(SrInterp *I, const char *qualname, int npos, SrVal **pos, int nkw, const char *const *keys,
+                      SrVal **vals) {
+  SrVal *fn = sr_lookup_qualname(qualname);
+  if (!fn) return sr_raise(I, "AttributeError", "module has no attribute '%s'", qualname);
+  const char *kw[16];
+  SrVal *kwv[16];
+  int m = 0;
+  for (int i = 0; i < nkw && m < 16; i++)
+    if (vals[i]) {
+      kw[m] = sr_intern_cstr(keys[i]);
+      kwv[m++] = vals[i];
+    }
+  SrArgs a = {npos, pos, m, kw, kwv, NULL};
+  return sr_call(I, fn, &a);
+}
+
+static SrVal *bi_shard_map(SrInterp *I, SrArgs *args) {
+  SrVal *p[5];
+  if (sr_args_parse(I, args, "shard_map", "f, mesh, in_specs, out_specs, check_rep=", p) < 0) return NULL;
+  static const char *const keys[] = {"mesh", "in_specs", "out_specs", "check_vma"};
+  SrVal *vals[] = {p[1], p[2], p[3], p[4] ? p[4] : sr_bool(1)};
+  return call_kw(I, "jax.shard_map", 1, p, 4, keys, vals);
+}
+
+static SrVal *bi_pjit(SrInterp *I, SrArgs *args) {
+  SrVal *p[12];
+  static const char *const keys[] = {"in_shardings",  "out_shardings",   "static_argnums", "static_argnames",
+                                     "donate_argnums", "donate_argnames", "keep_unused",    "device",
+                                     "backend",        "inline",          "compiler_options"};
+  if (sr_args_parse(I, args, "pjit",
+                    "fun, in_shardings=, out_shardings=, static_argnums=, static_argnames=, donate_argnums=, "
+                    "donate_argnames=, keep_unused=, device=, backend=, inline=, compiler_options=",
+                    p) < 0)
+    return NULL;
+  return call_kw(I, "jax.jit", 1, p, 11, keys, p + 1);
+}
+
+/* mesh_utils._canonicalize_axis_sizes: a tuple of ints, or NULL */
+static SrVal *axis_sizes(SrInterp *I, SrVal *v) {
+  if (v->kind != SR_V_TUPLE && v->kind != SR_V_LIST) return NULL;
+  SrVal *t = sr_seq(NULL, SR_V_TUPLE, v->seq.n);
+  for (int i = 0; i < v->seq.n; i++) {
+    int64_t n;
+    SrVal *x = v->seq.items[i];
+    if (x->kind != SR_V_INT || sr_as_int(I, x, "mesh_shape", &n) < 0) {
+      sr_exc_clear(I);
+      sr_unref(t);
+      return NULL;
+    }
+    sr_seq_push(NULL, t, sr_int(NULL, n));
+  }
+  return t;
+}
+
+static SrVal *bi_create_device_mesh(SrInterp *I, SrArgs *args) {
+  SrVal *p[4];
+  if (sr_args_parse(I, args, "create_device_mesh", "mesh_shape, devices=, *, contiguous_submeshes=, allow_split_physical_axes=",
+                    p) < 0)
+    return NULL;
+  SrVal *devices = p[1] && p[1]->kind != SR_V_NONE ? sr_ref(p[1]) : call_kw(I, "jax.devices", 0, NULL, 0, NULL, NULL);
+  if (!devices) return NULL;
+  SrVal *shape = axis_sizes(I, p[0]), *r = NULL;
+  if (!shape) {
+    SrBuf b = SR_BUF_INIT;
+    sr_val_str(&b, p[0]);
+    sr_raise(I, "ValueError", "`mesh_shape` passed to `create_device_mesh` should be a sequence of ints. Got %s",
+             sr_buf_str(&b));
+    sr_buf_free(&b);
+    goto out;
+  }
+  int64_t prod = 1;
+  for (int i = 0; i < shape->seq.n; i++) prod *= shape->seq.items[i]->i;
+  if (devices->kind != SR_V_LIST && devices->kind != SR_V_TUPLE) {
+    sr_raise(I, "TypeError", "create_device_mesh: devices must be a sequence of devices, got %s", sr_val_kind_name(devices));
+    goto out;
+  }
+  int64_t nd = devices->seq.n;
+  if (prod != nd) {
+    SrBuf b = SR_BUF_INIT;
+    sr_val_str(&b, shape);
+    sr_raise(I, "ValueError", "Number of devices %lld must equal the product of mesh_shape %s", (long long)nd, sr_buf_str(&b));
+    sr_buf_free(&b);
+    goto out;
+  }
+  SrVal *arr = call_kw(I, sr_lookup_qualname("numpy.asarray") ? "numpy.asarray" : "jax.numpy.asarray", 1, &devices, 0,
+                       NULL, NULL);
+  if (arr) {
+    SrVal *reshape = sr_getattr(I, arr, "reshape");
+    if (reshape) r = sr_call1(I, reshape, shape);
+    sr_unref(reshape);
+    sr_unref(arr);
+  }
+out:
+  sr_unref(shape);
+  sr_unref(devices);
+  return r;
+}
+
+void sr_experimental_init(void) {
+  sr_def("jax.experimental.shard_map.shard_map", bi_shard_map,
+         "shard_map(f, mesh, in_specs, out_specs, check_rep=True): jax.shard_map with check_vma=check_rep (deprecated in JAX)");
+  sr_def("jax.experimental.pjit.pjit", bi_pjit,
+         "pjit(fun, in_shardings=, out_shardings=, ...): jax.jit with the same options (deprecated in JAX)");
+  sr_def("jax.experimental.mesh_utils.create_device_mesh", bi_create_device_mesh,
+         "create_device_mesh(mesh_shape, devices=None): the devices as an array of shape mesh_shape, for jax.sharding.Mesh");
+}

@@ -1,0 +1,12 @@
+/* remat_policies.h: jax.checkpoint_policies (remat_policies.c), for
+ * jax.checkpoint (api.c). */
+#ifndef SR_JAX_REMAT_POLICIES_H
+#define SR_JAX_REMAT_POLICIES_H
+
+#include "ir/val.h"
+
+/* The kind of a checkpoint policy: 0 nothing_saveable (or None), 1
+   everything_saveable, 2 another; -1 for a value that is none. */
+int sr_remat_policy_kind(const SrVal *v);
+
+#endif
