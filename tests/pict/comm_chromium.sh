@@ -20,8 +20,8 @@ fail=0
   for f in grad bwd static; do cat "$dir/comm_svg.$f.svg"; done
   echo '</body></html>'; } > "$tmp/all.html"
 run --dump-dom "file://$tmp/all.html" > "$tmp/dom" || { echo "FAIL chromium --dump-dom"; cat "$tmp/stderr"; exit 1; }
-for want in 'data-pass="backward"' 'data-pass="forward"' '>all-reduce<' "over ('X',)" '16 B/device' 'CPU 7' \
-  '>backward<' 'jit(loss)/dot_general'; do
+for want in 'data-pass="backward"' '>all-reduce<' "over ('X',)" '16 B/device' 'CPU 7' \
+  '>backward<' 'jit(loss)/transpose(jvp())/dot_general'; do
   if grep -qF "$want" "$tmp/dom"; then echo "PASS the DOM holds $want"; else echo "FAIL the DOM lacks $want"; fail=1; fi
 done
 if [ "$(grep -c '<svg ' "$tmp/dom")" = 3 ] && ! grep -q parsererror "$tmp/dom"; then echo "PASS three SVGs, no parser error"; else echo "FAIL the SVGs did not load"; fail=1; fi

@@ -25,8 +25,8 @@ if "$py" -c 'import xml.etree.ElementTree' 2>/dev/null; then
   "$py" - "$tmp" <<'PY' || fail=1
 import sys, xml.etree.ElementTree as ET
 ns = '{http://www.w3.org/2000/svg}'
-want = {'grad': [('all-reduce', 'forward')], 'bwd': [('all-reduce', 'backward')],
-        'static': [('all-reduce (contraction over sharded dims)', 'forward')]}
+want = {'grad': [('all-reduce', 'backward')], 'bwd': [('all-reduce', 'backward')],
+        'static': [('all-reduce (contraction over sharded dims)', 'backward')]}
 bad = 0
 for name, bands in want.items():
     root = ET.parse(f'{sys.argv[1]}/{name}.svg').getroot()
