@@ -2,8 +2,9 @@
  *
  * The messages rank 0 sends (sr_mpi_bcast_msg) are text:
  *   "C <devices> <keep_going>"          once, the configuration
- *   "R <keep_going> <line0> <name>\n<text>"   run a source (keep_going + 2
- *                                       for a Python script's semantics)
+ *   "R <flags> <line0> <name>\n<text>"  run a source (flags: keep_going,
+ *                                       + 2 for a Python script's semantics,
+ *                                       + 4 * the echo mode, I->py->echo)
  *   "E <status>"                        the session is over
  * The controller of --ranks holds devices like any rank: `--ranks P` is
  * the same job as `mpirun -np P`, with the same devices on the same ranks.
@@ -156,6 +157,9 @@ static int follow(SrInterp *I) {
     if (intr_seq < src_seq) I->interrupted = 0;
     sr_interrupt_restart(I);
     I->py->python = kg >> 1 & 1;
+    /* rank 0's echo: an echo prints (on rank 0) a value every rank
+       must help fetch */
+    I->py->echo = kg >> 2 & 3;
     sr_interp_run(I, src, kg & 1);
     sr_diags_clear(&I->py->diags);
     sr_src_unref(src);
@@ -422,7 +426,8 @@ int sr_mpi_driver_run(SrInterp *I, SrSrc *src, int keep_going) {
     src_seq++;
     running = 1;
     SrBuf b = SR_BUF_INIT;
-    sr_buf_printf(&b, "R %d %u %s\n", !!keep_going + 2 * !!I->py->python, (unsigned)src->line0, src->name);
+    sr_buf_printf(&b, "R %d %u %s\n", !!keep_going + 2 * !!I->py->python + 4 * (I->py->echo & 3),
+                  (unsigned)src->line0, src->name);
     sr_buf_putn(&b, src->text, src->len);
     size_t len = b.len;
     free(sr_mpi_bcast_msg(b.p, &len));
