@@ -191,19 +191,16 @@ static SrVal *array_iter(SrInterp *I, SrVal *x) {
   return l;
 }
 
-/* x.method(...): jax.numpy.method(x, ...); reshape/transpose also take
-   their shape as separate arguments */
-static SrVal *array_method(SrInterp *I, SrArgs *a) {
-  SrBuiltin *b = sr_current_builtin(I);
-  const char *name = b->data;
+SrVal *sr_method_forward(SrInterp *I, SrArgs *a, const char *own, const char *module, const char *cls) {
+  const char *name = sr_current_builtin(I)->data;
   char q[128];
-  snprintf(q, sizeof q, "jax.Array.method.%s", name);
+  snprintf(q, sizeof q, "%s.%s", own, name);
   SrVal *fn = sr_lookup_qualname(q);
   if (!fn) {
-    snprintf(q, sizeof q, "jax.numpy.%s", name);
+    snprintf(q, sizeof q, "%s.%s", module, name);
     fn = sr_lookup_qualname(q);
   }
-  if (!fn) return sr_raise(I, "AttributeError", "'ArrayImpl' object has no attribute '%s'", name);
+  if (!fn) return sr_raise(I, "AttributeError", "'%s' object has no attribute '%s'", cls, name);
   int pack = (strcmp(name, "reshape") == 0 || strcmp(name, "transpose") == 0) && a->n > 1;
   SrVal *argv[64];
   int n = 0;
@@ -220,6 +217,11 @@ static SrVal *array_method(SrInterp *I, SrArgs *a) {
   SrVal *r = sr_call(I, fn, &ca);
   sr_unref(packed);
   return r;
+}
+
+/* x.method(...): jax.Array's own method, or jax.numpy.method(x, ...) */
+static SrVal *array_method(SrInterp *I, SrArgs *a) {
+  return sr_method_forward(I, a, "jax.Array.method", "jax.numpy", "ArrayImpl");
 }
 
 static const char *const methods[] = {

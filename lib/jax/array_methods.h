@@ -20,4 +20,9 @@ SrVal *sr_namespace(SrVal *dict);
    the abstract mesh in context when it has the type's axes. */
 SrVal *sr_type_sharding(SrInterp *I, const SrType *t);
 
+/* A method of an array class that forwards to a function: own.NAME (the
+   class's own) or module.NAME, called with the object first (NAME is the
+   running builtin's data); reshape and transpose also take their shape as
+   separate arguments.  cls names the class in the AttributeError. */
+SrVal *sr_method_forward(SrInterp *I, SrArgs *a, const char *own, const char *module, const char *cls);
 #endif

@@ -2,6 +2,7 @@
  * constructor, the conversions to and from jax.Array, its text forms
  * (numpy's repr and str), attributes, methods and operators. */
 #include "jax/np_host.h"
+#include "jax/array_methods.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -676,35 +677,9 @@ static SrVal *nd_iter(SrInterp *I, SrVal *x) {
 
 /* ---- attributes and methods ---- */
 
-/* x.method(...): numpy.ndarray.method (its own) or numpy.method(x, ...);
-   reshape and transpose also take their shape as separate arguments */
+/* x.method(...): numpy.ndarray.method (its own) or numpy.method(x, ...) */
 static SrVal *nd_method(SrInterp *I, SrArgs *a) {
-  SrBuiltin *b = sr_current_builtin(I);
-  const char *name = b->data;
-  char q[128];
-  snprintf(q, sizeof q, "numpy.ndarray.%s", name);
-  SrVal *fn = sr_lookup_qualname(q);
-  if (!fn) {
-    snprintf(q, sizeof q, "numpy.%s", name);
-    fn = sr_lookup_qualname(q);
-  }
-  if (!fn) return sr_raise(I, "AttributeError", "'numpy.ndarray' object has no attribute '%s'", name);
-  int pack = (strcmp(name, "reshape") == 0 || strcmp(name, "transpose") == 0) && a->n > 1;
-  SrVal *argv[64];
-  int n = 0;
-  argv[n++] = a->self;
-  SrVal *packed = NULL;
-  if (pack) {
-    packed = sr_seq(NULL, SR_V_TUPLE, a->n);
-    for (int i = 0; i < a->n; i++) sr_seq_push(NULL, packed, sr_ref(a->v[i]));
-    argv[n++] = packed;
-  } else {
-    for (int i = 0; i < a->n && n < 64; i++) argv[n++] = a->v[i];
-  }
-  SrArgs ca = {n, argv, a->nkw, a->kw, a->kwv, NULL};
-  SrVal *r = sr_call(I, fn, &ca);
-  sr_unref(packed);
-  return r;
+  return sr_method_forward(I, a, "numpy.ndarray", "numpy", "numpy.ndarray");
 }
 
 static const char *const methods[] = {
