@@ -4,28 +4,7 @@
 # split(key, shape)[i] = threefry(key, (hi(i), lo(i))) for the flat index i,
 # fold_in(key, d) = threefry(key, (0, d)), key(seed) = (0, seed) for a
 # 32-bit seed.
-M = 0xFFFFFFFF
-
-def rotl(x, r):
-    return ((x << r) | (x >> (32 - r))) & M
-
-def threefry(key, x):
-    rot = [[13, 15, 26, 6], [17, 29, 16, 24]]
-    ks = [key[0], key[1], key[0] ^ key[1] ^ 0x1BD11BDA]
-    x = [(x[0] + ks[0]) & M, (x[1] + ks[1]) & M]
-    for i in range(5):
-        for r in rot[i % 2]:
-            x[0] = (x[0] + x[1]) & M
-            x[1] = rotl(x[1], r) ^ x[0]
-        x[0] = (x[0] + ks[(i + 1) % 3]) & M
-        x[1] = (x[1] + ks[(i + 2) % 3] + i + 1) & M
-    return x
-
-def key(seed):
-    return [0, seed & M]
-
-def split(k, n):
-    return [threefry(k, [i >> 32, i & M]) for i in range(n)]
+from threefry_ref import M, key, split, threefry
 
 def fold_in(k, d):
     return threefry(k, [0, d & M])

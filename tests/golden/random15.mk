@@ -7,4 +7,4 @@
 RANDOM15_GOLDEN = tests/golden/random15_keys.jxr tests/golden/random15_dists.jxr
 GOLDEN_TESTS += $(RANDOM15_GOLDEN)
 TESTS += tests/random15_oracle.sh
-EXTRA_DIST += tests/golden/random15.mk tests/random15_oracle.sh tests/random15_values.jxr tests/random15_values.py
+EXTRA_DIST += tests/golden/random15.mk tests/random15_oracle.sh tests/random15_values.jxr tests/random15_values.py tests/threefry_ref.py
