@@ -1296,6 +1296,68 @@ static int exc_matches(SrInterp *I, SrVal *want, SrVal *exc) {
   return sr_exception_is_a(sr_exc_type(exc), wn);
 }
 
+/* The __exit__ of a with item whose value is not a built-in manager,
+   after calling its __enter__ into *entered; NULL with an exception
+   raised where either is missing (CPython's TypeError) or __enter__
+   fails. */
+static SrVal *user_context_hooks(SrInterp *I, SrVal *m, SrVal **entered) {
+  SrVal *en = sr_class_of(m) ? sr_getattr(I, m, "__enter__") : NULL;
+  SrVal *ex = en ? sr_getattr(I, m, "__exit__") : NULL;
+  if (!ex) {
+    sr_unref(en);
+    sr_exc_clear(I);
+    sr_raise(I, "TypeError", "'%s' object does not support the context manager protocol", sr_val_kind_name(m));
+    return NULL;
+  }
+  SrArgs a = {0, NULL, 0, NULL, NULL, NULL};
+  *entered = sr_call(I, en, &a);
+  sr_unref(en);
+  if (!*entered) {
+    sr_unref(ex);
+    return NULL;
+  }
+  return ex;
+}
+
+/* Calls __exit__(type, value, traceback) for a block that ended with
+   status s; a true result swallows an exception. */
+static Status user_context_exit(SrInterp *I, SrVal *ex, Status s) {
+  SrVal *pending = s == ST_ERROR ? I->exc : NULL;
+  SrSrc *psrc = I->exc_src;
+  size_t poff = I->exc_off;
+  int ploc = I->exc_located;
+  if (pending) {
+    I->exc = NULL;
+    I->exc_src = NULL;
+    I->exc_located = 0;
+  }
+  SrVal *tfn = pending ? sr_lookup_qualname("builtins.type") : NULL;
+  SrVal *args[3] = {tfn ? sr_call1(I, tfn, pending) : sr_none(), pending ? sr_ref(pending) : sr_none(), sr_none()};
+  if (!args[0]) args[0] = sr_none();
+  SrArgs a = {3, args, 0, NULL, NULL, NULL};
+  SrVal *r = sr_call(I, ex, &a);
+  for (int i = 0; i < 3; i++) sr_unref(args[i]);
+  if (!r) {
+    sr_unref(pending);
+    sr_src_unref(psrc);
+    return ST_ERROR;
+  }
+  int t = sr_truthy(I, r);
+  sr_unref(r);
+  if (pending) {
+    if (t > 0) {
+      sr_unref(pending);
+      sr_src_unref(psrc);
+      return ST_OK;
+    }
+    I->exc = pending;
+    I->exc_src = psrc;
+    I->exc_off = poff;
+    I->exc_located = ploc;
+  }
+  return t < 0 ? ST_ERROR : s;
+}
+
 static Status exec_stmt(SrInterp *I, Frame *f, SrNode *n, int top);
 
 static Status exec_block(SrInterp *I, Frame *f, SrNode **body, int n) {
@@ -1656,8 +1718,12 @@ static Status exec_stmt(SrInterp *I, Frame *f, SrNode *n, int top) {
     return s;
   }
   case SR_N_WITH: {
-    /* context managers: enter each item's value, run, exit in reverse */
+    /* context managers: enter each item's value, run, exit in reverse.
+       A built-in manager (sr_context_register) has C hooks; any other
+       object goes through its __enter__ and __exit__, and an __exit__
+       that returns true swallows the block's exception, as in CPython. */
     SrVal **mgrs = sr_xcalloc((size_t)n->n2 + 1, sizeof *mgrs);
+    SrVal **exits = sr_xcalloc((size_t)n->n2 + 1, sizeof *exits);
     int nm = 0;
     Status s = ST_OK;
     for (int i = 0; i < n->n2; i++) {
@@ -1666,13 +1732,20 @@ static Status exec_stmt(SrInterp *I, Frame *f, SrNode *n, int top) {
         s = ST_ERROR;
         break;
       }
-      SrVal *entered = sr_context_enter(I, m);
+      SrVal *entered = NULL, *ex = NULL;
+      if (sr_context_builtin(m)) {
+        entered = sr_context_enter(I, m);
+      } else {
+        ex = user_context_hooks(I, m, &entered);
+        if (!ex) entered = NULL;
+      }
       if (!entered) {
         sr_unref(m);
         locate(I, n->list2[i]->off);
         s = ST_ERROR;
         break;
       }
+      exits[nm] = ex;
       mgrs[nm++] = m;
       if (n->list2[i]->b) {
         s = assign(I, f, n->list2[i]->b, entered);
@@ -1683,10 +1756,13 @@ static Status exec_stmt(SrInterp *I, Frame *f, SrNode *n, int top) {
     }
     if (s == ST_OK) s = exec_block(I, f, n->list, n->n);
     for (int i = nm - 1; i >= 0; i--) {
-      sr_context_exit(I, mgrs[i]);
+      if (exits[i]) s = user_context_exit(I, exits[i], s);
+      else sr_context_exit(I, mgrs[i]);
+      sr_unref(exits[i]);
       sr_unref(mgrs[i]);
     }
     free(mgrs);
+    free(exits);
     return s;
   }
   case SR_N_ASSERT: {

@@ -1785,6 +1785,12 @@ SrVal *sr_context_enter(SrInterp *I, SrVal *m) {
                   sr_val_kind_name(m));
 }
 
+int sr_context_builtin(const SrVal *m) {
+  for (int i = 0; i < ncontexts; i++)
+    if (m->kind == SR_V_OBJ && m->obj.cls == contexts[i]->cls) return 1;
+  return 0;
+}
+
 void sr_context_exit(SrInterp *I, SrVal *m) {
   for (int i = 0; i < ncontexts; i++)
     if (m->kind == SR_V_OBJ && m->obj.cls == contexts[i]->cls) contexts[i]->exit(I, m);

@@ -133,6 +133,9 @@ typedef struct SrContextOps {
 void sr_context_register(const SrContextOps *ops);
 SrVal *sr_context_enter(SrInterp *I, SrVal *m);
 void sr_context_exit(SrInterp *I, SrVal *m);
+/* Whether m's class registered C hooks (the with statement calls any
+   other object's __enter__ and __exit__). */
+int sr_context_builtin(const SrVal *m);
 
 /* format(value, spec) */
 SrVal *sr_format(SrInterp *I, SrVal *v, const char *spec);

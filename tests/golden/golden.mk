@@ -242,3 +242,4 @@ include $(top_srcdir)/tests/golden/pyscript14.mk
 include $(top_srcdir)/tests/golden/pyintro14.mk
 include $(top_srcdir)/tests/golden/nphost14.mk
 include $(top_srcdir)/tests/golden/jax15a.mk
+include $(top_srcdir)/tests/golden/main15.mk

@@ -1,0 +1,7 @@
+## main15.mk: build fragment, included by tests/golden/golden.mk
+## Python and jax.numpy gaps found by running JAX's docstring examples
+## (issue 15): the with statement's protocol, numpy's print options, ...
+MAIN15_GOLDEN = \
+	tests/golden/py_with.jxr
+GOLDEN_TESTS += $(MAIN15_GOLDEN)
+EXTRA_DIST += tests/golden/main15.mk
