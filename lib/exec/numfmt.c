@@ -22,6 +22,7 @@
 #include "util/mem.h"
 
 const SrNumfmtOpts sr_numfmt_defaults = SR_NUMFMT_OPTS_INIT;
+SrNumfmtOpts sr_numfmt_opts = SR_NUMFMT_OPTS_INIT;
 
 /* ---- big integers, just enough for Dragon4 ---- */
 
@@ -671,6 +672,7 @@ typedef struct FloatFit {
   int exp_format;
   int precision, min_digits, trim;
   int pad_left, pad_right, exp_size;
+  char nanstr[16], infstr[16];
 } FloatFit;
 
 /* Whether numpy switches the array to scientific notation. */
@@ -689,14 +691,14 @@ static int wants_exp(const SrNumfmtOpts *o, int fk, double maxv, double minv) {
   double ratio;
   if (fk == FK_F64) ratio = maxv / minv;
   else ratio = round_to(fk, (double)((float)maxv / (float)minv));
-  return maxv >= big || minv < small || ratio > 1000.0;
+  return maxv >= big || (!o->suppress && (minv < small || ratio > 1000.0));
 }
 
 static void float_fit(FloatFit *ff, const SrNumfmtOpts *o, int fk, int sign,
                       const Fp *v, size_t n) {
   memset(ff, 0, sizeof *ff);
   ff->sign = sign;
-  ff->precision = o->precision;
+  ff->precision = o->floatmode == SR_FM_UNIQUE ? -1 : o->precision;
   ff->exp_size = -1;
   ff->min_digits = -1;
   ff->trim = SR_TRIM_ZEROS;
@@ -719,8 +721,11 @@ static void float_fit(FloatFit *ff, const SrNumfmtOpts *o, int fk, int sign,
 
   if (nfinite > 0) {
     SrBuf s = SR_BUF_INIT;
-    SrFloatFmt f = {ff->exp_format, ff->precision, -1, 1, SR_TRIM_ZEROS,
-                    sign == '+', -1, -1, -1};
+    /* fixed: precision digits each (numpy's non-unique Dragon4, here
+       the shortest digits padded with zeros to the precision) */
+    int fixed = o->floatmode == SR_FM_FIXED;
+    SrFloatFmt f = {ff->exp_format, ff->precision, fixed ? ff->precision : -1, 1,
+                    fixed ? SR_TRIM_KEEP : SR_TRIM_ZEROS, sign == '+', -1, -1, -1};
     int pl = 0, pr = 0, es = 0;
     for (size_t i = 0; i < n; i++) {
       if (v[i].cls != FPC_FINITE) continue;
@@ -745,23 +750,35 @@ static void float_fit(FloatFit *ff, const SrNumfmtOpts *o, int fk, int sign,
       ff->pad_right = es + 2 + pr;
     } else {
       ff->pad_right = pr;
-      ff->trim = SR_TRIM_ZEROS;
-      ff->min_digits = 0;
+      if (o->floatmode == SR_FM_FIXED || o->floatmode == SR_FM_MAXPREC_EQUAL) {
+        ff->precision = ff->min_digits = pr;
+        ff->trim = SR_TRIM_KEEP;
+      } else {
+        ff->trim = SR_TRIM_ZEROS;
+        ff->min_digits = 0;
+      }
     }
+    /* sign=' ': a space where no value has a minus sign */
+    int anyneg = 0;
+    for (size_t i = 0; i < n; i++) anyneg |= v[i].cls == FPC_FINITE && v[i].neg;
+    if (sign == ' ' && !anyneg) ff->pad_left++;
   }
   if (nfinite < n) {
-    /* "nan" and "inf" right-aligned in the column */
-    int neginf = sign == '+' || any_neginf;
-    int off = ff->pad_right + 1;
-    if (3 - off > ff->pad_left) ff->pad_left = 3 - off;
-    if (3 + neginf - off > ff->pad_left) ff->pad_left = 3 + neginf - off;
+    /* nanstr and infstr right-aligned in the column */
+    int neginf = sign != '-' || any_neginf;
+    int off = ff->pad_right + 1, ln = (int)strlen(o->nanstr), li = (int)strlen(o->infstr);
+    if (ln - off > ff->pad_left) ff->pad_left = ln - off;
+    if (li + neginf - off > ff->pad_left) ff->pad_left = li + neginf - off;
   }
+  snprintf(ff->nanstr, sizeof ff->nanstr, "%s", o->nanstr);
+  snprintf(ff->infstr, sizeof ff->infstr, "%s", o->infstr);
 }
 
 static void float_word(SrBuf *out, const FloatFit *ff, const Fp *v) {
   if (v->cls != FPC_FINITE) {
-    const char *r = v->cls == FPC_NAN ? (ff->sign == '+' ? "+nan" : "nan")
-                  : v->neg ? "-inf" : (ff->sign == '+' ? "+inf" : "inf");
+    char r[24];
+    const char *sg = v->cls != FPC_NAN && v->neg ? "-" : ff->sign == '+' ? "+" : "";
+    snprintf(r, sizeof r, "%s%s", sg, v->cls == FPC_NAN ? ff->nanstr : ff->infstr);
     put_spaces(out, ff->pad_left + ff->pad_right + 1 - (int)strlen(r));
     sr_buf_puts(out, r);
     return;
@@ -836,7 +853,7 @@ static void fmt_fit(Fmt *F, const SrNumfmtOpts *o, SrDtype dt, int ndim,
       re[i] = fp_load(p, F->fk);
       if (im) im[i] = fp_load(p + half, F->fk);
     }
-    float_fit(&F->re, o, F->fk, '-', re, n);
+    float_fit(&F->re, o, F->fk, o->sign ? o->sign : '-', re, n);
     if (im) float_fit(&F->im, o, F->fk, '+', im, n);
     free(re);
     free(im);
@@ -1126,10 +1143,10 @@ void sr_numfmt_repr_opts(SrBuf *out, const SrNumfmtOpts *o, SrDtype dt,
 
 void sr_numfmt_str(SrBuf *out, SrDtype dt, int ndim, const int64_t *shape,
                    const void *data) {
-  sr_numfmt_str_opts(out, &sr_numfmt_defaults, dt, ndim, shape, data);
+  sr_numfmt_str_opts(out, &sr_numfmt_opts, dt, ndim, shape, data);
 }
 
 void sr_numfmt_repr(SrBuf *out, SrDtype dt, int ndim, const int64_t *shape,
                     const void *data, int weak_type) {
-  sr_numfmt_repr_opts(out, &sr_numfmt_defaults, dt, ndim, shape, data, weak_type);
+  sr_numfmt_repr_opts(out, &sr_numfmt_opts, dt, ndim, shape, data, weak_type);
 }

@@ -47,18 +47,33 @@ typedef enum {
   SR_NUMPY_2_3 = 203,
 } SrNumpyRules;
 
+/* numpy's floatmode print option */
+typedef enum {
+  SR_FM_MAXPREC,        /* at most precision digits, as few as each needs */
+  SR_FM_MAXPREC_EQUAL,  /* at most precision, all elements with as many */
+  SR_FM_FIXED,          /* always precision digits */
+  SR_FM_UNIQUE,         /* the shortest round-trip digits, no cut */
+} SrFloatMode;
+
 typedef struct SrNumfmtOpts {
   int precision;  /* fraction digits at most (numpy's precision), 8 */
   int threshold;  /* summarise above this many elements, 1000 */
   int edgeitems;  /* items kept at each edge when summarising, 3 */
   int linewidth;  /* 75 */
   int rules;      /* SrNumpyRules */
+  int suppress;   /* never scientific for small values, 0 */
+  int floatmode;  /* SrFloatMode */
+  int sign;       /* '-', '+' or ' ' before non-negative floats */
+  char nanstr[16], infstr[16];
 } SrNumfmtOpts;
 
-#define SR_NUMFMT_OPTS_INIT {8, 1000, 3, 75, SR_NUMPY_2_3}
+#define SR_NUMFMT_OPTS_INIT {8, 1000, 3, 75, SR_NUMPY_2_3, 0, SR_FM_MAXPREC, '-', "nan", "inf"}
 
 /* numpy's defaults, with the newest rules. */
 extern const SrNumfmtOpts sr_numfmt_defaults;
+/* The print options in force (np.set_printoptions, np.printoptions):
+   what sr_numfmt_str and sr_numfmt_repr use; numpy's defaults at start. */
+extern SrNumfmtOpts sr_numfmt_opts;
 
 /* Whether this module can print dt (the opaque and float0 dtypes it cannot:
    they print as "?" elements). */

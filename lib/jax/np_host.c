@@ -400,12 +400,12 @@ static void nd_repr(SrBuf *out, const SrVal *v) {
   if (n->devices && n->a->type->ndim > 0) {
     SrBuf s = SR_BUF_INIT;
     sr_buf_puts(&s, "array(");
-    devices_text(&s, n, "       ", sr_numfmt_defaults.linewidth - 1, ", ");
+    devices_text(&s, n, "       ", sr_numfmt_opts.linewidth - 1, ", ");
     sr_buf_putc(&s, ',');
     const char *nl = strrchr(sr_buf_str(&s), '\n');
     long last = (long)s.len - (nl ? (long)(nl - s.p) + 1 : 0);
     sr_buf_putn(out, s.p, s.len);
-    sr_buf_puts(out, last + 14 + 1 > sr_numfmt_defaults.linewidth ? "\n      " : " ");
+    sr_buf_puts(out, last + 14 + 1 > sr_numfmt_opts.linewidth ? "\n      " : " ");
     sr_buf_puts(out, "dtype=object)");
     sr_buf_free(&s);
     return;
@@ -423,7 +423,7 @@ static void nd_repr(SrBuf *out, const SrVal *v) {
   SrBuf s = SR_BUF_INIT;
   sr_buf_puts(&s, "array(");
   if (numel > 0 || (t->ndim == 1 && shape[0] == 0)) {
-    sr_numfmt_array2string(&s, &sr_numfmt_defaults, dt, t->ndim, shape, nd_data(n), ", ", 6, 1);
+    sr_numfmt_array2string(&s, &sr_numfmt_opts, dt, t->ndim, shape, nd_data(n), ", ", 6, 1);
   } else {
     sr_buf_puts(&s, "[], shape=(");
     for (int i = 0; i < t->ndim; i++) sr_buf_printf(&s, i ? ", %lld" : "%lld", (long long)shape[i]);
@@ -436,7 +436,7 @@ static void nd_repr(SrBuf *out, const SrVal *v) {
     sr_buf_printf(&d, "dtype=%s)", sr_dtype_name(dt));
     const char *nl = strrchr(sr_buf_str(&s), '\n');
     long last = (long)s.len - (nl ? (long)(nl - s.p) + 1 : 0);
-    if (last + (long)d.len + 1 > sr_numfmt_defaults.linewidth) sr_buf_puts(out, "\n      ");
+    if (last + (long)d.len + 1 > sr_numfmt_opts.linewidth) sr_buf_puts(out, "\n      ");
     else sr_buf_putc(out, ' ');
     sr_buf_putn(out, d.p, d.len);
     sr_buf_free(&d);
@@ -448,7 +448,7 @@ static void nd_str(SrBuf *out, const SrVal *v) {
   const Nd *n = v->obj.data;
   int64_t shape[SR_MAX_RANK];
   nd_shape(n, shape);
-  if (n->devices) devices_text(out, n, " ", sr_numfmt_defaults.linewidth, " ");
+  if (n->devices) devices_text(out, n, " ", sr_numfmt_opts.linewidth, " ");
   else if (n->scalar) sr_numfmt_scalar(out, n->a->type->dtype, nd_data(n));
   else sr_numfmt_str(out, n->a->type->dtype, n->a->type->ndim, shape, nd_data(n));
 }

@@ -500,7 +500,7 @@ static void shape_text(SrBuf *out, const SrType *t) {
 
 /* a 0-d value's text as array2string shows it (the remarks' numbers) */
 static void scalar_text(SrBuf *out, SrDtype dt, const void *p) {
-  sr_numfmt_array2string(out, &sr_numfmt_defaults, dt, 0, NULL, p, " ", 0, 0);
+  sr_numfmt_array2string(out, &sr_numfmt_opts, dt, 0, NULL, p, " ", 0, 0);
 }
 
 /* The comparison of assert_allclose (tol: rtol, atol) or of

@@ -2905,6 +2905,7 @@ void sr_jnp_api_init(void) {
   sr_jnp_stats_init();
   sr_jnp_shape_init();
   sr_jnp_misc_init();
+  sr_printoptions_init();
   sr_jnp_linalg_init();
   sr_jnp_einsum_init();
   sr_jnp_info_init();

@@ -450,6 +450,9 @@ typedef struct Frame {
   int nnonlocals;
   SrEnv *scope;       /* a class body's: where its functions close over (not the class namespace) */
   SrFunction *fn;     /* the function running, for super() */
+  int echo_all;       /* the REPL's own frame: every expression statement
+                         echoes, nested ones too, as CPython's 'single'
+                         mode prints them (not in function bodies) */
 } Frame;
 
 static int name_in(const char **names, int n, const char *name) {
@@ -714,7 +717,7 @@ static int comp_loop(SrInterp *I, Frame *f, SrNode *c, int g, SrVal *acc) {
 
 static SrVal *eval_comp(SrInterp *I, Frame *f, SrNode *c) {
   /* the comprehension's variables live in a scope of their own */
-  Frame inner = {sr_env_new(f->env), NULL, f->globals, f->nglobals, f->nonlocals, f->nnonlocals, NULL, f->fn};
+  Frame inner = {sr_env_new(f->env), NULL, f->globals, f->nglobals, f->nonlocals, f->nnonlocals, NULL, f->fn, 0};
   SrVal *acc = c->op == SR_COMP_DICT ? sr_dict(NULL)
                                      : sr_seq(NULL, c->op == SR_COMP_SET ? SR_V_SET : SR_V_LIST, 0);
   int rc = comp_loop(I, &inner, c, 0, acc);
@@ -1450,7 +1453,7 @@ static Status exec_class(SrInterp *I, Frame *f, SrNode *n) {
     sr_env_set(ns, sr_intern_cstr("__module__"), sr_str_cstr(NULL, "__main__"));
     sr_env_set(ns, sr_intern_cstr("__qualname__"), sr_str_cstr(NULL, n->name));
     if (n->doc) sr_env_set(ns, sr_intern_cstr("__doc__"), sr_str_cstr(NULL, n->doc));
-    Frame cf = {ns, NULL, NULL, 0, NULL, 0, f->env, NULL};
+    Frame cf = {ns, NULL, NULL, 0, NULL, 0, f->env, NULL, 0};
     s = exec_block(I, &cf, n->list, n->n);
     free(cf.globals);
     free(cf.nonlocals);
@@ -1522,7 +1525,7 @@ static Status exec_stmt(SrInterp *I, Frame *f, SrNode *n, int top) {
   case SR_N_EXPR: {
     SrVal *v = eval(I, f, n->a);
     if (!v) return ST_ERROR;
-    int rc = top && I->py->echo ? echo_value(I, v) : 0;
+    int rc = (top || f->echo_all) && I->py->echo ? echo_value(I, v) : 0;
     sr_unref(v);
     if (rc < 0) {
       locate(I, n->off);
@@ -1927,7 +1930,7 @@ SrVal *sr_function_call(SrInterp *I, SrFunction *fn, SrArgs *a) {
     sr_env_unref(env);
     return NULL;
   }
-  Frame fr = {env, NULL, NULL, 0, NULL, 0, NULL, fn};
+  Frame fr = {env, NULL, NULL, 0, NULL, 0, NULL, fn, 0};
   SrCode *saved = I->py->code;
   uint32_t call_off = I->py->cur_off;
   const char *caller = I->py->cur_func;
@@ -2099,7 +2102,7 @@ int sr_interp_run(SrInterp *I, SrSrc *src, int keep_going) {
     }
     SrCode *saved = I->py->code;
     I->py->code = code;
-    Frame fr = {I->py->globals, NULL, NULL, 0, NULL, 0, NULL, NULL};
+    Frame fr = {I->py->globals, NULL, NULL, 0, NULL, 0, NULL, NULL, I->py->echo == 1};
     if (I->py->init->stmt_begin) I->py->init->stmt_begin(I);
     /* a cell echoes its last statement only */
     int top = I->py->echo != 2 || skip_blank_lines(src, pos) >= src->len;
@@ -2139,7 +2142,7 @@ SrVal *sr_interp_eval_text(SrInterp *I, SrSrc *src, size_t pos) {
   } else {
     SrCode *saved = I->py->code;
     I->py->code = code;
-    Frame fr = {I->py->globals, NULL, NULL, 0, NULL, 0, NULL, NULL};
+    Frame fr = {I->py->globals, NULL, NULL, 0, NULL, 0, NULL, NULL, 0};
     v = eval(I, &fr, e);
     I->py->code = saved;
     if (!v) {

@@ -2,6 +2,7 @@
 ## Python and jax.numpy gaps found by running JAX's docstring examples
 ## (issue 15): the with statement's protocol, numpy's print options, ...
 MAIN15_GOLDEN = \
-	tests/golden/py_with.jxr
+	tests/golden/py_with.jxr \
+	tests/golden/np_printoptions.jxr
 GOLDEN_TESTS += $(MAIN15_GOLDEN)
 EXTRA_DIST += tests/golden/main15.mk
