@@ -717,12 +717,16 @@ static SrVal *array_plain(SrInterp *I, SrVal **p, int dt) {
       return NULL;
     }
   }
-  /* a Python scalar becomes a (strongly typed) array */
+  /* a Python scalar becomes an array, weakly typed unless a dtype is
+     given (array_constructors.array: weak_type = dtype is None and
+     dtypes.is_weakly_typed(object); a bool is not weak) */
   SrArrayObj *o = sr_array_of(r);
   if (o && !o->type->weak) return r;
   const SrType *t = sr_value_type(I, r);
   if (!t) return r;
-  const SrType *nt = sr_type_with_weak(dt >= 0 ? sr_type_with_dtype(t, (SrDtype)dt) : t, 0);
+  int keep_weak = dt < 0 && t->weak;
+  const SrType *nt = sr_type_with_weak(dt >= 0 ? sr_type_with_dtype(t, (SrDtype)dt) : t, keep_weak);
+  if (o && keep_weak) return r;
   if (o) {
     SrVal *c = sr_jnp_convert(I, r, nt->dtype, 0);
     sr_unref(r);

@@ -3,6 +3,7 @@
 ## (issue 15): the with statement's protocol, numpy's print options, ...
 MAIN15_GOLDEN = \
 	tests/golden/py_with.jxr \
-	tests/golden/np_printoptions.jxr
+	tests/golden/np_printoptions.jxr \
+	tests/golden/jnp_array_weak.jxr
 GOLDEN_TESTS += $(MAIN15_GOLDEN)
 EXTRA_DIST += tests/golden/main15.mk
