@@ -3,6 +3,7 @@
  * go to the jax.numpy functions, as jax/_src/numpy/array_methods.py sets
  * them on ArrayImpl and Tracer; and tracing a Python function. */
 #include "jax/array_methods.h"
+#include "jax/lax.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -272,7 +273,18 @@ static SrVal *array_getattr(SrInterp *I, SrVal *self, const char *name) {
   SrArrayObj *a = self->obj.data;
   SrVal *r = type_attr(I, a->type, name);
   if (r) return r;
-  if (strcmp(name, "T") == 0 || strcmp(name, "mT") == 0) return call_fn(I, "jax.numpy.transpose", 1, &self);
+  if (strcmp(name, "T") == 0) return call_fn(I, "jax.numpy.transpose", 1, &self);
+  if (strcmp(name, "mT") == 0) {
+    /* lax_numpy.matrix_transpose: the last two axes swapped */
+    int nd = a->type->ndim;
+    if (nd < 2)
+      return sr_raise(I, "ValueError", "x must be at least two-dimensional for matrix_transpose; got ndim=%d", nd);
+    int64_t perm[SR_MAX_RANK];
+    for (int i = 0; i < nd; i++) perm[i] = i;
+    perm[nd - 2] = nd - 1;
+    perm[nd - 1] = nd - 2;
+    return sr_lax_transpose(I, self, perm, nd);
+  }
   if (strcmp(name, "aval") == 0) return sr_aval_new(a->type);
   if (strcmp(name, "sharding") == 0 && a->kind == SR_AV_ABSTRACT) {
     if (a->sharding) return sr_ref(a->sharding);

@@ -786,20 +786,42 @@ static int new_shape(SrInterp *I, const SrType *t, SrVal *shape_v, int64_t *shap
   return rc;
 }
 
+/* array_methods._reshape: order 'C' is one reshape; 'F' reshapes the
+   reversed axes to the reversed shape and reverses the result's axes
+   (lax.reshape's dimensions= is a transpose first) */
 static SrVal *do_reshape(SrInterp *I, SrVal *a, SrVal *shape_v, SrVal *order, SrVal *out_sharding) {
+  int fortran = 0;
   if (order && order->kind != SR_V_NONE) {
     const char *o = sr_as_str(I, order, "order");
     if (!o) return NULL;
-    if (strcmp(o, "C") != 0) return sr_raise(I, "NotImplementedError", "reshape: only order='C' is supported");
+    if (strcmp(o, "A") == 0) return sr_raise(I, "NotImplementedError", "np.reshape order=A is not implemented.");
+    if (strcmp(o, "F") == 0) fortran = 1;
+    else if (strcmp(o, "C") != 0) return sr_raise(I, "ValueError", "Unexpected value for 'order' argument: %s.", o);
   }
+  if (fortran && out_sharding && out_sharding->kind != SR_V_NONE)
+    return sr_raise(I, "NotImplementedError", "reshape: order='F' with out_sharding is not supported");
   SrVal *x = arr(I, a);
   if (!x) return NULL;
   int64_t shape[SR_MAX_RANK];
   int nd;
   SrVal *sh = NULL, *r = NULL;
   if (new_shape(I, vtype(I, x), shape_v, shape, &nd) == 0 &&
-      sr_api_canon_sharding(I, out_sharding, "reshape", &sh) == 0)
-    r = sr_lax_reshape(I, x, shape, nd, sh);
+      sr_api_canon_sharding(I, out_sharding, "reshape", &sh) == 0) {
+    if (!fortran) {
+      r = sr_lax_reshape(I, x, shape, nd, sh);
+    } else {
+      int xn = vtype(I, x)->ndim;
+      int64_t perm[SR_MAX_RANK], rev[SR_MAX_RANK], back[SR_MAX_RANK];
+      for (int i = 0; i < xn; i++) perm[i] = xn - 1 - i;
+      for (int i = 0; i < nd; i++) rev[i] = shape[nd - 1 - i], back[i] = nd - 1 - i;
+      int ident = xn <= 1;
+      SrVal *t = ident ? sr_ref(x) : sr_lax_transpose(I, x, perm, xn);
+      SrVal *m = t ? sr_lax_reshape(I, t, rev, nd, NULL) : NULL;
+      r = m ? (nd <= 1 ? sr_ref(m) : sr_lax_transpose(I, m, back, nd)) : NULL;
+      sr_unref(t);
+      sr_unref(m);
+    }
+  }
   sr_unref(sh);
   sr_unref(x);
   return r;
@@ -814,10 +836,13 @@ static SrVal *jnp_reshape(SrInterp *I, SrArgs *a) {
 static SrVal *jnp_ravel(SrInterp *I, SrArgs *a) {
   SrVal *p[2];
   if (sr_args_parse(I, a, "ravel", "a, order=", p) < 0) return NULL;
+  if (p[1] && p[1]->kind == SR_V_STR && strcmp(p[1]->str.s, "K") == 0)
+    return sr_raise(I, "NotImplementedError", "Ravel not implemented for order='K'.");
   SrVal *x = arr(I, p[0]);
   if (!x) return NULL;
-  int64_t n = sr_type_numel(vtype(I, x));
-  SrVal *r = sr_lax_reshape(I, x, &n, 1, NULL);
+  SrVal *n = sr_int(NULL, sr_type_numel(vtype(I, x)));
+  SrVal *r = do_reshape(I, x, n, p[1], NULL);
+  sr_unref(n);
   sr_unref(x);
   return r;
 }
@@ -2546,12 +2571,34 @@ static SrVal *jnp_shape(SrInterp *I, SrArgs *a) {
   return r;
 }
 
+/* util.size(a, axis=None): the product of the axes' sizes */
 static SrVal *jnp_size(SrInterp *I, SrArgs *a) {
-  if (a->n != 1) return sr_raise(I, "TypeError", "size() takes 1 positional argument");
-  SrVal *x = arr(I, a->v[0]);
-  SrVal *r = x ? sr_int(NULL, sr_type_numel(vtype(I, x))) : NULL;
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "size", "a, axis=", p) < 0) return NULL;
+  SrVal *x = arr(I, p[0]);
+  if (!x) return NULL;
+  const SrType *t = vtype(I, x);
+  int64_t n = sr_type_numel(t);
+  if (p[1] && p[1]->kind != SR_V_NONE) {
+    int64_t ax[SR_MAX_RANK];
+    int na = 0;
+    if (ints_arg(I, p[1], ax, &na, "axis") < 0) {
+      sr_unref(x);
+      return NULL;
+    }
+    n = 1;
+    for (int i = 0; i < na; i++) {
+      int64_t k = ax[i] < 0 ? ax[i] + t->ndim : ax[i];
+      if (k < 0 || k >= t->ndim) {
+        sr_unref(x);
+        return sr_raise(I, "AxisError", "axis %lld is out of bounds for array of dimension %d", (long long)ax[i],
+                        t->ndim);
+      }
+      n *= t->dims[k].size;
+    }
+  }
   sr_unref(x);
-  return r;
+  return sr_int(NULL, n);
 }
 
 /* jnp.float32(x) and the other dtype objects called as constructors */

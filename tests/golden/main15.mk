@@ -4,6 +4,7 @@
 MAIN15_GOLDEN = \
 	tests/golden/py_with.jxr \
 	tests/golden/np_printoptions.jxr \
-	tests/golden/jnp_array_weak.jxr
+	tests/golden/jnp_array_weak.jxr \
+	tests/golden/jnp_doc_fixes.jxr
 GOLDEN_TESTS += $(MAIN15_GOLDEN)
 EXTRA_DIST += tests/golden/main15.mk
