@@ -32,7 +32,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/py/ast.h lib/py/builtins_py.c lib/py/class.c lib/py/class.h lib/py/interp.c lib/py/interp.h \
 	lib/py/lex.c lib/py/lex.h lib/py/objects.c lib/py/objects.h lib/py/range.c \
 	lib/py/range.h lib/py/re.c lib/py/input.c lib/py/syntax.c \
-	lib/py/script.c lib/py/script.h \
+	lib/py/script.c lib/py/script.h lib/py/generator.c lib/py/generator.h \
 	lib/py/modules.c lib/py/modules.h lib/py/mod_functools.c lib/py/mod_itertools.c \
 	lib/py/mod_math.c lib/py/mod_collections.c lib/py/strfmt.c lib/py/strfmt.h \
 	lib/py/introspect_py.c lib/py/introspect.h lib/py/mod_enum.c lib/py/enum.h \

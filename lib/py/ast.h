@@ -36,11 +36,12 @@ typedef enum {
   SR_N_FSTRING,   /* list: SR_N_CONST strings and SR_N_FORMAT */
   SR_N_FORMAT,    /* {a!op:b}; name: the "expr=" text of a self-documenting field */
   SR_N_STARRED,   /* *a (or **a in calls, as names[i] == NULL) */
+  SR_N_YIELD,     /* yield a (a may be NULL); op 1: yield from a */
   /* statements */
   SR_N_EXPR,      /* a */
   SR_N_ASSIGN,    /* list[0] = list[1] = ... = a */
   SR_N_AUGASSIGN, /* a op= b */
-  SR_N_DEF,       /* def name(params): list; list2: decorators */
+  SR_N_DEF,       /* def name(params): list; list2: decorators; op 1: its body yields (a generator) */
   SR_N_RETURN,    /* return a */
   SR_N_IF,        /* if a: list else: list2 */
   SR_N_FOR,       /* for a in b: list else: list2 */

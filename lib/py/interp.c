@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "py/class.h"
+#include "py/generator.h"
 #include "py/introspect.h"
 #include "py/modules.h"
 #include "text/color.h"
@@ -661,6 +662,16 @@ static SrVal *eval_call(SrInterp *I, Frame *f, SrNode *n) {
 static Status assign(SrInterp *I, Frame *f, SrNode *t, SrVal *v);
 
 /* Comprehensions run eagerly: generators produce lists. */
+/* A loop's next item: a generator's body runs from the loop's line
+   (where an exception it raises leaves the loop's frame). */
+static SrVal *loop_next(SrInterp *I, SrIter *it, uint32_t off) {
+  uint32_t saved = I->py->cur_off;
+  I->py->cur_off = off;
+  SrVal *x = sr_iter_next(it);
+  I->py->cur_off = saved;
+  return x;
+}
+
 static int comp_loop(SrInterp *I, Frame *f, SrNode *c, int g, SrVal *acc) {
   if (g == c->n) {
     if (c->op == SR_COMP_DICT) {
@@ -691,7 +702,7 @@ static int comp_loop(SrInterp *I, Frame *f, SrNode *c, int g, SrVal *acc) {
   int rc = src ? sr_iter_begin(I, &it, src) : -1;
   sr_unref(src);
   if (rc < 0) return -1;
-  for (SrVal *x; rc == 0 && (x = sr_iter_next(&it));) {
+  for (SrVal *x; rc == 0 && (x = loop_next(I, &it, gen->b->off));) {
     if (assign(I, f, gen->a, x) != ST_OK) {
       rc = -1;
       break;
@@ -711,6 +722,7 @@ static int comp_loop(SrInterp *I, Frame *f, SrNode *c, int g, SrVal *acc) {
     if (rc == 0 && keep) rc = comp_loop(I, f, c, g + 1, acc);
     if (rc == 0 && sr_poll_interrupt(I)) rc = -1;
   }
+  if (rc == 0 && sr_iter_failed(&it)) rc = -1;
   sr_iter_end(&it);
   return rc;
 }
@@ -1199,6 +1211,16 @@ static SrVal *eval_node(SrInterp *I, Frame *f, SrNode *n) {
     return eval(I, f, t ? n->b : n->c);
   }
   case SR_N_LAMBDA: r = make_function(I, f, n); break;
+  case SR_N_YIELD:
+    if (n->op) {
+      SrVal *src = eval(I, f, n->a);
+      r = src ? sr_gen_yield_from(I, src) : NULL;
+      sr_unref(src);
+    } else {
+      SrVal *v = n->a ? eval(I, f, n->a) : sr_none();
+      r = v ? sr_gen_yield(I, v) : NULL;
+    }
+    break;
   case SR_N_COMP: r = eval_comp(I, f, n); break;
   case SR_N_FSTRING: r = eval_fstring(I, f, n); break;
   case SR_N_STARRED: r = sr_raise(I, "SyntaxError", "can't use starred expression here"); break;
@@ -1634,7 +1656,7 @@ static Status exec_stmt(SrInterp *I, Frame *f, SrNode *n, int top) {
     }
     Status s = ST_OK;
     int broke = 0;
-    for (SrVal *x; (x = sr_iter_next(&it));) {
+    for (SrVal *x; (x = loop_next(I, &it, n->off));) {
       s = assign(I, f, n->a, x);
       if (s != ST_OK) break;
       s = exec_block(I, f, n->list, n->n);
@@ -1645,6 +1667,10 @@ static Status exec_stmt(SrInterp *I, Frame *f, SrNode *n, int top) {
       }
       if (s == ST_CONTINUE) s = ST_OK;
       if (s != ST_OK) break;
+    }
+    if (s == ST_OK && !broke && sr_iter_failed(&it)) {
+      locate(I, n->b->off);
+      s = ST_ERROR;
     }
     sr_iter_end(&it);
     if (s == ST_OK && !broke) s = exec_block(I, f, n->list2, n->n2);
@@ -1861,7 +1887,8 @@ static Status exec_stmt(SrInterp *I, Frame *f, SrNode *n, int top) {
 
 /* ---- user functions ---- */
 
-SrVal *sr_function_call(SrInterp *I, SrFunction *fn, SrArgs *a) {
+SrVal *sr_function_call(SrInterp *I, SrVal *fnval, SrArgs *a) {
+  SrFunction *fn = fnval->obj.data;
   SrNode *def = fn->node;
   SrParams *ps = def->params;
   if (I->py->depth >= MAX_CALL_DEPTH)
@@ -1930,6 +1957,8 @@ SrVal *sr_function_call(SrInterp *I, SrFunction *fn, SrArgs *a) {
     sr_env_unref(env);
     return NULL;
   }
+  /* a generator function: the bound arguments wait for the first next() */
+  if (def->kind == SR_N_DEF && def->op == 1) return sr_gen_new(I, fnval, env);
   Frame fr = {env, NULL, NULL, 0, NULL, 0, NULL, fn, 0};
   SrCode *saved = I->py->code;
   uint32_t call_off = I->py->cur_off;
@@ -1954,6 +1983,19 @@ SrVal *sr_function_call(SrInterp *I, SrFunction *fn, SrArgs *a) {
   free(fr.globals);
   free(fr.nonlocals);
   sr_env_unref(env);
+  return r;
+}
+
+SrVal *sr_py_run_def_body(SrInterp *I, SrFunction *fn, SrEnv *env) {
+  SrNode *def = fn->node;
+  Frame fr = {env, NULL, NULL, 0, NULL, 0, NULL, fn, 0};
+  SrVal *r = NULL;
+  Status s = exec_block(I, &fr, def->list, def->n);
+  if (s == ST_RETURN) r = fr.ret;
+  else if (s == ST_OK) r = sr_none();
+  else if (s != ST_ERROR) r = sr_raise(I, "SyntaxError", "'break' outside loop");
+  free(fr.globals);
+  free(fr.nonlocals);
   return r;
 }
 

@@ -288,7 +288,7 @@ static void function_repr(SrBuf *out, const SrVal *v) {
 }
 
 static SrVal *function_call(SrInterp *I, SrVal *self, SrArgs *a) {
-  return sr_function_call(I, self->obj.data, a);
+  return sr_function_call(I, self, a);
 }
 
 static SrVal *function_getattr(SrInterp *I, SrVal *self, const char *name) {
@@ -370,6 +370,7 @@ static const struct {
   {"FrozenInstanceError", "AttributeError"}, /* dataclasses' */
   {"AxisError", "ValueError"}, /* numpy's (an IndexError too there) */
   {"StopIteration", "Exception"},
+  {"GeneratorExit", "BaseException"},
   {"EOFError", "Exception"},
   {"StdinNotImplementedError", "NotImplementedError"}, /* ipykernel's, for input() */
   /* JAX's */

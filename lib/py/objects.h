@@ -50,7 +50,7 @@ typedef struct SrFunction {
 extern const SrClass sr_function_class;
 SrVal *sr_function_new(SrCode *code, SrNode *node, SrEnv *closure, SrVal **defaults,
                        const char *name);
-SrVal *sr_function_call(SrInterp *I, SrFunction *fn, SrArgs *a);
+SrVal *sr_function_call(SrInterp *I, SrVal *fnval, SrArgs *a);
 static inline SrFunction *sr_as_function(SrVal *v) {
   return sr_is_obj(v, &sr_function_class) ? v->obj.data : NULL;
 }

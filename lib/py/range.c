@@ -8,6 +8,8 @@
 
 #include "py/objects.h"
 #include "py/range.h"
+#include "py/class.h"
+#include "py/generator.h"
 #include "text/print_val.h"
 
 /* The number of ints from start to stop by step.  The span and the step's
@@ -342,11 +344,54 @@ int sr_iter_begin(SrInterp *I, SrIter *it, SrVal *v) {
     it->pos = v->obj.data;
     return 0;
   }
+  if (sr_is_gen(v)) {
+    it->lazy = sr_ref(v);
+    it->I = I;
+    return 0;
+  }
+  if (sr_class_of(v)) {
+    /* an instance: iter(v) when its class has __iter__; an iterator
+       (anything with __next__) is stepped lazily */
+    SrVal *iterfn = sr_lookup_qualname("builtins.iter");
+    SrVal *has = sr_getattr(I, v, "__iter__");
+    if (has) {
+      sr_unref(has);
+      SrVal *itr = sr_call1(I, iterfn, v);
+      if (!itr) return -1;
+      if (sr_is_gen(itr) || sr_class_of(itr)) {
+        it->lazy = itr;
+        it->I = I;
+        return 0;
+      }
+      it->items = sr_iterate(I, itr);
+      sr_unref(itr);
+      return it->items ? 0 : -1;
+    }
+    sr_exc_clear(I);
+  }
   it->items = sr_iterate(I, v);
   return it->items ? 0 : -1;
 }
 
+static SrVal *lazy_next(SrIter *it) {
+  if (it->done) return NULL;
+  SrInterp *I = it->I;
+  SrVal *x;
+  if (sr_is_gen(it->lazy)) {
+    x = sr_gen_next(I, it->lazy);
+  } else {
+    x = sr_call1(I, sr_lookup_qualname("builtins.next"), it->lazy);
+    if (!x && I->exc && strcmp(sr_exc_type(I->exc), "StopIteration") == 0) sr_exc_clear(I);
+  }
+  if (!x) {
+    it->done = 1;
+    it->failed = I->exc != NULL;
+  }
+  return x;
+}
+
 SrVal *sr_iter_next(SrIter *it) {
+  if (it->lazy) return lazy_next(it);
   if (it->pos) {
     SrIterPos *p = it->pos;
     if (!p->left) return NULL;
@@ -360,6 +405,7 @@ SrVal *sr_iter_next(SrIter *it) {
 }
 
 uint64_t sr_iter_left(const SrIter *it) {
+  if (it->lazy) return it->done ? 0 : UINT64_MAX;
   if (it->pos) return it->pos->left;
   return it->items ? (uint64_t)(it->items->seq.n - it->i) : 0;
 }
@@ -367,6 +413,7 @@ uint64_t sr_iter_left(const SrIter *it) {
 void sr_iter_end(SrIter *it) {
   sr_unref(it->items);
   sr_unref(it->held);
+  sr_unref(it->lazy);
   memset(it, 0, sizeof *it);
 }
 

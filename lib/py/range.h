@@ -54,11 +54,20 @@ typedef struct SrIter {
   SrVal *held;      /* a range iterator whose position is walked */
   SrIterPos *pos;   /* the ints still to come: &own, or the iterator's */
   SrIterPos own;
+  /* a generator, or the iterator a class's __iter__ gave, stepped one
+     item at a time (it may be endless): */
+  SrVal *lazy;
+  SrInterp *I;
+  int done, failed;
 } SrIter;
 
 int sr_iter_begin(SrInterp *I, SrIter *it, SrVal *v);
 SrVal *sr_iter_next(SrIter *it);
 void sr_iter_end(SrIter *it);
+/* After sr_iter_next gave NULL: whether the walk ended in an exception
+   (a generator's body, an iterator's __next__), raised, rather than at
+   the end. */
+static inline int sr_iter_failed(const SrIter *it) { return it->failed; }
 
 /* A long walk stops at Ctrl-C (an interrupt point, sr_interrupt_point):
    1 with KeyboardInterrupt raised, else 0. */

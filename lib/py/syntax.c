@@ -28,6 +28,7 @@ typedef struct LP {
   int err;
   int depth;
   int in_def;      /* inside a def's body: return is allowed */
+  int yields;      /* yield expressions seen in the def being parsed */
   size_t prev_end; /* where the token before tok ends */
 } LP;
 
@@ -143,6 +144,7 @@ static SrNode *expr(LP *p);
 static SrNode *or_expr(LP *p);
 static SrNode *stmt(LP *p);
 static SrNode *testlist_star(LP *p, int allow_star);
+static SrNode *yield_expr(LP *p);
 
 static SrNode *const_node(LP *p, size_t off, SrVal *v) {
   SrNode *n = node(p, SR_N_CONST, off);
@@ -377,6 +379,11 @@ static SrNode *atom(LP *p) {
       if (at_op(p, ")")) {
         advance(p);
         return node(p, SR_N_TUPLE, off);
+      }
+      if (at_kw(p, "yield")) {
+        SrNode *y = yield_expr(p);
+        if (y && expect_op(p, ")") < 0) return NULL;
+        return y;
       }
       SrNode *first = at_op(p, "*") ? NULL : test(p);
       if (!first && !at_op(p, "*")) return NULL;
@@ -1024,9 +1031,31 @@ fail:
   return NULL;
 }
 
+static int at_line_end(LP *p);
+
+/* yield_expr: 'yield' [testlist_star] | 'yield' 'from' test -- inside a
+   def, whose body it makes a generator's */
+static SrNode *yield_expr(LP *p) {
+  size_t off = p->tok.off;
+  if (!p->in_def) return syntax_error(p, off, "%s", "'yield' outside function");
+  advance(p);
+  p->yields++;
+  SrNode *n = node(p, SR_N_YIELD, off);
+  if (at_kw(p, "from")) {
+    advance(p);
+    n->op = 1;
+    n->a = test(p);
+    return n->a ? n : NULL;
+  }
+  if (at_line_end(p) || at_op(p, ")") || at_op(p, "]") || at_op(p, "}") || at_op(p, "=")) return n;
+  n->a = testlist_star(p, 1);
+  return n->a ? n : NULL;
+}
+
 /* testlist_star: (test|star_expr) (',' (test|star_expr))* [','] -- a tuple
    when there is a comma */
 static SrNode *testlist_star(LP *p, int allow_star) {
+  if (at_kw(p, "yield")) return yield_expr(p);
   size_t off = p->tok.off;
   NL items = {0};
   int comma = 0;
@@ -1420,7 +1449,11 @@ static SrNode *def_stmt(LP *p, NL *decorators, size_t start) {
     if (!test(p)) return NULL;
   }
   p->in_def++;
+  int yields = p->yields;
+  p->yields = 0;
   int rc = colon_block(p, &n->list, &n->n);
+  if (p->yields) n->op = 1;
+  p->yields = yields;
   p->in_def--;
   if (rc < 0) return NULL;
   size_t end = p->tok.off;

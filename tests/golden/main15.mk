@@ -8,3 +8,5 @@ MAIN15_GOLDEN = \
 	tests/golden/jnp_doc_fixes.jxr
 GOLDEN_TESTS += $(MAIN15_GOLDEN)
 EXTRA_DIST += tests/golden/main15.mk
+## generators: a .py golden run by py_scripts.sh, checked by py_oracle.sh
+EXTRA_DIST += tests/golden/py_generators.py tests/golden/py_generators.out
