@@ -183,9 +183,68 @@ static SrVal *bi_len(SrInterp *I, SrArgs *a) {
   }
 }
 
+/* zip, enumerate and map over an input that goes an item at a time (a
+   generator, possibly endless): iterators, as Python's are */
+typedef struct ZipState {
+  int n;
+  SrVal *fn;        /* map's function, or NULL */
+  int64_t count;    /* enumerate's next index, when n is 1 and counting */
+  int counting;
+  SrIter its[];
+} ZipState;
+
+static void zip_state_free(void *data) {
+  ZipState *z = data;
+  for (int i = 0; i < z->n; i++) sr_iter_end(&z->its[i]);
+  sr_unref(z->fn);
+  free(z);
+}
+
+static SrVal *zip_step(SrInterp *I, void *data) {
+  ZipState *z = data;
+  SrVal *row = sr_seq(NULL, SR_V_TUPLE, z->n + z->counting);
+  if (z->counting) sr_seq_push(NULL, row, sr_int(NULL, z->count++));
+  for (int i = 0; i < z->n; i++) {
+    SrVal *x = sr_iter_next(&z->its[i]);
+    if (!x) {
+      sr_unref(row);
+      return NULL;
+    }
+    sr_seq_push(NULL, row, x);
+  }
+  if (!z->fn) return row;
+  SrArgs ca = {row->seq.n, row->seq.items, 0, NULL, NULL, NULL};
+  SrVal *r = sr_call(I, z->fn, &ca);
+  sr_unref(row);
+  return r;
+}
+
+static SrVal *lazy_zip(SrInterp *I, const char *type, int n, SrVal **inputs, SrVal *fn, int counting, int64_t start) {
+  ZipState *z = sr_xcalloc(1, sizeof *z + (size_t)n * sizeof(SrIter));
+  for (int i = 0; i < n; i++) {
+    if (sr_iter_begin(I, &z->its[i], inputs[i]) < 0) {
+      z->n = i;
+      zip_state_free(z);
+      return NULL;
+    }
+    z->n = i + 1;
+  }
+  z->fn = fn ? sr_ref(fn) : NULL;
+  z->counting = counting;
+  z->count = start;
+  return sr_lazy_iter_new(type, zip_step, z, zip_state_free);
+}
+
+static int any_lazy(int n, SrVal **v) {
+  for (int i = 0; i < n; i++)
+    if (sr_iter_is_lazy(v[i])) return 1;
+  return 0;
+}
+
 /* zip's list, as long as its shortest input: a range in it is not listed,
    so zip(range(10**12), 'ab') costs nothing */
 static SrVal *bi_zip(SrInterp *I, SrArgs *a) {
+  if (any_lazy(a->n, a->v)) return lazy_zip(I, "zip", a->n, a->v, NULL, 0, 0);
   SrIter *its = sr_xcalloc((size_t)a->n + 1, sizeof *its);
   SrVal *r = NULL;
   int begun = 0;
@@ -212,6 +271,7 @@ static SrVal *bi_enumerate(SrInterp *I, SrArgs *a) {
   if (sr_args_parse(I, a, "enumerate", "iterable, start=", p) < 0) return NULL;
   int64_t start = 0;
   if (p[1] && sr_as_int(I, p[1], "start", &start) < 0) return NULL;
+  if (sr_iter_is_lazy(p[0])) return lazy_zip(I, "enumerate", 1, p, NULL, 1, start);
   SrVal *it = sr_iterate(I, p[0]);
   if (!it) return NULL;
   SrVal *r = sr_seq(NULL, SR_V_LIST, it->seq.n);
@@ -562,6 +622,7 @@ static SrVal *bi_reversed(SrInterp *I, SrArgs *a) {
 
 static SrVal *bi_map(SrInterp *I, SrArgs *a) {
   if (a->n < 2) return sr_raise(I, "TypeError", "map() must have at least two arguments.");
+  if (any_lazy(a->n - 1, a->v + 1)) return lazy_zip(I, "map", a->n - 1, a->v + 1, a->v[0], 0, 0);
   SrArgs z = {a->n - 1, a->v + 1, 0, NULL, NULL, NULL};
   SrVal *rows = bi_zip(I, &z);
   if (!rows) return NULL;

@@ -3,6 +3,7 @@
  * dataclasses. */
 #include "py/class.h"
 #include "py/generator.h"
+#include "py/range.h"
 #include "py/enum.h"
 
 #include <math.h>
@@ -2291,13 +2292,13 @@ static SrVal *bi_iter(SrInterp *I, SrArgs *a) {
   }
   if (a->n != 1) return sr_raise(I, "TypeError", "iter expected %s argument%s, got %d", a->n ? "at most 2" : "at least 1", a->n ? "s" : "", a->n);
   SrVal *x = a->v[0];
-  if (sr_is_obj(x, &iter_class) || sr_is_gen(x)) return sr_ref(x);
+  if (sr_is_obj(x, &iter_class) || sr_is_gen(x) || sr_is_lazy_iter(x)) return sr_ref(x);
   const SrInstance *o = instance(x);
   if (o && !o->items && mro_lookup(class_of(o), "__iter__", NULL)) {
     int found;
     SrVal *r = call_dunder(I, x, "__iter__", 0, NULL, &found);
     if (!r) return NULL;
-    if (sr_is_obj(r, &iter_class) || sr_is_gen(r) || (instance(r) && mro_lookup(class_of(instance(r)), "__next__", NULL))) return r;
+    if (sr_is_obj(r, &iter_class) || sr_is_gen(r) || sr_is_lazy_iter(r) || (instance(r) && mro_lookup(class_of(instance(r)), "__next__", NULL))) return r;
     sr_raise(I, "TypeError", "iter() returned non-iterator of type '%s'", sr_val_kind_name(r));
     sr_unref(r);
     return NULL;
@@ -2316,6 +2317,14 @@ static SrVal *bi_next(SrInterp *I, SrArgs *a) {
   SrVal *x = a->v[0], *r;
   if (sr_is_obj(x, &iter_class)) {
     r = iter_step(I, x->obj.data);
+    if (!r && !I->exc) {
+      if (a->n == 2) return sr_ref(a->v[1]);
+      return sr_raise(I, "StopIteration", "%s", "");
+    }
+    return r;
+  }
+  if (sr_is_lazy_iter(x)) {
+    r = sr_lazy_iter_step(I, x);
     if (!r && !I->exc) {
       if (a->n == 2) return sr_ref(a->v[1]);
       return sr_raise(I, "StopIteration", "%s", "");

@@ -329,6 +329,68 @@ SrVal *sr_int_seq_arg(SrVal *v) {
 
 /* ---- walking iterables ---- */
 
+/* ---- C iterators stepped lazily ---- */
+
+typedef struct Lazy {
+  const char *type;
+  SrLazyStep step;
+  void *state;
+  void (*free_state)(void *);
+  int done;
+} Lazy;
+
+static void lazy_free(void *data) {
+  Lazy *l = data;
+  if (l->free_state) l->free_state(l->state);
+  free(l);
+}
+
+static void lazy_repr(SrBuf *out, const SrVal *v) {
+  const Lazy *l = v->obj.data;
+  sr_buf_printf(out, "<%s object at %p>", l->type, (const void *)l);
+}
+
+static SrVal *lazy_list(SrInterp *I, SrVal *self) {
+  SrVal *l = sr_seq(NULL, SR_V_LIST, 0);
+  for (SrVal *x; (x = sr_lazy_iter_step(I, self));) {
+    if (sr_interrupt_point(I)) {
+      sr_unref(x);
+      sr_unref(l);
+      return sr_raise(I, "KeyboardInterrupt", "interrupted");
+    }
+    sr_seq_push(NULL, l, x);
+  }
+  if (I->exc) {
+    sr_unref(l);
+    return NULL;
+  }
+  return l;
+}
+
+static const SrLangOps lazy_ops = {.iter = lazy_list};
+static const SrClass lazy_class = {"iterator", lazy_free, lazy_repr, NULL, &lazy_ops};
+
+SrVal *sr_lazy_iter_new(const char *type, SrLazyStep step, void *state, void (*free_state)(void *)) {
+  Lazy *l = sr_xcalloc(1, sizeof *l);
+  l->type = type;
+  l->step = step;
+  l->state = state;
+  l->free_state = free_state;
+  return sr_obj(&lazy_class, l);
+}
+
+int sr_is_lazy_iter(const SrVal *v) { return sr_is_obj(v, &lazy_class); }
+
+SrVal *sr_lazy_iter_step(SrInterp *I, SrVal *v) {
+  Lazy *l = v->obj.data;
+  if (l->done) return NULL;
+  SrVal *x = l->step(I, l->state);
+  if (!x) l->done = 1;
+  return x;
+}
+
+int sr_iter_is_lazy(const SrVal *v) { return sr_is_gen(v) || sr_is_lazy_iter(v) || sr_class_of(v); }
+
 int sr_iter_begin(SrInterp *I, SrIter *it, SrVal *v) {
   memset(it, 0, sizeof *it);
   const SrRange *r = sr_as_range(v);
@@ -344,7 +406,7 @@ int sr_iter_begin(SrInterp *I, SrIter *it, SrVal *v) {
     it->pos = v->obj.data;
     return 0;
   }
-  if (sr_is_gen(v)) {
+  if (sr_is_gen(v) || sr_is_lazy_iter(v)) {
     it->lazy = sr_ref(v);
     it->I = I;
     return 0;
@@ -379,6 +441,8 @@ static SrVal *lazy_next(SrIter *it) {
   SrVal *x;
   if (sr_is_gen(it->lazy)) {
     x = sr_gen_next(I, it->lazy);
+  } else if (sr_is_lazy_iter(it->lazy)) {
+    x = sr_lazy_iter_step(I, it->lazy);
   } else {
     x = sr_call1(I, sr_lookup_qualname("builtins.next"), it->lazy);
     if (!x && I->exc && strcmp(sr_exc_type(I->exc), "StopIteration") == 0) sr_exc_clear(I);

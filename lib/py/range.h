@@ -64,6 +64,18 @@ typedef struct SrIter {
 int sr_iter_begin(SrInterp *I, SrIter *it, SrVal *v);
 SrVal *sr_iter_next(SrIter *it);
 void sr_iter_end(SrIter *it);
+/* Iterators written in C that give one item a step (enumerate, zip and
+   map over a generator): step returns a new reference, or NULL at the
+   end (no exception) or with an exception raised.  Listing one (list(),
+   sorted()) steps it to its end. */
+typedef SrVal *(*SrLazyStep)(SrInterp *I, void *state);
+SrVal *sr_lazy_iter_new(const char *type, SrLazyStep step, void *state, void (*free_state)(void *));
+int sr_is_lazy_iter(const SrVal *v);
+SrVal *sr_lazy_iter_step(SrInterp *I, SrVal *v);
+/* Whether iterating v may have to go an item at a time: a generator, a
+   C iterator of that kind, or an instance (its __iter__/__next__). */
+int sr_iter_is_lazy(const SrVal *v);
+
 /* After sr_iter_next gave NULL: whether the walk ended in an exception
    (a generator's body, an iterator's __next__), raised, rather than at
    the end. */

@@ -9,4 +9,5 @@ MAIN15_GOLDEN = \
 GOLDEN_TESTS += $(MAIN15_GOLDEN)
 EXTRA_DIST += tests/golden/main15.mk
 ## generators: a .py golden run by py_scripts.sh, checked by py_oracle.sh
-EXTRA_DIST += tests/golden/py_generators.py tests/golden/py_generators.out
+EXTRA_DIST += tests/golden/py_generators.py tests/golden/py_generators.out \
+	tests/golden/py_lazy_iter.py tests/golden/py_lazy_iter.out
