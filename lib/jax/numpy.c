@@ -184,7 +184,7 @@ static SrDtype promote2(SrDtype a, SrDtype b) {
 }
 
 SrDtype sr_jnp_result_dtype(SrInterp *I, int n, SrVal **args, int *weak) {
-  int have_strong = 0, weak_rank = -1;
+  int have_strong = 0, weak_rank = -1, u64_signed = 0;
   SrDtype strong = SR_BOOL, weakd = SR_BOOL;
   for (int i = 0; i < n; i++) {
     const SrType *t = sr_value_type(I, args[i]);
@@ -195,9 +195,18 @@ SrDtype sr_jnp_result_dtype(SrInterp *I, int n, SrVal **args, int *weak) {
         weakd = t->dtype;
       }
     } else {
+      if (have_strong && ((strong == SR_U64 && sr_dtype_kind(t->dtype) == SR_DK_INT) ||
+                          (t->dtype == SR_U64 && sr_dtype_kind(strong) == SR_DK_INT)))
+        u64_signed = 1;
       strong = have_strong ? promote2(strong, t->dtype) : t->dtype;
       have_strong = 1;
     }
+  }
+  /* the lattice joins uint64 and a signed int at f*, a weak float (JAX's
+     type promotion table), unless a float or complex operand is above */
+  if (u64_signed && kind_rank(strong) <= kind_rank(SR_I64)) {
+    if (weak_rank < kind_rank(SR_F32)) weak_rank = kind_rank(SR_F32);
+    strong = SR_BOOL;
   }
   if (!have_strong) {
     *weak = 1;
@@ -207,7 +216,13 @@ SrDtype sr_jnp_result_dtype(SrInterp *I, int n, SrVal **args, int *weak) {
   /* JAX's lattice puts a weak int below every integer type, unsigned ones
      included: uint32 array + 1 is uint32 */
   if (weak_rank == kind_rank(SR_I32) && kind_rank(strong) == kind_rank(SR_U32)) return strong;
-  if (weak_rank > kind_rank(strong)) return default_of_kind(I, weak_rank);
+  /* a weak operand of a higher kind wins, weak: int32 array * 1.5 is f*,
+     float32 with weak_type=True (docs/type_promotion.rst, row i4, column
+     f*) */
+  if (weak_rank > kind_rank(strong)) {
+    *weak = 1;
+    return default_of_kind(I, weak_rank);
+  }
   return strong;
 }
 
@@ -243,8 +258,7 @@ int sr_jnp_promote(SrInterp *I, int n, SrVal **args, const char *fname) {
      (promote_shapes) */
   for (int pass = 0; pass < 2; pass++)
     for (int i = 0; i < n; i++) {
-      const SrType *t = sr_value_type(I, args[i]);
-      SrVal *r = pass == 0 ? sr_jnp_convert(I, args[i], dt, weak && t->weak) : to_rank(I, args[i], nd, NULL);
+      SrVal *r = pass == 0 ? sr_jnp_convert(I, args[i], dt, weak) : to_rank(I, args[i], nd, NULL);
       sr_unref(args[i]);
       args[i] = r;
       if (!r) {
