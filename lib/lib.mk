@@ -52,6 +52,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/jax/numpy_sort.c lib/jax/numpy_stats.c lib/jax/numpy_shape.c \
 	lib/jax/numpy_misc.c \
 	lib/jax/printoptions.c \
+	lib/jax/numpy_build.c \
 	lib/jax/numpy_linalg.c \
 	lib/jax/einsum.c \
 	lib/jax/random_more.c \

@@ -2121,9 +2121,9 @@ static SrVal *where_body(SrInterp *I, SrArgs *a) {
 }
 
 static SrVal *jnp_where(SrInterp *I, SrArgs *a) {
-  SrVal *p[3];
-  if (sr_args_parse(I, a, "where", "condition, x=, y=", p) < 0) return NULL;
-  if (!p[1] && !p[2]) return sr_raise(I, "NotImplementedError", "jnp.where(condition) (nonzero) is not supported");
+  SrVal *p[5];
+  if (sr_args_parse(I, a, "where", "condition, x=, y=, *, size=, fill_value=", p) < 0) return NULL;
+  if (!p[1] && !p[2]) return sr_jnp_where_nonzero(I, p[0], p[3], p[4]);
   if (!p[1] || !p[2])
     return sr_raise(I, "ValueError", "Either both or neither of the x and y arguments should be provided to jax.numpy.where");
   SrVal *args[3];
@@ -2967,6 +2967,7 @@ void sr_jnp_api_init(void) {
   sr_jnp_shape_init();
   sr_jnp_misc_init();
   sr_printoptions_init();
+  sr_jnp_build_init();
   sr_jnp_linalg_init();
   sr_jnp_einsum_init();
   sr_jnp_info_init();

@@ -63,4 +63,8 @@ SrVal *sr_jnp_index_gather(SrInterp *I, SrVal *x, SrVal *key);
    (raveled when axis is None) array x (numpy_repeat.c). */
 SrVal *sr_jnp_repeat_general(SrInterp *I, SrVal *x, SrVal *repeats, int64_t axis, SrVal *total_repeat_length);
 
+/* jnp.where(condition) with neither x nor y: nonzero(condition, size=,
+   fill_value=) (numpy_build.c). */
+SrVal *sr_jnp_where_nonzero(SrInterp *I, SrVal *cond, SrVal *size, SrVal *fill_value);
+
 #endif

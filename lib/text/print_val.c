@@ -101,7 +101,13 @@ static void print_val(SrBuf *out, const SrVal *v, int repr) {
     break;
   case SR_V_DTYPE:
     if (repr) {
-      sr_buf_printf(out, "dtype('%s')", sr_dtype_name(v->dtype));
+      /* numpy's own dtypes quote their names; ml_dtypes' (bfloat16, the
+         float8s, int4...) print as the scalar type: dtype(bfloat16) */
+      SrDtype d = v->dtype;
+      int native = d == SR_BOOL || d == SR_I8 || d == SR_I16 || d == SR_I32 || d == SR_I64 || d == SR_U8 ||
+                   d == SR_U16 || d == SR_U32 || d == SR_U64 || d == SR_F16 || d == SR_F32 || d == SR_F64 ||
+                   d == SR_C64 || d == SR_C128 || sr_dtype_kind(d) == SR_DK_OTHER || sr_dtype_kind(d) == SR_DK_FLOAT0;
+      sr_buf_printf(out, native ? "dtype('%s')" : "dtype(%s)", sr_dtype_name(d));
     } else {
       sr_buf_puts(out, sr_dtype_name(v->dtype));
     }
