@@ -47,11 +47,10 @@ static void state_free(SrInterp *I) {
   I->jax = NULL;
 }
 
-/* a statement starts with an empty ledger (:comm) and no jit traces */
-static void stmt_begin(SrInterp *I) {
-  sr_exec_stmt_begin(I);
-  sr_jit_cache_clear(I);
-}
+/* a statement starts with an empty ledger (:comm); the jit traces stay,
+   as pjit's cache keeps them across calls: a jitted function traces once
+   per signature, so a print in its body shows once */
+static void stmt_begin(SrInterp *I) { sr_exec_stmt_begin(I); }
 
 /* a command keeps the last statement's ledger (:comm shows it) */
 static int command(SrInterp *I, SrSrc *src, size_t off, size_t end) {

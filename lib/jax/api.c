@@ -325,6 +325,7 @@ static SrVal *binding_policy;
 static SrVal *call_traced(SrInterp *I, SrVal *fn, const char *name, SrArgs *a, int prim, int prevent_cse,
                           SrVal *in_sh, SrVal *out_sh) {
   if (in_sh && a->nkw) return sr_raise(I, "ValueError", "pjit does not support kwargs when in_shardings is specified.");
+  if (prim == SR_P_jit && I->jax->disable_jit && !in_sh && !out_sh) return sr_call(I, fn, a);
   SrVal *out_tree = NULL, *captured = NULL;
   SrJaxpr *body = sr_trace_fn(I, fn, a->n, a->v, a->nkw, a->kw, a->kwv, 0, NULL, &out_tree, &captured);
   if (!body) return NULL;
@@ -396,9 +397,10 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
    context) and reuses the jaxpr: two calls in one trace bind one jaxpr
    object, which the printer hoists (`let inner_fn = { ... } in`), and the
    body's trace-time effects (a print) happen once.  Here a trace is kept
-   for the rest of the statement; each entry holds its jitted function, so
-   that no other function can match it at a reused address.  A trace that
-   captured outer values is not kept: they are the trace's own. */
+   until :reset (the newest JIT_CACHE_MAX of them); each entry holds its
+   jitted function, so that no other function can match it at a reused
+   address, and the signature names interned types and meshes.  A trace
+   that captured outer values is not kept: they are the trace's own. */
 
 typedef struct JitEntry {
   SrVal *self;     /* the jitted function */
@@ -426,6 +428,20 @@ void sr_jit_cache_clear(SrInterp *I) {
   free(c->e);
   free(c);
   I->jit_cache = NULL;
+}
+
+/* The cache keeps the newest traces: past this many, the oldest goes. */
+enum { JIT_CACHE_MAX = 512 };
+
+static void evict_oldest(struct SrJitCache *c) {
+  JitEntry *e = &c->e[0];
+  sr_unref(e->self);
+  free(e->sig);
+  sr_program_unref(e->body->prog);
+  sr_unref(e->out_tree);
+  sr_unref(e->statics);
+  memmove(c->e, c->e + 1, (size_t)(c->n - 1) * sizeof *c->e);
+  c->n--;
 }
 
 /* The arguments' structure and interned types; -1 for a node that is not
@@ -505,6 +521,7 @@ static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
     /* the trace may have made the cache (a jitted call inside) */
     c = I->jit_cache;
     if (!c) c = I->jit_cache = sr_xcalloc(1, sizeof *c);
+    if (c->n == JIT_CACHE_MAX) evict_oldest(c);
     if (c->n == c->cap) c->e = sr_xrealloc(c->e, (size_t)(c->cap = c->cap ? 2 * c->cap : 8) * sizeof *c->e);
     c->e[c->n++] = (JitEntry){sr_ref(self), sig, body, sr_ref(out_tree), sp->statics ? sr_ref(sp->statics) : NULL};
     sr_program_ref(body->prog);
@@ -517,6 +534,8 @@ static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
 
 static SrVal *jit_call(SrInterp *I, SrVal *self, SrArgs *a) {
   Jit *j = self->obj.data;
+  /* jax.disable_jit(): the function runs as it is, op by op */
+  if (I->jax->disable_jit) return sr_call(I, j->fn, a);
   SrJitSplit sp;
   if (sr_jit_split(I, &j->opts, j->fn, j->name, a, &sp) < 0) return NULL;
   SrVal *r = jit_call_split(I, self, j, &sp);

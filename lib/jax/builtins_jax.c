@@ -119,6 +119,10 @@ static SrVal *bi_config_update(SrInterp *I, SrArgs *a) {
     I->jax->enable_x64 = sr_val_truthy(p[1]);
     return sr_none();
   }
+  if (strcmp(name, "jax_disable_jit") == 0) {
+    I->jax->disable_jit = sr_val_truthy(p[1]);
+    return sr_none();
+  }
   if (strcmp(name, "jax_pprint_use_color") == 0) {
     sr_pprint_use_color = sr_val_truthy(p[1]);
     return sr_none();

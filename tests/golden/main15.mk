@@ -6,7 +6,8 @@ MAIN15_GOLDEN = \
 	tests/golden/np_printoptions.jxr \
 	tests/golden/jnp_array_weak.jxr \
 	tests/golden/jnp_doc_fixes.jxr \
-	tests/golden/jnp_build_doc.jxr
+	tests/golden/jnp_build_doc.jxr \
+	tests/golden/jax_scopes.jxr
 GOLDEN_TESTS += $(MAIN15_GOLDEN)
 EXTRA_DIST += tests/golden/main15.mk
 ## generators: a .py golden run by py_scripts.sh, checked by py_oracle.sh

@@ -1,0 +1,119 @@
+/* scopes.c: jax.named_scope and jax.disable_jit, context managers that
+ * are decorators too (contextlib's ContextDecorator, as JAX's are).
+ * named_scope(name) extends the name stack the equations bound in it are
+ * recorded under (source_info_util.extend_name_stack), so their op names
+ * in :comm and compile().as_text() read NAME/op; disable_jit(disable=True)
+ * makes jax.jit calls (and jax.numpy's own jits) run their function as it
+ * is, op by op (api.disable_jit).  Registered by sr_scopes_init (jax.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/jaxstate.h"
+#include "ir/name_stack.h"
+#include "jax/jax.h"
+#include "py/objects.h"
+#include "util/intern.h"
+#include "util/mem.h"
+
+typedef struct Scope {
+  const char *name;   /* named_scope's, interned; NULL for disable_jit */
+  int disable;        /* disable_jit's value */
+  const char *saved_ns;
+  int saved_disable;
+  int depth;          /* times entered and not left */
+} Scope;
+
+static void scope_repr(SrBuf *out, const SrVal *v) {
+  sr_buf_printf(out, "<contextlib._GeneratorContextManager object at %p>", v->obj.data);
+}
+
+static SrVal *scope_call(SrInterp *I, SrVal *self, SrArgs *a);
+static const SrLangOps scope_ops = {.call = scope_call};
+static const SrClass scope_class = {"_GeneratorContextManager", free, scope_repr, NULL, &scope_ops};
+
+static SrVal *scope_enter(SrInterp *I, SrVal *self) {
+  Scope *s = self->obj.data;
+  if (s->depth++) return sr_raise(I, "RuntimeError", "generator didn't yield");
+  if (s->name) {
+    s->saved_ns = I->ns;
+    I->ns = sr_ns_concat(I->ns, s->name);
+  } else {
+    s->saved_disable = I->jax->disable_jit;
+    I->jax->disable_jit = s->disable;
+  }
+  return sr_none();
+}
+
+static void scope_exit(SrInterp *I, SrVal *self) {
+  Scope *s = self->obj.data;
+  if (!s->depth) return;
+  s->depth--;
+  if (s->name) I->ns = s->saved_ns;
+  else I->jax->disable_jit = s->saved_disable;
+}
+
+static const SrContextOps scope_ctx = {&scope_class, scope_enter, scope_exit};
+
+/* @named_scope("x") / @disable_jit(): the function called inside a fresh
+   entry of the scope */
+typedef struct Wrapped {
+  SrVal *fn;
+  Scope scope;
+} Wrapped;
+
+static void wrapped_free(void *d) {
+  Wrapped *w = d;
+  sr_unref(w->fn);
+  free(w);
+}
+
+static SrVal *wrapped_call(SrInterp *I, SrArgs *a) {
+  Wrapped *w = sr_current_builtin(I)->data;
+  Scope *s = sr_xcalloc(1, sizeof *s);
+  *s = w->scope;
+  s->depth = 0;
+  SrVal *ctx = sr_obj(&scope_class, s);
+  SrVal *e = scope_enter(I, ctx);
+  SrVal *r = e ? sr_call(I, w->fn, a) : NULL;
+  sr_unref(e);
+  scope_exit(I, ctx);
+  sr_unref(ctx);
+  return r;
+}
+
+static SrVal *scope_call(SrInterp *I, SrVal *self, SrArgs *a) {
+  if (a->n != 1 || a->nkw) return sr_raise(I, "TypeError", "'_GeneratorContextManager' object is not callable");
+  Wrapped *w = sr_xcalloc(1, sizeof *w);
+  w->fn = sr_ref(a->v[0]);
+  w->scope = *(Scope *)self->obj.data;
+  SrVal *name = sr_getattr(I, a->v[0], "__name__");
+  const char *nm = name && name->kind == SR_V_STR ? sr_intern_cstr(name->str.s) : "wrapped";
+  if (!name) sr_exc_clear(I);
+  sr_unref(name);
+  return sr_builtin_with(nm, wrapped_call, w, wrapped_free);
+}
+
+static SrVal *jax_named_scope(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "named_scope", "name", p) < 0) return NULL;
+  if (p[0]->kind != SR_V_STR) return sr_raise(I, "TypeError", "named_scope name argument must be a string.");
+  Scope *s = sr_xcalloc(1, sizeof *s);
+  s->name = sr_intern_cstr(p[0]->str.s);
+  return sr_obj(&scope_class, s);
+}
+
+static SrVal *jax_disable_jit(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "disable_jit", "disable=", p) < 0) return NULL;
+  Scope *s = sr_xcalloc(1, sizeof *s);
+  s->disable = !p[0] || sr_val_truthy(p[0]);
+  return sr_obj(&scope_class, s);
+}
+
+void sr_scopes_init(void) {
+  sr_def("jax.named_scope", jax_named_scope,
+         "named_scope(name): a context manager (or decorator) that adds name to the op names of what is traced in it");
+  sr_def("jax.disable_jit", jax_disable_jit,
+         "disable_jit(disable=True): a context manager (or decorator) in which jax.jit runs functions op by op");
+  sr_context_register(&scope_ctx);
+}
