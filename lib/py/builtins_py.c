@@ -2,6 +2,7 @@
  * use them. */
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -372,6 +373,111 @@ static SrVal *bi_repr(SrInterp *I, SrArgs *a) {
   SrVal *r = sr_to_repr(I, &b, a->v[0]) < 0 ? NULL : sr_str(NULL, sr_buf_str(&b), b.len);
   sr_buf_free(&b);
   return r;
+}
+
+/* ascii(x): repr(x) with the non-ASCII characters escaped (\xhh,
+   \uhhhh, \Uhhhhhhhh), as CPython's */
+static SrVal *bi_ascii(SrInterp *I, SrArgs *a) {
+  if (a->n != 1) return sr_raise(I, "TypeError", "ascii() takes exactly one argument (%d given)", a->n);
+  SrBuf b = SR_BUF_INIT, o = SR_BUF_INIT;
+  if (sr_to_repr(I, &b, a->v[0]) < 0) {
+    sr_buf_free(&b);
+    return NULL;
+  }
+  const unsigned char *p = (const unsigned char *)sr_buf_str(&b);
+  for (size_t i = 0; i < b.len;) {
+    unsigned c = p[i];
+    if (c < 0x80) {
+      sr_buf_putc(&o, (char)c);
+      i++;
+      continue;
+    }
+    int n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+    unsigned cp = c & (n == 4 ? 0x07 : n == 3 ? 0x0F : 0x1F);
+    for (int k = 1; k < n && i + (size_t)k < b.len; k++) cp = (cp << 6) | (p[i + (size_t)k] & 0x3F);
+    i += (size_t)n;
+    if (cp < 0x100) sr_buf_printf(&o, "\\x%02x", cp);
+    else if (cp < 0x10000) sr_buf_printf(&o, "\\u%04x", cp);
+    else sr_buf_printf(&o, "\\U%08x", cp);
+  }
+  sr_buf_free(&b);
+  SrVal *r = sr_str(NULL, sr_buf_str(&o), o.len);
+  sr_buf_free(&o);
+  return r;
+}
+
+/* bin(x), oct(x), hex(x): the int with its prefix, the sign before it */
+static SrVal *int_base(SrInterp *I, SrArgs *a, const char *name, int base) {
+  if (a->n != 1) return sr_raise(I, "TypeError", "%s() takes exactly one argument (%d given)", name, a->n);
+  SrVal *x = a->v[0];
+  if (x->kind != SR_V_INT && x->kind != SR_V_BOOL)
+    return sr_raise(I, "TypeError", "'%s' object cannot be interpreted as an integer", sr_val_kind_name(x));
+  int64_t v = x->i;
+  uint64_t m = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+  char digits[72];
+  int n = 0;
+  do {
+    unsigned d = (unsigned)(m % (uint64_t)base);
+    digits[n++] = (char)(d < 10 ? '0' + d : 'a' + d - 10);
+    m /= (uint64_t)base;
+  } while (m);
+  SrBuf b = SR_BUF_INIT;
+  if (v < 0) sr_buf_putc(&b, '-');
+  sr_buf_puts(&b, base == 2 ? "0b" : base == 8 ? "0o" : "0x");
+  while (n) sr_buf_putc(&b, digits[--n]);
+  SrVal *r = sr_str(NULL, sr_buf_str(&b), b.len);
+  sr_buf_free(&b);
+  return r;
+}
+
+static SrVal *bi_bin(SrInterp *I, SrArgs *a) { return int_base(I, a, "bin", 2); }
+static SrVal *bi_oct(SrInterp *I, SrArgs *a) { return int_base(I, a, "oct", 8); }
+static SrVal *bi_hex(SrInterp *I, SrArgs *a) { return int_base(I, a, "hex", 16); }
+
+/* id(x): an int unique among the values alive together (the address) */
+static SrVal *bi_id(SrInterp *I, SrArgs *a) {
+  if (a->n != 1) return sr_raise(I, "TypeError", "id() takes exactly one argument (%d given)", a->n);
+  return sr_int(NULL, (int64_t)(intptr_t)a->v[0]);
+}
+
+/* filter(function, iterable): the items function finds true (None: the
+   true items); lazy over a generator, as Python's is an iterator */
+typedef struct FilterState {
+  SrVal *fn;
+  SrIter it;
+} FilterState;
+
+static void filter_free(void *d) {
+  FilterState *f = d;
+  sr_unref(f->fn);
+  sr_iter_end(&f->it);
+  free(f);
+}
+
+static SrVal *filter_step(SrInterp *I, void *d) {
+  FilterState *f = d;
+  for (SrVal *x; (x = sr_iter_next(&f->it));) {
+    SrVal *c = f->fn->kind == SR_V_NONE ? sr_ref(x) : sr_call1(I, f->fn, x);
+    int t = c ? sr_truthy(I, c) : -1;
+    sr_unref(c);
+    if (t > 0) return x;
+    sr_unref(x);
+    if (t < 0) return NULL;
+    if (sr_poll_interrupt(I)) return NULL;
+  }
+  return NULL;
+}
+
+static SrVal *bi_filter(SrInterp *I, SrArgs *a) {
+  if (a->nkw) return sr_raise(I, "TypeError", "filter() takes no keyword arguments");
+  if (a->n != 2) return sr_raise(I, "TypeError", "filter expected 2 arguments, got %d", a->n);
+  FilterState *f = sr_xcalloc(1, sizeof *f);
+  if (sr_iter_begin(I, &f->it, a->v[1]) < 0) {
+    free(f);
+    return NULL;
+  }
+  f->fn = sr_ref(a->v[0]);
+  return sr_lazy_iter_new("filter", filter_step, f, filter_free);
 }
 
 static SrVal *int_overflow(SrInterp *I) {
@@ -879,6 +985,12 @@ void sr_builtins_py_init(void) {
   sr_def("builtins.dict", bi_dict, "dict(mapping or pairs, **kwargs)");
   sr_def("builtins.str", bi_str, "str(x): x's text");
   sr_def("builtins.repr", bi_repr, "repr(x): x's representation");
+  sr_def("builtins.ascii", bi_ascii, "ascii(x): repr(x) with non-ASCII characters escaped");
+  sr_def("builtins.bin", bi_bin, "bin(x): an int in binary, '0b101'");
+  sr_def("builtins.oct", bi_oct, "oct(x): an int in octal, '0o17'");
+  sr_def("builtins.hex", bi_hex, "hex(x): an int in hexadecimal, '0xff'");
+  sr_def("builtins.id", bi_id, "id(x): an int identifying x while it lives");
+  sr_def("builtins.filter", bi_filter, "filter(function, iterable): the items function finds true (None: the true items)");
   sr_def("builtins.int", bi_int, "int(x)");
   sr_def("builtins.float", bi_float, "float(x)");
   sr_def("builtins.bool", bi_bool, "bool(x)");

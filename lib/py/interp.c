@@ -192,6 +192,7 @@ void sr_interp_free(SrInterp *I) {
   sr_buf_free(&I->py->stmt_res);
   sr_exc_clear(I);
   sr_unref(I->py->handled);
+  sr_unref(I->py->last_echo);
   sr_class_forget_interp(I);
   if (I->py->init->state_clear) I->py->init->state_clear(I);
   /* functions hold the globals they were defined in: emptying the globals
@@ -488,6 +489,7 @@ static SrVal *lookup_name(SrInterp *I, Frame *f, const char *name) {
   if (!I->py->code || !I->py->code->python) v = sr_lookup_builtin_name(name);
   else v = sr_py_builtin(name);
   if (v) return sr_ref(v);
+  if (I->py->last_echo && name[0] == '_' && name[1] == 0) return sr_ref(I->py->last_echo);
   return sr_raise_name_error(I, f->env == I->py->globals ? NULL : f->env, I->py->globals, name);
 }
 
@@ -1398,6 +1400,10 @@ static int echo_value(SrInterp *I, SrVal *v) {
   SrBuf b = SR_BUF_INIT;
   int rc = sr_to_repr(I, &b, v);
   sr_buf_putc(&b, '\n');
+  if (rc == 0) {
+    sr_unref(I->py->last_echo);
+    I->py->last_echo = sr_ref(v);
+  }
   if (rc == 0 && I->py->on_echo && I->py->out) {
     I->py->on_echo(I, b.p, b.len);
     log_output(I, &I->py->stmt_res, b.p, b.len);

@@ -137,6 +137,8 @@ typedef struct SrPyState {
   FILE *out;             /* print() and echoes; NULL: discard (non-zero ranks) */
   SrDiags diags;         /* uncaught errors, for the driver to render */
   SrVal *handled;        /* the exception an except block is handling */
+  SrVal *last_echo;      /* the last value echoed: `_` where no variable is
+                            named so (CPython's builtins._) */
   /* where evaluation is, for locating exceptions */
   SrCode *code;
   uint32_t cur_off;
