@@ -88,5 +88,6 @@ void sr_jnp_norm_init(void);          /* numpy_norm.c: linalg.norm, vector_norm 
 void sr_random_concrete_init(void);   /* random.c: on concrete keys */
 void sr_numpy_index_init(void);       /* numpy_index.c: gather/scatter indexing, .at, take */
 void sr_np_random_init(void);         /* np_random.c: numpy.random, numpy's streams */
+void sr_lax_conv_api_init(void);      /* lax_conv.c: conv_general_dilated and its wrappers */
 
 #endif
