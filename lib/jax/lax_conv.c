@@ -7,6 +7,7 @@
  * A ConvDimensionNumbers is the tuple of its three specs here
  * (lhs_spec, rhs_spec, out_spec), each a tuple of ints.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,7 @@
 #include "jax/lax.h"
 #include "jax/numpy.h"
 #include "lax/lax.h"
+#include "core/core.h"
 #include "py/objects.h"
 #include "text/print_val.h"
 
@@ -570,6 +572,95 @@ static SrVal *lax_padtype_to_pads(SrInterp *I, SrArgs *a) {
   return l;
 }
 
+/* ---- windowed reductions (windowed_reductions.py) ---- */
+
+/* The value of a concrete scalar init_value; 0 when it is not one. */
+static int concrete_scalar(SrInterp *I, SrVal *v, double *out) {
+  if (v->kind == SR_V_INT || v->kind == SR_V_BOOL || v->kind == SR_V_FLOAT) return sr_as_float(I, v, "init_value", out) == 0;
+  const SrType *t = sr_value_type(I, v);
+  if (!t || t->ndim) return 0;
+  if (sr_as_float(I, v, "init_value", out) == 0) return 1;
+  sr_exc_clear(I);
+  return 0;
+}
+
+static int is_builtin(SrVal *f, const char *qualname) {
+  SrVal *b = sr_lookup_qualname(qualname);
+  return b && f == b;
+}
+
+/* lax.reduce_window(operand, init_value, computation, window_dimensions,
+   window_strides=None, padding='VALID', base_dilation=None,
+   window_dilation=None): lax.add, lax.max and lax.min at their identities
+   bind reduce_window_sum, _max and _min (_get_monoid_window_reducer). */
+static SrVal *lax_reduce_window(SrInterp *I, SrArgs *a) {
+  SrVal *p[8];
+  if (sr_args_parse(I, a, "reduce_window",
+                    "operand, init_value, computation, window_dimensions, window_strides=, padding=, base_dilation=, "
+                    "window_dilation=",
+                    p) < 0)
+    return NULL;
+  int64_t win[SR_MAX_RANK], st[SR_MAX_RANK], bd[SR_MAX_RANK], wd[SR_MAX_RANK], lo[SR_MAX_RANK], hi[SR_MAX_RANK];
+  int nw, nst = 0, nbd = 0, nwd = 0, has, npad = 0;
+  if (sr_ints_arg(I, p[3], win, &nw, "window_dimensions") < 0) return NULL;
+  if (opt_ints(I, p[4], st, &nst, &has, "window_strides") < 0) return NULL;
+  int has_st = has;
+  if (opt_ints(I, p[6], bd, &nbd, &has, "base_dilation") < 0) return NULL;
+  if (!has)
+    for (nbd = 0; nbd < nw; nbd++) bd[nbd] = 1;
+  int has_wd;
+  if (opt_ints(I, p[7], wd, &nwd, &has_wd, "window_dilation") < 0) return NULL;
+  SrVal *x = arr(I, p[0]);
+  if (!x) return NULL;
+  const SrType *xt = sr_value_type(I, x);
+  SrVal *r = NULL;
+  SrVal *pad = p[5];
+  if (!pad || pad->kind == SR_V_STR) {
+    int64_t in[SR_MAX_RANK], dw[SR_MAX_RANK], sv[SR_MAX_RANK];
+    for (int i = 0; i < xt->ndim; i++) in[i] = xt->dims[i].size;
+    for (int i = 0; i < nw; i++) {
+      dw[i] = has_wd ? (1 + wd[i] * (win[i] - 1) < 0 ? 0 : 1 + wd[i] * (win[i] - 1)) : win[i];
+      sv[i] = has_st ? st[i] : 1;
+    }
+    SrVal *valid = pad ? NULL : sr_str_cstr(NULL, "VALID");
+    int rc = padtype_to_pads(I, in, dw, sv, xt->ndim < nw ? xt->ndim : nw, pad ? pad : valid, lo, hi);
+    sr_unref(valid);
+    if (rc < 0) goto done;
+    npad = xt->ndim < nw ? xt->ndim : nw;
+  } else if (pad_pairs(I, pad, lo, hi, &npad) < 0) {
+    goto done;
+  }
+  if (!has_st)
+    for (nst = 0; nst < nw; nst++) st[nst] = 1;
+  if (!has_wd)
+    for (nwd = 0; nwd < nw; nwd++) wd[nwd] = 1;
+  double iv;
+  int prim = -1;
+  if (concrete_scalar(I, p[1], &iv)) {
+    SrDtype dt = xt->dtype;
+    int fl = sr_dtype_is_float(dt);
+    /* lax._get_max_identity / _get_min_identity */
+    int bits = sr_dtype_info(dt)->bits, k = sr_dtype_kind(dt);
+    double lowest = fl ? -INFINITY : k == SR_DK_INT ? -ldexp(1, bits - 1) : k == SR_DK_UINT ? 0 : 0;
+    double highest = fl ? INFINITY : k == SR_DK_INT ? ldexp(1, bits - 1) - 1 : k == SR_DK_UINT ? ldexp(1, bits) - 1 : 1;
+    if (is_builtin(p[2], "jax.lax.add") && iv == 0) prim = SR_P_reduce_window_sum;
+    else if (is_builtin(p[2], "jax.lax.max") && iv == lowest) prim = SR_P_reduce_window_max;
+    else if (is_builtin(p[2], "jax.lax.min") && iv == highest) prim = SR_P_reduce_window_min;
+  }
+  if (prim < 0) {
+    r = sr_raise(I, "NotImplementedError",
+                 "reduce_window: only lax.add, lax.max and lax.min at their identity init values are implemented "
+                 "(reduce_window_sum, reduce_window_max, reduce_window_min)");
+    goto done;
+  }
+  r = sr_bindv(I, prim, 1, &x, "window_dimensions", sr_int_tuple(win, nw), "window_strides", sr_int_tuple(st, nst),
+               "padding", pads_val(lo, hi, npad), "base_dilation", sr_int_tuple(bd, nbd), "window_dilation",
+               sr_int_tuple(wd, nwd), NULL);
+done:
+  sr_unref(x);
+  return r;
+}
+
 void sr_lax_conv_api_init(void) {
   sr_def("jax.lax.conv_general_dilated", lax_conv_general_dilated,
          "conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None, rhs_dilation=None, "
@@ -593,4 +684,7 @@ void sr_lax_conv_api_init(void) {
   sr_def("jax.lax.padtype_to_pads", lax_padtype_to_pads,
          "padtype_to_pads(in_shape, window_shape, window_strides, padding): 'SAME', 'SAME_LOWER' or 'VALID' as "
          "(low, high) pairs");
+  sr_def("jax.lax.reduce_window", lax_reduce_window,
+         "reduce_window(operand, init_value, computation, window_dimensions, window_strides=None, padding='VALID', "
+         "base_dilation=None, window_dilation=None): computation (lax.add, lax.max, lax.min) over windows");
 }

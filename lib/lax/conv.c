@@ -180,7 +180,7 @@ static int64_t spec_size(const SrType *t, int d) {
 
 /* slicing._get_sharding_for_varying_out_shape (structural.c has the same
    for the slicing family). */
-static int varying_out_sharding(SrTypeCtx *cx, const SrType *x, SrTypeBuilder *b, const char *name) {
+int sr_lax_varying_out_sharding(SrTypeCtx *cx, const SrType *x, SrTypeBuilder *b, const char *name) {
   int all1 = 1;
   for (int i = 0; i < b->ndim; i++)
     if (b->dims[i].size != 1) all1 = 0;
@@ -353,7 +353,7 @@ static int type_conv(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
       if (!rrep || l->dims[c.ls[1]].nax)
         return sr_terr(cx, "ShardingTypeError",
                        "Please specify the output sharding via `out_sharding` parameter of `conv_general_dilated`");
-      if (varying_out_sharding(cx, l, &b, "conv_general_dilated") < 0) return -1;
+      if (sr_lax_varying_out_sharding(cx, l, &b, "conv_general_dilated") < 0) return -1;
     }
   }
   if (sr_vma_standard(cx, e, &b.varying) < 0) return -1;
