@@ -292,18 +292,28 @@ static int type_conv(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
                    c.npad);
   if (c.nld != c.nsp || c.nrd != c.nsp)
     return sr_terr(cx, "TypeError", "conv_general_dilated's dilations must have %d entries", c.nsp);
+  for (int k = 0; k < 2; k++)
+    for (int i = 0; i < c.nsp; i++)
+      if ((k ? c.rd : c.ld)[i] <= 0) {
+        SrBuf db = SR_BUF_INIT;
+        sr_ints_str(&db, k ? c.rd : c.ld, c.nsp);
+        sr_terr(cx, "TypeError", "All dilations must be positive, got %s.", sr_buf_str(&db));
+        sr_buf_free(&db);
+        return -1;
+      }
   for (int i = 0; i < c.nsp; i++)
-    if (c.ws[i] <= 0 || c.ld[i] <= 0 || c.rd[i] <= 0)
-      return sr_terr(cx, "ValueError", "conv_general_dilated strides and dilations must be positive");
+    if (c.ws[i] <= 0) return sr_terr(cx, "ZeroDivisionError", "integer division or modulo by zero");
   int64_t shape[SR_MAX_RANK];
   if (out_shape(&c, ls, rs, shape) < 0) {
     SrBuf p = SR_BUF_INIT, s = SR_BUF_INIT;
     sr_buf_putc(&p, '(');
     for (int i = 0; i < c.nsp; i++) sr_buf_printf(&p, "%s(%lld, %lld)", i ? ", " : "", (long long)c.lo[i], (long long)c.hi[i]);
     sr_buf_puts(&p, c.nsp == 1 ? ",)" : ")");
-    int64_t sp[SR_MAX_RANK];
-    for (int i = 0; i < c.nsp; i++) sp[i] = dilate(ls[c.ls[2 + i]], c.ld[i]);
-    sr_ints_str(&s, sp, c.nsp);
+    /* lhs_shape[2:] holds numpy ints (np.take's) */
+    sr_buf_putc(&s, '(');
+    for (int i = 0; i < c.nsp; i++)
+      sr_buf_printf(&s, "%snp.int64(%lld)", i ? ", " : "", (long long)dilate(ls[c.ls[2 + i]], c.ld[i]));
+    sr_buf_puts(&s, c.nsp == 1 ? ",)" : ")");
     sr_terr(cx, "ValueError",
             "Negative padding is larger than the size of the corresponding dimension: got padding=%s for "
             "lhs_shape[2:]=%s",

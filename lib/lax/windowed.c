@@ -103,12 +103,10 @@ static const char *ints_s(SrBuf *b, const int64_t *v, int n) {
 /* lax._check_shapelike for one param */
 static int check_shapelike(SrTypeCtx *cx, const char *fun, const char *arg, const int64_t *v, int n, int nonzero) {
   for (int i = 0; i < n; i++)
-    if (v[i] < 0 || (nonzero && v[i] == 0)) {
+    if (v[i] < (nonzero ? 1 : 0)) {
       SrBuf b = SR_BUF_INIT;
-      if (v[i] < 0)
-        sr_terr(cx, "TypeError", "%s %s must have every element be nonnegative, got %s.", fun, arg, ints_s(&b, v, n));
-      else
-        sr_terr(cx, "TypeError", "%s %s must have every element be positive, got %s.", fun, arg, ints_s(&b, v, n));
+      sr_terr(cx, "TypeError", "%s %s must have every element be %s, got %s.", fun, arg,
+              nonzero ? "strictly positive" : "nonnegative", ints_s(&b, v, n));
       sr_buf_free(&b);
       return -1;
     }
