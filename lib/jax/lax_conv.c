@@ -16,7 +16,9 @@
 #include "jax/numpy.h"
 #include "lax/lax.h"
 #include "core/core.h"
+#include "core/jaxstate.h"
 #include "py/objects.h"
+#include "util/mem.h"
 #include "text/print_val.h"
 
 static SrVal *arr(SrInterp *I, SrVal *v) { return sr_jnp_asarray(I, v, -1); }
@@ -661,6 +663,147 @@ done:
   return r;
 }
 
+/* ---- jnp.convolve, jnp.correlate (numpy/lax_numpy.py's _conv) ---- */
+
+typedef struct Conv1d {
+  int mode;        /* 0 full, 1 same, 2 valid */
+  int correlate;
+  int pref;        /* -1: None */
+} Conv1d;
+
+static SrVal *getitem(SrInterp *I, SrVal *x, SrVal *key) {
+  const SrLangOps *ops = sr_ops(x);
+  SrVal *r = ops && ops->getitem ? ops->getitem(I, x, key) : sr_raise(I, "TypeError", "not subscriptable");
+  sr_unref(key);
+  return r;
+}
+
+static SrVal *tuple3(SrVal *a, SrVal *b, SrVal *c) {
+  SrVal *t = sr_seq(NULL, SR_V_TUPLE, 3);
+  sr_seq_push(NULL, t, a);
+  sr_seq_push(NULL, t, b);
+  sr_seq_push(NULL, t, c);
+  return t;
+}
+
+/* the jitted body: x, y are 1-d arrays */
+static SrVal *conv1d_body(SrInterp *I, SrArgs *a) {
+  const Conv1d *c = sr_current_builtin(I)->data;
+  const char *op = c->correlate ? "correlate" : "convolve";
+  SrVal *xy[2] = {sr_ref(a->v[0]), sr_ref(a->v[1])};
+  SrVal *r = NULL, *y2 = NULL, *xe = NULL, *ye = NULL, *o = NULL;
+  if (sr_jnp_promote(I, 2, xy, op) < 0) goto done;
+  SrDtype dt = sr_value_type(I, xy[0])->dtype;
+  if (c->pref < 0 && !sr_dtype_is_inexact(dt)) {
+    /* promote_dtypes_inexact */
+    SrDtype to = I->jax->enable_x64 ? SR_F64 : SR_F32;
+    for (int i = 0; i < 2; i++) {
+      SrVal *v = sr_jnp_convert(I, xy[i], to, sr_value_type(I, xy[i])->weak);
+      sr_unref(xy[i]);
+      xy[i] = v;
+      if (!v) goto done;
+    }
+  }
+  const SrType *xt = sr_value_type(I, xy[0]), *yt = sr_value_type(I, xy[1]);
+  if (xt->dims[0].size == 0 || yt->dims[0].size == 0) {
+    r = sr_raise(I, "ValueError", "%s: inputs cannot be empty, got shapes (%lld,) and (%lld,).", op,
+                 (long long)xt->dims[0].size, (long long)yt->dims[0].size);
+    goto done;
+  }
+  int reverse = 0;
+  if (xt->dims[0].size < yt->dims[0].size) {
+    SrVal *t = xy[0];
+    xy[0] = xy[1];
+    xy[1] = t;
+    reverse = c->correlate;
+  }
+  if (c->correlate) {
+    if (sr_dtype_kind(sr_value_type(I, xy[1])->dtype) == SR_DK_COMPLEX) {
+      y2 = sr_call1(I, sr_lookup_qualname("jax.numpy.conj"), xy[1]);
+      if (!y2) goto done;
+      sr_unref(xy[1]);
+      xy[1] = y2;
+      y2 = NULL;
+    }
+  } else {
+    y2 = sr_call1(I, sr_lookup_qualname("jax.numpy.flip"), xy[1]);
+    if (!y2) goto done;
+    sr_unref(xy[1]);
+    xy[1] = y2;
+    y2 = NULL;
+  }
+  int64_t k = sr_value_type(I, xy[1])->dims[0].size, lo, hi;
+  if (c->mode == 2) lo = hi = 0;
+  else if (c->mode == 1) lo = k / 2, hi = k - k / 2 - 1;
+  else lo = hi = k - 1;
+  xe = getitem(I, xy[0], tuple3(sr_none(), sr_none(), sr_slice_new(sr_none(), sr_none(), sr_none())));
+  ye = xe ? getitem(I, xy[1], tuple3(sr_none(), sr_none(), sr_slice_new(sr_none(), sr_none(), sr_none()))) : NULL;
+  if (!ye) goto done;
+  SrVal *pad = sr_seq(NULL, SR_V_LIST, 1), *q = sr_seq(NULL, SR_V_TUPLE, 2);
+  sr_seq_push(NULL, q, sr_int(NULL, lo));
+  sr_seq_push(NULL, q, sr_int(NULL, hi));
+  sr_seq_push(NULL, pad, q);
+  ConvArgs ca;
+  memset(&ca, 0, sizeof ca);
+  ca.fgc = ca.bgc = 1;
+  ca.lhs = xe;
+  ca.rhs = ye;
+  ca.nws = 1;
+  ca.ws[0] = 1;
+  ca.padding = pad;
+  ca.pref = c->pref;
+  o = conv_bind(I, &ca);
+  sr_unref(pad);
+  if (!o) goto done;
+  r = getitem(I, o, tuple3(sr_int(NULL, 0), sr_int(NULL, 0),
+                           reverse ? sr_slice_new(sr_none(), sr_none(), sr_int(NULL, -1))
+                                   : sr_slice_new(sr_none(), sr_none(), sr_none())));
+done:
+  sr_unref(xy[0]);
+  sr_unref(xy[1]);
+  sr_unref(xe);
+  sr_unref(ye);
+  sr_unref(o);
+  return r;
+}
+
+static SrVal *jnp_conv1d(SrInterp *I, SrArgs *a, int correlate) {
+  const char *op = correlate ? "correlate" : "convolve";
+  SrVal *p[5];
+  if (sr_args_parse(I, a, op, correlate ? "a, v, mode=, *, precision=, preferred_element_type="
+                                        : "a, v, mode=, *, precision=, preferred_element_type=", p) < 0)
+    return NULL;
+  Conv1d c = {correlate ? 2 : 0, correlate, -1};
+  if (p[2]) {
+    const char *m = p[2]->kind == SR_V_STR ? sr_as_str(I, p[2], "mode") : NULL;
+    if (m && strcmp(m, "full") == 0) c.mode = 0;
+    else if (m && strcmp(m, "same") == 0) c.mode = 1;
+    else if (m && strcmp(m, "valid") == 0) c.mode = 2;
+    else return sr_raise(I, "ValueError", "mode must be one of ['full', 'same', 'valid']");
+  }
+  if (p[3] && p[3]->kind != SR_V_NONE)
+    return sr_raise(I, "NotImplementedError", "%s: only precision=None is implemented", op);
+  if (sr_dtype_arg(I, p[4], &c.pref, op) < 0) return NULL;
+  SrVal *x = arr(I, p[0]), *y = x ? arr(I, p[1]) : NULL;
+  SrVal *r = NULL;
+  if (x && y) {
+    if (sr_value_type(I, x)->ndim != 1 || sr_value_type(I, y)->ndim != 1) {
+      r = sr_raise(I, "ValueError", "%s() only support 1-dimensional inputs.", op);
+    } else {
+      Conv1d *d = sr_xmalloc(sizeof *d);
+      *d = c;
+      SrVal *args[2] = {x, y};
+      r = sr_api_jit(I, op, conv1d_body, d, 2, args);
+    }
+  }
+  sr_unref(x);
+  sr_unref(y);
+  return r;
+}
+
+static SrVal *jnp_convolve(SrInterp *I, SrArgs *a) { return jnp_conv1d(I, a, 0); }
+static SrVal *jnp_correlate(SrInterp *I, SrArgs *a) { return jnp_conv1d(I, a, 1); }
+
 void sr_lax_conv_api_init(void) {
   sr_def("jax.lax.conv_general_dilated", lax_conv_general_dilated,
          "conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None, rhs_dilation=None, "
@@ -684,6 +827,12 @@ void sr_lax_conv_api_init(void) {
   sr_def("jax.lax.padtype_to_pads", lax_padtype_to_pads,
          "padtype_to_pads(in_shape, window_shape, window_strides, padding): 'SAME', 'SAME_LOWER' or 'VALID' as "
          "(low, high) pairs");
+  sr_def("jax.numpy.convolve", jnp_convolve,
+         "convolve(a, v, mode='full', *, precision=None, preferred_element_type=None): the discrete linear "
+         "convolution of two 1-d arrays (a conv_general_dilated)");
+  sr_def("jax.numpy.correlate", jnp_correlate,
+         "correlate(a, v, mode='valid', *, precision=None, preferred_element_type=None): the cross-correlation of "
+         "two 1-d arrays (a conv_general_dilated)");
   sr_def("jax.lax.reduce_window", lax_reduce_window,
          "reduce_window(operand, init_value, computation, window_dimensions, window_strides=None, padding='VALID', "
          "base_dilation=None, window_dilation=None): computation (lax.add, lax.max, lax.min) over windows");
