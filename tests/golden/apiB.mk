@@ -4,7 +4,7 @@
 ## batches; apiB_oracle.sh compares apiB_values.jxr with numpy.
 APIB_GOLDEN = tests/golden/apiB_conv.jxr tests/golden/apiB_window.jxr \
 	tests/golden/apiB_conv_sharded.jxr tests/golden/apiB_values.jxr \
-	tests/golden/apiB_numpy.jxr tests/golden/apiB_prims.jxr
+	tests/golden/apiB_numpy.jxr tests/golden/apiB_prims.jxr tests/golden/apiB_numpy2.jxr
 GOLDEN_TESTS += $(APIB_GOLDEN)
 TESTS += tests/golden/apiB_oracle.sh
 EXTRA_DIST += tests/golden/apiB.mk tests/golden/apiB_oracle.sh tests/golden/apiB_values_oracle.py
