@@ -21,6 +21,8 @@ lib_libshardrepl_a_SOURCES = \
 	lib/exec/kern_ew.c lib/exec/kern_reduce.c lib/exec/layout.c \
 	lib/exec/layout.h lib/exec/npy.c lib/exec/npy.h lib/exec/numfmt.c \
 	lib/exec/numfmt.h lib/exec/prng.c lib/exec/prng.h lib/exec/redistribute.c \
+	lib/exec/kern_conv.c lib/exec/kern_conv.h \
+	lib/exec/kern_window.c lib/exec/kern_window.h \
 	lib/ad/ad.c lib/ad/ad.h lib/ad/ad_rules.h lib/ad/ops.c lib/ad/ops.h lib/ad/batch.c \
 	lib/ad/batch.h \
 	lib/opt/opt.c lib/opt/opt.h \
@@ -29,6 +31,8 @@ lib_libshardrepl_a_SOURCES = \
 	lib/lax/sharding.c lib/lax/structural.c \
 	lib/lax/sort.c \
 	lib/lax/cumred.c \
+	lib/lax/conv.c \
+	lib/lax/windowed.c \
 	lib/py/ast.h lib/py/builtins_py.c lib/py/class.c lib/py/class.h lib/py/interp.c lib/py/interp.h \
 	lib/py/lex.c lib/py/lex.h lib/py/objects.c lib/py/objects.h lib/py/range.c \
 	lib/py/range.h lib/py/re.c lib/py/input.c lib/py/syntax.c \
@@ -69,6 +73,9 @@ lib_libshardrepl_a_SOURCES = \
 	lib/jax/experimental.c \
 	lib/jax/device_put.c lib/jax/device_put.h \
 	lib/jax/remat_policies.c lib/jax/remat_policies.h \
+	lib/jax/lax_conv.c \
+	lib/jax/lax_prims.c \
+	lib/jax/numpy_apiB.c \
 	lib/cmd/commands.c lib/cmd/commands.h lib/cmd/commands_ad.c \
 	lib/cmd/hooks_exec.c lib/cmd/linit.c lib/cmd/linit.h \
 	lib/cmd/session.c lib/cmd/target.c lib/cmd/help_examples.def \

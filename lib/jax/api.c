@@ -808,6 +808,9 @@ void sr_jnp_init(void) {
   sr_jit_options_init();
   sr_numpy_index_init();
   sr_np_random_init();
+  sr_lax_conv_api_init();
+  sr_lax_prims_init();
+  sr_jnp_apiB_init();
 }
 
 SrJaxprCallFn sr_jaxpr_call_hook(void) { return call_jaxpr_value; }

@@ -62,25 +62,7 @@ static SrVal *counted(const SrVal *v) {
   }
 }
 
-/* ---- Primitive, Var, Literal, JaxprEqn ---- */
-
-typedef struct Prim {
-  const char *name;
-} Prim;
-
-static void prim_free(void *d) { free(d); }
-static void prim_repr(SrBuf *out, const SrVal *v) { sr_buf_puts(out, ((const Prim *)v->obj.data)->name); }
-static SrVal *prim_getattr(SrInterp *I, SrVal *self, const char *name) {
-  (void)I;
-  if (strcmp(name, "name") == 0) return sr_str_cstr(NULL, ((Prim *)self->obj.data)->name);
-  return NULL;
-}
-static const SrLangOps prim_ops = {.getattr = prim_getattr};
-static const SrClass prim_class = {"Primitive", prim_free, prim_repr, NULL, &prim_ops};
-
-static int prim_equal(const SrVal *a, const SrVal *b) {
-  return ((const Prim *)a->obj.data)->name == ((const Prim *)b->obj.data)->name;
-}
+/* ---- Var, Literal, JaxprEqn (Primitive: lax_prims.c) ---- */
 
 /* a var or literal of a jaxpr value (held) */
 typedef struct VarObj {
@@ -158,9 +140,7 @@ static SrVal *eqn_getattr(SrInterp *I, SrVal *self, const char *name) {
   const EqnObj *o = self->obj.data;
   const SrEqn *e = o->e;
   if (strcmp(name, "primitive") == 0) {
-    Prim *p = sr_xcalloc(1, sizeof *p);
-    p->name = sr_intern_cstr(e->prim->name);
-    return sr_obj(&prim_class, p);
+    return sr_lax_prim_obj(e->prim->name); /* lax_prims.c: lax.X_p itself */
   }
   if (strcmp(name, "params") == 0) {
     SrVal *d = sr_dict(NULL);
@@ -489,7 +469,6 @@ void sr_introspect_init(void) {
   sr_kind_getattr_set(SR_V_JAXPR, jaxpr_getattr);
   sr_kind_getattr_set(SR_V_MESH, mesh_getattr);
   sr_kind_getattr_set(SR_V_SHARDING, sharding_getattr);
-  sr_val_equal_class(&prim_class, prim_equal);
   sr_def("jax.Array.method.tolist", m_tolist, "x.tolist(): x's values as nested lists of Python scalars");
   sr_def("jax.Array.property.itemsize", prop_itemsize, "x.itemsize: the bytes of one element");
   sr_def("jax.Array.property.nbytes", prop_nbytes, "x.nbytes: the bytes of all elements (x.size * x.itemsize)");

@@ -88,5 +88,11 @@ void sr_jnp_norm_init(void);          /* numpy_norm.c: linalg.norm, vector_norm 
 void sr_random_concrete_init(void);   /* random.c: on concrete keys */
 void sr_numpy_index_init(void);       /* numpy_index.c: gather/scatter indexing, .at, take */
 void sr_np_random_init(void);         /* np_random.c: numpy.random, numpy's streams */
+void sr_lax_conv_api_init(void);      /* lax_conv.c: conv_general_dilated and its wrappers */
+void sr_lax_prims_init(void);         /* lax_prims.c: lax.add_p, ... */
+void sr_jnp_apiB_init(void);          /* numpy_apiB.c: windows, kron, matrix_transpose */
+/* The Primitive object of the primitive printed `name` (lax.X_p), one per
+   name: a new reference (lax_prims.c). */
+struct SrVal *sr_lax_prim_obj(const char *name);
 
 #endif

@@ -17,4 +17,6 @@ void sr_lax_init(void) {
   sr_lax_random_init();
   sr_lax_sort_init();
   sr_lax_cumred_init();
+  sr_lax_conv_init();
+  sr_lax_windowed_init();
 }

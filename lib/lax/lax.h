@@ -71,6 +71,15 @@ void sr_lax_manual_init(void);
 void sr_lax_random_init(void);
 void sr_lax_sort_init(void); /* sort.c: sort's eval and JVP, top_k */
 void sr_lax_cumred_init(void); /* cumred.c: the JVPs of cumprod, cummax, cummin */
+void sr_lax_conv_init(void); /* conv.c: conv_general_dilated */
+
+/* The param text ConvDimensionNumbers(lhs_spec=..., rhs_spec=..., out_spec=...)
+   of the three specs of nd entries each (conv.c; a new reference). */
+SrVal *sr_lax_conv_dn_val(const int64_t *lhs_spec, const int64_t *rhs_spec, const int64_t *out_spec, int nd);
+/* slicing._get_sharding_for_varying_out_shape(b's shape, x, name) into b's
+   dims (conv.c; the windowed family shares it). */
+int sr_lax_varying_out_sharding(struct SrTypeCtx *cx, const SrType *x, SrTypeBuilder *b, const char *name);
+void sr_lax_windowed_init(void); /* windowed.c: reduce_window_*, select_and_{gather,scatter}_add */
 
 /* lax._reduction_jaxpr of a scatter's combiner: the update_jaxpr param of
    scatter-add, -sub, -mul, -min or -max on dtype dt, { lambda ; a:dt[] b:dt[].

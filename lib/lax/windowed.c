@@ -1,0 +1,546 @@
+/* windowed.c: the rules of the windowed reductions
+ * (lax/windowed_reductions.py): reduce_window_sum, reduce_window_max,
+ * reduce_window_min, select_and_gather_add (the JVP of the max/min
+ * pools) and select_and_scatter_add (its transpose).
+ *
+ * The family's helpers (their params), then each group's type, eval, JVP
+ * and transpose rules, then the registration sr_lax_windowed_init
+ * (lax/lax.h says what a family file holds and uses).  A dim whose window
+ * is 1 wide, unstrided, unpadded and undilated maps one to one onto the
+ * result's and may stay sharded through the eval rules; the others are
+ * gathered.
+ */
+#include "lax/lax.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ad/ad_rules.h"
+#include "check/rule.h"
+#include "exec/eval.h"
+#include "exec/kern_window.h"
+#include "text/print_val.h"
+#include "util/intern.h"
+
+/* ==== the family's helpers ==== */
+
+typedef struct Win {
+  int n;                   /* window_dimensions' length */
+  int64_t win[SR_MAX_RANK], st[SR_MAX_RANK], lo[SR_MAX_RANK], hi[SR_MAX_RANK], bd[SR_MAX_RANK], wd[SR_MAX_RANK];
+  int nst, npad, nbd, nwd;
+  int ge;                  /* select_prim is ge (else le) */
+} Win;
+
+static int ints_of(const SrVal *v, int64_t *out, int *n) {
+  if (!v || !sr_is_seq(v)) return -1;
+  return sr_val_ints(v, out, SR_MAX_RANK, n);
+}
+
+/* The params (dilations optional: select_and_scatter_add has none);
+   NULL or the malformed one. */
+static const char *read_win(SrVal *(*get)(const void *, const char *), const void *e, Win *w) {
+  memset(w, 0, sizeof *w);
+  if (ints_of(get(e, "window_dimensions"), w->win, &w->n) < 0) return "window_dimensions";
+  if (ints_of(get(e, "window_strides"), w->st, &w->nst) < 0) return "window_strides";
+  SrVal *p = get(e, "padding");
+  if (!p || !sr_is_seq(p) || p->seq.n > SR_MAX_RANK) return "padding";
+  w->npad = p->seq.n;
+  for (int i = 0; i < p->seq.n; i++) {
+    int64_t pr[2];
+    int k;
+    if (!sr_is_seq(p->seq.items[i]) || sr_val_ints(p->seq.items[i], pr, 2, &k) < 0 || k != 2) return "padding";
+    w->lo[i] = pr[0];
+    w->hi[i] = pr[1];
+  }
+  SrVal *b = get(e, "base_dilation"), *d = get(e, "window_dilation");
+  if (b && ints_of(b, w->bd, &w->nbd) < 0) return "base_dilation";
+  if (d && ints_of(d, w->wd, &w->nwd) < 0) return "window_dilation";
+  if (!b)
+    for (w->nbd = w->n; w->nbd > 0; w->nbd--) w->bd[w->nbd - 1] = 1;
+  if (!d)
+    for (w->nwd = w->n; w->nwd > 0; w->nwd--) w->wd[w->nwd - 1] = 1;
+  if (!b) w->nbd = w->n;
+  if (!d) w->nwd = w->n;
+  SrVal *s = get(e, "select_prim");
+  w->ge = !(s && (s->kind == SR_V_WORD || s->kind == SR_V_STR) && s->str.n == 2 && memcmp(s->str.s, "le", 2) == 0);
+  return NULL;
+}
+
+static SrVal *get_rule(const void *e, const char *k) { return sr_rparam(e, k); }
+static SrVal *get_ev(const void *e, const char *k) { return sr_ev_param(e, k); }
+static SrVal *get_eqn(const void *e, const char *k) { return sr_eqn_param(e, sr_intern_cstr(k)); }
+
+static int64_t dilate(int64_t d, int64_t r) {
+  if (r == 1) return d;
+  int64_t v = 1 + r * (d - 1);
+  return v < 0 ? 0 : v;
+}
+
+static int64_t floordiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
+/* reduce_window_shape_tuple */
+static void win_shape(const Win *w, const int64_t *in, int64_t *out) {
+  for (int i = 0; i < w->n; i++) {
+    int64_t padded = dilate(in[i], w->bd[i]) + w->lo[i] + w->hi[i];
+    int64_t v = floordiv(padded - dilate(w->win[i], w->wd[i]), w->st[i]) + 1;
+    out[i] = v < 0 ? 0 : v;
+  }
+}
+
+static int trivial(const Win *w, int d) {
+  return w->win[d] == 1 && w->st[d] == 1 && w->lo[d] == 0 && w->hi[d] == 0 && w->bd[d] == 1 && w->wd[d] == 1;
+}
+
+static const char *ints_s(SrBuf *b, const int64_t *v, int n) {
+  sr_ints_str(b, v, n);
+  return sr_buf_str(b);
+}
+
+/* lax._check_shapelike for one param */
+static int check_shapelike(SrTypeCtx *cx, const char *fun, const char *arg, const int64_t *v, int n, int nonzero) {
+  for (int i = 0; i < n; i++)
+    if (v[i] < (nonzero ? 1 : 0)) {
+      SrBuf b = SR_BUF_INIT;
+      sr_terr(cx, "TypeError", "%s %s must have every element be %s, got %s.", fun, arg,
+              nonzero ? "strictly positive" : "nonnegative", ints_s(&b, v, n));
+      sr_buf_free(&b);
+      return -1;
+    }
+  return 0;
+}
+
+/* _common_reduce_window_shape_rule: the result shape into out. */
+static int common_shape(SrTypeCtx *cx, const SrType *x, const Win *w, int64_t *out) {
+  if (check_shapelike(cx, "reduce_window", "window_dimensions", w->win, w->n, 1) < 0 ||
+      check_shapelike(cx, "reduce_window", "window_strides", w->st, w->nst, 1) < 0 ||
+      check_shapelike(cx, "reduce_window", "base_dilation", w->bd, w->nbd, 0) < 0 ||
+      check_shapelike(cx, "reduce_window", "window_dilation", w->wd, w->nwd, 0) < 0)
+    return -1;
+  SrBuf a = SR_BUF_INIT, b = SR_BUF_INIT;
+  int rc = 0;
+  if (x->ndim != w->n) {
+    sr_shape_str(&a, x);
+    rc = sr_terr(cx, "TypeError",
+                 "reduce_window got the wrong number of window_dimensions for operand: got operand shape %s with "
+                 "window_dimensions %s.",
+                 sr_buf_str(&a), ints_s(&b, w->win, w->n));
+  } else if (w->nst != w->n) {
+    rc = sr_terr(cx, "TypeError",
+                 "reduce_window got inconsistent window_strides and window_dimensions: got window_strides %s and "
+                 "window_dimensions %s.",
+                 ints_s(&a, w->st, w->nst), ints_s(&b, w->win, w->n));
+  } else if (w->nbd != w->n) {
+    rc = sr_terr(cx, "TypeError",
+                 "reduce_window got inconsistent base_dilation and window_dimensions: got base_dilation %s and "
+                 "window_dimensions %s.",
+                 ints_s(&a, w->bd, w->nbd), ints_s(&b, w->win, w->n));
+  } else if (w->nwd != w->n) {
+    rc = sr_terr(cx, "TypeError",
+                 "reduce_window got inconsistent window_dilation and window_dimensions: got window_dilation %s and "
+                 "window_dimensions %s.",
+                 ints_s(&a, w->wd, w->nwd), ints_s(&b, w->win, w->n));
+  } else if (w->npad != w->n) {
+    rc = sr_terr(cx, "TypeError", "reduce_window got %d padding pairs for an operand of rank %d", w->npad, w->n);
+  }
+  sr_buf_free(&a);
+  sr_buf_free(&b);
+  if (rc) return -1;
+  for (int i = 0; i < w->n; i++)
+    if (w->st[i] <= 0 || w->bd[i] <= 0 || w->wd[i] <= 0)
+      return sr_terr(cx, "ValueError", "reduce_window strides and dilations must be positive");
+  int64_t in[SR_MAX_RANK];
+  for (int i = 0; i < x->ndim; i++) in[i] = x->dims[i].size;
+  win_shape(w, in, out);
+  return 0;
+}
+
+/* A standard result of shape `shape` from operand x, sharded by
+   reduce_window_sharding_rule. */
+static int finish_std(SrTypeCtx *cx, const SrRuleEqn *e, const SrType *x, const int64_t *shape, int nd,
+                      const SrType **out) {
+  SrStd s;
+  if (sr_std_begin(cx, e, &s) < 0) return -1;
+  SrTypeBuilder b;
+  memset(&b, 0, sizeof b);
+  b.dtype = x->dtype;
+  b.weak = x->weak;
+  b.mem = x->mem;
+  b.mesh = x->mesh ? x->mesh : s.mesh;
+  b.ndim = (uint8_t)nd;
+  for (int i = 0; i < nd; i++) b.dims[i].size = shape[i];
+  if (s.mode == SR_MODE_EXPLICIT && sr_lax_varying_out_sharding(cx, x, &b, "reduce_window") < 0) return -1;
+  if (sr_vma_standard(cx, e, &b.varying) < 0) return -1;
+  if (sr_mem_default(cx, e, &b.mem) < 0) return -1;
+  return sr_finish_type(cx, e, &b, out);
+}
+
+/* The kernel geometry of operand shape in and result shape out. */
+static void geom(const Win *w, const int64_t *in, const int64_t *out, SrWindowGeom *g) {
+  memset(g, 0, sizeof *g);
+  g->nd = w->n;
+  for (int i = 0; i < w->n; i++) {
+    g->in[i] = in[i];
+    g->out[i] = out[i];
+    g->win[i] = w->win[i];
+    g->stride[i] = w->st[i];
+    g->lo[i] = w->lo[i];
+    g->bdil[i] = w->bd[i];
+    g->wdil[i] = w->wd[i];
+  }
+}
+
+/* A layout of t's shape keeping layout l's axes on the trivial dims. */
+static const SrType *keep_trivial(const SrType *t, const Win *w, const SrType *l) {
+  SrTypeBuilder b;
+  sr_type_builder(&b, sr_layout_of_type(sr_type_strip_sharding(t)));
+  for (int d = 0; d < b.ndim && d < w->n; d++)
+    if (trivial(w, d) && l->dims[d].nax && l->dims[d].size == b.dims[d].size) {
+      b.dims[d].nax = l->dims[d].nax;
+      memcpy(b.dims[d].ax, l->dims[d].ax, SR_MAX_DIM_AXES);
+      b.mesh = l->mesh;
+    }
+  return sr_type_get(&b);
+}
+
+typedef struct WinArg {
+  Win w;
+  int op;      /* SR_WIN_* for reduce_window_*, else 0 */
+  int kind;    /* 0 reduce, 1 select_and_gather_add, 2 select_and_scatter_add */
+  SrDtype dt;
+} WinArg;
+
+static int win_fn(SrShardIO *io) {
+  WinArg *a = io->arg;
+  SrWindowGeom g;
+  int rc;
+  if (a->kind == 2) {
+    /* (source, operand) -> operand-shaped */
+    geom(&a->w, io->in_shape[1], io->in_shape[0], &g);
+    rc = sr_kern_select_scatter(a->w.ge, a->dt, &g, io->in[0]->data, io->in[1]->data, io->out[0]->data);
+  } else if (a->kind == 1) {
+    geom(&a->w, io->in_shape[1], io->out_shape[0], &g);
+    rc = sr_kern_select_gather(a->w.ge, a->dt, &g, io->in[0]->data, io->in[1]->data, io->out[0]->data);
+  } else {
+    geom(&a->w, io->in_shape[0], io->out_shape[0], &g);
+    rc = sr_kern_reduce_window(a->op, a->dt, &g, io->in[0]->data, io->out[0]->data);
+  }
+  if (rc < 0) return sr_ev_err(io->cx, "NotImplementedError", "%s of %s", io->cx ? "a windowed reduction" : "",
+                               sr_dtype_name(a->dt));
+  return 0;
+}
+
+/* Runs a windowed rule over its inputs (1 or 2), the trivial dims kept
+   sharded like the result. */
+static int ev_win(SrEvalCtx *cx, const SrEvalEqn *e, int kind, int op) {
+  WinArg a;
+  memset(&a, 0, sizeof a);
+  const char *bad = read_win(get_ev, e, &a.w);
+  if (bad) return sr_ev_err(cx, "TypeError", "%s equation has no valid '%s' param", e->prim->name, bad);
+  a.kind = kind;
+  a.op = op;
+  a.dt = e->in[0]->type->dtype;
+  const SrType *t = e->out_type[0];
+  const SrMesh *m = sr_ev_mesh_for(cx, e, t);
+  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
+  int nin = (int)e->nin;
+  SrArray *ins[2] = {NULL, NULL};
+  for (int i = 0; i < nin; i++) {
+    ins[i] = sr_redistribute(cx, e->in[i], m, keep_trivial(e->in[i]->type, &a.w, l));
+    if (!ins[i]) {
+      if (i) sr_array_unref(ins[0]);
+      return -1;
+    }
+  }
+  SrArray *r = sr_array_new(t, keep_trivial(t, &a.w, l), m);
+  int rc = sr_ev_map(cx, nin, ins, 1, &r, 0, win_fn, &a);
+  for (int i = 0; i < nin; i++) sr_array_unref(ins[i]);
+  if (rc == 0) e->out[0] = sr_redistribute_typed(cx, r, m, l, t);
+  sr_array_unref(r);
+  return rc < 0 || !e->out[0] ? -1 : 0;
+}
+
+#define TR(name) static int name(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x, SrVal **cx)
+#define JVP(name) static int name(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, SrVal **ty)
+
+static SrVal *pads_val(const int64_t *lo, const int64_t *hi, int n) {
+  SrVal *p = sr_seq(NULL, SR_V_TUPLE, n);
+  for (int i = 0; i < n; i++) {
+    SrVal *q = sr_seq(NULL, SR_V_TUPLE, 2);
+    sr_seq_push(NULL, q, sr_int(NULL, lo[i]));
+    sr_seq_push(NULL, q, sr_int(NULL, hi[i]));
+    sr_seq_push(NULL, p, q);
+  }
+  return p;
+}
+
+static SrVal *select_prim_val(int ge) { return sr_word(NULL, ge ? "ge" : "le", 2); }
+
+/* _select_and_gather_add(t, operand, ...) */
+static SrVal *bind_sga(SrAd *ad, SrVal *t, SrVal *x, const Win *w, int ge, const int64_t *bd, const int64_t *wd) {
+  SrVal *in[2] = {t, x};
+  return sr_ad_bindv(ad, SR_P_select_and_gather_add, 2, in, "select_prim", select_prim_val(ge), "window_dimensions",
+                     sr_int_tuple(w->win, w->n), "window_strides", sr_int_tuple(w->st, w->n), "padding",
+                     pads_val(w->lo, w->hi, w->n), "base_dilation", sr_int_tuple(bd, w->n), "window_dilation",
+                     sr_int_tuple(wd, w->n), NULL);
+}
+
+/* _select_and_scatter_add(source, operand, ...) */
+static SrVal *bind_ssa(SrAd *ad, SrVal *s, SrVal *x, const Win *w, int ge) {
+  SrVal *in[2] = {s, x};
+  return sr_ad_bindv(ad, SR_P_select_and_scatter_add, 2, in, "select_prim", select_prim_val(ge), "window_dimensions",
+                     sr_int_tuple(w->win, w->n), "window_strides", sr_int_tuple(w->st, w->n), "padding",
+                     pads_val(w->lo, w->hi, w->n), NULL);
+}
+
+static int read_eqn_win(SrAd *ad, const SrEqn *e, Win *w) {
+  const char *bad = read_win(get_eqn, e, w);
+  if (bad) return sr_raise(ad->I, "TypeError", "%s: malformed %s", e->prim->name, bad), -1;
+  return 0;
+}
+
+/* ==== reduce_window_sum, reduce_window_max, reduce_window_min ==== */
+
+static int type_rw(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
+  const SrType *ts[1];
+  sr_resolve_bare_literals(e, ts);
+  const SrType *x = ts[0];
+  Win w;
+  const char *bad = read_win(get_rule, e, &w);
+  if (bad) return sr_terr(cx, "TypeError", "%s equation has no valid '%s' param", e->prim->name, bad);
+  if (e->prim == &sr_prims[SR_P_reduce_window_sum] && (x->dtype == SR_BOOL || !sr_dtype_info(x->dtype)))
+    return sr_terr(cx, "TypeError", "operand to reduce_window_sum must have a number dtype, got %s",
+                   sr_dtype_name(x->dtype));
+  int64_t shape[SR_MAX_RANK];
+  if (common_shape(cx, x, &w, shape) < 0) return -1;
+  return finish_std(cx, e, x, shape, x->ndim, out);
+}
+
+static int ev_rw_sum(SrEvalCtx *cx, const SrEvalEqn *e) { return ev_win(cx, e, 0, SR_WIN_SUM); }
+static int ev_rw_max(SrEvalCtx *cx, const SrEvalEqn *e) { return ev_win(cx, e, 0, SR_WIN_MAX); }
+static int ev_rw_min(SrEvalCtx *cx, const SrEvalEqn *e) { return ev_win(cx, e, 0, SR_WIN_MIN); }
+
+/* _reduce_window_chooser_jvp_rule: the tangent at each window's max (min) */
+JVP(jvp_rw_chooser) {
+  Win w;
+  if (read_eqn_win(ad, e, &w) < 0) return -1;
+  y[0] = sr_ad_bind_eqn1(ad, e, x);
+  if (!y[0]) return -1;
+  if (!t[0]) {
+    ty[0] = NULL;
+    return 0;
+  }
+  ty[0] = bind_sga(ad, t[0], x[0], &w, e->prim == &sr_prims[SR_P_reduce_window_max], w.bd, w.wd);
+  return ty[0] ? 0 : -1;
+}
+
+/* _reduce_window_sum_transpose_rule: the cotangent padded (interior
+   stride - 1) and summed over windows strided by the base dilation. */
+TR(tr_rw_sum) {
+  (void)x;
+  Win w;
+  if (read_eqn_win(ad, e, &w) < 0) return -1;
+  const SrType *it = e->in[0]->type, *gt = sr_ad_type(ad, ct[0]);
+  if (!gt) return -1;
+  int n = w.n;
+  int64_t cfg[3 * SR_MAX_RANK], ones[SR_MAX_RANK], zeros[SR_MAX_RANK];
+  for (int i = 0; i < n; i++) {
+    /* _conv_general_vjp_lhs_padding */
+    int64_t ld = dilate(it->dims[i].size, w.bd[i]), rd = dilate(w.win[i], w.wd[i]);
+    int64_t od = dilate(gt->dims[i].size, w.st[i]);
+    int64_t before = rd - w.lo[i] - 1;
+    cfg[3 * i] = before;
+    cfg[3 * i + 1] = ld + rd - 1 - od - before;
+    cfg[3 * i + 2] = w.st[i] - 1;
+    ones[i] = 1;
+    zeros[i] = 0;
+  }
+  SrVal *zero = sr_ad_scalar(ad, gt->dtype, 0, 0.0);
+  SrVal *p = sr_ad_keep(ad, sr_op_pad(SR_AD_BINDER(ad), ct[0], zero, cfg, n));
+  if (!p) return -1;
+  cx[0] = sr_ad_bindv(ad, SR_P_reduce_window_sum, 1, &p, "window_dimensions", sr_int_tuple(w.win, n),
+                      "window_strides", sr_int_tuple(w.bd, n), "padding", pads_val(zeros, zeros, n), "base_dilation",
+                      sr_int_tuple(ones, n), "window_dilation", sr_int_tuple(w.wd, n), NULL);
+  return cx[0] ? 0 : -1;
+}
+
+/* ==== select_and_gather_add ==== */
+
+static int type_sga(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 2, 1) < 0) return -1;
+  const SrType *ts[2];
+  sr_resolve_bare_literals(e, ts);
+  const SrType *t = ts[0], *x = ts[1];
+  Win w;
+  const char *bad = read_win(get_rule, e, &w);
+  if (bad) return sr_terr(cx, "TypeError", "select_and_gather_add equation has no valid '%s' param", bad);
+  int same = t->ndim == x->ndim;
+  for (int i = 0; same && i < t->ndim; i++) same = t->dims[i].size == x->dims[i].size;
+  if (!same) {
+    SrBuf a = SR_BUF_INIT, b = SR_BUF_INIT;
+    sr_shape_str(&a, t);
+    sr_shape_str(&b, x);
+    sr_terr(cx, "TypeError", "select_and_gather_add tangents and operand shapes must match, got %s and %s.",
+            sr_buf_str(&a), sr_buf_str(&b));
+    sr_buf_free(&a);
+    sr_buf_free(&b);
+    return -1;
+  }
+  int64_t shape[SR_MAX_RANK];
+  if (common_shape(cx, x, &w, shape) < 0) return -1;
+  return finish_std(cx, e, t, shape, x->ndim, out);
+}
+
+static int ev_sga(SrEvalCtx *cx, const SrEvalEqn *e) { return ev_win(cx, e, 1, 0); }
+
+/* _select_and_gather_add_jvp: linear in the tangents */
+JVP(jvp_sga) {
+  Win w;
+  if (read_eqn_win(ad, e, &w) < 0) return -1;
+  y[0] = sr_ad_bind_eqn1(ad, e, x);
+  if (!y[0]) return -1;
+  if (!t[0]) {
+    ty[0] = NULL;
+    return 0;
+  }
+  SrVal *in[2] = {t[0], x[1]};
+  ty[0] = sr_ad_bind_eqn1(ad, e, in);
+  return ty[0] ? 0 : -1;
+}
+
+/* _select_and_gather_add_transpose */
+TR(tr_sga) {
+  Win w;
+  if (read_eqn_win(ad, e, &w) < 0) return -1;
+  if (!x[1] || x[0]) return sr_raise(ad->I, "ValueError", "select_and_gather_add transposes in its tangents only"), -1;
+  for (int i = 0; i < w.n; i++)
+    if (w.wd[i] != 1) {
+      SrBuf b = SR_BUF_INIT;
+      sr_ints_str(&b, w.wd, w.n);
+      sr_raise(ad->I, "NotImplementedError",
+               "VJP not implemented for select_and_gather (MaxPool) with window dilation, got window_dilation=%s.",
+               sr_buf_str(&b));
+      sr_buf_free(&b);
+      return -1;
+    }
+  SrVal *op = x[1];
+  int based = 0;
+  for (int i = 0; i < w.n; i++) based |= w.bd[i] != 1;
+  const SrType *xt = sr_ad_type(ad, op);
+  if (!xt) return -1;
+  if (based) {
+    int64_t cfg[3 * SR_MAX_RANK];
+    for (int i = 0; i < w.n; i++) cfg[3 * i] = cfg[3 * i + 1] = 0, cfg[3 * i + 2] = w.bd[i] - 1;
+    double id = w.ge ? -INFINITY : INFINITY;
+    SrVal *idv = sr_ad_scalar(ad, xt->dtype, 0, id);
+    op = sr_ad_keep(ad, sr_op_pad(SR_AD_BINDER(ad), op, idv, cfg, w.n));
+    if (!op) return -1;
+  }
+  SrVal *r = bind_ssa(ad, ct[0], op, &w, w.ge);
+  if (r && based) {
+    const SrType *rt = sr_ad_type(ad, r);
+    int64_t st[SR_MAX_RANK], lim[SR_MAX_RANK];
+    for (int i = 0; i < w.n; i++) st[i] = 0, lim[i] = rt->dims[i].size;
+    r = sr_ad_keep(ad, sr_op_slice(SR_AD_BINDER(ad), r, st, lim, w.bd));
+  }
+  cx[0] = r;
+  return r ? 0 : -1;
+}
+
+/* ==== select_and_scatter_add ==== */
+
+static int type_ssa(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 2, 1) < 0) return -1;
+  const SrType *ts[2];
+  sr_resolve_bare_literals(e, ts);
+  const SrType *s = ts[0], *x = ts[1];
+  Win w;
+  const char *bad = read_win(get_rule, e, &w);
+  if (bad) return sr_terr(cx, "TypeError", "select_and_scatter_add equation has no valid '%s' param", bad);
+  if (w.n != w.nst) {
+    SrBuf a = SR_BUF_INIT, b = SR_BUF_INIT;
+    sr_terr(cx, "TypeError",
+            "select_and_scatter got inconsistent window_strides and window_dimensions: got window_strides %s and "
+            "window_dimensions %s.",
+            ints_s(&a, w.st, w.nst), ints_s(&b, w.win, w.n));
+    sr_buf_free(&a);
+    sr_buf_free(&b);
+    return -1;
+  }
+  if (w.n != x->ndim || w.npad != x->ndim)
+    return sr_terr(cx, "TypeError", "select_and_scatter_add's window does not fit its operand of rank %d", x->ndim);
+  int64_t in[SR_MAX_RANK], want[SR_MAX_RANK];
+  for (int i = 0; i < x->ndim; i++) in[i] = x->dims[i].size;
+  win_shape(&w, in, want);
+  int same = s->ndim == x->ndim;
+  for (int i = 0; same && i < s->ndim; i++) same = s->dims[i].size == want[i];
+  if (!same) return sr_terr(cx, "TypeError", "select_and_scatter_add's source does not have the shape of its windows");
+  SrStd st;
+  if (sr_std_begin(cx, e, &st) < 0) return -1;
+  SrTypeBuilder b;
+  sr_type_builder(&b, x);
+  b.dtype = s->dtype;
+  b.weak = s->weak;
+  if (st.mode != SR_MODE_EXPLICIT)
+    for (int i = 0; i < b.ndim; i++) b.dims[i].nax = 0;
+  b.unreduced = b.reduced = 0;
+  b.ukind = SR_UK_NONE;
+  if (sr_vma_standard(cx, e, &b.varying) < 0) return -1;
+  if (sr_mem_default(cx, e, &b.mem) < 0) return -1;
+  return sr_finish_type(cx, e, &b, out);
+}
+
+static int ev_ssa(SrEvalCtx *cx, const SrEvalEqn *e) { return ev_win(cx, e, 2, 0); }
+
+/* _select_and_scatter_add_jvp */
+JVP(jvp_ssa) {
+  y[0] = sr_ad_bind_eqn1(ad, e, x);
+  if (!y[0]) return -1;
+  if (!t[0]) {
+    ty[0] = NULL;
+    return 0;
+  }
+  SrVal *in[2] = {t[0], x[1]};
+  ty[0] = sr_ad_bind_eqn1(ad, e, in);
+  return ty[0] ? 0 : -1;
+}
+
+/* _select_and_scatter_add_transpose */
+TR(tr_ssa) {
+  Win w;
+  if (read_eqn_win(ad, e, &w) < 0) return -1;
+  if (!x[1] || x[0]) return sr_raise(ad->I, "ValueError", "select_and_scatter_add transposes in its source only"), -1;
+  int64_t ones[SR_MAX_RANK];
+  for (int i = 0; i < w.n; i++) ones[i] = 1;
+  cx[0] = bind_sga(ad, ct[0], x[1], &w, w.ge, ones, ones);
+  return cx[0] ? 0 : -1;
+}
+
+#undef TR
+#undef JVP
+
+/* ==== registration ==== */
+
+void sr_lax_windowed_init(void) {
+  int rw[3] = {SR_P_reduce_window_sum, SR_P_reduce_window_max, SR_P_reduce_window_min};
+  for (int i = 0; i < 3; i++) sr_set_type_rule(rw[i], type_rw);
+  sr_set_type_rule(SR_P_select_and_gather_add, type_sga);
+  sr_set_type_rule(SR_P_select_and_scatter_add, type_ssa);
+  sr_set_eval_rule(SR_P_reduce_window_sum, ev_rw_sum);
+  sr_set_eval_rule(SR_P_reduce_window_max, ev_rw_max);
+  sr_set_eval_rule(SR_P_reduce_window_min, ev_rw_min);
+  sr_set_eval_rule(SR_P_select_and_gather_add, ev_sga);
+  sr_set_eval_rule(SR_P_select_and_scatter_add, ev_ssa);
+  sr_ad_set_jvp(SR_P_reduce_window_sum, sr_ad_jvp_linear);
+  sr_ad_set_transpose(SR_P_reduce_window_sum, tr_rw_sum);
+  sr_ad_set_jvp(SR_P_reduce_window_max, jvp_rw_chooser);
+  sr_ad_set_jvp(SR_P_reduce_window_min, jvp_rw_chooser);
+  sr_ad_set_jvp(SR_P_select_and_gather_add, jvp_sga);
+  sr_ad_set_transpose(SR_P_select_and_gather_add, tr_sga);
+  sr_ad_set_jvp(SR_P_select_and_scatter_add, jvp_ssa);
+  sr_ad_set_transpose(SR_P_select_and_scatter_add, tr_ssa);
+}
