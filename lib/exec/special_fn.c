@@ -116,3 +116,42 @@ static double bessel_ie(int nu, double x) {
 
 double sr_bessel_i0e(double x) { return bessel_ie(0, x); }
 double sr_bessel_i1e(double x) { return bessel_ie(1, x); }
+
+/* I_x(a, b)'s continued fraction (Numerical Recipes' betacf, by Lentz's
+   method), used where it converges fast: x < (a + 1) / (a + b + 2), else
+   through I_x(a, b) = 1 - I_{1-x}(b, a) */
+static double betacf(double a, double b, double x) {
+  const double tiny = 1e-300;
+  double qab = a + b, qap = a + 1, qam = a - 1, c = 1, d = 1 - qab * x / qap;
+  if (fabs(d) < tiny) d = tiny;
+  d = 1 / d;
+  double h = d;
+  for (int m = 1; m < ITMAX; m++) {
+    int m2 = 2 * m;
+    double aa = m * (b - m) * x / ((qam + m2) * (a + m2));
+    d = 1 + aa * d;
+    if (fabs(d) < tiny) d = tiny;
+    c = 1 + aa / c;
+    if (fabs(c) < tiny) c = tiny;
+    d = 1 / d;
+    h *= d * c;
+    aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
+    d = 1 + aa * d;
+    if (fabs(d) < tiny) d = tiny;
+    c = 1 + aa / c;
+    if (fabs(c) < tiny) c = tiny;
+    d = 1 / d;
+    double del = d * c;
+    h *= del;
+    if (fabs(del - 1) < EPS) break;
+  }
+  return h;
+}
+
+double sr_betainc(double a, double b, double x) {
+  if (isnan(a) || isnan(b) || isnan(x) || a <= 0 || b <= 0 || x < 0 || x > 1) return NAN;
+  if (x == 0 || x == 1) return x;
+  double lbt = lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x);
+  if (x < (a + 1) / (a + b + 2)) return exp(lbt) * betacf(a, b, x) / a;
+  return 1 - exp(lbt) * betacf(b, a, 1 - x) / b;
+}

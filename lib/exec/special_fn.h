@@ -1,6 +1,6 @@
 /* special_fn.h: the special functions the elementwise kernels of
  * lax/special.py's primitives compute (igamma, igammac, igamma_grad_a,
- * bessel_i0e, bessel_i1e), in double precision (the float32 kernels round
+ * bessel_i0e, bessel_i1e, regularized_incomplete_beta), in double precision (the float32 kernels round
  * the double result).
  */
 #ifndef SR_EXEC_SPECIAL_FN_H
@@ -17,5 +17,8 @@ double sr_igamma_grad_a(double a, double x);
    Bessel functions of orders 0 and 1. */
 double sr_bessel_i0e(double x);
 double sr_bessel_i1e(double x);
+/* The regularized incomplete beta function I_x(a, b); NaN outside a > 0,
+   b > 0, 0 <= x <= 1. */
+double sr_betainc(double a, double b, double x);
 
 #endif

@@ -63,6 +63,20 @@ BIN(lax_igamma, SR_P_igamma, "igamma")
 BIN(lax_igammac, SR_P_igammac, "igammac")
 BIN(lax_igamma_grad_a, SR_P_igamma_grad_a, "igamma_grad_a")
 
+/* betainc(a, b, x): regularized_incomplete_beta_p.bind(a, b, x) */
+static SrVal *lax_betainc(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "betainc", "a, b, x", p) < 0) return NULL;
+  SrVal *v[3] = {NULL, NULL, NULL};
+  SrVal *r = NULL;
+  for (int i = 0; i < 3; i++)
+    if (!(v[i] = sr_jnp_asarray(I, p[i], -1))) goto done;
+  r = sr_bind(I, SR_P_regularized_incomplete_beta, 3, v, 0, NULL);
+done:
+  for (int i = 0; i < 3; i++) sr_unref(v[i]);
+  return r;
+}
+
 /* reciprocal(x) = integer_pow(x, -1) */
 static SrVal *lax_reciprocal(SrInterp *I, SrArgs *a) {
   SrVal *p[1];
@@ -377,6 +391,7 @@ void sr_lax_math_init(void) {
       {"jax.lax.igamma", lax_igamma, "igamma(a, x): the regularized lower incomplete gamma function P(a, x)"},
       {"jax.lax.igammac", lax_igammac, "igammac(a, x): the regularized upper incomplete gamma function Q(a, x)"},
       {"jax.lax.igamma_grad_a", lax_igamma_grad_a, "igamma_grad_a(a, x): dP(a, x)/da"},
+      {"jax.lax.betainc", lax_betainc, "betainc(a, b, x): the regularized incomplete beta function I_x(a, b)"},
       {"jax.lax.reciprocal", lax_reciprocal, "reciprocal(x): 1 / x, integer_pow(x, -1)"},
       {"jax.lax.full_like", lax_full_like,
        "full_like(x, fill_value, dtype=None, shape=None, sharding=None): an array like x filled with fill_value"},

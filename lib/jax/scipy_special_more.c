@@ -76,6 +76,15 @@ static SrVal *bin(SrInterp *I, SrArgs *a, const char *name, const char *spec, co
 static SrVal *sp_gammainc(SrInterp *I, SrArgs *a) { return bin(I, a, "gammainc", "a, x", "jax.lax.igamma"); }
 static SrVal *sp_gammaincc(SrInterp *I, SrArgs *a) { return bin(I, a, "gammaincc", "a, x", "jax.lax.igammac"); }
 
+/* betainc: promote_args_inexact, lax.betainc */
+static SrVal *sp_betainc(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "betainc", "a, b, x", p) < 0) return NULL;
+  SCOPE(I);
+  if (sr_nn_promote_inexact(s, 3, p, "betainc") < 0 || no_complex(s, p[2], "betainc") < 0) return DONE(NULL);
+  return DONE(C3("jax.lax.betainc", p[0], p[1], p[2]));
+}
+
 /* ---- betaln (third_party/scipy/betaln.py), beta ---- */
 
 /* algdiv(a, b): log(gamma(a)) / log(gamma(a + b)) for b >= 8 (its
@@ -480,6 +489,7 @@ void sr_scipy_special_more_init(void) {
   } defs[] = {
       {"jax.scipy.special.gammainc", sp_gammainc, "gammainc(a, x): the regularized lower incomplete gamma P(a, x)"},
       {"jax.scipy.special.gammaincc", sp_gammaincc, "gammaincc(a, x): the regularized upper incomplete gamma Q(a, x)"},
+      {"jax.scipy.special.betainc", sp_betainc, "betainc(a, b, x): the regularized incomplete beta function"},
       {"jax.scipy.special.betaln", sp_betaln, "betaln(a, b): log|B(a, b)|"},
       {"jax.scipy.special.beta", sp_beta, "beta(a, b): the beta function B(a, b)"},
       {"jax.scipy.special.gamma", sp_gamma, "gamma(x): the gamma function, gammasgn(x) * exp(lgamma(x))"},

@@ -443,6 +443,24 @@ static int ew_fn(SrShardIO *io) {
                           sc[2], io->out[0]->data);
     break;
   }
+  case SR_P_regularized_incomplete_beta: {
+    /* betainc(a, b, x) in double; a scalar operand is read at 0 */
+    n = io->out[0]->nbytes / sr_elem_size(w->dt);
+    const int *sc = w->scalar;
+    rc = 0;
+    if (w->dt == SR_F32) {
+      const float *a = io->in[0]->data, *b = io->in[1]->data, *x = io->in[2]->data;
+      float *y = io->out[0]->data;
+      for (size_t i = 0; i < n; i++) y[i] = (float)sr_betainc(a[sc[0] ? 0 : i], b[sc[1] ? 0 : i], x[sc[2] ? 0 : i]);
+    } else if (w->dt == SR_F64) {
+      const double *a = io->in[0]->data, *b = io->in[1]->data, *x = io->in[2]->data;
+      double *y = io->out[0]->data;
+      for (size_t i = 0; i < n; i++) y[i] = sr_betainc(a[sc[0] ? 0 : i], b[sc[1] ? 0 : i], x[sc[2] ? 0 : i]);
+    } else {
+      rc = -1;
+    }
+    break;
+  }
   default:
     if (w->nin == 1) {
       n = io->in[0]->nbytes / sr_elem_size(w->dt);
@@ -1374,7 +1392,7 @@ typedef int (*UrRule)(SrTypeCtx *cx, const SrRuleEqn *e, const SrType *const *ts
 
 static const struct {
   int id;
-  unsigned accepted[2]; /* dtype classes of each position */
+  unsigned accepted[3]; /* dtype classes of each position (a third: ternary) */
   uint8_t result;       /* ResultDtype */
   uint8_t extended;     /* allow_extended_dtype */
   UrRule ur;
@@ -1392,6 +1410,7 @@ static const struct {
   {SR_P_igamma, {SR_DC_FLOAT, SR_DC_FLOAT}, RES_SAME, 0, nary_ur},
   {SR_P_igammac, {SR_DC_FLOAT, SR_DC_FLOAT}, RES_SAME, 0, nary_ur},
   {SR_P_igamma_grad_a, {SR_DC_FLOAT, SR_DC_FLOAT}, RES_SAME, 0, nary_ur},
+  {SR_P_regularized_incomplete_beta, {SR_DC_FLOAT, SR_DC_FLOAT, SR_DC_FLOAT}, RES_SAME, 0, nary_ur},
   {SR_P_eq, {SR_DC_ANY, SR_DC_ANY}, RES_BOOL, 1, nary_ur},
   {SR_P_ne, {SR_DC_ANY, SR_DC_ANY}, RES_BOOL, 1, nary_ur},
   {SR_P_lt, {SR_DC_INT | SR_DC_FLOAT | SR_DC_BOOL, SR_DC_INT | SR_DC_FLOAT | SR_DC_BOOL}, RES_BOOL, 0, nary_ur},
@@ -1432,8 +1451,9 @@ static int nary_dtype(SrTypeCtx *cx, const SrRuleEqn *e, const SrType *const *ts
 static int type_naryop(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   size_t k = 0;
   while (k < sizeof naryops / sizeof naryops[0] && naryops[k].id != e->prim->id) k++;
-  if (sr_rule_arity(cx, e, 2, 1) < 0) return -1;
-  const SrType *ts[2];
+  int arity = naryops[k].accepted[2] ? 3 : 2;
+  if (sr_rule_arity(cx, e, arity, 1) < 0) return -1;
+  const SrType *ts[3];
   sr_resolve_bare_literals(e, ts);
   SrDtype out_dtype = 0;
   int has_out_dtype = 0;
@@ -1453,7 +1473,7 @@ static int type_naryop(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
                    "and %s respectively.",
                    sr_dtype_name(ts[0]->dtype), sr_dtype_name(ts[1]->dtype));
   b.dtype = naryops[k].result == RES_BOOL ? SR_BOOL : has_out_dtype ? out_dtype : ts[0]->dtype;
-  b.weak = (uint8_t)(ts[0]->weak && ts[1]->weak);
+  b.weak = (uint8_t)(ts[0]->weak && ts[1]->weak && (arity < 3 || ts[2]->weak));
   SrStd s;
   if (sr_std_begin(cx, e, &s) < 0) return -1;
   b.mesh = s.mesh;
@@ -1763,6 +1783,27 @@ JVP1(jvp_igamma) {
   }
   ty[0] = sr_ad_add_tangents(ad, da, dx);
   return done1(y, ty);
+}
+
+/* lax/special.py: ad.defjvp(regularized_incomplete_beta_p,
+   betainc_grad_not_implemented (a, b), betainc_gradx):
+   exp((b - 1) * log1p(-x) + (a - 1) * log(x) - lbeta) * g */
+JVP1(jvp_betainc) {
+  if (t[0] || t[1])
+    return sr_raise(ad->I, "ValueError", "Betainc gradient with respect to a and b not supported."), -1;
+  y[0] = primal1(ad, e, x);
+  if (t[2]) {
+    SrVal *a = x[0], *b = x[1], *xx = x[2];
+    SrVal *lbeta = sr_ad_binop(ad, SR_P_sub,
+                               sr_ad_binop(ad, SR_P_add, sr_ad_unop(ad, SR_P_lgamma, a), sr_ad_unop(ad, SR_P_lgamma, b)),
+                               sr_ad_unop(ad, SR_P_lgamma, sr_ad_binop(ad, SR_P_add, a, b)));
+    SrVal *t1 = sr_ad_mul(ad, sr_ad_binop(ad, SR_P_sub, b, sr_ad_scalar_like(ad, b, 1.0)),
+                          sr_ad_unop(ad, SR_P_log1p, sr_ad_neg(ad, xx)));
+    SrVal *t2 = sr_ad_mul(ad, sr_ad_binop(ad, SR_P_sub, a, sr_ad_scalar_like(ad, a, 1.0)), sr_ad_unop(ad, SR_P_log, xx));
+    SrVal *px = sr_ad_unop(ad, SR_P_exp, sr_ad_binop(ad, SR_P_sub, sr_ad_binop(ad, SR_P_add, t1, t2), lbeta));
+    ty[0] = sr_ad_mul(ad, px, t[2]);
+  }
+  return y[0] && (!t[2] || ty[0]) ? 0 : -1;
 }
 
 JVP1(jvp_rem) {
@@ -2369,7 +2410,7 @@ static void eval_rules_elementwise(void) {
     SR_P_add, SR_P_sub, SR_P_mul, SR_P_div, SR_P_rem, SR_P_pow, SR_P_max, SR_P_min, SR_P_atan2, SR_P_nextafter,
     SR_P_eq, SR_P_ne, SR_P_lt, SR_P_le, SR_P_gt, SR_P_ge, SR_P_and, SR_P_or, SR_P_xor, SR_P_shift_left,
     SR_P_shift_right_logical, SR_P_shift_right_arithmetic, SR_P_select_n, SR_P_clamp, SR_P_add_any,
-    SR_P_igamma, SR_P_igammac, SR_P_igamma_grad_a,
+    SR_P_igamma, SR_P_igammac, SR_P_igamma_grad_a, SR_P_regularized_incomplete_beta,
   };
   for (size_t i = 0; i < sizeof unary / sizeof *unary; i++) sr_set_eval_rule(unary[i], ev_unary);
   for (size_t i = 0; i < sizeof nary / sizeof *nary; i++) sr_set_eval_rule(nary[i], ev_nary);
@@ -2444,6 +2485,7 @@ static void ad_rules_elementwise(void) {
   sr_ad_set_jvp(SR_P_bessel_i1e, jvp_bessel_i1e);
   sr_ad_set_jvp(SR_P_igamma, jvp_igamma);
   sr_ad_set_jvp(SR_P_igammac, jvp_igamma);
+  sr_ad_set_jvp(SR_P_regularized_incomplete_beta, jvp_betainc);
   sr_ad_set_jvp(SR_P_add_any, sr_ad_jvp_linear);
   sr_ad_set_transpose(SR_P_add_any, tr_add_any);
 }
