@@ -77,6 +77,22 @@ done:
   return r;
 }
 
+/* reduce_and / reduce_or(operand, axes): the primitive over axes */
+static SrVal *lax_reduce_bool(SrInterp *I, SrArgs *a, int prim, const char *name) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, name, "operand, axes", p) < 0) return NULL;
+  int64_t axes[SR_MAX_RANK];
+  int n;
+  if (sr_ints_arg(I, p[1], axes, &n, "axes") < 0) return NULL;
+  SrVal *x = sr_jnp_asarray(I, p[0], -1);
+  SrVal *r = x ? sr_lax_reduce(I, prim, x, axes, n, NULL) : NULL;
+  sr_unref(x);
+  return r;
+}
+
+static SrVal *lax_reduce_and(SrInterp *I, SrArgs *a) { return lax_reduce_bool(I, a, SR_P_reduce_and, "reduce_and"); }
+static SrVal *lax_reduce_or(SrInterp *I, SrArgs *a) { return lax_reduce_bool(I, a, SR_P_reduce_or, "reduce_or"); }
+
 /* reciprocal(x) = integer_pow(x, -1) */
 static SrVal *lax_reciprocal(SrInterp *I, SrArgs *a) {
   SrVal *p[1];
@@ -392,6 +408,8 @@ void sr_lax_math_init(void) {
       {"jax.lax.igammac", lax_igammac, "igammac(a, x): the regularized upper incomplete gamma function Q(a, x)"},
       {"jax.lax.igamma_grad_a", lax_igamma_grad_a, "igamma_grad_a(a, x): dP(a, x)/da"},
       {"jax.lax.betainc", lax_betainc, "betainc(a, b, x): the regularized incomplete beta function I_x(a, b)"},
+      {"jax.lax.reduce_and", lax_reduce_and, "reduce_and(operand, axes): the bitwise/logical and over axes"},
+      {"jax.lax.reduce_or", lax_reduce_or, "reduce_or(operand, axes): the bitwise/logical or over axes"},
       {"jax.lax.reciprocal", lax_reciprocal, "reciprocal(x): 1 / x, integer_pow(x, -1)"},
       {"jax.lax.full_like", lax_full_like,
        "full_like(x, fill_value, dtype=None, shape=None, sharding=None): an array like x filled with fill_value"},
