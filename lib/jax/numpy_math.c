@@ -1176,6 +1176,62 @@ static SrVal *nanarg(SrInterp *I, SrArgs *a, int is_max) {
 static SrVal *jnp_nanargmax(SrInterp *I, SrArgs *a) { return nanarg(I, a, 1); }
 static SrVal *jnp_nanargmin(SrInterp *I, SrArgs *a) { return nanarg(I, a, 0); }
 
+/* ---- polyval (@partial(jit, static_argnames=['unroll'])) ---- */
+
+/* the scan body lambda y, p: (y * x + p, None), x in the data */
+static SrVal *polyval_step(SrInterp *I, SrArgs *a) {
+  SrVal *x = sr_current_builtin(I)->data;
+  if (a->n != 2) return sr_raise(I, "TypeError", "<lambda>() takes 2 positional arguments");
+  SCOPE(I);
+  SrVal *y = OP(ADD, OP(MUL, a->v[0], x), a->v[1]);
+  return DONE(tuple2(s, y, KEEP(sr_none())));
+}
+
+static SrVal *polyval_body(SrInterp *I, SrArgs *a) {
+  int64_t unroll = *(int64_t *)sr_current_builtin(I)->data;
+  SCOPE(I);
+  SrVal *px[2] = {KEEP(sr_jnp_asarray(I, a->v[0], -1)), KEEP(sr_jnp_asarray(I, a->v[1], -1))};
+  if (!px[0] || !px[1]) return DONE(NULL);
+  /* promote_dtypes: one dtype, shapes as they are */
+  int weak;
+  SrDtype dt = sr_jnp_result_dtype(I, 2, px, &weak);
+  for (int i = 0; i < 2; i++)
+    if (!(px[i] = KEEP(sr_lax_convert(I, px[i], dt, weak, NULL)))) return DONE(NULL);
+  const SrType *pt = ty(I, px[0]), *xt = ty(I, px[1]);
+  if (pt->ndim < 1) return DONE(sr_raise(I, "ValueError", "polyval: p must be at least 1-d"));
+  /* lax.broadcast_shapes(p.shape[1:], x.shape) */
+  int nd = pt->ndim - 1 > xt->ndim ? pt->ndim - 1 : xt->ndim;
+  int64_t shape[SR_MAX_RANK];
+  for (int i = 0; i < nd; i++) {
+    int ip = i - (nd - (pt->ndim - 1)), ix = i - (nd - xt->ndim);
+    int64_t dp = ip >= 0 ? pt->dims[1 + ip].size : 1, dx = ix >= 0 ? xt->dims[ix].size : 1;
+    if (dp != dx && dp != 1 && dx != 1) return DONE(sr_raise(I, "ValueError", "Incompatible shapes for broadcasting"));
+    shape[i] = dp == 1 ? dx : dp;
+  }
+  SrVal *y = KEEP(sr_lax_full(I, shape, nd, IN(0), (int)dt, NULL));
+  SrVal *f = y ? KEEP(sr_builtin_with("<lambda>", polyval_step, sr_ref(px[1]), sr_nn_unref_data)) : NULL;
+  SrVal *v[3] = {f, y, px[0]};
+  const char *kw[1] = {"unroll"};
+  SrVal *kv[1] = {IN(unroll)};
+  SrVal *r = f ? sr_nn_call(s, "jax.lax.scan", 3, v, 1, kw, kv) : NULL;
+  return DONE(r && sr_is_seq(r) ? r->seq.items[0] : NULL);
+}
+
+SrVal *sr_jnp_polyval(SrInterp *I, SrVal *p, SrVal *x, int64_t unroll) {
+  int64_t *u = sr_xmalloc(sizeof *u);
+  *u = unroll;
+  SrVal *v[2] = {p, x};
+  return sr_api_jit(I, "polyval", polyval_body, u, 2, v);
+}
+
+static SrVal *jnp_polyval(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "polyval", "p, x, *, unroll=", p) < 0) return NULL;
+  int64_t unroll = 16;
+  if (p[2] && sr_as_int(I, p[2], "unroll", &unroll) < 0) return NULL;
+  return sr_jnp_polyval(I, p[0], p[1], unroll);
+}
+
 /* ---- registration ---- */
 
 void sr_numpy_math_init(void) {
@@ -1235,6 +1291,7 @@ void sr_numpy_math_init(void) {
       {"jax.numpy.iscomplex", jnp_iscomplex, "iscomplex(x): whether the imaginary part is not 0"},
       {"jax.numpy.isrealobj", jnp_isrealobj, "isrealobj(x): whether x is not of a complex type"},
       {"jax.numpy.iscomplexobj", jnp_iscomplexobj, "iscomplexobj(x): whether x is of a complex type"},
+      {"jax.numpy.polyval", jnp_polyval, "polyval(p, x, *, unroll=16): the polynomial p (highest degree first) at x, a scan"},
       {"jax.numpy.count_nonzero", jnp_count_nonzero, "count_nonzero(a, axis=None, keepdims=False): the non-zeros"},
       {"jax.numpy.ptp", jnp_ptp, "ptp(a, axis=None, keepdims=False): max - min (peak to peak)"},
       {"jax.numpy.nanvar", jnp_nanvar,

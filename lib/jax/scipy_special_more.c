@@ -481,6 +481,133 @@ static SrVal *boxcox(SrInterp *I, SrArgs *a, const char *name, const char *logf)
 static SrVal *sp_boxcox(SrInterp *I, SrArgs *a) { return boxcox(I, a, "boxcox", "jax.numpy.log"); }
 static SrVal *sp_boxcox1p(SrInterp *I, SrArgs *a) { return boxcox(I, a, "boxcox1p", "jax.numpy.log1p"); }
 
+/* ---- ndtri (_ndtri: cephes' piecewise rational approximations) ---- */
+
+static const double ndtri_p0[] = {-5.99633501014107895267E1, 9.80010754185999661536E1, -5.66762857469070293439E1, 1.39312609387279679503E1, -1.23916583867381258016E0};
+static const double ndtri_q0[] = {1.0, 1.95448858338141759834E0, 4.67627912898881538453E0, 8.63602421390890590575E1, -2.25462687854119370527E2, 2.00260212380060660359E2, -8.20372256168333339912E1, 1.59056225126211695515E1, -1.18331621121330003142E0};
+static const double ndtri_p1[] = {4.05544892305962419923E0, 3.15251094599893866154E1, 5.71628192246421288162E1, 4.40805073893200834700E1, 1.46849561928858024014E1, 2.18663306850790267539E0, -1.40256079171354495875E-1, -3.50424626827848203418E-2, -8.57456785154685413611E-4};
+static const double ndtri_q1[] = {1.0, 1.57799883256466749731E1, 4.53907635128879210584E1, 4.13172038254672030440E1, 1.50425385692907503408E1, 2.50464946208309415979E0, -1.42182922854787788574E-1, -3.80806407691578277194E-2, -9.33259480895457427372E-4};
+static const double ndtri_p2[] = {3.23774891776946035970E0, 6.91522889068984211695E0, 3.93881025292474443415E0, 1.33303460815807542389E0, 2.01485389549179081538E-1, 1.23716634817820021358E-2, 3.01581553508235416007E-4, 2.65806974686737550832E-6, 6.23974539184983293730E-9};
+static const double ndtri_q2[] = {1.0, 6.02427039364742014255E0, 3.67983563856160859403E0, 1.37702099489081330271E0, 2.16236993594496635890E-1, 1.34204006088543189037E-2, 3.28014464682127739104E-4, 2.89247864745380683936E-6, 6.79019408009981274425E-9};
+
+/* np.array(c, dtype=dtype): a concrete array of x's dtype */
+static SrVal *coef_array(SrNnScope *s, const double *c, int n, SrDtype dt) {
+  SrVal *items[16];
+  for (int i = 0; i < n; i++) items[i] = sr_float(NULL, c[i]);
+  SrVal *t = KEEP(sr_tuple(NULL, n, items));
+  return KEEP(sr_jnp_asarray(s->I, t, (int)dt));
+}
+
+static SrVal *polyval(SrNnScope *s, const double *c, int n, SrDtype dt, SrVal *x) {
+  SrVal *p = coef_array(s, c, n, dt);
+  return p && x ? KEEP(sr_jnp_polyval(s->I, p, x, 16)) : NULL;
+}
+
+#define NC(a) (int)(sizeof a / sizeof *a)
+
+static SrVal *ndtri_of(SrNnScope *s, SrVal *p) {
+  SrInterp *I = s->I;
+  const SrType *t = ty(I, p);
+  SrDtype dt = t->dtype;
+  int64_t sh[SR_MAX_RANK];
+  for (int i = 0; i < t->ndim; i++) sh[i] = t->dims[i].size;
+  SrVal *shape = KEEP(sr_int_tuple(sh, t->ndim));
+#define D(v) sr_nn_typed_scalar(s, (v), dt)
+  SrVal *mcp = where3(s, OP(GT, p, D(-expm1(-2.0))), OP(SUB, D(1.0), p), p);
+  SrVal *half = mcp ? C2("jax.numpy.full", shape, D(0.5)) : NULL;
+  SrVal *san = half ? where3(s, OP(EQ, mcp, D(0.0)), half, mcp) : NULL;
+  if (!san) return NULL;
+  SrVal *w = OP(SUB, san, D(0.5));
+  SrVal *ww = C1("jax.lax.square", w);
+  SrVal *r0 = ww ? OP(DIV, polyval(s, ndtri_p0, NC(ndtri_p0), dt, ww), polyval(s, ndtri_q0, NC(ndtri_q0), dt, ww)) : NULL;
+  SrVal *xbig = r0 ? OP(ADD, w, OP(MUL, OP(MUL, w, ww), r0)) : NULL;
+  xbig = OP(MUL, xbig, D(-sqrt(2.0 * M_PI)));
+  SrVal *z = xbig ? C1("jax.lax.sqrt", OP(MUL, D(-2.0), C1("jax.lax.log", san))) : NULL;
+  SrVal *first = z ? OP(SUB, z, OP(DIV, C1("jax.lax.log", z), z)) : NULL;
+  SrVal *iz1 = first ? OP(DIV, IN(1), z) : NULL;
+  SrVal *iz2 = iz1 ? OP(DIV, IN(1), z) : NULL;
+  SrVal *s2 = iz2 ? OP(DIV, OP(DIV, polyval(s, ndtri_p2, NC(ndtri_p2), dt, iz1), polyval(s, ndtri_q2, NC(ndtri_q2), dt, iz2)), z)
+                  : NULL;
+  SrVal *iz3 = s2 ? OP(DIV, IN(1), z) : NULL;
+  SrVal *iz4 = iz3 ? OP(DIV, IN(1), z) : NULL;
+  SrVal *s1 = iz4 ? OP(DIV, OP(DIV, polyval(s, ndtri_p1, NC(ndtri_p1), dt, iz3), polyval(s, ndtri_q1, NC(ndtri_q1), dt, iz4)), z)
+                  : NULL;
+  SrVal *xsmall = s1 ? OP(SUB, first, s2) : NULL;
+  SrVal *xother = xsmall ? OP(SUB, first, s1) : NULL;
+  SrVal *c1 = xother ? OP(GT, san, D(exp(-2.0))) : NULL;
+  SrVal *inner = c1 ? where3(s, OP(GE, z, D(8.0)), xsmall, xother) : NULL;
+  SrVal *x = inner ? where3(s, c1, xbig, inner) : NULL;
+  SrVal *c2 = x ? OP(GT, p, D(1.0 - exp(-2.0))) : NULL;
+  x = c2 ? where3(s, c2, x, KEEP(sr_unop(I, SR_OP_NEG, x))) : NULL;
+  SrVal *inf = x ? C2("jax.numpy.full", shape, D(INFINITY)) : NULL;
+  SrVal *ninf = inf ? KEEP(sr_unop(I, SR_OP_NEG, inf)) : NULL;
+  SrVal *c3 = ninf ? OP(EQ, p, D(0.0)) : NULL;
+  SrVal *in2 = c3 ? where3(s, OP(EQ, p, D(1.0)), inf, x) : NULL;
+  return in2 ? where3(s, c3, ninf, in2) : NULL;
+#undef D
+}
+
+static SrVal *sp_ndtri(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "ndtri", "p", p) < 0) return NULL;
+  SCOPE(I);
+  SrVal *x = KEEP(sr_jnp_asarray(I, p[0], -1));
+  if (!x) return DONE(NULL);
+  SrDtype dt = ty(I, x)->dtype;
+  if (dt != SR_F32 && dt != SR_F64)
+    return DONE(sr_raise(I, "TypeError", "x.dtype=%s is not supported, see docstring for supported types.",
+                         sr_dtype_name(dt)));
+  return DONE(ndtri_of(s, x));
+}
+
+/* ---- erfcx: _erfcx, a custom_jvp (defjvps) ---- */
+
+static SrVal *erfcx_impl(SrNnScope *s, SrVal *x, int nterms) {
+  static const double coeffs[] = {7918.06640625, -1055.7421875, 162.421875, -29.53125, 6.5625, -1.875, .75, -.5, 1.};
+  SrDtype dt = ty(s->I, x)->dtype;
+  double threshold = sqrt(log(dt == SR_F64 ? 1.7976931348623157e308 : 3.4028234663852886e38));
+  SrVal *large = OP(GT, x, cst(s, x, threshold));
+  SrVal *safe = large ? C3("jax.lax.select", large, sr_nn_full_like(s, x, FL(1.0)), x) : NULL;
+  SrVal *direct = safe ? OP(MUL, C1("jax.lax.exp", C1("jax.lax.square", safe)), C1("jax.lax.erfc", safe)) : NULL;
+  SrVal *tt = direct ? OP(DIV, cst(s, x, 1.0), C1("jax.lax.square", x)) : NULL;
+  SrVal *pv = tt ? polyval(s, coeffs + 9 - nterms, nterms, dt, tt) : NULL;
+  SrVal *asymp = pv ? OP(DIV, pv, OP(MUL, x, cst(s, x, sqrt(M_PI)))) : NULL;
+  return asymp ? C3("jax.lax.select", large, asymp, direct) : NULL;
+}
+
+static SrVal *erfcx_fun(SrInterp *I, SrArgs *a) {
+  if (a->n != 1) return sr_raise(I, "TypeError", "_erfcx() takes 1 positional argument");
+  SCOPE(I);
+  SrVal *x = a->v[0];
+  SrDtype dt = ty(I, x)->dtype;
+  if (dt == SR_F64) return DONE(erfcx_impl(s, x, 9));
+  if (dt == SR_F32) return DONE(erfcx_impl(s, x, 5));
+  SrVal *r = erfcx_impl(s, KEEP(sr_lax_convert(I, x, SR_F32, 0, NULL)), 5);
+  return DONE(r ? KEEP(sr_lax_convert(I, r, dt, 0, NULL)) : NULL);
+}
+
+/* lambda g, ans, x: g * (2 * x * ans - _lax_const(x, 2. / np.sqrt(np.pi))) */
+static SrVal *erfcx_jvp(SrInterp *I, SrArgs *a) {
+  if (a->n != 3) return sr_raise(I, "TypeError", "<lambda>() takes 3 positional arguments");
+  SCOPE(I);
+  SrVal *g = a->v[0], *ans = a->v[1], *x = a->v[2];
+  SrVal *d = OP(SUB, OP(MUL, OP(MUL, IN(2), x), ans), cst(s, x, 2.0 / sqrt(M_PI)));
+  return DONE(OP(MUL, g, d));
+}
+
+static SrVal *erfcx_cj;
+
+static SrVal *sp_erfcx(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "erfcx", "x", p) < 0) return NULL;
+  SCOPE(I);
+  if (sr_nn_promote_inexact(s, 1, p, "erfcx") < 0) return DONE(NULL);
+  if (sr_dtype_kind(ty(I, p[0])->dtype) == SR_DK_COMPLEX)
+    return DONE(sr_raise(I, "NotImplementedError", "erfcx of complex values is not supported here"));
+  SrVal *cj = sr_nn_custom_jvp(I, &erfcx_cj, "_erfcx", erfcx_fun, "<lambda>", erfcx_jvp, 1);
+  return DONE(cj ? KEEP(sr_call1(I, cj, p[0])) : NULL);
+}
+
 void sr_scipy_special_more_init(void) {
   static const struct {
     const char *names;
@@ -496,6 +623,8 @@ void sr_scipy_special_more_init(void) {
       {"jax.scipy.special.gammasgn", sp_gammasgn, "gammasgn(x): the sign of the gamma function (a jit)"},
       {"jax.scipy.special.loggamma", sp_loggamma, "loggamma(x): log(gamma(x)) for real x > 0, NaN elsewhere"},
       {"jax.scipy.special.ndtr", sp_ndtr, "ndtr(x): the standard normal CDF"},
+      {"jax.scipy.special.ndtri", sp_ndtri, "ndtri(p): the inverse of ndtr (cephes' rational approximations)"},
+      {"jax.scipy.special.erfcx", sp_erfcx, "erfcx(x): exp(x**2) * erfc(x), a custom_jvp"},
       {"jax.scipy.special.i0", sp_i0, "i0(x): the modified Bessel function of order 0"},
       {"jax.scipy.special.i0e", sp_i0e, "i0e(x): exp(-|x|) i0(x)"},
       {"jax.scipy.special.i1", sp_i1, "i1(x): the modified Bessel function of order 1"},
