@@ -184,7 +184,8 @@ static SrVal *jnp_log2(SrInterp *I, SrArgs *a) {
   SCOPE(I);
   if (promote(s, 1, p, "log2", 2) < 0) return DONE(NULL);
   if (complex_error(s, p[0], "NotImplementedError", "complex dtypes are not supported here") < 0) return DONE(NULL);
-  return DONE(C2("jax.lax.div", C1("jax.lax.log", p[0]), C1("jax.lax.log", cst(s, p[0], 2))));
+  SrVal *lx = C1("jax.lax.log", p[0]);
+  return DONE(lx ? C2("jax.lax.div", lx, C1("jax.lax.log", cst(s, p[0], 2))) : NULL);
 }
 
 static SrVal *jnp_log10(SrInterp *I, SrArgs *a) {
@@ -370,7 +371,8 @@ static SrVal *float_divmod(SrNnScope *s, SrVal *x1, SrVal *x2) {
   SrVal *x1c = mod ? where3(s, OP(EQ, x2, IN(0)), x1, C2("jax.lax.sub", x1, mod)) : NULL;
   SrVal *div = C2("jax.lax.div", x1c, x2);
   SrVal *m0 = div ? OP(NE, mod, IN(0)) : NULL;
-  SrVal *sg = m0 ? OP(NE, C1("jax.lax.sign", x2), C1("jax.lax.sign", mod)) : NULL;
+  SrVal *sx2 = m0 ? C1("jax.lax.sign", x2) : NULL;
+  SrVal *sg = sx2 ? OP(NE, sx2, C1("jax.lax.sign", mod)) : NULL;
   SrVal *ind = C2("jax.lax.bitwise_and", m0, sg);
   SrVal *mod2 = ind ? C3("jax.lax.select", ind, OP(ADD, mod, x2), mod) : NULL;
   SrVal *div2 = mod2 ? C3("jax.lax.select", ind, OP(SUB, div, FL(1.0)), div) : NULL;

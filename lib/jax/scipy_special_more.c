@@ -8,6 +8,7 @@
  * inputs are not supported here.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,6 +47,12 @@ static SrVal *cst(SrNnScope *s, SrVal *x, double v) {
 }
 
 static SrVal *where3(SrNnScope *s, SrVal *c, SrVal *x, SrVal *y) { return C3("jax.numpy.where", c, x, y); }
+
+static SrVal *tuple2s(SrNnScope *s, SrVal *a, SrVal *b) {
+  if (!a || !b) return NULL;
+  SrVal *items[2] = {sr_ref(a), sr_ref(b)};
+  return KEEP(sr_tuple(NULL, 2, items));
+}
 
 /* ---- promote, then one lax function ---- */
 
@@ -123,7 +130,8 @@ static SrVal *betaln_of(SrNnScope *s, SrVal *a0, SrVal *b0) {
   SrVal *a = C2("jax.numpy.minimum", ab[0], ab[1]);
   SrVal *b = a ? C2("jax.numpy.maximum", ab[0], ab[1]) : NULL;
   SrVal *la = b ? C1("jax.lax.lgamma", a) : NULL;
-  SrVal *small = la ? OP(ADD, la, OP(SUB, C1("jax.lax.lgamma", b), C1("jax.lax.lgamma", OP(ADD, a, b)))) : NULL;
+  SrVal *lb = la ? C1("jax.lax.lgamma", b) : NULL;
+  SrVal *small = lb ? OP(ADD, la, OP(SUB, lb, C1("jax.lax.lgamma", OP(ADD, a, b)))) : NULL;
   SrVal *large = small ? OP(ADD, C1("jax.lax.lgamma", a), algdiv(s, a, b)) : NULL;
   return large ? where3(s, OP(LT, b, IN(8)), small, large) : NULL;
 }
@@ -234,6 +242,22 @@ static SrVal *sp_loggamma(SrInterp *I, SrArgs *a) {
 
 /* ---- ndtr (lax/special.py) ---- */
 
+/* lax.special.ndtr for float32/float64 x */
+static SrVal *ndtr_of(SrNnScope *s, SrVal *x) {
+  SrInterp *I = s->I;
+  SrDtype dt = ty(I, x)->dtype;
+  SrVal *hs2 = cst(s, x, 0.5 * (dt == SR_F32 ? (double)(float)sqrt(2.0) : sqrt(2.0)));
+  SrVal *w = OP(MUL, x, hs2);
+  SrVal *z = w ? KEEP(sr_unop(I, SR_OP_ABS, w)) : NULL;
+  SrVal *lt = z ? C2("jax.lax.lt", z, hs2) : NULL;
+  SrVal *y1 = lt ? OP(ADD, cst(s, x, 1.0), C1("jax.lax.erf", w)) : NULL;
+  SrVal *gt = y1 ? C2("jax.lax.gt", w, cst(s, x, 0.0)) : NULL;
+  SrVal *y2 = gt ? OP(SUB, cst(s, x, 2.0), C1("jax.lax.erfc", z)) : NULL;
+  SrVal *y3 = y2 ? C1("jax.lax.erfc", z) : NULL;
+  SrVal *y = y3 ? C3("jax.lax.select", lt, y1, C3("jax.lax.select", gt, y2, y3)) : NULL;
+  return y ? OP(MUL, cst(s, x, 0.5), y) : NULL;
+}
+
 static SrVal *sp_ndtr(SrInterp *I, SrArgs *a) {
   SrVal *p[1];
   if (sr_args_parse(I, a, "ndtr", "x", p) < 0) return NULL;
@@ -244,16 +268,114 @@ static SrVal *sp_ndtr(SrInterp *I, SrArgs *a) {
   if (dt != SR_F32 && dt != SR_F64)
     return DONE(sr_raise(I, "TypeError", "x.dtype=%s is not supported, see docstring for supported types.",
                          sr_dtype_name(dt)));
-  SrVal *hs2 = cst(s, x, 0.5 * (dt == SR_F32 ? (double)(float)sqrt(2.0) : sqrt(2.0)));
-  SrVal *w = OP(MUL, x, hs2);
-  SrVal *z = w ? KEEP(sr_unop(I, SR_OP_ABS, w)) : NULL;
-  SrVal *lt = z ? C2("jax.lax.lt", z, hs2) : NULL;
-  SrVal *y1 = lt ? OP(ADD, cst(s, x, 1.0), C1("jax.lax.erf", w)) : NULL;
-  SrVal *gt = y1 ? C2("jax.lax.gt", w, cst(s, x, 0.0)) : NULL;
-  SrVal *y2 = gt ? OP(SUB, cst(s, x, 2.0), C1("jax.lax.erfc", z)) : NULL;
-  SrVal *y3 = y2 ? C1("jax.lax.erfc", z) : NULL;
-  SrVal *y = y3 ? C3("jax.lax.select", lt, y1, C3("jax.lax.select", gt, y2, y3)) : NULL;
-  return DONE(y ? OP(MUL, cst(s, x, 0.5), y) : NULL);
+  return DONE(ndtr_of(s, x));
+}
+
+/* ---- log_ndtr: a custom_jvp, series_order a nondiff argument (one
+   object per order, the order in the functions' data) ---- */
+
+/* _log_ndtr_asymptotic_series */
+static SrVal *log_ndtr_series(SrNnScope *s, SrVal *x, int order) {
+  SrDtype dt = ty(s->I, x)->dtype;
+  if (order <= 0) return sr_nn_typed_scalar(s, 1.0, dt);
+  SrVal *x2 = C1("jax.lax.square", x);
+  SrVal *even = x2 ? C1("jax.numpy.zeros_like", x) : NULL;
+  SrVal *odd = even ? C1("jax.numpy.zeros_like", x) : NULL;
+  SrVal *x2n = x2;
+  double df = 1;
+  for (int n = 1; n <= order && odd; n++) {
+    if (n > 1) df *= 2 * n - 1; /* (2n - 1)!! */
+    SrVal *y = OP(DIV, sr_nn_typed_scalar(s, df, dt), x2n);
+    if (n % 2) odd = OP(ADD, odd, y);
+    else even = OP(ADD, even, y);
+    x2n = OP(MUL, x2n, x2);
+  }
+  return odd && even ? OP(SUB, OP(ADD, sr_nn_typed_scalar(s, 1.0, dt), even), odd) : NULL;
+}
+
+/* _log_ndtr_lower */
+static SrVal *log_ndtr_lower(SrNnScope *s, SrVal *x, int order) {
+  SrDtype dt = ty(s->I, x)->dtype;
+  SrVal *x2 = C1("jax.lax.square", x);
+  SrVal *nx = x2 ? KEEP(sr_unop(s->I, SR_OP_NEG, x)) : NULL;
+  SrVal *ls = nx ? OP(SUB, OP(SUB, OP(MUL, sr_nn_typed_scalar(s, -0.5, dt), x2), C1("jax.lax.log", nx)),
+                     sr_nn_typed_scalar(s, 0.5 * log(2 * M_PI), dt))
+                 : NULL;
+  return ls ? OP(ADD, ls, C1("jax.lax.log", log_ndtr_series(s, x, order))) : NULL;
+}
+
+static SrVal *log_ndtr_fun(SrInterp *I, SrArgs *a) {
+  int order = (int)(intptr_t)sr_current_builtin(I)->data;
+  if (a->n != 1) return sr_raise(I, "TypeError", "log_ndtr() takes 1 positional argument");
+  SCOPE(I);
+  SrVal *x = KEEP(sr_jnp_asarray(I, a->v[0], -1));
+  if (!x) return DONE(NULL);
+  SrDtype dt = ty(I, x)->dtype;
+  if (dt != SR_F32 && dt != SR_F64) return DONE(sr_raise(I, "TypeError", "x.dtype=%s is not supported.", sr_dtype_name(dt)));
+  SrVal *lower = sr_nn_typed_scalar(s, dt == SR_F64 ? -20 : -10, dt);
+  SrVal *upper = sr_nn_typed_scalar(s, dt == SR_F64 ? 8 : 5, dt);
+  SrVal *gtu = C2("jax.lax.gt", x, upper);
+  SrVal *nx = gtu ? KEEP(sr_unop(I, SR_OP_NEG, x)) : NULL;
+  SrVal *arg = nx ? where3(s, gtu, nx, C2("jax.lax.max", x, lower)) : NULL;
+  SrVal *res = arg ? ndtr_of(s, arg) : NULL;
+  SrVal *nres = res ? KEEP(sr_unop(I, SR_OP_NEG, res)) : NULL;
+  SrVal *gtl = nres ? C2("jax.lax.gt", x, lower) : NULL;
+  SrVal *lg = gtl ? C1("jax.lax.log", res) : NULL;
+  SrVal *lo = lg ? log_ndtr_lower(s, C2("jax.lax.min", x, lower), order) : NULL;
+  SrVal *inner = lo ? where3(s, gtl, lg, lo) : NULL;
+  return DONE(inner ? where3(s, gtu, nres, inner) : NULL);
+}
+
+static SrVal *log_ndtr_cj[31];
+
+/* _log_ndtr_jvp: ans = log_ndtr(x, series_order);
+   t * exp(_norm_logpdf(x) - ans) */
+static SrVal *log_ndtr_jvp(SrInterp *I, SrArgs *a) {
+  int order = (int)(intptr_t)sr_current_builtin(I)->data;
+  if (a->n != 2 || !sr_is_seq(a->v[0]) || !sr_is_seq(a->v[1]) || a->v[0]->seq.n != 1 || a->v[1]->seq.n != 1)
+    return sr_raise(I, "TypeError", "_log_ndtr_jvp(series_order, primals, tangents) takes one primal");
+  SrVal *x = a->v[0]->seq.items[0], *t = a->v[1]->seq.items[0];
+  SCOPE(I);
+  SrVal *ans = KEEP(sr_call1(I, log_ndtr_cj[order], x));
+  SrVal *lp = ans ? C2("jax.lax.sub", C2("jax.lax.mul", cst(s, x, -0.5), C1("jax.lax.square", x)),
+                       cst(s, x, log(sqrt(2 * M_PI))))
+                  : NULL;
+  SrVal *to = lp ? C2("jax.lax.mul", t, C1("jax.lax.exp", C2("jax.lax.sub", lp, ans))) : NULL;
+  return DONE(tuple2s(s, ans, to));
+}
+
+static SrVal *log_ndtr_cjv(SrInterp *I, int order) {
+  if (log_ndtr_cj[order]) return log_ndtr_cj[order];
+  SrVal *cjf = sr_lookup_qualname("jax.custom_jvp");
+  if (!cjf) return sr_raise(I, "NotImplementedError", "jax.custom_jvp is not available");
+  SrVal *f = sr_builtin_with("log_ndtr", log_ndtr_fun, (void *)(intptr_t)order, NULL);
+  SrVal *cj = sr_call1(I, cjf, f);
+  sr_unref(f);
+  SrVal *d = cj ? sr_getattr(I, cj, "defjvp") : NULL;
+  SrVal *rule = d ? sr_builtin_with("_log_ndtr_jvp", log_ndtr_jvp, (void *)(intptr_t)order, NULL) : NULL;
+  SrVal *r = rule ? sr_call1(I, d, rule) : NULL;
+  sr_unref(rule);
+  sr_unref(d);
+  if (!r) {
+    sr_unref(cj);
+    return NULL;
+  }
+  sr_unref(r);
+  return log_ndtr_cj[order] = cj;
+}
+
+static SrVal *sp_log_ndtr(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "log_ndtr", "x, series_order=", p) < 0) return NULL;
+  int64_t order = 3;
+  if (p[1]) {
+    if (p[1]->kind != SR_V_INT) return sr_raise(I, "TypeError", "series_order must be a Python integer.");
+    order = p[1]->i;
+  }
+  if (order < 0) return sr_raise(I, "ValueError", "series_order must be non-negative.");
+  if (order > 30) return sr_raise(I, "ValueError", "series_order must be <= 30.");
+  SrVal *cj = log_ndtr_cjv(I, (int)order);
+  return cj ? sr_call1(I, cj, p[0]) : NULL;
 }
 
 /* ---- factorial, comb, multigammaln ---- */
@@ -367,7 +489,8 @@ static SrVal *poch_jvp_z(SrInterp *I, SrArgs *a) {
   if (a->n != 4) return sr_raise(I, "TypeError", "<lambda>() takes 4 positional arguments");
   SCOPE(I);
   SrVal *z = a->v[2], *m = a->v[3];
-  SrVal *d = OP(SUB, C1("jax.scipy.special.digamma", OP(ADD, z, m)), C1("jax.scipy.special.digamma", z));
+  SrVal *dzm = C1("jax.scipy.special.digamma", OP(ADD, z, m));
+  SrVal *d = dzm ? OP(SUB, dzm, C1("jax.scipy.special.digamma", z)) : NULL;
   SrVal *pc = d ? poch_call(s, z, m) : NULL;
   return DONE(pc ? OP(MUL, OP(MUL, d, pc), a->v[0]) : NULL);
 }
@@ -420,8 +543,10 @@ static SrVal *rel_entr_of(SrNnScope *s, SrVal *p0, SrVal *q0) {
   SrVal *pq[2] = {p0, q0};
   if (sr_nn_promote_inexact(s, 2, pq, "rel_entr") < 0 || no_complex(s, pq[0], "rel_entr") < 0) return NULL;
   SrVal *p = pq[0], *q = pq[1], *zero = cst(s, p, 0.0);
-  SrVal *both = C2("jax.lax.bitwise_and", C2("jax.lax.gt", p, zero), C2("jax.lax.gt", q, zero));
-  SrVal *one0 = both ? C2("jax.lax.bitwise_and", C2("jax.lax.eq", p, zero), C2("jax.lax.ge", q, zero)) : NULL;
+  SrVal *pg = C2("jax.lax.gt", p, zero);
+  SrVal *both = pg ? C2("jax.lax.bitwise_and", pg, C2("jax.lax.gt", q, zero)) : NULL;
+  SrVal *pe = both ? C2("jax.lax.eq", p, zero) : NULL;
+  SrVal *one0 = pe ? C2("jax.lax.bitwise_and", pe, C2("jax.lax.ge", q, zero)) : NULL;
   SrVal *sp = one0 ? where3(s, both, p, IN(1)) : NULL;
   SrVal *sq = sp ? where3(s, both, q, IN(1)) : NULL;
   SrVal *xl = sq ? KEEP(sr_scipy_xlogx(s->I, sp)) : NULL;
@@ -519,19 +644,20 @@ static SrVal *ndtri_of(SrNnScope *s, SrVal *p) {
   if (!san) return NULL;
   SrVal *w = OP(SUB, san, D(0.5));
   SrVal *ww = C1("jax.lax.square", w);
-  SrVal *r0 = ww ? OP(DIV, polyval(s, ndtri_p0, NC(ndtri_p0), dt, ww), polyval(s, ndtri_q0, NC(ndtri_q0), dt, ww)) : NULL;
+  SrVal *pp0 = ww ? polyval(s, ndtri_p0, NC(ndtri_p0), dt, ww) : NULL;
+  SrVal *r0 = pp0 ? OP(DIV, pp0, polyval(s, ndtri_q0, NC(ndtri_q0), dt, ww)) : NULL;
   SrVal *xbig = r0 ? OP(ADD, w, OP(MUL, OP(MUL, w, ww), r0)) : NULL;
   xbig = OP(MUL, xbig, D(-sqrt(2.0 * M_PI)));
   SrVal *z = xbig ? C1("jax.lax.sqrt", OP(MUL, D(-2.0), C1("jax.lax.log", san))) : NULL;
   SrVal *first = z ? OP(SUB, z, OP(DIV, C1("jax.lax.log", z), z)) : NULL;
   SrVal *iz1 = first ? OP(DIV, IN(1), z) : NULL;
-  SrVal *iz2 = iz1 ? OP(DIV, IN(1), z) : NULL;
-  SrVal *s2 = iz2 ? OP(DIV, OP(DIV, polyval(s, ndtri_p2, NC(ndtri_p2), dt, iz1), polyval(s, ndtri_q2, NC(ndtri_q2), dt, iz2)), z)
-                  : NULL;
+  SrVal *pp2 = iz1 ? polyval(s, ndtri_p2, NC(ndtri_p2), dt, iz1) : NULL;
+  SrVal *iz2 = pp2 ? OP(DIV, IN(1), z) : NULL;
+  SrVal *s2 = iz2 ? OP(DIV, OP(DIV, pp2, polyval(s, ndtri_q2, NC(ndtri_q2), dt, iz2)), z) : NULL;
   SrVal *iz3 = s2 ? OP(DIV, IN(1), z) : NULL;
-  SrVal *iz4 = iz3 ? OP(DIV, IN(1), z) : NULL;
-  SrVal *s1 = iz4 ? OP(DIV, OP(DIV, polyval(s, ndtri_p1, NC(ndtri_p1), dt, iz3), polyval(s, ndtri_q1, NC(ndtri_q1), dt, iz4)), z)
-                  : NULL;
+  SrVal *pp1 = iz3 ? polyval(s, ndtri_p1, NC(ndtri_p1), dt, iz3) : NULL;
+  SrVal *iz4 = pp1 ? OP(DIV, IN(1), z) : NULL;
+  SrVal *s1 = iz4 ? OP(DIV, OP(DIV, pp1, polyval(s, ndtri_q1, NC(ndtri_q1), dt, iz4)), z) : NULL;
   SrVal *xsmall = s1 ? OP(SUB, first, s2) : NULL;
   SrVal *xother = xsmall ? OP(SUB, first, s1) : NULL;
   SrVal *c1 = xother ? OP(GT, san, D(exp(-2.0))) : NULL;
@@ -623,6 +749,8 @@ void sr_scipy_special_more_init(void) {
       {"jax.scipy.special.gammasgn", sp_gammasgn, "gammasgn(x): the sign of the gamma function (a jit)"},
       {"jax.scipy.special.loggamma", sp_loggamma, "loggamma(x): log(gamma(x)) for real x > 0, NaN elsewhere"},
       {"jax.scipy.special.ndtr", sp_ndtr, "ndtr(x): the standard normal CDF"},
+      {"jax.scipy.special.log_ndtr", sp_log_ndtr,
+       "log_ndtr(x, series_order=3): log(ndtr(x)), an asymptotic series far below 0 (a custom_jvp)"},
       {"jax.scipy.special.ndtri", sp_ndtri, "ndtri(p): the inverse of ndtr (cephes' rational approximations)"},
       {"jax.scipy.special.erfcx", sp_erfcx, "erfcx(x): exp(x**2) * erfc(x), a custom_jvp"},
       {"jax.scipy.special.i0", sp_i0, "i0(x): the modified Bessel function of order 0"},

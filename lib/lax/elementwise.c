@@ -1055,8 +1055,10 @@ JVP1(jvp_atanh) {
 /* ad.defjvp2(bessel_i0e_p, lambda g, y, x: g * (bessel_i1e(x) - sign(x) * y)) */
 JVP1(jvp_bessel_i0e) {
   SrVal *ans = y[0] = primal1(ad, e, x);
-  SrVal *d = sr_ad_binop(ad, SR_P_sub, sr_ad_unop(ad, SR_P_bessel_i1e, x[0]),
-                         sr_ad_mul(ad, sr_ad_unop(ad, SR_P_sign, x[0]), ans));
+  /* operands in Python's order (C leaves the order of arguments open) */
+  SrVal *i1 = sr_ad_unop(ad, SR_P_bessel_i1e, x[0]);
+  SrVal *sy = sr_ad_mul(ad, sr_ad_unop(ad, SR_P_sign, x[0]), ans);
+  SrVal *d = sr_ad_binop(ad, SR_P_sub, i1, sy);
   ty[0] = sr_ad_mul(ad, t[0], d);
   return done1(y, ty);
 }
@@ -1073,9 +1075,10 @@ JVP1(jvp_bessel_i1e) {
   SrVal *big = sr_ad_binop(ad, SR_P_gt, sr_ad_unop(ad, SR_P_abs, x[0]), sr_ad_const(ad, x[0], eps));
   SrVal *c1[2] = {sr_ad_full(ad, xt, eps), x[0]};
   SrVal *sx = sr_ad_select_n(ad, big, 2, c1);
+  SrVal *i0 = sr_ad_unop(ad, SR_P_bessel_i0e, sx);
+  SrVal *sg = sr_ad_unop(ad, SR_P_sign, sx);
   SrVal *rs = sr_ad_bindv(ad, SR_P_integer_pow, 1, &sx, "y", sr_int(NULL, -1), NULL);
-  SrVal *d = sr_ad_binop(ad, SR_P_sub, sr_ad_unop(ad, SR_P_bessel_i0e, sx),
-                         sr_ad_mul(ad, ans, sr_ad_binop(ad, SR_P_add, sr_ad_unop(ad, SR_P_sign, sx), rs)));
+  SrVal *d = sr_ad_binop(ad, SR_P_sub, i0, sr_ad_mul(ad, ans, sr_ad_binop(ad, SR_P_add, sg, rs)));
   SrVal *c2[2] = {sr_ad_full(ad, xt, 0.5), d};
   ty[0] = sr_ad_mul(ad, t[0], sr_ad_select_n(ad, big, 2, c2));
   return done1(y, ty);
@@ -1775,8 +1778,10 @@ JVP1(jvp_igamma) {
   }
   if (t[1]) {
     const SrType *at = sr_ad_type(ad, x[0]);
+    SrVal *nx = sr_ad_neg(ad, x[1]);
     SrVal *am1 = at ? sr_ad_binop(ad, SR_P_sub, x[0], sr_ad_full(ad, at, 1.0)) : NULL;
-    SrVal *ex = sr_ad_binop(ad, SR_P_add, sr_ad_neg(ad, x[1]), sr_ad_mul(ad, am1, sr_ad_unop(ad, SR_P_log, x[1])));
+    SrVal *lx = sr_ad_unop(ad, SR_P_log, x[1]);
+    SrVal *ex = sr_ad_binop(ad, SR_P_add, nx, sr_ad_mul(ad, am1, lx));
     ex = sr_ad_binop(ad, SR_P_sub, ex, sr_ad_unop(ad, SR_P_lgamma, x[0]));
     dx = sr_ad_mul(ad, t[1], sr_ad_unop(ad, SR_P_exp, ex));
     if (neg) dx = sr_ad_neg(ad, dx);
@@ -1794,12 +1799,16 @@ JVP1(jvp_betainc) {
   y[0] = primal1(ad, e, x);
   if (t[2]) {
     SrVal *a = x[0], *b = x[1], *xx = x[2];
-    SrVal *lbeta = sr_ad_binop(ad, SR_P_sub,
-                               sr_ad_binop(ad, SR_P_add, sr_ad_unop(ad, SR_P_lgamma, a), sr_ad_unop(ad, SR_P_lgamma, b)),
-                               sr_ad_unop(ad, SR_P_lgamma, sr_ad_binop(ad, SR_P_add, a, b)));
-    SrVal *t1 = sr_ad_mul(ad, sr_ad_binop(ad, SR_P_sub, b, sr_ad_scalar_like(ad, b, 1.0)),
-                          sr_ad_unop(ad, SR_P_log1p, sr_ad_neg(ad, xx)));
-    SrVal *t2 = sr_ad_mul(ad, sr_ad_binop(ad, SR_P_sub, a, sr_ad_scalar_like(ad, a, 1.0)), sr_ad_unop(ad, SR_P_log, xx));
+    /* each operand in Python's order (C leaves the order of arguments open) */
+    SrVal *la = sr_ad_unop(ad, SR_P_lgamma, a);
+    SrVal *lb = sr_ad_unop(ad, SR_P_lgamma, b);
+    SrVal *lab = sr_ad_binop(ad, SR_P_add, la, lb);
+    SrVal *lapb = sr_ad_unop(ad, SR_P_lgamma, sr_ad_binop(ad, SR_P_add, a, b));
+    SrVal *lbeta = sr_ad_binop(ad, SR_P_sub, lab, lapb);
+    SrVal *bm1 = sr_ad_binop(ad, SR_P_sub, b, sr_ad_scalar_like(ad, b, 1.0));
+    SrVal *t1 = sr_ad_mul(ad, bm1, sr_ad_unop(ad, SR_P_log1p, sr_ad_neg(ad, xx)));
+    SrVal *am1 = sr_ad_binop(ad, SR_P_sub, a, sr_ad_scalar_like(ad, a, 1.0));
+    SrVal *t2 = sr_ad_mul(ad, am1, sr_ad_unop(ad, SR_P_log, xx));
     SrVal *px = sr_ad_unop(ad, SR_P_exp, sr_ad_binop(ad, SR_P_sub, sr_ad_binop(ad, SR_P_add, t1, t2), lbeta));
     ty[0] = sr_ad_mul(ad, px, t[2]);
   }
