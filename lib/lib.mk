@@ -23,6 +23,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/exec/numfmt.h lib/exec/prng.c lib/exec/prng.h lib/exec/redistribute.c \
 	lib/exec/kern_conv.c lib/exec/kern_conv.h \
 	lib/exec/kern_window.c lib/exec/kern_window.h \
+	lib/exec/special_fn.c lib/exec/special_fn.h \
 	lib/ad/ad.c lib/ad/ad.h lib/ad/ad_rules.h lib/ad/ops.c lib/ad/ops.h lib/ad/batch.c \
 	lib/ad/batch.h \
 	lib/opt/opt.c lib/opt/opt.h \
@@ -76,6 +77,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/jax/lax_conv.c \
 	lib/jax/lax_prims.c \
 	lib/jax/numpy_apiB.c \
+	lib/jax/math_api.h lib/jax/lax_math.c lib/jax/numpy_math.c lib/jax/scipy_special_more.c lib/jax/nn_more.c \
 	lib/cmd/commands.c lib/cmd/commands.h lib/cmd/commands_ad.c \
 	lib/cmd/hooks_exec.c lib/cmd/linit.c lib/cmd/linit.h \
 	lib/cmd/session.c lib/cmd/target.c lib/cmd/help_examples.def \

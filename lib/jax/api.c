@@ -2,6 +2,7 @@
  * jax.typeof, ShapeDtypeStruct, tracing a function (sr_trace_fn),
  * make_jaxpr, jit and the traces it keeps, checkpoint, calling a jaxpr
  * value; and the registration of JAX's built-ins (sr_jnp_init). */
+#include "jax/math_api.h"
 #include "jax/remat_policies.h"
 #include "jax/api.h"
 
@@ -811,6 +812,7 @@ void sr_jnp_init(void) {
   sr_lax_conv_api_init();
   sr_lax_prims_init();
   sr_jnp_apiB_init();
+  sr_math_api_init();
 }
 
 SrJaxprCallFn sr_jaxpr_call_hook(void) { return call_jaxpr_value; }

@@ -189,6 +189,11 @@ static SrVal *xlogx_cjv(SrInterp *I) {
   return sr_nn_custom_jvp(I, &xlogx_cj, "_xlogx", xlogx_fun, "_xlogx_jvp", xlogx_jvp, 0);
 }
 
+SrVal *sr_scipy_xlogx(SrInterp *I, SrVal *x) {
+  SrVal *cj = xlogx_cjv(I);
+  return cj ? sr_call1(I, cj, x) : NULL;
+}
+
 /* lax.select(lax.lt(x, _lax_const(x, 0)), lax.full_like(x, -np.inf), lax.neg(_xlogx(x))) */
 static SrVal *sp_entr(SrInterp *I, SrArgs *a) {
   SrVal *p[1];

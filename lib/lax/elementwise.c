@@ -18,6 +18,7 @@
 #include "exec/kern.h"
 #include "exec/kern_ew.h"
 #include "exec/prng.h"
+#include "exec/special_fn.h"
 #include "exec/vmath.h"
 #include "check/rule.h"
 #include "text/print_val.h"
@@ -442,6 +443,24 @@ static int ew_fn(SrShardIO *io) {
                           sc[2], io->out[0]->data);
     break;
   }
+  case SR_P_regularized_incomplete_beta: {
+    /* betainc(a, b, x) in double; a scalar operand is read at 0 */
+    n = io->out[0]->nbytes / sr_elem_size(w->dt);
+    const int *sc = w->scalar;
+    rc = 0;
+    if (w->dt == SR_F32) {
+      const float *a = io->in[0]->data, *b = io->in[1]->data, *x = io->in[2]->data;
+      float *y = io->out[0]->data;
+      for (size_t i = 0; i < n; i++) y[i] = (float)sr_betainc(a[sc[0] ? 0 : i], b[sc[1] ? 0 : i], x[sc[2] ? 0 : i]);
+    } else if (w->dt == SR_F64) {
+      const double *a = io->in[0]->data, *b = io->in[1]->data, *x = io->in[2]->data;
+      double *y = io->out[0]->data;
+      for (size_t i = 0; i < n; i++) y[i] = sr_betainc(a[sc[0] ? 0 : i], b[sc[1] ? 0 : i], x[sc[2] ? 0 : i]);
+    } else {
+      rc = -1;
+    }
+    break;
+  }
   default:
     if (w->nin == 1) {
       n = io->in[0]->nbytes / sr_elem_size(w->dt);
@@ -619,6 +638,18 @@ static const struct {
   {SR_P_erf_inv, SR_DC_FLOAT, RES_SAME, 1},
   {SR_P_lgamma, SR_DC_FLOAT, RES_SAME, 1},
   {SR_P_digamma, SR_DC_FLOAT, RES_SAME, 1},
+  {SR_P_asin, SR_DC_FLOAT | SR_DC_COMPLEX, RES_SAME, 1},
+  {SR_P_acos, SR_DC_FLOAT | SR_DC_COMPLEX, RES_SAME, 1},
+  {SR_P_atan, SR_DC_FLOAT | SR_DC_COMPLEX, RES_SAME, 1},
+  {SR_P_sinh, SR_DC_FLOAT | SR_DC_COMPLEX, RES_SAME, 1},
+  {SR_P_cosh, SR_DC_FLOAT | SR_DC_COMPLEX, RES_SAME, 1},
+  {SR_P_asinh, SR_DC_FLOAT | SR_DC_COMPLEX, RES_SAME, 1},
+  {SR_P_acosh, SR_DC_FLOAT | SR_DC_COMPLEX, RES_SAME, 1},
+  {SR_P_atanh, SR_DC_FLOAT | SR_DC_COMPLEX, RES_SAME, 1},
+  {SR_P_population_count, SR_DC_INT, RES_SAME, 1},
+  {SR_P_clz, SR_DC_INT, RES_SAME, 1},
+  {SR_P_bessel_i0e, SR_DC_FLOAT, RES_SAME, 1},
+  {SR_P_bessel_i1e, SR_DC_FLOAT, RES_SAME, 1},
 };
 
 /* lax.unop with unop_ur_rule: reduced passes, unreduced is an error. */
@@ -749,6 +780,21 @@ static double digamma_f64(double x) {
 
 UN_FLOATS(k_lgamma, (float)lgamma((double)p), lgamma(p))
 UN_FLOATS(k_digamma, (float)digamma_f64((double)p), digamma_f64(p))
+UN_FLOATS(k_asin, asinf(p), asin(p))
+UN_FLOATS(k_acos, acosf(p), acos(p))
+UN_FLOATS(k_atan, atanf(p), atan(p))
+UN_FLOATS(k_sinh, sinhf(p), sinh(p))
+UN_FLOATS(k_cosh, coshf(p), cosh(p))
+UN_FLOATS(k_asinh, asinhf(p), asinh(p))
+UN_FLOATS(k_acosh, acoshf(p), acosh(p))
+UN_FLOATS(k_atanh, atanhf(p), atanh(p))
+UN_FLOATS(k_bessel_i0e, (float)sr_bessel_i0e((double)p), sr_bessel_i0e(p))
+UN_FLOATS(k_bessel_i1e, (float)sr_bessel_i1e((double)p), sr_bessel_i1e(p))
+/* population_count and clz on the operand's bits (U, BITS wide) */
+SR_KERN_UN_SINTS(k_popcount, __builtin_popcountll((uint64_t)(U)p))
+SR_KERN_UN_UINTS(k_popcount, __builtin_popcountll((uint64_t)p))
+SR_KERN_UN_SINTS(k_clz, (U)p == 0 ? BITS : __builtin_clzll((uint64_t)(U)p) - (64 - BITS))
+SR_KERN_UN_UINTS(k_clz, p == 0 ? BITS : __builtin_clzll((uint64_t)p) - (64 - BITS))
 
 /* round: ip[0] is the rounding method, 1 for to-nearest-even */
 static int k_round_f32(size_t n, const void *a, void *out, const int64_t *ip) {
@@ -788,6 +834,18 @@ static const SrKernEw kern_erfc = {.un = {SR_KERN_FLOATS(k_erfc)}};
 static const SrKernEw kern_erf_inv = {.un = {SR_KERN_FLOATS(k_erf_inv)}};
 static const SrKernEw kern_lgamma = {.un = {SR_KERN_FLOATS(k_lgamma)}};
 static const SrKernEw kern_digamma = {.un = {SR_KERN_FLOATS(k_digamma)}};
+static const SrKernEw kern_asin = {.un = {SR_KERN_FLOATS(k_asin)}};
+static const SrKernEw kern_acos = {.un = {SR_KERN_FLOATS(k_acos)}};
+static const SrKernEw kern_atan = {.un = {SR_KERN_FLOATS(k_atan)}};
+static const SrKernEw kern_sinh = {.un = {SR_KERN_FLOATS(k_sinh)}};
+static const SrKernEw kern_cosh = {.un = {SR_KERN_FLOATS(k_cosh)}};
+static const SrKernEw kern_asinh = {.un = {SR_KERN_FLOATS(k_asinh)}};
+static const SrKernEw kern_acosh = {.un = {SR_KERN_FLOATS(k_acosh)}};
+static const SrKernEw kern_atanh = {.un = {SR_KERN_FLOATS(k_atanh)}};
+static const SrKernEw kern_bessel_i0e = {.un = {SR_KERN_FLOATS(k_bessel_i0e)}};
+static const SrKernEw kern_bessel_i1e = {.un = {SR_KERN_FLOATS(k_bessel_i1e)}};
+static const SrKernEw kern_population_count = {.un = {SR_KERN_INTS(k_popcount)}};
+static const SrKernEw kern_clz = {.un = {SR_KERN_INTS(k_clz)}};
 
 static int ev_unary(SrEvalCtx *cx, const SrEvalEqn *e) {
   const SrType *t = e->out_type[0];
@@ -947,6 +1005,82 @@ JVP1(jvp_erf_inv) {
 JVP1(jvp_lgamma) {
   y[0] = primal1(ad, e, x);
   ty[0] = sr_ad_mul(ad, t[0], sr_ad_unop(ad, SR_P_digamma, x[0]));
+  return done1(y, ty);
+}
+
+/* ad.defjvp(asin_p, lambda g, x: mul(g, rsqrt(sub(_const(x, 1), square(x))))) and
+   acos_p's, the same negated */
+JVP1(jvp_asin) {
+  y[0] = primal1(ad, e, x);
+  SrVal *d = sr_ad_binop(ad, SR_P_sub, sr_ad_const(ad, x[0], 1.0), sr_ad_unop(ad, SR_P_square, x[0]));
+  SrVal *r = sr_ad_unop(ad, SR_P_rsqrt, d);
+  ty[0] = sr_ad_mul(ad, t[0], e->prim->id == SR_P_acos ? sr_ad_neg(ad, r) : r);
+  return done1(y, ty);
+}
+
+/* ad.defjvp(atan_p, lambda g, x: div(g, add(_const(x, 1), square(x)))) */
+JVP1(jvp_atan) {
+  y[0] = primal1(ad, e, x);
+  ty[0] = sr_ad_div(ad, t[0], sr_ad_binop(ad, SR_P_add, sr_ad_const(ad, x[0], 1.0), sr_ad_unop(ad, SR_P_square, x[0])));
+  return done1(y, ty);
+}
+
+/* sinh: mul(g, cosh(x)); cosh: mul(g, sinh(x)) */
+JVP1(jvp_sinh) {
+  y[0] = primal1(ad, e, x);
+  ty[0] = sr_ad_mul(ad, t[0], sr_ad_unop(ad, e->prim->id == SR_P_sinh ? SR_P_cosh : SR_P_sinh, x[0]));
+  return done1(y, ty);
+}
+
+/* asinh: mul(g, rsqrt(add(square(x), _one(x))));
+   acosh: mul(g, rsqrt(sub(square(x), _one(x)))) */
+JVP1(jvp_asinh) {
+  y[0] = primal1(ad, e, x);
+  SrVal *d = sr_ad_binop(ad, e->prim->id == SR_P_asinh ? SR_P_add : SR_P_sub, sr_ad_unop(ad, SR_P_square, x[0]),
+                         sr_ad_scalar_like(ad, x[0], 1.0));
+  ty[0] = sr_ad_mul(ad, t[0], sr_ad_unop(ad, SR_P_rsqrt, d));
+  return done1(y, ty);
+}
+
+/* mul(reciprocal(add(_one(x), x)), div(g, sub(_one(x), x))) */
+JVP1(jvp_atanh) {
+  y[0] = primal1(ad, e, x);
+  SrVal *p = sr_ad_binop(ad, SR_P_add, sr_ad_scalar_like(ad, x[0], 1.0), x[0]);
+  SrVal *rp = sr_ad_bindv(ad, SR_P_integer_pow, 1, &p, "y", sr_int(NULL, -1), NULL);
+  SrVal *q = sr_ad_div(ad, t[0], sr_ad_binop(ad, SR_P_sub, sr_ad_scalar_like(ad, x[0], 1.0), x[0]));
+  ty[0] = sr_ad_mul(ad, rp, q);
+  return done1(y, ty);
+}
+
+/* ad.defjvp2(bessel_i0e_p, lambda g, y, x: g * (bessel_i1e(x) - sign(x) * y)) */
+JVP1(jvp_bessel_i0e) {
+  SrVal *ans = y[0] = primal1(ad, e, x);
+  /* operands in Python's order (C leaves the order of arguments open) */
+  SrVal *i1 = sr_ad_unop(ad, SR_P_bessel_i1e, x[0]);
+  SrVal *sy = sr_ad_mul(ad, sr_ad_unop(ad, SR_P_sign, x[0]), ans);
+  SrVal *d = sr_ad_binop(ad, SR_P_sub, i1, sy);
+  ty[0] = sr_ad_mul(ad, t[0], d);
+  return done1(y, ty);
+}
+
+/* _bessel_i1e_jvp: safe_x = select(abs(x) > eps, x, full_like(x, eps));
+   dy_dx = bessel_i0e(safe_x) - y * (sign(safe_x) + reciprocal(safe_x)),
+   0.5 where x is tiny; g * dy_dx */
+JVP1(jvp_bessel_i1e) {
+  SrVal *ans = y[0] = primal1(ad, e, x);
+  const SrType *xt = sr_ad_type(ad, x[0]);
+  if (!xt) return -1;
+  double eps = xt->dtype == SR_F64 ? 2.220446049250313e-16 : xt->dtype == SR_F16 ? 0.0009765625
+               : xt->dtype == SR_BF16 ? 0.0078125 : 1.1920929e-07;
+  SrVal *big = sr_ad_binop(ad, SR_P_gt, sr_ad_unop(ad, SR_P_abs, x[0]), sr_ad_const(ad, x[0], eps));
+  SrVal *c1[2] = {sr_ad_full(ad, xt, eps), x[0]};
+  SrVal *sx = sr_ad_select_n(ad, big, 2, c1);
+  SrVal *i0 = sr_ad_unop(ad, SR_P_bessel_i0e, sx);
+  SrVal *sg = sr_ad_unop(ad, SR_P_sign, sx);
+  SrVal *rs = sr_ad_bindv(ad, SR_P_integer_pow, 1, &sx, "y", sr_int(NULL, -1), NULL);
+  SrVal *d = sr_ad_binop(ad, SR_P_sub, i0, sr_ad_mul(ad, ans, sr_ad_binop(ad, SR_P_add, sg, rs)));
+  SrVal *c2[2] = {sr_ad_full(ad, xt, 0.5), d};
+  ty[0] = sr_ad_mul(ad, t[0], sr_ad_select_n(ad, big, 2, c2));
   return done1(y, ty);
 }
 
@@ -1261,7 +1395,7 @@ typedef int (*UrRule)(SrTypeCtx *cx, const SrRuleEqn *e, const SrType *const *ts
 
 static const struct {
   int id;
-  unsigned accepted[2]; /* dtype classes of each position */
+  unsigned accepted[3]; /* dtype classes of each position (a third: ternary) */
   uint8_t result;       /* ResultDtype */
   uint8_t extended;     /* allow_extended_dtype */
   UrRule ur;
@@ -1276,6 +1410,10 @@ static const struct {
   {SR_P_min, {SR_DC_ANY, SR_DC_ANY}, RES_SAME, 0, nary_ur},
   {SR_P_atan2, {SR_DC_FLOAT | SR_DC_COMPLEX, SR_DC_FLOAT | SR_DC_COMPLEX}, RES_SAME, 0, nary_ur},
   {SR_P_nextafter, {SR_DC_FLOAT, SR_DC_FLOAT}, RES_SAME, 0, nary_ur},
+  {SR_P_igamma, {SR_DC_FLOAT, SR_DC_FLOAT}, RES_SAME, 0, nary_ur},
+  {SR_P_igammac, {SR_DC_FLOAT, SR_DC_FLOAT}, RES_SAME, 0, nary_ur},
+  {SR_P_igamma_grad_a, {SR_DC_FLOAT, SR_DC_FLOAT}, RES_SAME, 0, nary_ur},
+  {SR_P_regularized_incomplete_beta, {SR_DC_FLOAT, SR_DC_FLOAT, SR_DC_FLOAT}, RES_SAME, 0, nary_ur},
   {SR_P_eq, {SR_DC_ANY, SR_DC_ANY}, RES_BOOL, 1, nary_ur},
   {SR_P_ne, {SR_DC_ANY, SR_DC_ANY}, RES_BOOL, 1, nary_ur},
   {SR_P_lt, {SR_DC_INT | SR_DC_FLOAT | SR_DC_BOOL, SR_DC_INT | SR_DC_FLOAT | SR_DC_BOOL}, RES_BOOL, 0, nary_ur},
@@ -1316,8 +1454,9 @@ static int nary_dtype(SrTypeCtx *cx, const SrRuleEqn *e, const SrType *const *ts
 static int type_naryop(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   size_t k = 0;
   while (k < sizeof naryops / sizeof naryops[0] && naryops[k].id != e->prim->id) k++;
-  if (sr_rule_arity(cx, e, 2, 1) < 0) return -1;
-  const SrType *ts[2];
+  int arity = naryops[k].accepted[2] ? 3 : 2;
+  if (sr_rule_arity(cx, e, arity, 1) < 0) return -1;
+  const SrType *ts[3];
   sr_resolve_bare_literals(e, ts);
   SrDtype out_dtype = 0;
   int has_out_dtype = 0;
@@ -1337,7 +1476,7 @@ static int type_naryop(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
                    "and %s respectively.",
                    sr_dtype_name(ts[0]->dtype), sr_dtype_name(ts[1]->dtype));
   b.dtype = naryops[k].result == RES_BOOL ? SR_BOOL : has_out_dtype ? out_dtype : ts[0]->dtype;
-  b.weak = (uint8_t)(ts[0]->weak && ts[1]->weak);
+  b.weak = (uint8_t)(ts[0]->weak && ts[1]->weak && (arity < 3 || ts[2]->weak));
   SrStd s;
   if (sr_std_begin(cx, e, &s) < 0) return -1;
   b.mesh = s.mesh;
@@ -1421,6 +1560,9 @@ SR_KERN_BIN_SINTS(k_min, q < p ? q : p)
 SR_KERN_BIN_UINTS(k_min, q < p ? q : p)
 BIN_FLOATS(k_atan2, atan2f(p, q), atan2(p, q))
 BIN_FLOATS(k_nextafter, nextafterf(p, q), nextafter(p, q))
+BIN_FLOATS(k_igamma, (float)sr_igamma(p, q), sr_igamma(p, q))
+BIN_FLOATS(k_igammac, (float)sr_igammac(p, q), sr_igammac(p, q))
+BIN_FLOATS(k_igamma_grad_a, (float)sr_igamma_grad_a(p, q), sr_igamma_grad_a(p, q))
 SR_KERN_BIN_SINTS(k_and, p & q)
 SR_KERN_BIN_UINTS(k_and, p & q)
 SR_KERN_BIN_SINTS(k_or, p | q)
@@ -1458,6 +1600,9 @@ static const SrKernEw kern_max = KB(k_max, [SR_BOOL] = k_or_bool);
 static const SrKernEw kern_min = KB(k_min, [SR_BOOL] = k_and_bool);
 static const SrKernEw kern_atan2 = {.bin = {SR_KERN_FLOATS(k_atan2)}};
 static const SrKernEw kern_nextafter = {.bin = {SR_KERN_FLOATS(k_nextafter)}};
+static const SrKernEw kern_igamma = {.bin = {SR_KERN_FLOATS(k_igamma)}};
+static const SrKernEw kern_igammac = {.bin = {SR_KERN_FLOATS(k_igammac)}};
+static const SrKernEw kern_igamma_grad_a = {.bin = {SR_KERN_FLOATS(k_igamma_grad_a)}};
 static const SrKernEw kern_and = KB_INTS(k_and, [SR_BOOL] = k_and_bool);
 static const SrKernEw kern_or = KB_INTS(k_or, [SR_BOOL] = k_or_bool);
 static const SrKernEw kern_xor = KB_INTS(k_xor, [SR_BOOL] = k_xor_bool);
@@ -1618,6 +1763,56 @@ JVP1(jvp_atan2) {
   }
   ty[0] = sr_ad_add_tangents(ad, a, b);
   return done1(y, ty);
+}
+
+/* lax/special.py: ad.defjvp(igamma_p, igamma_grada, igamma_gradx), igammac's
+   the same negated: g * igamma_grad_a(a, x) and
+   g * exp(-x + (a - _ones(a)) * log(x) - lgamma(a)) */
+JVP1(jvp_igamma) {
+  y[0] = primal1(ad, e, x);
+  int neg = e->prim->id == SR_P_igammac;
+  SrVal *da = NULL, *dx = NULL;
+  if (t[0]) {
+    da = sr_ad_mul(ad, t[0], sr_ad_binop(ad, SR_P_igamma_grad_a, x[0], x[1]));
+    if (neg) da = sr_ad_neg(ad, da);
+  }
+  if (t[1]) {
+    const SrType *at = sr_ad_type(ad, x[0]);
+    SrVal *nx = sr_ad_neg(ad, x[1]);
+    SrVal *am1 = at ? sr_ad_binop(ad, SR_P_sub, x[0], sr_ad_full(ad, at, 1.0)) : NULL;
+    SrVal *lx = sr_ad_unop(ad, SR_P_log, x[1]);
+    SrVal *ex = sr_ad_binop(ad, SR_P_add, nx, sr_ad_mul(ad, am1, lx));
+    ex = sr_ad_binop(ad, SR_P_sub, ex, sr_ad_unop(ad, SR_P_lgamma, x[0]));
+    dx = sr_ad_mul(ad, t[1], sr_ad_unop(ad, SR_P_exp, ex));
+    if (neg) dx = sr_ad_neg(ad, dx);
+  }
+  ty[0] = sr_ad_add_tangents(ad, da, dx);
+  return done1(y, ty);
+}
+
+/* lax/special.py: ad.defjvp(regularized_incomplete_beta_p,
+   betainc_grad_not_implemented (a, b), betainc_gradx):
+   exp((b - 1) * log1p(-x) + (a - 1) * log(x) - lbeta) * g */
+JVP1(jvp_betainc) {
+  if (t[0] || t[1])
+    return sr_raise(ad->I, "ValueError", "Betainc gradient with respect to a and b not supported."), -1;
+  y[0] = primal1(ad, e, x);
+  if (t[2]) {
+    SrVal *a = x[0], *b = x[1], *xx = x[2];
+    /* each operand in Python's order (C leaves the order of arguments open) */
+    SrVal *la = sr_ad_unop(ad, SR_P_lgamma, a);
+    SrVal *lb = sr_ad_unop(ad, SR_P_lgamma, b);
+    SrVal *lab = sr_ad_binop(ad, SR_P_add, la, lb);
+    SrVal *lapb = sr_ad_unop(ad, SR_P_lgamma, sr_ad_binop(ad, SR_P_add, a, b));
+    SrVal *lbeta = sr_ad_binop(ad, SR_P_sub, lab, lapb);
+    SrVal *bm1 = sr_ad_binop(ad, SR_P_sub, b, sr_ad_scalar_like(ad, b, 1.0));
+    SrVal *t1 = sr_ad_mul(ad, bm1, sr_ad_unop(ad, SR_P_log1p, sr_ad_neg(ad, xx)));
+    SrVal *am1 = sr_ad_binop(ad, SR_P_sub, a, sr_ad_scalar_like(ad, a, 1.0));
+    SrVal *t2 = sr_ad_mul(ad, am1, sr_ad_unop(ad, SR_P_log, xx));
+    SrVal *px = sr_ad_unop(ad, SR_P_exp, sr_ad_binop(ad, SR_P_sub, sr_ad_binop(ad, SR_P_add, t1, t2), lbeta));
+    ty[0] = sr_ad_mul(ad, px, t[2]);
+  }
+  return y[0] && (!t[2] || ty[0]) ? 0 : -1;
 }
 
 JVP1(jvp_rem) {
@@ -2217,12 +2412,14 @@ static void eval_rules_elementwise(void) {
     SR_P_neg, SR_P_sign, SR_P_abs, SR_P_exp, SR_P_exp2, SR_P_log, SR_P_expm1, SR_P_log1p, SR_P_sin, SR_P_cos,
     SR_P_tan, SR_P_tanh, SR_P_logistic, SR_P_sqrt, SR_P_rsqrt, SR_P_cbrt, SR_P_square, SR_P_floor, SR_P_ceil,
     SR_P_round, SR_P_not, SR_P_integer_pow, SR_P_is_finite, SR_P_erf, SR_P_erfc, SR_P_erf_inv, SR_P_reduce_precision,
-    SR_P_lgamma, SR_P_digamma,
+    SR_P_lgamma, SR_P_digamma, SR_P_asin, SR_P_acos, SR_P_atan, SR_P_sinh, SR_P_cosh, SR_P_asinh, SR_P_acosh,
+    SR_P_atanh, SR_P_population_count, SR_P_clz, SR_P_bessel_i0e, SR_P_bessel_i1e,
   };
   static const int nary[] = {
     SR_P_add, SR_P_sub, SR_P_mul, SR_P_div, SR_P_rem, SR_P_pow, SR_P_max, SR_P_min, SR_P_atan2, SR_P_nextafter,
     SR_P_eq, SR_P_ne, SR_P_lt, SR_P_le, SR_P_gt, SR_P_ge, SR_P_and, SR_P_or, SR_P_xor, SR_P_shift_left,
     SR_P_shift_right_logical, SR_P_shift_right_arithmetic, SR_P_select_n, SR_P_clamp, SR_P_add_any,
+    SR_P_igamma, SR_P_igammac, SR_P_igamma_grad_a, SR_P_regularized_incomplete_beta,
   };
   for (size_t i = 0; i < sizeof unary / sizeof *unary; i++) sr_set_eval_rule(unary[i], ev_unary);
   for (size_t i = 0; i < sizeof nary / sizeof *nary; i++) sr_set_eval_rule(nary[i], ev_nary);
@@ -2285,6 +2482,19 @@ static void ad_rules_elementwise(void) {
   sr_ad_set_jvp(SR_P_select_n, jvp_select_n);
   sr_ad_set_transpose(SR_P_select_n, tr_select_n);
   sr_ad_set_jvp(SR_P_clamp, jvp_clamp);
+  sr_ad_set_jvp(SR_P_asin, jvp_asin);
+  sr_ad_set_jvp(SR_P_acos, jvp_asin);
+  sr_ad_set_jvp(SR_P_atan, jvp_atan);
+  sr_ad_set_jvp(SR_P_sinh, jvp_sinh);
+  sr_ad_set_jvp(SR_P_cosh, jvp_sinh);
+  sr_ad_set_jvp(SR_P_asinh, jvp_asinh);
+  sr_ad_set_jvp(SR_P_acosh, jvp_asinh);
+  sr_ad_set_jvp(SR_P_atanh, jvp_atanh);
+  sr_ad_set_jvp(SR_P_bessel_i0e, jvp_bessel_i0e);
+  sr_ad_set_jvp(SR_P_bessel_i1e, jvp_bessel_i1e);
+  sr_ad_set_jvp(SR_P_igamma, jvp_igamma);
+  sr_ad_set_jvp(SR_P_igammac, jvp_igamma);
+  sr_ad_set_jvp(SR_P_regularized_incomplete_beta, jvp_betainc);
   sr_ad_set_jvp(SR_P_add_any, sr_ad_jvp_linear);
   sr_ad_set_transpose(SR_P_add_any, tr_add_any);
 }
@@ -2332,6 +2542,11 @@ static void kernels_elementwise(void) {
       {SR_P_shift_right_logical, &kern_shift_right_logical},
       {SR_P_shift_right_arithmetic, &kern_shift_right_arithmetic}, {SR_P_eq, &kern_eq}, {SR_P_ne, &kern_ne},
       {SR_P_lt, &kern_lt}, {SR_P_le, &kern_le}, {SR_P_gt, &kern_gt}, {SR_P_ge, &kern_ge},
+      {SR_P_asin, &kern_asin}, {SR_P_acos, &kern_acos}, {SR_P_atan, &kern_atan}, {SR_P_sinh, &kern_sinh},
+      {SR_P_cosh, &kern_cosh}, {SR_P_asinh, &kern_asinh}, {SR_P_acosh, &kern_acosh}, {SR_P_atanh, &kern_atanh},
+      {SR_P_population_count, &kern_population_count}, {SR_P_clz, &kern_clz},
+      {SR_P_bessel_i0e, &kern_bessel_i0e}, {SR_P_bessel_i1e, &kern_bessel_i1e},
+      {SR_P_igamma, &kern_igamma}, {SR_P_igammac, &kern_igammac}, {SR_P_igamma_grad_a, &kern_igamma_grad_a},
   };
   for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) sr_prims[rows[i].id].kern = rows[i].k;
 }

@@ -623,6 +623,7 @@ static void ad_rules_random(void) {
   static const int zero[] = {SR_P_random_bits, SR_P_random_seed, SR_P_random_wrap, SR_P_random_unwrap,
                              SR_P_threefry2x32, SR_P_random_split, SR_P_random_fold_in};
   for (size_t i = 0; i < sizeof zero / sizeof *zero; i++) sr_ad_set_jvp(zero[i], sr_ad_jvp_zero);
+  sr_ad_set_jvp(SR_P_bitcast_convert_type, sr_ad_jvp_zero); /* lax.py: ad.defjvp_zero */
 }
 
 /* vmap: random_seed, random_bits and random_unwrap as
