@@ -684,13 +684,14 @@ static SrVal *jax_checkpoint(SrInterp *I, SrArgs *a) {
   SrVal *p[4];
   if (sr_args_parse(I, a, "checkpoint", "fun, *, prevent_cse=, policy=, static_argnums=", p) < 0) return NULL;
   if (!sr_is_callable(I, p[0])) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(p[0]));
-  /* remat_policies.c: nothing_saveable (the default) is what the rules do */
+  /* remat_policies.c: the policies of jax.checkpoint_policies, which the
+     remat rule's partial evaluation asks (remat_pe.c) */
   int pk = sr_remat_policy_kind(p[2]);
-  if (pk != 0) {
+  if (pk < 0) {
     SrBuf b = SR_BUF_INIT;
     sr_val_str(&b, p[2]);
-    sr_raise(I, "NotImplementedError", "jax.checkpoint: the policy %s is not supported yet (only nothing_saveable)",
-             sr_buf_str(&b));
+    sr_raise(I, "NotImplementedError",
+             "jax.checkpoint: the policy %s is not supported (only those of jax.checkpoint_policies)", sr_buf_str(&b));
     sr_buf_free(&b);
     return NULL;
   }

@@ -25,6 +25,7 @@
 #include "check/rule.h"
 #include "exec/eval.h"
 #include "jax/tree_util.h"
+#include "lax/lax.h"
 #include "py/objects.h"
 #include "text/print_val.h"
 #include "util/intern.h"
@@ -100,14 +101,32 @@ static SrVal *bi_checkpoint_name(SrInterp *I, SrArgs *a) {
 
 /* ---- the policies ---- */
 
+/* kinds: what saveable(prim, *avals, **params) answers */
+enum {
+  POL_NOTHING,     /* nothing_saveable */
+  POL_EVERYTHING,  /* everything_saveable */
+  POL_DOTS,        /* DotsSaveable(only_if_no_batch_dims=False) */
+  POL_DOTS_NO_BATCH, /* DotsSaveable(only_if_no_batch_dims=True) */
+  POL_ONLY_NAMES,  /* SaveOnlyTheseNames */
+  POL_NAMES_BUT,   /* SaveAnyNamesButThese */
+  POL_BOTH,        /* save_from_both_policies(p1, p2) */
+};
+
 typedef struct Policy {
   char *repr;
-  int kind; /* 0 nothing_saveable, 1 everything_saveable, 2 another */
+  int kind;
+  char **names; /* POL_ONLY_NAMES, POL_NAMES_BUT */
+  int nnames;
+  SrVal *p1, *p2; /* POL_BOTH */
 } Policy;
 
 static void policy_free(void *d) {
   Policy *p = d;
   free(p->repr);
+  for (int i = 0; i < p->nnames; i++) free(p->names[i]);
+  free(p->names);
+  sr_unref(p->p1);
+  sr_unref(p->p2);
   free(p);
 }
 
@@ -118,17 +137,61 @@ static void policy_repr(SrBuf *out, const SrVal *v) {
 
 static const SrClass policy_class = {"checkpoint_policy", policy_free, policy_repr, NULL, NULL};
 
-static SrVal *policy(const char *repr, int kind) {
+static Policy *policy_new(const char *repr, int kind) {
   Policy *p = sr_xcalloc(1, sizeof *p);
   p->repr = sr_xstrdup(repr);
   p->kind = kind;
-  return sr_obj(&policy_class, p);
+  return p;
 }
+
+static SrVal *policy(const char *repr, int kind) { return sr_obj(&policy_class, policy_new(repr, kind)); }
 
 int sr_remat_policy_kind(const SrVal *v) {
   if (!v || v->kind == SR_V_NONE) return 0;
   if (!sr_is_obj(v, &policy_class)) return -1;
   return ((const Policy *)v->obj.data)->kind;
+}
+
+static int has_name(const Policy *p, const SrVal *name) {
+  if (!name || (name->kind != SR_V_WORD && name->kind != SR_V_STR)) return 0;
+  for (int i = 0; i < p->nnames; i++)
+    if (strlen(p->names[i]) == name->str.n && memcmp(p->names[i], name->str.s, name->str.n) == 0) return 1;
+  return 0;
+}
+
+/* An empty sequence (a dimension_numbers batch part)? */
+static int empty_seq(const SrVal *v) { return v && sr_is_seq(v) && v->seq.n == 0; }
+
+/* The policy's saveable(prim, *avals, **params) on an equation
+   (ad_checkpoint.py's policies); -2 for what is no policy object. */
+static int policy_saveable(SrInterp *I, SrVal *v, const SrEqn *e) {
+  if (!sr_is_obj(v, &policy_class)) return -2;
+  const Policy *p = v->obj.data;
+  switch (p->kind) {
+  case POL_NOTHING: return 0;
+  case POL_EVERYTHING: return 1;
+  case POL_DOTS: return e->prim->id == SR_P_dot_general;
+  case POL_DOTS_NO_BATCH: {
+    if (e->prim->id != SR_P_dot_general) return 0;
+    SrVal *dn = sr_eqn_param(e, sr_intern_cstr("dimension_numbers"));
+    /* (_, _), (lhs_b, rhs_b) = params['dimension_numbers'] */
+    if (!dn || !sr_is_seq(dn) || dn->seq.n != 2 || !sr_is_seq(dn->seq.items[1]) || dn->seq.items[1]->seq.n != 2)
+      return 0;
+    return empty_seq(dn->seq.items[1]->seq.items[0]) && empty_seq(dn->seq.items[1]->seq.items[1]);
+  }
+  case POL_ONLY_NAMES:
+    return e->prim->id == SR_P_name && has_name(p, sr_eqn_param(e, sr_intern_cstr("name")));
+  case POL_NAMES_BUT:
+    return e->prim->id == SR_P_name && !has_name(p, sr_eqn_param(e, sr_intern_cstr("name")));
+  case POL_BOTH: {
+    int a = policy_saveable(I, p->p1, e);
+    if (a < 0) return a;
+    int b = policy_saveable(I, p->p2, e);
+    if (b < 0) return b;
+    return a || b;
+  }
+  }
+  return 0;
 }
 
 /* frozenset({'a', 'b'}) of the names, sorted as str of a frozenset of
@@ -155,26 +218,35 @@ static char *names_repr(const char *cls, const char *field, SrArgs *a, SrInterp 
   return r;
 }
 
-static SrVal *bi_save_only_these_names(SrInterp *I, SrArgs *a) {
-  char *r = names_repr("SaveOnlyTheseNames", "saveable_names", a, I);
+static SrVal *names_policy(SrInterp *I, SrArgs *a, const char *cls, const char *field, int kind) {
+  char *r = names_repr(cls, field, a, I);
   if (!r) return NULL;
-  SrVal *v = policy(r, 2);
+  Policy *p = policy_new(r, kind);
   free(r);
-  return v;
+  p->names = sr_xcalloc((size_t)a->n + 1, sizeof *p->names);
+  for (int i = 0; i < a->n; i++) p->names[p->nnames++] = sr_xstrndup(a->v[i]->str.s, a->v[i]->str.n);
+  return sr_obj(&policy_class, p);
+}
+
+static SrVal *bi_save_only_these_names(SrInterp *I, SrArgs *a) {
+  return names_policy(I, a, "SaveOnlyTheseNames", "saveable_names", POL_ONLY_NAMES);
 }
 
 static SrVal *bi_save_any_names_but_these(SrInterp *I, SrArgs *a) {
-  char *r = names_repr("SaveAnyNamesButThese", "names", a, I);
-  if (!r) return NULL;
-  SrVal *v = policy(r, 2);
-  free(r);
-  return v;
+  return names_policy(I, a, "SaveAnyNamesButThese", "names", POL_NAMES_BUT);
 }
 
 static SrVal *bi_save_from_both_policies(SrInterp *I, SrArgs *a) {
   SrVal *p[2];
   if (sr_args_parse(I, a, "save_from_both_policies", "policy_1, policy_2", p) < 0) return NULL;
-  return policy("<function save_from_both_policies.<locals>.policy at 0xXXXXXXXXXXXX>", 2);
+  for (int i = 0; i < 2; i++)
+    if (!sr_is_obj(p[i], &policy_class))
+      return sr_raise(I, "NotImplementedError",
+                      "save_from_both_policies: only the policies of jax.checkpoint_policies are supported here");
+  Policy *pol = policy_new("<function save_from_both_policies.<locals>.policy at 0xXXXXXXXXXXXX>", POL_BOTH);
+  pol->p1 = sr_ref(p[0]);
+  pol->p2 = sr_ref(p[1]);
+  return sr_obj(&policy_class, pol);
 }
 
 /* ---- registration ---- */
@@ -185,18 +257,19 @@ void sr_remat_policies_init(void) {
   sr_ad_set_jvp(SR_P_name, jvp_name);
   sr_prims[SR_P_name].batch = batch_name;
   sr_val_keep_class(&policy_class);
+  sr_lax_remat_saveable = policy_saveable;
   sr_def("jax.ad_checkpoint.checkpoint_name", bi_checkpoint_name,
          "checkpoint_name(x, name): x, each leaf named (the name primitive) for a checkpoint policy");
   static const struct {
     const char *name, *repr;
     int kind;
   } fixed[] = {
-    {"nothing_saveable", "<function nothing_saveable at 0xXXXXXXXXXXXX>", 0},
-    {"everything_saveable", "<function everything_saveable at 0xXXXXXXXXXXXX>", 1},
-    {"dots_saveable", "DotsSaveable(only_if_no_batch_dims=False)", 2},
-    {"checkpoint_dots", "DotsSaveable(only_if_no_batch_dims=False)", 2},
-    {"dots_with_no_batch_dims_saveable", "DotsSaveable(only_if_no_batch_dims=True)", 2},
-    {"checkpoint_dots_with_no_batch_dims", "DotsSaveable(only_if_no_batch_dims=True)", 2},
+    {"nothing_saveable", "<function nothing_saveable at 0xXXXXXXXXXXXX>", POL_NOTHING},
+    {"everything_saveable", "<function everything_saveable at 0xXXXXXXXXXXXX>", POL_EVERYTHING},
+    {"dots_saveable", "DotsSaveable(only_if_no_batch_dims=False)", POL_DOTS},
+    {"checkpoint_dots", "DotsSaveable(only_if_no_batch_dims=False)", POL_DOTS},
+    {"dots_with_no_batch_dims_saveable", "DotsSaveable(only_if_no_batch_dims=True)", POL_DOTS_NO_BATCH},
+    {"checkpoint_dots_with_no_batch_dims", "DotsSaveable(only_if_no_batch_dims=True)", POL_DOTS_NO_BATCH},
   };
   for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) {
     char q[96];
