@@ -19,6 +19,7 @@
 
 #include "jax/jax.h"
 #include "jax/remat_policies.h"
+#include "jax/api.h"
 
 #include "ad/ad_rules.h"
 #include "ad/batch.h"
@@ -26,6 +27,8 @@
 #include "exec/eval.h"
 #include "jax/tree_util.h"
 #include "lax/lax.h"
+#include "py/interp.h"
+#include "py/lex.h"
 #include "py/objects.h"
 #include "text/print_val.h"
 #include "util/intern.h"
@@ -249,6 +252,295 @@ static SrVal *bi_save_from_both_policies(SrInterp *I, SrArgs *a) {
   return sr_obj(&policy_class, pol);
 }
 
+/* ---- source locations (source_info_util.summarize) ---- */
+
+/* "file:line (function)" of the statement running, interned; the last
+   answer is kept, since a statement binds many equations */
+static const char *trace_loc(SrInterp *I) {
+  SrPyState *py = I->py;
+  if (!py || !py->code || !py->code->src) return NULL;
+  static const SrSrc *last_src;
+  static const char *last_text, *last_func, *last;
+  static uint32_t last_off;
+  const SrSrc *src = py->code->src;
+  if (last && src == last_src && src->text == last_text && py->cur_off == last_off && py->cur_func == last_func)
+    return last;
+  uint32_t line = 0, col = 0;
+  sr_src_linecol(src, py->cur_off, &line, &col);
+  SrBuf b = SR_BUF_INIT;
+  sr_buf_printf(&b, "%s:%u (%s)", src->name, line, py->cur_func ? py->cur_func : "<module>");
+  last = sr_intern_cstr(sr_buf_str(&b));
+  sr_buf_free(&b);
+  last_src = src;
+  last_text = src->text;
+  last_off = py->cur_off;
+  last_func = py->cur_func;
+  return last;
+}
+
+/* ---- saved_residuals, print_saved_residuals ---- */
+
+/* The function under jax.checkpoint or jax.jit wrappers (functools.wraps's
+   __wrapped__, which inspect.signature follows). */
+static SrVal *unwrapped(SrVal *f) {
+  for (int depth = 0; depth < 64; depth++) {
+    SrVal *g = sr_remat_wrapped(f);
+    if (!g && sr_is_obj(f, &sr_jit_class)) g = sr_jit_wrapped(f);
+    if (!g) break;
+    f = g;
+  }
+  return f;
+}
+
+/* debug_info's arg_names (api_util._non_static_arg_names): the leaves'
+   paths under the signature's parameter names, keyword arguments sorted;
+   "args[i]..." where there is no signature.  n strings, malloc'd. */
+static char **arg_names(SrInterp *I, SrVal *f, SrArgs *a, int *n) {
+  SrFunction *fn = sr_as_function(unwrapped(f));
+  const SrParams *ps = fn && fn->node ? fn->node->params : NULL;
+  int cap = 16, k = 0;
+  char **out = sr_xcalloc((size_t)cap, sizeof *out);
+  SrBuf path = SR_BUF_INIT;
+  int npos = ps ? ps->n - ps->nkwonly : 0;
+  int sig = ps && (a->n <= npos || ps->star);
+  for (int i = 0; i < a->n; i++) {
+    SrVal *fl = sr_pytree_flatten(I, a->v[i]);
+    int nl = fl ? fl->seq.n : 0;
+    sr_unref(fl);
+    while (k + nl + 1 > cap) cap *= 2, out = sr_xrealloc(out, (size_t)cap * sizeof *out);
+    sr_buf_reset(&path);
+    if (sig && i < npos) sr_buf_puts(&path, ps->names[i]);
+    else if (sig) sr_buf_printf(&path, "%s[%d]", ps->star, i - npos);
+    else sr_buf_printf(&path, "args[%d]", i);
+    sr_pytree_leaf_paths(a->v[i], &path, out, &k);
+  }
+  int *order = sr_xcalloc((size_t)a->nkw + 1, sizeof *order);
+  for (int i = 0; i < a->nkw; i++) order[i] = i;
+  for (int i = 1; i < a->nkw; i++)
+    for (int j = i; j > 0 && strcmp(a->kw[order[j - 1]], a->kw[order[j]]) > 0; j--) {
+      int tmp = order[j];
+      order[j] = order[j - 1];
+      order[j - 1] = tmp;
+    }
+  for (int q = 0; q < a->nkw; q++) {
+    int i = order[q];
+    SrVal *fl = sr_pytree_flatten(I, a->kwv[i]);
+    int nl = fl ? fl->seq.n : 0;
+    sr_unref(fl);
+    while (k + nl + 1 > cap) cap *= 2, out = sr_xrealloc(out, (size_t)cap * sizeof *out);
+    sr_buf_reset(&path);
+    int named = 0;
+    for (int p = 0; ps && p < ps->n; p++) named |= strcmp(ps->names[p], a->kw[i]) == 0;
+    if (!ps) sr_buf_printf(&path, "kwargs['%s']", a->kw[i]);
+    else if (named || !ps->kwstar) sr_buf_puts(&path, a->kw[i]);
+    else sr_buf_printf(&path, "%s['%s']", ps->kwstar, a->kw[i]);
+    sr_pytree_leaf_paths(a->kwv[i], &path, out, &k);
+  }
+  free(order);
+  sr_buf_free(&path);
+  *n = k;
+  return out;
+}
+
+/* f with its keyword arguments passed positionally after the others, so
+   that they are traced too (flatten((args, kwargs)): keys sorted) */
+typedef struct KwCall {
+  SrVal *f;
+  int nargs, nkw;
+  const char **kw; /* interned, sorted */
+} KwCall;
+
+static void kwcall_free(void *d) {
+  KwCall *k = d;
+  sr_unref(k->f);
+  free(k->kw);
+  free(k);
+}
+
+static SrVal *kwcall(SrInterp *I, SrArgs *a) {
+  KwCall *k = sr_current_builtin(I)->data;
+  SrArgs ca = {k->nargs, a->v, k->nkw, k->kw, a->v + k->nargs, NULL};
+  return sr_call(I, k->f, &ca);
+}
+
+/* saved_residuals(f, *args, **kwargs): the residuals jax.vjp(f) saves,
+   each (its type as a ShapeDtypeStruct, where it comes from), in
+   _saved_residuals's order: literals, constants, arguments, then the
+   equations' outputs (a reduce_precision looked through). */
+static SrVal *saved_residuals(SrInterp *I, SrArgs *a) {
+  if (a->n < 1) return sr_raise(I, "TypeError", "saved_residuals() missing 1 required positional argument: 'f'");
+  SrVal *f = a->v[0];
+  SrArgs b = *a;
+  b.n--;
+  b.v++;
+  KwCall *kc = sr_xcalloc(1, sizeof *kc);
+  kc->f = sr_ref(f);
+  kc->nargs = b.n;
+  kc->nkw = b.nkw;
+  kc->kw = sr_xcalloc((size_t)b.nkw + 1, sizeof *kc->kw);
+  SrVal **all = sr_xcalloc((size_t)(b.n + b.nkw) + 1, sizeof *all);
+  for (int i = 0; i < b.n; i++) all[i] = b.v[i];
+  for (int i = 0; i < b.nkw; i++) {
+    int j = i;
+    while (j > 0 && strcmp(kc->kw[j - 1], b.kw[i]) > 0) {
+      kc->kw[j] = kc->kw[j - 1];
+      all[b.n + j] = all[b.n + j - 1];
+      j--;
+    }
+    kc->kw[j] = b.kw[i];
+    all[b.n + j] = b.kwv[i];
+  }
+  SrVal *wrapper = sr_builtin_with("saved_residuals.<locals>.f_", kwcall, kc, kwcall_free);
+  SrVal *out_tree = NULL, *captured = NULL;
+  SrJaxpr *body = sr_trace_fn(I, wrapper, b.n + b.nkw, all, 0, NULL, NULL, 0, NULL, &out_tree, &captured);
+  free(all);
+  sr_unref(wrapper);
+  if (!body) return NULL;
+  sr_unref(out_tree);
+  uint32_t n = sr_nargs(body), ncap = captured ? (uint32_t)captured->seq.n : 0;
+  SrTrace *saved = I->trace;
+  SrTrace *T = sr_trace_begin(I);
+  SrVal **prim = sr_xcalloc(n + 1, sizeof *prim);
+  uint8_t *in_nz = sr_xcalloc(n + 1, 1);
+  for (uint32_t i = 0; i < n; i++) {
+    if (i < ncap) prim[i] = sr_ref(captured->seq.items[i]);
+    else prim[i] = sr_trace_arg(I, T, sr_args(body)[i]->type), in_nz[i] = 1;
+  }
+  SrVal **outs = sr_xcalloc(body->nout + 1, sizeof *outs);
+  SrLinear lin;
+  I->trace = T;
+  int rc = sr_ad_linearize(I, body, prim, in_nz, NULL, outs, &lin);
+  SrJaxpr *F = NULL;
+  SrVal *fcap = NULL;
+  uint32_t nres = 0;
+  if (rc == 0) {
+    nres = (uint32_t)lin.nres;
+    SrVal **fo = sr_xcalloc(body->nout + nres + 1, sizeof *fo);
+    for (uint32_t i = 0; i < body->nout; i++) fo[i] = outs[i];
+    for (uint32_t r = 0; r < nres; r++) fo[body->nout + r] = lin.res[r];
+    I->trace = T;
+    F = sr_trace_end(I, T, fo, (int)(body->nout + nres), &fcap);
+    free(fo);
+    sr_ad_linear_free(&lin);
+  } else {
+    sr_trace_abort(I, T);
+  }
+  I->trace = saved;
+  for (uint32_t i = 0; i < body->nout; i++) sr_unref(outs[i]);
+  free(outs);
+  for (uint32_t i = 0; i < n; i++) sr_unref(prim[i]);
+  free(prim);
+  free(in_nz);
+  sr_unref(captured);
+  sr_program_unref(body->prog);
+  if (!F) return NULL;
+  sr_unref(fcap);
+  int nnames = 0;
+  char **names = arg_names(I, f, &b, &nnames);
+  /* the residual vars, reduce_precision looked through */
+  uint32_t nv = F->nvars + 1;
+  uint8_t *isres = sr_xcalloc(nv, 1);
+  SrVal *list = sr_seq(NULL, SR_V_LIST, 0);
+#define PUSH(type, text)                                                                                               \
+  do {                                                                                                                 \
+    SrVal *tup = sr_seq(NULL, SR_V_TUPLE, 2);                                                                          \
+    sr_seq_push(NULL, tup, sr_array_abstract(type));                                                                   \
+    sr_seq_push(NULL, tup, sr_str_cstr(NULL, text));                                                                   \
+    sr_seq_push(NULL, list, tup);                                                                                      \
+  } while (0)
+  for (uint32_t i = F->nout - nres; i < F->nout; i++) {
+    SrVar *v = F->outvars[i];
+    if (v->kind == SR_LIT) {
+      PUSH(v->type, "from a literal");
+      continue;
+    }
+    isres[v->id] = 1;
+  }
+  for (uint32_t k = 0; k < F->neqn; k++) {
+    const SrEqn *e = &F->eqns[k];
+    if (e->prim->id == SR_P_reduce_precision && e->out[0]->kind == SR_VAR && isres[e->out[0]->id] &&
+        e->in[0]->kind == SR_VAR) {
+      isres[e->out[0]->id] = 0;
+      isres[e->in[0]->id] = 1;
+    }
+  }
+  SrBuf s = SR_BUF_INIT;
+  for (uint32_t i = 0; i < F->nconst; i++)
+    if (isres[F->invars[i]->id]) PUSH(F->invars[i]->type, "from a constant");
+  for (uint32_t i = 0; i < sr_nargs(F); i++) {
+    SrVar *v = sr_args(F)[i];
+    if (!isres[v->id]) continue;
+    sr_buf_reset(&s);
+    if ((int)i < nnames && names[i][0]) sr_buf_printf(&s, "from the argument %s", names[i]);
+    else sr_buf_printf(&s, "from the argument at flattened index %u", i);
+    PUSH(v->type, sr_buf_str(&s));
+  }
+  for (uint32_t k = 0; k < F->neqn; k++) {
+    const SrEqn *e = &F->eqns[k];
+    for (uint32_t i = 0; i < e->nout; i++) {
+      SrVar *v = e->out[i];
+      if (v->kind != SR_VAR || !isres[v->id]) continue;
+      const char *src = e->loc ? e->loc : "";
+      SrVal *nm = e->prim->id == SR_P_name || e->prim->id == SR_P_jit ? sr_eqn_param(e, sr_intern_cstr("name")) : NULL;
+      sr_buf_reset(&s);
+      if (nm && (nm->kind == SR_V_STR || nm->kind == SR_V_WORD) && e->prim->id == SR_P_name)
+        sr_buf_printf(&s, "named '%.*s' from %s", (int)nm->str.n, nm->str.s, src);
+      else if (nm && (nm->kind == SR_V_STR || nm->kind == SR_V_WORD))
+        sr_buf_printf(&s, "output of jitted function '%.*s' from %s", (int)nm->str.n, nm->str.s, src);
+      else sr_buf_printf(&s, "output of %s from %s", e->prim->name, src);
+      PUSH(v->type, sr_buf_str(&s));
+    }
+  }
+#undef PUSH
+  sr_buf_free(&s);
+  for (int i = 0; i < nnames; i++) free(names[i]);
+  free(names);
+  free(isres);
+  sr_program_unref(F->prog);
+  return list;
+}
+
+/* saved_residuals's list with ShapeDtypeStructs for the types */
+static SrVal *bi_saved_residuals(SrInterp *I, SrArgs *a) {
+  SrVal *list = saved_residuals(I, a);
+  if (!list) return NULL;
+  SrVal *sds = sr_lookup_qualname("jax.ShapeDtypeStruct");
+  for (int i = 0; i < list->seq.n && sds; i++) {
+    SrVal *tup = list->seq.items[i];
+    const SrType *t = sr_value_type(I, tup->seq.items[0]);
+    int64_t dims[SR_MAX_RANK];
+    for (int d = 0; d < t->ndim; d++) dims[d] = t->dims[d].size;
+    SrVal *args[2] = {sr_int_tuple(dims, t->ndim), sr_dtype_val(NULL, t->dtype)};
+    SrArgs ca = {2, args, 0, NULL, NULL, NULL};
+    SrVal *v = sr_call(I, sds, &ca);
+    sr_unref(args[0]);
+    sr_unref(args[1]);
+    if (!v) {
+      sr_unref(list);
+      return NULL;
+    }
+    sr_unref(tup->seq.items[0]);
+    tup->seq.items[0] = v;
+  }
+  return list;
+}
+
+/* print_saved_residuals: f'{aval.str_short(short_dtypes=True)} {src}' */
+static SrVal *bi_print_saved_residuals(SrInterp *I, SrArgs *a) {
+  SrVal *list = saved_residuals(I, a);
+  if (!list) return NULL;
+  SrBuf b = SR_BUF_INIT;
+  for (int i = 0; i < list->seq.n; i++) {
+    SrVal *tup = list->seq.items[i];
+    sr_type_str(&b, sr_value_type(I, tup->seq.items[0]), 1);
+    sr_buf_printf(&b, " %.*s\n", (int)tup->seq.items[1]->str.n, tup->seq.items[1]->str.s);
+  }
+  sr_write(I, sr_buf_str(&b), b.len);
+  sr_buf_free(&b);
+  sr_unref(list);
+  return sr_none();
+}
+
 /* ---- registration ---- */
 
 void sr_remat_policies_init(void) {
@@ -258,6 +550,7 @@ void sr_remat_policies_init(void) {
   sr_prims[SR_P_name].batch = batch_name;
   sr_val_keep_class(&policy_class);
   sr_lax_remat_saveable = policy_saveable;
+  sr_trace_loc_hook = trace_loc;
   sr_def("jax.ad_checkpoint.checkpoint_name", bi_checkpoint_name,
          "checkpoint_name(x, name): x, each leaf named (the name primitive) for a checkpoint policy");
   static const struct {
@@ -276,6 +569,10 @@ void sr_remat_policies_init(void) {
     snprintf(q, sizeof q, "jax.checkpoint_policies.%s", fixed[i].name);
     sr_register(q, policy(fixed[i].repr, fixed[i].kind));
   }
+  sr_def("jax.ad_checkpoint.saved_residuals", bi_saved_residuals,
+         "saved_residuals(f, *args, **kwargs): the residuals jax.vjp(f) saves, each (its shape and dtype, where it comes from)");
+  sr_def("jax.ad_checkpoint.print_saved_residuals", bi_print_saved_residuals,
+         "print_saved_residuals(f, *args, **kwargs): prints the residuals jax.vjp(f) saves and where each comes from");
   sr_def("jax.checkpoint_policies.save_only_these_names", bi_save_only_these_names,
          "save_only_these_names(*names): a checkpoint policy saving only the values named so (checkpoint_name)");
   sr_def("jax.checkpoint_policies.save_any_names_but_these", bi_save_any_names_but_these,

@@ -75,12 +75,13 @@ static SrVal *bind_like(SrAd *ad, const SrEqn *e, SrVal **in) {
    reduce_precision.  Returns 0 or -1. */
 static int emit(SrAd *ad, const SrJaxpr *J, const uint8_t *keep, const uint8_t *rp, SrVal **val) {
   SrInterp *I = ad->I;
-  const char *ns0 = I->ns;
+  const char *ns0 = I->ns, *loc0 = I->loc;
   int rc = 0;
   for (uint32_t k = 0; k < J->neqn && rc == 0; k++) {
     if (!keep[k]) continue;
     const SrEqn *e = &J->eqns[k];
     I->ns = sr_ns_concat(ns0, e->ns);
+    I->loc = e->loc ? e->loc : loc0;
     int mark = sr_ad_mark(ad);
     SrVal **in = sr_xcalloc(e->nin + 1, sizeof *in);
     for (uint32_t i = 0; i < e->nin; i++) in[i] = e->in[i]->kind == SR_LIT ? sr_ad_literal(ad, e->in[i]) : val[e->in[i]->id];
@@ -115,6 +116,7 @@ static int emit(SrAd *ad, const SrJaxpr *J, const uint8_t *keep, const uint8_t *
     if (!r) rc = -1;
   }
   I->ns = ns0;
+  I->loc = loc0;
   return rc;
 }
 
