@@ -913,7 +913,7 @@ void sr_jnp_init(void) {
          "out_shardings=): f compiled; jit(f).trace(*args).jaxpr is its jaxpr; jit(**options) a decorator");
   sr_class_binds(&sr_jit_class); /* a jitted method gets self, as PjitFunction.__get__ gives it */
   sr_def("jax.checkpoint jax.remat", jax_checkpoint,
-         "checkpoint(f, prevent_cse=True): f whose residuals are recomputed in the backward pass (a remat2 equation)");
+         "checkpoint(f, prevent_cse=True, policy=None, static_argnums=()): f whose residuals the policy does not save are recomputed in the backward pass (a remat2 equation)");
   sr_jnp_api_init();
   sr_lax_api_init();
   sr_jit_options_init();

@@ -75,6 +75,8 @@ static SrVal *bind_like(SrAd *ad, const SrEqn *e, SrVal **in) {
    reduce_precision.  Returns 0 or -1. */
 static int emit(SrAd *ad, const SrJaxpr *J, const uint8_t *keep, const uint8_t *rp, SrVal **val) {
   SrInterp *I = ad->I;
+  /* the trace's program keeps J's, where the params' values stay */
+  if (I->trace && I->trace->prog != J->prog) sr_program_dep(I->trace->prog, J->prog);
   const char *ns0 = I->ns, *loc0 = I->loc;
   int rc = 0;
   for (uint32_t k = 0; k < J->neqn && rc == 0; k++) {
