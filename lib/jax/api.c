@@ -764,6 +764,8 @@ static SrVal *jax_checkpoint(SrInterp *I, SrArgs *a) {
   /* remat_policies.c: the policies of jax.checkpoint_policies, which the
      remat rule's partial evaluation asks (remat_pe.c) */
   int pk = sr_remat_policy_kind(p[2]);
+  SrVal *pol = NULL;
+  if (pk < 0 && sr_is_callable(I, p[2])) pol = sr_remat_policy_of(p[2]), pk = 0;
   if (pk < 0) {
     SrBuf b = SR_BUF_INIT;
     sr_val_str(&b, p[2]);
@@ -807,7 +809,7 @@ static SrVal *jax_checkpoint(SrInterp *I, SrArgs *a) {
   r->statics = statics;
   r->nstatics = nstatics;
   r->fn = sr_ref(p[0]);
-  r->policy = p[2] && p[2]->kind != SR_V_NONE ? sr_ref(p[2]) : NULL;
+  r->policy = pol ? pol : p[2] && p[2]->kind != SR_V_NONE ? sr_ref(p[2]) : NULL;
   r->prevent_cse = p[1] ? sr_val_truthy(p[1]) : 1;
   return sr_builtin_with("checkpoint(fun)", remat_call, r, remat_free);
 }

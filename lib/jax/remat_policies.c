@@ -20,6 +20,7 @@
 #include "jax/jax.h"
 #include "jax/remat_policies.h"
 #include "jax/api.h"
+#include "jax/introspect.h"
 
 #include "ad/ad_rules.h"
 #include "ad/batch.h"
@@ -113,6 +114,7 @@ enum {
   POL_ONLY_NAMES,  /* SaveOnlyTheseNames */
   POL_NAMES_BUT,   /* SaveAnyNamesButThese */
   POL_BOTH,        /* save_from_both_policies(p1, p2) */
+  POL_CALLABLE,    /* a function of the user's: policy(prim, *avals, **params) */
 };
 
 typedef struct Policy {
@@ -120,7 +122,7 @@ typedef struct Policy {
   int kind;
   char **names; /* POL_ONLY_NAMES, POL_NAMES_BUT */
   int nnames;
-  SrVal *p1, *p2; /* POL_BOTH */
+  SrVal *p1, *p2; /* POL_BOTH; POL_CALLABLE: p1, the function */
 } Policy;
 
 static void policy_free(void *d) {
@@ -148,6 +150,32 @@ static Policy *policy_new(const char *repr, int kind) {
 }
 
 static SrVal *policy(const char *repr, int kind) { return sr_obj(&policy_class, policy_new(repr, kind)); }
+
+SrVal *sr_remat_policy_of(SrVal *fn) {
+  /* its repr, the address masked as JAX's printed params are compared */
+  SrBuf b = SR_BUF_INIT;
+  sr_val_repr(&b, fn);
+  const char *s = sr_buf_str(&b), *at = strstr(s, " at 0x");
+  SrBuf m = SR_BUF_INIT;
+  if (at) {
+    sr_buf_putn(&m, s, (size_t)(at - s) + 6);
+    const char *q = at + 6;
+    while ((*q >= '0' && *q <= '9') || (*q >= 'a' && *q <= 'f')) q++;
+    sr_buf_puts(&m, "XXXXXXXXXXXX");
+    sr_buf_puts(&m, q);
+  } else if (strncmp(s, "<function ", 10) == 0 && b.len && s[b.len - 1] == '>') {
+    /* a function's repr here has no address: CPython's has one */
+    sr_buf_putn(&m, s, b.len - 1);
+    sr_buf_puts(&m, " at 0xXXXXXXXXXXXX>");
+  } else {
+    sr_buf_puts(&m, s);
+  }
+  Policy *p = policy_new(sr_buf_str(&m), POL_CALLABLE);
+  sr_buf_free(&b);
+  sr_buf_free(&m);
+  p->p1 = sr_ref(fn);
+  return sr_obj(&policy_class, p);
+}
 
 int sr_remat_policy_kind(const SrVal *v) {
   if (!v || v->kind == SR_V_NONE) return 0;
@@ -186,6 +214,41 @@ static int policy_saveable(SrInterp *I, SrVal *v, const SrEqn *e) {
     return e->prim->id == SR_P_name && has_name(p, sr_eqn_param(e, sr_intern_cstr("name")));
   case POL_NAMES_BUT:
     return e->prim->id == SR_P_name && !has_name(p, sr_eqn_param(e, sr_intern_cstr("name")));
+  case POL_CALLABLE: {
+    /* saveable(prim, *[x.aval for x in eqn.invars], **eqn.params), then
+       partial_eval.ensure_enum: a bool */
+    SrVal **av = sr_xcalloc(e->nin + 2, sizeof *av);
+    av[0] = sr_introspect_eqn_prim(e);
+    for (uint32_t i = 0; i < e->nin; i++) av[i + 1] = sr_aval_new(e->in[i]->type);
+    SrVal *d = sr_introspect_eqn_params(e);
+    int nkw = d->dict.n;
+    const char **kw = sr_xcalloc((size_t)nkw + 1, sizeof *kw);
+    SrVal **kwv = sr_xcalloc((size_t)nkw + 1, sizeof *kwv);
+    for (int i = 0; i < nkw; i++) {
+      kw[i] = sr_intern(d->dict.keys[i]->str.s, d->dict.keys[i]->str.n);
+      kwv[i] = d->dict.vals[i];
+    }
+    SrArgs ca = {(int)e->nin + 1, av, nkw, kw, kwv, NULL};
+    SrVal *r = sr_call(I, p->p1, &ca);
+    for (uint32_t i = 0; i < e->nin + 1; i++) sr_unref(av[i]);
+    free(av);
+    free(kw);
+    free(kwv);
+    sr_unref(d);
+    if (!r) return -1;
+    int rc = r->kind == SR_V_BOOL ? (int)r->i : -1;
+    if (rc < 0) {
+      SrBuf b = SR_BUF_INIT;
+      sr_val_str(&b, r);
+      sr_raise(I, "TypeError",
+               "Value returned by a remat policy should be a bool or `ad_checkpoint.Recompute`, "
+               "`ad_checkpoint.Saveable` or `ad_checkpoint.Offloadable(...)`. Got %s of type <class '%s'>.",
+               sr_buf_str(&b), sr_val_kind_name(r));
+      sr_buf_free(&b);
+    }
+    sr_unref(r);
+    return rc;
+  }
   case POL_BOTH: {
     int a = policy_saveable(I, p->p1, e);
     if (a < 0) return a;

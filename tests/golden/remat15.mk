@@ -3,6 +3,7 @@
 REMAT15_GOLDEN = \
 	tests/golden/remat15_policies.jxr \
 	tests/golden/remat15_saved.jxr \
+	tests/golden/remat15_custom.jxr \
 	tests/golden/remat15_sharded.jxr
 TESTS += $(REMAT15_GOLDEN)
 EXTRA_DIST += $(REMAT15_GOLDEN) $(REMAT15_GOLDEN:.jxr=.out)
