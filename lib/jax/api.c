@@ -765,7 +765,11 @@ static SrVal *jax_checkpoint(SrInterp *I, SrArgs *a) {
      remat rule's partial evaluation asks (remat_pe.c) */
   int pk = sr_remat_policy_kind(p[2]);
   SrVal *pol = NULL;
-  if (pk < 0 && sr_is_callable(I, p[2])) pol = sr_remat_policy_of(p[2]), pk = 0;
+  if (pk == -2)
+    return sr_raise(I, "NotImplementedError",
+                    "jax.checkpoint: offloading residuals to another memory (%s) is not supported",
+                    "save_and_offload_only_these_names");
+  if (pk == -1 && sr_is_callable(I, p[2])) pol = sr_remat_policy_of(p[2]), pk = 0;
   if (pk < 0) {
     SrBuf b = SR_BUF_INIT;
     sr_val_str(&b, p[2]);

@@ -115,6 +115,7 @@ enum {
   POL_NAMES_BUT,   /* SaveAnyNamesButThese */
   POL_BOTH,        /* save_from_both_policies(p1, p2) */
   POL_CALLABLE,    /* a function of the user's: policy(prim, *avals, **params) */
+  POL_OFFLOAD,     /* SaveAndOffloadOnlyTheseNames: not supported */
 };
 
 typedef struct Policy {
@@ -180,7 +181,8 @@ SrVal *sr_remat_policy_of(SrVal *fn) {
 int sr_remat_policy_kind(const SrVal *v) {
   if (!v || v->kind == SR_V_NONE) return 0;
   if (!sr_is_obj(v, &policy_class)) return -1;
-  return ((const Policy *)v->obj.data)->kind;
+  int k = ((const Policy *)v->obj.data)->kind;
+  return k == POL_OFFLOAD ? -2 : k;
 }
 
 static int has_name(const Policy *p, const SrVal *name) {
@@ -300,6 +302,73 @@ static SrVal *bi_save_only_these_names(SrInterp *I, SrArgs *a) {
 
 static SrVal *bi_save_any_names_but_these(SrInterp *I, SrArgs *a) {
   return names_policy(I, a, "SaveAnyNamesButThese", "names", POL_NAMES_BUT);
+}
+
+/* {'a', 'b'} of a list of names (sorted, as names_repr), set() if empty */
+static void set_repr(SrBuf *b, SrVal *names) {
+  if (!names->seq.n) {
+    sr_buf_puts(b, "set()");
+    return;
+  }
+  sr_buf_putc(b, '{');
+  for (int i = 0; i < names->seq.n; i++) {
+    if (i) sr_buf_puts(b, ", ");
+    sr_val_repr(b, names->seq.items[i]);
+  }
+  sr_buf_putc(b, '}');
+}
+
+/* save_and_offload_only_these_names(*, names_which_can_be_saved,
+   names_which_can_be_offloaded, offload_src, offload_dst): the object,
+   with JAX's check that the names do not intersect; jax.checkpoint does
+   not take it (offloading is not supported here) */
+static SrVal *bi_save_and_offload(SrInterp *I, SrArgs *a) {
+  SrVal *p[4];
+  if (sr_args_parse(I, a, "save_and_offload_only_these_names",
+                    "*, names_which_can_be_saved, names_which_can_be_offloaded, offload_src, offload_dst", p) < 0)
+    return NULL;
+  SrVal *lists[2] = {NULL, NULL};
+  SrVal *sorted = sr_lookup_builtin_name("sorted");
+  for (int i = 0; i < 2; i++) {
+    lists[i] = sorted ? sr_call1(I, sorted, p[i]) : NULL;
+    if (!lists[i]) {
+      sr_unref(lists[0]);
+      return NULL;
+    }
+  }
+  SrVal *both = sr_seq(NULL, SR_V_LIST, 0);
+  for (int i = 0; i < lists[0]->seq.n; i++)
+    for (int j = 0; j < lists[1]->seq.n; j++)
+      if (sr_val_equal(lists[0]->seq.items[i], lists[1]->seq.items[j]))
+        sr_seq_push(NULL, both, sr_ref(lists[0]->seq.items[i]));
+  SrBuf b = SR_BUF_INIT;
+  SrVal *r = NULL;
+  if (both->seq.n) {
+    sr_buf_puts(&b, "The names should be exclusive and should not intersect in `names_which_can_be_saved` and "
+                    "`names_which_can_be_offloaded`. Got names_which_can_be_saved=");
+    set_repr(&b, lists[0]);
+    sr_buf_puts(&b, ", names_which_can_be_offloaded=");
+    set_repr(&b, lists[1]);
+    sr_buf_puts(&b, " and the intersection=");
+    set_repr(&b, both);
+    sr_raise(I, "ValueError", "%s", sr_buf_str(&b));
+  } else {
+    sr_buf_puts(&b, "SaveAndOffloadOnlyTheseNames(names_which_can_be_saved=frozenset(");
+    if (lists[0]->seq.n) set_repr(&b, lists[0]);
+    sr_buf_puts(&b, "), names_which_can_be_offloaded=frozenset(");
+    if (lists[1]->seq.n) set_repr(&b, lists[1]);
+    sr_buf_puts(&b, "), offload_src=");
+    sr_val_repr(&b, p[2]);
+    sr_buf_puts(&b, ", offload_dst=");
+    sr_val_repr(&b, p[3]);
+    sr_buf_puts(&b, ")");
+    r = policy(sr_buf_str(&b), POL_OFFLOAD);
+  }
+  sr_buf_free(&b);
+  sr_unref(both);
+  sr_unref(lists[0]);
+  sr_unref(lists[1]);
+  return r;
 }
 
 static SrVal *bi_save_from_both_policies(SrInterp *I, SrArgs *a) {
@@ -640,6 +709,9 @@ void sr_remat_policies_init(void) {
          "save_only_these_names(*names): a checkpoint policy saving only the values named so (checkpoint_name)");
   sr_def("jax.checkpoint_policies.save_any_names_but_these", bi_save_any_names_but_these,
          "save_any_names_but_these(*names): a checkpoint policy saving the named values but these");
+  sr_def("jax.checkpoint_policies.save_and_offload_only_these_names", bi_save_and_offload,
+         "save_and_offload_only_these_names(*, names_which_can_be_saved, names_which_can_be_offloaded, offload_src, "
+         "offload_dst): save_only_these_names offloading some names (jax.checkpoint does not take it here)");
   sr_def("jax.checkpoint_policies.save_from_both_policies", bi_save_from_both_policies,
          "save_from_both_policies(p1, p2): a checkpoint policy saving what either saves");
 }
