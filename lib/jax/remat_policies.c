@@ -9,10 +9,15 @@
  * nothing_saveable and everything_saveable (functions), dots_saveable /
  * checkpoint_dots and dots_with_no_batch_dims_saveable (DotsSaveable
  * instances), save_only_these_names(*names), save_any_names_but_these(*names)
- * and save_from_both_policies(p1, p2).  jax.checkpoint takes
- * nothing_saveable, the default, which it applies; with another policy it
- * raises NotImplementedError (its partial evaluation, remat_partial_eval
- * with a saveable rule, is not there yet). */
+ * and save_from_both_policies(p1, p2), save_and_offload_only_these_names
+ * (which jax.checkpoint refuses: no offloading here), and a function of
+ * the user's wrapped as one.  Each answers saveable(prim, *avals,
+ * **params) for the remat rule's partial evaluation (lax/remat_pe.c,
+ * through sr_lax_remat_saveable).
+ *
+ * saved_residuals and print_saved_residuals (ad_checkpoint.py) list what
+ * jax.vjp(f) saves, with the source locations equations record
+ * (SrEqn.loc, from trace_loc here: source_info_util.summarize). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
