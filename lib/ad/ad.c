@@ -415,10 +415,11 @@ int sr_ad_eval(SrAd *ad, const SrJaxpr *j, SrVal **primals, SrVal **tangents, Sr
   SrVal *xs_small[32], *ts_small[32], *ys_small[32], *tys_small[32];
   /* each equation's rule binds under the name stack and the equation's
      own (core.eval_jaxpr's source_info) */
-  const char *ns0 = I->ns;
+  const char *ns0 = I->ns, *loc0 = I->loc;
   for (uint32_t k = 0; k < j->neqn; k++) {
     const SrEqn *e = &j->eqns[k];
     I->ns = sr_ns_concat(ns0, e->ns);
+    I->loc = e->loc ? e->loc : loc0;
     if (sr_interrupt_point(I)) {
       sr_raise(I, "KeyboardInterrupt", "interrupted");
       goto done;
@@ -486,6 +487,7 @@ int sr_ad_eval(SrAd *ad, const SrJaxpr *j, SrVal **primals, SrVal **tangents, Sr
     }
   }
   I->ns = ns0;
+  I->loc = loc0;
   for (uint32_t i = 0; i < j->nout; i++) {
     SrVar *o = j->outvars[i];
     if (o->kind == SR_LIT) {
@@ -501,6 +503,7 @@ int sr_ad_eval(SrAd *ad, const SrJaxpr *j, SrVal **primals, SrVal **tangents, Sr
   rc = 0;
 done:
   I->ns = ns0;
+  I->loc = loc0;
   for (uint32_t i = 0; i < nv; i++) {
     sr_unref(pv[i]);
     sr_unref(tv[i]);
@@ -721,6 +724,7 @@ SrJaxpr *sr_ad_dce(SrJaxpr *j, const uint8_t *used_out, uint8_t *used_in, int pr
     SrEqn *n = sr_jb_eqn(&b, e->prim, e->nin, e->in, e->nout, e->out, e->nparams, e->params);
     n->off = e->off;
     n->ns = e->ns;
+    n->loc = e->loc;
   }
   for (uint32_t i = 0; i < j->nout; i++)
     if (!used_out || used_out[i]) sr_jb_outvar(&b, j->outvars[i]);
@@ -742,6 +746,7 @@ SrJaxpr *sr_ad_permute(SrJaxpr *j, const int *arg_order, const int *out_order) {
     SrEqn *n = sr_jb_eqn(&b, e->prim, e->nin, e->in, e->nout, e->out, e->nparams, e->params);
     n->off = e->off;
     n->ns = e->ns;
+    n->loc = e->loc;
   }
   for (uint32_t i = 0; i < j->nout; i++) sr_jb_outvar(&b, j->outvars[out_order ? (uint32_t)out_order[i] : i]);
   SrJaxpr *r = sr_jb_finish(&b);

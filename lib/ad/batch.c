@@ -307,10 +307,11 @@ int sr_batch_eval(SrBatch *b, const SrJaxpr *j, SrVal **in, const int *in_bd, Sr
   int bs_small[32], ybs_small[32];
   /* each equation's rule binds under the name stack and the equation's
      own (core.eval_jaxpr's source_info) */
-  const char *ns0 = I->ns;
+  const char *ns0 = I->ns, *loc0 = I->loc;
   for (uint32_t k = 0; k < j->neqn; k++) {
     const SrEqn *e = &j->eqns[k];
     I->ns = sr_ns_concat(ns0, e->ns);
+    I->loc = e->loc ? e->loc : loc0;
     if (sr_interrupt_point(I)) {
       sr_raise(I, "KeyboardInterrupt", "interrupted");
       goto done;
@@ -377,6 +378,7 @@ int sr_batch_eval(SrBatch *b, const SrJaxpr *j, SrVal **in, const int *in_bd, Sr
     }
   }
   I->ns = ns0;
+  I->loc = loc0;
   for (uint32_t i = 0; i < j->nout; i++) {
     SrVar *o = j->outvars[i];
     if (o->kind == SR_LIT) {
@@ -397,6 +399,7 @@ int sr_batch_eval(SrBatch *b, const SrJaxpr *j, SrVal **in, const int *in_bd, Sr
   rc = 0;
 done:
   I->ns = ns0;
+  I->loc = loc0;
   for (uint32_t i = 0; i < nv; i++) sr_unref(pv[i]);
   free(pv);
   free(vb);

@@ -73,6 +73,9 @@ struct SrInterp {
   struct SrAdMemo *ad_memo; /* ad/: the transformed call bodies of the AD pass under way */
   int ad_depth;             /* AD contexts open (sr_ad_begin without sr_ad_end) */
   struct SrTrace *trace;  /* the innermost trace being built, or NULL */
+  const char *loc;        /* the source location equations are recorded
+                             under while an engine binds an equation's rule
+                             (its SrEqn.loc; NULL: sr_trace_loc_hook's) */
   const char *ns;         /* the name stack equations are bound under
                              (ir/name_stack.h), relative to the innermost
                              trace begun, as JAX resets it for each jaxpr

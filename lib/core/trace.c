@@ -471,7 +471,9 @@ SrVal *sr_bind_prim(SrInterp *I, const SrPrim *prim, int nin, SrVal **in, int np
     for (uint32_t i = 0; i < nout; i++) ovars[i] = sr_jb_var(&t->jb, outs[i]);
     SrParam *ps = sr_xmalloc(((size_t)nparams + 1) * sizeof *ps);
     for (int i = 0; i < nparams; i++) ps[i] = (SrParam){params[i].key, sr_val_to_prog(t->prog, params[i].val)};
-    sr_jb_eqn(&t->jb, prim, (uint32_t)nin, ivars, nout, ovars, (uint32_t)nparams, ps)->ns = I->ns;
+    SrEqn *q = sr_jb_eqn(&t->jb, prim, (uint32_t)nin, ivars, nout, ovars, (uint32_t)nparams, ps);
+    q->ns = I->ns;
+    q->loc = I->loc ? I->loc : sr_trace_loc_hook ? sr_trace_loc_hook(I) : NULL;
     free(ps);
     for (uint32_t i = 0; i < nout; i++) vals[i] = tracer(t, ovars[i]);
     free(ovars);
@@ -587,6 +589,8 @@ SrVal *sr_array_concretize(SrInterp *I, SrVal *v) {
   return c ? sr_array_concrete(c) : sr_ref(v);
 }
 
+const char *(*sr_trace_loc_hook)(SrInterp *I);
+
 SrVal *sr_eval_jaxpr(SrInterp *I, const SrJaxpr *j, int nin, SrVal **in) {
   uint32_t nargs = sr_nargs(j);
   if ((uint32_t)nin != nargs)
@@ -605,10 +609,11 @@ SrVal *sr_eval_jaxpr(SrInterp *I, const SrJaxpr *j, int nin, SrVal **in) {
   SrVal *argv[512];
   /* core.eval_jaxpr: each equation bound under the current name stack and
      its own */
-  const char *ns0 = I->ns;
+  const char *ns0 = I->ns, *loc0 = I->loc;
   for (uint32_t k = 0; k < j->neqn; k++) {
     const SrEqn *e = &j->eqns[k];
     I->ns = sr_ns_concat(ns0, e->ns);
+    I->loc = e->loc ? e->loc : loc0;
     if (sr_interrupt_point(I)) {
       sr_raise(I, "KeyboardInterrupt", "interrupted");
       goto done;
@@ -637,6 +642,7 @@ SrVal *sr_eval_jaxpr(SrInterp *I, const SrJaxpr *j, int nin, SrVal **in) {
       }
   }
   I->ns = ns0;
+  I->loc = loc0;
   /* run, not traced, and on no abstract input */
   int concrete = !I->trace;
   for (int i = 0; concrete && i < nin; i++) {
@@ -656,6 +662,7 @@ SrVal *sr_eval_jaxpr(SrInterp *I, const SrJaxpr *j, int nin, SrVal **in) {
   }
 done:
   I->ns = ns0;
+  I->loc = loc0;
   for (uint32_t i = 0; i < j->nvars; i++) sr_unref(env[i]);
   free(env);
   free(last);

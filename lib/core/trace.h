@@ -150,6 +150,12 @@ SrVal *sr_bind_prim(SrInterp *I, const SrPrim *prim, int nin, SrVal **in, int np
 /* Evaluates a jaxpr on array-like values by binding each equation: inlines
    it into a trace, computes types on abstract values, or runs it. */
 SrVal *sr_eval_jaxpr(SrInterp *I, const SrJaxpr *j, int nin, SrVal **in);
+
+/* Where an equation being recorded comes from when no engine is binding
+   an equation's rule (I->loc): the user's source position, summarized as
+   source_info_util.summarize does ("file:line (function)"), interned, or
+   NULL.  The language's init sets it (jax/remat_policies.c); NULL: none. */
+extern const char *(*sr_trace_loc_hook)(SrInterp *I);
 /* Outside a trace, a scalar that only has a value (a jaxpr literal, a zero
    made by autodiff) as the concrete array JAX returns: printed with its
    dtype's formatting and weak type.  A new reference; anything else is v. */

@@ -177,6 +177,7 @@ SrEqn *sr_jb_eqn(SrJaxprBuilder *b, const struct SrPrim *prim, uint32_t nin,
   e->params = sr_arena_memdup(a, params, nparams * sizeof *params);
   e->off = SR_NO_OFF;
   e->ns = NULL;
+  e->loc = NULL;
   return e;
 }
 

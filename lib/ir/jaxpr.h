@@ -76,6 +76,9 @@ typedef struct SrEqn {
   uint32_t off;          /* offset of the equation in its source text */
   const char *ns;        /* the name stack it was bound under, relative to
                             its jaxpr's trace (ir/name_stack.h), or NULL */
+  const char *loc;       /* where a traced equation comes from, interned
+                            (source_info_util.summarize: "file:line (fn)"),
+                            or NULL */
 } SrEqn;
 
 typedef struct SrJaxpr {

@@ -660,44 +660,161 @@ static SrVal *jax_jit(SrInterp *I, SrArgs *a) {
 typedef struct Remat {
   SrVal *fn, *policy;
   int prevent_cse;
+  int64_t *statics; /* static_argnums as given */
+  int nstatics;
 } Remat;
 
 static void remat_free(void *d) {
   Remat *r = d;
   sr_unref(r->fn);
   sr_unref(r->policy);
+  free(r->statics);
   free(r);
+}
+
+/* _remat_static_argnums's function: the static arguments put back
+   (WrapHashably's values) among the dynamic ones */
+typedef struct RematStatic {
+  SrVal *fn;
+  int nargs;
+  uint8_t *is_static; /* nargs */
+  SrVal **vals;       /* nargs: the static ones' values */
+} RematStatic;
+
+static void remat_static_free(void *d) {
+  RematStatic *s = d;
+  sr_unref(s->fn);
+  for (int i = 0; i < s->nargs; i++) sr_unref(s->vals[i]);
+  free(s->vals);
+  free(s->is_static);
+  free(s);
+}
+
+static SrVal *remat_static_call(SrInterp *I, SrArgs *a) {
+  RematStatic *s = sr_current_builtin(I)->data;
+  SrVal **all = sr_xcalloc((size_t)s->nargs + 1, sizeof *all);
+  for (int i = 0, k = 0; i < s->nargs; i++) all[i] = s->is_static[i] ? s->vals[i] : k < a->n ? a->v[k++] : NULL;
+  SrArgs ca = {s->nargs, all, a->nkw, a->kw, a->kwv, NULL};
+  SrVal *r = sr_call(I, s->fn, &ca);
+  free(all);
+  return r;
 }
 
 static SrVal *remat_call(SrInterp *I, SrArgs *a) {
   Remat *r = sr_current_builtin(I)->data;
   const char *nm = sr_builtin_name(r->fn);
+  SrVal *fn = r->fn;
+  SrArgs dyn = *a;
+  SrVal **dv = NULL;
+  if (r->nstatics) {
+    for (int i = 0; i < r->nstatics; i++)
+      if (r->statics[i] < -a->n || r->statics[i] >= a->n) {
+        SrBuf b = SR_BUF_INIT;
+        sr_buf_puts(&b, r->nstatics == 1 ? "(" : "(");
+        for (int k = 0; k < r->nstatics; k++) sr_buf_printf(&b, "%s%lld", k ? ", " : "", (long long)r->statics[k]);
+        sr_buf_puts(&b, r->nstatics == 1 ? ",)" : ")");
+        sr_raise(I, "ValueError",
+                 "the `static_argnums` argument to `jax.checkpoint` / `jax.remat` can only take integer values greater "
+                 "than or equal to `-len(args)` and less than `len(args)`, but got %s, while `len(args)` = %d",
+                 sr_buf_str(&b), a->n);
+        sr_buf_free(&b);
+        return NULL;
+      }
+    RematStatic *s = sr_xcalloc(1, sizeof *s);
+    s->fn = sr_ref(r->fn);
+    s->nargs = a->n;
+    s->is_static = sr_xcalloc((size_t)a->n + 1, 1);
+    s->vals = sr_xcalloc((size_t)a->n + 1, sizeof *s->vals);
+    for (int i = 0; i < r->nstatics; i++) s->is_static[(r->statics[i] % a->n + a->n) % a->n] = 1;
+    dv = sr_xcalloc((size_t)a->n + 1, sizeof *dv);
+    dyn.n = 0;
+    dyn.v = dv;
+    for (int i = 0; i < a->n; i++) {
+      if (s->is_static[i]) s->vals[i] = sr_ref(a->v[i]);
+      else dv[dyn.n++] = a->v[i];
+    }
+    fn = sr_builtin_with(nm ? nm : "<unnamed function>", remat_static_call, s, remat_static_free);
+  } else {
+    sr_ref(fn);
+  }
   SrVal *out_tree = NULL, *captured = NULL;
-  SrJaxpr *body = sr_trace_fn(I, r->fn, a->n, a->v, a->nkw, a->kw, a->kwv, 0, NULL, &out_tree, &captured);
-  if (!body) return NULL;
-  /* the policy param, set after tracing (the body may hold checkpoints) */
-  binding_policy = r->policy;
-  return bind_body(I, body, out_tree, captured, nm ? nm : "<unnamed function>", a, SR_P_remat2, r->prevent_cse, NULL,
-                   NULL);
+  SrJaxpr *body = sr_trace_fn(I, fn, dyn.n, dyn.v, dyn.nkw, dyn.kw, dyn.kwv, 0, NULL, &out_tree, &captured);
+  sr_unref(fn);
+  SrVal *res = NULL;
+  if (body) {
+    /* the policy param, set after tracing (the body may hold checkpoints) */
+    binding_policy = r->policy;
+    res = bind_body(I, body, out_tree, captured, nm ? nm : "<unnamed function>", &dyn, SR_P_remat2, r->prevent_cse,
+                    NULL, NULL);
+  }
+  free(dv);
+  return res;
 }
+
+SrVal *sr_remat_wrapped(SrVal *f) {
+  SrBuiltin *b = sr_is_obj(f, &sr_builtin_class) ? f->obj.data : NULL;
+  return b && b->fn == remat_call ? ((Remat *)b->data)->fn : NULL;
+}
+
+SrVal *sr_jit_wrapped(SrVal *f) { return sr_is_obj(f, &sr_jit_class) ? ((Jit *)f->obj.data)->fn : NULL; }
 
 static SrVal *jax_checkpoint(SrInterp *I, SrArgs *a) {
   SrVal *p[4];
   if (sr_args_parse(I, a, "checkpoint", "fun, *, prevent_cse=, policy=, static_argnums=", p) < 0) return NULL;
   if (!sr_is_callable(I, p[0])) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(p[0]));
-  /* remat_policies.c: nothing_saveable (the default) is what the rules do */
+  /* remat_policies.c: the policies of jax.checkpoint_policies, which the
+     remat rule's partial evaluation asks (remat_pe.c) */
   int pk = sr_remat_policy_kind(p[2]);
-  if (pk != 0) {
+  SrVal *pol = NULL;
+  if (pk == -2)
+    return sr_raise(I, "NotImplementedError",
+                    "jax.checkpoint: offloading residuals to another memory (%s) is not supported",
+                    "save_and_offload_only_these_names");
+  if (pk == -1 && sr_is_callable(I, p[2])) pol = sr_remat_policy_of(p[2]), pk = 0;
+  if (pk < 0) {
     SrBuf b = SR_BUF_INIT;
     sr_val_str(&b, p[2]);
-    sr_raise(I, "NotImplementedError", "jax.checkpoint: the policy %s is not supported yet (only nothing_saveable)",
+    sr_raise(I, "NotImplementedError",
+             "jax.checkpoint: the policy %s is not supported (only those of jax.checkpoint_policies)", sr_buf_str(&b));
+    sr_buf_free(&b);
+    return NULL;
+  }
+  /* _remat_static_argnums: an int or a tuple of ints */
+  int64_t *statics = NULL;
+  int nstatics = 0;
+  if (p[3] && p[3]->kind == SR_V_INT) {
+    statics = sr_xcalloc(1, sizeof *statics);
+    statics[nstatics++] = p[3]->i;
+  } else if (p[3] && p[3]->kind == SR_V_TUPLE) {
+    statics = sr_xcalloc((size_t)p[3]->seq.n + 1, sizeof *statics);
+    for (int i = 0; i < p[3]->seq.n; i++) {
+      SrVal *d = p[3]->seq.items[i];
+      if (d->kind != SR_V_INT) {
+        free(statics);
+        statics = NULL;
+        nstatics = -1;
+        break;
+      }
+      statics[nstatics++] = d->i;
+    }
+  } else if (p[3]) {
+    nstatics = -1;
+  }
+  if (nstatics < 0) {
+    SrBuf b = SR_BUF_INIT;
+    sr_val_str(&b, p[3]);
+    sr_raise(I, "TypeError",
+             "the `static_argnums` argument to `jax.checkpoint` / `jax.remat` must be an int, tuple of ints or, bool, "
+             "but got value %s",
              sr_buf_str(&b));
     sr_buf_free(&b);
     return NULL;
   }
   Remat *r = sr_xcalloc(1, sizeof *r);
+  r->statics = statics;
+  r->nstatics = nstatics;
   r->fn = sr_ref(p[0]);
-  r->policy = p[2] && p[2]->kind != SR_V_NONE ? sr_ref(p[2]) : NULL;
+  r->policy = pol ? pol : p[2] && p[2]->kind != SR_V_NONE ? sr_ref(p[2]) : NULL;
   r->prevent_cse = p[1] ? sr_val_truthy(p[1]) : 1;
   return sr_builtin_with("checkpoint(fun)", remat_call, r, remat_free);
 }
@@ -803,7 +920,7 @@ void sr_jnp_init(void) {
          "out_shardings=): f compiled; jit(f).trace(*args).jaxpr is its jaxpr; jit(**options) a decorator");
   sr_class_binds(&sr_jit_class); /* a jitted method gets self, as PjitFunction.__get__ gives it */
   sr_def("jax.checkpoint jax.remat", jax_checkpoint,
-         "checkpoint(f, prevent_cse=True): f whose residuals are recomputed in the backward pass (a remat2 equation)");
+         "checkpoint(f, prevent_cse=True, policy=None, static_argnums=()): f whose residuals the policy does not save are recomputed in the backward pass (a remat2 equation)");
   sr_jnp_api_init();
   sr_lax_api_init();
   sr_jit_options_init();

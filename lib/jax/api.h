@@ -53,6 +53,10 @@ void sr_jit_cache_clear(SrInterp *I);
 /* The same with jax.jit's in_shardings= and out_shardings= (NULL: none). */
 SrVal *sr_jit_call_sharded(SrInterp *I, SrVal *fn, const char *name, SrArgs *a, SrVal *in_sh, SrVal *out_sh);
 extern const SrClass sr_jit_class;
+/* The function a jax.checkpoint / jax.jit wrapper wraps (functools.wraps's
+   __wrapped__; borrowed), or NULL for another value. */
+SrVal *sr_remat_wrapped(SrVal *f);
+SrVal *sr_jit_wrapped(SrVal *f);
 SrJaxprCallFn sr_jaxpr_call_hook(void);
 
 /* Registers JAX's built-ins, module by module (see jax.h). */

@@ -135,19 +135,23 @@ typedef struct EqnObj {
 /* JaxprEqn.__repr__: the equation printed alone */
 static void eqn_repr(SrBuf *out, const SrVal *v) { sr_print_eqn(out, ((const EqnObj *)v->obj.data)->e); }
 
+SrVal *sr_introspect_eqn_prim(const SrEqn *e) {
+  return sr_lax_prim_obj(e->prim->name); /* lax_prims.c: lax.X_p itself */
+}
+
+SrVal *sr_introspect_eqn_params(const SrEqn *e) {
+  SrVal *d = sr_dict(NULL);
+  for (uint32_t i = 0; i < e->nparams; i++)
+    sr_dict_set(NULL, d, sr_str_cstr(NULL, e->params[i].key), counted(e->params[i].val));
+  return d;
+}
+
 static SrVal *eqn_getattr(SrInterp *I, SrVal *self, const char *name) {
   (void)I;
   const EqnObj *o = self->obj.data;
   const SrEqn *e = o->e;
-  if (strcmp(name, "primitive") == 0) {
-    return sr_lax_prim_obj(e->prim->name); /* lax_prims.c: lax.X_p itself */
-  }
-  if (strcmp(name, "params") == 0) {
-    SrVal *d = sr_dict(NULL);
-    for (uint32_t i = 0; i < e->nparams; i++)
-      sr_dict_set(NULL, d, sr_str_cstr(NULL, e->params[i].key), counted(e->params[i].val));
-    return d;
-  }
+  if (strcmp(name, "primitive") == 0) return sr_introspect_eqn_prim(e);
+  if (strcmp(name, "params") == 0) return sr_introspect_eqn_params(e);
   if (strcmp(name, "invars") == 0) return vars_list(o->jx, e->in, e->nin);
   if (strcmp(name, "outvars") == 0) return vars_list(o->jx, e->out, e->nout);
   return NULL;

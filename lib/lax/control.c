@@ -962,6 +962,18 @@ JVP(jvp_remat) {
   for (uint32_t i = 0; i < n; i++)
     if (t[i]) in[k++] = t[i];
   if (ad->mode == SR_AD_LIN) {
+    /* remat_partial_eval with the policy (remat_pe.c) */
+    SrVal **tpk = sr_xcalloc(no + 1, sizeof *tpk);
+    int pr = sr_lax_remat_lin(ad, e, J, x, t, y, tpk);
+    if (pr <= 0) {
+      for (uint32_t i = 0, q = 0; pr == 0 && i < no; i++) ty[i] = out_nz[i] ? tpk[q++] : NULL;
+      free(tpk);
+      rc = pr;
+      goto done;
+    }
+    free(tpk);
+  }
+  if (ad->mode == SR_AD_LIN) {
     /* the primal: the remat as it is (known) */
     SrVal *r = sr_ad_bind_eqn(ad, e, x);
     /* the tangent: the JVP body without its primal outputs */
@@ -987,6 +999,7 @@ JVP(jvp_remat) {
       rc = 0;
     }
   }
+done:
   free(in);
   sr_program_unref(J->prog);
 out:

@@ -120,4 +120,15 @@ typedef struct SrLaxCustomHooks {
 } SrLaxCustomHooks;
 extern SrLaxCustomHooks sr_lax_custom_hooks;
 
+/* remat_pe.c: remat's linearization with its policy (remat_partial_eval):
+   J is the JVP body of the remat equation e (the primals, then the
+   nonzero tangents t); fills y[e->nout] and the nonzero output tangents,
+   packed, in tpk (pooled).  Returns 0, -1 on error, or 1 when the body
+   has what this partial evaluation does not split (the caller does as
+   before).  The hook says whether a known equation's outputs may be
+   saved under a policy object (1, 0; -1 with an error raised; -2 for a
+   param that is no policy object): jax/remat_policies.c sets it. */
+int sr_lax_remat_lin(SrAd *ad, const SrEqn *e, const SrJaxpr *J, SrVal **x, SrVal **t, SrVal **y, SrVal **tpk);
+extern int (*sr_lax_remat_saveable)(SrInterp *I, SrVal *policy, const SrEqn *e);
+
 #endif

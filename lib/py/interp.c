@@ -1389,6 +1389,8 @@ static Status exec_stmt(SrInterp *I, Frame *f, SrNode *n, int top);
 
 static Status exec_block(SrInterp *I, Frame *f, SrNode **body, int n) {
   for (int i = 0; i < n; i++) {
+    /* where evaluation is, until a call inside says more */
+    I->py->cur_off = body[i]->off;
     Status s = exec_stmt(I, f, body[i], 0);
     if (s != ST_OK) return s;
   }
@@ -1974,6 +1976,7 @@ SrVal *sr_function_call(SrInterp *I, SrVal *fnval, SrArgs *a) {
   I->py->depth++;
   SrVal *r = NULL;
   if (def->kind == SR_N_LAMBDA) {
+    I->py->cur_off = def->a->off;
     r = eval(I, &fr, def->a);
   } else {
     Status s = exec_block(I, &fr, def->list, def->n);
@@ -1984,6 +1987,7 @@ SrVal *sr_function_call(SrInterp *I, SrVal *fnval, SrArgs *a) {
   I->py->depth--;
   I->py->code = saved;
   I->py->cur_func = caller;
+  I->py->cur_off = call_off;
   /* an exception leaving the body leaves the caller's frame next */
   if (!r && saved) sr_tb_push(I, saved->src, call_off, caller);
   free(fr.globals);

@@ -233,6 +233,7 @@ include $(top_srcdir)/tests/golden/experimental_api.mk
 include $(top_srcdir)/tests/golden/gradcheck15.mk
 include $(top_srcdir)/tests/golden/device_put_trace.mk
 include $(top_srcdir)/tests/golden/remat_policies.mk
+include $(top_srcdir)/tests/golden/remat15.mk
 include $(top_srcdir)/tests/golden/einsum15.mk
 include $(top_srcdir)/tests/golden/random15.mk
 include $(top_srcdir)/tests/golden/cmd16.mk
