@@ -471,7 +471,8 @@ static int reuse_flags(const SrEvalEqn *e, SrArray *const *ops, int first) {
 }
 
 static int is_compare(int id) {
-  return id == SR_P_eq || id == SR_P_ne || id == SR_P_lt || id == SR_P_le || id == SR_P_gt || id == SR_P_ge;
+  return id == SR_P_eq || id == SR_P_ne || id == SR_P_lt || id == SR_P_le || id == SR_P_gt || id == SR_P_ge ||
+         id == SR_P_eq_to || id == SR_P_le_to || id == SR_P_lt_to;
 }
 
 /* Does operand a take part in an equation of result type t and operation
@@ -1282,6 +1283,9 @@ static const struct {
   {SR_P_le, {SR_DC_INT | SR_DC_FLOAT | SR_DC_BOOL, SR_DC_INT | SR_DC_FLOAT | SR_DC_BOOL}, RES_BOOL, 0, nary_ur},
   {SR_P_gt, {SR_DC_INT | SR_DC_FLOAT | SR_DC_BOOL, SR_DC_INT | SR_DC_FLOAT | SR_DC_BOOL}, RES_BOOL, 0, nary_ur},
   {SR_P_ge, {SR_DC_INT | SR_DC_FLOAT | SR_DC_BOOL, SR_DC_INT | SR_DC_FLOAT | SR_DC_BOOL}, RES_BOOL, 0, nary_ur},
+  {SR_P_eq_to, {SR_DC_INT | SR_DC_FLOAT | SR_DC_COMPLEX | SR_DC_BOOL, SR_DC_INT | SR_DC_FLOAT | SR_DC_COMPLEX | SR_DC_BOOL}, RES_BOOL, 0, nary_ur},
+  {SR_P_le_to, {SR_DC_INT | SR_DC_FLOAT | SR_DC_BOOL, SR_DC_INT | SR_DC_FLOAT | SR_DC_BOOL}, RES_BOOL, 0, nary_ur},
+  {SR_P_lt_to, {SR_DC_INT | SR_DC_FLOAT | SR_DC_BOOL, SR_DC_INT | SR_DC_FLOAT | SR_DC_BOOL}, RES_BOOL, 0, nary_ur},
   {SR_P_and, {SR_DC_INT | SR_DC_BOOL, SR_DC_INT | SR_DC_BOOL}, RES_SAME, 0, nary_ur},
   {SR_P_or, {SR_DC_INT | SR_DC_BOOL, SR_DC_INT | SR_DC_BOOL}, RES_SAME, 0, nary_ur},
   {SR_P_xor, {SR_DC_INT | SR_DC_BOOL, SR_DC_INT | SR_DC_BOOL}, RES_SAME, 0, nary_ur},
@@ -1440,6 +1444,32 @@ CMP_ALL(k_lt, p < q)
 CMP_ALL(k_le, p <= q)
 CMP_ALL(k_gt, p > q)
 CMP_ALL(k_ge, p >= q)
+/* eq_to, le_to, lt_to: XLA's total order (-NaN < -inf < ... < -0 < +0 < ...
+   < inf < NaN), on the sign-magnitude bits mapped to an ordered integer */
+static inline int64_t tot32(float f) {
+  int32_t i;
+  memcpy(&i, &f, sizeof i);
+  return i < 0 ? (int64_t)(int32_t)(~(uint32_t)i | 0x80000000u) : i;
+}
+static inline int64_t tot64(double f) {
+  int64_t i;
+  memcpy(&i, &f, sizeof i);
+  return i < 0 ? (int64_t)(~(uint64_t)i | 0x8000000000000000u) : i;
+}
+#define CMP_TO(OP, E)                                                                                     \
+  SR_KERN_BIN(OP##_f32, float, uint8_t, E(tot32(p), tot32(q)))                                            \
+  SR_KERN_BIN(OP##_f64, double, uint8_t, E(tot64(p), tot64(q))) SR_KERN_CMP_SINTS(OP, E(p, q))            \
+  SR_KERN_CMP_UINTS(OP, E(p, q)) BIN_BOOL(OP, E(p, q))
+#define TO_EQ(a, b) ((a) == (b))
+#define TO_LE(a, b) ((a) <= (b))
+#define TO_LT(a, b) ((a) < (b))
+CMP_TO(k_eq_to, TO_EQ)
+CMP_TO(k_le_to, TO_LE)
+CMP_TO(k_lt_to, TO_LT)
+#undef TO_EQ
+#undef TO_LE
+#undef TO_LT
+#undef CMP_TO
 #undef IPOW
 #undef BIN_FLOATS
 #undef BIN_BOOL
@@ -1470,6 +1500,9 @@ static const SrKernEw kern_lt = KB_CMP(k_lt);
 static const SrKernEw kern_le = KB_CMP(k_le);
 static const SrKernEw kern_gt = KB_CMP(k_gt);
 static const SrKernEw kern_ge = KB_CMP(k_ge);
+static const SrKernEw kern_eq_to = KB_CMP(k_eq_to);
+static const SrKernEw kern_le_to = KB_CMP(k_le_to);
+static const SrKernEw kern_lt_to = KB_CMP(k_lt_to);
 #undef KB
 #undef KB_INTS
 #undef KB_CMP
@@ -2223,6 +2256,7 @@ static void eval_rules_elementwise(void) {
     SR_P_add, SR_P_sub, SR_P_mul, SR_P_div, SR_P_rem, SR_P_pow, SR_P_max, SR_P_min, SR_P_atan2, SR_P_nextafter,
     SR_P_eq, SR_P_ne, SR_P_lt, SR_P_le, SR_P_gt, SR_P_ge, SR_P_and, SR_P_or, SR_P_xor, SR_P_shift_left,
     SR_P_shift_right_logical, SR_P_shift_right_arithmetic, SR_P_select_n, SR_P_clamp, SR_P_add_any,
+    SR_P_eq_to, SR_P_le_to, SR_P_lt_to,
   };
   for (size_t i = 0; i < sizeof unary / sizeof *unary; i++) sr_set_eval_rule(unary[i], ev_unary);
   for (size_t i = 0; i < sizeof nary / sizeof *nary; i++) sr_set_eval_rule(nary[i], ev_nary);
@@ -2237,6 +2271,7 @@ static void ad_rules_elementwise(void) {
       SR_P_sign, SR_P_floor, SR_P_ceil, SR_P_round, SR_P_not, SR_P_is_finite, SR_P_stop_gradient,
       SR_P_eq, SR_P_ne, SR_P_lt, SR_P_le, SR_P_gt, SR_P_ge, SR_P_and, SR_P_or, SR_P_xor,
       SR_P_shift_left, SR_P_shift_right_logical, SR_P_shift_right_arithmetic,
+      SR_P_eq_to, SR_P_le_to, SR_P_lt_to,
   };
   for (size_t i = 0; i < sizeof zero / sizeof *zero; i++) sr_ad_set_jvp(zero[i], sr_ad_jvp_zero);
   sr_ad_set_jvp(SR_P_neg, jvp_neg);
@@ -2332,6 +2367,7 @@ static void kernels_elementwise(void) {
       {SR_P_shift_right_logical, &kern_shift_right_logical},
       {SR_P_shift_right_arithmetic, &kern_shift_right_arithmetic}, {SR_P_eq, &kern_eq}, {SR_P_ne, &kern_ne},
       {SR_P_lt, &kern_lt}, {SR_P_le, &kern_le}, {SR_P_gt, &kern_gt}, {SR_P_ge, &kern_ge},
+      {SR_P_eq_to, &kern_eq_to}, {SR_P_le_to, &kern_le_to}, {SR_P_lt_to, &kern_lt_to},
   };
   for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) sr_prims[rows[i].id].kern = rows[i].k;
 }

@@ -1,0 +1,27 @@
+# search15_values.py: what search15_values.jxr prints, from numpy (jnp.searchsorted,
+# jnp.digitize: np.searchsorted and np.digitize on the same data; numpy has no
+# method=, every method must give its answer).
+
+import numpy as np
+jnp = None
+a = [-5, -4, -3, -3, -2, -1, 1, 2, 2, 3, 5, 5]
+v = [7, 3, -1, -2, 3, -1, -3, 7, -4]
+af = [-0.54, 0.2, 0.21, 0.33, 0.53, 0.63, 0.73, 1.39, 1.66, 2.09]
+vf = [-0.18, -1.52, -1.56, 0.2, 0.69, 1.44, -0.61, -0.54, 0.2, 0.21]
+perm = [11, 4, 7, 0, 1, 10, 3, 2, 9, 6, 5, 8]
+ua = [a[i] for i in perm]
+for m in ['scan', 'scan_unrolled', 'sort', 'compare_all']:
+    kw = {} if np is not jnp else {'method': m}
+    for side in ['left', 'right']:
+        print(m, side, np.searchsorted(np.array(a), np.array(v), side=side, **kw).tolist())
+        print(m, side, np.searchsorted(np.array(af), np.array(vf), side=side, **kw).tolist())
+        print(m, side, np.searchsorted(np.array(af), np.array(vf).reshape(2, 5), side=side, **kw).tolist())
+        print(m, side, np.searchsorted(np.array(ua), np.array(v), side=side, sorter=np.argsort(np.array(ua)), **kw).tolist())
+        print(m, side, int(np.searchsorted(np.array(a), 2, side=side, **kw)))
+        print(m, side, np.searchsorted(np.array(a), np.array(vf), side=side, **kw).tolist())
+        print(m, side, np.searchsorted(np.array(af, dtype=np.float32)[:0], np.array(vf[:3]), side=side, **kw).tolist())
+for right in [False, True]:
+    print(np.digitize(np.array(vf), np.array(af), right=right).tolist())
+    print(np.digitize(np.array(vf), np.array(af[::-1]), right=right).tolist())
+    print(np.digitize(np.array(v), np.array(a), right=right).tolist())
+    print(np.digitize(np.array(v), np.array(a[::-1]), right=right).tolist())
