@@ -25,3 +25,22 @@ for right in [False, True]:
     print(np.digitize(np.array(vf), np.array(af[::-1]), right=right).tolist())
     print(np.digitize(np.array(v), np.array(a), right=right).tolist())
     print(np.digitize(np.array(v), np.array(a[::-1]), right=right).tolist())
+# jax.random.choice with p= and replace=True: searchsorted(cumsum(p), r)
+from threefry_ref import key, split
+
+def uniform(k, shape):
+    n = int(np.prod(shape, dtype=np.int64))
+    b = np.array([a ^ c for a, c in split(k, n)], dtype=np.uint32).reshape(shape)
+    f = ((b >> np.uint32(9)) | np.uint32(0x3F800000)).view(np.float32) - np.float32(1)
+    return np.maximum(np.float32(0), f)
+
+def choice(k, a, shape, p):
+    c = np.cumsum(np.array(p, np.float32))
+    r = c[-1] * (np.float32(1) - uniform(k, shape))
+    return np.array(a)[np.searchsorted(c, r)]
+
+pp = [.1, .2, .3, .2, .2]
+print(choice(key(0), np.arange(5), (12,), pp).tolist())
+print(choice(key(3), np.arange(10., 15., dtype=np.float32), (2, 3), pp).tolist())
+print(choice(key(1), np.arange(5), (6,), [0., .5, 0., .5, 0.]).tolist())
+print([choice(kk, np.arange(5), (4,), pp).tolist() for kk in split(key(7), 2)])

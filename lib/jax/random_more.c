@@ -10,8 +10,8 @@
  * computes them in numpy on a pure-Python threefry.
  *
  * Not here: mode='high' (bernoulli, gumbel and what draws from gumbel),
- * out_sharding= (NotImplementedError), choice with p= and replace=True
- * (jnp.searchsorted).
+ * out_sharding= (NotImplementedError).  choice with p= and replace=True
+ * draws by jnp.searchsorted (numpy_searchsorted.c).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -730,15 +730,24 @@ static SrVal *bi_choice(SrInterp *I, SrArgs *a) {
       sr_buf_free(&pshape);
       return sr_nn_done(s, NULL);
     }
-    if (replace)
-      return sr_nn_done(s, sr_raise(I, "NotImplementedError",
-                                    "jax.random.choice with p and replace=True needs jnp.searchsorted"));
-    /* gumbel(key, (n_inputs,), p.dtype) + jnp.log(p); top_k's indices */
-    SrVal *g = KEEP(gumbel_call(I, key, &n_inputs, 1, pt->dtype));
-    SrVal *sum = g ? OP(ADD, g, sr_nn_call1(s, "jax.numpy.log", pa)) : NULL;
-    SrVal *tk = sum ? sr_nn_call2(s, "jax.lax.top_k", sum, sr_nn_int(s, n_draws)) : NULL;
-    SrVal *ind = tk && sr_is_seq(tk) && tk->seq.n == 2 ? tk->seq.items[1] : NULL;
-    ind = ind ? KEEP(sr_lax_convert(I, ind, default_int(I), 0, NULL)) : NULL;
+    SrVal *ind;
+    if (replace) {
+      /* p_cuml = jnp.cumsum(p); r = p_cuml[-1] * (1 - uniform(key, shape, p_cuml.dtype));
+         jnp.searchsorted(p_cuml, r).astype(int) */
+      SrVal *cuml = sr_nn_call1(s, "jax.numpy.cumsum", pa);
+      SrVal *last = cuml ? KEEP(sr_getitem(I, cuml, sr_nn_int(s, -1))) : NULL;
+      SrVal *u = last ? uniform(s, key, shape, nd, type_of(s, cuml)->dtype, NULL, NULL) : NULL;
+      SrVal *r = u ? OP(MUL, last, OP(SUB, sr_nn_int(s, 1), u)) : NULL;
+      SrVal *ss = r ? sr_nn_call2(s, "jax.numpy.searchsorted", cuml, r) : NULL;
+      ind = ss ? KEEP(sr_lax_convert(I, ss, default_int(I), 0, NULL)) : NULL;
+    } else {
+      /* gumbel(key, (n_inputs,), p.dtype) + jnp.log(p); top_k's indices */
+      SrVal *g = KEEP(gumbel_call(I, key, &n_inputs, 1, pt->dtype));
+      SrVal *sum = g ? OP(ADD, g, sr_nn_call1(s, "jax.numpy.log", pa)) : NULL;
+      SrVal *tk = sum ? sr_nn_call2(s, "jax.lax.top_k", sum, sr_nn_int(s, n_draws)) : NULL;
+      ind = tk && sr_is_seq(tk) && tk->seq.n == 2 ? tk->seq.items[1] : NULL;
+      ind = ind ? KEEP(sr_lax_convert(I, ind, default_int(I), 0, NULL)) : NULL;
+    }
     if (!at->ndim || !ind) {
       result = ind;
     } else {
