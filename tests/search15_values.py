@@ -44,3 +44,13 @@ print(choice(key(0), np.arange(5), (12,), pp).tolist())
 print(choice(key(3), np.arange(10., 15., dtype=np.float32), (2, 3), pp).tolist())
 print(choice(key(1), np.arange(5), (6,), [0., .5, 0., .5, 0.]).tolist())
 print([choice(kk, np.arange(5), (4,), pp).tolist() for kk in split(key(7), 2)])
+# jnp.interp: left, right, 'extrapolate', period
+def r4(x):
+    return [round(float(t), 4) for t in np.ravel(x).tolist()]
+ix = [0., 1., 1.5, 2.72, 3.14, 2., -1., 5.]
+print(r4(np.interp(np.array(ix), np.array([1., 2., 3.]), np.array([3., 2., 0.]))))
+print(r4(np.interp(np.array(ix), np.array([1., 2., 3.]), np.array([3., 2., 0.]), left=-1., right=9)))
+print(r4(np.interp(np.array(ix), np.array(af), np.array(vf))))
+print(r4(np.interp(np.array(ix).reshape(2, 4), np.array([1., 1., 3.]), np.array([3., 2., 0.]))))
+print(r4(np.interp(np.array([-180, -170, -185, 185, -10, -5, 0, 365]), np.array([190, -190, 350, -350]), np.array([5, 10, 3, 4]), period=360)))
+print(r4(np.interp(np.array(ix), np.array(a), np.array(a) * 2, period=7)))

@@ -1,5 +1,5 @@
 /* numpy_searchsorted.c: jax.numpy.searchsorted and what is built on it,
- * digitize (numpy/lax_numpy.py), written as JAX writes them: jnp's
+ * digitize and interp (numpy/lax_numpy.py), written as JAX writes them: jnp's
  * searchsorted is a jit of that name whose body is
  * hijax.searchsorted_via_expand, the expansion of the SearchSorted hijax
  * primitive (jax/_src/numpy/hijax.py): _searchsorted_scan_impl (method
@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/jaxstate.h"
 #include "jax/jax.h"
 #include "jax/nn.h"
 #include "jax/numpy.h"
@@ -381,10 +382,161 @@ static SrVal *jnp_digitize(SrInterp *I, SrArgs *a) {
   return sr_api_jit(I, "digitize", digitize_body, ss_copy(&d), 2, args);
 }
 
+/* ---- jnp.interp ---- */
+
+enum { EDGE_NONE, EDGE_EXTRAPOLATE, EDGE_VALUE };
+
+/* interp's static arguments: how left and right are given, and whether a
+   period is. */
+typedef struct InterpData {
+  int left, right, period;
+} InterpData;
+
+/* util.promote_dtypes_inexact: one inexact dtype, the ranks kept. */
+static int promote_inexact(SrNnScope *s, int n, SrVal **args) {
+  SrInterp *I = s->I;
+  int weak;
+  SrDtype dt = sr_jnp_result_dtype(I, n, args, &weak);
+  if (sr_dtype_is_int(dt) || dt == SR_BOOL) dt = I->jax->enable_x64 ? SR_F64 : SR_F32;
+  for (int i = 0; i < n; i++)
+    if (!(args[i] = KEEP(sr_lax_convert(I, args[i], dt, weak, NULL)))) return -1;
+  return 0;
+}
+
+static SrVal *idx(SrNnScope *s, SrVal *x, SrVal *i) { return x && i ? KEEP(sr_getitem(s->I, x, i)) : NULL; }
+
+/* concatenate([a, b, c]) */
+static SrVal *concat3(SrNnScope *s, SrVal *a, SrVal *b, SrVal *c) {
+  if (!a || !b || !c) return NULL;
+  SrVal *items[3] = {sr_ref(a), sr_ref(b), sr_ref(c)};
+  SrVal *l = KEEP(sr_tuple(NULL, 3, items));
+  return sr_nn_call1(s, "jax.numpy.concatenate", l);
+}
+
+/* _interp(x, xp, fp, left, right, period), jitted with the str or None
+   ones static */
+static SrVal *interp_body(SrInterp *I, SrArgs *a) {
+  InterpData *d = sr_current_builtin(I)->data;
+  SCOPE(I);
+  SrVal *v[3];
+  for (int i = 0; i < 3; i++)
+    if (!(v[i] = KEEP(sr_jnp_asarray(I, a->v[i], -1)))) return sr_nn_done(s, NULL);
+  int k = 3;
+  SrVal *left = d->left == EDGE_VALUE ? a->v[k++] : NULL;
+  SrVal *right = d->right == EDGE_VALUE ? a->v[k++] : NULL;
+  SrVal *period = d->period ? a->v[k++] : NULL;
+  const SrType *xpt = type_of(s, v[1]), *fpt = type_of(s, v[2]);
+  int same = xpt->ndim == fpt->ndim;
+  for (int i = 0; same && i < xpt->ndim; i++) same = xpt->dims[i].size == fpt->dims[i].size;
+  if (!same || xpt->ndim != 1)
+    return sr_nn_done(s, sr_raise(I, "ValueError", "xp and fp must be one-dimensional arrays of equal size"));
+  SrVal *xf[2] = {v[0], v[1]}, *ff[1] = {v[2]};
+  if (promote_inexact(s, 2, xf) < 0 || promote_inexact(s, 1, ff) < 0) return sr_nn_done(s, NULL);
+  SrVal *x = xf[0], *xp = xf[1], *fp = ff[0];
+  if (sr_dtype_kind(type_of(s, x)->dtype) == SR_DK_COMPLEX)
+    return sr_nn_done(s, sr_raise(I, "ValueError", "jnp.interp: complex x values not supported."));
+  if (period) {
+    if (type_of(s, KEEP(sr_jnp_asarray(I, period, -1)))->ndim != 0) {
+      SrBuf b = SR_BUF_INIT;
+      sr_val_str(&b, period);
+      sr_raise(I, "ValueError", "period must be a scalar; got %s", b.p);
+      sr_buf_free(&b);
+      return sr_nn_done(s, NULL);
+    }
+    period = sr_nn_call1(s, "jax.numpy.abs", period);
+    x = sr_nn_op(s, SR_OP_MOD, x, period);
+    xp = sr_nn_op(s, SR_OP_MOD, xp, period);
+    SrVal *kv = xp ? sr_nn_call2(s, "jax.lax.sort_key_val", xp, fp) : NULL;
+    if (!kv) return sr_nn_done(s, NULL);
+    xp = kv->seq.items[0];
+    fp = kv->seq.items[1];
+    SrVal *xl = sr_nn_op(s, SR_OP_SUB, slice1(s, xp, -1, -1), period);
+    xp = concat3(s, xl, xp, xl ? sr_nn_op(s, SR_OP_ADD, slice1(s, xp, 0, 1), period) : NULL);
+    SrVal *fl = xp ? slice1(s, fp, -1, -1) : NULL;
+    fp = concat3(s, fl, fp, fl ? slice1(s, fp, 0, 1) : NULL);
+    if (!fp) return sr_nn_done(s, NULL);
+  }
+  /* i = clip(searchsorted(xp, x, side='right'), 1, len(xp) - 1) */
+  int64_t n = type_of(s, xp)->dims[0].size;
+  const char *kw[1] = {"side"};
+  SrVal *side = KEEP(sr_str(NULL, "right", 5));
+  SrVal *sv[2] = {xp, x};
+  SrVal *ss = sr_nn_call(s, "jax.numpy.searchsorted", 2, sv, 1, kw, &side);
+  SrVal *i = ss ? sr_nn_call3(s, "jax.numpy.clip", ss, sr_nn_int(s, 1), sr_nn_int(s, n - 1)) : NULL;
+  SrVal *one = sr_nn_int(s, 1);
+  /* df = fp[i] - fp[i - 1]; dx = xp[i] - xp[i - 1]; delta = x - xp[i - 1] */
+  SrVal *fpi = idx(s, fp, i);
+  SrVal *df = fpi ? sr_nn_op(s, SR_OP_SUB, fpi, idx(s, fp, sr_nn_op(s, SR_OP_SUB, i, one))) : NULL;
+  SrVal *xpi = df ? idx(s, xp, i) : NULL;
+  SrVal *dx = xpi ? sr_nn_op(s, SR_OP_SUB, xpi, idx(s, xp, sr_nn_op(s, SR_OP_SUB, i, one))) : NULL;
+  SrVal *delta = dx ? sr_nn_op(s, SR_OP_SUB, x, idx(s, xp, sr_nn_op(s, SR_OP_SUB, i, one))) : NULL;
+  if (!delta) return sr_nn_done(s, NULL);
+  /* epsilon = np.spacing(np.finfo(xp.dtype).eps): eps * eps */
+  SrDtype xdt = type_of(s, xp)->dtype;
+  int mant = xdt == SR_F64 ? 52 : xdt == SR_F16 ? 10 : xdt == SR_BF16 ? 7 : 23;
+  SrVal *eps = sr_nn_typed_scalar(s, ldexp(1.0, -2 * mant), xdt);
+  SrVal *dx0 = eps ? sr_nn_op(s, SR_OP_LE, KEEP(sr_lax_unary(I, SR_P_abs, dx)), eps) : NULL;
+  /* f = where(dx0, fp[i - 1], fp[i - 1] + (delta / where(dx0, 1, dx)) * df) */
+  SrVal *f1 = dx0 ? idx(s, fp, sr_nn_op(s, SR_OP_SUB, i, one)) : NULL;
+  SrVal *f2 = f1 ? idx(s, fp, sr_nn_op(s, SR_OP_SUB, i, one)) : NULL;
+  SrVal *w = f2 ? sr_nn_call3(s, "jax.numpy.where", dx0, one, dx) : NULL;
+  SrVal *t = w ? sr_nn_op(s, SR_OP_MUL, sr_nn_op(s, SR_OP_DIV, delta, w), df) : NULL;
+  SrVal *f = t ? sr_nn_call3(s, "jax.numpy.where", dx0, f1, sr_nn_op(s, SR_OP_ADD, f2, t)) : NULL;
+  if (f && d->left != EDGE_EXTRAPOLATE) {
+    SrVal *la = left ? left : idx(s, fp, sr_nn_int(s, 0));
+    if (la && !d->period) f = sr_nn_call3(s, "jax.numpy.where", sr_nn_op(s, SR_OP_LT, x, idx(s, xp, sr_nn_int(s, 0))), la, f);
+    else if (!la) f = NULL;
+  }
+  if (f && d->right != EDGE_EXTRAPOLATE) {
+    SrVal *ra = right ? right : idx(s, fp, sr_nn_int(s, -1));
+    if (ra && !d->period) f = sr_nn_call3(s, "jax.numpy.where", sr_nn_op(s, SR_OP_GT, x, idx(s, xp, sr_nn_int(s, -1))), ra, f);
+    else if (!ra) f = NULL;
+  }
+  return sr_nn_done(s, f ? sr_ref(f) : NULL);
+}
+
+/* left= / right=: None, 'extrapolate' (static), or a value (traced) */
+static int edge_arg(SrInterp *I, SrVal *v, const char *name, int *kind) {
+  *kind = EDGE_NONE;
+  if (!v || v->kind == SR_V_NONE) return 0;
+  if (v->kind != SR_V_STR) {
+    *kind = EDGE_VALUE;
+    return 0;
+  }
+  if (strcmp(v->str.s, "extrapolate")) {
+    SrBuf b = SR_BUF_INIT;
+    sr_val_repr(&b, v);
+    sr_raise(I, "ValueError", "the only valid string value of `%s` is 'extrapolate', but got: %s", name, b.p);
+    sr_buf_free(&b);
+    return -1;
+  }
+  *kind = EDGE_EXTRAPOLATE;
+  return 0;
+}
+
+/* interp(x, xp, fp, left=None, right=None, period=None) */
+static SrVal *jnp_interp(SrInterp *I, SrArgs *a) {
+  SrVal *p[6];
+  if (sr_args_parse(I, a, "interp", "x, xp, fp, left=, right=, period=", p) < 0) return NULL;
+  InterpData d = {0, 0, sr_nn_given(p[5])};
+  if (edge_arg(I, p[3], "left", &d.left) < 0 || edge_arg(I, p[4], "right", &d.right) < 0) return NULL;
+  SrVal *args[6] = {p[0], p[1], p[2]};
+  int n = 3;
+  if (d.left == EDGE_VALUE) args[n++] = p[3];
+  if (d.right == EDGE_VALUE) args[n++] = p[4];
+  if (d.period) args[n++] = p[5];
+  InterpData *c = sr_xmalloc(sizeof *c);
+  *c = d;
+  return sr_api_jit(I, "_interp", interp_body, c, n, args);
+}
+
 void sr_jnp_searchsorted_init(void) {
   sr_def("jax.numpy.searchsorted", jnp_searchsorted,
          "searchsorted(a, v, side='left', sorter=None, *, method='scan'): insertion indices of v in the sorted a, "
          "jit[name=searchsorted]");
   sr_def("jax.numpy.digitize", jnp_digitize,
          "digitize(x, bins, right=False, *, method=None): the bin of each x, by searchsorted, jit[name=digitize]");
+  sr_def("jax.numpy.interp", jnp_interp,
+         "interp(x, xp, fp, left=None, right=None, period=None): one-dimensional linear interpolation, "
+         "jit[name=_interp]");
 }
