@@ -68,6 +68,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/jax/device_put.c lib/jax/device_put.h \
 	lib/jax/remat_policies.c lib/jax/remat_policies.h \
 	lib/jax/numpy_searchsorted.c \
+	lib/jax/numpy_setops.c \
 	lib/cmd/commands.c lib/cmd/commands.h lib/cmd/commands_ad.c \
 	lib/cmd/hooks_exec.c lib/cmd/linit.c lib/cmd/linit.h \
 	lib/cmd/session.c lib/cmd/target.c lib/cmd/help_examples.def \

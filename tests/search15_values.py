@@ -54,3 +54,33 @@ print(r4(np.interp(np.array(ix), np.array(af), np.array(vf))))
 print(r4(np.interp(np.array(ix).reshape(2, 4), np.array([1., 1., 3.]), np.array([3., 2., 0.]))))
 print(r4(np.interp(np.array([-180, -170, -185, 185, -10, -5, 0, 365]), np.array([190, -190, 350, -350]), np.array([5, 10, 3, 4]), period=360)))
 print(r4(np.interp(np.array(ix), np.array(a), np.array(a) * 2, period=7)))
+# jnp.unique and its faces (the size= padding is JAX's own: checked in the golden)
+ux = [3, 4, 1, 3, 1, 7, 4, 4, -2]
+um = [[1, 2, 0], [1, 2, 0], [0, 5, 1], [1, 2, 0]]
+uf = [0.5, float('nan'), -0.0, 0.0, 0.5, float('nan'), 2.0]
+def tl(r):
+    return [t.tolist() for t in r] if isinstance(r, tuple) else r.tolist()
+_np_unique = np.unique
+def _unique(a, return_index=False, return_inverse=False, return_counts=False, axis=None, **kw):
+    # numpy 2's rule, which JAX follows: with axis=None the inverse has a's shape
+    r = _np_unique(a, return_index, return_inverse, return_counts, axis, **kw)
+    if return_inverse and axis is None:
+        r = list(r)
+        r[1 + return_index] = r[1 + return_index].reshape(a.shape)
+        r = tuple(r)
+    return r
+np.unique = _unique
+for ri in [False, True]:
+    for rv in [False, True]:
+        for rc in [False, True]:
+            print(ri, rv, rc, tl(np.unique(np.array(ux), return_index=ri, return_inverse=rv, return_counts=rc)))
+            print(tl(np.unique(np.array(um), return_index=ri, return_inverse=rv, return_counts=rc)))
+            print(tl(np.unique(np.array(um), return_index=ri, return_inverse=rv, return_counts=rc, axis=0)))
+            print(tl(np.unique(np.array(um), return_index=ri, return_inverse=rv, return_counts=rc, axis=1)))
+print(tl(np.unique(np.array(uf), return_counts=True)))
+print(tl(np.unique(np.array(uf), return_counts=True, equal_nan=False)))
+print(tl(np.unique(np.array(ux)[:0], return_counts=True, return_index=True, return_inverse=True)))
+print([t.tolist() for t in np.nonzero(np.array(um))], np.flatnonzero(np.array(um)).tolist())
+print(np.lexsort([np.array(ux), np.array(ux) % 3]).tolist(), np.lexsort(np.array(um).T).tolist())
+print(np.bincount(np.array([1, 1, 3, 0, 7])).tolist(), np.bincount(np.array([1, 1, 3]), minlength=6).tolist())
+print(np.bincount(np.array([1, 1, 3]), weights=np.array([0.5, 1., 2.])).tolist())

@@ -2964,6 +2964,7 @@ void sr_jnp_api_init(void) {
   sr_nn_init();
   sr_jnp_sort_init();
   sr_jnp_searchsorted_init();
+  sr_jnp_setops_init();
   sr_jnp_stats_init();
   sr_jnp_shape_init();
   sr_jnp_misc_init();
