@@ -84,3 +84,12 @@ print([t.tolist() for t in np.nonzero(np.array(um))], np.flatnonzero(np.array(um
 print(np.lexsort([np.array(ux), np.array(ux) % 3]).tolist(), np.lexsort(np.array(um).T).tolist())
 print(np.bincount(np.array([1, 1, 3, 0, 7])).tolist(), np.bincount(np.array([1, 1, 3]), minlength=6).tolist())
 print(np.bincount(np.array([1, 1, 3]), weights=np.array([0.5, 1., 2.])).tolist())
+# lax.cumlogsumexp against numpy's logaddexp.accumulate
+def cumlogsumexp(x, ax, rev):
+    x = np.flip(x, ax) if rev else x
+    r = np.logaddexp.accumulate(x.astype(np.float32), axis=ax)
+    return np.flip(r, ax) if rev else r
+cx = [[0.5, -1., 2., 30., -40.], [1., 1., 0.25, -3., 7.]]
+for ax in [0, 1]:
+    for rev in [False, True]:
+        print(r4(cumlogsumexp(np.array(cx), ax, rev)))

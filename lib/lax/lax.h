@@ -111,4 +111,11 @@ typedef struct SrLaxCustomHooks {
 } SrLaxCustomHooks;
 extern SrLaxCustomHooks sr_lax_custom_hooks;
 
+/* lax_other.logaddexp, the custom_jvp that cumlogsumexp's JVP combines
+   with (the jvp of associative_scan over it, cumred.c), bound into the
+   current trace: a new reference, or NULL with an error raised.  Set by
+   the Python layer's init (jax/nn.c); NULL leaves cumlogsumexp without a
+   JVP. */
+extern SrVal *(*sr_lax_logaddexp_hook)(SrInterp *I, SrVal *x1, SrVal *x2);
+
 #endif
