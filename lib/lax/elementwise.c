@@ -751,6 +751,63 @@ static double digamma_f64(double x) {
 UN_FLOATS(k_lgamma, (float)lgamma((double)p), lgamma(p))
 UN_FLOATS(k_digamma, (float)digamma_f64((double)p), digamma_f64(p))
 
+/* the Hurwitz zeta function zeta(x, q) = sum_n (n + q)^-x, Cephes' zeta:
+   the sum to a >= 9, then the Euler-Maclaurin tail */
+static double zeta_f64(double x, double q) {
+  static const double A[] = {12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9,
+                             7.47242496e10, -2.950130727918164224e12, 1.1646782814350067249e14,
+                             -4.5979787224074726105e15, 1.8152105401943546773e17, -7.1661652561756670113e18};
+  const double eps = 1.11022302462515654042e-16;
+  if (isnan(x) || isnan(q)) return NAN;
+  if (x == 1.0) return INFINITY;
+  if (x < 1.0) return NAN;
+  if (q <= 0.0) {
+    if (q == floor(q)) return INFINITY;
+    if (x != floor(x)) return NAN;
+  }
+  double s = pow(q, -x), a = q, b = 0.0;
+  int i = 0;
+  while (i < 9 || a <= 9.0) {
+    i++;
+    a += 1.0;
+    b = pow(a, -x);
+    s += b;
+    if (fabs(b / s) < eps) return s;
+  }
+  double w = a, k = 0.0;
+  s += b * w / (x - 1.0);
+  s -= 0.5 * b;
+  a = 1.0;
+  for (i = 0; i < 12; i++) {
+    a *= x + k;
+    b /= w;
+    double t = a * b / A[i];
+    s += t;
+    if (fabs(t / s) < eps) return s;
+    k += 1.0;
+    a *= x + k;
+    b /= w;
+    k += 1.0;
+  }
+  return s;
+}
+
+/* polygamma(n, x): digamma for n = 0, else (-1)^(n+1) n! zeta(n + 1, x),
+   NaN for an n that is not a natural number (as XLA's chlo.polygamma) */
+static double polygamma_f64(double n, double x) {
+  if (isnan(n) || n != floor(n) || n < 0) return NAN;
+  if (n == 0) return digamma_f64(x);
+  double sign = fmod(n, 2.0) == 0 ? -1.0 : 1.0;
+  return sign * exp(lgamma(n + 1.0)) * zeta_f64(n + 1.0, x);
+}
+
+SR_KERN_BIN(k_polygamma_f32, float, float, (float)polygamma_f64(p, q))
+SR_KERN_BIN(k_polygamma_f64, double, double, polygamma_f64(p, q))
+SR_KERN_BIN(k_zeta_f32, float, float, (float)zeta_f64(p, q))
+SR_KERN_BIN(k_zeta_f64, double, double, zeta_f64(p, q))
+static const SrKernEw kern_polygamma = {.bin = {SR_KERN_FLOATS(k_polygamma)}};
+static const SrKernEw kern_zeta = {.bin = {SR_KERN_FLOATS(k_zeta)}};
+
 /* round: ip[0] is the rounding method, 1 for to-nearest-even */
 static int k_round_f32(size_t n, const void *a, void *out, const int64_t *ip) {
   if (ip && ip[0] == 1) SR_KERN_UN_LOOP(float, float, nearbyintf(p));
@@ -948,6 +1005,26 @@ JVP1(jvp_erf_inv) {
 JVP1(jvp_lgamma) {
   y[0] = primal1(ad, e, x);
   ty[0] = sr_ad_mul(ad, t[0], sr_ad_unop(ad, SR_P_digamma, x[0]));
+  return done1(y, ty);
+}
+
+/* ad.defjvp(digamma_p, lambda g, x: mul(g, polygamma(_const(x, 1), x))) */
+JVP1(jvp_digamma) {
+  y[0] = primal1(ad, e, x);
+  ty[0] = sr_ad_mul(ad, t[0], sr_ad_binop(ad, SR_P_polygamma, sr_ad_const(ad, x[0], 1), x[0]));
+  return done1(y, ty);
+}
+
+/* ad.defjvp(polygamma_p, polygamma_gradm, polygamma_gradx): m has none;
+   g * polygamma(add(m, _const(m, 1)), x) */
+JVP1(jvp_polygamma) {
+  if (t[0]) {
+    sr_raise(ad->I, "ValueError", "polygamma gradient with respect to m is not supported");
+    return -1;
+  }
+  y[0] = primal1(ad, e, x);
+  SrVal *m1 = sr_ad_binop(ad, SR_P_add, x[0], sr_ad_const(ad, x[0], 1));
+  ty[0] = t[1] ? sr_ad_mul(ad, t[1], sr_ad_binop(ad, SR_P_polygamma, m1, x[1])) : NULL;
   return done1(y, ty);
 }
 
@@ -1277,6 +1354,8 @@ static const struct {
   {SR_P_min, {SR_DC_ANY, SR_DC_ANY}, RES_SAME, 0, nary_ur},
   {SR_P_atan2, {SR_DC_FLOAT | SR_DC_COMPLEX, SR_DC_FLOAT | SR_DC_COMPLEX}, RES_SAME, 0, nary_ur},
   {SR_P_nextafter, {SR_DC_FLOAT, SR_DC_FLOAT}, RES_SAME, 0, nary_ur},
+  {SR_P_polygamma, {SR_DC_FLOAT, SR_DC_FLOAT}, RES_SAME, 0, nary_ur},
+  {SR_P_zeta, {SR_DC_FLOAT, SR_DC_FLOAT}, RES_SAME, 0, nary_ur},
   {SR_P_eq, {SR_DC_ANY, SR_DC_ANY}, RES_BOOL, 1, nary_ur},
   {SR_P_ne, {SR_DC_ANY, SR_DC_ANY}, RES_BOOL, 1, nary_ur},
   {SR_P_lt, {SR_DC_INT | SR_DC_FLOAT | SR_DC_BOOL, SR_DC_INT | SR_DC_FLOAT | SR_DC_BOOL}, RES_BOOL, 0, nary_ur},
@@ -2256,7 +2335,7 @@ static void eval_rules_elementwise(void) {
     SR_P_add, SR_P_sub, SR_P_mul, SR_P_div, SR_P_rem, SR_P_pow, SR_P_max, SR_P_min, SR_P_atan2, SR_P_nextafter,
     SR_P_eq, SR_P_ne, SR_P_lt, SR_P_le, SR_P_gt, SR_P_ge, SR_P_and, SR_P_or, SR_P_xor, SR_P_shift_left,
     SR_P_shift_right_logical, SR_P_shift_right_arithmetic, SR_P_select_n, SR_P_clamp, SR_P_add_any,
-    SR_P_eq_to, SR_P_le_to, SR_P_lt_to,
+    SR_P_eq_to, SR_P_le_to, SR_P_lt_to, SR_P_polygamma, SR_P_zeta,
   };
   for (size_t i = 0; i < sizeof unary / sizeof *unary; i++) sr_set_eval_rule(unary[i], ev_unary);
   for (size_t i = 0; i < sizeof nary / sizeof *nary; i++) sr_set_eval_rule(nary[i], ev_nary);
@@ -2295,6 +2374,8 @@ static void ad_rules_elementwise(void) {
   sr_ad_set_jvp(SR_P_erfc, jvp_erfc);
   sr_ad_set_jvp(SR_P_erf_inv, jvp_erf_inv);
   sr_ad_set_jvp(SR_P_lgamma, jvp_lgamma);
+  sr_ad_set_jvp(SR_P_digamma, jvp_digamma);
+  sr_ad_set_jvp(SR_P_polygamma, jvp_polygamma);
   sr_ad_set_jvp(SR_P_abs, jvp_abs);
   sr_ad_set_jvp(SR_P_convert_element_type, jvp_convert);
   sr_ad_set_transpose(SR_P_convert_element_type, tr_convert);
@@ -2368,6 +2449,7 @@ static void kernels_elementwise(void) {
       {SR_P_shift_right_arithmetic, &kern_shift_right_arithmetic}, {SR_P_eq, &kern_eq}, {SR_P_ne, &kern_ne},
       {SR_P_lt, &kern_lt}, {SR_P_le, &kern_le}, {SR_P_gt, &kern_gt}, {SR_P_ge, &kern_ge},
       {SR_P_eq_to, &kern_eq_to}, {SR_P_le_to, &kern_le_to}, {SR_P_lt_to, &kern_lt_to},
+      {SR_P_polygamma, &kern_polygamma}, {SR_P_zeta, &kern_zeta},
   };
   for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) sr_prims[rows[i].id].kern = rows[i].k;
 }
