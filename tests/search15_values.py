@@ -93,3 +93,13 @@ cx = [[0.5, -1., 2., 30., -40.], [1., 1., 0.25, -3., 7.]]
 for ax in [0, 1]:
     for rev in [False, True]:
         print(r4(cumlogsumexp(np.array(cx), ax, rev)))
+# mode='high': gumbel, bernoulli, categorical (two uniforms per draw)
+def gumbel_high(k, shape):
+    u = uniform(k, (2,) + shape)
+    hi, lo = u[0], u[1]
+    x = np.where(hi >= np.float32(0.5), hi, hi + np.float32(2.0 ** -23) * lo + np.float32(2.0 ** -47))
+    return -np.log(-np.log1p(-x))
+print([f"{float(v):.5f}" for v in np.ravel(gumbel_high(key(0), (2, 3)))])
+u = uniform(key(2), (2, 8))
+print([int(v) for v in (u[1] * np.float32(2.0 ** -23) < np.float32(0.3) - u[0])])
+print([int(v) for v in np.argmax(gumbel_high(key(5), (6, 3)) + np.array([0., 1., 2.], np.float32), axis=-1)])
