@@ -20,6 +20,7 @@
 #include "py/ast.h"
 #include "py/objects.h"
 #include "core/jaxstate.h"
+#include "lax/lax.h"
 #include "util/intern.h"
 
 /* ---- the scope of temporaries (nn.h) ---- */
@@ -366,6 +367,15 @@ static SrVal *logaddexp_jvp(SrInterp *I, SrArgs *a) {
 
 static SrVal *logaddexp_cjv(SrInterp *I) {
   return sr_nn_custom_jvp(I, &logaddexp_cj, "logaddexp", logaddexp_fun, "_logaddexp_jvp", logaddexp_jvp, 0);
+}
+
+/* sr_lax_logaddexp_hook (lax/lax.h): the custom_jvp on two operands */
+static SrVal *logaddexp_call(SrInterp *I, SrVal *x1, SrVal *x2) {
+  SrVal *cj = logaddexp_cjv(I);
+  if (!cj) return NULL;
+  SrVal *v[2] = {x1, x2};
+  SrArgs ca = {2, v, 0, NULL, NULL, NULL};
+  return sr_call(I, cj, &ca);
 }
 
 /* jnp.logaddexp: promote_args_inexact, then the custom_jvp */
@@ -832,6 +842,7 @@ static SrVal *nn_tanh(SrInterp *I, SrArgs *a) { return sr_call(I, sr_lookup_qual
 /* ---- registration ---- */
 
 void sr_nn_init(void) {
+  sr_lax_logaddexp_hook = logaddexp_call;
   sr_def("jax.nn.relu", nn_relu, "relu(x): max(x, 0), a custom_jvp whose derivative at 0 is 0 (jax.nn)");
   sr_def("jax.nn.relu6", nn_relu6, "relu6(x): min(max(x, 0), 6), a custom_jvp (jax.nn)");
   sr_def("jax.nn.sigmoid", nn_sigmoid, "sigmoid(x): lax.logistic, 1 / (1 + exp(-x)) (jax.nn)");

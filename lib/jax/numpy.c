@@ -2963,6 +2963,8 @@ void sr_jnp_api_init(void) {
   for (int i = 0; defs[i].names; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);
   sr_nn_init();
   sr_jnp_sort_init();
+  sr_jnp_searchsorted_init();
+  sr_jnp_setops_init();
   sr_jnp_stats_init();
   sr_jnp_shape_init();
   sr_jnp_misc_init();

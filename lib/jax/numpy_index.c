@@ -23,12 +23,12 @@
 
 /* ---- NDIndexer ---- */
 
-typedef enum { IT_NONE, IT_ELLIPSIS, IT_INT, IT_SLICE, IT_ARRAY, IT_BOOL } ItKind;
+typedef enum { IT_NONE, IT_ELLIPSIS, IT_INT, IT_SLICE, IT_ARRAY, IT_BOOL, IT_SBOOL } ItKind;
 
 typedef struct It {
   ItKind k;
   SrVal *v;  /* IT_ARRAY: the index array (owned); IT_SLICE: the slice (borrowed), NULL for a full one */
-  int64_t i; /* IT_INT */
+  int64_t i; /* IT_INT; IT_SBOOL: the bool; IT_ARRAY: 1 for np.arange(b) of a scalar bool */
 } It;
 
 enum { MAX_IT = 2 * SR_MAX_RANK + 2 };
@@ -38,6 +38,8 @@ typedef struct Indexer {
   int n;
   int contiguous; /* the advanced indices are next to each other in the raw index */
   const SrType *t;
+  int64_t sbool[MAX_IT]; /* scalar_bool_dims: where x gets a size-1 dim for a scalar bool */
+  int nsbool;
 } Indexer;
 
 static void indexer_free(Indexer *x) {
@@ -86,9 +88,14 @@ static int parse_entry(SrInterp *I, SrVal *v, It *out) {
   else if (is_ellipsis(v)) out->k = IT_ELLIPSIS;
   else if (v->kind == SR_V_INT) out->k = IT_INT, out->i = v->i;
   else if (sr_is_obj(v, &sr_slice_class)) out->k = IT_SLICE, out->v = v;
-  else if (v->kind == SR_V_BOOL || (sr_array_of(v) && sr_array_of(v)->type->ndim == 0 && sr_array_of(v)->type->dtype == SR_BOOL)) {
-    sr_raise(I, "NotImplementedError", "scalar boolean indices are not supported by shardrepl's gather indexing");
-    return -1;
+  else if (v->kind == SR_V_BOOL) out->k = IT_SBOOL, out->i = v->i != 0;
+  else if (sr_array_of(v) && sr_array_of(v)->type->ndim == 0 && sr_array_of(v)->type->dtype == SR_BOOL) {
+    /* expand_bool_indices: a scalar bool stays, concrete */
+    if (sr_array_of(v)->kind != SR_AV_CONCRETE) {
+      sr_raise(I, "NonConcreteBooleanIndexError", "Array boolean indices must be concrete; got bool[]\n");
+      return -1;
+    }
+    out->k = IT_SBOOL, out->i = sr_val_truthy(v);
   } else if (sr_array_of(v) && sr_array_of(v)->type->dtype == SR_BOOL) {
     out->k = IT_BOOL, out->v = sr_ref(v);
   } else if (sr_array_of(v)) {
@@ -220,7 +227,7 @@ static int indexer_parse(SrInterp *I, SrVal *key, const SrType *t, Indexer *x) {
       ell = k;
     }
     if (raw[k].k == IT_BOOL) consumed += sr_value_type(I, raw[k].v)->ndim;
-    else if (raw[k].k != IT_NONE && raw[k].k != IT_ELLIPSIS) consumed++;
+    else if (raw[k].k != IT_NONE && raw[k].k != IT_ELLIPSIS && raw[k].k != IT_SBOOL) consumed++;
   }
   if (consumed > t->ndim) {
     raw_free(raw, nk);
@@ -246,7 +253,7 @@ static int indexer_parse(SrInterp *I, SrVal *key, const SrType *t, Indexer *x) {
       continue;
     }
     if (e->k == IT_ELLIPSIS) axis += fill;
-    else if (e->k != IT_NONE) axis++;
+    else if (e->k != IT_NONE && e->k != IT_SBOOL) axis++;
     ex[nex++] = *e;
   }
   int first = -1, last = -1, nadv = 0;
@@ -266,6 +273,33 @@ static int indexer_parse(SrInterp *I, SrVal *key, const SrType *t, Indexer *x) {
     }
   }
   for (int f = 0; f < fill; f++) x->it[x->n++] = (It){IT_SLICE, NULL, 0};
+  /* expand_scalar_bool_indices: x gets a size-1 dim where each scalar bool
+     is, which np.arange(int(b)) indexes */
+  for (int k = 0; k < x->n; k++) {
+    It *e = &x->it[k];
+    if (e->k == IT_SBOOL) {
+      if (t->ndim + x->nsbool + 1 > SR_MAX_RANK) return sr_raise(I, "IndexError", "too many indices"), -1;
+      x->sbool[x->nsbool++] = k;
+      SrVal *l = e->i ? sr_seq(NULL, SR_V_LIST, 1) : sr_seq(NULL, SR_V_LIST, 0);
+      if (e->i) sr_seq_push(NULL, l, sr_int(NULL, 0));
+      SrVal *a = sr_jnp_asarray(I, l, SR_I32);
+      sr_unref(l);
+      if (!a) return -1;
+      *e = (It){IT_ARRAY, a, 1};
+    }
+  }
+  if (x->nsbool) {
+    SrTypeBuilder b;
+    sr_type_builder(&b, t);
+    b.ndim = 0;
+    for (int k = 0, d = 0; k < x->n; k++) {
+      It *e = &x->it[k];
+      if (e->k == IT_NONE) continue;
+      if (e->k == IT_ARRAY && e->i == 1) b.dims[b.ndim++] = (SrDim){.size = 1};
+      else b.dims[b.ndim++] = t->dims[d++];
+    }
+    x->t = sr_type_get(&b);
+  }
   return 0;
 }
 
@@ -273,6 +307,14 @@ static int indexer_is_advanced(SrInterp *I, const Indexer *x) {
   for (int i = 0; i < x->n; i++)
     if (x->it[i].k == IT_ARRAY && sr_value_type(I, x->it[i].v)->ndim > 0) return 1;
   return 0;
+}
+
+static SrVal *host_false(SrInterp *I, int64_t n) {
+  SrVal *l = sr_seq(NULL, SR_V_LIST, (int)n);
+  for (int64_t i = 0; i < n; i++) sr_seq_push(NULL, l, sr_bool(0));
+  SrVal *a = sr_jnp_asarray(I, l, SR_BOOL);
+  sr_unref(l);
+  return a;
 }
 
 /* NDIndexer.normalize_indices: a negative int plus the axis size; a
@@ -288,7 +330,9 @@ static int indexer_normalize(SrInterp *I, Indexer *x) {
     if (sr_dtype_kind(dt) == SR_DK_UINT) continue;
     SrVal *zero = sr_int(NULL, 0), *sz = sr_int(NULL, size);
     SrVal *c = sr_lax_convert(I, sz, dt, 0, NULL);
-    SrVal *neg = c ? call2(I, "jax.numpy.less", e->v, zero) : NULL;
+    /* np.arange(int(b)) < 0 is numpy's: all False */
+    SrVal *neg = !c ? NULL : e->i == 1 ? host_false(I, sr_value_type(I, e->v)->dims[0].size)
+                                       : call2(I, "jax.numpy.less", e->v, zero);
     SrVal *sum = neg ? sr_lax_binary(I, SR_P_add, e->v, c) : NULL;
     SrVal *r = sum ? sr_lax_select(I, neg, sum, e->v) : NULL;
     sr_unref(zero);
@@ -638,12 +682,20 @@ static SrVal *do_gather(SrInterp *I, SrVal *x, SrVal *key, const IxOpts *op) {
     indexer_free(&ix);
     return NULL;
   }
+  /* _gather: y = lax.expand_dims(y, indexer.scalar_bool_dims) */
+  SrVal *xe = ix.nsbool ? sr_lax_expand_dims(I, x, ix.sbool, ix.nsbool) : sr_ref(x);
   indexer_free(&ix);
+  if (!xe) {
+    sr_unref(g.indices);
+    return NULL;
+  }
+  x = xe;
   int empty = 0;
   for (int i = 0; i < g.nslice_shape; i++) empty |= g.slice_shape[i] == 0;
   if (empty) {
     r = sr_lax_full(I, g.slice_shape, g.nslice_shape, sr_int(NULL, 0), t->dtype, NULL);
     sr_unref(g.indices);
+    sr_unref(xe);
     return r;
   }
   const SrType *it = sr_value_type(I, g.indices);
@@ -665,6 +717,7 @@ static SrVal *do_gather(SrInterp *I, SrVal *x, SrVal *key, const IxOpts *op) {
     sr_unref(in[1]);
   }
   sr_unref(g.indices);
+  sr_unref(xe);
   if (!y) return NULL;
   if (g.nreversed) {
     SrVal *z = sr_lax_rev(I, y, g.reversed, g.nreversed);
@@ -711,6 +764,11 @@ static SrVal *do_scatter(SrInterp *I, SrVal *x0, SrVal *key, SrVal *y0, int prim
   SrVal *r = NULL, *args[2] = {x, y};
   const char *mode = y ? mode_name(I, op->mode, 0) : NULL;
   if (!mode || indexer_parse(I, key, t, &ix) < 0) goto out;
+  if (ix.nsbool) {
+    indexer_free(&ix);
+    sr_raise(I, "NotImplementedError", "scalar boolean indices in .at[] updates are not supported here");
+    goto out;
+  }
   int bad = (op->normalize && indexer_normalize(I, &ix) < 0) || index_to_gather(I, &ix, &g) < 0;
   indexer_free(&ix);
   if (bad) goto out;

@@ -565,6 +565,7 @@ static SrVal *lax_cum(SrInterp *I, SrArgs *a, int prim, const char *name) {
 static SrVal *lax_cumprod(SrInterp *I, SrArgs *a) { return lax_cum(I, a, SR_P_cumprod, "cumprod"); }
 static SrVal *lax_cummax(SrInterp *I, SrArgs *a) { return lax_cum(I, a, SR_P_cummax, "cummax"); }
 static SrVal *lax_cummin(SrInterp *I, SrArgs *a) { return lax_cum(I, a, SR_P_cummin, "cummin"); }
+static SrVal *lax_cumlogsumexp(SrInterp *I, SrArgs *a) { return lax_cum(I, a, SR_P_cumlogsumexp, "cumlogsumexp"); }
 
 /* ==== diff (lax_numpy.diff, a jit with static n and axis) ==== */
 
@@ -963,6 +964,7 @@ void sr_jnp_stats_init(void) {
       {"jax.numpy.median", jnp_median, "median(a, axis=None, keepdims=False): jit[name=median], a midpoint quantile"},
       {"jax.lax.cumprod", lax_cumprod, "cumprod(operand, axis=0, reverse=False)"},
       {"jax.lax.cummax", lax_cummax, "cummax(operand, axis=0, reverse=False)"},
+      {"jax.lax.cumlogsumexp", lax_cumlogsumexp, "cumlogsumexp(operand, axis=0, reverse=False): log(cumsum(exp(x))), stably"},
       {"jax.lax.cummin", lax_cummin, "cummin(operand, axis=0, reverse=False)"},
       {NULL, NULL, NULL},
   };

@@ -9,9 +9,10 @@
  * in the default (partitionable threefry) mode; tests/random15_values.py
  * computes them in numpy on a pure-Python threefry.
  *
- * Not here: mode='high' (bernoulli, gumbel and what draws from gumbel),
- * out_sharding= (NotImplementedError), choice with p= and replace=True
- * (jnp.searchsorted).
+ * mode='high' of bernoulli and gumbel (and categorical's and choice's
+ * gumbel) is _bernoulli's and _gumbel's two-uniform draw.  Not here:
+ * gumbel's mode='highest' (lax.clz), out_sharding= (NotImplementedError).  choice with p= and replace=True
+ * draws by jnp.searchsorted (numpy_searchsorted.c).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -202,6 +203,28 @@ static double float_tiny(SrDtype dt) {
 static SrVal *gumbel_body(SrInterp *I, SrArgs *a) {
   const RArgs *r = sr_current_builtin(I)->data;
   SCOPE(I);
+  if (r->flag) {
+    /* mode='high': high, low = _uniform(key, 0., 1., (2,) + shape);
+       x = jnp.where(high >= 0.5, high, high + 2 ** -nmant * low + max(2 ** -(2 * nmant + 1), tiny));
+       -jnp.log(-jnp.log1p(-x)) */
+    int nmant = r->dt == SR_F64 ? 52 : r->dt == SR_F16 ? 10 : r->dt == SR_BF16 ? 7 : 23;
+    int64_t sh[SR_MAX_RANK + 1];
+    sh[0] = 2;
+    memcpy(sh + 1, r->shape, (size_t)r->nd * sizeof *sh);
+    SrVal *u = uniform(s, a->v[0], sh, r->nd + 1, r->dt, NULL, NULL);
+    SrVal *hl = u ? sr_nn_call1(s, "builtins.tuple", u) : NULL;
+    if (!hl) return sr_nn_done(s, NULL);
+    SrVal *high = hl->seq.items[0], *low = hl->seq.items[1];
+    double tiny = float_tiny(r->dt), eps2 = ldexp(1.0, -(2 * nmant + 1));
+    SrVal *cond = OP(GE, high, sr_nn_float(s, 0.5));
+    SrVal *sum = cond ? OP(ADD, OP(ADD, high, OP(MUL, sr_nn_float(s, ldexp(1.0, -nmant)), low)),
+                           sr_nn_float(s, eps2 > tiny ? eps2 : tiny))
+                      : NULL;
+    SrVal *x = sum ? sr_nn_call3(s, "jax.numpy.where", cond, high, sum) : NULL;
+    SrVal *l1 = x ? sr_nn_call1(s, "jax.numpy.log1p", KEEP(sr_lax_unary(I, SR_P_neg, x))) : NULL;
+    SrVal *l2 = l1 ? sr_nn_call1(s, "jax.numpy.log", KEEP(sr_lax_unary(I, SR_P_neg, l1))) : NULL;
+    return sr_nn_done(s, l2 ? sr_lax_unary(I, SR_P_neg, l2) : NULL);
+  }
   SrVal *u = uniform(s, a->v[0], r->shape, r->nd, r->dt, lit(s, r->dt, float_tiny(r->dt), 0), NULL);
   SrVal *l1 = sr_nn_call1(s, "jax.numpy.log", u);
   SrVal *n1 = l1 ? KEEP(sr_lax_unary(I, SR_P_neg, l1)) : NULL;
@@ -209,11 +232,14 @@ static SrVal *gumbel_body(SrInterp *I, SrArgs *a) {
   return sr_nn_done(s, l2 ? sr_lax_unary(I, SR_P_neg, l2) : NULL);
 }
 
+/* gumbel's mode: 0 'low' (or None: the use_high_dynamic_range_gumbel
+   default, off), 1 'high'; -1 with an error raised ('highest' needs the
+   clz primitive) */
 static int mode_arg(SrInterp *I, SrVal *v, const char *name) {
   if (!sr_nn_given(v)) return 0;
   if (v->kind == SR_V_STR && v->str.n == 3 && memcmp(v->str.s, "low", 3) == 0) return 0;
-  if (v->kind == SR_V_STR && ((v->str.n == 4 && memcmp(v->str.s, "high", 4) == 0) ||
-                              (v->str.n == 7 && memcmp(v->str.s, "highest", 7) == 0)))
+  if (v->kind == SR_V_STR && v->str.n == 4 && memcmp(v->str.s, "high", 4) == 0) return 1;
+  if (v->kind == SR_V_STR && v->str.n == 7 && memcmp(v->str.s, "highest", 7) == 0)
     return sr_raise(I, "NotImplementedError", "jax.random.%s with mode='%s' is not supported yet", name, v->str.s), -1;
   SrBuf b = SR_BUF_INIT;
   sr_val_str(&b, v);
@@ -232,8 +258,10 @@ static int float_dtype(SrInterp *I, SrVal *v, const char *name, SrDtype *dt) {
   return 0;
 }
 
-static SrVal *gumbel_call(SrInterp *I, SrVal *key, const int64_t *shape, int nd, SrDtype dt) {
-  return jit(I, "_gumbel", gumbel_body, rargs(shape, nd, dt, 0), 1, &key);
+static SrVal *gumbel_call(SrInterp *I, SrVal *key, const int64_t *shape, int nd, SrDtype dt, int high) {
+  RArgs *r = rargs(shape, nd, dt, 0);
+  r->flag = high;
+  return jit(I, "_gumbel", gumbel_body, r, 1, &key);
 }
 
 /* gumbel(key, shape=(), dtype=None, mode=None, *, out_sharding=None) */
@@ -243,11 +271,12 @@ static SrVal *bi_gumbel(SrInterp *I, SrArgs *a) {
   int64_t shape[SR_MAX_RANK];
   int nd;
   SrDtype dt;
+  int high;
   if (float_dtype(I, p[2], "gumbel", &dt) < 0 || shape_of(I, p[1], shape, &nd, NULL) < 0 ||
-      mode_arg(I, p[3], "gumbel") < 0 || no_out_sharding(I, p[4], "gumbel") < 0)
+      (high = mode_arg(I, p[3], "gumbel")) < 0 || no_out_sharding(I, p[4], "gumbel") < 0)
     return NULL;
   SrVal *k = check_key(I, p[0], "gumbel");
-  SrVal *r = k ? gumbel_call(I, k, shape, nd, dt) : NULL;
+  SrVal *r = k ? gumbel_call(I, k, shape, nd, dt, high) : NULL;
   sr_unref(k);
   return r;
 }
@@ -258,12 +287,25 @@ static SrVal *bi_gumbel(SrInterp *I, SrArgs *a) {
 static SrVal *bernoulli_body(SrInterp *I, SrArgs *a) {
   const RArgs *r = sr_current_builtin(I)->data;
   SCOPE(I);
+  if (r->flag) {
+    /* mode='high': u1, u2 = uniform(key, (2, *shape), dtype);
+       u2 *= 2 ** -nmant; u2 < p - u1 */
+    int nmant = r->dt == SR_F64 ? 52 : r->dt == SR_F16 ? 10 : r->dt == SR_BF16 ? 7 : 23;
+    int64_t sh[SR_MAX_RANK + 1];
+    sh[0] = 2;
+    memcpy(sh + 1, r->shape, (size_t)r->nd * sizeof *sh);
+    SrVal *u = uniform(s, a->v[0], sh, r->nd + 1, r->dt, NULL, NULL);
+    SrVal *uu = u ? sr_nn_call1(s, "builtins.tuple", u) : NULL;
+    if (!uu) return sr_nn_done(s, NULL);
+    SrVal *u2 = OP(MUL, uu->seq.items[1], sr_nn_float(s, ldexp(1.0, -nmant)));
+    return sr_nn_done(s, u2 ? sr_ref(OP(LT, u2, OP(SUB, a->v[1], uu->seq.items[0]))) : NULL);
+  }
   SrVal *u = uniform(s, a->v[0], r->shape, r->nd, r->dt, NULL, NULL);
   return sr_nn_done(s, sr_ref(OP(LT, u, a->v[1])));
 }
 
 /* bernoulli's checks and its jit on a checked key. */
-static SrVal *bernoulli_call(SrInterp *I, SrVal *key, SrVal *pv, const int64_t *shape, int nd, int none) {
+static SrVal *bernoulli_call(SrInterp *I, SrVal *key, SrVal *pv, const int64_t *shape, int nd, int none, int high) {
   SrVal *pa = sr_jnp_asarray(I, pv, -1);
   const SrType *pt = pa ? sr_value_type(I, pa) : NULL;
   SrVal *r = NULL;
@@ -285,7 +327,9 @@ static SrVal *bernoulli_call(SrInterp *I, SrVal *key, SrVal *pv, const int64_t *
   SrVal *pc = sr_lax_convert(I, pv->kind == SR_V_FLOAT || pv->kind == SR_V_INT ? pv : pa, pt->dtype, 0, NULL);
   if (pc) {
     SrVal *args[2] = {key, pc};
-    r = jit(I, "_bernoulli", bernoulli_body, rargs(sh, n, pt->dtype, 0), 2, args);
+    RArgs *ra = rargs(sh, n, pt->dtype, 0);
+    ra->flag = high;
+    r = jit(I, "_bernoulli", bernoulli_body, ra, 2, args);
     sr_unref(pc);
   }
 done:
@@ -298,14 +342,13 @@ static SrVal *bi_bernoulli(SrInterp *I, SrArgs *a) {
   SrVal *p[5];
   if (sr_args_parse(I, a, "bernoulli", "key, p=, shape=, mode=, *, out_sharding=", p) < 0) return NULL;
   int64_t shape[SR_MAX_RANK];
-  int nd, none;
+  int nd, none, high = 0;
   if (shape_of(I, p[2], shape, &nd, &none) < 0) return NULL;
   if (sr_nn_given(p[3])) {
     SrVal *m = p[3];
     int low = m->kind == SR_V_STR && m->str.n == 3 && memcmp(m->str.s, "low", 3) == 0;
-    int high = m->kind == SR_V_STR && m->str.n == 4 && memcmp(m->str.s, "high", 4) == 0;
-    if (high) return sr_raise(I, "NotImplementedError", "jax.random.bernoulli with mode='high' is not supported yet");
-    if (!low) {
+    high = m->kind == SR_V_STR && m->str.n == 4 && memcmp(m->str.s, "high", 4) == 0;
+    if (!low && !high) {
       SrBuf b = SR_BUF_INIT;
       sr_val_repr(&b, m);
       sr_raise(I, "ValueError", "got mode=%s, expected 'high' or 'low'", b.p);
@@ -319,7 +362,7 @@ static SrVal *bi_bernoulli(SrInterp *I, SrArgs *a) {
     return NULL;
   }
   SrVal *half = p[1] ? NULL : sr_float(NULL, 0.5);
-  SrVal *r = bernoulli_call(I, k, p[1] ? p[1] : half, shape, nd, none);
+  SrVal *r = bernoulli_call(I, k, p[1] ? p[1] : half, shape, nd, none, high);
   sr_unref(half);
   sr_unref(k);
   return r;
@@ -330,7 +373,7 @@ static SrVal *rademacher_body(SrInterp *I, SrArgs *a) {
   const RArgs *r = sr_current_builtin(I)->data;
   SCOPE(I);
   SrVal *half = sr_nn_float(s, 0.5);
-  SrVal *b = half ? KEEP(bernoulli_call(I, a->v[0], half, r->shape, r->nd, 0)) : NULL;
+  SrVal *b = half ? KEEP(bernoulli_call(I, a->v[0], half, r->shape, r->nd, 0, 0)) : NULL;
   SrVal *c = b ? KEEP(sr_lax_convert(I, b, r->dt, 0, NULL)) : NULL;
   SrVal *m = OP(SUB, OP(MUL, sr_nn_int(s, 2), c), sr_nn_int(s, 1));
   return sr_nn_done(s, m ? sr_lax_convert(I, m, r->dt, 0, NULL) : NULL);
@@ -580,9 +623,9 @@ static SrVal *bi_categorical(SrInterp *I, SrArgs *a) {
   if (sr_args_parse(I, a, "categorical", "key, logits, axis=, shape=, replace=, mode=, *, out_sharding=", p) < 0)
     return NULL;
   int64_t axis = -1, shape[SR_MAX_RANK];
-  int nd, none;
+  int nd, none, high;
   if ((sr_nn_given(p[2]) && sr_as_int(I, p[2], "axis", &axis) < 0) || shape_of(I, p[3], shape, &nd, &none) < 0 ||
-      mode_arg(I, p[5], "categorical") < 0 || no_out_sharding(I, p[6], "categorical") < 0)
+      (high = mode_arg(I, p[5], "categorical")) < 0 || no_out_sharding(I, p[6], "categorical") < 0)
     return NULL;
   int replace = p[4] ? sr_truthy(I, p[4]) : 1;
   if (replace < 0) return NULL;
@@ -615,7 +658,7 @@ static SrVal *bi_categorical(SrInterp *I, SrArgs *a) {
     int g = 0;
     for (int i = 0; i < npre; i++) gshape[g++] = shape[i];
     for (int i = 0; i < ln; i++) gshape[g++] = i == ax ? lt->dims[ax].size : shape[npre + (i < ax ? i : i - 1)];
-    SrVal *gum = KEEP(gumbel_call(I, key, gshape, g, lt->dtype));
+    SrVal *gum = KEEP(gumbel_call(I, key, gshape, g, lt->dtype, high));
     for (int i = 0; i < npre; i++) dims[i] = i;
     SrVal *ex = gum && npre ? KEEP(sr_lax_expand_dims(I, logits, dims, npre)) : logits;
     SrVal *sum = gum && ex ? OP(ADD, gum, ex) : NULL;
@@ -626,7 +669,7 @@ static SrVal *bi_categorical(SrInterp *I, SrArgs *a) {
   /* logits + gumbel(key, logits.shape); lax.top_k over the moved axis */
   int64_t lshape[SR_MAX_RANK];
   for (int i = 0; i < ln; i++) lshape[i] = lt->dims[i].size;
-  SrVal *gum = KEEP(gumbel_call(I, key, lshape, ln, lt->dtype));
+  SrVal *gum = KEEP(gumbel_call(I, key, lshape, ln, lt->dtype, high));
   SrVal *sum = gum ? OP(ADD, logits, gum) : NULL;
   int64_t k = 1;
   for (int i = 0; i < npre; i++) k *= shape[i];
@@ -669,8 +712,8 @@ static SrVal *bi_choice(SrInterp *I, SrArgs *a) {
     }
     if (sr_shape_arg(I, p[2], shape, &nd, "shape") < 0) return sr_nn_done(s, NULL);
   }
-  int replace = p[3] ? sr_truthy(I, p[3]) : 1;
-  if (replace < 0 || (sr_nn_given(p[5]) && sr_as_int(I, p[5], "axis", &axis) < 0) || mode_arg(I, p[6], "choice") < 0)
+  int replace = p[3] ? sr_truthy(I, p[3]) : 1, high = 0;
+  if (replace < 0 || (sr_nn_given(p[5]) && sr_as_int(I, p[5], "axis", &axis) < 0) || (high = mode_arg(I, p[6], "choice")) < 0)
     return sr_nn_done(s, NULL);
   SrVal *arr = KEEP(sr_jnp_asarray(I, p[1], -1));
   const SrType *at = type_of(s, arr);
@@ -730,15 +773,24 @@ static SrVal *bi_choice(SrInterp *I, SrArgs *a) {
       sr_buf_free(&pshape);
       return sr_nn_done(s, NULL);
     }
-    if (replace)
-      return sr_nn_done(s, sr_raise(I, "NotImplementedError",
-                                    "jax.random.choice with p and replace=True needs jnp.searchsorted"));
-    /* gumbel(key, (n_inputs,), p.dtype) + jnp.log(p); top_k's indices */
-    SrVal *g = KEEP(gumbel_call(I, key, &n_inputs, 1, pt->dtype));
-    SrVal *sum = g ? OP(ADD, g, sr_nn_call1(s, "jax.numpy.log", pa)) : NULL;
-    SrVal *tk = sum ? sr_nn_call2(s, "jax.lax.top_k", sum, sr_nn_int(s, n_draws)) : NULL;
-    SrVal *ind = tk && sr_is_seq(tk) && tk->seq.n == 2 ? tk->seq.items[1] : NULL;
-    ind = ind ? KEEP(sr_lax_convert(I, ind, default_int(I), 0, NULL)) : NULL;
+    SrVal *ind;
+    if (replace) {
+      /* p_cuml = jnp.cumsum(p); r = p_cuml[-1] * (1 - uniform(key, shape, p_cuml.dtype));
+         jnp.searchsorted(p_cuml, r).astype(int) */
+      SrVal *cuml = sr_nn_call1(s, "jax.numpy.cumsum", pa);
+      SrVal *last = cuml ? KEEP(sr_getitem(I, cuml, sr_nn_int(s, -1))) : NULL;
+      SrVal *u = last ? uniform(s, key, shape, nd, type_of(s, cuml)->dtype, NULL, NULL) : NULL;
+      SrVal *r = u ? OP(MUL, last, OP(SUB, sr_nn_int(s, 1), u)) : NULL;
+      SrVal *ss = r ? sr_nn_call2(s, "jax.numpy.searchsorted", cuml, r) : NULL;
+      ind = ss ? KEEP(sr_lax_convert(I, ss, default_int(I), 0, NULL)) : NULL;
+    } else {
+      /* gumbel(key, (n_inputs,), p.dtype) + jnp.log(p); top_k's indices */
+      SrVal *g = KEEP(gumbel_call(I, key, &n_inputs, 1, pt->dtype, high));
+      SrVal *sum = g ? OP(ADD, g, sr_nn_call1(s, "jax.numpy.log", pa)) : NULL;
+      SrVal *tk = sum ? sr_nn_call2(s, "jax.lax.top_k", sum, sr_nn_int(s, n_draws)) : NULL;
+      ind = tk && sr_is_seq(tk) && tk->seq.n == 2 ? tk->seq.items[1] : NULL;
+      ind = ind ? KEEP(sr_lax_convert(I, ind, default_int(I), 0, NULL)) : NULL;
+    }
     if (!at->ndim || !ind) {
       result = ind;
     } else {

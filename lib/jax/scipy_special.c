@@ -65,6 +65,38 @@ static SrVal *lax_lgamma(SrInterp *I, SrArgs *a) { return lax_un(I, a, "lgamma",
 static SrVal *lax_digamma(SrInterp *I, SrArgs *a) { return lax_un(I, a, "digamma", SR_P_digamma); }
 static SrVal *sp_expit(SrInterp *I, SrArgs *a) { return unary(I, a, "expit", SR_P_logistic); }
 
+/* jax.lax.polygamma(m, x) / zeta(x, q): the primitive, no promotion */
+static SrVal *lax_bin(SrInterp *I, SrArgs *a, const char *name, const char *spec, int prim) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, name, spec, p) < 0) return NULL;
+  SrVal *x = sr_jnp_asarray(I, p[0], -1), *y = x ? sr_jnp_asarray(I, p[1], -1) : NULL;
+  SrVal *r = y ? sr_lax_binary(I, prim, x, y) : NULL;
+  sr_unref(x);
+  sr_unref(y);
+  return r;
+}
+
+static SrVal *lax_polygamma(SrInterp *I, SrArgs *a) { return lax_bin(I, a, "polygamma", "m, x", SR_P_polygamma); }
+static SrVal *lax_zeta(SrInterp *I, SrArgs *a) { return lax_bin(I, a, "zeta", "x, q", SR_P_zeta); }
+
+/* jax.scipy.special.polygamma(n, x): n of an integer dtype,
+   promote_args_inexact, lax.polygamma */
+static SrVal *sp_polygamma(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "polygamma", "n, x", p) < 0) return NULL;
+  SCOPE(I);
+  SrVal *n = sr_nn_keep(s, sr_jnp_asarray(I, p[0], -1));
+  const SrType *nt = n ? sr_value_type(I, n) : NULL;
+  if (!nt) return sr_nn_done(s, NULL);
+  if (!sr_dtype_is_int(nt->dtype))
+    return sr_nn_done(s, sr_raise(I, "ValueError", "Argument `n` to polygamma must be of integer type. Got dtype %s.",
+                                  sr_dtype_name(nt->dtype)));
+  if (sr_nn_promote_inexact(s, 2, p, "polygamma") < 0) return sr_nn_done(s, NULL);
+  if (sr_dtype_kind(sr_value_type(I, p[1])->dtype) == SR_DK_COMPLEX)
+    return sr_nn_done(s, sr_raise(I, "ValueError", "polygamma does not support complex-valued inputs."));
+  return sr_nn_done(s, sr_nn_keep(s, sr_lax_binary(I, SR_P_polygamma, p[0], p[1])));
+}
+
 /* ---- logit ---- */
 
 /* lax.log(lax.div(x, lax.sub(_lax_const(x, 1), x))) */
@@ -286,6 +318,10 @@ void sr_scipy_special_init(void) {
   sr_def("jax.scipy.special.digamma", sp_digamma, "digamma(x): d/dx log Gamma(x), lax.digamma (jax.scipy.special)");
   sr_def("jax.lax.lgamma", lax_lgamma, "lgamma(x): log|Gamma(x)| elementwise (the lgamma primitive)");
   sr_def("jax.lax.digamma", lax_digamma, "digamma(x): the digamma function elementwise (the digamma primitive)");
+  sr_def("jax.lax.polygamma", lax_polygamma, "polygamma(m, x): the m-th derivative of digamma (the polygamma primitive)");
+  sr_def("jax.lax.zeta", lax_zeta, "zeta(x, q): the Hurwitz zeta function elementwise (the zeta primitive)");
+  sr_def("jax.scipy.special.polygamma", sp_polygamma,
+         "polygamma(n, x): the n-th derivative of digamma, n an integer, lax.polygamma (jax.scipy.special)");
   sr_def("jax.scipy.special.expit", sp_expit, "expit(x): 1 / (1 + exp(-x)), lax.logistic (jax.scipy.special)");
   sr_def("jax.scipy.special.logit", sp_logit, "logit(x): log(x / (1 - x)), a custom_jvp (jax.scipy.special)");
   sr_def("jax.scipy.special.xlogy", sp_xlogy, "xlogy(x, y): x * log(y), 0 where x == 0, a custom_jvp (jax.scipy.special)");

@@ -1,11 +1,12 @@
-/* cumred.c: the JVP rules of cumprod, cummax and cummin
+/* cumred.c: the JVP rules of cumprod, cummax, cummin and cumlogsumexp
  * (lax/control_flow/loops.py's _cumulative_jvp_rule): JAX differentiates
  * them through the parallel prefix scan,
  *
  *     api.jvp(partial(associative_scan, combine_fn, axis=axis,
  *                     reverse=reverse), primals, tangents)
  *
- * with combine_fn lax.mul, lax.max or lax.min.  The rule traces
+ * with combine_fn lax.mul, lax.max, lax.min or lax_other.logaddexp (a
+ * custom_jvp, reached through sr_lax_logaddexp_hook).  The rule traces
  * associative_scan (its _scan recursion and _interleave, op for op) on the
  * operand's type into a jaxpr and runs that jaxpr's equations through
  * their own JVP rules, so the tangent equations are those JAX's jvp of
@@ -57,8 +58,12 @@ static SrVal *slice_in_dim(Scan *s, SrVal *x, int64_t start, int64_t limit, int6
   return keep(s, sr_op_slice(SR_BINDER(s->I), x, st, lim, str));
 }
 
+SrVal *(*sr_lax_logaddexp_hook)(SrInterp *I, SrVal *x1, SrVal *x2);
+
 static SrVal *combine(Scan *s, SrVal *a, SrVal *b) {
-  return a && b ? keep(s, sr_op_binary(SR_BINDER(s->I), s->prim, a, b)) : NULL;
+  if (!a || !b) return NULL;
+  if (s->prim == SR_P_cumlogsumexp) return keep(s, sr_lax_logaddexp_hook(s->I, a, b));
+  return keep(s, sr_op_binary(SR_BINDER(s->I), s->prim, a, b));
 }
 
 /* _interleave(a, b, axis) */
@@ -107,6 +112,10 @@ static int jvp_cumred(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y,
   if (!xt) return -1;
   int axis = (int)param_int(e, "axis", 0), reverse = (int)param_int(e, "reverse", 0);
   int prim = e->prim->id == SR_P_cumprod ? SR_P_mul : e->prim->id == SR_P_cummax ? SR_P_max : SR_P_min;
+  if (e->prim->id == SR_P_cumlogsumexp) {
+    if (!sr_lax_logaddexp_hook) return sr_ad_no_jvp(ad, e->prim);
+    prim = SR_P_cumlogsumexp;
+  }
   SrVal *arg = NULL;
   SrTrace *saved = I->trace;
   SrTrace *tr = sr_ad_trace_begin(ad, 1, &xt, &arg);
@@ -137,4 +146,5 @@ void sr_lax_cumred_init(void) {
   sr_ad_set_jvp(SR_P_cumprod, jvp_cumred);
   sr_ad_set_jvp(SR_P_cummax, jvp_cumred);
   sr_ad_set_jvp(SR_P_cummin, jvp_cumred);
+  sr_ad_set_jvp(SR_P_cumlogsumexp, jvp_cumred);
 }

@@ -490,7 +490,8 @@ static int reuse_flags(const SrEvalEqn *e, SrArray *const *ops, int first) {
 }
 
 static int is_compare(int id) {
-  return id == SR_P_eq || id == SR_P_ne || id == SR_P_lt || id == SR_P_le || id == SR_P_gt || id == SR_P_ge;
+  return id == SR_P_eq || id == SR_P_ne || id == SR_P_lt || id == SR_P_le || id == SR_P_gt || id == SR_P_ge ||
+         id == SR_P_eq_to || id == SR_P_le_to || id == SR_P_lt_to;
 }
 
 /* Does operand a take part in an equation of result type t and operation
@@ -796,6 +797,63 @@ SR_KERN_UN_UINTS(k_popcount, __builtin_popcountll((uint64_t)p))
 SR_KERN_UN_SINTS(k_clz, (U)p == 0 ? BITS : __builtin_clzll((uint64_t)(U)p) - (64 - BITS))
 SR_KERN_UN_UINTS(k_clz, p == 0 ? BITS : __builtin_clzll((uint64_t)p) - (64 - BITS))
 
+/* the Hurwitz zeta function zeta(x, q) = sum_n (n + q)^-x, Cephes' zeta:
+   the sum to a >= 9, then the Euler-Maclaurin tail */
+static double zeta_f64(double x, double q) {
+  static const double A[] = {12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9,
+                             7.47242496e10, -2.950130727918164224e12, 1.1646782814350067249e14,
+                             -4.5979787224074726105e15, 1.8152105401943546773e17, -7.1661652561756670113e18};
+  const double eps = 1.11022302462515654042e-16;
+  if (isnan(x) || isnan(q)) return NAN;
+  if (x == 1.0) return INFINITY;
+  if (x < 1.0) return NAN;
+  if (q <= 0.0) {
+    if (q == floor(q)) return INFINITY;
+    if (x != floor(x)) return NAN;
+  }
+  double s = pow(q, -x), a = q, b = 0.0;
+  int i = 0;
+  while (i < 9 || a <= 9.0) {
+    i++;
+    a += 1.0;
+    b = pow(a, -x);
+    s += b;
+    if (fabs(b / s) < eps) return s;
+  }
+  double w = a, k = 0.0;
+  s += b * w / (x - 1.0);
+  s -= 0.5 * b;
+  a = 1.0;
+  for (i = 0; i < 12; i++) {
+    a *= x + k;
+    b /= w;
+    double t = a * b / A[i];
+    s += t;
+    if (fabs(t / s) < eps) return s;
+    k += 1.0;
+    a *= x + k;
+    b /= w;
+    k += 1.0;
+  }
+  return s;
+}
+
+/* polygamma(n, x): digamma for n = 0, else (-1)^(n+1) n! zeta(n + 1, x),
+   NaN for an n that is not a natural number (as XLA's chlo.polygamma) */
+static double polygamma_f64(double n, double x) {
+  if (isnan(n) || n != floor(n) || n < 0) return NAN;
+  if (n == 0) return digamma_f64(x);
+  double sign = fmod(n, 2.0) == 0 ? -1.0 : 1.0;
+  return sign * exp(lgamma(n + 1.0)) * zeta_f64(n + 1.0, x);
+}
+
+SR_KERN_BIN(k_polygamma_f32, float, float, (float)polygamma_f64(p, q))
+SR_KERN_BIN(k_polygamma_f64, double, double, polygamma_f64(p, q))
+SR_KERN_BIN(k_zeta_f32, float, float, (float)zeta_f64(p, q))
+SR_KERN_BIN(k_zeta_f64, double, double, zeta_f64(p, q))
+static const SrKernEw kern_polygamma = {.bin = {SR_KERN_FLOATS(k_polygamma)}};
+static const SrKernEw kern_zeta = {.bin = {SR_KERN_FLOATS(k_zeta)}};
+
 /* round: ip[0] is the rounding method, 1 for to-nearest-even */
 static int k_round_f32(size_t n, const void *a, void *out, const int64_t *ip) {
   if (ip && ip[0] == 1) SR_KERN_UN_LOOP(float, float, nearbyintf(p));
@@ -1081,6 +1139,23 @@ JVP1(jvp_bessel_i1e) {
   SrVal *d = sr_ad_binop(ad, SR_P_sub, i0, sr_ad_mul(ad, ans, sr_ad_binop(ad, SR_P_add, sg, rs)));
   SrVal *c2[2] = {sr_ad_full(ad, xt, 0.5), d};
   ty[0] = sr_ad_mul(ad, t[0], sr_ad_select_n(ad, big, 2, c2));
+/* ad.defjvp(digamma_p, lambda g, x: mul(g, polygamma(_const(x, 1), x))) */
+JVP1(jvp_digamma) {
+  y[0] = primal1(ad, e, x);
+  ty[0] = sr_ad_mul(ad, t[0], sr_ad_binop(ad, SR_P_polygamma, sr_ad_const(ad, x[0], 1), x[0]));
+  return done1(y, ty);
+}
+
+/* ad.defjvp(polygamma_p, polygamma_gradm, polygamma_gradx): m has none;
+   g * polygamma(add(m, _const(m, 1)), x) */
+JVP1(jvp_polygamma) {
+  if (t[0]) {
+    sr_raise(ad->I, "ValueError", "polygamma gradient with respect to m is not supported");
+    return -1;
+  }
+  y[0] = primal1(ad, e, x);
+  SrVal *m1 = sr_ad_binop(ad, SR_P_add, x[0], sr_ad_const(ad, x[0], 1));
+  ty[0] = t[1] ? sr_ad_mul(ad, t[1], sr_ad_binop(ad, SR_P_polygamma, m1, x[1])) : NULL;
   return done1(y, ty);
 }
 
@@ -1414,12 +1489,17 @@ static const struct {
   {SR_P_igammac, {SR_DC_FLOAT, SR_DC_FLOAT}, RES_SAME, 0, nary_ur},
   {SR_P_igamma_grad_a, {SR_DC_FLOAT, SR_DC_FLOAT}, RES_SAME, 0, nary_ur},
   {SR_P_regularized_incomplete_beta, {SR_DC_FLOAT, SR_DC_FLOAT, SR_DC_FLOAT}, RES_SAME, 0, nary_ur},
+  {SR_P_polygamma, {SR_DC_FLOAT, SR_DC_FLOAT}, RES_SAME, 0, nary_ur},
+  {SR_P_zeta, {SR_DC_FLOAT, SR_DC_FLOAT}, RES_SAME, 0, nary_ur},
   {SR_P_eq, {SR_DC_ANY, SR_DC_ANY}, RES_BOOL, 1, nary_ur},
   {SR_P_ne, {SR_DC_ANY, SR_DC_ANY}, RES_BOOL, 1, nary_ur},
   {SR_P_lt, {SR_DC_INT | SR_DC_FLOAT | SR_DC_BOOL, SR_DC_INT | SR_DC_FLOAT | SR_DC_BOOL}, RES_BOOL, 0, nary_ur},
   {SR_P_le, {SR_DC_INT | SR_DC_FLOAT | SR_DC_BOOL, SR_DC_INT | SR_DC_FLOAT | SR_DC_BOOL}, RES_BOOL, 0, nary_ur},
   {SR_P_gt, {SR_DC_INT | SR_DC_FLOAT | SR_DC_BOOL, SR_DC_INT | SR_DC_FLOAT | SR_DC_BOOL}, RES_BOOL, 0, nary_ur},
   {SR_P_ge, {SR_DC_INT | SR_DC_FLOAT | SR_DC_BOOL, SR_DC_INT | SR_DC_FLOAT | SR_DC_BOOL}, RES_BOOL, 0, nary_ur},
+  {SR_P_eq_to, {SR_DC_INT | SR_DC_FLOAT | SR_DC_COMPLEX | SR_DC_BOOL, SR_DC_INT | SR_DC_FLOAT | SR_DC_COMPLEX | SR_DC_BOOL}, RES_BOOL, 0, nary_ur},
+  {SR_P_le_to, {SR_DC_INT | SR_DC_FLOAT | SR_DC_BOOL, SR_DC_INT | SR_DC_FLOAT | SR_DC_BOOL}, RES_BOOL, 0, nary_ur},
+  {SR_P_lt_to, {SR_DC_INT | SR_DC_FLOAT | SR_DC_BOOL, SR_DC_INT | SR_DC_FLOAT | SR_DC_BOOL}, RES_BOOL, 0, nary_ur},
   {SR_P_and, {SR_DC_INT | SR_DC_BOOL, SR_DC_INT | SR_DC_BOOL}, RES_SAME, 0, nary_ur},
   {SR_P_or, {SR_DC_INT | SR_DC_BOOL, SR_DC_INT | SR_DC_BOOL}, RES_SAME, 0, nary_ur},
   {SR_P_xor, {SR_DC_INT | SR_DC_BOOL, SR_DC_INT | SR_DC_BOOL}, RES_SAME, 0, nary_ur},
@@ -1582,6 +1662,32 @@ CMP_ALL(k_lt, p < q)
 CMP_ALL(k_le, p <= q)
 CMP_ALL(k_gt, p > q)
 CMP_ALL(k_ge, p >= q)
+/* eq_to, le_to, lt_to: XLA's total order (-NaN < -inf < ... < -0 < +0 < ...
+   < inf < NaN), on the sign-magnitude bits mapped to an ordered integer */
+static inline int64_t tot32(float f) {
+  int32_t i;
+  memcpy(&i, &f, sizeof i);
+  return i < 0 ? (int64_t)(int32_t)(~(uint32_t)i | 0x80000000u) : i;
+}
+static inline int64_t tot64(double f) {
+  int64_t i;
+  memcpy(&i, &f, sizeof i);
+  return i < 0 ? (int64_t)(~(uint64_t)i | 0x8000000000000000u) : i;
+}
+#define CMP_TO(OP, E)                                                                                     \
+  SR_KERN_BIN(OP##_f32, float, uint8_t, E(tot32(p), tot32(q)))                                            \
+  SR_KERN_BIN(OP##_f64, double, uint8_t, E(tot64(p), tot64(q))) SR_KERN_CMP_SINTS(OP, E(p, q))            \
+  SR_KERN_CMP_UINTS(OP, E(p, q)) BIN_BOOL(OP, E(p, q))
+#define TO_EQ(a, b) ((a) == (b))
+#define TO_LE(a, b) ((a) <= (b))
+#define TO_LT(a, b) ((a) < (b))
+CMP_TO(k_eq_to, TO_EQ)
+CMP_TO(k_le_to, TO_LE)
+CMP_TO(k_lt_to, TO_LT)
+#undef TO_EQ
+#undef TO_LE
+#undef TO_LT
+#undef CMP_TO
 #undef IPOW
 #undef BIN_FLOATS
 #undef BIN_BOOL
@@ -1615,6 +1721,9 @@ static const SrKernEw kern_lt = KB_CMP(k_lt);
 static const SrKernEw kern_le = KB_CMP(k_le);
 static const SrKernEw kern_gt = KB_CMP(k_gt);
 static const SrKernEw kern_ge = KB_CMP(k_ge);
+static const SrKernEw kern_eq_to = KB_CMP(k_eq_to);
+static const SrKernEw kern_le_to = KB_CMP(k_le_to);
+static const SrKernEw kern_lt_to = KB_CMP(k_lt_to);
 #undef KB
 #undef KB_INTS
 #undef KB_CMP
@@ -2420,6 +2529,7 @@ static void eval_rules_elementwise(void) {
     SR_P_eq, SR_P_ne, SR_P_lt, SR_P_le, SR_P_gt, SR_P_ge, SR_P_and, SR_P_or, SR_P_xor, SR_P_shift_left,
     SR_P_shift_right_logical, SR_P_shift_right_arithmetic, SR_P_select_n, SR_P_clamp, SR_P_add_any,
     SR_P_igamma, SR_P_igammac, SR_P_igamma_grad_a, SR_P_regularized_incomplete_beta,
+    SR_P_eq_to, SR_P_le_to, SR_P_lt_to, SR_P_polygamma, SR_P_zeta,
   };
   for (size_t i = 0; i < sizeof unary / sizeof *unary; i++) sr_set_eval_rule(unary[i], ev_unary);
   for (size_t i = 0; i < sizeof nary / sizeof *nary; i++) sr_set_eval_rule(nary[i], ev_nary);
@@ -2434,6 +2544,7 @@ static void ad_rules_elementwise(void) {
       SR_P_sign, SR_P_floor, SR_P_ceil, SR_P_round, SR_P_not, SR_P_is_finite, SR_P_stop_gradient,
       SR_P_eq, SR_P_ne, SR_P_lt, SR_P_le, SR_P_gt, SR_P_ge, SR_P_and, SR_P_or, SR_P_xor,
       SR_P_shift_left, SR_P_shift_right_logical, SR_P_shift_right_arithmetic,
+      SR_P_eq_to, SR_P_le_to, SR_P_lt_to,
   };
   for (size_t i = 0; i < sizeof zero / sizeof *zero; i++) sr_ad_set_jvp(zero[i], sr_ad_jvp_zero);
   sr_ad_set_jvp(SR_P_neg, jvp_neg);
@@ -2457,6 +2568,8 @@ static void ad_rules_elementwise(void) {
   sr_ad_set_jvp(SR_P_erfc, jvp_erfc);
   sr_ad_set_jvp(SR_P_erf_inv, jvp_erf_inv);
   sr_ad_set_jvp(SR_P_lgamma, jvp_lgamma);
+  sr_ad_set_jvp(SR_P_digamma, jvp_digamma);
+  sr_ad_set_jvp(SR_P_polygamma, jvp_polygamma);
   sr_ad_set_jvp(SR_P_abs, jvp_abs);
   sr_ad_set_jvp(SR_P_convert_element_type, jvp_convert);
   sr_ad_set_transpose(SR_P_convert_element_type, tr_convert);
@@ -2547,6 +2660,8 @@ static void kernels_elementwise(void) {
       {SR_P_population_count, &kern_population_count}, {SR_P_clz, &kern_clz},
       {SR_P_bessel_i0e, &kern_bessel_i0e}, {SR_P_bessel_i1e, &kern_bessel_i1e},
       {SR_P_igamma, &kern_igamma}, {SR_P_igammac, &kern_igammac}, {SR_P_igamma_grad_a, &kern_igamma_grad_a},
+      {SR_P_eq_to, &kern_eq_to}, {SR_P_le_to, &kern_le_to}, {SR_P_lt_to, &kern_lt_to},
+      {SR_P_polygamma, &kern_polygamma}, {SR_P_zeta, &kern_zeta},
   };
   for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) sr_prims[rows[i].id].kern = rows[i].k;
 }

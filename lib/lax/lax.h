@@ -130,5 +130,11 @@ extern SrLaxCustomHooks sr_lax_custom_hooks;
    param that is no policy object): jax/remat_policies.c sets it. */
 int sr_lax_remat_lin(SrAd *ad, const SrEqn *e, const SrJaxpr *J, SrVal **x, SrVal **t, SrVal **y, SrVal **tpk);
 extern int (*sr_lax_remat_saveable)(SrInterp *I, SrVal *policy, const SrEqn *e);
+/* lax_other.logaddexp, the custom_jvp that cumlogsumexp's JVP combines
+   with (the jvp of associative_scan over it, cumred.c), bound into the
+   current trace: a new reference, or NULL with an error raised.  Set by
+   the Python layer's init (jax/nn.c); NULL leaves cumlogsumexp without a
+   JVP. */
+extern SrVal *(*sr_lax_logaddexp_hook)(SrInterp *I, SrVal *x1, SrVal *x2);
 
 #endif

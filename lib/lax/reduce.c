@@ -8,6 +8,7 @@
  */
 #include "lax/lax.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -669,8 +670,42 @@ static int type_cumred(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   return sr_finish_type(cx, e, &b, out);
 }
 
+/* cumlogsumexp's accumulation: lax_other.logaddexp, one element at a time */
+enum { CUM_LOGADDEXP = -1 };
+#define LOGADDEXP(T, LOG1P, EXP, FABS)                                                          \
+  static T logaddexp_##T(T x, T y) {                                                           \
+    T amax = x < y ? y : x, d = x - y;                                                         \
+    return d != d ? x + y : amax + LOG1P(EXP(-FABS(d)));                                       \
+  }                                                                                            \
+  static void cumlogsumexp_##T(int nd, const int64_t *shape, int axis, int rev, const T *in, T *out) { \
+    int64_t outer = 1, inner = 1, n = shape[axis];                                             \
+    for (int i = 0; i < axis; i++) outer *= shape[i];                                          \
+    for (int i = axis + 1; i < nd; i++) inner *= shape[i];                                     \
+    for (int64_t o = 0; o < outer; o++)                                                        \
+      for (int64_t j = 0; j < inner; j++) {                                                    \
+        T acc = 0;                                                                             \
+        for (int64_t k = 0; k < n; k++) {                                                      \
+          int64_t at = (o * n + (rev ? n - 1 - k : k)) * inner + j;                            \
+          acc = k ? logaddexp_##T(acc, in[at]) : in[at];                                       \
+          out[at] = acc;                                                                       \
+        }                                                                                      \
+      }                                                                                        \
+  }
+LOGADDEXP(float, log1pf, expf, fabsf)
+LOGADDEXP(double, log1p, exp, fabs)
+#undef LOGADDEXP
+
 static int cum_fn(SrShardIO *io) {
   AxisArg *a = io->arg;
+  if (a->op == CUM_LOGADDEXP) {
+    if (a->dt == SR_F32)
+      cumlogsumexp_float(a->nd, io->in_shape[0], a->axis, a->reverse, io->in[0]->data, io->out[0]->data);
+    else if (a->dt == SR_F64)
+      cumlogsumexp_double(a->nd, io->in_shape[0], a->axis, a->reverse, io->in[0]->data, io->out[0]->data);
+    else
+      return sr_ev_err(io->cx, "NotImplementedError", "cumlogsumexp of dtype %s", sr_dtype_name(a->dt));
+    return 0;
+  }
   if (sr_kern_cumulative(a->op, a->dt, a->nd, io->in_shape[0], a->axis, a->reverse, io->in[0]->data,
                          io->out[0]->data) < 0)
     return sr_ev_err(io->cx, "NotImplementedError", "cumulative reduction of dtype %s", sr_dtype_name(a->dt));
@@ -689,6 +724,7 @@ static int ev_cumulative(SrEvalCtx *cx, const SrEvalEqn *e) {
   if (!xin) return -1;
   int id = e->prim->id;
   int op = id == SR_P_cumsum ? SR_KR_SUM : id == SR_P_cumprod ? SR_KR_PROD : id == SR_P_cummax ? SR_KR_MAX : SR_KR_MIN;
+  if (id == SR_P_cumlogsumexp) op = CUM_LOGADDEXP;
   AxisArg a = {op, 0, (int)reverse, (int)axis, x->type->ndim, x->type->dtype, t->dtype};
   SrArray *r = sr_array_new(t, without_dim_axes(l, (int)axis, xin->layout), m);
   int rc = sr_ev_map(cx, 1, &xin, 1, &r, 0, cum_fn, &a);
@@ -735,6 +771,7 @@ static void type_rules_reduce(void) {
   sr_set_type_rule(SR_P_cumprod, type_cumred);
   sr_set_type_rule(SR_P_cummax, type_cumred);
   sr_set_type_rule(SR_P_cummin, type_cumred);
+  sr_set_type_rule(SR_P_cumlogsumexp, type_cumred);
 }
 
 static void eval_rules_reduce(void) {
@@ -750,6 +787,7 @@ static void eval_rules_reduce(void) {
   sr_set_eval_rule(SR_P_cumprod, ev_cumulative);
   sr_set_eval_rule(SR_P_cummax, ev_cumulative);
   sr_set_eval_rule(SR_P_cummin, ev_cumulative);
+  sr_set_eval_rule(SR_P_cumlogsumexp, ev_cumulative);
 }
 
 static void ad_rules_reduce(void) {
@@ -773,7 +811,7 @@ static void comm_rules_reduce(void) {
 static void batch_rules_reduce(void) {
   static const int red[] = {SR_P_reduce_sum, SR_P_reduce_max, SR_P_reduce_min, SR_P_reduce_prod,
                             SR_P_reduce_and, SR_P_reduce_or,  SR_P_argmax,     SR_P_argmin};
-  static const int cum[] = {SR_P_cumsum, SR_P_cumprod, SR_P_cummax, SR_P_cummin};
+  static const int cum[] = {SR_P_cumsum, SR_P_cumprod, SR_P_cummax, SR_P_cummin, SR_P_cumlogsumexp};
   for (size_t i = 0; i < sizeof red / sizeof *red; i++) sr_prims[red[i]].batch = batch_reducer;
   for (size_t i = 0; i < sizeof cum / sizeof *cum; i++) sr_prims[cum[i]].batch = batch_cumred;
 }

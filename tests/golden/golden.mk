@@ -242,6 +242,7 @@ include $(top_srcdir)/tests/pict/pict16.mk
 include $(top_srcdir)/tests/golden/vmap13.mk
 include $(top_srcdir)/tests/golden/pyscript14.mk
 include $(top_srcdir)/tests/golden/apiB.mk
+include $(top_srcdir)/tests/golden/search15.mk
 include $(top_srcdir)/tests/golden/pyintro14.mk
 include $(top_srcdir)/tests/golden/nphost14.mk
 include $(top_srcdir)/tests/golden/jax15a.mk
