@@ -289,11 +289,6 @@ bad_fill: {
 }
 }
 
-static int size_arg(SrInterp *I, SrVal *v, int64_t *size) {
-  *size = -1;
-  if (!sr_nn_given(v)) return 0;
-  return sr_as_int(I, v, "size", size);
-}
 
 /* jnp.nonzero, flatnonzero, argwhere and where(condition) themselves are
    numpy_build.c's; unique uses nonzero_impl. */

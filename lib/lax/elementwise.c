@@ -1139,6 +1139,9 @@ JVP1(jvp_bessel_i1e) {
   SrVal *d = sr_ad_binop(ad, SR_P_sub, i0, sr_ad_mul(ad, ans, sr_ad_binop(ad, SR_P_add, sg, rs)));
   SrVal *c2[2] = {sr_ad_full(ad, xt, 0.5), d};
   ty[0] = sr_ad_mul(ad, t[0], sr_ad_select_n(ad, big, 2, c2));
+  return done1(y, ty);
+}
+
 /* ad.defjvp(digamma_p, lambda g, x: mul(g, polygamma(_const(x, 1), x))) */
 JVP1(jvp_digamma) {
   y[0] = primal1(ad, e, x);
