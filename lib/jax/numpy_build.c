@@ -631,8 +631,9 @@ static SrVal *nonzero(SrInterp *I, SrVal *a, SrVal *size_v, SrVal *fill_value) {
     if (!sr_array_of(cnt) || sr_array_of(cnt)->kind != SR_AV_CONCRETE)
       return sr_nn_done(&s, sr_raise(I, "ConcretizationTypeError",
                                      "Abstract tracer value encountered where concrete value is expected: "
-                                     "The size argument of jnp.nonzero must be statically specified to use "
-                                     "jnp.nonzero within JAX transformations."));
+                                     "traced array with shape %s[]\nThe size argument of jnp.nonzero must be "
+                                     "statically specified to use jnp.nonzero within JAX transformations.",
+                                     vtype(I, cnt)->dtype == SR_I64 ? "i64" : "i32"));
     SrVal *iv = sr_nn_call1(&s, "builtins.int", cnt);
     if (!iv) return sr_nn_done(&s, NULL);
     size = iv->i;
