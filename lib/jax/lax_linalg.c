@@ -11,6 +11,7 @@
 #include "jax/lax.h"
 #include "jax/nn.h"
 #include "jax/numpy.h"
+#include "core/jaxstate.h"
 #include "py/objects.h"
 #include "util/intern.h"
 
@@ -216,6 +217,126 @@ static SrVal *jnp_matrix_norm(SrInterp *I, SrArgs *a) {
   return r;
 }
 
+/* jnp.matrix_transpose(x, /) and jnp.linalg.matrix_transpose(x, /): one
+   transpose of the last two axes (their messages differ) */
+static SrVal *matrix_transpose(SrInterp *I, SrArgs *a, const char *fmt) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "matrix_transpose", "x", p) < 0) return NULL;
+  SrVal *x = sr_jnp_asarray(I, p[0], -1);
+  if (!x) return NULL;
+  int nd = sr_value_type(I, x)->ndim;
+  SrVal *r = NULL;
+  if (nd < 2) {
+    sr_raise(I, "ValueError", fmt, nd);
+  } else {
+    int64_t perm[SR_MAX_RANK];
+    for (int i = 0; i < nd; i++) perm[i] = i;
+    perm[nd - 2] = nd - 1;
+    perm[nd - 1] = nd - 2;
+    r = sr_lax_transpose(I, x, perm, nd);
+  }
+  sr_unref(x);
+  return r;
+}
+
+static SrVal *jnp_matrix_transpose(SrInterp *I, SrArgs *a) {
+  return matrix_transpose(I, a, "x must be at least two-dimensional for matrix_transpose; got ndim=%d");
+}
+
+static SrVal *jnp_linalg_matrix_transpose(SrInterp *I, SrArgs *a) {
+  return matrix_transpose(I, a, "matrix_transpose requires at least 2 dimensions; got ndim=%d");
+}
+
+/* jnp.linalg.diagonal(x, /, *, offset=0): jnp.diagonal(x, offset=offset,
+   axis1=-2, axis2=-1) */
+static SrVal *jnp_linalg_diagonal(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "diagonal", "x, *, offset=", p) < 0) return NULL;
+  SrVal *f = sr_lookup_qualname("jax.numpy.diagonal");
+  if (!f) return sr_raise(I, "RuntimeError", "internal error: no jax.numpy.diagonal");
+  const char *kw[3] = {sr_intern_cstr("offset"), sr_intern_cstr("axis1"), sr_intern_cstr("axis2")};
+  SrVal *kwv[3] = {p[1] ? sr_ref(p[1]) : sr_int(NULL, 0), sr_int(NULL, -2), sr_int(NULL, -1)};
+  SrArgs ca = {1, &p[0], 3, kw, kwv, NULL};
+  SrVal *r = sr_call(I, f, &ca);
+  for (int i = 0; i < 3; i++) sr_unref(kwv[i]);
+  return r;
+}
+
+/* ---- jax.random.orthogonal (random/core.py) ---- */
+
+typedef struct Orth {
+  int64_t n, m, shape[SR_MAX_RANK];
+  int nd;
+  SrDtype dt;
+} Orth;
+
+/* _orthogonal(key, n, _m, shape, dtype), a jit: z = normal(key, (*shape,
+   max(n, m), min(n, m)), dtype); q, r = jnp.linalg.qr(z); q times
+   expand_dims(sign(diagonal(r)), -2), transposed (.mT) when n < m */
+static SrVal *orth_body(SrInterp *I, SrArgs *a) {
+  Orth *o = sr_current_builtin(I)->data;
+  SrNnScope s_ = {I, {0}, 0}, *s = &s_;
+  int64_t sh[SR_MAX_RANK + 2];
+  memcpy(sh, o->shape, (size_t)o->nd * sizeof *sh);
+  sh[o->nd] = o->n > o->m ? o->n : o->m;
+  sh[o->nd + 1] = o->n > o->m ? o->m : o->n;
+  SrVal *nv[3] = {a->v[0], sr_nn_keep(s, sr_int_tuple(sh, o->nd + 2)), sr_nn_keep(s, sr_dtype_val(NULL, o->dt))};
+  SrVal *z = sr_nn_call(s, "jax.random.normal", 3, nv, 0, NULL, NULL);
+  SrVal *qr = z ? sr_nn_call1(s, "jax.numpy.linalg.qr", z) : NULL;
+  if (!qr) return sr_nn_done(s, NULL);
+  SrVal *q = sr_nn_keep(s, sr_getitem(I, qr, sr_nn_int(s, 0)));
+  SrVal *r = q ? sr_nn_keep(s, sr_getitem(I, qr, sr_nn_int(s, 1))) : NULL;
+  SrVal *d = sr_nn_call1(s, "jax.numpy.linalg.diagonal", r);
+  SrVal *e = sr_nn_call2(s, "jax.numpy.expand_dims", sr_nn_call1(s, "jax.numpy.sign", d), sr_nn_int(s, -2));
+  SrVal *x = sr_nn_op(s, SR_OP_MUL, q, e);
+  if (o->n < o->m) x = sr_nn_call1(s, "jax.numpy.matrix_transpose", x);
+  return sr_nn_done(s, sr_ref(x));
+}
+
+/* _check_prng_key: a typed key as it is, raw key data wrapped
+   (jax.random.wrap_key_data checks it); a new reference */
+static SrVal *prng_key(SrInterp *I, SrVal *key) {
+  const SrType *t = sr_value_type(I, key);
+  if (!t) return sr_raise(I, "TypeError", "unexpected PRNG key type <class '%s'>", sr_val_kind_name(key));
+  if (strncmp(sr_dtype_name(t->dtype), "key<", 4) == 0) return sr_ref(key);
+  SrVal *fn = sr_lookup_qualname("jax.random.wrap_key_data");
+  SrArgs a = {1, &key, 0, NULL, NULL, NULL};
+  return fn ? sr_call(I, fn, &a) : NULL;
+}
+
+/* jax.random.orthogonal(key, n, shape=(), dtype=None, m=None, *,
+   out_sharding=None) */
+static SrVal *random_orthogonal(SrInterp *I, SrArgs *a) {
+  SrVal *p[6];
+  if (sr_args_parse(I, a, "orthogonal", "key, n, shape=, dtype=, m=, *, out_sharding=", p) < 0) return NULL;
+  Orth o;
+  memset(&o, 0, sizeof o);
+  int dt = -1;
+  if (sr_as_int(I, p[1], "n", &o.n) < 0) return NULL;
+  o.m = o.n;
+  if (given(p[4]) && sr_as_int(I, p[4], "m", &o.m) < 0) return NULL;
+  if (given(p[2]) && sr_shape_arg(I, p[2], o.shape, &o.nd, "shape") < 0) return NULL;
+  if (sr_dtype_arg(I, p[3], &dt, "orthogonal") < 0) return NULL;
+  o.dt = dt < 0 ? (I->jax->enable_x64 ? SR_F64 : SR_F32) : (SrDtype)dt;
+  if (given(p[5]))
+    return sr_raise(I, "NotImplementedError", "jax.random.orthogonal with out_sharding is not supported yet");
+  SrVal *k = prng_key(I, p[0]);
+  if (!k) return NULL;
+  const SrType *kt = sr_value_type(I, k);
+  if (kt && kt->ndim) {
+    sr_unref(k);
+    return sr_raise(I, "ValueError",
+                    "orthogonal accepts a single key, but was given a key array of shape %s != (). Use jax.vmap for "
+                    "batching.",
+                    "(...)");
+  }
+  Orth *d = sr_xmalloc(sizeof *d);
+  *d = o;
+  SrVal *r = sr_api_jit(I, "_orthogonal", orth_body, d, 1, &k);
+  sr_unref(k);
+  return r;
+}
+
 void sr_lax_linalg_api_init(void) {
   static const struct {
     const char *names;
@@ -235,6 +356,13 @@ void sr_lax_linalg_api_init(void) {
       {"jax.numpy.linalg.svdvals", jnp_svdvals, "svdvals(x, /): the singular values, svd(x, compute_uv=False)"},
       {"jax.numpy.linalg.matrix_norm", jnp_matrix_norm,
        "matrix_norm(x, /, *, keepdims=False, ord='fro'): norm over the last two axes"},
+      {"jax.numpy.matrix_transpose", jnp_matrix_transpose, "matrix_transpose(x, /): the last two axes swapped"},
+      {"jax.numpy.linalg.matrix_transpose", jnp_linalg_matrix_transpose,
+       "matrix_transpose(x, /): the last two axes swapped"},
+      {"jax.numpy.linalg.diagonal", jnp_linalg_diagonal,
+       "diagonal(x, /, *, offset=0): jnp.diagonal over the last two axes"},
+      {"jax.random.orthogonal", random_orthogonal,
+       "orthogonal(key, n, shape=(), dtype=None, m=None): jit[name=_orthogonal], Q of normal's QR, signs of diag(R)"},
       {NULL, NULL, NULL},
   };
   for (int i = 0; defs[i].names; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);
