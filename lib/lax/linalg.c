@@ -381,14 +381,59 @@ static int ev_linalg(SrEvalCtx *cx, const SrEvalEqn *e, int op) {
 static int ev_qr(SrEvalCtx *cx, const SrEvalEqn *e) { return ev_linalg(cx, e, 0); }
 static int ev_svd(SrEvalCtx *cx, const SrEvalEqn *e) { return ev_linalg(cx, e, 1); }
 
+/* ==== JVP ==== */
+
+/* _svd_jvp_rule for compute_uv=False: s, U, Vt from svd(full_matrices=
+   False, compute_uv=True); ds the diagonal of U^T dA V, here
+   contracted directly (U over its rows, Vt over its columns) and the
+   diagonal taken as the sum over the last axis of dS times the identity.
+   The singular vectors' tangents (compute_uv=True) are not written yet. */
+static int jvp_svd(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, SrVal **ty) {
+  if (param_flag(e, "compute_uv", 1))
+    return sr_raise(ad->I, "NotImplementedError",
+                    "the JVP of svd with compute_uv=True is not implemented (compute_uv=False is)"),
+           -1;
+  const SrType *xt = sr_ad_type(ad, x[0]);
+  SrVal *r = sr_ad_bindv(ad, SR_P_svd, 1, x, "full_matrices", sr_bool(0), "compute_uv", sr_bool(1),
+                         "subset_by_index", param(e, "subset_by_index") ? sr_ref(param(e, "subset_by_index")) : sr_none(),
+                         "algorithm", param(e, "algorithm") ? sr_ref(param(e, "algorithm")) : sr_none(), NULL);
+  if (!r) return -1;
+  y[0] = r->seq.items[0];
+  if (!t[0]) {
+    ty[0] = NULL;
+    return 0;
+  }
+  SrVal *u = r->seq.items[1], *vt = r->seq.items[2];
+  int nd = xt->ndim, nb = nd - 2;
+  int64_t bat[SR_MAX_RANK];
+  for (int i = 0; i < nb; i++) bat[i] = i;
+  const SrBinder *b = SR_AD_BINDER(ad);
+  /* U^T dA: (..., k, n); then (U^T dA) Vt^T: (..., k, k) */
+  int64_t lc = nd - 2, rc = nd - 2, lc2 = nd - 1, rc2 = nd - 1;
+  SrVal *udA = sr_ad_keep(ad, sr_op_dot_general(b, u, t[0], &lc, 1, &rc, 1, bat, nb, bat, nb, NULL, -1, NULL));
+  SrVal *ds = udA ? sr_ad_keep(ad, sr_op_dot_general(b, udA, vt, &lc2, 1, &rc2, 1, bat, nb, bat, nb, NULL, -1, NULL))
+                  : NULL;
+  if (!ds) return -1;
+  const SrType *dt = sr_ad_type(ad, ds);
+  int64_t k = dt->dims[nd - 1].size, kk[2] = {k, k};
+  SrVal *i0 = sr_ad_keep(ad, sr_op_iota(b, SR_I32, kk, 2, 0, NULL));
+  SrVal *i1 = sr_ad_keep(ad, sr_op_iota(b, SR_I32, kk, 2, 1, NULL));
+  SrVal *eye = i1 ? sr_ad_convert(ad, sr_ad_binop(ad, SR_P_eq, i0, i1), dt->dtype, 0) : NULL;
+  int64_t last[2] = {nd - 2, nd - 1};
+  SrVal *beye = eye ? sr_ad_broadcast_in_dim(ad, eye, dt, last, 2, 0) : NULL;
+  int64_t ax = nd - 1;
+  ty[0] = beye ? sr_ad_reduce_sum(ad, sr_ad_mul(ad, ds, beye), &ax, 1, NULL) : NULL;
+  return ty[0] ? 0 : -1;
+}
+
 /* ==== registration ==== */
 
 void sr_lax_linalg_init(void) {
-  (void)param_flag;
   sr_prims[SR_P_qr].nout = nout_qr;
   sr_set_type_rule(SR_P_qr, type_qr);
   sr_set_eval_rule(SR_P_qr, ev_qr);
   sr_prims[SR_P_svd].nout = nout_svd;
   sr_set_type_rule(SR_P_svd, type_svd);
   sr_set_eval_rule(SR_P_svd, ev_svd);
+  sr_ad_set_jvp(SR_P_svd, jvp_svd);
 }
