@@ -426,6 +426,16 @@ static int jvp_svd(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, Sr
   return ty[0] ? 0 : -1;
 }
 
+/* ==== batching ==== */
+
+/* batching.expand_dims_batcher: the batch dimension moved to the front,
+   every result batched there. */
+static int batch_linalg(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
+  SrVal *xf = sr_batch_moveaxis(b, x[0], bd[0], 0);
+  if (!xf) return -1;
+  return sr_batch_bind_same(b, e, &xf, 0, y, ybd);
+}
+
 /* ==== registration ==== */
 
 void sr_lax_linalg_init(void) {
@@ -436,4 +446,6 @@ void sr_lax_linalg_init(void) {
   sr_set_type_rule(SR_P_svd, type_svd);
   sr_set_eval_rule(SR_P_svd, ev_svd);
   sr_ad_set_jvp(SR_P_svd, jvp_svd);
+  sr_prims[SR_P_qr].batch = batch_linalg;
+  sr_prims[SR_P_svd].batch = batch_linalg;
 }
