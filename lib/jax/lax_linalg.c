@@ -77,6 +77,51 @@ static SrVal *lax_svd(SrInterp *I, SrArgs *a) {
   return r;
 }
 
+/* jax.lax.linalg.triangular_solve(a, b, *, left_side=False, lower=False,
+   transpose_a=False, conjugate_a=False, unit_diagonal=False): one
+   triangular_solve equation; a b of one dimension fewer than a is a
+   vector (expand_dims, then the result's index 0) */
+static SrVal *lax_triangular_solve(SrInterp *I, SrArgs *a) {
+  SrVal *p[7];
+  if (sr_args_parse(I, a, "triangular_solve", "a, b, *, left_side=, lower=, transpose_a=, conjugate_a=, unit_diagonal=",
+                    p) < 0)
+    return NULL;
+  int f[5];
+  static const char *const names[5] = {"left_side", "lower", "transpose_a", "conjugate_a", "unit_diagonal"};
+  for (int i = 0; i < 5; i++)
+    if (flag_arg(I, p[2 + i], 0, names[i], &f[i]) < 0) return NULL;
+  SrVal *x = sr_jnp_asarray(I, p[0], -1), *y = x ? sr_jnp_asarray(I, p[1], -1) : NULL;
+  if (!y) {
+    sr_unref(x);
+    return NULL;
+  }
+  const SrType *xt = sr_value_type(I, x), *yt = sr_value_type(I, y);
+  if (f[3] && xt->dtype != SR_C64 && xt->dtype != SR_C128) f[3] = 0;
+  int single = yt->ndim == xt->ndim - 1;
+  SrVal *r = NULL;
+  if (single) {
+    int64_t d = f[0] ? yt->ndim : yt->ndim - 1;
+    SrVal *e = sr_lax_expand_dims(I, y, &d, 1);
+    sr_unref(y);
+    y = e;
+  }
+  if (y) {
+    SrVal *in[2] = {x, y};
+    r = sr_bindv(I, SR_P_triangular_solve, 2, in, "left_side", sr_bool(f[0]), "lower", sr_bool(f[1]), "transpose_a",
+                 sr_bool(f[2]), "conjugate_a", sr_bool(f[3]), "unit_diagonal", sr_bool(f[4]), NULL);
+  }
+  if (r && single) {
+    const SrType *rt = sr_value_type(I, r);
+    int64_t dim = f[0] ? rt->ndim - 1 : rt->ndim - 2;
+    SrVal *sq = sr_lax_squeeze(I, r, &dim, 1);
+    sr_unref(r);
+    r = sq;
+  }
+  sr_unref(x);
+  sr_unref(y);
+  return r;
+}
+
 /* An instance of a NamedTuple class NAME with fields FIELDS (a space
    separated list), items stolen. */
 static SrVal *named_result(SrInterp *I, const char *name, const char *fields, int n, SrVal **items) {
@@ -348,6 +393,9 @@ void sr_lax_linalg_api_init(void) {
       {"jax.lax.linalg.svd", lax_svd,
        "svd(x, *, full_matrices=True, compute_uv=True, subset_by_index=None, algorithm=None): (u, s, vt) or s, one svd "
        "equation (LAPACK's gesdd)"},
+      {"jax.lax.linalg.triangular_solve", lax_triangular_solve,
+       "triangular_solve(a, b, *, left_side=False, lower=False, transpose_a=False, conjugate_a=False, "
+       "unit_diagonal=False): x with op(a) x = b or x op(a) = b, a triangular (BLAS's trsm)"},
       {"jax.numpy.linalg.qr", jnp_qr,
        "qr(a, mode='reduced'): jit[name=qr], QRResult(Q, R) (mode 'reduced' or 'complete') or R (mode 'r')"},
       {"jax.numpy.linalg.svd", jnp_svd,

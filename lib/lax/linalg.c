@@ -24,6 +24,9 @@
 #include "exec/eval.h"
 #include "util/intern.h"
 
+#include <cblas.h>
+#undef I /* complex.h's, which cblas.h may bring */
+
 /* ==== shared helpers ==== */
 
 static SrVal *param(const SrEqn *e, const char *key) { return sr_eqn_param(e, sr_intern_cstr(key)); }
@@ -381,6 +384,297 @@ static int ev_linalg(SrEvalCtx *cx, const SrEvalEqn *e, int op) {
 static int ev_qr(SrEvalCtx *cx, const SrEvalEqn *e) { return ev_linalg(cx, e, 0); }
 static int ev_svd(SrEvalCtx *cx, const SrEvalEqn *e) { return ev_linalg(cx, e, 1); }
 
+/* ==== triangular_solve ==== */
+
+/* _triangular_solve_shape_rule and the dtype / sharding rules: a is
+   (..., m, m), b (..., m, n) (left_side) or (..., n, m); the result is
+   b's type.  Both unsharded on their matrix dimensions. */
+static int type_triangular_solve(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 2, 1) < 0) return -1;
+  const SrType *a = e->in[0], *b = e->in[1];
+  const char *name = "triangular_solve";
+  for (int i = 0; i < 2; i++) {
+    const SrType *t = e->in[i];
+    if (t->ndim < 2) {
+      SrBuf sb = SR_BUF_INIT;
+      sr_shape_str(&sb, t);
+      sr_terr(cx, "TypeError", "Input %d to %s must have rank at least 2, but got shape=%s", i, name, sr_buf_str(&sb));
+      sr_buf_free(&sb);
+      return -1;
+    }
+  }
+  if (a->ndim != b->ndim)
+    return sr_terr(cx, "TypeError",
+                   "All inputs to %s must have the same number of batch dimensions, but got [%d, %d] batch dimensions "
+                   "for the inputs.",
+                   name, a->ndim - 2, b->ndim - 2);
+  int64_t am = a->dims[a->ndim - 2].size, an = a->dims[a->ndim - 1].size;
+  int left = rparam_flag(e, "left_side", 0);
+  SrBuf sa = SR_BUF_INIT, sb = SR_BUF_INIT;
+  int rc = 0;
+  if (am != an || an != b->dims[b->ndim - (left ? 2 : 1)].size) {
+    sr_buf_printf(&sa, "(%lld, %lld)", (long long)am, (long long)an);
+    sr_buf_printf(&sb, "(%lld, %lld)", (long long)b->dims[b->ndim - 2].size, (long long)b->dims[b->ndim - 1].size);
+    if (am != an)
+      rc = sr_terr(cx, "ValueError", "The first input to triangular_solve must be a square matrix. Got shape %s.",
+                   sr_buf_str(&sa));
+    else
+      rc = sr_terr(cx, "ValueError", "Incompatible shapes for arguments to triangular_solve: %s and %s.",
+                   sr_buf_str(&sa), sr_buf_str(&sb));
+  }
+  sr_buf_free(&sa);
+  sr_buf_free(&sb);
+  if (rc < 0) return -1;
+  for (int i = 0; i < 2; i++)
+    if (!sr_dtype_in(e->in[i]->dtype, SR_DC_FLOAT | SR_DC_COMPLEX)) {
+      SrBuf c = SR_BUF_INIT;
+      sr_dtype_classes_str(&c, SR_DC_FLOAT | SR_DC_COMPLEX);
+      sr_terr(cx, "TypeError",
+              "%s does not accept dtype %s at position %d. Accepted dtypes at position %d are subtypes of %s.", name,
+              sr_dtype_name(e->in[i]->dtype), i, i, sr_buf_str(&c));
+      sr_buf_free(&c);
+      return -1;
+    }
+  if (sr_check_same_dtypes(cx, name, e->in, 2) < 0) return -1;
+  SrStd st;
+  if (sr_std_begin(cx, e, &st) < 0) return -1;
+  if (st.mode == SR_MODE_EXPLICIT)
+    for (int i = 0; i < 2; i++) {
+      const SrType *t = e->in[i];
+      if (t->dims[t->ndim - 2].nax || t->dims[t->ndim - 1].nax) {
+        SrBuf sp = SR_BUF_INIT;
+        sr_type_spec_repr(&sp, t);
+        sr_terr(cx, "ShardingTypeError", "Input %d to %s must be unsharded on non-batch dimensions, but got %s.", i,
+                name, sr_buf_str(&sp));
+        sr_buf_free(&sp);
+        return -1;
+      }
+    }
+  out[0] = b;
+  return 0;
+}
+
+typedef struct TriArg {
+  SrDtype dt;
+  int left, lower, trans, unit, nd;
+  int64_t m, n; /* b's matrix dims */
+} TriArg;
+
+static int tri_fn(SrShardIO *io) {
+  TriArg *t = io->arg;
+  int64_t nb = batch_count(io->in_shape[1], t->nd), k = t->left ? t->m : t->n;
+  size_t es = sr_elem_size(t->dt), bs = (size_t)(t->m * t->n) * es;
+  memcpy(io->out[0]->data, io->in[1]->data, (size_t)nb * bs);
+  for (int64_t i = 0; i < nb && t->m > 0 && t->n > 0; i++) {
+    const char *a = (const char *)io->in[0]->data + (size_t)(i * k * k) * es;
+    char *b = (char *)io->out[0]->data + (size_t)i * bs;
+    enum CBLAS_SIDE side = t->left ? CblasLeft : CblasRight;
+    enum CBLAS_UPLO uplo = t->lower ? CblasLower : CblasUpper;
+    enum CBLAS_TRANSPOSE tr = t->trans ? CblasTrans : CblasNoTrans;
+    enum CBLAS_DIAG dg = t->unit ? CblasUnit : CblasNonUnit;
+    if (t->dt == SR_F32)
+      cblas_strsm(CblasRowMajor, side, uplo, tr, dg, (int)t->m, (int)t->n, 1.0f, (const float *)a, (int)k, (float *)b,
+                  (int)t->n);
+    else
+      cblas_dtrsm(CblasRowMajor, side, uplo, tr, dg, (int)t->m, (int)t->n, 1.0, (const double *)a, (int)k, (double *)b,
+                  (int)t->n);
+  }
+  return 0;
+}
+
+static int ev_triangular_solve(SrEvalCtx *cx, const SrEvalEqn *e) {
+  const SrType *bt = e->in[1]->type;
+  TriArg t = {bt->dtype, ev_flag(e, "left_side", 0), ev_flag(e, "lower", 0), ev_flag(e, "transpose_a", 0),
+              ev_flag(e, "unit_diagonal", 0), bt->ndim, bt->dims[bt->ndim - 2].size, bt->dims[bt->ndim - 1].size};
+  if (t.dt != SR_F32 && t.dt != SR_F64)
+    return sr_ev_err(cx, "NotImplementedError", "triangular_solve of %s is not implemented (float32 and float64 only)",
+                     sr_dtype_name(t.dt));
+  if (t.m > 1 << 30 || t.n > 1 << 30) return sr_ev_err(cx, "NotImplementedError", "triangular_solve this large");
+  const SrMesh *m = sr_ev_mesh_for(cx, e, e->out_type[0]);
+  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
+  SrArray *in[2] = {NULL, NULL}, *out = NULL;
+  int rc = 0;
+  for (int i = 0; i < 2 && rc == 0; i++)
+    if (!(in[i] = sr_redistribute(cx, e->in[i], m, whole_matrix(e->in[i]->layout, l, t.nd)))) rc = -1;
+  if (rc == 0) out = sr_array_new(e->out_type[0], whole_matrix(l, l, t.nd), m);
+  if (rc == 0) rc = sr_ev_map(cx, 2, in, 1, &out, 0, tri_fn, &t);
+  if (rc == 0 && !(e->out[0] = sr_redistribute_typed(cx, out, m, l, e->out_type[0]))) rc = -1;
+  sr_array_unref(in[0]);
+  sr_array_unref(in[1]);
+  sr_array_unref(out);
+  return rc;
+}
+
+/* triangular_solve(a, b, **params of e) in the rule's binder */
+static SrVal *tri_solve(SrAd *ad, const SrEqn *e, SrVal *a, SrVal *b, int flip_transpose) {
+  SrVal *in[2] = {a, b};
+  if (!a || !b) return NULL;
+  int tr = param_flag(e, "transpose_a", 0);
+  return sr_ad_bindv(ad, SR_P_triangular_solve, 2, in, "left_side", sr_bool(param_flag(e, "left_side", 0)), "lower",
+                     sr_bool(param_flag(e, "lower", 0)), "transpose_a", sr_bool(flip_transpose ? !tr : tr),
+                     "conjugate_a", sr_bool(param_flag(e, "conjugate_a", 0)), "unit_diagonal",
+                     sr_bool(param_flag(e, "unit_diagonal", 0)), NULL);
+}
+
+/* x where the mask over its last two dims (col ? row by cmp) holds, else 0 */
+static SrVal *tri_mask(SrAd *ad, SrVal *x, int cmp) {
+  if (!x) return NULL;
+  const SrType *t = sr_ad_type(ad, x);
+  int nd = t->ndim;
+  int64_t kk[2] = {t->dims[nd - 2].size, t->dims[nd - 1].size}, last[2] = {nd - 2, nd - 1};
+  const SrBinder *b = SR_AD_BINDER(ad);
+  SrVal *i0 = sr_ad_keep(ad, sr_op_iota(b, SR_I32, kk, 2, 0, NULL));
+  SrVal *i1 = sr_ad_keep(ad, sr_op_iota(b, SR_I32, kk, 2, 1, NULL));
+  SrVal *mask = i1 ? sr_ad_binop(ad, cmp, i1, i0) : NULL;
+  SrTypeBuilder tb;
+  sr_type_builder(&tb, t);
+  tb.dtype = SR_BOOL;
+  tb.weak = 0;
+  SrVal *bm = mask ? sr_ad_broadcast_in_dim(ad, mask, sr_type_get(&tb), last, 2, 1) : NULL;
+  SrVal *z = bm ? sr_ad_full_zeros(ad, t) : NULL;
+  SrVal *cases[2] = {z, x};
+  return z ? sr_ad_select_n(ad, bm, 2, cases) : NULL;
+}
+
+static SrVal *mm(SrAd *ad, SrVal *x, SrVal *y, int tx, int ty);
+static SrVal *mT(SrAd *ad, SrVal *x);
+
+/* ad.defjvp2: in b, triangular_solve(a, g_b); in a,
+   _triangular_solve_jvp_rule_a: g_a's triangle, negated (transposed for
+   transpose_a), times the answer and solved, in the cheaper order. */
+static int jvp_triangular_solve(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, SrVal **ty) {
+  y[0] = tri_solve(ad, e, x[0], x[1], 0);
+  if (!y[0]) return -1;
+  SrVal *tb = t[1] ? tri_solve(ad, e, x[0], t[1], 0) : NULL, *ta = NULL;
+  if (t[1] && !tb) return -1;
+  if (t[0]) {
+    int lower = param_flag(e, "lower", 0), unit = param_flag(e, "unit_diagonal", 0);
+    int left = param_flag(e, "left_side", 0);
+    SrVal *g = tri_mask(ad, t[0], lower ? (unit ? SR_P_lt : SR_P_le) : (unit ? SR_P_gt : SR_P_ge));
+    g = g ? sr_ad_neg(ad, g) : NULL;
+    if (param_flag(e, "transpose_a", 0)) g = mT(ad, g);
+    const SrType *bt = sr_ad_type(ad, x[1]);
+    int64_t m = bt->dims[bt->ndim - 2].size, n = bt->dims[bt->ndim - 1].size;
+    if (left) ta = m > n ? tri_solve(ad, e, x[0], mm(ad, g, y[0], 0, 0), 0) : mm(ad, tri_solve(ad, e, x[0], g, 0), y[0], 0, 0);
+    else ta = m < n ? tri_solve(ad, e, x[0], mm(ad, y[0], g, 0, 0), 0) : mm(ad, y[0], tri_solve(ad, e, x[0], g, 0), 0, 0);
+    if (!ta) return -1;
+  }
+  ty[0] = ta && tb ? sr_ad_add_tangents(ad, ta, tb) : ta ? ta : tb;
+  return (ta || tb) && !ty[0] ? -1 : 0;
+}
+
+/* _triangular_solve_transpose_rule: linear in b, whose cotangent is the
+   solve with transpose_a flipped. */
+static int tr_triangular_solve(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x, SrVal **ctx) {
+  if (!x[0]) return sr_raise(ad->I, "AssertionError", "triangular_solve is not linear in its first operand"), -1;
+  ctx[0] = NULL;
+  ctx[1] = ct[0] ? tri_solve(ad, e, x[0], ct[0], 1) : NULL;
+  return ct[0] && !ctx[1] ? -1 : 0;
+}
+
+/* _triangular_solve_batching_rule, both operands' batch dims at the front
+   (an unmapped one broadcast there). */
+static int batch_triangular_solve(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
+  SrVal *xs[2];
+  for (int i = 0; i < 2; i++)
+    if (!(xs[i] = sr_batch_at_front(b, x[i], bd[i], b->size))) return -1;
+  return sr_batch_bind_same(b, e, xs, 0, y, ybd);
+}
+
+/* ==== qr's JVP ==== */
+
+/* x @ y over the last two dims with the leading ones batched */
+static SrVal *mm(SrAd *ad, SrVal *x, SrVal *y, int tx, int ty) {
+  if (!x || !y) return NULL;
+  int nd = sr_ad_type(ad, x)->ndim, nb = nd - 2;
+  int64_t bat[SR_MAX_RANK];
+  for (int i = 0; i < nb; i++) bat[i] = i;
+  int64_t lc = tx ? nd - 2 : nd - 1, rc = ty ? nd - 1 : nd - 2;
+  SrVal *r = sr_ad_keep(ad, sr_op_dot_general(SR_AD_BINDER(ad), x, y, &lc, 1, &rc, 1, bat, nb, bat, nb, NULL, -1, NULL));
+  if (!r) return NULL;
+  if (tx && ty) return r;
+  /* dot_general puts lhs's free dim before rhs's: already (.., i, j) */
+  return r;
+}
+
+static SrVal *mT(SrAd *ad, SrVal *x) {
+  if (!x) return NULL;
+  int nd = sr_ad_type(ad, x)->ndim;
+  int64_t perm[SR_MAX_RANK];
+  for (int i = 0; i < nd; i++) perm[i] = i;
+  perm[nd - 2] = nd - 1;
+  perm[nd - 1] = nd - 2;
+  return sr_ad_transpose_dims(ad, x, perm, nd);
+}
+
+/* _tril(x, -1): x where col < row, else 0 (a select on iotas) */
+static SrVal *strict_lower(SrAd *ad, SrVal *x) { return tri_mask(ad, x, SR_P_lt); }
+
+/* _thin_qr_jvp(q, r, dx) for m >= n: dx_rinv = dx r^-1 (a right-side
+   triangular solve), qt_dx_rinv = q^T dx_rinv, do = its strictly lower
+   part minus that transposed; dq = q (do - qt_dx_rinv) + dx_rinv, dr =
+   (qt_dx_rinv - do) r.  (Real operands: the complex correction is 0.) */
+static int thin_qr_jvp(SrAd *ad, const SrEqn *e, SrVal *q, SrVal *r, SrVal *dx, SrVal **dq, SrVal **dr) {
+  SrVal *in[2] = {r, dx};
+  SrVal *dx_rinv = sr_ad_bindv(ad, SR_P_triangular_solve, 2, in, "left_side", sr_bool(0), "lower", sr_bool(0),
+                               "transpose_a", sr_bool(0), "conjugate_a", sr_bool(0), "unit_diagonal", sr_bool(0), NULL);
+  (void)e;
+  SrVal *qt = mm(ad, q, dx_rinv, 1, 0);
+  SrVal *low = strict_lower(ad, qt);
+  SrVal *dO = low ? sr_ad_binop(ad, SR_P_sub, low, mT(ad, low)) : NULL;
+  SrVal *t1 = dO ? sr_ad_binop(ad, SR_P_sub, dO, qt) : NULL;
+  *dq = t1 ? sr_ad_binop(ad, SR_P_add, mm(ad, q, t1, 0, 0), dx_rinv) : NULL;
+  SrVal *t2 = *dq ? sr_ad_binop(ad, SR_P_sub, qt, dO) : NULL;
+  *dr = t2 ? mm(ad, t2, r, 0, 0) : NULL;
+  return *dr ? 0 : -1;
+}
+
+/* qr_jvp_rule: q, r again, then _thin_qr_jvp; for m < n the square
+   block's, with dr2 = dq^T x2 + q^T dx2 concatenated.  Not written yet:
+   pivoting and full matrices with m > n (lu_solve). */
+static int jvp_qr(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, SrVal **ty) {
+  const SrType *xt = sr_ad_type(ad, x[0]);
+  int nd = xt->ndim, full = param_flag(e, "full_matrices", 1);
+  int64_t m = xt->dims[nd - 2].size, n = xt->dims[nd - 1].size;
+  if (param_flag(e, "pivoting", 0))
+    return sr_raise(ad->I, "NotImplementedError", "the JVP of qr with pivoting=True is not implemented"), -1;
+  if (full && m > n)
+    return sr_raise(ad->I, "NotImplementedError",
+                    "the JVP of qr with full_matrices=True and more rows than columns is not implemented"),
+           -1;
+  SrVal *res = sr_ad_bind(ad, SR_P_qr, 1, x, (int)e->nparams, e->params);
+  if (!res) return -1;
+  y[0] = res->seq.items[0];
+  y[1] = res->seq.items[1];
+  if (!t[0]) {
+    ty[0] = ty[1] = NULL;
+    return 0;
+  }
+  SrVal *q = y[0], *r = y[1];
+  if (m >= n) return thin_qr_jvp(ad, e, q, r, t[0], &ty[0], &ty[1]);
+  /* wide: x = [x1 x2], r = [r1 r2] with x1, r1 m x m */
+  int64_t z[SR_MAX_RANK] = {0}, lim[SR_MAX_RANK];
+  for (int i = 0; i < nd; i++) lim[i] = xt->dims[i].size;
+  const SrBinder *b = SR_AD_BINDER(ad);
+  int64_t lim1[SR_MAX_RANK], st2[SR_MAX_RANK];
+  memcpy(lim1, lim, sizeof lim1);
+  lim1[nd - 1] = m;
+  memcpy(st2, z, sizeof st2);
+  st2[nd - 1] = m;
+  SrVal *x2 = sr_ad_keep(ad, sr_op_slice(b, x[0], st2, lim, NULL));
+  SrVal *dx1 = sr_ad_keep(ad, sr_op_slice(b, t[0], z, lim1, NULL));
+  SrVal *dx2 = sr_ad_keep(ad, sr_op_slice(b, t[0], st2, lim, NULL));
+  SrVal *r1 = sr_ad_keep(ad, sr_op_slice(b, r, z, lim1, NULL));
+  SrVal *dq = NULL, *dr1 = NULL;
+  if (!x2 || !dx1 || !dx2 || !r1 || thin_qr_jvp(ad, e, q, r1, dx1, &dq, &dr1) < 0) return -1;
+  SrVal *dr2 = sr_ad_binop(ad, SR_P_add, mm(ad, dq, x2, 1, 0), mm(ad, q, dx2, 1, 0));
+  SrVal *cat[2] = {dr1, dr2};
+  SrVal *dr = dr2 ? sr_ad_keep(ad, sr_op_concatenate(b, 2, cat, nd - 1)) : NULL;
+  ty[0] = dq;
+  ty[1] = dr;
+  return dr ? 0 : -1;
+}
+
 /* ==== JVP ==== */
 
 /* _svd_jvp_rule for compute_uv=False: s, U, Vt from svd(full_matrices=
@@ -447,5 +741,11 @@ void sr_lax_linalg_init(void) {
   sr_set_eval_rule(SR_P_svd, ev_svd);
   sr_ad_set_jvp(SR_P_svd, jvp_svd);
   sr_prims[SR_P_qr].batch = batch_linalg;
+  sr_ad_set_jvp(SR_P_qr, jvp_qr);
+  sr_set_type_rule(SR_P_triangular_solve, type_triangular_solve);
+  sr_set_eval_rule(SR_P_triangular_solve, ev_triangular_solve);
+  sr_ad_set_jvp(SR_P_triangular_solve, jvp_triangular_solve);
+  sr_ad_set_transpose(SR_P_triangular_solve, tr_triangular_solve);
+  sr_prims[SR_P_triangular_solve].batch = batch_triangular_solve;
   sr_prims[SR_P_svd].batch = batch_linalg;
 }
