@@ -1,16 +1,21 @@
-/* linalg.c: the rules of the linear-algebra primitives qr and svd
- * (lax/linalg.py's qr_p and svd_p, made by linalg_primitive): their type
- * rules (linalg_shape_rule, naryop_dtype_rule, linalg_sharding_rule: the
- * leading batch dimensions may be sharded, the matrix dimensions may not),
- * their eval rules through LAPACK as JAX's CPU lowering calls it (geqrf
- * then orgqr, _qr_lowering; gesdd, _svd_cpu_gpu_lowering), their JVP rules
- * (qr_jvp_rule, _svd_jvp_rule) and batch rules (expand_dims_batcher: the
- * batch dimension moved to the front).  Registered by sr_lax_linalg_init.
+/* linalg.c: the rules of the linear-algebra primitives qr, svd and
+ * triangular_solve (lax/linalg.py's qr_p, svd_p and triangular_solve_p,
+ * made by linalg_primitive): their type rules (linalg_shape_rule,
+ * naryop_dtype_rule, linalg_sharding_rule: the leading batch dimensions
+ * may be sharded, the matrix dimensions may not), their eval rules through
+ * LAPACK as JAX's CPU lowering calls it (geqrf then orgqr, _qr_lowering;
+ * gesdd, _svd_cpu_gpu_lowering; BLAS's trsm), their JVP rules
+ * (qr_jvp_rule, _svd_jvp_rule, triangular_solve's defjvp2 and transpose)
+ * and batch rules (expand_dims_batcher: the batch dimension moved to the
+ * front).  The JVPs bind JAX's equations but not JAX's text: dot_general
+ * for the matmuls (JAX's jnp.matmul jits), a select or a product with the
+ * identity for _tril and _extract_diagonal (JAX's gathers).  Registered by
+ * sr_lax_linalg_init.
  *
  * LAPACK comes with OpenBLAS (Debian's libopenblas has its Fortran
- * symbols; configure defines HAVE_LAPACK): without it the eval rules raise
- * NotImplementedError.  float32 and float64 only; complex operands type
- * check but do not evaluate. */
+ * symbols; configure defines HAVE_LAPACK): without it qr's and svd's eval
+ * rules raise NotImplementedError.  float32 and float64 only; complex
+ * operands type check but do not evaluate. */
 #include "config.h"
 
 #include "lax/lax.h"
@@ -677,47 +682,98 @@ static int jvp_qr(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, SrV
 
 /* ==== JVP ==== */
 
-/* _svd_jvp_rule for compute_uv=False: s, U, Vt from svd(full_matrices=
-   False, compute_uv=True); ds the diagonal of U^T dA V, here
-   contracted directly (U over its rows, Vt over its columns) and the
-   diagonal taken as the sum over the last axis of dS times the identity.
-   The singular vectors' tangents (compute_uv=True) are not written yet. */
+static SrVal *mm(SrAd *ad, SrVal *x, SrVal *y, int tx, int ty);
+static SrVal *mT(SrAd *ad, SrVal *x);
+
+/* s (..., k) broadcast to (..., k, k) along the last dim (s[..., None, :])
+   or the one before (s[..., :, None]), typed like `like` */
+static SrVal *s_mat(SrAd *ad, SrVal *sv, const SrType *like, int along_last) {
+  const SrType *st = sr_ad_type(ad, sv);
+  int nd = st->ndim + 1;
+  int64_t dims[SR_MAX_RANK];
+  for (int i = 0; i < nd - 2; i++) dims[i] = i;
+  dims[nd - 2] = along_last ? nd - 1 : nd - 2;
+  SrTypeBuilder b;
+  sr_type_builder(&b, like);
+  b.dtype = st->dtype;
+  return sr_ad_broadcast_in_dim(ad, sv, sr_type_get(&b), dims, nd - 1, 1);
+}
+
+static SrVal *eye_like(SrAd *ad, const SrType *t) {
+  int nd = t->ndim;
+  int64_t k = t->dims[nd - 1].size, kk[2] = {k, k}, last[2] = {nd - 2, nd - 1};
+  const SrBinder *b = SR_AD_BINDER(ad);
+  SrVal *i0 = sr_ad_keep(ad, sr_op_iota(b, SR_I32, kk, 2, 0, NULL));
+  SrVal *i1 = sr_ad_keep(ad, sr_op_iota(b, SR_I32, kk, 2, 1, NULL));
+  SrVal *eye = i1 ? sr_ad_convert(ad, sr_ad_binop(ad, SR_P_eq, i0, i1), t->dtype, 0) : NULL;
+  return eye ? sr_ad_broadcast_in_dim(ad, eye, t, last, 2, 1) : NULL;
+}
+
+/* _svd_jvp_rule: s, U, Vt from svd(full_matrices=False, compute_uv=True);
+   dS = U^T dA V (contracted directly), ds its diagonal (dS times the
+   identity summed over the last axis); with compute_uv, dU and dV as
+   JAX's rule writes them, the (m > n / n > m) corrections included.  Full
+   matrices of a non-square A raise JAX's NotImplementedError. */
 static int jvp_svd(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, SrVal **ty) {
-  if (param_flag(e, "compute_uv", 1))
-    return sr_raise(ad->I, "NotImplementedError",
-                    "the JVP of svd with compute_uv=True is not implemented (compute_uv=False is)"),
-           -1;
   const SrType *xt = sr_ad_type(ad, x[0]);
+  int nd = xt->ndim, uv = param_flag(e, "compute_uv", 1), full = param_flag(e, "full_matrices", 1);
+  int64_t m = xt->dims[nd - 2].size, n = xt->dims[nd - 1].size;
   SrVal *r = sr_ad_bindv(ad, SR_P_svd, 1, x, "full_matrices", sr_bool(0), "compute_uv", sr_bool(1),
                          "subset_by_index", param(e, "subset_by_index") ? sr_ref(param(e, "subset_by_index")) : sr_none(),
                          "algorithm", param(e, "algorithm") ? sr_ref(param(e, "algorithm")) : sr_none(), NULL);
   if (!r) return -1;
-  y[0] = r->seq.items[0];
+  if (uv && full && m != n)
+    return sr_raise(ad->I, "NotImplementedError", "Singular value decomposition JVP not implemented for full matrices"),
+           -1;
+  SrVal *sv = r->seq.items[0], *u = r->seq.items[1], *vt = r->seq.items[2];
+  y[0] = sv;
+  if (uv) {
+    y[1] = u;
+    y[2] = vt;
+  }
   if (!t[0]) {
     ty[0] = NULL;
+    if (uv) ty[1] = ty[2] = NULL;
     return 0;
   }
-  SrVal *u = r->seq.items[1], *vt = r->seq.items[2];
-  int nd = xt->ndim, nb = nd - 2;
-  int64_t bat[SR_MAX_RANK];
-  for (int i = 0; i < nb; i++) bat[i] = i;
-  const SrBinder *b = SR_AD_BINDER(ad);
-  /* U^T dA: (..., k, n); then (U^T dA) Vt^T: (..., k, k) */
-  int64_t lc = nd - 2, rc = nd - 2, lc2 = nd - 1, rc2 = nd - 1;
-  SrVal *udA = sr_ad_keep(ad, sr_op_dot_general(b, u, t[0], &lc, 1, &rc, 1, bat, nb, bat, nb, NULL, -1, NULL));
-  SrVal *ds = udA ? sr_ad_keep(ad, sr_op_dot_general(b, udA, vt, &lc2, 1, &rc2, 1, bat, nb, bat, nb, NULL, -1, NULL))
-                  : NULL;
+  SrVal *ds = mm(ad, mm(ad, u, t[0], 1, 0), vt, 0, 1);
   if (!ds) return -1;
   const SrType *dt = sr_ad_type(ad, ds);
-  int64_t k = dt->dims[nd - 1].size, kk[2] = {k, k};
-  SrVal *i0 = sr_ad_keep(ad, sr_op_iota(b, SR_I32, kk, 2, 0, NULL));
-  SrVal *i1 = sr_ad_keep(ad, sr_op_iota(b, SR_I32, kk, 2, 1, NULL));
-  SrVal *eye = i1 ? sr_ad_convert(ad, sr_ad_binop(ad, SR_P_eq, i0, i1), dt->dtype, 0) : NULL;
-  int64_t last[2] = {nd - 2, nd - 1};
-  SrVal *beye = eye ? sr_ad_broadcast_in_dim(ad, eye, dt, last, 2, 0) : NULL;
+  SrVal *eye = eye_like(ad, dt);
   int64_t ax = nd - 1;
-  ty[0] = beye ? sr_ad_reduce_sum(ad, sr_ad_mul(ad, ds, beye), &ax, 1, NULL) : NULL;
-  return ty[0] ? 0 : -1;
+  ty[0] = eye ? sr_ad_reduce_sum(ad, sr_ad_mul(ad, ds, eye), &ax, 1, NULL) : NULL;
+  if (!ty[0]) return -1;
+  if (!uv) return 0;
+  SrVal *sj = s_mat(ad, sv, dt, 1), *si = s_mat(ad, sv, dt, 0);
+  SrVal *diffs = sj ? sr_ad_mul(ad, sr_ad_binop(ad, SR_P_add, sj, si), sr_ad_binop(ad, SR_P_sub, sj, si)) : NULL;
+  SrVal *one = diffs ? sr_ad_full(ad, dt, 1.0) : NULL;
+  SrVal *F = one ? sr_ad_binop(ad, SR_P_sub, sr_ad_div(ad, one, sr_ad_binop(ad, SR_P_add, diffs, eye)), eye) : NULL;
+  SrVal *dSS = F ? sr_ad_mul(ad, sj, ds) : NULL, *SdS = dSS ? sr_ad_mul(ad, si, ds) : NULL;
+  /* s_inv = 1 / (s + (s == 0)) - (s == 0), on the diagonal */
+  SrVal *zero = SdS ? sr_ad_full(ad, sr_ad_type(ad, sv), 0.0) : NULL;
+  SrVal *sz = zero ? sr_ad_convert(ad, sr_ad_binop(ad, SR_P_eq, sv, zero), sr_ad_type(ad, sv)->dtype, 0) : NULL;
+  SrVal *ones = sz ? sr_ad_full(ad, sr_ad_type(ad, sv), 1.0) : NULL;
+  SrVal *sinv = ones ? sr_ad_binop(ad, SR_P_sub, sr_ad_div(ad, ones, sr_ad_binop(ad, SR_P_add, sv, sz)), sz) : NULL;
+  SrVal *sinv_mat = sinv ? sr_ad_mul(ad, s_mat(ad, sinv, dt, 1), eye) : NULL;
+  SrVal *half = sinv_mat ? sr_ad_full(ad, dt, 0.5) : NULL;
+  SrVal *dUdV = half ? sr_ad_mul(ad, sr_ad_mul(ad, half, sr_ad_binop(ad, SR_P_sub, ds, mT(ad, ds))), sinv_mat) : NULL;
+  SrVal *du = dUdV ? mm(ad, u, sr_ad_binop(ad, SR_P_add, sr_ad_mul(ad, F, sr_ad_binop(ad, SR_P_add, dSS, mT(ad, dSS))), dUdV), 0, 0)
+                   : NULL;
+  SrVal *dv = du ? mm(ad, vt, sr_ad_mul(ad, F, sr_ad_binop(ad, SR_P_add, SdS, mT(ad, SdS))), 1, 0) : NULL;
+  if (!dv) return -1;
+  if (m > n) { /* dU += (dA V - U (U^T dA V)) / s */
+    SrVal *dav = mm(ad, t[0], vt, 0, 1);
+    SrVal *corr = dav ? sr_ad_binop(ad, SR_P_sub, dav, mm(ad, u, mm(ad, u, dav, 1, 0), 0, 0)) : NULL;
+    du = corr ? sr_ad_binop(ad, SR_P_add, du, sr_ad_div(ad, corr, s_mat(ad, sv, sr_ad_type(ad, corr), 1))) : NULL;
+  }
+  if (n > m) { /* dV += (dA^T U - V (Vt dA^T U)) / s */
+    SrVal *dahu = mm(ad, t[0], u, 1, 0);
+    SrVal *corr = dahu ? sr_ad_binop(ad, SR_P_sub, dahu, mm(ad, vt, mm(ad, vt, dahu, 0, 0), 1, 0)) : NULL;
+    dv = corr ? sr_ad_binop(ad, SR_P_add, dv, sr_ad_div(ad, corr, s_mat(ad, sv, sr_ad_type(ad, corr), 1))) : NULL;
+  }
+  ty[1] = du;
+  ty[2] = dv ? mT(ad, dv) : NULL;
+  return du && ty[2] ? 0 : -1;
 }
 
 /* ==== batching ==== */
