@@ -262,8 +262,8 @@ static SrVal *jnp_matrix_norm(SrInterp *I, SrArgs *a) {
   return r;
 }
 
-/* jnp.matrix_transpose(x, /) and jnp.linalg.matrix_transpose(x, /): one
-   transpose of the last two axes (their messages differ) */
+/* jnp.linalg.matrix_transpose(x, /): one transpose of the last two axes
+   (jnp.matrix_transpose is numpy_apiB.c's; their messages differ) */
 static SrVal *matrix_transpose(SrInterp *I, SrArgs *a, const char *fmt) {
   SrVal *p[1];
   if (sr_args_parse(I, a, "matrix_transpose", "x", p) < 0) return NULL;
@@ -282,10 +282,6 @@ static SrVal *matrix_transpose(SrInterp *I, SrArgs *a, const char *fmt) {
   }
   sr_unref(x);
   return r;
-}
-
-static SrVal *jnp_matrix_transpose(SrInterp *I, SrArgs *a) {
-  return matrix_transpose(I, a, "x must be at least two-dimensional for matrix_transpose; got ndim=%d");
 }
 
 static SrVal *jnp_linalg_matrix_transpose(SrInterp *I, SrArgs *a) {
@@ -404,7 +400,6 @@ void sr_lax_linalg_api_init(void) {
       {"jax.numpy.linalg.svdvals", jnp_svdvals, "svdvals(x, /): the singular values, svd(x, compute_uv=False)"},
       {"jax.numpy.linalg.matrix_norm", jnp_matrix_norm,
        "matrix_norm(x, /, *, keepdims=False, ord='fro'): norm over the last two axes"},
-      {"jax.numpy.matrix_transpose", jnp_matrix_transpose, "matrix_transpose(x, /): the last two axes swapped"},
       {"jax.numpy.linalg.matrix_transpose", jnp_linalg_matrix_transpose,
        "matrix_transpose(x, /): the last two axes swapped"},
       {"jax.numpy.linalg.diagonal", jnp_linalg_diagonal,
