@@ -35,6 +35,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/lax/conv.c \
 	lib/lax/windowed.c \
 	lib/lax/remat_pe.c \
+	lib/lax/linalg.c \
 	lib/py/ast.h lib/py/builtins_py.c lib/py/class.c lib/py/class.h lib/py/interp.c lib/py/interp.h \
 	lib/py/lex.c lib/py/lex.h lib/py/objects.c lib/py/objects.h lib/py/range.c \
 	lib/py/range.h lib/py/re.c lib/py/input.c lib/py/syntax.c \
@@ -65,6 +66,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/jax/random_more.c \
 	lib/jax/numpy_info.c \
 	lib/jax/numpy_norm.c \
+	lib/jax/lax_linalg.c \
 	lib/jax/numpy_repeat.c \
 	lib/jax/numpy_index.c \
 	lib/jax/pxla.c \

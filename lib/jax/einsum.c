@@ -16,6 +16,7 @@
 #include "jax/numpy.h"
 #include "py/interp.h"
 #include "py/objects.h"
+#include "util/intern.h"
 
 #define MAXOPS 16
 #define NAMES 64
@@ -727,6 +728,69 @@ static int parse_path(SrInterp *I, SrVal *v, int nops, int given[][2], int *ngiv
   return 0;
 }
 
+/* ---- out_sharding over more than one contraction ---- */
+
+/* The call einsum makes of itself under auto_axes: the subscripts and the
+   keyword arguments but out_sharding, kept. */
+typedef struct AutoEinsum {
+  SrVal *subscripts;
+  int nkw;
+  const char *kw[8];
+  SrVal *kwv[8];
+} AutoEinsum;
+
+static void auto_einsum_free(void *d) {
+  AutoEinsum *ae = d;
+  sr_unref(ae->subscripts);
+  for (int i = 0; i < ae->nkw; i++) sr_unref(ae->kwv[i]);
+  free(ae);
+}
+
+static SrVal *auto_einsum_body(SrInterp *I, SrArgs *a) {
+  const AutoEinsum *ae = sr_current_builtin(I)->data;
+  SrVal *args[MAXOPS + 1];
+  args[0] = ae->subscripts;
+  for (int i = 0; i < a->n && i < MAXOPS; i++) args[1 + i] = a->v[i];
+  SrVal *f = sr_lookup_qualname("jax.numpy.einsum");
+  SrArgs ca = {a->n + 1, args, ae->nkw, (const char **)ae->kw, (SrVal **)ae->kwv, NULL};
+  return f ? sr_call(I, f, &ca) : sr_raise(I, "RuntimeError", "internal error: no jax.numpy.einsum");
+}
+
+/* einsum.py: with more than one contraction and an out_sharding, the
+   whole einsum runs under auto_axes(axes=out_sharding.mesh.explicit_axes,
+   out_sharding=out_sharding) with out_sharding=None: the intermediates'
+   shardings are the dot_general rules' in Auto mode, the result is
+   resharded to out_sharding. */
+static SrVal *einsum_auto_axes(SrInterp *I, SrArgs *a, SrVal *sh) {
+  AutoEinsum *ae = sr_xcalloc(1, sizeof *ae);
+  ae->subscripts = sr_ref(a->v[0]);
+  for (int i = 0; i < a->nkw && ae->nkw < 8; i++)
+    if (strcmp(a->kw[i], "out_sharding") != 0) {
+      ae->kw[ae->nkw] = a->kw[i];
+      ae->kwv[ae->nkw++] = sr_ref(a->kwv[i]);
+    }
+  SrVal *fn = sr_builtin_with("_einsum", auto_einsum_body, ae, auto_einsum_free);
+  const SrMesh *m = sh->sh.mesh;
+  SrVal *axes = sr_api_axes_tuple(m, sr_mesh_axes_of_type(m, SR_AXIS_EXPLICIT));
+  SrVal *aa = sr_lookup_qualname("jax.sharding.auto_axes"), *r = NULL;
+  if (aa) {
+    const char *kw[2] = {sr_intern_cstr("out_sharding"), sr_intern_cstr("axes")};
+    SrVal *kwv[2] = {sh, axes};
+    SrArgs da = {1, &fn, 2, kw, kwv, NULL};
+    SrVal *dec = sr_call(I, aa, &da);
+    if (dec) {
+      SrArgs ca = {a->n - 1, a->v + 1, 0, NULL, NULL, NULL};
+      r = sr_call(I, dec, &ca);
+      sr_unref(dec);
+    }
+  } else {
+    sr_raise(I, "NotImplementedError", "einsum with out_sharding over more than one contraction needs auto_axes");
+  }
+  sr_unref(axes);
+  sr_unref(fn);
+  return r;
+}
+
 static SrVal *jnp_einsum(SrInterp *I, SrArgs *a) {
   SrVal *precision = NULL, *pref_v = NULL, *out_sharding = NULL, *optimize = NULL;
   for (int i = 0; i < a->nkw; i++) {
@@ -784,7 +848,7 @@ static SrVal *jnp_einsum(SrInterp *I, SrArgs *a) {
   }
   int nc = contraction_list(nops, terms, output, size, given, ngiven, unopt, strategy, cs);
   if (nc > 1 && sh) {
-    sr_raise(I, "NotImplementedError", "einsum with out_sharding over more than one contraction (auto_axes)");
+    r = einsum_auto_axes(I, a, sh);
     goto done;
   }
   for (int k = 0; k < nc; k++) {

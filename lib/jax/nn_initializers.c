@@ -6,9 +6,7 @@
  * an init(key, shape, dtype=<its default>, out_sharding=None) function, a
  * builtin whose data is the initializer's parameters.  Every draw is
  * jax.random's (uniform, normal, truncated_normal), so the values are
- * JAX's for the same key.  orthogonal needs a QR decomposition
- * (random.orthogonal), which shardrepl does not have: its init raises
- * NotImplementedError.
+ * JAX's for the same key; orthogonal's draws random.orthogonal.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -34,6 +32,7 @@ typedef struct Init {
   double scale, lower, upper;
   int mode, distribution;
   SrVal *in_axis, *out_axis, *batch_axis;
+  int64_t column_axis; /* orthogonal's */
 } Init;
 
 static void init_free(void *d) {
@@ -216,6 +215,35 @@ static SrVal *variance_scaling_init(SrNnScope *s, Init *in, SrVal *key, SrVal *s
   return OP(MUL, r, r ? sr_nn_call1(s, "jax.numpy.sqrt", OP(MUL, sr_nn_int(s, 3), variance)) : NULL);
 }
 
+/* orthogonal's init: random.orthogonal(key, n_rows, (), dtype, n_cols)
+   with n_cols = shape[column_axis], reshaped to shape without that axis
+   plus it, the axis moved back, times jnp.array(scale, dtype) */
+static SrVal *orthogonal_init(SrNnScope *s, Init *in, SrVal *key, SrVal *shapev, int dt, SrVal *osh) {
+  SrInterp *I = s->I;
+  int64_t shape[SR_MAX_RANK], rest[SR_MAX_RANK], ca;
+  int nd = 0, k = 0;
+  if (sr_nn_given(osh)) return sr_raise(I, "NotImplementedError", "orthogonal: out_sharding= is not supported"), NULL;
+  if (sr_shape_arg(I, shapev, shape, &nd, "shape") < 0) return NULL;
+  if (nd < 2) return sr_raise(I, "ValueError", "orthogonal initializer requires at least a 2D shape"), NULL;
+  int64_t total = 1;
+  for (int i = 0; i < nd; i++) total *= shape[i];
+  if (total == 0) {
+    const char *kw[1] = {"dtype"};
+    SrVal *kwv[1] = {sr_nn_keep(s, sr_dtype_val(NULL, (SrDtype)dt))};
+    return sr_nn_call(s, "jax.numpy.zeros", 1, &shapev, 1, kw, kwv);
+  }
+  if (sr_api_axis(I, in->column_axis, nd, &ca) < 0) return NULL;
+  for (int i = 0; i < nd; i++)
+    if (i != ca) rest[k++] = shape[i];
+  rest[k++] = shape[ca];
+  SrVal *v[5] = {key, sr_nn_int(s, total / shape[ca]), sr_nn_keep(s, sr_int_tuple(NULL, 0)),
+                 sr_nn_keep(s, sr_dtype_val(NULL, (SrDtype)dt)), sr_nn_int(s, shape[ca])};
+  SrVal *q = sr_nn_call(s, "jax.random.orthogonal", 5, v, 0, NULL, NULL);
+  q = sr_nn_call2(s, "jax.numpy.reshape", q, sr_nn_keep(s, sr_int_tuple(rest, k)));
+  q = sr_nn_call3(s, "jax.numpy.moveaxis", q, sr_nn_int(s, -1), sr_nn_int(s, in->column_axis));
+  return OP(MUL, q ? array_of(s, in->value, dt) : NULL, q);
+}
+
 static SrVal *init_call(SrInterp *I, SrArgs *a) {
   Init *in = sr_current_builtin(I)->data;
   SrVal *p[4];
@@ -252,9 +280,7 @@ static SrVal *init_call(SrInterp *I, SrArgs *a) {
     break;
   }
   case K_VARIANCE: r = variance_scaling_init(s, in, key, shape, dt, osh); break;
-  default:
-    r = sr_raise(I, "NotImplementedError",
-                 "orthogonal: jax.random.orthogonal needs a QR decomposition, which shardrepl does not have");
+  default: r = orthogonal_init(s, in, key, shape, dt, osh);
   }
   return sr_nn_done(s, r);
 }
@@ -366,8 +392,13 @@ static SrVal *ini_he_normal(SrInterp *I, SrArgs *a) { return ini_named(I, a, "he
 static SrVal *ini_orthogonal(SrInterp *I, SrArgs *a) {
   SrVal *p[3];
   if (sr_args_parse(I, a, "orthogonal", "scale=, column_axis=, dtype=", p) < 0) return NULL;
+  int64_t ca = -1;
+  if (p[1] && sr_as_int(I, p[1], "column_axis", &ca) < 0) return NULL;
   Init *in = new_init(I, K_ORTHOGONAL, p[2], "orthogonal");
-  return in ? make_init(in) : NULL;
+  if (!in) return NULL;
+  in->value = p[0] ? sr_ref(p[0]) : sr_float(NULL, 1.0);
+  in->column_axis = ca;
+  return make_init(in);
 }
 
 /* ---- registration ---- */
@@ -402,5 +433,5 @@ void sr_nn_initializers_init(void) {
   sr_def("jax.nn.initializers.he_normal jax.nn.initializers.kaiming_normal", ini_he_normal,
          "he_normal(...): variance_scaling(2.0, 'fan_in', 'truncated_normal')");
   sr_def("jax.nn.initializers.orthogonal", ini_orthogonal,
-         "orthogonal(scale=1.0, column_axis=-1, dtype=None): not available (needs a QR decomposition)");
+         "orthogonal(scale=1.0, column_axis=-1, dtype=None): an init drawing jax.random.orthogonal matrices (jax.nn.initializers)");
 }

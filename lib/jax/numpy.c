@@ -905,22 +905,47 @@ static SrVal *jnp_swapaxes(SrInterp *I, SrArgs *a) {
   return r;
 }
 
+/* jnp.moveaxis(a, source, destination): source and destination an int or
+   a sequence of ints each (_moveaxis: the other axes in order, then each
+   source inserted at its destination, destinations in increasing order) */
 static SrVal *jnp_moveaxis(SrInterp *I, SrArgs *a) {
   SrVal *p[3];
   if (sr_args_parse(I, a, "moveaxis", "a, source, destination", p) < 0) return NULL;
-  int64_t s, d;
-  if (sr_as_int(I, p[1], "source", &s) < 0 || sr_as_int(I, p[2], "destination", &d) < 0) return NULL;
+  int64_t s[SR_MAX_RANK], d[SR_MAX_RANK];
+  int ns = 0, nd = 0;
+  if (ints_arg(I, p[1], s, &ns, "source") < 0 || ints_arg(I, p[2], d, &nd, "destination") < 0) return NULL;
+  if (ns != nd) return sr_raise(I, "ValueError", "Inconsistent number of elements: %d vs %d", ns, nd);
   SrVal *x = arr(I, p[0]);
   if (!x) return NULL;
   const SrType *t = vtype(I, x);
   SrVal *r = NULL;
-  if (sr_api_axis(I, s, t->ndim, &s) == 0 && sr_api_axis(I, d, t->ndim, &d) == 0) {
+  int ok = 1;
+  for (int i = 0; i < ns && ok; i++)
+    ok = sr_api_axis(I, s[i], t->ndim, &s[i]) == 0 && sr_api_axis(I, d[i], t->ndim, &d[i]) == 0;
+  if (ok) {
     int64_t perm[SR_MAX_RANK];
-    int k = 0;
-    for (int i = 0; i < t->ndim; i++)
-      if (i != s) perm[k++] = i;
-    memmove(perm + d + 1, perm + d, (size_t)(t->ndim - 1 - d) * sizeof *perm);
-    perm[d] = s;
+    int k = 0, order[SR_MAX_RANK];
+    for (int i = 0; i < t->ndim; i++) {
+      int moved = 0;
+      for (int j = 0; j < ns; j++) moved |= s[j] == i;
+      if (!moved) perm[k++] = i;
+    }
+    for (int i = 0; i < ns; i++) order[i] = i;
+    for (int i = 1; i < ns; i++) /* sorted(zip(destination, source)) */
+      for (int j = i; j > 0 && (d[order[j]] < d[order[j - 1]] ||
+                                (d[order[j]] == d[order[j - 1]] && s[order[j]] < s[order[j - 1]]));
+           j--) {
+        int tmp = order[j];
+        order[j] = order[j - 1];
+        order[j - 1] = tmp;
+      }
+    for (int i = 0; i < ns; i++) {
+      int64_t dd = d[order[i]];
+      if (dd > k) dd = k;
+      memmove(perm + dd + 1, perm + dd, (size_t)(k - dd) * sizeof *perm);
+      perm[dd] = s[order[i]];
+      k++;
+    }
     r = sr_lax_transpose(I, x, perm, t->ndim);
   }
   sr_unref(x);
@@ -2975,6 +3000,7 @@ void sr_jnp_api_init(void) {
   sr_jnp_einsum_init();
   sr_jnp_info_init();
   sr_jnp_norm_init();
+  sr_lax_linalg_api_init();
   for (int i = 0; defs2[i].names; i++) sr_def(defs2[i].names, defs2[i].fn, defs2[i].doc);
   static const struct {
     const char *name;
