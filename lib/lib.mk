@@ -18,6 +18,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/exec/array.c lib/exec/array.h lib/exec/comm.c lib/exec/comm.h \
 	lib/exec/comm_local.c lib/exec/eval.c lib/exec/eval.h lib/exec/exec.c \
 	lib/exec/exec.h lib/exec/kern.h lib/exec/kern_ew.h lib/exec/kern_copy.c lib/exec/kern_dot.c lib/exec/blas_cpu.c lib/exec/vmath.c lib/exec/vmath.h \
+	lib/exec/fold.c lib/exec/fold.h lib/exec/kern_simd.c lib/exec/kern_simd.h \
 	lib/exec/kern_ew.c lib/exec/kern_reduce.c lib/exec/layout.c \
 	lib/exec/layout.h lib/exec/npy.c lib/exec/npy.h lib/exec/numfmt.c \
 	lib/exec/numfmt.h lib/exec/prng.c lib/exec/prng.h lib/exec/redistribute.c \
@@ -69,6 +70,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/jax/lax_linalg.c \
 	lib/jax/numpy_repeat.c \
 	lib/jax/numpy_index.c \
+	lib/jax/kernel_counts.c \
 	lib/jax/pxla.c \
 	lib/jax/tracers.c lib/jax/tracers.h \
 	lib/jax/debug_picture.c lib/jax/debug_picture.h \

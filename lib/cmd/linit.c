@@ -28,6 +28,7 @@ static void open_modules(void) {
   sr_jnp_init();
   sr_commands_ad_init();
   sr_commands_session_init();
+  sr_kernel_counts_init();
 }
 
 static void state_new(SrInterp *I) {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec/kern_simd.h"
 #include "exec/prng.h"
 #include "util/mem.h"
 
@@ -169,7 +170,8 @@ static void fold_half(SrRedOp op, int bf, size_t n, uint16_t *a, const uint16_t 
   }
 }
 
-int sr_comm_fold(SrRedOp op, SrDtype dt, size_t n, void *acc, const void *x) {
+/* vectorized by the CPU (kern_simd.h): elementwise, no trapping operation */
+SR_KERN_VEC int sr_comm_fold(SrRedOp op, SrDtype dt, size_t n, void *acc, const void *x) {
   switch (dt) {
   case SR_BOOL: {
     uint8_t *a = acc;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "exec/comm.h"
+#include "exec/kern_simd.h"
 #include "util/mem.h"
 
 static void local_free(SrComm *c) { free(c); }
@@ -38,6 +39,17 @@ static int fold_err(SrDiags *d, SrDtype dt) {
                       sr_dtype_name(dt));
 }
 
+/* acc = the group's buffers (from byte off) folded in the devices' order,
+   in one pass (kern_simd.h). */
+static int fold_group(SrRedOp op, SrDtype dt, size_t count, void *acc, const SrGroups *g, const int *m,
+                      SrBuffer *const *in, size_t off) {
+  const void *small[16] = {0}, **xs = g->size <= 16 ? small : sr_xmalloc((size_t)g->size * sizeof *xs);
+  for (int i = 0; i < g->size; i++) xs[i] = (const char *)in[m[i]]->data + off;
+  int rc = sr_kern_fold_many(op, dt, count, acc, xs, g->size);
+  if (xs != small) free(xs);
+  return rc;
+}
+
 static int local_all_reduce(SrComm *c, const SrGroups *g, SrRedOp op, SrDtype dt, size_t count,
                             SrBuffer *const *in, SrBuffer **out, SrDiags *d) {
   (void)c;
@@ -53,12 +65,10 @@ static int local_all_reduce(SrComm *c, const SrGroups *g, SrRedOp op, SrDtype dt
       acc = sr_buffer_ref(in[m[0]]);
     } else {
       acc = sr_buffer_new(count * es);
-      memcpy(acc->data, in[m[0]]->data, count * es);
-      for (int i = 1; i < g->size; i++)
-        if (sr_comm_fold(op, dt, count, acc->data, in[m[i]]->data) < 0) {
-          sr_buffer_unref(acc);
-          return fold_err(d, dt);
-        }
+      if (fold_group(op, dt, count, acc->data, g, m, in, 0) < 0) {
+        sr_buffer_unref(acc);
+        return fold_err(d, dt);
+      }
     }
     for (int i = 0; i < g->size; i++) out[m[i]] = sr_buffer_ref(acc);
     sr_buffer_unref(acc);
@@ -90,12 +100,10 @@ static int local_reduce_scatter(SrComm *c, const SrGroups *g, SrRedOp op, SrDtyp
     const int *m = g->members + (size_t)grp * g->size;
     for (int j = 0; j < g->size; j++) {
       SrBuffer *acc = sr_buffer_new(chunk);
-      memcpy(acc->data, (char *)in[m[0]]->data + j * chunk, chunk);
-      for (int i = 1; i < g->size; i++)
-        if (sr_comm_fold(op, dt, count, acc->data, (char *)in[m[i]]->data + j * chunk) < 0) {
-          sr_buffer_unref(acc);
-          return fold_err(d, dt);
-        }
+      if (fold_group(op, dt, count, acc->data, g, m, in, j * chunk) < 0) {
+        sr_buffer_unref(acc);
+        return fold_err(d, dt);
+      }
       out[m[j]] = acc;
     }
   }

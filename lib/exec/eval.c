@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "check/check.h"
+#include "exec/fold.h"
 #include "exec/kern.h"
 #include "exec/layout.h"
 #include "core/jaxstate.h"
@@ -588,6 +589,7 @@ int sr_ev_jaxpr(SrEvalCtx *cx, const SrJaxpr *j, SrArray *const *in, SrArray **o
   SrArray **env = sr_xcalloc(nv + 1, sizeof *env);
   uint8_t *dead = cx->fused ? find_dead(j) : NULL;
   int32_t *last = sr_jaxpr_last_use(j, dead);
+  SrFold *fold = sr_fold_plan(j, dead, last);
   int rc = 0;
   for (uint32_t i = 0; i < j->nconst; i++) {
     SrArrayObj *c = j->consts ? sr_array_of(j->consts[i]) : NULL;
@@ -609,6 +611,7 @@ int sr_ev_jaxpr(SrEvalCtx *cx, const SrJaxpr *j, SrArray *const *in, SrArray **o
       k++;
       continue;
     }
+    if (fold && !(q = sr_fold_eqn(fold, k, q, env, last))) continue;
     SrArray **ins = q->nin <= 16 ? ist : sr_xmalloc(q->nin * sizeof *ins);
     SrArray **outs = q->nout <= 16 ? ost : sr_xmalloc(q->nout * sizeof *outs);
     const SrType **ts = q->nout <= 16 ? tst : sr_xmalloc(q->nout * sizeof *ts);
@@ -679,6 +682,7 @@ done:
   free(env);
   free(last);
   free(dead);
+  sr_fold_free(fold);
   return rc;
 }
 

@@ -17,6 +17,10 @@
 /* out = in transposed: out dim k is in dim perm[k]. */
 void sr_kern_transpose(size_t es, int ndim, const int64_t *in_shape, const int *perm, const void *in,
                        void *out);
+/* How many transposes (of at least one element) sr_kern_transpose has
+   made in this process: the evaluator's, and the dot kernel's copies of
+   operands BLAS cannot read with a transpose flag. */
+long sr_kern_transposes(void);
 /* out (count-shaped) = the box of in that starts at start. */
 void sr_kern_copy_box(size_t es, int ndim, const int64_t *in_shape, const int64_t *start,
                       const int64_t *count, const void *in, void *out);

@@ -6,6 +6,7 @@
  * become rows of memcpy; a transpose of the two innermost dimensions goes
  * tile by tile for the cache. */
 #include "exec/kern.h"
+#include "exec/kern_simd.h"
 
 #include <string.h>
 
@@ -66,6 +67,7 @@ static void copy_line(size_t es, int64_t len, const char *src, int64_t sstep, ch
    along j, so both are read and written a tile at a time. */
 static void copy_tiled(size_t es, int64_t a, int64_t b, const char *src, int64_t s0, int64_t s1, char *dst,
                        int64_t d0, int64_t d1) {
+  if (s0 == 1 && d1 == 1 && sr_kern_transpose_2d(es, a, b, src, s1, dst, d0) == 0) return;
   for (int64_t i0 = 0; i0 < a; i0 += TILE)
     for (int64_t j0 = 0; j0 < b; j0 += TILE) {
       int64_t ie = i0 + TILE < a ? i0 + TILE : a, je = j0 + TILE < b ? j0 + TILE : b;
@@ -123,9 +125,14 @@ static int any_zero(int ndim, const int64_t *shape) {
   return 0;
 }
 
+static long ntransposes;
+
+long sr_kern_transposes(void) { return __atomic_load_n(&ntransposes, __ATOMIC_RELAXED); }
+
 void sr_kern_transpose(size_t es, int ndim, const int64_t *in_shape, const int *perm, const void *in,
                        void *out) {
   if (any_zero(ndim, in_shape)) return;
+  __atomic_fetch_add(&ntransposes, 1, __ATOMIC_RELAXED);
   int64_t ist[SR_MAX_RANK], osh[SR_MAX_RANK], ost[SR_MAX_RANK];
   strides_of(ndim, in_shape, ist);
   for (int k = 0; k < ndim; k++) osh[k] = in_shape[perm[k]];

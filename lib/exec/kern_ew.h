@@ -19,29 +19,60 @@
 #include <stdint.h>
 
 #include "exec/kern.h"
+#include "exec/kern_simd.h"
+
+/* Whether two types are one (GCC and Clang know it at compile time). */
+#define SR_KERN_SAME_TYPE(T, U) __builtin_types_compatible_p(T, U)
 
 /* o[i] = EXPR(p, q) with either side possibly a broadcast scalar */
 #define SR_KERN_BIN_LOOP(T, OT, EXPR)                                        \
   do {                                                                       \
     const T *x_ = a, *y_ = b;                                                \
     OT *o_ = out;                                                            \
-    if (!sa && !sb) {                                                        \
+    /* out may be an operand's buffer (exactly: SR_MAP_REUSE): then the   \
+       loop reads that operand through out, so that the vectorizer sees   \
+       one stream fewer to check for overlap */                           \
+    int ia_ = SR_KERN_SAME_TYPE(T, OT) && (const void *)o_ == a;             \
+    int ib_ = SR_KERN_SAME_TYPE(T, OT) && (const void *)o_ == b && !ia_;     \
+    if (!sa && !sb && ia_) {                                                 \
+      for (size_t i = 0; i < n; i++) {                                       \
+        T p = (T)o_[i], q = y_[i];                                           \
+        o_[i] = (OT)(EXPR);                                                  \
+      }                                                                      \
+    } else if (!sa && !sb && ib_) {                                          \
+      for (size_t i = 0; i < n; i++) {                                       \
+        T p = x_[i], q = (T)o_[i];                                           \
+        o_[i] = (OT)(EXPR);                                                  \
+      }                                                                      \
+    } else if (!sa && !sb) {                                                 \
       for (size_t i = 0; i < n; i++) {                                       \
         T p = x_[i], q = y_[i];                                              \
         o_[i] = (OT)(EXPR);                                                  \
       }                                                                      \
     } else if (sa && !sb) {                                                  \
       T p = x_[0];                                                           \
-      for (size_t i = 0; i < n; i++) {                                       \
-        T q = y_[i];                                                         \
-        o_[i] = (OT)(EXPR);                                                  \
-      }                                                                      \
+      if (ib_)                                                               \
+        for (size_t i = 0; i < n; i++) {                                     \
+          T q = (T)o_[i];                                                    \
+          o_[i] = (OT)(EXPR);                                                \
+        }                                                                    \
+      else                                                                   \
+        for (size_t i = 0; i < n; i++) {                                     \
+          T q = y_[i];                                                       \
+          o_[i] = (OT)(EXPR);                                                \
+        }                                                                    \
     } else if (!sa) {                                                        \
       T q = y_[0];                                                           \
-      for (size_t i = 0; i < n; i++) {                                       \
-        T p = x_[i];                                                         \
-        o_[i] = (OT)(EXPR);                                                  \
-      }                                                                      \
+      if (ia_)                                                               \
+        for (size_t i = 0; i < n; i++) {                                     \
+          T p = (T)o_[i];                                                    \
+          o_[i] = (OT)(EXPR);                                                \
+        }                                                                    \
+      else                                                                   \
+        for (size_t i = 0; i < n; i++) {                                     \
+          T p = x_[i];                                                       \
+          o_[i] = (OT)(EXPR);                                                \
+        }                                                                    \
     } else {                                                                 \
       T p = x_[0], q = y_[0];                                                \
       for (size_t i = 0; i < n; i++) o_[i] = (OT)(EXPR);                     \
@@ -70,9 +101,13 @@
   (void)sizeof(U);                                                           \
   (void)MINV
 
-/* A binary kernel NAME on T to OT; the integer one with T, U, BITS, MINV. */
+/* A binary kernel NAME on T to OT; the integer one with T, U, BITS, MINV.
+   The float (and bool) ones are vectorized, with AVX-512, AVX2 or SSE2 by
+   the CPU (SR_KERN_VEC, exec/kern_simd.h): their operations do not trap,
+   and each element's IEEE result is the scalar loop's.  The integer ones
+   stay scalar: an integer division's guard must not be speculated. */
 #define SR_KERN_BIN(NAME, T, OT, EXPR)                                                      \
-  static int NAME(size_t n, const void *a, int sa, const void *b, int sb, void *out) {      \
+  SR_KERN_VEC static int NAME(size_t n, const void *a, int sa, const void *b, int sb, void *out) {      \
     SR_KERN_BIN_LOOP(T, OT, EXPR);                                                          \
   }
 #define SR_KERN_BIN_INT(NAME, TY, UT, NB, MN, OT, EXPR)                                     \

@@ -63,6 +63,8 @@ SrJaxprCallFn sr_jaxpr_call_hook(void);
 void sr_jnp_init(void);
 /* builtins_jax.c: JAX's state's built-ins (set_mesh, config), dtypes. */
 void sr_builtins_jax_init(void);
+/* shardrepl.kernel_counts() (kernel_counts.c). */
+void sr_kernel_counts_init(void);
 
 /* pxla.c: a jit's concrete results (a tuple) whose sharding XLA chose
    over Auto axes take the first argument's sharding, as it has it, when

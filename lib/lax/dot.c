@@ -13,6 +13,7 @@
 #include "ad/ad_rules.h"
 #include "ad/batch.h"
 #include "exec/eval.h"
+#include "exec/fold.h"
 #include "exec/kern.h"
 #include "check/rule.h"
 #include "text/print_val.h"
@@ -737,7 +738,10 @@ static int batch_dot_general(SrBatch *b, const SrEqn *e, SrVal **x, const int *b
 
 static void type_rules_dot(void) { sr_set_type_rule(SR_P_dot_general, type_dot_general); }
 
-static void eval_rules_dot(void) { sr_set_eval_rule(SR_P_dot_general, ev_dot_general); }
+static void eval_rules_dot(void) {
+  sr_set_eval_rule(SR_P_dot_general, ev_dot_general);
+  sr_ev_fold = (SrEvFold){1, SR_P_transpose, SR_P_dot_general};
+}
 
 static void ad_rules_dot(void) {
   sr_ad_set_jvp(SR_P_dot_general, jvp_dot_general);

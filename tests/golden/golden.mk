@@ -238,6 +238,7 @@ include $(top_srcdir)/tests/golden/einsum15.mk
 include $(top_srcdir)/tests/golden/random15.mk
 include $(top_srcdir)/tests/golden/cmd16.mk
 include $(top_srcdir)/tests/golden/speed17.mk
+include $(top_srcdir)/tests/golden/gemm17.mk
 include $(top_srcdir)/tests/pict/pict16.mk
 include $(top_srcdir)/tests/golden/vmap13.mk
 include $(top_srcdir)/tests/golden/pyscript14.mk

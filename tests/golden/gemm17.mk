@@ -1,0 +1,6 @@
+## gemm17.mk: build fragment, included by tests/golden/golden.mk
+## Issue 17 (speed): transposes folded into the dot_generals beside them
+## (lib/exec/fold.c), checked against numpy with the kernels' counts.
+GEMM17_GOLDEN = \
+	tests/golden/fold17.jxr
+GOLDEN_TESTS += $(GEMM17_GOLDEN)
