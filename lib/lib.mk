@@ -67,6 +67,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/jax/experimental.c \
 	lib/jax/device_put.c lib/jax/device_put.h \
 	lib/jax/remat_policies.c lib/jax/remat_policies.h \
+	lib/exec/bufpool.c lib/exec/bufpool.h \
 	lib/cmd/commands.c lib/cmd/commands.h lib/cmd/commands_ad.c \
 	lib/cmd/hooks_exec.c lib/cmd/linit.c lib/cmd/linit.h \
 	lib/cmd/session.c lib/cmd/target.c lib/cmd/help_examples.def \

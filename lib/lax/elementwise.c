@@ -508,7 +508,7 @@ static int ew_one_device(SrEvalCtx *cx, const SrEvalEqn *e, const SrMesh *m, con
   e->out[0] = sr_array_new(t, sr_layout_with_dtype(l, t->dtype), NULL);
   size_t nbytes = (size_t)numel * sr_elem_size(t->dtype);
   /* sr_ev_map's SR_MAP_REUSE: write into a donated input no one else holds */
-  int flags = reuse_flags(e, e->in, 0);
+  int flags = (obuf = sr_ev_dest_take(cx, 0, 0, nbytes)) ? 0 : reuse_flags(e, e->in, 0);
   if (flags) {
     SrBuffer *b = ibuf[__builtin_ctz((unsigned)flags >> 3)];
     if (sr_buffer_unique(b) && b->nbytes == nbytes) obuf = sr_buffer_ref(b);
