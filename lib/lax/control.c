@@ -1708,6 +1708,19 @@ static int ev_scan(SrEvalCtx *cx, const SrEvalEqn *e) {
   int rc = 0;
   SrEvDest sd = {e->nout, sr_xcalloc(e->nout + 1, sizeof *sd.out)};
   for (uint32_t i = 0; i < nconsts + ncarry; i++) args[i] = sr_array_ref(e->in[i]);
+  /* an initial carry at its last use and held by no one else: its buffers
+     move to the scan's own carry, so that the body may overwrite them */
+  for (uint32_t i = (uint32_t)nconsts; i < nconsts + ncarry && i < 32; i++) {
+    SrArray *x = e->in[i];
+    if (!(e->donate >> i & 1) || x->rc != 2 || x->local) continue;
+    SrArray *c = sr_array_retype(x, x->type, x->layout);
+    for (int p = 0; p < x->ndev; p++) {
+      sr_buffer_unref(x->shard[p]);
+      x->shard[p] = NULL;
+    }
+    sr_array_unref(args[i]);
+    args[i] = c;
+  }
   /* the scanned-over dim whole on every device */
   for (uint32_t k = 0; k < nx && rc == 0; k++) {
     SrArray *x = e->in[nconsts + ncarry + k];

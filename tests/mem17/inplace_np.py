@@ -26,6 +26,8 @@ def body3(c, x):
 print('scan twice', show(scan(body3, np.zeros(3), xs)))
 print('scan reverse', show(scan(body1, np.ones(3), xs, reverse=True)))
 print('scan keeps init', np.ones(3).tolist(), scan(body1, np.ones(3), xs)[0].tolist())
+d = np.ones(3) * 2; e = d + 1
+print('scan init moved', [scan(body1, d, xs)[0].tolist()] + stack(scan(body1, e, xs)[1]) + [(e * 3).tolist()], np.ones(3).tolist())
 cf, ys = scan(body1, np.ones(3), xs)
 cf2, ys2 = scan(body1, cf, xs)
 print('scan again', cf.tolist(), cf2.tolist(), ys[3].tolist(), ys2[0].tolist())
