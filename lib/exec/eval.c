@@ -342,11 +342,12 @@ int sr_ev_map(SrEvalCtx *cx, int nin, SrArray *const *in, int nout, SrArray *con
       if (flags & SR_MAP_NOALLOC) continue;
       if (cx->eqn_dest && (obuf[j] = sr_ev_dest_take(cx, (uint32_t)j, p, obytes[j]))) continue;
       if (j == 0 && flags >= 8) {
-        int r = __builtin_ctz((unsigned)flags >> 3);
-        if (r < nin && sr_buffer_unique(ibuf[r]) && ibuf[r]->nbytes == obytes[0]) {
-          obuf[0] = sr_buffer_ref(ibuf[r]);
-          continue;
+        /* the first of the reusable inputs whose buffer no one else holds */
+        for (unsigned rs = (unsigned)flags >> 3; rs && !obuf[0]; rs &= rs - 1) {
+          int r = __builtin_ctz(rs);
+          if (r < nin && sr_buffer_unique(ibuf[r]) && ibuf[r]->nbytes == obytes[0]) obuf[0] = sr_buffer_ref(ibuf[r]);
         }
+        if (obuf[0]) continue;
       }
       obuf[j] = sr_ev_buffer(cx, obytes[j]);
       if (!obuf[j]) rc = -1;

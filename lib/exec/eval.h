@@ -213,7 +213,8 @@ enum {
 };
 /* Output 0 may be written into input k's buffer where that buffer has no
    other holder (the rule has checked that the caller donated input k and
-   that sizes agree; the kernel must allow in == out). */
+   that sizes agree; the kernel must allow in == out).  Several may be
+   given: the first whose buffer is free on a device is used there. */
 #define SR_MAP_REUSE(k) (8 << (k))
 
 /* Runs fn for each device this rank holds, once per distinct tuple of

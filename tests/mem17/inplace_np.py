@@ -3,6 +3,7 @@ import numpy as np
 x = np.arange(6.)
 y = x * 2; z = y + 1
 print('reused', [(z * y).tolist(), y.tolist()])
+print('clamp', np.clip(x, 0, 2.).tolist(), np.clip(x, 1, 3.).tolist())
 a = x + 1; b = a; c = a * 3; d = np.exp(a * 0) + b
 print('aliased', a.tolist(), b.tolist(), c.tolist(), d.tolist())
 print('jit arg kept', a.tolist(), (a + 10).tolist())
