@@ -11,6 +11,9 @@
 ##    "Autodiff and sharding", scaled up (bench/train_step.jxr), in one
 ##    process with 4 simulated devices and on 4 MPI ranks, against the same
 ##    step in numpy, with the results checked against numpy's;
+##  - bench/transformer.py: a 2-layer transformer block, forward and
+##    backward under jax.jit(jax.grad) (bench/transformer.jxr), against the
+##    same gradients by hand in numpy, checked against numpy's;
 ##  - bench/eager_math.py: eager tanh, exp and add of 4,096 float32 and a
 ##    loop of 64x64 tanh(x @ m), with the vector math library and without
 ##    it (SHARDREPL_VMATH=0), against numpy.
@@ -18,6 +21,7 @@
 ## Figures: bench/README.md.
 
 EXTRA_DIST += bench/overhead_numpy.py bench/train_step.py bench/train_step.jxr bench/eager_math.py
+EXTRA_DIST += bench/transformer.py bench/transformer.jxr
 
 bench: bench-numpy
 bench-numpy: bench/bench_exec$(EXEEXT) src/shardrepl$(EXEEXT)
@@ -33,5 +37,8 @@ bench-numpy: bench/bench_exec$(EXEEXT) src/shardrepl$(EXEEXT)
 	fi; \
 	echo "  a training step end to end (bench/train_step.py):"; \
 	OMPI_MCA_pml=ob1 '$(PYTHON_NUMPY)' $(srcdir)/bench/train_step.py --shardrepl src/shardrepl$(EXEEXT) \
-	  --script $(srcdir)/bench/train_step.jxr $${mpi:+--mpirun "$$mpi"} --out bench/out
+	  --script $(srcdir)/bench/train_step.jxr $${mpi:+--mpirun "$$mpi"} --out bench/out || exit 1; \
+	echo "  a transformer block under jit(grad) (bench/transformer.py):"; \
+	'$(PYTHON_NUMPY)' $(srcdir)/bench/transformer.py --shardrepl src/shardrepl$(EXEEXT) \
+	  --script $(srcdir)/bench/transformer.jxr --out bench/out
 .PHONY: bench-numpy

@@ -5,73 +5,18 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "exec/bufpool.h"
 #include "util/mem.h"
 
 /* ---- buffers ---- */
 
 /* Owners are one allocation: the header, padding to 64 bytes, the data.
- *
- * Freed owners are kept for reuse, by size: arrays of the same shapes come
- * back again and again (each equation of a loop, each step of a chain), and
- * memory fresh from the system costs a page fault per 4 KiB -- for a 64 MiB
- * result that is slower than computing it.  Small sizes go in one list per
- * 64-byte class, large ones in a short list searched by exact size; the
- * cache holds at most CACHE_MAX bytes and is not counted as live. */
+   Freed owners go back to the pool (exec/bufpool.h) for reuse by size. */
 #define BUF_HEAD 64
-#define SMALL_CLASSES 64   /* up to 4 KiB of data */
-#define LARGE_SLOTS 32
-#define CACHE_MAX ((size_t)512 << 20)
 
-static size_t live_bytes, peak_bytes, cached_bytes;
-static SrBuffer *small_free[SMALL_CLASSES];
-static SrBuffer *large_free[LARGE_SLOTS];
+static size_t live_bytes, peak_bytes;
 
 static size_t alloc_size(size_t nbytes) { return BUF_HEAD + ((nbytes + 63) & ~(size_t)63); }
-
-static SrBuffer *cache_take(size_t total) {
-  size_t cls = (total - BUF_HEAD) / 64;
-  if (cls < SMALL_CLASSES) {
-    SrBuffer *b = small_free[cls];
-    if (b) {
-      small_free[cls] = b->base;
-      cached_bytes -= total;
-    }
-    return b;
-  }
-  for (int i = 0; i < LARGE_SLOTS; i++) {
-    SrBuffer *b = large_free[i];
-    if (b && alloc_size(b->nbytes) == total) {
-      large_free[i] = NULL;
-      cached_bytes -= total;
-      return b;
-    }
-  }
-  return NULL;
-}
-
-static int cache_put(SrBuffer *b) {
-  size_t total = alloc_size(b->nbytes);
-  if (cached_bytes + total > CACHE_MAX) return 0;
-  size_t cls = (total - BUF_HEAD) / 64;
-  if (cls < SMALL_CLASSES) {
-    b->base = small_free[cls];
-    small_free[cls] = b;
-    cached_bytes += total;
-    return 1;
-  }
-  int slot = -1;
-  for (int i = 0; i < LARGE_SLOTS && slot < 0; i++)
-    if (!large_free[i]) slot = i;
-  if (slot < 0) {
-    /* evict the oldest-looking entry: the first */
-    cached_bytes -= alloc_size(large_free[0]->nbytes);
-    free(large_free[0]);
-    slot = 0;
-  }
-  large_free[slot] = b;
-  cached_bytes += total;
-  return 1;
-}
 
 /* NULL when out of memory.  A request past what the process may get
    (sr_mem_limit) is refused without trying: with overcommit malloc would
@@ -80,7 +25,8 @@ static int cache_put(SrBuffer *b) {
 static SrBuffer *buffer_alloc(size_t nbytes) {
   if (nbytes > sr_mem_limit()) return NULL;
   size_t total = alloc_size(nbytes);
-  SrBuffer *b = cache_take(total);
+  SrBuffer *b = sr_bufpool_take(total);
+  sr_bufpool_count(!b);
   if (!b) {
     b = aligned_alloc(64, total);
     if (!b) return NULL;
@@ -133,7 +79,7 @@ void sr_buffer_unref(SrBuffer *b) {
     return;
   }
   live_bytes -= b->nbytes;
-  if (!cache_put(b)) free(b);
+  sr_bufpool_put(b, alloc_size(b->nbytes));
 }
 
 void sr_buffer_stats(size_t *live, size_t *peak) {

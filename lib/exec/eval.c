@@ -341,12 +341,14 @@ int sr_ev_map(SrEvalCtx *cx, int nin, SrArray *const *in, int nout, SrArray *con
     for (int j = 0; j < nout; j++) {
       obuf[j] = NULL;
       if (flags & SR_MAP_NOALLOC) continue;
+      if (cx->eqn_dest && (obuf[j] = sr_ev_dest_take(cx, (uint32_t)j, p, obytes[j]))) continue;
       if (j == 0 && flags >= 8) {
-        int r = __builtin_ctz((unsigned)flags >> 3);
-        if (r < nin && sr_buffer_unique(ibuf[r]) && ibuf[r]->nbytes == obytes[0]) {
-          obuf[0] = sr_buffer_ref(ibuf[r]);
-          continue;
+        /* the first of the reusable inputs whose buffer no one else holds */
+        for (unsigned rs = (unsigned)flags >> 3; rs && !obuf[0]; rs &= rs - 1) {
+          int r = __builtin_ctz(rs);
+          if (r < nin && sr_buffer_unique(ibuf[r]) && ibuf[r]->nbytes == obytes[0]) obuf[0] = sr_buffer_ref(ibuf[r]);
         }
+        if (obuf[0]) continue;
       }
       obuf[j] = sr_ev_buffer(cx, obytes[j]);
       if (!obuf[j]) rc = -1;
@@ -583,8 +585,37 @@ static uint8_t *find_dead(const SrJaxpr *j) {
   return dead;
 }
 
+SrBuffer *sr_ev_dest_take(SrEvalCtx *cx, uint32_t i, int pos, size_t nbytes) {
+  const SrEvDest *d = cx->eqn_dest;
+  if (!d || i >= cx->eqn_dest_n || cx->eqn_dest_of[i] < 0) return NULL;
+  const SrEvDestOut *o = &d->out[cx->eqn_dest_of[i]];
+  if (!o->buf || pos < 0 || pos >= o->ndev || !o->buf[pos] || o->per != nbytes || o->taken[pos]) return NULL;
+  o->taken[pos] = 1;
+  return sr_buffer_view(o->buf[pos], o->off, nbytes);
+}
+
+/* Which result of j each var is, where that result has a destination (the
+   first such result of a var that several are); -1 elsewhere. */
+static int32_t *dest_of_vars(const SrJaxpr *j, const SrEvDest *d) {
+  int32_t *of = sr_xmalloc((j->nvars + 1) * sizeof *of);
+  for (uint32_t i = 0; i <= j->nvars; i++) of[i] = -1;
+  for (uint32_t o = 0; o < j->nout && o < d->n; o++) {
+    const SrVar *v = j->outvars[o];
+    if (v->kind == SR_VAR && d->out[o].buf && of[v->id] < 0) of[v->id] = (int32_t)o;
+  }
+  return of;
+}
+
 int sr_ev_jaxpr(SrEvalCtx *cx, const SrJaxpr *j, SrArray *const *in, SrArray **out) {
   uint32_t nv = j->nvars;
+  const SrEvDest *dest = cx->dest, *outer_dest = cx->eqn_dest;
+  const int32_t *outer_of = cx->eqn_dest_of;
+  uint32_t outer_n = cx->eqn_dest_n;
+  uint64_t steal = cx->steal;
+  cx->dest = NULL;
+  cx->steal = 0;
+  cx->eqn_dest = NULL;
+  int32_t *dest_of = dest ? dest_of_vars(j, dest) : NULL, eqn_of[16];
   for (uint32_t i = 0; i < j->nout; i++) out[i] = NULL;
   SrArray **env = sr_xcalloc(nv + 1, sizeof *env);
   uint8_t *dead = cx->fused ? find_dead(j) : NULL;
@@ -595,11 +626,14 @@ int sr_ev_jaxpr(SrEvalCtx *cx, const SrJaxpr *j, SrArray *const *in, SrArray **o
     SrArrayObj *c = j->consts ? sr_array_of(j->consts[i]) : NULL;
     if (!c || c->kind != SR_AV_CONCRETE) {
       rc = sr_ev_err(cx, "RuntimeError", "the jaxpr's constant %u has no concrete value", i);
+      for (uint32_t a = 0; a < sr_nargs(j) && a < 64; a++)
+        if (steal >> a & 1) sr_array_unref(in[a]);
       goto done;
     }
     env[j->invars[i]->id] = sr_array_ref(c->data);
   }
-  for (uint32_t i = 0; i < sr_nargs(j); i++) env[sr_args(j)[i]->id] = sr_array_ref(in[i]);
+  for (uint32_t i = 0; i < sr_nargs(j); i++)
+    env[sr_args(j)[i]->id] = i < 64 && (steal >> i & 1) ? in[i] : sr_array_ref(in[i]);
   SrArray *ist[16], *ost[16];
   const SrType *tst[16];
   for (uint32_t k = 0; k < j->neqn && rc == 0; k++) {
@@ -640,7 +674,16 @@ int sr_ev_jaxpr(SrEvalCtx *cx, const SrJaxpr *j, SrArray *const *in, SrArray **o
         for (uint32_t o = 0; o < q->nin && once; o++) once = o == i || q->in[o] != v;
         if (once) ee.donate |= 1u << i;
       }
+      int any_dest = 0;
+      for (uint32_t i = 0; dest_of && i < q->nout && q->nout <= 16; i++)
+        any_dest |= (eqn_of[i] = q->out[i]->kind == SR_VAR ? dest_of[q->out[i]->id] : -1) >= 0;
+      if (any_dest) {
+        cx->eqn_dest = dest;
+        cx->eqn_dest_of = eqn_of;
+        cx->eqn_dest_n = q->nout;
+      }
       rc = sr_ev_eqn(cx, &ee);
+      cx->eqn_dest = NULL;
     }
     if (nlit)
       for (uint32_t i = 0; i < q->nin; i++)
@@ -683,6 +726,10 @@ done:
   free(last);
   free(dead);
   sr_fold_free(fold);
+  free(dest_of);
+  cx->eqn_dest = outer_dest;
+  cx->eqn_dest_of = outer_of;
+  cx->eqn_dest_n = outer_n;
   return rc;
 }
 

@@ -42,7 +42,41 @@ typedef struct SrEvalCtx {
                            only use is the next equation's add runs as one
                            fused multiply-add, as XLA:CPU compiles it
                            (eval.c) */
+  /* For the next sr_ev_jaxpr only, which clears them (a scan's body):
+     where its results go (dest), and which of its inputs it gets the
+     caller's reference to (steal, bit i: in[i]), so that one held by no
+     one else can be written in place at its last use.  During one of its
+     equations, which of that equation's results have a destination
+     (sr_ev_dest_take). */
+  const struct SrEvDest *dest;
+  uint64_t steal;
+  const struct SrEvDest *eqn_dest;
+  const int32_t *eqn_dest_of;
+  uint32_t eqn_dest_n;
 } SrEvalCtx;
+
+/* Where a jaxpr's results go: result o's shard at mesh position pos is
+   made in bytes [off, off + per) of out[o].buf[pos] (a scan's stacked
+   result, at the iteration's slice) when the equation that makes it asks
+   for a buffer of that size there (sr_ev_dest_take), instead of in a
+   fresh buffer that the caller then copies.  The caller checks whether
+   each result really is its slice (the rule may have used the slice for
+   something else, which is harmless) and copies otherwise. */
+typedef struct SrEvDestOut {
+  SrBuffer **buf;  /* by mesh position, NULL where none; NULL: no destination */
+  int ndev;
+  size_t off, per;
+  uint8_t *taken;  /* ndev flags: a view of the slice was handed out */
+} SrEvDestOut;
+typedef struct SrEvDest {
+  uint32_t n;      /* results 0 .. n-1 */
+  SrEvDestOut *out;
+} SrEvDest;
+
+/* For result i of the equation being run, at mesh position pos: a view of
+   its destination if it has one of nbytes not yet handed out, else NULL.
+   sr_ev_map and the elementwise rules ask before allocating. */
+SrBuffer *sr_ev_dest_take(SrEvalCtx *cx, uint32_t i, int pos, size_t nbytes);
 
 typedef struct SrEvalEqn {
   const SrPrim *prim;
@@ -179,7 +213,8 @@ enum {
 };
 /* Output 0 may be written into input k's buffer where that buffer has no
    other holder (the rule has checked that the caller donated input k and
-   that sizes agree; the kernel must allow in == out). */
+   that sizes agree; the kernel must allow in == out).  Several may be
+   given: the first whose buffer is free on a device is used there. */
 #define SR_MAP_REUSE(k) (8 << (k))
 
 /* Runs fn for each device this rank holds, once per distinct tuple of

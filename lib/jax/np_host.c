@@ -106,6 +106,15 @@ static int holds_devices(const SrVal *v, int depth) {
 
 /* ---- conversions ---- */
 
+SrVal *sr_ndarray_adopt_jax(SrInterp *I, SrVal *v) {
+  SrArrayObj *o = sr_array_of(v);
+  SrArray *a = o && o->kind == SR_AV_CONCRETE ? o->data : NULL;
+  if (v->rc != 1 || !a || a->rc != 1 || a->mesh || a->local || !a->shard[0] || !sr_buffer_unique(a->shard[0]) ||
+      !sr_numfmt_supported(a->type->dtype) || strncmp(sr_dtype_name(a->type->dtype), "key<", 4) == 0 || o->deleted)
+    return sr_ndarray_from_jax(I, v, 0);
+  return nd_wrap(sr_array_ref(a), 0);
+}
+
 SrVal *sr_ndarray_from_jax(SrInterp *I, SrVal *v, int scalar) {
   SrVal *c = sr_array_concretize(I, v);
   SrArrayObj *o = sr_array_of(c);
@@ -136,18 +145,24 @@ SrVal *sr_ndarray_from_jax(SrInterp *I, SrVal *v, int scalar) {
   }
   int64_t shape[SR_MAX_RANK];
   for (int i = 0; i < t->ndim; i++) shape[i] = t->dims[i].size;
-  void *h = sr_concrete_host_data(I, a);
-  sr_unref(c);
-  if (!h) return NULL;
+  /* a meshless array's one buffer is already the host's row-major data:
+     copied once, not through a gathered copy */
+  void *h = NULL;
+  const void *src = !a->mesh && !a->local && a->shard[0] ? a->shard[0]->data : (h = sr_concrete_host_data(I, a));
+  if (!src) {
+    sr_unref(c);
+    return NULL;
+  }
   void *d;
   SrVal *r = sr_ndarray_new(t->dtype, t->ndim, shape, &d);
   if (r) {
-    memcpy(d, h, sr_array_shard_bytes(sr_ndarray_array(r)));
+    memcpy(d, src, sr_array_shard_bytes(sr_ndarray_array(r)));
     nd_of(r)->scalar = scalar && t->ndim == 0;
   } else {
     sr_raise(I, "MemoryError", "Unable to allocate an array of shape %s", "");
   }
   free(h);
+  sr_unref(c);
   return r;
 }
 

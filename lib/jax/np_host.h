@@ -53,6 +53,9 @@ SrVal *sr_ndarray_to_jax(SrInterp *I, SrVal *v, int exact);
    returned as it is (a new reference); tracers raise JAX's
    TracerArrayConversionError. */
 SrVal *sr_ndarray_from_jax(SrInterp *I, SrVal *v, int scalar);
+/* The same for a concrete array value that nothing else holds (a fresh
+   result): the ndarray takes over its one buffer instead of copying it. */
+SrVal *sr_ndarray_adopt_jax(SrInterp *I, SrVal *v);
 /* Nested lists and tuples with each ndarray in them as a jax.Array
    (exact as in sr_ndarray_to_jax); a new reference. */
 SrVal *sr_np_seq_to_jax(SrInterp *I, SrVal *v, int exact);

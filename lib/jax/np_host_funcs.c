@@ -691,7 +691,7 @@ static SrVal *np_load(SrInterp *I, SrArgs *a) {
       sr_dict_set(NULL, w, sr_ref(r->dict.keys[i]), v);
     }
   } else {
-    w = sr_ndarray_from_jax(I, r, 0);
+    w = sr_ndarray_adopt_jax(I, r);
   }
   sr_unref(r);
   return w;

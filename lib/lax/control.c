@@ -1615,6 +1615,95 @@ static const SrType *stack_layout(const SrType *l, int64_t length, const SrType 
   return sr_type_get(&b);
 }
 
+/* The destinations of a scan body's stacked results at iteration i: slice i
+   of each stack made so far, for the first device of each distinct stack
+   buffer (devices sharing one must also share the result).  0 when there
+   are none yet. */
+static int stack_dests(SrEvDest *d, SrArray *const *ys, uint32_t ny, int64_t ncarry, int64_t i, int64_t length) {
+  int any = 0;
+  for (uint32_t k = 0; k < ny; k++) {
+    SrEvDestOut *o = &d->out[ncarry + k];
+    SrArray *st = ys[k];
+    if (!st || length <= 0) continue;
+    if (!o->buf) {
+      o->buf = sr_xcalloc((size_t)st->ndev + 1, sizeof *o->buf);
+      o->taken = sr_xcalloc((size_t)st->ndev + 1, 1);
+      o->ndev = st->ndev;
+    }
+    for (int p = 0; p < st->ndev; p++) {
+      int q = 0;
+      while (q < p && st->shard[q] != st->shard[p]) q++;
+      o->buf[p] = q == p ? st->shard[p] : NULL;
+      o->taken[p] = 0;
+      if (st->shard[p]) {
+        o->per = st->shard[p]->nbytes / (size_t)length;
+        any = 1;
+      }
+    }
+    o->off = (size_t)i * o->per;
+  }
+  return any;
+}
+
+static int in_stacks(const SrBuffer *b, SrArray *const *ys, uint32_t ny) {
+  const SrBuffer *owner = b->base ? b->base : b;
+  for (uint32_t k = 0; k < ny; k++)
+    for (int p = 0; ys[k] && p < ys[k]->ndev; p++)
+      if (ys[k]->shard[p] == owner) return 1;
+  return 0;
+}
+
+/* After a body run with destinations: a slice handed out but not holding
+   its stacked result exactly (a rule used it for a temporary, or the result
+   is laid out otherwise and must be moved) is about to be overwritten, so
+   any result still reading a stack -- but the stacked results that are
+   their slices -- becomes a copy first. */
+static int unalias_results(SrEvalCtx *cx, const SrEvDest *d, SrArray **res, uint32_t nout, SrArray *const *ys,
+                           uint32_t ny, int64_t ncarry, int64_t i) {
+  int clean = 1;
+  uint8_t *exact = sr_xcalloc(nout + 1, 1);
+  for (uint32_t k = 0; k < ny; k++) {
+    const SrEvDestOut *o = &d->out[ncarry + k];
+    SrArray *y = res[ncarry + k];
+    exact[ncarry + k] = ys[k] && y->mesh == ys[k]->mesh &&
+                        sr_layout_same(slice_layout(ys[k]->layout, y->type), y->layout);
+    for (int p = 0; p < y->ndev && exact[ncarry + k]; p++) {
+      SrBuffer *s = ys[k]->shard[p], *b = y->shard[p];
+      if (!b || !s) continue;
+      exact[ncarry + k] = b->nbytes == o->per && (char *)b->data == (char *)s->data + (size_t)i * o->per;
+    }
+    for (int p = 0; o->buf && p < o->ndev; p++)
+      if (o->taken[p] && !exact[ncarry + k]) clean = 0;
+  }
+  int rc = 0;
+  for (uint32_t k = 0; !clean && k < nout && rc == 0; k++) {
+    SrArray *a = res[k], *c = NULL;
+    if (exact[k]) continue;
+    for (int p = 0; p < a->ndev && rc == 0; p++) {
+      if (!a->shard[p] || (c && c->shard[p] != a->shard[p]) || !in_stacks(a->shard[p], ys, ny)) continue;
+      if (!c) c = sr_array_retype(a, a->type, a->layout);
+      SrBuffer *b = sr_ev_buffer(cx, a->shard[p]->nbytes);
+      if (!b) {
+        rc = -1;
+        break;
+      }
+      memcpy(b->data, a->shard[p]->data, b->nbytes);
+      for (int q = p; q < a->ndev; q++)
+        if (c->shard[q] == a->shard[p]) {
+          sr_buffer_unref(c->shard[q]);
+          c->shard[q] = sr_buffer_ref(b);
+        }
+      sr_buffer_unref(b);
+    }
+    if (c) {
+      sr_array_unref(res[k]);
+      res[k] = c;
+    }
+  }
+  free(exact);
+  return rc;
+}
+
 static int ev_scan(SrEvalCtx *cx, const SrEvalEqn *e) {
   const SrJaxpr *j = sr_ev_param_jaxpr(e, "jaxpr");
   int64_t length, nconsts, ncarry, reverse = 0;
@@ -1630,7 +1719,21 @@ static int ev_scan(SrEvalCtx *cx, const SrEvalEqn *e) {
   SrArray **xs = sr_xcalloc(nx + 1, sizeof *xs);
   SrArray **ys = sr_xcalloc(ny + 1, sizeof *ys);
   int rc = 0;
+  SrEvDest sd = {e->nout, sr_xcalloc(e->nout + 1, sizeof *sd.out)};
   for (uint32_t i = 0; i < nconsts + ncarry; i++) args[i] = sr_array_ref(e->in[i]);
+  /* an initial carry at its last use and held by no one else: its buffers
+     move to the scan's own carry, so that the body may overwrite them */
+  for (uint32_t i = (uint32_t)nconsts; i < nconsts + ncarry && i < 32; i++) {
+    SrArray *x = e->in[i];
+    if (!(e->donate >> i & 1) || x->rc != 2 || x->local) continue;
+    SrArray *c = sr_array_retype(x, x->type, x->layout);
+    for (int p = 0; p < x->ndev; p++) {
+      sr_buffer_unref(x->shard[p]);
+      x->shard[p] = NULL;
+    }
+    sr_array_unref(args[i]);
+    args[i] = c;
+  }
   /* the scanned-over dim whole on every device */
   for (uint32_t k = 0; k < nx && rc == 0; k++) {
     SrArray *x = e->in[nconsts + ncarry + k];
@@ -1651,7 +1754,20 @@ static int ev_scan(SrEvalCtx *cx, const SrEvalEqn *e) {
       args[nconsts + ncarry + k] = s;
     }
     for (uint32_t k = 0; k < e->nout; k++) res[k] = NULL;
-    if (sr_ev_jaxpr(cx, j, args, res) < 0) {
+    /* the body makes this iteration's stacked results in their slices
+       (once the stacks exist), and gets the carries and slices to itself,
+       so that it may overwrite a carry at its last use */
+    int any_dest = stack_dests(&sd, ys, ny, ncarry, i, length);
+    cx->dest = any_dest ? &sd : NULL;
+    cx->steal = 0;
+    for (uint32_t k = (uint32_t)nconsts; k < e->nin && k < 64; k++) cx->steal |= (uint64_t)1 << k;
+    int brc = sr_ev_jaxpr(cx, j, args, res);
+    for (uint32_t k = (uint32_t)nconsts; k < e->nin && k < 64; k++) args[k] = NULL;
+    if (brc < 0) {
+      rc = -1;
+      break;
+    }
+    if (any_dest && unalias_results(cx, &sd, res, e->nout, ys, ny, ncarry, i) < 0) {
       rc = -1;
       break;
     }
@@ -1694,7 +1810,8 @@ static int ev_scan(SrEvalCtx *cx, const SrEvalEqn *e) {
         }
         if (q < p) continue;
         size_t per = y->shard[p]->nbytes;
-        memcpy((char *)ys[k]->shard[p]->data + (size_t)i * per, y->shard[p]->data, per);
+        char *slot = (char *)ys[k]->shard[p]->data + (size_t)i * per;
+        if (y->shard[p]->data != slot) memcpy(slot, y->shard[p]->data, per);
       }
     }
     for (uint32_t k = ncarry; k < e->nout; k++) {
@@ -1723,6 +1840,11 @@ static int ev_scan(SrEvalCtx *cx, const SrEvalEqn *e) {
   for (uint32_t i = 0; i < e->nout; i++) sr_array_unref(res[i]);
   for (uint32_t k = 0; k < nx; k++) sr_array_unref(xs[k]);
   for (uint32_t k = 0; k < ny; k++) sr_array_unref(ys[k]);
+  for (uint32_t k = 0; k < e->nout; k++) {
+    free(sd.out[k].buf);
+    free(sd.out[k].taken);
+  }
+  free(sd.out);
   free(args);
   free(res);
   free(xs);

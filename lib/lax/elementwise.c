@@ -475,18 +475,21 @@ static int ew_fn(SrShardIO *io) {
   return rc < 0 ? kern_fail(io, w) : 0;
 }
 
-/* SR_MAP_REUSE for the first donated operand that arrived untouched, of
-   the result's dtype and shape (the kernels allow out == in). */
+/* SR_MAP_REUSE for each donated operand that arrived untouched, of the
+   result's dtype and shape (the kernels allow out == in) -- but clamp's
+   upper bound, which ew_fn reads after writing max(x, lo) to the result. */
 static int reuse_flags(const SrEvalEqn *e, SrArray *const *ops, int first) {
   const SrType *t = e->out_type[0];
+  int flags = 0;
   for (uint32_t k = (uint32_t)first; k < e->nin && k < 16; k++) {
+    if (e->prim->id == SR_P_clamp && k == 2) continue;
     if (!(e->donate >> k & 1) || ops[k] != e->in[k] || ops[k]->type->dtype != t->dtype) continue;
     if (ops[k]->type->ndim != t->ndim) continue;
     int same = 1;
     for (int i = 0; i < t->ndim; i++) same &= ops[k]->type->dims[i].size == t->dims[i].size;
-    if (same) return SR_MAP_REUSE(k);
+    if (same) flags |= SR_MAP_REUSE(k);
   }
-  return 0;
+  return flags;
 }
 
 static int is_compare(int id) {
@@ -528,9 +531,9 @@ static int ew_one_device(SrEvalCtx *cx, const SrEvalEqn *e, const SrMesh *m, con
   e->out[0] = sr_array_new(t, sr_layout_with_dtype(l, t->dtype), NULL);
   size_t nbytes = (size_t)numel * sr_elem_size(t->dtype);
   /* sr_ev_map's SR_MAP_REUSE: write into a donated input no one else holds */
-  int flags = reuse_flags(e, e->in, 0);
-  if (flags) {
-    SrBuffer *b = ibuf[__builtin_ctz((unsigned)flags >> 3)];
+  int flags = (obuf = sr_ev_dest_take(cx, 0, 0, nbytes)) ? 0 : reuse_flags(e, e->in, 0);
+  for (unsigned rs = (unsigned)flags >> 3; rs && !obuf; rs &= rs - 1) {
+    SrBuffer *b = ibuf[__builtin_ctz(rs)];
     if (sr_buffer_unique(b) && b->nbytes == nbytes) obuf = sr_buffer_ref(b);
   }
   if (!obuf && !(obuf = sr_ev_buffer(cx, nbytes))) {

@@ -15,6 +15,7 @@
 #include "exec/array.h"
 #include "lax/lax.h"
 #include "exec/comm.h"
+#include "exec/bufpool.h"
 #include "exec/eval.h"
 #include "exec/kern.h"
 #include "exec/prng.h"
@@ -604,6 +605,64 @@ START_TEST(test_memory_chain) {
 }
 END_TEST
 
+/* A scan over n iterations of f32[1024] values: the new carry c + x, and
+   the stacked result (c + x) * x.  Returns the owner buffers it allocated
+   (*fresh: of them, from the system rather than the pool) and checks the
+   values. */
+static size_t scan_allocs(int n, size_t *fresh) {
+  SrBuf t = SR_BUF_INIT;
+  sr_buf_printf(&t,
+                "{ lambda ; a:f32[1024] b:f32[%d,1024]. let\n"
+                "    c:f32[1024] d:f32[%d,1024] = scan[\n"
+                "      jaxpr={ lambda ; e:f32[1024] f:f32[1024]. let\n"
+                "          g:f32[1024] = add e f\n"
+                "          h:f32[1024] = mul g f\n"
+                "        in (g, h) }\n"
+                "      length=%d linear=(False, False) num_carry=1 num_consts=0 reverse=False unroll=1\n"
+                "    ] a b\n"
+                "  in (c, d) }",
+                n, n, n);
+  SrProgram *p = parse(t.p, NULL);
+  sr_buf_free(&t);
+  float *x = malloc((size_t)n * 1024 * sizeof *x), a0[1024];
+  for (int i = 0; i < n * 1024; i++) x[i] = (float)(i % 7) - 3;
+  for (int k = 0; k < 1024; k++) a0[k] = (float)k;
+  int64_t sa[1] = {1024}, sb[2] = {n, 1024};
+  SrArray *in[2] = {host_array(SR_F32, 1, sa, a0), host_array(SR_F32, 2, sb, x)}, *out[2] = {0};
+  SrBufCounts before, after;
+  sr_buffer_counts(&before);
+  ck_assert_int_eq(sr_ev_jaxpr(&cx, p->top, in, out), 0);
+  sr_buffer_counts(&after);
+  const float *c = out[0]->shard[0]->data, *d = out[1]->shard[0]->data;
+  for (int k = 0; k < 1024; k++) {
+    float carry = a0[k];
+    for (int i = 0; i < n; i++) {
+      carry += x[i * 1024 + k];
+      ck_assert(d[i * 1024 + k] == carry * x[i * 1024 + k]);
+    }
+    ck_assert(c[k] == carry);
+  }
+  /* the input is unchanged (the first carry is the caller's) */
+  const float *a = in[0]->shard[0]->data;
+  for (int k = 0; k < 1024; k++) ck_assert(a[k] == (float)k);
+  for (int i = 0; i < 2; i++) sr_array_unref(in[i]), sr_array_unref(out[i]);
+  free(x);
+  sr_program_unref(p);
+  *fresh = after.fresh - before.fresh;
+  return after.allocs - before.allocs;
+}
+
+START_TEST(test_scan_buffers) {
+  /* each iteration's stacked result is made in its slice of the stack and
+     the carry is updated in place, so a scan allocates as many buffers for
+     64 iterations as for 4 */
+  size_t f4, f64;
+  size_t a4 = scan_allocs(4, &f4), a64 = scan_allocs(64, &f64);
+  ck_assert_msg(a64 == a4, "%zu buffers for 4 iterations, %zu for 64", a4, a64);
+  ck_assert_msg(f64 <= f4 + 1, "%zu fresh buffers for 4 iterations, %zu for 64", f4, f64);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("exec");
   TCase *k = tcase_create("kernels");
@@ -625,6 +684,7 @@ int main(void) {
   tcase_add_test(e, test_eval_jaxpr);
   tcase_add_test(e, test_eval_sharded);
   tcase_add_test(e, test_memory_chain);
+  tcase_add_test(e, test_scan_buffers);
   tcase_set_timeout(e, 120);
   suite_add_tcase(s, e);
   SRunner *r = srunner_create(s);
