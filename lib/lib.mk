@@ -21,6 +21,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/exec/kern_ew.c lib/exec/kern_reduce.c lib/exec/layout.c \
 	lib/exec/layout.h lib/exec/npy.c lib/exec/npy.h lib/exec/numfmt.c \
 	lib/exec/numfmt.h lib/exec/prng.c lib/exec/prng.h lib/exec/redistribute.c \
+	lib/exec/pool.c lib/exec/pool.h lib/exec/eval_par.c lib/exec/eval_par.h \
 	lib/ad/ad.c lib/ad/ad.h lib/ad/ad_rules.h lib/ad/ops.c lib/ad/ops.h lib/ad/batch.c \
 	lib/ad/batch.h \
 	lib/opt/opt.c lib/opt/opt.h \
