@@ -44,12 +44,26 @@ static int cpus(void) {
   return n > 0 ? (int)n : 1;
 }
 
+/* The ranks of this MPI job on this host, as the launcher says (Open
+   MPI's variable, MPICH's), or 1: they share its CPUs. */
+static int local_ranks(void) {
+  const char *vars[] = {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"};
+  for (int i = 0; i < 2; i++) {
+    const char *v = getenv(vars[i]);
+    char *end;
+    long n = v && *v ? strtol(v, &end, 10) : 0;
+    if (n >= 1 && !*end) return (int)n;
+  }
+  return 1;
+}
+
 int sr_pool_size(void) {
   if (size < 0) {
     const char *env = getenv("SHARDREPL_THREADS");
     char *end;
     long n = env && *env ? strtol(env, &end, 10) : 0;
-    if (!env || !*env || *end || n < 1) n = cpus();
+    if (!env || !*env || *end || n < 1) n = cpus() / local_ranks();
+    if (n < 1) n = 1;
     size = n > POOL_MAX ? POOL_MAX : (int)n;
   }
   return size;
@@ -161,6 +175,7 @@ void sr_pool_describe(SrBuf *b, int stats) {
   int n = sr_pool_size();
   char *end;
   if (env && *env && strtol(env, &end, 10) >= 1 && !*end) sr_buf_printf(b, "%d (SHARDREPL_THREADS=%s)", n, env);
+  else if (local_ranks() > 1) sr_buf_printf(b, "%d (the CPUs this process may use, over %d ranks on this host)", n, local_ranks());
   else sr_buf_printf(b, "%d (the CPUs this process may use)", n);
   if (!stats) return;
   SrPoolStats st;

@@ -2,7 +2,8 @@
  * in parallel.
  *
  * One pool per process, of sr_pool_size() threads counting the caller:
- * SHARDREPL_THREADS=N, else the CPUs this process may run on.  The
+ * SHARDREPL_THREADS=N, else the CPUs this process may run on, divided
+ * among the ranks of an MPI job on the same host.  The
  * workers start at the first batch that needs them.  A batch is n tasks
  * fn(arg, 0) .. fn(arg, n - 1), independent of each other; sr_pool_run
  * returns when all have run.  With one thread, one task, or from inside a
@@ -48,7 +49,8 @@ typedef struct SrPoolStats {
 } SrPoolStats;
 void sr_pool_stats(SrPoolStats *s);
 
-/* "4 (SHARDREPL_THREADS=4)" or "2 (the CPUs this process may use)";
+/* "4 (SHARDREPL_THREADS=4)" or "2 (the CPUs this process may use)"
+   (", over 4 ranks on this host" within it under mpirun);
    with stats, "; 3 batches of 12 device tasks so far" after it. */
 void sr_pool_describe(SrBuf *b, int stats);
 
