@@ -25,6 +25,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/exec/kern_conv.c lib/exec/kern_conv.h \
 	lib/exec/kern_window.c lib/exec/kern_window.h \
 	lib/exec/special_fn.c lib/exec/special_fn.h \
+	lib/exec/pool.c lib/exec/pool.h lib/exec/eval_par.c lib/exec/eval_par.h \
 	lib/ad/ad.c lib/ad/ad.h lib/ad/ad_rules.h lib/ad/ops.c lib/ad/ops.h lib/ad/batch.c \
 	lib/ad/batch.h \
 	lib/opt/opt.c lib/opt/opt.h \

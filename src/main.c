@@ -10,6 +10,7 @@
 
 #include "check/check.h"
 #include "exec/kern.h"
+#include "exec/pool.h"
 #include "cmd/linit.h"
 #include "py/interp.h"
 #include "core/jaxstate.h"
@@ -319,6 +320,9 @@ int main(int argc, char **argv) {
       SrBuf b = SR_BUF_INIT;
       sr_kern_blas_describe(&b);
       printf("%s\nBLAS: %s\nkernels: %s\n", PACKAGE_STRING, sr_kern_blas_config(), sr_buf_str(&b));
+      sr_buf_reset(&b);
+      sr_pool_describe(&b, 0);
+      printf("threads: %s\n", sr_buf_str(&b));
       sr_buf_reset(&b);
       if (sr_kern_blas_advice(&b)) printf("%s\n", b.p);
       sr_buf_free(&b);

@@ -24,6 +24,7 @@
 #include "text/color.h"
 #include "exec/exec.h"
 #include "exec/kern.h"
+#include "exec/pool.h"
 #include "cmd/commands.h"
 #include "core/jaxstate.h"
 #include "core/trace.h"
@@ -240,6 +241,9 @@ static int cmd_ranks(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
   }
   sr_buf_puts(&b, "BLAS: ");
   sr_kern_blas_describe(&b);
+  sr_buf_puts(&b, sr_mpi_active() ? " (rank 0)\n" : "\n");
+  sr_buf_puts(&b, "threads: ");
+  sr_pool_describe(&b, 1);
   sr_buf_puts(&b, sr_mpi_active() ? " (rank 0)\n" : "\n");
   if (m) {
     /* which devices of the job the mesh takes, and which ranks hold them */

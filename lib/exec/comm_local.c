@@ -7,6 +7,7 @@
 
 #include "exec/comm.h"
 #include "exec/kern_simd.h"
+#include "exec/pool.h"
 #include "util/mem.h"
 
 static void local_free(SrComm *c) { free(c); }
@@ -34,20 +35,60 @@ static int reuse_group(const SrGroups *g, int grp, SrBuffer *const *in, SrBuffer
   return 1;
 }
 
+/* acc = srcs[0] OP srcs[1] OP ... (count elements of es bytes, each
+   step sr_comm_fold's), in pieces of FOLD_PIECE bytes that the thread
+   pool folds in parallel: the fold is elementwise, so every element is
+   the same bits as when one thread folds it all.  The dtype is one
+   sr_comm_fold supports. */
+#define FOLD_PIECE ((size_t)256 << 10)
+
+typedef struct {
+  SrRedOp op;
+  SrDtype dt;
+  size_t count, es, per;
+  void *acc;
+  const void *const *srcs;
+  int nsrc;
+} Fold;
+
+/* one piece, the members folded in their order in one pass
+   (kern_simd.h's sr_kern_fold_many: the same bits as folding them one
+   after another) */
+static void fold_piece(void *p, int k) {
+  const Fold *f = p;
+  size_t lo = (size_t)k * f->per, n = f->count - lo < f->per ? f->count - lo : f->per;
+  char *acc = (char *)f->acc + lo * f->es;
+  const void *small[64], **xs = f->nsrc <= 64 ? small : sr_xmalloc((size_t)f->nsrc * sizeof *xs);
+  for (int i = 0; i < f->nsrc; i++) xs[i] = (const char *)f->srcs[i] + lo * f->es;
+  sr_kern_fold_many(f->op, f->dt, n, acc, xs, f->nsrc);
+  if (xs != small) free(xs);
+}
+
+static void fold_members(SrRedOp op, SrDtype dt, size_t count, void *acc, const void *const *srcs, int nsrc) {
+  size_t es = sr_elem_size(dt), per = FOLD_PIECE / es;
+  Fold f = {op, dt, count, es, per ? per : 1, acc, srcs, nsrc};
+  size_t pieces = sr_pool_parallel() ? (count + f.per - 1) / f.per : 1;
+  if (pieces < 2) {
+    f.per = count;
+    fold_piece(&f, 0);
+    return;
+  }
+  sr_pool_run((int)pieces, fold_piece, &f);
+}
+
+/* The fold of a group's members m[0..size) at byte offset off of their
+   buffers into acc. */
+static void fold_group(SrRedOp op, SrDtype dt, size_t count, void *acc, SrBuffer *const *in, const int *m, int size,
+                       size_t off) {
+  const void *small[64], **srcs = size <= 64 ? small : sr_xmalloc((size_t)size * sizeof *srcs);
+  for (int i = 0; i < size; i++) srcs[i] = (const char *)in[m[i]]->data + off;
+  fold_members(op, dt, count, acc, srcs, size);
+  if (srcs != small) free(srcs);
+}
+
 static int fold_err(SrDiags *d, SrDtype dt) {
   return sr_error_exc(d, SR_E_RUNTIME, "NotImplementedError", NULL, 0, "cannot reduce arrays of dtype %s",
                       sr_dtype_name(dt));
-}
-
-/* acc = the group's buffers (from byte off) folded in the devices' order,
-   in one pass (kern_simd.h). */
-static int fold_group(SrRedOp op, SrDtype dt, size_t count, void *acc, const SrGroups *g, const int *m,
-                      SrBuffer *const *in, size_t off) {
-  const void *small[16] = {0}, **xs = g->size <= 16 ? small : sr_xmalloc((size_t)g->size * sizeof *xs);
-  for (int i = 0; i < g->size; i++) xs[i] = (const char *)in[m[i]]->data + off;
-  int rc = sr_kern_fold_many(op, dt, count, acc, xs, g->size);
-  if (xs != small) free(xs);
-  return rc;
 }
 
 static int local_all_reduce(SrComm *c, const SrGroups *g, SrRedOp op, SrDtype dt, size_t count,
@@ -64,11 +105,9 @@ static int local_all_reduce(SrComm *c, const SrGroups *g, SrRedOp op, SrDtype dt
     if (same) {
       acc = sr_buffer_ref(in[m[0]]);
     } else {
+      if (!sr_comm_fold_supported(dt)) return fold_err(d, dt);
       acc = sr_buffer_new(count * es);
-      if (fold_group(op, dt, count, acc->data, g, m, in, 0) < 0) {
-        sr_buffer_unref(acc);
-        return fold_err(d, dt);
-      }
+      fold_group(op, dt, count, acc->data, in, m, g->size, 0);
     }
     for (int i = 0; i < g->size; i++) out[m[i]] = sr_buffer_ref(acc);
     sr_buffer_unref(acc);
@@ -98,12 +137,10 @@ static int local_reduce_scatter(SrComm *c, const SrGroups *g, SrRedOp op, SrDtyp
   for (int grp = 0; grp < g->count; grp++) {
     if (reuse_group(g, grp, in, out)) continue;
     const int *m = g->members + (size_t)grp * g->size;
+    if (!sr_comm_fold_supported(dt)) return fold_err(d, dt);
     for (int j = 0; j < g->size; j++) {
       SrBuffer *acc = sr_buffer_new(chunk);
-      if (fold_group(op, dt, count, acc->data, g, m, in, j * chunk) < 0) {
-        sr_buffer_unref(acc);
-        return fold_err(d, dt);
-      }
+      fold_group(op, dt, count, acc->data, in, m, g->size, j * chunk);
       out[m[j]] = acc;
     }
   }

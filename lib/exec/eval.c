@@ -22,6 +22,7 @@
 
 #include "check/check.h"
 #include "exec/fold.h"
+#include "exec/eval_par.h"
 #include "exec/kern.h"
 #include "exec/layout.h"
 #include "core/jaxstate.h"
@@ -297,6 +298,10 @@ int sr_ev_map(SrEvalCtx *cx, int nin, SrArray *const *in, int nout, SrArray *con
   SrBuffer *ibuf[16];
   io.in = ibuf;
   int rc = 0;
+  /* big shards: the distinct devices' kernels run together on the thread
+     pool once their buffers are made (eval_par.h) */
+  SrMapBatch batch;
+  int par = sr_ev_map_parallel(&batch, ndev, flags, nin, in, nout, obytes);
   for (int p = 0; p < ndev && rc == 0; p++) {
     if (cx->comm && !sr_comm_local(cx->comm, m, p)) continue;
     for (int i = 0; i < nin; i++) {
@@ -362,13 +367,18 @@ int sr_ev_map(SrEvalCtx *cx, int nin, SrArray *const *in, int nout, SrArray *con
       if (m) sr_layout_block_start(out[0]->layout, m, p, io.out_start);
       else memset(io.out_start, 0, (size_t)ol * sizeof *io.out_start);
     }
-    rc = fn(&io);
+    if (par) sr_ev_batch_add(&batch, &io, nin, nout);
+    else rc = fn(&io);
     for (int j = 0; j < nout; j++) {
       if (rc == 0 && !obuf[j]) rc = sr_ev_err(cx, "RuntimeError", "internal: a kernel made no output");
       out[j]->shard[p] = obuf[j];
     }
   }
   free(tab);
+  if (par) {
+    int brc = sr_ev_batch_run(cx, &batch, fn, rc == 0);
+    if (rc == 0) rc = brc;
+  }
   return rc;
 }
 

@@ -221,7 +221,11 @@ enum {
    input buffers (and block, with SR_MAP_BLOCK): devices with the same
    inputs share the outputs.  The out arrays are made by the caller
    (sr_array_new); inputs are on their mesh or meshless.  At most 16
-   inputs and outputs. */
+   inputs and outputs.  fn may run on a thread of the pool, beside other
+   devices' calls (exec/eval_par.h): it computes into io->out[] from
+   io->in[] and io->arg, and may call sr_ev_err(io->cx, ...), malloc and
+   the kernels, but must not allocate counted buffers, touch reference
+   counts, or write anything another device's call reads. */
 int sr_ev_map(SrEvalCtx *cx, int nin, SrArray *const *in, int nout, SrArray *const *out, int flags,
               SrShardFn fn, void *arg);
 
