@@ -58,7 +58,7 @@ static void fold_piece(void *p, int k) {
   const Fold *f = p;
   size_t lo = (size_t)k * f->per, n = f->count - lo < f->per ? f->count - lo : f->per;
   char *acc = (char *)f->acc + lo * f->es;
-  const void *small[64], **xs = f->nsrc <= 64 ? small : sr_xmalloc((size_t)f->nsrc * sizeof *xs);
+  const void *small[64] = {0}, **xs = f->nsrc <= 64 ? small : sr_xmalloc((size_t)f->nsrc * sizeof *xs);
   for (int i = 0; i < f->nsrc; i++) xs[i] = (const char *)f->srcs[i] + lo * f->es;
   sr_kern_fold_many(f->op, f->dt, n, acc, xs, f->nsrc);
   if (xs != small) free(xs);
