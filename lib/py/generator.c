@@ -48,7 +48,12 @@
    the switches go to libc's own swapcontext. */
 static int swap(ucontext_t *from, const ucontext_t *to) {
   static int (*real)(ucontext_t *, const ucontext_t *);
-  if (!real) *(void **)&real = dlsym(RTLD_NEXT, "swapcontext");
+  if (!real) {
+    /* libc's own (ASan's library comes before it in the lookup order) */
+    void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+    if (libc) *(void **)&real = dlsym(libc, "swapcontext");
+    if (!real) real = swapcontext;
+  }
   return real(from, to);
 }
 #else

@@ -1632,6 +1632,17 @@ int sr_check_mem(SrInterp *I, uint64_t count, uint64_t size) {
     sr_raise(I, "MemoryError", "%s", "");
     return -1;
   }
+  /* a big block is asked for once here, so that an address-space limit
+     (ulimit -v, a sanitizer's allocator) shows as MemoryError before the
+     caller's allocation would abort */
+  if (n >= ((uint64_t)64 << 20)) {
+    void *p = malloc((size_t)n);
+    if (!p) {
+      sr_raise(I, "MemoryError", "%s", "");
+      return -1;
+    }
+    free(p);
+  }
   return 0;
 }
 

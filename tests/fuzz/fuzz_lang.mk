@@ -46,7 +46,9 @@ FUZZ_LANG_REGRESS = \
 	tests/fuzz/regress-lang/unsized-mesh-jvp-reshard.jxr \
 	tests/fuzz/regress-lang/einsum-ellipsis-name-set.jxr \
 	tests/fuzz/regress-lang/fold-in-empty-batch.jxr \
-	tests/fuzz/regress-lang/split-no-parts.jxr
+	tests/fuzz/regress-lang/split-no-parts.jxr \
+	tests/fuzz/regress-lang/np-random-integers-huge.jxr \
+	tests/fuzz/regress-lang/array-shared-empty-lists.jxr
 FUZZ_LANG_GOLDEN = \
 	tests/golden/unsized_mesh_run.jxr
 GOLDEN_TESTS += $(FUZZ_LANG_GOLDEN)
