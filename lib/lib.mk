@@ -62,6 +62,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/jax/numpy_misc.c \
 	lib/jax/printoptions.c \
 	lib/jax/numpy_build.c \
+	lib/jax/numpy_apiC.c \
 	lib/jax/scopes.c \
 	lib/jax/numpy_linalg.c \
 	lib/jax/einsum.c \

@@ -82,6 +82,7 @@ void sr_jnp_shape_init(void);         /* numpy_shape.c */
 void sr_jnp_misc_init(void);          /* numpy_misc.c */
 void sr_printoptions_init(void);      /* printoptions.c */
 void sr_jnp_build_init(void);         /* numpy_build.c */
+void sr_jnp_apiC_init(void);         /* numpy_apiC.c */
 void sr_scopes_init(void);            /* scopes.c */
 void sr_jnp_linalg_init(void);        /* numpy_linalg.c */
 void sr_jnp_einsum_init(void);        /* einsum.c */

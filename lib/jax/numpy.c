@@ -3003,6 +3003,7 @@ void sr_jnp_api_init(void) {
   sr_jnp_misc_init();
   sr_printoptions_init();
   sr_jnp_build_init();
+  sr_jnp_apiC_init();
   sr_scopes_init();
   sr_jnp_linalg_init();
   sr_jnp_einsum_init();

@@ -119,6 +119,7 @@ GOLDEN_PENDING =
 include $(top_srcdir)/tests/golden/jnp15.mk
 include $(top_srcdir)/tests/golden/shard15b.mk
 include $(top_srcdir)/tests/golden/apiA.mk
+include $(top_srcdir)/tests/golden/apiC.mk
 
 ## files the scripts :load
 GOLDEN_LOADED = tests/golden/data/loaded.jxr tests/golden/data/load_error.jxr \
