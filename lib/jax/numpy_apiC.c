@@ -144,6 +144,149 @@ static SrVal *jnp_vdot(SrInterp *I, SrArgs *a) {
   return sr_nn_done(&s, r);
 }
 
+/* ======================================================================
+ * ediff1d, trapezoid (numpy/lax_numpy.py)
+ * ====================================================================== */
+
+typedef struct EdiffData {
+  int begin, end;
+} EdiffData;
+
+static SrVal *ediff1d_body(SrInterp *I, SrArgs *a) {
+  EdiffData *d = sr_current_builtin(I)->data;
+  SrNnScope s = {I, {0}, 0};
+  SrVal *arr = sr_nn_call1(&s, "jax.numpy.ravel", a->v[0]), *r = NULL;
+  if (arr) {
+    int64_t n = vtype(I, arr)->dims[0].size, lo1 = n > 0 ? 1 : 0, hi0 = n > 0 ? n - 1 : 0;
+    int64_t z = 0;
+    SrVal *hi = sr_nn_keep(&s, sr_lax_slice(I, arr, &lo1, &n, NULL));
+    SrVal *lo = hi ? sr_nn_keep(&s, sr_lax_slice(I, arr, &z, &hi0, NULL)) : NULL;
+    r = lo ? sr_nn_keep(&s, sr_lax_binary(I, SR_P_sub, hi, lo)) : NULL;
+  }
+  SrDtype dt = arr ? vtype(I, arr)->dtype : SR_F32;
+  int k = 1;
+  for (int side = 0; side < 2 && r; side++) {
+    if (!(side ? d->end : d->begin)) continue;
+    SrVal *ext = sr_nn_keep(&s, sr_jnp_asarray(I, a->v[k++], -1));
+    SrVal *c = ext ? sr_nn_keep(&s, sr_lax_convert(I, ext, dt, 0, NULL)) : NULL;
+    SrVal *f = c ? sr_nn_call1(&s, "jax.numpy.ravel", c) : NULL;
+    SrVal *two[2] = {side ? r : f, side ? f : r};
+    r = f ? sr_nn_keep(&s, sr_lax_concatenate(I, 2, two, 0)) : NULL;
+  }
+  return sr_nn_done(&s, r);
+}
+
+/* jnp.ediff1d(ary, to_end=None, to_begin=None): jit[name=ediff1d], the
+   differences of the flattened array, to_begin and to_end around them */
+static SrVal *jnp_ediff1d(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "ediff1d", "ary, to_end=, to_begin=", p) < 0) return NULL;
+  SrVal *x = sr_jnp_asarray(I, p[0], -1);
+  if (!x) return NULL;
+  EdiffData *d = sr_xcalloc(1, sizeof *d);
+  SrVal *args[3] = {x};
+  int n = 1;
+  if ((d->begin = given(p[2]))) args[n++] = p[2];
+  if ((d->end = given(p[1]))) args[n++] = p[1];
+  SrVal *r = sr_api_jit(I, "ediff1d", ediff1d_body, d, n, args);
+  sr_unref(x);
+  return r;
+}
+
+/* x[..., key] for the last axis of an nd-dimensional x */
+static SrVal *last_axis(SrNnScope *s, SrVal *x, SrVal *key) {
+  if (!x || !key) return NULL;
+  int nd = vtype(s->I, x)->ndim;
+  SrVal *items[SR_MAX_RANK];
+  for (int i = 0; i < nd - 1; i++) items[i] = sr_slice_new(sr_none(), sr_none(), sr_none());
+  items[nd - 1] = key;
+  SrVal *t = sr_nn_keep(s, sr_tuple(NULL, nd, items));
+  return sr_nn_keep(s, sr_getitem(s->I, x, t));
+}
+
+static SrVal *int_key(int64_t i) { return sr_int(NULL, i); }
+static SrVal *slice_key(SrVal *start, SrVal *stop) { return sr_slice_new(start, stop, sr_none()); }
+
+typedef struct TrapData {
+  int64_t axis;
+  int has_x;
+} TrapData;
+
+/* moveaxis(x, axis, -1) */
+static SrVal *to_last(SrNnScope *s, SrVal *x, int64_t axis) {
+  if (!x) return NULL;
+  SrVal *args[3] = {x, sr_nn_int(s, axis), sr_nn_int(s, -1)};
+  return sr_nn_call(s, "jax.numpy.moveaxis", 3, args, 0, NULL, NULL);
+}
+
+static SrVal *trapezoid_body(SrInterp *I, SrArgs *a) {
+  TrapData *d = sr_current_builtin(I)->data;
+  SrNnScope s = {I, {0}, 0};
+  SrVal *y = a->v[0], *dx = NULL;
+  if (!d->has_x) {
+    if (sr_nn_promote_inexact(&s, 1, &y, "trapezoid") < 0) return sr_nn_done(&s, NULL);
+    dx = a->v[1]; /* a traced argument: asarray keeps it, weak type and all */
+    int dnd = dx ? vtype(I, dx)->ndim : 0, ynd = vtype(I, y)->ndim;
+    if (dx && dnd > 0) {
+      int64_t dims[SR_MAX_RANK];
+      for (int i = 0; i < ynd - dnd; i++) dims[i] = i;
+      dx = ynd > dnd ? sr_nn_keep(&s, sr_lax_expand_dims(I, dx, dims, ynd - dnd)) : dx;
+      dx = to_last(&s, dx, d->axis);
+    }
+  } else {
+    SrVal *yx[2] = {y, a->v[1]};
+    if (sr_nn_promote_inexact(&s, 2, yx, "trapezoid") < 0) return sr_nn_done(&s, NULL);
+    y = yx[0];
+    if (vtype(I, yx[1])->ndim == 1) {
+      dx = sr_nn_call1(&s, "jax.numpy.diff", yx[1]);
+    } else {
+      const char *kw[] = {"axis"};
+      SrVal *kwv[] = {sr_nn_int(&s, d->axis)};
+      dx = to_last(&s, sr_nn_call(&s, "jax.numpy.diff", 1, &yx[1], 1, kw, kwv), d->axis);
+    }
+  }
+  y = to_last(&s, y, d->axis);
+  SrVal *r = NULL;
+  if (!y || !dx) return sr_nn_done(&s, NULL);
+  const SrType *dt = vtype(I, dx);
+  if (dt->ndim == 0 || dt->dims[dt->ndim - 1].size == 1) {
+    SrVal *dxr = dt->ndim == 0 ? dx : last_axis(&s, dx, int_key(0));
+    SrVal *sum = sr_nn_call2(&s, "jax.numpy.sum", y, sr_nn_int(&s, -1));
+    SrVal *first = last_axis(&s, y, int_key(0)), *last = last_axis(&s, y, int_key(-1));
+    SrVal *ends = sr_nn_op(&s, SR_OP_ADD, first, last);
+    SrVal *half = sr_nn_op(&s, SR_OP_MUL, sr_nn_float(&s, 0.5), ends);
+    r = sr_nn_op(&s, SR_OP_MUL, dxr, sr_nn_op(&s, SR_OP_SUB, sum, half));
+  } else {
+    SrVal *hi = last_axis(&s, y, slice_key(int_key(1), sr_none()));
+    SrVal *lo = last_axis(&s, y, slice_key(sr_none(), int_key(-1)));
+    SrVal *pair = sr_nn_op(&s, SR_OP_ADD, hi, lo);
+    SrVal *prod = sr_nn_op(&s, SR_OP_MUL, dx, pair);
+    SrVal *sum = prod ? sr_nn_call2(&s, "jax.numpy.sum", prod, sr_nn_int(&s, -1)) : NULL;
+    r = sr_nn_op(&s, SR_OP_MUL, sr_nn_float(&s, 0.5), sum);
+  }
+  return sr_nn_done(&s, r);
+}
+
+/* jnp.trapezoid(y, x=None, dx=1.0, axis=-1): jit[name=trapezoid] with
+   static axis, the trapezoidal rule along axis */
+static SrVal *jnp_trapezoid(SrInterp *I, SrArgs *a) {
+  SrVal *p[4];
+  if (sr_args_parse(I, a, "trapezoid", "y, x=, dx=, axis=", p) < 0) return NULL;
+  TrapData *d = sr_xcalloc(1, sizeof *d);
+  d->axis = -1;
+  if (given(p[3]) && sr_as_int(I, p[3], "axis", &d->axis) < 0) {
+    free(d);
+    return NULL;
+  }
+  d->has_x = given(p[1]);
+  SrVal *dx = p[2] ? sr_ref(p[2]) : sr_float(NULL, 1.0);
+  /* x=None is no argument of the jit; dx is one even when x is given */
+  SrVal *args[3] = {p[0], d->has_x ? p[1] : dx, dx};
+  SrVal *r = sr_api_jit(I, "trapezoid", trapezoid_body, d, d->has_x ? 3 : 2, args);
+  sr_unref(dx);
+  return r;
+}
+
 void sr_jnp_apiC_init(void) {
   static const struct {
     const char *name;
@@ -154,6 +297,10 @@ void sr_jnp_apiC_init(void) {
        "tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None, out_sharding=None): a dot_general over the axes axes names"},
       {"jax.numpy.vdot", jnp_vdot,
        "vdot(a, b, *, precision=None, preferred_element_type=None): the dot product of conj(a) and b, flattened"},
+      {"jax.numpy.ediff1d", jnp_ediff1d,
+       "ediff1d(ary, to_end=None, to_begin=None): the differences of consecutive elements of the flattened array"},
+      {"jax.numpy.trapezoid", jnp_trapezoid,
+       "trapezoid(y, x=None, dx=1.0, axis=-1): the integral of y along axis by the trapezoidal rule"},
   };
   for (size_t i = 0; i < sizeof fns / sizeof *fns; i++) sr_def(fns[i].name, fns[i].fn, fns[i].doc);
 }
