@@ -6,7 +6,9 @@
 
 #include "check/rule.h"
 #include "core/jaxstate.h"
+#include "core/trace.h"
 #include "jax/jax.h"
+#include "ad/ops.h"
 #include "jax/lax.h"
 #include "jax/nn.h"
 #include "jax/numpy.h"
@@ -287,6 +289,210 @@ static SrVal *jnp_trapezoid(SrInterp *I, SrArgs *a) {
   return r;
 }
 
+/* ======================================================================
+ * isin, union1d, setdiff1d (numpy/setops.py)
+ * ====================================================================== */
+
+static int is_concrete(SrVal *v) {
+  SrArrayObj *a = sr_array_of(v);
+  return !a || a->kind == SR_AV_CONCRETE;
+}
+
+static SrVal *concretization(SrInterp *I, SrVal *v, const char *fname) {
+  return sr_raise(I, "ConcretizationTypeError",
+                  "Abstract tracer value encountered where concrete value is expected: traced array with shape %s\n"
+                  "The error arose in %s()",
+                  sr_type_short(sr_value_type(I, v)), fname);
+}
+
+enum { IN1D_COMPARE_ALL, IN1D_BINARY_SEARCH };
+
+typedef struct In1dData {
+  int invert, method;
+} In1dData;
+
+/* x[key] for a tuple key of n items (stolen) */
+static SrVal *index_by(SrNnScope *s, SrVal *x, int n, SrVal **items) {
+  if (!x) {
+    for (int i = 0; i < n; i++) sr_unref(items[i]);
+    return NULL;
+  }
+  SrVal *t = sr_nn_keep(s, sr_tuple(NULL, n, items));
+  return sr_nn_keep(s, sr_getitem(s->I, x, t));
+}
+
+/* jnp.zeros / jnp.ones of shape (n,) and dtype bool */
+static SrVal *bools(SrNnScope *s, int one, int64_t n) {
+  SrVal *v[2] = {sr_nn_keep(s, sr_int_tuple(&n, 1)), sr_nn_keep(s, sr_dtype_val(NULL, SR_BOOL))};
+  return sr_nn_call(s, one ? "jax.numpy.ones" : "jax.numpy.zeros", 2, v, 0, NULL, NULL);
+}
+
+/* setops._in1d: jit[name=_in1d] with static invert, method, assume_unique */
+static SrVal *in1d_body(SrInterp *I, SrArgs *a) {
+  In1dData *d = sr_current_builtin(I)->data;
+  SrNnScope s = {I, {0}, 0};
+  SrVal *xs[2] = {a->v[0], a->v[1]};
+  int weak;
+  SrDtype dt = sr_jnp_result_dtype(I, 2, xs, &weak);
+  for (int i = 0; i < 2; i++) {
+    SrVal *c = sr_nn_keep(&s, sr_lax_convert(I, xs[i], dt, weak, NULL));
+    xs[i] = c ? sr_nn_call1(&s, "jax.numpy.ravel", c) : NULL;
+    if (!xs[i]) return sr_nn_done(&s, NULL);
+  }
+  int64_t n1 = sr_type_numel(vtype(I, xs[0])), n2 = sr_type_numel(vtype(I, xs[1]));
+  if (n1 == 0 || n2 == 0) return sr_nn_done(&s, bools(&s, d->invert, n1));
+  SrVal *r = NULL;
+  if (d->method == IN1D_COMPARE_ALL) {
+    SrVal *k1[2] = {sr_slice_new(sr_none(), sr_none(), sr_none()), sr_none()};
+    SrVal *col = index_by(&s, xs[0], 2, k1);
+    SrVal *k2[2] = {sr_none(), sr_slice_new(sr_none(), sr_none(), sr_none())};
+    SrVal *row = col ? index_by(&s, xs[1], 2, k2) : NULL;
+    SrVal *cmp = row ? sr_nn_op(&s, d->invert ? SR_OP_NE : SR_OP_EQ, col, row) : NULL;
+    r = cmp ? sr_nn_call2(&s, d->invert ? "jax.numpy.all" : "jax.numpy.any", cmp, sr_nn_int(&s, -1)) : NULL;
+  } else {
+    SrVal *sorted = sr_nn_call1(&s, "jax.lax.sort", xs[1]);
+    SrVal *ind = sorted ? sr_nn_call2(&s, "jax.numpy.searchsorted", sorted, xs[0]) : NULL;
+    SrVal *at = ind ? sr_nn_keep(&s, sr_getitem(I, sorted, ind)) : NULL;
+    r = at ? sr_nn_op(&s, d->invert ? SR_OP_NE : SR_OP_EQ, xs[0], at) : NULL;
+  }
+  return sr_nn_done(&s, r);
+}
+
+static SrVal *in1d(SrInterp *I, SrVal *x, SrVal *y, int invert, int method) {
+  In1dData *d = sr_xcalloc(1, sizeof *d);
+  d->invert = invert;
+  d->method = method;
+  SrVal *args[2] = {x, y};
+  return sr_api_jit(I, "_in1d", in1d_body, d, 2, args);
+}
+
+/* jnp.isin(element, test_elements, assume_unique=False, invert=False, *,
+   method='auto'): _in1d reshaped to element's shape */
+static SrVal *jnp_isin(SrInterp *I, SrArgs *a) {
+  SrVal *p[5];
+  if (sr_args_parse(I, a, "isin", "element, test_elements, assume_unique=, invert=, *, method=", p) < 0) return NULL;
+  const char *m = given(p[4]) ? sr_as_str(I, p[4], "method") : "auto";
+  if (!m) return NULL;
+  int method;
+  if (strcmp(m, "auto") == 0 || strcmp(m, "compare_all") == 0) {
+    method = IN1D_COMPARE_ALL;
+  } else if (strcmp(m, "binary_search") == 0) {
+    method = IN1D_BINARY_SEARCH;
+  } else if (strcmp(m, "sort") == 0) {
+    return sr_raise(I, "NotImplementedError", "jnp.isin(method='sort') is not supported by shardrepl");
+  } else {
+    return sr_raise(I, "ValueError",
+                    "method='%s' is not implemented; options are 'compare_all', 'binary_search', 'sort', and 'auto'",
+                    m);
+  }
+  SrNnScope s = {I, {0}, 0};
+  SrVal *x = sr_nn_keep(&s, sr_jnp_asarray(I, p[0], -1));
+  SrVal *y = x ? sr_nn_keep(&s, sr_jnp_asarray(I, p[1], -1)) : NULL;
+  SrVal *r = y ? sr_nn_keep(&s, in1d(I, x, y, p[3] && sr_val_truthy(p[3]), method)) : NULL;
+  if (r) {
+    SrVal *v[2] = {r, sr_nn_keep(&s, sr_shape_tuple(vtype(I, x)))};
+    r = sr_nn_call(&s, "jax.numpy.reshape", 2, v, 0, NULL, NULL);
+  }
+  return sr_nn_done(&s, r);
+}
+
+/* the size= argument: -1 for None */
+static int size_arg(SrInterp *I, SrVal *v, int64_t *size) {
+  *size = -1;
+  return given(v) ? sr_as_int(I, v, "size", size) : 0;
+}
+
+/* jnp.union1d(ar1, ar2, *, size=None, fill_value=None):
+   unique(concatenate((ar1, ar2), axis=None), size, fill_value) */
+static SrVal *jnp_union1d(SrInterp *I, SrArgs *a) {
+  SrVal *p[4];
+  if (sr_args_parse(I, a, "union1d", "ar1, ar2, *, size=, fill_value=", p) < 0) return NULL;
+  int64_t size;
+  if (size_arg(I, p[2], &size) < 0) return NULL;
+  SrNnScope s = {I, {0}, 0};
+  SrVal *x = sr_nn_keep(&s, sr_jnp_asarray(I, p[0], -1));
+  SrVal *y = x ? sr_nn_keep(&s, sr_jnp_asarray(I, p[1], -1)) : NULL;
+  if (y && size < 0)
+    for (int i = 0; i < 2; i++)
+      if (!is_concrete(i ? y : x)) return sr_nn_done(&s, concretization(I, i ? y : x, "union1d"));
+  /* concatenate(axis=None): of the raveled arrays along axis 0 */
+  SrVal *xr = y ? sr_nn_call1(&s, "jax.numpy.ravel", x) : NULL;
+  SrVal *yr = xr ? sr_nn_call1(&s, "jax.numpy.ravel", y) : NULL;
+  SrVal *cat = NULL;
+  if (yr) {
+    SrVal *items[2] = {sr_ref(xr), sr_ref(yr)};
+    SrVal *t = sr_nn_keep(&s, sr_tuple(NULL, 2, items));
+    cat = sr_nn_call1(&s, "jax.numpy.concatenate", t);
+  }
+  SrVal *r = NULL;
+  if (cat) {
+    const char *kw[] = {"size", "fill_value"};
+    SrVal *kwv[] = {size >= 0 ? sr_nn_int(&s, size) : NULL, given(p[3]) ? p[3] : NULL};
+    r = sr_nn_call(&s, "jax.numpy.unique", 1, &cat, 2, kw, kwv);
+  }
+  return sr_nn_done(&s, r);
+}
+
+/* jnp.setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None) */
+static SrVal *jnp_setdiff1d(SrInterp *I, SrArgs *a) {
+  SrVal *p[5];
+  if (sr_args_parse(I, a, "setdiff1d", "ar1, ar2, assume_unique=, *, size=, fill_value=", p) < 0) return NULL;
+  int64_t size;
+  if (size_arg(I, p[3], &size) < 0) return NULL;
+  int assume_unique = p[2] && sr_val_truthy(p[2]);
+  SrNnScope s = {I, {0}, 0};
+  SrVal *x = sr_nn_keep(&s, sr_jnp_asarray(I, p[0], -1));
+  SrVal *y = x ? sr_nn_keep(&s, sr_jnp_asarray(I, p[1], -1)) : NULL;
+  SrVal *x1 = y ? sr_nn_call1(&s, "jax.numpy.ravel", x) : NULL;
+  SrVal *y1 = x1 ? sr_nn_call1(&s, "jax.numpy.ravel", y) : NULL;
+  if (!y1) return sr_nn_done(&s, NULL);
+  if (size < 0 && !is_concrete(x)) return sr_nn_done(&s, concretization(I, x, "setdiff1d"));
+  SrVal *fill = NULL;
+  {
+    const char *kw[] = {"fill_value", "shape"};
+    SrVal *kwv[] = {given(p[4]) ? p[4] : sr_nn_int(&s, 0), sr_nn_keep(&s, sr_int_tuple(NULL, 0))};
+    fill = sr_nn_call(&s, "jax.numpy.full_like", 1, &x1, 2, kw, kwv);
+  }
+  if (!fill) return sr_nn_done(&s, NULL);
+  int64_t n1 = sr_type_numel(vtype(I, x1));
+  if (n1 == 0) {
+    const char *kw[] = {"shape"};
+    int64_t n = size < 0 ? 0 : size;
+    SrVal *v[2] = {x1, fill}, *kwv[] = {sr_nn_keep(&s, sr_int_tuple(&n, 1))};
+    return sr_nn_done(&s, sr_nn_call(&s, "jax.numpy.full_like", 2, v, 1, kw, kwv));
+  }
+  if (!assume_unique) {
+    const char *kw[] = {"size"};
+    SrVal *kwv[] = {size > 0 ? sr_nn_int(&s, n1) : size == 0 ? sr_nn_int(&s, 0) : NULL};
+    x1 = sr_nn_call(&s, "jax.numpy.unique", 1, &x1, 1, kw, kwv);
+  }
+  SrVal *mask = x1 ? sr_nn_keep(&s, in1d(I, x1, y1, 1, IN1D_COMPARE_ALL)) : NULL;
+  if (!mask) return sr_nn_done(&s, NULL);
+  if (size < 0) return sr_nn_done(&s, sr_nn_keep(&s, sr_getitem(I, x1, mask)));
+  if (!assume_unique) {
+    /* the mask off where unique() padded */
+    SrVal *k0 = sr_nn_keep(&s, sr_getindex(I, x1, 0));
+    SrVal *eq = k0 ? sr_nn_op(&s, SR_OP_EQ, x1, k0) : NULL;
+    SrVal *cnt = eq ? sr_nn_call1(&s, "jax.numpy.sum", eq) : NULL;
+    SrVal *nu = cnt ? sr_nn_op(&s, SR_OP_SUB, sr_nn_int(&s, n1 + 1), cnt) : NULL;
+    SrVal *ar = nu ? sr_nn_call1(&s, "jax.numpy.arange", sr_nn_int(&s, n1)) : NULL;
+    SrVal *lt = ar ? sr_nn_op(&s, SR_OP_LT, ar, nu) : NULL;
+    mask = lt ? sr_nn_call3(&s, "jax.numpy.where", lt, mask, sr_bool(0)) : NULL;
+  }
+  SrVal *ar = mask ? sr_nn_call1(&s, "jax.numpy.arange", sr_nn_int(&s, size)) : NULL;
+  SrVal *msum = ar ? sr_nn_call1(&s, "jax.numpy.sum", mask) : NULL;
+  SrVal *lt = msum ? sr_nn_op(&s, SR_OP_LT, ar, msum) : NULL;
+  SrVal *wh = NULL;
+  if (lt) {
+    const char *kw[] = {"size"};
+    SrVal *kwv[] = {sr_nn_int(&s, size)};
+    wh = sr_nn_call(&s, "jax.numpy.where", 1, &mask, 1, kw, kwv);
+  }
+  SrVal *idx = wh ? sr_nn_keep(&s, sr_getitem(I, x1, wh)) : NULL;
+  SrVal *r = idx ? sr_nn_call3(&s, "jax.numpy.where", lt, idx, fill) : NULL;
+  return sr_nn_done(&s, r);
+}
+
 void sr_jnp_apiC_init(void) {
   static const struct {
     const char *name;
@@ -301,6 +507,12 @@ void sr_jnp_apiC_init(void) {
        "ediff1d(ary, to_end=None, to_begin=None): the differences of consecutive elements of the flattened array"},
       {"jax.numpy.trapezoid", jnp_trapezoid,
        "trapezoid(y, x=None, dx=1.0, axis=-1): the integral of y along axis by the trapezoidal rule"},
+      {"jax.numpy.isin", jnp_isin,
+       "isin(element, test_elements, assume_unique=False, invert=False, *, method='auto'): whether each element is in test_elements"},
+      {"jax.numpy.union1d", jnp_union1d,
+       "union1d(ar1, ar2, *, size=None, fill_value=None): the sorted unique values of both arrays"},
+      {"jax.numpy.setdiff1d", jnp_setdiff1d,
+       "setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None): the unique values of ar1 not in ar2"},
   };
   for (size_t i = 0; i < sizeof fns / sizeof *fns; i++) sr_def(fns[i].name, fns[i].fn, fns[i].doc);
 }
