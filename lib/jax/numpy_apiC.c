@@ -493,6 +493,125 @@ static SrVal *jnp_setdiff1d(SrInterp *I, SrArgs *a) {
   return sr_nn_done(&s, r);
 }
 
+/* promote_dtypes(x, y) of two raveled arrays, in place (values the scope
+   holds); -1 with an exception raised */
+static int ravel_promote(SrNnScope *s, SrVal **xs) {
+  for (int i = 0; i < 2; i++) {
+    xs[i] = sr_nn_keep(s, sr_jnp_asarray(s->I, xs[i], -1));
+    xs[i] = xs[i] ? sr_nn_call1(s, "jax.numpy.ravel", xs[i]) : NULL;
+    if (!xs[i]) return -1;
+  }
+  int weak;
+  SrDtype dt = sr_jnp_result_dtype(s->I, 2, xs, &weak);
+  for (int i = 0; i < 2; i++)
+    if (!(xs[i] = sr_nn_keep(s, sr_lax_convert(s->I, xs[i], dt, weak, NULL)))) return -1;
+  return 0;
+}
+
+static SrVal *concat2(SrNnScope *s, SrVal *x, SrVal *y) {
+  if (!x || !y) return NULL;
+  SrVal *items[2] = {sr_ref(x), sr_ref(y)};
+  return sr_nn_call1(s, "jax.numpy.concatenate", sr_nn_keep(s, sr_tuple(NULL, 2, items)));
+}
+
+/* x[1:] and x[:-1] of a 1-d x */
+static SrVal *tail1(SrNnScope *s, SrVal *x) { return last_axis(s, x, slice_key(int_key(1), sr_none())); }
+static SrVal *init1(SrNnScope *s, SrVal *x) { return last_axis(s, x, slice_key(sr_none(), int_key(-1))); }
+
+/* jnp.setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None) */
+static SrVal *jnp_setxor1d(SrInterp *I, SrArgs *a) {
+  SrVal *p[5];
+  if (sr_args_parse(I, a, "setxor1d", "ar1, ar2, assume_unique=, *, size=, fill_value=", p) < 0) return NULL;
+  if (given(p[3])) return sr_raise(I, "NotImplementedError", "jnp.setxor1d(size=) is not supported by shardrepl");
+  int assume_unique = p[2] && sr_val_truthy(p[2]);
+  SrNnScope s = {I, {0}, 0};
+  SrVal *xs[2] = {p[0], p[1]};
+  if (ravel_promote(&s, xs) < 0) return sr_nn_done(&s, NULL);
+  for (int i = 0; i < 2 && !assume_unique; i++)
+    if (!(xs[i] = sr_nn_call1(&s, "jax.numpy.unique", xs[i]))) return sr_nn_done(&s, NULL);
+  SrVal *aux = concat2(&s, xs[0], xs[1]);
+  if (!aux || sr_type_numel(vtype(I, aux)) == 0) return sr_nn_done(&s, aux);
+  aux = sr_nn_call1(&s, "jax.numpy.sort", aux);
+  SrVal *hi = aux ? tail1(&s, aux) : NULL, *lo = hi ? init1(&s, aux) : NULL;
+  SrVal *ne = lo ? sr_nn_op(&s, SR_OP_NE, hi, lo) : NULL;
+  SrVal *flag = NULL;
+  if (ne) {
+    SrVal *t1 = sr_nn_call1(&s, "jax.numpy.ravel", sr_bool(1));
+    SrVal *t2 = t1 ? sr_nn_call1(&s, "jax.numpy.ravel", sr_bool(1)) : NULL;
+    SrVal *items[3] = {sr_ref(t1), sr_ref(ne), sr_ref(t2)};
+    if (t2) flag = sr_nn_call1(&s, "jax.numpy.concatenate", sr_nn_keep(&s, sr_tuple(NULL, 3, items)));
+  }
+  SrVal *fh = flag ? tail1(&s, flag) : NULL, *fl = fh ? init1(&s, flag) : NULL;
+  SrVal *m = fl ? sr_nn_op(&s, SR_OP_BITAND, fh, fl) : NULL;
+  return sr_nn_done(&s, m ? sr_nn_keep(&s, sr_getitem(I, aux, m)) : NULL);
+}
+
+/* setops._intersect1d_sorted_mask: jit with static return_indices */
+static SrVal *intersect_mask_body(SrInterp *I, SrArgs *a) {
+  int ri = *(int *)sr_current_builtin(I)->data;
+  SrNnScope s = {I, {0}, 0};
+  SrVal *arr = concat2(&s, a->v[0], a->v[1]), *aux = NULL, *ind = NULL;
+  if (arr && ri) {
+    int64_t n = vtype(I, arr)->dims[0].size;
+    SrVal *io = sr_nn_keep(&s, sr_lax_iota(I, n > INT32_MAX ? SR_I64 : SR_I32, &n, 1, 0, NULL));
+    SrVal *kv = io ? sr_nn_call2(&s, "jax.lax.sort_key_val", arr, io) : NULL;
+    if (kv) {
+      aux = kv->seq.items[0];
+      ind = kv->seq.items[1];
+    }
+  } else if (arr) {
+    aux = sr_nn_call1(&s, "jax.numpy.sort", arr);
+  }
+  SrVal *hi = aux ? tail1(&s, aux) : NULL, *lo = hi ? init1(&s, aux) : NULL;
+  SrVal *mask = lo ? sr_nn_op(&s, SR_OP_EQ, hi, lo) : NULL;
+  if (!mask) return sr_nn_done(&s, NULL);
+  SrVal *items[3] = {sr_ref(aux), sr_ref(mask), ind ? sr_ref(ind) : NULL};
+  return sr_nn_done(&s, sr_tuple(NULL, ri ? 3 : 2, items));
+}
+
+/* jnp.intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *,
+   size=None, fill_value=None) */
+static SrVal *jnp_intersect1d(SrInterp *I, SrArgs *a) {
+  SrVal *p[6];
+  if (sr_args_parse(I, a, "intersect1d", "ar1, ar2, assume_unique=, return_indices=, *, size=, fill_value=", p) < 0)
+    return NULL;
+  if (given(p[4])) return sr_raise(I, "NotImplementedError", "jnp.intersect1d(size=) is not supported by shardrepl");
+  int assume_unique = p[2] && sr_val_truthy(p[2]), ri = p[3] && sr_val_truthy(p[3]);
+  SrNnScope s = {I, {0}, 0};
+  SrVal *xs[2] = {p[0], p[1]}, *inds[2] = {NULL, NULL};
+  if (ravel_promote(&s, xs) < 0) return sr_nn_done(&s, NULL);
+  for (int i = 0; i < 2 && !assume_unique; i++) {
+    if (ri) {
+      const char *kw[] = {"return_index"};
+      SrVal *kwv[] = {sr_bool(1)};
+      SrVal *u = sr_nn_call(&s, "jax.numpy.unique", 1, &xs[i], 1, kw, kwv);
+      if (!u) return sr_nn_done(&s, NULL);
+      xs[i] = u->seq.items[0];
+      inds[i] = u->seq.items[1];
+    } else if (!(xs[i] = sr_nn_call1(&s, "jax.numpy.unique", xs[i]))) {
+      return sr_nn_done(&s, NULL);
+    }
+  }
+  int *d = sr_xmalloc(sizeof *d);
+  *d = ri;
+  SrVal *am = sr_nn_keep(&s, sr_api_jit(I, "_intersect1d_sorted_mask", intersect_mask_body, d, 2, xs));
+  if (!am) return sr_nn_done(&s, NULL);
+  SrVal *aux = am->seq.items[0], *mask = am->seq.items[1];
+  SrVal *int1d = sr_nn_keep(&s, sr_getitem(I, init1(&s, aux), mask));
+  if (!ri || !int1d) return sr_nn_done(&s, int1d);
+  SrVal *srt = am->seq.items[2];
+  SrVal *i1 = sr_nn_keep(&s, sr_getitem(I, init1(&s, srt), mask));
+  SrVal *i2m = i1 ? sr_nn_keep(&s, sr_getitem(I, tail1(&s, srt), mask)) : NULL;
+  SrVal *i2 = i2m ? sr_nn_op(&s, SR_OP_SUB, i2m, sr_nn_int(&s, sr_type_numel(vtype(I, xs[0])))) : NULL;
+  if (i2 && !assume_unique) {
+    i1 = sr_nn_keep(&s, sr_getitem(I, inds[0], i1));
+    i2 = i1 ? sr_nn_keep(&s, sr_getitem(I, inds[1], i2)) : NULL;
+  }
+  if (!i2) return sr_nn_done(&s, NULL);
+  SrVal *items[3] = {sr_ref(int1d), sr_ref(i1), sr_ref(i2)};
+  return sr_nn_done(&s, sr_tuple(NULL, 3, items));
+}
+
 void sr_jnp_apiC_init(void) {
   static const struct {
     const char *name;
@@ -513,6 +632,10 @@ void sr_jnp_apiC_init(void) {
        "union1d(ar1, ar2, *, size=None, fill_value=None): the sorted unique values of both arrays"},
       {"jax.numpy.setdiff1d", jnp_setdiff1d,
        "setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None): the unique values of ar1 not in ar2"},
+      {"jax.numpy.setxor1d", jnp_setxor1d,
+       "setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None): the sorted values in exactly one of the arrays"},
+      {"jax.numpy.intersect1d", jnp_intersect1d,
+       "intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=None, fill_value=None): the sorted values in both arrays"},
   };
   for (size_t i = 0; i < sizeof fns / sizeof *fns; i++) sr_def(fns[i].name, fns[i].fn, fns[i].doc);
 }
