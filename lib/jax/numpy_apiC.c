@@ -612,6 +612,85 @@ static SrVal *jnp_intersect1d(SrInterp *I, SrArgs *a) {
   return sr_nn_done(&s, sr_tuple(NULL, 3, items));
 }
 
+/* ======================================================================
+ * cross (numpy/lax_numpy.py)
+ * ====================================================================== */
+
+typedef struct CrossData {
+  int64_t axisa, axisb, axisc;
+} CrossData;
+
+/* x[..., i], or zeros_like(like) where x has no component i */
+static SrVal *component(SrNnScope *s, SrVal *x, int i, SrVal *like) {
+  if (i == 2 && vtype(s->I, x)->dims[vtype(s->I, x)->ndim - 1].size == 2)
+    return like ? sr_nn_call1(s, "jax.numpy.zeros_like", like) : NULL;
+  return last_axis(s, x, int_key(i));
+}
+
+static SrVal *cross_body(SrInterp *I, SrArgs *a) {
+  CrossData *d = sr_current_builtin(I)->data;
+  SrNnScope s = {I, {0}, 0};
+  SrVal *x = to_last(&s, a->v[0], d->axisa);
+  SrVal *y = x ? to_last(&s, a->v[1], d->axisb) : NULL;
+  if (!y) return sr_nn_done(&s, NULL);
+  int64_t nx = vtype(I, x)->ndim ? vtype(I, x)->dims[vtype(I, x)->ndim - 1].size : 0;
+  int64_t ny = vtype(I, y)->ndim ? vtype(I, y)->dims[vtype(I, y)->ndim - 1].size : 0;
+  if ((nx != 2 && nx != 3) || (ny != 2 && ny != 3))
+    return sr_nn_done(&s, sr_raise(I, "ValueError", "Dimension must be either 2 or 3 for cross product"));
+  if (nx == 2 && ny == 2) {
+    SrVal *x0 = last_axis(&s, x, int_key(0)), *y1 = last_axis(&s, y, int_key(1));
+    SrVal *l = sr_nn_op(&s, SR_OP_MUL, x0, y1);
+    SrVal *x1 = last_axis(&s, x, int_key(1)), *y0 = last_axis(&s, y, int_key(0));
+    SrVal *r = sr_nn_op(&s, SR_OP_MUL, x1, y0);
+    return sr_nn_done(&s, sr_nn_op(&s, SR_OP_SUB, l, r));
+  }
+  SrVal *a0 = component(&s, x, 0, NULL), *a1 = component(&s, x, 1, NULL), *a2 = component(&s, x, 2, a0);
+  SrVal *b0 = component(&s, y, 0, NULL), *b1 = component(&s, y, 1, NULL), *b2 = component(&s, y, 2, b0);
+  SrVal *c[3];
+  SrVal *t1 = sr_nn_op(&s, SR_OP_MUL, a1, b2), *t2 = sr_nn_op(&s, SR_OP_MUL, a2, b1);
+  c[0] = sr_nn_op(&s, SR_OP_SUB, t1, t2);
+  t1 = sr_nn_op(&s, SR_OP_MUL, a2, b0), t2 = sr_nn_op(&s, SR_OP_MUL, a0, b2);
+  c[1] = sr_nn_op(&s, SR_OP_SUB, t1, t2);
+  t1 = sr_nn_op(&s, SR_OP_MUL, a0, b1), t2 = sr_nn_op(&s, SR_OP_MUL, a1, b0);
+  c[2] = sr_nn_op(&s, SR_OP_SUB, t1, t2);
+  if (!c[0] || !c[1] || !c[2]) return sr_nn_done(&s, NULL);
+  SrVal *items[3] = {sr_ref(c[0]), sr_ref(c[1]), sr_ref(c[2])};
+  SrVal *arr = sr_nn_call1(&s, "jax.numpy.array", sr_nn_keep(&s, sr_tuple(NULL, 3, items)));
+  SrVal *r = NULL;
+  if (arr) {
+    SrVal *args[3] = {arr, sr_nn_int(&s, 0), sr_nn_int(&s, d->axisc)};
+    r = sr_nn_call(&s, "jax.numpy.moveaxis", 3, args, 0, NULL, NULL);
+  }
+  return sr_nn_done(&s, r);
+}
+
+/* jnp.cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+   jit[name=cross] with static axes */
+static SrVal *jnp_cross(SrInterp *I, SrArgs *a) {
+  SrVal *p[6];
+  if (sr_args_parse(I, a, "cross", "a, b, axisa=, axisb=, axisc=, axis=", p) < 0) return NULL;
+  CrossData *d = sr_xcalloc(1, sizeof *d);
+  d->axisa = d->axisb = d->axisc = -1;
+  int bad = (given(p[2]) && sr_as_int(I, p[2], "axisa", &d->axisa) < 0) ||
+            (given(p[3]) && sr_as_int(I, p[3], "axisb", &d->axisb) < 0) ||
+            (given(p[4]) && sr_as_int(I, p[4], "axisc", &d->axisc) < 0);
+  if (!bad && given(p[5])) {
+    bad = sr_as_int(I, p[5], "axis", &d->axisa) < 0;
+    d->axisb = d->axisc = d->axisa;
+  }
+  SrVal *x = bad ? NULL : sr_jnp_asarray(I, p[0], -1), *y = x ? sr_jnp_asarray(I, p[1], -1) : NULL;
+  if (!y) {
+    free(d);
+    sr_unref(x);
+    return NULL;
+  }
+  SrVal *args[2] = {x, y};
+  SrVal *r = sr_api_jit(I, "cross", cross_body, d, 2, args);
+  sr_unref(x);
+  sr_unref(y);
+  return r;
+}
+
 void sr_jnp_apiC_init(void) {
   static const struct {
     const char *name;
@@ -636,6 +715,8 @@ void sr_jnp_apiC_init(void) {
        "setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None): the sorted values in exactly one of the arrays"},
       {"jax.numpy.intersect1d", jnp_intersect1d,
        "intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=None, fill_value=None): the sorted values in both arrays"},
+      {"jax.numpy.cross", jnp_cross,
+       "cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None): the cross product of 3-vectors (or 2-vectors)"},
   };
   for (size_t i = 0; i < sizeof fns / sizeof *fns; i++) sr_def(fns[i].name, fns[i].fn, fns[i].doc);
 }

@@ -1,6 +1,7 @@
 ## apiC.mk: issue 15's jnp contractions, differences, statistics and set
 ## operations (numpy_apiC.c); included from golden.mk.
 APIC_GOLDEN = tests/golden/apiC_contract.jxr tests/golden/apiC_diff.jxr \
-	tests/golden/apiC_setops.jxr tests/golden/apiC_setops2.jxr
+	tests/golden/apiC_setops.jxr tests/golden/apiC_setops2.jxr \
+	tests/golden/apiC_cross.jxr
 GOLDEN_TESTS += $(APIC_GOLDEN)
 EXTRA_DIST += tests/golden/apiC.mk
