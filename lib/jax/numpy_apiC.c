@@ -19,6 +19,12 @@
 static const SrType *vtype(SrInterp *I, SrVal *v) { return sr_value_type(I, v); }
 static int given(const SrVal *v) { return v && v->kind != SR_V_NONE; }
 
+/* dtypes.to_inexact_dtype */
+static SrDtype to_inexact(SrInterp *I, SrDtype d) {
+  int k = sr_dtype_kind(d);
+  return k == SR_DK_FLOAT || k == SR_DK_COMPLEX ? d : I->jax->enable_x64 ? SR_F64 : SR_F32;
+}
+
 static int is_list_or_tuple(const SrVal *v) { return v->kind == SR_V_TUPLE || v->kind == SR_V_LIST; }
 
 /* util.canonicalize_axis: a ValueError, not numpy's AxisError */
@@ -691,6 +697,128 @@ static SrVal *jnp_cross(SrInterp *I, SrArgs *a) {
   return r;
 }
 
+/* ======================================================================
+ * histogram_bin_edges, histogram (numpy/lax_numpy.py; not jits)
+ * ====================================================================== */
+
+static int same_shape(const SrType *a, const SrType *b) {
+  if (a->ndim != b->ndim) return 0;
+  for (int i = 0; i < a->ndim; i++)
+    if (a->dims[i].size != b->dims[i].size) return 0;
+  return 1;
+}
+
+static SrVal *bin_edges(SrNnScope *s, SrVal *arr, SrVal *bins, SrVal *range) {
+  SrInterp *I = s->I;
+  if (bins->kind == SR_V_STR)
+    return sr_raise(I, "NotImplementedError", "string values for `bins` not implemented.");
+  SrDtype dt = to_inexact(I, vtype(I, arr)->dtype);
+  SrVal *dtv = sr_nn_keep(s, sr_dtype_val(NULL, dt));
+  const char *kwd[] = {"dtype"};
+  SrVal *bv = sr_nn_keep(s, sr_jnp_asarray(I, bins, -1));
+  if (!bv) return NULL;
+  if (vtype(I, bv)->ndim == 1) return sr_nn_call(s, "jax.numpy.asarray", 1, &bv, 1, kwd, &dtv);
+  if (!is_concrete(bv)) return sr_raise(I, "ConcretizationTypeError",
+      "Abstract tracer value encountered where concrete value is expected: traced array with shape %s\n"
+      "bins argument of histogram_bin_edges", sr_type_short(vtype(I, bv)));
+  int64_t nb;
+  if (sr_as_int(I, bins, "bins", &nb) < 0) return NULL;
+  SrVal *rv;
+  if (given(range)) {
+    rv = sr_nn_call(s, "jax.numpy.asarray", 1, &range, 1, kwd, &dtv);
+  } else {
+    SrVal *mn = sr_nn_call1(s, "jax.numpy.min", arr), *mx = mn ? sr_nn_call1(s, "jax.numpy.max", arr) : NULL;
+    if (!mx) return NULL;
+    SrVal *items[2] = {sr_ref(mn), sr_ref(mx)};
+    SrVal *l = sr_nn_keep(s, sr_tuple(NULL, 2, items));
+    rv = sr_nn_call(s, "jax.numpy.asarray", 1, &l, 1, kwd, &dtv);
+  }
+  if (!rv) return NULL;
+  const SrType *rt = vtype(I, rv);
+  if (rt->ndim != 1 || rt->dims[0].size != 2) {
+    SrBuf b = SR_BUF_INIT;
+    sr_val_repr(&b, rv);
+    sr_raise(I, "ValueError", "`range` must be either None or a sequence of scalars, got %s", sr_buf_str(&b));
+    sr_buf_free(&b);
+    return NULL;
+  }
+  SrVal *lohi[2];
+  for (int i = 0; i < 2; i++) {
+    SrVal *ptp = sr_nn_call1(s, "jax.numpy.ptp", rv);
+    SrVal *z = ptp ? sr_nn_op(s, SR_OP_EQ, ptp, sr_nn_int(s, 0)) : NULL;
+    SrVal *ri = z ? sr_nn_keep(s, sr_getindex(I, rv, i)) : NULL;
+    SrVal *sh = ri ? sr_nn_op(s, i ? SR_OP_ADD : SR_OP_SUB, ri, sr_nn_float(s, 0.5)) : NULL;
+    lohi[i] = sh ? sr_nn_call3(s, "jax.numpy.where", z, sh, ri) : NULL;
+    if (!lohi[i]) return NULL;
+  }
+  SrVal *args[3] = {lohi[0], lohi[1], sr_nn_int(s, nb + 1)};
+  return sr_nn_call(s, "jax.numpy.linspace", 3, args, 1, kwd, &dtv);
+}
+
+/* jnp.histogram_bin_edges(a, bins=10, range=None, weights=None) */
+static SrVal *jnp_histogram_bin_edges(SrInterp *I, SrArgs *a) {
+  SrVal *p[4];
+  if (sr_args_parse(I, a, "histogram_bin_edges", "a, bins=, range=, weights=", p) < 0) return NULL;
+  SrNnScope s = {I, {0}, 0};
+  SrVal *bins = p[1] ? p[1] : sr_nn_int(&s, 10);
+  SrVal *arr = sr_nn_keep(&s, sr_jnp_asarray(I, p[0], -1));
+  return sr_nn_done(&s, arr ? bin_edges(&s, arr, bins, p[2]) : NULL);
+}
+
+/* jnp.histogram(a, bins=10, range=None, weights=None, density=None) */
+static SrVal *jnp_histogram(SrInterp *I, SrArgs *a) {
+  SrVal *p[5];
+  if (sr_args_parse(I, a, "histogram", "a, bins=, range=, weights=, density=", p) < 0) return NULL;
+  SrNnScope s = {I, {0}, 0};
+  SrVal *bins = p[1] ? p[1] : sr_nn_int(&s, 10);
+  SrVal *x = sr_nn_keep(&s, sr_jnp_asarray(I, p[0], -1)), *w = NULL;
+  if (!x) return sr_nn_done(&s, NULL);
+  if (!given(p[3])) {
+    if (sr_nn_promote_inexact(&s, 1, &x, "histogram") < 0) return sr_nn_done(&s, NULL);
+    w = sr_nn_call1(&s, "jax.numpy.ones_like", x);
+  } else {
+    SrVal *xw[2] = {x, sr_nn_keep(&s, sr_jnp_asarray(I, p[3], -1))};
+    if (!xw[1]) return sr_nn_done(&s, NULL);
+    if (!same_shape(vtype(I, x), vtype(I, xw[1])))
+      return sr_nn_done(&s, sr_raise(I, "ValueError", "weights should have the same shape as a."));
+    if (sr_nn_promote_inexact(&s, 2, xw, "histogram") < 0) return sr_nn_done(&s, NULL);
+    x = xw[0];
+    w = xw[1];
+  }
+  SrVal *edges = w ? bin_edges(&s, x, bins, p[2]) : NULL;
+  if (!edges) return sr_nn_done(&s, NULL);
+  int64_t ne = vtype(I, edges)->dims[0].size;
+  SrVal *idx;
+  {
+    const char *kw[] = {"side"};
+    SrVal *kwv[] = {sr_nn_keep(&s, sr_str(NULL, "right", 5))};
+    SrVal *v[2] = {edges, x};
+    idx = sr_nn_call(&s, "jax.numpy.searchsorted", 2, v, 1, kw, kwv);
+  }
+  SrVal *last = idx ? sr_nn_keep(&s, sr_getindex(I, edges, -1)) : NULL;
+  SrVal *eq = last ? sr_nn_op(&s, SR_OP_EQ, x, last) : NULL;
+  idx = eq ? sr_nn_call3(&s, "jax.numpy.where", eq, sr_nn_int(&s, ne - 1), idx) : NULL;
+  SrVal *counts = NULL;
+  if (idx) {
+    SrVal *v[2] = {sr_nn_int(&s, ne), sr_nn_keep(&s, sr_dtype_val(NULL, vtype(I, w)->dtype))};
+    SrVal *z = sr_nn_call(&s, "jax.numpy.zeros", 2, v, 0, NULL, NULL);
+    SrVal *at = z ? sr_nn_keep(&s, sr_getattr(I, z, "at")) : NULL;
+    SrVal *ref = at ? sr_nn_keep(&s, sr_getitem(I, at, idx)) : NULL;
+    SrVal *add = ref ? sr_nn_keep(&s, sr_getattr(I, ref, "add")) : NULL;
+    SrVal *sum = add ? sr_nn_keep(&s, sr_call1(I, add, w)) : NULL;
+    counts = sum ? last_axis(&s, sum, slice_key(int_key(1), sr_none())) : NULL;
+  }
+  if (counts && given(p[4]) && sr_val_truthy(p[4])) {
+    SrVal *widths = sr_nn_call1(&s, "jax.numpy.diff", edges);
+    SrVal *tot = widths ? sr_nn_call1(&s, "jax.numpy.sum", counts) : NULL;
+    SrVal *q = tot ? sr_nn_op(&s, SR_OP_DIV, counts, widths) : NULL;
+    counts = q ? sr_nn_op(&s, SR_OP_DIV, q, tot) : NULL;
+  }
+  if (!counts) return sr_nn_done(&s, NULL);
+  SrVal *items[2] = {sr_ref(counts), sr_ref(edges)};
+  return sr_nn_done(&s, sr_tuple(NULL, 2, items));
+}
+
 void sr_jnp_apiC_init(void) {
   static const struct {
     const char *name;
@@ -717,6 +845,10 @@ void sr_jnp_apiC_init(void) {
        "intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=None, fill_value=None): the sorted values in both arrays"},
       {"jax.numpy.cross", jnp_cross,
        "cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None): the cross product of 3-vectors (or 2-vectors)"},
+      {"jax.numpy.histogram_bin_edges", jnp_histogram_bin_edges,
+       "histogram_bin_edges(a, bins=10, range=None, weights=None): the edges of histogram's bins"},
+      {"jax.numpy.histogram", jnp_histogram,
+       "histogram(a, bins=10, range=None, weights=None, density=None): the counts in each bin and the bin edges"},
   };
   for (size_t i = 0; i < sizeof fns / sizeof *fns; i++) sr_def(fns[i].name, fns[i].fn, fns[i].doc);
 }
