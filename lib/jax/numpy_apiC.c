@@ -1,6 +1,7 @@
 /* numpy_apiC.c: jax.numpy's tensordot and vdot
  * (numpy/tensor_contractions.py), binding what JAX's bind.  Registered
  * by sr_jnp_apiC_init (jax.h). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -819,6 +820,133 @@ static SrVal *jnp_histogram(SrInterp *I, SrArgs *a) {
   return sr_nn_done(&s, sr_tuple(NULL, 2, items));
 }
 
+/* ======================================================================
+ * cov, corrcoef (numpy/lax_numpy.py)
+ * ====================================================================== */
+
+typedef struct CovData {
+  int rowvar, bias, has_y;
+  int64_t ddof; /* -1: None */
+  int dtype;    /* -1: None */
+} CovData;
+
+static SrVal *cov_of(SrNnScope *s, CovData *d, SrVal *m, SrVal *y) {
+  SrInterp *I = s->I;
+  SrVal *args[2] = {m, y};
+  if (sr_nn_promote_inexact(s, d->has_y ? 2 : 1, args, "cov") < 0) return NULL;
+  m = args[0], y = args[1];
+  if (d->has_y && vtype(I, y)->ndim > 2) return sr_raise(I, "ValueError", "y has more than 2 dimensions");
+  if (vtype(I, m)->ndim > 2) return sr_raise(I, "ValueError", "m has more than 2 dimensions");
+  if (d->dtype >= 0 && sr_dtype_kind((SrDtype)d->dtype) != SR_DK_FLOAT && sr_dtype_kind((SrDtype)d->dtype) != SR_DK_COMPLEX)
+    return sr_raise(I, "ValueError", "cov: dtype must be a subclass of float or complex; got dtype=%s",
+                    sr_dtype_info((SrDtype)d->dtype)->name);
+  SrVal *X = sr_nn_call1(s, "jax.numpy.atleast_2d", m);
+  if (X && !d->rowvar && vtype(I, m)->ndim != 1) X = sr_nn_call1(s, "jax.numpy.transpose", X);
+  if (!X) return NULL;
+  if (vtype(I, X)->dims[0].size == 0) return sr_raise(I, "NotImplementedError", "jnp.cov of no variables");
+  if (d->has_y) {
+    SrVal *ya = sr_nn_call1(s, "jax.numpy.atleast_2d", y);
+    if (ya && !d->rowvar && vtype(I, ya)->dims[0].size != 1) ya = sr_nn_call1(s, "jax.numpy.transpose", ya);
+    X = concat2(s, X, ya);
+    if (!X) return NULL;
+  }
+  int64_t nvar = vtype(I, X)->dims[0].size, nobs = vtype(I, X)->dims[1].size;
+  if (nobs == 0) {
+    int64_t sh[2] = {nvar, nvar};
+    SrVal *v[3] = {sr_nn_keep(s, sr_int_tuple(sh, nvar == 1 ? 0 : 2)), sr_nn_float(s, NAN),
+                   sr_nn_keep(s, sr_dtype_val(NULL, vtype(I, X)->dtype))};
+    return sr_nn_call(s, "jax.numpy.full", 3, v, 0, NULL, NULL);
+  }
+  int64_t ddof = d->ddof >= 0 ? d->ddof : d->bias ? 0 : 1;
+  if (d->dtype >= 0) X = sr_nn_keep(s, sr_lax_convert(I, X, (SrDtype)d->dtype, 0, NULL));
+  SrVal *aw = NULL;
+  if (X) {
+    const char *kw[] = {"axis", "returned"};
+    SrVal *kwv[] = {sr_nn_int(s, 1), sr_bool(1)};
+    aw = sr_nn_call(s, "jax.numpy.average", 1, &X, 2, kw, kwv);
+  }
+  if (!aw) return NULL;
+  SrVal *avg = aw->seq.items[0];
+  if (!sr_nn_keep(s, sr_getindex(I, aw->seq.items[1], 0))) return NULL; /* w_sum[0], unused without weights */
+  SrVal *k[2] = {sr_slice_new(sr_none(), sr_none(), sr_none()), sr_none()};
+  SrVal *col = index_by(s, avg, 2, k);
+  SrVal *Xc = col ? sr_nn_op(s, SR_OP_SUB, X, col) : NULL;
+  SrVal *XT = Xc ? sr_nn_call1(s, "jax.numpy.transpose", Xc) : NULL;
+  SrVal *XTc = XT ? sr_nn_call1(s, "jax.numpy.conj", XT) : NULL;
+  SrVal *dot = XTc ? sr_nn_call2(s, "jax.numpy.dot", Xc, XTc) : NULL;
+  SrVal *q = dot ? sr_nn_call2(s, "jax.numpy.true_divide", dot, sr_nn_int(s, nobs - ddof)) : NULL;
+  return q ? sr_nn_call1(s, "jax.numpy.squeeze", q) : NULL;
+}
+
+static SrVal *cov_body(SrInterp *I, SrArgs *a) {
+  SrNnScope s = {I, {0}, 0};
+  CovData *d = sr_current_builtin(I)->data;
+  return sr_nn_done(&s, cov_of(&s, d, a->v[0], d->has_y ? a->v[1] : NULL));
+}
+
+static SrVal *corrcoef_body(SrInterp *I, SrArgs *a) {
+  SrNnScope s = {I, {0}, 0};
+  CovData *d = sr_current_builtin(I)->data;
+  CovData *cd = sr_xmalloc(sizeof *cd);
+  *cd = *d;
+  SrVal *c = sr_nn_keep(&s, sr_api_jit(I, "cov", cov_body, cd, d->has_y ? 2 : 1, a->v));
+  if (!c) return sr_nn_done(&s, NULL);
+  if (vtype(I, c)->ndim == 0) return sr_nn_done(&s, sr_nn_call2(&s, "jax.numpy.divide", c, c));
+  SrVal *dg = sr_nn_call1(&s, "jax.numpy.diag", c);
+  SrVal *re = dg ? sr_nn_call1(&s, "jax.numpy.real", dg) : NULL;
+  SrVal *sd = re ? sr_nn_call1(&s, "jax.numpy.sqrt", re) : NULL;
+  sd = sd ? sr_nn_keep(&s, sr_lax_convert(I, sd, vtype(I, c)->dtype, 0, NULL)) : NULL;
+  SrVal *k1[2] = {sr_slice_new(sr_none(), sr_none(), sr_none()), sr_none()};
+  SrVal *col = sd ? index_by(&s, sd, 2, k1) : (sr_unref(k1[0]), NULL);
+  SrVal *c1 = col ? sr_nn_op(&s, SR_OP_DIV, c, col) : NULL;
+  SrVal *k2[2] = {sr_none(), sr_slice_new(sr_none(), sr_none(), sr_none())};
+  SrVal *row = c1 ? index_by(&s, sd, 2, k2) : (sr_unref(k2[1]), NULL);
+  SrVal *c2 = row ? sr_nn_op(&s, SR_OP_DIV, c1, row) : NULL;
+  SrVal *rp = c2 ? sr_nn_call1(&s, "jax.numpy.real", c2) : NULL;
+  return sr_nn_done(&s, rp ? sr_nn_call3(&s, "jax.numpy.clip", rp, sr_nn_int(&s, -1), sr_nn_int(&s, 1)) : NULL);
+}
+
+static SrVal *cov_api(SrInterp *I, SrArgs *a, int corr) {
+  SrVal *p[8];
+  const char *fname = corr ? "corrcoef" : "cov";
+  if (sr_args_parse(I, a, fname, corr ? "x, y=, rowvar=, dtype=" : "m, y=, rowvar=, bias=, ddof=, fweights=, aweights=, dtype=",
+                    p) < 0)
+    return NULL;
+  SrVal *dtype = corr ? p[3] : p[7];
+  if (!corr && (given(p[5]) || given(p[6])))
+    return sr_raise(I, "NotImplementedError", "jnp.cov with fweights or aweights is not supported by shardrepl");
+  CovData *d = sr_xcalloc(1, sizeof *d);
+  d->rowvar = !p[2] || sr_val_truthy(p[2]);
+  d->bias = !corr && p[3] && sr_val_truthy(p[3]);
+  d->has_y = given(p[1]);
+  d->ddof = -1;
+  if ((!corr && given(p[4]) && sr_as_int(I, p[4], "ddof", &d->ddof) < 0) || sr_dtype_arg(I, dtype, &d->dtype, fname) < 0) {
+    free(d);
+    return NULL;
+  }
+  if (corr && d->dtype >= 0 && sr_dtype_kind((SrDtype)d->dtype) != SR_DK_FLOAT &&
+      sr_dtype_kind((SrDtype)d->dtype) != SR_DK_COMPLEX) {
+    sr_raise(I, "ValueError", "corrcoef: dtype must be a subclass of float or complex; got dtype=%s",
+             sr_dtype_info((SrDtype)d->dtype)->name);
+    free(d);
+    return NULL;
+  }
+  SrVal *x = sr_jnp_asarray(I, p[0], -1), *y = x && d->has_y ? sr_jnp_asarray(I, p[1], -1) : NULL;
+  if (!x || (d->has_y && !y)) {
+    sr_unref(x);
+    free(d);
+    return NULL;
+  }
+  SrVal *args[2] = {x, y};
+  SrVal *r = sr_api_jit(I, fname, corr ? corrcoef_body : cov_body, d, d->has_y ? 2 : 1, args);
+  sr_unref(x);
+  sr_unref(y);
+  return r;
+}
+
+static SrVal *jnp_cov(SrInterp *I, SrArgs *a) { return cov_api(I, a, 0); }
+static SrVal *jnp_corrcoef(SrInterp *I, SrArgs *a) { return cov_api(I, a, 1); }
+
 void sr_jnp_apiC_init(void) {
   static const struct {
     const char *name;
@@ -849,6 +977,10 @@ void sr_jnp_apiC_init(void) {
        "histogram_bin_edges(a, bins=10, range=None, weights=None): the edges of histogram's bins"},
       {"jax.numpy.histogram", jnp_histogram,
        "histogram(a, bins=10, range=None, weights=None, density=None): the counts in each bin and the bin edges"},
+      {"jax.numpy.cov", jnp_cov,
+       "cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, dtype=None): the covariance matrix"},
+      {"jax.numpy.corrcoef", jnp_corrcoef,
+       "corrcoef(x, y=None, rowvar=True, dtype=None): the Pearson correlation coefficients"},
   };
   for (size_t i = 0; i < sizeof fns / sizeof *fns; i++) sr_def(fns[i].name, fns[i].fn, fns[i].doc);
 }
