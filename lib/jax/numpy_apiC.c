@@ -378,9 +378,18 @@ static SrVal *in1d(SrInterp *I, SrVal *x, SrVal *y, int invert, int method) {
 static SrVal *jnp_isin(SrInterp *I, SrArgs *a) {
   SrVal *p[5];
   if (sr_args_parse(I, a, "isin", "element, test_elements, assume_unique=, invert=, *, method=", p) < 0) return NULL;
+  int method;
+  if (given(p[4]) && p[4]->kind != SR_V_STR) {
+    SrBuf b = SR_BUF_INIT;
+    sr_val_repr(&b, p[4]);
+    sr_raise(I, "ValueError",
+             "method=%s is not implemented; options are 'compare_all', 'binary_search', 'sort', and 'auto'",
+             sr_buf_str(&b));
+    sr_buf_free(&b);
+    return NULL;
+  }
   const char *m = given(p[4]) ? sr_as_str(I, p[4], "method") : "auto";
   if (!m) return NULL;
-  int method;
   if (strcmp(m, "auto") == 0 || strcmp(m, "compare_all") == 0) {
     method = IN1D_COMPARE_ALL;
   } else if (strcmp(m, "binary_search") == 0) {
