@@ -956,6 +956,100 @@ static SrVal *cov_api(SrInterp *I, SrArgs *a, int corr) {
 static SrVal *jnp_cov(SrInterp *I, SrArgs *a) { return cov_api(I, a, 0); }
 static SrVal *jnp_corrcoef(SrInterp *I, SrArgs *a) { return cov_api(I, a, 1); }
 
+/* ======================================================================
+ * matvec, vecmat, vecdot: jnp.vectorize with a signature (vectorize.py):
+ * the batch dims of size 1 squeezed, one vmap a batch dim (in_axes None
+ * where an argument's is 1), the dims no argument has expanded after
+ * ====================================================================== */
+
+static SrVal *vectorize2(SrNnScope *s, SrVal *fn, SrVal **args, const int *ncore) {
+  SrInterp *I = s->I;
+  int64_t nc[2][SR_MAX_RANK];
+  int nn[2], nb = 0;
+  for (int i = 0; i < 2; i++) {
+    const SrType *t = vtype(I, args[i]);
+    if (t->ndim < ncore[i])
+      return sr_raise(I, "ValueError", "input with shape %s does not have enough dimensions for all core dimensions %s",
+                      sr_type_short(t), i == 0 ? "of the first argument" : "of the second argument");
+    nn[i] = t->ndim - ncore[i];
+    for (int k = 0; k < nn[i]; k++) nc[i][k] = t->dims[k].size;
+    if (nn[i] > nb) nb = nn[i];
+  }
+  int64_t bshape[SR_MAX_RANK], filled[2][SR_MAX_RANK];
+  for (int k = 0; k < nb; k++) bshape[k] = 1;
+  for (int i = 0; i < 2; i++)
+    for (int k = 0; k < nb; k++) {
+      int j = k - (nb - nn[i]);
+      filled[i][k] = j < 0 ? 1 : nc[i][j];
+      if (filled[i][k] != 1) {
+        if (bshape[k] != 1 && bshape[k] != filled[i][k]) return sr_raise(I, "ValueError", "incompatible shapes for broadcasting");
+        bshape[k] = filled[i][k];
+      }
+    }
+  SrVal *sq[2];
+  for (int i = 0; i < 2; i++) {
+    int64_t ax[SR_MAX_RANK];
+    int n = 0;
+    for (int k = 0; k < nn[i]; k++)
+      if (nc[i][k] == 1) ax[n++] = k;
+    if (n == 0) {
+      sq[i] = args[i];
+      continue;
+    }
+    SrVal *v[2] = {args[i], sr_nn_keep(s, sr_int_tuple(ax, n))};
+    const char *kw[] = {"axis"};
+    if (!(sq[i] = sr_nn_call(s, "jax.numpy.squeeze", 1, v, 1, kw, &v[1]))) return NULL;
+  }
+  SrVal *f = fn, *vmap = sr_lookup_qualname("jax.vmap");
+  int64_t expand[SR_MAX_RANK];
+  int ne = 0;
+  for (int negdim = 0; negdim < nb; negdim++) {
+    int k = nb - 1 - negdim;
+    if (filled[0][k] == 1 && filled[1][k] == 1) {
+      expand[ne++] = k;
+      continue;
+    }
+    SrVal *ia[2] = {filled[0][k] == 1 ? sr_none() : sr_int(NULL, 0), filled[1][k] == 1 ? sr_none() : sr_int(NULL, 0)};
+    SrVal *inax = sr_nn_keep(s, sr_tuple(NULL, 2, ia));
+    SrVal *v[2] = {f, inax};
+    SrArgs va = {2, v, 0, NULL, NULL, NULL};
+    if (!(f = sr_nn_keep(s, sr_call(I, vmap, &va)))) return NULL;
+  }
+  SrArgs ca = {2, sq, 0, NULL, NULL, NULL};
+  SrVal *r = sr_nn_keep(s, sr_call(I, f, &ca));
+  if (!r || ne == 0) return r;
+  /* dims_to_expand were collected from the last; expand_dims sorts them */
+  SrVal *v[2] = {r, sr_nn_keep(s, sr_int_tuple(expand, ne))};
+  return sr_nn_call(s, "jax.numpy.expand_dims", 2, v, 0, NULL, NULL);
+}
+
+static SrVal *matvec_body(SrInterp *I, SrArgs *a) {
+  SrNnScope s = {I, {0}, 0};
+  int ncore[2] = {2, 1};
+  return sr_nn_done(&s, vectorize2(&s, sr_lookup_qualname("jax.numpy.matmul"), a->v, ncore));
+}
+
+static SrVal *vecmat_body(SrInterp *I, SrArgs *a) {
+  SrNnScope s = {I, {0}, 0};
+  int ncore[2] = {1, 2};
+  SrVal *v[2] = {sr_nn_call1(&s, "jax.numpy.conj", a->v[0]), a->v[1]};
+  return sr_nn_done(&s, v[0] ? vectorize2(&s, sr_lookup_qualname("jax.numpy.matmul"), v, ncore) : NULL);
+}
+
+static SrVal *mv_api(SrInterp *I, SrArgs *a, int vm) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, vm ? "vecmat" : "matvec", "x1, x2", p) < 0) return NULL;
+  SrVal *x = sr_jnp_asarray(I, p[0], -1), *y = x ? sr_jnp_asarray(I, p[1], -1) : NULL;
+  SrVal *args[2] = {x, y};
+  SrVal *r = y ? sr_api_jit(I, vm ? "vecmat" : "matvec", vm ? vecmat_body : matvec_body, NULL, 2, args) : NULL;
+  sr_unref(x);
+  sr_unref(y);
+  return r;
+}
+
+static SrVal *jnp_matvec(SrInterp *I, SrArgs *a) { return mv_api(I, a, 0); }
+static SrVal *jnp_vecmat(SrInterp *I, SrArgs *a) { return mv_api(I, a, 1); }
+
 void sr_jnp_apiC_init(void) {
   static const struct {
     const char *name;
@@ -990,6 +1084,8 @@ void sr_jnp_apiC_init(void) {
        "cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, dtype=None): the covariance matrix"},
       {"jax.numpy.corrcoef", jnp_corrcoef,
        "corrcoef(x, y=None, rowvar=True, dtype=None): the Pearson correlation coefficients"},
+      {"jax.numpy.matvec", jnp_matvec, "matvec(x1, x2, /): the batched matrix-vector product"},
+      {"jax.numpy.vecmat", jnp_vecmat, "vecmat(x1, x2, /): the batched conjugate vector-matrix product"},
   };
   for (size_t i = 0; i < sizeof fns / sizeof *fns; i++) sr_def(fns[i].name, fns[i].fn, fns[i].doc);
 }
