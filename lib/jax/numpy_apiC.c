@@ -1050,6 +1050,62 @@ static SrVal *mv_api(SrInterp *I, SrArgs *a, int vm) {
 static SrVal *jnp_matvec(SrInterp *I, SrArgs *a) { return mv_api(I, a, 0); }
 static SrVal *jnp_vecmat(SrInterp *I, SrArgs *a) { return mv_api(I, a, 1); }
 
+typedef struct VdotKw {
+  SrVal *precision, *pref;
+} VdotKw;
+
+static void vdot_kw_free(void *p) {
+  VdotKw *k = p;
+  sr_unref(k->precision);
+  sr_unref(k->pref);
+  free(k);
+}
+
+/* partial(vdot, precision=, preferred_element_type=) */
+static SrVal *vdot_partial(SrInterp *I, SrArgs *a) {
+  VdotKw *k = sr_current_builtin(I)->data;
+  SrNnScope s = {I, {0}, 0};
+  const char *kw[] = {"precision", "preferred_element_type"};
+  SrVal *kwv[] = {k->precision, k->pref};
+  return sr_nn_done(&s, sr_nn_call(&s, "jax.numpy.vdot", a->n, a->v, 2, kw, kwv));
+}
+
+/* jnp.vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
+   vectorize(partial(vdot, ...), signature='(n),(n)->()') over the axis moved last (not a jit) */
+static SrVal *jnp_vecdot(SrInterp *I, SrArgs *a) {
+  SrVal *p[5];
+  if (sr_args_parse(I, a, "vecdot", "x1, x2, *, axis=, precision=, preferred_element_type=", p) < 0) return NULL;
+  int64_t axis = -1;
+  if (given(p[2]) && sr_as_int(I, p[2], "axis", &axis) < 0) return NULL;
+  SrNnScope s = {I, {0}, 0};
+  SrVal *x = sr_nn_keep(&s, sr_jnp_asarray(I, p[0], -1));
+  SrVal *y = x ? sr_nn_keep(&s, sr_jnp_asarray(I, p[1], -1)) : NULL;
+  if (!y) return sr_nn_done(&s, NULL);
+  const SrType *tx = vtype(I, x), *ty = vtype(I, y);
+  int64_t ax = axis < 0 ? axis + tx->ndim : axis, ay = axis < 0 ? axis + ty->ndim : axis;
+  if (ax < 0 || ax >= tx->ndim || ay < 0 || ay >= ty->ndim)
+    return sr_nn_done(&s, sr_raise(I, "IndexError", "tuple index out of range"));
+  if (tx->dims[ax].size != ty->dims[ay].size) {
+    SrBuf b1 = SR_BUF_INIT, b2 = SR_BUF_INIT;
+    sr_shape_str(&b1, tx);
+    sr_shape_str(&b2, ty);
+    sr_raise(I, "ValueError", "axes must match; got shapes %s and %s with axis=%lld", sr_buf_str(&b1), sr_buf_str(&b2),
+             (long long)axis);
+    sr_buf_free(&b1);
+    sr_buf_free(&b2);
+    return sr_nn_done(&s, NULL);
+  }
+  SrVal *v[2] = {to_last(&s, x, axis), NULL};
+  v[1] = v[0] ? to_last(&s, y, axis) : NULL;
+  if (!v[1]) return sr_nn_done(&s, NULL);
+  VdotKw *k = sr_xcalloc(1, sizeof *k);
+  k->precision = given(p[3]) ? sr_ref(p[3]) : NULL;
+  k->pref = given(p[4]) ? sr_ref(p[4]) : NULL;
+  SrVal *fn = sr_nn_keep(&s, sr_builtin_with("vdot", vdot_partial, k, vdot_kw_free));
+  int ncore[2] = {1, 1};
+  return sr_nn_done(&s, vectorize2(&s, fn, v, ncore));
+}
+
 void sr_jnp_apiC_init(void) {
   static const struct {
     const char *name;
@@ -1086,6 +1142,8 @@ void sr_jnp_apiC_init(void) {
        "corrcoef(x, y=None, rowvar=True, dtype=None): the Pearson correlation coefficients"},
       {"jax.numpy.matvec", jnp_matvec, "matvec(x1, x2, /): the batched matrix-vector product"},
       {"jax.numpy.vecmat", jnp_vecmat, "vecmat(x1, x2, /): the batched conjugate vector-matrix product"},
+      {"jax.numpy.vecdot jax.numpy.linalg.vecdot", jnp_vecdot,
+       "vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None): the conjugate dot products along axis, batched"},
   };
   for (size_t i = 0; i < sizeof fns / sizeof *fns; i++) sr_def(fns[i].name, fns[i].fn, fns[i].doc);
 }
