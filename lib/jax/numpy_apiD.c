@@ -1,0 +1,246 @@
+/* numpy_apiD.c: jax.numpy's append, select, compress and extract
+ * (numpy/lax_numpy.py), written with the same calls in the same order as
+ * JAX's Python, so their jaxprs are JAX's: append is jit[name=append]
+ * (static axis), the others are not jitted.  Registered by
+ * sr_jnp_apiD_init (jax.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/jaxstate.h"
+#include "jax/jax.h"
+#include "jax/lax.h"
+#include "jax/nn.h"
+#include "jax/numpy.h"
+#include "py/interp.h"
+#include "py/objects.h"
+
+#define NO_AXIS INT64_MIN
+
+static const SrType *vtype(SrInterp *I, SrVal *v) { return sr_value_type(I, v); }
+
+/* a tuple of n borrowed values, kept by the scope */
+static SrVal *tup(SrNnScope *s, int n, SrVal **v) {
+  for (int i = 0; i < n; i++)
+    if (!v[i]) return NULL;
+  SrVal *t = sr_seq(NULL, SR_V_TUPLE, n);
+  for (int i = 0; i < n; i++) sr_seq_push(NULL, t, sr_ref(v[i]));
+  return sr_nn_keep(s, t);
+}
+
+/* the body of jit append: concatenate([ravel(arr), ravel(values)], 0), or
+   concatenate([arr, values], axis=axis) */
+static SrVal *append_body(SrInterp *I, SrArgs *a) {
+  int64_t axis = *(int64_t *)sr_current_builtin(I)->data;
+  SrNnScope s = {I, {0}, 0};
+  SrVal *xs[2] = {a->v[0], a->v[1]};
+  if (axis == NO_AXIS) {
+    xs[0] = sr_nn_call1(&s, "jax.numpy.ravel", xs[0]);
+    xs[1] = sr_nn_call1(&s, "jax.numpy.ravel", xs[1]);
+  }
+  SrVal *t = tup(&s, 2, xs);
+  const char *kw[1] = {"axis"};
+  SrVal *kv[1] = {sr_nn_int(&s, axis == NO_AXIS ? 0 : axis)};
+  SrVal *r = t ? sr_nn_call(&s, "jax.numpy.concatenate", 1, &t, 1, kw, kv) : NULL;
+  return sr_nn_done(&s, r);
+}
+
+static SrVal *jnp_append(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "append", "arr, values, axis=", p) < 0) return NULL;
+  int64_t *axis = sr_xcalloc(1, sizeof *axis);
+  *axis = NO_AXIS;
+  if (sr_nn_given(p[2]) && sr_as_int(I, p[2], "axis", axis) < 0) {
+    free(axis);
+    return NULL;
+  }
+  SrVal *xs[2] = {sr_jnp_asarray(I, p[0], -1), NULL};
+  if (xs[0]) xs[1] = sr_jnp_asarray(I, p[1], -1);
+  SrVal *r = xs[1] ? sr_api_jit(I, "append", append_body, axis, 2, xs) : (free(axis), NULL);
+  sr_unref(xs[0]);
+  sr_unref(xs[1]);
+  return r;
+}
+
+/* the items of a sequence argument, borrowed; -1 with JAX's error */
+static int seq_items(SrInterp *I, SrVal *v, const char *what, SrVal ***items) {
+  if (!v || !sr_is_seq(v)) {
+    sr_raise(I, "TypeError", "select requires %s to be a sequence of arrays", what);
+    return -1;
+  }
+  *items = v->seq.items;
+  return v->seq.n;
+}
+
+/* jnp.select(condlist, choicelist, default=0): select_n over the index
+   of the first true condition, the default at index 0 */
+static SrVal *jnp_select(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "select", "condlist, choicelist, default=", p) < 0) return NULL;
+  SrVal **cl, **ch;
+  int nc = seq_items(I, p[0], "condlist", &cl);
+  int nch = nc < 0 ? -1 : seq_items(I, p[1], "choicelist", &ch);
+  if (nch < 0) return NULL;
+  if (nc != nch)
+    return sr_raise(I, "ValueError", "condlist must have length equal to choicelist (%d vs %d)", nc, nch);
+  if (nc == 0) return sr_raise(I, "ValueError", "condlist must be non-empty");
+  if (nc + 1 > SR_NN_SCOPE_MAX / 4) return sr_raise(I, "NotImplementedError", "select of more than %d choices", SR_NN_SCOPE_MAX / 4 - 1);
+  SrNnScope s = {I, {0}, 0};
+  SrVal *conds[SR_NN_SCOPE_MAX / 4], *chs[SR_NN_SCOPE_MAX / 4];
+  conds[0] = sr_nn_keep(&s, sr_bool(0));
+  chs[0] = sr_nn_keep(&s, sr_jnp_asarray(I, p[2] ? p[2] : sr_nn_int(&s, 0), -1));
+  for (int i = 0; i < nc; i++) {
+    conds[i + 1] = sr_nn_keep(&s, sr_jnp_asarray(I, cl[i], -1));
+    if (!conds[i + 1]) return sr_nn_done(&s, NULL);
+  }
+  for (int i = 0; i < nc; i++) {
+    chs[i + 1] = sr_nn_keep(&s, sr_jnp_asarray(I, ch[i], -1));
+    if (!chs[i + 1]) return sr_nn_done(&s, NULL);
+  }
+  if (!chs[0]) return sr_nn_done(&s, NULL);
+  /* promote_dtypes(default, *choicelist): one dtype, ranks kept */
+  int weak = 0;
+  SrDtype dt = sr_jnp_result_dtype(I, nc + 1, chs, &weak);
+  for (int i = 0; i <= nc; i++) {
+    const SrType *t = vtype(I, chs[i]);
+    if (t->dtype != dt || (t->weak && !weak)) chs[i] = sr_nn_keep(&s, sr_jnp_convert(I, chs[i], dt, weak));
+    if (!chs[i]) return sr_nn_done(&s, NULL);
+  }
+  SrVal *bc = sr_nn_call(&s, "jax.numpy.broadcast_arrays", nc + 1, conds, 0, NULL, NULL);
+  SrVal *st = sr_nn_call1(&s, "jax.numpy.stack", bc);
+  SrVal *bt = sr_nn_keep(&s, sr_dtype_val(NULL, SR_BOOL));
+  SrVal *cb = sr_nn_call2(&s, "jax.numpy.astype", st, bt);
+  const char *kw[1] = {"axis"};
+  SrVal *kv[1] = {sr_nn_int(&s, 0)};
+  SrVal *idx = sr_nn_call(&s, "jax.numpy.argmax", 1, &cb, 1, kw, kv);
+  if (!idx) return sr_nn_done(&s, NULL);
+  SrVal *all[SR_NN_SCOPE_MAX / 4 + 1];
+  all[0] = idx;
+  for (int i = 0; i <= nc; i++) all[i + 1] = chs[i];
+  SrVal *bs = sr_nn_call(&s, "jax.numpy.broadcast_arrays", nc + 2, all, 0, NULL, NULL);
+  if (!bs || !sr_is_seq(bs)) return sr_nn_done(&s, NULL);
+  SrVal *r = sr_nn_call(&s, "jax.lax.select_n", bs->seq.n, bs->seq.items, 0, NULL, NULL);
+  return sr_nn_done(&s, r);
+}
+
+/* x[start:stop] on the leading axis, kept by the scope */
+static SrVal *lead_slice(SrNnScope *s, SrVal *x, int64_t start, int64_t stop) {
+  if (!x) return NULL;
+  /* sr_slice_new takes its three references */
+  SrVal *b = start ? sr_int(NULL, start) : sr_none(), *e = stop >= 0 ? sr_int(NULL, stop) : sr_none();
+  SrVal *sl = sr_slice_new(b, e, sr_none());
+  SrVal *r = sl ? sr_getitem(s->I, x, sl) : NULL;
+  sr_unref(sl);
+  return sr_nn_keep(s, r);
+}
+
+/* compress(condition, a, axis, size, fill_value) of lax_numpy.py; fname
+   names the caller in errors */
+static SrVal *do_compress(SrInterp *I, SrVal *cond, SrVal *a, SrVal *axis_arg, SrVal *size_arg, SrVal *fill) {
+  SrNnScope s = {I, {0}, 0};
+  SrVal *c = sr_nn_keep(&s, sr_jnp_asarray(I, cond, -1));
+  SrVal *x = c ? sr_nn_keep(&s, sr_jnp_asarray(I, a, -1)) : NULL;
+  SrVal *fv = x ? sr_nn_keep(&s, sr_jnp_asarray(I, fill ? fill : sr_nn_int(&s, 0), -1)) : NULL;
+  if (!fv) return sr_nn_done(&s, NULL);
+  SrVal *bt = sr_nn_keep(&s, sr_dtype_val(NULL, SR_BOOL));
+  c = sr_nn_call2(&s, "jax.numpy.astype", c, bt);
+  if (!c) return sr_nn_done(&s, NULL);
+  if (vtype(I, c)->ndim != 1) {
+    sr_raise(I, "ValueError", "condition must be a 1D array");
+    return sr_nn_done(&s, NULL);
+  }
+  int64_t axis = 0;
+  if (!sr_nn_given(axis_arg)) {
+    x = sr_nn_call1(&s, "jax.numpy.ravel", x);
+  } else {
+    if (sr_as_int(I, axis_arg, "axis", &axis) < 0) return sr_nn_done(&s, NULL);
+    SrVal *mv[3] = {x, axis_arg, sr_nn_int(&s, 0)};
+    x = sr_nn_call(&s, "jax.numpy.moveaxis", 3, mv, 0, NULL, NULL);
+  }
+  if (!x) return sr_nn_done(&s, NULL);
+  int64_t n0 = vtype(I, x)->dims[0].size, nc = vtype(I, c)->dims[0].size;
+  SrVal *extra = lead_slice(&s, c, n0, -1);
+  c = lead_slice(&s, c, 0, n0);
+  x = lead_slice(&s, x, 0, vtype(I, c ? c : x)->dims[0].size);
+  if (!extra || !c || !x) return sr_nn_done(&s, NULL);
+  SrVal *res;
+  if (!sr_nn_given(size_arg)) {
+    /* concrete_or_error: a traced condition fails in jnp.any / x[c] */
+    if (nc > n0) {
+      SrVal *any = sr_nn_call1(&s, "jax.numpy.any", extra);
+      int t = any ? sr_truthy(I, any) : -1;
+      if (t < 0) return sr_nn_done(&s, NULL);
+      if (t) {
+        sr_raise(I, "ValueError", "condition contains entries that are out of bounds");
+        return sr_nn_done(&s, NULL);
+      }
+    }
+    res = sr_nn_keep(&s, sr_getitem(I, x, c));
+  } else {
+    int64_t size;
+    if (sr_as_int(I, size_arg, "size", &size) < 0) return sr_nn_done(&s, NULL);
+    if (size < 0 || size > vtype(I, x)->dims[0].size) {
+      sr_raise(I, "ValueError",
+               "size must be positive and not greater than the size of the array axis; got size=%lld for "
+               "a.shape[axis]=%lld",
+               (long long)size, (long long)vtype(I, x)->dims[0].size);
+      return sr_nn_done(&s, NULL);
+    }
+    int nd = vtype(I, x)->ndim;
+    SrVal *rng = sr_seq(NULL, SR_V_TUPLE, nd - 1);
+    for (int i = 1; i < nd; i++) sr_seq_push(NULL, rng, sr_int(NULL, i));
+    sr_nn_keep(&s, rng);
+    SrVal *mask = sr_nn_call2(&s, "jax.numpy.expand_dims", c, rng);
+    SrVal *dtv = sr_nn_keep(&s, sr_dtype_val(NULL, vtype(I, x)->dtype));
+    const char *kw[2] = {"dtype", "stable"};
+    SrVal *kv[2] = {dtv, NULL};
+    SrVal *fa = sr_nn_call(&s, "jax.numpy.array", 1, &fv, 1, kw, kv);
+    SrVal *w = sr_nn_call3(&s, "jax.numpy.where", mask, x, fa);
+    const char *kw2[2] = {"stable", "descending"};
+    SrVal *kv2[2] = {sr_nn_keep(&s, sr_bool(1)), sr_nn_keep(&s, sr_bool(1))};
+    SrVal *order = sr_nn_call(&s, "jax.numpy.argsort", 1, &c, 2, kw2, kv2);
+    SrVal *taken = w && order ? sr_nn_keep(&s, sr_getitem(I, w, order)) : NULL;
+    res = lead_slice(&s, taken, 0, size);
+  }
+  SrVal *mv[3] = {res, sr_nn_int(&s, 0), sr_nn_int(&s, axis)};
+  SrVal *r = sr_nn_call(&s, "jax.numpy.moveaxis", 3, mv, 0, NULL, NULL);
+  return sr_nn_done(&s, r);
+}
+
+/* jnp.compress(condition, a, axis=None, *, size=None, fill_value=0, out=None) */
+static SrVal *jnp_compress(SrInterp *I, SrArgs *a) {
+  SrVal *p[6];
+  if (sr_args_parse(I, a, "compress", "condition, a, axis=, *, size=, fill_value=, out=", p) < 0) return NULL;
+  if (sr_nn_given(p[5])) return sr_raise(I, "NotImplementedError", "The 'out' argument to jnp.compress is not supported.");
+  return do_compress(I, p[0], p[1], p[2], p[3], p[4]);
+}
+
+/* jnp.extract(condition, arr, *, size=None, fill_value=0):
+   compress(ravel(condition), ravel(arr), size=size, fill_value=fill_value) */
+static SrVal *jnp_extract(SrInterp *I, SrArgs *a) {
+  SrVal *p[4];
+  if (sr_args_parse(I, a, "extract", "condition, arr, *, size=, fill_value=", p) < 0) return NULL;
+  SrNnScope s = {I, {0}, 0};
+  SrVal *c = sr_nn_call1(&s, "jax.numpy.ravel", p[0]);
+  SrVal *x = c ? sr_nn_call1(&s, "jax.numpy.ravel", p[1]) : NULL;
+  SrVal *r = x ? do_compress(I, c, x, NULL, p[2], p[3]) : NULL;
+  sr_nn_done(&s, NULL);
+  return r;
+}
+
+void sr_jnp_apiD_init(void) {
+  static const struct {
+    const char *names;
+    SrBuiltinFn fn;
+    const char *doc;
+  } defs[] = {
+      {"jax.numpy.append", jnp_append, "append(arr, values, axis=None): jit[name=append], concatenate([arr, values])"},
+      {"jax.numpy.select", jnp_select, "select(condlist, choicelist, default=0): select_n at the first true condition"},
+      {"jax.numpy.compress", jnp_compress,
+       "compress(condition, a, axis=None, *, size=None, fill_value=0): the slices of a where condition"},
+      {"jax.numpy.extract", jnp_extract,
+       "extract(condition, arr, *, size=None, fill_value=0): the elements of arr where condition"},
+      {NULL, NULL, NULL},
+  };
+  for (int i = 0; defs[i].names; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);
+}

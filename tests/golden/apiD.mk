@@ -1,0 +1,5 @@
+## apiD.mk: issue 15's jnp append, select, compress, extract ... (included
+## from golden.mk); expected values are JAX's docstring examples and numpy.
+APID_GOLDEN = tests/golden/apiD_select.jxr
+GOLDEN_TESTS += $(APID_GOLDEN)
+EXTRA_DIST += tests/golden/apiD.mk
