@@ -14,6 +14,7 @@
 #include "jax/numpy.h"
 #include "py/interp.h"
 #include "py/objects.h"
+#include "util/intern.h"
 
 #define NO_AXIS INT64_MIN
 
@@ -228,6 +229,129 @@ static SrVal *jnp_extract(SrInterp *I, SrArgs *a) {
   return r;
 }
 
+/* a[(slice(None),) * axis + (last,)], kept by the scope; last is borrowed */
+static SrVal *take_axis(SrNnScope *s, SrVal *a, int64_t axis, SrVal *last) {
+  if (!a || !last) return NULL;
+  SrVal *key = sr_seq(NULL, SR_V_TUPLE, (int)axis + 1);
+  for (int64_t i = 0; i < axis; i++) sr_seq_push(NULL, key, sr_slice_new(sr_none(), sr_none(), sr_none()));
+  sr_seq_push(NULL, key, sr_ref(last));
+  SrVal *r = sr_getitem(s->I, a, key);
+  sr_unref(key);
+  return sr_nn_keep(s, r);
+}
+
+/* slice(start, stop) with None for NO_AXIS, kept by the scope */
+static SrVal *slice_of(SrNnScope *s, int64_t start, int64_t stop) {
+  return sr_nn_keep(s, sr_slice_new(start == NO_AXIS ? sr_none() : sr_int(NULL, start),
+                                    stop == NO_AXIS ? sr_none() : sr_int(NULL, stop), sr_none()));
+}
+
+static SrVal *axis_error(SrInterp *I, int64_t axis, int nd) {
+  return sr_raise(I, "ValueError", "axis %lld is out of bounds for array of dimension %d", (long long)axis, nd);
+}
+
+/* jnp.delete(arr, obj, axis=None, *, assume_unique_indices=False) */
+static SrVal *jnp_delete(SrInterp *I, SrArgs *args) {
+  SrVal *p[4];
+  if (sr_args_parse(I, args, "delete", "arr, obj, axis=, *, assume_unique_indices=", p) < 0) return NULL;
+  SrNnScope s = {I, {0}, 0};
+  SrVal *a = sr_nn_keep(&s, sr_jnp_asarray(I, p[0], -1));
+  if (!a) return sr_nn_done(&s, NULL);
+  int64_t axis = 0;
+  if (!sr_nn_given(p[2])) {
+    a = sr_nn_call1(&s, "jax.numpy.ravel", a);
+  } else if (sr_as_int(I, p[2], "axis", &axis) < 0) {
+    return sr_nn_done(&s, NULL);
+  }
+  if (!a) return sr_nn_done(&s, NULL);
+  int nd = vtype(I, a)->ndim;
+  if (axis < -nd || axis >= nd) return sr_nn_done(&s, axis_error(I, axis, nd));
+  if (axis < 0) axis += nd;
+  int64_t n = vtype(I, a)->dims[axis].size;
+  int unique = p[3] && sr_truthy(I, p[3]) > 0;
+  SrVal *obj = p[1];
+  /* case 1: a static integer */
+  if (obj->kind == SR_V_INT || obj->kind == SR_V_BOOL) {
+    int64_t k = obj->i;
+    if (k < -n || k >= n) return sr_nn_done(&s, axis_error(I, k, (int)n));
+    if (k < 0) k += n;
+    SrVal *parts[2] = {take_axis(&s, a, axis, slice_of(&s, 0, k)), take_axis(&s, a, axis, slice_of(&s, k + 1, NO_AXIS))};
+    SrVal *t = tup(&s, 2, parts);
+    const char *kw[1] = {"axis"};
+    SrVal *kv[1] = {sr_nn_int(&s, axis)};
+    return sr_nn_done(&s, t ? sr_nn_call(&s, "jax.numpy.concatenate", 1, &t, 1, kw, kv) : NULL);
+  }
+  /* case 2: a static slice: arange(n)[obj], unique */
+  if (sr_is_obj(obj, &sr_slice_class)) {
+    SrVal *r = sr_nn_call1(&s, "jax.numpy.arange", sr_nn_int(&s, n));
+    obj = r ? sr_nn_keep(&s, sr_getitem(I, r, obj)) : NULL;
+    unique = 1;
+  }
+  SrVal *o = obj ? sr_nn_keep(&s, sr_jnp_asarray(I, obj, -1)) : NULL;
+  if (!o) return sr_nn_done(&s, NULL);
+  SrDtype odt = vtype(I, o)->dtype;
+  if (sr_dtype_is_int(odt) && unique) {
+    /* case 3a: unique integer indices, as a gather */
+    SrVal *oa = sr_nn_call1(&s, "jax.numpy.ravel", o);
+    SrVal *nn = sr_nn_int(&s, n);
+    SrVal *neg = sr_nn_op(&s, SR_OP_LT, oa, sr_nn_int(&s, 0));
+    SrVal *w = sr_nn_call3(&s, "jax.numpy.where", neg, sr_nn_op(&s, SR_OP_ADD, oa, nn), oa);
+    oa = sr_nn_call3(&s, "jax.numpy.clip", w, sr_nn_int(&s, 0), nn);
+    oa = sr_nn_call1(&s, "jax.numpy.sort", oa);
+    if (!oa) return sr_nn_done(&s, NULL);
+    int64_t m = sr_type_numel(vtype(I, oa));
+    const char *kw[1] = {"dtype"};
+    SrVal *kv[1] = {sr_nn_keep(&s, sr_dtype_val(NULL, vtype(I, oa)->dtype))};
+    SrVal *mv = sr_nn_int(&s, m);
+    oa = sr_nn_op(&s, SR_OP_SUB, oa, sr_nn_call(&s, "jax.numpy.arange", 1, &mv, 1, kw, kv));
+    SrVal *iv = sr_nn_int(&s, n - m);
+    SrVal *i = sr_nn_call(&s, "jax.numpy.arange", 1, &iv, 1, kw, kv);
+    if (!oa || !i) return sr_nn_done(&s, NULL);
+    SrVal *k1 = sr_nn_keep(&s, sr_tuple(NULL, 2, (SrVal *[]){sr_none(), sr_slice_new(sr_none(), sr_none(), sr_none())}));
+    SrVal *k2 = sr_nn_keep(&s, sr_tuple(NULL, 2, (SrVal *[]){sr_slice_new(sr_none(), sr_none(), sr_none()), sr_none()}));
+    SrVal *ge = sr_nn_op(&s, SR_OP_GE, sr_nn_keep(&s, sr_getitem(I, i, k1)), sr_nn_keep(&s, sr_getitem(I, oa, k2)));
+    SrVal *sm = ge ? sr_nn_keep(&s, sr_getattr(I, ge, "sum")) : NULL;
+    SrVal *zero = sr_nn_int(&s, 0);
+    SrArgs sa = {1, &zero, 1, (const char *[]){sr_intern_cstr("dtype")}, kv, NULL};
+    SrVal *cnt = sm ? sr_nn_keep(&s, sr_call(I, sm, &sa)) : NULL;
+    i = sr_nn_op(&s, SR_OP_ADD, i, cnt);
+    return sr_nn_done(&s, take_axis(&s, a, axis, i));
+  }
+  /* case 3b: static indices or a static mask, made on the host */
+  SrVal *flat = sr_nn_call1(&s, "jax.numpy.ravel", o);
+  SrVal *tl = flat ? sr_nn_keep(&s, sr_getattr(I, flat, "tolist")) : NULL;
+  SrArgs none = {0, NULL, 0, NULL, NULL, NULL};
+  SrVal *list = tl ? sr_nn_keep(&s, sr_call(I, tl, &none)) : NULL;
+  if (!list) return sr_nn_done(&s, NULL);
+  SrVal *mask = sr_nn_keep(&s, sr_seq(NULL, SR_V_LIST, (int)n));
+  if (sr_dtype_is_int(odt)) {
+    char *keep = sr_xcalloc(n ? (size_t)n : 1, 1);
+    memset(keep, 1, (size_t)n);
+    for (int j = 0; j < list->seq.n; j++) {
+      int64_t k = list->seq.items[j]->i;
+      if (k < -n || k >= n) {
+        free(keep);
+        sr_raise(I, "IndexError", "index %lld is out of bounds for axis 0 with size %lld", (long long)k, (long long)n);
+        return sr_nn_done(&s, NULL);
+      }
+      keep[k < 0 ? k + n : k] = 0;
+    }
+    for (int64_t j = 0; j < n; j++) sr_seq_push(NULL, mask, sr_bool(keep[j]));
+    free(keep);
+  } else if (odt == SR_BOOL) {
+    const SrType *ot = vtype(I, o);
+    if (ot->ndim != 1 || ot->dims[0].size != n) {
+      sr_raise(I, "ValueError", "np.delete(arr, obj): for boolean indices, obj must be one-dimensional with length matching specified axis.");
+      return sr_nn_done(&s, NULL);
+    }
+    for (int j = 0; j < list->seq.n; j++) sr_seq_push(NULL, mask, sr_bool(!list->seq.items[j]->i));
+  } else {
+    sr_raise(I, "ValueError", "np.delete(arr, obj): got obj.dtype=%s; must be integer or bool.", sr_dtype_name(odt));
+    return sr_nn_done(&s, NULL);
+  }
+  return sr_nn_done(&s, take_axis(&s, a, axis, mask));
+}
+
 void sr_jnp_apiD_init(void) {
   static const struct {
     const char *names;
@@ -240,6 +364,8 @@ void sr_jnp_apiD_init(void) {
        "compress(condition, a, axis=None, *, size=None, fill_value=0): the slices of a where condition"},
       {"jax.numpy.extract", jnp_extract,
        "extract(condition, arr, *, size=None, fill_value=0): the elements of arr where condition"},
+      {"jax.numpy.delete", jnp_delete,
+       "delete(arr, obj, axis=None, *, assume_unique_indices=False): arr without the entries obj names"},
       {NULL, NULL, NULL},
   };
   for (int i = 0; defs[i].names; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);
