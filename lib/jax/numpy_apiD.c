@@ -14,6 +14,8 @@
 #include "jax/numpy.h"
 #include "py/interp.h"
 #include "py/objects.h"
+#include "text/print_val.h"
+#include "util/buf.h"
 #include "util/intern.h"
 
 #define NO_AXIS INT64_MIN
@@ -352,6 +354,165 @@ static SrVal *jnp_delete(SrInterp *I, SrArgs *args) {
   return sr_nn_done(&s, take_axis(&s, a, axis, mask));
 }
 
+/* jnp.choose(a, choices, out=None, mode='raise') */
+static SrVal *jnp_choose(SrInterp *I, SrArgs *args) {
+  SrVal *p[4];
+  if (sr_args_parse(I, args, "choose", "a, choices, out=, mode=", p) < 0) return NULL;
+  if (sr_nn_given(p[2])) return sr_raise(I, "NotImplementedError", "The 'out' argument to jnp.choose is not supported.");
+  const char *mode = "raise";
+  if (p[3] && p[3]->kind == SR_V_STR) mode = p[3]->str.s;
+  SrNnScope s = {I, {0}, 0};
+  SrVal *a = sr_nn_keep(&s, sr_jnp_asarray(I, p[0], -1));
+  if (!a) return sr_nn_done(&s, NULL);
+  SrVal *all[SR_NN_SCOPE_MAX / 4];
+  int n = 0;
+  if (sr_is_seq(p[1])) {
+    if (p[1]->seq.n + 1 > SR_NN_SCOPE_MAX / 4) {
+      sr_raise(I, "NotImplementedError", "choose of more than %d choices", SR_NN_SCOPE_MAX / 4 - 1);
+      return sr_nn_done(&s, NULL);
+    }
+    for (int i = 0; i < p[1]->seq.n; i++) {
+      all[1 + n] = sr_nn_keep(&s, sr_jnp_asarray(I, p[1]->seq.items[i], -1));
+      if (!all[1 + n++]) return sr_nn_done(&s, NULL);
+    }
+  } else {
+    /* an array: its rows, as *choices iterates it */
+    SrVal *c = sr_nn_keep(&s, sr_jnp_asarray(I, p[1], -1));
+    if (!c) return sr_nn_done(&s, NULL);
+    if (vtype(I, c)->ndim == 0) {
+      sr_raise(I, "TypeError", "iteration over a 0-d array");
+      return sr_nn_done(&s, NULL);
+    }
+    int64_t m = vtype(I, c)->dims[0].size;
+    if (m + 1 > SR_NN_SCOPE_MAX / 4) {
+      sr_raise(I, "NotImplementedError", "choose of more than %d choices", SR_NN_SCOPE_MAX / 4 - 1);
+      return sr_nn_done(&s, NULL);
+    }
+    for (int64_t i = 0; i < m; i++) {
+      all[1 + n] = sr_nn_keep(&s, sr_getitem(I, c, sr_nn_int(&s, i)));
+      if (!all[1 + n++]) return sr_nn_done(&s, NULL);
+    }
+  }
+  if (!sr_dtype_is_int(vtype(I, a)->dtype)) {
+    sr_raise(I, "ValueError", "`a` array must be integer typed");
+    return sr_nn_done(&s, NULL);
+  }
+  SrVal *N = sr_nn_int(&s, n);
+  SrVal *arr;
+  if (!strcmp(mode, "raise")) {
+    SrVal *bad = sr_nn_op(&s, SR_OP_BITOR, sr_nn_op(&s, SR_OP_LT, a, sr_nn_int(&s, 0)), sr_nn_op(&s, SR_OP_GE, a, N));
+    SrVal *any = sr_nn_call1(&s, "jax.numpy.any", bad);
+    int t = any ? sr_truthy(I, any) : -1;
+    if (t < 0) return sr_nn_done(&s, NULL);
+    if (t) {
+      sr_raise(I, "ValueError", "invalid entry in choice array");
+      return sr_nn_done(&s, NULL);
+    }
+    arr = a;
+  } else if (!strcmp(mode, "wrap")) {
+    arr = sr_nn_op(&s, SR_OP_MOD, a, N);
+  } else if (!strcmp(mode, "clip")) {
+    arr = sr_nn_call3(&s, "jax.numpy.clip", a, sr_nn_int(&s, 0), sr_nn_int(&s, n - 1));
+  } else {
+    SrBuf b = {0};
+    sr_val_repr(&b, p[3]);
+    sr_raise(I, "ValueError", "mode=%s not understood. Must be 'raise', 'wrap', or 'clip'", b.p ? b.p : "");
+    sr_buf_free(&b);
+    return sr_nn_done(&s, NULL);
+  }
+  all[0] = arr;
+  SrVal *bs = sr_nn_call(&s, "jax.numpy.broadcast_arrays", n + 1, all, 0, NULL, NULL);
+  if (!bs || !sr_is_seq(bs)) return sr_nn_done(&s, NULL);
+  arr = bs->seq.items[0];
+  SrVal *chl = sr_nn_keep(&s, sr_seq(NULL, SR_V_LIST, n));
+  for (int i = 1; i <= n; i++) sr_seq_push(NULL, chl, sr_ref(bs->seq.items[i]));
+  SrVal *ch = sr_nn_call1(&s, "jax.numpy.array", chl);
+  SrVal *shape = sr_nn_keep(&s, sr_getattr(I, arr, "shape"));
+  const char *kw[1] = {"sparse"};
+  SrVal *kv[1] = {sr_nn_keep(&s, sr_bool(1))};
+  SrVal *ix = shape ? sr_nn_call(&s, "jax.numpy.indices", 1, &shape, 1, kw, kv) : NULL;
+  if (!ch || !ix || !sr_is_seq(ix)) return sr_nn_done(&s, NULL);
+  SrVal *key = sr_nn_keep(&s, sr_seq(NULL, SR_V_TUPLE, ix->seq.n + 1));
+  sr_seq_push(NULL, key, sr_ref(arr));
+  for (int i = 0; i < ix->seq.n; i++) sr_seq_push(NULL, key, sr_ref(ix->seq.items[i]));
+  return sr_nn_done(&s, sr_nn_keep(&s, sr_getitem(I, ch, key)));
+}
+
+/* the function apply_along_axis vmaps: func1d(arr, *args, **kwargs) */
+typedef struct {
+  SrVal *fn, **v, **kwv;
+  const char **kw;
+  int n, nkw;
+} Partial;
+
+static void partial_free(void *d) {
+  Partial *p = d;
+  sr_unref(p->fn);
+  for (int i = 0; i < p->n; i++) sr_unref(p->v[i]);
+  for (int i = 0; i < p->nkw; i++) sr_unref(p->kwv[i]);
+  free(p->v);
+  free(p->kwv);
+  free(p->kw);
+  free(p);
+}
+
+static SrVal *partial_call(SrInterp *I, SrArgs *a) {
+  Partial *p = sr_current_builtin(I)->data;
+  SrVal **v = sr_xcalloc((size_t)(a->n + p->n) + 1, sizeof *v);
+  for (int i = 0; i < a->n; i++) v[i] = a->v[i];
+  for (int i = 0; i < p->n; i++) v[a->n + i] = p->v[i];
+  SrArgs ca = {a->n + p->n, v, p->nkw, p->kw, p->kwv, NULL};
+  SrVal *r = sr_call(I, p->fn, &ca);
+  free(v);
+  return r;
+}
+
+/* jnp.apply_along_axis(func1d, axis, arr, *args, **kwargs): func1d under
+   vmaps over the other axes */
+static SrVal *jnp_apply_along_axis(SrInterp *I, SrArgs *a) {
+  if (a->n < 3) {
+    static const char *names[] = {"'func1d', 'axis', and 'arr'", "'axis' and 'arr'", "'arr'"};
+    return sr_raise(I, "TypeError", "apply_along_axis() missing %d required positional argument%s: %s", 3 - a->n,
+                    a->n == 2 ? "" : "s", names[a->n]);
+  }
+  int64_t axis;
+  if (sr_as_int(I, a->v[1], "axis", &axis) < 0) return NULL;
+  SrVal *x = sr_jnp_asarray(I, a->v[2], -1);
+  if (!x) return NULL;
+  int nd = vtype(I, x)->ndim;
+  if (axis < -nd || axis >= nd) {
+    sr_unref(x);
+    return axis_error(I, axis, nd);
+  }
+  if (axis < 0) axis += nd;
+  Partial *p = sr_xcalloc(1, sizeof *p);
+  p->fn = sr_ref(a->v[0]);
+  p->n = a->n - 3;
+  p->v = sr_xcalloc((size_t)p->n + 1, sizeof *p->v);
+  for (int i = 0; i < p->n; i++) p->v[i] = sr_ref(a->v[3 + i]);
+  p->nkw = a->nkw;
+  p->kw = sr_xcalloc((size_t)a->nkw + 1, sizeof *p->kw);
+  p->kwv = sr_xcalloc((size_t)a->nkw + 1, sizeof *p->kwv);
+  for (int i = 0; i < a->nkw; i++) {
+    p->kw[i] = a->kw[i];
+    p->kwv[i] = sr_ref(a->kwv[i]);
+  }
+  SrNnScope s = {I, {0}, 0};
+  sr_nn_keep(&s, x);
+  SrVal *func = sr_nn_keep(&s, sr_builtin_with("<lambda>", partial_call, p, partial_free));
+  const char *kw[2] = {"in_axes", "out_axes"};
+  for (int64_t i = 1; func && i < nd - axis; i++) {
+    SrVal *kv[2] = {sr_nn_int(&s, i), sr_nn_int(&s, -1)};
+    func = sr_nn_call(&s, "jax.vmap", 1, &func, 2, kw, kv);
+  }
+  for (int64_t i = 0; func && i < axis; i++) {
+    SrVal *kv[2] = {sr_nn_int(&s, 0), sr_nn_int(&s, 0)};
+    func = sr_nn_call(&s, "jax.vmap", 1, &func, 2, kw, kv);
+  }
+  SrArgs ca = {1, &x, 0, NULL, NULL, NULL};
+  return sr_nn_done(&s, func ? sr_nn_keep(&s, sr_call(I, func, &ca)) : NULL);
+}
+
 void sr_jnp_apiD_init(void) {
   static const struct {
     const char *names;
@@ -366,6 +527,9 @@ void sr_jnp_apiD_init(void) {
        "extract(condition, arr, *, size=None, fill_value=0): the elements of arr where condition"},
       {"jax.numpy.delete", jnp_delete,
        "delete(arr, obj, axis=None, *, assume_unique_indices=False): arr without the entries obj names"},
+      {"jax.numpy.choose", jnp_choose, "choose(a, choices, out=None, mode='raise'): choices[a[i]][i], broadcast"},
+      {"jax.numpy.apply_along_axis", jnp_apply_along_axis,
+       "apply_along_axis(func1d, axis, arr, *args, **kwargs): func1d on the 1-D slices along axis (vmap)"},
       {NULL, NULL, NULL},
   };
   for (int i = 0; defs[i].names; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);
