@@ -513,6 +513,211 @@ static SrVal *jnp_apply_along_axis(SrInterp *I, SrArgs *a) {
   return sr_nn_done(&s, func ? sr_nn_keep(&s, sr_call(I, func, &ca)) : NULL);
 }
 
+/* promote_dtypes: every args[i] (kept by the scope) to one dtype, ranks
+   kept; 0 or -1 */
+static int promote(SrNnScope *s, int n, SrVal **args) {
+  int weak = 0;
+  SrDtype dt = sr_jnp_result_dtype(s->I, n, args, &weak);
+  for (int i = 0; i < n; i++) {
+    const SrType *t = vtype(s->I, args[i]);
+    if (t->dtype != dt || (t->weak && !weak)) args[i] = sr_nn_keep(s, sr_jnp_convert(s->I, args[i], dt, weak));
+    if (!args[i]) return -1;
+  }
+  return 0;
+}
+
+/* x.at[key].add(v), kept by the scope */
+static SrVal *at_add(SrNnScope *s, SrVal *x, SrVal *key, SrVal *v) {
+  if (!x || !key || !v) return NULL;
+  SrVal *at = sr_nn_keep(s, sr_getattr(s->I, x, "at"));
+  SrVal *ix = at ? sr_nn_keep(s, sr_getitem(s->I, at, key)) : NULL;
+  SrVal *add = ix ? sr_nn_keep(s, sr_getattr(s->I, ix, "add")) : NULL;
+  SrArgs a = {1, &v, 0, NULL, NULL, NULL};
+  return add ? sr_nn_keep(s, sr_call(s->I, add, &a)) : NULL;
+}
+
+static int64_t lead(SrInterp *I, SrVal *x) { return vtype(I, x)->ndim ? vtype(I, x)->dims[0].size : 0; }
+
+/* the bodies of jit polyadd and polysub: the shorter added into the tail
+   of the longer (polysub: polyadd(a1, -a2)) */
+static SrVal *polyadd_of(SrNnScope *s, SrVal *x, SrVal *y) {
+  SrVal *v[2] = {x, y};
+  if (promote(s, 2, v) < 0) return NULL;
+  SrInterp *I = s->I;
+  if (!vtype(I, v[0])->ndim || !vtype(I, v[1])->ndim) {
+    sr_raise(I, "IndexError", "tuple index out of range");
+    return NULL;
+  }
+  int big = lead(I, v[1]) <= lead(I, v[0]) ? 0 : 1;
+  return at_add(s, v[big], slice_of(s, -lead(I, v[1 - big]), NO_AXIS), v[1 - big]);
+}
+
+static SrVal *polyadd_body(SrInterp *I, SrArgs *a) {
+  SrNnScope s = {I, {0}, 0};
+  return sr_nn_done(&s, polyadd_of(&s, a->v[0], a->v[1]));
+}
+
+static SrVal *polysub_body(SrInterp *I, SrArgs *a) {
+  SrNnScope s = {I, {0}, 0};
+  SrVal *v[2] = {a->v[0], a->v[1]};
+  if (promote(&s, 2, v) < 0) return sr_nn_done(&s, NULL);
+  SrVal *neg = sr_nn_call1(&s, "jax.numpy.negative", v[1]);
+  SrVal *r = neg ? sr_nn_keep(&s, sr_api_jit(I, "polyadd", polyadd_body, NULL, 2, (SrVal *[]){v[0], neg})) : NULL;
+  return sr_nn_done(&s, r);
+}
+
+static SrVal *poly2(SrInterp *I, SrArgs *a, const char *name, SrBuiltinFn body) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, name, "a1, a2", p) < 0) return NULL;
+  SrVal *xs[2] = {sr_jnp_asarray(I, p[0], -1), NULL};
+  if (xs[0]) xs[1] = sr_jnp_asarray(I, p[1], -1);
+  SrVal *r = xs[1] ? sr_api_jit(I, name, body, NULL, 2, xs) : NULL;
+  sr_unref(xs[0]);
+  sr_unref(xs[1]);
+  return r;
+}
+
+static SrVal *jnp_polyadd(SrInterp *I, SrArgs *a) { return poly2(I, a, "polyadd", polyadd_body); }
+static SrVal *jnp_polysub(SrInterp *I, SrArgs *a) { return poly2(I, a, "polysub", polysub_body); }
+
+/* arange(lo, hi, dtype=dt), kept by the scope */
+static SrVal *arange_dt(SrNnScope *s, int64_t lo, int64_t hi, SrDtype dt) {
+  SrVal *v[2] = {sr_nn_int(s, lo), sr_nn_int(s, hi)};
+  const char *kw[1] = {"dtype"};
+  SrVal *kv[1] = {sr_nn_keep(s, sr_dtype_val(NULL, dt))};
+  return sr_nn_call(s, "jax.numpy.arange", 2, v, 1, kw, kv);
+}
+
+/* x[np.newaxis] (row) or x[:, np.newaxis], kept by the scope */
+static SrVal *newaxis(SrNnScope *s, SrVal *x, int col) {
+  if (!x) return NULL;
+  SrVal *key = col ? sr_tuple(NULL, 2, (SrVal *[]){sr_slice_new(sr_none(), sr_none(), sr_none()), sr_none()})
+                   : sr_none();
+  SrVal *r = sr_getitem(s->I, x, key);
+  sr_unref(key);
+  return sr_nn_keep(s, r);
+}
+
+/* x[::-1], kept by the scope */
+static SrVal *reversed(SrNnScope *s, SrVal *x) {
+  if (!x) return NULL;
+  SrVal *sl = sr_slice_new(sr_none(), sr_none(), sr_int(NULL, -1));
+  SrVal *r = sr_getitem(s->I, x, sl);
+  sr_unref(sl);
+  return sr_nn_keep(s, r);
+}
+
+/* x.prod(0) or maximum(1, x).prod(0), kept by the scope */
+static SrVal *prod0(SrNnScope *s, SrVal *x) {
+  const char *kw[1] = {"axis"};
+  SrVal *kv[1] = {sr_nn_int(s, 0)};
+  return x ? sr_nn_call(s, "jax.numpy.prod", 1, &x, 1, kw, kv) : NULL;
+}
+
+/* the body of jit polyder (static m) */
+static SrVal *polyder_body(SrInterp *I, SrArgs *a) {
+  int64_t m = *(int64_t *)sr_current_builtin(I)->data;
+  SrNnScope s = {I, {0}, 0};
+  SrVal *pa = a->v[0];
+  if (sr_nn_promote_inexact(&s, 1, &pa, "polyder") < 0) return sr_nn_done(&s, NULL);
+  if (m < 0) {
+    sr_raise(I, "ValueError", "Order of derivative must be positive");
+    return sr_nn_done(&s, NULL);
+  }
+  if (m == 0) return sr_nn_done(&s, pa);
+  SrDtype dt = vtype(I, pa)->dtype;
+  SrVal *g = sr_nn_op(&s, SR_OP_SUB, newaxis(&s, arange_dt(&s, m, lead(I, pa), dt), 0),
+                      newaxis(&s, arange_dt(&s, 0, m, dt), 1));
+  SrVal *coeff = prod0(&s, g);
+  SrVal *sl = slice_of(&s, NO_AXIS, -m);
+  SrVal *head = sl ? sr_nn_keep(&s, sr_getitem(I, pa, sl)) : NULL;
+  return sr_nn_done(&s, sr_nn_op(&s, SR_OP_MUL, head, reversed(&s, coeff)));
+}
+
+static int m_arg(SrInterp *I, SrVal *v, int64_t *m) { return v ? sr_as_int(I, v, "m", m) : 0; }
+
+/* jnp.polyder(p, m=1): jit[name=polyder] with static m */
+static SrVal *jnp_polyder(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "polyder", "p, m=", p) < 0) return NULL;
+  int64_t *m = sr_xcalloc(1, sizeof *m);
+  *m = 1;
+  SrVal *x = m_arg(I, p[1], m) < 0 ? NULL : sr_jnp_asarray(I, p[0], -1);
+  SrVal *r = x ? sr_api_jit(I, "polyder", polyder_body, m, 1, &x) : (free(m), NULL);
+  sr_unref(x);
+  return r;
+}
+
+/* the body of jit polyint (static m; k traced) */
+static SrVal *polyint_body(SrInterp *I, SrArgs *a) {
+  int64_t m = *(int64_t *)sr_current_builtin(I)->data;
+  SrNnScope s = {I, {0}, 0};
+  SrVal *v[2] = {a->v[0], a->v[1]};
+  if (sr_nn_promote_inexact(&s, 2, v, "polyint") < 0) return sr_nn_done(&s, NULL);
+  if (m < 0) {
+    sr_raise(I, "ValueError", "Order of integral must be positive (see polyder)");
+    return sr_nn_done(&s, NULL);
+  }
+  SrVal *k = sr_nn_call1(&s, "jax.numpy.atleast_1d", v[1]);
+  if (!k) return sr_nn_done(&s, NULL);
+  if (lead(I, k) == 1) {
+    SrVal *shape = sr_nn_keep(&s, sr_tuple(NULL, 1, (SrVal *[]){sr_int(NULL, m)}));
+    k = sr_nn_call2(&s, "jax.numpy.full", shape, sr_nn_keep(&s, sr_getitem(I, k, sr_nn_int(&s, 0))));
+    if (!k) return sr_nn_done(&s, NULL);
+  }
+  if (vtype(I, k)->ndim != 1 || lead(I, k) != m) {
+    sr_raise(I, "ValueError", "k must be a scalar or a rank-1 array of length 1 or m.");
+    return sr_nn_done(&s, NULL);
+  }
+  if (m == 0) return sr_nn_done(&s, v[0]);
+  SrDtype dt = vtype(I, v[0])->dtype;
+  SrVal *g = sr_nn_op(&s, SR_OP_SUB, newaxis(&s, arange_dt(&s, 0, lead(I, v[0]) + m, dt), 0),
+                      newaxis(&s, arange_dt(&s, 0, m, dt), 1));
+  SrVal *coeff = reversed(&s, prod0(&s, sr_nn_call2(&s, "jax.numpy.maximum", sr_nn_int(&s, 1), g)));
+  SrVal *pk[2] = {v[0], k};
+  SrVal *cat = sr_nn_call1(&s, "jax.numpy.concatenate", tup(&s, 2, pk));
+  return sr_nn_done(&s, sr_nn_call2(&s, "jax.numpy.true_divide", cat, coeff));
+}
+
+/* jnp.polyint(p, m=1, k=None): jit[name=polyint] with static m */
+static SrVal *jnp_polyint(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "polyint", "p, m=, k=", p) < 0) return NULL;
+  int64_t *m = sr_xcalloc(1, sizeof *m);
+  *m = 1;
+  if (m_arg(I, p[1], m) < 0) return free(m), NULL;
+  SrVal *xs[2] = {sr_jnp_asarray(I, p[0], -1), NULL};
+  if (xs[0]) xs[1] = sr_jnp_asarray(I, sr_nn_given(p[2]) ? p[2] : sr_int(NULL, 0), -1);
+  SrVal *r = xs[1] ? sr_api_jit(I, "polyint", polyint_body, m, 2, xs) : (free(m), NULL);
+  sr_unref(xs[0]);
+  sr_unref(xs[1]);
+  return r;
+}
+
+/* jnp.polymul(a1, a2, *, trim_leading_zeros=False): convolve(a1, a2,
+   mode='full') of the inexact promotions */
+static SrVal *jnp_polymul(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "polymul", "a1, a2, *, trim_leading_zeros=", p) < 0) return NULL;
+  if (p[2] && sr_truthy(I, p[2]) > 0)
+    return sr_raise(I, "NotImplementedError", "jnp.polymul(trim_leading_zeros=True) is not supported yet");
+  SrNnScope s = {I, {0}, 0};
+  SrVal *v[2] = {sr_nn_keep(&s, sr_jnp_asarray(I, p[0], -1)), NULL};
+  if (v[0]) v[1] = sr_nn_keep(&s, sr_jnp_asarray(I, p[1], -1));
+  if (!v[1] || sr_nn_promote_inexact(&s, 2, v, "polymul") < 0) return sr_nn_done(&s, NULL);
+  for (int i = 0; i < 2; i++)
+    if (lead(I, v[i]) == 0) {
+      SrVal *one = sr_nn_int(&s, 1);
+      const char *kw[1] = {"dtype"};
+      SrVal *kv[1] = {sr_nn_keep(&s, sr_dtype_val(NULL, vtype(I, v[1 - i])->dtype))};
+      v[i] = sr_nn_call(&s, "jax.numpy.zeros", 1, &one, 1, kw, kv);
+      if (!v[i]) return sr_nn_done(&s, NULL);
+    }
+  const char *kw[1] = {"mode"};
+  SrVal *kv[1] = {sr_nn_keep(&s, sr_str_cstr(NULL, "full"))};
+  return sr_nn_done(&s, sr_nn_call(&s, "jax.numpy.convolve", 2, v, 1, kw, kv));
+}
+
 void sr_jnp_apiD_init(void) {
   static const struct {
     const char *names;
@@ -530,6 +735,11 @@ void sr_jnp_apiD_init(void) {
       {"jax.numpy.choose", jnp_choose, "choose(a, choices, out=None, mode='raise'): choices[a[i]][i], broadcast"},
       {"jax.numpy.apply_along_axis", jnp_apply_along_axis,
        "apply_along_axis(func1d, axis, arr, *args, **kwargs): func1d on the 1-D slices along axis (vmap)"},
+      {"jax.numpy.polyadd", jnp_polyadd, "polyadd(a1, a2): jit[name=polyadd], the sum of two polynomials"},
+      {"jax.numpy.polysub", jnp_polysub, "polysub(a1, a2): jit[name=polysub], polyadd(a1, -a2)"},
+      {"jax.numpy.polyder", jnp_polyder, "polyder(p, m=1): jit[name=polyder], the m-th derivative of a polynomial"},
+      {"jax.numpy.polyint", jnp_polyint, "polyint(p, m=1, k=None): jit[name=polyint], the m-th integral (constants k)"},
+      {"jax.numpy.polymul", jnp_polymul, "polymul(a1, a2): convolve(a1, a2, mode='full'), the product of polynomials"},
       {NULL, NULL, NULL},
   };
   for (int i = 0; defs[i].names; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);
