@@ -718,6 +718,181 @@ static SrVal *jnp_polymul(SrInterp *I, SrArgs *a) {
   return sr_nn_done(&s, sr_nn_call(&s, "jax.numpy.convolve", 2, v, 1, kw, kv));
 }
 
+/* x.at[key].set(v), kept by the scope */
+static SrVal *at_set(SrNnScope *s, SrVal *x, SrVal *key, SrVal *v) {
+  if (!x || !key || !v) return NULL;
+  SrVal *at = sr_nn_keep(s, sr_getattr(s->I, x, "at"));
+  SrVal *ix = at ? sr_nn_keep(s, sr_getitem(s->I, at, key)) : NULL;
+  SrVal *set = ix ? sr_nn_keep(s, sr_getattr(s->I, ix, "set")) : NULL;
+  SrArgs a = {1, &v, 0, NULL, NULL, NULL};
+  return set ? sr_nn_keep(s, sr_call(s->I, set, &a)) : NULL;
+}
+
+/* x.reshape(n, m), kept by the scope */
+static SrVal *reshape2(SrNnScope *s, SrVal *x, int64_t n, int64_t m) {
+  SrVal *shape = sr_nn_keep(s, sr_tuple(NULL, 2, (SrVal *[]){sr_int(NULL, n), sr_int(NULL, m)}));
+  return x ? sr_nn_call2(s, "jax.numpy.reshape", x, shape) : NULL;
+}
+
+/* jnp.diagflat(v, k=0): zeros(adj * adj).at[fi].set(ravel(v)) */
+static SrVal *jnp_diagflat(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "diagflat", "v, k=", p) < 0) return NULL;
+  int64_t k = 0;
+  if (p[1] && sr_as_int(I, p[1], "k", &k) < 0) return NULL;
+  SrNnScope s = {I, {0}, 0};
+  SrVal *v = sr_nn_keep(&s, sr_jnp_asarray(I, p[0], -1));
+  v = sr_nn_call1(&s, "jax.numpy.ravel", v);
+  if (!v) return sr_nn_done(&s, NULL);
+  int64_t n = lead(I, v), ak = k < 0 ? -k : k, adj = n + ak;
+  SrVal *sz = sr_nn_int(&s, adj * adj);
+  const char *kw[1] = {"dtype"};
+  SrVal *kv[1] = {sr_nn_keep(&s, sr_dtype_val(NULL, vtype(I, v)->dtype))};
+  SrVal *res = sr_nn_call(&s, "jax.numpy.zeros", 1, &sz, 1, kw, kv);
+  SrVal *i = sr_nn_call2(&s, "jax.numpy.arange", sr_nn_int(&s, 0), sr_nn_int(&s, adj - ak));
+  SrVal *fi;
+  if (k >= 0)
+    fi = sr_nn_op(&s, SR_OP_ADD, sr_nn_op(&s, SR_OP_ADD, i, sr_nn_int(&s, k)), sr_nn_op(&s, SR_OP_MUL, i, sr_nn_int(&s, adj)));
+  else
+    fi = sr_nn_op(&s, SR_OP_ADD, i, sr_nn_op(&s, SR_OP_MUL, sr_nn_op(&s, SR_OP_SUB, i, sr_nn_int(&s, k)), sr_nn_int(&s, adj)));
+  res = at_set(&s, res, fi, v);
+  return sr_nn_done(&s, reshape2(&s, res, adj, adj));
+}
+
+typedef struct {
+  int64_t n;
+  int increasing;
+} VanderData;
+
+/* the body of jit vander (static N, increasing) */
+static SrVal *vander_body(SrInterp *I, SrArgs *a) {
+  VanderData *d = sr_current_builtin(I)->data;
+  SrNnScope s = {I, {0}, 0};
+  SrVal *x = a->v[0];
+  SrVal *io = sr_nn_keep(&s, sr_lax_iota(I, vtype(I, x)->dtype, &d->n, 1, 0, NULL));
+  if (io && !d->increasing) {
+    SrVal *c = sr_nn_keep(&s, sr_lax_convert(I, sr_nn_int(&s, d->n - 1), vtype(I, x)->dtype, 0, NULL));
+    io = c ? sr_nn_keep(&s, sr_lax_binary(I, SR_P_sub, c, io)) : NULL;
+  }
+  SrVal *xc = newaxis(&s, x, 1); /* x[..., None] of a 1-D x */
+  SrVal *ax = sr_nn_keep(&s, sr_tuple(NULL, 1, (SrVal *[]){sr_int(NULL, 0)}));
+  SrVal *e = io ? sr_nn_call2(&s, "jax.numpy.expand_dims", io, ax) : NULL;
+  return sr_nn_done(&s, xc ? sr_nn_call2(&s, "jax.numpy.power", xc, e) : NULL);
+}
+
+/* jnp.vander(x, N=None, increasing=False) */
+static SrVal *jnp_vander(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "vander", "x, N=, increasing=", p) < 0) return NULL;
+  SrVal *x = sr_jnp_asarray(I, p[0], -1);
+  if (!x) return NULL;
+  if (vtype(I, x)->ndim != 1) {
+    sr_unref(x);
+    return sr_raise(I, "ValueError", "x must be a one-dimensional array");
+  }
+  VanderData *d = sr_xcalloc(1, sizeof *d);
+  d->n = lead(I, x);
+  d->increasing = p[2] && sr_truthy(I, p[2]) > 0;
+  if (sr_nn_given(p[1]) && sr_as_int(I, p[1], "N", &d->n) < 0) {
+    sr_unref(x);
+    free(d);
+    return NULL;
+  }
+  if (d->n < 0) {
+    sr_unref(x);
+    free(d);
+    return sr_raise(I, "ValueError", "N must be nonnegative");
+  }
+  SrVal *r = sr_api_jit(I, "vander", vander_body, d, 1, &x);
+  sr_unref(x);
+  return r;
+}
+
+typedef struct {
+  int64_t shape[SR_MAX_RANK];
+  int nd;
+} ShapeData;
+
+/* the shape as a tuple value */
+static SrVal *shape_val(const ShapeData *d) {
+  SrVal *t = sr_seq(NULL, SR_V_TUPLE, d->nd);
+  for (int i = 0; i < d->nd; i++) sr_seq_push(NULL, t, sr_int(NULL, d->shape[i]));
+  return t;
+}
+
+/* the body of jit resize (static new_shape): tile(ravel(a))[:size] */
+static SrVal *resize_body(SrInterp *I, SrArgs *a) {
+  ShapeData *d = sr_current_builtin(I)->data;
+  SrNnScope s = {I, {0}, 0};
+  SrVal *arr = sr_nn_call1(&s, "jax.numpy.ravel", a->v[0]);
+  if (!arr) return sr_nn_done(&s, NULL);
+  int64_t size = 1, n = sr_type_numel(vtype(I, arr));
+  for (int i = 0; i < d->nd; i++) size *= d->shape[i];
+  SrVal *shape = sr_nn_keep(&s, shape_val(d));
+  if (n == 0 || size == 0) {
+    const char *kw[1] = {"shape"};
+    return sr_nn_done(&s, sr_nn_call(&s, "jax.numpy.zeros_like", 1, &arr, 1, kw, &shape));
+  }
+  SrVal *t = sr_nn_call2(&s, "jax.numpy.tile", arr, sr_nn_int(&s, (size + n - 1) / n));
+  t = lead_slice(&s, t, 0, size);
+  return sr_nn_done(&s, t ? sr_nn_call2(&s, "jax.numpy.reshape", t, shape) : NULL);
+}
+
+/* jnp.resize(a, new_shape) */
+static SrVal *jnp_resize(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "resize", "a, new_shape", p) < 0) return NULL;
+  ShapeData *d = sr_xcalloc(1, sizeof *d);
+  if (sr_ints_arg(I, p[1], d->shape, &d->nd, "new_shape") < 0) return free(d), NULL;
+  for (int i = 0; i < d->nd; i++)
+    if (d->shape[i] < 0) {
+      free(d);
+      return sr_raise(I, "ValueError", "all elements of `new_shape` must be non-negative");
+    }
+  SrVal *x = sr_jnp_asarray(I, p[0], -1);
+  SrVal *r = x ? sr_api_jit(I, "resize", resize_body, d, 1, &x) : (free(d), NULL);
+  sr_unref(x);
+  return r;
+}
+
+/* jnp.apply_over_axes(func, a, axes) */
+static SrVal *jnp_apply_over_axes(SrInterp *I, SrArgs *args) {
+  SrVal *p[3];
+  if (sr_args_parse(I, args, "apply_over_axes", "func, a, axes", p) < 0) return NULL;
+  SrVal *x = sr_jnp_asarray(I, p[1], -1);
+  if (!x) return NULL;
+  int64_t axes[SR_MAX_RANK * 4];
+  int n = 0;
+  if (sr_ints_arg(I, p[2], axes, &n, "axes") < 0) return sr_unref(x), NULL;
+  for (int i = 0; i < n; i++) {
+    SrVal *av[2] = {x, sr_int(NULL, axes[i])};
+    SrArgs ca = {2, av, 0, NULL, NULL, NULL};
+    SrVal *b = sr_call(I, p[0], &ca);
+    sr_unref(av[1]);
+    SrVal *bb = b ? sr_jnp_asarray(I, b, -1) : NULL;
+    sr_unref(b);
+    if (!bb) return sr_unref(x), NULL;
+    int bn = vtype(I, bb)->ndim, xn = vtype(I, x)->ndim;
+    if (bn == xn - 1) {
+      SrVal *ax = sr_int(NULL, axes[i]);
+      SrVal *ev[2] = {bb, ax};
+      SrArgs ea = {2, ev, 0, NULL, NULL, NULL};
+      SrVal *e = sr_call(I, sr_lookup_qualname("jax.numpy.expand_dims"), &ea);
+      sr_unref(ax);
+      sr_unref(bb);
+      bb = e;
+    } else if (bn != xn) {
+      sr_unref(bb);
+      sr_unref(x);
+      return sr_raise(I, "ValueError", "function is not returning an array of the correct shape");
+    }
+    sr_unref(x);
+    x = bb;
+    if (!x) return NULL;
+  }
+  return x;
+}
+
 void sr_jnp_apiD_init(void) {
   static const struct {
     const char *names;
@@ -740,6 +915,11 @@ void sr_jnp_apiD_init(void) {
       {"jax.numpy.polyder", jnp_polyder, "polyder(p, m=1): jit[name=polyder], the m-th derivative of a polynomial"},
       {"jax.numpy.polyint", jnp_polyint, "polyint(p, m=1, k=None): jit[name=polyint], the m-th integral (constants k)"},
       {"jax.numpy.polymul", jnp_polymul, "polymul(a1, a2): convolve(a1, a2, mode='full'), the product of polynomials"},
+      {"jax.numpy.diagflat", jnp_diagflat, "diagflat(v, k=0): a 2-D array with ravel(v) on diagonal k"},
+      {"jax.numpy.vander", jnp_vander, "vander(x, N=None, increasing=False): jit[name=vander], the Vandermonde matrix"},
+      {"jax.numpy.resize", jnp_resize, "resize(a, new_shape): jit[name=resize], ravel(a) repeated to new_shape"},
+      {"jax.numpy.apply_over_axes", jnp_apply_over_axes,
+       "apply_over_axes(func, a, axes): func(a, axis) for each axis, its rank kept"},
       {NULL, NULL, NULL},
   };
   for (int i = 0; defs[i].names; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);
