@@ -893,6 +893,119 @@ static SrVal *jnp_apply_over_axes(SrInterp *I, SrArgs *args) {
   return x;
 }
 
+/* str(v) in an error message (malloc'ed) */
+static char *str_of(SrVal *v) {
+  SrBuf b = {0};
+  sr_val_str(&b, v);
+  if (!b.p) return strdup("");
+  return b.p;
+}
+
+/* jnp.insert(arr, obj, values, axis=None) */
+static SrVal *jnp_insert(SrInterp *I, SrArgs *args) {
+  SrVal *p[4];
+  if (sr_args_parse(I, args, "insert", "arr, obj, values, axis=", p) < 0) return NULL;
+  SrNnScope s = {I, {0}, 0};
+  int is_slice = sr_is_obj(p[1], &sr_slice_class);
+  SrVal *a = sr_nn_keep(&s, sr_jnp_asarray(I, p[0], -1));
+  SrVal *vals = a ? sr_nn_keep(&s, sr_jnp_asarray(I, p[2], -1)) : NULL;
+  if (!vals) return sr_nn_done(&s, NULL);
+  int64_t axis = 0;
+  if (!sr_nn_given(p[3]))
+    a = sr_nn_call1(&s, "jax.numpy.ravel", a);
+  else if (sr_as_int(I, p[3], "axis", &axis) < 0)
+    return sr_nn_done(&s, NULL);
+  if (!a) return sr_nn_done(&s, NULL);
+  int nd = vtype(I, a)->ndim;
+  if (axis < -nd || axis >= nd) return sr_nn_done(&s, axis_error(I, axis, nd));
+  if (axis < 0) axis += nd;
+  int64_t n_input = vtype(I, a)->dims[axis].size;
+  SrVal *ind;
+  if (is_slice) {
+    int64_t st, sp, step, cnt;
+    if (sr_slice_indices(I, p[1], n_input, &st, &sp, &step, &cnt) < 0) return sr_nn_done(&s, NULL);
+    SrVal *av[3] = {sr_nn_int(&s, st), sr_nn_int(&s, sp), sr_nn_int(&s, step)};
+    ind = sr_nn_call(&s, "jax.numpy.arange", 3, av, 0, NULL, NULL);
+  } else {
+    ind = sr_nn_keep(&s, sr_jnp_asarray(I, p[1], -1));
+  }
+  if (!ind) return sr_nn_done(&s, NULL);
+  if (vtype(I, ind)->ndim > 1) {
+    char *o = str_of(p[1]);
+    sr_raise(I, "ValueError", "jnp.insert(): obj must be a slice, a one-dimensional array, or a scalar; got %s", o);
+    free(o);
+    return sr_nn_done(&s, NULL);
+  }
+  if (!sr_dtype_is_int(vtype(I, ind)->dtype)) {
+    if (sr_type_numel(vtype(I, ind)) == 0 && p[1]->kind != SR_V_OBJ) {
+      SrVal *it = sr_nn_keep(&s, sr_dtype_val(NULL, I->jax->enable_x64 ? SR_I64 : SR_I32));
+      ind = sr_nn_call2(&s, "jax.numpy.astype", ind, it);
+      if (!ind) return sr_nn_done(&s, NULL);
+    } else {
+      char *o = str_of(p[1]);
+      sr_raise(I, "ValueError", "jnp.insert(): index array must be integer typed; got %s", o);
+      free(o);
+      return sr_nn_done(&s, NULL);
+    }
+  }
+  {
+    const char *kw[3] = {"ndmin", "dtype", "copy"};
+    SrVal *kv[3] = {sr_nn_int(&s, nd), sr_nn_keep(&s, sr_dtype_val(NULL, vtype(I, a)->dtype)), sr_nn_keep(&s, sr_bool(0))};
+    vals = sr_nn_call(&s, "jax.numpy.array", 1, &vals, 3, kw, kv);
+    if (!vals) return sr_nn_done(&s, NULL);
+  }
+  if (sr_type_numel(vtype(I, ind)) == 1) {
+    SrVal *index = sr_nn_call1(&s, "jax.numpy.ravel", ind);
+    index = index ? sr_nn_keep(&s, sr_getitem(I, index, sr_nn_int(&s, 0))) : NULL;
+    if (vtype(I, ind)->ndim == 0) {
+      SrVal *mv[3] = {vals, sr_nn_int(&s, 0), sr_nn_int(&s, axis)};
+      vals = sr_nn_call(&s, "jax.numpy.moveaxis", 3, mv, 0, NULL, NULL);
+    }
+    if (!vals || !index) return sr_nn_done(&s, NULL);
+    ind = sr_nn_call2(&s, "jax.numpy.full", sr_nn_int(&s, vtype(I, vals)->dims[axis].size), index);
+    if (!ind) return sr_nn_done(&s, NULL);
+  }
+  int64_t ni = lead(I, ind), nv = vtype(I, vals)->dims[axis].size;
+  if (ni != nv && ni != 1 && nv != 1) {
+    sr_raise(I, "ValueError", "Incompatible shapes for broadcasting: shapes=[(%lld,), (%lld,)]", (long long)ni,
+             (long long)nv);
+    return sr_nn_done(&s, NULL);
+  }
+  int64_t n_insert = ni == 1 ? nv : ni;
+  ShapeData od = {{0}, nd};
+  for (int i = 0; i < nd; i++) od.shape[i] = vtype(I, a)->dims[i].size;
+  od.shape[axis] += n_insert;
+  SrVal *oshape = sr_nn_keep(&s, shape_val(&od));
+  const char *skw[1] = {"shape"};
+  SrVal *out = sr_nn_call(&s, "jax.numpy.zeros_like", 1, &a, 1, skw, &oshape);
+  SrVal *nin = sr_nn_int(&s, n_input);
+  SrVal *neg = sr_nn_op(&s, SR_OP_LT, ind, sr_nn_int(&s, 0));
+  ind = sr_nn_call3(&s, "jax.numpy.where", neg, sr_nn_op(&s, SR_OP_ADD, ind, nin), ind);
+  ind = sr_nn_call3(&s, "jax.numpy.clip", ind, sr_nn_int(&s, 0), nin);
+  if (!ind || !out) return sr_nn_done(&s, NULL);
+  SrVal *order = sr_nn_call1(&s, "jax.numpy.argsort", ind);
+  SrVal *vind = at_add(&s, ind, order, arange_dt(&s, 0, n_insert, vtype(I, ind)->dtype));
+  SrVal *tot = sr_nn_int(&s, n_input + n_insert);
+  const char *dkw[1] = {"dtype"};
+  SrVal *bt = sr_nn_keep(&s, sr_dtype_val(NULL, SR_BOOL));
+  SrVal *ones = sr_nn_call(&s, "jax.numpy.ones", 1, &tot, 1, dkw, &bt);
+  SrVal *mask = at_set(&s, ones, vind, sr_nn_keep(&s, sr_bool(0)));
+  const char *wkw[1] = {"size"};
+  SrVal *wr = mask ? sr_nn_call(&s, "jax.numpy.where", 1, &mask, 1, wkw, &nin) : NULL;
+  SrVal *aind = wr ? sr_nn_keep(&s, sr_getitem(I, wr, sr_nn_int(&s, 0))) : NULL;
+  if (!vind || !aind) return sr_nn_done(&s, NULL);
+  SrVal *k1 = sr_nn_keep(&s, sr_seq(NULL, SR_V_TUPLE, (int)axis + 1));
+  SrVal *k2 = sr_nn_keep(&s, sr_seq(NULL, SR_V_TUPLE, (int)axis + 1));
+  for (int64_t i = 0; i < axis; i++) {
+    sr_seq_push(NULL, k1, sr_slice_new(sr_none(), sr_none(), sr_none()));
+    sr_seq_push(NULL, k2, sr_slice_new(sr_none(), sr_none(), sr_none()));
+  }
+  sr_seq_push(NULL, k1, sr_ref(vind));
+  sr_seq_push(NULL, k2, sr_ref(aind));
+  out = at_set(&s, out, k1, vals);
+  return sr_nn_done(&s, at_set(&s, out, k2, a));
+}
+
 void sr_jnp_apiD_init(void) {
   static const struct {
     const char *names;
@@ -920,6 +1033,7 @@ void sr_jnp_apiD_init(void) {
       {"jax.numpy.resize", jnp_resize, "resize(a, new_shape): jit[name=resize], ravel(a) repeated to new_shape"},
       {"jax.numpy.apply_over_axes", jnp_apply_over_axes,
        "apply_over_axes(func, a, axes): func(a, axis) for each axis, its rank kept"},
+      {"jax.numpy.insert", jnp_insert, "insert(arr, obj, values, axis=None): arr with values inserted before obj"},
       {NULL, NULL, NULL},
   };
   for (int i = 0; defs[i].names; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);
