@@ -1006,6 +1006,134 @@ static SrVal *jnp_insert(SrInterp *I, SrArgs *args) {
   return sr_nn_done(&s, at_set(&s, out, k2, a));
 }
 
+/* _tile_to_size(arr, size) of a 1-D arr, kept by the scope */
+static SrVal *tile_to_size(SrNnScope *s, SrVal *arr, int64_t size) {
+  if (!arr) return NULL;
+  int64_t n = lead(s->I, arr);
+  if (n < size) arr = sr_nn_call2(s, "jax.numpy.tile", arr, sr_nn_int(s, (size + n - 1) / n));
+  return arr && lead(s->I, arr) > size ? lead_slice(s, arr, 0, size) : arr;
+}
+
+/* x.at[key].set(v, mode=mode), kept by the scope (mode NULL: none) */
+static SrVal *at_set_mode(SrNnScope *s, SrVal *x, SrVal *key, SrVal *v, const char *mode) {
+  if (!x || !key || !v) return NULL;
+  SrVal *at = sr_nn_keep(s, sr_getattr(s->I, x, "at"));
+  SrVal *ix = at ? sr_nn_keep(s, sr_getitem(s->I, at, key)) : NULL;
+  SrVal *set = ix ? sr_nn_keep(s, sr_getattr(s->I, ix, "set")) : NULL;
+  SrVal *mv = mode ? sr_nn_keep(s, sr_str_cstr(NULL, mode)) : NULL;
+  const char *kw[1] = {sr_intern_cstr("mode")};
+  SrArgs a = {1, &v, mode ? 1 : 0, kw, &mv, NULL};
+  return set ? sr_nn_keep(s, sr_call(s->I, set, &a)) : NULL;
+}
+
+/* jnp.fill_diagonal(a, val, wrap=False, *, inplace=True) */
+static SrVal *jnp_fill_diagonal(SrInterp *I, SrArgs *args) {
+  SrVal *p[4];
+  if (sr_args_parse(I, args, "fill_diagonal", "a, val, wrap=, *, inplace=", p) < 0) return NULL;
+  if (!p[3] || sr_truthy(I, p[3]) > 0)
+    return sr_raise(I, "NotImplementedError", "JAX arrays are immutable, must use inplace=False");
+  if (p[2] && sr_truthy(I, p[2]) > 0)
+    return sr_raise(I, "NotImplementedError", "wrap=True is not implemented, must use wrap=False");
+  SrNnScope s = {I, {0}, 0};
+  SrVal *a = sr_nn_keep(&s, sr_jnp_asarray(I, p[0], -1));
+  SrVal *val = a ? sr_nn_keep(&s, sr_jnp_asarray(I, p[1], -1)) : NULL;
+  if (!val) return sr_nn_done(&s, NULL);
+  const SrType *t = vtype(I, a);
+  if (t->ndim < 2) {
+    sr_raise(I, "ValueError", "array must be at least 2-d");
+    return sr_nn_done(&s, NULL);
+  }
+  int64_t n = t->dims[0].size;
+  for (int i = 1; i < t->ndim; i++) {
+    if (t->ndim > 2 && t->dims[i].size != t->dims[0].size) {
+      sr_raise(I, "ValueError", "All dimensions of input must be of equal length");
+      return sr_nn_done(&s, NULL);
+    }
+    if (t->dims[i].size < n) n = t->dims[i].size;
+  }
+  SrVal *idx = sr_nn_call2(&s, "jax.numpy.diag_indices", sr_nn_int(&s, n), sr_nn_int(&s, t->ndim));
+  if (vtype(I, val)->ndim) val = tile_to_size(&s, sr_nn_call1(&s, "jax.numpy.ravel", val), n);
+  return sr_nn_done(&s, at_set_mode(&s, a, idx, val, NULL));
+}
+
+static SrVal *inplace_error(SrInterp *I, const char *name) {
+  return sr_raise(I, "ValueError",
+                  "jax.numpy.%s cannot modify arrays in-place, because JAX arrays are immutable. Pass inplace=False "
+                  "to instead return an updated array.",
+                  name);
+}
+
+/* jnp.place(arr, mask, vals, *, inplace=True) */
+static SrVal *jnp_place(SrInterp *I, SrArgs *args) {
+  SrVal *p[4];
+  if (sr_args_parse(I, args, "place", "arr, mask, vals, *, inplace=", p) < 0) return NULL;
+  SrNnScope s = {I, {0}, 0};
+  SrVal *data = sr_nn_keep(&s, sr_jnp_asarray(I, p[0], -1));
+  SrVal *mask = data ? sr_nn_keep(&s, sr_jnp_asarray(I, p[1], -1)) : NULL;
+  SrVal *vals = mask ? sr_nn_keep(&s, sr_jnp_asarray(I, p[2], -1)) : NULL;
+  vals = sr_nn_call1(&s, "jax.numpy.ravel", vals);
+  if (!vals) return sr_nn_done(&s, NULL);
+  if (!p[3] || sr_truthy(I, p[3]) > 0) return sr_nn_done(&s, inplace_error(I, "place"));
+  int64_t nd = sr_type_numel(vtype(I, data)), nm = sr_type_numel(vtype(I, mask));
+  if (nd != nm) {
+    sr_raise(I, "ValueError", "place: arr and mask must be the same size");
+    return sr_nn_done(&s, NULL);
+  }
+  if (!lead(I, vals)) {
+    sr_raise(I, "ValueError", "Cannot place values from an empty array");
+    return sr_nn_done(&s, NULL);
+  }
+  if (!nd) return sr_nn_done(&s, data);
+  SrVal *mr = sr_nn_call1(&s, "jax.numpy.ravel", mask);
+  const char *kw[2] = {"size", "fill_value"};
+  SrVal *kv[2] = {sr_nn_int(&s, nm), sr_nn_int(&s, nm)};
+  SrVal *w = mr ? sr_nn_call(&s, "jax.numpy.where", 1, &mr, 2, kw, kv) : NULL;
+  SrVal *ind = w ? sr_nn_keep(&s, sr_getitem(I, w, sr_nn_int(&s, 0))) : NULL;
+  vals = ind ? tile_to_size(&s, vals, lead(I, ind)) : NULL;
+  SrVal *r = at_set_mode(&s, sr_nn_call1(&s, "jax.numpy.ravel", data), ind, vals, "drop");
+  SrVal *shape = sr_nn_keep(&s, sr_getattr(I, data, "shape"));
+  return sr_nn_done(&s, r && shape ? sr_nn_call2(&s, "jax.numpy.reshape", r, shape) : NULL);
+}
+
+/* jnp.put(a, ind, v, mode=None, *, inplace=True) */
+static SrVal *jnp_put(SrInterp *I, SrArgs *args) {
+  SrVal *p[5];
+  if (sr_args_parse(I, args, "put", "a, ind, v, mode=, *, inplace=", p) < 0) return NULL;
+  if (!p[4] || sr_truthy(I, p[4]) > 0) return inplace_error(I, "put");
+  SrNnScope s = {I, {0}, 0};
+  SrVal *arr = sr_nn_keep(&s, sr_jnp_asarray(I, p[0], -1));
+  SrVal *ind = arr ? sr_nn_keep(&s, sr_jnp_asarray(I, p[1], -1)) : NULL;
+  SrVal *v = ind ? sr_nn_keep(&s, sr_jnp_asarray(I, p[2], -1)) : NULL;
+  ind = sr_nn_call1(&s, "jax.numpy.ravel", v ? ind : NULL);
+  v = sr_nn_call1(&s, "jax.numpy.ravel", ind ? v : NULL);
+  if (!v) return sr_nn_done(&s, NULL);
+  int64_t n = sr_type_numel(vtype(I, arr));
+  if (!n || !lead(I, ind) || !lead(I, v)) return sr_nn_done(&s, arr);
+  v = tile_to_size(&s, v, lead(I, ind));
+  const char *smode;
+  if (!sr_nn_given(p[3])) {
+    smode = "drop";
+  } else if (p[3]->kind == SR_V_STR && !strcmp(p[3]->str.s, "clip")) {
+    ind = sr_nn_call3(&s, "jax.numpy.clip", ind, sr_nn_int(&s, 0), sr_nn_int(&s, n - 1));
+    smode = "promise_in_bounds";
+  } else if (p[3]->kind == SR_V_STR && !strcmp(p[3]->str.s, "wrap")) {
+    ind = sr_nn_op(&s, SR_OP_MOD, ind, sr_nn_int(&s, n));
+    smode = "promise_in_bounds";
+  } else if (p[3]->kind == SR_V_STR && !strcmp(p[3]->str.s, "raise")) {
+    sr_raise(I, "NotImplementedError", "The 'raise' mode to jnp.put is not supported.");
+    return sr_nn_done(&s, NULL);
+  } else {
+    SrBuf b = {0};
+    sr_val_repr(&b, p[3]);
+    sr_raise(I, "ValueError", "mode should be one of 'wrap' or 'clip'; got mode=%s", b.p ? b.p : "");
+    sr_buf_free(&b);
+    return sr_nn_done(&s, NULL);
+  }
+  SrVal *shape = sr_nn_keep(&s, sr_getattr(I, arr, "shape"));
+  SrVal *ui = ind && shape ? sr_nn_call2(&s, "jax.numpy.unravel_index", ind, shape) : NULL;
+  return sr_nn_done(&s, at_set_mode(&s, arr, ui, v, smode));
+}
+
 void sr_jnp_apiD_init(void) {
   static const struct {
     const char *names;
@@ -1034,6 +1162,10 @@ void sr_jnp_apiD_init(void) {
       {"jax.numpy.apply_over_axes", jnp_apply_over_axes,
        "apply_over_axes(func, a, axes): func(a, axis) for each axis, its rank kept"},
       {"jax.numpy.insert", jnp_insert, "insert(arr, obj, values, axis=None): arr with values inserted before obj"},
+      {"jax.numpy.fill_diagonal", jnp_fill_diagonal,
+       "fill_diagonal(a, val, wrap=False, *, inplace=True): a copy of a with val on the diagonal (inplace=False)"},
+      {"jax.numpy.place", jnp_place, "place(arr, mask, vals, *, inplace=True): arr with vals where mask (inplace=False)"},
+      {"jax.numpy.put", jnp_put, "put(a, ind, v, mode=None, *, inplace=True): a with v at the flat indices ind (inplace=False)"},
       {NULL, NULL, NULL},
   };
   for (int i = 0; defs[i].names; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);
