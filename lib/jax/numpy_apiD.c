@@ -695,16 +695,20 @@ static SrVal *jnp_polyint(SrInterp *I, SrArgs *a) {
 }
 
 /* jnp.polymul(a1, a2, *, trim_leading_zeros=False): convolve(a1, a2,
-   mode='full') of the inexact promotions */
+   mode='full') of the inexact promotions (trim_zeros(trim='f') first) */
 static SrVal *jnp_polymul(SrInterp *I, SrArgs *a) {
   SrVal *p[3];
   if (sr_args_parse(I, a, "polymul", "a1, a2, *, trim_leading_zeros=", p) < 0) return NULL;
-  if (p[2] && sr_truthy(I, p[2]) > 0)
-    return sr_raise(I, "NotImplementedError", "jnp.polymul(trim_leading_zeros=True) is not supported yet");
   SrNnScope s = {I, {0}, 0};
   SrVal *v[2] = {sr_nn_keep(&s, sr_jnp_asarray(I, p[0], -1)), NULL};
   if (v[0]) v[1] = sr_nn_keep(&s, sr_jnp_asarray(I, p[1], -1));
   if (!v[1] || sr_nn_promote_inexact(&s, 2, v, "polymul") < 0) return sr_nn_done(&s, NULL);
+  if (p[2] && sr_truthy(I, p[2]) > 0 && (lead(I, v[0]) > 1 || lead(I, v[1]) > 1)) {
+    const char *kw[1] = {"trim"};
+    SrVal *kv[1] = {sr_nn_keep(&s, sr_str_cstr(NULL, "f"))};
+    for (int i = 0; i < 2; i++)
+      if (!(v[i] = sr_nn_call(&s, "jax.numpy.trim_zeros", 1, &v[i], 1, kw, kv))) return sr_nn_done(&s, NULL);
+  }
   for (int i = 0; i < 2; i++)
     if (lead(I, v[i]) == 0) {
       SrVal *one = sr_nn_int(&s, 1);
@@ -1134,6 +1138,61 @@ static SrVal *jnp_put(SrInterp *I, SrArgs *args) {
   return sr_nn_done(&s, at_set_mode(&s, arr, ui, v, smode));
 }
 
+/* an int of a concrete 0-d array or a number (int(x)); -1 with an error */
+static int int_of(SrInterp *I, SrVal *v, int64_t *out) {
+  SrVal *fn = sr_lookup_qualname("builtins.int");
+  SrVal *r = v && fn ? sr_call1(I, fn, v) : NULL;
+  if (!r) return -1;
+  int rc = sr_as_int(I, r, "int", out);
+  sr_unref(r);
+  return rc;
+}
+
+/* jnp.trim_zeros(filt, trim='fb', axis=None): concrete only */
+static SrVal *jnp_trim_zeros(SrInterp *I, SrArgs *args) {
+  SrVal *p[3];
+  if (sr_args_parse(I, args, "trim_zeros", "filt, trim=, axis=", p) < 0) return NULL;
+  const char *trim = p[1] && p[1]->kind == SR_V_STR ? p[1]->str.s : "fb";
+  int f = strchr(trim, 'f') || strchr(trim, 'F'), b = strchr(trim, 'b') || strchr(trim, 'B');
+  SrNnScope s = {I, {0}, 0};
+  SrVal *x = sr_nn_keep(&s, sr_jnp_asarray(I, p[0], -1));
+  if (!x) return sr_nn_done(&s, NULL);
+  int nd = vtype(I, x)->ndim;
+  int64_t axes[SR_MAX_RANK];
+  int na = 0;
+  if (sr_nn_axes(I, sr_nn_given(p[2]) ? p[2] : NULL, nd, axes, &na) < 0) return sr_nn_done(&s, NULL);
+  if (!na || (!f && !b)) return sr_nn_done(&s, x);
+  SrVal *key = sr_nn_keep(&s, sr_seq(NULL, SR_V_TUPLE, nd));
+  for (int ax = 0; ax < nd; ax++) {
+    int in = 0;
+    for (int j = 0; j < na; j++) in |= axes[j] == ax;
+    if (!in) {
+      sr_seq_push(NULL, key, sr_slice_new(sr_none(), sr_none(), sr_none()));
+      continue;
+    }
+    SrVal *others = sr_nn_keep(&s, sr_seq(NULL, SR_V_LIST, nd));
+    for (int i = 0; i < nd; i++)
+      if (i != ax) sr_seq_push(NULL, others, sr_int(NULL, i));
+    const char *kw[1] = {"axis"};
+    SrVal *mask = sr_nn_call(&s, "jax.numpy.any", 1, &x, 1, kw, &others);
+    SrVal *any = sr_nn_call1(&s, "jax.numpy.any", mask);
+    int t = any ? sr_truthy(I, any) : -1;
+    if (t < 0) return sr_nn_done(&s, NULL);
+    if (!t) {
+      sr_seq_push(NULL, key, sr_slice_new(sr_int(NULL, 0), sr_int(NULL, 0), sr_none()));
+      continue;
+    }
+    int64_t start = 0, stop = 0;
+    if (f && int_of(I, sr_nn_call1(&s, "jax.numpy.argmax", mask), &start) < 0) return sr_nn_done(&s, NULL);
+    if (b && int_of(I, sr_nn_call1(&s, "jax.numpy.argmax", reversed(&s, mask)), &stop) < 0)
+      return sr_nn_done(&s, NULL);
+    sr_seq_push(NULL, key,
+                sr_slice_new(f ? sr_int(NULL, start) : sr_none(),
+                             b ? sr_int(NULL, vtype(I, x)->dims[ax].size - stop) : sr_none(), sr_none()));
+  }
+  return sr_nn_done(&s, sr_nn_keep(&s, sr_getitem(I, x, key)));
+}
+
 void sr_jnp_apiD_init(void) {
   static const struct {
     const char *names;
@@ -1166,6 +1225,8 @@ void sr_jnp_apiD_init(void) {
        "fill_diagonal(a, val, wrap=False, *, inplace=True): a copy of a with val on the diagonal (inplace=False)"},
       {"jax.numpy.place", jnp_place, "place(arr, mask, vals, *, inplace=True): arr with vals where mask (inplace=False)"},
       {"jax.numpy.put", jnp_put, "put(a, ind, v, mode=None, *, inplace=True): a with v at the flat indices ind (inplace=False)"},
+      {"jax.numpy.trim_zeros", jnp_trim_zeros,
+       "trim_zeros(filt, trim='fb', axis=None): filt without its leading/trailing zeros (concrete)"},
       {NULL, NULL, NULL},
   };
   for (int i = 0; defs[i].names; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);
