@@ -901,7 +901,7 @@ static SrVal *jnp_apply_over_axes(SrInterp *I, SrArgs *args) {
 static char *str_of(SrVal *v) {
   SrBuf b = {0};
   sr_val_str(&b, v);
-  if (!b.p) return strdup("");
+  if (!b.p) return sr_xcalloc(1, 1);
   return b.p;
 }
 
