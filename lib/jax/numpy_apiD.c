@@ -1193,6 +1193,120 @@ static SrVal *jnp_trim_zeros(SrInterp *I, SrArgs *args) {
   return sr_nn_done(&s, sr_nn_keep(&s, sr_getitem(I, x, key)));
 }
 
+/* a branch of piecewise: f(x, *args, **kw).astype(dtype), or
+   array(v, dtype=dtype) for a constant */
+typedef struct {
+  Partial *call; /* NULL for a constant */
+  SrVal *v;
+  SrDtype dt;
+} Branch;
+
+static void branch_free(void *d) {
+  Branch *b = d;
+  if (b->call) partial_free(b->call);
+  sr_unref(b->v);
+  free(b);
+}
+
+static SrVal *branch_call(SrInterp *I, SrArgs *a) {
+  Branch *b = sr_current_builtin(I)->data;
+  SrNnScope s = {I, {0}, 0};
+  SrVal *dtv = sr_nn_keep(&s, sr_dtype_val(NULL, b->dt));
+  if (!b->call) {
+    const char *kw[1] = {"dtype"};
+    return sr_nn_done(&s, sr_nn_call(&s, "jax.numpy.array", 1, &b->v, 1, kw, &dtv));
+  }
+  Partial *p = b->call;
+  SrVal **v = sr_xcalloc((size_t)(a->n + p->n) + 1, sizeof *v);
+  for (int i = 0; i < a->n; i++) v[i] = a->v[i];
+  for (int i = 0; i < p->n; i++) v[a->n + i] = p->v[i];
+  SrArgs ca = {a->n + p->n, v, p->nkw, p->kw, p->kwv, NULL};
+  SrVal *r = sr_nn_keep(&s, sr_call(I, p->fn, &ca));
+  free(v);
+  return sr_nn_done(&s, sr_nn_call2(&s, "jax.numpy.astype", r, dtv));
+}
+
+/* the scalar function piecewise vmaps: lax.switch(i, branches, x) */
+static SrVal *switch_call(SrInterp *I, SrArgs *a) {
+  SrVal *branches = sr_current_builtin(I)->data;
+  SrVal *v[3] = {a->v[0], branches, a->v[1]};
+  SrArgs ca = {3, v, 0, NULL, NULL, NULL};
+  SrVal *fn = sr_lookup_qualname("jax.lax.switch");
+  return fn ? sr_call(I, fn, &ca) : sr_raise(I, "NotImplementedError", "jax.lax.switch is not available");
+}
+
+/* jnp.piecewise(x, condlist, funclist, *args, **kw) */
+static SrVal *jnp_piecewise(SrInterp *I, SrArgs *a) {
+  if (a->n < 3) {
+    static const char *names[] = {"'x', 'condlist', and 'funclist'", "'condlist' and 'funclist'", "'funclist'"};
+    return sr_raise(I, "TypeError", "piecewise() missing %d required positional argument%s: %s", 3 - a->n,
+                    a->n == 2 ? "" : "s", names[a->n]);
+  }
+  SrNnScope s = {I, {0}, 0};
+  SrVal *x = sr_nn_keep(&s, sr_jnp_asarray(I, a->v[0], -1));
+  if (!x) return sr_nn_done(&s, NULL);
+  SrVal *funcs = a->v[2];
+  if (!sr_is_seq(funcs)) {
+    sr_raise(I, "TypeError", "piecewise: funclist must be a sequence");
+    return sr_nn_done(&s, NULL);
+  }
+  const char *kw[1] = {"dtype"};
+  SrVal *bt = sr_nn_keep(&s, sr_dtype_val(NULL, SR_BOOL));
+  SrVal *cond = sr_nn_call(&s, "jax.numpy.asarray", 1, &a->v[1], 1, kw, &bt);
+  if (!cond) return sr_nn_done(&s, NULL);
+  int64_t nc = sr_is_seq(a->v[1]) ? a->v[1]->seq.n : lead(I, cond);
+  int nf = funcs->seq.n;
+  if (nf != nc + 1 && nf != nc) {
+    sr_raise(I, "ValueError", "with %lld condition(s), either %lld or %lld functions are expected; got %d",
+             (long long)nc, (long long)nc, (long long)nc + 1, nf);
+    return sr_nn_done(&s, NULL);
+  }
+  /* the default first: funclist[-1:] + funclist[:-1], or [0] + funclist */
+  SrVal *list = sr_nn_keep(&s, sr_seq(NULL, SR_V_LIST, (int)nc + 1));
+  SrDtype dt = vtype(I, x)->dtype;
+  for (int64_t i = 0; i <= nc; i++) {
+    SrVal *f = nf == nc + 1 ? funcs->seq.items[(i + nc) % (nc + 1)] : i ? funcs->seq.items[i - 1] : NULL;
+    Branch *b = sr_xcalloc(1, sizeof *b);
+    b->dt = dt;
+    if (f && sr_is_callable(I, f)) {
+      Partial *p = sr_xcalloc(1, sizeof *p);
+      p->fn = sr_ref(f);
+      p->n = a->n - 3;
+      p->v = sr_xcalloc((size_t)p->n + 1, sizeof *p->v);
+      for (int j = 0; j < p->n; j++) p->v[j] = sr_ref(a->v[3 + j]);
+      p->nkw = a->nkw;
+      p->kw = sr_xcalloc((size_t)a->nkw + 1, sizeof *p->kw);
+      p->kwv = sr_xcalloc((size_t)a->nkw + 1, sizeof *p->kwv);
+      for (int j = 0; j < a->nkw; j++) {
+        p->kw[j] = a->kw[j];
+        p->kwv[j] = sr_ref(a->kwv[j]);
+      }
+      b->call = p;
+    } else {
+      b->v = f ? sr_ref(f) : sr_int(NULL, 0);
+    }
+    sr_seq_push(NULL, list, sr_builtin_with("<lambda>", branch_call, b, branch_free));
+  }
+  /* indices = argmax(cumsum(concatenate([zeros_like(condlist[:1]), condlist], 0), 0), 0) */
+  SrVal *head = sr_nn_call1(&s, "jax.numpy.zeros_like", lead_slice(&s, cond, 0, 1));
+  SrVal *hc[2] = {head, cond};
+  const char *akw[1] = {"axis"};
+  SrVal *zero = sr_nn_int(&s, 0);
+  SrVal *cat = sr_nn_call(&s, "jax.numpy.concatenate", 1, (SrVal *[]){tup(&s, 2, hc)}, 1, akw, &zero);
+  SrVal *cs = cat ? sr_nn_call(&s, "jax.numpy.cumsum", 1, &cat, 1, akw, &zero) : NULL;
+  SrVal *idx = cs ? sr_nn_call(&s, "jax.numpy.argmax", 1, &cs, 1, akw, &zero) : NULL;
+  /* vectorize(switch, excluded=(1,))(indices, funclist, x): switch on the
+     broadcast scalars under one vmap a dimension */
+  SrVal *ix[2] = {idx, x};
+  SrVal *bs = idx ? sr_nn_call(&s, "jax.numpy.broadcast_arrays", 2, ix, 0, NULL, NULL) : NULL;
+  if (!bs || !sr_is_seq(bs)) return sr_nn_done(&s, NULL);
+  SrVal *func = sr_nn_keep(&s, sr_builtin_with("switch", switch_call, sr_ref(list), sr_nn_unref_data));
+  int nd = vtype(I, bs->seq.items[0])->ndim;
+  for (int i = 0; func && i < nd; i++) func = sr_nn_call1(&s, "jax.vmap", func);
+  SrArgs ca = {2, bs->seq.items, 0, NULL, NULL, NULL};
+  return sr_nn_done(&s, func ? sr_nn_keep(&s, sr_call(I, func, &ca)) : NULL);
+}
+
 void sr_jnp_apiD_init(void) {
   static const struct {
     const char *names;
@@ -1227,6 +1341,8 @@ void sr_jnp_apiD_init(void) {
       {"jax.numpy.put", jnp_put, "put(a, ind, v, mode=None, *, inplace=True): a with v at the flat indices ind (inplace=False)"},
       {"jax.numpy.trim_zeros", jnp_trim_zeros,
        "trim_zeros(filt, trim='fb', axis=None): filt without its leading/trailing zeros (concrete)"},
+      {"jax.numpy.piecewise", jnp_piecewise,
+       "piecewise(x, condlist, funclist, *args, **kw): funclist[i](x) where condlist[i] (lax.switch under vmap)"},
       {NULL, NULL, NULL},
   };
   for (int i = 0; defs[i].names; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);
