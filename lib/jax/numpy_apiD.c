@@ -687,7 +687,9 @@ static SrVal *jnp_polyint(SrInterp *I, SrArgs *a) {
   *m = 1;
   if (m_arg(I, p[1], m) < 0) return free(m), NULL;
   SrVal *xs[2] = {sr_jnp_asarray(I, p[0], -1), NULL};
-  if (xs[0]) xs[1] = sr_jnp_asarray(I, sr_nn_given(p[2]) ? p[2] : sr_int(NULL, 0), -1);
+  SrVal *zero = sr_int(NULL, 0);
+  if (xs[0]) xs[1] = sr_jnp_asarray(I, sr_nn_given(p[2]) ? p[2] : zero, -1);
+  sr_unref(zero);
   SrVal *r = xs[1] ? sr_api_jit(I, "polyint", polyint_body, m, 2, xs) : (free(m), NULL);
   sr_unref(xs[0]);
   sr_unref(xs[1]);
