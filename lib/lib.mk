@@ -60,6 +60,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/jax/pytree_api.c lib/jax/pytree_api.h lib/jax/introspect.c lib/jax/introspect.h \
 	lib/jax/numpy_sort.c lib/jax/numpy_stats.c lib/jax/numpy_shape.c \
 	lib/jax/numpy_misc.c \
+	lib/jax/numpy_apiD.c \
 	lib/jax/printoptions.c \
 	lib/jax/numpy_build.c \
 	lib/jax/numpy_apiC.c \

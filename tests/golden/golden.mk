@@ -251,3 +251,4 @@ include $(top_srcdir)/tests/golden/jax15a.mk
 include $(top_srcdir)/tests/golden/main15.mk
 include $(top_srcdir)/tests/golden/linalg15.mk
 include $(top_srcdir)/tests/golden/mem17.mk
+include $(top_srcdir)/tests/golden/apiD.mk
