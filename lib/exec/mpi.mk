@@ -29,7 +29,8 @@ tests_mpi_check_comm_mpi_LDADD = $(SR_MPI_LIBS) $(CHECK_LIBS)
 ## ranks, jax_num_cpu_devices under MPI, :ranks and a mesh's ranks),
 ## faults.sh (an error on one rank, kill -9 of a rank, a worker, a
 ## controller).
-TESTS += tests/mpi/comm.sh tests/mpi/golden.sh tests/mpi/devices.sh tests/mpi/faults.sh
+SR_LONG_TESTS = tests/mpi/golden.sh
+TESTS += tests/mpi/comm.sh tests/mpi/devices.sh tests/mpi/faults.sh
 EXTRA_DIST += lib/exec/mpi.mk tests/mpi/comm.sh tests/mpi/golden.sh tests/mpi/golden_mpi.sh \
 	tests/mpi/devices.sh tests/mpi/faults.sh tests/mpi/merged.sh
 
