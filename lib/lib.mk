@@ -68,6 +68,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/jax/numpy_linalg.c \
 	lib/jax/einsum.c \
 	lib/jax/random_more.c \
+	lib/jax/random_dists.c \
 	lib/jax/numpy_info.c \
 	lib/jax/numpy_norm.c \
 	lib/jax/lax_linalg.c \

@@ -25,7 +25,7 @@ FILES = [
     "numpy/linalg.py", "numpy/polynomial.py", "numpy/window_functions.py", "numpy/einsum.py",
     "numpy/sorting.py", "numpy/util.py", "numpy/tensor_contractions.py", "numpy/scalar_types.py",
     "numpy/vectorize.py", "numpy/fft.py", "nn/functions.py", "nn/initializers.py",
-    "random/__init__.py", "lax/lax.py", "lax/slicing.py", "lax/control_flow/loops.py",
+    "random/__init__.py", "random/core.py", "lax/lax.py", "lax/slicing.py", "lax/control_flow/loops.py",
     "lax/control_flow/conditionals.py", "lax/parallel.py", "lax/special.py", "lax/linalg.py",
     "lax/convolution.py", "lax/windowed_reductions.py", "lax/other.py", "scipy/special.py",
     "scipy/linalg.py", "tree_util.py", "tree.py", "api.py", "ad_checkpoint.py", "debugging.py",

@@ -19,5 +19,9 @@ SrVal *sr_random_sample_traced(SrInterp *I, int kind, SrVal *key, const int64_t 
                                SrVal *minval, SrVal *maxval, SrVal *out_sharding);
 void sr_random_api_init(void);
 void sr_random_more_init(void); /* random_more.c */
+/* _check_prng_key(name, key): a typed key (raw key data wrapped); a new
+   reference, or NULL with an exception raised (random_more.c). */
+SrVal *sr_random_check_key(SrInterp *I, SrVal *key, const char *name);
+void sr_random_dists_init(void); /* random_dists.c */
 
 #endif

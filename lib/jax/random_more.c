@@ -831,3 +831,6 @@ void sr_random_more_init(void) {
   sr_def("jax.random.choice", bi_choice,
          "choice(key, a, shape=(), replace=True, p=None, axis=0): a random sample of a's elements");
 }
+
+/* For the samplers of random_dists.c. */
+SrVal *sr_random_check_key(SrInterp *I, SrVal *key, const char *name) { return check_key(I, key, name); }

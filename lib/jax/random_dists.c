@@ -1,0 +1,459 @@
+/* random_dists.c: jax.random's samplers that transform uniform and
+ * normal draws (issue 15): cauchy, lognormal, pareto, rayleigh, wald,
+ * geometric, triangular, weibull_min, maxwell and double_sided_maxwell,
+ * and key_impl.  Each is written as jax/_src/random/core.py writes it: the
+ * same checks, then a jit of the same name (_cauchy, _pareto, ...; the
+ * ones JAX marks inline=True run inline) over the same lax and jnp
+ * calls, so the printed jaxprs are JAX's and, since uniform and normal
+ * are JAX's bit for bit, so are the samples up to the last-ulp rounding
+ * of the transcendental functions.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/jaxstate.h"
+#include "jax/jax.h"
+#include "jax/nn.h"
+#include "jax/numpy.h"
+#include "jax/random.h"
+#include "py/ast.h"
+#include "py/objects.h"
+#include "text/print_val.h"
+
+#define SCOPE(I) SrNnScope s_ = {(I), {0}, 0}, *s = &s_
+#define OP(op, x, y) sr_nn_op(s, SR_OP_##op, x, y)
+#define KEEP(v) sr_nn_keep(s, (v))
+
+/* A sampler's static arguments: the result's shape and dtype. */
+typedef struct Static {
+  int64_t shape[SR_MAX_RANK];
+  int nd;
+  SrDtype dt;
+} Static;
+
+static const Static *static_args(SrInterp *I) { return sr_current_builtin(I)->data; }
+
+/* lax.f(x), lax.f(x, y) on values the scope holds */
+static SrVal *lax1(SrNnScope *s, int prim, SrVal *x) { return x ? KEEP(sr_lax_unary(s->I, prim, x)) : NULL; }
+static SrVal *lax2(SrNnScope *s, int prim, SrVal *x, SrVal *y) {
+  return x && y ? KEEP(sr_lax_binary(s->I, prim, x, y)) : NULL;
+}
+
+/* lax._const(x, v): a scalar of x's dtype (x's type known to be dt) */
+static SrVal *cnst(SrNnScope *s, SrDtype dt, double v) { return sr_nn_typed_scalar(s, v, dt); }
+
+static SrVal *shape_val(SrNnScope *s, const Static *st) { return KEEP(sr_int_tuple(st->shape, st->nd)); }
+
+/* jax.random.uniform / normal(key, shape, dtype [, minval, maxval]) */
+static SrVal *uniform(SrNnScope *s, SrVal *key, const Static *st, SrVal *mn, SrVal *mx) {
+  SrVal *v[5] = {key, shape_val(s, st), KEEP(sr_dtype_val(NULL, st->dt)), mn ? mn : sr_nn_float(s, 0.0),
+                 mx ? mx : sr_nn_float(s, 1.0)};
+  return sr_nn_call(s, "jax.random.uniform", 5, v, 0, NULL, NULL);
+}
+
+static SrVal *normal(SrNnScope *s, SrVal *key, const Static *st) {
+  SrVal *v[3] = {key, shape_val(s, st), KEEP(sr_dtype_val(NULL, st->dt))};
+  return sr_nn_call(s, "jax.random.normal", 3, v, 0, NULL, NULL);
+}
+
+/* x.astype(dt) / lax.convert_element_type(x, dt) */
+static SrVal *convert(SrNnScope *s, SrVal *x, SrDtype dt) {
+  SrVal *a = x ? KEEP(sr_jnp_asarray(s->I, x, -1)) : NULL;
+  return a ? KEEP(sr_lax_convert(s->I, x->kind == SR_V_FLOAT || x->kind == SR_V_INT ? x : a, dt, 0, NULL)) : NULL;
+}
+
+/* jnp.broadcast_to(x, shape) */
+static SrVal *bcast(SrNnScope *s, SrVal *x, const Static *st) {
+  return x ? sr_nn_call2(s, "jax.numpy.broadcast_to", x, shape_val(s, st)) : NULL;
+}
+
+/* k1, k2 = _split(key) */
+static int split2(SrNnScope *s, SrVal *key, SrVal **k1, SrVal **k2) {
+  SrVal *ks = sr_nn_call1(s, "jax.random.split", key);
+  SrVal *t = ks ? sr_nn_call1(s, "builtins.tuple", ks) : NULL;
+  if (!t) return -1;
+  *k1 = t->seq.items[0];
+  *k2 = t->seq.items[1];
+  return 0;
+}
+
+/* ---- the samplers' bodies ---- */
+
+/* _cauchy(key): tan(pi * (uniform(key, minval=eps, maxval=1.) - 0.5)) */
+static SrVal *cauchy_body(SrInterp *I, SrArgs *a) {
+  const Static *st = static_args(I);
+  SCOPE(I);
+  double eps = st->dt == SR_F64 ? 0x1p-52 : st->dt == SR_F16 ? 0x1p-10 : st->dt == SR_BF16 ? 0x1p-7 : 0x1p-23;
+  SrVal *u = uniform(s, a->v[0], st, cnst(s, st->dt, eps), NULL);
+  SrVal *t = lax2(s, SR_P_mul, cnst(s, st->dt, M_PI), lax2(s, SR_P_sub, u, cnst(s, st->dt, 0.5)));
+  return sr_nn_done(s, t ? sr_lax_unary(I, SR_P_tan, t) : NULL);
+}
+
+/* _lognormal(key, sigma): exp(normal(key, shape, dtype) * sigma) */
+static SrVal *lognormal_body(SrInterp *I, SrArgs *a) {
+  const Static *st = static_args(I);
+  SCOPE(I);
+  SrVal *sigma = convert(s, a->v[1], st->dt);
+  SrVal *x = sigma ? OP(MUL, normal(s, a->v[0], st), sigma) : NULL;
+  return sr_nn_done(s, x ? sr_lax_unary(I, SR_P_exp, x) : NULL);
+}
+
+/* _pareto(key, b): exp(exponential(key, shape, dtype) / b) */
+static SrVal *pareto_body(SrInterp *I, SrArgs *a) {
+  const Static *st = static_args(I);
+  SCOPE(I);
+  SrVal *b = convert(s, a->v[1], st->dt);
+  SrVal *v[3] = {a->v[0], shape_val(s, st), KEEP(sr_dtype_val(NULL, st->dt))};
+  SrVal *e = b ? sr_nn_call(s, "jax.random.exponential", 3, v, 0, NULL, NULL) : NULL;
+  SrVal *q = OP(DIV, e, b);
+  return sr_nn_done(s, q ? sr_lax_unary(I, SR_P_exp, q) : NULL);
+}
+
+/* _rayleigh(key, scale): scale * sqrt(log(uniform) * -2) */
+static SrVal *rayleigh_body(SrInterp *I, SrArgs *a) {
+  const Static *st = static_args(I);
+  SCOPE(I);
+  SrVal *u = uniform(s, a->v[0], st, NULL, NULL);
+  SrVal *scale = u ? bcast(s, convert(s, a->v[1], st->dt), st) : NULL;
+  SrVal *sq = lax1(s, SR_P_sqrt, lax2(s, SR_P_mul, lax1(s, SR_P_log, scale ? u : NULL), cnst(s, st->dt, -2)));
+  return sr_nn_done(s, sq ? sr_lax_binary(I, SR_P_mul, scale, sq) : NULL);
+}
+
+static SrVal *ipow(SrNnScope *s, SrVal *x, int y) {
+  return x ? KEEP(sr_bindv(s->I, SR_P_integer_pow, 1, &x, "y", sr_int(NULL, y), NULL)) : NULL;
+}
+
+/* _wald(key, mean): the inverse Gaussian by Michael, Schucany and Haas,
+   one normal and one uniform draw */
+static SrVal *wald_body(SrInterp *I, SrArgs *a) {
+  const Static *st = static_args(I);
+  SCOPE(I);
+  SrVal *k1, *k2;
+  if (split2(s, a->v[0], &k1, &k2) < 0) return sr_nn_done(s, NULL);
+  SrVal *mean = bcast(s, convert(s, a->v[1], st->dt), st);
+  SrVal *v = mean ? normal(s, k1, st) : NULL;
+  SrVal *z = v ? uniform(s, k2, st, NULL, NULL) : NULL;
+  SrVal *y = ipow(s, z ? v : NULL, 2);
+  SrVal *y_sq = ipow(s, y, 2);
+  SrVal *mean_sq = ipow(s, y_sq ? mean : NULL, 2);
+  SrVal *two = sr_nn_int(s, 2);
+  SrVal *sqrt_term = lax1(s, SR_P_sqrt, OP(ADD, OP(MUL, OP(MUL, sr_nn_int(s, 4), mean), y), OP(MUL, mean_sq, y_sq)));
+  SrVal *x = OP(SUB, OP(ADD, mean, OP(DIV, OP(MUL, mean_sq, y), two)), OP(MUL, OP(DIV, mean, two), sqrt_term));
+  SrVal *c = lax2(s, SR_P_le, z, OP(DIV, mean, OP(ADD, mean, x)));
+  SrVal *w = c ? OP(DIV, mean_sq, x) : NULL;
+  return sr_nn_done(s, w ? sr_lax_select(I, c, x, w) : NULL);
+}
+
+/* _geometric(key, p): floor(log(u) / log1p(-p)) + 1, as dtype */
+static SrVal *geometric_body(SrInterp *I, SrArgs *a) {
+  const Static *st = static_args(I);
+  SCOPE(I);
+  SrVal *p = a->v[1];
+  if (sr_nn_promote_inexact(s, 1, &p, "geometric") < 0) return sr_nn_done(s, NULL);
+  const SrType *pt = sr_value_type(I, p);
+  Static ust = *st;
+  ust.dt = pt->dtype;
+  SrVal *u = uniform(s, a->v[0], &ust, NULL, NULL);
+  SrVal *z = OP(EQ, u, sr_nn_int(s, 0));
+  u = z ? sr_nn_call3(s, "jax.numpy.where", z, sr_nn_int(s, 1), u) : NULL;
+  SrVal *log_u = lax1(s, SR_P_log, u);
+  SrVal *l1p = bcast(s, lax1(s, SR_P_log1p, lax1(s, SR_P_neg, log_u ? p : NULL)), st);
+  SrVal *g = OP(ADD, lax1(s, SR_P_floor, lax2(s, SR_P_div, log_u, l1p)), sr_nn_int(s, 1));
+  return sr_nn_done(s, g ? sr_lax_convert(I, g, st->dt, 0, NULL) : NULL);
+}
+
+/* _triangular(key, left, mode, right) (inline) */
+static SrVal *triangular_body(SrInterp *I, SrArgs *a) {
+  const Static *st = static_args(I);
+  SCOPE(I);
+  SrVal *left = bcast(s, convert(s, a->v[1], st->dt), st);
+  SrVal *right = left ? bcast(s, convert(s, a->v[3], st->dt), st) : NULL;
+  SrVal *mode = right ? bcast(s, convert(s, a->v[2], st->dt), st) : NULL;
+  SrVal *fc = OP(DIV, OP(SUB, mode, left), OP(SUB, right, left));
+  SrVal *u = fc ? uniform(s, a->v[0], st, NULL, NULL) : NULL;
+  SrVal *out1 = OP(ADD, left, lax1(s, SR_P_sqrt, OP(MUL, OP(MUL, u, OP(SUB, right, left)), OP(SUB, mode, left))));
+  SrVal *out2 = OP(SUB, right, lax1(s, SR_P_sqrt, OP(MUL, OP(MUL, OP(SUB, sr_nn_int(s, 1), u), OP(SUB, right, left)),
+                                                  OP(SUB, right, mode))));
+  SrVal *c = out2 ? OP(LT, u, fc) : NULL;
+  return sr_nn_done(s, c ? sr_lax_select(I, c, out1, out2) : NULL);
+}
+
+/* _weibull_min(key, scale, concentration):
+   jnp.power(-jnp.log1p(-uniform), 1.0 / concentration) * scale */
+static SrVal *weibull_body(SrInterp *I, SrArgs *a) {
+  const Static *st = static_args(I);
+  SCOPE(I);
+  SrVal *u = uniform(s, a->v[0], st, sr_nn_int(s, 0), sr_nn_int(s, 1));
+  SrVal *l = u ? sr_nn_call1(s, "jax.numpy.log1p", KEEP(sr_unop(I, SR_OP_NEG, u))) : NULL;
+  SrVal *nl = l ? KEEP(sr_unop(I, SR_OP_NEG, l)) : NULL;
+  SrVal *pw = nl ? sr_nn_call2(s, "jax.numpy.power", nl, OP(DIV, sr_nn_float(s, 1.0), a->v[2])) : NULL;
+  return sr_nn_done(s, pw ? sr_ref(OP(MUL, pw, a->v[1])) : NULL);
+}
+
+/* _maxwell(key): jnp.linalg.norm(normal(key, shape + (3,), dtype), axis=-1) */
+static SrVal *maxwell_body(SrInterp *I, SrArgs *a) {
+  const Static *st = static_args(I);
+  SCOPE(I);
+  Static n3 = *st;
+  n3.shape[n3.nd++] = 3;
+  SrVal *x = normal(s, a->v[0], &n3);
+  const char *kw[] = {"axis"};
+  SrVal *kv[] = {sr_nn_int(s, -1)};
+  SrVal *r = x ? sr_nn_call(s, "jax.numpy.linalg.norm", 1, &x, 1, kw, kv) : NULL;
+  return sr_nn_done(s, sr_ref(r));
+}
+
+static SrVal *sample_jit(SrInterp *I, const char *name, SrBuiltinFn fn, const Static *st, int n, SrVal **args,
+                         int inline_) {
+  Static *d = sr_xcalloc(1, sizeof *d);
+  *d = *st;
+  if (!inline_) return sr_api_jit(I, name, fn, d, n, args);
+  SrVal *b = sr_builtin_with(name, fn, d, free);
+  SrArgs a = {n, args, 0, NULL, NULL, NULL};
+  SrVal *r = sr_call(I, b, &a);
+  sr_unref(b);
+  return r;
+}
+
+/* _double_sided_maxwell(key, loc, scale): a Maxwell draw of shape
+   shape + the parameters' shape, given a Rademacher sign */
+static SrVal *dsmaxwell_body(SrInterp *I, SrArgs *a) {
+  const Static *st = static_args(I);
+  SCOPE(I);
+  const SrType *lt = sr_value_type(I, a->v[1]), *sct = lt ? sr_value_type(I, a->v[2]) : NULL;
+  if (!sct) return sr_nn_done(s, NULL);
+  int64_t ps[SR_MAX_RANK];
+  int pn = lt->ndim > sct->ndim ? lt->ndim : sct->ndim;
+  for (int i = 0; i < pn; i++) {
+    int64_t x = i - (pn - lt->ndim) >= 0 ? lt->dims[i - (pn - lt->ndim)].size : 1;
+    int64_t y = i - (pn - sct->ndim) >= 0 ? sct->dims[i - (pn - sct->ndim)].size : 1;
+    if (x != y && x != 1 && y != 1)
+      return sr_nn_done(s, sr_raise(I, "ValueError", "Incompatible shapes for broadcasting: loc and scale"));
+    ps[i] = x == 1 ? y : x;
+  }
+  Static sh = *st;
+  if (sh.nd + pn > SR_MAX_RANK) return sr_nn_done(s, sr_raise(I, "ValueError", "too many dimensions"));
+  if (!sh.nd) {
+    /* if not shape: shape = params_shapes; then shape + params_shapes */
+    memcpy(sh.shape, ps, (size_t)pn * sizeof *ps);
+    sh.nd = pn;
+  }
+  if (sh.nd + pn > SR_MAX_RANK) return sr_nn_done(s, sr_raise(I, "ValueError", "too many dimensions"));
+  memcpy(sh.shape + sh.nd, ps, (size_t)pn * sizeof *ps);
+  sh.nd += pn;
+  SrVal *k1, *k2;
+  if (split2(s, a->v[0], &k1, &k2) < 0) return sr_nn_done(s, NULL);
+  SrVal *mx = KEEP(sample_jit(I, "_maxwell", maxwell_body, &sh, 1, &k1, 0));
+  SrVal *v[3] = {k2, shape_val(s, &sh), KEEP(sr_dtype_val(NULL, sh.dt))};
+  SrVal *sign = mx ? sr_nn_call(s, "jax.random.rademacher", 3, v, 0, NULL, NULL) : NULL;
+  SrVal *r = OP(ADD, OP(MUL, OP(MUL, sign, mx), a->v[2]), a->v[1]);
+  return sr_nn_done(s, sr_ref(r));
+}
+
+/* ---- the checks the public functions make ---- */
+
+/* dtype=None: float; must be a float dtype (integer for geometric) */
+static int sampler_dtype(SrInterp *I, SrVal *v, const char *name, int want_int, SrDtype *dt) {
+  int d;
+  if (sr_dtype_arg(I, v, &d, name) < 0) return -1;
+  int x64 = I->jax->enable_x64;
+  *dt = d >= 0 ? (SrDtype)d : want_int ? (x64 ? SR_I64 : SR_I32) : (x64 ? SR_F64 : SR_F32);
+  if (want_int ? !sr_dtype_is_int(*dt) : !sr_dtype_is_float(*dt)) {
+    sr_raise(I, "ValueError", "dtype argument to `%s` must be %s dtype, got %s", name,
+             want_int ? "an int" : strcmp(name, "lognormal") == 0 ? "a float or complex" : "a float",
+             sr_dtype_name(*dt));
+    return -1;
+  }
+  return 0;
+}
+
+static void shape_str(SrBuf *b, const int64_t *shape, int nd) {
+  sr_buf_putc(b, '(');
+  for (int i = 0; i < nd; i++) sr_buf_printf(b, i ? ", %lld" : "%lld", (long long)shape[i]);
+  sr_buf_puts(b, nd == 1 ? ",)" : ")");
+}
+
+/* _check_broadcast_shapes(name, shape, *params): shape None gives the
+   parameters' broadcast shape; a given shape must be what broadcasting
+   it with them gives. */
+static int param_shape(SrInterp *I, const char *name, SrVal *shape, int n, SrVal **params, Static *st) {
+  int64_t out[SR_MAX_RANK];
+  int on = 0, given = sr_nn_given(shape);
+  if (given) {
+    if (sr_shape_arg(I, shape, st->shape, &st->nd, "shape") < 0) return -1;
+    memcpy(out, st->shape, (size_t)st->nd * sizeof *out);
+    on = st->nd;
+  }
+  for (int k = 0; k < n; k++) {
+    SrVal *pa = sr_jnp_asarray(I, params[k], -1);
+    const SrType *t = pa ? sr_value_type(I, pa) : NULL;
+    if (!t) {
+      sr_unref(pa);
+      return -1;
+    }
+    int m = on > t->ndim ? on : t->ndim;
+    int64_t r[SR_MAX_RANK];
+    for (int i = 0; i < m; i++) {
+      int64_t x = i - (m - on) >= 0 ? out[i - (m - on)] : 1;
+      int64_t y = i - (m - t->ndim) >= 0 ? t->dims[i - (m - t->ndim)].size : 1;
+      if (x != y && x != 1 && y != 1) {
+        SrBuf b = SR_BUF_INIT;
+        sr_buf_puts(&b, "Incompatible shapes for broadcasting: shapes=[");
+        shape_str(&b, out, on);
+        sr_buf_puts(&b, ", ");
+        int64_t ts[SR_MAX_RANK];
+        for (int j = 0; j < t->ndim; j++) ts[j] = t->dims[j].size;
+        shape_str(&b, ts, t->ndim);
+        sr_buf_puts(&b, "]");
+        sr_raise(I, "ValueError", "%s", b.p);
+        sr_buf_free(&b);
+        sr_unref(pa);
+        return -1;
+      }
+      r[i] = x == 1 ? y : x;
+    }
+    sr_unref(pa);
+    memcpy(out, r, (size_t)m * sizeof *r);
+    on = m;
+  }
+  if (!given) {
+    memcpy(st->shape, out, (size_t)on * sizeof *out);
+    st->nd = on;
+    return 0;
+  }
+  int ok = on == st->nd;
+  for (int i = 0; ok && i < on; i++) ok = out[i] == st->shape[i];
+  if (ok) return 0;
+  SrBuf b1 = SR_BUF_INIT, b2 = SR_BUF_INIT;
+  shape_str(&b1, out, on);
+  shape_str(&b2, st->shape, st->nd);
+  sr_raise(I, "ValueError",
+           "%s parameter shapes must be broadcast-compatible with shape argument, and the result of broadcasting the "
+           "shapes must equal the shape argument, but got result %s for shape argument %s.",
+           name, b1.p, b2.p);
+  sr_buf_free(&b1);
+  sr_buf_free(&b2);
+  return -1;
+}
+
+/* _check_all_safe_to_cast(name, dtype, *params): each parameter's dtype
+   promotes with dtype to dtype (a Python scalar always does) */
+static int safe_to_cast(SrInterp *I, const char *name, SrDtype dt, int n, SrVal **params) {
+  for (int k = 0; k < n; k++) {
+    SrVal *p = params[k];
+    if (p->kind == SR_V_FLOAT || p->kind == SR_V_INT || p->kind == SR_V_BOOL) continue;
+    SrVal *pa = sr_jnp_asarray(I, p, -1);
+    const SrType *t = pa ? sr_value_type(I, pa) : NULL;
+    if (!t) {
+      sr_unref(pa);
+      return -1;
+    }
+    SrDtype pd = t->dtype;
+    sr_unref(pa);
+    if (pd == dt) continue;
+    SrVal *dv = sr_dtype_val(NULL, pd), *ov = sr_dtype_val(NULL, dt);
+    SrVal *fn = sr_lookup_qualname("jax.numpy.result_type");
+    SrVal *av[2] = {dv, ov};
+    SrArgs a = {2, av, 0, NULL, NULL, NULL};
+    SrVal *r = fn ? sr_call(I, fn, &a) : NULL;
+    int same = r && r->kind == SR_V_DTYPE && r->dtype == dt;
+    sr_unref(r);
+    sr_unref(dv);
+    sr_unref(ov);
+    if (!same) {
+      sr_raise(I, "TypePromotionError", "In arguments to %s, cannot safely cast argument of type %s to %s", name,
+               sr_dtype_name(pd), sr_dtype_name(dt));
+      return -1;
+    }
+  }
+  return 0;
+}
+
+static int no_sharding(SrInterp *I, SrVal *osh, const char *name) {
+  if (sr_nn_given(osh))
+    return sr_raise(I, "NotImplementedError", "jax.random.%s with out_sharding is not supported yet", name), -1;
+  return 0;
+}
+
+/* The public function: checks, then the body's jit on (key, *params). */
+typedef struct Sampler {
+  const char *name, *jit, *sig;
+  SrBuiltinFn body;
+  int nparams;  /* the parameters after key, before shape */
+  int shaped;   /* shape from the parameters (None default) */
+  int want_int; /* an integer dtype */
+  int inline_;
+  int sharded;  /* takes out_sharding= */
+} Sampler;
+
+static const Sampler samplers[] = {
+    {"cauchy", "_cauchy", "key, shape=, dtype=, *, out_sharding=", cauchy_body, 0, 0, 0, 0, 1},
+    {"lognormal", "_lognormal", "key, sigma=, shape=, dtype=, *, out_sharding=", lognormal_body, 1, 1, 0, 1, 1},
+    {"pareto", "_pareto", "key, b, shape=, dtype=, *, out_sharding=", pareto_body, 1, 1, 0, 0, 1},
+    {"rayleigh", "_rayleigh", "key, scale, shape=, dtype=, *, out_sharding=", rayleigh_body, 1, 1, 0, 0, 1},
+    {"wald", "_wald", "key, mean, shape=, dtype=, *, out_sharding=", wald_body, 1, 1, 0, 0, 1},
+    {"geometric", "_geometric", "key, p, shape=, dtype=, *, out_sharding=", geometric_body, 1, 1, 1, 0, 1},
+    {"triangular", "_triangular", "key, left, mode, right, shape=, dtype=, *, out_sharding=", triangular_body, 3, 1,
+     0, 1, 1},
+    {"weibull_min", "_weibull_min", "key, scale, concentration, shape=, dtype=", weibull_body, 2, 0, 0, 0, 0},
+    {"maxwell", "_maxwell", "key, shape=, dtype=, *, out_sharding=", maxwell_body, 0, 0, 0, 0, 1},
+    {"double_sided_maxwell", "_double_sided_maxwell", "key, loc, scale, shape=, dtype=", dsmaxwell_body, 2, 0, 0, 0,
+     0},
+};
+
+static SrVal *sample(SrInterp *I, SrArgs *a, const Sampler *sp) {
+  SrVal *p[8] = {0};
+  if (sr_args_parse(I, a, sp->name, sp->sig, p) < 0) return NULL;
+  SrVal *params[3];
+  SrVal *one = NULL;
+  for (int i = 0; i < sp->nparams; i++) params[i] = p[1 + i];
+  if (sp->nparams == 1 && !p[1]) params[0] = one = sr_array_scalar(sr_type_array(SR_F32, 0, NULL), 1.0, 0, 1);
+  SrVal *shape = p[1 + sp->nparams], *dtype = p[2 + sp->nparams], *osh = sp->sharded ? p[3 + sp->nparams] : NULL;
+  Static st = {{0}, 0, SR_F32};
+  SrVal *k = NULL, *r = NULL;
+  if (sampler_dtype(I, dtype, sp->name, sp->want_int, &st.dt) < 0) goto done;
+  if (sp->shaped ? param_shape(I, sp->name, shape, sp->nparams, params, &st) < 0
+                 : sr_nn_given(shape) && sr_shape_arg(I, shape, st.shape, &st.nd, "shape") < 0)
+    goto done;
+  if (sp->shaped && !sp->want_int && safe_to_cast(I, sp->name, st.dt, sp->nparams, params) < 0) goto done;
+  if (no_sharding(I, osh, sp->name) < 0 || !(k = sr_random_check_key(I, p[0], sp->name))) goto done;
+  SrVal *args[4] = {k};
+  for (int i = 0; i < sp->nparams; i++) args[1 + i] = params[i];
+  r = sample_jit(I, sp->jit, sp->body, &st, 1 + sp->nparams, args, sp->inline_);
+done:
+  sr_unref(k);
+  sr_unref(one);
+  return r;
+}
+
+#define SAMPLER(i, fn) \
+  static SrVal *fn(SrInterp *I, SrArgs *a) { return sample(I, a, &samplers[i]); }
+SAMPLER(0, bi_cauchy)
+SAMPLER(1, bi_lognormal)
+SAMPLER(2, bi_pareto)
+SAMPLER(3, bi_rayleigh)
+SAMPLER(4, bi_wald)
+SAMPLER(5, bi_geometric)
+SAMPLER(6, bi_triangular)
+SAMPLER(7, bi_weibull_min)
+SAMPLER(8, bi_maxwell)
+SAMPLER(9, bi_double_sided_maxwell)
+
+void sr_random_dists_init(void) {
+  sr_def("jax.random.cauchy", bi_cauchy, "cauchy(key, shape=(), dtype=None): standard Cauchy samples");
+  sr_def("jax.random.lognormal", bi_lognormal,
+         "lognormal(key, sigma=np.float32(1), shape=None, dtype=None): exp(sigma * normal) samples");
+  sr_def("jax.random.pareto", bi_pareto, "pareto(key, b, shape=None, dtype=None): Pareto(b) samples, exp(exponential / b)");
+  sr_def("jax.random.rayleigh", bi_rayleigh, "rayleigh(key, scale, shape=None, dtype=None): Rayleigh(scale) samples");
+  sr_def("jax.random.wald", bi_wald, "wald(key, mean, shape=None, dtype=None): Wald (inverse Gaussian) samples");
+  sr_def("jax.random.geometric", bi_geometric,
+         "geometric(key, p, shape=None, dtype=int): the number of Bernoulli(p) trials up to the first success");
+  sr_def("jax.random.triangular", bi_triangular,
+         "triangular(key, left, mode, right, shape=None, dtype=None): triangular-distribution samples");
+  sr_def("jax.random.weibull_min", bi_weibull_min,
+         "weibull_min(key, scale, concentration, shape=(), dtype=None): Weibull samples");
+  sr_def("jax.random.maxwell", bi_maxwell, "maxwell(key, shape=(), dtype=None): one-sided Maxwell samples");
+  sr_def("jax.random.double_sided_maxwell", bi_double_sided_maxwell,
+         "double_sided_maxwell(key, loc, scale, shape=(), dtype=None): double-sided Maxwell samples");
+}
