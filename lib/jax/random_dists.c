@@ -30,6 +30,7 @@ typedef struct Static {
   int64_t shape[SR_MAX_RANK];
   int nd;
   SrDtype dt;
+  int log_space; /* _gamma's */
 } Static;
 
 static const Static *static_args(SrInterp *I) { return sr_current_builtin(I)->data; }
@@ -251,6 +252,104 @@ static SrVal *dsmaxwell_body(SrInterp *I, SrArgs *a) {
   return sr_nn_done(s, sr_ref(r));
 }
 
+/* ---- gamma and the samplers built on it ---- */
+
+static SrVal *dtype_val(SrNnScope *s, SrDtype dt) { return KEEP(sr_dtype_val(NULL, dt)); }
+
+/* _gamma(key, a): random_gamma[log_space] of key and a, a converted to
+   dtype and broadcast to shape */
+static SrVal *gamma_body(SrInterp *I, SrArgs *a) {
+  const Static *st = static_args(I);
+  SCOPE(I);
+  SrVal *x = convert(s, a->v[1], st->dt);
+  const SrType *t = x ? sr_value_type(I, x) : NULL;
+  if (!t) return sr_nn_done(s, NULL);
+  int same = t->ndim == st->nd;
+  for (int i = 0; same && i < st->nd; i++) same = t->dims[i].size == st->shape[i];
+  if (!same) x = bcast(s, x, st);
+  SrVal *in[2] = {a->v[0], x};
+  return sr_nn_done(s, x ? sr_bindv(I, SR_P_random_gamma, 2, in, "log_space", sr_bool(st->log_space), NULL)
+                         : NULL);
+}
+
+/* jax.random.loggamma / gamma(key, a, shape, dtype) from a body */
+static SrVal *call_gamma(SrNnScope *s, const char *fn, SrVal *key, SrVal *a, const Static *st) {
+  SrVal *v[4] = {key, a, shape_val(s, st), dtype_val(s, st->dt)};
+  return sr_nn_call(s, fn, 4, v, 0, NULL, NULL);
+}
+
+/* _beta(key, a, b): gamma_a / (gamma_a + gamma_b) from two log-space
+   draws scaled by their maximum */
+static SrVal *beta_body(SrInterp *I, SrArgs *a) {
+  const Static *st = static_args(I);
+  SCOPE(I);
+  SrVal *x = convert(s, a->v[1], st->dt), *y = x ? convert(s, a->v[2], st->dt) : NULL;
+  SrVal *ka, *kb;
+  if (!y || split2(s, a->v[0], &ka, &kb) < 0) return sr_nn_done(s, NULL);
+  x = bcast(s, x, st);
+  y = x ? bcast(s, y, st) : NULL;
+  SrVal *lga = y ? call_gamma(s, "jax.random.loggamma", ka, x, st) : NULL;
+  SrVal *lgb = lga ? call_gamma(s, "jax.random.loggamma", kb, y, st) : NULL;
+  SrVal *lmax = lax2(s, SR_P_max, lga, lgb);
+  SrVal *ga = lmax ? sr_nn_call1(s, "jax.numpy.exp", OP(SUB, lga, lmax)) : NULL;
+  SrVal *gb = ga ? sr_nn_call1(s, "jax.numpy.exp", OP(SUB, lgb, lmax)) : NULL;
+  return sr_nn_done(s, gb ? sr_ref(OP(DIV, ga, OP(ADD, ga, gb))) : NULL);
+}
+
+/* _dirichlet(key, alpha): softmax of log-space gamma draws of shape
+   shape + alpha.shape[-1:] */
+static SrVal *dirichlet_body(SrInterp *I, SrArgs *a) {
+  const Static *st = static_args(I);
+  SCOPE(I);
+  SrVal *alpha = convert(s, a->v[1], st->dt);
+  const SrType *t = alpha ? sr_value_type(I, alpha) : NULL;
+  if (!t) return sr_nn_done(s, NULL);
+  Static full = *st;
+  full.shape[full.nd++] = t->dims[t->ndim - 1].size;
+  SrVal *lg = call_gamma(s, "jax.random.loggamma", a->v[0], alpha, &full);
+  SrVal *v[2] = {lg, sr_nn_int(s, -1)};
+  return sr_nn_done(s, lg ? sr_ref(sr_nn_call(s, "jax.nn.softmax", 2, v, 0, NULL, NULL)) : NULL);
+}
+
+/* _chisquare(key, df): 2 exp(loggamma(key, df / 2)) */
+static SrVal *chisquare_body(SrInterp *I, SrArgs *a) {
+  const Static *st = static_args(I);
+  SCOPE(I);
+  SrVal *df = convert(s, a->v[1], st->dt);
+  SrVal *two = cnst(s, st->dt, 2.0);
+  SrVal *half = lax2(s, SR_P_div, df, two);
+  SrVal *lg = half ? call_gamma(s, "jax.random.loggamma", a->v[0], half, st) : NULL;
+  SrVal *e = lg ? sr_nn_call1(s, "jax.numpy.exp", lg) : NULL;
+  return sr_nn_done(s, e ? sr_lax_binary(I, SR_P_mul, e, two) : NULL);
+}
+
+/* _t(key, df): normal * sqrt((df / 2) / gamma(df / 2)) */
+static SrVal *t_body(SrInterp *I, SrArgs *a) {
+  const Static *st = static_args(I);
+  SCOPE(I);
+  SrVal *df = convert(s, a->v[1], st->dt);
+  SrVal *kn, *kg;
+  if (!df || split2(s, a->v[0], &kn, &kg) < 0) return sr_nn_done(s, NULL);
+  SrVal *n = normal(s, kn, st);
+  SrVal *half = n ? lax2(s, SR_P_div, df, cnst(s, st->dt, 2.0)) : NULL;
+  SrVal *g = half ? call_gamma(s, "jax.random.gamma", kg, half, st) : NULL;
+  SrVal *r = g ? sr_nn_call1(s, "jax.numpy.sqrt", OP(DIV, half, g)) : NULL;
+  return sr_nn_done(s, r ? sr_ref(OP(MUL, n, r)) : NULL);
+}
+
+/* _f(key, dfnum, dfden): (chisquare(dfnum) / dfnum) / (chisquare(dfden) / dfden) */
+static SrVal *f_body(SrInterp *I, SrArgs *a) {
+  const Static *st = static_args(I);
+  SCOPE(I);
+  SrVal *dfden = convert(s, a->v[2], st->dt), *dfnum = dfden ? convert(s, a->v[1], st->dt) : NULL;
+  SrVal *kd, *kn;
+  if (!dfnum || split2(s, a->v[0], &kd, &kn) < 0) return sr_nn_done(s, NULL);
+  SrVal *cn = call_gamma(s, "jax.random.chisquare", kn, dfnum, st);
+  SrVal *cd = cn ? call_gamma(s, "jax.random.chisquare", kd, dfden, st) : NULL;
+  SrVal *num = lax2(s, SR_P_div, cn, dfnum), *den = lax2(s, SR_P_div, cd, dfden);
+  return sr_nn_done(s, num && den ? sr_lax_binary(I, SR_P_div, num, den) : NULL);
+}
+
 /* ---- the checks the public functions make ---- */
 
 /* dtype=None: float; must be a float dtype (integer for geometric) */
@@ -277,7 +376,7 @@ static void shape_str(SrBuf *b, const int64_t *shape, int nd) {
 /* _check_broadcast_shapes(name, shape, *params): shape None gives the
    parameters' broadcast shape; a given shape must be what broadcasting
    it with them gives. */
-static int param_shape(SrInterp *I, const char *name, SrVal *shape, int n, SrVal **params, Static *st) {
+static int shape_types(SrInterp *I, const char *name, SrVal *shape, int n, const SrType **ts, Static *st) {
   int64_t out[SR_MAX_RANK];
   int on = 0, given = sr_nn_given(shape);
   if (given) {
@@ -286,12 +385,7 @@ static int param_shape(SrInterp *I, const char *name, SrVal *shape, int n, SrVal
     on = st->nd;
   }
   for (int k = 0; k < n; k++) {
-    SrVal *pa = sr_jnp_asarray(I, params[k], -1);
-    const SrType *t = pa ? sr_value_type(I, pa) : NULL;
-    if (!t) {
-      sr_unref(pa);
-      return -1;
-    }
+    const SrType *t = ts[k];
     int m = on > t->ndim ? on : t->ndim;
     int64_t r[SR_MAX_RANK];
     for (int i = 0; i < m; i++) {
@@ -302,18 +396,16 @@ static int param_shape(SrInterp *I, const char *name, SrVal *shape, int n, SrVal
         sr_buf_puts(&b, "Incompatible shapes for broadcasting: shapes=[");
         shape_str(&b, out, on);
         sr_buf_puts(&b, ", ");
-        int64_t ts[SR_MAX_RANK];
-        for (int j = 0; j < t->ndim; j++) ts[j] = t->dims[j].size;
-        shape_str(&b, ts, t->ndim);
+        int64_t tsh[SR_MAX_RANK];
+        for (int j = 0; j < t->ndim; j++) tsh[j] = t->dims[j].size;
+        shape_str(&b, tsh, t->ndim);
         sr_buf_puts(&b, "]");
         sr_raise(I, "ValueError", "%s", b.p);
         sr_buf_free(&b);
-        sr_unref(pa);
         return -1;
       }
       r[i] = x == 1 ? y : x;
     }
-    sr_unref(pa);
     memcpy(out, r, (size_t)m * sizeof *r);
     on = m;
   }
@@ -335,6 +427,17 @@ static int param_shape(SrInterp *I, const char *name, SrVal *shape, int n, SrVal
   sr_buf_free(&b1);
   sr_buf_free(&b2);
   return -1;
+}
+
+static int param_shape(SrInterp *I, const char *name, SrVal *shape, int n, SrVal **params, Static *st) {
+  const SrType *ts[3];
+  for (int k = 0; k < n; k++) {
+    SrVal *pa = sr_jnp_asarray(I, params[k], -1);
+    ts[k] = pa ? sr_value_type(I, pa) : NULL;
+    sr_unref(pa);
+    if (!ts[k]) return -1;
+  }
+  return shape_types(I, name, shape, n, ts, st);
 }
 
 /* _check_all_safe_to_cast(name, dtype, *params): each parameter's dtype
@@ -385,42 +488,91 @@ typedef struct Sampler {
   int want_int; /* an integer dtype */
   int inline_;
   int sharded;  /* takes out_sharding= */
+  int flags;    /* S_* */
 } Sampler;
 
+enum {
+  S_CAST = 1,      /* _check_all_safe_to_cast */
+  S_METHOD = 2,    /* method='exact' (keyword-only, before out_sharding) */
+  S_LOG = 4,       /* _gamma's log_space */
+  S_DIRICHLET = 8, /* shape None: alpha.shape[:-1] */
+};
+
 static const Sampler samplers[] = {
-    {"cauchy", "_cauchy", "key, shape=, dtype=, *, out_sharding=", cauchy_body, 0, 0, 0, 0, 1},
-    {"lognormal", "_lognormal", "key, sigma=, shape=, dtype=, *, out_sharding=", lognormal_body, 1, 1, 0, 1, 1},
-    {"pareto", "_pareto", "key, b, shape=, dtype=, *, out_sharding=", pareto_body, 1, 1, 0, 0, 1},
-    {"rayleigh", "_rayleigh", "key, scale, shape=, dtype=, *, out_sharding=", rayleigh_body, 1, 1, 0, 0, 1},
-    {"wald", "_wald", "key, mean, shape=, dtype=, *, out_sharding=", wald_body, 1, 1, 0, 0, 1},
-    {"geometric", "_geometric", "key, p, shape=, dtype=, *, out_sharding=", geometric_body, 1, 1, 1, 0, 1},
+    {"cauchy", "_cauchy", "key, shape=, dtype=, *, out_sharding=", cauchy_body, 0, 0, 0, 0, 1, 0},
+    {"lognormal", "_lognormal", "key, sigma=, shape=, dtype=, *, out_sharding=", lognormal_body, 1, 1, 0, 1, 1, S_CAST},
+    {"pareto", "_pareto", "key, b, shape=, dtype=, *, out_sharding=", pareto_body, 1, 1, 0, 0, 1, S_CAST},
+    {"rayleigh", "_rayleigh", "key, scale, shape=, dtype=, *, out_sharding=", rayleigh_body, 1, 1, 0, 0, 1, S_CAST},
+    {"wald", "_wald", "key, mean, shape=, dtype=, *, out_sharding=", wald_body, 1, 1, 0, 0, 1, S_CAST},
+    {"geometric", "_geometric", "key, p, shape=, dtype=, *, out_sharding=", geometric_body, 1, 1, 1, 0, 1, 0},
     {"triangular", "_triangular", "key, left, mode, right, shape=, dtype=, *, out_sharding=", triangular_body, 3, 1,
-     0, 1, 1},
-    {"weibull_min", "_weibull_min", "key, scale, concentration, shape=, dtype=", weibull_body, 2, 0, 0, 0, 0},
-    {"maxwell", "_maxwell", "key, shape=, dtype=, *, out_sharding=", maxwell_body, 0, 0, 0, 0, 1},
+     0, 1, 1, S_CAST},
+    {"weibull_min", "_weibull_min", "key, scale, concentration, shape=, dtype=", weibull_body, 2, 0, 0, 0, 0, 0},
+    {"maxwell", "_maxwell", "key, shape=, dtype=, *, out_sharding=", maxwell_body, 0, 0, 0, 0, 1, 0},
     {"double_sided_maxwell", "_double_sided_maxwell", "key, loc, scale, shape=, dtype=", dsmaxwell_body, 2, 0, 0, 0,
-     0},
+     0, 0},
+    {"gamma", "_gamma", "key, a, shape=, dtype=, *, method=, out_sharding=", gamma_body, 1, 1, 0, 0, 1, S_METHOD},
+    {"loggamma", "_gamma", "key, a, shape=, dtype=, *, method=, out_sharding=", gamma_body, 1, 1, 0, 0, 1,
+     S_METHOD | S_LOG},
+    {"beta", "_beta", "key, a, b, shape=, dtype=, *, method=, out_sharding=", beta_body, 2, 1, 0, 0, 1,
+     S_METHOD | S_CAST},
+    {"dirichlet", "_dirichlet", "key, alpha, shape=, dtype=, *, out_sharding=", dirichlet_body, 1, 1, 0, 0, 1,
+     S_DIRICHLET},
+    {"chisquare", "_chisquare", "key, df, shape=, dtype=, *, method=, out_sharding=", chisquare_body, 1, 1, 0, 0, 1,
+     S_METHOD | S_CAST},
+    {"t", "_t", "key, df, shape=, dtype=, *, out_sharding=", t_body, 1, 1, 0, 0, 1, S_CAST},
+    {"f", "_f", "key, dfnum, dfden, shape=, dtype=, *, out_sharding=", f_body, 2, 1, 0, 0, 1, S_CAST},
 };
 
 static SrVal *sample(SrInterp *I, SrArgs *a, const Sampler *sp) {
-  SrVal *p[8] = {0};
+  SrVal *p[10] = {0};
   if (sr_args_parse(I, a, sp->name, sp->sig, p) < 0) return NULL;
   SrVal *params[3];
   SrVal *one = NULL;
-  for (int i = 0; i < sp->nparams; i++) params[i] = p[1 + i];
-  if (sp->nparams == 1 && !p[1]) params[0] = one = sr_array_scalar(sr_type_array(SR_F32, 0, NULL), 1.0, 0, 1);
-  SrVal *shape = p[1 + sp->nparams], *dtype = p[2 + sp->nparams], *osh = sp->sharded ? p[3 + sp->nparams] : NULL;
-  Static st = {{0}, 0, SR_F32};
+  int np = sp->nparams, kw = np + 3;
+  for (int i = 0; i < np; i++) params[i] = p[1 + i];
+  if (np == 1 && !p[1]) params[0] = one = sr_array_scalar(sr_type_array(SR_F32, 0, NULL), 1.0, 0, 1);
+  SrVal *shape = p[1 + np], *dtype = p[2 + np];
+  SrVal *method = sp->flags & S_METHOD ? p[kw++] : NULL, *osh = sp->sharded ? p[kw] : NULL;
+  Static st = {{0}, 0, SR_F32, !!(sp->flags & S_LOG)};
   SrVal *k = NULL, *r = NULL;
-  if (sampler_dtype(I, dtype, sp->name, sp->want_int, &st.dt) < 0) goto done;
-  if (sp->shaped ? param_shape(I, sp->name, shape, sp->nparams, params, &st) < 0
-                 : sr_nn_given(shape) && sr_shape_arg(I, shape, st.shape, &st.nd, "shape") < 0)
+  if (sr_nn_given(method)) {
+    int exact = method->kind == SR_V_STR && strcmp(method->str.s, "exact") == 0;
+    int approx = method->kind == SR_V_STR && strcmp(method->str.s, "approximate") == 0;
+    if (!exact) {
+      SrBuf b = SR_BUF_INIT;
+      sr_val_repr(&b, method);
+      if (approx) sr_raise(I, "NotImplementedError", "jax.random.%s with method='approximate' is not supported yet", sp->name);
+      else sr_raise(I, "ValueError", "method argument to `%s` must be one of {'exact', 'approximate'}, got %s", sp->name, b.p);
+      sr_buf_free(&b);
+      goto done;
+    }
+  }
+  /* loggamma's message names gamma, as JAX's does */
+  if (sampler_dtype(I, dtype, sp->flags & S_LOG ? "gamma" : sp->name, sp->want_int, &st.dt) < 0) goto done;
+  if (sp->flags & S_CAST && safe_to_cast(I, sp->name, st.dt, np, params) < 0) goto done;
+  if (sp->flags & S_DIRICHLET) {
+    /* shape: alpha.shape[:-1], or checked against it */
+    SrVal *al = sr_jnp_asarray(I, params[0], -1);
+    const SrType *t = al ? sr_value_type(I, al) : NULL;
+    sr_unref(al);
+    if (!t) goto done;
+    if (t->ndim < 1) {
+      sr_raise(I, "ValueError", "dirichlet requires alpha.ndim >= 1, got alpha.ndim == %d", t->ndim);
+      goto done;
+    }
+    int64_t hs[SR_MAX_RANK];
+    for (int i = 0; i + 1 < t->ndim; i++) hs[i] = t->dims[i].size;
+    const SrType *h = sr_type_array(t->dtype, t->ndim - 1, hs);
+    if (shape_types(I, sp->name, shape, 1, &h, &st) < 0) goto done;
+  } else if (sp->shaped ? param_shape(I, sp->name, shape, np, params, &st) < 0
+                        : sr_nn_given(shape) && sr_shape_arg(I, shape, st.shape, &st.nd, "shape") < 0) {
     goto done;
-  if (sp->shaped && !sp->want_int && safe_to_cast(I, sp->name, st.dt, sp->nparams, params) < 0) goto done;
+  }
   if (no_sharding(I, osh, sp->name) < 0 || !(k = sr_random_check_key(I, p[0], sp->name))) goto done;
   SrVal *args[4] = {k};
-  for (int i = 0; i < sp->nparams; i++) args[1 + i] = params[i];
-  r = sample_jit(I, sp->jit, sp->body, &st, 1 + sp->nparams, args, sp->inline_);
+  for (int i = 0; i < np; i++) args[1 + i] = params[i];
+  r = sample_jit(I, sp->jit, sp->body, &st, 1 + np, args, sp->inline_);
 done:
   sr_unref(k);
   sr_unref(one);
@@ -439,6 +591,13 @@ SAMPLER(6, bi_triangular)
 SAMPLER(7, bi_weibull_min)
 SAMPLER(8, bi_maxwell)
 SAMPLER(9, bi_double_sided_maxwell)
+SAMPLER(10, bi_gamma)
+SAMPLER(11, bi_loggamma)
+SAMPLER(12, bi_beta)
+SAMPLER(13, bi_dirichlet)
+SAMPLER(14, bi_chisquare)
+SAMPLER(15, bi_t)
+SAMPLER(16, bi_f)
 
 void sr_random_dists_init(void) {
   sr_def("jax.random.cauchy", bi_cauchy, "cauchy(key, shape=(), dtype=None): standard Cauchy samples");
@@ -456,4 +615,13 @@ void sr_random_dists_init(void) {
   sr_def("jax.random.maxwell", bi_maxwell, "maxwell(key, shape=(), dtype=None): one-sided Maxwell samples");
   sr_def("jax.random.double_sided_maxwell", bi_double_sided_maxwell,
          "double_sided_maxwell(key, loc, scale, shape=(), dtype=None): double-sided Maxwell samples");
+  sr_def("jax.random.gamma", bi_gamma,
+         "gamma(key, a, shape=None, dtype=None): Gamma(a) samples (random_gamma: Marsaglia-Tsang, as JAX)");
+  sr_def("jax.random.loggamma", bi_loggamma, "loggamma(key, a, shape=None, dtype=None): log of Gamma(a) samples");
+  sr_def("jax.random.beta", bi_beta, "beta(key, a, b, shape=None, dtype=None): Beta(a, b) samples");
+  sr_def("jax.random.dirichlet", bi_dirichlet,
+         "dirichlet(key, alpha, shape=None, dtype=None): Dirichlet(alpha) samples along the last axis");
+  sr_def("jax.random.chisquare", bi_chisquare, "chisquare(key, df, shape=None, dtype=None): chi-square(df) samples");
+  sr_def("jax.random.t", bi_t, "t(key, df, shape=None, dtype=None): Student's t(df) samples");
+  sr_def("jax.random.f", bi_f, "f(key, dfnum, dfden, shape=None, dtype=None): F(dfnum, dfden) samples");
 }

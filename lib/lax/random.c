@@ -8,6 +8,7 @@
  */
 #include "lax/lax.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -597,6 +598,185 @@ static int ev_threefry2x32(SrEvalCtx *cx, const SrEvalEqn *e) {
 
 /* ==== registration ==== */
 
+/* ==== random_gamma ==== */
+
+/* _random_gamma_abstract_eval: a's type.  The keys' shape is a prefix of
+   a's (one key, or a key per batch element under vmap). */
+static int type_random_gamma(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 2, 1) < 0) return -1;
+  const SrType *k = e->in[0], *a = e->in[1];
+  if (!is_key(k->dtype))
+    return sr_terr(cx, "TypeError", "random_gamma takes a key array operand, got %s", sr_type_short(k));
+  if (!sr_dtype_is_float(a->dtype))
+    return sr_terr(cx, "TypeError", "random_gamma: a must be a float array, got %s", sr_type_short(a));
+  int ok = k->ndim <= a->ndim;
+  for (int i = 0; ok && i < k->ndim; i++) ok = k->dims[i].size == a->dims[i].size;
+  if (!ok)
+    return sr_terr(cx, "TypeError", "random_gamma: the keys' shape %s is not a prefix of a's %s", sr_type_short(k),
+                   sr_type_short(a));
+  int log_space = 0;
+  if (sr_rparam_bool(cx, e, "log_space", 1, &log_space) < 0) return -1;
+  SrTypeBuilder b;
+  sr_type_builder(&b, a);
+  return sr_finish_type(cx, e, &b, out);
+}
+
+typedef struct GammaArg {
+  int nk, nd;                 /* key dims, a's dims */
+  int64_t shape[SR_MAX_RANK]; /* a's shape */
+  SrDtype dt;
+  int log_space;
+  unsigned flags;
+} GammaArg;
+
+/* A scalar normal or uniform draw of dtype dt, as a double. */
+static double draw(const uint32_t key[2], SrDtype dt, unsigned flags, int normal) {
+  float f;
+  double d;
+  void *o = dt == SR_F64 ? (void *)&d : (void *)&f;
+  if (normal) sr_prng_normal_ex(key, dt == SR_F64 ? SR_F64 : SR_F32, 0, NULL, flags, o);
+  else sr_prng_uniform_ex(key, dt == SR_F64 ? SR_F64 : SR_F32, 0, NULL, 0.0, 1.0, flags, o);
+  return dt == SR_F64 ? d : f;
+}
+
+/* _gamma_one(key, alpha, log_space) of random/core.py: Marsaglia and
+   Tsang's rejection sampler, with the same keys split in the same order,
+   in the precision of dt (R rounds each step to float32 for f32; half
+   types are computed in float32). */
+#define R(x) (f64 ? (double)(x) : (double)(float)(x))
+static double gamma_one(const uint32_t key0[2], double alpha, const GammaArg *g) {
+  int f64 = g->dt == SR_F64;
+  unsigned fl = g->flags;
+  SrDtype dt = g->dt;
+  double third = R(1.0 / 3.0), squeeze = R(0.0331);
+  int boost_mask = alpha >= 1.0;
+  double alpha_orig = alpha;
+  alpha = boost_mask ? alpha : R(alpha + 1.0);
+  double d = R(alpha - third);
+  double c = R(third / R(f64 ? sqrt(d) : sqrtf((float)d)));
+  uint32_t ks[6], key[2], subkey[2];
+  sr_prng_split_ex(key0, 2, fl, ks);
+  memcpy(key, ks, sizeof key);
+  memcpy(subkey, ks + 2, sizeof subkey);
+  double X = 0, V = 1, U = 2;
+  for (;;) {
+    /* _cond_fn: keep going while U >= 1 - 0.0331 X^2 and
+       log U >= X / 2 + d (1 - V + log V) */
+    double lu = f64 ? log(U) : logf((float)U), lv = f64 ? log(V) : logf((float)V);
+    int again = U >= R(1.0 - R(squeeze * R(X * X))) && lu >= R(R(X * 0.5) + R(d * R(R(1.0 - V) + lv)));
+    if (!again) break;
+    sr_prng_split_ex(key, 3, fl, ks);
+    memcpy(key, ks, sizeof key);
+    uint32_t xkey[2] = {ks[2], ks[3]}, ukey[2] = {ks[4], ks[5]};
+    double x = 0, v = -1;
+    while (v <= 0) {
+      uint32_t kk[4];
+      sr_prng_split_ex(xkey, 2, fl, kk);
+      memcpy(xkey, kk, sizeof xkey);
+      x = draw(kk + 2, dt, fl, 1);
+      v = R(1.0 + R(x * c));
+    }
+    X = R(x * x);
+    V = R(R(v * v) * v);
+    U = draw(ukey, dt, fl, 0);
+  }
+  if (g->log_space) {
+    /* log_samples = -exponential(subkey) = log1p(-uniform(subkey)) */
+    double u = draw(subkey, dt, fl, 0);
+    double ls = f64 ? log1p(-u) : sr_prng_log1p_f32((float)-u);
+    double lb = boost_mask || ls == 0 ? 0 : R(ls * R(1.0 / alpha_orig));
+    double ld = f64 ? log(d) : logf((float)d), lV = f64 ? log(V) : logf((float)V);
+    return R(R(ld + lV) + lb);
+  }
+  double samples = R(1.0 - draw(subkey, dt, fl, 0));
+  double boost = boost_mask ? 1.0 : f64 ? pow(samples, 1.0 / alpha_orig) : powf((float)samples, (float)(1.0 / alpha_orig));
+  return R(R(d * V) * boost);
+}
+#undef R
+
+static int gamma_fn(SrShardIO *io) {
+  const GammaArg *g = io->arg;
+  const uint32_t *keys = io->in[0]->data;
+  const char *alpha = io->in[1]->data;
+  char *out = io->out[0]->data;
+  const int64_t *start = io->out_start, *count = io->out_shape[0];
+  size_t es = sr_elem_size(g->dt), n = io->out[0]->nbytes / es;
+  int64_t num = 1;
+  for (int d = g->nk; d < g->nd; d++) num *= g->shape[d];
+  uint32_t *all = NULL;
+  if (g->flags & SR_PRNG_ORIGINAL) {
+    all = sr_try_malloc((size_t)(num ? num : 1) * 8);
+    if (!all) return sr_ev_err(io->cx, "JaxRuntimeError", "RESOURCE_EXHAUSTED: Out of memory in random_gamma");
+  }
+  int64_t last_key = -1;
+  for (size_t j = 0; j < n; j++) {
+    /* j's key (its block-local leading index) and its place q among the
+       key's num samples (global trailing index) */
+    int64_t rem = (int64_t)j, kidx = 0, kstride = 1, q = 0, qstride = 1;
+    for (int d = g->nd - 1; d >= 0; d--) {
+      int64_t cd = rem % count[d];
+      rem /= count[d];
+      if (d >= g->nk) {
+        q += (start[d] + cd) * qstride;
+        qstride *= g->shape[d];
+      } else {
+        kidx += cd * kstride;
+        kstride *= count[d];
+      }
+    }
+    uint32_t sub[2];
+    if (all) {
+      if (kidx != last_key) sr_prng_split_ex(keys + 2 * kidx, num, g->flags, all);
+      last_key = kidx;
+      sub[0] = all[2 * q], sub[1] = all[2 * q + 1];
+    } else {
+      sr_prng_fold_in(keys + 2 * kidx, (uint32_t)q, sub);
+    }
+    double a = sr_kern_get_f64(g->dt, alpha + j * es);
+    sr_kern_set_scalar(g->dt, gamma_one(sub, a, g), 0, out + j * es);
+  }
+  free(all);
+  return 0;
+}
+
+static int ev_random_gamma(SrEvalCtx *cx, const SrEvalEqn *e) {
+  const SrType *t = e->out_type[0];
+  const SrMesh *m = sr_ev_mesh_for(cx, e, t);
+  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
+  GammaArg g;
+  memset(&g, 0, sizeof g);
+  SrVal *ls = sr_ev_param(e, "log_space");
+  g.log_space = ls && sr_val_truthy(ls) > 0;
+  g.nk = e->in[0]->type->ndim;
+  g.nd = t->ndim;
+  for (int i = 0; i < g.nd; i++) g.shape[i] = t->dims[i].size;
+  g.dt = t->dtype;
+  g.flags = prng_flags(cx);
+  /* the keys laid out as the result's leading dims, a as the result */
+  const SrType *kl = l;
+  for (int i = g.nk; i < g.nd; i++) kl = with_trailing(kl, -1, e->in[0]->type->dtype);
+  if (g.nk == g.nd) kl = sr_layout_with_dtype(l, e->in[0]->type->dtype);
+  SrArray *in[2] = {operand(cx, e->in[0], m, kl), NULL};
+  in[1] = in[0] ? operand(cx, e->in[1], m, l) : NULL;
+  int rc = -1;
+  if (in[1]) {
+    e->out[0] = sr_array_new(t, l, m);
+    rc = sr_ev_map(cx, 2, in, 1, e->out, SR_MAP_BLOCK, gamma_fn, &g);
+  }
+  sr_array_unref(in[0]);
+  if (in[1]) sr_array_unref(in[1]);
+  return rc;
+}
+
+/* vmap: the batch dims of both operands to the front (an unbatched key
+   broadcast), as _gamma_batching_rule does. */
+static int batch_random_gamma(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
+  SrVal *a[2];
+  for (int i = 0; i < 2; i++)
+    if (!(a[i] = sr_batch_at_front(b, x[i], bd[i], b->size))) return -1;
+  return sr_batch_bind_same(b, e, a, 0, y, ybd);
+}
+
 static void type_rules_random(void) {
   sr_set_type_rule(SR_P_random_seed, type_random_seed);
   sr_set_type_rule(SR_P_random_bits, type_random_bits);
@@ -605,6 +785,7 @@ static void type_rules_random(void) {
   sr_set_type_rule(SR_P_random_split, type_random_split);
   sr_set_type_rule(SR_P_random_fold_in, type_random_fold_in);
   sr_set_type_rule(SR_P_threefry2x32, type_threefry2x32);
+  sr_set_type_rule(SR_P_random_gamma, type_random_gamma);
   sr_set_type_rule(SR_P_bitcast_convert_type, type_bitcast);
 }
 
@@ -616,6 +797,7 @@ static void eval_rules_random(void) {
   sr_set_eval_rule(SR_P_random_split, ev_random_split);
   sr_set_eval_rule(SR_P_random_fold_in, ev_random_fold_in);
   sr_set_eval_rule(SR_P_threefry2x32, ev_threefry2x32);
+  sr_set_eval_rule(SR_P_random_gamma, ev_random_gamma);
   sr_set_eval_rule(SR_P_bitcast_convert_type, ev_bitcast);
 }
 
@@ -638,6 +820,7 @@ static void batch_rules_random(void) {
   sr_prims[SR_P_random_fold_in].batch = batch_random_fold_in;
   sr_prims[SR_P_random_wrap].batch = batch_random_wrap;
   sr_prims[SR_P_threefry2x32].batch = sr_batch_broadcast;
+  sr_prims[SR_P_random_gamma].batch = batch_random_gamma;
 }
 
 /* threefry2x32's two halves of the hash (prims/prim.h's result count). */
