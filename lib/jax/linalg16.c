@@ -37,6 +37,8 @@
 #define INT(i) sr_nn_int(s, i)
 #define BOOL(b) KEEP(sr_bool(b))
 
+#define MAXI(a, b) ((a) > (b) ? (a) : (b))
+
 static int given(SrVal *v) { return v && v->kind != SR_V_NONE; }
 
 static int flag(SrInterp *I, SrVal *v, int dflt, const char *what, int *out) {
@@ -87,8 +89,8 @@ static SrVal *inexact1(SrNnScope *s, SrVal *v, const char *fname) {
 /* the item i of a tuple value, kept */
 static SrVal *item(SrNnScope *s, SrVal *t, int i) {
   if (!t) return NULL;
-  if (!sr_is_seq(t) || t->seq.n <= (uint32_t)i) return sr_raise(s->I, "TypeError", "internal error: not a tuple");
-  return t->seq.items[i];
+  if (sr_is_seq(t) && t->seq.n > (uint32_t)i) return t->seq.items[i];
+  return KEEP(sr_getitem(s->I, t, INT(i))); /* a named tuple */
 }
 
 static SrVal *tuple_of(int n, SrVal **items) {
@@ -195,7 +197,7 @@ static SrVal *lax_lu_pivots(SrInterp *I, SrArgs *a) {
     return NULL;
   SCOPE(I);
   SrVal *x = KEEP(sr_jnp_asarray(I, p[0], -1));
-  return DONE(x ? sr_bindv(I, SR_P_lu_pivots_to_permutation, 1, &x, "permutation_size", sr_int(NULL, size), NULL)
+  return DONE(x ? KEEP(sr_bindv(I, SR_P_lu_pivots_to_permutation, 1, &x, "permutation_size", sr_int(NULL, size), NULL))
                 : NULL);
 }
 
@@ -257,12 +259,29 @@ static int uplo_arg(SrInterp *I, SrVal *v, int dflt_lower) {
 static SrVal *eigh_body(SrInterp *I, SrArgs *a) {
   const int *f = cur_flags(I);
   SCOPE(I);
-  SrVal *r = eigh2(s, inexact1(s, a->v[0], f[2] ? "jnp.linalg.eigvalsh" : "jnp.linalg.eigh"), f[0], f[1], 1, NULL,
-                   NULL);
+  SrVal *r = eigh2(s, inexact1(s, a->v[0], "jnp.linalg.eigh"), f[0], f[1], 1, NULL, NULL);
   if (!r) return DONE(NULL);
-  if (f[2]) return DONE(item(s, r, 1));
   SrVal *it[2] = {item(s, r, 1), item(s, r, 0)};
   return DONE(KEEP(named(I, "EighResult", "eigenvalues eigenvectors", 2, it)));
+}
+
+/* eigvalsh's body: w, _ = eigh(a, UPLO, symmetrize_input=) (the jit eigh) */
+static SrVal *eigvalsh_body(SrInterp *I, SrArgs *a) {
+  const int *f = cur_flags(I);
+  SCOPE(I);
+  SrVal *x = inexact1(s, a->v[0], "jnp.linalg.eigvalsh");
+  SrVal *v[2] = {x, KEEP(sr_str(NULL, f[0] ? "L" : "U", 1))};
+  const char *kw[1] = {"symmetrize_input"};
+  SrVal *kv[1] = {BOOL(f[1])};
+  SrVal *r = x ? kcall(s, "jax.numpy.linalg.eigh", 2, v, 1, kw, kv) : NULL;
+  return DONE(item(s, r, 0));
+}
+
+/* eig / eigvals: complex results, which shardrepl cannot hold */
+static SrVal *jnp_eig(SrInterp *I, SrArgs *a) {
+  (void)a;
+  return sr_raise(I, "NotImplementedError",
+                  "jnp.linalg.eig and eigvals return complex arrays, which shardrepl does not support");
 }
 
 /* eigh(a, UPLO=None, symmetrize_input=True) */
@@ -286,7 +305,7 @@ static SrVal *jnp_eigvalsh(SrInterp *I, SrArgs *a) {
     return NULL;
   int lower = uplo_arg(I, p[1], 1);
   if (lower < 0) return NULL;
-  return sr_api_jit(I, "eigvalsh", eigh_body, flags(lower, sym, 1, 0), 1, &p[0]);
+  return sr_api_jit(I, "eigvalsh", eigvalsh_body, flags(lower, sym, 0, 0), 1, &p[0]);
 }
 
 /* x[..., i, j] as JAX's static indexing lowers it: a slice, a squeeze */
@@ -382,7 +401,7 @@ static SrVal *slogdet_body(SrInterp *I, SrArgs *a) {
   if (f[0]) return DONE(sr_raise(I, "NotImplementedError", "slogdet's method='qr' (geqrf) is not implemented"));
   SrVal *r = KEEP(slogdet_lu(I, x));
   SrVal *it[2] = {item(s, r, 0), item(s, r, 1)};
-  return DONE(r ? named(I, "SlogdetResult", "sign logabsdet", 2, it) : NULL);
+  return DONE(r ? KEEP(named(I, "SlogdetResult", "sign logabsdet", 2, it)) : NULL);
 }
 
 /* slogdet(a, *, method=None) */
@@ -528,12 +547,21 @@ static SrVal *solve_body(SrInterp *I, SrArgs *a) {
                          "batched 1-dimensional solve. To recover this behavior, use solve(a, b[..., None]).squeeze(-1).",
                          shape_str(b1, sizeof b1, at), shape_str(b2, sizeof b2, bt)));
   int vec = nb == 1;
-  int64_t m = at->dims[na - 1].size;
-  if (at->dims[na - 2].size != m || (vec ? bt->dims[0].size : bt->dims[nb - 2].size) != m)
+  /* jnp.vectorize's checks of the core dims, signature (m,m),(m)->(m) or
+     (m,m),(m,n)->(m,n) */
+  const char *sig = vec ? "(m,m),(m)->(m)" : "(m,m),(m,n)->(m,n)";
+  if (nb < (vec ? 1 : 2))
     return DONE(sr_raise(I, "ValueError",
-                         "The arguments to solve must have shapes a=[..., m, m] and b=[..., m, k] or b=[..., m]; got "
-                         "a=%s and b=%s",
-                         shape_str(b1, sizeof b1, at), shape_str(b2, sizeof b2, bt)));
+                         "input with shape %s does not have enough dimensions for all core dimensions ('m', 'n') on "
+                         "vectorized function with excluded=frozenset() and signature='%s'",
+                         shape_str(b1, sizeof b1, bt), sig));
+  int64_t m = at->dims[na - 2].size, got = at->dims[na - 1].size;
+  if (got == m) got = vec ? bt->dims[0].size : bt->dims[nb - 2].size;
+  if (got != m)
+    return DONE(sr_raise(I, "ValueError",
+                         "inconsistent size for core dimension 'm': %lld vs %lld on vectorized function with "
+                         "excluded=frozenset() and signature='%s'",
+                         (long long)got, (long long)m, sig));
   SrVal *r = lu3(s, x);
   return DONE(lu_solve_ab(s, item(s, r, 0), item(s, r, 2), y, vec, 0));
 }
@@ -569,6 +597,520 @@ static SrVal *jnp_inv(SrInterp *I, SrArgs *a) {
   SrVal *p[1];
   if (sr_args_parse(I, a, "inv", "a", p) < 0) return NULL;
   return sr_api_jit(I, "inv", inv_body, NULL, 1, &p[0]);
+}
+
+/* ---- jnp.linalg's functions over jnp's ---- */
+
+/* x[..., i] (i < 0 from the end): a slice and a squeeze */
+static SrVal *last_at(SrNnScope *s, SrVal *x, int64_t i) {
+  const SrType *t = ty(s->I, x);
+  if (!t) return NULL;
+  int nd = t->ndim;
+  int64_t n = t->dims[nd - 1].size, st[SR_MAX_RANK] = {0}, lim[SR_MAX_RANK], d = nd - 1;
+  if (i < 0) i += n;
+  for (int k = 0; k < nd; k++) lim[k] = t->dims[k].size;
+  st[nd - 1] = i, lim[nd - 1] = i + 1;
+  SrVal *sl = KEEP(sr_lax_slice(s->I, x, st, lim, NULL));
+  return sl ? KEEP(sr_lax_squeeze(s->I, sl, &d, 1)) : NULL;
+}
+
+/* outer(x1, x2, /): x1[:, None] * x2[None, :] of vectors */
+static SrVal *la_outer(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "outer", "x1, x2", p) < 0) return NULL;
+  SCOPE(I);
+  SrVal *x = KEEP(sr_jnp_asarray(I, p[0], -1)), *y = x ? KEEP(sr_jnp_asarray(I, p[1], -1)) : NULL;
+  if (!y) return DONE(NULL);
+  int n1 = ty(I, x)->ndim, n2 = ty(I, y)->ndim;
+  if (n1 != 1 || n2 != 1)
+    return DONE(sr_raise(I, "ValueError", "Input arrays must be one-dimensional, but they are x1.ndim=%d x2.ndim=%d",
+                         n1, n2));
+  return DONE(OP(MUL, sr_nn_call2(s, "jax.numpy.expand_dims", x, INT(1)), sr_nn_call2(s, "jax.numpy.expand_dims", y, INT(0))));
+}
+
+/* cross(x1, x2, /, *, axis=-1): jnp.cross of 3-vectors */
+static SrVal *la_cross(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "cross", "x1, x2, *, axis=", p) < 0) return NULL;
+  SCOPE(I);
+  SrVal *x = KEEP(sr_jnp_asarray(I, p[0], -1)), *y = x ? KEEP(sr_jnp_asarray(I, p[1], -1)) : NULL;
+  if (!y) return DONE(NULL);
+  int64_t ax = -1;
+  if (given(p[2]) && sr_as_int(I, p[2], "axis", &ax) < 0) return DONE(NULL);
+  const SrType *xt = ty(I, x), *yt = ty(I, y);
+  int64_t a1 = ax < 0 ? ax + xt->ndim : ax, a2 = ax < 0 ? ax + yt->ndim : ax;
+  if (a1 < 0 || a1 >= xt->ndim || a2 < 0 || a2 >= yt->ndim)
+    return DONE(sr_raise(I, "IndexError", "tuple index out of range"));
+  int64_t s1 = xt->dims[a1].size, s2 = yt->dims[a2].size;
+  if (s1 != 3 || s2 != 3)
+    return DONE(sr_raise(I, "ValueError",
+                         "Both input arrays must be (arrays of) 3-dimensional vectors, but they have "
+                         "x1.shape[axis]=%lld and x2.shape[axis]=%lld",
+                         (long long)s1, (long long)s2));
+  SrVal *v[2] = {x, y};
+  const char *kw[1] = {"axis"};
+  SrVal *kv[1] = {INT(ax)};
+  return DONE(kcall(s, "jax.numpy.cross", 2, v, 1, kw, kv));
+}
+
+/* matmul(x1, x2, /, *, precision=None, preferred_element_type=None) */
+static SrVal *la_matmul(SrInterp *I, SrArgs *a) {
+  SrVal *p[4];
+  if (sr_args_parse(I, a, "matmul", "x1, x2, *, precision=, preferred_element_type=", p) < 0) return NULL;
+  SCOPE(I);
+  const char *kw[2] = {"precision", "preferred_element_type"};
+  SrVal *kv[2] = {p[2], p[3]};
+  return DONE(kcall(s, "jax.numpy.matmul", 2, p, 2, kw, kv));
+}
+
+/* trace(x, /, *, offset=0, dtype=None): jnp.trace over the last two axes */
+static SrVal *la_trace(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "trace", "x, *, offset=, dtype=", p) < 0) return NULL;
+  SCOPE(I);
+  const char *kw[4] = {"offset", "axis1", "axis2", "dtype"};
+  SrVal *kv[4] = {p[1] ? p[1] : INT(0), INT(-2), INT(-1), p[2]};
+  return DONE(kcall(s, "jax.numpy.trace", 1, p, 4, kw, kv));
+}
+
+/* matrix_power's body (n static): inv for n < 0, then squarings */
+static SrVal *matrix_power_body(SrInterp *I, SrArgs *a) {
+  int64_t n = *(int64_t *)sr_current_builtin(I)->data;
+  SCOPE(I);
+  SrVal *x = KEEP(sr_jnp_asarray(I, a->v[0], -1));
+  const SrType *t = ty(I, x);
+  if (!t) return DONE(NULL);
+  if (t->ndim < 2)
+    return DONE(sr_raise(I, "TypeError", "%d-dimensional array given. Array must be at least two-dimensional",
+                         t->ndim));
+  if (t->dims[t->ndim - 2].size != t->dims[t->ndim - 1].size)
+    return DONE(sr_raise(I, "TypeError", "Last 2 dimensions of the array must be square"));
+  if (n == 0) {
+    SrVal *nv = INT(t->dims[t->ndim - 1].size), *dtv = KEEP(sr_dtype_val(NULL, t->dtype));
+    const char *dk[1] = {"dtype"};
+    SrVal *eye = kcall(s, "jax.numpy.eye", 1, &nv, 1, dk, &dtv);
+    int64_t sh[SR_MAX_RANK];
+    for (int i = 0; i < t->ndim; i++) sh[i] = t->dims[i].size;
+    return DONE(eye ? KEEP(sr_lax_broadcast_to(I, eye, sh, t->ndim, NULL)) : NULL);
+  }
+  if (n < 0) {
+    x = sr_nn_call1(s, "jax.numpy.linalg.inv", x);
+    n = -n;
+  }
+  if (n == 1) return DONE(x);
+  if (n == 2) return DONE(OP(MATMUL, x, x));
+  if (n == 3) return DONE(OP(MATMUL, OP(MATMUL, x, x), x));
+  SrVal *z = NULL, *r = NULL;
+  while (n > 0 && x) {
+    z = z ? OP(MATMUL, z, z) : x;
+    if (n % 2) r = r ? OP(MATMUL, r, z) : z;
+    n /= 2;
+    if (!z) return DONE(NULL);
+  }
+  return DONE(r);
+}
+
+/* matrix_power(a, n): jit[name=matrix_power] with n static */
+static SrVal *la_matrix_power(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "matrix_power", "a, n", p) < 0) return NULL;
+  int64_t n;
+  if (p[1]->kind != SR_V_INT && p[1]->kind != SR_V_BOOL) {
+    SrBuf b = SR_BUF_INIT;
+    sr_val_str(&b, p[1]);
+    sr_raise(I, "TypeError", "exponent must be an integer, got %s", sr_buf_str(&b));
+    sr_buf_free(&b);
+    return NULL;
+  }
+  n = p[1]->i;
+  int64_t *d = sr_xmalloc(sizeof *d);
+  *d = n;
+  return sr_api_jit(I, "matrix_power", matrix_power_body, d, 1, &p[0]);
+}
+
+/* multi_dot(arrays, *, precision=None): one einsum with the chain's axes */
+static SrVal *la_multi_dot(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "multi_dot", "arrays, *, precision=", p) < 0) return NULL;
+  if (!sr_is_seq(p[0])) return sr_raise(I, "TypeError", "multi_dot: arrays must be a sequence");
+  int n = (int)p[0]->seq.n;
+  if (n < 2) return sr_raise(I, "ValueError", "multi_dot requires at least two arrays; got len(arrays)=%d", n);
+  if (n > 26) return sr_raise(I, "NotImplementedError", "multi_dot of more than 26 arrays");
+  SCOPE(I);
+  SrVal *xs[26];
+  int ok = 1, chain = 1;
+  for (int i = 0; i < n; i++) {
+    if (!(xs[i] = KEEP(sr_jnp_asarray(I, p[0]->seq.items[i], -1)))) return DONE(NULL);
+    int nd = ty(I, xs[i])->ndim;
+    if ((i == 0 || i == n - 1) ? (nd != 1 && nd != 2) : nd != 2) ok = 0;
+  }
+  SrBuf sh = SR_BUF_INIT;
+  sr_buf_puts(&sh, "[");
+  for (int i = 0; i < n; i++) {
+    char b[128];
+    sr_buf_printf(&sh, "%s%s", i ? ", " : "", shape_str(b, sizeof b, ty(I, xs[i])));
+    if (i && ok) {
+      const SrType *l = ty(I, xs[i - 1]), *r = ty(I, xs[i]);
+      if (l->dims[l->ndim - 1].size != r->dims[0].size) chain = 0;
+    }
+  }
+  sr_buf_puts(&sh, "]");
+  if (!ok || !chain) {
+    if (!ok)
+      sr_raise(I, "ValueError",
+               "multi_dot: input arrays must all be two-dimensional, except for the first and last array which may "
+               "be 1 or 2 dimensional. Got array shapes %s",
+               sr_buf_str(&sh));
+    else
+      sr_raise(I, "ValueError",
+               "multi_dot: last dimension of each array must match first dimension of following array. Got array "
+               "shapes %s",
+               sr_buf_str(&sh));
+    sr_buf_free(&sh);
+    return DONE(NULL);
+  }
+  sr_buf_free(&sh);
+  /* the subscripts: array i has axes (i, i + 1), the ends trimmed for vectors */
+  SrBuf sub = SR_BUF_INIT;
+  for (int i = 0; i < n; i++) {
+    int nd = ty(I, xs[i])->ndim;
+    if (i) sr_buf_puts(&sub, ",");
+    if (nd == 2 || i > 0) sr_buf_printf(&sub, "%c", 'a' + i);
+    if (nd == 2 || i == 0) sr_buf_printf(&sub, "%c", 'a' + i + 1);
+  }
+  sr_buf_puts(&sub, "->");
+  if (ty(I, xs[0])->ndim == 2) sr_buf_puts(&sub, "a");
+  if (ty(I, xs[n - 1])->ndim == 2) sr_buf_printf(&sub, "%c", 'a' + n);
+  SrVal *args[27];
+  args[0] = KEEP(sr_str(NULL, sr_buf_str(&sub), strlen(sr_buf_str(&sub))));
+  sr_buf_free(&sub);
+  for (int i = 0; i < n; i++) args[i + 1] = xs[i];
+  const char *kw[2] = {"optimize", "precision"};
+  SrVal *kv[2] = {KEEP(sr_str(NULL, "auto", 4)), p[1]};
+  return DONE(kcall(s, "jax.numpy.einsum", n + 1, args, 2, kw, kv));
+}
+
+/* tensorinv(a, ind=2): inv of the flattened square, reshaped */
+static SrVal *la_tensorinv(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "tensorinv", "a, ind=", p) < 0) return NULL;
+  int64_t ind = 2;
+  if (p[1] && sr_as_int(I, p[1], "ind", &ind) < 0) return NULL;
+  if (ind <= 0) return sr_raise(I, "ValueError", "ind must be a positive integer; got ind=%lld", (long long)ind);
+  SCOPE(I);
+  SrVal *x = KEEP(sr_jnp_asarray(I, p[0], -1));
+  const SrType *t = ty(I, x);
+  if (!t) return DONE(NULL);
+  int nd = t->ndim, k = ind < nd ? (int)ind : nd;
+  int64_t f0 = 1, f1 = 1, sh[SR_MAX_RANK];
+  for (int i = 0; i < nd; i++) {
+    if (i < k) f0 *= t->dims[i].size;
+    else f1 *= t->dims[i].size;
+  }
+  if (f0 != f1) {
+    char b[256];
+    return DONE(sr_raise(I, "ValueError",
+                         "tensorinv is only possible when the product of the first `ind` dimensions equals that of "
+                         "the remaining dimensions. got arr.shape=%s with ind=%lld.",
+                         shape_str(b, sizeof b, t), (long long)ind));
+  }
+  int64_t flat[2] = {f0, f1};
+  SrVal *m = KEEP(sr_lax_reshape(I, x, flat, 2, NULL));
+  SrVal *inv = sr_nn_call1(s, "jax.numpy.linalg.inv", m);
+  int j = 0;
+  for (int i = k; i < nd; i++) sh[j++] = t->dims[i].size;
+  for (int i = 0; i < k; i++) sh[j++] = t->dims[i].size;
+  return DONE(inv ? KEEP(sr_lax_reshape(I, inv, sh, nd, NULL)) : NULL);
+}
+
+/* tensorsolve(a, b, axes=None): solve of the flattened system */
+static SrVal *la_tensorsolve(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "tensorsolve", "a, b, axes=", p) < 0) return NULL;
+  SCOPE(I);
+  SrVal *x = KEEP(sr_jnp_asarray(I, p[0], -1)), *y = x ? KEEP(sr_jnp_asarray(I, p[1], -1)) : NULL;
+  if (!y) return DONE(NULL);
+  if (given(p[2])) {
+    if (!sr_is_seq(p[2])) return DONE(sr_raise(I, "TypeError", "axes must be a tuple of ints"));
+    int na = (int)p[2]->seq.n;
+    SrVal *dst[SR_MAX_RANK];
+    for (int i = 0; i < na && i < SR_MAX_RANK; i++) dst[i] = INT(ty(I, x)->ndim - 1);
+    for (int i = 0; i < na; i++) sr_ref(dst[i]);
+    SrVal *dt = KEEP(sr_tuple(NULL, na, dst));
+    x = sr_nn_call3(s, "jax.numpy.moveaxis", x, p[2], dt);
+    if (!x) return DONE(NULL);
+  }
+  const SrType *at = ty(I, x), *bt = ty(I, y);
+  char b1[256], b2[256];
+  int nb = bt->ndim, same = at->ndim >= nb;
+  for (int i = 0; same && i < nb; i++) same = at->dims[i].size == bt->dims[i].size;
+  if (!same)
+    return DONE(sr_raise(I, "ValueError",
+                         "After moving axes to end, leading shape of a must match shape of b. got a.shape=%s, "
+                         "b.shape=%s",
+                         shape_str(b1, sizeof b1, at), shape_str(b2, sizeof b2, bt)));
+  int64_t bs = 1, os = 1, out[SR_MAX_RANK];
+  for (int i = 0; i < nb; i++) bs *= bt->dims[i].size;
+  for (int i = nb; i < at->ndim; i++) os *= (out[i - nb] = at->dims[i].size);
+  if (bs != os)
+    return DONE(sr_raise(I, "ValueError",
+                         "Input arrays must have prod(a.shape[:b.ndim]) == prod(a.shape[b.ndim:]); got a.shape=%s, "
+                         "b.ndim=%d.",
+                         shape_str(b1, sizeof b1, at), nb));
+  int64_t flat[2] = {bs, os};
+  SrVal *m = KEEP(sr_lax_reshape(I, x, flat, 2, NULL));
+  SrVal *v = KEEP(sr_lax_reshape(I, y, &bs, 1, NULL));
+  SrVal *r = sr_nn_call2(s, "jax.numpy.linalg.solve", m, v);
+  return DONE(r ? KEEP(sr_lax_reshape(I, r, out, at->ndim - nb, NULL)) : NULL);
+}
+
+static int inexact2(SrNnScope *s, SrVal **a, SrVal **b, const char *fname);
+
+/* svd(x, full_matrices=False, compute_uv=False): the singular values */
+static SrVal *svals(SrNnScope *s, SrVal *x) {
+  const char *kw[2] = {"full_matrices", "compute_uv"};
+  SrVal *kv[2] = {BOOL(0), BOOL(0)};
+  return kcall(s, "jax.numpy.linalg.svd", 1, &x, 2, kw, kv);
+}
+
+static SrVal *eps_of(SrNnScope *s, SrDtype dt) {
+  return sr_nn_typed_scalar(s, dt == SR_F64 ? 2.220446049250313e-16 : 1.1920928955078125e-07, dt);
+}
+
+/* cond's body: p as given (NULL: None) in the builtin's data */
+static SrVal *cond_body(SrInterp *I, SrArgs *a) {
+  SrVal *pv = sr_current_builtin(I)->data ? *(SrVal **)sr_current_builtin(I)->data : NULL;
+  SCOPE(I);
+  SrVal *x = KEEP(sr_jnp_asarray(I, a->v[0], -1));
+  const SrType *t = ty(I, x);
+  char b[256];
+  if (!t) return DONE(NULL);
+  if (t->ndim < 2)
+    return DONE(sr_raise(I, "ValueError", "jnp.linalg.cond: input array must be at least 2D; got arr.shape=%s",
+                         shape_str(b, sizeof b, t)));
+  if (t->dims[t->ndim - 1].size == 0 || t->dims[t->ndim - 2].size == 0)
+    return DONE(sr_raise(I, "ValueError", "jnp.linalg.cond: input array must not be empty; got arr.shape=%s",
+                         shape_str(b, sizeof b, t)));
+  int two = !given(pv) || ((pv->kind == SR_V_INT && pv->i == 2) || (pv->kind == SR_V_FLOAT && pv->f == 2.0));
+  int mtwo = given(pv) && ((pv->kind == SR_V_INT && pv->i == -2) || (pv->kind == SR_V_FLOAT && pv->f == -2.0));
+  SrVal *r;
+  if (two) {
+    SrVal *sv = sr_nn_call1(s, "jax.numpy.linalg.svdvals", x);
+    return DONE(OP(DIV, last_at(s, sv, 0), last_at(s, sv, -1)));
+  } else if (mtwo) {
+    SrVal *sv = sr_nn_call1(s, "jax.numpy.linalg.svdvals", x);
+    r = OP(DIV, last_at(s, sv, -1), last_at(s, sv, 0));
+  } else {
+    if (t->dims[t->ndim - 2].size != t->dims[t->ndim - 1].size) {
+      SrBuf pb = SR_BUF_INIT;
+      sr_val_repr(&pb, pv);
+      sr_raise(I, "ValueError", "jnp.linalg.cond: for p=%s, array must be square; got arr.shape=%s", sr_buf_str(&pb),
+               shape_str(b, sizeof b, t));
+      sr_buf_free(&pb);
+      return DONE(NULL);
+    }
+    SrVal *axv[2] = {KEEP(sr_int(NULL, -2)), KEEP(sr_int(NULL, -1))};
+    for (int i = 0; i < 2; i++) sr_ref(axv[i]);
+    SrVal *axes = KEEP(sr_tuple(NULL, 2, axv));
+    const char *kw[2] = {"ord", "axis"};
+    SrVal *kv[2] = {pv, axes};
+    SrVal *n1 = kcall(s, "jax.numpy.linalg.norm", 1, &x, 2, kw, kv);
+    SrVal *iv = sr_nn_call1(s, "jax.numpy.linalg.inv", x);
+    SrVal *n2 = iv ? kcall(s, "jax.numpy.linalg.norm", 1, &iv, 2, kw, kv) : NULL;
+    r = OP(MUL, n1, n2);
+  }
+  SrVal *axv[2] = {KEEP(sr_int(NULL, -2)), KEEP(sr_int(NULL, -1))};
+  for (int i = 0; i < 2; i++) sr_ref(axv[i]);
+  SrVal *axes = KEEP(sr_tuple(NULL, 2, axv));
+  const char *ak[1] = {"axis"};
+  SrVal *xn = sr_nn_call1(s, "jax.numpy.isnan", x);
+  SrVal *anyn = xn ? kcall(s, "jax.numpy.any", 1, &xn, 1, ak, &axes) : NULL;
+  SrVal *m = OP(BITAND, sr_nn_call1(s, "jax.numpy.isnan", r), sr_nn_call1(s, "jax.numpy.logical_not", anyn));
+  return DONE(sr_nn_call3(s, "jax.numpy.where", m, sr_nn_float(s, INFINITY), r));
+}
+
+static void unref_box(void *d) {
+  if (d) sr_unref(*(SrVal **)d);
+  free(d);
+}
+
+/* cond(x, p=None): jit[name=cond] with p static */
+static SrVal *la_cond(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "cond", "x, p=", p) < 0) return NULL;
+  SrVal **box = sr_xmalloc(sizeof *box);
+  *box = p[1] ? sr_ref(p[1]) : sr_none();
+  SrVal *b = sr_builtin_with("cond", cond_body, box, unref_box);
+  SrVal *jit = sr_lookup_qualname("jax.jit");
+  SrVal *f = jit ? sr_call1(I, jit, b) : NULL;
+  sr_unref(b);
+  SrArgs ca = {1, &p[0], 0, NULL, NULL, NULL};
+  SrVal *r = f ? sr_call(I, f, &ca) : NULL;
+  sr_unref(f);
+  return r;
+}
+
+/* matrix_rank's body (hermitian static; rtol an operand or None) */
+static SrVal *matrix_rank_body(SrInterp *I, SrArgs *a) {
+  SCOPE(I);
+  SrVal *x = inexact1(s, a->v[0], "jnp.linalg.matrix_rank");
+  const SrType *t = ty(I, x);
+  if (!t) return DONE(NULL);
+  SrVal *i32 = KEEP(sr_dtype_val(NULL, SR_I32));
+  if (t->ndim < 2) {
+    SrVal *nz = OP(NE, x, INT(0));
+    SrVal *any = sr_nn_call1(s, "jax.numpy.any", nz);
+    return DONE(any ? KEEP(sr_lax_convert(I, any, SR_I32, 0, NULL)) : NULL);
+  }
+  (void)i32;
+  SrVal *S = svals(s, x);
+  SrVal *rtol = a->n > 1 && given(a->v[1]) ? KEEP(sr_jnp_asarray(I, a->v[1], -1)) : NULL;
+  if (!rtol && S) {
+    int64_t mx = MAXI(t->dims[t->ndim - 2].size, t->dims[t->ndim - 1].size);
+    const char *ak[1] = {"axis"};
+    SrVal *av[1] = {INT(-1)};
+    SrVal *smax = kcall(s, "jax.numpy.max", 1, &S, 1, ak, av);
+    rtol = OP(MUL, OP(MUL, smax, sr_nn_typed_scalar(s, (double)mx, ty(I, S)->dtype)), eps_of(s, ty(I, S)->dtype));
+  }
+  const SrType *rt = ty(I, rtol);
+  SrVal *re = rt ? sr_nn_call2(s, "jax.numpy.expand_dims", rtol, INT(rt->ndim)) : NULL;
+  SrVal *gt = OP(GT, S, re);
+  const char *ak[1] = {"axis"};
+  SrVal *av[1] = {INT(-1)};
+  return DONE(gt ? kcall(s, "jax.numpy.sum", 1, &gt, 1, ak, av) : NULL);
+}
+
+/* matrix_rank(M, rtol=None, *, hermitian=False, tol=None) */
+static SrVal *la_matrix_rank(SrInterp *I, SrArgs *a) {
+  SrVal *p[4];
+  int herm;
+  if (sr_args_parse(I, a, "matrix_rank", "M, rtol=, *, hermitian=, tol=", p) < 0 ||
+      flag(I, p[2], 0, "hermitian", &herm) < 0)
+    return NULL;
+  SrVal *rtol = p[1];
+  if (given(p[3])) {
+    if (given(rtol)) return sr_raise(I, "ValueError", "matrix_rank: only one of tol or rtol may be specified.");
+    rtol = p[3];
+  }
+  if (herm) return sr_raise(I, "NotImplementedError", "jnp.linalg.matrix_rank's hermitian=True (eigh) is not implemented");
+  SrVal *args[2] = {p[0], given(rtol) ? rtol : sr_none()};
+  return sr_api_jit(I, "matrix_rank", matrix_rank_body, NULL, 2, args);
+}
+
+/* _pinv's body: vh.mT @ (u.mT / s[..., None]) with the singular values
+   at most rtol * s[..., 0:1] infinite */
+static SrVal *pinv_body(SrInterp *I, SrArgs *a) {
+  SCOPE(I);
+  SrVal *x = inexact1(s, a->v[0], "jnp.linalg.pinv");
+  const SrType *t = ty(I, x);
+  if (!t) return DONE(NULL);
+  int nd = t->ndim;
+  if (nd < 2) return DONE(sr_raise(I, "ValueError", "not enough values to unpack (expected 2, got %d)", nd));
+  int64_t m = t->dims[nd - 2].size, n = t->dims[nd - 1].size;
+  if (m == 0 || n == 0) {
+    int64_t sh[SR_MAX_RANK];
+    for (int i = 0; i < nd - 2; i++) sh[i] = t->dims[i].size;
+    sh[nd - 2] = n, sh[nd - 1] = m;
+    SrVal *shv = KEEP(sr_int_tuple(sh, nd)), *dtv = KEEP(sr_dtype_val(NULL, t->dtype));
+    const char *dk[1] = {"dtype"};
+    return DONE(kcall(s, "jax.numpy.zeros", 1, &shv, 1, dk, &dtv));
+  }
+  SrVal *rtol = a->n > 1 && given(a->v[1]) ? KEEP(sr_jnp_asarray(I, a->v[1], -1)) : NULL;
+  if (!rtol) rtol = OP(MUL, sr_nn_float(s, 10.0 * (double)MAXI(m, n)), eps_of(s, t->dtype));
+  const char *kw[1] = {"full_matrices"};
+  SrVal *kv[1] = {BOOL(0)};
+  SrVal *usv = kcall(s, "jax.numpy.linalg.svd", 1, &x, 1, kw, kv);
+  SrVal *u = item(s, usv, 0), *sv = item(s, usv, 1), *vh = item(s, usv, 2);
+  if (!vh || !rtol) return DONE(NULL);
+  /* rtol[..., None] expanded in front to s's rank */
+  SrVal *r = sr_nn_call2(s, "jax.numpy.expand_dims", rtol, INT(-1));
+  int sn = ty(I, sv)->ndim, rn = r ? ty(I, r)->ndim : 0;
+  for (int i = rn; r && i < sn; i++) r = sr_nn_call2(s, "jax.numpy.expand_dims", r, INT(0));
+  const SrType *st = ty(I, sv);
+  int64_t z[SR_MAX_RANK] = {0}, lim[SR_MAX_RANK];
+  for (int i = 0; i < st->ndim; i++) lim[i] = st->dims[i].size;
+  lim[st->ndim - 1] = 1;
+  SrVal *s0 = KEEP(sr_lax_slice(I, sv, z, lim, NULL));
+  SrVal *cutoff = OP(MUL, r, s0);
+  SrVal *sc = sr_nn_call3(s, "jax.numpy.where", OP(GT, sv, cutoff), sv, sr_nn_float(s, INFINITY));
+  SrVal *se = sr_nn_call2(s, "jax.numpy.expand_dims", sc, INT(-1));
+  SrVal *res = OP(MATMUL, mT(s, vh), OP(DIV, mT(s, u), se));
+  return DONE(res ? KEEP(sr_lax_convert(I, res, t->dtype, 0, NULL)) : NULL);
+}
+
+/* pinv(a, rtol=None, hermitian=False, *, rcond=None): jit[name=_pinv] */
+static SrVal *la_pinv(SrInterp *I, SrArgs *a) {
+  SrVal *p[4];
+  int herm;
+  if (sr_args_parse(I, a, "pinv", "a, rtol=, hermitian=, *, rcond=", p) < 0 || flag(I, p[2], 0, "hermitian", &herm) < 0)
+    return NULL;
+  SrVal *rtol = p[1];
+  if (given(p[3])) {
+    if (given(rtol)) return sr_raise(I, "ValueError", "pinv: only one of rtol and rcond may be specified.");
+    rtol = p[3];
+  }
+  if (herm) return sr_raise(I, "NotImplementedError", "jnp.linalg.pinv's hermitian=True (eigh) is not implemented");
+  SrVal *args[2] = {p[0], given(rtol) ? rtol : sr_none()};
+  return sr_api_jit(I, "_pinv", pinv_body, NULL, 2, args);
+}
+
+/* _lstsq(a, b, rcond, numpy_resid=False) of a 2-D a */
+static SrVal *lstsq_body(SrInterp *I, SrArgs *a) {
+  SCOPE(I);
+  SrVal *x = a->v[0], *b = a->v[1], *rcond = a->v[2];
+  if (inexact2(s, &x, &b, "jnp.linalg.lstsq") < 0) return DONE(NULL);
+  const SrType *at = ty(I, x), *bt = ty(I, b);
+  if (at->dims[0].size != bt->dims[0].size)
+    return DONE(sr_raise(I, "ValueError", "Leading dimensions of input arrays must match"));
+  int vec = bt->ndim == 1;
+  if (vec) b = sr_nn_call2(s, "jax.numpy.expand_dims", b, INT(1));
+  if (at->ndim != 2)
+    return DONE(sr_raise(I, "TypeError", "%d-dimensional array given. Array must be two-dimensional", at->ndim));
+  if (!b || ty(I, b)->ndim != 2)
+    return DONE(b ? sr_raise(I, "TypeError", "%d-dimensional array given. Array must be one or two-dimensional",
+                             ty(I, b)->ndim)
+                  : NULL);
+  int64_t m = at->dims[0].size, n = at->dims[1].size;
+  SrDtype dt = at->dtype;
+  if (m * n == 0) return DONE(sr_raise(I, "NotImplementedError", "jnp.linalg.lstsq of an empty array"));
+  SrVal *rc = given(rcond) ? sr_nn_call3(s, "jax.numpy.where", OP(LT, rcond, INT(0)), eps_of(s, dt), rcond)
+                           : sr_nn_float(s, (dt == SR_F64 ? 2.220446049250313e-16 : 1.1920928955078125e-07) * (double)MAXI(m, n));
+  const char *kw[1] = {"full_matrices"};
+  SrVal *kv[1] = {BOOL(0)};
+  SrVal *usv = kcall(s, "jax.numpy.linalg.svd", 1, &x, 1, kw, kv);
+  SrVal *u = item(s, usv, 0), *sv = item(s, usv, 1), *vt = item(s, usv, 2);
+  if (!vt || !rc) return DONE(NULL);
+  SrVal *sdt = KEEP(sr_dtype_val(NULL, ty(I, sv)->dtype)), *adt = KEEP(sr_dtype_val(NULL, dt));
+  const char *dk[1] = {"dtype"};
+  SrVal *rca = kcall(s, "jax.numpy.asarray", 1, &rc, 1, dk, &sdt);
+  SrVal *mask = OP(BITAND, OP(GT, sv, INT(0)), OP(GE, sv, OP(MUL, rca, last_at(s, sv, 0))));
+  SrVal *rank = mask ? sr_nn_call1(s, "jax.numpy.sum", mask) : NULL;
+  SrVal *safe = sr_nn_call3(s, "jax.numpy.where", mask, sv, INT(1));
+  safe = safe ? kcall(s, "jax.numpy.asarray", 1, &safe, 1, dk, &adt) : NULL;
+  SrVal *sinv = sr_nn_call3(s, "jax.numpy.where", mask, OP(DIV, INT(1), safe), INT(0));
+  sinv = sr_nn_call2(s, "jax.numpy.expand_dims", sinv, INT(1));
+  SrVal *utb = OP(MATMUL, mT(s, u), b);
+  SrVal *sol = OP(MATMUL, mT(s, vt), OP(MUL, sinv, utb));
+  SrVal *est = OP(MATMUL, x, sol);
+  const char *ak[1] = {"axis"};
+  SrVal *av[1] = {INT(0)};
+  SrVal *diff = OP(SUB, b, est);
+  SrVal *nrm = diff ? kcall(s, "jax.numpy.linalg.norm", 1, &diff, 1, ak, av) : NULL;
+  SrVal *resid = OP(POW, nrm, INT(2));
+  if (vec) sol = sr_nn_call1(s, "jax.numpy.ravel", sol);
+  SrVal *it[4] = {sol, resid, rank, sv};
+  return DONE(resid && sol ? KEEP(tuple_of(4, it)) : NULL);
+}
+
+/* lstsq(a, b, rcond=None, *, numpy_resid=False): jit[name=_lstsq] */
+static SrVal *la_lstsq(SrInterp *I, SrArgs *a) {
+  SrVal *p[4];
+  int npr;
+  if (sr_args_parse(I, a, "lstsq", "a, b, rcond=, *, numpy_resid=", p) < 0 || flag(I, p[3], 0, "numpy_resid", &npr) < 0)
+    return NULL;
+  if (npr) return sr_raise(I, "NotImplementedError", "jnp.linalg.lstsq's numpy_resid=True is not implemented");
+  SrVal *args[3] = {p[0], p[1], given(p[2]) ? p[2] : sr_none()};
+  return sr_api_jit(I, "_lstsq", lstsq_body, NULL, 3, args);
 }
 
 /* ---- jax.scipy.linalg ---- */
@@ -855,8 +1397,8 @@ static SrVal *sp_solve(SrInterp *I, SrArgs *a) {
     if (ISA("pos")) pos = 1;
     else if (!(ISA("gen") || ISA("sym") || ISA("her"))) {
       SrBuf b = SR_BUF_INIT;
-      sr_val_str(&b, as);
-      sr_raise(I, "ValueError", "Expected assume_a to be one of ['gen', 'sym', 'her', 'pos'], got %s.", sr_buf_str(&b));
+      sr_val_repr(&b, as);
+      sr_raise(I, "ValueError", "Expected assume_a to be one of ['gen', 'sym', 'her', 'pos']; got %s", sr_buf_str(&b));
       sr_buf_free(&b);
       return NULL;
     }
@@ -888,11 +1430,31 @@ void sr_linalg16_api_init(void) {
        "eigh(a, UPLO=None, symmetrize_input=True): jit[name=eigh], EighResult(eigenvalues, eigenvectors)"},
       {"jax.numpy.linalg.eigvalsh", jnp_eigvalsh,
        "eigvalsh(a, UPLO='L', *, symmetrize_input=True): jit[name=eigvalsh], the eigenvalues ascending"},
+      {"jax.numpy.linalg.eig jax.numpy.linalg.eigvals", jnp_eig,
+       "eig(a) / eigvals(a): complex results, not supported (NotImplementedError)"},
       {"jax.numpy.linalg.slogdet", jnp_slogdet,
        "slogdet(a, *, method=None): jit[name=slogdet], SlogdetResult(sign, logabsdet) through lu"},
       {"jax.numpy.linalg.det", jnp_det, "det(a): jit[name=det], the determinant"},
       {"jax.numpy.linalg.solve", jnp_solve, "solve(a, b): jit[name=solve], x with a @ x = b, through lu"},
       {"jax.numpy.linalg.inv", jnp_inv, "inv(a): jit[name=inv], solve(a, eye)"},
+      {"jax.numpy.linalg.outer", la_outer, "outer(x1, x2, /): the outer product of two vectors"},
+      {"jax.numpy.linalg.cross", la_cross, "cross(x1, x2, /, *, axis=-1): the cross product of 3-vectors"},
+      {"jax.numpy.linalg.matmul", la_matmul,
+       "matmul(x1, x2, /, *, precision=None, preferred_element_type=None): jnp.matmul"},
+      {"jax.numpy.linalg.trace", la_trace, "trace(x, /, *, offset=0, dtype=None): the trace over the last two axes"},
+      {"jax.numpy.linalg.matrix_power", la_matrix_power,
+       "matrix_power(a, n): jit[name=matrix_power], a to the integer power n (inv for n < 0)"},
+      {"jax.numpy.linalg.multi_dot", la_multi_dot,
+       "multi_dot(arrays, *, precision=None): the chained product, one einsum"},
+      {"jax.numpy.linalg.tensorinv", la_tensorinv, "tensorinv(a, ind=2): the inverse of a as a tensor"},
+      {"jax.numpy.linalg.tensorsolve", la_tensorsolve, "tensorsolve(a, b, axes=None): x with tensordot(a, x) = b"},
+      {"jax.numpy.linalg.cond", la_cond, "cond(x, p=None): jit[name=cond], the condition number in norm p"},
+      {"jax.numpy.linalg.matrix_rank", la_matrix_rank,
+       "matrix_rank(M, rtol=None, *, hermitian=False, tol=None): jit[name=matrix_rank], the singular values above rtol"},
+      {"jax.numpy.linalg.pinv", la_pinv,
+       "pinv(a, rtol=None, hermitian=False, *, rcond=None): jit[name=_pinv], the pseudo-inverse through svd"},
+      {"jax.numpy.linalg.lstsq", la_lstsq,
+       "lstsq(a, b, rcond=None, *, numpy_resid=False): jit[name=_lstsq], (x, resid, rank, s) through svd"},
       {"jax.scipy.linalg.cholesky", sp_cholesky,
        "cholesky(a, lower=False, overwrite_a=False, check_finite=True): jit[name=_cholesky], upper by default"},
       {"jax.scipy.linalg.cho_factor", sp_cho_factor,

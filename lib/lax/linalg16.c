@@ -254,7 +254,7 @@ static int l16_fn(SrShardIO *io) {
 /* pivots (..., k) to permutations (..., size): the swaps applied in order */
 static int piv_fn(SrShardIO *io) {
   L16Call *c = io->arg;
-  int64_t nb = nmat(io->in_shape[0], c->nd - 1), k = c->m, size = c->n;
+  int64_t nb = nmat(io->in_shape[0], c->nd - 2), k = c->m, size = c->n;
   const int32_t *p = io->in[0]->data;
   int32_t *q = io->out[0]->data;
   for (int64_t b = 0; b < nb; b++) {
