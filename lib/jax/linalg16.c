@@ -1407,6 +1407,123 @@ static SrVal *sp_solve(SrInterp *I, SrArgs *a) {
   return sr_api_jit(I, "_solve", sp_solve_body, flags(pos, lower, 0, 0), 2, p);
 }
 
+/* _qr(a, mode, pivoting): lax_linalg.qr, mode 'full' / 'r' full matrices,
+   'economic' not; (q, r), (r,) for 'r' */
+static SrVal *sp_qr_body(SrInterp *I, SrArgs *a) {
+  const int *f = cur_flags(I);
+  SCOPE(I);
+  SrVal *x = inexact1(s, a->v[0], "qr");
+  const char *kw[2] = {"pivoting", "full_matrices"};
+  SrVal *kv[2] = {BOOL(0), BOOL(f[0])};
+  SrVal *qr = x ? kcall(s, "jax.lax.linalg.qr", 1, &x, 2, kw, kv) : NULL;
+  if (!qr) return DONE(NULL);
+  if (f[1]) {
+    SrVal *it[1] = {item(s, qr, 1)};
+    return DONE(KEEP(tuple_of(1, it)));
+  }
+  SrVal *it[2] = {item(s, qr, 0), item(s, qr, 1)};
+  return DONE(KEEP(tuple_of(2, it)));
+}
+
+/* qr(a, overwrite_a=False, lwork=None, mode='full', pivoting=False, check_finite=True) */
+static SrVal *sp_qr(SrInterp *I, SrArgs *a) {
+  SrVal *p[6];
+  int piv;
+  if (sr_args_parse(I, a, "qr", "a, overwrite_a=, lwork=, mode=, pivoting=, check_finite=", p) < 0 ||
+      flag(I, p[4], 0, "pivoting", &piv) < 0)
+    return NULL;
+  int full = 1, r_only = 0;
+  if (given(p[3])) {
+    SrVal *m = p[3];
+    int ok = m->kind == SR_V_STR;
+#define ISM(x) (ok && m->str.n == strlen(x) && !memcmp(m->str.s, x, m->str.n))
+    if (ISM("full")) full = 1;
+    else if (ISM("r")) full = 1, r_only = 1;
+    else if (ISM("economic")) full = 0;
+    else {
+      SrBuf b = SR_BUF_INIT;
+      sr_val_str(&b, m);
+      sr_raise(I, "ValueError", "Unsupported QR decomposition mode '%s'", sr_buf_str(&b));
+      sr_buf_free(&b);
+      return NULL;
+    }
+#undef ISM
+  }
+  if (piv) return sr_raise(I, "NotImplementedError", "jax.scipy.linalg.qr's pivoting=True is not implemented");
+  return sr_api_jit(I, "_qr", sp_qr_body, flags(full, r_only, 0, 0), 1, &p[0]);
+}
+
+static SrVal *sp_svd_body(SrInterp *I, SrArgs *a) {
+  const int *f = cur_flags(I);
+  SCOPE(I);
+  SrVal *x = inexact1(s, a->v[0], "svd");
+  const char *kw[2] = {"full_matrices", "compute_uv"};
+  SrVal *kv[2] = {BOOL(f[0]), BOOL(f[1])};
+  return DONE(x ? kcall(s, "jax.lax.linalg.svd", 1, &x, 2, kw, kv) : NULL);
+}
+
+/* svd(a, full_matrices=True, compute_uv=True, overwrite_a=False,
+   check_finite=True, lapack_driver='gesdd'): jit[name=_svd] */
+static SrVal *sp_svd(SrInterp *I, SrArgs *a) {
+  SrVal *p[6];
+  int full, uv;
+  if (sr_args_parse(I, a, "svd", "a, full_matrices=, compute_uv=, overwrite_a=, check_finite=, lapack_driver=", p) <
+          0 ||
+      flag(I, p[1], 1, "full_matrices", &full) < 0 || flag(I, p[2], 1, "compute_uv", &uv) < 0)
+    return NULL;
+  return sr_api_jit(I, "_svd", sp_svd_body, flags(full, uv, 0, 0), 1, &p[0]);
+}
+
+/* block_diag(*arrs): each (atleast_2d) padded to the total columns, concatenated */
+static SrVal *sp_block_diag(SrInterp *I, SrArgs *a) {
+  if (a->nkw) return sr_raise(I, "TypeError", "block_diag() got an unexpected keyword argument");
+  int n = a->n;
+  if (n > 64) return sr_raise(I, "NotImplementedError", "block_diag of more than 64 arrays");
+  SCOPE(I);
+  SrVal *xs[64] = {0};
+  int64_t zsh[2] = {1, 0};
+  if (n == 0) {
+    SrVal *shv = KEEP(sr_int_tuple(zsh, 2));
+    xs[0] = sr_nn_call1(s, "jax.numpy.zeros", shv);
+    n = 1;
+  } else {
+    for (int i = 0; i < n; i++) xs[i] = a->v[i];
+  }
+  if (!xs[0]) return DONE(NULL);
+  for (int i = 0; i < n; i++)
+    if (!(xs[i] = KEEP(sr_jnp_asarray(I, xs[i], -1)))) return DONE(NULL);
+  int weak;
+  SrDtype dt = sr_jnp_result_dtype(I, n, xs, &weak);
+  for (int i = 0; i < n; i++) {
+    if (ty(I, xs[i])->ndim > 2) {
+      SrBuf b = SR_BUF_INIT;
+      sr_val_str(&b, xs[i]);
+      sr_raise(I, "ValueError", "Arguments to jax.scipy.linalg.block_diag must have at most 2 dimensions, got %s at argument %d.",
+               sr_buf_str(&b), i);
+      sr_buf_free(&b);
+      return DONE(NULL);
+    }
+    xs[i] = KEEP(sr_lax_convert(I, xs[i], dt, weak, NULL));
+    xs[i] = sr_nn_call1(s, "jax.numpy.atleast_2d", xs[i]);
+    if (!xs[i]) return DONE(NULL);
+  }
+  int64_t total = 0, cur = 0;
+  for (int i = 0; i < n; i++) total += ty(I, xs[i])->dims[1].size;
+  SrVal *zero = sr_nn_typed_scalar(s, 0.0, dt);
+  for (int i = 0; i < n; i++) {
+    int64_t cols = ty(I, xs[i])->dims[1].size, cfg[6] = {0, 0, 0, cur, total - cols - cur, 0};
+    xs[i] = zero ? KEEP(sr_lax_pad(I, xs[i], zero, cfg, 2)) : NULL;
+    if (!xs[i]) return DONE(NULL);
+    cur += cols;
+  }
+  SrVal *it[64];
+  for (int i = 0; i < n; i++) it[i] = sr_ref(xs[i]);
+  SrVal *list = KEEP(sr_tuple(NULL, n, it));
+  const char *kw[1] = {"axis"};
+  SrVal *kv[1] = {INT(0)};
+  return DONE(kcall(s, "jax.numpy.concatenate", 1, &list, 1, kw, kv));
+}
+
 /* ---- registration ---- */
 
 void sr_linalg16_api_init(void) {
@@ -1476,6 +1593,12 @@ void sr_linalg16_api_init(void) {
       {"jax.scipy.linalg.inv", sp_inv, "inv(a, overwrite_a=False, check_finite=True): jnp.linalg.inv"},
       {"jax.scipy.linalg.solve", sp_solve,
        "solve(a, b, lower=False, ..., assume_a='gen'): jit[name=_solve], jnp.linalg.solve or (pos) cho_solve"},
+      {"jax.scipy.linalg.qr", sp_qr,
+       "qr(a, overwrite_a=False, lwork=None, mode='full', pivoting=False, check_finite=True): jit[name=_qr], (q, r) "
+       "or (r,)"},
+      {"jax.scipy.linalg.svd", sp_svd,
+       "svd(a, full_matrices=True, compute_uv=True, ...): jit[name=_svd], (u, s, vt) or s"},
+      {"jax.scipy.linalg.block_diag", sp_block_diag, "block_diag(*arrs): the arrays on the diagonal of one matrix"},
       {NULL, NULL, NULL},
   };
   for (int i = 0; defs[i].names; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);
