@@ -4,7 +4,7 @@
 ## and jax.scipy.linalg functions): the printed jaxprs and errors, the
 ## JVP/transpose checks, and the values against numpy's and scipy's linalg
 ## (linalg16_oracle.sh).
-LINALG16_GOLDEN = tests/golden/linalg16_jaxpr.jxr tests/golden/linalg16_gradcheck.jxr
+LINALG16_GOLDEN = tests/golden/linalg16_jaxpr.jxr tests/golden/linalg16_gradcheck.jxr tests/golden/linalg16_sharding.jxr
 GOLDEN_TESTS += $(LINALG16_GOLDEN)
 TESTS += tests/linalg16_oracle.sh
 EXTRA_DIST += tests/golden/linalg16.mk tests/linalg16_oracle.sh tests/linalg16_values.jxr tests/linalg16_values.py
