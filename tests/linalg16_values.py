@@ -85,3 +85,8 @@ print(out(np.linalg.tensorsolve(T, b)))
 print(out(sl.block_diag(S, np.array([[7., 8.]]), np.array([[9.]]))))
 print(out(sl.svd(A, compute_uv=False)))
 print(out(sl.qr(A, mode='r')[0]))
+E = np.array([[1., 2.], [-0.5, 0.3]], dtype=f).astype(np.float64)
+for e in (E, np.zeros((2, 2)), S, A / 4, A):
+  print(out(sl.expm(e)))
+print(out(np.stack([sl.expm(E), sl.expm(2 * E)])))
+print(out(sl.expm(np.triu(A))))

@@ -1524,6 +1524,234 @@ static SrVal *sp_block_diag(SrInterp *I, SrArgs *a) {
   return DONE(kcall(s, "jax.numpy.concatenate", 1, &list, 1, kw, kv));
 }
 
+/* ---- expm (scipy/linalg.py: Pade approximants, scaling and squaring) ---- */
+
+/* jnp.dot(x, y, precision=lax.Precision.HIGHEST), the precision as its name */
+static SrVal *pdot(SrNnScope *s, SrVal *x, SrVal *y) {
+  SrVal *hi = KEEP(sr_str(NULL, "highest", 7)); /* lax.Precision.HIGHEST */
+  if (!x || !y) return NULL;
+  SrVal *v[2] = {x, y};
+  const char *kw[1] = {"precision"};
+  return kcall(s, "jax.numpy.dot", 2, v, 1, kw, &hi);
+}
+
+/* c[0] * m[0] + c[1] * m[1] + ..., left to right */
+static SrVal *lin(SrNnScope *s, int n, const double *c, SrVal **m) {
+  SrVal *r = NULL;
+  for (int i = 0; i < n; i++) {
+    SrVal *t = OP(MUL, sr_nn_float(s, c[i]), m[i]);
+    r = i ? OP(ADD, r, t) : t;
+  }
+  return r;
+}
+
+/* _pade3 .. _pade13: (U, V) */
+static SrVal *pade(SrInterp *I, SrArgs *a, int deg) {
+  static const double b3[] = {120., 60., 12., 1.}, b5[] = {30240., 15120., 3360., 420., 30., 1.},
+                      b7[] = {17297280., 8648640., 1995840., 277200., 25200., 1512., 56., 1.},
+                      b9[] = {17643225600., 8821612800., 2075673600., 302702400., 30270240., 2162160., 110880., 3960.,
+                              90., 1.},
+                      b13[] = {64764752532480000., 32382376266240000., 7771770303897600., 1187353796428800.,
+                               129060195264000., 10559470521600., 670442572800., 33522128640., 1323241920.,
+                               40840800., 960960., 16380., 182., 1.};
+  SCOPE(I);
+  SrVal *A = a->v[0];
+  const SrType *t = ty(I, A);
+  if (!t) return DONE(NULL);
+  SrVal *ev[2] = {INT(t->dims[0].size), INT(t->dims[1].size)}, *dtv = KEEP(sr_dtype_val(NULL, t->dtype));
+  const char *dk[1] = {"dtype"};
+  SrVal *id = kcall(s, "jax.numpy.eye", 2, ev, 1, dk, &dtv);
+  SrVal *A2 = pdot(s, A, A), *A4 = deg >= 5 ? pdot(s, A2, A2) : NULL, *A6 = deg >= 7 ? pdot(s, A4, A2) : NULL;
+  SrVal *U = NULL, *V = NULL;
+  if (deg == 3) {
+    U = pdot(s, A, lin(s, 2, (double[]){b3[3], b3[1]}, (SrVal *[]){A2, id}));
+    V = lin(s, 2, (double[]){b3[2], b3[0]}, (SrVal *[]){A2, id});
+  } else if (deg == 5) {
+    U = pdot(s, A, lin(s, 3, (double[]){b5[5], b5[3], b5[1]}, (SrVal *[]){A4, A2, id}));
+    V = lin(s, 3, (double[]){b5[4], b5[2], b5[0]}, (SrVal *[]){A4, A2, id});
+  } else if (deg == 7) {
+    U = pdot(s, A, lin(s, 4, (double[]){b7[7], b7[5], b7[3], b7[1]}, (SrVal *[]){A6, A4, A2, id}));
+    V = lin(s, 4, (double[]){b7[6], b7[4], b7[2], b7[0]}, (SrVal *[]){A6, A4, A2, id});
+  } else if (deg == 9) {
+    SrVal *A8 = pdot(s, A6, A2);
+    U = pdot(s, A, lin(s, 5, (double[]){b9[9], b9[7], b9[5], b9[3], b9[1]}, (SrVal *[]){A8, A6, A4, A2, id}));
+    V = lin(s, 5, (double[]){b9[8], b9[6], b9[4], b9[2], b9[0]}, (SrVal *[]){A8, A6, A4, A2, id});
+  } else {
+    SrVal *u1 = pdot(s, A6, lin(s, 3, (double[]){b13[13], b13[11], b13[9]}, (SrVal *[]){A6, A4, A2}));
+    SrVal *u2 = lin(s, 4, (double[]){b13[7], b13[5], b13[3], b13[1]}, (SrVal *[]){A6, A4, A2, id});
+    U = pdot(s, A, OP(ADD, u1, u2));
+    SrVal *v1 = pdot(s, A6, lin(s, 3, (double[]){b13[12], b13[10], b13[8]}, (SrVal *[]){A6, A4, A2}));
+    V = OP(ADD, v1, lin(s, 4, (double[]){b13[6], b13[4], b13[2], b13[0]}, (SrVal *[]){A6, A4, A2, id}));
+  }
+  SrVal *it[2] = {U, V};
+  return DONE(U && V ? KEEP(tuple_of(2, it)) : NULL);
+}
+
+static SrVal *pade3(SrInterp *I, SrArgs *a) { return pade(I, a, 3); }
+static SrVal *pade5(SrInterp *I, SrArgs *a) { return pade(I, a, 5); }
+static SrVal *pade7(SrInterp *I, SrArgs *a) { return pade(I, a, 7); }
+static SrVal *pade9(SrInterp *I, SrArgs *a) { return pade(I, a, 9); }
+static SrVal *pade13(SrInterp *I, SrArgs *a) { return pade(I, a, 13); }
+
+/* _calc_P_Q(A): (P, Q, n_squarings) */
+static SrVal *calc_pq_body(SrInterp *I, SrArgs *a) {
+  SCOPE(I);
+  SrVal *A = a->v[0];
+  const SrType *t = ty(I, A);
+  if (!t) return DONE(NULL);
+  if (t->ndim != 2 || t->dims[0].size != t->dims[1].size)
+    return DONE(sr_raise(I, "ValueError", "expected A to be a square matrix"));
+  int f64 = t->dtype == SR_F64;
+  if (t->dtype != SR_F32 && !f64) return DONE(sr_raise(I, "TypeError", "A.dtype=%s is not supported.", sr_dtype_name(t->dtype)));
+  SrVal *l1 = sr_nn_call2(s, "jax.numpy.linalg.norm", A, INT(1));
+  SrVal *lg = sr_nn_call1(s, "jax.numpy.log2", OP(DIV, l1, sr_nn_float(s, f64 ? 5.371920351148152 : 3.925724783138660)));
+  SrVal *nsq = sr_nn_call2(s, "jax.numpy.maximum", INT(0), sr_nn_call1(s, "jax.numpy.floor", lg));
+  SrVal *dtv = KEEP(sr_dtype_val(NULL, t->dtype));
+  SrVal *nst = nsq ? KEEP(sr_lax_convert(I, nsq, t->dtype, 0, NULL)) : NULL;
+  A = OP(DIV, A, OP(POW, INT(2), nst));
+  static const double c64[] = {1.495585217958292e-002, 2.539398330063230e-001, 9.504178996162932e-001,
+                               2.097847961257068e+000},
+                      c32[] = {4.258730016922831e-001, 1.880152677804762e+000};
+  int nc = f64 ? 4 : 2;
+  SrVal *cv[4];
+  for (int i = 0; i < nc; i++) cv[i] = sr_ref(sr_nn_float(s, f64 ? c64[i] : c32[i]));
+  SrVal *clist = KEEP(sr_tuple(NULL, nc, cv));
+  const char *dk[1] = {"dtype"};
+  SrVal *l1dt = l1 ? KEEP(sr_dtype_val(NULL, ty(I, l1)->dtype)) : NULL;
+  SrVal *conds = l1dt ? kcall(s, "jax.numpy.array", 1, &clist, 1, dk, &l1dt) : NULL;
+  (void)dtv;
+  SrVal *idx = sr_nn_call2(s, "jax.numpy.digitize", l1, conds);
+  SrVal *fs[5] = {KEEP(sr_builtin_with("_pade3", pade3, NULL, NULL)), KEEP(sr_builtin_with("_pade5", pade5, NULL, NULL)),
+                  KEEP(sr_builtin_with("_pade7", pade7, NULL, NULL)), KEEP(sr_builtin_with("_pade9", pade9, NULL, NULL)),
+                  KEEP(sr_builtin_with("_pade13", pade13, NULL, NULL))};
+  int nf = f64 ? 5 : 3;
+  for (int i = 0; i < nf; i++) sr_ref(fs[i]);
+  SrVal *branches = KEEP(sr_tuple(NULL, nf, fs));
+  SrVal *sv[3] = {idx, branches, A};
+  SrVal *uv = idx && A ? sr_nn_call(s, "jax.lax.switch", 3, sv, 0, NULL, NULL) : NULL;
+  SrVal *U = item(s, uv, 0), *V = item(s, uv, 1);
+  SrVal *P = OP(ADD, U, V), *Q = OP(ADD, sr_nn_call1(s, "jax.numpy.negative", U), V);
+  SrVal *it[3] = {P, Q, nsq};
+  return DONE(P && Q && nsq ? KEEP(tuple_of(3, it)) : NULL);
+}
+
+typedef struct Expm {
+  int upper;
+  int64_t max_sq;
+  SrVal *nsq; /* the traced n_squarings the branches and the loop close over */
+} Expm;
+
+static void expm_free(void *d) {
+  Expm *e = d;
+  if (e) sr_unref(e->nsq);
+  free(e);
+}
+
+static SrVal *sq_precise(SrInterp *I, SrArgs *a) {
+  SCOPE(I);
+  return DONE(pdot(s, a->v[0], a->v[0]));
+}
+
+static SrVal *sq_ident(SrInterp *I, SrArgs *a) { return sr_ref(a->v[0]); }
+
+/* _scan_f(c, i): (cond(i < n_squarings, square, identity, c), None) */
+static SrVal *scan_f(SrInterp *I, SrArgs *a) {
+  Expm *e = sr_current_builtin(I)->data;
+  SCOPE(I);
+  SrVal *sq = KEEP(sr_builtin_with("_squaring_precise", sq_precise, NULL, NULL));
+  SrVal *id = KEEP(sr_builtin_with("_identity", sq_ident, NULL, NULL));
+  SrVal *cv[4] = {OP(LT, a->v[1], e->nsq), sq, id, a->v[0]};
+  SrVal *c = cv[0] ? sr_nn_call(s, "jax.lax.cond", 4, cv, 0, NULL, NULL) : NULL;
+  SrVal *it[2] = {c, sr_none()};
+  return DONE(c ? KEEP(tuple_of(2, it)) : NULL);
+}
+
+/* _squaring(R, n_squarings, max_squarings): a scan of max_squarings conds */
+static SrVal *squaring_body(SrInterp *I, SrArgs *a) {
+  Expm *e0 = sr_current_builtin(I)->data;
+  SCOPE(I);
+  Expm *e = sr_xmalloc(sizeof *e);
+  *e = *e0;
+  e->nsq = sr_ref(a->v[1]);
+  SrVal *f = KEEP(sr_builtin_with("_scan_f", scan_f, e, expm_free));
+  SrVal *mv = INT(e->max_sq), *ndt = KEEP(sr_dtype_val(NULL, ty(I, a->v[1])->dtype));
+  const char *dk[1] = {"dtype"};
+  SrVal *xs = kcall(s, "jax.numpy.arange", 1, &mv, 1, dk, &ndt);
+  SrVal *sv[3] = {f, a->v[0], xs};
+  SrVal *r = xs ? sr_nn_call(s, "jax.lax.scan", 3, sv, 0, NULL, NULL) : NULL;
+  return DONE(item(s, r, 0));
+}
+
+static SrVal *expm_nan(SrInterp *I, SrArgs *a) {
+  SCOPE(I);
+  SrVal *A = item(s, a->v[0], 0);
+  return DONE(sr_nn_full_like(s, A, sr_nn_float(s, NAN)));
+}
+
+/* _compute((A, P, Q)): R = solve(Q, P) (solve_triangular if upper), squared */
+static SrVal *expm_compute(SrInterp *I, SrArgs *a) {
+  Expm *e = sr_current_builtin(I)->data;
+  SCOPE(I);
+  SrVal *P = item(s, a->v[0], 1), *Q = item(s, a->v[0], 2);
+  SrVal *R = e->upper ? sr_nn_call2(s, "jax.scipy.linalg.solve_triangular", Q, P)
+                      : sr_nn_call2(s, "jax.numpy.linalg.solve", Q, P);
+  Expm *d = sr_xmalloc(sizeof *d);
+  *d = *e;
+  d->nsq = NULL;
+  SrVal *args[2] = {R, e->nsq};
+  return DONE(R ? KEEP(sr_api_jit(I, "_squaring", squaring_body, d, 2, args)) : (free(d), NULL));
+}
+
+static SrVal *expm_body(SrInterp *I, SrArgs *a);
+
+static SrVal *expm_body(SrInterp *I, SrArgs *a) {
+  Expm *e0 = sr_current_builtin(I)->data;
+  SCOPE(I);
+  SrVal *A = inexact1(s, a->v[0], "expm");
+  const SrType *t = ty(I, A);
+  char b[256];
+  if (!t) return DONE(NULL);
+  if (t->ndim < 2 || t->dims[t->ndim - 1].size != t->dims[t->ndim - 2].size)
+    return DONE(sr_raise(I, "ValueError", "Expected A to be a (batched) square matrix, got A.shape=%s.",
+                         shape_str(b, sizeof b, t)));
+  if (t->ndim > 2) { /* jnp.vectorize over (n,n)->(n,n): vmap over each batch dim */
+    Expm *d = sr_xmalloc(sizeof *d);
+    *d = *e0;
+    d->nsq = NULL;
+    SrVal *f = KEEP(sr_builtin_with("expm", expm_body, d, expm_free));
+    SrVal *vm = sr_lookup_qualname("jax.vmap");
+    for (int i = 0; i < t->ndim - 2 && f; i++) f = vm ? KEEP(sr_call1(I, vm, f)) : NULL;
+    return DONE(f ? KEEP(sr_call1(I, f, A)) : NULL);
+  }
+  SrVal *pq = KEEP(sr_api_jit(I, "_calc_P_Q", calc_pq_body, NULL, 1, &A));
+  SrVal *P = item(s, pq, 0), *Q = item(s, pq, 1), *nsq = item(s, pq, 2);
+  if (!nsq) return DONE(NULL);
+  Expm *d = sr_xmalloc(sizeof *d);
+  *d = *e0;
+  d->nsq = sr_ref(nsq);
+  SrVal *comp = KEEP(sr_builtin_with("_compute", expm_compute, d, expm_free));
+  SrVal *nan = KEEP(sr_builtin_with("_nan", expm_nan, NULL, NULL));
+  SrVal *ops[3] = {A, P, Q};
+  SrVal *opt = KEEP(tuple_of(3, ops));
+  SrVal *cv[4] = {OP(GT, nsq, INT(e0->max_sq)), nan, comp, opt};
+  return DONE(cv[0] ? sr_nn_call(s, "jax.lax.cond", 4, cv, 0, NULL, NULL) : NULL);
+}
+
+/* expm(A, *, upper_triangular=False, max_squarings=16): jit[name=expm] */
+static SrVal *sp_expm(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  int upper;
+  int64_t ms = 16;
+  if (sr_args_parse(I, a, "expm", "A, *, upper_triangular=, max_squarings=", p) < 0 ||
+      flag(I, p[1], 0, "upper_triangular", &upper) < 0 || (p[2] && sr_as_int(I, p[2], "max_squarings", &ms) < 0))
+    return NULL;
+  Expm *d = sr_xmalloc(sizeof *d);
+  d->upper = upper;
+  d->max_sq = ms;
+  d->nsq = NULL;
+  return sr_api_jit(I, "expm", expm_body, d, 1, &p[0]);
+}
+
 /* ---- registration ---- */
 
 void sr_linalg16_api_init(void) {
@@ -1599,6 +1827,9 @@ void sr_linalg16_api_init(void) {
       {"jax.scipy.linalg.svd", sp_svd,
        "svd(a, full_matrices=True, compute_uv=True, ...): jit[name=_svd], (u, s, vt) or s"},
       {"jax.scipy.linalg.block_diag", sp_block_diag, "block_diag(*arrs): the arrays on the diagonal of one matrix"},
+      {"jax.scipy.linalg.expm", sp_expm,
+       "expm(A, *, upper_triangular=False, max_squarings=16): jit[name=expm], the matrix exponential (Pade, "
+       "scaling and squaring)"},
       {NULL, NULL, NULL},
   };
   for (int i = 0; defs[i].names; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);
