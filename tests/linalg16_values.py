@@ -90,3 +90,6 @@ for e in (E, np.zeros((2, 2)), S, A / 4, A):
   print(out(sl.expm(e)))
 print(out(np.stack([sl.expm(E), sl.expm(2 * E)])))
 print(out(sl.expm(np.triu(A))))
+H = S - 3. * np.eye(3)
+print(out(np.linalg.svd(H, hermitian=True)[1]), out(np.linalg.svd(H, hermitian=True, compute_uv=False)), True)
+print(np.int32(np.linalg.matrix_rank(H, hermitian=True)), out(np.linalg.pinv(H, hermitian=True)))

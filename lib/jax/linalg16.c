@@ -963,7 +963,7 @@ static SrVal *matrix_rank_body(SrInterp *I, SrArgs *a) {
     return DONE(any ? KEEP(sr_lax_convert(I, any, SR_I32, 0, NULL)) : NULL);
   }
   (void)i32;
-  SrVal *S = svals(s, x);
+  SrVal *S = cur_flags(I)[0] ? KEEP(sr_linalg16_svd_hermitian(I, x, 0)) : svals(s, x);
   SrVal *rtol = a->n > 1 && given(a->v[1]) ? KEEP(sr_jnp_asarray(I, a->v[1], -1)) : NULL;
   if (!rtol && S) {
     int64_t mx = MAXI(t->dims[t->ndim - 2].size, t->dims[t->ndim - 1].size);
@@ -992,9 +992,8 @@ static SrVal *la_matrix_rank(SrInterp *I, SrArgs *a) {
     if (given(rtol)) return sr_raise(I, "ValueError", "matrix_rank: only one of tol or rtol may be specified.");
     rtol = p[3];
   }
-  if (herm) return sr_raise(I, "NotImplementedError", "jnp.linalg.matrix_rank's hermitian=True (eigh) is not implemented");
   SrVal *args[2] = {p[0], given(rtol) ? rtol : sr_none()};
-  return sr_api_jit(I, "matrix_rank", matrix_rank_body, NULL, 2, args);
+  return sr_api_jit(I, "matrix_rank", matrix_rank_body, flags(herm, 0, 0, 0), 2, args);
 }
 
 /* _pinv's body: vh.mT @ (u.mT / s[..., None]) with the singular values
@@ -1017,9 +1016,9 @@ static SrVal *pinv_body(SrInterp *I, SrArgs *a) {
   }
   SrVal *rtol = a->n > 1 && given(a->v[1]) ? KEEP(sr_jnp_asarray(I, a->v[1], -1)) : NULL;
   if (!rtol) rtol = OP(MUL, sr_nn_float(s, 10.0 * (double)MAXI(m, n)), eps_of(s, t->dtype));
-  const char *kw[1] = {"full_matrices"};
-  SrVal *kv[1] = {BOOL(0)};
-  SrVal *usv = kcall(s, "jax.numpy.linalg.svd", 1, &x, 1, kw, kv);
+  const char *kw[2] = {"full_matrices", "hermitian"};
+  SrVal *kv[2] = {BOOL(0), BOOL(cur_flags(I)[0])};
+  SrVal *usv = kcall(s, "jax.numpy.linalg.svd", 1, &x, 2, kw, kv);
   SrVal *u = item(s, usv, 0), *sv = item(s, usv, 1), *vh = item(s, usv, 2);
   if (!vh || !rtol) return DONE(NULL);
   /* rtol[..., None] expanded in front to s's rank */
@@ -1049,9 +1048,8 @@ static SrVal *la_pinv(SrInterp *I, SrArgs *a) {
     if (given(rtol)) return sr_raise(I, "ValueError", "pinv: only one of rtol and rcond may be specified.");
     rtol = p[3];
   }
-  if (herm) return sr_raise(I, "NotImplementedError", "jnp.linalg.pinv's hermitian=True (eigh) is not implemented");
   SrVal *args[2] = {p[0], given(rtol) ? rtol : sr_none()};
-  return sr_api_jit(I, "_pinv", pinv_body, NULL, 2, args);
+  return sr_api_jit(I, "_pinv", pinv_body, flags(herm, 0, 0, 0), 2, args);
 }
 
 /* _lstsq(a, b, rcond, numpy_resid=False) of a 2-D a */
@@ -1750,6 +1748,59 @@ static SrVal *sp_expm(SrInterp *I, SrArgs *a) {
   d->max_sq = ms;
   d->nsq = NULL;
   return sr_api_jit(I, "expm", expm_body, d, 1, &p[0]);
+}
+
+/* ---- jnp.linalg.svd(hermitian=True): through eigh ---- */
+
+/* svd's hermitian branch: (w, v) = eigh(a) in JAX's names swapped (w the
+   eigenvectors); s = |eigenvalues| sorted descending with their indices
+   and signs (lax.sort, lax.rev), u the eigenvectors taken in that order,
+   vh = _H(u * sign) */
+static SrVal *svd_herm_body(SrInterp *I, SrArgs *a) {
+  int uv = cur_flags(I)[0];
+  SCOPE(I);
+  SrVal *x = inexact1(s, a->v[0], "jnp.linalg.svd");
+  SrVal *r = eigh2(s, x, 1, 1, 1, NULL, NULL);
+  SrVal *w = item(s, r, 0), *v = item(s, r, 1);
+  SrVal *sv = v ? sr_nn_call1(s, "jax.lax.abs", v) : NULL;
+  const SrType *st = ty(I, sv);
+  if (!st) return DONE(NULL);
+  int nd = st->ndim;
+  SrVal *dims = INT(nd - 1);
+  SrVal *dl1 = KEEP(sr_tuple(NULL, 1, (SrVal *[]){sr_ref(dims)}));
+  const char *rk[1] = {"dimensions"};
+  if (!uv) {
+    const char *dk[1] = {"dimension"};
+    SrVal *dv[1] = {INT(-1)};
+    SrVal *so = kcall(s, "jax.lax.sort", 1, &sv, 1, dk, dv);
+    return DONE(so ? kcall(s, "jax.lax.rev", 1, &so, 1, rk, &dl1) : NULL);
+  }
+  SrVal *sign = sr_nn_call1(s, "jax.lax.sign", v);
+  int64_t sh[SR_MAX_RANK];
+  for (int i = 0; i < nd; i++) sh[i] = st->dims[i].size;
+  SrVal *idxs = KEEP(sr_lax_iota(I, SR_U32, sh, nd, nd - 1, NULL));
+  SrVal *ops = sign && idxs ? KEEP(tuple_of(3, (SrVal *[]){sv, idxs, sign})) : NULL;
+  const char *sk[2] = {"dimension", "num_keys"};
+  SrVal *skv[2] = {INT(-1), INT(1)};
+  SrVal *so = ops ? kcall(s, "jax.lax.sort", 1, &ops, 2, sk, skv) : NULL;
+  SrVal *ss = item(s, so, 0), *si = item(s, so, 1), *sg = item(s, so, 2);
+  ss = ss ? kcall(s, "jax.lax.rev", 1, &ss, 1, rk, &dl1) : NULL;
+  si = si ? kcall(s, "jax.lax.rev", 1, &si, 1, rk, &dl1) : NULL;
+  sg = sg ? kcall(s, "jax.lax.rev", 1, &sg, 1, rk, &dl1) : NULL;
+  SrVal *ie = si ? sr_nn_call2(s, "jax.numpy.expand_dims", si, INT(-2)) : NULL;
+  const char *ak[1] = {"axis"};
+  SrVal *av[1] = {INT(-1)};
+  SrVal *tv[2] = {w, ie};
+  SrVal *u = ie ? kcall(s, "jax.numpy.take_along_axis", 2, tv, 1, ak, av) : NULL;
+  SrVal *sge = sg ? sr_nn_call2(s, "jax.numpy.expand_dims", sg, INT(-2)) : NULL;
+  SrVal *vh = u && sge ? mT(s, OP(MUL, u, sge)) : NULL;
+  if (!vh || !ss) return DONE(NULL);
+  SrVal *it[3] = {u, ss, vh};
+  return DONE(KEEP(named(I, "SVDResult", "U S Vh", 3, it)));
+}
+
+SrVal *sr_linalg16_svd_hermitian(SrInterp *I, SrVal *a, int compute_uv) {
+  return sr_api_jit(I, "svd", svd_herm_body, flags(compute_uv, 0, 0, 0), 1, &a);
 }
 
 /* ---- registration ---- */
