@@ -38,6 +38,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/lax/windowed.c \
 	lib/lax/remat_pe.c \
 	lib/lax/linalg.c \
+	lib/lax/linalg16.c lib/lax/linalg.h \
 	lib/py/ast.h lib/py/builtins_py.c lib/py/class.c lib/py/class.h lib/py/interp.c lib/py/interp.h \
 	lib/py/lex.c lib/py/lex.h lib/py/objects.c lib/py/objects.h lib/py/range.c \
 	lib/py/range.h lib/py/re.c lib/py/input.c lib/py/syntax.c \
@@ -72,6 +73,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/jax/numpy_info.c \
 	lib/jax/numpy_norm.c \
 	lib/jax/lax_linalg.c \
+	lib/jax/linalg16.c \
 	lib/jax/numpy_repeat.c \
 	lib/jax/numpy_index.c \
 	lib/jax/kernel_counts.c \

@@ -173,4 +173,7 @@ int sr_api_n_leaves(SrInterp *I, SrVal *v);
 void sr_jnp_api_init(void);
 void sr_lax_api_init(void);
 
+/* jnp.linalg.svd(a, compute_uv=, hermitian=True): jit[name=svd] through eigh (linalg16.c) */
+SrVal *sr_linalg16_svd_hermitian(SrInterp *I, SrVal *a, int compute_uv);
+
 #endif

@@ -228,7 +228,8 @@ static SrVal *jnp_svd(SrInterp *I, SrArgs *a) {
   if (flag_arg(I, p[1], 1, "full_matrices", &full) < 0 || flag_arg(I, p[2], 1, "compute_uv", &uv) < 0 ||
       flag_arg(I, p[3], 0, "hermitian", &herm) < 0)
     return NULL;
-  if (herm) return sr_raise(I, "NotImplementedError", "jnp.linalg.svd's hermitian=True (eigh) is not implemented");
+  if (herm && given(p[4])) return sr_raise(I, "NotImplementedError", "subset_by_index not supported on CPU and GPU");
+  if (herm) return sr_linalg16_svd_hermitian(I, p[0], uv);
   if (given(p[4])) return sr_raise(I, "NotImplementedError", "jnp.linalg.svd's subset_by_index is only on TPU");
   return call_svd(I, p[0], full, uv);
 }

@@ -20,4 +20,5 @@ void sr_lax_init(void) {
   sr_lax_conv_init();
   sr_lax_windowed_init();
   sr_lax_linalg_init();
+  sr_lax_linalg16_init();
 }

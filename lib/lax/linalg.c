@@ -28,6 +28,7 @@
 #include "check/rule.h"
 #include "exec/eval.h"
 #include "util/intern.h"
+#include "lax/linalg.h"
 
 #include <cblas.h>
 #undef I /* complex.h's, which cblas.h may bring */
@@ -804,4 +805,21 @@ void sr_lax_linalg_init(void) {
   sr_ad_set_transpose(SR_P_triangular_solve, tr_triangular_solve);
   sr_prims[SR_P_triangular_solve].batch = batch_triangular_solve;
   sr_prims[SR_P_svd].batch = batch_linalg;
+}
+
+/* ==== shared with linalg16.c (linalg.h) ==== */
+
+int sr_linalg_check_operand(SrTypeCtx *cx, const SrRuleEqn *e, const char *name) {
+  return check_operand(cx, e, name);
+}
+const SrType *sr_linalg_result_type(const SrType *x, SrDtype dt, int64_t rows, int64_t cols) {
+  return result_type(x, dt, rows, cols);
+}
+const SrType *sr_linalg_whole_matrix(const SrType *base, const SrType *l, int nd) { return whole_matrix(base, l, nd); }
+SrVal *sr_linalg_mm(SrAd *ad, SrVal *x, SrVal *y, int tx, int ty) { return mm(ad, x, y, tx, ty); }
+SrVal *sr_linalg_mT(SrAd *ad, SrVal *x) { return mT(ad, x); }
+SrVal *sr_linalg_tri_mask(SrAd *ad, SrVal *x, int cmp) { return tri_mask(ad, x, cmp); }
+SrVal *sr_linalg_eye_like(SrAd *ad, const SrType *t) { return eye_like(ad, t); }
+int sr_linalg_batch_front(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
+  return batch_linalg(b, e, x, bd, y, ybd);
 }
