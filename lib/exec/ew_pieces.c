@@ -56,3 +56,22 @@ void sr_copies_run(const SrCopy *c, int n) {
   }
   for (int i = 0; i < n; i++) memcpy(c[i].dst, c[i].src, c[i].n);
 }
+
+typedef struct {
+  size_t es, n;
+  const void *v;
+  char *out;
+} Fill;
+
+static void fill_piece(void *arg, int i) {
+  Fill *f = arg;
+  size_t start = (size_t)i * SR_EW_PIECE;
+  sr_kern_fill(f->es, f->n - start < SR_EW_PIECE ? f->n - start : SR_EW_PIECE, f->v, f->out + start * f->es);
+}
+
+void sr_kern_fill_pieces(size_t es, size_t n, const void *v, void *out) {
+  Fill f = {es, n, v, out};
+  size_t npieces = (n + SR_EW_PIECE - 1) / SR_EW_PIECE;
+  if (npieces < 4 || npieces > (size_t)1 << 30 || !sr_pool_parallel()) sr_kern_fill(es, n, v, out);
+  else sr_pool_run((int)npieces, fill_piece, &f);
+}

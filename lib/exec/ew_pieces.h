@@ -33,6 +33,10 @@
 int sr_kern_ew_pieces(const SrKernEw *k, SrDtype dt, size_t n, int nin, const void *const *in, const size_t *es,
                       void *out, size_t oes, const int64_t *ip);
 
+/* sr_kern_fill (out[0..n) = the es-byte element at v: a broadcast
+   scalar, zeros_like, full) in pieces on the pool as sr_kern_ew_pieces's. */
+void sr_kern_fill_pieces(size_t es, size_t n, const void *v, void *out);
+
 /* Copies c[0..n) (disjoint), side by side on the pool when there are
    two or more of SR_COPY_PIECE bytes or more and the pool has free threads,
    one after another otherwise: a scan's stacked results moved into
