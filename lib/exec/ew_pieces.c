@@ -37,7 +37,7 @@ int sr_kern_ew_pieces(const SrKernEw *k, SrDtype dt, size_t n, int nin, const vo
                       void *out, size_t oes, const int64_t *ip) {
   Pieces p = {k, dt, n, nin, {in[0], nin > 1 ? in[1] : NULL}, {es[0], nin > 1 ? es[1] : 0}, out, oes, ip, 0};
   size_t npieces = (n + SR_EW_PIECE - 1) / SR_EW_PIECE;
-  if (npieces < 4 || npieces > (size_t)1 << 30 || !sr_pool_parallel()) return run(&p, 0, n);
+  if (n < 4 * SR_EW_PIECE || npieces > (size_t)1 << 30 || !sr_pool_parallel()) return run(&p, 0, n);
   sr_pool_run((int)npieces, piece, &p);
   return atomic_load(&p.failed) ? -1 : 0;
 }
@@ -72,6 +72,6 @@ static void fill_piece(void *arg, int i) {
 void sr_kern_fill_pieces(size_t es, size_t n, const void *v, void *out) {
   Fill f = {es, n, v, out};
   size_t npieces = (n + SR_EW_PIECE - 1) / SR_EW_PIECE;
-  if (npieces < 4 || npieces > (size_t)1 << 30 || !sr_pool_parallel()) sr_kern_fill(es, n, v, out);
+  if (n < 4 * SR_EW_PIECE || npieces > (size_t)1 << 30 || !sr_pool_parallel()) sr_kern_fill(es, n, v, out);
   else sr_pool_run((int)npieces, fill_piece, &f);
 }

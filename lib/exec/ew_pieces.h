@@ -26,8 +26,8 @@
 
 /* sr_kern_unary (nin 1) or sr_kern_binary (nin 2) of k for dt over n
    elements: in[i] has es[i] bytes an element (0: a broadcast scalar,
-   read at 0), out oes.  In pieces on the pool when there are 4 or more
-   pieces and the pool has free threads (not from inside a pool task);
+   read at 0), out oes.  In pieces on the pool when n is 4 pieces or more
+   (262,144 elements) and the pool has free threads (not from inside a pool task);
    in one call otherwise.  Returns the kernel's status (-1: no kernel for
    dt, the same from every piece). */
 int sr_kern_ew_pieces(const SrKernEw *k, SrDtype dt, size_t n, int nin, const void *const *in, const size_t *es,
