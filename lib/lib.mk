@@ -92,6 +92,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/jax/numpy_searchsorted.c \
 	lib/jax/numpy_setops.c \
 	lib/exec/bufpool.c lib/exec/bufpool.h \
+	lib/exec/ew_pieces.c lib/exec/ew_pieces.h \
 	lib/cmd/commands.c lib/cmd/commands.h lib/cmd/commands_ad.c \
 	lib/cmd/hooks_exec.c lib/cmd/linit.c lib/cmd/linit.h \
 	lib/cmd/session.c lib/cmd/target.c lib/cmd/help_examples.def \

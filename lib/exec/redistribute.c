@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "exec/eval.h"
+#include "exec/ew_pieces.h"
 #include "exec/kern.h"
 #include "exec/layout.h"
 #include "util/intern.h"
@@ -498,7 +499,12 @@ static SrArray *step_zero(SrEvalCtx *cx, SrArray *cur, int axis, int ukind) {
       r->shard[p] = sr_buffer_ref(cur->shard[p]);
       continue;
     }
-    if (!zero) zero = sr_buffer_zeros(numel * sr_elem_size(cur->type->dtype));
+    if (!zero) {
+      /* the zeros in pieces on the pool when big (ew_pieces.h) */
+      static const unsigned char z;
+      zero = sr_buffer_new(numel * sr_elem_size(cur->type->dtype));
+      sr_kern_fill_pieces(1, zero->nbytes, &z, zero->data);
+    }
     r->shard[p] = sr_buffer_ref(zero);
   }
   sr_buffer_unref(zero);

@@ -16,6 +16,7 @@
 #include "ad/ad_rules.h"
 #include "ad/batch.h"
 #include "exec/eval.h"
+#include "exec/ew_pieces.h"
 #include "exec/kern.h"
 #include "exec/layout.h"
 #include "core/jaxstate.h"
@@ -1720,6 +1721,8 @@ static int ev_scan(SrEvalCtx *cx, const SrEvalEqn *e) {
   SrArray **ys = sr_xcalloc(ny + 1, sizeof *ys);
   int rc = 0;
   SrEvDest sd = {e->nout, sr_xcalloc(e->nout + 1, sizeof *sd.out)};
+  SrCopy *copies = NULL;  /* an iteration's results into their slices */
+  int ncopy = 0, copy_cap = 0;
   for (uint32_t i = 0; i < nconsts + ncarry; i++) args[i] = sr_array_ref(e->in[i]);
   /* an initial carry at its last use and held by no one else: its buffers
      move to the scan's own carry, so that the body may overwrite them */
@@ -1811,9 +1814,14 @@ static int ev_scan(SrEvalCtx *cx, const SrEvalEqn *e) {
         if (q < p) continue;
         size_t per = y->shard[p]->nbytes;
         char *slot = (char *)ys[k]->shard[p]->data + (size_t)i * per;
-        if (y->shard[p]->data != slot) memcpy(slot, y->shard[p]->data, per);
+        if (y->shard[p]->data == slot) continue;
+        if (ncopy == copy_cap) copies = sr_xrealloc(copies, (size_t)(copy_cap = 2 * copy_cap + 8) * sizeof *copies);
+        copies[ncopy++] = (SrCopy){slot, y->shard[p]->data, per};
       }
     }
+    /* the devices' copies side by side on the pool (exec/ew_pieces.h) */
+    sr_copies_run(copies, ncopy);
+    ncopy = 0;
     for (uint32_t k = ncarry; k < e->nout; k++) {
       sr_array_unref(res[k]);
       res[k] = NULL;
@@ -1845,6 +1853,7 @@ static int ev_scan(SrEvalCtx *cx, const SrEvalEqn *e) {
     free(sd.out[k].taken);
   }
   free(sd.out);
+  free(copies);
   free(args);
   free(res);
   free(xs);

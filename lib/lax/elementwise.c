@@ -15,6 +15,7 @@
 #include "ad/ad_rules.h"
 #include "ad/batch.h"
 #include "exec/eval.h"
+#include "exec/ew_pieces.h"
 #include "exec/kern.h"
 #include "exec/kern_ew.h"
 #include "exec/prng.h"
@@ -464,12 +465,17 @@ static int ew_fn(SrShardIO *io) {
   default:
     if (w->nin == 1) {
       n = io->in[0]->nbytes / sr_elem_size(w->dt);
-      rc = sr_kern_unary(sr_prims[w->prim].kern, w->dt, n, io->in[0]->data, io->out[0]->data, w->ip);
     } else {
       n = (w->scalar[0] ? io->in[1]->nbytes : io->in[0]->nbytes) / sr_elem_size(w->dt);
       if (w->scalar[0] && w->scalar[1]) n = 1;
-      rc = sr_kern_binary(sr_prims[w->prim].kern, w->dt, n, io->in[0]->data, w->scalar[0], io->in[1]->data,
-                          w->scalar[1], io->out[0]->data);
+    }
+    {
+      /* in pieces on the pool when it is one big kernel (exec/ew_pieces.h) */
+      size_t d = n ? n : 1;
+      const void *in[2] = {io->in[0]->data, w->nin > 1 ? io->in[1]->data : NULL};
+      size_t es[2] = {w->scalar[0] ? 0 : io->in[0]->nbytes / d, w->nin > 1 && !w->scalar[1] ? io->in[1]->nbytes / d : 0};
+      rc = sr_kern_ew_pieces(sr_prims[w->prim].kern, w->dt, n, w->nin, in, es, io->out[0]->data,
+                             io->out[0]->nbytes / d, w->ip);
     }
   }
   return rc < 0 ? kern_fail(io, w) : 0;

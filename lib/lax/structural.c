@@ -16,6 +16,7 @@
 #include "ad/ad_rules.h"
 #include "ad/batch.h"
 #include "exec/eval.h"
+#include "exec/ew_pieces.h"
 #include "exec/kern.h"
 #include "check/rule.h"
 #include "text/print_val.h"
@@ -519,6 +520,11 @@ typedef struct BcastArg {
 static int bcast_fn(SrShardIO *io) {
   BcastArg *b = io->arg;
   int64_t zero[SR_MAX_RANK] = {0};
+  if (io->in[0]->nbytes == b->es) {
+    /* a scalar's broadcast: a fill (exec/ew_pieces.h) */
+    sr_kern_fill_pieces(b->es, io->out[0]->nbytes / b->es, io->in[0]->data, io->out[0]->data);
+    return 0;
+  }
   sr_kern_strided(b->es, b->nd, b->in_view, zero, b->step, io->out_shape[0], io->in[0]->data, io->out[0]->data);
   return 0;
 }
