@@ -1,0 +1,12 @@
+/* misc16.h: the inits of jnp.vectorize, lax.associative_scan,
+ * jax.custom_gradient, the tree_util leftovers and the small jnp
+ * functions of wave 7's misc16, all called from sr_misc16_init
+ * (numpy_vectorize.c), which sr_jnp_init calls.
+ */
+#ifndef SR_JAX_MISC16_H
+#define SR_JAX_MISC16_H
+
+void sr_misc16_init(void);
+void sr_jnp_vectorize_init(void);     /* numpy_vectorize.c */
+
+#endif
