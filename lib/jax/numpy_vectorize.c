@@ -566,4 +566,5 @@ void sr_jnp_vectorize_init(void) {
 void sr_misc16_init(void) {
   sr_jnp_vectorize_init();
   sr_lax_assoc_scan_init();
+  sr_custom_gradient_init();
 }
