@@ -567,4 +567,5 @@ void sr_misc16_init(void) {
   sr_jnp_vectorize_init();
   sr_lax_assoc_scan_init();
   sr_custom_gradient_init();
+  sr_tree_more_init();
 }
