@@ -11,5 +11,6 @@ void sr_jnp_vectorize_init(void);     /* numpy_vectorize.c */
 void sr_lax_assoc_scan_init(void);    /* lax_assoc_scan.c */
 void sr_custom_gradient_init(void);   /* custom_gradient.c */
 void sr_tree_more_init(void);         /* tree_more.c */
+void sr_jnp_small16_init(void);       /* numpy_small16.c */
 
 #endif

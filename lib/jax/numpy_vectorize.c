@@ -568,4 +568,5 @@ void sr_misc16_init(void) {
   sr_lax_assoc_scan_init();
   sr_custom_gradient_init();
   sr_tree_more_init();
+  sr_jnp_small16_init();
 }
