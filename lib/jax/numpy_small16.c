@@ -511,6 +511,77 @@ static SrVal *jnp_unpackbits(SrInterp *I, SrArgs *a) {
   return r;
 }
 
+
+/* ---- polydiv, lax.broadcast_like, lax.RoundingMethod ---- */
+
+/* x.at[key].NAME(v), kept by the scope */
+static SrVal *at_op(SrNnScope *s, SrVal *x, SrVal *key, const char *name, SrVal *v) {
+  if (!x || !key || !v) return NULL;
+  SrVal *at = sr_nn_keep(s, sr_getattr(s->I, x, "at"));
+  SrVal *ix = at ? sr_nn_keep(s, sr_getitem(s->I, at, key)) : NULL;
+  SrVal *m = ix ? sr_nn_keep(s, sr_getattr(s->I, ix, name)) : NULL;
+  SrArgs a = {1, &v, 0, NULL, NULL, NULL};
+  return m ? sr_nn_keep(s, sr_call(s->I, m, &a)) : NULL;
+}
+
+/* polydiv(u, v, *, trim_leading_zeros=False): the long division's
+   quotient and remainder, one .at[].set and .at[].add a step */
+static SrVal *jnp_polydiv(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "polydiv", "u, v, *, trim_leading_zeros=", p) < 0) return NULL;
+  if (p[2] && sr_val_truthy(p[2]))
+    return sr_raise(I, "NotImplementedError", "polydiv: trim_leading_zeros=True is not supported here");
+  SrNnScope s = {I, {0}, 0};
+  SrVal *uv[2] = {sr_nn_keep(&s, sr_jnp_asarray(I, p[0], -1)), NULL};
+  if (uv[0]) uv[1] = sr_nn_keep(&s, sr_jnp_asarray(I, p[1], -1));
+  if (!uv[1] || sr_nn_promote_inexact(&s, 2, uv, "polydiv") < 0) return sr_nn_done(&s, NULL);
+  SrVal *u = uv[0], *v = uv[1];
+  if (!vtype(I, u)->ndim || !vtype(I, v)->ndim) return sr_raise(I, "TypeError", "len() of unsized object");
+  int64_t m = vtype(I, u)->dims[0].size - 1, n = vtype(I, v)->dims[0].size - 1;
+  SrVal *scale = sr_nn_op(&s, SR_OP_DIV, sr_nn_float(&s, 1.0), sr_nn_keep(&s, sr_getindex(I, v, 0)));
+  SrVal *len = sr_nn_int(&s, m - n + 1 > 1 ? m - n + 1 : 1);
+  SrVal *q = call_kw(&s, "jax.numpy.zeros", 1, &len, "dtype", sr_nn_keep(&s, sr_dtype_val(NULL, vtype(I, u)->dtype)));
+  for (int64_t k = 0; q && u && k < m - n + 1; k++) {
+    if (sr_interrupt_point(I)) {
+      sr_raise(I, "KeyboardInterrupt", "interrupted");
+      return sr_nn_done(&s, NULL);
+    }
+    SrVal *d = sr_nn_op(&s, SR_OP_MUL, scale, sr_nn_keep(&s, sr_getindex(I, u, k)));
+    q = at_op(&s, q, sr_nn_int(&s, k), "set", d);
+    SrVal *sl = sr_nn_keep(&s, sr_slice_new(sr_int(NULL, k), sr_int(NULL, k + n + 1), sr_none()));
+    u = at_op(&s, u, sl, "add", sr_nn_op(&s, SR_OP_MUL, sr_nn_call1(&s, "jax.numpy.negative", d), v));
+    if (s.n > SR_NN_SCOPE_MAX - 16) { /* keep the scope small: only q, u, v and scale live on */
+      SrVal *keep[4] = {sr_ref(q), sr_ref(u), sr_ref(v), sr_ref(scale)};
+      sr_nn_done(&s, NULL);
+      q = sr_nn_keep(&s, keep[0]);
+      u = sr_nn_keep(&s, keep[1]);
+      v = sr_nn_keep(&s, keep[2]);
+      scale = sr_nn_keep(&s, keep[3]);
+    }
+  }
+  if (!q || !u) return sr_nn_done(&s, NULL);
+  SrVal *items[2] = {sr_ref(q), sr_ref(u)};
+  return sr_nn_done(&s, sr_nn_keep(&s, sr_tuple(NULL, 2, items)));
+}
+
+/* lax.broadcast_like(arr, like_arr): broadcast_to like_arr's shape */
+static SrVal *lax_broadcast_like(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "broadcast_like", "arr, like_arr", p) < 0) return NULL;
+  SrVal *like = sr_jnp_asarray(I, p[1], -1);
+  SrVal *x = like ? sr_jnp_asarray(I, p[0], -1) : NULL;
+  SrVal *r = NULL;
+  if (x) {
+    const SrType *t = vtype(I, like);
+    int64_t sh[SR_MAX_RANK];
+    for (int k = 0; k < t->ndim; k++) sh[k] = t->dims[k].size;
+    r = sr_lax_broadcast_to(I, x, sh, t->ndim, NULL);
+  }
+  sr_unref(x);
+  sr_unref(like);
+  return r;
+}
+
 void sr_jnp_small16_init(void) {
   static const struct {
     const char *names;
@@ -531,7 +602,14 @@ void sr_jnp_small16_init(void) {
        "packbits(a, axis=None, bitorder='big'): jit[name=packbits], the bits of a packed into uint8"},
       {"jax.numpy.unpackbits", jnp_unpackbits,
        "unpackbits(a, axis=None, count=None, bitorder='big'): jit[name=unpackbits], uint8 unpacked into bits"},
+      {"jax.numpy.polydiv", jnp_polydiv,
+       "polydiv(u, v, *, trim_leading_zeros=False): (quotient, remainder) of the polynomials' long division"},
+      {"jax.lax.broadcast_like", lax_broadcast_like, "broadcast_like(arr, like_arr): arr broadcast to like_arr's shape"},
       {NULL, NULL, NULL},
   };
   for (int i = 0; defs[i].names; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);
+  /* lax.RoundingMethod (an IntEnum: its members are the ints round's
+     rounding_method= takes) */
+  sr_register("jax.lax.RoundingMethod.AWAY_FROM_ZERO", sr_int(NULL, 0));
+  sr_register("jax.lax.RoundingMethod.TO_NEAREST_EVEN", sr_int(NULL, 1));
 }
