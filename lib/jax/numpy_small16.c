@@ -251,11 +251,12 @@ static SrVal *unwrap_body(SrInterp *I, SrArgs *a) {
   SrVal *dd = call_kw(&s, "jax.numpy.diff", 1, &p, "axis", axv);
   SrVal *ddmod = sr_nn_op(&s, SR_OP_SUB, sr_nn_call2(&s, "jax.numpy.mod", sr_nn_op(&s, SR_OP_ADD, dd, interval), period),
                           interval);
-  SrVal *c = sr_nn_op(&s, SR_OP_BITAND, sr_nn_op(&s, SR_OP_EQ, ddmod, sr_nn_call1(&s, "jax.numpy.negative", interval)),
-                      sr_nn_op(&s, SR_OP_GT, dd, sr_nn_int(&s, 0)));
+  /* (ddmod == -interval) & (dd > 0), in Python's order of evaluation */
+  SrVal *c = sr_nn_op(&s, SR_OP_EQ, ddmod, sr_nn_call1(&s, "jax.numpy.negative", interval));
+  c = sr_nn_op(&s, SR_OP_BITAND, c, sr_nn_op(&s, SR_OP_GT, dd, sr_nn_int(&s, 0)));
   ddmod = sr_nn_call3(&s, "jax.numpy.where", c, interval, ddmod);
-  SrVal *ph = sr_nn_call3(&s, "jax.numpy.where", sr_nn_op(&s, SR_OP_LT, sr_nn_call1(&s, "jax.numpy.abs", dd), discont),
-                          sr_nn_int(&s, 0), sr_nn_op(&s, SR_OP_SUB, ddmod, dd));
+  SrVal *small = sr_nn_op(&s, SR_OP_LT, sr_nn_call1(&s, "jax.numpy.abs", dd), discont);
+  SrVal *ph = sr_nn_call3(&s, "jax.numpy.where", small, sr_nn_int(&s, 0), sr_nn_op(&s, SR_OP_SUB, ddmod, dd));
   const char *kw[2] = {"axis"};
   SrVal *a0[3] = {p, sr_nn_int(&s, 0), sr_nn_int(&s, 1)};
   SrVal *kv[1] = {axv};
@@ -582,6 +583,140 @@ static SrVal *lax_broadcast_like(SrInterp *I, SrArgs *a) {
   return r;
 }
 
+
+/* ---- frexp (@jit, over the custom_jvp _frexp) and ldexp (@jit) ---- */
+
+typedef struct {
+  int nexp, nmant, minexp;
+  double tiny;
+  SrDtype int_type;
+} FInfo;
+
+/* dtypes.finfo's fields _frexp reads; 0 or -1 for a dtype it has none of */
+static int finfo_of(SrDtype d, FInfo *f) {
+  switch (d) {
+  case SR_F16: *f = (FInfo){5, 10, -14, 6.103515625e-05, SR_I16}; return 0;
+  case SR_BF16: *f = (FInfo){8, 7, -126, 1.1754943508222875e-38, SR_I16}; return 0;
+  case SR_F32: *f = (FInfo){8, 23, -126, 1.1754943508222875e-38, SR_I32}; return 0;
+  case SR_F64: *f = (FInfo){11, 52, -1022, 2.2250738585072014e-308, SR_I64}; return 0;
+  default: return -1;
+  }
+}
+
+static SrVal *where3(SrNnScope *s, SrVal *c, SrVal *x, SrVal *y) { return sr_nn_call3(s, "jax.numpy.where", c, x, y); }
+
+static SrVal *frexp_fun(SrInterp *I, SrArgs *a) {
+  if (a->n != 1) return sr_raise(I, "TypeError", "_frexp() takes 1 positional argument");
+  SrNnScope s = {I, {0}, 0};
+  SrVal *x = a->v[0];
+  SrDtype dt = vtype(I, x)->dtype;
+  FInfo f;
+  if (finfo_of(dt, &f) < 0) return sr_raise(I, "ValueError", "data type %s not inexact", sr_dtype_name(dt));
+  int64_t mask = ((int64_t)1 << f.nexp) - 1, bias = 1 - f.minexp;
+  SrVal *ity = sr_nn_keep(&s, sr_dtype_val(NULL, f.int_type));
+  /* _normalize_float */
+  SrVal *cond = sr_nn_op(&s, SR_OP_LT, sr_nn_call1(&s, "jax.lax.abs", x), sr_nn_float(&s, f.tiny));
+  SrVal *x1 = where3(&s, cond, sr_nn_op(&s, SR_OP_MUL, x, sr_nn_typed_scalar(&s, ldexp(1.0, f.nmant), dt)), x);
+  SrVal *x2 = where3(&s, cond, sr_nn_typed_scalar(&s, -f.nmant, f.int_type), sr_nn_typed_scalar(&s, 0, f.int_type));
+  x1 = sr_nn_call2(&s, "jax.lax.bitcast_convert_type", x1, ity);
+  SrVal *e = sr_nn_op(&s, SR_OP_BITAND, sr_nn_op(&s, SR_OP_RSHIFT, x1, sr_nn_int(&s, f.nmant)), sr_nn_int(&s, mask));
+  x2 = sr_nn_op(&s, SR_OP_ADD, x2, sr_nn_op(&s, SR_OP_ADD, sr_nn_op(&s, SR_OP_SUB, e, sr_nn_int(&s, bias)), sr_nn_int(&s, 1)));
+  x1 = sr_nn_op(&s, SR_OP_BITAND, x1, sr_nn_int(&s, ~(mask << f.nmant)));
+  x1 = sr_nn_op(&s, SR_OP_BITOR, x1, sr_nn_int(&s, (bias - 1) << f.nmant));
+  x1 = sr_nn_call2(&s, "jax.lax.bitcast_convert_type", x1, sr_nn_keep(&s, sr_dtype_val(NULL, dt)));
+  /* isinf(x) | isnan(x) | (x == 0), in Python's order of evaluation */
+  SrVal *inf = sr_nn_call1(&s, "jax.numpy.isinf", x);
+  SrVal *nan = sr_nn_call1(&s, "jax.numpy.isnan", x);
+  SrVal *c2 = sr_nn_op(&s, SR_OP_BITOR, inf, nan);
+  c2 = sr_nn_op(&s, SR_OP_BITOR, c2, sr_nn_op(&s, SR_OP_EQ, x, sr_nn_int(&s, 0)));
+  x2 = where3(&s, c2, x2 ? sr_nn_full_like(&s, x2, sr_nn_int(&s, 0)) : NULL, x2);
+  SrVal *m = where3(&s, c2, x, x1);
+  SrVal *e32 = sr_nn_call2(&s, "jax.lax.convert_element_type", x2, sr_nn_keep(&s, sr_dtype_val(NULL, SR_I32)));
+  if (!m || !e32) return sr_nn_done(&s, NULL);
+  SrVal *items[2] = {sr_ref(m), sr_ref(e32)};
+  return sr_nn_done(&s, sr_nn_keep(&s, sr_tuple(NULL, 2, items)));
+}
+
+/* m, e = frexp(x); (m, e), (t * exp2(-e.astype(t.dtype)), zeros of float0) */
+static SrVal *frexp_jvp(SrInterp *I, SrArgs *a) {
+  if (a->n != 2 || !sr_is_seq(a->v[0]) || !sr_is_seq(a->v[1]) || a->v[0]->seq.n != 1 || a->v[1]->seq.n != 1)
+    return sr_raise(I, "TypeError", "_frexp_jvp(primals, tangents) takes one primal");
+  SrNnScope s = {I, {0}, 0};
+  SrVal *x = a->v[0]->seq.items[0], *t = a->v[1]->seq.items[0];
+  SrVal *me = sr_nn_call1(&s, "jax.numpy.frexp", x);
+  if (!me || !sr_is_seq(me) || me->seq.n != 2) return sr_nn_done(&s, NULL);
+  SrVal *m = me->seq.items[0], *e = me->seq.items[1];
+  SrVal *ec = sr_nn_call2(&s, "jax.lax.convert_element_type", e,
+                          sr_nn_keep(&s, sr_dtype_val(NULL, vtype(I, t)->dtype)));
+  SrVal *mdot = sr_nn_op(&s, SR_OP_MUL, t, sr_nn_call1(&s, "jax.numpy.exp2", sr_nn_call1(&s, "jax.numpy.negative", ec)));
+  const char *kw[2] = {"fill_value", "dtype"};
+  SrVal *kv[2] = {sr_nn_int(&s, 0), sr_nn_keep(&s, sr_dtype_val(NULL, SR_FLOAT0))};
+  SrVal *edot = sr_nn_call(&s, "jax.lax.full_like", 1, &e, 2, kw, kv);
+  if (!mdot || !edot) return sr_nn_done(&s, NULL);
+  SrVal *p1[2] = {sr_ref(m), sr_ref(e)}, *p2[2] = {sr_ref(mdot), sr_ref(edot)};
+  SrVal *pair[2] = {sr_tuple(NULL, 2, p1), sr_tuple(NULL, 2, p2)};
+  return sr_nn_done(&s, sr_nn_keep(&s, sr_tuple(NULL, 2, pair)));
+}
+
+static SrVal *frexp_cj;
+
+static SrVal *frexp_body(SrInterp *I, SrArgs *a) {
+  SrNnScope s = {I, {0}, 0};
+  SrVal *x = a->v[0];
+  if (sr_nn_promote_inexact(&s, 1, &x, "frexp") < 0) return sr_nn_done(&s, NULL);
+  SrDtype dt = vtype(I, x)->dtype;
+  if (sr_dtype_is_inexact(dt) && !sr_dtype_is_float(dt))
+    return sr_nn_done(&s, sr_raise(I, "TypeError", "frexp does not support complex-valued inputs"));
+  SrVal *cj = sr_nn_custom_jvp(I, &frexp_cj, "_frexp", frexp_fun, "_frexp_jvp", frexp_jvp, 0);
+  return sr_nn_done(&s, cj ? sr_nn_keep(&s, sr_call1(I, cj, x)) : NULL);
+}
+
+static SrVal *jnp_frexp(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "frexp", "x", p) < 0) return NULL;
+  SrVal *x = sr_jnp_asarray(I, p[0], -1);
+  if (!x) return NULL;
+  SrVal *r = sr_api_jit(I, "frexp", frexp_body, NULL, 1, &x);
+  sr_unref(x);
+  return r;
+}
+
+static SrVal *ldexp_body(SrInterp *I, SrArgs *a) {
+  SrNnScope s = {I, {0}, 0};
+  SrVal *x1 = a->v[0], *x2 = a->v[1];
+  SrDtype d1 = vtype(I, x1)->dtype, d2 = vtype(I, x2)->dtype;
+  if ((sr_dtype_is_inexact(d1) && !sr_dtype_is_float(d1)) || sr_dtype_is_inexact(d2))
+    return sr_raise(I, "ValueError", "ldexp not supported for input types (dtype('%s'), dtype('%s'))", sr_dtype_name(d1),
+                    sr_dtype_name(d2));
+  if (sr_nn_promote_inexact(&s, 1, &x1, "ldexp") < 0) return sr_nn_done(&s, NULL);
+  SrVal *dt1 = sr_nn_keep(&s, sr_dtype_val(NULL, vtype(I, x1)->dtype));
+  x2 = sr_nn_call2(&s, "jax.lax.convert_element_type", x2, dt1);
+  SrVal *me = sr_nn_call1(&s, "jax.numpy.frexp", x1);
+  if (!x2 || !me || !sr_is_seq(me) || me->seq.n != 2) return sr_nn_done(&s, NULL);
+  SrVal *m = me->seq.items[0], *e = me->seq.items[1];
+  SrVal *dt2 = sr_nn_keep(&s, sr_dtype_val(NULL, vtype(I, x2)->dtype));
+  e = sr_nn_call2(&s, "jax.lax.convert_element_type", sr_nn_op(&s, SR_OP_ADD, sr_nn_call2(&s, "jax.lax.convert_element_type", e, dt2), x2), dt1);
+  SrVal *pos = sr_nn_op(&s, SR_OP_GT, e, sr_nn_int(&s, 0));
+  m = where3(&s, pos, sr_nn_op(&s, SR_OP_MUL, m, sr_nn_int(&s, 2)), m);
+  e = where3(&s, pos, sr_nn_op(&s, SR_OP_SUB, e, sr_nn_int(&s, 1)), e);
+  SrVal *dtm = m ? sr_nn_keep(&s, sr_dtype_val(NULL, vtype(I, m)->dtype)) : NULL;
+  SrVal *x = sr_nn_op(&s, SR_OP_MUL, m, sr_nn_op(&s, SR_OP_POW, sr_nn_int(&s, 2), sr_nn_call2(&s, "jax.lax.convert_element_type", e, dtm)));
+  SrVal *inf = sr_nn_call1(&s, "jax.numpy.isinf", a->v[0]);
+  SrVal *keep = sr_nn_op(&s, SR_OP_BITOR, inf, sr_nn_op(&s, SR_OP_EQ, a->v[0], sr_nn_int(&s, 0)));
+  return sr_nn_done(&s, where3(&s, keep, a->v[0], x));
+}
+
+static SrVal *jnp_ldexp(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "ldexp", "x1, x2", p) < 0) return NULL;
+  SrVal *x[2] = {sr_jnp_asarray(I, p[0], -1), NULL};
+  if (x[0]) x[1] = sr_jnp_asarray(I, p[1], -1);
+  SrVal *r = x[1] ? sr_api_jit(I, "ldexp", ldexp_body, NULL, 2, x) : NULL;
+  sr_unref(x[0]);
+  sr_unref(x[1]);
+  return r;
+}
+
 void sr_jnp_small16_init(void) {
   static const struct {
     const char *names;
@@ -604,6 +739,8 @@ void sr_jnp_small16_init(void) {
        "unpackbits(a, axis=None, count=None, bitorder='big'): jit[name=unpackbits], uint8 unpacked into bits"},
       {"jax.numpy.polydiv", jnp_polydiv,
        "polydiv(u, v, *, trim_leading_zeros=False): (quotient, remainder) of the polynomials' long division"},
+      {"jax.numpy.frexp", jnp_frexp, "frexp(x, /): jit[name=frexp], (mantissa, exponent) with x = m * 2**e"},
+      {"jax.numpy.ldexp", jnp_ldexp, "ldexp(x1, x2, /): jit[name=ldexp], x1 * 2**x2"},
       {"jax.lax.broadcast_like", lax_broadcast_like, "broadcast_like(arr, like_arr): arr broadcast to like_arr's shape"},
       {NULL, NULL, NULL},
   };
