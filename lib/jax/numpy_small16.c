@@ -244,7 +244,7 @@ static SrVal *unwrap_body(SrInterp *I, SrArgs *a) {
   if ((sr_dtype_is_inexact(t->dtype) && !sr_dtype_is_float(t->dtype))) return sr_raise(I, "ValueError", "jnp.unwrap does not support complex inputs.");
   int64_t ax;
   if (sr_api_axis(I, axis, t->ndim, &ax) < 0) return sr_nn_done(&s, NULL);
-  if (t->dims[ax].size == 0) return sr_nn_done(&s, sr_ref(p));
+  if (t->dims[ax].size == 0) return sr_nn_done(&s, p);
   if (discont->kind == SR_V_NONE) discont = sr_nn_op(&s, SR_OP_DIV, period, sr_nn_int(&s, 2));
   SrVal *interval = sr_nn_op(&s, sr_dtype_is_int(t->dtype) ? SR_OP_FLOORDIV : SR_OP_DIV, period, sr_nn_int(&s, 2));
   SrVal *axv = sr_nn_int(&s, axis);
@@ -333,7 +333,7 @@ static SrVal *jnp_mask_indices(SrInterp *I, SrArgs *a) {
   SrArgs ca = {2, fa, 0, NULL, NULL, NULL};
   SrVal *m = sr_nn_keep(&s, sr_call(I, p[1], &ca));
   SrVal *ij = m ? call_kw(&s, "jax.numpy.nonzero", 1, &m, "size", p[3]) : NULL;
-  return sr_nn_done(&s, ij ? sr_ref(ij) : NULL);
+  return sr_nn_done(&s, ij);
 }
 
 /* ---- packbits, unpackbits ---- */
