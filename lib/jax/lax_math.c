@@ -236,8 +236,9 @@ static SrVal *int_list(const int64_t *v, int n) {
 static SrVal *slice_in_dim(SrInterp *I, SrVal *x, SrVal *start, SrVal *limit, int64_t stride, int64_t axis) {
   const SrType *t = sr_value_type(I, x);
   if (!t) return NULL;
-  if (axis < 0 || axis >= t->ndim)
+  if (axis < -t->ndim || axis >= t->ndim) /* Python's list indexing: -1 is the last */
     return sr_raise(I, "IndexError", "list index out of range");
+  if (axis < 0) axis += t->ndim;
   int64_t st[SR_MAX_RANK], li[SR_MAX_RANK], sd[SR_MAX_RANK];
   for (int i = 0; i < t->ndim; i++) {
     st[i] = 0;

@@ -12,6 +12,7 @@
  */
 #include "jax/jax.h"
 #include "jax/lax.h"
+#include "jax/misc16.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -3012,6 +3013,7 @@ void sr_jnp_api_init(void) {
   sr_jnp_apiD_init();
   sr_lax_linalg_api_init();
   sr_linalg16_api_init();
+  sr_misc16_init();
   for (int i = 0; defs2[i].names; i++) sr_def(defs2[i].names, defs2[i].fn, defs2[i].doc);
   static const struct {
     const char *name;

@@ -120,6 +120,7 @@ static int tnode_equal(const TNode *a, const TNode *b) {
   if (!a->like || !b->like) return !a->like && !b->like;
   if (a->like->kind != b->like->kind || a->n != b->n) return 0;
   if (a->like->kind == SR_V_OBJ && strcmp(sr_val_kind_name(a->like), sr_val_kind_name(b->like)) != 0) return 0;
+  if (a->head && b->head && strcmp(a->head, b->head) != 0) return 0; /* the aux data differ */
   for (int i = 0; i < a->n; i++) {
     if (a->keys && !sr_val_equal(a->keys[i], b->keys[i])) return 0;
     if (!tnode_equal(a->kid[i], b->kid[i])) return 0;
@@ -190,6 +191,18 @@ static TNode *flatten_rec(SrInterp *I, SrVal *v, Walk *w, int depth) {
     return t;
   }
   t->like = sr_ref(v);
+  const SrLangOps *ops = sr_ops(v);
+  if (ops && ops->tree_head) { /* what a PyTreeDef prints of it: NAME[AUX] */
+    SrBuf hb = SR_BUF_INIT;
+    ops->tree_head(v, &hb);
+    t->head = hb.len ? sr_buf_steal(&hb) : NULL;
+    sr_buf_free(&hb);
+    if (I->exc) {
+      sr_unref(ch);
+      sr_tree_node_free(t);
+      return NULL;
+    }
+  }
   t->n = ch->seq.n;
   t->kid = sr_xcalloc((size_t)t->n + 1, sizeof *t->kid);
   if (v->kind == SR_V_DICT) {
@@ -578,6 +591,7 @@ static TNode *compose(const TNode *o, const TNode *in) {
   const TNode *src = o->like ? o : in;
   TNode *t = sr_xcalloc(1, sizeof *t);
   t->like = src->like ? sr_ref(src->like) : NULL;
+  if (src->head) t->head = sr_xstrdup(src->head);
   t->n = src->n;
   t->kid = sr_xcalloc((size_t)t->n + 1, sizeof *t->kid);
   if (src->keys) {
@@ -726,6 +740,7 @@ static TNode *tnode_copy(const TNode *s) {
   TNode *t = sr_xcalloc(1, sizeof *t);
   *t = *s;
   if (t->like) sr_ref(t->like);
+  if (s->head) t->head = sr_xstrdup(s->head);
   t->kid = sr_xcalloc((size_t)s->n + 1, sizeof *t->kid);
   for (int i = 0; i < s->n; i++) t->kid[i] = tnode_copy(s->kid[i]);
   if (s->keys) {
@@ -777,6 +792,80 @@ static SrVal *bi_treedef_children(SrInterp *I, SrArgs *a) {
   return m_td_children(I, &ma);
 }
 
+/* treedef_tuple(treedefs): the PyTreeDef of a tuple of these */
+static SrVal *bi_treedef_tuple(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "treedef_tuple", "treedefs", p) < 0) return NULL;
+  SrVal *items = sr_iterate(I, p[0]);
+  if (!items) return NULL;
+  for (int i = 0; i < items->seq.n; i++)
+    if (!treedef_arg(I, items->seq.items[i], "treedef_tuple")) {
+      sr_unref(items);
+      return NULL;
+    }
+  TNode *t = sr_xcalloc(1, sizeof *t);
+  int n = items->seq.n;
+  t->like = sr_seq(NULL, SR_V_TUPLE, n); /* a tuple rebuilt from its children */
+  for (int i = 0; i < n; i++) sr_seq_push(NULL, t->like, sr_none());
+  t->n = n;
+  t->kid = sr_xcalloc((size_t)n + 1, sizeof *t->kid);
+  t->nnodes = 1;
+  for (int i = 0; i < n; i++) {
+    t->kid[i] = tnode_copy(((const TreeDef *)items->seq.items[i]->obj.data)->root);
+    t->nleaves += t->kid[i]->nleaves;
+    t->nnodes += t->kid[i]->nnodes;
+  }
+  sr_unref(items);
+  return treedef_new(t);
+}
+
+/* tree_broadcast(prefix_tree, full_tree, is_leaf=None): each leaf of the
+   prefix repeated over the leaves of full_tree's subtree there
+   (broadcast_prefix), in full_tree's structure */
+static SrVal *bi_broadcast(SrInterp *I, SrArgs *a) {
+  SrVal *p[3], *pl, *fl;
+  if (sr_args_parse(I, a, "tree_broadcast", "prefix_tree, full_tree, is_leaf=", p) < 0) return NULL;
+  TNode *pt = flatten(I, p[0], p[2], &pl, NULL);
+  if (!pt) return NULL;
+  SrVal *subs = flatten_up_to(I, pt, p[1]), *r = NULL;
+  if (!subs) {
+    SrVal *saved = I->exc;
+    I->exc = NULL;
+    SrVal *path = sr_seq(NULL, SR_V_LIST, 0);
+    if (prefix_error(I, p[0], p[1], path, "broadcast_prefix prefix_tree", p[2]) < 0) {
+      sr_unref(saved);
+    } else {
+      sr_exc_clear(I);
+      I->exc = saved;
+    }
+    sr_unref(path);
+    goto out;
+  }
+  SrVal *res = sr_seq(NULL, SR_V_LIST, 0);
+  for (int i = 0; i < subs->seq.n; i++) {
+    SrVal *sl = sr_pytree_flatten(I, subs->seq.items[i]);
+    if (!sl) {
+      sr_unref(res);
+      sr_unref(subs);
+      goto out;
+    }
+    for (int k = 0; k < sl->seq.n; k++) sr_seq_push(NULL, res, sr_ref(pl->seq.items[i]));
+    sr_unref(sl);
+  }
+  sr_unref(subs);
+  TNode *ft = flatten(I, p[1], NULL, &fl, NULL);
+  if (ft) {
+    sr_unref(fl);
+    r = unflatten(I, ft, res);
+    sr_tree_node_free(ft);
+  }
+  sr_unref(res);
+out:
+  sr_unref(pl);
+  sr_tree_node_free(pt);
+  return r;
+}
+
 void sr_pytree_api_init(void) {
   static const struct {
     const char *names;
@@ -808,6 +897,9 @@ void sr_pytree_api_init(void) {
     {"jax.tree_util.treedef_is_leaf", bi_treedef_is_leaf, "treedef_is_leaf(treedef): whether it is a single leaf"},
     {"jax.tree_util.treedef_children", bi_treedef_children,
      "treedef_children(treedef): the PyTreeDefs of the root's children"},
+    {"jax.tree_util.treedef_tuple", bi_treedef_tuple, "treedef_tuple(treedefs): the PyTreeDef of a tuple of them"},
+    {"jax.tree.broadcast jax.tree_util.tree_broadcast", bi_broadcast,
+     "broadcast(prefix_tree, full_tree, is_leaf=None): the prefix's leaves repeated to full_tree's structure"},
     {"jax.tree_util.SequenceKey", bi_seq_key, "SequenceKey(idx): a key path entry for a list or tuple item, [0]"},
     {"jax.tree_util.DictKey", bi_dict_key, "DictKey(key): a key path entry for a dict item, ['a']"},
     {"jax.tree_util.GetAttrKey", bi_attr_key, "GetAttrKey(name): a key path entry for an attribute, .name"},

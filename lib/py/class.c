@@ -1471,11 +1471,48 @@ static SrVal *instance_tree_rebuild(SrVal *like, SrVal *children) {
   }
 }
 
+/* NAME[AUX] of a node (pytree.cc's ToString): a namedtuple's
+   namedtuple[NAME], a static one's repr, a dataclass's meta fields, a
+   flatten function's aux data */
+static void instance_tree_head(SrVal *self, SrBuf *out) {
+  const SrInstance *o = self->obj.data;
+  const SrPyClass *c = tree_class(o);
+  if (!c) return;
+  if (c->namedtuple && !c->tree) {
+    sr_buf_printf(out, "namedtuple[%s]", class_of(o)->name);
+    return;
+  }
+  sr_buf_printf(out, "%s[", class_of(o)->name);
+  switch (c->tree) {
+  case SR_TREE_STATIC: sr_val_repr(out, self); break;
+  case SR_TREE_DATACLASS: {
+    int n = c->tree_b ? c->tree_b->seq.n : 0;
+    SrVal *t = sr_seq(NULL, SR_V_TUPLE, n);
+    for (int i = 0; i < n; i++) {
+      SrVal *k = c->tree_b->seq.items[i];
+      SrVal *x = dget(o->dict, sr_intern(k->str.s, k->str.n));
+      sr_seq_push(NULL, t, sr_ref(x ? x : sr_none()));
+    }
+    sr_val_repr(out, t);
+    sr_unref(t);
+    break;
+  }
+  default: {
+    SrVal *pair = user_flatten(c, self);
+    if (pair) sr_val_repr(out, pair->seq.items[1]);
+    else sr_buf_puts(out, "...");
+    sr_unref(pair);
+  }
+  }
+  sr_buf_putc(out, ']');
+}
+
 static const SrLangOps instance_ops = {
   .call = instance_call, .getattr = instance_getattr, .setattr = instance_setattr,
   .getitem = instance_getitem, .setitem = instance_setitem, .iter = instance_iter,
   .binop = instance_binop, .unop = instance_unop, .len = instance_len, .truthy = instance_truthy,
   .tree_children = instance_tree_children, .tree_rebuild = instance_tree_rebuild,
+  .tree_head = instance_tree_head,
 };
 const SrClass sr_instance_class = {"object", instance_free, instance_repr, instance_str, &instance_ops};
 
@@ -1535,7 +1572,33 @@ int sr_class_register_pytree(SrInterp *I, SrVal *cls, int how, SrVal *a, SrVal *
         sr_unref(data);
         return -1;
       }
+    /* the meta fields, whose values are the aux data a PyTreeDef prints */
+    SrVal *meta = a && b ? sr_iterate(I, b) : NULL;
+    if (a && b && !meta) {
+      sr_unref(data);
+      return -1;
+    }
+    if (!meta) {
+      meta = sr_seq(NULL, SR_V_LIST, 0);
+      const SrPyClass *dc = c;
+      while (dc && !dc->dataclass) dc = base_of(dc);
+      for (int i = 0; dc && i < dc->nfields; i++) {
+        int is_data = 0;
+        for (int k = 0; k < data->seq.n; k++)
+          is_data |= data->seq.items[k]->str.n == strlen(dc->fields[i]) &&
+                     !memcmp(data->seq.items[k]->str.s, dc->fields[i], data->seq.items[k]->str.n);
+        if (!is_data) sr_seq_push(NULL, meta, sr_str_cstr(NULL, dc->fields[i]));
+      }
+    }
+    for (int i = 0; i < meta->seq.n; i++)
+      if (meta->seq.items[i]->kind != SR_V_STR) {
+        sr_raise(I, "TypeError", "meta_fields must be names (str), not %s", sr_val_kind_name(meta->seq.items[i]));
+        sr_unref(data);
+        sr_unref(meta);
+        return -1;
+      }
     c->tree_a = data;
+    c->tree_b = meta;
   } else {
     c->tree_a = sr_ref(a);
     c->tree_b = sr_ref(b);

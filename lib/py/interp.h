@@ -69,6 +69,10 @@ typedef struct SrLangOps {
      children (borrowed), a new reference.  NULL: the object is a leaf. */
   SrVal *(*tree_children)(SrVal *self);
   SrVal *(*tree_rebuild)(SrVal *self, SrVal *children);
+  /* A node's head as a PyTreeDef prints it, its type's name and aux data:
+     MyStruct[('add',)], namedtuple[Point] (jaxlib's pytree.cc ToString).
+     NULL: NAME[...]. */
+  void (*tree_head)(SrVal *self, SrBuf *out);
 } SrLangOps;
 
 static inline const SrLangOps *sr_ops(const SrVal *v) {

@@ -144,6 +144,7 @@ void sr_tree_node_free(SrTreeNode *t) {
   for (int i = 0; i < t->n; i++) sr_tree_node_free(t->kid[i]);
   free(t->kid);
   free(t->keys);
+  free(t->head);
   sr_unref(t->like);
   free(t);
 }
@@ -172,7 +173,8 @@ void sr_tree_node_print(SrBuf *b, const SrTreeNode *t) {
     }
     sr_buf_putc(b, '}');
   } else {
-    sr_buf_printf(b, "CustomNode(%s[...], [", sr_val_kind_name(v));
+    if (t->head) sr_buf_printf(b, "CustomNode(%s, [", t->head);
+    else sr_buf_printf(b, "CustomNode(%s[...], [", sr_val_kind_name(v));
     for (int i = 0; i < t->n; i++) {
       if (i) sr_buf_puts(b, ", ");
       sr_tree_node_print(b, t->kid[i]);

@@ -30,6 +30,7 @@ typedef struct SrTreeNode {
   struct SrTreeNode **kid;
   SrVal **keys;
   int nleaves, nnodes;
+  char *head; /* a custom node's NAME[AUX] (malloc'd), or NULL: NAME[...] */
 } SrTreeNode;
 void sr_tree_node_free(SrTreeNode *t);
 /* The inside of PyTreeDef(...): (*, [*, None]), {'a': *}, CustomNode(T[...], [*]). */
