@@ -89,6 +89,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/jax/math_api.h lib/jax/lax_math.c lib/jax/numpy_math.c lib/jax/scipy_special_more.c lib/jax/nn_more.c \
 	lib/jax/numpy_searchsorted.c \
 	lib/jax/numpy_setops.c \
+	lib/jax/lax_scatter.c lib/jax/lax_scatter.h \
 	lib/exec/bufpool.c lib/exec/bufpool.h \
 	lib/cmd/commands.c lib/cmd/commands.h lib/cmd/commands_ad.c \
 	lib/cmd/hooks_exec.c lib/cmd/linit.c lib/cmd/linit.h \

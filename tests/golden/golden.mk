@@ -253,3 +253,4 @@ include $(top_srcdir)/tests/golden/linalg15.mk
 include $(top_srcdir)/tests/golden/mem17.mk
 include $(top_srcdir)/tests/golden/apiD.mk
 include $(top_srcdir)/tests/golden/main16.mk
+include $(top_srcdir)/tests/golden/index16.mk
