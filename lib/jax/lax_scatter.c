@@ -8,6 +8,7 @@
  * take them as the text JAX prints (ScatterDimensionNumbers(update_...)),
  * their fields as tuples of ints.  A GatherScatterMode member is the word
  * GatherScatterMode.CLIP (its str; JAX's repr is <GatherScatterMode.CLIP: 1>). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,7 @@
 #include "jax/lax.h"
 #include "jax/lax_scatter.h"
 #include "jax/numpy.h"
+#include "check/rule.h"
 #include "lax/lax.h"
 #include "py/objects.h"
 #include "text/print_val.h"
@@ -91,4 +93,204 @@ SrVal *sr_lax_scatter_apply_bind(SrInterp *I, SrVal *x, SrVal *ix, SrVal *func, 
   return r;
 }
 
-void sr_lax_scatter_init(void) {}
+/* ---- GatherDimensionNumbers, ScatterDimensionNumbers ---- */
+
+static const char *const dn_names[2] = {"GatherDimensionNumbers", "ScatterDimensionNumbers"};
+static const char *const dn_fields[2][5] = {
+    {"offset_dims", "collapsed_slice_dims", "start_index_map", "operand_batching_dims", "start_indices_batching_dims"},
+    {"update_window_dims", "inserted_window_dims", "scatter_dims_to_operand_dims", "operand_batching_dims",
+     "scatter_indices_batching_dims"}};
+
+/* The NamedTuple classes (their last two fields default to ()), made on
+   first use. */
+static SrVal *dn_class[2];
+
+static SrVal *dn_make(SrInterp *I, SrArgs *a, int scatter) {
+  if (!dn_class[scatter]) {
+    SrVal *nt = sr_lookup_qualname("collections.namedtuple");
+    if (!nt) return sr_raise(I, "NotImplementedError", "collections.namedtuple is not available");
+    SrBuf f = SR_BUF_INIT;
+    for (int i = 0; i < 5; i++) {
+      if (i) sr_buf_putc(&f, ' ');
+      sr_buf_puts(&f, dn_fields[scatter][i]);
+    }
+    SrVal *empty = sr_seq(NULL, SR_V_TUPLE, 0), *defaults = sr_seq(NULL, SR_V_TUPLE, 2);
+    sr_seq_push(NULL, defaults, sr_ref(empty));
+    sr_seq_push(NULL, defaults, empty);
+    SrVal *v[2] = {sr_str(NULL, dn_names[scatter], strlen(dn_names[scatter])), sr_str(NULL, sr_buf_str(&f), f.len)};
+    const char *kw[1] = {sr_intern_cstr("defaults")};
+    SrArgs na = {2, v, 1, kw, &defaults, NULL};
+    dn_class[scatter] = sr_call(I, nt, &na);
+    sr_unref(v[0]);
+    sr_unref(v[1]);
+    sr_unref(defaults);
+    sr_buf_free(&f);
+    if (!dn_class[scatter]) return NULL;
+  }
+  SrArgs ca = {a->n, a->v, a->nkw, a->kw, a->kwv, NULL};
+  return sr_call(I, dn_class[scatter], &ca);
+}
+
+static SrVal *lax_gdn(SrInterp *I, SrArgs *a) { return dn_make(I, a, 0); }
+static SrVal *lax_sdn(SrInterp *I, SrArgs *a) { return dn_make(I, a, 1); }
+
+/* A GatherDimensionNumbers (scatter 0) or ScatterDimensionNumbers (1), or
+   a tuple of its fields, as the param text JAX prints. */
+static SrVal *dn_word(SrInterp *I, SrVal *v, int scatter) {
+  int plain = v && v->kind == SR_V_TUPLE;
+  if (!v || (plain && (v->seq.n < 3 || v->seq.n > 5)))
+    return sr_raise(I, "TypeError", "dimension_numbers must be a %s", dn_names[scatter]);
+  SrBuf s = SR_BUF_INIT;
+  sr_buf_puts(&s, dn_names[scatter]);
+  sr_buf_putc(&s, '(');
+  for (int i = 0; i < 5; i++) {
+    int64_t d[SR_MAX_RANK + 1];
+    int n = 0;
+    /* a plain tuple's items, else the NamedTuple's fields */
+    SrVal *f = plain ? (i < v->seq.n ? sr_ref(v->seq.items[i]) : NULL) : sr_getattr(I, v, dn_fields[scatter][i]);
+    int bad = !plain && !f;
+    if (!bad && f) bad = sr_ints_arg(I, f, d, &n, dn_fields[scatter][i]) < 0;
+    sr_unref(f);
+    if (bad) {
+      sr_buf_free(&s);
+      return NULL;
+    }
+    if (i) sr_buf_puts(&s, ", ");
+    sr_buf_printf(&s, "%s=", dn_fields[scatter][i]);
+    sr_ints_str(&s, d, n);
+  }
+  sr_buf_putc(&s, ')');
+  SrVal *r = sr_word(NULL, sr_buf_str(&s), s.len);
+  sr_buf_free(&s);
+  return r;
+}
+
+static int flag(SrInterp *I, SrVal *v) { return v ? sr_truthy(I, v) : 0; }
+
+/* ---- lax.gather ---- */
+
+static SrVal *lax_gather(SrInterp *I, SrArgs *a) {
+  SrVal *p[8];
+  if (sr_args_parse(I, a, "gather",
+                    "operand, start_indices, dimension_numbers, slice_sizes, *, unique_indices=, "
+                    "indices_are_sorted=, mode=, fill_value=",
+                    p) < 0)
+    return NULL;
+  int64_t ss[SR_MAX_RANK + 1];
+  int nss = 0, unique = flag(I, p[4]), sorted = unique < 0 ? -1 : flag(I, p[5]);
+  const char *mode = sorted < 0 ? NULL : sr_gs_mode_name(I, p[6], 1);
+  if (!mode || sr_ints_arg(I, p[3], ss, &nss, "slice_sizes") < 0) return NULL;
+  SrVal *x = sr_jnp_asarray(I, p[0], -1), *ix = x ? sr_jnp_asarray(I, p[1], -1) : NULL;
+  SrVal *gdn = ix ? dn_word(I, p[2], 0) : NULL, *r = NULL;
+  if (gdn) r = sr_gs_bind_gather(I, x, ix, gdn, ss, nss, mode, p[7], unique, sorted);
+  sr_unref(x);
+  sr_unref(ix);
+  return r;
+}
+
+/* ---- lax.scatter and its kin ---- */
+
+static SrVal *scatter_kin(SrInterp *I, SrArgs *a, const char *name, int prim) {
+  SrVal *p[7];
+  if (sr_args_parse(I, a, name,
+                    "operand, scatter_indices, updates, dimension_numbers, *, indices_are_sorted=, unique_indices=, "
+                    "mode=",
+                    p) < 0)
+    return NULL;
+  int sorted = flag(I, p[4]), unique = sorted < 0 ? -1 : flag(I, p[5]);
+  const char *mode = unique < 0 ? NULL : sr_gs_mode_name(I, p[6], 0);
+  if (!mode) return NULL;
+  SrVal *in[3] = {NULL, NULL, NULL}, *dn = NULL, *r = NULL;
+  for (int i = 0; i < 3; i++)
+    if (!(in[i] = sr_jnp_asarray(I, p[i], -1))) goto out;
+  if (!(dn = dn_word(I, p[3], 1))) goto out;
+  SrDtype dt = sr_value_type(I, in[0])->dtype;
+  if (sr_auto_insert_reshard(I, 3, in) == 0)
+    r = sr_bindv(I, prim, 3, in, "dimension_numbers", dn, "indices_are_sorted", sr_bool(sorted), "mode",
+                 sr_gs_mode_word(mode), "unique_indices", sr_bool(unique), "update_consts",
+                 sr_seq(NULL, SR_V_TUPLE, 0), "update_jaxpr", sr_lax_scatter_update_jaxpr(prim, dt), NULL);
+  else sr_unref(dn);
+out:
+  for (int i = 0; i < 3; i++) sr_unref(in[i]);
+  return r;
+}
+
+static SrVal *lax_scatter(SrInterp *I, SrArgs *a) { return scatter_kin(I, a, "scatter", SR_P_scatter); }
+static SrVal *lax_scatter_add(SrInterp *I, SrArgs *a) { return scatter_kin(I, a, "scatter_add", SR_P_scatter_add); }
+static SrVal *lax_scatter_sub(SrInterp *I, SrArgs *a) { return scatter_kin(I, a, "scatter_sub", SR_P_scatter_sub); }
+static SrVal *lax_scatter_mul(SrInterp *I, SrArgs *a) { return scatter_kin(I, a, "scatter_mul", SR_P_scatter_mul); }
+static SrVal *lax_scatter_min(SrInterp *I, SrArgs *a) { return scatter_kin(I, a, "scatter_min", SR_P_scatter_min); }
+static SrVal *lax_scatter_max(SrInterp *I, SrArgs *a) { return scatter_kin(I, a, "scatter_max", SR_P_scatter_max); }
+
+static SrVal *lax_scatter_apply(SrInterp *I, SrArgs *a) {
+  SrVal *p[8];
+  if (sr_args_parse(I, a, "scatter_apply",
+                    "operand, scatter_indices, func, dimension_numbers, *, update_shape=, indices_are_sorted=, "
+                    "unique_indices=, mode=",
+                    p) < 0)
+    return NULL;
+  int64_t us[SR_MAX_RANK + 1];
+  int nu = 0, sorted = flag(I, p[5]), unique = sorted < 0 ? -1 : flag(I, p[6]);
+  const char *mode = unique < 0 ? NULL : sr_gs_mode_name(I, p[7], 0);
+  if (!mode || (p[4] && sr_ints_arg(I, p[4], us, &nu, "update_shape") < 0)) return NULL;
+  SrVal *x = sr_jnp_asarray(I, p[0], -1), *ix = x ? sr_jnp_asarray(I, p[1], -1) : NULL;
+  SrVal *dn = ix ? dn_word(I, p[3], 1) : NULL, *r = NULL;
+  if (dn) {
+    SrVal *mw = sr_gs_mode_word(mode);
+    r = sr_lax_scatter_apply_bind(I, x, ix, p[2], dn, us, nu, sorted, unique, mw);
+    sr_unref(mw);
+  }
+  sr_unref(dn);
+  sr_unref(x);
+  sr_unref(ix);
+  return r;
+}
+
+/* ---- GatherScatterMode ---- */
+
+static SrVal *gs_from_any(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "from_any", "s", p) < 0) return NULL;
+  const char *m = sr_gs_mode_name(I, p[0], 0);
+  return m ? sr_gs_mode_word(m) : NULL;
+}
+
+void sr_lax_scatter_init(void) {
+  sr_def("jax.lax.GatherDimensionNumbers", lax_gdn,
+         "GatherDimensionNumbers(offset_dims, collapsed_slice_dims, start_index_map, operand_batching_dims=(), "
+         "start_indices_batching_dims=()): a gather's dimension numbers (a NamedTuple)");
+  sr_def("jax.lax.ScatterDimensionNumbers", lax_sdn,
+         "ScatterDimensionNumbers(update_window_dims, inserted_window_dims, scatter_dims_to_operand_dims, "
+         "operand_batching_dims=(), scatter_indices_batching_dims=()): a scatter's dimension numbers (a NamedTuple)");
+  sr_def("jax.lax.gather", lax_gather,
+         "gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_indices=False, "
+         "indices_are_sorted=False, mode=None, fill_value=None): XLA's gather (mode PROMISE_IN_BOUNDS by default)");
+  sr_def("jax.lax.scatter", lax_scatter,
+         "scatter(operand, scatter_indices, updates, dimension_numbers, *, indices_are_sorted=False, "
+         "unique_indices=False, mode=None): XLA's scatter, the updates replacing (mode FILL_OR_DROP by default)");
+  sr_def("jax.lax.scatter_add", lax_scatter_add,
+         "scatter_add(operand, scatter_indices, updates, dimension_numbers, *, indices_are_sorted=False, "
+         "unique_indices=False, mode=None): the updates added at the indices");
+  sr_def("jax.lax.scatter_sub", lax_scatter_sub,
+         "scatter_sub(operand, scatter_indices, updates, dimension_numbers, *, ...): the updates subtracted");
+  sr_def("jax.lax.scatter_mul", lax_scatter_mul,
+         "scatter_mul(operand, scatter_indices, updates, dimension_numbers, *, ...): multiplied by the updates");
+  sr_def("jax.lax.scatter_min", lax_scatter_min,
+         "scatter_min(operand, scatter_indices, updates, dimension_numbers, *, ...): the least of each and its updates");
+  sr_def("jax.lax.scatter_max", lax_scatter_max,
+         "scatter_max(operand, scatter_indices, updates, dimension_numbers, *, ...): the greatest of each and its "
+         "updates");
+  sr_def("jax.lax.scatter_apply", lax_scatter_apply,
+         "scatter_apply(operand, scatter_indices, func, dimension_numbers, *, update_shape=(), "
+         "indices_are_sorted=False, unique_indices=False, mode=None): func applied at the indices, again at a "
+         "repeated one");
+  static const char *const modes[4] = {"CLIP", "FILL_OR_DROP", "PROMISE_IN_BOUNDS", "ONE_HOT"};
+  for (int i = 0; i < 4; i++) {
+    char q[64];
+    snprintf(q, sizeof q, "jax.lax.GatherScatterMode.%s", modes[i]);
+    sr_register(q, sr_gs_mode_word(modes[i]));
+  }
+  sr_def("jax.lax.GatherScatterMode.from_any", gs_from_any,
+         "GatherScatterMode.from_any(s): the mode of 'clip', 'fill', 'drop', 'promise_in_bounds', 'one_hot', None "
+         "(FILL_OR_DROP) or a mode");
+}

@@ -14,6 +14,12 @@ SrVal *sr_lax_scatter_apply_bind(SrInterp *I, SrVal *x, SrVal *ix, SrVal *func, 
 /* GatherScatterMode.from_any's member name ("CLIP", ...), NULL with
    ValueError (numpy_index.c); gather: None means PROMISE_IN_BOUNDS. */
 const char *sr_gs_mode_name(SrInterp *I, SrVal *m, int gather);
+/* slicing.gather's bind (numpy_index.c): mode a member name, fill None
+   or NULL for the dtype's default with FILL_OR_DROP; gdn stolen. */
+SrVal *sr_gs_bind_gather(SrInterp *I, SrVal *x, SrVal *ix, SrVal *gdn, const int64_t *ss, int nss, const char *mode,
+                         SrVal *fill, int unique, int sorted);
+/* The param word GatherScatterMode.NAME. */
+SrVal *sr_gs_mode_word(const char *name);
 void sr_lax_scatter_init(void);
 
 #endif

@@ -1640,6 +1640,13 @@ static SrVal *jnp_put_along_axis(SrInterp *I, SrArgs *a) {
   return r;
 }
 
+SrVal *sr_gs_bind_gather(SrInterp *I, SrVal *x, SrVal *ix, SrVal *gdn, const int64_t *ss, int nss, const char *mode,
+                         SrVal *fill, int unique, int sorted) {
+  return bind_gather(I, x, ix, gdn, ss, nss, mode, fill, unique, sorted);
+}
+
+SrVal *sr_gs_mode_word(const char *name) { return mode_word(name); }
+
 void sr_numpy_index_init(void) {
   sr_def("jax.Array.property.at", array_at,
          "x.at[idx]: indexed updates, .get/.set/.add/.subtract/.multiply/.min/.max(values, *, mode=, "
