@@ -90,6 +90,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/jax/numpy_searchsorted.c \
 	lib/jax/numpy_setops.c \
 	lib/jax/lax_scatter.c lib/jax/lax_scatter.h \
+	lib/jax/numpy_index16.c \
 	lib/exec/bufpool.c lib/exec/bufpool.h \
 	lib/cmd/commands.c lib/cmd/commands.h lib/cmd/commands_ad.c \
 	lib/cmd/hooks_exec.c lib/cmd/linit.c lib/cmd/linit.h \

@@ -932,6 +932,7 @@ void sr_jnp_init(void) {
   sr_jnp_apiB_init();
   sr_math_api_init();
   sr_lax_scatter_init();
+  sr_jnp_index16_init();
 }
 
 SrJaxprCallFn sr_jaxpr_call_hook(void) { return call_jaxpr_value; }

@@ -1,7 +1,8 @@
 ## index16.mk: build fragment, included by golden.mk: .at[].apply, lax's
 ## public gather/scatter API, nan-quantiles, reductions' initial=/where=,
 ## einsum's interleaved form, partition (lib/jax/lax_scatter.c, ...)
-INDEX16_GOLDEN = tests/golden/index16_apply.jxr tests/golden/index16_lax.jxr
+INDEX16_GOLDEN = tests/golden/index16_apply.jxr tests/golden/index16_lax.jxr \
+	tests/golden/index16_stack.jxr
 GOLDEN_TESTS += $(INDEX16_GOLDEN)
 ## their values against numpy's
 TESTS += tests/index16_numpy.sh
