@@ -2,6 +2,10 @@
 import numpy as np
 def show(v):
   print(np.asarray(v).tolist())
+def rounded(l):
+  return [rounded(t) for t in l] if isinstance(l, list) else round(l, 4) if isinstance(l, float) else l
+def showr(v):
+  print(rounded(np.asarray(v).tolist()))
 x = np.arange(6.0, dtype=np.float32)
 y = x.copy(); np.sin.at(y, [0, 2, 2, 5]); show(y)
 y = x.copy()
@@ -23,3 +27,18 @@ y = np.zeros(5, np.float32); np.subtract.at(y, ix, u); show(y)
 y = np.arange(5.0, dtype=np.float32)
 for i in ix: y[i] = y[i] * y[i] + 1
 show(y)
+import warnings
+warnings.simplefilter('ignore')
+r = np.array([[1.5, -2.0, 3.0, 0.5], [4.0, 5.0, -6.0, 2.5], [7.0, 0.0, 9.0, -1.0]], np.float32)
+rw = r > 0
+show(np.sum(r, where=rw)); show(np.sum(r, axis=0, where=rw, initial=-1.0)); show(np.prod(r, axis=1, where=rw))
+show(np.max(r, axis=1, where=~rw, initial=-100.0)); show(np.min(r, axis=0, where=rw, initial=50, keepdims=True))
+show(np.max(np.arange(6), initial=9)); show(np.min(np.arange(6).reshape(2, 3), axis=1, initial=1))
+show(np.all(r > -3, axis=1, where=rw)); show(np.any(r > 4, axis=0, where=rw))
+show(np.mean(r, where=rw)); show(np.mean(r, axis=1, where=rw, keepdims=True))
+nan = np.nan
+z = np.array([[1.0, nan, 3.0, 7.0, 2.0], [nan, 5.0, nan, 4.0, 4.5], [nan, nan, nan, nan, nan], [0.5, 8.0, 1.0, 2.0, 6.0]], np.float32)
+showr(np.nanmedian(z)); showr(np.nanmedian(z, axis=1)); showr(np.nanmedian(z, axis=0, keepdims=True))
+for m in ('linear', 'lower', 'higher', 'midpoint', 'nearest'):
+  showr(np.nanquantile(z, np.array([0.1, 0.35, 0.55, 0.9], np.float32), axis=1, method=m))
+showr(np.nanquantile(z, np.float32(0.3))); showr(np.nanpercentile(z, np.float32(70), axis=0)); showr(np.nanpercentile(z, np.array([5, 95], np.float32), axis=1, keepdims=True))
