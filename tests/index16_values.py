@@ -42,3 +42,19 @@ showr(np.nanmedian(z)); showr(np.nanmedian(z, axis=1)); showr(np.nanmedian(z, ax
 for m in ('linear', 'lower', 'higher', 'midpoint', 'nearest'):
   showr(np.nanquantile(z, np.array([0.1, 0.35, 0.55, 0.9], np.float32), axis=1, method=m))
 showr(np.nanquantile(z, np.float32(0.3))); showr(np.nanpercentile(z, np.float32(70), axis=0)); showr(np.nanpercentile(z, np.array([5, 95], np.float32), axis=1, keepdims=True))
+e1 = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+e2 = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+show(np.einsum(e1, [0, 1], e2, [1, 2], [0, 2])); show(np.einsum(e1, [0, 1], e2, [1, 2]))
+show(np.einsum(e1, [5, 9], [9])); show(np.einsum(e2, [3, 1], e2, [3, 7], [7, 1]))
+show(np.einsum(np.ones((2, 2, 3), np.float32), [..., 0], np.arange(3.0, dtype=np.float32), [0], [...]))
+pa = np.array([[6, 8, 4, 3, 1, 9], [7, 5, 2, 3, 3, 0], [1, 1, 1, 2, 0, 5]])
+for k in (0, 2, 5, -2):
+  pp = np.partition(pa, k, axis=1)
+  kk = k % 6
+  show(pp[:, kk]); show(np.sort(pp[:, :kk], axis=1)); show(np.sort(pp[:, kk + 1:], axis=1))
+  show(np.tile(np.arange(6), (3, 1))); show(pp[:, kk])
+show(np.partition(pa, 1, axis=0)[1])
+mi = (np.array([0, 2, 1, 2]), np.array([3, 0, 4, 4]), np.array([1, 1, 0, 1]))
+show(np.ravel_multi_index(mi, (3, 5, 2))); show(np.ravel_multi_index(mi, (3, 5, 2), order='F'))
+show(np.ravel_multi_index((np.array([-1, 3, 7]), np.array([5, -6, 1])), (3, 4), mode='clip'))
+show(np.ravel_multi_index((np.array([-1, 3, 7]), np.array([5, -6, 1])), (3, 4), mode='wrap'))

@@ -2,7 +2,8 @@
 ## public gather/scatter API, nan-quantiles, reductions' initial=/where=,
 ## einsum's interleaved form, partition (lib/jax/lax_scatter.c, ...)
 INDEX16_GOLDEN = tests/golden/index16_apply.jxr tests/golden/index16_lax.jxr \
-	tests/golden/index16_stack.jxr tests/golden/index16_reduce.jxr
+	tests/golden/index16_stack.jxr tests/golden/index16_reduce.jxr \
+	tests/golden/index16_misc.jxr
 GOLDEN_TESTS += $(INDEX16_GOLDEN)
 ## their values against numpy's
 TESTS += tests/index16_numpy.sh
