@@ -246,6 +246,83 @@ static SrVal *partition_api(SrInterp *I, SrArgs *a, int arg) {
 static SrVal *jnp_partition(SrInterp *I, SrArgs *a) { return partition_api(I, a, 0); }
 static SrVal *jnp_argpartition(SrInterp *I, SrArgs *a) { return partition_api(I, a, 1); }
 
+/* ---- jnp.top_k ---- */
+
+typedef struct TopK {
+  int64_t k, axis;
+  int smallest;
+} TopK;
+
+static SrVal *top_k_body(SrInterp *I, SrArgs *a) {
+  const TopK *tk = sr_current_builtin(I)->data;
+  SrVal *arr = a->v[0], *kv = sr_int(NULL, tk->k), *axv = sr_int(NULL, tk->axis), *one = sr_int(NULL, 1), *r = NULL;
+  const SrType *t = sr_value_type(I, arr);
+  int uns = sr_dtype_kind(t->dtype) == SR_DK_UINT, isbool = t->dtype == SR_BOOL;
+  /* the values whose largest are arr's smallest: ~arr, -(arr + 1) or -arr */
+  SrVal *inv = NULL;
+  if (!tk->smallest) inv = sr_ref(arr);
+  else if (isbool) inv = call1(I, "jax.lax.bitwise_not", arr);
+  else if (uns) {
+    SrVal *p1 = call2(I, "jax.numpy.add", arr, one);
+    inv = p1 ? call1(I, "jax.numpy.negative", p1) : NULL;
+    sr_unref(p1);
+  } else inv = call1(I, "jax.numpy.negative", arr);
+  SrVal *ca[2] = {inv, kv};
+  SrVal *vi = inv ? call(I, "jax.lax.top_k", 2, ca, "axis", axv, NULL) : NULL;
+  if (vi && tk->smallest && sr_is_seq(vi) && vi->seq.n == 2) {
+    SrVal *v = vi->seq.items[0], *back = NULL;
+    if (isbool) back = call1(I, "jax.lax.bitwise_not", v);
+    else if (uns) {
+      SrVal *p1 = call2(I, "jax.numpy.add", v, one);
+      back = p1 ? call1(I, "jax.numpy.negative", p1) : NULL;
+      sr_unref(p1);
+    } else back = call1(I, "jax.numpy.negative", v);
+    if (back) {
+      r = sr_seq(NULL, SR_V_TUPLE, 2);
+      sr_seq_push(NULL, r, back);
+      sr_seq_push(NULL, r, sr_ref(vi->seq.items[1]));
+    }
+  } else if (vi) {
+    r = sr_ref(vi);
+  }
+  sr_unref(vi);
+  sr_unref(inv);
+  sr_unref(kv);
+  sr_unref(axv);
+  sr_unref(one);
+  return r;
+}
+
+static SrVal *jnp_top_k(SrInterp *I, SrArgs *a) {
+  SrVal *p[5];
+  if (sr_args_parse(I, a, "top_k", "a, k, *, axis=, mode=, sorted=", p) < 0) return NULL;
+  if (p[0]->kind == SR_V_LIST || p[0]->kind == SR_V_TUPLE)
+    return sr_raise(I, "TypeError", "top_k requires ndarray or scalar arguments, got <class '%s'> at position 0.",
+                    sr_val_kind_name(p[0]));
+  SrVal *x = sr_jnp_asarray(I, p[0], -1), *r = NULL;
+  if (!x) return NULL;
+  const SrType *t = sr_value_type(I, x);
+  TopK tk = {0, -1, 0};
+  const char *mode = p[3] ? sr_as_str(I, p[3], "mode") : "largest";
+  if (!mode || sr_as_int(I, p[1], "k", &tk.k) < 0 || (p[2] && sr_as_int(I, p[2], "axis", &tk.axis) < 0)) {
+    /* raised */
+  } else if (sr_dtype_kind(t->dtype) == SR_DK_COMPLEX) {
+    sr_raise(I, "ValueError", "top_k is not compatible with complex inputs.");
+  } else if (strcmp(mode, "largest") != 0 && strcmp(mode, "smallest") != 0) {
+    sr_raise(I, "ValueError", "mode must be 'largest' or 'smallest', got '%s'", mode);
+  } else if (canon_axis(I, tk.axis, t->ndim, &tk.axis) == 0) {
+    tk.smallest = strcmp(mode, "smallest") == 0;
+    TopK *d = sr_xmalloc(sizeof *d);
+    *d = tk;
+    SrVal *fn = sr_builtin_with("top_k", top_k_body, d, free);
+    SrArgs ca = {1, &x, 0, NULL, NULL, NULL};
+    r = sr_jit_call(I, fn, "top_k", &ca);
+    sr_unref(fn);
+  }
+  sr_unref(x);
+  return r;
+}
+
 /* ---- jnp.ravel_multi_index ---- */
 
 static SrVal *jnp_ravel_multi_index(SrInterp *I, SrArgs *a) {
@@ -387,6 +464,9 @@ out:
 }
 
 void sr_jnp_index16_init(void) {
+  sr_def("jax.numpy.top_k", jnp_top_k,
+         "top_k(a, k, /, *, axis=-1, mode='largest', sorted=True): jit[name=top_k]: the k largest (or smallest) "
+         "values along axis and their indices, by lax.top_k");
   sr_def("jax.numpy.ravel_multi_index", jnp_ravel_multi_index,
          "ravel_multi_index(multi_index, dims, mode='raise', order='C', *, dtype=None): the flat indices of the "
          "index arrays (mode 'raise', 'wrap', 'clip' or 'ignore')");
