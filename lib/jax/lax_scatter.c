@@ -8,7 +8,6 @@
  * take them as the text JAX prints (ScatterDimensionNumbers(update_...)),
  * their fields as tuples of ints.  A GatherScatterMode member is the word
  * GatherScatterMode.CLIP (its str; JAX's repr is <GatherScatterMode.CLIP: 1>). */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -248,12 +247,32 @@ static SrVal *lax_scatter_apply(SrInterp *I, SrArgs *a) {
 
 /* ---- GatherScatterMode ---- */
 
+/* The enum class: its members are the param words, from_any a method. */
 static SrVal *gs_from_any(SrInterp *I, SrArgs *a) {
   SrVal *p[1];
   if (sr_args_parse(I, a, "from_any", "s", p) < 0) return NULL;
   const char *m = sr_gs_mode_name(I, p[0], 0);
   return m ? sr_gs_mode_word(m) : NULL;
 }
+
+static const char *const gs_members[4] = {"CLIP", "FILL_OR_DROP", "PROMISE_IN_BOUNDS", "ONE_HOT"};
+
+static SrVal *gs_getattr(SrInterp *I, SrVal *self, const char *name) {
+  (void)I;
+  for (int i = 0; i < 4; i++)
+    if (strcmp(name, gs_members[i]) == 0) return sr_gs_mode_word(gs_members[i]);
+  if (strcmp(name, "from_any") == 0) return sr_bound_method(self, "from_any", gs_from_any);
+  if (strcmp(name, "__name__") == 0) return sr_str(NULL, "GatherScatterMode", 17);
+  return NULL;
+}
+
+static void gs_repr(SrBuf *out, const SrVal *v) {
+  (void)v;
+  sr_buf_puts(out, "<enum 'GatherScatterMode'>");
+}
+
+static const SrLangOps gs_ops = {.getattr = gs_getattr};
+static const SrClass gs_class = {"EnumType", free, gs_repr, NULL, &gs_ops};
 
 void sr_lax_scatter_init(void) {
   sr_def("jax.lax.GatherDimensionNumbers", lax_gdn,
@@ -284,13 +303,5 @@ void sr_lax_scatter_init(void) {
          "scatter_apply(operand, scatter_indices, func, dimension_numbers, *, update_shape=(), "
          "indices_are_sorted=False, unique_indices=False, mode=None): func applied at the indices, again at a "
          "repeated one");
-  static const char *const modes[4] = {"CLIP", "FILL_OR_DROP", "PROMISE_IN_BOUNDS", "ONE_HOT"};
-  for (int i = 0; i < 4; i++) {
-    char q[64];
-    snprintf(q, sizeof q, "jax.lax.GatherScatterMode.%s", modes[i]);
-    sr_register(q, sr_gs_mode_word(modes[i]));
-  }
-  sr_def("jax.lax.GatherScatterMode.from_any", gs_from_any,
-         "GatherScatterMode.from_any(s): the mode of 'clip', 'fill', 'drop', 'promise_in_bounds', 'one_hot', None "
-         "(FILL_OR_DROP) or a mode");
+  sr_register("jax.lax.GatherScatterMode", sr_obj(&gs_class, sr_xcalloc(1, 1)));
 }
