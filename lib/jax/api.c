@@ -116,6 +116,7 @@ static const SrMesh *arg_mesh(SrVal *v) {
 SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, const char **kw,
                      SrVal **kwv, int flags, SrVal *pre, SrVal **out_tree, SrVal **captured) {
   SrTrace *t = sr_trace_begin(I);
+  if (flags & SR_TRACE_CONSTVARS) t->capture_consts = 1;
   if (flags & SR_TRACE_SEPARATE_CONSTS) {
     t->capture_consts = 0;
     for (int i = 0; pre && i < pre->seq.n; i++) sr_trace_precapture(I, t, pre->seq.items[i]);
@@ -930,6 +931,8 @@ void sr_jnp_init(void) {
   sr_lax_prims_init();
   sr_jnp_apiB_init();
   sr_math_api_init();
+  sr_lax_scatter_init();
+  sr_jnp_index16_init();
 }
 
 SrJaxprCallFn sr_jaxpr_call_hook(void) { return call_jaxpr_value; }

@@ -21,6 +21,9 @@ enum {
   /* a built-in's jaxpr named by its name's last dotted component (else by
      its whole name; a def's jaxpr has no name either way) */
   SR_TRACE_SHORT_NAME = 4,
+  /* concrete captured arrays constvars even in a nested trace (a closed
+     jaxpr's consts: lax._reduction_jaxpr) */
+  SR_TRACE_CONSTVARS = 8,
 };
 /* A control-flow body's way (lax_control_flow.c, shard_map.c). */
 #define SR_TRACE_BODY (SR_TRACE_SEPARATE_CONSTS | SR_TRACE_ANY_INT | SR_TRACE_SHORT_NAME)

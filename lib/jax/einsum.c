@@ -791,7 +791,80 @@ static SrVal *einsum_auto_axes(SrInterp *I, SrArgs *a, SrVal *sh) {
   return r;
 }
 
+/* opt_einsum's _parse_einsum_input for the interleaved form
+   einsum(op0, sublist0, op1, sublist1, ..., [sublistout]): the
+   subscripts string, each distinct int (in sorted order) a letter of
+   get_symbol's, Ellipsis "...".  NULL with TypeError. */
+static int is_ellipsis(const SrVal *v) {
+  return v->kind == SR_V_WORD && v->str.n == 8 && memcmp(v->str.s, "Ellipsis", 8) == 0;
+}
+
+static SrVal *interleaved_subscripts(SrInterp *I, int n, SrVal **v) {
+  /* the sublists: v[1], v[3], ... and the output's v[n - 1] when n is odd */
+  SrVal *subs[MAXOPS + 1];
+  int nsub = 0;
+  for (int k = 1; k < n; k += 2) subs[nsub++] = v[k];
+  if (n % 2) subs[nsub++] = v[n - 1];
+  int64_t syms[52];
+  int nsym = 0;
+  for (int k = 0; k < nsub; k++) {
+    if (!sr_is_seq(subs[k]))
+      return sr_raise(I, "TypeError", "For this input type lists must contain either Ellipsis or hashable and "
+                                      "comparable object (e.g. int, str).");
+    for (int i = 0; i < subs[k]->seq.n; i++) {
+      SrVal *e = subs[k]->seq.items[i];
+      if (is_ellipsis(e)) continue;
+      if (e->kind != SR_V_INT && e->kind != SR_V_BOOL)
+        return sr_raise(I, "TypeError", "For this input type lists must contain either Ellipsis or hashable and "
+                                        "comparable object (e.g. int, str).");
+      int seen = 0;
+      for (int j = 0; j < nsym; j++) seen |= syms[j] == e->i;
+      if (seen || k == n / 2) continue; /* the output's own symbols are the inputs' */
+      if (nsym == 52) return sr_raise(I, "NotImplementedError", "einsum of more than 52 distinct indices");
+      int at = nsym++;
+      while (at > 0 && syms[at - 1] > e->i) syms[at] = syms[at - 1], at--;
+      syms[at] = e->i;
+    }
+  }
+  SrBuf b = SR_BUF_INIT;
+  for (int k = 0; k < nsub; k++) {
+    if (k == n / 2) sr_buf_puts(&b, "->");
+    else if (k) sr_buf_putc(&b, ',');
+    for (int i = 0; i < subs[k]->seq.n; i++) {
+      SrVal *e = subs[k]->seq.items[i];
+      if (is_ellipsis(e)) {
+        sr_buf_puts(&b, "...");
+        continue;
+      }
+      int j = 0;
+      while (j < nsym && syms[j] != e->i) j++;
+      if (j == nsym) {
+        sr_buf_free(&b);
+        return sr_raise(I, "KeyError", "%lld", (long long)e->i);
+      }
+      sr_buf_putc(&b, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"[j]);
+    }
+  }
+  SrVal *r = sr_str(NULL, sr_buf_str(&b), b.len);
+  sr_buf_free(&b);
+  return r;
+}
+
 static SrVal *jnp_einsum(SrInterp *I, SrArgs *a) {
+  if (a->n >= 2 && a->v[0]->kind != SR_V_STR) {
+    /* the interleaved form: its operands and the subscripts they spell */
+    int n = a->n, nops = n / 2;
+    if (nops > MAXOPS) return sr_raise(I, "NotImplementedError", "einsum of more than %d operands", MAXOPS);
+    SrVal *sub = interleaved_subscripts(I, n, a->v);
+    if (!sub) return NULL;
+    SrVal *args[MAXOPS + 1];
+    args[0] = sub;
+    for (int k = 0; k < nops; k++) args[1 + k] = a->v[2 * k];
+    SrArgs ca = {nops + 1, args, a->nkw, a->kw, a->kwv, NULL};
+    SrVal *r = jnp_einsum(I, &ca);
+    sr_unref(sub);
+    return r;
+  }
   SrVal *precision = NULL, *pref_v = NULL, *out_sharding = NULL, *optimize = NULL;
   for (int i = 0; i < a->nkw; i++) {
     if (strcmp(a->kw[i], "precision") == 0) precision = a->kwv[i];

@@ -97,6 +97,8 @@ void sr_np_random_init(void);         /* np_random.c: numpy.random, numpy's stre
 void sr_lax_conv_api_init(void);      /* lax_conv.c: conv_general_dilated and its wrappers */
 void sr_lax_prims_init(void);         /* lax_prims.c: lax.add_p, ... */
 void sr_jnp_apiB_init(void);          /* numpy_apiB.c: windows, kron, matrix_transpose */
+void sr_lax_scatter_init(void);       /* lax_scatter.c: scatter_apply, lax.gather/scatter API */
+void sr_jnp_index16_init(void);       /* numpy_index16.c: lax.stack/unstack, nan-quantiles, ... */
 /* The Primitive object of the primitive printed `name` (lax.X_p), one per
    name: a new reference (lax_prims.c). */
 struct SrVal *sr_lax_prim_obj(const char *name);

@@ -1053,10 +1053,70 @@ static SrDtype upcast_f16(SrDtype d) { return d == SR_F16 || d == SR_BF16 ? SR_F
 
 typedef enum { RED_SUM, RED_PROD, RED_MAX, RED_MIN, RED_ALL, RED_ANY } RedKind;
 
+/* _reduction_init_val(a, init_val) for kind k in dtype dt: a concrete
+   scalar (0, 1, -inf / inf as the least / greatest value, True/False) */
+static SrVal *reduction_init(SrInterp *I, RedKind k, SrDtype dt) {
+  int lo = k == RED_MAX || k == RED_ANY, one = k == RED_PROD || k == RED_ALL;
+  SrVal *v;
+  if (dt == SR_BOOL) v = sr_bool(k == RED_MIN || one);
+  else if (k == RED_SUM || k == RED_PROD) v = sr_int(NULL, one);
+  else if (sr_dtype_is_inexact(dt)) v = sr_float(NULL, lo ? -INFINITY : INFINITY);
+  else {
+    int bits = sr_dtype_info(dt)->bits;
+    int64_t mx = bits >= 64 ? INT64_MAX : (int64_t)((1ull << (bits - (sr_dtype_kind(dt) == SR_DK_UINT ? 0 : 1))) - 1);
+    int64_t mn = sr_dtype_kind(dt) == SR_DK_UINT ? 0 : bits >= 64 ? INT64_MIN : -mx - 1;
+    v = sr_int(NULL, lo ? mn : mx);
+    if (sr_dtype_kind(dt) == SR_DK_UINT && bits >= 64 && !lo) {
+      sr_unref(v);
+      v = sr_int(NULL, -1); /* the bits of uint64's max */
+      SrVal *x = sr_jnp_asarray(I, v, SR_I64), *y = x ? sr_lax_convert(I, x, SR_U64, 0, NULL) : NULL;
+      sr_unref(v);
+      sr_unref(x);
+      return y;
+    }
+  }
+  SrVal *r = sr_jnp_asarray(I, v, dt);
+  sr_unref(v);
+  return r;
+}
+
+static SrVal *reduction_iw(SrInterp *I, SrVal *a_in, RedKind k, const char *name, SrVal *axis, int dtype,
+                           int keepdims, int promote_integers, SrVal *out_sharding, SrVal *initial, SrVal *where);
+
 static SrVal *reduction(SrInterp *I, SrVal *a_in, RedKind k, const char *name, SrVal *axis, int dtype, int keepdims,
                         int promote_integers, SrVal *out_sharding) {
+  return reduction_iw(I, a_in, k, name, axis, dtype, keepdims, promote_integers, out_sharding, NULL, NULL);
+}
+
+/* _reduction, with initial= and where= (None: NULL) */
+static SrVal *reduction_iw(SrInterp *I, SrVal *a_in, RedKind k, const char *name, SrVal *axis, int dtype,
+                           int keepdims, int promote_integers, SrVal *out_sharding, SrVal *initial, SrVal *where) {
+  if (initial && initial->kind == SR_V_NONE) initial = NULL;
+  if (where && where->kind == SR_V_NONE) where = NULL;
   SrVal *a = arr(I, a_in);
   if (!a) return NULL;
+  SrVal *wh = NULL; /* check_where */
+  if (where) {
+    if (!(wh = arr(I, where))) {
+      sr_unref(a);
+      return NULL;
+    }
+    if (vtype(I, wh)->dtype != SR_BOOL) {
+      sr_raise(I, "ValueError", "jnp.%s: where must be None or a boolean array; got where.dtype=dtype('%s').", name,
+               sr_dtype_name(vtype(I, wh)->dtype));
+      sr_unref(wh);
+      sr_unref(a);
+      return NULL;
+    }
+    if (!initial && (k == RED_MAX || k == RED_MIN)) {
+      sr_raise(I, "ValueError",
+               "reduction operation %s does not have an identity, so to use a where mask one has to specify 'initial'",
+               name);
+      sr_unref(wh);
+      sr_unref(a);
+      return NULL;
+    }
+  }
   /* preproc: sum and prod make bools numeric, all and any make bools */
   if (k == RED_SUM || k == RED_PROD) {
     /* promote_dtypes takes borrowed args and leaves new references */
@@ -1074,7 +1134,7 @@ static SrVal *reduction(SrInterp *I, SrVal *a_in, RedKind k, const char *name, S
   int nd;
   SrVal *r = NULL, *sh = NULL;
   if (reduction_dims(I, axis, t->ndim, dims, &nd) < 0) goto done;
-  if (k == RED_MAX || k == RED_MIN) {
+  if ((k == RED_MAX || k == RED_MIN) && !initial) {
     for (int i = 0; i < nd; i++)
       if (t->dims[dims[i]].size == 0) {
         sr_raise(I, "ValueError", "zero-size array to reduction operation %s which has no identity", name);
@@ -1095,8 +1155,40 @@ static SrVal *reduction(SrInterp *I, SrVal *a_in, RedKind k, const char *name, S
     if (k == RED_SUM) prim = SR_P_reduce_or;
     else if (k == RED_PROD) prim = SR_P_reduce_and;
   }
+  if (wh) {
+    /* a = _where(where_, a, init_val) */
+    SrVal *iv = reduction_init(I, k, comp), *w = NULL;
+    SrVal *args[3] = {wh, a, iv};
+    SrVal *fn = sr_lookup_qualname("jax.numpy.where");
+    if (iv && fn) {
+      SrArgs ca = {3, args, 0, NULL, NULL, NULL};
+      w = sr_call(I, fn, &ca);
+    }
+    sr_unref(iv);
+    if (!w) goto done;
+    sr_unref(a);
+    a = w;
+  }
   if (out_sharding && sr_api_canon_sharding(I, out_sharding, name, &sh) < 0) goto done;
   r = sr_lax_reduce(I, prim, a, dims, nd, sh);
+  if (r && initial) {
+    /* op(convert_element_type(initial, a.dtype), result) */
+    SrVal *iv = sr_lax_convert(I, initial, comp, 0, NULL), *q = NULL;
+    const SrType *it = iv ? vtype(I, iv) : NULL;
+    if (it && it->ndim != 0) {
+      SrBuf b = SR_BUF_INIT;
+      sr_shape_str(&b, it);
+      sr_raise(I, "ValueError", "initial value must be a scalar. Got array of shape %s", sr_buf_str(&b));
+      sr_buf_free(&b);
+    } else if (it) {
+      int op = prim == SR_P_reduce_sum ? SR_P_add : prim == SR_P_reduce_prod ? SR_P_mul : prim == SR_P_reduce_max ? SR_P_max
+               : prim == SR_P_reduce_min ? SR_P_min : prim == SR_P_reduce_and ? SR_P_and : SR_P_or;
+      q = sr_lax_binary(I, op, iv, r);
+    }
+    sr_unref(iv);
+    sr_unref(r);
+    r = q;
+  }
   if (r && keepdims) {
     SrVal *e = sr_lax_expand_dims(I, r, dims, nd);
     sr_unref(r);
@@ -1110,6 +1202,7 @@ static SrVal *reduction(SrInterp *I, SrVal *a_in, RedKind k, const char *name, S
 done:
   sr_unref(sh);
   sr_unref(a);
+  sr_unref(wh);
   return r;
 }
 
@@ -1121,11 +1214,9 @@ static SrVal *red_api(SrInterp *I, SrArgs *a, RedKind k, const char *name) {
     return NULL;
   if (p[3] && p[3]->kind != SR_V_NONE)
     return sr_raise(I, "NotImplementedError", "The 'out' argument to jnp.%s is not supported.", name);
-  if ((p[5] && p[5]->kind != SR_V_NONE) || (p[6] && p[6]->kind != SR_V_NONE))
-    return sr_raise(I, "NotImplementedError", "jnp.%s: initial= and where= are not supported", name);
   if (sr_dtype_arg(I, p[2], &dt, name) < 0) return NULL;
   int promote = (k == RED_SUM || k == RED_PROD) && (!p[7] || sr_val_truthy(p[7]));
-  return reduction(I, p[0], k, name, p[1], dt, p[4] && sr_val_truthy(p[4]), promote, p[8]);
+  return reduction_iw(I, p[0], k, name, p[1], dt, p[4] && sr_val_truthy(p[4]), promote, p[8], p[5], p[6]);
 }
 
 static SrVal *jnp_sum(SrInterp *I, SrArgs *a) { return red_api(I, a, RED_SUM, "sum"); }
@@ -1140,10 +1231,40 @@ static SrVal *jnp_mean(SrInterp *I, SrArgs *a) {
   SrVal *p[7];
   int dt;
   if (sr_args_parse(I, a, "mean", "a, axis=, dtype=, out=, keepdims=, *, where=, out_sharding=", p) < 0) return NULL;
-  if (p[5] && p[5]->kind != SR_V_NONE) return sr_raise(I, "NotImplementedError", "jnp.mean: where= is not supported");
+  SrVal *where = p[5] && p[5]->kind != SR_V_NONE ? p[5] : NULL;
   if (sr_dtype_arg(I, p[2], &dt, "mean") < 0) return NULL;
   SrVal *x = arr(I, p[0]);
   if (!x) return NULL;
+  if (where) {
+    /* _count: sum(_broadcast_to(where, a.shape), axis, dtype, keepdims);
+       then sum(a, ..., where=where) / count */
+    SrVal *w = arr(I, where), *bw = NULL, *r = NULL;
+    const SrType *t = vtype(I, x);
+    if (w && vtype(I, w)->dtype != SR_BOOL) {
+      sr_raise(I, "ValueError", "jnp.mean: where must be None or a boolean array; got where.dtype=dtype('%s').",
+               sr_dtype_name(vtype(I, w)->dtype));
+    } else if (w) {
+      SrDtype result = dt >= 0 ? (SrDtype)dt : to_inexact(I, t->dtype);
+      SrDtype comp = sr_dtype_is_inexact(result) ? upcast_f16(result) : result;
+      int64_t shape[SR_MAX_RANK];
+      for (int i = 0; i < t->ndim; i++) shape[i] = t->dims[i].size;
+      int same = vtype(I, w)->ndim == t->ndim;
+      for (int i = 0; same && i < t->ndim; i++) same = vtype(I, w)->dims[i].size == shape[i];
+      bw = same ? sr_ref(w) : sr_lax_broadcast_to(I, w, shape, t->ndim, NULL);
+      int keep = p[4] && sr_val_truthy(p[4]);
+      SrVal *cnt = bw ? reduction(I, bw, RED_SUM, "sum", p[1], comp, keep, 1, NULL) : NULL;
+      SrVal *s = cnt ? reduction_iw(I, x, RED_SUM, "sum", p[1], comp, keep, 1, p[6], NULL, w) : NULL;
+      SrVal *q = s ? sr_lax_binary(I, SR_P_div, s, cnt) : NULL;
+      r = q ? sr_lax_convert(I, q, result, 0, NULL) : NULL;
+      sr_unref(q);
+      sr_unref(s);
+      sr_unref(cnt);
+    }
+    sr_unref(bw);
+    sr_unref(w);
+    sr_unref(x);
+    return r;
+  }
   const SrType *t = vtype(I, x);
   SrDtype result = dt >= 0 ? (SrDtype)dt : to_inexact(I, t->dtype);
   SrDtype comp = sr_dtype_is_inexact(result) ? upcast_f16(result) : result;

@@ -16,6 +16,7 @@
 #include "jax/builtins_exec.h"
 #include "jax/jax.h"
 #include "jax/lax.h"
+#include "jax/lax_scatter.h"
 #include "lax/lax.h"
 #include "py/objects.h"
 #include "text/print_val.h"
@@ -613,6 +614,7 @@ typedef struct IxOpts {
   SrVal *fill;     /* borrowed or NULL */
   int sorted, unique, normalize;
   SrVal *out_sharding; /* borrowed, or NULL */
+  SrVal *apply;        /* .apply(func)'s func (borrowed), or NULL */
 } IxOpts;
 
 /* GatherScatterMode.from_any: the mode's name; NULL (ValueError) if unknown. */
@@ -743,7 +745,7 @@ static int needs_gather(SrVal *key) {
 }
 
 SrVal *sr_jnp_index_gather(SrInterp *I, SrVal *x, SrVal *key) {
-  IxOpts o = {NULL, NULL, 0, 0, 1, NULL};
+  IxOpts o = {NULL, NULL, 0, 0, 1, NULL, NULL};
   return do_gather(I, x, key, &o);
 }
 
@@ -822,7 +824,16 @@ static SrVal *do_scatter(SrInterp *I, SrVal *x0, SrVal *key, SrVal *y0, int prim
   {
     SrVal *in[3] = {sr_ref(x), sr_ref(g.indices), sr_ref(y)};
     SrVal *s = NULL;
-    if (sr_auto_insert_reshard(I, 3, in) == 0)
+    if (op->apply) {
+      const SrType *yt = sr_value_type(I, y);
+      int64_t us[SR_MAX_RANK];
+      for (int i = 0; i < yt->ndim; i++) us[i] = yt->dims[i].size;
+      SrVal *dn = sdn_text(&g), *mw = mode_word(mode);
+      s = sr_lax_scatter_apply_bind(I, x, g.indices, op->apply, dn, us, yt->ndim, op->sorted || g.unique,
+                                    op->unique || g.unique, mw);
+      sr_unref(dn);
+      sr_unref(mw);
+    } else if (sr_auto_insert_reshard(I, 3, in) == 0)
       s = sr_bindv(I, prim, 3, in, "dimension_numbers", sdn_text(&g), "indices_are_sorted",
                    sr_bool(op->sorted || g.unique), "mode", mode_word(mode), "unique_indices",
                    sr_bool(op->unique || g.unique), "update_consts", sr_seq(NULL, SR_V_TUPLE, 0), "update_jaxpr",
@@ -1091,6 +1102,35 @@ static SrVal *at_multiply(SrInterp *I, SrArgs *a) { return at_update(I, a, "mult
 static SrVal *at_min(SrInterp *I, SrArgs *a) { return at_update(I, a, "min", SR_P_scatter_min); }
 static SrVal *at_max(SrInterp *I, SrArgs *a) { return at_update(I, a, "max", SR_P_scatter_max); }
 
+/* x.at[idx].apply(func): _scatter_update(x, idx, lax._zero(x),
+   scatter_apply(func, update_shape=y.shape)) */
+static SrVal *at_apply(SrInterp *I, SrArgs *a) {
+  AtRef *r = a->self->obj.data;
+  SrVal *p[5];
+  if (sr_args_parse(I, a, "apply", "func, *, indices_are_sorted=, unique_indices=, mode=, wrap_negative_indices=", p) < 0)
+    return NULL;
+  SrVal *q[5] = {p[1], p[2], p[3], NULL, p[4]};
+  IxOpts o;
+  if (read_opts(I, q, &o) < 0) return NULL;
+  o.apply = p[0];
+  SrVal *x = sr_jnp_asarray(I, r->array, -1);
+  if (!x) return NULL;
+  const SrType *t = sr_value_type(I, x);
+  SrVal *z0 = sr_int(NULL, 0), *zero = sr_jnp_asarray(I, z0, t->dtype), *res = NULL;
+  sr_unref(z0);
+  if (zero && t->weak) {
+    SrVal *w = sr_lax_convert(I, zero, t->dtype, 1, NULL);
+    sr_unref(zero);
+    zero = w;
+  }
+  if (zero) res = do_scatter(I, x, r->index, zero, SR_P_scatter, &o);
+  sr_unref(zero);
+  sr_unref(x);
+  return res;
+}
+
+const char *sr_gs_mode_name(SrInterp *I, SrVal *m, int gather) { return mode_name(I, m, gather); }
+
 static SrVal *at_getattr(SrInterp *I, SrVal *self, const char *name) {
   AtRef *r = self->obj.data;
   (void)I;
@@ -1100,7 +1140,7 @@ static SrVal *at_getattr(SrInterp *I, SrVal *self, const char *name) {
     SrBuiltinFn fn;
   } m[] = {{"get", at_get},           {"set", at_set}, {"add", at_add}, {"subtract", at_subtract},
            {"multiply", at_multiply}, {"mul", at_multiply}, {"min", at_min}, {"max", at_max},
-           {"divide", at_divide},     {"power", at_power}};
+           {"divide", at_divide},     {"power", at_power}, {"apply", at_apply}};
   for (size_t i = 0; i < sizeof m / sizeof *m; i++)
     if (strcmp(name, m[i].name) == 0) return sr_bound_method(self, m[i].name, m[i].fn);
   return NULL;
@@ -1552,7 +1592,7 @@ static SrVal *put_along_body(SrInterp *I, SrArgs *a) {
   }
   {
     SrVal *mv = d->mode[0] ? sr_str_cstr(NULL, d->mode) : NULL;
-    IxOpts o = {mv, NULL, 0, 0, 1, NULL};
+    IxOpts o = {mv, NULL, 0, 0, 1, NULL, NULL};
     r = do_scatter(I, x, key, vals, SR_P_scatter, &o);
     sr_unref(mv);
   }
@@ -1600,10 +1640,18 @@ static SrVal *jnp_put_along_axis(SrInterp *I, SrArgs *a) {
   return r;
 }
 
+SrVal *sr_gs_bind_gather(SrInterp *I, SrVal *x, SrVal *ix, SrVal *gdn, const int64_t *ss, int nss, const char *mode,
+                         SrVal *fill, int unique, int sorted) {
+  return bind_gather(I, x, ix, gdn, ss, nss, mode, fill, unique, sorted);
+}
+
+SrVal *sr_gs_mode_word(const char *name) { return mode_word(name); }
+
 void sr_numpy_index_init(void) {
   sr_def("jax.Array.property.at", array_at,
          "x.at[idx]: indexed updates, .get/.set/.add/.subtract/.multiply/.min/.max(values, *, mode=, "
-         "indices_are_sorted=, unique_indices=, wrap_negative_indices=) as gather and scatter");
+         "indices_are_sorted=, unique_indices=, wrap_negative_indices=) as gather and scatter; .apply(func, ...) "
+         "as scatter_apply; .divide/.power");
   sr_def("jax.numpy.take", jnp_take,
          "take(a, indices, axis=None, mode=None, unique_indices=False, indices_are_sorted=False, fill_value=None): a gather; mode 'fill' by default");
   sr_def("jax.numpy.take_along_axis", jnp_take_along_axis,

@@ -675,8 +675,135 @@ static SrVal *jnp_diff(SrInterp *I, SrArgs *a) {
    squash_nans or weights) ==== */
 
 enum { QS_AXIS, QS_METHOD, QS_KEEP };
+enum { Q_SQUASH = 1 << 4 }; /* Statics.flags: nanquantile's squash_nans */
 
 static const char *const q_methods[] = {"linear", "lower", "higher", "midpoint", "nearest", NULL};
+
+/* The end of _quantile: the method's value of the low and high values
+   vals with their weights lw and hw (q's dtype qd), reshaped to keepdim
+   (nkeep dims, q's first) when keepdims, in the dtype dt. */
+static SrVal *quantile_finish(SrInterp *I, const char *method, SrVal **vals, SrVal *lw, SrVal *hw, SrDtype qd,
+                              int keepdims, const int64_t *keepdim, int nkeep, const SrType *qt, SrDtype dt) {
+  SrVal *half = sr_float(NULL, 0.5), *r = NULL;
+  if (strcmp(method, "linear") == 0) {
+    SrVal *l = sr_lax_convert(I, vals[0], qd, 0, NULL), *h = l ? sr_lax_convert(I, vals[1], qd, 0, NULL) : NULL;
+    SrVal *m1 = h ? sr_lax_binary(I, SR_P_mul, l, lw) : NULL, *m2 = m1 ? sr_lax_binary(I, SR_P_mul, h, hw) : NULL;
+    r = m2 ? sr_lax_binary(I, SR_P_add, m1, m2) : NULL;
+    SrVal *tmp[] = {l, h, m1, m2};
+    unref_all(4, tmp);
+  } else if (strcmp(method, "lower") == 0) {
+    r = sr_ref(vals[0]);
+  } else if (strcmp(method, "higher") == 0) {
+    r = sr_ref(vals[1]);
+  } else if (strcmp(method, "nearest") == 0) {
+    SrVal *hv = sr_lax_convert(I, half, vtype(I, hw)->dtype, 0, NULL);
+    SrVal *pred = hv ? sr_lax_binary(I, SR_P_le, hw, hv) : NULL;
+    r = pred ? sr_lax_select(I, pred, vals[0], vals[1]) : NULL;
+    sr_unref(hv);
+    sr_unref(pred);
+  } else {
+    SrVal *sum = sr_lax_binary(I, SR_P_add, vals[0], vals[1]);
+    SrVal *hv = sum ? sr_lax_convert(I, half, vtype(I, sum)->dtype, 0, NULL) : NULL;
+    r = hv ? sr_lax_binary(I, SR_P_mul, sum, hv) : NULL;
+    sr_unref(sum);
+    sr_unref(hv);
+  }
+  if (r && keepdims && nkeep) {
+    int64_t shape[SR_MAX_RANK + 1];
+    int n = 0;
+    if (qt->ndim) shape[n++] = qt->dims[0].size;
+    for (int i = 0; i < nkeep; i++) shape[n++] = keepdim[i];
+    SrVal *rr = sr_lax_reshape(I, r, shape, n, NULL);
+    sr_unref(r);
+    r = rr;
+  }
+  if (r) {
+    SrVal *rr = sr_lax_convert(I, r, dt, 0, NULL);
+    sr_unref(r);
+    r = rr;
+  }
+  sr_unref(half);
+  return r;
+}
+
+/* _quantile's squash_nans path (nanquantile) on a promoted, raveled or
+   axis-checked a: NaNs (made positive) sort last; the quantile is taken
+   of each slice's count of the others, its values by indexing the
+   sorted a with broadcasted iotas. */
+static SrVal *nan_quantile(SrInterp *I, SrVal *a0, SrVal *q, int64_t axis, int keepdims, const char *method,
+                           const int64_t *keepdim, int nkeep, const SrType *qt, SrDtype dt) {
+  SrDtype qd = qt->dtype, it = I->jax->enable_x64 ? SR_I64 : SR_I32;
+  int qnd = qt->ndim;
+  SrVal *tmp[64] = {0}, *r = NULL;
+  int nt = 0;
+#define KEEP(x) (tmp[nt++] = (x))
+  SrVal *isn = KEEP(sr_lax_binary(I, SR_P_ne, a0, a0)), *nan = KEEP(sr_float(NULL, NAN));
+  SrVal *a = isn ? KEEP(np3(I, "where", isn, nan, a0)) : NULL, *sorted = NULL;
+  if (a) {
+    SrVal *st = sr_bindv(I, SR_P_sort, 1, &a, "dimension", sr_int(NULL, axis), "is_stable", sr_bool(1), "num_keys",
+                         sr_int(NULL, 1), NULL);
+    sorted = st ? KEEP(sr_ref(st->seq.items[0])) : NULL;
+    sr_unref(st);
+  }
+  SrVal *isn2 = sorted ? KEEP(sr_lax_binary(I, SR_P_ne, sorted, sorted)) : NULL;
+  SrVal *valid = isn2 ? KEEP(sr_lax_unary(I, SR_P_not, isn2)) : NULL;
+  SrVal *axv = KEEP(sr_int(NULL, axis)), *kd = KEEP(sr_bool(keepdims)), *dtv = KEEP(dtype_val(qd));
+  SrVal *counts = valid ? KEEP(np_call(I, "sum", 1, &valid, "axis", axv, "dtype", dtv, "keepdims", kd, NULL)) : NULL;
+  if (!counts) goto out;
+  const SrType *ct = vtype(I, counts);
+  int R = ct->ndim;
+  int64_t qdims[SR_MAX_RANK], cdims[1] = {0}, out_shape[SR_MAX_RANK + 1];
+  for (int i = 0; i < R; i++) qdims[i] = qnd + i;
+  for (int i = 0; i < qnd; i++) out_shape[i] = qt->dims[i].size;
+  for (int i = 0; i < R; i++) out_shape[qnd + i] = ct->dims[i].size;
+  SrVal *q2 = KEEP(sr_lax_expand_dims(I, q, qdims, R));
+  SrVal *c2 = q2 ? KEEP(sr_lax_expand_dims(I, counts, cdims, qnd)) : NULL;
+  SrVal *of = KEEP(sr_float(NULL, 1)), *zf = KEEP(sr_float(NULL, 0));
+  SrVal *one = c2 ? KEEP(sr_lax_convert(I, of, qd, 0, NULL)) : NULL, *zero = one ? KEEP(sr_lax_convert(I, zf, qd, 0, NULL)) : NULL;
+  SrVal *cm1 = zero ? KEEP(sr_lax_binary(I, SR_P_sub, c2, one)) : NULL;
+  SrVal *qq = cm1 ? KEEP(sr_lax_binary(I, SR_P_mul, q2, cm1)) : NULL;
+  SrVal *low = qq ? KEEP(sr_lax_unary(I, SR_P_floor, qq)) : NULL;
+  SrVal *high = low ? KEEP(sr_lax_unary(I, SR_P_ceil, qq)) : NULL;
+  SrVal *hw = high ? KEEP(sr_lax_binary(I, SR_P_sub, qq, low)) : NULL;
+  SrVal *lw = hw ? KEEP(sr_lax_binary(I, SR_P_sub, one, hw)) : NULL;
+  SrVal *ix[2] = {NULL, NULL};
+  for (int k = 0; k < 2 && lw; k++) {
+    /* max(0, min(x, counts - 1)), as an int */
+    SrVal *m1 = KEEP(sr_lax_binary(I, SR_P_sub, c2, one));
+    SrVal *mn = m1 ? KEEP(sr_lax_binary(I, SR_P_min, k ? high : low, m1)) : NULL;
+    SrVal *mx = mn ? KEEP(sr_lax_binary(I, SR_P_max, zero, mn)) : NULL;
+    if (!mx) goto out;
+    ix[k] = mx;
+  }
+  for (int k = 0; k < 2 && ix[1]; k++)
+    if (!(ix[k] = KEEP(sr_lax_convert(I, ix[k], it, 0, NULL)))) goto out;
+  if (!ix[1]) goto out;
+  SrVal *index = KEEP(sr_seq(NULL, SR_V_LIST, R + 1));
+  for (int d = 0; d < R; d++) {
+    SrVal *io = sr_lax_iota(I, it, out_shape, qnd + R, d + qnd, NULL);
+    if (!io) goto out;
+    sr_seq_push(NULL, index, io);
+  }
+  SrVal *vals[2] = {NULL, NULL};
+  for (int k = 0; k < 2; k++) {
+    /* index[axis] = low with keepdims, else index.insert(axis, low) */
+    SrVal *key = sr_seq(NULL, SR_V_TUPLE, R + 1);
+    for (int d = 0, j = 0; d < R + !keepdims; d++)
+      sr_seq_push(NULL, key, sr_ref(d == axis ? ix[k] : index->seq.items[keepdims ? d : j++]));
+    /* a[tuple(index)] */
+    SrVal *gi = sr_lookup_qualname("jax.numpy._getitem");
+    SrVal *ga[2] = {sorted, key};
+    SrArgs gargs = {2, ga, 0, NULL, NULL, NULL};
+    vals[k] = gi ? KEEP(sr_call(I, gi, &gargs)) : NULL;
+    sr_unref(key);
+    if (!vals[k]) goto out;
+  }
+  r = quantile_finish(I, method, vals, lw, hw, qd, keepdims, keepdim, nkeep, qt, dt);
+out:
+  unref_all(nt, tmp);
+#undef KEEP
+  return r;
+}
 
 /* the body of jit quantile: (a, q) */
 static SrVal *quantile_body(SrInterp *I, SrArgs *a) {
@@ -726,6 +853,11 @@ static SrVal *quantile_body(SrInterp *I, SrArgs *a) {
   int qnd = qt->ndim, nd = t->ndim;
   SrDtype qd = qt->dtype;
   int64_t size = t->dims[axis].size;
+  if (s->flags & Q_SQUASH) {
+    SrVal *r = nan_quantile(I, ax, q, axis, keepdims, method, keepdim, nkeep, qt, t->dtype);
+    sr_unref(ax);
+    return r;
+  }
   /* a = _where(any(isnan(a), axis, keepdims=True), nan, a); a = sort(a) */
   SrVal *isn = sr_lax_binary(I, SR_P_ne, ax, ax);
   SrVal *axv = sr_int(NULL, axis), *tru = sr_bool(1), *nan = sr_float(NULL, NAN);
@@ -801,45 +933,7 @@ static SrVal *quantile_body(SrInterp *I, SrArgs *a) {
     lw = l2;
     hw = h2;
   }
-  if (vals[1] && hw) {
-    if (strcmp(method, "linear") == 0) {
-      SrVal *l = sr_lax_convert(I, vals[0], qd, 0, NULL), *h = l ? sr_lax_convert(I, vals[1], qd, 0, NULL) : NULL;
-      SrVal *m1 = h ? sr_lax_binary(I, SR_P_mul, l, lw) : NULL, *m2 = m1 ? sr_lax_binary(I, SR_P_mul, h, hw) : NULL;
-      r = m2 ? sr_lax_binary(I, SR_P_add, m1, m2) : NULL;
-      SrVal *tmp[] = {l, h, m1, m2};
-      unref_all(4, tmp);
-    } else if (strcmp(method, "lower") == 0) {
-      r = sr_ref(vals[0]);
-    } else if (strcmp(method, "higher") == 0) {
-      r = sr_ref(vals[1]);
-    } else if (strcmp(method, "nearest") == 0) {
-      SrVal *hv = sr_lax_convert(I, half, vtype(I, hw)->dtype, 0, NULL);
-      SrVal *pred = hv ? sr_lax_binary(I, SR_P_le, hw, hv) : NULL;
-      r = pred ? sr_lax_select(I, pred, vals[0], vals[1]) : NULL;
-      sr_unref(hv);
-      sr_unref(pred);
-    } else {
-      SrVal *sum = sr_lax_binary(I, SR_P_add, vals[0], vals[1]);
-      SrVal *hv = sum ? sr_lax_convert(I, half, vtype(I, sum)->dtype, 0, NULL) : NULL;
-      r = hv ? sr_lax_binary(I, SR_P_mul, sum, hv) : NULL;
-      sr_unref(sum);
-      sr_unref(hv);
-    }
-  }
-  if (r && keepdims && nkeep) {
-    int64_t shape[SR_MAX_RANK + 1];
-    int n = 0;
-    if (qnd) shape[n++] = qt->dims[0].size;
-    for (int i = 0; i < nkeep; i++) shape[n++] = keepdim[i];
-    SrVal *rr = sr_lax_reshape(I, r, shape, n, NULL);
-    sr_unref(r);
-    r = rr;
-  }
-  if (r) {
-    SrVal *rr = sr_lax_convert(I, r, t->dtype, 0, NULL);
-    sr_unref(r);
-    r = rr;
-  }
+  if (vals[1] && hw) r = quantile_finish(I, method, vals, lw, hw, qd, keepdims, keepdim, nkeep, qt, t->dtype);
   SrVal *tmp[] = {sorted, nm1v, nm1, zf, of, half, z, one, qq, low, high, hw, lw, lc, hc, li, hi, vals[0], vals[1]};
   unref_all((int)(sizeof tmp / sizeof *tmp), tmp);
   return r;
@@ -850,7 +944,8 @@ static Statics *q_statics(SrInterp *I, const char *name, SrVal *axis, SrVal *met
                           SrVal *overwrite) {
   if (given(out) || (overwrite && sr_val_truthy(overwrite))) {
     /* median and percentile pass both on to quantile, which raises */
-    sr_raise(I, "ValueError", "jax.numpy.quantile does not support overwrite_input=True or out != None");
+    sr_raise(I, "ValueError", "jax.numpy.%s does not support overwrite_input=True or out != None",
+             strncmp(name, "nan", 3) == 0 ? "nanquantile" : "quantile");
     return NULL;
   }
   if (method) {
@@ -938,6 +1033,80 @@ static SrVal *jnp_median(SrInterp *I, SrArgs *a) {
   return r;
 }
 
+/* nanquantile, nanpercentile, nanmedian: quantile's with squash_nans */
+static SrVal *jnp_nanquantile(SrInterp *I, SrArgs *a) {
+  SrVal *p[8];
+  if (sr_args_parse(I, a, "nanquantile", "a, q, axis=, out=, overwrite_input=, method=, keepdims=, *, weights=", p) < 0)
+    return NULL;
+  if (given(p[7])) return sr_raise(I, "NotImplementedError", "jnp.nanquantile: weights= is not supported");
+  Statics *st = q_statics(I, "nanquantile", p[2], p[5], p[6], p[3], p[4]);
+  if (!st) return NULL;
+  st->flags |= Q_SQUASH;
+  SrVal *dyn[2] = {arr(I, p[0]), NULL};
+  if (dyn[0]) dyn[1] = arr(I, p[1]);
+  SrVal *r = dyn[1] ? jit_with(I, "nanquantile", quantile_body, st, 2, dyn) : (statics_free(st), NULL);
+  unref_all(2, dyn);
+  return r;
+}
+
+/* the body of jit nanpercentile: nanquantile(a, q / 100) */
+static SrVal *nanpercentile_body(SrInterp *I, SrArgs *a) {
+  Statics *s = statics_of(I);
+  SrVal *h = sr_int(NULL, 100);
+  SrVal *q = np2(I, "true_divide", a->v[1], h);
+  sr_unref(h);
+  if (!q) return NULL;
+  SrVal *dyn[2] = {a->v[0], q};
+  Statics *st = statics_new(3, s->v);
+  st->flags |= Q_SQUASH;
+  SrVal *r = jit_with(I, "nanquantile", quantile_body, st, 2, dyn);
+  sr_unref(q);
+  return r;
+}
+
+static SrVal *jnp_nanpercentile(SrInterp *I, SrArgs *a) {
+  SrVal *p[8];
+  if (sr_args_parse(I, a, "nanpercentile", "a, q, axis=, out=, overwrite_input=, method=, keepdims=, *, weights=", p) <
+      0)
+    return NULL;
+  if (given(p[7])) return sr_raise(I, "NotImplementedError", "jnp.nanpercentile: weights= is not supported");
+  Statics *st = q_statics(I, "nanpercentile", p[2], p[5], p[6], p[3], p[4]);
+  if (!st) return NULL;
+  SrVal *dyn[2] = {arr(I, p[0]), NULL};
+  if (dyn[0]) dyn[1] = arr(I, p[1]);
+  SrVal *r = dyn[1] ? jit_with(I, "nanpercentile", nanpercentile_body, st, 2, dyn) : (statics_free(st), NULL);
+  unref_all(2, dyn);
+  return r;
+}
+
+/* the body of jit nanmedian: nanquantile(a, 0.5, method='midpoint') */
+static SrVal *nanmedian_body(SrInterp *I, SrArgs *a) {
+  Statics *s = statics_of(I);
+  SrVal *m = sr_str(NULL, "midpoint", 8);
+  SrVal *sv[3] = {s->v[QS_AXIS], m, s->v[QS_KEEP]};
+  SrVal *h = sr_float(NULL, 0.5);
+  SrVal *hq = arr(I, h);
+  SrVal *dyn[2] = {a->v[0], hq};
+  Statics *st = statics_new(3, sv);
+  st->flags |= Q_SQUASH;
+  SrVal *r = hq ? jit_with(I, "nanquantile", quantile_body, st, 2, dyn) : (statics_free(st), NULL);
+  sr_unref(m);
+  sr_unref(h);
+  sr_unref(hq);
+  return r;
+}
+
+static SrVal *jnp_nanmedian(SrInterp *I, SrArgs *a) {
+  SrVal *p[5];
+  if (sr_args_parse(I, a, "nanmedian", "a, axis=, out=, overwrite_input=, keepdims=", p) < 0) return NULL;
+  Statics *st = q_statics(I, "nanmedian", p[1], NULL, p[4], p[2], p[3]);
+  if (!st) return NULL;
+  SrVal *x = arr(I, p[0]);
+  SrVal *r = x ? jit_with(I, "nanmedian", nanmedian_body, st, 1, &x) : (statics_free(st), NULL);
+  sr_unref(x);
+  return r;
+}
+
 void sr_jnp_stats_init(void) {
   static const struct {
     const char *names;
@@ -957,6 +1126,15 @@ void sr_jnp_stats_init(void) {
       {"jax.numpy.nanmean", jnp_nanmean, "nanmean(a, axis=None, dtype=None, keepdims=False, where=None): jit[name=nanmean]"},
       {"jax.numpy.average", jnp_average, "average(a, axis=None, weights=None, returned=False, keepdims=False)"},
       {"jax.numpy.diff", jnp_diff, "diff(a, n=1, axis=-1, prepend=None, append=None): jit[name=diff] of slices"},
+      {"jax.numpy.nanquantile", jnp_nanquantile,
+       "nanquantile(a, q, axis=None, out=None, overwrite_input=False, method='linear', keepdims=False): "
+       "jit[name=nanquantile], the quantile of the non-NaN values"},
+      {"jax.numpy.nanpercentile", jnp_nanpercentile,
+       "nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method='linear', keepdims=False): "
+       "jit[name=nanpercentile], nanquantile(a, q / 100)"},
+      {"jax.numpy.nanmedian", jnp_nanmedian,
+       "nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False): jit[name=nanmedian], a midpoint "
+       "nanquantile"},
       {"jax.numpy.quantile", jnp_quantile,
        "quantile(a, q, axis=None, method='linear', keepdims=False): jit[name=quantile]: sort, then gathers"},
       {"jax.numpy.percentile", jnp_percentile,

@@ -19,6 +19,7 @@
 #include "exec/ew_pieces.h"
 #include "exec/kern.h"
 #include "check/rule.h"
+#include "core/core.h"
 #include "text/print_val.h"
 #include "util/intern.h"
 #include "util/mem.h"
@@ -3327,16 +3328,14 @@ static void combine_elem(ScatterOp op, SrDtype dt, unsigned char *to, const unsi
   }
 }
 
-static int scatter_fn(SrShardIO *io) {
-  ScatterArg *a = io->arg;
-  const int64_t *os = io->in_shape[0], *is = io->in_shape[1], *us = io->in_shape[2];
-  const unsigned char *ix = io->in[1]->data, *up = io->in[2]->data;
-  unsigned char *out = io->out[0]->data;
-  memcpy(out, io->in[0]->data, io->out[0]->nbytes);
-  if (!io->out[0]->nbytes) return 0; /* an empty operand takes no update */
+/* The operand element (row-major offset) each of the `total` update
+   elements goes to, in order, or -1 where its window is dropped (out of
+   bounds, the mode not CLIP): os, is, us the operand's, indices' and
+   updates' shapes, ix the indices' data. */
+static void scatter_offsets(const ScatterArg *a, const int64_t *os, const int64_t *is, const int64_t *us,
+                            const unsigned char *ix, int64_t total, int64_t *ats) {
   size_t isz = sr_elem_size(a->idt);
-  int64_t total = 1, opstride[SR_MAX_RANK], istride[SR_MAX_RANK], ws[SR_MAX_RANK];
-  for (int i = 0; i < a->nu; i++) total *= us[i];
+  int64_t opstride[SR_MAX_RANK], istride[SR_MAX_RANK], ws[SR_MAX_RANK];
   for (int64_t i = a->nd - 1, s = 1; i >= 0; s *= os[i], i--) opstride[i] = s;
   for (int64_t i = a->ni - 1, s = 1; i >= 0; s *= is[i], i--) istride[i] = s;
   scatter_window(&a->g, os, a->nd, us, ws);
@@ -3361,16 +3360,79 @@ static int scatter_fn(SrShardIO *io) {
       start[d] = a->clip ? clamp64(v, 0, hi < 0 ? 0 : hi) : v;
     }
     for (int m = 0; m < a->g.nobatch; m++) start[a->g.obatch[m]] = batch[a->g.ibatch[m]];
+    int64_t at = -1;
     if (!oob || a->clip) {
-      int64_t at = 0;
+      at = 0;
       for (int d = 0; d < a->nd; d++) at += start[d] * opstride[d];
       for (int w = 0; w < nw && w < nof; w++) at += off[w] * opstride[window[w]];
-      if (a->op != SC_SET) combine_elem(a->op, a->dt, out + (size_t)at * a->es, up + (size_t)k * a->es);
-      else memcpy(out + (size_t)at * a->es, up + (size_t)k * a->es, a->es);
     }
+    ats[k] = at;
     for (int i = a->nu - 1; i >= 0 && ++pos[i] == us[i]; i--) pos[i] = 0;
   }
+}
+
+static int scatter_fn(SrShardIO *io) {
+  ScatterArg *a = io->arg;
+  const unsigned char *up = io->in[2]->data;
+  unsigned char *out = io->out[0]->data;
+  memcpy(out, io->in[0]->data, io->out[0]->nbytes);
+  if (!io->out[0]->nbytes) return 0; /* an empty operand takes no update */
+  int64_t total = 1;
+  for (int i = 0; i < a->nu; i++) total *= io->in_shape[2][i];
+  int64_t *ats = sr_xmalloc((size_t)total * sizeof *ats + 1);
+  scatter_offsets(a, io->in_shape[0], io->in_shape[1], io->in_shape[2], io->in[1]->data, total, ats);
+  for (int64_t k = 0; k < total; k++) {
+    if (ats[k] < 0) continue;
+    if (a->op != SC_SET) combine_elem(a->op, a->dt, out + (size_t)ats[k] * a->es, up + (size_t)k * a->es);
+    else memcpy(out + (size_t)ats[k] * a->es, up + (size_t)k * a->es, a->es);
+  }
+  free(ats);
   return 0;
+}
+
+/* A scatter whose update_jaxpr is given (lax.scatter_apply): each update
+   element k in turn makes its operand element x update_jaxpr(x, u[k]),
+   a repeated index applying it again.  On the host, the whole arrays. */
+static int ev_scatter_apply(SrEvalCtx *cx, const SrEvalEqn *e, ScatterArg *a, const SrJaxpr *uj, Out1 o) {
+  if (sr_nargs(uj) != 2 || uj->nout != 1)
+    return sr_ev_err(cx, "TypeError", "scatter's update_jaxpr must take 2 arguments and give 1 result");
+  const SrType *xt = e->in[0]->type, *it = e->in[1]->type, *ut = e->in[2]->type;
+  int64_t os[SR_MAX_RANK], is[SR_MAX_RANK], us[SR_MAX_RANK];
+  for (int i = 0; i < xt->ndim; i++) os[i] = xt->dims[i].size;
+  for (int i = 0; i < it->ndim; i++) is[i] = it->dims[i].size;
+  for (int i = 0; i < ut->ndim; i++) us[i] = ut->dims[i].size;
+  int64_t nx = sr_type_numel(xt), ni = sr_type_numel(it), total = sr_type_numel(ut);
+  unsigned char *xb = sr_xmalloc((size_t)nx * a->es + 1), *ib = sr_xmalloc((size_t)ni * sr_elem_size(a->idt) + 1),
+                *ub = sr_xmalloc((size_t)total * a->es + 1);
+  int64_t *ats = sr_xmalloc((size_t)total * sizeof *ats + 1);
+  int rc = sr_array_to_host(cx, e->in[0], xb);
+  if (rc == 0) rc = sr_array_to_host(cx, e->in[1], ib);
+  if (rc == 0) rc = sr_array_to_host(cx, e->in[2], ub);
+  if (rc == 0 && nx > 0) scatter_offsets(a, os, is, us, ib, total, ats);
+  const SrType *at = sr_args(uj)[0]->type, *bt = sr_args(uj)[1]->type;
+  for (int64_t k = 0; rc == 0 && nx > 0 && k < total; k++) {
+    if (ats[k] < 0) continue;
+    SrArray *in[2] = {sr_array_from_data(at, NULL, xb + (size_t)ats[k] * a->es),
+                      sr_array_from_data(bt, NULL, ub + (size_t)k * a->es)},
+            *res = NULL;
+    rc = sr_ev_jaxpr(cx, uj, in, &res);
+    if (rc == 0 && (res->type->dtype != a->dt || res->type->ndim != 0))
+      rc = sr_ev_err(cx, "TypeError", "scatter's update_jaxpr gives %s[], the operand is %s",
+                     sr_dtype_name(res->type->dtype), sr_dtype_name(a->dt));
+    if (rc == 0) rc = sr_array_to_host(cx, res, xb + (size_t)ats[k] * a->es);
+    sr_array_unref(in[0]);
+    sr_array_unref(in[1]);
+    sr_array_unref(res);
+    if (rc == 0 && cx->I && (k & 1023) == 1023 && sr_interrupt_point(cx->I))
+      rc = sr_ev_err(cx, "KeyboardInterrupt", "interrupted");
+  }
+  SrArray *r = rc == 0 ? sr_array_from_data(sr_type_strip_sharding(e->out_type[0]), NULL, xb) : NULL;
+  free(xb);
+  free(ib);
+  free(ub);
+  free(ats);
+  if (rc < 0) return -1;
+  return finish(cx, e, 0, o.m, r);
 }
 
 static int ev_scatter(SrEvalCtx *cx, const SrEvalEqn *e) {
@@ -3393,6 +3455,8 @@ static int ev_scatter(SrEvalCtx *cx, const SrEvalEqn *e) {
          : id == SR_P_scatter_max ? SC_MAX : SC_SET;
   if (a.op != SC_SET && sr_dtype_in(a.dt, SR_DC_COMPLEX))
     return sr_ev_err(cx, "NotImplementedError", "%s of %s", e->prim->name, sr_dtype_name(a.dt));
+  const SrJaxpr *uj = a.op == SC_SET ? sr_ev_param_jaxpr(e, "update_jaxpr") : NULL;
+  if (uj) return ev_scatter_apply(cx, e, &a, uj, o);
   SrArray *ins[3] = {0};
   int rc = 0;
   for (int k = 0; k < 3 && rc == 0; k++) {
