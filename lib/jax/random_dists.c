@@ -579,6 +579,201 @@ done:
   return r;
 }
 
+/* ---- generalized_normal, ball, multivariate_normal ---- */
+
+/* _generalized_normal(key, p): rademacher * gamma(1 / p) ** (1 / p) */
+static SrVal *gennorm_body(SrInterp *I, SrArgs *a) {
+  const Static *st = static_args(I);
+  SCOPE(I);
+  SrVal *k1, *k2;
+  if (split2(s, a->v[0], &k1, &k2) < 0) return sr_nn_done(s, NULL);
+  SrVal *inv = OP(DIV, sr_nn_int(s, 1), a->v[1]);
+  SrVal *g = inv ? call_gamma(s, "jax.random.gamma", k1, inv, st) : NULL;
+  SrVal *v[3] = {k2, shape_val(s, st), dtype_val(s, st->dt)};
+  SrVal *r = g ? sr_nn_call(s, "jax.random.rademacher", 3, v, 0, NULL, NULL) : NULL;
+  SrVal *x = r ? OP(MUL, r, OP(POW, g, OP(DIV, sr_nn_int(s, 1), a->v[1]))) : NULL;
+  return sr_nn_done(s, sr_ref(x));
+}
+
+/* _ball(key, p): g / ((|g| ** p).sum(-1) + e) ** (1 / p), g generalized
+   normal of shape (*shape, d) (d the static's last dim), e exponential */
+static SrVal *ball_body(SrInterp *I, SrArgs *a) {
+  const Static *st = static_args(I);
+  SCOPE(I);
+  Static head = *st;
+  head.nd--;
+  SrVal *k1, *k2;
+  if (split2(s, a->v[0], &k1, &k2) < 0) return sr_nn_done(s, NULL);
+  SrVal *gv[4] = {k1, a->v[1], shape_val(s, st), dtype_val(s, st->dt)};
+  SrVal *g = sr_nn_call(s, "jax.random.generalized_normal", 4, gv, 0, NULL, NULL);
+  SrVal *ev[3] = {k2, shape_val(s, &head), dtype_val(s, st->dt)};
+  SrVal *e = g ? sr_nn_call(s, "jax.random.exponential", 3, ev, 0, NULL, NULL) : NULL;
+  SrVal *ab = e ? sr_nn_call1(s, "jax.numpy.abs", g) : NULL;
+  SrVal *pw = OP(POW, ab, a->v[1]);
+  const char *kw[] = {"axis"};
+  SrVal *kv[] = {sr_nn_int(s, -1)};
+  SrVal *sum = pw ? sr_nn_call(s, "jax.numpy.sum", 1, &pw, 1, kw, kv) : NULL;
+  SrVal *den = OP(POW, OP(ADD, sum, e), OP(DIV, sr_nn_int(s, 1), a->v[1]));
+  int64_t last = head.nd;
+  SrVal *de = den ? KEEP(sr_lax_expand_dims(I, den, &last, 1)) : NULL;
+  return sr_nn_done(s, de ? sr_ref(OP(DIV, g, de)) : NULL);
+}
+
+typedef struct MvnStatic {
+  Static st; /* first: read as a Static too */
+  int method; /* 0 svd, 1 eigh, 2 cholesky */
+} MvnStatic;
+
+/* _multivariate_normal(key, mean, cov): mean + factor @ normal, factor
+   from svd, eigh or cholesky of cov */
+static SrVal *mvn_body(SrInterp *I, SrArgs *a) {
+  const MvnStatic *ms = sr_current_builtin(I)->data;
+  const Static *st = &ms->st;
+  SCOPE(I);
+  SrVal *mean = a->v[1], *cov = a->v[2], *factor = NULL;
+  if (ms->method == 2) {
+    factor = sr_nn_call1(s, "jax.numpy.linalg.cholesky", cov);
+  } else {
+    SrVal *dec = sr_nn_call1(s, ms->method == 0 ? "jax.numpy.linalg.svd" : "jax.numpy.linalg.eigh", cov);
+    SrVal *t = dec ? sr_nn_call1(s, "builtins.tuple", dec) : NULL;
+    if (!t) return sr_nn_done(s, NULL);
+    SrVal *vecs = ms->method == 0 ? t->seq.items[0] : t->seq.items[1];
+    SrVal *vals = ms->method == 0 ? t->seq.items[1] : t->seq.items[0];
+    const SrType *vt = sr_value_type(I, vals);
+    int64_t ax = vt ? vt->ndim - 1 : 0;
+    SrVal *sq = vt ? sr_nn_call1(s, "jax.numpy.sqrt", vals) : NULL;
+    SrVal *sx = sq ? KEEP(sr_lax_expand_dims(I, sq, &ax, 1)) : NULL;
+    factor = OP(MUL, vecs, sx);
+  }
+  const SrType *mt = factor ? sr_value_type(I, mean) : NULL;
+  if (!mt) return sr_nn_done(s, NULL);
+  Static full = *st;
+  full.shape[full.nd++] = mt->dims[mt->ndim - 1].size;
+  SrVal *n = normal(s, a->v[0], &full);
+  SrVal *ein = n ? sr_nn_call3(s, "jax.numpy.einsum", KEEP(sr_str(NULL, "...ij,...j->...i", 16)), factor, n) : NULL;
+  return sr_nn_done(s, ein ? sr_ref(OP(ADD, mean, ein)) : NULL);
+}
+
+static SrVal *float_sampler_prologue(SrInterp *I, SrVal *key, SrVal *dtype, SrVal *shape, SrVal *osh, const char *name,
+                                     Static *st) {
+  if (sr_nn_given(shape) && sr_shape_arg(I, shape, st->shape, &st->nd, "shape") < 0) return NULL;
+  int d;
+  if (sr_dtype_arg(I, dtype, &d, name) < 0) return NULL;
+  st->dt = d >= 0 ? (SrDtype)d : I->jax->enable_x64 ? SR_F64 : SR_F32;
+  if (no_sharding(I, osh, name) < 0) return NULL;
+  return sr_random_check_key(I, key, name);
+}
+
+/* generalized_normal(key, p, shape=(), dtype=None, *, out_sharding=None) */
+static SrVal *bi_generalized_normal(SrInterp *I, SrArgs *a) {
+  SrVal *p[5];
+  if (sr_args_parse(I, a, "generalized_normal", "key, p, shape=, dtype=, *, out_sharding=", p) < 0) return NULL;
+  Static st = {{0}, 0, SR_F32, 0};
+  SrVal *k = float_sampler_prologue(I, p[0], p[3], p[2], p[4], "generalized_normal", &st);
+  if (!k) return NULL;
+  SrVal *args[2] = {k, p[1]};
+  SrVal *r = sample_jit(I, "_generalized_normal", gennorm_body, &st, 2, args, 0);
+  sr_unref(k);
+  return r;
+}
+
+/* ball(key, d, p=2, shape=(), dtype=None, *, out_sharding=None) */
+static SrVal *bi_ball(SrInterp *I, SrArgs *a) {
+  SrVal *p[6];
+  if (sr_args_parse(I, a, "ball", "key, d, p=, shape=, dtype=, *, out_sharding=", p) < 0) return NULL;
+  Static st = {{0}, 0, SR_F32, 0};
+  SrVal *k = float_sampler_prologue(I, p[0], p[4], p[3], p[5], "ball", &st);
+  if (!k) return NULL;
+  if (p[1]->kind != SR_V_INT || st.nd >= SR_MAX_RANK) {
+    sr_unref(k);
+    return sr_raise(I, "TypeError", "ball: d must be a concrete int (the error occurred in jax.random.ball())");
+  }
+  st.shape[st.nd++] = p[1]->i;
+  SrVal *two = sr_int(NULL, 2);
+  SrVal *args[2] = {k, p[2] ? p[2] : two};
+  SrVal *r = sample_jit(I, "_ball", ball_body, &st, 2, args, 0);
+  sr_unref(two);
+  sr_unref(k);
+  return r;
+}
+
+/* multivariate_normal(key, mean, cov, shape=None, dtype=None,
+   method='cholesky', *, out_sharding=None) */
+static SrVal *bi_multivariate_normal(SrInterp *I, SrArgs *a) {
+  SrVal *p[7];
+  const char *name = "multivariate_normal";
+  if (sr_args_parse(I, a, name, "key, mean, cov, shape=, dtype=, method=, *, out_sharding=", p) < 0) return NULL;
+  SCOPE(I);
+  /* promote_dtypes_inexact(mean, cov): one inexact dtype, shapes kept */
+  SrVal *mc[2] = {KEEP(sr_jnp_asarray(I, p[1], -1)), NULL};
+  mc[1] = mc[0] ? KEEP(sr_jnp_asarray(I, p[2], -1)) : NULL;
+  SrVal *rt = mc[1] ? sr_nn_call2(s, "jax.numpy.result_type", mc[0], mc[1]) : NULL;
+  if (!rt || rt->kind != SR_V_DTYPE) return sr_nn_done(s, NULL);
+  SrDtype pdt = sr_dtype_is_float(rt->dtype) ? rt->dtype : I->jax->enable_x64 ? SR_F64 : SR_F32;
+  for (int i = 0; i < 2; i++)
+    if (sr_value_type(I, mc[i])->dtype != pdt && !(mc[i] = KEEP(sr_lax_convert(I, mc[i], pdt, 0, NULL))))
+      return sr_nn_done(s, NULL);
+  int method = 2;
+  if (sr_nn_given(p[5])) {
+    SrVal *m = p[5];
+    method = m->kind != SR_V_STR ? -1
+             : strcmp(m->str.s, "svd") == 0 ? 0
+             : strcmp(m->str.s, "eigh") == 0 ? 1
+             : strcmp(m->str.s, "cholesky") == 0 ? 2 : -1;
+    if (method < 0) return sr_nn_done(s, sr_raise(I, "ValueError", "method must be one of {'svd', 'eigh', 'cholesky'}"));
+  }
+  const SrType *mt = sr_value_type(I, mc[0]), *ct = sr_value_type(I, mc[1]);
+  MvnStatic *ms = sr_xcalloc(1, sizeof *ms);
+  ms->method = method;
+  Static *st = &ms->st;
+  int d;
+  SrVal *r = NULL, *k = NULL;
+  if (sr_dtype_arg(I, p[4], &d, name) < 0) goto out;
+  st->dt = d >= 0 ? (SrDtype)d : mt->dtype;
+  if (!sr_dtype_is_float(st->dt)) {
+    sr_raise(I, "ValueError", "dtype argument to `multivariate_normal` must be a float dtype, got %s", sr_dtype_name(st->dt));
+    goto out;
+  }
+  if (mt->ndim < 1) {
+    sr_raise(I, "ValueError", "multivariate_normal requires mean.ndim >= 1, got mean.ndim == %d", mt->ndim);
+    goto out;
+  }
+  if (ct->ndim < 2) {
+    sr_raise(I, "ValueError", "multivariate_normal requires cov.ndim >= 2, got cov.ndim == %d", ct->ndim);
+    goto out;
+  }
+  int64_t n = mt->dims[mt->ndim - 1].size;
+  if (ct->dims[ct->ndim - 2].size != n || ct->dims[ct->ndim - 1].size != n) {
+    SrBuf b = SR_BUF_INIT;
+    int64_t cs[SR_MAX_RANK];
+    for (int i = 0; i < ct->ndim; i++) cs[i] = ct->dims[i].size;
+    shape_str(&b, cs, ct->ndim);
+    sr_raise(I, "ValueError", "multivariate_normal requires cov.shape == (..., n, n) for n=%lld, but got cov.shape == %s.",
+             (long long)n, b.p);
+    sr_buf_free(&b);
+    goto out;
+  }
+  /* shape: the broadcast of mean.shape[:-1] and cov.shape[:-2], or checked
+     against them (as "normal", JAX's name there) */
+  int64_t hs[2][SR_MAX_RANK];
+  for (int i = 0; i + 1 < mt->ndim; i++) hs[0][i] = mt->dims[i].size;
+  for (int i = 0; i + 2 < ct->ndim; i++) hs[1][i] = ct->dims[i].size;
+  const SrType *heads[2] = {sr_type_array(mt->dtype, mt->ndim - 1, hs[0]), sr_type_array(ct->dtype, ct->ndim - 2, hs[1])};
+  if (shape_types(I, "normal", p[3], 2, heads, st) < 0 || no_sharding(I, p[6], name) < 0) goto out;
+  if (st->nd >= SR_MAX_RANK) {
+    sr_raise(I, "ValueError", "multivariate_normal: too many dimensions");
+    goto out;
+  }
+  if (!(k = sr_random_check_key(I, p[0], name))) goto out;
+  SrVal *args[3] = {k, mc[0], mc[1]};
+  r = sr_api_jit(I, "_multivariate_normal", mvn_body, ms, 3, args);
+  ms = NULL;
+out:
+  free(ms);
+  sr_unref(k);
+  return sr_nn_done(s, r);
+}
+
 #define SAMPLER(i, fn) \
   static SrVal *fn(SrInterp *I, SrArgs *a) { return sample(I, a, &samplers[i]); }
 SAMPLER(0, bi_cauchy)
@@ -623,5 +818,10 @@ void sr_random_dists_init(void) {
          "dirichlet(key, alpha, shape=None, dtype=None): Dirichlet(alpha) samples along the last axis");
   sr_def("jax.random.chisquare", bi_chisquare, "chisquare(key, df, shape=None, dtype=None): chi-square(df) samples");
   sr_def("jax.random.t", bi_t, "t(key, df, shape=None, dtype=None): Student's t(df) samples");
+  sr_def("jax.random.generalized_normal", bi_generalized_normal,
+         "generalized_normal(key, p, shape=(), dtype=None): exponential-power samples, density ~ exp(-|x|^p)");
+  sr_def("jax.random.ball", bi_ball, "ball(key, d, p=2, shape=(), dtype=None): uniform samples of the unit Lp ball in d dims");
+  sr_def("jax.random.multivariate_normal", bi_multivariate_normal,
+         "multivariate_normal(key, mean, cov, shape=None, dtype=None, method='cholesky'): N(mean, cov) samples");
   sr_def("jax.random.f", bi_f, "f(key, dfnum, dfden, shape=None, dtype=None): F(dfnum, dfden) samples");
 }
