@@ -462,26 +462,6 @@ static int ev_conv(SrEvalCtx *cx, const SrEvalEqn *e) {
 }
 
 #define TR(name) static int name(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x, SrVal **cx)
-#define JVP(name) static int name(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, SrVal **ty)
-
-/* ad.defbilinear: conv(t, y) + conv(x, t'), each with the equation's
-   params. */
-JVP(jvp_conv) {
-  y[0] = sr_ad_bind_eqn1(ad, e, x);
-  SrVal *a = NULL, *b = NULL;
-  if (t[0]) {
-    SrVal *in[2] = {t[0], x[1]};
-    a = sr_ad_bind_eqn1(ad, e, in);
-    if (!a) return -1;
-  }
-  if (t[1]) {
-    SrVal *in[2] = {x[0], t[1]};
-    b = sr_ad_bind_eqn1(ad, e, in);
-    if (!b) return -1;
-  }
-  ty[0] = sr_ad_add_tangents(ad, a, b);
-  return y[0] && ty[0] ? 0 : -1;
-}
 
 static SrVal *param_or_none(const SrEqn *e, const char *k) {
   SrVal *v = get_eqn(e, k);
@@ -651,6 +631,6 @@ TR(tr_conv) {
 void sr_lax_conv_init(void) {
   sr_set_type_rule(SR_P_conv_general_dilated, type_conv);
   sr_set_eval_rule(SR_P_conv_general_dilated, ev_conv);
-  sr_ad_set_jvp(SR_P_conv_general_dilated, jvp_conv);
+  sr_ad_set_jvp(SR_P_conv_general_dilated, sr_ad_jvp_bilinear); /* ad.defbilinear */
   sr_ad_set_transpose(SR_P_conv_general_dilated, tr_conv);
 }
