@@ -187,17 +187,6 @@ static int padtype_to_pads(SrInterp *I, const int64_t *in, const int64_t *win, c
   return 0;
 }
 
-static SrVal *pads_val(const int64_t *lo, const int64_t *hi, int n) {
-  SrVal *p = sr_seq(NULL, SR_V_TUPLE, n);
-  for (int i = 0; i < n; i++) {
-    SrVal *q = sr_seq(NULL, SR_V_TUPLE, 2);
-    sr_seq_push(NULL, q, sr_int(NULL, lo[i]));
-    sr_seq_push(NULL, q, sr_int(NULL, hi[i]));
-    sr_seq_push(NULL, p, q);
-  }
-  return p;
-}
-
 /* Explicit padding: a sequence of (low, high) pairs. */
 static int pad_pairs(SrInterp *I, SrVal *pad, int64_t *lo, int64_t *hi, int *n) {
   int ok = pad && sr_is_seq(pad) && pad->seq.n <= SR_MAX_RANK;
@@ -294,7 +283,7 @@ static SrVal *conv_bind(SrInterp *I, ConvArgs *c) {
     return NULL;
   }
   SrVal *r = sr_bindv(I, SR_P_conv_general_dilated, 2, args, "window_strides", sr_int_tuple(c->ws, c->nws), "padding",
-                      pads_val(lo, hi, npad), "lhs_dilation", sr_int_tuple(c->ld, c->nld), "rhs_dilation",
+                      sr_lax_pads_val(lo, hi, npad), "lhs_dilation", sr_int_tuple(c->ld, c->nld), "rhs_dilation",
                       sr_int_tuple(c->rd, c->nrd), "dimension_numbers", sr_lax_conv_dn_val(d.l, d.r, d.o, d.nd),
                       "feature_group_count", sr_int(NULL, c->fgc), "batch_group_count", sr_int(NULL, c->bgc),
                       "precision", c->precision ? sr_ref(c->precision) : sr_none(), "preferred_element_type",
@@ -471,7 +460,7 @@ static SrVal *lax_conv_transpose(SrInterp *I, SrArgs *a) {
       int64_t ek = c.rd[i] == 1 ? k : (1 + c.rd[i] * (k - 1) < 0 ? 0 : 1 + c.rd[i] * (k - 1));
       transpose_padding(ek, st[i], mode, plo[i], phi[i], &lo[i], &hi[i]);
     }
-    pads = pads_val(lo, hi, nst < nsp ? nst : nsp);
+    pads = sr_lax_pads_val(lo, hi, nst < nsp ? nst : nsp);
   } else {
     pads = sr_ref(pad);
   }
@@ -656,7 +645,7 @@ static SrVal *lax_reduce_window(SrInterp *I, SrArgs *a) {
     goto done;
   }
   r = sr_bindv(I, prim, 1, &x, "window_dimensions", sr_int_tuple(win, nw), "window_strides", sr_int_tuple(st, nst),
-               "padding", pads_val(lo, hi, npad), "base_dilation", sr_int_tuple(bd, nbd), "window_dilation",
+               "padding", sr_lax_pads_val(lo, hi, npad), "base_dilation", sr_int_tuple(bd, nbd), "window_dilation",
                sr_int_tuple(wd, nwd), NULL);
 done:
   sr_unref(x);

@@ -50,11 +50,6 @@ static const char *shape_s(SrBuf *b, const SrType *t) {
   return sr_buf_str(b);
 }
 
-static int64_t floordiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
-}
-
 /* A builder for a result of the given shape on the rule's mesh, with no
    sharding yet. */
 static void builder_shape(SrTypeBuilder *b, const SrType *like, const int64_t *shape, int ndim, const SrStd *s) {
@@ -1262,7 +1257,7 @@ static int type_slice(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   int64_t shape[SR_MAX_RANK];
   for (int i = 0; i < ns; i++) {
     int64_t diff = li[i] - st[i];
-    shape[i] = nd ? floordiv(diff - 1, sd[i]) + 1 : diff;
+    shape[i] = nd ? sr_lax_floordiv(diff - 1, sd[i]) + 1 : diff;
     if (shape[i] < 0) shape[i] = 0;
   }
   SrStd s;

@@ -1,0 +1,54 @@
+/* params.c: helpers the family files share for reading their params
+ * (lax/lax.h declares them): one getter per stage's form of an equation,
+ * int tuples and padding pairs, and the integer arithmetic of window
+ * shapes.
+ */
+#include "lax/lax.h"
+
+#include "check/rule.h"
+#include "exec/eval.h"
+#include "util/intern.h"
+
+SrVal *sr_lax_get_rule(const void *e, const char *k) { return sr_rparam(e, k); }
+SrVal *sr_lax_get_ev(const void *e, const char *k) { return sr_ev_param(e, k); }
+SrVal *sr_lax_get_eqn(const void *e, const char *k) { return sr_eqn_param(e, sr_intern_cstr(k)); }
+
+int sr_lax_ints_of(const SrVal *v, int64_t *out, int *n) {
+  if (!v || !sr_is_seq(v)) return -1;
+  return sr_val_ints(v, out, SR_MAX_RANK, n);
+}
+
+int sr_lax_pads_of(const SrVal *p, int64_t *lo, int64_t *hi, int *n) {
+  if (!p || !sr_is_seq(p) || p->seq.n > SR_MAX_RANK) return -1;
+  *n = p->seq.n;
+  for (int i = 0; i < p->seq.n; i++) {
+    int64_t pr[2];
+    int k;
+    if (!sr_is_seq(p->seq.items[i]) || sr_val_ints(p->seq.items[i], pr, 2, &k) < 0 || k != 2) return -1;
+    lo[i] = pr[0];
+    hi[i] = pr[1];
+  }
+  return 0;
+}
+
+SrVal *sr_lax_pads_val(const int64_t *lo, const int64_t *hi, int n) {
+  SrVal *p = sr_seq(NULL, SR_V_TUPLE, n);
+  for (int i = 0; i < n; i++) {
+    SrVal *q = sr_seq(NULL, SR_V_TUPLE, 2);
+    sr_seq_push(NULL, q, sr_int(NULL, lo[i]));
+    sr_seq_push(NULL, q, sr_int(NULL, hi[i]));
+    sr_seq_push(NULL, p, q);
+  }
+  return p;
+}
+
+int64_t sr_lax_dilate(int64_t d, int64_t r) {
+  if (r == 1) return d;
+  int64_t v = 1 + r * (d - 1);
+  return v < 0 ? 0 : v;
+}
+
+int64_t sr_lax_floordiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
