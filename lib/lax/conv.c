@@ -36,40 +36,17 @@ typedef struct Conv {
   int64_t fgc, bgc;
 } Conv;
 
-/* One field of ConvDimensionNumbers(lhs_spec=(0, 1, 2, 3), ...). */
-static int dn_field(const char *s, size_t n, const char *key, int64_t *out, int *cnt) {
-  *cnt = 0;
-  size_t kl = strlen(key);
-  for (size_t i = 0; i + kl + 2 <= n; i++) {
-    if (memcmp(s + i, key, kl) != 0 || s[i + kl] != '=' || s[i + kl + 1] != '(') continue;
-    size_t k = i + kl + 2;
-    while (k < n && s[k] != ')') {
-      while (k < n && (s[k] == ' ' || s[k] == ',')) k++;
-      if (k >= n || s[k] == ')') break;
-      char *end;
-      long long v = strtoll(s + k, &end, 10);
-      if (end == s + k || *cnt >= SR_MAX_RANK) return -1;
-      out[(*cnt)++] = v;
-      k = (size_t)(end - s);
-    }
-    return k < n ? 0 : -1;
-  }
-  return -1;
-}
-
 /* dimension_numbers: the printed ConvDimensionNumbers, or a tuple of the
    three specs. */
 static int read_dn(const SrVal *v, Conv *c) {
   int n1 = 0, n2 = 0, n3 = 0;
   if (!v) return -1;
-  const char *s = NULL;
-  size_t n = 0;
-  if (v->text) s = v->text, n = v->textlen;
-  else if (v->kind == SR_V_WORD || v->kind == SR_V_STR) s = v->str.s, n = v->str.n;
+  size_t n;
+  const char *s = sr_lax_param_text(v, &n);
   if (s) {
     if (n < 21 || memcmp(s, "ConvDimensionNumbers(", 21) != 0) return -1;
-    if (dn_field(s, n, "lhs_spec", c->ls, &n1) < 0 || dn_field(s, n, "rhs_spec", c->rs, &n2) < 0 ||
-        dn_field(s, n, "out_spec", c->os, &n3) < 0)
+    if (sr_lax_text_ints(s, n, "lhs_spec", c->ls, &n1) != 0 || sr_lax_text_ints(s, n, "rhs_spec", c->rs, &n2) != 0 ||
+        sr_lax_text_ints(s, n, "out_spec", c->os, &n3) != 0)
       return -1;
   } else {
     if (!sr_is_seq(v) || v->seq.n != 3 || sr_val_ints(v->seq.items[0], c->ls, SR_MAX_RANK, &n1) < 0 ||

@@ -159,5 +159,13 @@ SrVal *sr_lax_pads_val(const int64_t *lo, const int64_t *hi, int n);
 /* A dim of size d dilated by r (lax._dilate_shape), and floor division. */
 int64_t sr_lax_dilate(int64_t d, int64_t r);
 int64_t sr_lax_floordiv(int64_t a, int64_t b);
+/* The text of a param held as text, a word or a string (*n bytes, not
+   terminated), or NULL. */
+const char *sr_lax_param_text(const SrVal *v, size_t *n);
+/* The field key=(i, j, ...) of a printed dimension-numbers text s[n]
+   (GatherDimensionNumbers(offset_dims=(1,), ...)), key a whole name:
+   0 with its ints in out[*cnt], 1 when s has no such field (*cnt 0), -1
+   when it cannot be read. */
+int sr_lax_text_ints(const char *s, size_t n, const char *key, int64_t *out, int *cnt);
 
 #endif

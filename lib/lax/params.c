@@ -1,9 +1,12 @@
 /* params.c: helpers the family files share for reading their params
  * (lax/lax.h declares them): one getter per stage's form of an equation,
- * int tuples and padding pairs, and the integer arithmetic of window
- * shapes.
+ * int tuples and padding pairs, the fields of the printed dimension
+ * numbers, and the integer arithmetic of window shapes.
  */
 #include "lax/lax.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 #include "check/rule.h"
 #include "exec/eval.h"
@@ -51,4 +54,32 @@ int64_t sr_lax_dilate(int64_t d, int64_t r) {
 int64_t sr_lax_floordiv(int64_t a, int64_t b) {
   int64_t q = a / b;
   return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
+const char *sr_lax_param_text(const SrVal *v, size_t *n) {
+  *n = 0;
+  if (v && v->text) return *n = v->textlen, v->text;
+  if (v && (v->kind == SR_V_WORD || v->kind == SR_V_STR)) return *n = v->str.n, v->str.s;
+  return NULL;
+}
+
+int sr_lax_text_ints(const char *s, size_t n, const char *key, int64_t *out, int *cnt) {
+  *cnt = 0;
+  size_t kl = strlen(key);
+  for (size_t i = 0; i + kl + 2 <= n; i++) {
+    if (memcmp(s + i, key, kl) != 0 || s[i + kl] != '=' || s[i + kl + 1] != '(') continue;
+    if (i > 0 && (s[i - 1] == '_' || (s[i - 1] >= 'a' && s[i - 1] <= 'z'))) continue;
+    size_t k = i + kl + 2;
+    while (k < n && s[k] != ')') {
+      while (k < n && (s[k] == ' ' || s[k] == ',')) k++;
+      if (k >= n || s[k] == ')') break;
+      char *end;
+      long long v = strtoll(s + k, &end, 10);
+      if (end == s + k || *cnt >= SR_MAX_RANK) return -1;
+      out[(*cnt)++] = v;
+      k = (size_t)(end - s);
+    }
+    return k < n ? 0 : -1;
+  }
+  return 1;
 }

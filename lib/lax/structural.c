@@ -2565,42 +2565,17 @@ typedef struct Gdn {
   int noffset, ncollapsed, nstart_map, nobatch, nibatch;
 } Gdn;
 
-/* One field of GatherDimensionNumbers(offset_dims=(1,), ...) as printed;
-   a field older texts lack is empty. */
-static int gdn_field(const char *s, size_t n, const char *key, int64_t *out, int *cnt) {
-  *cnt = 0;
-  size_t kl = strlen(key);
-  for (size_t i = 0; i + kl + 2 <= n; i++) {
-    if (memcmp(s + i, key, kl) != 0 || s[i + kl] != '=' || s[i + kl + 1] != '(') continue;
-    if (i > 0 && (s[i - 1] == '_' || (s[i - 1] >= 'a' && s[i - 1] <= 'z'))) continue;
-    size_t k = i + kl + 2;
-    while (k < n && s[k] != ')') {
-      while (k < n && (s[k] == ' ' || s[k] == ',')) k++;
-      if (k >= n || s[k] == ')') break;
-      char *end;
-      long long v = strtoll(s + k, &end, 10);
-      if (end == s + k || *cnt >= SR_MAX_RANK) return -1;
-      out[(*cnt)++] = v;
-      k = (size_t)(end - s);
-    }
-    return k < n ? 0 : -1;
-  }
-  return 0;
-}
-
 /* A GatherDimensionNumbers param: 0, -1 when it is not one, -2 when it
-   cannot be read. */
+   cannot be read (a field older texts lack is empty). */
 static int parse_gdn(const SrVal *v, Gdn *g) {
-  const char *s = NULL;
-  size_t n = 0;
-  if (v && v->text) s = v->text, n = v->textlen;
-  else if (v && (v->kind == SR_V_WORD || v->kind == SR_V_STR)) s = v->str.s, n = v->str.n;
+  size_t n;
+  const char *s = sr_lax_param_text(v, &n);
   if (!s || n < 23 || memcmp(s, "GatherDimensionNumbers(", 23) != 0) return -1;
-  if (gdn_field(s, n, "offset_dims", g->offset, &g->noffset) < 0 ||
-      gdn_field(s, n, "collapsed_slice_dims", g->collapsed, &g->ncollapsed) < 0 ||
-      gdn_field(s, n, "start_index_map", g->start_map, &g->nstart_map) < 0 ||
-      gdn_field(s, n, "operand_batching_dims", g->obatch, &g->nobatch) < 0 ||
-      gdn_field(s, n, "start_indices_batching_dims", g->ibatch, &g->nibatch) < 0)
+  if (sr_lax_text_ints(s, n, "offset_dims", g->offset, &g->noffset) < 0 ||
+      sr_lax_text_ints(s, n, "collapsed_slice_dims", g->collapsed, &g->ncollapsed) < 0 ||
+      sr_lax_text_ints(s, n, "start_index_map", g->start_map, &g->nstart_map) < 0 ||
+      sr_lax_text_ints(s, n, "operand_batching_dims", g->obatch, &g->nobatch) < 0 ||
+      sr_lax_text_ints(s, n, "start_indices_batching_dims", g->ibatch, &g->nibatch) < 0)
     return -2;
   return 0;
 }
@@ -3096,16 +3071,14 @@ BATCH(batch_gather) {
    update_window_dims, inserted_window_dims, scatter_dims_to_operand_dims,
    operand_batching_dims, scatter_indices_batching_dims. */
 static int parse_sdn(const SrVal *v, Gdn *g) {
-  const char *s = NULL;
-  size_t n = 0;
-  if (v && v->text) s = v->text, n = v->textlen;
-  else if (v && (v->kind == SR_V_WORD || v->kind == SR_V_STR)) s = v->str.s, n = v->str.n;
+  size_t n;
+  const char *s = sr_lax_param_text(v, &n);
   if (!s || n < 24 || memcmp(s, "ScatterDimensionNumbers(", 24) != 0) return -1;
-  if (gdn_field(s, n, "update_window_dims", g->offset, &g->noffset) < 0 ||
-      gdn_field(s, n, "inserted_window_dims", g->collapsed, &g->ncollapsed) < 0 ||
-      gdn_field(s, n, "scatter_dims_to_operand_dims", g->start_map, &g->nstart_map) < 0 ||
-      gdn_field(s, n, "operand_batching_dims", g->obatch, &g->nobatch) < 0 ||
-      gdn_field(s, n, "scatter_indices_batching_dims", g->ibatch, &g->nibatch) < 0)
+  if (sr_lax_text_ints(s, n, "update_window_dims", g->offset, &g->noffset) < 0 ||
+      sr_lax_text_ints(s, n, "inserted_window_dims", g->collapsed, &g->ncollapsed) < 0 ||
+      sr_lax_text_ints(s, n, "scatter_dims_to_operand_dims", g->start_map, &g->nstart_map) < 0 ||
+      sr_lax_text_ints(s, n, "operand_batching_dims", g->obatch, &g->nobatch) < 0 ||
+      sr_lax_text_ints(s, n, "scatter_indices_batching_dims", g->ibatch, &g->nibatch) < 0)
     return -2;
   return 0;
 }
