@@ -78,17 +78,10 @@ static const char *read_conv(SrLaxParamGet get, const void *e, Conv *c) {
 /* The text of ConvDimensionNumbers(lhs, rhs, out), as JAX prints it
    (counted). */
 static SrVal *dn_val(const int64_t *l, const int64_t *r, const int64_t *o, int nd) {
-  SrBuf s = SR_BUF_INIT;
-  sr_buf_puts(&s, "ConvDimensionNumbers(lhs_spec=");
-  sr_ints_str(&s, l, nd);
-  sr_buf_puts(&s, ", rhs_spec=");
-  sr_ints_str(&s, r, nd);
-  sr_buf_puts(&s, ", out_spec=");
-  sr_ints_str(&s, o, nd);
-  sr_buf_putc(&s, ')');
-  SrVal *v = sr_word(NULL, sr_buf_str(&s), s.len);
-  sr_buf_free(&s);
-  return v;
+  static const char *const keys[3] = {"lhs_spec", "rhs_spec", "out_spec"};
+  const int64_t *f[3] = {l, r, o};
+  int c[3] = {nd, nd, nd};
+  return sr_lax_dn_text("ConvDimensionNumbers", 3, keys, f, c);
 }
 
 SrVal *sr_lax_conv_dn_val(const int64_t *lhs_spec, const int64_t *rhs_spec, const int64_t *out_spec, int nd) {

@@ -167,5 +167,9 @@ const char *sr_lax_param_text(const SrVal *v, size_t *n);
    0 with its ints in out[*cnt], 1 when s has no such field (*cnt 0), -1
    when it cannot be read. */
 int sr_lax_text_ints(const char *s, size_t n, const char *key, int64_t *out, int *cnt);
+/* The param text cls(keys[0]=vals[0], ...) of nf int-tuple fields, ns[i]
+   ints each, as JAX prints its dimension numbers (a word; a new
+   reference). */
+SrVal *sr_lax_dn_text(const char *cls, int nf, const char *const *keys, const int64_t *const *vals, const int *ns);
 
 #endif

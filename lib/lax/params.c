@@ -10,6 +10,7 @@
 
 #include "check/rule.h"
 #include "exec/eval.h"
+#include "text/print_val.h"
 #include "util/intern.h"
 
 SrVal *sr_lax_get_rule(const void *e, const char *k) { return sr_rparam(e, k); }
@@ -82,4 +83,20 @@ int sr_lax_text_ints(const char *s, size_t n, const char *key, int64_t *out, int
     return k < n ? 0 : -1;
   }
   return 1;
+}
+
+SrVal *sr_lax_dn_text(const char *cls, int nf, const char *const *keys, const int64_t *const *vals, const int *ns) {
+  SrBuf s = SR_BUF_INIT;
+  sr_buf_puts(&s, cls);
+  sr_buf_putc(&s, '(');
+  for (int i = 0; i < nf; i++) {
+    if (i) sr_buf_puts(&s, ", ");
+    sr_buf_puts(&s, keys[i]);
+    sr_buf_putc(&s, '=');
+    sr_ints_str(&s, vals[i], ns[i]);
+  }
+  sr_buf_putc(&s, ')');
+  SrVal *v = sr_word(NULL, sr_buf_str(&s), s.len);
+  sr_buf_free(&s);
+  return v;
 }

@@ -2565,20 +2565,35 @@ typedef struct Gdn {
   int noffset, ncollapsed, nstart_map, nobatch, nibatch;
 } Gdn;
 
-/* A GatherDimensionNumbers param: 0, -1 when it is not one, -2 when it
-   cannot be read (a field older texts lack is empty). */
-static int parse_gdn(const SrVal *v, Gdn *g) {
-  size_t n;
+/* The fields of GatherDimensionNumbers and ScatterDimensionNumbers, in
+   Gdn's order. */
+static const char *const gdn_keys[5] = {"offset_dims", "collapsed_slice_dims", "start_index_map",
+                                        "operand_batching_dims", "start_indices_batching_dims"};
+static const char *const sdn_keys[5] = {"update_window_dims", "inserted_window_dims", "scatter_dims_to_operand_dims",
+                                        "operand_batching_dims", "scatter_indices_batching_dims"};
+
+/* A cls(...) param with those fields (keys): 0, -1 when it is not one,
+   -2 when it cannot be read (a field older texts lack is empty). */
+static int parse_dn(const SrVal *v, const char *cls, const char *const *keys, Gdn *g) {
+  size_t n, cl = strlen(cls);
   const char *s = sr_lax_param_text(v, &n);
-  if (!s || n < 23 || memcmp(s, "GatherDimensionNumbers(", 23) != 0) return -1;
-  if (sr_lax_text_ints(s, n, "offset_dims", g->offset, &g->noffset) < 0 ||
-      sr_lax_text_ints(s, n, "collapsed_slice_dims", g->collapsed, &g->ncollapsed) < 0 ||
-      sr_lax_text_ints(s, n, "start_index_map", g->start_map, &g->nstart_map) < 0 ||
-      sr_lax_text_ints(s, n, "operand_batching_dims", g->obatch, &g->nobatch) < 0 ||
-      sr_lax_text_ints(s, n, "start_indices_batching_dims", g->ibatch, &g->nibatch) < 0)
-    return -2;
+  if (!s || n < cl + 1 || memcmp(s, cls, cl) != 0 || s[cl] != '(') return -1;
+  int64_t *f[5] = {g->offset, g->collapsed, g->start_map, g->obatch, g->ibatch};
+  int *c[5] = {&g->noffset, &g->ncollapsed, &g->nstart_map, &g->nobatch, &g->nibatch};
+  for (int i = 0; i < 5; i++)
+    if (sr_lax_text_ints(s, n, keys[i], f[i], c[i]) < 0) return -2;
   return 0;
 }
+
+/* The param text of g with those fields, as JAX prints it. */
+static SrVal *dn_text(const char *cls, const char *const *keys, const Gdn *g) {
+  const int64_t *f[5] = {g->offset, g->collapsed, g->start_map, g->obatch, g->ibatch};
+  int c[5] = {g->noffset, g->ncollapsed, g->nstart_map, g->nobatch, g->nibatch};
+  return sr_lax_dn_text(cls, 5, keys, f, c);
+}
+
+/* A GatherDimensionNumbers param (parse_dn's result). */
+static int parse_gdn(const SrVal *v, Gdn *g) { return parse_dn(v, "GatherDimensionNumbers", gdn_keys, g); }
 
 static int read_gdn(SrTypeCtx *cx, const SrRuleEqn *e, Gdn *g) {
   const SrVal *v = sr_rparam(e, "dimension_numbers");
@@ -2979,23 +2994,7 @@ static int ev_gather(SrEvalCtx *cx, const SrEvalEqn *e) {
 }
 
 /* The param text of GatherDimensionNumbers g, as JAX prints it. */
-static SrVal *gdn_val(const Gdn *g) {
-  SrBuf s = SR_BUF_INIT;
-  sr_buf_puts(&s, "GatherDimensionNumbers(offset_dims=");
-  sr_ints_str(&s, g->offset, g->noffset);
-  sr_buf_puts(&s, ", collapsed_slice_dims=");
-  sr_ints_str(&s, g->collapsed, g->ncollapsed);
-  sr_buf_puts(&s, ", start_index_map=");
-  sr_ints_str(&s, g->start_map, g->nstart_map);
-  sr_buf_puts(&s, ", operand_batching_dims=");
-  sr_ints_str(&s, g->obatch, g->nobatch);
-  sr_buf_puts(&s, ", start_indices_batching_dims=");
-  sr_ints_str(&s, g->ibatch, g->nibatch);
-  sr_buf_putc(&s, ')');
-  SrVal *v = sr_word(NULL, sr_buf_str(&s), s.len);
-  sr_buf_free(&s);
-  return v;
-}
+static SrVal *gdn_val(const Gdn *g) { return dn_text("GatherDimensionNumbers", gdn_keys, g); }
 
 static void shift_dims(int64_t *v, int n, int64_t by) {
   for (int i = 0; i < n; i++) v[i] += by;
@@ -3070,36 +3069,9 @@ BATCH(batch_gather) {
    are added to) the operand's windows at the indices.  Its dimension numbers in the same layout as a gather's:
    update_window_dims, inserted_window_dims, scatter_dims_to_operand_dims,
    operand_batching_dims, scatter_indices_batching_dims. */
-static int parse_sdn(const SrVal *v, Gdn *g) {
-  size_t n;
-  const char *s = sr_lax_param_text(v, &n);
-  if (!s || n < 24 || memcmp(s, "ScatterDimensionNumbers(", 24) != 0) return -1;
-  if (sr_lax_text_ints(s, n, "update_window_dims", g->offset, &g->noffset) < 0 ||
-      sr_lax_text_ints(s, n, "inserted_window_dims", g->collapsed, &g->ncollapsed) < 0 ||
-      sr_lax_text_ints(s, n, "scatter_dims_to_operand_dims", g->start_map, &g->nstart_map) < 0 ||
-      sr_lax_text_ints(s, n, "operand_batching_dims", g->obatch, &g->nobatch) < 0 ||
-      sr_lax_text_ints(s, n, "scatter_indices_batching_dims", g->ibatch, &g->nibatch) < 0)
-    return -2;
-  return 0;
-}
+static int parse_sdn(const SrVal *v, Gdn *g) { return parse_dn(v, "ScatterDimensionNumbers", sdn_keys, g); }
 
-static SrVal *sdn_val(const Gdn *g) {
-  SrBuf s = SR_BUF_INIT;
-  sr_buf_puts(&s, "ScatterDimensionNumbers(update_window_dims=");
-  sr_ints_str(&s, g->offset, g->noffset);
-  sr_buf_puts(&s, ", inserted_window_dims=");
-  sr_ints_str(&s, g->collapsed, g->ncollapsed);
-  sr_buf_puts(&s, ", scatter_dims_to_operand_dims=");
-  sr_ints_str(&s, g->start_map, g->nstart_map);
-  sr_buf_puts(&s, ", operand_batching_dims=");
-  sr_ints_str(&s, g->obatch, g->nobatch);
-  sr_buf_puts(&s, ", scatter_indices_batching_dims=");
-  sr_ints_str(&s, g->ibatch, g->nibatch);
-  sr_buf_putc(&s, ')');
-  SrVal *v = sr_word(NULL, sr_buf_str(&s), s.len);
-  sr_buf_free(&s);
-  return v;
-}
+static SrVal *sdn_val(const Gdn *g) { return dn_text("ScatterDimensionNumbers", sdn_keys, g); }
 
 /* The updates dims that are not window dims, in order (their scatter
    dims, matching the indices' dims but the index vector). */
