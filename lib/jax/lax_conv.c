@@ -314,6 +314,24 @@ static SrVal *run_conv(SrInterp *I, ConvArgs *c, SrVal *lhs, SrVal *rhs) {
   return r;
 }
 
+/* What the conv wrappers parse alike, in their order: window_strides and
+   padding (p[2], p[3]) and, with dil, lhs_dilation and rhs_dilation
+   (p[4], p[5]); then (conv_tail) precision and preferred_element_type. */
+static int conv_head(SrInterp *I, ConvArgs *c, SrVal **p, int dil) {
+  memset(c, 0, sizeof *c);
+  c->fgc = c->bgc = 1;
+  if (sr_ints_arg(I, p[2], c->ws, &c->nws, "window_strides") < 0) return -1;
+  c->padding = p[3];
+  if (!dil) return 0;
+  if (opt_ints(I, p[4], c->ld, &c->nld, &c->has_ld, "lhs_dilation") < 0) return -1;
+  return opt_ints(I, p[5], c->rd, &c->nrd, &c->has_rd, "rhs_dilation");
+}
+
+static int conv_tail(SrInterp *I, ConvArgs *c, SrVal *precision, SrVal *pref) {
+  c->precision = precision && precision->kind != SR_V_NONE ? precision : NULL;
+  return sr_dtype_arg(I, pref, &c->pref, "conv_general_dilated");
+}
+
 static SrVal *lax_conv_general_dilated(SrInterp *I, SrArgs *a) {
   SrVal *p[12];
   if (sr_args_parse(I, a, "conv_general_dilated",
@@ -322,17 +340,11 @@ static SrVal *lax_conv_general_dilated(SrInterp *I, SrArgs *a) {
                     p) < 0)
     return NULL;
   ConvArgs c;
-  memset(&c, 0, sizeof c);
-  c.fgc = c.bgc = 1;
-  if (sr_ints_arg(I, p[2], c.ws, &c.nws, "window_strides") < 0) return NULL;
-  c.padding = p[3];
-  if (opt_ints(I, p[4], c.ld, &c.nld, &c.has_ld, "lhs_dilation") < 0) return NULL;
-  if (opt_ints(I, p[5], c.rd, &c.nrd, &c.has_rd, "rhs_dilation") < 0) return NULL;
+  if (conv_head(I, &c, p, 1) < 0) return NULL;
   c.dn = p[6];
   if (p[7] && sr_as_int(I, p[7], "feature_group_count", &c.fgc) < 0) return NULL;
   if (p[8] && sr_as_int(I, p[8], "batch_group_count", &c.bgc) < 0) return NULL;
-  c.precision = p[9] && p[9]->kind != SR_V_NONE ? p[9] : NULL;
-  if (sr_dtype_arg(I, p[10], &c.pref, "conv_general_dilated") < 0) return NULL;
+  if (conv_tail(I, &c, p[9], p[10]) < 0) return NULL;
   if (sr_api_canon_sharding(I, p[11], "dot_general", &c.out_sharding) < 0) return NULL;
   return run_conv(I, &c, p[0], p[1]);
 }
@@ -342,12 +354,7 @@ static SrVal *lax_conv(SrInterp *I, SrArgs *a) {
   if (sr_args_parse(I, a, "conv", "lhs, rhs, window_strides, padding, precision=, preferred_element_type=", p) < 0)
     return NULL;
   ConvArgs c;
-  memset(&c, 0, sizeof c);
-  c.fgc = c.bgc = 1;
-  if (sr_ints_arg(I, p[2], c.ws, &c.nws, "window_strides") < 0) return NULL;
-  c.padding = p[3];
-  c.precision = p[4] && p[4]->kind != SR_V_NONE ? p[4] : NULL;
-  if (sr_dtype_arg(I, p[5], &c.pref, "conv_general_dilated") < 0) return NULL;
+  if (conv_head(I, &c, p, 0) < 0 || conv_tail(I, &c, p[4], p[5]) < 0) return NULL;
   return run_conv(I, &c, p[0], p[1]);
 }
 
@@ -359,14 +366,7 @@ static SrVal *lax_conv_with_general_padding(SrInterp *I, SrArgs *a) {
                     p) < 0)
     return NULL;
   ConvArgs c;
-  memset(&c, 0, sizeof c);
-  c.fgc = c.bgc = 1;
-  if (sr_ints_arg(I, p[2], c.ws, &c.nws, "window_strides") < 0) return NULL;
-  c.padding = p[3];
-  if (opt_ints(I, p[4], c.ld, &c.nld, &c.has_ld, "lhs_dilation") < 0) return NULL;
-  if (opt_ints(I, p[5], c.rd, &c.nrd, &c.has_rd, "rhs_dilation") < 0) return NULL;
-  c.precision = p[6] && p[6]->kind != SR_V_NONE ? p[6] : NULL;
-  if (sr_dtype_arg(I, p[7], &c.pref, "conv_general_dilated") < 0) return NULL;
+  if (conv_head(I, &c, p, 1) < 0 || conv_tail(I, &c, p[6], p[7]) < 0) return NULL;
   return run_conv(I, &c, p[0], p[1]);
 }
 
