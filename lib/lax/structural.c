@@ -1572,24 +1572,21 @@ static int cat_fn(SrShardIO *io) {
   return 0;
 }
 
-static int ev_concatenate(SrEvalCtx *cx, const SrEvalEqn *e) {
-  Out1 o = out1(cx, e);
-  int64_t dim;
-  if (sr_ev_param_int(cx, e, "dimension", &dim) < 0) return -1;
-  if (e->nin > 16) return sr_ev_err(cx, "NotImplementedError", "concatenate of more than 16 operands");
+/* concatenate's and stack's eval after their params: the (at most 16)
+   operands redistributed onto o's mesh, operand dim i as the result's
+   map[i], and joined by fn(arg) into a result unsharded along dim. */
+static int ev_join(SrEvalCtx *cx, const SrEvalEqn *e, Out1 o, int dim, const int *map, int (*fn)(SrShardIO *),
+                   void *arg) {
   SrArray *ins[16] = {0};
-  int id[SR_MAX_RANK];
-  for (int i = 0; i < e->out_type[0]->ndim; i++) id[i] = i == dim ? -1 : i;
   int rc = 0;
   for (uint32_t k = 0; k < e->nin && rc == 0; k++) {
-    ins[k] = sr_redistribute(cx, e->in[k], o.m, mapped_layout(e->in[k], o.l, id));
+    ins[k] = sr_redistribute(cx, e->in[k], o.m, mapped_layout(e->in[k], o.l, map));
     if (!ins[k]) rc = -1;
   }
   SrArray *r = NULL;
   if (rc == 0) {
     r = sr_array_new(e->out_type[0], natural(o.l, 1ull << dim, ins[0]->layout, e->out_type[0]->dtype), o.m);
-    CatArg c = {e->out_type[0]->ndim, (int)dim, (int)e->nin, esize(e->in[0])};
-    rc = sr_ev_map(cx, (int)e->nin, ins, 1, &r, 0, cat_fn, &c);
+    rc = sr_ev_map(cx, (int)e->nin, ins, 1, &r, 0, fn, arg);
   }
   for (uint32_t k = 0; k < e->nin; k++) sr_array_unref(ins[k]);
   if (rc < 0) {
@@ -1597,6 +1594,17 @@ static int ev_concatenate(SrEvalCtx *cx, const SrEvalEqn *e) {
     return -1;
   }
   return finish(cx, e, 0, o.m, r);
+}
+
+static int ev_concatenate(SrEvalCtx *cx, const SrEvalEqn *e) {
+  Out1 o = out1(cx, e);
+  int64_t dim;
+  if (sr_ev_param_int(cx, e, "dimension", &dim) < 0) return -1;
+  if (e->nin > 16) return sr_ev_err(cx, "NotImplementedError", "concatenate of more than 16 operands");
+  int id[SR_MAX_RANK];
+  for (int i = 0; i < e->out_type[0]->ndim; i++) id[i] = i == dim ? -1 : i;
+  CatArg c = {e->out_type[0]->ndim, (int)dim, (int)e->nin, esize(e->in[0])};
+  return ev_join(cx, e, o, (int)dim, id, cat_fn, &c);
 }
 
 TR(tr_concatenate) {
@@ -1766,26 +1774,10 @@ static int ev_stack(SrEvalCtx *cx, const SrEvalEqn *e) {
   int64_t axis;
   if (sr_ev_param_int(cx, e, "axis", &axis) < 0) return -1;
   if (e->nin > 16) return sr_ev_err(cx, "NotImplementedError", "stack of more than 16 operands");
-  SrArray *ins[16] = {0};
   int map[SR_MAX_RANK];
   stack_map(e->out_type[0]->ndim, (int)axis, map);
-  int rc = 0;
-  for (uint32_t k = 0; k < e->nin && rc == 0; k++) {
-    ins[k] = sr_redistribute(cx, e->in[k], o.m, mapped_layout(e->in[k], o.l, map));
-    if (!ins[k]) rc = -1;
-  }
-  SrArray *r = NULL;
-  if (rc == 0) {
-    r = sr_array_new(e->out_type[0], natural(o.l, 1ull << axis, ins[0]->layout, e->out_type[0]->dtype), o.m);
-    StackArg s = {e->out_type[0]->ndim, (int)axis, (int)e->nin, esize(e->in[0])};
-    rc = sr_ev_map(cx, (int)e->nin, ins, 1, &r, 0, stack_fn, &s);
-  }
-  for (uint32_t k = 0; k < e->nin; k++) sr_array_unref(ins[k]);
-  if (rc < 0) {
-    sr_array_unref(r);
-    return -1;
-  }
-  return finish(cx, e, 0, o.m, r);
+  StackArg s = {e->out_type[0]->ndim, (int)axis, (int)e->nin, esize(e->in[0])};
+  return ev_join(cx, e, o, (int)axis, map, stack_fn, &s);
 }
 
 /* The natural layout of an unstacked piece: the operand's layout without
