@@ -39,6 +39,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/lax/remat_pe.c \
 	lib/lax/linalg.c \
 	lib/lax/linalg16.c lib/lax/linalg.h \
+	lib/lax/params.c \
 	lib/py/ast.h lib/py/builtins_py.c lib/py/class.c lib/py/class.h lib/py/interp.c lib/py/interp.h \
 	lib/py/lex.c lib/py/lex.h lib/py/objects.c lib/py/objects.h lib/py/range.c \
 	lib/py/range.h lib/py/re.c lib/py/input.c lib/py/syntax.c \

@@ -277,6 +277,24 @@ int sr_ad_jvp_linear(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, 
   return 0;
 }
 
+/* defbilinear: op(t, y) + op(x, t'), each with the equation's params. */
+int sr_ad_jvp_bilinear(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, SrVal **ty) {
+  y[0] = sr_ad_bind_eqn1(ad, e, x);
+  SrVal *a = NULL, *b = NULL;
+  if (t[0]) {
+    SrVal *in[2] = {t[0], x[1]};
+    a = sr_ad_bind_eqn1(ad, e, in);
+    if (!a) return -1;
+  }
+  if (t[1]) {
+    SrVal *in[2] = {x[0], t[1]};
+    b = sr_ad_bind_eqn1(ad, e, in);
+    if (!b) return -1;
+  }
+  ty[0] = sr_ad_add_tangents(ad, a, b);
+  return y[0] && ty[0] ? 0 : -1;
+}
+
 /* ---- values ---- */
 
 SrVal *sr_ad_literal(SrAd *ad, const SrVar *l) {

@@ -77,6 +77,10 @@ static inline SrTransposeRule sr_ad_transpose_rule(const SrPrim *p) { return p->
    primal, and the same op on the tangents, zeros instantiated). */
 int sr_ad_jvp_zero(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, SrVal **ty);
 int sr_ad_jvp_linear(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, SrVal **ty);
+/* defbilinear for a two-operand, one-result op: the primal, and
+   op(t, y) + op(x, t') with the equation's params (a zero tangent's term
+   left out). */
+int sr_ad_jvp_bilinear(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, SrVal **ty);
 
 /* ---- the engine, for rules of calls and control flow ---- */
 

@@ -175,13 +175,12 @@ static SrVal *array_getitem(SrInterp *I, SrVal *x, SrVal *key) {
   return call_fn(I, "jax.numpy._getitem", 2, args);
 }
 
-static SrVal *array_iter(SrInterp *I, SrVal *x) {
-  int64_t n = array_len(I, x);
+SrVal *sr_iter_by_index(SrInterp *I, SrVal *x, int64_t n, SrVal *(*getitem)(SrInterp *I, SrVal *x, SrVal *key)) {
   if (n < 0) return NULL;
   SrVal *l = sr_seq(NULL, SR_V_LIST, (int)n);
   for (int64_t i = 0; i < n; i++) {
     SrVal *k = sr_int(NULL, i);
-    SrVal *v = array_getitem(I, x, k);
+    SrVal *v = getitem(I, x, k);
     sr_unref(k);
     if (!v) {
       sr_unref(l);
@@ -191,6 +190,8 @@ static SrVal *array_iter(SrInterp *I, SrVal *x) {
   }
   return l;
 }
+
+static SrVal *array_iter(SrInterp *I, SrVal *x) { return sr_iter_by_index(I, x, array_len(I, x), array_getitem); }
 
 SrVal *sr_method_forward(SrInterp *I, SrArgs *a, const char *own, const char *module, const char *cls) {
   const char *name = sr_current_builtin(I)->data;

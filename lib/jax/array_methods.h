@@ -25,4 +25,8 @@ SrVal *sr_type_sharding(SrInterp *I, const SrType *t);
    running builtin's data); reshape and transpose also take their shape as
    separate arguments.  cls names the class in the AttributeError. */
 SrVal *sr_method_forward(SrInterp *I, SrArgs *a, const char *own, const char *module, const char *cls);
+/* iter(x) of an array class: the list [x[0], ..., x[n-1]] by its
+   getitem (a new reference), NULL with an error raised for n < 0 (len's)
+   or a failed item. */
+SrVal *sr_iter_by_index(SrInterp *I, SrVal *x, int64_t n, SrVal *(*getitem)(SrInterp *I, SrVal *x, SrVal *key));
 #endif

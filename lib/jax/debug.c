@@ -154,6 +154,19 @@ static void drop_options(SrInterp *I, SrArgs *a, int print, Opts *o) {
   a->nkw = m;
 }
 
+/* Gives a its own copy of its keywords (for drop_options to edit), in
+   *kw and *kwv to free. */
+static void copy_kwargs(SrArgs *a, const char ***kw, SrVal ***kwv) {
+  *kw = a->nkw ? sr_xmalloc(sizeof **kw * (size_t)a->nkw) : NULL;
+  *kwv = a->nkw ? sr_xmalloc(sizeof **kwv * (size_t)a->nkw) : NULL;
+  if (a->nkw) {
+    memcpy(*kw, a->kw, sizeof **kw * (size_t)a->nkw);
+    memcpy(*kwv, a->kwv, sizeof **kwv * (size_t)a->nkw);
+  }
+  a->kw = *kw;
+  a->kwv = *kwv;
+}
+
 /* _DebugPrintFormatChecker.check_unused_args: the fields of fmt (not
    those nested in a format spec) name positions (auto-numbered when
    empty) and keywords; one given but unused is a ValueError. */
@@ -257,14 +270,9 @@ static SrVal *bi_print(SrInterp *I, SrArgs *args) {
 
 static SrVal *do_print(SrInterp *I, SrArgs *args, int strip, Opts o) {
   SrArgs a = *args;
-  const char **kw = a.nkw ? sr_xmalloc(sizeof *kw * (size_t)a.nkw) : NULL;
-  SrVal **kwv = a.nkw ? sr_xmalloc(sizeof *kwv * (size_t)a.nkw) : NULL;
-  if (a.nkw) {
-    memcpy(kw, a.kw, sizeof *kw * (size_t)a.nkw);
-    memcpy(kwv, a.kwv, sizeof *kwv * (size_t)a.nkw);
-  }
-  a.kw = kw;
-  a.kwv = kwv;
+  const char **kw;
+  SrVal **kwv;
+  copy_kwargs(&a, &kw, &kwv);
   if (strip) drop_options(I, &a, 1, &o);
   SrVal *r = NULL;
   SrVal *fmt = a.v[0];
@@ -346,14 +354,9 @@ static SrVal *do_callback(SrInterp *I, SrArgs *args, int strip, Opts o) {
   if (!sr_is_callable(I, a.v[0]))
     return sr_raise(I, "TypeError", "first argument to jax.debug.callback must be callable, but got an object of type <class '%s'>",
                     sr_val_kind_name(a.v[0]));
-  const char **kw = a.nkw ? sr_xmalloc(sizeof *kw * (size_t)a.nkw) : NULL;
-  SrVal **kwv = a.nkw ? sr_xmalloc(sizeof *kwv * (size_t)a.nkw) : NULL;
-  if (a.nkw) {
-    memcpy(kw, a.kw, sizeof *kw * (size_t)a.nkw);
-    memcpy(kwv, a.kwv, sizeof *kwv * (size_t)a.nkw);
-  }
-  a.kw = kw;
-  a.kwv = kwv;
+  const char **kw;
+  SrVal **kwv;
+  copy_kwargs(&a, &kw, &kwv);
   if (strip) drop_options(I, &a, 0, &o);
   SrVal *r = NULL;
   if (I->trace) {

@@ -187,17 +187,6 @@ static int padtype_to_pads(SrInterp *I, const int64_t *in, const int64_t *win, c
   return 0;
 }
 
-static SrVal *pads_val(const int64_t *lo, const int64_t *hi, int n) {
-  SrVal *p = sr_seq(NULL, SR_V_TUPLE, n);
-  for (int i = 0; i < n; i++) {
-    SrVal *q = sr_seq(NULL, SR_V_TUPLE, 2);
-    sr_seq_push(NULL, q, sr_int(NULL, lo[i]));
-    sr_seq_push(NULL, q, sr_int(NULL, hi[i]));
-    sr_seq_push(NULL, p, q);
-  }
-  return p;
-}
-
 /* Explicit padding: a sequence of (low, high) pairs. */
 static int pad_pairs(SrInterp *I, SrVal *pad, int64_t *lo, int64_t *hi, int *n) {
   int ok = pad && sr_is_seq(pad) && pad->seq.n <= SR_MAX_RANK;
@@ -294,7 +283,7 @@ static SrVal *conv_bind(SrInterp *I, ConvArgs *c) {
     return NULL;
   }
   SrVal *r = sr_bindv(I, SR_P_conv_general_dilated, 2, args, "window_strides", sr_int_tuple(c->ws, c->nws), "padding",
-                      pads_val(lo, hi, npad), "lhs_dilation", sr_int_tuple(c->ld, c->nld), "rhs_dilation",
+                      sr_lax_pads_val(lo, hi, npad), "lhs_dilation", sr_int_tuple(c->ld, c->nld), "rhs_dilation",
                       sr_int_tuple(c->rd, c->nrd), "dimension_numbers", sr_lax_conv_dn_val(d.l, d.r, d.o, d.nd),
                       "feature_group_count", sr_int(NULL, c->fgc), "batch_group_count", sr_int(NULL, c->bgc),
                       "precision", c->precision ? sr_ref(c->precision) : sr_none(), "preferred_element_type",
@@ -325,6 +314,24 @@ static SrVal *run_conv(SrInterp *I, ConvArgs *c, SrVal *lhs, SrVal *rhs) {
   return r;
 }
 
+/* What the conv wrappers parse alike, in their order: window_strides and
+   padding (p[2], p[3]) and, with dil, lhs_dilation and rhs_dilation
+   (p[4], p[5]); then (conv_tail) precision and preferred_element_type. */
+static int conv_head(SrInterp *I, ConvArgs *c, SrVal **p, int dil) {
+  memset(c, 0, sizeof *c);
+  c->fgc = c->bgc = 1;
+  if (sr_ints_arg(I, p[2], c->ws, &c->nws, "window_strides") < 0) return -1;
+  c->padding = p[3];
+  if (!dil) return 0;
+  if (opt_ints(I, p[4], c->ld, &c->nld, &c->has_ld, "lhs_dilation") < 0) return -1;
+  return opt_ints(I, p[5], c->rd, &c->nrd, &c->has_rd, "rhs_dilation");
+}
+
+static int conv_tail(SrInterp *I, ConvArgs *c, SrVal *precision, SrVal *pref) {
+  c->precision = precision && precision->kind != SR_V_NONE ? precision : NULL;
+  return sr_dtype_arg(I, pref, &c->pref, "conv_general_dilated");
+}
+
 static SrVal *lax_conv_general_dilated(SrInterp *I, SrArgs *a) {
   SrVal *p[12];
   if (sr_args_parse(I, a, "conv_general_dilated",
@@ -333,17 +340,11 @@ static SrVal *lax_conv_general_dilated(SrInterp *I, SrArgs *a) {
                     p) < 0)
     return NULL;
   ConvArgs c;
-  memset(&c, 0, sizeof c);
-  c.fgc = c.bgc = 1;
-  if (sr_ints_arg(I, p[2], c.ws, &c.nws, "window_strides") < 0) return NULL;
-  c.padding = p[3];
-  if (opt_ints(I, p[4], c.ld, &c.nld, &c.has_ld, "lhs_dilation") < 0) return NULL;
-  if (opt_ints(I, p[5], c.rd, &c.nrd, &c.has_rd, "rhs_dilation") < 0) return NULL;
+  if (conv_head(I, &c, p, 1) < 0) return NULL;
   c.dn = p[6];
   if (p[7] && sr_as_int(I, p[7], "feature_group_count", &c.fgc) < 0) return NULL;
   if (p[8] && sr_as_int(I, p[8], "batch_group_count", &c.bgc) < 0) return NULL;
-  c.precision = p[9] && p[9]->kind != SR_V_NONE ? p[9] : NULL;
-  if (sr_dtype_arg(I, p[10], &c.pref, "conv_general_dilated") < 0) return NULL;
+  if (conv_tail(I, &c, p[9], p[10]) < 0) return NULL;
   if (sr_api_canon_sharding(I, p[11], "dot_general", &c.out_sharding) < 0) return NULL;
   return run_conv(I, &c, p[0], p[1]);
 }
@@ -353,12 +354,7 @@ static SrVal *lax_conv(SrInterp *I, SrArgs *a) {
   if (sr_args_parse(I, a, "conv", "lhs, rhs, window_strides, padding, precision=, preferred_element_type=", p) < 0)
     return NULL;
   ConvArgs c;
-  memset(&c, 0, sizeof c);
-  c.fgc = c.bgc = 1;
-  if (sr_ints_arg(I, p[2], c.ws, &c.nws, "window_strides") < 0) return NULL;
-  c.padding = p[3];
-  c.precision = p[4] && p[4]->kind != SR_V_NONE ? p[4] : NULL;
-  if (sr_dtype_arg(I, p[5], &c.pref, "conv_general_dilated") < 0) return NULL;
+  if (conv_head(I, &c, p, 0) < 0 || conv_tail(I, &c, p[4], p[5]) < 0) return NULL;
   return run_conv(I, &c, p[0], p[1]);
 }
 
@@ -370,14 +366,7 @@ static SrVal *lax_conv_with_general_padding(SrInterp *I, SrArgs *a) {
                     p) < 0)
     return NULL;
   ConvArgs c;
-  memset(&c, 0, sizeof c);
-  c.fgc = c.bgc = 1;
-  if (sr_ints_arg(I, p[2], c.ws, &c.nws, "window_strides") < 0) return NULL;
-  c.padding = p[3];
-  if (opt_ints(I, p[4], c.ld, &c.nld, &c.has_ld, "lhs_dilation") < 0) return NULL;
-  if (opt_ints(I, p[5], c.rd, &c.nrd, &c.has_rd, "rhs_dilation") < 0) return NULL;
-  c.precision = p[6] && p[6]->kind != SR_V_NONE ? p[6] : NULL;
-  if (sr_dtype_arg(I, p[7], &c.pref, "conv_general_dilated") < 0) return NULL;
+  if (conv_head(I, &c, p, 1) < 0 || conv_tail(I, &c, p[6], p[7]) < 0) return NULL;
   return run_conv(I, &c, p[0], p[1]);
 }
 
@@ -471,7 +460,7 @@ static SrVal *lax_conv_transpose(SrInterp *I, SrArgs *a) {
       int64_t ek = c.rd[i] == 1 ? k : (1 + c.rd[i] * (k - 1) < 0 ? 0 : 1 + c.rd[i] * (k - 1));
       transpose_padding(ek, st[i], mode, plo[i], phi[i], &lo[i], &hi[i]);
     }
-    pads = pads_val(lo, hi, nst < nsp ? nst : nsp);
+    pads = sr_lax_pads_val(lo, hi, nst < nsp ? nst : nsp);
   } else {
     pads = sr_ref(pad);
   }
@@ -656,7 +645,7 @@ static SrVal *lax_reduce_window(SrInterp *I, SrArgs *a) {
     goto done;
   }
   r = sr_bindv(I, prim, 1, &x, "window_dimensions", sr_int_tuple(win, nw), "window_strides", sr_int_tuple(st, nst),
-               "padding", pads_val(lo, hi, npad), "base_dilation", sr_int_tuple(bd, nbd), "window_dilation",
+               "padding", sr_lax_pads_val(lo, hi, npad), "base_dilation", sr_int_tuple(bd, nbd), "window_dilation",
                sr_int_tuple(wd, nwd), NULL);
 done:
   sr_unref(x);

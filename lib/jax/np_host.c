@@ -673,22 +673,7 @@ static int nd_setitem(SrInterp *I, SrVal *x, SrVal *key, SrVal *v) {
   return 0;
 }
 
-static SrVal *nd_iter(SrInterp *I, SrVal *x) {
-  int64_t len = nd_len(I, x);
-  if (len < 0) return NULL;
-  SrVal *l = sr_seq(NULL, SR_V_LIST, (int)len);
-  for (int64_t i = 0; i < len; i++) {
-    SrVal *k = sr_int(NULL, i);
-    SrVal *v = nd_getitem(I, x, k);
-    sr_unref(k);
-    if (!v) {
-      sr_unref(l);
-      return NULL;
-    }
-    sr_seq_push(NULL, l, v);
-  }
-  return l;
-}
+static SrVal *nd_iter(SrInterp *I, SrVal *x) { return sr_iter_by_index(I, x, nd_len(I, x), nd_getitem); }
 
 /* ---- attributes and methods ---- */
 

@@ -698,28 +698,24 @@ static SrVal *bad_dtype(SrInterp *I, SrVal *v, int d, const char *fn) {
 
 /* ---- Generator's methods ---- */
 
-static SrVal *gen_random(SrInterp *I, SrArgs *a) {
+/* random and standard_normal: (size=None, dtype=float64, out=None),
+   filled by the f64 or the f32 distribution. */
+static SrVal *gen_fill_f(SrInterp *I, SrArgs *a, const char *fn, int f64, int f32) {
   SrVal *p[3];
-  if (sr_args_parse(I, a, "random", "size=, dtype=, out=", p) < 0) return NULL;
+  if (sr_args_parse(I, a, fn, "size=, dtype=, out=", p) < 0) return NULL;
   int d = dtype_of(p[1], SR_F64);
-  if (d != SR_F64 && d != SR_F32) return bad_dtype(I, p[1], d, "random");
-  if (p[2] && p[2]->kind != SR_V_NONE) return sr_raise(I, "NotImplementedError", "shardrepl: random(out=...)");
+  if (d != SR_F64 && d != SR_F32) return bad_dtype(I, p[1], d, fn);
+  if (p[2] && p[2]->kind != SR_V_NONE) return sr_raise(I, "NotImplementedError", "shardrepl: %s(out=...)", fn);
   int64_t shape[SR_MAX_RANK];
   int nd = size_arg(I, p[0], shape);
   if (nd < -1) return NULL;
-  return fill0(I, gen_state(a), d == SR_F64 ? D_RANDOM : D_RANDOM_F32, nd, shape);
+  return fill0(I, gen_state(a), d == SR_F64 ? f64 : f32, nd, shape);
 }
 
+static SrVal *gen_random(SrInterp *I, SrArgs *a) { return gen_fill_f(I, a, "random", D_RANDOM, D_RANDOM_F32); }
+
 static SrVal *gen_standard_normal(SrInterp *I, SrArgs *a) {
-  SrVal *p[3];
-  if (sr_args_parse(I, a, "standard_normal", "size=, dtype=, out=", p) < 0) return NULL;
-  int d = dtype_of(p[1], SR_F64);
-  if (d != SR_F64 && d != SR_F32) return bad_dtype(I, p[1], d, "standard_normal");
-  if (p[2] && p[2]->kind != SR_V_NONE) return sr_raise(I, "NotImplementedError", "shardrepl: standard_normal(out=...)");
-  int64_t shape[SR_MAX_RANK];
-  int nd = size_arg(I, p[0], shape);
-  if (nd < -1) return NULL;
-  return fill0(I, gen_state(a), d == SR_F64 ? D_STD_NORMAL : D_STD_NORMAL_F32, nd, shape);
+  return gen_fill_f(I, a, "standard_normal", D_STD_NORMAL, D_STD_NORMAL_F32);
 }
 
 static SrVal *zero(void) { return sr_float(NULL, 0.0); }

@@ -43,6 +43,14 @@ static SrDtype default_float(SrInterp *I) { return I->jax->enable_x64 ? SR_F64 :
 static SrDtype default_int(SrInterp *I) { return I->jax->enable_x64 ? SR_I64 : SR_I32; }
 static int is_complex_dt(SrDtype d) { return sr_dtype_kind(d) == SR_DK_COMPLEX; }
 
+/* A @jit'd function over jnp.asarray of each of its n arguments p. */
+static SrVal *jit_arrays(SrInterp *I, const char *name, SrBuiltinFn body, int n, SrVal **p) {
+  SCOPE(I);
+  for (int i = 0; i < n; i++)
+    if (!(p[i] = KEEP(sr_jnp_asarray(I, p[i], -1)))) return DONE(NULL);
+  return DONE(KEEP(sr_api_jit(I, name, body, NULL, n, p)));
+}
+
 /* promote_args (mode 0), promote_args_numeric (1: bool becomes the
    default int), promote_args_inexact (2): args replaced by values the
    scope holds */
@@ -296,9 +304,7 @@ static SrVal *rint_body(SrInterp *I, SrArgs *a) {
 static SrVal *jnp_rint(SrInterp *I, SrArgs *a) {
   SrVal *p[1];
   if (sr_args_parse(I, a, "rint", "x", p) < 0) return NULL;
-  SCOPE(I);
-  SrVal *x = KEEP(sr_jnp_asarray(I, p[0], -1));
-  return DONE(x ? KEEP(sr_api_jit(I, "rint", rint_body, NULL, 1, &x)) : NULL);
+  return jit_arrays(I, "rint", rint_body, 1, p);
 }
 
 static SrVal *trunc_body(SrInterp *I, SrArgs *a) {
@@ -315,9 +321,7 @@ static SrVal *trunc_body(SrInterp *I, SrArgs *a) {
 static SrVal *jnp_trunc(SrInterp *I, SrArgs *a) {
   SrVal *p[1];
   if (sr_args_parse(I, a, "trunc", "x", p) < 0) return NULL;
-  SCOPE(I);
-  SrVal *x = KEEP(sr_jnp_asarray(I, p[0], -1));
-  return DONE(x ? KEEP(sr_api_jit(I, "trunc", trunc_body, NULL, 1, &x)) : NULL);
+  return jit_arrays(I, "trunc", trunc_body, 1, p);
 }
 
 static SrVal *fmod_body(SrInterp *I, SrArgs *a) {
@@ -338,10 +342,7 @@ static SrVal *fmod_body(SrInterp *I, SrArgs *a) {
 static SrVal *jnp_fmod(SrInterp *I, SrArgs *a) {
   SrVal *p[2];
   if (sr_args_parse(I, a, "fmod", "x1, x2", p) < 0) return NULL;
-  SCOPE(I);
-  for (int i = 0; i < 2; i++)
-    if (!(p[i] = KEEP(sr_jnp_asarray(I, p[i], -1)))) return DONE(NULL);
-  return DONE(KEEP(sr_api_jit(I, "fmod", fmod_body, NULL, 2, p)));
+  return jit_arrays(I, "fmod", fmod_body, 2, p);
 }
 
 /* whole = _where(lax.ge(x, lax._zero(x)), floor(x), ceil(x)); x - whole, whole */
@@ -360,9 +361,7 @@ static SrVal *jnp_modf(SrInterp *I, SrArgs *a) {
   SrVal *p[2];
   if (sr_args_parse(I, a, "modf", "x, out=", p) < 0) return NULL;
   if (sr_nn_given(p[1])) return sr_raise(I, "NotImplementedError", "The 'out' argument to jnp.modf is not supported.");
-  SCOPE(I);
-  SrVal *x = KEEP(sr_jnp_asarray(I, p[0], -1));
-  return DONE(x ? KEEP(sr_api_jit(I, "modf", modf_body, NULL, 1, &x)) : NULL);
+  return jit_arrays(I, "modf", modf_body, 1, p);
 }
 
 /* _float_divmod, as CPython's float_divmod */
@@ -425,9 +424,7 @@ static SrVal *isinf_body(SrInterp *I, SrArgs *a) {
 static SrVal *jnp_isinf(SrInterp *I, SrArgs *a) {
   SrVal *p[1];
   if (sr_args_parse(I, a, "isinf", "x", p) < 0) return NULL;
-  SCOPE(I);
-  SrVal *x = KEEP(sr_jnp_asarray(I, p[0], -1));
-  return DONE(x ? KEEP(sr_api_jit(I, "isinf", isinf_body, NULL, 1, &x)) : NULL);
+  return jit_arrays(I, "isinf", isinf_body, 1, p);
 }
 
 static SrVal *isposneginf(SrInterp *I, SrArgs *a, const char *name, double inf) {
@@ -466,10 +463,7 @@ static SrVal *heaviside_body(SrInterp *I, SrArgs *a) {
 static SrVal *jnp_heaviside(SrInterp *I, SrArgs *a) {
   SrVal *p[2];
   if (sr_args_parse(I, a, "heaviside", "x1, x2", p) < 0) return NULL;
-  SCOPE(I);
-  for (int i = 0; i < 2; i++)
-    if (!(p[i] = KEEP(sr_jnp_asarray(I, p[i], -1)))) return DONE(NULL);
-  return DONE(KEEP(sr_api_jit(I, "heaviside", heaviside_body, NULL, 2, p)));
+  return jit_arrays(I, "heaviside", heaviside_body, 2, p);
 }
 
 static SrVal *hypot_body(SrInterp *I, SrArgs *a) {
@@ -569,9 +563,7 @@ static SrVal *sinc_body(SrInterp *I, SrArgs *a) {
 static SrVal *jnp_sinc(SrInterp *I, SrArgs *a) {
   SrVal *p[1];
   if (sr_args_parse(I, a, "sinc", "x", p) < 0) return NULL;
-  SCOPE(I);
-  SrVal *x = KEEP(sr_jnp_asarray(I, p[0], -1));
-  return DONE(x ? KEEP(sr_api_jit(I, "sinc", sinc_body, NULL, 1, &x)) : NULL);
+  return jit_arrays(I, "sinc", sinc_body, 1, p);
 }
 
 /* ---- i0 (@jit) and _i0 (custom_jvp) ---- */

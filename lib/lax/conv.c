@@ -36,40 +36,17 @@ typedef struct Conv {
   int64_t fgc, bgc;
 } Conv;
 
-/* One field of ConvDimensionNumbers(lhs_spec=(0, 1, 2, 3), ...). */
-static int dn_field(const char *s, size_t n, const char *key, int64_t *out, int *cnt) {
-  *cnt = 0;
-  size_t kl = strlen(key);
-  for (size_t i = 0; i + kl + 2 <= n; i++) {
-    if (memcmp(s + i, key, kl) != 0 || s[i + kl] != '=' || s[i + kl + 1] != '(') continue;
-    size_t k = i + kl + 2;
-    while (k < n && s[k] != ')') {
-      while (k < n && (s[k] == ' ' || s[k] == ',')) k++;
-      if (k >= n || s[k] == ')') break;
-      char *end;
-      long long v = strtoll(s + k, &end, 10);
-      if (end == s + k || *cnt >= SR_MAX_RANK) return -1;
-      out[(*cnt)++] = v;
-      k = (size_t)(end - s);
-    }
-    return k < n ? 0 : -1;
-  }
-  return -1;
-}
-
 /* dimension_numbers: the printed ConvDimensionNumbers, or a tuple of the
    three specs. */
 static int read_dn(const SrVal *v, Conv *c) {
   int n1 = 0, n2 = 0, n3 = 0;
   if (!v) return -1;
-  const char *s = NULL;
-  size_t n = 0;
-  if (v->text) s = v->text, n = v->textlen;
-  else if (v->kind == SR_V_WORD || v->kind == SR_V_STR) s = v->str.s, n = v->str.n;
+  size_t n;
+  const char *s = sr_lax_param_text(v, &n);
   if (s) {
     if (n < 21 || memcmp(s, "ConvDimensionNumbers(", 21) != 0) return -1;
-    if (dn_field(s, n, "lhs_spec", c->ls, &n1) < 0 || dn_field(s, n, "rhs_spec", c->rs, &n2) < 0 ||
-        dn_field(s, n, "out_spec", c->os, &n3) < 0)
+    if (sr_lax_text_ints(s, n, "lhs_spec", c->ls, &n1) != 0 || sr_lax_text_ints(s, n, "rhs_spec", c->rs, &n2) != 0 ||
+        sr_lax_text_ints(s, n, "out_spec", c->os, &n3) != 0)
       return -1;
   } else {
     if (!sr_is_seq(v) || v->seq.n != 3 || sr_val_ints(v->seq.items[0], c->ls, SR_MAX_RANK, &n1) < 0 ||
@@ -83,65 +60,28 @@ static int read_dn(const SrVal *v, Conv *c) {
   return 0;
 }
 
-static int ints_of(const SrVal *v, int64_t *out, int *n) {
-  if (!v || !sr_is_seq(v)) return -1;
-  return sr_val_ints(v, out, SR_MAX_RANK, n);
-}
-
 /* All params but precision and preferred_element_type; `get` reads one.
    Returns NULL or what is malformed. */
-static const char *read_conv(SrVal *(*get)(const void *, const char *), const void *e, Conv *c) {
+static const char *read_conv(SrLaxParamGet get, const void *e, Conv *c) {
   memset(c, 0, sizeof *c);
   if (read_dn(get(e, "dimension_numbers"), c) < 0) return "dimension_numbers";
-  if (ints_of(get(e, "window_strides"), c->ws, &c->nws) < 0) return "window_strides";
-  if (ints_of(get(e, "lhs_dilation"), c->ld, &c->nld) < 0) return "lhs_dilation";
-  if (ints_of(get(e, "rhs_dilation"), c->rd, &c->nrd) < 0) return "rhs_dilation";
-  SrVal *p = get(e, "padding");
-  if (!p || !sr_is_seq(p)) return "padding";
-  c->npad = p->seq.n;
-  for (int i = 0; i < p->seq.n; i++) {
-    int64_t pr[2];
-    int k;
-    if (i >= SR_MAX_RANK || !sr_is_seq(p->seq.items[i]) || sr_val_ints(p->seq.items[i], pr, 2, &k) < 0 || k != 2)
-      return "padding";
-    c->lo[i] = pr[0];
-    c->hi[i] = pr[1];
-  }
+  if (sr_lax_ints_of(get(e, "window_strides"), c->ws, &c->nws) < 0) return "window_strides";
+  if (sr_lax_ints_of(get(e, "lhs_dilation"), c->ld, &c->nld) < 0) return "lhs_dilation";
+  if (sr_lax_ints_of(get(e, "rhs_dilation"), c->rd, &c->nrd) < 0) return "rhs_dilation";
+  if (sr_lax_pads_of(get(e, "padding"), c->lo, c->hi, &c->npad) < 0) return "padding";
   SrVal *f = get(e, "feature_group_count"), *b = get(e, "batch_group_count");
   c->fgc = f && f->kind == SR_V_INT ? f->i : 1;
   c->bgc = b && b->kind == SR_V_INT ? b->i : 1;
   return NULL;
 }
 
-static SrVal *get_rule(const void *e, const char *k) { return sr_rparam(e, k); }
-static SrVal *get_ev(const void *e, const char *k) { return sr_ev_param(e, k); }
-static SrVal *get_eqn(const void *e, const char *k) { return sr_eqn_param(e, sr_intern_cstr(k)); }
-
-static int64_t dilate(int64_t d, int64_t r) {
-  if (r == 1) return d;
-  int64_t v = 1 + r * (d - 1);
-  return v < 0 ? 0 : v;
-}
-
-static int64_t floordiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
-}
-
 /* The text of ConvDimensionNumbers(lhs, rhs, out), as JAX prints it
    (counted). */
 static SrVal *dn_val(const int64_t *l, const int64_t *r, const int64_t *o, int nd) {
-  SrBuf s = SR_BUF_INIT;
-  sr_buf_puts(&s, "ConvDimensionNumbers(lhs_spec=");
-  sr_ints_str(&s, l, nd);
-  sr_buf_puts(&s, ", rhs_spec=");
-  sr_ints_str(&s, r, nd);
-  sr_buf_puts(&s, ", out_spec=");
-  sr_ints_str(&s, o, nd);
-  sr_buf_putc(&s, ')');
-  SrVal *v = sr_word(NULL, sr_buf_str(&s), s.len);
-  sr_buf_free(&s);
-  return v;
+  static const char *const keys[3] = {"lhs_spec", "rhs_spec", "out_spec"};
+  const int64_t *f[3] = {l, r, o};
+  int c[3] = {nd, nd, nd};
+  return sr_lax_dn_text("ConvDimensionNumbers", 3, keys, f, c);
 }
 
 SrVal *sr_lax_conv_dn_val(const int64_t *lhs_spec, const int64_t *rhs_spec, const int64_t *out_spec, int nd) {
@@ -155,15 +95,15 @@ static int out_shape(const Conv *c, const int64_t *lshape, const int64_t *rshape
   lt[0] = lshape[c->ls[0]];
   rt[0] = rshape[c->rs[0]];
   for (int i = 0; i < c->nsp; i++) {
-    lt[2 + i] = dilate(lshape[c->ls[2 + i]], c->ld[i]);
-    rt[2 + i] = dilate(rshape[c->rs[2 + i]], c->rd[i]);
+    lt[2 + i] = sr_lax_dilate(lshape[c->ls[2 + i]], c->ld[i]);
+    rt[2 + i] = sr_lax_dilate(rshape[c->rs[2 + i]], c->rd[i]);
   }
   ot[0] = c->bgc > 1 ? lt[0] / c->bgc : lt[0];
   ot[1] = rt[0];
   for (int i = 0; i < c->nsp; i++) {
     int64_t padded = lt[2 + i] + c->lo[i] + c->hi[i];
     if (padded < 0) return -1;
-    int64_t v = floordiv(padded - rt[2 + i], c->ws[i]) + 1;
+    int64_t v = sr_lax_floordiv(padded - rt[2 + i], c->ws[i]) + 1;
     ot[2 + i] = v < 0 ? 0 : v;
   }
   for (int i = 0; i < c->nd; i++) out[c->os[i]] = ot[i];
@@ -233,7 +173,7 @@ static int type_conv(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   sr_resolve_bare_literals(e, ts);
   const SrType *l = ts[0], *r = ts[1];
   Conv c;
-  const char *bad = read_conv(get_rule, e, &c);
+  const char *bad = read_conv(sr_lax_get_rule, e, &c);
   if (bad) return sr_terr(cx, "TypeError", "conv_general_dilated equation has no valid '%s' param", bad);
   if (l->ndim != r->ndim)
     return shape_err(cx, "conv_general_dilated lhs and rhs must have the same number of dimensions, but got %s and %s.",
@@ -312,7 +252,7 @@ static int type_conv(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
     /* lhs_shape[2:] holds numpy ints (np.take's) */
     sr_buf_putc(&s, '(');
     for (int i = 0; i < c.nsp; i++)
-      sr_buf_printf(&s, "%snp.int64(%lld)", i ? ", " : "", (long long)dilate(ls[c.ls[2 + i]], c.ld[i]));
+      sr_buf_printf(&s, "%snp.int64(%lld)", i ? ", " : "", (long long)sr_lax_dilate(ls[c.ls[2 + i]], c.ld[i]));
     sr_buf_puts(&s, c.nsp == 1 ? ",)" : ")");
     sr_terr(cx, "ValueError",
             "Negative padding is larger than the size of the corresponding dimension: got padding=%s for "
@@ -434,7 +374,7 @@ static const SrType *batch_layout(const SrType *t, int d, const SrType *l, int o
 
 static int ev_conv(SrEvalCtx *cx, const SrEvalEqn *e) {
   ConvArg a;
-  const char *bad = read_conv(get_ev, e, &a.c);
+  const char *bad = read_conv(sr_lax_get_ev, e, &a.c);
   if (bad) return sr_ev_err(cx, "TypeError", "conv_general_dilated equation has no valid '%s' param", bad);
   const SrType *t = e->out_type[0];
   const SrMesh *m = sr_ev_mesh_for(cx, e, t);
@@ -462,41 +402,10 @@ static int ev_conv(SrEvalCtx *cx, const SrEvalEqn *e) {
 }
 
 #define TR(name) static int name(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x, SrVal **cx)
-#define JVP(name) static int name(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, SrVal **ty)
-
-/* ad.defbilinear: conv(t, y) + conv(x, t'), each with the equation's
-   params. */
-JVP(jvp_conv) {
-  y[0] = sr_ad_bind_eqn1(ad, e, x);
-  SrVal *a = NULL, *b = NULL;
-  if (t[0]) {
-    SrVal *in[2] = {t[0], x[1]};
-    a = sr_ad_bind_eqn1(ad, e, in);
-    if (!a) return -1;
-  }
-  if (t[1]) {
-    SrVal *in[2] = {x[0], t[1]};
-    b = sr_ad_bind_eqn1(ad, e, in);
-    if (!b) return -1;
-  }
-  ty[0] = sr_ad_add_tangents(ad, a, b);
-  return y[0] && ty[0] ? 0 : -1;
-}
 
 static SrVal *param_or_none(const SrEqn *e, const char *k) {
-  SrVal *v = get_eqn(e, k);
+  SrVal *v = sr_lax_get_eqn(e, k);
   return v ? sr_ref(v) : sr_none();
-}
-
-static SrVal *pads_val(const int64_t *lo, const int64_t *hi, int n) {
-  SrVal *p = sr_seq(NULL, SR_V_TUPLE, n);
-  for (int i = 0; i < n; i++) {
-    SrVal *q = sr_seq(NULL, SR_V_TUPLE, 2);
-    sr_seq_push(NULL, q, sr_int(NULL, lo[i]));
-    sr_seq_push(NULL, q, sr_int(NULL, hi[i]));
-    sr_seq_push(NULL, p, q);
-  }
-  return p;
 }
 
 static SrVal *bind_conv(SrAd *ad, const SrEqn *e, SrVal *lhs, SrVal *rhs, const int64_t *ws, const int64_t *lo,
@@ -504,7 +413,7 @@ static SrVal *bind_conv(SrAd *ad, const SrEqn *e, SrVal *lhs, SrVal *rhs, const 
                         int64_t bgc, const SrType *out_t) {
   SrVal *in[2] = {lhs, rhs};
   return sr_ad_bindv(ad, SR_P_conv_general_dilated, 2, in, "window_strides", sr_int_tuple(ws, nsp), "padding",
-                     pads_val(lo, hi, nsp), "lhs_dilation", sr_int_tuple(ld, nsp), "rhs_dilation",
+                     sr_lax_pads_val(lo, hi, nsp), "lhs_dilation", sr_int_tuple(ld, nsp), "rhs_dilation",
                      sr_int_tuple(rd, nsp), "dimension_numbers", dn, "feature_group_count", sr_int(NULL, fgc),
                      "batch_group_count", sr_int(NULL, bgc), "precision", param_or_none(e, "precision"),
                      "preferred_element_type", param_or_none(e, "preferred_element_type"), "out_sharding",
@@ -571,9 +480,9 @@ static SrVal *transpose_lhs(SrAd *ad, const SrEqn *e, const Conv *c, SrVal *g, S
   /* _conv_general_vjp_lhs_padding */
   int64_t lo[SR_MAX_RANK], hi[SR_MAX_RANK];
   for (int i = 0; i < nsp; i++) {
-    int64_t ld = dilate(lt->dims[c->ls[2 + i]].size, c->ld[i]);
-    int64_t rd = dilate(rt->dims[c->rs[2 + i]].size, c->rd[i]);
-    int64_t od = dilate(gt->dims[c->os[2 + i]].size, c->ws[i]);
+    int64_t ld = sr_lax_dilate(lt->dims[c->ls[2 + i]].size, c->ld[i]);
+    int64_t rd = sr_lax_dilate(rt->dims[c->rs[2 + i]].size, c->rd[i]);
+    int64_t od = sr_lax_dilate(gt->dims[c->os[2 + i]].size, c->ws[i]);
     lo[i] = rd - c->lo[i] - 1;
     hi[i] = ld + rd - 1 - od - lo[i];
   }
@@ -614,9 +523,9 @@ static SrVal *transpose_rhs(SrAd *ad, const SrEqn *e, const Conv *c, SrVal *g, S
   /* _conv_general_vjp_rhs_padding */
   int64_t lo[SR_MAX_RANK], hi[SR_MAX_RANK];
   for (int i = 0; i < nsp; i++) {
-    int64_t ld = dilate(lt->dims[c->ls[2 + i]].size, c->ld[i]);
-    int64_t rd = dilate(rt->dims[c->rs[2 + i]].size, c->rd[i]);
-    int64_t od = dilate(gt->dims[c->os[2 + i]].size, c->ws[i]);
+    int64_t ld = sr_lax_dilate(lt->dims[c->ls[2 + i]].size, c->ld[i]);
+    int64_t rd = sr_lax_dilate(rt->dims[c->rs[2 + i]].size, c->rd[i]);
+    int64_t od = sr_lax_dilate(gt->dims[c->os[2 + i]].size, c->ws[i]);
     lo[i] = c->lo[i];
     hi[i] = (od - ld) + (rd - c->lo[i] - 1);
   }
@@ -631,7 +540,7 @@ static SrVal *transpose_rhs(SrAd *ad, const SrEqn *e, const Conv *c, SrVal *g, S
 
 TR(tr_conv) {
   Conv c;
-  const char *bad = read_conv(get_eqn, e, &c);
+  const char *bad = read_conv(sr_lax_get_eqn, e, &c);
   if (bad) return sr_raise(ad->I, "TypeError", "conv_general_dilated: malformed %s", bad), -1;
   if (!x[0] && !x[1])
     return sr_raise(ad->I, "ValueError", "conv_general_dilated is bilinear: it transposes in one operand only"), -1;
@@ -651,6 +560,6 @@ TR(tr_conv) {
 void sr_lax_conv_init(void) {
   sr_set_type_rule(SR_P_conv_general_dilated, type_conv);
   sr_set_eval_rule(SR_P_conv_general_dilated, ev_conv);
-  sr_ad_set_jvp(SR_P_conv_general_dilated, jvp_conv);
+  sr_ad_set_jvp(SR_P_conv_general_dilated, sr_ad_jvp_bilinear); /* ad.defbilinear */
   sr_ad_set_transpose(SR_P_conv_general_dilated, tr_conv);
 }

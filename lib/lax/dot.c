@@ -517,7 +517,6 @@ static int ev_dot_general(SrEvalCtx *cx, const SrEvalEqn *e) {
 }
 
 #define TR(name) static int name(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x, SrVal **cx)
-#define JVP(name) static int name(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, SrVal **ty)
 
 static SrVal *param(const SrEqn *e, const char *key) { return sr_eqn_param(e, sr_intern_cstr(key)); }
 
@@ -570,24 +569,6 @@ static SrVal *dims_val(const int64_t *lc, const int64_t *rc, int nc, const int64
   sr_seq_push(NULL, r, c);
   sr_seq_push(NULL, r, b);
   return r;
-}
-
-JVP(jvp_dot_general) {
-  /* defbilinear: dot(g, y) + dot(x, g'), each with the equation's params */
-  y[0] = sr_ad_bind_eqn1(ad, e, x);
-  SrVal *a = NULL, *b = NULL;
-  if (t[0]) {
-    SrVal *in[2] = {t[0], x[1]};
-    a = sr_ad_bind_eqn1(ad, e, in);
-    if (!a) return -1;
-  }
-  if (t[1]) {
-    SrVal *in[2] = {x[0], t[1]};
-    b = sr_ad_bind_eqn1(ad, e, in);
-    if (!b) return -1;
-  }
-  ty[0] = sr_ad_add_tangents(ad, a, b);
-  return y[0] && ty[0] ? 0 : -1;
 }
 
 /* _dot_general_transpose_lhs: the cotangent of x (ct type xt) from the
@@ -744,7 +725,7 @@ static void eval_rules_dot(void) {
 }
 
 static void ad_rules_dot(void) {
-  sr_ad_set_jvp(SR_P_dot_general, jvp_dot_general);
+  sr_ad_set_jvp(SR_P_dot_general, sr_ad_jvp_bilinear); /* ad.defbilinear */
   sr_ad_set_transpose(SR_P_dot_general, tr_dot_general);
 }
 

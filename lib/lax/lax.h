@@ -139,4 +139,37 @@ extern int (*sr_lax_remat_saveable)(SrInterp *I, SrVal *policy, const SrEqn *e);
    JVP. */
 extern SrVal *(*sr_lax_logaddexp_hook)(SrInterp *I, SrVal *x1, SrVal *x2);
 
+
+/* params.c: what the family files share for reading their params.  The
+   getters read param k of an equation in each stage's form (an
+   SrRuleEqn, an SrEvalEqn, an SrEqn), for readers that take the form's
+   getter. */
+typedef SrVal *(*SrLaxParamGet)(const void *e, const char *k);
+SrVal *sr_lax_get_rule(const void *e, const char *k);
+SrVal *sr_lax_get_ev(const void *e, const char *k);
+SrVal *sr_lax_get_eqn(const void *e, const char *k);
+/* A tuple of at most SR_MAX_RANK ints into out[*n]: 0, or -1 when v is
+   missing or is no such tuple. */
+int sr_lax_ints_of(const SrVal *v, int64_t *out, int *n);
+/* A padding param, a tuple of at most SR_MAX_RANK (lo, hi) pairs, into
+   lo[*n], hi[*n]: 0, or -1 when p is missing or malformed. */
+int sr_lax_pads_of(const SrVal *p, int64_t *lo, int64_t *hi, int *n);
+/* The padding param ((lo[0], hi[0]), ...) of n pairs (a new reference). */
+SrVal *sr_lax_pads_val(const int64_t *lo, const int64_t *hi, int n);
+/* A dim of size d dilated by r (lax._dilate_shape), and floor division. */
+int64_t sr_lax_dilate(int64_t d, int64_t r);
+int64_t sr_lax_floordiv(int64_t a, int64_t b);
+/* The text of a param held as text, a word or a string (*n bytes, not
+   terminated), or NULL. */
+const char *sr_lax_param_text(const SrVal *v, size_t *n);
+/* The field key=(i, j, ...) of a printed dimension-numbers text s[n]
+   (GatherDimensionNumbers(offset_dims=(1,), ...)), key a whole name:
+   0 with its ints in out[*cnt], 1 when s has no such field (*cnt 0), -1
+   when it cannot be read. */
+int sr_lax_text_ints(const char *s, size_t n, const char *key, int64_t *out, int *cnt);
+/* The param text cls(keys[0]=vals[0], ...) of nf int-tuple fields, ns[i]
+   ints each, as JAX prints its dimension numbers (a word; a new
+   reference). */
+SrVal *sr_lax_dn_text(const char *cls, int nf, const char *const *keys, const int64_t *const *vals, const int *ns);
+
 #endif

@@ -51,11 +51,6 @@ static const char *shape_s(SrBuf *b, const SrType *t) {
   return sr_buf_str(b);
 }
 
-static int64_t floordiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
-}
-
 /* A builder for a result of the given shape on the rule's mesh, with no
    sharding yet. */
 static void builder_shape(SrTypeBuilder *b, const SrType *like, const int64_t *shape, int ndim, const SrStd *s) {
@@ -1263,7 +1258,7 @@ static int type_slice(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   int64_t shape[SR_MAX_RANK];
   for (int i = 0; i < ns; i++) {
     int64_t diff = li[i] - st[i];
-    shape[i] = nd ? floordiv(diff - 1, sd[i]) + 1 : diff;
+    shape[i] = nd ? sr_lax_floordiv(diff - 1, sd[i]) + 1 : diff;
     if (shape[i] < 0) shape[i] = 0;
   }
   SrStd s;
@@ -1578,24 +1573,21 @@ static int cat_fn(SrShardIO *io) {
   return 0;
 }
 
-static int ev_concatenate(SrEvalCtx *cx, const SrEvalEqn *e) {
-  Out1 o = out1(cx, e);
-  int64_t dim;
-  if (sr_ev_param_int(cx, e, "dimension", &dim) < 0) return -1;
-  if (e->nin > 16) return sr_ev_err(cx, "NotImplementedError", "concatenate of more than 16 operands");
+/* concatenate's and stack's eval after their params: the (at most 16)
+   operands redistributed onto o's mesh, operand dim i as the result's
+   map[i], and joined by fn(arg) into a result unsharded along dim. */
+static int ev_join(SrEvalCtx *cx, const SrEvalEqn *e, Out1 o, int dim, const int *map, int (*fn)(SrShardIO *),
+                   void *arg) {
   SrArray *ins[16] = {0};
-  int id[SR_MAX_RANK];
-  for (int i = 0; i < e->out_type[0]->ndim; i++) id[i] = i == dim ? -1 : i;
   int rc = 0;
   for (uint32_t k = 0; k < e->nin && rc == 0; k++) {
-    ins[k] = sr_redistribute(cx, e->in[k], o.m, mapped_layout(e->in[k], o.l, id));
+    ins[k] = sr_redistribute(cx, e->in[k], o.m, mapped_layout(e->in[k], o.l, map));
     if (!ins[k]) rc = -1;
   }
   SrArray *r = NULL;
   if (rc == 0) {
     r = sr_array_new(e->out_type[0], natural(o.l, 1ull << dim, ins[0]->layout, e->out_type[0]->dtype), o.m);
-    CatArg c = {e->out_type[0]->ndim, (int)dim, (int)e->nin, esize(e->in[0])};
-    rc = sr_ev_map(cx, (int)e->nin, ins, 1, &r, 0, cat_fn, &c);
+    rc = sr_ev_map(cx, (int)e->nin, ins, 1, &r, 0, fn, arg);
   }
   for (uint32_t k = 0; k < e->nin; k++) sr_array_unref(ins[k]);
   if (rc < 0) {
@@ -1603,6 +1595,17 @@ static int ev_concatenate(SrEvalCtx *cx, const SrEvalEqn *e) {
     return -1;
   }
   return finish(cx, e, 0, o.m, r);
+}
+
+static int ev_concatenate(SrEvalCtx *cx, const SrEvalEqn *e) {
+  Out1 o = out1(cx, e);
+  int64_t dim;
+  if (sr_ev_param_int(cx, e, "dimension", &dim) < 0) return -1;
+  if (e->nin > 16) return sr_ev_err(cx, "NotImplementedError", "concatenate of more than 16 operands");
+  int id[SR_MAX_RANK];
+  for (int i = 0; i < e->out_type[0]->ndim; i++) id[i] = i == dim ? -1 : i;
+  CatArg c = {e->out_type[0]->ndim, (int)dim, (int)e->nin, esize(e->in[0])};
+  return ev_join(cx, e, o, (int)dim, id, cat_fn, &c);
 }
 
 TR(tr_concatenate) {
@@ -1772,26 +1775,10 @@ static int ev_stack(SrEvalCtx *cx, const SrEvalEqn *e) {
   int64_t axis;
   if (sr_ev_param_int(cx, e, "axis", &axis) < 0) return -1;
   if (e->nin > 16) return sr_ev_err(cx, "NotImplementedError", "stack of more than 16 operands");
-  SrArray *ins[16] = {0};
   int map[SR_MAX_RANK];
   stack_map(e->out_type[0]->ndim, (int)axis, map);
-  int rc = 0;
-  for (uint32_t k = 0; k < e->nin && rc == 0; k++) {
-    ins[k] = sr_redistribute(cx, e->in[k], o.m, mapped_layout(e->in[k], o.l, map));
-    if (!ins[k]) rc = -1;
-  }
-  SrArray *r = NULL;
-  if (rc == 0) {
-    r = sr_array_new(e->out_type[0], natural(o.l, 1ull << axis, ins[0]->layout, e->out_type[0]->dtype), o.m);
-    StackArg s = {e->out_type[0]->ndim, (int)axis, (int)e->nin, esize(e->in[0])};
-    rc = sr_ev_map(cx, (int)e->nin, ins, 1, &r, 0, stack_fn, &s);
-  }
-  for (uint32_t k = 0; k < e->nin; k++) sr_array_unref(ins[k]);
-  if (rc < 0) {
-    sr_array_unref(r);
-    return -1;
-  }
-  return finish(cx, e, 0, o.m, r);
+  StackArg s = {e->out_type[0]->ndim, (int)axis, (int)e->nin, esize(e->in[0])};
+  return ev_join(cx, e, o, (int)axis, map, stack_fn, &s);
 }
 
 /* The natural layout of an unstacked piece: the operand's layout without
@@ -2571,45 +2558,35 @@ typedef struct Gdn {
   int noffset, ncollapsed, nstart_map, nobatch, nibatch;
 } Gdn;
 
-/* One field of GatherDimensionNumbers(offset_dims=(1,), ...) as printed;
-   a field older texts lack is empty. */
-static int gdn_field(const char *s, size_t n, const char *key, int64_t *out, int *cnt) {
-  *cnt = 0;
-  size_t kl = strlen(key);
-  for (size_t i = 0; i + kl + 2 <= n; i++) {
-    if (memcmp(s + i, key, kl) != 0 || s[i + kl] != '=' || s[i + kl + 1] != '(') continue;
-    if (i > 0 && (s[i - 1] == '_' || (s[i - 1] >= 'a' && s[i - 1] <= 'z'))) continue;
-    size_t k = i + kl + 2;
-    while (k < n && s[k] != ')') {
-      while (k < n && (s[k] == ' ' || s[k] == ',')) k++;
-      if (k >= n || s[k] == ')') break;
-      char *end;
-      long long v = strtoll(s + k, &end, 10);
-      if (end == s + k || *cnt >= SR_MAX_RANK) return -1;
-      out[(*cnt)++] = v;
-      k = (size_t)(end - s);
-    }
-    return k < n ? 0 : -1;
-  }
+/* The fields of GatherDimensionNumbers and ScatterDimensionNumbers, in
+   Gdn's order. */
+static const char *const gdn_keys[5] = {"offset_dims", "collapsed_slice_dims", "start_index_map",
+                                        "operand_batching_dims", "start_indices_batching_dims"};
+static const char *const sdn_keys[5] = {"update_window_dims", "inserted_window_dims", "scatter_dims_to_operand_dims",
+                                        "operand_batching_dims", "scatter_indices_batching_dims"};
+
+/* A cls(...) param with those fields (keys): 0, -1 when it is not one,
+   -2 when it cannot be read (a field older texts lack is empty). */
+static int parse_dn(const SrVal *v, const char *cls, const char *const *keys, Gdn *g) {
+  size_t n, cl = strlen(cls);
+  const char *s = sr_lax_param_text(v, &n);
+  if (!s || n < cl + 1 || memcmp(s, cls, cl) != 0 || s[cl] != '(') return -1;
+  int64_t *f[5] = {g->offset, g->collapsed, g->start_map, g->obatch, g->ibatch};
+  int *c[5] = {&g->noffset, &g->ncollapsed, &g->nstart_map, &g->nobatch, &g->nibatch};
+  for (int i = 0; i < 5; i++)
+    if (sr_lax_text_ints(s, n, keys[i], f[i], c[i]) < 0) return -2;
   return 0;
 }
 
-/* A GatherDimensionNumbers param: 0, -1 when it is not one, -2 when it
-   cannot be read. */
-static int parse_gdn(const SrVal *v, Gdn *g) {
-  const char *s = NULL;
-  size_t n = 0;
-  if (v && v->text) s = v->text, n = v->textlen;
-  else if (v && (v->kind == SR_V_WORD || v->kind == SR_V_STR)) s = v->str.s, n = v->str.n;
-  if (!s || n < 23 || memcmp(s, "GatherDimensionNumbers(", 23) != 0) return -1;
-  if (gdn_field(s, n, "offset_dims", g->offset, &g->noffset) < 0 ||
-      gdn_field(s, n, "collapsed_slice_dims", g->collapsed, &g->ncollapsed) < 0 ||
-      gdn_field(s, n, "start_index_map", g->start_map, &g->nstart_map) < 0 ||
-      gdn_field(s, n, "operand_batching_dims", g->obatch, &g->nobatch) < 0 ||
-      gdn_field(s, n, "start_indices_batching_dims", g->ibatch, &g->nibatch) < 0)
-    return -2;
-  return 0;
+/* The param text of g with those fields, as JAX prints it. */
+static SrVal *dn_text(const char *cls, const char *const *keys, const Gdn *g) {
+  const int64_t *f[5] = {g->offset, g->collapsed, g->start_map, g->obatch, g->ibatch};
+  int c[5] = {g->noffset, g->ncollapsed, g->nstart_map, g->nobatch, g->nibatch};
+  return sr_lax_dn_text(cls, 5, keys, f, c);
 }
+
+/* A GatherDimensionNumbers param (parse_dn's result). */
+static int parse_gdn(const SrVal *v, Gdn *g) { return parse_dn(v, "GatherDimensionNumbers", gdn_keys, g); }
 
 static int read_gdn(SrTypeCtx *cx, const SrRuleEqn *e, Gdn *g) {
   const SrVal *v = sr_rparam(e, "dimension_numbers");
@@ -3010,23 +2987,7 @@ static int ev_gather(SrEvalCtx *cx, const SrEvalEqn *e) {
 }
 
 /* The param text of GatherDimensionNumbers g, as JAX prints it. */
-static SrVal *gdn_val(const Gdn *g) {
-  SrBuf s = SR_BUF_INIT;
-  sr_buf_puts(&s, "GatherDimensionNumbers(offset_dims=");
-  sr_ints_str(&s, g->offset, g->noffset);
-  sr_buf_puts(&s, ", collapsed_slice_dims=");
-  sr_ints_str(&s, g->collapsed, g->ncollapsed);
-  sr_buf_puts(&s, ", start_index_map=");
-  sr_ints_str(&s, g->start_map, g->nstart_map);
-  sr_buf_puts(&s, ", operand_batching_dims=");
-  sr_ints_str(&s, g->obatch, g->nobatch);
-  sr_buf_puts(&s, ", start_indices_batching_dims=");
-  sr_ints_str(&s, g->ibatch, g->nibatch);
-  sr_buf_putc(&s, ')');
-  SrVal *v = sr_word(NULL, sr_buf_str(&s), s.len);
-  sr_buf_free(&s);
-  return v;
-}
+static SrVal *gdn_val(const Gdn *g) { return dn_text("GatherDimensionNumbers", gdn_keys, g); }
 
 static void shift_dims(int64_t *v, int n, int64_t by) {
   for (int i = 0; i < n; i++) v[i] += by;
@@ -3101,38 +3062,9 @@ BATCH(batch_gather) {
    are added to) the operand's windows at the indices.  Its dimension numbers in the same layout as a gather's:
    update_window_dims, inserted_window_dims, scatter_dims_to_operand_dims,
    operand_batching_dims, scatter_indices_batching_dims. */
-static int parse_sdn(const SrVal *v, Gdn *g) {
-  const char *s = NULL;
-  size_t n = 0;
-  if (v && v->text) s = v->text, n = v->textlen;
-  else if (v && (v->kind == SR_V_WORD || v->kind == SR_V_STR)) s = v->str.s, n = v->str.n;
-  if (!s || n < 24 || memcmp(s, "ScatterDimensionNumbers(", 24) != 0) return -1;
-  if (gdn_field(s, n, "update_window_dims", g->offset, &g->noffset) < 0 ||
-      gdn_field(s, n, "inserted_window_dims", g->collapsed, &g->ncollapsed) < 0 ||
-      gdn_field(s, n, "scatter_dims_to_operand_dims", g->start_map, &g->nstart_map) < 0 ||
-      gdn_field(s, n, "operand_batching_dims", g->obatch, &g->nobatch) < 0 ||
-      gdn_field(s, n, "scatter_indices_batching_dims", g->ibatch, &g->nibatch) < 0)
-    return -2;
-  return 0;
-}
+static int parse_sdn(const SrVal *v, Gdn *g) { return parse_dn(v, "ScatterDimensionNumbers", sdn_keys, g); }
 
-static SrVal *sdn_val(const Gdn *g) {
-  SrBuf s = SR_BUF_INIT;
-  sr_buf_puts(&s, "ScatterDimensionNumbers(update_window_dims=");
-  sr_ints_str(&s, g->offset, g->noffset);
-  sr_buf_puts(&s, ", inserted_window_dims=");
-  sr_ints_str(&s, g->collapsed, g->ncollapsed);
-  sr_buf_puts(&s, ", scatter_dims_to_operand_dims=");
-  sr_ints_str(&s, g->start_map, g->nstart_map);
-  sr_buf_puts(&s, ", operand_batching_dims=");
-  sr_ints_str(&s, g->obatch, g->nobatch);
-  sr_buf_puts(&s, ", scatter_indices_batching_dims=");
-  sr_ints_str(&s, g->ibatch, g->nibatch);
-  sr_buf_putc(&s, ')');
-  SrVal *v = sr_word(NULL, sr_buf_str(&s), s.len);
-  sr_buf_free(&s);
-  return v;
-}
+static SrVal *sdn_val(const Gdn *g) { return dn_text("ScatterDimensionNumbers", sdn_keys, g); }
 
 /* The updates dims that are not window dims, in order (their scatter
    dims, matching the indices' dims but the index vector). */

@@ -32,30 +32,16 @@ typedef struct Win {
   int ge;                  /* select_prim is ge (else le) */
 } Win;
 
-static int ints_of(const SrVal *v, int64_t *out, int *n) {
-  if (!v || !sr_is_seq(v)) return -1;
-  return sr_val_ints(v, out, SR_MAX_RANK, n);
-}
-
 /* The params (dilations optional: select_and_scatter_add has none);
    NULL or the malformed one. */
-static const char *read_win(SrVal *(*get)(const void *, const char *), const void *e, Win *w) {
+static const char *read_win(SrLaxParamGet get, const void *e, Win *w) {
   memset(w, 0, sizeof *w);
-  if (ints_of(get(e, "window_dimensions"), w->win, &w->n) < 0) return "window_dimensions";
-  if (ints_of(get(e, "window_strides"), w->st, &w->nst) < 0) return "window_strides";
-  SrVal *p = get(e, "padding");
-  if (!p || !sr_is_seq(p) || p->seq.n > SR_MAX_RANK) return "padding";
-  w->npad = p->seq.n;
-  for (int i = 0; i < p->seq.n; i++) {
-    int64_t pr[2];
-    int k;
-    if (!sr_is_seq(p->seq.items[i]) || sr_val_ints(p->seq.items[i], pr, 2, &k) < 0 || k != 2) return "padding";
-    w->lo[i] = pr[0];
-    w->hi[i] = pr[1];
-  }
+  if (sr_lax_ints_of(get(e, "window_dimensions"), w->win, &w->n) < 0) return "window_dimensions";
+  if (sr_lax_ints_of(get(e, "window_strides"), w->st, &w->nst) < 0) return "window_strides";
+  if (sr_lax_pads_of(get(e, "padding"), w->lo, w->hi, &w->npad) < 0) return "padding";
   SrVal *b = get(e, "base_dilation"), *d = get(e, "window_dilation");
-  if (b && ints_of(b, w->bd, &w->nbd) < 0) return "base_dilation";
-  if (d && ints_of(d, w->wd, &w->nwd) < 0) return "window_dilation";
+  if (b && sr_lax_ints_of(b, w->bd, &w->nbd) < 0) return "base_dilation";
+  if (d && sr_lax_ints_of(d, w->wd, &w->nwd) < 0) return "window_dilation";
   if (!b)
     for (w->nbd = w->n; w->nbd > 0; w->nbd--) w->bd[w->nbd - 1] = 1;
   if (!d)
@@ -67,26 +53,11 @@ static const char *read_win(SrVal *(*get)(const void *, const char *), const voi
   return NULL;
 }
 
-static SrVal *get_rule(const void *e, const char *k) { return sr_rparam(e, k); }
-static SrVal *get_ev(const void *e, const char *k) { return sr_ev_param(e, k); }
-static SrVal *get_eqn(const void *e, const char *k) { return sr_eqn_param(e, sr_intern_cstr(k)); }
-
-static int64_t dilate(int64_t d, int64_t r) {
-  if (r == 1) return d;
-  int64_t v = 1 + r * (d - 1);
-  return v < 0 ? 0 : v;
-}
-
-static int64_t floordiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
-}
-
 /* reduce_window_shape_tuple */
 static void win_shape(const Win *w, const int64_t *in, int64_t *out) {
   for (int i = 0; i < w->n; i++) {
-    int64_t padded = dilate(in[i], w->bd[i]) + w->lo[i] + w->hi[i];
-    int64_t v = floordiv(padded - dilate(w->win[i], w->wd[i]), w->st[i]) + 1;
+    int64_t padded = sr_lax_dilate(in[i], w->bd[i]) + w->lo[i] + w->hi[i];
+    int64_t v = sr_lax_floordiv(padded - sr_lax_dilate(w->win[i], w->wd[i]), w->st[i]) + 1;
     out[i] = v < 0 ? 0 : v;
   }
 }
@@ -238,7 +209,7 @@ static int win_fn(SrShardIO *io) {
 static int ev_win(SrEvalCtx *cx, const SrEvalEqn *e, int kind, int op) {
   WinArg a;
   memset(&a, 0, sizeof a);
-  const char *bad = read_win(get_ev, e, &a.w);
+  const char *bad = read_win(sr_lax_get_ev, e, &a.w);
   if (bad) return sr_ev_err(cx, "TypeError", "%s equation has no valid '%s' param", e->prim->name, bad);
   a.kind = kind;
   a.op = op;
@@ -266,17 +237,6 @@ static int ev_win(SrEvalCtx *cx, const SrEvalEqn *e, int kind, int op) {
 #define TR(name) static int name(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x, SrVal **cx)
 #define JVP(name) static int name(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, SrVal **ty)
 
-static SrVal *pads_val(const int64_t *lo, const int64_t *hi, int n) {
-  SrVal *p = sr_seq(NULL, SR_V_TUPLE, n);
-  for (int i = 0; i < n; i++) {
-    SrVal *q = sr_seq(NULL, SR_V_TUPLE, 2);
-    sr_seq_push(NULL, q, sr_int(NULL, lo[i]));
-    sr_seq_push(NULL, q, sr_int(NULL, hi[i]));
-    sr_seq_push(NULL, p, q);
-  }
-  return p;
-}
-
 static SrVal *select_prim_val(int ge) { return sr_word(NULL, ge ? "ge" : "le", 2); }
 
 /* _select_and_gather_add(t, operand, ...) */
@@ -284,7 +244,7 @@ static SrVal *bind_sga(SrAd *ad, SrVal *t, SrVal *x, const Win *w, int ge, const
   SrVal *in[2] = {t, x};
   return sr_ad_bindv(ad, SR_P_select_and_gather_add, 2, in, "select_prim", select_prim_val(ge), "window_dimensions",
                      sr_int_tuple(w->win, w->n), "window_strides", sr_int_tuple(w->st, w->n), "padding",
-                     pads_val(w->lo, w->hi, w->n), "base_dilation", sr_int_tuple(bd, w->n), "window_dilation",
+                     sr_lax_pads_val(w->lo, w->hi, w->n), "base_dilation", sr_int_tuple(bd, w->n), "window_dilation",
                      sr_int_tuple(wd, w->n), NULL);
 }
 
@@ -293,11 +253,11 @@ static SrVal *bind_ssa(SrAd *ad, SrVal *s, SrVal *x, const Win *w, int ge) {
   SrVal *in[2] = {s, x};
   return sr_ad_bindv(ad, SR_P_select_and_scatter_add, 2, in, "select_prim", select_prim_val(ge), "window_dimensions",
                      sr_int_tuple(w->win, w->n), "window_strides", sr_int_tuple(w->st, w->n), "padding",
-                     pads_val(w->lo, w->hi, w->n), NULL);
+                     sr_lax_pads_val(w->lo, w->hi, w->n), NULL);
 }
 
 static int read_eqn_win(SrAd *ad, const SrEqn *e, Win *w) {
-  const char *bad = read_win(get_eqn, e, w);
+  const char *bad = read_win(sr_lax_get_eqn, e, w);
   if (bad) return sr_raise(ad->I, "TypeError", "%s: malformed %s", e->prim->name, bad), -1;
   return 0;
 }
@@ -310,7 +270,7 @@ static int type_rw(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   sr_resolve_bare_literals(e, ts);
   const SrType *x = ts[0];
   Win w;
-  const char *bad = read_win(get_rule, e, &w);
+  const char *bad = read_win(sr_lax_get_rule, e, &w);
   if (bad) return sr_terr(cx, "TypeError", "%s equation has no valid '%s' param", e->prim->name, bad);
   if (e->prim == &sr_prims[SR_P_reduce_window_sum] && (x->dtype == SR_BOOL || !sr_dtype_info(x->dtype)))
     return sr_terr(cx, "TypeError", "operand to reduce_window_sum must have a number dtype, got %s",
@@ -350,8 +310,8 @@ TR(tr_rw_sum) {
   int64_t cfg[3 * SR_MAX_RANK], ones[SR_MAX_RANK], zeros[SR_MAX_RANK];
   for (int i = 0; i < n; i++) {
     /* _conv_general_vjp_lhs_padding */
-    int64_t ld = dilate(it->dims[i].size, w.bd[i]), rd = dilate(w.win[i], w.wd[i]);
-    int64_t od = dilate(gt->dims[i].size, w.st[i]);
+    int64_t ld = sr_lax_dilate(it->dims[i].size, w.bd[i]), rd = sr_lax_dilate(w.win[i], w.wd[i]);
+    int64_t od = sr_lax_dilate(gt->dims[i].size, w.st[i]);
     int64_t before = rd - w.lo[i] - 1;
     cfg[3 * i] = before;
     cfg[3 * i + 1] = ld + rd - 1 - od - before;
@@ -363,7 +323,7 @@ TR(tr_rw_sum) {
   SrVal *p = sr_ad_keep(ad, sr_op_pad(SR_AD_BINDER(ad), ct[0], zero, cfg, n));
   if (!p) return -1;
   cx[0] = sr_ad_bindv(ad, SR_P_reduce_window_sum, 1, &p, "window_dimensions", sr_int_tuple(w.win, n),
-                      "window_strides", sr_int_tuple(w.bd, n), "padding", pads_val(zeros, zeros, n), "base_dilation",
+                      "window_strides", sr_int_tuple(w.bd, n), "padding", sr_lax_pads_val(zeros, zeros, n), "base_dilation",
                       sr_int_tuple(ones, n), "window_dilation", sr_int_tuple(w.wd, n), NULL);
   return cx[0] ? 0 : -1;
 }
@@ -376,7 +336,7 @@ static int type_sga(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   sr_resolve_bare_literals(e, ts);
   const SrType *t = ts[0], *x = ts[1];
   Win w;
-  const char *bad = read_win(get_rule, e, &w);
+  const char *bad = read_win(sr_lax_get_rule, e, &w);
   if (bad) return sr_terr(cx, "TypeError", "select_and_gather_add equation has no valid '%s' param", bad);
   int same = t->ndim == x->ndim;
   for (int i = 0; same && i < t->ndim; i++) same = t->dims[i].size == x->dims[i].size;
@@ -459,7 +419,7 @@ static int type_ssa(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   sr_resolve_bare_literals(e, ts);
   const SrType *s = ts[0], *x = ts[1];
   Win w;
-  const char *bad = read_win(get_rule, e, &w);
+  const char *bad = read_win(sr_lax_get_rule, e, &w);
   if (bad) return sr_terr(cx, "TypeError", "select_and_scatter_add equation has no valid '%s' param", bad);
   if (w.n != w.nst) {
     SrBuf a = SR_BUF_INIT, b = SR_BUF_INIT;
