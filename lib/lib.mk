@@ -13,6 +13,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/text/print_val.h \
 	lib/text/color.c lib/text/color.h lib/text/jaxpr_color.c \
 	lib/check/check.c lib/check/check.h lib/check/rule.c lib/check/rule.h \
+	lib/check/rule_cache.c lib/check/rule_cache.h \
 	lib/core/array.c lib/core/core.h lib/core/exc.c lib/core/jaxstate.c \
 	lib/core/jaxstate.h lib/core/trace.c lib/core/trace.h \
 	lib/exec/array.c lib/exec/array.h lib/exec/comm.c lib/exec/comm.h \

@@ -1,5 +1,6 @@
 /* rule.c: helpers shared by the type rules. */
 #include "check/rule.h"
+#include "check/rule_cache.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -444,7 +445,9 @@ int sr_terr_too_big(SrTypeCtx *cx) {
   return sr_terr(cx, "ValueError", "%s", SR_TOO_BIG_MSG);
 }
 
-int sr_type_rule(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+int sr_type_rule(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) { return sr_type_rule_cached(cx, e, out); }
+
+int sr_type_rule_run(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   if (e->prim->type(cx, e, out) < 0) return -1;
   for (uint32_t i = 0; i < e->nout; i++)
     if (out[i] && sr_type_too_big(out[i])) return sr_terr_too_big(cx);
@@ -642,7 +645,8 @@ int sr_vma_standard(SrTypeCtx *cx, const SrRuleEqn *e, SrAxes *out) {
 }
 
 int sr_mem_default(SrTypeCtx *cx, const SrRuleEqn *e, const char **out) {
-  const char *any = sr_intern_cstr("any");
+  static const char *any;
+  if (!any) any = sr_intern_cstr("any");
   uint32_t nany = 0;
   for (uint32_t i = 0; i < e->nin; i++)
     if (e->in[i]->mem == any) nany++;

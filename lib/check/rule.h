@@ -116,7 +116,8 @@ int sr_finish_type(SrTypeCtx *cx, const SrRuleEqn *e, SrTypeBuilder *b, const Sr
 int sr_check_divisible(SrTypeCtx *cx, const SrType *t);
 /* Runs e's type rule (which it must have) and refuses a result too big to
    exist: every caller of a type rule goes through here, so no shape whose
-   byte size overflows int64 reaches the evaluator. */
+   byte size overflows int64 reaches the evaluator.  The results of plain
+   equations are remembered by their inputs (check/rule_cache.h). */
 int sr_type_rule(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out);
 /* numpy's ValueError for such a shape; also for a rule whose own shape
    arithmetic overflows. */

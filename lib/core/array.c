@@ -32,10 +32,33 @@ SrVal *sr_aval_new(const SrType *t) { return sr_obj(&sr_aval_class, (void *)t); 
 
 /* ---- arrays ---- */
 
+/* Array objects freed lately, kept for the next concrete arrays (an eager
+   loop makes and drops one an operation): a list of each thread's own. */
+#define SPARE_ARRAYS 64
+static _Thread_local struct {
+  SrArrayObj *head;
+  int n;
+} spare;
+
+static SrArrayObj *array_obj_new(void) {
+  SrArrayObj *a = spare.head;
+  if (!a) return sr_xcalloc(1, sizeof *a);
+  spare.head = *(SrArrayObj **)a;
+  spare.n--;
+  memset(a, 0, sizeof *a);
+  return a;
+}
+
 static void array_free(void *d) {
   SrArrayObj *a = d;
   if (a->data && sr_backend_hooks.array_unref) sr_backend_hooks.array_unref(a->data);
   sr_unref(a->sharding);
+  if (spare.n < SPARE_ARRAYS) {
+    *(SrArrayObj **)a = spare.head;
+    spare.head = a;
+    spare.n++;
+    return;
+  }
   free(a);
 }
 
@@ -120,7 +143,7 @@ SrVal *sr_array_abstract(const SrType *t) {
 }
 
 SrVal *sr_array_concrete(struct SrArray *data) {
-  SrArrayObj *a = sr_xcalloc(1, sizeof *a);
+  SrArrayObj *a = array_obj_new();
   a->kind = SR_AV_CONCRETE;
   a->data = data;
   a->type = sr_exec_array_type(data);

@@ -28,9 +28,14 @@ void sr_jax_state_reset(SrJaxState *s) {
 const SrMesh *sr_jax_abstract_mesh(const SrJaxState *s) {
   if (s->nabstract) return s->abstract[s->nabstract - 1];
   if (s->mesh) return sr_mesh_abstract(s->mesh, 1);
-  SrMesh m = {0};
-  m.abstract = 1;
-  return sr_mesh_intern(&m);
+  /* meshes are interned for good: the empty one is found once */
+  static const SrMesh *none;
+  if (!none) {
+    SrMesh m = {0};
+    m.abstract = 1;
+    none = sr_mesh_intern(&m);
+  }
+  return none;
 }
 
 const SrMesh *sr_jax_context_mesh(const SrJaxState *s) {

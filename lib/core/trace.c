@@ -498,7 +498,8 @@ SrVal *sr_bind_prim(SrInterp *I, const SrPrim *prim, int nin, SrVal **in, int np
     } else {
       struct SrArray *ain[512], **aout = nout <= 16 ? aout_st : sr_xmalloc((nout + 1) * sizeof *aout);
       memset(aout, 0, (nout + 1) * sizeof *aout);
-      int made[512] = {0}, ok = 1;
+      int made[512], ok = 1;
+      memset(made, 0, (size_t)nin * sizeof *made);
       for (int i = 0; i < nin && ok; i++) {
         SrArrayObj *a = sr_array_of(in[i]);
         if (a && a->kind == SR_AV_CONCRETE) {

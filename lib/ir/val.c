@@ -41,8 +41,17 @@ static struct {
   void (*clear)(void *data);
 } traversed[MAX_TRAVERSED];
 
+/* The last few classes asked about and their answers: every object made
+   or freed asks (an eager loop makes and drops arrays by the thousand), and
+   the registered classes are a list.  Cleared when one is registered. */
+static struct {
+  const SrClass *cls;
+  int index;
+} seen[16];
+
 void sr_val_traverse_class(const SrClass *cls, void (*traverse)(void *data, SrValVisit visit, void *arg),
                            void (*clear)(void *data)) {
+  memset(seen, 0, sizeof seen);
   for (int i = 0; i < MAX_TRAVERSED; i++)
     if (!traversed[i].cls || traversed[i].cls == cls) {
       traversed[i].cls = cls;
@@ -54,9 +63,17 @@ void sr_val_traverse_class(const SrClass *cls, void (*traverse)(void *data, SrVa
 }
 
 static int traversed_index(const SrClass *cls) {
+  size_t h = ((uintptr_t)cls >> 4) & 15;
+  if (seen[h].cls == cls) return seen[h].index;
+  int r = -1;
   for (int i = 0; i < MAX_TRAVERSED && traversed[i].cls; i++)
-    if (traversed[i].cls == cls) return i;
-  return -1;
+    if (traversed[i].cls == cls) {
+      r = i;
+      break;
+    }
+  seen[h].cls = cls;
+  seen[h].index = r;
+  return r;
 }
 
 static struct {
@@ -210,13 +227,28 @@ size_t sr_val_collect_cycles(void) {
   return ng;
 }
 
+/* Counted values freed lately, kept for the next ones (a loop makes and
+   drops a few values an iteration): a list of each thread's own. */
+#define SPARE_VALS 64
+static _Thread_local struct {
+  SrVal *head;
+  int n;
+} spare;
+
 static SrVal *alloc_val(SrArena *a, SrValKind kind) {
   SrVal *v;
   if (a) {
     v = sr_arena_zalloc(a, sizeof *v);
     v->rc = -1;
   } else {
-    v = sr_xcalloc(1, sizeof *v);
+    if (spare.head) {
+      v = spare.head;
+      spare.head = *(SrVal **)v;
+      spare.n--;
+      memset(v, 0, sizeof *v);
+    } else {
+      v = sr_xcalloc(1, sizeof *v);
+    }
     v->rc = 1;
   }
   v->kind = (uint8_t)kind;
@@ -439,6 +471,12 @@ static void free_val(SrVal *v) {
     break;
   default:
     break;
+  }
+  if (spare.n < SPARE_VALS) {
+    *(SrVal **)v = spare.head;
+    spare.head = v;
+    spare.n++;
+    return;
   }
   free(v);
 }

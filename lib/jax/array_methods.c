@@ -101,8 +101,18 @@ static int array_like(SrVal *v) {
          v->kind == SR_V_COMPLEX || v->kind == SR_V_LIST || v->kind == SR_V_TUPLE;
 }
 
+/* qualname is a string literal: its interned name is kept by its address
+   (the operators of an eager loop look theirs up on every call). */
 static SrVal *call_fn(SrInterp *I, const char *qualname, int n, SrVal **args) {
-  SrVal *fn = sr_lookup_qualname(qualname);
+  static struct {
+    const char *lit, *name;
+  } seen[32];
+  size_t h = ((uintptr_t)qualname >> 3) & 31;
+  if (seen[h].lit != qualname) {
+    seen[h].lit = qualname;
+    seen[h].name = sr_intern_cstr(qualname);
+  }
+  SrVal *fn = sr_lookup_interned(seen[h].name);
   if (!fn) return sr_raise(I, "NotImplementedError", "%s is not available", qualname);
   SrArgs a = {n, args, 0, NULL, NULL, NULL};
   return sr_call(I, fn, &a);

@@ -265,6 +265,7 @@ SrVal *sr_def(const char *names, SrBuiltinFn fn, const char *doc);
 /* A builtin method: fn receives the object as a->self. */
 SrVal *sr_bound_method(SrVal *self, const char *name, SrBuiltinFn fn);
 SrVal *sr_lookup_qualname(const char *qualname); /* borrowed, or NULL */
+SrVal *sr_lookup_interned(const char *name);     /* the same, name interned */
 /* Every registered name starting with prefix, for completion. */
 void sr_registry_names(const char *prefix, void (*fn)(const char *name, void *ctx), void *ctx);
 const char *sr_builtin_doc(SrVal *fn);

@@ -64,6 +64,12 @@ SrVal *sr_lookup_qualname(const char *qualname) {
   return r->name ? r->v : NULL;
 }
 
+SrVal *sr_lookup_interned(const char *name) {
+  if (!regcap) return NULL;
+  Reg *r = reg_find(name);
+  return r->name ? r->v : NULL;
+}
+
 void sr_registry_names(const char *prefix, void (*fn)(const char *, void *), void *ctx) {
   size_t n = strlen(prefix);
   for (size_t i = 0; i < regcap; i++)
