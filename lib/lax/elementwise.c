@@ -471,9 +471,11 @@ static int ew_fn(SrShardIO *io) {
     }
     {
       /* in pieces on the pool when it is one big kernel (exec/ew_pieces.h) */
+      /* es 0 marks a scalar operand: an empty one (n == 0) is not one */
       size_t d = n ? n : 1;
       const void *in[2] = {io->in[0]->data, w->nin > 1 ? io->in[1]->data : NULL};
-      size_t es[2] = {w->scalar[0] ? 0 : io->in[0]->nbytes / d, w->nin > 1 && !w->scalar[1] ? io->in[1]->nbytes / d : 0};
+      size_t es[2] = {w->scalar[0] ? 0 : n ? io->in[0]->nbytes / d : 1,
+                      w->nin > 1 && !w->scalar[1] ? (n ? io->in[1]->nbytes / d : 1) : 0};
       rc = sr_kern_ew_pieces(sr_prims[w->prim].kern, w->dt, n, w->nin, in, es, io->out[0]->data,
                              io->out[0]->nbytes / d, w->ip);
     }
