@@ -88,7 +88,7 @@ static SrVal *cauchy_body(SrInterp *I, SrArgs *a) {
   double eps = st->dt == SR_F64 ? 0x1p-52 : st->dt == SR_F16 ? 0x1p-10 : st->dt == SR_BF16 ? 0x1p-7 : 0x1p-23;
   SrVal *u = uniform(s, a->v[0], st, cnst(s, st->dt, eps), NULL);
   SrVal *t = lax2(s, SR_P_mul, cnst(s, st->dt, M_PI), lax2(s, SR_P_sub, u, cnst(s, st->dt, 0.5)));
-  return sr_nn_done(s, t ? sr_lax_unary(I, SR_P_tan, t) : NULL);
+  return sr_nn_done(s, t ? KEEP(sr_lax_unary(I, SR_P_tan, t)) : NULL);
 }
 
 /* _lognormal(key, sigma): exp(normal(key, shape, dtype) * sigma) */
@@ -97,7 +97,7 @@ static SrVal *lognormal_body(SrInterp *I, SrArgs *a) {
   SCOPE(I);
   SrVal *sigma = convert(s, a->v[1], st->dt);
   SrVal *x = sigma ? OP(MUL, normal(s, a->v[0], st), sigma) : NULL;
-  return sr_nn_done(s, x ? sr_lax_unary(I, SR_P_exp, x) : NULL);
+  return sr_nn_done(s, x ? KEEP(sr_lax_unary(I, SR_P_exp, x)) : NULL);
 }
 
 /* _pareto(key, b): exp(exponential(key, shape, dtype) / b) */
@@ -108,7 +108,7 @@ static SrVal *pareto_body(SrInterp *I, SrArgs *a) {
   SrVal *v[3] = {a->v[0], shape_val(s, st), KEEP(sr_dtype_val(NULL, st->dt))};
   SrVal *e = b ? sr_nn_call(s, "jax.random.exponential", 3, v, 0, NULL, NULL) : NULL;
   SrVal *q = OP(DIV, e, b);
-  return sr_nn_done(s, q ? sr_lax_unary(I, SR_P_exp, q) : NULL);
+  return sr_nn_done(s, q ? KEEP(sr_lax_unary(I, SR_P_exp, q)) : NULL);
 }
 
 /* _rayleigh(key, scale): scale * sqrt(log(uniform) * -2) */
@@ -118,7 +118,7 @@ static SrVal *rayleigh_body(SrInterp *I, SrArgs *a) {
   SrVal *u = uniform(s, a->v[0], st, NULL, NULL);
   SrVal *scale = u ? bcast(s, convert(s, a->v[1], st->dt), st) : NULL;
   SrVal *sq = lax1(s, SR_P_sqrt, lax2(s, SR_P_mul, lax1(s, SR_P_log, scale ? u : NULL), cnst(s, st->dt, -2)));
-  return sr_nn_done(s, sq ? sr_lax_binary(I, SR_P_mul, scale, sq) : NULL);
+  return sr_nn_done(s, sq ? KEEP(sr_lax_binary(I, SR_P_mul, scale, sq)) : NULL);
 }
 
 static SrVal *ipow(SrNnScope *s, SrVal *x, int y) {
@@ -143,7 +143,7 @@ static SrVal *wald_body(SrInterp *I, SrArgs *a) {
   SrVal *x = OP(SUB, OP(ADD, mean, OP(DIV, OP(MUL, mean_sq, y), two)), OP(MUL, OP(DIV, mean, two), sqrt_term));
   SrVal *c = lax2(s, SR_P_le, z, OP(DIV, mean, OP(ADD, mean, x)));
   SrVal *w = c ? OP(DIV, mean_sq, x) : NULL;
-  return sr_nn_done(s, w ? sr_lax_select(I, c, x, w) : NULL);
+  return sr_nn_done(s, w ? KEEP(sr_lax_select(I, c, x, w)) : NULL);
 }
 
 /* _geometric(key, p): floor(log(u) / log1p(-p)) + 1, as dtype */
@@ -161,7 +161,7 @@ static SrVal *geometric_body(SrInterp *I, SrArgs *a) {
   SrVal *log_u = lax1(s, SR_P_log, u);
   SrVal *l1p = bcast(s, lax1(s, SR_P_log1p, lax1(s, SR_P_neg, log_u ? p : NULL)), st);
   SrVal *g = OP(ADD, lax1(s, SR_P_floor, lax2(s, SR_P_div, log_u, l1p)), sr_nn_int(s, 1));
-  return sr_nn_done(s, g ? sr_lax_convert(I, g, st->dt, 0, NULL) : NULL);
+  return sr_nn_done(s, g ? KEEP(sr_lax_convert(I, g, st->dt, 0, NULL)) : NULL);
 }
 
 /* _triangular(key, left, mode, right) (inline) */
@@ -177,7 +177,7 @@ static SrVal *triangular_body(SrInterp *I, SrArgs *a) {
   SrVal *out2 = OP(SUB, right, lax1(s, SR_P_sqrt, OP(MUL, OP(MUL, OP(SUB, sr_nn_int(s, 1), u), OP(SUB, right, left)),
                                                   OP(SUB, right, mode))));
   SrVal *c = out2 ? OP(LT, u, fc) : NULL;
-  return sr_nn_done(s, c ? sr_lax_select(I, c, out1, out2) : NULL);
+  return sr_nn_done(s, c ? KEEP(sr_lax_select(I, c, out1, out2)) : NULL);
 }
 
 /* _weibull_min(key, scale, concentration):
@@ -189,7 +189,7 @@ static SrVal *weibull_body(SrInterp *I, SrArgs *a) {
   SrVal *l = u ? sr_nn_call1(s, "jax.numpy.log1p", KEEP(sr_unop(I, SR_OP_NEG, u))) : NULL;
   SrVal *nl = l ? KEEP(sr_unop(I, SR_OP_NEG, l)) : NULL;
   SrVal *pw = nl ? sr_nn_call2(s, "jax.numpy.power", nl, OP(DIV, sr_nn_float(s, 1.0), a->v[2])) : NULL;
-  return sr_nn_done(s, pw ? sr_ref(OP(MUL, pw, a->v[1])) : NULL);
+  return sr_nn_done(s, pw ? OP(MUL, pw, a->v[1]) : NULL);
 }
 
 /* _maxwell(key): jnp.linalg.norm(normal(key, shape + (3,), dtype), axis=-1) */
@@ -202,7 +202,7 @@ static SrVal *maxwell_body(SrInterp *I, SrArgs *a) {
   const char *kw[] = {"axis"};
   SrVal *kv[] = {sr_nn_int(s, -1)};
   SrVal *r = x ? sr_nn_call(s, "jax.numpy.linalg.norm", 1, &x, 1, kw, kv) : NULL;
-  return sr_nn_done(s, sr_ref(r));
+  return sr_nn_done(s, r);
 }
 
 static SrVal *sample_jit(SrInterp *I, const char *name, SrBuiltinFn fn, const Static *st, int n, SrVal **args,
@@ -249,7 +249,7 @@ static SrVal *dsmaxwell_body(SrInterp *I, SrArgs *a) {
   SrVal *v[3] = {k2, shape_val(s, &sh), KEEP(sr_dtype_val(NULL, sh.dt))};
   SrVal *sign = mx ? sr_nn_call(s, "jax.random.rademacher", 3, v, 0, NULL, NULL) : NULL;
   SrVal *r = OP(ADD, OP(MUL, OP(MUL, sign, mx), a->v[2]), a->v[1]);
-  return sr_nn_done(s, sr_ref(r));
+  return sr_nn_done(s, r);
 }
 
 /* ---- gamma and the samplers built on it ---- */
@@ -268,7 +268,7 @@ static SrVal *gamma_body(SrInterp *I, SrArgs *a) {
   for (int i = 0; same && i < st->nd; i++) same = t->dims[i].size == st->shape[i];
   if (!same) x = bcast(s, x, st);
   SrVal *in[2] = {a->v[0], x};
-  return sr_nn_done(s, x ? sr_bindv(I, SR_P_random_gamma, 2, in, "log_space", sr_bool(st->log_space), NULL)
+  return sr_nn_done(s, x ? KEEP(sr_bindv(I, SR_P_random_gamma, 2, in, "log_space", sr_bool(st->log_space), NULL))
                          : NULL);
 }
 
@@ -293,7 +293,7 @@ static SrVal *beta_body(SrInterp *I, SrArgs *a) {
   SrVal *lmax = lax2(s, SR_P_max, lga, lgb);
   SrVal *ga = lmax ? sr_nn_call1(s, "jax.numpy.exp", OP(SUB, lga, lmax)) : NULL;
   SrVal *gb = ga ? sr_nn_call1(s, "jax.numpy.exp", OP(SUB, lgb, lmax)) : NULL;
-  return sr_nn_done(s, gb ? sr_ref(OP(DIV, ga, OP(ADD, ga, gb))) : NULL);
+  return sr_nn_done(s, gb ? OP(DIV, ga, OP(ADD, ga, gb)) : NULL);
 }
 
 /* _dirichlet(key, alpha): softmax of log-space gamma draws of shape
@@ -308,7 +308,7 @@ static SrVal *dirichlet_body(SrInterp *I, SrArgs *a) {
   full.shape[full.nd++] = t->dims[t->ndim - 1].size;
   SrVal *lg = call_gamma(s, "jax.random.loggamma", a->v[0], alpha, &full);
   SrVal *v[2] = {lg, sr_nn_int(s, -1)};
-  return sr_nn_done(s, lg ? sr_ref(sr_nn_call(s, "jax.nn.softmax", 2, v, 0, NULL, NULL)) : NULL);
+  return sr_nn_done(s, lg ? sr_nn_call(s, "jax.nn.softmax", 2, v, 0, NULL, NULL) : NULL);
 }
 
 /* _chisquare(key, df): 2 exp(loggamma(key, df / 2)) */
@@ -320,7 +320,7 @@ static SrVal *chisquare_body(SrInterp *I, SrArgs *a) {
   SrVal *half = lax2(s, SR_P_div, df, two);
   SrVal *lg = half ? call_gamma(s, "jax.random.loggamma", a->v[0], half, st) : NULL;
   SrVal *e = lg ? sr_nn_call1(s, "jax.numpy.exp", lg) : NULL;
-  return sr_nn_done(s, e ? sr_lax_binary(I, SR_P_mul, e, two) : NULL);
+  return sr_nn_done(s, e ? KEEP(sr_lax_binary(I, SR_P_mul, e, two)) : NULL);
 }
 
 /* _t(key, df): normal * sqrt((df / 2) / gamma(df / 2)) */
@@ -334,7 +334,7 @@ static SrVal *t_body(SrInterp *I, SrArgs *a) {
   SrVal *half = n ? lax2(s, SR_P_div, df, cnst(s, st->dt, 2.0)) : NULL;
   SrVal *g = half ? call_gamma(s, "jax.random.gamma", kg, half, st) : NULL;
   SrVal *r = g ? sr_nn_call1(s, "jax.numpy.sqrt", OP(DIV, half, g)) : NULL;
-  return sr_nn_done(s, r ? sr_ref(OP(MUL, n, r)) : NULL);
+  return sr_nn_done(s, r ? OP(MUL, n, r) : NULL);
 }
 
 /* _f(key, dfnum, dfden): (chisquare(dfnum) / dfnum) / (chisquare(dfden) / dfden) */
@@ -347,7 +347,7 @@ static SrVal *f_body(SrInterp *I, SrArgs *a) {
   SrVal *cn = call_gamma(s, "jax.random.chisquare", kn, dfnum, st);
   SrVal *cd = cn ? call_gamma(s, "jax.random.chisquare", kd, dfden, st) : NULL;
   SrVal *num = lax2(s, SR_P_div, cn, dfnum), *den = lax2(s, SR_P_div, cd, dfden);
-  return sr_nn_done(s, num && den ? sr_lax_binary(I, SR_P_div, num, den) : NULL);
+  return sr_nn_done(s, num && den ? KEEP(sr_lax_binary(I, SR_P_div, num, den)) : NULL);
 }
 
 /* ---- the checks the public functions make ---- */
@@ -592,7 +592,7 @@ static SrVal *gennorm_body(SrInterp *I, SrArgs *a) {
   SrVal *v[3] = {k2, shape_val(s, st), dtype_val(s, st->dt)};
   SrVal *r = g ? sr_nn_call(s, "jax.random.rademacher", 3, v, 0, NULL, NULL) : NULL;
   SrVal *x = r ? OP(MUL, r, OP(POW, g, OP(DIV, sr_nn_int(s, 1), a->v[1]))) : NULL;
-  return sr_nn_done(s, sr_ref(x));
+  return sr_nn_done(s, x);
 }
 
 /* _ball(key, p): g / ((|g| ** p).sum(-1) + e) ** (1 / p), g generalized
@@ -616,7 +616,7 @@ static SrVal *ball_body(SrInterp *I, SrArgs *a) {
   SrVal *den = OP(POW, OP(ADD, sum, e), OP(DIV, sr_nn_int(s, 1), a->v[1]));
   int64_t last = head.nd;
   SrVal *de = den ? KEEP(sr_lax_expand_dims(I, den, &last, 1)) : NULL;
-  return sr_nn_done(s, de ? sr_ref(OP(DIV, g, de)) : NULL);
+  return sr_nn_done(s, de ? OP(DIV, g, de) : NULL);
 }
 
 typedef struct MvnStatic {
@@ -651,7 +651,7 @@ static SrVal *mvn_body(SrInterp *I, SrArgs *a) {
   full.shape[full.nd++] = mt->dims[mt->ndim - 1].size;
   SrVal *n = normal(s, a->v[0], &full);
   SrVal *ein = n ? sr_nn_call3(s, "jax.numpy.einsum", KEEP(sr_str(NULL, "...ij,...j->...i", 16)), factor, n) : NULL;
-  return sr_nn_done(s, ein ? sr_ref(OP(ADD, mean, ein)) : NULL);
+  return sr_nn_done(s, ein ? OP(ADD, mean, ein) : NULL);
 }
 
 static SrVal *float_sampler_prologue(SrInterp *I, SrVal *key, SrVal *dtype, SrVal *shape, SrVal *osh, const char *name,
@@ -771,7 +771,8 @@ static SrVal *bi_multivariate_normal(SrInterp *I, SrArgs *a) {
 out:
   free(ms);
   sr_unref(k);
-  return sr_nn_done(s, r);
+  sr_nn_done(s, NULL);
+  return r;
 }
 
 #define SAMPLER(i, fn) \
