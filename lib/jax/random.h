@@ -22,6 +22,8 @@ void sr_random_more_init(void); /* random_more.c */
 /* _check_prng_key(name, key): a typed key (raw key data wrapped); a new
    reference, or NULL with an exception raised (random_more.c). */
 SrVal *sr_random_check_key(SrInterp *I, SrVal *key, const char *name);
+/* A shape as Python prints a tuple: (2,), (2, 3). */
+void sr_random_shape_str(SrBuf *b, const int64_t *shape, int nd);
 void sr_random_dists_init(void); /* random_dists.c */
 
 #endif

@@ -217,6 +217,8 @@ static SrVal *sample_jit(SrInterp *I, const char *name, SrBuiltinFn fn, const St
   return r;
 }
 
+static int shape_types(SrInterp *I, const char *name, SrVal *shape, int n, const SrType **ts, Static *st);
+
 /* _double_sided_maxwell(key, loc, scale): a Maxwell draw of shape
    shape + the parameters' shape, given a Rademacher sign */
 static SrVal *dsmaxwell_body(SrInterp *I, SrArgs *a) {
@@ -224,25 +226,19 @@ static SrVal *dsmaxwell_body(SrInterp *I, SrArgs *a) {
   SCOPE(I);
   const SrType *lt = sr_value_type(I, a->v[1]), *sct = lt ? sr_value_type(I, a->v[2]) : NULL;
   if (!sct) return sr_nn_done(s, NULL);
-  int64_t ps[SR_MAX_RANK];
-  int pn = lt->ndim > sct->ndim ? lt->ndim : sct->ndim;
-  for (int i = 0; i < pn; i++) {
-    int64_t x = i - (pn - lt->ndim) >= 0 ? lt->dims[i - (pn - lt->ndim)].size : 1;
-    int64_t y = i - (pn - sct->ndim) >= 0 ? sct->dims[i - (pn - sct->ndim)].size : 1;
-    if (x != y && x != 1 && y != 1)
-      return sr_nn_done(s, sr_raise(I, "ValueError", "Incompatible shapes for broadcasting: loc and scale"));
-    ps[i] = x == 1 ? y : x;
-  }
+  /* params_shapes = lax.broadcast_shapes(np.shape(loc), np.shape(scale)) */
+  const SrType *pts[2] = {lt, sct};
+  Static ps = *st;
+  if (shape_types(I, "double_sided_maxwell", NULL, 2, pts, &ps) < 0) return sr_nn_done(s, NULL);
   Static sh = *st;
-  if (sh.nd + pn > SR_MAX_RANK) return sr_nn_done(s, sr_raise(I, "ValueError", "too many dimensions"));
-  if (!sh.nd) {
-    /* if not shape: shape = params_shapes; then shape + params_shapes */
-    memcpy(sh.shape, ps, (size_t)pn * sizeof *ps);
-    sh.nd = pn;
+  /* if not shape: shape = params_shapes; then shape + params_shapes */
+  if (!st->nd) {
+    memcpy(sh.shape, ps.shape, (size_t)ps.nd * sizeof *ps.shape);
+    sh.nd = ps.nd;
   }
-  if (sh.nd + pn > SR_MAX_RANK) return sr_nn_done(s, sr_raise(I, "ValueError", "too many dimensions"));
-  memcpy(sh.shape + sh.nd, ps, (size_t)pn * sizeof *ps);
-  sh.nd += pn;
+  if (sh.nd + ps.nd > SR_MAX_RANK) return sr_nn_done(s, sr_raise(I, "ValueError", "too many dimensions"));
+  memcpy(sh.shape + sh.nd, ps.shape, (size_t)ps.nd * sizeof *ps.shape);
+  sh.nd += ps.nd;
   SrVal *k1, *k2;
   if (split2(s, a->v[0], &k1, &k2) < 0) return sr_nn_done(s, NULL);
   SrVal *mx = KEEP(sample_jit(I, "_maxwell", maxwell_body, &sh, 1, &k1, 0));
@@ -367,12 +363,6 @@ static int sampler_dtype(SrInterp *I, SrVal *v, const char *name, int want_int, 
   return 0;
 }
 
-static void shape_str(SrBuf *b, const int64_t *shape, int nd) {
-  sr_buf_putc(b, '(');
-  for (int i = 0; i < nd; i++) sr_buf_printf(b, i ? ", %lld" : "%lld", (long long)shape[i]);
-  sr_buf_puts(b, nd == 1 ? ",)" : ")");
-}
-
 /* _check_broadcast_shapes(name, shape, *params): shape None gives the
    parameters' broadcast shape; a given shape must be what broadcasting
    it with them gives. */
@@ -394,11 +384,11 @@ static int shape_types(SrInterp *I, const char *name, SrVal *shape, int n, const
       if (x != y && x != 1 && y != 1) {
         SrBuf b = SR_BUF_INIT;
         sr_buf_puts(&b, "Incompatible shapes for broadcasting: shapes=[");
-        shape_str(&b, out, on);
+        sr_random_shape_str(&b, out, on);
         sr_buf_puts(&b, ", ");
         int64_t tsh[SR_MAX_RANK];
         for (int j = 0; j < t->ndim; j++) tsh[j] = t->dims[j].size;
-        shape_str(&b, tsh, t->ndim);
+        sr_random_shape_str(&b, tsh, t->ndim);
         sr_buf_puts(&b, "]");
         sr_raise(I, "ValueError", "%s", b.p);
         sr_buf_free(&b);
@@ -418,8 +408,8 @@ static int shape_types(SrInterp *I, const char *name, SrVal *shape, int n, const
   for (int i = 0; ok && i < on; i++) ok = out[i] == st->shape[i];
   if (ok) return 0;
   SrBuf b1 = SR_BUF_INIT, b2 = SR_BUF_INIT;
-  shape_str(&b1, out, on);
-  shape_str(&b2, st->shape, st->nd);
+  sr_random_shape_str(&b1, out, on);
+  sr_random_shape_str(&b2, st->shape, st->nd);
   sr_raise(I, "ValueError",
            "%s parameter shapes must be broadcast-compatible with shape argument, and the result of broadcasting the "
            "shapes must equal the shape argument, but got result %s for shape argument %s.",
@@ -747,7 +737,7 @@ static SrVal *bi_multivariate_normal(SrInterp *I, SrArgs *a) {
     SrBuf b = SR_BUF_INIT;
     int64_t cs[SR_MAX_RANK];
     for (int i = 0; i < ct->ndim; i++) cs[i] = ct->dims[i].size;
-    shape_str(&b, cs, ct->ndim);
+    sr_random_shape_str(&b, cs, ct->ndim);
     sr_raise(I, "ValueError", "multivariate_normal requires cov.shape == (..., n, n) for n=%lld, but got cov.shape == %s.",
              (long long)n, b.p);
     sr_buf_free(&b);

@@ -834,3 +834,4 @@ void sr_random_more_init(void) {
 
 /* For the samplers of random_dists.c. */
 SrVal *sr_random_check_key(SrInterp *I, SrVal *key, const char *name) { return check_key(I, key, name); }
+void sr_random_shape_str(SrBuf *b, const int64_t *shape, int nd) { shape_str(b, shape, nd); }
