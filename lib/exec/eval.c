@@ -357,6 +357,7 @@ int sr_ev_map(SrEvalCtx *cx, int nin, SrArray *const *in, int nout, SrArray *con
       }
       obuf[j] = sr_ev_buffer(cx, obytes[j]);
       if (!obuf[j]) rc = -1;
+      else if (cx->take_acc) memset(obuf[j]->data, 0, obytes[j]);
     }
     if (rc) {
       for (int j = 0; j < nout; j++) sr_buffer_unref(obuf[j]);
@@ -600,8 +601,16 @@ SrBuffer *sr_ev_dest_take(SrEvalCtx *cx, uint32_t i, int pos, size_t nbytes) {
   if (!d || i >= cx->eqn_dest_n || cx->eqn_dest_of[i] < 0) return NULL;
   const SrEvDestOut *o = &d->out[cx->eqn_dest_of[i]];
   if (!o->buf || pos < 0 || pos >= o->ndev || !o->buf[pos] || o->per != nbytes || o->taken[pos]) return NULL;
+  if (o->acc && !cx->take_acc) return NULL;
   o->taken[pos] = 1;
   return sr_buffer_view(o->buf[pos], o->off, nbytes);
+}
+
+int sr_ev_dest_acc(const SrEvalCtx *cx, uint32_t i) {
+  const SrEvDest *d = cx->eqn_dest;
+  if (!d || i >= cx->eqn_dest_n || cx->eqn_dest_of[i] < 0) return 0;
+  const SrEvDestOut *o = &d->out[cx->eqn_dest_of[i]];
+  return o->buf && o->acc;
 }
 
 /* Which result of j each var is, where that result has a destination (the
@@ -616,6 +625,162 @@ static int32_t *dest_of_vars(const SrJaxpr *j, const SrEvDest *d) {
   return of;
 }
 
+/* Runs equation q (the walk's k-th, or its rewrite) on the values in env:
+   its results bound there, what it read last dropped. */
+static int run_eqn(SrEvalCtx *cx, const SrEqn *q, uint32_t k, SrArray **env, const int32_t *last,
+                   const SrEvDest *dest, const int32_t *dest_of) {
+  SrArray *ist[16], *ost[16];
+  const SrType *tst[16];
+  int32_t eqn_of[16];
+  int rc = 0;
+  SrArray **ins = q->nin <= 16 ? ist : sr_xmalloc(q->nin * sizeof *ins);
+  SrArray **outs = q->nout <= 16 ? ost : sr_xmalloc(q->nout * sizeof *outs);
+  const SrType **ts = q->nout <= 16 ? tst : sr_xmalloc(q->nout * sizeof *ts);
+  uint32_t nlit = 0;
+  for (uint32_t i = 0; i < q->nin; i++) {
+    const SrVar *v = q->in[i];
+    if (v->kind == SR_LIT) {
+      ins[i] = literal_array(v);
+      nlit++;
+    } else {
+      ins[i] = env[v->id];
+      if (!ins[i]) rc = sr_ev_err(cx, "RuntimeError", "internal: a var of the jaxpr has no value");
+    }
+  }
+  for (uint32_t i = 0; i < q->nout; i++) {
+    ts[i] = q->out[i]->type;
+    outs[i] = NULL;
+  }
+  if (rc == 0) {
+    SrEvalEqn ee = {q->prim, q->params, q->nparams, q->nin, q->nout, ins, ts, outs, 0, q->ns};
+    /* inputs used for the last time, once, and held by nobody else */
+    for (uint32_t i = 0; i < q->nin && i < 32; i++) {
+      const SrVar *v = q->in[i];
+      if (!sr_dies_at(last, v, k) || ins[i]->rc != 1) continue;
+      int once = 1;
+      for (uint32_t o = 0; o < q->nin && once; o++) once = o == i || q->in[o] != v;
+      if (once) ee.donate |= 1u << i;
+    }
+    int any_dest = 0;
+    for (uint32_t i = 0; dest_of && i < q->nout && q->nout <= 16; i++)
+      any_dest |= (eqn_of[i] = q->out[i]->kind == SR_VAR ? dest_of[q->out[i]->id] : -1) >= 0;
+    if (any_dest) {
+      cx->eqn_dest = dest;
+      cx->eqn_dest_of = eqn_of;
+      cx->eqn_dest_n = q->nout;
+    }
+    rc = sr_ev_eqn(cx, &ee);
+    cx->eqn_dest = NULL;
+  }
+  if (nlit)
+    for (uint32_t i = 0; i < q->nin; i++)
+      if (q->in[i]->kind == SR_LIT) sr_array_unref(ins[i]);
+  for (uint32_t i = 0; i < q->nout && rc == 0; i++) {
+    const SrVar *v = q->out[i];
+    if (!sr_is_read(last, v)) {
+      sr_array_unref(outs[i]);
+      continue;
+    }
+    sr_array_unref(env[v->id]);
+    env[v->id] = outs[i];
+  }
+  /* drop what this equation used last */
+  for (uint32_t i = 0; i < q->nin; i++) {
+    const SrVar *v = q->in[i];
+    if (sr_dies_at(last, v, k) && env[v->id]) {
+      sr_array_unref(env[v->id]);
+      env[v->id] = NULL;
+    }
+  }
+  if (ins != ist) free(ins);
+  if (outs != ost) free(outs);
+  if (ts != tst) free(ts);
+  return rc;
+}
+
+/* Whether equations k and k + 1 are a scan and the add that consumes one
+   of its stacked results (see SrEvAccum in eval.h): *o is that result,
+   *pos its position in the add. */
+SrEvAccum sr_ev_accum;
+static long naccum;
+
+long sr_ev_accum_count(void) { return __atomic_load_n(&naccum, __ATOMIC_RELAXED); }
+
+/* SHARDREPL_ACCUM=0 in the environment turns the accumulation off (for
+   comparisons). */
+static int accum_enabled(void) {
+  static int on = -1;
+  if (on < 0) {
+    const char *s = getenv("SHARDREPL_ACCUM");
+    on = !(s && strcmp(s, "0") == 0);
+  }
+  return on;
+}
+
+static int accumulable(const SrEvalCtx *cx, const SrJaxpr *j, uint32_t k, const uint8_t *dead, const int32_t *last,
+                       SrArray *const *env, uint32_t *o, int *pos) {
+  if (!sr_ev_accum.stacked || !cx->fused || k + 1 >= j->neqn || (dead && dead[k + 1]) || !accum_enabled()) return 0;
+  const SrEqn *s = &j->eqns[k], *a = &j->eqns[k + 1];
+  if (s->prim->id != sr_ev_accum.scan || a->nin != 2 || a->nout != 1 ||
+      (a->prim->id != sr_ev_accum.add && a->prim->id != sr_ev_accum.add_any))
+    return 0;
+  for (int p = 0; p < 2; p++) {
+    const SrVar *y = a->in[p], *acc = a->in[1 - p];
+    if (y->kind != SR_VAR || acc->kind != SR_VAR || y == acc) continue;
+    uint32_t i = 0;
+    while (i < s->nout && s->out[i] != y) i++;
+    if (i == s->nout || !sr_ev_accum.stacked(s, i)) continue;
+    if (!sr_dies_at(last, y, k + 1) || !sr_dies_at(last, acc, k + 1)) continue;
+    int read = 0;
+    for (uint32_t q = 0; q < s->nin; q++) read |= s->in[q] == acc;
+    const SrType *t = acc->type;
+    if (read || t != y->type || t != a->out[0]->type || (t->dtype != SR_F32 && t->dtype != SR_F64)) continue;
+    /* held by the walk alone, each device's shard a buffer of its own */
+    const SrArray *A = env[acc->id];
+    int own = A && A->rc == 1 && !A->local;
+    for (int d = 0; own && d < A->ndev; d++) {
+      const SrBuffer *b = A->shard[d];
+      if (!b) continue;
+      own = sr_buffer_unique(b);
+      for (int e = 0; own && e < d; e++) own = A->shard[e] != b;
+    }
+    if (!own) continue;
+    *o = i;
+    *pos = p;
+    return 1;
+  }
+  return 0;
+}
+
+/* Runs equations k and k + 1 as one scan accumulating into the add's other
+   operand (see accumulable). */
+static int run_accum(SrEvalCtx *cx, const SrJaxpr *j, uint32_t k, uint32_t o, int pos, SrArray **env,
+                     const int32_t *last, const SrEvDest *dest, const int32_t *dest_of) {
+  const SrEqn *s = &j->eqns[k], *a = &j->eqns[k + 1];
+  const SrVar *acc = a->in[1 - pos], *y = a->in[pos], *c = a->out[0];
+  cx->acc_in = env[acc->id];
+  cx->acc_out = (int32_t)o;
+  env[acc->id] = NULL;
+  int rc = run_eqn(cx, s, k, env, last, dest, dest_of);
+  if (rc == 0) __atomic_fetch_add(&naccum, 1, __ATOMIC_RELAXED);
+  if (cx->acc_in) {
+    /* the rule did not take it (it failed before starting) */
+    sr_array_unref(cx->acc_in);
+    cx->acc_in = NULL;
+    if (rc == 0) rc = sr_ev_err(cx, "RuntimeError", "internal: the scan did not accumulate into its add's operand");
+  }
+  if (rc < 0) return -1;
+  SrArray *sum = env[y->id];
+  env[y->id] = NULL;
+  if (!sr_is_read(last, c)) {
+    sr_array_unref(sum);
+  } else {
+    sr_array_unref(env[c->id]);
+    env[c->id] = sum;
+  }
+  return 0;
+}
+
 int sr_ev_jaxpr(SrEvalCtx *cx, const SrJaxpr *j, SrArray *const *in, SrArray **out) {
   uint32_t nv = j->nvars;
   const SrEvDest *dest = cx->dest, *outer_dest = cx->eqn_dest;
@@ -625,7 +790,7 @@ int sr_ev_jaxpr(SrEvalCtx *cx, const SrJaxpr *j, SrArray *const *in, SrArray **o
   cx->dest = NULL;
   cx->steal = 0;
   cx->eqn_dest = NULL;
-  int32_t *dest_of = dest ? dest_of_vars(j, dest) : NULL, eqn_of[16];
+  int32_t *dest_of = dest ? dest_of_vars(j, dest) : NULL;
   for (uint32_t i = 0; i < j->nout; i++) out[i] = NULL;
   SrArray **env = sr_xcalloc(nv + 1, sizeof *env);
   uint8_t *dead = cx->fused ? find_dead(j) : NULL;
@@ -644,8 +809,6 @@ int sr_ev_jaxpr(SrEvalCtx *cx, const SrJaxpr *j, SrArray *const *in, SrArray **o
   }
   for (uint32_t i = 0; i < sr_nargs(j); i++)
     env[sr_args(j)[i]->id] = i < 64 && (steal >> i & 1) ? in[i] : sr_array_ref(in[i]);
-  SrArray *ist[16], *ost[16];
-  const SrType *tst[16];
   for (uint32_t k = 0; k < j->neqn && rc == 0; k++) {
     const SrEqn *q = &j->eqns[k];
     int pos;
@@ -655,69 +818,14 @@ int sr_ev_jaxpr(SrEvalCtx *cx, const SrJaxpr *j, SrArray *const *in, SrArray **o
       k++;
       continue;
     }
+    uint32_t o;
+    if (accumulable(cx, j, k, dead, last, env, &o, &pos)) {
+      rc = run_accum(cx, j, k, o, pos, env, last, dest, dest_of);
+      k++;
+      continue;
+    }
     if (fold && !(q = sr_fold_eqn(fold, k, q, env, last))) continue;
-    SrArray **ins = q->nin <= 16 ? ist : sr_xmalloc(q->nin * sizeof *ins);
-    SrArray **outs = q->nout <= 16 ? ost : sr_xmalloc(q->nout * sizeof *outs);
-    const SrType **ts = q->nout <= 16 ? tst : sr_xmalloc(q->nout * sizeof *ts);
-    uint32_t nlit = 0;
-    for (uint32_t i = 0; i < q->nin; i++) {
-      const SrVar *v = q->in[i];
-      if (v->kind == SR_LIT) {
-        ins[i] = literal_array(v);
-        nlit++;
-      } else {
-        ins[i] = env[v->id];
-        if (!ins[i]) rc = sr_ev_err(cx, "RuntimeError", "internal: a var of the jaxpr has no value");
-      }
-    }
-    for (uint32_t i = 0; i < q->nout; i++) {
-      ts[i] = q->out[i]->type;
-      outs[i] = NULL;
-    }
-    if (rc == 0) {
-      SrEvalEqn ee = {q->prim, q->params, q->nparams, q->nin, q->nout, ins, ts, outs, 0, q->ns};
-      /* inputs used for the last time, once, and held by nobody else */
-      for (uint32_t i = 0; i < q->nin && i < 32; i++) {
-        const SrVar *v = q->in[i];
-        if (!sr_dies_at(last, v, k) || ins[i]->rc != 1) continue;
-        int once = 1;
-        for (uint32_t o = 0; o < q->nin && once; o++) once = o == i || q->in[o] != v;
-        if (once) ee.donate |= 1u << i;
-      }
-      int any_dest = 0;
-      for (uint32_t i = 0; dest_of && i < q->nout && q->nout <= 16; i++)
-        any_dest |= (eqn_of[i] = q->out[i]->kind == SR_VAR ? dest_of[q->out[i]->id] : -1) >= 0;
-      if (any_dest) {
-        cx->eqn_dest = dest;
-        cx->eqn_dest_of = eqn_of;
-        cx->eqn_dest_n = q->nout;
-      }
-      rc = sr_ev_eqn(cx, &ee);
-      cx->eqn_dest = NULL;
-    }
-    if (nlit)
-      for (uint32_t i = 0; i < q->nin; i++)
-        if (q->in[i]->kind == SR_LIT) sr_array_unref(ins[i]);
-    for (uint32_t i = 0; i < q->nout && rc == 0; i++) {
-      const SrVar *v = q->out[i];
-      if (!sr_is_read(last, v)) {
-        sr_array_unref(outs[i]);
-        continue;
-      }
-      sr_array_unref(env[v->id]);
-      env[v->id] = outs[i];
-    }
-    /* drop what this equation used last */
-    for (uint32_t i = 0; i < q->nin; i++) {
-      const SrVar *v = q->in[i];
-      if (sr_dies_at(last, v, k) && env[v->id]) {
-        sr_array_unref(env[v->id]);
-        env[v->id] = NULL;
-      }
-    }
-    if (ins != ist) free(ins);
-    if (outs != ost) free(outs);
-    if (ts != tst) free(ts);
+    rc = run_eqn(cx, q, k, env, last, dest, dest_of);
     if (rc == 0 && cx->I && sr_interrupt_point(cx->I)) rc = sr_ev_err(cx, "KeyboardInterrupt", "interrupted");
   }
   for (uint32_t i = 0; i < j->nout && rc == 0; i++) {

@@ -53,6 +53,15 @@ typedef struct SrEvalCtx {
   const struct SrEvDest *eqn_dest;
   const int32_t *eqn_dest_of;
   uint32_t eqn_dest_n;
+  /* Set by a rule around its sr_ev_map when its kernel adds into its
+     output (a gemm with beta = 1): it may be handed an accumulating
+     destination, and a fresh output buffer starts as zeros. */
+  int take_acc;
+  /* For the next scan equation only, which clears them: its result
+     acc_out (a stacked one) is to be added into acc_in, whose reference
+     the walk hands over (sr_ev_accum below). */
+  SrArray *acc_in;
+  int32_t acc_out;
 } SrEvalCtx;
 
 /* Where a jaxpr's results go: result o's shard at mesh position pos is
@@ -67,6 +76,9 @@ typedef struct SrEvDestOut {
   int ndev;
   size_t off, per;
   uint8_t *taken;  /* ndev flags: a view of the slice was handed out */
+  int acc;         /* the slices hold values the results are added to (an
+                      accumulator): handed only to a rule that adds into
+                      its output (cx->take_acc) */
 } SrEvDestOut;
 typedef struct SrEvDest {
   uint32_t n;      /* results 0 .. n-1 */
@@ -77,6 +89,9 @@ typedef struct SrEvDest {
    its destination if it has one of nbytes not yet handed out, else NULL.
    sr_ev_map and the elementwise rules ask before allocating. */
 SrBuffer *sr_ev_dest_take(SrEvalCtx *cx, uint32_t i, int pos, size_t nbytes);
+/* Whether result i of the equation being run has an accumulating
+   destination (SrEvDestOut.acc). */
+int sr_ev_dest_acc(const SrEvalCtx *cx, uint32_t i);
 
 typedef struct SrEvalEqn {
   const SrPrim *prim;
@@ -245,6 +260,26 @@ typedef struct SrEvFma {
   int (*fuses)(const SrEqn *mul);
 } SrEvFma;
 extern SrEvFma sr_ev_fma;
+
+/* The walk's fusion of a stacked result into the add that consumes it
+   (eval.c), as the control-flow family registers it (lax/control.c).
+   Inside a jit, equation k a scan one of whose stacked results Y is read
+   only by equation k + 1, `c = add A Y` (or add_any, either order), where
+   A is float32 or float64 of Y's type, dies there, is no input of the
+   scan, and is held by the walk alone, in its own buffers: the scan
+   accumulates into A (cx->acc_in), each iteration's slice added into A's
+   slice, and c is its result -- what XLA makes of a gradient accumulated
+   over microbatches, one buffer updated in place, with the weight
+   gradient's gemm adding into it (beta = 1) instead of writing a new
+   stack.  `stacked` says whether result o of a scan equation is stacked.
+   SHARDREPL_ACCUM=0 in the environment turns it off (for comparisons). */
+typedef struct SrEvAccum {
+  int scan, add, add_any;  /* the rows' ids */
+  int (*stacked)(const SrEqn *scan, uint32_t o);
+} SrEvAccum;
+extern SrEvAccum sr_ev_accum;
+/* How many scans have run so (accumulating) in this process. */
+long sr_ev_accum_count(void);
 static inline void sr_set_eval_rule(int prim_id, SrEvalRule r) { sr_prims[prim_id].eval = r; }
 
 #endif

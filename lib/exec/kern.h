@@ -100,10 +100,14 @@ int sr_kern_cumulative(int op, SrDtype dt, int ndim, const int64_t *shape, int a
 
 /* dot_general of one pair of shards: out is batch dims (lhs order), lhs
    free dims, rhs free dims.  Floats go through cblas (float16 and bfloat16
-   in float32); integers and bool through a plain loop. */
+   in float32); integers and bool through a plain loop.  acc: out holds
+   values the products are added to (the gemm's beta = 1), for float32 and
+   float64 computed in their own type only (-1 otherwise). */
 int sr_kern_dot(SrDtype ldt, SrDtype rdt, SrDtype odt, int lnd, const int64_t *lshape, const void *lhs,
                 int rnd, const int64_t *rshape, const void *rhs, int nb, const int *lb, const int *rb,
-                int nc, const int *lc, const int *rc, void *out);
+                int nc, const int *lc, const int *rc, int acc, void *out);
+/* How many calls of sr_kern_dot have added into their output (acc). */
+long sr_kern_dot_adds(void);
 
 /* The BLAS library the contractions run on, as OpenBLAS describes itself:
    version, build options and the kernel it chose for this CPU (or the one

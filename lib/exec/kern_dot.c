@@ -72,9 +72,13 @@ static SrDtype compute_type(SrDtype l, SrDtype r, SrDtype o) {
 
 const char *sr_kern_blas_config(void) { return openblas_get_config(); }
 
+static long nadds;
+
+long sr_kern_dot_adds(void) { return __atomic_load_n(&nadds, __ATOMIC_RELAXED); }
+
 int sr_kern_dot(SrDtype ldt, SrDtype rdt, SrDtype odt, int lnd, const int64_t *lshape, const void *lhs, int rnd,
                 const int64_t *rshape, const void *rhs, int nb, const int *lb, const int *rb, int nc, const int *lc,
-                const int *rc, void *out) {
+                const int *rc, int acc, void *out) {
   int lf[SR_MAX_RANK], rf[SR_MAX_RANK], nlf = 0, nrf = 0;
   for (int i = 0; i < lnd; i++) {
     int used = 0;
@@ -97,8 +101,10 @@ int sr_kern_dot(SrDtype ldt, SrDtype rdt, SrDtype odt, int lnd, const int64_t *l
   if (!total) return 0;
   SrDtype ct = compute_type(ldt, rdt, odt);
   size_t csz = sr_dtype_info(ct)->size;
+  if (acc && (ct != odt || (ct != SR_F32 && ct != SR_F64))) return -1;
+  if (acc) __atomic_fetch_add(&nadds, 1, __ATOMIC_RELAXED);
   if (K == 0) {
-    memset(out, 0, total * osz);
+    if (!acc) memset(out, 0, total * osz);
     return 0;
   }
   int lp[SR_MAX_RANK], la[SR_MAX_RANK], rp[SR_MAX_RANK], ra[SR_MAX_RANK];
@@ -116,11 +122,11 @@ int sr_kern_dot(SrDtype ldt, SrDtype rdt, SrDtype odt, int lnd, const int64_t *l
     for (int64_t b = 0; b < B; b++) {
       if (ct == SR_F32)
         cblas_sgemm(CblasRowMajor, ta, tb, (blasint)M, (blasint)N, (blasint)K, 1.0f,
-                    (const float *)L.data + b * M * K, lda, (const float *)R.data + b * K * N, ldb, 0.0f,
+                    (const float *)L.data + b * M * K, lda, (const float *)R.data + b * K * N, ldb, acc ? 1.0f : 0.0f,
                     (float *)c + b * M * N, ldc);
       else
         cblas_dgemm(CblasRowMajor, ta, tb, (blasint)M, (blasint)N, (blasint)K, 1.0,
-                    (const double *)L.data + b * M * K, lda, (const double *)R.data + b * K * N, ldb, 0.0,
+                    (const double *)L.data + b * M * K, lda, (const double *)R.data + b * K * N, ldb, acc ? 1.0 : 0.0,
                     (double *)c + b * M * N, ldc);
     }
   } else {

@@ -15,6 +15,7 @@
 
 #include "ad/ad_rules.h"
 #include "ad/batch.h"
+#include "exec/comm.h"
 #include "exec/eval.h"
 #include "exec/ew_pieces.h"
 #include "exec/kern.h"
@@ -1619,11 +1620,13 @@ static const SrType *stack_layout(const SrType *l, int64_t length, const SrType 
 /* The destinations of a scan body's stacked results at iteration i: slice i
    of each stack made so far, for the first device of each distinct stack
    buffer (devices sharing one must also share the result).  0 when there
-   are none yet. */
-static int stack_dests(SrEvDest *d, SrArray *const *ys, uint32_t ny, int64_t ncarry, int64_t i, int64_t length) {
+   are none yet.  Stack acck (or none, -1) is an accumulator. */
+static int stack_dests(SrEvDest *d, SrArray *const *ys, uint32_t ny, int64_t ncarry, int64_t i, int64_t length,
+                       int64_t acck) {
   int any = 0;
   for (uint32_t k = 0; k < ny; k++) {
     SrEvDestOut *o = &d->out[ncarry + k];
+    o->acc = (int64_t)k == acck;
     SrArray *st = ys[k];
     if (!st || length <= 0) continue;
     if (!o->buf) {
@@ -1723,6 +1726,17 @@ static int ev_scan(SrEvalCtx *cx, const SrEvalEqn *e) {
   SrEvDest sd = {e->nout, sr_xcalloc(e->nout + 1, sizeof *sd.out)};
   SrCopy *copies = NULL;  /* an iteration's results into their slices */
   int ncopy = 0, copy_cap = 0;
+  /* a stack the walk has the scan accumulate into (SrEvAccum, exec/eval.h):
+     it starts as the add's other operand, and each iteration's slice is
+     added into it, by the rule that makes it where it can (a gemm) */
+  int64_t acck = -1;
+  if (cx->acc_in) {
+    acck = cx->acc_out - ncarry;
+    if (acck < 0 || acck >= (int64_t)ny) rc = sr_ev_err(cx, "RuntimeError", "internal: scan result %d is no stack", cx->acc_out);
+    else ys[acck] = cx->acc_in;
+    if (rc) sr_array_unref(cx->acc_in);
+    cx->acc_in = NULL;
+  }
   for (uint32_t i = 0; i < nconsts + ncarry; i++) args[i] = sr_array_ref(e->in[i]);
   /* an initial carry at its last use and held by no one else: its buffers
      move to the scan's own carry, so that the body may overwrite them */
@@ -1760,7 +1774,7 @@ static int ev_scan(SrEvalCtx *cx, const SrEvalEqn *e) {
     /* the body makes this iteration's stacked results in their slices
        (once the stacks exist), and gets the carries and slices to itself,
        so that it may overwrite a carry at its last use */
-    int any_dest = stack_dests(&sd, ys, ny, ncarry, i, length);
+    int any_dest = stack_dests(&sd, ys, ny, ncarry, i, length, acck);
     cx->dest = any_dest ? &sd : NULL;
     cx->steal = 0;
     for (uint32_t k = (uint32_t)nconsts; k < e->nin && k < 64; k++) cx->steal |= (uint64_t)1 << k;
@@ -1815,6 +1829,18 @@ static int ev_scan(SrEvalCtx *cx, const SrEvalEqn *e) {
         size_t per = y->shard[p]->nbytes;
         char *slot = (char *)ys[k]->shard[p]->data + (size_t)i * per;
         if (y->shard[p]->data == slot) continue;
+        if ((int64_t)k == acck) {
+          /* a slice not made in place is added into the accumulator; one
+             handed out must hold its result */
+          const SrEvDestOut *o = &sd.out[ncarry + k];
+          if (any_dest && o->buf && p < o->ndev && o->taken[p]) {
+            rc = sr_ev_err(cx, "RuntimeError", "internal: an accumulated slice was not its result");
+            break;
+          }
+          SrDtype dt = y->type->dtype;
+          sr_comm_fold(SR_RED_SUM, dt, per / sr_elem_size(dt), slot, y->shard[p]->data);
+          continue;
+        }
         if (ncopy == copy_cap) copies = sr_xrealloc(copies, (size_t)(copy_cap = 2 * copy_cap + 8) * sizeof *copies);
         copies[ncopy++] = (SrCopy){slot, y->shard[p]->data, per};
       }
@@ -3533,7 +3559,15 @@ static void engine_slots_control(void) {
   sr_prims[SR_P_optimization_barrier].hlo = "opt-barrier";
 }
 
+/* Whether result o of a scan equation is a stacked one (for the walk's
+   accumulation, SrEvAccum). */
+static int scan_stacked(const SrEqn *q, uint32_t o) {
+  const SrVal *v = sr_eqn_param(q, sr_intern_cstr("num_carry"));
+  return v && v->kind == SR_V_INT && (int64_t)o >= v->i && o < q->nout;
+}
+
 void sr_lax_control_init(void) {
+  sr_ev_accum = (SrEvAccum){SR_P_scan, SR_P_add, SR_P_add_any, scan_stacked};
   engine_slots_control();
   type_rules_control();
   eval_rules_control();

@@ -380,12 +380,13 @@ typedef struct DotArg {
   int nb, nc, lnd, rnd;
   int lb[SR_MAX_RANK], rb[SR_MAX_RANK], lc[SR_MAX_RANK], rc[SR_MAX_RANK];
   SrDtype ldt, rdt, odt;
+  int acc;  /* add into the output (an accumulating destination) */
 } DotArg;
 
 static int dot_fn(SrShardIO *io) {
   DotArg *d = io->arg;
   if (sr_kern_dot(d->ldt, d->rdt, d->odt, d->lnd, io->in_shape[0], io->in[0]->data, d->rnd, io->in_shape[1],
-                  io->in[1]->data, d->nb, d->lb, d->rb, d->nc, d->lc, d->rc, io->out[0]->data) < 0)
+                  io->in[1]->data, d->nb, d->lb, d->rb, d->nc, d->lc, d->rc, d->acc, io->out[0]->data) < 0)
     return sr_ev_err(io->cx, "NotImplementedError", "dot_general of %s and %s into %s", sr_dtype_name(d->ldt),
                      sr_dtype_name(d->rdt), sr_dtype_name(d->odt));
   return 0;
@@ -508,7 +509,14 @@ static int ev_dot_general(SrEvalCtx *cx, const SrEvalEqn *e) {
   nat.reduced = 0;
   if (contract && !nat.mesh) nat.mesh = sh;
   SrArray *r = sr_array_new(t, sr_type_get(&nat), m);
-  int rc = sr_ev_map(cx, 2, ins, 1, &r, 0, dot_fn, &d);
+  /* a scan's accumulator for this result (SrEvAccum, exec/eval.h): the
+     gemm adds into it where the result needs no moving afterwards; each
+     device its own, so devices with the same operands do not share one */
+  d.acc = sr_ev_dest_acc(cx, 0) && r->layout == l && (d.odt == SR_F32 || d.odt == SR_F64) && d.ldt == d.odt &&
+          d.rdt == d.odt;
+  cx->take_acc = d.acc;
+  int rc = sr_ev_map(cx, 2, ins, 1, &r, d.acc ? SR_MAP_POS : 0, dot_fn, &d);
+  cx->take_acc = 0;
   sr_array_unref(ins[0]);
   sr_array_unref(ins[1]);
   if (rc == 0) e->out[0] = sr_redistribute_typed(cx, r, m, l, t);

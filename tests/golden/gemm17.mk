@@ -1,6 +1,9 @@
 ## gemm17.mk: build fragment, included by tests/golden/golden.mk
 ## Issue 17 (speed): transposes folded into the dot_generals beside them
-## (lib/exec/fold.c), checked against numpy with the kernels' counts.
+## (lib/exec/fold.c), and a scan's stacked result accumulated in place into
+## the add after it (SrEvAccum, lib/exec/eval.h), checked against numpy
+## with the kernels' counts.
 GEMM17_GOLDEN = \
+	tests/golden/accum17.jxr \
 	tests/golden/fold17.jxr
 GOLDEN_TESTS += $(GEMM17_GOLDEN)

@@ -202,17 +202,25 @@ START_TEST(test_dot) {
   for (int i = 0; i < 24; i++) l[i] = rndf();
   for (int i = 0; i < 40; i++) r[i] = rndf();
   int lb[1] = {0}, rb[1] = {1}, lc[1] = {2}, rc[1] = {0};
-  ck_assert_int_eq(sr_kern_dot(SR_F32, SR_F32, SR_F32, 3, ls, l, 3, rs, r, 1, lb, rb, 1, lc, rc, out), 0);
+  ck_assert_int_eq(sr_kern_dot(SR_F32, SR_F32, SR_F32, 3, ls, l, 3, rs, r, 1, lb, rb, 1, lc, rc, 0, out), 0);
   for (int b = 0; b < 2; b++)
     for (int i = 0; i < 3; i++)
       for (int j = 0; j < 5; j++)
         for (int k = 0; k < 4; k++) want[(b * 3 + i) * 5 + j] += (double)l[(b * 3 + i) * 4 + k] * r[(k * 2 + b) * 5 + j];
   for (int i = 0; i < 30; i++) ck_assert_double_eq_tol(out[i], want[i], 1e-5);
+  /* acc: the products added into what out holds (beta = 1), bit for bit
+     the plain product plus it for so short a contraction */
+  float base[30], sum[30];
+  for (int i = 0; i < 30; i++) sum[i] = base[i] = rndf();
+  ck_assert_int_eq(sr_kern_dot(SR_F32, SR_F32, SR_F32, 3, ls, l, 3, rs, r, 1, lb, rb, 1, lc, rc, 1, sum), 0);
+  for (int i = 0; i < 30; i++) ck_assert(sum[i] == base[i] + out[i]);
   /* int32, transposed operands */
   int64_t a2[2] = {3, 2}, b2[2] = {4, 3};
   int32_t A[6] = {1, 2, 3, 4, 5, 6}, B[12] = {1, 0, 2, 0, 1, 0, 3, 0, 1, 1, 1, 1}, C[8];
   int lc2[1] = {0}, rc2[1] = {1};
-  ck_assert_int_eq(sr_kern_dot(SR_I32, SR_I32, SR_I32, 2, a2, A, 2, b2, B, 0, NULL, NULL, 1, lc2, rc2, C), 0);
+  /* acc only for a gemm in the output's own float type */
+  ck_assert_int_eq(sr_kern_dot(SR_I32, SR_I32, SR_I32, 2, a2, A, 2, b2, B, 0, NULL, NULL, 1, lc2, rc2, 1, C), -1);
+  ck_assert_int_eq(sr_kern_dot(SR_I32, SR_I32, SR_I32, 2, a2, A, 2, b2, B, 0, NULL, NULL, 1, lc2, rc2, 0, C), 0);
   /* C[i][j] = sum_k A[k][i] * B[j][k] */
   for (int i = 0; i < 2; i++)
     for (int j = 0; j < 4; j++) {
@@ -225,7 +233,7 @@ START_TEST(test_dot) {
   int64_t v1[1] = {2};
   int c1[1] = {0};
   float f;
-  ck_assert_int_eq(sr_kern_dot(SR_BF16, SR_BF16, SR_F32, 1, v1, hb, 1, v1, hb, 0, NULL, NULL, 1, c1, c1, &f), 0);
+  ck_assert_int_eq(sr_kern_dot(SR_BF16, SR_BF16, SR_F32, 1, v1, hb, 1, v1, hb, 0, NULL, NULL, 1, c1, c1, 0, &f), 0);
   ck_assert(f == 6.25f);
 }
 END_TEST
