@@ -16,8 +16,11 @@ takes turns for --rounds rounds between
              hand (the activations kept, then the layers in reverse), the
              same steps;
   1 process  `shardrepl --devices 4 train_step.jxr`: 4 simulated devices;
-  4 ranks    `mpirun -np 4 ... shardrepl train_step.jxr`: one device per
-             rank (skipped without --mpirun);
+  4 ranks    `mpirun -np 4 ... shardrepl --devices 4 train_step.jxr`: one
+             device per rank (skipped without --mpirun);
+  numpy 1T   numpy again in a child process with OPENBLAS_NUM_THREADS=1:
+             one BLAS thread, as each rank and each of the one process's
+             pool threads uses (the first numpy uses all the cores);
 each one warm-up step, then --steps timed steps of training.  shardrepl
 times its steps inside the script (time.perf_counter, time.process_time).
 It checks shardrepl's first step against numpy's: the new weights of the
@@ -70,6 +73,17 @@ def numpy_run(ws, xs, steps):
     return first, statistics.median(walls), statistics.median(cpus)
 
 
+def numpy_child(out, steps, threads):
+    """numpy_run in a child process with `threads` BLAS threads: (wall, CPU)."""
+    env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads))
+    r = subprocess.run([sys.executable, os.path.abspath(__file__), '--numpy-child', out, '--steps', str(steps)],
+                       env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    m = re.search(r'numpy child: wall ([0-9.]+) CPU ([0-9.]+)', r.stdout)
+    if r.returncode != 0 or not m:
+        sys.exit(f'train_step: numpy with {threads} BLAS thread(s) failed ({r.returncode}):\n{r.stdout}')
+    return float(m.group(1)), float(m.group(2))
+
+
 def shardrepl_run(cmd, what, out):
     r = subprocess.run(cmd, cwd=out, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     m = re.search(r'wall min [0-9.]+ s median ([0-9.]+) s; CPU of rank 0 min [0-9.]+ s median ([0-9.]+) s', r.stdout)
@@ -91,6 +105,13 @@ def main():
     ap.add_argument('--batch', type=int, default=256, help='rows per microbatch (a multiple of 4)')
     ap.add_argument('--steps', type=int, default=5, help='timed steps (as in train_step.jxr)')
     ap.add_argument('--rounds', type=int, default=3)
+    if len(sys.argv) > 2 and sys.argv[1] == '--numpy-child':
+        out = sys.argv[2]
+        steps = int(sys.argv[4]) if len(sys.argv) > 4 else 5
+        ws, xs = np.load(os.path.join(out, 'train_ws.npy')), np.load(os.path.join(out, 'train_xs.npy'))
+        _, w, c = numpy_run(ws, xs, steps)
+        print(f'numpy child: wall {w:.6f} CPU {c:.6f}')
+        return
     args = ap.parse_args()
 
     os.makedirs(args.out, exist_ok=True)
@@ -104,18 +125,19 @@ def main():
     prog = os.path.abspath(args.shardrepl)
     runs = [('1 process', [prog, '--devices', '4', script])]
     if args.mpirun:
-        runs.append(('4 ranks', shlex.split(args.mpirun) + ['-np', '4', prog, script]))
+        runs.append(('4 ranks', shlex.split(args.mpirun) + ['-np', '4', prog, '--devices', '4', script]))
 
     flops = 3 * 2 * B * F * F * L * M   # three matmuls per layer and microbatch
     print(f'  training step: {L} layers of {F}x{F} float32 weights (reduced over X), {M} microbatches '
           f'of {B} rows (split over X), 4 devices; {flops / 1e9:.1f} GFLOP of matmuls a step; '
           f'median of {args.steps} steps after a warm-up, seconds:')
-    print(f"    {'round':>5}  {'numpy wall':>10} {'CPU':>6}" +
+    print(f"    {'round':>5}  {'numpy wall':>10} {'CPU':>6}  {'numpy 1T wall':>13} {'CPU':>6}" +
           ''.join(f"  {name + ' wall':>15} {'CPU':>6}" for name, _ in runs))
-    rows = []
+    rows, ones = [], []
     for k in range(args.rounds):
         first, nw, nc = numpy_run(ws, xs, args.steps)
         row = [(nw, nc)]
+        ones.append(numpy_child(args.out, args.steps, 1))
         upd = float(np.sum(np.abs(first - ws), dtype=np.float64))
         for name, cmd in runs:
             w, c, mag = shardrepl_run(cmd, name, args.out)
@@ -128,16 +150,19 @@ def main():
             if err > 1e-4:
                 sys.exit(f'train_step: shardrepl\'s update differs from numpy\'s by {err:.2e} of its largest element')
         rows.append(row)
-        print(f'    {k + 1:>5}  {nw:>10.3f} {nc:>6.3f}' + ''.join(f'  {w:>15.3f} {c:>6.3f}' for w, c in row[1:]),
-              flush=True)
+        print(f'    {k + 1:>5}  {nw:>10.3f} {nc:>6.3f}  {ones[-1][0]:>13.3f} {ones[-1][1]:>6.3f}' +
+              ''.join(f'  {w:>15.3f} {c:>6.3f}' for w, c in row[1:]), flush=True)
 
     med = statistics.median
     nw = med(r[0][0] for r in rows)
     print(f'  checked: the new weights of shardrepl\'s first step match numpy\'s (largest difference of the update '
           f'{err:.1e} of its largest element), and both runs\' sums of the update agree to 1e-4')
-    print(f'  median of {args.rounds} rounds: numpy {nw:.3f} s a step' +
+    print(f'  median of {args.rounds} rounds: numpy {nw:.3f} s a step, with one BLAS thread '
+          f'{med(o[0] for o in ones):.3f} s' +
           ''.join(f'; shardrepl {name} {med(r[i + 1][0] for r in rows):.3f} s '
-                  f'({med(r[i + 1][0] / r[0][0] for r in rows):.2f}x numpy)' for i, (name, _) in enumerate(runs)))
+                  f'({med(r[i + 1][0] / r[0][0] for r in rows):.2f}x numpy, '
+                  f'{med(r[i + 1][0] / o[0] for r, o in zip(rows, ones)):.2f}x numpy with one BLAS thread)'
+                  for i, (name, _) in enumerate(runs)))
 
 
 if __name__ == '__main__':

@@ -7,6 +7,13 @@
  * and every worker that joined the batch has left it, then closes it, so
  * that a worker waking late finds nothing to do and none can reach into
  * the next batch's counters.
+ *
+ * A thread about to sleep -- a worker between batches, the caller waiting
+ * for the workers' last tasks -- first waits busy for a while
+ * (SHARDREPL_SPIN_US microseconds, 100 by default, 0 for none): the
+ * interpreter publishes a device batch every few microseconds in a
+ * training step, and a futex sleep and wake-up each time cost more than
+ * the gap.
  */
 #include "config.h"
 
@@ -17,6 +24,7 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "exec/vmath.h"
@@ -36,6 +44,54 @@ static atomic_int next_task, ndone;
 static atomic_uint_least64_t worker_tasks;
 static uint64_t nbatches, ntasks;
 static _Thread_local int in_task;
+
+/* How long a thread waits busy before it sleeps, in nanoseconds. */
+static long spin_ns(void) {
+  static long ns = -1;
+  if (ns < 0) {
+    const char *env = getenv("SHARDREPL_SPIN_US");
+    char *end;
+    long us = env && *env ? strtol(env, &end, 10) : -1;
+    ns = env && *env && !*end && us >= 0 ? us * 1000 : 100000;
+  }
+  return ns;
+}
+
+static long long now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static inline void relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
+/* The batch counter and the workers in a batch change under the lock;
+   the busy waits read them without it. */
+static uint64_t gen_now(void) { return __atomic_load_n(&gen, __ATOMIC_ACQUIRE); }
+
+/* Waits busy until a batch after `seen` is published or the spin time
+   passes. */
+static void spin_for_batch(uint64_t seen) {
+  long long end = now_ns() + spin_ns();
+  for (int i = 1; gen_now() == seen; i++)
+    if (!(i & 63) && now_ns() >= end) return;
+    else relax();
+}
+
+/* Waits busy until all n tasks have run and no worker is in the batch, or
+   the spin time passes. */
+static void spin_for_done(int n) {
+  long long end = now_ns() + spin_ns();
+  for (int i = 1; atomic_load(&ndone) < n || __atomic_load_n(&nactive, __ATOMIC_ACQUIRE) > 0; i++)
+    if (!(i & 63) && now_ns() >= end) return;
+    else relax();
+}
 
 static int cpus(void) {
   cpu_set_t set;
@@ -87,17 +143,22 @@ static void *worker_main(void *unused) {
   in_task = 1;
   pthread_mutex_lock(&mu);
   for (;;) {
+    if (gen == seen && spin_ns() > 0) {
+      pthread_mutex_unlock(&mu);
+      spin_for_batch(seen);
+      pthread_mutex_lock(&mu);
+    }
     while (gen == seen) pthread_cond_wait(&work_cv, &mu);
     seen = gen;
     if (!cur_fn) continue;
     SrPoolFn fn = cur_fn;
     void *arg = cur_arg;
     int n = cur_n;
-    nactive++;
+    __atomic_add_fetch(&nactive, 1, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&mu);
     take_tasks(fn, arg, n, 1);
     pthread_mutex_lock(&mu);
-    if (--nactive == 0) pthread_cond_signal(&done_cv);
+    if (__atomic_sub_fetch(&nactive, 1, __ATOMIC_RELEASE) == 0) pthread_cond_signal(&done_cv);
   }
   return NULL;
 }
@@ -136,7 +197,7 @@ void sr_pool_run(int n, SrPoolFn fn, void *arg) {
   cur_fn = fn;
   cur_arg = arg;
   cur_n = n;
-  gen++;
+  __atomic_add_fetch(&gen, 1, __ATOMIC_RELEASE);
   nbatches++;
   ntasks += (uint64_t)n;
   pthread_cond_broadcast(&work_cv);
@@ -144,6 +205,7 @@ void sr_pool_run(int n, SrPoolFn fn, void *arg) {
   in_task = 1;
   take_tasks(fn, arg, n, 0);
   in_task = 0;
+  if (spin_ns() > 0) spin_for_done(n);
   pthread_mutex_lock(&mu);
   while (atomic_load(&ndone) < n || nactive > 0) pthread_cond_wait(&done_cv, &mu);
   cur_fn = NULL;
