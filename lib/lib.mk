@@ -4,7 +4,7 @@
 lib_libshardrepl_a_SOURCES = \
 	lib/util/buf.c lib/util/buf.h lib/util/diag.c lib/util/diag.h \
 	lib/util/intern.c lib/util/intern.h lib/util/mem.c lib/util/mem.h \
-	lib/util/pyfmt.c lib/util/pyfmt.h \
+	lib/util/env.h lib/util/pyfmt.c lib/util/pyfmt.h \
 	lib/ir/dtype.c lib/ir/dtype.h lib/ir/jaxpr.c lib/ir/jaxpr.h lib/ir/mesh.c \
 	lib/ir/mesh.h lib/ir/name_stack.c lib/ir/name_stack.h lib/ir/type.c lib/ir/type.h lib/ir/val.c lib/ir/val.h \
 	lib/prims/prim.c lib/prims/prim.def lib/prims/prim.h \

@@ -18,6 +18,7 @@
 
 #include "check/rule.h"
 #include "check/rule_cache.h"
+#include "util/env.h"
 
 #define NSLOT 256
 #define MAXIN 4
@@ -36,7 +37,7 @@ typedef struct Slot {
 } Slot;
 
 static Slot slots[NSLOT];
-static int disabled = -1;
+static int enabled = -1;  /* SHARDREPL_RULE_CACHE */
 
 typedef struct Key {
   unsigned char *p;
@@ -87,11 +88,7 @@ static uint32_t mix(uint32_t h, uintptr_t x) { return (h ^ (uint32_t)(x ^ (x >> 
 
 /* The key of e in cx into k and its slot, or -1 when e is not remembered. */
 static int key_of(SrTypeCtx *cx, const SrRuleEqn *e, Key *k) {
-  if (disabled < 0) {
-    const char *s = getenv("SHARDREPL_RULE_CACHE");
-    disabled = s && strcmp(s, "0") == 0;
-  }
-  if (disabled || e->inv || e->written || cx->nvmap || e->nin > MAXIN || e->nout > MAXOUT) return -1;
+  if (!sr_env_on("SHARDREPL_RULE_CACHE", &enabled) || e->inv || e->written || cx->nvmap || e->nin > MAXIN || e->nout > MAXOUT) return -1;
   if (e->prim->flags & (SR_PF_CALL | SR_PF_EFFECT)) return -1;
   for (uint32_t i = 0; i < e->nin; i++)
     if (!e->in[i]) return -1;

@@ -29,6 +29,7 @@
 #include "core/trace.h"
 #include "check/rule.h"
 #include "text/print_val.h"
+#include "util/env.h"
 #include "util/intern.h"
 #include "util/mem.h"
 
@@ -710,11 +711,7 @@ long sr_ev_accum_count(void) { return __atomic_load_n(&naccum, __ATOMIC_RELAXED)
    comparisons). */
 static int accum_enabled(void) {
   static int on = -1;
-  if (on < 0) {
-    const char *s = getenv("SHARDREPL_ACCUM");
-    on = !(s && strcmp(s, "0") == 0);
-  }
-  return on;
+  return sr_env_on("SHARDREPL_ACCUM", &on);
 }
 
 static int accumulable(const SrEvalCtx *cx, const SrJaxpr *j, uint32_t k, const uint8_t *dead, const int32_t *last,

@@ -14,6 +14,7 @@
 #include "check/rule.h"
 #include "ir/val.h"
 #include "prims/prim.h"
+#include "util/env.h"
 #include "util/intern.h"
 #include "util/mem.h"
 
@@ -34,11 +35,7 @@ struct SrFold {
 
 static int fold_enabled(void) {
   static int on = -1;
-  if (on < 0) {
-    const char *s = getenv("SHARDREPL_FOLD");
-    on = !(s && strcmp(s, "0") == 0);
-  }
-  return on;
+  return sr_env_on("SHARDREPL_FOLD", &on);
 }
 
 typedef struct Dims {
