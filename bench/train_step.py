@@ -127,6 +127,8 @@ def main():
     if args.mpirun:
         runs.append(('4 ranks', shlex.split(args.mpirun) + ['-np', '4', prog, '--devices', '4', script]))
 
+    vf = subprocess.run([prog, '--version'], capture_output=True, text=True).stdout.splitlines()
+    print('  ' + (vf[2] if len(vf) > 2 else 'kernels: ?') + f'; numpy {np.__version__}')
     flops = 3 * 2 * B * F * F * L * M   # three matmuls per layer and microbatch
     print(f'  training step: {L} layers of {F}x{F} float32 weights (reduced over X), {M} microbatches '
           f'of {B} rows (split over X), 4 devices; {flops / 1e9:.1f} GFLOP of matmuls a step; '

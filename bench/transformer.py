@@ -170,6 +170,8 @@ def main():
     np.save(os.path.join(args.out, 'tf_x.npy'), x)
     np.savez(os.path.join(args.out, 'tf_params.npz'), **{f'{l}_{n}': params[l][n] for l in range(L) for n in NAMES})
     cmd = [os.path.abspath(args.shardrepl), os.path.abspath(args.script)]
+    vf = subprocess.run(cmd[:1] + ['--version'], capture_output=True, text=True).stdout.splitlines()
+    print('  ' + (vf[2] if len(vf) > 2 else 'kernels: ?') + f'; numpy {np.__version__}')
     flops = 3 * L * (2 * B * S * 12 * D * D + 4 * B * S * S * D)   # forward matmuls, and twice that backward
     print(f'  transformer block: {L} layers, d={D}, {args.heads} heads, seq {S}, batch {B}, forward and backward '
           f'under jit(grad); {flops / 1e9:.1f} GFLOP of matmuls a step; median of {args.steps} steps after a '
