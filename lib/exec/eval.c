@@ -699,9 +699,9 @@ static int run_eqn(SrEvalCtx *cx, const SrEqn *q, uint32_t k, SrArray **env, con
   return rc;
 }
 
-/* Whether equations k and k + 1 are a scan and the add that consumes one
-   of its stacked results (see SrEvAccum in eval.h): *o is that result,
-   *pos its position in the add. */
+/* The adds that scan k's stacked results can accumulate into (see
+   SrEvAccum in eval.h): result out[i] into the add at equation add[i],
+   whose operand pos[i] it is. */
 SrEvAccum sr_ev_accum;
 static long naccum;
 
@@ -714,66 +714,100 @@ static int accum_enabled(void) {
   return sr_env_on("SHARDREPL_ACCUM", &on);
 }
 
-static int accumulable(const SrEvalCtx *cx, const SrJaxpr *j, uint32_t k, const uint8_t *dead, const int32_t *last,
-                       SrArray *const *env, uint32_t *o, int *pos) {
-  if (!sr_ev_accum.stacked || !cx->fused || k + 1 >= j->neqn || (dead && dead[k + 1]) || !accum_enabled()) return 0;
-  const SrEqn *s = &j->eqns[k], *a = &j->eqns[k + 1];
-  if (s->prim->id != sr_ev_accum.scan || a->nin != 2 || a->nout != 1 ||
-      (a->prim->id != sr_ev_accum.add && a->prim->id != sr_ev_accum.add_any))
-    return 0;
-  for (int p = 0; p < 2; p++) {
-    const SrVar *y = a->in[p], *acc = a->in[1 - p];
-    if (y->kind != SR_VAR || acc->kind != SR_VAR || y == acc) continue;
-    uint32_t i = 0;
-    while (i < s->nout && s->out[i] != y) i++;
-    if (i == s->nout || !sr_ev_accum.stacked(s, i)) continue;
-    if (!sr_dies_at(last, y, k + 1) || !sr_dies_at(last, acc, k + 1)) continue;
-    int read = 0;
-    for (uint32_t q = 0; q < s->nin; q++) read |= s->in[q] == acc;
-    const SrType *t = acc->type;
-    if (read || t != y->type || t != a->out[0]->type || (t->dtype != SR_F32 && t->dtype != SR_F64)) continue;
-    /* held by the walk alone, each device's shard a buffer of its own */
-    const SrArray *A = env[acc->id];
-    int own = A && A->rc == 1 && !A->local;
-    for (int d = 0; own && d < A->ndev; d++) {
-      const SrBuffer *b = A->shard[d];
-      if (!b) continue;
-      own = sr_buffer_unique(b);
-      for (int e = 0; own && e < d; e++) own = A->shard[e] != b;
-    }
-    if (!own) continue;
-    *o = i;
-    *pos = p;
-    return 1;
-  }
+typedef struct AccPlan {
+  int n;
+  uint32_t out[SR_EV_MAXACC], add[SR_EV_MAXACC];
+  int pos[SR_EV_MAXACC];
+} AccPlan;
+
+static int reads(const SrEqn *q, const SrVar *v) {
+  for (uint32_t i = 0; i < q->nin; i++)
+    if (q->in[i] == v) return 1;
   return 0;
 }
 
-/* Runs equations k and k + 1 as one scan accumulating into the add's other
-   operand (see accumulable). */
-static int run_accum(SrEvalCtx *cx, const SrJaxpr *j, uint32_t k, uint32_t o, int pos, SrArray **env,
-                     const int32_t *last, const SrEvDest *dest, const int32_t *dest_of) {
-  const SrEqn *s = &j->eqns[k], *a = &j->eqns[k + 1];
-  const SrVar *acc = a->in[1 - pos], *y = a->in[pos], *c = a->out[0];
-  cx->acc_in = env[acc->id];
-  cx->acc_out = (int32_t)o;
-  env[acc->id] = NULL;
-  int rc = run_eqn(cx, s, k, env, last, dest, dest_of);
-  if (rc == 0) __atomic_fetch_add(&naccum, 1, __ATOMIC_RELAXED);
-  if (cx->acc_in) {
-    /* the rule did not take it (it failed before starting) */
-    sr_array_unref(cx->acc_in);
-    cx->acc_in = NULL;
-    if (rc == 0) rc = sr_ev_err(cx, "RuntimeError", "internal: the scan did not accumulate into its add's operand");
+/* Whether A is held by the walk alone, each device's shard a buffer of
+   its own. */
+static int owned(const SrArray *A) {
+  if (!A || A->rc != 1 || A->local) return 0;
+  for (int d = 0; d < A->ndev; d++) {
+    const SrBuffer *b = A->shard[d];
+    if (!b) continue;
+    if (!sr_buffer_unique(b)) return 0;
+    for (int e = 0; e < d; e++)
+      if (A->shard[e] == b) return 0;
   }
+  return 1;
+}
+
+static int plan_accum(const SrEvalCtx *cx, const SrJaxpr *j, uint32_t k, const uint8_t *dead, const int32_t *last,
+                      SrArray *const *env, AccPlan *pl) {
+  pl->n = 0;
+  const SrEqn *s = &j->eqns[k];
+  if (!sr_ev_accum.stacked || !cx->fused || s->prim->id != sr_ev_accum.scan || !accum_enabled()) return 0;
+  for (uint32_t o = 0; o < s->nout && pl->n < SR_EV_MAXACC; o++) {
+    const SrVar *y = s->out[o];
+    if (y->kind != SR_VAR || !sr_ev_accum.stacked(s, o)) continue;
+    int32_t r = last[y->id];
+    if (r <= (int32_t)k || r == SR_LAST_OUT || (dead && dead[r])) continue;
+    const SrEqn *a = &j->eqns[r];
+    if (a->nin != 2 || a->nout != 1 || (a->prim->id != sr_ev_accum.add && a->prim->id != sr_ev_accum.add_any) ||
+        (a->in[0] == y) == (a->in[1] == y))
+      continue;
+    int pos = a->in[0] == y ? 0 : 1;
+    const SrVar *acc = a->in[1 - pos];
+    const SrType *t = acc->type;
+    if (acc->kind != SR_VAR || !sr_dies_at(last, acc, (uint32_t)r) || reads(s, acc) || t != y->type ||
+        t != a->out[0]->type || (t->dtype != SR_F32 && t->dtype != SR_F64) || !owned(env[acc->id]))
+      continue;
+    /* nothing between reads the stack or the accumulator */
+    int clear = 1;
+    for (int32_t q = (int32_t)k + 1; q < r && clear; q++)
+      clear = (dead && dead[q]) || (!reads(&j->eqns[q], y) && !reads(&j->eqns[q], acc));
+    if (!clear) continue;
+    pl->out[pl->n] = o;
+    pl->add[pl->n] = (uint32_t)r;
+    pl->pos[pl->n++] = pos;
+  }
+  return pl->n > 0;
+}
+
+/* Runs scan k accumulating into its adds' operands (see plan_accum); the
+   adds' results are bound here and skip[] marks the adds, which the walk
+   then passes over. */
+static int run_accum(SrEvalCtx *cx, const SrJaxpr *j, uint32_t k, const AccPlan *pl, SrArray **env,
+                     const int32_t *last, const SrEvDest *dest, const int32_t *dest_of, uint8_t *skip) {
+  SrEvAccIn acc = {pl->n, {0}, {0}};
+  for (int i = 0; i < pl->n; i++) {
+    const SrVar *v = j->eqns[pl->add[i]].in[1 - pl->pos[i]];
+    acc.out[i] = (int32_t)pl->out[i];
+    acc.in[i] = env[v->id];
+    env[v->id] = NULL;
+  }
+  cx->acc = &acc;
+  int rc = run_eqn(cx, &j->eqns[k], k, env, last, dest, dest_of);
+  cx->acc = NULL;
+  int left = 0;
+  for (int i = 0; i < pl->n; i++) {
+    /* the rule did not take them (it failed before starting) */
+    left |= acc.in[i] != NULL;
+    sr_array_unref(acc.in[i]);
+  }
+  if (left && rc == 0) rc = sr_ev_err(cx, "RuntimeError", "internal: the scan did not accumulate into its adds");
   if (rc < 0) return -1;
-  SrArray *sum = env[y->id];
-  env[y->id] = NULL;
-  if (!sr_is_read(last, c)) {
-    sr_array_unref(sum);
-  } else {
-    sr_array_unref(env[c->id]);
-    env[c->id] = sum;
+  __atomic_fetch_add(&naccum, pl->n, __ATOMIC_RELAXED);
+  for (int i = 0; i < pl->n; i++) {
+    const SrEqn *a = &j->eqns[pl->add[i]];
+    const SrVar *y = a->in[pl->pos[i]], *c = a->out[0];
+    SrArray *sum = env[y->id];
+    env[y->id] = NULL;
+    if (!sr_is_read(last, c)) {
+      sr_array_unref(sum);
+    } else {
+      sr_array_unref(env[c->id]);
+      env[c->id] = sum;
+    }
+    skip[pl->add[i]] = 1;
   }
   return 0;
 }
@@ -793,6 +827,7 @@ int sr_ev_jaxpr(SrEvalCtx *cx, const SrJaxpr *j, SrArray *const *in, SrArray **o
   uint8_t *dead = cx->fused ? find_dead(j) : NULL;
   int32_t *last = sr_jaxpr_last_use(j, dead);
   SrFold *fold = sr_fold_plan(j, dead, last);
+  uint8_t *skip = NULL;  /* adds a scan accumulated into (run_accum) */
   int rc = 0;
   for (uint32_t i = 0; i < j->nconst; i++) {
     SrArrayObj *c = j->consts ? sr_array_of(j->consts[i]) : NULL;
@@ -815,10 +850,11 @@ int sr_ev_jaxpr(SrEvalCtx *cx, const SrJaxpr *j, SrArray *const *in, SrArray **o
       k++;
       continue;
     }
-    uint32_t o;
-    if (accumulable(cx, j, k, dead, last, env, &o, &pos)) {
-      rc = run_accum(cx, j, k, o, pos, env, last, dest, dest_of);
-      k++;
+    if (skip && skip[k]) continue;
+    AccPlan pl;
+    if (plan_accum(cx, j, k, dead, last, env, &pl)) {
+      if (!skip) skip = sr_xcalloc(j->neqn + 1, 1);
+      rc = run_accum(cx, j, k, &pl, env, last, dest, dest_of, skip);
       continue;
     }
     if (fold && !(q = sr_fold_eqn(fold, k, q, env, last))) continue;
@@ -841,6 +877,7 @@ done:
   free(last);
   free(dead);
   sr_fold_free(fold);
+  free(skip);
   free(dest_of);
   cx->eqn_dest = outer_dest;
   cx->eqn_dest_of = outer_of;

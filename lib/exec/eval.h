@@ -57,12 +57,20 @@ typedef struct SrEvalCtx {
      output (a gemm with beta = 1): it may be handed an accumulating
      destination, and a fresh output buffer starts as zeros. */
   int take_acc;
-  /* For the next scan equation only, which clears them: its result
-     acc_out (a stacked one) is to be added into acc_in, whose reference
-     the walk hands over (sr_ev_accum below). */
-  SrArray *acc_in;
-  int32_t acc_out;
+  /* For the next scan equation only, which takes them: stacked results
+     to be added into arrays whose references the walk hands over
+     (sr_ev_accum below). */
+  struct SrEvAccIn *acc;
 } SrEvalCtx;
+
+/* The accumulators of a scan: its result out[i] is to be made in[i] plus
+   that stack, in in[i]'s buffers; the rule takes (and clears) in[i]. */
+#define SR_EV_MAXACC 16
+typedef struct SrEvAccIn {
+  int n;
+  int32_t out[SR_EV_MAXACC];
+  SrArray *in[SR_EV_MAXACC];
+} SrEvAccIn;
 
 /* Where a jaxpr's results go: result o's shard at mesh position pos is
    made in bytes [off, off + per) of out[o].buf[pos] (a scan's stacked
@@ -261,24 +269,25 @@ typedef struct SrEvFma {
 } SrEvFma;
 extern SrEvFma sr_ev_fma;
 
-/* The walk's fusion of a stacked result into the add that consumes it
+/* The walk's fusion of stacked results into the adds that consume them
    (eval.c), as the control-flow family registers it (lax/control.c).
-   Inside a jit, equation k a scan one of whose stacked results Y is read
-   only by equation k + 1, `c = add A Y` (or add_any, either order), where
-   A is float32 or float64 of Y's type, dies there, is no input of the
-   scan, and is held by the walk alone, in its own buffers: the scan
-   accumulates into A (cx->acc_in), each iteration's slice added into A's
-   slice, and c is its result -- what XLA makes of a gradient accumulated
-   over microbatches, one buffer updated in place, with the weight
-   gradient's gemm adding into it (beta = 1) instead of writing a new
-   stack.  `stacked` says whether result o of a scan equation is stacked.
+   Inside a jit, a scan's stacked result Y read only by a later equation
+   `c = add A Y` (or add_any, either order), where A is float32 or float64
+   of Y's type, is read by nothing else from the scan to that add (the
+   scan included), dies there, and is held by the walk alone, in buffers of
+   its own: the scan accumulates into A (cx->acc), each iteration's slice
+   added into A's slice, c is its result and the add does not run -- what
+   XLA makes of a gradient accumulated over microbatches (each parameter's
+   add of jax.tree.map), one buffer updated in place, the weight
+   gradient's gemm adding into it (beta = 1) instead of writing a stack.  `stacked` says whether result o of a scan equation is stacked.
    SHARDREPL_ACCUM=0 in the environment turns it off (for comparisons). */
 typedef struct SrEvAccum {
   int scan, add, add_any;  /* the rows' ids */
   int (*stacked)(const SrEqn *scan, uint32_t o);
 } SrEvAccum;
 extern SrEvAccum sr_ev_accum;
-/* How many scans have run so (accumulating) in this process. */
+/* How many adds of a stacked result scans have done so, in place, in this
+   process. */
 long sr_ev_accum_count(void);
 static inline void sr_set_eval_rule(int prim_id, SrEvalRule r) { sr_prims[prim_id].eval = r; }
 

@@ -9,8 +9,8 @@
 
 /* {'transposes': the transposes materialized (sr_kern_transposes),
    'folded': the transposes folded into a dot_general (sr_fold_count),
-   'accumulated': the scans whose stacked result was added into the next
-   add's operand in place (sr_ev_accum_count), 'gemm_adds': the gemms
+   'accumulated': the adds of a scan's stacked result into an accumulator
+   that the scan did in place (sr_ev_accum_count), 'gemm_adds': the gemms
    that added into such an accumulator (sr_kern_dot_adds)}, counted since
    the process started. */
 static SrVal *bi_kernel_counts(SrInterp *I, SrArgs *a) {
@@ -26,7 +26,7 @@ static SrVal *bi_kernel_counts(SrInterp *I, SrArgs *a) {
 void sr_kernel_counts_init(void) {
   sr_def("shardrepl.kernel_counts", bi_kernel_counts,
          "kernel_counts(): {'transposes': transposes the kernels materialized, 'folded': transposes folded into a "
-         "dot_general's gemm, 'accumulated': scans whose stacked result was added into the next add's operand in place, "
+         "dot_general's gemm, 'accumulated': adds of a scan's stacked result into an accumulator the scan did in place, "
          "'gemm_adds': gemms that added into such an accumulator}, counted since the process started "
          "(SHARDREPL_FOLD=0 turns folding off, SHARDREPL_ACCUM=0 the accumulation)");
 }

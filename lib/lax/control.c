@@ -1620,13 +1620,13 @@ static const SrType *stack_layout(const SrType *l, int64_t length, const SrType 
 /* The destinations of a scan body's stacked results at iteration i: slice i
    of each stack made so far, for the first device of each distinct stack
    buffer (devices sharing one must also share the result).  0 when there
-   are none yet.  Stack acck (or none, -1) is an accumulator. */
+   are none yet.  The stacks flagged in acc are accumulators. */
 static int stack_dests(SrEvDest *d, SrArray *const *ys, uint32_t ny, int64_t ncarry, int64_t i, int64_t length,
-                       int64_t acck) {
+                       const uint8_t *acc) {
   int any = 0;
   for (uint32_t k = 0; k < ny; k++) {
     SrEvDestOut *o = &d->out[ncarry + k];
-    o->acc = (int64_t)k == acck;
+    o->acc = acc[k];
     SrArray *st = ys[k];
     if (!st || length <= 0) continue;
     if (!o->buf) {
@@ -1729,13 +1729,20 @@ static int ev_scan(SrEvalCtx *cx, const SrEvalEqn *e) {
   /* a stack the walk has the scan accumulate into (SrEvAccum, exec/eval.h):
      it starts as the add's other operand, and each iteration's slice is
      added into it, by the rule that makes it where it can (a gemm) */
-  int64_t acck = -1;
-  if (cx->acc_in) {
-    acck = cx->acc_out - ncarry;
-    if (acck < 0 || acck >= (int64_t)ny) rc = sr_ev_err(cx, "RuntimeError", "internal: scan result %d is no stack", cx->acc_out);
-    else ys[acck] = cx->acc_in;
-    if (rc) sr_array_unref(cx->acc_in);
-    cx->acc_in = NULL;
+  uint8_t *acc = sr_xcalloc(ny + 1, 1);  /* which stacks accumulate */
+  if (cx->acc) {
+    SrEvAccIn *a = cx->acc;
+    cx->acc = NULL;
+    for (int i = 0; i < a->n; i++) {
+      int64_t k = a->out[i] - ncarry;
+      if (k < 0 || k >= (int64_t)ny || ys[k]) {
+        rc = sr_ev_err(cx, "RuntimeError", "internal: scan result %d is no stack to accumulate", a->out[i]);
+        continue;
+      }
+      ys[k] = a->in[i];
+      acc[k] = 1;
+      a->in[i] = NULL;
+    }
   }
   for (uint32_t i = 0; i < nconsts + ncarry; i++) args[i] = sr_array_ref(e->in[i]);
   /* an initial carry at its last use and held by no one else: its buffers
@@ -1774,7 +1781,7 @@ static int ev_scan(SrEvalCtx *cx, const SrEvalEqn *e) {
     /* the body makes this iteration's stacked results in their slices
        (once the stacks exist), and gets the carries and slices to itself,
        so that it may overwrite a carry at its last use */
-    int any_dest = stack_dests(&sd, ys, ny, ncarry, i, length, acck);
+    int any_dest = stack_dests(&sd, ys, ny, ncarry, i, length, acc);
     cx->dest = any_dest ? &sd : NULL;
     cx->steal = 0;
     for (uint32_t k = (uint32_t)nconsts; k < e->nin && k < 64; k++) cx->steal |= (uint64_t)1 << k;
@@ -1829,7 +1836,7 @@ static int ev_scan(SrEvalCtx *cx, const SrEvalEqn *e) {
         size_t per = y->shard[p]->nbytes;
         char *slot = (char *)ys[k]->shard[p]->data + (size_t)i * per;
         if (y->shard[p]->data == slot) continue;
-        if ((int64_t)k == acck) {
+        if (acc[k]) {
           /* a slice not made in place is added into the accumulator; one
              handed out must hold its result */
           const SrEvDestOut *o = &sd.out[ncarry + k];
@@ -1879,6 +1886,7 @@ static int ev_scan(SrEvalCtx *cx, const SrEvalEqn *e) {
     free(sd.out[k].taken);
   }
   free(sd.out);
+  free(acc);
   free(copies);
   free(args);
   free(res);
