@@ -966,21 +966,15 @@ static Statics *q_statics(SrInterp *I, const char *name, SrVal *axis, SrVal *met
   return statics_new(3, sv);
 }
 
-static SrVal *jnp_quantile(SrInterp *I, SrArgs *a) {
-  SrVal *p[8];
-  if (sr_args_parse(I, a, "quantile", "a, q, axis=, out=, overwrite_input=, method=, keepdims=, *, weights=", p) < 0)
-    return NULL;
-  if (given(p[7])) return sr_raise(I, "NotImplementedError", "jnp.quantile: weights= is not supported");
-  Statics *st = q_statics(I, "quantile", p[2], p[5], p[6], p[3], p[4]);
-  if (!st) return NULL;
-  SrVal *dyn[2] = {arr(I, p[0]), NULL};
-  if (dyn[0]) dyn[1] = arr(I, p[1]);
-  SrVal *r = dyn[1] ? jit_with(I, "quantile", quantile_body, st, 2, dyn) : (statics_free(st), NULL);
-  unref_all(2, dyn);
-  return r;
+/* The jit a percentile or median body calls: quantile's, or nanquantile's
+   where its own statics squash NaNs. */
+static SrVal *inner_quantile(SrInterp *I, const Statics *s, SrVal **sv, SrVal **dyn) {
+  Statics *st = statics_new(3, sv);
+  st->flags |= s->flags & Q_SQUASH;
+  return jit_with(I, (s->flags & Q_SQUASH) ? "nanquantile" : "quantile", quantile_body, st, 2, dyn);
 }
 
-/* the body of jit percentile: quantile(a, q / 100) */
+/* the body of jit percentile and nanpercentile: (nan)quantile(a, q / 100) */
 static SrVal *percentile_body(SrInterp *I, SrArgs *a) {
   Statics *s = statics_of(I);
   SrVal *h = sr_int(NULL, 100);
@@ -988,26 +982,13 @@ static SrVal *percentile_body(SrInterp *I, SrArgs *a) {
   sr_unref(h);
   if (!q) return NULL;
   SrVal *dyn[2] = {a->v[0], q};
-  SrVal *r = jit_with(I, "quantile", quantile_body, statics_new(3, s->v), 2, dyn);
+  SrVal *r = inner_quantile(I, s, s->v, dyn);
   sr_unref(q);
   return r;
 }
 
-static SrVal *jnp_percentile(SrInterp *I, SrArgs *a) {
-  SrVal *p[8];
-  if (sr_args_parse(I, a, "percentile", "a, q, axis=, out=, overwrite_input=, method=, keepdims=, *, weights=", p) < 0)
-    return NULL;
-  if (given(p[7])) return sr_raise(I, "NotImplementedError", "jnp.percentile: weights= is not supported");
-  Statics *st = q_statics(I, "percentile", p[2], p[5], p[6], p[3], p[4]);
-  if (!st) return NULL;
-  SrVal *dyn[2] = {arr(I, p[0]), NULL};
-  if (dyn[0]) dyn[1] = arr(I, p[1]);
-  SrVal *r = dyn[1] ? jit_with(I, "percentile", percentile_body, st, 2, dyn) : (statics_free(st), NULL);
-  unref_all(2, dyn);
-  return r;
-}
-
-/* the body of jit median: quantile(a, 0.5, method='midpoint') */
+/* the body of jit median and nanmedian: (nan)quantile(a, 0.5,
+   method='midpoint') */
 static SrVal *median_body(SrInterp *I, SrArgs *a) {
   Statics *s = statics_of(I);
   SrVal *m = sr_str(NULL, "midpoint", 8);
@@ -1015,97 +996,49 @@ static SrVal *median_body(SrInterp *I, SrArgs *a) {
   SrVal *h = sr_float(NULL, 0.5);
   SrVal *hq = arr(I, h);
   SrVal *dyn[2] = {a->v[0], hq};
-  SrVal *r = hq ? jit_with(I, "quantile", quantile_body, statics_new(3, sv), 2, dyn) : NULL;
+  SrVal *r = hq ? inner_quantile(I, s, sv, dyn) : NULL;
   sr_unref(m);
   sr_unref(h);
   sr_unref(hq);
   return r;
 }
 
-static SrVal *jnp_median(SrInterp *I, SrArgs *a) {
-  SrVal *p[5];
-  if (sr_args_parse(I, a, "median", "a, axis=, out=, overwrite_input=, keepdims=", p) < 0) return NULL;
-  Statics *st = q_statics(I, "median", p[1], NULL, p[4], p[2], p[3]);
-  if (!st) return NULL;
-  SrVal *x = arr(I, p[0]);
-  SrVal *r = x ? jit_with(I, "median", median_body, st, 1, &x) : (statics_free(st), NULL);
-  sr_unref(x);
-  return r;
-}
-
-/* nanquantile, nanpercentile, nanmedian: quantile's with squash_nans */
-static SrVal *jnp_nanquantile(SrInterp *I, SrArgs *a) {
+/* quantile, percentile and their nan forms (squash: NaNs left out), each
+   a jit of its own name around body */
+static SrVal *q_front(SrInterp *I, SrArgs *a, const char *name, SrBuiltinFn body, int squash) {
   SrVal *p[8];
-  if (sr_args_parse(I, a, "nanquantile", "a, q, axis=, out=, overwrite_input=, method=, keepdims=, *, weights=", p) < 0)
+  if (sr_args_parse(I, a, name, "a, q, axis=, out=, overwrite_input=, method=, keepdims=, *, weights=", p) < 0)
     return NULL;
-  if (given(p[7])) return sr_raise(I, "NotImplementedError", "jnp.nanquantile: weights= is not supported");
-  Statics *st = q_statics(I, "nanquantile", p[2], p[5], p[6], p[3], p[4]);
+  if (given(p[7])) return sr_raise(I, "NotImplementedError", "jnp.%s: weights= is not supported", name);
+  Statics *st = q_statics(I, name, p[2], p[5], p[6], p[3], p[4]);
   if (!st) return NULL;
-  st->flags |= Q_SQUASH;
+  if (squash) st->flags |= Q_SQUASH;
   SrVal *dyn[2] = {arr(I, p[0]), NULL};
   if (dyn[0]) dyn[1] = arr(I, p[1]);
-  SrVal *r = dyn[1] ? jit_with(I, "nanquantile", quantile_body, st, 2, dyn) : (statics_free(st), NULL);
+  SrVal *r = dyn[1] ? jit_with(I, name, body, st, 2, dyn) : (statics_free(st), NULL);
   unref_all(2, dyn);
   return r;
 }
 
-/* the body of jit nanpercentile: nanquantile(a, q / 100) */
-static SrVal *nanpercentile_body(SrInterp *I, SrArgs *a) {
-  Statics *s = statics_of(I);
-  SrVal *h = sr_int(NULL, 100);
-  SrVal *q = np2(I, "true_divide", a->v[1], h);
-  sr_unref(h);
-  if (!q) return NULL;
-  SrVal *dyn[2] = {a->v[0], q};
-  Statics *st = statics_new(3, s->v);
-  st->flags |= Q_SQUASH;
-  SrVal *r = jit_with(I, "nanquantile", quantile_body, st, 2, dyn);
-  sr_unref(q);
-  return r;
-}
-
-static SrVal *jnp_nanpercentile(SrInterp *I, SrArgs *a) {
-  SrVal *p[8];
-  if (sr_args_parse(I, a, "nanpercentile", "a, q, axis=, out=, overwrite_input=, method=, keepdims=, *, weights=", p) <
-      0)
-    return NULL;
-  if (given(p[7])) return sr_raise(I, "NotImplementedError", "jnp.nanpercentile: weights= is not supported");
-  Statics *st = q_statics(I, "nanpercentile", p[2], p[5], p[6], p[3], p[4]);
-  if (!st) return NULL;
-  SrVal *dyn[2] = {arr(I, p[0]), NULL};
-  if (dyn[0]) dyn[1] = arr(I, p[1]);
-  SrVal *r = dyn[1] ? jit_with(I, "nanpercentile", nanpercentile_body, st, 2, dyn) : (statics_free(st), NULL);
-  unref_all(2, dyn);
-  return r;
-}
-
-/* the body of jit nanmedian: nanquantile(a, 0.5, method='midpoint') */
-static SrVal *nanmedian_body(SrInterp *I, SrArgs *a) {
-  Statics *s = statics_of(I);
-  SrVal *m = sr_str(NULL, "midpoint", 8);
-  SrVal *sv[3] = {s->v[QS_AXIS], m, s->v[QS_KEEP]};
-  SrVal *h = sr_float(NULL, 0.5);
-  SrVal *hq = arr(I, h);
-  SrVal *dyn[2] = {a->v[0], hq};
-  Statics *st = statics_new(3, sv);
-  st->flags |= Q_SQUASH;
-  SrVal *r = hq ? jit_with(I, "nanquantile", quantile_body, st, 2, dyn) : (statics_free(st), NULL);
-  sr_unref(m);
-  sr_unref(h);
-  sr_unref(hq);
-  return r;
-}
-
-static SrVal *jnp_nanmedian(SrInterp *I, SrArgs *a) {
+/* median and nanmedian */
+static SrVal *m_front(SrInterp *I, SrArgs *a, const char *name, int squash) {
   SrVal *p[5];
-  if (sr_args_parse(I, a, "nanmedian", "a, axis=, out=, overwrite_input=, keepdims=", p) < 0) return NULL;
-  Statics *st = q_statics(I, "nanmedian", p[1], NULL, p[4], p[2], p[3]);
+  if (sr_args_parse(I, a, name, "a, axis=, out=, overwrite_input=, keepdims=", p) < 0) return NULL;
+  Statics *st = q_statics(I, name, p[1], NULL, p[4], p[2], p[3]);
   if (!st) return NULL;
+  if (squash) st->flags |= Q_SQUASH;
   SrVal *x = arr(I, p[0]);
-  SrVal *r = x ? jit_with(I, "nanmedian", nanmedian_body, st, 1, &x) : (statics_free(st), NULL);
+  SrVal *r = x ? jit_with(I, name, median_body, st, 1, &x) : (statics_free(st), NULL);
   sr_unref(x);
   return r;
 }
+
+static SrVal *jnp_quantile(SrInterp *I, SrArgs *a) { return q_front(I, a, "quantile", quantile_body, 0); }
+static SrVal *jnp_percentile(SrInterp *I, SrArgs *a) { return q_front(I, a, "percentile", percentile_body, 0); }
+static SrVal *jnp_nanquantile(SrInterp *I, SrArgs *a) { return q_front(I, a, "nanquantile", quantile_body, 1); }
+static SrVal *jnp_nanpercentile(SrInterp *I, SrArgs *a) { return q_front(I, a, "nanpercentile", percentile_body, 1); }
+static SrVal *jnp_median(SrInterp *I, SrArgs *a) { return m_front(I, a, "median", 0); }
+static SrVal *jnp_nanmedian(SrInterp *I, SrArgs *a) { return m_front(I, a, "nanmedian", 1); }
 
 void sr_jnp_stats_init(void) {
   static const struct {
