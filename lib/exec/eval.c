@@ -24,6 +24,7 @@
 #include "exec/fold.h"
 #include "exec/eval_par.h"
 #include "exec/kern.h"
+#include "exec/kern_simd.h"
 #include "exec/layout.h"
 #include "core/jaxstate.h"
 #include "core/trace.h"
@@ -488,20 +489,22 @@ static SrArray *literal_array(const SrVar *l) {
 }
 
 /* XLA:CPU compiles a jitted computation with LLVM's floating-point
-   contraction on (AllowFPOpFusion::Fast): a multiply feeding an add in one
-   fusion is one fused multiply-add, rounded once.  Inside a jit (cx->fused)
-   equation k, `c = mul a b`, and k + 1, `add c d` (or `add d c`), run so
-   when c has no other use and they are float32 or float64 of one shape --
-   what JAX computes for jax.random.uniform's floats * (maxval - minval) +
-   minval.  *pos is c's position in the add. */
+   contraction on (AllowFPOpFusion::Fast): a multiply feeding an add or a
+   subtract in one fusion is one fused multiply-add, rounded once (LLVM
+   contracts d - a*b to fma(-a, b, d) and a*b - d to fma(a, b, -d)).
+   Inside a jit (cx->fused) equation k, `c = mul a b`, and k + 1, `add c
+   d`, `add d c`, `sub d c` or `sub c d`, run so when c has no other use
+   and they are float32 or float64 of one shape -- what JAX computes for
+   jax.random.uniform's floats * (maxval - minval) + minval, and for a
+   training step's `w - lr * g`.  *pos is c's position in the add. */
 SrEvFma sr_ev_fma;
 
 static int fusable(const SrEvalCtx *cx, const SrJaxpr *j, uint32_t k, const int32_t *last, int *pos) {
   if (!sr_ev_fma.rule) return 0;
   if (!cx->fused || k + 1 >= j->neqn) return 0;
   const SrEqn *m = &j->eqns[k], *a = &j->eqns[k + 1];
-  if (m->prim->id != sr_ev_fma.mul || a->prim->id != sr_ev_fma.add || m->nin != 2 || a->nin != 2 || m->nout != 1 ||
-      a->nout != 1)
+  if (m->prim->id != sr_ev_fma.mul || (a->prim->id != sr_ev_fma.add && a->prim->id != sr_ev_fma.sub) || m->nin != 2 ||
+      a->nin != 2 || m->nout != 1 || a->nout != 1)
     return 0;
   const SrVar *v = m->out[0];
   if (!sr_dies_at(last, v, k + 1) || (a->in[0] == v) == (a->in[1] == v)) return 0;
@@ -518,24 +521,31 @@ static int fusable(const SrEvalCtx *cx, const SrJaxpr *j, uint32_t k, const int3
 static int run_fused(SrEvalCtx *cx, const SrJaxpr *j, uint32_t k, int pos, SrArray **env, const int32_t *last) {
   const SrEqn *m = &j->eqns[k], *a = &j->eqns[k + 1];
   const SrVar *atoms[3] = {m->in[0], m->in[1], a->in[1 - pos]};
+  int form = a->prim->id == sr_ev_fma.add ? SR_FMA_ADD : pos == 1 ? SR_FMA_RSUB : SR_FMA_SUB;
   SrArray *ins[3], *outs[1] = {NULL};
+  uint32_t donate = 0;
   int rc = 0;
   for (int i = 0; i < 3; i++) {
-    SrArray *x = atoms[i]->kind == SR_LIT ? literal_array(atoms[i]) : sr_array_ref(env[atoms[i]->id]);
+    const SrVar *v = atoms[i];
+    SrArray *x = v->kind == SR_LIT ? literal_array(v) : sr_array_ref(env[v->id]);
     if (!x) {
       rc = sr_ev_err(cx, "RuntimeError", "internal: a var of the jaxpr has no value");
       ins[i] = NULL;
       continue;
     }
+    /* an operand used for the last time, once, held by the walk alone */
+    int once = v->kind == SR_VAR && sr_dies_at(last, v, i < 2 ? k : k + 1) && x->rc == 2 && !x->local;
+    for (int o = 0; o < 3 && once; o++) once = o == i || atoms[o] != v;
+    if (once) donate |= 1u << i;
     ins[i] = sr_array_row_major(x);
     sr_array_unref(x);
   }
   const SrType *ts[1] = {a->out[0]->type};
-  SrEvalEqn e = {a->prim, NULL, 0, 3, 1, ins, ts, outs, 0, a->ns};
+  SrEvalEqn e = {a->prim, NULL, 0, 3, 1, ins, ts, outs, donate, a->ns};
   if (rc == 0) {
     if (a->ns) sr_ev_push(cx, a->ns);
     sr_ev_push(cx, a->prim->name);
-    rc = sr_ev_fma.rule(cx, &e);
+    rc = sr_ev_fma.rule(cx, &e, form);
     sr_ev_pop(cx);
     if (a->ns) sr_ev_pop(cx);
   }

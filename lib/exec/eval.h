@@ -255,16 +255,18 @@ int sr_ev_map(SrEvalCtx *cx, int nin, SrArray *const *in, int nout, SrArray *con
 /* A new output array for result i of e on mesh m with a layout. */
 SrArray *sr_ev_new_out(const SrEvalEqn *e, uint32_t i, const SrMesh *m, const SrType *layout);
 
-/* The walk's fusion of a multiply into the next add (eval.c), as the
-   elementwise family registers it (lax/elementwise.c, with its rules):
-   the rows of the multiply and the add, and `rule`, the fused
-   multiply-add a*b + c of float32/float64 operands e->in[0..2] (broadcast
-   like an add's) as e's one result, and `fuses`, whether a multiply
-   equation's params let it fuse (NULL: all do).  The walk fuses nothing
-   while rule is NULL. */
+/* The walk's fusion of a multiply into the next add or subtract (eval.c),
+   as the elementwise family registers it (lax/elementwise.c, with its
+   rules): the rows of the multiply, the add and the subtract, and `rule`,
+   the fused multiply-add of float32/float64 operands e->in[0..2]
+   (broadcast like an add's) in one of the forms of SrFmaForm
+   (exec/kern_simd.h: a*b + c, c - a*b, a*b - c) as e's one result, and
+   `fuses`, whether a multiply equation's params let it fuse (NULL: all
+   do).  e->donate says which operands it may overwrite.  The walk fuses
+   nothing while rule is NULL. */
 typedef struct SrEvFma {
-  int mul, add;    /* the rows' ids */
-  SrEvalRule rule;
+  int mul, add, sub;  /* the rows' ids */
+  int (*rule)(SrEvalCtx *cx, const SrEvalEqn *e, int form);
   int (*fuses)(const SrEqn *mul);
 } SrEvFma;
 extern SrEvFma sr_ev_fma;

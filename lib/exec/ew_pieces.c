@@ -5,6 +5,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "exec/kern_simd.h"
 #include "exec/pool.h"
 
 typedef struct {
@@ -39,6 +40,33 @@ int sr_kern_ew_pieces(const SrKernEw *k, SrDtype dt, size_t n, int nin, const vo
   size_t npieces = (n + SR_EW_PIECE - 1) / SR_EW_PIECE;
   if (n < 4 * SR_EW_PIECE || npieces > (size_t)1 << 30 || !sr_pool_parallel()) return run(&p, 0, n);
   sr_pool_run((int)npieces, piece, &p);
+  return atomic_load(&p.failed) ? -1 : 0;
+}
+
+typedef struct {
+  SrDtype dt;
+  int form, scalar;
+  size_t n, es;
+  const char *in[3];
+  char *out;
+  atomic_int failed;
+} FmaPieces;
+
+static void fma_piece(void *arg, int i) {
+  FmaPieces *p = arg;
+  size_t start = (size_t)i * SR_EW_PIECE, len = p->n - start < SR_EW_PIECE ? p->n - start : SR_EW_PIECE;
+  const void *in[3];
+  for (int k = 0; k < 3; k++) in[k] = p->in[k] + (p->scalar >> k & 1 ? 0 : start * p->es);
+  if (sr_kern_fma(p->dt, (SrFmaForm)p->form, len, in[0], in[1], in[2], p->scalar, p->out + start * p->es) < 0)
+    atomic_store(&p->failed, 1);
+}
+
+int sr_kern_fma_pieces(SrDtype dt, int form, size_t n, const void *const *in, int scalar, void *out) {
+  size_t npieces = (n + SR_EW_PIECE - 1) / SR_EW_PIECE;
+  if (n < 4 * SR_EW_PIECE || npieces > (size_t)1 << 30 || !sr_pool_parallel())
+    return sr_kern_fma(dt, (SrFmaForm)form, n, in[0], in[1], in[2], scalar, out);
+  FmaPieces p = {dt, form, scalar, n, sr_elem_size(dt), {in[0], in[1], in[2]}, out, 0};
+  sr_pool_run((int)npieces, fma_piece, &p);
   return atomic_load(&p.failed) ? -1 : 0;
 }
 

@@ -33,6 +33,11 @@
 int sr_kern_ew_pieces(const SrKernEw *k, SrDtype dt, size_t n, int nin, const void *const *in, const size_t *es,
                       void *out, size_t oes, const int64_t *ip);
 
+/* sr_kern_fma (kern_simd.h) over n elements in pieces on the pool as
+   sr_kern_ew_pieces's: in[3] the operands, a scalar one (bit k of
+   scalar) read at 0. */
+int sr_kern_fma_pieces(SrDtype dt, int form, size_t n, const void *const *in, int scalar, void *out);
+
 /* sr_kern_fill (out[0..n) = the es-byte element at v: a broadcast
    scalar, zeros_like, full) in pieces on the pool as sr_kern_ew_pieces's. */
 void sr_kern_fill_pieces(size_t es, size_t n, const void *v, void *out);

@@ -1,5 +1,5 @@
 /* kern_simd.c: vectorized kernels (kern_simd.h): the reductions of the
- * in-process collectives.
+ * in-process collectives, and fused multiply-adds.
  *
  * A reduction over devices adds the devices' buffers in their order.
  * Folding them one after another reads and writes the accumulator once
@@ -8,6 +8,7 @@
  * through memory once, and the inner loops are the vectorizer's. */
 #include "exec/kern_simd.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -198,6 +199,33 @@ enum { TTILE = 128 };
 int sr_kern_transpose_2d(size_t es, int64_t a, int64_t b, const void *src, int64_t ss, void *dst, int64_t ds) {
   if (es == 4) TRANSPOSE_2D(uint32_t, 8, block8);
   else if (es == 8) TRANSPOSE_2D(uint64_t, 4, block4);
+  else return -1;
+  return 0;
+}
+
+/* o[i] = fma(ga * a, b, gc * c) with ga, gc = +-1 (exact negations), a
+   loop for each pattern of scalar operands (SA, SB, SC: 0 or 1) so that
+   each vectorizes */
+#define FMA_FN(NAME, T, FMA)                                                                      \
+  SR_KERN_VEC_FMA static void NAME(size_t n, const T *a, const T *b, const T *c, int sc_, T ga, T gc, T *o) { \
+    switch (sc_) {                                                                                \
+    FMA_CASE(T, FMA, 0, 0, 0) FMA_CASE(T, FMA, 1, 0, 0) FMA_CASE(T, FMA, 0, 1, 0) FMA_CASE(T, FMA, 1, 1, 0) \
+    FMA_CASE(T, FMA, 0, 0, 1) FMA_CASE(T, FMA, 1, 0, 1) FMA_CASE(T, FMA, 0, 1, 1) FMA_CASE(T, FMA, 1, 1, 1) \
+    }                                                                                             \
+  }
+#define FMA_CASE(T, FMA, SA, SB, SC)                                                              \
+  case SA | SB << 1 | SC << 2:                                                                    \
+    for (size_t i = 0; i < n; i++) o[i] = FMA(ga * a[SA ? 0 : i], b[SB ? 0 : i], gc * c[SC ? 0 : i]); \
+    break;
+
+FMA_FN(fma_f32, float, fmaf)
+FMA_FN(fma_f64, double, fma)
+
+int sr_kern_fma(SrDtype dt, SrFmaForm form, size_t n, const void *a, const void *b, const void *c, int scalar,
+                void *out) {
+  int na = form == SR_FMA_RSUB, nc = form == SR_FMA_SUB;
+  if (dt == SR_F32) fma_f32(n, a, b, c, scalar & 7, na ? -1.0f : 1.0f, nc ? -1.0f : 1.0f, out);
+  else if (dt == SR_F64) fma_f64(n, a, b, c, scalar & 7, na ? -1.0 : 1.0, nc ? -1.0 : 1.0, out);
   else return -1;
   return 0;
 }

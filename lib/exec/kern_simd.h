@@ -19,12 +19,28 @@
 #define SR_KERN_VEC                                                                            \
   __attribute__((optimize("tree-vectorize", "vect-cost-model=dynamic", "fp-contract=off"),    \
                  target_clones("avx512f", "avx2", "default")))
+/* The same for a kernel of fused multiply-adds: forms with FMA
+   instructions (x86-64-v4: AVX-512; v3: AVX2 and FMA), and the baseline,
+   whose fma() is libm's, the same bits. */
+#define SR_KERN_VEC_FMA                                                                        \
+  __attribute__((optimize("tree-vectorize", "vect-cost-model=dynamic"),                        \
+                 target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define SR_KERN_VEC
+#define SR_KERN_VEC_FMA
 /* dst[i * ds + j] = src[j * ss + i] for i < a, j < b: the a x b transpose
    of a b x a matrix, 8 x 8 blocks (4 x 4 of 8-byte elements) at a time
    in 128 x 128 tiles.  Returns -1 for an element size other than 4 or 8. */
 int sr_kern_transpose_2d(size_t es, int64_t a, int64_t b, const void *src, int64_t ss, void *dst, int64_t ds);
+
+/* The forms of a fused multiply-add, each rounded once: a*b + c, c - a*b
+   and a*b - c (fma(-a, b, c), fma(a, b, -c)). */
+typedef enum { SR_FMA_ADD, SR_FMA_RSUB, SR_FMA_SUB } SrFmaForm;
+/* out[i] = the form of a[i], b[i], c[i] for i < n, float32 or float64
+   (-1 otherwise); an operand flagged in scalar (bit 0 a, 1 b, 2 c) is
+   read at 0.  out may be any operand that is not a scalar. */
+int sr_kern_fma(SrDtype dt, SrFmaForm form, size_t n, const void *a, const void *b, const void *c, int scalar,
+                void *out);
 
 #endif
 
@@ -39,5 +55,14 @@ int sr_kern_fold_many(SrRedOp op, SrDtype dt, size_t n, void *acc, const void *c
    of a b x a matrix, 8 x 8 blocks (4 x 4 of 8-byte elements) at a time
    in 128 x 128 tiles.  Returns -1 for an element size other than 4 or 8. */
 int sr_kern_transpose_2d(size_t es, int64_t a, int64_t b, const void *src, int64_t ss, void *dst, int64_t ds);
+
+/* The forms of a fused multiply-add, each rounded once: a*b + c, c - a*b
+   and a*b - c (fma(-a, b, c), fma(a, b, -c)). */
+typedef enum { SR_FMA_ADD, SR_FMA_RSUB, SR_FMA_SUB } SrFmaForm;
+/* out[i] = the form of a[i], b[i], c[i] for i < n, float32 or float64
+   (-1 otherwise); an operand flagged in scalar (bit 0 a, 1 b, 2 c) is
+   read at 0.  out may be any operand that is not a scalar. */
+int sr_kern_fma(SrDtype dt, SrFmaForm form, size_t n, const void *a, const void *b, const void *c, int scalar,
+                void *out);
 
 #endif

@@ -16,6 +16,7 @@
 #include "ad/batch.h"
 #include "exec/eval.h"
 #include "exec/ew_pieces.h"
+#include "exec/kern_simd.h"
 #include "exec/kern.h"
 #include "exec/kern_ew.h"
 #include "exec/prng.h"
@@ -413,6 +414,7 @@ typedef struct EwArg {
   int nin;
   int scalar[16];   /* operand k is a broadcast scalar */
   SrDtype wdt;      /* select_n's predicate dtype */
+  int form;         /* a fused multiply-add's SrFmaForm */
 } EwArg;
 
 static int kern_fail(SrShardIO *io, const EwArg *w) {
@@ -2469,18 +2471,11 @@ static int batch_add_any(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, S
 
 static int fma_fn(SrShardIO *io) {
   const EwArg *w = io->arg;
-  size_t es = sr_elem_size(w->dt), n = io->out[0]->nbytes / es;
-  const int *sc = w->scalar;
-  if (w->dt == SR_F32) {
-    const float *a = io->in[0]->data, *b = io->in[1]->data, *c = io->in[2]->data;
-    float *o = io->out[0]->data;
-    for (size_t i = 0; i < n; i++) o[i] = fmaf(a[sc[0] ? 0 : i], b[sc[1] ? 0 : i], c[sc[2] ? 0 : i]);
-  } else {
-    const double *a = io->in[0]->data, *b = io->in[1]->data, *c = io->in[2]->data;
-    double *o = io->out[0]->data;
-    for (size_t i = 0; i < n; i++) o[i] = fma(a[sc[0] ? 0 : i], b[sc[1] ? 0 : i], c[sc[2] ? 0 : i]);
-  }
-  return 0;
+  size_t n = io->out[0]->nbytes / sr_elem_size(w->dt);
+  const void *in[3] = {io->in[0]->data, io->in[1]->data, io->in[2]->data};
+  int scalar = w->scalar[0] | w->scalar[1] << 1 | w->scalar[2] << 2;
+  /* in pieces on the pool when it is one big kernel (exec/ew_pieces.h) */
+  return sr_kern_fma_pieces(w->dt, w->form, n, in, scalar, io->out[0]->data) < 0 ? kern_fail(io, w) : 0;
 }
 
 /* A multiply with an out_dtype of its own does not fuse. */
@@ -2490,15 +2485,16 @@ static int fma_fuses(const SrEqn *m) {
   return 1;
 }
 
-static int ev_fma(SrEvalCtx *cx, const SrEvalEqn *e) {
+static int ev_fma(SrEvalCtx *cx, const SrEvalEqn *e, int form) {
   const SrType *t = e->out_type[0];
   const SrMesh *m = sr_ev_mesh_for(cx, e, t);
   const SrType *l = sr_ev_out_layout(cx, e, 0, m);
   EwArg w;
   memset(&w, 0, sizeof w);
-  w.prim = SR_P_add;
+  w.prim = form == SR_FMA_ADD ? SR_P_add : SR_P_sub;
   w.nin = 3;
   w.dt = t->dtype;
+  w.form = form;
   SrArray *ops[3] = {0};
   int rc = 0;
   for (uint32_t k = 0; k < 3 && rc == 0; k++) {
@@ -2508,7 +2504,7 @@ static int ev_fma(SrEvalCtx *cx, const SrEvalEqn *e) {
   }
   if (rc == 0) {
     e->out[0] = sr_array_new(t, sr_layout_with_dtype(l, t->dtype), m);
-    rc = sr_ev_map(cx, 3, ops, 1, e->out, 0, fma_fn, &w);
+    rc = sr_ev_map(cx, 3, ops, 1, e->out, reuse_flags(e, ops, 0), fma_fn, &w);
   }
   for (int k = 0; k < 3; k++) sr_array_unref(ops[k]);
   return rc;
@@ -2686,5 +2682,5 @@ void sr_lax_elementwise_init(void) {
   eval_rules_elementwise();
   ad_rules_elementwise();
   batch_rules_elementwise();
-  sr_ev_fma = (SrEvFma){SR_P_mul, SR_P_add, ev_fma, fma_fuses};
+  sr_ev_fma = (SrEvFma){SR_P_mul, SR_P_add, SR_P_sub, ev_fma, fma_fuses};
 }

@@ -5,5 +5,6 @@
 ## with the kernels' counts.
 GEMM17_GOLDEN = \
 	tests/golden/accum17.jxr \
+	tests/golden/fma17.jxr \
 	tests/golden/fold17.jxr
 GOLDEN_TESTS += $(GEMM17_GOLDEN)
