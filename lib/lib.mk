@@ -72,6 +72,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/jax/einsum.c \
 	lib/jax/random_more.c \
 	lib/jax/random_dists.c \
+	lib/jax/random_counts.c \
 	lib/jax/numpy_info.c \
 	lib/jax/numpy_norm.c \
 	lib/jax/lax_linalg.c \

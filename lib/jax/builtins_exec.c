@@ -745,6 +745,7 @@ void sr_builtins_exec_init(void) {
   sr_random_api_init();
   sr_random_more_init();
   sr_random_dists_init();
+  sr_random_counts_init();
   sr_def("jax.numpy.array jax.numpy.asarray numpy.array numpy.asarray", bi_array,
          "array(object, dtype=None): an array from nested lists of numbers (or an array)");
   sr_def("jax.devices", bi_devices, "devices(): the devices, [CpuDevice(id=0), ...]");

@@ -131,4 +131,5 @@ void sr_lax_prims_init(void) {
     SrVal *o = sr_lax_prim_obj(sr_prims[i].name);
     sr_register(q, o); /* steals o */
   }
+  sr_register("jax.random.random_gamma_p", sr_lax_prim_obj("random_gamma")); /* random/core.py's */
 }

@@ -137,10 +137,80 @@ SrVal *sr_random_key_data_traced(SrInterp *I, SrVal *keys) {
   return r;
 }
 
-/* jax.random.wrap_key_data(key_bits_array, *, impl=None) */
+/* ---- PRNG implementations ---- */
+
+/* JAX's registered implementations, in the order JAX registers them
+   (prng.prngs); shardrepl has threefry2x32's. */
+static const char *const prng_names[] = {"philox2x32", "philox4x32", "threefry2x32", "rbg", "unsafe_rbg", "threefry4x32"};
+
+static int given(const SrVal *v) { return v && v->kind != SR_V_NONE; }
+
+/* resolve_prng_impl(spec): 0 for threefry2x32 (None, its name, its key
+   dtype), -1 with JAX's error raised. */
+static int resolve_impl(SrInterp *I, SrVal *spec) {
+  if (!given(spec) || (spec->kind == SR_V_DTYPE && spec->dtype == key_dtype())) return 0;
+  if (spec->kind == SR_V_STR) {
+    for (size_t i = 0; i < sizeof prng_names / sizeof *prng_names; i++) {
+      if (strcmp(spec->str.s, prng_names[i])) continue;
+      if (!strcmp(prng_names[i], "threefry2x32")) return 0;
+      sr_raise(I, "NotImplementedError", "the %s PRNG implementation is not supported yet (only threefry2x32)",
+               prng_names[i]);
+      return -1;
+    }
+    SrBuf b = SR_BUF_INIT;
+    for (size_t i = 0; i < sizeof prng_names / sizeof *prng_names; i++)
+      sr_buf_printf(&b, i ? ", \"%s\"" : "\"%s\"", prng_names[i]);
+    sr_raise(I, "ValueError", "unrecognized PRNG implementation \"%s\". Did you mean one of: %s?", spec->str.s, b.p);
+    sr_buf_free(&b);
+    return -1;
+  }
+  sr_raise(I, "TypeError", "unrecognized type <class '%s'> for specifying PRNG implementation.", sr_val_kind_name(spec));
+  return -1;
+}
+
+/* key's and wrap_key_data's impl= or dtype= (not both) */
+static int impl_or_dtype(SrInterp *I, SrVal *impl, SrVal *dtype, const char *fn) {
+  if (given(dtype) && given(impl)) {
+    sr_raise(I, "ValueError", "Cannot specify both `impl` and `dtype` arguments to %s", fn);
+    return -1;
+  }
+  return resolve_impl(I, given(dtype) ? dtype : impl);
+}
+
+/* jax.random.key_dtype(impl_spec=None): the key dtype, key<fry> */
+static SrVal *bi_key_dtype(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "key_dtype", "impl_spec=", p) < 0 || resolve_impl(I, p[0]) < 0) return NULL;
+  return sr_dtype_val(NULL, key_dtype());
+}
+
+/* jax.random.key_impl(keys): the name of their implementation */
+static SrVal *bi_key_impl(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "key_impl", "keys", p) < 0) return NULL;
+  SrVal *k = typed_key(I, p[0], "key_impl", 1);
+  if (!k) return NULL;
+  sr_unref(k);
+  return sr_str_cstr(NULL, "threefry2x32");
+}
+
+/* jax.random.clone(key): random_clone, the key as it is outside key
+   reuse checking */
+static SrVal *bi_clone(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "clone", "key", p) < 0) return NULL;
+  SrVal *x = sr_jnp_asarray(I, p[0], -1);
+  if (!x) return NULL;
+  SrVal *r = sr_bind(I, SR_P_random_clone, 1, &x, 0, NULL);
+  sr_unref(x);
+  return r;
+}
+
+/* jax.random.wrap_key_data(key_bits_array, *, impl=None, dtype=None) */
 static SrVal *bi_wrap_key_data(SrInterp *I, SrArgs *a) {
   SrVal *p[3];
   if (sr_args_parse(I, a, "wrap_key_data", "key_bits_array, *, impl=, dtype=", p) < 0) return NULL;
+  if (impl_or_dtype(I, p[1], p[2], "jax.random.wrap_key_data") < 0) return NULL;
   SrVal *x = sr_jnp_asarray(I, p[0], -1);
   if (!x) return NULL;
   SrVal *r = sr_bindv(I, SR_P_random_wrap, 1, &x, "impl", impl_word(), NULL);
@@ -490,8 +560,10 @@ static int seed_of(SrInterp *I, SrVal *v, int64_t *seed) {
 }
 
 static SrVal *random_key(SrInterp *I, SrArgs *a, int legacy) {
-  SrVal *p[2];
-  if (sr_args_parse(I, a, legacy ? "PRNGKey" : "key", "seed, *, impl=", p) < 0) return NULL;
+  SrVal *p[3] = {0};
+  if (sr_args_parse(I, a, legacy ? "PRNGKey" : "key", legacy ? "seed, *, impl=" : "seed, *, impl=, dtype=", p) < 0)
+    return NULL;
+  if (impl_or_dtype(I, p[1], p[2], "jax.random.key") < 0) return NULL;
   if (sr_random_traced(I, p[0])) return sr_random_key_traced(I, p[0], legacy);
   int64_t seed;
   if (seed_of(I, p[0], &seed) < 0) return NULL;
@@ -854,6 +926,9 @@ void sr_random_concrete_init(void) {
   sr_def("jax.random.split", bi_split, "split(key, num=2): num new keys (a tuple num: that shape); traced: random_split");
   sr_def("jax.random.fold_in", bi_fold_in, "fold_in(key, data): a key derived from key and an integer (uint32); traced: random_fold_in");
   sr_def("jax.random.key_data", bi_key_data, "key_data(keys): the uint32 words of keys");
+  sr_def("jax.random.key_dtype", bi_key_dtype, "key_dtype(impl_spec=None): the dtype of keys of a PRNG implementation, key<fry>");
+  sr_def("jax.random.key_impl", bi_key_impl, "key_impl(keys): the name of the keys' PRNG implementation, 'threefry2x32'");
+  sr_def("jax.random.clone", bi_clone, "clone(key): the key, for reuse (random_clone; an identity outside key reuse checking)");
   sr_def("jax.random.normal", bi_normal,
          "normal(key, shape=(), dtype=float32, *, out_sharding=None): standard normal samples, bit-exact with JAX");
   sr_def("jax.random.uniform", bi_uniform,

@@ -25,5 +25,13 @@ SrVal *sr_random_check_key(SrInterp *I, SrVal *key, const char *name);
 /* A shape as Python prints a tuple: (2,), (2, 3). */
 void sr_random_shape_str(SrBuf *b, const int64_t *shape, int nd);
 void sr_random_dists_init(void); /* random_dists.c */
+/* _check_broadcast_shapes(name, shape, *params) (random_dists.c): shape
+   None gives the parameters' broadcast shape, a given one must be what
+   broadcasting it with them gives; JAX's messages. */
+int sr_random_param_shape(SrInterp *I, const char *name, SrVal *shape, int n, SrVal **params, int64_t *out,
+                          int *nd);
+/* lax.broadcast_shapes(t's shape, shape) (random_dists.c); JAX's message. */
+int sr_random_broadcast_shapes(SrInterp *I, const int64_t *shape, int nd, const SrType *t, int64_t *out, int *on);
+void sr_random_counts_init(void); /* random_counts.c */
 
 #endif

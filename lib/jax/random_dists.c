@@ -382,13 +382,16 @@ static int shape_types(SrInterp *I, const char *name, SrVal *shape, int n, const
       int64_t x = i - (m - on) >= 0 ? out[i - (m - on)] : 1;
       int64_t y = i - (m - t->ndim) >= 0 ? t->dims[i - (m - t->ndim)].size : 1;
       if (x != y && x != 1 && y != 1) {
+        /* lax.broadcast_shapes names every shape it was given */
         SrBuf b = SR_BUF_INIT;
         sr_buf_puts(&b, "Incompatible shapes for broadcasting: shapes=[");
-        sr_random_shape_str(&b, out, on);
-        sr_buf_puts(&b, ", ");
-        int64_t tsh[SR_MAX_RANK];
-        for (int j = 0; j < t->ndim; j++) tsh[j] = t->dims[j].size;
-        sr_random_shape_str(&b, tsh, t->ndim);
+        if (given) sr_random_shape_str(&b, st->shape, st->nd);
+        for (int j = 0; j < n; j++) {
+          int64_t tsh[SR_MAX_RANK];
+          for (int d = 0; d < ts[j]->ndim; d++) tsh[d] = ts[j]->dims[d].size;
+          if (given || j) sr_buf_puts(&b, ", ");
+          sr_random_shape_str(&b, tsh, ts[j]->ndim);
+        }
         sr_buf_puts(&b, "]");
         sr_raise(I, "ValueError", "%s", b.p);
         sr_buf_free(&b);
@@ -763,6 +766,24 @@ out:
   sr_unref(k);
   sr_nn_done(s, NULL);
   return r;
+}
+
+int sr_random_param_shape(SrInterp *I, const char *name, SrVal *shape, int n, SrVal **params, int64_t *out,
+                          int *nd) {
+  Static st = {{0}, 0, SR_F32, 0};
+  if (param_shape(I, name, shape, n, params, &st) < 0) return -1;
+  memcpy(out, st.shape, (size_t)st.nd * sizeof *out);
+  *nd = st.nd;
+  return 0;
+}
+
+int sr_random_broadcast_shapes(SrInterp *I, const int64_t *shape, int nd, const SrType *t, int64_t *out, int *on) {
+  Static st = {{0}, 0, SR_F32, 0};
+  const SrType *ts[2] = {t, sr_type_array(t->dtype, nd, shape)};
+  if (shape_types(I, "broadcast_shapes", NULL, 2, ts, &st) < 0) return -1;
+  memcpy(out, st.shape, (size_t)st.nd * sizeof *out);
+  *on = st.nd;
+  return 0;
 }
 
 #define SAMPLER(i, fn) \

@@ -1765,6 +1765,10 @@ static int ev_nary(SrEvalCtx *cx, const SrEvalEqn *e) {
       if (e->in[k]->type->ndim && !e->in[k]->type->weak) dt = e->in[k]->type->dtype;
   }
   w.dt = dt;
+  /* keys compare by their data (_compare_lower_hlo_opaque): a threefry
+     key's two words, as one 64-bit word */
+  if ((id == SR_P_eq || id == SR_P_ne) && strncmp(sr_dtype_name(dt), "key<", 4) == 0 && sr_elem_size(dt) == 8)
+    w.dt = SR_U64;
   int rc = 0;
   if (ew_one_device(cx, e, m, l, &w, &rc)) return rc;
   SrArray *ops[16] = {0};

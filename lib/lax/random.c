@@ -1,5 +1,5 @@
 /* random.c: the rules of the PRNG primitives: random_seed, random_bits, random_wrap,
- * random_unwrap, threefry2x32 (prng.py).
+ * random_unwrap, threefry2x32 (prng.py), random_gamma and random_clone (core.py).
  *
  * The family's shared helpers, then each primitive's (or group's) type,
  * eval, JVP and transpose rules and communication note side by side, in
@@ -777,7 +777,24 @@ static int batch_random_gamma(SrBatch *b, const SrEqn *e, SrVal **x, const int *
   return sr_batch_bind_same(b, e, a, 0, y, ybd);
 }
 
+/* ==== random_clone: the key as it is (key reuse checking's copy) ==== */
+
+/* random_clone_p.def_abstract_eval(lambda x: x) */
+static int type_random_clone(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
+  out[0] = e->in[0];
+  return 0;
+}
+
+/* dispatch.simple_impl, lowered to its operand */
+static int ev_random_clone(SrEvalCtx *cx, const SrEvalEqn *e) {
+  (void)cx;
+  e->out[0] = sr_array_ref(e->in[0]);
+  return 0;
+}
+
 static void type_rules_random(void) {
+  sr_set_type_rule(SR_P_random_clone, type_random_clone);
   sr_set_type_rule(SR_P_random_seed, type_random_seed);
   sr_set_type_rule(SR_P_random_bits, type_random_bits);
   sr_set_type_rule(SR_P_random_wrap, type_random_wrap);
@@ -790,6 +807,7 @@ static void type_rules_random(void) {
 }
 
 static void eval_rules_random(void) {
+  sr_set_eval_rule(SR_P_random_clone, ev_random_clone);
   sr_set_eval_rule(SR_P_random_seed, ev_random_seed);
   sr_set_eval_rule(SR_P_random_bits, ev_random_bits);
   sr_set_eval_rule(SR_P_random_wrap, ev_random_wrap);
@@ -803,12 +821,12 @@ static void eval_rules_random(void) {
 
 static void ad_rules_random(void) {
   static const int zero[] = {SR_P_random_bits, SR_P_random_seed, SR_P_random_wrap, SR_P_random_unwrap,
-                             SR_P_threefry2x32, SR_P_random_split, SR_P_random_fold_in};
+                             SR_P_threefry2x32, SR_P_random_split, SR_P_random_fold_in, SR_P_random_clone};
   for (size_t i = 0; i < sizeof zero / sizeof *zero; i++) sr_ad_set_jvp(zero[i], sr_ad_jvp_zero);
   sr_ad_set_jvp(SR_P_bitcast_convert_type, sr_ad_jvp_zero); /* lax.py: ad.defjvp_zero */
 }
 
-/* vmap: random_seed, random_bits and random_unwrap as
+/* vmap: random_seed, random_bits, random_unwrap and random_clone as
    batching.defvectorized (the keys' dims lead the result, so the batch dim
    stays where it is), random_wrap by its own rule, threefry2x32 as
    defbroadcasting (prng.py, threefry2x32.py). */
@@ -817,6 +835,7 @@ static void batch_rules_random(void) {
   sr_prims[SR_P_random_bits].batch = sr_batch_unary;
   sr_prims[SR_P_random_unwrap].batch = sr_batch_unary;
   sr_prims[SR_P_random_split].batch = sr_batch_unary;
+  sr_prims[SR_P_random_clone].batch = sr_batch_unary; /* batching.defvectorized */
   sr_prims[SR_P_random_fold_in].batch = batch_random_fold_in;
   sr_prims[SR_P_random_wrap].batch = batch_random_wrap;
   sr_prims[SR_P_threefry2x32].batch = sr_batch_broadcast;

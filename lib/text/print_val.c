@@ -3,6 +3,7 @@
 #include "text/print_val.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "text/print.h"
 #include "text/color.h"
@@ -107,7 +108,8 @@ static void print_val(SrBuf *out, const SrVal *v, int repr) {
       int native = d == SR_BOOL || d == SR_I8 || d == SR_I16 || d == SR_I32 || d == SR_I64 || d == SR_U8 ||
                    d == SR_U16 || d == SR_U32 || d == SR_U64 || d == SR_F16 || d == SR_F32 || d == SR_F64 ||
                    d == SR_C64 || d == SR_C128 || sr_dtype_kind(d) == SR_DK_OTHER || sr_dtype_kind(d) == SR_DK_FLOAT0;
-      sr_buf_printf(out, native ? "dtype('%s')" : "dtype(%s)", sr_dtype_name(d));
+      if (strncmp(sr_dtype_name(d), "key<", 4) == 0) sr_buf_puts(out, sr_dtype_name(d)); /* prng.KeyTy's repr */
+      else sr_buf_printf(out, native ? "dtype('%s')" : "dtype(%s)", sr_dtype_name(d));
     } else {
       sr_buf_puts(out, sr_dtype_name(v->dtype));
     }
