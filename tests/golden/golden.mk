@@ -257,3 +257,4 @@ include $(top_srcdir)/tests/golden/linalg16.mk
 include $(top_srcdir)/tests/golden/misc16.mk
 include $(top_srcdir)/tests/golden/index16.mk
 include $(top_srcdir)/tests/golden/eager17.mk
+include $(top_srcdir)/tests/golden/api18.mk
