@@ -933,6 +933,10 @@ void sr_jnp_init(void) {
   sr_math_api_init();
   sr_lax_scatter_init();
   sr_jnp_index16_init();
+  sr_lax_precision_init();
+  sr_lax_small18_init();
+  sr_jnp_grid18_init();
+  sr_jnp_small18_init();
 }
 
 SrJaxprCallFn sr_jaxpr_call_hook(void) { return call_jaxpr_value; }

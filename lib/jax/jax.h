@@ -98,7 +98,11 @@ void sr_lax_conv_api_init(void);      /* lax_conv.c: conv_general_dilated and it
 void sr_lax_prims_init(void);         /* lax_prims.c: lax.add_p, ... */
 void sr_jnp_apiB_init(void);          /* numpy_apiB.c: windows, kron, matrix_transpose */
 void sr_lax_scatter_init(void);       /* lax_scatter.c: scatter_apply, lax.gather/scatter API */
-void sr_jnp_index16_init(void);       /* numpy_index16.c: lax.stack/unstack, nan-quantiles, ... */
+void sr_jnp_index16_init(void);
+void sr_lax_precision_init(void);     /* lax_precision.c: Precision, DotAlgorithmPreset */
+void sr_lax_small18_init(void);       /* lax_small18.c: reduce, batch_matmul, index_take */
+void sr_jnp_grid18_init(void);        /* numpy_grid18.c: mgrid, ogrid, r_, c_ */
+void sr_jnp_small18_init(void);       /* numpy_small18.c: ndarray, isdtype, gradient, ... */       /* numpy_index16.c: lax.stack/unstack, nan-quantiles, ... */
 /* The Primitive object of the primitive printed `name` (lax.X_p), one per
    name: a new reference (lax_prims.c). */
 struct SrVal *sr_lax_prim_obj(const char *name);

@@ -528,8 +528,7 @@ static SrVal *lax_dot_general(SrInterp *I, SrArgs *a) {
   if (dimension_numbers(I, p[2], d, n) < 0 || sr_dtype_arg(I, p[4], &pref, "dot_general") < 0) return NULL;
   if (canon_sharding(I, p[5], "dot_general", 1, &sh) < 0) return NULL;
   SrVal *x = arr(I, p[0]), *y = x ? arr(I, p[1]) : NULL;
-  SrVal *prec = p[3] && p[3]->kind != SR_V_NONE ? p[3] : NULL;
-  SrVal *r = x && y ? sr_lax_dot_general(I, x, y, d[0], n[0], d[1], n[1], d[2], n[2], d[3], n[3], prec, pref, sh)
+  SrVal *r = x && y ? sr_lax_dot_general(I, x, y, d[0], n[0], d[1], n[1], d[2], n[2], d[3], n[3], p[3], pref, sh)
                     : NULL;
   sr_unref(x);
   sr_unref(y);
@@ -537,24 +536,45 @@ static SrVal *lax_dot_general(SrInterp *I, SrArgs *a) {
   return r;
 }
 
+/* a shape as Python prints the tuple: (2, 3), (4,), () */
+static void shape_str(SrBuf *b, const SrType *t) {
+  sr_buf_putc(b, '(');
+  for (int i = 0; i < t->ndim; i++) sr_buf_printf(b, i ? ", %lld" : "%lld", (long long)t->dims[i].size);
+  sr_buf_puts(b, t->ndim == 1 ? ",)" : ")");
+}
+
+/* lax.dot(lhs, rhs, *, dimension_numbers=None, ...): dot_general, its
+   dimension numbers those of a matrix or vector product when not given. */
 static SrVal *lax_dot(SrInterp *I, SrArgs *a) {
-  SrVal *p[5], *sh = NULL;
-  if (sr_args_parse(I, a, "dot", "lhs, rhs, precision=, preferred_element_type=, *, out_sharding=", p) < 0)
+  SrVal *p[6], *sh = NULL;
+  if (sr_args_parse(I, a, "dot",
+                    "lhs, rhs, *, dimension_numbers=, precision=, preferred_element_type=, out_sharding=", p) < 0)
     return NULL;
-  int pref;
-  if (sr_dtype_arg(I, p[3], &pref, "dot") < 0) return NULL;
-  if (canon_sharding(I, p[4], "dot_general", 1, &sh) < 0) return NULL;
+  int64_t d[4][SR_MAX_RANK];
+  int n[4] = {0, 0, 0, 0}, pref;
+  if (p[2] && p[2]->kind != SR_V_NONE && dimension_numbers(I, p[2], d, n) < 0) return NULL;
+  if (sr_dtype_arg(I, p[4], &pref, "dot") < 0) return NULL;
+  if (canon_sharding(I, p[5], "dot_general", 1, &sh) < 0) return NULL;
   SrVal *x = arr(I, p[0]), *y = x ? arr(I, p[1]) : NULL;
   SrVal *r = NULL;
   if (x && y) {
     const SrType *tx = vtype(I, x), *ty = vtype(I, y);
-    if (tx->ndim < 1 || tx->ndim > 2 || ty->ndim < 1 || ty->ndim > 2 ||
-        tx->dims[tx->ndim - 1].size != ty->dims[0].size) {
-      r = sr_raise(I, "TypeError", "Incompatible shapes for dot: got %s and %s.", sr_type_short(tx), sr_type_short(ty));
+    if (p[2] && p[2]->kind != SR_V_NONE) {
+      r = sr_lax_dot_general(I, x, y, d[0], n[0], d[1], n[1], d[2], n[2], d[3], n[3], p[3], pref, sh);
+    } else if (tx->ndim < 1 || tx->ndim > 2 || ty->ndim < 1 || ty->ndim > 2 ||
+               tx->dims[tx->ndim - 1].size != ty->dims[0].size) {
+      SrBuf ls = SR_BUF_INIT, rs = SR_BUF_INIT;
+      shape_str(&ls, tx);
+      shape_str(&rs, ty);
+      r = sr_raise(I, "ValueError",
+                   "jax.lax.dot: dimension_numbers must be specified when not performing simple un-batched "
+                   "matrix-matrix, matrix-vector, or vector-vector products; got lhs_shape=%s rhs_shape=%s",
+                   sr_buf_str(&ls), sr_buf_str(&rs));
+      sr_buf_free(&ls);
+      sr_buf_free(&rs);
     } else {
       int64_t lc = tx->ndim - 1, rc = 0;
-      r = sr_lax_dot_general(I, x, y, &lc, 1, &rc, 1, NULL, 0, NULL, 0,
-                             p[2] && p[2]->kind != SR_V_NONE ? p[2] : NULL, pref, sh);
+      r = sr_lax_dot_general(I, x, y, &lc, 1, &rc, 1, NULL, 0, NULL, 0, p[3], pref, sh);
     }
   }
   sr_unref(x);
@@ -962,7 +982,8 @@ void sr_lax_api_init(void) {
     {"jax.lax.argmin", lax_argmin, "argmin(operand, axis, index_dtype)"},
     {"jax.lax.dot_general", lax_dot_general,
      "dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None, *, out_sharding=None)"},
-    {"jax.lax.dot", lax_dot, "dot(lhs, rhs, precision=None, preferred_element_type=None, *, out_sharding=None)"},
+    {"jax.lax.dot", lax_dot,
+     "dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_type=None, out_sharding=None)"},
     {"jax.lax.select", lax_select, "select(pred, on_true, on_false): a select_n (false case first)"},
     {"jax.lax.select_n", lax_select_n, "select_n(which, *cases)"},
     {"jax.lax.clamp", lax_clamp, "clamp(min, x, max)"},

@@ -110,10 +110,20 @@ static inline SrVal *sr_lax_iota(SrInterp *I, SrDtype dt, const int64_t *shape, 
 static inline SrVal *sr_lax_argminmax(SrInterp *I, int prim, SrVal *x, int64_t axis, SrDtype index_dtype) {
   return sr_op_argminmax(SR_BINDER(I), prim, x, axis, index_dtype);
 }
+/* lax.canonicalize_precision: *out is NULL for None, else a new reference
+   to the param value (a pair of words Precision.X, or a
+   DotAlgorithmPreset's name as a word); 0, or -1 with JAX's ValueError.
+   Canonical values come back as they are (lax_precision.c). */
+int sr_lax_canon_precision(SrInterp *I, SrVal *precision, SrVal **out);
+/* lax.dot_general, its precision canonicalized first. */
 static inline SrVal *sr_lax_dot_general(SrInterp *I, SrVal *a, SrVal *b, const int64_t *lc, int nlc,
                                         const int64_t *rc, int nrc, const int64_t *lb, int nlb, const int64_t *rb,
                                         int nrb, SrVal *precision, int pref, SrVal *out_sharding) {
-  return sr_op_dot_general(SR_BINDER(I), a, b, lc, nlc, rc, nrc, lb, nlb, rb, nrb, precision, pref, out_sharding);
+  SrVal *prec;
+  if (sr_lax_canon_precision(I, precision, &prec) < 0) return NULL;
+  SrVal *r = sr_op_dot_general(SR_BINDER(I), a, b, lc, nlc, rc, nrc, lb, nlb, rb, nrb, prec, pref, out_sharding);
+  sr_unref(prec);
+  return r;
 }
 static inline SrVal *sr_lax_concatenate(SrInterp *I, int n, SrVal **xs, int dim) {
   return sr_op_concatenate(SR_BINDER(I), n, xs, dim);

@@ -277,7 +277,9 @@ static SrVal *conv_bind(SrInterp *I, ConvArgs *c) {
     return NULL;
   }
   SrVal *args[2] = {sr_ref(c->lhs), sr_ref(c->rhs)};
-  if (sr_auto_insert_reshard(I, 2, args) < 0) {
+  SrVal *prec = NULL;
+  if (sr_lax_canon_precision(I, c->precision, &prec) < 0 || sr_auto_insert_reshard(I, 2, args) < 0) {
+    sr_unref(prec);
     sr_unref(args[0]);
     sr_unref(args[1]);
     return NULL;
@@ -286,7 +288,7 @@ static SrVal *conv_bind(SrInterp *I, ConvArgs *c) {
                       sr_lax_pads_val(lo, hi, npad), "lhs_dilation", sr_int_tuple(c->ld, c->nld), "rhs_dilation",
                       sr_int_tuple(c->rd, c->nrd), "dimension_numbers", sr_lax_conv_dn_val(d.l, d.r, d.o, d.nd),
                       "feature_group_count", sr_int(NULL, c->fgc), "batch_group_count", sr_int(NULL, c->bgc),
-                      "precision", c->precision ? sr_ref(c->precision) : sr_none(), "preferred_element_type",
+                      "precision", prec ? prec : sr_none(), "preferred_element_type",
                       c->pref < 0 ? sr_none() : sr_dtype_val(NULL, (SrDtype)c->pref), "out_sharding",
                       c->out_sharding ? sr_ref(c->out_sharding) : sr_none(), NULL);
   sr_unref(args[0]);

@@ -59,6 +59,7 @@ BIN(lax_shift_left, SR_P_shift_left, "shift_left")
 BIN(lax_shift_right_arithmetic, SR_P_shift_right_arithmetic, "shift_right_arithmetic")
 BIN(lax_shift_right_logical, SR_P_shift_right_logical, "shift_right_logical")
 BIN(lax_nextafter, SR_P_nextafter, "nextafter")
+BIN(lax_mulhi, SR_P_mulhi, "mulhi")
 BIN(lax_igamma, SR_P_igamma, "igamma")
 BIN(lax_igammac, SR_P_igammac, "igammac")
 BIN(lax_igamma_grad_a, SR_P_igamma_grad_a, "igamma_grad_a")
@@ -92,6 +93,7 @@ static SrVal *lax_reduce_bool(SrInterp *I, SrArgs *a, int prim, const char *name
 
 static SrVal *lax_reduce_and(SrInterp *I, SrArgs *a) { return lax_reduce_bool(I, a, SR_P_reduce_and, "reduce_and"); }
 static SrVal *lax_reduce_or(SrInterp *I, SrArgs *a) { return lax_reduce_bool(I, a, SR_P_reduce_or, "reduce_or"); }
+static SrVal *lax_reduce_xor(SrInterp *I, SrArgs *a) { return lax_reduce_bool(I, a, SR_P_reduce_xor, "reduce_xor"); }
 
 /* reciprocal(x) = integer_pow(x, -1) */
 static SrVal *lax_reciprocal(SrInterp *I, SrArgs *a) {
@@ -405,12 +407,14 @@ void sr_lax_math_init(void) {
        "shift_right_arithmetic(x, y): x >> y, the sign bit shifted in"},
       {"jax.lax.shift_right_logical", lax_shift_right_logical, "shift_right_logical(x, y): x >> y, zeros shifted in"},
       {"jax.lax.nextafter", lax_nextafter, "nextafter(x1, x2): the next float after x1 toward x2"},
+      {"jax.lax.mulhi", lax_mulhi, "mulhi(x, y): the high half of the double-width integer product"},
       {"jax.lax.igamma", lax_igamma, "igamma(a, x): the regularized lower incomplete gamma function P(a, x)"},
       {"jax.lax.igammac", lax_igammac, "igammac(a, x): the regularized upper incomplete gamma function Q(a, x)"},
       {"jax.lax.igamma_grad_a", lax_igamma_grad_a, "igamma_grad_a(a, x): dP(a, x)/da"},
       {"jax.lax.betainc", lax_betainc, "betainc(a, b, x): the regularized incomplete beta function I_x(a, b)"},
       {"jax.lax.reduce_and", lax_reduce_and, "reduce_and(operand, axes): the bitwise/logical and over axes"},
       {"jax.lax.reduce_or", lax_reduce_or, "reduce_or(operand, axes): the bitwise/logical or over axes"},
+      {"jax.lax.reduce_xor", lax_reduce_xor, "reduce_xor(operand, axes): the bitwise/logical xor over axes"},
       {"jax.lax.reciprocal", lax_reciprocal, "reciprocal(x): 1 / x, integer_pow(x, -1)"},
       {"jax.lax.full_like", lax_full_like,
        "full_like(x, fill_value, dtype=None, shape=None, sharding=None): an array like x filled with fill_value"},

@@ -117,7 +117,7 @@ static const char *const lax_p_names =
     " rng_bit_generator rng_uniform round rsqrt scan scatter_add scatter_max scatter_min scatter_mul scatter"
     " scatter_sub select_and_gather_add select_and_scatter_add select_and_scatter select_n shift_left"
     " shift_right_arithmetic shift_right_logical sign sin sinh slice sort split sqrt square squeeze stack stage"
-    " sub tan tanh tile top_k transpose unstack while xor zeta ";
+    " sub tan tanh tile top_k transpose unstack while xor zeta stop_gradient sharding_constraint device_put ";
 
 void sr_lax_prims_init(void) {
   sr_lax_init();

@@ -912,7 +912,7 @@ void sr_jnp_build_init(void) {
       {"numpy.issubdtype", np_issubdtype, "issubdtype(arg1, arg2): numpy's, where ml_dtypes' types are not floating"},
       {"jax.numpy.isscalar", jnp_isscalar, "isscalar(element): a Python number or a rank-0 array"},
       {"jax.numpy.iterable", jnp_iterable, "iterable(y): whether iter(y) works"},
-      {"jax.numpy.broadcast_shapes", jnp_broadcast_shapes, "broadcast_shapes(*shapes): the shape the shapes broadcast to"},
+      {"jax.numpy.broadcast_shapes jax.lax.broadcast_shapes", jnp_broadcast_shapes, "broadcast_shapes(*shapes): the shape the shapes broadcast to"},
       {"jax.numpy.broadcast_arrays", jnp_broadcast_arrays, "broadcast_arrays(*args): the arrays broadcast to one shape"},
       {"jax.numpy.copy jax.Array.method.copy", jnp_copy, "copy(a, order=None): a copy of an array"},
       {"jax.numpy.logspace", jnp_logspace, "logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0): base ** linspace(start, stop)"},

@@ -1522,6 +1522,7 @@ static const struct {
   {SR_P_shift_left, {SR_DC_INT, SR_DC_INT}, RES_SAME, 0, nary_ur},
   {SR_P_shift_right_logical, {SR_DC_INT, SR_DC_INT}, RES_SAME, 0, nary_ur},
   {SR_P_shift_right_arithmetic, {SR_DC_INT, SR_DC_INT}, RES_SAME, 0, nary_ur},
+  {SR_P_mulhi, {SR_DC_INT, SR_DC_INT}, RES_SAME, 0, nary_ur},
 };
 
 /* lax.naryop_dtype_rule: each operand's dtype class, then equal dtypes
@@ -1672,6 +1673,9 @@ SR_KERN_BIN_SINTS(k_shift_right_logical, (q < 0 || q >= BITS) ? 0 : (U)p >> q)
 SR_KERN_BIN_UINTS(k_shift_right_logical, q >= BITS ? 0 : p >> q)
 SR_KERN_BIN_SINTS(k_shift_right_arithmetic, (q < 0 || q >= BITS) ? (p < 0 ? -1 : 0) : p >> q)
 SR_KERN_BIN_UINTS(k_shift_right_arithmetic, q >= BITS ? 0 : p >> q)
+/* the high half of the double-width product (chlo.mulhi) */
+SR_KERN_BIN_SINTS(k_mulhi, (T)(((__int128)p * q) >> BITS))
+SR_KERN_BIN_UINTS(k_mulhi, (T)(((unsigned __int128)p * q) >> BITS))
 CMP_ALL(k_eq, p == q)
 CMP_ALL(k_ne, p != q)
 CMP_ALL(k_lt, p < q)
@@ -1731,6 +1735,7 @@ static const SrKernEw kern_xor = KB_INTS(k_xor, [SR_BOOL] = k_xor_bool);
 static const SrKernEw kern_shift_left = KB_INTS(k_shift_left, );
 static const SrKernEw kern_shift_right_logical = KB_INTS(k_shift_right_logical, );
 static const SrKernEw kern_shift_right_arithmetic = KB_INTS(k_shift_right_arithmetic, );
+static const SrKernEw kern_mulhi = KB_INTS(k_mulhi, );
 static const SrKernEw kern_eq = KB_CMP(k_eq);
 static const SrKernEw kern_ne = KB_CMP(k_ne);
 static const SrKernEw kern_lt = KB_CMP(k_lt);
@@ -2541,7 +2546,7 @@ static void eval_rules_elementwise(void) {
   static const int nary[] = {
     SR_P_add, SR_P_sub, SR_P_mul, SR_P_div, SR_P_rem, SR_P_pow, SR_P_max, SR_P_min, SR_P_atan2, SR_P_nextafter,
     SR_P_eq, SR_P_ne, SR_P_lt, SR_P_le, SR_P_gt, SR_P_ge, SR_P_and, SR_P_or, SR_P_xor, SR_P_shift_left,
-    SR_P_shift_right_logical, SR_P_shift_right_arithmetic, SR_P_select_n, SR_P_clamp, SR_P_add_any,
+    SR_P_shift_right_logical, SR_P_shift_right_arithmetic, SR_P_mulhi, SR_P_select_n, SR_P_clamp, SR_P_add_any,
     SR_P_igamma, SR_P_igammac, SR_P_igamma_grad_a, SR_P_regularized_incomplete_beta,
     SR_P_eq_to, SR_P_le_to, SR_P_lt_to, SR_P_polygamma, SR_P_zeta,
   };
@@ -2557,7 +2562,7 @@ static void ad_rules_elementwise(void) {
   static const int zero[] = {
       SR_P_sign, SR_P_floor, SR_P_ceil, SR_P_round, SR_P_not, SR_P_is_finite, SR_P_stop_gradient,
       SR_P_eq, SR_P_ne, SR_P_lt, SR_P_le, SR_P_gt, SR_P_ge, SR_P_and, SR_P_or, SR_P_xor,
-      SR_P_shift_left, SR_P_shift_right_logical, SR_P_shift_right_arithmetic,
+      SR_P_shift_left, SR_P_shift_right_logical, SR_P_shift_right_arithmetic, SR_P_mulhi,
       SR_P_eq_to, SR_P_le_to, SR_P_lt_to,
   };
   for (size_t i = 0; i < sizeof zero / sizeof *zero; i++) sr_ad_set_jvp(zero[i], sr_ad_jvp_zero);
@@ -2667,7 +2672,7 @@ static void kernels_elementwise(void) {
       {SR_P_min, &kern_min}, {SR_P_atan2, &kern_atan2}, {SR_P_nextafter, &kern_nextafter},
       {SR_P_and, &kern_and}, {SR_P_or, &kern_or}, {SR_P_xor, &kern_xor}, {SR_P_shift_left, &kern_shift_left},
       {SR_P_shift_right_logical, &kern_shift_right_logical},
-      {SR_P_shift_right_arithmetic, &kern_shift_right_arithmetic}, {SR_P_eq, &kern_eq}, {SR_P_ne, &kern_ne},
+      {SR_P_shift_right_arithmetic, &kern_shift_right_arithmetic}, {SR_P_mulhi, &kern_mulhi}, {SR_P_eq, &kern_eq}, {SR_P_ne, &kern_ne},
       {SR_P_lt, &kern_lt}, {SR_P_le, &kern_le}, {SR_P_gt, &kern_gt}, {SR_P_ge, &kern_ge},
       {SR_P_asin, &kern_asin}, {SR_P_acos, &kern_acos}, {SR_P_atan, &kern_atan}, {SR_P_sinh, &kern_sinh},
       {SR_P_cosh, &kern_cosh}, {SR_P_asinh, &kern_asinh}, {SR_P_acosh, &kern_acosh}, {SR_P_atanh, &kern_atanh},

@@ -328,8 +328,41 @@ static int type_reduce_plain(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **o
   return sr_finish_type(cx, e, &b, out);
 }
 
+/* reduce_xor has no kernel of exec's: its own loop over one shard, the
+   result zeroed then each element xor'ed into its place */
+enum { KR_XOR = -1 };
+
+static void xor_reduce(const RedArg *r, const int64_t *shape, const void *in, void *out) {
+  size_t es = sr_dtype_info(r->dt)->size;
+  int64_t n = 1, nout = 1, ostride[SR_MAX_RANK], idx[SR_MAX_RANK];
+  for (int i = r->nd - 1; i >= 0; i--) {
+    ostride[i] = r->axes >> i & 1 ? 0 : nout;
+    if (!(r->axes >> i & 1)) nout *= shape[i];
+    n *= shape[i];
+    idx[i] = 0;
+  }
+  uint64_t *acc = sr_xcalloc((size_t)(nout ? nout : 1), sizeof *acc);
+  int64_t o = 0;
+  for (int64_t k = 0; k < n; k++) {
+    acc[o] ^= (uint64_t)sr_kern_get_i64(r->dt, (const char *)in + (size_t)k * es);
+    for (int i = r->nd - 1; i >= 0; i--) {
+      o += ostride[i];
+      if (++idx[i] < shape[i]) break;
+      o -= ostride[i] * shape[i];
+      idx[i] = 0;
+    }
+  }
+  for (int64_t k = 0; k < nout; k++)
+    sr_kern_set_scalar(r->dt, 0, r->dt == SR_BOOL ? (int64_t)(acc[k] & 1) : (int64_t)acc[k], (char *)out + (size_t)k * es);
+  free(acc);
+}
+
 static int red_fn(SrShardIO *io) {
   RedArg *r = io->arg;
+  if (r->op == KR_XOR) {
+    xor_reduce(r, io->in_shape[0], io->in[0]->data, io->out[0]->data);
+    return 0;
+  }
   if (sr_kern_reduce(r->op, r->dt, r->nd, io->in_shape[0], r->axes, io->in[0]->data, io->out[0]->data) < 0)
     return sr_ev_err(io->cx, "NotImplementedError", "cannot reduce arrays of dtype %s", sr_dtype_name(r->dt));
   return 0;
@@ -342,6 +375,7 @@ static int kr_of(int prim) {
   case SR_P_reduce_min: return SR_KR_MIN;
   case SR_P_reduce_prod: return SR_KR_PROD;
   case SR_P_reduce_and: return SR_KR_AND;
+  case SR_P_reduce_xor: return KR_XOR;
   default: return SR_KR_OR;
   }
 }
@@ -765,6 +799,7 @@ static void type_rules_reduce(void) {
   sr_set_type_rule(SR_P_reduce_prod, type_reduce_plain);
   sr_set_type_rule(SR_P_reduce_and, type_reduce_plain);
   sr_set_type_rule(SR_P_reduce_or, type_reduce_plain);
+  sr_set_type_rule(SR_P_reduce_xor, type_reduce_plain);
   sr_set_type_rule(SR_P_argmax, type_argminmax);
   sr_set_type_rule(SR_P_argmin, type_argminmax);
   sr_set_type_rule(SR_P_cumsum, type_cumred);
@@ -781,6 +816,7 @@ static void eval_rules_reduce(void) {
   sr_set_eval_rule(SR_P_reduce_prod, ev_reduce);
   sr_set_eval_rule(SR_P_reduce_and, ev_reduce);
   sr_set_eval_rule(SR_P_reduce_or, ev_reduce);
+  sr_set_eval_rule(SR_P_reduce_xor, ev_reduce);
   sr_set_eval_rule(SR_P_argmax, ev_argminmax);
   sr_set_eval_rule(SR_P_argmin, ev_argminmax);
   sr_set_eval_rule(SR_P_cumsum, ev_cumulative);
@@ -791,7 +827,7 @@ static void eval_rules_reduce(void) {
 }
 
 static void ad_rules_reduce(void) {
-  static const int zero[] = {SR_P_argmax, SR_P_argmin, SR_P_reduce_and, SR_P_reduce_or};
+  static const int zero[] = {SR_P_argmax, SR_P_argmin, SR_P_reduce_and, SR_P_reduce_or, SR_P_reduce_xor};
   for (size_t i = 0; i < sizeof zero / sizeof *zero; i++) sr_ad_set_jvp(zero[i], sr_ad_jvp_zero);
   sr_ad_set_jvp(SR_P_reduce_sum, sr_ad_jvp_linear);
   sr_ad_set_transpose(SR_P_reduce_sum, tr_reduce_sum);
@@ -804,13 +840,13 @@ static void ad_rules_reduce(void) {
 
 static void comm_rules_reduce(void) {
   static const int ids[] = {SR_P_reduce_sum, SR_P_reduce_max, SR_P_reduce_min, SR_P_reduce_prod,
-                            SR_P_reduce_and, SR_P_reduce_or,  SR_P_argmax,     SR_P_argmin};
+                            SR_P_reduce_and, SR_P_reduce_or,  SR_P_reduce_xor, SR_P_argmax,     SR_P_argmin};
   for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) sr_prims[ids[i]].comm = comm_reduce;
 }
 
 static void batch_rules_reduce(void) {
   static const int red[] = {SR_P_reduce_sum, SR_P_reduce_max, SR_P_reduce_min, SR_P_reduce_prod,
-                            SR_P_reduce_and, SR_P_reduce_or,  SR_P_argmax,     SR_P_argmin};
+                            SR_P_reduce_and, SR_P_reduce_or,  SR_P_reduce_xor, SR_P_argmax,     SR_P_argmin};
   static const int cum[] = {SR_P_cumsum, SR_P_cumprod, SR_P_cummax, SR_P_cummin, SR_P_cumlogsumexp};
   for (size_t i = 0; i < sizeof red / sizeof *red; i++) sr_prims[red[i]].batch = batch_reducer;
   for (size_t i = 0; i < sizeof cum / sizeof *cum; i++) sr_prims[cum[i]].batch = batch_cumred;

@@ -73,6 +73,9 @@ typedef struct SrLangOps {
      MyStruct[('add',)], namedtuple[Point] (jaxlib's pytree.cc ToString).
      NULL: NAME[...]. */
   void (*tree_head)(SrVal *self, SrBuf *out);
+  /* isinstance(x, self) for an object that stands for a type (jnp.ndarray,
+     lax.Precision): 1 or 0.  NULL: not a type. */
+  int (*instancecheck)(SrInterp *I, SrVal *self, SrVal *x);
 } SrLangOps;
 
 static inline const SrLangOps *sr_ops(const SrVal *v) {

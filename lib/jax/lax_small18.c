@@ -1,0 +1,260 @@
+/* lax_small18.c: small jax.lax functions of lax.py and slicing.py,
+ * written with the same calls in the same order as JAX's Python so that
+ * their jaxprs are JAX's: reduce (its monoid fast paths), batch_matmul,
+ * index_take, broadcast_shapes, and the names JAX exports only as types
+ * (DotDimensionNumbers, ConvGeneralDilatedDimensionNumbers).  Registered
+ * by sr_lax_small18_init (jax.h).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/kern.h"
+#include "jax/builtins_exec.h"
+#include "jax/jax.h"
+#include "jax/lax.h"
+#include "jax/nn.h"
+#include "jax/numpy.h"
+#include "py/interp.h"
+#include "py/objects.h"
+#include "text/print_val.h"
+#include "util/buf.h"
+
+static const SrType *vtype(SrInterp *I, SrVal *v) { return sr_value_type(I, v); }
+
+static SrVal *int_tuple(SrNnScope *s, int n, const int64_t *v) {
+  SrVal *t = sr_seq(NULL, SR_V_TUPLE, n);
+  for (int i = 0; i < n; i++) sr_seq_push(NULL, t, sr_int(NULL, v[i]));
+  return sr_nn_keep(s, t);
+}
+
+/* ---- reduce ---- */
+
+/* The scalar value of a concrete init value (a Python number or a concrete
+   0-d array) in *f (and *i for integers); 0 when it is not one. */
+static int concrete_scalar(SrInterp *I, SrVal *v, const SrType *t, double *f, int64_t *i) {
+  if (v->kind == SR_V_INT || v->kind == SR_V_BOOL) {
+    *i = v->i;
+    *f = (double)v->i;
+    return 1;
+  }
+  if (v->kind == SR_V_FLOAT) {
+    *f = v->f;
+    *i = 0;
+    return 1;
+  }
+  SrArrayObj *o = sr_array_of(v);
+  if (!o || o->kind != SR_AV_CONCRETE || t->ndim != 0 || sr_dtype_kind(t->dtype) == SR_DK_COMPLEX) return 0;
+  SrVal *as = NULL;
+  SrArray *a = sr_concrete_of(I, v, &as);
+  if (!a) return 0;
+  void *h = sr_concrete_host_data(I, a);
+  sr_array_unref(a);
+  if (!h) {
+    sr_exc_clear(I);
+    return 0;
+  }
+  *f = sr_kern_get_f64(t->dtype, h);
+  *i = sr_kern_get_i64(t->dtype, h);
+  free(h);
+  return 1;
+}
+
+/* lax._get_monoid_reducer: the reduction primitive lax.reduce may use for
+   computation with this init value, or -1. */
+static int monoid_reducer(SrInterp *I, SrVal *computation, SrVal *init) {
+  const SrType *t = vtype(I, init);
+  double f;
+  int64_t iv;
+  if (!t || !concrete_scalar(I, init, t, &f, &iv)) return -1;
+  SrDtype dt = t->dtype;
+  int is_float = sr_dtype_is_float(dt), intlike = dt == SR_BOOL || sr_dtype_is_int(dt);
+  int is_uint = sr_dtype_kind(dt) == SR_DK_UINT;
+  int bits = dt == SR_BOOL ? 1 : sr_dtype_info(dt)->bits;
+  /* the value as the init's dtype holds it (np.equal(val, identity)) */
+  int64_t val = is_float ? 0 : dt == SR_BOOL ? iv != 0 : iv;
+  static const struct {
+    const char *fn;
+    int prim, op;
+  } ops[] = {{"jax.lax.add", SR_P_reduce_sum, 0},    {"jax.lax.mul", SR_P_reduce_prod, 1},
+             {"jax.lax.bitwise_or", SR_P_reduce_or, 2}, {"jax.lax.bitwise_and", SR_P_reduce_and, 3},
+             {"jax.lax.bitwise_xor", SR_P_reduce_xor, 4}, {"jax.lax.max", SR_P_reduce_max, 5},
+             {"jax.lax.min", SR_P_reduce_min, 6}};
+  for (size_t k = 0; k < sizeof ops / sizeof *ops; k++) {
+    if (computation != sr_lookup_qualname(ops[k].fn)) continue;
+    switch (ops[k].op) {
+    case 0: return (is_float ? f == 0 : val == 0) ? ops[k].prim : -1;
+    case 1: return (is_float ? f == 1 : val == 1) ? ops[k].prim : -1;
+    case 2:
+    case 4: return intlike && val == 0 ? ops[k].prim : -1;
+    case 3: {
+      /* np.array(-1).astype(dtype): all bits set */
+      int64_t ones = dt == SR_BOOL ? 1 : is_uint ? (bits == 64 ? -1 : (int64_t)((1ull << bits) - 1)) : -1;
+      return intlike && val == ones ? ops[k].prim : -1;
+    }
+    case 5:
+    case 6: {
+      int mx = ops[k].op == 5;
+      if (is_float) return f == (mx ? -INFINITY : INFINITY) ? ops[k].prim : -1;
+      if (dt == SR_BOOL) return val == (mx ? 0 : 1) ? ops[k].prim : -1;
+      int64_t lo = is_uint ? 0 : bits == 64 ? INT64_MIN : -(int64_t)(1ull << (bits - 1));
+      int64_t hi = is_uint ? (bits == 64 ? -1 : (int64_t)((1ull << bits) - 1))
+                           : bits == 64 ? INT64_MAX : (int64_t)((1ull << (bits - 1)) - 1);
+      return val == (mx ? lo : hi) ? ops[k].prim : -1;
+    }
+    }
+  }
+  return -1;
+}
+
+static int weakly_typed(SrInterp *I, SrVal *v) {
+  const SrType *t = vtype(I, v);
+  return t && t->weak;
+}
+
+/* lax.reduce(operands, init_values, computation, dimensions, out_sharding=None) */
+static SrVal *lax_reduce(SrInterp *I, SrArgs *a) {
+  SrVal *p[5];
+  if (sr_args_parse(I, a, "reduce", "operands, init_values, computation, dimensions, out_sharding=", p) < 0)
+    return NULL;
+  SrVal *ops = p[0], *inits = p[1];
+  int seq_ops = ops->kind == SR_V_TUPLE || ops->kind == SR_V_LIST;
+  int seq_inits = inits->kind == SR_V_TUPLE || inits->kind == SR_V_LIST;
+  int nops = seq_ops ? ops->seq.n : 1, ninits = seq_inits ? inits->seq.n : 1;
+  if (seq_ops != seq_inits || (seq_ops && ops->kind != inits->kind))
+    return sr_raise(I, "ValueError", "Operands must have the same tree structure as init_values");
+  if (nops != ninits)
+    return sr_raise(I, "ValueError", "Must have same total number of operands as init_values:  %d vs. %d.", nops,
+                    ninits);
+  int64_t dims[SR_MAX_RANK];
+  int nd;
+  if (sr_ints_arg(I, p[3], dims, &nd, "dimensions") < 0) return NULL;
+  SrVal *x = seq_ops ? (nops == 1 ? ops->seq.items[0] : NULL) : ops;
+  SrVal *init = seq_inits ? (ninits == 1 ? inits->seq.items[0] : NULL) : inits;
+  int prim = x ? monoid_reducer(I, p[2], init) : -1;
+  if (I->exc) return NULL;
+  if (prim < 0)
+    return sr_raise(I, "NotImplementedError",
+                    "lax.reduce: only the monoid reductions (lax.add, lax.mul, lax.max, lax.min, lax.bitwise_and, "
+                    "lax.bitwise_or, lax.bitwise_xor with their identity as the initial value) are implemented; "
+                    "the general reduce primitive is not");
+  int given_sh = sr_nn_given(p[4]);
+  if (given_sh && prim != SR_P_reduce_sum) return sr_raise(I, "NotImplementedError", "%s", "");  /* as JAX */
+  SrNnScope s = {I, {0}, 0};
+  int weak = weakly_typed(I, x) && weakly_typed(I, init);
+  SrVal *xa = sr_nn_keep(&s, sr_jnp_asarray(I, x, -1));
+  if (!xa) return sr_nn_done(&s, NULL);
+  SrVal *sh = NULL;
+  if (given_sh && sr_api_canon_sharding(I, p[4], "reduce_sum", &sh) < 0) return sr_nn_done(&s, NULL);
+  sr_nn_keep(&s, sh);
+  SrVal *out = sr_nn_keep(&s, sr_lax_reduce(I, prim, xa, dims, nd, sh));
+  if (!out) return sr_nn_done(&s, NULL);
+  /* _convert_element_type(out, weak_type=weak_type) */
+  out = sr_nn_keep(&s, sr_lax_convert(I, out, vtype(I, out)->dtype, weak, NULL));
+  /* the fast path returns the array itself, not the operands' tree */
+  return sr_nn_done(&s, out);
+}
+
+/* ---- batch_matmul ---- */
+
+static SrVal *lax_batch_matmul(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "batch_matmul", "lhs, rhs, precision=", p) < 0) return NULL;
+  const SrType *l = vtype(I, p[0]), *r = vtype(I, p[1]);
+  if (!l || !r) return sr_raise(I, "AttributeError", "'%s' object has no attribute 'ndim'", sr_val_kind_name(l ? p[1] : p[0]));
+  if ((l->ndim < r->ndim ? l->ndim : r->ndim) < 2)
+    return sr_raise(I, "ValueError", "Arguments to batch_matmul must be at least 2D, got %d, %d", l->ndim, r->ndim);
+  if (l->ndim != r->ndim)
+    return sr_raise(I, "ValueError", "Arguments to batch_matmul must have same ndim, got %d, %d", l->ndim, r->ndim);
+  SrNnScope s = {I, {0}, 0};
+  int64_t lc = l->ndim - 1, rc = r->ndim - 2, batch[SR_MAX_RANK];
+  for (int i = 0; i < l->ndim - 2; i++) batch[i] = i;
+  SrVal *b = int_tuple(&s, l->ndim - 2, batch);
+  SrVal *c = sr_nn_keep(&s, sr_seq(NULL, SR_V_TUPLE, 2));
+  sr_seq_push(NULL, c, sr_ref(int_tuple(&s, 1, &lc)));
+  sr_seq_push(NULL, c, sr_ref(int_tuple(&s, 1, &rc)));
+  SrVal *bb = sr_nn_keep(&s, sr_seq(NULL, SR_V_TUPLE, 2));
+  sr_seq_push(NULL, bb, sr_ref(b));
+  sr_seq_push(NULL, bb, sr_ref(b));
+  SrVal *dn = sr_nn_keep(&s, sr_seq(NULL, SR_V_TUPLE, 2));
+  sr_seq_push(NULL, dn, sr_ref(c));
+  sr_seq_push(NULL, dn, sr_ref(bb));
+  SrVal *v[3] = {p[0], p[1], dn};
+  const char *kw[1] = {"precision"};
+  SrVal *kv[1] = {p[2]};
+  return sr_nn_done(&s, sr_nn_call(&s, "jax.lax.dot_general", 3, v, 1, kw, kv));
+}
+
+/* ---- index_take ---- */
+
+static SrVal *lax_index_take(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "index_take", "src, idxs, axes", p) < 0) return NULL;
+  int64_t axes[SR_MAX_RANK];
+  int nax;
+  if (sr_ints_arg(I, p[2], axes, &nax, "axes") < 0) return NULL;
+  SrNnScope s = {I, {0}, 0};
+  SrVal *src = sr_nn_call1(&s, "jax.numpy.asarray", p[0]);
+  SrVal *idxs = sr_nn_keep(&s, sr_iterate(I, p[1]));
+  if (!src || !idxs) return sr_nn_done(&s, NULL);
+  const SrType *st = vtype(I, src);
+  SrVal *parts = sr_nn_keep(&s, sr_seq(NULL, SR_V_LIST, idxs->seq.n));
+  int64_t one = 1;
+  for (int i = 0; i < idxs->seq.n; i++) {
+    SrVal *e = sr_nn_call2(&s, "jax.lax.expand_dims", idxs->seq.items[i], int_tuple(&s, 1, &one));
+    if (!e) return sr_nn_done(&s, NULL);
+    sr_seq_push(NULL, parts, sr_ref(e));
+  }
+  SrVal *indices = sr_nn_call2(&s, "jax.lax.concatenate", parts, sr_nn_int(&s, 1));
+  if (!indices) return sr_nn_done(&s, NULL);
+  const SrType *it = vtype(I, indices);
+  int64_t sizes[SR_MAX_RANK], lead[SR_MAX_RANK];
+  for (int i = 0; i < nax; i++) {
+    if (axes[i] < 0 || axes[i] >= st->ndim)
+      return sr_nn_done(&s, sr_raise(I, "IndexError", "tuple index out of range"));
+    sizes[i] = st->dims[axes[i]].size;
+  }
+  for (int i = 0; i < it->ndim - 1; i++) lead[i] = i;
+  SrVal *np_sizes = sr_nn_call1(&s, "numpy.array", int_tuple(&s, nax, sizes));
+  SrVal *max_idx = sr_nn_call2(&s, "jax.lax.expand_dims", np_sizes, int_tuple(&s, it->ndim - 1, lead));
+  indices = max_idx ? sr_nn_op(&s, SR_OP_MOD, indices, max_idx) : NULL;
+  if (!indices) return sr_nn_done(&s, NULL);
+  it = vtype(I, indices);
+  int64_t slice[SR_MAX_RANK], offset[SR_MAX_RANK];
+  for (int i = 0; i < st->ndim; i++) slice[i] = st->dims[i].size;
+  for (int i = 0; i < nax; i++) slice[axes[i]] = 1;
+  int noff = (int)(st->ndim - it->dims[1].size);
+  for (int i = 0; i < noff; i++) offset[i] = i + 1;
+  const char *dkw[3] = {"offset_dims", "collapsed_slice_dims", "start_index_map"};
+  SrVal *dkv[3] = {int_tuple(&s, noff < 0 ? 0 : noff, offset), int_tuple(&s, nax, axes), int_tuple(&s, nax, axes)};
+  SrVal *dn = sr_nn_call(&s, "jax.lax.GatherDimensionNumbers", 0, NULL, 3, dkw, dkv);
+  if (!dn) return sr_nn_done(&s, NULL);
+  SrVal *v[2] = {src, indices};
+  const char *kw[2] = {"dimension_numbers", "slice_sizes"};
+  SrVal *kv[2] = {dn, int_tuple(&s, st->ndim, slice)};
+  return sr_nn_done(&s, sr_nn_call(&s, "jax.lax.gather", 2, v, 2, kw, kv));
+}
+
+void sr_lax_small18_init(void) {
+  static const struct {
+    const char *names;
+    SrBuiltinFn fn;
+    const char *doc;
+  } defs[] = {
+      {"jax.lax.reduce", lax_reduce,
+       "reduce(operands, init_values, computation, dimensions, out_sharding=None): XLA's Reduce; lax.add, lax.mul, "
+       "lax.max, lax.min and the bitwise ops with their identity become reduce_sum, reduce_prod, ..."},
+      {"jax.lax.batch_matmul", lax_batch_matmul,
+       "batch_matmul(lhs, rhs, precision=None): matrix products over the leading batch dimensions"},
+      {"jax.lax.index_take", lax_index_take,
+       "index_take(src, idxs, axes): src at the indices idxs along axes (a gather, the indices wrapped)"},
+  };
+  for (size_t i = 0; i < sizeof defs / sizeof *defs; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);
+  /* names JAX exports as type aliases: their reprs */
+  static const char dot_dn[] =
+      "tuple[tuple[typing.Sequence[int], typing.Sequence[int]], tuple[typing.Sequence[int], typing.Sequence[int]]]";
+  sr_register("jax.lax.DotDimensionNumbers", sr_word(NULL, dot_dn, sizeof dot_dn - 1));
+  static const char conv_dn[] =
+      "typing.Union[tuple[str, str, str], jax._src.lax.convolution.ConvDimensionNumbers, NoneType]";
+  sr_register("jax.lax.ConvGeneralDilatedDimensionNumbers", sr_word(NULL, conv_dn, sizeof conv_dn - 1));
+}
