@@ -174,8 +174,7 @@ static int expand_bool(SrInterp *I, SrVal *mask, const SrType *t, int axis, int 
     sr_buf_free(&c);
     return -1;
   }
-  SrVal *as = NULL;
-  SrArray *arr = sr_concrete_of(I, mask, &as);
+  SrArray *arr = sr_concrete_of(I, mask, NULL);
   const unsigned char *data = arr ? sr_concrete_host_data(I, arr) : NULL;
   if (arr) sr_array_unref(arr);
   if (!data) return -1;
