@@ -34,7 +34,11 @@ SrVal *sr_aval_new(const SrType *t) { return sr_obj(&sr_aval_class, (void *)t); 
 
 /* Array objects freed lately, kept for the next concrete arrays (an eager
    loop makes and drops one an operation): a list of each thread's own. */
+#ifdef SR_ASAN
+#define SPARE_ARRAYS 0
+#else
 #define SPARE_ARRAYS 64
+#endif
 static _Thread_local struct {
   SrArrayObj *head;
   int n;

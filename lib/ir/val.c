@@ -229,7 +229,11 @@ size_t sr_val_collect_cycles(void) {
 
 /* Counted values freed lately, kept for the next ones (a loop makes and
    drops a few values an iteration): a list of each thread's own. */
+#ifdef SR_ASAN
+#define SPARE_VALS 0
+#else
 #define SPARE_VALS 64
+#endif
 static _Thread_local struct {
   SrVal *head;
   int n;

@@ -681,9 +681,9 @@ static SrVal *tuple3(SrVal *a, SrVal *b, SrVal *c) {
 static SrVal *conv1d_body(SrInterp *I, SrArgs *a) {
   const Conv1d *c = sr_current_builtin(I)->data;
   const char *op = c->correlate ? "correlate" : "convolve";
-  SrVal *xy[2] = {sr_ref(a->v[0]), sr_ref(a->v[1])};
+  SrVal *xy[2] = {a->v[0], a->v[1]};
+  if (sr_jnp_promote(I, 2, xy, op) < 0) return NULL; /* xy: new references */
   SrVal *r = NULL, *y2 = NULL, *xe = NULL, *ye = NULL, *o = NULL;
-  if (sr_jnp_promote(I, 2, xy, op) < 0) goto done;
   SrDtype dt = sr_value_type(I, xy[0])->dtype;
   if (c->pref < 0 && !sr_dtype_is_inexact(dt)) {
     /* promote_dtypes_inexact */

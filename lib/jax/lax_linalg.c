@@ -332,7 +332,7 @@ static SrVal *orth_body(SrInterp *I, SrArgs *a) {
   SrVal *e = sr_nn_call2(s, "jax.numpy.expand_dims", sr_nn_call1(s, "jax.numpy.sign", d), sr_nn_int(s, -2));
   SrVal *x = sr_nn_op(s, SR_OP_MUL, q, e);
   if (o->n < o->m) x = sr_nn_call1(s, "jax.numpy.matrix_transpose", x);
-  return sr_nn_done(s, sr_ref(x));
+  return sr_nn_done(s, x);
 }
 
 /* _check_prng_key: a typed key as it is, raw key data wrapped

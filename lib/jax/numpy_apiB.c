@@ -89,9 +89,9 @@ static SrVal *jnp_hanning(SrInterp *I, SrArgs *a) { return window(I, a, 3); }
 
 /* kron's jitted body */
 static SrVal *kron_body(SrInterp *I, SrArgs *a) {
-  SrVal *ab[2] = {sr_ref(a->v[0]), sr_ref(a->v[1])};
+  SrVal *ab[2] = {a->v[0], a->v[1]};
+  if (sr_jnp_promote(I, 2, ab, "kron") < 0) return NULL; /* ab: new references */
   SrVal *r = NULL, *ar = NULL, *br = NULL, *m = NULL;
-  if (sr_jnp_promote(I, 2, ab, "kron") < 0) goto done;
   const SrType *at = sr_value_type(I, ab[0]), *bt = sr_value_type(I, ab[1]);
   int nd = at->ndim;
   if (2 * nd > SR_MAX_RANK) {

@@ -582,7 +582,7 @@ static SrVal *intersect_mask_body(SrInterp *I, SrArgs *a) {
   SrVal *mask = lo ? sr_nn_op(&s, SR_OP_EQ, hi, lo) : NULL;
   if (!mask) return sr_nn_done(&s, NULL);
   SrVal *items[3] = {sr_ref(aux), sr_ref(mask), ind ? sr_ref(ind) : NULL};
-  return sr_nn_done(&s, sr_tuple(NULL, ri ? 3 : 2, items));
+  return sr_nn_done(&s, sr_nn_keep(&s, sr_tuple(NULL, ri ? 3 : 2, items)));
 }
 
 /* jnp.intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *,
@@ -625,7 +625,7 @@ static SrVal *jnp_intersect1d(SrInterp *I, SrArgs *a) {
   }
   if (!i2) return sr_nn_done(&s, NULL);
   SrVal *items[3] = {sr_ref(int1d), sr_ref(i1), sr_ref(i2)};
-  return sr_nn_done(&s, sr_tuple(NULL, 3, items));
+  return sr_nn_done(&s, sr_nn_keep(&s, sr_tuple(NULL, 3, items)));
 }
 
 /* ======================================================================
@@ -826,7 +826,7 @@ static SrVal *jnp_histogram(SrInterp *I, SrArgs *a) {
   }
   if (!counts) return sr_nn_done(&s, NULL);
   SrVal *items[2] = {sr_ref(counts), sr_ref(edges)};
-  return sr_nn_done(&s, sr_tuple(NULL, 2, items));
+  return sr_nn_done(&s, sr_nn_keep(&s, sr_tuple(NULL, 2, items)));
 }
 
 /* ======================================================================

@@ -143,6 +143,14 @@ static void raw_free(It *raw, int n) {
     if (raw[j].k == IT_ARRAY || raw[j].k == IT_BOOL) sr_unref(raw[j].v);
 }
 
+/* lax.full(shape, 0, dtype) */
+static SrVal *zeros(SrInterp *I, const int64_t *shape, int nd, int dtype) {
+  SrVal *zero = sr_int(NULL, 0);
+  SrVal *r = sr_lax_full(I, shape, nd, zero, dtype, NULL);
+  sr_unref(zero);
+  return r;
+}
+
 /* expand_bool_indices for one mask consuming axes from `axis`: its
    nonzero positions (np.where), one int32 index array per dim, into out
    (which gets mask.ndim entries). */
@@ -174,8 +182,7 @@ static int expand_bool(SrInterp *I, SrVal *mask, const SrType *t, int axis, int 
     sr_buf_free(&c);
     return -1;
   }
-  SrVal *as = NULL;
-  SrArray *arr = sr_concrete_of(I, mask, &as);
+  SrArray *arr = sr_concrete_of(I, mask, NULL);
   const unsigned char *data = arr ? sr_concrete_host_data(I, arr) : NULL;
   if (arr) sr_array_unref(arr);
   if (!data) return -1;
@@ -578,7 +585,7 @@ static int index_to_gather(SrInterp *I, Indexer *x, GatherIx *o) {
   }
   if (ngi == 0) {
     int64_t z = 0;
-    o->indices = sr_lax_full(I, &z, 1, sr_int(NULL, 0), SR_I32, NULL);
+    o->indices = zeros(I, &z, 1, SR_I32);
   } else if (ngi == 1) {
     int64_t d = sr_value_type(I, gi[0].a)->ndim;
     o->indices = sr_lax_expand_dims(I, gi[0].a, &d, 1);
@@ -695,7 +702,7 @@ static SrVal *do_gather(SrInterp *I, SrVal *x, SrVal *key, const IxOpts *op) {
   int empty = 0;
   for (int i = 0; i < g.nslice_shape; i++) empty |= g.slice_shape[i] == 0;
   if (empty) {
-    r = sr_lax_full(I, g.slice_shape, g.nslice_shape, sr_int(NULL, 0), t->dtype, NULL);
+    r = zeros(I, g.slice_shape, g.nslice_shape, t->dtype);
     sr_unref(g.indices);
     sr_unref(xe);
     return r;
@@ -1263,7 +1270,7 @@ static SrVal *take_body(SrInterp *I, SrArgs *a) {
     for (int i = 0; i < axis; i++) os[n++] = ss[i];
     for (int i = 0; i < nd; i++) os[n++] = it->dims[i].size;
     for (int i = (int)axis + 1; i < t->ndim; i++) os[n++] = ss[i];
-    r = sr_lax_full(I, os, n, sr_int(NULL, 0), t->dtype, NULL);
+    r = zeros(I, os, n, t->dtype);
     goto out;
   }
   ss[axis] = 1;
@@ -1419,7 +1426,7 @@ static SrVal *take_along_body(SrInterp *I, SrArgs *a) {
   }
   int64_t axis_size = t->dims[axis].size;
   if (axis_size == 0) {
-    r = sr_lax_full(I, out_shape, rank, sr_int(NULL, 0), t->dtype, NULL);
+    r = zeros(I, out_shape, rank, t->dtype);
     goto out;
   }
   int wrap = d->has_wrap ? d->wrap : strcmp(d->mode, "promise_in_bounds") != 0;

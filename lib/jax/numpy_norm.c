@@ -101,7 +101,7 @@ static SrVal *norm_body(SrInterp *I, SrArgs *a) {
   int64_t axes[SR_MAX_RANK];
   int na = n->naxes;
   if (!n->has_axis) {
-    if (n->kind == ORD_NONE) return sr_nn_done(s, sr_ref(two_norm(s, x, NULL, keep)));
+    if (n->kind == ORD_NONE) return sr_nn_done(s, two_norm(s, x, NULL, keep));
     na = nd;
     for (int i = 0; i < nd; i++) axes[i] = i;
   } else {
@@ -109,7 +109,7 @@ static SrVal *norm_body(SrInterp *I, SrArgs *a) {
       if (sr_api_axis(I, n->axes[i], nd, &axes[i]) < 0) return sr_nn_done(s, NULL);
   }
   if (na == 1)
-    return sr_nn_done(s, sr_ref(vector_norm(s, x, axes_val(s, axes, 1), keep, n->kind, n->kind ? n->ord : 2)));
+    return sr_nn_done(s, vector_norm(s, x, axes_val(s, axes, 1), keep, n->kind, n->kind ? n->ord : 2));
   if (na != 2) {
     SrBuf b = SR_BUF_INIT;
     sr_buf_puts(&b, "(");
@@ -124,18 +124,18 @@ static SrVal *norm_body(SrInterp *I, SrArgs *a) {
   }
   int64_t row = axes[0], col = axes[1];
   SrVal *both = axes_val(s, axes, 2);
-  if (n->kind == ORD_NONE || n->kind == ORD_FRO) return sr_nn_done(s, sr_ref(two_norm(s, x, both, keep)));
+  if (n->kind == ORD_NONE || n->kind == ORD_FRO) return sr_nn_done(s, two_norm(s, x, both, keep));
   if (n->kind == ORD_NUM && (n->ord == 1 || n->ord == -1)) {
     if (!keep && col > row) col--;
     SrVal *sm = rsum(s, sr_nn_call1(s, "jax.numpy.abs", x), sr_nn_int(s, row), keep, NULL);
     SrVal *ca = sr_nn_int(s, col);
-    return sr_nn_done(s, sr_ref(n->ord == 1 ? ramax0(s, sm, ca, keep) : ramin(s, sm, ca, keep)));
+    return sr_nn_done(s, n->ord == 1 ? ramax0(s, sm, ca, keep) : ramin(s, sm, ca, keep));
   }
   if (n->kind == ORD_NUM && isinf(n->ord)) {
     if (!keep && row > col) row--;
     SrVal *sm = rsum(s, sr_nn_call1(s, "jax.numpy.abs", x), sr_nn_int(s, col), keep, NULL);
     SrVal *ra = sr_nn_int(s, row);
-    return sr_nn_done(s, sr_ref(n->ord > 0 ? ramax0(s, sm, ra, keep) : ramin(s, sm, ra, keep)));
+    return sr_nn_done(s, n->ord > 0 ? ramax0(s, sm, ra, keep) : ramin(s, sm, ra, keep));
   }
   if (n->kind == ORD_NUC || (n->kind == ORD_NUM && (n->ord == 2 || n->ord == -2))) {
     /* moveaxis(x, axis, (-2, -1)), svd(x, compute_uv=False), then amax
@@ -150,7 +150,7 @@ static SrVal *norm_body(SrInterp *I, SrArgs *a) {
     else if (n->ord > 0) y = ramax0(s, sv, m1, 0);
     else y = ramin(s, sv, m1, 0);
     if (keep) y = sr_nn_call2(s, "jax.numpy.expand_dims", y, both);
-    return sr_nn_done(s, sr_ref(y));
+    return sr_nn_done(s, y);
   }
   SrBuf b = SR_BUF_INIT;
   if (n->ord == floor(n->ord) && fabs(n->ord) < 1e15) sr_buf_printf(&b, "%lld", (long long)n->ord);
@@ -201,7 +201,7 @@ static SrVal *norm_call(SrInterp *I, SrVal *x, SrVal *ordv, SrVal *axis, SrVal *
     SrVal *ax = n->has_axis ? axis : NULL;
     SrVal *r = xa ? vector_norm(s, xa, ax, n->keepdims, n->kind, n->kind ? n->ord : 2) : NULL;
     free(n);
-    return sr_nn_done(s, r ? sr_ref(r) : NULL);
+    return sr_nn_done(s, r);
   }
   SrVal *b = sr_builtin_with("norm", norm_body, n, free);
   SrArgs ja = {1, &x, 0, NULL, NULL, NULL};

@@ -104,7 +104,7 @@ SrVal *sr_jnp_repeat_general(SrInterp *I, SrVal *x, SrVal *repeats, int64_t axis
   if (!t->ndim) {
     if (rt->ndim == 1 && rt->dims[0].size == 1) {
       SrVal *v[2] = {KEEP(sr_int_tuple(&total, 1)), x};
-      return sr_nn_done(s, sr_ref(sr_nn_call(s, "jax.numpy.full", 2, v, 0, NULL, NULL)));
+      return sr_nn_done(s, sr_nn_call(s, "jax.numpy.full", 2, v, 0, NULL, NULL));
     }
     return sr_nn_done(s, sr_raise(I, "ValueError",
                                   "`repeat` with a scalar parameter `a` is only implemented for scalar values of the "
@@ -118,9 +118,9 @@ SrVal *sr_jnp_repeat_general(SrInterp *I, SrVal *x, SrVal *repeats, int64_t axis
     const char *kw[1] = {"dtype"};
     SrVal *kwv[1] = {KEEP(sr_dtype_val(NULL, t->dtype))};
     SrVal *e = sr_nn_call(s, "jax.numpy.array", 1, v, 1, kw, kwv);
-    return sr_nn_done(s, sr_ref(sr_nn_call2(s, "jax.numpy.reshape", e, KEEP(sr_int_tuple(shape, t->ndim)))));
+    return sr_nn_done(s, sr_nn_call2(s, "jax.numpy.reshape", e, KEEP(sr_int_tuple(shape, t->ndim))));
   }
-  if (t->dims[axis].size == 0) return sr_nn_done(s, sr_ref(x));
+  if (t->dims[axis].size == 0) return sr_nn_done(s, x);
   SrVal *rv[1] = {r};
   const char *kw[1] = {"shift"};
   SrVal *kwv[1] = {sr_nn_int(s, 1)};
@@ -134,5 +134,5 @@ SrVal *sr_jnp_repeat_general(SrInterp *I, SrVal *x, SrVal *repeats, int64_t axis
   SrVal *tv[2] = {x, gi};
   const char *tk[1] = {"axis"};
   SrVal *tkv[1] = {sr_nn_int(s, axis)};
-  return sr_nn_done(s, gi ? sr_ref(sr_nn_call(s, "jax.numpy.take", 2, tv, 1, tk, tkv)) : NULL);
+  return sr_nn_done(s, gi ? sr_nn_call(s, "jax.numpy.take", 2, tv, 1, tk, tkv) : NULL);
 }

@@ -347,7 +347,7 @@ static SrVal *digitize_body(SrInterp *I, SrArgs *a) {
   if (bt->dims[0].size == 0) {
     const char *kw[1] = {"dtype"};
     SrVal *dv = KEEP(sr_dtype_val(NULL, SR_I32));
-    return sr_nn_done(s, sr_ref(sr_nn_call(s, "jax.numpy.zeros_like", 1, &x, 1, kw, &dv)));
+    return sr_nn_done(s, sr_nn_call(s, "jax.numpy.zeros_like", 1, &x, 1, kw, &dv));
   }
   /* side = 'right' if not right else 'left' */
   const char *side = d->right ? "left" : "right";
@@ -365,7 +365,7 @@ static SrVal *digitize_body(SrInterp *I, SrArgs *a) {
   SrVal *rv[2] = {rev, x};
   SrVal *bwd = rev ? sr_nn_call(s, "jax.numpy.searchsorted", 2, rv, 2, kw, kwv) : NULL;
   SrVal *nb = bwd ? sr_nn_op(s, SR_OP_SUB, sr_nn_int(s, bt->dims[0].size), bwd) : NULL;
-  return sr_nn_done(s, nb ? sr_ref(sr_nn_call3(s, "jax.numpy.where", cond, fwd, nb)) : NULL);
+  return sr_nn_done(s, nb ? sr_nn_call3(s, "jax.numpy.where", cond, fwd, nb) : NULL);
 }
 
 /* digitize(x, bins, right=False, *, method=None) */
@@ -492,7 +492,7 @@ static SrVal *interp_body(SrInterp *I, SrArgs *a) {
     if (ra && !d->period) f = sr_nn_call3(s, "jax.numpy.where", sr_nn_op(s, SR_OP_GT, x, idx(s, xp, sr_nn_int(s, -1))), ra, f);
     else if (!ra) f = NULL;
   }
-  return sr_nn_done(s, f ? sr_ref(f) : NULL);
+  return sr_nn_done(s, f);
 }
 
 /* left= / right=: None, 'extrapolate' (static), or a value (traced) */

@@ -109,7 +109,7 @@ static SrVal *lexsort_body(SrInterp *I, SrArgs *a) {
   ops[n] = iota;
   SrVal *r = KEEP(sr_bindv(I, SR_P_sort, n + 1, ops, "dimension", sr_int(NULL, ax), "is_stable", sr_bool(1),
                            "num_keys", sr_int(NULL, n), NULL));
-  return sr_nn_done(s, r ? sr_ref(r->seq.items[n]) : NULL);
+  return sr_nn_done(s, r ? r->seq.items[n] : NULL);
 }
 
 static SrVal *lexsort_call(SrInterp *I, SrVal *keys, int64_t axis) {
@@ -202,7 +202,7 @@ static SrVal *jnp_bincount(SrInterp *I, SrArgs *a) {
       return sr_nn_done(s, NULL);
     }
   }
-  return sr_nn_done(s, sr_ref(bincount_impl(s, x, w, length)));
+  return sr_nn_done(s, bincount_impl(s, x, w, length));
 }
 
 /* ---- nonzero ---- */
@@ -540,7 +540,7 @@ static SrVal *jnp_unique(SrInterp *I, SrArgs *a) {
   SCOPE(I);
   SrVal *r = unique_common(s, p[0], p[4], want, equal_nan, p[6], p[7], "unique");
   if (!r) return sr_nn_done(s, NULL);
-  return sr_nn_done(s, r->seq.n == 1 ? sr_ref(r->seq.items[0]) : sr_ref(r));
+  return sr_nn_done(s, r->seq.n == 1 ? r->seq.items[0] : r);
 }
 
 /* the NamedTuple results of unique_all / unique_counts / unique_inverse */
@@ -566,8 +566,8 @@ static SrVal *unique_face(SrInterp *I, SrArgs *a, const char *name, int want, co
   SCOPE(I);
   SrVal *r = unique_common(s, p[0], NULL, want, 0, p[1], p[2], name);
   if (!r) return sr_nn_done(s, NULL);
-  if (!cls) return sr_nn_done(s, sr_ref(r->seq.items[0]));
-  return sr_nn_done(s, sr_ref(named_result(s, cls, fields, r)));
+  if (!cls) return sr_nn_done(s, r->seq.items[0]);
+  return sr_nn_done(s, named_result(s, cls, fields, r));
 }
 
 static SrVal *jnp_unique_values(SrInterp *I, SrArgs *a) { return unique_face(I, a, "unique_values", 0, NULL, NULL); }

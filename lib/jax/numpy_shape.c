@@ -581,15 +581,13 @@ static SrVal *jnp_roll(SrInterp *I, SrArgs *a) {
     goto fail;
   }
   if (ints_arg(I, p[1], d->shifts, &d->nshift, "shift") < 0) goto fail;
-  SrVal *src = x;
-  if (ravel) {
-    int64_t n = sr_type_numel(t);
-    src = sr_lax_reshape(I, x, &n, 1, NULL);
-    if (!src) goto fail;
-  }
+  /* a reference of our own: reshaping a 1-d x gives x back */
+  int64_t numel = sr_type_numel(t);
+  SrVal *src = ravel ? sr_lax_reshape(I, x, &numel, 1, NULL) : sr_ref(x);
+  if (!src) goto fail;
   for (int i = 0; i < d->n; i++)
     if (sr_api_axis(I, d->axes[i], vtype(I, src)->ndim, &d->axes[i]) < 0) {
-      if (src != x) sr_unref(src);
+      sr_unref(src);
       goto fail;
     }
   for (int i = 0; i < d->n; i++)
@@ -601,11 +599,11 @@ static SrVal *jnp_roll(SrInterp *I, SrArgs *a) {
                b.p, s.p);
       sr_buf_free(&b);
       sr_buf_free(&s);
-      if (src != x) sr_unref(src);
+      sr_unref(src);
       goto fail;
     }
   r = sr_api_jit(I, "_roll_static", roll_body, d, 1, &src);
-  if (src != x) sr_unref(src);
+  sr_unref(src);
   if (r && ravel) {
     int64_t shape[SR_MAX_RANK];
     shape_of(t, shape);

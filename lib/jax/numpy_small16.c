@@ -241,7 +241,8 @@ static SrVal *unwrap_body(SrInterp *I, SrArgs *a) {
   if (promote(&s, 2, v) < 0) return sr_nn_done(&s, NULL);
   SrVal *p = v[0], *period = v[1], *discont = a->n == 3 ? a->v[1] : sr_none();
   const SrType *t = vtype(I, p);
-  if ((sr_dtype_is_inexact(t->dtype) && !sr_dtype_is_float(t->dtype))) return sr_raise(I, "ValueError", "jnp.unwrap does not support complex inputs.");
+  if (sr_dtype_is_inexact(t->dtype) && !sr_dtype_is_float(t->dtype))
+    return sr_nn_done(&s, sr_raise(I, "ValueError", "jnp.unwrap does not support complex inputs."));
   int64_t ax;
   if (sr_api_axis(I, axis, t->ndim, &ax) < 0) return sr_nn_done(&s, NULL);
   if (t->dims[ax].size == 0) return sr_nn_done(&s, p);
@@ -537,7 +538,7 @@ static SrVal *jnp_polydiv(SrInterp *I, SrArgs *a) {
   if (uv[0]) uv[1] = sr_nn_keep(&s, sr_jnp_asarray(I, p[1], -1));
   if (!uv[1] || sr_nn_promote_inexact(&s, 2, uv, "polydiv") < 0) return sr_nn_done(&s, NULL);
   SrVal *u = uv[0], *v = uv[1];
-  if (!vtype(I, u)->ndim || !vtype(I, v)->ndim) return sr_raise(I, "TypeError", "len() of unsized object");
+  if (!vtype(I, u)->ndim || !vtype(I, v)->ndim) return sr_nn_done(&s, sr_raise(I, "TypeError", "len() of unsized object"));
   int64_t m = vtype(I, u)->dims[0].size - 1, n = vtype(I, v)->dims[0].size - 1;
   SrVal *scale = sr_nn_op(&s, SR_OP_DIV, sr_nn_float(&s, 1.0), sr_nn_keep(&s, sr_getindex(I, v, 0)));
   SrVal *len = sr_nn_int(&s, m - n + 1 > 1 ? m - n + 1 : 1);

@@ -223,13 +223,13 @@ static SrVal *gumbel_body(SrInterp *I, SrArgs *a) {
     SrVal *x = sum ? sr_nn_call3(s, "jax.numpy.where", cond, high, sum) : NULL;
     SrVal *l1 = x ? sr_nn_call1(s, "jax.numpy.log1p", KEEP(sr_lax_unary(I, SR_P_neg, x))) : NULL;
     SrVal *l2 = l1 ? sr_nn_call1(s, "jax.numpy.log", KEEP(sr_lax_unary(I, SR_P_neg, l1))) : NULL;
-    return sr_nn_done(s, l2 ? sr_lax_unary(I, SR_P_neg, l2) : NULL);
+    return sr_nn_done(s, l2 ? KEEP(sr_lax_unary(I, SR_P_neg, l2)) : NULL);
   }
   SrVal *u = uniform(s, a->v[0], r->shape, r->nd, r->dt, lit(s, r->dt, float_tiny(r->dt), 0), NULL);
   SrVal *l1 = sr_nn_call1(s, "jax.numpy.log", u);
   SrVal *n1 = l1 ? KEEP(sr_lax_unary(I, SR_P_neg, l1)) : NULL;
   SrVal *l2 = sr_nn_call1(s, "jax.numpy.log", n1);
-  return sr_nn_done(s, l2 ? sr_lax_unary(I, SR_P_neg, l2) : NULL);
+  return sr_nn_done(s, l2 ? KEEP(sr_lax_unary(I, SR_P_neg, l2)) : NULL);
 }
 
 /* gumbel's mode: 0 'low' (or None: the use_high_dynamic_range_gumbel
@@ -298,10 +298,10 @@ static SrVal *bernoulli_body(SrInterp *I, SrArgs *a) {
     SrVal *uu = u ? sr_nn_call1(s, "builtins.tuple", u) : NULL;
     if (!uu) return sr_nn_done(s, NULL);
     SrVal *u2 = OP(MUL, uu->seq.items[1], sr_nn_float(s, ldexp(1.0, -nmant)));
-    return sr_nn_done(s, u2 ? sr_ref(OP(LT, u2, OP(SUB, a->v[1], uu->seq.items[0]))) : NULL);
+    return sr_nn_done(s, u2 ? OP(LT, u2, OP(SUB, a->v[1], uu->seq.items[0])) : NULL);
   }
   SrVal *u = uniform(s, a->v[0], r->shape, r->nd, r->dt, NULL, NULL);
-  return sr_nn_done(s, sr_ref(OP(LT, u, a->v[1])));
+  return sr_nn_done(s, OP(LT, u, a->v[1]));
 }
 
 /* bernoulli's checks and its jit on a checked key. */
@@ -376,7 +376,7 @@ static SrVal *rademacher_body(SrInterp *I, SrArgs *a) {
   SrVal *b = half ? KEEP(bernoulli_call(I, a->v[0], half, r->shape, r->nd, 0, 0)) : NULL;
   SrVal *c = b ? KEEP(sr_lax_convert(I, b, r->dt, 0, NULL)) : NULL;
   SrVal *m = OP(SUB, OP(MUL, sr_nn_int(s, 2), c), sr_nn_int(s, 1));
-  return sr_nn_done(s, m ? sr_lax_convert(I, m, r->dt, 0, NULL) : NULL);
+  return sr_nn_done(s, m ? KEEP(sr_lax_convert(I, m, r->dt, 0, NULL)) : NULL);
 }
 
 /* rademacher(key, shape=(), dtype=None, *, out_sharding=None) */
@@ -492,7 +492,7 @@ static SrVal *randint_body(SrInterp *I, SrArgs *a) {
   SrVal *off = bin(s, SR_P_add, bin(s, SR_P_mul, bin(s, SR_P_rem, higher, span), mult), bin(s, SR_P_rem, lower, span));
   off = bin(s, SR_P_rem, off, span);
   SrVal *offc = off ? KEEP(sr_lax_convert(I, off, dt, 0, NULL)) : NULL;
-  return sr_nn_done(s, sr_ref(bin(s, SR_P_add, minval, offc)));
+  return sr_nn_done(s, bin(s, SR_P_add, minval, offc));
 }
 
 /* randint's checks, the 32-bit sampling of narrow dtypes and the jit, on a
@@ -524,7 +524,7 @@ static SrVal *randint_call(SrInterp *I, SrVal *key, const int64_t *shape, int nd
   }
   SrVal *args[3] = {key, mn, mx};
   SrVal *r = KEEP(jit(I, "_randint", randint_body, rargs(shape, nd, sdt, 0), 3, args));
-  return sr_nn_done(s, r ? sr_lax_convert(I, r, dt, 0, NULL) : NULL);
+  return sr_nn_done(s, r ? KEEP(sr_lax_convert(I, r, dt, 0, NULL)) : NULL);
 }
 
 /* randint(key, shape, minval, maxval, dtype=None, *, out_sharding=None) */
@@ -565,7 +565,7 @@ static SrVal *shuffle_body(SrInterp *I, SrArgs *a) {
     SrVal *kv = sr_nn_call(s, "jax.lax.sort_key_val", 2, v, 1, kw, kwv);
     x = kv && sr_is_seq(kv) && kv->seq.n == 2 ? kv->seq.items[1] : NULL;
   }
-  return sr_nn_done(s, x ? sr_ref(x) : NULL);
+  return sr_nn_done(s, x);
 }
 
 static SrVal *shuffle(SrInterp *I, SrVal *key, SrVal *x, int64_t axis) {
@@ -590,15 +590,15 @@ static SrVal *permutation_call(SrInterp *I, SrVal *key, SrVal *x, int64_t axis, 
     int64_t n;
     if (sr_as_int(I, x, "argument x of jax.random.permutation()", &n) < 0) return sr_nn_done(s, NULL);
     SrVal *ar = arange(s, n);
-    return sr_nn_done(s, ar ? shuffle(I, key, ar, ax) : NULL);
+    return sr_nn_done(s, ar ? KEEP(shuffle(I, key, ar, ax)) : NULL);
   }
-  if (independent || t->ndim == 1) return sr_nn_done(s, shuffle(I, key, xa, ax));
+  if (independent || t->ndim == 1) return sr_nn_done(s, KEEP(shuffle(I, key, xa, ax)));
   SrVal *ar = arange(s, t->dims[ax].size);
   SrVal *ind = ar ? KEEP(shuffle(I, key, ar, 0)) : NULL;
   SrVal *v[3] = {xa, ind, sr_nn_int(s, ax)};
   const char *kw[1] = {"unique_indices"};
   SrVal *kwv[1] = {KEEP(sr_bool(1))};
-  return sr_nn_done(s, sr_ref(sr_nn_call(s, "jax.numpy.take", 3, v, 1, kw, kwv)));
+  return sr_nn_done(s, sr_nn_call(s, "jax.numpy.take", 3, v, 1, kw, kwv));
 }
 
 /* permutation(key, x, axis=0, independent=False, *, out_sharding=None) */
@@ -664,7 +664,7 @@ static SrVal *bi_categorical(SrInterp *I, SrArgs *a) {
     SrVal *sum = gum && ex ? OP(ADD, gum, ex) : NULL;
     SrVal *v[2] = {sum, sr_nn_int(s, (ax - ln) + g)};
     const char *kw[1] = {"axis"};
-    return sr_nn_done(s, sr_ref(sr_nn_call(s, "jax.numpy.argmax", 1, v, 1, kw, v + 1)));
+    return sr_nn_done(s, sr_nn_call(s, "jax.numpy.argmax", 1, v, 1, kw, v + 1));
   }
   /* logits + gumbel(key, logits.shape); lax.top_k over the moved axis */
   int64_t lshape[SR_MAX_RANK];
@@ -687,7 +687,7 @@ static SrVal *bi_categorical(SrInterp *I, SrArgs *a) {
   perm[0] = it->ndim - 1;
   for (int i = 1; i < it->ndim; i++) perm[i] = i - 1;
   SrVal *tr = it->ndim > 1 ? KEEP(sr_lax_transpose(I, ind, perm, it->ndim)) : ind;
-  return sr_nn_done(s, tr ? sr_lax_reshape(I, tr, shape, nd, NULL) : NULL);
+  return sr_nn_done(s, tr ? KEEP(sr_lax_reshape(I, tr, shape, nd, NULL)) : NULL);
 }
 
 /* ---- choice ---- */
@@ -728,7 +728,7 @@ static SrVal *bi_choice(SrInterp *I, SrArgs *a) {
   int64_t n_draws = sr_shape_numel(nd, shape);
   if (n_draws == 0) {
     SrVal *v[2] = {shape_tuple(s, shape, nd), KEEP(sr_dtype_val(NULL, at->dtype))};
-    return sr_nn_done(s, sr_ref(sr_nn_call(s, "jax.numpy.zeros", 2, v, 0, NULL, NULL)));
+    return sr_nn_done(s, sr_nn_call(s, "jax.numpy.zeros", 2, v, 0, NULL, NULL));
   }
   if (n_inputs <= 0) return sr_nn_done(s, sr_raise(I, "ValueError", "a must be greater than 0 unless no samples are taken"));
   if (!replace && n_draws > n_inputs)
@@ -813,8 +813,8 @@ static SrVal *bi_choice(SrInterp *I, SrArgs *a) {
   const SrType *rt = type_of(s, result);
   int same = rt && rt->ndim == no;
   for (int i = 0; same && i < no; i++) same = rt->dims[i].size == out[i];
-  if (same) return sr_nn_done(s, sr_ref(result));
-  return sr_nn_done(s, sr_lax_reshape(I, result, out, no, NULL));
+  if (same) return sr_nn_done(s, result);
+  return sr_nn_done(s, KEEP(sr_lax_reshape(I, result, out, no, NULL)));
 }
 
 void sr_random_more_init(void) {

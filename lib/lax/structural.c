@@ -369,13 +369,15 @@ static SrVal *vmap_sharding(SrBatch *b, const SrVal *sh) {
   return sr_sharding_val(NULL, sh->sh.mesh, &ns, sh->sh.memory_kind);
 }
 
-/* lax.broadcast(x, (b->size,)) of an unmapped x; with out_sharding the
+/* lax.broadcast(x, (size,)) of an unmapped x; with out_sharding the
    new axis sharded as dim d of `like` and x's own dims as they are
-   (concatenate's rule), else none. */
-static SrVal *broadcast_front(SrBatch *b, SrVal *x, const SrType *like, int d) {
+   (concatenate's rule), else none.  Binds through b (whose pool keeps the
+   result): a copy of b is only for the type. */
+static SrVal *broadcast_front(SrBatch *b, int64_t size, SrVal *x, const SrType *like, int d) {
   const SrType *t = sr_ad_type(&b->ad, x);
   if (!t) return NULL;
   SrBatch plain = *b;
+  plain.size = size;
   plain.nspmd = 0;
   SrTypeBuilder tb;
   sr_type_builder(&tb, sr_batch_mapped_type(&plain, t, 0));
@@ -1629,12 +1631,11 @@ BATCH(batch_concatenate) {
   for (uint32_t i = 0; i < e->nin && !like; i++)
     if (bd[i] != SR_NOT_MAPPED) like = sr_ad_type(&b->ad, x[i]), ld = bd[i];
   if (!like) return -1;
-  SrBatch sized = *b;
-  sized.size = like->dims[ld].size;
+  int64_t size = like->dims[ld].size;
   SrVal *small[16], **ops = e->nin <= 16 ? small : sr_xcalloc(e->nin, sizeof *ops);
   int rc = 0;
   for (uint32_t i = 0; i < e->nin && rc == 0; i++) {
-    ops[i] = bd[i] != SR_NOT_MAPPED ? sr_batch_moveaxis(b, x[i], bd[i], 0) : broadcast_front(&sized, x[i], like, ld);
+    ops[i] = bd[i] != SR_NOT_MAPPED ? sr_batch_moveaxis(b, x[i], bd[i], 0) : broadcast_front(b, size, x[i], like, ld);
     if (!ops[i]) rc = -1;
   }
   if (rc == 0)
@@ -1861,12 +1862,11 @@ BATCH(batch_stack) {
     int ob = axis <= bd[0] ? bd[0] + 1 : bd[0];
     return batch_out(e, sr_batch_bind_with(b, e, (int)e->nin, x, "axis", sr_int(NULL, oa), NULL), ob, y, ybd);
   }
-  SrBatch sized = *b;
-  sized.size = batch_size(b, e, x, bd);
+  int64_t size = batch_size(b, e, x, bd);
   SrVal *small[16], **ops = e->nin <= 16 ? small : sr_xcalloc(e->nin, sizeof *ops);
   int rc = 0;
   for (uint32_t i = 0; i < e->nin && rc == 0; i++) {
-    ops[i] = bd[i] != SR_NOT_MAPPED ? sr_batch_moveaxis(b, x[i], bd[i], 0) : broadcast_front(&sized, x[i], NULL, 0);
+    ops[i] = bd[i] != SR_NOT_MAPPED ? sr_batch_moveaxis(b, x[i], bd[i], 0) : broadcast_front(b, size, x[i], NULL, 0);
     if (!ops[i]) rc = -1;
   }
   if (rc == 0) rc = batch_out(e, sr_batch_bind_with(b, e, (int)e->nin, ops, "axis", sr_int(NULL, axis + 1), NULL), 0, y, ybd);
@@ -2187,9 +2187,8 @@ BATCH(batch_pad) {
   SrVal *op = x[0], *pv = x[1];
   int d = bd[0];
   if (d == SR_NOT_MAPPED) {
-    SrBatch sized = *b;
-    sized.size = batch_size(b, e, x, bd);
-    op = broadcast_front(&sized, op, NULL, 0);
+    op = broadcast_front(b, batch_size(b, e, x, bd), op, NULL, 0);
+    if (!op) return -1;
     d = 0;
   }
   memmove(cfg + 3 * d + 3, cfg + 3 * d, (size_t)(3 * (n - d)) * sizeof *cfg);

@@ -19,6 +19,18 @@
 #include <stdint.h>
 #include <string.h>
 
+/* SR_ASAN: built with AddressSanitizer.  The free lists of counted
+   values and array objects then hand what is freed back to malloc, so
+   that a leak report names where a block was made and a use after free
+   is caught. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SR_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SR_ASAN 1
+#endif
+#endif
+
 void *sr_xmalloc(size_t n);
 void *sr_xcalloc(size_t n, size_t size);
 void *sr_xrealloc(void *p, size_t n);
