@@ -23,6 +23,7 @@
 #include "check/check.h"
 #include "exec/fold.h"
 #include "exec/eval_par.h"
+#include "exec/ew_pieces.h"
 #include "exec/kern.h"
 #include "exec/kern_simd.h"
 #include "exec/layout.h"
@@ -736,18 +737,43 @@ static int reads(const SrEqn *q, const SrVar *v) {
   return 0;
 }
 
-/* Whether A is held by the walk alone, each device's shard a buffer of
-   its own. */
+/* Whether A is held by the walk alone and each of its buffers by A alone
+   (devices may share one: unshare gives each its own). */
 static int owned(const SrArray *A) {
   if (!A || A->rc != 1 || A->local) return 0;
   for (int d = 0; d < A->ndev; d++) {
     const SrBuffer *b = A->shard[d];
-    if (!b) continue;
-    if (!sr_buffer_unique(b)) return 0;
-    for (int e = 0; e < d; e++)
-      if (A->shard[e] == b) return 0;
+    int n = 0;
+    for (int e = 0; b && e < A->ndev; e++) n += A->shard[e] == b;
+    if (b && (b->rc != n || (b->base && b->base->rc != 1))) return 0;
   }
   return 1;
+}
+
+/* Gives each device of A (owned) a buffer of its own, the copies side by
+   side on the pool: the devices accumulate apart (the zeros that a
+   reshard to unreduced gives devices 1 and up are one buffer). */
+static int unshare(SrEvalCtx *cx, SrArray *A) {
+  SrCopy *c = NULL;
+  int n = 0, rc = 0;
+  for (int d = 0; d < A->ndev && rc == 0; d++) {
+    SrBuffer *b = A->shard[d];
+    int e = 0;
+    while (b && e < d && A->shard[e] != b) e++;
+    if (!b || e == d) continue;
+    SrBuffer *o = sr_ev_buffer(cx, b->nbytes);
+    if (!o) {
+      rc = -1;
+      break;
+    }
+    if (!c) c = sr_xmalloc((size_t)A->ndev * sizeof *c);
+    c[n++] = (SrCopy){o->data, b->data, b->nbytes};
+    sr_buffer_unref(b);
+    A->shard[d] = o;
+  }
+  sr_copies_run(c, n);
+  free(c);
+  return rc;
 }
 
 static int plan_accum(const SrEvalCtx *cx, const SrJaxpr *j, uint32_t k, const uint8_t *dead, const int32_t *last,
@@ -788,14 +814,16 @@ static int plan_accum(const SrEvalCtx *cx, const SrJaxpr *j, uint32_t k, const u
 static int run_accum(SrEvalCtx *cx, const SrJaxpr *j, uint32_t k, const AccPlan *pl, SrArray **env,
                      const int32_t *last, const SrEvDest *dest, const int32_t *dest_of, uint8_t *skip) {
   SrEvAccIn acc = {pl->n, {0}, {0}};
+  int rc = 0;
   for (int i = 0; i < pl->n; i++) {
     const SrVar *v = j->eqns[pl->add[i]].in[1 - pl->pos[i]];
     acc.out[i] = (int32_t)pl->out[i];
     acc.in[i] = env[v->id];
     env[v->id] = NULL;
+    if (rc == 0) rc = unshare(cx, acc.in[i]);
   }
   cx->acc = &acc;
-  int rc = run_eqn(cx, &j->eqns[k], k, env, last, dest, dest_of);
+  if (rc == 0) rc = run_eqn(cx, &j->eqns[k], k, env, last, dest, dest_of);
   cx->acc = NULL;
   int left = 0;
   for (int i = 0; i < pl->n; i++) {
