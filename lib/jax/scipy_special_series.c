@@ -1,0 +1,515 @@
+/* scipy_special_series.c: the functions of jax.scipy.special that are
+ * series, continued fractions, rational approximations and loops
+ * (jax/_src/scipy/special.py, third_party/scipy/special.py's fresnel):
+ * bernoulli, bessel_jn, dawsn, exp1, expi, expn, fresnel, hyp1f1,
+ * hyp2f1, owens_t, sici, spence and zeta.  Each is written as JAX writes
+ * it, on the registered jax.numpy and jax.lax functions, with JAX's
+ * wrappers: @jit is a jit equation named for the function (sr_api_jit),
+ * jnp.vectorize is jax.numpy.vectorize, @custom_jvp a jax.custom_jvp
+ * object with JAX's rule, and the loops are lax.while_loop, fori_loop and
+ * scan over builtins, so that they trace, jit, vmap and differentiate as
+ * JAX's do.  expn's n, a nondiff argument of JAX's custom_jvp, is an
+ * argument of the custom_jvp here under lax.stop_gradient (shardrepl's
+ * custom_jvp has no nondiff_argnums): the same values and derivatives.
+ * sph_harm_y and wofz, whose results are complex, raise
+ * NotImplementedError.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jax/jax.h"
+#include "jax/math_api.h"
+#include "jax/nn.h"
+#include "py/ast.h"
+#include "py/objects.h"
+#include "util/intern.h"
+
+#define SCOPE(I) SrNnScope s_ = {(I), {0}, 0}, *s = &s_
+#define C1(q, x) sr_nn_call1(s, q, x)
+#define C2(q, x, y) sr_nn_call2(s, q, x, y)
+#define C3(q, x, y, z) sr_nn_call3(s, q, x, y, z)
+#define OP(op, x, y) sr_nn_op(s, SR_OP_##op, x, y)
+#define FL(d) sr_nn_float(s, d)
+#define IN(i) sr_nn_int(s, i)
+#define KEEP(v) sr_nn_keep(s, v)
+#define DONE(v) sr_nn_done(s, v)
+/* a helper's result, made in a scope of its own, kept in the caller's */
+#define OUT(v) sr_nn_keep(outer, sr_nn_done(s, v))
+#define NC(a) (int)(sizeof a / sizeof *a)
+
+static const SrType *ty(SrInterp *I, SrVal *x) { return x ? sr_value_type(I, x) : NULL; }
+
+/* lax._const(x, v) */
+static SrVal *cst(SrNnScope *s, SrVal *x, double v) {
+  const SrType *t = ty(s->I, x);
+  return t ? sr_nn_typed_scalar(s, v, t->dtype) : NULL;
+}
+
+static SrVal *neg(SrNnScope *s, SrVal *x) { return x ? KEEP(sr_unop(s->I, SR_OP_NEG, x)) : NULL; }
+static SrVal *where3(SrNnScope *s, SrVal *c, SrVal *x, SrVal *y) { return C3("jax.numpy.where", c, x, y); }
+static SrVal *select3(SrNnScope *s, SrVal *c, SrVal *x, SrVal *y) { return C3("jax.lax.select", c, x, y); }
+
+static SrVal *tuple_of(SrNnScope *s, int n, SrVal **v) {
+  if (n > 16) return sr_raise(s->I, "RuntimeError", "tuple_of: too many items");
+  for (int i = 0; i < n; i++)
+    if (!v[i]) return NULL;
+  SrVal *items[16];
+  for (int i = 0; i < n; i++) items[i] = sr_ref(v[i]);
+  return KEEP(sr_tuple(NULL, n, items));
+}
+
+static SrVal *tuple2(SrNnScope *s, SrVal *a, SrVal *b) {
+  SrVal *v[2] = {a, b};
+  return tuple_of(s, 2, v);
+}
+
+static SrVal *dtype_val(SrNnScope *s, SrDtype dt) { return KEEP(sr_dtype_val(NULL, dt)); }
+
+static SrVal *astype(SrNnScope *s, SrVal *x, SrDtype dt) { return C2("jax.numpy.astype", x, dtype_val(s, dt)); }
+
+/* finfo(dt).eps */
+static double eps_of(SrDtype dt) {
+  switch (dt) {
+  case SR_F16: return 0x1p-10;
+  case SR_BF16: return 0x1p-7;
+  case SR_F32: return FLT_EPSILON;
+  default: return DBL_EPSILON;
+  }
+}
+
+static SrDtype dtype_of(SrInterp *I, SrVal *x) { return ty(I, x)->dtype; }
+
+static int complex_error(SrNnScope *s, SrVal *x, const char *fmt) {
+  const SrType *t = ty(s->I, x);
+  if (t && sr_dtype_kind(t->dtype) == SR_DK_COMPLEX) {
+    sr_raise(s->I, "ValueError", fmt, sr_dtype_name(t->dtype));
+    return -1;
+  }
+  return 0;
+}
+
+/* np.array(c, dtype=dt) as a jax array */
+static SrVal *coef_array(SrNnScope *s, const double *c, int n, SrDtype dt) {
+  SrVal *items[64];
+  for (int i = 0; i < n; i++) items[i] = sr_float(NULL, c[i]);
+  SrVal *t = KEEP(sr_tuple(NULL, n, items));
+  return KEEP(sr_jnp_asarray(s->I, t, (int)dt));
+}
+
+/* jnp.polyval(np.array(c, dtype=dt), x) */
+static SrVal *polyval(SrNnScope *s, const double *c, int n, SrDtype dt, SrVal *x) {
+  SrVal *p = x ? coef_array(s, c, n, dt) : NULL;
+  return p ? KEEP(sr_jnp_polyval(s->I, p, x, 16)) : NULL;
+}
+
+#define PV(c, dt, x) polyval(s, c, NC(c), dt, x)
+
+/* A builtin of the scope, its data freed with free_data. */
+static SrVal *fun(SrNnScope *s, const char *name, SrBuiltinFn f, void *data, void (*free_data)(void *)) {
+  return KEEP(sr_builtin_with(name, f, data, free_data));
+}
+
+/* jnp.piecewise(x, condlist, funclist, **{kw: kwv}) (kw NULL: none) */
+static SrVal *piecewise(SrNnScope *s, SrVal *x, int nc, SrVal **conds, int nf, SrVal **funcs, const char *kw,
+                        SrVal *kwv) {
+  SrVal *cl = tuple_of(s, nc, conds);
+  SrVal *fl = cl ? tuple_of(s, nf, funcs) : NULL;
+  if (!fl) return NULL;
+  SrVal *lst[2] = {KEEP(sr_call1(s->I, sr_lookup_qualname("builtins.list"), cl)),
+                   KEEP(sr_call1(s->I, sr_lookup_qualname("builtins.list"), fl))};
+  SrVal *v[3] = {x, lst[0], lst[1]};
+  return sr_nn_call(s, "jax.numpy.piecewise", 3, v, kw ? 1 : 0, &kw, &kwv);
+}
+
+/* A jax.custom_jvp of f (a builtin named name) with n rules given to
+   defjvps (defjvps) or one given to defjvp; made once and kept in *slot. */
+static SrVal *custom_jvp_of(SrInterp *I, SrVal **slot, const char *name, SrBuiltinFn f, int defjvps, int n,
+                            const char *const *rule_names, const SrBuiltinFn *rules) {
+  if (*slot) return *slot;
+  SrVal *cjf = sr_lookup_qualname("jax.custom_jvp");
+  if (!cjf) return sr_raise(I, "NotImplementedError", "jax.custom_jvp is not available");
+  SrVal *fv = sr_builtin_with(name, f, NULL, NULL);
+  SrVal *cj = sr_call1(I, cjf, fv);
+  sr_unref(fv);
+  SrVal *d = cj ? sr_getattr(I, cj, defjvps ? "defjvps" : "defjvp") : NULL;
+  SrVal *rv[4] = {0};
+  for (int i = 0; i < n; i++) rv[i] = sr_builtin_with(rule_names[i], rules[i], NULL, NULL);
+  SrArgs ca = {n, rv, 0, NULL, NULL, NULL};
+  SrVal *r = d ? sr_call(I, d, &ca) : NULL;
+  for (int i = 0; i < n; i++) sr_unref(rv[i]);
+  sr_unref(d);
+  if (!r) {
+    sr_unref(cj);
+    return NULL;
+  }
+  sr_unref(r);
+  return *slot = cj;
+}
+
+static SrVal *call_n(SrNnScope *s, SrVal *f, int n, SrVal **v) {
+  if (!f) return NULL;
+  for (int i = 0; i < n; i++)
+    if (!v[i]) return NULL;
+  SrArgs ca = {n, v, 0, NULL, NULL, NULL};
+  return KEEP(sr_call(s->I, f, &ca));
+}
+
+/* The (primals, tangents) of a defjvp rule, each a tuple of n. */
+static int jvp_args(SrInterp *I, SrArgs *a, int n, SrVal ***p, SrVal ***t, const char *name) {
+  if (a->n != 2 || !sr_is_seq(a->v[0]) || !sr_is_seq(a->v[1]) || a->v[0]->seq.n != n || a->v[1]->seq.n != n) {
+    sr_raise(I, "TypeError", "%s(primals, tangents) takes %d primal%s", name, n, n == 1 ? "" : "s");
+    return -1;
+  }
+  *p = a->v[0]->seq.items;
+  *t = a->v[1]->seq.items;
+  return 0;
+}
+
+/* The items of a loop's carry tuple of n. */
+static SrVal **carry(SrInterp *I, SrVal *c, int n, const char *name) {
+  if (!sr_is_seq(c) || c->seq.n != n) return sr_raise(I, "TypeError", "%s: a carry of %d", name, n), NULL;
+  return c->seq.items;
+}
+
+/* A loop's functions' data: the values they close over. */
+typedef struct Closure {
+  int n;
+  SrVal *v[8];
+} Closure;
+
+static void closure_free(void *d) {
+  Closure *c = d;
+  for (int i = 0; i < c->n; i++) sr_unref(c->v[i]);
+  free(c);
+}
+
+static SrVal *closure_fun(SrNnScope *s, const char *name, SrBuiltinFn f, int n, SrVal **v) {
+  for (int i = 0; i < n; i++)
+    if (!v[i]) return NULL;
+  Closure *c = sr_xcalloc(1, sizeof *c);
+  c->n = n;
+  for (int i = 0; i < n; i++) c->v[i] = sr_ref(v[i]);
+  return fun(s, name, f, c, closure_free);
+}
+
+static SrVal **closed(SrInterp *I) { return ((Closure *)sr_current_builtin(I)->data)->v; }
+
+/* lax.while_loop(cond, body, init), each function closing over v */
+static SrVal *while_loop(SrNnScope *s, SrBuiltinFn cf, SrBuiltinFn bf, int n, SrVal **v, SrVal *init) {
+  SrVal *c = init ? closure_fun(s, "cond", cf, n, v) : NULL;
+  SrVal *b = c ? closure_fun(s, "body", bf, n, v) : NULL;
+  return b ? C3("jax.lax.while_loop", c, b, init) : NULL;
+}
+
+/* lax.fori_loop(lo, hi, body, init), body closing over v */
+static SrVal *fori_loop(SrNnScope *s, SrVal *lo, SrVal *hi, SrBuiltinFn bf, int n, SrVal **v, SrVal *init) {
+  SrVal *b = init && lo && hi ? closure_fun(s, "body", bf, n, v) : NULL;
+  SrVal *args[4] = {lo, hi, b, init};
+  return b ? sr_nn_call(s, "jax.lax.fori_loop", 4, args, 0, NULL, NULL) : NULL;
+}
+
+/* ==== dawsn: Cody, Paciorek and Thacher's rational approximations ==== */
+
+static const double dawsn_ad[] = {2.403720730667626e-11, 1.488646813684934e-09, 5.212652810105416e-08, 1.2725847827318697e-06, 2.324902498207895e-05, 0.00032552474182605793, 0.003488058146571626, 0.027944853119882897, 0.15887424196012057, 0.5749186294893204, 1.0};
+static const double dawsn_bn[] = {0.5089551564179009, -0.24475441814269785, 0.09415123353035344, -0.021871125514203903, 0.003662076123295692, -0.0004232091144603888, 3.5964130479389666e-05, -2.1464035171996896e-06, 9.100107800763914e-08, -2.4027452082825098e-09, 3.592333854409284e-11};
+static const double dawsn_bd[] = {1.0, -0.6318398698733682, 0.2367067882282487, -0.053180636700322324, 0.008480417185862954, -0.0009479967684866654, 7.810255929445524e-05, -4.558751532524426e-06, 1.8910035811142186e-07, -4.913246913319206e-09, 7.184664032357345e-11};
+static const double dawsn_cn[] = {-0.5905928605347732, 0.6292352427243688, -0.17285897538038814, 0.016483704782518965, -0.0004868276130204627};
+static const double dawsn_cd[] = {1.0, -2.698200571975449, 1.7327079904594784, -0.3937085822819395, 0.03442789240412334, -0.0009736552260409412};
+static const double dawsn_an[] = {1.1368149897175597e-11, 8.492622676674738e-10, 1.9443420417555306e-08, 9.531517412544844e-07, 3.078283098749132e-06, 0.00035251336852028877, -0.0008501498467244109, 0.04226182230055466, -0.09174803717734524, 1.0};
+
+/* (0.5 / safe_ax) * (1 + safe_t * polyval(N, safe_t) / polyval(D, safe_t)),
+   safe_v = select(in, v, full_like(v, 1.)) */
+static SrVal *dawsn_tail(SrNnScope *outer, SrVal *x, SrVal *in, SrVal *ax, SrVal *t, const double *N, int nn,
+                         const double *D, int nd) {
+  SCOPE(outer->I);
+  SrDtype dt = dtype_of(s->I, x);
+  SrVal *st = select3(s, in, t, sr_nn_full_like(s, t, FL(1.0)));
+  SrVal *sa = st ? select3(s, in, ax, sr_nn_full_like(s, ax, FL(1.0))) : NULL;
+  SrVal *h = sa ? OP(DIV, cst(s, x, 0.5), sa) : NULL;
+  SrVal *q = h ? OP(DIV, OP(MUL, st, polyval(s, N, nn, dt, st)), polyval(s, D, nd, dt, st)) : NULL;
+  return OUT(OP(MUL, h, OP(ADD, cst(s, x, 1.0), q)));
+}
+
+static SrVal *dawsn_impl(SrNnScope *outer, SrVal *x) {
+  SCOPE(outer->I);
+  SrDtype dt = dtype_of(s->I, x);
+  SrVal *sign = C1("jax.numpy.sign", x);
+  SrVal *ax = sign ? C1("jax.lax.abs", x) : NULL;
+  SrVal *ax2 = ax ? C1("jax.lax.square", ax) : NULL;
+  SrVal *t = ax2 ? OP(DIV, cst(s, x, 1.0), ax2) : NULL;
+  SrVal *in1 = t ? OP(LT, ax, cst(s, x, 3.25)) : NULL;
+  SrVal *sa1 = in1 ? select3(s, in1, ax, sr_nn_full_like(s, ax, FL(1.0))) : NULL;
+  SrVal *sa21 = sa1 ? C1("jax.lax.square", sa1) : NULL;
+  SrVal *v1 = sa21 ? OP(DIV, OP(MUL, sa1, PV(dawsn_an, dt, sa21)), PV(dawsn_ad, dt, sa21)) : NULL;
+  SrVal *in2 = v1 ? OP(BITAND, OP(GE, ax, cst(s, x, 3.25)), OP(LT, ax, cst(s, x, 6.25))) : NULL;
+  SrVal *v2 = in2 ? dawsn_tail(s, x, in2, ax, t, dawsn_bn, NC(dawsn_bn), dawsn_bd, NC(dawsn_bd)) : NULL;
+  SrVal *in3 = v2 ? OP(GE, ax, cst(s, x, 6.25)) : NULL;
+  SrVal *v3 = in3 ? dawsn_tail(s, x, in3, ax, t, dawsn_cn, NC(dawsn_cn), dawsn_cd, NC(dawsn_cd)) : NULL;
+  SrVal *lo = v3 ? OP(LT, ax, cst(s, x, 3.25)) : NULL;
+  SrVal *mid = lo ? OP(LT, ax, cst(s, x, 6.25)) : NULL;
+  SrVal *r = mid ? select3(s, lo, v1, select3(s, mid, v2, v3)) : NULL;
+  return OUT(OP(MUL, sign, r));
+}
+
+static SrVal *dawsn_fun(SrInterp *I, SrArgs *a) {
+  if (a->n != 1) return sr_raise(I, "TypeError", "_dawsn() takes 1 positional argument");
+  SCOPE(I);
+  SrVal *x = a->v[0];
+  SrDtype dt = dtype_of(I, x);
+  if (dt == SR_F32 || dt == SR_F64) return DONE(dawsn_impl(s, x));
+  return DONE(astype(s, dawsn_impl(s, astype(s, x, SR_F32)), dt));
+}
+
+/* lambda g, ans, x: g * (_lax_const(x, 1.) - _lax_const(x, 2.) * x * ans) */
+static SrVal *dawsn_jvp(SrInterp *I, SrArgs *a) {
+  if (a->n != 3) return sr_raise(I, "TypeError", "<lambda>() takes 3 positional arguments");
+  SCOPE(I);
+  SrVal *g = a->v[0], *ans = a->v[1], *x = a->v[2];
+  return DONE(OP(MUL, g, OP(SUB, cst(s, x, 1.0), OP(MUL, OP(MUL, cst(s, x, 2.0), x), ans))));
+}
+
+static SrVal *dawsn_cj;
+
+static SrVal *sp_dawsn(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "dawsn", "x", p) < 0) return NULL;
+  SCOPE(I);
+  if (sr_nn_promote_inexact(s, 1, p, "dawsn") < 0) return DONE(NULL);
+  if (sr_dtype_kind(dtype_of(I, p[0])) == SR_DK_COMPLEX)
+    return DONE(sr_raise(I, "ValueError", "dawsn does not support complex-valued inputs."));
+  static const char *const names[] = {"<lambda>"};
+  static const SrBuiltinFn rules[] = {dawsn_jvp};
+  SrVal *cj = custom_jvp_of(I, &dawsn_cj, "_dawsn", dawsn_fun, 1, 1, names, rules);
+  return DONE(cj ? KEEP(sr_call1(I, cj, p[0])) : NULL);
+}
+
+/* ==== spence ==== */
+
+static const double spence_poly_a[] = {4.6512858607399003e-05, 0.007315890452380947, 0.13384763957830903, 0.8796913117545303, 2.7114985119655346, 4.256971560081218, 3.297713409852251, 1.0};
+static const double spence_poly_b[] = {0.0006909904889125533, 0.02540437639325444, 0.2829748606025681, 1.4117259775183106, 3.6380053334513707, 5.03278880143317, 3.547713409852251, 1.0};
+
+static SrVal *spence_poly(SrNnScope *s, SrVal *w) {
+  SrDtype dt = dtype_of(s->I, w);
+  SrVal *pa = PV(spence_poly_a, dt, w);
+  SrVal *pb = pa ? PV(spence_poly_b, dt, w) : NULL;
+  return pb ? OP(DIV, OP(MUL, neg(s, w), pa), pb) : NULL;
+}
+
+/* the lambdas of _spence_calc's piecewise */
+static SrVal *lam_recip(SrInterp *I, SrArgs *a) {
+  SCOPE(I);
+  return DONE(OP(DIV, FL(1.0), a->v[0]));
+}
+static SrVal *lam_same(SrInterp *I, SrArgs *a) { return sr_ref(a->v[0]); }
+static SrVal *lam_recip_m1(SrInterp *I, SrArgs *a) {
+  SCOPE(I);
+  return DONE(OP(SUB, OP(DIV, FL(1.0), a->v[0]), FL(1.0)));
+}
+static SrVal *lam_neg(SrInterp *I, SrArgs *a) {
+  SCOPE(I);
+  return DONE(neg(s, a->v[0]));
+}
+static SrVal *lam_m1(SrInterp *I, SrArgs *a) {
+  SCOPE(I);
+  return DONE(OP(SUB, a->v[0], FL(1.0)));
+}
+
+static SrVal *spence_calc(SrInterp *I, SrArgs *a) {
+  SCOPE(I);
+  SrVal *x = a->v[0];
+  SrVal *x2 = OP(GT, x, FL(2.0));
+  SrVal *f1[2] = {fun(s, "<lambda>", lam_recip, NULL, NULL), fun(s, "<lambda>", lam_same, NULL, NULL)};
+  x = x2 ? piecewise(s, x, 1, &x2, 2, f1, NULL, NULL) : NULL;
+  SrVal *x15 = OP(GT, x, FL(1.5));
+  SrVal *x05 = OP(LT, x, FL(0.5));
+  x2 = OP(BITOR, x2, x15);
+  SrVal *c2[2] = {x15, x05};
+  SrVal *f2[3] = {fun(s, "<lambda>", lam_recip_m1, NULL, NULL), fun(s, "<lambda>", lam_neg, NULL, NULL),
+                  fun(s, "<lambda>", lam_m1, NULL, NULL)};
+  SrVal *w = x2 ? piecewise(s, x, 2, c2, 3, f2, NULL, NULL) : NULL;
+  SrVal *y = w ? spence_poly(s, w) : NULL;
+  SrVal *lx = y ? C1("jax.numpy.log", x) : NULL;
+  SrVal *y1 = lx ? OP(SUB, OP(SUB, FL(M_PI * M_PI / 6.0), OP(MUL, lx, C1("jax.numpy.log", OP(SUB, FL(1.0), x)))), y)
+                 : NULL;
+  y = y1 ? where3(s, x05, y1, y) : NULL;
+  SrVal *y2 = y ? OP(SUB, OP(MUL, FL(-0.5), OP(POW, C1("jax.numpy.log", x), IN(2))), y) : NULL;
+  return DONE(y2 ? where3(s, x2, y2, y) : NULL);
+}
+
+static SrVal *sp_spence(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "spence", "x", p) < 0) return NULL;
+  SCOPE(I);
+  SrVal *x = KEEP(sr_jnp_asarray(I, p[0], -1));
+  if (!x) return DONE(NULL);
+  SrDtype dt = dtype_of(I, x);
+  if (dt != SR_F32 && dt != SR_F64)
+    return DONE(sr_raise(I, "TypeError", "x.dtype=%s is not supported, see docstring for supported types.",
+                         sr_dtype_name(dt)));
+  SrVal *c[3] = {OP(LT, x, FL(0.0)), OP(EQ, x, FL(1.0)), OP(EQ, x, FL(0.0))};
+  SrVal *f[4] = {FL(NAN), IN(0), FL(M_PI * M_PI / 6.0), fun(s, "_spence_calc", spence_calc, NULL, NULL)};
+  return DONE(piecewise(s, x, 3, c, 4, f, NULL, NULL));
+}
+
+/* ==== bernoulli: Chowla and Hartung's algorithm ==== */
+
+/* x.at[lo::step].set(v) */
+static SrVal *at_set(SrNnScope *s, SrVal *x, int64_t lo, int64_t hi, int64_t step, SrVal *v) {
+  SrInterp *I = s->I;
+  SrVal *at = x && v ? KEEP(sr_getattr(I, x, "at")) : NULL;
+  SrVal *sl = at ? KEEP(sr_slice_new(lo ? sr_int(NULL, lo) : sr_none(), hi >= 0 ? sr_int(NULL, hi) : sr_none(),
+                                     step != 1 ? sr_int(NULL, step) : sr_none()))
+                 : NULL;
+  SrVal *ix = sl ? KEEP(sr_getitem(I, at, sl)) : NULL;
+  SrVal *set = ix ? KEEP(sr_getattr(I, ix, "set")) : NULL;
+  return set ? KEEP(sr_call1(I, set, v)) : NULL;
+}
+
+static SrVal *sp_bernoulli(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "bernoulli", "n", p) < 0) return NULL;
+  if (p[0]->kind == SR_V_FLOAT) return sr_raise(I, "TypeError", "'float' object cannot be interpreted as an integer");
+  int64_t n;
+  if (sr_as_int(I, p[0], "Argument n of bernoulli", &n) < 0) return NULL;
+  if (n < 0) return sr_raise(I, "ValueError", "n must be a non-negative integer.");
+  SCOPE(I);
+  SrVal *b3i[3] = {sr_int(NULL, 1), sr_float(NULL, -0.5), sr_float(NULL, 1.0 / 6.0)};
+  SrVal *b3 = C1("jax.numpy.array", KEEP(sr_tuple(NULL, 3, b3i)));
+  if (!b3) return DONE(NULL);
+  if (n < 3) return DONE(KEEP(sr_getitem(I, b3, KEEP(sr_slice_new(sr_none(), sr_int(NULL, n + 1), sr_none())))));
+  SrVal *bn = at_set(s, C1("jax.numpy.zeros", IN(n + 1)), 0, 3, 1, b3);
+  SrDtype dt = bn ? dtype_of(I, bn) : SR_F32;
+  const char *kw[1] = {"dtype"};
+  SrVal *ma[3] = {IN(4), IN(n + 1), IN(2)};
+  SrVal *dv = dtype_val(s, dt);
+  SrVal *m = bn ? sr_nn_call(s, "jax.numpy.arange", 3, ma, 1, kw, &dv) : NULL;
+  /* (1. / np.pi ** 2) * jnp.cumprod(-(m - 1) * m / 4 / np.pi ** 2) */
+  SrVal *r = m ? OP(DIV, OP(DIV, OP(MUL, neg(s, OP(SUB, m, IN(1))), m), IN(4)), FL(M_PI * M_PI)) : NULL;
+  SrVal *q1 = r ? OP(MUL, FL(1.0 / (M_PI * M_PI)), C1("jax.numpy.cumprod", r)) : NULL;
+  SrVal *ka[2] = {IN(2), IN(50)};
+  SrVal *k = q1 ? sr_nn_call(s, "jax.numpy.arange", 2, ka, 1, kw, &dv) : NULL;
+  /* k[:, None] ** -m[None, :] */
+  SrVal *kc = k ? C2("jax.numpy.expand_dims", k, IN(1)) : NULL;
+  SrVal *mr = kc ? C2("jax.numpy.expand_dims", m, IN(0)) : NULL;
+  SrVal *pw = mr ? OP(POW, kc, neg(s, mr)) : NULL;
+  const char *akw[1] = {"axis"};
+  SrVal *zero = IN(0);
+  SrVal *q2 = pw ? sr_nn_call(s, "jax.numpy.sum", 1, &pw, 1, akw, &zero) : NULL;
+  return DONE(q2 ? at_set(s, bn, 4, -1, 2, OP(MUL, q1, OP(ADD, IN(1), q2))) : NULL);
+}
+
+/* ==== zeta: lax.zeta, a custom_jvp whose rule is jax.jvp of
+   _zeta_series_expansion (Johansson 2015, formula (5)) ==== */
+
+static const double bernoulli_coefs[] = {12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1892437580.3183792, 74724249600.0, -2950130727918.164, 116467828143500.67, -4597978722407473.0, 1.8152105401943546e+17, -7.166165256175667e+18, 2.82908877253043e+20, -1.1168794925000445e+22, 4.4092635141854666e+23, -1.7407074646225822e+25};
+
+static const char zeta_riemann[] =
+    "Riemann zeta function not implemented; pass q != None to compute the Hurwitz Zeta function.";
+
+/* jnp.expand_dims(np.arange(n, dtype=dt), tuple(range(nd))) */
+static SrVal *arange_last(SrNnScope *s, int n, SrDtype dt, int nd) {
+  double v[64];
+  for (int i = 0; i < n; i++) v[i] = i;
+  int64_t axes[SR_MAX_RANK];
+  for (int i = 0; i < nd; i++) axes[i] = i;
+  return C2("jax.numpy.expand_dims", coef_array(s, v, n, dt), KEEP(sr_int_tuple(axes, nd)));
+}
+
+static SrVal *zeta_series(SrInterp *I, SrArgs *a) {
+  if (a->n != 2) return sr_raise(I, "TypeError", "_zeta_series_expansion() takes 2 positional arguments");
+  SCOPE(I);
+  SrVal *p[2] = {a->v[0], a->v[1]};
+  if (sr_nn_promote_inexact(s, 2, p, "zeta") < 0) return DONE(NULL);
+  SrVal *sv = p[0], *av = p[1];
+  SrDtype dt = dtype_of(I, av);
+  int nd = ty(I, av)->ndim, N = dt == SR_F32 ? 8 : 16;
+  SrVal *Nv = sr_nn_typed_scalar(s, N, dt), *one = sr_nn_typed_scalar(s, 1, dt);
+  SrVal *se = C2("jax.numpy.expand_dims", sv, IN(-1));
+  SrVal *ae = se ? C2("jax.numpy.expand_dims", av, IN(-1)) : NULL;
+  SrVal *k = ae ? arange_last(s, N, dt, nd) : NULL;
+  SrVal *S = k ? C2("jax.numpy.sum", OP(POW, OP(ADD, ae, k), neg(s, se)), IN(-1)) : NULL;
+  SrVal *In = S ? C2("jax.lax.div", OP(POW, OP(ADD, av, Nv), OP(SUB, one, sv)), OP(SUB, sv, one)) : NULL;
+  SrVal *T0 = In ? OP(POW, OP(ADD, av, Nv), neg(s, sv)) : NULL;
+  SrVal *m = T0 ? arange_last(s, 2 * N, dt, nd) : NULL;
+  SrVal *soa = m ? OP(DIV, OP(ADD, se, m), OP(ADD, ae, Nv)) : NULL;
+  SrVal *cp = soa ? C2("jax.numpy.cumprod", soa, IN(-1)) : NULL;
+  if (!cp) return DONE(NULL);
+  /* [..., ::2] */
+  int cn = ty(I, cp)->ndim;
+  SrVal *key = KEEP(sr_seq(NULL, SR_V_TUPLE, cn));
+  for (int i = 0; i < cn; i++)
+    sr_seq_push(NULL, key, sr_slice_new(sr_none(), sr_none(), i == cn - 1 ? sr_int(NULL, 2) : sr_none()));
+  SrVal *T1 = KEEP(sr_getitem(I, cp, key));
+  const char *kw[1] = {"max"};
+  SrVal *mx = sr_nn_typed_scalar(s, dt == SR_F32 ? FLT_MAX : DBL_MAX, dt);
+  T1 = T1 ? sr_nn_call(s, "jax.numpy.clip", 1, &T1, 1, kw, &mx) : NULL;
+  int64_t axes[SR_MAX_RANK];
+  for (int i = 0; i < nd; i++) axes[i] = i;
+  SrVal *coefs = T1 ? C2("jax.numpy.expand_dims", coef_array(s, bernoulli_coefs, N, dt), KEEP(sr_int_tuple(axes, nd)))
+                    : NULL;
+  T1 = coefs ? OP(DIV, T1, coefs) : NULL;
+  SrVal *T = T1 ? OP(MUL, T0, OP(ADD, sr_nn_typed_scalar(s, 0.5, dt), C2("jax.numpy.sum", T1, IN(-1)))) : NULL;
+  return DONE(T ? OP(ADD, OP(ADD, S, In), T) : NULL);
+}
+
+static SrVal *zeta_fun(SrInterp *I, SrArgs *a) {
+  if (a->n != 2) return sr_raise(I, "TypeError", "zeta() takes 2 positional arguments");
+  SCOPE(I);
+  SrVal *p[2] = {a->v[0], a->v[1]};
+  if (sr_nn_promote_inexact(s, 2, p, "zeta") < 0) return DONE(NULL);
+  return DONE(C2("jax.lax.zeta", p[0], p[1]));
+}
+
+/* partial(jvp, _zeta_series_expansion) */
+static SrVal *zeta_jvp(SrInterp *I, SrArgs *a) {
+  if (a->n != 2) return sr_raise(I, "TypeError", "jvp() takes primals and tangents");
+  SCOPE(I);
+  SrVal *v[3] = {fun(s, "_zeta_series_expansion", zeta_series, NULL, NULL), a->v[0], a->v[1]};
+  return DONE(sr_nn_call(s, "jax.jvp", 3, v, 0, NULL, NULL));
+}
+
+static SrVal *zeta_cj;
+
+static SrVal *sp_zeta(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "zeta", "x, q=", p) < 0) return NULL;
+  if (!sr_nn_given(p[1])) return sr_raise(I, "NotImplementedError", "%s", zeta_riemann);
+  static const char *const names[] = {"jvp"};
+  static const SrBuiltinFn rules[] = {zeta_jvp};
+  SrVal *cj = custom_jvp_of(I, &zeta_cj, "zeta", zeta_fun, 0, 1, names, rules);
+  SrArgs ca = {2, p, 0, NULL, NULL, NULL};
+  return cj ? sr_call(I, cj, &ca) : NULL;
+}
+
+/* ==== sph_harm_y, wofz: complex results ==== */
+
+static SrVal *sp_sph_harm_y(SrInterp *I, SrArgs *a) {
+  (void)a;
+  return sr_raise(I, "NotImplementedError",
+                  "jax.scipy.special.sph_harm_y returns complex values, and shardrepl has no complex dtypes");
+}
+
+static SrVal *sp_wofz(SrInterp *I, SrArgs *a) {
+  (void)a;
+  return sr_raise(I, "NotImplementedError",
+                  "jax.scipy.special.wofz returns complex values, and shardrepl has no complex dtypes");
+}
+
+void sr_scipy_special_series_init(void) {
+  static const struct {
+    const char *names;
+    SrBuiltinFn fn;
+    const char *doc;
+  } defs[] = {
+      {"jax.scipy.special.bernoulli", sp_bernoulli, "bernoulli(n): the Bernoulli numbers B_0 .. B_n (Chowla and Hartung)"},
+      {"jax.scipy.special.dawsn", sp_dawsn, "dawsn(x): Dawson's integral exp(-x**2) int_0^x exp(t**2) dt, a custom_jvp"},
+      {"jax.scipy.special.spence", sp_spence, "spence(x): Spence's function int_1^x log(t) / (1 - t) dt, NaN for x < 0"},
+      {"jax.scipy.special.zeta", sp_zeta, "zeta(x, q): the Hurwitz zeta function, lax.zeta (a custom_jvp on a series)"},
+      {"jax.scipy.special.sph_harm_y", sp_sph_harm_y, "sph_harm_y(n, m, theta, phi): not here (its values are complex)"},
+      {"jax.scipy.special.wofz", sp_wofz, "wofz(z): not here (the Faddeeva function's values are complex)"},
+  };
+  for (size_t i = 0; i < sizeof defs / sizeof *defs; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);
+}
