@@ -327,15 +327,33 @@ static int mixed_call(SrAd *ad, const SrEqn *e, SrVal **in, SrJaxpr **sub) {
   int id = e->prim->id;
   if (ad->mode != SR_AD_LIN || ad->staged || (id != SR_P_jit && id != SR_P_pjit && id != SR_P_closed_call))
     return 0;
-  int known = 0, tangent = 0;
+  int nknown = 0, ntangent = 0;
   for (uint32_t i = 0; i < e->nin; i++) {
-    if (sr_ad_pick_trace(ad, 1, &in[i]) == ad->tangent) tangent = 1;
-    else known = 1;
+    if (sr_ad_pick_trace(ad, 1, &in[i]) == ad->tangent) ntangent = 1;
+    else nknown = 1;
   }
-  if (!known || !tangent) return 0;
+  if (!nknown || !ntangent) return 0;
   SrVal *jv = sr_eqn_param(e, sr_intern_cstr("jaxpr"));
   if (!jv || sr_param_jaxprs(jv, sub, 1) != 1) return 0;
-  return sr_nargs(*sub) == e->nin && (*sub)->nout == e->nout;
+  const SrJaxpr *j = *sub;
+  if (sr_nargs(j) != e->nin || j->nout != e->nout) return 0;
+  /* only a call with a result the known inputs alone compute (a jvp'd
+     jit's primal) is split; one whose results all read tangents stays
+     whole on the tangent trace */
+  uint8_t *known = sr_xcalloc(j->nvars + 1, 1);
+  for (uint32_t i = 0; i < j->nconst; i++) known[j->invars[i]->id] = 1;
+  for (uint32_t i = 0; i < e->nin; i++) known[sr_args(j)[i]->id] = sr_ad_pick_trace(ad, 1, &in[i]) != ad->tangent;
+  for (uint32_t k = 0; k < j->neqn; k++) {
+    const SrEqn *q = &j->eqns[k];
+    int all = 1;
+    for (uint32_t i = 0; i < q->nin && all; i++) all = q->in[i]->kind == SR_LIT || known[q->in[i]->id];
+    for (uint32_t i = 0; i < q->nout; i++)
+      if (q->out[i]->kind != SR_DROP) known[q->out[i]->id] = (uint8_t)all;
+  }
+  int split = 0;
+  for (uint32_t i = 0; i < j->nout && !split; i++) split = j->outvars[i]->kind != SR_LIT && known[j->outvars[i]->id];
+  free(known);
+  return split;
 }
 
 /* Binds the equations of j (the traced rule) through sr_ad_bind_eqn, which

@@ -25,6 +25,7 @@
 #include "jax/nn.h"
 #include "py/ast.h"
 #include "py/objects.h"
+#include "core/jaxstate.h"
 #include "util/intern.h"
 
 #define SCOPE(I) SrNnScope s_ = {(I), {0}, 0}, *s = &s_
@@ -484,6 +485,343 @@ static SrVal *sp_zeta(SrInterp *I, SrArgs *a) {
   return cj ? sr_call(I, cj, &ca) : NULL;
 }
 
+/* ==== sici: cephes' series, asymptotic and large-x forms ==== */
+
+static const double sici_asympt_fn4[] = {4.236128628922166, 5.4593771716181285, 1.6208328770153833, 0.16700661183132304, 0.006810201324725182, 0.00010893658065032867, 5.489002234213736e-07};
+static const double sici_asympt_fd4[] = {1.0, 8.16496634205391, 7.308288225055645, 1.867922579501842, 0.1787920529631499, 0.007017106683227897, 0.00011003435715391573, 5.489002527562557e-07};
+static const double sici_asympt_gn4[] = {0.08710016989731142, 0.6113791099522193, 0.3971802963923375, 0.07485277376284691, 0.005388686814621773, 0.00016199979459893403, 1.9796387414096365e-06, 7.825790407440903e-09};
+static const double sici_asympt_gd4[] = {1.0, 1.6440220241335535, 0.666296701268988, 0.09887717612776888, 0.006223963454417684, 0.0001732210814741771, 2.0265918208634397e-06, 7.825792189335346e-09};
+static const double sici_asympt_fn8[] = {0.4558808734704653, 0.7137152741001467, 0.16030015822231947, 0.01160642294081244, 0.00034955644244785906, 4.8621543082645475e-06, 3.200927900910049e-08, 9.41779576128513e-11, 9.70507110881952e-14};
+static const double sici_asympt_fd8[] = {1.0, 0.9174636118736841, 0.17868554533207454, 0.012225359477197129, 0.00035869648188185157, 4.924350643178815e-06, 3.21956939101046e-08, 9.437205903502767e-11, 9.70507110881952e-14};
+static const double sici_asympt_gn8[] = {0.6973599534432762, 0.33041097930563207, 0.03848787676499743, 0.001717182390523479, 3.4894116550227946e-05, 3.471311670841167e-07, 1.7040445278204452e-09, 3.859459254302766e-12, 3.1404009894636335e-15};
+static const double sici_asympt_gd8[] = {1.0, 1.6854889881101165, 0.48785225869530496, 0.04679131942596258, 0.0019028442667439953, 3.684755044425611e-05, 3.5704322344374083e-07, 1.7269374896631615e-09, 3.878301660239547e-12, 3.1404009894636335e-15};
+static const double si_series_sn[] = {-8.391678279103039e-11, 4.625917144270128e-08, -9.757593038436328e-06, 0.0009769454381704354, -0.04134703162294066, 1.0};
+static const double si_series_sd[] = {2.0326926619595193e-12, 1.279978911799433e-09, 4.418278428012189e-07, 9.964121220438756e-05, 0.01420852393261499, 1.0};
+static const double ci_series_cn[] = {2.0252400238910228e-11, -1.3524950491579076e-08, 3.593250514199931e-06, -0.0004740072068734079, 0.028915965260755523, -1.0};
+static const double ci_series_cd[] = {4.077460400618806e-12, 3.067809975818878e-09, 1.2321035568588342e-06, 0.00031744202477503275, 0.051002805623644606, 4.0};
+
+/* Moves *a and *b from scope s to outer; -1 if either is NULL. */
+static int pass2(SrNnScope *outer, SrNnScope *s, SrVal **a, SrVal **b) {
+  int ok = *a && *b;
+  if (ok) {
+    *a = sr_nn_keep(outer, sr_ref(*a));
+    *b = sr_nn_keep(outer, sr_ref(*b));
+  }
+  sr_nn_done(s, NULL);
+  return ok && *a && *b ? 0 : -1;
+}
+
+/* _sici_series: (si, ci) for 0 <= x <= 4 */
+static int sici_series(SrNnScope *outer, SrVal *x, SrVal **si, SrVal **ci) {
+  SCOPE(outer->I);
+  SrDtype dt = dtype_of(s->I, x);
+  SrVal *t = OP(MUL, x, x);
+  SrVal *ss = t ? OP(DIV, OP(MUL, x, PV(si_series_sn, dt, t)), PV(si_series_sd, dt, t)) : NULL;
+  *si = ss ? where3(s, OP(EQ, x, IN(0)), FL(0.0), ss) : NULL;
+  SrVal *t2 = *si ? OP(MUL, x, x) : NULL;
+  SrVal *cs = t2 ? OP(ADD, OP(ADD, FL(0.57721566490153286061), C1("jax.numpy.log", x)),
+                      OP(DIV, OP(MUL, t2, PV(ci_series_cn, dt, t2)), PV(ci_series_cd, dt, t2)))
+                 : NULL;
+  *ci = cs ? where3(s, OP(EQ, x, IN(0)), FL(-INFINITY), cs) : NULL;
+  return pass2(outer, s, si, ci);
+}
+
+/* _sici_asympt: 4 < x <= 1e9 */
+static int sici_asympt(SrNnScope *outer, SrVal *x, SrVal **si, SrVal **ci) {
+  SCOPE(outer->I);
+  SrDtype dt = dtype_of(s->I, x);
+  SrVal *sn = C1("jax.numpy.sin", x), *cs = sn ? C1("jax.numpy.cos", x) : NULL;
+  SrVal *z = cs ? OP(DIV, FL(1.0), OP(MUL, x, x)) : NULL;
+  SrVal *f4 = z ? OP(DIV, PV(sici_asympt_fn4, dt, z), OP(MUL, x, PV(sici_asympt_fd4, dt, z))) : NULL;
+  SrVal *g4 = f4 ? OP(DIV, OP(MUL, z, PV(sici_asympt_gn4, dt, z)), PV(sici_asympt_gd4, dt, z)) : NULL;
+  SrVal *f8 = g4 ? OP(DIV, PV(sici_asympt_fn8, dt, z), OP(MUL, x, PV(sici_asympt_fd8, dt, z))) : NULL;
+  SrVal *g8 = f8 ? OP(DIV, OP(MUL, z, PV(sici_asympt_gn8, dt, z)), PV(sici_asympt_gd8, dt, z)) : NULL;
+  SrVal *mask = g8 ? OP(LT, x, FL(8.0)) : NULL;
+  SrVal *f = mask ? where3(s, mask, f4, f8) : NULL;
+  SrVal *g = f ? where3(s, mask, g4, g8) : NULL;
+  *si = g ? OP(SUB, OP(SUB, FL(M_PI / 2), OP(MUL, f, cs)), OP(MUL, g, sn)) : NULL;
+  *ci = *si ? OP(SUB, OP(MUL, f, sn), OP(MUL, g, cs)) : NULL;
+  return pass2(outer, s, si, ci);
+}
+
+/* _sici_approx: x >= 1e9 */
+static int sici_approx(SrNnScope *outer, SrVal *x, SrVal **si, SrVal **ci) {
+  SCOPE(outer->I);
+  SrVal *a = OP(SUB, FL(M_PI / 2), OP(DIV, C1("jax.numpy.cos", x), x));
+  SrVal *b = a ? OP(DIV, C1("jax.numpy.sin", x), x) : NULL;
+  *si = b ? where3(s, C1("jax.numpy.isposinf", x), FL(M_PI / 2), a) : NULL;
+  *ci = *si ? where3(s, C1("jax.numpy.isposinf", x), FL(0.0), b) : NULL;
+  return pass2(outer, s, si, ci);
+}
+
+static SrVal *jselect(SrNnScope *s, int n, SrVal **conds, SrVal **choices, SrVal *dflt) {
+  SrVal *cl = tuple_of(s, n, conds), *chl = cl ? tuple_of(s, n, choices) : NULL;
+  if (!chl || !dflt) return NULL;
+  SrVal *v[3] = {KEEP(sr_call1(s->I, sr_lookup_qualname("builtins.list"), cl)),
+                 KEEP(sr_call1(s->I, sr_lookup_qualname("builtins.list"), chl)), dflt};
+  return sr_nn_call(s, "jax.numpy.select", 3, v, 0, NULL, NULL);
+}
+
+static SrVal *sici_body(SrInterp *I, SrArgs *a) {
+  SCOPE(I);
+  SrVal *x = a->v[0];
+  if (sr_nn_promote_inexact(s, 1, &x, "sici") < 0 ||
+      complex_error(s, x, "Argument `x` to sici must be real-valued. Got dtype %s.") < 0)
+    return DONE(NULL);
+  SrVal *xa = C1("jax.numpy.abs", x);
+  SrVal *s1, *c1, *s2, *c2, *s3, *c3;
+  if (!xa || sici_series(s, xa, &s1, &c1) < 0 || sici_asympt(s, xa, &s2, &c2) < 0 || sici_approx(s, xa, &s3, &c3) < 0)
+    return DONE(NULL);
+  SrVal *cond1 = OP(LE, xa, IN(4));
+  SrVal *cond2 = cond1 ? OP(BITAND, OP(GT, xa, IN(4)), OP(LE, xa, FL(1e9))) : NULL;
+  SrVal *cs[2] = {cond1, cond2}, *sch[2] = {s1, s2}, *cch[2] = {c1, c2};
+  SrVal *si = cond2 ? jselect(s, 2, cs, sch, s3) : NULL;
+  SrVal *ci = si ? jselect(s, 2, cs, cch, c3) : NULL;
+  si = ci ? OP(MUL, C1("jax.numpy.sign", x), si) : NULL;
+  ci = si ? where3(s, C1("jax.numpy.isneginf", x), FL(NAN), ci) : NULL;
+  return DONE(tuple2(s, si, ci));
+}
+
+static SrVal *sici_fun(SrInterp *I, SrArgs *a) {
+  if (a->n != 1) return sr_raise(I, "TypeError", "sici() takes 1 positional argument");
+  return sr_api_jit(I, "sici", sici_body, NULL, 1, a->v);
+}
+
+static SrVal *sici_cj;
+
+/* sici_jvp (@jit): sici(p), (sinc(p / np.pi) * t, jnp.cos(p) / p * t) */
+static SrVal *sici_jvp_body(SrInterp *I, SrArgs *a) {
+  SrVal **p, **t;
+  if (jvp_args(I, a, 1, &p, &t, "sici_jvp") < 0) return NULL;
+  SCOPE(I);
+  SrVal *po = KEEP(sr_call1(I, sici_cj, p[0]));
+  SrVal *st = po ? C1("jax.numpy.sinc", OP(DIV, p[0], FL(M_PI))) : NULL;
+  SrVal *ct = st ? OP(DIV, C1("jax.numpy.cos", p[0]), p[0]) : NULL;
+  return DONE(ct ? tuple2(s, po, tuple2(s, OP(MUL, st, t[0]), OP(MUL, ct, t[0]))) : NULL);
+}
+
+static SrVal *sici_jvp(SrInterp *I, SrArgs *a) { return sr_api_jit(I, "sici_jvp", sici_jvp_body, NULL, a->n, a->v); }
+
+static SrVal *sp_sici(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "sici", "x", p) < 0) return NULL;
+  static const char *const names[] = {"sici_jvp"};
+  static const SrBuiltinFn rules[] = {sici_jvp};
+  SrVal *cj = custom_jvp_of(I, &sici_cj, "sici", sici_fun, 0, 1, names, rules);
+  return cj ? sr_call1(I, cj, p[0]) : NULL;
+}
+
+/* ==== fresnel: cephes' fresnl (fresnlf in single precision) ==== */
+
+static const double fresnl_sn32[] = {1.6476294637887e-09, -1.522754752581096e-07, 8.4247488085024e-06, -0.0003120693124703272, 0.007244727626597022, -0.09228055941124598, 0.5235987735681432};
+static const double fresnl_cn32[] = {1.416802502367354e-08, -1.157231412229871e-06, 5.387223446683264e-05, -0.001604381798862293, 0.02818489036795073, -0.2467398198317899, 0.9999999760004487};
+static const double fresnl_fn32[] = {-1903009855649.792, 135594238805.0252, -4158143148.511033, 73438484.63587323, -873235.6681548485, 8560.51546627547, -103.2877601091159, 2.999401847870011};
+static const double fresnl_gn32[] = {-186084399762.465, 12783506733.93208, -377938771.3202229, 6492611.570598858, -77877.89623358162, 860.2931494734327, -14.93439396592284, 0.9999841934744914};
+static const double fresnl_sn[] = {-2991.8191940101983, 708840.0452577386, -62974148.62058625, 2548908805.7337637, -44297951805.96978, 318016297876.5678};
+static const double fresnl_sd[] = {1.0, 281.3762688899943, 45584.78108065326, 5173438.887700964, 419320245.8981112, 22441179564.534092, 607366389490.0846};
+static const double fresnl_cn[] = {-4.9884311457357354e-08, 9.504280628298596e-06, -0.0006451914356839651, 0.018884331939670384, -0.20552590095501388, 1.0};
+static const double fresnl_cd[] = {3.99982968972496e-12, 9.154392157746574e-10, 1.2500186247959882e-07, 1.2226278902417902e-05, 0.0008680295429417843, 0.04121420907221998, 1.0};
+static const double fresnl_fn[] = {0.4215435550436775, 0.1434079197807589, 0.011522095507358577, 0.000345017939782574, 4.6361374928786735e-06, 3.055689837902576e-08, 1.0230451416490724e-10, 1.7201074326816183e-13, 1.3428327623306275e-16, 3.763297112699879e-20};
+static const double fresnl_fd[] = {1.0, 0.7515863983533789, 0.11688892585919138, 0.0064405152650885865, 0.00015593440916415301, 1.8462756734893055e-06, 1.1269922476399903e-08, 3.6014002958937136e-11, 5.887545336215784e-14, 4.5200143407412973e-17, 1.2544323709001127e-20};
+static const double fresnl_gn[] = {0.5044420736433832, 0.1971028335255234, 0.018764858409257526, 0.0006840793809153931, 1.1513882611188428e-05, 9.828524436884223e-08, 4.4534441586175015e-10, 1.0826804113902088e-12, 1.375554606332618e-15, 8.363544356306774e-19, 1.8695871016278324e-22};
+static const double fresnl_gd[] = {1.0, 1.4749575992512833, 0.33774898912002, 0.02536037414203388, 0.0008146791071843061, 1.2754507566772912e-05, 1.0431458965757199e-07, 4.6068072814652043e-10, 1.1027321506624028e-12, 1.3879653125957886e-15, 8.391588162831187e-19, 1.8695871016278324e-22};
+
+/* sincospisquaredhalf (@jit): sin(pi x**2 / 2) and cos(pi x**2 / 2) */
+static SrVal *sincospi_body(SrInterp *I, SrArgs *a) {
+  SCOPE(I);
+  SrVal *x = C1("jax.numpy.abs", a->v[0]);
+  SrVal *sm = x ? C2("jax.numpy.fmod", x, FL(2.0)) : NULL;
+  SrVal *r = sm ? C2("jax.numpy.fmod", OP(MUL, sm, OP(SUB, x, OP(DIV, sm, IN(2)))), FL(2.0)) : NULL;
+  SrVal *sin1 = r ? C1("jax.numpy.sin", OP(MUL, FL(M_PI), r)) : NULL;
+  SrVal *sin2 = sin1 ? C1("jax.numpy.sin", OP(MUL, FL(M_PI), OP(SUB, r, FL(2.0)))) : NULL;
+  SrVal *sin3 = sin2 ? neg(s, C1("jax.numpy.sin", OP(MUL, FL(M_PI), OP(SUB, r, FL(1.0))))) : NULL;
+  SrVal *sinpi = sin3 ? where3(s, OP(LT, r, FL(0.5)), sin1, where3(s, OP(GT, r, FL(1.5)), sin2, sin3)) : NULL;
+  SrVal *cos1 = sinpi ? neg(s, C1("jax.numpy.sin", OP(MUL, FL(M_PI), OP(SUB, r, FL(0.5))))) : NULL;
+  SrVal *cos2 = cos1 ? C1("jax.numpy.sin", OP(MUL, FL(M_PI), OP(SUB, r, FL(1.5)))) : NULL;
+  SrVal *cospi = cos2 ? where3(s, OP(EQ, r, FL(0.5)), FL(0.0), where3(s, OP(LT, r, FL(1.0)), cos1, cos2)) : NULL;
+  return DONE(tuple2(s, sinpi, cospi));
+}
+
+static SrVal *sincospi(SrNnScope *s, SrVal *x, SrVal **sinpi, SrVal **cospi) {
+  SrVal *r = x ? KEEP(sr_api_jit(s->I, "sincospisquaredhalf", sincospi_body, NULL, 1, &x)) : NULL;
+  if (!r) return NULL;
+  *sinpi = r->seq.items[0];
+  *cospi = r->seq.items[1];
+  return r;
+}
+
+static SrVal *fresnel_fun(SrInterp *I, SrArgs *a) {
+  if (a->n != 1) return sr_raise(I, "TypeError", "fresnel() takes 1 positional argument");
+  SCOPE(I);
+  SrVal *xx = a->v[0];
+  if (sr_nn_promote_inexact(s, 1, &xx, "fresnel") < 0) return DONE(NULL);
+  SrDtype odt = dtype_of(I, xx);
+  if (sr_dtype_kind(odt) == SR_DK_COMPLEX)
+    return DONE(sr_raise(I, "NotImplementedError", "Support for complex-valued inputs is not implemented yet."));
+  if (odt != SR_F32 && odt != SR_F16 && odt != SR_BF16 && odt != SR_F64)
+    return DONE(sr_raise(I, "NotImplementedError", "Support for %s dtype is not implemented yet.", sr_dtype_name(odt)));
+  int single = odt != SR_F64;
+  SrDtype dt = single ? SR_F32 : SR_F64;
+  if (single) xx = astype(s, xx, SR_F32);
+  SrVal *x = xx ? C1("jax.numpy.abs", xx) : NULL;
+  SrVal *x2 = x ? OP(MUL, x, x) : NULL;
+  SrVal *t = x2 ? OP(MUL, x2, x2) : NULL;
+  SrVal *s_small, *c_small;
+  if (single) {
+    s_small = t ? OP(MUL, OP(MUL, x, x2), PV(fresnl_sn32, dt, t)) : NULL;
+    c_small = s_small ? OP(MUL, x, PV(fresnl_cn32, dt, t)) : NULL;
+  } else {
+    s_small = t ? OP(DIV, OP(MUL, OP(MUL, x, x2), PV(fresnl_sn, dt, t)), PV(fresnl_sd, dt, t)) : NULL;
+    c_small = s_small ? OP(DIV, OP(MUL, x, PV(fresnl_cn, dt, t)), PV(fresnl_cd, dt, t)) : NULL;
+  }
+  SrVal *sinpi = NULL, *cospi = NULL;
+  if (!c_small || !sincospi(s, x, &sinpi, &cospi)) return DONE(NULL);
+  SrVal *c_large, *s_large;
+  if (single) {
+    c_large = FL(0.5);
+    s_large = FL(0.5);
+  } else {
+    SrVal *px = OP(DIV, IN(1), OP(MUL, FL(M_PI), x));
+    c_large = px ? OP(ADD, FL(0.5), OP(MUL, px, sinpi)) : NULL;
+    s_large = c_large ? OP(SUB, FL(0.5), OP(MUL, OP(DIV, IN(1), OP(MUL, FL(M_PI), x)), cospi)) : NULL;
+  }
+  SrVal *tt = s_large ? OP(MUL, FL(M_PI), x2) : NULL;
+  SrVal *u = tt ? OP(DIV, FL(1.0), OP(MUL, tt, tt)) : NULL;
+  tt = u ? OP(DIV, FL(1.0), tt) : NULL;
+  SrVal *f, *g;
+  if (single) {
+    f = tt ? OP(SUB, FL(1.0), OP(MUL, u, PV(fresnl_fn32, dt, u))) : NULL;
+    g = f ? OP(MUL, tt, PV(fresnl_gn32, dt, u)) : NULL;
+  } else {
+    f = tt ? OP(SUB, FL(1.0), OP(DIV, OP(MUL, u, PV(fresnl_fn, dt, u)), PV(fresnl_fd, dt, u))) : NULL;
+    g = f ? OP(DIV, OP(MUL, tt, PV(fresnl_gn, dt, u)), PV(fresnl_gd, dt, u)) : NULL;
+  }
+  SrVal *px = g ? OP(MUL, FL(M_PI), x) : NULL;
+  SrVal *c_other = px ? OP(ADD, FL(0.5), OP(DIV, OP(SUB, OP(MUL, f, sinpi), OP(MUL, g, cospi)), px)) : NULL;
+  SrVal *s_other = c_other ? OP(SUB, FL(0.5), OP(DIV, OP(ADD, OP(MUL, f, cospi), OP(MUL, g, sinpi)), px)) : NULL;
+  SrVal *isinf = s_other ? C1("jax.numpy.isinf", xx) : NULL;
+  SrVal *small = isinf ? OP(LT, x2, FL(2.5625)) : NULL;
+  SrVal *large = small ? OP(GT, x, FL(36974.0)) : NULL;
+  SrVal *sv = large ? where3(s, isinf, FL(0.5), where3(s, small, s_small, where3(s, large, s_large, s_other))) : NULL;
+  SrVal *cv = sv ? where3(s, isinf, FL(0.5), where3(s, small, c_small, where3(s, large, c_large, c_other))) : NULL;
+  SrVal *ng = cv ? OP(LT, xx, FL(0.0)) : NULL;
+  sv = ng ? where3(s, ng, neg(s, sv), sv) : NULL;
+  cv = sv ? where3(s, ng, neg(s, cv), cv) : NULL;
+  if (cv && odt != dt) {
+    sv = astype(s, sv, odt);
+    cv = sv ? astype(s, cv, odt) : NULL;
+  }
+  return DONE(tuple2(s, sv, cv));
+}
+
+static SrVal *fresnel_cj;
+
+/* _fresnel_jvp: fresnel(x), (sinpi * x_dot, cospi * x_dot) */
+static SrVal *fresnel_jvp(SrInterp *I, SrArgs *a) {
+  SrVal **p, **t;
+  if (jvp_args(I, a, 1, &p, &t, "_fresnel_jvp") < 0) return NULL;
+  SCOPE(I);
+  SrVal *r = KEEP(sr_call1(I, fresnel_cj, p[0]));
+  SrVal *sinpi = NULL, *cospi = NULL;
+  if (!r || !sincospi(s, p[0], &sinpi, &cospi)) return DONE(NULL);
+  return DONE(tuple2(s, r, tuple2(s, OP(MUL, sinpi, t[0]), OP(MUL, cospi, t[0]))));
+}
+
+static SrVal *sp_fresnel(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "fresnel", "x", p) < 0) return NULL;
+  static const char *const names[] = {"_fresnel_jvp"};
+  static const SrBuiltinFn rules[] = {fresnel_jvp};
+  SrVal *cj = custom_jvp_of(I, &fresnel_cj, "fresnel", fresnel_fun, 0, 1, names, rules);
+  return cj ? sr_call1(I, cj, p[0]) : NULL;
+}
+
+/* ==== owens_t: 13-point quadrature (Patefield and Tandy's T5) ==== */
+
+static const double owens_t_quad_pts[] = {0.0035082039676451716, 0.031279042338030756, 0.08526682628321945, 0.16245071730812277, 0.25851196049125436, 0.3680755384069753, 0.485010929056047, 0.6027751415261857, 0.7147788421775323, 0.814755109887601, 0.8971102975594897, 0.9572380808594426, 0.991788329746297};
+static const double owens_t_quad_wts[] = {0.018831438115323503, 0.01856708624397765, 0.018042093461223385, 0.017263829606398752, 0.016243219975989858, 0.014994592034116705, 0.013535474469662087, 0.011886351605820165, 0.010070377242777432, 0.008113054574229958, 0.006041900952847024, 0.0038862217010742057, 0.001679303108454609};
+
+/* np.array(c) as jnp sees it: the default float dtype */
+static SrVal *np_array(SrNnScope *s, const double *c, int n) {
+  return coef_array(s, c, n, s->I->jax->enable_x64 ? SR_F64 : SR_F32);
+}
+
+/* a * (jnp.exp(-0.5 * h**2[..., None] * (1. + r)) / (1. + r) @ w), r = a**2[..., None] * pts */
+static SrVal *owens_t_quadrature(SrNnScope *outer, SrVal *h, SrVal *a) {
+  SCOPE(outer->I);
+  int nd = ty(s->I, a)->ndim;
+  int64_t axes[SR_MAX_RANK];
+  for (int i = 0; i < nd; i++) axes[i] = i;
+  SrVal *pts = C2("jax.numpy.expand_dims", np_array(s, owens_t_quad_pts, NC(owens_t_quad_pts)), KEEP(sr_int_tuple(axes, nd)));
+  SrVal *r = pts ? OP(MUL, C2("jax.numpy.expand_dims", C1("jax.numpy.square", a), IN(-1)), pts) : NULL;
+  SrVal *h2 = r ? C2("jax.numpy.expand_dims", C1("jax.numpy.square", h), IN(-1)) : NULL;
+  SrVal *in = h2 ? OP(DIV, C1("jax.numpy.exp", OP(MUL, OP(MUL, FL(-0.5), h2), OP(ADD, FL(1.0), r))), OP(ADD, FL(1.0), r))
+                 : NULL;
+  SrVal *w = in ? np_array(s, owens_t_quad_wts, NC(owens_t_quad_wts)) : NULL;
+  return OUT(w ? OP(MUL, a, OP(MATMUL, in, w)) : NULL);
+}
+
+static SrVal *owens_t_fun(SrInterp *I, SrArgs *a) {
+  if (a->n != 2) return sr_raise(I, "TypeError", "_owens_t_impl() takes 2 positional arguments");
+  SCOPE(I);
+  SrVal *h = C1("jax.numpy.abs", a->v[0]), *av = a->v[1];
+  SrVal *abs_a = h ? C1("jax.numpy.abs", av) : NULL;
+  SrVal *root2 = abs_a ? cst(s, h, sqrt(2.0)) : NULL;
+  SrVal *hn = root2 ? OP(DIV, h, root2) : NULL;
+  SrVal *le1 = hn ? OP(LE, abs_a, FL(1.0)) : NULL;
+  SrVal *ma = le1 ? where3(s, le1, abs_a, C1("jax.numpy.reciprocal", abs_a)) : NULL;
+  SrVal *mh = ma ? where3(s, OP(LE, abs_a, FL(1.0)), h, OP(MUL, abs_a, h)) : NULL;
+  SrVal *res = mh ? owens_t_quadrature(s, mh, ma) : NULL;
+  res = res ? where3(s, OP(EQ, mh, FL(0.0)), OP(DIV, C1("jax.numpy.arctan", ma), FL(2 * M_PI)), res) : NULL;
+  SrVal *e1 = res ? C1("jax.lax.erfc", OP(DIV, neg(s, mh), root2)) : NULL;
+  SrVal *e2 = e1 ? C1("jax.lax.erfc", OP(DIV, mh, root2)) : NULL;
+  res = e2 ? where3(s, OP(EQ, ma, FL(1.0)), OP(MUL, OP(MUL, FL(0.125), e1), e2), res) : NULL;
+  SrVal *normh = res ? C1("jax.lax.erfc", hn) : NULL;
+  SrVal *normah = normh ? C1("jax.lax.erfc", OP(MUL, abs_a, hn)) : NULL;
+  SrVal *small = normah ? OP(SUB, OP(SUB, FL(0.25), OP(MUL, OP(MUL, FL(0.25), C1("jax.lax.erf", hn)),
+                                                         C1("jax.lax.erf", OP(MUL, abs_a, hn)))),
+                             res)
+                        : NULL;
+  SrVal *big = small ? OP(SUB, OP(MUL, FL(0.25), OP(SUB, OP(ADD, normh, normah), OP(MUL, normh, normah))), res) : NULL;
+  SrVal *inner = big ? where3(s, OP(LE, OP(MUL, abs_a, h), FL(0.67)), small, big) : NULL;
+  res = inner ? where3(s, OP(GT, abs_a, FL(1.0)), inner, res) : NULL;
+  res = res ? OP(MUL, C1("jax.lax.sign", av), res) : NULL;
+  SrVal *nan = res ? OP(BITOR, C1("jax.numpy.isnan", av), C1("jax.numpy.isnan", h)) : NULL;
+  return DONE(nan ? where3(s, nan, C2("jax.numpy.full_like", res, FL(NAN)), res) : NULL);
+}
+
+static SrVal *owens_t_cj;
+
+static SrVal *owens_t_jvp(SrInterp *I, SrArgs *a) {
+  SrVal **p, **t;
+  if (jvp_args(I, a, 2, &p, &t, "_owens_t_jvp") < 0) return NULL;
+  SCOPE(I);
+  SrVal *h = p[0], *av = p[1];
+  SrVal *r = call_n(s, owens_t_cj, 2, p);
+  SrVal *root2 = r ? cst(s, h, sqrt(2.0)) : NULL;
+  SrVal *dh = root2 ? OP(DIV, OP(MUL, neg(s, C1("jax.lax.exp", OP(MUL, FL(-0.5), C1("jax.lax.square", h)))),
+                                 C1("jax.lax.erf", OP(DIV, OP(MUL, av, h), root2))),
+                         OP(MUL, FL(2.0), cst(s, h, sqrt(2.0 * M_PI))))
+                    : NULL;
+  SrVal *a21 = dh ? OP(ADD, C1("jax.lax.square", av), FL(1.0)) : NULL;
+  SrVal *da = a21 ? OP(DIV, C1("jax.lax.exp", OP(MUL, OP(MUL, FL(-0.5), a21), C1("jax.lax.square", h))),
+                       OP(MUL, FL(2.0 * M_PI), OP(ADD, C1("jax.lax.square", av), FL(1.0))))
+                  : NULL;
+  SrVal *to = da ? astype(s, OP(ADD, OP(MUL, dh, t[0]), OP(MUL, da, t[1])), dtype_of(I, r)) : NULL;
+  return DONE(tuple2(s, r, to));
+}
+
+static SrVal *sp_owens_t(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "owens_t", "h, a", p) < 0) return NULL;
+  SCOPE(I);
+  if (sr_nn_promote_inexact(s, 2, p, "owens_t") < 0) return DONE(NULL);
+  static const char *const names[] = {"_owens_t_jvp"};
+  static const SrBuiltinFn rules[] = {owens_t_jvp};
+  SrVal *cj = custom_jvp_of(I, &owens_t_cj, "_owens_t_impl", owens_t_fun, 0, 1, names, rules);
+  return DONE(call_n(s, cj, 2, p));
+}
+
 /* ==== sph_harm_y, wofz: complex results ==== */
 
 static SrVal *sp_sph_harm_y(SrInterp *I, SrArgs *a) {
@@ -508,6 +846,9 @@ void sr_scipy_special_series_init(void) {
       {"jax.scipy.special.dawsn", sp_dawsn, "dawsn(x): Dawson's integral exp(-x**2) int_0^x exp(t**2) dt, a custom_jvp"},
       {"jax.scipy.special.spence", sp_spence, "spence(x): Spence's function int_1^x log(t) / (1 - t) dt, NaN for x < 0"},
       {"jax.scipy.special.zeta", sp_zeta, "zeta(x, q): the Hurwitz zeta function, lax.zeta (a custom_jvp on a series)"},
+      {"jax.scipy.special.fresnel", sp_fresnel, "fresnel(x): the Fresnel integrals (S(x), C(x)), cephes' fresnl, a custom_jvp"},
+      {"jax.scipy.special.owens_t", sp_owens_t, "owens_t(h, a): Owen's T function by 13-point quadrature, a custom_jvp"},
+      {"jax.scipy.special.sici", sp_sici, "sici(x): the sine and cosine integrals (Si(x), Ci(x)), a custom_jvp of a jit"},
       {"jax.scipy.special.sph_harm_y", sp_sph_harm_y, "sph_harm_y(n, m, theta, phi): not here (its values are complex)"},
       {"jax.scipy.special.wofz", sp_wofz, "wofz(z): not here (the Faddeeva function's values are complex)"},
   };
