@@ -822,6 +822,336 @@ static SrVal *sp_owens_t(SrInterp *I, SrArgs *a) {
   return DONE(call_n(s, cj, 2, p));
 }
 
+/* ==== expn, exp1, expi: cephes' expn.c and ei.c ==== */
+
+static const double expint1_a[] = {-5.350447357812543, 218.50491688166133, -4176.572384826693, 55411.76756393557, -331338.13311781443, 1592627.1633849454};
+static const double expint1_b[] = {1.0, -52.505479591128626, 1259.6161867867906, -17565.495819735348, 149306.2117002726, -729494.9239640528, 1592627.1633849454};
+static const double expint2_a[] = {0.019818085032596897, -1.2716456259849176, -2.0881603356812284, 2.7555445091879367, -0.44095070487016, 0.046656238059358916, -0.0015450426796734852, 7.059980605299618e-05};
+static const double expint2_b[] = {1.0, 1.4764986709149215, 0.5629177174822436, 0.16990178978793072, 0.02291647179034212, 0.0044501504397287525, 0.00017274396122065214, 3.953167195549672e-05};
+static const double expint3_a[] = {-1.3732153758712087, -0.7084559133740839, 1.580806855547941, -0.2601500427425623, 0.029946746941137137, -0.001038086040188744, 4.371064420753005e-05, 2.141783679522603e-06};
+static const double expint3_b[] = {1.0, 0.8585231423622028, 0.4483285822873995, 0.07687932158124476, 0.024498682410218877, 0.0008832165941927797, 0.00045909522995113536, -4.729848351866523e-06, 2.66519553739071e-06};
+static const double expint4_a[] = {-2.1069346016919166, 1.7327338696646881, -0.2423619178935842, 0.02322724180937566, 0.00023728804404931798, -8.343219561192553e-05, 1.3634087956052505e-05, -3.655412321999254e-07, 1.4649417339759612e-08, 6.17640786371036e-10};
+static const double expint4_b[] = {1.0, -0.2298062239901678, 0.11050770414740378, -0.015665429666307924, 0.002761106850817353, -0.00020891480122840484, 1.7085289388076754e-05, -4.4593117963566865e-07, 1.3946349303538475e-08, 6.150865933977338e-10};
+static const double expint5_a[] = {-0.24581193676740204, -0.14833822533220778, 0.07248291795735552, -0.013483156873809405, 0.001342775069788637, -7.942465637159712e-05, 2.644179518984236e-06, -4.239473659313765e-08};
+static const double expint5_b[] = {1.0, -0.10442259084438711, -0.26764531281014026, 0.09695000254621984, -0.01601745692712991, 0.001496414899205908, -8.462452563778485e-05, 2.7289384034767266e-06, -4.239462431819542e-08};
+static const double expint6_a[] = {0.12125611181054567, -0.5823133179043894, 0.2348887314557017, -0.030400343181132484, 0.0015100821468651906, -2.5231370954995714e-05};
+static const double expint6_b[] = {1.0, -1.002252150365854, 0.2928709694872224, -0.03337004338674008, 0.0015605448811273888, -2.5231370936032347e-05};
+static const double expint7_a[] = {-0.7657847078286127, 0.6886192415566705, -0.2132598113545206, 0.033461075523841935, -0.003076541477344756, 0.00017471193164549074, -6.1037116822741705e-06, 1.218032765428652e-07, -1.0860761027932903e-09};
+static const double expint7_b[] = {1.0, -1.8888028686623086, 1.066691687211409, -0.27519159823063805, 0.039308526882338234, -0.003414684558602365, 0.00018668443707035555, -6.345146083130515e-06, 1.239754287483207e-07, -1.0860761027931265e-09};
+
+#define EULER 0.57721566490153286061
+
+/* _expn1's fori_loop body: psi + one / i; closes over one */
+static SrVal *expn1_psi(SrInterp *I, SrArgs *a) {
+  SCOPE(I);
+  return DONE(OP(ADD, a->v[1], OP(DIV, closed(I)[0], a->v[0])));
+}
+
+/* _expn1's dict carry, its keys sorted as JAX flattens them */
+enum { E1_ANS, E1_PK, E1_T, E1_X, E1_XK, E1_YK, E1_Z, E1_N };
+
+static SrVal *expn1_cond(SrInterp *I, SrArgs *a) {
+  SrVal **d = carry(I, a->v[0], E1_N, "cond");
+  if (!d) return NULL;
+  SCOPE(I);
+  double eps = eps_of(dtype_of(I, d[E1_X]));
+  return DONE(OP(BITAND, OP(GT, d[E1_X], cst(s, d[E1_X], 0.0)), OP(GT, d[E1_T], cst(s, d[E1_X], eps))));
+}
+
+static SrVal *expn1_body(SrInterp *I, SrArgs *a) {
+  SrVal **d0 = carry(I, a->v[0], E1_N, "body");
+  if (!d0) return NULL;
+  SCOPE(I);
+  SrVal *one = closed(I)[0], *zero = closed(I)[1], *d[E1_N];
+  memcpy(d, d0, sizeof d);
+  d[E1_XK] = OP(ADD, d[E1_XK], one);
+  d[E1_YK] = OP(MUL, d[E1_YK], OP(DIV, d[E1_Z], d[E1_XK]));
+  d[E1_PK] = OP(ADD, d[E1_PK], one);
+  d[E1_ANS] = OP(ADD, d[E1_ANS], where3(s, OP(NE, d[E1_PK], zero), OP(DIV, d[E1_YK], d[E1_PK]), zero));
+  SrVal *q = d[E1_ANS] ? C1("builtins.abs", OP(DIV, d[E1_YK], d[E1_ANS])) : NULL;
+  d[E1_T] = q ? where3(s, OP(NE, d[E1_ANS], zero), q, one) : NULL;
+  return DONE(tuple_of(s, E1_N, d));
+}
+
+/* _expn1(x, n): the power series */
+static SrVal *expn1(SrInterp *I, SrArgs *a) {
+  SCOPE(I);
+  SrVal *x = a->v[0], *n = a->nkw ? a->kwv[0] : NULL;
+  if (!n) return DONE(sr_raise(I, "TypeError", "_expn1() missing n"));
+  SrVal *zero = cst(s, x, 0.0), *one = cst(s, x, 1.0);
+  SrVal *psi = OP(SUB, FL(-EULER), C1("jax.numpy.log", x));
+  SrVal *cv[1] = {one};
+  psi = psi ? fori_loop(s, cst(s, n, 1), n, expn1_psi, 1, cv, psi) : NULL;
+  SrVal *n1 = psi ? where3(s, OP(EQ, n, cst(s, n, 1)), OP(ADD, one, one), n) : NULL;
+  SrVal *init[E1_N];
+  init[E1_X] = x;
+  init[E1_Z] = neg(s, x);
+  init[E1_XK] = zero;
+  init[E1_YK] = one;
+  init[E1_PK] = OP(SUB, one, n);
+  init[E1_ANS] = n1 ? where3(s, OP(EQ, n, cst(s, n, 1)), zero, OP(DIV, one, OP(SUB, one, n1))) : NULL;
+  init[E1_T] = FL(INFINITY);
+  SrVal *bv[2] = {one, zero};
+  SrVal *d = init[E1_ANS] ? while_loop(s, expn1_cond, expn1_body, 2, bv, tuple_of(s, E1_N, init)) : NULL;
+  if (!d) return DONE(NULL);
+  SrVal *r = OP(SUB, n, cst(s, n, 1));
+  SrVal *lg = C1("jax.scipy.special.gammaln", n);
+  SrVal *v = lg ? OP(DIV, OP(MUL, OP(POW, d->seq.items[E1_Z], r), psi), C1("jax.numpy.exp", lg)) : NULL;
+  return DONE(OP(SUB, v, d->seq.items[E1_ANS]));
+}
+
+enum { E2_ANS, E2_K, E2_PKM1, E2_PKM2, E2_QKM1, E2_QKM2, E2_R, E2_T, E2_X, E2_N };
+
+static SrVal *expn2_cond(SrInterp *I, SrArgs *a) {
+  SrVal **d = carry(I, a->v[0], E2_N, "cond");
+  if (!d) return NULL;
+  SCOPE(I);
+  double eps = eps_of(dtype_of(I, d[E2_X]));
+  return DONE(OP(BITAND, OP(GT, d[E2_X], cst(s, d[E2_K], 0)), OP(GT, d[E2_T], cst(s, d[E2_X], eps))));
+}
+
+/* closes over n, one, zero, BIG */
+static SrVal *expn2_body(SrInterp *I, SrArgs *a) {
+  SrVal **d0 = carry(I, a->v[0], E2_N, "body");
+  if (!d0) return NULL;
+  SCOPE(I);
+  SrVal *n = closed(I)[0], *one = closed(I)[1], *zero = closed(I)[2], *big = closed(I)[3], *d[E2_N];
+  memcpy(d, d0, sizeof d);
+  SrVal *x = d[E2_X];
+  SrVal *k = d[E2_K] = OP(ADD, d[E2_K], cst(s, d[E2_K], 1));
+  SrVal *odd = k ? OP(EQ, OP(MOD, k, cst(s, k, 2)), cst(s, k, 1)) : NULL;
+  SrVal *yk = odd ? where3(s, odd, one, x) : NULL;
+  SrVal *xk = yk ? where3(s, odd, OP(ADD, n, OP(DIV, OP(SUB, k, cst(s, k, 1)), cst(s, k, 2))), OP(DIV, k, cst(s, k, 2)))
+                 : NULL;
+  SrVal *pk = xk ? OP(ADD, OP(MUL, d[E2_PKM1], yk), OP(MUL, d[E2_PKM2], xk)) : NULL;
+  SrVal *qk = pk ? OP(ADD, OP(MUL, d[E2_QKM1], yk), OP(MUL, d[E2_QKM2], xk)) : NULL;
+  SrVal *nz = qk ? OP(NE, qk, zero) : NULL;
+  SrVal *r = d[E2_R] = nz ? where3(s, nz, OP(DIV, pk, qk), d[E2_R]) : NULL;
+  d[E2_T] = r ? where3(s, nz, C1("builtins.abs", OP(DIV, OP(SUB, d[E2_ANS], r), r)), one) : NULL;
+  d[E2_ANS] = d[E2_T] ? where3(s, nz, r, d[E2_ANS]) : NULL;
+  d[E2_PKM2] = d[E2_PKM1];
+  d[E2_PKM1] = pk;
+  d[E2_QKM2] = d[E2_QKM1];
+  d[E2_QKM1] = qk;
+  SrVal *is_big = d[E2_ANS] ? OP(GT, C1("builtins.abs", pk), big) : NULL;
+  static const int keys[] = {E2_PKM1, E2_PKM2, E2_QKM1, E2_QKM2};
+  for (int i = 0; i < 4; i++) d[keys[i]] = is_big ? where3(s, is_big, OP(DIV, d[keys[i]], big), d[keys[i]]) : NULL;
+  return DONE(tuple_of(s, E2_N, d));
+}
+
+/* _expn2(x, n): x > 1, the continued fraction */
+static SrVal *expn2(SrInterp *I, SrArgs *a) {
+  SCOPE(I);
+  SrVal *x = a->v[0], *n = a->nkw ? a->kwv[0] : NULL;
+  if (!n) return DONE(sr_raise(I, "TypeError", "_expn2() missing n"));
+  SrVal *big = cst(s, x, 1.44115188075855872e17), *zero = cst(s, x, 0.0), *one = cst(s, x, 1.0);
+  SrVal *init[E2_N];
+  init[E2_K] = cst(s, n, 1);
+  init[E2_PKM2] = one;
+  init[E2_QKM2] = x;
+  init[E2_PKM1] = one;
+  init[E2_QKM1] = OP(ADD, x, n);
+  init[E2_ANS] = OP(DIV, one, OP(ADD, x, n));
+  init[E2_T] = cst(s, x, INFINITY);
+  init[E2_R] = zero;
+  init[E2_X] = x;
+  SrVal *cv[4] = {n, one, zero, big};
+  SrVal *d = init[E2_ANS] ? while_loop(s, expn2_cond, expn2_body, 4, cv, tuple_of(s, E2_N, init)) : NULL;
+  return DONE(d ? OP(MUL, d->seq.items[E2_ANS], C1("jax.numpy.exp", neg(s, x))) : NULL);
+}
+
+/* _expn3(x, n): n >= 5000, the asymptotic expansion */
+static SrVal *expn3(SrInterp *I, SrArgs *a) {
+  SCOPE(I);
+  SrVal *x = a->v[0], *n = a->nkw ? a->kwv[0] : NULL;
+  if (!n) return DONE(sr_raise(I, "TypeError", "_expn3() missing n"));
+  SrVal *one = cst(s, x, 1.0);
+  SrVal *xk = OP(ADD, x, n);
+  SrVal *yk = OP(DIV, one, OP(MUL, xk, xk));
+  SrVal *t = n;
+  SrVal *ans = OP(MUL, OP(MUL, yk, t), OP(ADD, OP(SUB, OP(MUL, OP(MUL, cst(s, x, 6), x), x), OP(MUL, OP(MUL, cst(s, x, 8), t), x)),
+                                         OP(MUL, t, t)));
+  ans = OP(MUL, yk, OP(ADD, ans, OP(MUL, t, OP(SUB, t, OP(MUL, cst(s, x, 2), x)))));
+  ans = OP(MUL, yk, OP(ADD, ans, t));
+  return DONE(OP(DIV, OP(MUL, OP(ADD, ans, one), C1("jax.numpy.exp", neg(s, x))), xk));
+}
+
+static SrVal *expn_body(SrInterp *I, SrArgs *a) {
+  SCOPE(I);
+  SrVal *p[2] = {a->v[0], a->v[1]};
+  if (sr_nn_promote_inexact(s, 2, p, "expn") < 0) return DONE(NULL);
+  SrVal *n = p[0], *x = p[1];
+  if (sr_dtype_kind(dtype_of(I, x)) == SR_DK_COMPLEX)
+    return DONE(sr_raise(I, "ValueError", "expn does not support complex-valued inputs."));
+  SrVal *zero = cst(s, x, 0), *one = cst(s, x, 1);
+  SrVal *conds[6];
+  conds[0] = OP(BITOR, OP(LT, n, cst(s, n, 0)), OP(LT, x, zero));
+  conds[1] = OP(BITAND, OP(EQ, x, zero), OP(LT, n, cst(s, n, 2)));
+  conds[2] = OP(BITAND, OP(EQ, x, zero), OP(GE, n, cst(s, n, 2)));
+  conds[3] = OP(BITAND, OP(EQ, n, cst(s, n, 0)), OP(GE, x, zero));
+  conds[4] = OP(GE, n, cst(s, n, 5000));
+  conds[5] = OP(GT, x, one);
+  SrVal *n1 = where3(s, OP(EQ, n, cst(s, n, 1)), OP(ADD, n, n), n);
+  SrVal *vals[7] = {FL(NAN), FL(INFINITY), OP(DIV, one, n1), OP(DIV, C1("jax.numpy.exp", neg(s, x)), x),
+                    fun(s, "_expn3", expn3, NULL, NULL), fun(s, "_expn2", expn2, NULL, NULL),
+                    fun(s, "_expn1", expn1, NULL, NULL)};
+  return DONE(piecewise(s, x, 6, conds, 7, vals, "n", n));
+}
+
+static SrVal *expn_jit(SrInterp *I, SrArgs *a) {
+  if (a->n != 2) return sr_raise(I, "TypeError", "expn() takes 2 positional arguments");
+  return sr_api_jit(I, "expn", expn_body, NULL, 2, a->v);
+}
+
+static SrVal *expn_vec; /* jnp.vectorize(jit(expn)) */
+
+static SrVal *expn_fun(SrInterp *I, SrArgs *a) {
+  if (!expn_vec) {
+    SrVal *f = sr_builtin_with("expn", expn_jit, NULL, NULL);
+    SrVal *vf = sr_lookup_qualname("jax.numpy.vectorize");
+    expn_vec = vf ? sr_call1(I, vf, f) : sr_raise(I, "NotImplementedError", "jax.numpy.vectorize is not available");
+    sr_unref(f);
+    if (!expn_vec) return NULL;
+  }
+  return sr_call(I, expn_vec, a);
+}
+
+static SrVal *expn_cj;
+
+/* expn_jvp (@jit): expn(n, x), lax.mul(lax.neg(x_dot), expn(lax.sub(n, _lax_const(n, 1)), x)) */
+static SrVal *expn_jvp_body(SrInterp *I, SrArgs *a) {
+  SrVal **p, **t;
+  if (jvp_args(I, a, 2, &p, &t, "expn_jvp") < 0) return NULL;
+  SCOPE(I);
+  SrVal *n = p[0], *x = p[1];
+  SrVal *po = call_n(s, expn_cj, 2, p);
+  SrVal *nm[2] = {po ? C2("jax.lax.sub", n, cst(s, n, 1)) : NULL, x};
+  SrVal *e = call_n(s, expn_cj, 2, nm);
+  SrVal *to = e ? C2("jax.lax.mul", C1("jax.lax.neg", t[1]), e) : NULL;
+  return DONE(tuple2(s, po, to));
+}
+
+static SrVal *expn_jvp(SrInterp *I, SrArgs *a) { return sr_api_jit(I, "expn_jvp", expn_jvp_body, NULL, a->n, a->v); }
+
+/* expn(n, x): n is JAX's nondiff argument, here under stop_gradient */
+static SrVal *expn_of(SrNnScope *s, SrVal *n, SrVal *x) {
+  static const char *const names[] = {"expn_jvp"};
+  static const SrBuiltinFn rules[] = {expn_jvp};
+  SrVal *cj = custom_jvp_of(s->I, &expn_cj, "expn", expn_fun, 0, 1, names, rules);
+  if (n && sr_array_of(n) && sr_array_of(n)->kind == SR_AV_TRACER) n = C1("jax.lax.stop_gradient", n);
+  SrVal *v[2] = {n, x};
+  return cj ? call_n(s, cj, 2, v) : NULL;
+}
+
+static SrVal *sp_expn(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "expn", "n, x", p) < 0) return NULL;
+  SCOPE(I);
+  return DONE(expn_of(s, p[0], p[1]));
+}
+
+static SrVal *sp_exp1(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "exp1", "x", p) < 0) return NULL;
+  SCOPE(I);
+  if (sr_nn_promote_inexact(s, 1, p, "exp1") < 0) return DONE(NULL);
+  if (sr_dtype_kind(dtype_of(I, p[0])) == SR_DK_COMPLEX)
+    return DONE(sr_raise(I, "ValueError", "exp1 does not support complex-valued inputs."));
+  return DONE(expn_of(s, IN(1), p[0]));
+}
+
+/* The intervals' coefficients are made before the piecewise and closed
+   over by its branches, which then capture the same values (the cond of
+   a piecewise merges its branches' captured values; a branch making its
+   own arrays would capture new ones each time it is traced). */
+static SrVal *pv_arr(SrNnScope *s, SrVal *p, SrVal *x) { return p && x ? KEEP(sr_jnp_polyval(s->I, p, x, 16)) : NULL; }
+
+/* _expint1: 0 < x <= 2 */
+static SrVal *expint1(SrInterp *I, SrArgs *a) {
+  SCOPE(I);
+  SrVal *x = a->v[0], **AB = closed(I);
+  SrVal *f = OP(DIV, pv_arr(s, AB[0], x), pv_arr(s, AB[1], x));
+  return DONE(OP(ADD, OP(ADD, OP(MUL, x, f), FL(EULER)), C1("jax.numpy.log", x)));
+}
+
+/* _eval_expint_k: the intervals above 2 */
+static SrVal *expint_k(SrInterp *I, SrArgs *a) {
+  SCOPE(I);
+  SrVal *x = a->v[0], **AB = closed(I);
+  SrVal *one = cst(s, x, 1.0);
+  SrVal *w = OP(DIV, one, x);
+  SrVal *f = w ? OP(DIV, pv_arr(s, AB[0], w), pv_arr(s, AB[1], w)) : NULL;
+  f = f ? OP(ADD, OP(MUL, w, f), one) : NULL;
+  return DONE(f ? OP(MUL, OP(MUL, C1("jax.numpy.exp", x), w), f) : NULL);
+}
+
+static SrVal *expi_pos(SrInterp *I, SrArgs *a) {
+  SCOPE(I);
+  static const struct {
+    const double *a, *b;
+    int na, nb;
+  } K[7] = {{expint1_a, expint1_b, NC(expint1_a), NC(expint1_b)}, {expint2_a, expint2_b, NC(expint2_a), NC(expint2_b)},
+            {expint3_a, expint3_b, NC(expint3_a), NC(expint3_b)}, {expint4_a, expint4_b, NC(expint4_a), NC(expint4_b)},
+            {expint5_a, expint5_b, NC(expint5_a), NC(expint5_b)}, {expint6_a, expint6_b, NC(expint6_a), NC(expint6_b)},
+            {expint7_a, expint7_b, NC(expint7_a), NC(expint7_b)}};
+  static const char *const names[7] = {"_expint1", "_expint2", "_expint3", "_expint4", "_expint5", "_expint6", "_expint7"};
+  SrVal *x = a->v[0], *conds[6], *f[7];
+  SrDtype dt = dtype_of(I, x);
+  for (int i = 0; i < 7; i++) {
+    SrVal *ab[2] = {coef_array(s, K[i].a, K[i].na, dt), coef_array(s, K[i].b, K[i].nb, dt)};
+    f[i] = closure_fun(s, names[i], i ? expint_k : expint1, 2, ab);
+  }
+  conds[0] = OP(BITAND, OP(LT, cst(s, x, 0), x), OP(LE, x, cst(s, x, 2)));
+  for (int i = 1; i < 6; i++)
+    conds[i] = OP(BITAND, OP(LT, cst(s, x, 1 << i), x), OP(LE, x, cst(s, x, 1 << (i + 1))));
+  return DONE(piecewise(s, x, 6, conds, 7, f, NULL, NULL));
+}
+
+/* -exp1(-x) */
+static SrVal *expi_neg(SrInterp *I, SrArgs *a) {
+  SCOPE(I);
+  SrVal *v = sr_lookup_qualname("jax.scipy.special.exp1");
+  return DONE(neg(s, v ? KEEP(sr_call1(I, v, neg(s, a->v[0]))) : NULL));
+}
+
+static SrVal *expi_body(SrInterp *I, SrArgs *a) {
+  SCOPE(I);
+  SrVal *x = a->v[0];
+  if (sr_nn_promote_inexact(s, 1, &x, "expi") < 0) return DONE(NULL);
+  if (sr_dtype_kind(dtype_of(I, x)) == SR_DK_COMPLEX)
+    return DONE(sr_raise(I, "ValueError", "expi does not support complex-valued inputs."));
+  SrVal *c = OP(LT, x, IN(0));
+  SrVal *f[2] = {fun(s, "_expi_neg", expi_neg, NULL, NULL), fun(s, "_expi_pos", expi_pos, NULL, NULL)};
+  return DONE(c ? piecewise(s, x, 1, &c, 2, f, NULL, NULL) : NULL);
+}
+
+static SrVal *expi_fun(SrInterp *I, SrArgs *a) {
+  if (a->n != 1) return sr_raise(I, "TypeError", "expi() takes 1 positional argument");
+  return sr_api_jit(I, "expi", expi_body, NULL, 1, a->v);
+}
+
+static SrVal *expi_cj;
+
+/* expi_jvp (@jit): expi(x), jnp.exp(x) / x * x_dot */
+static SrVal *expi_jvp_body(SrInterp *I, SrArgs *a) {
+  SrVal **p, **t;
+  if (jvp_args(I, a, 1, &p, &t, "expi_jvp") < 0) return NULL;
+  SCOPE(I);
+  SrVal *po = KEEP(sr_call1(I, expi_cj, p[0]));
+  return DONE(po ? tuple2(s, po, OP(MUL, OP(DIV, C1("jax.numpy.exp", p[0]), p[0]), t[0])) : NULL);
+}
+
+static SrVal *expi_jvp(SrInterp *I, SrArgs *a) { return sr_api_jit(I, "expi_jvp", expi_jvp_body, NULL, a->n, a->v); }
+
+static SrVal *sp_expi(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "expi", "x", p) < 0) return NULL;
+  static const char *const names[] = {"expi_jvp"};
+  static const SrBuiltinFn rules[] = {expi_jvp};
+  SrVal *cj = custom_jvp_of(I, &expi_cj, "expi", expi_fun, 0, 1, names, rules);
+  return cj ? sr_call1(I, cj, p[0]) : NULL;
+}
+
 /* ==== sph_harm_y, wofz: complex results ==== */
 
 static SrVal *sp_sph_harm_y(SrInterp *I, SrArgs *a) {
@@ -849,6 +1179,9 @@ void sr_scipy_special_series_init(void) {
       {"jax.scipy.special.fresnel", sp_fresnel, "fresnel(x): the Fresnel integrals (S(x), C(x)), cephes' fresnl, a custom_jvp"},
       {"jax.scipy.special.owens_t", sp_owens_t, "owens_t(h, a): Owen's T function by 13-point quadrature, a custom_jvp"},
       {"jax.scipy.special.sici", sp_sici, "sici(x): the sine and cosine integrals (Si(x), Ci(x)), a custom_jvp of a jit"},
+      {"jax.scipy.special.exp1", sp_exp1, "exp1(x): the exponential integral E_1(x), expn(1, x)"},
+      {"jax.scipy.special.expi", sp_expi, "expi(x): the exponential integral Ei(x), cephes' ei (a custom_jvp of a jit)"},
+      {"jax.scipy.special.expn", sp_expn, "expn(n, x): the generalized exponential integral E_n(x) (series, continued fraction)"},
       {"jax.scipy.special.sph_harm_y", sp_sph_harm_y, "sph_harm_y(n, m, theta, phi): not here (its values are complex)"},
       {"jax.scipy.special.wofz", sp_wofz, "wofz(z): not here (the Faddeeva function's values are complex)"},
   };
