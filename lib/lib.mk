@@ -92,6 +92,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/jax/lax_prims.c \
 	lib/jax/numpy_apiB.c \
 	lib/jax/math_api.h lib/jax/lax_math.c lib/jax/numpy_math.c lib/jax/scipy_special_more.c lib/jax/nn_more.c \
+	lib/jax/scipy_special_series.c \
 	lib/jax/numpy_searchsorted.c \
 	lib/jax/numpy_setops.c \
 	lib/jax/misc16.h lib/jax/numpy_vectorize.c lib/jax/lax_assoc_scan.c lib/jax/custom_gradient.c lib/jax/tree_more.c lib/jax/numpy_small16.c \

@@ -321,6 +321,41 @@ static SrVal *jax_custom_jvp(SrInterp *I, SrArgs *a) {
 /* ---- autodiff ---- */
 
 
+/* Whether e, under linearization, is a jit (or closed_call) whose inputs
+   are known values and tangents both; *sub its jaxpr. */
+static int mixed_call(SrAd *ad, const SrEqn *e, SrVal **in, SrJaxpr **sub) {
+  int id = e->prim->id;
+  if (ad->mode != SR_AD_LIN || ad->staged || (id != SR_P_jit && id != SR_P_pjit && id != SR_P_closed_call))
+    return 0;
+  int nknown = 0, ntangent = 0;
+  for (uint32_t i = 0; i < e->nin; i++) {
+    if (sr_ad_pick_trace(ad, 1, &in[i]) == ad->tangent) ntangent = 1;
+    else nknown = 1;
+  }
+  if (!nknown || !ntangent) return 0;
+  SrVal *jv = sr_eqn_param(e, sr_intern_cstr("jaxpr"));
+  if (!jv || sr_param_jaxprs(jv, sub, 1) != 1) return 0;
+  const SrJaxpr *j = *sub;
+  if (sr_nargs(j) != e->nin || j->nout != e->nout) return 0;
+  /* only a call with a result the known inputs alone compute (a jvp'd
+     jit's primal) is split; one whose results all read tangents stays
+     whole on the tangent trace */
+  uint8_t *known = sr_xcalloc(j->nvars + 1, 1);
+  for (uint32_t i = 0; i < j->nconst; i++) known[j->invars[i]->id] = 1;
+  for (uint32_t i = 0; i < e->nin; i++) known[sr_args(j)[i]->id] = sr_ad_pick_trace(ad, 1, &in[i]) != ad->tangent;
+  for (uint32_t k = 0; k < j->neqn; k++) {
+    const SrEqn *q = &j->eqns[k];
+    int all = 1;
+    for (uint32_t i = 0; i < q->nin && all; i++) all = q->in[i]->kind == SR_LIT || known[q->in[i]->id];
+    for (uint32_t i = 0; i < q->nout; i++)
+      if (q->out[i]->kind != SR_DROP) known[q->out[i]->id] = (uint8_t)all;
+  }
+  int split = 0;
+  for (uint32_t i = 0; i < j->nout && !split; i++) split = j->outvars[i]->kind != SR_LIT && known[j->outvars[i]->id];
+  free(known);
+  return split;
+}
+
 /* Binds the equations of j (the traced rule) through sr_ad_bind_eqn, which
    picks the primal or the tangent trace for each: outs gets j's outputs
    (new references). */
@@ -342,6 +377,23 @@ static int bind_rule_jaxpr(SrAd *ad, const SrJaxpr *j, SrVal **args, SrVal **out
     int mark = sr_ad_mark(ad);
     for (uint32_t i = 0; i < e->nin; i++)
       in[i] = e->in[i]->kind == SR_LIT ? sr_ad_literal(ad, e->in[i]) : env[e->in[i]->id];
+    SrJaxpr *sub = NULL;
+    if (mixed_call(ad, e, in, &sub)) {
+      /* partial evaluation of a call that reads known values and
+         tangents (a jvp'd jit): its equations each go to their trace, so
+         that its known results stay known */
+      SrVal **o = sr_xcalloc(e->nout + 1, sizeof *o);
+      int src = bind_rule_jaxpr(ad, sub, in, o);
+      free(in);
+      for (uint32_t i = 0; i < e->nout; i++) {
+        if (src == 0 && e->out[i]->kind != SR_DROP) env[e->out[i]->id] = sr_ref(o[i]);
+        sr_unref(o[i]);
+      }
+      free(o);
+      sr_ad_release(ad, mark);
+      if (src < 0) goto done;
+      continue;
+    }
     SrVal *r = sr_ad_bind_eqn(ad, e, in);
     free(in);
     if (r)

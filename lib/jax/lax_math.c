@@ -441,5 +441,6 @@ void sr_math_api_init(void) {
   sr_lax_math_init();
   sr_numpy_math_init();
   sr_scipy_special_more_init();
+  sr_scipy_special_series_init();
   sr_nn_more_init();
 }

@@ -11,6 +11,7 @@ void sr_math_api_init(void);        /* all of them (api.c's sr_jnp_init) */
 void sr_lax_math_init(void);        /* lax_math.c */
 void sr_numpy_math_init(void);      /* numpy_math.c */
 void sr_scipy_special_more_init(void); /* scipy_special_more.c */
+void sr_scipy_special_series_init(void); /* scipy_special_series.c */
 void sr_nn_more_init(void);         /* nn_more.c */
 
 /* jnp.polyval(p, x, unroll=unroll): the jit named polyval over a scan
