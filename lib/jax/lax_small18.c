@@ -1,7 +1,8 @@
 /* lax_small18.c: small jax.lax functions of lax.py and slicing.py,
  * written with the same calls in the same order as JAX's Python so that
- * their jaxprs are JAX's: reduce (its monoid fast paths), batch_matmul,
- * index_take, broadcast_shapes, and the names JAX exports only as types
+ * their jaxprs are JAX's: reduce (its monoid fast paths, and reduce_p with
+ * the computation's jaxpr otherwise), batch_matmul,
+ * index_take, empty, broadcast_shapes, and the names JAX exports only as types
  * (DotDimensionNumbers, ConvGeneralDilatedDimensionNumbers).  Registered
  * by sr_lax_small18_init (jax.h).
  */
@@ -10,11 +11,13 @@
 #include <string.h>
 
 #include "exec/kern.h"
+#include "jax/api.h"
 #include "jax/builtins_exec.h"
 #include "jax/jax.h"
 #include "jax/lax.h"
 #include "jax/nn.h"
 #include "jax/numpy.h"
+#include "jax/tree_util.h"
 #include "py/interp.h"
 #include "py/objects.h"
 #include "text/print_val.h"
@@ -112,35 +115,108 @@ static int weakly_typed(SrInterp *I, SrVal *v) {
   return t && t->weak;
 }
 
+/* repr(f) as JAX prints a function param: the address masked. */
+static SrVal *masked_repr(SrVal *f) {
+  SrBuf b = SR_BUF_INIT, m = SR_BUF_INIT;
+  sr_val_repr(&b, f);
+  const char *s = sr_buf_str(&b), *at = strstr(s, " at 0x");
+  if (at) {
+    sr_buf_putn(&m, s, (size_t)(at - s) + 6);
+    const char *q = at + 6;
+    while ((*q >= '0' && *q <= '9') || (*q >= 'a' && *q <= 'f')) q++;
+    sr_buf_puts(&m, "XXXXXXXXXXXX");
+    sr_buf_puts(&m, q);
+  } else if (strncmp(s, "<function ", 10) == 0 && b.len && s[b.len - 1] == '>') {
+    sr_buf_putn(&m, s, b.len - 1);
+    sr_buf_puts(&m, " at 0xXXXXXXXXXXXX>");
+  } else {
+    sr_buf_puts(&m, s);
+  }
+  SrVal *w = sr_word(NULL, sr_buf_str(&m), m.len);
+  sr_buf_free(&b);
+  sr_buf_free(&m);
+  return w;
+}
+
+/* The general path of lax.reduce: the computation traced on the init
+   values' avals (_variadic_reduction_jaxpr) and reduce_p bound. */
+static SrVal *reduce_general(SrInterp *I, SrVal *ops, SrVal *flat_ops, SrVal *inits, SrVal *flat_inits,
+                             SrVal *computation, const int64_t *dims, int nd) {
+  (void)ops;
+  int n = flat_inits->seq.n;
+  const SrType **types = sr_xcalloc((size_t)n + 1, sizeof *types);
+  for (int i = 0; i < n; i++)
+    if (!(types[i] = vtype(I, flat_inits->seq.items[i]))) {
+      free(types);
+      return sr_raise(I, "TypeError", "Value %s is not a valid JAX type", sr_val_kind_name(flat_inits->seq.items[i]));
+    }
+  SrVal *avals = sr_api_abstract_like(inits, types, n);
+  free(types);
+  SrVal *args[2] = {avals, avals}, *out_tree = NULL, *captured = NULL, *r = NULL;
+  SrJaxpr *j = sr_trace_fn(I, computation, 2, args, 0, NULL, NULL, SR_TRACE_CONSTVARS, NULL, &out_tree, &captured);
+  sr_unref(avals);
+  if (j && captured && captured->seq.n > 0) {
+    sr_raise(I, "NotImplementedError",
+             "Reduction computations can't close over Tracers. Please open an issue at https://github.com/jax-ml/jax.");
+  } else if (j && (int)j->nout != n) {
+    sr_raise(I, "TypeError", "reduce's computation must return %d arrays, one per operand, got %u", n, j->nout);
+  } else if (j) {
+    SrVal **in = sr_xcalloc(2 * (size_t)n, sizeof *in);
+    for (int i = 0; i < n; i++) {
+      in[i] = sr_ref(flat_ops->seq.items[i]);
+      in[n + i] = sr_ref(flat_inits->seq.items[i]);
+    }
+    if (sr_auto_insert_reshard(I, n, in) == 0 && sr_auto_insert_reshard(I, n, in + n) == 0) {
+      SrVal *out = sr_bindv(I, SR_P_reduce, 2 * n, in, "computation", masked_repr(computation), "dimensions",
+                            sr_int_tuple(dims, nd), "jaxpr", sr_jaxpr_val(NULL, j), NULL);
+      if (out) r = sr_pytree_unflatten(out_tree, out);
+      sr_unref(out);
+    }
+    for (int i = 0; i < 2 * n; i++) sr_unref(in[i]);
+    free(in);
+  }
+  if (j) sr_program_unref(j->prog);
+  sr_unref(out_tree);
+  sr_unref(captured);
+  return r;
+}
+
 /* lax.reduce(operands, init_values, computation, dimensions, out_sharding=None) */
 static SrVal *lax_reduce(SrInterp *I, SrArgs *a) {
   SrVal *p[5];
   if (sr_args_parse(I, a, "reduce", "operands, init_values, computation, dimensions, out_sharding=", p) < 0)
     return NULL;
   SrVal *ops = p[0], *inits = p[1];
-  int seq_ops = ops->kind == SR_V_TUPLE || ops->kind == SR_V_LIST;
-  int seq_inits = inits->kind == SR_V_TUPLE || inits->kind == SR_V_LIST;
-  int nops = seq_ops ? ops->seq.n : 1, ninits = seq_inits ? inits->seq.n : 1;
-  if (seq_ops != seq_inits || (seq_ops && ops->kind != inits->kind))
-    return sr_raise(I, "ValueError", "Operands must have the same tree structure as init_values");
-  if (nops != ninits)
-    return sr_raise(I, "ValueError", "Must have same total number of operands as init_values:  %d vs. %d.", nops,
-                    ninits);
   int64_t dims[SR_MAX_RANK];
   int nd;
   if (sr_ints_arg(I, p[3], dims, &nd, "dimensions") < 0) return NULL;
-  SrVal *x = seq_ops ? (nops == 1 ? ops->seq.items[0] : NULL) : ops;
-  SrVal *init = seq_inits ? (ninits == 1 ? inits->seq.items[0] : NULL) : inits;
-  int prim = x ? monoid_reducer(I, p[2], init) : -1;
-  if (I->exc) return NULL;
-  if (prim < 0)
-    return sr_raise(I, "NotImplementedError",
-                    "lax.reduce: only the monoid reductions (lax.add, lax.mul, lax.max, lax.min, lax.bitwise_and, "
-                    "lax.bitwise_or, lax.bitwise_xor with their identity as the initial value) are implemented; "
-                    "the general reduce primitive is not");
-  int given_sh = sr_nn_given(p[4]);
-  if (given_sh && prim != SR_P_reduce_sum) return sr_raise(I, "NotImplementedError", "%s", "");  /* as JAX */
   SrNnScope s = {I, {0}, 0};
+  SrVal *fo = sr_nn_keep(&s, sr_pytree_flatten(I, ops));
+  SrVal *fi = fo ? sr_nn_keep(&s, sr_pytree_flatten(I, inits)) : NULL;
+  if (!fi) return sr_nn_done(&s, NULL);
+  /* the structures printed from numbered copies, whose leaves are distinct */
+  SrBuf to = SR_BUF_INIT, ti = SR_BUF_INIT;
+  int k = 0;
+  SrVal *no = sr_nn_keep(&s, sr_pytree_numbered(ops, &k));
+  k = 0;
+  SrVal *ni = sr_nn_keep(&s, sr_pytree_numbered(inits, &k));
+  sr_treedef_str(&to, no, sr_pytree_children);
+  sr_treedef_str(&ti, ni, sr_pytree_children);
+  if (strcmp(sr_buf_str(&to), sr_buf_str(&ti)) != 0)
+    sr_raise(I, "ValueError", "Operands must have the same tree structure as init_values: %s vs. %s", sr_buf_str(&to),
+             sr_buf_str(&ti));
+  sr_buf_free(&to);
+  sr_buf_free(&ti);
+  if (I->exc) return sr_nn_done(&s, NULL);
+  if (fo->seq.n != fi->seq.n)
+    return sr_nn_done(&s, sr_raise(I, "ValueError", "Must have same total number of operands as init_values:  %d vs. %d",
+                                   fo->seq.n, fi->seq.n));
+  SrVal *x = fo->seq.n == 1 ? fo->seq.items[0] : NULL, *init = fi->seq.n == 1 ? fi->seq.items[0] : NULL;
+  int prim = x ? monoid_reducer(I, p[2], init) : -1;
+  if (I->exc) return sr_nn_done(&s, NULL);
+  if (prim < 0) return sr_nn_done(&s, reduce_general(I, ops, fo, inits, fi, p[2], dims, nd));
+  int given_sh = sr_nn_given(p[4]);
+  if (given_sh && prim != SR_P_reduce_sum) return sr_nn_done(&s, sr_raise(I, "NotImplementedError", "%s", ""));
   int weak = weakly_typed(I, x) && weakly_typed(I, init);
   SrVal *xa = sr_nn_keep(&s, sr_jnp_asarray(I, x, -1));
   if (!xa) return sr_nn_done(&s, NULL);
@@ -235,6 +311,24 @@ static SrVal *lax_index_take(SrInterp *I, SrArgs *a) {
   return sr_nn_done(&s, sr_nn_call(&s, "jax.lax.gather", 2, v, 2, kw, kv));
 }
 
+/* ---- empty ---- */
+
+/* lax.empty(shape, dtype, *, out_sharding=None): empty_p with the shape
+   as given (an int stays an int in the params, as JAX's does). */
+static SrVal *lax_empty(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "empty", "shape, dtype, *, out_sharding=", p) < 0) return NULL;
+  int64_t shape[SR_MAX_RANK];
+  int nd, dt;
+  if (sr_shape_arg(I, p[0], shape, &nd, "shape") < 0 || sr_dtype_arg(I, p[1], &dt, "lax.empty") < 0) return NULL;
+  if (dt < 0) return sr_raise(I, "TypeError", "Cannot interpret 'None' as a data type");
+  SrVal *sh = NULL;
+  if (sr_nn_given(p[2]) && sr_api_canon_sharding(I, p[2], "lax.empty", &sh) < 0) return NULL;
+  SrVal *sv = p[0]->kind == SR_V_INT || p[0]->kind == SR_V_TUPLE ? sr_ref(p[0]) : sr_int_tuple(shape, nd);
+  return sr_bindv(I, SR_P_empty, 0, NULL, "dtype", sr_dtype_val(NULL, (SrDtype)dt), "out_sharding",
+                  sh ? sh : sr_none(), "shape", sv, NULL);
+}
+
 void sr_lax_small18_init(void) {
   static const struct {
     const char *names;
@@ -242,10 +336,13 @@ void sr_lax_small18_init(void) {
     const char *doc;
   } defs[] = {
       {"jax.lax.reduce", lax_reduce,
-       "reduce(operands, init_values, computation, dimensions, out_sharding=None): XLA's Reduce; lax.add, lax.mul, "
-       "lax.max, lax.min and the bitwise ops with their identity become reduce_sum, reduce_prod, ..."},
+       "reduce(operands, init_values, computation, dimensions, out_sharding=None): XLA's Reduce of pytrees of "
+       "operands by computation; lax.add, lax.mul, lax.max, lax.min and the bitwise ops with their identity become "
+       "reduce_sum, reduce_prod, ..."},
       {"jax.lax.batch_matmul", lax_batch_matmul,
        "batch_matmul(lhs, rhs, precision=None): matrix products over the leading batch dimensions"},
+      {"jax.lax.empty", lax_empty,
+       "empty(shape, dtype, *, out_sharding=None): an array whose values are left unset (zeros on CPU)"},
       {"jax.lax.index_take", lax_index_take,
        "index_take(src, idxs, axes): src at the indices idxs along axes (a gather, the indices wrapped)"},
   };

@@ -2,14 +2,18 @@
  * written with the same calls in the same order as JAX's Python:
  * ndarray (jax.Array, an isinstance target for arrays and tracers), the
  * scalar type aliases double, single, float_, int_ and uint, isdtype,
- * gradient, fromstring, and fromiter and fromfile (which JAX leaves
- * unimplemented on purpose).  Registered by sr_jnp_small18_init (jax.h).
+ * gradient, fromstring, frombuffer, and fromiter and fromfile (which JAX
+ * leaves unimplemented on purpose); poly and polyfit (polynomial.py),
+ * histogramdd and histogram2d.  Registered by sr_jnp_small18_init (jax.h).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec/array.h"
+#include "exec/kern.h"
+#include "core/jaxstate.h"
 #include "jax/jax.h"
 #include "jax/lax.h"
 #include "jax/nn.h"
@@ -337,6 +341,384 @@ static SrVal *jnp_fromfile(SrInterp *I, SrArgs *a) {
   return not_pure(I, "fromfile");
 }
 
+/* ---- poly, polyfit (numpy/polynomial.py) ---- */
+
+#define KEEP(v) sr_nn_keep(s, v)
+
+static SrVal *dtype_kw(SrNnScope *s, const char *fn, int n, SrVal **v, SrDtype dt) {
+  const char *kw[1] = {"dtype"};
+  SrVal *kv[1] = {KEEP(sr_dtype_val(NULL, dt))};
+  return sr_nn_call(s, fn, n, v, 1, kw, kv);
+}
+
+/* x[key...]: a key of values (NULL: slice(None); SR_NEWAXIS_TAG: None). */
+static SrVal newaxis_tag;
+#define SR_NEWAXIS_TAG (&newaxis_tag)
+static SrVal *take_key(SrNnScope *s, SrVal *x, int n, SrVal **key) {
+  if (!x) return NULL;
+  SrVal *items[SR_MAX_RANK];
+  for (int i = 0; i < n; i++)
+    items[i] = key[i] == SR_NEWAXIS_TAG ? sr_none() : key[i] ? sr_ref(key[i]) : sr_slice_new(sr_none(), sr_none(), sr_none());
+  SrVal *t = KEEP(sr_tuple(NULL, n, items));
+  return KEEP(sr_getitem(s->I, x, t));
+}
+
+/* poly's body (jit[name=poly]): the product of (x - z) for the roots z by
+   repeated convolve(a, array([1, -z[k]])). */
+static SrVal *poly_body(SrInterp *I, SrArgs *a) {
+  SrNnScope s_ = {I, {0}, 0}, *s = &s_;
+  SrVal *z = KEEP(sr_jnp_asarray(I, a->v[0], -1));
+  if (!z || sr_nn_promote_inexact(s, 1, &z, "poly") < 0) return sr_nn_done(s, NULL);
+  z = sr_nn_call1(s, "jax.numpy.atleast_1d", z);
+  if (!z) return sr_nn_done(s, NULL);
+  const SrType *t = vtype(I, z);
+  if (t->ndim == 2 && t->dims[0].size == t->dims[1].size && t->dims[0].size != 0)
+    return sr_nn_done(s, sr_raise(I, "NotImplementedError",
+                                  "jnp.poly of a square matrix takes the roots from linalg.eigvals, whose complex "
+                                  "results shardrepl cannot hold"));
+  if (t->ndim != 1) return sr_nn_done(s, sr_raise(I, "ValueError", "input must be 1d or non-empty square 2d array."));
+  SrDtype dt = t->dtype;
+  int64_t n = t->dims[0].size;
+  if (n == 0) {
+    SrVal *shape = KEEP(sr_seq(NULL, SR_V_TUPLE, 0));
+    return sr_nn_done(s, dtype_kw(s, "jax.numpy.ones", 1, &shape, dt));
+  }
+  SrVal *one = KEEP(sr_seq(NULL, SR_V_TUPLE, 1));
+  sr_seq_push(NULL, one, sr_int(NULL, 1));
+  SrVal *acc = dtype_kw(s, "jax.numpy.ones", 1, &one, dt);
+  for (int64_t k = 0; acc && k < n; k++) {
+    SrVal *zk = KEEP(sr_getindex(I, z, k));
+    SrVal *nz = zk ? KEEP(sr_unop(I, SR_OP_NEG, zk)) : NULL;
+    if (!nz) return sr_nn_done(s, NULL);
+    SrVal *pair = KEEP(sr_seq(NULL, SR_V_LIST, 2));
+    sr_seq_push(NULL, pair, sr_int(NULL, 1));
+    sr_seq_push(NULL, pair, sr_ref(nz));
+    SrVal *arr = dtype_kw(s, "jax.numpy.array", 1, &pair, dt);
+    if (!arr) return sr_nn_done(s, NULL);
+    const char *kw[1] = {"mode"};
+    SrVal *kv[1] = {KEEP(sr_str(NULL, "full", 4))};
+    SrVal *v[2] = {acc, arr};
+    acc = sr_nn_call(s, "jax.numpy.convolve", 2, v, 1, kw, kv);
+  }
+  return sr_nn_done(s, acc);
+}
+
+/* jnp.poly(seq_of_zeros) */
+static SrVal *jnp_poly(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "poly", "seq_of_zeros", p) < 0) return NULL;
+  SrVal *x = sr_jnp_asarray(I, p[0], -1);
+  if (!x) return NULL;
+  SrVal *r = sr_api_jit(I, "poly", poly_body, NULL, 1, &x);
+  sr_unref(x);
+  return r;
+}
+
+static int same_len(SrInterp *I, SrVal *a, SrVal *b) { return vtype(I, a)->dims[0].size == vtype(I, b)->dims[0].size; }
+
+/* jnp.polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False) */
+static SrVal *jnp_polyfit(SrInterp *I, SrArgs *a) {
+  SrVal *p[7];
+  if (sr_args_parse(I, a, "polyfit", "x, y, deg, rcond=, full=, w=, cov=", p) < 0) return NULL;
+  SrNnScope s_ = {I, {0}, 0}, *s = &s_;
+  SrVal *x = KEEP(sr_jnp_asarray(I, p[0], -1)), *y = x ? KEEP(sr_jnp_asarray(I, p[1], -1)) : NULL;
+  SrVal *w = y && sr_nn_given(p[5]) ? KEEP(sr_jnp_asarray(I, p[5], -1)) : NULL;
+  if (!y || (sr_nn_given(p[5]) && !w)) return sr_nn_done(s, NULL);
+  int64_t deg;
+  if (sr_as_int(I, p[2], "deg must be int", &deg) < 0) return sr_nn_done(s, NULL);
+  int64_t order = deg + 1;
+  const SrType *xt = vtype(I, x), *yt = vtype(I, y);
+  if (deg < 0) return sr_nn_done(s, sr_raise(I, "ValueError", "expected deg >= 0"));
+  if (xt->ndim != 1) return sr_nn_done(s, sr_raise(I, "TypeError", "expected 1D vector for x"));
+  if (xt->dims[0].size == 0) return sr_nn_done(s, sr_raise(I, "TypeError", "expected non-empty vector for x"));
+  if (yt->ndim < 1 || yt->ndim > 2) return sr_nn_done(s, sr_raise(I, "TypeError", "expected 1D or 2D array for y"));
+  if (!same_len(I, x, y)) return sr_nn_done(s, sr_raise(I, "TypeError", "expected x and y to have same length"));
+  int64_t len = xt->dims[0].size;
+  double rcond;
+  if (!sr_nn_given(p[3])) {
+    SrVal *dv = KEEP(sr_dtype_val(NULL, xt->dtype));
+    SrVal *fi = sr_nn_call1(s, "jax.numpy.finfo", dv);
+    SrVal *eps = fi ? KEEP(sr_getattr(I, fi, "eps")) : NULL;
+    if (!eps || sr_as_float(I, eps, "eps", &rcond) < 0) return sr_nn_done(s, NULL);
+    rcond *= (double)len;
+  } else if (sr_as_float(I, p[3], "rcond must be float", &rcond) < 0) {
+    return sr_nn_done(s, NULL);
+  }
+  SrVal *v2[2] = {x, sr_nn_int(s, order)};
+  SrVal *lhs = sr_nn_call(s, "jax.numpy.vander", 2, v2, 0, NULL, NULL), *rhs = y;
+  if (!lhs) return sr_nn_done(s, NULL);
+  SrVal *col[2] = {NULL, SR_NEWAXIS_TAG};
+  if (w) {
+    if (sr_nn_promote_inexact(s, 1, &w, "polyfit") < 0) return sr_nn_done(s, NULL);
+    if (vtype(I, w)->ndim != 1) return sr_nn_done(s, sr_raise(I, "TypeError", "expected a 1-d array for weights"));
+    if (!same_len(I, w, y)) return sr_nn_done(s, sr_raise(I, "TypeError", "expected w and y to have the same length"));
+    lhs = sr_nn_op(s, SR_OP_MUL, lhs, take_key(s, w, 2, col));
+    rhs = sr_nn_op(s, SR_OP_MUL, rhs, yt->ndim == 2 ? take_key(s, w, 2, col) : w);
+    if (!lhs || !rhs) return sr_nn_done(s, NULL);
+  }
+  SrVal *sq = sr_nn_op(s, SR_OP_MUL, lhs, lhs);
+  SrVal *ssum = NULL;
+  if (sq) { /* (lhs*lhs).sum(axis=0) */
+    const char *kw[1] = {"axis"};
+    SrVal *kv[1] = {sr_nn_int(s, 0)};
+    ssum = sr_nn_call(s, "jax.numpy.sum", 1, &sq, 1, kw, kv);
+  }
+  SrVal *scale = ssum ? sr_nn_call1(s, "jax.numpy.sqrt", ssum) : NULL;
+  SrVal *row[2] = {SR_NEWAXIS_TAG, NULL};
+  lhs = scale ? sr_nn_op(s, SR_OP_DIV, lhs, take_key(s, scale, 2, row)) : NULL;
+  if (!lhs) return sr_nn_done(s, NULL);
+  SrVal *v3[3] = {lhs, rhs, KEEP(sr_float(NULL, rcond))};
+  SrVal *res = sr_nn_call(s, "jax.numpy.linalg.lstsq", 3, v3, 0, NULL, NULL);
+  if (!res) return sr_nn_done(s, NULL);
+  SrVal *c = res->seq.items[0], *resids = res->seq.items[1];
+  if (vtype(I, c)->ndim > 1) {
+    SrVal *ct = KEEP(sr_getattr(I, c, "T"));
+    SrVal *q = ct ? sr_nn_op(s, SR_OP_DIV, ct, take_key(s, scale, 2, row)) : NULL;
+    c = q ? KEEP(sr_getattr(I, q, "T")) : NULL;
+  } else {
+    c = sr_nn_op(s, SR_OP_DIV, c, scale);
+  }
+  if (!c) return sr_nn_done(s, NULL);
+  if (sr_nn_given(p[4]) && sr_val_truthy(p[4])) {
+    SrVal *rc = sr_nn_call1(s, "jax.numpy.asarray", KEEP(sr_float(NULL, rcond))); /* lax.asarray(rcond) */
+    if (!rc) return sr_nn_done(s, NULL);
+    SrVal *items[5] = {sr_ref(c), sr_ref(resids), sr_ref(res->seq.items[2]), sr_ref(res->seq.items[3]), sr_ref(rc)};
+    return sr_nn_done(s, sr_tuple(NULL, 5, items));
+  }
+  if (!sr_nn_given(p[6]) || !sr_val_truthy(p[6])) return sr_nn_done(s, sr_ref(c));
+  SrVal *lt = KEEP(sr_getattr(I, lhs, "T"));
+  SrVal *dot = lt ? sr_nn_call2(s, "jax.numpy.dot", lt, lhs) : NULL;
+  SrVal *vbase = dot ? sr_nn_call1(s, "jax.numpy.linalg.inv", dot) : NULL;
+  SrVal *outer = vbase ? sr_nn_call2(s, "jax.numpy.outer", scale, scale) : NULL;
+  vbase = outer ? sr_nn_op(s, SR_OP_DIV, vbase, outer) : NULL;
+  if (!vbase) return sr_nn_done(s, NULL);
+  SrVal *fac;
+  if (p[6]->kind == SR_V_STR && p[6]->str.n == 8 && memcmp(p[6]->str.s, "unscaled", 8) == 0) {
+    fac = sr_nn_call1(s, "jax.numpy.array", sr_nn_float(s, 1.0));
+  } else {
+    if (len <= order)
+      return sr_nn_done(s, sr_raise(I, "ValueError",
+                                    "the number of data points must exceed order to scale the covariance matrix"));
+    fac = sr_nn_op(s, SR_OP_DIV, resids, sr_nn_int(s, len - order));
+  }
+  SrVal *f1 = fac ? sr_nn_call1(s, "jax.numpy.atleast_1d", fac) : NULL, *cv;
+  if (yt->ndim == 1) {
+    SrVal *k1[1] = {SR_NEWAXIS_TAG};
+    cv = f1 ? sr_nn_op(s, SR_OP_MUL, vbase, take_key(s, f1, 1, k1)) : NULL;
+  } else {
+    SrVal *k3[3] = {NULL, NULL, SR_NEWAXIS_TAG}, *k2[3] = {SR_NEWAXIS_TAG, SR_NEWAXIS_TAG, NULL};
+    cv = f1 ? sr_nn_op(s, SR_OP_MUL, take_key(s, vbase, 3, k3), take_key(s, f1, 3, k2)) : NULL;
+  }
+  if (!cv) return sr_nn_done(s, NULL);
+  SrVal *items[2] = {sr_ref(c), sr_ref(cv)};
+  return sr_nn_done(s, sr_tuple(NULL, 2, items));
+}
+
+/* ---- histogramdd, histogram2d (numpy/lax_numpy.py; not jits) ---- */
+
+/* util.promote_dtypes_inexact: the dtypes only, no broadcasting */
+static int promote_dtypes_inexact(SrNnScope *s, int n, SrVal **args) {
+  SrInterp *I = s->I;
+  int weak;
+  SrDtype dt = sr_jnp_result_dtype(I, n, args, &weak);
+  if (sr_dtype_is_int(dt) || dt == SR_BOOL) dt = I->jax->enable_x64 ? SR_F64 : SR_F32;
+  for (int i = 0; i < n; i++)
+    if (!(args[i] = sr_nn_keep(s, sr_lax_convert(I, args[i], dt, weak, NULL)))) return -1;
+  return 0;
+}
+
+/* jnp.histogramdd(sample, bins=10, range=None, weights=None, density=None) */
+static SrVal *jnp_histogramdd(SrInterp *I, SrArgs *a) {
+  SrVal *p[5];
+  if (sr_args_parse(I, a, "histogramdd", "sample, bins=, range=, weights=, density=", p) < 0) return NULL;
+  SrNnScope s_ = {I, {0}, 0}, *s = &s_;
+  SrVal *sample = KEEP(sr_jnp_asarray(I, p[0], -1)), *weights = NULL;
+  if (!sample) return sr_nn_done(s, NULL);
+  if (!sr_nn_given(p[3])) {
+    if (sr_nn_promote_inexact(s, 1, &sample, "histogramdd") < 0) return sr_nn_done(s, NULL);
+  } else {
+    SrVal *sw[2] = {sample, KEEP(sr_jnp_asarray(I, p[3], -1))};
+    if (!sw[1]) return sr_nn_done(s, NULL);
+    const SrType *st = vtype(I, sample), *wt = vtype(I, sw[1]);
+    if (wt->ndim != (st->ndim ? 1 : 0) || (st->ndim && wt->dims[0].size != st->dims[0].size))
+      return sr_nn_done(s, sr_raise(I, "ValueError", "should have one weight for each sample."));
+    if (promote_dtypes_inexact(s, 2, sw) < 0) return sr_nn_done(s, NULL);
+    sample = sw[0];
+    weights = sw[1];
+  }
+  const SrType *st = vtype(I, sample);
+  if (st->ndim != 2)
+    return sr_nn_done(s, sr_raise(I, "ValueError", "not enough values to unpack (expected 2, got %d)", st->ndim));
+  int64_t N = st->dims[0].size, D = st->dims[1].size;
+  SrVal *range = sr_nn_given(p[2]) ? p[2] : NULL, *rl = NULL;
+  if (range) {
+    rl = KEEP(sr_iterate(I, range));
+    if (!rl) return sr_nn_done(s, NULL);
+    int bad = rl->seq.n != D;
+    for (int i = 0; !bad && i < rl->seq.n; i++) {
+      SrVal *r = rl->seq.items[i];
+      if (r->kind == SR_V_NONE) continue;
+      SrVal *ra = KEEP(sr_jnp_asarray(I, r, -1));
+      if (!ra) return sr_nn_done(s, NULL);
+      bad = vtype(I, ra)->ndim < 1 || vtype(I, ra)->dims[0].size != 2;
+    }
+    if (bad) {
+      SrBuf b = SR_BUF_INIT;
+      sr_val_repr(&b, range);
+      sr_raise(I, "ValueError",
+               "For sample.shape=(%lld, %lld), range must be a sequence of %lld pairs or Nones; got range=%s",
+               (long long)N, (long long)D, (long long)D, sr_buf_str(&b));
+      sr_buf_free(&b);
+      return sr_nn_done(s, NULL);
+    }
+  }
+  SrVal *bins = p[1] ? p[1] : sr_nn_int(s, 10), *bl = NULL;
+  if (bins->kind == SR_V_LIST || bins->kind == SR_V_TUPLE || (sr_array_of(bins) && vtype(I, bins)->ndim > 0)) {
+    bl = KEEP(sr_iterate(I, bins));
+    if (!bl) return sr_nn_done(s, NULL);
+    if (bl->seq.n != D) return sr_nn_done(s, sr_raise(I, "ValueError", "should be a bin for each dimension."));
+  }
+  SrVal *idx = KEEP(sr_seq(NULL, SR_V_TUPLE, (int)D)), *edges = KEEP(sr_seq(NULL, SR_V_LIST, (int)D));
+  SrVal *nbins = KEEP(sr_seq(NULL, SR_V_TUPLE, (int)D));
+  int64_t total = 1;
+  for (int64_t i = 0; i < D; i++) {
+    SrVal *k[2] = {NULL, sr_nn_int(s, i)};
+    SrVal *col = take_key(s, sample, 2, k);
+    SrVal *v4[4] = {col, bl ? bl->seq.items[i] : bins, rl ? rl->seq.items[i] : KEEP(sr_none()),
+                    weights ? weights : KEEP(sr_none())};
+    SrVal *be = col ? sr_nn_call(s, "jax.numpy.histogram_bin_edges", 4, v4, 0, NULL, NULL) : NULL;
+    SrVal *bi = NULL;
+    if (be) {
+      const char *kw[1] = {"side"};
+      SrVal *kv[1] = {KEEP(sr_str(NULL, "right", 5))};
+      SrVal *v[2] = {be, col};
+      bi = sr_nn_call(s, "jax.numpy.searchsorted", 2, v, 1, kw, kv);
+    }
+    SrVal *last = bi ? KEEP(sr_getindex(I, be, -1)) : NULL;
+    SrVal *eq = last ? sr_nn_op(s, SR_OP_EQ, col, last) : NULL;
+    SrVal *m1 = eq ? sr_nn_op(s, SR_OP_SUB, bi, sr_nn_int(s, 1)) : NULL;
+    bi = m1 ? sr_nn_call3(s, "jax.numpy.where", eq, m1, bi) : NULL;
+    if (!bi) return sr_nn_done(s, NULL);
+    sr_seq_push(NULL, idx, sr_ref(bi));
+    sr_seq_push(NULL, edges, sr_ref(be));
+    int64_t nb = vtype(I, be)->dims[0].size + 1;
+    sr_seq_push(NULL, nbins, sr_int(NULL, nb));
+    total *= nb;
+  }
+  SrVal *dedges = KEEP(sr_seq(NULL, SR_V_LIST, (int)D));
+  for (int64_t i = 0; i < D; i++) {
+    SrVal *d = sr_nn_call1(s, "jax.numpy.diff", edges->seq.items[i]);
+    if (!d) return sr_nn_done(s, NULL);
+    sr_seq_push(NULL, dedges, sr_ref(d));
+  }
+  SrVal *xy;
+  {
+    const char *kw[1] = {"mode"};
+    SrVal *kv[1] = {KEEP(sr_str(NULL, "clip", 4))};
+    SrVal *v[2] = {idx, nbins};
+    xy = sr_nn_call(s, "jax.numpy.ravel_multi_index", 2, v, 1, kw, kv);
+  }
+  SrVal *hist = NULL;
+  if (xy) {
+    const char *kw[1] = {"length"};
+    SrVal *kv[1] = {sr_nn_int(s, total)};
+    SrVal *v[2] = {xy, weights ? weights : KEEP(sr_none())};
+    hist = sr_nn_call(s, "jax.numpy.bincount", 2, v, 1, kw, kv);
+  }
+  hist = hist ? sr_nn_call2(s, "jax.numpy.reshape", hist, nbins) : NULL;
+  if (!hist) return sr_nn_done(s, NULL);
+  SrVal *core[SR_MAX_RANK];
+  SrVal *sl = KEEP(sr_slice_new(sr_int(NULL, 1), sr_int(NULL, -1), sr_none()));
+  for (int64_t i = 0; i < D && i < SR_MAX_RANK; i++) core[i] = sl;
+  hist = take_key(s, hist, (int)D, core);
+  if (hist && sr_nn_given(p[4]) && sr_val_truthy(p[4])) {
+    SrVal *as = KEEP(sr_getattr(I, hist, "astype"));
+    hist = as ? KEEP(sr_call1(I, as, KEEP(sr_dtype_val(NULL, st->dtype)))) : NULL;
+    SrVal *tot = hist ? sr_nn_call1(s, "jax.numpy.sum", hist) : NULL;
+    hist = tot ? sr_nn_op(s, SR_OP_DIV, hist, tot) : NULL;
+    SrVal *norms = hist ? sr_nn_call(s, "jax.numpy.ix_", dedges->seq.n, dedges->seq.items, 0, NULL, NULL) : NULL;
+    for (int i = 0; norms && hist && i < norms->seq.n; i++) hist = sr_nn_op(s, SR_OP_DIV, hist, norms->seq.items[i]);
+  }
+  if (!hist) return sr_nn_done(s, NULL);
+  SrVal *items[2] = {sr_ref(hist), sr_ref(edges)};
+  return sr_nn_done(s, sr_tuple(NULL, 2, items));
+}
+
+/* jnp.histogram2d(x, y, bins=10, range=None, weights=None, density=None) */
+static SrVal *jnp_histogram2d(SrInterp *I, SrArgs *a) {
+  SrVal *p[6];
+  if (sr_args_parse(I, a, "histogram2d", "x, y, bins=, range=, weights=, density=", p) < 0) return NULL;
+  SrNnScope s_ = {I, {0}, 0}, *s = &s_;
+  SrVal *x = KEEP(sr_jnp_asarray(I, p[0], -1)), *y = x ? KEEP(sr_jnp_asarray(I, p[1], -1)) : NULL;
+  if (!y) return sr_nn_done(s, NULL);
+  SrVal *bins = p[2] ? p[2] : sr_nn_int(s, 10);
+  int64_t N = 1;
+  if (bins->kind == SR_V_LIST || bins->kind == SR_V_TUPLE) N = bins->seq.n;
+  else if (sr_array_of(bins) && vtype(I, bins)->ndim > 0) N = vtype(I, bins)->dims[0].size;
+  if (N != 1 && N != 2) {
+    SrVal *e = KEEP(sr_jnp_asarray(I, bins, -1));
+    if (!e) return sr_nn_done(s, NULL);
+    bins = KEEP(sr_seq(NULL, SR_V_LIST, 2));
+    sr_seq_push(NULL, bins, sr_ref(e));
+    sr_seq_push(NULL, bins, sr_ref(e));
+  }
+  SrVal *xy = KEEP(sr_seq(NULL, SR_V_LIST, 2));
+  sr_seq_push(NULL, xy, sr_ref(x));
+  sr_seq_push(NULL, xy, sr_ref(y));
+  SrVal *st = sr_nn_call1(s, "jax.numpy.asarray", xy);
+  SrVal *sample = st ? sr_nn_call1(s, "jax.numpy.transpose", st) : NULL;
+  SrVal *v[5] = {sample, bins, p[3] ? p[3] : KEEP(sr_none()), p[4] ? p[4] : KEEP(sr_none()),
+                 p[5] ? p[5] : KEEP(sr_none())};
+  SrVal *r = sample ? sr_nn_call(s, "jax.numpy.histogramdd", 5, v, 0, NULL, NULL) : NULL;
+  if (!r) return sr_nn_done(s, NULL);
+  SrVal *ed = r->seq.items[1];
+  SrVal *items[3] = {sr_ref(r->seq.items[0]), sr_ref(ed->seq.items[0]), sr_ref(ed->seq.items[1])};
+  return sr_nn_done(s, sr_tuple(NULL, 3, items));
+}
+
+/* ---- frombuffer ---- */
+
+/* np.frombuffer(buffer, dtype, count, offset), then asarray: a bytes
+   literal (held as a str of its raw bytes; a str is taken as its UTF-8
+   bytes, where Python would refuse it) read as the dtype's machine
+   values. */
+static SrVal *jnp_frombuffer(SrInterp *I, SrArgs *a) {
+  SrVal *p[4];
+  if (sr_args_parse(I, a, "frombuffer", "buffer, dtype=, count=, offset=", p) < 0) return NULL;
+  if (p[0]->kind != SR_V_STR) return sr_raise(I, "TypeError", "a bytes-like object is required, not '%s'", sr_val_kind_name(p[0]));
+  int64_t count = -1, offset = 0;
+  if ((p[2] && sr_as_int(I, p[2], "count", &count) < 0) || (p[3] && sr_as_int(I, p[3], "offset", &offset) < 0)) return NULL;
+  int dt = SR_F64;
+  if (p[1] && p[1]->kind != SR_V_NONE && (dt = np_dtype_of(p[1])) < 0) return sr_raise(I, "TypeError", "data type not understood");
+  if (sr_dtype_kind((SrDtype)dt) == SR_DK_COMPLEX) return sr_raise(I, "NotImplementedError", "complex dtypes are not supported");
+  /* the bytes, as the lexer keeps a bytes literal's escapes: raw */
+  const unsigned char *bytes = (const unsigned char *)p[0]->str.s;
+  size_t nb = p[0]->str.n;
+  size_t es = sr_elem_size((SrDtype)dt);
+  SrVal *err = NULL;
+  if (offset < 0 || (size_t)offset > nb)
+    err = sr_raise(I, "ValueError", "offset must be non-negative and no greater than buffer length (%zu)", nb);
+  else if (count < 0 && (nb - (size_t)offset) % es)
+    err = sr_raise(I, "ValueError", "buffer size must be a multiple of element size");
+  else if (count >= 0 && (size_t)count * es > nb - (size_t)offset)
+    err = sr_raise(I, "ValueError", "buffer is smaller than requested size");
+  if (I->exc) return err;
+  int64_t n = count >= 0 ? count : (int64_t)((nb - (size_t)offset) / es);
+  SrVal *list = sr_seq(NULL, SR_V_LIST, (int)n);
+  int isint = dt == SR_BOOL || sr_dtype_is_int((SrDtype)dt);
+  for (int64_t i = 0; i < n; i++) {
+    const unsigned char *e = bytes + offset + (size_t)i * es;
+    sr_seq_push(NULL, list, dt == SR_BOOL ? sr_bool(*e != 0) : isint ? sr_int(NULL, sr_kern_get_i64((SrDtype)dt, e))
+                                                              : sr_float(NULL, sr_kern_get_f64((SrDtype)dt, e)));
+  }
+  SrNnScope s = {I, {0}, 0};
+  sr_nn_keep(&s, list);
+  SrVal *dv = sr_nn_keep(&s, sr_dtype_val(NULL, (SrDtype)dt));
+  SrVal *np = sr_nn_call2(&s, "numpy.array", list, dv);
+  return sr_nn_done(&s, np ? sr_nn_call1(&s, "jax.numpy.asarray", np) : NULL);
+}
+#undef KEEP
+
 void sr_jnp_small18_init(void) {
   static const struct {
     const char *names;
@@ -350,6 +732,17 @@ void sr_jnp_small18_init(void) {
        "gradient(f, *varargs, axis=None, edge_order=None): central differences inside, one-sided at the edges"},
       {"jax.numpy.fromstring", jnp_fromstring,
        "fromstring(string, dtype=float, count=-1, *, sep): the numbers of a text as a 1-D array"},
+      {"jax.numpy.frombuffer", jnp_frombuffer,
+       "frombuffer(buffer, dtype=float, count=-1, offset=0): the machine values of a bytes object as a 1-D array"},
+      {"jax.numpy.poly", jnp_poly, "poly(seq_of_zeros): the coefficients of the polynomial with those roots"},
+      {"jax.numpy.polyfit", jnp_polyfit,
+       "polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False): least-squares polynomial coefficients"},
+      {"jax.numpy.histogramdd", jnp_histogramdd,
+       "histogramdd(sample, bins=10, range=None, weights=None, density=None): the counts of N points in D-dimensional "
+       "bins, and the edges"},
+      {"jax.numpy.histogram2d", jnp_histogram2d,
+       "histogram2d(x, y, bins=10, range=None, weights=None, density=None): the counts in 2-D bins, and the x and y "
+       "edges"},
       {"jax.numpy.fromiter", jnp_fromiter, "fromiter(*args, **kwargs): not implemented, as in JAX (not pure)"},
       {"jax.numpy.fromfile", jnp_fromfile, "fromfile(*args, **kwargs): not implemented, as in JAX (not pure)"},
   };

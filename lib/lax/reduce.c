@@ -1,5 +1,6 @@
 /* reduce.c: the rules of the reductions, arg-reductions and cumulative reductions
- * (lax/lax.py, lax/control_flow/loops.py).
+ * (lax/lax.py, lax/control_flow/loops.py), and reduce, the reduction by the
+ * jaxpr of a computation of the user's.
  *
  * The family's shared helpers, then each primitive's (or group's) type,
  * eval, JVP and transpose rules and communication note side by side, in
@@ -599,6 +600,337 @@ static int batch_reducer(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, S
   return y[0] ? 0 : -1;
 }
 
+/* ==== reduce (lax.reduce with a computation of the user's) ==== */
+
+/* reduce_p binds the operands, then one scalar init value per operand,
+ * with the computation's jaxpr (which takes the accumulators, then the
+ * elements, and gives the new accumulators), the dimensions reduced and
+ * the Python computation itself (a printed word here). */
+
+/* The dimensions np.delete removes from a shape of rank nd: negative ones
+   counted from the end, repeats once. */
+static int general_dims(SrTypeCtx *cx, const SrRuleEqn *e, int nd, int *drop) {
+  int64_t dims[SR_MAX_RANK];
+  int n = 0;
+  if (sr_rparam_ints(cx, e, "dimensions", 1, dims, SR_MAX_RANK, &n) < 0) return -1;
+  memset(drop, 0, SR_MAX_RANK * sizeof *drop);
+  for (int i = 0; i < n; i++) {
+    if (dims[i] < -nd || dims[i] >= nd)
+      return sr_terr(cx, "IndexError", "index %lld is out of bounds for axis 0 with size %d", (long long)dims[i], nd);
+    drop[dims[i] < 0 ? dims[i] + nd : dims[i]] = 1;
+  }
+  return 0;
+}
+
+/* lax._reduce_shape_rule, _reduce_dtype_rule, _reduce_weak_type_rule and
+   _reduce_sharding_rule: each result is its operand without the reduced
+   dimensions (their specs dropped), weak when operand and init are. */
+static int type_reduce_general(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  uint32_t n = e->nin / 2;
+  if (e->nin == 0 || e->nin % 2)
+    return sr_terr(cx, "TypeError", "reduce takes as many init values as operands, got %u inputs", e->nin);
+  if (sr_rule_arity(cx, e, -1, (int)n) < 0) return -1;
+  for (uint32_t i = n; i < e->nin; i++) {
+    if (e->in[i]->ndim == 0) continue;
+    SrBuf b = SR_BUF_INIT;
+    sr_buf_putc(&b, '[');
+    for (uint32_t k = n; k < e->nin; k++) {
+      if (k > n) sr_buf_puts(&b, ", ");
+      sr_shape_str(&b, e->in[k]);
+    }
+    sr_buf_putc(&b, ']');
+    sr_terr(cx, "ValueError", "reduce found non-scalar initial value: %s", sr_buf_str(&b));
+    sr_buf_free(&b);
+    return -1;
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    if (e->in[i]->dtype == e->in[n + i]->dtype) continue;
+    SrBuf b = SR_BUF_INIT;
+    for (int half = 0; half < 2; half++) {
+      sr_buf_puts(&b, half ? "] and initial_values=[" : "operands=[");
+      for (uint32_t k = 0; k < n; k++) {
+        if (k) sr_buf_puts(&b, ", ");
+        sr_aval_repr(&b, e->in[half * n + k]);
+      }
+    }
+    sr_buf_putc(&b, ']');
+    sr_terr(cx, "TypeError", "reduce operand dtypes should match corresponding initial value dtypes, got %s",
+            sr_buf_str(&b));
+    sr_buf_free(&b);
+    return -1;
+  }
+  SrStd s;
+  if (sr_std_begin(cx, e, &s) < 0) return -1;
+  for (uint32_t i = 0; i < n; i++) {
+    const SrType *x = e->in[i];
+    int drop[SR_MAX_RANK];
+    if (general_dims(cx, e, x->ndim, drop) < 0) return -1;
+    SrTypeBuilder b;
+    reduced_builder(&b, x, drop, &s);
+    b.weak = x->weak && e->in[n + i]->weak;
+    b.varying = x->varying;
+    if (sr_finish_type(cx, e, &b, &out[i]) < 0) return -1;
+  }
+  return 0;
+}
+
+/* The jaxpr param of an equation (borrowed), or NULL. */
+static const SrJaxpr *jaxpr_param(const SrEqn *e, const char *key) {
+  SrVal *v = param(e, key);
+  return v && v->kind == SR_V_JAXPR ? v->jx.jaxpr : NULL;
+}
+
+/* XLA's Reduce on the host: each result element starts at its init value
+   and takes the jaxpr of the accumulators and the next element of each
+   operand, in row-major order of the reduced dimensions. */
+static int ev_reduce_general(SrEvalCtx *cx, const SrEvalEqn *e) {
+  uint32_t n = e->nin / 2;
+  const SrJaxpr *j = sr_ev_param_jaxpr(e, "jaxpr");
+  if (!j || sr_nargs(j) != 2 * n || j->nout != n)
+    return sr_ev_err(cx, "TypeError", "reduce's jaxpr must take %u arguments and give %u results", 2 * n, n);
+  int64_t dims[SR_MAX_RANK];
+  int nd;
+  if (sr_ev_param_ints(cx, e, "dimensions", dims, SR_MAX_RANK, &nd) < 0) return -1;
+  const SrType *xt = e->in[0]->type;
+  for (uint32_t i = 1; i < n; i++) {
+    int same = e->in[i]->type->ndim == xt->ndim;
+    for (int d = 0; same && d < xt->ndim; d++) same = e->in[i]->type->dims[d].size == xt->dims[d].size;
+    if (!same) return sr_ev_err(cx, "ValueError", "reduce's operands must have the same shape");
+  }
+  int drop[SR_MAX_RANK] = {0};
+  for (int i = 0; i < nd; i++) drop[dims[i] < 0 ? dims[i] + xt->ndim : dims[i]] = 1;
+  int64_t total = sr_type_numel(xt), nres = sr_type_numel(e->out_type[0]);
+  unsigned char **xs = sr_xcalloc(2 * n, sizeof *xs), **acc = xs + n;
+  size_t *es = sr_xcalloc(n, sizeof *es);
+  int rc = 0;
+  for (uint32_t i = 0; i < n && rc == 0; i++) {
+    es[i] = sr_elem_size(e->in[i]->type->dtype);
+    xs[i] = sr_xmalloc((size_t)total * es[i] + 1);
+    acc[i] = sr_xmalloc((size_t)nres * es[i] + es[i] + 1);
+    rc = sr_array_to_host(cx, e->in[i], xs[i]);
+    if (rc == 0) rc = sr_array_to_host(cx, e->in[n + i], acc[i]);
+    for (int64_t o = 1; rc == 0 && o < nres; o++) memcpy(acc[i] + (size_t)o * es[i], acc[i], es[i]);
+  }
+  SrArray **in = sr_xcalloc(3 * n, sizeof *in), **res = in + 2 * n;
+  int64_t idx[SR_MAX_RANK] = {0};
+  for (int64_t p = 0; rc == 0 && nres > 0 && p < total; p++) {
+    int64_t o = 0;
+    for (int d = 0; d < xt->ndim; d++)
+      if (!drop[d]) o = o * xt->dims[d].size + idx[d];
+    for (uint32_t i = 0; i < n; i++) {
+      in[i] = sr_array_from_data(sr_args(j)[i]->type, NULL, acc[i] + (size_t)o * es[i]);
+      in[n + i] = sr_array_from_data(sr_args(j)[n + i]->type, NULL, xs[i] + (size_t)p * es[i]);
+    }
+    rc = sr_ev_jaxpr(cx, j, in, res);
+    for (uint32_t i = 0; i < n && rc == 0; i++) {
+      const SrType *rt = res[i]->type;
+      if (rt->ndim != 0 || rt->dtype != e->in[i]->type->dtype)
+        rc = sr_ev_err(cx, "TypeError", "reduce's computation gives %s, the operand is %s", sr_type_short(rt),
+                       sr_dtype_name(e->in[i]->type->dtype));
+      else rc = sr_array_to_host(cx, res[i], acc[i] + (size_t)o * es[i]);
+    }
+    for (uint32_t i = 0; i < 2 * n; i++) sr_array_unref(in[i]);
+    for (uint32_t i = 0; i < n; i++) {
+      if (res[i]) sr_array_unref(res[i]);
+      res[i] = NULL;
+    }
+    for (int d = xt->ndim - 1; d >= 0 && ++idx[d] == xt->dims[d].size; d--) idx[d] = 0;
+    if (rc == 0 && cx->I && (p & 1023) == 1023 && sr_interrupt_point(cx->I))
+      rc = sr_ev_err(cx, "KeyboardInterrupt", "interrupted");
+  }
+  for (uint32_t i = 0; i < n && rc == 0; i++) {
+    SrArray *r = sr_array_from_data(sr_type_strip_sharding(e->out_type[i]), NULL, acc[i]);
+    const SrMesh *m = sr_ev_mesh_for(cx, e, e->out_type[i]);
+    e->out[i] = sr_redistribute_typed(cx, r, m, sr_ev_out_layout(cx, e, i, m), e->out_type[i]);
+    sr_array_unref(r);
+    if (!e->out[i]) rc = -1;
+  }
+  for (uint32_t i = 0; i < 2 * n; i++) free(xs[i]);
+  free(xs);
+  free(es);
+  free(in);
+  return rc;
+}
+
+/* What _reduce_jvp's tree reduction keeps alive while it traces. */
+typedef struct RTree {
+  SrInterp *I;
+  SrVal **keep;
+  int n, cap;
+} RTree;
+
+static SrVal *rt_keep(RTree *r, SrVal *v) {
+  if (!v) return NULL;
+  if (r->n == r->cap) {
+    r->cap = r->cap ? 2 * r->cap : 32;
+    r->keep = sr_xrealloc(r->keep, (size_t)r->cap * sizeof *r->keep);
+  }
+  return r->keep[r->n++] = v;
+}
+
+/* The reducer under api.vmap once per dimension of shape[nd] (the outer
+   vmap over the first): a new jaxpr (its own program), NULL with an
+   exception raised. */
+static SrJaxpr *vmapped_reducer(SrInterp *I, const SrJaxpr *j, const int64_t *shape, int nd) {
+  uint32_t m = sr_nargs(j) > j->nout ? sr_nargs(j) : j->nout;
+  uint8_t *all = sr_xmalloc(m + 1), *outb = sr_xmalloc(m + 1);
+  memset(all, 1, m + 1);
+  SrJaxpr *cur = NULL;
+  for (int d = nd - 1; d >= 0; d--) {
+    SrBatch b;
+    sr_batch_begin(&b, I, shape[d], NULL);
+    SrJaxpr *nj = sr_batch_jaxpr(&b, cur ? cur : j, all, all, outb);
+    sr_batch_end(&b);
+    if (cur) sr_program_unref(cur->prog);
+    cur = nj;
+    if (!cur) break;
+  }
+  free(all);
+  free(outb);
+  return cur;
+}
+
+/* _reduce_jvp's _reduce_tree, traced: the reduced dims moved to the front
+   and flattened, then the rows halved by the vmapped reducer (an odd half
+   padded with the init values) until one is left.  args are the operands
+   then the init values; outs gets n results (kept in r). */
+static int reduce_tree(RTree *r, const SrJaxpr *red, SrVal **args, uint32_t n, const int *drop, SrVal **outs) {
+  SrInterp *I = r->I;
+  const SrBinder *B = SR_BINDER(I);
+  const SrType *xt = sr_value_type(I, args[0]);
+  int64_t perm[SR_MAX_RANK], shape[SR_MAX_RANK], len = 1;
+  int np = 0, nk = 0;
+  for (int i = 0; i < xt->ndim; i++)
+    if (drop[i]) perm[np++] = i, len *= xt->dims[i].size;
+  shape[nk++] = len;
+  for (int i = 0; i < xt->ndim; i++)
+    if (!drop[i]) perm[np++] = i, shape[nk++] = xt->dims[i].size;
+  SrVal **xs = sr_xcalloc(2 * n, sizeof *xs);
+  int rc = 0;
+  for (uint32_t i = 0; i < n && rc == 0; i++) {
+    SrVal *tp = rt_keep(r, sr_op_transpose(B, args[i], perm, xt->ndim));
+    xs[i] = tp ? rt_keep(r, sr_op_reshape(B, tp, shape, nk, NULL)) : NULL;
+    if (!xs[i]) rc = -1;
+  }
+  int64_t cfg[3 * SR_MAX_RANK] = {0}, st[SR_MAX_RANK] = {0}, lim[SR_MAX_RANK], str[SR_MAX_RANK];
+  cfg[1] = 1;
+  for (int i = 0; i < nk; i++) str[i] = 1;
+  while (rc == 0 && shape[0] > 1) {
+    int64_t m = shape[0], n1 = (m + 1) / 2;
+    memcpy(lim, shape, sizeof lim);
+    lim[0] = n1;
+    for (uint32_t i = 0; i < n && rc == 0; i++)
+      if (!(xs[n + i] = rt_keep(r, sr_op_slice(B, xs[i], st, lim, str)))) rc = -1;
+    int64_t st2[SR_MAX_RANK] = {0};
+    st2[0] = n1;
+    lim[0] = m;
+    SrVal **hi = sr_xcalloc(n, sizeof *hi);
+    for (uint32_t i = 0; i < n && rc == 0; i++)
+      if (!(hi[i] = rt_keep(r, sr_op_slice(B, xs[i], st2, lim, str)))) rc = -1;
+    for (uint32_t i = 0; i < n && rc == 0 && m - n1 != n1; i++)
+      if (!(hi[i] = rt_keep(r, sr_op_pad(B, hi[i], args[n + i], cfg, nk)))) rc = -1;
+    shape[0] = n1;
+    SrJaxpr *vj = rc == 0 ? vmapped_reducer(I, red, shape, nk) : NULL;
+    if (!vj) rc = -1;
+    if (rc == 0) {
+      SrVal **ins = sr_xcalloc(2 * n, sizeof *ins);
+      for (uint32_t i = 0; i < n; i++) ins[i] = xs[n + i], ins[n + i] = hi[i];
+      SrVal *res = rt_keep(r, sr_eval_jaxpr(I, vj, (int)(2 * n), ins));
+      free(ins);
+      if (!res) rc = -1;
+      for (uint32_t i = 0; i < n && rc == 0; i++) xs[i] = res->seq.items[i];
+    }
+    if (vj) sr_program_unref(vj->prog);
+    free(hi);
+  }
+  int64_t zero = 0;
+  for (uint32_t i = 0; i < n && rc == 0; i++) {
+    outs[i] = rt_keep(r, shape[0] == 0 ? sr_op_full(B, shape + 1, nk - 1, args[n + i], -1, NULL)
+                                       : sr_op_squeeze(B, xs[i], &zero, 1));
+    if (!outs[i]) rc = -1;
+  }
+  free(xs);
+  return rc;
+}
+
+/* lax._reduce_jvp_rule: api.jvp of the tree reduction (reduce_tree) by
+   the rules of its equations; an init value with a tangent is JAX's
+   NotImplementedError. */
+JVP(jvp_reduce_general) {
+  SrInterp *I = ad->I;
+  uint32_t n = e->nin / 2;
+  for (uint32_t i = n; i < e->nin; i++)
+    if (t[i])
+      return sr_raise(I, "NotImplementedError",
+                      "Gradient of general lax.reduce with non-zero tangents for initial values to reduction not "
+                      "implemented"),
+             -1;
+  const SrJaxpr *red = jaxpr_param(e, "jaxpr");
+  int64_t dims[SR_MAX_RANK];
+  int nd = param_ints(e, "dimensions", dims, SR_MAX_RANK);
+  const SrType *xt = sr_ad_type(ad, x[0]);
+  if (!red || nd < 0 || !xt) return sr_raise(I, "TypeError", "reduce: malformed params"), -1;
+  int drop[SR_MAX_RANK] = {0};
+  for (int i = 0; i < nd; i++) drop[dims[i] < 0 ? dims[i] + xt->ndim : dims[i]] = 1;
+  const SrType **types = sr_xcalloc(2 * n, sizeof *types);
+  SrVal **args = sr_xcalloc(2 * n, sizeof *args), **outs = sr_xcalloc(2 * n, sizeof *outs);
+  for (uint32_t i = 0; i < 2 * n; i++) types[i] = sr_ad_type(ad, x[i]);
+  SrTrace *saved = I->trace;
+  SrTrace *tr = sr_ad_trace_begin(ad, (int)(2 * n), types, args);
+  I->trace = tr;
+  RTree r = {I, NULL, 0, 0};
+  SrJaxpr *j = NULL;
+  if (reduce_tree(&r, red, args, n, drop, outs) == 0) j = sr_ad_trace_end(ad, tr, (int)n, outs, NULL);
+  else sr_trace_abort(I, tr);
+  I->trace = saved;
+  for (int i = 0; i < r.n; i++) sr_unref(r.keep[i]);
+  free(r.keep);
+  for (uint32_t i = 0; i < 2 * n; i++) sr_unref(args[i]);
+  free(args);
+  free(types);
+  int rc = -1;
+  if (j) {
+    SrVal **yo = outs, **to = outs + n;
+    memset(outs, 0, 2 * n * sizeof *outs);
+    rc = sr_ad_eval(ad, j, x, t, yo, to);
+    sr_program_unref(j->prog);
+    for (uint32_t i = 0; i < n; i++) {
+      if (rc == 0) {
+        y[i] = sr_ad_keep(ad, yo[i]);
+        ty[i] = to[i] ? sr_ad_keep(ad, to[i]) : NULL;
+      } else {
+        sr_unref(yo[i]);
+        sr_unref(to[i]);
+      }
+    }
+  }
+  free(outs);
+  return rc;
+}
+
+/* lax._reduce_batch_rule: the operands' batch dims moved to the front
+   (an unmapped operand broadcast there), the dimensions shifted past it;
+   batched init values are JAX's NotImplementedError. */
+static int batch_reduce_general(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
+  uint32_t n = e->nin / 2;
+  for (uint32_t i = n; i < e->nin; i++)
+    if (bd[i] != SR_NOT_MAPPED) return sr_raise(b->ad.I, "NotImplementedError", "%s", ""), -1;
+  int64_t dims[SR_MAX_RANK];
+  int nd = param_ints(e, "dimensions", dims, SR_MAX_RANK);
+  if (nd < 0) return sr_raise(b->ad.I, "TypeError", "reduce: malformed dimensions"), -1;
+  for (int i = 0; i < nd; i++) dims[i]++;
+  SrVal **in = sr_xcalloc(e->nin, sizeof *in);
+  for (uint32_t i = 0; i < e->nin; i++) in[i] = i < n ? sr_batch_at_front(b, x[i], bd[i], b->size) : x[i];
+  SrVal *r = sr_batch_bind_with(b, e, (int)e->nin, in, "dimensions", sr_ad_ints(dims, nd), NULL);
+  free(in);
+  if (!r) return -1;
+  for (uint32_t i = 0; i < n; i++) {
+    y[i] = r->seq.items[i];
+    ybd[i] = 0;
+  }
+  return 0;
+}
+
 /* ==== argmax, argmin ==== */
 
 /* argmax, argmin (lax._argminmax_*): one axis, an integer index dtype. */
@@ -800,6 +1132,7 @@ static void type_rules_reduce(void) {
   sr_set_type_rule(SR_P_reduce_and, type_reduce_plain);
   sr_set_type_rule(SR_P_reduce_or, type_reduce_plain);
   sr_set_type_rule(SR_P_reduce_xor, type_reduce_plain);
+  sr_set_type_rule(SR_P_reduce, type_reduce_general);
   sr_set_type_rule(SR_P_argmax, type_argminmax);
   sr_set_type_rule(SR_P_argmin, type_argminmax);
   sr_set_type_rule(SR_P_cumsum, type_cumred);
@@ -817,6 +1150,7 @@ static void eval_rules_reduce(void) {
   sr_set_eval_rule(SR_P_reduce_and, ev_reduce);
   sr_set_eval_rule(SR_P_reduce_or, ev_reduce);
   sr_set_eval_rule(SR_P_reduce_xor, ev_reduce);
+  sr_set_eval_rule(SR_P_reduce, ev_reduce_general);
   sr_set_eval_rule(SR_P_argmax, ev_argminmax);
   sr_set_eval_rule(SR_P_argmin, ev_argminmax);
   sr_set_eval_rule(SR_P_cumsum, ev_cumulative);
@@ -834,6 +1168,7 @@ static void ad_rules_reduce(void) {
   sr_ad_set_jvp(SR_P_reduce_max, jvp_reduce_chooser);
   sr_ad_set_jvp(SR_P_reduce_min, jvp_reduce_chooser);
   sr_ad_set_jvp(SR_P_reduce_prod, jvp_reduce_prod);
+  sr_ad_set_jvp(SR_P_reduce, jvp_reduce_general);
   sr_ad_set_jvp(SR_P_cumsum, sr_ad_jvp_linear);
   sr_ad_set_transpose(SR_P_cumsum, tr_cumsum);
 }
@@ -850,6 +1185,7 @@ static void batch_rules_reduce(void) {
   static const int cum[] = {SR_P_cumsum, SR_P_cumprod, SR_P_cummax, SR_P_cummin, SR_P_cumlogsumexp};
   for (size_t i = 0; i < sizeof red / sizeof *red; i++) sr_prims[red[i]].batch = batch_reducer;
   for (size_t i = 0; i < sizeof cum / sizeof *cum; i++) sr_prims[cum[i]].batch = batch_cumred;
+  sr_prims[SR_P_reduce].batch = batch_reduce_general;
 }
 
 void sr_lax_reduce_init(void) {

@@ -3963,6 +3963,51 @@ static int ev_iota(SrEvalCtx *cx, const SrEvalEqn *e) {
   return sr_ev_map(cx, 0, NULL, 1, e->out, SR_MAP_BLOCK, iota_fn, &a);
 }
 
+/* ==== empty ==== */
+
+/* lax.empty_p (_empty_abstract_eval): ShapedArray(shape, dtype,
+   sharding=out_sharding) of no operands. */
+static int type_empty(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 0, 1) < 0) return -1;
+  SrDtype dt = SR_F32;
+  int has = 0, n = 0;
+  int64_t shape[SR_MAX_RANK];
+  if (sr_rparam_dtype(cx, e, "dtype", &dt, &has) < 0 || sr_rparam_ints(cx, e, "shape", 1, shape, SR_MAX_RANK, &n) < 0)
+    return -1;
+  if (!has) return sr_terr(cx, "TypeError", "empty equation has no 'dtype' param");
+  if (check_nonnegative(cx, "empty", "shape", shape, n) < 0) return -1;
+  SrStd s;
+  if (sr_std_begin(cx, e, &s) < 0) return -1;
+  SrShardSpec g;
+  int given = 0;
+  if (given_sharding(cx, e, "out_sharding", n, &g, &given) < 0) return -1;
+  SrTypeBuilder b;
+  memset(&b, 0, sizeof b);
+  b.dtype = dt;
+  b.ndim = (uint8_t)n;
+  b.mesh = s.mesh;
+  for (int i = 0; i < n; i++) b.dims[i].size = shape[i];
+  if (given) {
+    apply_partitions(&b, &g);
+    b.unreduced = g.unreduced;
+    b.reduced = g.reduced;
+    b.ukind = g.ukind;
+  }
+  return sr_finish_type(cx, e, &b, out);
+}
+
+static int zero_fn(SrShardIO *io) {
+  memset(io->out[0]->data, 0, io->out[0]->nbytes);
+  return 0;
+}
+
+/* XLA:CPU's lowering (_empty_lower): zeros. */
+static int ev_empty(SrEvalCtx *cx, const SrEvalEqn *e) {
+  Out1 o = out1(cx, e);
+  e->out[0] = sr_array_new(e->out_type[0], o.l, o.m);
+  return sr_ev_map(cx, 0, NULL, 1, e->out, SR_MAP_BLOCK, zero_fn, NULL);
+}
+
 /* ==== sort ==== */
 
 /* lax.sort_p: the operands' types, which must agree in shape and
@@ -4108,6 +4153,7 @@ static void type_rules_structural(void) {
   sr_set_type_rule(SR_P_scatter_min, type_scatter);
   sr_set_type_rule(SR_P_scatter_max, type_scatter);
   sr_set_type_rule(SR_P_iota, type_iota);
+  sr_set_type_rule(SR_P_empty, type_empty);
   sr_set_type_rule(SR_P_sort, type_sort);
 }
 
@@ -4134,6 +4180,7 @@ static void eval_rules_structural(void) {
   sr_set_eval_rule(SR_P_scatter_min, ev_scatter);
   sr_set_eval_rule(SR_P_scatter_max, ev_scatter);
   sr_set_eval_rule(SR_P_iota, ev_iota);
+  sr_set_eval_rule(SR_P_empty, ev_empty);
 }
 
 static void ad_rules_structural(void) {

@@ -260,3 +260,4 @@ include $(top_srcdir)/tests/golden/eager17.mk
 include $(top_srcdir)/tests/golden/random18.mk
 include $(top_srcdir)/tests/golden/api18.mk
 include $(top_srcdir)/tests/golden/special18.mk
+include $(top_srcdir)/tests/golden/api18b.mk
