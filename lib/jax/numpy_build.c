@@ -633,7 +633,7 @@ static SrVal *nonzero(SrInterp *I, SrVal *a, SrVal *size_v, SrVal *fill_value) {
                                      "Abstract tracer value encountered where concrete value is expected: "
                                      "traced array with shape %s[]\nThe size argument of jnp.nonzero must be "
                                      "statically specified to use jnp.nonzero within JAX transformations.",
-                                     vtype(I, cnt)->dtype == SR_I64 ? "i64" : "i32"));
+                                     vtype(I, cnt)->dtype == SR_I64 ? "int64" : "int32"));
     SrVal *iv = sr_nn_call1(&s, "builtins.int", cnt);
     if (!iv) return sr_nn_done(&s, NULL);
     size = iv->i;
@@ -873,7 +873,8 @@ static SrVal *np_isscalar(SrInterp *I, SrArgs *a) {
   if (x->kind == SR_V_INT || x->kind == SR_V_FLOAT || x->kind == SR_V_BOOL || x->kind == SR_V_COMPLEX ||
       x->kind == SR_V_STR)
     return sr_bool(1);
-  return sr_bool(sr_is_ndarray(x) && vtype(I, x) && vtype(I, x)->ndim == 0);
+  (void)I;
+  return sr_bool(sr_np_is_scalar(x)); /* a 0-d ndarray is not a scalar */
 }
 
 /* numpy.issubdtype: as jnp's, but ml_dtypes' types (bfloat16, float8s,

@@ -259,3 +259,4 @@ include $(top_srcdir)/tests/golden/index16.mk
 include $(top_srcdir)/tests/golden/eager17.mk
 include $(top_srcdir)/tests/golden/random18.mk
 include $(top_srcdir)/tests/golden/api18.mk
+include $(top_srcdir)/tests/golden/doc18.mk
