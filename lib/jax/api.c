@@ -937,6 +937,8 @@ void sr_jnp_init(void) {
   sr_lax_small18_init();
   sr_jnp_grid18_init();
   sr_jnp_small18_init();
+  sr_scipy_linalg18_init();
+  sr_jax_dtypes_init();
 }
 
 SrJaxprCallFn sr_jaxpr_call_hook(void) { return call_jaxpr_value; }

@@ -136,7 +136,7 @@ static SrVal *array_unop(SrInterp *I, int op, SrVal *x) {
     }
     if (a->kind == SR_AV_TRACER) {
       SrBuf b = SR_BUF_INIT;
-      sr_type_long(&b, a->type);
+      sr_type_str(&b, a->type, 0); /* aval.str_short() */
       sr_raise(I, "ConcretizationTypeError",
                "Abstract tracer value encountered where concrete value is expected: traced array with shape %s",
                b.p);
@@ -159,7 +159,7 @@ static int array_truthy(SrInterp *I, SrVal *x) {
   }
   if (a->kind == SR_AV_TRACER) {
     SrBuf b = SR_BUF_INIT;
-    sr_type_long(&b, a->type);
+    sr_type_str(&b, a->type, 0); /* aval.str_short() */
     sr_raise(I, "TracerBoolConversionError", "Attempted boolean conversion of traced array with shape %s.", b.p);
     sr_buf_free(&b);
     return -1;

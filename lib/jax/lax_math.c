@@ -144,7 +144,9 @@ static SrVal *lax_full_like(SrInterp *I, SrArgs *a) {
     r = w;
   }
   sr_unref(x);
-  return r;
+  /* lax.full's broadcast of a scalar is lax.asarray of it */
+  SrNnScope sc = {I, {0}, 0};
+  return sr_nn_done(&sc, sr_nn_array(&sc, sr_nn_keep(&sc, r)));
 fail:
   sr_unref(x);
   return NULL;

@@ -108,6 +108,16 @@ static int cmp_i64(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+SrVal *sr_nn_array(SrNnScope *s, SrVal *x) {
+  const SrType *t = x ? sr_value_type(s->I, x) : NULL;
+  if (!t) return NULL;
+  if (sr_array_of(x)) return x;
+  if (t->weak) return sr_nn_call1(s, "jax.numpy.asarray", x);
+  const char *kw[1] = {"dtype"};
+  SrVal *kv[1] = {sr_nn_keep(s, sr_dtype_val(NULL, t->dtype))};
+  return sr_nn_call(s, "jax.numpy.asarray", 1, &x, 1, kw, kv);
+}
+
 SrVal *sr_nn_typed_scalar(SrNnScope *s, double v, SrDtype dt) {
   SrVal *f = sr_float(NULL, v);
   SrVal *r = sr_jnp_asarray(s->I, f, (int)dt);
@@ -246,7 +256,12 @@ SrVal *sr_nn_full_like(SrNnScope *s, SrVal *x, SrVal *v) {
   }
   SrVal *r = sr_lax_full(s->I, shape, t->ndim, v, (int)t->dtype, sh);
   sr_unref(sh);
-  return sr_nn_keep(s, r);
+  if (r && t->weak) { /* weak_type = dtypes.is_weakly_typed(x) */
+    SrVal *w = sr_lax_convert(s->I, r, t->dtype, 1, NULL);
+    sr_unref(r);
+    r = w;
+  }
+  return sr_nn_array(s, sr_nn_keep(s, r));
 }
 
 /* lax.full_like(g, 0) */

@@ -61,6 +61,9 @@ SrVal *sr_nn_custom_jvp(SrInterp *I, SrVal **slot, const char *name, SrBuiltinFn
                         SrBuiltinFn jvp, int defjvps);
 /* lax.full_like(x, v) for a Python number v (an int or a float value). */
 SrVal *sr_nn_full_like(SrNnScope *s, SrVal *x, SrVal *v);
+/* lax.asarray(x): x if it is an array, else an array of its value, dtype
+   and weak type (a Python scalar as jnp.asarray makes it). */
+SrVal *sr_nn_array(SrNnScope *s, SrVal *x);
 /* Unrefs a value held as a builtin's data. */
 void sr_nn_unref_data(void *d);
 

@@ -65,6 +65,11 @@ SrVal *sr_np_scalar_new(SrDtype dt, void **data) {
   return v;
 }
 
+int sr_np_is_scalar(const SrVal *v) {
+  const Nd *n = nd_of(v);
+  return n && n->scalar;
+}
+
 SrVal *sr_np_as_scalar(SrVal *nd) {
   Nd *n = nd_of(nd);
   if (!n || n->scalar || n->a->type->ndim) return sr_ref(nd);

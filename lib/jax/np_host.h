@@ -34,6 +34,8 @@ static inline int sr_is_ndarray(const SrVal *v) { return v && sr_is_obj(v, &sr_n
 SrVal *sr_ndarray_new(SrDtype dt, int rank, const int64_t *shape, void **data);
 /* The same marked as a numpy scalar (rank 0): np.float64(1.5). */
 SrVal *sr_np_scalar_new(SrDtype dt, void **data);
+/* Whether v is a numpy scalar (not a 0-d ndarray). */
+int sr_np_is_scalar(const SrVal *v);
 /* The numpy scalar of a 0-d ndarray (the same data), else nd; a new
    reference. */
 SrVal *sr_np_as_scalar(SrVal *nd);

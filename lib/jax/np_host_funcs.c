@@ -314,6 +314,138 @@ static int dtype_x64(SrInterp *I, SrVal *v, int *dt, const char *what) {
   return rc;
 }
 
+/* ---- numpy's polymul and polydiv (numpy/lib/_polynomial_impl.py) ---- */
+
+/* jax.numpy function q on n values, with keyword kw=kv when kw is set;
+   NULL operands pass NULL on */
+static SrVal *jcall(SrInterp *I, const char *q, int n, SrVal **v, const char *kw, SrVal *kv) {
+  for (int i = 0; i < n; i++)
+    if (!v[i]) return NULL;
+  const char *k = kw ? sr_intern_cstr(kw) : NULL; /* keywords are interned */
+  SrArgs ca = {n, v, kw ? 1 : 0, kw ? &k : NULL, kw ? &kv : NULL, NULL};
+  return sr_call(I, sr_lookup_qualname(q), &ca);
+}
+
+/* poly1d(c).coeffs: c with its leading zeros trimmed, [0] when none is left */
+static SrVal *poly1d_coeffs(SrInterp *I, SrVal *c) {
+  SrVal *f = sr_str_cstr(NULL, "f");
+  SrVal *t = jcall(I, "jax.numpy.trim_zeros", 1, &c, "trim", f);
+  sr_unref(f);
+  if (!t || sr_value_type(I, t)->dims[0].size) return t;
+  SrVal *one = sr_int(NULL, 1), *dt = sr_dtype_val(NULL, sr_value_type(I, t)->dtype);
+  SrVal *z = jcall(I, "jax.numpy.zeros", 1, &one, "dtype", dt);
+  sr_unref(one);
+  sr_unref(dt);
+  sr_unref(t);
+  return z;
+}
+
+/* the two arguments of a numpy polynomial function as 1-d jax.Arrays of
+   numpy's result type (plus 0.0 when inexact) */
+static int poly_args(SrInterp *I, SrArgs *a, const char *name, int inexact_, SrVal **x) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, name, "a1, a2", p) < 0) return -1;
+  x[0] = x[1] = NULL;
+  for (int i = 0; i < 2; i++) {
+    SrVal *j = arg_to_jax(I, p[i]);
+    x[i] = j ? jcall(I, "jax.numpy.atleast_1d", 1, &j, NULL, NULL) : NULL;
+    sr_unref(j);
+    if (!x[i]) goto fail;
+  }
+  if (promote(I, x, 2) < 0 || (inexact_ && inexact(I, x, 2) < 0)) goto fail;
+  return 0;
+fail:
+  sr_unref(x[0]);
+  sr_unref(x[1]);
+  return -1;
+}
+
+/* np.polymul(a1, a2): convolve(poly1d(a1), poly1d(a2)) */
+static SrVal *np_polymul(SrInterp *I, SrArgs *a) {
+  SrNpEval e;
+  sr_np_eval_begin(I, &e);
+  SrVal *x[2], *r = NULL;
+  if (poly_args(I, a, "polymul", 0, x) == 0) {
+    SrVal *c[2] = {poly1d_coeffs(I, x[0]), NULL};
+    c[1] = c[0] ? poly1d_coeffs(I, x[1]) : NULL;
+    r = jcall(I, "jax.numpy.convolve", 2, c, NULL, NULL);
+    /* numpy's convolve keeps an integer type (jnp's is inexact; the
+       float64 sums of integers are exact) */
+    SrDtype dt = sr_value_type(I, x[0])->dtype;
+    if (r && kind_of(dt) >= 0 && kind_of(dt) <= 2) {
+      SrVal *ci = sr_jnp_convert(I, r, dt, 0);
+      sr_unref(r);
+      r = ci;
+    }
+    sr_unref(c[0]);
+    sr_unref(c[1]);
+    sr_unref(x[0]);
+    sr_unref(x[1]);
+  }
+  sr_np_eval_end(I, &e);
+  if (!r) return NULL;
+  SrVal *w = wrap_result(I, r, 0);
+  sr_unref(r);
+  return w;
+}
+
+/* np.polydiv(u, v): the long division in float64 (jnp.polydiv's steps),
+   the remainder's leading entries dropped while allclose(r[0], 0) */
+static SrVal *np_polydiv(SrInterp *I, SrArgs *a) {
+  SrNpEval e;
+  sr_np_eval_begin(I, &e);
+  SrVal *x[2], *r = NULL;
+  if (poly_args(I, a, "polydiv", 1, x) == 0) {
+    r = jcall(I, "jax.numpy.polydiv", 2, x, NULL, NULL);
+    sr_unref(x[0]);
+    sr_unref(x[1]);
+  }
+  if (r) {
+    SrVal *rem = r->seq.items[1];
+    SrArray *h = sr_concrete_of(I, rem, NULL);
+    int64_t n = sr_value_type(I, rem)->dims[0].size, k = 0;
+    double *d = h && h->type->dtype == SR_F64 ? sr_concrete_host_data(I, h) : NULL;
+    while (d && k < n - 1 && fabs(d[k]) <= 1e-8) k++; /* allclose(r[0], 0, rtol=1e-14) */
+    free(d);
+    if (h) sr_array_unref(h);
+    if (k) {
+      SrVal *sl = sr_slice_new(sr_int(NULL, k), sr_none(), sr_none());
+      SrVal *t = sr_getitem(I, rem, sl);
+      sr_unref(sl);
+      SrVal *items[2] = {sr_ref(r->seq.items[0]), t};
+      sr_unref(r);
+      r = t ? sr_tuple(NULL, 2, items) : (sr_unref(items[0]), NULL);
+    }
+  }
+  sr_np_eval_end(I, &e);
+  if (!r) return NULL;
+  SrVal *w = wrap_result(I, r, 0);
+  sr_unref(r);
+  return w;
+}
+
+/* numpy.promote_types(type1, type2): np_promote2 of the two dtypes,
+   Python's int, float and complex numpy's int64, float64, complex128 */
+static SrVal *np_promote_types(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "promote_types", "type1, type2", p) < 0) return NULL;
+  SrDtype d[2];
+  for (int i = 0; i < 2; i++) {
+    int dt = -1;
+    if (p[i] == sr_lookup_qualname("builtins.int")) dt = SR_I64;
+    else if (p[i] == sr_lookup_qualname("builtins.float")) dt = SR_F64;
+    else if (p[i] == sr_lookup_qualname("builtins.complex")) dt = SR_C128;
+    else if (dtype_x64(I, p[i], &dt, "promote_types") < 0) return NULL;
+    if (dt < 0) return sr_raise(I, "TypeError", "data type None not understood");
+    d[i] = (SrDtype)dt;
+  }
+  int r = np_promote2(d[0], d[1]);
+  if (r < 0)
+    return sr_raise(I, "TypeError", "The DType <class 'numpy.dtypes.%sDType'> could not be promoted by <class "
+                    "'numpy.dtypes.%sDType'>.", sr_dtype_name(d[1]), sr_dtype_name(d[0]));
+  return sr_dtype_val(NULL, (SrDtype)r);
+}
+
 static SrVal *np_array(SrInterp *I, SrArgs *a) {
   SrVal *p[5];
   if (sr_args_parse(I, a, "array", "object, dtype=, *, copy=, order=, ndmin=", p) < 0) return NULL;
@@ -763,6 +895,9 @@ void sr_np_host_funcs_init(void) {
   sr_def("numpy.array", np_array, "np.array(object, dtype=None, *, copy=True, ndmin=0): a host array (numpy.ndarray)");
   sr_def("numpy.asarray", np_asarray, "np.asarray(a, dtype=None): a host array; a jax.Array's values copied to the host");
   sr_def("numpy.ndarray.astype numpy.astype", m_astype, "x.astype(dtype): a copy converted to dtype");
+  sr_def("numpy.polymul", np_polymul, "np.polymul(a1, a2): the product of two polynomials (leading zeros trimmed)");
+  sr_def("numpy.polydiv", np_polydiv, "np.polydiv(u, v): the quotient and remainder of polynomial division");
+  sr_def("numpy.promote_types", np_promote_types, "np.promote_types(type1, type2): the dtype numpy promotes two dtypes to");
   sr_def("numpy.array_equal", np_array_equal, "np.array_equal(a1, a2, equal_nan=False): same shape and elements (a bool)");
   sr_def("numpy.testing.assert_allclose", np_assert_allclose,
          "np.testing.assert_allclose(actual, desired, rtol=1e-07, atol=0, equal_nan=True, err_msg='')");

@@ -306,10 +306,14 @@ static int is_concrete(SrVal *v) {
 }
 
 static SrVal *concretization(SrInterp *I, SrVal *v, const char *fname) {
-  return sr_raise(I, "ConcretizationTypeError",
-                  "Abstract tracer value encountered where concrete value is expected: traced array with shape %s\n"
-                  "The error arose in %s()",
-                  sr_type_short(sr_value_type(I, v)), fname);
+  SrBuf b = SR_BUF_INIT;
+  sr_type_str(&b, sr_value_type(I, v), 0); /* aval.str_short(): long dtype names */
+  sr_raise(I, "ConcretizationTypeError",
+           "Abstract tracer value encountered where concrete value is expected: traced array with shape %s\n"
+           "The error arose in %s()",
+           b.p, fname);
+  sr_buf_free(&b);
+  return NULL;
 }
 
 enum { IN1D_COMPARE_ALL, IN1D_BINARY_SEARCH };

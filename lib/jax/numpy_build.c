@@ -44,18 +44,28 @@ static SrDtype to_inexact(SrInterp *I, SrDtype d) {
 typedef struct Abstract {
   const char *name;
   const char *parent;
+  const char *module; /* numpy's (NULL), or jax.dtypes' extended types */
 } Abstract;
 
 static const Abstract abstracts[] = {
-    {"generic", NULL},           {"number", "generic"},         {"integer", "number"},
-    {"signedinteger", "integer"}, {"unsignedinteger", "integer"}, {"inexact", "number"},
-    {"floating", "inexact"},     {"complexfloating", "inexact"}, {"character", "generic"},
-    {"flexible", "generic"},
+    {"generic", NULL, NULL},
+    {"number", "generic", NULL},
+    {"integer", "number", NULL},
+    {"signedinteger", "integer", NULL},
+    {"unsignedinteger", "integer", NULL},
+    {"inexact", "number", NULL},
+    {"floating", "inexact", NULL},
+    {"complexfloating", "inexact", NULL},
+    {"character", "generic", NULL},
+    {"flexible", "generic", NULL},
+    {"extended", "generic", "jax.dtypes"}, /* dtypes.extended: JAX's extended dtypes */
+    {"prng_key", "extended", "jax.dtypes"}, /* dtypes.prng_key: key<impl> */
 };
 enum { NABSTRACT = sizeof abstracts / sizeof *abstracts };
 
 static void abstract_repr(SrBuf *out, const SrVal *v) {
-  sr_buf_printf(out, "<class 'numpy.%s'>", ((const Abstract *)v->obj.data)->name);
+  const Abstract *a = v->obj.data;
+  sr_buf_printf(out, "<class '%s.%s'>", a->module ? a->module : "numpy", a->name);
 }
 
 static const SrClass abstract_class = {"type", NULL, abstract_repr, NULL, NULL};
@@ -72,7 +82,7 @@ static const char *parent_of_dtype(SrDtype d) {
   case SR_DK_UINT: return "unsignedinteger";
   case SR_DK_FLOAT: return "floating";
   case SR_DK_COMPLEX: return "complexfloating";
-  default: return "generic";
+  default: return strncmp(sr_dtype_name(d), "key<", 4) == 0 ? "prng_key" : "generic";
   }
 }
 
@@ -633,7 +643,7 @@ static SrVal *nonzero(SrInterp *I, SrVal *a, SrVal *size_v, SrVal *fill_value) {
                                      "Abstract tracer value encountered where concrete value is expected: "
                                      "traced array with shape %s[]\nThe size argument of jnp.nonzero must be "
                                      "statically specified to use jnp.nonzero within JAX transformations.",
-                                     vtype(I, cnt)->dtype == SR_I64 ? "i64" : "i32"));
+                                     vtype(I, cnt)->dtype == SR_I64 ? "int64" : "int32"));
     SrVal *iv = sr_nn_call1(&s, "builtins.int", cnt);
     if (!iv) return sr_nn_done(&s, NULL);
     size = iv->i;
@@ -873,7 +883,8 @@ static SrVal *np_isscalar(SrInterp *I, SrArgs *a) {
   if (x->kind == SR_V_INT || x->kind == SR_V_FLOAT || x->kind == SR_V_BOOL || x->kind == SR_V_COMPLEX ||
       x->kind == SR_V_STR)
     return sr_bool(1);
-  return sr_bool(sr_is_ndarray(x) && vtype(I, x) && vtype(I, x)->ndim == 0);
+  (void)I;
+  return sr_bool(sr_np_is_scalar(x)); /* a 0-d ndarray is not a scalar */
 }
 
 /* numpy.issubdtype: as jnp's, but ml_dtypes' types (bfloat16, float8s,
@@ -935,6 +946,11 @@ void sr_jnp_build_init(void) {
   for (int i = 0; i < NABSTRACT; i++) {
     char q[64];
     types[i] = sr_obj(&abstract_class, (void *)&abstracts[i]);
+    if (abstracts[i].module) {
+      snprintf(q, sizeof q, "%s.%s", abstracts[i].module, abstracts[i].name);
+      sr_register(q, types[i]);
+      continue;
+    }
     snprintf(q, sizeof q, "jax.numpy.%s", abstracts[i].name);
     sr_register(q, types[i]);
     snprintf(q, sizeof q, "numpy.%s", abstracts[i].name);
@@ -942,4 +958,17 @@ void sr_jnp_build_init(void) {
   }
   sr_register("jax.numpy.s_", sr_obj(&index_exp_class, (void *)&s_data));
   sr_register("jax.numpy.index_exp", sr_obj(&index_exp_class, (void *)&index_exp_data));
+}
+
+/* jax.dtypes: the names jax/dtypes.py exports that jax.numpy has too
+   (registered after jax.numpy; extended and prng_key are above) */
+void sr_jax_dtypes_init(void) {
+  static const char *const dtypes_names[] = {"bfloat16", "finfo", "iinfo", "issubdtype", "result_type"};
+  for (size_t i = 0; i < sizeof dtypes_names / sizeof *dtypes_names; i++) {
+    char q[64];
+    snprintf(q, sizeof q, "jax.numpy.%s", dtypes_names[i]);
+    SrVal *v = sr_lookup_qualname(q);
+    snprintf(q, sizeof q, "jax.dtypes.%s", dtypes_names[i]);
+    if (v) sr_register(q, sr_ref(v));
+  }
 }

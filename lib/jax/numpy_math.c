@@ -71,10 +71,22 @@ static int promote(SrNnScope *s, int n, SrVal **args, const char *name, int mode
   return 0;
 }
 
-/* lax._const(x, v) / _constant_like(x, v): v in x's dtype (not weak) */
-static SrVal *cst(SrNnScope *s, SrVal *x, double v) {
+/* _constant_like(x, v): v in x's dtype (not weak) */
+static SrVal *cst_like(SrNnScope *s, SrVal *x, double v) {
   const SrType *t = ty(s->I, x);
   return t ? sr_nn_typed_scalar(s, v, t->dtype) : NULL;
+}
+
+/* lax._const(x, v): for a weakly typed scalar x, v as a Python scalar of
+   x's kind when that is x's dtype (a weak literal); otherwise v in x's
+   dtype, not weak */
+static SrVal *cst(SrNnScope *s, SrVal *x, double v) {
+  const SrType *t = ty(s->I, x);
+  if (t && t->weak && t->ndim == 0) {
+    if (sr_dtype_is_int(t->dtype) && t->dtype == default_int(s->I)) return IN((int64_t)v);
+    if (sr_dtype_kind(t->dtype) == SR_DK_FLOAT && t->dtype == default_float(s->I)) return FL(v);
+  }
+  return cst_like(s, x, v);
 }
 
 /* lax.full_like(x, v, dtype) */
@@ -86,7 +98,7 @@ static SrVal *full_like_dt(SrNnScope *s, SrVal *x, SrVal *v, SrDtype dt) {
   return KEEP(sr_lax_full(s->I, shape, t->ndim, v, (int)dt, NULL));
 }
 
-static SrVal *falses_like(SrNnScope *s, SrVal *x) { return full_like_dt(s, x, KEEP(sr_bool(0)), SR_BOOL); }
+static SrVal *falses_like(SrNnScope *s, SrVal *x) { return sr_nn_array(s, full_like_dt(s, x, KEEP(sr_bool(0)), SR_BOOL)); }
 
 static SrVal *where3(SrNnScope *s, SrVal *c, SrVal *x, SrVal *y) { return C3("jax.numpy.where", c, x, y); }
 
@@ -193,7 +205,7 @@ static SrVal *jnp_log2(SrInterp *I, SrArgs *a) {
   if (promote(s, 1, p, "log2", 2) < 0) return DONE(NULL);
   if (complex_error(s, p[0], "NotImplementedError", "complex dtypes are not supported here") < 0) return DONE(NULL);
   SrVal *lx = C1("jax.lax.log", p[0]);
-  return DONE(lx ? C2("jax.lax.div", lx, C1("jax.lax.log", cst(s, p[0], 2))) : NULL);
+  return DONE(lx ? C2("jax.lax.div", lx, C1("jax.lax.log", cst_like(s, p[0], 2))) : NULL);
 }
 
 static SrVal *jnp_log10(SrInterp *I, SrArgs *a) {
@@ -222,7 +234,7 @@ static SrVal *signbit_body(SrInterp *I, SrArgs *a) {
   SCOPE(I);
   SrVal *x = a->v[0];
   SrDtype dt = ty(I, x)->dtype;
-  if (sr_dtype_is_int(dt)) return DONE(C2("jax.lax.lt", x, cst(s, x, 0)));
+  if (sr_dtype_is_int(dt)) return DONE(C2("jax.lax.lt", x, cst_like(s, x, 0)));
   if (dt == SR_BOOL) return DONE(falses_like(s, x));
   if (sr_dtype_kind(dt) != SR_DK_FLOAT)
     return DONE(sr_raise(I, "ValueError", "jax.numpy.signbit is not well defined for %s", sr_dtype_name(dt)));
@@ -416,7 +428,7 @@ static SrVal *isinf_body(SrInterp *I, SrArgs *a) {
   SCOPE(I);
   SrVal *x = a->v[0];
   SrDtype dt = ty(I, x)->dtype;
-  if (sr_dtype_kind(dt) == SR_DK_FLOAT) return DONE(C2("jax.lax.eq", C1("jax.lax.abs", x), cst(s, x, INFINITY)));
+  if (sr_dtype_kind(dt) == SR_DK_FLOAT) return DONE(C2("jax.lax.eq", C1("jax.lax.abs", x), cst_like(s, x, INFINITY)));
   if (complex_error(s, x, "NotImplementedError", "complex dtypes are not supported here") < 0) return DONE(NULL);
   return DONE(falses_like(s, x));
 }
@@ -436,7 +448,7 @@ static SrVal *isposneginf(SrInterp *I, SrArgs *a, const char *name, double inf) 
   SrVal *x = KEEP(sr_jnp_asarray(I, p[0], -1));
   if (!x) return DONE(NULL);
   SrDtype dt = ty(I, x)->dtype;
-  if (sr_dtype_kind(dt) == SR_DK_FLOAT) return DONE(C2("jax.lax.eq", x, cst(s, x, inf)));
+  if (sr_dtype_kind(dt) == SR_DK_FLOAT) return DONE(C2("jax.lax.eq", x, cst_like(s, x, inf)));
   if (is_complex_dt(dt)) return DONE(sr_raise(I, "ValueError", "isposinf/isneginf are not well defined for complex types"));
   return DONE(falses_like(s, x));
 }
@@ -480,7 +492,7 @@ static SrVal *hypot_body(SrInterp *I, SrArgs *a) {
   SrVal *mn = mx ? C2("jax.numpy.minimum", x1, x2) : NULL;
   SrVal *z1 = mn ? OP(EQ, mx, IN(0)) : NULL;
   SrVal *z2 = z1 ? OP(EQ, mx, IN(0)) : NULL;
-  SrVal *ones = z2 ? full_like_dt(s, mx, IN(1), ty(I, mx)->dtype) : NULL;
+  SrVal *ones = z2 ? sr_nn_full_like(s, mx, IN(1)) : NULL; /* lax._ones */
   SrVal *den = where3(s, z2, ones, mx);
   SrVal *r = den ? OP(MUL, mx, C1("jax.lax.sqrt", OP(ADD, IN(1), C1("jax.lax.square", C2("jax.lax.div", mn, den)))))
                  : NULL;
@@ -726,7 +738,9 @@ static SrVal *real_or_conj(SrInterp *I, SrArgs *a, const char *name) {
     sr_unref(x);
     return sr_raise(I, "NotImplementedError", "jnp.%s of complex arrays is not supported here", name);
   }
-  return x;
+  /* lax.asarray(val) */
+  SCOPE(I);
+  return DONE(sr_nn_array(s, KEEP(x)));
 }
 
 static SrVal *jnp_real(SrInterp *I, SrArgs *a) { return real_or_conj(I, a, "real"); }

@@ -50,12 +50,16 @@ static int repeat_total(SrInterp *I, SrVal *repeats, int64_t n, int64_t *total) 
   }
   SrArray *a = sr_concrete_of(I, repeats, NULL);
   if (!a) {
-    if (!I->exc)
+    if (!I->exc) {
+      SrBuf b = SR_BUF_INIT;
+      sr_type_str(&b, sr_value_type(I, repeats), 0); /* aval.str_short(): long dtype names */
       sr_raise(I, "ConcretizationTypeError",
                "Abstract tracer value encountered where concrete value is expected: traced array with shape %s\n"
                "When jit-compiling jnp.repeat, the total number of repeats must be static. To fix this, either "
                "specify a static value for `repeats`, or pass a static value to `total_repeat_length`.",
-               sr_type_short(sr_value_type(I, repeats)));
+               b.p);
+      sr_buf_free(&b);
+    }
     return -1;
   }
   int64_t m = sr_type_numel(a->type);

@@ -35,9 +35,13 @@ static int is_concrete(SrInterp *I, SrVal *v) {
 /* core.concrete_or_error's ConcretizationTypeError, in the words the
    other built-ins use */
 static SrVal *raise_concretization(SrInterp *I, SrVal *v, const char *context) {
-  return sr_raise(I, "ConcretizationTypeError",
-                  "Abstract tracer value encountered where concrete value is expected: traced array with shape %s\n%s",
-                  sr_type_short(sr_value_type(I, v)), context);
+  SrBuf b = SR_BUF_INIT;
+  sr_type_str(&b, sr_value_type(I, v), 0); /* aval.str_short(): long dtype names */
+  sr_raise(I, "ConcretizationTypeError",
+           "Abstract tracer value encountered where concrete value is expected: traced array with shape %s\n%s", b.p,
+           context);
+  sr_buf_free(&b);
+  return NULL;
 }
 
 static const char UNIQUE_SIZE_HINT[] =

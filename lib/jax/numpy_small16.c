@@ -526,13 +526,32 @@ static SrVal *at_op(SrNnScope *s, SrVal *x, SrVal *key, const char *name, SrVal 
   return m ? sr_nn_keep(s, sr_call(s->I, m, &a)) : NULL;
 }
 
+/* trim_zeros_tol(filt, tol, trim='f'): filt without its leading entries
+   of magnitude below tol (empty when all are), on concrete values */
+static SrVal *trim_zeros_tol_f(SrNnScope *s, SrVal *filt, double tol) {
+  SrInterp *I = s->I;
+  SrVal *nz = sr_nn_op(s, SR_OP_LT, sr_nn_call1(s, "jax.numpy.abs", filt), sr_nn_float(s, tol));
+  SrVal *all = nz ? sr_nn_call1(s, "jax.numpy.all", nz) : NULL;
+  int t = all ? sr_truthy(I, all) : -1;
+  if (t < 0) return NULL;
+  const SrType *ft = vtype(I, filt);
+  if (t) {
+    SrVal *zero = sr_nn_int(s, 0);
+    return call_kw(s, "jax.numpy.empty", 1, &zero, "dtype", sr_nn_keep(s, sr_dtype_val(NULL, ft->dtype)));
+  }
+  SrVal *start = sr_nn_call1(s, "jax.numpy.argmin", nz);
+  int64_t k;
+  if (!start || sr_as_int(I, start, "start", &k) < 0) return NULL;
+  return sr_nn_keep(s, sr_getitem(I, filt, sr_nn_keep(s, sr_slice_new(sr_int(NULL, k), sr_none(), sr_none()))));
+}
+
 /* polydiv(u, v, *, trim_leading_zeros=False): the long division's
-   quotient and remainder, one .at[].set and .at[].add a step */
+   quotient and remainder, one .at[].set and .at[].add a step; with
+   trim_leading_zeros, the remainder trimmed at sqrt(finfo(dtype).eps) */
 static SrVal *jnp_polydiv(SrInterp *I, SrArgs *a) {
   SrVal *p[3];
   if (sr_args_parse(I, a, "polydiv", "u, v, *, trim_leading_zeros=", p) < 0) return NULL;
-  if (p[2] && sr_val_truthy(p[2]))
-    return sr_raise(I, "NotImplementedError", "polydiv: trim_leading_zeros=True is not supported here");
+  int trim = p[2] && sr_val_truthy(p[2]);
   SrNnScope s = {I, {0}, 0};
   SrVal *uv[2] = {sr_nn_keep(&s, sr_jnp_asarray(I, p[0], -1)), NULL};
   if (uv[0]) uv[1] = sr_nn_keep(&s, sr_jnp_asarray(I, p[1], -1));
@@ -562,6 +581,11 @@ static SrVal *jnp_polydiv(SrInterp *I, SrArgs *a) {
     }
   }
   if (!q || !u) return sr_nn_done(&s, NULL);
+  if (trim) {
+    SrDtype dt = vtype(I, u)->dtype;
+    double eps = dt == SR_F64 ? 2.220446049250313e-16 : dt == SR_F16 ? 0x1p-10 : dt == SR_BF16 ? 0x1p-7 : 0x1p-23;
+    if (!(u = trim_zeros_tol_f(&s, u, sqrt(eps)))) return sr_nn_done(&s, NULL);
+  }
   SrVal *items[2] = {sr_ref(q), sr_ref(u)};
   return sr_nn_done(&s, sr_nn_keep(&s, sr_tuple(NULL, 2, items)));
 }

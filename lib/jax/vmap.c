@@ -29,6 +29,7 @@ typedef struct Vmap {
   int64_t axis_size;      /* -1: from the arguments */
   const char *spmd[SR_MAX_DIM_AXES];
   int nspmd;
+  int sum_match; /* an output batched where out_axes is None is summed */
 } Vmap;
 
 static void vmap_free(void *d) {
@@ -638,7 +639,11 @@ static SrVal *vmap_call(SrInterp *I, SrArgs *a) {
       int mark = sr_ad_mark(&b.ad);
       SrVal *m = out[i];
       if (s->kind == SR_V_NONE) {
-        if (out_bd[i] != SR_NOT_MAPPED) {
+        if (out_bd[i] != SR_NOT_MAPPED && vm->sum_match) {
+          /* batching.matchaxis: dst None with sum_match is x.sum(src) */
+          int64_t src = out_bd[i];
+          if (!(m = sr_ad_reduce_sum(&b.ad, out[i], &src, 1, NULL))) rc = -1;
+        } else if (out_bd[i] != SR_NOT_MAPPED) {
           if (vm->axis_name) {
             sr_raise(I, "ValueError", "vmap has mapped output (axis_name=%s) but out_axes is None", vm->axis_name);
           } else {
@@ -704,10 +709,11 @@ done:
 }
 
 /* jax.vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
-   spmd_axis_name=None) */
+   spmd_axis_name=None, sum_match=False) */
 static SrVal *jax_vmap(SrInterp *I, SrArgs *a) {
-  SrVal *p[6];
-  if (sr_args_parse(I, a, "vmap", "fun, in_axes=, out_axes=, axis_name=, axis_size=, spmd_axis_name=", p) < 0)
+  SrVal *p[7];
+  if (sr_args_parse(I, a, "vmap", "fun, in_axes=, out_axes=, axis_name=, axis_size=, spmd_axis_name=, sum_match=",
+                    p) < 0)
     return NULL;
   if (!sr_is_callable(I, p[0]))
     return sr_raise(I, "TypeError", "vmap requires a callable, got %s", sr_val_kind_name(p[0]));
@@ -746,6 +752,7 @@ static SrVal *jax_vmap(SrInterp *I, SrArgs *a) {
   vm->in_axes = in_axes;
   vm->out_axes = p[2] ? sr_ref(p[2]) : sr_int(NULL, 0);
   vm->axis_size = -1;
+  vm->sum_match = p[6] && sr_val_truthy(p[6]);
   if (p[3] && p[3]->kind != SR_V_NONE) {
     if (p[3]->kind != SR_V_STR) {
       vmap_free(vm);
@@ -779,6 +786,6 @@ static SrVal *jax_vmap(SrInterp *I, SrArgs *a) {
 void sr_vmap_init(void) {
   sr_vmap_hooks_init();
   sr_def("jax.vmap", jax_vmap,
-         "vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None): fun mapped over "
+         "vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None, sum_match=False): fun mapped over "
          "an axis of its arguments");
 }
