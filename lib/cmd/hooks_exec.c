@@ -108,7 +108,7 @@ static int hook_eqn(SrInterp *I, const SrPrim *prim, const SrParam *params, int 
   SrEvalCtx cx;
   sr_eval_ctx_init(&cx, I, sr_exec(I), d);
   cx.mesh = I->jax->mesh;
-  SrEvalEqn e = {prim, params, (uint32_t)nparams, (uint32_t)nin, (uint32_t)nout, in, out_types, out, 0, NULL};
+  SrEvalEqn e = {prim, params, (uint32_t)nparams, (uint32_t)nin, (uint32_t)nout, in, out_types, out, 0, NULL, 0};
   if (sr_ev_eqn(&cx, &e) < 0) return -1;
   /* an eager operation commits its results as JAX's dispatch does: a
      committed input, a mesh in context, several devices (layout.h) */

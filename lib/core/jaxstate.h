@@ -22,6 +22,9 @@ typedef struct SrJaxState {
                                   over (an MPI job's ranks), 1 without MPI:
                                   num_devices is a multiple of it */
   int enable_x64;
+  int host_numpy;      /* inside numpy's functions on host arrays
+                          (np_host.h): numpy's IEEE operations, none of
+                          XLA's rewrites */
   int disable_jit;             /* jax.disable_jit(): jit calls run eagerly */
   int check_vma;               /* tracing a shard_map body with check_vma */
   /* the named axes of the enclosing jax.vmaps (core.get_axis_env()): each

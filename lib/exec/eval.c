@@ -542,7 +542,7 @@ static int run_fused(SrEvalCtx *cx, const SrJaxpr *j, uint32_t k, int pos, SrArr
     sr_array_unref(x);
   }
   const SrType *ts[1] = {a->out[0]->type};
-  SrEvalEqn e = {a->prim, NULL, 0, 3, 1, ins, ts, outs, donate, a->ns};
+  SrEvalEqn e = {a->prim, NULL, 0, 3, 1, ins, ts, outs, donate, a->ns, 0};
   if (rc == 0) {
     if (a->ns) sr_ev_push(cx, a->ns);
     sr_ev_push(cx, a->prim->name);
@@ -664,7 +664,9 @@ static int run_eqn(SrEvalCtx *cx, const SrEqn *q, uint32_t k, SrArray **env, con
     outs[i] = NULL;
   }
   if (rc == 0) {
-    SrEvalEqn ee = {q->prim, q->params, q->nparams, q->nin, q->nout, ins, ts, outs, 0, q->ns};
+    SrEvalEqn ee = {q->prim, q->params, q->nparams, q->nin, q->nout, ins, ts, outs, 0, q->ns, 0};
+    for (uint32_t i = 0; i < q->nin && i < 32; i++)
+      if (q->in[i]->kind == SR_LIT) ee.lit |= 1u << i;
     /* inputs used for the last time, once, and held by nobody else */
     for (uint32_t i = 0; i < q->nin && i < 32; i++) {
       const SrVar *v = q->in[i];

@@ -112,6 +112,8 @@ typedef struct SrEvalEqn {
                            caller holds it, so a rule may write into its
                            buffers (see SR_MAP_REUSE) */
   const char *ns;       /* its name stack (SrEqn.ns), or NULL */
+  uint32_t lit;         /* bit k: in[k] is a literal of the jaxpr being
+                           walked (a constant to XLA) */
 } SrEvalEqn;
 
 /* (SrEvalRule, the slot's type, is in prims/prim.h.) */

@@ -215,13 +215,16 @@ SrVal *sr_ndarray_to_jax(SrInterp *I, SrVal *v, int exact) {
 
 void sr_np_eval_begin(SrInterp *I, SrNpEval *s) {
   s->x64 = I->jax->enable_x64;
+  s->host = I->jax->host_numpy;
   s->trace = I->trace;
   I->jax->enable_x64 = 1;
+  I->jax->host_numpy = 1;
   I->trace = NULL;
 }
 
 void sr_np_eval_end(SrInterp *I, const SrNpEval *s) {
   I->jax->enable_x64 = s->x64;
+  I->jax->host_numpy = s->host;
   I->trace = s->trace;
 }
 

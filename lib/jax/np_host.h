@@ -70,7 +70,7 @@ SrVal *sr_np_asarray(SrInterp *I, SrVal *v, int dtype);
    numpy's arrays are): between begin and end, x64 is on and no trace is
    current. */
 typedef struct SrNpEval {
-  int x64;
+  int x64, host;
   SrTrace *trace;
 } SrNpEval;
 void sr_np_eval_begin(SrInterp *I, SrNpEval *s);

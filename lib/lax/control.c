@@ -2476,13 +2476,13 @@ static int while_keep(SrEvalCtx *cx, SrArray *pred, SrArray *carry, SrArray **ne
   SrParam bp[1] = {{sr_intern_cstr("broadcast_dimensions"), bd}};
   SrArray *bin[1] = {pred}, *bout[1] = {NULL};
   const SrType *bts[1] = {bt};
-  SrEvalEqn be = {&sr_prims[SR_P_broadcast_in_dim], bp, 1, 1, 1, bin, bts, bout, 0, NULL};
+  SrEvalEqn be = {&sr_prims[SR_P_broadcast_in_dim], bp, 1, 1, 1, bin, bts, bout, 0, NULL, 0};
   int rc = sr_ev_eqn(cx, &be);
   sr_unref(bd);
   if (rc < 0) return -1;
   SrArray *sin[3] = {bout[0], carry, *next}, *sout[1] = {NULL};
   const SrType *sts[1] = {ct};
-  SrEvalEqn se = {&sr_prims[SR_P_select_n], NULL, 0, 3, 1, sin, sts, sout, 0, NULL};
+  SrEvalEqn se = {&sr_prims[SR_P_select_n], NULL, 0, 3, 1, sin, sts, sout, 0, NULL, 0};
   rc = sr_ev_eqn(cx, &se);
   sr_array_unref(bout[0]);
   if (rc < 0) return -1;

@@ -23,6 +23,7 @@
 #include "exec/special_fn.h"
 #include "exec/vmath.h"
 #include "check/rule.h"
+#include "core/jaxstate.h"
 #include "text/print_val.h"
 #include "util/intern.h"
 
@@ -415,6 +416,7 @@ typedef struct EwArg {
   int scalar[16];   /* operand k is a broadcast scalar */
   SrDtype wdt;      /* select_n's predicate dtype */
   int form;         /* a fused multiply-add's SrFmaForm */
+  int recip;        /* a div by a scalar runs as a mul by its reciprocal */
 } EwArg;
 
 static int kern_fail(SrShardIO *io, const EwArg *w) {
@@ -464,6 +466,22 @@ static int ew_fn(SrShardIO *io) {
     }
     break;
   }
+  case SR_P_div:
+    if (w->recip) {
+      /* x * (1 / d), the reciprocal rounded in the dtype (see div_recip) */
+      n = io->out[0]->nbytes / sr_elem_size(w->dt);
+      float r32 = 0;
+      double r64 = 0;
+      const void *r = w->dt == SR_F32 ? (const void *)&r32 : (const void *)&r64;
+      if (w->dt == SR_F32) r32 = 1.0f / *(const float *)io->in[1]->data;
+      else r64 = 1.0 / *(const double *)io->in[1]->data;
+      const void *in[2] = {io->in[0]->data, r};
+      size_t es[2] = {w->scalar[0] ? 0 : sr_elem_size(w->dt), 0};
+      rc = sr_kern_ew_pieces(sr_prims[SR_P_mul].kern, w->dt, n, 2, in, es, io->out[0]->data, sr_elem_size(w->dt),
+                             w->ip);
+      break;
+    }
+    /* fall through */
   default:
     if (w->nin == 1) {
       n = io->in[0]->nbytes / sr_elem_size(w->dt);
@@ -483,6 +501,21 @@ static int ew_fn(SrShardIO *io) {
     }
   }
   return rc < 0 ? kern_fail(io, w) : 0;
+}
+
+/* XLA:CPU divides by a scalar by multiplying with its reciprocal: a
+   constant divisor (a literal of the jaxpr: jnp.mean's count) and a
+   scalar broadcast over an array (x / pi, eager or jitted) make x * (1 /
+   d), the reciprocal rounded once in the dtype -- JAX's jnp.mean of
+   [[1, 3, 4, 2], [5, 2, 6, 3], [8, 1, 2, 9]] is 3.8333335, not 46 / 12 =
+   3.8333333, and x * 180 / pi of [pi/4, pi/2, 2*pi/3] is [45, 90,
+   119.99999] (their docstrings).  A division of two scalars computed at
+   run time stays a division, and so does numpy's on host arrays. */
+static int div_recip(const SrEvalCtx *cx, const SrEvalEqn *e, SrDtype dt) {
+  if (e->prim->id != SR_P_div || e->nin != 2 || (dt != SR_F32 && dt != SR_F64)) return 0;
+  if (cx->I && cx->I->jax && cx->I->jax->host_numpy) return 0;
+  if (e->in[1]->type->ndim != 0 || e->in[1]->type->dtype != dt) return 0;
+  return (e->lit >> 1 & 1) || e->out_type[0]->ndim > 0;
 }
 
 /* SR_MAP_REUSE for each donated operand that arrived untouched, of the
@@ -1770,6 +1803,7 @@ static int ev_nary(SrEvalCtx *cx, const SrEvalEqn *e) {
       if (e->in[k]->type->ndim && !e->in[k]->type->weak) dt = e->in[k]->type->dtype;
   }
   w.dt = dt;
+  w.recip = div_recip(cx, e, dt);
   /* keys compare by their data (_compare_lower_hlo_opaque): a threefry
      key's two words, as one 64-bit word */
   if ((id == SR_P_eq || id == SR_P_ne) && strncmp(sr_dtype_name(dt), "key<", 4) == 0 && sr_elem_size(dt) == 8)

@@ -152,7 +152,7 @@ END_TEST
 static SrArray *run1(int prim, SrArray **in, int nin, const SrType *out_type, const SrParam *ps, int np) {
   SrArray *out[1] = {NULL};
   const SrType *ts[1] = {out_type};
-  SrEvalEqn e = {sr_prim(prim), ps, (uint32_t)np, (uint32_t)nin, 1, in, ts, out, 0, NULL};
+  SrEvalEqn e = {sr_prim(prim), ps, (uint32_t)np, (uint32_t)nin, 1, in, ts, out, 0, NULL, 0};
   ck_assert_int_eq(sr_ev_eqn(&cx, &e), 0);
   return out[0];
 }
