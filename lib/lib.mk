@@ -41,6 +41,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/lax/linalg.c \
 	lib/lax/linalg16.c lib/lax/linalg.h \
 	lib/lax/params.c \
+	lib/lax/solves.c \
 	lib/py/ast.h lib/py/builtins_py.c lib/py/class.c lib/py/class.h lib/py/interp.c lib/py/interp.h \
 	lib/py/lex.c lib/py/lex.h lib/py/objects.c lib/py/objects.h lib/py/range.c \
 	lib/py/range.h lib/py/re.c lib/py/input.c lib/py/syntax.c \
@@ -58,6 +59,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/jax/tree_util.c lib/jax/tree_util.h lib/jax/vjp.h lib/jax/vjp_api.c \
 	lib/jax/vjp_io.c lib/jax/vmap.c lib/jax/jacobian.c lib/jax/vmap_built.c \
 	lib/jax/vmap_hooks.c \
+	lib/jax/lax_solves.c \
 	lib/jax/nn.h lib/jax/nn_initializers.c lib/jax/scipy_special.c \
 	lib/jax/jit_options.c lib/jax/jit_options.h lib/jax/array_create.c lib/jax/array_create.h \
 	lib/jax/pytree_api.c lib/jax/pytree_api.h lib/jax/introspect.c lib/jax/introspect.h \

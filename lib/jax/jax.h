@@ -22,6 +22,8 @@
  *                                       primitives' wrappers
  *     control flow           lax_control_flow.c  scan, cond, switch,
  *                                       while_loop, fori_loop
+ *     solves                 lax_solves.c  custom_linear_solve,
+ *                                       custom_root
  *     collectives            lax_parallel.c  psum, all_gather, ppermute,
  *                                       axis_index, pcast, pvary, ...
  *   jax.shard_map            shard_map.c
@@ -71,6 +73,7 @@ void sr_experimental_init(void);      /* experimental.c: shard_map(check_rep=), 
 void sr_remat_policies_init(void);    /* remat_policies.c: jax.checkpoint_policies, checkpoint_name */
 void sr_lax_parallel_init(void);      /* lax_parallel.c */
 void sr_lax_control_flow_init(void);  /* lax_control_flow.c */
+void sr_lax_solves_api_init(void);    /* lax_solves.c: custom_linear_solve, custom_root */
 void sr_tree_util_init(void);         /* tree_util.c */
 void sr_debug_init(void);             /* debug.c */
 void sr_nn_init(void);                /* nn.c */

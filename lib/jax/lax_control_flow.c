@@ -924,4 +924,5 @@ void sr_lax_control_flow_init(void) {
     {NULL, NULL, NULL},
   };
   for (int i = 0; defs[i].names; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);
+  sr_lax_solves_api_init();
 }

@@ -10,7 +10,7 @@
  *
  * solve is lu of a, the permutation applied as a product with its one-hot
  * matrix, and two triangular solves (lax_linalg._lu_solve_core); JAX
- * wraps the same in custom_linear_solve (absent here), so the values and
+ * wraps the same in custom_linear_solve (not done here), so the values and
  * gradients are JAX's, the printed jaxpr is not.  det's 2x2 and 3x3
  * formulas are JAX's; larger ones are sign * exp(logdet) of slogdet, whose
  * custom_jvp is JAX's (trace(solve(x, g))), where JAX's _det has its own

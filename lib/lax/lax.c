@@ -13,6 +13,7 @@ void sr_lax_init(void) {
   sr_lax_dot_init();
   sr_lax_sharding_init();
   sr_lax_control_init();
+  sr_lax_solves_init();
   sr_lax_manual_init();
   sr_lax_random_init();
   sr_lax_sort_init();

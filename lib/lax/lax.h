@@ -67,6 +67,7 @@ void sr_lax_reduce_init(void);
 void sr_lax_dot_init(void);
 void sr_lax_sharding_init(void);
 void sr_lax_control_init(void);
+void sr_lax_solves_init(void); /* solves.c: custom_linear_solve */
 void sr_lax_manual_init(void);
 void sr_lax_random_init(void);
 void sr_lax_sort_init(void); /* sort.c: sort's eval and JVP, top_k */

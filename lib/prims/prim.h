@@ -46,6 +46,7 @@ typedef enum {
   SR_PP_CUSTOM_JVP,     /* name= first, drop num_consts=0 */
   SR_PP_CUSTOM_VJP,     /* name= first, drop num_consts=0 and out_trees */
   SR_PP_CUSTOM_LIN,     /* drop out_avals */
+  SR_PP_LINEAR_SOLVE,   /* const_lengths and jaxprs as str of a _LinearSolveTuple */
 } SrPpRule;
 
 enum {

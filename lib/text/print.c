@@ -485,9 +485,27 @@ static int cmp_str_vals(const void *x, const void *y) {
   return 0;
 }
 
-static SrDoc *value_doc(Pr *pr, const SrVal *v, int dot_dims) {
+/* str() of custom_linear_solve's params, _LinearSolveTuples: a NamedTuple
+   is no plain tuple to pp_kv_pair, so JAX prints its repr, each jaxpr in
+   it printed whole on its own (fresh names, lines from column 0). */
+static SrDoc *linear_solve_doc(Pr *pr, const SrVal *v) {
+  static const char *const fields[4] = {"matvec", "vecmat", "solve", "transpose_solve"};
+  SrBuf b = SR_BUF_INIT;
+  sr_buf_puts(&b, "_LinearSolveTuple(");
+  for (int i = 0; i < 4; i++) {
+    sr_buf_printf(&b, "%s%s=", i ? ", " : "", fields[i]);
+    sr_val_repr(&b, v->seq.items[i]);
+  }
+  sr_buf_putc(&b, ')');
+  SrDoc *d = sr_doc_text(pr->a, sr_arena_strndup(pr->a, b.p, b.len), (uint32_t)b.len);
+  sr_buf_free(&b);
+  return d;
+}
+
+static SrDoc *value_doc(Pr *pr, const SrVal *v, int how) {
   SrArena *a = pr->a;
   if (v->kind == SR_V_JAXPR) return jaxpr_doc(pr, v->jx.jaxpr);
+  if (how == 2 && !v->text && v->kind == SR_V_TUPLE && v->seq.n == 4) return linear_solve_doc(pr, v);
   if (v->kind == SR_V_TUPLE && v->seq.n > 0) {
     int all = 1;
     for (int i = 0; i < v->seq.n; i++) all &= v->seq.items[i]->kind == SR_V_JAXPR;
@@ -520,7 +538,7 @@ static SrDoc *value_doc(Pr *pr, const SrVal *v, int dot_dims) {
     sr_buf_free(&b);
     return d;
   }
-  if (dot_dims && !v->text && v->kind == SR_V_TUPLE && v->seq.n == 2) {
+  if (how == 1 && !v->text && v->kind == SR_V_TUPLE && v->seq.n == 2) {
     /* dot_general prints its dimension numbers as lists */
     SrBuf b = SR_BUF_INIT;
     sr_buf_putc(&b, '(');
@@ -644,9 +662,13 @@ static SrDoc *params_doc(Pr *pr, const SrEqn *e) {
     memcpy(kt, ps[i]->key, kl);
     kt[kl] = '=';
     kt[kl + 1] = 0;
-    int dims = e->prim->pp == SR_PP_DOT_GENERAL && key_is(ps[i]->key, "dimension_numbers");
+    /* how: 1 dot_general's dimension numbers, 2 a _LinearSolveTuple */
+    int how = 0;
+    if (e->prim->pp == SR_PP_DOT_GENERAL && key_is(ps[i]->key, "dimension_numbers")) how = 1;
+    if (e->prim->pp == SR_PP_LINEAR_SOLVE && (key_is(ps[i]->key, "const_lengths") || key_is(ps[i]->key, "jaxprs")))
+      how = 2;
     SrDoc *key = sr_doc_text(a, kt, (uint32_t)kl + 1);
-    kids[k++] = sr_doc_cat2(a, key, value_doc(pr, ps[i]->val, dims));
+    kids[k++] = sr_doc_cat2(a, key, value_doc(pr, ps[i]->val, how));
   }
   SrDoc *inner = sr_doc_nest(a, 2, sr_doc_cat(a, k, kids));
   return sr_doc_group(a, sr_doc_cat3(a, inner, &b_empty, &d_rbracket));
