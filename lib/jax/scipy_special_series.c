@@ -1061,9 +1061,8 @@ static SrVal *sp_exp1(SrInterp *I, SrArgs *a) {
 }
 
 /* The intervals' coefficients are made before the piecewise and closed
-   over by its branches, which then capture the same values (the cond of
-   a piecewise merges its branches' captured values; a branch making its
-   own arrays would capture new ones each time it is traced). */
+   over by its branches, each branch capturing its own two, as JAX's
+   branches make theirs. */
 static SrVal *pv_arr(SrNnScope *s, SrVal *p, SrVal *x) { return p && x ? KEEP(sr_jnp_polyval(s->I, p, x, 16)) : NULL; }
 
 /* _expint1: 0 < x <= 2 */

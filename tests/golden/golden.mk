@@ -261,3 +261,4 @@ include $(top_srcdir)/tests/golden/random18.mk
 include $(top_srcdir)/tests/golden/api18.mk
 include $(top_srcdir)/tests/golden/special18.mk
 include $(top_srcdir)/tests/golden/api18b.mk
+include $(top_srcdir)/tests/golden/cond18.mk
