@@ -650,7 +650,39 @@ static SrVal *bind_cond(SrInterp *I, SrVal *index, int nb, SrVal **fns, SrVal *o
   return result;
 }
 
+static SrVal *lax_cond(SrInterp *I, SrArgs *a);
+
+/* cond(pred, true_fun, false_fun, *operands, operand=...): the keyword
+   form passes one operand */
+static SrVal *cond_with_operand(SrInterp *I, SrArgs *a, SrVal *operand) {
+  if (a->n > 3) {
+    SrBuf b = SR_BUF_INIT;
+    sr_buf_puts(&b, "if 'operand' keyword is passed then no positional operands can be passed, got operand=");
+    sr_to_repr(I, &b, operand);
+    sr_buf_puts(&b, " and positional operands (");
+    for (int i = 3; i < a->n; i++) {
+      if (i > 3) sr_buf_puts(&b, ", ");
+      sr_to_repr(I, &b, a->v[i]);
+    }
+    sr_buf_puts(&b, a->n == 4 ? ",)" : ")");
+    sr_raise(I, "TypeError", "%s", b.p);
+    sr_buf_free(&b);
+    return NULL;
+  }
+  SrVal *v[4] = {a->v[0], a->v[1], a->v[2], operand};
+  SrArgs ca = {4, v, 0, NULL, NULL, NULL};
+  return lax_cond(I, &ca);
+}
+
 static SrVal *lax_cond(SrInterp *I, SrArgs *a) {
+  for (int i = 0; i < a->nkw; i++) {
+    if (strcmp(a->kw[i], "operand") != 0)
+      return sr_raise(I, "TypeError", "cond() got an unexpected keyword argument '%s'", a->kw[i]);
+    if (a->n >= 3) {
+      SrArgs pa = {a->n, a->v, 0, NULL, NULL, NULL};
+      return cond_with_operand(I, &pa, a->kwv[i]);
+    }
+  }
   if (a->n < 3) return sr_raise(I, "TypeError", "cond() missing required arguments: pred, true_fun, false_fun");
   SrVal *pred = arr(I, a->v[0]);
   if (!pred) return NULL;
@@ -971,7 +1003,7 @@ void sr_lax_control_flow_init(void) {
     const char *doc;
   } defs[] = {
     {"jax.lax.scan", lax_scan, "scan(f, init, xs=None, length=None, reverse=False, unroll=1)"},
-    {"jax.lax.cond", lax_cond, "cond(pred, true_fun, false_fun, *operands)"},
+    {"jax.lax.cond", lax_cond, "cond(pred, true_fun, false_fun, *operands, operand=None)"},
     {"jax.lax.switch", lax_switch, "switch(index, branches, *operands)"},
     {"jax.lax.while_loop", lax_while_loop, "while_loop(cond_fun, body_fun, init_val)"},
     {"jax.lax.fori_loop", lax_fori_loop,

@@ -9,7 +9,7 @@
 # printed jaxprs were read against that rule (which const each branch reads,
 # in which position); the values were computed with numpy by hand
 # (x + [1, 2], x * [3, 4], ... per row, piecewise per element, gradients the
-# constant factors).
+# constant factors; cond(..., operand=(1., 2.)) is 1 + 2 or 1).
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -53,3 +53,12 @@ def n(p, q, x):
 print(n(True, False, a), n(True, True, a), n(False, True, a), jax.jit(n)(True, False, a))
 print(jax.vmap(n)(jnp.array([True, True, False]), jnp.array([True, False, True]), jnp.stack([a, b, c])))
 print(jax.make_jaxpr(n)(True, False, a))
+
+# cond's operand= keyword (one operand, as JAX's operands = (operand,)) and
+# JAX's error when positional operands come with it
+print(lax.cond(True, lambda u: u[0] + u[1], lambda u: u[0], operand=(1., 2.)),
+      lax.cond(False, lambda u: u[0] + u[1], lambda u: u[0], operand=(1., 2.)))
+try:
+    lax.cond(False, lambda u: u, lambda u: u, 3., operand=(1., 2.))
+except TypeError as e:
+    print(e)
