@@ -432,7 +432,7 @@ static int trace_branches(SrInterp *I, int nb, SrVal **fns, const int *order, Sr
   int *where[64] = {0};
   SrVal *merged = sr_seq(NULL, SR_V_LIST, 0);
   const SrType **ctypes = NULL;
-  int ok = 1, cap = 0;
+  int ok = 1, ctypes_cap = 0;
   for (int t = 0; t < nb && ok; t++) {
     int b = order[t];
     SrVal *tree = NULL;
@@ -450,7 +450,7 @@ static int trace_branches(SrInterp *I, int nb, SrVal **fns, const int *order, Sr
       while (k < merged->seq.n && !same_capture(merged->seq.items[k], c)) k++;
       if (k == merged->seq.n) {
         sr_seq_push(NULL, merged, sr_ref(c));
-        if (k >= cap) ctypes = sr_xrealloc(ctypes, (size_t)(cap = 2 * k + 8) * sizeof *ctypes);
+        if (k >= ctypes_cap) ctypes = sr_xrealloc(ctypes, (size_t)(ctypes_cap = 2 * k + 8) * sizeof *ctypes);
         ctypes[k] = js[b]->invars[i]->type;
       }
       where[b][i] = k;
