@@ -366,51 +366,103 @@ done:
   return result;
 }
 
-/* Traces the branches of a cond / switch on the operands' types, sharing
-   the captured values (_merge_common_consts); the jaxprs are returned in
-   js[], the shared constants in *consts. */
-static int trace_branches(SrInterp *I, int nb, SrVal **fns, SrVal *ops, SrJaxpr **js, SrVal **consts,
-                          SrVal **out_tree) {
+/* Whether two captured values are the same one (JAX compares id(c)): the
+   same object, tracer of one var, or concrete array of one buffer. */
+static int same_capture(SrVal *a, SrVal *b) {
+  if (a == b) return 1;
+  SrArrayObj *x = sr_array_of(a), *y = sr_array_of(b);
+  if (!x || !y || x->kind != y->kind) return 0;
+  return (x->kind == SR_AV_TRACER && x->var == y->var) || (x->kind == SR_AV_CONCRETE && x->data == y->data);
+}
+
+/* Branch jaxpr j, whose first ncap inputs stand for its captured values,
+   taking all the branches' instead (common.py's _merge_common_consts):
+   input k stands for consts[k] of type ctypes[k], where[i] is the const
+   its capture i is, and the consts it does not read are new inputs. */
+static SrJaxpr *pad_consts(SrJaxpr *j, int ncap, const int *where, int nconsts, const SrType **ctypes) {
+  SrVar **vars = sr_xcalloc((size_t)nconsts + 1, sizeof *vars);
+  SrVar **subst = sr_xcalloc((size_t)j->nvars + 1, sizeof *subst);
+  int nsubst = 0;
+  for (int i = 0; i < ncap; i++) {
+    SrVar *v = j->invars[i];
+    if (!vars[where[i]]) vars[where[i]] = v;
+    else subst[v->id] = vars[where[i]], nsubst++;
+  }
+  SrJaxprBuilder b;
+  sr_jb_init(&b, j->prog);
+  for (int k = 0; k < nconsts; k++) sr_jb_invar(&b, vars[k] ? vars[k] : sr_jb_var(&b, ctypes[k]));
+  for (uint32_t i = (uint32_t)ncap; i < j->nin; i++) sr_jb_invar(&b, j->invars[i]);
+  SrVar **in = NULL;
+  uint32_t capin = 0;
+  for (uint32_t k = 0; k < j->neqn; k++) {
+    const SrEqn *e = &j->eqns[k];
+    SrVar *const *ins = e->in;
+    if (nsubst) {
+      if (e->nin > capin) in = sr_xrealloc(in, (capin = e->nin) * sizeof *in);
+      for (uint32_t i = 0; i < e->nin; i++)
+        in[i] = e->in[i]->kind == SR_VAR && subst[e->in[i]->id] ? subst[e->in[i]->id] : e->in[i];
+      ins = in;
+    }
+    SrEqn *n = sr_jb_eqn(&b, e->prim, e->nin, ins, e->nout, e->out, e->nparams, e->params);
+    n->off = e->off;
+    n->ns = e->ns;
+    n->loc = e->loc;
+  }
+  for (uint32_t i = 0; i < j->nout; i++) {
+    SrVar *v = j->outvars[i];
+    sr_jb_outvar(&b, v->kind == SR_VAR && subst[v->id] ? subst[v->id] : v);
+  }
+  SrJaxpr *r = sr_jb_finish(&b);
+  r->name = j->name;
+  r->effects = j->effects;
+  free(in);
+  free(subst);
+  free(vars);
+  return r;
+}
+
+/* Traces the branches of a cond / switch on the operands' types, in the
+   order given (cond: true_fun first), and joins their captured values:
+   each branch's jaxpr takes all of them, the distinct ones in the order
+   of their first capture (_merge_common_consts).  The jaxprs are returned
+   in js[] in the order of fns, the consts in *consts. */
+static int trace_branches(SrInterp *I, int nb, SrVal **fns, const int *order, SrVal *ops, SrJaxpr **js,
+                          SrVal **consts, SrVal **out_tree) {
   SrVal *caps[64] = {0};
+  int *where[64] = {0};
   SrVal *merged = sr_seq(NULL, SR_V_LIST, 0);
-  int ok = 1, need_retrace = 0;
-  for (int b = 0; b < nb && ok; b++) {
+  const SrType **ctypes = NULL;
+  int ok = 1, ctypes_cap = 0;
+  for (int t = 0; t < nb && ok; t++) {
+    int b = order[t];
     SrVal *tree = NULL;
     js[b] = sr_trace_fn(I, fns[b], ops->seq.n, ops->seq.items, 0, NULL, NULL, SR_TRACE_BODY, NULL, &tree, &caps[b]);
     if (!js[b]) {
       ok = 0;
       break;
     }
-    if (b == 0) *out_tree = tree;
+    if (t == 0) *out_tree = tree;
     else sr_unref(tree);
+    where[b] = sr_xcalloc((size_t)caps[b]->seq.n + 1, sizeof *where[b]);
     for (int i = 0; i < caps[b]->seq.n; i++) {
       SrVal *c = caps[b]->seq.items[i];
-      int seen = 0;
-      for (int k = 0; k < merged->seq.n && !seen; k++) {
-        SrArrayObj *x = sr_array_of(merged->seq.items[k]), *y = sr_array_of(c);
-        seen = merged->seq.items[k] == c || (x && y && x->kind == y->kind &&
-                                             ((x->kind == SR_AV_TRACER && x->var == y->var) ||
-                                              (x->kind == SR_AV_CONCRETE && x->data == y->data)));
+      int k = 0;
+      while (k < merged->seq.n && !same_capture(merged->seq.items[k], c)) k++;
+      if (k == merged->seq.n) {
+        sr_seq_push(NULL, merged, sr_ref(c));
+        if (k >= ctypes_cap) ctypes = sr_xrealloc(ctypes, (size_t)(ctypes_cap = 2 * k + 8) * sizeof *ctypes);
+        ctypes[k] = js[b]->invars[i]->type;
       }
-      if (!seen) sr_seq_push(NULL, merged, sr_ref(c));
+      where[b][i] = k;
     }
   }
-  for (int b = 0; b < nb && ok; b++) need_retrace |= caps[b]->seq.n != merged->seq.n;
-  if (ok && need_retrace) {
-    for (int b = 0; b < nb && ok; b++) {
-      if (caps[b]->seq.n == merged->seq.n) continue;
-      sr_program_unref(js[b]->prog);
-      sr_unref(caps[b]);
-      caps[b] = NULL;
-      js[b] = sr_trace_fn(I, fns[b], ops->seq.n, ops->seq.items, 0, NULL, NULL, SR_TRACE_BODY, merged, NULL, &caps[b]);
-      if (!js[b]) ok = 0;
-      else if (caps[b]->seq.n != merged->seq.n) {
-        sr_raise(I, "RuntimeError", "cond: the branches' captured values could not be merged");
-        ok = 0;
-      }
-    }
+  /* the padded jaxpr lives in the same program, which js[b] holds */
+  for (int b = 0; b < nb && ok; b++) js[b] = pad_consts(js[b], caps[b]->seq.n, where[b], merged->seq.n, ctypes);
+  for (int b = 0; b < nb; b++) {
+    sr_unref(caps[b]);
+    free(where[b]);
   }
-  for (int b = 0; b < nb; b++) sr_unref(caps[b]);
+  free(ctypes);
   if (!ok) {
     for (int b = 0; b < nb; b++)
       if (js[b]) {
@@ -535,7 +587,10 @@ static SrVal *bind_cond(SrInterp *I, SrVal *index, int nb, SrVal **fns, SrVal *o
   for (int i = 0; sr_is_seq(operands) && i < operands->seq.n; i++) sr_seq_push(NULL, ops, sr_ref(operands->seq.items[i]));
   SrJaxpr *js[64] = {0};
   SrVal *consts = NULL, *out_tree = NULL, *result = NULL;
-  if (trace_branches(I, nb, fns, ops, js, &consts, &out_tree) == 0) {
+  /* cond traces true_fun (index 1) first, switch its branches in order */
+  int order[64];
+  for (int t = 0; t < nb; t++) order[t] = strcmp(name, "cond") == 0 ? nb - 1 - t : t;
+  if (trace_branches(I, nb, fns, order, ops, js, &consts, &out_tree) == 0) {
     /* every branch must give the same types (_check_branch_outputs) */
     int ok = 1;
     for (int b = 1; b < nb && ok; b++) {
@@ -595,7 +650,39 @@ static SrVal *bind_cond(SrInterp *I, SrVal *index, int nb, SrVal **fns, SrVal *o
   return result;
 }
 
+static SrVal *lax_cond(SrInterp *I, SrArgs *a);
+
+/* cond(pred, true_fun, false_fun, *operands, operand=...): the keyword
+   form passes one operand */
+static SrVal *cond_with_operand(SrInterp *I, SrArgs *a, SrVal *operand) {
+  if (a->n > 3) {
+    SrBuf b = SR_BUF_INIT;
+    sr_buf_puts(&b, "if 'operand' keyword is passed then no positional operands can be passed, got operand=");
+    sr_to_repr(I, &b, operand);
+    sr_buf_puts(&b, " and positional operands (");
+    for (int i = 3; i < a->n; i++) {
+      if (i > 3) sr_buf_puts(&b, ", ");
+      sr_to_repr(I, &b, a->v[i]);
+    }
+    sr_buf_puts(&b, a->n == 4 ? ",)" : ")");
+    sr_raise(I, "TypeError", "%s", b.p);
+    sr_buf_free(&b);
+    return NULL;
+  }
+  SrVal *v[4] = {a->v[0], a->v[1], a->v[2], operand};
+  SrArgs ca = {4, v, 0, NULL, NULL, NULL};
+  return lax_cond(I, &ca);
+}
+
 static SrVal *lax_cond(SrInterp *I, SrArgs *a) {
+  for (int i = 0; i < a->nkw; i++) {
+    if (strcmp(a->kw[i], "operand") != 0)
+      return sr_raise(I, "TypeError", "cond() got an unexpected keyword argument '%s'", a->kw[i]);
+    if (a->n >= 3) {
+      SrArgs pa = {a->n, a->v, 0, NULL, NULL, NULL};
+      return cond_with_operand(I, &pa, a->kwv[i]);
+    }
+  }
   if (a->n < 3) return sr_raise(I, "TypeError", "cond() missing required arguments: pred, true_fun, false_fun");
   SrVal *pred = arr(I, a->v[0]);
   if (!pred) return NULL;
@@ -916,7 +1003,7 @@ void sr_lax_control_flow_init(void) {
     const char *doc;
   } defs[] = {
     {"jax.lax.scan", lax_scan, "scan(f, init, xs=None, length=None, reverse=False, unroll=1)"},
-    {"jax.lax.cond", lax_cond, "cond(pred, true_fun, false_fun, *operands)"},
+    {"jax.lax.cond", lax_cond, "cond(pred, true_fun, false_fun, *operands, operand=None)"},
     {"jax.lax.switch", lax_switch, "switch(index, branches, *operands)"},
     {"jax.lax.while_loop", lax_while_loop, "while_loop(cond_fun, body_fun, init_val)"},
     {"jax.lax.fori_loop", lax_fori_loop,

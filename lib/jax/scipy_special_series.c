@@ -1061,9 +1061,8 @@ static SrVal *sp_exp1(SrInterp *I, SrArgs *a) {
 }
 
 /* The intervals' coefficients are made before the piecewise and closed
-   over by its branches, which then capture the same values (the cond of
-   a piecewise merges its branches' captured values; a branch making its
-   own arrays would capture new ones each time it is traced). */
+   over by its branches, each branch capturing its own two, as JAX's
+   branches make theirs. */
 static SrVal *pv_arr(SrNnScope *s, SrVal *p, SrVal *x) { return p && x ? KEEP(sr_jnp_polyval(s->I, p, x, 16)) : NULL; }
 
 /* _expint1: 0 < x <= 2 */
@@ -1152,6 +1151,561 @@ static SrVal *sp_expi(SrInterp *I, SrArgs *a) {
   return cj ? sr_call1(I, cj, p[0]) : NULL;
 }
 
+/* ==== bessel_jn: Zhang and Jin's backward recurrence (BJNDD) ==== */
+
+/* the cond's branches of _bessel_jn_scan_body_fun, on u = (bs, f) */
+static SrVal *bessel_bs_update(SrInterp *I, SrArgs *a) {
+  SrVal **u = carry(I, a->v[0], 2, "true_fn_update_bs");
+  if (!u) return NULL;
+  SCOPE(I);
+  return DONE(OP(ADD, u[0], OP(MUL, FL(2.0), u[1])));
+}
+
+static SrVal *bessel_bs_keep(SrInterp *I, SrArgs *a) {
+  SrVal **u = carry(I, a->v[0], 2, "false_fn_update_bs");
+  return u ? sr_ref(u[0]) : NULL;
+}
+
+/* carry (f0, f1, bs, z), k: f = 2 (k + 1) f1 / z - f0, bs += 2 f at even k */
+static SrVal *bessel_scan_body(SrInterp *I, SrArgs *a) {
+  SrVal **c = a->n == 2 ? carry(I, a->v[0], 4, "_bessel_jn_scan_body_fun") : NULL;
+  if (!c) return a->n == 2 ? NULL : sr_raise(I, "TypeError", "_bessel_jn_scan_body_fun() takes 2 positional arguments");
+  SCOPE(I);
+  SrVal *k = a->v[1], *f1 = c[1], *z = c[3];
+  SrVal *f = OP(SUB, OP(DIV, OP(MUL, OP(MUL, FL(2.0), OP(ADD, k, FL(1.0))), f1), z), c[0]);
+  SrVal *pred = f ? OP(EQ, C2("jax.numpy.mod", k, IN(2)), IN(0)) : NULL;
+  SrVal *cv[3] = {pred, fun(s, "true_fn_update_bs", bessel_bs_update, NULL, NULL),
+                  fun(s, "false_fn_update_bs", bessel_bs_keep, NULL, NULL)};
+  const char *kw[1] = {"operand"};
+  SrVal *u = pred ? tuple2(s, c[2], f) : NULL;
+  SrVal *bs = u ? sr_nn_call(s, "jax.lax.cond", 3, cv, 1, kw, &u) : NULL;
+  SrVal *nc[4] = {f1, f, bs, z};
+  return DONE(bs ? tuple2(s, tuple_of(s, 4, nc), f) : NULL);
+}
+
+/* _bessel_jn(z, v=v, n_iter=n_iter) on a scalar z; closes over v, n_iter */
+static SrVal *bessel_jn_one(SrInterp *I, SrArgs *a) {
+  if (a->n != 1) return sr_raise(I, "TypeError", "_bessel_jn() takes 1 positional argument");
+  SCOPE(I);
+  SrVal *z = a->v[0];
+  int64_t v = closed(I)[0]->i, n_iter = closed(I)[1]->i;
+  SrVal *init[4] = {cst(s, z, 0.0), cst(s, z, 1e-16), cst(s, z, 0.0), z};
+  SrVal *sv[3] = {fun(s, "_bessel_jn_scan_body_fun", bessel_scan_body, NULL, NULL), tuple_of(s, 4, init),
+                  C2("jax.lax.iota", dtype_val(s, dtype_of(I, z)), IN(n_iter + 1))};
+  const char *kw[1] = {"reverse"};
+  SrVal *rev = KEEP(sr_bool(1));
+  SrVal *r = sv[1] && sv[2] ? sr_nn_call(s, "jax.lax.scan", 3, sv, 1, kw, &rev) : NULL;
+  if (!r) return DONE(NULL);
+  SrVal *bs = r->seq.items[0]->seq.items[2], *j = r->seq.items[1];
+  SrVal *f = KEEP(sr_getitem(I, j, IN(0)));
+  SrVal *head = f ? KEEP(sr_getitem(I, j, KEEP(sr_slice_new(sr_none(), sr_int(NULL, v + 1), sr_none())))) : NULL;
+  return DONE(head ? OP(DIV, head, OP(SUB, bs, f)) : NULL);
+}
+
+typedef struct BesselArgs {
+  int64_t v, n_iter;
+} BesselArgs;
+
+/* bessel_jn's jit (v and n_iter static): _bessel_jn vmapped once per
+   dimension of z, the orders moved to the front */
+static SrVal *bessel_jn_body(SrInterp *I, SrArgs *a) {
+  const BesselArgs *ba = sr_current_builtin(I)->data;
+  SCOPE(I);
+  SrVal *z = a->v[0];
+  if (sr_nn_promote_inexact(s, 1, &z, "bessel_jn") < 0) return DONE(NULL);
+  if (sr_dtype_kind(dtype_of(I, z)) == SR_DK_COMPLEX)
+    return DONE(sr_raise(I, "ValueError", "complex input not supported."));
+  SrVal *cv[2] = {IN(ba->v), IN(ba->n_iter)};
+  SrVal *f = closure_fun(s, "_bessel_jn", bessel_jn_one, 2, cv);
+  for (int d = 0; f && d < ty(I, z)->ndim; d++) f = C1("jax.vmap", f);
+  SrVal *r = f ? KEEP(sr_call1(I, f, z)) : NULL;
+  return DONE(r ? C3("jax.numpy.moveaxis", r, IN(-1), IN(0)) : NULL);
+}
+
+static SrVal *sp_bessel_jn(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "bessel_jn", "z, *, v=, n_iter=", p) < 0) return NULL;
+  if (!p[1]) return sr_raise(I, "TypeError", "bessel_jn() missing 1 required keyword-only argument: 'v'");
+  BesselArgs ba = {0, 50};
+  if (p[1]->kind == SR_V_FLOAT) return sr_raise(I, "TypeError", "'float' object cannot be interpreted as an integer");
+  if (sr_as_int(I, p[1], "Argument v of bessel_jn.", &ba.v) < 0) return NULL;
+  if (p[2] && p[2]->kind == SR_V_FLOAT) ba.n_iter = (int64_t)p[2]->f;
+  else if (p[2] && sr_as_int(I, p[2], "Argument n_iter of bessel_jn.", &ba.n_iter) < 0) return NULL;
+  SCOPE(I);
+  SrVal *z = KEEP(sr_jnp_asarray(I, p[0], -1));
+  if (!z) return DONE(NULL);
+  BesselArgs *d = sr_xmalloc(sizeof *d);
+  *d = ba;
+  return DONE(KEEP(sr_api_jit(I, "bessel_jn", bessel_jn_body, d, 1, &z)));
+}
+
+/* ==== hyp1f1, hyp2f1: Pearson, Olver and Porter's series (2014) ==== */
+
+/* jnp.array(v, dtype=x.dtype) */
+static SrVal *array_like(SrNnScope *s, double v, SrVal *x) {
+  const char *kw[1] = {"dtype"};
+  SrVal *dt = x ? dtype_val(s, dtype_of(s->I, x)) : NULL;
+  SrVal *n = v == (int64_t)v ? IN((int64_t)v) : FL(v);
+  return dt ? sr_nn_call(s, "jax.numpy.array", 1, &n, 1, kw, &dt) : NULL;
+}
+
+static SrVal *digamma(SrNnScope *s, SrVal *x) { return C1("jax.scipy.special.digamma", x); }
+static SrVal *gamma_(SrNnScope *s, SrVal *x) { return C1("jax.scipy.special.gamma", x); }
+static SrVal *jround(SrNnScope *s, SrVal *x) { return C1("jax.numpy.round", x); }
+static SrVal *land(SrNnScope *s, SrVal *x, SrVal *y) { return C2("jax.numpy.logical_and", x, y); }
+static SrVal *lor(SrNnScope *s, SrVal *x, SrVal *y) { return C2("jax.numpy.logical_or", x, y); }
+
+/* lax.select_n(which, *cases) */
+static SrVal *select_n(SrNnScope *s, SrVal *which, int n, SrVal **cases) {
+  SrVal *v[8] = {which};
+  for (int i = 0; i < n; i++) v[i + 1] = cases[i];
+  for (int i = 0; i <= n; i++)
+    if (!v[i]) return NULL;
+  return sr_nn_call(s, "jax.lax.select_n", n + 1, v, 0, NULL, NULL);
+}
+
+/* jit(f) of a builtin that jnp.vectorize wraps, the vectorized function
+   made once in *slot */
+typedef struct JitVec {
+  SrVal **slot;
+  const char *name;
+  SrBuiltinFn fn;
+} JitVec;
+
+static SrVal *jit_vec_body(SrInterp *I, SrArgs *a) {
+  const JitVec *j = sr_current_builtin(I)->data;
+  if (!*j->slot) {
+    SrVal *vf = sr_lookup_qualname("jax.numpy.vectorize");
+    if (!vf) return sr_raise(I, "NotImplementedError", "jax.numpy.vectorize is not available");
+    SrVal *f = sr_builtin_with(j->name, j->fn, NULL, NULL);
+    *j->slot = sr_call1(I, vf, f);
+    sr_unref(f);
+    if (!*j->slot) return NULL;
+  }
+  return sr_call(I, *j->slot, a);
+}
+
+static SrVal *jit_vec(SrInterp *I, SrVal **slot, const char *name, SrBuiltinFn fn, SrArgs *a) {
+  JitVec *j = sr_xmalloc(sizeof *j);
+  *j = (JitVec){slot, name, fn};
+  return sr_api_jit(I, name, jit_vec_body, j, a->n, a->v);
+}
+
+/* the series' loops: state (serie, k, term) and the closed-over a, b[, c], x */
+enum { SERIE, SK, TERM };
+
+/* (k < 250) & (|term| / |serie| > eps) */
+static SrVal *ratio_cond(SrInterp *I, SrArgs *a) {
+  SrVal **st = carry(I, a->v[0], 3, "cond");
+  if (!st) return NULL;
+  SCOPE(I);
+  SrVal *t = st[TERM];
+  SrVal *lt = OP(LT, st[SK], IN(250));
+  return DONE(lt ? OP(BITAND, lt, OP(GT, OP(DIV, C1("jax.lax.abs", t), C1("jax.lax.abs", st[SERIE])),
+                                    cst(s, t, eps_of(dtype_of(I, t)))))
+                 : NULL);
+}
+
+/* (k < 250) & (|term| > eps * |serie|) (_hyp2f1_serie's) */
+static SrVal *rtol_cond(SrInterp *I, SrArgs *a) {
+  SrVal **st = carry(I, a->v[0], 3, "cond");
+  if (!st) return NULL;
+  SCOPE(I);
+  SrVal *t = st[TERM];
+  SrVal *lt = OP(LT, st[SK], IN(250));
+  SrVal *at = lt ? C1("jax.lax.abs", t) : NULL;
+  return DONE(at ? OP(BITAND, lt, OP(GT, at, OP(MUL, cst(s, t, eps_of(dtype_of(I, t))), C1("jax.lax.abs", st[SERIE]))))
+                 : NULL);
+}
+
+/* the derivative series' terms: what multiplies term in serie's sum */
+enum { D_NONE, D_A1, D_B1, D_A2, D_B2, D_C2, D_ASYM };
+
+/* One step of a series: serie += term (times the digamma difference of
+   the derivative in mode m), term *= the ratio of consecutive terms. */
+static SrVal *series_step(SrInterp *I, SrArgs *a, int m) {
+  SrVal **st = carry(I, a->v[0], 3, "body");
+  if (!st) return NULL;
+  SCOPE(I);
+  SrVal **cv = closed(I), *A = cv[0], *B = cv[1];
+  int two = m == D_A2 || m == D_B2 || m == D_C2 || cv[3] != NULL;
+  SrVal *C = two ? cv[2] : NULL, *X = two ? cv[3] : cv[2];
+  SrVal *k = st[SK], *term = st[TERM], *serie;
+  switch (m) {
+  case D_A1: case D_A2: serie = OP(ADD, st[SERIE], OP(MUL, term, OP(SUB, digamma(s, OP(ADD, A, k)), digamma(s, A)))); break;
+  case D_B1: serie = OP(ADD, st[SERIE], OP(MUL, term, OP(SUB, digamma(s, B), digamma(s, OP(ADD, B, k))))); break;
+  case D_B2: serie = OP(ADD, st[SERIE], OP(MUL, term, OP(SUB, digamma(s, OP(ADD, B, k)), digamma(s, B)))); break;
+  case D_C2: serie = OP(ADD, st[SERIE], OP(MUL, term, OP(SUB, digamma(s, C), digamma(s, OP(ADD, C, k))))); break;
+  default: serie = OP(ADD, st[SERIE], term); break;
+  }
+  SrVal *ratio;
+  if (m == D_ASYM) /* (b - a + k) * (1 - a + k) / (k + 1) / x */
+    ratio = OP(DIV, OP(DIV, OP(MUL, OP(ADD, OP(SUB, B, A), k), OP(ADD, OP(SUB, IN(1), A), k)), OP(ADD, k, IN(1))), X);
+  else if (!two) /* (a + k) / (b + k) * x / (k + 1) */
+    ratio = OP(DIV, OP(MUL, OP(DIV, OP(ADD, A, k), OP(ADD, B, k)), X), OP(ADD, k, IN(1)));
+  else if (m == D_NONE) /* (a + k - 1) * (b + k - 1) / (c + k - 1) / k * x */
+    ratio = OP(MUL, OP(DIV, OP(DIV, OP(MUL, OP(SUB, OP(ADD, A, k), IN(1)), OP(SUB, OP(ADD, B, k), IN(1))),
+                               OP(SUB, OP(ADD, C, k), IN(1))), k), X);
+  else /* (a + k) * (b + k) / (c + k) / (k + 1) * x */
+    ratio = OP(MUL, OP(DIV, OP(DIV, OP(MUL, OP(ADD, A, k), OP(ADD, B, k)), OP(ADD, C, k)), OP(ADD, k, IN(1))), X);
+  SrVal *nt = serie && ratio ? OP(MUL, term, ratio) : NULL;
+  SrVal *v[3] = {serie, nt ? OP(ADD, k, IN(1)) : NULL, nt};
+  return DONE(tuple_of(s, 3, v));
+}
+
+static SrVal *step_plain(SrInterp *I, SrArgs *a) { return series_step(I, a, D_NONE); }
+static SrVal *step_asym(SrInterp *I, SrArgs *a) { return series_step(I, a, D_ASYM); }
+static SrVal *step_a1(SrInterp *I, SrArgs *a) { return series_step(I, a, D_A1); }
+static SrVal *step_b1(SrInterp *I, SrArgs *a) { return series_step(I, a, D_B1); }
+static SrVal *step_a2(SrInterp *I, SrArgs *a) { return series_step(I, a, D_A2); }
+static SrVal *step_b2(SrInterp *I, SrArgs *a) { return series_step(I, a, D_B2); }
+static SrVal *step_c2(SrInterp *I, SrArgs *a) { return series_step(I, a, D_C2); }
+
+/* lax.while_loop(cond, body, (serie0, k0, term0))[0], the functions
+   closing over a, b, c (NULL for 1F1), x */
+static SrVal *series(SrNnScope *outer, SrBuiltinFn cf, SrBuiltinFn bf, SrVal *a, SrVal *b, SrVal *c, SrVal *x,
+                     SrVal *serie0, SrVal *k0, SrVal *term0) {
+  SCOPE(outer->I);
+  SrVal *v[4] = {a, b, c ? c : x, c ? x : NULL};
+  SrVal *init[3] = {serie0, k0, term0};
+  SrVal *cl = cf && bf && a && b && x ? closure_fun(s, "cond", cf, c ? 4 : 3, v) : NULL;
+  SrVal *bl = cl ? closure_fun(s, "body", bf, c ? 4 : 3, v) : NULL;
+  SrVal *r = bl ? C3("jax.lax.while_loop", cl, bl, tuple_of(s, 3, init)) : NULL;
+  return OUT(r ? r->seq.items[SERIE] : NULL);
+}
+
+/* a derivative's series: init (0, 1, a [* b] / [b | c] * x) */
+static SrVal *deriv_series(SrInterp *I, SrArgs *a, SrBuiltinFn step, int n) {
+  SCOPE(I);
+  SrVal *A = a->v[0], *B = a->v[1], *C = n == 4 ? a->v[2] : NULL, *X = a->v[n - 1];
+  SrVal *t0 = C ? OP(MUL, OP(DIV, OP(MUL, A, B), C), X) : OP(MUL, OP(DIV, A, B), X);
+  return DONE(series(s, ratio_cond, step, A, B, C, X, IN(0), IN(1), t0));
+}
+
+static SrVal *h1_da_one(SrInterp *I, SrArgs *a) { return deriv_series(I, a, step_a1, 3); }
+static SrVal *h1_db_one(SrInterp *I, SrArgs *a) { return deriv_series(I, a, step_b1, 3); }
+static SrVal *h2_da_one(SrInterp *I, SrArgs *a) { return deriv_series(I, a, step_a2, 4); }
+static SrVal *h2_db_one(SrInterp *I, SrArgs *a) { return deriv_series(I, a, step_b2, 4); }
+static SrVal *h2_dc_one(SrInterp *I, SrArgs *a) { return deriv_series(I, a, step_c2, 4); }
+
+/* _hyp1f1_serie(a, b, x) */
+static SrVal *h1_serie(SrInterp *I, SrArgs *a) {
+  SCOPE(I);
+  SrVal *A = a->v[0], *B = a->v[1], *X = a->v[2];
+  return DONE(series(s, ratio_cond, step_plain, A, B, NULL, X, IN(1), IN(1), OP(MUL, OP(DIV, A, B), X)));
+}
+
+/* _hyp1f1_asymptotic(a, b, x) */
+static SrVal *h1_asymptotic(SrInterp *I, SrArgs *a) {
+  SCOPE(I);
+  SrVal *A = a->v[0], *B = a->v[1], *X = a->v[2];
+  SrVal *t0 = OP(DIV, OP(MUL, OP(SUB, B, A), OP(SUB, IN(1), A)), X);
+  SrVal *sr = series(s, ratio_cond, step_asym, A, B, NULL, X, IN(1), IN(1), t0);
+  SrVal *g = sr ? OP(MUL, OP(DIV, gamma_(s, B), gamma_(s, A)), C1("jax.lax.exp", X)) : NULL;
+  return DONE(g ? OP(MUL, OP(MUL, g, OP(POW, X, OP(SUB, A, B))), sr) : NULL);
+}
+
+static SrVal *hyp1f1_one(SrInterp *I, SrArgs *a) {
+  if (a->n != 3) return sr_raise(I, "TypeError", "hyp1f1() takes 3 positional arguments");
+  SCOPE(I);
+  SrVal *p[3] = {a->v[0], a->v[1], a->v[2]};
+  if (sr_nn_promote_inexact(s, 3, p, "hyp1f1") < 0) return DONE(NULL);
+  SrVal *A = p[0], *B = p[1], *X = p[2];
+  if (sr_dtype_kind(dtype_of(I, X)) == SR_DK_COMPLEX)
+    return DONE(sr_raise(I, "ValueError", "hyp1f1 does not support complex-valued inputs."));
+  SrVal *cv[6] = {OP(LT, C1("jax.lax.abs", X), IN(100)), fun(s, "_hyp1f1_serie", h1_serie, NULL, NULL),
+                  fun(s, "_hyp1f1_asymptotic", h1_asymptotic, NULL, NULL), A, B, X};
+  SrVal *res = cv[0] ? sr_nn_call(s, "jax.lax.cond", 6, cv, 0, NULL, NULL) : NULL;
+  /* (a == 0) * 1 + ((a == b) & (a != 0)) * 2 + ((b == 0) & (a != 0)) * 3 */
+  SrVal *i1 = res ? OP(MUL, OP(EQ, A, IN(0)), IN(1)) : NULL;
+  SrVal *i2 = i1 ? OP(MUL, OP(BITAND, OP(EQ, A, B), OP(NE, A, IN(0))), IN(2)) : NULL;
+  SrVal *i3 = i2 ? OP(MUL, OP(BITAND, OP(EQ, B, IN(0)), OP(NE, A, IN(0))), IN(3)) : NULL;
+  SrVal *index = i3 ? OP(ADD, OP(ADD, i1, i2), i3) : NULL;
+  SrVal *cases[4] = {res, array_like(s, 1, X), C1("jax.numpy.exp", X), array_like(s, INFINITY, X)};
+  return DONE(index ? select_n(s, index, 4, cases) : NULL);
+}
+
+static SrVal *hyp1f1_vec, *hyp1f1_cj, *h1_da_vec, *h1_db_vec;
+
+static SrVal *hyp1f1_fun(SrInterp *I, SrArgs *a) { return jit_vec(I, &hyp1f1_vec, "hyp1f1", hyp1f1_one, a); }
+
+/* _hyp1f1_x_derivative (@jit): a / b * hyp1f1(a + 1, b + 1, x) */
+static SrVal *h1_dx_body(SrInterp *I, SrArgs *a) {
+  SCOPE(I);
+  SrVal *A = a->v[0], *B = a->v[1];
+  SrVal *v[3] = {OP(ADD, A, IN(1)), OP(ADD, B, IN(1)), a->v[2]};
+  SrVal *h = call_n(s, hyp1f1_cj, 3, v);
+  return DONE(h ? OP(MUL, OP(DIV, A, B), h) : NULL);
+}
+
+/* the defjvps rules: lambda t, primal_out, a, b, x: derivative(a, b, x) * t */
+static SrVal *h1_rule(SrInterp *I, SrArgs *a, int which) {
+  if (a->n != 5) return sr_raise(I, "TypeError", "<lambda>() takes 5 positional arguments");
+  SCOPE(I);
+  SrArgs da = {3, a->v + 2, 0, NULL, NULL, NULL};
+  SrVal *d = which == 0   ? KEEP(jit_vec(I, &h1_da_vec, "_hyp1f1_a_derivative", h1_da_one, &da))
+             : which == 1 ? KEEP(jit_vec(I, &h1_db_vec, "_hyp1f1_b_derivative", h1_db_one, &da))
+                          : KEEP(sr_api_jit(I, "_hyp1f1_x_derivative", h1_dx_body, NULL, 3, a->v + 2));
+  return DONE(d ? OP(MUL, d, a->v[0]) : NULL);
+}
+
+static SrVal *h1_rule_a(SrInterp *I, SrArgs *a) { return h1_rule(I, a, 0); }
+static SrVal *h1_rule_b(SrInterp *I, SrArgs *a) { return h1_rule(I, a, 1); }
+static SrVal *h1_rule_x(SrInterp *I, SrArgs *a) { return h1_rule(I, a, 2); }
+
+static SrVal *sp_hyp1f1(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "hyp1f1", "a, b, x", p) < 0) return NULL;
+  static const char *const names[] = {"<lambda>", "<lambda>", "<lambda>"};
+  static const SrBuiltinFn rules[] = {h1_rule_a, h1_rule_b, h1_rule_x};
+  SrVal *cj = custom_jvp_of(I, &hyp1f1_cj, "hyp1f1", hyp1f1_fun, 1, 3, names, rules);
+  SrArgs ca = {3, p, 0, NULL, NULL, NULL};
+  return cj ? sr_call(I, cj, &ca) : NULL;
+}
+
+/* _hyp2f1_terminal's fori_loop body; closes over a, b, c, x:
+   term *= -(a - i + 1) / (c + i - 1) * (b + i - 1) / i * x; serie += term */
+static SrVal *h2_terminal_body(SrInterp *I, SrArgs *a) {
+  SrVal **st = a->n == 2 ? carry(I, a->v[1], 2, "body") : NULL;
+  if (!st) return NULL;
+  SCOPE(I);
+  SrVal **cv = closed(I), *A = cv[0], *B = cv[1], *C = cv[2], *X = cv[3], *i = a->v[0];
+  SrVal *r = OP(DIV, neg(s, OP(ADD, OP(SUB, A, i), IN(1))), OP(SUB, OP(ADD, C, i), IN(1)));
+  r = r ? OP(MUL, OP(DIV, OP(MUL, r, OP(SUB, OP(ADD, B, i), IN(1))), i), X) : NULL;
+  SrVal *term = r ? OP(MUL, st[1], r) : NULL;
+  return DONE(term ? tuple2(s, OP(ADD, st[0], term), term) : NULL);
+}
+
+/* _hyp2f1_terminal: the series ends when a or b is a non-positive integer */
+static SrVal *h2_terminal(SrNnScope *outer, SrVal *a, SrVal *b, SrVal *c, SrVal *x) {
+  SCOPE(outer->I);
+  SrVal *eps = cst(s, x, eps_of(dtype_of(s->I, x)) * 50);
+  SrVal *ib = jround(s, b);
+  SrVal *lt = OP(LT, b, a), *near = OP(LT, C1("jax.numpy.abs", OP(SUB, b, ib)), eps);
+  SrVal *cint = OP(EQ, OP(MOD, c, IN(1)), IN(0));
+  SrVal *cle = OP(LE, c, IN(0)), *cgt = OP(GT, c, b);
+  SrVal *mask = land(s, lt, land(s, near, C1("jax.numpy.logical_not", land(s, cint, land(s, cle, cgt)))));
+  SrVal *a2 = mask ? where3(s, mask, b, a) : NULL;
+  SrVal *b2 = a2 ? where3(s, mask, a, b) : NULL;
+  a2 = b2 ? C1("jax.numpy.abs", a2) : NULL;
+  SrVal *init[2] = {array_like(s, 1, x), array_like(s, 1, x)};
+  SrVal *cv[4] = {a2, b2, c, x};
+  SrVal *r = a2 ? fori_loop(s, array_like(s, 1, a2), OP(ADD, a2, IN(1)), h2_terminal_body, 4, cv, tuple_of(s, 2, init))
+                : NULL;
+  return OUT(r ? r->seq.items[0] : NULL);
+}
+
+/* _hyp2f1_serie: the Taylor series */
+static SrVal *h2_serie(SrNnScope *outer, SrVal *a, SrVal *b, SrVal *c, SrVal *x) {
+  SCOPE(outer->I);
+  return OUT(series(s, rtol_cond, step_plain, a, b, c, x, array_like(s, 0, x), array_like(s, 1, x), array_like(s, 1, x)));
+}
+
+/* _hyp2f1_digamma_transform's while loop, on the state
+   (a, ax, b, d1, e, p, q, r, s, t, y) */
+enum { DG_A, DG_AX, DG_B, DG_D1, DG_E, DG_P, DG_Q, DG_R, DG_S, DG_T, DG_Y, DG_N };
+
+static SrVal *dg_cond(SrInterp *I, SrArgs *a) {
+  SrVal **st = carry(I, a->v[0], DG_N, "cond");
+  if (!st) return NULL;
+  SCOPE(I);
+  SrVal *y = st[DG_Y];
+  SrVal *lt = OP(LT, st[DG_T], IN(250));
+  SrVal *ge = lt ? OP(GE, C1("jax.numpy.abs", st[DG_Q]), OP(MUL, cst(s, y, eps_of(dtype_of(I, y))), C1("jax.numpy.abs", y)))
+                 : NULL;
+  return DONE(ge ? land(s, lt, ge) : NULL);
+}
+
+static SrVal *dg_body(SrInterp *I, SrArgs *a) {
+  SrVal **st0 = carry(I, a->v[0], DG_N, "body");
+  if (!st0) return NULL;
+  SCOPE(I);
+  SrVal *st[DG_N];
+  memcpy(st, st0, sizeof st);
+  SrVal *A = st[DG_A], *B = st[DG_B], *d1 = st[DG_D1], *e = st[DG_E], *t = st[DG_T], *sv = st[DG_S];
+  /* digamma(1 + t) + digamma(1 + t + e) - digamma(a + t + d1) - digamma(b + t + d1) - ax */
+  SrVal *r = OP(ADD, digamma(s, OP(ADD, FL(1.0), t)), digamma(s, OP(ADD, OP(ADD, FL(1.0), t), e)));
+  r = r ? OP(SUB, r, digamma(s, OP(ADD, OP(ADD, A, t), d1))) : NULL;
+  r = r ? OP(SUB, OP(SUB, r, digamma(s, OP(ADD, OP(ADD, B, t), d1))), st[DG_AX]) : NULL;
+  SrVal *q = r ? OP(MUL, st[DG_P], r) : NULL;
+  SrVal *y = q ? OP(ADD, st[DG_Y], q) : NULL;
+  SrVal *p = y ? OP(MUL, st[DG_P], OP(DIV, OP(MUL, sv, OP(ADD, OP(ADD, A, t), d1)), OP(ADD, t, FL(1.0)))) : NULL;
+  p = p ? OP(MUL, p, OP(DIV, OP(ADD, OP(ADD, B, t), d1), OP(ADD, OP(ADD, t, FL(1.0)), e))) : NULL;
+  st[DG_R] = r;
+  st[DG_Q] = q;
+  st[DG_Y] = y;
+  st[DG_P] = p;
+  st[DG_T] = p ? OP(ADD, t, FL(1.0)) : NULL;
+  return DONE(tuple_of(s, DG_N, st));
+}
+
+/* compute_sum's fori_loop body on (a, b, d2, e, p, s, t, y1) */
+enum { CS_A, CS_B, CS_D2, CS_E, CS_P, CS_S, CS_T, CS_Y1, CS_N };
+
+static SrVal *cs_body(SrInterp *I, SrArgs *a) {
+  SrVal **st0 = a->n == 2 ? carry(I, a->v[1], CS_N, "for_body") : NULL;
+  if (!st0) return NULL;
+  SCOPE(I);
+  SrVal *st[CS_N];
+  memcpy(st, st0, sizeof st);
+  SrVal *t = st[CS_T], *d2 = st[CS_D2];
+  SrVal *r = OP(ADD, OP(SUB, FL(1.0), st[CS_E]), t);
+  SrVal *f = r ? OP(DIV, OP(MUL, OP(MUL, st[CS_S], OP(ADD, OP(ADD, st[CS_A], t), d2)), OP(ADD, OP(ADD, st[CS_B], t), d2)), r)
+               : NULL;
+  SrVal *p = f ? OP(MUL, st[CS_P], f) : NULL;
+  st[CS_T] = p ? OP(ADD, t, FL(1.0)) : NULL;
+  st[CS_P] = st[CS_T] ? OP(DIV, p, st[CS_T]) : NULL;
+  st[CS_Y1] = st[CS_P] ? OP(ADD, st[CS_Y1], st[CS_P]) : NULL;
+  return DONE(tuple_of(s, CS_N, st));
+}
+
+/* compute_sum(y) of _hyp2f1_digamma_transform */
+static SrVal *dg_compute_sum(SrNnScope *outer, SrVal *a, SrVal *b, SrVal *c, SrVal *x, SrVal *y, SrVal *sv, SrVal *rd,
+                             SrVal *e, SrVal *d1, SrVal *d2, SrVal *ard) {
+  SCOPE(outer->I);
+  SrVal *y1 = array_like(s, 1, x), *t = array_like(s, 0, x), *p = array_like(s, 1, x);
+  SrVal *init[CS_N] = {a, b, d2, e, p, sv, t, y1};
+  SrVal *r = p ? fori_loop(s, IN(1), ard, cs_body, 0, NULL, tuple_of(s, CS_N, init)) : NULL;
+  if (!r) return OUT(NULL);
+  y1 = r->seq.items[CS_Y1];
+  p = gamma_(s, c);
+  y1 = p ? OP(MUL, y1, OP(DIV, OP(MUL, gamma_(s, e), p), OP(MUL, gamma_(s, OP(ADD, a, d1)), gamma_(s, OP(ADD, b, d1)))))
+         : NULL;
+  y = y1 ? OP(MUL, y, OP(DIV, p, OP(MUL, gamma_(s, OP(ADD, a, d2)), gamma_(s, OP(ADD, b, d2))))) : NULL;
+  y = y ? where3(s, OP(NE, OP(BITAND, ard, IN(1)), IN(0)), neg(s, y), y) : NULL;
+  SrVal *q = y ? OP(POW, sv, rd) : NULL;
+  return OUT(q ? where3(s, OP(GT, rd, IN(0)), OP(ADD, OP(MUL, y, q), y1), OP(ADD, y, OP(MUL, y1, q))) : NULL);
+}
+
+/* _hyp2f1_digamma_transform: AMS55 15.3.10-12 */
+static SrVal *h2_digamma_transform(SrNnScope *outer, SrVal *a, SrVal *b, SrVal *c, SrVal *x) {
+  SCOPE(outer->I);
+  SrVal *d = OP(SUB, OP(SUB, c, a), b);
+  SrVal *sv = OP(SUB, IN(1), x);
+  SrVal *rd = jround(s, d);
+  SrVal *pos = OP(GE, rd, IN(0));
+  SrVal *e = where3(s, pos, d, neg(s, d));
+  SrVal *d1 = where3(s, OP(GE, rd, IN(0)), d, array_like(s, 0, d));
+  SrVal *d2 = where3(s, OP(GE, rd, IN(0)), array_like(s, 0, d), d);
+  SrVal *ard = astype(s, where3(s, OP(GE, rd, IN(0)), rd, neg(s, rd)), SR_I32);
+  SrVal *ax = ard ? C1("jax.numpy.log", sv) : NULL;
+  SrVal *y = ax ? OP(ADD, digamma(s, FL(1.0)), digamma(s, OP(ADD, FL(1.0), e))) : NULL;
+  y = y ? OP(SUB, OP(SUB, y, digamma(s, OP(ADD, a, d1))), digamma(s, OP(ADD, b, d1))) : NULL;
+  y = y ? OP(DIV, OP(SUB, y, ax), gamma_(s, OP(ADD, e, FL(1.0)))) : NULL;
+  SrVal *p = y ? OP(DIV, OP(MUL, OP(MUL, OP(ADD, a, d1), OP(ADD, b, d1)), sv), gamma_(s, OP(ADD, e, FL(2.0)))) : NULL;
+  SrVal *init[DG_N] = {a, ax, b, d1, e, p, y, array_like(s, 0, x), sv, array_like(s, 1, x), y};
+  SrVal *st = p ? while_loop(s, dg_cond, dg_body, 0, NULL, tuple_of(s, DG_N, init)) : NULL;
+  if (!st) return OUT(NULL);
+  y = st->seq.items[DG_Y];
+  SrVal *z = OP(EQ, rd, IN(0));
+  SrVal *y0 = z ? OP(DIV, OP(MUL, y, gamma_(s, c)), OP(MUL, gamma_(s, a), gamma_(s, b))) : NULL;
+  SrVal *cs = y0 ? dg_compute_sum(s, a, b, c, x, y, sv, rd, e, d1, d2, ard) : NULL;
+  return OUT(cs ? where3(s, z, y0, cs) : NULL);
+}
+
+/* _hyp2f1_terminal_or_serie */
+static SrVal *h2_terminal_or_serie(SrNnScope *outer, SrVal *a, SrVal *b, SrVal *c, SrVal *x) {
+  SCOPE(outer->I);
+  SrVal *eps = cst(s, x, eps_of(dtype_of(s->I, x)) * 50);
+  SrVal *d = OP(SUB, OP(SUB, c, a), b);
+  SrVal *ia = jround(s, a), *ib = jround(s, b), *id = jround(s, d);
+  SrVal *nia = land(s, OP(LE, a, IN(0)), OP(LT, C1("jax.numpy.abs", OP(SUB, a, ia)), eps));
+  SrVal *nib = land(s, OP(LE, b, IN(0)), OP(LT, C1("jax.numpy.abs", OP(SUB, b, ib)), eps));
+  SrVal *nab = lor(s, nia, nib);
+  SrVal *not_nab = C1("jax.numpy.logical_not", nab);
+  SrVal *big = land(s, OP(GT, x, FL(0.9)), not_nab);
+  SrVal *i1 = where3(s, OP(GE, C1("jax.numpy.abs", OP(SUB, d, id)), eps), IN(0), IN(1));
+  SrVal *i2 = where3(s, nab, IN(2), IN(0));
+  SrVal *index = where3(s, big, i1, i2);
+  SrVal *cases[3];
+  cases[0] = index ? h2_serie(s, a, b, c, x) : NULL;
+  cases[1] = cases[0] ? h2_digamma_transform(s, a, b, c, x) : NULL;
+  cases[2] = cases[1] ? h2_terminal(s, a, b, c, x) : NULL;
+  return OUT(cases[2] ? select_n(s, index, 3, cases) : NULL);
+}
+
+/* hyp2f1's index: which of its seven cases holds */
+static SrVal *h2_index(SrNnScope *outer, SrVal *a, SrVal *b, SrVal *c, SrVal *x, SrVal *d, SrVal *sv, SrVal *eps) {
+  SCOPE(outer->I);
+  SrVal *id = jround(s, d);
+  SrVal *k[8];
+  k[0] = lor(s, OP(EQ, x, IN(0)), land(s, lor(s, OP(EQ, a, IN(0)), OP(EQ, b, IN(0))), OP(NE, c, IN(0))));
+  k[1] = lor(s, OP(EQ, c, IN(0)), land(s, OP(LT, c, IN(0)), OP(EQ, OP(MOD, c, IN(1)), IN(0))));
+  k[2] = land(s, OP(LE, d, IN(-1)),
+              C1("jax.numpy.logical_not", land(s, OP(GE, C1("jax.numpy.abs", OP(SUB, d, id)), eps), OP(LT, sv, IN(0)))));
+  k[3] = land(s, OP(LE, d, IN(0)), OP(EQ, x, IN(1)));
+  k[4] = land(s, OP(LT, x, IN(1)), OP(EQ, b, c));
+  k[5] = land(s, OP(LT, x, IN(1)), OP(EQ, a, c));
+  k[6] = OP(GT, x, IN(1));
+  k[7] = OP(EQ, x, IN(1));
+  static const int val[8] = {0, 1, 2, 1, 3, 4, 1, 5};
+  SrVal *index = where3(s, k[7], IN(5), IN(6));
+  for (int i = 6; index && i >= 0; i--) index = where3(s, k[i], IN(val[i]), index);
+  return OUT(index);
+}
+
+static SrVal *hyp2f1_one(SrInterp *I, SrArgs *a) {
+  if (a->n != 4) return sr_raise(I, "TypeError", "hyp2f1() takes 4 positional arguments");
+  SCOPE(I);
+  SrVal *p[4] = {a->v[0], a->v[1], a->v[2], a->v[3]};
+  if (sr_nn_promote_inexact(s, 4, p, "hyp2f1") < 0) return DONE(NULL);
+  SrVal *A = p[0], *B = p[1], *C = p[2], *X = p[3];
+  SrVal *eps = cst(s, X, eps_of(dtype_of(I, X)) * 50);
+  SrVal *d = OP(SUB, OP(SUB, C, A), B);
+  SrVal *sv = OP(SUB, IN(1), X);
+  SrVal *ca = OP(SUB, C, A), *cb = OP(SUB, C, B);
+  SrVal *index = ca && cb ? h2_index(s, A, B, C, X, d, sv, eps) : NULL;
+  SrVal *cases[7] = {0};
+  cases[0] = index ? array_like(s, 1, X) : NULL;
+  cases[1] = cases[0] ? array_like(s, INFINITY, X) : NULL;
+  SrVal *sd = cases[1] ? OP(POW, sv, d) : NULL;
+  cases[2] = sd ? OP(MUL, sd, h2_terminal_or_serie(s, ca, cb, C, X)) : NULL;
+  cases[3] = cases[2] ? OP(POW, sv, neg(s, A)) : NULL;
+  cases[4] = cases[3] ? OP(POW, sv, neg(s, B)) : NULL;
+  cases[5] = cases[4] ? OP(DIV, OP(MUL, gamma_(s, C), gamma_(s, d)), OP(MUL, gamma_(s, ca), gamma_(s, cb))) : NULL;
+  cases[6] = cases[5] ? h2_terminal_or_serie(s, A, B, C, X) : NULL;
+  return DONE(cases[6] ? select_n(s, index, 7, cases) : NULL);
+}
+
+static SrVal *hyp2f1_vec, *hyp2f1_cj, *h2_da_vec, *h2_db_vec, *h2_dc_vec;
+
+static SrVal *hyp2f1_fun(SrInterp *I, SrArgs *a) { return jit_vec(I, &hyp2f1_vec, "hyp2f1", hyp2f1_one, a); }
+
+/* _hyp2f1_x_derivative (@jit): a * b / c * hyp2f1(a + 1, b + 1, c + 1, x) */
+static SrVal *h2_dx_body(SrInterp *I, SrArgs *a) {
+  SCOPE(I);
+  SrVal *A = a->v[0], *B = a->v[1], *C = a->v[2];
+  SrVal *v[4] = {OP(ADD, A, IN(1)), OP(ADD, B, IN(1)), OP(ADD, C, IN(1)), a->v[3]};
+  SrVal *h = call_n(s, hyp2f1_cj, 4, v);
+  return DONE(h ? OP(MUL, OP(DIV, OP(MUL, A, B), C), h) : NULL);
+}
+
+static SrVal *h2_rule(SrInterp *I, SrArgs *a, int which) {
+  if (a->n != 6) return sr_raise(I, "TypeError", "<lambda>() takes 6 positional arguments");
+  SCOPE(I);
+  SrArgs da = {4, a->v + 2, 0, NULL, NULL, NULL};
+  SrVal *d = which == 0   ? KEEP(jit_vec(I, &h2_da_vec, "_hyp2f1_a_derivative", h2_da_one, &da))
+             : which == 1 ? KEEP(jit_vec(I, &h2_db_vec, "_hyp2f1_b_derivative", h2_db_one, &da))
+             : which == 2 ? KEEP(jit_vec(I, &h2_dc_vec, "_hyp2f1_c_derivative", h2_dc_one, &da))
+                          : KEEP(sr_api_jit(I, "_hyp2f1_x_derivative", h2_dx_body, NULL, 4, a->v + 2));
+  return DONE(d ? OP(MUL, d, a->v[0]) : NULL);
+}
+
+static SrVal *h2_rule_a(SrInterp *I, SrArgs *a) { return h2_rule(I, a, 0); }
+static SrVal *h2_rule_b(SrInterp *I, SrArgs *a) { return h2_rule(I, a, 1); }
+static SrVal *h2_rule_c(SrInterp *I, SrArgs *a) { return h2_rule(I, a, 2); }
+static SrVal *h2_rule_x(SrInterp *I, SrArgs *a) { return h2_rule(I, a, 3); }
+
+static SrVal *sp_hyp2f1(SrInterp *I, SrArgs *a) {
+  SrVal *p[4];
+  if (sr_args_parse(I, a, "hyp2f1", "a, b, c, x", p) < 0) return NULL;
+  static const char *const names[] = {"<lambda>", "<lambda>", "<lambda>", "<lambda>"};
+  static const SrBuiltinFn rules[] = {h2_rule_a, h2_rule_b, h2_rule_c, h2_rule_x};
+  SrVal *cj = custom_jvp_of(I, &hyp2f1_cj, "hyp2f1", hyp2f1_fun, 1, 4, names, rules);
+  SrArgs ca = {4, p, 0, NULL, NULL, NULL};
+  return cj ? sr_call(I, cj, &ca) : NULL;
+}
+
 /* ==== sph_harm_y, wofz: complex results ==== */
 
 static SrVal *sp_sph_harm_y(SrInterp *I, SrArgs *a) {
@@ -1182,6 +1736,9 @@ void sr_scipy_special_series_init(void) {
       {"jax.scipy.special.exp1", sp_exp1, "exp1(x): the exponential integral E_1(x), expn(1, x)"},
       {"jax.scipy.special.expi", sp_expi, "expi(x): the exponential integral Ei(x), cephes' ei (a custom_jvp of a jit)"},
       {"jax.scipy.special.expn", sp_expn, "expn(n, x): the generalized exponential integral E_n(x) (series, continued fraction)"},
+      {"jax.scipy.special.bessel_jn", sp_bessel_jn, "bessel_jn(z, *, v, n_iter=50): J_0(z) .. J_v(z), a backward recurrence (a reversed scan)"},
+      {"jax.scipy.special.hyp1f1", sp_hyp1f1, "hyp1f1(a, b, x): the confluent hypergeometric function 1F1(a; b; x), a custom_jvp"},
+      {"jax.scipy.special.hyp2f1", sp_hyp2f1, "hyp2f1(a, b, c, x): the Gauss hypergeometric function 2F1(a, b; c; x), a custom_jvp"},
       {"jax.scipy.special.sph_harm_y", sp_sph_harm_y, "sph_harm_y(n, m, theta, phi): not here (its values are complex)"},
       {"jax.scipy.special.wofz", sp_wofz, "wofz(z): not here (the Faddeeva function's values are complex)"},
   };

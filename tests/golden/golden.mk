@@ -263,3 +263,4 @@ include $(top_srcdir)/tests/golden/special18.mk
 include $(top_srcdir)/tests/golden/api18b.mk
 include $(top_srcdir)/tests/golden/doc18.mk
 include $(top_srcdir)/tests/golden/solve18.mk
+include $(top_srcdir)/tests/golden/cond18.mk
