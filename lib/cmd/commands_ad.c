@@ -67,7 +67,7 @@ static SrVal *call(SrInterp *I, SrVal *fn, int n, SrVal **v, int nkw, const char
 static SrJaxpr *trace_on(SrInterp *I, SrVal *fn, SrVal *args) {
   SrTrace *saved = I->trace;
   I->trace = NULL;
-  SrJaxpr *j = sr_trace_fn(I, fn, args->seq.n, args->seq.items, 0, NULL, NULL, 0, NULL, NULL, NULL);
+  SrJaxpr *j = sr_trace_fn(I, fn, args->seq.n, args->seq.items, 0, NULL, NULL, 0, NULL, NULL);
   I->trace = saved;
   return j;
 }
@@ -164,7 +164,7 @@ static SrVal *eval_shape(SrInterp *I, SrVal *fn, SrVal *args) {
   SrVal *tree = NULL;
   SrTrace *saved = I->trace;
   I->trace = NULL;
-  SrJaxpr *j = sr_trace_fn(I, fn, args->seq.n, args->seq.items, 0, NULL, NULL, 0, NULL, &tree, NULL);
+  SrJaxpr *j = sr_trace_fn(I, fn, args->seq.n, args->seq.items, 0, NULL, NULL, 0, &tree, NULL);
   I->trace = saved;
   if (!j) return NULL;
   SrVal *l = sr_seq(NULL, SR_V_LIST, (int)j->nout);
@@ -667,7 +667,7 @@ static int cmd_gradcheck(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
   {
     SrVal *targs = sr_pytree_unflatten(t.args, leaves);
     SrTrace *saved = I->trace;
-    j = traced ? sr_trace_fn(I, t.fn, targs->seq.n, targs->seq.items, 0, NULL, NULL, 0, NULL, NULL, NULL)
+    j = traced ? sr_trace_fn(I, t.fn, targs->seq.n, targs->seq.items, 0, NULL, NULL, 0, NULL, NULL)
                : t.fn->jx.jaxpr;
     I->trace = saved;
     sr_unref(targs);

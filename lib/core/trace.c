@@ -309,11 +309,6 @@ static SrVar *atom_for(SrInterp *I, SrTrace *t, SrVal *v, const SrType *type) {
   return capture(t, v, type);
 }
 
-void sr_trace_precapture(SrInterp *I, SrTrace *t, SrVal *outer) {
-  const SrType *type = sr_value_type(I, outer);
-  if (type && !is_tracer_of(sr_array_of(outer), t)) capture(t, outer, type);
-}
-
 SrJaxpr *sr_trace_end(SrInterp *I, SrTrace *t, SrVal **outs, int nout, SrVal **captured) {
   for (int i = 0; i < nout; i++) {
     const SrType *type = sr_value_type(I, outs[i]);

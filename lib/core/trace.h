@@ -115,9 +115,6 @@ SrVal *sr_trace_arg(SrInterp *I, SrTrace *t, const SrType *type);
    first among the jaxpr's inputs (constvars for concrete constants); their
    outer values are returned in *captured (a new list) when asked. */
 SrJaxpr *sr_trace_end(SrInterp *I, SrTrace *t, SrVal **outs, int nout, SrVal **captured);
-/* Makes an outer value a captured input of t now, so that captured values
-   come first in a chosen order (cond's branches share their constants). */
-void sr_trace_precapture(SrInterp *I, SrTrace *t, SrVal *outer);
 /* Abandons a trace after an error. */
 void sr_trace_abort(SrInterp *I, SrTrace *t);
 SrTrace *sr_current_trace(SrInterp *I);

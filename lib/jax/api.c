@@ -114,13 +114,10 @@ static const SrMesh *arg_mesh(SrVal *v) {
 
 /* Traces fn on the types of args (see api.h). */
 SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, const char **kw,
-                     SrVal **kwv, int flags, SrVal *pre, SrVal **out_tree, SrVal **captured) {
+                     SrVal **kwv, int flags, SrVal **out_tree, SrVal **captured) {
   SrTrace *t = sr_trace_begin(I);
   if (flags & SR_TRACE_CONSTVARS) t->capture_consts = 1;
-  if (flags & SR_TRACE_SEPARATE_CONSTS) {
-    t->capture_consts = 0;
-    for (int i = 0; pre && i < pre->seq.n; i++) sr_trace_precapture(I, t, pre->seq.items[i]);
-  }
+  if (flags & SR_TRACE_SEPARATE_CONSTS) t->capture_consts = 0;
   SrVal **targs = sr_xcalloc((size_t)nargs + 1, sizeof *targs);
   int ok = 1;
   for (int i = 0; i < nargs && ok; i++) {
@@ -178,7 +175,7 @@ int sr_custom_call_trace(SrInterp *I, SrVal *fun, const char *name, SrArgs *a, S
   cc->args = sr_tuple(NULL, 0, NULL);
   for (int i = 0; i < a->n; i++) sr_seq_push(NULL, cc->args, sr_ref(a->v[i]));
   cc->leaves = sr_pytree_array_leaves(I, cc->args);
-  cc->body = cc->leaves ? sr_trace_fn(I, fun, a->n, a->v, 0, NULL, NULL, 0, NULL, &cc->out_tree, &cc->captured) : NULL;
+  cc->body = cc->leaves ? sr_trace_fn(I, fun, a->n, a->v, 0, NULL, NULL, 0, &cc->out_tree, &cc->captured) : NULL;
   if (!cc->body) {
     sr_unref(cc->args);
     sr_unref(cc->leaves);
@@ -221,7 +218,7 @@ static SrVal *make_jaxpr_call(SrInterp *I, SrArgs *a) {
   MakeJaxpr *m = sr_current_builtin(I)->data;
   SrJitSplit sp;
   if (sr_jit_split(I, &m->opts, m->fn, sr_callable_name(m->fn), a, &sp) < 0) return NULL;
-  SrJaxpr *j = sr_trace_fn(I, sp.fn, sp.a.n, sp.a.v, sp.a.nkw, sp.a.kw, sp.a.kwv, 0, NULL, NULL, NULL);
+  SrJaxpr *j = sr_trace_fn(I, sp.fn, sp.a.n, sp.a.v, sp.a.nkw, sp.a.kw, sp.a.kwv, 0, NULL, NULL);
   sr_jit_split_free(&sp);
   if (!j) return NULL;
   SrVal *r = sr_jaxpr_val(NULL, j);
@@ -329,7 +326,7 @@ static SrVal *call_traced(SrInterp *I, SrVal *fn, const char *name, SrArgs *a, i
   if (in_sh && a->nkw) return sr_raise(I, "ValueError", "pjit does not support kwargs when in_shardings is specified.");
   if (prim == SR_P_jit && I->jax->disable_jit && !in_sh && !out_sh) return sr_call(I, fn, a);
   SrVal *out_tree = NULL, *captured = NULL;
-  SrJaxpr *body = sr_trace_fn(I, fn, a->n, a->v, a->nkw, a->kw, a->kwv, 0, NULL, &out_tree, &captured);
+  SrJaxpr *body = sr_trace_fn(I, fn, a->n, a->v, a->nkw, a->kw, a->kwv, 0, &out_tree, &captured);
   if (!body) return NULL;
   return bind_body(I, body, out_tree, captured, name, a, prim, prevent_cse, in_sh, out_sh);
 }
@@ -498,7 +495,7 @@ static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
     binding_split = NULL;
     if (j->in_sh && a->nkw) return sr_raise(I, "ValueError", "pjit does not support kwargs when in_shardings is specified.");
     SrVal *out_tree = NULL, *captured = NULL;
-    SrJaxpr *body = sr_trace_fn(I, sp->fn, a->n, a->v, a->nkw, a->kw, a->kwv, 0, NULL, &out_tree, &captured);
+    SrJaxpr *body = sr_trace_fn(I, sp->fn, a->n, a->v, a->nkw, a->kw, a->kwv, 0, &out_tree, &captured);
     if (!body) return NULL;
     binding_split = sp;
     return bind_body(I, body, out_tree, captured, j->name, a, SR_P_jit, 0, j->in_sh, j->out_sh);
@@ -514,7 +511,7 @@ static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
       return bind_body(I, c->e[i].body, sr_ref(c->e[i].out_tree), NULL, j->name, a, SR_P_jit, 0, NULL, NULL);
     }
   SrVal *out_tree = NULL, *captured = NULL;
-  SrJaxpr *body = sr_trace_fn(I, sp->fn, a->n, a->v, a->nkw, a->kw, a->kwv, 0, NULL, &out_tree, &captured);
+  SrJaxpr *body = sr_trace_fn(I, sp->fn, a->n, a->v, a->nkw, a->kw, a->kwv, 0, &out_tree, &captured);
   if (!body) {
     free(sig);
     return NULL;
@@ -739,7 +736,7 @@ static SrVal *remat_call(SrInterp *I, SrArgs *a) {
     sr_ref(fn);
   }
   SrVal *out_tree = NULL, *captured = NULL;
-  SrJaxpr *body = sr_trace_fn(I, fn, dyn.n, dyn.v, dyn.nkw, dyn.kw, dyn.kwv, 0, NULL, &out_tree, &captured);
+  SrJaxpr *body = sr_trace_fn(I, fn, dyn.n, dyn.v, dyn.nkw, dyn.kw, dyn.kwv, 0, &out_tree, &captured);
   sr_unref(fn);
   SrVal *res = NULL;
   if (body) {

@@ -13,7 +13,7 @@ const char *sr_callable_name(SrVal *f);
 enum {
   /* every captured value a leading input, none a constvar (JAX's
      separate_consts, common.py's _initial_style_jaxpr: control-flow and
-     shard_map bodies), those in sr_trace_fn's `pre` first and in that order */
+     shard_map bodies), in the order the body captures them */
   SR_TRACE_SEPARATE_CONSTS = 1,
   /* no check of Python int leaves against the default int dtype
      (api_util.py's _make_abstract_python_scalar) */
@@ -34,9 +34,9 @@ enum {
    and results, NULL with an exception raised.  *out_tree (if not NULL) gets
    the result (its structure, with the leaves of the trace's outputs, for
    rebuilding), *captured the outer values the jaxpr's leading inputs stand
-   for.  `pre` is read only with SR_TRACE_SEPARATE_CONSTS. */
+   for. */
 SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, const char **kw,
-                     SrVal **kwv, int flags, SrVal *pre, SrVal **out_tree, SrVal **captured);
+                     SrVal **kwv, int flags, SrVal **out_tree, SrVal **captured);
 /* A call of a custom_jvp or custom_vjp function: its arguments as a tuple
    and their leaves as arrays, and fun traced on them (named name). */
 typedef struct SrCustomCall {

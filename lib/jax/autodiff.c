@@ -60,7 +60,7 @@ static int fn_prepare(SrInterp *I, SrVal *fun, SrArgs *a, Fn *f) {
     f->j = fun->jx.jaxpr;
     sr_program_ref(f->j->prog);
   } else {
-    f->j = sr_trace_fn(I, fun, a->n, a->v, a->nkw, a->kw, a->kwv, 0, NULL, &f->out_tree, &captured);
+    f->j = sr_trace_fn(I, fun, a->n, a->v, a->nkw, a->kw, a->kwv, 0, &f->out_tree, &captured);
     if (!f->j) return -1;
     for (int i = 0; i < captured->seq.n; i++) sr_seq_push(NULL, f->leaves, sr_ref(captured->seq.items[i]));
     f->ncaptured = captured->seq.n;
@@ -167,7 +167,7 @@ static void argnums_str(SrBuf *b, const int64_t *an, int n, int single) {
  * are the same, and abstract arguments give abstract results. */
 static SrVal *eager(SrInterp *I, SrVal *self, SrArgs *a) {
   SrVal *out_tree = NULL, *captured = NULL;
-  SrJaxpr *j = sr_trace_fn(I, self, a->n, a->v, a->nkw, a->kw, a->kwv, 0, NULL, &out_tree, &captured);
+  SrJaxpr *j = sr_trace_fn(I, self, a->n, a->v, a->nkw, a->kw, a->kwv, 0, &out_tree, &captured);
   if (!j) return NULL;
   SrVal *leaves = sr_seq(NULL, SR_V_LIST, 0);
   for (int i = 0; i < captured->seq.n; i++) sr_seq_push(NULL, leaves, sr_ref(captured->seq.items[i]));

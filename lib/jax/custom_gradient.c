@@ -134,7 +134,7 @@ static SrVal *fwd_call(SrInterp *I, SrArgs *a) {
   SrVal *p = call_pair(I, g->fun, a);
   if (!p) return NULL;
   SrVal *ans = p->seq.items[0], *rule = p->seq.items[1], *rule_out = NULL, *captured = NULL, *r = NULL;
-  SrJaxpr *j = sr_trace_fn(I, rule, 1, &ans, 0, NULL, NULL, SR_TRACE_SEPARATE_CONSTS, NULL, &rule_out, &captured);
+  SrJaxpr *j = sr_trace_fn(I, rule, 1, &ans, 0, NULL, NULL, SR_TRACE_SEPARATE_CONSTS, &rule_out, &captured);
   if (!j) goto out;
   ResAux *aux = sr_xcalloc(1, sizeof *aux);
   aux->rc = 1;

@@ -430,7 +430,7 @@ static SrVal *run_rule(SrAd *ad, Cjvp *c, SrVal *primals, SrVal *tangents) {
   SrTrace *saved = I->trace;
   I->trace = ad->staged ? ad->tangent : ad->primal;
   SrVal *out_tree = NULL, *captured = NULL;
-  SrJaxpr *j = sr_trace_fn(I, c->rule, 2, argv, 0, NULL, NULL, 0, NULL, &out_tree, &captured);
+  SrJaxpr *j = sr_trace_fn(I, c->rule, 2, argv, 0, NULL, NULL, 0, &out_tree, &captured);
   I->trace = saved;
   if (!j) return NULL;
   /* the traced rule's inputs: captured values, primal leaves, tangent

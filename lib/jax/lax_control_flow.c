@@ -288,7 +288,7 @@ static SrVal *lax_scan(SrInterp *I, SrArgs *a) {
     sr_unref(captured);
     out_tree = captured = NULL;
     SrVal *bargs[2] = {carry_arg, x_arg};
-    body = sr_trace_fn(I, f, 2, bargs, 0, NULL, NULL, SR_TRACE_BODY, NULL, &out_tree, &captured);
+    body = sr_trace_fn(I, f, 2, bargs, 0, NULL, NULL, SR_TRACE_BODY, &out_tree, &captured);
     if (!body) goto done;
     if (!sr_is_seq(out_tree) || out_tree->kind == SR_V_SET || out_tree->seq.n != 2) {
       SrBuf b = SR_BUF_INIT;
@@ -436,7 +436,7 @@ static int trace_branches(SrInterp *I, int nb, SrVal **fns, const int *order, Sr
   for (int t = 0; t < nb && ok; t++) {
     int b = order[t];
     SrVal *tree = NULL;
-    js[b] = sr_trace_fn(I, fns[b], ops->seq.n, ops->seq.items, 0, NULL, NULL, SR_TRACE_BODY, NULL, &tree, &caps[b]);
+    js[b] = sr_trace_fn(I, fns[b], ops->seq.n, ops->seq.items, 0, NULL, NULL, SR_TRACE_BODY, &tree, &caps[b]);
     if (!js[b]) {
       ok = 0;
       break;
@@ -773,9 +773,9 @@ static SrVal *while_impl(SrInterp *I, SrVal *cond_fun, SrVal *body_fun, SrVal *i
     sr_unref(bcap);
     ctree = btree = ccap = bcap = NULL;
     bj = NULL;
-    cj = sr_trace_fn(I, cond_fun, 1, &arg, 0, NULL, NULL, SR_TRACE_BODY, NULL, &ctree, &ccap);
+    cj = sr_trace_fn(I, cond_fun, 1, &arg, 0, NULL, NULL, SR_TRACE_BODY, &ctree, &ccap);
     if (!cj) goto done;
-    bj = sr_trace_fn(I, body_fun, 1, &arg, 0, NULL, NULL, SR_TRACE_BODY, NULL, &btree, &bcap);
+    bj = sr_trace_fn(I, body_fun, 1, &arg, 0, NULL, NULL, SR_TRACE_BODY, &btree, &bcap);
     if (!bj) goto done;
     if (cj->nout != 1 || cj->outvars[0]->type->ndim != 0 || cj->outvars[0]->type->dtype != SR_BOOL) {
       SrBuf b = SR_BUF_INIT;

@@ -38,7 +38,7 @@ static void unref_data(void *p) { sr_unref(p); }
 static SrJaxpr *reduction_jaxpr(SrInterp *I, SrVal *func, SrVal *zero) {
   SrVal *wrap = sr_builtin_with("_apply", apply_body, sr_ref(func), unref_data);
   SrVal *args[2] = {zero, zero}, *out_tree = NULL, *captured = NULL;
-  SrJaxpr *j = sr_trace_fn(I, wrap, 2, args, 0, NULL, NULL, SR_TRACE_CONSTVARS, NULL, &out_tree, &captured);
+  SrJaxpr *j = sr_trace_fn(I, wrap, 2, args, 0, NULL, NULL, SR_TRACE_CONSTVARS, &out_tree, &captured);
   sr_unref(wrap);
   if (j && captured && captured->seq.n > 0) {
     sr_raise(I, "NotImplementedError",

@@ -153,7 +153,7 @@ static SrVal *reduce_general(SrInterp *I, SrVal *ops, SrVal *flat_ops, SrVal *in
   SrVal *avals = sr_api_abstract_like(inits, types, n);
   free(types);
   SrVal *args[2] = {avals, avals}, *out_tree = NULL, *captured = NULL, *r = NULL;
-  SrJaxpr *j = sr_trace_fn(I, computation, 2, args, 0, NULL, NULL, SR_TRACE_CONSTVARS, NULL, &out_tree, &captured);
+  SrJaxpr *j = sr_trace_fn(I, computation, 2, args, 0, NULL, NULL, SR_TRACE_CONSTVARS, &out_tree, &captured);
   sr_unref(avals);
   if (j && captured && captured->seq.n > 0) {
     sr_raise(I, "NotImplementedError",

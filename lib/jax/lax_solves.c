@@ -169,7 +169,7 @@ typedef struct Traced {
 
 static int trace(SrInterp *I, SrVal *fn, int nargs, SrVal **args, Traced *t) {
   t->consts = t->out = NULL;
-  t->j = sr_trace_fn(I, fn, nargs, args, 0, NULL, NULL, SR_TRACE_BODY, NULL, &t->out, &t->consts);
+  t->j = sr_trace_fn(I, fn, nargs, args, 0, NULL, NULL, SR_TRACE_BODY, &t->out, &t->consts);
   return t->j ? 0 : -1;
 }
 

@@ -529,7 +529,7 @@ static SrVal *saved_residuals(SrInterp *I, SrArgs *a) {
   }
   SrVal *wrapper = sr_builtin_with("saved_residuals.<locals>.f_", kwcall, kc, kwcall_free);
   SrVal *out_tree = NULL, *captured = NULL;
-  SrJaxpr *body = sr_trace_fn(I, wrapper, b.n + b.nkw, all, 0, NULL, NULL, 0, NULL, &out_tree, &captured);
+  SrJaxpr *body = sr_trace_fn(I, wrapper, b.n + b.nkw, all, 0, NULL, NULL, 0, &out_tree, &captured);
   free(all);
   sr_unref(wrapper);
   if (!body) return NULL;

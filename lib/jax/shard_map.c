@@ -420,7 +420,7 @@ static SrVal *smap_call(SrInterp *I, SrArgs *a) {
     /* called outside jit: its tracers print each device's block */
     if (!I->trace && axis_names == (SrAxes)((1ull << am->n) - 1) && mesh_param->kind == SR_V_MESH)
       sr_tracers_smap_next(I, mesh_param, leaves, specs);
-    body = sr_trace_fn(I, wrapper, targs->seq.n, targs->seq.items, 0, NULL, NULL, SR_TRACE_BODY, NULL, &out_tree,
+    body = sr_trace_fn(I, wrapper, targs->seq.n, targs->seq.items, 0, NULL, NULL, SR_TRACE_BODY, &out_tree,
                        &captured);
     sr_trace_next_repr(I, NULL, NULL);
     I->jax->check_vma = saved_vma;

@@ -100,7 +100,7 @@ static Stage *stage_copy(const Stage *s, int kind) {
 
 SrVal *sr_jit_stage_trace(SrInterp *I, SrVal *fn, const char *name, SrVal *in_sh, SrVal *out_sh, SrArgs *a) {
   SrVal *out_tree = NULL, *captured = NULL;
-  SrJaxpr *body = sr_trace_fn(I, fn, a->n, a->v, a->nkw, a->kw, a->kwv, 0, NULL, &out_tree, &captured);
+  SrJaxpr *body = sr_trace_fn(I, fn, a->n, a->v, a->nkw, a->kw, a->kwv, 0, &out_tree, &captured);
   if (!body) return NULL;
   Stage *s = sr_xcalloc(1, sizeof *s);
   s->kind = ST_TRACED;
