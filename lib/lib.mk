@@ -40,6 +40,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/lax/remat_pe.c \
 	lib/lax/linalg.c \
 	lib/lax/linalg16.c lib/lax/linalg.h \
+	lib/lax/linalg18.c \
 	lib/lax/params.c \
 	lib/py/ast.h lib/py/builtins_py.c lib/py/class.c lib/py/class.h lib/py/interp.c lib/py/interp.h \
 	lib/py/lex.c lib/py/lex.h lib/py/objects.c lib/py/objects.h lib/py/range.c \
@@ -77,6 +78,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/jax/numpy_norm.c \
 	lib/jax/lax_linalg.c \
 	lib/jax/linalg16.c \
+	lib/jax/linalg18.c \
 	lib/jax/numpy_repeat.c \
 	lib/jax/numpy_index.c \
 	lib/jax/kernel_counts.c \

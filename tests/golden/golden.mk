@@ -262,3 +262,4 @@ include $(top_srcdir)/tests/golden/api18.mk
 include $(top_srcdir)/tests/golden/special18.mk
 include $(top_srcdir)/tests/golden/api18b.mk
 include $(top_srcdir)/tests/golden/doc18.mk
+include $(top_srcdir)/tests/golden/linalg18.mk
