@@ -40,6 +40,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/lax/remat_pe.c \
 	lib/lax/linalg.c \
 	lib/lax/linalg16.c lib/lax/linalg.h \
+	lib/lax/linalg18.c \
 	lib/lax/params.c \
 	lib/lax/solves.c \
 	lib/py/ast.h lib/py/builtins_py.c lib/py/class.c lib/py/class.h lib/py/interp.c lib/py/interp.h \
@@ -79,6 +80,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/jax/numpy_norm.c \
 	lib/jax/lax_linalg.c \
 	lib/jax/linalg16.c \
+	lib/jax/linalg18.c \
 	lib/jax/numpy_repeat.c \
 	lib/jax/numpy_index.c \
 	lib/jax/kernel_counts.c \

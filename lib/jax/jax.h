@@ -94,6 +94,7 @@ void sr_jnp_info_init(void);          /* numpy_info.c: finfo, iinfo */
 void sr_jnp_norm_init(void);          /* numpy_norm.c: linalg.norm, vector_norm */
 void sr_lax_linalg_api_init(void);    /* lax_linalg.c: lax.linalg and jnp.linalg qr, svd */
 void sr_linalg16_api_init(void);      /* linalg16.c: cholesky, lu, eigh, solve, det, ... and jax.scipy.linalg */
+void sr_linalg18_api_init(void);      /* linalg18.c: hessenberg, schur, qr_multiply, polar, sqrtm, ... */
 void sr_random_concrete_init(void);   /* random.c: on concrete keys */
 void sr_numpy_index_init(void);       /* numpy_index.c: gather/scatter indexing, .at, take */
 void sr_np_random_init(void);         /* np_random.c: numpy.random, numpy's streams */

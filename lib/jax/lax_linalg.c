@@ -154,12 +154,32 @@ static SrVal *inexact(SrInterp *I, SrVal *v, const char *fname) {
 }
 
 typedef struct QrMode {
-  int full, r_only;
+  int full, r_only, raw;
 } QrMode;
+
+/* mode='raw': geqrf's (a, taus), a with its last two axes swapped */
+static SrVal *qr_raw(SrInterp *I, SrVal *x) {
+  SrVal *t = sr_bindv(I, SR_P_geqrf, 1, &x, NULL);
+  if (!t) return NULL;
+  const SrType *at = sr_value_type(I, t->seq.items[0]);
+  int64_t perm[SR_MAX_RANK];
+  for (int i = 0; i < at->ndim; i++) perm[i] = i;
+  perm[at->ndim - 2] = at->ndim - 1;
+  perm[at->ndim - 1] = at->ndim - 2;
+  SrVal *h = sr_lax_transpose(I, t->seq.items[0], perm, at->ndim);
+  SrVal *it[2] = {h, h ? sr_ref(t->seq.items[1]) : NULL};
+  sr_unref(t);
+  return h ? named_result(I, "QRResult", "Q R", 2, it) : NULL;
+}
 
 static SrVal *qr_body(SrInterp *I, SrArgs *a) {
   QrMode *m = sr_current_builtin(I)->data;
   SrVal *x = inexact(I, a->v[0], "jnp.linalg.qr");
+  if (x && m->raw) {
+    SrVal *r = qr_raw(I, x);
+    sr_unref(x);
+    return r;
+  }
   SrVal *t = x ? bind_qr(I, x, 0, m->full, NULL) : NULL;
   sr_unref(x);
   if (!t) return NULL;
@@ -185,10 +205,10 @@ static SrVal *jnp_qr(SrInterp *I, SrArgs *a) {
     mode = p[1]->str.s;
     ml = p[1]->str.n;
   }
-  QrMode qm = {0, 0};
+  QrMode qm = {0, 0, 0};
 #define IS(s) (ml == strlen(s) && !memcmp(mode, s, ml))
-  if (IS("raw")) return sr_raise(I, "NotImplementedError", "jnp.linalg.qr's mode='raw' (geqrf) is not implemented");
-  if (IS("reduced") || IS("r") || IS("full")) qm.r_only = IS("r");
+  if (IS("raw")) qm.raw = 1;
+  else if (IS("reduced") || IS("r") || IS("full")) qm.r_only = IS("r");
   else if (IS("complete")) qm.full = 1;
   else return sr_raise(I, "ValueError", "Unsupported QR decomposition mode '%.*s'", (int)ml, mode);
 #undef IS

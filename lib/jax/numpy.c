@@ -2907,12 +2907,7 @@ static SrVal *jnp_getitem(SrInterp *I, SrArgs *a) {
       limit[ns] = i + 1;
       stride[ns] = 1;
       sizes[ns] = 1;
-      if (dynamic) {
-        SrVal *iv = sr_int(NULL, i);
-        starts[ns] = sr_lax_convert(I, iv, SR_I32, 0, NULL);
-        sr_unref(iv);
-        if (!starts[ns]) goto done;
-      }
+      if (dynamic) starts[ns] = sr_int(NULL, i); /* a Python int, promoted below */
       sq[nsq++] = axis;
       trivial = 0;
       ns++;
@@ -2969,12 +2964,7 @@ static SrVal *jnp_getitem(SrInterp *I, SrArgs *a) {
         if (s0 != 0 || s1 != size || st != 1) trivial = 0;
       }
       if (stride[ns] != 1) all_one = 0;
-      if (dynamic) {
-        SrVal *iv = sr_int(NULL, start[ns]);
-        starts[ns] = sr_lax_convert(I, iv, SR_I32, 0, NULL);
-        sr_unref(iv);
-        if (!starts[ns]) goto done;
-      }
+      if (dynamic) starts[ns] = sr_int(NULL, start[ns]); /* a Python int, promoted below */
       ns++;
     }
   }
@@ -2982,8 +2972,20 @@ static SrVal *jnp_getitem(SrInterp *I, SrArgs *a) {
     int triv = all_one && ns == t->ndim;
     for (int i = 0; triv && i < ns; i++) triv = start[i] == 0 && limit[i] == t->dims[i].size;
     cur = triv ? sr_ref(x) : sr_lax_slice(I, x, start, limit, all_one ? NULL : stride);
+  } else if (trivial) {
+    cur = sr_ref(x);
   } else {
-    cur = trivial ? sr_ref(x) : sr_lax_dynamic_slice(I, x, starts, sizes);
+    /* util.promote_dtypes(*start_indices): the static starts (Python ints)
+       take the dtype of the traced ones (int64 under x64) */
+    int weak;
+    SrDtype sdt = sr_jnp_result_dtype(I, ns, starts, &weak);
+    for (int i = 0; i < ns; i++) {
+      SrVal *c = sr_lax_convert(I, starts[i], sdt, weak, NULL);
+      sr_unref(starts[i]);
+      starts[i] = c;
+      if (!c) goto done;
+    }
+    cur = sr_lax_dynamic_slice(I, x, starts, sizes);
   }
   if (cur && nrev) {
     SrVal *y = sr_lax_rev(I, cur, rev, nrev);
@@ -3134,6 +3136,7 @@ void sr_jnp_api_init(void) {
   sr_jnp_apiD_init();
   sr_lax_linalg_api_init();
   sr_linalg16_api_init();
+  sr_linalg18_api_init();
   sr_misc16_init();
   for (int i = 0; defs2[i].names; i++) sr_def(defs2[i].names, defs2[i].fn, defs2[i].doc);
   static const struct {

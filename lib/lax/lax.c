@@ -22,4 +22,5 @@ void sr_lax_init(void) {
   sr_lax_windowed_init();
   sr_lax_linalg_init();
   sr_lax_linalg16_init();
+  sr_lax_linalg18_init();
 }
