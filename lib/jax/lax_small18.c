@@ -214,7 +214,7 @@ static SrVal *lax_reduce(SrInterp *I, SrArgs *a) {
   SrVal *x = fo->seq.n == 1 ? fo->seq.items[0] : NULL, *init = fi->seq.n == 1 ? fi->seq.items[0] : NULL;
   int prim = x ? monoid_reducer(I, p[2], init) : -1;
   if (I->exc) return sr_nn_done(&s, NULL);
-  if (prim < 0) return sr_nn_done(&s, reduce_general(I, ops, fo, inits, fi, p[2], dims, nd));
+  if (prim < 0) return sr_nn_done(&s, sr_nn_keep(&s, reduce_general(I, ops, fo, inits, fi, p[2], dims, nd)));
   int given_sh = sr_nn_given(p[4]);
   if (given_sh && prim != SR_P_reduce_sum) return sr_nn_done(&s, sr_raise(I, "NotImplementedError", "%s", ""));
   int weak = weakly_typed(I, x) && weakly_typed(I, init);

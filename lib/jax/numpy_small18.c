@@ -245,7 +245,7 @@ static SrVal *jnp_gradient(SrInterp *I, SrArgs *a) {
     for (int i = 0; i < nax; i++)
       if (sr_api_axis(I, raw[i], t->ndim, &axes[i]) < 0) return sr_nn_done(&s, NULL);
   }
-  if (nax == 0) return sr_nn_done(&s, sr_seq(NULL, SR_V_LIST, 0));
+  if (nax == 0) return sr_nn_done(&s, sr_nn_keep(&s, sr_seq(NULL, SR_V_LIST, 0)));
   int64_t smallest = INT64_MAX;
   for (int i = 0; i < nax; i++)
     if (t->dims[axes[i]].size < smallest) smallest = t->dims[axes[i]].size;
@@ -483,9 +483,9 @@ static SrVal *jnp_polyfit(SrInterp *I, SrArgs *a) {
     SrVal *rc = sr_nn_call1(s, "jax.numpy.asarray", KEEP(sr_float(NULL, rcond))); /* lax.asarray(rcond) */
     if (!rc) return sr_nn_done(s, NULL);
     SrVal *items[5] = {sr_ref(c), sr_ref(resids), sr_ref(res->seq.items[2]), sr_ref(res->seq.items[3]), sr_ref(rc)};
-    return sr_nn_done(s, sr_tuple(NULL, 5, items));
+    return sr_nn_done(s, KEEP(sr_tuple(NULL, 5, items)));
   }
-  if (!sr_nn_given(p[6]) || !sr_val_truthy(p[6])) return sr_nn_done(s, sr_ref(c));
+  if (!sr_nn_given(p[6]) || !sr_val_truthy(p[6])) return sr_nn_done(s, c);
   SrVal *lt = KEEP(sr_getattr(I, lhs, "T"));
   SrVal *dot = lt ? sr_nn_call2(s, "jax.numpy.dot", lt, lhs) : NULL;
   SrVal *vbase = dot ? sr_nn_call1(s, "jax.numpy.linalg.inv", dot) : NULL;
@@ -511,7 +511,7 @@ static SrVal *jnp_polyfit(SrInterp *I, SrArgs *a) {
   }
   if (!cv) return sr_nn_done(s, NULL);
   SrVal *items[2] = {sr_ref(c), sr_ref(cv)};
-  return sr_nn_done(s, sr_tuple(NULL, 2, items));
+  return sr_nn_done(s, KEEP(sr_tuple(NULL, 2, items)));
 }
 
 /* ---- histogramdd, histogram2d (numpy/lax_numpy.py; not jits) ---- */
@@ -641,7 +641,7 @@ static SrVal *jnp_histogramdd(SrInterp *I, SrArgs *a) {
   }
   if (!hist) return sr_nn_done(s, NULL);
   SrVal *items[2] = {sr_ref(hist), sr_ref(edges)};
-  return sr_nn_done(s, sr_tuple(NULL, 2, items));
+  return sr_nn_done(s, KEEP(sr_tuple(NULL, 2, items)));
 }
 
 /* jnp.histogram2d(x, y, bins=10, range=None, weights=None, density=None) */
@@ -673,7 +673,7 @@ static SrVal *jnp_histogram2d(SrInterp *I, SrArgs *a) {
   if (!r) return sr_nn_done(s, NULL);
   SrVal *ed = r->seq.items[1];
   SrVal *items[3] = {sr_ref(r->seq.items[0]), sr_ref(ed->seq.items[0]), sr_ref(ed->seq.items[1])};
-  return sr_nn_done(s, sr_tuple(NULL, 3, items));
+  return sr_nn_done(s, KEEP(sr_tuple(NULL, 3, items)));
 }
 
 /* ---- frombuffer ---- */
