@@ -48,8 +48,7 @@ static int concrete_scalar(SrInterp *I, SrVal *v, const SrType *t, double *f, in
   }
   SrArrayObj *o = sr_array_of(v);
   if (!o || o->kind != SR_AV_CONCRETE || t->ndim != 0 || sr_dtype_kind(t->dtype) == SR_DK_COMPLEX) return 0;
-  SrVal *as = NULL;
-  SrArray *a = sr_concrete_of(I, v, &as);
+  SrArray *a = sr_concrete_of(I, v, NULL);
   if (!a) return 0;
   void *h = sr_concrete_host_data(I, a);
   sr_array_unref(a);
