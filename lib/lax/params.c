@@ -6,6 +6,7 @@
 #include "lax/lax.h"
 
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "check/rule.h"
@@ -48,7 +49,9 @@ SrVal *sr_lax_pads_val(const int64_t *lo, const int64_t *hi, int n) {
 
 int64_t sr_lax_dilate(int64_t d, int64_t r) {
   if (r == 1) return d;
-  int64_t v = 1 + r * (d - 1);
+  /* a dilation too big for int64 saturates: the shape rules then refuse it */
+  int64_t v;
+  if (__builtin_mul_overflow(r, d - 1, &v) || __builtin_add_overflow(v, 1, &v)) return d - 1 < 0 ? 0 : INT64_MAX;
   return v < 0 ? 0 : v;
 }
 

@@ -14,6 +14,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "ad/ad_rules.h"
@@ -55,10 +56,15 @@ static const char *read_win(SrLaxParamGet get, const void *e, Win *w) {
 
 /* reduce_window_shape_tuple */
 static void win_shape(const Win *w, const int64_t *in, int64_t *out) {
+  /* in 128 bits, so that huge params give a huge size (which the shape
+     rules refuse) instead of an overflow */
   for (int i = 0; i < w->n; i++) {
-    int64_t padded = sr_lax_dilate(in[i], w->bd[i]) + w->lo[i] + w->hi[i];
-    int64_t v = sr_lax_floordiv(padded - sr_lax_dilate(w->win[i], w->wd[i]), w->st[i]) + 1;
-    out[i] = v < 0 ? 0 : v;
+    __int128 padded = (__int128)sr_lax_dilate(in[i], w->bd[i]) + w->lo[i] + w->hi[i];
+    __int128 num = padded - sr_lax_dilate(w->win[i], w->wd[i]), st = w->st[i] ? w->st[i] : 1;
+    __int128 q = num / st;
+    if (num % st != 0 && (num < 0) != (st < 0)) q--;
+    __int128 v = q + 1;
+    out[i] = v < 0 ? 0 : v > INT64_MAX ? INT64_MAX : (int64_t)v;
   }
 }
 

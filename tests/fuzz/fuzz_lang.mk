@@ -48,7 +48,8 @@ FUZZ_LANG_REGRESS = \
 	tests/fuzz/regress-lang/fold-in-empty-batch.jxr \
 	tests/fuzz/regress-lang/split-no-parts.jxr \
 	tests/fuzz/regress-lang/np-random-integers-huge.jxr \
-	tests/fuzz/regress-lang/array-shared-empty-lists.jxr
+	tests/fuzz/regress-lang/array-shared-empty-lists.jxr \
+	tests/fuzz/regress-lang/reduce-window-dilation-overflow.jxr
 FUZZ_LANG_GOLDEN = \
 	tests/golden/unsized_mesh_run.jxr
 GOLDEN_TESTS += $(FUZZ_LANG_GOLDEN)
