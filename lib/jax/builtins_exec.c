@@ -17,6 +17,7 @@
 #include "exec/npy.h"
 #include "exec/prng.h"
 #include "jax/lax.h"
+#include "jax/nn.h"
 #include "jax/jax.h"
 #include "core/jaxstate.h"
 #include "jax/np_host.h"
@@ -631,6 +632,23 @@ static SrVal *m_item(SrInterp *I, SrArgs *a) {
   return sr_unop(I, SR_OP_ITEM, a->v[0]);
 }
 
+/* round(x[, ndigits]) of an array (array_methods._operator_round):
+   jnp.round to ndigits or 0 decimals, then, without ndigits, astype(int)
+   as round() of a float gives an int. */
+static SrVal *m_round(SrInterp *I, SrArgs *a) {
+  SrVal *nd = a->n > 1 ? a->v[1] : NULL;
+  for (int i = 0; i < a->nkw; i++)
+    if (!strcmp(a->kw[i], "ndigits")) nd = a->kwv[i];
+  if (a->n < 1 || a->n > 2) return sr_raise(I, "TypeError", "__round__() takes at most 1 argument");
+  SrNnScope s = {I, {0}, 0};
+  int given = sr_nn_given(nd);
+  const char *kw = "decimals";
+  SrVal *dec = given ? nd : sr_nn_int(&s, 0);
+  SrVal *r = sr_nn_call(&s, "jax.numpy.round", 1, &a->v[0], 1, &kw, &dec);
+  if (r && !given) r = sr_nn_call2(&s, "jax.numpy.astype", r, sr_lookup_qualname("builtins.int"));
+  return sr_nn_done(&s, r);
+}
+
 static SrVal *m_block_until_ready(SrInterp *I, SrArgs *a) {
   (void)I;
   return a->n ? sr_ref(a->v[0]) : sr_none();
@@ -767,6 +785,7 @@ void sr_builtins_exec_init(void) {
          "x.addressable_shards: each device's Shard (device, index, replica_id, data)");
   sr_def("jax.Array.property.is_fully_replicated", prop_is_fully_replicated, "x.is_fully_replicated");
   sr_def("jax.Array.method.item", m_item, "x.item(): the value of a size-1 array");
+  sr_def("jax.Array.method.__round__", m_round, "round(x, ndigits=None): jnp.round, then astype(int) without ndigits");
   sr_def("jax.Array.method.block_until_ready", m_block_until_ready, "x.block_until_ready(): x");
   sr_def("jax.Array.method.devices", m_devices, "x.devices(): the set of devices holding x");
 }

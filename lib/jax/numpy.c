@@ -1957,163 +1957,6 @@ static SrVal *jnp_linspace(SrInterp *I, SrArgs *a) {
 }
 
 /* ======================================================================
- * pad
- * ====================================================================== */
-
-typedef struct PadData {
-  int nd;
-  int64_t w[2 * SR_MAX_RANK]; /* (before, after) per dimension */
-} PadData;
-
-/* lax_numpy._pad under its jit (pad_width and mode static; the array and
-   constant_values traced): constant mode, a scalar or one-element
-   constant_values. */
-static SrVal *pad_body(SrInterp *I, SrArgs *a) {
-  PadData *d = sr_current_builtin(I)->data;
-  SrVal *x = a->v[0];
-  const SrType *t = vtype(I, x);
-  if (t->ndim == 0) return sr_ref(x);
-  for (int i = 0; i < 2 * d->nd; i++)
-    if (d->w[i] < 0) return sr_raise(I, "ValueError", "index can't contain negative values");
-  /* _pad_constant: constant_values in the array's dtype and weakness */
-  SrVal *cv = sr_lax_convert(I, a->v[1], t->dtype, t->weak, NULL);
-  if (!cv) return NULL;
-  const SrType *ct = vtype(I, cv);
-  SrVal *r = NULL;
-  if (ct->ndim == 1 && ct->dims[0].size == 1) {
-    int64_t zero = 0;
-    SrVal *sq = sr_lax_squeeze(I, cv, &zero, 1);
-    sr_unref(cv);
-    if (!(cv = sq)) return NULL;
-    ct = vtype(I, cv);
-  }
-  if (ct->ndim == 0) {
-    int64_t cfg[3 * SR_MAX_RANK];
-    for (int i = 0; i < d->nd; i++) {
-      cfg[3 * i] = d->w[2 * i];
-      cfg[3 * i + 1] = d->w[2 * i + 1];
-      cfg[3 * i + 2] = 0;
-    }
-    r = sr_lax_pad(I, x, cv, cfg, d->nd);
-  } else if (ct->ndim == 1 && ct->dims[0].size != 2) {
-    SrBuf sb = SR_BUF_INIT;
-    sr_shape_str(&sb, ct);
-    sr_raise(I, "ValueError",
-             "jnp.pad: constant_values has unsupported shape %s. If the shape is 1D or 2D, the last dimension must be "
-             "of size 1 or 2.",
-             sr_buf_str(&sb));
-    sr_buf_free(&sb);
-  } else {
-    sr_raise(I, "NotImplementedError", "shardrepl: jnp.pad takes a scalar constant_values only");
-  }
-  sr_unref(cv);
-  return r;
-}
-
-/* lax_numpy._broadcast_to_pairs for pad_width: an int, (pad,), (before,
-   after), ((before, after),) or one pair per dimension. */
-static int pad_pairs(SrInterp *I, SrVal *v, int nd, int64_t *w) {
-  int64_t pair[2];
-  int n = 0;
-  if (!sr_is_seq(v)) {
-    if (sr_as_int(I, v, "pad_width", &pair[0]) < 0) return -1;
-    pair[1] = pair[0];
-  } else if (v->seq.n && sr_is_seq(v->seq.items[0])) {
-    /* shape (n, m): every entry a pair */
-    n = v->seq.n;
-    for (int i = 0; i < n; i++) {
-      SrVal *e = v->seq.items[i];
-      if (!sr_is_seq(e) || e->seq.n != v->seq.items[0]->seq.n)
-        return sr_raise(I, "TypeError", "`pad_width` entries must be the same shape"), -1;
-    }
-    int m = v->seq.items[0]->seq.n;
-    if (m != 2 || (n != nd && n != 1))
-      return sr_raise(I, "ValueError",
-                      "jnp.pad: pad_width with nd=%d has unsupported shape (%d, %d). Valid shapes are (%d, 2), (1, 2), "
-                      "(2,), (1,), or ().",
-                      nd, n, m, nd),
-             -1;
-    for (int i = 0; i < n; i++)
-      for (int k = 0; k < 2; k++)
-        if (sr_as_int(I, v->seq.items[i]->seq.items[k], "pad_width", &w[2 * i + k]) < 0) return -1;
-    if (n == nd) return 0;
-    pair[0] = w[0];
-    pair[1] = w[1];
-  } else {
-    n = v->seq.n;
-    if (n != 1 && n != 2)
-      return sr_raise(I, "ValueError",
-                      "jnp.pad: pad_width with nd=%d has unsupported shape (%d,). Valid shapes are (%d, 2), (1, 2), "
-                      "(2,), (1,), or ().",
-                      nd, n, nd),
-             -1;
-    for (int k = 0; k < n; k++)
-      if (sr_as_int(I, v->seq.items[k], "pad_width", &pair[k]) < 0) return -1;
-    if (n == 1) pair[1] = pair[0];
-  }
-  for (int i = 0; i < nd; i++) {
-    w[2 * i] = pair[0];
-    w[2 * i + 1] = pair[1];
-  }
-  return 0;
-}
-
-static int str_is(const SrVal *v, const char *s) {
-  return (v->kind == SR_V_STR || v->kind == SR_V_WORD) && v->str.n == strlen(s) && memcmp(v->str.s, s, v->str.n) == 0;
-}
-
-/* jnp.pad: constant mode, as the jit named _pad JAX's pad calls; the
-   other modes of numpy.pad are named and refused. */
-static SrVal *jnp_pad(SrInterp *I, SrArgs *a) {
-  SrVal *p[7];
-  if (sr_args_parse(I, a, "pad", "array, pad_width, mode=, constant_values=, stat_length=, end_values=, reflect_type=",
-                    p) < 0)
-    return NULL;
-  SrVal *x = arr(I, p[0]);
-  if (!x) return NULL;
-  PadData *d = sr_xcalloc(1, sizeof *d);
-  d->nd = vtype(I, x)->ndim;
-  SrVal *r = NULL;
-  static const char *const modes[] = {"constant", "empty",  "edge",   "wrap",    "linear_ramp", "maximum",
-                                      "mean",     "median", "minimum", "reflect", "symmetric"};
-  int mode = 0;
-  if (p[2] && p[2]->kind != SR_V_STR) {
-    sr_raise(I, "NotImplementedError", "shardrepl: jnp.pad with a callable or non-string mode is not supported");
-    goto done;
-  }
-  if (p[2]) {
-    for (mode = 0; mode < (int)(sizeof modes / sizeof modes[0]); mode++)
-      if (str_is(p[2], modes[mode])) break;
-    if (mode == (int)(sizeof modes / sizeof modes[0])) {
-      sr_raise(I, "NotImplementedError", "Unimplemented padding mode '%.*s' for np.pad.", (int)p[2]->str.n,
-               p[2]->str.s);
-      goto done;
-    }
-  }
-  if (pad_pairs(I, p[1], d->nd, d->w) < 0) goto done;
-  if (mode != 0) {
-    sr_raise(I, "NotImplementedError", "shardrepl: jnp.pad mode '%s' is not implemented (only 'constant')",
-             modes[mode]);
-    goto done;
-  }
-  static const char *const other[] = {"stat_length", "end_values", "reflect_type"};
-  for (int k = 0; k < 3; k++)
-    if (p[4 + k]) {
-      sr_raise(I, "ValueError", "unsupported keyword arguments for mode 'constant': {'%s'}", other[k]);
-      goto done;
-    }
-  SrVal *zero = sr_int(NULL, 0);
-  SrVal *args[2] = {x, p[3] ? p[3] : zero};
-  r = sr_api_jit(I, "_pad", pad_body, d, 2, args);
-  sr_unref(zero);
-  d = NULL;
-done:
-  free(d);
-  sr_unref(x);
-  return r;
-}
-
-/* ======================================================================
  * stack, concatenate, where, clip, round, isclose, allclose
  * ====================================================================== */
 
@@ -3087,7 +2930,6 @@ void sr_jnp_api_init(void) {
     {"jax.numpy.linspace", jnp_linspace, "linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0)"},
     {"jax.numpy.concatenate jax.numpy.concat", jnp_concatenate, "concatenate(arrays, axis=0, dtype=None)"},
     {"jax.numpy.stack", jnp_stack, "stack(arrays, axis=0, dtype=None)"},
-    {"jax.numpy.pad", jnp_pad, "pad(array, pad_width, mode='constant', constant_values=0): constant mode"},
     {"jax.numpy.where", jnp_where, "where(condition, x, y): a select_n (false case first) in jit[name=_where]"},
     {"jax.numpy.clip", jnp_clip, "clip(arr, min=None, max=None): jit[name=clip]"},
     {"jax.numpy.round jax.numpy.around", jnp_round, "round(a, decimals=0): jit[name=round]"},
@@ -3124,6 +2966,7 @@ void sr_jnp_api_init(void) {
   sr_jnp_setops_init();
   sr_jnp_stats_init();
   sr_jnp_shape_init();
+  sr_jnp_pad_init();
   sr_jnp_misc_init();
   sr_printoptions_init();
   sr_jnp_build_init();

@@ -824,6 +824,18 @@ static SrVal *bi_round(SrInterp *I, SrArgs *a) {
     if (2 * r > m || (2 * r == m && (q & 1))) q++;
     return sr_int(NULL, q * m);
   }
+  if (a->v[0]->kind != SR_V_FLOAT) {
+    /* an object's __round__ (arrays': jnp.round) */
+    SrVal *m = sr_getattr(I, a->v[0], "__round__");
+    if (m) {
+      SrArgs ma = {a->n - 1, a->v + 1, 0, NULL, NULL, NULL};
+      SrVal *r = sr_call(I, m, &ma);
+      sr_unref(m);
+      return r;
+    }
+    if (I->exc && strcmp(sr_exc_type(I->exc), "AttributeError") != 0) return NULL;
+    sr_exc_clear(I);
+  }
   if (sr_as_float(I, a->v[0], "round()", &x) < 0) return NULL;
   if (a->n == 1 || a->v[1]->kind == SR_V_NONE) return sr_int(NULL, (int64_t)nearbyint(x));
   if (nd >= 0 && nd < 300) {
