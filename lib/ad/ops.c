@@ -528,6 +528,16 @@ SrVal *sr_op_broadcast_to(const SrBinder *b, SrVal *x, const int64_t *shape, int
   for (int i = 0; same && i < nd; i++) same = t->dims[i].size == shape[i];
   if (same && (!sharding || sr_op_has_sharding(b->I, x, sharding))) return sr_ref(x);
   int lead = nd - t->ndim, ok = lead >= 0;
+  if (!ok) {
+    SrBuf s = SR_BUF_INIT, c = SR_BUF_INIT;
+    for (int i = 0; i < t->ndim; i++) sr_buf_printf(&s, i ? ", %lld" : "%lld", (long long)t->dims[i].size);
+    for (int i = 0; i < nd; i++) sr_buf_printf(&c, i ? ", %lld" : "%lld", (long long)shape[i]);
+    sr_raise(b->I, "ValueError", "Cannot broadcast to shape with fewer dimensions: arr_shape=(%s%s) shape=(%s%s)",
+             sr_buf_str(&s), t->ndim == 1 ? "," : "", sr_buf_str(&c), nd == 1 ? "," : "");
+    sr_buf_free(&s);
+    sr_buf_free(&c);
+    return NULL;
+  }
   for (int i = 0; ok && i < t->ndim; i++) ok = t->dims[i].size == 1 || t->dims[i].size == shape[lead + i];
   if (!ok) {
     SrBuf s = SR_BUF_INIT, c = SR_BUF_INIT;

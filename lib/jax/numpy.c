@@ -1573,7 +1573,12 @@ static SrVal *fill_api(SrInterp *I, SrArgs *a, const char *name, int fill /* 0, 
   if (sr_jnp_device_arg(I, p[2 + o], p[3 + o], name, &sh, &dev) < 0) return NULL;
   SrVal *fv = fill < 0 ? arr(I, p[1]) : sr_int(NULL, fill);
   SrVal *r = NULL;
-  if (fv) {
+  if (fv && fill < 0 && vtype(I, fv)->ndim > 0) {
+    /* an array fill_value: asarray(fill_value, dtype) broadcast to shape */
+    SrVal *c = sr_jnp_asarray(I, fv, dt);
+    r = c ? sr_lax_broadcast_to(I, c, shape, nd, sh) : NULL;
+    sr_unref(c);
+  } else if (fv) {
     if (fill >= 0 && dt < 0) dt = default_float(I);
     r = sr_lax_full(I, shape, nd, fv, dt, sh);
   }
@@ -1656,8 +1661,28 @@ static SrVal *like_api(SrInterp *I, SrArgs *a, const char *name, int fill) {
   if (sr_args_parse(I, a, name, spec, p) < 0) return NULL;
   int o = fill < 0 ? 1 : 0, dt;
   if (sr_dtype_arg(I, p[1 + o], &dt, name) < 0) return NULL;
-  SrVal *fv = fill < 0 ? sr_ref(p[1]) : sr_int(NULL, fill);
-  SrVal *r = full_like(I, p[0], fv, dt, p[2 + o], p[4 + o]);
+  SrVal *fv = fill < 0 ? arr(I, p[1]) : sr_int(NULL, fill);
+  if (!fv) return NULL;
+  SrVal *r;
+  if (fill < 0 && vtype(I, fv)->ndim > 0) {
+    /* an array fill_value: asarray(fill_value, dtype or a's) broadcast to
+       shape or a's shape */
+    SrVal *x = arr(I, p[0]);
+    const SrType *t = x ? vtype(I, x) : NULL;
+    int64_t shape[SR_MAX_RANK];
+    int nd = t ? t->ndim : 0;
+    for (int i = 0; i < nd; i++) shape[i] = t->dims[i].size;
+    SrVal *sh = NULL, *c = NULL;
+    r = NULL;
+    if (t && (!p[2 + o] || p[2 + o]->kind == SR_V_NONE || ints_arg(I, p[2 + o], shape, &nd, "shape") == 0) &&
+        sr_api_canon_sharding(I, p[4 + o], name, &sh) == 0 && (c = sr_jnp_asarray(I, fv, dt < 0 ? t->dtype : dt)))
+      r = sr_lax_broadcast_to(I, c, shape, nd, sh);
+    sr_unref(c);
+    sr_unref(sh);
+    sr_unref(x);
+  } else {
+    r = full_like(I, p[0], fv, dt, p[2 + o], p[4 + o]);
+  }
   sr_unref(fv);
   return r;
 }
