@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "ad/ad_rules.h"
+#include "ad/batch.h"
 #include "check/rule.h"
 #include "exec/eval.h"
 #include "exec/kern_window.h"
@@ -489,6 +490,58 @@ TR(tr_ssa) {
 #undef TR
 #undef JVP
 
+/* ==== batching (windowed_reductions.py's batch rules) ==== */
+
+/* A unit window at dim k: size 1, stride 1, no padding, no dilation. */
+static void win_insert(Win *w, int k) {
+  int64_t *v[6] = {w->win, w->st, w->lo, w->hi, w->bd, w->wd};
+  const int64_t unit[6] = {1, 1, 0, 0, 1, 1};
+  for (int a = 0; a < 6; a++) {
+    memmove(v[a] + k + 1, v[a] + k, (size_t)(w->n - k) * sizeof *v[a]);
+    v[a][k] = unit[a];
+  }
+  w->n++;
+  w->nst = w->npad = w->nbd = w->nwd = w->n;
+}
+
+static int win_batch_params(SrBatch *b, const SrEqn *e, Win *w, int k) {
+  if (read_eqn_win(&b->ad, e, w) < 0) return -1;
+  if (w->n >= SR_MAX_RANK) return sr_raise(b->ad.I, "ValueError", "%s: too many dimensions to batch", e->prim->name), -1;
+  win_insert(w, k);
+  return 0;
+}
+
+/* _reduce_window_batch_rule: a unit window at the batch dim, which stays */
+static int batch_rw(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
+  Win w;
+  if (win_batch_params(b, e, &w, bd[0]) < 0) return -1;
+  y[0] = sr_batch_bind_with(b, e, 1, x, "window_dimensions", sr_int_tuple(w.win, w.n), "window_strides",
+                            sr_int_tuple(w.st, w.n), "padding", sr_lax_pads_val(w.lo, w.hi, w.n), "base_dilation",
+                            sr_int_tuple(w.bd, w.n), "window_dilation", sr_int_tuple(w.wd, w.n), NULL);
+  ybd[0] = bd[0];
+  return y[0] ? 0 : -1;
+}
+
+/* _select_and_gather_add_batching_rule and
+   _select_and_scatter_add_batch_rule: both operands' batch dims to the
+   front, a unit window there */
+static int batch_select(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
+  Win w;
+  if (win_batch_params(b, e, &w, 0) < 0) return -1;
+  SrVal *in[2];
+  for (int i = 0; i < 2; i++) in[i] = sr_batch_at_front(b, x[i], bd[i], b->size);
+  if (!in[0] || !in[1]) return -1;
+  if (e->prim == &sr_prims[SR_P_select_and_gather_add])
+    y[0] = sr_batch_bind_with(b, e, 2, in, "window_dimensions", sr_int_tuple(w.win, w.n), "window_strides",
+                              sr_int_tuple(w.st, w.n), "padding", sr_lax_pads_val(w.lo, w.hi, w.n), "base_dilation",
+                              sr_int_tuple(w.bd, w.n), "window_dilation", sr_int_tuple(w.wd, w.n), NULL);
+  else
+    y[0] = sr_batch_bind_with(b, e, 2, in, "window_dimensions", sr_int_tuple(w.win, w.n), "window_strides",
+                              sr_int_tuple(w.st, w.n), "padding", sr_lax_pads_val(w.lo, w.hi, w.n), NULL);
+  ybd[0] = 0;
+  return y[0] ? 0 : -1;
+}
+
 /* ==== registration ==== */
 
 void sr_lax_windowed_init(void) {
@@ -509,4 +562,7 @@ void sr_lax_windowed_init(void) {
   sr_ad_set_transpose(SR_P_select_and_gather_add, tr_sga);
   sr_ad_set_jvp(SR_P_select_and_scatter_add, jvp_ssa);
   sr_ad_set_transpose(SR_P_select_and_scatter_add, tr_ssa);
+  for (int i = 0; i < 3; i++) sr_prims[rw[i]].batch = batch_rw;
+  sr_prims[SR_P_select_and_gather_add].batch = batch_select;
+  sr_prims[SR_P_select_and_scatter_add].batch = batch_select;
 }
