@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "ad/ad_rules.h"
+#include "ad/batch.h"
 #include "check/rule.h"
 #include "exec/eval.h"
 #include "exec/kern.h"
@@ -555,6 +556,88 @@ TR(tr_conv) {
 #undef TR
 #undef JVP
 
+/* ==== batching ==== */
+
+/* conv_general_dilated with e's params but the group counts (the
+   operands' shapes change, the dimension numbers do not) */
+static SrVal *rebind_conv(SrAd *ad, const SrEqn *e, const Conv *c, SrVal *lhs, SrVal *rhs, int64_t fgc, int64_t bgc) {
+  if (!lhs || !rhs) return NULL;
+  SrVal *in[2] = {lhs, rhs};
+  return sr_ad_bindv(ad, SR_P_conv_general_dilated, 2, in, "window_strides", sr_int_tuple(c->ws, c->nsp), "padding",
+                     sr_lax_pads_val(c->lo, c->hi, c->nsp), "lhs_dilation", sr_int_tuple(c->ld, c->nsp),
+                     "rhs_dilation", sr_int_tuple(c->rd, c->nsp), "dimension_numbers",
+                     dn_val(c->ls, c->rs, c->os, c->nd), "feature_group_count", sr_int(NULL, fgc), "batch_group_count",
+                     sr_int(NULL, bgc), "precision", param_or_none(e, "precision"), "preferred_element_type",
+                     param_or_none(e, "preferred_element_type"), "out_sharding", param_or_none(e, "out_sharding"),
+                     NULL);
+}
+
+/* _conv_general_dilated_batch_rule: the batch dim folded into the lhs
+   batch dim (only the lhs mapped), the rhs output features (only the
+   rhs), or into the feature (or batch) groups (both), the groups kept
+   outermost where there are some; the result's dim split again. */
+static int batch_conv(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
+  SrAd *ad = &b->ad;
+  Conv c;
+  const char *bad = read_conv(sr_lax_get_eqn, e, &c);
+  if (bad) return sr_raise(ad->I, "TypeError", "conv_general_dilated: malformed %s", bad), -1;
+  SrVal *osh = sr_lax_get_eqn(e, "out_sharding");
+  if (osh && osh->kind != SR_V_NONE)
+    return sr_raise(ad->I, "NotImplementedError", "vmap of conv_general_dilated with an out_sharding"), -1;
+  if (b->size == 0)
+    return sr_raise(ad->I, "NotImplementedError", "vmap of conv_general_dilated over an axis of size 0"), -1;
+  int lb = bd[0], rb = bd[1];
+  int64_t n = b->size, fgc = c.fgc, bgc = c.bgc;
+  int ls0 = (int)c.ls[0], ls1 = (int)c.ls[1], rs0 = (int)c.rs[0], os0 = (int)c.os[0], os1 = (int)c.os[1];
+  SrVal *out;
+  if (lb != SR_NOT_MAPPED && rb != SR_NOT_MAPPED) {
+    SrVal *nl;
+    if (bgc > 1) {
+      nl = axis_into(ad, lb, ls0, x[0]);
+      bgc *= n;
+    } else {
+      nl = axis_into(ad, lb, ls1, x[0]);
+      fgc *= n;
+    }
+    out = rebind_conv(ad, e, &c, nl, axis_into(ad, rb, rs0, x[1]), fgc, bgc);
+    out = out ? axis_out_of(ad, os1, n, out) : NULL;
+    ybd[0] = os1;
+  } else if (lb != SR_NOT_MAPPED) {
+    SrVal *nl;
+    if (bgc == 1) {
+      nl = axis_into(ad, lb, ls0, x[0]);
+    } else {
+      nl = axis_out_of(ad, ls0 + (lb <= ls0), bgc, x[0]);
+      nl = nl ? axis_into(ad, lb + (ls0 < lb), ls0 + 1, nl) : NULL;
+      nl = nl ? axis_into(ad, ls0, ls0, nl) : NULL;
+    }
+    out = rebind_conv(ad, e, &c, nl, x[1], fgc, bgc);
+    out = out ? axis_out_of(ad, os0, n, out) : NULL;
+    ybd[0] = os0;
+  } else {
+    SrVal *nr;
+    int64_t g = fgc > 1 ? fgc : bgc;
+    if (fgc == 1 && bgc == 1) {
+      nr = axis_into(ad, rb, rs0, x[1]);
+    } else {
+      nr = axis_out_of(ad, rs0 + (rb <= rs0), g, x[1]);
+      nr = nr ? axis_into(ad, rb + (rs0 < rb), rs0 + 1, nr) : NULL;
+      nr = nr ? axis_into(ad, rs0, rs0, nr) : NULL;
+    }
+    out = rebind_conv(ad, e, &c, x[0], nr, fgc, bgc);
+    if (fgc == 1 && bgc == 1) {
+      out = out ? axis_out_of(ad, os1, n, out) : NULL;
+    } else {
+      out = out ? axis_out_of(ad, os1, g, out) : NULL;
+      out = out ? axis_out_of(ad, os1 + 1, n, out) : NULL;
+      out = out ? axis_into(ad, os1, os1 + 1, out) : NULL;
+    }
+    ybd[0] = os1;
+  }
+  y[0] = out;
+  return out ? 0 : -1;
+}
+
 /* ==== registration ==== */
 
 void sr_lax_conv_init(void) {
@@ -562,4 +645,5 @@ void sr_lax_conv_init(void) {
   sr_set_eval_rule(SR_P_conv_general_dilated, ev_conv);
   sr_ad_set_jvp(SR_P_conv_general_dilated, sr_ad_jvp_bilinear); /* ad.defbilinear */
   sr_ad_set_transpose(SR_P_conv_general_dilated, tr_conv);
+  sr_prims[SR_P_conv_general_dilated].batch = batch_conv;
 }
