@@ -64,7 +64,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/jax/nn.h lib/jax/nn_initializers.c lib/jax/scipy_special.c \
 	lib/jax/jit_options.c lib/jax/jit_options.h lib/jax/array_create.c lib/jax/array_create.h \
 	lib/jax/pytree_api.c lib/jax/pytree_api.h lib/jax/introspect.c lib/jax/introspect.h \
-	lib/jax/numpy_sort.c lib/jax/numpy_stats.c lib/jax/numpy_shape.c lib/jax/numpy_pad.c \
+	lib/jax/numpy_sort.c lib/jax/numpy_stats.c lib/jax/numpy_shape.c lib/jax/numpy_pad.c lib/jax/scipy_ndimage.c \
 	lib/jax/numpy_misc.c \
 	lib/jax/numpy_apiD.c \
 	lib/jax/printoptions.c \

@@ -83,6 +83,7 @@ void sr_jnp_setops_init(void);        /* numpy_setops.c */
 void sr_jnp_stats_init(void);         /* numpy_stats.c */
 void sr_jnp_shape_init(void);         /* numpy_shape.c */
 void sr_jnp_pad_init(void);           /* numpy_pad.c */
+void sr_scipy_ndimage_init(void);     /* scipy_ndimage.c */
 void sr_jnp_misc_init(void);          /* numpy_misc.c */
 void sr_jnp_apiD_init(void);          /* numpy_apiD.c */
 void sr_printoptions_init(void);      /* printoptions.c */

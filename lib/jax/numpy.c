@@ -2992,6 +2992,7 @@ void sr_jnp_api_init(void) {
   sr_jnp_stats_init();
   sr_jnp_shape_init();
   sr_jnp_pad_init();
+  sr_scipy_ndimage_init();
   sr_jnp_misc_init();
   sr_printoptions_init();
   sr_jnp_build_init();
