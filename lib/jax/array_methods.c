@@ -239,7 +239,8 @@ static SrVal *array_method(SrInterp *I, SrArgs *a) {
 static const char *const methods[] = {
   "reshape", "sum", "max", "min", "mean", "prod", "astype", "transpose", "squeeze", "argmax",
   "argmin", "cumsum", "ravel", "flatten", "clip", "dot", "any", "all", "round", "conj", "var",
-  "std", "swapaxes", "repeat", "item", "tolist", "block_until_ready", "copy", NULL,
+  "std", "swapaxes", "repeat", "item", "tolist", "block_until_ready", "copy", "argsort", "sort", "argpartition",
+  "choose", "conjugate", "cumprod", "diagonal", "ptp", "searchsorted", "take", "trace", NULL,
 };
 
 /* whether x.name is a method that array_method can call (hasattr is

@@ -649,6 +649,25 @@ static SrVal *m_round(SrInterp *I, SrArgs *a) {
   return sr_nn_done(&s, r);
 }
 
+/* x.compress(condition, axis=None, *, out=None, size=None, fill_value=0):
+   jnp.compress(condition, x, ...) (array_methods._compress) */
+static SrVal *m_compress(SrInterp *I, SrArgs *a) {
+  if (a->n < 2 || a->n > 3) return sr_raise(I, "TypeError", "compress() takes from 1 to 2 positional arguments");
+  SrVal *v[3] = {a->v[1], a->v[0], a->n > 2 ? a->v[2] : NULL};
+  SrArgs ca = {a->n, v, a->nkw, a->kw, a->kwv, NULL};
+  SrVal *fn = sr_lookup_qualname("jax.numpy.compress");
+  return fn ? sr_call(I, fn, &ca) : sr_raise(I, "AttributeError", "jax.numpy has no compress");
+}
+
+/* x.to_device(device, *, stream=None): jax.device_put(x, device) */
+static SrVal *m_to_device(SrInterp *I, SrArgs *a) {
+  if (a->n != 2) return sr_raise(I, "TypeError", "to_device() takes exactly one argument (the device)");
+  for (int i = 0; i < a->nkw; i++)
+    if (strcmp(a->kw[i], "stream")) return sr_raise(I, "TypeError", "to_device() got an unexpected keyword argument '%s'", a->kw[i]);
+  SrArgs ca = {2, a->v, 0, NULL, NULL, NULL};
+  return sr_call(I, sr_lookup_qualname("jax.device_put"), &ca);
+}
+
 static SrVal *m_block_until_ready(SrInterp *I, SrArgs *a) {
   (void)I;
   return a->n ? sr_ref(a->v[0]) : sr_none();
@@ -786,6 +805,8 @@ void sr_builtins_exec_init(void) {
   sr_def("jax.Array.property.is_fully_replicated", prop_is_fully_replicated, "x.is_fully_replicated");
   sr_def("jax.Array.method.item", m_item, "x.item(): the value of a size-1 array");
   sr_def("jax.Array.method.__round__", m_round, "round(x, ndigits=None): jnp.round, then astype(int) without ndigits");
+  sr_def("jax.Array.method.compress", m_compress, "x.compress(condition, axis=None, *, size=None, fill_value=0): jnp.compress(condition, x)");
+  sr_def("jax.Array.method.to_device", m_to_device, "x.to_device(device): jax.device_put(x, device)");
   sr_def("jax.Array.method.block_until_ready", m_block_until_ready, "x.block_until_ready(): x");
   sr_def("jax.Array.method.devices", m_devices, "x.devices(): the set of devices holding x");
 }
