@@ -14,6 +14,8 @@
 #include "jax/jax.h"
 #include "jax/lax.h"
 #include "jax/numpy.h"
+#include "jax/api.h"
+#include "jax/tree_util.h"
 #include "lax/lax.h"
 #include "core/core.h"
 #include "core/jaxstate.h"
@@ -582,6 +584,65 @@ static int is_builtin(SrVal *f, const char *qualname) {
   return b && f == b;
 }
 
+/* The general path of lax.reduce_window (_reduce_window without a monoid
+   reducer): operands and init values flattened, the computation traced on
+   the init values' avals (_variadic_reduction_jaxpr), reduce_window_p
+   bound, the results in the operands' structure. */
+static SrVal *rw_general(SrInterp *I, SrVal *ops, SrVal *inits, SrVal *computation, const int64_t *win, int nw,
+                         const int64_t *st, int nst, const int64_t *lo, const int64_t *hi, int npad, const int64_t *bd,
+                         int nbd, const int64_t *wd, int nwd) {
+  SrVal *fo = sr_pytree_flatten(I, ops), *fi = fo ? sr_pytree_flatten(I, inits) : NULL, *r = NULL;
+  if (!fi) goto out;
+  int n = fo->seq.n;
+  if (n != fi->seq.n) {
+    sr_raise(I, "ValueError", "Must have same total number of operands as init_values:  %d vs. %d", n, fi->seq.n);
+    goto out;
+  }
+  if (n == 0) {
+    sr_raise(I, "ValueError", "reduce_window must have at least one operand.");
+    goto out;
+  }
+  SrVal **in = sr_xcalloc(2 * (size_t)n, sizeof *in);
+  const SrType **types = sr_xcalloc((size_t)n, sizeof *types);
+  int ok = 1;
+  for (int i = 0; i < n && ok; i++) {
+    in[i] = arr(I, fo->seq.items[i]);
+    in[n + i] = in[i] ? arr(I, fi->seq.items[i]) : NULL;
+    if (!in[n + i] || !(types[i] = sr_value_type(I, in[n + i]))) ok = 0;
+  }
+  SrJaxpr *j = NULL;
+  SrVal *out_tree = NULL, *captured = NULL;
+  if (ok) {
+    SrVal *avals = sr_api_abstract_like(inits, types, n);
+    SrVal *args[2] = {avals, avals};
+    j = sr_trace_fn(I, computation, 2, args, 0, NULL, NULL, SR_TRACE_CONSTVARS, &out_tree, &captured);
+    sr_unref(avals);
+  }
+  if (j && captured && captured->seq.n > 0) {
+    sr_raise(I, "NotImplementedError",
+             "Reduction computations can't close over Tracers. Please open an issue at https://github.com/jax-ml/jax.");
+  } else if (j && (int)j->nout != n) {
+    sr_raise(I, "ValueError", "reduce_window output must have the same tree structure as the operands");
+  } else if (j && sr_auto_insert_reshard(I, n, in) == 0) {
+    SrVal *res = sr_bindv(I, SR_P_reduce_window, 2 * n, in, "base_dilation", sr_int_tuple(bd, nbd), "consts",
+                          sr_seq(NULL, SR_V_TUPLE, 0), "jaxpr", sr_jaxpr_val(NULL, j), "padding",
+                          sr_lax_pads_val(lo, hi, npad), "window_dilation", sr_int_tuple(wd, nwd), "window_dimensions",
+                          sr_int_tuple(win, nw), "window_strides", sr_int_tuple(st, nst), NULL);
+    if (res) r = sr_pytree_unflatten(ops, res);
+    sr_unref(res);
+  }
+  if (j) sr_program_unref(j->prog);
+  sr_unref(out_tree);
+  sr_unref(captured);
+  for (int i = 0; i < 2 * n; i++) sr_unref(in[i]);
+  free(in);
+  free(types);
+out:
+  sr_unref(fo);
+  sr_unref(fi);
+  return r;
+}
+
 /* lax.reduce_window(operand, init_value, computation, window_dimensions,
    window_strides=None, padding='VALID', base_dilation=None,
    window_dilation=None): lax.add, lax.max and lax.min at their identities
@@ -603,8 +664,13 @@ static SrVal *lax_reduce_window(SrInterp *I, SrArgs *a) {
     for (nbd = 0; nbd < nw; nbd++) bd[nbd] = 1;
   int has_wd;
   if (opt_ints(I, p[7], wd, &nwd, &has_wd, "window_dilation") < 0) return NULL;
-  SrVal *x = arr(I, p[0]);
-  if (!x) return NULL;
+  /* a tree of operands: the first leaf gives the shape for the padding */
+  SrVal *leaves = sr_pytree_flatten(I, p[0]);
+  if (!leaves) return NULL;
+  int tree = leaves->seq.n != 1 || leaves->seq.items[0] != p[0], nleaves = leaves->seq.n;
+  SrVal *x = nleaves ? arr(I, leaves->seq.items[0]) : NULL;
+  sr_unref(leaves);
+  if (!x) return nleaves ? NULL : sr_raise(I, "ValueError", "reduce_window must have at least one operand.");
   const SrType *xt = sr_value_type(I, x);
   SrVal *r = NULL;
   SrVal *pad = p[5];
@@ -629,7 +695,7 @@ static SrVal *lax_reduce_window(SrInterp *I, SrArgs *a) {
     for (nwd = 0; nwd < nw; nwd++) wd[nwd] = 1;
   double iv;
   int prim = -1;
-  if (concrete_scalar(I, p[1], &iv)) {
+  if (!tree && concrete_scalar(I, p[1], &iv)) {
     SrDtype dt = xt->dtype;
     int fl = sr_dtype_is_float(dt);
     /* lax._get_max_identity / _get_min_identity */
@@ -641,9 +707,7 @@ static SrVal *lax_reduce_window(SrInterp *I, SrArgs *a) {
     else if (is_builtin(p[2], "jax.lax.min") && iv == highest) prim = SR_P_reduce_window_min;
   }
   if (prim < 0) {
-    r = sr_raise(I, "NotImplementedError",
-                 "reduce_window: only lax.add, lax.max and lax.min at their identity init values are implemented "
-                 "(reduce_window_sum, reduce_window_max, reduce_window_min)");
+    r = rw_general(I, p[0], p[1], p[2], win, nw, st, nst, lo, hi, npad, bd, nbd, wd, nwd);
     goto done;
   }
   r = sr_bindv(I, prim, 1, &x, "window_dimensions", sr_int_tuple(win, nw), "window_strides", sr_int_tuple(st, nst),

@@ -488,7 +488,6 @@ TR(tr_ssa) {
 }
 
 #undef TR
-#undef JVP
 
 /* ==== batching (windowed_reductions.py's batch rules) ==== */
 
@@ -542,6 +541,225 @@ static int batch_select(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, Sr
   return y[0] ? 0 : -1;
 }
 
+/* ==== reduce_window (lax.reduce_window with a computation of the user's) ==== */
+
+/* reduce_window_p binds the operands, then one scalar init value per
+ * operand, with the computation's jaxpr (the accumulators, then the
+ * elements, to the new accumulators), its consts and the window params. */
+
+static void dtype_list(SrBuf *b, const SrType *const *t, uint32_t n) {
+  sr_buf_putc(b, '[');
+  for (uint32_t k = 0; k < n; k++) sr_buf_printf(b, "%sdtype('%s')", k ? ", " : "", sr_dtype_name(t[k]->dtype));
+  sr_buf_putc(b, ']');
+}
+
+/* _reduce_window_abstract_eval_rule */
+static int type_rw_general(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  uint32_t n = e->nin / 2;
+  if (e->nin == 0 || e->nin % 2)
+    return sr_terr(cx, "TypeError", "reduce_window takes as many init values as operands, got %u inputs", e->nin);
+  if (sr_rule_arity(cx, e, -1, (int)n) < 0) return -1;
+  int rc = 0;
+  SrBuf a = SR_BUF_INIT, b = SR_BUF_INIT;
+  for (uint32_t i = 0; i < n && !rc; i++)
+    if (e->in[i]->dtype != e->in[n + i]->dtype) {
+      dtype_list(&a, e->in, n);
+      dtype_list(&b, e->in + n, n);
+      rc = sr_terr(cx, "TypeError",
+                   "reduce_window got inconsistent dtypes for operands and init_values: got operand dtypes %s and "
+                   "init_value dtypes %s.",
+                   sr_buf_str(&a), sr_buf_str(&b));
+    }
+  for (uint32_t i = 0; i < n && !rc; i++)
+    if (e->in[n + i]->ndim != 0) {
+      sr_buf_putc(&a, '[');
+      for (uint32_t k = 0; k < n; k++) {
+        if (k) sr_buf_puts(&a, ", ");
+        sr_shape_str(&a, e->in[n + k]);
+      }
+      sr_buf_putc(&a, ']');
+      rc = sr_terr(cx, "TypeError", "reduce_window expected init_values to be scalars but init_values have shapes %s.",
+                   sr_buf_str(&a));
+    }
+  sr_buf_free(&a);
+  sr_buf_free(&b);
+  if (rc) return -1;
+  Win w;
+  const char *bad = read_win(sr_lax_get_rule, e, &w);
+  if (bad) return sr_terr(cx, "TypeError", "reduce_window equation has no valid '%s' param", bad);
+  int64_t shape[SR_MAX_RANK];
+  if (common_shape(cx, e->in[0], &w, shape) < 0) return -1;
+  for (uint32_t i = 0; i < n; i++) {
+    if (e->in[i]->unreduced || e->in[i]->reduced)
+      return sr_terr(cx, "NotImplementedError", "reduce_window of an unreduced or reduced operand");
+    if (finish_std(cx, e, e->in[i], shape, e->in[i]->ndim, &out[i]) < 0) return -1;
+  }
+  return 0;
+}
+
+/* XLA's ReduceWindow on the host: each result element starts at the init
+   values and takes the jaxpr of the accumulators and the window's next
+   elements, the window in row-major order; a position in the padding or
+   between base-dilated elements is the init value. */
+static int ev_rw_general(SrEvalCtx *cx, const SrEvalEqn *e) {
+  uint32_t n = e->nin / 2;
+  const SrJaxpr *j = sr_ev_param_jaxpr(e, "jaxpr");
+  if (!j || sr_nargs(j) != 2 * n || j->nout != n)
+    return sr_ev_err(cx, "TypeError", "reduce_window's jaxpr must take %u arguments and give %u results", 2 * n, n);
+  Win w;
+  const char *bad = read_win(sr_lax_get_ev, e, &w);
+  if (bad) return sr_ev_err(cx, "TypeError", "reduce_window equation has no valid '%s' param", bad);
+  const SrType *xt = e->in[0]->type, *ot = e->out_type[0];
+  int nd = xt->ndim;
+  int64_t total = sr_type_numel(xt), nres = sr_type_numel(ot), nwin = 1;
+  for (int d = 0; d < nd; d++) nwin *= w.win[d];
+  unsigned char **xs = sr_xcalloc(3 * (size_t)n, sizeof *xs), **acc = xs + n, **iv = xs + 2 * n;
+  size_t *es = sr_xcalloc(n, sizeof *es);
+  int rc = 0;
+  for (uint32_t i = 0; i < n && rc == 0; i++) {
+    es[i] = sr_elem_size(e->in[i]->type->dtype);
+    xs[i] = sr_xmalloc((size_t)total * es[i] + 1);
+    acc[i] = sr_xmalloc((size_t)nres * es[i] + 1);
+    iv[i] = sr_xmalloc(es[i] + 1);
+    rc = sr_array_to_host(cx, e->in[i], xs[i]);
+    if (rc == 0) rc = sr_array_to_host(cx, e->in[n + i], iv[i]);
+  }
+  SrArray **in = sr_xcalloc(3 * (size_t)n, sizeof *in), **res = in + 2 * n;
+  int64_t oi[SR_MAX_RANK] = {0};
+  for (int64_t o = 0; rc == 0 && o < nres; o++) {
+    for (uint32_t i = 0; i < n; i++) memcpy(acc[i] + (size_t)o * es[i], iv[i], es[i]);
+    int64_t ki[SR_MAX_RANK] = {0};
+    for (int64_t k = 0; rc == 0 && k < nwin; k++) {
+      /* the window element's place in the operand, or -1 for the init value */
+      int64_t flat = 0;
+      for (int d = 0; d < nd && flat >= 0; d++) {
+        int64_t pos = oi[d] * w.st[d] + ki[d] * w.wd[d] - w.lo[d];
+        if (pos < 0 || pos % w.bd[d] || pos / w.bd[d] >= xt->dims[d].size) flat = -1;
+        else flat = flat * xt->dims[d].size + pos / w.bd[d];
+      }
+      for (uint32_t i = 0; i < n; i++) {
+        in[i] = sr_array_from_data(sr_args(j)[i]->type, NULL, acc[i] + (size_t)o * es[i]);
+        in[n + i] = sr_array_from_data(sr_args(j)[n + i]->type, NULL, flat < 0 ? iv[i] : xs[i] + (size_t)flat * es[i]);
+      }
+      rc = sr_ev_jaxpr(cx, j, in, res);
+      for (uint32_t i = 0; i < n && rc == 0; i++) {
+        const SrType *rt = res[i]->type;
+        if (rt->ndim != 0 || rt->dtype != e->in[i]->type->dtype)
+          rc = sr_ev_err(cx, "TypeError", "reduce_window's computation gives %s, the operand is %s", sr_type_short(rt),
+                         sr_dtype_name(e->in[i]->type->dtype));
+        else rc = sr_array_to_host(cx, res[i], acc[i] + (size_t)o * es[i]);
+      }
+      for (uint32_t i = 0; i < 2 * n; i++) sr_array_unref(in[i]);
+      for (uint32_t i = 0; i < n; i++) {
+        if (res[i]) sr_array_unref(res[i]);
+        res[i] = NULL;
+      }
+      for (int d = nd - 1; d >= 0 && ++ki[d] == w.win[d]; d--) ki[d] = 0;
+    }
+    for (int d = nd - 1; d >= 0 && ++oi[d] == ot->dims[d].size; d--) oi[d] = 0;
+    if (rc == 0 && cx->I && (o & 255) == 255 && sr_interrupt_point(cx->I))
+      rc = sr_ev_err(cx, "KeyboardInterrupt", "interrupted");
+  }
+  for (uint32_t i = 0; i < n && rc == 0; i++) {
+    SrArray *r = sr_array_from_data(sr_type_strip_sharding(e->out_type[i]), NULL, acc[i]);
+    const SrMesh *m = sr_ev_mesh_for(cx, e, e->out_type[i]);
+    e->out[i] = sr_redistribute_typed(cx, r, m, sr_ev_out_layout(cx, e, i, m), e->out_type[i]);
+    sr_array_unref(r);
+    if (!e->out[i]) rc = -1;
+  }
+  for (uint32_t i = 0; i < 3 * n; i++) free(xs[i]);
+  free(xs);
+  free(es);
+  free(in);
+  return rc;
+}
+
+static SrVal *win_params_bind(SrAd *ad, const SrEqn *e, int nin, SrVal **in, SrVal *jaxpr) {
+  Win w;
+  if (read_eqn_win(ad, e, &w) < 0) return NULL;
+  SrVal *consts = sr_lax_get_eqn(e, "consts");
+  return sr_ad_bindv(ad, SR_P_reduce_window, nin, in, "base_dilation", sr_int_tuple(w.bd, w.n), "consts",
+                     consts ? sr_ref(consts) : sr_seq(NULL, SR_V_TUPLE, 0), "jaxpr", jaxpr, "padding",
+                     sr_lax_pads_val(w.lo, w.hi, w.n), "window_dilation", sr_int_tuple(w.wd, w.n),
+                     "window_dimensions", sr_int_tuple(w.win, w.n), "window_strides", sr_int_tuple(w.st, w.n), NULL);
+}
+
+/* reduce_window_jvp: the reduction of the primals and tangents side by
+   side, its computation the computation's JVP with each side's primals
+   and tangents together; tangents of the init values are not supported. */
+JVP(jvp_rw_general) {
+  SrInterp *I = ad->I;
+  uint32_t n = e->nin / 2;
+  for (uint32_t i = n; i < e->nin; i++)
+    if (t[i]) return sr_raise(I, "TypeError", "reduce_window jvp does not support non-zero init_value_tangent."), -1;
+  SrVal *jv = sr_lax_get_eqn(e, "jaxpr");
+  const SrJaxpr *red = jv && jv->kind == SR_V_JAXPR ? jv->jx.jaxpr : NULL;
+  if (!red || sr_nargs(red) != 2 * n) return sr_raise(I, "TypeError", "reduce_window: malformed jaxpr"), -1;
+  uint8_t *nz = sr_xmalloc(4 * (size_t)n + 1), *out_nz = sr_xmalloc(2 * (size_t)n + 1);
+  memset(nz, 1, 4 * (size_t)n + 1);
+  SrJaxpr *jj = sr_ad_jvp_jaxpr(ad, red, nz, nz, out_nz);
+  free(nz);
+  free(out_nz);
+  if (!jj) return -1;
+  /* (left primals, left tangents, right primals, right tangents) in the
+     order jvp_jaxpr takes them: (left, right primals; left, right tangents) */
+  int *order = sr_xmalloc(4 * (size_t)n * sizeof *order);
+  for (uint32_t i = 0; i < n; i++) {
+    order[i] = (int)i;
+    order[n + i] = (int)(2 * n + i);
+    order[2 * n + i] = (int)(n + i);
+    order[3 * n + i] = (int)(3 * n + i);
+  }
+  SrJaxpr *wj = sr_ad_permute(jj, order, NULL);
+  free(order);
+  if (!wj) return -1;
+  SrVal **in = sr_xcalloc(4 * (size_t)n, sizeof *in);
+  int rc = 0;
+  for (uint32_t i = 0; i < n && rc == 0; i++) {
+    in[i] = x[i];
+    in[n + i] = t[i] ? t[i] : sr_ad_zeros_staged(ad, sr_ad_type(ad, x[i]));
+    in[2 * n + i] = x[n + i];
+    in[3 * n + i] = sr_ad_zeros_staged(ad, sr_ad_type(ad, x[n + i]));
+    if (!in[n + i] || !in[3 * n + i]) rc = -1;
+  }
+  SrVal *r = rc == 0 ? win_params_bind(ad, e, (int)(4 * n), in, sr_jaxpr_val(NULL, wj)) : NULL;
+  sr_program_unref(wj->prog);
+  free(in);
+  if (!r) return -1;
+  for (uint32_t i = 0; i < n; i++) {
+    y[i] = r->seq.items[i];
+    ty[i] = r->seq.items[n + i];
+  }
+  return 0;
+}
+
+/* _generic_reduce_window_batch_rule: the operands' batch dims to the
+   front, a unit window there; batched init values are not supported. */
+static int batch_rw_general(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
+  uint32_t n = e->nin / 2;
+  for (uint32_t i = n; i < e->nin; i++)
+    if (bd[i] != SR_NOT_MAPPED)
+      return sr_raise(b->ad.I, "NotImplementedError", "reduce_window batching is not implemented for initial values"),
+             -1;
+  Win w;
+  if (win_batch_params(b, e, &w, 0) < 0) return -1;
+  SrVal **in = sr_xcalloc(e->nin, sizeof *in);
+  for (uint32_t i = 0; i < e->nin; i++) in[i] = i < n ? sr_batch_at_front(b, x[i], bd[i], b->size) : x[i];
+  SrVal *r = sr_batch_bind_with(b, e, (int)e->nin, in, "window_dimensions", sr_int_tuple(w.win, w.n),
+                                "window_strides", sr_int_tuple(w.st, w.n), "padding", sr_lax_pads_val(w.lo, w.hi, w.n),
+                                "base_dilation", sr_int_tuple(w.bd, w.n), "window_dilation", sr_int_tuple(w.wd, w.n),
+                                NULL);
+  free(in);
+  if (!r) return -1;
+  for (uint32_t i = 0; i < n; i++) {
+    y[i] = r->seq.items[i];
+    ybd[i] = 0;
+  }
+  return 0;
+}
+
+#undef JVP
+
 /* ==== registration ==== */
 
 void sr_lax_windowed_init(void) {
@@ -563,6 +781,10 @@ void sr_lax_windowed_init(void) {
   sr_ad_set_jvp(SR_P_select_and_scatter_add, jvp_ssa);
   sr_ad_set_transpose(SR_P_select_and_scatter_add, tr_ssa);
   for (int i = 0; i < 3; i++) sr_prims[rw[i]].batch = batch_rw;
+  sr_set_type_rule(SR_P_reduce_window, type_rw_general);
+  sr_set_eval_rule(SR_P_reduce_window, ev_rw_general);
+  sr_ad_set_jvp(SR_P_reduce_window, jvp_rw_general);
+  sr_prims[SR_P_reduce_window].batch = batch_rw_general;
   sr_prims[SR_P_select_and_gather_add].batch = batch_select;
   sr_prims[SR_P_select_and_scatter_add].batch = batch_select;
 }
