@@ -530,20 +530,41 @@ SrVal *sr_op_broadcast_to(const SrBinder *b, SrVal *x, const int64_t *shape, int
   int lead = nd - t->ndim, ok = lead >= 0;
   if (!ok) {
     SrBuf s = SR_BUF_INIT, c = SR_BUF_INIT;
+    sr_buf_putc(&s, '(');
     for (int i = 0; i < t->ndim; i++) sr_buf_printf(&s, i ? ", %lld" : "%lld", (long long)t->dims[i].size);
+    sr_buf_puts(&s, t->ndim == 1 ? ",)" : ")");
+    sr_buf_putc(&c, '(');
     for (int i = 0; i < nd; i++) sr_buf_printf(&c, i ? ", %lld" : "%lld", (long long)shape[i]);
-    sr_raise(b->I, "ValueError", "Cannot broadcast to shape with fewer dimensions: arr_shape=(%s%s) shape=(%s%s)",
-             sr_buf_str(&s), t->ndim == 1 ? "," : "", sr_buf_str(&c), nd == 1 ? "," : "");
+    sr_buf_puts(&c, nd == 1 ? ",)" : ")");
+    sr_raise(b->I, "ValueError", "Cannot broadcast to shape with fewer dimensions: arr_shape=%s shape=%s", s.p, c.p);
     sr_buf_free(&s);
     sr_buf_free(&c);
     return NULL;
   }
   for (int i = 0; ok && i < t->ndim; i++) ok = t->dims[i].size == 1 || t->dims[i].size == shape[lead + i];
+  /* lax.broadcast_to: each input dimension's axes are none or the
+     requested ones (the sharding's spec padded to the shape's rank) */
+  const SrSpec *sp = sharding && sharding->kind == SR_V_SHARDING ? sharding->sh.spec : NULL;
+  for (int i = 0; ok && sp && i < t->ndim; i++) {
+    const SrDim *d = &t->dims[i];
+    if (!d->nax) continue;
+    const SrSpecEntry *en = lead + i < sp->n ? &sp->e[lead + i] : NULL;
+    ok = en && en->n == d->nax;
+    for (int k = 0; ok && k < d->nax; k++) ok = t->mesh && en->names[k] == t->mesh->names[d->ax[k]];
+  }
   if (!ok) {
     SrBuf s = SR_BUF_INIT, c = SR_BUF_INIT;
     sr_type_long(&s, t);
     sr_buf_printf(&c, "%s[", sr_dtype_name(t->dtype));
-    for (int i = 0; i < nd; i++) sr_buf_printf(&c, i ? ",%lld" : "%lld", (long long)shape[i]);
+    for (int i = 0; i < nd; i++) {
+      sr_buf_printf(&c, i ? ",%lld" : "%lld", (long long)shape[i]);
+      const SrSpecEntry *en = sp && i < sp->n ? &sp->e[i] : NULL;
+      if (!en || !en->n) continue;
+      if (en->n == 1) sr_buf_printf(&c, "@%s", en->names[0]);
+      else
+        for (int k = 0; k < en->n; k++) sr_buf_printf(&c, k ? ",%s" : "@(%s", en->names[k]);
+      if (en->n > 1) sr_buf_putc(&c, ')');
+    }
     sr_buf_putc(&c, ']');
     sr_raise(b->I, "ValueError", "Incompatible types for broadcasting: input type=%s and requested type=%s", s.p, c.p);
     sr_buf_free(&s);

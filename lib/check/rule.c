@@ -174,12 +174,21 @@ int sr_spec_to_shard(SrTypeCtx *cx, const SrVal *v, const SrMesh *m, int ndim, S
     return -1;
   }
   if (s->n > ndim) {
-    SrBuf b = SR_BUF_INIT;
+    /* a type whose spec is longer than its rank: core.get_sharding's
+       check, with the sharding over the abstract mesh it would type */
+    SrBuf b = SR_BUF_INIT, c = SR_BUF_INIT;
     sr_spec_repr(&b, s);
+    const SrMesh *am = v->kind == SR_V_SHARDING && v->sh.mesh->n ? v->sh.mesh
+                       : cx->mesh && cx->mesh->n                  ? cx->mesh
+                       : m                                        ? m
+                                                                  : sr_mesh_empty();
+    sr_sharding_repr(&c, sr_mesh_abstract(am, cx->mesh && cx->mesh->device_fields), s, NULL);
     sr_terr(cx, "ValueError",
-            "PartitionSpec %s is only valid for values of rank at least %d, but was applied to a value of rank %d.%s",
-            sr_buf_str(&b), s->n, ndim, ndim == 0 ? " For scalars the PartitionSpec should be P()" : "");
+            "Length of sharding.spec (%d) must be equal to aval's ndim (%d). Got sharding.spec %s, aval.ndim %d "
+            "and sharding %s",
+            s->n, ndim, sr_buf_str(&b), ndim, sr_buf_str(&c));
     sr_buf_free(&b);
+    sr_buf_free(&c);
     return -1;
   }
   for (int i = 0; i < s->n; i++) {

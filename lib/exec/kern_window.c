@@ -40,7 +40,12 @@ typedef struct Walk {
 static void walk_begin(Walk *w, const SrWindowGeom *g) {
   w->ntap = 1;
   w->nout = 1;
-  for (int d = 0; d < g->nd; d++) w->ntap *= g->win[d], w->nout *= g->out[d];
+  for (int d = 0; d < g->nd; d++) w->nout *= g->out[d];
+  /* no output, no taps: a window far bigger than the input (a size near
+     2**62) leaves an empty result, and its tap count need not fit */
+  for (int d = 0; d < g->nd && w->nout; d++)
+    if (__builtin_mul_overflow(w->ntap, g->win[d], &w->ntap)) w->ntap = INT64_MAX;
+  if (!w->nout) w->ntap = 0;
   int64_t s = 1;
   for (int d = g->nd - 1; d >= 0; d--) w->istr[d] = s, s *= g->in[d];
   memset(w->o, 0, sizeof w->o);

@@ -203,7 +203,33 @@ static int single_device(const SrVal *v) {
 
 /* a moved to the sharding param sh (a new reference; a itself when sh is
    unspecified or a already has it). */
-static SrArray *to_sharding(SrEvalCtx *cx, SrArray *a, const SrVal *sh) {
+/* core.update_aval_with_sharding for a jit's result: the type its
+   out_sharding's layout l gives on mesh m, only its Explicit axes named
+   (a type names no Auto or Manual axis), base's weak type kept. */
+static const SrType *out_type_of_layout(const SrType *base, const SrType *l, const SrMesh *m) {
+  SrTypeBuilder b;
+  sr_type_builder(&b, l);
+  b.weak = base->weak;
+  SrAxes expl = m ? sr_mesh_axes_of_type(m, SR_AXIS_EXPLICIT) : 0;
+  int named = 0;
+  for (int i = 0; i < b.ndim; i++) {
+    SrDim *d = &b.dims[i];
+    int n = 0;
+    for (int k = 0; k < d->nax; k++)
+      if (expl & (1u << d->ax[k])) d->ax[n++] = d->ax[k];
+    for (int k = n; k < SR_MAX_DIM_AXES; k++) d->ax[k] = 0;
+    d->nax = (uint8_t)n;
+    named |= n > 0;
+  }
+  b.unreduced &= expl;
+  b.reduced &= expl;
+  if (!b.unreduced) b.ukind = SR_UK_NONE;
+  named |= b.unreduced || b.reduced;
+  b.mesh = named && m ? sr_mesh_shape(m) : NULL;
+  return sr_type_get(&b);
+}
+
+static SrArray *to_sharding(SrEvalCtx *cx, SrArray *a, const SrVal *sh, int output) {
   if (!specified(sh)) return sr_array_ref(a);
   int dev = single_device(sh);
   if (dev >= 0) {
@@ -227,7 +253,7 @@ static SrArray *to_sharding(SrEvalCtx *cx, SrArray *a, const SrVal *sh) {
   }
   const SrType *l;
   if (sr_ev_layout_of_sharding(cx, a->type, sh, m, &l) < 0) return NULL;
-  return sr_redistribute_typed(cx, a, m, l, a->type);
+  return sr_redistribute_typed(cx, a, m, l, output ? out_type_of_layout(a->type, l, m) : a->type);
 }
 
 /* a laid out as the layout param lv says (AUTO: as sr_local_auto chooses
@@ -253,7 +279,7 @@ static SrArray *to_layout(SrEvalCtx *cx, SrArray *a, const SrVal *lv, const SrJa
 
 int sr_ev_call_inputs(SrEvalCtx *cx, const SrEvalEqn *e, const SrJaxpr *j, SrArray **in) {
   for (uint32_t i = 0; i < e->nin; i++) {
-    SrArray *s = to_sharding(cx, in[i], param_item(e, "in_shardings", i));
+    SrArray *s = to_sharding(cx, in[i], param_item(e, "in_shardings", i), 0);
     if (!s) return -1;
     SrArray *l = to_layout(cx, s, param_item(e, "in_layouts", i), j, (int)i, 0);
     sr_array_unref(s);
@@ -273,7 +299,7 @@ int sr_ev_call_outputs(SrEvalCtx *cx, const SrEvalEqn *e) {
   for (uint32_t i = 0; i < e->nout && !committed; i++)
     committed = e->out[i]->ndev > 1 || specified(param_item(e, "out_shardings", i));
   for (uint32_t i = 0; i < e->nout; i++) {
-    SrArray *s = to_sharding(cx, e->out[i], param_item(e, "out_shardings", i));
+    SrArray *s = to_sharding(cx, e->out[i], param_item(e, "out_shardings", i), 1);
     if (!s) return -1;
     SrArray *l = to_layout(cx, s, param_item(e, "out_layouts", i), NULL, 0, 1);
     sr_array_unref(s);

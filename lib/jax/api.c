@@ -40,6 +40,68 @@ static SrVal *jax_typeof(SrInterp *I, SrArgs *a) {
   return sr_aval_new(t);
 }
 
+/* The type of shape and dtype with a sharding (NamedSharding or P, or
+   None) as an aval's: core.get_sharding's checks (the spec's length, each
+   sharded dimension divisible), only the Explicit axes named. */
+const SrType *sr_api_typed_with_sharding(SrInterp *I, const SrType *base, SrVal *sharding, const char *what) {
+  SrTypeBuilder b;
+  sr_type_builder(&b, base);
+  int nd = base->ndim;
+  if (sharding && sharding->kind != SR_V_NONE) {
+    SrVal *sh = sr_sharding_arg(I, sharding, nd, what);
+    if (!sh) return NULL;
+    SrTypeCtx cx;
+    SrDiags d = SR_DIAGS_INIT;
+    sr_type_ctx(I, &cx, &d);
+    SrShardSpec s;
+    if (sr_spec_to_shard(&cx, sh, sr_mesh_shape(sh->sh.mesh), nd, &s) < 0) {
+      sr_unref(sh);
+      return sr_raise_diags(I, &d, "ValueError"), NULL;
+    }
+    /* the type names Explicit axes only: Auto and Manual ones are None
+       there (modify_spec_for_auto_manual) */
+    const SrMesh *sm = sh->sh.mesh;
+    for (int i = 0; i < nd; i++) {
+      int n = 0;
+      for (int k = 0; k < s.nax[i]; k++)
+        if (sm->types[s.ax[i][k]] == SR_AXIS_EXPLICIT) s.ax[i][n++] = s.ax[i][k];
+      s.nax[i] = (uint8_t)n;
+    }
+    sr_apply_shard(&b, &s);
+    SrRuleEqn re = {&sr_prims[SR_P_copy], 0, 1, 0, NULL, NULL, NULL, NULL};
+    const SrType *t;
+    int rc = sr_finish_type(&cx, &re, &b, &t);
+    sr_unref(sh);
+    if (rc < 0) return sr_raise_diags(I, &d, "ValueError"), NULL;
+  }
+  return sr_type_get(&b);
+}
+
+/* jax.core.ShapedArray(shape, dtype, weak_type=False, *, sharding=None):
+   an aval; its sharding is a NamedSharding over an AbstractMesh */
+static SrVal *jax_shaped_array(SrInterp *I, SrArgs *a) {
+  SrVal *p[4];
+  if (sr_args_parse(I, a, "ShapedArray", "shape, dtype, weak_type=, *, sharding=", p) < 0) return NULL;
+  int64_t shape[SR_MAX_RANK];
+  int nd;
+  if (sr_shape_arg(I, p[0], shape, &nd, "shape") < 0) return NULL;
+  if (p[1]->kind != SR_V_DTYPE) return sr_raise(I, "TypeError", "ShapedArray's dtype must be a dtype");
+  SrTypeBuilder b;
+  sr_type_builder(&b, sr_type_array(p[1]->dtype, nd, shape));
+  if (p[2]) b.weak = (uint8_t)sr_val_truthy(p[2]);
+  SrVal *sh = p[3];
+  if (sh && sh->kind == SR_V_SHARDING && !sh->sh.mesh->abstract) {
+    SrBuf m = SR_BUF_INIT;
+    sr_mesh_str(&m, sh->sh.mesh);
+    sr_raise(I, "ValueError", "Mesh of an aval must be an AbstractMesh. Got %s of type <class 'jax._src.mesh.Mesh'>",
+             m.p);
+    sr_buf_free(&m);
+    return NULL;
+  }
+  const SrType *t = sr_api_typed_with_sharding(I, sr_type_get(&b), sh, "ShapedArray's sharding");
+  return t ? sr_aval_new(t) : NULL;
+}
+
 static SrVal *jax_shape_dtype_struct(SrInterp *I, SrArgs *a) {
   SrVal *p[4];
   if (sr_args_parse(I, a, "ShapeDtypeStruct", "shape, dtype, *, sharding=, weak_type=", p) < 0) return NULL;
@@ -910,6 +972,8 @@ void sr_jnp_init(void) {
   sr_vmap_built_init();
   sr_numpy_elementwise_init();
   sr_def("jax.typeof", jax_typeof, "typeof(x): x's type with its sharding, as float32[8@X,4]");
+  sr_def("jax.core.ShapedArray", jax_shaped_array,
+         "ShapedArray(shape, dtype, weak_type=False, *, sharding=None): an aval (its sharding over an AbstractMesh)");
   sr_def("jax.ShapeDtypeStruct", jax_shape_dtype_struct,
          "ShapeDtypeStruct(shape, dtype, sharding=None): an abstract array");
   sr_def("jax.make_jaxpr", jax_make_jaxpr, "make_jaxpr(f)(*args): the jaxpr of f traced on args' types");

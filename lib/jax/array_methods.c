@@ -4,6 +4,8 @@
  * them on ArrayImpl and Tracer; and tracing a Python function. */
 #include "jax/array_methods.h"
 #include "jax/lax.h"
+#include "jax/numpy.h"
+#include "jax/np_host.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -62,9 +64,67 @@ static SrVal *type_attr(SrInterp *I, const SrType *t, const char *name) {
   return NULL;
 }
 
+/* aval.str_short(short_dtypes=False, mesh_axis_types=False) */
+static SrVal *aval_str_short(SrInterp *I, SrArgs *a) {
+  const SrType *t = a->self->obj.data;
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "str_short", "short_dtypes=, mesh_axis_types=", p) < 0) return NULL;
+  SrBuf b = SR_BUF_INIT;
+  if (p[1] && sr_val_truthy(p[1])) {
+    SrTypeCtx cx;
+    SrDiags d = SR_DIAGS_INIT;
+    sr_type_ctx(I, &cx, &d);
+    sr_aval_str_axis_types(&b, &cx, t);
+    sr_diags_clear(&d);
+  } else {
+    sr_type_str(&b, t, p[0] && sr_val_truthy(p[0]));
+  }
+  SrVal *r = sr_str_cstr(NULL, b.p ? b.p : "");
+  sr_buf_free(&b);
+  return r;
+}
+
+/* aval.update(shape=None, dtype=None, weak_type=None, sharding=None) */
+static SrVal *aval_update(SrInterp *I, SrArgs *a) {
+  const SrType *t = a->self->obj.data;
+  SrVal *p[4];
+  if (sr_args_parse(I, a, "update", "shape=, dtype=, weak_type=, sharding=", p) < 0) return NULL;
+  int64_t shape[SR_MAX_RANK];
+  int nd = t->ndim;
+  for (int i = 0; i < nd; i++) shape[i] = t->dims[i].size;
+  if (p[0] && p[0]->kind != SR_V_NONE && sr_shape_arg(I, p[0], shape, &nd, "shape") < 0) return NULL;
+  SrDtype dt = t->dtype;
+  if (p[1] && p[1]->kind != SR_V_NONE) {
+    if (p[1]->kind != SR_V_DTYPE) return sr_raise(I, "TypeError", "update's dtype must be a dtype");
+    dt = p[1]->dtype;
+  }
+  SrTypeBuilder b;
+  sr_type_builder(&b, sr_type_array(dt, nd, shape));
+  b.weak = p[2] && p[2]->kind != SR_V_NONE ? (uint8_t)sr_val_truthy(p[2]) : t->weak;
+  if (p[3] && p[3]->kind != SR_V_NONE) {
+    const SrType *r = sr_api_typed_with_sharding(I, sr_type_get(&b), p[3], "update's sharding");
+    return r ? sr_aval_new(r) : NULL;
+  }
+  /* the sharding kept when the shape is */
+  if (nd == t->ndim) {
+    int same = 1;
+    for (int i = 0; i < nd; i++) same &= shape[i] == t->dims[i].size;
+    if (same) {
+      SrTypeBuilder k;
+      sr_type_builder(&k, t);
+      k.dtype = dt;
+      k.weak = b.weak;
+      return sr_aval_new(sr_type_get(&k));
+    }
+  }
+  return sr_aval_new(sr_type_get(&b));
+}
+
 static SrVal *aval_getattr(SrInterp *I, SrVal *self, const char *name) {
   const SrType *t = self->obj.data;
   if (strcmp(name, "sharding") == 0) return sr_type_sharding(I, t);
+  if (strcmp(name, "str_short") == 0) return sr_bound_method(self, "str_short", aval_str_short);
+  if (strcmp(name, "update") == 0) return sr_bound_method(self, "update", aval_update);
   return type_attr(I, t, name);
 }
 
@@ -201,7 +261,28 @@ SrVal *sr_iter_by_index(SrInterp *I, SrVal *x, int64_t n, SrVal *(*getitem)(SrIn
   return l;
 }
 
-static SrVal *array_iter(SrInterp *I, SrVal *x) { return sr_iter_by_index(I, x, array_len(I, x), array_getitem); }
+/* ArrayImpl.__iter__ of a sharded array: device_put(self._value[i]), its
+   rows from the host (a row of a sharded dimension is no slice the
+   sharding rules allow) */
+static SrVal *host_row(SrInterp *I, SrVal *h, SrVal *key) {
+  SrVal *row = sr_getitem(I, h, key);
+  SrVal *r = row ? call_fn(I, "jax.device_put", 1, &row) : NULL;
+  sr_unref(row);
+  return r;
+}
+
+static SrVal *array_iter(SrInterp *I, SrVal *x) {
+  SrArrayObj *o = sr_array_of(x);
+  int sharded = 0;
+  for (int i = 0; o && o->kind == SR_AV_CONCRETE && i < o->type->ndim; i++) sharded |= o->type->dims[i].nax > 0;
+  if (sharded && o->type->ndim > 0) {
+    SrVal *h = sr_np_asarray(I, x, -1);
+    SrVal *r = h ? sr_iter_by_index(I, h, o->type->dims[0].size, host_row) : NULL;
+    sr_unref(h);
+    return r;
+  }
+  return sr_iter_by_index(I, x, array_len(I, x), array_getitem);
+}
 
 SrVal *sr_method_forward(SrInterp *I, SrArgs *a, const char *own, const char *module, const char *cls) {
   const char *name = sr_current_builtin(I)->data;

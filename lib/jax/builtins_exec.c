@@ -370,7 +370,7 @@ SrVal *sr_concrete_target_sharding(SrInterp *I, SrVal *t, int *dev) {
   if (t->kind == SR_V_SPEC) {
     if (!I->jax->mesh)
       return sr_raise(I, "ValueError",
-                      "device_put with a PartitionSpec needs a mesh in context: use jax.set_mesh(mesh) or pass a NamedSharding");
+                      "Please set a mesh via `jax.set_mesh` if a PartitionSpec is passed to device_put");
     return sr_sharding_val(NULL, I->jax->mesh, t->spec, sr_intern_cstr("device"));
   }
   if (t->kind == SR_V_SHARDING) {

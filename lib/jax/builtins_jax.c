@@ -38,6 +38,20 @@ static SrVal *bi_set_mesh(SrInterp *I, SrArgs *a) {
   if (p[0]->kind != SR_V_NONE && (p[0]->kind != SR_V_MESH || p[0]->mesh->abstract))
     return sr_raise(I, "ValueError", "Expected mesh of type `jax.sharding.Mesh`. Got <class '%s%s'>",
                     p[0]->kind == SR_V_MESH ? "jax._src.mesh." : "", sr_val_kind_name(p[0]));
+  if (p[0]->kind == SR_V_MESH) {
+    int manual = 0;
+    for (int i = 0; i < p[0]->mesh->n; i++) manual |= p[0]->mesh->types[i] == SR_AXIS_MANUAL;
+    if (manual) {
+      SrBuf b = SR_BUF_INIT;
+      sr_val_str(&b, p[0]);
+      sr_raise(I, "ValueError",
+               "mesh %s contains manual axes which is not allowed when using `jax.set_mesh`. Please use "
+               "`jax.shard_map` to enter into `Manual` mode instead.",
+               b.p);
+      sr_buf_free(&b);
+      return NULL;
+    }
+  }
   SetMesh *s = sr_xcalloc(1, sizeof *s);
   s->prev = I->jax->mesh;
   s->mesh = p[0]->kind == SR_V_NONE ? NULL : p[0]->mesh;
@@ -60,6 +74,20 @@ static SrVal *bi_use_abstract_mesh(SrInterp *I, SrArgs *a) {
 static SrVal *set_mesh_enter(SrInterp *I, SrVal *self) {
   SetMesh *s = self->obj.data;
   if (s->abstract) {
+    /* use_abstract_mesh.__enter__: the mesh in context keeps its size */
+    const SrMesh *prev = sr_jax_abstract_mesh(I->jax);
+    if (prev->n && s->mesh->n && sr_mesh_size(prev) != sr_mesh_size(s->mesh)) {
+      SrBuf b = SR_BUF_INIT, c = SR_BUF_INIT;
+      sr_mesh_str(&b, s->mesh);
+      sr_mesh_str(&c, prev);
+      sr_raise(I, "ValueError",
+               "use_abstract_mesh cannot change the size of the mesh. Got new mesh: %s with size=%lld and prev mesh: "
+               "%s with size=%lld",
+               b.p, (long long)sr_mesh_size(s->mesh), c.p, (long long)sr_mesh_size(prev));
+      sr_buf_free(&b);
+      sr_buf_free(&c);
+      return NULL;
+    }
     if (I->jax->nabstract == 32) return sr_raise(I, "RuntimeError", "abstract meshes nested too deeply");
     I->jax->abstract[I->jax->nabstract++] = s->mesh;
   }

@@ -12,6 +12,7 @@
 #include "core/jaxstate.h"
 #include "exec/array.h"
 #include "jax/jax.h"
+#include "jax/np_host.h"
 #include "jax/layout.h"
 #include "jax/numpy.h"
 #include "jax/tree_util.h"
@@ -394,6 +395,20 @@ static SrVal *m_tolist(SrInterp *I, SrArgs *a) {
     return NULL;
   }
   if (sr_array_check_deleted(I, a->v[0]) < 0) return NULL;
+  /* a sharded array's values come from the host (self._value.tolist()):
+     its rows are not slices of it, which sharded dims would refuse */
+  const SrType *t = sr_value_type(I, a->v[0]);
+  int sharded = 0;
+  for (int i = 0; t && i < t->ndim; i++) sharded |= t->dims[i].nax > 0;
+  if (sharded) {
+    SrVal *h = sr_np_asarray(I, a->v[0], -1);
+    SrVal *m = h ? sr_getattr(I, h, "tolist") : NULL;
+    SrArgs na = {0, NULL, 0, NULL, NULL, NULL};
+    SrVal *r = m ? sr_call(I, m, &na) : NULL;
+    sr_unref(m);
+    sr_unref(h);
+    return r;
+  }
   return tolist_rec(I, a->v[0], 0);
 }
 

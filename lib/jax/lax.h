@@ -43,6 +43,10 @@ int sr_api_axis(SrInterp *I, int64_t axis, int nd, int64_t *out);
    abstract mesh, or NULL for None (and for a NamedSharding with an empty
    mesh). */
 int sr_api_canon_sharding(SrInterp *I, SrVal *v, const char *api, SrVal **out);
+/* base with a sharding (NamedSharding, P or None) as an aval's type:
+   core.get_sharding's checks, only the Explicit axes named; NULL after
+   raising.  what names the argument in errors. */
+const SrType *sr_api_typed_with_sharding(SrInterp *I, const SrType *base, SrVal *sharding, const char *what);
 /* NamedSharding's own checks of a spec: no mesh axis maps to two
    dimensions (JAX's DuplicateSpecError), and, when ndim >= 0, the spec
    is no longer than the rank of the value it places. */

@@ -821,15 +821,13 @@ static SrVal *do_reshape(SrInterp *I, SrVal *a, SrVal *shape_v, SrVal *order, Sr
     if (strcmp(o, "F") == 0) fortran = 1;
     else if (strcmp(o, "C") != 0) return sr_raise(I, "ValueError", "Unexpected value for 'order' argument: %s.", o);
   }
-  if (fortran && out_sharding && out_sharding->kind != SR_V_NONE)
-    return sr_raise(I, "NotImplementedError", "reshape: order='F' with out_sharding is not supported");
   SrVal *x = arr(I, a);
   if (!x) return NULL;
   int64_t shape[SR_MAX_RANK];
   int nd;
   SrVal *sh = NULL, *r = NULL;
   if (new_shape(I, vtype(I, x), shape_v, shape, &nd) == 0 &&
-      sr_api_canon_sharding(I, out_sharding, "reshape", &sh) == 0) {
+      sr_api_canon_sharding(I, out_sharding, fortran ? "jnp.reshape" : "reshape", &sh) == 0) {
     if (!fortran) {
       r = sr_lax_reshape(I, x, shape, nd, sh);
     } else {
@@ -838,8 +836,19 @@ static SrVal *do_reshape(SrInterp *I, SrVal *a, SrVal *shape_v, SrVal *order, Sr
       for (int i = 0; i < xn; i++) perm[i] = xn - 1 - i;
       for (int i = 0; i < nd; i++) rev[i] = shape[nd - 1 - i], back[i] = nd - 1 - i;
       int ident = xn <= 1;
+      /* the out_sharding's partitions reversed as they were given (not
+         padded to the rank first), its unreduced and reduced sets kept */
+      SrVal *rsh = NULL;
+      if (sh) {
+        SrSpec c = *sh->sh.spec;
+        SrSpecEntry e[SR_MAX_RANK];
+        for (int i = 0; i < c.n && i < SR_MAX_RANK; i++) e[i] = c.e[c.n - 1 - i];
+        c.e = e;
+        rsh = sr_sharding_val(NULL, sh->sh.mesh, &c, sh->sh.memory_kind);
+      }
       SrVal *t = ident ? sr_ref(x) : sr_lax_transpose(I, x, perm, xn);
-      SrVal *m = t ? sr_lax_reshape(I, t, rev, nd, NULL) : NULL;
+      SrVal *m = t ? sr_lax_reshape(I, t, rev, nd, rsh) : NULL;
+      sr_unref(rsh);
       r = m ? (nd <= 1 ? sr_ref(m) : sr_lax_transpose(I, m, back, nd)) : NULL;
       sr_unref(t);
       sr_unref(m);
@@ -857,14 +866,14 @@ static SrVal *jnp_reshape(SrInterp *I, SrArgs *a) {
 }
 
 static SrVal *jnp_ravel(SrInterp *I, SrArgs *a) {
-  SrVal *p[2];
-  if (sr_args_parse(I, a, "ravel", "a, order=", p) < 0) return NULL;
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "ravel", "a, order=, *, out_sharding=", p) < 0) return NULL;
   if (p[1] && p[1]->kind == SR_V_STR && strcmp(p[1]->str.s, "K") == 0)
     return sr_raise(I, "NotImplementedError", "Ravel not implemented for order='K'.");
   SrVal *x = arr(I, p[0]);
   if (!x) return NULL;
   SrVal *n = sr_int(NULL, sr_type_numel(vtype(I, x)));
-  SrVal *r = do_reshape(I, x, n, p[1], NULL);
+  SrVal *r = do_reshape(I, x, n, p[1], p[2]);
   sr_unref(n);
   sr_unref(x);
   return r;
@@ -2583,6 +2592,11 @@ static SrVal *remainder_body(SrInterp *I, SrArgs *a) {
   return r;
 }
 
+SrVal *sr_jnp_remainder(SrInterp *I, SrVal *x, SrVal *y) {
+  SrVal *v[2] = {x, y};
+  return sr_api_jit(I, "remainder", remainder_body, NULL, 2, v);
+}
+
 static SrVal *jnp_remainder(SrInterp *I, SrArgs *a) {
   if (a->n != 2 || a->nkw) return sr_raise(I, "TypeError", "remainder() takes 2 positional arguments");
   return sr_api_jit(I, "remainder", remainder_body, NULL, 2, a->v);
@@ -2921,7 +2935,7 @@ void sr_jnp_api_init(void) {
     const char *doc;
   } defs[] = {
     {"jax.numpy.reshape", jnp_reshape, "reshape(a, shape, order='C', *, out_sharding=None)"},
-    {"jax.numpy.ravel jax.Array.method.flatten", jnp_ravel, "ravel(a): a reshape to one dimension"},
+    {"jax.numpy.ravel jax.Array.method.flatten", jnp_ravel, "ravel(a, order='C', *, out_sharding=None): a reshape to one dimension"},
     {"jax.numpy.transpose jax.numpy.permute_dims", jnp_transpose, "transpose(a, axes=None)"},
     {"jax.numpy.swapaxes", jnp_swapaxes, "swapaxes(a, axis1, axis2)"},
     {"jax.numpy.moveaxis", jnp_moveaxis, "moveaxis(a, source, destination)"},

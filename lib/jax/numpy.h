@@ -27,6 +27,8 @@ int sr_jnp_promote(SrInterp *I, int n, SrVal **args, const char *fname);
 SrVal *sr_jnp_dtype_call(SrInterp *I, SrVal *self, SrArgs *a);
 /* Lists and nested lists of numbers as a concrete or abstract array. */
 SrVal *sr_jnp_asarray(SrInterp *I, SrVal *x, int dtype /* -1: infer */);
+/* jnp.remainder (the jit named remainder) */
+SrVal *sr_jnp_remainder(SrInterp *I, SrVal *x, SrVal *y);
 
 /* sr_bindv and sr_int_tuple are the op layer's (ad/ops.h). */
 SrVal *sr_none_tuple(int n);

@@ -12,6 +12,7 @@
 #include "core/jaxstate.h"
 #include "core/trace.h"
 #include "jax/jax.h"
+#include "jax/lax.h"
 #include "jax/nn.h"
 #include "jax/numpy.h"
 #include "py/ast.h"
@@ -64,16 +65,31 @@ static SrVal *slice_v(SrNnScope *s, int64_t start, int has_start, int64_t stop, 
 static SrVal *get(SrNnScope *s, SrVal *x, SrVal *k) { return x && k ? KEEP(sr_getitem(s->I, x, k)) : NULL; }
 
 /* x.at[k].method(v, mode=mode) */
-static SrVal *at_update(SrNnScope *s, SrVal *x, SrVal *k, const char *method, SrVal *v, const char *mode) {
+/* x.at[k].METHOD(v, mode=mode, out_sharding=sh): mode and sh when given */
+static SrVal *at_update_sharded(SrNnScope *s, SrVal *x, SrVal *k, const char *method, SrVal *v, const char *mode,
+                                SrVal *sh) {
   SrInterp *I = s->I;
   SrVal *at = x && k && v ? KEEP(sr_getattr(I, x, "at")) : NULL;
   SrVal *ref = at ? get(s, at, k) : NULL;
   SrVal *m = ref ? KEEP(sr_getattr(I, ref, method)) : NULL;
   if (!m) return NULL;
-  const char *kw[1] = {sr_intern_cstr("mode")};
-  SrVal *mv = mode ? KEEP(sr_str(NULL, mode, strlen(mode))) : NULL;
-  SrArgs a = {1, &v, mode ? 1 : 0, kw, &mv, NULL};
+  const char *kw[2];
+  SrVal *kv[2];
+  int nkw = 0;
+  if (mode) {
+    kw[nkw] = sr_intern_cstr("mode");
+    kv[nkw++] = KEEP(sr_str(NULL, mode, strlen(mode)));
+  }
+  if (sh) {
+    kw[nkw] = sr_intern_cstr("out_sharding");
+    kv[nkw++] = sh;
+  }
+  SrArgs a = {1, &v, nkw, kw, kv, NULL};
   return KEEP(sr_call(I, m, &a));
+}
+
+static SrVal *at_update(SrNnScope *s, SrVal *x, SrVal *k, const char *method, SrVal *v, const char *mode) {
+  return at_update_sharded(s, x, k, method, v, mode, NULL);
 }
 
 /* ---- lexsort ---- */
@@ -150,20 +166,36 @@ static SrVal *jnp_lexsort(SrInterp *I, SrArgs *a) {
 /* ---- bincount ---- */
 
 /* zeros(length, dtype(weights)).at[clip(x, 0)].add(weights, mode='drop') */
-static SrVal *bincount_impl(SrNnScope *s, SrVal *x, SrVal *weights, int64_t length) {
+static SrVal *bincount_impl(SrNnScope *s, SrVal *x, SrVal *weights, int64_t length, SrVal *sh) {
   SrInterp *I = s->I;
   SrVal *w = weights ? weights : KEEP(sr_jnp_asarray(I, sr_nn_int(s, 1), (int)default_int(I)));
   const SrType *wt = type_of(s, w);
   if (!wt) return NULL;
   SrVal *z = filled(s, "jax.numpy.zeros", length, wt->dtype);
   SrVal *c = z ? sr_nn_call2(s, "jax.numpy.clip", x, sr_nn_int(s, 0)) : NULL;
-  return c ? at_update(s, z, c, "add", w, "drop") : NULL;
+  return c ? at_update_sharded(s, z, c, "add", w, "drop", sh) : NULL;
 }
 
-/* bincount(x, weights=None, minlength=0, *, length=None) */
+/* lax_numpy.is_replicated_or_unreduced: no partitions, nothing reduced,
+   and unreduced over no axis or every mesh axis */
+static int replicated_or_unreduced(const SrVal *sh) {
+  const SrSpec *sp = sh->sh.spec;
+  if (sp->n || sp->nreduced) return 0;
+  if (!sp->nunreduced) return 1;
+  const SrMesh *m = sh->sh.mesh;
+  if (sp->nunreduced != m->n) return 0;
+  for (int i = 0; i < m->n; i++) {
+    int found = 0;
+    for (int k = 0; k < sp->nunreduced; k++) found |= sp->unreduced[k] == m->names[i];
+    if (!found) return 0;
+  }
+  return 1;
+}
+
+/* bincount(x, weights=None, minlength=0, *, length=None, out_sharding=None) */
 static SrVal *jnp_bincount(SrInterp *I, SrArgs *a) {
-  SrVal *p[4];
-  if (sr_args_parse(I, a, "bincount", "x, weights=, minlength=, *, length=", p) < 0) return NULL;
+  SrVal *p[5];
+  if (sr_args_parse(I, a, "bincount", "x, weights=, minlength=, *, length=, out_sharding=", p) < 0) return NULL;
   SCOPE(I);
   SrVal *x = KEEP(sr_jnp_asarray(I, p[0], -1));
   const SrType *t = type_of(s, x);
@@ -206,7 +238,14 @@ static SrVal *jnp_bincount(SrInterp *I, SrArgs *a) {
       return sr_nn_done(s, NULL);
     }
   }
-  return sr_nn_done(s, bincount_impl(s, x, w, length));
+  SrVal *sh = NULL;
+  if (sr_api_canon_sharding(I, p[4], "jnp.bincount", &sh) < 0) return sr_nn_done(s, NULL);
+  if (sh) KEEP(sh);
+  if (sh && !replicated_or_unreduced(sh))
+    return sr_nn_done(s, sr_raise(I, "ShardingTypeError",
+                                  "out_sharding passed to `jnp.bincount` can only be fully replicated or fully "
+                                  "unreduced along all mesh axes"));
+  return sr_nn_done(s, bincount_impl(s, x, w, length, sh));
 }
 
 /* ---- nonzero ---- */
@@ -246,7 +285,7 @@ static SrVal *nonzero_impl(SrNnScope *s, SrVal *a, int64_t size, SrVal *fill_val
   }
   /* flat_indices = cumsum(bincount(cumsum(mask), length=calculated_size)) */
   SrVal *cs = sr_nn_call1(s, "jax.numpy.cumsum", mask);
-  SrVal *bc = cs ? bincount_impl(s, cs, NULL, n) : NULL;
+  SrVal *bc = cs ? bincount_impl(s, cs, NULL, n, NULL) : NULL;
   SrVal *flat = bc ? sr_nn_call1(s, "jax.numpy.cumsum", bc) : NULL;
   const SrType *ft = type_of(s, flat);
   if (!ft) return NULL;
@@ -593,7 +632,7 @@ void sr_jnp_setops_init(void) {
     const char *doc;
   } defs[] = {
       {"jax.numpy.lexsort", jnp_lexsort, "lexsort(keys, axis=-1): indices sorting by several keys, the last first, jit[name=lexsort]"},
-      {"jax.numpy.bincount", jnp_bincount, "bincount(x, weights=None, minlength=0, *, length=None): counts of each value, a scatter-add"},
+      {"jax.numpy.bincount", jnp_bincount, "bincount(x, weights=None, minlength=0, *, length=None, out_sharding=None): counts of each value, a scatter-add"},
       {"jax.numpy.unique", jnp_unique,
        "unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *, equal_nan=True, "
        "size=None, fill_value=None): the sorted unique values (size= to trace)"},

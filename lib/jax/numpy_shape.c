@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jax/array_methods.h"
+#include "core/jaxstate.h"
 #include "jax/jax.h"
 #include "jax/lax.h"
 #include "jax/numpy.h"
@@ -333,47 +335,18 @@ static SrVal *jnp_tile(SrInterp *I, SrArgs *a) {
   return r;
 }
 
-/* jnp.repeat(a, repeats, axis=None, *, total_repeat_length=None) with a
-   scalar repeats: broadcast_in_dim onto a new axis after `axis`, then a
-   reshape (lax_numpy._repeat's static scalar case). */
-static SrVal *jnp_repeat(SrInterp *I, SrArgs *a) {
-  SrVal *p[5];
-  if (sr_args_parse(I, a, "repeat", "a, repeats, axis=, *, total_repeat_length=, out_sharding=", p) < 0) return NULL;
-  if (given(p[4])) return sr_raise(I, "NotImplementedError", "jnp.repeat: out_sharding= is not supported");
+/* lax_numpy._repeat(repeats, a, axis=, total_repeat_length=) for an a
+   already raveled when no axis was given: a scalar repeats (and no total)
+   is a broadcast_in_dim onto a new axis after `axis`, then a reshape;
+   anything else is numpy_repeat.c's. */
+static SrVal *repeat_impl(SrInterp *I, SrVal *x, SrVal *repeats, int64_t axis, SrVal *total) {
   int64_t rep;
-  if ((p[1]->kind != SR_V_INT && p[1]->kind != SR_V_BOOL && !(vtype(I, p[1]) && vtype(I, p[1])->ndim == 0)) ||
-      given(p[3])) {
-    /* an array of repeats or a total_repeat_length: numpy_repeat.c */
-    SrVal *x = arr(I, p[0]);
-    int64_t ax = 0;
-    if (x && !given(p[2])) {
-      int64_t nn = sr_type_numel(vtype(I, x));
-      SrVal *y = sr_lax_reshape(I, x, &nn, 1, NULL);
-      sr_unref(x);
-      x = y;
-    } else if (x && sr_as_int(I, p[2], "'axis' argument of jnp.repeat()", &ax) < 0) {
-      sr_unref(x);
-      return NULL;
-    }
-    SrVal *r = x ? sr_jnp_repeat_general(I, x, p[1], ax, p[3]) : NULL;
-    sr_unref(x);
-    return r;
-  }
-  if (sr_as_int(I, p[1], "When jit-compiling jnp.repeat, the total number of repeats must be static", &rep) < 0)
+  if ((repeats->kind != SR_V_INT && repeats->kind != SR_V_BOOL &&
+       !(vtype(I, repeats) && vtype(I, repeats)->ndim == 0)) ||
+      given(total))
+    return sr_jnp_repeat_general(I, x, repeats, axis, total);
+  if (sr_as_int(I, repeats, "When jit-compiling jnp.repeat, the total number of repeats must be static", &rep) < 0)
     return NULL;
-  SrVal *x = arr(I, p[0]);
-  if (!x) return NULL;
-  int64_t axis = 0;
-  if (!given(p[2])) {
-    const SrType *t = vtype(I, x);
-    int64_t nn = sr_type_numel(t);
-    SrVal *y = sr_lax_reshape(I, x, &nn, 1, NULL);
-    sr_unref(x);
-    if (!(x = y)) return NULL;
-  } else if (sr_as_int(I, p[2], "'axis' argument of jnp.repeat()", &axis) < 0) {
-    sr_unref(x);
-    return NULL;
-  }
   const SrType *t = vtype(I, x);
   SrVal *r = NULL;
   if (t->ndim == 0) {
@@ -389,15 +362,116 @@ static SrVal *jnp_repeat(SrInterp *I, SrArgs *a) {
     for (int i = 0, k = 0; i < na; i++)
       if (i != axis + 1) bdims[k++] = i;
     shape_of(t, res);
-    if (rep < 0 || __builtin_mul_overflow(res[axis], rep, &res[axis])) {
-      sr_unref(x);
+    if (rep < 0 || __builtin_mul_overflow(res[axis], rep, &res[axis]))
       return rep < 0 ? sr_raise(I, "ValueError", "repeats may not contain negative values.")
                      : sr_raise(I, "ValueError", "jnp.repeat: the result is too large");
-    }
     SrVal *b = sr_lax_broadcast_in_dim(I, x, aux, na, bdims, t->ndim, NULL);
     r = b ? sr_lax_reshape(I, b, res, t->ndim, NULL) : NULL;
     sr_unref(b);
   }
+  return r;
+}
+
+typedef struct RepeatData {
+  SrVal *repeats, *total; /* counted; total NULL when not given */
+  int64_t axis;
+} RepeatData;
+
+static void repeat_data_free(void *p) {
+  RepeatData *d = p;
+  sr_unref(d->repeats);
+  sr_unref(d->total);
+  free(d);
+}
+
+/* partial(_repeat, ...) as auto_axes calls it: (a) or, with a total,
+   (repeats, a) */
+static SrVal *repeat_auto_body(SrInterp *I, SrArgs *a) {
+  RepeatData *d = sr_current_builtin(I)->data;
+  if (d->total) return a->n == 2 ? repeat_impl(I, a->v[1], a->v[0], d->axis, d->total) : NULL;
+  return a->n == 1 ? repeat_impl(I, a->v[0], d->repeats, d->axis, NULL) : NULL;
+}
+
+/* lax_numpy._auto_repeat: auto_axes(partial(_repeat, ...),
+   out_sharding=, axes=the sharding's mesh's Explicit axes) */
+static SrVal *repeat_auto(SrInterp *I, SrVal *x, SrVal *repeats, int64_t axis, SrVal *total, SrVal *out_sharding) {
+  SrVal *sh = NULL;
+  if (sr_api_canon_sharding(I, out_sharding, "repeat", &sh) < 0) return NULL;
+  if (!sh) return repeat_impl(I, x, repeats, axis, total);
+  SrVal *aa = sr_lookup_qualname("jax.sharding.auto_axes");
+  if (!aa) {
+    sr_unref(sh);
+    return sr_raise(I, "NotImplementedError", "jnp.repeat with out_sharding needs jax.sharding.auto_axes");
+  }
+  RepeatData *d = sr_xcalloc(1, sizeof *d);
+  d->repeats = sr_ref(repeats);
+  d->total = given(total) ? sr_ref(total) : NULL;
+  d->axis = axis;
+  SrVal *fn = sr_builtin_with("_repeat", repeat_auto_body, d, repeat_data_free);
+  const SrMesh *m = sh->sh.mesh;
+  SrVal *axes = sr_api_axes_tuple(m, sr_mesh_axes_of_type(m, SR_AXIS_EXPLICIT));
+  const char *kw[2] = {sr_intern_cstr("out_sharding"), sr_intern_cstr("axes")};
+  SrVal *kwv[2] = {sh, axes};
+  SrArgs da = {1, &fn, 2, kw, kwv, NULL};
+  SrVal *dec = sr_call(I, aa, &da), *r = NULL;
+  if (dec) {
+    SrVal *args[2] = {repeats, x};
+    SrArgs ca = {given(total) ? 2 : 1, given(total) ? args : args + 1, 0, NULL, NULL, NULL};
+    r = sr_call(I, dec, &ca);
+    sr_unref(dec);
+  }
+  sr_unref(axes);
+  sr_unref(fn);
+  sr_unref(sh);
+  return r;
+}
+
+/* jnp.repeat(a, repeats, axis=None, *, total_repeat_length=None,
+   out_sharding=None): with an out_sharding, or an Explicit axis in the
+   context mesh, under auto_axes (the repeated axis must then be
+   unsharded when no out_sharding is given) */
+static SrVal *jnp_repeat(SrInterp *I, SrArgs *a) {
+  SrVal *p[5];
+  if (sr_args_parse(I, a, "repeat", "a, repeats, axis=, *, total_repeat_length=, out_sharding=", p) < 0) return NULL;
+  SrVal *x = arr(I, p[0]);
+  if (!x) return NULL;
+  int64_t axis = 0;
+  if (!given(p[2])) {
+    int64_t nn = sr_type_numel(vtype(I, x));
+    SrVal *y = sr_lax_reshape(I, x, &nn, 1, NULL);
+    sr_unref(x);
+    if (!(x = y)) return NULL;
+  } else if (sr_as_int(I, p[2], "'axis' argument of jnp.repeat()", &axis) < 0) {
+    sr_unref(x);
+    return NULL;
+  }
+  SrVal *r = NULL;
+  if (given(p[4])) {
+    r = repeat_auto(I, x, p[1], axis, p[3], p[4]);
+    sr_unref(x);
+    return r;
+  }
+  const SrMesh *cm = sr_jax_abstract_mesh(I->jax);
+  if (sr_mesh_axes_of_type(cm, SR_AXIS_EXPLICIT)) {
+    const SrType *t = vtype(I, x);
+    int64_t ax;
+    if (t->ndim > 0 && sr_api_axis(I, axis, t->ndim, &ax) == 0) {
+      if (t->dims[ax].nax) {
+        r = sr_raise(I, "ValueError", "Please pass sharding to `jnp.repeat` via `out_sharding` parameter.");
+      } else {
+        SrVal *ts = sr_type_sharding(I, t);
+        r = repeat_auto(I, x, p[1], axis, p[3], ts);
+        sr_unref(ts);
+      }
+      sr_unref(x);
+      return r;
+    }
+    if (t->ndim > 0) {
+      sr_unref(x);
+      return NULL;
+    }
+  }
+  r = repeat_impl(I, x, p[1], axis, p[3]);
   sr_unref(x);
   return r;
 }
@@ -561,6 +635,64 @@ static SrVal *roll_body(SrInterp *I, SrArgs *a) {
   return x;
 }
 
+/* lax_numpy._roll_dynamic: a traced shift; per axis, a dynamic slice of
+   the array concatenated with itself, at size - shift % max(size, 1) */
+static SrVal *roll_dynamic(SrInterp *I, SrVal *a, SrVal *shift_v, const int64_t *axes, int nax) {
+  SrVal *shift = sr_jnp_asarray(I, shift_v, -1);
+  if (!shift) return NULL;
+  const SrType *st = vtype(I, shift);
+  int64_t n = nax;
+  if (st->ndim > 1) {
+    sr_unref(shift);
+    return sr_raise(I, "ValueError", "'shift' and 'axis' arguments to roll must be scalars or 1D arrays");
+  }
+  if (st->ndim == 1) {
+    int64_t k = st->dims[0].size;
+    if (nax == 1) n = k;
+    else if (k != 1 && k != nax) {
+      sr_unref(shift);
+      return sr_raise(I, "ValueError", "Incompatible shapes for broadcasting: shapes=[(%lld,), (%d,)]", (long long)k, nax);
+    }
+  }
+  SrVal *bs = sr_lax_broadcast_to(I, shift, &n, 1, NULL);
+  sr_unref(shift);
+  SrVal *x = bs ? sr_ref(a) : NULL;
+  for (int64_t j = 0; j < n && x; j++) {
+    int64_t ax = axes[nax == 1 ? 0 : j], lo = j, hi = j + 1;
+    const SrType *t = vtype(I, x);
+    int64_t size = t->dims[ax].size;
+    SrVal *sl = sr_lax_slice(I, bs, &lo, &hi, NULL);
+    SrVal *xj = sl ? sr_lax_reshape(I, sl, NULL, 0, NULL) : NULL;
+    SrVal *xi = xj ? sr_lax_convert(I, xj, SR_I32, 0, NULL) : NULL;
+    SrVal *szv = sr_int(NULL, size), *onev = sr_int(NULL, 1);
+    SrVal *si = sr_lax_convert(I, szv, SR_I32, 0, NULL), *one = sr_lax_convert(I, onev, SR_I32, 0, NULL);
+    SrVal *mx = si && one ? sr_lax_binary(I, SR_P_max, si, one) : NULL;
+    SrVal *rm = xi && mx ? sr_jnp_remainder(I, xi, mx) : NULL;
+    SrVal *pair[2] = {x, x};
+    SrVal *cat = rm ? sr_lax_concatenate(I, 2, pair, (int)ax) : NULL;
+    SrVal *start = cat ? sr_lax_binary(I, SR_P_sub, si, rm) : NULL;
+    SrVal *y = NULL;
+    if (start) {
+      /* dynamic_slice_in_dim: zeros of the start's dtype elsewhere */
+      SrVal *zv = sr_int(NULL, 0), *zero = sr_lax_convert(I, zv, SR_I32, 0, NULL);
+      SrVal *starts[SR_MAX_RANK];
+      int64_t sizes[SR_MAX_RANK];
+      for (int q = 0; q < t->ndim; q++) {
+        starts[q] = q == ax ? start : zero;
+        sizes[q] = t->dims[q].size;
+      }
+      if (zero) y = sr_lax_dynamic_slice(I, cat, starts, sizes);
+      sr_unref(zv);
+      sr_unref(zero);
+    }
+    SrVal *tmp[] = {sl, xj, xi, szv, onev, si, one, mx, rm, cat, start, x};
+    unref_all(12, tmp);
+    x = y;
+  }
+  sr_unref(bs);
+  return x;
+}
+
 static SrVal *jnp_roll(SrInterp *I, SrArgs *a) {
   SrVal *p[3];
   if (sr_args_parse(I, a, "roll", "a, shift, axis=", p) < 0) return NULL;
@@ -576,11 +708,10 @@ static SrVal *jnp_roll(SrInterp *I, SrArgs *a) {
   } else if (ints_arg(I, p[2], d->axes, &d->n, "axis") < 0) {
     goto fail;
   }
-  if (p[1]->kind != SR_V_INT && !sr_is_seq(p[1])) {
-    sr_raise(I, "NotImplementedError", "jnp.roll with a traced shift is not supported");
-    goto fail;
-  }
-  if (ints_arg(I, p[1], d->shifts, &d->nshift, "shift") < 0) goto fail;
+  /* _ensure_index_tuple(shift): ints or a sequence of them; anything
+     else (an array, a tracer) is a dynamic shift */
+  int dynamic = p[1]->kind != SR_V_INT && !sr_is_seq(p[1]);
+  if (!dynamic && ints_arg(I, p[1], d->shifts, &d->nshift, "shift") < 0) goto fail;
   /* a reference of our own: reshaping a 1-d x gives x back */
   int64_t numel = sr_type_numel(t);
   SrVal *src = ravel ? sr_lax_reshape(I, x, &numel, 1, NULL) : sr_ref(x);
@@ -593,7 +724,7 @@ static SrVal *jnp_roll(SrInterp *I, SrArgs *a) {
   for (int i = 0; i < d->n; i++)
     if (vtype(I, src)->dims[d->axes[i]].nax) {
       SrBuf b = SR_BUF_INIT, s = SR_BUF_INIT;
-      sr_type_long(&b, vtype(I, src));
+      sr_type_str(&b, vtype(I, src), 1); /* str_short(True) */
       sr_ints_str(&s, d->axes, d->n);
       sr_raise(I, "ShardingTypeError", "`a` cannot be sharded on the axis being rolled over. Got arr type=%s and axis=%s",
                b.p, s.p);
@@ -602,7 +733,12 @@ static SrVal *jnp_roll(SrInterp *I, SrArgs *a) {
       sr_unref(src);
       goto fail;
     }
-  r = sr_api_jit(I, "_roll_static", roll_body, d, 1, &src);
+  if (dynamic) {
+    r = roll_dynamic(I, src, p[1], d->axes, d->n);
+    free(d);
+  } else {
+    r = sr_api_jit(I, "_roll_static", roll_body, d, 1, &src);
+  }
   sr_unref(src);
   if (r && ravel) {
     int64_t shape[SR_MAX_RANK];

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "jax/jax.h"
+#include "jax/array_methods.h"
 #include "jax/lax.h"
 #include "jax/misc16.h"
 #include "jax/nn.h"
@@ -601,7 +602,11 @@ static SrVal *lax_broadcast_like(SrInterp *I, SrArgs *a) {
     const SrType *t = vtype(I, like);
     int64_t sh[SR_MAX_RANK];
     for (int k = 0; k < t->ndim; k++) sh[k] = t->dims[k].size;
-    r = sr_lax_broadcast_to(I, x, sh, t->ndim, NULL);
+    /* like_arr's shape and aval.sharding */
+    SrVal *ts = sr_type_sharding(I, t), *cs = NULL;
+    if (sr_api_canon_sharding(I, ts, "broadcast_in_dim", &cs) == 0) r = sr_lax_broadcast_to(I, x, sh, t->ndim, cs);
+    sr_unref(ts);
+    sr_unref(cs);
   }
   sr_unref(x);
   sr_unref(like);

@@ -551,7 +551,8 @@ static SrVal *bi_abstract_mesh(SrInterp *I, SrArgs *a) {
   SrVal *p[3];
   if (sr_args_parse(I, a, "AbstractMesh", "axis_sizes, axis_names, axis_types=", p) < 0) return NULL;
   SrMesh m;
-  if (fill_mesh(I, &m, p[0], p[1], p[2], SR_AXIS_AUTO, "AbstractMesh") < 0) return NULL;
+  /* mesh._normalize_axis_types: an AbstractMesh's axes default to Explicit */
+  if (fill_mesh(I, &m, p[0], p[1], p[2], SR_AXIS_EXPLICIT, "AbstractMesh") < 0) return NULL;
   /* its size is a Python int, which is 64-bit here */
   if (sr_mesh_size_of(m.sizes, m.n) < 0)
     return sr_raise(I, "OverflowError", "integer overflow: shardrepl's Python ints are 64-bit");
@@ -583,9 +584,78 @@ static SrVal *bi_mesh(SrInterp *I, SrArgs *a) {
   return sr_mesh_val(NULL, sr_mesh_intern(&m));
 }
 
+static SrVal *mesh_types_tuple(const SrMesh *m) {
+  SrVal *t = sr_seq(NULL, SR_V_TUPLE, m->n);
+  for (int i = 0; i < m->n; i++) sr_seq_push(NULL, t, sr_axistype_val(m->types[i]));
+  return t;
+}
+
+/* Mesh.update(devices=None, axis_names=None, axis_types=None) and
+   AbstractMesh.update(axis_sizes=None, axis_names=None, axis_types=None):
+   a new mesh, the arguments not given kept */
+static SrVal *mesh_update(SrInterp *I, SrArgs *a) {
+  const SrMesh *m = a->self->mesh;
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "update",
+                    m->abstract ? "axis_sizes=, axis_names=, axis_types=" : "devices=, axis_names=, axis_types=",
+                    p) < 0)
+    return NULL;
+  int given_sizes = p[0] && p[0]->kind != SR_V_NONE;
+  SrVal *sizes;
+  if (!given_sizes) {
+    sizes = sr_seq(NULL, SR_V_TUPLE, m->n);
+    for (int i = 0; i < m->n; i++) sr_seq_push(NULL, sizes, sr_int(NULL, m->sizes[i]));
+  } else if (m->abstract) {
+    sizes = sr_ref(p[0]);
+  } else {
+    SrVal *devs = p[0]->kind == SR_V_LIST || p[0]->kind == SR_V_TUPLE ? sr_jnp_asarray(I, p[0], -1) : sr_ref(p[0]);
+    sizes = devs ? sr_getattr(I, devs, "shape") : NULL;
+    sr_unref(devs);
+    if (!sizes) return NULL;
+  }
+  SrVal *names = p[1] && p[1]->kind != SR_V_NONE ? sr_ref(p[1]) : names_tuple(m->names, m->n);
+  SrVal *types = p[2] && p[2]->kind != SR_V_NONE ? sr_ref(p[2]) : mesh_types_tuple(m);
+  SrMesh nm;
+  int rc = fill_mesh(I, &nm, sizes, names, types, SR_AXIS_AUTO, m->abstract ? "AbstractMesh" : "Mesh");
+  sr_unref(sizes);
+  sr_unref(names);
+  sr_unref(types);
+  if (rc < 0) return NULL;
+  if (sr_mesh_size_of(nm.sizes, nm.n) < 0)
+    return sr_raise(I, "OverflowError", "integer overflow: shardrepl's Python ints are 64-bit");
+  if (!m->abstract && sr_mesh_size(&nm) > I->jax->num_devices)
+    return sr_raise(I, "ValueError", "Mesh: the devices array holds %lld devices, but there are only %d",
+                    (long long)sr_mesh_size(&nm), I->jax->num_devices);
+  nm.abstract = m->abstract;
+  nm.device_fields = m->device_fields;
+  if (!given_sizes) nm.devices = m->devices;
+  return sr_mesh_val(NULL, sr_mesh_intern(&nm));
+}
+
+/* AbstractMesh.update_axis_types({name: AxisType}): names the mesh does
+   not have are ignored */
+static SrVal *mesh_update_axis_types(SrInterp *I, SrArgs *a) {
+  const SrMesh *m = a->self->mesh;
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "update_axis_types", "name_to_type", p) < 0) return NULL;
+  if (p[0]->kind != SR_V_DICT) return sr_raise(I, "TypeError", "update_axis_types expects a dict of axis names to AxisTypes");
+  uint8_t types[SR_MAX_AXES];
+  memcpy(types, m->types, sizeof types);
+  for (int i = 0; i < m->n; i++) {
+    SrVal *k = sr_str_cstr(NULL, m->names[i]);
+    SrVal *v = sr_dict_get(p[0], k);
+    sr_unref(k);
+    if (v && axis_type_of(I, v, &types[i]) < 0) return NULL;
+  }
+  return sr_mesh_val(NULL, sr_mesh_with_types(m, types));
+}
+
 static SrVal *mesh_getattr(SrInterp *I, SrVal *self, const char *name) {
   const SrMesh *m = self->mesh;
   (void)I;
+  if (strcmp(name, "update") == 0) return sr_bound_method(self, "update", mesh_update);
+  if (m->abstract && strcmp(name, "update_axis_types") == 0)
+    return sr_bound_method(self, "update_axis_types", mesh_update_axis_types);
   if (strcmp(name, "axis_names") == 0) return names_tuple(m->names, m->n);
   if (strcmp(name, "axis_sizes") == 0 || strcmp(name, "devices_shape") == 0) {
     SrVal *t = sr_seq(NULL, SR_V_TUPLE, m->n);
@@ -794,6 +864,23 @@ static SrVal *bi_named_sharding(SrInterp *I, SrArgs *a) {
         sr_buf_free(&names);
         return NULL;
       }
+  /* _check_mesh_resource_axis: P.UNCONSTRAINED needs an Auto axis */
+  int any_auto = 0, unconstrained = 0;
+  for (int i = 0; i < m->n; i++) any_auto |= m->types[i] == SR_AXIS_AUTO;
+  for (int i = 0; i < s->n; i++) unconstrained |= s->e[i].n == 1 && s->e[i].names[0] == SR_SPEC_UNCONSTRAINED;
+  if (!any_auto && unconstrained) {
+    SrBuf b = SR_BUF_INIT, c = SR_BUF_INIT;
+    sr_spec_repr(&b, s);
+    SrVal *t = mesh_types_tuple(m);
+    sr_val_repr(&c, t);
+    sr_unref(t);
+    sr_raise(I, "ValueError",
+             "%s cannot contain `P.UNCONSTRAINED` when no mesh axis_types are `Auto`. Got mesh axis_types: %s", b.p,
+             c.p);
+    sr_buf_free(&b);
+    sr_buf_free(&c);
+    return NULL;
+  }
   const char *mk = NULL;
   if (p[2] && p[2]->kind != SR_V_NONE) mk = sr_as_str(I, p[2], "memory_kind");
   else if (!m->abstract) mk = sr_intern_cstr("device");

@@ -1711,7 +1711,7 @@ static int type_unstack(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   if (sr_std_begin(cx, e, &s) < 0) return -1;
   if (s.mode == SR_MODE_EXPLICIT && x->dims[axis].nax) {
     SrBuf a = SR_BUF_INIT;
-    sr_aval_str_axis_types(&a, cx, x);
+    sr_type_str(&a, x, 1); /* str_short(True) */
     sr_terr(cx, "ShardingTypeError", "unstack operand cannot be sharded on the unstacking axis %lld. Got operand type=%s",
             (long long)axis, sr_buf_str(&a));
     sr_buf_free(&a);
