@@ -40,7 +40,11 @@ typedef struct Walk {
 static void walk_begin(Walk *w, const SrWindowGeom *g) {
   w->ntap = 1;
   w->nout = 1;
-  for (int d = 0; d < g->nd; d++) w->ntap *= g->win[d], w->nout *= g->out[d];
+  for (int d = 0; d < g->nd; d++) w->nout *= g->out[d];
+  /* no outputs, no taps: a window may then be larger than any product
+     of sizes holds */
+  for (int d = 0; d < g->nd && w->nout; d++) w->ntap *= g->win[d];
+  if (!w->nout) w->ntap = 0;
   int64_t s = 1;
   for (int d = g->nd - 1; d >= 0; d--) w->istr[d] = s, s *= g->in[d];
   memset(w->o, 0, sizeof w->o);
