@@ -999,6 +999,8 @@ void sr_jnp_init(void) {
   sr_jnp_grid18_init();
   sr_jnp_small18_init();
   sr_scipy_linalg18_init();
+  sr_scipy_signal_init();
+  sr_image_init();
   sr_jax_dtypes_init();
 }
 

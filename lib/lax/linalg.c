@@ -266,7 +266,11 @@ typedef struct LinArg {
       }                                                                                                                \
       for (int i = 0; i < m; i++)                                                                                      \
         for (int j = 0; j < n; j++) w[i + (int64_t)j * ld] = xb[(int64_t)i * n + j];                                   \
-      P##gesdd_(&job, &m, &n, w, &ld, sb, uw, &ldu, vw, &ldvt, work, &lwork, iw, &info, 1);                            \
+      /* gesdd may not return on an inf or a NaN: NaNs, as for no convergence */                                     \
+      int finite = 1;                                                                                                  \
+      for (int64_t i = 0; i < (int64_t)m * n && finite; i++) finite = isfinite(xb[i]);                                 \
+      if (finite) P##gesdd_(&job, &m, &n, w, &ld, sb, uw, &ldu, vw, &ldvt, work, &lwork, iw, &info, 1);                \
+      else info = 1;                                                                                                   \
       if (info != 0) { /* no convergence: NaNs, as JAX's lowering */                                                 \
         for (int i = 0; i < k; i++) sb[i] = (T)NAN;                                                                    \
         if (ub)                                                                                                        \

@@ -267,3 +267,4 @@ include $(top_srcdir)/tests/golden/cond18.mk
 include $(top_srcdir)/tests/golden/linalg18.mk
 include $(top_srcdir)/tests/golden/pad19.mk
 include $(top_srcdir)/tests/golden/sit19.mk
+include $(top_srcdir)/tests/golden/signal19.mk
