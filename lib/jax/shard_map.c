@@ -2,10 +2,12 @@
  * after shard_map.py: the body traced over per-device types, the specs
  * checked, one shard_map equation bound. */
 #include "jax/tracers.h"
+#include "jax/tree_util.h"
 #include "jax/lax.h"
 #include "jax/jax.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +34,11 @@ typedef struct SMapFn {
   /* set while tracing the body */
   SrVal *out_specs_flat;
   const SrMesh *inner;
+  /* with None in in_specs (static arguments): the arguments as passed
+     (a tuple, the tree to rebuild) and their leaves, the static ones the
+     values themselves and the traced ones NULL; the body gets the traced
+     leaves only (shard_map.py's which_dyn / static_args) */
+  SrVal *static_tree, *static_leaves;
 } SMapFn;
 
 static void smap_free(void *d) {
@@ -45,33 +52,111 @@ static void smap_free(void *d) {
   free(f);
 }
 
-/* tree_util.broadcast_prefix: one spec per leaf of v. */
-static int spec_prefix(SrInterp *I, SrVal *spec, SrVal *v, SrVal *out, const char *what) {
-  if (spec->kind == SR_V_SPEC || spec->kind == SR_V_NONE) {
+/* tree_util.broadcast_prefix: one spec per leaf of v; 1 where the trees
+   do not match. */
+static int spec_prefix_rec(SrInterp *I, SrVal *spec, SrVal *v, SrVal *out, SrBuf *path, SrVal *paths) {
+  SrVal *pc = spec->kind == SR_V_SPEC || spec->kind == SR_V_NONE ? NULL : sr_pytree_children(spec);
+  if (!pc) {
     int n = sr_api_n_leaves(I, v);
     if (n < 0) return -1;
-    for (int i = 0; i < n; i++) sr_seq_push(NULL, out, sr_ref(spec));
+    for (int i = 0; i < n; i++) {
+      sr_seq_push(NULL, out, sr_ref(spec));
+      if (paths) sr_seq_push(NULL, paths, sr_str_cstr(NULL, sr_buf_str(path)));
+    }
     return 0;
   }
-  if ((spec->kind == SR_V_TUPLE || spec->kind == SR_V_LIST) && (v->kind == SR_V_TUPLE || v->kind == SR_V_LIST) &&
-      spec->seq.n == v->seq.n) {
-    for (int i = 0; i < v->seq.n; i++)
-      if (spec_prefix(I, spec->seq.items[i], v->seq.items[i], out, what) < 0) return -1;
-    return 0;
+  SrVal *fc = spec->kind == v->kind ? sr_pytree_children(v) : NULL;
+  int rc = !fc || fc->seq.n != pc->seq.n;
+  int *o = spec->kind == SR_V_DICT ? sr_pytree_dict_order(spec) : NULL;
+  if (!rc && o) {
+    int *q = sr_pytree_dict_order(v);
+    for (int i = 0; i < spec->dict.n && !rc; i++) rc = !sr_val_equal(spec->dict.keys[o[i]], v->dict.keys[q[i]]);
+    free(q);
   }
-  if (spec->kind == SR_V_TUPLE || spec->kind == SR_V_LIST) {
-    sr_raise(I, "ValueError",
-             "%s is not a tree prefix of the corresponding value: the spec has %d entries where the value has %s",
-             what, spec->seq.n, sr_is_seq(v) ? "a different number of children" : "a leaf");
-    return -1;
+  size_t at = path->len;
+  for (int i = 0; !rc && i < pc->seq.n; i++) {
+    sr_buf_putc(path, '[');
+    if (o) sr_val_repr(path, spec->dict.keys[o[i]]);
+    else sr_buf_printf(path, "%d", i);
+    sr_buf_putc(path, ']');
+    rc = spec_prefix_rec(I, pc->seq.items[i], fc->seq.items[i], out, path, paths);
+    path->len = at;
+    path->p[at] = 0;
+  }
+  free(o);
+  sr_unref(pc);
+  sr_unref(fc);
+  return rc;
+}
+
+/* broadcast_prefix, and where it fails prefix_errors' first error raised
+   as e('shard_map in_specs') (what: "in_specs" or "out_specs"). */
+static int spec_prefix_paths(SrInterp *I, SrVal *spec, SrVal *v, SrVal *out, const char *what, SrVal *paths) {
+  SrBuf path = SR_BUF_INIT;
+  sr_buf_puts(&path, "");
+  int rc = spec_prefix_rec(I, spec, v, out, &path, paths);
+  sr_buf_free(&path);
+  if (rc <= 0) return rc;
+  char name[32];
+  snprintf(name, sizeof name, "shard_map %s", what);
+  if (sr_pytree_prefix_error(I, spec, v, name) == 0 && !I->exc)
+    sr_raise(I, "ValueError", "%s is not a tree prefix of the corresponding value", name);
+  return -1;
+}
+
+
+/* shard_map._spec_rank_error, with the key paths of the specs and of the
+   values (for the inputs checked before the body is traced, as
+   _check_specs_vs_args does; for the outputs after it, as _check_names
+   does).  An input's message lacks the ", where args[0] is bound to f's
+   parameter 'x'," JAX adds where inspect.signature binds the arguments. */
+static int rank_check(SrInterp *I, int is_out, const char *fname, SrVal *tree, SrVal *leaves, SrVal *specs,
+                      SrVal *spaths) {
+  const char *prefix = is_out ? "out" : "in";
+  int n = leaves->seq.n, k = 0, scalar = 0, nl = 0;
+  char **lp = sr_xcalloc((size_t)n + 1, sizeof *lp);
+  SrBuf path = SR_BUF_INIT, msgs = SR_BUF_INIT;
+  sr_buf_puts(&path, "");
+  sr_pytree_leaf_paths(tree, &path, lp, &nl);
+  for (int i = 0; i < n; i++) {
+    SrVal *s = specs->seq.items[i];
+    const SrType *t = s->kind == SR_V_SPEC ? vtype(I, leaves->seq.items[i]) : NULL;
+    if (!t || s->spec->n <= t->ndim) continue;
+    if (k++) sr_buf_puts(&msgs, "\n\n");
+    sr_buf_printf(&msgs, "* %s_specs%s is ", prefix, spaths->seq.items[i]->str.s);
+    sr_val_str(&msgs, s);
+    sr_buf_printf(&msgs, " which has length %d, but ", s->spec->n);
+    if (is_out) sr_buf_printf(&msgs, "%s(*args)", fname);
+    else sr_buf_puts(&msgs, "the passed args");
+    sr_buf_printf(&msgs, "%s has shape ", i < nl ? lp[i] : "");
+    sr_type_str(&msgs, t, 0);
+    sr_buf_printf(&msgs, ", which has rank %d (and %d < %d)", t->ndim, t->ndim, s->spec->n);
+    if (!t->ndim) scalar = 1;
+  }
+  for (int i = 0; i < nl; i++) free(lp[i]);
+  free(lp);
+  sr_buf_free(&path);
+  if (!k) {
+    sr_buf_free(&msgs);
+    return 0;
   }
   SrBuf b = SR_BUF_INIT;
-  sr_val_repr(&b, spec);
-  sr_raise(I, "TypeError",
-           "shard_map %s argument must be a pytree of `jax.sharding.PartitionSpec` instances, but:\n\n  %s is %s of "
-           "type %s, \n\nCheck the %s values passed to shard_map.",
-           what, what, b.p, sr_val_kind_name(spec), what);
+  sr_buf_printf(&b, "shard_map applied to the function '%s' was given an %s_specs entry which is too long to be "
+                    "compatible with the corresponding %sput value from the function:\n\n%s\n\n",
+                fname, prefix, prefix, sr_buf_str(&msgs) + (k == 1 ? 2 : 0));
+  sr_buf_printf(&b, "Entries in %s_specs must be of length no greater than the number of axes in the corresponding "
+                    "%sput value.\n\nEither revise the spec to be shorter, or modify '%s' so that its %sputs have "
+                    "sufficient rank.",
+                prefix, prefix, fname, prefix);
+  if (scalar)
+    sr_buf_printf(&b, "\n\nFor scalar values (rank 0), consider using an %s_specs entry of `P()`, where "
+                      "`P = jax.sharding.PartitionSpec`.", prefix);
+  if (scalar && is_out)
+    sr_buf_puts(&b, " In particular, for rank 0 outputs which are not constant over the mesh, add at least one "
+                    "(singleton) axis to them so that they can be concatenated using out_specs.");
+  sr_raise(I, "ValueError", "%s", sr_buf_str(&b));
   sr_buf_free(&b);
+  sr_buf_free(&msgs);
   return -1;
 }
 
@@ -90,14 +175,30 @@ static SrAxes spec_axes(const SrSpec *s, const SrMesh *m) {
    axes each out_spec names (add_implicit_pvary). */
 static SrVal *smap_body(SrInterp *I, SrArgs *a) {
   SMapFn *f = sr_current_builtin(I)->data;
-  SrVal *ans = sr_call(I, f->fn, a);
+  SrVal *ans;
+  if (f->static_leaves) {
+    SrVal *all = sr_seq(NULL, SR_V_LIST, f->static_leaves->seq.n);
+    for (int i = 0, k = 0; i < f->static_leaves->seq.n; i++) {
+      SrVal *v = f->static_leaves->seq.items[i];
+      sr_seq_push(NULL, all, sr_ref(v->kind == SR_V_NONE && k < a->n ? a->v[k++] : v));
+    }
+    SrVal *full = sr_pytree_unflatten(f->static_tree, all);
+    sr_unref(all);
+    if (!full) return NULL;
+    SrArgs fa = {full->seq.n, full->seq.items, 0, NULL, NULL, NULL};
+    ans = sr_call(I, f->fn, &fa);
+    sr_unref(full);
+  } else {
+    ans = sr_call(I, f->fn, a);
+  }
   if (!ans) return NULL;
   SrVal *leaves = sr_pytree_flatten(I, ans);
-  SrVal *specs = sr_seq(NULL, SR_V_LIST, 0);
-  if (!leaves || spec_prefix(I, f->out_specs, ans, specs, "out_specs") < 0) {
+  SrVal *specs = sr_seq(NULL, SR_V_LIST, 0), *spaths = sr_seq(NULL, SR_V_LIST, 0);
+  if (!leaves || spec_prefix_paths(I, f->out_specs, ans, specs, "out_specs", spaths) < 0) {
     sr_unref(ans);
     sr_unref(leaves);
     sr_unref(specs);
+    sr_unref(spaths);
     return NULL;
   }
   sr_unref(f->out_specs_flat);
@@ -114,13 +215,17 @@ static SrVal *smap_body(SrInterp *I, SrArgs *a) {
       if (!x) {
         sr_unref(ans);
         sr_unref(leaves);
+        sr_unref(spaths);
         return NULL;
       }
       sr_unref(leaves->seq.items[i]);
       leaves->seq.items[i] = x;
     }
   }
-  SrVal *r = sr_pytree_unflatten(ans, leaves);
+  /* _check_names on the results (after the implicit pvary) */
+  int bad = rank_check(I, 1, sr_builtin_name(f->fn) ? sr_builtin_name(f->fn) : "f", ans, leaves, specs, spaths);
+  sr_unref(spaths);
+  SrVal *r = bad ? NULL : sr_pytree_unflatten(ans, leaves);
   sr_unref(ans);
   sr_unref(leaves);
   return r;
@@ -261,7 +366,14 @@ static int check_specs(SrInterp *I, SrVal *specs, const char *prefix, const SrMe
 /* shard_map._shmap_checks on axis_names: a set or frozenset (empty: all
    the mesh's axes) of the mesh's axes. */
 static int smap_axis_names(SrInterp *I, SrVal *v, const SrMesh *am, SrAxes *out) {
-  *out = (SrAxes)((1ull << am->n) - 1);
+  /* mesh_axis_names_wo_vmap: the mesh's axes but the Explicit ones an
+     enclosing vmap maps away */
+  SrAxes wo = (SrAxes)((1ull << am->n) - 1);
+  for (int k = 0; k < I->jax->nexplicit_names; k++) {
+    int a = sr_mesh_axis(am, I->jax->explicit_names[k]);
+    if (a >= 0) wo &= ~(1u << a);
+  }
+  *out = wo;
   if (!v) return 0;
   if (v->kind != SR_V_SET && v->kind != SR_V_FROZENSET)
     return sr_raise(I, "TypeError",
@@ -272,14 +384,15 @@ static int smap_axis_names(SrInterp *I, SrVal *v, const SrMesh *am, SrAxes *out)
   int sub = 1;
   for (int i = 0; i < v->seq.n && sub; i++) {
     SrVal *e = v->seq.items[i];
-    sub = (e->kind == SR_V_STR || e->kind == SR_V_WORD) && sr_mesh_axis(am, sr_intern(e->str.s, e->str.n)) >= 0;
+    int a = e->kind == SR_V_STR || e->kind == SR_V_WORD ? sr_mesh_axis(am, sr_intern(e->str.s, e->str.n)) : -1;
+    sub = a >= 0 && (wo >> a & 1);
   }
   if (!sub) {
     SrBuf b = SR_BUF_INIT, c = SR_BUF_INIT;
     if (v->kind == SR_V_SET) sr_buf_puts(&b, "frozenset(");
     sr_val_repr(&b, v);
     if (v->kind == SR_V_SET) sr_buf_puts(&b, ")");
-    sr_axes_frozenset_str(&c, am, (SrAxes)((1ull << am->n) - 1));
+    sr_axes_frozenset_str(&c, am, wo);
     sr_raise(I, "ValueError", "jax.shard_map requires axis_names=%s to be a subset of mesh.axis_names=%s", b.p, c.p);
     sr_buf_free(&b);
     sr_buf_free(&c);
@@ -346,13 +459,19 @@ static SrVal *smap_call(SrInterp *I, SrArgs *a) {
   for (int i = 0; i < a->n; i++) sr_seq_push(NULL, args, sr_ref(a->v[i]));
   SrVal *leaves = sr_pytree_flatten(I, args);
   SrVal *specs = sr_seq(NULL, SR_V_LIST, 0), *result = NULL, *out_tree = NULL, *captured = NULL, *targs = NULL;
+  SrVal *saved_tree = NULL, *saved_leaves = NULL, *static_leaves = NULL, *static_tree = NULL;
+  int set_static = 0;
   SrJaxpr *body = NULL;
   const SrType **itypes = NULL;
   SrPList ps = {0};
   if (!leaves) goto done;
   int n = leaves->seq.n;
   if (f->in_specs) {
-    if (spec_prefix(I, f->in_specs, args, specs, "in_specs") < 0) goto done;
+    SrVal *spaths = sr_seq(NULL, SR_V_LIST, 0);
+    int bad = spec_prefix_paths(I, f->in_specs, args, specs, "in_specs", spaths) < 0 ||
+              rank_check(I, 0, sr_builtin_name(f->fn) ? sr_builtin_name(f->fn) : "f", args, leaves, specs, spaths) < 0;
+    sr_unref(spaths);
+    if (bad) goto done;
   } else {
     for (int i = 0; i < n; i++) {
       SrVal *s = manual_spec(I, vtype(I, leaves->seq.items[i]), axis_names, am);
@@ -360,11 +479,31 @@ static SrVal *smap_call(SrInterp *I, SrArgs *a) {
       sr_seq_push(NULL, specs, s);
     }
   }
-  for (int i = 0; i < n; i++)
-    if (specs->seq.items[i]->kind != SR_V_SPEC) {
-      sr_raise(I, "NotImplementedError", "shard_map: None in in_specs (static arguments) is not supported");
-      goto done;
+  /* None in in_specs: a static argument, passed to the body as it is */
+  saved_tree = f->static_tree;
+  saved_leaves = f->static_leaves;
+  {
+    int nstatic = 0;
+    for (int i = 0; i < n; i++) nstatic += specs->seq.items[i]->kind != SR_V_SPEC;
+    if (nstatic) {
+      SrVal *dl = sr_seq(NULL, SR_V_TUPLE, n - nstatic), *ds = sr_seq(NULL, SR_V_LIST, n - nstatic);
+      static_leaves = sr_seq(NULL, SR_V_LIST, n);
+      for (int i = 0; i < n; i++) {
+        int dyn = specs->seq.items[i]->kind == SR_V_SPEC;
+        sr_seq_push(NULL, static_leaves, dyn ? sr_none() : sr_ref(leaves->seq.items[i]));
+        if (!dyn) continue;
+        sr_seq_push(NULL, dl, sr_ref(leaves->seq.items[i]));
+        sr_seq_push(NULL, ds, sr_ref(specs->seq.items[i]));
+      }
+      sr_unref(leaves);
+      sr_unref(specs);
+      leaves = dl;
+      specs = ds;
+      n -= nstatic;
+      static_tree = args;
+      args = sr_ref(dl);
     }
+  }
   /* with every axis manual and Explicit, in_specs must match the args */
   if (axis_names == (SrAxes)((1ull << am->n) - 1) && axis_names == explicit_) {
     for (int i = 0; i < n; i++) {
@@ -410,6 +549,9 @@ static SrVal *smap_call(SrInterp *I, SrArgs *a) {
       itypes[i] = shard_type(vtype(I, leaves->seq.items[i]), specs->seq.items[i]->spec, am, inner, f->check_vma);
     targs = sr_api_abstract_like(args, itypes, n);
     f->inner = inner;
+    f->static_tree = static_tree;
+    f->static_leaves = static_leaves;
+    set_static = 1;
     SrVal *wrapper = sr_builtin_with(sr_builtin_name(f->fn) ? sr_builtin_name(f->fn) : "f", smap_body, f, NULL);
     int saved_vma = I->jax->check_vma;
     if (sr_api_push_mesh(I, inner) < 0) {
@@ -452,6 +594,12 @@ static SrVal *smap_call(SrInterp *I, SrArgs *a) {
     sr_unref(r);
   }
 done:
+  if (set_static) {
+    f->static_tree = saved_tree;
+    f->static_leaves = saved_leaves;
+  }
+  sr_unref(static_tree);
+  sr_unref(static_leaves);
   sr_plist_free(&ps);
   if (body) sr_program_unref(body->prog);
   sr_unref(f->out_specs_flat);

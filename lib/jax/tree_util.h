@@ -34,5 +34,10 @@ void sr_pytree_leaf_paths(const SrVal *v, SrBuf *path, char **out, int *k);
    SR_VAL_MAX_NEST deep -- a list that holds itself does (JAX recurses
    forever on one too).  sr_pytree_flatten checks. */
 int sr_pytree_check_depth(SrInterp *I, SrVal *v);
+/* tree_util.prefix_errors' first error, raised as the ValueError
+   e(name) would be: -1 with it raised, 0 when none of _prefix_error's
+   cases names one.  None counts as a leaf (is_leaf=lambda x: x is None,
+   as shard_map passes). */
+int sr_pytree_prefix_error(SrInterp *I, SrVal *prefix, SrVal *full, const char *name);
 
 #endif
