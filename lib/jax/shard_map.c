@@ -31,6 +31,7 @@ typedef struct SMapFn {
   SrVal *out_specs;
   SrVal *axis_names; /* NULL or a set */
   int check_vma;
+  int smap;          /* made by jax.smap (its messages) */
   /* set while tracing the body */
   SrVal *out_specs_flat;
   const SrMesh *inner;
@@ -57,8 +58,10 @@ static void smap_free(void *d) {
 static int spec_prefix_rec(SrInterp *I, SrVal *spec, SrVal *v, SrVal *out, SrBuf *path, SrVal *paths) {
   SrVal *pc = spec->kind == SR_V_SPEC || spec->kind == SR_V_NONE ? NULL : sr_pytree_children(spec);
   if (!pc) {
-    int n = sr_api_n_leaves(I, v);
-    if (n < 0) return -1;
+    SrVal *lv = sr_pytree_flatten_any(I, v);
+    if (!lv) return -1;
+    int n = lv->seq.n;
+    sr_unref(lv);
     for (int i = 0; i < n; i++) {
       sr_seq_push(NULL, out, sr_ref(spec));
       if (paths) sr_seq_push(NULL, paths, sr_str_cstr(NULL, sr_buf_str(path)));
@@ -441,10 +444,13 @@ static SrVal *smap_call(SrInterp *I, SrArgs *a) {
     int k = 0;
     for (int i = 0; i < am->n; i++)
       if (axis_names & (1u << i)) sr_buf_printf(&c, k++ ? ", %s" : "%s", sr_axis_type_name(am->types[i]));
-    sr_raise(I, "TypeError",
-             "shard_map in_specs argument must be a pytree of `jax.sharding.PartitionSpec` instances, but it was "
-             "`None` when axis_names=%s are of type %s",
-             b.p, c.p);
+    if (f->smap)
+      sr_raise(I, "TypeError", "in_axes was not specified when axis_name=%s was of type %s", b.p, c.p);
+    else
+      sr_raise(I, "TypeError",
+               "shard_map in_specs argument must be a pytree of `jax.sharding.PartitionSpec` instances, but it was "
+               "`None` when axis_names=%s are of type %s",
+               b.p, c.p);
     sr_buf_free(&b);
     sr_buf_free(&c);
     sr_unref(mesh_param);
@@ -457,7 +463,8 @@ static SrVal *smap_call(SrInterp *I, SrArgs *a) {
   }
   SrVal *args = sr_seq(NULL, SR_V_TUPLE, a->n);
   for (int i = 0; i < a->n; i++) sr_seq_push(NULL, args, sr_ref(a->v[i]));
-  SrVal *leaves = sr_pytree_flatten(I, args);
+  /* any leaf: None in in_specs passes an argument of any type as it is */
+  SrVal *leaves = sr_pytree_flatten_any(I, args);
   SrVal *specs = sr_seq(NULL, SR_V_LIST, 0), *result = NULL, *out_tree = NULL, *captured = NULL, *targs = NULL;
   SrVal *saved_tree = NULL, *saved_leaves = NULL, *static_leaves = NULL, *static_tree = NULL;
   int set_static = 0;
@@ -504,6 +511,16 @@ static SrVal *smap_call(SrInterp *I, SrArgs *a) {
       args = sr_ref(dl);
     }
   }
+  /* the mapped arguments must be JAX types */
+  for (int i = 0; i < n; i++)
+    if (!vtype(I, leaves->seq.items[i])) {
+      SrBuf b = SR_BUF_INIT;
+      sr_to_str(I, &b, leaves->seq.items[i]);
+      sr_raise(I, "TypeError", "Argument '%s' of type <class '%s'> is not a valid JAX type.", sr_buf_str(&b),
+               sr_val_kind_name(leaves->seq.items[i]));
+      sr_buf_free(&b);
+      goto done;
+    }
   /* with every axis manual and Explicit, in_specs must match the args */
   if (axis_names == (SrAxes)((1ull << am->n) - 1) && axis_names == explicit_) {
     for (int i = 0; i < n; i++) {
@@ -615,8 +632,9 @@ done:
   return result;
 }
 
-static SrVal *make_smap(SrVal *fn, SrVal **p) {
+static SrVal *make_smap_flag(SrVal *fn, SrVal **p, int smap) {
   SMapFn *f = sr_xcalloc(1, sizeof *f);
+  f->smap = smap;
   f->fn = sr_ref(fn);
   f->out_specs = sr_ref(p[0]);
   f->in_specs = p[1] ? sr_ref(p[1]) : NULL;
@@ -626,6 +644,8 @@ static SrVal *make_smap(SrVal *fn, SrVal **p) {
   const char *nm = sr_builtin_name(fn);
   return sr_builtin_with(nm ? nm : "<function>", smap_call, f, smap_free);
 }
+
+static SrVal *make_smap(SrVal *fn, SrVal **p) { return make_smap_flag(fn, p, 0); }
 
 typedef struct SMapDeco {
   SrVal *p[5];
@@ -659,6 +679,111 @@ static SrVal *jax_shard_map(SrInterp *I, SrArgs *a) {
 }
 
 
+/* shard_map._axes_to_pspec over a tree of axes (ints and Nones): None is
+   P(), an axis k P(None, ..., None, axis_name) with k Nones. */
+static SrVal *axes_to_pspecs(SrInterp *I, SrVal *v, SrVal *name, const char *what, SrVal *whole) {
+  if (v->kind == SR_V_NONE || v->kind == SR_V_INT) {
+    int64_t k = v->kind == SR_V_INT ? v->i : -1;
+    if (k < -1 || k >= SR_MAX_RANK) return sr_raise(I, "ValueError", "smap %s: axis %lld out of range", what, (long long)k);
+    SrSpecEntry e[SR_MAX_RANK];
+    const char *nm = sr_intern(name->str.s, name->str.n);
+    for (int i = 0; i <= k; i++) e[i] = i < k ? (SrSpecEntry){0, NULL} : (SrSpecEntry){1, &nm};
+    SrSpec sp = {0};
+    sp.n = (int)(k + 1);
+    sp.e = e;
+    return sr_spec_val(NULL, &sp);
+  }
+  SrVal *ch = v->kind == SR_V_TUPLE || v->kind == SR_V_LIST || v->kind == SR_V_DICT ? sr_pytree_children(v) : NULL;
+  if (!ch) {
+    SrBuf b = SR_BUF_INIT;
+    sr_val_repr(&b, whole);
+    if (!strcmp(what, "out_axes"))
+      sr_raise(I, "TypeError", "smap out_axes must be an int, None, or (nested) container with those types as leaves, "
+                               "but got %s.", b.p);
+    else
+      sr_raise(I, "TypeError", "smap in_axes must be an int, None, jax.sharding.Infer, or (nested) container with "
+                               "those types as leaves, but got %s.", b.p);
+    sr_buf_free(&b);
+    return NULL;
+  }
+  for (int i = 0; i < ch->seq.n; i++) {
+    SrVal *r = axes_to_pspecs(I, ch->seq.items[i], name, what, whole);
+    if (!r) {
+      sr_unref(ch);
+      return NULL;
+    }
+    sr_unref(ch->seq.items[i]);
+    ch->seq.items[i] = r;
+  }
+  SrVal *r = sr_pytree_rebuild(v, ch);
+  sr_unref(ch);
+  return r;
+}
+
+typedef struct SmapDeco {
+  SrVal *in_specs, *out_specs, *axis_names;
+} SmapDeco;
+
+static void smapdeco_free(void *d) {
+  SmapDeco *s = d;
+  sr_unref(s->in_specs);
+  sr_unref(s->out_specs);
+  sr_unref(s->axis_names);
+  free(s);
+}
+
+static SrVal *smap_make(SrVal *fn, const SmapDeco *s) {
+  SrVal *p[5] = {s->out_specs, s->in_specs, NULL, s->axis_names, NULL};
+  return make_smap_flag(fn, p, 1);
+}
+
+static SrVal *smap_deco_call(SrInterp *I, SrArgs *a) {
+  SmapDeco *s = sr_current_builtin(I)->data;
+  if (a->n != 1 || a->nkw || !sr_is_callable(I, a->v[0])) return sr_raise(I, "TypeError", "smap expects a function");
+  return smap_make(a->v[0], s);
+}
+
+/* jax.smap(f, /, *, in_axes=Infer, out_axes, axis_name) (shard_map.py's
+   _smap): shard_map over the one axis axis_name of the context mesh, the
+   axes made specs by _axes_to_pspec. */
+static SrVal *jax_smap(SrInterp *I, SrArgs *a) {
+  SrVal *p[4];
+  if (sr_args_parse(I, a, "smap", "f=, *, in_axes=, out_axes, axis_name", p) < 0) return NULL;
+  SrVal *nm = p[3];
+  if (nm->kind == SR_V_TUPLE || nm->kind == SR_V_LIST) {
+    SrBuf b = SR_BUF_INIT;
+    sr_val_repr(&b, nm);
+    sr_raise(I, "TypeError", "smap axis_name should be a `str` or a `Hashable`, but got %s", b.p);
+    sr_buf_free(&b);
+    return NULL;
+  }
+  if (nm->kind != SR_V_STR && nm->kind != SR_V_WORD) return sr_raise(I, "TypeError", "smap axis_name must be a str");
+  SrVal *in_axes = p[1];
+  if (in_axes && in_axes->kind != SR_V_NONE && in_axes->kind != SR_V_INT && in_axes->kind != SR_V_TUPLE) {
+    SrBuf b = SR_BUF_INIT;
+    sr_val_repr(&b, in_axes);
+    sr_raise(I, "TypeError", "smap in_axes must be an int, None, jax.sharding.Infer, or a tuple of entries "
+                             "corresponding to the positional arguments passed to the function, but got %s.", b.p);
+    sr_buf_free(&b);
+    return NULL;
+  }
+  SmapDeco *s = sr_xcalloc(1, sizeof *s);
+  s->out_specs = axes_to_pspecs(I, p[2], nm, "out_axes", p[2]);
+  s->in_specs = s->out_specs && in_axes ? axes_to_pspecs(I, in_axes, nm, "in_axes", in_axes) : NULL;
+  if (!s->out_specs || (in_axes && !s->in_specs)) {
+    smapdeco_free(s);
+    return NULL;
+  }
+  s->axis_names = sr_seq(NULL, SR_V_SET, 1);
+  sr_seq_push(NULL, s->axis_names, sr_ref(nm));
+  if (p[0] && p[0]->kind != SR_V_NONE) {
+    SrVal *r = sr_is_callable(I, p[0]) ? smap_make(p[0], s) : sr_raise(I, "TypeError", "smap expects a function");
+    smapdeco_free(s);
+    return r;
+  }
+  return sr_builtin_with("smap", smap_deco_call, s, smapdeco_free);
+}
+
 /* ---- registration ---- */
 
 void sr_shard_map_init(void) {
@@ -669,6 +794,8 @@ void sr_shard_map_init(void) {
   } defs[] = {
     {"jax.shard_map", jax_shard_map,
      "shard_map(f, *, out_specs, in_specs=Infer, mesh=None, axis_names=set(), check_vma=True): axis_names a set of the axes made manual (empty: all)"},
+    {"jax.smap", jax_smap,
+     "smap(f, *, in_axes=Infer, out_axes, axis_name): shard_map over the one mesh axis axis_name, in_axes and out_axes (ints, None) as specs"},
     {NULL, NULL, NULL},
   };
   for (int i = 0; defs[i].names; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);

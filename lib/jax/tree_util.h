@@ -9,6 +9,9 @@
 /* Pytrees: the leaves (arrays, scalars) of nested lists, tuples and dicts,
    and the same structure rebuilt from new leaves. */
 SrVal *sr_pytree_flatten(SrInterp *I, SrVal *v);
+/* The same with leaves of any type (tree_util.tree_flatten's, where
+   sr_pytree_flatten takes only JAX types, as a traced call's arguments). */
+SrVal *sr_pytree_flatten_any(SrInterp *I, SrVal *v);
 /* v's structure with its leaves numbered from *k (a dummy tree, to
    rebuild from or to name leaves by). */
 SrVal *sr_pytree_numbered(SrVal *v, int *k);

@@ -1193,7 +1193,10 @@ static int ev_ppermute(SrEvalCtx *cx, const SrEvalEqn *e) {
       idst[k] = (int)dst[k];
     }
     SrBuffer **in = buffers(a);
-    SrArray *r = sr_array_new(e->out_type[i], sr_layout_of_type(e->out_type[i]), a->mesh);
+    /* each device's buffer moves whole, so the result keeps the operand's
+       layout (split over an Auto axis too: a sharding_constraint inside a
+       partly manual shard_map) */
+    SrArray *r = sr_array_new(e->out_type[i], a->layout, a->mesh);
     if (rc == 0)
       rc = sr_coll_ppermute(cx, in, a->mesh, a->type->dtype, sr_array_shard_bytes(a), axes, n, np, isrc, idst, r->shard);
     free_buffers(in, a->ndev);

@@ -6,4 +6,5 @@ GOLDEN_TESTS += \
 	tests/golden/smap19_ad.jxr \
 	tests/golden/smap19_errors.jxr \
 	tests/golden/smap19_vma.jxr \
-	tests/golden/smap19_vmap.jxr
+	tests/golden/smap19_vmap.jxr \
+	tests/golden/smap19_partial.jxr
