@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/jaxstate.h"
+#include "exec/array.h"
 #include "py/objects.h"
 #include "py/range.h"
 #include "text/print_val.h"
@@ -521,6 +522,42 @@ static SrVal *smap_call(SrInterp *I, SrArgs *a) {
       sr_buf_free(&b);
       goto done;
     }
+  /* called outside jit with an AbstractMesh: the devices come from the
+     arguments' NamedShardings, which must be on a mesh of its shape
+     (get_mesh_from_args) */
+  if (!I->trace && f->mesh && f->mesh->kind == SR_V_MESH && f->mesh->mesh->abstract) {
+    int found = 0;
+    for (int i = 0; i < n; i++) {
+      SrArrayObj *o = sr_array_of(leaves->seq.items[i]);
+      const SrMesh *lm = o && o->kind == SR_AV_CONCRETE && o->data ? o->data->mesh : NULL;
+      if (!lm || !lm->n) continue;
+      int same = lm->n == am->n;
+      for (int k = 0; same && k < am->n; k++) same = lm->names[k] == am->names[k] && lm->sizes[k] == am->sizes[k];
+      if (!same) {
+        SrBuf x1 = SR_BUF_INIT, x2 = SR_BUF_INIT, x3 = SR_BUF_INIT;
+        const SrMesh *ms[2] = {lm, am};
+        SrBuf *bs[2] = {&x1, &x2};
+        for (int q = 0; q < 2; q++) {
+          sr_buf_putc(bs[q], '(');
+          for (int k = 0; k < ms[q]->n; k++) sr_buf_printf(bs[q], "('%s', %lld)%s", ms[q]->names[k], (long long)ms[q]->sizes[k], ms[q]->n == 1 ? "," : k + 1 < ms[q]->n ? ", " : "");
+          sr_buf_putc(bs[q], ')');
+        }
+        sr_type_str(&x3, vtype(I, leaves->seq.items[i]), 0);
+        sr_raise(I, "ValueError", "Mesh shape of the input %s does not match the mesh shape passed to shard_map  %s for shape %s",
+                 x1.p, x2.p, x3.p);
+        sr_buf_free(&x1);
+        sr_buf_free(&x2);
+        sr_buf_free(&x3);
+        goto done;
+      }
+      found = 1;
+    }
+    if (!found) {
+      sr_raise(I, "ValueError", "Please pass `jax.Array`s with a `NamedSharding` as input to `shard_map` when passing "
+                                "`AbstractMesh` to the mesh argument.");
+      goto done;
+    }
+  }
   /* with every axis manual and Explicit, in_specs must match the args */
   if (axis_names == (SrAxes)((1ull << am->n) - 1) && axis_names == explicit_) {
     for (int i = 0; i < n; i++) {

@@ -7,4 +7,5 @@ GOLDEN_TESTS += \
 	tests/golden/smap19_errors.jxr \
 	tests/golden/smap19_vma.jxr \
 	tests/golden/smap19_vmap.jxr \
-	tests/golden/smap19_partial.jxr
+	tests/golden/smap19_partial.jxr \
+	tests/golden/smap19_mesh.jxr
