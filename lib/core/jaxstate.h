@@ -32,6 +32,14 @@ typedef struct SrJaxState {
   const char *vmap_axis[SR_MAX_VMAP_AXES];
   int64_t vmap_size[SR_MAX_VMAP_AXES];
   int nvmap;
+  /* the spmd_axis_names of the enclosing jax.vmaps
+     (core.get_axis_env().spmd_axis_names), interned */
+  const char *spmd_names[SR_MAX_VMAP_AXES];
+  int nspmd_names;
+  /* the Explicit mesh axes the enclosing jax.vmaps map away
+     (core.get_axis_env().explicit_mesh_axis_names), interned */
+  const char *explicit_names[SR_MAX_VMAP_AXES];
+  int nexplicit_names;
 } SrJaxState;
 
 SrJaxState *sr_jax_state_new(void);

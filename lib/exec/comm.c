@@ -19,6 +19,7 @@ void sr_comm_free(SrComm *c) {
     free(g->members);
     free(g->group_of);
     free(g->index_of);
+    free(g->sub);
     free(g);
     g = next;
   }
@@ -43,7 +44,7 @@ const SrGroups *sr_comm_groups(SrComm *c, const SrMesh *m, const int *axes, int 
         return NULL;
       }
   for (SrGroups *g = c->groups; g; g = g->next)
-    if (g->mesh == m && g->naxes == naxes && memcmp(g->axes, axes, (size_t)naxes * sizeof *axes) == 0)
+    if (!g->nsub && g->mesh == m && g->naxes == naxes && memcmp(g->axes, axes, (size_t)naxes * sizeof *axes) == 0)
       return g;
   SrGroups *g = sr_xcalloc(1, sizeof *g);
   g->mesh = m;
@@ -81,6 +82,67 @@ const SrGroups *sr_comm_groups(SrComm *c, const SrMesh *m, const int *axes, int 
     free(g->members);
     free(g->group_of);
     free(g->index_of);
+    free(g);
+    return NULL;
+  }
+  g->next = c->groups;
+  c->groups = g;
+  return g;
+}
+
+const SrGroups *sr_comm_groups_sub(SrComm *c, const SrMesh *m, const int *axes, int naxes, int nsub, int subsize,
+                                   const int *sub, SrDiags *d) {
+  const SrGroups *base = sr_comm_groups(c, m, axes, naxes, d);
+  if (!base || nsub <= 0) return base;
+  for (SrGroups *g = c->groups; g; g = g->next)
+    if (g->nsub == nsub && g->size == subsize && g->mesh == m && g->naxes == naxes &&
+        memcmp(g->axes, axes, (size_t)naxes * sizeof *axes) == 0 &&
+        memcmp(g->sub, sub, (size_t)nsub * (size_t)subsize * sizeof *sub) == 0)
+      return g;
+  if (nsub * subsize != base->size) {
+    sr_error_exc(d, SR_E_RUNTIME, "ValueError", NULL, 0, "axis_index_groups must cover all indices exactly once");
+    return NULL;
+  }
+  SrGroups *g = sr_xcalloc(1, sizeof *g);
+  g->mesh = m;
+  g->naxes = naxes;
+  memcpy(g->axes, axes, (size_t)naxes * sizeof *axes);
+  int n = sr_mesh_ndev(m);
+  g->size = subsize;
+  g->count = n / subsize;
+  g->nsub = nsub;
+  g->sub = sr_xmalloc((size_t)nsub * (size_t)subsize * sizeof(int));
+  memcpy(g->sub, sub, (size_t)nsub * (size_t)subsize * sizeof(int));
+  g->members = sr_xmalloc((size_t)n * sizeof(int));
+  g->group_of = sr_xmalloc((size_t)n * sizeof(int));
+  g->index_of = sr_xmalloc((size_t)n * sizeof(int));
+  /* groups numbered in order of their first member's position */
+  int *first = sr_xmalloc((size_t)g->count * sizeof(int)), *order = sr_xmalloc((size_t)g->count * sizeof(int));
+  for (int bg = 0; bg < base->count; bg++)
+    for (int k = 0; k < nsub; k++) first[bg * nsub + k] = base->members[bg * base->size + sub[k * subsize]];
+  for (int i = 0; i < g->count; i++) order[i] = i;
+  for (int i = 1; i < g->count; i++)
+    for (int j = i; j > 0 && first[order[j - 1]] > first[order[j]]; j--) {
+      int t = order[j];
+      order[j] = order[j - 1];
+      order[j - 1] = t;
+    }
+  for (int grp = 0; grp < g->count; grp++) {
+    int bg = order[grp] / nsub, k = order[grp] % nsub;
+    for (int j = 0; j < subsize; j++) {
+      int q = base->members[bg * base->size + sub[k * subsize + j]];
+      g->members[grp * subsize + j] = q;
+      g->group_of[q] = grp;
+      g->index_of[q] = j;
+    }
+  }
+  free(first);
+  free(order);
+  if (c->ops->groups_init && c->ops->groups_init(c, g, d) < 0) {
+    free(g->members);
+    free(g->group_of);
+    free(g->index_of);
+    free(g->sub);
     free(g);
     return NULL;
   }

@@ -66,6 +66,9 @@ typedef struct SrGroups {
                           order of their first member's position */
   int *group_of;       /* [mesh size]: the group of each position */
   int *index_of;       /* [mesh size]: the member index of each position */
+  int nsub;            /* axis_index_groups: how many, 0 for none; the */
+  int *sub;            /* [nsub * size] member indices of the whole
+                          groups over the axes that make each subgroup */
   void *impl;          /* the backend's (groups_init / groups_free) */
   struct SrGroups *next; /* the cache's list */
 } SrGroups;
@@ -165,6 +168,11 @@ static inline int sr_comm_local(const SrComm *c, const SrMesh *m, int pos) {
 /* The groups of (mesh, axes in order), built once and cached in c.
    NULL (with a diagnostic) if the backend cannot make them. */
 const SrGroups *sr_comm_groups(SrComm *c, const SrMesh *m, const int *axes, int naxes, SrDiags *d);
+/* The groups of (mesh, axes) split by axis_index_groups: each group over
+   the axes becomes nsub groups of subsize members, subgroup k holding the
+   members sub[k * subsize + j] (indices along the axes), in that order. */
+const SrGroups *sr_comm_groups_sub(SrComm *c, const SrMesh *m, const int *axes, int naxes, int nsub, int subsize,
+                                   const int *sub, SrDiags *d);
 /* The same for a set of axes, in mesh order. */
 const SrGroups *sr_comm_groups_set(SrComm *c, const SrMesh *m, SrAxes axes, SrDiags *d);
 

@@ -50,6 +50,11 @@ typedef struct SrEvalCtx {
      (sr_ev_dest_take). */
   const struct SrEvDest *dest;
   uint64_t steal;
+  /* Set by a collective's rule around its sr_coll_* call: the
+     axis_index_groups that split its groups (sr_comm_groups_sub), none
+     when sub_n is 0. */
+  int sub_n, sub_size;
+  const int *sub;
   const struct SrEvDest *eqn_dest;
   const int32_t *eqn_dest_of;
   uint32_t eqn_dest_n;

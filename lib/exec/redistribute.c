@@ -48,7 +48,8 @@ static void record(SrEvalCtx *cx, const char *kind, const SrMesh *m, const int *
 }
 
 static int groups(SrEvalCtx *cx, const SrMesh *m, const int *axes, int naxes, const SrGroups **g) {
-  *g = sr_comm_groups(cx->comm, m, axes, naxes, cx->d);
+  *g = cx->sub_n ? sr_comm_groups_sub(cx->comm, m, axes, naxes, cx->sub_n, cx->sub_size, cx->sub, cx->d)
+                 : sr_comm_groups(cx->comm, m, axes, naxes, cx->d);
   return *g ? 0 : -1;
 }
 

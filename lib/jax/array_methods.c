@@ -6,6 +6,7 @@
 #include "jax/lax.h"
 #include "jax/numpy.h"
 #include "jax/np_host.h"
+#include "jax/tracers.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -194,6 +195,12 @@ static SrVal *array_unop(SrInterp *I, int op, SrVal *x) {
       if (sr_dtype_is_inexact(a->type->dtype)) return sr_float(NULL, a->value.f);
       return sr_int(NULL, a->value.i);
     }
+    SrVal *cv = a->kind == SR_AV_TRACER ? sr_tracers_smap_value(I, x) : NULL;
+    if (cv) {
+      SrVal *r = array_unop(I, SR_OP_ITEM, cv);
+      sr_unref(cv);
+      return r;
+    }
     if (a->kind == SR_AV_TRACER) {
       SrBuf b = SR_BUF_INIT;
       sr_type_str(&b, a->type, 0); /* aval.str_short() */
@@ -216,6 +223,12 @@ static int array_truthy(SrInterp *I, SrVal *x) {
   if (sr_type_numel(a->type) != 1) {
     sr_raise(I, "ValueError", "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()");
     return -1;
+  }
+  SrVal *cv = a->kind == SR_AV_TRACER ? sr_tracers_smap_value(I, x) : NULL;
+  if (cv) {
+    int t = array_truthy(I, cv);
+    sr_unref(cv);
+    return t;
   }
   if (a->kind == SR_AV_TRACER) {
     SrBuf b = SR_BUF_INIT;

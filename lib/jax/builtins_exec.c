@@ -19,6 +19,7 @@
 #include "jax/lax.h"
 #include "jax/nn.h"
 #include "jax/jax.h"
+#include "jax/tracers.h"
 #include "core/jaxstate.h"
 #include "jax/np_host.h"
 #include "jax/numpy.h"
@@ -293,6 +294,25 @@ static SrVal *prop_addressable_shards(SrInterp *I, SrArgs *args) {
   return list;
 }
 
+/* x.addressable_data(i): the data of the i-th addressable shard
+   (ArrayImpl.addressable_data, self._arrays[index]). */
+static SrVal *m_addressable_data(SrInterp *I, SrArgs *a) {
+  if (a->n != 2 || a->v[1]->kind != SR_V_INT)
+    return sr_raise(I, "TypeError", "addressable_data() takes one integer argument");
+  SrArgs sa = {.self = a->v[0]};
+  SrVal *list = prop_addressable_shards(I, &sa);
+  if (!list) return NULL;
+  int64_t i = a->v[1]->i, n = list->seq.n;
+  if (i < 0) i += n;
+  if (i < 0 || i >= n) {
+    sr_unref(list);
+    return sr_raise(I, "IndexError", "list index out of range");
+  }
+  SrVal *d = sr_ref(((Shard *)list->seq.items[i]->obj.data)->data);
+  sr_unref(list);
+  return d;
+}
+
 /* ---- device_put and reshard ---- */
 
 /* A spec padded with Nones to rank n (PartitionSpec._normalized_spec_for_aval). */
@@ -439,6 +459,13 @@ static SrVal *bi_device_put(SrInterp *I, SrArgs *args) {
   SrVal *p[5];
   if (sr_args_parse(I, args, "device_put", "x, device=, *, src=, donate=, may_alias=", p) < 0) return NULL;
   if (sr_check_py_int(I, p[0]) < 0) return NULL;
+  /* shard_map.py's _device_put_eager_rule: no device in an eager
+     shard_map's body (under jit it is ignored) */
+  int dev_id = p[1] ? sr_concrete_device_id(p[1]) : -1;
+  if (dev_id >= 0 && sr_tracers_in_eager_smap(I))
+    return sr_raise(I, "ValueError",
+                    "device_put with explicit device not allowed within shard_map-decorated functions, but got "
+                    "device TFRT_CPU_%d", dev_id);
   /* under a trace: the device_put primitive (device_put.c), but for a
      Format, whose layout is handled below */
   SrVal *fsh = p[1], *fl = NULL;
@@ -802,6 +829,8 @@ void sr_builtins_exec_init(void) {
   sr_def("jax.Array.property.sharding", prop_sharding, "x.sharding: the concrete sharding, Auto axes included");
   sr_def("jax.Array.property.addressable_shards", prop_addressable_shards,
          "x.addressable_shards: each device's Shard (device, index, replica_id, data)");
+  sr_def("jax.Array.method.addressable_data", m_addressable_data,
+         "x.addressable_data(i): the data of x's i-th addressable shard");
   sr_def("jax.Array.property.is_fully_replicated", prop_is_fully_replicated, "x.is_fully_replicated");
   sr_def("jax.Array.method.item", m_item, "x.item(): the value of a size-1 array");
   sr_def("jax.Array.method.__round__", m_round, "round(x, ndigits=None): jnp.round, then astype(int) without ndigits");

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/jaxstate.h"
 #include "jax/api.h"
 #include "jax/array_methods.h"
 #include "jax/jax.h"
@@ -188,7 +189,29 @@ static SrVal *std_basis(SrInterp *I, SrVal *pytree) {
   if (!eye) return NULL;
   SrVal *r = unravel(I, pytree, 1, NULL, eye);
   sr_unref(eye);
-  return r;
+  /* _insert_pvary: inside a shard_map with check_vma each basis leaf
+     varies as pytree's leaf does */
+  if (!r || !I->jax->check_vma) return r;
+  SrVal *bl = sr_pytree_flatten(I, r), *pl = sr_pytree_flatten(I, pytree);
+  const SrMesh *m = sr_api_mesh(I);
+  int ok = bl && pl && bl->seq.n == pl->seq.n;
+  for (int i = 0; ok && i < bl->seq.n; i++) {
+    const SrType *lt = sr_value_type(I, pl->seq.items[i]), *bt = sr_value_type(I, bl->seq.items[i]);
+    SrAxes need = lt && bt ? sr_api_axes_on(lt, lt->varying, m) & ~sr_api_axes_on(bt, bt->varying, m) : 0;
+    if (!need) continue;
+    SrVal *v = sr_lax_pvary(I, bl->seq.items[i], need);
+    if (!v) {
+      ok = 0;
+      break;
+    }
+    sr_unref(bl->seq.items[i]);
+    bl->seq.items[i] = v;
+  }
+  SrVal *out = ok ? sr_pytree_unflatten(r, bl) : NULL;
+  sr_unref(bl);
+  sr_unref(pl);
+  sr_unref(r);
+  return out;
 }
 
 /* tree_transpose(outer, inner, tree): a tree of outer's structure whose

@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "jax/jax.h"
+#include "jax/lax.h"
+#include "core/jaxstate.h"
 #include "jax/math_api.h"
 #include "jax/array_methods.h"
 #include "jax/nn.h"
@@ -142,6 +144,18 @@ static SrVal *lax_full_like(SrInterp *I, SrArgs *a) {
     SrVal *w = sr_lax_convert(I, r, (SrDtype)dt, 1, NULL);
     sr_unref(r);
     r = w;
+  }
+  /* _full_like_insert_pvary: made varying over x's varying axes
+     (core.auto_insert_reshard) */
+  if (r && I->jax->check_vma && t->varying) {
+    const SrMesh *m = sr_api_mesh(I);
+    const SrType *rt = sr_value_type(I, r);
+    SrAxes need = sr_api_axes_on(t, t->varying, m) & ~(rt ? sr_api_axes_on(rt, rt->varying, m) : 0);
+    if (need) {
+      SrVal *v = sr_lax_pvary(I, r, need);
+      sr_unref(r);
+      r = v;
+    }
   }
   sr_unref(x);
   /* lax.full's broadcast of a scalar is lax.asarray of it */

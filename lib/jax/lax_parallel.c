@@ -38,7 +38,9 @@ static int64_t vmap_axis_size(SrInterp *I, const char *s) {
   return -1;
 }
 
-static int axis_arg(SrInterp *I, SrVal *v, AxisArg *out) {
+/* api: the primitive whose abstract eval names an unbound axis
+   (parallel._check_axis_names), or NULL for core's axis_size lookup. */
+static int axis_arg_for(SrInterp *I, SrVal *v, AxisArg *out, const char *api) {
   const SrMesh *m = sr_api_mesh(I);
   out->names = sr_seq(NULL, SR_V_TUPLE, 0);
   out->axes = 0;
@@ -69,7 +71,11 @@ static int axis_arg(SrInterp *I, SrVal *v, AxisArg *out) {
     }
     int ax = sr_mesh_axis(m, s);
     if (ax < 0 || m->types[ax] != SR_AXIS_MANUAL) {
-      sr_raise(I, "NameError", "unbound axis name: %s", s);
+      if (api)
+        sr_raise(I, "NameError", "Found an unbound axis name: %s. To fix this, please call %s under `jax.shard_map`.",
+                 s, api);
+      else
+        sr_raise(I, "NameError", "unbound axis name: %s", s);
       return -1;
     }
     sr_seq_push(NULL, out->names, sr_str_cstr(NULL, s));
@@ -78,6 +84,8 @@ static int axis_arg(SrInterp *I, SrVal *v, AxisArg *out) {
   }
   return 0;
 }
+
+static int axis_arg(SrInterp *I, SrVal *v, AxisArg *out) { return axis_arg_for(I, v, out, NULL); }
 
 /* parallel._get_from: which state the input is in along the axes. */
 static const char *state_from(SrInterp *I, SrVal *x, const AxisArg *aa, const char *name) {
@@ -125,12 +133,55 @@ static SrVal *collective_pvary(SrInterp *I, SrVal *x, const AxisArg *aa) {
 
 typedef struct Coll {
   AxisArg aa;
+  SrVal *groups; /* axis_index_groups, a tuple of tuples, or NULL */
   SrVal *axis_name; /* as passed */
   int64_t i1, i2;   /* axis / dims */
   int tiled;
   const char *to;
   SrVal *perm;
 } Coll;
+
+/* _validate_reduce_axis_index_groups and _canonicalize_axis_index_groups:
+   the groups as a tuple of int tuples, covering range(total) exactly once;
+   the collective's axis size becomes len(groups[0]) (_axis_size). */
+static int groups_arg(SrInterp *I, SrVal *v, Coll *c) {
+  c->groups = NULL;
+  if (!v || v->kind == SR_V_NONE) return 0;
+  if (!sr_is_seq(v)) return sr_raise(I, "TypeError", "axis_index_groups must be a sequence of sequences"), -1;
+  int total = 0;
+  for (int i = 0; i < v->seq.n; i++) {
+    if (!sr_is_seq(v->seq.items[i]))
+      return sr_raise(I, "TypeError", "axis_index_groups must be a sequence of sequences"), -1;
+    total += v->seq.items[i]->seq.n;
+  }
+  uint8_t *seen = calloc((size_t)total + 1, 1);
+  SrVal *g = sr_seq(NULL, SR_V_TUPLE, v->seq.n);
+  int ok = 1;
+  for (int i = 0; i < v->seq.n && ok; i++) {
+    SrVal *gi = v->seq.items[i], *t = sr_seq(NULL, SR_V_TUPLE, gi->seq.n);
+    for (int j = 0; j < gi->seq.n && ok; j++) {
+      int64_t k;
+      if (sr_as_int(I, gi->seq.items[j], "axis_index_groups", &k) < 0) ok = -1;
+      else if (k < 0 || k >= total || seen[k]) ok = 0;
+      else {
+        seen[k] = 1;
+        sr_seq_push(NULL, t, sr_int(NULL, k));
+      }
+    }
+    sr_seq_push(NULL, g, t);
+  }
+  free(seen);
+  if (ok <= 0) {
+    sr_unref(g);
+    if (!ok) sr_raise(I, "ValueError", "axis_index_groups must cover all indices exactly once");
+    return -1;
+  }
+  c->groups = g;
+  if (g->seq.n) c->aa.size = g->seq.items[0]->seq.n;
+  return 0;
+}
+
+static SrVal *groups_param(const Coll *c) { return c->groups ? sr_ref(c->groups) : sr_none(); }
 
 static SrVal *psum_leaf(SrInterp *I, SrVal *leaf, SrVal *sh, void *ctx) {
   (void)sh;
@@ -199,7 +250,7 @@ static SrVal *coll_over(SrInterp *I, SrArgs *a, const char *name, SrApiLeafFn f)
     return sr_raise(I, "NotImplementedError", "%s: axis_index_groups is not supported", name);
   Coll c = {0};
   SrVal *r = NULL;
-  if (axis_arg(I, p[1], &c.aa) == 0) r = (c.aa.axes || c.aa.nvmap) ? sr_api_map_leaves(I, p[0], NULL, f, &c) : sr_ref(p[0]);
+  if (axis_arg_for(I, p[1], &c.aa, sr_array_of(p[0]) ? "psum" : NULL) == 0) r = (c.aa.axes || c.aa.nvmap) ? sr_api_map_leaves(I, p[0], NULL, f, &c) : sr_ref(p[0]);
   sr_unref(c.aa.names);
   return r;
 }
@@ -226,7 +277,7 @@ static SrVal *lax_pmean(SrInterp *I, SrArgs *a) {
   if (sr_args_parse(I, a, "pmean", "x, axis_name, *, axis_index_groups=", p) < 0) return NULL;
   Coll c = {0};
   SrVal *r = NULL;
-  if (axis_arg(I, p[1], &c.aa) == 0) {
+  if (axis_arg_for(I, p[1], &c.aa, sr_array_of(p[0]) ? "psum" : NULL) == 0) {
     SrVal *s = (c.aa.axes || c.aa.nvmap) ? sr_api_map_leaves(I, p[0], NULL, psum_leaf, &c) : sr_ref(p[0]);
     r = s ? sr_api_map_leaves(I, s, NULL, div_leaf, &c) : NULL;
     sr_unref(s);
@@ -257,7 +308,7 @@ static SrVal *all_gather_leaf(SrInterp *I, SrVal *leaf, SrVal *sh, void *ctx) {
                    sr_ref(c->aa.names), "axis_size", sr_int(NULL, c->aa.size), "tiled", sr_bool(c->tiled), NULL);
     else if (y)
       r = sr_bindv(I, SR_P_all_gather, 1, &y, "all_gather_dimension", sr_int(NULL, dim), "axis_name",
-                   sr_ref(c->aa.names), "axis_index_groups", sr_none(), "axis_size", sr_int(NULL, c->aa.size),
+                   sr_ref(c->aa.names), "axis_index_groups", groups_param(c), "axis_size", sr_int(NULL, c->aa.size),
                    "tiled", sr_bool(c->tiled), NULL);
     sr_unref(y);
   }
@@ -279,7 +330,15 @@ static SrVal *lax_all_gather(SrInterp *I, SrArgs *a) {
   if (p[3] && sr_as_int(I, p[3], "axis", &c.i1) < 0) return NULL;
   c.tiled = p[4] && sr_val_truthy(p[4]);
   SrVal *r = NULL;
-  if (axis_arg(I, p[1], &c.aa) == 0) r = (c.aa.axes || c.aa.nvmap) ? sr_api_map_leaves(I, p[0], NULL, all_gather_leaf, &c) : sr_ref(p[0]);
+  if (axis_arg_for(I, p[1], &c.aa, "all_gather") == 0 && groups_arg(I, p[2], &c) == 0) {
+    if (c.groups && strcmp(c.to, "varying")) {
+      sr_unref(c.groups);
+      sr_unref(c.aa.names);
+      return sr_raise(I, "NotImplementedError", "all_gather with axis_index_groups and to='%s'", c.to);
+    }
+    r = (c.aa.axes || c.aa.nvmap) ? sr_api_map_leaves(I, p[0], NULL, all_gather_leaf, &c) : sr_ref(p[0]);
+  }
+  sr_unref(c.groups);
   sr_unref(c.aa.names);
   return r;
 }
@@ -300,7 +359,7 @@ static SrVal *psum_scatter_leaf(SrInterp *I, SrVal *leaf, SrVal *sh, void *ctx) 
       SrVal *y = collective_pvary(I, x, &c->aa);
       if (y)
         r = sr_bindv(I, SR_P_reduce_scatter, 1, &y, "axis_name", sr_ref(c->aa.names), "scatter_dimension",
-                     sr_int(NULL, dim), "axis_index_groups", sr_none(), "axis_size", sr_int(NULL, c->aa.size),
+                     sr_int(NULL, dim), "axis_index_groups", groups_param(c), "axis_size", sr_int(NULL, c->aa.size),
                      "tiled", sr_bool(c->tiled), NULL);
       sr_unref(y);
     }
@@ -317,7 +376,9 @@ static SrVal *lax_psum_scatter(SrInterp *I, SrArgs *a) {
   if (p[2] && sr_as_int(I, p[2], "scatter_dimension", &c.i1) < 0) return NULL;
   c.tiled = p[4] && sr_val_truthy(p[4]);
   SrVal *r = NULL;
-  if (axis_arg(I, p[1], &c.aa) == 0) r = (c.aa.axes || c.aa.nvmap) ? sr_api_map_leaves(I, p[0], NULL, psum_scatter_leaf, &c) : sr_ref(p[0]);
+  if (axis_arg_for(I, p[1], &c.aa, "reduce_scatter") == 0 && groups_arg(I, p[3], &c) == 0)
+    r = (c.aa.axes || c.aa.nvmap) ? sr_api_map_leaves(I, p[0], NULL, psum_scatter_leaf, &c) : sr_ref(p[0]);
+  sr_unref(c.groups);
   sr_unref(c.aa.names);
   return r;
 }
@@ -353,7 +414,7 @@ static SrVal *lax_ppermute(SrInterp *I, SrArgs *a) {
     sr_seq_push(NULL, c.perm, sr_int_tuple(sd, 2));
   }
   SrVal *r = NULL;
-  if (axis_arg(I, p[1], &c.aa) == 0) r = sr_api_map_leaves(I, p[0], NULL, ppermute_leaf, &c);
+  if (axis_arg_for(I, p[1], &c.aa, "ppermute") == 0) r = sr_api_map_leaves(I, p[0], NULL, ppermute_leaf, &c);
   sr_unref(c.aa.names);
   sr_unref(c.perm);
   return r;
@@ -429,7 +490,7 @@ static SrVal *all_to_all_leaf(SrInterp *I, SrVal *leaf, SrVal *sh, void *ctx) {
   sr_unref(x);
   if (!y) return NULL;
   SrVal *r = sr_bindv(I, SR_P_all_to_all, 1, &y, "split_axis", sr_int(NULL, split), "concat_axis",
-                      sr_int(NULL, concat), "axis_name", sr_ref(c->axis_name), "axis_index_groups", sr_none(),
+                      sr_int(NULL, concat), "axis_name", sr_ref(c->axis_name), "axis_index_groups", groups_param(c),
                       "tiled", sr_bool(c->tiled), NULL);
   sr_unref(y);
   if (r && !c->tiled && split != concat) {
@@ -449,7 +510,9 @@ static SrVal *lax_all_to_all(SrInterp *I, SrArgs *a) {
   c.tiled = p[5] && sr_val_truthy(p[5]);
   c.axis_name = p[1];
   SrVal *r = NULL;
-  if (axis_arg(I, p[1], &c.aa) == 0) r = sr_api_map_leaves(I, p[0], NULL, all_to_all_leaf, &c);
+  if (axis_arg_for(I, p[1], &c.aa, "all_to_all") == 0 && groups_arg(I, p[4], &c) == 0)
+    r = sr_api_map_leaves(I, p[0], NULL, all_to_all_leaf, &c);
+  sr_unref(c.groups);
   sr_unref(c.aa.names);
   return r;
 }
@@ -462,7 +525,7 @@ static SrVal *lax_axis_index(SrInterp *I, SrArgs *a) {
   SrVal *p[1];
   if (sr_args_parse(I, a, "axis_index", "axis_name", p) < 0) return NULL;
   AxisArg aa;
-  if (axis_arg(I, p[0], &aa) < 0) {
+  if (axis_arg_for(I, p[0], &aa, "axis_index") < 0) {
     sr_unref(aa.names);
     return NULL;
   }
@@ -537,7 +600,7 @@ static SrVal *lax_pcast(SrInterp *I, SrArgs *a) {
     return sr_raise(I, "ValueError",
                     "Got unexpected `to` value. Allowed `to` values are: {'unreduced', 'reduced', 'varying'}");
   SrVal *r = NULL;
-  if (axis_arg(I, p[1], &c.aa) == 0) r = (c.aa.axes || c.aa.nvmap) ? sr_api_map_leaves(I, p[0], NULL, pcast_leaf, &c) : sr_ref(p[0]);
+  if (axis_arg_for(I, p[1], &c.aa, "pvary") == 0) r = (c.aa.axes || c.aa.nvmap) ? sr_api_map_leaves(I, p[0], NULL, pcast_leaf, &c) : sr_ref(p[0]);
   sr_unref(c.aa.names);
   return r;
 }
@@ -556,7 +619,7 @@ static SrVal *lax_pvary(SrInterp *I, SrArgs *a) {
   if (sr_args_parse(I, a, "pvary", "x, axis_name", p) < 0) return NULL;
   Coll c = {0};
   SrVal *r = NULL;
-  if (axis_arg(I, p[1], &c.aa) == 0) r = sr_api_map_leaves(I, p[0], NULL, pvary_leaf, &c);
+  if (axis_arg_for(I, p[1], &c.aa, "pvary") == 0) r = sr_api_map_leaves(I, p[0], NULL, pvary_leaf, &c);
   sr_unref(c.aa.names);
   return r;
 }

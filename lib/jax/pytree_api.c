@@ -437,6 +437,14 @@ out:
   return rc;
 }
 
+int sr_pytree_prefix_error(SrInterp *I, SrVal *prefix, SrVal *full, const char *name) {
+  SrVal *path = sr_seq(NULL, SR_V_LIST, 0);
+  int rc = 0;
+  if (prefix->kind != SR_V_NONE) rc = prefix_error(I, prefix, full, path, name, NULL);
+  sr_unref(path);
+  return rc;
+}
+
 /* ---- the functions ---- */
 
 static SrVal *bi_flatten(SrInterp *I, SrArgs *a) {

@@ -2,14 +2,17 @@
  * after shard_map.py: the body traced over per-device types, the specs
  * checked, one shard_map equation bound. */
 #include "jax/tracers.h"
+#include "jax/tree_util.h"
 #include "jax/lax.h"
 #include "jax/jax.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/jaxstate.h"
+#include "exec/array.h"
 #include "py/objects.h"
 #include "py/range.h"
 #include "text/print_val.h"
@@ -29,9 +32,15 @@ typedef struct SMapFn {
   SrVal *out_specs;
   SrVal *axis_names; /* NULL or a set */
   int check_vma;
+  int smap;          /* made by jax.smap (its messages) */
   /* set while tracing the body */
   SrVal *out_specs_flat;
   const SrMesh *inner;
+  /* with None in in_specs (static arguments): the arguments as passed
+     (a tuple, the tree to rebuild) and their leaves, the static ones the
+     values themselves and the traced ones NULL; the body gets the traced
+     leaves only (shard_map.py's which_dyn / static_args) */
+  SrVal *static_tree, *static_leaves;
 } SMapFn;
 
 static void smap_free(void *d) {
@@ -45,33 +54,113 @@ static void smap_free(void *d) {
   free(f);
 }
 
-/* tree_util.broadcast_prefix: one spec per leaf of v. */
-static int spec_prefix(SrInterp *I, SrVal *spec, SrVal *v, SrVal *out, const char *what) {
-  if (spec->kind == SR_V_SPEC || spec->kind == SR_V_NONE) {
-    int n = sr_api_n_leaves(I, v);
-    if (n < 0) return -1;
-    for (int i = 0; i < n; i++) sr_seq_push(NULL, out, sr_ref(spec));
+/* tree_util.broadcast_prefix: one spec per leaf of v; 1 where the trees
+   do not match. */
+static int spec_prefix_rec(SrInterp *I, SrVal *spec, SrVal *v, SrVal *out, SrBuf *path, SrVal *paths) {
+  SrVal *pc = spec->kind == SR_V_SPEC || spec->kind == SR_V_NONE ? NULL : sr_pytree_children(spec);
+  if (!pc) {
+    SrVal *lv = sr_pytree_flatten_any(I, v);
+    if (!lv) return -1;
+    int n = lv->seq.n;
+    sr_unref(lv);
+    for (int i = 0; i < n; i++) {
+      sr_seq_push(NULL, out, sr_ref(spec));
+      if (paths) sr_seq_push(NULL, paths, sr_str_cstr(NULL, sr_buf_str(path)));
+    }
     return 0;
   }
-  if ((spec->kind == SR_V_TUPLE || spec->kind == SR_V_LIST) && (v->kind == SR_V_TUPLE || v->kind == SR_V_LIST) &&
-      spec->seq.n == v->seq.n) {
-    for (int i = 0; i < v->seq.n; i++)
-      if (spec_prefix(I, spec->seq.items[i], v->seq.items[i], out, what) < 0) return -1;
-    return 0;
+  SrVal *fc = spec->kind == v->kind ? sr_pytree_children(v) : NULL;
+  int rc = !fc || fc->seq.n != pc->seq.n;
+  int *o = spec->kind == SR_V_DICT ? sr_pytree_dict_order(spec) : NULL;
+  if (!rc && o) {
+    int *q = sr_pytree_dict_order(v);
+    for (int i = 0; i < spec->dict.n && !rc; i++) rc = !sr_val_equal(spec->dict.keys[o[i]], v->dict.keys[q[i]]);
+    free(q);
   }
-  if (spec->kind == SR_V_TUPLE || spec->kind == SR_V_LIST) {
-    sr_raise(I, "ValueError",
-             "%s is not a tree prefix of the corresponding value: the spec has %d entries where the value has %s",
-             what, spec->seq.n, sr_is_seq(v) ? "a different number of children" : "a leaf");
-    return -1;
+  size_t at = path->len;
+  for (int i = 0; !rc && i < pc->seq.n; i++) {
+    sr_buf_putc(path, '[');
+    if (o) sr_val_repr(path, spec->dict.keys[o[i]]);
+    else sr_buf_printf(path, "%d", i);
+    sr_buf_putc(path, ']');
+    rc = spec_prefix_rec(I, pc->seq.items[i], fc->seq.items[i], out, path, paths);
+    path->len = at;
+    path->p[at] = 0;
+  }
+  free(o);
+  sr_unref(pc);
+  sr_unref(fc);
+  return rc;
+}
+
+/* broadcast_prefix, and where it fails prefix_errors' first error raised
+   as e('shard_map in_specs') (what: "in_specs" or "out_specs"). */
+static int spec_prefix_paths(SrInterp *I, SrVal *spec, SrVal *v, SrVal *out, const char *what, SrVal *paths) {
+  SrBuf path = SR_BUF_INIT;
+  sr_buf_puts(&path, "");
+  int rc = spec_prefix_rec(I, spec, v, out, &path, paths);
+  sr_buf_free(&path);
+  if (rc <= 0) return rc;
+  char name[32];
+  snprintf(name, sizeof name, "shard_map %s", what);
+  if (sr_pytree_prefix_error(I, spec, v, name) == 0 && !I->exc)
+    sr_raise(I, "ValueError", "%s is not a tree prefix of the corresponding value", name);
+  return -1;
+}
+
+
+/* shard_map._spec_rank_error, with the key paths of the specs and of the
+   values (for the inputs checked before the body is traced, as
+   _check_specs_vs_args does; for the outputs after it, as _check_names
+   does).  An input's message lacks the ", where args[0] is bound to f's
+   parameter 'x'," JAX adds where inspect.signature binds the arguments. */
+static int rank_check(SrInterp *I, int is_out, const char *fname, SrVal *tree, SrVal *leaves, SrVal *specs,
+                      SrVal *spaths) {
+  const char *prefix = is_out ? "out" : "in";
+  int n = leaves->seq.n, k = 0, scalar = 0, nl = 0;
+  char **lp = sr_xcalloc((size_t)n + 1, sizeof *lp);
+  SrBuf path = SR_BUF_INIT, msgs = SR_BUF_INIT;
+  sr_buf_puts(&path, "");
+  sr_pytree_leaf_paths(tree, &path, lp, &nl);
+  for (int i = 0; i < n; i++) {
+    SrVal *s = specs->seq.items[i];
+    const SrType *t = s->kind == SR_V_SPEC ? vtype(I, leaves->seq.items[i]) : NULL;
+    if (!t || s->spec->n <= t->ndim) continue;
+    if (k++) sr_buf_puts(&msgs, "\n\n");
+    sr_buf_printf(&msgs, "* %s_specs%s is ", prefix, spaths->seq.items[i]->str.s);
+    sr_val_str(&msgs, s);
+    sr_buf_printf(&msgs, " which has length %d, but ", s->spec->n);
+    if (is_out) sr_buf_printf(&msgs, "%s(*args)", fname);
+    else sr_buf_puts(&msgs, "the passed args");
+    sr_buf_printf(&msgs, "%s has shape ", i < nl ? lp[i] : "");
+    sr_type_str(&msgs, t, 0);
+    sr_buf_printf(&msgs, ", which has rank %d (and %d < %d)", t->ndim, t->ndim, s->spec->n);
+    if (!t->ndim) scalar = 1;
+  }
+  for (int i = 0; i < nl; i++) free(lp[i]);
+  free(lp);
+  sr_buf_free(&path);
+  if (!k) {
+    sr_buf_free(&msgs);
+    return 0;
   }
   SrBuf b = SR_BUF_INIT;
-  sr_val_repr(&b, spec);
-  sr_raise(I, "TypeError",
-           "shard_map %s argument must be a pytree of `jax.sharding.PartitionSpec` instances, but:\n\n  %s is %s of "
-           "type %s, \n\nCheck the %s values passed to shard_map.",
-           what, what, b.p, sr_val_kind_name(spec), what);
+  sr_buf_printf(&b, "shard_map applied to the function '%s' was given an %s_specs entry which is too long to be "
+                    "compatible with the corresponding %sput value from the function:\n\n%s\n\n",
+                fname, prefix, prefix, sr_buf_str(&msgs) + (k == 1 ? 2 : 0));
+  sr_buf_printf(&b, "Entries in %s_specs must be of length no greater than the number of axes in the corresponding "
+                    "%sput value.\n\nEither revise the spec to be shorter, or modify '%s' so that its %sputs have "
+                    "sufficient rank.",
+                prefix, prefix, fname, prefix);
+  if (scalar)
+    sr_buf_printf(&b, "\n\nFor scalar values (rank 0), consider using an %s_specs entry of `P()`, where "
+                      "`P = jax.sharding.PartitionSpec`.", prefix);
+  if (scalar && is_out)
+    sr_buf_puts(&b, " In particular, for rank 0 outputs which are not constant over the mesh, add at least one "
+                    "(singleton) axis to them so that they can be concatenated using out_specs.");
+  sr_raise(I, "ValueError", "%s", sr_buf_str(&b));
   sr_buf_free(&b);
+  sr_buf_free(&msgs);
   return -1;
 }
 
@@ -90,14 +179,30 @@ static SrAxes spec_axes(const SrSpec *s, const SrMesh *m) {
    axes each out_spec names (add_implicit_pvary). */
 static SrVal *smap_body(SrInterp *I, SrArgs *a) {
   SMapFn *f = sr_current_builtin(I)->data;
-  SrVal *ans = sr_call(I, f->fn, a);
+  SrVal *ans;
+  if (f->static_leaves) {
+    SrVal *all = sr_seq(NULL, SR_V_LIST, f->static_leaves->seq.n);
+    for (int i = 0, k = 0; i < f->static_leaves->seq.n; i++) {
+      SrVal *v = f->static_leaves->seq.items[i];
+      sr_seq_push(NULL, all, sr_ref(v->kind == SR_V_NONE && k < a->n ? a->v[k++] : v));
+    }
+    SrVal *full = sr_pytree_unflatten(f->static_tree, all);
+    sr_unref(all);
+    if (!full) return NULL;
+    SrArgs fa = {full->seq.n, full->seq.items, 0, NULL, NULL, NULL};
+    ans = sr_call(I, f->fn, &fa);
+    sr_unref(full);
+  } else {
+    ans = sr_call(I, f->fn, a);
+  }
   if (!ans) return NULL;
   SrVal *leaves = sr_pytree_flatten(I, ans);
-  SrVal *specs = sr_seq(NULL, SR_V_LIST, 0);
-  if (!leaves || spec_prefix(I, f->out_specs, ans, specs, "out_specs") < 0) {
+  SrVal *specs = sr_seq(NULL, SR_V_LIST, 0), *spaths = sr_seq(NULL, SR_V_LIST, 0);
+  if (!leaves || spec_prefix_paths(I, f->out_specs, ans, specs, "out_specs", spaths) < 0) {
     sr_unref(ans);
     sr_unref(leaves);
     sr_unref(specs);
+    sr_unref(spaths);
     return NULL;
   }
   sr_unref(f->out_specs_flat);
@@ -114,13 +219,17 @@ static SrVal *smap_body(SrInterp *I, SrArgs *a) {
       if (!x) {
         sr_unref(ans);
         sr_unref(leaves);
+        sr_unref(spaths);
         return NULL;
       }
       sr_unref(leaves->seq.items[i]);
       leaves->seq.items[i] = x;
     }
   }
-  SrVal *r = sr_pytree_unflatten(ans, leaves);
+  /* _check_names on the results (after the implicit pvary) */
+  int bad = rank_check(I, 1, sr_builtin_name(f->fn) ? sr_builtin_name(f->fn) : "f", ans, leaves, specs, spaths);
+  sr_unref(spaths);
+  SrVal *r = bad ? NULL : sr_pytree_unflatten(ans, leaves);
   sr_unref(ans);
   sr_unref(leaves);
   return r;
@@ -261,7 +370,14 @@ static int check_specs(SrInterp *I, SrVal *specs, const char *prefix, const SrMe
 /* shard_map._shmap_checks on axis_names: a set or frozenset (empty: all
    the mesh's axes) of the mesh's axes. */
 static int smap_axis_names(SrInterp *I, SrVal *v, const SrMesh *am, SrAxes *out) {
-  *out = (SrAxes)((1ull << am->n) - 1);
+  /* mesh_axis_names_wo_vmap: the mesh's axes but the Explicit ones an
+     enclosing vmap maps away */
+  SrAxes wo = (SrAxes)((1ull << am->n) - 1);
+  for (int k = 0; k < I->jax->nexplicit_names; k++) {
+    int a = sr_mesh_axis(am, I->jax->explicit_names[k]);
+    if (a >= 0) wo &= ~(1u << a);
+  }
+  *out = wo;
   if (!v) return 0;
   if (v->kind != SR_V_SET && v->kind != SR_V_FROZENSET)
     return sr_raise(I, "TypeError",
@@ -272,14 +388,15 @@ static int smap_axis_names(SrInterp *I, SrVal *v, const SrMesh *am, SrAxes *out)
   int sub = 1;
   for (int i = 0; i < v->seq.n && sub; i++) {
     SrVal *e = v->seq.items[i];
-    sub = (e->kind == SR_V_STR || e->kind == SR_V_WORD) && sr_mesh_axis(am, sr_intern(e->str.s, e->str.n)) >= 0;
+    int a = e->kind == SR_V_STR || e->kind == SR_V_WORD ? sr_mesh_axis(am, sr_intern(e->str.s, e->str.n)) : -1;
+    sub = a >= 0 && (wo >> a & 1);
   }
   if (!sub) {
     SrBuf b = SR_BUF_INIT, c = SR_BUF_INIT;
     if (v->kind == SR_V_SET) sr_buf_puts(&b, "frozenset(");
     sr_val_repr(&b, v);
     if (v->kind == SR_V_SET) sr_buf_puts(&b, ")");
-    sr_axes_frozenset_str(&c, am, (SrAxes)((1ull << am->n) - 1));
+    sr_axes_frozenset_str(&c, am, wo);
     sr_raise(I, "ValueError", "jax.shard_map requires axis_names=%s to be a subset of mesh.axis_names=%s", b.p, c.p);
     sr_buf_free(&b);
     sr_buf_free(&c);
@@ -328,10 +445,13 @@ static SrVal *smap_call(SrInterp *I, SrArgs *a) {
     int k = 0;
     for (int i = 0; i < am->n; i++)
       if (axis_names & (1u << i)) sr_buf_printf(&c, k++ ? ", %s" : "%s", sr_axis_type_name(am->types[i]));
-    sr_raise(I, "TypeError",
-             "shard_map in_specs argument must be a pytree of `jax.sharding.PartitionSpec` instances, but it was "
-             "`None` when axis_names=%s are of type %s",
-             b.p, c.p);
+    if (f->smap)
+      sr_raise(I, "TypeError", "in_axes was not specified when axis_name=%s was of type %s", b.p, c.p);
+    else
+      sr_raise(I, "TypeError",
+               "shard_map in_specs argument must be a pytree of `jax.sharding.PartitionSpec` instances, but it was "
+               "`None` when axis_names=%s are of type %s",
+               b.p, c.p);
     sr_buf_free(&b);
     sr_buf_free(&c);
     sr_unref(mesh_param);
@@ -344,15 +464,22 @@ static SrVal *smap_call(SrInterp *I, SrArgs *a) {
   }
   SrVal *args = sr_seq(NULL, SR_V_TUPLE, a->n);
   for (int i = 0; i < a->n; i++) sr_seq_push(NULL, args, sr_ref(a->v[i]));
-  SrVal *leaves = sr_pytree_flatten(I, args);
+  /* any leaf: None in in_specs passes an argument of any type as it is */
+  SrVal *leaves = sr_pytree_flatten_any(I, args);
   SrVal *specs = sr_seq(NULL, SR_V_LIST, 0), *result = NULL, *out_tree = NULL, *captured = NULL, *targs = NULL;
+  SrVal *saved_tree = NULL, *saved_leaves = NULL, *static_leaves = NULL, *static_tree = NULL;
+  int set_static = 0;
   SrJaxpr *body = NULL;
   const SrType **itypes = NULL;
   SrPList ps = {0};
   if (!leaves) goto done;
   int n = leaves->seq.n;
   if (f->in_specs) {
-    if (spec_prefix(I, f->in_specs, args, specs, "in_specs") < 0) goto done;
+    SrVal *spaths = sr_seq(NULL, SR_V_LIST, 0);
+    int bad = spec_prefix_paths(I, f->in_specs, args, specs, "in_specs", spaths) < 0 ||
+              rank_check(I, 0, sr_builtin_name(f->fn) ? sr_builtin_name(f->fn) : "f", args, leaves, specs, spaths) < 0;
+    sr_unref(spaths);
+    if (bad) goto done;
   } else {
     for (int i = 0; i < n; i++) {
       SrVal *s = manual_spec(I, vtype(I, leaves->seq.items[i]), axis_names, am);
@@ -360,11 +487,77 @@ static SrVal *smap_call(SrInterp *I, SrArgs *a) {
       sr_seq_push(NULL, specs, s);
     }
   }
+  /* None in in_specs: a static argument, passed to the body as it is */
+  saved_tree = f->static_tree;
+  saved_leaves = f->static_leaves;
+  {
+    int nstatic = 0;
+    for (int i = 0; i < n; i++) nstatic += specs->seq.items[i]->kind != SR_V_SPEC;
+    if (nstatic) {
+      SrVal *dl = sr_seq(NULL, SR_V_TUPLE, n - nstatic), *ds = sr_seq(NULL, SR_V_LIST, n - nstatic);
+      static_leaves = sr_seq(NULL, SR_V_LIST, n);
+      for (int i = 0; i < n; i++) {
+        int dyn = specs->seq.items[i]->kind == SR_V_SPEC;
+        sr_seq_push(NULL, static_leaves, dyn ? sr_none() : sr_ref(leaves->seq.items[i]));
+        if (!dyn) continue;
+        sr_seq_push(NULL, dl, sr_ref(leaves->seq.items[i]));
+        sr_seq_push(NULL, ds, sr_ref(specs->seq.items[i]));
+      }
+      sr_unref(leaves);
+      sr_unref(specs);
+      leaves = dl;
+      specs = ds;
+      n -= nstatic;
+      static_tree = args;
+      args = sr_ref(dl);
+    }
+  }
+  /* the mapped arguments must be JAX types */
   for (int i = 0; i < n; i++)
-    if (specs->seq.items[i]->kind != SR_V_SPEC) {
-      sr_raise(I, "NotImplementedError", "shard_map: None in in_specs (static arguments) is not supported");
+    if (!vtype(I, leaves->seq.items[i])) {
+      SrBuf b = SR_BUF_INIT;
+      sr_to_str(I, &b, leaves->seq.items[i]);
+      sr_raise(I, "TypeError", "Argument '%s' of type <class '%s'> is not a valid JAX type.", sr_buf_str(&b),
+               sr_val_kind_name(leaves->seq.items[i]));
+      sr_buf_free(&b);
       goto done;
     }
+  /* called outside jit with an AbstractMesh: the devices come from the
+     arguments' NamedShardings, which must be on a mesh of its shape
+     (get_mesh_from_args) */
+  if (!I->trace && f->mesh && f->mesh->kind == SR_V_MESH && f->mesh->mesh->abstract) {
+    int found = 0;
+    for (int i = 0; i < n; i++) {
+      SrArrayObj *o = sr_array_of(leaves->seq.items[i]);
+      const SrMesh *lm = o && o->kind == SR_AV_CONCRETE && o->data ? o->data->mesh : NULL;
+      if (!lm || !lm->n) continue;
+      int same = lm->n == am->n;
+      for (int k = 0; same && k < am->n; k++) same = lm->names[k] == am->names[k] && lm->sizes[k] == am->sizes[k];
+      if (!same) {
+        SrBuf x1 = SR_BUF_INIT, x2 = SR_BUF_INIT, x3 = SR_BUF_INIT;
+        const SrMesh *ms[2] = {lm, am};
+        SrBuf *bs[2] = {&x1, &x2};
+        for (int q = 0; q < 2; q++) {
+          sr_buf_putc(bs[q], '(');
+          for (int k = 0; k < ms[q]->n; k++) sr_buf_printf(bs[q], "('%s', %lld)%s", ms[q]->names[k], (long long)ms[q]->sizes[k], ms[q]->n == 1 ? "," : k + 1 < ms[q]->n ? ", " : "");
+          sr_buf_putc(bs[q], ')');
+        }
+        sr_type_str(&x3, vtype(I, leaves->seq.items[i]), 0);
+        sr_raise(I, "ValueError", "Mesh shape of the input %s does not match the mesh shape passed to shard_map  %s for shape %s",
+                 x1.p, x2.p, x3.p);
+        sr_buf_free(&x1);
+        sr_buf_free(&x2);
+        sr_buf_free(&x3);
+        goto done;
+      }
+      found = 1;
+    }
+    if (!found) {
+      sr_raise(I, "ValueError", "Please pass `jax.Array`s with a `NamedSharding` as input to `shard_map` when passing "
+                                "`AbstractMesh` to the mesh argument.");
+      goto done;
+    }
+  }
   /* with every axis manual and Explicit, in_specs must match the args */
   if (axis_names == (SrAxes)((1ull << am->n) - 1) && axis_names == explicit_) {
     for (int i = 0; i < n; i++) {
@@ -410,6 +603,9 @@ static SrVal *smap_call(SrInterp *I, SrArgs *a) {
       itypes[i] = shard_type(vtype(I, leaves->seq.items[i]), specs->seq.items[i]->spec, am, inner, f->check_vma);
     targs = sr_api_abstract_like(args, itypes, n);
     f->inner = inner;
+    f->static_tree = static_tree;
+    f->static_leaves = static_leaves;
+    set_static = 1;
     SrVal *wrapper = sr_builtin_with(sr_builtin_name(f->fn) ? sr_builtin_name(f->fn) : "f", smap_body, f, NULL);
     int saved_vma = I->jax->check_vma;
     if (sr_api_push_mesh(I, inner) < 0) {
@@ -452,6 +648,12 @@ static SrVal *smap_call(SrInterp *I, SrArgs *a) {
     sr_unref(r);
   }
 done:
+  if (set_static) {
+    f->static_tree = saved_tree;
+    f->static_leaves = saved_leaves;
+  }
+  sr_unref(static_tree);
+  sr_unref(static_leaves);
   sr_plist_free(&ps);
   if (body) sr_program_unref(body->prog);
   sr_unref(f->out_specs_flat);
@@ -467,8 +669,9 @@ done:
   return result;
 }
 
-static SrVal *make_smap(SrVal *fn, SrVal **p) {
+static SrVal *make_smap_flag(SrVal *fn, SrVal **p, int smap) {
   SMapFn *f = sr_xcalloc(1, sizeof *f);
+  f->smap = smap;
   f->fn = sr_ref(fn);
   f->out_specs = sr_ref(p[0]);
   f->in_specs = p[1] ? sr_ref(p[1]) : NULL;
@@ -478,6 +681,8 @@ static SrVal *make_smap(SrVal *fn, SrVal **p) {
   const char *nm = sr_builtin_name(fn);
   return sr_builtin_with(nm ? nm : "<function>", smap_call, f, smap_free);
 }
+
+static SrVal *make_smap(SrVal *fn, SrVal **p) { return make_smap_flag(fn, p, 0); }
 
 typedef struct SMapDeco {
   SrVal *p[5];
@@ -511,6 +716,111 @@ static SrVal *jax_shard_map(SrInterp *I, SrArgs *a) {
 }
 
 
+/* shard_map._axes_to_pspec over a tree of axes (ints and Nones): None is
+   P(), an axis k P(None, ..., None, axis_name) with k Nones. */
+static SrVal *axes_to_pspecs(SrInterp *I, SrVal *v, SrVal *name, const char *what, SrVal *whole) {
+  if (v->kind == SR_V_NONE || v->kind == SR_V_INT) {
+    int64_t k = v->kind == SR_V_INT ? v->i : -1;
+    if (k < -1 || k >= SR_MAX_RANK) return sr_raise(I, "ValueError", "smap %s: axis %lld out of range", what, (long long)k);
+    SrSpecEntry e[SR_MAX_RANK];
+    const char *nm = sr_intern(name->str.s, name->str.n);
+    for (int i = 0; i <= k; i++) e[i] = i < k ? (SrSpecEntry){0, NULL} : (SrSpecEntry){1, &nm};
+    SrSpec sp = {0};
+    sp.n = (int)(k + 1);
+    sp.e = e;
+    return sr_spec_val(NULL, &sp);
+  }
+  SrVal *ch = v->kind == SR_V_TUPLE || v->kind == SR_V_LIST || v->kind == SR_V_DICT ? sr_pytree_children(v) : NULL;
+  if (!ch) {
+    SrBuf b = SR_BUF_INIT;
+    sr_val_repr(&b, whole);
+    if (!strcmp(what, "out_axes"))
+      sr_raise(I, "TypeError", "smap out_axes must be an int, None, or (nested) container with those types as leaves, "
+                               "but got %s.", b.p);
+    else
+      sr_raise(I, "TypeError", "smap in_axes must be an int, None, jax.sharding.Infer, or (nested) container with "
+                               "those types as leaves, but got %s.", b.p);
+    sr_buf_free(&b);
+    return NULL;
+  }
+  for (int i = 0; i < ch->seq.n; i++) {
+    SrVal *r = axes_to_pspecs(I, ch->seq.items[i], name, what, whole);
+    if (!r) {
+      sr_unref(ch);
+      return NULL;
+    }
+    sr_unref(ch->seq.items[i]);
+    ch->seq.items[i] = r;
+  }
+  SrVal *r = sr_pytree_rebuild(v, ch);
+  sr_unref(ch);
+  return r;
+}
+
+typedef struct SmapDeco {
+  SrVal *in_specs, *out_specs, *axis_names;
+} SmapDeco;
+
+static void smapdeco_free(void *d) {
+  SmapDeco *s = d;
+  sr_unref(s->in_specs);
+  sr_unref(s->out_specs);
+  sr_unref(s->axis_names);
+  free(s);
+}
+
+static SrVal *smap_make(SrVal *fn, const SmapDeco *s) {
+  SrVal *p[5] = {s->out_specs, s->in_specs, NULL, s->axis_names, NULL};
+  return make_smap_flag(fn, p, 1);
+}
+
+static SrVal *smap_deco_call(SrInterp *I, SrArgs *a) {
+  SmapDeco *s = sr_current_builtin(I)->data;
+  if (a->n != 1 || a->nkw || !sr_is_callable(I, a->v[0])) return sr_raise(I, "TypeError", "smap expects a function");
+  return smap_make(a->v[0], s);
+}
+
+/* jax.smap(f, /, *, in_axes=Infer, out_axes, axis_name) (shard_map.py's
+   _smap): shard_map over the one axis axis_name of the context mesh, the
+   axes made specs by _axes_to_pspec. */
+static SrVal *jax_smap(SrInterp *I, SrArgs *a) {
+  SrVal *p[4];
+  if (sr_args_parse(I, a, "smap", "f=, *, in_axes=, out_axes, axis_name", p) < 0) return NULL;
+  SrVal *nm = p[3];
+  if (nm->kind == SR_V_TUPLE || nm->kind == SR_V_LIST) {
+    SrBuf b = SR_BUF_INIT;
+    sr_val_repr(&b, nm);
+    sr_raise(I, "TypeError", "smap axis_name should be a `str` or a `Hashable`, but got %s", b.p);
+    sr_buf_free(&b);
+    return NULL;
+  }
+  if (nm->kind != SR_V_STR && nm->kind != SR_V_WORD) return sr_raise(I, "TypeError", "smap axis_name must be a str");
+  SrVal *in_axes = p[1];
+  if (in_axes && in_axes->kind != SR_V_NONE && in_axes->kind != SR_V_INT && in_axes->kind != SR_V_TUPLE) {
+    SrBuf b = SR_BUF_INIT;
+    sr_val_repr(&b, in_axes);
+    sr_raise(I, "TypeError", "smap in_axes must be an int, None, jax.sharding.Infer, or a tuple of entries "
+                             "corresponding to the positional arguments passed to the function, but got %s.", b.p);
+    sr_buf_free(&b);
+    return NULL;
+  }
+  SmapDeco *s = sr_xcalloc(1, sizeof *s);
+  s->out_specs = axes_to_pspecs(I, p[2], nm, "out_axes", p[2]);
+  s->in_specs = s->out_specs && in_axes ? axes_to_pspecs(I, in_axes, nm, "in_axes", in_axes) : NULL;
+  if (!s->out_specs || (in_axes && !s->in_specs)) {
+    smapdeco_free(s);
+    return NULL;
+  }
+  s->axis_names = sr_seq(NULL, SR_V_SET, 1);
+  sr_seq_push(NULL, s->axis_names, sr_ref(nm));
+  if (p[0] && p[0]->kind != SR_V_NONE) {
+    SrVal *r = sr_is_callable(I, p[0]) ? smap_make(p[0], s) : sr_raise(I, "TypeError", "smap expects a function");
+    smapdeco_free(s);
+    return r;
+  }
+  return sr_builtin_with("smap", smap_deco_call, s, smapdeco_free);
+}
+
 /* ---- registration ---- */
 
 void sr_shard_map_init(void) {
@@ -521,6 +831,8 @@ void sr_shard_map_init(void) {
   } defs[] = {
     {"jax.shard_map", jax_shard_map,
      "shard_map(f, *, out_specs, in_specs=Infer, mesh=None, axis_names=set(), check_vma=True): axis_names a set of the axes made manual (empty: all)"},
+    {"jax.smap", jax_smap,
+     "smap(f, *, in_axes=Infer, out_axes, axis_name): shard_map over the one mesh axis axis_name, in_axes and out_axes (ints, None) as specs"},
     {NULL, NULL, NULL},
   };
   for (int i = 0; defs[i].names; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);

@@ -674,6 +674,18 @@ static SrVal *mesh_getattr(SrInterp *I, SrVal *self, const char *name) {
   }
   if (strcmp(name, "size") == 0) return sr_int(NULL, sr_mesh_size(m));
   if (strcmp(name, "empty") == 0) return sr_bool(m->n == 0);
+  /* mesh.manual_axes / explicit_axes / auto_axes: the names of that type,
+     in mesh order */
+  int want = strcmp(name, "manual_axes") == 0     ? SR_AXIS_MANUAL
+             : strcmp(name, "explicit_axes") == 0 ? SR_AXIS_EXPLICIT
+             : strcmp(name, "auto_axes") == 0     ? SR_AXIS_AUTO
+                                                  : -1;
+  if (want >= 0) {
+    SrVal *t = sr_seq(NULL, SR_V_TUPLE, m->n);
+    for (int i = 0; i < m->n; i++)
+      if (m->types[i] == want) sr_seq_push(NULL, t, sr_str_cstr(NULL, m->names[i]));
+    return t;
+  }
   if (strcmp(name, "abstract_mesh") == 0) return sr_mesh_val(NULL, sr_mesh_abstract(m, !m->abstract));
   return NULL;
 }

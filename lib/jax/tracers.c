@@ -469,6 +469,30 @@ static void smap_repr(SrInterp *I, SrTrace *t, SrVar *v, const SrType *type, SrB
   sr_buf_free(&text);
 }
 
+int sr_tracers_in_eager_smap(SrInterp *I) {
+  return I->trace && I->trace->repr == smap_repr && !I->trace->parent;
+}
+
+SrVal *sr_tracers_smap_value(SrInterp *I, SrVal *x) {
+  SrArrayObj *a = sr_array_of(x);
+  if (!a || a->kind != SR_AV_TRACER || !a->trace || !a->var || a->trace->repr != smap_repr || a->trace->parent ||
+      I->exc)
+    return NULL;
+  SrTrace *t = a->trace;
+  SrVal *mv = dget(t, 5);
+  const SrMesh *m = mv->kind == SR_V_MESH ? mv->mesh : NULL;
+  if (!m || m->abstract || (a->type->varying && a->type->mesh)) return NULL;
+  SrVal *blocks = device_blocks(I, t, a->var, m);
+  if (!blocks) return NULL;
+  SrTrace *saved = I->trace;
+  I->trace = NULL;
+  SrVal *b = sr_getindex(I, blocks, 0);
+  I->trace = saved;
+  sr_unref(blocks);
+  if (!b) sr_exc_clear(I);
+  return b;
+}
+
 void sr_tracers_smap_next(SrInterp *I, SrVal *mesh, SrVal *leaves, SrVal *specs) {
   SrVal *d = sr_tuple(NULL, 0, NULL);
   sr_seq_push(NULL, d, sr_int(NULL, K_SMAP));

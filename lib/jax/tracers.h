@@ -22,5 +22,13 @@ void sr_tracers_vmap_next(SrInterp *I, int64_t size, const char *axis_name, SrVa
 /* shard_map called outside jit: the concrete mesh (a Mesh value), the
    arguments' leaves and each one's in_spec (lists). */
 void sr_tracers_smap_next(SrInterp *I, SrVal *mesh, SrVal *leaves, SrVal *specs);
+/* ShardMapTracer.to_concrete_value: the value of a tracer of a shard_map
+   called outside jit that varies over no axis (the same on every device:
+   device 0's block), a new reference; NULL, with no exception, for any
+   other value. */
+SrVal *sr_tracers_smap_value(SrInterp *I, SrVal *x);
+/* Is the current trace the body of a shard_map called outside jit (an
+   eager ShardMapTrace)? */
+int sr_tracers_in_eager_smap(SrInterp *I);
 
 #endif

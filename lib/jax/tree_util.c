@@ -109,15 +109,15 @@ SrVal *sr_pytree_rebuild(SrVal *like, SrVal *children) {
 
 /* The arguments of a traced call as leaves: arrays and Python scalars;
    lists, tuples, dicts and registered classes are pytree nodes. */
-static int flatten(SrInterp *I, SrVal *v, SrVal *leaves) {
+static int flatten(SrInterp *I, SrVal *v, SrVal *leaves, int any) {
   SrVal *ch = sr_pytree_children(v);
   if (ch) {
     int rc = 0;
-    for (int i = 0; i < ch->seq.n && rc == 0; i++) rc = flatten(I, ch->seq.items[i], leaves);
+    for (int i = 0; i < ch->seq.n && rc == 0; i++) rc = flatten(I, ch->seq.items[i], leaves, any);
     sr_unref(ch);
     return rc;
   }
-  if (!sr_value_type(I, v)) {
+  if (!any && !sr_value_type(I, v)) {
     SrBuf b = SR_BUF_INIT;
     sr_to_str(I, &b, v);
     sr_raise(I, "TypeError", "Argument '%s' of type <class '%s'> is not a valid JAX type.", sr_buf_str(&b),
@@ -143,15 +143,19 @@ static SrVal *unflatten(SrVal *v, SrVal *leaves, int *it) {
   return r;
 }
 
-SrVal *sr_pytree_flatten(SrInterp *I, SrVal *v) {
+static SrVal *flatten_all(SrInterp *I, SrVal *v, int any) {
   if (sr_pytree_check_depth(I, v) < 0) return NULL;
   SrVal *l = sr_seq(NULL, SR_V_LIST, 0);
-  if (flatten(I, v, l) < 0) {
+  if (flatten(I, v, l, any) < 0) {
     sr_unref(l);
     return NULL;
   }
   return l;
 }
+
+SrVal *sr_pytree_flatten(SrInterp *I, SrVal *v) { return flatten_all(I, v, 0); }
+
+SrVal *sr_pytree_flatten_any(SrInterp *I, SrVal *v) { return flatten_all(I, v, 1); }
 
 SrVal *sr_pytree_numbered(SrVal *v, int *k) {
   SrVal *ch = sr_pytree_children(v);

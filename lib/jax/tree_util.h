@@ -9,6 +9,9 @@
 /* Pytrees: the leaves (arrays, scalars) of nested lists, tuples and dicts,
    and the same structure rebuilt from new leaves. */
 SrVal *sr_pytree_flatten(SrInterp *I, SrVal *v);
+/* The same with leaves of any type (tree_util.tree_flatten's, where
+   sr_pytree_flatten takes only JAX types, as a traced call's arguments). */
+SrVal *sr_pytree_flatten_any(SrInterp *I, SrVal *v);
 /* v's structure with its leaves numbered from *k (a dummy tree, to
    rebuild from or to name leaves by). */
 SrVal *sr_pytree_numbered(SrVal *v, int *k);
@@ -34,5 +37,10 @@ void sr_pytree_leaf_paths(const SrVal *v, SrBuf *path, char **out, int *k);
    SR_VAL_MAX_NEST deep -- a list that holds itself does (JAX recurses
    forever on one too).  sr_pytree_flatten checks. */
 int sr_pytree_check_depth(SrInterp *I, SrVal *v);
+/* tree_util.prefix_errors' first error, raised as the ValueError
+   e(name) would be: -1 with it raised, 0 when none of _prefix_error's
+   cases names one.  None counts as a leaf (is_leaf=lambda x: x is None,
+   as shard_map passes). */
+int sr_pytree_prefix_error(SrInterp *I, SrVal *prefix, SrVal *full, const char *name);
 
 #endif

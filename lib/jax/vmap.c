@@ -518,7 +518,9 @@ static SrVal *vmap_call(SrInterp *I, SrArgs *a) {
   SrVal *out_tree = NULL, *captured = NULL;
   SrVal **in = NULL, **out = NULL;
   int *in_bd = NULL, *out_bd = NULL;
-  int nvmap = I->jax->nvmap;
+  int nvmap = I->jax->nvmap, nspmd_names = I->jax->nspmd_names, nexplicit = I->jax->nexplicit_names;
+  SrBatch ema;
+  memset(&ema, 0, sizeof ema);
   /* the axes, one per leaf */
   SrVal *spec = vm->in_axes;
   if (spec->kind == SR_V_TUPLE && spec->seq.n != a->n) {
@@ -564,6 +566,8 @@ static SrVal *vmap_call(SrInterp *I, SrArgs *a) {
     I->jax->vmap_size[nvmap] = size;
     I->jax->nvmap = nvmap + 1;
   }
+  for (int k = 0; k < vm->nspmd && I->jax->nspmd_names < SR_MAX_VMAP_AXES; k++)
+    I->jax->spmd_names[I->jax->nspmd_names++] = vm->spmd[k];
   /* the leaves as arrays, and one example's abstract values */
   SrVal *exl = sr_seq(NULL, SR_V_LIST, nl);
   in_bd = sr_xcalloc((size_t)nl + 1, sizeof *in_bd);
@@ -587,6 +591,11 @@ static SrVal *vmap_call(SrInterp *I, SrArgs *a) {
   sr_unref(exl);
   for (int i = 0; i < na; i++) ex[i] = sr_ref(exall->seq.items[i]);
   sr_unref(exall);
+  /* the explicit mesh axes mapped away, checked before f is traced and
+     bound while it is (core.get_axis_env().explicit_mesh_axis_names) */
+  if (explicit_mesh_axis(I, vm, leaves, in_bd, &ema) < 0) goto done;
+  for (int k = 0; ema.spmd_explicit && k < ema.nspmd && I->jax->nexplicit_names < SR_MAX_VMAP_AXES; k++)
+    I->jax->explicit_names[I->jax->nexplicit_names++] = ema.spmd[k];
   sr_tracers_vmap_next(I, size, vm->axis_name, leaves, in_bd);
   if (a->nkw) {
     KwCall *k = sr_xcalloc(1, sizeof *k);
@@ -622,7 +631,12 @@ static SrVal *vmap_call(SrInterp *I, SrArgs *a) {
   sr_batch_begin(&b, I, size, vm->axis_name);
   b.nspmd = vm->nspmd;
   memcpy(b.spmd, vm->spmd, sizeof b.spmd);
-  int rc = explicit_mesh_axis(I, vm, leaves, in_bd + nc, &b);
+  int rc = 0;
+  if (ema.spmd_explicit) {
+    b.nspmd = ema.nspmd;
+    b.spmd_explicit = 1;
+    memcpy(b.spmd, ema.spmd, sizeof b.spmd);
+  }
   /* batching._batch_outer: transform_name_stack('vmap') */
   const char *ns0 = I->ns;
   I->ns = sr_ns_transform(ns0, "vmap");
@@ -692,6 +706,8 @@ static SrVal *vmap_call(SrInterp *I, SrArgs *a) {
   for (uint32_t i = 0; i < j->nout; i++) sr_unref(out[i]);
 done:
   I->jax->nvmap = nvmap;
+  I->jax->nspmd_names = nspmd_names;
+  I->jax->nexplicit_names = nexplicit;
   if (j) sr_program_unref(j->prog);
   for (int i = 0; i < na; i++) sr_unref(ex[i]);
   free(ex);

@@ -3046,8 +3046,10 @@ static int ev_cond(SrEvalCtx *cx, const SrEvalEqn *e) {
         e->out[i] = sr_array_ref(results[(size_t)b * e->nout + i]);
         continue;
       }
-      /* per device, its own branch's result (in one layout) */
-      const SrMesh *om = NULL;
+      /* per device, its own branch's result (in one layout), on the
+         devices the index is on even where the branches' results are
+         constants on none */
+      const SrMesh *om = m;
       for (int b = 0; b < nb && !om; b++)
         if (results[(size_t)b * e->nout + i]) om = results[(size_t)b * e->nout + i]->mesh;
       const SrType *l = sr_ev_out_layout(cx, e, i, om);

@@ -358,9 +358,45 @@ static int named_axes(SrEvalCtx *cx, const SrEvalEqn *e, const SrMesh *m, int *a
   const char *key = sr_ev_param(e, "axes") ? "axes" : "axis_name";
   if (sr_ev_param_axes(cx, e, key, m, axes, n) < 0) return -1;
   SrVal *g = sr_ev_param(e, "axis_index_groups");
-  if (g && g->kind != SR_V_NONE)
+  if (!g || g->kind == SR_V_NONE) return 0;
+  int id = e->prim->id;
+  if (id != SR_P_all_gather && id != SR_P_reduce_scatter && id != SR_P_all_to_all)
     return sr_ev_err(cx, "NotImplementedError", "%s with axis_index_groups is not supported", e->prim->name);
+  /* the groups split each group over the axes (sr_comm_groups_sub), for
+     this equation's collective only (clear_sub) */
+  int ng = sr_is_seq(g) ? g->seq.n : 0, size = ng && sr_is_seq(g->seq.items[0]) ? g->seq.items[0]->seq.n : 0;
+  if (!ng || !size) return sr_ev_err(cx, "ValueError", "%s: bad axis_index_groups", e->prim->name);
+  int *sub = sr_xmalloc((size_t)ng * (size_t)size * sizeof *sub);
+  for (int k = 0; k < ng; k++) {
+    SrVal *gk = g->seq.items[k];
+    for (int j = 0; j < size; j++) {
+      if (!sr_is_seq(gk) || gk->seq.n != size || gk->seq.items[j]->kind != SR_V_INT) {
+        free(sub);
+        return sr_ev_err(cx, "ValueError", "%s: axis_index_groups must all have the same size", e->prim->name);
+      }
+      sub[k * size + j] = (int)gk->seq.items[j]->i;
+    }
+  }
+  cx->sub_n = ng;
+  cx->sub_size = size;
+  cx->sub = sub;
   return 0;
+}
+
+/* Ends what named_axes set for one collective. */
+static void clear_sub(SrEvalCtx *cx) {
+  free((int *)cx->sub);
+  cx->sub = NULL;
+  cx->sub_n = cx->sub_size = 0;
+}
+
+/* The members of a group of the collective: the axes' sizes, or the
+   axis_index_groups' size. */
+static int64_t group_size(SrEvalCtx *cx, const SrMesh *m, const int *axes, int n) {
+  if (cx->sub_n) return cx->sub_size;
+  int64_t s = 1;
+  for (int i = 0; i < n; i++) s *= m->sizes[axes[i]];
+  return s;
 }
 
 static void sorted_axes(int *axes, int n) {
@@ -1136,6 +1172,20 @@ static int ev_ppermute(SrEvalCtx *cx, const SrEvalEqn *e) {
     }
     int64_t size = ev_axes_size(a->mesh, axes, n);
     if (perm_unique(cx, perm, src, dst, np, size) < 0) rc = -1;
+    /* _pcollectives_lowering_common with raise_on_ppermute_sort_diff (on
+       by default): a group's members, listed as the axis names order them,
+       must be in the mesh's order -- the names of the axes longer than 1
+       in mesh order */
+    for (int k = 1, last = -1; k <= n && rc == 0; k++) {
+      int ax = axes[k - 1];
+      if (a->mesh->sizes[ax] <= 1) continue;
+      if (ax < last)
+        rc = sr_ev_err(cx, "RuntimeError",
+                       "Make sure that the axis_name passed to jax.lax.ppermute is in the same order as the "
+                       "axis_names declared on the mesh. If you want to allow different order, you can disable the "
+                       "check via `with jax.raise_on_ppermute_sort_diff(False):` context manager.");
+      last = ax;
+    }
     for (int k = 0; k < np && rc == 0; k++) {
       if (src[k] < 0 || src[k] >= size || dst[k] < 0 || dst[k] >= size)
         rc = sr_ev_err(cx, "ValueError", "ppermute: perm index out of range for axis size %lld", (long long)size);
@@ -1143,7 +1193,10 @@ static int ev_ppermute(SrEvalCtx *cx, const SrEvalEqn *e) {
       idst[k] = (int)dst[k];
     }
     SrBuffer **in = buffers(a);
-    SrArray *r = sr_array_new(e->out_type[i], sr_layout_of_type(e->out_type[i]), a->mesh);
+    /* each device's buffer moves whole, so the result keeps the operand's
+       layout (split over an Auto axis too: a sharding_constraint inside a
+       partly manual shard_map) */
+    SrArray *r = sr_array_new(e->out_type[i], a->layout, a->mesh);
     if (rc == 0)
       rc = sr_coll_ppermute(cx, in, a->mesh, a->type->dtype, sr_array_shard_bytes(a), axes, n, np, isrc, idst, r->shard);
     free_buffers(in, a->ndev);
@@ -1380,15 +1433,17 @@ static int ev_all_gather(SrEvalCtx *cx, const SrEvalEqn *e) {
   int axes[SR_MAX_AXES], n = 0, rc = 0;
   int64_t dim = 0, tiled = 0;
   if (!a->mesh || named_axes(cx, e, a->mesh, axes, &n) < 0 || sr_ev_param_int(cx, e, "all_gather_dimension", &dim) < 0) {
+    clear_sub(cx);
     sr_array_unref(a);
     return a->mesh ? -1 : sr_ev_err(cx, "ValueError", "%s outside shard_map", e->prim->name);
   }
   if (sr_ev_param(e, "tiled")) sr_ev_param_int(cx, e, "tiled", &tiled);
   size_t es = sr_elem_size(a->type->dtype);
-  int64_t shape[SR_MAX_RANK], parts = ev_axes_size(a->mesh, axes, n);
+  int64_t shape[SR_MAX_RANK], parts = group_size(cx, a->mesh, axes, n);
   sr_layout_shard_shape(a->layout, shape);
   SrBuffer **in = buffers(a), **got = sr_xcalloc((size_t)a->ndev + 1, sizeof *got);
   rc = sr_coll_all_gather(cx, in, a->mesh, a->type->dtype, sr_array_shard_bytes(a), axes, n, got);
+  clear_sub(cx);
   SrArray *r = NULL;
   if (rc == 0) {
     r = sr_array_new(e->out_type[0], sr_layout_of_type(e->out_type[0]), a->mesh);
@@ -1406,6 +1461,48 @@ TR(tr_all_gather) {
   (void)x;
   return coll_transpose(ad, e, ct, cx, SR_P_reduce_scatter, "all_gather_dimension", "scatter_dimension", NULL, NULL,
                         NULL);
+}
+
+/* lax/parallel.py: _all_gather_invariant_transpose_rule -- each device
+   takes its own slice of the (invarying) cotangent: dynamic_slice_in_dim
+   at axis_index(axis_name) * slice_size, squeezed when untiled.  The
+   index is lax.axis_index's over a tuple of names: the sum, minor name
+   first, of axis_index(name) * the sizes of the names after it. */
+TR(tr_all_gather_invariant) {
+  (void)x;
+  const SrVal *names = param_of(e, "axis_name"), *dv = param_of(e, "all_gather_dimension"),
+              *sv = param_of(e, "axis_size"), *tv = param_of(e, "tiled");
+  int64_t dim = dv && dv->kind == SR_V_INT ? dv->i : 0, size = sv && sv->kind == SR_V_INT ? sv->i : 1;
+  int tiled = tv && sr_val_truthy(tv);
+  SrVal *c = ct[0] ? ct[0] : sr_ad_full_zeros(ad, sr_ad_ct_type(e->out[0]->type));
+  const SrType *t = sr_ad_type(ad, c);
+  if (!t || size <= 0) return -1;
+  int64_t slice = t->dims[dim].size / size;
+  const SrMesh *m = sr_ad_ctx_mesh(ad);
+  SrVal *idx = NULL;
+  int64_t inner = 1;
+  int nn = sr_is_seq(names) ? names->seq.n : 1;
+  for (int i = nn - 1; i >= 0; i--) {
+    SrVal *nm = sr_is_seq(names) ? names->seq.items[i] : (SrVal *)names;
+    SrVal *ai = sr_ad_bindv(ad, SR_P_axis_index, 0, NULL, "axis_name", sr_ref(nm), NULL);
+    SrVal *term = sr_ad_mul(ad, ai, sr_ad_scalar(ad, SR_I32, 1, (double)inner));
+    idx = sr_ad_binop(ad, SR_P_add, idx ? idx : sr_ad_scalar(ad, SR_I32, 1, 0), term);
+    int ax = m && (nm->kind == SR_V_STR || nm->kind == SR_V_WORD) ? sr_mesh_axis(m, sr_intern(nm->str.s, nm->str.n)) : -1;
+    inner *= ax >= 0 ? m->sizes[ax] : 1;
+  }
+  SrVal *start = sr_ad_mul(ad, idx, sr_ad_scalar(ad, SR_I32, 1, (double)slice));
+  if (!start) return -1;
+  SrVal *starts[SR_MAX_RANK];
+  int64_t sizes[SR_MAX_RANK];
+  for (int i = 0; i < t->ndim; i++) {
+    starts[i] = i == dim ? start : sr_ad_scalar(ad, sr_ad_type(ad, start)->dtype, 0, 0);
+    sizes[i] = i == dim ? slice : t->dims[i].size;
+  }
+  SrVal *r = sr_ad_keep(ad, sr_op_dynamic_slice(SR_AD_BINDER(ad), c, starts, sizes));
+  if (r && !tiled) r = sr_ad_keep(ad, sr_op_squeeze(SR_AD_BINDER(ad), r, &dim, 1));
+  if (!r) return -1;
+  cx[0] = r;
+  return 0;
 }
 
 TR(tr_all_gather_reduced) {
@@ -1559,16 +1656,18 @@ static int ev_reduce_scatter(SrEvalCtx *cx, const SrEvalEqn *e) {
   int axes[SR_MAX_AXES], n = 0;
   int64_t dim = 0, tiled = 0;
   if (!a->mesh || named_axes(cx, e, a->mesh, axes, &n) < 0 || sr_ev_param_int(cx, e, "scatter_dimension", &dim) < 0) {
+    clear_sub(cx);
     sr_array_unref(a);
     return a->mesh ? -1 : sr_ev_err(cx, "ValueError", "%s outside shard_map", e->prim->name);
   }
   if (sr_ev_param(e, "tiled")) sr_ev_param_int(cx, e, "tiled", &tiled);
   size_t es = sr_elem_size(a->type->dtype);
-  int64_t parts = ev_axes_size(a->mesh, axes, n);
+  int64_t parts = group_size(cx, a->mesh, axes, n);
   SrBuffer **in = pack(a, es, (int)dim, parts, (int)tiled);
   SrArray *r = sr_array_new(e->out_type[0], sr_layout_of_type(e->out_type[0]), a->mesh);
   size_t count = (size_t)sr_layout_shard_numel(a->layout) / (size_t)parts;
   int rc = sr_coll_reduce_scatter(cx, in, a->mesh, a->type->dtype, count, axes, n, SR_RED_SUM, r->shard);
+  clear_sub(cx);
   free_buffers(in, a->ndev);
   sr_array_unref(a);
   if (rc < 0) {
@@ -1684,14 +1783,16 @@ static int ev_all_to_all(SrEvalCtx *cx, const SrEvalEqn *e) {
   int64_t split, concat;
   if (!a->mesh || named_axes(cx, e, a->mesh, axes, &n) < 0 || sr_ev_param_int(cx, e, "split_axis", &split) < 0 ||
       sr_ev_param_int(cx, e, "concat_axis", &concat) < 0) {
+    clear_sub(cx);
     sr_array_unref(a);
     return a->mesh ? -1 : sr_ev_err(cx, "ValueError", "all_to_all outside shard_map");
   }
   size_t es = sr_elem_size(a->type->dtype);
-  int64_t parts = ev_axes_size(a->mesh, axes, n), shape[SR_MAX_RANK];
+  int64_t parts = group_size(cx, a->mesh, axes, n), shape[SR_MAX_RANK];
   sr_layout_shard_shape(a->layout, shape);
   SrBuffer **in = pack(a, es, (int)split, parts, 1), **got = sr_xcalloc((size_t)a->ndev + 1, sizeof *got);
   int rc = sr_coll_all_to_all(cx, in, a->mesh, a->type->dtype, sr_array_shard_bytes(a) / (size_t)parts, axes, n, got);
+  clear_sub(cx);
   SrArray *r = NULL;
   if (rc == 0) {
     shape[split] /= parts;
@@ -2535,6 +2636,7 @@ typedef struct AdSMap {
   const SrMesh *inner;         /* the manual mesh of the body */
   const SrMesh *mesh;          /* the abstract mesh of the map */
   SrAxes newly;                /* newly manual axes, on mesh */
+  SrAxes spmd;                 /* the enclosing vmaps' spmd_axis_names */
 } AdSMap;
 
 static int smap_read(SrAd *ad, const SrEqn *e, AdSMap *s) {
@@ -2564,6 +2666,10 @@ static int smap_read(SrAd *ad, const SrEqn *e, AdSMap *s) {
     newly = (SrAxes)((1ull << am->n) - 1) & ~sr_mesh_axes_of_type(am, SR_AXIS_MANUAL);
   }
   s->newly = newly;
+  for (int k = 0; k < ad->I->jax->nspmd_names; k++) {
+    int a = sr_mesh_axis(am, ad->I->jax->spmd_names[k]);
+    if (a >= 0) s->spmd |= 1u << a;
+  }
   uint8_t types[SR_MAX_AXES];
   memcpy(types, am->types, sizeof types);
   for (int i = 0; i < am->n; i++)
@@ -2616,7 +2722,9 @@ static SrVal *nospec(const AdSMap *s, const SrType *t) {
   const SrMesh *m = s->mesh;
   for (int i = 0; i < m->n; i++) {
     int a = t->mesh ? sr_mesh_axis(t->mesh, m->names[i]) : -1;
-    int vary = s->check_vma ? a >= 0 && (t->varying & (1u << a)) : (s->newly & (1u << i)) != 0;
+    /* _all_newly_manual_mesh_names: without check_vma, the newly manual
+       axes but the enclosing vmaps' spmd_axis_names */
+    int vary = s->check_vma ? a >= 0 && (t->varying & (1u << a)) : (s->newly & ~s->spmd & (1u << i)) != 0;
     if (vary) names[nn++] = m->names[i];
     if (s->check_vma && a >= 0 && (t->unreduced & (1u << a))) un[sp.nunreduced++] = m->names[i];
     if (s->check_vma && a >= 0 && (t->reduced & (1u << a))) re[sp.nreduced++] = m->names[i];
@@ -2938,6 +3046,28 @@ JVP(jvp_shard_map) {
   return smap_jvp_mode(ad, e, &s, x, t, y, ty);
 }
 
+/* shard_map._unmentioned2 of a spec (P.to_ct_spec of it): the newly
+   manual axes, but the enclosing vmaps' spmd_axis_names, that the spec
+   neither splits over nor has unreduced. */
+static SrAxes unmentioned2(const AdSMap *s, const SrVal *spec) {
+  SrVal *cs = to_ct_spec(spec);
+  const SrSpec *sp = spec_of(cs);
+  SrAxes named = 0;
+  for (int d = 0; sp && d < sp->n; d++)
+    for (int k = 0; k < sp->e[d].n; k++) {
+      int a = sp->e[d].names[k] == SR_SPEC_UNCONSTRAINED ? -1 : sr_mesh_axis(s->mesh, sp->e[d].names[k]);
+      if (a >= 0) named |= 1u << a;
+    }
+  for (int k = 0; sp && k < sp->nunreduced; k++) {
+    int a = sr_mesh_axis(s->mesh, sp->unreduced[k]);
+    if (a >= 0) named |= 1u << a;
+  }
+  sr_unref(cs);
+  return s->newly & ~s->spmd & ~named;
+}
+
+static int is_float0(const SrType *t) { return t && sr_dtype_kind(t->dtype) == SR_DK_FLOAT0; }
+
 TR(tr_shard_map) {
   AdSMap s;
   if (smap_read(ad, e, &s) < 0) return -1;
@@ -2974,6 +3104,24 @@ TR(tr_shard_map) {
   sr_ad_begin(&sub, I, SR_AD_BWD);
   I->trace = tr;
   int rc = sr_ad_backward(&sub, b, lin, vals, cts, cin);
+  /* without check_vma each cotangent is summed over the axes its in_spec
+     leaves unmentioned (lax_parallel.psum in fun_trans_callable) */
+  for (uint32_t i = 0; rc == 0 && !s.check_vma && i < n; i++) {
+    if (!lin[i] || !cin[i] || is_float0(sr_ad_type(&sub, cin[i]))) continue;
+    SrAxes um = unmentioned2(&s, s.in_specs->seq.items[i]);
+    if (!um) continue;
+    SrVal *names = sr_seq(NULL, SR_V_TUPLE, 0);
+    for (int a = 0; a < s.mesh->n; a++)
+      if (um >> a & 1) sr_seq_push(NULL, names, sr_str_cstr(NULL, s.mesh->names[a]));
+    SrVal *ps = sr_ad_bindv(&sub, SR_P_psum, 1, &cin[i], "axes", names, "axis_index_groups", sr_none(), NULL);
+    if (!ps) {
+      rc = -1;
+      break;
+    }
+    if (ps->kind == SR_V_TUPLE) ps = ps->seq.items[0];
+    sr_unref(cin[i]);
+    cin[i] = sr_ref(ps);
+  }
   SrJaxpr *T = NULL;
   uint32_t nout = 0;
   if (rc == 0) {
@@ -2995,8 +3143,18 @@ TR(tr_shard_map) {
     SrVal **in = sr_xcalloc(n + no + 1, sizeof *in), **isp = sr_xcalloc(n + no + 1, sizeof *isp);
     SrVal **osp = sr_xcalloc(n + 1, sizeof *osp);
     uint32_t m = 0, q = 0;
-    for (uint32_t i = 0; i < no; i++)
-      if (ct[i]) in[m] = ct[i], isp[m++] = to_ct_spec(s.out_specs->seq.items[i]);
+    for (uint32_t i = 0; i < no; i++) {
+      if (!ct[i]) continue;
+      in[m] = ct[i];
+      /* without check_vma a cotangent is first divided by the size of the
+         axes its out_spec leaves unmentioned (mb_div) */
+      SrAxes um = s.check_vma || is_float0(sr_ad_type(ad, ct[i])) ? 0 : unmentioned2(&s, s.out_specs->seq.items[i]);
+      int64_t size = 1;
+      for (int a = 0; a < s.mesh->n; a++)
+        if (um >> a & 1) size *= s.mesh->sizes[a];
+      if (size != 1) in[m] = sr_ad_div(ad, ct[i], sr_ad_const(ad, ct[i], (double)size));
+      isp[m++] = to_ct_spec(s.out_specs->seq.items[i]);
+    }
     for (uint32_t i = 0; i < n; i++)
       if (!lin[i]) in[m] = x[i], isp[m++] = sr_ref(s.in_specs->seq.items[i]);
     for (uint32_t i = 0; i < n; i++)
@@ -3077,7 +3235,9 @@ static int batch_shard_map(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd,
     if (ax >= 0) b->arg_vary |= (SrAxes)1 << ax;
   }
   b->size = per;
-  b->nspmd = 0;
+  /* a vmapped-away Explicit axis stays the batch axis' inside the body
+     (new_axis_data = trace.axis_data), where it is still Explicit */
+  if (!b->spmd_explicit) b->nspmd = 0;
   SrJaxpr *J = sr_batch_jaxpr_axes(b, s.body, bd, NULL, outb);
   b->size = size;
   b->nspmd = nspmd;
@@ -3168,6 +3328,7 @@ static void ad_rules_manual(void) {
       {SR_P_preduced, tr_preduced},
       {SR_P_unreduced_psum, tr_unreduced_psum},
       {SR_P_all_gather, tr_all_gather},
+      {SR_P_all_gather_invariant, tr_all_gather_invariant},
       {SR_P_reduce_scatter, tr_reduce_scatter},
       {SR_P_all_gather_reduced, tr_all_gather_reduced},
       {SR_P_unreduced_reduce_scatter, tr_unreduced_reduce_scatter},

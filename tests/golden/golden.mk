@@ -268,3 +268,4 @@ include $(top_srcdir)/tests/golden/linalg18.mk
 include $(top_srcdir)/tests/golden/pad19.mk
 include $(top_srcdir)/tests/golden/sit19.mk
 include $(top_srcdir)/tests/golden/signal19.mk
+include $(top_srcdir)/tests/golden/smap19.mk
