@@ -265,3 +265,4 @@ include $(top_srcdir)/tests/golden/doc18.mk
 include $(top_srcdir)/tests/golden/solve18.mk
 include $(top_srcdir)/tests/golden/cond18.mk
 include $(top_srcdir)/tests/golden/linalg18.mk
+include $(top_srcdir)/tests/golden/api19.mk
