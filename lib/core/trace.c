@@ -450,6 +450,16 @@ SrVal *sr_bind_prim(SrInterp *I, const SrPrim *prim, int nin, SrVal **in, int np
     sr_diags_clear(&d);
   }
   SrTrace *t = I->trace;
+  if (t && I->jax && I->jax->compile_time_eval) {
+    /* core.eval_context: with no tracer among the operands the operation
+       runs now */
+    int traced = 0;
+    for (int i = 0; i < nin && !traced; i++) {
+      SrArrayObj *a = sr_array_of(in[i]);
+      traced = a && a->kind == SR_AV_TRACER;
+    }
+    if (!traced) t = NULL;
+  }
   SrVal **vals = nout <= 16 ? vals_st : sr_xmalloc((nout + 1) * sizeof *vals);
   memset(vals, 0, (nout + 1) * sizeof *vals);
   if (t) {

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check/check.h"
 #include "core/jaxstate.h"
 #include "exec/array.h"
 #include "jax/array_methods.h"
@@ -175,6 +176,38 @@ static const SrMesh *arg_mesh(SrVal *v) {
 }
 
 /* Traces fn on the types of args (see api.h). */
+/* partial_eval._check_returned_jaxtypes: "function f at file:line traced
+   for jit returned a value of type <class 'function'> at output component
+   [1], which is not a valid JAX type" (the source info is api_util's
+   fun_sourceinfo: a def's name, file and line). */
+static int returned_jaxtypes(SrInterp *I, SrVal *fn, SrVal *res, int flags) {
+  if (sr_pytree_check_depth(I, res) < 0) return -1;
+  SrBuf path = SR_BUF_INIT, src = SR_BUF_INIT;
+  SrVal *leaf = NULL;
+  if (!sr_pytree_bad_leaf(I, res, &path, &leaf)) {
+    sr_buf_free(&path);
+    return 0;
+  }
+  SrFunction *uf = sr_as_function(fn);
+  if (uf && uf->code && uf->code->src) {
+    uint32_t line, col;
+    sr_src_linecol(uf->code->src, uf->node->off, &line, &col);
+    sr_buf_printf(&src, "%s at %s:%u", uf->name, uf->code->src->name, line);
+  } else {
+    const char *nm = sr_callable_name(fn);
+    sr_buf_printf(&src, "%s", nm ? nm : "None");
+  }
+  SrBuf extra = SR_BUF_INIT;
+  if (path.len) sr_buf_printf(&extra, " at output component %s", path.p);
+  sr_raise(I, "TypeError", "function %s traced for %s returned a value of type <class '%s'>%s, which is not a valid JAX type",
+           sr_buf_str(&src), flags & SR_TRACE_FOR_MAKE_JAXPR ? "make_jaxpr" : "jit", sr_val_kind_name(leaf),
+           sr_buf_str(&extra));
+  sr_buf_free(&path);
+  sr_buf_free(&src);
+  sr_buf_free(&extra);
+  return -1;
+}
+
 SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, const char **kw,
                      SrVal **kwv, int flags, SrVal **out_tree, SrVal **captured) {
   SrTrace *t = sr_trace_begin(I);
@@ -212,6 +245,10 @@ SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, c
   }
   for (int i = 0; i < nargs; i++) sr_unref(targs[i]);
   free(targs);
+  if (res && (flags & (SR_TRACE_FOR_JIT | SR_TRACE_FOR_MAKE_JAXPR)) && returned_jaxtypes(I, fn, res, flags) < 0) {
+    sr_unref(res);
+    res = NULL;
+  }
   SrVal *outs = res ? sr_pytree_flatten(I, res) : NULL;
   if (!outs) {
     sr_unref(res);
@@ -268,6 +305,7 @@ SrVal *sr_custom_call_bind(SrInterp *I, int prim, SrCustomCall *cc, SrPList *ps)
 typedef struct MakeJaxpr {
   SrVal *fn;
   SrJitOpts opts;
+  int return_shape; /* (jaxpr, the outputs' ShapeDtypeStructs) */
 } MakeJaxpr;
 
 static void make_jaxpr_free(void *d) {
@@ -280,17 +318,30 @@ static SrVal *make_jaxpr_call(SrInterp *I, SrArgs *a) {
   MakeJaxpr *m = sr_current_builtin(I)->data;
   SrJitSplit sp;
   if (sr_jit_split(I, &m->opts, m->fn, sr_callable_name(m->fn), a, &sp) < 0) return NULL;
-  SrJaxpr *j = sr_trace_fn(I, sp.fn, sp.a.n, sp.a.v, sp.a.nkw, sp.a.kw, sp.a.kwv, 0, NULL, NULL);
+  SrVal *tree = NULL;
+  SrJaxpr *j = sr_trace_fn(I, sp.fn, sp.a.n, sp.a.v, sp.a.nkw, sp.a.kw, sp.a.kwv, SR_TRACE_FOR_MAKE_JAXPR,
+                           m->return_shape ? &tree : NULL, NULL);
   sr_jit_split_free(&sp);
   if (!j) return NULL;
   SrVal *r = sr_jaxpr_val(NULL, j);
+  if (m->return_shape) {
+    SrVal *l = sr_seq(NULL, SR_V_LIST, (int)j->nout);
+    for (uint32_t i = 0; i < j->nout; i++) sr_seq_push(NULL, l, sr_array_abstract(sr_atom_type(j->outvars[i])));
+    SrVal *shapes = sr_pytree_unflatten(tree, l);
+    sr_unref(l);
+    sr_unref(tree);
+    SrVal *pair = sr_tuple(NULL, 0, NULL);
+    sr_seq_push(NULL, pair, r);
+    sr_seq_push(NULL, pair, shapes);
+    r = pair;
+  }
   sr_program_unref(j->prog); /* the value holds it now */
   return r;
 }
 
 static SrVal *jax_make_jaxpr(SrInterp *I, SrArgs *a) {
-  SrVal *p[2];
-  if (sr_args_parse(I, a, "make_jaxpr", "fun, static_argnums=", p) < 0) return NULL;
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "make_jaxpr", "fun, static_argnums=, return_shape=", p) < 0) return NULL;
   if (!sr_is_callable(I, p[0])) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(p[0]));
   MakeJaxpr *m = sr_xcalloc(1, sizeof *m);
   /* make_jaxpr checks no signature: its numbers are taken as given */
@@ -299,7 +350,16 @@ static SrVal *jax_make_jaxpr(SrInterp *I, SrArgs *a) {
     return NULL;
   }
   m->fn = sr_ref(p[0]);
-  return sr_builtin_with("make_jaxpr(fun)", make_jaxpr_call, m, make_jaxpr_free);
+  m->return_shape = p[2] && sr_val_truthy(p[2]);
+  /* wraps(fun, "make_jaxpr({})"), in module jax */
+  const char *fname = sr_callable_name(p[0]);
+  if (!fname) fname = "fun";
+  if (strrchr(fname, '.')) fname = strrchr(fname, '.') + 1;
+  SrBuf b = SR_BUF_INIT;
+  sr_buf_printf(&b, "jax.make_jaxpr(%s)", fname);
+  const char *nm = sr_intern_cstr(b.p);
+  sr_buf_free(&b);
+  return sr_builtin_with(nm, make_jaxpr_call, m, make_jaxpr_free);
 }
 
 /* ---- jax.jit ---- */
@@ -530,9 +590,13 @@ static int arg_sig(SrInterp *I, SrVal *v, SrBuf *b) {
     sr_buf_putc(b, 'N');
     return 0;
   }
-  const SrType *t = sr_is_obj(v, &sr_array_class) ? sr_value_type(I, v) : NULL;
+  /* Python scalars key by their weak type, as JAX's cache does; an int
+     past int32 is left to the trace, whose check raises */
+  int py = v->kind == SR_V_BOOL || v->kind == SR_V_FLOAT || v->kind == SR_V_COMPLEX ||
+           (v->kind == SR_V_INT && v->i >= INT32_MIN && v->i <= INT32_MAX);
+  const SrType *t = sr_is_obj(v, &sr_array_class) || py ? sr_value_type(I, v) : NULL;
   if (!t) return -1;
-  sr_buf_printf(b, "%p,", (const void *)t);
+  sr_buf_printf(b, "%p%s,", (const void *)t, py ? "p" : "");
   return 0;
 }
 
@@ -557,7 +621,7 @@ static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
     binding_split = NULL;
     if (j->in_sh && a->nkw) return sr_raise(I, "ValueError", "pjit does not support kwargs when in_shardings is specified.");
     SrVal *out_tree = NULL, *captured = NULL;
-    SrJaxpr *body = sr_trace_fn(I, sp->fn, a->n, a->v, a->nkw, a->kw, a->kwv, 0, &out_tree, &captured);
+    SrJaxpr *body = sr_trace_fn(I, sp->fn, a->n, a->v, a->nkw, a->kw, a->kwv, SR_TRACE_FOR_JIT, &out_tree, &captured);
     if (!body) return NULL;
     binding_split = sp;
     return bind_body(I, body, out_tree, captured, j->name, a, SR_P_jit, 0, j->in_sh, j->out_sh);
@@ -566,14 +630,14 @@ static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
   if (!sig && I->exc) return NULL;
   struct SrJitCache *c = I->jit_cache;
   for (int i = 0; sig && c && i < c->n; i++)
-    if (c->e[i].self == self && strcmp(c->e[i].sig, sig) == 0 && sr_jit_statics_equal(c->e[i].statics, sp->statics)) {
+    if (c->e[i].self == self && strcmp(c->e[i].sig, sig) == 0 && sr_jit_statics_equal(I, c->e[i].statics, sp->statics)) {
       free(sig);
       sr_program_ref(c->e[i].body->prog);
       binding_split = sp;
       return bind_body(I, c->e[i].body, sr_ref(c->e[i].out_tree), NULL, j->name, a, SR_P_jit, 0, NULL, NULL);
     }
   SrVal *out_tree = NULL, *captured = NULL;
-  SrJaxpr *body = sr_trace_fn(I, sp->fn, a->n, a->v, a->nkw, a->kw, a->kwv, 0, &out_tree, &captured);
+  SrJaxpr *body = sr_trace_fn(I, sp->fn, a->n, a->v, a->nkw, a->kw, a->kwv, SR_TRACE_FOR_JIT, &out_tree, &captured);
   if (!body) {
     free(sig);
     return NULL;

@@ -24,6 +24,11 @@ enum {
   /* concrete captured arrays constvars even in a nested trace (a closed
      jaxpr's consts: lax._reduction_jaxpr) */
   SR_TRACE_CONSTVARS = 8,
+  /* a result leaf that is not a JAX type is partial_eval's
+     _check_returned_jaxtypes error, naming the function and what it was
+     traced for (jit, eval_shape: "jit"; make_jaxpr: "make_jaxpr") */
+  SR_TRACE_FOR_JIT = 16,
+  SR_TRACE_FOR_MAKE_JAXPR = 32,
 };
 /* A control-flow body's way (lax_control_flow.c, shard_map.c). */
 #define SR_TRACE_BODY (SR_TRACE_SEPARATE_CONSTS | SR_TRACE_ANY_INT | SR_TRACE_SHORT_NAME)

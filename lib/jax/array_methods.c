@@ -179,9 +179,42 @@ static SrVal *call_fn(SrInterp *I, const char *qualname, int n, SrVal **args) {
   return sr_call(I, fn, &a);
 }
 
+/* float0 values are numpy arrays in JAX (np.zeros(shape, float0)): numpy
+   compares two of them field by field, and a structured dtype with no
+   fields is equal everywhere, so == is all True and != all False over the
+   broadcast shape.  Every other operation on them is lax's float0 error. */
+static SrVal *float0_compare(SrInterp *I, int op, SrVal *a, SrVal *b) {
+  SrVal *z[2] = {NULL, NULL}, *r = NULL;
+  for (int i = 0; i < 2; i++) {
+    SrVal *args[2] = {sr_shape_tuple(sr_array_of(i ? b : a)->type), sr_dtype_val(NULL, SR_BOOL)};
+    z[i] = call_fn(I, "jax.numpy.zeros", 2, args);
+    sr_unref(args[0]);
+    sr_unref(args[1]);
+    if (!z[i]) break;
+  }
+  if (z[0] && z[1]) r = call_fn(I, op == SR_OP_EQ ? "jax.numpy.equal" : "jax.numpy.not_equal", 2, z);
+  sr_unref(z[0]);
+  if (z[1]) sr_unref(z[1]);
+  return r;
+}
+
 static SrVal *array_binop(SrInterp *I, int op, SrVal *a, SrVal *b) {
   const char *fn = binop_fn(op);
   if (!fn || !array_like(a) || !array_like(b)) return NULL;
+  if ((op == SR_OP_EQ || op == SR_OP_NE) && sr_array_of(a) && sr_array_of(b) &&
+      sr_array_of(a)->type->dtype == SR_FLOAT0 && sr_array_of(b)->type->dtype == SR_FLOAT0)
+    return float0_compare(I, op, a, b);
+  if (op == SR_OP_EQ || op == SR_OP_NE) {
+    /* ShapeDtypeStruct.__eq__: another one of the same shape, dtype, weak
+       type and sharding; anything else is unequal */
+    SrArrayObj *x = sr_array_of(a), *y = sr_array_of(b);
+    int sx = x && x->kind == SR_AV_ABSTRACT && !x->has_value, sy = y && y->kind == SR_AV_ABSTRACT && !y->has_value;
+    if (sx || sy) {
+      int eq = sx && sy && x->type == y->type &&
+               ((!x->sharding && !y->sharding) || (x->sharding && y->sharding && sr_val_equal(x->sharding, y->sharding)));
+      return sr_bool(op == SR_OP_EQ ? eq : !eq);
+    }
+  }
   SrVal *args[2] = {a, b};
   return call_fn(I, fn, 2, args);
 }

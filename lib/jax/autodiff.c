@@ -727,19 +727,39 @@ static SrVal *jax_jvp(SrInterp *I, SrArgs *a) {
   if (sr_args_parse(I, a, "jvp", "fun, primals, tangents, has_aux=", p) < 0) return NULL;
   if (!sr_is_callable(I, p[0])) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(p[0]));
   if (!(p[1]->kind == SR_V_TUPLE || p[1]->kind == SR_V_LIST) || !(p[2]->kind == SR_V_TUPLE || p[2]->kind == SR_V_LIST))
-    return sr_raise(I, "TypeError",
-                    "primal and tangent arguments to jax.jvp must be tuples or lists; found %s and %s.",
-                    sr_val_kind_name(p[1]), sr_val_kind_name(p[2]));
+  {
+    /* type(x).__name__: a class's last dotted component */
+    const char *n1 = sr_val_kind_name(p[1]), *n2 = sr_val_kind_name(p[2]);
+    if (strrchr(n1, '.')) n1 = strrchr(n1, '.') + 1;
+    if (strrchr(n2, '.')) n2 = strrchr(n2, '.') + 1;
+    return sr_raise(I, "TypeError", "primal and tangent arguments to jax.jvp must be tuples or lists; found %s and %s.",
+                    n1, n2);
+  }
   int has_aux = p[3] && sr_val_truthy(p[3]);
   SrVal *pl = sr_pytree_flatten(I, p[1]), *tl = pl ? sr_pytree_flatten(I, p[2]) : NULL;
   if (!pl || !tl) {
     sr_unref(pl);
     return NULL;
   }
-  if (pl->seq.n != tl->seq.n || p[1]->seq.n != p[2]->seq.n) {
-    sr_unref(pl);
-    sr_unref(tl);
-    return sr_raise(I, "TypeError", "primal and tangent arguments to jax.jvp must have the same tree structure");
+  {
+    /* ps_ft.tree != ts_ft.tree: the whole structures (a tuple of primals
+       and a list of tangents differ) */
+    SrBuf pt = SR_BUF_INIT, tt = SR_BUF_INIT;
+    sr_vjp_treedef_str(&pt, p[1]);
+    sr_vjp_treedef_str(&tt, p[2]);
+    if (pl->seq.n != tl->seq.n || strcmp(sr_buf_str(&pt), sr_buf_str(&tt)) != 0) {
+      sr_unref(pl);
+      sr_unref(tl);
+      sr_raise(I, "TypeError",
+               "primal and tangent arguments to jax.jvp must have the same tree structure; primals have tree "
+               "structure %s whereas tangents have tree structure %s.",
+               sr_buf_str(&pt), sr_buf_str(&tt));
+      sr_buf_free(&pt);
+      sr_buf_free(&tt);
+      return NULL;
+    }
+    sr_buf_free(&pt);
+    sr_buf_free(&tt);
   }
   for (int i = 0; i < pl->seq.n; i++) {
     const SrType *pt = sr_value_type(I, pl->seq.items[i]), *tt = sr_value_type(I, tl->seq.items[i]);

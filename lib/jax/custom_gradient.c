@@ -254,6 +254,6 @@ static SrVal *jax_custom_gradient(SrInterp *I, SrArgs *a) {
 }
 
 void sr_custom_gradient_init(void) {
-  sr_def("jax.custom_gradient", jax_custom_gradient,
+  sr_def("jax.custom_gradient jax.custom_derivatives.custom_gradient", jax_custom_gradient,
          "custom_gradient(fun): fun returns (value, vjp function); a custom_vjp over it (TensorFlow's API)");
 }

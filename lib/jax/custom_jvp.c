@@ -95,7 +95,183 @@ static void type_tree(SrInterp *I, SrBuf *b, SrVal *tree, int n, const SrType **
 typedef struct CustomJvp {
   SrVal *fun, *jvp;
   const char *name;
+  int *nondiff, nnondiff; /* nondiff_argnums, sorted */
 } CustomJvp;
+
+/* ---- api_util.resolve_kwargs and nondiff_argnums (custom_vjp.c's too) ---- */
+
+/* inspect.signature(fun).bind(*args, **kwargs) with apply_defaults, then
+   resolve_kwargs' refusal of keyword-only arguments passed; the positional
+   arguments as a new tuple.  A function that is not a def (a
+   functools.partial, a built-in) has an opaque signature: its arguments
+   pass as they are, and keyword arguments cannot be resolved. */
+SrVal *sr_custom_resolve_kwargs(SrInterp *I, SrVal *fun, const char *kind, const char *name, SrArgs *a) {
+  SrFunction *uf = sr_as_function(fun);
+  const SrParams *ps = uf ? uf->node->params : NULL;
+  SrBuf err = SR_BUF_INIT;
+  SrVal *r = sr_tuple(NULL, 0, NULL);
+  for (int i = 0; i < a->n; i++) sr_seq_push(NULL, r, sr_ref(a->v[i]));
+  if (!ps) {
+    if (a->nkw) {
+      sr_buf_puts(&err, "The following keyword arguments could not be resolved to positions: ");
+      for (int k = 0; k < a->nkw; k++) sr_buf_printf(&err, "%s%s", k ? ", " : "", a->kw[k]);
+    }
+  } else {
+    int npos = ps->n - ps->nkwonly; /* names: the positional ones, then the keyword-only ones */
+    if (a->n > npos && !ps->star) sr_buf_puts(&err, "too many positional arguments");
+    for (int k = 0; k < a->nkw && !err.len; k++) {
+      int q = -1;
+      for (int j = 0; j < ps->n; j++)
+        if (strcmp(ps->names[j], a->kw[k]) == 0) q = j;
+      if (q >= 0 && q < a->n && q < npos) sr_buf_printf(&err, "multiple values for argument '%s'", a->kw[k]);
+      else if ((q < 0 || q < ps->nposonly) && !ps->kwstar) sr_buf_printf(&err, "got an unexpected keyword argument '%s'", a->kw[k]);
+    }
+    for (int j = a->n; j < npos && !err.len; j++) {
+      SrVal *v = NULL;
+      for (int k = 0; k < a->nkw; k++)
+        if (strcmp(ps->names[j], a->kw[k]) == 0 && j >= ps->nposonly) v = a->kwv[k];
+      if (!v) v = uf->defaults ? uf->defaults[j] : NULL;
+      if (!v) sr_buf_printf(&err, "missing a required argument: '%s'", ps->names[j]);
+      else sr_seq_push(NULL, r, sr_ref(v));
+    }
+    for (int j = npos; j < ps->n && !err.len; j++) {
+      int passed = 0;
+      for (int k = 0; k < a->nkw; k++) passed |= strcmp(ps->names[j], a->kw[k]) == 0;
+      if (!passed && !(uf->defaults && uf->defaults[j])) sr_buf_printf(&err, "missing a required argument: '%s'", ps->names[j]);
+    }
+    if (!err.len) {
+      /* ba.kwargs: keyword-only parameters and **kwargs entries passed */
+      int any = 0;
+      for (int k = 0; k < a->nkw; k++) {
+        int pos = 0;
+        for (int j = ps->nposonly; j < npos; j++) pos |= strcmp(ps->names[j], a->kw[k]) == 0;
+        if (pos) continue;
+        if (!any) sr_buf_puts(&err, "The following keyword arguments could not be resolved to positions: ");
+        sr_buf_printf(&err, "%s%s", any++ ? ", " : "", a->kw[k]);
+      }
+    }
+  }
+  if (err.len) {
+    sr_unref(r);
+    sr_raise(I, "TypeError",
+             "The input arguments to the %s-decorated function %s could not be resolved to positional-only arguments. "
+             "Binding failed with the error:\n%s",
+             kind, name, err.p);
+    sr_buf_free(&err);
+    return NULL;
+  }
+  return r;
+}
+
+/* custom_jvp(fun, nondiff_argnums=, nondiff_argnames=): the positions
+   (infer_argnums_and_argnames: names through fun's signature), sorted;
+   0 with *out NULL when there are none. */
+int sr_custom_nondiff_parse(SrInterp *I, SrVal *fun, SrVal *nums, SrVal *names, int **out, int *n) {
+  *out = NULL;
+  *n = 0;
+  SrFunction *uf = sr_as_function(fun);
+  const SrParams *ps = uf ? uf->node->params : NULL;
+  int cap = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    SrVal *v = pass ? names : nums;
+    if (!v || v->kind == SR_V_NONE) continue;
+    int single = pass ? v->kind == SR_V_STR : v->kind == SR_V_INT;
+    int m = single ? 1 : sr_is_seq(v) ? v->seq.n : -1;
+    if (m < 0) return sr_raise(I, "TypeError", "nondiff_arg%s must be a sequence", pass ? "names" : "nums"), -1;
+    for (int i = 0; i < m; i++) {
+      SrVal *x = single ? v : v->seq.items[i];
+      int pos = -1;
+      if (!pass && x->kind == SR_V_INT) pos = (int)x->i;
+      if (pass && x->kind == SR_V_STR) {
+        for (int j = 0; ps && j < ps->n - ps->nkwonly; j++)
+          if (strlen(ps->names[j]) == x->str.n && memcmp(ps->names[j], x->str.s, x->str.n) == 0) pos = j;
+        if (pos < 0) continue; /* a name the signature lacks: JAX ignores it */
+      }
+      if (pos < 0) {
+        free(*out);
+        *out = NULL;
+        return sr_raise(I, "TypeError", "nondiff_argnums must be non-negative integers"), -1;
+      }
+      int dup = 0;
+      for (int k = 0; k < *n; k++) dup |= (*out)[k] == pos;
+      if (dup) continue;
+      if (*n == cap) *out = sr_xrealloc(*out, (size_t)(cap = cap ? 2 * cap : 4) * sizeof **out);
+      int k = (*n)++;
+      while (k > 0 && (*out)[k - 1] > pos) {
+        (*out)[k] = (*out)[k - 1];
+        k--;
+      }
+      (*out)[k] = pos;
+    }
+  }
+  return 0;
+}
+
+/* fun with its nondiff arguments held: merge puts them back at their
+   positions among the call's arguments (the primal function, fwd),
+   otherwise they come first (the jvp rule and bwd take them leading). */
+typedef struct Nondiff {
+  SrVal *fn, *vals;
+  int *pos, n, merge;
+} Nondiff;
+
+static void nondiff_free(void *d) {
+  Nondiff *w = d;
+  sr_unref(w->fn);
+  sr_unref(w->vals);
+  free(w->pos);
+  free(w);
+}
+
+static SrVal *nondiff_call(SrInterp *I, SrArgs *a) {
+  Nondiff *w = sr_current_builtin(I)->data;
+  int total = w->n + a->n, k = 0, s = 0;
+  SrVal **v = sr_xcalloc((size_t)total + 1, sizeof *v);
+  for (int i = 0; i < total; i++) {
+    int held = w->merge ? s < w->n && w->pos[s] == i : i < w->n;
+    v[i] = held ? w->vals->seq.items[s++] : a->v[k++];
+  }
+  SrArgs ca = {total, v, a->nkw, a->kw, a->kwv, NULL};
+  SrVal *r = sr_call(I, w->fn, &ca);
+  free(v);
+  return r;
+}
+
+SrVal *sr_custom_nondiff_wrap(SrVal *fn, SrVal *vals, const int *pos, int n, int merge) {
+  Nondiff *w = sr_xcalloc(1, sizeof *w);
+  w->fn = sr_ref(fn);
+  w->vals = sr_ref(vals);
+  w->pos = sr_xcalloc((size_t)n + 1, sizeof *w->pos);
+  memcpy(w->pos, pos, (size_t)n * sizeof *pos);
+  w->n = n;
+  w->merge = merge;
+  return sr_builtin_with(sr_callable_name(fn), nondiff_call, w, nondiff_free);
+}
+
+/* Splits resolved arguments by nondiff positions: the held values and the
+   differentiated ones (new tuples); -1 with JAX's error when a position
+   is past the arguments. */
+int sr_custom_nondiff_split(SrInterp *I, SrVal *args, const int *pos, int n, SrVal **held, SrVal **dyn) {
+  *held = sr_tuple(NULL, 0, NULL);
+  *dyn = sr_tuple(NULL, 0, NULL);
+  int s = 0;
+  for (int i = 0; i < args->seq.n; i++) {
+    if (s < n && pos[s] == i) {
+      sr_seq_push(NULL, *held, sr_ref(args->seq.items[i]));
+      s++;
+    } else {
+      sr_seq_push(NULL, *dyn, sr_ref(args->seq.items[i]));
+    }
+  }
+  if (s < n) {
+    sr_unref(*held);
+    sr_unref(*dyn);
+    *held = *dyn = NULL;
+    return sr_raise(I, "TypeError", "nondiff_argnums %d is out of range for a call with %d arguments", pos[s],
+                    args->seq.n), -1;
+  }
+  return 0;
+}
 
 static const SrClass custom_jvp_class; /* below, with the methods */
 
@@ -103,6 +279,7 @@ static void cj_free(void *d) {
   CustomJvp *c = d;
   sr_unref(c->fun);
   sr_unref(c->jvp);
+  free(c->nondiff);
   free(c);
 }
 
@@ -115,11 +292,36 @@ static SrVal *cj_call(SrInterp *I, SrVal *self, SrArgs *a) {
   CustomJvp *cj = self->obj.data;
   if (!cj->jvp)
     return sr_raise(I, "AttributeError", "No JVP defined for custom_jvp function %s using defjvp.", cj->name);
-  if (a->nkw) return sr_raise(I, "TypeError", "a custom_jvp function takes positional arguments only here");
+  SrVal *args = sr_custom_resolve_kwargs(I, cj->fun, "custom_jvp", cj->name, a);
+  if (!args) return NULL;
+  SrVal *fun = sr_ref(cj->fun), *rule = sr_ref(cj->jvp);
+  if (cj->nnondiff) {
+    SrVal *held, *dyn;
+    if (sr_custom_nondiff_split(I, args, cj->nondiff, cj->nnondiff, &held, &dyn) < 0) {
+      sr_unref(args);
+      sr_unref(fun);
+      sr_unref(rule);
+      return NULL;
+    }
+    sr_unref(fun);
+    sr_unref(rule);
+    fun = sr_custom_nondiff_wrap(cj->fun, held, cj->nondiff, cj->nnondiff, 1);
+    rule = sr_custom_nondiff_wrap(cj->jvp, held, cj->nondiff, cj->nnondiff, 0);
+    sr_unref(held);
+    sr_unref(args);
+    args = dyn;
+  }
+  SrArgs pa = {args->seq.n, args->seq.items, 0, NULL, NULL, NULL};
   SrCustomCall cc;
-  if (sr_custom_call_trace(I, cj->fun, cj->name, a, &cc) < 0) return NULL;
+  int rc = sr_custom_call_trace(I, fun, cj->name, &pa, &cc);
+  sr_unref(args);
+  sr_unref(fun);
+  if (rc < 0) {
+    sr_unref(rule);
+    return NULL;
+  }
   Cjvp *c = sr_xcalloc(1, sizeof *c);
-  c->rule = sr_ref(cj->jvp);
+  c->rule = rule;
   c->name = cj->name;
   c->rule_name = sr_callable_name(cj->jvp);
   int k = 0;
@@ -310,9 +512,11 @@ static SrVal *jax_custom_jvp(SrInterp *I, SrArgs *a) {
   SrVal *p[3];
   if (sr_args_parse(I, a, "custom_jvp", "fun, nondiff_argnums=, nondiff_argnames=", p) < 0) return NULL;
   if (!sr_is_callable(I, p[0])) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(p[0]));
-  if ((p[1] && sr_val_truthy(p[1])) || (p[2] && sr_val_truthy(p[2])))
-    return sr_raise(I, "NotImplementedError", "custom_jvp: nondiff_argnums are not supported here");
+  int *nd, nnd;
+  if (sr_custom_nondiff_parse(I, p[0], p[1], p[2], &nd, &nnd) < 0) return NULL;
   CustomJvp *cj = sr_xcalloc(1, sizeof *cj);
+  cj->nondiff = nd;
+  cj->nnondiff = nnd;
   cj->fun = sr_ref(p[0]);
   cj->name = sr_callable_name(p[0]);
   return sr_obj(&custom_jvp_class, cj);
@@ -649,11 +853,60 @@ static SrVal *batch_custom_jvp(SrInterp *I, SrVal *jvp, const uint8_t *in_batche
   return sr_obj(&cjvp_class, d);
 }
 
+/* custom_derivatives.zero_from_primal(val, symbolic_zeros=False): zeros
+   of each leaf's tangent type (float0 for integers and booleans); None
+   leaves stay None. */
+static SrVal *zero_leaves(SrInterp *I, SrVal *v) {
+  if (v->kind == SR_V_NONE) return sr_none();
+  SrVal *ch = sr_pytree_children(v);
+  if (ch) {
+    for (int i = 0; i < ch->seq.n; i++) {
+      SrVal *z = zero_leaves(I, ch->seq.items[i]);
+      if (!z) {
+        sr_unref(ch);
+        return NULL;
+      }
+      sr_unref(ch->seq.items[i]);
+      ch->seq.items[i] = z;
+    }
+    SrVal *r = sr_pytree_rebuild(v, ch);
+    sr_unref(ch);
+    return r;
+  }
+  const SrType *t = sr_value_type(I, v);
+  if (!t) {
+    SrBuf b = SR_BUF_INIT;
+    sr_to_str(I, &b, v);
+    sr_raise(I, "TypeError", "Value %s of type <class '%s'> is not a valid JAX type", sr_buf_str(&b), sr_val_kind_name(v));
+    sr_buf_free(&b);
+    return NULL;
+  }
+  SrDtype dt = sr_dtype_is_inexact(t->dtype) ? t->dtype : SR_FLOAT0;
+  SrVal *args[2] = {sr_shape_tuple(t), sr_dtype_val(NULL, dt)};
+  SrArgs ca = {2, args, 0, NULL, NULL, NULL};
+  SrVal *zf = sr_lookup_qualname("jax.numpy.zeros");
+  SrVal *r = zf ? sr_call(I, zf, &ca) : sr_raise(I, "RuntimeError", "jax.numpy.zeros is missing");
+  sr_unref(args[0]);
+  sr_unref(args[1]);
+  return r;
+}
+
+static SrVal *jax_zero_from_primal(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "zero_from_primal", "val, symbolic_zeros=", p) < 0) return NULL;
+  if (p[1] && sr_val_truthy(p[1]))
+    return sr_raise(I, "NotImplementedError", "zero_from_primal: symbolic_zeros is not supported here");
+  if (sr_pytree_check_depth(I, p[0]) < 0) return NULL;
+  return zero_leaves(I, p[0]);
+}
+
 void sr_custom_jvp_init(void) {
+  sr_def("jax.custom_derivatives.zero_from_primal", jax_zero_from_primal,
+         "zero_from_primal(val, symbolic_zeros=False): zeros of each leaf's tangent type (float0 for integer leaves)");
   sr_val_keep_class(&cjvp_class);
   sr_lax_custom_hooks.custom_jvp_call = jvp_custom_jvp;
   sr_lax_custom_hooks.custom_jvp_batch = batch_custom_jvp;
-  sr_def("jax.custom_jvp", jax_custom_jvp,
+  sr_def("jax.custom_jvp jax.custom_derivatives.custom_jvp", jax_custom_jvp,
          "custom_jvp(fun): fun with a custom forward-mode rule, set with f.defjvp(jvp) or f.defjvps(*jvps); "
          "calls bind a custom_jvp_call equation, and jax.jvp, jax.grad and jax.vjp use the rule");
 }

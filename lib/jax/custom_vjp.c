@@ -114,6 +114,7 @@ static const SrClass cvjp_lin_class = {"custom_lin_rule", lin_free, lin_repr, NU
 typedef struct CustomVjp {
   SrVal *fun, *fwd, *bwd;
   const char *name;
+  int *nondiff, nnondiff; /* nondiff_argnums, sorted */
 } CustomVjp;
 
 static void cv_free(void *d) {
@@ -121,6 +122,7 @@ static void cv_free(void *d) {
   sr_unref(c->fun);
   sr_unref(c->fwd);
   sr_unref(c->bwd);
+  free(c->nondiff);
   free(c);
 }
 
@@ -133,13 +135,42 @@ static SrVal *cv_call(SrInterp *I, SrVal *self, SrArgs *a) {
   CustomVjp *cv = self->obj.data;
   if (!cv->fwd || !cv->bwd)
     return sr_raise(I, "AttributeError", "No VJP defined for custom_vjp function %s using defvjp.", cv->name);
-  if (a->nkw) return sr_raise(I, "TypeError", "a custom_vjp function takes positional arguments only here");
+  SrVal *args = sr_custom_resolve_kwargs(I, cv->fun, "custom_vjp", cv->name, a);
+  if (!args) return NULL;
+  SrVal *fun = sr_ref(cv->fun), *fwd = sr_ref(cv->fwd), *bwd = sr_ref(cv->bwd);
+  if (cv->nnondiff) {
+    SrVal *held, *dyn;
+    if (sr_custom_nondiff_split(I, args, cv->nondiff, cv->nnondiff, &held, &dyn) < 0) {
+      sr_unref(args);
+      sr_unref(fun);
+      sr_unref(fwd);
+      sr_unref(bwd);
+      return NULL;
+    }
+    sr_unref(fun);
+    sr_unref(fwd);
+    sr_unref(bwd);
+    fun = sr_custom_nondiff_wrap(cv->fun, held, cv->nondiff, cv->nnondiff, 1);
+    fwd = sr_custom_nondiff_wrap(cv->fwd, held, cv->nondiff, cv->nnondiff, 1);
+    bwd = sr_custom_nondiff_wrap(cv->bwd, held, cv->nondiff, cv->nnondiff, 0);
+    sr_unref(held);
+    sr_unref(args);
+    args = dyn;
+  }
+  SrArgs pa = {args->seq.n, args->seq.items, 0, NULL, NULL, NULL};
   SrCustomCall cc;
-  if (sr_custom_call_trace(I, cv->fun, cv->name, a, &cc) < 0) return NULL;
+  int rc = sr_custom_call_trace(I, fun, cv->name, &pa, &cc);
+  sr_unref(args);
+  sr_unref(fun);
+  if (rc < 0) {
+    sr_unref(fwd);
+    sr_unref(bwd);
+    return NULL;
+  }
   Cvjp *c = sr_xcalloc(1, sizeof *c);
   c->rc = 1;
-  c->fwd = sr_ref(cv->fwd);
-  c->bwd = sr_ref(cv->bwd);
+  c->fwd = fwd;
+  c->bwd = bwd;
   c->name = cv->name;
   c->fwd_name = sr_callable_name(cv->fwd);
   c->bwd_name = sr_callable_name(cv->bwd);
@@ -198,9 +229,11 @@ static SrVal *jax_custom_vjp(SrInterp *I, SrArgs *a) {
   SrVal *p[3];
   if (sr_args_parse(I, a, "custom_vjp", "fun, nondiff_argnums=, nondiff_argnames=", p) < 0) return NULL;
   if (!sr_is_callable(I, p[0])) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(p[0]));
-  if ((p[1] && sr_val_truthy(p[1])) || (p[2] && sr_val_truthy(p[2])))
-    return sr_raise(I, "NotImplementedError", "custom_vjp: nondiff_argnums are not supported here");
+  int *nd, nnd;
+  if (sr_custom_nondiff_parse(I, p[0], p[1], p[2], &nd, &nnd) < 0) return NULL;
   CustomVjp *cv = sr_xcalloc(1, sizeof *cv);
+  cv->nondiff = nd;
+  cv->nnondiff = nnd;
   cv->fun = sr_ref(p[0]);
   cv->name = sr_callable_name(p[0]);
   return sr_obj(&custom_vjp_class, cv);
@@ -581,7 +614,7 @@ void sr_custom_vjp_init(void) {
   sr_lax_custom_hooks.custom_lin_type = type_custom_lin;
   sr_lax_custom_hooks.custom_lin_transpose = tr_custom_lin;
   sr_lax_custom_hooks.custom_vjp_batch = batch_custom_vjp;
-  sr_def("jax.custom_vjp", jax_custom_vjp,
+  sr_def("jax.custom_vjp jax.custom_derivatives.custom_vjp", jax_custom_vjp,
          "custom_vjp(fun): fun with a custom reverse-mode rule, set with f.defvjp(fwd, bwd); calls bind a "
          "custom_vjp_call equation");
 }

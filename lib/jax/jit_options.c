@@ -280,11 +280,57 @@ static int check_hashable(SrInterp *I, SrVal *x) {
   return -1;
 }
 
+/* pjit._infer_input_type: every leaf of a dynamic argument must be a JAX
+   type; the error names the leaf by its path in the function's
+   signature (api_util._non_static_arg_names: a parameter's name,
+   the entries of *args or **kwargs, or args[i] and kwargs['k'] without one). */
+static int check_dynamic_args(SrInterp *I, SrVal *fn, SrArgs *a, const uint8_t *st, const SrJitOpts *o) {
+  SrFunction *uf = sr_as_function(fn);
+  const SrParams *ps = uf ? uf->node->params : NULL;
+  for (int i = 0; i < a->n + a->nkw; i++) {
+    int kw = i >= a->n;
+    if (!kw && st && st[i]) continue;
+    if (kw && o && has_name(o->sa, o->nsa, a->kw[i - a->n])) continue;
+    SrVal *v = kw ? a->kwv[i - a->n] : a->v[i];
+    if (sr_pytree_check_depth(I, v) < 0) return -1;
+    SrBuf path = SR_BUF_INIT;
+    if (!kw) {
+      int npos = ps ? ps->n - ps->nkwonly : 0;
+      if (ps && i < npos) sr_buf_printf(&path, "%s", ps->names[i]);
+      else if (ps && ps->star) sr_buf_printf(&path, "%s[%d]", ps->star, i - npos);
+      else sr_buf_printf(&path, "args[%d]", i);
+    } else {
+      const char *k = a->kw[i - a->n];
+      int named = 0;
+      for (int q = ps ? ps->nposonly : 0; ps && q < ps->n; q++) named |= strcmp(ps->names[q], k) == 0;
+      if (named) sr_buf_printf(&path, "%s", k);
+      else sr_buf_printf(&path, "%s['%s']", ps && ps->kwstar ? ps->kwstar : "kwargs", k);
+    }
+    SrVal *leaf = NULL;
+    if (sr_pytree_bad_leaf(I, v, &path, &leaf)) {
+      SrBuf f = SR_BUF_INIT;
+      sr_to_str(I, &f, fn);
+      sr_raise(I, "TypeError",
+               "Error interpreting argument to %s as an abstract array. The problematic value is of type <class '%s'> "
+               "and was passed to the function at path %s.\nThis typically means that a jit-wrapped function was "
+               "called with a non-array argument, and this argument was not marked as static using the "
+               "static_argnums or static_argnames parameters of jax.jit.",
+               sr_buf_str(&f), sr_val_kind_name(leaf), sr_buf_str(&path));
+      sr_buf_free(&f);
+      sr_buf_free(&path);
+      return -1;
+    }
+    sr_buf_free(&path);
+  }
+  return 0;
+}
+
 int sr_jit_split(SrInterp *I, const SrJitOpts *o, SrVal *fn, const char *name, SrArgs *a, SrJitSplit *s) {
   memset(s, 0, sizeof *s);
   s->a = *a;
   s->a.self = NULL;
   if (!o || (!o->nsn && !o->nsa && !o->ndn && !o->nda)) {
+    if (check_dynamic_args(I, fn, a, NULL, NULL) < 0) return -1;
     s->fn = sr_ref(fn);
     return 0;
   }
@@ -310,6 +356,11 @@ int sr_jit_split(SrInterp *I, const SrJitOpts *o, SrVal *fn, const char *name, S
       if (pass) don[i] = 1;
       else st[i] = 1;
     }
+  }
+  if (check_dynamic_args(I, fn, a, st, o) < 0) {
+    free(st);
+    free(don);
+    return -1;
   }
   Bound *b = sr_xcalloc(1, sizeof *b);
   b->fn = sr_ref(fn);
@@ -384,14 +435,23 @@ void sr_jit_split_free(SrJitSplit *s) {
   s->donated = NULL;
 }
 
-int sr_jit_statics_equal(const SrVal *a, const SrVal *b) {
+int sr_jit_statics_equal(SrInterp *I, const SrVal *a, const SrVal *b) {
   if (!a || !b) return !a && !b;
   if (a->seq.n != b->seq.n) return 0;
   for (int i = 0; i < a->seq.n; i++) {
-    const SrVal *x = a->seq.items[i], *y = b->seq.items[i];
+    SrVal *x = a->seq.items[i], *y = b->seq.items[i];
     if (x->kind != y->kind || (x->kind == SR_V_OBJ && x->obj.cls != y->obj.cls)) return 0;
     if (x->kind == SR_V_OBJ && strcmp(sr_val_kind_name(x), sr_val_kind_name(y)) != 0) return 0;
-    if (!sr_val_equal(x, y)) return 0;
+    if (x == y) continue;
+    /* the class's own __eq__ (a class instance's, a tuple's items') */
+    SrVal *r = sr_binop(I, SR_OP_EQ, x, y);
+    int t = r ? sr_truthy(I, r) : -1;
+    sr_unref(r);
+    if (t < 0) {
+      sr_exc_clear(I);
+      return 0;
+    }
+    if (!t) return 0;
   }
   return 1;
 }

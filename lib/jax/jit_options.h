@@ -49,7 +49,7 @@ int sr_jit_split(SrInterp *I, const SrJitOpts *o, SrVal *fn, const char *name, S
 void sr_jit_split_free(SrJitSplit *s);
 /* Whether two static tuples are the same key (JAX's
    _HashableWithStrictTypeEquality: the same types and equal values). */
-int sr_jit_statics_equal(const SrVal *a, const SrVal *b);
+int sr_jit_statics_equal(SrInterp *I, const SrVal *a, const SrVal *b);
 /* After a call that ran (not under a trace): deletes the concrete arrays
    among the donated arguments' leaves. */
 void sr_jit_donate(SrInterp *I, const SrJitSplit *s);

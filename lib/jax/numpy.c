@@ -248,6 +248,21 @@ int sr_jnp_promote(SrInterp *I, int n, SrVal **args, const char *fname) {
     }
     args[i] = a;
   }
+  /* util.promote_args: check_no_float0s before any promotion */
+  for (int i = 0; i < n; i++) {
+    const SrType *t = sr_value_type(I, args[i]);
+    if (t && t->dtype == SR_FLOAT0) {
+      for (int k = 0; k < n; k++) sr_unref(args[k]);
+      sr_raise(I, "TypeError",
+               "Called %s with a float0 array. float0s do not support any operations by design because they are "
+               "not compatible with non-trivial vector spaces. No implicit dtype conversion is done. You can use "
+               "np.zeros_like(arr, dtype=np.float) to cast a float0 array to a regular zeros array. \n"
+               "If you didn't expect to get a float0 you might have accidentally taken a gradient with respect "
+               "to an integer argument.",
+               fname ? fname : "a jax.numpy function");
+      return -1;
+    }
+  }
   int weak;
   SrDtype dt = sr_jnp_result_dtype(I, n, args, &weak);
   int nd = 0;

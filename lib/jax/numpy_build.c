@@ -971,4 +971,8 @@ void sr_jax_dtypes_init(void) {
     snprintf(q, sizeof q, "jax.dtypes.%s", dtypes_names[i]);
     if (v) sr_register(q, sr_ref(v));
   }
+  /* jax.dtypes.float0 (also jax.float0): np.dtype([('float0', np.void, 0)]),
+     the tangent dtype of integer and boolean values */
+  sr_register("jax.dtypes.float0", sr_dtype_val(NULL, SR_FLOAT0));
+  sr_register("jax.float0", sr_dtype_val(NULL, SR_FLOAT0));
 }

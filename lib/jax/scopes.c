@@ -18,6 +18,7 @@
 typedef struct Scope {
   const char *name;   /* named_scope's, interned; NULL for disable_jit */
   int disable;        /* disable_jit's value */
+  int cte;            /* ensure_compile_time_eval's scope */
   const char *saved_ns;
   int saved_disable;
   int depth;          /* times entered and not left */
@@ -34,7 +35,10 @@ static const SrClass scope_class = {"_GeneratorContextManager", free, scope_repr
 static SrVal *scope_enter(SrInterp *I, SrVal *self) {
   Scope *s = self->obj.data;
   if (s->depth++) return sr_raise(I, "RuntimeError", "generator didn't yield");
-  if (s->name) {
+  if (s->cte) {
+    s->saved_disable = I->jax->compile_time_eval;
+    I->jax->compile_time_eval = 1;
+  } else if (s->name) {
     s->saved_ns = I->ns;
     I->ns = sr_ns_concat(I->ns, s->name);
   } else {
@@ -48,7 +52,8 @@ static void scope_exit(SrInterp *I, SrVal *self) {
   Scope *s = self->obj.data;
   if (!s->depth) return;
   s->depth--;
-  if (s->name) I->ns = s->saved_ns;
+  if (s->cte) I->jax->compile_time_eval = s->saved_disable;
+  else if (s->name) I->ns = s->saved_ns;
   else I->jax->disable_jit = s->saved_disable;
 }
 
@@ -110,7 +115,20 @@ static SrVal *jax_disable_jit(SrInterp *I, SrArgs *a) {
   return sr_obj(&scope_class, s);
 }
 
+/* ensure_compile_time_eval(): operations whose operands are all known
+   (no tracer of a trace being built) run then and there, even while
+   tracing (core.eval_context) */
+static SrVal *jax_ensure_compile_time_eval(SrInterp *I, SrArgs *a) {
+  if (sr_args_parse(I, a, "ensure_compile_time_eval", "", NULL) < 0) return NULL;
+  Scope *s = sr_xcalloc(1, sizeof *s);
+  s->cte = 1;
+  return sr_obj(&scope_class, s);
+}
+
 void sr_scopes_init(void) {
+  sr_def("jax.ensure_compile_time_eval", jax_ensure_compile_time_eval,
+         "ensure_compile_time_eval(): a context manager (or decorator) in which operations on known values run while "
+         "tracing, giving concrete arrays");
   sr_def("jax.named_scope", jax_named_scope,
          "named_scope(name): a context manager (or decorator) that adds name to the op names of what is traced in it");
   sr_def("jax.disable_jit", jax_disable_jit,

@@ -272,6 +272,35 @@ void sr_tree_util_init(void) {
 }
 
 /* Paths of leaves (tree_util.h). */
+int sr_pytree_bad_leaf(SrInterp *I, SrVal *v, SrBuf *path, SrVal **leaf) {
+  SrVal *ch = sr_pytree_children(v);
+  if (!ch) {
+    if (sr_value_type(I, v)) return 0;
+    *leaf = v;
+    return 1;
+  }
+  size_t at = path->len;
+  int *order = v->kind == SR_V_DICT ? sr_pytree_dict_order(v) : NULL, found = 0;
+  for (int i = 0; i < ch->seq.n && !found; i++) {
+    path->len = at;
+    if (order) {
+      sr_buf_putc(path, '[');
+      sr_val_repr(path, v->dict.keys[order[i]]);
+      sr_buf_putc(path, ']');
+    } else {
+      sr_buf_printf(path, "[%d]", i);
+    }
+    found = sr_pytree_bad_leaf(I, ch->seq.items[i], path, leaf);
+  }
+  if (!found) {
+    path->len = at;
+    if (path->p) path->p[at] = 0;
+  }
+  free(order);
+  sr_unref(ch);
+  return found;
+}
+
 void sr_pytree_leaf_paths(const SrVal *v, SrBuf *path, char **out, int *k) {
   SrVal *ch = sr_pytree_children((SrVal *)v);
   if (!ch) {

@@ -32,6 +32,10 @@ SrVal *sr_pytree_rebuild(SrVal *like, SrVal *children);
    args[0], args[1]['hi']): a malloc'd string per leaf in out[*k...],
    *k advanced past them; path is restored on return. */
 void sr_pytree_leaf_paths(const SrVal *v, SrBuf *path, char **out, int *k);
+/* Whether v has a leaf that is not a JAX type (no sr_value_type): 1 with
+   the first such leaf in *leaf (borrowed) and its keystr appended to path,
+   else 0 with path as it was. */
+int sr_pytree_bad_leaf(SrInterp *I, SrVal *v, SrBuf *path, SrVal **leaf);
 /* The walks over a pytree recurse, so a tree must be checked by this
    first: -1 with RecursionError raised when it nests more than
    SR_VAL_MAX_NEST deep -- a list that holds itself does (JAX recurses

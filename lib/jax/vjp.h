@@ -107,6 +107,17 @@ void sr_vjp_aux_unref(SrVjpAux *aux);
    sr_treedef_str over the pytree registry's children. */
 void sr_vjp_treedef_str(SrBuf *b, const SrVal *tree);
 
+/* custom_jvp and custom_vjp calls (custom_jvp.c): api_util.resolve_kwargs
+   (a tuple of the positional arguments, defaults applied; JAX's
+   TypeError naming kind and the function otherwise), the positions of
+   nondiff_argnums/nondiff_argnames (sorted, malloc'd), splitting the
+   arguments by them, and a function with the held values put back (merge:
+   at their positions; else leading, as the rules take them). */
+SrVal *sr_custom_resolve_kwargs(SrInterp *I, SrVal *fun, const char *kind, const char *name, SrArgs *a);
+int sr_custom_nondiff_parse(SrInterp *I, SrVal *fun, SrVal *nums, SrVal *names, int **out, int *n);
+int sr_custom_nondiff_split(SrInterp *I, SrVal *args, const int *pos, int n, SrVal **held, SrVal **dyn);
+SrVal *sr_custom_nondiff_wrap(SrVal *fn, SrVal *vals, const int *pos, int n, int merge);
+
 /* Registration (called by autodiff.c's init). */
 void sr_vjp_api_init(void);
 void sr_vjp_io_init(void);

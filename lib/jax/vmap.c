@@ -230,6 +230,19 @@ static int axes_ok(SrInterp *I, SrVal *spec) {
 
 /* ---- the mapped size ---- */
 
+/* inspect.signature's parameters: the positional ones, *args, the
+   keyword-only ones, **kwargs */
+static int sig_count(const SrParams *ps) { return ps->n + !!ps->star + !!ps->kwstar; }
+
+static const char *sig_name(const SrParams *ps, int i) {
+  int npos = ps->n - ps->nkwonly;
+  if (i < npos) return ps->names[i];
+  if (ps->star && i == npos) return ps->star;
+  i -= !!ps->star;
+  if (i < ps->n) return ps->names[i];
+  return ps->kwstar;
+}
+
 /* How _mapped_axis_size names each leaf: "argument x['w'] of type
    float32[3,4]" by the function's parameters (inspect.signature(fn).bind),
    args[i]... past them or for a built-in, kwargs['k'] for keywords. */
@@ -241,7 +254,11 @@ static void leaf_names(SrInterp *I, SrVal *fun, SrArgs *a, SrVal *leaves, char *
     SrVal *v = i < a->n ? a->v[i] : a->kwv[i - a->n];
     SrBuf p = SR_BUF_INIT;
     if (i >= a->n) sr_buf_printf(&p, "kwargs['%s']", a->kw[i - a->n]);
-    else if (ps && i < ps->n) sr_buf_printf(&p, "argument %s", ps->names[i]);
+    else if (ps && i < ps->n - ps->nkwonly) sr_buf_printf(&p, "argument %s", ps->names[i]);
+    /* signature.parameters in order: *args, the keyword-only ones and
+       **kwargs come after the positional ones, and a position past the
+       positional ones names the parameter at that index all the same */
+    else if (ps && i < sig_count(ps)) sr_buf_printf(&p, "argument %s", sig_name(ps, i));
     else sr_buf_printf(&p, "args[%d]", i);
     sr_pytree_leaf_paths(v, &p, names, &k);
     sr_buf_free(&p);
@@ -492,6 +509,33 @@ static SrVal *kw_call(SrInterp *I, SrArgs *a) {
   return sr_call(I, k->fun, &ca);
 }
 
+/* fun with the unmapped arguments that are not JAX values (a function, a
+   string: batching passes them through untouched) put back at their
+   positions, where the trace got None for them. */
+typedef struct Passthrough {
+  SrVal *fun, *vals; /* vals: one per position, NULL where the call's own */
+} Passthrough;
+
+static void passthrough_free(void *d) {
+  Passthrough *p = d;
+  sr_unref(p->fun);
+  sr_unref(p->vals);
+  free(p);
+}
+
+static SrVal *passthrough_call(SrInterp *I, SrArgs *a) {
+  Passthrough *p = sr_current_builtin(I)->data;
+  SrVal **v = sr_xcalloc((size_t)a->n + 1, sizeof *v);
+  for (int i = 0; i < a->n; i++) {
+    SrVal *h = i < p->vals->seq.n ? p->vals->seq.items[i] : NULL;
+    v[i] = h && h->kind != SR_V_NONE ? h : a->v[i];
+  }
+  SrArgs ca = {a->n, v, a->nkw, a->kw, a->kwv, NULL};
+  SrVal *r = sr_call(I, p->fun, &ca);
+  free(v);
+  return r;
+}
+
 /* The note vmap_f adds when a tuple in_axes meets keyword arguments. */
 static const char *kw_note(SrArgs *a) {
   static SrBuf b;
@@ -511,7 +555,7 @@ static SrVal *vmap_call(SrInterp *I, SrArgs *a) {
   SrVal *all = sr_tuple(NULL, 0, NULL); /* the arguments, keywords last */
   for (int i = 0; i < a->n; i++) sr_seq_push(NULL, all, sr_ref(a->v[i]));
   for (int i = 0; i < a->nkw; i++) sr_seq_push(NULL, all, sr_ref(a->kwv[i]));
-  SrVal *result = NULL, *axes = sr_seq(NULL, SR_V_LIST, 0), *leaves = NULL;
+  SrVal *result = NULL, *axes = sr_seq(NULL, SR_V_LIST, 0), *leaves = NULL, *fun = NULL, **av = NULL;
   SrVal **ex = sr_xcalloc((size_t)na + 1, sizeof *ex);
   int64_t *ax = NULL;
   SrJaxpr *j = NULL;
@@ -530,6 +574,36 @@ static SrVal *vmap_call(SrInterp *I, SrArgs *a) {
              spec->seq.n, a->n, a->nkw ? kw_note(a) : "");
     goto done;
   }
+  /* an unmapped argument (in_axes None) holding what is not a JAX value
+     passes through: the trace sees None in its place */
+  SrVal *held = NULL;
+  fun = sr_ref(vm->fun);
+  av = sr_xcalloc((size_t)a->n + 1, sizeof *av);
+  for (int i = 0; i < a->n; i++) {
+    av[i] = a->v[i];
+    SrVal *s = spec->kind == SR_V_TUPLE ? spec->seq.items[i] : spec, *bad = NULL;
+    SrBuf path = SR_BUF_INIT;
+    int nonjax = s->kind == SR_V_NONE && sr_pytree_check_depth(I, a->v[i]) == 0 &&
+                 sr_pytree_bad_leaf(I, a->v[i], &path, &bad);
+    sr_buf_free(&path);
+    if (I->exc) goto done;
+    if (!nonjax) continue;
+    if (!held) {
+      held = sr_tuple(NULL, 0, NULL);
+      for (int k = 0; k < a->n; k++) sr_seq_push(NULL, held, sr_none());
+    }
+    sr_unref(held->seq.items[i]);
+    held->seq.items[i] = sr_ref(a->v[i]);
+    sr_unref(all->seq.items[i]);
+    all->seq.items[i] = sr_none();
+    av[i] = all->seq.items[i];
+  }
+  if (held) {
+    Passthrough *p = sr_xcalloc(1, sizeof *p);
+    p->fun = fun;
+    p->vals = held;
+    fun = sr_builtin_with(sr_callable_name(vm->fun), passthrough_call, p, passthrough_free);
+  }
   for (int i = 0; i < na; i++) {
     SrVal *s = i >= a->n ? NULL : spec->kind == SR_V_TUPLE ? spec->seq.items[i] : spec;
     SrVal *zero = s ? NULL : sr_int(NULL, 0);
@@ -545,6 +619,8 @@ static SrVal *vmap_call(SrInterp *I, SrArgs *a) {
       goto done;
     }
   }
+  SrArgs a_view = *a;
+  a_view.v = av;
   leaves = sr_pytree_flatten(I, all);
   if (!leaves) goto done;
   int nl = leaves->seq.n;
@@ -554,7 +630,7 @@ static SrVal *vmap_call(SrInterp *I, SrArgs *a) {
     ax[i] = s->kind == SR_V_NONE ? INT64_MIN : s->i;
   }
   int64_t size;
-  if (mapped_size(I, vm, a, leaves, ax, &size) < 0) goto done;
+  if (mapped_size(I, vm, &a_view, leaves, ax, &size) < 0) goto done;
   /* the axis name is bound while f is traced and batched
      (core.extend_axis_env_nd) */
   if (vm->axis_name) {
@@ -599,7 +675,7 @@ static SrVal *vmap_call(SrInterp *I, SrArgs *a) {
   sr_tracers_vmap_next(I, size, vm->axis_name, leaves, in_bd);
   if (a->nkw) {
     KwCall *k = sr_xcalloc(1, sizeof *k);
-    k->fun = vm->fun;
+    k->fun = fun;
     k->nargs = a->n;
     k->nkw = a->nkw;
     k->kw = a->kw;
@@ -607,7 +683,7 @@ static SrVal *vmap_call(SrInterp *I, SrArgs *a) {
     j = sr_trace_fn(I, w, na, ex, 0, NULL, NULL, 0, &out_tree, &captured);
     sr_unref(w);
   } else {
-    j = sr_trace_fn(I, vm->fun, na, ex, 0, NULL, NULL, 0, &out_tree, &captured);
+    j = sr_trace_fn(I, fun, na, ex, 0, NULL, NULL, 0, &out_tree, &captured);
   }
   sr_trace_next_repr(I, NULL, NULL);
   if (!j) goto done;
@@ -705,6 +781,8 @@ static SrVal *vmap_call(SrInterp *I, SrArgs *a) {
   }
   for (uint32_t i = 0; i < j->nout; i++) sr_unref(out[i]);
 done:
+  sr_unref(fun);
+  free(av);
   I->jax->nvmap = nvmap;
   I->jax->nspmd_names = nspmd_names;
   I->jax->nexplicit_names = nexplicit;

@@ -1676,6 +1676,44 @@ SrVal *sr_str_repeat(SrInterp *I, const char *p, size_t n, uint64_t k) {
   return sr_str_take(out, (size_t)total);
 }
 
+/* Python's list, tuple and dict ==: items compare with their own == and
+   its truth value (an array's __eq__ gives an array, whose bool is asked
+   for), after the identity shortcut; 1 equal, 0 not, -1 an exception. */
+static int rich_equal(SrInterp *I, SrVal *a, SrVal *b, int depth) {
+  if (a == b) return 1;
+  if (depth > SR_VAL_MAX_NEST) return sr_raise(I, "RecursionError", "maximum recursion depth exceeded in comparison"), -1;
+  if ((a->kind == SR_V_TUPLE || a->kind == SR_V_LIST) && a->kind == b->kind) {
+    if (a->seq.n != b->seq.n) return 0;
+    for (int i = 0; i < a->seq.n && i < b->seq.n; i++) {
+      int e = rich_equal(I, a->seq.items[i], b->seq.items[i], depth + 1);
+      if (e <= 0) return e;
+    }
+    return a->seq.n == b->seq.n;
+  }
+  if (a->kind == SR_V_DICT && b->kind == SR_V_DICT) {
+    if (a->dict.n != b->dict.n) return 0;
+    for (int i = 0; i < a->dict.n; i++) {
+      SrVal *o = sr_dict_get(b, a->dict.keys[i]);
+      if (!o) return 0;
+      int e = rich_equal(I, a->dict.vals[i], o, depth + 1);
+      if (e <= 0) return e;
+    }
+    return 1;
+  }
+  const SrLangOps *oa = sr_ops(a), *ob = sr_ops(b);
+  if ((oa && oa->binop) || (ob && ob->binop)) {
+    SrVal *r = sr_binop(I, SR_OP_EQ, a, b);
+    if (!r) return -1;
+    int t = sr_truthy(I, r);
+    sr_unref(r);
+    return t;
+  }
+  sr_val_too_deep();
+  int eq = sr_val_equal(a, b);
+  if (sr_val_too_deep()) return sr_raise(I, "RecursionError", "maximum recursion depth exceeded in comparison"), -1;
+  return eq;
+}
+
 SrVal *sr_binop(SrInterp *I, int op, SrVal *a, SrVal *b) {
   /* objects first (arrays), then the reflected operand */
   const SrLangOps *oa = sr_ops(a), *ob = sr_ops(b);
@@ -1702,6 +1740,12 @@ SrVal *sr_binop(SrInterp *I, int op, SrVal *a, SrVal *b) {
   }
   case SR_OP_EQ:
   case SR_OP_NE: {
+    if (((a->kind == SR_V_TUPLE || a->kind == SR_V_LIST) && a->kind == b->kind) ||
+        (a->kind == SR_V_DICT && b->kind == SR_V_DICT)) {
+      int e = rich_equal(I, a, b, 0);
+      if (e < 0) return NULL;
+      return sr_bool(op == SR_OP_EQ ? e : !e);
+    }
     sr_val_too_deep();
     int eq = sr_val_equal(a, b);
     if (sr_val_too_deep()) return sr_raise(I, "RecursionError", "maximum recursion depth exceeded in comparison");
