@@ -266,3 +266,4 @@ include $(top_srcdir)/tests/golden/solve18.mk
 include $(top_srcdir)/tests/golden/cond18.mk
 include $(top_srcdir)/tests/golden/linalg18.mk
 include $(top_srcdir)/tests/golden/pad19.mk
+include $(top_srcdir)/tests/golden/stats19.mk

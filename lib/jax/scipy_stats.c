@@ -1,0 +1,719 @@
+/* scipy_stats.c: jax.scipy.stats (jax/_src/scipy/stats/NAME.py): the
+ * distributions' logpdf, pdf, cdf, ... as functions of the modules
+ * jax.scipy.stats.norm, .multivariate_normal, .uniform, .expon, .laplace,
+ * .logistic, .cauchy, .bernoulli, .poisson, .gamma, .beta, .t and .chi2.
+ *
+ * None is jitted in JAX: each promotes its arguments (promote_args_inexact
+ * under the name JAX gives it, "norm.logpdf") and writes the formula with
+ * lax operations, jnp.where and jax.scipy.special, and so does each here,
+ * operation for operation, with nn.h's scope: the values, dtypes, weak
+ * types and jaxprs follow JAX's.  A function calling another (pdf is
+ * lax.exp(logpdf(...))) calls it as JAX does, promotion and all.
+ *
+ * _lax_const(x, v) of an array x is np.array(v, x.dtype), a constant that
+ * is not weakly typed (lax.div(x, _lax_const(x, -2)) is strong even for a
+ * weak x); of a Python scalar it is a Python scalar of x's type.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jax/jax.h"
+#include "jax/nn.h"
+#include "jax/numpy.h"
+#include "jax/np_host.h"
+#include "core/jaxstate.h"
+#include "py/ast.h"
+#include "py/objects.h"
+
+#define SCOPE(I) SrNnScope s_ = {(I), {0}, 0}, *s = &s_
+#define C1(q, x) sr_nn_call1(s, q, x)
+#define C2(q, x, y) sr_nn_call2(s, q, x, y)
+#define C3(q, x, y, z) sr_nn_call3(s, q, x, y, z)
+#define L1(op, x) sr_nn_call1(s, "jax.lax." op, x)
+#define L2(op, x, y) sr_nn_call2(s, "jax.lax." op, x, y)
+#define OP(op, x, y) sr_nn_op(s, SR_OP_##op, x, y)
+#define FL(d) sr_nn_float(s, d)
+#define INT(i) sr_nn_int(s, i)
+#define KEEP(v) sr_nn_keep(s, v)
+#define SP(name) "jax.scipy.special." name
+#define WHERE(c, a, b) C3("jax.numpy.where", c, a, b)
+
+static const SrType *ty(SrInterp *I, SrVal *x) { return x ? sr_value_type(I, x) : NULL; }
+
+/* -x (jnp.negative for an array) */
+static SrVal *neg(SrNnScope *s, SrVal *x) { return x ? KEEP(sr_unop(s->I, SR_OP_NEG, x)) : NULL; }
+
+/* _lax_const(x, v) of a promoted x (an array in JAX, though a weak
+   scalar may be held here as a Python float): np.array(v, x.dtype) */
+static SrVal *cst(SrNnScope *s, SrVal *x, double v) {
+  const SrType *t = ty(s->I, x);
+  return t ? sr_nn_typed_scalar(s, v, t->dtype) : NULL;
+}
+
+/* _lax_const(x, v) of an argument as given: a Python scalar of x's type
+   for a Python scalar */
+static SrVal *cst_arg(SrNnScope *s, SrVal *x, double v) {
+  if (!x) return NULL;
+  if (x->kind == SR_V_FLOAT) return FL(v);
+  if (x->kind == SR_V_INT) return INT((int64_t)v);
+  if (x->kind == SR_V_BOOL) return KEEP(sr_bool(v != 0));
+  return cst(s, x, v);
+}
+
+/* check_arraylike(name, *args) */
+static int arraylike(SrInterp *I, const char *name, int n, SrVal **args) {
+  for (int i = 0; i < n; i++) {
+    SrVal *v = args[i];
+    if (v->kind == SR_V_INT || v->kind == SR_V_FLOAT || v->kind == SR_V_BOOL || v->kind == SR_V_COMPLEX ||
+        sr_array_of(v) || sr_is_ndarray(v))
+      continue;
+    sr_raise(I, "TypeError", "%s requires ndarray or scalar arguments, got <class '%s'> at position %d.", name,
+             sr_val_kind_name(v), i);
+    return -1;
+  }
+  return 0;
+}
+
+/* promote_args_inexact(name, *p): replaces p[0..n) */
+static int promote(SrNnScope *s, const char *name, int n, SrVal **p) {
+  for (int i = 0; i < n; i++)
+    if (!p[i]) return -1;
+  if (arraylike(s->I, name, n, p) < 0) return -1;
+  return sr_nn_promote_inexact(s, n, p, name);
+}
+
+#define PROMOTE(name, n)                                                                                              \
+  do {                                                                                                                 \
+    if (promote(s, name, n, p) < 0) return NULL;                                                                       \
+  } while (0)
+
+/* (x - loc) / scale, lax.div(lax.sub(x, loc), scale) */
+static SrVal *standardize(SrNnScope *s, SrVal *x, SrVal *loc, SrVal *scale) {
+  return L2("div", L2("sub", x, loc), scale);
+}
+
+static SrVal *jselect(SrNnScope *s, int n, SrVal **conds, SrVal **vals) {
+  for (int i = 0; i < n; i++)
+    if (!conds[i] || !vals[i]) return NULL;
+  SrVal *ci[8], *vi[8];
+  for (int i = 0; i < n; i++) {
+    ci[i] = sr_ref(conds[i]);
+    vi[i] = sr_ref(vals[i]);
+  }
+  SrVal *v[2] = {KEEP(sr_tuple(NULL, n, ci)), KEEP(sr_tuple(NULL, n, vi))};
+  return sr_nn_call(s, "jax.numpy.select", 2, v, 0, NULL, NULL);
+}
+
+typedef SrVal *(*StatFn)(SrNnScope *s, SrVal **p);
+
+/* ---- norm ---- */
+
+static SrVal *norm_logpdf(SrNnScope *s, SrVal **p) {
+  PROMOTE("norm.logpdf", 3);
+  SrVal *x = p[0], *loc = p[1], *scale = p[2];
+  SrVal *ss = L1("square", scale);
+  SrVal *lognorm = L1("log", L2("mul", cst(s, x, 2 * M_PI), ss));
+  SrVal *quad = L2("div", L1("square", L2("sub", x, loc)), ss);
+  return L2("div", L2("add", lognorm, quad), cst(s, x, -2));
+}
+
+static SrVal *norm_pdf(SrNnScope *s, SrVal **p) { return L1("exp", norm_logpdf(s, p)); }
+
+static SrVal *norm_cdf(SrNnScope *s, SrVal **p) {
+  PROMOTE("norm.cdf", 3);
+  return C1(SP("ndtr"), standardize(s, p[0], p[1], p[2]));
+}
+
+static SrVal *norm_logcdf(SrNnScope *s, SrVal **p) {
+  PROMOTE("norm.logcdf", 3);
+  return C1(SP("log_ndtr"), standardize(s, p[0], p[1], p[2]));
+}
+
+/* jnp.asarray(special.ndtri(q) * scale + loc, float) */
+static SrVal *norm_ppf(SrNnScope *s, SrVal **p) {
+  SrVal *r = OP(ADD, OP(MUL, C1(SP("ndtri"), p[0]), p[2]), p[1]);
+  return r ? KEEP(sr_lax_convert(s->I, r, s->I->jax->enable_x64 ? SR_F64 : SR_F32, 0, NULL)) : NULL;
+}
+
+/* logcdf(-x, -loc, scale) */
+static SrVal *norm_logsf(SrNnScope *s, SrVal **p) {
+  PROMOTE("norm.logsf", 3);
+  SrVal *q[3] = {neg(s, p[0]), neg(s, p[1]), p[2]};
+  return norm_logcdf(s, q);
+}
+
+static SrVal *norm_sf(SrNnScope *s, SrVal **p) {
+  PROMOTE("norm.sf", 3);
+  SrVal *q[3] = {neg(s, p[0]), neg(s, p[1]), p[2]};
+  return norm_cdf(s, q);
+}
+
+/* ppf(lax.sub(_lax_const(q, 1), q), loc, scale) */
+static SrVal *norm_isf(SrNnScope *s, SrVal **p) {
+  SrVal *q[3] = {L2("sub", cst_arg(s, p[0], 1), p[0]), p[1], p[2]};
+  return q[0] ? norm_ppf(s, q) : NULL;
+}
+
+/* ---- uniform ---- */
+
+/* x > loc + scale or x < loc */
+static SrVal *outside(SrNnScope *s, SrVal *x, SrVal *loc, SrVal *scale) {
+  return C2("jax.numpy.logical_or", L2("gt", x, L2("add", loc, scale)), L2("lt", x, loc));
+}
+
+static SrVal *uniform_logpdf(SrNnScope *s, SrVal **p) {
+  PROMOTE("uniform.logpdf", 3);
+  SrVal *lp = L1("neg", L1("log", p[2]));
+  return lp ? WHERE(outside(s, p[0], p[1], p[2]), FL(-INFINITY), lp) : NULL;
+}
+
+static SrVal *uniform_pdf(SrNnScope *s, SrVal **p) { return L1("exp", uniform_logpdf(s, p)); }
+
+static SrVal *uniform_cdf(SrNnScope *s, SrVal **p) {
+  PROMOTE("uniform.cdf", 3);
+  SrVal *x = p[0], *loc = p[1], *scale = p[2];
+  SrDtype dt = ty(s->I, x)->dtype;
+  SrVal *zero = sr_nn_typed_scalar(s, 0, dt), *one = sr_nn_typed_scalar(s, 1, dt);
+  SrVal *conds[3] = {L2("lt", x, loc), L2("gt", x, L2("add", loc, scale)), NULL};
+  conds[2] = OP(BITAND, L2("ge", x, loc), L2("le", x, L2("add", loc, scale)));
+  SrVal *vals[3] = {zero, one, standardize(s, x, loc, scale)};
+  return jselect(s, 3, conds, vals);
+}
+
+/* jnp.isnan(q) | (q < 0) | (q > 1) */
+static SrVal *bad_q(SrNnScope *s, SrVal *q) {
+  return OP(BITOR, OP(BITOR, C1("jax.numpy.isnan", q), OP(LT, q, INT(0))), OP(GT, q, INT(1)));
+}
+
+static SrVal *uniform_ppf(SrNnScope *s, SrVal **p) {
+  PROMOTE("uniform.ppf", 3);
+  SrVal *q = p[0];
+  SrVal *c = bad_q(s, q);
+  return c ? WHERE(c, FL(NAN), L2("add", p[1], L2("mul", p[2], q))) : NULL;
+}
+
+/* ---- expon ---- */
+
+static SrVal *expon_logpdf(SrNnScope *s, SrVal **p) {
+  PROMOTE("expon.logpdf", 3);
+  SrVal *x = p[0], *loc = p[1], *scale = p[2];
+  SrVal *ls = L1("log", scale);
+  SrVal *lin = standardize(s, x, loc, scale);
+  SrVal *lp = L1("neg", L2("add", lin, ls));
+  return lp ? WHERE(L2("lt", x, loc), FL(-INFINITY), lp) : NULL;
+}
+
+static SrVal *expon_pdf(SrNnScope *s, SrVal **p) { return L1("exp", expon_logpdf(s, p)); }
+
+static SrVal *expon_cdf(SrNnScope *s, SrVal **p) {
+  PROMOTE("expon.cdf", 3);
+  SrVal *x = p[0], *loc = p[1];
+  SrVal *nsx = L2("div", L2("sub", loc, x), p[2]);
+  SrVal *c = L2("lt", x, loc);
+  SrVal *z = c ? C1("jax.numpy.zeros_like", nsx) : NULL;
+  return z ? WHERE(c, z, L1("neg", L1("expm1", nsx))) : NULL;
+}
+
+/* promote_args_inexact('expon.sf', ...), as JAX names it */
+static SrVal *expon_logsf(SrNnScope *s, SrVal **p) {
+  PROMOTE("expon.sf", 3);
+  SrVal *x = p[0], *loc = p[1];
+  SrVal *nsx = L2("div", L2("sub", loc, x), p[2]);
+  SrVal *c = L2("lt", x, loc);
+  SrVal *z = c ? C1("jax.numpy.zeros_like", nsx) : NULL;
+  return z ? WHERE(c, z, nsx) : NULL;
+}
+
+static SrVal *expon_sf(SrNnScope *s, SrVal **p) { return L1("exp", expon_logsf(s, p)); }
+
+static SrVal *expon_logcdf(SrNnScope *s, SrVal **p) { return L1("log1p", L1("neg", expon_sf(s, p))); }
+
+static SrVal *expon_ppf(SrNnScope *s, SrVal **p) {
+  PROMOTE("expon.ppf", 3);
+  SrVal *q = p[0];
+  SrVal *c = bad_q(s, q);
+  return c ? WHERE(c, FL(NAN), L2("sub", p[1], L2("mul", p[2], L1("log1p", L1("neg", q))))) : NULL;
+}
+
+/* ---- laplace ---- */
+
+static SrVal *laplace_logpdf(SrNnScope *s, SrVal **p) {
+  PROMOTE("laplace.logpdf", 3);
+  SrVal *x = p[0], *loc = p[1], *scale = p[2];
+  SrVal *two = cst(s, x, 2);
+  SrVal *lin = L2("div", L1("abs", L2("sub", x, loc)), scale);
+  return L1("neg", L2("add", lin, L1("log", L2("mul", two, scale))));
+}
+
+static SrVal *laplace_pdf(SrNnScope *s, SrVal **p) { return L1("exp", laplace_logpdf(s, p)); }
+
+static SrVal *laplace_cdf(SrNnScope *s, SrVal **p) {
+  PROMOTE("laplace.cdf", 3);
+  SrVal *x = p[0];
+  SrVal *half = cst(s, x, 0.5), *one = cst(s, x, 1), *zero = cst(s, x, 0);
+  SrVal *diff = standardize(s, x, p[1], p[2]);
+  SrVal *c = L2("le", diff, zero);
+  SrVal *lo = L2("mul", half, L1("exp", diff));
+  SrVal *hi = L2("sub", one, L2("mul", half, L1("exp", L1("neg", diff))));
+  return C3("jax.lax.select", c, lo, hi);
+}
+
+/* ---- logistic ---- */
+
+static SrVal *logistic_logpdf(SrNnScope *s, SrVal **p) {
+  PROMOTE("logistic.logpdf", 3);
+  SrVal *x = standardize(s, p[0], p[1], p[2]);
+  SrVal *two = cst(s, x, 2);
+  SrVal *hx = L2("div", x, two);
+  SrVal *lae = C2("jax.numpy.logaddexp", hx, L1("neg", hx));
+  return L2("sub", L2("mul", L1("neg", two), lae), L1("log", p[2]));
+}
+
+static SrVal *logistic_pdf(SrNnScope *s, SrVal **p) { return L1("exp", logistic_logpdf(s, p)); }
+
+static SrVal *logistic_ppf(SrNnScope *s, SrVal **p) {
+  PROMOTE("logistic.ppf", 3);
+  return L2("add", L2("mul", C1(SP("logit"), p[0]), p[2]), p[1]);
+}
+
+static SrVal *logistic_sf(SrNnScope *s, SrVal **p) {
+  PROMOTE("logistic.sf", 3);
+  return C1(SP("expit"), L1("neg", standardize(s, p[0], p[1], p[2])));
+}
+
+static SrVal *logistic_isf(SrNnScope *s, SrVal **p) {
+  PROMOTE("logistic.isf", 3);
+  return L2("add", L2("mul", L1("neg", C1(SP("logit"), p[0])), p[2]), p[1]);
+}
+
+static SrVal *logistic_cdf(SrNnScope *s, SrVal **p) {
+  PROMOTE("logistic.cdf", 3);
+  return C1(SP("expit"), standardize(s, p[0], p[1], p[2]));
+}
+
+/* ---- cauchy ---- */
+
+static SrVal *cauchy_logpdf(SrNnScope *s, SrVal **p) {
+  PROMOTE("cauchy.logpdf", 3);
+  SrVal *x = p[0], *scale = p[2];
+  SrVal *pi = cst(s, x, M_PI);
+  SrVal *sx = standardize(s, x, p[1], scale);
+  SrVal *nt = L1("log", L2("mul", pi, scale));
+  return L1("neg", L2("add", nt, L1("log1p", L2("mul", sx, sx))));
+}
+
+static SrVal *cauchy_pdf(SrNnScope *s, SrVal **p) { return L1("exp", cauchy_logpdf(s, p)); }
+
+static SrVal *cauchy_cdf(SrNnScope *s, SrVal **p) {
+  PROMOTE("cauchy.cdf", 3);
+  SrVal *x = p[0];
+  SrVal *pi = cst(s, x, M_PI);
+  SrVal *sx = standardize(s, x, p[1], p[2]);
+  return L2("add", cst(s, x, 0.5), L2("mul", L2("div", cst(s, x, 1.0), pi), C1("jax.numpy.arctan", sx)));
+}
+
+static SrVal *cauchy_logcdf(SrNnScope *s, SrVal **p) { return L1("log", cauchy_cdf(s, p)); }
+
+static SrVal *cauchy_sf(SrNnScope *s, SrVal **p) {
+  PROMOTE("cauchy.sf", 3);
+  SrVal *q[3] = {neg(s, p[0]), neg(s, p[1]), p[2]};
+  return cauchy_cdf(s, q);
+}
+
+static SrVal *cauchy_logsf(SrNnScope *s, SrVal **p) {
+  PROMOTE("cauchy.logsf", 3);
+  SrVal *q[3] = {neg(s, p[0]), neg(s, p[1]), p[2]};
+  return cauchy_logcdf(s, q);
+}
+
+/* tan(pi q - pi/2) (ppf) or tan(pi/2 - pi q) (isf), * scale + loc */
+static SrVal *cauchy_inv(SrNnScope *s, SrVal **p, const char *name, int isf) {
+  if (promote(s, name, 3, p) < 0) return NULL;
+  SrVal *q = p[0];
+  SrVal *pi = cst(s, q, M_PI), *hpi = cst(s, q, M_PI / 2);
+  SrVal *pq = L2("mul", pi, q);
+  SrVal *u = L1("tan", isf ? L2("sub", hpi, pq) : L2("sub", pq, hpi));
+  return L2("add", L2("mul", u, p[2]), p[1]);
+}
+
+static SrVal *cauchy_isf(SrNnScope *s, SrVal **p) { return cauchy_inv(s, p, "cauchy.isf", 1); }
+static SrVal *cauchy_ppf(SrNnScope *s, SrVal **p) { return cauchy_inv(s, p, "cauchy.ppf", 0); }
+
+/* ---- bernoulli ---- */
+
+static SrVal *bernoulli_logpmf(SrNnScope *s, SrVal **p) {
+  PROMOTE("bernoulli.logpmf", 3);
+  SrVal *k = p[0], *pr = p[1];
+  SrVal *zero = cst(s, k, 0), *one = cst(s, k, 1);
+  SrVal *x = L2("sub", k, p[2]);
+  SrVal *lp = OP(ADD, C2(SP("xlogy"), x, pr), C2(SP("xlog1py"), L2("sub", one, x), neg(s, pr)));
+  SrVal *c = lp ? C2("jax.numpy.logical_or", L2("lt", x, zero), L2("gt", x, one)) : NULL;
+  return c ? WHERE(c, FL(-INFINITY), lp) : NULL;
+}
+
+static SrVal *bernoulli_pmf(SrNnScope *s, SrVal **p) { return C1("jax.numpy.exp", bernoulli_logpmf(s, p)); }
+
+/* jnp.isnan(k) | jnp.isnan(p) | (p < zero) | (p > one) */
+static SrVal *bad_kp(SrNnScope *s, SrVal *k, SrVal *pr, SrVal *zero, SrVal *one) {
+  SrVal *c = OP(BITOR, C1("jax.numpy.isnan", k), C1("jax.numpy.isnan", pr));
+  c = OP(BITOR, c, OP(LT, pr, zero));
+  return OP(BITOR, c, OP(GT, pr, one));
+}
+
+static SrVal *bernoulli_cdf(SrNnScope *s, SrVal **p) {
+  PROMOTE("bernoulli.cdf", 2);
+  SrVal *k = p[0], *pr = p[1];
+  SrVal *zero = cst(s, k, 0), *one = cst(s, k, 1);
+  SrVal *conds[4] = {bad_kp(s, k, pr, zero, one), L2("lt", k, zero), NULL, L2("ge", k, one)};
+  conds[2] = C2("jax.numpy.logical_and", L2("ge", k, zero), L2("lt", k, one));
+  SrVal *vals[4] = {FL(NAN), zero, OP(SUB, one, pr), one};
+  return jselect(s, 4, conds, vals);
+}
+
+static SrVal *bernoulli_ppf(SrNnScope *s, SrVal **p) {
+  PROMOTE("bernoulli.ppf", 2);
+  SrVal *q = p[0], *pr = p[1];
+  SrVal *zero = cst(s, q, 0), *one = cst(s, q, 1);
+  SrVal *c = OP(BITOR, C1("jax.numpy.isnan", q), C1("jax.numpy.isnan", pr));
+  c = OP(BITOR, OP(BITOR, c, OP(LT, pr, zero)), OP(GT, pr, one));
+  c = OP(BITOR, OP(BITOR, c, OP(LT, q, zero)), OP(GT, q, one));
+  SrVal *in = c ? WHERE(L2("le", q, OP(SUB, one, pr)), zero, one) : NULL;
+  return in ? WHERE(c, FL(NAN), in) : NULL;
+}
+
+/* ---- poisson ---- */
+
+static SrVal *poisson_logpmf(SrNnScope *s, SrVal **p) {
+  PROMOTE("poisson.logpmf", 3);
+  SrVal *k = p[0], *mu = p[1];
+  SrVal *zero = cst(s, k, 0);
+  SrVal *x = L2("sub", k, p[2]);
+  SrVal *lp = OP(SUB, OP(SUB, C2(SP("xlogy"), x, mu), C1(SP("gammaln"), OP(ADD, x, INT(1)))), mu);
+  SrVal *c = lp ? C2("jax.numpy.logical_or", L2("lt", x, zero), L2("ne", C1("jax.numpy.round", k), k)) : NULL;
+  return c ? WHERE(c, FL(-INFINITY), lp) : NULL;
+}
+
+static SrVal *poisson_pmf(SrNnScope *s, SrVal **p) { return C1("jax.numpy.exp", poisson_logpmf(s, p)); }
+
+/* promote_args_inexact('poisson.logpmf', ...), as JAX names it */
+static SrVal *poisson_cdf(SrNnScope *s, SrVal **p) {
+  PROMOTE("poisson.logpmf", 3);
+  SrVal *k = p[0];
+  SrVal *zero = cst(s, k, 0);
+  SrVal *x = L2("sub", k, p[2]);
+  SrVal *pr = C2(SP("gammaincc"), C1("jax.numpy.floor", OP(ADD, INT(1), x)), p[1]);
+  return pr ? WHERE(L2("lt", x, zero), zero, pr) : NULL;
+}
+
+/* ---- gamma ---- */
+
+static SrVal *gamma_logpdf(SrNnScope *s, SrVal **p) {
+  PROMOTE("gamma.logpdf", 4);
+  SrVal *x = p[0], *a = p[1], *loc = p[2], *scale = p[3];
+  SrVal *ok = L2("ge", x, loc);
+  SrVal *one = cst(s, x, 1);
+  SrVal *y = ok ? WHERE(ok, standardize(s, x, loc, scale), one) : NULL;
+  SrVal *llt = L2("sub", C2(SP("xlogy"), L2("sub", a, one), y), y);
+  SrVal *st = L2("add", C1(SP("gammaln"), a), L1("log", scale));
+  SrVal *lp = L2("sub", llt, st);
+  return lp ? WHERE(ok, lp, FL(-INFINITY)) : NULL;
+}
+
+static SrVal *gamma_pdf(SrNnScope *s, SrVal **p) { return L1("exp", gamma_logpdf(s, p)); }
+
+static SrVal *gamma_cdf(SrNnScope *s, SrVal **p) {
+  PROMOTE("gamma.cdf", 4);
+  SrVal *x = p[0];
+  SrVal *y = C3("jax.lax.clamp", cst(s, x, 0), standardize(s, x, p[2], p[3]), cst(s, x, INFINITY));
+  return C2(SP("gammainc"), p[1], y);
+}
+
+static SrVal *gamma_logcdf(SrNnScope *s, SrVal **p) { return L1("log", gamma_cdf(s, p)); }
+
+static SrVal *gamma_sf(SrNnScope *s, SrVal **p) {
+  PROMOTE("gamma.sf", 4);
+  SrVal *y = standardize(s, p[0], p[2], p[3]);
+  SrVal *c = L2("lt", y, cst(s, y, 0));
+  SrVal *g = c ? C2(SP("gammaincc"), p[1], y) : NULL;
+  return g ? WHERE(c, INT(1), g) : NULL;
+}
+
+static SrVal *gamma_logsf(SrNnScope *s, SrVal **p) { return L1("log", gamma_sf(s, p)); }
+
+/* ---- beta ---- */
+
+static SrVal *beta_logpdf(SrNnScope *s, SrVal **p) {
+  PROMOTE("beta.logpdf", 5);
+  SrVal *x = p[0], *a = p[1], *b = p[2], *loc = p[3], *scale = p[4];
+  SrVal *one = cst(s, x, 1), *zero = cst(s, a, 0);
+  SrVal *shape_term = L1("neg", C2(SP("betaln"), a, b));
+  SrVal *y = standardize(s, x, loc, scale);
+  SrVal *llt = L2("add", C2(SP("xlogy"), L2("sub", a, one), y), C2(SP("xlog1py"), L2("sub", b, one), L1("neg", y)));
+  SrVal *lp = L2("sub", L2("add", shape_term, llt), L1("log", scale));
+  SrVal *r = lp ? WHERE(outside(s, x, loc, scale), FL(-INFINITY), lp) : NULL;
+  SrVal *c = r ? C2("jax.numpy.logical_or", C2("jax.numpy.logical_or", L2("le", a, zero), L2("le", b, zero)),
+                    L2("le", scale, zero))
+               : NULL;
+  return c ? WHERE(c, FL(NAN), r) : NULL;
+}
+
+static SrVal *beta_pdf(SrNnScope *s, SrVal **p) { return L1("exp", beta_logpdf(s, p)); }
+
+/* lax.clamp(_lax_const(x, 0), lax.div(lax.sub(x, loc), scale), _lax_const(x, 1)) */
+static SrVal *unit_clamp(SrNnScope *s, SrVal *x, SrVal *loc, SrVal *scale) {
+  return C3("jax.lax.clamp", cst(s, x, 0), standardize(s, x, loc, scale), cst(s, x, 1));
+}
+
+static SrVal *beta_cdf(SrNnScope *s, SrVal **p) {
+  PROMOTE("beta.cdf", 5);
+  return C3(SP("betainc"), p[1], p[2], unit_clamp(s, p[0], p[3], p[4]));
+}
+
+static SrVal *beta_logcdf(SrNnScope *s, SrVal **p) { return L1("log", beta_cdf(s, p)); }
+
+static SrVal *beta_sf(SrNnScope *s, SrVal **p) {
+  PROMOTE("beta.sf", 5);
+  SrVal *c = unit_clamp(s, p[0], p[3], p[4]);
+  return C3(SP("betainc"), p[2], p[1], c ? OP(SUB, INT(1), c) : NULL);
+}
+
+static SrVal *beta_logsf(SrNnScope *s, SrVal **p) { return L1("log", beta_sf(s, p)); }
+
+/* ---- t ---- */
+
+static SrVal *t_logpdf(SrNnScope *s, SrVal **p) {
+  PROMOTE("t.logpdf", 4);
+  SrVal *x = p[0], *df = p[1], *scale = p[3];
+  SrVal *two = cst(s, x, 2);
+  SrVal *sx = standardize(s, x, p[2], scale);
+  SrVal *d2 = L2("div", df, two);
+  SrVal *d12 = L2("add", d2, cst(s, x, 0.5));
+  SrVal *nc = L2("mul", L2("mul", scale, scale), cst(s, x, M_PI));
+  SrVal *nt = L2("div", L1("log", L2("mul", nc, df)), two);
+  SrVal *norm = L2("sub", L2("add", L1("lgamma", d2), nt), L1("lgamma", d12));
+  SrVal *quad = L2("div", L2("mul", sx, sx), df);
+  return L1("neg", L2("add", norm, L2("mul", d12, L1("log1p", quad))));
+}
+
+static SrVal *t_pdf(SrNnScope *s, SrVal **p) { return L1("exp", t_logpdf(s, p)); }
+
+/* ---- chi2 ---- */
+
+static SrVal *chi2_logpdf(SrNnScope *s, SrVal **p) {
+  PROMOTE("chi2.logpdf", 4);
+  SrVal *x = p[0], *df = p[1], *loc = p[2], *scale = p[3];
+  SrVal *one = cst(s, x, 1), *two = cst(s, x, 2);
+  SrVal *y = standardize(s, x, loc, scale);
+  SrVal *d2 = L2("div", df, two);
+  SrVal *kernel = L2("sub", L2("mul", L2("sub", d2, one), L1("log", y)), L2("div", y, two));
+  SrVal *nc = L1("neg", L2("add", L1("lgamma", d2), L2("div", L2("mul", L1("log", two), df), two)));
+  SrVal *lp = L2("add", L2("sub", nc, L1("log", scale)), kernel);
+  return lp ? WHERE(L2("lt", x, loc), FL(-INFINITY), lp) : NULL;
+}
+
+static SrVal *chi2_pdf(SrNnScope *s, SrVal **p) { return L1("exp", chi2_logpdf(s, p)); }
+
+/* gammainc or gammaincc of (df / 2, clamp(0, (x - loc) / (scale * 2), inf)) */
+static SrVal *chi2_inc(SrNnScope *s, SrVal **p, const char *name, const char *inc) {
+  if (promote(s, name, 4, p) < 0) return NULL;
+  SrVal *x = p[0], *scale = p[3];
+  SrVal *two = cst(s, scale, 2);
+  SrVal *y = C3("jax.lax.clamp", cst(s, x, 0), L2("div", L2("sub", x, p[2]), L2("mul", scale, two)),
+                cst(s, x, INFINITY));
+  return C2(inc, L2("div", p[1], two), y);
+}
+
+static SrVal *chi2_cdf(SrNnScope *s, SrVal **p) { return chi2_inc(s, p, "chi2.cdf", SP("gammainc")); }
+static SrVal *chi2_logcdf(SrNnScope *s, SrVal **p) { return L1("log", chi2_cdf(s, p)); }
+static SrVal *chi2_sf(SrNnScope *s, SrVal **p) { return chi2_inc(s, p, "chi2.sf", SP("gammaincc")); }
+static SrVal *chi2_logsf(SrNnScope *s, SrVal **p) { return L1("log", chi2_sf(s, p)); }
+
+/* ---- multivariate_normal ---- */
+
+/* promote_dtypes_inexact(*p): one inexact dtype, no rank promotion */
+static int promote_dtypes_inexact(SrNnScope *s, int n, SrVal **p) {
+  SrInterp *I = s->I;
+  for (int i = 0; i < n; i++)
+    if (!(p[i] = KEEP(sr_jnp_asarray(I, p[i], -1)))) return -1;
+  int weak;
+  SrDtype dt = sr_jnp_result_dtype(I, n, p, &weak);
+  if (sr_dtype_is_int(dt) || dt == SR_BOOL) dt = I->jax->enable_x64 ? SR_F64 : SR_F32;
+  for (int i = 0; i < n; i++)
+    if (!(p[i] = KEEP(sr_lax_convert(I, p[i], dt, weak, NULL)))) return -1;
+  return 0;
+}
+
+static SrVal *str(SrNnScope *s, const char *c) { return KEEP(sr_str(NULL, c, strlen(c))); }
+
+/* einsum('...i,...i->...', y, y) */
+static SrVal *sumsq(SrNnScope *s, SrVal *y) { return C3("jax.numpy.einsum", str(s, "...i,...i->..."), y, y); }
+
+/* partial(lax.linalg.triangular_solve, lower=True, transpose_a=True) */
+static SrVal *tri_solve(SrInterp *I, SrArgs *a) {
+  if (a->n != 2) return sr_raise(I, "TypeError", "triangular_solve() takes 2 positional arguments");
+  SCOPE(I);
+  const char *kw[2] = {"lower", "transpose_a"};
+  SrVal *kv[2] = {KEEP(sr_bool(1)), KEEP(sr_bool(1))};
+  return sr_nn_done(s, sr_nn_call(s, "jax.lax.linalg.triangular_solve", 2, a->v, 2, kw, kv));
+}
+
+static SrVal *mvn_logpdf(SrNnScope *s, SrVal **p) {
+  SrInterp *I = s->I;
+  if (sr_nn_given(p[3]))
+    return sr_raise(I, "NotImplementedError", "allow_singular argument of multivariate_normal.logpdf");
+  if (promote_dtypes_inexact(s, 3, p) < 0) return NULL;
+  SrVal *x = p[0], *mean = p[1], *cov = p[2];
+  const SrType *mt = ty(I, mean), *ct = ty(I, cov);
+  SrVal *log2pi = C1("jax.numpy.log", FL(2 * M_PI));
+  if (mt->ndim == 0) {
+    SrVal *a = OP(DIV, OP(MUL, FL(-0.5), C1("jax.numpy.square", OP(SUB, x, mean))), cov);
+    return OP(SUB, a, OP(MUL, FL(0.5), OP(ADD, log2pi, C1("jax.numpy.log", cov))));
+  }
+  int64_t n = mt->dims[mt->ndim - 1].size;
+  if (ct->ndim == 0) {
+    SrVal *y = OP(SUB, x, mean);
+    SrVal *a = OP(DIV, OP(MUL, FL(-0.5), sumsq(s, y)), cov);
+    return OP(SUB, a, OP(MUL, FL((double)n / 2), OP(ADD, log2pi, C1("jax.numpy.log", cov))));
+  }
+  if (ct->ndim < 2 || ct->dims[ct->ndim - 2].size != n || ct->dims[ct->ndim - 1].size != n)
+    return sr_raise(I, "ValueError", "multivariate_normal.logpdf got incompatible shapes");
+  SrVal *L = C1("jax.lax.linalg.cholesky", cov);
+  SrVal *f = L ? KEEP(sr_builtin_with("triangular_solve", tri_solve, NULL, NULL)) : NULL;
+  const char *kw[1] = {"signature"};
+  SrVal *sig = str(s, "(n,n),(n)->(n)");
+  SrVal *vf = f ? sr_nn_call(s, "jax.numpy.vectorize", 1, &f, 1, kw, &sig) : NULL;
+  SrVal *d = vf ? OP(SUB, x, mean) : NULL;
+  SrVal *ld_args[2] = {L, d};
+  SrArgs ca = {2, ld_args, 0, NULL, NULL, NULL};
+  SrVal *y = d ? KEEP(sr_call(I, vf, &ca)) : NULL;
+  if (!y) return NULL;
+  const char *dkw[2] = {"axis1", "axis2"};
+  SrVal *dkv[2] = {INT(-1), INT(-2)};
+  SrVal *diag = sr_nn_call(s, "jax.numpy.diagonal", 1, &L, 2, dkw, dkv);
+  const char *skw[1] = {"axis"};
+  SrVal *ax = INT(-1);
+  SrVal *lg = C1("jax.numpy.log", diag);
+  SrVal *ld = lg ? sr_nn_call(s, "jax.numpy.sum", 1, &lg, 1, skw, &ax) : NULL;
+  SrVal *r = OP(SUB, OP(MUL, FL(-0.5), sumsq(s, y)), OP(MUL, FL((double)n / 2), log2pi));
+  return OP(SUB, r, ld);
+}
+
+static SrVal *mvn_pdf(SrNnScope *s, SrVal **p) { return L1("exp", mvn_logpdf(s, p)); }
+
+/* ---- the table ---- */
+
+typedef struct Stat {
+  const char *qual;  /* jax.scipy.stats.norm.logpdf */
+  const char *spec;  /* "x, loc=, scale=" */
+  const char *dflt;  /* per argument: r required, 0 or 1 the int default, N None */
+  StatFn fn;
+  const char *doc;
+} Stat;
+
+#define NORM_ARGS "x, loc=, scale=", "r01"
+#define Q_ARGS "q, loc=, scale=", "r01"
+
+static const Stat stats[] = {
+    {"jax.scipy.stats.norm.logpdf", NORM_ARGS, norm_logpdf, "logpdf(x, loc=0, scale=1): the normal log density"},
+    {"jax.scipy.stats.norm.pdf", NORM_ARGS, norm_pdf, "pdf(x, loc=0, scale=1): the normal density"},
+    {"jax.scipy.stats.norm.cdf", NORM_ARGS, norm_cdf, "cdf(x, loc=0, scale=1): the normal cdf, ndtr"},
+    {"jax.scipy.stats.norm.logcdf", NORM_ARGS, norm_logcdf, "logcdf(x, loc=0, scale=1): log_ndtr((x - loc) / scale)"},
+    {"jax.scipy.stats.norm.sf", NORM_ARGS, norm_sf, "sf(x, loc=0, scale=1): 1 - cdf, as cdf(-x, -loc, scale)"},
+    {"jax.scipy.stats.norm.logsf", NORM_ARGS, norm_logsf, "logsf(x, loc=0, scale=1): logcdf(-x, -loc, scale)"},
+    {"jax.scipy.stats.norm.ppf", Q_ARGS, norm_ppf, "ppf(q, loc=0, scale=1): the inverse cdf, ndtri(q) * scale + loc"},
+    {"jax.scipy.stats.norm.isf", Q_ARGS, norm_isf, "isf(q, loc=0, scale=1): the inverse sf, ppf(1 - q, loc, scale)"},
+    {"jax.scipy.stats.multivariate_normal.logpdf", "x, mean, cov, allow_singular=", "rrrN", mvn_logpdf,
+     "logpdf(x, mean, cov, allow_singular=None): the multivariate normal log density (Cholesky of cov)"},
+    {"jax.scipy.stats.multivariate_normal.pdf", "x, mean, cov", "rrr", mvn_pdf,
+     "pdf(x, mean, cov): the multivariate normal density"},
+    {"jax.scipy.stats.uniform.logpdf", NORM_ARGS, uniform_logpdf,
+     "logpdf(x, loc=0, scale=1): -log(scale) on [loc, loc + scale], -inf outside"},
+    {"jax.scipy.stats.uniform.pdf", NORM_ARGS, uniform_pdf, "pdf(x, loc=0, scale=1): the uniform density"},
+    {"jax.scipy.stats.uniform.cdf", NORM_ARGS, uniform_cdf, "cdf(x, loc=0, scale=1): the uniform cdf"},
+    {"jax.scipy.stats.uniform.ppf", Q_ARGS, uniform_ppf, "ppf(q, loc=0, scale=1): loc + scale * q, nan outside [0, 1]"},
+    {"jax.scipy.stats.expon.logpdf", NORM_ARGS, expon_logpdf, "logpdf(x, loc=0, scale=1): the exponential log density"},
+    {"jax.scipy.stats.expon.pdf", NORM_ARGS, expon_pdf, "pdf(x, loc=0, scale=1): the exponential density"},
+    {"jax.scipy.stats.expon.cdf", NORM_ARGS, expon_cdf, "cdf(x, loc=0, scale=1): the exponential cdf"},
+    {"jax.scipy.stats.expon.logcdf", NORM_ARGS, expon_logcdf, "logcdf(x, loc=0, scale=1): log1p(-sf(x))"},
+    {"jax.scipy.stats.expon.sf", NORM_ARGS, expon_sf, "sf(x, loc=0, scale=1): exp(logsf(x))"},
+    {"jax.scipy.stats.expon.logsf", NORM_ARGS, expon_logsf, "logsf(x, loc=0, scale=1): -(x - loc) / scale, 0 below loc"},
+    {"jax.scipy.stats.expon.ppf", Q_ARGS, expon_ppf, "ppf(q, loc=0, scale=1): loc - scale * log1p(-q)"},
+    {"jax.scipy.stats.laplace.logpdf", NORM_ARGS, laplace_logpdf, "logpdf(x, loc=0, scale=1): the Laplace log density"},
+    {"jax.scipy.stats.laplace.pdf", NORM_ARGS, laplace_pdf, "pdf(x, loc=0, scale=1): the Laplace density"},
+    {"jax.scipy.stats.laplace.cdf", NORM_ARGS, laplace_cdf, "cdf(x, loc=0, scale=1): the Laplace cdf"},
+    {"jax.scipy.stats.logistic.logpdf", NORM_ARGS, logistic_logpdf, "logpdf(x, loc=0, scale=1): the logistic log density"},
+    {"jax.scipy.stats.logistic.pdf", NORM_ARGS, logistic_pdf, "pdf(x, loc=0, scale=1): the logistic density"},
+    {"jax.scipy.stats.logistic.cdf", NORM_ARGS, logistic_cdf, "cdf(x, loc=0, scale=1): expit((x - loc) / scale)"},
+    {"jax.scipy.stats.logistic.sf", NORM_ARGS, logistic_sf, "sf(x, loc=0, scale=1): expit(-(x - loc) / scale)"},
+    {"jax.scipy.stats.logistic.ppf", NORM_ARGS, logistic_ppf, "ppf(x, loc=0, scale=1): logit(x) * scale + loc"},
+    {"jax.scipy.stats.logistic.isf", NORM_ARGS, logistic_isf, "isf(x, loc=0, scale=1): -logit(x) * scale + loc"},
+    {"jax.scipy.stats.cauchy.logpdf", NORM_ARGS, cauchy_logpdf, "logpdf(x, loc=0, scale=1): the Cauchy log density"},
+    {"jax.scipy.stats.cauchy.pdf", NORM_ARGS, cauchy_pdf, "pdf(x, loc=0, scale=1): the Cauchy density"},
+    {"jax.scipy.stats.cauchy.cdf", NORM_ARGS, cauchy_cdf, "cdf(x, loc=0, scale=1): 1/2 + arctan((x - loc) / scale) / pi"},
+    {"jax.scipy.stats.cauchy.logcdf", NORM_ARGS, cauchy_logcdf, "logcdf(x, loc=0, scale=1): log(cdf(x))"},
+    {"jax.scipy.stats.cauchy.sf", NORM_ARGS, cauchy_sf, "sf(x, loc=0, scale=1): cdf(-x, -loc, scale)"},
+    {"jax.scipy.stats.cauchy.logsf", NORM_ARGS, cauchy_logsf, "logsf(x, loc=0, scale=1): logcdf(-x, -loc, scale)"},
+    {"jax.scipy.stats.cauchy.ppf", Q_ARGS, cauchy_ppf, "ppf(q, loc=0, scale=1): tan(pi q - pi/2) * scale + loc"},
+    {"jax.scipy.stats.cauchy.isf", Q_ARGS, cauchy_isf, "isf(q, loc=0, scale=1): tan(pi/2 - pi q) * scale + loc"},
+    {"jax.scipy.stats.bernoulli.logpmf", "k, p, loc=", "rr0", bernoulli_logpmf,
+     "logpmf(k, p, loc=0): xlogy(k, p) + xlog1py(1 - k, -p), -inf off {0, 1}"},
+    {"jax.scipy.stats.bernoulli.pmf", "k, p, loc=", "rr0", bernoulli_pmf, "pmf(k, p, loc=0): exp(logpmf)"},
+    {"jax.scipy.stats.bernoulli.cdf", "k, p", "rr", bernoulli_cdf, "cdf(k, p): 0, 1 - p or 1, nan for a bad p"},
+    {"jax.scipy.stats.bernoulli.ppf", "q, p", "rr", bernoulli_ppf, "ppf(q, p): 0 where q <= 1 - p, else 1"},
+    {"jax.scipy.stats.poisson.logpmf", "k, mu, loc=", "rr0", poisson_logpmf,
+     "logpmf(k, mu, loc=0): xlogy(k, mu) - gammaln(k + 1) - mu, -inf off the integers >= 0"},
+    {"jax.scipy.stats.poisson.pmf", "k, mu, loc=", "rr0", poisson_pmf, "pmf(k, mu, loc=0): exp(logpmf)"},
+    {"jax.scipy.stats.poisson.cdf", "k, mu, loc=", "rr0", poisson_cdf, "cdf(k, mu, loc=0): gammaincc(floor(k + 1), mu)"},
+    {"jax.scipy.stats.gamma.logpdf", "x, a, loc=, scale=", "rr01", gamma_logpdf,
+     "logpdf(x, a, loc=0, scale=1): the gamma log density of shape a"},
+    {"jax.scipy.stats.gamma.pdf", "x, a, loc=, scale=", "rr01", gamma_pdf, "pdf(x, a, loc=0, scale=1): the gamma density"},
+    {"jax.scipy.stats.gamma.cdf", "x, a, loc=, scale=", "rr01", gamma_cdf,
+     "cdf(x, a, loc=0, scale=1): gammainc(a, (x - loc) / scale)"},
+    {"jax.scipy.stats.gamma.logcdf", "x, a, loc=, scale=", "rr01", gamma_logcdf, "logcdf(x, a, loc=0, scale=1): log(cdf)"},
+    {"jax.scipy.stats.gamma.sf", "x, a, loc=, scale=", "rr01", gamma_sf,
+     "sf(x, a, loc=0, scale=1): gammaincc(a, (x - loc) / scale)"},
+    {"jax.scipy.stats.gamma.logsf", "x, a, loc=, scale=", "rr01", gamma_logsf, "logsf(x, a, loc=0, scale=1): log(sf)"},
+    {"jax.scipy.stats.beta.logpdf", "x, a, b, loc=, scale=", "rrr01", beta_logpdf,
+     "logpdf(x, a, b, loc=0, scale=1): the beta log density, nan for a, b or scale <= 0"},
+    {"jax.scipy.stats.beta.pdf", "x, a, b, loc=, scale=", "rrr01", beta_pdf, "pdf(x, a, b, loc=0, scale=1): the beta density"},
+    {"jax.scipy.stats.beta.cdf", "x, a, b, loc=, scale=", "rrr01", beta_cdf,
+     "cdf(x, a, b, loc=0, scale=1): betainc(a, b, (x - loc) / scale clamped to [0, 1])"},
+    {"jax.scipy.stats.beta.logcdf", "x, a, b, loc=, scale=", "rrr01", beta_logcdf, "logcdf(x, a, b, loc=0, scale=1): log(cdf)"},
+    {"jax.scipy.stats.beta.sf", "x, a, b, loc=, scale=", "rrr01", beta_sf, "sf(x, a, b, loc=0, scale=1): betainc(b, a, 1 - y)"},
+    {"jax.scipy.stats.beta.logsf", "x, a, b, loc=, scale=", "rrr01", beta_logsf, "logsf(x, a, b, loc=0, scale=1): log(sf)"},
+    {"jax.scipy.stats.t.logpdf", "x, df, loc=, scale=", "rr01", t_logpdf,
+     "logpdf(x, df, loc=0, scale=1): Student's t log density"},
+    {"jax.scipy.stats.t.pdf", "x, df, loc=, scale=", "rr01", t_pdf, "pdf(x, df, loc=0, scale=1): Student's t density"},
+    {"jax.scipy.stats.chi2.logpdf", "x, df, loc=, scale=", "rr01", chi2_logpdf,
+     "logpdf(x, df, loc=0, scale=1): the chi-squared log density"},
+    {"jax.scipy.stats.chi2.pdf", "x, df, loc=, scale=", "rr01", chi2_pdf, "pdf(x, df, loc=0, scale=1): the chi-squared density"},
+    {"jax.scipy.stats.chi2.cdf", "x, df, loc=, scale=", "rr01", chi2_cdf,
+     "cdf(x, df, loc=0, scale=1): gammainc(df / 2, (x - loc) / (2 scale))"},
+    {"jax.scipy.stats.chi2.logcdf", "x, df, loc=, scale=", "rr01", chi2_logcdf, "logcdf(x, df, loc=0, scale=1): log(cdf)"},
+    {"jax.scipy.stats.chi2.sf", "x, df, loc=, scale=", "rr01", chi2_sf,
+     "sf(x, df, loc=0, scale=1): gammaincc(df / 2, (x - loc) / (2 scale))"},
+    {"jax.scipy.stats.chi2.logsf", "x, df, loc=, scale=", "rr01", chi2_logsf, "logsf(x, df, loc=0, scale=1): log(sf)"},
+};
+
+/* the builtin of each entry: its arguments parsed under the function's
+   own name (logpdf), the defaults filled in, then its StatFn */
+static SrVal *stat_call(SrInterp *I, SrArgs *a) {
+  const Stat *st = sr_current_builtin(I)->data;
+  const char *name = strrchr(st->qual, '.') + 1;
+  SrVal *p[8] = {0};
+  if (sr_args_parse(I, a, name, st->spec, p) < 0) return NULL;
+  SCOPE(I);
+  for (int i = 0; st->dflt[i]; i++)
+    if (!p[i] && st->dflt[i] != 'N') p[i] = INT(st->dflt[i] == '1');
+  return sr_nn_done(s, st->fn(s, p));
+}
+
+void sr_scipy_stats_init(void) {
+  for (size_t i = 0; i < sizeof stats / sizeof stats[0]; i++) {
+    const Stat *st = &stats[i];
+    SrVal *v = sr_builtin_with(st->qual, stat_call, (void *)st, NULL);
+    ((SrBuiltin *)v->obj.data)->doc = st->doc;
+    sr_register(st->qual, v);
+  }
+}
