@@ -1,11 +1,13 @@
 /* scipy_stats.c: jax.scipy.stats (jax/_src/scipy/stats/NAME.py): the
  * distributions' logpdf, pdf, cdf, ... as functions of the modules
  * jax.scipy.stats.norm, .multivariate_normal, .uniform, .expon, .laplace,
- * .logistic, .cauchy, .bernoulli, .poisson, .gamma, .beta, .t and .chi2.
+ * .logistic, .cauchy, .bernoulli, .poisson, .gamma, .beta, .t, .chi2,
+ * .geom, .pareto, .gumbel_r, .gumbel_l, .binom, .nbinom, .betabinom and
+ * .gennorm.
  *
- * None is jitted in JAX: each promotes its arguments (promote_args_inexact
- * under the name JAX gives it, "norm.logpdf") and writes the formula with
- * lax operations, jnp.where and jax.scipy.special, and so does each here,
+ * None but betabinom.logpmf is jitted in JAX: each promotes its arguments
+ * (promote_args_inexact under the name JAX gives it, "norm.logpdf") and
+ * writes the formula with lax operations, jnp.where and jax.scipy.special, and so does each here,
  * operation for operation, with nn.h's scope: the values, dtypes, weak
  * types and jaxprs follow JAX's.  A function calling another (pdf is
  * lax.exp(logpdf(...))) calls it as JAX does, promotion and all.
@@ -529,6 +531,252 @@ static SrVal *chi2_logcdf(SrNnScope *s, SrVal **p) { return L1("log", chi2_cdf(s
 static SrVal *chi2_sf(SrNnScope *s, SrVal **p) { return chi2_inc(s, p, "chi2.sf", SP("gammaincc")); }
 static SrVal *chi2_logsf(SrNnScope *s, SrVal **p) { return L1("log", chi2_sf(s, p)); }
 
+/* ---- geom ---- */
+
+static SrVal *geom_logpmf(SrNnScope *s, SrVal **p) {
+  PROMOTE("geom.logpmf", 3);
+  SrVal *k = p[0], *pr = p[1];
+  SrVal *zero = cst(s, k, 0), *one = cst(s, k, 1);
+  SrVal *x = L2("sub", k, p[2]);
+  SrVal *lp = OP(ADD, C2(SP("xlog1py"), L2("sub", x, one), neg(s, pr)), L1("log", pr));
+  return lp ? WHERE(L2("le", x, zero), FL(-INFINITY), lp) : NULL;
+}
+
+static SrVal *geom_pmf(SrNnScope *s, SrVal **p) { return C1("jax.numpy.exp", geom_logpmf(s, p)); }
+
+/* ---- pareto ---- */
+
+static SrVal *pareto_logpdf(SrNnScope *s, SrVal **p) {
+  PROMOTE("pareto.logpdf", 4);
+  SrVal *x = p[0], *b = p[1], *loc = p[2], *scale = p[3];
+  SrVal *one = cst(s, x, 1);
+  SrVal *sx = standardize(s, x, loc, scale);
+  SrVal *nt = L1("log", L2("div", scale, b));
+  SrVal *lp = L1("neg", L2("add", nt, L2("mul", L2("add", b, one), L1("log", sx))));
+  return lp ? WHERE(L2("lt", x, L2("add", loc, scale)), FL(-INFINITY), lp) : NULL;
+}
+
+static SrVal *pareto_pdf(SrNnScope *s, SrVal **p) { return L1("exp", pareto_logpdf(s, p)); }
+
+static SrVal *pareto_cdf(SrNnScope *s, SrVal **p) {
+  PROMOTE("pareto.cdf", 4);
+  SrVal *x = p[0], *loc = p[2], *scale = p[3];
+  SrVal *one = cst(s, x, 1), *zero = cst(s, x, 0);
+  SrVal *sx = standardize(s, x, loc, scale);
+  SrVal *c = L2("sub", one, L2("pow", sx, L1("neg", p[1])));
+  return c ? WHERE(L2("lt", x, L2("add", loc, scale)), zero, c) : NULL;
+}
+
+static SrVal *pareto_logcdf(SrNnScope *s, SrVal **p) {
+  PROMOTE("pareto.logcdf", 4);
+  SrVal *x = p[0], *loc = p[2], *scale = p[3];
+  SrVal *sx = standardize(s, x, loc, scale);
+  SrVal *c = L1("log1p", L1("neg", L2("pow", sx, L1("neg", p[1]))));
+  return c ? WHERE(L2("lt", x, L2("add", loc, scale)), FL(-INFINITY), c) : NULL;
+}
+
+static SrVal *pareto_logsf(SrNnScope *s, SrVal **p) {
+  PROMOTE("pareto.logsf", 4);
+  SrVal *x = p[0], *loc = p[2], *scale = p[3];
+  SrVal *zero = cst(s, x, 0);
+  SrVal *sx = standardize(s, x, loc, scale);
+  SrVal *c = L1("neg", L2("mul", p[1], L1("log", sx)));
+  return c ? WHERE(L2("lt", x, L2("add", loc, scale)), zero, c) : NULL;
+}
+
+static SrVal *pareto_sf(SrNnScope *s, SrVal **p) { return L1("exp", pareto_logsf(s, p)); }
+
+static SrVal *pareto_ppf(SrNnScope *s, SrVal **p) {
+  PROMOTE("pareto.ppf", 4);
+  SrVal *q = p[0], *b = p[1];
+  SrVal *one = cst(s, q, 1);
+  SrVal *v = L2("add", p[2], L2("mul", p[3], L2("pow", L2("sub", one, q), L1("neg", L2("div", one, b)))));
+  SrVal *c = v ? bad_q(s, q) : NULL;
+  return c ? WHERE(c, FL(NAN), v) : NULL;
+}
+
+/* ---- gumbel_r, gumbel_l: nan where scale <= 0 ---- */
+
+static SrVal *scale_ok(SrNnScope *s, SrVal *scale) { return L2("gt", scale, cst(s, scale, 0)); }
+
+static SrVal *gumbel_logpdf(SrNnScope *s, SrVal **p, int right) {
+  if (promote(s, right ? "gumbel_r.logpdf" : "gumbel_l.logpdf", 3, p) < 0) return NULL;
+  SrVal *scale = p[2];
+  SrVal *ok = scale_ok(s, scale);
+  SrVal *z = standardize(s, p[0], p[1], scale);
+  SrVal *nls = z ? C2(SP("xlogy"), INT(-1), scale) : NULL;
+  SrVal *t2 = right ? L1("neg", L2("add", z, L1("exp", L1("neg", z)))) : L2("sub", z, L1("exp", z));
+  SrVal *lp = L2("add", nls, t2);
+  return lp ? WHERE(ok, lp, FL(NAN)) : NULL;
+}
+
+static SrVal *gumbel_r_logpdf(SrNnScope *s, SrVal **p) { return gumbel_logpdf(s, p, 1); }
+static SrVal *gumbel_r_pdf(SrNnScope *s, SrVal **p) { return L1("exp", gumbel_logpdf(s, p, 1)); }
+
+static SrVal *gumbel_r_logcdf(SrNnScope *s, SrVal **p) {
+  PROMOTE("gumbel_r.logcdf", 3);
+  SrVal *ok = scale_ok(s, p[2]);
+  SrVal *z = standardize(s, p[0], p[1], p[2]);
+  SrVal *lc = L1("neg", L1("exp", L1("neg", z)));
+  return lc ? WHERE(ok, lc, FL(NAN)) : NULL;
+}
+
+static SrVal *gumbel_r_cdf(SrNnScope *s, SrVal **p) { return L1("exp", gumbel_r_logcdf(s, p)); }
+
+/* lax.bitwise_and(lax.gt(p, 0), lax.lt(p, 1)) */
+static SrVal *open_unit(SrNnScope *s, SrVal *q) {
+  return L2("bitwise_and", L2("gt", q, cst(s, q, 0)), L2("lt", q, cst(s, q, 1)));
+}
+
+static SrVal *gumbel_r_ppf(SrNnScope *s, SrVal **p) {
+  PROMOTE("gumbel_r.ppf", 3);
+  SrVal *q = p[0];
+  SrVal *ok = open_unit(s, q);
+  SrVal *t1 = ok ? C2(SP("xlogy"), INT(-1), q) : NULL;
+  SrVal *qu = L2("sub", p[1], L2("mul", p[2], L1("log", t1)));
+  return qu ? WHERE(ok, qu, FL(NAN)) : NULL;
+}
+
+static SrVal *gumbel_r_sf(SrNnScope *s, SrVal **p) {
+  PROMOTE("gumbel_r.sf", 3);
+  SrVal *x = p[0];
+  SrVal *ok = scale_ok(s, p[2]);
+  SrVal *nz = L2("div", L2("sub", p[1], x), p[2]);
+  SrVal *t1 = L1("exp", L1("neg", L1("exp", nz)));
+  SrVal *sf = L2("sub", cst(s, x, 1), t1);
+  return sf ? WHERE(ok, sf, FL(NAN)) : NULL;
+}
+
+static SrVal *gumbel_r_logsf(SrNnScope *s, SrVal **p) {
+  PROMOTE("gumbel_r.logsf", 3);
+  SrVal *ok = scale_ok(s, p[2]);
+  SrVal *nz = L2("div", L2("sub", p[1], p[0]), p[2]);
+  SrVal *ls = C1("jax.nn.log1mexp", L1("exp", nz));
+  return ls ? WHERE(ok, ls, FL(NAN)) : NULL;
+}
+
+static SrVal *gumbel_l_logpdf(SrNnScope *s, SrVal **p) { return gumbel_logpdf(s, p, 0); }
+static SrVal *gumbel_l_pdf(SrNnScope *s, SrVal **p) { return L1("exp", gumbel_logpdf(s, p, 0)); }
+
+static SrVal *gumbel_l_logcdf(SrNnScope *s, SrVal **p) {
+  PROMOTE("gumbel_l.logcdf", 3);
+  SrVal *ok = scale_ok(s, p[2]);
+  SrVal *z = standardize(s, p[0], p[1], p[2]);
+  SrVal *nez = L1("neg", L1("exp", z));
+  SrVal *lc = L1("log", neg(s, L1("expm1", nez)));
+  return lc ? WHERE(ok, lc, FL(NAN)) : NULL;
+}
+
+static SrVal *gumbel_l_cdf(SrNnScope *s, SrVal **p) { return L1("exp", gumbel_l_logcdf(s, p)); }
+
+static SrVal *gumbel_l_ppf(SrNnScope *s, SrVal **p) {
+  PROMOTE("gumbel_l.ppf", 3);
+  SrVal *q = p[0];
+  SrVal *ok = open_unit(s, q);
+  SrVal *t1 = ok ? C2(SP("xlog1py"), INT(-1), L1("neg", q)) : NULL;
+  SrVal *qu = L2("add", p[1], L2("mul", p[2], L1("log", t1)));
+  return qu ? WHERE(ok, qu, FL(NAN)) : NULL;
+}
+
+static SrVal *gumbel_l_logsf(SrNnScope *s, SrVal **p) {
+  PROMOTE("gumbel_l.logsf", 3);
+  SrVal *ok = scale_ok(s, p[2]);
+  SrVal *z = standardize(s, p[0], p[1], p[2]);
+  SrVal *ls = L1("neg", L1("exp", z));
+  return ls ? WHERE(ok, ls, FL(NAN)) : NULL;
+}
+
+static SrVal *gumbel_l_sf(SrNnScope *s, SrVal **p) { return C1("jax.numpy.exp", gumbel_l_logsf(s, p)); }
+
+/* ---- binom, nbinom ---- */
+
+static SrVal *binom_logpmf(SrNnScope *s, SrVal **p) {
+  PROMOTE("binom.logpmf", 4);
+  SrVal *k = p[0], *n = p[1], *pr = p[2], *loc = p[3];
+  SrVal *y = L2("sub", k, loc);
+  SrVal *zero = cst(s, y, 0);
+  SrVal *comb = L2("sub", C1(SP("gammaln"), OP(ADD, n, INT(1))),
+                   L2("add", C1(SP("gammaln"), OP(ADD, y, INT(1))), C1(SP("gammaln"), OP(ADD, OP(SUB, n, y), INT(1)))));
+  SrVal *llt = L2("add", C2(SP("xlogy"), y, pr), C2(SP("xlog1py"), L2("sub", n, y), L1("neg", pr)));
+  SrVal *lp = L2("add", comb, llt);
+  SrVal *c = lp ? C2("jax.numpy.logical_or", C2("jax.numpy.logical_and", L2("eq", y, zero), L2("eq", n, zero)),
+                     L2("eq", llt, zero))
+                : NULL;
+  lp = c ? WHERE(c, FL(0.0), lp) : NULL;
+  SrVal *in = lp ? OP(BITAND, L2("ge", k, loc), L2("lt", k, OP(ADD, OP(ADD, loc, n), INT(1)))) : NULL;
+  return in ? WHERE(in, lp, FL(-INFINITY)) : NULL;
+}
+
+static SrVal *binom_pmf(SrNnScope *s, SrVal **p) { return L1("exp", binom_logpmf(s, p)); }
+
+static SrVal *nbinom_logpmf(SrNnScope *s, SrVal **p) {
+  PROMOTE("nbinom.logpmf", 4);
+  SrVal *k = p[0], *n = p[1], *pr = p[2], *loc = p[3];
+  SrVal *one = cst(s, k, 1);
+  SrVal *y = L2("sub", k, loc);
+  SrVal *comb = L2("sub", L2("sub", C1(SP("gammaln"), L2("add", y, n)), C1(SP("gammaln"), n)),
+                   C1(SP("gammaln"), L2("add", y, one)));
+  SrVal *llt = L2("add", C2(SP("xlogy"), n, pr), C2(SP("xlogy"), y, L2("sub", one, pr)));
+  SrVal *lp = L2("add", comb, llt);
+  return lp ? WHERE(L2("lt", k, loc), FL(-INFINITY), lp) : NULL;
+}
+
+static SrVal *nbinom_pmf(SrNnScope *s, SrVal **p) { return L1("exp", nbinom_logpmf(s, p)); }
+
+/* ---- gennorm ---- */
+
+/* lax.log(0.5 * beta) - lax.lgamma(1 / beta) - lax.abs(x) ** beta */
+static SrVal *gennorm_logpdf(SrNnScope *s, SrVal **p) {
+  PROMOTE("gennorm.logpdf", 2);
+  SrVal *x = p[0], *b = p[1];
+  SrVal *a = L1("log", OP(MUL, FL(0.5), b));
+  SrVal *g = L1("lgamma", OP(DIV, INT(1), b));
+  return OP(SUB, OP(SUB, a, g), OP(POW, L1("abs", x), b));
+}
+
+static SrVal *gennorm_pdf(SrNnScope *s, SrVal **p) { return L1("exp", gennorm_logpdf(s, p)); }
+
+/* 0.5 * (1 + lax.sign(x) * lax.igamma(1 / beta, lax.abs(x) ** beta)) */
+static SrVal *gennorm_cdf(SrNnScope *s, SrVal **p) {
+  PROMOTE("gennorm.cdf", 2);
+  SrVal *x = p[0], *b = p[1];
+  SrVal *ig = L2("igamma", OP(DIV, INT(1), b), OP(POW, L1("abs", x), b));
+  return OP(MUL, FL(0.5), OP(ADD, INT(1), OP(MUL, L1("sign", x), ig)));
+}
+
+/* ---- betabinom: logpmf is a jit (named logpmf) ---- */
+
+static SrVal *betabinom_body(SrInterp *I, SrArgs *a) {
+  SCOPE(I);
+  SrVal *p[5] = {a->v[0], a->v[1], a->v[2], a->v[3], a->n > 4 ? a->v[4] : INT(0)};
+  if (promote(s, "betabinom.logpmf", 5, p) < 0) return sr_nn_done(s, NULL);
+  SrVal *k = p[0], *n = p[1], *al = p[2], *b = p[3], *loc = p[4];
+  SrVal *y = L2("sub", L1("floor", k), loc);
+  SrVal *one = cst(s, y, 1), *zero = cst(s, y, 0);
+  SrVal *combiln = L1("neg", L2("add", L1("log1p", n), C2(SP("betaln"), L2("add", L2("sub", n, y), one),
+                                                           L2("add", y, one))));
+  SrVal *blns = L2("sub", C2(SP("betaln"), L2("add", y, al), L2("add", L2("sub", n, y), b)), C2(SP("betaln"), al, b));
+  SrVal *lp = L2("add", combiln, blns);
+  SrVal *c = lp ? C2("jax.numpy.logical_and", L2("eq", y, zero), L2("eq", n, zero)) : NULL;
+  lp = c ? WHERE(c, FL(0.0), lp) : NULL;
+  SrVal *yc = lp ? C2("jax.numpy.logical_or", C2("jax.numpy.logical_or", L2("lt", y, L1("neg", loc)), L2("gt", y, n)),
+                      L2("le", L2("add", y, al), zero))
+                 : NULL;
+  lp = yc ? WHERE(yc, FL(-INFINITY), lp) : NULL;
+  SrVal *nc = lp ? C2("jax.numpy.logical_or", C2("jax.numpy.logical_or", L2("lt", n, zero), L2("le", al, zero)),
+                      L2("le", b, zero))
+                 : NULL;
+  return sr_nn_done(s, nc ? WHERE(nc, FL(NAN), lp) : NULL);
+}
+
+/* the arguments given (loc, when absent, is the body's default) */
+static SrVal *betabinom_logpmf(SrNnScope *s, SrVal **p) {
+  int n = p[4] ? 5 : 4;
+  return KEEP(sr_api_jit(s->I, "logpmf", betabinom_body, NULL, n, p));
+}
+
+static SrVal *betabinom_pmf(SrNnScope *s, SrVal **p) { return L1("exp", betabinom_logpmf(s, p)); }
+
 /* ---- multivariate_normal ---- */
 
 /* promote_dtypes_inexact(*p): one inexact dtype, no rank promotion */
@@ -694,6 +942,47 @@ static const Stat stats[] = {
     {"jax.scipy.stats.chi2.sf", "x, df, loc=, scale=", "rr01", chi2_sf,
      "sf(x, df, loc=0, scale=1): gammaincc(df / 2, (x - loc) / (2 scale))"},
     {"jax.scipy.stats.chi2.logsf", "x, df, loc=, scale=", "rr01", chi2_logsf, "logsf(x, df, loc=0, scale=1): log(sf)"},
+    {"jax.scipy.stats.geom.logpmf", "k, p, loc=", "rr0", geom_logpmf,
+     "logpmf(k, p, loc=0): xlog1py(k - 1, -p) + log(p), -inf for k <= 0"},
+    {"jax.scipy.stats.geom.pmf", "k, p, loc=", "rr0", geom_pmf, "pmf(k, p, loc=0): exp(logpmf)"},
+    {"jax.scipy.stats.pareto.logpdf", "x, b, loc=, scale=", "rr01", pareto_logpdf,
+     "logpdf(x, b, loc=0, scale=1): the Pareto log density"},
+    {"jax.scipy.stats.pareto.pdf", "x, b, loc=, scale=", "rr01", pareto_pdf, "pdf(x, b, loc=0, scale=1): the Pareto density"},
+    {"jax.scipy.stats.pareto.cdf", "x, b, loc=, scale=", "rr01", pareto_cdf, "cdf(x, b, loc=0, scale=1): 1 - y ** -b"},
+    {"jax.scipy.stats.pareto.logcdf", "x, b, loc=, scale=", "rr01", pareto_logcdf,
+     "logcdf(x, b, loc=0, scale=1): log1p(-y ** -b)"},
+    {"jax.scipy.stats.pareto.sf", "x, b, loc=, scale=", "rr01", pareto_sf, "sf(x, b, loc=0, scale=1): y ** -b"},
+    {"jax.scipy.stats.pareto.logsf", "x, b, loc=, scale=", "rr01", pareto_logsf, "logsf(x, b, loc=0, scale=1): -b log(y)"},
+    {"jax.scipy.stats.pareto.ppf", "q, b, loc=, scale=", "rr01", pareto_ppf,
+     "ppf(q, b, loc=0, scale=1): loc + scale (1 - q) ** (-1 / b)"},
+    {"jax.scipy.stats.gumbel_r.logpdf", NORM_ARGS, gumbel_r_logpdf, "logpdf(x, loc=0, scale=1): -log(scale) - (z + exp(-z))"},
+    {"jax.scipy.stats.gumbel_r.pdf", NORM_ARGS, gumbel_r_pdf, "pdf(x, loc=0, scale=1): the right-skewed Gumbel density"},
+    {"jax.scipy.stats.gumbel_r.logcdf", NORM_ARGS, gumbel_r_logcdf, "logcdf(x, loc=0, scale=1): -exp(-z)"},
+    {"jax.scipy.stats.gumbel_r.cdf", NORM_ARGS, gumbel_r_cdf, "cdf(x, loc=0, scale=1): exp(-exp(-z))"},
+    {"jax.scipy.stats.gumbel_r.ppf", "p, loc=, scale=", "r01", gumbel_r_ppf, "ppf(p, loc=0, scale=1): loc - scale log(-log(p))"},
+    {"jax.scipy.stats.gumbel_r.sf", NORM_ARGS, gumbel_r_sf, "sf(x, loc=0, scale=1): 1 - exp(-exp(-z))"},
+    {"jax.scipy.stats.gumbel_r.logsf", NORM_ARGS, gumbel_r_logsf, "logsf(x, loc=0, scale=1): log1mexp(exp(-z))"},
+    {"jax.scipy.stats.gumbel_l.logpdf", NORM_ARGS, gumbel_l_logpdf, "logpdf(x, loc=0, scale=1): -log(scale) + z - exp(z)"},
+    {"jax.scipy.stats.gumbel_l.pdf", NORM_ARGS, gumbel_l_pdf, "pdf(x, loc=0, scale=1): the left-skewed Gumbel density"},
+    {"jax.scipy.stats.gumbel_l.logcdf", NORM_ARGS, gumbel_l_logcdf, "logcdf(x, loc=0, scale=1): log(-expm1(-exp(z)))"},
+    {"jax.scipy.stats.gumbel_l.cdf", NORM_ARGS, gumbel_l_cdf, "cdf(x, loc=0, scale=1): 1 - exp(-exp(z))"},
+    {"jax.scipy.stats.gumbel_l.ppf", "p, loc=, scale=", "r01", gumbel_l_ppf, "ppf(p, loc=0, scale=1): loc + scale log(-log1p(-p))"},
+    {"jax.scipy.stats.gumbel_l.sf", NORM_ARGS, gumbel_l_sf, "sf(x, loc=0, scale=1): exp(-exp(z))"},
+    {"jax.scipy.stats.gumbel_l.logsf", NORM_ARGS, gumbel_l_logsf, "logsf(x, loc=0, scale=1): -exp(z)"},
+    {"jax.scipy.stats.binom.logpmf", "k, n, p, loc=", "rrr0", binom_logpmf,
+     "logpmf(k, n, p, loc=0): the binomial log pmf, -inf off [loc, loc + n]"},
+    {"jax.scipy.stats.binom.pmf", "k, n, p, loc=", "rrr0", binom_pmf, "pmf(k, n, p, loc=0): exp(logpmf)"},
+    {"jax.scipy.stats.nbinom.logpmf", "k, n, p, loc=", "rrr0", nbinom_logpmf,
+     "logpmf(k, n, p, loc=0): the negative binomial log pmf"},
+    {"jax.scipy.stats.nbinom.pmf", "k, n, p, loc=", "rrr0", nbinom_pmf, "pmf(k, n, p, loc=0): exp(logpmf)"},
+    {"jax.scipy.stats.gennorm.logpdf", "x, beta", "rr", gennorm_logpdf,
+     "logpdf(x, beta): log(beta / 2) - lgamma(1 / beta) - |x| ** beta"},
+    {"jax.scipy.stats.gennorm.pdf", "x, beta", "rr", gennorm_pdf, "pdf(x, beta): the generalized normal density"},
+    {"jax.scipy.stats.gennorm.cdf", "x, beta", "rr", gennorm_cdf,
+     "cdf(x, beta): (1 + sign(x) igamma(1 / beta, |x| ** beta)) / 2"},
+    {"jax.scipy.stats.betabinom.logpmf", "k, n, a, b, loc=", "rrrrN", betabinom_logpmf,
+     "logpmf(k, n, a, b, loc=0): the beta-binomial log pmf, a jit"},
+    {"jax.scipy.stats.betabinom.pmf", "k, n, a, b, loc=", "rrrrN", betabinom_pmf, "pmf(k, n, a, b, loc=0): exp(logpmf)"},
 };
 
 /* the builtin of each entry: its arguments parsed under the function's
