@@ -2,8 +2,8 @@
  * distributions' logpdf, pdf, cdf, ... as functions of the modules
  * jax.scipy.stats.norm, .multivariate_normal, .uniform, .expon, .laplace,
  * .logistic, .cauchy, .bernoulli, .poisson, .gamma, .beta, .t, .chi2,
- * .geom, .pareto, .gumbel_r, .gumbel_l, .binom, .nbinom, .betabinom and
- * .gennorm.
+ * .geom, .pareto, .gumbel_r, .gumbel_l, .binom, .nbinom, .betabinom,
+ * .gennorm, .vonmises, .wrapcauchy, .dirichlet and .multinomial.
  *
  * None but betabinom.logpmf is jitted in JAX: each promotes its arguments
  * (promote_args_inexact under the name JAX gives it, "norm.logpdf") and
@@ -777,6 +777,129 @@ static SrVal *betabinom_logpmf(SrNnScope *s, SrVal **p) {
 
 static SrVal *betabinom_pmf(SrNnScope *s, SrVal **p) { return L1("exp", betabinom_logpmf(s, p)); }
 
+/* ---- vonmises, wrapcauchy ---- */
+
+static SrVal *vonmises_logpdf(SrNnScope *s, SrVal **p) {
+  PROMOTE("vonmises.logpdf", 2);
+  SrVal *x = p[0], *kappa = p[1];
+  SrVal *zero = cst(s, kappa, 0);
+  SrVal *c = L2("gt", kappa, zero);
+  SrVal *a = OP(MUL, kappa, OP(SUB, C1("jax.numpy.cos", x), INT(1)));
+  SrVal *b = C1("jax.numpy.log", OP(MUL, FL(2 * M_PI), L1("bessel_i0e", kappa)));
+  SrVal *v = OP(SUB, a, b);
+  return v ? WHERE(c, v, FL(NAN)) : NULL;
+}
+
+static SrVal *vonmises_pdf(SrNnScope *s, SrVal **p) { return L1("exp", vonmises_logpdf(s, p)); }
+
+static SrVal *wrapcauchy_logpdf(SrNnScope *s, SrVal **p) {
+  PROMOTE("wrapcauchy.logpdf", 2);
+  SrVal *x = p[0], *c = p[1];
+  SrVal *cok = OP(BITAND, L2("gt", c, cst(s, c, 0)), L2("lt", c, cst(s, c, 1)));
+  SrVal *xok = OP(BITAND, L2("ge", x, cst(s, x, 0)), L2("le", x, cst(s, x, 2 * M_PI)));
+  SrVal *cc = OP(MUL, c, c);
+  SrVal *v = OP(SUB, C1("jax.numpy.log", OP(SUB, INT(1), cc)), C1("jax.numpy.log", FL(2 * M_PI)));
+  SrVal *den = OP(SUB, OP(ADD, INT(1), OP(MUL, c, c)), OP(MUL, OP(MUL, INT(2), c), C1("jax.numpy.cos", x)));
+  v = OP(SUB, v, C1("jax.numpy.log", den));
+  SrVal *in = v && xok ? WHERE(xok, v, FL(-INFINITY)) : NULL;
+  return in && cok ? WHERE(cok, in, FL(NAN)) : NULL;
+}
+
+static SrVal *wrapcauchy_pdf(SrNnScope *s, SrVal **p) { return L1("exp", wrapcauchy_logpdf(s, p)); }
+
+/* ---- dirichlet, multinomial ---- */
+
+static int promote_dtypes_inexact(SrNnScope *s, int n, SrVal **p);
+
+/* a shape as Python prints a tuple: (3,), (2, 3), () */
+static const char *shape_text(const SrType *t, char *buf, size_t cap) {
+  size_t k = (size_t)snprintf(buf, cap, "(");
+  for (int i = 0; i < t->ndim && k < cap; i++)
+    k += (size_t)snprintf(buf + k, cap - k, i ? ", %lld" : "%lld", (long long)t->dims[i].size);
+  if (k < cap) snprintf(buf + k, cap - k, t->ndim == 1 ? ",)" : ")");
+  return buf;
+}
+
+static SrVal *kw1(SrNnScope *s, const char *q, SrVal *x, const char *k, SrVal *v) {
+  return x && v ? sr_nn_call(s, q, 1, &x, 1, &k, &v) : NULL;
+}
+
+static SrVal *dirichlet_logpdf(SrNnScope *s, SrVal **p) {
+  SrInterp *I = s->I;
+  if (promote_dtypes_inexact(s, 2, p) < 0) return NULL;
+  SrVal *x = p[0], *alpha = p[1];
+  const SrType *xt = ty(I, x), *at = ty(I, alpha);
+  char b1[96], b2[96];
+  if (at->ndim != 1)
+    return sr_raise(I, "ValueError", "`alpha` must be one-dimensional; got alpha.shape=%s",
+                    shape_text(at, b1, sizeof b1));
+  int64_t na = at->dims[0].size;
+  if (xt->ndim == 0) return sr_raise(I, "IndexError", "tuple index out of range");
+  if (xt->dims[0].size != na && xt->dims[0].size != na - 1)
+    return sr_raise(I, "ValueError",
+                    "`x` must have either the same number of entries as `alpha` or one entry fewer; got "
+                    "x.shape=%s, alpha.shape=%s",
+                    shape_text(xt, b1, sizeof b1), shape_text(at, b2, sizeof b2));
+  SrVal *one = cst(s, x, 1);
+  if (xt->dims[0].size != na) {
+    const char *kk[2] = {"axis", "keepdims"};
+    SrVal *kv[2] = {INT(0), KEEP(sr_bool(1))};
+    SrVal *xs = sr_nn_call(s, "jax.numpy.sum", 1, &x, 2, kk, kv);
+    SrVal *last = L2("sub", one, xs);
+    if (!last) return NULL;
+    SrVal *it[2] = {sr_ref(x), sr_ref(last)};
+    x = kw1(s, "jax.numpy.concatenate", KEEP(sr_tuple(NULL, 2, it)), "axis", INT(0));
+    if (!x) return NULL;
+    xt = ty(I, x);
+  }
+  SrVal *nt = OP(SUB, C1("jax.numpy.sum", C1(SP("gammaln"), alpha)), C1(SP("gammaln"), C1("jax.numpy.sum", alpha)));
+  if (!nt) return NULL;
+  if (xt->ndim > 1) {
+    int64_t shape[SR_MAX_RANK], bd[1] = {0};
+    shape[0] = na;
+    for (int i = 1; i < xt->ndim; i++) shape[i] = 1;
+    alpha = KEEP(sr_lax_broadcast_in_dim(I, alpha, shape, xt->ndim, bd, 1, NULL));
+  }
+  SrVal *lp = L2("sub", kw1(s, "jax.numpy.sum", C2(SP("xlogy"), L2("sub", alpha, one), x), "axis", INT(0)), nt);
+  /* _is_simplex(x) */
+  SrVal *xsum = lp ? kw1(s, "jax.numpy.sum", x, "axis", INT(0)) : NULL;
+  SrVal *pos = kw1(s, "jax.numpy.all", OP(GT, x, INT(0)), "axis", INT(0));
+  SrVal *simplex = OP(BITAND, pos, OP(LT, C1("jax.numpy.abs", OP(SUB, xsum, INT(1))), FL(1e-06)));
+  return simplex ? WHERE(simplex, lp, FL(-INFINITY)) : NULL;
+}
+
+static SrVal *dirichlet_pdf(SrNnScope *s, SrVal **p) { return L1("exp", dirichlet_logpdf(s, p)); }
+
+static SrVal *multinomial_logpmf(SrNnScope *s, SrVal **p) {
+  SrInterp *I = s->I;
+  SrVal *pr = p[2];
+  if (promote(s, "multinomial.logpmf", 1, &pr) < 0) return NULL;
+  /* promote_args_numeric('multinomial.logpmf', x, n) */
+  SrVal *xn[2] = {p[0], p[1]};
+  if (arraylike(I, "multinomial.logpmf", 2, xn) < 0) return NULL;
+  for (int i = 0; i < 2; i++)
+    if (!(xn[i] = KEEP(sr_jnp_asarray(I, xn[i], -1)))) return NULL;
+  int weak;
+  SrDtype dt = sr_jnp_result_dtype(I, 2, xn, &weak);
+  if (dt == SR_BOOL) dt = I->jax->enable_x64 ? SR_I64 : SR_I32;
+  for (int i = 0; i < 2; i++)
+    if (!(xn[i] = KEEP(sr_lax_convert(I, xn[i], dt, weak, NULL)))) return NULL;
+  if (sr_jnp_promote(I, 2, xn, "multinomial.logpmf") < 0) return NULL;
+  KEEP(xn[0]);
+  KEEP(xn[1]);
+  if (!sr_dtype_is_int(ty(I, xn[0])->dtype))
+    return sr_raise(I, "ValueError", "x and n must be of integer type; got x.dtype=%s, n.dtype=%s",
+                    sr_dtype_name(ty(I, xn[0])->dtype), sr_dtype_name(ty(I, xn[1])->dtype));
+  SrDtype pd = ty(I, pr)->dtype;
+  SrVal *x = KEEP(sr_lax_convert(I, xn[0], pd, 0, NULL)), *n = x ? KEEP(sr_lax_convert(I, xn[1], pd, 0, NULL)) : NULL;
+  SrVal *terms = OP(SUB, C2(SP("xlogy"), x, pr), C1(SP("gammaln"), OP(ADD, x, INT(1))));
+  SrVal *lp = OP(ADD, C1(SP("gammaln"), OP(ADD, n, INT(1))), kw1(s, "jax.numpy.sum", terms, "axis", INT(-1)));
+  SrVal *c = lp ? C2("jax.numpy.equal", C1("jax.numpy.sum", x), n) : NULL;
+  return c ? WHERE(c, lp, FL(-INFINITY)) : NULL;
+}
+
+static SrVal *multinomial_pmf(SrNnScope *s, SrVal **p) { return L1("exp", multinomial_logpmf(s, p)); }
+
 /* ---- multivariate_normal ---- */
 
 /* promote_dtypes_inexact(*p): one inexact dtype, no rank promotion */
@@ -983,6 +1106,18 @@ static const Stat stats[] = {
     {"jax.scipy.stats.betabinom.logpmf", "k, n, a, b, loc=", "rrrrN", betabinom_logpmf,
      "logpmf(k, n, a, b, loc=0): the beta-binomial log pmf, a jit"},
     {"jax.scipy.stats.betabinom.pmf", "k, n, a, b, loc=", "rrrrN", betabinom_pmf, "pmf(k, n, a, b, loc=0): exp(logpmf)"},
+    {"jax.scipy.stats.vonmises.logpdf", "x, kappa", "rr", vonmises_logpdf,
+     "logpdf(x, kappa): kappa (cos x - 1) - log(2 pi i0e(kappa)), nan for kappa <= 0"},
+    {"jax.scipy.stats.vonmises.pdf", "x, kappa", "rr", vonmises_pdf, "pdf(x, kappa): the von Mises density"},
+    {"jax.scipy.stats.wrapcauchy.logpdf", "x, c", "rr", wrapcauchy_logpdf,
+     "logpdf(x, c): the wrapped Cauchy log density on [0, 2 pi], nan unless 0 < c < 1"},
+    {"jax.scipy.stats.wrapcauchy.pdf", "x, c", "rr", wrapcauchy_pdf, "pdf(x, c): the wrapped Cauchy density"},
+    {"jax.scipy.stats.dirichlet.logpdf", "x, alpha", "rr", dirichlet_logpdf,
+     "logpdf(x, alpha): the Dirichlet log density over axis 0, -inf off the simplex"},
+    {"jax.scipy.stats.dirichlet.pdf", "x, alpha", "rr", dirichlet_pdf, "pdf(x, alpha): the Dirichlet density"},
+    {"jax.scipy.stats.multinomial.logpmf", "x, n, p", "rrr", multinomial_logpmf,
+     "logpmf(x, n, p): the multinomial log pmf of integer counts x, -inf unless sum(x) == n"},
+    {"jax.scipy.stats.multinomial.pmf", "x, n, p", "rrr", multinomial_pmf, "pmf(x, n, p): exp(logpmf)"},
 };
 
 /* the builtin of each entry: its arguments parsed under the function's
