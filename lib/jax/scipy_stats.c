@@ -3,13 +3,16 @@
  * jax.scipy.stats.norm, .multivariate_normal, .uniform, .expon, .laplace,
  * .logistic, .cauchy, .bernoulli, .poisson, .gamma, .beta, .t, .chi2,
  * .geom, .pareto, .gumbel_r, .gumbel_l, .binom, .nbinom, .betabinom,
- * .gennorm, .vonmises, .wrapcauchy, .dirichlet and .multinomial.
+ * .gennorm, .vonmises, .wrapcauchy, .dirichlet, .multinomial and
+ * .truncnorm.
  *
- * None but betabinom.logpmf is jitted in JAX: each promotes its arguments
+ * None but betabinom.logpmf and truncnorm's functions (not its pdf) is
+ * jitted in JAX, and those are jits here.  Each promotes its arguments
  * (promote_args_inexact under the name JAX gives it, "norm.logpdf") and
- * writes the formula with lax operations, jnp.where and jax.scipy.special, and so does each here,
- * operation for operation, with nn.h's scope: the values, dtypes, weak
- * types and jaxprs follow JAX's.  A function calling another (pdf is
+ * writes the formula with lax operations, jnp.where and
+ * jax.scipy.special, and so does each here, operation for operation, with
+ * nn.h's scope: the values, dtypes, weak types and jaxprs follow JAX's.  A
+ * function calling another (pdf is
  * lax.exp(logpdf(...))) calls it as JAX does, promotion and all.
  *
  * _lax_const(x, v) of an array x is np.array(v, x.dtype), a constant that
@@ -900,6 +903,128 @@ static SrVal *multinomial_logpmf(SrNnScope *s, SrVal **p) {
 
 static SrVal *multinomial_pmf(SrNnScope *s, SrVal **p) { return L1("exp", multinomial_logpmf(s, p)); }
 
+/* ---- truncnorm: logpdf, logcdf, logsf, cdf and sf are jits ---- */
+
+/* _log_diff(x, y): logsumexp([x, y], b=[1, -1], axis=0) */
+static SrVal *log_diff(SrNnScope *s, SrVal *x, SrVal *y) {
+  SrVal *o1 = x && y ? C1("jax.numpy.ones_like", x) : NULL, *o2 = o1 ? neg(s, C1("jax.numpy.ones_like", y)) : NULL;
+  if (!o2) return NULL;
+  SrVal *xy[2] = {sr_ref(x), sr_ref(y)}, *bb[2] = {sr_ref(o1), sr_ref(o2)};
+  SrVal *arr = C1("jax.numpy.array", KEEP(sr_tuple(NULL, 2, xy)));
+  SrVal *barr = arr ? C1("jax.numpy.array", KEEP(sr_tuple(NULL, 2, bb))) : NULL;
+  if (!barr) return NULL;
+  const char *kw[2] = {"b", "axis"};
+  SrVal *kv[2] = {barr, INT(0)};
+  return sr_nn_call(s, SP("logsumexp"), 1, &arr, 2, kw, kv);
+}
+
+/* jnp.broadcast_arrays(*v) in place */
+static int bcast(SrNnScope *s, int n, SrVal **v) {
+  for (int i = 0; i < n; i++)
+    if (!v[i]) return -1;
+  SrVal *r = sr_nn_call(s, "jax.numpy.broadcast_arrays", n, v, 0, NULL, NULL);
+  if (!r || !sr_is_seq(r) || r->seq.n != n) return -1;
+  for (int i = 0; i < n; i++) v[i] = r->seq.items[i];
+  return 0;
+}
+
+/* _log_gauss_mass(a, b): log(ndtr(b) - ndtr(a)), in a tail by log_ndtr */
+static SrVal *log_gauss_mass_in(SrNnScope *s, SrVal *a, SrVal *b);
+
+/* in a scope of its own (it needs many temporaries), kept in outer's */
+static SrVal *log_gauss_mass(SrNnScope *outer, SrVal *a, SrVal *b) {
+  if (!a || !b) return NULL;
+  SCOPE(outer->I);
+  return sr_nn_keep(outer, sr_nn_done(s, log_gauss_mass_in(s, a, b)));
+}
+
+static SrVal *log_gauss_mass_in(SrNnScope *s, SrVal *a, SrVal *b) {
+  SrVal *ab[2] = {C1("jax.numpy.array", a), a ? C1("jax.numpy.array", b) : NULL};
+  if (bcast(s, 2, ab) < 0) return NULL;
+  a = ab[0];
+  b = ab[1];
+  SrVal *left = OP(LE, b, INT(0)), *right = OP(GT, a, INT(0));
+  SrVal *central = right ? KEEP(sr_unop(s->I, SR_OP_INVERT, OP(BITOR, left, right))) : NULL;
+  SrVal *at = central ? WHERE(right, neg(s, b), a) : NULL;
+  SrVal *bt = at ? WHERE(right, neg(s, a), b) : NULL;
+  SrVal *tail = bt ? log_diff(s, C1(SP("log_ndtr"), bt), C1(SP("log_ndtr"), at)) : NULL;
+  SrVal *cm = tail ? C1("jax.numpy.log1p", OP(SUB, neg(s, C1(SP("ndtr"), a)), C1(SP("ndtr"), neg(s, b)))) : NULL;
+  return cm ? WHERE(central, cm, tail) : NULL;
+}
+
+/* the body's arguments: x, a, b and loc=0, scale=1 */
+static void tn_args(SrNnScope *s, SrArgs *a, SrVal **p) {
+  for (int i = 0; i < 5; i++) p[i] = i < a->n ? a->v[i] : INT(i == 4);
+}
+
+static SrVal *tn_logpdf_body(SrInterp *I, SrArgs *a) {
+  SCOPE(I);
+  SrVal *p[5];
+  tn_args(s, a, p);
+  if (promote(s, "truncnorm.logpdf", 5, p) < 0) return sr_nn_done(s, NULL);
+  SrVal *x = p[0], *lo = p[1], *hi = p[2], *loc = p[3], *scale = p[4];
+  SrVal *q[3] = {x, loc, scale};
+  SrVal *val = L2("sub", norm_logpdf(s, q), log_gauss_mass(s, lo, hi));
+  SrVal *xs = val ? standardize(s, x, loc, scale) : NULL;
+  SrVal *out = OP(BITOR, OP(LT, xs, lo), OP(GT, xs, hi));
+  val = out ? WHERE(out, FL(-INFINITY), val) : NULL;
+  return sr_nn_done(s, val ? WHERE(OP(GE, lo, hi), FL(NAN), val) : NULL);
+}
+
+static SrVal *tn_logcdf_body(SrInterp *I, SrArgs *a) {
+  SCOPE(I);
+  SrVal *p[5];
+  tn_args(s, a, p);
+  if (promote(s, "truncnorm.logcdf", 5, p) < 0) return sr_nn_done(s, NULL);
+  if (bcast(s, 3, p) < 0) return sr_nn_done(s, NULL);
+  SrVal *lo = p[1], *hi = p[2];
+  SrVal *x = standardize(s, p[0], p[3], p[4]);
+  SrVal *lgm_ab = x ? log_gauss_mass(s, lo, hi) : NULL;
+  SrVal *lc = lgm_ab ? OP(SUB, log_gauss_mass(s, lo, x), lgm_ab) : NULL;
+  SrVal *ls = lc ? OP(SUB, log_gauss_mass(s, x, hi), lgm_ab) : NULL;
+  SrVal *conds[4] = {OP(GE, x, hi), OP(LE, x, lo), OP(GT, lc, FL(-0.1)), OP(GT, x, lo)};
+  SrVal *vals[4] = {INT(0), FL(-INFINITY), ls ? C1("jax.numpy.log1p", neg(s, C1("jax.numpy.exp", ls))) : NULL, lc};
+  lc = jselect(s, 4, conds, vals);
+  return sr_nn_done(s, lc ? WHERE(OP(GE, lo, hi), FL(NAN), lc) : NULL);
+}
+
+static int tn_count(SrVal **p) { return p[4] ? 5 : p[3] ? 4 : 3; }
+
+/* a jit named name of body on the arguments given (loc as 0 when only
+   scale is) */
+static SrVal *tn_jit(SrNnScope *s, const char *name, SrBuiltinFn body, SrVal **p) {
+  if (p[4] && !p[3]) p[3] = INT(0);
+  return KEEP(sr_api_jit(s->I, name, body, NULL, tn_count(p), p));
+}
+
+static SrVal *tn_logsf_body(SrInterp *I, SrArgs *a) {
+  SCOPE(I);
+  SrVal *p[5];
+  tn_args(s, a, p);
+  if (promote(s, "truncnorm.logsf", 5, p) < 0) return sr_nn_done(s, NULL);
+  SrVal *q[5] = {neg(s, p[0]), neg(s, p[2]), neg(s, p[1]), neg(s, p[3]), p[4]};
+  for (int i = 0; i < 4; i++)
+    if (!q[i]) return sr_nn_done(s, NULL);
+  return sr_nn_done(s, tn_jit(s, "logcdf", tn_logcdf_body, q));
+}
+
+static SrVal *tn_exp_body(SrInterp *I, SrArgs *a, const char *name, SrBuiltinFn body) {
+  SCOPE(I);
+  SrVal *p[5] = {0};
+  for (int i = 0; i < a->n && i < 5; i++) p[i] = a->v[i];
+  return sr_nn_done(s, L1("exp", tn_jit(s, name, body, p)));
+}
+
+static SrVal *tn_sf_body(SrInterp *I, SrArgs *a) { return tn_exp_body(I, a, "logsf", tn_logsf_body); }
+static SrVal *tn_cdf_body(SrInterp *I, SrArgs *a) { return tn_exp_body(I, a, "logcdf", tn_logcdf_body); }
+
+static SrVal *truncnorm_logpdf(SrNnScope *s, SrVal **p) { return tn_jit(s, "logpdf", tn_logpdf_body, p); }
+static SrVal *truncnorm_pdf(SrNnScope *s, SrVal **p) { return L1("exp", truncnorm_logpdf(s, p)); }
+static SrVal *truncnorm_logcdf(SrNnScope *s, SrVal **p) { return tn_jit(s, "logcdf", tn_logcdf_body, p); }
+static SrVal *truncnorm_logsf(SrNnScope *s, SrVal **p) { return tn_jit(s, "logsf", tn_logsf_body, p); }
+static SrVal *truncnorm_cdf(SrNnScope *s, SrVal **p) { return tn_jit(s, "cdf", tn_cdf_body, p); }
+static SrVal *truncnorm_sf(SrNnScope *s, SrVal **p) { return tn_jit(s, "sf", tn_sf_body, p); }
+
 /* ---- multivariate_normal ---- */
 
 /* promote_dtypes_inexact(*p): one inexact dtype, no rank promotion */
@@ -1118,6 +1243,18 @@ static const Stat stats[] = {
     {"jax.scipy.stats.multinomial.logpmf", "x, n, p", "rrr", multinomial_logpmf,
      "logpmf(x, n, p): the multinomial log pmf of integer counts x, -inf unless sum(x) == n"},
     {"jax.scipy.stats.multinomial.pmf", "x, n, p", "rrr", multinomial_pmf, "pmf(x, n, p): exp(logpmf)"},
+    {"jax.scipy.stats.truncnorm.logpdf", "x, a, b, loc=, scale=", "rrrNN", truncnorm_logpdf,
+     "logpdf(x, a, b, loc=0, scale=1): the normal log density truncated to [a, b] (standardized), a jit"},
+    {"jax.scipy.stats.truncnorm.pdf", "x, a, b, loc=, scale=", "rrrNN", truncnorm_pdf,
+     "pdf(x, a, b, loc=0, scale=1): exp(logpdf)"},
+    {"jax.scipy.stats.truncnorm.logcdf", "x, a, b, loc=, scale=", "rrrNN", truncnorm_logcdf,
+     "logcdf(x, a, b, loc=0, scale=1): the truncated normal log cdf, a jit"},
+    {"jax.scipy.stats.truncnorm.cdf", "x, a, b, loc=, scale=", "rrrNN", truncnorm_cdf,
+     "cdf(x, a, b, loc=0, scale=1): exp(logcdf), a jit"},
+    {"jax.scipy.stats.truncnorm.logsf", "x, a, b, loc=, scale=", "rrrNN", truncnorm_logsf,
+     "logsf(x, a, b, loc=0, scale=1): logcdf(-x, -b, -a, -loc, scale), a jit"},
+    {"jax.scipy.stats.truncnorm.sf", "x, a, b, loc=, scale=", "rrrNN", truncnorm_sf,
+     "sf(x, a, b, loc=0, scale=1): exp(logsf), a jit"},
 };
 
 /* the builtin of each entry: its arguments parsed under the function's

@@ -2,7 +2,7 @@
 ## multivariate_normal, uniform, expon, laplace, logistic, cauchy,
 ## bernoulli, poisson, gamma, beta, t, chi2, geom, pareto, gumbel_r/l,
 ## binom, nbinom, betabinom, gennorm, vonmises, wrapcauchy, dirichlet and
-## multinomial as JAX's
+## multinomial, truncnorm as JAX's
 ## jax/_src/scipy/stats/*.py write them; included from golden.mk.
 STATS19_GOLDEN = tests/golden/stats19.jxr
 GOLDEN_TESTS += $(STATS19_GOLDEN)
