@@ -61,7 +61,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/jax/vjp_io.c lib/jax/vmap.c lib/jax/jacobian.c lib/jax/vmap_built.c \
 	lib/jax/vmap_hooks.c \
 	lib/jax/lax_solves.c \
-	lib/jax/nn.h lib/jax/nn_initializers.c lib/jax/scipy_special.c \
+	lib/jax/nn.h lib/jax/nn_initializers.c lib/jax/scipy_special.c lib/jax/scipy_stats.c \
 	lib/jax/jit_options.c lib/jax/jit_options.h lib/jax/array_create.c lib/jax/array_create.h \
 	lib/jax/pytree_api.c lib/jax/pytree_api.h lib/jax/introspect.c lib/jax/introspect.h \
 	lib/jax/numpy_sort.c lib/jax/numpy_stats.c lib/jax/numpy_shape.c lib/jax/numpy_pad.c lib/jax/scipy_ndimage.c \

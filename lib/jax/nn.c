@@ -882,4 +882,5 @@ void sr_nn_init(void) {
     sr_def("jax.numpy.logaddexp", jnp_logaddexp, "logaddexp(x1, x2): log(exp(x1) + exp(x2)), a custom_jvp");
   sr_nn_initializers_init();
   sr_scipy_special_init();
+  sr_scipy_stats_init();
 }

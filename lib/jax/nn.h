@@ -69,6 +69,7 @@ void sr_nn_unref_data(void *d);
 
 void sr_nn_initializers_init(void);   /* nn_initializers.c */
 void sr_scipy_special_init(void);     /* scipy_special.c */
+void sr_scipy_stats_init(void);       /* scipy_stats.c */
 /* jax.scipy.special's _xlogx(x), the custom_jvp of x log x (a new reference) */
 SrVal *sr_scipy_xlogx(SrInterp *I, SrVal *x);
 

@@ -270,3 +270,4 @@ include $(top_srcdir)/tests/golden/sit19.mk
 include $(top_srcdir)/tests/golden/signal19.mk
 include $(top_srcdir)/tests/golden/smap19.mk
 include $(top_srcdir)/tests/golden/api19.mk
+include $(top_srcdir)/tests/golden/stats19.mk
