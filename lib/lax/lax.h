@@ -79,6 +79,13 @@ void sr_lax_conv_init(void); /* conv.c: conv_general_dilated */
 SrVal *sr_lax_conv_dn_val(const int64_t *lhs_spec, const int64_t *rhs_spec, const int64_t *out_spec, int nd);
 /* slicing._get_sharding_for_varying_out_shape(b's shape, x, name) into b's
    dims (conv.c; the windowed family shares it). */
+/* The host loops of the reductions with a computation of the user's
+   (reduce.c: reduce, windowed.c: reduce_window): one step of the reducer
+   jaxpr on host scalars, written over acc; the host results as e's
+   outputs. */
+int sr_lax_reducer_step(struct SrEvalCtx *cx, const struct SrEvalEqn *e, const SrJaxpr *j, const char *name,
+                        unsigned char *const *acc, unsigned char *const *elem);
+int sr_lax_host_outputs(struct SrEvalCtx *cx, const struct SrEvalEqn *e, uint32_t n, unsigned char *const *acc);
 int sr_lax_varying_out_sharding(struct SrTypeCtx *cx, const SrType *x, SrTypeBuilder *b, const char *name);
 void sr_lax_windowed_init(void); /* windowed.c: reduce_window_*, select_and_{gather,scatter}_add */
 void sr_lax_linalg_init(void); /* linalg.c: qr, svd (LAPACK) and triangular_solve */

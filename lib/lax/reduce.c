@@ -680,6 +680,45 @@ static const SrJaxpr *jaxpr_param(const SrEqn *e, const char *key) {
   return v && v->kind == SR_V_JAXPR ? v->jx.jaxpr : NULL;
 }
 
+/* One step of a reducer jaxpr (reduce's, reduce_window's) on the host:
+   the accumulators acc[i] and the elements elem[i] (n each, scalars of
+   the operands' dtypes) to the new accumulators, written over acc[i]. */
+int sr_lax_reducer_step(SrEvalCtx *cx, const SrEvalEqn *e, const SrJaxpr *j, const char *name,
+                        unsigned char *const *acc, unsigned char *const *elem) {
+  uint32_t n = e->nin / 2;
+  SrArray **in = sr_xcalloc(3 * (size_t)n, sizeof *in), **res = in + 2 * n;
+  for (uint32_t i = 0; i < n; i++) {
+    in[i] = sr_array_from_data(sr_args(j)[i]->type, NULL, acc[i]);
+    in[n + i] = sr_array_from_data(sr_args(j)[n + i]->type, NULL, elem[i]);
+  }
+  int rc = sr_ev_jaxpr(cx, j, in, res);
+  for (uint32_t i = 0; i < n && rc == 0; i++) {
+    const SrType *rt = res[i]->type;
+    if (rt->ndim != 0 || rt->dtype != e->in[i]->type->dtype)
+      rc = sr_ev_err(cx, "TypeError", "%s's computation gives %s, the operand is %s", name, sr_type_short(rt),
+                     sr_dtype_name(e->in[i]->type->dtype));
+    else rc = sr_array_to_host(cx, res[i], acc[i]);
+  }
+  for (uint32_t i = 0; i < 2 * n; i++) sr_array_unref(in[i]);
+  for (uint32_t i = 0; i < n; i++)
+    if (res[i]) sr_array_unref(res[i]);
+  free(in);
+  return rc;
+}
+
+/* Results made on the host (acc[i]: the row-major data of result i) laid
+   out as the equation's outputs. */
+int sr_lax_host_outputs(SrEvalCtx *cx, const SrEvalEqn *e, uint32_t n, unsigned char *const *acc) {
+  for (uint32_t i = 0; i < n; i++) {
+    SrArray *r = sr_array_from_data(sr_type_strip_sharding(e->out_type[i]), NULL, acc[i]);
+    const SrMesh *m = sr_ev_mesh_for(cx, e, e->out_type[i]);
+    e->out[i] = sr_redistribute_typed(cx, r, m, sr_ev_out_layout(cx, e, i, m), e->out_type[i]);
+    sr_array_unref(r);
+    if (!e->out[i]) return -1;
+  }
+  return 0;
+}
+
 /* XLA's Reduce on the host: each result element starts at its init value
    and takes the jaxpr of the accumulators and the next element of each
    operand, in row-major order of the reduced dimensions. */
@@ -711,44 +750,26 @@ static int ev_reduce_general(SrEvalCtx *cx, const SrEvalEqn *e) {
     if (rc == 0) rc = sr_array_to_host(cx, e->in[n + i], acc[i]);
     for (int64_t o = 1; rc == 0 && o < nres; o++) memcpy(acc[i] + (size_t)o * es[i], acc[i], es[i]);
   }
-  SrArray **in = sr_xcalloc(3 * n, sizeof *in), **res = in + 2 * n;
+  unsigned char **pa = sr_xcalloc(2 * (size_t)n, sizeof *pa), **pe = pa + n;
   int64_t idx[SR_MAX_RANK] = {0};
   for (int64_t p = 0; rc == 0 && nres > 0 && p < total; p++) {
     int64_t o = 0;
     for (int d = 0; d < xt->ndim; d++)
       if (!drop[d]) o = o * xt->dims[d].size + idx[d];
     for (uint32_t i = 0; i < n; i++) {
-      in[i] = sr_array_from_data(sr_args(j)[i]->type, NULL, acc[i] + (size_t)o * es[i]);
-      in[n + i] = sr_array_from_data(sr_args(j)[n + i]->type, NULL, xs[i] + (size_t)p * es[i]);
+      pa[i] = acc[i] + (size_t)o * es[i];
+      pe[i] = xs[i] + (size_t)p * es[i];
     }
-    rc = sr_ev_jaxpr(cx, j, in, res);
-    for (uint32_t i = 0; i < n && rc == 0; i++) {
-      const SrType *rt = res[i]->type;
-      if (rt->ndim != 0 || rt->dtype != e->in[i]->type->dtype)
-        rc = sr_ev_err(cx, "TypeError", "reduce's computation gives %s, the operand is %s", sr_type_short(rt),
-                       sr_dtype_name(e->in[i]->type->dtype));
-      else rc = sr_array_to_host(cx, res[i], acc[i] + (size_t)o * es[i]);
-    }
-    for (uint32_t i = 0; i < 2 * n; i++) sr_array_unref(in[i]);
-    for (uint32_t i = 0; i < n; i++) {
-      if (res[i]) sr_array_unref(res[i]);
-      res[i] = NULL;
-    }
+    rc = sr_lax_reducer_step(cx, e, j, "reduce", pa, pe);
     for (int d = xt->ndim - 1; d >= 0 && ++idx[d] == xt->dims[d].size; d--) idx[d] = 0;
     if (rc == 0 && cx->I && (p & 1023) == 1023 && sr_interrupt_point(cx->I))
       rc = sr_ev_err(cx, "KeyboardInterrupt", "interrupted");
   }
-  for (uint32_t i = 0; i < n && rc == 0; i++) {
-    SrArray *r = sr_array_from_data(sr_type_strip_sharding(e->out_type[i]), NULL, acc[i]);
-    const SrMesh *m = sr_ev_mesh_for(cx, e, e->out_type[i]);
-    e->out[i] = sr_redistribute_typed(cx, r, m, sr_ev_out_layout(cx, e, i, m), e->out_type[i]);
-    sr_array_unref(r);
-    if (!e->out[i]) rc = -1;
-  }
+  if (rc == 0) rc = sr_lax_host_outputs(cx, e, n, acc);
   for (uint32_t i = 0; i < 2 * n; i++) free(xs[i]);
   free(xs);
   free(es);
-  free(in);
+  free(pa);
   return rc;
 }
 

@@ -624,7 +624,7 @@ static int ev_rw_general(SrEvalCtx *cx, const SrEvalEqn *e) {
     rc = sr_array_to_host(cx, e->in[i], xs[i]);
     if (rc == 0) rc = sr_array_to_host(cx, e->in[n + i], iv[i]);
   }
-  SrArray **in = sr_xcalloc(3 * (size_t)n, sizeof *in), **res = in + 2 * n;
+  unsigned char **pa = sr_xcalloc(2 * (size_t)n, sizeof *pa), **pe = pa + n;
   int64_t oi[SR_MAX_RANK] = {0};
   for (int64_t o = 0; rc == 0 && o < nres; o++) {
     for (uint32_t i = 0; i < n; i++) memcpy(acc[i] + (size_t)o * es[i], iv[i], es[i]);
@@ -638,39 +638,21 @@ static int ev_rw_general(SrEvalCtx *cx, const SrEvalEqn *e) {
         else flat = flat * xt->dims[d].size + pos / w.bd[d];
       }
       for (uint32_t i = 0; i < n; i++) {
-        in[i] = sr_array_from_data(sr_args(j)[i]->type, NULL, acc[i] + (size_t)o * es[i]);
-        in[n + i] = sr_array_from_data(sr_args(j)[n + i]->type, NULL, flat < 0 ? iv[i] : xs[i] + (size_t)flat * es[i]);
+        pa[i] = acc[i] + (size_t)o * es[i];
+        pe[i] = flat < 0 ? iv[i] : xs[i] + (size_t)flat * es[i];
       }
-      rc = sr_ev_jaxpr(cx, j, in, res);
-      for (uint32_t i = 0; i < n && rc == 0; i++) {
-        const SrType *rt = res[i]->type;
-        if (rt->ndim != 0 || rt->dtype != e->in[i]->type->dtype)
-          rc = sr_ev_err(cx, "TypeError", "reduce_window's computation gives %s, the operand is %s", sr_type_short(rt),
-                         sr_dtype_name(e->in[i]->type->dtype));
-        else rc = sr_array_to_host(cx, res[i], acc[i] + (size_t)o * es[i]);
-      }
-      for (uint32_t i = 0; i < 2 * n; i++) sr_array_unref(in[i]);
-      for (uint32_t i = 0; i < n; i++) {
-        if (res[i]) sr_array_unref(res[i]);
-        res[i] = NULL;
-      }
+      rc = sr_lax_reducer_step(cx, e, j, "reduce_window", pa, pe);
       for (int d = nd - 1; d >= 0 && ++ki[d] == w.win[d]; d--) ki[d] = 0;
     }
     for (int d = nd - 1; d >= 0 && ++oi[d] == ot->dims[d].size; d--) oi[d] = 0;
     if (rc == 0 && cx->I && (o & 255) == 255 && sr_interrupt_point(cx->I))
       rc = sr_ev_err(cx, "KeyboardInterrupt", "interrupted");
   }
-  for (uint32_t i = 0; i < n && rc == 0; i++) {
-    SrArray *r = sr_array_from_data(sr_type_strip_sharding(e->out_type[i]), NULL, acc[i]);
-    const SrMesh *m = sr_ev_mesh_for(cx, e, e->out_type[i]);
-    e->out[i] = sr_redistribute_typed(cx, r, m, sr_ev_out_layout(cx, e, i, m), e->out_type[i]);
-    sr_array_unref(r);
-    if (!e->out[i]) rc = -1;
-  }
+  if (rc == 0) rc = sr_lax_host_outputs(cx, e, n, acc);
   for (uint32_t i = 0; i < 3 * n; i++) free(xs[i]);
   free(xs);
   free(es);
-  free(in);
+  free(pa);
   return rc;
 }
 
