@@ -11,7 +11,7 @@ mpirun=${MPIRUN:-mpirun}
 if ! command -v "$mpirun" > /dev/null 2>&1; then echo "SKIP: no mpirun"; exit 77; fi
 prog=${top_builddir:-.}/tests/mpi/check_comm_mpi
 [ -x "$prog" ] || { echo "comm.sh: $prog is not built" >&2; exit 99; }
-flags="--oversubscribe --mca pml ob1 -x OPENBLAS_NUM_THREADS=1"
+flags="--oversubscribe --stdin none --mca pml ob1 -x OPENBLAS_NUM_THREADS=1"
 [ "$(id -u)" = 0 ] && flags="$flags --allow-run-as-root"
 OMPI_MCA_pml=ob1
 export OMPI_MCA_pml

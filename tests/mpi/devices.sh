@@ -31,7 +31,7 @@ if ! command -v "$mpirun" > /dev/null 2>&1; then echo "SKIP: no mpirun"; exit 77
 [ -x "$prog" ] || { echo "devices.sh: $prog is not an executable" >&2; exit 99; }
 here=$(cd "$(dirname "$0")" && pwd)
 : "${SHELL:=/bin/sh}"
-mpiflags="--oversubscribe --quiet --merge-stderr-to-stdout --mca pml ob1 -x OPENBLAS_NUM_THREADS=1"
+mpiflags="--oversubscribe --quiet --stdin none --merge-stderr-to-stdout --mca pml ob1 -x OPENBLAS_NUM_THREADS=1"
 [ "$(id -u)" = 0 ] && mpiflags="$mpiflags --allow-run-as-root"
 OPENBLAS_NUM_THREADS=1
 OMPI_MCA_pml=ob1

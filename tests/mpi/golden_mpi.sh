@@ -158,7 +158,11 @@ one() {
   done
   run local "" ""
   for p in $ranks; do
-    run "np$p" "$mpirun -np $p $mpiflags $SHELL $here/merged.sh" ""
+    # a script read from a file gets no stdin: with none to forward,
+    # mpirun's event loop has no descriptor to drop at the end (Open MPI
+    # 4.1 sometimes prints "[warn] Epoll MOD(1) on fd N failed" then)
+    if [ "$stdin" = yes ]; then sin=; else sin="--stdin none"; fi
+    run "np$p" "$mpirun -np $p $mpiflags $sin $SHELL $here/merged.sh" ""
     check "np$p" "$p"
     if [ "$p" = 2 ] && [ "${SR_MPI_SPAWN:-1}" != 0 ]; then
       run "ranks$p" "" "--ranks $p"
