@@ -426,11 +426,22 @@ static SrVal *lax_reshape(SrInterp *I, SrArgs *a) {
   int64_t shape[SR_MAX_RANK];
   int nd;
   if (ints_arg(I, p[1], shape, &nd, "new_sizes") < 0) return NULL;
-  if (p[2] && p[2]->kind != SR_V_NONE)
-    return sr_raise(I, "NotImplementedError", "lax.reshape with dimensions= is not supported");
+  /* dimensions: the operand's dimensions in the order they are read
+     (a transpose first); the identity order is as good as none */
+  int64_t dims[SR_MAX_RANK];
+  int ndims = 0, permuted = 0;
+  if (p[2] && p[2]->kind != SR_V_NONE) {
+    if (ints_arg(I, p[2], dims, &ndims, "dimensions") < 0) return NULL;
+    for (int i = 0; i < ndims; i++) permuted |= dims[i] != i;
+  }
   if (canon_sharding(I, p[3], "reshape", 1, &sh) < 0) return NULL;
   SrVal *x = arr(I, p[0]);
-  SrVal *r = x ? sr_lax_reshape(I, x, shape, nd, sh) : NULL;
+  SrVal *r = NULL;
+  if (x && permuted)
+    r = sr_op_bindv(SR_BINDER(I), SR_P_reshape, 1, &x, "new_sizes", sr_int_tuple(shape, nd), "dimensions",
+                    sr_int_tuple(dims, ndims), "sharding", sh ? sr_ref(sh) : sr_none(), NULL);
+  else if (x)
+    r = sr_lax_reshape(I, x, shape, nd, sh);
   sr_unref(x);
   sr_unref(sh);
   return r;
@@ -970,7 +981,7 @@ void sr_lax_api_init(void) {
     {"jax.lax.broadcast_in_dim", lax_broadcast_in_dim,
      "broadcast_in_dim(operand, shape, broadcast_dimensions, *, out_sharding=None)"},
     {"jax.lax.broadcast", lax_broadcast, "broadcast(operand, sizes): new leading dimensions"},
-    {"jax.lax.reshape", lax_reshape, "reshape(operand, new_sizes, *, out_sharding=None)"},
+    {"jax.lax.reshape", lax_reshape, "reshape(operand, new_sizes, dimensions=None, *, out_sharding=None)"},
     {"jax.lax.transpose", lax_transpose, "transpose(operand, permutation)"},
     {"jax.lax.squeeze", lax_squeeze, "squeeze(array, dimensions)"},
     {"jax.lax.expand_dims", lax_expand_dims, "expand_dims(array, dimensions)"},

@@ -1007,14 +1007,50 @@ static int blocks_line_up(const SrType *a, const SrType *b, const SrMesh *m) {
   return 1;
 }
 
+typedef struct TransArg {
+  int nd;
+  size_t es;
+  int perm[SR_MAX_RANK];
+} TransArg;
+
+static int transpose_fn(SrShardIO *io) {
+  TransArg *t = io->arg;
+  sr_kern_transpose(t->es, t->nd, io->in_shape[0], t->perm, io->in[0]->data, io->out[0]->data);
+  return 0;
+}
+
+/* reshape with dimensions: the operand's elements read in the order of
+   its dimensions permuted (XLA's transpose, then the reshape), on the
+   whole value on every device. */
+static int ev_reshape_permuted(SrEvalCtx *cx, const SrEvalEqn *e, Out1 o) {
+  SrArray *x = e->in[0];
+  const SrType *t = e->out_type[0];
+  int64_t p[SR_MAX_RANK];
+  int np;
+  if (sr_ev_param_ints(cx, e, "dimensions", p, SR_MAX_RANK, &np) < 0) return -1;
+  TransArg ta;
+  ta.nd = np;
+  ta.es = esize(x);
+  for (int k = 0; k < np; k++) ta.perm[k] = (int)p[k];
+  SrArray *full = sr_redistribute(cx, x, o.m, natural(drop_dims(x->layout, ~0ull), 0, x->layout, x->type->dtype));
+  if (!full) return -1;
+  SrArray *r = sr_array_new(t, natural(drop_dims(o.l, ~0ull), 0, full->layout, t->dtype), o.m);
+  int rc = sr_ev_map(cx, 1, &full, 1, &r, 0, transpose_fn, &ta);
+  sr_array_unref(full);
+  if (rc < 0) {
+    sr_array_unref(r);
+    return -1;
+  }
+  return finish(cx, e, 0, o.m, r);
+}
+
 /* The same elements in row-major order, under a new shape. */
 static int ev_reshape_like(SrEvalCtx *cx, const SrEvalEqn *e) {
   Out1 o = out1(cx, e);
   const SrType *t = e->out_type[0];
   SrArray *x = e->in[0];
   SrVal *dims = sr_ev_param(e, "dimensions");
-  if (dims && dims->kind != SR_V_NONE && e->prim->id == SR_P_reshape)
-    return sr_ev_err(cx, "NotImplementedError", "reshape with dimensions= is not supported");
+  if (dims && dims->kind != SR_V_NONE && e->prim->id == SR_P_reshape) return ev_reshape_permuted(cx, e, o);
   /* the result's layout with the operand's unreduced/reduced sets */
   const SrType *want = natural(o.l, 0, x->layout, t->dtype);
   if (x->mesh == o.m && blocks_line_up(x->layout, want, o.m)) return finish(cx, e, 0, o.m, sr_array_retype(x, t, want));
@@ -1030,9 +1066,21 @@ static int ev_squeeze(SrEvalCtx *cx, const SrEvalEqn *e) { return ev_reshape_lik
 
 TR(tr_reshape) {
   (void)x;
-  SrVal *dims = param(e, "dimensions");
-  if (dims && dims->kind != SR_V_NONE)
-    return sr_raise(ad->I, "NotImplementedError", "transposing a reshape with dimensions is not supported"), -1;
+  int64_t dims[SR_MAX_RANK], inv[SR_MAX_RANK];
+  SrVal *dv = param(e, "dimensions");
+  if (dv && dv->kind != SR_V_NONE) {
+    /* _reshape_transpose_rule: back to the permuted operand's shape, then
+       the inverse permutation */
+    int n = param_ints(e, "dimensions", dims, SR_MAX_RANK);
+    const SrType *ot = ct_of(e, 0);
+    SrTypeBuilder pb;
+    sr_type_builder(&pb, ot);
+    for (int i = 0; i < n; i++) pb.dims[i] = ot->dims[dims[i]];
+    argsort(dims, n, inv);
+    SrVal *mid = sr_ad_reshape(ad, ct[0], sr_type_get(&pb));
+    cx[0] = mid ? sr_ad_transpose_dims(ad, mid, inv, n) : NULL;
+    return cx[0] ? 0 : -1;
+  }
   cx[0] = sr_ad_reshape(ad, ct[0], ct_of(e, 0));
   return cx[0] ? 0 : -1;
 }
@@ -1106,18 +1154,6 @@ static int type_transpose(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out)
   }
   if (pass_ur(cx, &s, x, &b) < 0 || sr_vma_standard(cx, e, &b.varying) < 0) return -1;
   return sr_finish_type(cx, e, &b, out);
-}
-
-typedef struct TransArg {
-  int nd;
-  size_t es;
-  int perm[SR_MAX_RANK];
-} TransArg;
-
-static int transpose_fn(SrShardIO *io) {
-  TransArg *t = io->arg;
-  sr_kern_transpose(t->es, t->nd, io->in_shape[0], t->perm, io->in[0]->data, io->out[0]->data);
-  return 0;
 }
 
 static int ev_transpose(SrEvalCtx *cx, const SrEvalEqn *e) {

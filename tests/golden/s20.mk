@@ -1,0 +1,4 @@
+## s20.mk: lax.reshape with dimensions=; included from golden.mk.
+S20_GOLDEN = tests/golden/reshape20.jxr
+GOLDEN_TESTS += $(S20_GOLDEN)
+EXTRA_DIST += tests/golden/s20.mk
