@@ -18,6 +18,20 @@ static size_t live_bytes, peak_bytes;
 
 static size_t alloc_size(size_t nbytes) { return BUF_HEAD + ((nbytes + 63) & ~(size_t)63); }
 
+/* A buffer of 4 MiB or more starts on a huge page and asks for
+   transparent huge pages (as numpy does for its big arrays): a page fault
+   per 2 MiB instead of per 4 KiB when it is first written, and few TLB
+   misses when a gemm packs it. */
+enum { BIG_BUFFER = 4 << 20, HUGE_ALIGN = 2 << 20 };
+
+static SrBuffer *big_alloc(size_t total) {
+  if (total < BIG_BUFFER) return aligned_alloc(64, total);
+  void *p = NULL;
+  if (posix_memalign(&p, HUGE_ALIGN, total) != 0) return NULL;
+  sr_mem_huge(p, total);
+  return p;
+}
+
 /* NULL when out of memory.  A request past what the process may get
    (sr_mem_limit) is refused without trying: with overcommit malloc would
    grant it, and touching it would drive the machine into swap or the OOM
@@ -28,7 +42,7 @@ static SrBuffer *buffer_alloc(size_t nbytes) {
   SrBuffer *b = sr_bufpool_take(total);
   sr_bufpool_count(!b);
   if (!b) {
-    b = aligned_alloc(64, total);
+    b = big_alloc(total);
     if (!b) return NULL;
   }
   b->rc = 1;
