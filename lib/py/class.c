@@ -2355,7 +2355,7 @@ static SrVal *bi_iter(SrInterp *I, SrArgs *a) {
   }
   if (a->n != 1) return sr_raise(I, "TypeError", "iter expected %s argument%s, got %d", a->n ? "at most 2" : "at least 1", a->n ? "s" : "", a->n);
   SrVal *x = a->v[0];
-  if (sr_is_obj(x, &iter_class) || sr_is_gen(x) || sr_is_lazy_iter(x)) return sr_ref(x);
+  if (sr_is_obj(x, &iter_class) || sr_is_gen(x) || sr_is_lazy_iter(x) || sr_is_range_iter(x)) return sr_ref(x);
   const SrInstance *o = instance(x);
   if (o && !o->items && mro_lookup(class_of(o), "__iter__", NULL)) {
     int found;
@@ -2386,8 +2386,8 @@ static SrVal *bi_next(SrInterp *I, SrArgs *a) {
     }
     return r;
   }
-  if (sr_is_lazy_iter(x)) {
-    r = sr_lazy_iter_step(I, x);
+  if (sr_is_lazy_iter(x) || sr_is_range_iter(x)) {
+    r = sr_is_range_iter(x) ? sr_range_iter_step(x) : sr_lazy_iter_step(I, x);
     if (!r && !I->exc) {
       if (a->n == 2) return sr_ref(a->v[1]);
       return sr_raise(I, "StopIteration", "%s", "");

@@ -663,7 +663,6 @@ static SrVal *eval_call(SrInterp *I, Frame *f, SrNode *n) {
 
 static Status assign(SrInterp *I, Frame *f, SrNode *t, SrVal *v);
 
-/* Comprehensions run eagerly: generators produce lists. */
 /* A loop's next item: a generator's body runs from the loop's line
    (where an exception it raises leaves the loop's frame). */
 static SrVal *loop_next(SrInterp *I, SrIter *it, uint32_t off) {
@@ -729,7 +728,133 @@ static int comp_loop(SrInterp *I, Frame *f, SrNode *c, int g, SrVal *acc) {
   return rc;
 }
 
+/* A generator expression: lazy, as in Python.  Its first iterable is
+   evaluated (and iter() taken of it) where the expression stands; the
+   rest runs a step at a time at each next(), in a scope of its own over
+   the enclosing one.  depth is the for clause being walked (-1 once it is
+   exhausted or has raised); open[k]: clause k's walk has begun. */
+typedef struct GenExpr {
+  SrCode *code;
+  SrNode *c;
+  Frame f;
+  const char *func;
+  int depth;
+  SrIter *it;
+  uint8_t *open;
+} GenExpr;
+
+static const char **names_copy(const char **names, int n) {
+  if (!n) return NULL;
+  const char **c = sr_xmalloc((size_t)n * sizeof *c);
+  memcpy(c, names, (size_t)n * sizeof *c);
+  return c;
+}
+
+static void genexpr_close(GenExpr *g) {
+  for (int k = 0; k < g->c->n; k++)
+    if (g->open[k]) sr_iter_end(&g->it[k]);
+  memset(g->open, 0, (size_t)g->c->n);
+  g->depth = -1;
+}
+
+static void genexpr_free(void *state) {
+  GenExpr *g = state;
+  genexpr_close(g);
+  sr_env_unref(g->f.env);
+  free(g->f.globals);
+  free(g->f.nonlocals);
+  sr_code_unref(g->code);
+  free(g->it);
+  free(g->open);
+  free(g);
+}
+
+static SrVal *genexpr_step(SrInterp *I, void *state) {
+  GenExpr *g = state;
+  if (g->depth < 0) return NULL;
+  SrCode *saved = I->py->code;
+  const char *caller = I->py->cur_func;
+  uint32_t off = I->py->cur_off;
+  I->py->code = g->code;
+  I->py->cur_func = g->func;
+  SrVal *r = NULL;
+  int failed = 0;
+  while (!r && !failed) {
+    SrNode *gen = g->c->list[g->depth];
+    SrIter *it = &g->it[g->depth];
+    if (!g->open[g->depth]) {
+      SrVal *src = eval(I, &g->f, gen->b);
+      if (!src || sr_iter_begin(I, it, src) < 0) failed = 1;
+      else g->open[g->depth] = 1;
+      sr_unref(src);
+      continue;
+    }
+    SrVal *x = loop_next(I, it, gen->b->off);
+    if (!x) {
+      failed = sr_iter_failed(it);
+      sr_iter_end(it);
+      g->open[g->depth] = 0;
+      if (!failed && g->depth-- == 0) break; /* the first clause is done: all is */
+      continue;
+    }
+    if (assign(I, &g->f, gen->a, x) != ST_OK) {
+      failed = 1;
+      break;
+    }
+    int keep = 1;
+    for (int k = 0; k < gen->n && keep; k++) {
+      SrVal *cond = eval(I, &g->f, gen->list[k]);
+      int t = cond ? sr_truthy(I, cond) : -1;
+      sr_unref(cond);
+      if (t < 0) failed = 1;
+      keep = t > 0;
+    }
+    if (failed || sr_poll_interrupt(I)) {
+      failed = 1;
+    } else if (keep) {
+      if (g->depth + 1 < g->c->n) g->depth++;
+      else if (!(r = eval(I, &g->f, g->c->a))) failed = 1;
+    }
+  }
+  I->py->code = saved;
+  I->py->cur_func = caller;
+  I->py->cur_off = off;
+  if (failed) {
+    /* a generator that raised is finished */
+    if (saved && g->code) sr_tb_push(I, g->code->src, off, caller);
+    genexpr_close(g);
+  } else if (!r) {
+    genexpr_close(g);
+  }
+  return r;
+}
+
+static SrVal *eval_genexpr(SrInterp *I, Frame *f, SrNode *c) {
+  SrNode *gen = c->list[0];
+  SrVal *src = eval(I, f, gen->b);
+  if (!src) return NULL;
+  GenExpr *g = sr_xcalloc(1, sizeof *g);
+  g->c = c;
+  g->it = sr_xcalloc((size_t)c->n, sizeof *g->it);
+  g->open = sr_xcalloc((size_t)c->n, 1);
+  int rc = sr_iter_begin(I, &g->it[0], src);
+  sr_unref(src);
+  if (rc < 0) {
+    free(g->it);
+    free(g->open);
+    free(g);
+    return NULL;
+  }
+  g->open[0] = 1;
+  g->code = sr_code_ref(I->py->code);
+  g->func = I->py->cur_func;
+  g->f = (Frame){sr_env_new(f->env), NULL, names_copy(f->globals, f->nglobals), f->nglobals,
+                 names_copy(f->nonlocals, f->nnonlocals), f->nnonlocals, NULL, NULL, 0};
+  return sr_lazy_iter_new("generator", genexpr_step, g, genexpr_free);
+}
+
 static SrVal *eval_comp(SrInterp *I, Frame *f, SrNode *c) {
+  if (c->op == SR_COMP_GEN) return eval_genexpr(I, f, c);
   /* the comprehension's variables live in a scope of their own */
   Frame inner = {sr_env_new(f->env), NULL, f->globals, f->nglobals, f->nonlocals, f->nnonlocals, NULL, f->fn, 0};
   SrVal *acc = c->op == SR_COMP_DICT ? sr_dict(NULL)

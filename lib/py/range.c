@@ -67,6 +67,17 @@ static SrVal *iter_list(SrInterp *I, SrVal *self) {
 static const SrLangOps iter_ops = {.iter = iter_list};
 static const SrClass range_iter_class = {"range_iterator", free, iter_repr, NULL, &iter_ops};
 
+int sr_is_range_iter(const SrVal *v) { return sr_is_obj(v, &range_iter_class); }
+
+SrVal *sr_range_iter_step(SrVal *v) {
+  SrIterPos *p = v->obj.data;
+  if (!p->left) return NULL;
+  SrVal *x = sr_int(NULL, p->next);
+  p->left--;
+  p->next = (int64_t)((uint64_t)p->next + (uint64_t)p->step);
+  return x;
+}
+
 SrVal *sr_range_reversed(SrVal *v) {
   const SrRange *r = sr_as_range(v);
   SrIterPos *p = sr_xcalloc(1, sizeof *p);
@@ -347,8 +358,12 @@ static void lazy_free(void *data) {
 
 static void lazy_repr(SrBuf *out, const SrVal *v) {
   const Lazy *l = v->obj.data;
-  sr_buf_printf(out, "<%s object at %p>", l->type, (const void *)l);
+  /* a generator expression's generator, as CPython names it */
+  const char *what = strcmp(l->type, "generator") == 0 ? " <genexpr>" : "";
+  sr_buf_printf(out, "<%s object%s at %p>", l->type, what, (const void *)l);
 }
+
+static const char *lazy_type_name(const SrVal *v) { return ((const Lazy *)v->obj.data)->type; }
 
 static SrVal *lazy_list(SrInterp *I, SrVal *self) {
   SrVal *l = sr_seq(NULL, SR_V_LIST, 0);
@@ -484,4 +499,5 @@ void sr_iter_end(SrIter *it) {
 void sr_range_init(void) {
   sr_def("builtins.range", bi_range, "range(stop) / range(start, stop[, step]): the ints from start to stop by step");
   sr_val_equal_class(&sr_range_class, range_equal);
+  sr_val_type_name_class(&lazy_class, lazy_type_name);
 }

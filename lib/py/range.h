@@ -35,6 +35,11 @@ SrVal *sr_range_reversed(SrVal *range);
    as an int64 holds), walked lazily as a range's iterator is. */
 SrVal *sr_range_iter_new(int64_t next, int64_t step, uint64_t left);
 
+/* Whether v is such an iterator; its next int (a new reference), or NULL
+   when it is exhausted (next() on it). */
+int sr_is_range_iter(const SrVal *v);
+SrVal *sr_range_iter_step(SrVal *v);
+
 /* `item in r`; -1 with an exception raised. */
 int sr_range_contains(SrInterp *I, const SrRange *r, SrVal *item);
 

@@ -1,4 +1,5 @@
-## s20.mk: lax.reshape with dimensions=; included from golden.mk.
-S20_GOLDEN = tests/golden/reshape20.jxr
+## s20.mk: lax.reshape with dimensions=, lazy generator expressions;
+## included from golden.mk.
+S20_GOLDEN = tests/golden/reshape20.jxr tests/golden/genexpr20.jxr
 GOLDEN_TESTS += $(S20_GOLDEN)
 EXTRA_DIST += tests/golden/s20.mk
