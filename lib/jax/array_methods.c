@@ -228,9 +228,10 @@ static SrVal *array_unop(SrInterp *I, int op, SrVal *x) {
       if (sr_dtype_is_inexact(a->type->dtype)) return sr_float(NULL, a->value.f);
       return sr_int(NULL, a->value.i);
     }
-    SrVal *cv = a->kind == SR_AV_TRACER ? sr_tracers_smap_value(I, x) : NULL;
+    SrVal *cv = a->kind == SR_AV_TRACER ? sr_tracers_value(I, x) : NULL;
     if (cv) {
-      SrVal *r = array_unop(I, SR_OP_ITEM, cv);
+      /* a Python scalar passed in stays one */
+      SrVal *r = sr_array_of(cv) ? array_unop(I, SR_OP_ITEM, cv) : sr_ref(cv);
       sr_unref(cv);
       return r;
     }
@@ -257,9 +258,9 @@ static int array_truthy(SrInterp *I, SrVal *x) {
     sr_raise(I, "ValueError", "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()");
     return -1;
   }
-  SrVal *cv = a->kind == SR_AV_TRACER ? sr_tracers_smap_value(I, x) : NULL;
+  SrVal *cv = a->kind == SR_AV_TRACER ? sr_tracers_value(I, x) : NULL;
   if (cv) {
-    int t = array_truthy(I, cv);
+    int t = sr_array_of(cv) ? array_truthy(I, cv) : sr_val_truthy(cv);
     sr_unref(cv);
     return t;
   }

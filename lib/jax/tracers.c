@@ -473,11 +473,21 @@ int sr_tracers_in_eager_smap(SrInterp *I) {
   return I->trace && I->trace->repr == smap_repr && !I->trace->parent;
 }
 
-SrVal *sr_tracers_smap_value(SrInterp *I, SrVal *x) {
+/* The primal of v, a var of an eager grad's or jvp's trace t. */
+static SrVal *primal_value(SrInterp *I, SrTrace *t, SrVar *v) {
+  if (outer(t)) return NULL;
+  SrJaxpr *j = sr_trace_snapshot(t, v);
+  SrVal **in = snapshot_inputs(t, j, dget(t, 1), 0);
+  SrVal *val = run_eager(I, j, in);
+  free_inputs(in, j->nin);
+  return val;
+}
+
+SrVal *sr_tracers_value(SrInterp *I, SrVal *x) {
   SrArrayObj *a = sr_array_of(x);
-  if (!a || a->kind != SR_AV_TRACER || !a->trace || !a->var || a->trace->repr != smap_repr || a->trace->parent ||
-      I->exc)
-    return NULL;
+  if (!a || a->kind != SR_AV_TRACER || !a->trace || !a->var || I->exc) return NULL;
+  if (a->trace->repr == grad_repr || a->trace->repr == jvp_repr) return primal_value(I, a->trace, a->var);
+  if (a->trace->repr != smap_repr || a->trace->parent) return NULL;
   SrTrace *t = a->trace;
   SrVal *mv = dget(t, 5);
   const SrMesh *m = mv->kind == SR_V_MESH ? mv->mesh : NULL;

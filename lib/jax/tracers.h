@@ -22,11 +22,18 @@ void sr_tracers_vmap_next(SrInterp *I, int64_t size, const char *axis_name, SrVa
 /* shard_map called outside jit: the concrete mesh (a Mesh value), the
    arguments' leaves and each one's in_spec (lists). */
 void sr_tracers_smap_next(SrInterp *I, SrVal *mesh, SrVal *leaves, SrVal *specs);
-/* ShardMapTracer.to_concrete_value: the value of a tracer of a shard_map
-   called outside jit that varies over no axis (the same on every device:
-   device 0's block), a new reference; NULL, with no exception, for any
-   other value. */
-SrVal *sr_tracers_smap_value(SrInterp *I, SrVal *x);
+/* Tracer.to_concrete_value, for bool(), int(), float() and indexing:
+   the value of a tracer whose value an eager call fixes, a new reference
+   (an array, or the Python scalar an argument was);
+   NULL, with no exception, for any other value.  Two kinds have one:
+   - ShardMapTracer: a tracer of a shard_map called outside jit that
+     varies over no axis (the same on every device: device 0's block);
+   - LinearizeTracer and JVPTracer: a tracer of an eager jax.grad
+     (value_and_grad) or jax.jvp, whose primal is computed from the values
+     the call was given, so that Python control flow on values works under
+     grad as in JAX (the trace then holds the branch taken, and the eager
+     call evaluates it on those same values). */
+SrVal *sr_tracers_value(SrInterp *I, SrVal *x);
 /* Is the current trace the body of a shard_map called outside jit (an
    eager ShardMapTrace)? */
 int sr_tracers_in_eager_smap(SrInterp *I);
