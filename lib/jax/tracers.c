@@ -473,12 +473,30 @@ int sr_tracers_in_eager_smap(SrInterp *I) {
   return I->trace && I->trace->repr == smap_repr && !I->trace->parent;
 }
 
-/* The primal of v, a var of an eager grad's or jvp's trace t. */
+static int is_concrete(const SrVal *x) {
+  const SrArrayObj *a = sr_array_of(x);
+  return a ? a->kind == SR_AV_CONCRETE : x->kind == SR_V_INT || x->kind == SR_V_FLOAT || x->kind == SR_V_BOOL;
+}
+
+/* The primal of v, a var of a grad's or jvp's trace t, where the values
+   it is computed from are concrete: an eager call's, or a jvp's closed
+   over primals under the vmap of jax.jacfwd. */
 static SrVal *primal_value(SrInterp *I, SrTrace *t, SrVar *v) {
-  if (outer(t)) return NULL;
   SrJaxpr *j = sr_trace_snapshot(t, v);
   SrVal **in = snapshot_inputs(t, j, dget(t, 1), 0);
-  SrVal *val = run_eager(I, j, in);
+  int ok = 1;
+  for (uint32_t i = 0; i < j->nin && ok; i++) {
+    if (is_concrete(in[i])) continue;
+    /* a tracer of an enclosing grad or jvp whose own primal is concrete
+       (jax.hessian: jacrev's vjp on jacfwd's jvp tracers) */
+    SrVal *c = sr_tracers_value(I, in[i]);
+    ok = c != NULL;
+    if (c) {
+      sr_unref(in[i]);
+      in[i] = c;
+    }
+  }
+  SrVal *val = ok ? run_eager(I, j, in) : NULL;
   free_inputs(in, j->nin);
   return val;
 }
