@@ -244,11 +244,7 @@ static SrVal *concrete_result(SrInterp *I, Grad *g, Fn *f, int nout) {
   }
   SrVal *r = NULL;
   int ok = (uint32_t)leaves->seq.n == sr_nargs(f->j);
-  for (int i = 0; ok && i < leaves->seq.n; i++) {
-    SrVal *x = leaves->seq.items[i];
-    SrArrayObj *a = sr_array_of(x);
-    ok = a ? a->kind == SR_AV_CONCRETE : x->kind == SR_V_INT || x->kind == SR_V_FLOAT || x->kind == SR_V_BOOL;
-  }
+  for (int i = 0; ok && i < leaves->seq.n; i++) ok = sr_tracers_is_concrete(leaves->seq.items[i]);
   if (ok) {
     SrTrace *saved = I->trace;
     I->trace = NULL;

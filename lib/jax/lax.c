@@ -429,13 +429,12 @@ static SrVal *lax_reshape(SrInterp *I, SrArgs *a) {
   /* dimensions: the operand's dimensions in the order they are read
      (a transpose first); the identity order is as good as none */
   int64_t dims[SR_MAX_RANK];
-  int ndims = 0, permuted = 0;
-  if (p[2] && p[2]->kind != SR_V_NONE) {
-    if (ints_arg(I, p[2], dims, &ndims, "dimensions") < 0) return NULL;
-    for (int i = 0; i < ndims; i++) permuted |= dims[i] != i;
-  }
+  int ndims = -1;
+  if (p[2] && p[2]->kind != SR_V_NONE && ints_arg(I, p[2], dims, &ndims, "dimensions") < 0) return NULL;
   if (canon_sharding(I, p[3], "reshape", 1, &sh) < 0) return NULL;
   SrVal *x = arr(I, p[0]);
+  int permuted = x && ndims >= 0 && ndims != vtype(I, x)->ndim;
+  for (int i = 0; x && i < ndims; i++) permuted |= dims[i] != i;
   SrVal *r = NULL;
   if (x && permuted)
     r = sr_op_bindv(SR_BINDER(I), SR_P_reshape, 1, &x, "new_sizes", sr_int_tuple(shape, nd), "dimensions",

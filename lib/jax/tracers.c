@@ -473,7 +473,7 @@ int sr_tracers_in_eager_smap(SrInterp *I) {
   return I->trace && I->trace->repr == smap_repr && !I->trace->parent;
 }
 
-static int is_concrete(const SrVal *x) {
+int sr_tracers_is_concrete(const SrVal *x) {
   const SrArrayObj *a = sr_array_of(x);
   return a ? a->kind == SR_AV_CONCRETE : x->kind == SR_V_INT || x->kind == SR_V_FLOAT || x->kind == SR_V_BOOL;
 }
@@ -486,7 +486,7 @@ static SrVal *primal_value(SrInterp *I, SrTrace *t, SrVar *v) {
   SrVal **in = snapshot_inputs(t, j, dget(t, 1), 0);
   int ok = 1;
   for (uint32_t i = 0; i < j->nin && ok; i++) {
-    if (is_concrete(in[i])) continue;
+    if (sr_tracers_is_concrete(in[i])) continue;
     /* a tracer of an enclosing grad or jvp whose own primal is concrete
        (jax.hessian: jacrev's vjp on jacfwd's jvp tracers) */
     SrVal *c = sr_tracers_value(I, in[i]);

@@ -673,6 +673,18 @@ static SrVal *loop_next(SrInterp *I, SrIter *it, uint32_t off) {
   return x;
 }
 
+/* Whether a for clause's current item passes its if clauses: 1, 0, or -1
+   with an exception raised. */
+static int comp_keep(SrInterp *I, Frame *f, SrNode *gen) {
+  for (int k = 0; k < gen->n; k++) {
+    SrVal *cond = eval(I, f, gen->list[k]);
+    int t = cond ? sr_truthy(I, cond) : -1;
+    sr_unref(cond);
+    if (t <= 0) return t;
+  }
+  return 1;
+}
+
 static int comp_loop(SrInterp *I, Frame *f, SrNode *c, int g, SrVal *acc) {
   if (g == c->n) {
     if (c->op == SR_COMP_DICT) {
@@ -708,19 +720,9 @@ static int comp_loop(SrInterp *I, Frame *f, SrNode *c, int g, SrVal *acc) {
       rc = -1;
       break;
     }
-    int keep = 1;
-    for (int k = 0; k < gen->n && keep; k++) {
-      SrVal *cond = eval(I, f, gen->list[k]);
-      int t = cond ? sr_truthy(I, cond) : -1;
-      sr_unref(cond);
-      if (t < 0) {
-        rc = -1;
-        keep = 0;
-      } else {
-        keep = t;
-      }
-    }
-    if (rc == 0 && keep) rc = comp_loop(I, f, c, g + 1, acc);
+    int keep = comp_keep(I, f, gen);
+    if (keep < 0) rc = -1;
+    else if (keep) rc = comp_loop(I, f, c, g + 1, acc);
     if (rc == 0 && sr_poll_interrupt(I)) rc = -1;
   }
   if (rc == 0 && sr_iter_failed(&it)) rc = -1;
@@ -801,15 +803,8 @@ static SrVal *genexpr_step(SrInterp *I, void *state) {
       failed = 1;
       break;
     }
-    int keep = 1;
-    for (int k = 0; k < gen->n && keep; k++) {
-      SrVal *cond = eval(I, &g->f, gen->list[k]);
-      int t = cond ? sr_truthy(I, cond) : -1;
-      sr_unref(cond);
-      if (t < 0) failed = 1;
-      keep = t > 0;
-    }
-    if (failed || sr_poll_interrupt(I)) {
+    int keep = comp_keep(I, &g->f, gen);
+    if (keep < 0 || sr_poll_interrupt(I)) {
       failed = 1;
     } else if (keep) {
       if (g->depth + 1 < g->c->n) g->depth++;
