@@ -128,6 +128,8 @@ SrVal *sr_word(SrArena *a, const char *s, size_t n);
 SrVal *sr_seq(SrArena *a, SrValKind kind, int n);
 void sr_seq_push(SrArena *a, SrVal *seq, SrVal *item); /* steals item */
 SrVal *sr_tuple(SrArena *a, int n, SrVal **items);     /* steals items */
+/* (a, b), stealing both */
+static inline SrVal *sr_pair(SrVal *a, SrVal *b) { return sr_tuple(NULL, 2, (SrVal *[]){a, b}); }
 SrVal *sr_dict(SrArena *a);
 void sr_dict_set(SrArena *a, SrVal *d, SrVal *key, SrVal *val); /* steals both */
 SrVal *sr_dict_get(const SrVal *d, const SrVal *key); /* borrowed, or NULL */

@@ -92,13 +92,6 @@ static SrVal *at(SrNnScope *s, SrVal *x, SrVal *key) {
   return x ? KEEP(sr_getitem(s->I, x, key)) : NULL;
 }
 
-static SrVal *pair(SrVal *a, SrVal *b) {
-  SrVal *t = sr_seq(NULL, SR_V_TUPLE, 2);
-  sr_seq_push(NULL, t, a);
-  sr_seq_push(NULL, t, b);
-  return t;
-}
-
 static SrVal *int_list(const int64_t *v, int n) {
   SrVal *l = sr_seq(NULL, SR_V_LIST, n);
   for (int i = 0; i < n; i++) sr_seq_push(NULL, l, sr_int(NULL, v[i]));
@@ -107,9 +100,9 @@ static SrVal *int_list(const int64_t *v, int n) {
 
 static SrVal *all(void) { return sr_slice_new(sr_none(), sr_none(), sr_none()); }
 /* v[np.newaxis, :] */
-static SrVal *row(SrNnScope *s, SrVal *v) { return at(s, v, pair(sr_none(), all())); }
+static SrVal *row(SrNnScope *s, SrVal *v) { return at(s, v, sr_pair(sr_none(), all())); }
 /* v[:, np.newaxis] */
-static SrVal *col(SrNnScope *s, SrVal *v) { return at(s, v, pair(all(), sr_none())); }
+static SrVal *col(SrNnScope *s, SrVal *v) { return at(s, v, sr_pair(all(), sr_none())); }
 
 static SrVal *where(SrNnScope *s, SrVal *c, SrVal *x, SrVal *y) { return C3("jax.numpy.where", c, x, y); }
 
@@ -233,7 +226,7 @@ static SrVal *weight_mat(SrInterp *I, int64_t m, int64_t n, SrVal *scale, SrVal 
     int64_t bs[2] = {m + 4, n}, bd[1] = {1};
     SrVal *oe = oi ? KEEP(sr_lax_broadcast_in_dim(I, oi, bs, 2, bd, 1, NULL)) : NULL;
     SrVal *cc = col(s, ci);
-    SrVal *key = cc && oe ? KEEP(pair(sr_ref(cc), sr_ref(oe))) : NULL;
+    SrVal *key = cc && oe ? KEEP(sr_pair(sr_ref(cc), sr_ref(oe))) : NULL;
     SrVal *atv = wm && key ? KEEP(sr_getattr(I, wm, "at")) : NULL;
     SrVal *ix = atv ? KEEP(sr_getitem(I, atv, key)) : NULL;
     SrVal *add = ix ? KEEP(sr_getattr(I, ix, "add")) : NULL;
@@ -343,7 +336,7 @@ static int prec_of(SrInterp *I, SrVal *v, Prec *p) {
 static SrVal *prec_val(const Prec *p) {
   static const char *names[3] = {"default", "high", "highest"};
   if (p->p0 < 0) return sr_none();
-  return pair(sr_str_cstr(NULL, names[p->p0]), sr_str_cstr(NULL, names[p->p1]));
+  return sr_pair(sr_str_cstr(NULL, names[p->p0]), sr_str_cstr(NULL, names[p->p1]));
 }
 
 typedef struct Resize {

@@ -47,13 +47,6 @@ static SrVal *take_key(SrNnScope *s, SrVal *x, SrVal *key) {
   return x ? KEEP(sr_getitem(s->I, x, key)) : NULL;
 }
 
-static SrVal *pair(SrVal *a, SrVal *b) {
-  SrVal *t = sr_seq(NULL, SR_V_TUPLE, 2);
-  sr_seq_push(NULL, t, a);
-  sr_seq_push(NULL, t, b);
-  return t;
-}
-
 static int str_is(const SrVal *v, const char *w) {
   return v->kind == SR_V_STR && v->str.n == strlen(w) && memcmp(v->str.s, w, v->str.n) == 0;
 }
@@ -112,19 +105,19 @@ static SrVal *convolve_nd(SrNnScope *s, SrVal *in1, SrVal *in2, const char *mode
     if (mode[0] == 'v') lo = hi = 0;
     else if (mode[0] == 's') lo = k - 1 - (ko - 1) / 2, hi = k - ko + (ko - 1) / 2;
     else lo = hi = k - 1;
-    sr_seq_push(NULL, pad, pair(sr_int(NULL, lo), sr_int(NULL, hi)));
+    sr_seq_push(NULL, pad, sr_pair(sr_int(NULL, lo), sr_int(NULL, hi)));
   }
   int64_t ones[SR_MAX_RANK];
   for (int i = 0; i < nd; i++) ones[i] = 1;
   SrVal *strides = KEEP(sr_int_tuple(ones, nd));
-  SrVal *lhs = take_key(s, in1, pair(sr_none(), sr_none()));
-  SrVal *rhs = take_key(s, in2, pair(sr_none(), sr_none()));
+  SrVal *lhs = take_key(s, in1, sr_pair(sr_none(), sr_none()));
+  SrVal *rhs = take_key(s, in2, sr_pair(sr_none(), sr_none()));
   if (!lhs || !rhs) return NULL;
   SrVal *args[4] = {lhs, rhs, strides, pad};
   const char *kw[1] = {"precision"};
   SrVal *kv[1] = {sr_nn_given(precision) ? precision : NULL};
   SrVal *r = sr_nn_call(s, "jax.lax.conv_general_dilated", 4, args, 1, kw, kv);
-  return take_key(s, r, pair(sr_int(NULL, 0), sr_int(NULL, 0)));
+  return take_key(s, r, sr_pair(sr_int(NULL, 0), sr_int(NULL, 0)));
 }
 
 /* the operands as arrays (JAX reads in1.ndim, in1.shape of Arrays) */
@@ -283,7 +276,7 @@ static SrVal *sig_detrend(SrInterp *I, SrArgs *a) {
   int64_t sh[SR_MAX_RANK];
   for (int i = 0; i < ty(I, x)->ndim; i++) sh[i] = ty(I, x)->dims[i].size;
   SrVal *shape = KEEP(sr_int_tuple(sh, ty(I, x)->ndim));
-  x = sr_nn_call2(s, "jax.numpy.reshape", x, KEEP(pair(sr_int(NULL, N), sr_int(NULL, -1))));
+  x = sr_nn_call2(s, "jax.numpy.reshape", x, KEEP(sr_pair(sr_int(NULL, N), sr_int(NULL, -1))));
   for (int m = 0; m + 1 < nb && x; m++) {
     SrNnScope inner = {I, {0}, 0}, *s2 = &inner;
     int64_t npts = bps[m + 1] - bps[m];
