@@ -709,7 +709,8 @@ int sr_dtype_in(SrDtype d, unsigned classes) {
   case SR_DK_BOOL: return (classes & SR_DC_BOOL) != 0;
   case SR_DK_INT: return (classes & SR_DC_SIGNED) != 0;
   case SR_DK_UINT: return (classes & SR_DC_UNSIGNED) != 0;
-  case SR_DK_FLOAT: return (classes & SR_DC_FLOAT) != 0;
+  case SR_DK_FLOAT:
+    return (classes & SR_DC_FLOAT) || (d == SR_F32 && (classes & SR_DC_F32)) || (d == SR_F64 && (classes & SR_DC_F64));
   case SR_DK_COMPLEX: return (classes & SR_DC_COMPLEX) != 0;
   default: return 0;
   }
@@ -718,8 +719,10 @@ int sr_dtype_in(SrDtype d, unsigned classes) {
 void sr_dtype_classes_str(SrBuf *out, unsigned c) {
   /* JAX joins the __name__s of a Python set of numpy classes, whose order
      is that of their hashes; this is the order lax.py writes them in */
-  const char *names[6];
+  const char *names[8];
   int n = 0;
+  if (c & SR_DC_F32) names[n++] = "float32";
+  if (c & SR_DC_F64) names[n++] = "float64";
   if ((c & SR_DC_INT) == SR_DC_INT) names[n++] = "integer";
   else if (c & SR_DC_SIGNED) names[n++] = "signedinteger";
   else if (c & SR_DC_UNSIGNED) names[n++] = "unsignedinteger";

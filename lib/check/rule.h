@@ -202,6 +202,8 @@ enum {
   SR_DC_INT = SR_DC_SIGNED | SR_DC_UNSIGNED,
   SR_DC_FLOAT = 1 << 3,
   SR_DC_COMPLEX = 1 << 4,
+  SR_DC_F32 = 1 << 5, /* float32 itself (lax._complex_elem_types) */
+  SR_DC_F64 = 1 << 6,
   SR_DC_NUM = SR_DC_INT | SR_DC_FLOAT | SR_DC_COMPLEX,
   SR_DC_ANY = SR_DC_NUM | SR_DC_BOOL,
 };

@@ -138,23 +138,21 @@ static SrArray *place(SrInterp *I, const SrType *t, const SrMesh *m, SrBuffer *b
 }
 
 static struct SrArray *hook_from_scalar(SrInterp *I, const SrType *t, double re, double im, int64_t iv) {
-  (void)im;
   size_t es = sr_elem_size(t->dtype);
-  if (!es || sr_dtype_kind(t->dtype) == SR_DK_COMPLEX) {
+  if (!es) {
     sr_raise(I, "NotImplementedError", "shardrepl cannot hold arrays of dtype %s", sr_dtype_name(t->dtype));
     return NULL;
   }
   SrBuffer *b = sr_buffer_new(es);
-  sr_kern_set_scalar(t->dtype, re, iv, b->data);
+  sr_kern_set_complex(t->dtype, re, im, iv, b->data);
   SrArray *a = place(I, t, NULL, b);
   sr_buffer_unref(b);
   return a;
 }
 
 static struct SrArray *from_host(SrInterp *I, const SrType *t, const double *re, const double *im, const int64_t *iv) {
-  (void)im;
   size_t es = sr_elem_size(t->dtype);
-  if (!es || sr_dtype_kind(t->dtype) == SR_DK_COMPLEX) {
+  if (!es) {
     sr_raise(I, "NotImplementedError", "shardrepl cannot hold arrays of dtype %s", sr_dtype_name(t->dtype));
     return NULL;
   }
@@ -162,7 +160,7 @@ static struct SrArray *from_host(SrInterp *I, const SrType *t, const double *re,
   SrBuffer *b = sr_buffer_new((size_t)n * es);
   int isf = sr_dtype_is_float(t->dtype);
   for (int64_t i = 0; i < n; i++)
-    sr_kern_set_scalar(t->dtype, re[i], isf ? sr_f2i64(re[i]) : iv[i], (char *)b->data + (size_t)i * es);
+    sr_kern_set_complex(t->dtype, re[i], im ? im[i] : 0, isf ? sr_f2i64(re[i]) : iv[i], (char *)b->data + (size_t)i * es);
   SrArray *a = place(I, t, I->jax->mesh, b);
   sr_buffer_unref(b);
   return a;
@@ -270,6 +268,8 @@ static SrVal *hook_item(SrInterp *I, struct SrArray *a) {
   if (!h) return sr_raise_diags(I, &d, "RuntimeError");
   SrVal *r;
   if (t->dtype == SR_BOOL) r = sr_bool(*(uint8_t *)h != 0);
+  else if (t->dtype == SR_C64) r = sr_complex(NULL, ((float *)h)[0], ((float *)h)[1]);
+  else if (t->dtype == SR_C128) r = sr_complex(NULL, ((double *)h)[0], ((double *)h)[1]);
   else if (sr_dtype_is_float(t->dtype)) r = sr_float(NULL, sr_kern_get_f64(t->dtype, h));
   else if (t->dtype == SR_U64) r = sr_int(NULL, (int64_t) * (uint64_t *)h);
   else r = sr_int(NULL, sr_kern_get_i64(t->dtype, h));

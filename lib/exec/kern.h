@@ -57,7 +57,7 @@ void sr_kern_move_axis(size_t es, int ndim, const int64_t *shape, int from, int 
    even, as XLA:CPU does. */
 typedef int (*SrKernUnary)(size_t n, const void *a, void *out, const int64_t *ip);
 typedef int (*SrKernBinary)(size_t n, const void *a, int sa, const void *b, int sb, void *out);
-enum { SR_KERN_NDTYPES = SR_F64 + 1 };
+enum { SR_KERN_NDTYPES = SR_C128 + 1 };
 typedef struct SrKernEw {
   SrKernUnary un[SR_KERN_NDTYPES];
   SrKernBinary bin[SR_KERN_NDTYPES];
@@ -80,6 +80,8 @@ double sr_kern_get_f64(SrDtype dt, const void *p);
 int64_t sr_kern_get_i64(SrDtype dt, const void *p);
 /* One element of dt from a double or int64 (ints from iv, floats from re). */
 void sr_kern_set_scalar(SrDtype dt, double re, int64_t iv, void *p);
+/* The same with an imaginary part, which only complex dtypes keep. */
+void sr_kern_set_complex(SrDtype dt, double re, double im, int64_t iv, void *p);
 /* iota along dim of a block: out[idx] = start[dim] + idx[dim]. */
 int sr_kern_iota(SrDtype dt, int ndim, const int64_t *count, const int64_t *start, int dim, void *out);
 

@@ -61,7 +61,13 @@ static void prepare(Operand *op, SrDtype dt, SrDtype ct, int nd, const int64_t *
   op->data = t;
 }
 
+static int cplx(SrDtype d) { return d == SR_C64 || d == SR_C128; }
+
 static SrDtype compute_type(SrDtype l, SrDtype r, SrDtype o) {
+  if (cplx(l) || cplx(r) || cplx(o)) {
+    if (l == SR_C128 || r == SR_C128 || o == SR_C128 || l == SR_F64 || r == SR_F64 || o == SR_F64) return SR_C128;
+    return SR_C64;
+  }
   int lf = sr_dtype_is_float(l), rf = sr_dtype_is_float(r);
   if (lf || rf || sr_dtype_is_float(o)) {
     if (l == SR_F64 || r == SR_F64 || o == SR_F64) return SR_F64;
@@ -101,7 +107,7 @@ int sr_kern_dot(SrDtype ldt, SrDtype rdt, SrDtype odt, int lnd, const int64_t *l
   if (!total) return 0;
   SrDtype ct = compute_type(ldt, rdt, odt);
   size_t csz = sr_dtype_info(ct)->size;
-  if (acc && (ct != odt || (ct != SR_F32 && ct != SR_F64))) return -1;
+  if (acc && (ct != odt || (ct != SR_F32 && ct != SR_F64 && !cplx(ct)))) return -1;
   if (acc) __atomic_fetch_add(&nadds, 1, __ATOMIC_RELAXED);
   if (K == 0) {
     if (!acc) memset(out, 0, total * osz);
@@ -116,7 +122,23 @@ int sr_kern_dot(SrDtype ldt, SrDtype rdt, SrDtype odt, int lnd, const int64_t *l
   prepare(&L, ldt, ct, lnd, lshape, lhs, lp, la);
   prepare(&R, rdt, ct, rnd, rshape, rhs, rp, ra);
   void *c = odt == ct ? out : sr_xmalloc(total * csz);
-  if (ct == SR_F32 || ct == SR_F64) {
+  if (cplx(ct)) {
+    /* cblas_cgemm / cblas_zgemm: alpha and beta by address */
+    CBLAS_TRANSPOSE ta = L.trans ? CblasTrans : CblasNoTrans, tb = R.trans ? CblasTrans : CblasNoTrans;
+    blasint lda = (blasint)(L.trans ? M : K), ldb = (blasint)(R.trans ? K : N), ldc = (blasint)N;
+    const float one32[2] = {1, 0}, beta32[2] = {acc ? 1.0f : 0.0f, 0};
+    const double one64[2] = {1, 0}, beta64[2] = {acc ? 1.0 : 0.0, 0};
+    for (int64_t b = 0; b < B; b++) {
+      if (ct == SR_C64)
+        cblas_cgemm(CblasRowMajor, ta, tb, (blasint)M, (blasint)N, (blasint)K, one32,
+                    (const float *)L.data + 2 * b * M * K, lda, (const float *)R.data + 2 * b * K * N, ldb, beta32,
+                    (float *)c + 2 * b * M * N, ldc);
+      else
+        cblas_zgemm(CblasRowMajor, ta, tb, (blasint)M, (blasint)N, (blasint)K, one64,
+                    (const double *)L.data + 2 * b * M * K, lda, (const double *)R.data + 2 * b * K * N, ldb, beta64,
+                    (double *)c + 2 * b * M * N, ldc);
+    }
+  } else if (ct == SR_F32 || ct == SR_F64) {
     CBLAS_TRANSPOSE ta = L.trans ? CblasTrans : CblasNoTrans, tb = R.trans ? CblasTrans : CblasNoTrans;
     blasint lda = (blasint)(L.trans ? M : K), ldb = (blasint)(R.trans ? K : N), ldc = (blasint)N;
     for (int64_t b = 0; b < B; b++) {

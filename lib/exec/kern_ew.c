@@ -33,6 +33,8 @@ double sr_kern_get_f64(SrDtype dt, const void *p) {
   case SR_BF16: return sr_prng_bf16_to_float(*(const uint16_t *)p);
   case SR_F32: return *(const float *)p;
   case SR_F64: return *(const double *)p;
+  case SR_C64: return *(const float *)p; /* the real part */
+  case SR_C128: return *(const double *)p;
   default: return 0;
   }
 }
@@ -67,8 +69,16 @@ void sr_kern_set_scalar(SrDtype dt, double re, int64_t iv, void *p) {
   case SR_BF16: *(uint16_t *)p = sr_prng_bf16_from_double(re); break;
   case SR_F32: *(float *)p = (float)re; break;
   case SR_F64: *(double *)p = re; break;
+  case SR_C64: ((float *)p)[0] = (float)re, ((float *)p)[1] = 0; break;
+  case SR_C128: ((double *)p)[0] = re, ((double *)p)[1] = 0; break;
   default: memset(p, 0, 8); break;
   }
+}
+
+void sr_kern_set_complex(SrDtype dt, double re, double im, int64_t iv, void *p) {
+  sr_kern_set_scalar(dt, re, iv, p);
+  if (dt == SR_C64) ((float *)p)[1] = (float)im;
+  if (dt == SR_C128) ((double *)p)[1] = im;
 }
 
 /* ---- unary and binary: the rows' kernels ---- */
@@ -181,11 +191,51 @@ F2I(uint64_t, 0, UINT64_MAX)
   default: return -1;                                                        \
   }
 
+static int is_cplx(SrDtype d) { return d == SR_C64 || d == SR_C128; }
+
+/* To or from complex: complex64 <-> complex128 part by part; from complex
+   the real part (XLA's convert drops the imaginary one); to complex the
+   value as the real part, with imaginary part 0.  In chunks, through the
+   real conversions. */
+static int convert_complex(SrDtype from, SrDtype to, size_t n, const void *in, void *out) {
+  double re[CHUNK], im[CHUNK];
+  size_t fs = sr_dtype_info(from)->size, ts = sr_dtype_info(to)->size;
+  for (size_t s = 0; s < n; s += CHUNK) {
+    size_t m = n - s < CHUNK ? n - s : CHUNK;
+    const char *src = (const char *)in + s * fs;
+    char *dst = (char *)out + s * ts;
+    if (is_cplx(from)) {
+      for (size_t i = 0; i < m; i++) {
+        re[i] = from == SR_C64 ? ((const float *)src)[2 * i] : ((const double *)src)[2 * i];
+        im[i] = from == SR_C64 ? ((const float *)src)[2 * i + 1] : ((const double *)src)[2 * i + 1];
+      }
+    } else {
+      if (sr_kern_convert(from, SR_F64, m, src, re) < 0) return -1;
+      memset(im, 0, m * sizeof *im);
+    }
+    if (to == SR_C64) {
+      for (size_t i = 0; i < m; i++) ((float *)dst)[2 * i] = (float)re[i], ((float *)dst)[2 * i + 1] = (float)im[i];
+    } else if (to == SR_C128) {
+      for (size_t i = 0; i < m; i++) ((double *)dst)[2 * i] = re[i], ((double *)dst)[2 * i + 1] = im[i];
+    } else if (from == SR_C64) {
+      /* float32's real part converts from float32, not from a double
+         (float32 -> bfloat16 rounds once) */
+      float f[CHUNK];
+      for (size_t i = 0; i < m; i++) f[i] = (float)re[i];
+      if (sr_kern_convert(SR_F32, to, m, f, dst) < 0) return -1;
+    } else if (sr_kern_convert(SR_F64, to, m, re, dst) < 0) {
+      return -1;
+    }
+  }
+  return 0;
+}
+
 int sr_kern_convert(SrDtype from, SrDtype to, size_t n, const void *in, void *out) {
   if (from == to) {
     memcpy(out, in, n * sr_dtype_info(from)->size);
     return 0;
   }
+  if (is_cplx(from) || is_cplx(to)) return convert_complex(from, to, n, in, out);
   switch (from) {
   case SR_BOOL: CONV_FROM(uint8_t, 0);
   case SR_I8: CONV_FROM(int8_t, 0);

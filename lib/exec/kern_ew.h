@@ -159,6 +159,7 @@
 #define SR_KERN_UINTS(OP) [SR_U8] = OP##_u8, [SR_U16] = OP##_u16, [SR_U32] = OP##_u32, [SR_U64] = OP##_u64
 #define SR_KERN_INTS(OP) SR_KERN_SINTS(OP), SR_KERN_UINTS(OP)
 #define SR_KERN_FLOATS(OP) [SR_F32] = OP##_f32, [SR_F64] = OP##_f64
+#define SR_KERN_COMPLEX(OP) [SR_C64] = OP##_c64, [SR_C128] = OP##_c128
 
 /* IEEE max and min that propagate NaN, as XLA's do */
 #define SR_KERN_FMAX(p, q) ((p) != (p) || (q) != (q) ? (p) + (q) : ((p) < (q) ? (q) : (p)))

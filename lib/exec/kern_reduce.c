@@ -103,6 +103,34 @@ REDUCERS(u64, uint64_t, uint64_t, 0, 0, UINT64_MAX, (uint64_t)~(uint64_t)0, (uin
 REDUCERS(f32, float, float, 1, -INFINITY, INFINITY, 1, a != 0 && b != 0, a != 0 || b != 0)
 REDUCERS(f64, double, double, 1, -INFINITY, INFINITY, 1, a != 0 && b != 0, a != 0 || b != 0)
 
+/* complex64 and complex128: sums (eight partial sums along a row, as for
+   floats) and products only */
+#define CREDUCERS(SUF, T)                                                                \
+  static void red3_##SUF(int op, int64_t A, int64_t R, int64_t K, const void *in, void *out) { \
+    const T *x = in;                                                                     \
+    T *o = out;                                                                          \
+    int sum = op == SR_KR_SUM;                                                           \
+    for (int64_t a = 0; a < A; a++)                                                      \
+      for (int64_t k = 0; k < K; k++) {                                                  \
+        const T *y = x + a * R * K + k;                                                  \
+        T r = sum ? (T)0 : (T)1;                                                         \
+        int64_t i = 0;                                                                   \
+        if (sum && K == 1 && R >= 16) {                                                  \
+          T s[8] = {0};                                                                  \
+          for (; i + 8 <= R; i += 8)                                                     \
+            for (int j = 0; j < 8; j++) s[j] += y[i + j];                                \
+          r = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));         \
+        }                                                                                \
+        for (; i < R; i++) r = sum ? r + y[i * K] : r * y[i * K];                        \
+        o[a * K + k] = r;                                                                \
+      }                                                                                  \
+  }
+CREDUCERS(c64, float _Complex)
+CREDUCERS(c128, double _Complex)
+#undef CREDUCERS
+
+static int is_complex(SrDtype dt) { return dt == SR_C64 || dt == SR_C128; }
+
 typedef void (*Red3)(int op, int64_t A, int64_t R, int64_t K, const void *in, void *out);
 
 static Red3 red3_for(SrDtype dt) {
@@ -118,6 +146,8 @@ static Red3 red3_for(SrDtype dt) {
   case SR_U64: return red3_u64;
   case SR_F32: case SR_F16: case SR_BF16: return red3_f32;
   case SR_F64: return red3_f64;
+  case SR_C64: return red3_c64;
+  case SR_C128: return red3_c128;
   default: return NULL;
   }
 }
@@ -140,7 +170,7 @@ static int runs(int ndim, const int64_t *shape, uint32_t axes, int64_t *size, in
 
 int sr_kern_reduce(int op, SrDtype dt, int ndim, const int64_t *shape, uint32_t axes, const void *in, void *out) {
   Red3 f = red3_for(dt);
-  if (!f) return -1;
+  if (!f || (is_complex(dt) && op != SR_KR_SUM && op != SR_KR_PROD)) return -1;
   int half = dt == SR_F16 || dt == SR_BF16, bf = dt == SR_BF16;
   int64_t nin = 1, nout = 1;
   for (int i = 0; i < ndim; i++) {
@@ -288,6 +318,29 @@ int sr_kern_argminmax(int is_max, SrDtype dt, SrDtype idt, int ndim, const int64
       }                                                                          \
   } while (0)
 
+/* complex cumulative sums and products */
+#define CCUM(SUF, T)                                                                     \
+  static int ccum_##SUF(int op, int64_t A, int64_t N, int64_t K, int reverse, const void *src, void *dst) { \
+    if (op != SR_KR_SUM && op != SR_KR_PROD) return -1;                                  \
+    const T *x = src;                                                                    \
+    T *o = dst;                                                                          \
+    for (int64_t a = 0; a < A; a++)                                                      \
+      for (int64_t k = 0; k < K; k++) {                                                  \
+        int64_t base = a * N * K + k;                                                    \
+        T acc = 0;                                                                       \
+        for (int64_t j = 0; j < N; j++) {                                                \
+          int64_t i = reverse ? N - 1 - j : j;                                           \
+          T v = x[base + i * K];                                                         \
+          acc = j == 0 ? v : op == SR_KR_SUM ? acc + v : acc * v;                        \
+          o[base + i * K] = acc;                                                         \
+        }                                                                                \
+      }                                                                                  \
+    return 0;                                                                            \
+  }
+CCUM(c64, float _Complex)
+CCUM(c128, double _Complex)
+#undef CCUM
+
 int sr_kern_cumulative(int op, SrDtype dt, int ndim, const int64_t *shape, int axis, int reverse, const void *in,
                        void *out) {
   int64_t A = 1, N = shape[axis], K = 1;
@@ -319,6 +372,8 @@ int sr_kern_cumulative(int op, SrDtype dt, int ndim, const int64_t *shape, int a
   case SR_U64: CUMLOOP(uint64_t, uint64_t, 0); break;
   case SR_F32: case SR_F16: case SR_BF16: CUMLOOP(float, float, 1); break;
   case SR_F64: CUMLOOP(double, double, 1); break;
+  case SR_C64: rc = ccum_c64(op, A, N, K, reverse, src, dst); break;
+  case SR_C128: rc = ccum_c128(op, A, N, K, reverse, src, dst); break;
   default: rc = -1;
   }
   if (half && rc == 0)

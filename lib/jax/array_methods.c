@@ -398,7 +398,7 @@ static void dir_registered(const char *name, void *ctx) {
 
 /* dir(x) of an array: what array_getattr finds */
 static void array_dir(SrVal *self, SrDirAdd add, void *ctx) {
-  static const char *const attrs[] = {"shape", "dtype", "ndim", "size", "weak_type", "T", "mT", "aval", "sharding", NULL};
+  static const char *const attrs[] = {"shape", "dtype", "ndim", "size", "weak_type", "T", "mT", "real", "imag", "aval", "sharding", NULL};
   for (int i = 0; attrs[i]; i++) add(attrs[i], ctx);
   DirCtx d = {add, ctx, strlen("jax.Array.property.")};
   sr_registry_names("jax.Array.property.", dir_registered, &d);
@@ -414,6 +414,8 @@ static SrVal *array_getattr(SrInterp *I, SrVal *self, const char *name) {
   SrVal *r = type_attr(I, a->type, name);
   if (r) return r;
   if (strcmp(name, "T") == 0) return call_fn(I, "jax.numpy.transpose", 1, &self);
+  if (strcmp(name, "real") == 0) return call_fn(I, "jax.numpy.real", 1, &self);
+  if (strcmp(name, "imag") == 0) return call_fn(I, "jax.numpy.imag", 1, &self);
   if (strcmp(name, "mT") == 0) {
     /* lax_numpy.matrix_transpose: the last two axes swapped */
     int nd = a->type->ndim;

@@ -311,6 +311,12 @@ static SrVal *grad_impl(SrInterp *I, Grad *g, SrArgs *a) {
   for (int k = 0; k < g->nargnums; k++) {
     for (int i = f.arg_start[an[k]]; i < f.arg_start[an[k] + 1]; i++) {
       const SrType *t = sr_value_type(I, f.leaves->seq.items[i]);
+      if (g->holomorphic && sr_dtype_kind(t->dtype) != SR_DK_COMPLEX) {
+        sr_raise(I, "TypeError", "%s with holomorphic=True requires inputs with complex dtype, but got %s.", api,
+                 sr_dtype_name(t->dtype));
+        free(in_nz);
+        goto done;
+      }
       if (!sr_dtype_is_inexact(t->dtype) && !g->allow_int) {
         sr_raise(I, "TypeError",
                  "%s requires real- or complex-valued inputs (input dtype that is a sub-dtype of np.inexact), but "
@@ -356,7 +362,12 @@ static SrVal *grad_impl(SrInterp *I, Grad *g, SrArgs *a) {
   }
   const SrType *at = sr_value_type(I, outs[0]);
   if (check_scalar(I, at) < 0) goto done;
-  if (!sr_dtype_is_float(at->dtype)) {
+  if (g->holomorphic && sr_dtype_kind(at->dtype) != SR_DK_COMPLEX) {
+    sr_raise(I, "TypeError", "%s with holomorphic=True requires outputs with complex dtype, but got %s.", api,
+             sr_dtype_name(at->dtype));
+    goto done;
+  }
+  if (!g->holomorphic && !sr_dtype_is_float(at->dtype)) {
     if (sr_dtype_kind(at->dtype) == SR_DK_COMPLEX)
       sr_raise(I, "TypeError",
                "%s requires real-valued outputs (output dtype that is a sub-dtype of np.floating), but got %s. For "

@@ -56,8 +56,9 @@ SrArray *sr_concrete_of(SrInterp *I, SrVal *v, SrVal **as_array) {
   }
   if (a && a->has_value && a->kind == SR_AV_ABSTRACT && sr_backend_hooks.from_scalar) {
     /* a scalar that only has a value: make it concrete */
-    double re = sr_dtype_is_inexact(a->type->dtype) ? a->value.f : (double)a->value.i;
-    SrArray *r = sr_backend_hooks.from_scalar(I, a->type, re, 0, a->value.i);
+    int cx = sr_dtype_kind(a->type->dtype) == SR_DK_COMPLEX;
+    double re = cx ? a->value.c[0] : sr_dtype_is_inexact(a->type->dtype) ? a->value.f : (double)a->value.i;
+    SrArray *r = sr_backend_hooks.from_scalar(I, a->type, re, cx ? a->value.c[1] : 0, a->value.i);
     if (as_array) *as_array = x;
     else sr_unref(x);
     return r;
@@ -796,11 +797,12 @@ static SrVal *array_plain(SrInterp *I, SrVal **p, int dt) {
     sr_unref(r);
     return c;
   }
-  double re = r->kind == SR_V_FLOAT ? r->f : (double)r->i;
-  int64_t iv = r->kind == SR_V_FLOAT ? sr_f2i64(r->f) : r->i;
+  double re = r->kind == SR_V_FLOAT ? r->f : r->kind == SR_V_COMPLEX ? r->c.re : (double)r->i;
+  double im = r->kind == SR_V_COMPLEX ? r->c.im : 0;
+  int64_t iv = r->kind == SR_V_FLOAT ? sr_f2i64(r->f) : r->kind == SR_V_COMPLEX ? sr_f2i64(r->c.re) : r->i;
   sr_unref(r);
-  if (I->trace || !sr_backend_hooks.from_scalar) return sr_array_scalar(nt, re, 0, iv);
-  SrArray *arr = sr_backend_hooks.from_scalar(I, nt, re, 0, iv);
+  if (I->trace || !sr_backend_hooks.from_scalar) return sr_array_scalar(nt, re, im, iv);
+  SrArray *arr = sr_backend_hooks.from_scalar(I, nt, re, im, iv);
   return arr ? sr_array_concrete(arr) : NULL;
 }
 

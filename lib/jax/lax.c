@@ -323,6 +323,20 @@ LAX_BINARY(lax_pow, SR_P_pow, "pow")
 LAX_BINARY(lax_max, SR_P_max, "max")
 LAX_BINARY(lax_min, SR_P_min, "min")
 LAX_BINARY(lax_atan2, SR_P_atan2, "atan2")
+LAX_UNARY(lax_real, SR_P_real, "real")
+LAX_UNARY(lax_imag, SR_P_imag, "imag")
+LAX_BINARY(lax_complex, SR_P_complex, "complex")
+
+/* lax.conj: conj_p with the operand's dtype as input_dtype */
+static SrVal *lax_conj(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "conj", "x", p) < 0) return NULL;
+  SrVal *x = arr(I, p[0]);
+  const SrType *t = x ? sr_value_type(I, x) : NULL;
+  SrVal *r = t ? sr_bindv(I, SR_P_conj, 1, &x, "input_dtype", sr_dtype_val(NULL, t->dtype), NULL) : NULL;
+  sr_unref(x);
+  return r;
+}
 LAX_BINARY(lax_eq, SR_P_eq, "eq")
 LAX_BINARY(lax_ne, SR_P_ne, "ne")
 LAX_BINARY(lax_lt, SR_P_lt, "lt")
@@ -963,6 +977,10 @@ void sr_lax_api_init(void) {
     {"jax.lax.max", lax_max, "max(x, y)"},
     {"jax.lax.min", lax_min, "min(x, y)"},
     {"jax.lax.atan2", lax_atan2, "atan2(x, y)"},
+    {"jax.lax.real", lax_real, "real(x): the real part of a complex array"},
+    {"jax.lax.imag", lax_imag, "imag(x): the imaginary part of a complex array"},
+    {"jax.lax.complex", lax_complex, "complex(x, y): x + iy, from two float32 or float64 arrays"},
+    {"jax.lax.conj", lax_conj, "conj(x): the complex conjugate (a real x becomes complex)"},
     {"jax.lax.eq", lax_eq, "eq(x, y)"},
     {"jax.lax.ne", lax_ne, "ne(x, y)"},
     {"jax.lax.lt", lax_lt, "lt(x, y)"},

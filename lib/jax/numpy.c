@@ -221,6 +221,10 @@ SrDtype sr_jnp_result_dtype(SrInterp *I, int n, SrVal **args, int *weak) {
      float32 with weak_type=True (docs/type_promotion.rst, row i4, column
      f*) */
   if (weak_rank > kind_rank(strong)) {
+    /* but a float reaches c* through its own complex type (the lattice's
+       f32 -> c64, f64 -> c128): float32 array * 1j is complex64, strong */
+    if (weak_rank == kind_rank(SR_C64) && kind_rank(strong) == kind_rank(SR_F32))
+      return strong == SR_F64 ? SR_C128 : SR_C64;
     *weak = 1;
     return default_of_kind(I, weak_rank);
   }

@@ -729,29 +729,27 @@ static SrVal *jnp_lcm(SrInterp *I, SrArgs *a) {
 
 /* ---- real, imag, conj, isreal, iscomplex, isrealobj, iscomplexobj ---- */
 
+/* jnp.real and jnp.conjugate: lax.real / lax.conj of a complex array, the
+   array itself (lax.asarray) otherwise */
 static SrVal *real_or_conj(SrInterp *I, SrArgs *a, const char *name) {
   SrVal *p[1];
   if (sr_args_parse(I, a, name, strcmp(name, "real") ? "x" : "val", p) < 0) return NULL;
   SrVal *x = sr_jnp_asarray(I, p[0], -1);
   const SrType *t = ty(I, x);
-  if (t && is_complex_dt(t->dtype)) {
-    sr_unref(x);
-    return sr_raise(I, "NotImplementedError", "jnp.%s of complex arrays is not supported here", name);
-  }
-  /* lax.asarray(val) */
   SCOPE(I);
-  return DONE(sr_nn_array(s, KEEP(x)));
+  KEEP(x);
+  if (t && is_complex_dt(t->dtype)) return DONE(sr_nn_call1(s, strcmp(name, "real") ? "jax.lax.conj" : "jax.lax.real", x));
+  return DONE(sr_nn_array(s, x));
 }
 
 static SrVal *jnp_real(SrInterp *I, SrArgs *a) { return real_or_conj(I, a, "real"); }
 static SrVal *jnp_conjugate(SrInterp *I, SrArgs *a) { return real_or_conj(I, a, "conjugate"); }
 
-/* lax.full_like(val, 0) */
+/* lax.imag of a complex array, lax.full_like(val, 0) otherwise */
 static SrVal *imag_of(SrNnScope *s, SrVal *v) {
   SrVal *x = KEEP(sr_jnp_asarray(s->I, v, -1));
   if (!x) return NULL;
-  if (is_complex_dt(ty(s->I, x)->dtype))
-    return sr_raise(s->I, "NotImplementedError", "jnp.imag of complex arrays is not supported here");
+  if (is_complex_dt(ty(s->I, x)->dtype)) return sr_nn_call1(s, "jax.lax.imag", x);
   return sr_nn_full_like(s, x, IN(0));
 }
 
@@ -760,6 +758,26 @@ static SrVal *jnp_imag(SrInterp *I, SrArgs *a) {
   if (sr_args_parse(I, a, "imag", "val", p) < 0) return NULL;
   SCOPE(I);
   return DONE(imag_of(s, p[0]));
+}
+
+/* jnp.angle: atan2(imag(z), real(z)), in the default float for integer
+   z and for a float scalar; in degrees with deg=True */
+static SrVal *jnp_angle(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "angle", "z, deg=", p) < 0) return NULL;
+  SCOPE(I);
+  SrVal *z = KEEP(sr_jnp_asarray(I, p[0], -1));
+  SrVal *re = z ? C1("jax.numpy.real", z) : NULL, *im = re ? C1("jax.numpy.imag", z) : NULL;
+  if (!im) return DONE(NULL);
+  const SrType *zt = ty(I, z), *rt = ty(I, re);
+  if (!sr_dtype_is_inexact(rt->dtype) || (sr_dtype_is_float(zt->dtype) && zt->ndim == 0)) {
+    re = astype(s, re, default_float(I));
+    im = astype(s, im, default_float(I));
+  }
+  SrVal *r = C2("jax.lax.atan2", im, re);
+  int deg = p[1] ? sr_truthy(I, p[1]) : 0;
+  if (deg < 0) return DONE(NULL);
+  return DONE(r && deg ? C1("jax.numpy.degrees", r) : r);
 }
 
 static SrVal *isreal_body(SrInterp *I, SrArgs *a, int prim) {
@@ -1292,9 +1310,10 @@ void sr_numpy_math_init(void) {
       {"jax.numpy.fmin", jnp_fmin, "fmin(x1, x2): the minimum, ignoring NaNs"},
       {"jax.numpy.gcd", jnp_gcd, "gcd(x1, x2): the greatest common divisor of integers (a while_loop)"},
       {"jax.numpy.lcm", jnp_lcm, "lcm(x1, x2): the least common multiple of integers"},
-      {"jax.numpy.real", jnp_real, "real(val): the real part (real dtypes only: val itself)"},
-      {"jax.numpy.imag", jnp_imag, "imag(val): the imaginary part (real dtypes only: zeros)"},
-      {"jax.numpy.conjugate jax.numpy.conj", jnp_conjugate, "conjugate(x): the complex conjugate (real dtypes only: x)"},
+      {"jax.numpy.real", jnp_real, "real(val): the real part"},
+      {"jax.numpy.angle", jnp_angle, "angle(z, deg=False): the complex argument, in radians or degrees"},
+      {"jax.numpy.imag", jnp_imag, "imag(val): the imaginary part (zeros for a real val)"},
+      {"jax.numpy.conjugate jax.numpy.conj", jnp_conjugate, "conjugate(x): the complex conjugate (x itself for a real x)"},
       {"jax.numpy.isreal", jnp_isreal, "isreal(x): whether the imaginary part is 0"},
       {"jax.numpy.iscomplex", jnp_iscomplex, "iscomplex(x): whether the imaginary part is not 0"},
       {"jax.numpy.isrealobj", jnp_isrealobj, "isrealobj(x): whether x is not of a complex type"},

@@ -60,8 +60,8 @@ static SrVal *two_norm(SrNnScope *s, SrVal *x, SrVal *axis, int keepdims) {
   /* conj and real bind nothing on a real x (lax.asarray) */
   const SrType *t = x ? sr_value_type(s->I, x) : NULL;
   int cplx = t && (t->dtype == SR_C64 || t->dtype == SR_C128);
-  if (cplx) return sr_raise(s->I, "NotImplementedError", "jnp.linalg.norm of a complex array (no conj, real primitives)"), NULL;
-  SrVal *re = sr_nn_op(s, SR_OP_MUL, x, x);
+  SrVal *re = cplx ? sr_nn_call1(s, "jax.numpy.real", sr_nn_op(s, SR_OP_MUL, x, sr_nn_call1(s, "jax.numpy.conj", x)))
+                   : sr_nn_op(s, SR_OP_MUL, x, x);
   return sr_nn_call1(s, "jax.numpy.sqrt", rsum(s, re, axis, keepdims, NULL));
 }
 

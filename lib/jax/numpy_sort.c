@@ -241,6 +241,28 @@ static SrVal *lax_top_k(SrInterp *I, SrArgs *a) {
   return r;
 }
 
+/* jnp.sort_complex: lax.sort along the last axis, as complex */
+static SrVal *sort_complex_body(SrInterp *I, SrArgs *a) {
+  SrVal *x = a->v[0];
+  SrVal *sorted = sr_call1(I, sr_lookup_qualname("jax.lax.sort"), x);
+  const SrType *t = sorted ? vtype(I, sorted) : NULL;
+  if (!t) return sr_unref(sorted), NULL;
+  SrDtype cd = t->dtype == SR_C64 || t->dtype == SR_C128 ? t->dtype : t->dtype == SR_F64 ? SR_C128 : SR_C64;
+  SrVal *r = sr_lax_convert(I, sorted, cd, 0, NULL);
+  sr_unref(sorted);
+  return r;
+}
+
+static SrVal *jnp_sort_complex(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "sort_complex", "a", p) < 0) return NULL;
+  SrVal *x = arr(I, p[0]);
+  if (!x) return NULL;
+  SrVal *r = sr_api_jit(I, "sort_complex", sort_complex_body, NULL, 1, &x);
+  sr_unref(x);
+  return r;
+}
+
 void sr_jnp_sort_init(void) {
   static const struct {
     const char *names;
@@ -251,6 +273,7 @@ void sr_jnp_sort_init(void) {
        "sort(a, axis=-1, *, stable=True, descending=False): jit[name=sort] of lax.sort (rev when descending)"},
       {"jax.numpy.argsort", jnp_argsort,
        "argsort(a, axis=-1, *, stable=True, descending=False, dtype=None): jit[name=argsort], a sort of (a, iota)"},
+      {"jax.numpy.sort_complex", jnp_sort_complex, "sort_complex(a): jit[name=sort_complex], a sorted along its last axis, as complex"},
       {"jax.lax.sort", lax_sort, "sort(operand, dimension=-1, is_stable=True, num_keys=1): sort of one or more operands"},
       {"jax.lax.sort_key_val", lax_sort_key_val,
        "sort_key_val(keys, values, dimension=-1, is_stable=True): sort of (keys, values)"},

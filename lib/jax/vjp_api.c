@@ -449,11 +449,11 @@ done:
    array here, as JAX returns one. */
 static SrVal *concrete_ct(SrInterp *I, SrVal *v) {
   SrArrayObj *a = sr_array_of(v);
-  if (I->trace || !a || a->kind != SR_AV_ABSTRACT || !a->has_value || !sr_backend_hooks.from_scalar ||
-      sr_dtype_kind(a->type->dtype) == SR_DK_COMPLEX)
+  if (I->trace || !a || a->kind != SR_AV_ABSTRACT || !a->has_value || !sr_backend_hooks.from_scalar)
     return sr_ref(v);
-  double re = sr_dtype_is_inexact(a->type->dtype) ? a->value.f : (double)a->value.i;
-  struct SrArray *c = sr_backend_hooks.from_scalar(I, a->type, re, 0, a->value.i);
+  int cx = sr_dtype_kind(a->type->dtype) == SR_DK_COMPLEX;
+  double re = cx ? a->value.c[0] : sr_dtype_is_inexact(a->type->dtype) ? a->value.f : (double)a->value.i;
+  struct SrArray *c = sr_backend_hooks.from_scalar(I, a->type, re, cx ? a->value.c[1] : 0, a->value.i);
   return c ? sr_array_concrete(c) : sr_ref(v);
 }
 

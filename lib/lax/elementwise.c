@@ -8,6 +8,8 @@
  */
 #include "lax/lax.h"
 
+#include <complex.h>
+#undef I /* complex.h's; this file's I is the interpreter */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,13 +42,20 @@
  * identity primitives (copy, stop_gradient).
  */
 
-typedef enum { RES_SAME, RES_BOOL, RES_REAL } ResultDtype;
+typedef enum { RES_SAME, RES_BOOL, RES_REAL, RES_COMPLEX } ResultDtype;
 
 /* The real dtype of a complex one (lax._complex_basetype). */
 static SrDtype real_of(SrDtype d) {
   if (d == SR_C64) return SR_F32;
   if (d == SR_C128) return SR_F64;
   return d;
+}
+
+/* The complex dtype of a real one (lax._complex_dtype): float64 makes
+   complex128, every other dtype complex64. */
+static SrDtype complex_of(SrDtype d) {
+  if (d == SR_C64 || d == SR_C128) return d;
+  return d == SR_F64 ? SR_C128 : SR_C64;
 }
 
 /* lax.unop_dtype_rule. */
@@ -673,6 +682,9 @@ static const struct {
   {SR_P_logistic, SR_DC_FLOAT | SR_DC_COMPLEX, RES_SAME, 1},
   {SR_P_sqrt, SR_DC_FLOAT | SR_DC_COMPLEX, RES_SAME, 1},
   {SR_P_rsqrt, SR_DC_FLOAT | SR_DC_COMPLEX, RES_SAME, 1},
+  {SR_P_real, SR_DC_COMPLEX, RES_REAL, 1},
+  {SR_P_imag, SR_DC_COMPLEX, RES_REAL, 1},
+  {SR_P_conj, SR_DC_F32 | SR_DC_F64 | SR_DC_COMPLEX, RES_COMPLEX, 1},
   {SR_P_cbrt, SR_DC_FLOAT, RES_SAME, 1},
   {SR_P_square, SR_DC_NUM, RES_SAME, 1},
   {SR_P_floor, SR_DC_FLOAT, RES_SAME, 1},
@@ -713,7 +725,10 @@ static int type_unop(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   if (sr_std_begin(cx, e, &s) < 0) return -1;
   SrTypeBuilder b;
   same_sharding(&b, x, &s);
-  b.dtype = unops[k].result == RES_BOOL ? SR_BOOL : unops[k].result == RES_REAL ? real_of(x->dtype) : x->dtype;
+  b.dtype = unops[k].result == RES_BOOL      ? SR_BOOL
+            : unops[k].result == RES_REAL    ? real_of(x->dtype)
+            : unops[k].result == RES_COMPLEX ? complex_of(x->dtype)
+                                             : x->dtype;
   b.weak = x->weak;
   if (s.mode != SR_MODE_AUTO) {
     SrAxes u;
@@ -911,23 +926,83 @@ static int k_round_f64(size_t n, const void *a, void *out, const int64_t *ip) {
   SR_KERN_UN_LOOP(double, double, round(p));
 }
 
-static const SrKernEw kern_neg = {.un = {SR_KERN_FLOATS(k_neg), SR_KERN_INTS(k_neg)}};
-static const SrKernEw kern_sign = {.un = {SR_KERN_FLOATS(k_sign), SR_KERN_INTS(k_sign), [SR_BOOL] = k_same_bool}};
-static const SrKernEw kern_abs = {.un = {SR_KERN_FLOATS(k_abs), SR_KERN_INTS(k_abs), [SR_BOOL] = k_same_bool}};
-static const SrKernEw kern_exp = {.un = {SR_KERN_FLOATS(k_exp)}};
-static const SrKernEw kern_exp2 = {.un = {SR_KERN_FLOATS(k_exp2)}};
-static const SrKernEw kern_log = {.un = {SR_KERN_FLOATS(k_log)}};
-static const SrKernEw kern_expm1 = {.un = {SR_KERN_FLOATS(k_expm1)}};
-static const SrKernEw kern_log1p = {.un = {SR_KERN_FLOATS(k_log1p)}};
-static const SrKernEw kern_sin = {.un = {SR_KERN_FLOATS(k_sin)}};
-static const SrKernEw kern_cos = {.un = {SR_KERN_FLOATS(k_cos)}};
-static const SrKernEw kern_tan = {.un = {SR_KERN_FLOATS(k_tan)}};
-static const SrKernEw kern_tanh = {.un = {SR_KERN_FLOATS(k_tanh)}};
-static const SrKernEw kern_logistic = {.un = {SR_KERN_FLOATS(k_logistic)}};
-static const SrKernEw kern_sqrt = {.un = {SR_KERN_FLOATS(k_sqrt)}};
-static const SrKernEw kern_rsqrt = {.un = {SR_KERN_FLOATS(k_rsqrt)}};
+/* complex64 and complex128: C's float and double _Complex, laid out as
+   numpy and XLA lay them out (the real part, then the imaginary), through
+   libm's complex functions where C has them */
+typedef float _Complex cf32;
+typedef double _Complex cf64;
+#define UN_COMPLEX(OP, E64, E128) SR_KERN_UN(OP##_c64, cf32, cf32, E64) SR_KERN_UN(OP##_c128, cf64, cf64, E128)
+/* expm1 and log1p without the cancellation of exp(z) - 1 and log(1 + z)
+   near 0: expm1(x + iy) = expm1(x) cos y - 2 sin^2(y/2) + i e^x sin y,
+   log1p(x + iy) = log1p(2x + x^2 + y^2) / 2 + i atan2(y, 1 + x) */
+static cf64 c_expm1(cf64 z) {
+  double x = creal(z), y = cimag(z), h = sin(y / 2);
+  return CMPLX(expm1(x) * cos(y) - 2 * h * h, exp(x) * sin(y));
+}
+static cf64 c_log1p(cf64 z) {
+  double x = creal(z), y = cimag(z);
+  return CMPLX(log1p(x * (2 + x) + y * y) / 2, atan2(y, 1 + x));
+}
+/* sign: z / |z|, 0 at 0 (XLA's) */
+static cf64 c_sign(cf64 z) {
+  double r = cabs(z);
+  return r == 0 ? z : z / r;
+}
+UN_COMPLEX(k_neg, -p, -p)
+UN_COMPLEX(k_sign, (cf32)c_sign(p), c_sign(p))
+UN_COMPLEX(k_exp, cexpf(p), cexp(p))
+UN_COMPLEX(k_log, clogf(p), clog(p))
+UN_COMPLEX(k_expm1, (cf32)c_expm1(p), c_expm1(p))
+UN_COMPLEX(k_log1p, (cf32)c_log1p(p), c_log1p(p))
+UN_COMPLEX(k_sin, csinf(p), csin(p))
+UN_COMPLEX(k_cos, ccosf(p), ccos(p))
+UN_COMPLEX(k_tan, ctanf(p), ctan(p))
+UN_COMPLEX(k_tanh, ctanhf(p), ctanh(p))
+UN_COMPLEX(k_logistic, 1.0f / (1.0f + cexpf(-p)), 1.0 / (1.0 + cexp(-p)))
+UN_COMPLEX(k_sqrt, csqrtf(p), csqrt(p))
+UN_COMPLEX(k_rsqrt, 1.0f / csqrtf(p), 1.0 / csqrt(p))
+UN_COMPLEX(k_square, p * p, p * p)
+UN_COMPLEX(k_asin, casinf(p), casin(p))
+UN_COMPLEX(k_acos, cacosf(p), cacos(p))
+UN_COMPLEX(k_atan, catanf(p), catan(p))
+UN_COMPLEX(k_sinh, csinhf(p), csinh(p))
+UN_COMPLEX(k_cosh, ccoshf(p), ccosh(p))
+UN_COMPLEX(k_asinh, casinhf(p), casinh(p))
+UN_COMPLEX(k_acosh, cacoshf(p), cacosh(p))
+UN_COMPLEX(k_atanh, catanhf(p), catanh(p))
+UN_COMPLEX(k_exp2, cexpf(p * 0.69314718055994530942f), cexp(p * 0.69314718055994530942))
+UN_COMPLEX(k_conj, conjf(p), conj(p))
+SR_KERN_UN(k_abs_c64, cf32, float, cabsf(p))
+SR_KERN_UN(k_abs_c128, cf64, double, cabs(p))
+SR_KERN_UN(k_real_c64, cf32, float, crealf(p))
+SR_KERN_UN(k_real_c128, cf64, double, creal(p))
+SR_KERN_UN(k_imag_c64, cf32, float, cimagf(p))
+SR_KERN_UN(k_imag_c128, cf64, double, cimag(p))
+/* conj of a real operand: the complex number with imaginary part 0 */
+SR_KERN_UN(k_conj_f32, float, cf32, CMPLXF(p, 0.0f))
+SR_KERN_UN(k_conj_f64, double, cf64, CMPLX(p, 0.0))
+#undef UN_COMPLEX
+
+static const SrKernEw kern_real = {.un = {SR_KERN_COMPLEX(k_real)}};
+static const SrKernEw kern_imag = {.un = {SR_KERN_COMPLEX(k_imag)}};
+static const SrKernEw kern_conj = {.un = {SR_KERN_FLOATS(k_conj), SR_KERN_COMPLEX(k_conj)}};
+static const SrKernEw kern_neg = {.un = {SR_KERN_FLOATS(k_neg), SR_KERN_INTS(k_neg), SR_KERN_COMPLEX(k_neg)}};
+static const SrKernEw kern_sign = {.un = {SR_KERN_FLOATS(k_sign), SR_KERN_COMPLEX(k_sign), SR_KERN_INTS(k_sign), [SR_BOOL] = k_same_bool}};
+static const SrKernEw kern_abs = {.un = {SR_KERN_FLOATS(k_abs), SR_KERN_COMPLEX(k_abs), SR_KERN_INTS(k_abs), [SR_BOOL] = k_same_bool}};
+static const SrKernEw kern_exp = {.un = {SR_KERN_FLOATS(k_exp), SR_KERN_COMPLEX(k_exp)}};
+static const SrKernEw kern_exp2 = {.un = {SR_KERN_FLOATS(k_exp2), SR_KERN_COMPLEX(k_exp2)}};
+static const SrKernEw kern_log = {.un = {SR_KERN_FLOATS(k_log), SR_KERN_COMPLEX(k_log)}};
+static const SrKernEw kern_expm1 = {.un = {SR_KERN_FLOATS(k_expm1), SR_KERN_COMPLEX(k_expm1)}};
+static const SrKernEw kern_log1p = {.un = {SR_KERN_FLOATS(k_log1p), SR_KERN_COMPLEX(k_log1p)}};
+static const SrKernEw kern_sin = {.un = {SR_KERN_FLOATS(k_sin), SR_KERN_COMPLEX(k_sin)}};
+static const SrKernEw kern_cos = {.un = {SR_KERN_FLOATS(k_cos), SR_KERN_COMPLEX(k_cos)}};
+static const SrKernEw kern_tan = {.un = {SR_KERN_FLOATS(k_tan), SR_KERN_COMPLEX(k_tan)}};
+static const SrKernEw kern_tanh = {.un = {SR_KERN_FLOATS(k_tanh), SR_KERN_COMPLEX(k_tanh)}};
+static const SrKernEw kern_logistic = {.un = {SR_KERN_FLOATS(k_logistic), SR_KERN_COMPLEX(k_logistic)}};
+static const SrKernEw kern_sqrt = {.un = {SR_KERN_FLOATS(k_sqrt), SR_KERN_COMPLEX(k_sqrt)}};
+static const SrKernEw kern_rsqrt = {.un = {SR_KERN_FLOATS(k_rsqrt), SR_KERN_COMPLEX(k_rsqrt)}};
 static const SrKernEw kern_cbrt = {.un = {SR_KERN_FLOATS(k_cbrt)}};
-static const SrKernEw kern_square = {.un = {SR_KERN_FLOATS(k_square), SR_KERN_INTS(k_square), [SR_BOOL] = k_same_bool}};
+static const SrKernEw kern_square = {.un = {SR_KERN_FLOATS(k_square), SR_KERN_COMPLEX(k_square), SR_KERN_INTS(k_square), [SR_BOOL] = k_same_bool}};
 static const SrKernEw kern_floor = {.un = {SR_KERN_FLOATS(k_floor)}};
 static const SrKernEw kern_ceil = {.un = {SR_KERN_FLOATS(k_ceil)}};
 static const SrKernEw kern_round = {.un = {SR_KERN_FLOATS(k_round)}};
@@ -938,14 +1013,14 @@ static const SrKernEw kern_erfc = {.un = {SR_KERN_FLOATS(k_erfc)}};
 static const SrKernEw kern_erf_inv = {.un = {SR_KERN_FLOATS(k_erf_inv)}};
 static const SrKernEw kern_lgamma = {.un = {SR_KERN_FLOATS(k_lgamma)}};
 static const SrKernEw kern_digamma = {.un = {SR_KERN_FLOATS(k_digamma)}};
-static const SrKernEw kern_asin = {.un = {SR_KERN_FLOATS(k_asin)}};
-static const SrKernEw kern_acos = {.un = {SR_KERN_FLOATS(k_acos)}};
-static const SrKernEw kern_atan = {.un = {SR_KERN_FLOATS(k_atan)}};
-static const SrKernEw kern_sinh = {.un = {SR_KERN_FLOATS(k_sinh)}};
-static const SrKernEw kern_cosh = {.un = {SR_KERN_FLOATS(k_cosh)}};
-static const SrKernEw kern_asinh = {.un = {SR_KERN_FLOATS(k_asinh)}};
-static const SrKernEw kern_acosh = {.un = {SR_KERN_FLOATS(k_acosh)}};
-static const SrKernEw kern_atanh = {.un = {SR_KERN_FLOATS(k_atanh)}};
+static const SrKernEw kern_asin = {.un = {SR_KERN_FLOATS(k_asin), SR_KERN_COMPLEX(k_asin)}};
+static const SrKernEw kern_acos = {.un = {SR_KERN_FLOATS(k_acos), SR_KERN_COMPLEX(k_acos)}};
+static const SrKernEw kern_atan = {.un = {SR_KERN_FLOATS(k_atan), SR_KERN_COMPLEX(k_atan)}};
+static const SrKernEw kern_sinh = {.un = {SR_KERN_FLOATS(k_sinh), SR_KERN_COMPLEX(k_sinh)}};
+static const SrKernEw kern_cosh = {.un = {SR_KERN_FLOATS(k_cosh), SR_KERN_COMPLEX(k_cosh)}};
+static const SrKernEw kern_asinh = {.un = {SR_KERN_FLOATS(k_asinh), SR_KERN_COMPLEX(k_asinh)}};
+static const SrKernEw kern_acosh = {.un = {SR_KERN_FLOATS(k_acosh), SR_KERN_COMPLEX(k_acosh)}};
+static const SrKernEw kern_atanh = {.un = {SR_KERN_FLOATS(k_atanh), SR_KERN_COMPLEX(k_atanh)}};
 static const SrKernEw kern_bessel_i0e = {.un = {SR_KERN_FLOATS(k_bessel_i0e)}};
 static const SrKernEw kern_bessel_i1e = {.un = {SR_KERN_FLOATS(k_bessel_i1e)}};
 static const SrKernEw kern_population_count = {.un = {SR_KERN_INTS(k_popcount)}};
@@ -1208,7 +1283,63 @@ JVP1(jvp_polygamma) {
   return done1(y, ty);
 }
 
+/* lax.conj_p.bind(x, input_dtype=x's dtype) */
+static SrVal *ad_conj(SrAd *ad, SrVal *x) {
+  const SrType *t = sr_ad_type(ad, x);
+  return t ? sr_ad_bindv(ad, SR_P_conj, 1, &x, "input_dtype", sr_dtype_val(NULL, t->dtype), NULL) : NULL;
+}
+
+/* lax.complex(x, y) */
+static SrVal *ad_complex(SrAd *ad, SrVal *re, SrVal *im) { return sr_ad_binop(ad, SR_P_complex, re, im); }
+
+/* np.zeros((), dtype of x): a rank-0 literal */
+static SrVal *ad_zero_of(SrAd *ad, SrVal *x) {
+  const SrType *t = sr_ad_type(ad, x);
+  return t ? sr_ad_scalar(ad, t->dtype, 0, 0.0) : NULL;
+}
+
+/* real and imag transpose into complex(t, 0) and complex(0, -t) */
+TR(tr_real) {
+  (void)x;
+  (void)e;
+  cx[0] = ad_complex(ad, ct[0], ad_zero_of(ad, ct[0]));
+  return cx[0] ? 0 : -1;
+}
+
+TR(tr_imag) {
+  (void)x;
+  (void)e;
+  cx[0] = ad_complex(ad, ad_zero_of(ad, ct[0]), sr_ad_neg(ad, ct[0]));
+  return cx[0] ? 0 : -1;
+}
+
+/* _complex_transpose_rule: real(t) to x, imag(neg(t)) to y, unbroadcast */
+TR(tr_complex) {
+  if (!x[0] && !(cx[0] = sr_ad_unbroadcast(ad, ct_of(e, 0), sr_ad_unop(ad, SR_P_real, ct[0])))) return -1;
+  if (!x[1] && !(cx[1] = sr_ad_unbroadcast(ad, ct_of(e, 1), sr_ad_unop(ad, SR_P_imag, sr_ad_neg(ad, ct[0])))))
+    return -1;
+  return 0;
+}
+
+/* _conj_transpose_rule: conj(t) for a complex input_dtype, real(t) else */
+TR(tr_conj) {
+  (void)x;
+  cx[0] = sr_dtype_kind(e->in[0]->type->dtype) == SR_DK_COMPLEX ? ad_conj(ad, ct[0]) : sr_ad_unop(ad, SR_P_real, ct[0]);
+  return cx[0] ? 0 : -1;
+}
+
 JVP1(jvp_abs) {
+  const SrType *xt = sr_ad_type(ad, x[0]);
+  if (xt && sr_dtype_kind(xt->dtype) == SR_DK_COMPLEX) {
+    /* real(g * (conj(x) / _replace_zero(convert_element_type(ans, x's dtype)))) */
+    SrVal *ans = y[0] = primal1(ad, e, x);
+    SrVal *ac = sr_ad_convert(ad, ans, xt->dtype, 0);
+    SrVal *is0 = sr_ad_binop(ad, SR_P_eq, ac, sr_ad_const(ad, ac, 0.0));
+    SrVal *cases[2] = {ac, sr_ad_full(ad, sr_ad_type(ad, ac), 1.0)};
+    SrVal *nz = sr_ad_select_n(ad, is0, 2, cases);
+    ty[0] = sr_ad_unop(ad, SR_P_real, sr_ad_mul(ad, t[0], sr_ad_div(ad, ad_conj(ad, x[0]), nz)));
+    return done1(y, ty);
+  }
   /* select(ge(x, _zero(x)), g, neg(g)) */
   y[0] = primal1(ad, e, x);
   SrVal *ge = sr_ad_binop(ad, SR_P_ge, x[0], sr_ad_scalar_like(ad, x[0], 0.0));
@@ -1280,6 +1411,8 @@ static int type_integer_pow(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **ou
   }
 INTPOW(k_integer_pow_f32, float, float, 1.0f, 1)
 INTPOW(k_integer_pow_f64, double, double, 1.0, 1)
+INTPOW(k_integer_pow_c64, cf32, cf32, 1.0f, 1)
+INTPOW(k_integer_pow_c128, cf64, cf64, 1.0, 1)
 INTPOW(k_integer_pow_i8, int8_t, uint64_t, 1, 0)
 INTPOW(k_integer_pow_i16, int16_t, uint64_t, 1, 0)
 INTPOW(k_integer_pow_i32, int32_t, uint64_t, 1, 0)
@@ -1290,7 +1423,7 @@ INTPOW(k_integer_pow_u32, uint32_t, uint64_t, 1, 0)
 INTPOW(k_integer_pow_u64, uint64_t, uint64_t, 1, 0)
 #undef INTPOW
 
-static const SrKernEw kern_integer_pow = {.un = {SR_KERN_FLOATS(k_integer_pow), SR_KERN_INTS(k_integer_pow)}};
+static const SrKernEw kern_integer_pow = {.un = {SR_KERN_FLOATS(k_integer_pow), SR_KERN_INTS(k_integer_pow), SR_KERN_COMPLEX(k_integer_pow)}};
 
 JVP1(jvp_integer_pow) {
   static const char *ykey;
@@ -1534,6 +1667,7 @@ static const struct {
   {SR_P_min, {SR_DC_ANY, SR_DC_ANY}, RES_SAME, 0, nary_ur},
   {SR_P_atan2, {SR_DC_FLOAT | SR_DC_COMPLEX, SR_DC_FLOAT | SR_DC_COMPLEX}, RES_SAME, 0, nary_ur},
   {SR_P_nextafter, {SR_DC_FLOAT, SR_DC_FLOAT}, RES_SAME, 0, nary_ur},
+  {SR_P_complex, {SR_DC_F32 | SR_DC_F64, SR_DC_F32 | SR_DC_F64}, RES_COMPLEX, 0, nary_ur},
   {SR_P_igamma, {SR_DC_FLOAT, SR_DC_FLOAT}, RES_SAME, 0, nary_ur},
   {SR_P_igammac, {SR_DC_FLOAT, SR_DC_FLOAT}, RES_SAME, 0, nary_ur},
   {SR_P_igamma_grad_a, {SR_DC_FLOAT, SR_DC_FLOAT}, RES_SAME, 0, nary_ur},
@@ -1605,7 +1739,10 @@ static int type_naryop(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
                    "argument must have an inexact or integer dtype, and two inexact dtypes must match, but got %s "
                    "and %s respectively.",
                    sr_dtype_name(ts[0]->dtype), sr_dtype_name(ts[1]->dtype));
-  b.dtype = naryops[k].result == RES_BOOL ? SR_BOOL : has_out_dtype ? out_dtype : ts[0]->dtype;
+  b.dtype = naryops[k].result == RES_BOOL      ? SR_BOOL
+            : naryops[k].result == RES_COMPLEX ? complex_of(ts[0]->dtype)
+            : has_out_dtype                    ? out_dtype
+                                               : ts[0]->dtype;
   b.weak = (uint8_t)(ts[0]->weak && ts[1]->weak && (arity < 3 || ts[2]->weak));
   SrStd s;
   if (sr_std_begin(cx, e, &s) < 0) return -1;
@@ -1746,15 +1883,37 @@ CMP_TO(k_lt_to, TO_LT)
 #undef BIN_BOOL
 #undef CMP_ALL
 
+/* x ** y: 1 for y == 0 (XLA's), cpow otherwise */
+static cf64 c_pow(cf64 x, cf64 y) { return y == 0 ? 1.0 : cpow(x, y); }
+static cf32 c_pow32(cf32 x, cf32 y) { return y == 0 ? 1.0f : cpowf(x, y); }
+
+/* complex64 and complex128 (cf32, cf64 above); complex(x, y) from two
+   reals; == and != compare both parts */
+#define BIN_COMPLEX(OP, E) SR_KERN_BIN(OP##_c64, cf32, cf32, E) SR_KERN_BIN(OP##_c128, cf64, cf64, E)
+BIN_COMPLEX(k_add, p + q)
+BIN_COMPLEX(k_sub, p - q)
+BIN_COMPLEX(k_mul, p * q)
+BIN_COMPLEX(k_div, p / q)
+SR_KERN_BIN(k_pow_c64, cf32, cf32, c_pow32(p, q))
+SR_KERN_BIN(k_pow_c128, cf64, cf64, c_pow(p, q))
+SR_KERN_BIN(k_eq_c64, cf32, uint8_t, p == q)
+SR_KERN_BIN(k_eq_c128, cf64, uint8_t, p == q)
+SR_KERN_BIN(k_ne_c64, cf32, uint8_t, p != q)
+SR_KERN_BIN(k_ne_c128, cf64, uint8_t, p != q)
+SR_KERN_BIN(k_complex_f32, float, cf32, CMPLXF(p, q))
+SR_KERN_BIN(k_complex_f64, double, cf64, CMPLX(p, q))
+#undef BIN_COMPLEX
+static const SrKernEw kern_complex = {.bin = {SR_KERN_FLOATS(k_complex)}};
+
 #define KB(OP, ...) {.bin = {SR_KERN_FLOATS(OP), SR_KERN_INTS(OP), __VA_ARGS__}}
 #define KB_INTS(OP, ...) {.bin = {SR_KERN_INTS(OP), __VA_ARGS__}}
 #define KB_CMP(OP) {.bin = {SR_KERN_FLOATS(OP), SR_KERN_INTS(OP), [SR_BOOL] = OP##_bool}, .bool_out = 1}
-static const SrKernEw kern_add = KB(k_add, [SR_BOOL] = k_or_bool);
-static const SrKernEw kern_sub = KB(k_sub, );
-static const SrKernEw kern_mul = KB(k_mul, [SR_BOOL] = k_and_bool);
-static const SrKernEw kern_div = KB(k_div, );
+static const SrKernEw kern_add = KB(k_add, [SR_BOOL] = k_or_bool, SR_KERN_COMPLEX(k_add));
+static const SrKernEw kern_sub = KB(k_sub, SR_KERN_COMPLEX(k_sub));
+static const SrKernEw kern_mul = KB(k_mul, [SR_BOOL] = k_and_bool, SR_KERN_COMPLEX(k_mul));
+static const SrKernEw kern_div = KB(k_div, SR_KERN_COMPLEX(k_div));
 static const SrKernEw kern_rem = KB(k_rem, );
-static const SrKernEw kern_pow = KB(k_pow, );
+static const SrKernEw kern_pow = KB(k_pow, SR_KERN_COMPLEX(k_pow));
 static const SrKernEw kern_max = KB(k_max, [SR_BOOL] = k_or_bool);
 static const SrKernEw kern_min = KB(k_min, [SR_BOOL] = k_and_bool);
 static const SrKernEw kern_atan2 = {.bin = {SR_KERN_FLOATS(k_atan2)}};
@@ -1769,8 +1928,8 @@ static const SrKernEw kern_shift_left = KB_INTS(k_shift_left, );
 static const SrKernEw kern_shift_right_logical = KB_INTS(k_shift_right_logical, );
 static const SrKernEw kern_shift_right_arithmetic = KB_INTS(k_shift_right_arithmetic, );
 static const SrKernEw kern_mulhi = KB_INTS(k_mulhi, );
-static const SrKernEw kern_eq = KB_CMP(k_eq);
-static const SrKernEw kern_ne = KB_CMP(k_ne);
+static const SrKernEw kern_eq = {.bin = {SR_KERN_FLOATS(k_eq), SR_KERN_INTS(k_eq), [SR_BOOL] = k_eq_bool, SR_KERN_COMPLEX(k_eq)}, .bool_out = 1};
+static const SrKernEw kern_ne = {.bin = {SR_KERN_FLOATS(k_ne), SR_KERN_INTS(k_ne), [SR_BOOL] = k_ne_bool, SR_KERN_COMPLEX(k_ne)}, .bool_out = 1};
 static const SrKernEw kern_lt = KB_CMP(k_lt);
 static const SrKernEw kern_le = KB_CMP(k_le);
 static const SrKernEw kern_gt = KB_CMP(k_gt);
@@ -1797,7 +1956,7 @@ static int ev_nary(SrEvalCtx *cx, const SrEvalEqn *e) {
      predicate of select_n) that of the operands */
   int first = id == SR_P_select_n ? 1 : 0;
   SrDtype dt = t->dtype;
-  if (is_compare(id)) {
+  if (is_compare(id) || id == SR_P_complex) {
     dt = e->in[0]->type->dtype;
     for (uint32_t k = 0; k < e->nin; k++)
       if (e->in[k]->type->ndim && !e->in[k]->type->weak) dt = e->in[k]->type->dtype;
@@ -2575,14 +2734,15 @@ static void eval_rules_elementwise(void) {
     SR_P_tan, SR_P_tanh, SR_P_logistic, SR_P_sqrt, SR_P_rsqrt, SR_P_cbrt, SR_P_square, SR_P_floor, SR_P_ceil,
     SR_P_round, SR_P_not, SR_P_integer_pow, SR_P_is_finite, SR_P_erf, SR_P_erfc, SR_P_erf_inv, SR_P_reduce_precision,
     SR_P_lgamma, SR_P_digamma, SR_P_asin, SR_P_acos, SR_P_atan, SR_P_sinh, SR_P_cosh, SR_P_asinh, SR_P_acosh,
-    SR_P_atanh, SR_P_population_count, SR_P_clz, SR_P_bessel_i0e, SR_P_bessel_i1e,
+    SR_P_atanh, SR_P_population_count, SR_P_clz, SR_P_bessel_i0e, SR_P_bessel_i1e, SR_P_real, SR_P_imag,
+    SR_P_conj,
   };
   static const int nary[] = {
     SR_P_add, SR_P_sub, SR_P_mul, SR_P_div, SR_P_rem, SR_P_pow, SR_P_max, SR_P_min, SR_P_atan2, SR_P_nextafter,
     SR_P_eq, SR_P_ne, SR_P_lt, SR_P_le, SR_P_gt, SR_P_ge, SR_P_and, SR_P_or, SR_P_xor, SR_P_shift_left,
     SR_P_shift_right_logical, SR_P_shift_right_arithmetic, SR_P_mulhi, SR_P_select_n, SR_P_clamp, SR_P_add_any,
     SR_P_igamma, SR_P_igammac, SR_P_igamma_grad_a, SR_P_regularized_incomplete_beta,
-    SR_P_eq_to, SR_P_le_to, SR_P_lt_to, SR_P_polygamma, SR_P_zeta,
+    SR_P_eq_to, SR_P_le_to, SR_P_lt_to, SR_P_polygamma, SR_P_zeta, SR_P_complex,
   };
   for (size_t i = 0; i < sizeof unary / sizeof *unary; i++) sr_set_eval_rule(unary[i], ev_unary);
   for (size_t i = 0; i < sizeof nary / sizeof *nary; i++) sr_set_eval_rule(nary[i], ev_nary);
@@ -2662,6 +2822,14 @@ static void ad_rules_elementwise(void) {
   sr_ad_set_jvp(SR_P_igammac, jvp_igamma);
   sr_ad_set_jvp(SR_P_regularized_incomplete_beta, jvp_betainc);
   sr_ad_set_jvp(SR_P_add_any, sr_ad_jvp_linear);
+  static const struct {
+    int id;
+    int (*tr)(SrAd *, const SrEqn *, SrVal **, SrVal **, SrVal **);
+  } linear[] = {{SR_P_real, tr_real}, {SR_P_imag, tr_imag}, {SR_P_complex, tr_complex}, {SR_P_conj, tr_conj}};
+  for (size_t i = 0; i < sizeof linear / sizeof *linear; i++) {
+    sr_ad_set_jvp(linear[i].id, sr_ad_jvp_linear);
+    sr_ad_set_transpose(linear[i].id, linear[i].tr);
+  }
   sr_ad_set_transpose(SR_P_add_any, tr_add_any);
 }
 
@@ -2714,7 +2882,8 @@ static void kernels_elementwise(void) {
       {SR_P_bessel_i0e, &kern_bessel_i0e}, {SR_P_bessel_i1e, &kern_bessel_i1e},
       {SR_P_igamma, &kern_igamma}, {SR_P_igammac, &kern_igammac}, {SR_P_igamma_grad_a, &kern_igamma_grad_a},
       {SR_P_eq_to, &kern_eq_to}, {SR_P_le_to, &kern_le_to}, {SR_P_lt_to, &kern_lt_to},
-      {SR_P_polygamma, &kern_polygamma}, {SR_P_zeta, &kern_zeta},
+      {SR_P_polygamma, &kern_polygamma}, {SR_P_zeta, &kern_zeta}, {SR_P_real, &kern_real},
+      {SR_P_imag, &kern_imag}, {SR_P_conj, &kern_conj}, {SR_P_complex, &kern_complex},
   };
   for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) sr_prims[rows[i].id].kern = rows[i].k;
 }

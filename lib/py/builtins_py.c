@@ -915,6 +915,28 @@ static SrVal *bi_pow(SrInterp *I, SrArgs *a) {
   return sr_binop(I, SR_OP_POW, a->v[0], a->v[1]);
 }
 
+/* A number for complex(): a complex value's parts, or an object's item()
+   (a complex array's element, as __complex__), or a real number. */
+static int as_complex(SrInterp *I, SrVal *v, double *re, double *im) {
+  *im = 0;
+  if (v->kind == SR_V_COMPLEX) {
+    *re = v->c.re, *im = v->c.im;
+    return 0;
+  }
+  const SrLangOps *ops = sr_ops(v);
+  if (ops && ops->unop && v->kind == SR_V_OBJ) {
+    SrVal *r = ops->unop(I, SR_OP_ITEM, v);
+    if (r && r->kind == SR_V_COMPLEX) {
+      *re = r->c.re, *im = r->c.im;
+      sr_unref(r);
+      return 0;
+    }
+    sr_unref(r);
+    if (I->exc) return -1;
+  }
+  return sr_as_float(I, v, "complex() argument", re);
+}
+
 static SrVal *bi_complex(SrInterp *I, SrArgs *a) {
   if (a->n == 1 && a->v[0]->kind == SR_V_STR) {
     char *s = sr_xstrndup(a->v[0]->str.s, a->v[0]->str.n), *e;
@@ -933,19 +955,12 @@ static SrVal *bi_complex(SrInterp *I, SrArgs *a) {
     return sr_complex(NULL, re, im);
   }
   double re = 0, im = 0;
-  if (a->n >= 1) {
-    if (a->v[0]->kind == SR_V_COMPLEX) re = a->v[0]->c.re, im = a->v[0]->c.im;
-    else if (sr_as_float(I, a->v[0], "complex() argument", &re) < 0) return NULL;
-  }
+  if (a->n >= 1 && as_complex(I, a->v[0], &re, &im) < 0) return NULL;
   if (a->n >= 2) {
-    double x;
-    if (a->v[1]->kind == SR_V_COMPLEX) {
-      re -= a->v[1]->c.im;
-      im += a->v[1]->c.re;
-    } else {
-      if (sr_as_float(I, a->v[1], "complex() argument", &x) < 0) return NULL;
-      im += x;
-    }
+    double r2, i2;
+    if (as_complex(I, a->v[1], &r2, &i2) < 0) return NULL;
+    re -= i2;
+    im += r2;
   }
   return sr_complex(NULL, re, im);
 }

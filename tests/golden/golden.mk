@@ -272,3 +272,4 @@ include $(top_srcdir)/tests/golden/smap19.mk
 include $(top_srcdir)/tests/golden/api19.mk
 include $(top_srcdir)/tests/golden/stats19.mk
 include $(top_srcdir)/tests/golden/s20.mk
+include $(top_srcdir)/tests/golden/s21.mk
