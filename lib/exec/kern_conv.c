@@ -73,6 +73,8 @@ int sr_kern_conv(SrDtype dt, SrDtype odt, const SrConvGeom *g, const void *lhs, 
   if (dt == SR_F32 && odt == SR_F32) CONV_LOOP(float, double, float);
   else if (dt == SR_F32 && odt == SR_F64) CONV_LOOP(float, double, double);
   else if (dt == SR_F64 && odt == SR_F64) CONV_LOOP(double, double, double);
+  else if (dt == SR_C64 && odt == SR_C64) CONV_LOOP(float _Complex, double _Complex, float _Complex);
+  else if (dt == SR_C128 && odt == SR_C128) CONV_LOOP(double _Complex, double _Complex, double _Complex);
   else if (dt == SR_I32 && odt == SR_I32) CONV_LOOP(int32_t, int64_t, int32_t);
   else if (dt == SR_I64 && odt == SR_I64) CONV_LOOP(int64_t, int64_t, int64_t);
   else rc = -1;

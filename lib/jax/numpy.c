@@ -2493,8 +2493,18 @@ static SrVal *jnp_isfinite(SrInterp *I, SrArgs *a) {
   SrVal *x = arr(I, a->v[0]);
   if (!x) return NULL;
   SrVal *r;
-  if (sr_dtype_is_float(vtype(I, x)->dtype)) {
+  SrDtype dt = vtype(I, x)->dtype;
+  if (sr_dtype_is_float(dt)) {
     r = sr_lax_unary(I, SR_P_is_finite, x);
+  } else if (sr_dtype_kind(dt) == SR_DK_COMPLEX) {
+    /* both parts finite */
+    SrVal *re = sr_lax_unary(I, SR_P_real, x), *im = re ? sr_lax_unary(I, SR_P_imag, x) : NULL;
+    SrVal *a = im ? sr_lax_unary(I, SR_P_is_finite, re) : NULL, *b = a ? sr_lax_unary(I, SR_P_is_finite, im) : NULL;
+    r = b ? sr_lax_binary(I, SR_P_and, a, b) : NULL;
+    sr_unref(re);
+    sr_unref(im);
+    sr_unref(a);
+    sr_unref(b);
   } else {
     SrVal *t = sr_bool(1);
     r = full_like(I, x, t, SR_BOOL, NULL, NULL);

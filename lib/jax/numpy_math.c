@@ -128,7 +128,6 @@ static SrVal *lax1(SrInterp *I, SrArgs *a, const char *name, const char *q, int 
   if (sr_args_parse(I, a, name, "x", p) < 0) return NULL;
   SCOPE(I);
   if (promote(s, 1, p, name, mode) < 0) return DONE(NULL);
-  if (complex_error(s, p[0], "NotImplementedError", "complex dtypes are not supported here") < 0) return DONE(NULL);
   return DONE(C1(q, p[0]));
 }
 
@@ -137,7 +136,6 @@ static SrVal *lax2(SrInterp *I, SrArgs *a, const char *name, const char *q, int 
   if (sr_args_parse(I, a, name, "x1, x2", p) < 0) return NULL;
   SCOPE(I);
   if (promote(s, 2, p, name, mode) < 0) return DONE(NULL);
-  if (complex_error(s, p[0], "NotImplementedError", "complex dtypes are not supported here") < 0) return DONE(NULL);
   return DONE(C2(q, p[0], p[1]));
 }
 
@@ -186,8 +184,12 @@ static SrVal *arccosh_body(SrInterp *I, SrArgs *a) {
   SCOPE(I);
   SrVal *x = a->v[0];
   if (promote(s, 1, &x, "arccosh", 2) < 0) return DONE(NULL);
-  if (complex_error(s, x, "NotImplementedError", "complex dtypes are not supported here") < 0) return DONE(NULL);
-  return DONE(C1("jax.lax.acosh", x));
+  SrVal *r = C1("jax.lax.acosh", x);
+  /* lax.acosh's branch differs from np.arccosh's: a result with a
+     negative real part is negated */
+  if (r && is_complex_dt(ty(I, r)->dtype))
+    r = where3(s, C2("jax.lax.lt", C1("jax.lax.real", r), FL(0)), C1("jax.lax.neg", r), r);
+  return DONE(r);
 }
 
 static SrVal *jnp_arccosh(SrInterp *I, SrArgs *a) {
@@ -203,7 +205,6 @@ static SrVal *jnp_log2(SrInterp *I, SrArgs *a) {
   if (sr_args_parse(I, a, "log2", "x", p) < 0) return NULL;
   SCOPE(I);
   if (promote(s, 1, p, "log2", 2) < 0) return DONE(NULL);
-  if (complex_error(s, p[0], "NotImplementedError", "complex dtypes are not supported here") < 0) return DONE(NULL);
   SrVal *lx = C1("jax.lax.log", p[0]);
   return DONE(lx ? C2("jax.lax.div", lx, C1("jax.lax.log", cst_like(s, p[0], 2))) : NULL);
 }
@@ -213,7 +214,6 @@ static SrVal *jnp_log10(SrInterp *I, SrArgs *a) {
   if (sr_args_parse(I, a, "log10", "x", p) < 0) return NULL;
   SCOPE(I);
   if (promote(s, 1, p, "log10", 2) < 0) return DONE(NULL);
-  if (complex_error(s, p[0], "NotImplementedError", "complex dtypes are not supported here") < 0) return DONE(NULL);
   return DONE(C2("jax.lax.mul", C1("jax.lax.log", p[0]), cst(s, p[0], 0.4342944819032518)));
 }
 
@@ -306,7 +306,11 @@ static SrVal *rint_body(SrInterp *I, SrArgs *a) {
   SrVal *x = a->v[0];
   SrDtype dt = ty(I, x)->dtype;
   if (dt == SR_BOOL || sr_dtype_is_int(dt)) return DONE(astype(s, x, default_float(I)));
-  if (complex_error(s, x, "NotImplementedError", "complex dtypes are not supported here") < 0) return DONE(NULL);
+  if (is_complex_dt(dt)) {
+    /* lax.complex(rint(real(x)), rint(imag(x))) */
+    SrVal *re = C1("jax.numpy.rint", C1("jax.lax.real", x)), *im = C1("jax.numpy.rint", C1("jax.lax.imag", x));
+    return DONE(re && im ? C2("jax.lax.complex", re, im) : NULL);
+  }
   SrVal *v[2] = {x, IN(1)};
   const char *kw[1] = {"rounding_method"};
   SrVal *kv[1] = {v[1]};
@@ -429,7 +433,14 @@ static SrVal *isinf_body(SrInterp *I, SrArgs *a) {
   SrVal *x = a->v[0];
   SrDtype dt = ty(I, x)->dtype;
   if (sr_dtype_kind(dt) == SR_DK_FLOAT) return DONE(C2("jax.lax.eq", C1("jax.lax.abs", x), cst_like(s, x, INFINITY)));
-  if (complex_error(s, x, "NotImplementedError", "complex dtypes are not supported here") < 0) return DONE(NULL);
+  if (is_complex_dt(dt)) {
+    /* either part infinite */
+    SrVal *re = C1("jax.lax.real", x), *im = re ? C1("jax.lax.imag", x) : NULL;
+    if (!im) return DONE(NULL);
+    SrVal *a = C2("jax.lax.eq", C1("jax.lax.abs", re), cst_like(s, re, INFINITY));
+    SrVal *b = C2("jax.lax.eq", C1("jax.lax.abs", im), cst_like(s, im, INFINITY));
+    return DONE(a && b ? C2("jax.lax.bitwise_or", a, b) : NULL);
+  }
   return DONE(falses_like(s, x));
 }
 

@@ -943,6 +943,20 @@ static cf64 c_log1p(cf64 z) {
   double x = creal(z), y = cimag(z);
   return CMPLX(log1p(x * (2 + x) + y * y) / 2, atan2(y, 1 + x));
 }
+/* sin and cos as lax's _sin_complex and _cos_complex lower them: sinh and
+   cosh of the imaginary part from expm1 (no cancellation near 0), and the
+   part that sin(0) or cos(0)'s product would make -0 or NaN set to +0 where
+   the real part is 0 */
+static cf64 c_sin(cf64 z) {
+  double a = creal(z), b = cimag(z), e1 = expm1(b), e2 = expm1(-b);
+  double snh = (e1 - e2) / 2, csh = (e1 + e2 + 2) / 2;
+  return CMPLX(a == 0 ? 0.0 : sin(a) * csh, cos(a) * snh);
+}
+static cf64 c_cos(cf64 z) {
+  double a = creal(z), b = cimag(z), e1 = expm1(b), e2 = expm1(-b);
+  double snh = (e1 - e2) / 2, csh = (e1 + e2 + 2) / 2;
+  return CMPLX(cos(a) * csh, a == 0 ? 0.0 : -sin(a) * snh);
+}
 /* sign: z / |z|, 0 at 0 (XLA's) */
 static cf64 c_sign(cf64 z) {
   double r = cabs(z);
@@ -954,8 +968,8 @@ UN_COMPLEX(k_exp, cexpf(p), cexp(p))
 UN_COMPLEX(k_log, clogf(p), clog(p))
 UN_COMPLEX(k_expm1, (cf32)c_expm1(p), c_expm1(p))
 UN_COMPLEX(k_log1p, (cf32)c_log1p(p), c_log1p(p))
-UN_COMPLEX(k_sin, csinf(p), csin(p))
-UN_COMPLEX(k_cos, ccosf(p), ccos(p))
+UN_COMPLEX(k_sin, (cf32)c_sin(p), c_sin(p))
+UN_COMPLEX(k_cos, (cf32)c_cos(p), c_cos(p))
 UN_COMPLEX(k_tan, ctanf(p), ctan(p))
 UN_COMPLEX(k_tanh, ctanhf(p), ctanh(p))
 UN_COMPLEX(k_logistic, 1.0f / (1.0f + cexpf(-p)), 1.0 / (1.0 + cexp(-p)))
