@@ -39,7 +39,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/lax/windowed.c \
 	lib/lax/remat_pe.c \
 	lib/lax/linalg.c \
-	lib/lax/linalg16.c lib/lax/linalg.h \
+	lib/lax/linalg16.c lib/lax/linalg21.c lib/lax/linalg.h \
 	lib/lax/linalg18.c \
 	lib/lax/params.c \
 	lib/lax/solves.c \

@@ -124,7 +124,13 @@ static SrVal *named(SrInterp *I, const char *name, const char *fields, int n, Sr
 /* ---- the lax.linalg primitives ---- */
 
 /* symmetrize(x): (x + _H(x)) / 2 */
-static SrVal *symmetrize(SrNnScope *s, SrVal *x) { return OP(DIV, OP(ADD, x, mT(s, x)), sr_nn_float(s, 2.0)); }
+/* lax_linalg.symmetrize: (x + _H(x)) / 2, _H the conjugate transpose */
+static SrVal *symmetrize(SrNnScope *s, SrVal *x) {
+  const SrType *t = ty(s->I, x);
+  SrVal *h = mT(s, x);
+  if (h && t && sr_dtype_kind(t->dtype) == SR_DK_COMPLEX) h = sr_nn_call1(s, "jax.lax.conj", h);
+  return OP(DIV, OP(ADD, x, h), sr_nn_float(s, 2.0));
+}
 
 /* lax_linalg's _tril(m, k) / _triu(m, k), inline: select(broadcast(
    lax._tri(bool, (N, M), k or k - 1), batch), m, full_like(m, 0)) */
@@ -214,6 +220,35 @@ static SrVal *lax_eigh(SrInterp *I, SrArgs *a) {
   return DONE(r);
 }
 
+/* lax_linalg.eig(x, *, compute_left_eigenvectors=True,
+   compute_right_eigenvectors=True, enable_eigvec_derivs=False,
+   implementation=None, use_magma=None): [w, vl, vr] as asked */
+static SrVal *eig_bind(SrNnScope *s, SrVal *x, int left, int right, int derivs, SrVal *impl) {
+  if (!x) return NULL;
+  SrVal *r = KEEP(sr_bindv(s->I, SR_P_eig, 1, &x, "compute_left_eigenvectors", sr_bool(left),
+                           "compute_right_eigenvectors", sr_bool(right), "enable_eigvec_derivs", sr_bool(derivs),
+                           "implementation", given(impl) ? sr_ref(impl) : sr_none(), NULL));
+  if (!r || !sr_is_seq(r)) return r;
+  SrVal *l = sr_seq(NULL, SR_V_LIST, r->seq.n);
+  for (int i = 0; i < r->seq.n; i++) sr_seq_push(NULL, l, sr_ref(r->seq.items[i]));
+  return KEEP(l);
+}
+
+static SrVal *lax_eig(SrInterp *I, SrArgs *a) {
+  SrVal *p[6];
+  int left, right, derivs;
+  if (sr_args_parse(I, a, "eig",
+                    "x, *, compute_left_eigenvectors=, compute_right_eigenvectors=, enable_eigvec_derivs=, "
+                    "implementation=, use_magma=",
+                    p) < 0 ||
+      flag(I, p[1], 1, "compute_left_eigenvectors", &left) < 0 ||
+      flag(I, p[2], 1, "compute_right_eigenvectors", &right) < 0 ||
+      flag(I, p[3], 0, "enable_eigvec_derivs", &derivs) < 0)
+    return NULL;
+  SCOPE(I);
+  return DONE(eig_bind(s, KEEP(sr_jnp_asarray(I, p[0], -1)), left, right, derivs, p[4]));
+}
+
 /* ---- jnp.linalg ---- */
 
 typedef struct Flags {
@@ -277,11 +312,29 @@ static SrVal *eigvalsh_body(SrInterp *I, SrArgs *a) {
   return DONE(item(s, r, 0));
 }
 
-/* eig / eigvals: complex results, which shardrepl cannot hold */
+/* eig(a): EigResult(eigenvalues, eigenvectors) of lax_linalg.eig(a,
+   compute_left_eigenvectors=False) (not jitted, as in JAX) */
 static SrVal *jnp_eig(SrInterp *I, SrArgs *a) {
-  (void)a;
-  return sr_raise(I, "NotImplementedError",
-                  "jnp.linalg.eig and eigvals return complex arrays, which shardrepl does not support");
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "eig", "a", p) < 0) return NULL;
+  SCOPE(I);
+  SrVal *r = eig_bind(s, inexact1(s, p[0], "jnp.linalg.eig"), 0, 1, 0, NULL);
+  if (!r) return DONE(NULL);
+  SrVal *it[2] = {item(s, r, 0), item(s, r, 1)};
+  return DONE(KEEP(named(I, "EigResult", "eigenvalues eigenvectors", 2, it)));
+}
+
+/* eigvals(a): @jit, lax_linalg.eig(a, no eigenvectors)[0] */
+static SrVal *eigvals_body(SrInterp *I, SrArgs *a) {
+  SCOPE(I);
+  SrVal *r = eig_bind(s, inexact1(s, a->v[0], "jnp.linalg.eigvals"), 0, 0, 0, NULL);
+  return DONE(r ? item(s, r, 0) : NULL);
+}
+
+static SrVal *jnp_eigvals(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "eigvals", "a", p) < 0) return NULL;
+  return sr_api_jit(I, "eigvals", eigvals_body, NULL, 1, p);
 }
 
 /* eigh(a, UPLO=None, symmetrize_input=True) */
@@ -1826,8 +1879,11 @@ void sr_linalg16_api_init(void) {
        "eigh(a, UPLO=None, symmetrize_input=True): jit[name=eigh], EighResult(eigenvalues, eigenvectors)"},
       {"jax.numpy.linalg.eigvalsh", jnp_eigvalsh,
        "eigvalsh(a, UPLO='L', *, symmetrize_input=True): jit[name=eigvalsh], the eigenvalues ascending"},
-      {"jax.numpy.linalg.eig jax.numpy.linalg.eigvals", jnp_eig,
-       "eig(a) / eigvals(a): complex results, not supported (NotImplementedError)"},
+      {"jax.numpy.linalg.eig", jnp_eig, "eig(a): EigResult(eigenvalues, eigenvectors), complex, through LAPACK's geev"},
+      {"jax.numpy.linalg.eigvals", jnp_eigvals, "eigvals(a): jit[name=eigvals], the complex eigenvalues"},
+      {"jax.lax.linalg.eig", lax_eig,
+       "eig(x, *, compute_left_eigenvectors=True, compute_right_eigenvectors=True, enable_eigvec_derivs=False, "
+       "implementation=None): [w, vl, vr], one eig equation (LAPACK's geev)"},
       {"jax.numpy.linalg.slogdet", jnp_slogdet,
        "slogdet(a, *, method=None): jit[name=slogdet], SlogdetResult(sign, logabsdet) through lu"},
       {"jax.numpy.linalg.det", jnp_det, "det(a): jit[name=det], the determinant"},

@@ -2499,12 +2499,12 @@ static SrVal *jnp_isfinite(SrInterp *I, SrArgs *a) {
   } else if (sr_dtype_kind(dt) == SR_DK_COMPLEX) {
     /* both parts finite */
     SrVal *re = sr_lax_unary(I, SR_P_real, x), *im = re ? sr_lax_unary(I, SR_P_imag, x) : NULL;
-    SrVal *a = im ? sr_lax_unary(I, SR_P_is_finite, re) : NULL, *b = a ? sr_lax_unary(I, SR_P_is_finite, im) : NULL;
-    r = b ? sr_lax_binary(I, SR_P_and, a, b) : NULL;
+    SrVal *fr = im ? sr_lax_unary(I, SR_P_is_finite, re) : NULL, *fi = fr ? sr_lax_unary(I, SR_P_is_finite, im) : NULL;
+    r = fi ? sr_lax_binary(I, SR_P_and, fr, fi) : NULL;
     sr_unref(re);
     sr_unref(im);
-    sr_unref(a);
-    sr_unref(b);
+    sr_unref(fr);
+    sr_unref(fi);
   } else {
     SrVal *t = sr_bool(1);
     r = full_like(I, x, t, SR_BOOL, NULL, NULL);

@@ -437,9 +437,9 @@ static SrVal *isinf_body(SrInterp *I, SrArgs *a) {
     /* either part infinite */
     SrVal *re = C1("jax.lax.real", x), *im = re ? C1("jax.lax.imag", x) : NULL;
     if (!im) return DONE(NULL);
-    SrVal *a = C2("jax.lax.eq", C1("jax.lax.abs", re), cst_like(s, re, INFINITY));
-    SrVal *b = C2("jax.lax.eq", C1("jax.lax.abs", im), cst_like(s, im, INFINITY));
-    return DONE(a && b ? C2("jax.lax.bitwise_or", a, b) : NULL);
+    SrVal *ir = C2("jax.lax.eq", C1("jax.lax.abs", re), cst_like(s, re, INFINITY));
+    SrVal *ii = C2("jax.lax.eq", C1("jax.lax.abs", im), cst_like(s, im, INFINITY));
+    return DONE(ir && ii ? C2("jax.lax.bitwise_or", ir, ii) : NULL);
   }
   return DONE(falses_like(s, x));
 }

@@ -22,5 +22,6 @@ void sr_lax_init(void) {
   sr_lax_windowed_init();
   sr_lax_linalg_init();
   sr_lax_linalg16_init();
+  sr_lax_linalg21_init();
   sr_lax_linalg18_init();
 }

@@ -90,6 +90,7 @@ int sr_lax_varying_out_sharding(struct SrTypeCtx *cx, const SrType *x, SrTypeBui
 void sr_lax_windowed_init(void); /* windowed.c: reduce_window_*, select_and_{gather,scatter}_add */
 void sr_lax_linalg_init(void); /* linalg.c: qr, svd (LAPACK) and triangular_solve */
 void sr_lax_linalg16_init(void); /* linalg16.c: cholesky, lu, eigh, lu_pivots_to_permutation */
+void sr_lax_linalg21_init(void); /* linalg21.c: eig */
 void sr_lax_linalg18_init(void); /* linalg18.c: geqrf, householder_product, ormqr, hessenberg, schur, tridiagonal */
 
 /* lax._reduction_jaxpr of a scatter's combiner: the update_jaxpr param of

@@ -14,6 +14,8 @@
 
 #include "lax/lax.h"
 
+#include <complex.h>
+#undef I
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -221,6 +223,47 @@ typedef struct L16Call {
 #ifdef HAVE_LAPACK
 L16_IMPL(float, s)
 L16_IMPL(double, d)
+
+void cheevd_(const char *jobz, const char *uplo, const int *n, float _Complex *a, const int *lda, float *w,
+             float _Complex *work, const int *lwork, float *rwork, const int *lrwork, int *iwork, const int *liwork,
+             int *info, size_t l1, size_t l2);
+void zheevd_(const char *jobz, const char *uplo, const int *n, double _Complex *a, const int *lda, double *w,
+             double _Complex *work, const int *lwork, double *rwork, const int *lrwork, int *iwork,
+             const int *liwork, int *info, size_t l1, size_t l2);
+
+/* eigh of Hermitian matrices: heevd with mode V, as syevd above */
+#define L16_HEEVD(R, C, P)                                                                                           \
+  static void eighc_##R(const L16Call *c, const C *x, C *v, R *ev, int64_t nb) {                                     \
+    int n = (int)c->n, ld = MAXI(n, 1), info = 0, lw = -1, lrw = -1, liw = -1, iwq = 1;                              \
+    C wq = 1;                                                                                                        \
+    R rwq = 1;                                                                                                       \
+    const char *uplo = c->lower ? "L" : "U";                                                                         \
+    C *w = sr_xcalloc((size_t)n * (size_t)n + 1, sizeof(C));                                                        \
+    if (n > 0) P##heevd_("V", uplo, &n, w, &ld, ev, &wq, &lw, &rwq, &lrw, &iwq, &liw, &info, 1, 1);                  \
+    int lwork = (int)MAXI(creal(wq), 1), lrwork = (int)MAXI(rwq, 1), liwork = MAXI(iwq, 1);                          \
+    C *work = sr_xcalloc((size_t)lwork, sizeof(C));                                                                 \
+    R *rwork = sr_xcalloc((size_t)lrwork, sizeof(R));                                                               \
+    int *iwork = sr_xcalloc((size_t)liwork, sizeof(int));                                                            \
+    for (int64_t b = 0; b < nb; b++) {                                                                               \
+      const C *xb = x + b * n * n;                                                                                   \
+      for (int i = 0; i < n; i++)                                                                                    \
+        for (int j = 0; j < n; j++) w[i + (int64_t)j * n] = xb[(int64_t)i * n + j];                                  \
+      C *vb = v + b * n * n;                                                                                         \
+      R *eb = ev + b * n;                                                                                            \
+      info = 0;                                                                                                      \
+      if (n > 0) P##heevd_("V", uplo, &n, w, &ld, eb, work, &lwork, rwork, &lrwork, iwork, &liwork, &info, 1, 1);    \
+      for (int i = 0; i < n; i++)                                                                                    \
+        for (int j = 0; j < n; j++) vb[(int64_t)i * n + j] = info ? (C)NAN : w[i + (int64_t)j * n];                  \
+      for (int i = 0; info && i < n; i++) eb[i] = (R)NAN;                                                            \
+    }                                                                                                                \
+    free(iwork);                                                                                                     \
+    free(rwork);                                                                                                     \
+    free(work);                                                                                                      \
+    free(w);                                                                                                         \
+  }
+L16_HEEVD(float, float _Complex, c)
+L16_HEEVD(double, double _Complex, z)
+#undef L16_HEEVD
 #endif
 
 static int64_t nmat(const int64_t *sh, int nb) {
@@ -241,6 +284,10 @@ static int l16_fn(SrShardIO *io) {
   } else if (c->op == 1) {
     if (f) lu_float(c, x, io->out[0]->data, io->out[1]->data, io->out[2]->data, nb);
     else lu_double(c, x, io->out[0]->data, io->out[1]->data, io->out[2]->data, nb);
+  } else if (c->dt == SR_C64) {
+    eighc_float(c, x, io->out[0]->data, io->out[1]->data, nb);
+  } else if (c->dt == SR_C128) {
+    eighc_double(c, x, io->out[0]->data, io->out[1]->data, nb);
   } else {
     if (f) eigh_float(c, x, io->out[0]->data, io->out[1]->data, nb);
     else eigh_double(c, x, io->out[0]->data, io->out[1]->data, nb);
@@ -287,7 +334,7 @@ static int ev_l16(SrEvalCtx *cx, const SrEvalEqn *e, int op) {
 #ifndef HAVE_LAPACK
     return sr_ev_err(cx, "NotImplementedError", "%s needs LAPACK, which this shardrepl was built without", names[op]);
 #endif
-    if (c.dt != SR_F32 && c.dt != SR_F64)
+    if (c.dt != SR_F32 && c.dt != SR_F64 && !(op == 2 && (c.dt == SR_C64 || c.dt == SR_C128)))
       return sr_ev_err(cx, "NotImplementedError", "%s of %s is not implemented (float32 and float64 only)", names[op],
                        sr_dtype_name(c.dt));
     c.m = xt->dims[xt->ndim - 2].size;
