@@ -475,17 +475,18 @@ static SrArray *literal_array(const SrVar *l) {
   const SrType *t = sr_atom_type(l);
   const SrType *st = sr_type_with_weak(t, t->weak);
   unsigned char buf[16] = {0};
-  double re = 0;
+  double re = 0, im = 0;
   int64_t iv = 0;
   if (l->type) {
-    if (sr_dtype_is_inexact(t->dtype)) re = l->val.f, iv = sr_f2i64(l->val.f);
+    if (sr_dtype_kind(t->dtype) == SR_DK_COMPLEX) re = l->val.c[0], im = l->val.c[1], iv = sr_f2i64(re);
+    else if (sr_dtype_is_inexact(t->dtype)) re = l->val.f, iv = sr_f2i64(l->val.f);
     else iv = l->val.i, re = (double)l->val.i;
   } else {
     const char *s = l->text ? l->text : "0";
     if (sr_dtype_is_inexact(t->dtype)) re = strtod(s, NULL), iv = sr_f2i64(re);
     else iv = strcmp(s, "True") == 0 ? 1 : strtoll(s, NULL, 10), re = (double)iv;
   }
-  sr_kern_set_scalar(t->dtype, re, iv, buf);
+  sr_kern_set_complex(t->dtype, re, im, iv, buf);
   return sr_array_from_data(st, NULL, buf);
 }
 

@@ -7,6 +7,7 @@
  * histogramdd and histogram2d.  Registered by sr_jnp_small18_init (jax.h).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -372,10 +373,12 @@ static SrVal *poly_body(SrInterp *I, SrArgs *a) {
   z = sr_nn_call1(s, "jax.numpy.atleast_1d", z);
   if (!z) return sr_nn_done(s, NULL);
   const SrType *t = vtype(I, z);
-  if (t->ndim == 2 && t->dims[0].size == t->dims[1].size && t->dims[0].size != 0)
-    return sr_nn_done(s, sr_raise(I, "NotImplementedError",
-                                  "jnp.poly of a square matrix takes the roots from linalg.eigvals, whose complex "
-                                  "results shardrepl cannot hold"));
+  if (t->ndim == 2 && t->dims[0].size == t->dims[1].size && t->dims[0].size != 0) {
+    /* a square matrix: the polynomial of its eigenvalues */
+    z = sr_nn_call1(s, "jax.numpy.linalg.eigvals", z);
+    if (!z) return sr_nn_done(s, NULL);
+    t = vtype(I, z);
+  }
   if (t->ndim != 1) return sr_nn_done(s, sr_raise(I, "ValueError", "input must be 1d or non-empty square 2d array."));
   SrDtype dt = t->dtype;
   int64_t n = t->dims[0].size;
@@ -401,6 +404,110 @@ static SrVal *poly_body(SrInterp *I, SrArgs *a) {
     acc = sr_nn_call(s, "jax.numpy.convolve", 2, v, 1, kw, kv);
   }
   return sr_nn_done(s, acc);
+}
+
+/* ---- roots ---- */
+
+static SrDtype complex_of(SrDtype d) {
+  if (d == SR_C64 || d == SR_C128) return d;
+  return d == SR_F64 ? SR_C128 : SR_C64;
+}
+
+static SrVal *empty_complex(SrNnScope *s, SrDtype dt) {
+  SrVal *none = KEEP(sr_seq(NULL, SR_V_LIST, 0));
+  return dtype_kw(s, "jax.numpy.array", 1, &none, complex_of(dt));
+}
+
+/* _roots_no_zeros: the eigenvalues of the companion matrix, whose first
+   row is -p[1:] / p[0] and whose subdiagonal is ones */
+static SrVal *roots_no_zeros(SrNnScope *s, SrVal *p) {
+  SrInterp *I = s->I;
+  const SrType *t = vtype(I, p);
+  int64_t n = t->dims[0].size;
+  if (n < 2) return empty_complex(s, t->dtype);
+  SrVal *shape = KEEP(sr_seq(NULL, SR_V_TUPLE, 1));
+  sr_seq_push(NULL, shape, sr_int(NULL, n - 2));
+  SrVal *ones = dtype_kw(s, "jax.numpy.ones", 1, &shape, t->dtype);
+  SrVal *dv[2] = {ones, sr_nn_int(s, -1)};
+  SrVal *A = ones ? sr_nn_call(s, "jax.numpy.diag", 2, dv, 0, NULL, NULL) : NULL;
+  SrVal *tail = A ? KEEP(sr_getitem(I, p, KEEP(sr_slice_new(sr_int(NULL, 1), sr_none(), sr_none())))) : NULL;
+  SrVal *p0 = tail ? KEEP(sr_getindex(I, p, 0)) : NULL;
+  SrVal *q = p0 ? sr_nn_op(s, SR_OP_DIV, tail, p0) : NULL;
+  SrVal *row = q ? KEEP(sr_unop(I, SR_OP_NEG, q)) : NULL;
+  /* A.at[0, :].set(row) */
+  SrVal *at = row ? KEEP(sr_getattr(I, A, "at")) : NULL;
+  SrVal *key = at ? KEEP(sr_seq(NULL, SR_V_TUPLE, 2)) : NULL;
+  if (!key) return NULL;
+  sr_seq_push(NULL, key, sr_int(NULL, 0));
+  sr_seq_push(NULL, key, sr_slice_new(sr_none(), sr_none(), sr_none()));
+  SrVal *ref = KEEP(sr_getitem(I, at, key));
+  SrVal *set = ref ? KEEP(sr_getattr(I, ref, "set")) : NULL;
+  SrVal *A2 = set ? KEEP(sr_call1(I, set, row)) : NULL;
+  return A2 ? sr_nn_call1(s, "jax.numpy.linalg.eigvals", A2) : NULL;
+}
+
+/* _roots_with_zeros (jit): the leading zeros rolled to the end, their
+   roots sorted last and set to NaN */
+static SrVal *roots_with_zeros_body(SrInterp *I, SrArgs *a) {
+  SrNnScope s_ = {I, {0}, 0}, *s = &s_;
+  SrVal *p = a->v[0], *nlz = a->v[1];
+  int64_t n = vtype(I, p)->dims[0].size;
+  SrVal *allz = sr_nn_op(s, SR_OP_EQ, sr_nn_int(s, n), nlz);
+  p = allz ? sr_nn_call3(s, "jax.numpy.where", allz, sr_nn_float(s, 1.0), p) : NULL;
+  SrVal *rv[2] = {p, KEEP(sr_unop(I, SR_OP_NEG, nlz))};
+  SrVal *rolled = p && rv[1] ? sr_nn_call(s, "jax.numpy.roll", 2, rv, 0, NULL, NULL) : NULL;
+  SrVal *r = rolled ? roots_no_zeros(s, rolled) : NULL;
+  SrVal *isz = r ? sr_nn_op(s, SR_OP_EQ, r, sr_nn_int(s, 0)) : NULL;
+  SrVal *kv = isz ? sr_nn_call2(s, "jax.lax.sort_key_val", isz, r) : NULL;
+  SrVal *sorted = kv ? KEEP(sr_getindex(I, kv, 1)) : NULL;
+  if (!sorted) return sr_nn_done(s, NULL);
+  int64_t m = vtype(I, sorted)->dims[0].size;
+  SrVal *keep = sr_nn_op(s, SR_OP_LT, sr_nn_call1(s, "jax.numpy.arange", sr_nn_int(s, m)),
+                         sr_nn_op(s, SR_OP_SUB, sr_nn_int(s, m), nlz));
+  SrVal *nan = KEEP(sr_complex(NULL, NAN, NAN));
+  return sr_nn_done(s, keep ? sr_nn_call3(s, "jax.numpy.where", keep, sorted, nan) : NULL);
+}
+
+/* jnp.roots(p, *, strip_zeros=True) */
+static SrVal *jnp_roots(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "roots", "p, *, strip_zeros=", p) < 0) return NULL;
+  int strip = 1;
+  if (sr_nn_given(p[1]) && (strip = sr_truthy(I, p[1])) < 0) return NULL;
+  SrNnScope s_ = {I, {0}, 0}, *s = &s_;
+  SrVal *x = KEEP(sr_jnp_asarray(I, p[0], -1));
+  if (!x || sr_nn_promote_inexact(s, 1, &x, "roots") < 0) return sr_nn_done(s, NULL);
+  x = sr_nn_call1(s, "jax.numpy.atleast_1d", x);
+  if (!x) return sr_nn_done(s, NULL);
+  const SrType *t = vtype(I, x);
+  if (t->ndim != 1) return sr_nn_done(s, sr_raise(I, "ValueError", "Input must be a rank-1 array."));
+  if (t->dims[0].size < 2) return sr_nn_done(s, empty_complex(s, t->dtype));
+  SrVal *isz = sr_nn_op(s, SR_OP_EQ, x, sr_nn_int(s, 0));
+  SrVal *all = isz ? sr_nn_call1(s, "jax.numpy.all", isz) : NULL;
+  SrVal *amin = all ? sr_nn_call1(s, "jax.numpy.argmin", isz) : NULL;
+  SrVal *nlz = amin ? sr_nn_call3(s, "jax.numpy.where", all, sr_nn_int(s, t->dims[0].size), amin) : NULL;
+  if (!nlz) return sr_nn_done(s, NULL);
+  if (strip) {
+    SrArrayObj *o = sr_array_of(nlz);
+    if (o && o->kind != SR_AV_CONCRETE) {
+      SrBuf b = SR_BUF_INIT;
+      sr_type_str(&b, vtype(I, nlz), 0);
+      sr_raise(I, "ConcretizationTypeError",
+               "Abstract tracer value encountered where concrete value is expected: traced array with shape %s\nThe "
+               "error occurred in the jnp.roots() function. To use this within a JIT-compiled context, pass "
+               "strip_zeros=False, but be aware that leading zeros will result in some returned roots being set to "
+               "NaN.",
+               sr_buf_str(&b));
+      sr_buf_free(&b);
+      return sr_nn_done(s, NULL);
+    }
+    int64_t k;
+    if (sr_as_int(I, nlz, "roots", &k) < 0) return sr_nn_done(s, NULL);
+    SrVal *rest = KEEP(sr_getitem(I, x, KEEP(sr_slice_new(sr_int(NULL, k), sr_none(), sr_none()))));
+    return sr_nn_done(s, rest ? roots_no_zeros(s, rest) : NULL);
+  }
+  SrVal *args[2] = {x, nlz};
+  return sr_nn_done(s, KEEP(sr_api_jit(I, "_roots_with_zeros", roots_with_zeros_body, NULL, 2, args)));
 }
 
 /* jnp.poly(seq_of_zeros) */
@@ -735,6 +842,7 @@ void sr_jnp_small18_init(void) {
       {"jax.numpy.frombuffer", jnp_frombuffer,
        "frombuffer(buffer, dtype=float, count=-1, offset=0): the machine values of a bytes object as a 1-D array"},
       {"jax.numpy.poly", jnp_poly, "poly(seq_of_zeros): the coefficients of the polynomial with those roots"},
+      {"jax.numpy.roots", jnp_roots, "roots(p, *, strip_zeros=True): the complex roots, the companion matrix's eigenvalues"},
       {"jax.numpy.polyfit", jnp_polyfit,
        "polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False): least-squares polynomial coefficients"},
       {"jax.numpy.histogramdd", jnp_histogramdd,
