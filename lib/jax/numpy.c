@@ -1306,7 +1306,19 @@ static SrVal *jnp_mean(SrInterp *I, SrArgs *a) {
     SrVal *norm = sr_lax_convert(I, cnt, comp, 0, NULL);
     sr_unref(cnt);
     SrVal *s = norm ? reduction(I, x, RED_SUM, "sum", p[1], comp, p[4] && sr_val_truthy(p[4]), 1, p[6]) : NULL;
-    SrVal *q = s ? sr_lax_binary(I, SR_P_div, s, norm) : NULL;
+    SrVal *q = NULL;
+    if (s && !I->trace && (comp == SR_F32 || comp == SR_F64) && count > 0) {
+      /* _mean is a jit: run, XLA folds the division by the constant count
+         into a product with its reciprocal, rounded in comp (46 / 12 is
+         3.8333335 in float32, as in jnp.mean's docstring) */
+      double rcp = comp == SR_F32 ? (double)(1.0f / (float)count) : 1.0 / (double)count;
+      SrVal *rv = sr_float(NULL, rcp), *rc = sr_lax_convert(I, rv, comp, 0, NULL);
+      q = rc ? sr_lax_binary(I, SR_P_mul, s, rc) : NULL;
+      sr_unref(rv);
+      sr_unref(rc);
+    } else if (s) {
+      q = sr_lax_binary(I, SR_P_div, s, norm);
+    }
     r = q ? sr_lax_convert(I, q, result, 0, NULL) : NULL;
     sr_unref(q);
     sr_unref(s);
