@@ -2234,16 +2234,9 @@ static SrVal *jnp_clip(SrInterp *I, SrArgs *a) {
   return sr_api_jit(I, "clip", clip_body, which, n, args);
 }
 
-/* round: a jit named round; round[rounding_method=1] for floats */
-static SrVal *round_body(SrInterp *I, SrArgs *a) {
-  int64_t dec = *(int64_t *)sr_current_builtin(I)->data;
-  SrVal *x = a->v[0];
+/* _round_float: round[rounding_method=1] of x * 10**dec, / 10**dec */
+static SrVal *round_float(SrInterp *I, SrVal *x, int64_t dec) {
   const SrType *t = vtype(I, x);
-  if (sr_dtype_is_int(t->dtype) || t->dtype == SR_BOOL) {
-    if (dec < 0) return sr_raise(I, "NotImplementedError", "integer np.round not implemented for decimals < 0");
-    return sr_ref(x);
-  }
-  if (sr_dtype_kind(t->dtype) == SR_DK_COMPLEX) return sr_raise(I, "NotImplementedError", "round of complex numbers");
   if (dec == 0) return sr_bindv(I, SR_P_round, 1, &x, "rounding_method", sr_int(NULL, 1), NULL);
   SrVal *xx = t->dtype == SR_F16 ? sr_lax_convert(I, x, SR_F32, 0, NULL) : sr_ref(x);
   SrVal *f = sr_float(NULL, pow(10.0, (double)dec));
@@ -2262,6 +2255,29 @@ static SrVal *round_body(SrInterp *I, SrArgs *a) {
   sr_unref(m);
   sr_unref(rd);
   return r;
+}
+
+/* round: a jit named round; round[rounding_method=1] for floats, of each
+   part for complex numbers */
+static SrVal *round_body(SrInterp *I, SrArgs *a) {
+  int64_t dec = *(int64_t *)sr_current_builtin(I)->data;
+  SrVal *x = a->v[0];
+  const SrType *t = vtype(I, x);
+  if (sr_dtype_is_int(t->dtype) || t->dtype == SR_BOOL) {
+    if (dec < 0) return sr_raise(I, "NotImplementedError", "integer np.round not implemented for decimals < 0");
+    return sr_ref(x);
+  }
+  if (sr_dtype_kind(t->dtype) == SR_DK_COMPLEX) {
+    SrVal *re = sr_lax_unary(I, SR_P_real, x), *im = re ? sr_lax_unary(I, SR_P_imag, x) : NULL;
+    SrVal *rr = im ? round_float(I, re, dec) : NULL, *ri = rr ? round_float(I, im, dec) : NULL;
+    SrVal *r = ri ? sr_lax_binary(I, SR_P_complex, rr, ri) : NULL;
+    sr_unref(re);
+    sr_unref(im);
+    sr_unref(rr);
+    sr_unref(ri);
+    return r;
+  }
+  return round_float(I, x, dec);
 }
 
 static SrVal *jnp_round(SrInterp *I, SrArgs *a) {

@@ -466,7 +466,7 @@ static int type_triangular_solve(SrTypeCtx *cx, const SrRuleEqn *e, const SrType
 
 typedef struct TriArg {
   SrDtype dt;
-  int left, lower, trans, unit, nd;
+  int left, lower, trans, unit, nd, conj;
   int64_t m, n; /* b's matrix dims */
 } TriArg;
 
@@ -480,9 +480,29 @@ static int tri_fn(SrShardIO *io) {
     char *b = (char *)io->out[0]->data + (size_t)i * bs;
     enum CBLAS_SIDE side = t->left ? CblasLeft : CblasRight;
     enum CBLAS_UPLO uplo = t->lower ? CblasLower : CblasUpper;
-    enum CBLAS_TRANSPOSE tr = t->trans ? CblasTrans : CblasNoTrans;
+    int cplx = t->dt == SR_C64 || t->dt == SR_C128;
+    enum CBLAS_TRANSPOSE tr = t->trans ? (t->conj && cplx ? CblasConjTrans : CblasTrans) : CblasNoTrans;
     enum CBLAS_DIAG dg = t->unit ? CblasUnit : CblasNonUnit;
-    if (t->dt == SR_F32)
+    if (cplx) {
+      /* conjugate_a without transpose_a: the solve with conj(a) */
+      char *ca = NULL;
+      if (t->conj && !t->trans) {
+        ca = sr_xmalloc((size_t)(k * k) * es + 1);
+        memcpy(ca, a, (size_t)(k * k) * es);
+        for (int64_t q = 0; q < k * k; q++) {
+          if (t->dt == SR_C64) ((float *)ca)[2 * q + 1] = -((float *)ca)[2 * q + 1];
+          else ((double *)ca)[2 * q + 1] = -((double *)ca)[2 * q + 1];
+        }
+        a = ca;
+      }
+      const double one64[2] = {1, 0};
+      const float one32[2] = {1, 0};
+      if (t->dt == SR_C64)
+        cblas_ctrsm(CblasRowMajor, side, uplo, tr, dg, (int)t->m, (int)t->n, one32, a, (int)k, b, (int)t->n);
+      else
+        cblas_ztrsm(CblasRowMajor, side, uplo, tr, dg, (int)t->m, (int)t->n, one64, a, (int)k, b, (int)t->n);
+      free(ca);
+    } else if (t->dt == SR_F32)
       cblas_strsm(CblasRowMajor, side, uplo, tr, dg, (int)t->m, (int)t->n, 1.0f, (const float *)a, (int)k, (float *)b,
                   (int)t->n);
     else
@@ -495,8 +515,9 @@ static int tri_fn(SrShardIO *io) {
 static int ev_triangular_solve(SrEvalCtx *cx, const SrEvalEqn *e) {
   const SrType *bt = e->in[1]->type;
   TriArg t = {bt->dtype, ev_flag(e, "left_side", 0), ev_flag(e, "lower", 0), ev_flag(e, "transpose_a", 0),
-              ev_flag(e, "unit_diagonal", 0), bt->ndim, bt->dims[bt->ndim - 2].size, bt->dims[bt->ndim - 1].size};
-  if (t.dt != SR_F32 && t.dt != SR_F64)
+              ev_flag(e, "unit_diagonal", 0), bt->ndim, ev_flag(e, "conjugate_a", 0), bt->dims[bt->ndim - 2].size,
+              bt->dims[bt->ndim - 1].size};
+  if (t.dt != SR_F32 && t.dt != SR_F64 && t.dt != SR_C64 && t.dt != SR_C128)
     return sr_ev_err(cx, "NotImplementedError", "triangular_solve of %s is not implemented (float32 and float64 only)",
                      sr_dtype_name(t.dt));
   if (t.m > 1 << 30 || t.n > 1 << 30) return sr_ev_err(cx, "NotImplementedError", "triangular_solve this large");

@@ -146,39 +146,40 @@ typedef struct L16Call {
   int64_t m, n;
 } L16Call;
 
-/* a block of nb row-major m x n matrices into / out of column-major w */
-#define L16_IMPL(T, P)                                                                                                 \
-  static void to_cm_##T(const T *x, T *w, int m, int n) {                                                              \
+/* a block of nb row-major m x n matrices into / out of column-major w;
+   N names the functions of element type T, P is LAPACK's prefix */
+#define L16_IMPL(N, T, P)                                                                                              \
+  static void to_cm_##N(const T *x, T *w, int m, int n) {                                                              \
     for (int i = 0; i < m; i++)                                                                                        \
       for (int j = 0; j < n; j++) w[i + (int64_t)j * m] = x[(int64_t)i * n + j];                                       \
   }                                                                                                                    \
-  static void from_cm_##T(const T *w, T *x, int m, int n) {                                                            \
+  static void from_cm_##N(const T *w, T *x, int m, int n) {                                                            \
     for (int i = 0; i < m; i++)                                                                                        \
       for (int j = 0; j < n; j++) x[(int64_t)i * n + j] = w[i + (int64_t)j * m];                                       \
   }                                                                                                                    \
-  static void chol_##T(const L16Call *c, const T *x, T *out, int64_t nb) {                                             \
+  static void chol_##N(const L16Call *c, const T *x, T *out, int64_t nb) {                                             \
     int n = (int)c->n, ld = MAXI(n, 1), info = 0;                                                                      \
     T *w = sr_xcalloc((size_t)n * (size_t)n + 1, sizeof(T));                                                          \
     for (int64_t b = 0; b < nb; b++) {                                                                                 \
-      to_cm_##T(x + b * n * n, w, n, n);                                                                               \
+      to_cm_##N(x + b * n * n, w, n, n);                                                                               \
       if (n > 0) P##potrf_("L", &n, w, &ld, &info, 1);                                                                 \
       T *ob = out + b * n * n;                                                                                         \
-      from_cm_##T(w, ob, n, n);                                                                                        \
+      from_cm_##N(w, ob, n, n);                                                                                        \
       if (info != 0)                                                                                                   \
         for (int64_t i = 0; i < (int64_t)n * n; i++) ob[i] = (T)NAN;                                                   \
     }                                                                                                                  \
     free(w);                                                                                                           \
   }                                                                                                                    \
-  static void lu_##T(const L16Call *c, const T *x, T *out, int32_t *piv, int32_t *perm, int64_t nb) {                 \
+  static void lu_##N(const L16Call *c, const T *x, T *out, int32_t *piv, int32_t *perm, int64_t nb) {                 \
     int m = (int)c->m, n = (int)c->n, k = MINI(m, n), ld = MAXI(m, 1), info = 0;                                       \
     T *w = sr_xcalloc((size_t)m * (size_t)n + 1, sizeof(T));                                                          \
     int *ip = sr_xcalloc((size_t)k + 1, sizeof(int));                                                                  \
     for (int64_t b = 0; b < nb; b++) {                                                                                 \
-      to_cm_##T(x + b * m * n, w, m, n);                                                                               \
+      to_cm_##N(x + b * m * n, w, m, n);                                                                               \
       info = 0;                                                                                                        \
       if (k > 0) P##getrf_(&m, &n, w, &ld, ip, &info);                                                                 \
       T *ob = out + b * m * n;                                                                                         \
-      from_cm_##T(w, ob, m, n);                                                                                        \
+      from_cm_##N(w, ob, m, n);                                                                                        \
       if (info < 0)                                                                                                    \
         for (int64_t i = 0; i < (int64_t)m * n; i++) ob[i] = (T)NAN;                                                   \
       int32_t *pb = piv + b * k, *qb = perm + b * m;                                                                   \
@@ -194,7 +195,10 @@ typedef struct L16Call {
     }                                                                                                                  \
     free(ip);                                                                                                          \
     free(w);                                                                                                           \
-  }                                                                                                                    \
+  }
+
+/* syevd of real symmetric matrices */
+#define L16_SYEVD(T, P)                                                                                                \
   static void eigh_##T(const L16Call *c, const T *x, T *v, T *ev, int64_t nb) {                                        \
     int n = (int)c->n, ld = MAXI(n, 1), info = 0, lw = -1, liw = -1, iwq = 1;                                          \
     T wq = 1;                                                                                                          \
@@ -221,8 +225,18 @@ typedef struct L16Call {
   }
 
 #ifdef HAVE_LAPACK
-L16_IMPL(float, s)
-L16_IMPL(double, d)
+L16_IMPL(float, float, s)
+L16_IMPL(double, double, d)
+L16_SYEVD(float, s)
+L16_SYEVD(double, d)
+typedef float _Complex cfloat;
+typedef double _Complex cdouble;
+void cpotrf_(const char *uplo, const int *n, cfloat *a, const int *lda, int *info, size_t len);
+void zpotrf_(const char *uplo, const int *n, cdouble *a, const int *lda, int *info, size_t len);
+void cgetrf_(const int *m, const int *n, cfloat *a, const int *lda, int *ipiv, int *info);
+void zgetrf_(const int *m, const int *n, cdouble *a, const int *lda, int *ipiv, int *info);
+L16_IMPL(cfloat, cfloat, c)
+L16_IMPL(cdouble, cdouble, z)
 
 void cheevd_(const char *jobz, const char *uplo, const int *n, float _Complex *a, const int *lda, float *w,
              float _Complex *work, const int *lwork, float *rwork, const int *lrwork, int *iwork, const int *liwork,
@@ -279,10 +293,14 @@ static int l16_fn(SrShardIO *io) {
   void *x = io->in[0]->data;
   int f = c->dt == SR_F32;
   if (c->op == 0) {
-    if (f) chol_float(c, x, io->out[0]->data, nb);
+    if (c->dt == SR_C64) chol_cfloat(c, x, io->out[0]->data, nb);
+    else if (c->dt == SR_C128) chol_cdouble(c, x, io->out[0]->data, nb);
+    else if (f) chol_float(c, x, io->out[0]->data, nb);
     else chol_double(c, x, io->out[0]->data, nb);
   } else if (c->op == 1) {
-    if (f) lu_float(c, x, io->out[0]->data, io->out[1]->data, io->out[2]->data, nb);
+    if (c->dt == SR_C64) lu_cfloat(c, x, io->out[0]->data, io->out[1]->data, io->out[2]->data, nb);
+    else if (c->dt == SR_C128) lu_cdouble(c, x, io->out[0]->data, io->out[1]->data, io->out[2]->data, nb);
+    else if (f) lu_float(c, x, io->out[0]->data, io->out[1]->data, io->out[2]->data, nb);
     else lu_double(c, x, io->out[0]->data, io->out[1]->data, io->out[2]->data, nb);
   } else if (c->dt == SR_C64) {
     eighc_float(c, x, io->out[0]->data, io->out[1]->data, nb);
@@ -334,7 +352,7 @@ static int ev_l16(SrEvalCtx *cx, const SrEvalEqn *e, int op) {
 #ifndef HAVE_LAPACK
     return sr_ev_err(cx, "NotImplementedError", "%s needs LAPACK, which this shardrepl was built without", names[op]);
 #endif
-    if (c.dt != SR_F32 && c.dt != SR_F64 && !(op == 2 && (c.dt == SR_C64 || c.dt == SR_C128)))
+    if (c.dt != SR_F32 && c.dt != SR_F64 && c.dt != SR_C64 && c.dt != SR_C128)
       return sr_ev_err(cx, "NotImplementedError", "%s of %s is not implemented (float32 and float64 only)", names[op],
                        sr_dtype_name(c.dt));
     c.m = xt->dims[xt->ndim - 2].size;
