@@ -2333,7 +2333,7 @@ static SrVal *isclose_body(SrInterp *I, SrArgs *a) {
   SrVal *nx = atol ? sr_lax_binary(I, SR_P_ne, x, x) : NULL;
   SrVal *ny = nx ? sr_lax_binary(I, SR_P_ne, y, y) : NULL;
   SrVal *both_nan = ny ? sr_lax_binary(I, SR_P_and, nx, ny) : NULL;
-  SrVal *fin = both_nan ? sr_lax_unary(I, SR_P_is_finite, y) : NULL;
+  SrVal *fin = both_nan ? sr_call1(I, sr_lookup_qualname("jax.numpy.isfinite"), y) : NULL; /* ufuncs.isfinite */
   SrVal *d = fin ? sr_lax_binary(I, SR_P_sub, x, y) : NULL;
   SrVal *ad = d ? sr_lax_unary(I, SR_P_abs, d) : NULL;
   SrVal *ay = ad ? sr_lax_unary(I, SR_P_abs, y) : NULL;
