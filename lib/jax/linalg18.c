@@ -5,16 +5,12 @@
  * expm_frechet, eigh_tridiagonal, sqrtm and solve_sylvester, in the jits
  * JAX's jit-decorated functions are.
  *
- * shardrepl has no complex dtypes, so where JAX's function goes through
- * complex values the real case is written instead, and what needs the
- * complex ones raises NotImplementedError saying so: schur's
- * output='complex'; sqrtm and solve_sylvester (method='schur') take the
- * real Schur form where JAX takes the complex one, which is the same
- * triangular factorization when every eigenvalue is real, and raise
- * (concrete operands) or give NaN (traced ones) where a 2x2 block shows a
- * complex pair -- and sqrtm also where an eigenvalue is negative, whose
- * square root is complex; solve_sylvester's method='eigen' (jnp.linalg.eig)
- * raises.  polar's method='qdwh' (jax._src.tpu.linalg.qdwh, absent here)
+ * schur's output='complex' and sqrtm are JAX's (the complex Schur form,
+ * gees of the operand as complex).  solve_sylvester (method='schur')
+ * still takes the real Schur form where JAX takes the complex one, which
+ * is the same triangular factorization when every eigenvalue is real, and
+ * raises (concrete operands) or gives NaN (traced ones) where a 2x2 block
+ * shows a complex pair; its method='eigen' raises.  polar's method='qdwh' (jax._src.tpu.linalg.qdwh, absent here)
  * is computed through the SVD as method='svd' is, with qdwh's own shape
  * restrictions: the same factors to rounding, another jaxpr.
  * eigh_tridiagonal computes the eigenvalues only (its eigenvectors need
@@ -312,14 +308,18 @@ static SrVal *sp_hessenberg(SrInterp *I, SrArgs *a) {
 
 /* ---- schur ---- */
 
+/* _schur(a, output): a as its complex dtype for output='complex', then
+   lax_linalg.schur */
 static SrVal *schur_body(SrInterp *I, SrArgs *a) {
+  int cplx = cur_flag(I);
   SCOPE(I);
-  return DONE(C1("jax.lax.linalg.schur", a->v[0]));
-}
-
-static SrVal *complex_schur(SrInterp *I, const char *what) {
-  return sr_raise(I, "NotImplementedError",
-                  "%s needs the complex Schur form (complex dtypes), which shardrepl does not have", what);
+  SrVal *x = a->v[0];
+  const SrType *t = ty(I, x);
+  if (cplx && t && sr_dtype_kind(t->dtype) != SR_DK_COMPLEX) {
+    SrDtype cd = t->dtype == SR_F64 ? SR_C128 : SR_C64;
+    x = KEEP(sr_lax_convert(I, x, cd, 0, NULL));
+  }
+  return DONE(x ? C1("jax.lax.linalg.schur", x) : NULL);
 }
 
 /* schur(a, output='real'): jit[name=_schur] */
@@ -334,8 +334,7 @@ static SrVal *sp_schur(SrInterp *I, SrArgs *a) {
     return NULL;
   }
   if (arraylike(I, "scipy.schur", p[0]) < 0) return NULL;
-  if (p[1] && str_is(p[1], "complex")) return complex_schur(I, "schur(output='complex')");
-  return sr_api_jit(I, "_schur", schur_body, NULL, 1, &p[0]);
+  return sr_api_jit(I, "_schur", schur_body, flag1(p[1] && str_is(p[1], "complex")), 1, &p[0]);
 }
 
 /* ---- qr_multiply ---- */
@@ -693,19 +692,17 @@ static SrVal *sqrtm_triu_body(SrInterp *I, SrArgs *a) {
   return DONE(kcall(s, "jax.lax.fori_loop", 4, fv, 0, NULL, NULL));
 }
 
-/* _sqrtm(A): T, Z = schur(A) (real; NaN where a 2x2 block shows a complex
-   pair), Z sqrtm_triu(T) Z^T at HIGHEST precision */
+/* _sqrtm(A): T, Z = schur(A, output='complex'), Z sqrtm_triu(T) conj(Z.T)
+   at HIGHEST precision */
 static SrVal *sqrtm_body(SrInterp *I, SrArgs *a) {
   SCOPE(I);
   SrVal *A = a->v[0];
-  SrVal *tz = C1("jax.scipy.linalg.schur", A);
+  const char *ok[1] = {"output"};
+  SrVal *ov[1] = {KEEP(sr_str(NULL, "complex", 7))};
+  SrVal *tz = kcall(s, "jax.scipy.linalg.schur", 1, &A, 1, ok, ov);
   SrVal *T = item(s, tz, 0), *Z = item(s, tz, 1);
   SrVal *st = T ? KEEP(sr_api_jit(I, "_sqrtm_triu", sqrtm_triu_body, NULL, 1, &T)) : NULL;
-  SrVal *r = mm(s, mm(s, Z, st, 1), mT(s, Z), 1);
-  const char *dk[1] = {"offset"};
-  SrVal *dv[1] = {INT(-1)};
-  SrVal *real = C1("jax.numpy.all", OP(EQ, kcall(s, "jax.numpy.diagonal", 1, &T, 1, dk, dv), FL(0.0)));
-  return DONE(C3("jax.numpy.where", real, r, FL(NAN)));
+  return DONE(mm(s, mm(s, Z, st, 1), C1("jax.numpy.conj", mT(s, Z)), 1));
 }
 
 /* sqrtm(A, blocksize=1) */
@@ -716,14 +713,6 @@ static SrVal *sp_sqrtm(SrInterp *I, SrArgs *a) {
     return NULL;
   if (bs > 1) return sr_raise(I, "NotImplementedError", "Blocked version is not implemented yet.");
   if (arraylike(I, "scipy.sqrtm", p[0]) < 0) return NULL;
-  if (concrete(p[0])) {
-    int ok = real_schur(I, p[0], 1);
-    if (ok < 0) return NULL;
-    if (!ok)
-      return sr_raise(I, "NotImplementedError",
-                      "sqrtm of a matrix with complex or negative eigenvalues has a complex result, and shardrepl has "
-                      "no complex dtypes");
-  }
   return sr_api_jit(I, "_sqrtm", sqrtm_body, NULL, 1, &p[0]);
 }
 

@@ -15,6 +15,8 @@
 
 #include "lax/lax.h"
 
+#include <complex.h>
+#undef I
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -466,6 +468,44 @@ typedef struct L18Call {
 #ifdef HAVE_LAPACK
 L18_IMPL(float, s)
 L18_IMPL(double, d)
+
+/* gees of complex matrices: T upper triangular, the eigenvalues on its
+   diagonal (JAX's schur of a complex operand) */
+void cgees_(const char *jobvs, const char *sort, void *select, const int *n, float _Complex *a, const int *lda,
+            int *sdim, float _Complex *w, float _Complex *vs, const int *ldvs, float _Complex *work, const int *lwork,
+            float *rwork, int *bwork, int *info, size_t l1, size_t l2);
+void zgees_(const char *jobvs, const char *sort, void *select, const int *n, double _Complex *a, const int *lda,
+            int *sdim, double _Complex *w, double _Complex *vs, const int *ldvs, double _Complex *work,
+            const int *lwork, double *rwork, int *bwork, int *info, size_t l1, size_t l2);
+#define L18_CSCHUR(N, R, C, P)                                                                                         \
+  static void schur_##N(const L18Call *c, const C *x, C *t, C *z, int64_t nb) {                                        \
+    int n = (int)c->n, ld = MAXI(n, 1), lw = -1, info = 0, sdim = 0;                                                 \
+    const char *job = z ? "V" : "N";                                                                                   \
+    C wq = 1, *a = sr_xcalloc((size_t)n * (size_t)n + 1, sizeof(C)), *vs = sr_xcalloc((size_t)n * (size_t)n + 1, sizeof(C)); \
+    C *w = sr_xcalloc((size_t)n + 1, sizeof(C));                                                                       \
+    R *rw = sr_xcalloc((size_t)n + 1, sizeof(R));                                                                      \
+    int *bw = sr_xcalloc((size_t)n + 1, sizeof(int));                                                                  \
+    if (n > 0) P##gees_(job, "N", NULL, &n, a, &ld, &sdim, w, vs, &ld, &wq, &lw, rw, bw, &info, 1, 1);                 \
+    int lwork = MAXI((int)creal(wq), 1);                                                                               \
+    C *work = sr_xcalloc((size_t)lwork, sizeof(C));                                                                    \
+    for (int64_t b = 0; b < nb; b++) {                                                                                 \
+      const C *xb = x + b * n * n;                                                                                     \
+      for (int i = 0; i < n; i++)                                                                                      \
+        for (int j = 0; j < n; j++) a[i + (int64_t)j * n] = xb[(int64_t)i * n + j];                                    \
+      info = 0;                                                                                                        \
+      if (n > 0) P##gees_(job, "N", NULL, &n, a, &ld, &sdim, w, vs, &ld, work, &lwork, rw, bw, &info, 1, 1);           \
+      for (int i = 0; i < n; i++)                                                                                      \
+        for (int j = 0; j < n; j++) {                                                                                  \
+          int64_t o = b * n * n + (int64_t)i * n + j, q = i + (int64_t)j * n;                                          \
+          t[o] = info ? (C)NAN : a[q];                                                                                 \
+          if (z) z[o] = info ? (C)NAN : vs[q];                                                                         \
+        }                                                                                                              \
+    }                                                                                                                  \
+    free(work), free(bw), free(rw), free(w), free(vs), free(a);                                                        \
+  }
+L18_CSCHUR(cfloat, float, float _Complex, c)
+L18_CSCHUR(cdouble, double, double _Complex, z)
+#undef L18_CSCHUR
 #endif
 
 static int64_t nmat(const int64_t *sh, int nb) {
@@ -499,7 +539,9 @@ static int l18_fn(SrShardIO *io) {
     break;
   case OP_SCHUR:
     o1 = c->vecs ? io->out[1]->data : NULL;
-    if (f) schur_float(c, x, o0, o1, nb);
+    if (c->dt == SR_C64) schur_cfloat(c, x, o0, o1, nb);
+    else if (c->dt == SR_C128) schur_cdouble(c, x, o0, o1, nb);
+    else if (f) schur_float(c, x, o0, o1, nb);
     else schur_double(c, x, o0, o1, nb);
     break;
   default:
@@ -541,7 +583,7 @@ static int ev_l18(SrEvalCtx *cx, const SrEvalEqn *e, int op) {
 #ifndef HAVE_LAPACK
   return sr_ev_err(cx, "NotImplementedError", "%s needs LAPACK, which this shardrepl was built without", name);
 #endif
-  if (c.dt != SR_F32 && c.dt != SR_F64)
+  if (c.dt != SR_F32 && c.dt != SR_F64 && !(op == OP_SCHUR && (c.dt == SR_C64 || c.dt == SR_C128)))
     return sr_ev_err(cx, "NotImplementedError", "%s of %s is not implemented (float32 and float64 only)", name,
                      sr_dtype_name(c.dt));
   if (op == OP_SCHUR && evflag(e, "sort_eig_vals", 0))
