@@ -320,6 +320,8 @@ int sr_kern_iota(SrDtype dt, int ndim, const int64_t *count, const int64_t *star
   case SR_F16: IOTA(uint16_t, sr_prng_f16_from_double((double)v));
   case SR_BF16: IOTA(uint16_t, sr_prng_bf16_from_double((double)v));
   case SR_BOOL: IOTA(uint8_t, v != 0);
+  case SR_C64: IOTA(float _Complex, (float)v);
+  case SR_C128: IOTA(double _Complex, (double)v);
   default: return -1;
   }
 }

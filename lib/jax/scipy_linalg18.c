@@ -496,6 +496,47 @@ static SrVal *hilbert_body(SrInterp *I, SrArgs *a) {
   return DONE(OP(DIV, INT(1), OP(ADD, OP(ADD, x, xt), INT(1))));
 }
 
+/* dft(n, scale, dtype) (jit, static): exp(-2j pi a[:, None] a[None, :] / n)
+   for a = jnp.arange(n, dtype=dtype), over sqrt(n) or n as scale says */
+static SrVal *dft_body(SrInterp *I, SrArgs *a) {
+  (void)a;
+  SCOPE(I);
+  const Static *st = static_of(I);
+  int64_t n = st->n;
+  SrVal *w = KEEP(sr_complex(NULL, -0.0, -2.0 * M_PI));
+  SrVal *e = OP(DIV, OP(MUL, OP(MUL, w, arange_col(s, n, st->dt, 0)), arange_col(s, n, st->dt, 1)), INT(n));
+  SrVal *om = e ? C1("jax.numpy.exp", e) : NULL;
+  if (om && st->kind == 1) om = OP(DIV, om, C1("jax.numpy.sqrt", INT(n)));
+  if (om && st->kind == 2) om = OP(DIV, om, INT(n));
+  return DONE(om);
+}
+
+static SrVal *sp_dft(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  int64_t n;
+  int dt = -1;
+  if (sr_args_parse(I, a, "dft", "n, scale=, *, dtype=", p) < 0 || sr_as_int(I, p[0], "n", &n) < 0) return NULL;
+  int kind = 0;
+  if (sr_nn_given(p[1])) {
+    if (p[1]->kind == SR_V_STR && p[1]->str.n == 5 && !memcmp(p[1]->str.s, "sqrtn", 5)) kind = 1;
+    else if (p[1]->kind == SR_V_STR && p[1]->str.n == 1 && p[1]->str.s[0] == 'n') kind = 2;
+    else {
+      SrBuf b = SR_BUF_INIT;
+      sr_to_repr(I, &b, p[1]);
+      sr_raise(I, "ValueError", "scale must be None, 'sqrtn', or 'n'; got %s.", sr_buf_str(&b));
+      sr_buf_free(&b);
+      return NULL;
+    }
+  }
+  if (sr_nn_given(p[2])) {
+    if (sr_dtype_arg(I, p[2], &dt, "dft") < 0) return NULL;
+    if (sr_dtype_kind((SrDtype)dt) != SR_DK_COMPLEX)
+      return sr_raise(I, "ValueError", "dtype must be a complex floating-point type; got %s.", sr_dtype_name((SrDtype)dt));
+  }
+  if (dt < 0) dt = I->jax->enable_x64 ? SR_C128 : SR_C64;
+  return jit_static(I, "dft", dft_body, n, kind, (SrDtype)dt);
+}
+
 /* jax.scipy.special.comb(N, k) */
 static SrVal *comb(SrNnScope *s, SrVal *N, SrVal *k) { return C2("jax.scipy.special.comb", N, k); }
 
@@ -673,6 +714,7 @@ void sr_scipy_linalg18_init(void) {
       {"jax.scipy.linalg.convolution_matrix", sp_convolution_matrix,
        "convolution_matrix(a, n, mode='full'): jit[name=convolution_matrix], the Toeplitz matrix of jnp.convolve"},
       {"jax.scipy.linalg.hilbert", sp_hilbert, "hilbert(n): jit[name=hilbert], 1 / (i + j + 1)"},
+      {"jax.scipy.linalg.dft", sp_dft, "dft(n, scale=None, *, dtype=None): jit[name=dft], the n x n DFT matrix"},
       {"jax.scipy.linalg.invhilbert", sp_invhilbert,
        "invhilbert(n): jit[name=invhilbert], the inverse Hilbert matrix through comb"},
       {"jax.scipy.linalg.pascal", sp_pascal,
