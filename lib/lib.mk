@@ -74,6 +74,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/jax/numpy_apiC.c \
 	lib/jax/scopes.c \
 	lib/jax/numpy_linalg.c \
+	lib/jax/numpy_fft.c \
 	lib/jax/einsum.c \
 	lib/jax/random_more.c \
 	lib/jax/random_dists.c \

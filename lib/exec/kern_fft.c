@@ -10,6 +10,32 @@
 #define M_PI 3.14159265358979323846
 #endif
 
+/* cos and sin of 2 pi k/m, by quadrant and reflection, so that the
+   angles at multiples of pi/4 come out exact or symmetric, as pocketfft's
+   sincos_2pibyn does. */
+static void sincos_2pi(int64_t k, int64_t m, double *c, double *s) {
+  k %= m;
+  if (k < 0) k += m;
+  /* 4k = q m + r, 0 <= r < m: the angle is q quarter turns and (pi/2) r/m */
+  unsigned __int128 u = (unsigned __int128)4 * (uint64_t)k;
+  int q = (int)(u / (uint64_t)m);
+  int64_t r = (int64_t)(u % (uint64_t)m);
+  double x, y;
+  if (2 * r <= m) {
+    double a = (M_PI / 2) * (double)r / (double)m;
+    x = cos(a), y = sin(a);
+  } else {
+    double a = (M_PI / 2) * (double)(m - r) / (double)m;
+    x = sin(a), y = cos(a);
+  }
+  switch (q & 3) {
+  case 0: *c = x, *s = y; break;
+  case 1: *c = -y, *s = x; break;
+  case 2: *c = -x, *s = -y; break;
+  default: *c = y, *s = -x; break;
+  }
+}
+
 #define T float
 #define S _f
 #include "exec/kern_fft_tmpl.h"

@@ -68,8 +68,9 @@ static Plan *plan_new(int64_t n) {
   p->tw = malloc(sizeof(T) * (size_t)(m > 1 ? m : 2));
   if (!p->tw) goto oom;
   for (int64_t k = 0; k < m / 2; k++) {
-    double a = -2.0 * M_PI * (double)k / (double)m;
-    p->tw[2 * k] = (T)cos(a), p->tw[2 * k + 1] = (T)sin(a);
+    double c, sn;
+    sincos_2pi(k, m, &c, &sn);
+    p->tw[2 * k] = (T)c, p->tw[2 * k + 1] = (T)-sn;
   }
   if (blue) {
     p->chirp = malloc(sizeof(T) * 2 * (size_t)n);
@@ -79,9 +80,10 @@ static Plan *plan_new(int64_t n) {
     for (int64_t k = 0; k < n; k++) {
       /* k^2 mod 2n exactly, so the angle keeps its digits for large k */
       uint64_t q = ((uint64_t)k * (uint64_t)k) % (2 * (uint64_t)n);
-      double a = -M_PI * (double)q / (double)n;
-      p->chirp[2 * k] = (T)cos(a), p->chirp[2 * k + 1] = (T)sin(a);
-      double fr = cos(a) / (double)m, fi = -sin(a) / (double)m;
+      double c, sn;
+      sincos_2pi((int64_t)q, 2 * n, &c, &sn);
+      p->chirp[2 * k] = (T)c, p->chirp[2 * k + 1] = (T)-sn;
+      double fr = c / (double)m, fi = sn / (double)m;
       p->filt[2 * k] = (T)fr, p->filt[2 * k + 1] = (T)fi;
       if (k) p->filt[2 * (m - k)] = (T)fr, p->filt[2 * (m - k) + 1] = (T)fi;
     }
