@@ -25,6 +25,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/exec/numfmt.h lib/exec/prng.c lib/exec/prng.h lib/exec/redistribute.c \
 	lib/exec/kern_conv.c lib/exec/kern_conv.h \
 	lib/exec/kern_window.c lib/exec/kern_window.h \
+	lib/exec/kern_fft.c lib/exec/kern_fft.h lib/exec/kern_fft_tmpl.h \
 	lib/exec/special_fn.c lib/exec/special_fn.h \
 	lib/exec/pool.c lib/exec/pool.h lib/exec/eval_par.c lib/exec/eval_par.h \
 	lib/ad/ad.c lib/ad/ad.h lib/ad/ad_rules.h lib/ad/ops.c lib/ad/ops.h lib/ad/batch.c \
@@ -41,6 +42,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/lax/linalg.c \
 	lib/lax/linalg16.c lib/lax/linalg21.c lib/lax/linalg.h \
 	lib/lax/linalg18.c \
+	lib/lax/fft.c \
 	lib/lax/params.c \
 	lib/lax/solves.c \
 	lib/py/ast.h lib/py/builtins_py.c lib/py/class.c lib/py/class.h lib/py/interp.c lib/py/interp.h \
@@ -72,6 +74,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/jax/numpy_apiC.c \
 	lib/jax/scopes.c \
 	lib/jax/numpy_linalg.c \
+	lib/jax/numpy_fft.c \
 	lib/jax/einsum.c \
 	lib/jax/random_more.c \
 	lib/jax/random_dists.c \

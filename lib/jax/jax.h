@@ -110,6 +110,7 @@ void sr_lax_small18_init(void);       /* lax_small18.c: reduce, batch_matmul, in
 void sr_jnp_grid18_init(void);        /* numpy_grid18.c: mgrid, ogrid, r_, c_ */
 void sr_jnp_small18_init(void);       /* numpy_small18.c: ndarray, isdtype, gradient, ... */       /* numpy_index16.c: lax.stack/unstack, nan-quantiles, ... */
 void sr_scipy_linalg18_init(void);    /* scipy_linalg18.c: toeplitz, hankel, ... (special matrices) */
+void sr_jnp_fft_init(void);          /* numpy_fft.c: jax.lax.fft, lax.FftType and jax.numpy.fft */
 void sr_scipy_signal_init(void);      /* scipy_signal.c: jax.scipy.signal convolve, correlate, detrend */
 void sr_image_init(void);             /* image.c: jax.image resize, scale_and_translate */
 void sr_jax_dtypes_init(void);        /* numpy_build.c: jax.dtypes (after jax.numpy) */

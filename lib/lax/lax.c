@@ -24,4 +24,5 @@ void sr_lax_init(void) {
   sr_lax_linalg16_init();
   sr_lax_linalg21_init();
   sr_lax_linalg18_init();
+  sr_lax_fft_init();
 }

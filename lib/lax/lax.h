@@ -92,6 +92,23 @@ void sr_lax_linalg_init(void); /* linalg.c: qr, svd (LAPACK) and triangular_solv
 void sr_lax_linalg16_init(void); /* linalg16.c: cholesky, lu, eigh, lu_pivots_to_permutation */
 void sr_lax_linalg21_init(void); /* linalg21.c: eig */
 void sr_lax_linalg18_init(void); /* linalg18.c: geqrf, householder_product, ormqr, hessenberg, schur, tridiagonal */
+void sr_lax_fft_init(void); /* fft.c: fft */
+
+/* fft.c: the calls of fft's transpose and batching rules that are jits in
+   JAX (lax.fft itself, _rfft_transpose), bound into the current trace by
+   the jax layer, which sets them at start-up (jax/numpy_fft.c); each
+   returns a new reference, or NULL with an exception raised.  A NULL fft
+   hook binds the primitive instead; a NULL transpose hook leaves RFFT or
+   IRFFT without a transpose. */
+typedef struct SrLaxFftHooks {
+  SrVal *(*fft)(SrInterp *I, SrVal *x, int fft_type, const int64_t *lengths, int n);
+  SrVal *(*rfft_transpose)(SrInterp *I, SrVal *t, const int64_t *lengths, int n);
+  SrVal *(*irfft_transpose)(SrInterp *I, SrVal *t, const int64_t *lengths, int n);
+} SrLaxFftHooks;
+extern SrLaxFftHooks sr_lax_fft_hooks;
+/* The FftType a param holds (0 FFT, 1 IFFT, 2 RFFT, 3 IRFFT: its int, or
+   a text ending in .FFT, ...), or -1. */
+int sr_lax_fft_type_of(const SrVal *v);
 
 /* lax._reduction_jaxpr of a scatter's combiner: the update_jaxpr param of
    scatter-add, -sub, -mul, -min or -max on dtype dt, { lambda ; a:dt[] b:dt[].

@@ -273,3 +273,4 @@ include $(top_srcdir)/tests/golden/api19.mk
 include $(top_srcdir)/tests/golden/stats19.mk
 include $(top_srcdir)/tests/golden/s20.mk
 include $(top_srcdir)/tests/golden/s21.mk
+include $(top_srcdir)/tests/golden/fft20.mk

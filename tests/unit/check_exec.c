@@ -18,6 +18,7 @@
 #include "exec/bufpool.h"
 #include "exec/eval.h"
 #include "exec/kern.h"
+#include "exec/kern_fft.h"
 #include "exec/prng.h"
 #include "text/parse.h"
 #include "util/intern.h"
@@ -671,6 +672,61 @@ START_TEST(test_scan_buffers) {
 }
 END_TEST
 
+
+/* The FFT kernel against a direct DFT in long double: radix-2 and
+   Bluestein lengths, both precisions, forward and inverse, and the real
+   transforms' round trip (irfft(rfft(x)) == x). */
+static void dft_ref(const double *x, long double *y, int64_t n, int inv) {
+  for (int64_t k = 0; k < n; k++) {
+    long double re = 0, im = 0;
+    for (int64_t j = 0; j < n; j++) {
+      long double a = (inv ? 2 : -2) * 3.14159265358979323846264338327950288L * (long double)((j * k) % n) / n;
+      re += x[2 * j] * cosl(a) - x[2 * j + 1] * sinl(a);
+      im += x[2 * j] * sinl(a) + x[2 * j + 1] * cosl(a);
+    }
+    y[2 * k] = re, y[2 * k + 1] = im;
+  }
+}
+
+START_TEST(test_fft) {
+  static const int64_t ns[] = {1, 2, 3, 5, 8, 12, 16, 17, 30, 64, 97, 100, 256, 1000};
+  for (size_t t = 0; t < sizeof ns / sizeof *ns; t++) {
+    int64_t n = ns[t];
+    double *x = malloc(16 * (size_t)n), *yd = malloc(16 * (size_t)n);
+    float *yf = malloc(8 * (size_t)n);
+    long double *ref = malloc(sizeof(long double) * 2 * (size_t)n);
+    for (int64_t i = 0; i < n; i++) {
+      x[2 * i] = (double)((i * 7919) % 101) / 50.0 - 1;
+      x[2 * i + 1] = (double)((i * 104729) % 97) / 48.0 - 1;
+    }
+    for (int inv = 0; inv < 2; inv++) {
+      dft_ref(x, ref, n, inv);
+      for (int64_t i = 0; i < 2 * n; i++) yd[i] = x[i], yf[i] = (float)x[i];
+      ck_assert_int_eq(sr_kern_fft_1d(yd, n, 1, inv), 0);
+      ck_assert_int_eq(sr_kern_fft_1d(yf, n, 0, inv), 0);
+      long double mx = 1e-30L, ed = 0, ef = 0;
+      for (int64_t i = 0; i < 2 * n; i++) {
+        if (fabsl(ref[i]) > mx) mx = fabsl(ref[i]);
+        if (fabsl(yd[i] - ref[i]) > ed) ed = fabsl(yd[i] - ref[i]);
+        if (fabsl(yf[i] - ref[i]) > ef) ef = fabsl(yf[i] - ref[i]);
+      }
+      ck_assert_msg(ed / mx < 1e-14L, "n=%lld inv=%d: double error %Lg", (long long)n, inv, ed / mx);
+      ck_assert_msg(ef / mx < 1e-6L, "n=%lld inv=%d: float error %Lg", (long long)n, inv, ef / mx);
+    }
+    /* rfft then irfft over (2, n): the input back */
+    int64_t is[2] = {2, n}, cs[2] = {2, n / 2 + 1}, len[2] = {2, n};
+    double *r = malloc(16 * (size_t)n), *back = malloc(16 * (size_t)n);
+    double *c = malloc(16 * (size_t)(2 * (n / 2 + 1)));
+    for (int64_t i = 0; i < 2 * n; i++) r[i] = x[i];
+    ck_assert_int_eq(sr_kern_fft(SR_FFT_RFFT, SR_F64, r, is, c, cs, 2, len, 2), 0);
+    ck_assert_int_eq(sr_kern_fft(SR_FFT_IRFFT, SR_C128, c, cs, back, is, 2, len, 2), 0);
+    for (int64_t i = 0; i < 2 * n; i++) ck_assert_msg(fabs(back[i] - r[i]) < 1e-13, "n=%lld: irfft(rfft(x))", (long long)n);
+    free(r), free(back), free(c);
+    free(x), free(yd), free(yf), free(ref);
+  }
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("exec");
   TCase *k = tcase_create("kernels");
@@ -679,6 +735,7 @@ int main(void) {
   tcase_add_test(k, test_reduce);
   tcase_add_test(k, test_dot);
   tcase_add_test(k, test_elementwise);
+  tcase_add_test(k, test_fft);
   suite_add_tcase(s, k);
   TCase *c = tcase_create("comm");
   tcase_add_checked_fixture(c, setup, teardown);
