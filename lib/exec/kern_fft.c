@@ -1,5 +1,6 @@
-/* kern_fft.c: the FFT kernel (kern_fft.h): radix-2 and Bluestein, the
- * body once per precision (kern_fft_tmpl.h). */
+/* kern_fft.c: the FFT kernel (kern_fft.h): radix-2 for powers of 2, mixed
+ * radix for lengths whose prime factors are small, Bluestein for the
+ * others, the body once per precision (kern_fft_tmpl.h). */
 #include "exec/kern_fft.h"
 
 #include <math.h>
@@ -34,6 +35,27 @@ static void sincos_2pi(int64_t k, int64_t m, double *c, double *s) {
   case 2: *c = -x, *s = -y; break;
   default: *c = y, *s = -x; break;
   }
+}
+
+/* Mixed radix takes lengths whose prime factors are at most MIXED_MAX
+   (each a MIXED_MAX-point DFT at worst); others go through Bluestein. */
+enum { MIXED_MAX = 64 };
+
+static int64_t smallest_factor(int64_t n) {
+  if (n % 2 == 0) return 2;
+  for (int64_t p = 3; p * p <= n; p += 2)
+    if (n % p == 0) return p;
+  return n;
+}
+
+static int64_t largest_factor(int64_t n) {
+  int64_t big = 1;
+  while (n > 1) {
+    int64_t p = smallest_factor(n);
+    if (p > big) big = p;
+    while (n % p == 0) n /= p;
+  }
+  return big;
 }
 
 #define T float

@@ -10,18 +10,21 @@
 #define transform CAT(transform, S)
 #define along_axis CAT(along_axis, S)
 #define run_fft CAT(run_fft, S)
+#define mixed CAT(mixed, S)
 
 typedef struct Plan {
   int64_t n, m; /* m: the radix-2 size (n itself when n is a power of 2) */
   T *tw;        /* m/2 twiddles e^{-2 pi i k/m} */
+  T *twn;       /* mixed radix: the n twiddles e^{-2 pi i k/n} */
   T *chirp;     /* Bluestein: n chirps e^{-i pi k^2/n} */
   T *filt;      /* Bluestein: the transform of the conjugate chirp, / m */
-  T *work;      /* Bluestein: m complex of scratch */
+  T *work;      /* Bluestein: m complex of scratch (mixed radix: n) */
 } Plan;
 
 static void plan_free(Plan *p) {
   if (!p) return;
   free(p->tw);
+  free(p->twn);
   free(p->chirp);
   free(p->filt);
   free(p->work);
@@ -70,7 +73,20 @@ static Plan *plan_new(int64_t n) {
   for (int64_t k = 0; k < m / 2; k++) {
     double c, sn;
     sincos_2pi(k, m, &c, &sn);
-    p->tw[2 * k] = (T)c, p->tw[2 * k + 1] = (T)-sn;
+    p->tw[2 * k] = (T)c, p->tw[2 * k + 1] = sn == 0 ? (T)0 : (T)-sn;
+  }
+  if (blue && largest_factor(n) <= MIXED_MAX) {
+    /* every prime factor small: mixed radix instead of Bluestein */
+    p->m = n;
+    p->twn = malloc(sizeof(T) * 2 * (size_t)n);
+    p->work = malloc(sizeof(T) * 2 * (size_t)n);
+    if (!p->twn || !p->work) goto oom;
+    for (int64_t k = 0; k < n; k++) {
+      double c, sn;
+      sincos_2pi(k, n, &c, &sn);
+      p->twn[2 * k] = (T)c, p->twn[2 * k + 1] = sn == 0 ? (T)0 : (T)-sn;
+    }
+    return p;
   }
   if (blue) {
     p->chirp = malloc(sizeof(T) * 2 * (size_t)n);
@@ -95,10 +111,57 @@ oom:
   return NULL;
 }
 
+/* Mixed radix, decimation in time: y (contiguous) = the DFT of the n
+   values x[0], x[is], ..., with tw the N-point twiddles (N a multiple of
+   n).  The smallest prime factor p of n splits it into p transforms of
+   n / p, combined by p-point DFTs; a twiddle of exponent 0 is not
+   multiplied in (so exact zeros stay +0, as pocketfft's passes keep them). */
+static void mixed(const T *x, int64_t is, T *y, int64_t n, const T *tw, int64_t N, int inv) {
+  if (n == 1) {
+    y[0] = x[0], y[1] = x[1];
+    return;
+  }
+  int64_t p = smallest_factor(n), m = n / p, st = N / n;
+  for (int64_t r = 0; r < p; r++) mixed(x + 2 * r * is, is * p, y + 2 * r * m, m, tw, N, inv);
+  T t[2 * MIXED_MAX], o[2 * MIXED_MAX];
+  for (int64_t k1 = 0; k1 < m; k1++) {
+    for (int64_t r = 0; r < p; r++) {
+      T yr = y[2 * (r * m + k1)], yi = y[2 * (r * m + k1) + 1];
+      int64_t e = (r * k1 * st) % N;
+      if (e == 0) {
+        t[2 * r] = yr, t[2 * r + 1] = yi;
+      } else {
+        T wr = tw[2 * e], wi = inv ? -tw[2 * e + 1] : tw[2 * e + 1];
+        t[2 * r] = yr * wr - yi * wi, t[2 * r + 1] = yr * wi + yi * wr;
+      }
+    }
+    for (int64_t k2 = 0; k2 < p; k2++) {
+      T sr = t[0], si = t[1];
+      for (int64_t r = 1; r < p; r++) {
+        int64_t e = ((r * k2) % p) * (N / p);
+        if (e == 0) {
+          sr += t[2 * r], si += t[2 * r + 1];
+        } else {
+          T wr = tw[2 * e], wi = inv ? -tw[2 * e + 1] : tw[2 * e + 1];
+          sr += t[2 * r] * wr - t[2 * r + 1] * wi, si += t[2 * r] * wi + t[2 * r + 1] * wr;
+        }
+      }
+      o[2 * k2] = sr, o[2 * k2 + 1] = si;
+    }
+    for (int64_t k2 = 0; k2 < p; k2++) y[2 * (k1 + m * k2)] = o[2 * k2], y[2 * (k1 + m * k2) + 1] = o[2 * k2 + 1];
+  }
+}
+
 /* The transform of p->n values in place: forward or inverse, unnormalized. */
 static void transform(Plan *p, T *x, int inv) {
   int64_t n = p->n, m = p->m;
   if (n <= 1) return;
+  if (p->twn) {
+    T *a = p->work;
+    memcpy(a, x, sizeof(T) * 2 * (size_t)n);
+    mixed(a, 1, x, n, p->twn, n, inv);
+    return;
+  }
   if (m == n) {
     radix2(x, n, p->tw, inv);
     return;
@@ -239,5 +302,6 @@ static int run_fft(int type, const T *in, const int64_t *ishape, T *out, const i
 #undef transform
 #undef along_axis
 #undef run_fft
+#undef mixed
 #undef CAT
 #undef CAT_

@@ -673,8 +673,8 @@ START_TEST(test_scan_buffers) {
 END_TEST
 
 
-/* The FFT kernel against a direct DFT in long double: radix-2 and
-   Bluestein lengths, both precisions, forward and inverse, and the real
+/* The FFT kernel against a direct DFT in long double: radix-2, mixed
+   radix (3, 5, 12, 17, 30, 100, 1000) and Bluestein (97) lengths, both precisions, forward and inverse, and the real
    transforms' round trip (irfft(rfft(x)) == x). */
 static void dft_ref(const double *x, long double *y, int64_t n, int inv) {
   for (int64_t k = 0; k < n; k++) {
