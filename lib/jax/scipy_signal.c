@@ -1,14 +1,14 @@
-/* scipy_signal.c: jax.scipy.signal's direct convolutions and detrend
+/* scipy_signal.c: jax.scipy.signal's convolutions and detrend
  * (jax/_src/scipy/signal.py): convolve, correlate, convolve2d,
- * correlate2d and detrend.
+ * correlate2d, fftconvolve and detrend.
  *
  * Each is written with JAX's calls in JAX's order: _convolve_nd promotes
  * to an inexact dtype, flips the smaller operand (jnp.flip, a jit of rev)
  * and binds one conv_general_dilated on x[None, None]; correlate flips
- * in2 first (in2.conj() is in2 itself for the real arrays this project
- * has).  None of them is jitted in JAX, so their equations land in the
- * caller's jaxpr.  method='fft' (fftconvolve) needs complex FFTs, which
- * this project has not, and says so.  Registered by
+ * in2.conj() first.  None of them is jitted in JAX, so their equations land
+ * in the caller's jaxpr.  fftconvolve (and method='fft') multiplies the
+ * operands' jnp.fft.rfftn (fftn for complex ones) at the full shape.
+ * Registered by
  * sr_scipy_signal_init (jax.h).
  */
 #include <math.h>
@@ -127,16 +127,118 @@ static int arrays(SrNnScope *s, SrVal **p) {
   return 0;
 }
 
-/* convolve's and correlate's method: 0 direct (or auto), -1 raised */
+/* ---- fftconvolve ---- */
+
+static SrVal *int_tuple(SrNnScope *s, const int64_t *v, int n) { return KEEP(sr_int_tuple(v, n)); }
+
+/* _fftconvolve_unbatched(in1, in2, mode): the product of the operands'
+   n-d FFTs (rfftn for real ones) at the full shape, transformed back and
+   sliced (lax.dynamic_slice) to mode's shape */
+static SrVal *fftconv1(SrNnScope *s, SrVal *in1, SrVal *in2, const char *mode) {
+  SrInterp *I = s->I;
+  const SrType *a = ty(I, in1), *b = ty(I, in2);
+  if (!a || !b) return NULL;
+  int nd = a->ndim;
+  int64_t full[SR_MAX_RANK], outs[SR_MAX_RANK], start[SR_MAX_RANK];
+  for (int i = 0; i < nd; i++) full[i] = a->dims[i].size + b->dims[i].size - 1;
+  if (strcmp(mode, "valid") == 0) {
+    int no_swap = 1, swap = 1;
+    for (int i = 0; i < nd; i++) {
+      no_swap &= a->dims[i].size >= b->dims[i].size;
+      swap &= a->dims[i].size <= b->dims[i].size;
+    }
+    if (!no_swap && !swap)
+      return sr_raise(I, "ValueError", "For 'valid' mode, One input must be at least as large as the other in every "
+                                       "dimension.");
+    if (swap) {
+      SrVal *t = in1;
+      in1 = in2, in2 = t;
+      const SrType *tt = a;
+      a = b, b = tt;
+    }
+  }
+  int ones = 1;
+  for (int i = 0; i < nd; i++) ones &= a->dims[i].size == 1 || b->dims[i].size == 1;
+  SrVal *conv;
+  if (ones) {
+    conv = OP(MUL, in1, in2);
+  } else {
+    int cplx = sr_dtype_kind(a->dtype) == SR_DK_COMPLEX;
+    SrVal *fs = int_tuple(s, full, nd);
+    SrVal *s1 = sr_nn_call2(s, cplx ? "jax.numpy.fft.fftn" : "jax.numpy.fft.rfftn", in1, fs);
+    SrVal *s2 = s1 ? sr_nn_call2(s, cplx ? "jax.numpy.fft.fftn" : "jax.numpy.fft.rfftn", in2, fs) : NULL;
+    conv = s2 ? sr_nn_call2(s, cplx ? "jax.numpy.fft.ifftn" : "jax.numpy.fft.irfftn", OP(MUL, s1, s2), fs) : NULL;
+  }
+  if (!conv) return NULL;
+  for (int i = 0; i < nd; i++) {
+    outs[i] = mode[0] == 'f' ? full[i] : mode[0] == 's' ? a->dims[i].size : a->dims[i].size - b->dims[i].size + 1;
+    start[i] = (full[i] - outs[i]) / 2;
+  }
+  SrVal *v[3] = {conv, int_tuple(s, start, nd), int_tuple(s, outs, nd)};
+  return sr_nn_call(s, "jax.lax.dynamic_slice", 3, v, 0, NULL, NULL);
+}
+
+static SrVal *fftconv_call(SrInterp *I, SrArgs *a) {
+  const char *mode = sr_current_builtin(I)->data;
+  SCOPE(I);
+  return DONE(fftconv1(s, a->v[0], a->v[1], mode));
+}
+
+/* fftconvolve(in1, in2, mode='full', axes=None): over the axes given,
+   vmapped over the others */
+static SrVal *fftconvolve(SrNnScope *s, SrVal *in1, SrVal *in2, const char *mode, SrVal *axes) {
+  SrInterp *I = s->I;
+  SrVal *p[2] = {in1, in2};
+  if (sr_nn_promote_inexact(s, 2, p, "fftconvolve") < 0) return NULL;
+  const SrType *a = ty(I, p[0]), *b = ty(I, p[1]);
+  if (a->ndim != b->ndim) return sr_raise(I, "ValueError", "in1 and in2 should have the same dimensionality");
+  if (!mode) return sr_raise(I, "ValueError", "mode must be one of ['same', 'full', 'valid']");
+  if (!sr_nn_given(axes)) return fftconv1(s, p[0], p[1], mode);
+  int64_t ax[SR_MAX_RANK];
+  int nax = 0;
+  if (sr_nn_axes(I, axes, a->ndim, ax, &nax) < 0) return NULL;
+  int mapped[SR_MAX_RANK] = {0}, any = 0;
+  for (int i = 0; i < a->ndim; i++) mapped[i] = 1;
+  for (int k = 0; k < nax; k++) mapped[ax[k]] = 0;
+  for (int i = 0; i < a->ndim; i++) any |= mapped[i] && a->dims[i].size != b->dims[i].size;
+  if (any) {
+    SrBuf m = SR_BUF_INIT;
+    sr_buf_puts(&m, "mapped axes must have same shape; got in1.shape=");
+    shape_str(&m, a);
+    sr_buf_puts(&m, " in2.shape=");
+    shape_str(&m, b);
+    sr_buf_puts(&m, " axes=(");
+    for (int k = 0; k < nax; k++) sr_buf_printf(&m, k ? ", %lld" : "%lld", (long long)ax[k]);
+    sr_buf_puts(&m, nax == 1 ? ",)" : ")");
+    sr_raise(I, "ValueError", "%s", sr_buf_str(&m));
+    sr_buf_free(&m);
+    return NULL;
+  }
+  SrVal *fn = KEEP(sr_builtin_with("_fftconvolve_unbatched", fftconv_call, (void *)mode, NULL));
+  for (int i = 0; i < a->ndim; i++) {
+    if (!mapped[i]) continue;
+    const char *kw[2] = {"in_axes", "out_axes"};
+    SrVal *kv[2] = {INT(i), INT(i)};
+    fn = sr_nn_call(s, "jax.vmap", 1, &fn, 2, kw, kv);
+    if (!fn) return NULL;
+  }
+  SrArgs ca = {2, p, 0, NULL, NULL, NULL};
+  return KEEP(sr_call(I, fn, &ca));
+}
+
+static SrVal *sig_fftconvolve(SrInterp *I, SrArgs *a) {
+  SrVal *p[4];
+  if (sr_args_parse(I, a, "fftconvolve", "in1, in2, mode=, axes=", p) < 0) return NULL;
+  SCOPE(I);
+  if (arrays(s, p) < 0) return DONE(NULL);
+  return DONE(fftconvolve(s, p[0], p[1], mode_of(p[2], "full"), p[3]));
+}
+
+/* convolve's and correlate's method: 0 direct (or auto), 1 fft, -1 raised */
 static int method_of(SrInterp *I, SrVal *m) {
   if (!m) return 0;
   if (str_is(m, "auto") || str_is(m, "direct")) return 0;
-  if (str_is(m, "fft")) {
-    sr_raise(I, "NotImplementedError",
-             "method='fft' (jax.scipy.signal.fftconvolve) needs complex FFTs, which shardrepl does not have; use "
-             "method='direct'");
-    return -1;
-  }
+  if (str_is(m, "fft")) return 1;
   SrBuf b = SR_BUF_INIT;
   sr_val_repr(&b, m);
   sr_raise(I, "ValueError", "Got method=%s; expected 'auto', 'fft', or 'direct'.", sr_buf_str(&b));
@@ -152,8 +254,11 @@ static SrVal *conv_or_corr(SrInterp *I, SrArgs *a, int correlate) {
   if (sr_args_parse(I, a, name, "in1, in2, mode=, method=, precision=", p) < 0) return NULL;
   SCOPE(I);
   if (arrays(s, p) < 0) return DONE(NULL);
-  if (correlate && !(p[1] = C1("jax.numpy.flip", p[1]))) return DONE(NULL);
-  if (method_of(I, p[3]) < 0) return DONE(NULL);
+  /* correlate: convolve(in1, jnp.flip(in2.conj()), ...) */
+  if (correlate && !(p[1] = C1("jax.numpy.flip", C1("jax.numpy.conj", p[1])))) return DONE(NULL);
+  int method = method_of(I, p[3]);
+  if (method < 0) return DONE(NULL);
+  if (method == 1) return DONE(fftconvolve(s, p[0], p[1], mode_of(p[2], "full"), NULL));
   return DONE(convolve_nd(s, p[0], p[1], mode_of(p[2], "full"), p[4]));
 }
 
@@ -318,10 +423,13 @@ static SrVal *sig_detrend(SrInterp *I, SrArgs *a) {
 void sr_scipy_signal_init(void) {
   sr_def("jax.scipy.signal.convolve", sig_convolve,
          "convolve(in1, in2, mode='full', method='auto', precision=None): the N-d convolution (a "
-         "conv_general_dilated; method='fft' is not implemented)");
+         "conv_general_dilated; method='fft': fftconvolve)");
+  sr_def("jax.scipy.signal.fftconvolve", sig_fftconvolve,
+         "fftconvolve(in1, in2, mode='full', axes=None): the N-d convolution through jnp.fft (rfftn for real "
+         "operands), vmapped over the axes not in axes");
   sr_def("jax.scipy.signal.correlate", sig_correlate,
          "correlate(in1, in2, mode='full', method='auto', precision=None): the N-d cross-correlation, "
-         "convolve(in1, flip(in2))");
+         "convolve(in1, flip(in2.conj()))");
   sr_def("jax.scipy.signal.convolve2d", sig_convolve2d,
          "convolve2d(in1, in2, mode='full', boundary='fill', fillvalue=0, precision=None): the 2-d convolution");
   sr_def("jax.scipy.signal.correlate2d", sig_correlate2d,
