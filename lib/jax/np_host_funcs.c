@@ -287,6 +287,7 @@ static const NpFn lifted[] = {
   {"negative", NULL, 1, S}, {"positive", NULL, 1, S}, {"sign", NULL, 1, S}, {"floor", NULL, 1, S | F},
   {"ceil", NULL, 1, S | F}, {"square", NULL, 1, S}, {"reciprocal", NULL, 1, S}, {"isnan", NULL, 1, S},
   {"isfinite", NULL, 1, S}, {"logical_not", NULL, 1, S}, {"invert", NULL, 1, S}, {"real", NULL, 1, S},
+  {"imag", NULL, 1, S}, {"conj conjugate", "conj", 1, S}, {"angle", NULL, 1, S | F},
   {"round around", "round", 1, S}, {"clip", NULL, 3, S},
   {"where", NULL, 3, S | P | NP_FROM1},
   /* reductions */
@@ -296,6 +297,18 @@ static const NpFn lifted[] = {
   {"all", NULL, 1, S}, {"nansum", NULL, 1, S}, {"nanmean", NULL, 1, S}, {"nanmax", NULL, 1, S},
   {"nanmin", NULL, 1, S}, {"nanprod", NULL, 1, S}, {"percentile", NULL, 1, S}, {"quantile", NULL, 1, S},
   {"trace", NULL, 1, S}, {"einsum", NULL, -1, S},
+  /* numpy.linalg and numpy.fft, in float64 and complex128 */
+  {"linalg.inv", NULL, 1, F}, {"linalg.det", NULL, 1, S | F}, {"linalg.solve", NULL, 2, P | F},
+  {"linalg.norm", NULL, 1, S | F}, {"linalg.eig", NULL, 1, F}, {"linalg.eigvals", NULL, 1, F},
+  {"linalg.eigh", NULL, 1, F}, {"linalg.eigvalsh", NULL, 1, F}, {"linalg.svd", NULL, 1, F},
+  {"linalg.qr", NULL, 1, F}, {"linalg.cholesky", NULL, 1, F}, {"linalg.pinv", NULL, 1, F},
+  {"linalg.matrix_rank", NULL, 1, S | F}, {"linalg.slogdet", NULL, 1, F}, {"linalg.lstsq", NULL, 2, P | F},
+  {"linalg.matrix_power", NULL, 1, 0}, {"fft.fft", NULL, 1, F}, {"fft.ifft", NULL, 1, F},
+  {"fft.rfft", NULL, 1, F}, {"fft.irfft", NULL, 1, F}, {"fft.fft2", NULL, 1, F}, {"fft.ifft2", NULL, 1, F},
+  {"fft.rfft2", NULL, 1, F}, {"fft.irfft2", NULL, 1, F}, {"fft.fftn", NULL, 1, F}, {"fft.ifftn", NULL, 1, F},
+  {"fft.rfftn", NULL, 1, F}, {"fft.irfftn", NULL, 1, F}, {"fft.hfft", NULL, 1, F}, {"fft.ihfft", NULL, 1, F},
+  {"fft.fftfreq", NULL, 0, 0}, {"fft.rfftfreq", NULL, 0, 0}, {"fft.fftshift", NULL, 1, 0},
+  {"fft.ifftshift", NULL, 1, 0},
   /* checking results */
   {"isclose", NULL, 2, S | P}, {"allclose", NULL, 2, P | NP_PYBOOL},
   {NULL, NULL, 0, 0},
@@ -867,6 +880,45 @@ static SrVal *bi_device_get(SrInterp *I, SrArgs *a) {
   return w;
 }
 
+/* numpy.linalg.eig and eigvals: numpy's results are real when every
+   eigenvalue is (jax.numpy's are always complex) */
+static SrVal *lifted_eig, *lifted_eigvals;
+
+static SrVal *np_call1(SrInterp *I, const char *q, SrVal *x) { return sr_call1(I, sr_lookup_qualname(q), x); }
+
+static SrVal *real_if_real(SrInterp *I, SrVal *w, int *real) {
+  SrVal *im = np_call1(I, "numpy.imag", w), *nz = im ? np_call1(I, "numpy.any", im) : NULL;
+  int t = nz ? sr_truthy(I, nz) : -1;
+  sr_unref(im);
+  sr_unref(nz);
+  if (t < 0) return NULL;
+  *real = !t;
+  return t ? sr_ref(w) : np_call1(I, "numpy.real", w);
+}
+
+static SrVal *np_eig(SrInterp *I, SrArgs *a) {
+  SrVal *r0 = sr_call(I, lifted_eig, a);
+  /* jnp's EigResult: its two items */
+  SrVal *r = r0 && !sr_is_seq(r0) ? sr_iterate(I, r0) : r0 ? sr_ref(r0) : NULL;
+  sr_unref(r0);
+  if (!r || !sr_is_seq(r) || r->seq.n != 2) return r;
+  int real = 0;
+  SrVal *w = real_if_real(I, r->seq.items[0], &real);
+  SrVal *v = w && real ? np_call1(I, "numpy.real", r->seq.items[1]) : w ? sr_ref(r->seq.items[1]) : NULL;
+  sr_unref(r);
+  if (!v) return sr_unref(w), NULL;
+  SrVal *items[2] = {w, v};
+  return sr_tuple(NULL, 2, items);
+}
+
+static SrVal *np_eigvals(SrInterp *I, SrArgs *a) {
+  SrVal *r = sr_call(I, lifted_eigvals, a);
+  int real = 0;
+  SrVal *w = r ? real_if_real(I, r, &real) : NULL;
+  sr_unref(r);
+  return w;
+}
+
 void sr_np_host_funcs_init(void) {
   for (int i = 0; lifted[i].name; i++) {
     char names[128];
@@ -892,6 +944,13 @@ void sr_np_host_funcs_init(void) {
       sr_register(q, fn);
     }
   }
+  /* the lifted ones, kept (sr_def replaces and releases them) and wrapped */
+  lifted_eig = sr_lookup_qualname("numpy.linalg.eig");
+  lifted_eigvals = sr_lookup_qualname("numpy.linalg.eigvals");
+  if (lifted_eig) sr_ref(lifted_eig);
+  if (lifted_eigvals) sr_ref(lifted_eigvals);
+  if (lifted_eig) sr_def("numpy.linalg.eig", np_eig, "np.linalg.eig(a): (w, v), real when every eigenvalue is");
+  if (lifted_eigvals) sr_def("numpy.linalg.eigvals", np_eigvals, "np.linalg.eigvals(a): real when every eigenvalue is");
   sr_def("numpy.array", np_array, "np.array(object, dtype=None, *, copy=True, ndmin=0): a host array (numpy.ndarray)");
   sr_def("numpy.asarray", np_asarray, "np.asarray(a, dtype=None): a host array; a jax.Array's values copied to the host");
   sr_def("numpy.ndarray.astype numpy.astype", m_astype, "x.astype(dtype): a copy converted to dtype");
