@@ -6,6 +6,7 @@
  * ConcretizationTypeError under a trace); with size= it traces, through
  * the jit _unique_sorted_mask and nonzero(mask, size=size).  Registered by
  * sr_jnp_setops_init (jax.h). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -356,8 +357,13 @@ static SrVal *unique_sorted_mask_body(SrInterp *I, SrArgs *a) {
   SrVal *aux = moveaxis(s, a->v[0], d->axis, 0);
   const SrType *t = type_of(s, aux);
   if (!t) return sr_nn_done(s, NULL);
-  if (sr_dtype_kind(t->dtype) == SR_DK_COMPLEX)
-    return sr_nn_done(s, sr_raise(I, "NotImplementedError", "jnp.unique of complex values"));
+  if (sr_dtype_kind(t->dtype) == SR_DK_COMPLEX) {
+    /* aux = where(isnan(aux), lax._const(aux, nan), aux): a NaN in either
+       part sorts as one NaN, as numpy's */
+    SrVal *nan = KEEP(sr_lax_convert(I, KEEP(sr_float(NULL, NAN)), t->dtype, 0, NULL));
+    aux = nan ? sr_nn_call3(s, "jax.numpy.where", sr_nn_call1(s, "jax.numpy.isnan", aux), nan, aux) : NULL;
+    if (!aux) return sr_nn_done(s, NULL);
+  }
   int64_t size = t->ndim ? t->dims[0].size : 1, rest = 1;
   for (int i = 1; i < t->ndim; i++) rest *= t->dims[i].size;
   SrVal *perm;

@@ -211,8 +211,18 @@ static SrVal *var_body(SrInterp *I, SrArgs *a) {
   SrVal *t = sr_bool(1);
   SrVal *m = amean ? sr_lax_convert(I, amean, comp, 0, NULL) : mean_where(I, x, s->v[ST_AXIS], comp, t, where);
   sr_unref(t);
-  SrVal *c = m ? sr_lax_binary(I, SR_P_sub, x, m) : NULL;
-  SrVal *sq = c ? sr_lax_unary(I, SR_P_square, c) : NULL;
+  SrVal *c = m ? sr_lax_binary(I, SR_P_sub, x, m) : NULL, *sq = NULL;
+  if (c && sr_dtype_kind(comp) == SR_DK_COMPLEX) {
+    /* real(centered * conj(centered)), and the rest in its real dtype */
+    SrVal *cj = sr_call1(I, sr_lookup_qualname("jax.lax.conj"), c);
+    SrVal *pr = cj ? sr_lax_binary(I, SR_P_mul, c, cj) : NULL;
+    sq = pr ? sr_lax_unary(I, SR_P_real, pr) : NULL;
+    sr_unref(cj);
+    sr_unref(pr);
+    comp = comp == SR_C128 ? SR_F64 : SR_F32;
+  } else if (c) {
+    sq = sr_lax_unary(I, SR_P_square, c);
+  }
   SrVal *n = sq ? count(I, x, s->v[ST_AXIS], s->v[ST_KEEP], where, comp) : NULL;
   SrVal *cc = n ? sr_lax_convert(I, a->v[1], comp, 0, NULL) : NULL;
   SrVal *norm = cc ? sr_lax_binary(I, SR_P_sub, n, cc) : NULL;
