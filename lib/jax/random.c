@@ -346,7 +346,35 @@ static SrVal *normal_real_body(SrInterp *I, SrArgs *a) {
 /* random/core.py: _normal(key, shape, dtype) */
 static SrVal *normal_body(SrInterp *I, SrArgs *a) {
   const Sampler *s = sr_current_builtin(I)->data;
-  return sr_api_jit(I, "_normal_real", normal_real_body, sampler(s->shape, s->nd, s->dt), 1, a->v);
+  if (s->dt != SR_C64 && s->dt != SR_C128)
+    return sr_api_jit(I, "_normal_real", normal_real_body, sampler(s->shape, s->nd, s->dt), 1, a->v);
+  /* complex: (re + 1j * im) / sqrt(2), re and im _normal_real of the
+     key's two halves (_split) in the real dtype */
+  SrDtype rdt = s->dt == SR_C64 ? SR_F32 : SR_F64;
+  SrVal *keys = sr_call1(I, sr_lookup_qualname("jax.random.split"), a->v[0]), *part[2] = {NULL, NULL}, *r = NULL;
+  for (int i = 0; i < 2 && keys; i++) {
+    SrVal *k = sr_getindex(I, keys, i);
+    SrVal *x = k ? sr_api_jit(I, "_normal_real", normal_real_body, sampler(s->shape, s->nd, rdt), 1, &k) : NULL;
+    part[i] = x ? sr_lax_convert(I, x, s->dt, 0, NULL) : NULL;
+    sr_unref(k);
+    sr_unref(x);
+    if (!part[i]) break;
+  }
+  if (part[1]) {
+    SrVal *j = sr_complex(NULL, 0, 1);
+    SrVal *ji = sr_binop(I, SR_OP_MUL, j, part[1]);
+    SrVal *sum = ji ? sr_binop(I, SR_OP_ADD, part[0], ji) : NULL;
+    SrVal *sq = sum ? lit(s->dt, sqrt(2.0), 0) : NULL;
+    r = sq ? sr_binop(I, SR_OP_DIV, sum, sq) : NULL;
+    sr_unref(j);
+    sr_unref(ji);
+    sr_unref(sum);
+    sr_unref(sq);
+  }
+  sr_unref(part[0]);
+  sr_unref(part[1]);
+  sr_unref(keys);
+  return r;
 }
 
 /* The sampler itself, on a typed key (and minval, maxval for uniform). */
@@ -764,11 +792,15 @@ static SrVal *random_values(SrInterp *I, SrArgs *a, int kind) {
   if (dt >= 0) r.dt = (SrDtype)dt;
   if (kind == 2 && r.dt != SR_U8 && r.dt != SR_U16 && r.dt != SR_U32 && r.dt != SR_U64)
     return sr_raise(I, "ValueError", "dtype argument to `bits` must be an unsigned int dtype, got %s", sr_dtype_name(r.dt));
-  if (kind != 2 && !sr_dtype_is_float(r.dt))
-    return sr_raise(I, "ValueError", "dtype argument to `%s` must be a float dtype, got %s", kind ? "uniform" : "normal",
+  int cplx = r.dt == SR_C64 || r.dt == SR_C128;
+  if (kind == 0 && !sr_dtype_is_float(r.dt) && !cplx)
+    return sr_raise(I, "ValueError", "dtype argument to `normal` must be a float or complex dtype, got %s",
                     sr_dtype_name(r.dt));
-  /* traced: minval and maxval may be arrays (truncated_normal's) */
-  if (sr_random_traced(I, p[0]))
+  if (kind == 1 && !sr_dtype_is_float(r.dt))
+    return sr_raise(I, "ValueError", "dtype argument to `uniform` must be a float dtype, got %s", sr_dtype_name(r.dt));
+  /* traced: minval and maxval may be arrays (truncated_normal's); complex
+     normals are _normal's jit even eagerly */
+  if (sr_random_traced(I, p[0]) || (kind == 0 && cplx))
     return sr_random_sample_traced(I, kind, p[0], r.shape, r.nd, r.dt, kind == 1 ? p[3] : NULL, kind == 1 ? p[4] : NULL, osh);
   r.lo = 0;
   r.hi = 1;
