@@ -50,7 +50,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/py/range.h lib/py/re.c lib/py/input.c lib/py/syntax.c \
 	lib/py/script.c lib/py/script.h lib/py/generator.c lib/py/generator.h \
 	lib/py/modules.c lib/py/modules.h lib/py/mod_functools.c lib/py/mod_itertools.c \
-	lib/py/mod_math.c lib/py/mod_collections.c lib/py/strfmt.c lib/py/strfmt.h \
+	lib/py/mod_math.c lib/py/mod_cmath.c lib/py/mod_collections.c lib/py/strfmt.c lib/py/strfmt.h \
 	lib/py/introspect_py.c lib/py/introspect.h lib/py/mod_enum.c lib/py/enum.h \
 	lib/jax/api.c lib/jax/api.h lib/jax/array_methods.c lib/jax/array_methods.h lib/jax/autodiff.c \
 	lib/jax/builtins_exec.c lib/jax/builtins_exec.h lib/jax/builtins_jax.c \

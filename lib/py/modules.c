@@ -294,5 +294,6 @@ void sr_modules_init(void) {
   sr_functools_init();
   sr_itertools_init();
   sr_math_init();
+  sr_cmath_init();
   sr_collections_init();
 }

@@ -38,6 +38,7 @@ void sr_modules_init(void);
 void sr_functools_init(void); /* mod_functools.c */
 void sr_itertools_init(void); /* mod_itertools.c */
 void sr_math_init(void);      /* mod_math.c: math and operator */
+void sr_cmath_init(void);     /* mod_cmath.c: cmath */
 void sr_collections_init(void); /* mod_collections.c */
 
 #endif
