@@ -581,13 +581,20 @@ static double rnd(uint64_t *s) {
   return (double)((*s >> 11) & ((1ull << 52) - 1)) / (double)(1ull << 51) - 1.0;
 }
 
+/* A direction of t's type; a complex one has random imaginary parts too
+   (a direction in R^2 per element). */
 static SrVal *random_like(SrInterp *I, const SrType *t, uint64_t *seed) {
   int64_t n = sr_type_numel(t);
   if (n < 0 || !sr_backend_hooks.from_host) return NULL;
-  double *re = sr_xcalloc((size_t)n + 1, sizeof *re);
-  for (int64_t i = 0; i < n; i++) re[i] = rnd(seed);
-  struct SrArray *a = sr_backend_hooks.from_host(I, sr_type_with_weak(t, 0), re, NULL, NULL);
+  int cplx = sr_dtype_kind(t->dtype) == SR_DK_COMPLEX;
+  double *re = sr_xcalloc((size_t)n + 1, sizeof *re), *im = cplx ? sr_xcalloc((size_t)n + 1, sizeof *im) : NULL;
+  for (int64_t i = 0; i < n; i++) {
+    re[i] = rnd(seed);
+    if (im) im[i] = rnd(seed);
+  }
+  struct SrArray *a = sr_backend_hooks.from_host(I, sr_type_with_weak(t, 0), re, im, NULL);
   free(re);
+  free(im);
   return a ? sr_array_concrete(a) : NULL;
 }
 
@@ -606,8 +613,14 @@ static void gradcheck_line(SrBuf *b, const char *name, double err, double tol, d
   }
 }
 
-/* <a, b> summed over all elements, as a Python float (eager). */
-static int dot_scalar(SrAd *ad, SrVal *a, SrVal *b, double *out) {
+/* <a, b> summed over all elements, as a Python float (eager).  Complex
+   values pair as JAX's transposes pair them, Re(sum(a * b)) (a linear
+   map's transpose is its adjoint for that pairing), or with conj, as
+   Re(sum(conj(a) * b)), whose <d, d> is the squared norm. */
+static int dot_scalar(SrAd *ad, SrVal *a, SrVal *b, double *out, int conj) {
+  const SrType *at = sr_ad_type(ad, a);
+  if (conj && at && sr_dtype_kind(at->dtype) == SR_DK_COMPLEX)
+    a = sr_ad_bindv(ad, SR_P_conj, 1, &a, "input_dtype", sr_dtype_val(NULL, at->dtype), NULL);
   SrVal *p = sr_ad_mul(ad, a, b);
   const SrType *t = sr_ad_type(ad, p);
   if (!t) return -1;
@@ -621,7 +634,7 @@ static int dot_scalar(SrAd *ad, SrVal *a, SrVal *b, double *out) {
   }
   SrVal *item = sr_backend_hooks.array_item(ad->I, ao->data);
   if (!item) return -1;
-  *out = item->kind == SR_V_FLOAT ? item->f : (double)item->i;
+  *out = item->kind == SR_V_FLOAT ? item->f : item->kind == SR_V_COMPLEX ? item->c.re : (double)item->i;
   sr_unref(item);
   return 0;
 }
@@ -727,7 +740,7 @@ static int cmd_gradcheck(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
     SrVal *fd = sr_ad_div(&ad, sr_ad_binop(&ad, SR_P_sub, rp->seq.items[k], rm->seq.items[k]), sr_ad_scalar(&ad, ot->dtype, 0, 2 * h));
     SrVal *diff = sr_ad_binop(&ad, SR_P_sub, fd, tk);
     double e2, s2;
-    if (dot_scalar(&ad, diff, diff, &e2) < 0 || dot_scalar(&ad, fd, fd, &s2) < 0) {
+    if (dot_scalar(&ad, diff, diff, &e2, 1) < 0 || dot_scalar(&ad, fd, fd, &s2, 1) < 0) {
       ok = 0;
       break;
     }
@@ -736,7 +749,7 @@ static int cmd_gradcheck(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
     /* the dot-product test of the VJP: <w, J v> = <J^T w, v> */
     if (!(w[k] = random_like(I, ot, &seed))) ok = 0;
     double d;
-    if (ok && dot_scalar(&ad, w[k], tk, &d) < 0) ok = 0;
+    if (ok && dot_scalar(&ad, w[k], tk, &d, 0) < 0) ok = 0;
     rhs += d;
   }
   sr_unref(rp);
@@ -750,7 +763,7 @@ static int cmd_gradcheck(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
     for (uint32_t i = 0; lrc == 0 && i < n; i++) {
       double d;
       if (!v[i] || !cin[i]) continue;
-      if (dot_scalar(&ad, cin[i], v[i], &d) < 0) lrc = -1;
+      if (dot_scalar(&ad, cin[i], v[i], &d, 0) < 0) lrc = -1;
       lhs += d;
     }
     for (uint32_t i = 0; i < no; i++) sr_unref(outs[i]);

@@ -158,7 +158,7 @@ static struct SrArray *from_host(SrInterp *I, const SrType *t, const double *re,
   }
   int64_t n = sr_type_numel(t);
   SrBuffer *b = sr_buffer_new((size_t)n * es);
-  int isf = sr_dtype_is_float(t->dtype);
+  int isf = sr_dtype_is_inexact(t->dtype) || !iv;
   for (int64_t i = 0; i < n; i++)
     sr_kern_set_complex(t->dtype, re[i], im ? im[i] : 0, isf ? sr_f2i64(re[i]) : iv[i], (char *)b->data + (size_t)i * es);
   SrArray *a = place(I, t, I->jax->mesh, b);
