@@ -176,7 +176,9 @@ static int padtype_to_pads(SrInterp *I, const int64_t *in, const int64_t *win, c
                     (int)pad->str.n, pad->str.s),
            -1;
   for (int i = 0; i < n; i++) {
-    if (valid) {
+    /* a stride that is not positive: no padding here, the shape rule's
+       error after */
+    if (valid || ws[i] <= 0) {
       lo[i] = hi[i] = 0;
       continue;
     }
@@ -682,10 +684,13 @@ static SrVal *lax_reduce_window(SrInterp *I, SrArgs *a) {
       sv[i] = has_st ? st[i] : 1;
     }
     SrVal *valid = pad ? NULL : sr_str_cstr(NULL, "VALID");
-    int rc = padtype_to_pads(I, in, dw, sv, xt->ndim < nw ? xt->ndim : nw, pad ? pad : valid, lo, hi);
+    /* zip(in_shape, window_shape, window_strides): the shortest */
+    int nz = xt->ndim < nw ? xt->ndim : nw;
+    if (has_st && nst < nz) nz = nst;
+    int rc = padtype_to_pads(I, in, dw, sv, nz, pad ? pad : valid, lo, hi);
     sr_unref(valid);
     if (rc < 0) goto done;
-    npad = xt->ndim < nw ? xt->ndim : nw;
+    npad = nz;
   } else if (pad_pairs(I, pad, lo, hi, &npad) < 0) {
     goto done;
   }

@@ -185,7 +185,9 @@ static int lex_string(SrLexer *lx, size_t start, size_t q, int raw, int bytes, S
           v = v * 16 + (uint32_t)(isdigit((unsigned char)h) ? h - '0' : tolower((unsigned char)h) - 'a' + 10);
           got++;
         }
-        size_t p0 = escape_pos(s, body, at), p1 = p0 + 1 + (size_t)got;
+        /* the error's position, a scan of the body: only for an error, so
+           that a long literal of escapes lexes in linear time */
+        size_t p0 = got < want || v > 0x10ffff ? escape_pos(s, body, at) : 0, p1 = p0 + 1 + (size_t)got;
         if (got < want) {
           sr_buf_free(&b);
           if (bytes) return lex_error(lx, start, 0, "SyntaxError: (value error) invalid \\x escape at position %zu", p0);
