@@ -73,11 +73,14 @@ static SrVal *kcall(SrNnScope *s, const char *q, int n, SrVal **v, int nkw, cons
 static SrVal *mT(SrNnScope *s, SrVal *x) {
   const SrType *t = ty(s->I, x);
   if (!t) return NULL;
-  int64_t perm[SR_MAX_RANK];
-  for (int i = 0; i < t->ndim; i++) perm[i] = i;
-  perm[t->ndim - 2] = t->ndim - 1;
-  perm[t->ndim - 1] = t->ndim - 2;
-  return KEEP(sr_lax_transpose(s->I, x, perm, t->ndim));
+  /* lax_linalg._T: (*range(ndim - 2), ndim - 1, ndim - 2), which for a
+     rank below 2 is transpose's error */
+  int64_t perm[SR_MAX_RANK + 2];
+  int n = t->ndim < 2 ? 2 : t->ndim;
+  for (int i = 0; i < n - 2; i++) perm[i] = i;
+  perm[n - 2] = t->ndim - 1;
+  perm[n - 1] = t->ndim - 2;
+  return KEEP(sr_lax_transpose(s->I, x, perm, n));
 }
 
 /* one promoted operand, promote_dtypes_inexact(ensure_arraylike(a)) */

@@ -1016,6 +1016,8 @@ static SrVal *jnp_insert(SrInterp *I, SrArgs *args) {
 static SrVal *tile_to_size(SrNnScope *s, SrVal *arr, int64_t size) {
   if (!arr) return NULL;
   int64_t n = lead(s->I, arr);
+  /* int(np.ceil(size / arr.size)): Python's error for an empty arr */
+  if (n == 0 && size > 0) return sr_raise(s->I, "ZeroDivisionError", "division by zero");
   if (n < size) arr = sr_nn_call2(s, "jax.numpy.tile", arr, sr_nn_int(s, (size + n - 1) / n));
   return arr && lead(s->I, arr) > size ? lead_slice(s, arr, 0, size) : arr;
 }
