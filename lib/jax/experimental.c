@@ -94,14 +94,16 @@ static SrVal *bi_create_device_mesh(SrInterp *I, SrArgs *args) {
     sr_buf_free(&b);
     goto out;
   }
+  /* math.prod(mesh_shape); one past int64 cannot be the device count */
   int64_t prod = 1;
-  for (int i = 0; i < shape->seq.n; i++) prod *= shape->seq.items[i]->i;
+  int huge = 0;
+  for (int i = 0; i < shape->seq.n; i++) huge |= __builtin_mul_overflow(prod, shape->seq.items[i]->i, &prod);
   if (devices->kind != SR_V_LIST && devices->kind != SR_V_TUPLE) {
     sr_raise(I, "TypeError", "create_device_mesh: devices must be a sequence of devices, got %s", sr_val_kind_name(devices));
     goto out;
   }
   int64_t nd = devices->seq.n;
-  if (prod != nd) {
+  if (huge || prod != nd) {
     SrBuf b = SR_BUF_INIT;
     sr_val_str(&b, shape);
     sr_raise(I, "ValueError", "Number of devices %lld must equal the product of mesh_shape %s", (long long)nd, sr_buf_str(&b));
