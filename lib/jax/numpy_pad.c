@@ -11,6 +11,7 @@
 #include "jax/jax.h"
 #include "jax/lax.h"
 #include "jax/nn.h"
+#include "util/mem.h"
 #include "jax/numpy.h"
 #include "py/objects.h"
 #include "util/intern.h"
@@ -361,6 +362,22 @@ static SrVal *pad_body(SrInterp *I, SrArgs *a) {
   if (vtype(I, x)->ndim == 0) return sr_ref(x);
   for (int i = 0; i < 2 * d->nd; i++)
     if (d->w[i] < 0) return sr_raise(I, "ValueError", "index can't contain negative values");
+  if (d->mode == PAD_REFLECT || d->mode == PAD_SYMMETRIC || d->mode == PAD_WRAP) {
+    /* these grow the array a copy at a time: a result past the memory
+       there is would take that many rounds before failing, so fail now */
+    const SrType *t = vtype(I, x);
+    uint64_t bytes = sr_dtype_info(t->dtype)->size;
+    int huge = 0;
+    for (int i = 0; i < t->ndim; i++) {
+      uint64_t dim = (uint64_t)t->dims[i].size, with;
+      huge |= __builtin_add_overflow(dim, (uint64_t)d->w[2 * i], &with) ||
+              __builtin_add_overflow(with, (uint64_t)d->w[2 * i + 1], &with) ||
+              __builtin_mul_overflow(bytes, with, &bytes);
+    }
+    if (huge || bytes > sr_mem_limit())
+      return sr_raise(I, "JaxRuntimeError", "RESOURCE_EXHAUSTED: Out of memory while trying to allocate %llu bytes.",
+                      huge ? (unsigned long long)UINT64_MAX : (unsigned long long)bytes);
+  }
   SrNnScope s = {I, {0}, 0};
   SrVal *r;
   switch (d->mode) {

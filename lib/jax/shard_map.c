@@ -482,7 +482,19 @@ static SrVal *smap_call(SrInterp *I, SrArgs *a) {
     if (bad) goto done;
   } else {
     for (int i = 0; i < n; i++) {
-      SrVal *s = manual_spec(I, vtype(I, leaves->seq.items[i]), axis_names, am);
+      const SrType *lt = vtype(I, leaves->seq.items[i]);
+      if (!lt) {
+        /* core.typeof of what is not a JAX value */
+        if (!I->exc) {
+          SrBuf b = SR_BUF_INIT;
+          sr_to_repr(I, &b, leaves->seq.items[i]);
+          sr_raise(I, "TypeError", "Value %s with type <class '%s'> is not a valid JAX type", sr_buf_str(&b),
+                   sr_val_kind_name(leaves->seq.items[i]));
+          sr_buf_free(&b);
+        }
+        goto done;
+      }
+      SrVal *s = manual_spec(I, lt, axis_names, am);
       if (!s) goto done;
       sr_seq_push(NULL, specs, s);
     }

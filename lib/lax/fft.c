@@ -149,7 +149,7 @@ static int fft_fn(SrShardIO *io) {
   FftArg *a = io->arg;
   if (sr_kern_fft(a->type, a->in_dt, io->in[0]->data, io->in_shape[0], io->out[0]->data, io->out_shape[0], a->nd,
                   a->len, a->nlen) < 0)
-    return sr_ev_err(io->cx, "RESOURCE_EXHAUSTED", "out of memory for the FFT's scratch");
+    return sr_ev_err(io->cx, "JaxRuntimeError", "RESOURCE_EXHAUSTED: Out of memory for the FFT's scratch");
   return 0;
 }
 
