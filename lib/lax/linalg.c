@@ -20,6 +20,8 @@
 
 #include "lax/lax.h"
 
+#include <complex.h>
+#undef I
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -296,6 +298,57 @@ typedef struct LinArg {
 #ifdef HAVE_LAPACK
 LINALG_IMPL(float, s)
 LINALG_IMPL(double, d)
+
+/* QR of complex matrices: geqrf, then ungqr (the complex orgqr), as
+   qr_ above */
+void cgeqrf_(const int *m, const int *n, float _Complex *a, const int *lda, float _Complex *tau, float _Complex *work,
+             const int *lwork, int *info);
+void zgeqrf_(const int *m, const int *n, double _Complex *a, const int *lda, double _Complex *tau,
+             double _Complex *work, const int *lwork, int *info);
+void cungqr_(const int *m, const int *n, const int *k, float _Complex *a, const int *lda, const float _Complex *tau,
+             float _Complex *work, const int *lwork, int *info);
+void zungqr_(const int *m, const int *n, const int *k, double _Complex *a, const int *lda, const double _Complex *tau,
+             double _Complex *work, const int *lwork, int *info);
+#define CQR_IMPL(N, C, P)                                                                                              \
+  static void qr_##N(const LinArg *a, const C *x, C *q, C *r, int64_t nb) {                                          \
+    int m = (int)a->m, n = (int)a->n, k = MINI(m, n), qc = a->full ? m : k, rr = a->full ? m : k;                    \
+    int ld = MAXI(m, 1), qcols = m < n ? m : a->full ? m : n, info = 0, lw = -1;                                     \
+    C *w = sr_xcalloc((size_t)ld * (size_t)MAXI(n, m) + 1, sizeof(C)), *tau = sr_xcalloc((size_t)k + 1, sizeof(C)); \
+    C wq = 0, wq2 = 0;                                                                                                 \
+    if (k > 0) {                                                                                                       \
+      P##geqrf_(&m, &n, w, &ld, tau, &wq, &lw, &info);                                                                 \
+      P##ungqr_(&m, &qcols, &k, w, &ld, tau, &wq2, &lw, &info);                                                        \
+    }                                                                                                                  \
+    int lwork = (int)MAXI(MAXI(creal(wq), creal(wq2)), 1);                                                             \
+    C *work = sr_xcalloc((size_t)lwork, sizeof(C));                                                                   \
+    for (int64_t b = 0; b < nb; b++) {                                                                                 \
+      const C *xb = x + b * (int64_t)m * n;                                                                            \
+      C *qb = q + b * (int64_t)m * qc, *rb = r + b * (int64_t)rr * n;                                                 \
+      if (k == 0) {                                                                                                    \
+        for (int i = 0; i < m; i++)                                                                                    \
+          for (int j = 0; j < qc; j++) qb[(int64_t)i * qc + j] = i == j;                                               \
+        memset(rb, 0, (size_t)rr * (size_t)n * sizeof(C));                                                             \
+        continue;                                                                                                      \
+      }                                                                                                                \
+      memset(w, 0, (size_t)ld * (size_t)MAXI(n, m) * sizeof(C));                                                       \
+      for (int i = 0; i < m; i++)                                                                                      \
+        for (int j = 0; j < n; j++) w[i + (int64_t)j * ld] = xb[(int64_t)i * n + j];                                   \
+      P##geqrf_(&m, &n, w, &ld, tau, work, &lwork, &info);                                                             \
+      for (int i = 0; i < rr; i++)                                                                                     \
+        for (int j = 0; j < n; j++) rb[(int64_t)i * n + j] = i <= j && i < m ? w[i + (int64_t)j * ld] : 0;             \
+      for (int j = n; j < qcols; j++)                                                                                  \
+        for (int i = 0; i < m; i++) w[i + (int64_t)j * ld] = 0;                                                        \
+      P##ungqr_(&m, &qcols, &k, w, &ld, tau, work, &lwork, &info);                                                     \
+      for (int i = 0; i < m; i++)                                                                                      \
+        for (int j = 0; j < qc; j++) qb[(int64_t)i * qc + j] = w[i + (int64_t)j * ld];                                 \
+    }                                                                                                                  \
+    free(work);                                                                                                        \
+    free(w);                                                                                                           \
+    free(tau);                                                                                                         \
+  }
+CQR_IMPL(cfloat, float _Complex, c)
+CQR_IMPL(cdouble, double _Complex, z)
+#undef CQR_IMPL
 #endif
 
 /* The number of matrices in a block of shape sh (rank nd). */
@@ -317,7 +370,9 @@ static int lin_fn(SrShardIO *io) {
 #ifdef HAVE_LAPACK
   void *x = io->in[0]->data;
   if (c->op == 0) {
-    if (c->a.dt == SR_F32) qr_float(&c->a, x, io->out[0]->data, io->out[1]->data, nb);
+    if (c->a.dt == SR_C64) qr_cfloat(&c->a, x, io->out[0]->data, io->out[1]->data, nb);
+    else if (c->a.dt == SR_C128) qr_cdouble(&c->a, x, io->out[0]->data, io->out[1]->data, nb);
+    else if (c->a.dt == SR_F32) qr_float(&c->a, x, io->out[0]->data, io->out[1]->data, nb);
     else qr_double(&c->a, x, io->out[0]->data, io->out[1]->data, nb);
   } else {
     void *u = c->a.uv ? io->out[1]->data : NULL, *vt = c->a.uv ? io->out[2]->data : NULL;
@@ -364,7 +419,7 @@ static int ev_linalg(SrEvalCtx *cx, const SrEvalEqn *e, int op) {
 #ifndef HAVE_LAPACK
   return sr_ev_err(cx, "NotImplementedError", "%s needs LAPACK, which this shardrepl was built without", name);
 #endif
-  if (c.a.dt != SR_F32 && c.a.dt != SR_F64)
+  if (c.a.dt != SR_F32 && c.a.dt != SR_F64 && !(op == 0 && (c.a.dt == SR_C64 || c.a.dt == SR_C128)))
     return sr_ev_err(cx, "NotImplementedError", "%s of %s is not implemented (float32 and float64 only)", name,
                      sr_dtype_name(c.a.dt));
   if (op == 0 && ev_flag(e, "pivoting", 0))
