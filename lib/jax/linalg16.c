@@ -1071,7 +1071,8 @@ static SrVal *pinv_body(SrInterp *I, SrArgs *a) {
     return DONE(kcall(s, "jax.numpy.zeros", 1, &shv, 1, dk, &dtv));
   }
   SrVal *rtol = a->n > 1 && given(a->v[1]) ? KEEP(sr_jnp_asarray(I, a->v[1], -1)) : NULL;
-  if (!rtol) rtol = OP(MUL, sr_nn_float(s, 10.0 * (double)MAXI(m, n)), eps_of(s, t->dtype));
+  SrDtype rdt = t->dtype == SR_C64 ? SR_F32 : t->dtype == SR_C128 ? SR_F64 : t->dtype; /* finfo(complex).eps is real */
+  if (!rtol) rtol = OP(MUL, sr_nn_float(s, 10.0 * (double)MAXI(m, n)), eps_of(s, rdt));
   const char *kw[2] = {"full_matrices", "hermitian"};
   SrVal *kv[2] = {BOOL(0), BOOL(cur_flags(I)[0])};
   SrVal *usv = kcall(s, "jax.numpy.linalg.svd", 1, &x, 2, kw, kv);
@@ -1090,6 +1091,8 @@ static SrVal *pinv_body(SrInterp *I, SrArgs *a) {
   SrVal *sc = sr_nn_call3(s, "jax.numpy.where", OP(GT, sv, cutoff), sv, sr_nn_float(s, INFINITY));
   SrVal *se = sr_nn_call2(s, "jax.numpy.expand_dims", sc, INT(-1));
   SrVal *res = OP(MATMUL, mT(s, vh), OP(DIV, mT(s, u), se));
+  /* res.conj() (the real arrays' conj is themselves), then the dtype */
+  if (res && sr_dtype_kind(t->dtype) == SR_DK_COMPLEX) res = sr_nn_call1(s, "jax.numpy.conj", res);
   return DONE(res ? KEEP(sr_lax_convert(I, res, t->dtype, 0, NULL)) : NULL);
 }
 

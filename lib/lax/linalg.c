@@ -349,6 +349,70 @@ void zungqr_(const int *m, const int *n, const int *k, double _Complex *a, const
 CQR_IMPL(cfloat, float _Complex, c)
 CQR_IMPL(cdouble, double _Complex, z)
 #undef CQR_IMPL
+
+/* SVD of complex matrices: gesdd with its real work array (s real, u and
+   vt complex: vt is V^H, as JAX's vh), as svd_ above */
+void cgesdd_(const char *jobz, const int *m, const int *n, float _Complex *a, const int *lda, float *s,
+             float _Complex *u, const int *ldu, float _Complex *vt, const int *ldvt, float _Complex *work,
+             const int *lwork, float *rwork, int *iwork, int *info, size_t l1);
+void zgesdd_(const char *jobz, const int *m, const int *n, double _Complex *a, const int *lda, double *s,
+             double _Complex *u, const int *ldu, double _Complex *vt, const int *ldvt, double _Complex *work,
+             const int *lwork, double *rwork, int *iwork, int *info, size_t l1);
+#define CSVD_IMPL(N, R, C, P)                                                                                          \
+  static void svd_##N(const LinArg *a, const C *x, R *s, C *u, C *vt, int64_t nb) {                                  \
+    int m = (int)a->m, n = (int)a->n, k = MINI(m, n), ld = MAXI(m, 1), info = 0, lw = -1;                            \
+    int uc = a->full ? m : k, vr = a->full ? n : k, ldu = MAXI(m, 1), ldvt = MAXI(vr, 1);                           \
+    char job = !a->uv ? 'N' : a->full ? 'A' : 'S';                                                                     \
+    C *w = sr_xcalloc((size_t)ld * (size_t)MAXI(n, 1), sizeof(C));                                                    \
+    C *uw = sr_xcalloc((size_t)ldu * (size_t)MAXI(uc, 1), sizeof(C));                                                 \
+    C *vw = sr_xcalloc((size_t)ldvt * (size_t)MAXI(n, 1), sizeof(C));                                                 \
+    int *iw = sr_xcalloc((size_t)(8 * MAXI(k, 1)), sizeof(int));                                                       \
+    /* LAPACK's bound on rwork: mn * max(5 mn + 7, 2 max(m, n) + 2 mn + 1) */                                        \
+    size_t nrw = (size_t)MAXI(k, 1) * (size_t)MAXI(5 * k + 7, 2 * MAXI(m, n) + 2 * k + 1);                            \
+    R *rw = sr_xcalloc(nrw, sizeof(R));                                                                                \
+    C wq = 1;                                                                                                          \
+    if (k > 0) P##gesdd_(&job, &m, &n, w, &ld, s, uw, &ldu, vw, &ldvt, &wq, &lw, rw, iw, &info, 1);                    \
+    int lwork = (int)MAXI(creal(wq), 1);                                                                               \
+    C *work = sr_xcalloc((size_t)lwork, sizeof(C));                                                                   \
+    for (int64_t b = 0; b < nb; b++) {                                                                                 \
+      const C *xb = x + b * (int64_t)m * n;                                                                            \
+      R *sb = s + b * k;                                                                                               \
+      C *ub = u ? u + b * (int64_t)m * uc : NULL, *vb = vt ? vt + b * (int64_t)vr * n : NULL;                        \
+      if (k == 0) {                                                                                                    \
+        if (ub)                                                                                                        \
+          for (int i = 0; i < m; i++)                                                                                  \
+            for (int j = 0; j < uc; j++) ub[(int64_t)i * uc + j] = i == j;                                             \
+        if (vb)                                                                                                        \
+          for (int i = 0; i < vr; i++)                                                                                 \
+            for (int j = 0; j < n; j++) vb[(int64_t)i * n + j] = i == j;                                               \
+        continue;                                                                                                      \
+      }                                                                                                                \
+      for (int i = 0; i < m; i++)                                                                                      \
+        for (int j = 0; j < n; j++) w[i + (int64_t)j * ld] = xb[(int64_t)i * n + j];                                   \
+      int finite = 1;                                                                                                  \
+      for (int64_t i = 0; i < (int64_t)m * n && finite; i++) finite = isfinite(creal(xb[i])) && isfinite(cimag(xb[i])); \
+      if (finite) P##gesdd_(&job, &m, &n, w, &ld, sb, uw, &ldu, vw, &ldvt, work, &lwork, rw, iw, &info, 1);            \
+      else info = 1;                                                                                                   \
+      if (info != 0) {                                                                                                 \
+        for (int i = 0; i < k; i++) sb[i] = (R)NAN;                                                                    \
+        if (ub)                                                                                                        \
+          for (int64_t i = 0; i < (int64_t)m * uc; i++) ub[i] = (C)NAN;                                                \
+        if (vb)                                                                                                        \
+          for (int64_t i = 0; i < (int64_t)vr * n; i++) vb[i] = (C)NAN;                                                \
+        continue;                                                                                                      \
+      }                                                                                                                \
+      if (ub)                                                                                                          \
+        for (int i = 0; i < m; i++)                                                                                    \
+          for (int j = 0; j < uc; j++) ub[(int64_t)i * uc + j] = uw[i + (int64_t)j * ldu];                             \
+      if (vb)                                                                                                          \
+        for (int i = 0; i < vr; i++)                                                                                   \
+          for (int j = 0; j < n; j++) vb[(int64_t)i * n + j] = vw[i + (int64_t)j * ldvt];                              \
+    }                                                                                                                  \
+    free(work), free(rw), free(iw), free(vw), free(uw), free(w);                                                       \
+  }
+CSVD_IMPL(cfloat, float, float _Complex, c)
+CSVD_IMPL(cdouble, double, double _Complex, z)
+#undef CSVD_IMPL
 #endif
 
 /* The number of matrices in a block of shape sh (rank nd). */
@@ -376,7 +440,9 @@ static int lin_fn(SrShardIO *io) {
     else qr_double(&c->a, x, io->out[0]->data, io->out[1]->data, nb);
   } else {
     void *u = c->a.uv ? io->out[1]->data : NULL, *vt = c->a.uv ? io->out[2]->data : NULL;
-    if (c->a.dt == SR_F32) svd_float(&c->a, x, io->out[0]->data, u, vt, nb);
+    if (c->a.dt == SR_C64) svd_cfloat(&c->a, x, io->out[0]->data, u, vt, nb);
+    else if (c->a.dt == SR_C128) svd_cdouble(&c->a, x, io->out[0]->data, u, vt, nb);
+    else if (c->a.dt == SR_F32) svd_float(&c->a, x, io->out[0]->data, u, vt, nb);
     else svd_double(&c->a, x, io->out[0]->data, u, vt, nb);
   }
 #else
@@ -419,7 +485,7 @@ static int ev_linalg(SrEvalCtx *cx, const SrEvalEqn *e, int op) {
 #ifndef HAVE_LAPACK
   return sr_ev_err(cx, "NotImplementedError", "%s needs LAPACK, which this shardrepl was built without", name);
 #endif
-  if (c.a.dt != SR_F32 && c.a.dt != SR_F64 && !(op == 0 && (c.a.dt == SR_C64 || c.a.dt == SR_C128)))
+  if (c.a.dt != SR_F32 && c.a.dt != SR_F64 && c.a.dt != SR_C64 && c.a.dt != SR_C128)
     return sr_ev_err(cx, "NotImplementedError", "%s of %s is not implemented (float32 and float64 only)", name,
                      sr_dtype_name(c.a.dt));
   if (op == 0 && ev_flag(e, "pivoting", 0))
