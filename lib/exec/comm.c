@@ -164,7 +164,7 @@ int sr_comm_fold_supported(SrDtype dt) {
   switch (dt) {
   case SR_BOOL: case SR_I8: case SR_I16: case SR_I32: case SR_I64:
   case SR_U8: case SR_U16: case SR_U32: case SR_U64:
-  case SR_F16: case SR_BF16: case SR_F32: case SR_F64:
+  case SR_F16: case SR_BF16: case SR_F32: case SR_F64: case SR_C64: case SR_C128:
     return 1;
   default:
     return 0;
@@ -219,6 +219,22 @@ int sr_comm_fold_supported(SrDtype dt) {
     }                                                                        \
   } while (0)
 
+/* complex: sums part by part; max and min by the lexicographic order of
+   (real, imaginary), as lax's complex comparisons order them */
+#define FOLD_COMPLEX(T)                                                      \
+  do {                                                                       \
+    T *a = acc;                                                              \
+    const T *b = x;                                                          \
+    if (op == SR_RED_SUM) {                                                  \
+      for (size_t i = 0; i < 2 * n; i++) a[i] = a[i] + b[i];                 \
+      break;                                                                 \
+    }                                                                        \
+    for (size_t i = 0; i < n; i++) {                                         \
+      int less = a[2 * i] < b[2 * i] || (a[2 * i] == b[2 * i] && a[2 * i + 1] < b[2 * i + 1]); \
+      if (less == (op == SR_RED_MAX)) a[2 * i] = b[2 * i], a[2 * i + 1] = b[2 * i + 1]; \
+    }                                                                        \
+  } while (0)
+
 static void fold_half(SrRedOp op, int bf, size_t n, uint16_t *a, const uint16_t *b) {
   for (size_t i = 0; i < n; i++) {
     float x = bf ? sr_prng_bf16_to_float(a[i]) : sr_prng_f16_to_float(a[i]);
@@ -256,6 +272,8 @@ SR_KERN_VEC int sr_comm_fold(SrRedOp op, SrDtype dt, size_t n, void *acc, const 
   case SR_F64: FOLD_FLOAT(double); return 0;
   case SR_F16: fold_half(op, 0, n, acc, x); return 0;
   case SR_BF16: fold_half(op, 1, n, acc, x); return 0;
+  case SR_C64: FOLD_COMPLEX(float); return 0;
+  case SR_C128: FOLD_COMPLEX(double); return 0;
   default: return -1;
   }
 }
