@@ -61,10 +61,8 @@ static void prepare(Operand *op, SrDtype dt, SrDtype ct, int nd, const int64_t *
   op->data = t;
 }
 
-static int cplx(SrDtype d) { return d == SR_C64 || d == SR_C128; }
-
 static SrDtype compute_type(SrDtype l, SrDtype r, SrDtype o) {
-  if (cplx(l) || cplx(r) || cplx(o)) {
+  if (sr_dtype_is_complex(l) || sr_dtype_is_complex(r) || sr_dtype_is_complex(o)) {
     if (l == SR_C128 || r == SR_C128 || o == SR_C128 || l == SR_F64 || r == SR_F64 || o == SR_F64) return SR_C128;
     return SR_C64;
   }
@@ -107,7 +105,7 @@ int sr_kern_dot(SrDtype ldt, SrDtype rdt, SrDtype odt, int lnd, const int64_t *l
   if (!total) return 0;
   SrDtype ct = compute_type(ldt, rdt, odt);
   size_t csz = sr_dtype_info(ct)->size;
-  if (acc && (ct != odt || (ct != SR_F32 && ct != SR_F64 && !cplx(ct)))) return -1;
+  if (acc && (ct != odt || (ct != SR_F32 && ct != SR_F64 && !sr_dtype_is_complex(ct)))) return -1;
   if (acc) __atomic_fetch_add(&nadds, 1, __ATOMIC_RELAXED);
   if (K == 0) {
     if (!acc) memset(out, 0, total * osz);
@@ -122,7 +120,7 @@ int sr_kern_dot(SrDtype ldt, SrDtype rdt, SrDtype odt, int lnd, const int64_t *l
   prepare(&L, ldt, ct, lnd, lshape, lhs, lp, la);
   prepare(&R, rdt, ct, rnd, rshape, rhs, rp, ra);
   void *c = odt == ct ? out : sr_xmalloc(total * csz);
-  if (cplx(ct)) {
+  if (sr_dtype_is_complex(ct)) {
     /* cblas_cgemm / cblas_zgemm: alpha and beta by address */
     CBLAS_TRANSPOSE ta = L.trans ? CblasTrans : CblasNoTrans, tb = R.trans ? CblasTrans : CblasNoTrans;
     blasint lda = (blasint)(L.trans ? M : K), ldb = (blasint)(R.trans ? K : N), ldc = (blasint)N;

@@ -191,8 +191,6 @@ F2I(uint64_t, 0, UINT64_MAX)
   default: return -1;                                                        \
   }
 
-static int is_cplx(SrDtype d) { return d == SR_C64 || d == SR_C128; }
-
 /* To or from complex: complex64 <-> complex128 part by part; from complex
    the real part (XLA's convert drops the imaginary one); to complex the
    value as the real part, with imaginary part 0.  In chunks, through the
@@ -204,7 +202,7 @@ static int convert_complex(SrDtype from, SrDtype to, size_t n, const void *in, v
     size_t m = n - s < CHUNK ? n - s : CHUNK;
     const char *src = (const char *)in + s * fs;
     char *dst = (char *)out + s * ts;
-    if (is_cplx(from)) {
+    if (sr_dtype_is_complex(from)) {
       for (size_t i = 0; i < m; i++) {
         re[i] = from == SR_C64 ? ((const float *)src)[2 * i] : ((const double *)src)[2 * i];
         im[i] = from == SR_C64 ? ((const float *)src)[2 * i + 1] : ((const double *)src)[2 * i + 1];
@@ -235,7 +233,7 @@ int sr_kern_convert(SrDtype from, SrDtype to, size_t n, const void *in, void *ou
     memcpy(out, in, n * sr_dtype_info(from)->size);
     return 0;
   }
-  if (is_cplx(from) || is_cplx(to)) return convert_complex(from, to, n, in, out);
+  if (sr_dtype_is_complex(from) || sr_dtype_is_complex(to)) return convert_complex(from, to, n, in, out);
   switch (from) {
   case SR_BOOL: CONV_FROM(uint8_t, 0);
   case SR_I8: CONV_FROM(int8_t, 0);

@@ -129,8 +129,6 @@ CREDUCERS(c64, float _Complex)
 CREDUCERS(c128, double _Complex)
 #undef CREDUCERS
 
-static int is_complex(SrDtype dt) { return dt == SR_C64 || dt == SR_C128; }
-
 typedef void (*Red3)(int op, int64_t A, int64_t R, int64_t K, const void *in, void *out);
 
 static Red3 red3_for(SrDtype dt) {
@@ -170,7 +168,7 @@ static int runs(int ndim, const int64_t *shape, uint32_t axes, int64_t *size, in
 
 int sr_kern_reduce(int op, SrDtype dt, int ndim, const int64_t *shape, uint32_t axes, const void *in, void *out) {
   Red3 f = red3_for(dt);
-  if (!f || (is_complex(dt) && op != SR_KR_SUM && op != SR_KR_PROD)) return -1;
+  if (!f || (sr_dtype_is_complex(dt) && op != SR_KR_SUM && op != SR_KR_PROD)) return -1;
   int half = dt == SR_F16 || dt == SR_BF16, bf = dt == SR_BF16;
   int64_t nin = 1, nout = 1;
   for (int i = 0; i < ndim; i++) {

@@ -56,6 +56,14 @@ SrDtype sr_dtype_intern(const char *name, size_t n);
 int sr_dtype_is_float(SrDtype d);   /* real floating point */
 int sr_dtype_is_inexact(SrDtype d); /* float or complex */
 int sr_dtype_is_int(SrDtype d);     /* signed or unsigned integer */
+static inline int sr_dtype_is_complex(SrDtype d) { return d == SR_C64 || d == SR_C128; }
+/* lax._complex_basetype: complex64 -> float32, complex128 -> float64,
+   others themselves; dtypes.to_complex_dtype: float64 (and complex128)
+   -> complex128, complex64 itself, every other dtype complex64. */
+static inline SrDtype sr_dtype_real_of(SrDtype d) { return d == SR_C64 ? SR_F32 : d == SR_C128 ? SR_F64 : d; }
+static inline SrDtype sr_dtype_complex_of(SrDtype d) {
+  return d == SR_C64 ? SR_C64 : d == SR_C128 || d == SR_F64 ? SR_C128 : SR_C64;
+}
 /* The dtype of a tangent or cotangent: float0 for ints and bools. */
 SrDtype sr_dtype_tangent(SrDtype d);
 

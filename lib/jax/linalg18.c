@@ -315,10 +315,7 @@ static SrVal *schur_body(SrInterp *I, SrArgs *a) {
   SCOPE(I);
   SrVal *x = a->v[0];
   const SrType *t = ty(I, x);
-  if (cplx && t && sr_dtype_kind(t->dtype) != SR_DK_COMPLEX) {
-    SrDtype cd = t->dtype == SR_F64 ? SR_C128 : SR_C64;
-    x = KEEP(sr_lax_convert(I, x, cd, 0, NULL));
-  }
+  if (cplx && t && !sr_dtype_is_complex(t->dtype)) x = KEEP(sr_lax_convert(I, x, sr_dtype_complex_of(t->dtype), 0, NULL));
   return DONE(x ? C1("jax.lax.linalg.schur", x) : NULL);
 }
 

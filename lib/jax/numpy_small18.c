@@ -408,14 +408,9 @@ static SrVal *poly_body(SrInterp *I, SrArgs *a) {
 
 /* ---- roots ---- */
 
-static SrDtype complex_of(SrDtype d) {
-  if (d == SR_C64 || d == SR_C128) return d;
-  return d == SR_F64 ? SR_C128 : SR_C64;
-}
-
 static SrVal *empty_complex(SrNnScope *s, SrDtype dt) {
   SrVal *none = KEEP(sr_seq(NULL, SR_V_LIST, 0));
-  return dtype_kw(s, "jax.numpy.array", 1, &none, complex_of(dt));
+  return dtype_kw(s, "jax.numpy.array", 1, &none, sr_dtype_complex_of(dt));
 }
 
 /* _roots_no_zeros: the eigenvalues of the companion matrix, whose first

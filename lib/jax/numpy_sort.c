@@ -247,8 +247,7 @@ static SrVal *sort_complex_body(SrInterp *I, SrArgs *a) {
   SrVal *sorted = sr_call1(I, sr_lookup_qualname("jax.lax.sort"), x);
   const SrType *t = sorted ? vtype(I, sorted) : NULL;
   if (!t) return sr_unref(sorted), NULL;
-  SrDtype cd = t->dtype == SR_C64 || t->dtype == SR_C128 ? t->dtype : t->dtype == SR_F64 ? SR_C128 : SR_C64;
-  SrVal *r = sr_lax_convert(I, sorted, cd, 0, NULL);
+  SrVal *r = sr_lax_convert(I, sorted, sr_dtype_complex_of(t->dtype), 0, NULL);
   sr_unref(sorted);
   return r;
 }

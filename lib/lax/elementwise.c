@@ -44,19 +44,6 @@
 
 typedef enum { RES_SAME, RES_BOOL, RES_REAL, RES_COMPLEX } ResultDtype;
 
-/* The real dtype of a complex one (lax._complex_basetype). */
-static SrDtype real_of(SrDtype d) {
-  if (d == SR_C64) return SR_F32;
-  if (d == SR_C128) return SR_F64;
-  return d;
-}
-
-/* The complex dtype of a real one (lax._complex_dtype): float64 makes
-   complex128, every other dtype complex64. */
-static SrDtype complex_of(SrDtype d) {
-  if (d == SR_C64 || d == SR_C128) return d;
-  return d == SR_F64 ? SR_C128 : SR_C64;
-}
 
 /* lax.unop_dtype_rule. */
 static int unop_dtype(SrTypeCtx *cx, const char *name, const SrType *x, unsigned accepted, int narrow_ints) {
@@ -726,8 +713,8 @@ static int type_unop(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   SrTypeBuilder b;
   same_sharding(&b, x, &s);
   b.dtype = unops[k].result == RES_BOOL      ? SR_BOOL
-            : unops[k].result == RES_REAL    ? real_of(x->dtype)
-            : unops[k].result == RES_COMPLEX ? complex_of(x->dtype)
+            : unops[k].result == RES_REAL    ? sr_dtype_real_of(x->dtype)
+            : unops[k].result == RES_COMPLEX ? sr_dtype_complex_of(x->dtype)
                                              : x->dtype;
   b.weak = x->weak;
   if (s.mode != SR_MODE_AUTO) {
@@ -947,14 +934,18 @@ static cf64 c_log1p(cf64 z) {
    cosh of the imaginary part from expm1 (no cancellation near 0), and the
    part that sin(0) or cos(0)'s product would make -0 or NaN set to +0 where
    the real part is 0 */
+static void sinh_cosh_expm1(double b, double *snh, double *csh) {
+  double e1 = expm1(b), e2 = expm1(-b);
+  *snh = (e1 - e2) / 2, *csh = (e1 + e2 + 2) / 2;
+}
 static cf64 c_sin(cf64 z) {
-  double a = creal(z), b = cimag(z), e1 = expm1(b), e2 = expm1(-b);
-  double snh = (e1 - e2) / 2, csh = (e1 + e2 + 2) / 2;
+  double a = creal(z), snh, csh;
+  sinh_cosh_expm1(cimag(z), &snh, &csh);
   return CMPLX(a == 0 ? 0.0 : sin(a) * csh, cos(a) * snh);
 }
 static cf64 c_cos(cf64 z) {
-  double a = creal(z), b = cimag(z), e1 = expm1(b), e2 = expm1(-b);
-  double snh = (e1 - e2) / 2, csh = (e1 + e2 + 2) / 2;
+  double a = creal(z), snh, csh;
+  sinh_cosh_expm1(cimag(z), &snh, &csh);
   return CMPLX(cos(a) * csh, a == 0 ? 0.0 : -sin(a) * snh);
 }
 /* sign: z / |z|, 0 at 0 (XLA's) */
@@ -1754,7 +1745,7 @@ static int type_naryop(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
                    "and %s respectively.",
                    sr_dtype_name(ts[0]->dtype), sr_dtype_name(ts[1]->dtype));
   b.dtype = naryops[k].result == RES_BOOL      ? SR_BOOL
-            : naryops[k].result == RES_COMPLEX ? complex_of(ts[0]->dtype)
+            : naryops[k].result == RES_COMPLEX ? sr_dtype_complex_of(ts[0]->dtype)
             : has_out_dtype                    ? out_dtype
                                                : ts[0]->dtype;
   b.weak = (uint8_t)(ts[0]->weak && ts[1]->weak && (arity < 3 || ts[2]->weak));
@@ -1899,7 +1890,6 @@ CMP_TO(k_lt_to, TO_LT)
 
 /* x ** y: 1 for y == 0 (XLA's), cpow otherwise */
 static cf64 c_pow(cf64 x, cf64 y) { return y == 0 ? 1.0 : cpow(x, y); }
-static cf32 c_pow32(cf32 x, cf32 y) { return y == 0 ? 1.0f : cpowf(x, y); }
 
 /* complex64 and complex128 (cf32, cf64 above); complex(x, y) from two
    reals; == and != compare both parts */
@@ -1908,7 +1898,7 @@ BIN_COMPLEX(k_add, p + q)
 BIN_COMPLEX(k_sub, p - q)
 BIN_COMPLEX(k_mul, p * q)
 BIN_COMPLEX(k_div, p / q)
-SR_KERN_BIN(k_pow_c64, cf32, cf32, c_pow32(p, q))
+SR_KERN_BIN(k_pow_c64, cf32, cf32, (cf32)c_pow(p, q))
 SR_KERN_BIN(k_pow_c128, cf64, cf64, c_pow(p, q))
 SR_KERN_BIN(k_eq_c64, cf32, uint8_t, p == q)
 SR_KERN_BIN(k_eq_c128, cf64, uint8_t, p == q)

@@ -200,20 +200,22 @@ typedef struct LinArg {
 #define MAXI(a, b) ((a) > (b) ? (a) : (b))
 #define MINI(a, b) ((a) < (b) ? (a) : (b))
 
-/* One (batch of) QR / SVD in precision T with LAPACK routines P##geqrf
-   etc.: a row-major block of `nb` m x n matrices in, row-major results
-   out, each as JAX's lowering computes it. */
-#define LINALG_IMPL(T, P)                                                                                              \
-  static void qr_##T(const LinArg *a, const T *x, T *q, T *r, int64_t nb) {                                          \
+/* One (batch of) QR / SVD with LAPACK's routines P##geqrf, ORGQR (orgqr,
+   or ungqr for complex) and P##gesdd_w: a row-major block of `nb` m x n
+   matrices of T (its real type R) in, row-major results out, each as
+   JAX's lowering computes it.  CPLX: complex T, whose gesdd takes a real
+   work array. */
+#define LINALG_IMPL(N, T, R, P, ORGQR, CPLX)                                                                                              \
+  static void qr_##N(const LinArg *a, const T *x, T *q, T *r, int64_t nb) {                                          \
     int m = (int)a->m, n = (int)a->n, k = MINI(m, n), qc = a->full ? m : k, rr = a->full ? m : k;                    \
     int ld = MAXI(m, 1), qcols = m < n ? m : a->full ? m : n, info = 0, lw = -1;                                     \
     T *w = sr_xcalloc((size_t)ld * (size_t)MAXI(n, m) + 1, sizeof(T)), *tau = sr_xcalloc((size_t)k + 1, sizeof(T)); \
     T wq = 0, wq2 = 0;                                                                                                 \
     if (k > 0) {                                                                                                       \
       P##geqrf_(&m, &n, w, &ld, tau, &wq, &lw, &info);                                                                 \
-      P##orgqr_(&m, &qcols, &k, w, &ld, tau, &wq2, &lw, &info);                                                        \
+      ORGQR(&m, &qcols, &k, w, &ld, tau, &wq2, &lw, &info);                                                        \
     }                                                                                                                  \
-    int lwork = (int)MAXI(MAXI(wq, wq2), 1);                                                                           \
+    int lwork = (int)MAXI(MAXI(creal(wq), creal(wq2)), 1);                                                                           \
     T *work = sr_xcalloc((size_t)lwork, sizeof(T));                                                                   \
     for (int64_t b = 0; b < nb; b++) {                                                                                 \
       const T *xb = x + b * (int64_t)m * n;                                                                            \
@@ -233,7 +235,7 @@ typedef struct LinArg {
       /* q: the Householder product of the reflectors, m x qcols */                                                    \
       for (int j = n; j < qcols; j++)                                                                                  \
         for (int i = 0; i < m; i++) w[i + (int64_t)j * ld] = 0;                                                        \
-      P##orgqr_(&m, &qcols, &k, w, &ld, tau, work, &lwork, &info);                                                     \
+      ORGQR(&m, &qcols, &k, w, &ld, tau, work, &lwork, &info);                                                     \
       for (int i = 0; i < m; i++)                                                                                      \
         for (int j = 0; j < qc; j++) qb[(int64_t)i * qc + j] = w[i + (int64_t)j * ld];                                 \
     }                                                                                                                  \
@@ -242,7 +244,7 @@ typedef struct LinArg {
     free(tau);                                                                                                         \
   }                                                                                                                    \
                                                                                                                        \
-  static void svd_##T(const LinArg *a, const T *x, T *s, T *u, T *vt, int64_t nb) {                                  \
+  static void svd_##N(const LinArg *a, const T *x, R *s, T *u, T *vt, int64_t nb) {                                  \
     int m = (int)a->m, n = (int)a->n, k = MINI(m, n), ld = MAXI(m, 1), info = 0, lw = -1;                            \
     int uc = a->full ? m : k, vr = a->full ? n : k, ldu = MAXI(m, 1), ldvt = MAXI(vr, 1);                           \
     char job = !a->uv ? 'N' : a->full ? 'A' : 'S';                                                                     \
@@ -250,13 +252,16 @@ typedef struct LinArg {
     T *uw = sr_xcalloc((size_t)ldu * (size_t)MAXI(uc, 1), sizeof(T));                                                 \
     T *vw = sr_xcalloc((size_t)ldvt * (size_t)MAXI(n, 1), sizeof(T));                                                 \
     int *iw = sr_xcalloc((size_t)(8 * MAXI(k, 1)), sizeof(int));                                                       \
+    /* complex gesdd's real work array: mn * max(5 mn + 7, 2 max(m, n) + 2 mn + 1) */                               \
+    R *rw = sr_xcalloc(CPLX ? (size_t)MAXI(k, 1) * (size_t)MAXI(5 * k + 7, 2 * MAXI(m, n) + 2 * k + 1) : 1, sizeof(R));                                                       \
     T wq = 1;                                                                                                          \
-    if (k > 0) P##gesdd_(&job, &m, &n, w, &ld, s, uw, &ldu, vw, &ldvt, &wq, &lw, iw, &info, 1);                        \
-    int lwork = (int)MAXI(wq, 1);                                                                                      \
+    if (k > 0) P##gesdd_w(&job, &m, &n, w, &ld, s, uw, &ldu, vw, &ldvt, &wq, &lw, rw, iw, &info);                        \
+    int lwork = (int)MAXI(creal(wq), 1);                                                                                      \
     T *work = sr_xcalloc((size_t)lwork, sizeof(T));                                                                   \
     for (int64_t b = 0; b < nb; b++) {                                                                                 \
       const T *xb = x + b * (int64_t)m * n;                                                                            \
-      T *sb = s + b * k, *ub = u ? u + b * (int64_t)m * uc : NULL, *vb = vt ? vt + b * (int64_t)vr * n : NULL;        \
+      R *sb = s + b * k;                                                                                               \
+      T *ub = u ? u + b * (int64_t)m * uc : NULL, *vb = vt ? vt + b * (int64_t)vr * n : NULL;        \
       if (k == 0) { /* _empty_svd: identities for the full matrices */                                                \
         if (ub)                                                                                                        \
           for (int i = 0; i < m; i++)                                                                                  \
@@ -270,11 +275,11 @@ typedef struct LinArg {
         for (int j = 0; j < n; j++) w[i + (int64_t)j * ld] = xb[(int64_t)i * n + j];                                   \
       /* gesdd may not return on an inf or a NaN: NaNs, as for no convergence */                                     \
       int finite = 1;                                                                                                  \
-      for (int64_t i = 0; i < (int64_t)m * n && finite; i++) finite = isfinite(xb[i]);                                 \
-      if (finite) P##gesdd_(&job, &m, &n, w, &ld, sb, uw, &ldu, vw, &ldvt, work, &lwork, iw, &info, 1);                \
+      for (int64_t i = 0; i < (int64_t)m * n && finite; i++) finite = isfinite(creal(xb[i])) && isfinite(cimag(xb[i]));                                 \
+      if (finite) P##gesdd_w(&job, &m, &n, w, &ld, sb, uw, &ldu, vw, &ldvt, work, &lwork, rw, iw, &info);                \
       else info = 1;                                                                                                   \
       if (info != 0) { /* no convergence: NaNs, as JAX's lowering */                                                 \
-        for (int i = 0; i < k; i++) sb[i] = (T)NAN;                                                                    \
+        for (int i = 0; i < k; i++) sb[i] = (R)NAN;                                                                    \
         if (ub)                                                                                                        \
           for (int64_t i = 0; i < (int64_t)m * uc; i++) ub[i] = (T)NAN;                                                \
         if (vb)                                                                                                        \
@@ -289,6 +294,7 @@ typedef struct LinArg {
           for (int j = 0; j < n; j++) vb[(int64_t)i * n + j] = vw[i + (int64_t)j * ldvt];                              \
     }                                                                                                                  \
     free(work);                                                                                                        \
+    free(rw);                                                                                                          \
     free(iw);                                                                                                          \
     free(vw);                                                                                                          \
     free(uw);                                                                                                          \
@@ -296,11 +302,6 @@ typedef struct LinArg {
   }
 
 #ifdef HAVE_LAPACK
-LINALG_IMPL(float, s)
-LINALG_IMPL(double, d)
-
-/* QR of complex matrices: geqrf, then ungqr (the complex orgqr), as
-   qr_ above */
 void cgeqrf_(const int *m, const int *n, float _Complex *a, const int *lda, float _Complex *tau, float _Complex *work,
              const int *lwork, int *info);
 void zgeqrf_(const int *m, const int *n, double _Complex *a, const int *lda, double _Complex *tau,
@@ -309,110 +310,31 @@ void cungqr_(const int *m, const int *n, const int *k, float _Complex *a, const 
              float _Complex *work, const int *lwork, int *info);
 void zungqr_(const int *m, const int *n, const int *k, double _Complex *a, const int *lda, const double _Complex *tau,
              double _Complex *work, const int *lwork, int *info);
-#define CQR_IMPL(N, C, P)                                                                                              \
-  static void qr_##N(const LinArg *a, const C *x, C *q, C *r, int64_t nb) {                                          \
-    int m = (int)a->m, n = (int)a->n, k = MINI(m, n), qc = a->full ? m : k, rr = a->full ? m : k;                    \
-    int ld = MAXI(m, 1), qcols = m < n ? m : a->full ? m : n, info = 0, lw = -1;                                     \
-    C *w = sr_xcalloc((size_t)ld * (size_t)MAXI(n, m) + 1, sizeof(C)), *tau = sr_xcalloc((size_t)k + 1, sizeof(C)); \
-    C wq = 0, wq2 = 0;                                                                                                 \
-    if (k > 0) {                                                                                                       \
-      P##geqrf_(&m, &n, w, &ld, tau, &wq, &lw, &info);                                                                 \
-      P##ungqr_(&m, &qcols, &k, w, &ld, tau, &wq2, &lw, &info);                                                        \
-    }                                                                                                                  \
-    int lwork = (int)MAXI(MAXI(creal(wq), creal(wq2)), 1);                                                             \
-    C *work = sr_xcalloc((size_t)lwork, sizeof(C));                                                                   \
-    for (int64_t b = 0; b < nb; b++) {                                                                                 \
-      const C *xb = x + b * (int64_t)m * n;                                                                            \
-      C *qb = q + b * (int64_t)m * qc, *rb = r + b * (int64_t)rr * n;                                                 \
-      if (k == 0) {                                                                                                    \
-        for (int i = 0; i < m; i++)                                                                                    \
-          for (int j = 0; j < qc; j++) qb[(int64_t)i * qc + j] = i == j;                                               \
-        memset(rb, 0, (size_t)rr * (size_t)n * sizeof(C));                                                             \
-        continue;                                                                                                      \
-      }                                                                                                                \
-      memset(w, 0, (size_t)ld * (size_t)MAXI(n, m) * sizeof(C));                                                       \
-      for (int i = 0; i < m; i++)                                                                                      \
-        for (int j = 0; j < n; j++) w[i + (int64_t)j * ld] = xb[(int64_t)i * n + j];                                   \
-      P##geqrf_(&m, &n, w, &ld, tau, work, &lwork, &info);                                                             \
-      for (int i = 0; i < rr; i++)                                                                                     \
-        for (int j = 0; j < n; j++) rb[(int64_t)i * n + j] = i <= j && i < m ? w[i + (int64_t)j * ld] : 0;             \
-      for (int j = n; j < qcols; j++)                                                                                  \
-        for (int i = 0; i < m; i++) w[i + (int64_t)j * ld] = 0;                                                        \
-      P##ungqr_(&m, &qcols, &k, w, &ld, tau, work, &lwork, &info);                                                     \
-      for (int i = 0; i < m; i++)                                                                                      \
-        for (int j = 0; j < qc; j++) qb[(int64_t)i * qc + j] = w[i + (int64_t)j * ld];                                 \
-    }                                                                                                                  \
-    free(work);                                                                                                        \
-    free(w);                                                                                                           \
-    free(tau);                                                                                                         \
-  }
-CQR_IMPL(cfloat, float _Complex, c)
-CQR_IMPL(cdouble, double _Complex, z)
-#undef CQR_IMPL
-
-/* SVD of complex matrices: gesdd with its real work array (s real, u and
-   vt complex: vt is V^H, as JAX's vh), as svd_ above */
 void cgesdd_(const char *jobz, const int *m, const int *n, float _Complex *a, const int *lda, float *s,
              float _Complex *u, const int *ldu, float _Complex *vt, const int *ldvt, float _Complex *work,
              const int *lwork, float *rwork, int *iwork, int *info, size_t l1);
 void zgesdd_(const char *jobz, const int *m, const int *n, double _Complex *a, const int *lda, double *s,
              double _Complex *u, const int *ldu, double _Complex *vt, const int *ldvt, double _Complex *work,
              const int *lwork, double *rwork, int *iwork, int *info, size_t l1);
-#define CSVD_IMPL(N, R, C, P)                                                                                          \
-  static void svd_##N(const LinArg *a, const C *x, R *s, C *u, C *vt, int64_t nb) {                                  \
-    int m = (int)a->m, n = (int)a->n, k = MINI(m, n), ld = MAXI(m, 1), info = 0, lw = -1;                            \
-    int uc = a->full ? m : k, vr = a->full ? n : k, ldu = MAXI(m, 1), ldvt = MAXI(vr, 1);                           \
-    char job = !a->uv ? 'N' : a->full ? 'A' : 'S';                                                                     \
-    C *w = sr_xcalloc((size_t)ld * (size_t)MAXI(n, 1), sizeof(C));                                                    \
-    C *uw = sr_xcalloc((size_t)ldu * (size_t)MAXI(uc, 1), sizeof(C));                                                 \
-    C *vw = sr_xcalloc((size_t)ldvt * (size_t)MAXI(n, 1), sizeof(C));                                                 \
-    int *iw = sr_xcalloc((size_t)(8 * MAXI(k, 1)), sizeof(int));                                                       \
-    /* LAPACK's bound on rwork: mn * max(5 mn + 7, 2 max(m, n) + 2 mn + 1) */                                        \
-    size_t nrw = (size_t)MAXI(k, 1) * (size_t)MAXI(5 * k + 7, 2 * MAXI(m, n) + 2 * k + 1);                            \
-    R *rw = sr_xcalloc(nrw, sizeof(R));                                                                                \
-    C wq = 1;                                                                                                          \
-    if (k > 0) P##gesdd_(&job, &m, &n, w, &ld, s, uw, &ldu, vw, &ldvt, &wq, &lw, rw, iw, &info, 1);                    \
-    int lwork = (int)MAXI(creal(wq), 1);                                                                               \
-    C *work = sr_xcalloc((size_t)lwork, sizeof(C));                                                                   \
-    for (int64_t b = 0; b < nb; b++) {                                                                                 \
-      const C *xb = x + b * (int64_t)m * n;                                                                            \
-      R *sb = s + b * k;                                                                                               \
-      C *ub = u ? u + b * (int64_t)m * uc : NULL, *vb = vt ? vt + b * (int64_t)vr * n : NULL;                        \
-      if (k == 0) {                                                                                                    \
-        if (ub)                                                                                                        \
-          for (int i = 0; i < m; i++)                                                                                  \
-            for (int j = 0; j < uc; j++) ub[(int64_t)i * uc + j] = i == j;                                             \
-        if (vb)                                                                                                        \
-          for (int i = 0; i < vr; i++)                                                                                 \
-            for (int j = 0; j < n; j++) vb[(int64_t)i * n + j] = i == j;                                               \
-        continue;                                                                                                      \
-      }                                                                                                                \
-      for (int i = 0; i < m; i++)                                                                                      \
-        for (int j = 0; j < n; j++) w[i + (int64_t)j * ld] = xb[(int64_t)i * n + j];                                   \
-      int finite = 1;                                                                                                  \
-      for (int64_t i = 0; i < (int64_t)m * n && finite; i++) finite = isfinite(creal(xb[i])) && isfinite(cimag(xb[i])); \
-      if (finite) P##gesdd_(&job, &m, &n, w, &ld, sb, uw, &ldu, vw, &ldvt, work, &lwork, rw, iw, &info, 1);            \
-      else info = 1;                                                                                                   \
-      if (info != 0) {                                                                                                 \
-        for (int i = 0; i < k; i++) sb[i] = (R)NAN;                                                                    \
-        if (ub)                                                                                                        \
-          for (int64_t i = 0; i < (int64_t)m * uc; i++) ub[i] = (C)NAN;                                                \
-        if (vb)                                                                                                        \
-          for (int64_t i = 0; i < (int64_t)vr * n; i++) vb[i] = (C)NAN;                                                \
-        continue;                                                                                                      \
-      }                                                                                                                \
-      if (ub)                                                                                                          \
-        for (int i = 0; i < m; i++)                                                                                    \
-          for (int j = 0; j < uc; j++) ub[(int64_t)i * uc + j] = uw[i + (int64_t)j * ldu];                             \
-      if (vb)                                                                                                          \
-        for (int i = 0; i < vr; i++)                                                                                   \
-          for (int j = 0; j < n; j++) vb[(int64_t)i * n + j] = vw[i + (int64_t)j * ldvt];                              \
-    }                                                                                                                  \
-    free(work), free(rw), free(iw), free(vw), free(uw), free(w);                                                       \
+
+/* gesdd with one signature: the real ones have no rwork */
+#define GESDD_W(P, R, T, ...)                                                                                        \
+  static void P##gesdd_w(const char *jobz, const int *m, const int *n, T *a, const int *lda, R *s, T *u,            \
+                         const int *ldu, T *vt, const int *ldvt, T *work, const int *lwork, R *rwork, int *iwork,    \
+                         int *info) {                                                                                \
+    (void)rwork;                                                                                                     \
+    P##gesdd_(jobz, m, n, a, lda, s, u, ldu, vt, ldvt, work, lwork, __VA_ARGS__ iwork, info, 1);                    \
   }
-CSVD_IMPL(cfloat, float, float _Complex, c)
-CSVD_IMPL(cdouble, double, double _Complex, z)
-#undef CSVD_IMPL
+GESDD_W(s, float, float)
+GESDD_W(d, double, double)
+GESDD_W(c, float, float _Complex, rwork,)
+GESDD_W(z, double, double _Complex, rwork,)
+#undef GESDD_W
+
+LINALG_IMPL(float, float, float, s, sorgqr_, 0)
+LINALG_IMPL(double, double, double, d, dorgqr_, 0)
+LINALG_IMPL(cfloat, float _Complex, float, c, cungqr_, 1)
+LINALG_IMPL(cdouble, double _Complex, double, z, zungqr_, 1)
 #endif
 
 /* The number of matrices in a block of shape sh (rank nd). */

@@ -35,11 +35,6 @@ static uint32_t nout_eig(int nin, const SrParam *ps, int np) {
          (uint32_t)flag_param(ps, np, "compute_right_eigenvectors", 1);
 }
 
-static SrDtype complex_of(SrDtype d) {
-  if (d == SR_C64 || d == SR_C128) return d;
-  return d == SR_F64 ? SR_C128 : SR_C64;
-}
-
 static int type_eig(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   int left = 1, right = 1;
   if (sr_rparam_bool(cx, e, "compute_left_eigenvectors", 0, &left) < 0 ||
@@ -51,7 +46,7 @@ static int type_eig(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   if (m != n)
     return sr_terr(cx, "ValueError", "The input to eig must be a square matrix. Got shape (%lld, %lld).",
                    (long long)m, (long long)n);
-  SrDtype cd = complex_of(x->dtype);
+  SrDtype cd = sr_dtype_complex_of(x->dtype);
   int k = 0;
   out[k++] = sr_linalg_result_type(x, cd, n, -1);
   for (int i = 0; i < left + right; i++) out[k++] = sr_linalg_result_type(x, cd, n, n);
