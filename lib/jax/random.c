@@ -423,16 +423,32 @@ SrVal *sr_random_sample_traced(SrInterp *I, int kind, SrVal *key, const int64_t 
     sr_unref(k);
     return r;
   }
-  /* maybe_auto_axes: auto_axes(sampler, out_sharding=..., axes=the
-     mesh's Explicit axes) */
-  const SrMesh *m = sr_api_mesh(I);
-  SrVal *axes = sr_api_axes_tuple(m, sr_mesh_axes_of_type(m, SR_AXIS_EXPLICIT));
   Wrapped *w = sr_xcalloc(1, sizeof *w);
   w->kind = kind;
   w->s.nd = nd;
   memcpy(w->s.shape, shape, (size_t)nd * sizeof *shape);
   w->s.dt = dt;
   SrVal *fn = sr_builtin_with(kind == 0 ? "_normal" : kind == 1 ? "_uniform" : "_random_bits", wrapped_fn, w, free);
+  SrVal *mn = kind == 1 ? (minval ? sr_ref(minval) : sr_float(NULL, 0.0)) : NULL;
+  SrVal *mx = kind == 1 ? (maxval ? sr_ref(maxval) : sr_float(NULL, 1.0)) : NULL;
+  SrVal *args[3] = {k, mn, mx};
+  SrVal *r = sr_random_maybe_auto_axes(I, fn, out_sharding, kind == 1 ? 3 : 1, args);
+  sr_unref(mn);
+  sr_unref(mx);
+  sr_unref(k);
+  return r;
+}
+
+SrVal *sr_random_maybe_auto_axes(SrInterp *I, SrVal *fn, SrVal *out_sharding, int n, SrVal **args) {
+  SrArgs ca = {n, args, 0, NULL, NULL, NULL};
+  if (!out_sharding || out_sharding->kind == SR_V_NONE) {
+    SrVal *r = sr_call(I, fn, &ca);
+    sr_unref(fn);
+    return r;
+  }
+  /* auto_axes(f, out_sharding=..., axes=the mesh's Explicit axes) */
+  const SrMesh *m = sr_api_mesh(I);
+  SrVal *axes = sr_api_axes_tuple(m, sr_mesh_axes_of_type(m, SR_AXIS_EXPLICIT));
   SrVal *aa = sr_lookup_qualname("jax.sharding.auto_axes");
   SrVal *r = NULL;
   if (aa) {
@@ -440,22 +456,13 @@ SrVal *sr_random_sample_traced(SrInterp *I, int kind, SrVal *key, const int64_t 
     SrVal *kwv[2] = {out_sharding, axes};
     SrArgs da = {1, &fn, 2, kw, kwv, NULL};
     SrVal *dec = sr_call(I, aa, &da);
-    if (dec) {
-      SrVal *mn = kind == 1 ? (minval ? sr_ref(minval) : sr_float(NULL, 0.0)) : NULL;
-      SrVal *mx = kind == 1 ? (maxval ? sr_ref(maxval) : sr_float(NULL, 1.0)) : NULL;
-      SrVal *args[3] = {k, mn, mx};
-      SrArgs ca = {kind == 1 ? 3 : 1, args, 0, NULL, NULL, NULL};
-      r = sr_call(I, dec, &ca);
-      sr_unref(mn);
-      sr_unref(mx);
-      sr_unref(dec);
-    }
+    if (dec) r = sr_call(I, dec, &ca);
+    sr_unref(dec);
   } else {
-    sr_raise(I, "NotImplementedError", "jax.random.%s with out_sharding needs jax.sharding.auto_axes", names[kind]);
+    sr_raise(I, "NotImplementedError", "out_sharding= needs jax.sharding.auto_axes");
   }
   sr_unref(fn);
   sr_unref(axes);
-  sr_unref(k);
   return r;
 }
 
