@@ -466,6 +466,37 @@ SrVal *sr_random_maybe_auto_axes(SrInterp *I, SrVal *fn, SrVal *out_sharding, in
   return r;
 }
 
+/* ---- lax.rng_bit_generator ---- */
+
+/* rng_bit_generator(key, shape, dtype=uint32, algorithm=RNG_DEFAULT, *,
+   out_sharding=None): (new_key, bits), one rng_bit_generator equation */
+static SrVal *bi_rng_bit_generator(SrInterp *I, SrArgs *a) {
+  SrVal *p[5];
+  if (sr_args_parse(I, a, "rng_bit_generator", "key, shape, dtype=, algorithm=, *, out_sharding=", p) < 0)
+    return NULL;
+  int64_t shape[SR_MAX_RANK];
+  int nd, d;
+  if (sr_shape_arg(I, p[1], shape, &nd, "shape") < 0 || sr_dtype_arg(I, p[2], &d, "rng_bit_generator") < 0)
+    return NULL;
+  SrDtype dt = d < 0 ? SR_U32 : (SrDtype)d;
+  if (dt == SR_U64 && !I->jax->enable_x64) dt = SR_U32;
+  if (dt != SR_U8 && dt != SR_U16 && dt != SR_U32 && dt != SR_U64)
+    return sr_raise(I, "TypeError", "rng_bit_generator: unsupported dtype %s", sr_dtype_name(dt));
+  SrVal *osh = NULL;
+  if (sr_api_canon_sharding(I, p[4], "rng_bit_generator", &osh) < 0) return NULL;
+  SrVal *alg = p[3] && p[3]->kind != SR_V_NONE ? sr_ref(p[3]) : sr_word(NULL, "RNG_DEFAULT", 11);
+  SrVal *k = sr_jnp_asarray(I, p[0], -1);
+  SrVal *r = k ? sr_bindv(I, SR_P_rng_bit_generator, 1, &k, "shape", sr_int_tuple(shape, nd), "dtype",
+                          sr_dtype_val(NULL, dt), "algorithm", alg, "out_sharding", osh ? osh : sr_none(), NULL)
+               : NULL;
+  if (!k) {
+    sr_unref(alg);
+    sr_unref(osh);
+  }
+  sr_unref(k);
+  return r;
+}
+
 /* ---- jax.extend.random.threefry_2x32 ---- */
 
 /* threefry_2x32(keypair, count): the hash of count's elements under the
@@ -982,6 +1013,14 @@ void sr_random_api_init(void) {
   sr_def("jax.random.laplace", bi_laplace, "laplace(key, shape=(), dtype=float): Laplace(0, 1) samples");
   sr_def("jax.random.wrap_key_data", bi_wrap_key_data,
          "wrap_key_data(key_bits_array): a typed key array from uint32 key data (random_wrap)");
+  sr_def("jax.lax.rng_bit_generator", bi_rng_bit_generator,
+         "rng_bit_generator(key, shape, dtype=uint32, algorithm=RNG_DEFAULT, *, out_sharding=None): XLA's "
+         "RngBitGenerator on a uint32[4] (or uint64[2]) key: (new key, bits); RNG_DEFAULT is Philox");
+  /* lax.RandomAlgorithm (an IntEnum whose str is the member's name, as the
+     param prints) */
+  sr_register("jax.lax.RandomAlgorithm.RNG_DEFAULT", sr_word(NULL, "RNG_DEFAULT", 11));
+  sr_register("jax.lax.RandomAlgorithm.RNG_THREE_FRY", sr_word(NULL, "RNG_THREE_FRY", 13));
+  sr_register("jax.lax.RandomAlgorithm.RNG_PHILOX", sr_word(NULL, "RNG_PHILOX", 10));
   sr_def("jax.extend.random.threefry_2x32", bi_threefry_2x32,
          "threefry_2x32(keypair, count): the Threefry-2x32 hash of uint32 counts under a uint32[2] key");
 }
