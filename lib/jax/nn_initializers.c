@@ -134,7 +134,7 @@ static SrVal *random_truncated_normal(SrInterp *I, SrArgs *a) {
     }
   }
   SrVal *fn = sr_builtin_with("_truncated_normal", trunc_jit, t, free);
-  return sr_random_maybe_auto_axes(I, fn, sr_nn_given(p[5]) ? p[5] : NULL, 3, p);
+  return sr_random_maybe_auto_axes(I, fn, sr_nn_given(p[5]) ? p[5] : NULL, "truncated_normal", 3, p);
 }
 
 /* ---- zeros, ones ---- */

@@ -432,28 +432,34 @@ SrVal *sr_random_sample_traced(SrInterp *I, int kind, SrVal *key, const int64_t 
   SrVal *mn = kind == 1 ? (minval ? sr_ref(minval) : sr_float(NULL, 0.0)) : NULL;
   SrVal *mx = kind == 1 ? (maxval ? sr_ref(maxval) : sr_float(NULL, 1.0)) : NULL;
   SrVal *args[3] = {k, mn, mx};
-  SrVal *r = sr_random_maybe_auto_axes(I, fn, out_sharding, kind == 1 ? 3 : 1, args);
+  SrVal *r = sr_random_maybe_auto_axes(I, fn, out_sharding, names[kind], kind == 1 ? 3 : 1, args);
   sr_unref(mn);
   sr_unref(mx);
   sr_unref(k);
   return r;
 }
 
-SrVal *sr_random_maybe_auto_axes(SrInterp *I, SrVal *fn, SrVal *out_sharding, int n, SrVal **args) {
+SrVal *sr_random_maybe_auto_axes(SrInterp *I, SrVal *fn, SrVal *out_sharding, const char *api, int n, SrVal **args) {
   SrArgs ca = {n, args, 0, NULL, NULL, NULL};
-  if (!out_sharding || out_sharding->kind == SR_V_NONE) {
+  /* canonicalize_sharding(out_sharding, api) */
+  SrVal *osh = NULL;
+  if (out_sharding && sr_api_canon_sharding(I, out_sharding, api, &osh) < 0) {
+    sr_unref(fn);
+    return NULL;
+  }
+  if (!osh) {
     SrVal *r = sr_call(I, fn, &ca);
     sr_unref(fn);
     return r;
   }
-  /* auto_axes(f, out_sharding=..., axes=the mesh's Explicit axes) */
-  const SrMesh *m = sr_api_mesh(I);
+  /* auto_axes(f, out_sharding=..., axes=out_sharding.mesh.explicit_axes) */
+  const SrMesh *m = osh->sh.mesh;
   SrVal *axes = sr_api_axes_tuple(m, sr_mesh_axes_of_type(m, SR_AXIS_EXPLICIT));
   SrVal *aa = sr_lookup_qualname("jax.sharding.auto_axes");
   SrVal *r = NULL;
   if (aa) {
     const char *kw[2] = {sr_intern_cstr("out_sharding"), sr_intern_cstr("axes")};
-    SrVal *kwv[2] = {out_sharding, axes};
+    SrVal *kwv[2] = {osh, axes};
     SrArgs da = {1, &fn, 2, kw, kwv, NULL};
     SrVal *dec = sr_call(I, aa, &da);
     if (dec) r = sr_call(I, dec, &ca);
@@ -463,6 +469,7 @@ SrVal *sr_random_maybe_auto_axes(SrInterp *I, SrVal *fn, SrVal *out_sharding, in
   }
   sr_unref(fn);
   sr_unref(axes);
+  sr_unref(osh);
   return r;
 }
 

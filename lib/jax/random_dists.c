@@ -580,7 +580,7 @@ static SrVal *sample(SrInterp *I, SrArgs *a, const Sampler *sp) {
     Wrapped *w = sr_xmalloc(sizeof *w);
     w->st = st;
     w->sp = sp;
-    r = sr_random_maybe_auto_axes(I, sr_builtin_with(sp->jit, wrapped_fn, w, free), osh, 1 + np, args);
+    r = sr_random_maybe_auto_axes(I, sr_builtin_with(sp->jit, wrapped_fn, w, free), osh, sp->name, 1 + np, args);
   } else {
     r = sample_jit(I, sp->jit, sp->body, &st, 1 + np, args, sp->inline_);
   }

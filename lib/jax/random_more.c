@@ -146,7 +146,9 @@ static int no_out_sharding(SrInterp *I, SrVal *osh, const char *name) {
 /* maybe_auto_axes(f, out_sharding)(*args): f a builtin named name whose
    data is r */
 static SrVal *auto_axes_call(SrInterp *I, const char *name, SrBuiltinFn f, RArgs *r, SrVal *osh, int n, SrVal **args) {
-  return sr_random_maybe_auto_axes(I, sr_builtin_with(name, f, r, free), sr_nn_given(osh) ? osh : NULL, n, args);
+  /* name is the jit's (_gumbel), the api's without the underscore */
+  return sr_random_maybe_auto_axes(I, sr_builtin_with(name, f, r, free), sr_nn_given(osh) ? osh : NULL, name + 1, n,
+                                   args);
 }
 
 /* The shape argument (None: *none stays set), canonicalized. */
