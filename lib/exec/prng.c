@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/type.h"
 #include "util/mem.h"
 
 #if defined(__clang__)
@@ -667,4 +668,113 @@ int sr_prng_normal_block(const uint32_t key[2], SrDtype dt, int ndim,
   BlockGen g = {2, 0, dt, 0, 0, flags};
   block_gen(key, &g, ndim, shape, start, count, out);
   return 0;
+}
+
+/* ---- XLA's RngBitGenerator ---- */
+
+/* Philox-4x32 with 10 rounds on the counter c under key k, in place. */
+static void philox4x32(uint32_t c[4], const uint32_t key[2]) {
+  uint32_t k0 = key[0], k1 = key[1];
+  for (int r = 0; r < 10; r++) {
+    uint64_t p0 = (uint64_t)c[0] * 0xD2511F53u, p1 = (uint64_t)c[2] * 0xCD9E8D57u;
+    uint32_t n0 = (uint32_t)(p1 >> 32) ^ c[1] ^ k0, n2 = (uint32_t)(p0 >> 32) ^ c[3] ^ k1;
+    c[0] = n0;
+    c[1] = (uint32_t)p1;
+    c[2] = n2;
+    c[3] = (uint32_t)p0;
+    k0 += 0x9E3779B9u;
+    k1 += 0xBB67AE85u;
+  }
+}
+
+/* The Philox block i: the 128-bit counter (low s[1], high s[0], as the
+   expander reverses a two-word state) plus i, hashed under s[0]'s words. */
+static void philox_block(const uint64_t s[2], uint64_t i, uint32_t out[4]) {
+  uint64_t lo = s[1] + i, hi = s[0] + (lo < s[1]);
+  uint32_t key[2] = {(uint32_t)s[0], (uint32_t)(s[0] >> 32)};
+  out[0] = (uint32_t)lo;
+  out[1] = (uint32_t)(lo >> 32);
+  out[2] = (uint32_t)hi;
+  out[3] = (uint32_t)(hi >> 32);
+  philox4x32(out, key);
+}
+
+static void put_bits(void *out, size_t k, int bw, uint64_t v) {
+  switch (bw) {
+  case 8: ((uint8_t *)out)[k] = (uint8_t)v; break;
+  case 16: ((uint16_t *)out)[k] = (uint16_t)v; break;
+  case 32: ((uint32_t *)out)[k] = (uint32_t)v; break;
+  default: ((uint64_t *)out)[k] = v; break;
+  }
+}
+
+/* ThreeFryRngBit32's split: the first even dim, else the first largest;
+   -1 for a scalar. */
+static int rbg_split_dim(int nd, const int64_t *shape) {
+  if (!nd) return -1;
+  for (int i = 0; i < nd; i++)
+    if (shape[i] % 2 == 0) return i;
+  int d = 0;
+  for (int i = 1; i < nd; i++)
+    if (shape[i] > shape[d]) d = i;
+  return d;
+}
+
+int sr_rbg_bits_block(const uint64_t s[2], int algorithm, int bit_width, int ndim, const int64_t *shape,
+                      const int64_t *start, const int64_t *count, void *out) {
+  if (bit_width != 8 && bit_width != 16 && bit_width != 32 && bit_width != 64) return -1;
+  int fry = algorithm == SR_RBG_THREE_FRY, split = fry && bit_width < 64 ? rbg_split_dim(ndim, shape) : -1;
+  int64_t half[SR_MAX_RANK];
+  for (int d = 0; d < ndim; d++) half[d] = d == split ? (shape[d] + 1) / 2 : shape[d];
+  size_t n = 1;
+  for (int d = 0; d < ndim; d++) n *= (size_t)count[d];
+  int64_t at[SR_MAX_RANK];
+  for (int d = 0; d < ndim; d++) at[d] = start[d];
+  uint32_t blk[4];
+  uint64_t cached = UINT64_MAX;
+  uint32_t fkey[2] = {(uint32_t)s[0], (uint32_t)(s[0] >> 32)};
+  for (size_t k = 0; k < n; k++) {
+    /* the element's row-major index in the result, and in the halves */
+    uint64_t lin = 0, hl = 0;
+    for (int d = 0; d < ndim; d++) {
+      lin = lin * (uint64_t)shape[d] + (uint64_t)at[d];
+      hl = hl * (uint64_t)half[d] + (uint64_t)(d == split ? at[d] / 2 : at[d]);
+    }
+    uint64_t v;
+    if (fry) {
+      uint64_t x = s[1] + (bit_width < 64 ? hl : lin);
+      uint32_t x0 = (uint32_t)x, x1 = (uint32_t)(x >> 32), y0, y1;
+      sr_threefry2x32(fkey, 1, &x0, &x1, &y0, &y1);
+      v = bit_width == 64 ? ((uint64_t)y1 << 32 | y0) : split >= 0 && at[split] % 2 ? y1 : y0;
+    } else {
+      uint64_t per = bit_width == 64 ? 2 : 4, b = lin / per;
+      if (b != cached) {
+        philox_block(s, b, blk);
+        cached = b;
+      }
+      int j = (int)(lin % per);
+      v = bit_width == 64 ? ((uint64_t)blk[2 * j + 1] << 32 | blk[2 * j]) : blk[j];
+    }
+    put_bits(out, k, bit_width, v);
+    for (int d = ndim - 1; d >= 0; d--) {
+      if (++at[d] < start[d] + count[d]) break;
+      at[d] = start[d];
+    }
+  }
+  return 0;
+}
+
+void sr_rbg_state(const uint64_t s[2], int algorithm, int bit_width, int ndim, const int64_t *shape,
+                  uint64_t out[2]) {
+  uint64_t n = 1, h = 1;
+  int split = rbg_split_dim(ndim, shape);
+  for (int d = 0; d < ndim; d++) {
+    n *= (uint64_t)shape[d];
+    h *= (uint64_t)(d == split ? (shape[d] + 1) / 2 : shape[d]);
+  }
+  out[0] = s[0];
+  if (algorithm == SR_RBG_THREE_FRY)
+    out[1] = s[1] + (bit_width == 64 ? n : h);
+  else
+    out[1] = s[1] + (bit_width == 64 ? (2 * n + 3) / 4 : (n + 3) / 4);
 }

@@ -143,4 +143,17 @@ uint16_t sr_prng_bf16_from_double(double x);
 float sr_prng_f16_to_float(uint16_t h);
 float sr_prng_bf16_to_float(uint16_t h);
 
+/* XLA's RngBitGenerator (lax.rng_bit_generator), as XLA expands it
+ * (rng_bit_generator_expander.cc, hlo/builder/lib/prng.cc) on its u64[2]
+ * state s = (key, counter): algorithm SR_RBG_THREE_FRY or SR_RBG_PHILOX
+ * (RNG_DEFAULT is Philox on XLA's CPU and GPU).  Writes the block
+ * start[d] <= i[d] < start[d] + count[d] of the bit_width (8, 16, 32, 64)
+ * unsigned result of `shape`, row-major, into out; -1 for a bad width.
+ * sr_rbg_state gives the state it returns. */
+enum { SR_RBG_DEFAULT = 0, SR_RBG_THREE_FRY = 1, SR_RBG_PHILOX = 2 };
+int sr_rbg_bits_block(const uint64_t s[2], int algorithm, int bit_width, int ndim, const int64_t *shape,
+                      const int64_t *start, const int64_t *count, void *out);
+void sr_rbg_state(const uint64_t s[2], int algorithm, int bit_width, int ndim, const int64_t *shape,
+                  uint64_t out[2]);
+
 #endif

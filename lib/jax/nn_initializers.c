@@ -15,6 +15,7 @@
 #include "core/jaxstate.h"
 #include "jax/jax.h"
 #include "jax/nn.h"
+#include "jax/random.h"
 #include "py/ast.h"
 #include "py/objects.h"
 
@@ -67,14 +68,7 @@ typedef struct Trunc {
   int64_t shape[SR_MAX_RANK];
   int nd;
   SrDtype dt;
-  SrVal *out_sharding;
 } Trunc;
-
-static void trunc_free(void *d) {
-  Trunc *t = d;
-  sr_unref(t->out_sharding);
-  free(t);
-}
 
 /* _truncated_normal(key, lower, upper, shape, dtype, out_sharding) */
 static SrVal *trunc_body(SrInterp *I, SrArgs *a) {
@@ -89,15 +83,23 @@ static SrVal *trunc_body(SrInterp *I, SrArgs *a) {
   if (!eb) return sr_nn_done(s, NULL);
   SrVal *shape = sr_nn_keep(s, sr_int_tuple(t->shape, t->nd));
   SrVal *v[5] = {key, shape, sr_nn_keep(s, sr_dtype_val(NULL, t->dt)), ea, eb};
-  const char *kw[1] = {"out_sharding"};
-  SrVal *kwv[1] = {t->out_sharding};
-  SrVal *u = sr_nn_call(s, "jax.random.uniform", 5, v, 1, kw, kwv);
+  SrVal *u = sr_nn_call(s, "jax.random.uniform", 5, v, 0, NULL, NULL);
   SrVal *out = OP(MUL, sqrt2, sr_nn_keep(s, u ? sr_lax_unary(I, SR_P_erf_inv, u) : NULL));
   SrVal *sl = out ? sr_nn_call1(s, "jax.lax.stop_gradient", lower) : NULL;
   SrVal *lo = sl ? sr_nn_keep(s, sr_lax_binary(I, SR_P_nextafter, sl, sr_nn_typed_scalar(s, INFINITY, t->dt))) : NULL;
   SrVal *su = lo ? sr_nn_call1(s, "jax.lax.stop_gradient", upper) : NULL;
   SrVal *hi = su ? sr_nn_keep(s, sr_lax_binary(I, SR_P_nextafter, su, sr_nn_typed_scalar(s, -INFINITY, t->dt))) : NULL;
   return sr_nn_done(s, sr_nn_call3(s, "jax.numpy.clip", out, lo, hi));
+}
+
+/* the jit _truncated_normal (static shape and dtype) */
+static SrVal *trunc_jit(SrInterp *I, SrArgs *a) {
+  Trunc *t = sr_xmalloc(sizeof *t);
+  *t = *(const Trunc *)sr_current_builtin(I)->data;
+  SrVal *b = sr_builtin_with("_truncated_normal", trunc_body, t, free);
+  SrVal *r = sr_jit_call(I, b, "_truncated_normal", a);
+  sr_unref(b);
+  return r;
 }
 
 static SrVal *random_truncated_normal(SrInterp *I, SrArgs *a) {
@@ -107,18 +109,18 @@ static SrVal *random_truncated_normal(SrInterp *I, SrArgs *a) {
   Trunc *t = sr_xcalloc(1, sizeof *t);
   int dt;
   if (sr_dtype_arg(I, p[4], &dt, "truncated_normal") < 0) {
-    trunc_free(t);
+    free(t);
     return NULL;
   }
   t->dt = dt < 0 ? (SrDtype)default_float(I) : (SrDtype)dt;
   if (!sr_dtype_is_float(t->dt)) {
-    trunc_free(t);
+    free(t);
     return sr_raise(I, "ValueError", "dtype argument to `truncated_normal` must be a float dtype, got %s",
                     sr_dtype_name((SrDtype)dt));
   }
   if (sr_nn_given(p[3])) {
     if (sr_shape_arg(I, p[3], t->shape, &t->nd, "shape") < 0) {
-      trunc_free(t);
+      free(t);
       return NULL;
     }
   } else {
@@ -131,12 +133,8 @@ static SrVal *random_truncated_normal(SrInterp *I, SrArgs *a) {
       }
     }
   }
-  t->out_sharding = sr_nn_given(p[5]) ? sr_ref(p[5]) : NULL;
-  SrVal *b = sr_builtin_with("_truncated_normal", trunc_body, t, trunc_free);
-  SrArgs ja = {3, p, 0, NULL, NULL, NULL};
-  SrVal *r = sr_jit_call(I, b, "_truncated_normal", &ja);
-  sr_unref(b);
-  return r;
+  SrVal *fn = sr_builtin_with("_truncated_normal", trunc_jit, t, free);
+  return sr_random_maybe_auto_axes(I, fn, sr_nn_given(p[5]) ? p[5] : NULL, "truncated_normal", 3, p);
 }
 
 /* ---- zeros, ones ---- */
@@ -256,12 +254,11 @@ static SrVal *init_call(SrInterp *I, SrArgs *a) {
   SrVal *r = NULL;
   switch (in->kind) {
   case K_CONSTANT: {
-    if (sr_nn_given(osh))
-      return sr_nn_done(s, sr_raise(I, "NotImplementedError", "constant: out_sharding= is not supported here"));
-    const char *kw[1] = {"dtype"};
-    SrVal *kwv[1] = {sr_nn_keep(s, sr_dtype_val(NULL, (SrDtype)dt))};
+    /* jnp.full(shape, value, dtype=dtype, device=out_sharding) */
+    const char *kw[2] = {"dtype", "device"};
+    SrVal *kwv[2] = {sr_nn_keep(s, sr_dtype_val(NULL, (SrDtype)dt)), sr_nn_given(osh) ? osh : NULL};
     SrVal *v[2] = {shape, in->value};
-    r = sr_nn_call(s, "jax.numpy.full", 2, v, 1, kw, kwv);
+    r = sr_nn_call(s, "jax.numpy.full", 2, v, 1 + sr_nn_given(osh), kw, kwv);
     break;
   }
   case K_UNIFORM:

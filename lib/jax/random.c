@@ -423,38 +423,83 @@ SrVal *sr_random_sample_traced(SrInterp *I, int kind, SrVal *key, const int64_t 
     sr_unref(k);
     return r;
   }
-  /* maybe_auto_axes: auto_axes(sampler, out_sharding=..., axes=the
-     mesh's Explicit axes) */
-  const SrMesh *m = sr_api_mesh(I);
-  SrVal *axes = sr_api_axes_tuple(m, sr_mesh_axes_of_type(m, SR_AXIS_EXPLICIT));
   Wrapped *w = sr_xcalloc(1, sizeof *w);
   w->kind = kind;
   w->s.nd = nd;
   memcpy(w->s.shape, shape, (size_t)nd * sizeof *shape);
   w->s.dt = dt;
   SrVal *fn = sr_builtin_with(kind == 0 ? "_normal" : kind == 1 ? "_uniform" : "_random_bits", wrapped_fn, w, free);
+  SrVal *mn = kind == 1 ? (minval ? sr_ref(minval) : sr_float(NULL, 0.0)) : NULL;
+  SrVal *mx = kind == 1 ? (maxval ? sr_ref(maxval) : sr_float(NULL, 1.0)) : NULL;
+  SrVal *args[3] = {k, mn, mx};
+  SrVal *r = sr_random_maybe_auto_axes(I, fn, out_sharding, names[kind], kind == 1 ? 3 : 1, args);
+  sr_unref(mn);
+  sr_unref(mx);
+  sr_unref(k);
+  return r;
+}
+
+SrVal *sr_random_maybe_auto_axes(SrInterp *I, SrVal *fn, SrVal *out_sharding, const char *api, int n, SrVal **args) {
+  SrArgs ca = {n, args, 0, NULL, NULL, NULL};
+  /* canonicalize_sharding(out_sharding, api) */
+  SrVal *osh = NULL;
+  if (out_sharding && sr_api_canon_sharding(I, out_sharding, api, &osh) < 0) {
+    sr_unref(fn);
+    return NULL;
+  }
+  if (!osh) {
+    SrVal *r = sr_call(I, fn, &ca);
+    sr_unref(fn);
+    return r;
+  }
+  /* auto_axes(f, out_sharding=..., axes=out_sharding.mesh.explicit_axes) */
+  const SrMesh *m = osh->sh.mesh;
+  SrVal *axes = sr_api_axes_tuple(m, sr_mesh_axes_of_type(m, SR_AXIS_EXPLICIT));
   SrVal *aa = sr_lookup_qualname("jax.sharding.auto_axes");
   SrVal *r = NULL;
   if (aa) {
     const char *kw[2] = {sr_intern_cstr("out_sharding"), sr_intern_cstr("axes")};
-    SrVal *kwv[2] = {out_sharding, axes};
+    SrVal *kwv[2] = {osh, axes};
     SrArgs da = {1, &fn, 2, kw, kwv, NULL};
     SrVal *dec = sr_call(I, aa, &da);
-    if (dec) {
-      SrVal *mn = kind == 1 ? (minval ? sr_ref(minval) : sr_float(NULL, 0.0)) : NULL;
-      SrVal *mx = kind == 1 ? (maxval ? sr_ref(maxval) : sr_float(NULL, 1.0)) : NULL;
-      SrVal *args[3] = {k, mn, mx};
-      SrArgs ca = {kind == 1 ? 3 : 1, args, 0, NULL, NULL, NULL};
-      r = sr_call(I, dec, &ca);
-      sr_unref(mn);
-      sr_unref(mx);
-      sr_unref(dec);
-    }
+    if (dec) r = sr_call(I, dec, &ca);
+    sr_unref(dec);
   } else {
-    sr_raise(I, "NotImplementedError", "jax.random.%s with out_sharding needs jax.sharding.auto_axes", names[kind]);
+    sr_raise(I, "NotImplementedError", "out_sharding= needs jax.sharding.auto_axes");
   }
   sr_unref(fn);
   sr_unref(axes);
+  sr_unref(osh);
+  return r;
+}
+
+/* ---- lax.rng_bit_generator ---- */
+
+/* rng_bit_generator(key, shape, dtype=uint32, algorithm=RNG_DEFAULT, *,
+   out_sharding=None): (new_key, bits), one rng_bit_generator equation */
+static SrVal *bi_rng_bit_generator(SrInterp *I, SrArgs *a) {
+  SrVal *p[5];
+  if (sr_args_parse(I, a, "rng_bit_generator", "key, shape, dtype=, algorithm=, *, out_sharding=", p) < 0)
+    return NULL;
+  int64_t shape[SR_MAX_RANK];
+  int nd, d;
+  if (sr_shape_arg(I, p[1], shape, &nd, "shape") < 0 || sr_dtype_arg(I, p[2], &d, "rng_bit_generator") < 0)
+    return NULL;
+  SrDtype dt = d < 0 ? SR_U32 : (SrDtype)d;
+  if (dt == SR_U64 && !I->jax->enable_x64) dt = SR_U32;
+  if (dt != SR_U8 && dt != SR_U16 && dt != SR_U32 && dt != SR_U64)
+    return sr_raise(I, "TypeError", "rng_bit_generator: unsupported dtype %s", sr_dtype_name(dt));
+  SrVal *osh = NULL;
+  if (sr_api_canon_sharding(I, p[4], "rng_bit_generator", &osh) < 0) return NULL;
+  SrVal *alg = p[3] && p[3]->kind != SR_V_NONE ? sr_ref(p[3]) : sr_word(NULL, "RNG_DEFAULT", 11);
+  SrVal *k = sr_jnp_asarray(I, p[0], -1);
+  SrVal *r = k ? sr_bindv(I, SR_P_rng_bit_generator, 1, &k, "shape", sr_int_tuple(shape, nd), "dtype",
+                          sr_dtype_val(NULL, dt), "algorithm", alg, "out_sharding", osh ? osh : sr_none(), NULL)
+               : NULL;
+  if (!k) {
+    sr_unref(alg);
+    sr_unref(osh);
+  }
   sr_unref(k);
   return r;
 }
@@ -975,6 +1020,14 @@ void sr_random_api_init(void) {
   sr_def("jax.random.laplace", bi_laplace, "laplace(key, shape=(), dtype=float): Laplace(0, 1) samples");
   sr_def("jax.random.wrap_key_data", bi_wrap_key_data,
          "wrap_key_data(key_bits_array): a typed key array from uint32 key data (random_wrap)");
+  sr_def("jax.lax.rng_bit_generator", bi_rng_bit_generator,
+         "rng_bit_generator(key, shape, dtype=uint32, algorithm=RNG_DEFAULT, *, out_sharding=None): XLA's "
+         "RngBitGenerator on a uint32[4] (or uint64[2]) key: (new key, bits); RNG_DEFAULT is Philox");
+  /* lax.RandomAlgorithm (an IntEnum whose str is the member's name, as the
+     param prints) */
+  sr_register("jax.lax.RandomAlgorithm.RNG_DEFAULT", sr_word(NULL, "RNG_DEFAULT", 11));
+  sr_register("jax.lax.RandomAlgorithm.RNG_THREE_FRY", sr_word(NULL, "RNG_THREE_FRY", 13));
+  sr_register("jax.lax.RandomAlgorithm.RNG_PHILOX", sr_word(NULL, "RNG_PHILOX", 10));
   sr_def("jax.extend.random.threefry_2x32", bi_threefry_2x32,
          "threefry_2x32(keypair, count): the Threefry-2x32 hash of uint32 counts under a uint32[2] key");
 }

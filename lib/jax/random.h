@@ -17,6 +17,12 @@ SrVal *sr_random_key_data_traced(SrInterp *I, SrVal *keys);
 /* kind 0 normal, 1 uniform (minval, maxval: NULL for 0 and 1), 2 bits. */
 SrVal *sr_random_sample_traced(SrInterp *I, int kind, SrVal *key, const int64_t *shape, int nd, SrDtype dt,
                                SrVal *minval, SrVal *maxval, SrVal *out_sharding);
+/* random/core.py's maybe_auto_axes(f, out_sharding)(*args): calls fn (a
+   builtin, stolen) on args, inside auto_axes(out_sharding=..., axes=its
+   mesh's Explicit axes) when out_sharding (NULL for None) canonicalizes
+   to a sharding (canonicalize_sharding(out_sharding, api)). */
+SrVal *sr_random_maybe_auto_axes(SrInterp *I, SrVal *fn, SrVal *out_sharding, const char *api, int n,
+                                 SrVal **args);
 void sr_random_api_init(void);
 void sr_random_more_init(void); /* random_more.c */
 /* _check_prng_key(name, key): a typed key (raw key data wrapped); a new

@@ -517,6 +517,17 @@ static const Sampler samplers[] = {
     {"f", "_f", "key, dfnum, dfden, shape=, dtype=, *, out_sharding=", f_body, 2, 1, 0, 0, 1, S_CAST},
 };
 
+/* partial(sp's jit, shape=, dtype=), the function maybe_auto_axes wraps */
+typedef struct Wrapped {
+  Static st;
+  const Sampler *sp;
+} Wrapped;
+
+static SrVal *wrapped_fn(SrInterp *I, SrArgs *a) {
+  const Wrapped *w = sr_current_builtin(I)->data;
+  return sample_jit(I, w->sp->jit, w->sp->body, &w->st, a->n, a->v, w->sp->inline_);
+}
+
 static SrVal *sample(SrInterp *I, SrArgs *a, const Sampler *sp) {
   SrVal *p[10] = {0};
   if (sr_args_parse(I, a, sp->name, sp->sig, p) < 0) return NULL;
@@ -562,10 +573,17 @@ static SrVal *sample(SrInterp *I, SrArgs *a, const Sampler *sp) {
                         : sr_nn_given(shape) && sr_shape_arg(I, shape, st.shape, &st.nd, "shape") < 0) {
     goto done;
   }
-  if (no_sharding(I, osh, sp->name) < 0 || !(k = sr_random_check_key(I, p[0], sp->name))) goto done;
+  if (!(k = sr_random_check_key(I, p[0], sp->name))) goto done;
   SrVal *args[4] = {k};
   for (int i = 0; i < np; i++) args[1 + i] = params[i];
-  r = sample_jit(I, sp->jit, sp->body, &st, 1 + np, args, sp->inline_);
+  if (sr_nn_given(osh)) {
+    Wrapped *w = sr_xmalloc(sizeof *w);
+    w->st = st;
+    w->sp = sp;
+    r = sr_random_maybe_auto_axes(I, sr_builtin_with(sp->jit, wrapped_fn, w, free), osh, sp->name, 1 + np, args);
+  } else {
+    r = sample_jit(I, sp->jit, sp->body, &st, 1 + np, args, sp->inline_);
+  }
 done:
   sr_unref(k);
   sr_unref(one);

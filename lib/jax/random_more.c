@@ -143,6 +143,14 @@ static int no_out_sharding(SrInterp *I, SrVal *osh, const char *name) {
   return 0;
 }
 
+/* maybe_auto_axes(f, out_sharding)(*args): f a builtin named name whose
+   data is r */
+static SrVal *auto_axes_call(SrInterp *I, const char *name, SrBuiltinFn f, RArgs *r, SrVal *osh, int n, SrVal **args) {
+  /* name is the jit's (_gumbel), the api's without the underscore */
+  return sr_random_maybe_auto_axes(I, sr_builtin_with(name, f, r, free), sr_nn_given(osh) ? osh : NULL, name + 1, n,
+                                   args);
+}
+
 /* The shape argument (None: *none stays set), canonicalized. */
 static int shape_of(SrInterp *I, SrVal *v, int64_t *shape, int *nd, int *none) {
   *nd = 0;
@@ -264,6 +272,12 @@ static SrVal *gumbel_call(SrInterp *I, SrVal *key, const int64_t *shape, int nd,
   return jit(I, "_gumbel", gumbel_body, r, 1, &key);
 }
 
+/* partial(_gumbel, shape=, dtype=, mode=) */
+static SrVal *gumbel_fn(SrInterp *I, SrArgs *a) {
+  const RArgs *r = sr_current_builtin(I)->data;
+  return gumbel_call(I, a->v[0], r->shape, r->nd, r->dt, r->flag);
+}
+
 /* gumbel(key, shape=(), dtype=None, mode=None, *, out_sharding=None) */
 static SrVal *bi_gumbel(SrInterp *I, SrArgs *a) {
   SrVal *p[5];
@@ -273,10 +287,12 @@ static SrVal *bi_gumbel(SrInterp *I, SrArgs *a) {
   SrDtype dt;
   int high;
   if (float_dtype(I, p[2], "gumbel", &dt) < 0 || shape_of(I, p[1], shape, &nd, NULL) < 0 ||
-      (high = mode_arg(I, p[3], "gumbel")) < 0 || no_out_sharding(I, p[4], "gumbel") < 0)
+      (high = mode_arg(I, p[3], "gumbel")) < 0)
     return NULL;
   SrVal *k = check_key(I, p[0], "gumbel");
-  SrVal *r = k ? gumbel_call(I, k, shape, nd, dt, high) : NULL;
+  RArgs *ra = k ? rargs(shape, nd, dt, 0) : NULL;
+  if (ra) ra->flag = high;
+  SrVal *r = k ? auto_axes_call(I, "_gumbel", gumbel_fn, ra, p[4], 1, &k) : NULL;
   sr_unref(k);
   return r;
 }
@@ -337,6 +353,12 @@ done:
   return r;
 }
 
+/* partial(_bernoulli, shape=, mode=), with bernoulli's checks of p */
+static SrVal *bernoulli_fn(SrInterp *I, SrArgs *a) {
+  const RArgs *r = sr_current_builtin(I)->data;
+  return bernoulli_call(I, a->v[0], a->v[1], r->shape, r->nd, (int)r->axis, r->flag);
+}
+
 /* bernoulli(key, p=0.5, shape=None, mode='low', *, out_sharding=None) */
 static SrVal *bi_bernoulli(SrInterp *I, SrArgs *a) {
   SrVal *p[5];
@@ -357,12 +379,17 @@ static SrVal *bi_bernoulli(SrInterp *I, SrArgs *a) {
     }
   }
   SrVal *k = check_key(I, p[0], "bernoulli");
-  if (!k || no_out_sharding(I, p[4], "bernoulli") < 0) {
-    sr_unref(k);
-    return NULL;
-  }
+  if (!k) return NULL;
   SrVal *half = p[1] ? NULL : sr_float(NULL, 0.5);
-  SrVal *r = bernoulli_call(I, k, p[1] ? p[1] : half, shape, nd, none, high);
+  SrVal *r;
+  if (sr_nn_given(p[4])) {
+    RArgs *ra = rargs(shape, nd, SR_F32, none);
+    ra->flag = high;
+    SrVal *args[2] = {k, p[1] ? p[1] : half};
+    r = auto_axes_call(I, "_bernoulli", bernoulli_fn, ra, p[4], 2, args);
+  } else {
+    r = bernoulli_call(I, k, p[1] ? p[1] : half, shape, nd, none, high);
+  }
   sr_unref(half);
   sr_unref(k);
   return r;
@@ -527,17 +554,28 @@ static SrVal *randint_call(SrInterp *I, SrVal *key, const int64_t *shape, int nd
   return sr_nn_done(s, r ? KEEP(sr_lax_convert(I, r, dt, 0, NULL)) : NULL);
 }
 
+/* partial(_randint, shape=, dtype=), with randint's checks and casts */
+static SrVal *randint_fn(SrInterp *I, SrArgs *a) {
+  const RArgs *r = sr_current_builtin(I)->data;
+  return randint_call(I, a->v[0], r->shape, r->nd, a->v[1], a->v[2], r->dt);
+}
+
 /* randint(key, shape, minval, maxval, dtype=None, *, out_sharding=None) */
 static SrVal *bi_randint(SrInterp *I, SrArgs *a) {
   SrVal *p[6];
   if (sr_args_parse(I, a, "randint", "key, shape, minval, maxval, dtype=, *, out_sharding=", p) < 0) return NULL;
   int64_t shape[SR_MAX_RANK];
   int nd, d;
-  if (sr_shape_arg(I, p[1], shape, &nd, "shape") < 0 || sr_dtype_arg(I, p[4], &d, "randint") < 0 ||
-      no_out_sharding(I, p[5], "randint") < 0)
-    return NULL;
+  if (sr_shape_arg(I, p[1], shape, &nd, "shape") < 0 || sr_dtype_arg(I, p[4], &d, "randint") < 0) return NULL;
   SrVal *k = check_key(I, p[0], "randint");
-  SrVal *r = k ? randint_call(I, k, shape, nd, p[2], p[3], d < 0 ? default_int(I) : (SrDtype)d) : NULL;
+  SrDtype dt = d < 0 ? default_int(I) : (SrDtype)d;
+  SrVal *r = NULL;
+  if (k && sr_nn_given(p[5])) {
+    SrVal *args[3] = {k, p[2], p[3]};
+    r = auto_axes_call(I, "_randint", randint_fn, rargs(shape, nd, dt, 0), p[5], 3, args);
+  } else if (k) {
+    r = randint_call(I, k, shape, nd, p[2], p[3], dt);
+  }
   sr_unref(k);
   return r;
 }
@@ -601,6 +639,18 @@ static SrVal *permutation_call(SrInterp *I, SrVal *key, SrVal *x, int64_t axis, 
   return sr_nn_done(s, sr_nn_call(s, "jax.numpy.take", 3, v, 1, kw, kwv));
 }
 
+/* partial(_permutation, axis=, independent=), with permutation's checks */
+static SrVal *permutation_fn(SrInterp *I, SrArgs *a) {
+  const RArgs *r = sr_current_builtin(I)->data;
+  if (a->n == 1) {
+    SrVal *n = sr_int(NULL, r->shape[0]);
+    SrVal *out = permutation_call(I, a->v[0], n, r->axis, r->flag);
+    sr_unref(n);
+    return out;
+  }
+  return permutation_call(I, a->v[0], a->v[1], r->axis, r->flag);
+}
+
 /* permutation(key, x, axis=0, independent=False, *, out_sharding=None) */
 static SrVal *bi_permutation(SrInterp *I, SrArgs *a) {
   SrVal *p[5];
@@ -608,9 +658,29 @@ static SrVal *bi_permutation(SrInterp *I, SrArgs *a) {
   int64_t axis = 0;
   if (sr_nn_given(p[2]) && sr_as_int(I, p[2], "axis", &axis) < 0) return NULL;
   int indep = p[3] ? sr_truthy(I, p[3]) : 0;
-  if (indep < 0 || no_out_sharding(I, p[4], "permutation") < 0) return NULL;
+  if (indep < 0) return NULL;
   SrVal *k = check_key(I, p[0], "permutation");
-  SrVal *r = k ? permutation_call(I, k, p[1], axis, indep) : NULL;
+  SrVal *r = NULL;
+  const SrType *xt = k && sr_nn_given(p[4]) ? sr_value_type(I, p[1]) : NULL;
+  if (xt) {
+    /* an integer x: a function of the key alone, on arange(x) */
+    RArgs *ra = rargs(NULL, 0, SR_F32, axis);
+    ra->flag = indep;
+    if (!xt->ndim) {
+      ra->nd = 1;
+      if (!sr_dtype_is_int(xt->dtype))
+        sr_raise(I, "TypeError", "x must be an integer or at least 1-dimensional");
+      else
+        sr_as_int(I, p[1], "argument x of jax.random.permutation()", &ra->shape[0]);
+    }
+    SrVal *args[2] = {k, p[1]};
+    if (I->exc)
+      free(ra);
+    else
+      r = auto_axes_call(I, "_permutation", permutation_fn, ra, p[4], xt->ndim ? 2 : 1, args);
+  } else if (k && !I->exc) {
+    r = permutation_call(I, k, p[1], axis, indep);
+  }
   sr_unref(k);
   return r;
 }

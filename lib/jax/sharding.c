@@ -687,6 +687,17 @@ static SrVal *mesh_getattr(SrInterp *I, SrVal *self, const char *name) {
     return t;
   }
   if (strcmp(name, "abstract_mesh") == 0) return sr_mesh_val(NULL, sr_mesh_abstract(m, !m->abstract));
+  /* mesh.are_all_axes_manual / auto / explicit: every axis of that type,
+     never for the empty mesh */
+  want = strcmp(name, "are_all_axes_manual") == 0     ? SR_AXIS_MANUAL
+         : strcmp(name, "are_all_axes_explicit") == 0 ? SR_AXIS_EXPLICIT
+         : strcmp(name, "are_all_axes_auto") == 0     ? SR_AXIS_AUTO
+                                                      : -1;
+  if (want >= 0) {
+    int all = m->n > 0;
+    for (int i = 0; i < m->n; i++) all &= m->types[i] == want;
+    return sr_bool(all);
+  }
   return NULL;
 }
 

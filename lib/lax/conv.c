@@ -560,16 +560,41 @@ TR(tr_conv) {
 
 /* conv_general_dilated with e's params but the group counts (the
    operands' shapes change, the dimension numbers do not) */
-static SrVal *rebind_conv(SrAd *ad, const SrEqn *e, const Conv *c, SrVal *lhs, SrVal *rhs, int64_t fgc, int64_t bgc) {
-  if (!lhs || !rhs) return NULL;
+static SrVal *rebind_conv(SrAd *ad, const SrEqn *e, const Conv *c, SrVal *lhs, SrVal *rhs, int64_t fgc, int64_t bgc,
+                          SrVal *osh) {
+  if (!lhs || !rhs) {
+    sr_unref(osh);
+    return NULL;
+  }
   SrVal *in[2] = {lhs, rhs};
   return sr_ad_bindv(ad, SR_P_conv_general_dilated, 2, in, "window_strides", sr_int_tuple(c->ws, c->nsp), "padding",
                      sr_lax_pads_val(c->lo, c->hi, c->nsp), "lhs_dilation", sr_int_tuple(c->ld, c->nsp),
                      "rhs_dilation", sr_int_tuple(c->rd, c->nsp), "dimension_numbers",
                      dn_val(c->ls, c->rs, c->os, c->nd), "feature_group_count", sr_int(NULL, fgc), "batch_group_count",
                      sr_int(NULL, bgc), "precision", param_or_none(e, "precision"), "preferred_element_type",
-                     param_or_none(e, "preferred_element_type"), "out_sharding", param_or_none(e, "out_sharding"),
-                     NULL);
+                     param_or_none(e, "preferred_element_type"), "out_sharding", osh, NULL);
+}
+
+/* The batch rule's get_out_sharding(axis): e's out_sharding (None stays
+   None) with its entry `axis` the batch axis' Explicit mesh axes, where it
+   has some; NULL (NotImplementedError) if that entry is already sharded. */
+static SrVal *conv_out_sharding(SrBatch *b, const SrEqn *e, int axis) {
+  SrVal *osh = sr_lax_get_eqn(e, "out_sharding");
+  if (!osh || osh->kind != SR_V_SHARDING) return osh && osh->kind != SR_V_NONE ? sr_ref(osh) : sr_none();
+  if (!b->spmd_explicit || !b->nspmd) return sr_ref(osh);
+  const SrSpec *s = osh->sh.spec;
+  if (axis < s->n && s->e[axis].n) return sr_raise(b->ad.I, "NotImplementedError", "%s", ""), NULL;
+  int n = s->n > axis ? s->n : axis + 1;
+  SrSpecEntry *ent = sr_xcalloc((size_t)n, sizeof *ent);
+  for (int i = 0; i < s->n; i++) ent[i] = s->e[i];
+  ent[axis].n = b->nspmd;
+  ent[axis].names = (const char **)b->spmd;
+  SrSpec spec = *s;
+  spec.n = n;
+  spec.e = ent;
+  SrVal *r = sr_sharding_val(NULL, osh->sh.mesh, &spec, osh->sh.memory_kind);
+  free(ent);
+  return r;
 }
 
 /* _conv_general_dilated_batch_rule: the batch dim folded into the lhs
@@ -582,8 +607,7 @@ static int batch_conv(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVa
   const char *bad = read_conv(sr_lax_get_eqn, e, &c);
   if (bad) return sr_raise(ad->I, "TypeError", "conv_general_dilated: malformed %s", bad), -1;
   SrVal *osh = sr_lax_get_eqn(e, "out_sharding");
-  if (osh && osh->kind != SR_V_NONE)
-    return sr_raise(ad->I, "NotImplementedError", "vmap of conv_general_dilated with an out_sharding"), -1;
+  int has_osh = osh && osh->kind != SR_V_NONE;
   if (b->size == 0)
     return sr_raise(ad->I, "NotImplementedError", "vmap of conv_general_dilated over an axis of size 0"), -1;
   int lb = bd[0], rb = bd[1];
@@ -599,7 +623,8 @@ static int batch_conv(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVa
       nl = axis_into(ad, lb, ls1, x[0]);
       fgc *= n;
     }
-    out = rebind_conv(ad, e, &c, nl, axis_into(ad, rb, rs0, x[1]), fgc, bgc);
+    SrVal *ns = conv_out_sharding(b, e, os1);
+    out = ns ? rebind_conv(ad, e, &c, nl, axis_into(ad, rb, rs0, x[1]), fgc, bgc, ns) : NULL;
     out = out ? axis_out_of(ad, os1, n, out) : NULL;
     ybd[0] = os1;
   } else if (lb != SR_NOT_MAPPED) {
@@ -611,7 +636,8 @@ static int batch_conv(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVa
       nl = nl ? axis_into(ad, lb + (ls0 < lb), ls0 + 1, nl) : NULL;
       nl = nl ? axis_into(ad, ls0, ls0, nl) : NULL;
     }
-    out = rebind_conv(ad, e, &c, nl, x[1], fgc, bgc);
+    SrVal *ns = conv_out_sharding(b, e, os0);
+    out = ns ? rebind_conv(ad, e, &c, nl, x[1], fgc, bgc, ns) : NULL;
     out = out ? axis_out_of(ad, os0, n, out) : NULL;
     ybd[0] = os0;
   } else {
@@ -619,12 +645,15 @@ static int batch_conv(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVa
     int64_t g = fgc > 1 ? fgc : bgc;
     if (fgc == 1 && bgc == 1) {
       nr = axis_into(ad, rb, rs0, x[1]);
+    } else if (has_osh) {
+      return sr_raise(ad->I, "NotImplementedError", "%s", ""), -1;
     } else {
       nr = axis_out_of(ad, rs0 + (rb <= rs0), g, x[1]);
       nr = nr ? axis_into(ad, rb + (rs0 < rb), rs0 + 1, nr) : NULL;
       nr = nr ? axis_into(ad, rs0, rs0, nr) : NULL;
     }
-    out = rebind_conv(ad, e, &c, x[0], nr, fgc, bgc);
+    SrVal *ns = conv_out_sharding(b, e, os1);
+    out = ns ? rebind_conv(ad, e, &c, x[0], nr, fgc, bgc, ns) : NULL;
     if (fgc == 1 && bgc == 1) {
       out = out ? axis_out_of(ad, os1, n, out) : NULL;
     } else {

@@ -593,6 +593,130 @@ static int ev_threefry2x32(SrEvalCtx *cx, const SrEvalEqn *e) {
   return rc;
 }
 
+/* ==== rng_bit_generator ==== */
+
+/* The algorithm param: a RandomAlgorithm member (its name, or its int);
+   -1 if it is neither. */
+static int rbg_algorithm(const SrVal *v) {
+  static const char *const names[3] = {"RNG_DEFAULT", "RNG_THREE_FRY", "RNG_PHILOX"};
+  if (!v) return SR_RBG_DEFAULT;
+  if (v->kind == SR_V_INT) return v->i >= 0 && v->i <= 2 ? (int)v->i : -1;
+  if (v->kind != SR_V_WORD && v->kind != SR_V_STR) return -1;
+  const char *w = v->str.s;
+  size_t n = v->str.n;
+  if (n > 16 && memcmp(w, "RandomAlgorithm.", 16) == 0) w += 16, n -= 16;
+  for (int i = 0; i < 3; i++)
+    if (strlen(names[i]) == n && memcmp(w, names[i], n) == 0) return i;
+  return -1;
+}
+
+/* _rng_bit_generator_shape_rule and friends: the key's type, and
+   dtype[*shape] with out_sharding (None: the context mesh, replicated),
+   varying over no axes.  The key is XLA's u64[2] state, or a u32[4] as
+   JAX passes it (its lowering reshapes and bitcasts). */
+static int type_rng_bit_generator(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 1, 2) < 0) return -1;
+  const SrType *k = e->in[0];
+  if (k->ndim != 1 || !((k->dtype == SR_U32 && k->dims[0].size == 4) || (k->dtype == SR_U64 && k->dims[0].size == 2)))
+    return sr_terr(cx, "TypeError", "rng_bit_generator: the key must be uint32[4] or uint64[2], got %s",
+                   sr_type_short(k));
+  int64_t shape[SR_MAX_RANK];
+  int n = 0, has = 0;
+  SrDtype dt = SR_U32;
+  if (sr_rparam_ints(cx, e, "shape", 1, shape, SR_MAX_RANK, &n) < 0 || sr_rparam_dtype(cx, e, "dtype", &dt, &has) < 0)
+    return -1;
+  if (dt != SR_U8 && dt != SR_U16 && dt != SR_U32 && dt != SR_U64)
+    return sr_terr(cx, "TypeError", "rng_bit_generator: unsupported dtype %s", sr_dtype_name(dt));
+  if (rbg_algorithm(sr_rparam(e, "algorithm")) < 0)
+    return sr_terr(cx, "TypeError", "rng_bit_generator: unknown algorithm");
+  for (int i = 0; i < n; i++)
+    if (shape[i] < 0) return sr_terr(cx, "ValueError", "rng_bit_generator: negative dimension %lld", (long long)shape[i]);
+  SrStd st;
+  if (sr_std_begin(cx, e, &st) < 0) return -1;
+  SrShardSpec g;
+  int given = 0;
+  if (sr_rparam_sharding(cx, e, "out_sharding", n, &g, &given) < 0) return -1;
+  SrTypeBuilder b;
+  memset(&b, 0, sizeof b);
+  b.dtype = dt;
+  b.ndim = (uint8_t)n;
+  b.mesh = st.mesh;
+  for (int i = 0; i < n; i++) b.dims[i].size = shape[i];
+  if (given) sr_apply_shard(&b, &g);
+  out[0] = k;
+  return sr_finish_type(cx, e, &b, &out[1]);
+}
+
+typedef struct RbgArg {
+  int alg, bw, nd, u32; /* u32: the key is uint32[4] */
+  int64_t shape[SR_MAX_RANK];
+} RbgArg;
+
+/* XLA's u64[2] state from the key (the device's whole copy) */
+static void rbg_state_in(const SrShardIO *io, uint64_t s[2]) {
+  const RbgArg *r = io->arg;
+  if (r->u32) {
+    const uint32_t *w = io->in[0]->data;
+    s[0] = (uint64_t)w[1] << 32 | w[0];
+    s[1] = (uint64_t)w[3] << 32 | w[2];
+  } else {
+    memcpy(s, io->in[0]->data, 2 * sizeof *s);
+  }
+}
+
+static int rbg_bits_fn(SrShardIO *io) {
+  const RbgArg *r = io->arg;
+  uint64_t st[2];
+  rbg_state_in(io, st);
+  if (sr_rbg_bits_block(st, r->alg, r->bw, r->nd, r->shape, io->out_start, io->out_shape[0], io->out[0]->data) < 0)
+    return sr_ev_err(io->cx, "TypeError", "rng_bit_generator of width %d is not supported", r->bw);
+  return 0;
+}
+
+/* the new state, in the key's own form */
+static int rbg_key_fn(SrShardIO *io) {
+  const RbgArg *r = io->arg;
+  uint64_t st[2], ns[2];
+  rbg_state_in(io, st);
+  sr_rbg_state(st, r->alg, r->bw, r->nd, r->shape, ns);
+  /* ns's words (little-endian, as the bitcast), the device's block of them */
+  uint32_t w[4];
+  for (int i = 0; i < 2; i++) {
+    w[2 * i] = (uint32_t)ns[i];
+    w[2 * i + 1] = (uint32_t)(ns[i] >> 32);
+  }
+  size_t size = r->u32 ? 4 : 8;
+  memcpy(io->out[0]->data, (char *)w + (size_t)io->out_start[0] * size, (size_t)io->out_shape[0][0] * size);
+  return 0;
+}
+
+static int ev_rng_bit_generator(SrEvalCtx *cx, const SrEvalEqn *e) {
+  const SrType *kt = e->out_type[0], *t = e->out_type[1];
+  const SrMesh *m = sr_ev_mesh_for(cx, e, t);
+  RbgArg r;
+  memset(&r, 0, sizeof r);
+  r.alg = rbg_algorithm(sr_ev_param(e, "algorithm"));
+  if (r.alg == SR_RBG_DEFAULT) r.alg = SR_RBG_PHILOX; /* XLA's default on CPU and GPU */
+  r.bw = (int)sr_dtype_info(t->dtype)->bits;
+  r.nd = t->ndim;
+  for (int i = 0; i < t->ndim; i++) r.shape[i] = t->dims[i].size;
+  /* the key, whole */
+  SrTypeBuilder kb;
+  sr_type_builder(&kb, sr_layout_of_type(kt));
+  kb.dims[0].nax = 0;
+  SrArray *k = operand(cx, e->in[0], m, sr_type_get(&kb));
+  if (!k) return -1;
+  r.u32 = kt->dtype == SR_U32;
+  e->out[1] = sr_array_new(t, sr_ev_out_layout(cx, e, 1, m), m);
+  int rc = sr_ev_map(cx, 1, &k, 1, &e->out[1], SR_MAP_BLOCK, rbg_bits_fn, &r);
+  if (rc == 0) {
+    e->out[0] = sr_array_new(kt, sr_ev_out_layout(cx, e, 0, m), m);
+    rc = sr_ev_map(cx, 1, &k, 1, &e->out[0], SR_MAP_BLOCK, rbg_key_fn, &r);
+  }
+  sr_array_unref(k);
+  return rc;
+}
+
 /* threefry2x32 batches as batching.defbroadcasting (sr_batch_broadcast):
    unmapped operands get a leading 1 that the primitive broadcasts. */
 
@@ -804,6 +928,7 @@ static void type_rules_random(void) {
   sr_set_type_rule(SR_P_threefry2x32, type_threefry2x32);
   sr_set_type_rule(SR_P_random_gamma, type_random_gamma);
   sr_set_type_rule(SR_P_bitcast_convert_type, type_bitcast);
+  sr_set_type_rule(SR_P_rng_bit_generator, type_rng_bit_generator);
 }
 
 static void eval_rules_random(void) {
@@ -817,6 +942,7 @@ static void eval_rules_random(void) {
   sr_set_eval_rule(SR_P_threefry2x32, ev_threefry2x32);
   sr_set_eval_rule(SR_P_random_gamma, ev_random_gamma);
   sr_set_eval_rule(SR_P_bitcast_convert_type, ev_bitcast);
+  sr_set_eval_rule(SR_P_rng_bit_generator, ev_rng_bit_generator);
 }
 
 static void ad_rules_random(void) {
@@ -850,6 +976,7 @@ static uint32_t nout_threefry2x32(int nin, const SrParam *ps, int np) {
 
 void sr_lax_random_init(void) {
   sr_prims[SR_P_threefry2x32].nout = nout_threefry2x32;
+  sr_prims[SR_P_rng_bit_generator].nout = nout_threefry2x32; /* the new key and the bits */
   type_rules_random();
   eval_rules_random();
   ad_rules_random();
