@@ -624,6 +624,30 @@ static SrVal *lax_pvary(SrInterp *I, SrArgs *a) {
   return r;
 }
 
+/* core.reduced_vary_cast(x, axis_name): a reduced value to a varying one
+   (nothing with check_vma=False over manual axes). */
+static SrVal *rvc_leaf(SrInterp *I, SrVal *leaf, SrVal *sh, void *ctx) {
+  (void)sh;
+  Coll *c = ctx;
+  SrVal *x = arr(I, leaf);
+  SrVal *r = x ? sr_lax_reduced_vary_cast(I, x, c->aa.axes) : NULL;
+  sr_unref(x);
+  return r;
+}
+
+static SrVal *core_reduced_vary_cast(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "reduced_vary_cast", "x, axis_name", p) < 0) return NULL;
+  Coll c = {0};
+  SrVal *r = NULL;
+  if (axis_arg_for(I, p[1], &c.aa, "reduced_vary_cast") == 0) {
+    SrAxes manual = sr_mesh_axes_of_type(sr_api_mesh(I), SR_AXIS_MANUAL);
+    if (!c.aa.axes || (!I->jax->check_vma && (c.aa.axes & ~manual) == 0)) r = sr_ref(p[0]);
+    else r = sr_api_map_leaves(I, p[0], NULL, rvc_leaf, &c);
+  }
+  sr_unref(c.aa.names);
+  return r;
+}
 
 /* ---- registration ---- */
 
@@ -633,6 +657,8 @@ void sr_lax_parallel_init(void) {
     SrBuiltinFn fn;
     const char *doc;
   } defs[] = {
+    {"jax._src.core.reduced_vary_cast", core_reduced_vary_cast,
+     "reduced_vary_cast(x, axis_name): a reduced value cast to a varying one (JAX's private core function)"},
     {"jax.lax.psum", lax_psum, "psum(x, axis_name): psum_invariant (with the pvary it needs) over manual axes"},
     {"jax.lax.pmean", lax_pmean, "pmean(x, axis_name): psum, then a division by the axis size"},
     {"jax.lax.pmax", lax_pmax, "pmax(x, axis_name)"},

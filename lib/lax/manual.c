@@ -2603,6 +2603,11 @@ static int ev_shard_map(SrEvalCtx *cx, const SrEvalEqn *e) {
     e->out[i] = sr_redistribute_typed(cx, o, m, auto_ ? ol : sr_ev_out_layout(cx, e, i, m), e->out_type[i]);
     sr_array_unref(o);
     if (!e->out[i]) rc = -1;
+    /* eagerly over all of its mesh's axes, the result's sharding is
+       NamedSharding(mesh, out_spec) as the out_spec is written
+       (_shard_map_impl's out_shardings), not its type's */
+    else if (!cx->fused && s && manual == (SrAxes)((1u << m->n) - 1) && !e->out[i]->sharding && e->out[i]->rc == 1)
+      e->out[i]->sharding = sr_sharding_val(NULL, m, s, sr_intern_cstr("device"));
   }
   for (uint32_t i = 0; i < e->nin; i++) sr_array_unref(args[i]);
   for (uint32_t i = 0; i < e->nout; i++) sr_array_unref(res[i]);
