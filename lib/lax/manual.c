@@ -3249,6 +3249,19 @@ static int batch_shard_map(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd,
   b->arg_vary = vary;
   leave(ad, &c);
   if (!J) goto done;
+  /* _batch_out_specs: nor in out_specs */
+  for (uint32_t i = 0; b->nspmd && i < no; i++) {
+    const SrSpec *sp = spec_of(s.out_specs->seq.items[i]);
+    for (int k = 0; sp && k < sp->n; k++)
+      for (int q = 0; q < sp->e[k].n; q++)
+        for (int a = 0; a < b->nspmd; a++)
+          if (sp->e[k].names[q] == b->spmd[a]) {
+            sr_raise(I, "ValueError", spmd ? "vmap spmd_axis_name cannot appear in shard_map out_specs"
+                                           : "vmapped away explicit mesh axis cannot appear in shard_map out_specs");
+            sr_program_unref(J->prog);
+            goto done;
+          }
+  }
   for (uint32_t i = 0; i < no; i++)
     osp[i] = outb[i] != SR_NOT_MAPPED ? spec_inserted(s.out_specs->seq.items[i], outb[i], val, nval)
                                       : sr_ref(s.out_specs->seq.items[i]);
