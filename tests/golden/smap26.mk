@@ -3,4 +3,5 @@
 ## and its transposes, varying manual axes and replication checks, vmap
 ## and smap; included by golden.mk
 GOLDEN_TESTS += \
-	tests/golden/smap26_unreduced.jxr
+	tests/golden/smap26_unreduced.jxr \
+	tests/golden/smap26_vma.jxr
