@@ -4,4 +4,5 @@
 ## and smap; included by golden.mk
 GOLDEN_TESTS += \
 	tests/golden/smap26_unreduced.jxr \
-	tests/golden/smap26_vma.jxr
+	tests/golden/smap26_vma.jxr \
+	tests/golden/smap26_vmap.jxr
