@@ -8,6 +8,7 @@
 
 #include "ad/batch.h"
 #include "core/core.h"
+#include "core/jaxstate.h"
 #include "util/intern.h"
 #include "util/mem.h"
 
@@ -97,7 +98,18 @@ static SrVal *broadcast_at(SrBatch *b, SrVal *x, int to, int64_t size) {
   int64_t dims[SR_MAX_RANK];
   for (int i = 0, k = 0; i < bt->ndim; i++)
     if (i != to) dims[k++] = i;
-  return sr_ad_broadcast_in_dim(&b->ad, x, bt, dims, t->ndim, sr_ad_ctx_mesh(&b->ad)->n > 0);
+  const SrMesh *m = sr_ad_ctx_mesh(&b->ad);
+  /* what is broadcast to the batch varies over the spmd axes */
+  return sr_batch_spmd_pvary(b, sr_ad_broadcast_in_dim(&b->ad, x, bt, dims, t->ndim, m->n > 0));
+}
+
+SrVal *sr_batch_spmd_pvary(SrBatch *b, SrVal *x) {
+  SrInterp *I = b->ad.I;
+  if (!x || !b->arg_vary || !I->jax->check_vma || I->jax->no_auto_pcast) return x;
+  const SrMesh *m = sr_ad_ctx_mesh(&b->ad);
+  const SrType *t = sr_ad_type(&b->ad, x);
+  SrAxes need = b->arg_vary & ~(t ? sr_op_axes_on(t, t->varying, m) : 0);
+  return need ? sr_ad_pvary_to(&b->ad, x, need, m) : x;
 }
 
 SrVal *sr_batch_matchaxis(SrBatch *b, SrVal *x, int bd, int to) {

@@ -73,6 +73,11 @@ extern SrVal *(*sr_batch_take)(SrInterp *I, SrVal *x, const int64_t *idx, int n,
 
 /* ---- helpers for the rules (pooled results) ---- */
 
+/* batching.spmd_names_insert_pvary: in a shard_map body batched under
+   spmd_axis_name (check_vma, jax_auto_pcast), x pvary'd onto the spmd
+   axes it does not vary over yet; x itself otherwise (kept in b's pool). */
+SrVal *sr_batch_spmd_pvary(SrBatch *b, SrVal *x);
+
 /* One example's type of a batched type: t without axis bd (its sharding
    entry dropped); t itself for SR_NOT_MAPPED. */
 const SrType *sr_batch_unmapped_type(const SrType *t, int bd);

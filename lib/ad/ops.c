@@ -199,6 +199,7 @@ int sr_op_auto_insert(const SrBinder *b, int n, SrVal **args) {
   for (int i = 0; i < n; i++)
     if (!args[i]) return -1;
   if (!b->I->jax->check_vma) return insert_reduced_reshard(b, n, args);
+  if (b->I->jax->no_auto_pcast) return 0;
   const SrMesh *m = ctx_mesh(b);
   SrAxes vma[64], red[64], all = 0;
   if (n > 64) return 0;

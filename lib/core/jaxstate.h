@@ -29,6 +29,8 @@ typedef struct SrJaxState {
   int compile_time_eval;       /* jax.ensure_compile_time_eval(): operations on
                                   known values run even while tracing */
   int check_vma;               /* tracing a shard_map body with check_vma */
+  int no_auto_pcast;           /* jax_auto_pcast off: no pvary is inserted to
+                                  match varying manual axes */
   /* the named axes of the enclosing jax.vmaps (core.get_axis_env()): each
      axis_name and its size, innermost last */
   const char *vmap_axis[SR_MAX_VMAP_AXES];

@@ -30,6 +30,7 @@
 #include "exec/eval.h"
 #include "jax/numpy.h"
 #include "py/objects.h"
+#include "jax/tree_util.h"
 #include "jax/vjp.h"
 #include "lax/lax.h"
 #include "util/intern.h"
@@ -39,6 +40,7 @@ typedef struct Cvjp {
   int rc;
   SrVal *fwd, *bwd;
   const char *name, *fwd_name, *bwd_name;
+  const char *fun_info;    /* "f at file.py:3" (api_util.fun_sourceinfo) */
   SrVal *in_tree;          /* the arguments (a tuple), leaves numbered */
   SrVal *out_tree;         /* the output, leaves numbered */
   int nconsts, nleaves, nout;
@@ -172,6 +174,7 @@ static SrVal *cv_call(SrInterp *I, SrVal *self, SrArgs *a) {
   c->fwd = fwd;
   c->bwd = bwd;
   c->name = cv->name;
+  c->fun_info = sr_vjp_fun_info(cv->fun);
   c->fwd_name = sr_callable_name(cv->fwd);
   c->bwd_name = sr_callable_name(cv->bwd);
   int k = 0;
@@ -410,6 +413,9 @@ static int tr_custom_lin(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x, SrVal 
     goto done;
   }
   /* per argument: None is a zero; otherwise its leaves must match */
+  char **paths = sr_xcalloc((size_t)c->nleaves + 1, sizeof *paths);
+  int npaths = 0;
+  sr_pytree_leaf_paths(c->in_tree, &pb, paths, &npaths);
   int leaf = 0, q = l->nres;
   for (int a = 0; a < nargs; a++) {
     SrVal *sk = c->in_tree->seq.items[a];
@@ -418,7 +424,7 @@ static int tr_custom_lin(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x, SrVal 
     sr_unref(skl);
     SrVal *ra = r->seq.items[a];
     SrVal *gl = ra->kind == SR_V_NONE ? NULL : sr_pytree_array_leaves(I, ra);
-    if (ra->kind != SR_V_NONE && !gl) goto done;
+    if (ra->kind != SR_V_NONE && !gl) goto paths_done;
     if (gl && gl->seq.n != nl) {
       sr_raise(I, "ValueError",
                "Custom VJP bwd rule must produce an output with the same container (pytree) structure as the args "
@@ -426,21 +432,39 @@ static int tr_custom_lin(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x, SrVal 
                "has %d.",
                a, gl->seq.n, nl);
       sr_unref(gl);
-      goto done;
+      goto paths_done;
     }
     for (int i = 0; i < nl; i++, leaf++) {
       SrVal *g = gl ? gl->seq.items[i] : NULL;
-      const SrType *want = sr_ad_ct_type(c->in_types[leaf]);
+      const SrType *in_t = c->in_types[leaf], *want = sr_ad_ct_type(in_t);
       if (g) {
         const SrType *got = sr_value_type(I, g);
         if (!sr_type_equal_mod_mesh(sr_type_with_weak(got, 0), sr_type_with_weak(want, 0))) {
+          /* core.aval_mismatch_extra(a, a_) */
+          const char *what[3];
+          int nw = 0, same_shape = got->ndim == in_t->ndim;
+          for (int d = 0; same_shape && d < got->ndim; d++) same_shape = got->dims[d].size == in_t->dims[d].size;
+          if (got->dtype != in_t->dtype) what[nw++] = "the dtypes do not match";
+          if (!same_shape) what[nw++] = "the shapes do not match";
+          if (got->varying != in_t->varying || got->unreduced != in_t->unreduced || got->reduced != in_t->reduced)
+            what[nw++] = "the manual axis types do not match";
+          SrBuf gb = SR_BUF_INIT, ib2 = SR_BUF_INIT, xb = SR_BUF_INIT;
+          sr_type_str(&gb, got, 0);
+          sr_type_str(&ib2, in_t, 0);
+          for (int w = 0; w < nw; w++)
+            sr_buf_printf(&xb, "%s%s", w == 0 ? ", so " : w + 1 == nw ? ", and " : ", ",
+                          what[w]);
           sr_raise(I, "ValueError",
-                   "Custom VJP bwd rule must produce an output with the same shape/dtypes as the args tuple of the "
-                   "primal function. At output[%d] the bwd rule produced an output of shape/dtype %s corresponding "
-                   "to an input of shape/dtype %s",
-                   a, sr_type_short(got), sr_type_short(c->in_types[leaf]));
+                   "Custom VJP bwd rule attached to %s must produce an output with the same type as the args tuple "
+                   "of the primal function, but at output%s the bwd rule produced an output of type %s "
+                   "corresponding to an input of type %s%s",
+                   c->fun_info, leaf < npaths && paths[leaf] ? paths[leaf] : "", sr_buf_str(&gb),
+                   sr_buf_str(&ib2), sr_buf_str(&xb));
+          sr_buf_free(&gb);
+          sr_buf_free(&ib2);
+          sr_buf_free(&xb);
           sr_unref(gl);
-          goto done;
+          goto paths_done;
         }
       }
       if (l->lin[leaf]) cx[q++] = g ? sr_ad_keep(ad, sr_ref(g)) : NULL;
@@ -448,6 +472,10 @@ static int tr_custom_lin(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x, SrVal 
     sr_unref(gl);
   }
   rc = 0;
+paths_done:
+  for (int i = 0; i < npaths; i++) free(paths[i]);
+  free(paths);
+  if (rc < 0) goto done;
 done:
   (void)e;
   sr_buf_free(&pb);

@@ -147,7 +147,7 @@ static SrVal *lax_full_like(SrInterp *I, SrArgs *a) {
   }
   /* _full_like_insert_pvary: made varying over x's varying axes
      (core.auto_insert_reshard) */
-  if (r && I->jax->check_vma && t->varying) {
+  if (r && I->jax->check_vma && !I->jax->no_auto_pcast && t->varying) {
     const SrMesh *m = sr_api_mesh(I);
     const SrType *rt = sr_value_type(I, r);
     SrAxes need = sr_api_axes_on(t, t->varying, m) & ~(rt ? sr_api_axes_on(rt, rt->varying, m) : 0);

@@ -125,7 +125,7 @@ static const char *state_from(SrInterp *I, SrVal *x, const AxisArg *aa, const ch
 
 /* insert_collective_pvary */
 static SrVal *collective_pvary(SrInterp *I, SrVal *x, const AxisArg *aa) {
-  if (!I->jax->check_vma) return sr_ref(x);
+  if (!I->jax->check_vma || I->jax->no_auto_pcast) return sr_ref(x);
   const SrMesh *m = sr_api_mesh(I);
   const SrType *t = vtype(I, x);
   return sr_lax_pvary(I, x, aa->axes & ~sr_api_axes_on(t, t->varying, m));
@@ -591,6 +591,46 @@ static SrVal *pcast_leaf(SrInterp *I, SrVal *leaf, SrVal *sh, void *ctx) {
   return r;
 }
 
+/* pcast outside any trace: the cast primitives have no impl but their
+   error (parallel._raise_valueerror), so a concrete value raises. */
+static SrVal *pcast_eager_leaf(SrInterp *I, SrVal *leaf, SrVal *sh, void *ctx) {
+  (void)sh;
+  Coll *c = ctx;
+  SrVal *x = arr(I, leaf);
+  if (!x) return NULL;
+  const char *from = state_from(I, x, &c->aa, "jax.lax.pcast"), *name = NULL;
+  sr_unref(x);
+  if (!from) return NULL;
+  if (!strcmp(from, "invarying") && !strcmp(c->to, "varying")) name = "pvary";
+  else if (!strcmp(from, "invarying") && !strcmp(c->to, "reduced")) name = "preduced";
+  else if (!strcmp(from, "varying") && !strcmp(c->to, "unreduced")) name = "vary_unreduced_cast";
+  else if (!strcmp(from, "reduced") && !strcmp(c->to, "varying")) name = "reduced_vary_cast";
+  if (!name) return sr_raise(I, "ValueError", "Unsupported pcast from=%s, to='%s'", from, c->to);
+  return sr_raise(I, "ValueError", "%s should be called under jax.shard_map.", name);
+}
+
+static SrVal *lax_pcast_eager(SrInterp *I, SrVal *x, SrVal *names, Coll *c) {
+  const SrMesh *m = sr_api_mesh(I);
+  int n = 1;
+  SrVal **items = &names;
+  if (names->kind == SR_V_TUPLE || names->kind == SR_V_LIST) {
+    n = names->seq.n;
+    items = names->seq.items;
+  }
+  c->aa.names = sr_seq(NULL, SR_V_TUPLE, 0);
+  for (int i = 0; i < n; i++) {
+    const char *s = sr_as_str(I, items[i], "axis_name");
+    if (!s) return NULL;
+    s = sr_intern_cstr(s);
+    sr_seq_push(NULL, c->aa.names, sr_str_cstr(NULL, s));
+    int ax = sr_mesh_axis(m, s);
+    if (ax >= 0) c->aa.axes |= 1u << ax;
+  }
+  if (!n) return sr_ref(x);
+  SrVal *r = sr_api_map_leaves(I, x, NULL, pcast_eager_leaf, c);
+  return r;
+}
+
 static SrVal *lax_pcast(SrInterp *I, SrArgs *a) {
   SrVal *p[3];
   if (sr_args_parse(I, a, "pcast", "x, axis_name, *, to", p) < 0) return NULL;
@@ -600,7 +640,8 @@ static SrVal *lax_pcast(SrInterp *I, SrArgs *a) {
     return sr_raise(I, "ValueError",
                     "Got unexpected `to` value. Allowed `to` values are: {'unreduced', 'reduced', 'varying'}");
   SrVal *r = NULL;
-  if (axis_arg_for(I, p[1], &c.aa, "pvary") == 0) r = (c.aa.axes || c.aa.nvmap) ? sr_api_map_leaves(I, p[0], NULL, pcast_leaf, &c) : sr_ref(p[0]);
+  if (p[1]->kind != SR_V_SET && p[1]->kind != SR_V_FROZENSET && !I->trace) r = lax_pcast_eager(I, p[0], p[1], &c);
+  else if (axis_arg_for(I, p[1], &c.aa, "pvary") == 0) r = (c.aa.axes || c.aa.nvmap) ? sr_api_map_leaves(I, p[0], NULL, pcast_leaf, &c) : sr_ref(p[0]);
   sr_unref(c.aa.names);
   return r;
 }
@@ -624,6 +665,30 @@ static SrVal *lax_pvary(SrInterp *I, SrArgs *a) {
   return r;
 }
 
+/* core.reduced_vary_cast(x, axis_name): a reduced value to a varying one
+   (nothing with check_vma=False over manual axes). */
+static SrVal *rvc_leaf(SrInterp *I, SrVal *leaf, SrVal *sh, void *ctx) {
+  (void)sh;
+  Coll *c = ctx;
+  SrVal *x = arr(I, leaf);
+  SrVal *r = x ? sr_lax_reduced_vary_cast(I, x, c->aa.axes) : NULL;
+  sr_unref(x);
+  return r;
+}
+
+static SrVal *core_reduced_vary_cast(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "reduced_vary_cast", "x, axis_name", p) < 0) return NULL;
+  Coll c = {0};
+  SrVal *r = NULL;
+  if (axis_arg_for(I, p[1], &c.aa, "reduced_vary_cast") == 0) {
+    SrAxes manual = sr_mesh_axes_of_type(sr_api_mesh(I), SR_AXIS_MANUAL);
+    if (!c.aa.axes || (!I->jax->check_vma && (c.aa.axes & ~manual) == 0)) r = sr_ref(p[0]);
+    else r = sr_api_map_leaves(I, p[0], NULL, rvc_leaf, &c);
+  }
+  sr_unref(c.aa.names);
+  return r;
+}
 
 /* ---- registration ---- */
 
@@ -633,6 +698,8 @@ void sr_lax_parallel_init(void) {
     SrBuiltinFn fn;
     const char *doc;
   } defs[] = {
+    {"jax._src.core.reduced_vary_cast", core_reduced_vary_cast,
+     "reduced_vary_cast(x, axis_name): a reduced value cast to a varying one (JAX's private core function)"},
     {"jax.lax.psum", lax_psum, "psum(x, axis_name): psum_invariant (with the pvary it needs) over manual axes"},
     {"jax.lax.pmean", lax_pmean, "pmean(x, axis_name): psum, then a division by the axis size"},
     {"jax.lax.pmax", lax_pmax, "pmax(x, axis_name)"},

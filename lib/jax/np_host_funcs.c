@@ -262,7 +262,7 @@ static const NpFn lifted[] = {
   {"moveaxis", NULL, 1, 0}, {"flip", NULL, 1, 0}, {"fliplr", NULL, 1, 0}, {"flipud", NULL, 1, 0},
   {"roll", NULL, 1, 0}, {"rot90", NULL, 1, 0}, {"tile", NULL, 1, 0}, {"repeat", NULL, 1, 0},
   {"pad", NULL, 1, 0}, {"atleast_1d", NULL, -1, 0}, {"atleast_2d", NULL, -1, 0}, {"atleast_3d", NULL, -1, 0},
-  {"stack", NULL, 1, P | NP_SEQ}, {"concatenate", NULL, 1, P | NP_SEQ}, {"vstack", NULL, 1, P | NP_SEQ},
+  {"stack", NULL, 1, P | NP_SEQ}, {"concatenate concat", "concatenate", 1, P | NP_SEQ}, {"vstack", NULL, 1, P | NP_SEQ},
   {"hstack", NULL, 1, P | NP_SEQ}, {"dstack", NULL, 1, P | NP_SEQ}, {"column_stack", NULL, 1, P | NP_SEQ},
   {"split", NULL, 1, 0}, {"array_split", NULL, 1, 0}, {"hsplit", NULL, 1, 0}, {"vsplit", NULL, 1, 0},
   {"dsplit", NULL, 1, 0}, {"diag", NULL, 1, 0}, {"diagonal", NULL, 1, 0}, {"tril", NULL, 1, 0},

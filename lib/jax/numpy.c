@@ -1682,7 +1682,7 @@ static SrVal *full_like(SrInterp *I, SrVal *x, SrVal *fill, int dt, SrVal *shape
   sr_unref(fc);
   sr_unref(sh);
   /* _full_like_insert_pvary */
-  if (r && I->jax->check_vma) {
+  if (r && I->jax->check_vma && !I->jax->no_auto_pcast) {
     SrVal *pair[2] = {r, sr_ref(x)};
     if (sr_auto_insert_reshard(I, 2, pair) < 0) {
       sr_unref(pair[1]);

@@ -17,6 +17,7 @@
 
 #include "core/jaxstate.h"
 #include "jax/jax.h"
+#include "jax/lax.h"
 #include "jax/nn.h"
 #include "jax/numpy.h"
 #include "py/ast.h"
@@ -164,6 +165,20 @@ static SrVal *scan_impl(SrInterp *I, SrArgs *a) {
   int64_t levels = (int64_t)ceil(log2((double)n + 1));
   SrDtype udt = sr_dtype_info(d->dtype)->bits == 64 ? SR_U64 : SR_U32;
   SrVal *init_items[2] = {sr_ref(sr_nn_typed_scalar(s, 0, udt)), sr_ref(sr_nn_typed_scalar(s, (double)n, udt))};
+  if (!init_items[0] || !init_items[1]) {
+    sr_unref(init_items[0]);
+    sr_unref(init_items[1]);
+    return sr_nn_done(s, NULL);
+  }
+  /* the initial carry varies as sorted_arr does (core.pvary onto its
+     varying axes), so that the scan's carry keeps its type */
+  const SrMesh *m = sr_api_mesh(I);
+  SrAxes vma = sr_api_axes_on(st, st->varying, m);
+  for (int i = 0; i < 2 && vma; i++) {
+    SrVal *v = sr_lax_pvary(I, init_items[i], vma);
+    sr_unref(init_items[i]);
+    init_items[i] = v;
+  }
   if (!init_items[0] || !init_items[1]) {
     sr_unref(init_items[0]);
     sr_unref(init_items[1]);

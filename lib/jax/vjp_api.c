@@ -147,7 +147,9 @@ const char *sr_vjp_fun_info(SrVal *fun) {
   SrFunction *f = sr_as_function(fun);
   if (f && f->code && f->code->src && f->node) {
     uint32_t line, col;
-    sr_src_linecol(f->code->src, f->node->off, &line, &col);
+    /* co_firstlineno: a decorated def starts at its first decorator */
+    const SrNode *at = f->node->kind == SR_N_DEF && f->node->n2 > 0 ? f->node->list2[0] : f->node;
+    sr_src_linecol(f->code->src, at->off, &line, &col);
     char buf[512];
     snprintf(buf, sizeof buf, "%s at %s:%u", f->name, f->code->src->name, line);
     return sr_intern_cstr(buf);

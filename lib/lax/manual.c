@@ -2603,6 +2603,11 @@ static int ev_shard_map(SrEvalCtx *cx, const SrEvalEqn *e) {
     e->out[i] = sr_redistribute_typed(cx, o, m, auto_ ? ol : sr_ev_out_layout(cx, e, i, m), e->out_type[i]);
     sr_array_unref(o);
     if (!e->out[i]) rc = -1;
+    /* eagerly over all of its mesh's axes, the result's sharding is
+       NamedSharding(mesh, out_spec) as the out_spec is written
+       (_shard_map_impl's out_shardings), not its type's */
+    else if (!cx->fused && s && manual == (SrAxes)((1u << m->n) - 1) && !e->out[i]->sharding && e->out[i]->rc == 1)
+      e->out[i]->sharding = sr_sharding_val(NULL, m, s, sr_intern_cstr("device"));
   }
   for (uint32_t i = 0; i < e->nin; i++) sr_array_unref(args[i]);
   for (uint32_t i = 0; i < e->nout; i++) sr_array_unref(res[i]);
@@ -3244,6 +3249,19 @@ static int batch_shard_map(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd,
   b->arg_vary = vary;
   leave(ad, &c);
   if (!J) goto done;
+  /* _batch_out_specs: nor in out_specs */
+  for (uint32_t i = 0; b->nspmd && i < no; i++) {
+    const SrSpec *sp = spec_of(s.out_specs->seq.items[i]);
+    for (int k = 0; sp && k < sp->n; k++)
+      for (int q = 0; q < sp->e[k].n; q++)
+        for (int a = 0; a < b->nspmd; a++)
+          if (sp->e[k].names[q] == b->spmd[a]) {
+            sr_raise(I, "ValueError", spmd ? "vmap spmd_axis_name cannot appear in shard_map out_specs"
+                                           : "vmapped away explicit mesh axis cannot appear in shard_map out_specs");
+            sr_program_unref(J->prog);
+            goto done;
+          }
+  }
   for (uint32_t i = 0; i < no; i++)
     osp[i] = outb[i] != SR_NOT_MAPPED ? spec_inserted(s.out_specs->seq.items[i], outb[i], val, nval)
                                       : sr_ref(s.out_specs->seq.items[i]);

@@ -3462,6 +3462,9 @@ static int batch_scatter_with(SrBatch *b, int prim, SrVal *op, int obd, SrVal *i
     push_front(g.offset, &g.noffset, 0);
     shift_dims(g.obatch, g.nobatch, 1);
     shift_dims(g.start_map, g.nstart_map, 1);
+    op = sr_batch_spmd_pvary(b, op);
+    ix = sr_batch_spmd_pvary(b, ix);
+    up = sr_batch_spmd_pvary(b, up);
   } else {
     ix = sr_batch_at_front(b, ix, ibd, size);
     shift_dims(g.offset, g.noffset, 1);

@@ -144,7 +144,11 @@ int sr_name_internal(const char *q) {
   while (seg) {
     const char *s = seg + 1, *e = strchr(s, '.');
     size_t n = e ? (size_t)(e - s) : strlen(s);
-    if (s[0] == '_' && !(n > 4 && s[1] == '_' && s[n - 1] == '_' && s[n - 2] == '_')) return 1;
+    /* a dunder, and _src (JAX's private modules, jax._src.core, which
+       JAX's own tests import) are not the implementation's */
+    if (s[0] == '_' && !(n > 4 && s[1] == '_' && s[n - 1] == '_' && s[n - 2] == '_') &&
+        !(n == 4 && strncmp(s, "_src", 4) == 0))
+      return 1;
     if ((n == 6 && strncmp(s, "method", 6) == 0) || (n == 8 && strncmp(s, "property", 8) == 0)) {
       /* a folder of what the attributes of a class's objects are
          made of (jax.Array.method.item), under a class's name */
