@@ -2620,7 +2620,7 @@ TR(tr_convert) {
   if (!sr_ad_differentiable(in)) return 0; /* a float0 zero */
   SrVal *c = ct[0];
   cx[0] = sr_ad_bindv(ad, SR_P_convert_element_type, 1, &c, "new_dtype", sr_dtype_val(NULL, in->dtype), "weak_type",
-                   sr_bool(in->weak), "sharding", sr_ad_sharding_param(ad, in), NULL);
+                   sr_bool(in->weak), "sharding", sr_ad_sharding_param(ad, sr_ad_ct_type(in)), NULL);
   return cx[0] ? 0 : -1;
 }
 
