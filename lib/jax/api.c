@@ -496,6 +496,10 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
   SrVal *r = sr_bind(I, prim, leaves->seq.n, leaves->seq.items, ps.n, ps.p);
   if (r && prim == SR_P_jit && !out_sh)
     sr_jit_recover_user_shardings(leaves->seq.items + captured->seq.n, leaves->seq.n - captured->seq.n, r);
+  if (r && prim == SR_P_jit && out_sh && !I->trace && sr_jit_keep_out_shardings(I, out_sh, out_tree, r) < 0) {
+    sr_unref(r);
+    r = NULL;
+  }
   sr_plist_free(&ps);
   sr_program_unref(body->prog);
   sr_unref(leaves);

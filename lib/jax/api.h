@@ -78,5 +78,9 @@ void sr_kernel_counts_init(void);
    over Auto axes take the first argument's sharding, as it has it, when
    they are split as it is (pxla.maybe_recover_user_shardings). */
 void sr_jit_recover_user_shardings(SrVal **args, int nargs, SrVal *outs);
+/* pxla.c: a jit's concrete results (the flat tuple outs) that
+   out_shardings gives a sharding have it as written.  0, or -1 with an
+   exception. */
+int sr_jit_keep_out_shardings(SrInterp *I, SrVal *out_sh, SrVal *out_tree, SrVal *outs);
 
 #endif

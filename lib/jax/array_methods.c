@@ -54,6 +54,7 @@ static SrVal *type_attr(SrInterp *I, const SrType *t, const char *name) {
     sr_dict_set(NULL, d, sr_str_cstr(NULL, "varying"), axes_set(t, t->varying));
     sr_dict_set(NULL, d, sr_str_cstr(NULL, "unreduced"), axes_set(t, t->unreduced));
     sr_dict_set(NULL, d, sr_str_cstr(NULL, "reduced"), axes_set(t, t->reduced));
+    sr_dict_set(NULL, d, sr_str_cstr(NULL, "unreduced_kind"), sr_ukind_val(t->unreduced ? t->ukind : SR_UK_NONE));
     if (strcmp(name, "vma") == 0) {
       SrVal *v = sr_ref(sr_dict_get(d, sr_str_cstr(NULL, "varying")));
       sr_unref(d);

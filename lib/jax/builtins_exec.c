@@ -549,7 +549,8 @@ static SrVal *bi_device_put(SrInterp *I, SrArgs *args) {
     if (sh->sh.spec->nunreduced && sh->sh.spec->ukind != SR_UK_SUM) {
       sr_unref(sh);
       sr_array_unref(a);
-      return sr_raise(I, "NotImplementedError", "device_put to an unreduced sharding of kind %s", sr_ukind_name(sh->sh.spec->ukind));
+      /* dispatch._device_put_impl raises it bare */
+      return sr_raise(I, "NotImplementedError", "%s", "");
     }
     if (sr_mesh_ndev(m) > cx.comm->ndev) {
       sr_unref(sh);

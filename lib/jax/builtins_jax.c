@@ -217,6 +217,12 @@ void sr_builtins_jax_init(void) {
   sr_register("jax.sharding.AxisType.Explicit", sr_axistype_val(SR_AXIS_EXPLICIT));
   sr_register("jax.sharding.AxisType.Auto", sr_axistype_val(SR_AXIS_AUTO));
   sr_register("jax.sharding.AxisType.Manual", sr_axistype_val(SR_AXIS_MANUAL));
+  /* jax.sharding.UnreducedKind: its members are words that print as
+     their str, `UnreducedKind.max` */
+  sr_register("jax.sharding.UnreducedKind", sr_module("jax.sharding.UnreducedKind"));
+  sr_register("jax.sharding.UnreducedKind.sum", sr_word(NULL, "UnreducedKind.sum", 17));
+  sr_register("jax.sharding.UnreducedKind.max", sr_word(NULL, "UnreducedKind.max", 17));
+  sr_register("jax.sharding.UnreducedKind.min", sr_word(NULL, "UnreducedKind.min", 17));
   sr_register("jax.sharding.PartitionSpec.UNCONSTRAINED", sr_word(NULL, "UNCONSTRAINED", 13));
   /* the modules themselves, so that bare `jax`, `jnp`... resolve */
   sr_register("builtins.jax", sr_module("jax"));

@@ -176,6 +176,10 @@ static inline SrVal *sr_api_bind_axes_cast(SrInterp *I, int prim, SrVal *x, SrAx
    leaf, or a tree with the same structure (sharding.c). */
 typedef SrVal *(*SrApiLeafFn)(SrInterp *I, SrVal *leaf, SrVal *sharding, void *ctx);
 SrVal *sr_api_map_leaves(SrInterp *I, SrVal *v, SrVal *sh, SrApiLeafFn f, void *ctx);
+/* jax.sharding.UnreducedKind.sum / max / min for an SrUnreducedKind, the
+   one registered value (so that `is` compares them); None for none
+   (sharding.c).  A new reference. */
+SrVal *sr_ukind_val(int kind);
 /* Enters / leaves an abstract mesh of the context (sharding.c). */
 int sr_api_push_mesh(SrInterp *I, const SrMesh *m);
 void sr_api_pop_mesh(SrInterp *I);

@@ -121,6 +121,15 @@ static SrVal *arg_to_jax(SrInterp *I, SrVal *v) {
     sr_unref(r);
     return NULL;
   }
+  if (o && o->kind == SR_AV_CONCRETE && o->data->mesh && o->data->mesh->n) {
+    /* numpy takes a placed jax.Array through __array__: its value on the
+       host, whatever its sharding */
+    SrVal *nd = sr_ndarray_from_jax(I, v, 0);
+    if (!nd) return NULL;
+    SrVal *r = sr_is_ndarray(nd) ? sr_ndarray_to_jax(I, nd, 1) : sr_ref(nd);
+    sr_unref(nd);
+    return r;
+  }
   return sr_ref(v);
 }
 

@@ -4,7 +4,9 @@
 
 #include "core/trace.h"
 #include "exec/array.h"
+#include "jax/builtins_exec.h"
 #include "jax/layout.h"
+#include "util/intern.h"
 
 /* The same split of every dimension (HloSharding.is_equivalent_to). */
 static int same_split(const SrType *a, const SrType *b) {
@@ -37,4 +39,31 @@ void sr_jit_recover_user_shardings(SrVal **args, int nargs, SrVal *outs) {
     o->data->sharding = sr_ref(osh);
   }
   sr_unref(osh);
+}
+
+/* pxla._maybe_get_and_check_out_shardings: a result that out_shardings
+   gives a sharding has that sharding as the user wrote it (P('x') on a
+   matrix stays P('x',); P(unreduced={'x'}) stays unpadded), over the
+   placement the evaluator made. */
+int sr_jit_keep_out_shardings(SrInterp *I, SrVal *out_sh, SrVal *out_tree, SrVal *outs) {
+  if (!outs || !sr_is_seq(outs)) return 0;
+  SrJitFlat fo = {0};
+  if (sr_jit_flat_entries(I, out_sh, 0, NULL, out_tree, "out_shardings", &fo) < 0) {
+    sr_jit_flat_free(&fo);
+    return -1;
+  }
+  for (int i = 0; i < fo.n && i < outs->seq.n; i++) {
+    SrVal *sh = fo.e[i].sh;
+    SrArrayObj *o = sr_array_of(outs->seq.items[i]);
+    if (!sh || sh->kind != SR_V_SHARDING || !o || o->kind != SR_AV_CONCRETE || o->data->mesh != sh->sh.mesh) continue;
+    SrArray *c = sr_array_retype(o->data, o->data->type, o->data->layout);
+    sr_unref(c->sharding);
+    c->sharding = sh->sh.memory_kind ? sr_ref(sh)
+                                     : sr_sharding_val(NULL, sh->sh.mesh, sh->sh.spec, sr_intern_cstr("device"));
+    c->committed = 1;
+    sr_unref(outs->seq.items[i]);
+    outs->seq.items[i] = sr_concrete_wrap(c);
+  }
+  sr_jit_flat_free(&fo);
+  return 0;
 }

@@ -17,6 +17,7 @@
 
 #include "core/jaxstate.h"
 #include "py/objects.h"
+#include "py/introspect.h"
 #include "py/range.h"
 #include "text/print_val.h"
 #include "jax/vjp.h"
@@ -830,17 +831,40 @@ static SrVal *bi_partition_spec(SrInterp *I, SrArgs *a) {
       }
   spec.ukind = SR_UK_NONE;
   if (kind && kind->kind != SR_V_NONE) {
+    /* UnreducedKind.X (a word); the bare name as jaxpr text writes it */
     const char *k = kind->kind == SR_V_STR || kind->kind == SR_V_WORD ? sr_intern(kind->str.s, kind->str.n) : NULL;
+    if (k && strncmp(k, "UnreducedKind.", 14) == 0) k += 14;
     if (k && strcmp(k, "sum") == 0) spec.ukind = SR_UK_SUM;
     else if (k && strcmp(k, "max") == 0) spec.ukind = SR_UK_MAX;
     else if (k && strcmp(k, "min") == 0) spec.ukind = SR_UK_MIN;
-    else return sr_raise(I, "TypeError", "Expected unreduced_kind to be of type `jax.sharding.UnreducedKind`");
-    if (!spec.nunreduced)
-      return sr_raise(I, "ValueError", "`unreduced_kind` should be `None` when `unreduced` is an empty set.");
+    else
+    {
+      SrVal *t = sr_type_of(I, kind);
+      SrBuf b = SR_BUF_INIT;
+      if (t) sr_val_repr(&b, t);
+      sr_raise(I, "TypeError", "Expected unreduced_kind to be of type `jax.sharding.UnreducedKind` but got %s",
+               b.p ? b.p : "?");
+      sr_buf_free(&b);
+      sr_unref(t);
+      return NULL;
+    }
+    if (!spec.nunreduced) /* the enum's repr, auto() numbering from 1 */
+      return sr_raise(I, "ValueError",
+                      "`unreduced_kind` should be `None` when `unreduced` is an empty set. Got "
+                      "unreduced_kind=<UnreducedKind.%s: %d> and unreduced=frozenset()",
+                      sr_ukind_name(spec.ukind), spec.ukind == SR_UK_SUM ? 1 : spec.ukind == SR_UK_MAX ? 2 : 3);
   } else if (spec.nunreduced) {
     spec.ukind = SR_UK_SUM;
   }
   return sr_spec_val(NULL, &spec);
+}
+
+SrVal *sr_ukind_val(int kind) {
+  if (kind != SR_UK_SUM && kind != SR_UK_MAX && kind != SR_UK_MIN) return sr_none();
+  char w[48];
+  snprintf(w, sizeof w, "jax.sharding.UnreducedKind.%s", sr_ukind_name(kind));
+  SrVal *v = sr_lookup_qualname(w);
+  return v ? sr_ref(v) : sr_none();
 }
 
 static SrVal *spec_getattr(SrInterp *I, SrVal *self, const char *name) {
@@ -848,8 +872,7 @@ static SrVal *spec_getattr(SrInterp *I, SrVal *self, const char *name) {
   (void)I;
   if (strcmp(name, "unreduced") == 0) return names_set(s->unreduced, s->nunreduced);
   if (strcmp(name, "reduced") == 0) return names_set(s->reduced, s->nreduced);
-  if (strcmp(name, "unreduced_kind") == 0)
-    return s->nunreduced ? sr_word(NULL, sr_ukind_name(s->ukind), strlen(sr_ukind_name(s->ukind))) : sr_none();
+  if (strcmp(name, "unreduced_kind") == 0) return sr_ukind_val(s->nunreduced ? s->ukind : SR_UK_NONE);
   if (strcmp(name, "partitions") == 0) {
     SrSpec plain = *s;
     plain.nunreduced = plain.nreduced = 0;

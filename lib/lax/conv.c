@@ -281,6 +281,7 @@ static int type_conv(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   b.mesh = l->mesh ? l->mesh : r->mesh ? r->mesh : s.mesh;
   b.ndim = (uint8_t)l->ndim;
   for (int i = 0; i < l->ndim; i++) b.dims[i].size = shape[i];
+  SrAxes out_ur = 0;
   if (s.mode == SR_MODE_EXPLICIT) {
     SrShardSpec g;
     int given = 0;
@@ -292,6 +293,7 @@ static int type_conv(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
       given = 1;
     }
     if (given) {
+      out_ur = g.unreduced | g.reduced;
       if (g.mesh) b.mesh = g.mesh;
       for (int i = 0; i < b.ndim; i++) {
         b.dims[i].nax = g.nax[i];
@@ -301,12 +303,20 @@ static int type_conv(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
       int rrep = 1;
       for (int i = 0; i < r->ndim; i++)
         if (r->dims[i].nax) rrep = 0;
+      /* lhs.sharding.spec[...] trips the spec's guard */
+      if (rrep && (l->unreduced | l->reduced))
+        return sr_terr(cx, "ValueError",
+                       "Using pspec[...] is dangerous when PartitionSpec has non-empty unreduced/reduced set. Please "
+                       "use spec.partitions[...]");
       if (!rrep || l->dims[c.ls[1]].nax)
         return sr_terr(cx, "ShardingTypeError",
                        "Please specify the output sharding via `out_sharding` parameter of `conv_general_dilated`");
       if (sr_lax_varying_out_sharding(cx, l, &b, "conv_general_dilated") < 0) return -1;
     }
   }
+  /* no ur rule: utils.call_ur_rule refuses unreduced and reduced inputs
+     and out_shardings */
+  if (sr_ur_none(cx, e, &s, out_ur) < 0) return -1;
   if (sr_vma_standard(cx, e, &b.varying) < 0) return -1;
   if (sr_mem_default(cx, e, &b.mem) < 0) return -1;
   return sr_finish_type(cx, e, &b, out);

@@ -2582,7 +2582,15 @@ static int ev_convert(SrEvalCtx *cx, const SrEvalEqn *e) {
   const SrType *t = e->out_type[0];
   const SrMesh *m = sr_ev_mesh_for(cx, e, t);
   const SrType *l = sr_ev_out_layout(cx, e, 0, m);
-  SrArray *x = operand(cx, e, 0, m, l, -1);
+  SrArray *x;
+  if (l->unreduced & ~e->in[0]->layout->unreduced) {
+    /* a cast to unreduced axes the operand is replicated on: the value
+       stays on the first device of each group, zeros elsewhere (as a
+       reshard to them) */
+    x = sr_redistribute(cx, e->in[0], m, sr_layout_with_dtype(l, e->in[0]->type->dtype));
+  } else {
+    x = operand(cx, e, 0, m, l, -1);
+  }
   if (!x) return -1;
   SrArray *c = converted(cx, x, t->dtype);
   sr_array_unref(x);
@@ -2612,7 +2620,7 @@ TR(tr_convert) {
   if (!sr_ad_differentiable(in)) return 0; /* a float0 zero */
   SrVal *c = ct[0];
   cx[0] = sr_ad_bindv(ad, SR_P_convert_element_type, 1, &c, "new_dtype", sr_dtype_val(NULL, in->dtype), "weak_type",
-                   sr_bool(in->weak), "sharding", sr_ad_sharding_param(ad, in), NULL);
+                   sr_bool(in->weak), "sharding", sr_ad_sharding_param(ad, sr_ad_ct_type(in)), NULL);
   return cx[0] ? 0 : -1;
 }
 

@@ -314,6 +314,11 @@ static int type_top_k(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   if (rc < 0) return -1;
   SrStd s;
   if (sr_std_begin(cx, e, &s) < 0) return -1;
+  /* operand.sharding.spec[axis] trips the spec's guard first */
+  if (s.mode == SR_MODE_EXPLICIT && (x->unreduced | x->reduced))
+    return sr_terr(cx, "ValueError",
+                   "Using pspec[...] is dangerous when PartitionSpec has non-empty unreduced/reduced set. Please use "
+                   "spec.partitions[...]");
   if (s.mode == SR_MODE_EXPLICIT && x->dims[axis].nax) {
     SrBuf b = SR_BUF_INIT;
     sr_aval_str(&b, x);

@@ -3171,6 +3171,43 @@ static int scatter_spec(const SrType *op, const SrType *ix, const SrType *up, co
   return 0;
 }
 
+/* _scatter_ur_rule: no reduced inputs; the operand and the updates
+   unreduced alike (the result so), over replicated indices
+   (_scatter_unreduced_rule). */
+static int scatter_ur(SrTypeCtx *cx, const SrType *op, const SrType *ix, const SrType *up, SrTypeBuilder *b) {
+  if (sr_getr(cx, op) || sr_getr(cx, ix) || sr_getr(cx, up))
+    return sr_terr(cx, "NotImplementedError",
+                   "reduced rule for scatter is not implemented. Please file an issue at "
+                   "https://github.com/jax-ml/jax/issues");
+  SrAxes ou, iu, uu;
+  if (sr_getu(cx, ix, &iu) < 0) return -1;
+  if (iu) {
+    SrBuf a = SR_BUF_INIT;
+    sr_aval_str_axis_types(&a, cx, ix);
+    sr_terr(cx, "ShardingTypeError", "scatter indices cannot be unreduced. Got indices sharding %s.", sr_buf_str(&a));
+    sr_buf_free(&a);
+    return -1;
+  }
+  if (sr_getu(cx, op, &ou) < 0 || sr_getu(cx, up, &uu) < 0) return -1;
+  if (ou != uu) {
+    SrBuf a = SR_BUF_INIT, c = SR_BUF_INIT;
+    sr_aval_str_axis_types(&a, cx, op);
+    sr_aval_str_axis_types(&c, cx, up);
+    sr_terr(cx, "ShardingTypeError",
+            "scatter operand and updates must be unreduced along the same axes. Got operand sharding %s and updates "
+            "sharding %s.",
+            sr_buf_str(&a), sr_buf_str(&c));
+    sr_buf_free(&a);
+    sr_buf_free(&c);
+    return -1;
+  }
+  for (int i = 0; ou && i < ix->ndim; i++)
+    if (ix->dims[i].nax) return sr_terr(cx, "NotImplementedError", "%s", "");
+  b->unreduced = ou;
+  b->ukind = ou ? SR_UK_SUM : SR_UK_NONE;
+  return 0;
+}
+
 static int type_scatter(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   if (sr_rule_arity(cx, e, 3, 1) < 0) return -1;
   const SrType *op = e->in[0], *ix = e->in[1], *up = e->in[2];
@@ -3252,6 +3289,7 @@ static int type_scatter(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
     sr_buf_free(&d);
     return -1;
   }
+  if (s.mode != SR_MODE_AUTO && scatter_ur(cx, op, ix, up, &b) < 0) return -1;
   if (sr_vma_standard(cx, e, &b.varying) < 0) return -1;
   if (sr_mem_default(cx, e, &b.mem) < 0) return -1;
   return sr_finish_type(cx, e, &b, out);

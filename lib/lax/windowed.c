@@ -151,6 +151,8 @@ static int finish_std(SrTypeCtx *cx, const SrRuleEqn *e, const SrType *x, const 
   b.ndim = (uint8_t)nd;
   for (int i = 0; i < nd; i++) b.dims[i].size = shape[i];
   if (s.mode == SR_MODE_EXPLICIT && sr_lax_varying_out_sharding(cx, x, &b, "reduce_window") < 0) return -1;
+  /* no ur rule: utils.call_ur_rule refuses unreduced and reduced inputs */
+  if (sr_ur_none(cx, e, &s, 0) < 0) return -1;
   if (sr_vma_standard(cx, e, &b.varying) < 0) return -1;
   if (sr_mem_default(cx, e, &b.mem) < 0) return -1;
   return sr_finish_type(cx, e, &b, out);
@@ -447,7 +449,7 @@ static int type_ssa(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   for (int i = 0; same && i < s->ndim; i++) same = s->dims[i].size == want[i];
   if (!same) return sr_terr(cx, "TypeError", "select_and_scatter_add's source does not have the shape of its windows");
   SrStd st;
-  if (sr_std_begin(cx, e, &st) < 0) return -1;
+  if (sr_std_begin(cx, e, &st) < 0 || sr_ur_none(cx, e, &st, 0) < 0) return -1;
   SrTypeBuilder b;
   sr_type_builder(&b, x);
   b.dtype = s->dtype;
@@ -591,7 +593,7 @@ static int type_rw_general(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out
   if (common_shape(cx, e->in[0], &w, shape) < 0) return -1;
   for (uint32_t i = 0; i < n; i++) {
     if (e->in[i]->unreduced || e->in[i]->reduced)
-      return sr_terr(cx, "NotImplementedError", "reduce_window of an unreduced or reduced operand");
+      return sr_terr(cx, "NotImplementedError", "%s", ""); /* raised bare */
     if (finish_std(cx, e, e->in[i], shape, e->in[i]->ndim, &out[i]) < 0) return -1;
   }
   return 0;

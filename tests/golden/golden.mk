@@ -276,3 +276,4 @@ include $(top_srcdir)/tests/golden/s21.mk
 include $(top_srcdir)/tests/golden/fft20.mk
 include $(top_srcdir)/tests/golden/sit24.mk
 include $(top_srcdir)/tests/golden/smap26.mk
+include $(top_srcdir)/tests/golden/sit22.mk
