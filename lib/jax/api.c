@@ -1065,6 +1065,7 @@ void sr_jnp_init(void) {
   sr_scipy_linalg18_init();
   sr_scipy_signal_init();
   sr_ops_segment_init();
+  sr_scipy_sparse_init();
   sr_jnp_fft_init();
   sr_image_init();
   sr_jax_dtypes_init();
