@@ -107,6 +107,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/jax/numpy_index16.c \
 	lib/jax/lax_precision.c lib/jax/lax_small18.c lib/jax/numpy_grid18.c lib/jax/numpy_small18.c \
 	lib/jax/scipy_linalg18.c lib/jax/scipy_signal.c lib/jax/image.c \
+	lib/jax/ops_segment.c lib/jax/scipy_sparse.c \
 	lib/exec/bufpool.c lib/exec/bufpool.h \
 	lib/exec/ew_pieces.c lib/exec/ew_pieces.h \
 	lib/cmd/commands.c lib/cmd/commands.h lib/cmd/commands_ad.c \

@@ -785,6 +785,10 @@ SrJaxpr *sr_ad_trace_end(SrAd *ad, SrTrace *t, int n, SrVal **outs, SrVal **capt
   SrInterp *I = ad->I;
   SrVal *cap = NULL;
   I->trace = t;
+  /* concrete arrays the body reads (a jitted body's closed-over consts)
+     stay its consts, as jvp_jaxpr's ClosedJaxpr keeps them; only
+     tracers of an outer trace are captured */
+  t->capture_consts = 1;
   SrJaxpr *j = sr_trace_end(I, t, outs, n, &cap);
   if (!j) return NULL;
   if (captured) {

@@ -78,6 +78,24 @@ int sr_array_check_deleted(SrInterp *I, const SrVal *v) {
   return -1;
 }
 
+/* A scalar known while tracing (a constant the trace did not stage) is a
+   concrete array in JAX: printed as one, through the backend's own
+   printer.  0 when there is no backend. */
+static int scalar_print(SrBuf *out, const SrArrayObj *a, int str) {
+  if (!sr_backend_hooks.from_scalar || !sr_backend_hooks.array_repr || !sr_backend_hooks.array_str ||
+      !sr_backend_hooks.array_unref || !printing_interp || a->type->ndim)
+    return 0;
+  int cplx = sr_dtype_kind(a->type->dtype) == SR_DK_COMPLEX, inexact = sr_dtype_is_inexact(a->type->dtype);
+  double re = cplx ? a->value.c[0] : inexact ? a->value.f : (double)a->value.i;
+  double im = cplx ? a->value.c[1] : 0;
+  struct SrArray *c = sr_backend_hooks.from_scalar(printing_interp, a->type, re, im, inexact ? (int64_t)re : a->value.i);
+  if (!c) return 0;
+  if (str) sr_backend_hooks.array_str(printing_interp, out, c);
+  else sr_backend_hooks.array_repr(printing_interp, out, c, a->type->weak);
+  sr_backend_hooks.array_unref(c);
+  return 1;
+}
+
 static void array_repr(SrBuf *out, const SrVal *v) {
   const SrArrayObj *a = v->obj.data;
   /* array.py: _value checks first */
@@ -102,6 +120,7 @@ static void array_repr(SrBuf *out, const SrVal *v) {
   default:
     break;
   }
+  if (a->has_value && scalar_print(out, a, 0)) return;
   if (a->has_value) {
     SrBuf t = SR_BUF_INIT;
     if (sr_dtype_is_inexact(a->type->dtype)) sr_buf_printf(&t, "%.9g", a->value.f);
@@ -134,6 +153,7 @@ static void array_str(SrBuf *out, const SrVal *v) {
     sr_backend_hooks.array_str(printing_interp, out, a->data);
     return;
   }
+  if (a->kind == SR_AV_ABSTRACT && a->has_value && scalar_print(out, a, 1)) return;
   array_repr(out, v);
 }
 

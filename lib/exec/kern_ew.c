@@ -16,12 +16,30 @@
 static float half_get(int bf, uint16_t h) { return bf ? sr_prng_bf16_to_float(h) : sr_prng_f16_to_float(h); }
 static uint16_t half_put(int bf, double x) { return bf ? sr_prng_bf16_from_double(x) : sr_prng_f16_from_double(x); }
 
+/* The sub-byte integers, one to a byte (int2/int4 sign-extended): from
+   an integer the low bits (a wrap, as XLA's convert), from a float the
+   value saturated to the type's range. */
+static int8_t wrap_signed(int64_t v, int bits) {
+  uint8_t u = (uint8_t)((uint64_t)v & ((1u << bits) - 1));
+  return (int8_t)(u & (1u << (bits - 1)) ? (int)u - (1 << bits) : (int)u);
+}
+static int8_t sat_signed(double x, int bits) {
+  int64_t lo = -(INT64_C(1) << (bits - 1)), hi = (INT64_C(1) << (bits - 1)) - 1, v = sr_f2i64(x);
+  return (int8_t)(v < lo ? lo : v > hi ? hi : v);
+}
+static uint8_t sat_unsigned(double x, int bits) {
+  int64_t hi = (INT64_C(1) << bits) - 1, v = sr_f2i64(x);
+  return (uint8_t)(v < 0 ? 0 : v > hi ? hi : v);
+}
+
 /* ---- scalars ---- */
 
 double sr_kern_get_f64(SrDtype dt, const void *p) {
   switch (dt) {
   case SR_BOOL: return *(const uint8_t *)p;
+  case SR_I2: case SR_I4: /* one to a byte, sign-extended */
   case SR_I8: return *(const int8_t *)p;
+  case SR_U2: case SR_U4: return *(const uint8_t *)p;
   case SR_I16: return *(const int16_t *)p;
   case SR_I32: return *(const int32_t *)p;
   case SR_I64: return (double)*(const int64_t *)p;
@@ -42,7 +60,9 @@ double sr_kern_get_f64(SrDtype dt, const void *p) {
 int64_t sr_kern_get_i64(SrDtype dt, const void *p) {
   switch (dt) {
   case SR_BOOL: return *(const uint8_t *)p;
+  case SR_I2: case SR_I4:
   case SR_I8: return *(const int8_t *)p;
+  case SR_U2: case SR_U4: return *(const uint8_t *)p;
   case SR_I16: return *(const int16_t *)p;
   case SR_I32: return *(const int32_t *)p;
   case SR_I64: return *(const int64_t *)p;
@@ -57,6 +77,10 @@ int64_t sr_kern_get_i64(SrDtype dt, const void *p) {
 void sr_kern_set_scalar(SrDtype dt, double re, int64_t iv, void *p) {
   switch (dt) {
   case SR_BOOL: *(uint8_t *)p = iv != 0 || re != 0; break;
+  case SR_I2: *(int8_t *)p = wrap_signed(iv, 2); break;
+  case SR_I4: *(int8_t *)p = wrap_signed(iv, 4); break;
+  case SR_U2: *(uint8_t *)p = (uint8_t)((uint64_t)iv & 3); break;
+  case SR_U4: *(uint8_t *)p = (uint8_t)((uint64_t)iv & 15); break;
   case SR_I8: *(int8_t *)p = (int8_t)iv; break;
   case SR_I16: *(int16_t *)p = (int16_t)iv; break;
   case SR_I32: *(int32_t *)p = (int32_t)iv; break;
@@ -176,6 +200,10 @@ F2I(uint64_t, 0, UINT64_MAX)
 #define CONV_FROM(ST, SFLOAT)                                                \
   switch (to) {                                                              \
   case SR_BOOL: CONV_LOOP(ST, uint8_t, p != 0);                              \
+  case SR_I2: CONV_LOOP(ST, int8_t, SFLOAT ? sat_signed((double)p, 2) : wrap_signed((int64_t)p, 2)); \
+  case SR_I4: CONV_LOOP(ST, int8_t, SFLOAT ? sat_signed((double)p, 4) : wrap_signed((int64_t)p, 4)); \
+  case SR_U2: CONV_LOOP(ST, uint8_t, SFLOAT ? sat_unsigned((double)p, 2) : (uint8_t)((uint64_t)(int64_t)p & 3)); \
+  case SR_U4: CONV_LOOP(ST, uint8_t, SFLOAT ? sat_unsigned((double)p, 4) : (uint8_t)((uint64_t)(int64_t)p & 15)); \
   case SR_I8: CONV_LOOP(ST, int8_t, SFLOAT ? f2i_int8_t((double)p) : (int8_t)p); \
   case SR_I16: CONV_LOOP(ST, int16_t, SFLOAT ? f2i_int16_t((double)p) : (int16_t)p); \
   case SR_I32: CONV_LOOP(ST, int32_t, SFLOAT ? f2i_int32_t((double)p) : (int32_t)p); \
@@ -236,6 +264,8 @@ int sr_kern_convert(SrDtype from, SrDtype to, size_t n, const void *in, void *ou
   if (sr_dtype_is_complex(from) || sr_dtype_is_complex(to)) return convert_complex(from, to, n, in, out);
   switch (from) {
   case SR_BOOL: CONV_FROM(uint8_t, 0);
+  case SR_I2: case SR_I4: CONV_FROM(int8_t, 0);
+  case SR_U2: case SR_U4: CONV_FROM(uint8_t, 0);
   case SR_I8: CONV_FROM(int8_t, 0);
   case SR_I16: CONV_FROM(int16_t, 0);
   case SR_I32: CONV_FROM(int32_t, 0);

@@ -68,6 +68,13 @@ static void grow(void) {
   tcap = n;
 }
 
+static int is_shape(const SrMesh *m) {
+  if (!m->abstract || m->device_fields || m->devices) return 0;
+  for (int i = 0; i < m->n; i++)
+    if (m->types[i] != SR_AXIS_EXPLICIT) return 0;
+  return 1;
+}
+
 const SrType *sr_type_get(const SrTypeBuilder *b0) {
   /* a copy to canonicalize: the fields and the ndim dims used */
   SrTypeBuilder b;
@@ -80,6 +87,9 @@ const SrType *sr_type_get(const SrTypeBuilder *b0) {
     memset(b.dims[i].ax + b.dims[i].nax, 0, SR_MAX_DIM_AXES - b.dims[i].nax);
   }
   if (!named) b.mesh = NULL;
+  /* a type names its axes on the mesh's shape (mesh.h), whatever mesh
+     the builder was given */
+  if (b.mesh && !is_shape(b.mesh)) b.mesh = sr_mesh_shape(b.mesh);
   if (!b.unreduced) b.ukind = SR_UK_NONE;
   else if (b.ukind == SR_UK_NONE) b.ukind = SR_UK_SUM;
 

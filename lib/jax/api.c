@@ -1068,6 +1068,8 @@ void sr_jnp_init(void) {
   sr_jnp_small18_init();
   sr_scipy_linalg18_init();
   sr_scipy_signal_init();
+  sr_ops_segment_init();
+  sr_scipy_sparse_init();
   sr_jnp_fft_init();
   sr_image_init();
   sr_jax_dtypes_init();

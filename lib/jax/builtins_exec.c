@@ -688,6 +688,168 @@ static SrVal *m_compress(SrInterp *I, SrArgs *a) {
   return fn ? sr_call(I, fn, &ca) : sr_raise(I, "AttributeError", "jax.numpy has no compress");
 }
 
+/* ---- x.view(dtype) ---- */
+
+/* fn(*args, **kw) of a registered function; args borrowed. */
+static SrVal *callq(SrInterp *I, const char *qual, int n, SrVal **args, int nkw, const char **kw, SrVal **kwv) {
+  SrVal *fn = sr_lookup_qualname(qual);
+  if (!fn) return sr_raise(I, "NotImplementedError", "%s is not available", qual);
+  SrArgs a = {n, args, nkw, kw, kwv, NULL};
+  return sr_call(I, fn, &a);
+}
+
+/* obj.name(*args) */
+static SrVal *callm(SrInterp *I, SrVal *obj, const char *name, int n, SrVal **args) {
+  SrVal *m = sr_getattr(I, obj, name);
+  if (!m) return NULL;
+  SrArgs a = {n, args, 0, NULL, NULL, NULL};
+  SrVal *r = sr_call(I, m, &a);
+  sr_unref(m);
+  return r;
+}
+
+/* The key (..., start::2). */
+static SrVal *every_other(int64_t start) {
+  SrVal *k = sr_seq(NULL, SR_V_TUPLE, 2);
+  sr_seq_push(NULL, k, sr_word(NULL, "Ellipsis", 8));
+  sr_seq_push(NULL, k, sr_slice_new(sr_int(NULL, start), sr_none(), sr_int(NULL, 2))); /* steals */
+  return k;
+}
+
+/* x.reshape(shape) */
+static SrVal *reshaped(SrInterp *I, SrVal *x, const int64_t *shape, int nd) {
+  SrVal *t = sr_int_tuple(shape, nd), *r = callm(I, x, "reshape", 1, &t);
+  sr_unref(t);
+  return r;
+}
+
+/* lax.bitcast_convert_type(x, dt) */
+static SrVal *bitcast(SrInterp *I, SrVal *x, SrDtype dt) {
+  SrVal *args[2] = {x, sr_dtype_val(NULL, dt)};
+  SrVal *r = callq(I, "jax.lax.bitcast_convert_type", 2, args, 0, NULL, NULL);
+  sr_unref(args[1]);
+  return r;
+}
+
+static SrVal *astype(SrInterp *I, SrVal *x, SrDtype dt) {
+  SrVal *d = sr_dtype_val(NULL, dt), *r = callm(I, x, "astype", 1, &d);
+  sr_unref(d);
+  return r;
+}
+
+/* array_methods._view: x's bits as dtype dt, the last axis resized by the
+   ratio of the widths; bool through uint8 and complex through its real
+   parts interleaved, as JAX has them. */
+static SrVal *view_as(SrInterp *I, SrVal *x, SrDtype dt) {
+  const SrType *t = sr_value_type(I, x);
+  if (!t) return NULL;
+  int bin = sr_dtype_info(t->dtype)->bits, bout = sr_dtype_info(dt)->bits;
+  if (t->ndim == 0) {
+    if (bin != bout) return sr_raise(I, "ValueError", "view() of a 0d array is only supported if the itemsize is unchanged.");
+    int64_t ax = 0;
+    SrVal *e = sr_lax_expand_dims(I, x, &ax, 1), *v = e ? view_as(I, e, dt) : NULL;
+    SrVal *r = v ? callm(I, v, "squeeze", 0, NULL) : NULL;
+    sr_unref(e);
+    sr_unref(v);
+    return r;
+  }
+  int64_t last = t->dims[t->ndim - 1].size;
+  if (!bout || (last * bin) % bout != 0)
+    return sr_raise(I, "ValueError",
+                    "When changing to a larger dtype, its size must be a divisor of the total size in bytes of the "
+                    "last axis of the array.");
+  if (t->dtype == dt) return sr_ref(x);
+  if (t->dtype == SR_BOOL) {
+    SrVal *u = astype(I, x, SR_U8), *r = u ? view_as(I, u, dt) : NULL;
+    sr_unref(u);
+    return r;
+  }
+  if (sr_dtype_is_complex(t->dtype)) {
+    int64_t shape[SR_MAX_RANK];
+    for (int i = 0; i < t->ndim; i++) shape[i] = t->dims[i].size;
+    shape[t->ndim - 1] *= 2;
+    SrVal *ty = callq(I, "jax.typeof", 1, &x, 0, NULL, NULL);
+    SrVal *sh = ty ? sr_getattr(I, ty, "sharding") : NULL;
+    sr_unref(ty);
+    if (!sh) return NULL;
+    SrVal *args[2] = {sr_int_tuple(shape, t->ndim), sr_dtype_val(NULL, sr_dtype_real_of(t->dtype))};
+    const char *kw = sr_intern_cstr("out_sharding");
+    SrVal *z = callq(I, "jax.numpy.zeros", 2, args, 1, &kw, &sh);
+    sr_unref(args[0]);
+    sr_unref(args[1]);
+    sr_unref(sh);
+    for (int part = 0; part < 2 && z; part++) {
+      SrVal *p = sr_getattr(I, x, part ? "imag" : "real");
+      SrVal *at = p ? sr_getattr(I, z, "at") : NULL, *key = every_other(part);
+      SrVal *ref = at ? sr_getitem(I, at, key) : NULL;
+      SrVal *nz = ref ? callm(I, ref, "set", 1, &p) : NULL;
+      sr_unref(p);
+      sr_unref(at);
+      sr_unref(key);
+      sr_unref(ref);
+      sr_unref(z);
+      z = nz;
+    }
+    SrVal *r = z ? view_as(I, z, dt) : NULL;
+    sr_unref(z);
+    return r;
+  }
+  if (dt == SR_BOOL) {
+    SrVal *u = view_as(I, x, SR_U8), *r = u ? astype(I, u, SR_BOOL) : NULL;
+    sr_unref(u);
+    return r;
+  }
+  if (sr_dtype_is_complex(dt)) {
+    SrVal *f = view_as(I, x, sr_dtype_real_of(dt)), *c = f ? astype(I, f, dt) : NULL, *r = NULL;
+    sr_unref(f);
+    if (!c) return NULL;
+    SrVal *k0 = every_other(0), *k1 = every_other(1);
+    SrVal *re = sr_getitem(I, c, k0), *im = re ? sr_getitem(I, c, k1) : NULL;
+    SrVal *j = sr_complex(NULL, 0.0, 1.0);
+    SrVal *jim = im ? sr_binop(I, SR_OP_MUL, j, im) : NULL;
+    if (jim) r = sr_binop(I, SR_OP_ADD, re, jim);
+    sr_unref(k0);
+    sr_unref(k1);
+    sr_unref(re);
+    sr_unref(im);
+    sr_unref(j);
+    sr_unref(jim);
+    sr_unref(c);
+    return r;
+  }
+  int64_t shape[SR_MAX_RANK + 1];
+  for (int i = 0; i < t->ndim; i++) shape[i] = t->dims[i].size;
+  if (bin < bout) {
+    int64_t factor = bout / bin;
+    shape[t->ndim - 1] = last / factor;
+    shape[t->ndim] = factor;
+    SrVal *o = reshaped(I, x, shape, t->ndim + 1), *r = o ? bitcast(I, o, dt) : NULL;
+    sr_unref(o);
+    return r;
+  }
+  if (bin > bout) {
+    SrVal *o = bitcast(I, x, dt);
+    if (!o) return NULL;
+    shape[t->ndim - 1] = last * (bin / bout);
+    SrVal *r = reshaped(I, o, shape, t->ndim);
+    sr_unref(o);
+    return r;
+  }
+  return bitcast(I, x, dt);
+}
+
+/* x.view(dtype=None, type=None) */
+static SrVal *m_view(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "view", "self, dtype=, type=", p) < 0) return NULL;
+  if (p[2] && p[2]->kind != SR_V_NONE)
+    return sr_raise(I, "NotImplementedError", "`type` argument of array.view() is not supported.");
+  int dt = -1;
+  if (p[1] && sr_dtype_arg(I, p[1], &dt, "view") < 0) return NULL;
+  if (dt < 0) return sr_ref(p[0]);
+  return view_as(I, p[0], (SrDtype)dt);
+}
+
 /* x.to_device(device, *, stream=None): jax.device_put(x, device) */
 static SrVal *m_to_device(SrInterp *I, SrArgs *a) {
   if (a->n != 2) return sr_raise(I, "TypeError", "to_device() takes exactly one argument (the device)");
@@ -838,6 +1000,7 @@ void sr_builtins_exec_init(void) {
   sr_def("jax.Array.method.item", m_item, "x.item(): the value of a size-1 array");
   sr_def("jax.Array.method.__round__", m_round, "round(x, ndigits=None): jnp.round, then astype(int) without ndigits");
   sr_def("jax.Array.method.compress", m_compress, "x.compress(condition, axis=None, *, size=None, fill_value=0): jnp.compress(condition, x)");
+  sr_def("jax.Array.method.view", m_view, "x.view(dtype=None): x's bits as dtype (lax.bitcast_convert_type, the last axis resized)");
   sr_def("jax.Array.method.to_device", m_to_device, "x.to_device(device): jax.device_put(x, device)");
   sr_def("jax.Array.method.block_until_ready", m_block_until_ready, "x.block_until_ready(): x");
   sr_def("jax.Array.method.devices", m_devices, "x.devices(): the set of devices holding x");

@@ -111,6 +111,8 @@ void sr_jnp_grid18_init(void);        /* numpy_grid18.c: mgrid, ogrid, r_, c_ */
 void sr_jnp_small18_init(void);       /* numpy_small18.c: ndarray, isdtype, gradient, ... */       /* numpy_index16.c: lax.stack/unstack, nan-quantiles, ... */
 void sr_scipy_linalg18_init(void);    /* scipy_linalg18.c: toeplitz, hankel, ... (special matrices) */
 void sr_jnp_fft_init(void);          /* numpy_fft.c: jax.lax.fft, lax.FftType and jax.numpy.fft */
+void sr_ops_segment_init(void);       /* ops_segment.c: jax.ops.segment_sum, _prod, _max, _min */
+void sr_scipy_sparse_init(void);      /* scipy_sparse.c: jax.scipy.sparse.linalg.cg */
 void sr_scipy_signal_init(void);      /* scipy_signal.c: jax.scipy.signal convolve, correlate, detrend */
 void sr_image_init(void);             /* image.c: jax.image resize, scale_and_translate */
 void sr_jax_dtypes_init(void);        /* numpy_build.c: jax.dtypes (after jax.numpy) */

@@ -252,7 +252,26 @@ static SrVal *bi_iinfo(SrInterp *I, SrArgs *a) {
   return sr_obj(&iinfo_class, in);
 }
 
+/* A dtype's numpy attributes: name, itemsize (bytes an element of a
+   numpy array takes: sub-byte types one) and kind ('V' for ml_dtypes'
+   types: bfloat16, the float8s, int2/int4). */
+static SrVal *dtype_getattr(SrInterp *I, SrVal *self, const char *name) {
+  (void)I;
+  SrDtype d = self->dtype;
+  int k = sr_dtype_kind(d);
+  if (k == SR_DK_OTHER || k == SR_DK_FLOAT0) return NULL;
+  if (!strcmp(name, "name")) return sr_str_cstr(NULL, sr_dtype_name(d));
+  if (!strcmp(name, "itemsize")) return sr_int(NULL, sr_dtype_info(d)->size);
+  if (!strcmp(name, "kind")) {
+    int ml = sr_dtype_info(d)->bits < 8 || d == SR_BF16 || (k == SR_DK_FLOAT && sr_dtype_info(d)->bits == 8);
+    const char *c = ml ? "V" : k == SR_DK_BOOL ? "b" : k == SR_DK_INT ? "i" : k == SR_DK_UINT ? "u" : k == SR_DK_FLOAT ? "f" : "c";
+    return sr_str(NULL, c, 1);
+  }
+  return NULL;
+}
+
 void sr_jnp_info_init(void) {
+  sr_kind_getattr_set(SR_V_DTYPE, dtype_getattr);
   sr_def("jax.numpy.finfo", bi_finfo,
          "finfo(dtype): machine limits of a float dtype (bits, eps, epsneg, max, min, tiny, smallest_normal, "
          "smallest_subnormal, resolution, precision, nmant, nexp, minexp, maxexp, machep, negep, dtype)");

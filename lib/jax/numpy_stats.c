@@ -984,15 +984,50 @@ static SrVal *inner_quantile(SrInterp *I, const Statics *s, SrVal **sv, SrVal **
   return jit_with(I, (s->flags & Q_SQUASH) ? "nanquantile" : "quantile", quantile_body, st, 2, dyn);
 }
 
-/* the body of jit percentile and nanpercentile: (nan)quantile(a, q / 100) */
+/* percentile's internal_quantile(x, y): the quantile jit on what
+   auto_axes passes */
+static SrVal *internal_quantile(SrInterp *I, SrArgs *a) {
+  Statics *s = statics_of(I);
+  if (a->n != 2) return sr_raise(I, "TypeError", "internal_quantile() takes 2 positional arguments");
+  return inner_quantile(I, s, s->v, a->v);
+}
+
+/* the body of jit percentile and nanpercentile: (nan)quantile(a, q / 100);
+   percentile's out_sharding (statics slot 3) through auto_axes over the
+   out_sharding mesh's Explicit axes */
 static SrVal *percentile_body(SrInterp *I, SrArgs *a) {
   Statics *s = statics_of(I);
   SrVal *h = sr_int(NULL, 100);
   SrVal *q = np2(I, "true_divide", a->v[1], h);
   sr_unref(h);
   if (!q) return NULL;
-  SrVal *dyn[2] = {a->v[0], q};
-  SrVal *r = inner_quantile(I, s, s->v, dyn);
+  SrVal *dyn[2] = {a->v[0], q}, *r = NULL;
+  SrVal *sh = s->v[3];
+  if (!sh) {
+    r = inner_quantile(I, s, s->v, dyn);
+  } else {
+    Statics *is = statics_new(3, s->v);
+    is->flags = s->flags;
+    SrVal *fn = sr_builtin_with("internal_quantile", internal_quantile, is, statics_free);
+    SrVal *aa = sr_lookup_qualname("jax.sharding.auto_axes");
+    if (!aa) {
+      sr_raise(I, "NotImplementedError", "out_sharding= needs jax.sharding.auto_axes");
+    } else {
+      const SrMesh *m = sh->sh.mesh;
+      SrVal *axes = sr_api_axes_tuple(m, sr_mesh_axes_of_type(m, SR_AXIS_EXPLICIT));
+      const char *kw[2] = {sr_intern_cstr("out_sharding"), sr_intern_cstr("axes")};
+      SrVal *kwv[2] = {sh, axes};
+      SrArgs da = {1, &fn, 2, kw, kwv, NULL};
+      SrVal *dec = sr_call(I, aa, &da);
+      if (dec) {
+        SrArgs ca = {2, dyn, 0, NULL, NULL, NULL};
+        r = sr_call(I, dec, &ca);
+        sr_unref(dec);
+      }
+      sr_unref(axes);
+    }
+    sr_unref(fn);
+  }
   sr_unref(q);
   return r;
 }
@@ -1016,12 +1051,23 @@ static SrVal *median_body(SrInterp *I, SrArgs *a) {
 /* quantile, percentile and their nan forms (squash: NaNs left out), each
    a jit of its own name around body */
 static SrVal *q_front(SrInterp *I, SrArgs *a, const char *name, SrBuiltinFn body, int squash) {
-  SrVal *p[8];
-  if (sr_args_parse(I, a, name, "a, q, axis=, out=, overwrite_input=, method=, keepdims=, *, weights=", p) < 0)
+  SrVal *p[9] = {NULL};
+  /* percentile alone takes out_sharding */
+  int with_sh = strcmp(name, "percentile") == 0;
+  if (sr_args_parse(I, a, name,
+                    with_sh ? "a, q, axis=, out=, overwrite_input=, method=, keepdims=, *, weights=, out_sharding="
+                            : "a, q, axis=, out=, overwrite_input=, method=, keepdims=, *, weights=",
+                    p) < 0)
     return NULL;
   if (given(p[7])) return sr_raise(I, "NotImplementedError", "jnp.%s: weights= is not supported", name);
+  SrVal *sh = NULL;
+  if (given(p[8]) && sr_api_canon_sharding(I, p[8], "jnp.percentile", &sh) < 0) return NULL;
   Statics *st = q_statics(I, name, p[2], p[5], p[6], p[3], p[4]);
-  if (!st) return NULL;
+  if (!st) {
+    sr_unref(sh);
+    return NULL;
+  }
+  st->v[3] = sh;
   if (squash) st->flags |= Q_SQUASH;
   SrVal *dyn[2] = {arr(I, p[0]), NULL};
   if (dyn[0]) dyn[1] = arr(I, p[1]);
@@ -1081,7 +1127,7 @@ void sr_jnp_stats_init(void) {
       {"jax.numpy.quantile", jnp_quantile,
        "quantile(a, q, axis=None, method='linear', keepdims=False): jit[name=quantile]: sort, then gathers"},
       {"jax.numpy.percentile", jnp_percentile,
-       "percentile(a, q, axis=None, method='linear', keepdims=False): jit[name=percentile], quantile of q / 100"},
+       "percentile(a, q, axis=None, method='linear', keepdims=False, *, out_sharding=None): jit[name=percentile], quantile of q / 100"},
       {"jax.numpy.median", jnp_median, "median(a, axis=None, keepdims=False): jit[name=median], a midpoint quantile"},
       {"jax.lax.cumprod", lax_cumprod, "cumprod(operand, axis=0, reverse=False)"},
       {"jax.lax.cummax", lax_cummax, "cummax(operand, axis=0, reverse=False)"},

@@ -408,8 +408,11 @@ static int ev_random_unwrap(SrEvalCtx *cx, const SrEvalEqn *e) {
   return 0;
 }
 
-/* lax.bitcast_convert_type between dtypes of one width: the operand's
-   shape and sharding in new_dtype. */
+/* lax.bitcast_convert_type: _bitcast_convert_type_dtype_rule (bool and
+   complex only to themselves), _shape_rule (a wider dtype gains a
+   trailing dim of old_nbits // new_nbits, a narrower one takes the
+   trailing dim whose bits it holds) and _sharding_rule (the spec gains an
+   unsharded trailing dim, or loses its last). */
 static int type_bitcast(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
   const SrType *x = e->in[0];
@@ -417,18 +420,89 @@ static int type_bitcast(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   int present = 0;
   if (sr_rparam_dtype(cx, e, "new_dtype", &dt, &present) < 0) return -1;
   if (!present) return sr_terr(cx, "TypeError", "bitcast_convert_type needs a new_dtype");
-  if (sr_dtype_info(dt)->bits != sr_dtype_info(x->dtype)->bits)
-    return sr_terr(cx, "NotImplementedError",
-                   "bitcast_convert_type between dtypes of different widths (%s to %s) is not supported here",
+  int odd = x->dtype == SR_BOOL || sr_dtype_is_complex(x->dtype) || dt == SR_BOOL || sr_dtype_is_complex(dt);
+  if (odd && x->dtype != dt)
+    return sr_terr(cx, "TypeError",
+                   "lax.bitcast_convert_type does not support bool or complex values unless the operand and "
+                   "destination types match. Got operand dtype=%s, new_dtype=dtype('%s'). Consider using the "
+                   "arr.view() method instead.",
                    sr_dtype_name(x->dtype), sr_dtype_name(dt));
+  int old_bits = sr_dtype_info(x->dtype)->bits, new_bits = sr_dtype_info(dt)->bits;
+  if (!old_bits || !new_bits || sr_dtype_kind(x->dtype) == SR_DK_OTHER || sr_dtype_kind(dt) == SR_DK_OTHER)
+    return sr_terr(cx, "TypeError", "bitcast_convert_type from %s to %s is not supported", sr_dtype_name(x->dtype),
+                   sr_dtype_name(dt));
+  int64_t last = x->ndim ? x->dims[x->ndim - 1].size : 1;
+  if (old_bits < new_bits && last * old_bits != new_bits) {
+    SrBuf s = SR_BUF_INIT;
+    sr_shape_str(&s, x);
+    sr_terr(cx, "ValueError",
+            "Attempting to convert array of shape %s from %s of size %d bits to %s of size %d, bits but %lld * %d "
+            "!= %d",
+            sr_buf_str(&s), sr_dtype_name(x->dtype), old_bits, sr_dtype_name(dt), new_bits, (long long)last,
+            old_bits, new_bits);
+    sr_buf_free(&s);
+    return -1;
+  }
+  if (old_bits > new_bits && x->ndim + 1 > SR_MAX_RANK) return sr_terr(cx, "ValueError", "bitcast_convert_type: too many dimensions");
   SrStd s;
   if (sr_std_begin(cx, e, &s) < 0 || sr_ur_none(cx, e, &s, 0) < 0) return -1;
   SrTypeBuilder b;
   like(&b, x, dt);
+  if (old_bits > new_bits) {
+    memset(&b.dims[b.ndim], 0, sizeof b.dims[0]);
+    b.dims[b.ndim++].size = old_bits / new_bits;
+  } else if (old_bits < new_bits && b.ndim) {
+    b.ndim--;
+  }
   if (s.mode != SR_MODE_EXPLICIT) sr_builder_replicate(&b);
   if (!b.mesh) b.mesh = s.mesh;
   if (sr_vma_standard(cx, e, &b.varying) < 0) return -1;
   return sr_finish_type(cx, e, &b, out);
+}
+
+/* The bit pattern of element i of a buffer of dtype bits wide (sub-byte
+   dtypes one to a byte), and its store. */
+static uint64_t bits_at(const uint8_t *p, size_t i, int size, int bits) {
+  uint64_t v = 0;
+  for (int k = 0; k < size; k++) v |= (uint64_t)p[i * size + k] << (8 * k);
+  return bits < 64 ? v & ((UINT64_C(1) << bits) - 1) : v;
+}
+
+static void bits_put(uint8_t *p, size_t i, int size, int bits, int is_signed, uint64_t v) {
+  if (bits < 8 && is_signed && (v >> (bits - 1)) & 1) v |= ~UINT64_C(0) << bits; /* sign-extend int2/int4 */
+  for (int k = 0; k < size; k++) p[i * size + k] = (uint8_t)(v >> (8 * k));
+}
+
+typedef struct BitcastArg {
+  int in_size, in_bits, out_size, out_bits, out_signed;
+} BitcastArg;
+
+/* XLA's BitcastConvert as the host's little-endian memory has it: a wide
+   element's pieces from its lowest bits up, narrow elements joined the
+   same way. */
+static int bitcast_fn(SrShardIO *io) {
+  const BitcastArg *a = io->arg;
+  const uint8_t *x = io->in[0]->data;
+  uint8_t *y = io->out[0]->data;
+  size_t n_in = io->in[0]->nbytes / (size_t)a->in_size, n_out = io->out[0]->nbytes / (size_t)a->out_size;
+  if (a->in_bits >= a->out_bits) {
+    int k = a->in_bits / a->out_bits;
+    for (size_t i = 0; i < n_in; i++) {
+      uint64_t v = bits_at(x, i, a->in_size, a->in_bits);
+      for (int j = 0; j < k && i * k + j < n_out; j++) {
+        uint64_t piece = a->out_bits < 64 ? (v >> (j * a->out_bits)) & ((UINT64_C(1) << a->out_bits) - 1) : v;
+        bits_put(y, i * k + j, a->out_size, a->out_bits, a->out_signed, piece);
+      }
+    }
+  } else {
+    int k = a->out_bits / a->in_bits;
+    for (size_t i = 0; i < n_out; i++) {
+      uint64_t v = 0;
+      for (int j = 0; j < k && i * k + j < n_in; j++) v |= bits_at(x, i * k + j, a->in_size, a->in_bits) << (j * a->in_bits);
+      bits_put(y, i, a->out_size, a->out_bits, a->out_signed, v);
+    }
+  }
+  return 0;
 }
 
 static int ev_bitcast(SrEvalCtx *cx, const SrEvalEqn *e) {
@@ -436,14 +510,26 @@ static int ev_bitcast(SrEvalCtx *cx, const SrEvalEqn *e) {
   const SrMesh *m = sr_ev_mesh_for(cx, e, t);
   const SrType *l = sr_ev_out_layout(cx, e, 0, m);
   SrDtype from = e->in[0]->type->dtype;
-  if (sr_elem_size(from) != sr_elem_size(t->dtype))
-    return sr_ev_err(cx, "NotImplementedError", "bitcast_convert_type from %s to %s changes the element size",
-                     sr_dtype_name(from), sr_dtype_name(t->dtype));
-  SrArray *x = operand(cx, e->in[0], m, sr_layout_with_dtype(l, from));
+  const SrDtypeInfo *fi = sr_dtype_info(from), *ti = sr_dtype_info(t->dtype);
+  if (fi->bits == ti->bits && fi->size == ti->size) {
+    SrArray *x = operand(cx, e->in[0], m, sr_layout_with_dtype(l, from));
+    if (!x) return -1;
+    e->out[0] = sr_array_retype(x, t, x->mesh == m ? l : sr_layout_with_dtype(x->layout, t->dtype));
+    sr_array_unref(x);
+    return 0;
+  }
+  /* the operand laid out as the result, its trailing dim (of the pieces
+     or of what they join) whole on each device */
+  const SrType *want = fi->bits == ti->bits   ? sr_layout_with_dtype(l, from)
+                       : fi->bits > ti->bits ? with_trailing(l, -1, from)
+                                              : with_trailing(l, ti->bits / fi->bits, from);
+  SrArray *x = operand(cx, e->in[0], m, want);
   if (!x) return -1;
-  e->out[0] = sr_array_retype(x, t, x->mesh == m ? l : sr_layout_with_dtype(x->layout, t->dtype));
+  BitcastArg arg = {fi->size, fi->bits, ti->size, ti->bits, sr_dtype_kind(t->dtype) == SR_DK_INT};
+  e->out[0] = sr_array_new(t, l, m);
+  int rc = sr_ev_map(cx, 1, &x, 1, e->out, 0, bitcast_fn, &arg);
   sr_array_unref(x);
-  return 0;
+  return rc;
 }
 
 /* ==== threefry2x32 ==== */

@@ -3312,7 +3312,38 @@ typedef enum { SC_SET, SC_ADD, SC_SUB, SC_MUL, SC_MIN, SC_MAX } ScatterOp;
 /* *to = *to op *from, in dtype dt (bool: add is or, mul and); min and max
    propagate a NaN, as lax.min and lax.max do. */
 static void combine_elem(ScatterOp op, SrDtype dt, unsigned char *to, const unsigned char *from) {
-  if (sr_dtype_in(dt, SR_DC_FLOAT)) {
+  if (sr_dtype_is_complex(dt)) {
+    /* part by part in the dtype's own precision; min and max
+       lexicographic, as the collectives fold complex values */
+    double ar, ai, br, bi;
+    if (dt == SR_C64) {
+      float f[4];
+      memcpy(f, to, 8);
+      memcpy(f + 2, from, 8);
+      ar = f[0], ai = f[1], br = f[2], bi = f[3];
+    } else {
+      double d[4];
+      memcpy(d, to, 16);
+      memcpy(d + 2, from, 16);
+      ar = d[0], ai = d[1], br = d[2], bi = d[3];
+    }
+    double rr, ri;
+    if (op == SC_ADD) rr = ar + br, ri = ai + bi;
+    else if (op == SC_SUB) rr = ar - br, ri = ai - bi;
+    else if (op == SC_MUL) rr = ar * br - ai * bi, ri = ar * bi + ai * br;
+    else {
+      int b_less = br < ar || (br == ar && bi < ai);
+      int take_b = op == SC_MIN ? b_less : !b_less && (br != ar || bi != ai);
+      rr = take_b ? br : ar, ri = take_b ? bi : ai;
+    }
+    if (dt == SR_C64) {
+      float f[2] = {(float)rr, (float)ri};
+      memcpy(to, f, 8);
+    } else {
+      double d[2] = {rr, ri};
+      memcpy(to, d, 16);
+    }
+  } else if (sr_dtype_in(dt, SR_DC_FLOAT)) {
     double a = sr_kern_get_f64(dt, to), b = sr_kern_get_f64(dt, from);
     double r = op == SC_ADD ? a + b : op == SC_SUB ? a - b : op == SC_MUL ? a * b : isnan(a) || isnan(b) ? NAN : op == SC_MIN ? fmin(a, b) : fmax(a, b);
     sr_kern_set_scalar(dt, r, 0, to);
@@ -3458,8 +3489,6 @@ static int ev_scatter(SrEvalCtx *cx, const SrEvalEqn *e) {
   int id = e->prim->id;
   a.op = id == SR_P_scatter_add ? SC_ADD : id == SR_P_scatter_sub ? SC_SUB : id == SR_P_scatter_mul ? SC_MUL : id == SR_P_scatter_min ? SC_MIN
          : id == SR_P_scatter_max ? SC_MAX : SC_SET;
-  if (a.op != SC_SET && sr_dtype_in(a.dt, SR_DC_COMPLEX))
-    return sr_ev_err(cx, "NotImplementedError", "%s of %s", e->prim->name, sr_dtype_name(a.dt));
   const SrJaxpr *uj = a.op == SC_SET ? sr_ev_param_jaxpr(e, "update_jaxpr") : NULL;
   if (uj) return ev_scatter_apply(cx, e, &a, uj, o);
   SrArray *ins[3] = {0};

@@ -683,6 +683,14 @@ SrVal *sr_getitem(SrInterp *I, SrVal *obj, SrVal *key) {
     return NULL;
   }
   case SR_V_SPEC:
+    if (sr_is_obj(key, &sr_slice_class)) {
+      /* PartitionSpec.__getitem__: a slice of its partitions, a tuple */
+      int64_t st, sp, step, cnt;
+      if (sr_slice_indices(I, key, obj->spec->n, &st, &sp, &step, &cnt) < 0) return NULL;
+      SrVal *t = sr_seq(NULL, SR_V_TUPLE, (int)cnt);
+      for (int64_t k = 0, j = st; k < cnt; k++, j += step) sr_seq_push(NULL, t, spec_entry(&obj->spec->e[j]));
+      return t;
+    }
     if (sr_index(I, key, obj->spec->n, &i) < 0) return NULL;
     return spec_entry(&obj->spec->e[i]);
   default:
