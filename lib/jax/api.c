@@ -1029,6 +1029,36 @@ static SrVal *call_jaxpr_value(SrInterp *I, SrVal *fn, SrArgs *a) {
   return r;
 }
 
+/* core.jaxpr_as_fun(jaxpr): a function that runs the jaxpr on its
+   arguments and returns the list of its results */
+static SrVal *jaxpr_fun_call(SrInterp *I, SrArgs *a) {
+  if (a->nkw) return sr_raise(I, "TypeError", "jaxpr_as_fun's function takes positional arguments only");
+  const SrJaxpr *j = a->self->jx.jaxpr;
+  if ((uint32_t)a->n != sr_nargs(j)) return sr_eval_jaxpr(I, j, a->n, a->v); /* which says so */
+  SrVal **args = sr_xmalloc(((size_t)a->n + 1) * sizeof *args);
+  memcpy(args, a->v, (size_t)a->n * sizeof *args);
+  SrVal *r = NULL;
+  if (check_jaxpr_args(I, j, a->n, args) == 0) {
+    r = sr_eval_jaxpr(I, j, a->n, args);
+    for (int i = 0; i < a->n; i++) sr_unref(args[i]);
+  }
+  free(args);
+  if (r && r->kind != SR_V_LIST) {
+    SrVal *l = sr_seq(NULL, SR_V_LIST, r->seq.n);
+    for (int i = 0; i < r->seq.n; i++) sr_seq_push(NULL, l, sr_ref(r->seq.items[i]));
+    sr_unref(r);
+    r = l;
+  }
+  return r;
+}
+
+static SrVal *jax_jaxpr_as_fun(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "jaxpr_as_fun", "closed_jaxpr", p) < 0) return NULL;
+  if (p[0]->kind != SR_V_JAXPR) return sr_raise(I, "TypeError", "jaxpr_as_fun expects a ClosedJaxpr");
+  return sr_bound_method(p[0], "jaxpr_as_fun", jaxpr_fun_call);
+}
+
 void sr_jnp_init(void) {
   sr_autodiff_init();
   sr_vmap_init();
@@ -1038,6 +1068,8 @@ void sr_jnp_init(void) {
   sr_def("jax.typeof", jax_typeof, "typeof(x): x's type with its sharding, as float32[8@X,4]");
   sr_def("jax.core.ShapedArray", jax_shaped_array,
          "ShapedArray(shape, dtype, weak_type=False, *, sharding=None): an aval (its sharding over an AbstractMesh)");
+  sr_def("jax.core.jaxpr_as_fun", jax_jaxpr_as_fun,
+         "jaxpr_as_fun(closed_jaxpr): a function running the jaxpr, returning the list of its results");
   sr_def("jax.ShapeDtypeStruct", jax_shape_dtype_struct,
          "ShapeDtypeStruct(shape, dtype, sharding=None): an abstract array");
   sr_def("jax.make_jaxpr", jax_make_jaxpr, "make_jaxpr(f)(*args): the jaxpr of f traced on args' types");

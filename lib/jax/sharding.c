@@ -687,6 +687,17 @@ static SrVal *mesh_getattr(SrInterp *I, SrVal *self, const char *name) {
     return t;
   }
   if (strcmp(name, "abstract_mesh") == 0) return sr_mesh_val(NULL, sr_mesh_abstract(m, !m->abstract));
+  /* are_all_axes_manual / _auto / _explicit: every axis of that type (False
+     for an empty mesh, mesh.py's all_axis_types_match) */
+  int all = strcmp(name, "are_all_axes_manual") == 0     ? SR_AXIS_MANUAL
+            : strcmp(name, "are_all_axes_explicit") == 0 ? SR_AXIS_EXPLICIT
+            : strcmp(name, "are_all_axes_auto") == 0     ? SR_AXIS_AUTO
+                                                         : -1;
+  if (all >= 0) {
+    int ok = m->n > 0;
+    for (int i = 0; i < m->n; i++) ok = ok && m->types[i] == all;
+    return sr_bool(ok);
+  }
   return NULL;
 }
 
