@@ -453,6 +453,70 @@ static SrVal *call_traced(SrInterp *I, SrVal *fn, const char *name, SrArgs *a, i
   return bind_body(I, body, out_tree, captured, name, a, prim, prevent_cse, in_sh, out_sh);
 }
 
+/* pxla's lowering check: a jit run on the devices of its committed
+   arguments (or of the context mesh, or on one device) cannot return a
+   value typed over a fully Explicit mesh of another size. */
+/* The devices of a concrete sharding in a param value (device_put's
+   devices, a sharding_constraint's sharding), inner jaxprs included: 0
+   for none. */
+static int param_devices(const SrVal *v, int depth) {
+  if (!v || depth > 64) return 0;
+  if (v->kind == SR_V_SHARDING) return !v->sh.mesh->abstract && v->sh.mesh->n ? sr_mesh_ndev(v->sh.mesh) : 0;
+  if (v->kind == SR_V_TUPLE || v->kind == SR_V_LIST) {
+    for (int i = 0; i < v->seq.n; i++) {
+      int n = param_devices(v->seq.items[i], depth + 1);
+      if (n) return n;
+    }
+    return 0;
+  }
+  if (v->kind == SR_V_JAXPR) {
+    const SrJaxpr *j = v->jx.jaxpr;
+    for (uint32_t k = 0; k < j->neqn; k++)
+      for (uint32_t p = 0; p < j->eqns[k].nparams; p++) {
+        int n = param_devices(j->eqns[k].params[p].val, depth + 1);
+        if (n) return n;
+      }
+  }
+  return 0;
+}
+
+static int check_device_assignment(SrInterp *I, const SrJaxpr *body, SrVal *leaves) {
+  int nda = 0;
+  /* pxla: the devices of the arguments' and the jaxpr's shardings */
+  for (uint32_t k = 0; k < body->neqn && !nda; k++)
+    for (uint32_t p = 0; p < body->eqns[k].nparams && !nda; p++) nda = param_devices(body->eqns[k].params[p].val, 0);
+  for (int i = 0; i < leaves->seq.n && !nda; i++) {
+    SrArrayObj *a = sr_array_of(leaves->seq.items[i]);
+    if (a && a->kind == SR_AV_CONCRETE && a->data->committed) nda = sr_mesh_ndev(a->data->mesh);
+  }
+  if (!nda) nda = I->jax->mesh && I->jax->mesh->n ? sr_mesh_ndev(I->jax->mesh) : 1;
+  const SrMesh *ctx = sr_jax_abstract_mesh(I->jax);
+  for (uint32_t i = 0; i < body->nout; i++) {
+    const SrType *t = body->outvars[i]->type;
+    if (!t || !t->mesh || !t->mesh->n) continue;
+    /* the aval's axis types: the context's where it is that mesh (types
+       name Explicit axes only) */
+    int explicit = 1;
+    if (ctx->n && sr_mesh_shape(ctx) == t->mesh)
+      for (int k = 0; k < ctx->n; k++) explicit &= ctx->types[k] == SR_AXIS_EXPLICIT;
+    int64_t size = sr_mesh_size(t->mesh);
+    if (!explicit || size == nda || t->mesh->unsized) continue;
+    SrTypeCtx cx;
+    SrDiags d = SR_DIAGS_INIT;
+    sr_type_ctx(I, &cx, &d);
+    SrBuf b = SR_BUF_INIT;
+    sr_aval_str_short(&b, &cx, t, 1);
+    sr_diags_clear(&d);
+    sr_raise(I, "ValueError",
+             "Length of device assignment %d is not equal to the size of the mesh %lld of aval %s. Please enter "
+             "your `jit` into a mesh context via `jax.set_mesh`.",
+             nda, (long long)size, sr_buf_str(&b));
+    sr_buf_free(&b);
+    return -1;
+  }
+  return 0;
+}
+
 /* Binds the call primitive on a traced body: the captured values, then the
    arguments' leaves.  Takes body's program reference, out_tree and
    captured (NULL for none). */
@@ -493,7 +557,9 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
     sr_plist_add(&ps, "differentiated", sr_bool(0));
     sr_plist_add(&ps, "policy", policy ? sr_ref(policy) : sr_none());
   }
-  SrVal *r = sr_bind(I, prim, leaves->seq.n, leaves->seq.items, ps.n, ps.p);
+  SrVal *r = prim == SR_P_jit && !I->trace && check_device_assignment(I, body, leaves) < 0
+                ? NULL
+                : sr_bind(I, prim, leaves->seq.n, leaves->seq.items, ps.n, ps.p);
   if (r && prim == SR_P_jit && !out_sh)
     sr_jit_recover_user_shardings(leaves->seq.items + captured->seq.n, leaves->seq.n - captured->seq.n, r);
   sr_plist_free(&ps);

@@ -424,8 +424,8 @@ SrVal *sr_random_sample_traced(SrInterp *I, int kind, SrVal *key, const int64_t 
     return r;
   }
   /* maybe_auto_axes: auto_axes(sampler, out_sharding=..., axes=the
-     mesh's Explicit axes) */
-  const SrMesh *m = sr_api_mesh(I);
+     Explicit axes of the sharding's mesh: the context's for a P) */
+  const SrMesh *m = out_sharding->kind == SR_V_SHARDING && out_sharding->sh.mesh->n ? out_sharding->sh.mesh : sr_api_mesh(I);
   SrVal *axes = sr_api_axes_tuple(m, sr_mesh_axes_of_type(m, SR_AXIS_EXPLICIT));
   Wrapped *w = sr_xcalloc(1, sizeof *w);
   w->kind = kind;
