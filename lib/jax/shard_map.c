@@ -948,6 +948,36 @@ static SrVal *top_ag_one(SrInterp *I, SrVal *x, SrVal *out_sh_, int multi_dim) {
   SrSpec ns = *os;
   ns.n = n < (int)(sizeof e / sizeof *e) ? n : (int)(sizeof e / sizeof *e);
   ns.e = e;
+  /* jax_remove_size_one_mesh_axis_from_type: without the axes of size 1 */
+  const SrMesh *om = out_sh->sh.mesh;
+  const char *kept[SR_MAX_RANK + 8][SR_MAX_DIM_AXES], *ur[2][SR_MAX_AXES];
+  if (sr_type_remove_size_one()) {
+    for (int i = 0; i < ns.n; i++) {
+      int k2 = 0;
+      for (int k = 0; k < e[i].n && k2 < SR_MAX_DIM_AXES; k++) {
+        int ax = sr_mesh_axis(om, e[i].names[k]);
+        if (ax < 0 || om->sizes[ax] != 1) kept[i][k2++] = e[i].names[k];
+      }
+      e[i].names = kept[i];
+      e[i].n = k2;
+    }
+    for (int w = 0; w < 2; w++) {
+      const char **src = w ? os->reduced : os->unreduced;
+      int cnt = w ? os->nreduced : os->nunreduced, k2 = 0;
+      for (int k = 0; k < cnt && k2 < SR_MAX_AXES; k++) {
+        int ax = sr_mesh_axis(om, src[k]);
+        if (ax < 0 || om->sizes[ax] != 1) ur[w][k2++] = src[k];
+      }
+      if (w) {
+        ns.reduced = ur[1];
+        ns.nreduced = k2;
+      } else {
+        ns.unreduced = ur[0];
+        ns.nunreduced = k2;
+        if (!k2) ns.ukind = SR_UK_NONE;
+      }
+    }
+  }
   TopAg *t = sr_xcalloc(1, sizeof *t);
   t->in_spec = sr_spec_val(NULL, in_sh->sh.spec);
   t->out_spec = sr_spec_val(NULL, &ns);
