@@ -184,11 +184,15 @@ static SrVal *array_sharding(SrArray *a) {
   sr_shard_of_type(a->layout, &s);
   s.mesh = sr_mesh_shape(a->mesh);
   /* the spec XLA's sharding converts to has no trailing Nones; one that
-     names Explicit axes is the type's own, in full (pxla's out shardings) */
-  int explicit = 0;
+     names Explicit axes and no Auto one is the type's own, in full (pxla's
+     out shardings) */
+  int explicit = 0, autos = 0;
   for (int i = 0; i < s.ndim; i++)
-    for (int k = 0; k < s.nax[i]; k++) explicit |= a->mesh->types[s.ax[i][k]] == SR_AXIS_EXPLICIT;
-  if (mesh_has_auto(a->mesh) && !explicit)
+    for (int k = 0; k < s.nax[i]; k++) {
+      explicit |= a->mesh->types[s.ax[i][k]] == SR_AXIS_EXPLICIT;
+      autos |= a->mesh->types[s.ax[i][k]] == SR_AXIS_AUTO;
+    }
+  if (mesh_has_auto(a->mesh) && (!explicit || autos))
     while (s.ndim > 0 && s.nax[s.ndim - 1] == 0) s.ndim--;
   SrVal *spec = sr_shard_to_spec_val(&s);
   /* core.mem_space_to_kind: host memory is pinned_host */
