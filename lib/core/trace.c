@@ -567,6 +567,8 @@ SrVal *sr_bind_prim(SrInterp *I, const SrPrim *prim, int nin, SrVal **in, int np
     SrEqn *q = sr_jb_eqn(&t->jb, prim, (uint32_t)nin, ivars, nout, ovars, (uint32_t)nparams, ps);
     q->ns = I->ns;
     q->loc = I->loc ? I->loc : sr_trace_loc_hook ? sr_trace_loc_hook(I) : NULL;
+    const SrMesh *cur = sr_jax_abstract_mesh(I->jax);
+    q->mesh = cur != t->mesh ? cur : NULL;
     free(ps);
     for (uint32_t i = 0; i < nout; i++) vals[i] = tracer(t, ovars[i]);
     free(ovars);
