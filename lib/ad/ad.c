@@ -368,6 +368,14 @@ SrVal *sr_ad_sharding_param(SrAd *ad, const SrType *t) {
   SrShardSpec s;
   sr_shard_of_type(t, &s);
   const SrMesh *shape = sr_mesh_shape(m);
+  /* a type over a mesh of other names (use_abstract_mesh(mesh.update(
+     axis_names=...))): its own mesh */
+  for (int i = 0; t->mesh && t->mesh != shape && i < t->mesh->n; i++)
+    if (sr_mesh_axis(shape, t->mesh->names[i]) < 0) {
+      m = sr_mesh_abstract(t->mesh, 1);
+      shape = t->mesh;
+      break;
+    }
   /* the type's axes, named on the context mesh */
   if (t->mesh && t->mesh != shape) {
     for (int i = 0; i < s.ndim; i++)
@@ -434,9 +442,12 @@ int sr_ad_eval(SrAd *ad, const SrJaxpr *j, SrVal **primals, SrVal **tangents, Sr
   /* each equation's rule binds under the name stack and the equation's
      own (core.eval_jaxpr's source_info) */
   const char *ns0 = I->ns, *loc0 = I->loc;
+  int md0 = I->jax->nabstract; /* the equations' own meshes go on top */
   for (uint32_t k = 0; k < j->neqn; k++) {
     const SrEqn *e = &j->eqns[k];
     I->ns = sr_ns_concat(ns0, e->ns);
+    sr_jax_leave_eqn_mesh(I->jax, md0);
+    sr_jax_enter_eqn_mesh(I->jax, e->mesh);
     I->loc = e->loc ? e->loc : loc0;
     if (sr_interrupt_point(I)) {
       sr_raise(I, "KeyboardInterrupt", "interrupted");
@@ -505,6 +516,7 @@ int sr_ad_eval(SrAd *ad, const SrJaxpr *j, SrVal **primals, SrVal **tangents, Sr
     }
   }
   I->ns = ns0;
+  sr_jax_leave_eqn_mesh(I->jax, md0);
   I->loc = loc0;
   for (uint32_t i = 0; i < j->nout; i++) {
     SrVar *o = j->outvars[i];
@@ -521,6 +533,7 @@ int sr_ad_eval(SrAd *ad, const SrJaxpr *j, SrVal **primals, SrVal **tangents, Sr
   rc = 0;
 done:
   I->ns = ns0;
+  sr_jax_leave_eqn_mesh(I->jax, md0);
   I->loc = loc0;
   for (uint32_t i = 0; i < nv; i++) {
     sr_unref(pv[i]);
@@ -606,11 +619,14 @@ int sr_ad_backward(SrAd *ad, const SrJaxpr *j, const uint8_t *linear, SrVal **va
      _name_stack_ctx), the linear ones transposed under 'transpose' too
      when ad->transform_stack */
   const char *ns0 = I->ns;
+  int md0 = I->jax->nabstract; /* the equations' own meshes go on top */
   const char *bns = ad->transform_stack ? sr_ns_transform(ns0, "transpose") : ns0;
   SrVal *small[32];
   for (uint32_t k = 0; k < j->neqn; k++) {
     const SrEqn *e = &j->eqns[k];
     I->ns = sr_ns_concat(ns0, e->ns);
+    sr_jax_leave_eqn_mesh(I->jax, md0);
+    sr_jax_enter_eqn_mesh(I->jax, e->mesh);
     int islin = 0;
     for (uint32_t i = 0; i < e->nin && !islin; i++) islin = e->in[i]->kind != SR_LIT && lin[e->in[i]->id];
     if (islin) {
@@ -630,6 +646,7 @@ int sr_ad_backward(SrAd *ad, const SrJaxpr *j, const uint8_t *linear, SrVal **va
     if (!r) goto done;
   }
   I->ns = ns0;
+  sr_jax_leave_eqn_mesh(I->jax, md0);
   /* the output cotangents */
   for (uint32_t i = 0; i < j->nout; i++) {
     SrVar *o = j->outvars[i];
@@ -640,6 +657,8 @@ int sr_ad_backward(SrAd *ad, const SrJaxpr *j, const uint8_t *linear, SrVal **va
   while (nl > 0) {
     const SrEqn *e = &j->eqns[leqns[--nl]];
     I->ns = sr_ns_concat(bns, e->ns);
+    sr_jax_leave_eqn_mesh(I->jax, md0);
+    sr_jax_enter_eqn_mesh(I->jax, e->mesh);
     if (sr_interrupt_point(I)) {
       sr_raise(I, "KeyboardInterrupt", "interrupted");
       goto done;
@@ -695,6 +714,7 @@ int sr_ad_backward(SrAd *ad, const SrJaxpr *j, const uint8_t *linear, SrVal **va
   rc = 0;
 done:
   I->ns = ns0;
+  sr_jax_leave_eqn_mesh(I->jax, md0);
   for (uint32_t i = 0; i < nv; i++) {
     sr_unref(val[i]);
     sr_unref(ct[i]);
@@ -742,6 +762,7 @@ SrJaxpr *sr_ad_dce(SrJaxpr *j, const uint8_t *used_out, uint8_t *used_in, int pr
     SrEqn *n = sr_jb_eqn(&b, e->prim, e->nin, e->in, e->nout, e->out, e->nparams, e->params);
     n->off = e->off;
     n->ns = e->ns;
+    n->mesh = e->mesh;
     n->loc = e->loc;
   }
   for (uint32_t i = 0; i < j->nout; i++)
@@ -764,6 +785,7 @@ SrJaxpr *sr_ad_permute(SrJaxpr *j, const int *arg_order, const int *out_order) {
     SrEqn *n = sr_jb_eqn(&b, e->prim, e->nin, e->in, e->nout, e->out, e->nparams, e->params);
     n->off = e->off;
     n->ns = e->ns;
+    n->mesh = e->mesh;
     n->loc = e->loc;
   }
   for (uint32_t i = 0; i < j->nout; i++) sr_jb_outvar(&b, j->outvars[out_order ? (uint32_t)out_order[i] : i]);
@@ -970,7 +992,11 @@ static int linearize_into(SrAd *ad, SrTrace *P, const SrJaxpr *j, SrVal **primal
   }
   for (uint32_t k = 0; k < L->neqn; k++) {
     const SrEqn *e = &L->eqns[k];
-    sr_jb_eqn(&b, e->prim, e->nin, e->in, e->nout, e->out, e->nparams, e->params)->ns = e->ns;
+    {
+      SrEqn *c = sr_jb_eqn(&b, e->prim, e->nin, e->in, e->nout, e->out, e->nparams, e->params);
+      c->ns = e->ns;
+      c->mesh = e->mesh;
+    }
   }
   for (uint32_t i = 0; i < L->nout; i++) sr_jb_outvar(&b, L->outvars[i]);
   L = sr_jb_finish(&b);

@@ -320,9 +320,12 @@ int sr_batch_eval(SrBatch *b, const SrJaxpr *j, SrVal **in, const int *in_bd, Sr
   /* each equation's rule binds under the name stack and the equation's
      own (core.eval_jaxpr's source_info) */
   const char *ns0 = I->ns, *loc0 = I->loc;
+  int md0 = I->jax->nabstract; /* the equations' own meshes go on top */
   for (uint32_t k = 0; k < j->neqn; k++) {
     const SrEqn *e = &j->eqns[k];
     I->ns = sr_ns_concat(ns0, e->ns);
+    sr_jax_leave_eqn_mesh(I->jax, md0);
+    sr_jax_enter_eqn_mesh(I->jax, e->mesh);
     I->loc = e->loc ? e->loc : loc0;
     if (sr_interrupt_point(I)) {
       sr_raise(I, "KeyboardInterrupt", "interrupted");
@@ -390,6 +393,7 @@ int sr_batch_eval(SrBatch *b, const SrJaxpr *j, SrVal **in, const int *in_bd, Sr
     }
   }
   I->ns = ns0;
+  sr_jax_leave_eqn_mesh(I->jax, md0);
   I->loc = loc0;
   for (uint32_t i = 0; i < j->nout; i++) {
     SrVar *o = j->outvars[i];
@@ -411,6 +415,7 @@ int sr_batch_eval(SrBatch *b, const SrJaxpr *j, SrVal **in, const int *in_bd, Sr
   rc = 0;
 done:
   I->ns = ns0;
+  sr_jax_leave_eqn_mesh(I->jax, md0);
   I->loc = loc0;
   for (uint32_t i = 0; i < nv; i++) sr_unref(pv[i]);
   free(pv);

@@ -40,7 +40,10 @@ static void state_new(SrInterp *I) {
 /* the traces of jitted functions kept for a statement hold user values */
 static void state_clear(SrInterp *I) { sr_jit_cache_clear(I); }
 
-static void state_reset(SrInterp *I) { sr_jax_state_reset(I->jax); }
+static void state_reset(SrInterp *I) {
+  sr_jax_state_reset(I->jax);
+  sr_type_set_remove_size_one(0); /* the config option's default */
+}
 
 static void state_free(SrInterp *I) {
   sr_exec_free(I);

@@ -166,9 +166,14 @@ SrVal *sr_array_abstract(const SrType *t) {
   return sr_obj(&sr_array_class, a);
 }
 
+static uint64_t next_serial = 1;
+
+uint64_t sr_array_serial(void) { return next_serial; }
+
 SrVal *sr_array_concrete(struct SrArray *data) {
   SrArrayObj *a = array_obj_new();
   a->kind = SR_AV_CONCRETE;
+  a->serial = next_serial++;
   a->data = data;
   a->type = sr_exec_array_type(data);
   return sr_obj(&sr_array_class, a);

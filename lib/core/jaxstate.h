@@ -53,6 +53,14 @@ void sr_jax_state_reset(SrJaxState *s);
    innermost entered one, else the set mesh's abstract form with device
    fields, else the empty AbstractMesh. */
 const SrMesh *sr_jax_abstract_mesh(const SrJaxState *s);
+/* An equation's own abstract mesh (SrEqn.mesh) entered for its rules:
+   returns the depth to go back to with sr_jax_leave_eqn_mesh. */
+static inline int sr_jax_enter_eqn_mesh(SrJaxState *s, const SrMesh *m) {
+  int n = s->nabstract;
+  if (m && n < 32) s->abstract[s->nabstract++] = m;
+  return n;
+}
+static inline void sr_jax_leave_eqn_mesh(SrJaxState *s, int n) { s->nabstract = n; }
 /* The mesh a jaxpr text's types name by default: the context mesh, or NULL. */
 const SrMesh *sr_jax_context_mesh(const SrJaxState *s);
 

@@ -47,6 +47,7 @@ typedef struct SrArrayObj {
      re-tracing makes the same literal and running it has data */
   uint8_t has_value;
   uint8_t deleted;       /* concrete: donated to a jit call (x.delete()) */
+  uint64_t serial;       /* concrete: sr_array_serial() when it was made */
   union {
     int64_t i;
     double f;
@@ -69,6 +70,9 @@ static inline SrArrayObj *sr_array_of(const SrVal *v) {
 
 SrVal *sr_array_abstract(const SrType *t);
 SrVal *sr_array_concrete(struct SrArray *data); /* steals the reference */
+/* The serial number the next concrete array gets: concrete arrays are
+   numbered in the order they are made. */
+uint64_t sr_array_serial(void);
 SrVal *sr_aval_new(const SrType *t);
 /* The type of an array-like value: arrays, Python scalars (weak), avals.
    NULL (no exception) for anything else. */
@@ -104,6 +108,9 @@ struct SrTrace {
   SrTracerReprFn repr;
   SrVal *repr_data;
   const char *saved_ns;  /* I->ns when it began, restored when it ends */
+  uint64_t serial;       /* sr_array_serial() when it began: a concrete array
+                            with a larger serial was made while it traced
+                            (where JAX would have bound a tracer) */
 };
 
 /* Starts a trace nested in the current one (I's innermost). */
@@ -208,6 +215,9 @@ typedef struct SrBackendHooks {
   SrVal *(*array_item)(SrInterp *I, struct SrArray *a);
   /* the type of a concrete array (an array value's type) */
   const SrType *(*array_type)(struct SrArray *a);
+  /* the concrete mesh a concrete array is on, with its axis types (NULL:
+     one device) -- Primitive.bind's casting of closed-over values */
+  const SrMesh *(*array_mesh)(struct SrArray *a);
 } SrBackendHooks;
 extern SrBackendHooks sr_backend_hooks;
 

@@ -178,6 +178,7 @@ SrEqn *sr_jb_eqn(SrJaxprBuilder *b, const struct SrPrim *prim, uint32_t nin,
   e->off = SR_NO_OFF;
   e->ns = NULL;
   e->loc = NULL;
+  e->mesh = NULL;
   return e;
 }
 

@@ -79,6 +79,11 @@ typedef struct SrEqn {
   const char *loc;       /* where a traced equation comes from, interned
                             (source_info_util.summarize: "file:line (fn)"),
                             or NULL */
+  const struct SrMesh *mesh; /* the abstract mesh it was bound under when
+                            that was not its trace's (use_abstract_mesh,
+                            auto_axes, explicit_axes: JaxprEqnContext's
+                            cur_abstract_mesh), or NULL; the autodiff and
+                            batching engines run its rules under it */
 } SrEqn;
 
 typedef struct SrJaxpr {

@@ -75,10 +75,35 @@ static int is_shape(const SrMesh *m) {
   return 1;
 }
 
+static int remove_size_one;
+
+void sr_type_set_remove_size_one(int on) { remove_size_one = on != 0; }
+int sr_type_remove_size_one(void) { return remove_size_one; }
+
+/* the axes of size 1 out of b */
+static void drop_size_one(SrTypeBuilder *b) {
+  const SrMesh *m = b->mesh;
+  SrAxes ones = 0;
+  for (int a = 0; a < m->n; a++)
+    if (m->sizes[a] == 1) ones |= 1u << a;
+  if (!ones) return;
+  for (int i = 0; i < b->ndim; i++) {
+    SrDim *d = &b->dims[i];
+    int n = 0;
+    for (int k = 0; k < d->nax; k++)
+      if (!(ones & (1u << d->ax[k]))) d->ax[n++] = d->ax[k];
+    d->nax = (uint8_t)n;
+  }
+  b->unreduced &= ~ones;
+  b->reduced &= ~ones;
+  b->varying &= ~ones;
+}
+
 const SrType *sr_type_get(const SrTypeBuilder *b0) {
   /* a copy to canonicalize: the fields and the ndim dims used */
   SrTypeBuilder b;
   memcpy(&b, b0, offsetof(SrTypeBuilder, dims) + (size_t)b0->ndim * sizeof(SrDim));
+  if (remove_size_one && b.mesh) drop_size_one(&b);
   /* canonical form: no mesh when nothing names an axis; no kind when
      nothing is unreduced; unused axis slots zeroed */
   int named = b.unreduced || b.reduced || b.varying;

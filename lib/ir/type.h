@@ -54,6 +54,11 @@ typedef struct SrTypeBuilder {
 } SrTypeBuilder;
 
 const SrType *sr_type_get(const SrTypeBuilder *b);
+/* jax_remove_size_one_mesh_axis_from_type: while on, the types made name
+   no mesh axis of size 1 (in dimensions, unreduced, reduced or varying
+   sets), as core.get_sharding and get_mat drop them. */
+void sr_type_set_remove_size_one(int on);
+int sr_type_remove_size_one(void);
 /* A builder filled from t, to derive a new type from it. */
 void sr_type_builder(SrTypeBuilder *b, const SrType *t);
 

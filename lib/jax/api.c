@@ -453,6 +453,70 @@ static SrVal *call_traced(SrInterp *I, SrVal *fn, const char *name, SrArgs *a, i
   return bind_body(I, body, out_tree, captured, name, a, prim, prevent_cse, in_sh, out_sh);
 }
 
+/* pxla's lowering check: a jit run on the devices of its committed
+   arguments (or of the context mesh, or on one device) cannot return a
+   value typed over a fully Explicit mesh of another size. */
+/* The devices of a concrete sharding in a param value (device_put's
+   devices, a sharding_constraint's sharding), inner jaxprs included: 0
+   for none. */
+static int param_devices(const SrVal *v, int depth) {
+  if (!v || depth > 64) return 0;
+  if (v->kind == SR_V_SHARDING) return !v->sh.mesh->abstract && v->sh.mesh->n ? sr_mesh_ndev(v->sh.mesh) : 0;
+  if (v->kind == SR_V_TUPLE || v->kind == SR_V_LIST) {
+    for (int i = 0; i < v->seq.n; i++) {
+      int n = param_devices(v->seq.items[i], depth + 1);
+      if (n) return n;
+    }
+    return 0;
+  }
+  if (v->kind == SR_V_JAXPR) {
+    const SrJaxpr *j = v->jx.jaxpr;
+    for (uint32_t k = 0; k < j->neqn; k++)
+      for (uint32_t p = 0; p < j->eqns[k].nparams; p++) {
+        int n = param_devices(j->eqns[k].params[p].val, depth + 1);
+        if (n) return n;
+      }
+  }
+  return 0;
+}
+
+static int check_device_assignment(SrInterp *I, const SrJaxpr *body, SrVal *leaves) {
+  int nda = 0;
+  /* pxla: the devices of the arguments' and the jaxpr's shardings */
+  for (uint32_t k = 0; k < body->neqn && !nda; k++)
+    for (uint32_t p = 0; p < body->eqns[k].nparams && !nda; p++) nda = param_devices(body->eqns[k].params[p].val, 0);
+  for (int i = 0; i < leaves->seq.n && !nda; i++) {
+    SrArrayObj *a = sr_array_of(leaves->seq.items[i]);
+    if (a && a->kind == SR_AV_CONCRETE && a->data->committed) nda = sr_mesh_ndev(a->data->mesh);
+  }
+  if (!nda) nda = I->jax->mesh && I->jax->mesh->n ? sr_mesh_ndev(I->jax->mesh) : 1;
+  const SrMesh *ctx = sr_jax_abstract_mesh(I->jax);
+  for (uint32_t i = 0; i < body->nout; i++) {
+    const SrType *t = body->outvars[i]->type;
+    if (!t || !t->mesh || !t->mesh->n) continue;
+    /* the aval's axis types: the context's where it is that mesh (types
+       name Explicit axes only) */
+    int explicit = 1;
+    if (ctx->n && sr_mesh_shape(ctx) == t->mesh)
+      for (int k = 0; k < ctx->n; k++) explicit &= ctx->types[k] == SR_AXIS_EXPLICIT;
+    int64_t size = sr_mesh_size(t->mesh);
+    if (!explicit || size == nda || t->mesh->unsized) continue;
+    SrTypeCtx cx;
+    SrDiags d = SR_DIAGS_INIT;
+    sr_type_ctx(I, &cx, &d);
+    SrBuf b = SR_BUF_INIT;
+    sr_aval_str_short(&b, &cx, t, 1);
+    sr_diags_clear(&d);
+    sr_raise(I, "ValueError",
+             "Length of device assignment %d is not equal to the size of the mesh %lld of aval %s. Please enter "
+             "your `jit` into a mesh context via `jax.set_mesh`.",
+             nda, (long long)size, sr_buf_str(&b));
+    sr_buf_free(&b);
+    return -1;
+  }
+  return 0;
+}
+
 /* Binds the call primitive on a traced body: the captured values, then the
    arguments' leaves.  Takes body's program reference, out_tree and
    captured (NULL for none). */
@@ -493,7 +557,9 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
     sr_plist_add(&ps, "differentiated", sr_bool(0));
     sr_plist_add(&ps, "policy", policy ? sr_ref(policy) : sr_none());
   }
-  SrVal *r = sr_bind(I, prim, leaves->seq.n, leaves->seq.items, ps.n, ps.p);
+  SrVal *r = prim == SR_P_jit && !I->trace && check_device_assignment(I, body, leaves) < 0
+                ? NULL
+                : sr_bind(I, prim, leaves->seq.n, leaves->seq.items, ps.n, ps.p);
   if (r && prim == SR_P_jit && !out_sh)
     sr_jit_recover_user_shardings(leaves->seq.items + captured->seq.n, leaves->seq.n - captured->seq.n, r);
   if (r && prim == SR_P_jit && out_sh && !I->trace && sr_jit_keep_out_shardings(I, out_sh, out_tree, r) < 0) {
@@ -608,8 +674,8 @@ static char *jit_sig(SrInterp *I, SrArgs *a) {
   if (a->nkw) return NULL;
   SrBuf b = SR_BUF_INIT;
   const SrJaxState *s = I->jax;
-  sr_buf_printf(&b, "%p %p %d %d|", (const void *)s->mesh, (const void *)sr_jax_abstract_mesh(s), s->enable_x64,
-                s->check_vma);
+  sr_buf_printf(&b, "%p %p %d %d %d|", (const void *)s->mesh, (const void *)sr_jax_abstract_mesh(s), s->enable_x64,
+                s->check_vma, sr_type_remove_size_one());
   for (int i = 0; i < a->n; i++)
     if (sr_pytree_check_depth(I, a->v[i]) < 0 || arg_sig(I, a->v[i], &b) < 0) {
       sr_buf_free(&b);
@@ -1033,6 +1099,36 @@ static SrVal *call_jaxpr_value(SrInterp *I, SrVal *fn, SrArgs *a) {
   return r;
 }
 
+/* core.jaxpr_as_fun(jaxpr): a function that runs the jaxpr on its
+   arguments and returns the list of its results */
+static SrVal *jaxpr_fun_call(SrInterp *I, SrArgs *a) {
+  if (a->nkw) return sr_raise(I, "TypeError", "jaxpr_as_fun's function takes positional arguments only");
+  const SrJaxpr *j = a->self->jx.jaxpr;
+  if ((uint32_t)a->n != sr_nargs(j)) return sr_eval_jaxpr(I, j, a->n, a->v); /* which says so */
+  SrVal **args = sr_xmalloc(((size_t)a->n + 1) * sizeof *args);
+  memcpy(args, a->v, (size_t)a->n * sizeof *args);
+  SrVal *r = NULL;
+  if (check_jaxpr_args(I, j, a->n, args) == 0) {
+    r = sr_eval_jaxpr(I, j, a->n, args);
+    for (int i = 0; i < a->n; i++) sr_unref(args[i]);
+  }
+  free(args);
+  if (r && r->kind != SR_V_LIST) {
+    SrVal *l = sr_seq(NULL, SR_V_LIST, r->seq.n);
+    for (int i = 0; i < r->seq.n; i++) sr_seq_push(NULL, l, sr_ref(r->seq.items[i]));
+    sr_unref(r);
+    r = l;
+  }
+  return r;
+}
+
+static SrVal *jax_jaxpr_as_fun(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "jaxpr_as_fun", "closed_jaxpr", p) < 0) return NULL;
+  if (p[0]->kind != SR_V_JAXPR) return sr_raise(I, "TypeError", "jaxpr_as_fun expects a ClosedJaxpr");
+  return sr_bound_method(p[0], "jaxpr_as_fun", jaxpr_fun_call);
+}
+
 void sr_jnp_init(void) {
   sr_autodiff_init();
   sr_vmap_init();
@@ -1042,6 +1138,8 @@ void sr_jnp_init(void) {
   sr_def("jax.typeof", jax_typeof, "typeof(x): x's type with its sharding, as float32[8@X,4]");
   sr_def("jax.core.ShapedArray", jax_shaped_array,
          "ShapedArray(shape, dtype, weak_type=False, *, sharding=None): an aval (its sharding over an AbstractMesh)");
+  sr_def("jax.core.jaxpr_as_fun", jax_jaxpr_as_fun,
+         "jaxpr_as_fun(closed_jaxpr): a function running the jaxpr, returning the list of its results");
   sr_def("jax.ShapeDtypeStruct", jax_shape_dtype_struct,
          "ShapeDtypeStruct(shape, dtype, sharding=None): an abstract array");
   sr_def("jax.make_jaxpr", jax_make_jaxpr, "make_jaxpr(f)(*args): the jaxpr of f traced on args' types");

@@ -183,8 +183,25 @@ static SrVal *array_sharding(SrArray *a) {
   SrShardSpec s;
   sr_shard_of_type(a->layout, &s);
   s.mesh = sr_mesh_shape(a->mesh);
-  if (mesh_has_auto(a->mesh))
+  /* the spec XLA's sharding converts to has no trailing Nones; one that
+     names Explicit axes and no Auto one is the type's own, in full (pxla's
+     out shardings) */
+  int explicit = 0, autos = 0;
+  for (int i = 0; i < s.ndim; i++)
+    for (int k = 0; k < s.nax[i]; k++) {
+      explicit |= a->mesh->types[s.ax[i][k]] == SR_AXIS_EXPLICIT;
+      autos |= a->mesh->types[s.ax[i][k]] == SR_AXIS_AUTO;
+    }
+  if (mesh_has_auto(a->mesh) && (!explicit || autos)) {
+    /* nor axes of size 1, which an HLO sharding does not show */
+    for (int i = 0; i < s.ndim; i++) {
+      int n = 0;
+      for (int k = 0; k < s.nax[i]; k++)
+        if (a->mesh->sizes[s.ax[i][k]] != 1) s.ax[i][n++] = s.ax[i][k];
+      s.nax[i] = (uint8_t)n;
+    }
     while (s.ndim > 0 && s.nax[s.ndim - 1] == 0) s.ndim--;
+  }
   SrVal *spec = sr_shard_to_spec_val(&s);
   /* core.mem_space_to_kind: host memory is pinned_host */
   const char *mk = a->type->mem && strcmp(a->type->mem, "host") == 0 ? "pinned_host" : "device";

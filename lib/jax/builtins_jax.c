@@ -147,6 +147,10 @@ static SrVal *bi_config_update(SrInterp *I, SrArgs *a) {
     I->jax->enable_x64 = sr_val_truthy(p[1]);
     return sr_none();
   }
+  if (strcmp(name, "jax_remove_size_one_mesh_axis_from_type") == 0) {
+    sr_type_set_remove_size_one(sr_val_truthy(p[1]));
+    return sr_none();
+  }
   if (strcmp(name, "jax_disable_jit") == 0) {
     I->jax->disable_jit = sr_val_truthy(p[1]);
     return sr_none();

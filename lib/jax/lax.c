@@ -139,7 +139,9 @@ static int canon_sharding(SrInterp *I, SrVal *v, const char *api, int check_mesh
   for (int i = 0; i < m->n; i++) all_auto &= m->types[i] == SR_AXIS_AUTO;
   int cur_auto = 1;
   for (int i = 0; i < cur->n; i++) cur_auto &= cur->types[i] == SR_AXIS_AUTO;
-  if (check_mesh && !(all_auto && cur_auto) && cur->n && sr_mesh_shape(m) != sr_mesh_shape(cur)) {
+  /* the abstract meshes differ in their names, sizes or axis types */
+  int differ = sr_mesh_shape(m) != sr_mesh_shape(cur) || memcmp(m->types, cur->types, (size_t)m->n) != 0;
+  if (check_mesh && !(all_auto && cur_auto) && cur->n && differ) {
     SrBuf b = SR_BUF_INIT, c = SR_BUF_INIT;
     sr_mesh_str(&b, cur);
     sr_mesh_str(&c, m);
@@ -149,6 +151,18 @@ static int canon_sharding(SrInterp *I, SrVal *v, const char *api, int check_mesh
     return -1;
   }
   if (spec_mentions_non_explicit(I, m, v->sh.spec, api) < 0) return -1;
+  if (v->sh.mesh->abstract && v->sh.memory_kind) {
+    /* core.get_sharding, on the aval the sharding types (a concrete mesh's
+       sharding was made abstract, its memory kind dropped) */
+    SrBuf b = SR_BUF_INIT;
+    sr_val_repr(&b, v);
+    sr_raise(I, "ValueError",
+             "sharding with memory_kind is not allowed. Please use `jax.device_put` to transfer to different memory "
+             "spaces. Got sharding=%s",
+             b.p);
+    sr_buf_free(&b);
+    return -1;
+  }
   *out = sr_sharding_val(NULL, m, v->sh.spec, NULL);
   return 0;
 }

@@ -406,6 +406,7 @@ static SrJaxpr *pad_consts(SrJaxpr *j, int ncap, const int *where, int nconsts, 
     SrEqn *n = sr_jb_eqn(&b, e->prim, e->nin, ins, e->nout, e->out, e->nparams, e->params);
     n->off = e->off;
     n->ns = e->ns;
+    n->mesh = e->mesh;
     n->loc = e->loc;
   }
   for (uint32_t i = 0; i < j->nout; i++) {

@@ -5,6 +5,7 @@
 #include "jax/tree_util.h"
 #include "jax/lax.h"
 #include "jax/jax.h"
+#include "jax/array_methods.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -833,6 +834,216 @@ static SrVal *jax_smap(SrInterp *I, SrArgs *a) {
   return sr_builtin_with("smap", smap_deco_call, s, smapdeco_free);
 }
 
+/* ---- top_level_all_gather (shard_map.py) ----
+   x gathered, dimension by dimension, from in_spec (its type's) to
+   out_spec (the out_sharding's, padded with None) by all_gathers to
+   'reduced' inside jit(shard_map(..., out_specs=out_spec)). */
+
+typedef struct TopAg {
+  SrVal *in_spec, *out_spec; /* P values */
+  const SrType *type;        /* x's, for the messages */
+  int multi_dim;
+} TopAg;
+
+static void top_ag_free(void *d) {
+  TopAg *t = d;
+  sr_unref(t->in_spec);
+  sr_unref(t->out_spec);
+  free(t);
+}
+
+static int same_entry(const SrSpecEntry *a, const SrSpecEntry *b) {
+  if (a->n != b->n) return 0;
+  for (int k = 0; k < a->n; k++)
+    if (a->names[k] != b->names[k]) return 0;
+  return 1;
+}
+
+static SrVal *top_ag_err(SrInterp *I, const TopAg *t, int which, int axis) {
+  SrBuf is = SR_BUF_INIT, os = SR_BUF_INIT, av = SR_BUF_INIT;
+  sr_spec_repr(&is, t->in_spec->spec);
+  sr_spec_repr(&os, t->out_spec->spec);
+  sr_aval_str(&av, t->type);
+  if (which == 0)
+    sr_raise(I, "ValueError",
+             "multiple dimensions cannot be all_gathered since multi_dim=False passed to `top_level_all_gather`. "
+             "Got in_spec=%s and out_spec=%s",
+             is.p, os.p);
+  else if (which == 1)
+    sr_raise(I, "ValueError", "top_level_all_gather doesn't allow input %s to be unsharded on dimension %d when out_spec=%s.",
+             av.p, axis, os.p);
+  else
+    sr_raise(I, "ValueError",
+             "top_level_all_gather maintains `top_level_all_gather(x, ...) == x` property. The in_spec=%s and "
+             "out_spec=%s don't satisfy this property. Please change your out_spec of array dimension %d so that "
+             "it's a prefix of in_spec",
+             is.p, os.p, axis);
+  sr_buf_free(&is);
+  sr_buf_free(&os);
+  sr_buf_free(&av);
+  return NULL;
+}
+
+/* the body: one tiled all_gather(to='reduced') per dimension that differs */
+static SrVal *top_ag_body(SrInterp *I, SrArgs *a) {
+  const TopAg *t = sr_current_builtin(I)->data;
+  if (a->n != 1) return sr_raise(I, "TypeError", "top_level_all_gather's body takes one argument");
+  const SrSpec *in = t->in_spec->spec, *out = t->out_spec->spec;
+  SrVal *ag = sr_lookup_qualname("jax.lax.all_gather");
+  if (!ag) return sr_raise(I, "NotImplementedError", "top_level_all_gather needs jax.lax.all_gather");
+  SrVal *x = sr_ref(a->v[0]);
+  int count = 0;
+  for (int axis = 0; axis < in->n && axis < out->n; axis++) {
+    const SrSpecEntry *i = &in->e[axis], *o = &out->e[axis];
+    if (same_entry(i, o)) continue;
+    if (!t->multi_dim && count > 0) return sr_unref(x), top_ag_err(I, t, 0, axis);
+    count++;
+    if (!i->n) return sr_unref(x), top_ag_err(I, t, 1, axis);
+    int prefix = o->n <= i->n;
+    for (int k = 0; prefix && k < o->n; k++) prefix = i->names[k] == o->names[k];
+    if (o->n && !prefix) return sr_unref(x), top_ag_err(I, t, 2, axis);
+    /* axis_name = i if o is None else i[-len(o):] */
+    int from = o->n ? i->n - o->n : 0;
+    SrVal *names = sr_seq(NULL, SR_V_TUPLE, i->n - from);
+    for (int k = from; k < i->n; k++) sr_seq_push(NULL, names, sr_str_cstr(NULL, i->names[k]));
+    const char *kw[4] = {sr_intern_cstr("axis_name"), sr_intern_cstr("axis"), sr_intern_cstr("tiled"), sr_intern_cstr("to")};
+    SrVal *kwv[4] = {names, sr_int(NULL, axis), sr_bool(1), sr_str_cstr(NULL, "reduced")};
+    SrArgs ca = {1, &x, 4, kw, kwv, NULL};
+    SrVal *y = sr_call(I, ag, &ca);
+    for (int k = 0; k < 4; k++) sr_unref(kwv[k]);
+    sr_unref(x);
+    if (!y) return NULL;
+    x = y;
+  }
+  return x;
+}
+
+static SrVal *top_ag_one(SrInterp *I, SrVal *x, SrVal *out_sh_, int multi_dim) {
+  const SrType *ty = sr_value_type(I, x);
+  if (!ty) return sr_raise(I, "TypeError", "top_level_all_gather expects arrays");
+  SrVal *out_sh = NULL;
+  if (sr_api_canon_sharding(I, out_sh_, "top_level_all_gather", &out_sh) < 0) return NULL;
+  if (!out_sh) {
+    SrBuf b = SR_BUF_INIT;
+    sr_val_str(&b, out_sh_);
+    sr_raise(I, "ValueError",
+             "out_sharding passed to top_level_all_gather cannot be %s. It should be a PartitionSpec or NamedSharding.",
+             sr_buf_str(&b));
+    sr_buf_free(&b);
+    return NULL;
+  }
+  SrVal *in_sh = sr_type_sharding(I, ty);
+  if (!in_sh) {
+    sr_unref(out_sh);
+    return NULL;
+  }
+  /* out_sh.spec._normalized_spec_for_aval(len(in_spec)) */
+  const SrSpec *os = out_sh->sh.spec;
+  int n = in_sh->sh.spec->n > os->n ? in_sh->sh.spec->n : os->n;
+  SrSpecEntry e[SR_MAX_RANK + 8];
+  memset(e, 0, sizeof e);
+  for (int i = 0; i < os->n && i < (int)(sizeof e / sizeof *e); i++) e[i] = os->e[i];
+  for (int i = 0; i < os->n; i++)
+    if (e[i].n == 1 && e[i].names[0] == SR_SPEC_UNCONSTRAINED) e[i].n = 0;
+  SrSpec ns = *os;
+  ns.n = n < (int)(sizeof e / sizeof *e) ? n : (int)(sizeof e / sizeof *e);
+  ns.e = e;
+  /* jax_remove_size_one_mesh_axis_from_type: without the axes of size 1 */
+  const SrMesh *om = out_sh->sh.mesh;
+  const char *kept[SR_MAX_RANK + 8][SR_MAX_DIM_AXES], *ur[2][SR_MAX_AXES];
+  if (sr_type_remove_size_one()) {
+    for (int i = 0; i < ns.n; i++) {
+      int k2 = 0;
+      for (int k = 0; k < e[i].n && k2 < SR_MAX_DIM_AXES; k++) {
+        int ax = sr_mesh_axis(om, e[i].names[k]);
+        if (ax < 0 || om->sizes[ax] != 1) kept[i][k2++] = e[i].names[k];
+      }
+      e[i].names = kept[i];
+      e[i].n = k2;
+    }
+    for (int w = 0; w < 2; w++) {
+      const char **src = w ? os->reduced : os->unreduced;
+      int cnt = w ? os->nreduced : os->nunreduced, k2 = 0;
+      for (int k = 0; k < cnt && k2 < SR_MAX_AXES; k++) {
+        int ax = sr_mesh_axis(om, src[k]);
+        if (ax < 0 || om->sizes[ax] != 1) ur[w][k2++] = src[k];
+      }
+      if (w) {
+        ns.reduced = ur[1];
+        ns.nreduced = k2;
+      } else {
+        ns.unreduced = ur[0];
+        ns.nunreduced = k2;
+        if (!k2) ns.ukind = SR_UK_NONE;
+      }
+    }
+  }
+  TopAg *t = sr_xcalloc(1, sizeof *t);
+  t->in_spec = sr_spec_val(NULL, in_sh->sh.spec);
+  t->out_spec = sr_spec_val(NULL, &ns);
+  t->type = ty;
+  t->multi_dim = multi_dim;
+  sr_unref(in_sh);
+  sr_unref(out_sh);
+  SrVal *out_spec = sr_ref(t->out_spec);
+  SrVal *body = sr_builtin_with("f_shmap", top_ag_body, t, top_ag_free);
+  SrVal *sm = sr_lookup_qualname("jax.shard_map"), *jit = sr_lookup_qualname("jax.jit");
+  SrVal *r = NULL;
+  if (sm && jit) {
+    const char *kw[1] = {sr_intern_cstr("out_specs")};
+    SrArgs sa = {1, &body, 1, kw, &out_spec, NULL};
+    SrVal *f = sr_call(I, sm, &sa);
+    SrArgs ja = {1, &f, 0, NULL, NULL, NULL};
+    SrVal *jf = f ? sr_call(I, jit, &ja) : NULL;
+    SrArgs xa = {1, &x, 0, NULL, NULL, NULL};
+    r = jf ? sr_call(I, jf, &xa) : NULL;
+    sr_unref(jf);
+    sr_unref(f);
+  } else {
+    sr_raise(I, "NotImplementedError", "top_level_all_gather needs jax.shard_map and jax.jit");
+  }
+  sr_unref(body);
+  sr_unref(out_spec);
+  return r;
+}
+
+/* top_level_all_gather(xs, out_sharding, *, multi_dim=False): out_sharding
+   one for all the leaves of xs, or one per element of a tuple or list */
+static SrVal *jax_top_level_all_gather(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "top_level_all_gather", "xs, out_sharding, *, multi_dim=", p) < 0) return NULL;
+  const SrMesh *m = sr_jax_abstract_mesh(I->jax);
+  int explicit = m->n > 0;
+  for (int i = 0; i < m->n; i++) explicit &= m->types[i] == SR_AXIS_EXPLICIT;
+  if (!explicit) {
+    SrBuf b = SR_BUF_INIT;
+    sr_mesh_str(&b, sr_mesh_abstract(m, m->device_fields));
+    sr_raise(I, "ValueError", "top_level_all_gather works when all mesh axes of context mesh are explicit. Got %s",
+             sr_buf_str(&b));
+    sr_buf_free(&b);
+    return NULL;
+  }
+  int multi = p[2] && sr_val_truthy(p[2]);
+  SrVal *leaves = sr_pytree_flatten(I, p[0]);
+  if (!leaves) return NULL;
+  int per = (p[1]->kind == SR_V_TUPLE || p[1]->kind == SR_V_LIST) && (p[0]->kind == SR_V_TUPLE || p[0]->kind == SR_V_LIST) &&
+            p[1]->seq.n == p[0]->seq.n && leaves->seq.n == p[0]->seq.n;
+  SrVal *outs = sr_seq(NULL, SR_V_LIST, leaves->seq.n);
+  for (int i = 0; i < leaves->seq.n; i++) {
+    SrVal *r = top_ag_one(I, leaves->seq.items[i], per ? p[1]->seq.items[i] : p[1], multi);
+    if (!r) {
+      sr_unref(outs);
+      sr_unref(leaves);
+      return NULL;
+    }
+    sr_seq_push(NULL, outs, r);
+  }
+  SrVal *res = sr_pytree_unflatten(p[0], outs);
+  sr_unref(outs);
+  sr_unref(leaves);
+  return res;
+}
+
 /* ---- registration ---- */
 
 void sr_shard_map_init(void) {
@@ -843,6 +1054,9 @@ void sr_shard_map_init(void) {
   } defs[] = {
     {"jax.shard_map", jax_shard_map,
      "shard_map(f, *, out_specs, in_specs=Infer, mesh=None, axis_names=set(), check_vma=True): axis_names a set of the axes made manual (empty: all)"},
+    {"jax._src.shard_map.top_level_all_gather", jax_top_level_all_gather,
+     "top_level_all_gather(xs, out_sharding, *, multi_dim=False): xs gathered to out_sharding (its dimensions' "
+     "in_spec prefixes, the rest reduced) by all_gathers inside jit(shard_map)"},
     {"jax.smap", jax_smap,
      "smap(f, *, in_axes=Infer, out_axes, axis_name): shard_map over the one mesh axis axis_name, in_axes and out_axes (ints, None) as specs"},
     {NULL, NULL, NULL},

@@ -99,6 +99,26 @@ static int assert_shardings_equal(SrInterp *I, const SrType *t, const SrSpec *us
     u.e = e;
     u.n = t->ndim;
   }
+  /* jax_remove_size_one_mesh_axis_from_type: the user's spec without the
+     context mesh's axes of size 1 */
+  const char *kept[SR_MAX_RANK][SR_MAX_DIM_AXES];
+  if (sr_type_remove_size_one()) {
+    const SrMesh *m = sr_api_mesh(I);
+    if (u.e != e) {
+      for (int i = 0; i < u.n && i < SR_MAX_RANK; i++) e[i] = u.e[i];
+      u.e = e;
+    }
+    for (int i = 0; i < u.n && i < SR_MAX_RANK; i++) {
+      int n = 0;
+      for (int k = 0; k < e[i].n && n < SR_MAX_DIM_AXES; k++) {
+        int ax = e[i].names[k] == SR_SPEC_UNCONSTRAINED ? -1 : sr_mesh_axis(m, e[i].names[k]);
+        if (ax >= 0 && m->sizes[ax] == 1) continue;
+        kept[i][n++] = e[i].names[k];
+      }
+      e[i].names = kept[i];
+      e[i].n = n;
+    }
+  }
   int ok = 1;
   for (int i = 0; i < x->n && i < u.n && ok; i++) {
     if (u.e[i].n == 1 && u.e[i].names[0] == SR_SPEC_UNCONSTRAINED) continue;

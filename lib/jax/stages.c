@@ -17,7 +17,9 @@
 #include "exec/array.h"
 #include "exec/layout.h"
 #include "jax/api.h"
+#include "jax/lax.h"
 #include "jax/numpy.h"
+#include "jax/tree_util.h"
 #include "opt/opt.h"
 #include "py/objects.h"
 #include "text/print_val.h"
@@ -323,10 +325,58 @@ static SrVal *m_as_text(SrInterp *I, SrArgs *a) {
   return r;
 }
 
+/* in_avals: ((the positional arguments' avals, as their trees), {}), the
+   types the body takes them with (in_shardings applied) */
+static SrVal *stage_in_avals(SrInterp *I, Stage *s) {
+  const SrJaxpr *j = s->jaxpr->jx.jaxpr;
+  SrVar *const *args = sr_args(j);
+  SrVal *leaves = sr_seq(NULL, SR_V_LIST, 0);
+  SrVal *flat = sr_pytree_flatten(I, s->args);
+  /* lowered: the avals with the jit's in_shardings (pxla's
+     update_aval_with_sharding): one for every leaf, or one per argument */
+  SrVal *in_sh = s->kind != ST_TRACED && s->in_sh && s->in_sh->kind != SR_V_NONE ? s->in_sh : NULL;
+  int per_arg = in_sh && sr_is_seq(in_sh) && in_sh->seq.n == s->args->seq.n && flat && flat->seq.n == s->args->seq.n;
+  for (uint32_t i = (uint32_t)s->ncaptured; i < sr_nargs(j); i++) {
+    const SrType *t = args[i]->type;
+    SrVal *sh = !in_sh ? NULL : per_arg ? in_sh->seq.items[i - s->ncaptured] : sr_is_seq(in_sh) ? NULL : in_sh;
+    if (sh && sh->kind != SR_V_NONE) t = sr_api_typed_with_sharding(I, t, sh, "in_shardings");
+    if (!t) {
+      sr_unref(flat);
+      sr_unref(leaves);
+      return NULL;
+    }
+    sr_seq_push(NULL, leaves, sr_aval_new(t));
+  }
+  SrVal *tree = NULL;
+  if (flat && flat->seq.n == leaves->seq.n) tree = sr_pytree_unflatten(s->args, leaves);
+  else if (flat) sr_raise(I, "RuntimeError", "in_avals: the arguments do not match the traced inputs");
+  sr_unref(flat);
+  sr_unref(leaves);
+  if (!tree) return NULL;
+  SrVal *pair[2] = {tree, sr_dict(NULL)};
+  return sr_tuple(NULL, 2, pair);
+}
+
+/* out_info: the results as traced, each an abstract array of its type */
+static SrVal *stage_out_info(SrInterp *I, Stage *s) {
+  const SrJaxpr *j = s->jaxpr->jx.jaxpr;
+  SrVal *leaves = sr_seq(NULL, SR_V_LIST, 0);
+  for (uint32_t i = 0; i < j->nout; i++) sr_seq_push(NULL, leaves, sr_array_abstract(j->outvars[i]->type));
+  SrVal *flat = sr_pytree_flatten(I, s->out_tree);
+  SrVal *tree = NULL;
+  if (flat && flat->seq.n == leaves->seq.n) tree = sr_pytree_unflatten(s->out_tree, leaves);
+  else if (flat) sr_raise(I, "RuntimeError", "out_info: the results do not match the traced outputs");
+  sr_unref(flat);
+  sr_unref(leaves);
+  return tree;
+}
+
 static SrVal *stage_getattr(SrInterp *I, SrVal *self, const char *name) {
   (void)I;
   Stage *s = self->obj.data;
   if (strcmp(name, "jaxpr") == 0) return sr_ref(s->jaxpr);
+  if (strcmp(name, "in_avals") == 0) return stage_in_avals(I, s);
+  if (strcmp(name, "out_info") == 0) return stage_out_info(I, s);
   if (strcmp(name, "as_text") == 0 && s->kind != ST_TRACED) return sr_bound_method(self, "as_text", m_as_text);
   if (s->kind == ST_TRACED && strcmp(name, "lower") == 0) return sr_bound_method(self, "lower", m_lower);
   if (s->kind == ST_LOWERED && strcmp(name, "compile") == 0) return sr_bound_method(self, "compile", m_compile);

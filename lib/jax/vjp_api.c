@@ -644,7 +644,11 @@ static void hoist_consts(SrLinear *lin) {
   for (uint32_t i = 0; i < sr_nargs(L); i++) sr_jb_invar(&b, sr_args(L)[i]);
   for (uint32_t k = 0; k < L->neqn; k++) {
     const SrEqn *e = &L->eqns[k];
-    sr_jb_eqn(&b, e->prim, e->nin, e->in, e->nout, e->out, e->nparams, e->params)->ns = e->ns;
+    {
+      SrEqn *c = sr_jb_eqn(&b, e->prim, e->nin, e->in, e->nout, e->out, e->nparams, e->params);
+      c->ns = e->ns;
+      c->mesh = e->mesh;
+    }
   }
   for (uint32_t i = 0; i < L->nout; i++) sr_jb_outvar(&b, L->outvars[i]);
   SrJaxpr *N = sr_jb_finish(&b);

@@ -472,11 +472,20 @@ static int explicit_mesh_axis(SrInterp *I, Vmap *vm, SrVal *leaves, const int *i
     if (ax >= 0 && cm->types[ax] != SR_AXIS_EXPLICIT) return 0;
   }
   if (vm->nspmd) {
-    int same = vm->nspmd == nema;
-    for (int k = 0; same && k < nema; k++) same = vm->spmd[k] == ema[k];
+    /* jax_remove_size_one_mesh_axis_from_type: spmd_axis_name without the
+       context mesh's axes of size 1 */
+    const char *spmd[SR_MAX_DIM_AXES];
+    int nspmd = 0;
+    for (int k = 0; k < vm->nspmd && nspmd < SR_MAX_DIM_AXES; k++) {
+      int ax = sr_mesh_axis(cm, vm->spmd[k]);
+      if (sr_type_remove_size_one() && ax >= 0 && cm->sizes[ax] == 1) continue;
+      spmd[nspmd++] = vm->spmd[k];
+    }
+    int same = nspmd == nema;
+    for (int k = 0; same && k < nema; k++) same = spmd[k] == ema[k];
     if (!same) {
       SrBuf x = SR_BUF_INIT, y = SR_BUF_INIT;
-      names_repr(&x, vm->spmd, vm->nspmd);
+      names_repr(&x, spmd, nspmd);
       names_repr(&y, ema, nema);
       sr_raise(I, "ValueError",
                "Only one of spmd_axis_name or arrays sharded on `Explicit` mesh axis type is allowed. Got "

@@ -360,7 +360,11 @@ static SrJaxpr *prune_outputs(SrJaxpr *j, const uint8_t *keep) {
   for (uint32_t i = 0; i < sr_nargs(j); i++) sr_jb_invar(&b, sr_args(j)[i]);
   for (uint32_t k = 0; k < j->neqn; k++) {
     const SrEqn *e = &j->eqns[k];
-    sr_jb_eqn(&b, e->prim, e->nin, e->in, e->nout, e->out, e->nparams, e->params)->ns = e->ns;
+    {
+      SrEqn *c = sr_jb_eqn(&b, e->prim, e->nin, e->in, e->nout, e->out, e->nparams, e->params);
+      c->ns = e->ns;
+      c->mesh = e->mesh;
+    }
   }
   for (uint32_t i = 0; i < j->nout; i++)
     if (keep[i]) sr_jb_outvar(&b, j->outvars[i]);
@@ -2144,7 +2148,11 @@ static int scan_lin(SrAd *ad, const SrEqn *e, const Scan *s, SrVal **x, SrVal **
       for (uint32_t i = 0; i < sr_nargs(F); i++) sr_jb_invar(&b, sr_args(F)[i]);
       for (uint32_t k = 0; k < F->neqn; k++) {
         const SrEqn *q = &F->eqns[k];
-        sr_jb_eqn(&b, q->prim, q->nin, q->in, q->nout, q->out, q->nparams, q->params)->ns = q->ns;
+        {
+          SrEqn *c = sr_jb_eqn(&b, q->prim, q->nin, q->in, q->nout, q->out, q->nparams, q->params);
+          c->ns = q->ns;
+          c->mesh = q->mesh;
+        }
       }
       for (int i = 0; i < nkept; i++) sr_jb_outvar(&b, F->outvars[ord[i]]);
       F2 = sr_jb_finish(&b);

@@ -433,6 +433,48 @@ static void set_dim(SrTypeBuilder *b, int i, const SrDim *src, SrAxes forbid, co
   b->mesh = mesh;
 }
 
+/* Auto mode: where the result's type leaves a batch or free dimension
+   unsplit, it keeps the Auto axes the operand's dimension it comes from is
+   split over (the lhs's first, then the rhs's; an axis once), as XLA's
+   partitioner does -- so (8,2)[x,y] @ (2,8)[y,x] gives P('x', None), and
+   with only the contracting dimensions split the result is replicated. */
+static const SrType *auto_free_dims(const SrType *l, const SrType *xl, const SrType *yl, const DotArg *d,
+                                    const int *lf, int nlf, const int *rf, int nrf, const SrMesh *m) {
+  SrAxes au = m ? sr_mesh_axes_of_type(m, SR_AXIS_AUTO) : 0;
+  if (!au || (!xl && !yl)) return l;
+  SrTypeBuilder b;
+  sr_type_builder(&b, l);
+  SrAxes used = sr_type_sharded_axes(l);
+  int changed = 0;
+  for (int o = 0; o < l->ndim; o++) {
+    if (b.dims[o].nax) continue;
+    /* the operand dimensions result dimension o comes from */
+    const SrDim *src[2] = {NULL, NULL};
+    if (o < d->nb) {
+      src[0] = xl ? &xl->dims[d->lb[o]] : NULL;
+      src[1] = yl ? &yl->dims[d->rb[o]] : NULL;
+    } else if (o < d->nb + nlf) {
+      src[0] = xl ? &xl->dims[lf[o - d->nb]] : NULL;
+    } else if (o - d->nb - nlf < nrf) {
+      src[1] = yl ? &yl->dims[rf[o - d->nb - nlf]] : NULL;
+    }
+    for (int k = 0; k < 2; k++) {
+      const SrDim *sd = src[k];
+      if (!sd || !sd->nax) continue;
+      SrAxes want = sr_dim_axes(sd);
+      if ((want & ~au) || (want & used) || b.dims[o].size % sr_mesh_axes_size(m, want)) continue;
+      b.dims[o].nax = sd->nax;
+      memcpy(b.dims[o].ax, sd->ax, SR_MAX_DIM_AXES);
+      used |= want;
+      changed = 1;
+      break;
+    }
+  }
+  if (!changed) return l;
+  b.mesh = sr_mesh_shape(m);
+  return sr_type_get(&b);
+}
+
 static int ev_dot_general(SrEvalCtx *cx, const SrEvalEqn *e) {
   const SrType *t = e->out_type[0];
   const SrMesh *m = sr_ev_mesh_for(cx, e, t);
@@ -476,6 +518,7 @@ static int ev_dot_general(SrEvalCtx *cx, const SrEvalEqn *e) {
     for (int k = 0; k < d.nc; k++) used |= d.rc[k] == i;
     if (!used) rf[nrf++] = i;
   }
+  l = auto_free_dims(l, xl, yl, &d, lf, nlf, rf, nrf, m);
   const SrMesh *sh = l->mesh ? l->mesh : (xl && xl->mesh ? xl->mesh : NULL);
   SrTypeBuilder nat;
   sr_type_builder(&nat, l);

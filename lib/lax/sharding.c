@@ -277,14 +277,53 @@ static int ev_sharding_constraint(SrEvalCtx *cx, const SrEvalEqn *e) {
   /* a NamedSharding over a concrete mesh puts the data on its devices
      (_sharding_constraint_impl: jit(_identity_fn, out_shardings=sharding)) */
   if (sh && sh->kind == SR_V_SHARDING && sh->sh.mesh->n && !sh->sh.mesh->abstract) m = sh->sh.mesh;
+  /* one over an abstract mesh of other names and sizes
+     (use_abstract_mesh(mesh.update(axis_sizes=, axis_names=))): the
+     operand's devices as that mesh, with its axis types */
+  const SrMesh *sm = sh && sh->kind == SR_V_SHARDING ? sh->sh.mesh : NULL;
+  if (sm && sm->n && sm->abstract && !sm->unsized && m && sr_mesh_shape(sm) != sr_mesh_shape(m) &&
+      sr_mesh_ndev(sm) == sr_mesh_ndev(m)) {
+    SrMesh nm = *sm;
+    nm.abstract = 0;
+    nm.device_fields = 0;
+    nm.devices = m->devices;
+    m = sr_mesh_intern(&nm);
+  }
   uint64_t keep = 0;
   SrVal *un = sr_ev_param(e, "unconstrained_dims");
   if (un && sr_is_seq(un))
     for (int i = 0; i < un->seq.n; i++)
       if (un->seq.items[i]->kind == SR_V_INT) keep |= 1ull << un->seq.items[i]->i;
   const SrType *l;
+  /* _sharding_constraint_hlo_lowering: where the type splits a dimension
+     (Explicit axes of a mixed mesh), its axes lead the constraint's */
+  SrVal *merged = NULL;
+  if (sh && sh->kind == SR_V_SHARDING && t->mesh && sr_type_sharded_axes(t)) {
+    const SrSpec *sp = sh->sh.spec;
+    SrSpecEntry ent[SR_MAX_RANK];
+    const char *names[SR_MAX_RANK][2 * SR_MAX_DIM_AXES];
+    SrSpec ns = *sp;
+    ns.n = t->ndim;
+    ns.e = ent;
+    for (int i = 0; i < t->ndim; i++) {
+      int n = 0;
+      const SrDim *d = &t->dims[i];
+      for (int k = 0; k < d->nax; k++) names[i][n++] = t->mesh->names[d->ax[k]];
+      const SrSpecEntry *u = i < sp->n ? &sp->e[i] : NULL;
+      int unc = u && u->n == 1 && u->names[0] == SR_SPEC_UNCONSTRAINED;
+      if (u && (!unc || !n))
+        for (int k = 0; k < u->n && n < 2 * SR_MAX_DIM_AXES; k++) names[i][n++] = u->names[k];
+      ent[i].n = n;
+      ent[i].names = names[i];
+    }
+    merged = sr_sharding_val(NULL, sh->sh.mesh, &ns, sh->sh.memory_kind);
+  }
   if (!sh || sh->kind == SR_V_NONE) l = x->layout;
-  else if (sr_ev_layout_of_spec(cx, t, sh, m, x->mesh == m ? x->layout : NULL, keep, &l) < 0) return -1;
+  else if (sr_ev_layout_of_spec(cx, t, merged ? merged : sh, m, x->mesh == m ? x->layout : NULL, keep, &l) < 0) {
+    sr_unref(merged);
+    return -1;
+  }
+  sr_unref(merged);
   e->out[0] = sr_redistribute_typed(cx, x, m, l, t);
   return e->out[0] ? 0 : -1;
 }

@@ -1508,7 +1508,7 @@ static int parse_eqn(Parser *p) {
     /* a program of a million equations: huge pages */
     if (p->ecap >= 1 << 16) sr_mem_huge(p->es, p->ecap * sizeof *p->es);
   }
-  p->es[p->en++] = (SrEqn){prim, nin, nout, nparams, in, out, params, (uint32_t)start, NULL, NULL};
+  p->es[p->en++] = (SrEqn){prim, nin, nout, nparams, in, out, params, (uint32_t)start, NULL, NULL, NULL};
 done:
   if (namev != names) {
     free(namev);

@@ -278,3 +278,4 @@ include $(top_srcdir)/tests/golden/sit24.mk
 include $(top_srcdir)/tests/golden/smap26.mk
 include $(top_srcdir)/tests/golden/sit22.mk
 include $(top_srcdir)/tests/golden/sit25.mk
+include $(top_srcdir)/tests/golden/sit23.mk
