@@ -68,10 +68,26 @@ static void grow(void) {
   tcap = n;
 }
 
+int sr_type_drop_unit_axes;
+
 const SrType *sr_type_get(const SrTypeBuilder *b0) {
   /* a copy to canonicalize: the fields and the ndim dims used */
   SrTypeBuilder b;
   memcpy(&b, b0, offsetof(SrTypeBuilder, dims) + (size_t)b0->ndim * sizeof(SrDim));
+  if (sr_type_drop_unit_axes && b.mesh) {
+    SrAxes unit = 0;
+    for (int a = 0; a < b.mesh->n; a++)
+      if (b.mesh->sizes[a] == 1) unit |= (SrAxes)1 << a;
+    b.unreduced &= ~unit;
+    b.reduced &= ~unit;
+    b.varying &= ~unit;
+    for (int i = 0; unit && i < b.ndim; i++) {
+      int n = 0;
+      for (int k = 0; k < b.dims[i].nax; k++)
+        if (!(unit & ((SrAxes)1 << b.dims[i].ax[k]))) b.dims[i].ax[n++] = b.dims[i].ax[k];
+      b.dims[i].nax = (uint8_t)n;
+    }
+  }
   /* canonical form: no mesh when nothing names an axis; no kind when
      nothing is unreduced; unused axis slots zeroed */
   int named = b.unreduced || b.reduced || b.varying;

@@ -54,6 +54,10 @@ typedef struct SrTypeBuilder {
 } SrTypeBuilder;
 
 const SrType *sr_type_get(const SrTypeBuilder *b);
+/* jax_remove_size_one_mesh_axis_from_type: while set, sr_type_get drops
+   the mesh axes of size 1 from the dims and the unreduced / reduced /
+   varying sets (core.get_sharding and get_mat). */
+extern int sr_type_drop_unit_axes;
 /* A builder filled from t, to derive a new type from it. */
 void sr_type_builder(SrTypeBuilder *b, const SrType *t);
 

@@ -151,6 +151,10 @@ static SrVal *bi_config_update(SrInterp *I, SrArgs *a) {
     I->jax->disable_jit = sr_val_truthy(p[1]);
     return sr_none();
   }
+  if (strcmp(name, "jax_remove_size_one_mesh_axis_from_type") == 0) {
+    sr_type_drop_unit_axes = sr_val_truthy(p[1]);
+    return sr_none();
+  }
   if (strcmp(name, "jax_auto_pcast") == 0) {
     I->jax->no_auto_pcast = !sr_val_truthy(p[1]);
     return sr_none();
