@@ -142,8 +142,22 @@ static SrVal *jax_remove_size_one(SrInterp *I, SrArgs *a) {
   return sr_obj(&scope_class, s);
 }
 
+/* jax._src.config.auto_pcast(new_val): jax_auto_pcast as a context
+   manager (or decorator) */
+static SrVal *config_auto_pcast(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "auto_pcast", "new_val", p) < 0) return NULL;
+  Scope *s = sr_xcalloc(1, sizeof *s);
+  s->flag = &I->jax->no_auto_pcast;
+  s->disable = !sr_val_truthy(p[0]);
+  return sr_obj(&scope_class, s);
+}
+
 void sr_scopes_init(void) {
-  sr_def("jax.remove_size_one_mesh_axis_from_type", jax_remove_size_one,
+  sr_def("jax._src.config.auto_pcast", config_auto_pcast,
+         "auto_pcast(new_val): a context manager (or decorator) in which jax_auto_pcast is new_val");
+  sr_def("jax.remove_size_one_mesh_axis_from_type jax._src.config.remove_size_one_mesh_axis_from_type",
+         jax_remove_size_one,
          "remove_size_one_mesh_axis_from_type(new_val): a context manager (or decorator) in which mesh axes of size 1 "
          "are left out of types' shardings and varying manual axes");
   sr_def("jax.ensure_compile_time_eval", jax_ensure_compile_time_eval,
