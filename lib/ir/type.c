@@ -75,10 +75,10 @@ static int is_shape(const SrMesh *m) {
   return 1;
 }
 
-static int remove_size_one;
+int sr_type_drop_unit_axes;
 
-void sr_type_set_remove_size_one(int on) { remove_size_one = on != 0; }
-int sr_type_remove_size_one(void) { return remove_size_one; }
+void sr_type_set_remove_size_one(int on) { sr_type_drop_unit_axes = on != 0; }
+int sr_type_remove_size_one(void) { return sr_type_drop_unit_axes; }
 
 /* the axes of size 1 out of b */
 static void drop_size_one(SrTypeBuilder *b) {
@@ -103,7 +103,7 @@ const SrType *sr_type_get(const SrTypeBuilder *b0) {
   /* a copy to canonicalize: the fields and the ndim dims used */
   SrTypeBuilder b;
   memcpy(&b, b0, offsetof(SrTypeBuilder, dims) + (size_t)b0->ndim * sizeof(SrDim));
-  if (remove_size_one && b.mesh) drop_size_one(&b);
+  if (sr_type_drop_unit_axes && b.mesh) drop_size_one(&b);
   /* canonical form: no mesh when nothing names an axis; no kind when
      nothing is unreduced; unused axis slots zeroed */
   int named = b.unreduced || b.reduced || b.varying;

@@ -59,6 +59,7 @@ const SrType *sr_type_get(const SrTypeBuilder *b);
    sets), as core.get_sharding and get_mat drop them. */
 void sr_type_set_remove_size_one(int on);
 int sr_type_remove_size_one(void);
+extern int sr_type_drop_unit_axes; /* the option itself, for scopes that set and restore it */
 /* A builder filled from t, to derive a new type from it. */
 void sr_type_builder(SrTypeBuilder *b, const SrType *t);
 

@@ -243,6 +243,32 @@ static SrVal *pmin_leaf(SrInterp *I, SrVal *leaf, SrVal *sh, void *ctx) {
   return pmax_leaf_prim(I, leaf, ctx, SR_P_pmin, SR_P_unreduced_pmin, "jax.lax.pmin");
 }
 
+/* parallel._maybe_skip_one_sized_axes: with
+   jax_remove_size_one_mesh_axis_from_type the names of the context mesh's
+   axes of size 1 left out (a new reference; NULL when none is left). */
+static SrVal *skip_unit_axes(SrInterp *I, SrVal *names) {
+  if (!sr_type_drop_unit_axes) return sr_ref(names);
+  const SrMesh *m = sr_api_mesh(I);
+  int n = 1;
+  SrVal **items = &names;
+  if (names->kind == SR_V_TUPLE || names->kind == SR_V_LIST) {
+    n = names->seq.n;
+    items = names->seq.items;
+  } else if (names->kind != SR_V_STR) {
+    return sr_ref(names);
+  }
+  SrVal *r = sr_seq(NULL, SR_V_TUPLE, n);
+  for (int i = 0; i < n; i++) {
+    int ax = items[i]->kind == SR_V_STR ? sr_mesh_axis(m, sr_intern_cstr(items[i]->str.s)) : -1;
+    if (ax < 0 || m->sizes[ax] != 1) sr_seq_push(NULL, r, sr_ref(items[i]));
+  }
+  if (!r->seq.n && n) {
+    sr_unref(r);
+    return NULL;
+  }
+  return r;
+}
+
 static SrVal *coll_over(SrInterp *I, SrArgs *a, const char *name, SrApiLeafFn f) {
   SrVal *p[3];
   if (sr_args_parse(I, a, name, "x, axis_name, *, axis_index_groups=", p) < 0) return NULL;
@@ -250,7 +276,10 @@ static SrVal *coll_over(SrInterp *I, SrArgs *a, const char *name, SrApiLeafFn f)
     return sr_raise(I, "NotImplementedError", "%s: axis_index_groups is not supported", name);
   Coll c = {0};
   SrVal *r = NULL;
-  if (axis_arg_for(I, p[1], &c.aa, sr_array_of(p[0]) ? "psum" : NULL) == 0) r = (c.aa.axes || c.aa.nvmap) ? sr_api_map_leaves(I, p[0], NULL, f, &c) : sr_ref(p[0]);
+  SrVal *names = f == psum_leaf ? skip_unit_axes(I, p[1]) : sr_ref(p[1]);
+  if (!names) return sr_ref(p[0]);
+  if (axis_arg_for(I, names, &c.aa, sr_array_of(p[0]) ? "psum" : NULL) == 0) r = (c.aa.axes || c.aa.nvmap) ? sr_api_map_leaves(I, p[0], NULL, f, &c) : sr_ref(p[0]);
+  sr_unref(names);
   sr_unref(c.aa.names);
   return r;
 }
@@ -375,9 +404,11 @@ static SrVal *lax_psum_scatter(SrInterp *I, SrArgs *a) {
   Coll c = {0};
   if (p[2] && sr_as_int(I, p[2], "scatter_dimension", &c.i1) < 0) return NULL;
   c.tiled = p[4] && sr_val_truthy(p[4]);
-  SrVal *r = NULL;
-  if (axis_arg_for(I, p[1], &c.aa, "reduce_scatter") == 0 && groups_arg(I, p[3], &c) == 0)
+  SrVal *r = NULL, *names = skip_unit_axes(I, p[1]);
+  if (!names) return sr_ref(p[0]);
+  if (axis_arg_for(I, names, &c.aa, "reduce_scatter") == 0 && groups_arg(I, p[3], &c) == 0)
     r = (c.aa.axes || c.aa.nvmap) ? sr_api_map_leaves(I, p[0], NULL, psum_scatter_leaf, &c) : sr_ref(p[0]);
+  sr_unref(names);
   sr_unref(c.groups);
   sr_unref(c.aa.names);
   return r;
@@ -640,8 +671,14 @@ static SrVal *lax_pcast(SrInterp *I, SrArgs *a) {
     return sr_raise(I, "ValueError",
                     "Got unexpected `to` value. Allowed `to` values are: {'unreduced', 'reduced', 'varying'}");
   SrVal *r = NULL;
-  if (p[1]->kind != SR_V_SET && p[1]->kind != SR_V_FROZENSET && !I->trace) r = lax_pcast_eager(I, p[0], p[1], &c);
-  else if (axis_arg_for(I, p[1], &c.aa, "pvary") == 0) r = (c.aa.axes || c.aa.nvmap) ? sr_api_map_leaves(I, p[0], NULL, pcast_leaf, &c) : sr_ref(p[0]);
+  /* core.pvary leaves out the axes of size 1 with
+     jax_remove_size_one_mesh_axis_from_type */
+  SrVal *names = !strcmp(c.to, "varying") && p[1]->kind != SR_V_SET && p[1]->kind != SR_V_FROZENSET
+                     ? skip_unit_axes(I, p[1]) : sr_ref(p[1]);
+  if (!names) return sr_ref(p[0]);
+  if (names->kind != SR_V_SET && names->kind != SR_V_FROZENSET && !I->trace) r = lax_pcast_eager(I, p[0], names, &c);
+  else if (axis_arg_for(I, names, &c.aa, "pvary") == 0) r = (c.aa.axes || c.aa.nvmap) ? sr_api_map_leaves(I, p[0], NULL, pcast_leaf, &c) : sr_ref(p[0]);
+  sr_unref(names);
   sr_unref(c.aa.names);
   return r;
 }

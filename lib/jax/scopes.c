@@ -19,6 +19,7 @@ typedef struct Scope {
   const char *name;   /* named_scope's, interned; NULL for disable_jit */
   int disable;        /* disable_jit's value */
   int cte;            /* ensure_compile_time_eval's scope */
+  int *flag;          /* a config option's switch (its value: disable) */
   const char *saved_ns;
   int saved_disable;
   int depth;          /* times entered and not left */
@@ -35,7 +36,10 @@ static const SrClass scope_class = {"_GeneratorContextManager", free, scope_repr
 static SrVal *scope_enter(SrInterp *I, SrVal *self) {
   Scope *s = self->obj.data;
   if (s->depth++) return sr_raise(I, "RuntimeError", "generator didn't yield");
-  if (s->cte) {
+  if (s->flag) {
+    s->saved_disable = *s->flag;
+    *s->flag = s->disable;
+  } else if (s->cte) {
     s->saved_disable = I->jax->compile_time_eval;
     I->jax->compile_time_eval = 1;
   } else if (s->name) {
@@ -52,7 +56,8 @@ static void scope_exit(SrInterp *I, SrVal *self) {
   Scope *s = self->obj.data;
   if (!s->depth) return;
   s->depth--;
-  if (s->cte) I->jax->compile_time_eval = s->saved_disable;
+  if (s->flag) *s->flag = s->saved_disable;
+  else if (s->cte) I->jax->compile_time_eval = s->saved_disable;
   else if (s->name) I->ns = s->saved_ns;
   else I->jax->disable_jit = s->saved_disable;
 }
@@ -125,7 +130,36 @@ static SrVal *jax_ensure_compile_time_eval(SrInterp *I, SrArgs *a) {
   return sr_obj(&scope_class, s);
 }
 
+/* jax.remove_size_one_mesh_axis_from_type(new_val): the config option as
+   a context manager (or decorator); mesh axes of size 1 leave the types
+   made in it (ir/type.h) */
+static SrVal *jax_remove_size_one(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "remove_size_one_mesh_axis_from_type", "new_val", p) < 0) return NULL;
+  Scope *s = sr_xcalloc(1, sizeof *s);
+  s->flag = &sr_type_drop_unit_axes;
+  s->disable = sr_val_truthy(p[0]);
+  return sr_obj(&scope_class, s);
+}
+
+/* jax._src.config.auto_pcast(new_val): jax_auto_pcast as a context
+   manager (or decorator) */
+static SrVal *config_auto_pcast(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "auto_pcast", "new_val", p) < 0) return NULL;
+  Scope *s = sr_xcalloc(1, sizeof *s);
+  s->flag = &I->jax->no_auto_pcast;
+  s->disable = !sr_val_truthy(p[0]);
+  return sr_obj(&scope_class, s);
+}
+
 void sr_scopes_init(void) {
+  sr_def("jax._src.config.auto_pcast", config_auto_pcast,
+         "auto_pcast(new_val): a context manager (or decorator) in which jax_auto_pcast is new_val");
+  sr_def("jax.remove_size_one_mesh_axis_from_type jax._src.config.remove_size_one_mesh_axis_from_type",
+         jax_remove_size_one,
+         "remove_size_one_mesh_axis_from_type(new_val): a context manager (or decorator) in which mesh axes of size 1 "
+         "are left out of types' shardings and varying manual axes");
   sr_def("jax.ensure_compile_time_eval", jax_ensure_compile_time_eval,
          "ensure_compile_time_eval(): a context manager (or decorator) in which operations on known values run while "
          "tracing, giving concrete arrays");

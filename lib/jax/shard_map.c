@@ -579,10 +579,24 @@ static SrVal *smap_call(SrInterp *I, SrArgs *a) {
       const SrSpec *us = specs->seq.items[i]->spec;
       SrSpec u = *us;
       SrSpecEntry e[SR_MAX_RANK];
+      const char *kept[SR_MAX_RANK][SR_MAX_DIM_AXES];
       if (us->n < t->ndim) {
         for (int d = 0; d < t->ndim; d++) e[d] = d < us->n ? us->e[d] : (SrSpecEntry){0, NULL};
         u.e = e;
         u.n = t->ndim;
+      }
+      /* remove_size_one_mesh_axis_from_spec */
+      if (sr_type_drop_unit_axes) {
+        if (u.e != e) memcpy(e, u.e, (size_t)u.n * sizeof *e);
+        u.e = e;
+        for (int d = 0; d < u.n && d < SR_MAX_RANK; d++) {
+          int k = 0;
+          for (int q = 0; q < e[d].n && k < SR_MAX_DIM_AXES; q++) {
+            int ax = sr_mesh_axis(am, e[d].names[q]);
+            if (ax < 0 || am->sizes[ax] != 1) kept[d][k++] = e[d].names[q];
+          }
+          e[d] = (SrSpecEntry){k, kept[d]};
+        }
       }
       SrBuf x1 = SR_BUF_INIT, x2 = SR_BUF_INIT;
       sr_val_repr(&x1, ts);
