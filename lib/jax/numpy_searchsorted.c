@@ -169,6 +169,19 @@ static SrVal *scan_impl(SrInterp *I, SrArgs *a) {
     sr_unref(init_items[1]);
     return sr_nn_done(s, NULL);
   }
+  /* the initial carry varies over sorted_arr's manual axes (core.pvary),
+     which auto_insert_reshard made the query's too */
+  SrAxes vma = sr_op_axes_on(st, st->varying, sr_jax_abstract_mesh(I->jax));
+  for (int i = 0; i < 2; i++) {
+    SrVal *pv = sr_lax_pvary(I, init_items[i], vma);
+    sr_unref(init_items[i]);
+    init_items[i] = pv;
+  }
+  if (!init_items[0] || !init_items[1]) {
+    sr_unref(init_items[0]);
+    sr_unref(init_items[1]);
+    return sr_nn_done(s, NULL);
+  }
   SrVal *init = KEEP(sr_tuple(NULL, 2, init_items));
   BodyData *bd = sr_xmalloc(sizeof *bd);
   bd->sorted_arr = sr_ref(sa);
@@ -278,7 +291,12 @@ static SrVal *searchsorted_body(SrInterp *I, SrArgs *a) {
   xt = type_of(s, x);
   SsData dd = *d;
   dd.dtype = xt->dims[0].size > INT32_MAX ? SR_I64 : SR_I32;
-  SrVal *args[2] = {x, v};
+  /* hijax.searchsorted_via_expand: core.auto_insert_reshard(sorted_arr, query) */
+  SrVal *args[2] = {sr_ref(x), sr_ref(v)};
+  int bad = sr_auto_insert_reshard(I, 2, args) < 0;
+  KEEP(args[0]);
+  KEEP(args[1]);
+  if (bad) return sr_nn_done(s, NULL);
   SrBuiltinFn fn = d->method == M_SORT ? sort_impl : d->method == M_COMPARE_ALL ? compare_all_impl : scan_impl;
   const char *name = d->method == M_SORT          ? "_searchsorted_sort_impl"
                      : d->method == M_COMPARE_ALL ? "_searchsorted_compare_all_impl"

@@ -560,6 +560,42 @@ static SrVal *bi_abstract_mesh(SrInterp *I, SrArgs *a) {
   return sr_mesh_val(NULL, sr_mesh_intern(&m));
 }
 
+#define SR_MESH_MAX_IDS 4096
+
+/* The ids of a devices array (np.array of devices holds ids) into ids,
+   and m->devices set to them unless they are 0, 1, ... in order; a
+   devices array of other values leaves m as it is. */
+static int mesh_device_ids(SrInterp *I, SrVal *devs, SrMesh *m, int *ids) {
+  int64_t n = sr_mesh_size_of(m->sizes, m->n);
+  if (n <= 0 || n > SR_MESH_MAX_IDS) return 0;
+  SrVal *fn = sr_getattr(I, devs, "ravel");
+  if (!fn) {
+    sr_exc_clear(I);
+    return 0;
+  }
+  SrArgs na = {0, NULL, 0, NULL, NULL, NULL};
+  SrVal *flat = sr_call(I, fn, &na);
+  sr_unref(fn);
+  SrVal *tl = flat ? sr_getattr(I, flat, "tolist") : NULL;
+  sr_unref(flat);
+  SrVal *l = tl ? sr_call(I, tl, &na) : NULL;
+  sr_unref(tl);
+  if (!l) {
+    sr_exc_clear(I);
+    return 0;
+  }
+  int identity = 1, ok = l->kind == SR_V_LIST && l->seq.n == n;
+  for (int64_t i = 0; ok && i < n; i++) {
+    SrVal *v = l->seq.items[i];
+    ok = v->kind == SR_V_INT && v->i >= 0 && v->i < I->jax->num_devices;
+    if (ok) ids[i] = (int)v->i;
+    identity &= ok && v->i == i;
+  }
+  sr_unref(l);
+  if (ok && !identity) m->devices = ids;
+  return 0;
+}
+
 static SrVal *bi_mesh(SrInterp *I, SrArgs *a) {
   /* Mesh(devices, axis_names, axis_types=): devices is an array of device
      ids (or of devices) whose shape is the mesh's */
@@ -568,11 +604,18 @@ static SrVal *bi_mesh(SrInterp *I, SrArgs *a) {
   /* a (nested) list of devices is np.array'ed first, as JAX does */
   SrVal *devs = p[0]->kind == SR_V_LIST || p[0]->kind == SR_V_TUPLE ? sr_jnp_asarray(I, p[0], -1) : sr_ref(p[0]);
   SrVal *shape = devs ? sr_getattr(I, devs, "shape") : NULL;
-  sr_unref(devs);
-  if (!shape) return NULL;
+  if (!shape) {
+    sr_unref(devs);
+    return NULL;
+  }
   SrMesh m;
   int rc = fill_mesh(I, &m, shape, p[1], p[2], SR_AXIS_AUTO, "Mesh");
   sr_unref(shape);
+  /* the devices in their order: kept when they are not the first ones
+     in order (Mesh(jax.devices()[2:4], 'i') is not Mesh(jax.devices()[:2], 'i')) */
+  int ids[SR_MESH_MAX_IDS];
+  if (rc == 0 && mesh_device_ids(I, devs, &m, ids) < 0) rc = -1;
+  sr_unref(devs);
   if (rc < 0) return NULL;
   int64_t size = sr_mesh_size_of(m.sizes, m.n);
   if (size < 0)
