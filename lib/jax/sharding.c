@@ -10,6 +10,7 @@
  * abstract mesh in context are in builtins_jax.c, with JAX's state. */
 #include "jax/lax.h"
 #include "jax/jax.h"
+#include "jax/np_host.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -562,38 +563,40 @@ static SrVal *bi_abstract_mesh(SrInterp *I, SrArgs *a) {
 
 #define SR_MESH_MAX_IDS 4096
 
-/* The ids of a devices array (np.array of devices holds ids) into ids,
-   and m->devices set to them unless they are 0, 1, ... in order; a
-   devices array of other values leaves m as it is. */
-static int mesh_device_ids(SrInterp *I, SrVal *devs, SrMesh *m, int *ids) {
-  int64_t n = sr_mesh_size_of(m->sizes, m->n);
-  if (n <= 0 || n > SR_MESH_MAX_IDS) return 0;
-  SrVal *fn = sr_getattr(I, devs, "ravel");
-  if (!fn) {
-    sr_exc_clear(I);
-    return 0;
+/* The device ids of Mesh's devices argument, flattened in order into
+   ids (at most max): (nested) lists of devices or ids, or a numpy array
+   of them (which holds ids); the count, or -1 for anything else. */
+static int collect_device_ids(SrInterp *I, SrVal *v, int *ids, int n, int max, int depth) {
+  if (n < 0 || depth > SR_MAX_RANK + 1) return -1;
+  if (v->kind == SR_V_LIST || v->kind == SR_V_TUPLE) {
+    for (int i = 0; i < v->seq.n && n >= 0; i++) n = collect_device_ids(I, v->seq.items[i], ids, n, max, depth + 1);
+    return n;
   }
-  SrArgs na = {0, NULL, 0, NULL, NULL, NULL};
-  SrVal *flat = sr_call(I, fn, &na);
-  sr_unref(fn);
-  SrVal *tl = flat ? sr_getattr(I, flat, "tolist") : NULL;
-  sr_unref(flat);
-  SrVal *l = tl ? sr_call(I, tl, &na) : NULL;
-  sr_unref(tl);
-  if (!l) {
-    sr_exc_clear(I);
-    return 0;
+  int64_t id = -1;
+  if (v->kind == SR_V_INT) {
+    id = v->i;
+  } else if (v->kind == SR_V_OBJ && strcmp(sr_val_kind_name(v), "CpuDevice") == 0) {
+    SrVal *iv = sr_getattr(I, v, "id");
+    if (iv && iv->kind == SR_V_INT) id = iv->i;
+    if (!iv) sr_exc_clear(I);
+    sr_unref(iv);
+  } else if (sr_np_is_devices(v) || (v->kind == SR_V_OBJ && strcmp(sr_val_kind_name(v), "ndarray") == 0)) {
+    /* numpy's own array: its tolist stages nothing */
+    SrVal *tl = sr_getattr(I, v, "tolist");
+    SrArgs na = {0, NULL, 0, NULL, NULL, NULL};
+    SrVal *l = tl ? sr_call(I, tl, &na) : NULL;
+    sr_unref(tl);
+    if (!l) {
+      sr_exc_clear(I);
+      return -1;
+    }
+    n = l->kind == SR_V_LIST ? collect_device_ids(I, l, ids, n, max, depth + 1) : -1;
+    sr_unref(l);
+    return n;
   }
-  int identity = 1, ok = l->kind == SR_V_LIST && l->seq.n == n;
-  for (int64_t i = 0; ok && i < n; i++) {
-    SrVal *v = l->seq.items[i];
-    ok = v->kind == SR_V_INT && v->i >= 0 && v->i < I->jax->num_devices;
-    if (ok) ids[i] = (int)v->i;
-    identity &= ok && v->i == i;
-  }
-  sr_unref(l);
-  if (ok && !identity) m->devices = ids;
-  return 0;
+  if (id < 0 || id >= I->jax->num_devices || n >= max) return -1;
+  ids[n] = (int)id;
+  return n + 1;
 }
 
 static SrVal *bi_mesh(SrInterp *I, SrArgs *a) {
@@ -614,8 +617,13 @@ static SrVal *bi_mesh(SrInterp *I, SrArgs *a) {
   /* the devices in their order: kept when they are not the first ones
      in order (Mesh(jax.devices()[2:4], 'i') is not Mesh(jax.devices()[:2], 'i')) */
   int ids[SR_MESH_MAX_IDS];
-  if (rc == 0 && mesh_device_ids(I, devs, &m, ids) < 0) rc = -1;
   sr_unref(devs);
+  if (rc == 0) {
+    int64_t size = sr_mesh_size_of(m.sizes, m.n);
+    int got = collect_device_ids(I, p[0], ids, 0, SR_MESH_MAX_IDS, 0), identity = got == size;
+    for (int i = 0; identity && i < got; i++) identity = ids[i] == i;
+    if (got == size && !identity) m.devices = ids;
+  }
   if (rc < 0) return NULL;
   int64_t size = sr_mesh_size_of(m.sizes, m.n);
   if (size < 0)
