@@ -168,6 +168,7 @@ static struct SrArray *from_host(SrInterp *I, const SrType *t, const double *re,
 
 static void hook_unref(struct SrArray *a) { sr_array_unref(a); }
 static const SrType *hook_type(struct SrArray *a) { return a->type; }
+static const SrMesh *hook_mesh(struct SrArray *a) { return a->committed ? a->mesh : NULL; }
 
 /* The whole value on the host (malloc'ed), or NULL with d filled. */
 static void *host_copy(SrInterp *I, SrArray *a, SrDiags *d) {
@@ -286,6 +287,7 @@ int sr_hooks_exec_init(SrInterp *I) {
   sr_backend_hooks.array_str = hook_str;
   sr_backend_hooks.array_item = hook_item;
   sr_backend_hooks.array_type = hook_type;
+  sr_backend_hooks.array_mesh = hook_mesh;
   sr_backend_hooks.from_host = from_host;
   static int once;
   if (!once) {

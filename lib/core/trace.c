@@ -384,6 +384,45 @@ static uint32_t prim_nout(const SrPrim *prim, int nin, int nparams, const SrPara
   return (uint32_t)nin;
 }
 
+/* Primitive.bind: under a shard_map (some axes of the context mesh
+   Manual, the others Auto), a concrete operand sharded over a mesh with
+   Explicit axes -- a value the body closes over -- is refused. */
+static int closed_over_explicit_check(SrInterp *I, int nin, SrVal **in) {
+  if (!I->jax || !I->trace || !sr_backend_hooks.array_mesh) return 0;
+  const SrMesh *cur = sr_jax_abstract_mesh(I->jax);
+  int any_manual = 0;
+  for (int k = 0; k < cur->n; k++) {
+    if (cur->types[k] == SR_AXIS_EXPLICIT) return 0;
+    any_manual |= cur->types[k] == SR_AXIS_MANUAL;
+  }
+  if (!any_manual) return 0;
+  for (int i = 0; i < nin; i++) {
+    SrArrayObj *a = sr_array_of(in[i]);
+    /* only a value whose type names the mesh: a replicated one's type
+       here does not say whether JAX's aval has a mesh (jnp.ones under
+       set_mesh does, a converted host value does not) */
+    if (!a || a->kind != SR_AV_CONCRETE || !a->data || !a->type->mesh) continue;
+    const SrMesh *m = sr_backend_hooks.array_mesh(a->data);
+    int explicit_ = 0;
+    for (int k = 0; m && k < m->n; k++) explicit_ |= m->types[k] == SR_AXIS_EXPLICIT;
+    if (!explicit_) continue;
+    SrTypeCtx cx;
+    SrDiags d = SR_DIAGS_INIT;
+    sr_type_ctx(I, &cx, &d);
+    cx.mesh = m;
+    SrBuf b = SR_BUF_INIT;
+    sr_aval_str_short(&b, &cx, a->type, 1, 1);
+    sr_diags_clear(&d);
+    sr_raise(I, "NotImplementedError",
+             "Closing over inputs to shard_map where the input is sharded on `Explicit` axes is not implemented. As "
+             "a workaround, please pass those inputs as an argument to shard_map. Got input with shape %s",
+             sr_buf_str(&b));
+    sr_buf_free(&b);
+    return -1;
+  }
+  return 0;
+}
+
 SrVal *sr_bind_prim(SrInterp *I, const SrPrim *prim, int nin, SrVal **in, int nparams,
                     const SrParam *params, const SrType *const *written, uint32_t nout_hint) {
   if (nin > 512) return sr_raise(I, "ValueError", "too many operands for %s", prim->name);
@@ -406,6 +445,7 @@ SrVal *sr_bind_prim(SrInterp *I, const SrPrim *prim, int nin, SrVal **in, int np
     for (int k = 0; k < nin; k++) sr_unref(conv[k]);
     return r;
   }
+  if (closed_over_explicit_check(I, nin, in) < 0) return NULL;
   const SrType *types[512];
   for (int i = 0; i < nin; i++) {
     types[i] = sr_value_type(I, in[i]);

@@ -208,6 +208,8 @@ typedef struct SrBackendHooks {
   SrVal *(*array_item)(SrInterp *I, struct SrArray *a);
   /* the type of a concrete array (an array value's type) */
   const SrType *(*array_type)(struct SrArray *a);
+  /* the concrete mesh a concrete array lives on, or NULL (one device) */
+  const SrMesh *(*array_mesh)(struct SrArray *a);
 } SrBackendHooks;
 extern SrBackendHooks sr_backend_hooks;
 

@@ -104,7 +104,7 @@ static SrVal *aval_str_short(SrInterp *I, SrArgs *a) {
     SrTypeCtx cx;
     SrDiags d = SR_DIAGS_INIT;
     sr_type_ctx(I, &cx, &d);
-    sr_aval_str_axis_types(&b, &cx, t);
+    sr_aval_str_short(&b, &cx, t, p[0] && sr_val_truthy(p[0]), 1);
     sr_diags_clear(&d);
   } else {
     sr_type_str(&b, t, p[0] && sr_val_truthy(p[0]));
