@@ -274,3 +274,4 @@ include $(top_srcdir)/tests/golden/stats19.mk
 include $(top_srcdir)/tests/golden/s20.mk
 include $(top_srcdir)/tests/golden/s21.mk
 include $(top_srcdir)/tests/golden/fft20.mk
+include $(top_srcdir)/tests/golden/smap27.mk
