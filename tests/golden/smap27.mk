@@ -15,7 +15,6 @@ GOLDEN_PENDING += \
 	tests/golden/pending/smap27_close_over.jxr \
 	tests/golden/pending/smap27_remat_fwd.jxr \
 	tests/golden/pending/smap27_rbg.jxr \
-	tests/golden/pending/smap27_symbolic_zeros.jxr \
 	tests/golden/pending/smap27_optimize_remat.jxr \
 	tests/golden/pending/smap27_approx_top_k.jxr \
 	tests/golden/pending/smap27_callback_refs.jxr
