@@ -16,5 +16,4 @@ GOLDEN_PENDING += \
 	tests/golden/pending/smap27_remat_fwd.jxr \
 	tests/golden/pending/smap27_rbg.jxr \
 	tests/golden/pending/smap27_optimize_remat.jxr \
-	tests/golden/pending/smap27_approx_top_k.jxr \
 	tests/golden/pending/smap27_callback_refs.jxr
