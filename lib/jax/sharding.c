@@ -528,39 +528,6 @@ static int fill_mesh(SrInterp *I, SrMesh *m, SrVal *sizes, SrVal *names, SrVal *
   return 0;
 }
 
-static SrVal *bi_make_mesh(SrInterp *I, SrArgs *a) {
-  SrVal *p[4];
-  if (sr_args_parse(I, a, "make_mesh", "axis_shapes, axis_names, axis_types=, *, devices=", p) < 0) return NULL;
-  SrMesh m;
-  if (fill_mesh(I, &m, p[0], p[1], p[2], SR_AXIS_EXPLICIT, "make_mesh") < 0) return NULL;
-  int64_t size = sr_mesh_size_of(m.sizes, m.n); /* -1: more than any count */
-  int ndev = I->jax->num_devices;
-  if (size < 0 || size > ndev) {
-    SrBuf b = SR_BUF_INIT;
-    sr_buf_putc(&b, '(');
-    for (int i = 0; i < m.n; i++) sr_buf_printf(&b, i ? ", %lld" : "%lld", (long long)m.sizes[i]);
-    sr_buf_puts(&b, m.n == 1 ? ",)" : ")");
-    sr_raise(I, "ValueError", "Number of devices %d must be >= the product of mesh_shape %s", ndev, b.p);
-    sr_buf_free(&b);
-    return NULL;
-  }
-  I->jax->devices_used = 1;
-  return sr_mesh_val(NULL, sr_mesh_intern(&m));
-}
-
-static SrVal *bi_abstract_mesh(SrInterp *I, SrArgs *a) {
-  SrVal *p[3];
-  if (sr_args_parse(I, a, "AbstractMesh", "axis_sizes, axis_names, axis_types=", p) < 0) return NULL;
-  SrMesh m;
-  /* mesh._normalize_axis_types: an AbstractMesh's axes default to Explicit */
-  if (fill_mesh(I, &m, p[0], p[1], p[2], SR_AXIS_EXPLICIT, "AbstractMesh") < 0) return NULL;
-  /* its size is a Python int, which is 64-bit here */
-  if (sr_mesh_size_of(m.sizes, m.n) < 0)
-    return sr_raise(I, "OverflowError", "integer overflow: shardrepl's Python ints are 64-bit");
-  m.abstract = 1;
-  return sr_mesh_val(NULL, sr_mesh_intern(&m));
-}
-
 #define SR_MESH_MAX_IDS 4096
 
 /* The device ids of Mesh's devices argument, flattened in order into
@@ -597,6 +564,57 @@ static int collect_device_ids(SrInterp *I, SrVal *v, int *ids, int n, int max, i
   if (id < 0 || id >= I->jax->num_devices || n >= max) return -1;
   ids[n] = (int)id;
   return n + 1;
+}
+
+static SrVal *bi_make_mesh(SrInterp *I, SrArgs *a) {
+  SrVal *p[4];
+  if (sr_args_parse(I, a, "make_mesh", "axis_shapes, axis_names, axis_types=, *, devices=", p) < 0) return NULL;
+  SrMesh m;
+  if (fill_mesh(I, &m, p[0], p[1], p[2], SR_AXIS_EXPLICIT, "make_mesh") < 0) return NULL;
+  int64_t size = sr_mesh_size_of(m.sizes, m.n); /* -1: more than any count */
+  int ndev = I->jax->num_devices;
+  if (size < 0 || size > ndev) {
+    SrBuf b = SR_BUF_INIT;
+    sr_buf_putc(&b, '(');
+    for (int i = 0; i < m.n; i++) sr_buf_printf(&b, i ? ", %lld" : "%lld", (long long)m.sizes[i]);
+    sr_buf_puts(&b, m.n == 1 ? ",)" : ")");
+    sr_raise(I, "ValueError", "Number of devices %d must be >= the product of mesh_shape %s", ndev, b.p);
+    sr_buf_free(&b);
+    return NULL;
+  }
+  /* devices=: the mesh's devices in that order (create_device_mesh on
+     CPU keeps the order) */
+  int ids[SR_MESH_MAX_IDS];
+  if (p[3] && p[3]->kind != SR_V_NONE) {
+    int got = collect_device_ids(I, p[3], ids, 0, SR_MESH_MAX_IDS, 0), identity = got >= size;
+    if (got < 0) return sr_raise(I, "TypeError", "make_mesh: devices must be a sequence of devices");
+    if (got < size) {
+      SrBuf b = SR_BUF_INIT;
+      sr_buf_putc(&b, '(');
+      for (int i = 0; i < m.n; i++) sr_buf_printf(&b, i ? ", %lld" : "%lld", (long long)m.sizes[i]);
+      sr_buf_puts(&b, m.n == 1 ? ",)" : ")");
+      sr_raise(I, "ValueError", "Number of devices %d must be >= the product of mesh_shape %s", got, b.p);
+      sr_buf_free(&b);
+      return NULL;
+    }
+    for (int i = 0; identity && i < size; i++) identity = ids[i] == i;
+    if (!identity) m.devices = ids;
+  }
+  I->jax->devices_used = 1;
+  return sr_mesh_val(NULL, sr_mesh_intern(&m));
+}
+
+static SrVal *bi_abstract_mesh(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "AbstractMesh", "axis_sizes, axis_names, axis_types=", p) < 0) return NULL;
+  SrMesh m;
+  /* mesh._normalize_axis_types: an AbstractMesh's axes default to Explicit */
+  if (fill_mesh(I, &m, p[0], p[1], p[2], SR_AXIS_EXPLICIT, "AbstractMesh") < 0) return NULL;
+  /* its size is a Python int, which is 64-bit here */
+  if (sr_mesh_size_of(m.sizes, m.n) < 0)
+    return sr_raise(I, "OverflowError", "integer overflow: shardrepl's Python ints are 64-bit");
+  m.abstract = 1;
+  return sr_mesh_val(NULL, sr_mesh_intern(&m));
 }
 
 static SrVal *bi_mesh(SrInterp *I, SrArgs *a) {
