@@ -820,10 +820,11 @@ static int axis_type_of(SrTypeCtx *cx, const SrMesh *m, int i) {
   return k < 0 ? SR_AXIS_EXPLICIT : cx->mesh->types[k];
 }
 
-void sr_aval_str_axis_types(SrBuf *out, SrTypeCtx *cx, const SrType *t) { sr_aval_str_short(out, cx, t, 0); }
+void sr_aval_str_axis_types(SrBuf *out, SrTypeCtx *cx, const SrType *t) { sr_aval_str_short(out, cx, t, 0, 1); }
 
-void sr_aval_str_short(SrBuf *out, SrTypeCtx *cx, const SrType *t, int short_dtypes) {
+void sr_aval_str_short(SrBuf *out, SrTypeCtx *cx, const SrType *t, int short_dtypes, int mesh_axis_types) {
   sr_type_str(out, t, short_dtypes);
+  if (!mesh_axis_types) return;
   const SrMesh *m = t->mesh;
   if (!m && !ctx_empty(cx)) m = cx->mesh;
   /* core._axis_types_dict: {Explicit: ('X', 'Y'), Manual: ('Z',)}, the

@@ -229,8 +229,8 @@ void sr_aval_str(SrBuf *out, const SrType *t);
 void sr_aval_repr(SrBuf *out, const SrType *t);
 /* aval.str_short(mesh_axis_types=True): float32[8@X]({Explicit: ('X',)}) */
 void sr_aval_str_axis_types(SrBuf *out, SrTypeCtx *cx, const SrType *t);
-/* The same with short dtype names (f32) when short_dtypes: str_short(short_dtypes, True). */
-void sr_aval_str_short(SrBuf *out, SrTypeCtx *cx, const SrType *t, int short_dtypes);
+/* aval.str_short(short_dtypes, mesh_axis_types) */
+void sr_aval_str_short(SrBuf *out, SrTypeCtx *cx, const SrType *t, int short_dtypes, int mesh_axis_types);
 /* str(shape): (8, 4), (8,), () */
 void sr_shape_str(SrBuf *out, const SrType *t);
 /* str(tuple(spec.partitions)) of some dims (all of them if dims is NULL):

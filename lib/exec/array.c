@@ -151,6 +151,24 @@ int64_t sr_layout_splits(const SrType *l, int dim) {
   return s;
 }
 
+const SrType *sr_layout_even(const SrType *l) {
+  int uneven = 0;
+  for (int i = 0; i < l->ndim && !uneven; i++) uneven = l->dims[i].nax && l->dims[i].size % sr_layout_splits(l, i);
+  if (!uneven) return l;
+  SrTypeBuilder b;
+  sr_type_builder(&b, l);
+  for (int i = 0; i < b.ndim; i++)
+    if (b.dims[i].nax && b.dims[i].size % sr_layout_splits(l, i)) b.dims[i].nax = 0;
+  return sr_type_get(&b);
+}
+
+void sr_array_note_uneven(SrArray *a, const SrType *l, const SrVal *sh) {
+  if (!a || a->sharding || a->rc != 1 || sr_layout_even(l) == l || !sh || sh->kind != SR_V_SHARDING ||
+      sh->sh.mesh->abstract || a->mesh != sh->sh.mesh)
+    return;
+  a->sharding = sr_sharding_val(NULL, sh->sh.mesh, sh->sh.spec, sh->sh.memory_kind);
+}
+
 void sr_layout_shard_shape(const SrType *l, int64_t *shape) {
   for (int i = 0; i < l->ndim; i++) shape[i] = l->dims[i].size / sr_layout_splits(l, i);
 }

@@ -105,6 +105,12 @@ const SrType *sr_layout_of_type(const SrType *t);
 int sr_layout_same(const SrType *a, const SrType *b);
 /* How many pieces dim i is split into. */
 int64_t sr_layout_splits(const SrType *l, int dim);
+/* A layout whose shards all have the same shape: a dimension that the
+   mesh axes it is split over do not divide (which XLA pads, the last
+   shards short) stored whole instead, replicated over those axes, so
+   that an unevenly sharded result holds JAX's values.  l itself when
+   every split divides. */
+const SrType *sr_layout_even(const SrType *l);
 /* The shape of every shard. */
 void sr_layout_shard_shape(const SrType *l, int64_t *shape);
 int64_t sr_layout_shard_numel(const SrType *l);
@@ -131,6 +137,10 @@ typedef struct SrArray {
   SrBuffer *shard[];     /* by mesh position; NULL where not held */
 } SrArray;
 
+/* a, just made in the even layout of l for the sharding sh (a
+   NamedSharding over a's concrete mesh), shows sh as its sharding when l
+   is uneven: the layout it is stored in does not say it. */
+void sr_array_note_uneven(SrArray *a, const SrType *l, const SrVal *sh);
 /* A new array with no buffers yet. */
 SrArray *sr_array_new(const SrType *type, const SrType *layout, const SrMesh *mesh);
 static inline SrArray *sr_array_ref(SrArray *a) {

@@ -253,7 +253,9 @@ static SrArray *to_sharding(SrEvalCtx *cx, SrArray *a, const SrVal *sh, int outp
   }
   const SrType *l;
   if (sr_ev_layout_of_sharding(cx, a->type, sh, m, &l) < 0) return NULL;
-  return sr_redistribute_typed(cx, a, m, l, output ? out_type_of_layout(a->type, l, m) : a->type);
+  SrArray *r = sr_redistribute_typed(cx, a, m, sr_layout_even(l), output ? out_type_of_layout(a->type, l, m) : a->type);
+  sr_array_note_uneven(r, l, sh);
+  return r;
 }
 
 /* a laid out as the layout param lv says (AUTO: as sr_local_auto chooses

@@ -143,6 +143,11 @@ void sr_mesh_repr(SrBuf *out, const SrMesh *m) {
     sr_mesh_str(out, m);
     return;
   }
+  if (m->n == 0) {
+    /* Mesh._repr of the empty mesh names no axis types */
+    sr_buf_puts(out, "Mesh(axis_sizes=(), axis_names=())");
+    return;
+  }
   sr_buf_puts(out, "Mesh(axis_sizes=(");
   for (int i = 0; i < m->n; i++)
     sr_buf_printf(out, i ? ", %lld" : "%lld", (long long)m->sizes[i]);

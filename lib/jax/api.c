@@ -505,7 +505,7 @@ static int check_device_assignment(SrInterp *I, const SrJaxpr *body, SrVal *leav
     SrDiags d = SR_DIAGS_INIT;
     sr_type_ctx(I, &cx, &d);
     SrBuf b = SR_BUF_INIT;
-    sr_aval_str_short(&b, &cx, t, 1);
+    sr_aval_str_short(&b, &cx, t, 1, 1);
     sr_diags_clear(&d);
     sr_raise(I, "ValueError",
              "Length of device assignment %d is not equal to the size of the mesh %lld of aval %s. Please enter "

@@ -42,6 +42,32 @@ static SrVal *axes_set(const SrType *t, SrAxes axes) {
   return s;
 }
 
+static void unref_data(void *p) { sr_unref(p); }
+
+/* mat.invarying(mesh): the mesh's manual axes that the value neither
+   varies over nor is unreduced or reduced over (its data: those sets'
+   union, a frozenset of names) */
+static SrVal *mat_invarying(SrInterp *I, SrArgs *a) {
+  const SrVal *vur = sr_current_builtin(I)->data;
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "invarying", "mesh", p) < 0) return NULL;
+  SrVal *manual = sr_getattr(I, p[0], "manual_axes");
+  if (!manual) return NULL;
+  if (!sr_is_seq(manual)) {
+    sr_unref(manual);
+    return sr_raise(I, "TypeError", "invarying expects a mesh");
+  }
+  SrVal *r = sr_seq(NULL, SR_V_FROZENSET, 0);
+  for (size_t i = 0; i < manual->seq.n; i++) {
+    SrVal *n = manual->seq.items[i];
+    int in = 0;
+    for (size_t k = 0; k < vur->seq.n && !in; k++) in = sr_val_equal(vur->seq.items[k], n);
+    if (!in) sr_seq_push(NULL, r, sr_ref(n));
+  }
+  sr_unref(manual);
+  return r;
+}
+
 /* The attributes arrays and avals share. */
 static SrVal *type_attr(SrInterp *I, const SrType *t, const char *name) {
   if (strcmp(name, "shape") == 0) return sr_shape_tuple(t);
@@ -60,6 +86,9 @@ static SrVal *type_attr(SrInterp *I, const SrType *t, const char *name) {
       sr_unref(d);
       return v;
     }
+    sr_dict_set(NULL, d, sr_str_cstr(NULL, "invarying"),
+                sr_builtin_with("invarying", mat_invarying, axes_set(t, t->varying | t->unreduced | t->reduced),
+                                unref_data));
     return sr_namespace(d);
   }
   (void)I;
@@ -76,7 +105,7 @@ static SrVal *aval_str_short(SrInterp *I, SrArgs *a) {
     SrTypeCtx cx;
     SrDiags d = SR_DIAGS_INIT;
     sr_type_ctx(I, &cx, &d);
-    sr_aval_str_short(&b, &cx, t, p[0] && sr_val_truthy(p[0]));
+    sr_aval_str_short(&b, &cx, t, p[0] && sr_val_truthy(p[0]), 1);
     sr_diags_clear(&d);
   } else {
     sr_type_str(&b, t, p[0] && sr_val_truthy(p[0]));

@@ -530,6 +530,28 @@ static void lin_repr(SrBuf *out, const SrVal *v) {
   sr_buf_printf(out, "<function %s_jvp>", l->name);
 }
 
+/* api.py's _lift_linearized: when the tangent varies over other manual
+   axes than its primal, which pcast would fix it */
+static void lin_vma_hint(SrBuf *out, const SrType *primal, const SrType *tangent) {
+  const SrMesh *m = tangent->mesh ? tangent->mesh : primal->mesh;
+  if (!m) return;
+  if (primal->varying == tangent->varying && primal->unreduced == tangent->unreduced &&
+      primal->reduced == tangent->reduced)
+    return;
+  SrAxes left_t = tangent->varying & ~primal->varying, left_p = primal->varying & ~tangent->varying;
+  sr_buf_puts(out, " \nThis might be fixed by:");
+  if (left_t) {
+    sr_buf_puts(out, "\n  * applying `jax.lax.pcast(..., ");
+    sr_axes_tuple_str(out, m, left_t);
+    sr_buf_puts(out, ", to='varying')` to the primal value passed to `jax.linearize`;");
+  }
+  if (left_p) {
+    sr_buf_puts(out, "\n  * applying `jax.lax.pcast(..., ");
+    sr_axes_tuple_str(out, m, left_p);
+    sr_buf_puts(out, ", to='varying')` to the tangent value passed to the callable `f_jvp` returned by `jax.linearize`;");
+  }
+}
+
 static SrVal *lin_call(SrInterp *I, SrVal *self, SrArgs *a) {
   Lin *l = self->obj.data;
   SrLinear *lin = &l->lin;
@@ -556,10 +578,27 @@ static SrVal *lin_call(SrInterp *I, SrVal *self, SrArgs *a) {
       const SrType *t = sr_value_type(I, lv->seq.items[q]);
       const SrType *want = sr_ad_tangent_type(lin->in_types[k]);
       if (!t || !sr_type_equal_mod_mesh(sr_type_with_weak(t, 0), sr_type_with_weak(want, 0))) {
+        /* str(aval): str_short(), long dtype names, weak ones marked ~ */
+        SrBuf extra = SR_BUF_INIT, st = SR_BUF_INIT, sp = SR_BUF_INIT, sw = SR_BUF_INIT;
+        const SrType *shown[3] = {t, lin->in_types[k], want};
+        SrBuf *bufs[3] = {&st, &sp, &sw};
+        for (int w = 0; w < 3; w++) {
+          if (!shown[w]) {
+            sr_buf_puts(bufs[w], "?");
+            continue;
+          }
+          if (shown[w]->weak) sr_buf_putc(bufs[w], '~');
+          sr_type_str(bufs[w], shown[w], 0);
+        }
+        if (t) lin_vma_hint(&extra, lin->in_types[k], t);
         sr_raise(I, "ValueError",
                  "linearized function called on tangent values inconsistent with the original primal values:\nGot "
-                 "tangent aval %s for primal aval %s but expected %s.",
-                 t ? sr_type_short(t) : "?", sr_type_short(lin->in_types[k]), sr_type_short(want));
+                 "tangent aval %s for primal aval %s but expected %s.%s",
+                 sr_buf_str(&st), sr_buf_str(&sp), sr_buf_str(&sw), sr_buf_str(&extra));
+        sr_buf_free(&extra);
+        sr_buf_free(&st);
+        sr_buf_free(&sp);
+        sr_buf_free(&sw);
         ok = 0;
         break;
       }

@@ -47,6 +47,7 @@ typedef struct Cjvp {
   SrVal *in_tree;          /* the arguments (a tuple), leaves numbered */
   SrVal *out_tree;         /* the output, leaves numbered */
   int nconsts, nleaves, nout;
+  int symbolic_zeros;      /* defjvp(symbolic_zeros=True) */
   const SrType **out_types;
 } Cjvp;
 
@@ -96,7 +97,66 @@ typedef struct CustomJvp {
   SrVal *fun, *jvp;
   const char *name;
   int *nondiff, nnondiff; /* nondiff_argnums, sorted */
+  int symbolic_zeros;
 } CustomJvp;
+
+/* ---- SymbolicZero (ad_util.SymbolicZero) ----
+
+   What a rule defined with symbolic_zeros=True gets for a zero tangent:
+   an object holding the tangent's aval, whose other attributes are the
+   aval's (shape, dtype...).  Here it is a pytree node without children,
+   so that tracing a rule passes it through as structure, as JAX's
+   lift_jvp passes the zeros' positions on. */
+static void symzero_free(void *d) { sr_unref(d); }
+static void symzero_repr(SrBuf *out, const SrVal *v) {
+  (void)v;
+  sr_buf_puts(out, "SymbolicZero");
+}
+static SrVal *symzero_getattr(SrInterp *I, SrVal *self, const char *name) {
+  SrVal *aval = self->obj.data;
+  if (strcmp(name, "aval") == 0) return sr_ref(aval);
+  return sr_getattr(I, aval, name);
+}
+static SrVal *symzero_children(SrVal *self) {
+  (void)self;
+  return sr_seq(NULL, SR_V_LIST, 0);
+}
+static SrVal *symzero_rebuild(SrVal *self, SrVal *children) {
+  (void)children;
+  return sr_ref(self);
+}
+static const SrLangOps symzero_ops = {
+    .getattr = symzero_getattr, .tree_children = symzero_children, .tree_rebuild = symzero_rebuild};
+static const SrClass symzero_class = {"SymbolicZero", symzero_free, symzero_repr, NULL, &symzero_ops};
+
+static SrVal *symzero_new(const SrType *t) { return sr_obj(&symzero_class, sr_aval_new(t)); }
+
+/* the class itself: SymbolicZero(aval), isinstance */
+static void symzero_type_repr(SrBuf *out, const SrVal *v) {
+  (void)v;
+  sr_buf_puts(out, "<class 'jax._src.ad_util.SymbolicZero'>");
+}
+static int symzero_instancecheck(SrInterp *I, SrVal *self, SrVal *x) {
+  (void)I;
+  (void)self;
+  return sr_is_obj(x, &symzero_class);
+}
+static SrVal *symzero_call(SrInterp *I, SrVal *self, SrArgs *a) {
+  (void)self;
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "SymbolicZero", "aval", p) < 0) return NULL;
+  if (!sr_is_obj(p[0], &sr_aval_class)) return sr_raise(I, "TypeError", "SymbolicZero(aval) takes an aval (jax.typeof)");
+  return sr_obj(&symzero_class, sr_ref(p[0]));
+}
+static const SrLangOps symzero_type_ops = {.call = symzero_call, .instancecheck = symzero_instancecheck};
+static const SrClass symzero_type_class = {"type", NULL, symzero_type_repr, NULL, &symzero_type_ops};
+
+/* The type of a SymbolicZero's aval, or NULL when v is none. */
+static const SrType *symzero_type(SrVal *v) {
+  if (!sr_is_obj(v, &symzero_class)) return NULL;
+  SrVal *aval = v->obj.data;
+  return sr_is_obj(aval, &sr_aval_class) ? aval->obj.data : NULL;
+}
 
 /* ---- api_util.resolve_kwargs and nondiff_argnums (custom_vjp.c's too) ---- */
 
@@ -331,6 +391,7 @@ static SrVal *cj_call(SrInterp *I, SrVal *self, SrArgs *a) {
   c->out_tree = sr_pytree_numbered(cc.out_tree, &k);
   c->nout = (int)cc.body->nout;
   c->nconsts = cc.captured->seq.n;
+  c->symbolic_zeros = cj->symbolic_zeros;
   c->out_types = sr_xcalloc((size_t)c->nout + 1, sizeof *c->out_types);
   for (int i = 0; i < c->nout; i++) c->out_types[i] = cc.body->outvars[i]->type;
   SrPList ps = {0};
@@ -338,7 +399,7 @@ static SrVal *cj_call(SrInterp *I, SrVal *self, SrArgs *a) {
   sr_plist_add(&ps, "call_jaxpr", sr_jaxpr_val(NULL, cc.body));
   sr_plist_add(&ps, "jvp", sr_obj(&cjvp_class, c));
   sr_plist_add(&ps, "num_consts", sr_int(NULL, c->nconsts));
-  sr_plist_add(&ps, "symbolic_zeros", sr_bool(0));
+  sr_plist_add(&ps, "symbolic_zeros", sr_bool(c->symbolic_zeros));
   return sr_custom_call_bind(I, SR_P_custom_jvp_call, &cc, &ps);
 }
 
@@ -347,8 +408,7 @@ static SrVal *cj_defjvp(SrInterp *I, SrArgs *a) {
   SrVal *p[2];
   if (sr_args_parse(I, a, "defjvp", "jvp, symbolic_zeros=", p) < 0) return NULL;
   if (!sr_is_callable(I, p[0])) return sr_raise(I, "TypeError", "defjvp(jvp) takes a function");
-  if (p[1] && sr_val_truthy(p[1]))
-    return sr_raise(I, "NotImplementedError", "defjvp: symbolic_zeros is not supported here");
+  cj->symbolic_zeros = p[1] && sr_val_truthy(p[1]);
   sr_unref(cj->jvp);
   cj->jvp = sr_ref(p[0]);
   return sr_ref(p[0]); /* so that defjvp can be a decorator */
@@ -759,6 +819,27 @@ done:
   return rc;
 }
 
+/* v with each SymbolicZero in its lists and tuples (or v itself) made
+   the zeros of its aval; a new reference. */
+static SrVal *instantiate_symzeros(SrAd *ad, SrVal *v) {
+  const SrType *zt = symzero_type(v);
+  if (zt) {
+    SrVal *z = ad->mode == SR_AD_LIN ? sr_ad_zeros_staged(ad, zt) : sr_ad_full_zeros(ad, zt);
+    return z ? sr_ref(z) : NULL;
+  }
+  if (v->kind != SR_V_LIST && v->kind != SR_V_TUPLE) return sr_ref(v);
+  SrVal *r = sr_seq(NULL, v->kind, v->seq.n);
+  for (int i = 0; i < v->seq.n; i++) {
+    SrVal *e = instantiate_symzeros(ad, v->seq.items[i]);
+    if (!e) {
+      sr_unref(r);
+      return NULL;
+    }
+    sr_seq_push(NULL, r, e);
+  }
+  return r;
+}
+
 static int jvp_custom_jvp(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, SrVal **ty) {
   SrInterp *I = ad->I;
   SrVal *v = sr_eqn_param(e, sr_intern_cstr("jvp"));
@@ -769,7 +850,10 @@ static int jvp_custom_jvp(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal 
   SrVal *xl = sr_seq(NULL, SR_V_LIST, c->nleaves), *tl = sr_seq(NULL, SR_V_LIST, c->nleaves);
   for (int i = 0; i < c->nleaves; i++) {
     SrVal *xi = x[c->nconsts + i], *ti = t[c->nconsts + i];
-    if (!ti) {
+    if (!ti && c->symbolic_zeros) {
+      /* lift_jvp: a SymbolicZero of the tangent's aval */
+      ti = sr_ad_keep(ad, symzero_new(sr_ad_tangent_type(sr_value_type(I, xi))));
+    } else if (!ti) {
       const SrType *tt = sr_ad_tangent_type(sr_value_type(I, xi));
       ti = ad->mode == SR_AD_LIN ? sr_ad_zeros_staged(ad, tt) : sr_ad_full_zeros(ad, tt);
     }
@@ -788,6 +872,17 @@ static int jvp_custom_jvp(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal 
   sr_unref(primals);
   sr_unref(tangents);
   if (!pair) return -1;
+  if (c->symbolic_zeros && sr_is_seq(pair) && pair->seq.n == 2) {
+    /* SymbolicZeros the rule returns are zeros of their avals */
+    SrVal *tz = instantiate_symzeros(ad, pair->seq.items[1]);
+    if (!tz) {
+      sr_unref(pair);
+      return -1;
+    }
+    SrVal *items[2] = {sr_ref(pair->seq.items[0]), tz};
+    sr_unref(pair);
+    pair = sr_tuple(NULL, 2, items);
+  }
   SrVal *po = NULL, *to = NULL;
   int rc = check_pair(I, c, pair, &po, &to);
   if (rc == 0)
@@ -891,16 +986,43 @@ static SrVal *zero_leaves(SrInterp *I, SrVal *v) {
   return r;
 }
 
+/* zero_from_primal(val, symbolic_zeros=True): a SymbolicZero of each
+   leaf's tangent aval */
+static SrVal *symzero_leaves(SrInterp *I, SrVal *v) {
+  if (v->kind == SR_V_NONE) return sr_none();
+  if (v->kind == SR_V_LIST || v->kind == SR_V_TUPLE) {
+    SrVal *r = sr_seq(NULL, v->kind, v->seq.n);
+    for (int i = 0; i < v->seq.n; i++) {
+      SrVal *e = symzero_leaves(I, v->seq.items[i]);
+      if (!e) {
+        sr_unref(r);
+        return NULL;
+      }
+      sr_seq_push(NULL, r, e);
+    }
+    return r;
+  }
+  const SrType *t = sr_value_type(I, v);
+  if (!t) {
+    SrBuf b = SR_BUF_INIT;
+    sr_to_repr(I, &b, v);
+    sr_raise(I, "TypeError", "Value %s of type <class '%s'> is not a valid JAX type", sr_buf_str(&b), sr_val_kind_name(v));
+    sr_buf_free(&b);
+    return NULL;
+  }
+  return symzero_new(sr_ad_tangent_type(t));
+}
+
 static SrVal *jax_zero_from_primal(SrInterp *I, SrArgs *a) {
   SrVal *p[2];
   if (sr_args_parse(I, a, "zero_from_primal", "val, symbolic_zeros=", p) < 0) return NULL;
-  if (p[1] && sr_val_truthy(p[1]))
-    return sr_raise(I, "NotImplementedError", "zero_from_primal: symbolic_zeros is not supported here");
   if (sr_pytree_check_depth(I, p[0]) < 0) return NULL;
+  if (p[1] && sr_val_truthy(p[1])) return symzero_leaves(I, p[0]);
   return zero_leaves(I, p[0]);
 }
 
 void sr_custom_jvp_init(void) {
+  sr_register("jax.custom_derivatives.SymbolicZero", sr_obj(&symzero_type_class, NULL));
   sr_def("jax.custom_derivatives.zero_from_primal", jax_zero_from_primal,
          "zero_from_primal(val, symbolic_zeros=False): zeros of each leaf's tangent type (float0 for integer leaves)");
   sr_val_keep_class(&cjvp_class);

@@ -437,6 +437,9 @@ static int tr_custom_lin(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x, SrVal 
     for (int i = 0; i < nl; i++, leaf++) {
       SrVal *g = gl ? gl->seq.items[i] : NULL;
       const SrType *in_t = c->in_types[leaf], *want = sr_ad_ct_type(in_t);
+      /* _flatten_bwd: whatever the rule gives for an input whose
+         cotangent is float0 (an integer or boolean one) is a zero */
+      if (want->dtype == SR_FLOAT0) g = NULL;
       if (g) {
         const SrType *got = sr_value_type(I, g);
         /* _temporary_dtype_exception: a cotangent of another dtype passes

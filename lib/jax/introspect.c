@@ -6,6 +6,7 @@
  * looked up before those the kinds had (sr_kind_getattr_get). */
 #include "jax/introspect.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,8 +72,28 @@ typedef struct VarObj {
   const SrVar *var;
 } VarObj;
 
+/* The live Var objects by the var they stand for, so that a var read
+   twice from a jaxpr is the same object (JAX's Vars compare by identity:
+   `eqn.outvars[0] is other.invars[1]`).  An object leaves the table when
+   it is freed. */
+typedef struct VarSlot {
+  const SrVar *var;
+  SrVal *obj;
+  struct VarSlot *next;
+} VarSlot;
+static VarSlot *var_table[1024];
+
+static size_t var_bucket(const SrVar *v) { return ((uintptr_t)v >> 4) % (sizeof var_table / sizeof *var_table); }
+
 static void var_free(void *d) {
   VarObj *o = d;
+  for (VarSlot **p = &var_table[var_bucket(o->var)]; *p; p = &(*p)->next)
+    if ((*p)->var == o->var && ((VarObj *)(*p)->obj->obj.data) == o) {
+      VarSlot *dead = *p;
+      *p = dead->next;
+      free(dead);
+      break;
+    }
   sr_unref(o->jx);
   free(o);
 }
@@ -116,10 +137,19 @@ static const SrClass var_class = {"Var", var_free, var_repr, NULL, &var_ops};
 static const SrClass lit_class = {"Literal", var_free, var_repr, NULL, &var_ops};
 
 static SrVal *var_new(SrVal *jx, const SrVar *v) {
+  size_t b = var_bucket(v);
+  for (VarSlot *q = var_table[b]; q; q = q->next)
+    if (q->var == v) return sr_ref(q->obj);
   VarObj *o = sr_xcalloc(1, sizeof *o);
   o->jx = sr_ref(jx);
   o->var = v;
-  return sr_obj(v->kind == SR_LIT ? &lit_class : &var_class, o);
+  SrVal *r = sr_obj(v->kind == SR_LIT ? &lit_class : &var_class, o);
+  VarSlot *q = sr_xmalloc(sizeof *q);
+  q->var = v;
+  q->obj = r;
+  q->next = var_table[b];
+  var_table[b] = q;
+  return r;
 }
 
 static SrVal *vars_list(SrVal *jx, SrVar *const *vs, uint32_t n) {
@@ -470,6 +500,13 @@ static SrVal *bi_block_until_ready(SrInterp *I, SrArgs *a) {
   return tree_apply(I, p[0], leaf_ready);
 }
 
+/* jax.effects_barrier(): every effect of the computations dispatched so
+   far has happened -- as they have here, where each runs to its end */
+static SrVal *bi_effects_barrier(SrInterp *I, SrArgs *a) {
+  if (sr_args_parse(I, a, "effects_barrier", "", NULL) < 0) return NULL;
+  return sr_none();
+}
+
 static SrVal *bi_device_get(SrInterp *I, SrArgs *a) {
   SrVal *p[1];
   if (sr_args_parse(I, a, "device_get", "x", p) < 0) return NULL;
@@ -493,6 +530,7 @@ void sr_introspect_init(void) {
   sr_def("jax.Array.property.nbytes", prop_nbytes, "x.nbytes: the bytes of all elements (x.size * x.itemsize)");
   sr_def("jax.block_until_ready", bi_block_until_ready,
          "block_until_ready(x): x (a pytree), once every array in it is computed");
+  sr_def("jax.effects_barrier", bi_effects_barrier, "effects_barrier(): waits until the effects of every computation so far have happened");
   sr_def("jax.device_get", bi_device_get, "device_get(x): x (a pytree) with its arrays' values fetched to the host");
   sr_def("jax.default_backend", bi_default_backend, "default_backend(): the platform of the default backend, 'cpu'");
 }

@@ -10,6 +10,7 @@
 
 #include "core/jaxstate.h"
 #include "py/objects.h"
+#include "py/introspect.h"
 #include "py/range.h"
 #include "text/print_val.h"
 #include "jax/vjp.h"
@@ -429,7 +430,16 @@ static SrVal *ppermute_leaf(SrInterp *I, SrVal *leaf, SrVal *sh, void *ctx) {
 static SrVal *lax_ppermute(SrInterp *I, SrArgs *a) {
   SrVal *p[3];
   if (sr_args_parse(I, a, "ppermute", "x, axis_name, perm", p) < 0) return NULL;
-  if (!sr_is_seq(p[2])) return sr_raise(I, "TypeError", "`perm` argument of `ppermute` must be a list or tuple of pairs, got perm of type %s", sr_val_kind_name(p[2]));
+  if (p[2]->kind != SR_V_LIST && p[2]->kind != SR_V_TUPLE) {
+    SrVal *ty = sr_type_of(I, p[2]);
+    SrBuf b = SR_BUF_INIT;
+    if (ty) sr_to_str(I, &b, ty);
+    sr_unref(ty);
+    sr_raise(I, "TypeError", "`perm` passed to `jax.lax.ppermute` must be a list or a tuple. Got perm of type %s",
+             sr_buf_str(&b));
+    sr_buf_free(&b);
+    return NULL;
+  }
   Coll c = {0};
   c.perm = sr_seq(NULL, SR_V_TUPLE, p[2]->seq.n);
   for (int i = 0; i < p[2]->seq.n; i++) {

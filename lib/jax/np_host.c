@@ -735,6 +735,8 @@ static SrVal *m_tolist_of(SrInterp *I, SrVal *x) {
   SrVal *items = nd_iter(I, x);
   if (!items) return NULL;
   for (int i = 0; i < items->seq.n; i++) {
+    /* an array of devices gives its devices themselves */
+    if (!nd_of(items->seq.items[i])) continue;
     SrVal *e = m_tolist_of(I, items->seq.items[i]);
     if (!e) {
       sr_unref(items);

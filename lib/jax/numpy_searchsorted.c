@@ -293,7 +293,12 @@ static SrVal *searchsorted_body(SrInterp *I, SrArgs *a) {
   xt = type_of(s, x);
   SsData dd = *d;
   dd.dtype = xt->dims[0].size > INT32_MAX ? SR_I64 : SR_I32;
-  SrVal *args[2] = {x, v};
+  /* hijax.searchsorted_via_expand: core.auto_insert_reshard(sorted_arr, query) */
+  SrVal *args[2] = {sr_ref(x), sr_ref(v)};
+  int bad = sr_auto_insert_reshard(I, 2, args) < 0;
+  KEEP(args[0]);
+  KEEP(args[1]);
+  if (bad) return sr_nn_done(s, NULL);
   SrBuiltinFn fn = d->method == M_SORT ? sort_impl : d->method == M_COMPARE_ALL ? compare_all_impl : scan_impl;
   const char *name = d->method == M_SORT          ? "_searchsorted_sort_impl"
                      : d->method == M_COMPARE_ALL ? "_searchsorted_compare_all_impl"

@@ -241,6 +241,38 @@ static SrVal *lax_top_k(SrInterp *I, SrArgs *a) {
   return r;
 }
 
+/* lax.approx_max_k / approx_min_k(operand, k, reduction_dimension=-1,
+   recall_target=0.95, reduction_input_size_override=-1,
+   aggregate_to_topk=True): an approx_top_k equation */
+static SrVal *approx_k(SrInterp *I, SrArgs *a, const char *name, int is_max) {
+  SrVal *p[6];
+  if (sr_args_parse(I, a, name,
+                    "operand, k, reduction_dimension=, recall_target=, reduction_input_size_override=, "
+                    "aggregate_to_topk=",
+                    p) < 0)
+    return NULL;
+  int64_t k, rd = -1, over = -1;
+  double recall = 0.95;
+  if (sr_as_int(I, p[1], "k", &k) < 0 || (p[2] && sr_as_int(I, p[2], "reduction_dimension", &rd) < 0) ||
+      (p[4] && sr_as_int(I, p[4], "reduction_input_size_override", &over) < 0))
+    return NULL;
+  if (p[3]) {
+    if (p[3]->kind == SR_V_FLOAT) recall = p[3]->f;
+    else if (p[3]->kind == SR_V_INT) recall = (double)p[3]->i;
+    else return sr_raise(I, "TypeError", "recall_target must be a float");
+  }
+  SrVal *x = arr(I, p[0]);
+  if (!x) return NULL;
+  SrVal *r = sr_bindv(I, SR_P_approx_top_k, 1, &x, "k", sr_int(NULL, k), "reduction_dimension", sr_int(NULL, rd),
+                      "recall_target", sr_float(NULL, recall), "is_max_k", sr_bool(is_max),
+                      "reduction_input_size_override", sr_int(NULL, over), "aggregate_to_topk",
+                      sr_bool(flag(p[5], 1)), NULL);
+  sr_unref(x);
+  return r;
+}
+static SrVal *lax_approx_max_k(SrInterp *I, SrArgs *a) { return approx_k(I, a, "approx_max_k", 1); }
+static SrVal *lax_approx_min_k(SrInterp *I, SrArgs *a) { return approx_k(I, a, "approx_min_k", 0); }
+
 /* jnp.sort_complex: lax.sort along the last axis, as complex */
 static SrVal *sort_complex_body(SrInterp *I, SrArgs *a) {
   SrVal *x = a->v[0];
@@ -277,6 +309,12 @@ void sr_jnp_sort_init(void) {
       {"jax.lax.sort_key_val", lax_sort_key_val,
        "sort_key_val(keys, values, dimension=-1, is_stable=True): sort of (keys, values)"},
       {"jax.lax.top_k", lax_top_k, "top_k(operand, k, *, axis=-1, is_stable=True): (values, int32 indices)"},
+      {"jax.lax.approx_max_k", lax_approx_max_k,
+       "approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95, reduction_input_size_override=-1, "
+       "aggregate_to_topk=True): (values, int32 indices) of the k largest (exact here, as XLA on CPU)"},
+      {"jax.lax.approx_min_k", lax_approx_min_k,
+       "approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95, reduction_input_size_override=-1, "
+       "aggregate_to_topk=True): (values, int32 indices) of the k smallest (exact here, as XLA on CPU)"},
       {NULL, NULL, NULL},
   };
   for (int i = 0; defs[i].names; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);

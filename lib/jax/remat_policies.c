@@ -706,6 +706,8 @@ void sr_remat_policies_init(void) {
     snprintf(q, sizeof q, "jax.checkpoint_policies.%s", fixed[i].name);
     sr_register(q, policy(fixed[i].repr, fixed[i].kind));
   }
+  /* jax.ad_checkpoint.checkpoint_policies is the same module */
+  sr_module_alias("jax.ad_checkpoint.checkpoint_policies", "jax.checkpoint_policies");
   sr_def("jax.ad_checkpoint.saved_residuals", bi_saved_residuals,
          "saved_residuals(f, *args, **kwargs): the residuals jax.vjp(f) saves, each (its shape and dtype, where it comes from)");
   sr_def("jax.ad_checkpoint.print_saved_residuals", bi_print_saved_residuals,

@@ -18,6 +18,7 @@
 #include "py/range.h"
 #include "text/print_val.h"
 #include "jax/vjp.h"
+#include "lax/lax.h"
 #include "util/intern.h"
 
 static const SrType *vtype(SrInterp *I, SrVal *v) { return sr_value_type(I, v); }
@@ -570,6 +571,23 @@ static SrVal *smap_call(SrInterp *I, SrArgs *a) {
                                 "`AbstractMesh` to the mesh argument.");
       goto done;
     }
+  }
+  /* _check_specs_vs_args: each argument divisible by its spec's axes,
+     before the other checks */
+  {
+    SrDiags d = SR_DIAGS_INIT;
+    SrTypeCtx cx;
+    sr_type_ctx(I, &cx, &d);
+    const SrType **ts = sr_xcalloc((size_t)n + 1, sizeof *ts);
+    for (int i = 0; i < n; i++) ts[i] = vtype(I, leaves->seq.items[i]);
+    int bad = sr_lax_shard_map_divisible(&cx, am, sr_builtin_name(f->fn) ? sr_builtin_name(f->fn) : "f", (uint32_t)n,
+                                         ts, specs->seq.items) < 0;
+    free(ts);
+    if (bad) {
+      sr_raise_diags(I, &d, "ValueError");
+      goto done;
+    }
+    sr_diags_clear(&d);
   }
   /* with every axis manual and Explicit, in_specs must match the args */
   if (axis_names == (SrAxes)((1ull << am->n) - 1) && axis_names == explicit_) {

@@ -10,6 +10,7 @@
  * abstract mesh in context are in builtins_jax.c, with JAX's state. */
 #include "jax/lax.h"
 #include "jax/jax.h"
+#include "jax/np_host.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -548,6 +549,44 @@ static int fill_mesh(SrInterp *I, SrMesh *m, SrVal *sizes, SrVal *names, SrVal *
   return 0;
 }
 
+#define SR_MESH_MAX_IDS 4096
+
+/* The device ids of Mesh's devices argument, flattened in order into
+   ids (at most max): (nested) lists of devices or ids, or a numpy array
+   of them (which holds ids); the count, or -1 for anything else. */
+static int collect_device_ids(SrInterp *I, SrVal *v, int *ids, int n, int max, int depth) {
+  if (n < 0 || depth > SR_MAX_RANK + 1) return -1;
+  if (v->kind == SR_V_LIST || v->kind == SR_V_TUPLE) {
+    for (int i = 0; i < v->seq.n && n >= 0; i++) n = collect_device_ids(I, v->seq.items[i], ids, n, max, depth + 1);
+    return n;
+  }
+  int64_t id = -1;
+  if (v->kind == SR_V_INT) {
+    id = v->i;
+  } else if (v->kind == SR_V_OBJ && strcmp(sr_val_kind_name(v), "CpuDevice") == 0) {
+    SrVal *iv = sr_getattr(I, v, "id");
+    if (iv && iv->kind == SR_V_INT) id = iv->i;
+    if (!iv) sr_exc_clear(I);
+    sr_unref(iv);
+  } else if (sr_np_is_devices(v) || (v->kind == SR_V_OBJ && strcmp(sr_val_kind_name(v), "ndarray") == 0)) {
+    /* numpy's own array: its tolist stages nothing */
+    SrVal *tl = sr_getattr(I, v, "tolist");
+    SrArgs na = {0, NULL, 0, NULL, NULL, NULL};
+    SrVal *l = tl ? sr_call(I, tl, &na) : NULL;
+    sr_unref(tl);
+    if (!l) {
+      sr_exc_clear(I);
+      return -1;
+    }
+    n = l->kind == SR_V_LIST ? collect_device_ids(I, l, ids, n, max, depth + 1) : -1;
+    sr_unref(l);
+    return n;
+  }
+  if (id < 0 || id >= I->jax->num_devices || n >= max) return -1;
+  ids[n] = (int)id;
+  return n + 1;
+}
+
 static SrVal *bi_make_mesh(SrInterp *I, SrArgs *a) {
   SrVal *p[4];
   if (sr_args_parse(I, a, "make_mesh", "axis_shapes, axis_names, axis_types=, *, devices=", p) < 0) return NULL;
@@ -563,6 +602,24 @@ static SrVal *bi_make_mesh(SrInterp *I, SrArgs *a) {
     sr_raise(I, "ValueError", "Number of devices %d must be >= the product of mesh_shape %s", ndev, b.p);
     sr_buf_free(&b);
     return NULL;
+  }
+  /* devices=: the mesh's devices in that order (create_device_mesh on
+     CPU keeps the order) */
+  int ids[SR_MESH_MAX_IDS];
+  if (p[3] && p[3]->kind != SR_V_NONE) {
+    int got = collect_device_ids(I, p[3], ids, 0, SR_MESH_MAX_IDS, 0), identity = got >= size;
+    if (got < 0) return sr_raise(I, "TypeError", "make_mesh: devices must be a sequence of devices");
+    if (got < size) {
+      SrBuf b = SR_BUF_INIT;
+      sr_buf_putc(&b, '(');
+      for (int i = 0; i < m.n; i++) sr_buf_printf(&b, i ? ", %lld" : "%lld", (long long)m.sizes[i]);
+      sr_buf_puts(&b, m.n == 1 ? ",)" : ")");
+      sr_raise(I, "ValueError", "Number of devices %d must be >= the product of mesh_shape %s", got, b.p);
+      sr_buf_free(&b);
+      return NULL;
+    }
+    for (int i = 0; identity && i < size; i++) identity = ids[i] == i;
+    if (!identity) m.devices = ids;
   }
   I->jax->devices_used = 1;
   return sr_mesh_val(NULL, sr_mesh_intern(&m));
@@ -589,11 +646,23 @@ static SrVal *bi_mesh(SrInterp *I, SrArgs *a) {
   /* a (nested) list of devices is np.array'ed first, as JAX does */
   SrVal *devs = p[0]->kind == SR_V_LIST || p[0]->kind == SR_V_TUPLE ? sr_jnp_asarray(I, p[0], -1) : sr_ref(p[0]);
   SrVal *shape = devs ? sr_getattr(I, devs, "shape") : NULL;
-  sr_unref(devs);
-  if (!shape) return NULL;
+  if (!shape) {
+    sr_unref(devs);
+    return NULL;
+  }
   SrMesh m;
   int rc = fill_mesh(I, &m, shape, p[1], p[2], SR_AXIS_AUTO, "Mesh");
   sr_unref(shape);
+  /* the devices in their order: kept when they are not the first ones
+     in order (Mesh(jax.devices()[2:4], 'i') is not Mesh(jax.devices()[:2], 'i')) */
+  int ids[SR_MESH_MAX_IDS];
+  sr_unref(devs);
+  if (rc == 0) {
+    int64_t size = sr_mesh_size_of(m.sizes, m.n);
+    int got = collect_device_ids(I, p[0], ids, 0, SR_MESH_MAX_IDS, 0), identity = got == size;
+    for (int i = 0; identity && i < got; i++) identity = ids[i] == i;
+    if (got == size && !identity) m.devices = ids;
+  }
   if (rc < 0) return NULL;
   int64_t size = sr_mesh_size_of(m.sizes, m.n);
   if (size < 0)

@@ -149,6 +149,14 @@ typedef struct SrLaxCustomHooks {
 } SrLaxCustomHooks;
 extern SrLaxCustomHooks sr_lax_custom_hooks;
 
+/* manual.c: shard_map's _check_specs_vs_args divisibility check of the
+   arguments' types against in_specs (P values, or None for a static
+   argument) over mesh, as the shard_map type rule runs it: 0, or -1
+   with JAX's ValueError in cx's diagnostics.  jax/shard_map.c runs it
+   before the checks JAX makes after it. */
+int sr_lax_shard_map_divisible(SrTypeCtx *cx, const SrMesh *mesh, const char *fname, uint32_t nin,
+                               const SrType *const *types, SrVal *const *specs);
+
 /* remat_pe.c: remat's linearization with its policy (remat_partial_eval):
    J is the JVP body of the remat equation e (the primals, then the
    nonzero tangents t); fills y[e->nout] and the nonzero output tangents,

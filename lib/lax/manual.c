@@ -2215,6 +2215,33 @@ static int divisibility_check(SrTypeCtx *cx, const SMap *sm, const SrType *const
   return report(cx, "ValueError", &b);
 }
 
+int sr_lax_shard_map_divisible(SrTypeCtx *cx, const SrMesh *mesh, const char *fname, uint32_t nin,
+                               const SrType *const *types, SrVal *const *specs) {
+  SMap sm;
+  memset(&sm, 0, sizeof sm);
+  sm.mesh = mesh;
+  sm.shape = sr_mesh_shape(mesh);
+  sm.all = (SrAxes)((1ull << mesh->n) - 1);
+  sm.fname = fname;
+  sm.nin = nin;
+  sm.in = sr_xcalloc(nin + 1, sizeof *sm.in);
+  for (uint32_t i = 0; i < nin; i++) {
+    MSpec *ms = &sm.in[i];
+    ms->val = specs[i];
+    if (specs[i]->kind != SR_V_SPEC) continue; /* None: a static argument */
+    const SrSpec *sp = specs[i]->spec;
+    ms->n = sp->n < SR_MAX_RANK ? sp->n : SR_MAX_RANK;
+    for (int d = 0; d < ms->n; d++)
+      for (int k = 0; k < sp->e[d].n && ms->nax[d] < SR_MAX_DIM_AXES; k++) {
+        int a = sp->e[d].names[k] == SR_SPEC_UNCONSTRAINED ? -1 : sr_mesh_axis(sm.shape, sp->e[d].names[k]);
+        if (a >= 0) ms->ax[d][ms->nax[d]++] = (uint8_t)a;
+      }
+  }
+  int rc = divisibility_check(cx, &sm, types);
+  free(sm.in);
+  return rc;
+}
+
 /* shard_map.py: _shard_shaped_array -- an argument's type inside the body:
    each dimension divided by the sizes of the axes its spec names, the
    newly manual axes gone from the sharding, varying over the spec's axes

@@ -216,7 +216,8 @@ static int ev_reshard(SrEvalCtx *cx, const SrEvalEqn *e) {
   } else {
     l = sr_ev_out_layout(cx, e, 0, m);
   }
-  e->out[0] = sr_redistribute_typed(cx, e->in[0], m, l, t);
+  e->out[0] = sr_redistribute_typed(cx, e->in[0], m, sr_layout_even(l), t);
+  sr_array_note_uneven(e->out[0], l, sh);
   return e->out[0] ? 0 : -1;
 }
 
@@ -269,6 +270,35 @@ static int type_constraint(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out
   return 0;
 }
 
+/* mlir.add_manual_axes, as the constraint is lowered: under a shard_map
+   the sharding may not name the context mesh's manual axes */
+static int check_manual_axes(SrEvalCtx *cx, const SrEvalEqn *e, const SrVal *sh) {
+  const SrVal *cm = sr_ev_param(e, "context_mesh");
+  if (!cm || cm->kind != SR_V_MESH || !sh || sh->kind != SR_V_SHARDING) return 0;
+  const SrMesh *m = cm->mesh;
+  SrAxes manual = sr_mesh_axes_of_type(m, SR_AXIS_MANUAL);
+  if (!manual) return 0;
+  const SrSpec *s = sh->sh.spec;
+  int bad = 0;
+  for (int i = 0; i < s->n && !bad; i++)
+    for (int k = 0; k < s->e[i].n && !bad; k++) {
+      const char *nm = s->e[i].names[k];
+      int a = nm == SR_SPEC_UNCONSTRAINED ? -1 : sr_mesh_axis(m, nm);
+      bad = a >= 0 && (manual >> a & 1);
+    }
+  if (!bad) return 0;
+  SrBuf ps = SR_BUF_INIT, ma = SR_BUF_INIT;
+  sr_spec_repr(&ps, s);
+  sr_axes_tuple_str(&ma, m, manual);
+  sr_ev_err(cx, "ValueError",
+            "pspec %s contains a manual axes %s of mesh which is not allowed. If you are using a "
+            "with_sharding_constraint under a shard_map, only use the mesh axis in PartitionSpec which are not manual.",
+            sr_buf_str(&ps), sr_buf_str(&ma));
+  sr_buf_free(&ps);
+  sr_buf_free(&ma);
+  return -1;
+}
+
 static int ev_sharding_constraint(SrEvalCtx *cx, const SrEvalEqn *e) {
   const SrType *t = e->out_type[0];
   SrArray *x = e->in[0];
@@ -289,6 +319,7 @@ static int ev_sharding_constraint(SrEvalCtx *cx, const SrEvalEqn *e) {
     nm.devices = m->devices;
     m = sr_mesh_intern(&nm);
   }
+  if (check_manual_axes(cx, e, sh) < 0) return -1;
   uint64_t keep = 0;
   SrVal *un = sr_ev_param(e, "unconstrained_dims");
   if (un && sr_is_seq(un))
@@ -324,7 +355,8 @@ static int ev_sharding_constraint(SrEvalCtx *cx, const SrEvalEqn *e) {
     return -1;
   }
   sr_unref(merged);
-  e->out[0] = sr_redistribute_typed(cx, x, m, l, t);
+  e->out[0] = sr_redistribute_typed(cx, x, m, sr_layout_even(l), t);
+  sr_array_note_uneven(e->out[0], l, sh);
   return e->out[0] ? 0 : -1;
 }
 

@@ -174,6 +174,9 @@ static int sort_fn(SrShardIO *io) {
   return 0;
 }
 
+static int ev_sort_lines(SrEvalCtx *cx, const SrEvalEqn *e, int topk, int64_t dim, int64_t nkeys, int64_t k,
+                         int desc);
+
 /* The eval of sort (nin operands, nin results) and of top_k (one operand,
    two results). */
 static int ev_sort_common(SrEvalCtx *cx, const SrEvalEqn *e, int topk) {
@@ -181,6 +184,13 @@ static int ev_sort_common(SrEvalCtx *cx, const SrEvalEqn *e, int topk) {
   if (sr_ev_param_int(cx, e, topk ? "axis" : "dimension", &dim) < 0) return -1;
   if (!topk && sr_ev_param(e, "num_keys") && sr_ev_param_int(cx, e, "num_keys", &nkeys) < 0) return -1;
   if (topk && sr_ev_param_int(cx, e, "k", &k) < 0) return -1;
+  return ev_sort_lines(cx, e, topk, dim, nkeys, k, topk);
+}
+
+/* Each line along dim sorted (desc: largest first); with topk, the
+   first k values of the one operand and their int32 indices. */
+static int ev_sort_lines(SrEvalCtx *cx, const SrEvalEqn *e, int topk, int64_t dim, int64_t nkeys, int64_t k,
+                         int desc) {
   if (e->nin > 15 || nkeys < 1 || nkeys > (int64_t)e->nin)
     return sr_ev_err(cx, "NotImplementedError", "sort of %u operands with num_keys=%lld", e->nin, (long long)nkeys);
   const SrMesh *m = sr_ev_mesh_for(cx, e, e->out_type[0]);
@@ -193,7 +203,7 @@ static int ev_sort_common(SrEvalCtx *cx, const SrEvalEqn *e, int topk) {
   arg.dim = (int)dim;
   arg.nd = e->in[0]->type->ndim;
   arg.topk = topk;
-  arg.desc = topk;
+  arg.desc = desc;
   arg.k = topk ? k : e->in[0]->type->dims[dim].size;
   int rc = 0;
   for (uint32_t i = 0; i < e->nout; i++) l[i] = sr_ev_out_layout(cx, e, i, m);
@@ -382,6 +392,75 @@ static uint32_t nout_top_k(int nin, const SrParam *ps, int np) {
   return 2;
 }
 
+/* ==== approx_top_k (lax/ann.py's approx_top_k_p) ==== */
+
+/* The reduction dimension, counted from 0. */
+static int64_t approx_dim(int64_t rd, int nd) { return rd < 0 ? rd + nd : rd; }
+
+/* _approx_top_k_abstract_eval: the operand's type with k along the
+   reduction dimension, and int32 indices of that shape. */
+static int type_approx_top_k(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 1, 2) < 0) return -1;
+  const SrType *x = e->in[0];
+  int64_t k = 0, rd = -1;
+  int agg = 1;
+  if (sr_rparam_int(cx, e, "k", 1, &k) < 0 || sr_rparam_int(cx, e, "reduction_dimension", 0, &rd) < 0 ||
+      sr_rparam_bool(cx, e, "aggregate_to_topk", 1, &agg) < 0)
+    return -1;
+  if (k <= 0) return sr_terr(cx, "ValueError", "k must be positive, got %lld", (long long)k);
+  if (x->ndim == 0) return sr_terr(cx, "TypeError", "approx_top_k operand must have >= 1 dimension, got ()");
+  int64_t d = approx_dim(rd, x->ndim);
+  if (d < 0 || d >= x->ndim)
+    return sr_terr(cx, "IndexError", "list index out of range");
+  if (x->dims[d].size < k)
+    return sr_terr(cx, "ValueError", "k must be smaller than the size of reduction_dim %lld, got %lld",
+                   (long long)x->dims[d].size, (long long)k);
+  if (!sr_dtype_is_float(x->dtype)) return sr_terr(cx, "ValueError", "operand must be a floating type");
+  /* XLA's approx_top_k_reduction_output_size is not here */
+  if (!agg) return sr_terr(cx, "NotImplementedError", "approx_top_k with aggregate_to_topk=False is not supported here");
+  if (x->dims[d].nax) {
+    SrBuf b = SR_BUF_INIT;
+    sr_type_str(&b, x, 0);
+    sr_terr(cx, "ShardingTypeError",
+            "reduction dimension %lld in operand %s should be unsharded i.e. the spec of that dim should be `None`.",
+            (long long)rd, sr_buf_str(&b));
+    sr_buf_free(&b);
+    return -1;
+  }
+  SrTypeBuilder b;
+  sr_type_builder(&b, x);
+  b.dims[d].size = k;
+  out[0] = sr_type_get(&b);
+  b.dtype = SR_I32;
+  b.weak = 0;
+  out[1] = sr_type_get(&b);
+  return 0;
+}
+
+/* On CPU XLA falls back to the exact top k (of the smallest for
+   is_max_k=False), as a sort does. */
+static int ev_approx_top_k(SrEvalCtx *cx, const SrEvalEqn *e) {
+  int64_t k = 0, rd = -1;
+  if (sr_ev_param_int(cx, e, "k", &k) < 0 || sr_ev_param_int(cx, e, "reduction_dimension", &rd) < 0) return -1;
+  SrVal *mx = sr_ev_param(e, "is_max_k");
+  int desc = !mx || mx->kind != SR_V_BOOL || mx->i;
+  return ev_sort_lines(cx, e, 1, approx_dim(rd, e->in[0]->type->ndim), 1, k, desc);
+}
+
+/* _approx_top_k_batch_rule: the reduction dimension among the batched
+   operand's other dimensions. */
+static int batch_approx_top_k(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
+  int nd = e->in[0]->type->ndim;
+  int64_t d = approx_dim(param_int(e, "reduction_dimension", -1), nd);
+  if (bd[0] <= d) d++;
+  SrVal *r = sr_batch_bind_with(b, e, 1, x, "reduction_dimension", sr_int(NULL, d), NULL);
+  if (!r) return -1;
+  y[0] = r->seq.items[0];
+  y[1] = r->seq.items[1];
+  ybd[0] = ybd[1] = bd[0];
+  return 0;
+}
+
 /* ==== registration ==== */
 
 static void tile_init(void);
@@ -394,6 +473,10 @@ void sr_lax_sort_init(void) {
   sr_set_eval_rule(SR_P_top_k, ev_top_k);
   sr_ad_set_jvp(SR_P_top_k, jvp_top_k);
   sr_prims[SR_P_top_k].batch = batch_top_k;
+  sr_prims[SR_P_approx_top_k].nout = nout_top_k;
+  sr_set_type_rule(SR_P_approx_top_k, type_approx_top_k);
+  sr_set_eval_rule(SR_P_approx_top_k, ev_approx_top_k);
+  sr_prims[SR_P_approx_top_k].batch = batch_approx_top_k;
   tile_init();
 }
 
