@@ -385,97 +385,14 @@ static uint32_t prim_nout(const SrPrim *prim, int nin, int nparams, const SrPara
   return (uint32_t)nin;
 }
 
-/* Primitive.bind: under a mesh with a Manual axis and only Auto or Manual
-   ones (inside a shard_map), a concrete array closed over from a mesh of
-   another kind is cast to the context: from an all-Auto mesh it is
-   resharded to the context mesh, replicated; one on Explicit axes is not
-   supported.  0, or 1 with *cast set to the operands to bind instead (new
-   references), or -1 with an exception. */
-static int cast_closed_over(SrInterp *I, const SrPrim *prim, int nin, SrVal **in, SrVal **cast) {
-  if (!I->trace || !sr_backend_hooks.array_mesh || (prim->flags & SR_PF_CALL) || prim->id == SR_P_reshard) return 0;
-  const SrMesh *cur = sr_jax_abstract_mesh(I->jax);
-  int manual = 0, auto_or_manual = cur->n > 0;
-  for (int i = 0; i < cur->n; i++) {
-    manual |= cur->types[i] == SR_AXIS_MANUAL;
-    auto_or_manual &= cur->types[i] != SR_AXIS_EXPLICIT;
-  }
-  if (!manual || !auto_or_manual) return 0;
-  /* the outermost trace under this mesh began the shard_map: an array
-     made since is a constant of its body (a tracer in JAX), not a value
-     closed over */
-  const SrTrace *body = I->trace;
-  while (body->parent && body->parent->mesh == cur) body = body->parent;
-  int any = 0;
-  for (int i = 0; i < nin; i++) {
-    SrArrayObj *a = sr_array_of(in[i]);
-    const SrMesh *m = a && a->kind == SR_AV_CONCRETE && a->serial < body->serial
-                          ? sr_backend_hooks.array_mesh(a->data)
-                          : NULL;
-    int all_auto = m && m->n > 0, explicit = 0;
-    for (int k = 0; m && k < m->n; k++) {
-      all_auto &= m->types[k] == SR_AXIS_AUTO;
-      explicit |= m->types[k] == SR_AXIS_EXPLICIT;
-    }
-    cast[i] = NULL;
-    if (all_auto) {
-      const SrType *t = a->type;
-      SrSpecEntry e[SR_MAX_RANK];
-      memset(e, 0, sizeof e);
-      SrSpec spec = {0};
-      spec.n = t->ndim;
-      spec.e = e;
-      SrParam ps[2] = {{sr_intern_cstr("dst_sharding"), sr_sharding_val(NULL, cur, &spec, NULL)},
-                       {sr_intern_cstr("concrete_mesh"), sr_none()}};
-      SrVal *r = sr_bind_prim(I, &sr_prims[SR_P_reshard], 1, &in[i], 2, ps, NULL, 0);
-      sr_unref(ps[0].val);
-      sr_unref(ps[1].val);
-      if (!r) {
-        for (int k = 0; k < i; k++) sr_unref(cast[k]);
-        return -1;
-      }
-      cast[i] = r;
-      any = 1;
-    } else if (explicit) {
-      /* aval.str_short(True, True): the mesh's axis types after the type */
-      SrBuf b = SR_BUF_INIT;
-      sr_type_str(&b, a->type, 1);
-      sr_buf_puts(&b, "({");
-      /* core._axis_types_dict: the types in order of first appearance */
-      for (int j = 0, done = 0; j < m->n; j++) {
-        int ty = m->types[j];
-        if (done & (1 << ty)) continue;
-        sr_buf_printf(&b, "%s%s: (", done ? ", " : "", sr_axis_type_name(ty));
-        done |= 1 << ty;
-        int cnt = 0;
-        for (int k = j; k < m->n; k++) {
-          if (m->types[k] != ty) continue;
-          sr_buf_printf(&b, cnt ? ", '%s'" : "'%s'", m->names[k]);
-          cnt++;
-        }
-        sr_buf_puts(&b, cnt == 1 ? ",)" : ")");
-      }
-      sr_buf_puts(&b, "})");
-      sr_raise(I, "NotImplementedError",
-               "Closing over inputs to shard_map where the input is sharded on `Explicit` axes is not implemented. "
-               "As a workaround, please pass those inputs as an argument to shard_map. Got input with shape %s",
-               sr_buf_str(&b));
-      sr_buf_free(&b);
-      for (int k = 0; k < i; k++) sr_unref(cast[k]);
-      return -1;
-    }
-  }
-  if (!any) return 0;
-  for (int i = 0; i < nin; i++)
-    if (!cast[i]) cast[i] = sr_ref(in[i]);
-  return 1;
-}
+int (*sr_bind_cast_hook)(SrInterp *I, const SrPrim *prim, int nin, SrVal **in, SrVal **cast);
 
 SrVal *sr_bind_prim(SrInterp *I, const SrPrim *prim, int nin, SrVal **in, int nparams,
                     const SrParam *params, const SrType *const *written, uint32_t nout_hint) {
   if (nin > 512) return sr_raise(I, "ValueError", "too many operands for %s", prim->name);
-  if (nin > 0 && I->trace) {
+  if (nin > 0 && I->trace && sr_bind_cast_hook) {
     SrVal *cast[512];
-    int rc = cast_closed_over(I, prim, nin, in, cast);
+    int rc = sr_bind_cast_hook(I, prim, nin, in, cast);
     if (rc < 0) return NULL;
     if (rc > 0) {
       SrVal *r = sr_bind_prim(I, prim, nin, cast, nparams, params, written, nout_hint);

@@ -221,6 +221,11 @@ typedef struct SrBackendHooks {
 } SrBackendHooks;
 extern SrBackendHooks sr_backend_hooks;
 
+/* Primitive.bind's casting of closed-over values (jax/shard_map.c fills
+   it): 0, or 1 with cast[] the operands to bind instead (new references),
+   or -1 with an exception. */
+extern int (*sr_bind_cast_hook)(SrInterp *I, const SrPrim *prim, int nin, SrVal **in, SrVal **cast);
+
 /* The one hook for array-likes of a higher layer (numpy's ndarray,
    jax/np_host.c): a new jax.Array value for v, or NULL when v is not
    one (no exception).  sr_value_type and sr_bind_prim take such a value
