@@ -184,8 +184,8 @@ static SrVal *bi_len(SrInterp *I, SrArgs *a) {
   }
 }
 
-/* zip, enumerate and map over an input that goes an item at a time (a
-   generator, possibly endless): iterators, as Python's are */
+/* zip, enumerate and map: iterators, as Python's are, an item at a time
+   (an input may be a generator, possibly endless) */
 typedef struct ZipState {
   int n;
   SrVal *fn;        /* map's function, or NULL */
@@ -236,52 +236,15 @@ static SrVal *lazy_zip(SrInterp *I, const char *type, int n, SrVal **inputs, SrV
   return sr_lazy_iter_new(type, zip_step, z, zip_state_free);
 }
 
-static int any_lazy(int n, SrVal **v) {
-  for (int i = 0; i < n; i++)
-    if (sr_iter_is_lazy(v[i])) return 1;
-  return 0;
-}
-
-/* zip's list, as long as its shortest input: a range in it is not listed,
-   so zip(range(10**12), 'ab') costs nothing */
-static SrVal *bi_zip(SrInterp *I, SrArgs *a) {
-  if (any_lazy(a->n, a->v)) return lazy_zip(I, "zip", a->n, a->v, NULL, 0, 0);
-  SrIter *its = sr_xcalloc((size_t)a->n + 1, sizeof *its);
-  SrVal *r = NULL;
-  int begun = 0;
-  uint64_t n = a->n ? UINT64_MAX : 0;
-  for (; begun < a->n; begun++) {
-    if (sr_iter_begin(I, &its[begun], a->v[begun]) < 0) goto done;
-    if (sr_iter_left(&its[begun]) < n) n = sr_iter_left(&its[begun]);
-  }
-  if (sr_listable(I, n) < 0) goto done;
-  r = sr_seq(NULL, SR_V_LIST, (int)n);
-  for (uint64_t k = 0; k < n; k++) {
-    SrVal *t = sr_seq(NULL, SR_V_TUPLE, a->n);
-    for (int i = 0; i < a->n; i++) sr_seq_push(NULL, t, sr_iter_next(&its[i]));
-    sr_seq_push(NULL, r, t);
-  }
-done:
-  for (int i = 0; i < begun; i++) sr_iter_end(&its[i]);
-  free(its);
-  return r;
-}
+/* zip(*iterables): an iterator of tuples, as long as its shortest input */
+static SrVal *bi_zip(SrInterp *I, SrArgs *a) { return lazy_zip(I, "zip", a->n, a->v, NULL, 0, 0); }
 
 static SrVal *bi_enumerate(SrInterp *I, SrArgs *a) {
   SrVal *p[2];
   if (sr_args_parse(I, a, "enumerate", "iterable, start=", p) < 0) return NULL;
   int64_t start = 0;
   if (p[1] && sr_as_int(I, p[1], "start", &start) < 0) return NULL;
-  if (sr_iter_is_lazy(p[0])) return lazy_zip(I, "enumerate", 1, p, NULL, 1, start);
-  SrVal *it = sr_iterate(I, p[0]);
-  if (!it) return NULL;
-  SrVal *r = sr_seq(NULL, SR_V_LIST, it->seq.n);
-  for (int i = 0; i < it->seq.n; i++) {
-    SrVal *kv[2] = {sr_int(NULL, start + i), sr_ref(it->seq.items[i])};
-    sr_seq_push(NULL, r, sr_tuple(NULL, 2, kv));
-  }
-  sr_unref(it);
-  return r;
+  return lazy_zip(I, "enumerate", 1, p, NULL, 1, start);
 }
 
 static SrVal *to_seq(SrInterp *I, SrArgs *a, SrValKind kind, const char *name) {
@@ -728,24 +691,7 @@ static SrVal *bi_reversed(SrInterp *I, SrArgs *a) {
 
 static SrVal *bi_map(SrInterp *I, SrArgs *a) {
   if (a->n < 2) return sr_raise(I, "TypeError", "map() must have at least two arguments.");
-  if (any_lazy(a->n - 1, a->v + 1)) return lazy_zip(I, "map", a->n - 1, a->v + 1, a->v[0], 0, 0);
-  SrArgs z = {a->n - 1, a->v + 1, 0, NULL, NULL, NULL};
-  SrVal *rows = bi_zip(I, &z);
-  if (!rows) return NULL;
-  SrVal *r = sr_seq(NULL, SR_V_LIST, rows->seq.n);
-  for (int i = 0; i < rows->seq.n; i++) {
-    SrVal *row = rows->seq.items[i];
-    SrArgs ca = {row->seq.n, row->seq.items, 0, NULL, NULL, NULL};
-    SrVal *x = sr_call(I, a->v[0], &ca);
-    if (!x) {
-      sr_unref(rows);
-      sr_unref(r);
-      return NULL;
-    }
-    sr_seq_push(NULL, r, x);
-  }
-  sr_unref(rows);
-  return r;
+  return lazy_zip(I, "map", a->n - 1, a->v + 1, a->v[0], 0, 0);
 }
 
 static SrVal *bi_isinstance(SrInterp *I, SrArgs *a) {

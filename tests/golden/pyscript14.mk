@@ -9,7 +9,7 @@ PYSCRIPT14_PY = tests/golden/py_script.py tests/golden/py_script_jax.py \
 	tests/golden/py_traceback_recursion.py
 PYSCRIPT14_GOLDEN = tests/golden/py_traceback_kinds.jxr tests/golden/py_repl_names.jxr \
 	tests/golden/py_options.jxr tests/golden/py_options_noecho.jxr \
-	tests/golden/py_stdin_dash.jxr
+	tests/golden/py_stdin_dash.jxr tests/golden/py_iterators.jxr
 GOLDEN_TESTS += $(PYSCRIPT14_GOLDEN)
 TESTS += tests/golden/py_scripts.sh
 EXTRA_DIST += tests/golden/pyscript14.mk tests/golden/py_scripts.sh \
