@@ -1078,10 +1078,9 @@ static int check_jaxpr_args(SrInterp *I, const SrJaxpr *j, int n, SrVal **args) 
   return rc;
 }
 
-/* Calling a jaxpr value: its equations are bound one by one. */
-static SrVal *call_jaxpr_value(SrInterp *I, SrVal *fn, SrArgs *a) {
-  if (a->nkw) return sr_raise(I, "TypeError", "a jaxpr takes positional arguments only");
-  const SrJaxpr *j = fn->jx.jaxpr;
+/* j's equations bound one by one on a's positional arguments, checked
+   against its input types first: the sequence of its results */
+static SrVal *run_jaxpr(SrInterp *I, const SrJaxpr *j, SrArgs *a) {
   if ((uint32_t)a->n != sr_nargs(j)) return sr_eval_jaxpr(I, j, a->n, a->v); /* which says so */
   SrVal **args = sr_xmalloc(((size_t)a->n + 1) * sizeof *args);
   memcpy(args, a->v, (size_t)a->n * sizeof *args);
@@ -1091,6 +1090,13 @@ static SrVal *call_jaxpr_value(SrInterp *I, SrVal *fn, SrArgs *a) {
     for (int i = 0; i < a->n; i++) sr_unref(args[i]);
   }
   free(args);
+  return r;
+}
+
+/* Calling a jaxpr value: one result bare, several as a tuple. */
+static SrVal *call_jaxpr_value(SrInterp *I, SrVal *fn, SrArgs *a) {
+  if (a->nkw) return sr_raise(I, "TypeError", "a jaxpr takes positional arguments only");
+  SrVal *r = run_jaxpr(I, fn->jx.jaxpr, a);
   if (r && r->seq.n == 1) {
     SrVal *x = sr_ref(r->seq.items[0]);
     sr_unref(r);
@@ -1103,16 +1109,7 @@ static SrVal *call_jaxpr_value(SrInterp *I, SrVal *fn, SrArgs *a) {
    arguments and returns the list of its results */
 static SrVal *jaxpr_fun_call(SrInterp *I, SrArgs *a) {
   if (a->nkw) return sr_raise(I, "TypeError", "jaxpr_as_fun's function takes positional arguments only");
-  const SrJaxpr *j = a->self->jx.jaxpr;
-  if ((uint32_t)a->n != sr_nargs(j)) return sr_eval_jaxpr(I, j, a->n, a->v); /* which says so */
-  SrVal **args = sr_xmalloc(((size_t)a->n + 1) * sizeof *args);
-  memcpy(args, a->v, (size_t)a->n * sizeof *args);
-  SrVal *r = NULL;
-  if (check_jaxpr_args(I, j, a->n, args) == 0) {
-    r = sr_eval_jaxpr(I, j, a->n, args);
-    for (int i = 0; i < a->n; i++) sr_unref(args[i]);
-  }
-  free(args);
+  SrVal *r = run_jaxpr(I, a->self->jx.jaxpr, a);
   if (r && r->kind != SR_V_LIST) {
     SrVal *l = sr_seq(NULL, SR_V_LIST, r->seq.n);
     for (int i = 0; i < r->seq.n; i++) sr_seq_push(NULL, l, sr_ref(r->seq.items[i]));

@@ -35,6 +35,10 @@ static inline SrAxes sr_api_axes_on(const SrType *t, SrAxes axes, const SrMesh *
 }
 /* A type's PartitionSpec as a value (P('X', None)). */
 SrVal *sr_api_type_spec(const SrType *t);
+/* remove_size_one_mesh_axis_from_spec: the names of m's axes of size 1
+   left out of the n entries e (writable), each entry's names rewritten
+   into kept[i]. */
+void sr_api_entries_drop_unit_axes(const SrMesh *m, SrSpecEntry *e, int n, const char *kept[][SR_MAX_DIM_AXES]);
 /* Axis names from a str or tuple/list of strs, as axes of m. */
 int sr_api_axis_names(SrInterp *I, SrVal *v, const SrMesh *m, SrAxes *out, const char *what);
 /* Canonicalizes a possibly negative axis for rank nd (numpy's AxisError). */

@@ -248,7 +248,7 @@ static SrVal *pmin_leaf(SrInterp *I, SrVal *leaf, SrVal *sh, void *ctx) {
    jax_remove_size_one_mesh_axis_from_type the names of the context mesh's
    axes of size 1 left out (a new reference; NULL when none is left). */
 static SrVal *skip_unit_axes(SrInterp *I, SrVal *names) {
-  if (!sr_type_drop_unit_axes) return sr_ref(names);
+  if (!sr_type_remove_size_one()) return sr_ref(names);
   const SrMesh *m = sr_api_mesh(I);
   int n = 1;
   SrVal **items = &names;

@@ -604,17 +604,10 @@ static SrVal *smap_call(SrInterp *I, SrArgs *a) {
         u.n = t->ndim;
       }
       /* remove_size_one_mesh_axis_from_spec */
-      if (sr_type_drop_unit_axes) {
+      if (sr_type_remove_size_one()) {
         if (u.e != e) memcpy(e, u.e, (size_t)u.n * sizeof *e);
         u.e = e;
-        for (int d = 0; d < u.n && d < SR_MAX_RANK; d++) {
-          int k = 0;
-          for (int q = 0; q < e[d].n && k < SR_MAX_DIM_AXES; q++) {
-            int ax = sr_mesh_axis(am, e[d].names[q]);
-            if (ax < 0 || am->sizes[ax] != 1) kept[d][k++] = e[d].names[q];
-          }
-          e[d] = (SrSpecEntry){k, kept[d]};
-        }
+        sr_api_entries_drop_unit_axes(am, e, u.n < SR_MAX_RANK ? u.n : SR_MAX_RANK, kept);
       }
       SrBuf x1 = SR_BUF_INIT, x2 = SR_BUF_INIT;
       sr_val_repr(&x1, ts);
@@ -1069,15 +1062,7 @@ static SrVal *top_ag_one(SrInterp *I, SrVal *x, SrVal *out_sh_, int multi_dim) {
   const SrMesh *om = out_sh->sh.mesh;
   const char *kept[SR_MAX_RANK + 8][SR_MAX_DIM_AXES], *ur[2][SR_MAX_AXES];
   if (sr_type_remove_size_one()) {
-    for (int i = 0; i < ns.n; i++) {
-      int k2 = 0;
-      for (int k = 0; k < e[i].n && k2 < SR_MAX_DIM_AXES; k++) {
-        int ax = sr_mesh_axis(om, e[i].names[k]);
-        if (ax < 0 || om->sizes[ax] != 1) kept[i][k2++] = e[i].names[k];
-      }
-      e[i].names = kept[i];
-      e[i].n = k2;
-    }
+    sr_api_entries_drop_unit_axes(om, e, ns.n, kept);
     for (int w = 0; w < 2; w++) {
       const char **src = w ? os->reduced : os->unreduced;
       int cnt = w ? os->nreduced : os->nunreduced, k2 = 0;

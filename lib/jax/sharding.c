@@ -24,6 +24,17 @@
 #include "jax/vjp.h"
 #include "util/intern.h"
 
+void sr_api_entries_drop_unit_axes(const SrMesh *m, SrSpecEntry *e, int n, const char *kept[][SR_MAX_DIM_AXES]) {
+  for (int i = 0; i < n; i++) {
+    int k = 0;
+    for (int q = 0; q < e[i].n && k < SR_MAX_DIM_AXES; q++) {
+      int ax = e[i].names[q] == SR_SPEC_UNCONSTRAINED ? -1 : sr_mesh_axis(m, e[i].names[q]);
+      if (ax < 0 || m->sizes[ax] != 1) kept[i][k++] = e[i].names[q];
+    }
+    e[i] = (SrSpecEntry){k, kept[i]};
+  }
+}
+
 static const SrType *vtype(SrInterp *I, SrVal *v) { return sr_value_type(I, v); }
 static SrVal *arr(SrInterp *I, SrVal *v) { return sr_jnp_asarray(I, v, -1); }
 
@@ -104,21 +115,11 @@ static int assert_shardings_equal(SrInterp *I, const SrType *t, const SrSpec *us
      context mesh's axes of size 1 */
   const char *kept[SR_MAX_RANK][SR_MAX_DIM_AXES];
   if (sr_type_remove_size_one()) {
-    const SrMesh *m = sr_api_mesh(I);
     if (u.e != e) {
       for (int i = 0; i < u.n && i < SR_MAX_RANK; i++) e[i] = u.e[i];
       u.e = e;
     }
-    for (int i = 0; i < u.n && i < SR_MAX_RANK; i++) {
-      int n = 0;
-      for (int k = 0; k < e[i].n && n < SR_MAX_DIM_AXES; k++) {
-        int ax = e[i].names[k] == SR_SPEC_UNCONSTRAINED ? -1 : sr_mesh_axis(m, e[i].names[k]);
-        if (ax >= 0 && m->sizes[ax] == 1) continue;
-        kept[i][n++] = e[i].names[k];
-      }
-      e[i].names = kept[i];
-      e[i].n = n;
-    }
+    sr_api_entries_drop_unit_axes(sr_api_mesh(I), e, u.n < SR_MAX_RANK ? u.n : SR_MAX_RANK, kept);
   }
   int ok = 1;
   for (int i = 0; i < x->n && i < u.n && ok; i++) {

@@ -291,6 +291,18 @@ static int jvp_sort(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, S
 
 /* ==== top_k ==== */
 
+/* top_k's results: the k values along dimension d, and their int32 indices */
+static int topk_types(const SrType *x, int d, int64_t k, const SrType **out) {
+  SrTypeBuilder b;
+  sr_type_builder(&b, x);
+  b.dims[d].size = k;
+  out[0] = sr_type_get(&b);
+  b.dtype = SR_I32;
+  b.weak = 0;
+  out[1] = sr_type_get(&b);
+  return 0;
+}
+
 /* _top_k_abstract_eval: the operand's type with k along the axis, and
    int32 indices of that shape. */
 static int type_top_k(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
@@ -339,14 +351,7 @@ static int type_top_k(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
     sr_buf_free(&b);
     return -1;
   }
-  SrTypeBuilder b;
-  sr_type_builder(&b, x);
-  b.dims[axis].size = k;
-  out[0] = sr_type_get(&b);
-  b.dtype = SR_I32;
-  b.weak = 0;
-  out[1] = sr_type_get(&b);
-  return 0;
+  return topk_types(x, axis, k, out);
 }
 
 static int ev_top_k(SrEvalCtx *cx, const SrEvalEqn *e) { return ev_sort_common(cx, e, 1); }
@@ -427,14 +432,7 @@ static int type_approx_top_k(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **o
     sr_buf_free(&b);
     return -1;
   }
-  SrTypeBuilder b;
-  sr_type_builder(&b, x);
-  b.dims[d].size = k;
-  out[0] = sr_type_get(&b);
-  b.dtype = SR_I32;
-  b.weak = 0;
-  out[1] = sr_type_get(&b);
-  return 0;
+  return topk_types(x, d, k, out);
 }
 
 /* On CPU XLA falls back to the exact top k (of the smallest for
