@@ -578,14 +578,10 @@ static int sets_visible(SrTypeCtx *cx) {
          sr_mesh_axes_of_type(cx->mesh, SR_AXIS_EXPLICIT) == all;
 }
 
-static const char *ukind_enum(int k) {
-  return k == SR_UK_MAX ? "UnreducedKind.max" : k == SR_UK_MIN ? "UnreducedKind.min" : "UnreducedKind.sum";
-}
-
 int sr_getu_kind(SrTypeCtx *cx, const SrType *t, int kind, SrAxes *out) {
   *out = sets_visible(cx) ? t->unreduced : 0;
   if (*out && t->ukind != kind)
-    return sr_terr(cx, "ValueError", "Expected unreduced_kind=%s but got %s", ukind_enum(kind), ukind_enum(t->ukind));
+    return sr_terr(cx, "ValueError", "Expected unreduced_kind=%s but got %s", sr_ukind_str(kind), sr_ukind_str(t->ukind));
   return 0;
 }
 

@@ -192,6 +192,15 @@ const char *sr_ukind_name(int k) {
   }
 }
 
+const char *sr_ukind_str(int k) {
+  switch (k) {
+  case SR_UK_SUM: return "UnreducedKind.sum";
+  case SR_UK_MAX: return "UnreducedKind.max";
+  case SR_UK_MIN: return "UnreducedKind.min";
+  default: return "None";
+  }
+}
+
 static void name_set(SrBuf *out, const char **names, int n) {
   sr_buf_putc(out, '{');
   for (int i = 0; i < n; i++) {

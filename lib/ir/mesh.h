@@ -102,6 +102,8 @@ typedef struct SrSpec {
 /* repr(P): P('X', None, unreduced={'Y'}, unreduced_kind=sum) */
 void sr_spec_repr(SrBuf *out, const SrSpec *s);
 const char *sr_ukind_name(int k); /* "sum", "max", "min" */
+/* str() of the UnreducedKind member: "UnreducedKind.sum", or "None" */
+const char *sr_ukind_str(int k);
 
 /* repr (and str) of NamedSharding(mesh=m, spec=s), with memory_kind
    when it is not NULL: NamedSharding(mesh=Mesh('X': 4, ...), spec=P('X',)) */

@@ -11,6 +11,7 @@
 #include "jax/array_methods.h"
 #include "jax/numpy.h"
 #include "py/objects.h"
+#include "py/enum.h"
 #include "text/print.h"
 #include "text/print_val.h"
 #include "text/color.h"
@@ -221,12 +222,20 @@ void sr_builtins_jax_init(void) {
   sr_register("jax.sharding.AxisType.Explicit", sr_axistype_val(SR_AXIS_EXPLICIT));
   sr_register("jax.sharding.AxisType.Auto", sr_axistype_val(SR_AXIS_AUTO));
   sr_register("jax.sharding.AxisType.Manual", sr_axistype_val(SR_AXIS_MANUAL));
-  /* jax.sharding.UnreducedKind: its members are words that print as
-     their str, `UnreducedKind.max` */
-  sr_register("jax.sharding.UnreducedKind", sr_module("jax.sharding.UnreducedKind"));
-  sr_register("jax.sharding.UnreducedKind.sum", sr_word(NULL, "UnreducedKind.sum", 17));
-  sr_register("jax.sharding.UnreducedKind.max", sr_word(NULL, "UnreducedKind.max", 17));
-  sr_register("jax.sharding.UnreducedKind.min", sr_word(NULL, "UnreducedKind.min", 17));
+  /* jax.sharding.UnreducedKind: an Enum class, as partition_spec.py
+     declares it (sum, max, min = auto()) */
+  {
+    SrVal *ns = sr_dict(NULL);
+    static const int kinds[] = {SR_UK_SUM, SR_UK_MAX, SR_UK_MIN};
+    for (int i = 0; i < 3; i++) sr_dict_set(NULL, ns, sr_str_cstr(NULL, sr_ukind_name(kinds[i])), sr_int(NULL, i + 1));
+    SrVal *cls = sr_enum_class_new(NULL, "UnreducedKind", sr_lookup_qualname("enum.Enum"), ns);
+    sr_register("jax.sharding.UnreducedKind", cls);
+    for (int i = 0; i < 3; i++) {
+      char q[64];
+      snprintf(q, sizeof q, "jax.sharding.UnreducedKind.%s", sr_ukind_name(kinds[i]));
+      sr_register(q, sr_getattr(NULL, cls, sr_ukind_name(kinds[i])));
+    }
+  }
   sr_register("jax.sharding.PartitionSpec.UNCONSTRAINED", sr_word(NULL, "UNCONSTRAINED", 13));
   /* the modules themselves, so that bare `jax`, `jnp`... resolve */
   sr_register("builtins.jax", sr_module("jax"));

@@ -921,14 +921,13 @@ static SrVal *bi_partition_spec(SrInterp *I, SrArgs *a) {
       }
   spec.ukind = SR_UK_NONE;
   if (kind && kind->kind != SR_V_NONE) {
-    /* UnreducedKind.X (a word); the bare name as jaxpr text writes it */
-    const char *k = kind->kind == SR_V_STR || kind->kind == SR_V_WORD ? sr_intern(kind->str.s, kind->str.n) : NULL;
-    if (k && strncmp(k, "UnreducedKind.", 14) == 0) k += 14;
-    if (k && strcmp(k, "sum") == 0) spec.ukind = SR_UK_SUM;
-    else if (k && strcmp(k, "max") == 0) spec.ukind = SR_UK_MAX;
-    else if (k && strcmp(k, "min") == 0) spec.ukind = SR_UK_MIN;
-    else
-    {
+    /* a member of jax.sharding.UnreducedKind, nothing else (not its name) */
+    for (int k = SR_UK_SUM; k <= SR_UK_MIN && !spec.ukind; k++) {
+      SrVal *m = sr_ukind_val(k);
+      if (m == kind) spec.ukind = (uint8_t)k;
+      sr_unref(m);
+    }
+    if (!spec.ukind) {
       SrVal *t = sr_type_of(I, kind);
       SrBuf b = SR_BUF_INIT;
       if (t) sr_val_repr(&b, t);
@@ -938,11 +937,15 @@ static SrVal *bi_partition_spec(SrInterp *I, SrArgs *a) {
       sr_unref(t);
       return NULL;
     }
-    if (!spec.nunreduced) /* the enum's repr, auto() numbering from 1 */
-      return sr_raise(I, "ValueError",
-                      "`unreduced_kind` should be `None` when `unreduced` is an empty set. Got "
-                      "unreduced_kind=<UnreducedKind.%s: %d> and unreduced=frozenset()",
-                      sr_ukind_name(spec.ukind), spec.ukind == SR_UK_SUM ? 1 : spec.ukind == SR_UK_MAX ? 2 : 3);
+    if (!spec.nunreduced) {
+      SrBuf b = SR_BUF_INIT;
+      sr_val_repr(&b, kind);
+      sr_raise(I, "ValueError",
+               "`unreduced_kind` should be `None` when `unreduced` is an empty set. Got "
+               "unreduced_kind=%s and unreduced=frozenset()", sr_buf_str(&b));
+      sr_buf_free(&b);
+      return NULL;
+    }
   } else if (spec.nunreduced) {
     spec.ukind = SR_UK_SUM;
   }

@@ -119,16 +119,6 @@ static void put_frozenset(SrBuf *b, const SrMesh *m, SrAxes a) {
   sr_buf_puts(b, "})");
 }
 
-/* str(UnreducedKind): UnreducedKind.sum, or None */
-static const char *ukind_str(int k) {
-  switch (k) {
-  case SR_UK_SUM: return "UnreducedKind.sum";
-  case SR_UK_MAX: return "UnreducedKind.max";
-  case SR_UK_MIN: return "UnreducedKind.min";
-  default: return "None";
-  }
-}
-
 /* Reports the message built in b (freeing it).  Returns -1. */
 static int report(SrTypeCtx *cx, const char *exc, SrBuf *b) {
   sr_terr(cx, exc, "%s", sr_buf_str(b));
@@ -263,7 +253,7 @@ static int check_unreduced_args(SrTypeCtx *cx, const char *name, const SrType *t
   }
   if (m.u && m.ukind != SR_UK_SUM) {
     sr_buf_printf(&b, "%s cannot accept args with unreduced_kind=%s. Expected unreduced_kind=%s", name,
-                  ukind_str(m.ukind), ukind_str(SR_UK_SUM));
+                  sr_ukind_str(m.ukind), sr_ukind_str(SR_UK_SUM));
     return report(cx, "ValueError", &b);
   }
   if (m.r & ax) {
@@ -278,7 +268,7 @@ static int check_unreduced_args(SrTypeCtx *cx, const char *name, const SrType *t
 static int check_unreduced_kind(SrTypeCtx *cx, const char *name, Mat m, int kind) {
   if (m.ukind == kind) return 0;
   return sr_terr(cx, "ValueError", "%s cannot accept args with unreduced_kind=%s. Expected unreduced_kind=%s", name,
-                 ukind_str(m.ukind), ukind_str(kind));
+                 sr_ukind_str(m.ukind), sr_ukind_str(kind));
 }
 
 /* lax/parallel.py: collective_vma_rule.  With check_vma the operand must

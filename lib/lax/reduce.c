@@ -99,10 +99,6 @@ static int spec_guard(SrTypeCtx *cx, const SrStd *s, const SrType *x, int iterat
                  "spec.partitions[...]");
 }
 
-static const char *ukind_enum(int k) {
-  return k == SR_UK_MAX ? "UnreducedKind.max" : k == SR_UK_MIN ? "UnreducedKind.min" : "UnreducedKind.sum";
-}
-
 /* eval rules of reductions, arg-reductions and scans.
  *
  * A reduction over a dim split over mesh axes reduces each device's block
@@ -244,7 +240,7 @@ static int type_reduce_with_out(SrTypeCtx *cx, const SrRuleEqn *e, const SrType 
         sr_val_repr(&sb, spec);
         sr_unref(spec);
         sr_terr(cx, "ShardingTypeError", "%s requires `out_sharding`'s unreduced_kind to be %s but got %s", name,
-                ukind_enum(kind), sr_buf_str(&sb));
+                sr_ukind_str(kind), sr_buf_str(&sb));
         sr_buf_free(&sb);
         return -1;
       }
