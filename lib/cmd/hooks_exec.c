@@ -232,7 +232,7 @@ static void hook_repr(SrInterp *I, SrBuf *out, struct SrArray *a, int weak) {
     sr_buf_puts(out, "Array(");
     shape_str(out, t);
     sr_buf_printf(out, ", dtype=%s) overlaying:\n", sr_dtype_name(t->dtype));
-    shape[t->ndim] = 2;
+    shape[t->ndim] = (int64_t)(sr_elem_size(t->dtype) / 4); /* the key's uint32 words */
     sr_numfmt_str(out, SR_U32, t->ndim + 1, shape, h);
   } else {
     sr_numfmt_repr(out, t->dtype, t->ndim, shape, h, weak);

@@ -17,6 +17,7 @@
 #include "exec/prng.h"
 
 #include <float.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -777,4 +778,88 @@ void sr_rbg_state(const uint64_t s[2], int algorithm, int bit_width, int ndim, c
     out[1] = s[1] + (bit_width == 64 ? n : h);
   else
     out[1] = s[1] + (bit_width == 64 ? (2 * n + 3) / 4 : (n + 3) / 4);
+}
+
+/* ---- the implementations of keys, and rbg.py's keys ---- */
+
+static const char *const impl_tags[SR_PRNG_NIMPLS] = {"fry", "rbg", "urbg"};
+static const char *const impl_names[SR_PRNG_NIMPLS] = {"threefry2x32", "rbg", "unsafe_rbg"};
+
+int sr_prng_impl_of(SrDtype d) {
+  const char *n = sr_dtype_name(d);
+  if (strncmp(n, "key<", 4) != 0) return -1;
+  for (int i = 0; i < SR_PRNG_NIMPLS; i++) {
+    size_t k = strlen(impl_tags[i]);
+    if (strncmp(n + 4, impl_tags[i], k) == 0 && n[4 + k] == '>' && !n[5 + k]) return i;
+  }
+  return -1;
+}
+
+SrDtype sr_prng_key_dtype(int impl) {
+  char b[16];
+  int n = snprintf(b, sizeof b, "key<%s>", impl_tags[impl]);
+  return sr_dtype_intern(b, (size_t)n);
+}
+
+int sr_prng_key_words(int impl) { return impl == SR_PRNG_FRY ? 2 : 4; }
+const char *sr_prng_impl_tag(int impl) { return impl_tags[impl]; }
+const char *sr_prng_impl_name(int impl) { return impl_names[impl]; }
+
+int sr_prng_impl_lookup(const char *s) {
+  for (int i = 0; i < SR_PRNG_NIMPLS; i++)
+    if (strcmp(s, impl_tags[i]) == 0 || strcmp(s, impl_names[i]) == 0) return i;
+  return -1;
+}
+
+void sr_rbg_state_of_words(const uint32_t w[4], uint64_t s[2]) {
+  s[0] = (uint64_t)w[1] << 32 | w[0];
+  s[1] = (uint64_t)w[3] << 32 | w[2];
+}
+
+void sr_prng_rbg_seed(int64_t seed, unsigned flags, uint32_t key[4]) {
+  sr_prng_key_ex(seed, flags, key);
+  key[2] = key[0];
+  key[3] = key[1];
+}
+
+int sr_prng_rbg_split(const uint32_t key[4], int64_t num, unsigned flags, uint32_t *out) {
+  if (num <= 0) return 0;
+  uint32_t *half = sr_try_malloc((size_t)num * 8);
+  if (!half) return -1;
+  for (int h = 0; h < 2; h++) {
+    sr_prng_split_ex(key + 2 * h, num, flags, half);
+    for (int64_t i = 0; i < num; i++) {
+      out[4 * i + 2 * h] = half[2 * i];
+      out[4 * i + 2 * h + 1] = half[2 * i + 1];
+    }
+  }
+  free(half);
+  return 0;
+}
+
+void sr_prng_rbg_fold_in(const uint32_t key[4], uint32_t data, uint32_t out[4]) {
+  sr_prng_fold_in(key, data, out);
+  sr_prng_fold_in(key + 2, data, out + 2);
+}
+
+/* the four words of row `row` of RngBitGenerator(state, (rows, 4)), rows
+   past `row` not mattering: Philox numbers its words row-major */
+static void rbg_row(const uint64_t s[2], int64_t row, uint32_t out[4]) {
+  int64_t shape[1] = {4 * (row + 1)}, start[1] = {4 * row}, count[1] = {4};
+  sr_rbg_bits_block(s, SR_RBG_PHILOX, 32, 1, shape, start, count, out);
+}
+
+void sr_prng_urbg_split(const uint32_t key0[4], int64_t b, int64_t num, uint32_t *out) {
+  uint64_t s[2];
+  sr_rbg_state_of_words(key0, s);
+  for (int64_t j = 0; j < num; j++) rbg_row(s, (b * num + j) * 10, out + 4 * j);
+}
+
+void sr_prng_urbg_fold_in(const uint32_t key[4], uint32_t data0, int64_t b, uint32_t out[4]) {
+  uint32_t seed[4], bits[4];
+  uint64_t s[2];
+  sr_prng_rbg_seed(data0, 0, seed);
+  sr_rbg_state_of_words(seed, s);
+  rbg_row(s, b * 10 + 9, bits);
+  for (int i = 0; i < 4; i++) out[i] = key[i] ^ bits[i];
 }

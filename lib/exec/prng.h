@@ -143,6 +143,41 @@ uint16_t sr_prng_bf16_from_double(double x);
 float sr_prng_f16_to_float(uint16_t h);
 float sr_prng_bf16_to_float(uint16_t h);
 
+/* The PRNG implementations, as jax.random.key(seed, impl=...) names them:
+ * threefry2x32 (key<fry>, the default, two uint32 words a key), rbg
+ * (key<rbg>) and unsafe_rbg (key<urbg>), four words a key, whose bits are
+ * XLA's RngBitGenerator (jax/_src/random/rbg.py). */
+enum { SR_PRNG_FRY, SR_PRNG_RBG, SR_PRNG_URBG, SR_PRNG_NIMPLS };
+/* The implementation of a key dtype; -1 if d is not one. */
+int sr_prng_impl_of(SrDtype d);
+SrDtype sr_prng_key_dtype(int impl);
+int sr_prng_key_words(int impl);         /* 2, 4, 4 */
+const char *sr_prng_impl_tag(int impl);  /* "fry", "rbg", "urbg" */
+const char *sr_prng_impl_name(int impl); /* "threefry2x32", "rbg", "unsafe_rbg" */
+/* The implementation a tag or a name names; -1 for neither. */
+int sr_prng_impl_lookup(const char *s);
+
+/* rbg.py's keys on their four words (w0, w1, w2, w3):
+ *   seed     the threefry key of the seed, twice;
+ *   split    rbg: each half (w0, w1), (w2, w3) split by threefry, the i-th
+ *            new key the pair of the halves' i-th keys; unsafe_rbg: every
+ *            tenth row of RngBitGenerator(key, (10 * num, 4));
+ *   fold_in  rbg: each half folded by threefry; unsafe_rbg: the key xor
+ *            the last row of RngBitGenerator(seed(data), (10, 4)).
+ * The unsafe_rbg functions take the RngBitGenerator state key0 and a row
+ * offset: under vmap XLA's RngBitGenerator batches by drawing a bigger
+ * shape from the batch's first key (loops.py,
+ * _rng_bit_generator_batching_rule), so the b-th of a batch of keys draws
+ * from the first key's rows after b * 10 * num.  split returns -1 when it
+ * cannot allocate. */
+void sr_prng_rbg_seed(int64_t seed, unsigned flags, uint32_t key[4]);
+int sr_prng_rbg_split(const uint32_t key[4], int64_t num, unsigned flags, uint32_t *out);
+void sr_prng_rbg_fold_in(const uint32_t key[4], uint32_t data, uint32_t out[4]);
+void sr_prng_urbg_split(const uint32_t key0[4], int64_t b, int64_t num, uint32_t *out);
+void sr_prng_urbg_fold_in(const uint32_t key[4], uint32_t data0, int64_t b, uint32_t out[4]);
+/* XLA's u64[2] RngBitGenerator state of a uint32[4] key (the bitcast). */
+void sr_rbg_state_of_words(const uint32_t w[4], uint64_t s[2]);
+
 /* XLA's RngBitGenerator (lax.rng_bit_generator), as XLA expands it
  * (rng_bit_generator_expander.cc, hlo/builder/lib/prng.cc) on its u64[2]
  * state s = (key, counter): algorithm SR_RBG_THREE_FRY or SR_RBG_PHILOX

@@ -70,9 +70,11 @@ SrDtype sr_dtype_intern(const char *name, size_t n) {
     extra = sr_xrealloc(extra, capextra * sizeof *extra);
   }
   const char *s = sr_intern(name, n);
-  /* PRNG keys hold two uint32 words under the default threefry impl */
+  /* PRNG keys hold two uint32 words under the default threefry impl,
+     four under rbg and unsafe_rbg (key<rbg>, key<urbg>) */
   int key = n > 4 && memcmp(name, "key<", 4) == 0;
-  extra[nextra] = (SrDtypeInfo){s, s, SR_DK_OTHER, key ? 64 : 0, key ? 8 : 0};
+  int wide = key && (strcmp(s, "key<rbg>") == 0 || strcmp(s, "key<urbg>") == 0);
+  extra[nextra] = (SrDtypeInfo){s, s, SR_DK_OTHER, key ? (wide ? 128 : 64) : 0, key ? (wide ? 16 : 8) : 0};
   return (SrDtype)(SR_NBUILTIN_DTYPES + nextra++);
 }
 

@@ -44,22 +44,29 @@
 #include "util/intern.h"
 #include "util/mem.h"
 
-static SrDtype key_dtype(void) { return sr_dtype_intern("key<fry>", 8); }
+static SrDtype key_dtype(void) { return sr_prng_key_dtype(SR_PRNG_FRY); }
+static int is_key_dtype(SrDtype d) { return sr_prng_impl_of(d) >= 0; }
 
+/* Keys of rbg and unsafe_rbg bind their primitives even on concrete
+   values: the direct functions below are threefry's. */
 int sr_random_traced(SrInterp *I, SrVal *v) {
   if (I->trace) return 1;
   SrArrayObj *a = sr_array_of(v);
-  return a && a->kind != SR_AV_CONCRETE && !a->has_value;
+  if (!a) return 0;
+  if (a->kind != SR_AV_CONCRETE && !a->has_value) return 1;
+  const SrType *t = sr_value_type(I, v);
+  return t && sr_prng_impl_of(t->dtype) > SR_PRNG_FRY;
 }
 
-static SrVal *impl_word(void) { return sr_word(NULL, "fry", 3); }
+/* the impl param of random_seed and random_wrap: the PRNGImpl's tag */
+static SrVal *impl_word(int impl) { return sr_word(NULL, sr_prng_impl_tag(impl), strlen(sr_prng_impl_tag(impl))); }
 
 /* A literal of dtype dt (a numpy scalar: strongly typed). */
 static SrVal *lit(SrDtype dt, double re, int64_t iv) { return sr_array_scalar(sr_type_array(dt, 0, NULL), re, 0, iv); }
 
 /* ---- keys ---- */
 
-SrVal *sr_random_key_traced(SrInterp *I, SrVal *seed, int legacy) {
+static SrVal *key_traced(SrInterp *I, SrVal *seed, int legacy, int impl) {
   const char *ctor = legacy ? "PRNGKey" : "key";
   SrVal *s;
   if (seed->kind == SR_V_INT || seed->kind == SR_V_BOOL) {
@@ -85,13 +92,15 @@ SrVal *sr_random_key_traced(SrInterp *I, SrVal *seed, int legacy) {
     sr_unref(s);
     return NULL;
   }
-  SrVal *k = sr_bindv(I, SR_P_random_seed, 1, &s, "impl", impl_word(), NULL);
+  SrVal *k = sr_bindv(I, SR_P_random_seed, 1, &s, "impl", impl_word(impl), NULL);
   sr_unref(s);
   if (!k || !legacy) return k;
   SrVal *d = sr_bind(I, SR_P_random_unwrap, 1, &k, 0, NULL);
   sr_unref(k);
   return d;
 }
+
+SrVal *sr_random_key_traced(SrInterp *I, SrVal *seed, int legacy) { return key_traced(I, seed, legacy, SR_PRNG_FRY); }
 
 /* _check_prng_key: a typed key as it is, a legacy uint32[..., 2] one
    wrapped (random_wrap); *ndim its key shape's rank. */
@@ -100,10 +109,10 @@ static SrVal *typed_key(SrInterp *I, SrVal *key, const char *name, int allow_bat
   if (!k) return NULL;
   const SrType *t = sr_value_type(I, k);
   SrVal *r = NULL;
-  if (t && t->dtype == key_dtype()) {
+  if (t && is_key_dtype(t->dtype)) {
     r = sr_ref(k);
   } else if (t && t->dtype == SR_U32 && t->ndim && t->dims[t->ndim - 1].size == 2) {
-    r = sr_bindv(I, SR_P_random_wrap, 1, &k, "impl", impl_word(), NULL);
+    r = sr_bindv(I, SR_P_random_wrap, 1, &k, "impl", impl_word(SR_PRNG_FRY), NULL);
   } else if (t) {
     sr_raise(I, "TypeError",
              "JAX encountered invalid PRNG key data: expected key_data.dtype = uint32 and a trailing dimension of 2; "
@@ -140,21 +149,23 @@ SrVal *sr_random_key_data_traced(SrInterp *I, SrVal *keys) {
 /* ---- PRNG implementations ---- */
 
 /* JAX's registered implementations, in the order JAX registers them
-   (prng.prngs); shardrepl has threefry2x32's. */
+   (prng.prngs); shardrepl has threefry2x32, rbg and unsafe_rbg. */
 static const char *const prng_names[] = {"philox2x32", "philox4x32", "threefry2x32", "rbg", "unsafe_rbg", "threefry4x32"};
 
 static int given(const SrVal *v) { return v && v->kind != SR_V_NONE; }
 
-/* resolve_prng_impl(spec): 0 for threefry2x32 (None, its name, its key
-   dtype), -1 with JAX's error raised. */
+/* resolve_prng_impl(spec): the implementation (SR_PRNG_FRY for None) a
+   name or a key dtype names, -1 with JAX's error raised. */
 static int resolve_impl(SrInterp *I, SrVal *spec) {
-  if (!given(spec) || (spec->kind == SR_V_DTYPE && spec->dtype == key_dtype())) return 0;
+  if (!given(spec)) return SR_PRNG_FRY;
+  if (spec->kind == SR_V_DTYPE && is_key_dtype(spec->dtype)) return sr_prng_impl_of(spec->dtype);
   if (spec->kind == SR_V_STR) {
     for (size_t i = 0; i < sizeof prng_names / sizeof *prng_names; i++) {
       if (strcmp(spec->str.s, prng_names[i])) continue;
-      if (!strcmp(prng_names[i], "threefry2x32")) return 0;
-      sr_raise(I, "NotImplementedError", "the %s PRNG implementation is not supported yet (only threefry2x32)",
-               prng_names[i]);
+      int impl = sr_prng_impl_lookup(prng_names[i]);
+      if (impl >= 0) return impl;
+      sr_raise(I, "NotImplementedError",
+               "the %s PRNG implementation is not supported yet (only threefry2x32, rbg and unsafe_rbg)", prng_names[i]);
       return -1;
     }
     SrBuf b = SR_BUF_INIT;
@@ -180,8 +191,9 @@ static int impl_or_dtype(SrInterp *I, SrVal *impl, SrVal *dtype, const char *fn)
 /* jax.random.key_dtype(impl_spec=None): the key dtype, key<fry> */
 static SrVal *bi_key_dtype(SrInterp *I, SrArgs *a) {
   SrVal *p[1];
-  if (sr_args_parse(I, a, "key_dtype", "impl_spec=", p) < 0 || resolve_impl(I, p[0]) < 0) return NULL;
-  return sr_dtype_val(NULL, key_dtype());
+  int impl;
+  if (sr_args_parse(I, a, "key_dtype", "impl_spec=", p) < 0 || (impl = resolve_impl(I, p[0])) < 0) return NULL;
+  return sr_dtype_val(NULL, sr_prng_key_dtype(impl));
 }
 
 /* jax.random.key_impl(keys): the name of their implementation */
@@ -190,8 +202,10 @@ static SrVal *bi_key_impl(SrInterp *I, SrArgs *a) {
   if (sr_args_parse(I, a, "key_impl", "keys", p) < 0) return NULL;
   SrVal *k = typed_key(I, p[0], "key_impl", 1);
   if (!k) return NULL;
+  const SrType *t = sr_value_type(I, k);
+  int impl = t ? sr_prng_impl_of(t->dtype) : -1;
   sr_unref(k);
-  return sr_str_cstr(NULL, "threefry2x32");
+  return sr_str_cstr(NULL, sr_prng_impl_name(impl < 0 ? SR_PRNG_FRY : impl));
 }
 
 /* jax.random.clone(key): random_clone, the key as it is outside key
@@ -210,10 +224,11 @@ static SrVal *bi_clone(SrInterp *I, SrArgs *a) {
 static SrVal *bi_wrap_key_data(SrInterp *I, SrArgs *a) {
   SrVal *p[3];
   if (sr_args_parse(I, a, "wrap_key_data", "key_bits_array, *, impl=, dtype=", p) < 0) return NULL;
-  if (impl_or_dtype(I, p[1], p[2], "jax.random.wrap_key_data") < 0) return NULL;
+  int impl = impl_or_dtype(I, p[1], p[2], "jax.random.wrap_key_data");
+  if (impl < 0) return NULL;
   SrVal *x = sr_jnp_asarray(I, p[0], -1);
   if (!x) return NULL;
-  SrVal *r = sr_bindv(I, SR_P_random_wrap, 1, &x, "impl", impl_word(), NULL);
+  SrVal *r = sr_bindv(I, SR_P_random_wrap, 1, &x, "impl", impl_word(impl), NULL);
   sr_unref(x);
   return r;
 }
@@ -636,8 +651,9 @@ static SrVal *random_key(SrInterp *I, SrArgs *a, int legacy) {
   SrVal *p[3] = {0};
   if (sr_args_parse(I, a, legacy ? "PRNGKey" : "key", legacy ? "seed, *, impl=" : "seed, *, impl=, dtype=", p) < 0)
     return NULL;
-  if (impl_or_dtype(I, p[1], p[2], "jax.random.key") < 0) return NULL;
-  if (sr_random_traced(I, p[0])) return sr_random_key_traced(I, p[0], legacy);
+  int impl = impl_or_dtype(I, p[1], p[2], "jax.random.key");
+  if (impl < 0) return NULL;
+  if (impl != SR_PRNG_FRY || sr_random_traced(I, p[0])) return key_traced(I, p[0], legacy, impl);
   int64_t seed;
   if (seed_of(I, p[0], &seed) < 0) return NULL;
   uint32_t k[2];
@@ -658,7 +674,7 @@ static SrVal *return_keys(SrInterp *I, int wrapped, SrVal *k) {
 
 static int is_typed_key(SrInterp *I, SrVal *key) {
   const SrType *t = sr_value_type(I, key);
-  return t && t->dtype == key_dtype();
+  return t && is_key_dtype(t->dtype);
 }
 
 /* split(key, num) on a traced key: random_split[shape=...]. */
@@ -998,13 +1014,13 @@ static SrVal *bi_bits(SrInterp *I, SrArgs *a) { return random_values(I, a, 2); }
 
 /* jax.random on concrete keys. */
 void sr_random_concrete_init(void) {
-  sr_def("jax.random.key", bi_key, "key(seed): a typed PRNG key (threefry2x32)");
+  sr_def("jax.random.key", bi_key, "key(seed, *, impl=None): a typed PRNG key (threefry2x32; impl='rbg' or 'unsafe_rbg': XLA's RngBitGenerator)");
   sr_def("jax.random.PRNGKey", bi_prngkey, "PRNGKey(seed): a legacy uint32[2] PRNG key");
   sr_def("jax.random.split", bi_split, "split(key, num=2): num new keys (a tuple num: that shape); traced: random_split");
   sr_def("jax.random.fold_in", bi_fold_in, "fold_in(key, data): a key derived from key and an integer (uint32); traced: random_fold_in");
   sr_def("jax.random.key_data", bi_key_data, "key_data(keys): the uint32 words of keys");
   sr_def("jax.random.key_dtype", bi_key_dtype, "key_dtype(impl_spec=None): the dtype of keys of a PRNG implementation, key<fry>");
-  sr_def("jax.random.key_impl", bi_key_impl, "key_impl(keys): the name of the keys' PRNG implementation, 'threefry2x32'");
+  sr_def("jax.random.key_impl", bi_key_impl, "key_impl(keys): the name of the keys' PRNG implementation: 'threefry2x32', 'rbg' or 'unsafe_rbg'");
   sr_def("jax.random.clone", bi_clone, "clone(key): the key, for reuse (random_clone; an identity outside key reuse checking)");
   sr_def("jax.random.normal", bi_normal,
          "normal(key, shape=(), dtype=float32, *, out_sharding=None): standard normal samples, bit-exact with JAX");

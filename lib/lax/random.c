@@ -35,9 +35,30 @@
  * (keys_shaped_array, logical_sharding, physical_sharding); random_bits
  * adds unsharded dims for the sample shape. */
 
-static SrDtype key_dtype(void) { return sr_dtype_intern("key<fry>", 8); }
-
 static int is_key(SrDtype d) { return strncmp(sr_dtype_name(d), "key<", 4) == 0; }
+
+/* The implementation a key dtype is of (threefry for a key dtype
+   shardrepl only names), and the uint32 words of one key. */
+static int impl_of(SrDtype d) {
+  int i = sr_prng_impl_of(d);
+  return i < 0 ? SR_PRNG_FRY : i;
+}
+static int words_of(SrDtype d) { return sr_prng_key_words(impl_of(d)); }
+
+/* random_seed's and random_wrap's impl param: the PRNGImpl's tag (fry,
+   rbg, urbg, as jaxprs print it) or name; threefry when absent, -1 for
+   another. */
+static int impl_param(const SrVal *v) {
+  if (!v) return SR_PRNG_FRY;
+  if (v->kind != SR_V_WORD && v->kind != SR_V_STR) return -1;
+  return sr_prng_impl_lookup(v->str.s);
+}
+
+static int impl_rparam(SrTypeCtx *cx, const SrRuleEqn *e, const char *prim) {
+  int impl = impl_param(sr_rparam(e, "impl"));
+  if (impl < 0) sr_terr(cx, "TypeError", "%s: unknown PRNG implementation", prim);
+  return impl;
+}
 
 /* A result of x's shape and sharding (its unreduced, reduced and weak
    marks dropped) with dtype dt. */
@@ -96,19 +117,30 @@ static int type_random_seed(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **ou
   const SrType *s = e->in[0];
   if (!sr_dtype_in(s->dtype, SR_DC_INT))
     return sr_terr(cx, "TypeError", "PRNG key seed must be an integer; got %s", sr_type_short(s));
+  int impl = impl_rparam(cx, e, "random_seed");
+  if (impl < 0) return -1;
   SrTypeBuilder b;
-  like(&b, s, key_dtype());
+  like(&b, s, sr_prng_key_dtype(impl));
   return sr_finish_type(cx, e, &b, out);
 }
 
+typedef struct SeedArg {
+  SrDtype dt; /* the seeds' */
+  int impl;
+} SeedArg;
+
 static int seed_fn(SrShardIO *io) {
-  const SrDtype *dt = io->arg;
-  size_t es = sr_elem_size(*dt);
+  const SeedArg *a = io->arg;
+  size_t es = sr_elem_size(a->dt);
   size_t n = io->in[0]->nbytes / es;
   uint32_t *o = io->out[0]->data;
   /* threefry_seed: the high word of a 64-bit seed, else 0; the low word */
-  unsigned f = sr_dtype_info(*dt)->bits == 64 ? SR_PRNG_X64 : 0;
-  for (size_t i = 0; i < n; i++) sr_prng_key_ex(sr_kern_get_i64(*dt, (const char *)io->in[0]->data + i * es), f, o + 2 * i);
+  unsigned f = sr_dtype_info(a->dt)->bits == 64 ? SR_PRNG_X64 : 0;
+  for (size_t i = 0; i < n; i++) {
+    int64_t seed = sr_kern_get_i64(a->dt, (const char *)io->in[0]->data + i * es);
+    if (a->impl == SR_PRNG_FRY) sr_prng_key_ex(seed, f, o + 2 * i);
+    else sr_prng_rbg_seed(seed, f, o + 4 * i);
+  }
   return 0;
 }
 
@@ -116,11 +148,11 @@ static int ev_random_seed(SrEvalCtx *cx, const SrEvalEqn *e) {
   const SrType *t = e->out_type[0];
   const SrMesh *m = sr_ev_mesh_for(cx, e, t);
   const SrType *l = sr_ev_out_layout(cx, e, 0, m);
-  SrDtype dt = e->in[0]->type->dtype;
-  SrArray *x = operand(cx, e->in[0], m, sr_layout_with_dtype(l, dt));
+  SeedArg a = {e->in[0]->type->dtype, impl_of(t->dtype)};
+  SrArray *x = operand(cx, e->in[0], m, sr_layout_with_dtype(l, a.dt));
   if (!x) return -1;
   e->out[0] = sr_array_new(t, l, m);
-  int rc = sr_ev_map(cx, 1, &x, 1, e->out, 0, seed_fn, &dt);
+  int rc = sr_ev_map(cx, 1, &x, 1, e->out, 0, seed_fn, &a);
   sr_array_unref(x);
   return rc;
 }
@@ -155,9 +187,47 @@ static int type_random_bits(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **ou
 typedef struct BitsArg {
   int nk, ns;                 /* key dims, sample dims */
   int64_t shape[SR_MAX_RANK]; /* the sample shape */
+  int64_t keys[SR_MAX_RANK];  /* the key shape */
   int bw;
+  int impl;
   unsigned flags;
 } BitsArg;
+
+/* The keys whole on every device (rbg draws from the first key). */
+static SrArray *keys_whole(SrEvalCtx *cx, SrArray *k, const SrMesh *m) {
+  SrTypeBuilder kb;
+  sr_type_builder(&kb, sr_layout_of_type(k->type));
+  for (int d = 0; d < kb.ndim; d++) kb.dims[d].nax = 0;
+  return operand(cx, k, m, sr_type_get(&kb));
+}
+
+/* The row-major index among all keys of the i-th key of a device's
+   block (the block's first nk dims). */
+static int64_t key_index(const BitsArg *b, const int64_t *start, const int64_t *count, int64_t i) {
+  int64_t flat = 0, stride = 1;
+  for (int d = b->nk - 1; d >= 0; d--) {
+    flat += (start[d] + i % count[d]) * stride;
+    i /= count[d];
+    stride *= b->keys[d];
+  }
+  return flat;
+}
+
+/* rbg and unsafe_rbg: RngBitGenerator(key, shape) of the first key, its
+   shape the keys' then the sample's (the batching of vmap over the keys,
+   _rng_bit_generator_batching_rule) */
+static int rbg_bits_of_keys_fn(SrShardIO *io) {
+  const BitsArg *b = io->arg;
+  if (io->in[0]->nbytes < 16) return 0; /* no keys, no bits */
+  int64_t full[SR_MAX_RANK];
+  memcpy(full, b->keys, (size_t)b->nk * sizeof *full);
+  memcpy(full + b->nk, b->shape, (size_t)b->ns * sizeof *full);
+  uint64_t st[2];
+  sr_rbg_state_of_words(io->in[0]->data, st);
+  if (sr_rbg_bits_block(st, SR_RBG_PHILOX, b->bw, b->nk + b->ns, full, io->out_start, io->out_shape[0], io->out[0]->data) < 0)
+    return sr_ev_err(io->cx, "TypeError", "requires 8-, 16-, 32- or 64-bit field width.");
+  return 0;
+}
 
 static int bits_fn(SrShardIO *io) {
   const BitsArg *b = io->arg;
@@ -186,6 +256,16 @@ static int ev_random_bits(SrEvalCtx *cx, const SrEvalEqn *e) {
   b.bw = (int)bw;
   b.nk = e->in[0]->type->ndim;
   b.flags = prng_flags(cx);
+  b.impl = impl_of(e->in[0]->type->dtype);
+  for (int i = 0; i < b.nk; i++) b.keys[i] = e->in[0]->type->dims[i].size;
+  if (b.impl != SR_PRNG_FRY) {
+    SrArray *k = keys_whole(cx, e->in[0], m);
+    if (!k) return -1;
+    e->out[0] = sr_array_new(t, l, m);
+    int rc = sr_ev_map(cx, 1, &k, 1, e->out, SR_MAP_BLOCK, rbg_bits_of_keys_fn, &b);
+    sr_array_unref(k);
+    return rc;
+  }
   /* the keys laid out as the result's leading dims */
   const SrType *kl = l;
   for (int i = 0; i < b.ns; i++) kl = with_trailing(kl, -1, e->in[0]->type->dtype);
@@ -222,19 +302,31 @@ static int type_random_split(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **o
   return sr_finish_type(cx, e, &b, out);
 }
 
-/* Each key's split into prod(shape) keys; the device's block of them. */
+/* Each key's split into prod(shape) keys; the device's block of them.
+   The keys are the block's (threefry, rbg), or all of them (unsafe_rbg,
+   which draws from the first). */
 static int split_fn(SrShardIO *io) {
   const BitsArg *b = io->arg;
   const uint32_t *keys = io->in[0]->data;
-  size_t nkeys = io->in[0]->nbytes / 8;
+  int w = sr_prng_key_words(b->impl);
+  int64_t nkeys = 1;
+  for (int d = 0; d < b->nk; d++) nkeys *= io->out_shape[0][d];
   const int64_t *start = io->out_start + b->nk, *count = io->out_shape[0] + b->nk;
   int64_t per = 1, num = 1;
   for (int i = 0; i < b->ns; i++) per *= count[i], num *= b->shape[i];
-  uint32_t *all = sr_try_malloc((size_t)(num ? num : 1) * 8);
+  if (!per || !nkeys) return 0;
+  uint32_t *all = sr_try_malloc((size_t)(num ? num : 1) * (size_t)w * 4);
   if (!all) return sr_ev_err(io->cx, "JaxRuntimeError", "RESOURCE_EXHAUSTED: Out of memory in random_split");
   uint32_t *out = io->out[0]->data;
-  for (size_t k = 0; k < nkeys; k++) {
-    sr_prng_split_ex(keys + 2 * k, num, b->flags, all);
+  for (int64_t k = 0; k < nkeys; k++) {
+    int rc = 0;
+    if (b->impl == SR_PRNG_FRY) sr_prng_split_ex(keys + 2 * k, num, b->flags, all);
+    else if (b->impl == SR_PRNG_RBG) rc = sr_prng_rbg_split(keys + 4 * k, num, b->flags, all);
+    else sr_prng_urbg_split(keys, key_index(b, io->out_start, io->out_shape[0], k), num, all);
+    if (rc < 0) {
+      free(all);
+      return sr_ev_err(io->cx, "JaxRuntimeError", "RESOURCE_EXHAUSTED: Out of memory in random_split");
+    }
     for (int64_t j = 0; j < per; j++) {
       /* j's position in the block, then in the whole sample shape */
       int64_t rem = j, flat = 0, stride = 1;
@@ -244,8 +336,7 @@ static int split_fn(SrShardIO *io) {
         flat += (start[d] + c) * stride;
         stride *= b->shape[d];
       }
-      out[2 * ((int64_t)k * per + j)] = all[2 * flat];
-      out[2 * ((int64_t)k * per + j) + 1] = all[2 * flat + 1];
+      memcpy(out + (size_t)w * (size_t)(k * per + j), all + (size_t)w * (size_t)flat, (size_t)w * 4);
     }
   }
   free(all);
@@ -261,9 +352,11 @@ static int ev_random_split(SrEvalCtx *cx, const SrEvalEqn *e) {
   if (sr_ev_param_ints(cx, e, "shape", b.shape, SR_MAX_RANK, &b.ns) < 0) return -1;
   b.nk = e->in[0]->type->ndim;
   b.flags = prng_flags(cx);
+  b.impl = impl_of(e->in[0]->type->dtype);
+  for (int i = 0; i < b.nk; i++) b.keys[i] = e->in[0]->type->dims[i].size;
   const SrType *kl = l;
   for (int i = 0; i < b.ns; i++) kl = with_trailing(kl, -1, e->in[0]->type->dtype);
-  SrArray *k = operand(cx, e->in[0], m, kl);
+  SrArray *k = b.impl == SR_PRNG_URBG ? keys_whole(cx, e->in[0], m) : operand(cx, e->in[0], m, kl);
   if (!k) return -1;
   e->out[0] = sr_array_new(t, l, m);
   int rc = sr_ev_map(cx, 1, &k, 1, e->out, SR_MAP_BLOCK, split_fn, &b);
@@ -298,11 +391,34 @@ static int type_random_fold_in(SrTypeCtx *cx, const SrRuleEqn *e, const SrType *
 }
 
 static int fold_in_fn(SrShardIO *io) {
+  const int *impl = io->arg;
   const uint32_t *keys = io->in[0]->data, *msgs = io->in[1]->data;
   /* as many keys as the result holds: none for an empty batch (nk or nm 0) */
-  size_t nk = io->in[0]->nbytes / 8, nm = io->in[1]->nbytes / 4, n = io->out[0]->nbytes / 8;
+  size_t w = (size_t)sr_prng_key_words(*impl);
+  size_t nk = io->in[0]->nbytes / (4 * w), nm = io->in[1]->nbytes / 4, n = io->out[0]->nbytes / (4 * w);
   uint32_t *out = io->out[0]->data;
-  for (size_t i = 0; i < n; i++) sr_prng_fold_in(keys + 2 * (nk == 1 ? 0 : i), msgs[nm == 1 ? 0 : i], out + 2 * i);
+  for (size_t i = 0; i < n; i++) {
+    const uint32_t *k = keys + w * (nk == 1 ? 0 : i);
+    if (*impl == SR_PRNG_FRY) sr_prng_fold_in(k, msgs[nm == 1 ? 0 : i], out + 2 * i);
+    else sr_prng_rbg_fold_in(k, msgs[nm == 1 ? 0 : i], out + 4 * i);
+  }
+  return 0;
+}
+
+/* unsafe_rbg on all the keys and messages: RngBitGenerator of the first
+   message's seed, a row for each message when they are batched, as vmap
+   batches it (_rng_bit_generator_batching_rule) */
+static int urbg_fold_in_fn(SrShardIO *io) {
+  const BitsArg *b = io->arg;
+  const uint32_t *keys = io->in[0]->data, *msgs = io->in[1]->data;
+  int64_t nk = (int64_t)(io->in[0]->nbytes / 16), nm = (int64_t)(io->in[1]->nbytes / 4), n = 1;
+  for (int d = 0; d < b->nk; d++) n *= io->out_shape[0][d];
+  if (!nm) return 0;
+  uint32_t *out = io->out[0]->data;
+  for (int64_t i = 0; i < n; i++) {
+    int64_t g = key_index(b, io->out_start, io->out_shape[0], i);
+    sr_prng_urbg_fold_in(keys + 4 * (nk == 1 ? 0 : g), msgs[0], b->ns ? g : 0, out + 4 * i);
+  }
   return 0;
 }
 
@@ -310,6 +426,24 @@ static int ev_random_fold_in(SrEvalCtx *cx, const SrEvalEqn *e) {
   const SrType *t = e->out_type[0];
   const SrMesh *m = sr_ev_mesh_for(cx, e, t);
   const SrType *l = sr_ev_out_layout(cx, e, 0, m);
+  int impl = impl_of(t->dtype);
+  if (impl == SR_PRNG_URBG) {
+    BitsArg b;
+    memset(&b, 0, sizeof b);
+    b.nk = t->ndim;
+    b.ns = e->in[1]->type->ndim > 0; /* the messages batched */
+    for (int i = 0; i < t->ndim; i++) b.keys[i] = t->dims[i].size;
+    SrArray *w[2] = {keys_whole(cx, e->in[0], m), NULL};
+    w[1] = w[0] ? keys_whole(cx, e->in[1], m) : NULL;
+    int rc = -1;
+    if (w[1]) {
+      e->out[0] = sr_array_new(t, l, m);
+      rc = sr_ev_map(cx, 2, w, 1, e->out, SR_MAP_BLOCK, urbg_fold_in_fn, &b);
+    }
+    sr_array_unref(w[0]);
+    if (w[1]) sr_array_unref(w[1]);
+    return rc;
+  }
   SrArray *in[2];
   for (int i = 0; i < 2; i++) {
     SrArray *a = e->in[i];
@@ -320,7 +454,7 @@ static int ev_random_fold_in(SrEvalCtx *cx, const SrEvalEqn *e) {
     }
   }
   e->out[0] = sr_array_new(t, l, m);
-  int rc = sr_ev_map(cx, 2, in, 1, e->out, 0, fold_in_fn, NULL);
+  int rc = sr_ev_map(cx, 2, in, 1, e->out, 0, fold_in_fn, &impl);
   sr_array_unref(in[0]);
   sr_array_unref(in[1]);
   return rc;
@@ -333,13 +467,16 @@ static int ev_random_fold_in(SrEvalCtx *cx, const SrEvalEqn *e) {
 static int type_random_wrap(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   if (sr_rule_arity(cx, e, 1, 1) < 0) return -1;
   const SrType *x = e->in[0];
-  if (x->dtype != SR_U32 || !x->ndim || x->dims[x->ndim - 1].size != 2) {
+  int impl = impl_rparam(cx, e, "random_wrap");
+  if (impl < 0) return -1;
+  int w = sr_prng_key_words(impl);
+  if (x->dtype != SR_U32 || !x->ndim || x->dims[x->ndim - 1].size != w) {
     SrBuf s = SR_BUF_INIT;
     sr_shape_str(&s, x);
     sr_terr(cx, "TypeError",
-            "random_wrap: expected key data of dtype uint32 with a trailing dimension of 2 (the threefry2x32 key "
-            "shape (2,)); got dtype=%s and shape=%s",
-            sr_dtype_name(x->dtype), sr_buf_str(&s));
+            "random_wrap: expected key data of dtype uint32 with a trailing dimension of %d (the %s key "
+            "shape (%d,)); got dtype=%s and shape=%s",
+            w, sr_prng_impl_name(impl), w, sr_dtype_name(x->dtype), sr_buf_str(&s));
     sr_buf_free(&s);
     return -1;
   }
@@ -347,7 +484,7 @@ static int type_random_wrap(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **ou
     return sr_terr(cx, "ValueError", "random_wrap: the key data's trailing dimension must not be sharded, got %s",
                    sr_type_short(x));
   SrTypeBuilder b;
-  like(&b, x, key_dtype());
+  like(&b, x, sr_prng_key_dtype(impl));
   b.ndim--;
   return sr_finish_type(cx, e, &b, out);
 }
@@ -356,7 +493,7 @@ static int ev_random_wrap(SrEvalCtx *cx, const SrEvalEqn *e) {
   const SrType *t = e->out_type[0];
   const SrMesh *m = sr_ev_mesh_for(cx, e, t);
   const SrType *l = sr_ev_out_layout(cx, e, 0, m);
-  SrArray *x = operand(cx, e->in[0], m, with_trailing(l, 2, SR_U32));
+  SrArray *x = operand(cx, e->in[0], m, with_trailing(l, words_of(t->dtype), SR_U32));
   if (!x) return -1;
   e->out[0] = sr_array_retype(x, t, l);
   sr_array_unref(x);
@@ -392,7 +529,7 @@ static int type_random_unwrap(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **
   SrTypeBuilder b;
   like(&b, k, SR_U32);
   memset(&b.dims[b.ndim], 0, sizeof b.dims[0]);
-  b.dims[b.ndim].size = 2;
+  b.dims[b.ndim].size = words_of(k->dtype);
   b.ndim++;
   return sr_finish_type(cx, e, &b, out);
 }
@@ -953,6 +1090,9 @@ static int ev_random_gamma(SrEvalCtx *cx, const SrEvalEqn *e) {
   const SrType *t = e->out_type[0];
   const SrMesh *m = sr_ev_mesh_for(cx, e, t);
   const SrType *l = sr_ev_out_layout(cx, e, 0, m);
+  if (impl_of(e->in[0]->type->dtype) != SR_PRNG_FRY)
+    return sr_ev_err(cx, "NotImplementedError", "random_gamma of %s keys is not supported yet (only threefry2x32)",
+                     sr_prng_impl_name(impl_of(e->in[0]->type->dtype)));
   GammaArg g;
   memset(&g, 0, sizeof g);
   SrVal *ls = sr_ev_param(e, "log_space");

@@ -96,6 +96,7 @@ GOLDEN_TESTS = \
 	tests/golden/size_overflow.jxr \
 	tests/golden/out_of_memory.jxr \
 	tests/golden/random_split_num.jxr \
+	tests/golden/random_rbg.jxr \
 	tests/golden/integer_pow_wrap.jxr \
 	tests/golden/float_to_int.jxr \
 	tests/golden/print_file.jxr \
