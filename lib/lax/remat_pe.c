@@ -69,12 +69,257 @@ static SrVal *bind_like(SrAd *ad, const SrEqn *e, SrVal **in) {
   return sr_ad_keep(ad, r);
 }
 
-/* Binds the equations with keep[k] set of J into the current trace, the
-   values of J's vars in val (counted; inputs filled by the caller); after
-   the producer of a var with rp set, its value goes through
+
+/* ---- partial_eval_jaxpr_custom on one jaxpr ----
+ *
+ * Pe holds the split of a jaxpr J whose arguments are known or unknown:
+ * each equation's role, which vars are unknown, the residuals (known
+ * vars a staged equation reads), and the two DCEs.  A call equation (a
+ * jit, a nested remat) reading known and unknown values is split in two
+ * by the same rule on its body (call_partial_eval_custom_rule, with the
+ * outer policy): a known call of the known part, returning the known
+ * outputs then its own residuals, and a staged call of the staged part
+ * on those residuals and the operands it reads.  Its residuals get var
+ * ids past J's (xbase). */
+
+enum { ROLE_SPLIT = ROLE_STAGED + 1 };
+
+typedef struct PeSub {
+  SrJaxpr *Qk, *Qs;   /* each holds a reference to its program */
+  uint32_t nres;      /* Qk's outputs past the known ones */
+  uint32_t xbase;     /* the first of their ids */
+  uint8_t *unk_out;   /* per output of the call */
+  uint8_t *s_used;    /* per operand: Qs reads it (after the residuals) */
+} PeSub;
+
+typedef struct Pe {
+  const SrJaxpr *J;
+  SrVal *policy;
+  uint32_t na, nv; /* nv: J's ids, then the split calls' residuals */
+  uint8_t *unk, *inst, *isres, *role, *live, *keepk, *keeps;
+  int32_t *def;
+  uint32_t *res, nres;
+  const SrType **vtype;
+  PeSub *sub; /* per equation */
+} Pe;
+
+static void pe_free(Pe *pe) {
+  if (pe->sub)
+    for (uint32_t k = 0; k < pe->J->neqn; k++) {
+      PeSub *s = &pe->sub[k];
+      if (s->Qk) sr_program_unref(s->Qk->prog);
+      if (s->Qs) sr_program_unref(s->Qs->prog);
+      free(s->unk_out);
+      free(s->s_used);
+    }
+  free(pe->sub);
+  free(pe->unk);
+  free(pe->inst);
+  free(pe->isres);
+  free(pe->role);
+  free(pe->live);
+  free(pe->keepk);
+  free(pe->keeps);
+  free(pe->def);
+  free(pe->res);
+  free(pe->vtype);
+}
+
+static int splittable(const SrEqn *q) {
+  int id = q->prim->id;
+  return id == SR_P_jit || id == SR_P_pjit || id == SR_P_remat2 || id == SR_P_remat || id == SR_P_checkpoint;
+}
+
+static SrJaxpr *call_body(const SrEqn *q) {
+  SrVal *v = sr_eqn_param(q, sr_intern_cstr("jaxpr"));
+  if (!v) v = sr_eqn_param(q, sr_intern_cstr("call_jaxpr"));
+  return v && v->kind == SR_V_JAXPR ? v->jx.jaxpr : NULL;
+}
+
+static int pe_build_sub(SrAd *ad, const SrEqn *q, const uint8_t *unk_in, SrVal *policy, PeSub *s);
+
+static SrVal *var_value(SrAd *ad, SrVar *v, SrVal **val) {
+  return v->kind == SR_LIT ? sr_ad_literal(ad, v) : val[v->id];
+}
+
+/* Classifies J's equations, arguments unknown where unk_args is set (all
+   instantiated).  0, 1 for what is not split here, -1 on error. */
+static int pe_classify(SrAd *ad, Pe *pe, const SrJaxpr *J, const uint8_t *unk_args, SrVal *policy) {
+  memset(pe, 0, sizeof *pe);
+  pe->J = J;
+  pe->policy = policy;
+  pe->na = sr_nargs(J);
+  pe->sub = sr_xcalloc(J->neqn + 1, sizeof *pe->sub);
+  /* the split calls' residual ids: count them as they come */
+  uint32_t nv0 = J->nvars + 1, cap = nv0;
+  pe->nv = nv0;
+#define GROW(p, n0, n1) (p = sr_xrealloc(p, (n1) * sizeof *(p)), memset((p) + (n0), 0, ((n1) - (n0)) * sizeof *(p)))
+  pe->unk = sr_xcalloc(cap, 1);
+  pe->inst = sr_xcalloc(cap, 1);
+  pe->isres = sr_xcalloc(cap, 1);
+  pe->def = sr_xcalloc(cap, sizeof *pe->def);
+  pe->res = sr_xcalloc(cap, sizeof *pe->res);
+  pe->vtype = sr_xcalloc(cap, sizeof *pe->vtype);
+  pe->role = sr_xcalloc(J->neqn + 1, 1);
+  for (uint32_t i = 0; i < cap; i++) pe->def[i] = -1;
+  for (uint32_t i = 0; i < pe->na; i++) {
+    SrVar *v = sr_args(J)[i];
+    pe->unk[v->id] = unk_args[i];
+    pe->inst[v->id] = 1;
+    pe->vtype[v->id] = v->type;
+  }
+#define ADD_RES(id_)                                                                                                   \
+  do {                                                                                                                 \
+    uint32_t i_ = (id_);                                                                                               \
+    if (!pe->inst[i_] && !pe->isres[i_]) pe->isres[i_] = 1, pe->res[pe->nres++] = i_;                                  \
+  } while (0)
+  for (uint32_t k = 0; k < J->neqn; k++) {
+    const SrEqn *q = &J->eqns[k];
+    int anyunk = 0, allunk = 1;
+    for (uint32_t i = 0; i < q->nin; i++) {
+      int u = q->in[i]->kind == SR_VAR && pe->unk[q->in[i]->id];
+      anyunk |= u;
+      allunk &= u;
+    }
+    for (uint32_t i = 0; i < q->nout; i++)
+      if (q->out[i]->kind != SR_DROP) pe->def[q->out[i]->id] = (int32_t)k, pe->vtype[q->out[i]->id] = q->out[i]->type;
+    if (anyunk && has_body(q) && !allunk) {
+      /* partial_eval_jaxpr_custom_rules: a call's own split */
+      if (!splittable(q)) return 1;
+      uint8_t *uin = sr_xcalloc(q->nin + 1, 1);
+      for (uint32_t i = 0; i < q->nin; i++) uin[i] = q->in[i]->kind == SR_VAR && pe->unk[q->in[i]->id];
+      PeSub *s = &pe->sub[k];
+      int rc = pe_build_sub(ad, q, uin, policy, s);
+      free(uin);
+      if (rc) return rc;
+      s->xbase = pe->nv;
+      uint32_t nv1 = pe->nv + s->nres;
+      if (nv1 > cap) {
+        uint32_t c1 = 2 * nv1;
+        GROW(pe->unk, cap, c1);
+        GROW(pe->inst, cap, c1);
+        GROW(pe->isres, cap, c1);
+        GROW(pe->def, cap, c1);
+        GROW(pe->res, cap, c1);
+        GROW(pe->vtype, cap, c1);
+        cap = c1;
+      }
+      pe->nv = nv1;
+      uint32_t nko = 0;
+      for (uint32_t i = 0; i < q->nout; i++) nko += !s->unk_out[i];
+      for (uint32_t r = 0; r < s->nres; r++) {
+        pe->def[s->xbase + r] = (int32_t)k;
+        pe->vtype[s->xbase + r] = s->Qk->outvars[nko + r]->type;
+      }
+      pe->role[k] = ROLE_SPLIT;
+      for (uint32_t r = 0; r < s->nres; r++) ADD_RES(s->xbase + r);
+      for (uint32_t i = 0; i < q->nin; i++)
+        if (s->s_used[i] && q->in[i]->kind == SR_VAR) ADD_RES(q->in[i]->id);
+      for (uint32_t i = 0; i < q->nout; i++)
+        if (s->unk_out[i] && q->out[i]->kind != SR_DROP) pe->unk[q->out[i]->id] = pe->inst[q->out[i]->id] = 1;
+      continue;
+    }
+    if (anyunk) {
+      pe->role[k] = ROLE_STAGED;
+      for (uint32_t i = 0; i < q->nin; i++)
+        if (q->in[i]->kind == SR_VAR) ADD_RES(q->in[i]->id);
+      for (uint32_t i = 0; i < q->nout; i++)
+        if (q->out[i]->kind != SR_DROP) pe->unk[q->out[i]->id] = pe->inst[q->out[i]->id] = 1;
+      continue;
+    }
+    int sv = sr_prim_has_effect(q->prim, q->params, q->nparams) ? 1 : saveable(ad, policy, q);
+    if (sv < 0) return -1;
+    if (sv) {
+      pe->role[k] = ROLE_KNOWN_SAVED;
+    } else {
+      pe->role[k] = ROLE_KNOWN_RECOMPUTED;
+      for (uint32_t i = 0; i < q->nin; i++)
+        if (q->in[i]->kind == SR_VAR) ADD_RES(q->in[i]->id);
+      for (uint32_t i = 0; i < q->nout; i++)
+        if (q->out[i]->kind != SR_DROP) pe->inst[q->out[i]->id] = 1;
+    }
+  }
+#undef ADD_RES
+#undef GROW
+  return 0;
+}
+
+/* The two DCEs: the staged equations to the outputs with live_out set
+   (the unknown ones), the known ones to the others and the residuals
+   used; the residuals pruned to those. */
+static void pe_dce(Pe *pe, const uint8_t *staged_out) {
+  const SrJaxpr *J = pe->J;
+  pe->live = sr_xcalloc(pe->nv, 1);
+  pe->keeps = sr_xcalloc(J->neqn + 1, 1);
+  for (uint32_t i = 0; i < J->nout; i++)
+    if (staged_out[i] && J->outvars[i]->kind == SR_VAR) pe->live[J->outvars[i]->id] = 1;
+  for (uint32_t k = J->neqn; k-- > 0;) {
+    const SrEqn *q = &J->eqns[k];
+    int r = pe->role[k];
+    if (r != ROLE_STAGED && r != ROLE_KNOWN_RECOMPUTED && r != ROLE_SPLIT) continue;
+    const PeSub *s = &pe->sub[k];
+    int need = r != ROLE_SPLIT && sr_prim_has_effect(q->prim, q->params, q->nparams);
+    for (uint32_t i = 0; i < q->nout && !need; i++)
+      need = (r != ROLE_SPLIT || s->unk_out[i]) && q->out[i]->kind == SR_VAR && pe->live[q->out[i]->id];
+    if (!need) continue;
+    pe->keeps[k] = 1;
+    for (uint32_t i = 0; i < q->nin; i++)
+      if (q->in[i]->kind == SR_VAR && (r != ROLE_SPLIT || s->s_used[i])) pe->live[q->in[i]->id] = 1;
+    if (r == ROLE_SPLIT)
+      for (uint32_t x = 0; x < s->nres; x++) pe->live[s->xbase + x] = 1;
+  }
+  uint32_t nused = 0;
+  for (uint32_t r = 0; r < pe->nres; r++)
+    if (pe->live[pe->res[r]]) pe->res[nused++] = pe->res[r];
+  pe->nres = nused;
+  uint8_t *livek = sr_xcalloc(pe->nv, 1);
+  pe->keepk = sr_xcalloc(J->neqn + 1, 1);
+  for (uint32_t i = 0; i < J->nout; i++)
+    if (!staged_out[i] && J->outvars[i]->kind == SR_VAR) livek[J->outvars[i]->id] = 1;
+  for (uint32_t r = 0; r < pe->nres; r++) livek[pe->res[r]] = 1;
+  for (uint32_t k = J->neqn; k-- > 0;) {
+    const SrEqn *q = &J->eqns[k];
+    int r = pe->role[k];
+    if (r != ROLE_KNOWN_SAVED && r != ROLE_KNOWN_RECOMPUTED && r != ROLE_SPLIT) continue;
+    const PeSub *s = &pe->sub[k];
+    int need = r != ROLE_SPLIT && sr_prim_has_effect(q->prim, q->params, q->nparams);
+    for (uint32_t i = 0; i < q->nout && !need; i++)
+      need = (r != ROLE_SPLIT || !s->unk_out[i]) && q->out[i]->kind == SR_VAR && livek[q->out[i]->id];
+    if (r == ROLE_SPLIT)
+      for (uint32_t x = 0; x < s->nres && !need; x++) need = livek[s->xbase + x];
+    if (!need) continue;
+    pe->keepk[k] = 1;
+    for (uint32_t i = 0; i < q->nin; i++)
+      if (q->in[i]->kind == SR_VAR && (r != ROLE_SPLIT || !pe->unk[q->in[i]->id])) livek[q->in[i]->id] = 1;
+  }
+  free(livek);
+}
+
+/* The params of one side of a split call q on body Q: a jit's per-operand
+   entries follow its operands (isrc, osrc), a remat's staged side is
+   differentiated (remat_partial_eval_custom_params_updater). */
+static void split_params(SrPList *ps, const SrEqn *q, SrJaxpr *Q, int nin, const int *isrc, const int *osrc,
+                         int staged) {
+  if (q->prim->id == SR_P_jit || q->prim->id == SR_P_pjit) {
+    sr_lax_call_params(ps, q, Q, nin, isrc, (int)Q->nout, osrc);
+    return;
+  }
+  for (uint32_t p = 0; p < q->nparams; p++) {
+    const char *k = q->params[p].key;
+    if (strcmp(k, "jaxpr") == 0) sr_plist_add(ps, k, sr_jaxpr_val(NULL, Q));
+    else if (staged && strcmp(k, "differentiated") == 0) sr_plist_add(ps, k, sr_bool(1));
+    else sr_plist_add(ps, k, sr_ref(q->params[p].val));
+  }
+}
+
+/* Binds the equations of pe's J with keep[k] set into the current trace,
+   the known side of split calls (staged == 0) or their staged side; the
+   values of the vars in val (counted; inputs filled by the caller).
+   After the producer of a var with rp set, its value goes through
    reduce_precision.  Returns 0 or -1. */
-static int emit(SrAd *ad, const SrJaxpr *J, const uint8_t *keep, const uint8_t *rp, SrVal **val) {
+static int emit(SrAd *ad, const Pe *pe, const uint8_t *keep, const uint8_t *rp, SrVal **val, int staged) {
   SrInterp *I = ad->I;
+  const SrJaxpr *J = pe->J;
   /* the trace's program keeps J's, where the params' values stay */
   if (I->trace && I->trace->prog != J->prog) sr_program_dep(I->trace->prog, J->prog);
   const char *ns0 = I->ns, *loc0 = I->loc;
@@ -85,9 +330,56 @@ static int emit(SrAd *ad, const SrJaxpr *J, const uint8_t *keep, const uint8_t *
     I->ns = sr_ns_concat(ns0, e->ns);
     I->loc = e->loc ? e->loc : loc0;
     int mark = sr_ad_mark(ad);
-    SrVal **in = sr_xcalloc(e->nin + 1, sizeof *in);
-    for (uint32_t i = 0; i < e->nin; i++) in[i] = e->in[i]->kind == SR_LIT ? sr_ad_literal(ad, e->in[i]) : val[e->in[i]->id];
     SrVal *r = NULL;
+    if (pe->role[k] == ROLE_SPLIT) {
+      const PeSub *s = &pe->sub[k];
+      SrVal **in = sr_xcalloc(e->nin + s->nres + 1, sizeof *in);
+      int *isrc = sr_xcalloc(e->nin + s->nres + 1, sizeof *isrc), *osrc = sr_xcalloc(e->nout + s->nres + 1, sizeof *osrc);
+      int nin = 0, nout = 0;
+      if (!staged) {
+        for (uint32_t i = 0; i < e->nin; i++)
+          if (!(e->in[i]->kind == SR_VAR && pe->unk[e->in[i]->id])) isrc[nin] = (int)i, in[nin++] = var_value(ad, e->in[i], val);
+        for (uint32_t i = 0; i < e->nout; i++)
+          if (!s->unk_out[i]) osrc[nout++] = (int)i;
+        for (uint32_t x = 0; x < s->nres; x++) osrc[nout++] = -1;
+      } else {
+        for (uint32_t x = 0; x < s->nres; x++) isrc[nin] = -1, in[nin++] = val[s->xbase + x];
+        for (uint32_t i = 0; i < e->nin; i++)
+          if (s->s_used[i]) isrc[nin] = (int)i, in[nin++] = var_value(ad, e->in[i], val);
+        for (uint32_t i = 0; i < e->nout; i++)
+          if (s->unk_out[i]) osrc[nout++] = (int)i;
+      }
+      int ok = 1;
+      for (int i = 0; i < nin; i++) ok &= in[i] != NULL;
+      if (ok) {
+        SrPList ps = {0};
+        SrJaxpr *Q = staged ? s->Qs : s->Qk;
+        split_params(&ps, e, Q, nin, isrc, osrc, staged);
+        r = sr_ad_keep(ad, sr_bind_prim(I, e->prim, nin, in, ps.n, ps.p, NULL, Q->nout));
+        sr_plist_free(&ps);
+      }
+      if (r && (r->kind != SR_V_TUPLE || r->seq.n != nout)) r = NULL;
+      for (int i = 0, o = 0; r && i < nout; i++) {
+        uint32_t id;
+        if (osrc[i] >= 0) {
+          SrVar *ov = e->out[osrc[i]];
+          if (ov->kind == SR_DROP) continue;
+          id = ov->id;
+        } else {
+          id = s->xbase + (uint32_t)o++;
+        }
+        sr_unref(val[id]);
+        val[id] = sr_ref(r->seq.items[i]);
+      }
+      free(in);
+      free(isrc);
+      free(osrc);
+      sr_ad_release(ad, mark);
+      if (!r) rc = -1;
+      continue;
+    }
+    SrVal **in = sr_xcalloc(e->nin + 1, sizeof *in);
+    for (uint32_t i = 0; i < e->nin; i++) in[i] = var_value(ad, e->in[i], val);
     for (uint32_t i = 0; i < e->nin; i++)
       if (!in[i]) goto out;
     r = bind_like(ad, e, in);
@@ -122,122 +414,114 @@ static int emit(SrAd *ad, const SrJaxpr *J, const uint8_t *keep, const uint8_t *
   return rc;
 }
 
-static SrVal *out_value(SrAd *ad, SrVar *v, SrVal **val) {
-  return v->kind == SR_LIT ? sr_ad_literal(ad, v) : val[v->id];
+/* Traces one side of pe's J into a new jaxpr: the known side on the known
+   arguments, returning the known outputs then the residuals; or the
+   staged side on the residuals then the arguments it reads, returning the
+   unknown outputs. */
+static SrJaxpr *pe_trace_side(SrAd *ad, const Pe *pe, int staged, const uint8_t *unk_out, const uint8_t *s_used) {
+  SrInterp *I = ad->I;
+  const SrJaxpr *J = pe->J;
+  uint32_t nin = 0;
+  const SrType **types = sr_xcalloc(pe->nres + pe->na + 1, sizeof *types);
+  uint32_t *ids = sr_xcalloc(pe->nres + pe->na + 1, sizeof *ids);
+  if (staged)
+    for (uint32_t r = 0; r < pe->nres; r++) ids[nin] = pe->res[r], types[nin++] = pe->vtype[pe->res[r]];
+  for (uint32_t i = 0; i < pe->na; i++) {
+    SrVar *v = sr_args(J)[i];
+    if (staged ? !s_used[i] : pe->unk[v->id]) continue;
+    ids[nin] = v->id, types[nin++] = v->type;
+  }
+  SrVal **args = sr_xcalloc(nin + 1, sizeof *args);
+  SrVal **val = sr_xcalloc(pe->nv, sizeof *val);
+  SrTrace *saved = I->trace;
+  SrTrace *st = sr_ad_trace_begin(ad, (int)nin, types, args);
+  for (uint32_t i = 0; i < nin; i++) {
+    sr_unref(val[ids[i]]);
+    val[ids[i]] = sr_ref(args[i]);
+  }
+  I->trace = st;
+  int erc = emit(ad, pe, staged ? pe->keeps : pe->keepk, NULL, val, staged);
+  uint32_t nout = 0;
+  SrVal **outs = sr_xcalloc(J->nout + pe->nres + 1, sizeof *outs);
+  int mark = sr_ad_mark(ad);
+  for (uint32_t i = 0; erc == 0 && i < J->nout; i++)
+    if (unk_out[i] == staged && !(outs[nout++] = var_value(ad, J->outvars[i], val))) erc = -1;
+  if (!staged)
+    for (uint32_t r = 0; erc == 0 && r < pe->nres; r++)
+      if (!(outs[nout++] = val[pe->res[r]])) erc = -1;
+  SrJaxpr *Q = NULL;
+  if (erc == 0) Q = sr_ad_trace_end(ad, st, (int)nout, outs, NULL);
+  else sr_trace_abort(I, st);
+  sr_ad_release(ad, mark);
+  I->trace = saved;
+  for (uint32_t i = 0; i < pe->nv; i++) sr_unref(val[i]);
+  for (uint32_t i = 0; i < nin; i++) sr_unref(args[i]);
+  free(val);
+  free(args);
+  free(outs);
+  free(types);
+  free(ids);
+  return Q;
+}
+
+static int pe_build_sub(SrAd *ad, const SrEqn *q, const uint8_t *unk_in, SrVal *policy, PeSub *s) {
+  const SrJaxpr *B = call_body(q);
+  if (!B || B->nconst || sr_nargs(B) != q->nin || B->nout != q->nout) return 1;
+  Pe pe;
+  int rc = pe_classify(ad, &pe, B, unk_in, policy);
+  if (rc == 0) {
+    s->unk_out = sr_xcalloc(B->nout + 1, 1);
+    for (uint32_t i = 0; i < B->nout; i++) s->unk_out[i] = B->outvars[i]->kind == SR_VAR && pe.unk[B->outvars[i]->id];
+    pe_dce(&pe, s->unk_out);
+    s->s_used = sr_xcalloc(B->nout + q->nin + 1, 1);
+    for (uint32_t i = 0; i < pe.na; i++) s->s_used[i] = pe.live[sr_args(B)[i]->id];
+    s->nres = pe.nres;
+    rc = -1;
+    if ((s->Qk = pe_trace_side(ad, &pe, 0, s->unk_out, s->s_used)) &&
+        (s->Qs = pe_trace_side(ad, &pe, 1, s->unk_out, s->s_used)))
+      rc = 0;
+  }
+  pe_free(&pe);
+  return rc;
 }
 
 int sr_lax_remat_lin(SrAd *ad, const SrEqn *e, const SrJaxpr *J, SrVal **x, SrVal **t, SrVal **y, SrVal **tpk) {
   SrInterp *I = ad->I;
   if (ad->staged || J->nconst) return 1;
   SrVal *policy = sr_eqn_param(e, sr_intern_cstr("policy"));
-  uint32_t n = e->nin, no = e->nout, na = sr_nargs(J), nv = J->nvars + 1;
-  uint8_t *unk = sr_xcalloc(nv, 1), *inst = sr_xcalloc(nv, 1), *isres = sr_xcalloc(nv, 1);
-  uint8_t *role = sr_xcalloc(J->neqn + 1, 1);
-  int32_t *def = sr_xcalloc(nv, sizeof *def);
-  uint32_t *res = sr_xcalloc(nv, sizeof *res), nres = 0;
-  uint8_t *live = NULL, *keepk = NULL, *keeps = NULL, *rp = NULL;
+  uint32_t n = e->nin, no = e->nout, na = sr_nargs(J);
+  /* the inputs: the primals known, the tangents unknown */
+  uint8_t *unk_args = sr_xcalloc(na + 1, 1), *unk_out = sr_xcalloc(J->nout + 1, 1), *rp = NULL;
+  for (uint32_t i = n; i < na; i++) unk_args[i] = 1;
+  for (uint32_t i = no; i < J->nout; i++) unk_out[i] = 1;
   SrVal **val = NULL, **sval = NULL, **sargs = NULL, **rin = NULL;
-  const SrType **stypes = NULL, **vtype = sr_xcalloc(nv, sizeof *vtype);
+  const SrType **stypes = NULL;
   uint32_t nin_s = 0;
-  int rc = 1;
-  for (uint32_t i = 0; i < nv; i++) def[i] = -1;
-  /* the inputs: the primals known, the tangents unknown; all instantiated */
-  for (uint32_t i = 0; i < na; i++) {
-    SrVar *v = sr_args(J)[i];
-    unk[v->id] = i >= n;
-    inst[v->id] = 1;
-    vtype[v->id] = v->type;
-  }
-#define ADD_RES(v)                                                                                                     \
-  do {                                                                                                                 \
-    if ((v)->kind == SR_VAR && !inst[(v)->id] && !isres[(v)->id]) isres[(v)->id] = 1, res[nres++] = (v)->id;          \
-  } while (0)
-  for (uint32_t k = 0; k < J->neqn; k++) {
-    const SrEqn *q = &J->eqns[k];
-    int anyunk = 0, allunk = 1;
-    for (uint32_t i = 0; i < q->nin; i++) {
-      int u = q->in[i]->kind == SR_VAR && unk[q->in[i]->id];
-      anyunk |= u;
-      allunk &= u;
-    }
-    for (uint32_t i = 0; i < q->nout; i++)
-      if (q->out[i]->kind != SR_DROP) def[q->out[i]->id] = (int32_t)k, vtype[q->out[i]->id] = q->out[i]->type;
-    if (anyunk) {
-      /* partial_eval_jaxpr_custom_rules (pjit, remat, scan...) would split it */
-      if (has_body(q) && !allunk) goto done;
-      role[k] = ROLE_STAGED;
-      for (uint32_t i = 0; i < q->nin; i++) ADD_RES(q->in[i]);
-      for (uint32_t i = 0; i < q->nout; i++) unk[q->out[i]->id] = inst[q->out[i]->id] = 1;
-      continue;
-    }
-    int s = sr_prim_has_effect(q->prim, q->params, q->nparams) ? 1 : saveable(ad, policy, q);
-    if (s < 0) {
-      rc = -1;
-      goto done;
-    }
-    if (s) {
-      role[k] = ROLE_KNOWN_SAVED;
-    } else {
-      role[k] = ROLE_KNOWN_RECOMPUTED;
-      for (uint32_t i = 0; i < q->nin; i++) ADD_RES(q->in[i]);
-      for (uint32_t i = 0; i < q->nout; i++) inst[q->out[i]->id] = 1;
-    }
-  }
-#undef ADD_RES
+  Pe pe;
+  int rc = pe_classify(ad, &pe, J, unk_args, policy);
+  if (rc) goto done;
+  rc = 1;
   /* the primal outputs must be known, the tangents unknown */
   for (uint32_t i = 0; i < J->nout; i++) {
     SrVar *v = J->outvars[i];
-    int u = v->kind == SR_VAR && unk[v->id];
+    int u = v->kind == SR_VAR && pe.unk[v->id];
     if (u != (i >= no)) goto done;
   }
-  /* the staged jaxpr DCE'd to the unknown outputs */
-  live = sr_xcalloc(nv, 1);
-  keeps = sr_xcalloc(J->neqn + 1, 1);
-  for (uint32_t i = no; i < J->nout; i++)
-    if (J->outvars[i]->kind == SR_VAR) live[J->outvars[i]->id] = 1;
-  for (uint32_t k = J->neqn; k-- > 0;) {
-    const SrEqn *q = &J->eqns[k];
-    if (role[k] != ROLE_STAGED && role[k] != ROLE_KNOWN_RECOMPUTED) continue;
-    int need = sr_prim_has_effect(q->prim, q->params, q->nparams);
-    for (uint32_t i = 0; i < q->nout && !need; i++) need = q->out[i]->kind == SR_VAR && live[q->out[i]->id];
-    if (!need) continue;
-    keeps[k] = 1;
-    for (uint32_t i = 0; i < q->nin; i++)
-      if (q->in[i]->kind == SR_VAR) live[q->in[i]->id] = 1;
-  }
-  uint32_t nused = 0;
-  for (uint32_t r = 0; r < nres; r++)
-    if (live[res[r]]) res[nused++] = res[r];
-  nres = nused;
-  /* the known jaxpr DCE'd to the primal outputs and the residuals used */
-  uint8_t *livek = sr_xcalloc(nv, 1);
-  keepk = sr_xcalloc(J->neqn + 1, 1);
-  for (uint32_t i = 0; i < no; i++)
-    if (J->outvars[i]->kind == SR_VAR) livek[J->outvars[i]->id] = 1;
-  for (uint32_t r = 0; r < nres; r++) livek[res[r]] = 1;
-  for (uint32_t k = J->neqn; k-- > 0;) {
-    const SrEqn *q = &J->eqns[k];
-    if (role[k] != ROLE_KNOWN_SAVED && role[k] != ROLE_KNOWN_RECOMPUTED) continue;
-    int need = sr_prim_has_effect(q->prim, q->params, q->nparams);
-    for (uint32_t i = 0; i < q->nout && !need; i++) need = q->out[i]->kind == SR_VAR && livek[q->out[i]->id];
-    if (!need) continue;
-    keepk[k] = 1;
-    for (uint32_t i = 0; i < q->nin; i++)
-      if (q->in[i]->kind == SR_VAR) livek[q->in[i]->id] = 1;
-  }
-  free(livek);
+  pe_dce(&pe, unk_out);
+  uint32_t nv = pe.nv;
   /* _insert_reduce_precision: floating residuals a known equation reads */
   rp = sr_xcalloc(nv, 1);
-  for (uint32_t r = 0; r < nres; r++) {
-    uint32_t v = res[r];
+  for (uint32_t r = 0; r < pe.nres; r++) {
+    uint32_t v = pe.res[r];
     int used = 0;
     for (uint32_t k = 0; k < J->neqn && !used; k++) {
-      if (!keepk[k]) continue;
+      if (!pe.keepk[k]) continue;
       for (uint32_t i = 0; i < J->eqns[k].nin && !used; i++)
         used = J->eqns[k].in[i]->kind == SR_VAR && J->eqns[k].in[i]->id == v;
     }
-    if (!used || def[v] < 0) continue;
-    const SrEqn *p = &J->eqns[def[v]];
+    if (!used || pe.def[v] < 0 || v >= J->nvars + 1) continue;
+    const SrEqn *p = &J->eqns[pe.def[v]];
+    if (pe.role[pe.def[v]] == ROLE_SPLIT) continue;
     SrVar *pv = NULL;
     for (uint32_t i = 0; i < p->nout; i++)
       if (p->out[i]->kind == SR_VAR && p->out[i]->id == v) pv = p->out[i];
@@ -254,7 +538,7 @@ int sr_lax_remat_lin(SrAd *ad, const SrEqn *e, const SrJaxpr *J, SrVal **x, SrVa
   val = sr_xcalloc(nv, sizeof *val);
   for (uint32_t i = 0; i < n; i++) val[sr_args(J)[i]->id] = sr_ref(x[i]);
   I->trace = ad->primal;
-  int erc = emit(ad, J, keepk, rp, val);
+  int erc = emit(ad, &pe, pe.keepk, rp, val, 0);
   I->trace = saved;
   if (erc < 0) goto done;
   for (uint32_t i = 0; i < no; i++) {
@@ -263,11 +547,11 @@ int sr_lax_remat_lin(SrAd *ad, const SrEqn *e, const SrJaxpr *J, SrVal **x, SrVa
   }
   /* the staged part: its body traced on the residuals used, then the
      inputs used */
-  stypes = sr_xcalloc(nres + na + 1, sizeof *stypes);
-  rin = sr_xcalloc(nres + na + 1, sizeof *rin);
-  for (uint32_t r = 0; r < nres; r++) {
-    stypes[nin_s] = vtype[res[r]];
-    rin[nin_s++] = val[res[r]];
+  stypes = sr_xcalloc(pe.nres + na + 1, sizeof *stypes);
+  rin = sr_xcalloc(pe.nres + na + 1, sizeof *rin);
+  for (uint32_t r = 0; r < pe.nres; r++) {
+    stypes[nin_s] = pe.vtype[pe.res[r]];
+    rin[nin_s++] = val[pe.res[r]];
   }
   for (uint32_t i = 0, q = 0; i < na; i++) {
     SrVar *v = sr_args(J)[i];
@@ -276,7 +560,7 @@ int sr_lax_remat_lin(SrAd *ad, const SrEqn *e, const SrJaxpr *J, SrVal **x, SrVa
       while (q < n && !t[q]) q++;
       xv = t[q++];
     }
-    if (!live[v->id]) continue;
+    if (!pe.live[v->id]) continue;
     stypes[nin_s] = v->type;
     rin[nin_s++] = xv;
   }
@@ -286,16 +570,19 @@ int sr_lax_remat_lin(SrAd *ad, const SrEqn *e, const SrJaxpr *J, SrVal **x, SrVa
   sval = sr_xcalloc(nv, sizeof *sval);
   {
     uint32_t k = 0;
-    for (uint32_t r = 0; r < nres; r++) sval[res[r]] = sr_ref(sargs[k++]);
+    for (uint32_t r = 0; r < pe.nres; r++) sval[pe.res[r]] = sr_ref(sargs[k++]);
     for (uint32_t i = 0; i < na; i++)
-      if (live[sr_args(J)[i]->id]) sval[sr_args(J)[i]->id] = sr_ref(sargs[k++]);
+      if (pe.live[sr_args(J)[i]->id]) {
+        sr_unref(sval[sr_args(J)[i]->id]);
+        sval[sr_args(J)[i]->id] = sr_ref(sargs[k++]);
+      }
   }
   I->trace = st;
-  erc = emit(ad, J, keeps, NULL, sval);
+  erc = emit(ad, &pe, pe.keeps, NULL, sval, 1);
   SrVal **souts = sr_xcalloc(nt + 1, sizeof *souts);
   int mark = sr_ad_mark(ad);
   for (uint32_t i = 0; erc == 0 && i < nt; i++) {
-    souts[i] = out_value(ad, J->outvars[no + i], sval);
+    souts[i] = var_value(ad, J->outvars[no + i], sval);
     if (!souts[i]) erc = -1;
   }
   SrJaxpr *S = NULL;
@@ -323,26 +610,19 @@ int sr_lax_remat_lin(SrAd *ad, const SrEqn *e, const SrJaxpr *J, SrVal **x, SrVa
   rc = 0;
 done:
   if (val)
-    for (uint32_t i = 0; i < nv; i++) sr_unref(val[i]);
+    for (uint32_t i = 0; i < pe.nv; i++) sr_unref(val[i]);
   if (sval)
-    for (uint32_t i = 0; i < nv; i++) sr_unref(sval[i]);
+    for (uint32_t i = 0; i < pe.nv; i++) sr_unref(sval[i]);
   if (sargs)
     for (uint32_t i = 0; i < nin_s; i++) sr_unref(sargs[i]);
   free(val);
   free(sval);
   free(sargs);
   free(stypes);
-  free(vtype);
   free(rin);
-  free(unk);
-  free(inst);
-  free(isres);
-  free(role);
-  free(def);
-  free(res);
-  free(live);
-  free(keepk);
-  free(keeps);
   free(rp);
+  free(unk_args);
+  free(unk_out);
+  pe_free(&pe);
   return rc;
 }
