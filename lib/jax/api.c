@@ -851,18 +851,43 @@ static SrVal *jax_jit(SrInterp *I, SrArgs *a) {
 }
 
 /* jax.checkpoint(fun, prevent_cse=True, policy=None) / jax.remat */
+/* ad_checkpoint.py's _trace_to_jaxpr is a weakref_lru_cache on the
+   function (with its static arguments, WrapHashably's), the arguments'
+   structure and avals: a checkpointed function called again on the same
+   signature binds the same jaxpr, not traced again.  Each Remat keeps its
+   newest traces (REMAT_CACHE_MAX); as for jit, a trace that captured outer
+   values is not kept. */
+typedef struct RematEntry {
+  char *sig;
+  SrVal *statics; /* a tuple, or NULL */
+  SrJaxpr *body;  /* holds a ref to its program */
+  SrVal *out_tree;
+} RematEntry;
+
+enum { REMAT_CACHE_MAX = 32 };
+
 typedef struct Remat {
   SrVal *fn, *policy;
   int prevent_cse;
   int64_t *statics; /* static_argnums as given */
   int nstatics;
+  RematEntry cache[REMAT_CACHE_MAX];
+  int ncache;
 } Remat;
+
+static void remat_entry_free(RematEntry *e) {
+  free(e->sig);
+  sr_unref(e->statics);
+  sr_program_unref(e->body->prog);
+  sr_unref(e->out_tree);
+}
 
 static void remat_free(void *d) {
   Remat *r = d;
   sr_unref(r->fn);
   sr_unref(r->policy);
   free(r->statics);
+  for (int i = 0; i < r->ncache; i++) remat_entry_free(&r->cache[i]);
   free(r);
 }
 
@@ -931,8 +956,50 @@ static SrVal *remat_call(SrInterp *I, SrArgs *a) {
   } else {
     sr_ref(fn);
   }
+  /* the static values, as the cache compares them; none that is a tracer
+     (dyn_args_fun's uncached case) */
+  SrVal *statics = NULL;
+  int cacheable = 1;
+  if (r->nstatics) {
+    RematStatic *s = ((SrBuiltin *)fn->obj.data)->data;
+    statics = sr_seq(NULL, SR_V_TUPLE, 0);
+    for (int i = 0; i < s->nargs; i++)
+      if (s->is_static[i]) {
+        SrArrayObj *o = sr_array_of(s->vals[i]);
+        if (o && o->kind == SR_AV_TRACER) cacheable = 0;
+        sr_seq_push(NULL, statics, sr_ref(s->vals[i]));
+      }
+  }
+  char *sig = cacheable ? jit_sig(I, &dyn) : NULL;
+  if (!sig && I->exc) {
+    sr_unref(fn);
+    sr_unref(statics);
+    free(dv);
+    return NULL;
+  }
   SrVal *out_tree = NULL, *captured = NULL;
-  SrJaxpr *body = sr_trace_fn(I, fn, dyn.n, dyn.v, dyn.nkw, dyn.kw, dyn.kwv, 0, &out_tree, &captured);
+  SrJaxpr *body = NULL;
+  for (int i = 0; sig && i < r->ncache && !body; i++)
+    if (strcmp(r->cache[i].sig, sig) == 0 && sr_jit_statics_equal(I, r->cache[i].statics, statics)) {
+      body = r->cache[i].body;
+      sr_program_ref(body->prog);
+      out_tree = sr_ref(r->cache[i].out_tree);
+    }
+  if (!body) {
+    body = sr_trace_fn(I, fn, dyn.n, dyn.v, dyn.nkw, dyn.kw, dyn.kwv, 0, &out_tree, &captured);
+    if (body && sig && captured->seq.n == 0) {
+      if (r->ncache == REMAT_CACHE_MAX) {
+        remat_entry_free(&r->cache[0]);
+        memmove(r->cache, r->cache + 1, (size_t)(REMAT_CACHE_MAX - 1) * sizeof *r->cache);
+        r->ncache--;
+      }
+      r->cache[r->ncache++] = (RematEntry){sig, statics ? sr_ref(statics) : NULL, body, sr_ref(out_tree)};
+      sr_program_ref(body->prog);
+      sig = NULL;
+    }
+  }
+  free(sig);
+  sr_unref(statics);
   sr_unref(fn);
   SrVal *res = NULL;
   if (body) {
@@ -1010,7 +1077,10 @@ static SrVal *jax_checkpoint(SrInterp *I, SrArgs *a) {
   r->fn = sr_ref(p[0]);
   r->policy = pol ? pol : p[2] && p[2]->kind != SR_V_NONE ? sr_ref(p[2]) : NULL;
   r->prevent_cse = p[1] ? sr_val_truthy(p[1]) : 1;
-  return sr_builtin_with("checkpoint(fun)", remat_call, r, remat_free);
+  /* functools.wraps(fun): the checkpointed function has fun's name */
+  const char *nm = sr_builtin_name(p[0]);
+  if (nm && strrchr(nm, '.')) nm = strrchr(nm, '.') + 1;
+  return sr_builtin_with(nm ? nm : "checkpoint(fun)", remat_call, r, remat_free);
 }
 
 /* bool < int < float < complex: how far a weak type may be promoted */
