@@ -86,9 +86,13 @@ enum { ROLE_SPLIT = ROLE_STAGED + 1 };
 
 typedef struct PeSub {
   SrJaxpr *Qk, *Qs;   /* each holds a reference to its program */
+  int nb;             /* a cond's branches (Qkb, Qsb; Qk, Qs unused), or 0 */
+  SrJaxpr **Qkb, **Qsb;
   uint32_t nres;      /* Qk's outputs past the known ones */
   uint32_t xbase;     /* the first of their ids */
   uint8_t *unk_out;   /* per output of the call */
+  uint8_t *stage_out; /* per output: the staged call returns it (unknown,
+                         or known and recomputed there: instantiated) */
   uint8_t *s_used;    /* per operand: Qs reads it (after the residuals) */
 } PeSub;
 
@@ -109,7 +113,14 @@ static void pe_free(Pe *pe) {
       PeSub *s = &pe->sub[k];
       if (s->Qk) sr_program_unref(s->Qk->prog);
       if (s->Qs) sr_program_unref(s->Qs->prog);
+      for (int b = 0; b < s->nb; b++) {
+        if (s->Qkb[b]) sr_program_unref(s->Qkb[b]->prog);
+        if (s->Qsb[b]) sr_program_unref(s->Qsb[b]->prog);
+      }
+      free(s->Qkb);
+      free(s->Qsb);
       free(s->unk_out);
+      free(s->stage_out);
       free(s->s_used);
     }
   free(pe->sub);
@@ -127,7 +138,8 @@ static void pe_free(Pe *pe) {
 
 static int splittable(const SrEqn *q) {
   int id = q->prim->id;
-  return id == SR_P_jit || id == SR_P_pjit || id == SR_P_remat2 || id == SR_P_remat || id == SR_P_checkpoint;
+  return id == SR_P_jit || id == SR_P_pjit || id == SR_P_remat2 || id == SR_P_remat || id == SR_P_checkpoint ||
+         id == SR_P_cond;
 }
 
 static SrJaxpr *call_body(const SrEqn *q) {
@@ -183,14 +195,16 @@ static int pe_classify(SrAd *ad, Pe *pe, const SrJaxpr *J, const uint8_t *unk_ar
     }
     for (uint32_t i = 0; i < q->nout; i++)
       if (q->out[i]->kind != SR_DROP) pe->def[q->out[i]->id] = (int32_t)k, pe->vtype[q->out[i]->id] = q->out[i]->type;
-    if (anyunk && has_body(q) && !allunk) {
-      /* partial_eval_jaxpr_custom_rules: a call's own split */
+    /* partial_eval_jaxpr_custom_rules: a call's own split, known
+       operands or not (a jit, remat or cond split by the policy inside) */
+    if (has_body(q) && !allunk && (anyunk || splittable(q)) && !sr_prim_has_effect(q->prim, q->params, q->nparams)) {
       if (!splittable(q)) return 1;
       uint8_t *uin = sr_xcalloc(q->nin + 1, 1);
       for (uint32_t i = 0; i < q->nin; i++) uin[i] = q->in[i]->kind == SR_VAR && pe->unk[q->in[i]->id];
       PeSub *s = &pe->sub[k];
       int rc = pe_build_sub(ad, q, uin, policy, s);
       free(uin);
+      if (rc == 2) goto staged; /* a cond on an unknown index: all of it staged */
       if (rc) return rc;
       s->xbase = pe->nv;
       uint32_t nv1 = pe->nv + s->nres;
@@ -209,17 +223,21 @@ static int pe_classify(SrAd *ad, Pe *pe, const SrJaxpr *J, const uint8_t *unk_ar
       for (uint32_t i = 0; i < q->nout; i++) nko += !s->unk_out[i];
       for (uint32_t r = 0; r < s->nres; r++) {
         pe->def[s->xbase + r] = (int32_t)k;
-        pe->vtype[s->xbase + r] = s->Qk->outvars[nko + r]->type;
+        pe->vtype[s->xbase + r] = (s->nb ? s->Qkb[0] : s->Qk)->outvars[nko + r]->type;
       }
       pe->role[k] = ROLE_SPLIT;
       for (uint32_t r = 0; r < s->nres; r++) ADD_RES(s->xbase + r);
       for (uint32_t i = 0; i < q->nin; i++)
         if (s->s_used[i] && q->in[i]->kind == SR_VAR) ADD_RES(q->in[i]->id);
-      for (uint32_t i = 0; i < q->nout; i++)
-        if (s->unk_out[i] && q->out[i]->kind != SR_DROP) pe->unk[q->out[i]->id] = pe->inst[q->out[i]->id] = 1;
+      for (uint32_t i = 0; i < q->nout; i++) {
+        if (q->out[i]->kind == SR_DROP) continue;
+        if (s->unk_out[i]) pe->unk[q->out[i]->id] = 1;
+        if (s->stage_out[i]) pe->inst[q->out[i]->id] = 1;
+      }
       continue;
     }
     if (anyunk) {
+    staged:
       pe->role[k] = ROLE_STAGED;
       for (uint32_t i = 0; i < q->nin; i++)
         if (q->in[i]->kind == SR_VAR) ADD_RES(q->in[i]->id);
@@ -247,12 +265,18 @@ static int pe_classify(SrAd *ad, Pe *pe, const SrJaxpr *J, const uint8_t *unk_ar
 /* The two DCEs: the staged equations to the outputs with live_out set
    (the unknown ones), the known ones to the others and the residuals
    used; the residuals pruned to those. */
-static void pe_dce(Pe *pe, const uint8_t *staged_out) {
+static void pe_dce(Pe *pe, const uint8_t *known_out, const uint8_t *staged_out) {
   const SrJaxpr *J = pe->J;
   pe->live = sr_xcalloc(pe->nv, 1);
   pe->keeps = sr_xcalloc(J->neqn + 1, 1);
   for (uint32_t i = 0; i < J->nout; i++)
-    if (staged_out[i] && J->outvars[i]->kind == SR_VAR) pe->live[J->outvars[i]->id] = 1;
+    if (staged_out[i] && J->outvars[i]->kind == SR_VAR) {
+      uint32_t id = J->outvars[i]->id;
+      pe->live[id] = 1;
+      /* a known output the staged side returns (a cond's branch where
+         another branch makes it unknown): a residual */
+      if (!pe->unk[id] && !pe->inst[id] && !pe->isres[id]) pe->isres[id] = 1, pe->res[pe->nres++] = id;
+    }
   for (uint32_t k = J->neqn; k-- > 0;) {
     const SrEqn *q = &J->eqns[k];
     int r = pe->role[k];
@@ -260,7 +284,7 @@ static void pe_dce(Pe *pe, const uint8_t *staged_out) {
     const PeSub *s = &pe->sub[k];
     int need = r != ROLE_SPLIT && sr_prim_has_effect(q->prim, q->params, q->nparams);
     for (uint32_t i = 0; i < q->nout && !need; i++)
-      need = (r != ROLE_SPLIT || s->unk_out[i]) && q->out[i]->kind == SR_VAR && pe->live[q->out[i]->id];
+      need = (r != ROLE_SPLIT || s->stage_out[i]) && q->out[i]->kind == SR_VAR && pe->live[q->out[i]->id];
     if (!need) continue;
     pe->keeps[k] = 1;
     for (uint32_t i = 0; i < q->nin; i++)
@@ -275,7 +299,7 @@ static void pe_dce(Pe *pe, const uint8_t *staged_out) {
   uint8_t *livek = sr_xcalloc(pe->nv, 1);
   pe->keepk = sr_xcalloc(J->neqn + 1, 1);
   for (uint32_t i = 0; i < J->nout; i++)
-    if (!staged_out[i] && J->outvars[i]->kind == SR_VAR) livek[J->outvars[i]->id] = 1;
+    if (known_out[i] && J->outvars[i]->kind == SR_VAR) livek[J->outvars[i]->id] = 1;
   for (uint32_t r = 0; r < pe->nres; r++) livek[pe->res[r]] = 1;
   for (uint32_t k = J->neqn; k-- > 0;) {
     const SrEqn *q = &J->eqns[k];
@@ -299,7 +323,20 @@ static void pe_dce(Pe *pe, const uint8_t *staged_out) {
    entries follow its operands (isrc, osrc), a remat's staged side is
    differentiated (remat_partial_eval_custom_params_updater). */
 static void split_params(SrPList *ps, const SrEqn *q, SrJaxpr *Q, int nin, const int *isrc, const int *osrc,
-                         int staged) {
+                         int staged, const PeSub *s) {
+  if (s->nb) {
+    for (uint32_t p = 0; p < q->nparams; p++) {
+      const char *k = q->params[p].key;
+      if (strcmp(k, "branches") == 0) {
+        SrVal *t = sr_seq(NULL, SR_V_TUPLE, s->nb);
+        for (int b = 0; b < s->nb; b++) sr_seq_push(NULL, t, sr_jaxpr_val(NULL, staged ? s->Qsb[b] : s->Qkb[b]));
+        sr_plist_add(ps, k, t);
+      } else {
+        sr_plist_add(ps, k, sr_ref(q->params[p].val));
+      }
+    }
+    return;
+  }
   if (q->prim->id == SR_P_jit || q->prim->id == SR_P_pjit) {
     sr_lax_call_params(ps, q, Q, nin, isrc, (int)Q->nout, osrc);
     return;
@@ -343,18 +380,35 @@ static int emit(SrAd *ad, const Pe *pe, const uint8_t *keep, const uint8_t *rp, 
           if (!s->unk_out[i]) osrc[nout++] = (int)i;
         for (uint32_t x = 0; x < s->nres; x++) osrc[nout++] = -1;
       } else {
+        /* a cond's staged call: the index, the residuals, the operands */
+        if (s->nb) isrc[nin] = 0, in[nin++] = var_value(ad, e->in[0], val);
         for (uint32_t x = 0; x < s->nres; x++) isrc[nin] = -1, in[nin++] = val[s->xbase + x];
-        for (uint32_t i = 0; i < e->nin; i++)
+        for (uint32_t i = s->nb ? 1 : 0; i < e->nin; i++)
           if (s->s_used[i]) isrc[nin] = (int)i, in[nin++] = var_value(ad, e->in[i], val);
+        /* the staged call DCE'd to the outputs the staged side reads (the
+           cond's and pjit's DCE rules) */
+        uint8_t *used = sr_xcalloc(e->nout + 1, 1);
+        int nused = 0, nst = 0;
         for (uint32_t i = 0; i < e->nout; i++)
-          if (s->unk_out[i]) osrc[nout++] = (int)i;
+          if (s->stage_out[i]) {
+            used[nst] = e->out[i]->kind == SR_VAR && pe->live[e->out[i]->id];
+            nused += used[nst++];
+            if (used[nst - 1]) osrc[nout++] = (int)i;
+          }
+        if (nused < nst) {
+          PeSub *ms = (PeSub *)s;
+          if (s->nb)
+            for (int b = 0; b < s->nb; b++) ms->Qsb[b] = sr_ad_dce(ms->Qsb[b], used, NULL, 0);
+          else ms->Qs = sr_ad_dce(ms->Qs, used, NULL, 0);
+        }
+        free(used);
       }
       int ok = 1;
       for (int i = 0; i < nin; i++) ok &= in[i] != NULL;
       if (ok) {
         SrPList ps = {0};
-        SrJaxpr *Q = staged ? s->Qs : s->Qk;
-        split_params(&ps, e, Q, nin, isrc, osrc, staged);
+        SrJaxpr *Q = s->nb ? (staged ? s->Qsb[0] : s->Qkb[0]) : staged ? s->Qs : s->Qk;
+        split_params(&ps, e, Q, nin, isrc, osrc, staged, s);
         r = sr_ad_keep(ad, sr_bind_prim(I, e->prim, nin, in, ps.n, ps.p, NULL, Q->nout));
         sr_plist_free(&ps);
       }
@@ -418,17 +472,27 @@ static int emit(SrAd *ad, const Pe *pe, const uint8_t *keep, const uint8_t *rp, 
    arguments, returning the known outputs then the residuals; or the
    staged side on the residuals then the arguments it reads, returning the
    unknown outputs. */
-static SrJaxpr *pe_trace_side(SrAd *ad, const Pe *pe, int staged, const uint8_t *unk_out, const uint8_t *s_used) {
+/* With slot_res (a cond's branch): the residuals go in the shared slots
+   instead, slot k holding residual slot_res[k] (-1: none of this
+   branch's, a zeros output or an unread input), and the staged side takes
+   all the arguments. */
+static SrJaxpr *pe_trace_side(SrAd *ad, const Pe *pe, int staged, const uint8_t *unk_out, const uint8_t *stage_out,
+                              const uint8_t *s_used,
+                              uint32_t nslot, const SrType *const *slot_types, const int32_t *slot_res) {
   SrInterp *I = ad->I;
   const SrJaxpr *J = pe->J;
-  uint32_t nin = 0;
-  const SrType **types = sr_xcalloc(pe->nres + pe->na + 1, sizeof *types);
-  uint32_t *ids = sr_xcalloc(pe->nres + pe->na + 1, sizeof *ids);
-  if (staged)
+  int cond = slot_res != NULL;
+  uint32_t nin = 0, nr = cond ? nslot : pe->nres;
+  const SrType **types = sr_xcalloc(nr + pe->na + 1, sizeof *types);
+  int64_t *ids = sr_xcalloc(nr + pe->na + 1, sizeof *ids);
+  if (staged && cond)
+    for (uint32_t k = 0; k < nslot; k++)
+      ids[nin] = slot_res[k] >= 0 ? (int64_t)pe->res[slot_res[k]] : -1, types[nin++] = slot_types[k];
+  else if (staged)
     for (uint32_t r = 0; r < pe->nres; r++) ids[nin] = pe->res[r], types[nin++] = pe->vtype[pe->res[r]];
   for (uint32_t i = 0; i < pe->na; i++) {
     SrVar *v = sr_args(J)[i];
-    if (staged ? !s_used[i] : pe->unk[v->id]) continue;
+    if (staged ? !cond && !s_used[i] : pe->unk[v->id]) continue;
     ids[nin] = v->id, types[nin++] = v->type;
   }
   SrVal **args = sr_xcalloc(nin + 1, sizeof *args);
@@ -436,22 +500,34 @@ static SrJaxpr *pe_trace_side(SrAd *ad, const Pe *pe, int staged, const uint8_t 
   SrTrace *saved = I->trace;
   SrTrace *st = sr_ad_trace_begin(ad, (int)nin, types, args);
   for (uint32_t i = 0; i < nin; i++) {
+    if (ids[i] < 0) continue;
     sr_unref(val[ids[i]]);
     val[ids[i]] = sr_ref(args[i]);
   }
   I->trace = st;
   int erc = emit(ad, pe, staged ? pe->keeps : pe->keepk, NULL, val, staged);
   uint32_t nout = 0;
-  SrVal **outs = sr_xcalloc(J->nout + pe->nres + 1, sizeof *outs);
+  SrVal **outs = sr_xcalloc(J->nout + nr + 1, sizeof *outs);
   int mark = sr_ad_mark(ad);
   for (uint32_t i = 0; erc == 0 && i < J->nout; i++)
-    if (unk_out[i] == staged && !(outs[nout++] = var_value(ad, J->outvars[i], val))) erc = -1;
-  if (!staged)
+    if ((staged ? stage_out[i] : !unk_out[i]) && !(outs[nout++] = var_value(ad, J->outvars[i], val))) erc = -1;
+  /* the zeros of the slots a branch does not fill, made in this trace (a
+     sub-AD that binds into the current one) */
+  SrAd zs;
+  int have_zs = 0;
+  if (!staged && cond)
+    for (uint32_t k = 0; erc == 0 && k < nslot; k++) {
+      if (slot_res[k] < 0 && !have_zs) sr_ad_begin(&zs, I, SR_AD_BWD), have_zs = 1;
+      if (!(outs[nout++] = slot_res[k] >= 0 ? val[pe->res[slot_res[k]]] : sr_ad_full_zeros(&zs, slot_types[k])))
+        erc = -1;
+    }
+  if (!staged && !cond)
     for (uint32_t r = 0; erc == 0 && r < pe->nres; r++)
       if (!(outs[nout++] = val[pe->res[r]])) erc = -1;
   SrJaxpr *Q = NULL;
   if (erc == 0) Q = sr_ad_trace_end(ad, st, (int)nout, outs, NULL);
   else sr_trace_abort(I, st);
+  if (have_zs) sr_ad_end(&zs);
   sr_ad_release(ad, mark);
   I->trace = saved;
   for (uint32_t i = 0; i < pe->nv; i++) sr_unref(val[i]);
@@ -464,21 +540,119 @@ static SrJaxpr *pe_trace_side(SrAd *ad, const Pe *pe, int staged, const uint8_t 
   return Q;
 }
 
+/* _cond_partial_eval_custom: each branch split with the operands'
+   unknowns, an output unknown where any branch makes it so; the
+   branches' residuals merged into shared slots by type
+   (_merge_branch_residuals), a branch returning zeros in the slots it does
+   not fill; the staged cond takes the index, the slots and all operands.
+   2 when the index is unknown (the whole cond is staged). */
+static int pe_build_cond(SrAd *ad, const SrEqn *q, const uint8_t *unk_in, SrVal *policy, PeSub *s) {
+  if (unk_in[0]) return 2;
+  SrVal *bv = sr_eqn_param(q, sr_intern_cstr("branches"));
+  SrJaxpr *bs[64];
+  int nb = bv ? sr_param_jaxprs(bv, bs, 64) : 0;
+  if (nb <= 0 || nb > 64) return 1;
+  uint32_t nops = q->nin - 1;
+  for (int b = 0; b < nb; b++)
+    if (bs[b]->nconst || sr_nargs(bs[b]) != nops || bs[b]->nout != q->nout) return 1;
+  Pe *pb = sr_xcalloc((size_t)nb, sizeof *pb);
+  int rc = 0, nmade = 0;
+  s->unk_out = sr_xcalloc(q->nout + 1, 1);
+  s->stage_out = sr_xcalloc(q->nout + 1, 1);
+  for (int b = 0; b < nb && rc == 0; b++) {
+    rc = pe_classify(ad, &pb[b], bs[b], unk_in + 1, policy);
+    nmade++;
+    for (uint32_t i = 0; rc == 0 && i < q->nout; i++) {
+      SrVar *ov = bs[b]->outvars[i];
+      s->unk_out[i] |= ov->kind == SR_VAR && pb[b].unk[ov->id];
+      s->stage_out[i] |= ov->kind == SR_VAR && pb[b].inst[ov->id];
+    }
+  }
+  uint8_t *known_out = sr_xcalloc(q->nout + 1, 1);
+  int anyunk = 0;
+  for (uint32_t i = 0; i < q->nin; i++) anyunk |= unk_in[i];
+  for (uint32_t i = 0; i < q->nout; i++) {
+    /* a staged call reading tangents returns tangents only (the known
+       values the staged side reads are residuals), so that it transposes */
+    if (anyunk) s->stage_out[i] = 0;
+    s->stage_out[i] |= s->unk_out[i];
+    known_out[i] = !s->unk_out[i];
+  }
+  uint32_t nslot = 0;
+  const SrType **slot_types = NULL;
+  int32_t **slot_res = NULL;
+  if (rc == 0) {
+    /* the residuals of each branch, then their slots: the k-th residual
+       of a type takes that type's k-th slot */
+    uint32_t cap = 0;
+    for (int b = 0; b < nb; b++) {
+      pe_dce(&pb[b], known_out, s->stage_out);
+      cap += pb[b].nres;
+    }
+    slot_types = sr_xcalloc(cap + 1, sizeof *slot_types);
+    slot_res = sr_xcalloc((size_t)nb, sizeof *slot_res);
+    for (int b = 0; b < nb; b++) {
+      slot_res[b] = sr_xcalloc(cap + 1, sizeof **slot_res);
+      for (uint32_t k = 0; k < cap; k++) slot_res[b][k] = -1;
+    }
+    for (int b = 0; b < nb; b++)
+      for (uint32_t r = 0; r < pb[b].nres; r++) {
+        const SrType *t = pb[b].vtype[pb[b].res[r]];
+        uint32_t k = 0;
+        for (; k < nslot; k++)
+          if (slot_types[k] == t && slot_res[b][k] < 0) break;
+        if (k == nslot) slot_types[nslot++] = t;
+        slot_res[b][k] = (int32_t)r;
+      }
+    s->nb = nb;
+    s->nres = nslot;
+    s->Qkb = sr_xcalloc((size_t)nb, sizeof *s->Qkb);
+    s->Qsb = sr_xcalloc((size_t)nb, sizeof *s->Qsb);
+    s->s_used = sr_xcalloc(q->nin + 1, 1);
+    memset(s->s_used, 1, q->nin);
+    for (int b = 0; b < nb && rc == 0; b++)
+      if (!(s->Qkb[b] = pe_trace_side(ad, &pb[b], 0, s->unk_out, s->stage_out, NULL, nslot, slot_types, slot_res[b])) ||
+          !(s->Qsb[b] = pe_trace_side(ad, &pb[b], 1, s->unk_out, s->stage_out, NULL, nslot, slot_types, slot_res[b])))
+        rc = -1;
+    /* a cond with no residual slots and no known outputs still returns
+       a tuple per side */
+  }
+  for (int b = 0; b < nmade; b++) pe_free(&pb[b]);
+  for (int b = 0; slot_res && b < nb; b++) free(slot_res[b]);
+  free(slot_res);
+  free(slot_types);
+  free(known_out);
+  free(pb);
+  return rc;
+}
+
 static int pe_build_sub(SrAd *ad, const SrEqn *q, const uint8_t *unk_in, SrVal *policy, PeSub *s) {
+  if (q->prim->id == SR_P_cond) return pe_build_cond(ad, q, unk_in, policy, s);
   const SrJaxpr *B = call_body(q);
   if (!B || B->nconst || sr_nargs(B) != q->nin || B->nout != q->nout) return 1;
   Pe pe;
   int rc = pe_classify(ad, &pe, B, unk_in, policy);
   if (rc == 0) {
     s->unk_out = sr_xcalloc(B->nout + 1, 1);
-    for (uint32_t i = 0; i < B->nout; i++) s->unk_out[i] = B->outvars[i]->kind == SR_VAR && pe.unk[B->outvars[i]->id];
-    pe_dce(&pe, s->unk_out);
+    s->stage_out = sr_xcalloc(B->nout + 1, 1);
+    uint8_t *known_out = sr_xcalloc(B->nout + 1, 1);
+    int anyunk = 0;
+    for (uint32_t i = 0; i < q->nin; i++) anyunk |= unk_in[i];
+    for (uint32_t i = 0; i < B->nout; i++) {
+      SrVar *ov = B->outvars[i];
+      s->unk_out[i] = ov->kind == SR_VAR && pe.unk[ov->id];
+      /* (see pe_build_cond) */
+      s->stage_out[i] = s->unk_out[i] || (!anyunk && ov->kind == SR_VAR && pe.inst[ov->id]);
+      known_out[i] = !s->unk_out[i];
+    }
+    pe_dce(&pe, known_out, s->stage_out);
+    free(known_out);
     s->s_used = sr_xcalloc(B->nout + q->nin + 1, 1);
     for (uint32_t i = 0; i < pe.na; i++) s->s_used[i] = pe.live[sr_args(B)[i]->id];
     s->nres = pe.nres;
     rc = -1;
-    if ((s->Qk = pe_trace_side(ad, &pe, 0, s->unk_out, s->s_used)) &&
-        (s->Qs = pe_trace_side(ad, &pe, 1, s->unk_out, s->s_used)))
+    if ((s->Qk = pe_trace_side(ad, &pe, 0, s->unk_out, s->stage_out, s->s_used, 0, NULL, NULL)) &&
+        (s->Qs = pe_trace_side(ad, &pe, 1, s->unk_out, s->stage_out, s->s_used, 0, NULL, NULL)))
       rc = 0;
   }
   pe_free(&pe);
@@ -507,7 +681,10 @@ int sr_lax_remat_lin(SrAd *ad, const SrEqn *e, const SrJaxpr *J, SrVal **x, SrVa
     int u = v->kind == SR_VAR && pe.unk[v->id];
     if (u != (i >= no)) goto done;
   }
-  pe_dce(&pe, unk_out);
+  uint8_t *known_out = sr_xcalloc(J->nout + 1, 1);
+  for (uint32_t i = 0; i < no; i++) known_out[i] = 1;
+  pe_dce(&pe, known_out, unk_out);
+  free(known_out);
   uint32_t nv = pe.nv;
   /* _insert_reduce_precision: floating residuals a known equation reads */
   rp = sr_xcalloc(nv, 1);
