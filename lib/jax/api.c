@@ -1020,9 +1020,16 @@ SrVal *sr_remat_wrapped(SrVal *f) {
 SrVal *sr_jit_wrapped(SrVal *f) { return sr_is_obj(f, &sr_jit_class) ? ((Jit *)f->obj.data)->fn : NULL; }
 
 static SrVal *jax_checkpoint(SrInterp *I, SrArgs *a) {
-  SrVal *p[4];
-  if (sr_args_parse(I, a, "checkpoint", "fun, *, prevent_cse=, policy=, static_argnums=", p) < 0) return NULL;
+  SrVal *p[5];
+  /* static_argnames: remat3's (jax_remat3, off by default); the default
+     checkpoint takes and ignores it */
+  if (sr_args_parse(I, a, "checkpoint", "fun, *, prevent_cse=, policy=, static_argnums=, static_argnames=", p) < 0)
+    return NULL;
   if (!sr_is_callable(I, p[0])) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(p[0]));
+  /* prevent_cse: a bool, or a sequence (made a tuple) of them */
+  if (p[1] && p[1]->kind != SR_V_BOOL && p[1]->kind != SR_V_TUPLE && p[1]->kind != SR_V_LIST)
+    return sr_raise(I, "TypeError", "prevent_cse must be a bool or tuple of bools, got type(prevent_cse)=<class '%s'>",
+                    sr_val_kind_name(p[1]));
   /* remat_policies.c: the policies of jax.checkpoint_policies, which the
      remat rule's partial evaluation asks (remat_pe.c) */
   int pk = sr_remat_policy_kind(p[2]);
