@@ -2057,6 +2057,31 @@ static SrVal *groups(int a, int b, int c, int three) {
   return t;
 }
 
+void sr_lax_scan_params(SrPList *ps, const SrEqn *e, SrJaxpr *body, int nc, int nk, int nx, int reverse) {
+  int ny = (int)body->nout - nk;
+  for (uint32_t p = 0; p < e->nparams; p++) {
+    const char *k = e->params[p].key;
+    if (strcmp(k, "jaxpr") == 0) sr_plist_add(ps, k, sr_jaxpr_val(NULL, body));
+    else if (strcmp(k, "ft_in") == 0) sr_plist_add(ps, k, groups(nc, nk, nx, 1));
+    else if (strcmp(k, "ft_out") == 0) sr_plist_add(ps, k, groups(nk, ny, 0, 0));
+    else if (strcmp(k, "num_consts") == 0) sr_plist_add(ps, k, sr_int(NULL, nc));
+    else if (strcmp(k, "num_carry") == 0) sr_plist_add(ps, k, sr_int(NULL, nk));
+    else if (strcmp(k, "linear") == 0) {
+      SrVal *l = sr_seq(NULL, SR_V_TUPLE, nc + nk + nx);
+      for (int i = 0; i < nc + nk + nx; i++) sr_seq_push(NULL, l, sr_bool(0));
+      sr_plist_add(ps, k, l);
+    } else if (strcmp(k, "reverse") == 0) sr_plist_add(ps, k, sr_bool(reverse));
+    else sr_plist_add(ps, k, sr_ref(e->params[p].val));
+  }
+}
+
+int sr_lax_scan_shape(SrAd *ad, const SrEqn *e, int *nc, int *nk, int64_t *length, int *reverse) {
+  Scan s;
+  if (scan_read(ad, e, &s) < 0) return -1;
+  *nc = s.nc, *nk = s.nk, *length = s.length, *reverse = s.reverse;
+  return 0;
+}
+
 /* Binds a scan like e with a new body and operand counts. */
 static SrVal *bind_scan(SrAd *ad, const SrEqn *e, const Scan *s, SrJaxpr *body, int nc, int nk, int nx,
                         int reverse, int nin, SrVal **in) {

@@ -87,6 +87,11 @@ enum { ROLE_SPLIT = ROLE_STAGED + 1 };
 typedef struct PeSub {
   SrJaxpr *Qk, *Qs;   /* each holds a reference to its program */
   int nb;             /* a cond's branches (Qkb, Qsb; Qk, Qs unused), or 0 */
+  int scan;           /* a scan: Qk the known scan's body, Qs the staged
+                         side inlined (its recompute and linear scans) */
+  int sc_nc, sc_nk, sc_nx; /* the known scan's operand counts */
+  int64_t sc_length;
+  uint8_t *k_in;      /* the operands the known call takes (NULL: the known ones) */
   SrJaxpr **Qkb, **Qsb;
   uint32_t nres;      /* Qk's outputs past the known ones */
   uint32_t xbase;     /* the first of their ids */
@@ -121,6 +126,7 @@ static void pe_free(Pe *pe) {
       free(s->Qsb);
       free(s->unk_out);
       free(s->stage_out);
+      free(s->k_in);
       free(s->s_used);
     }
   free(pe->sub);
@@ -139,7 +145,7 @@ static void pe_free(Pe *pe) {
 static int splittable(const SrEqn *q) {
   int id = q->prim->id;
   return id == SR_P_jit || id == SR_P_pjit || id == SR_P_remat2 || id == SR_P_remat || id == SR_P_checkpoint ||
-         id == SR_P_cond;
+         id == SR_P_cond || id == SR_P_scan;
 }
 
 static SrJaxpr *call_body(const SrEqn *q) {
@@ -149,6 +155,7 @@ static SrJaxpr *call_body(const SrEqn *q) {
 }
 
 static int pe_build_sub(SrAd *ad, const SrEqn *q, const uint8_t *unk_in, SrVal *policy, PeSub *s);
+static const SrType *stack_type(const SrType *t, int64_t length);
 
 static SrVal *var_value(SrAd *ad, SrVar *v, SrVal **val) {
   return v->kind == SR_LIT ? sr_ad_literal(ad, v) : val[v->id];
@@ -224,6 +231,8 @@ static int pe_classify(SrAd *ad, Pe *pe, const SrJaxpr *J, const uint8_t *unk_ar
       for (uint32_t r = 0; r < s->nres; r++) {
         pe->def[s->xbase + r] = (int32_t)k;
         pe->vtype[s->xbase + r] = (s->nb ? s->Qkb[0] : s->Qk)->outvars[nko + r]->type;
+        /* a scan's residuals are stacked */
+        if (s->scan) pe->vtype[s->xbase + r] = stack_type(pe->vtype[s->xbase + r], s->sc_length);
       }
       pe->role[k] = ROLE_SPLIT;
       for (uint32_t r = 0; r < s->nres; r++) ADD_RES(s->xbase + r);
@@ -314,7 +323,7 @@ static void pe_dce(Pe *pe, const uint8_t *known_out, const uint8_t *staged_out) 
     if (!need) continue;
     pe->keepk[k] = 1;
     for (uint32_t i = 0; i < q->nin; i++)
-      if (q->in[i]->kind == SR_VAR && (r != ROLE_SPLIT || !pe->unk[q->in[i]->id])) livek[q->in[i]->id] = 1;
+      if (q->in[i]->kind == SR_VAR && (r != ROLE_SPLIT || (s->k_in ? s->k_in[i] : !pe->unk[q->in[i]->id]))) livek[q->in[i]->id] = 1;
   }
   free(livek);
 }
@@ -375,7 +384,8 @@ static int emit(SrAd *ad, const Pe *pe, const uint8_t *keep, const uint8_t *rp, 
       int nin = 0, nout = 0;
       if (!staged) {
         for (uint32_t i = 0; i < e->nin; i++)
-          if (!(e->in[i]->kind == SR_VAR && pe->unk[e->in[i]->id])) isrc[nin] = (int)i, in[nin++] = var_value(ad, e->in[i], val);
+          if (s->k_in ? s->k_in[i] : !(e->in[i]->kind == SR_VAR && pe->unk[e->in[i]->id]))
+            isrc[nin] = (int)i, in[nin++] = var_value(ad, e->in[i], val);
         for (uint32_t i = 0; i < e->nout; i++)
           if (!s->unk_out[i]) osrc[nout++] = (int)i;
         for (uint32_t x = 0; x < s->nres; x++) osrc[nout++] = -1;
@@ -405,7 +415,17 @@ static int emit(SrAd *ad, const Pe *pe, const uint8_t *keep, const uint8_t *rp, 
       }
       int ok = 1;
       for (int i = 0; i < nin; i++) ok &= in[i] != NULL;
-      if (ok) {
+      if (ok && s->scan && staged) {
+        r = sr_ad_keep(ad, sr_eval_jaxpr(I, s->Qs, nin, in));
+      } else if (ok && s->scan) {
+        SrPList ps = {0};
+        int rev = 0;
+        SrVal *rv = sr_eqn_param(e, sr_intern_cstr("reverse"));
+        rev = rv && sr_val_truthy(rv);
+        sr_lax_scan_params(&ps, e, s->Qk, s->sc_nc, s->sc_nk, s->sc_nx, rev);
+        r = sr_ad_keep(ad, sr_bind_prim(I, e->prim, nin, in, ps.n, ps.p, NULL, s->Qk->nout));
+        sr_plist_free(&ps);
+      } else if (ok) {
         SrPList ps = {0};
         SrJaxpr *Q = s->nb ? (staged ? s->Qsb[0] : s->Qkb[0]) : staged ? s->Qs : s->Qk;
         split_params(&ps, e, Q, nin, isrc, osrc, staged, s);
@@ -626,8 +646,11 @@ static int pe_build_cond(SrAd *ad, const SrEqn *q, const uint8_t *unk_in, SrVal 
   return rc;
 }
 
+static int pe_build_scan(SrAd *ad, const SrEqn *q, const uint8_t *unk_in, SrVal *policy, PeSub *s);
+
 static int pe_build_sub(SrAd *ad, const SrEqn *q, const uint8_t *unk_in, SrVal *policy, PeSub *s) {
   if (q->prim->id == SR_P_cond) return pe_build_cond(ad, q, unk_in, policy, s);
+  if (q->prim->id == SR_P_scan) return pe_build_scan(ad, q, unk_in, policy, s);
   const SrJaxpr *B = call_body(q);
   if (!B || B->nconst || sr_nargs(B) != q->nin || B->nout != q->nout) return 1;
   Pe pe;
@@ -656,6 +679,357 @@ static int pe_build_sub(SrAd *ad, const SrEqn *q, const uint8_t *unk_in, SrVal *
       rc = 0;
   }
   pe_free(&pe);
+  return rc;
+}
+
+/* Traces the equations of pe's J with keep set into a new jaxpr whose
+   arguments are the vars in_ids (types in_types) and whose outputs are
+   outs (J's vars or literals). */
+static SrJaxpr *trace_eqns(SrAd *ad, const Pe *pe, uint32_t nin, const uint32_t *in_ids,
+                           const SrType *const *in_types, const uint8_t *keep, uint32_t nout, SrVar *const *outs) {
+  SrInterp *I = ad->I;
+  SrVal **args = sr_xcalloc(nin + 1, sizeof *args);
+  SrVal **val = sr_xcalloc(pe->nv, sizeof *val);
+  SrTrace *saved = I->trace;
+  SrTrace *st = sr_ad_trace_begin(ad, (int)nin, in_types, args);
+  for (uint32_t i = 0; i < nin; i++) {
+    sr_unref(val[in_ids[i]]);
+    val[in_ids[i]] = sr_ref(args[i]);
+  }
+  I->trace = st;
+  int erc = emit(ad, pe, keep, NULL, val, 1);
+  SrVal **ov = sr_xcalloc(nout + 1, sizeof *ov);
+  int mark = sr_ad_mark(ad);
+  for (uint32_t i = 0; erc == 0 && i < nout; i++)
+    if (!(ov[i] = var_value(ad, outs[i], val))) {
+      sr_raise(I, "RuntimeError", "remat: a scan body's split reads a value it does not have");
+      erc = -1;
+    }
+  SrJaxpr *Q = NULL;
+  if (erc == 0) Q = sr_ad_trace_end(ad, st, (int)nout, ov, NULL);
+  else sr_trace_abort(I, st);
+  sr_ad_release(ad, mark);
+  I->trace = saved;
+  for (uint32_t i = 0; i < pe->nv; i++) sr_unref(val[i]);
+  for (uint32_t i = 0; i < nin; i++) sr_unref(args[i]);
+  free(val);
+  free(args);
+  free(ov);
+  return Q;
+}
+
+static const SrType *stack_type(const SrType *t, int64_t length) {
+  SrTypeBuilder b;
+  sr_type_builder(&b, t);
+  memmove(&b.dims[1], &b.dims[0], (size_t)t->ndim * sizeof b.dims[0]);
+  memset(&b.dims[0], 0, sizeof b.dims[0]);
+  b.dims[0].size = length;
+  b.ndim++;
+  return sr_type_get(&b);
+}
+
+/* _scan_partial_eval_custom, as the backward pass can take it: the body
+   split with the fixpoint of which carries are unknown; the known scan
+   computes the known carries and ys and stacks the residuals (the outputs
+   of the equations the policy saves that the staged side reads); the
+   staged side is a scan recomputing, from those and the known operands,
+   the known carries and values the tangent equations read (what JAX's
+   staged scan recomputes, made its own scan so that the tangent scan has
+   linear carries only), then the tangent scan. */
+static int pe_build_scan(SrAd *ad, const SrEqn *q, const uint8_t *unk_in, SrVal *policy, PeSub *s) {
+  SrInterp *I = ad->I;
+  const SrJaxpr *B = call_body(q);
+  int nc, nk, rev;
+  int64_t length;
+  if (!B || B->nconst || sr_nargs(B) != q->nin) return 1;
+  if (sr_lax_scan_shape(ad, q, &nc, &nk, &length, &rev) < 0) return -1;
+  int nx = (int)q->nin - nc - nk, ny = (int)B->nout - nk;
+  if (nx < 0 || ny < 0 || length < 0) return 1;
+  uint32_t na = q->nin, no = B->nout;
+  uint8_t *uk = sr_xcalloc(na + 1, 1);
+  memcpy(uk, unk_in, na);
+  Pe pe;
+  int rc = 0, have = 0;
+  /* the fixpoint of the unknown carries */
+  for (int it = 0; it <= nk + 1; it++) {
+    if (have) pe_free(&pe);
+    rc = pe_classify(ad, &pe, B, uk, policy);
+    have = 1;
+    if (rc) break;
+    int grew = 0;
+    for (int i = 0; i < nk; i++) {
+      SrVar *ov = B->outvars[i];
+      if (ov->kind == SR_VAR && pe.unk[ov->id] && !uk[nc + i]) uk[nc + i] = 1, grew = 1;
+    }
+    if (!grew) break;
+  }
+  for (uint32_t k = 0; rc == 0 && k < B->neqn; k++)
+    if (pe.role[k] == ROLE_SPLIT) rc = 1; /* a call in the body split too: not here */
+  uint32_t nv = 0;
+  uint8_t *unkv = NULL, *liveS = NULL, *keepS = NULL, *needR = NULL, *liveR = NULL, *keepR = NULL, *isres = NULL,
+          *livek = NULL, *keepK = NULL, *inK_R = NULL;
+  SrVar **byid = NULL;
+  uint32_t *ids = NULL;
+  const SrType **types = NULL;
+  SrVar **outs = NULL;
+  uint32_t *resv = NULL, nres = 0;
+  SrJaxpr *R = NULL, *L = NULL;
+  uint8_t *argkind = NULL;
+  if (rc) goto out;
+  nv = pe.nv;
+  unkv = pe.unk;
+  byid = sr_xcalloc(nv, sizeof *byid);
+  for (uint32_t i = 0; i < na; i++) byid[sr_args(B)[i]->id] = sr_args(B)[i];
+  for (uint32_t k = 0; k < B->neqn; k++)
+    for (uint32_t i = 0; i < B->eqns[k].nout; i++)
+      if (B->eqns[k].out[i]->kind == SR_VAR) byid[B->eqns[k].out[i]->id] = B->eqns[k].out[i];
+  s->unk_out = sr_xcalloc(no + 1, 1);
+  s->stage_out = sr_xcalloc(no + 1, 1);
+  for (int i = 0; i < nk; i++) s->unk_out[i] = uk[nc + i];
+  for (int i = nk; i < (int)no; i++) s->unk_out[i] = B->outvars[i]->kind == SR_VAR && unkv[B->outvars[i]->id];
+  memcpy(s->stage_out, s->unk_out, no);
+  /* the tangent equations the unknown outputs need */
+  liveS = sr_xcalloc(nv, 1);
+  keepS = sr_xcalloc(B->neqn + 1, 1);
+  needR = sr_xcalloc(nv, 1);
+  for (uint32_t i = 0; i < no; i++)
+    if (s->unk_out[i] && B->outvars[i]->kind == SR_VAR) liveS[B->outvars[i]->id] = 1;
+  for (uint32_t k = B->neqn; k-- > 0;) {
+    const SrEqn *e = &B->eqns[k];
+    if (pe.role[k] != ROLE_STAGED) continue;
+    int need = sr_prim_has_effect(e->prim, e->params, e->nparams);
+    for (uint32_t i = 0; i < e->nout && !need; i++) need = e->out[i]->kind == SR_VAR && liveS[e->out[i]->id];
+    if (!need) continue;
+    keepS[k] = 1;
+    for (uint32_t i = 0; i < e->nin; i++)
+      if (e->in[i]->kind == SR_VAR) liveS[e->in[i]->id] = 1;
+  }
+  /* the known values they read (and the known values of unknown carry
+     outputs): known consts and xs go to the tangent scan as they are,
+     the rest the recompute scan gives per iteration */
+  argkind = sr_xcalloc(nv, 1); /* 1 const, 2 carry, 3 xs */
+  for (uint32_t i = 0; i < na; i++) argkind[sr_args(B)[i]->id] = (uint8_t)(i < (uint32_t)nc ? 1 : i < (uint32_t)(nc + nk) ? 2 : 3);
+  for (uint32_t v = 0; v < nv; v++)
+    if (liveS[v] && !unkv[v] && byid[v] && argkind[v] != 1 && argkind[v] != 3) needR[v] = 1;
+  for (int i = 0; i < nk; i++) {
+    SrVar *ov = B->outvars[i];
+    if (uk[nc + i] && ov->kind == SR_VAR && !unkv[ov->id]) {
+      if (argkind[ov->id] == 1 || argkind[ov->id] == 3) liveS[ov->id] = 1;
+      else needR[ov->id] = 1;
+    }
+  }
+  /* the recompute scan: its known carries, the fixpoint */
+  inK_R = sr_xcalloc((size_t)nk + 1, 1);
+  liveR = sr_xcalloc(nv, 1);
+  keepR = sr_xcalloc(B->neqn + 1, 1);
+  isres = sr_xcalloc(nv, 1);
+  for (int it = 0; it <= nk + 1; it++) {
+    memcpy(liveR, needR, nv);
+    memset(keepR, 0, B->neqn);
+    for (int i = 0; i < nk; i++)
+      if (inK_R[i] && B->outvars[i]->kind == SR_VAR) liveR[B->outvars[i]->id] = 1;
+    for (uint32_t k = B->neqn; k-- > 0;) {
+      const SrEqn *e = &B->eqns[k];
+      if (pe.role[k] != ROLE_KNOWN_RECOMPUTED) continue;
+      int need = 0;
+      for (uint32_t i = 0; i < e->nout && !need; i++) need = e->out[i]->kind == SR_VAR && liveR[e->out[i]->id];
+      if (!need) continue;
+      keepR[k] = 1;
+      for (uint32_t i = 0; i < e->nin; i++)
+        if (e->in[i]->kind == SR_VAR) liveR[e->in[i]->id] = 1;
+    }
+    int grew = 0;
+    for (int i = 0; i < nk; i++) {
+      uint32_t id = sr_args(B)[nc + i]->id;
+      if (!uk[nc + i] && liveR[id] && !inK_R[i]) inK_R[i] = 1, grew = 1;
+    }
+    if (!grew) break;
+  }
+  /* the residuals: outputs of saved equations the recompute scan reads */
+  resv = sr_xcalloc(nv, sizeof *resv);
+  for (uint32_t v = 0; v < nv; v++)
+    if (liveR[v] && !unkv[v] && !argkind[v] && byid[v] && pe.def[v] >= 0 && pe.role[pe.def[v]] == ROLE_KNOWN_SAVED)
+      isres[v] = 1, resv[nres++] = v;
+  /* the known scan's body: the known consts, carries and xs to the known
+     carries, the known ys, the residuals */
+  livek = sr_xcalloc(nv, 1);
+  keepK = sr_xcalloc(B->neqn + 1, 1);
+  for (uint32_t i = 0; i < no; i++)
+    if (!s->unk_out[i] && B->outvars[i]->kind == SR_VAR) livek[B->outvars[i]->id] = 1;
+  for (uint32_t r = 0; r < nres; r++) livek[resv[r]] = 1;
+  for (uint32_t k = B->neqn; k-- > 0;) {
+    const SrEqn *e = &B->eqns[k];
+    if (pe.role[k] != ROLE_KNOWN_SAVED && pe.role[k] != ROLE_KNOWN_RECOMPUTED) continue;
+    int need = sr_prim_has_effect(e->prim, e->params, e->nparams);
+    for (uint32_t i = 0; i < e->nout && !need; i++) need = e->out[i]->kind == SR_VAR && livek[e->out[i]->id];
+    if (!need) continue;
+    keepK[k] = 1;
+    for (uint32_t i = 0; i < e->nin; i++)
+      if (e->in[i]->kind == SR_VAR) livek[e->in[i]->id] = 1;
+  }
+  ids = sr_xcalloc(na + nv + 1, sizeof *ids);
+  types = sr_xcalloc(na + nv + 1, sizeof *types);
+  outs = sr_xcalloc(no + nv + 1, sizeof *outs);
+  uint32_t n = 0, m = 0;
+  s->sc_nc = s->sc_nk = s->sc_nx = 0;
+  for (uint32_t i = 0; i < na; i++) {
+    if (uk[i]) continue;
+    SrVar *v = sr_args(B)[i];
+    ids[n] = v->id, types[n++] = v->type;
+    if (i < (uint32_t)nc) s->sc_nc++;
+    else if (i < (uint32_t)(nc + nk)) s->sc_nk++;
+    else s->sc_nx++;
+  }
+  for (int i = 0; i < nk; i++)
+    if (!uk[nc + i]) outs[m++] = B->outvars[i];
+  for (int i = nk; i < (int)no; i++)
+    if (!s->unk_out[i]) outs[m++] = B->outvars[i];
+  for (uint32_t r = 0; r < nres; r++) outs[m++] = byid[resv[r]];
+  rc = -1;
+  if (!(s->Qk = trace_eqns(ad, &pe, n, ids, types, keepK, m, outs))) goto out;
+  s->nres = nres;
+  /* the recompute scan's body: known consts it reads, its carries, the
+     known xs it reads, the residuals (a slice each); to its carries'
+     next values and the values the tangent scan reads */
+  uint32_t rc_c = 0, rc_k = 0, rc_x = 0, ny_r = 0;
+  n = m = 0;
+  for (uint32_t i = 0; i < (uint32_t)nc; i++) {
+    SrVar *v = sr_args(B)[i];
+    if (!uk[i] && liveR[v->id]) ids[n] = v->id, types[n++] = v->type, rc_c++;
+  }
+  for (int i = 0; i < nk; i++)
+    if (inK_R[i]) ids[n] = sr_args(B)[nc + i]->id, types[n++] = sr_args(B)[nc + i]->type, rc_k++;
+  for (uint32_t i = (uint32_t)(nc + nk); i < na; i++) {
+    SrVar *v = sr_args(B)[i];
+    if (!uk[i] && liveR[v->id]) ids[n] = v->id, types[n++] = v->type, rc_x++;
+  }
+  for (uint32_t r = 0; r < nres; r++) ids[n] = resv[r], types[n++] = pe.vtype[resv[r]], rc_x++;
+  for (int i = 0; i < nk; i++)
+    if (inK_R[i]) outs[m++] = B->outvars[i];
+  uint32_t *rvals = sr_xcalloc(nv + 1, sizeof *rvals);
+  for (uint32_t v = 0; v < nv; v++)
+    if (needR[v]) rvals[ny_r] = v, outs[m++] = byid[v], ny_r++;
+  int want_R = rc_k || ny_r;
+  if (want_R && !(R = trace_eqns(ad, &pe, n, ids, types, keepR, m, outs))) {
+    free(rvals);
+    goto out;
+  }
+  /* the tangent scan's body: unknown consts then the known consts it
+     reads; the unknown carries; the unknown xs, the known xs it reads,
+     the recomputed values (a slice each) */
+  uint32_t l_c = 0, l_k = 0, l_x = 0;
+  n = m = 0;
+  for (uint32_t i = 0; i < (uint32_t)nc; i++)
+    if (uk[i]) ids[n] = sr_args(B)[i]->id, types[n++] = sr_args(B)[i]->type, l_c++;
+  for (uint32_t i = 0; i < (uint32_t)nc; i++)
+    if (!uk[i] && liveS[sr_args(B)[i]->id]) ids[n] = sr_args(B)[i]->id, types[n++] = sr_args(B)[i]->type, l_c++;
+  for (int i = 0; i < nk; i++)
+    if (uk[nc + i]) ids[n] = sr_args(B)[nc + i]->id, types[n++] = sr_args(B)[nc + i]->type, l_k++;
+  for (uint32_t i = (uint32_t)(nc + nk); i < na; i++)
+    if (uk[i]) ids[n] = sr_args(B)[i]->id, types[n++] = sr_args(B)[i]->type, l_x++;
+  for (uint32_t i = (uint32_t)(nc + nk); i < na; i++)
+    if (!uk[i] && liveS[sr_args(B)[i]->id]) ids[n] = sr_args(B)[i]->id, types[n++] = sr_args(B)[i]->type, l_x++;
+  for (uint32_t r = 0; r < ny_r; r++) ids[n] = rvals[r], types[n++] = pe.vtype[rvals[r]], l_x++;
+  for (uint32_t i = 0; i < no; i++)
+    if (s->unk_out[i]) outs[m++] = B->outvars[i];
+  if (!(L = trace_eqns(ad, &pe, n, ids, types, keepS, m, outs))) {
+    free(rvals);
+    goto out;
+  }
+  /* the staged side: on the stacked residuals, then the operands used */
+  s->s_used = sr_xcalloc(na + 1, 1);
+  for (uint32_t i = 0; i < na; i++) {
+    SrVar *v = sr_args(B)[i];
+    s->s_used[i] = uk[i] || liveS[v->id] || (i >= (uint32_t)nc && i < (uint32_t)(nc + nk) ? inK_R[i - nc] : liveR[v->id]);
+  }
+  {
+    uint32_t nin_s = 0;
+    const SrType **st = sr_xcalloc(nres + na + 1, sizeof *st);
+    for (uint32_t r = 0; r < nres; r++) st[nin_s++] = stack_type(pe.vtype[resv[r]], length);
+    int *slot = sr_xcalloc(na + 1, sizeof *slot);
+    for (uint32_t i = 0; i < na; i++) {
+      slot[i] = -1;
+      if (s->s_used[i]) slot[i] = (int)nin_s, st[nin_s++] = q->in[i]->type;
+    }
+    SrVal **sa = sr_xcalloc(nin_s + 1, sizeof *sa);
+    SrTrace *saved = I->trace;
+    SrTrace *tr = sr_ad_trace_begin(ad, (int)nin_s, st, sa);
+    I->trace = tr;
+    SrVal **in = sr_xcalloc(na + nres + nv + 1, sizeof *in);
+    SrVal *rr = NULL, *lr = NULL;
+    int ok = 1;
+    if (want_R) {
+      uint32_t k = 0;
+      for (uint32_t i = 0; i < (uint32_t)nc; i++)
+        if (!uk[i] && liveR[sr_args(B)[i]->id]) in[k++] = sa[slot[i]];
+      for (int i = 0; i < nk; i++)
+        if (inK_R[i]) in[k++] = sa[slot[nc + i]];
+      for (uint32_t i = (uint32_t)(nc + nk); i < na; i++)
+        if (!uk[i] && liveR[sr_args(B)[i]->id]) in[k++] = sa[slot[i]];
+      for (uint32_t r = 0; r < nres; r++) in[k++] = sa[r];
+      SrPList ps = {0};
+      sr_lax_scan_params(&ps, q, R, (int)rc_c, (int)rc_k, (int)rc_x, rev);
+      rr = sr_bind_prim(I, q->prim, (int)k, in, ps.n, ps.p, NULL, R->nout);
+      sr_plist_free(&ps);
+      ok = rr != NULL;
+    }
+    if (ok) {
+      uint32_t k = 0;
+      for (uint32_t i = 0; i < (uint32_t)nc; i++)
+        if (uk[i]) in[k++] = sa[slot[i]];
+      for (uint32_t i = 0; i < (uint32_t)nc; i++)
+        if (!uk[i] && liveS[sr_args(B)[i]->id]) in[k++] = sa[slot[i]];
+      for (int i = 0; i < nk; i++)
+        if (uk[nc + i]) in[k++] = sa[slot[nc + i]];
+      for (uint32_t i = (uint32_t)(nc + nk); i < na; i++)
+        if (uk[i]) in[k++] = sa[slot[i]];
+      for (uint32_t i = (uint32_t)(nc + nk); i < na; i++)
+        if (!uk[i] && liveS[sr_args(B)[i]->id]) in[k++] = sa[slot[i]];
+      for (uint32_t r = 0; r < ny_r; r++) in[k++] = rr->seq.items[rc_k + r];
+      SrPList ps = {0};
+      sr_lax_scan_params(&ps, q, L, (int)l_c, (int)l_k, (int)l_x, rev);
+      lr = sr_bind_prim(I, q->prim, (int)k, in, ps.n, ps.p, NULL, L->nout);
+      sr_plist_free(&ps);
+      ok = lr != NULL;
+    }
+    if (ok && lr->kind == SR_V_TUPLE) s->Qs = sr_ad_trace_end(ad, tr, lr->seq.n, lr->seq.items, NULL);
+    else sr_trace_abort(I, tr);
+    I->trace = saved;
+    sr_unref(rr);
+    sr_unref(lr);
+    for (uint32_t i = 0; i < nin_s; i++) sr_unref(sa[i]);
+    free(sa);
+    free(in);
+    free(st);
+    free(slot);
+  }
+  free(rvals);
+  if (!s->Qs) goto out;
+  s->scan = 1;
+  s->sc_length = length;
+  s->k_in = sr_xcalloc(na + 1, 1);
+  for (uint32_t i = 0; i < na; i++) s->k_in[i] = !uk[i];
+  rc = 0;
+out:
+  if (R) sr_program_unref(R->prog);
+  if (L) sr_program_unref(L->prog);
+  if (have) pe_free(&pe);
+  free(uk);
+  free(byid);
+  free(liveS);
+  free(keepS);
+  free(needR);
+  free(liveR);
+  free(keepR);
+  free(isres);
+  free(livek);
+  free(keepK);
+  free(inK_R);
+  free(ids);
+  free(types);
+  free(outs);
+  free(resv);
+  free(argkind);
   return rc;
 }
 
