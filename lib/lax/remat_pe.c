@@ -22,6 +22,7 @@
  * custom rules in JAX that are not here: for such a body the caller
  * keeps its former way (the primal as a remat of its own, the tangent a
  * remat of the JVP body without the primal outputs). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -401,7 +402,7 @@ static int emit(SrAd *ad, const Pe *pe, const uint8_t *keep, const uint8_t *rp, 
         int nused = 0, nst = 0;
         for (uint32_t i = 0; i < e->nout; i++)
           if (s->stage_out[i]) {
-            used[nst] = e->out[i]->kind == SR_VAR && pe->live[e->out[i]->id];
+            used[nst] = e->out[i]->kind == SR_VAR && (!pe->live || pe->live[e->out[i]->id]);
             nused += used[nst++];
             if (used[nst - 1]) osrc[nout++] = (int)i;
           }
@@ -684,9 +685,12 @@ static int pe_build_sub(SrAd *ad, const SrEqn *q, const uint8_t *unk_in, SrVal *
 
 /* Traces the equations of pe's J with keep set into a new jaxpr whose
    arguments are the vars in_ids (types in_types) and whose outputs are
-   outs (J's vars or literals). */
+   outs (J's vars or literals; where NULL, the value of out_ids[i], a
+   split call's residual); split calls bound by their known side, or
+   with staged their staged side. */
 static SrJaxpr *trace_eqns(SrAd *ad, const Pe *pe, uint32_t nin, const uint32_t *in_ids,
-                           const SrType *const *in_types, const uint8_t *keep, uint32_t nout, SrVar *const *outs) {
+                           const SrType *const *in_types, const uint8_t *keep, uint32_t nout, SrVar *const *outs,
+                           const uint32_t *out_ids, int staged) {
   SrInterp *I = ad->I;
   SrVal **args = sr_xcalloc(nin + 1, sizeof *args);
   SrVal **val = sr_xcalloc(pe->nv, sizeof *val);
@@ -697,11 +701,11 @@ static SrJaxpr *trace_eqns(SrAd *ad, const Pe *pe, uint32_t nin, const uint32_t 
     val[in_ids[i]] = sr_ref(args[i]);
   }
   I->trace = st;
-  int erc = emit(ad, pe, keep, NULL, val, 1);
+  int erc = emit(ad, pe, keep, NULL, val, staged);
   SrVal **ov = sr_xcalloc(nout + 1, sizeof *ov);
   int mark = sr_ad_mark(ad);
   for (uint32_t i = 0; erc == 0 && i < nout; i++)
-    if (!(ov[i] = var_value(ad, outs[i], val))) {
+    if (!(ov[i] = outs[i] ? var_value(ad, outs[i], val) : val[out_ids[i]])) {
       sr_raise(I, "RuntimeError", "remat: a scan body's split reads a value it does not have");
       erc = -1;
     }
@@ -763,8 +767,6 @@ static int pe_build_scan(SrAd *ad, const SrEqn *q, const uint8_t *unk_in, SrVal 
     }
     if (!grew) break;
   }
-  for (uint32_t k = 0; rc == 0 && k < B->neqn; k++)
-    if (pe.role[k] == ROLE_SPLIT) rc = 1; /* a call in the body split too: not here */
   uint32_t nv = 0;
   uint8_t *unkv = NULL, *liveS = NULL, *keepS = NULL, *needR = NULL, *liveR = NULL, *keepR = NULL, *isres = NULL,
           *livek = NULL, *keepK = NULL, *inK_R = NULL;
@@ -772,12 +774,23 @@ static int pe_build_scan(SrAd *ad, const SrEqn *q, const uint8_t *unk_in, SrVal 
   uint32_t *ids = NULL;
   const SrType **types = NULL;
   SrVar **outs = NULL;
+  uint32_t *oids = NULL;
+  uint8_t *mixed = NULL; /* per equation: a split call reading unknowns */
   uint32_t *resv = NULL, nres = 0;
   SrJaxpr *R = NULL, *L = NULL;
   uint8_t *argkind = NULL;
   if (rc) goto out;
   nv = pe.nv;
   unkv = pe.unk;
+  uint32_t nv0 = B->nvars + 1; /* past it: split calls' residuals */
+  mixed = sr_xcalloc(B->neqn + 1, 1);
+  for (uint32_t k = 0; k < B->neqn; k++)
+    if (pe.role[k] == ROLE_SPLIT) {
+      const PeSub *c = &pe.sub[k];
+      for (uint32_t i = 0; i < B->eqns[k].nout; i++) mixed[k] |= c->unk_out[i];
+      for (uint32_t i = 0; i < B->eqns[k].nin; i++)
+        mixed[k] |= B->eqns[k].in[i]->kind == SR_VAR && unkv[B->eqns[k].in[i]->id];
+    }
   byid = sr_xcalloc(nv, sizeof *byid);
   for (uint32_t i = 0; i < na; i++) byid[sr_args(B)[i]->id] = sr_args(B)[i];
   for (uint32_t k = 0; k < B->neqn; k++)
@@ -796,13 +809,18 @@ static int pe_build_scan(SrAd *ad, const SrEqn *q, const uint8_t *unk_in, SrVal 
     if (s->unk_out[i] && B->outvars[i]->kind == SR_VAR) liveS[B->outvars[i]->id] = 1;
   for (uint32_t k = B->neqn; k-- > 0;) {
     const SrEqn *e = &B->eqns[k];
-    if (pe.role[k] != ROLE_STAGED) continue;
-    int need = sr_prim_has_effect(e->prim, e->params, e->nparams);
-    for (uint32_t i = 0; i < e->nout && !need; i++) need = e->out[i]->kind == SR_VAR && liveS[e->out[i]->id];
+    int sp = pe.role[k] == ROLE_SPLIT && mixed[k];
+    if (pe.role[k] != ROLE_STAGED && !sp) continue;
+    const PeSub *c = &pe.sub[k];
+    int need = !sp && sr_prim_has_effect(e->prim, e->params, e->nparams);
+    for (uint32_t i = 0; i < e->nout && !need; i++)
+      need = (!sp || c->stage_out[i]) && e->out[i]->kind == SR_VAR && liveS[e->out[i]->id];
     if (!need) continue;
     keepS[k] = 1;
     for (uint32_t i = 0; i < e->nin; i++)
-      if (e->in[i]->kind == SR_VAR) liveS[e->in[i]->id] = 1;
+      if (e->in[i]->kind == SR_VAR && (!sp || c->s_used[i])) liveS[e->in[i]->id] = 1;
+    if (sp)
+      for (uint32_t x = 0; x < c->nres; x++) liveS[c->xbase + x] = 1;
   }
   /* the known values they read (and the known values of unknown carry
      outputs): known consts and xs go to the tangent scan as they are,
@@ -810,7 +828,7 @@ static int pe_build_scan(SrAd *ad, const SrEqn *q, const uint8_t *unk_in, SrVal 
   argkind = sr_xcalloc(nv, 1); /* 1 const, 2 carry, 3 xs */
   for (uint32_t i = 0; i < na; i++) argkind[sr_args(B)[i]->id] = (uint8_t)(i < (uint32_t)nc ? 1 : i < (uint32_t)(nc + nk) ? 2 : 3);
   for (uint32_t v = 0; v < nv; v++)
-    if (liveS[v] && !unkv[v] && byid[v] && argkind[v] != 1 && argkind[v] != 3) needR[v] = 1;
+    if (liveS[v] && !unkv[v] && (byid[v] || v >= nv0) && argkind[v] != 1 && argkind[v] != 3) needR[v] = 1;
   for (int i = 0; i < nk; i++) {
     SrVar *ov = B->outvars[i];
     if (uk[nc + i] && ov->kind == SR_VAR && !unkv[ov->id]) {
@@ -830,13 +848,19 @@ static int pe_build_scan(SrAd *ad, const SrEqn *q, const uint8_t *unk_in, SrVal 
       if (inK_R[i] && B->outvars[i]->kind == SR_VAR) liveR[B->outvars[i]->id] = 1;
     for (uint32_t k = B->neqn; k-- > 0;) {
       const SrEqn *e = &B->eqns[k];
-      if (pe.role[k] != ROLE_KNOWN_RECOMPUTED) continue;
+      /* a known call split: its staged side recomputes the stage_out ones */
+      int sp = pe.role[k] == ROLE_SPLIT && !mixed[k];
+      if (pe.role[k] != ROLE_KNOWN_RECOMPUTED && !sp) continue;
+      const PeSub *c = &pe.sub[k];
       int need = 0;
-      for (uint32_t i = 0; i < e->nout && !need; i++) need = e->out[i]->kind == SR_VAR && liveR[e->out[i]->id];
+      for (uint32_t i = 0; i < e->nout && !need; i++)
+        need = (!sp || c->stage_out[i]) && e->out[i]->kind == SR_VAR && liveR[e->out[i]->id];
       if (!need) continue;
       keepR[k] = 1;
       for (uint32_t i = 0; i < e->nin; i++)
-        if (e->in[i]->kind == SR_VAR) liveR[e->in[i]->id] = 1;
+        if (e->in[i]->kind == SR_VAR && (!sp || c->s_used[i])) liveR[e->in[i]->id] = 1;
+      if (sp)
+        for (uint32_t x = 0; x < c->nres; x++) liveR[c->xbase + x] = 1;
     }
     int grew = 0;
     for (int i = 0; i < nk; i++) {
@@ -847,9 +871,16 @@ static int pe_build_scan(SrAd *ad, const SrEqn *q, const uint8_t *unk_in, SrVal 
   }
   /* the residuals: outputs of saved equations the recompute scan reads */
   resv = sr_xcalloc(nv, sizeof *resv);
-  for (uint32_t v = 0; v < nv; v++)
-    if (liveR[v] && !unkv[v] && !argkind[v] && byid[v] && pe.def[v] >= 0 && pe.role[pe.def[v]] == ROLE_KNOWN_SAVED)
-      isres[v] = 1, resv[nres++] = v;
+  for (uint32_t v = 0; v < nv; v++) {
+    if (!liveR[v] || unkv[v] || argkind[v] || pe.def[v] < 0) continue;
+    int k = pe.def[v], inR = pe.role[k] == ROLE_KNOWN_RECOMPUTED;
+    if (pe.role[k] == ROLE_SPLIT && !mixed[k] && v < nv0) {
+      const SrEqn *e = &B->eqns[k];
+      for (uint32_t i = 0; i < e->nout; i++)
+        if (e->out[i]->kind == SR_VAR && e->out[i]->id == v) inR = pe.sub[k].stage_out[i];
+    }
+    if (!inR) isres[v] = 1, resv[nres++] = v;
+  }
   /* the known scan's body: the known consts, carries and xs to the known
      carries, the known ys, the residuals */
   livek = sr_xcalloc(nv, 1);
@@ -859,17 +890,23 @@ static int pe_build_scan(SrAd *ad, const SrEqn *q, const uint8_t *unk_in, SrVal 
   for (uint32_t r = 0; r < nres; r++) livek[resv[r]] = 1;
   for (uint32_t k = B->neqn; k-- > 0;) {
     const SrEqn *e = &B->eqns[k];
-    if (pe.role[k] != ROLE_KNOWN_SAVED && pe.role[k] != ROLE_KNOWN_RECOMPUTED) continue;
-    int need = sr_prim_has_effect(e->prim, e->params, e->nparams);
-    for (uint32_t i = 0; i < e->nout && !need; i++) need = e->out[i]->kind == SR_VAR && livek[e->out[i]->id];
+    int sp = pe.role[k] == ROLE_SPLIT;
+    if (pe.role[k] != ROLE_KNOWN_SAVED && pe.role[k] != ROLE_KNOWN_RECOMPUTED && !sp) continue;
+    const PeSub *c = &pe.sub[k];
+    int need = !sp && sr_prim_has_effect(e->prim, e->params, e->nparams);
+    for (uint32_t i = 0; i < e->nout && !need; i++)
+      need = (!sp || !c->unk_out[i]) && e->out[i]->kind == SR_VAR && livek[e->out[i]->id];
+    for (uint32_t x = 0; sp && x < c->nres && !need; x++) need = livek[c->xbase + x];
     if (!need) continue;
     keepK[k] = 1;
     for (uint32_t i = 0; i < e->nin; i++)
-      if (e->in[i]->kind == SR_VAR) livek[e->in[i]->id] = 1;
+      if (e->in[i]->kind == SR_VAR && (!sp || (c->k_in ? c->k_in[i] : !unkv[e->in[i]->id])))
+        livek[e->in[i]->id] = 1;
   }
   ids = sr_xcalloc(na + nv + 1, sizeof *ids);
   types = sr_xcalloc(na + nv + 1, sizeof *types);
   outs = sr_xcalloc(no + nv + 1, sizeof *outs);
+  oids = sr_xcalloc(no + nv + 1, sizeof *oids);
   uint32_t n = 0, m = 0;
   s->sc_nc = s->sc_nk = s->sc_nx = 0;
   for (uint32_t i = 0; i < na; i++) {
@@ -884,9 +921,9 @@ static int pe_build_scan(SrAd *ad, const SrEqn *q, const uint8_t *unk_in, SrVal 
     if (!uk[nc + i]) outs[m++] = B->outvars[i];
   for (int i = nk; i < (int)no; i++)
     if (!s->unk_out[i]) outs[m++] = B->outvars[i];
-  for (uint32_t r = 0; r < nres; r++) outs[m++] = byid[resv[r]];
+  for (uint32_t r = 0; r < nres; r++) oids[m] = resv[r], outs[m++] = byid[resv[r]];
   rc = -1;
-  if (!(s->Qk = trace_eqns(ad, &pe, n, ids, types, keepK, m, outs))) goto out;
+  if (!(s->Qk = trace_eqns(ad, &pe, n, ids, types, keepK, m, outs, oids, 0))) goto out;
   s->nres = nres;
   /* the recompute scan's body: known consts it reads, its carries, the
      known xs it reads, the residuals (a slice each); to its carries'
@@ -908,9 +945,9 @@ static int pe_build_scan(SrAd *ad, const SrEqn *q, const uint8_t *unk_in, SrVal 
     if (inK_R[i]) outs[m++] = B->outvars[i];
   uint32_t *rvals = sr_xcalloc(nv + 1, sizeof *rvals);
   for (uint32_t v = 0; v < nv; v++)
-    if (needR[v]) rvals[ny_r] = v, outs[m++] = byid[v], ny_r++;
+    if (needR[v]) rvals[ny_r] = v, oids[m] = v, outs[m++] = byid[v], ny_r++;
   int want_R = rc_k || ny_r;
-  if (want_R && !(R = trace_eqns(ad, &pe, n, ids, types, keepR, m, outs))) {
+  if (want_R && !(R = trace_eqns(ad, &pe, n, ids, types, keepR, m, outs, oids, 1))) {
     free(rvals);
     goto out;
   }
@@ -932,7 +969,7 @@ static int pe_build_scan(SrAd *ad, const SrEqn *q, const uint8_t *unk_in, SrVal 
   for (uint32_t r = 0; r < ny_r; r++) ids[n] = rvals[r], types[n++] = pe.vtype[rvals[r]], l_x++;
   for (uint32_t i = 0; i < no; i++)
     if (s->unk_out[i]) outs[m++] = B->outvars[i];
-  if (!(L = trace_eqns(ad, &pe, n, ids, types, keepS, m, outs))) {
+  if (!(L = trace_eqns(ad, &pe, n, ids, types, keepS, m, outs, oids, 1))) {
     free(rvals);
     goto out;
   }
@@ -1030,6 +1067,8 @@ out:
   free(outs);
   free(resv);
   free(argkind);
+  free(oids);
+  free(mixed);
   return rc;
 }
 
