@@ -306,11 +306,18 @@ typedef struct MakeJaxpr {
   SrVal *fn;
   SrJitOpts opts;
   int return_shape; /* (jaxpr, the outputs' ShapeDtypeStructs) */
+  /* axis_env=[(name, size), ...]: named axes bound while tracing
+     (core.extend_axis_env_nd), as a vmap binds its axis_name */
+  const char **axis_names;
+  int64_t *axis_sizes;
+  int naxes;
 } MakeJaxpr;
 
 static void make_jaxpr_free(void *d) {
   MakeJaxpr *m = d;
   sr_unref(m->fn);
+  free(m->axis_names);
+  free(m->axis_sizes);
   free(m);
 }
 
@@ -319,8 +326,19 @@ static SrVal *make_jaxpr_call(SrInterp *I, SrArgs *a) {
   SrJitSplit sp;
   if (sr_jit_split(I, &m->opts, m->fn, sr_callable_name(m->fn), a, &sp) < 0) return NULL;
   SrVal *tree = NULL;
+  int nvmap0 = I->jax->nvmap;
+  if (nvmap0 + m->naxes > SR_MAX_VMAP_AXES) {
+    sr_jit_split_free(&sp);
+    return sr_raise(I, "NotImplementedError", "make_jaxpr: more than %d named axes", SR_MAX_VMAP_AXES);
+  }
+  for (int k = 0; k < m->naxes; k++) {
+    I->jax->vmap_axis[nvmap0 + k] = m->axis_names[k];
+    I->jax->vmap_size[nvmap0 + k] = m->axis_sizes[k];
+  }
+  I->jax->nvmap = nvmap0 + m->naxes;
   SrJaxpr *j = sr_trace_fn(I, sp.fn, sp.a.n, sp.a.v, sp.a.nkw, sp.a.kw, sp.a.kwv, SR_TRACE_FOR_MAKE_JAXPR,
                            m->return_shape ? &tree : NULL, NULL);
+  I->jax->nvmap = nvmap0;
   sr_jit_split_free(&sp);
   if (!j) return NULL;
   SrVal *r = sr_jaxpr_val(NULL, j);
@@ -340,13 +358,32 @@ static SrVal *make_jaxpr_call(SrInterp *I, SrArgs *a) {
 }
 
 static SrVal *jax_make_jaxpr(SrInterp *I, SrArgs *a) {
-  SrVal *p[3];
-  if (sr_args_parse(I, a, "make_jaxpr", "fun, static_argnums=, return_shape=", p) < 0) return NULL;
+  SrVal *p[4];
+  if (sr_args_parse(I, a, "make_jaxpr", "fun, static_argnums=, axis_env=, return_shape=", p) < 0) return NULL;
   if (!sr_is_callable(I, p[0])) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(p[0]));
+  SrVal *env = p[2] && p[2]->kind != SR_V_NONE ? p[2] : NULL;
+  if (env && env->kind != SR_V_LIST && env->kind != SR_V_TUPLE)
+    return sr_raise(I, "TypeError", "make_jaxpr: axis_env must be a sequence of (axis_name, size) pairs");
+  for (int k = 0; env && k < env->seq.n; k++) {
+    SrVal *pr = env->seq.items[k];
+    if ((pr->kind != SR_V_TUPLE && pr->kind != SR_V_LIST) || pr->seq.n != 2 || pr->seq.items[0]->kind != SR_V_STR ||
+        pr->seq.items[1]->kind != SR_V_INT)
+      return sr_raise(I, "TypeError", "make_jaxpr: axis_env must be a sequence of (axis_name, size) pairs");
+  }
+  p[2] = p[3];
   MakeJaxpr *m = sr_xcalloc(1, sizeof *m);
+  if (env && env->seq.n) {
+    m->naxes = env->seq.n;
+    m->axis_names = sr_xcalloc((size_t)m->naxes, sizeof *m->axis_names);
+    m->axis_sizes = sr_xcalloc((size_t)m->naxes, sizeof *m->axis_sizes);
+    for (int k = 0; k < m->naxes; k++) {
+      m->axis_names[k] = sr_intern_cstr(env->seq.items[k]->seq.items[0]->str.s);
+      m->axis_sizes[k] = env->seq.items[k]->seq.items[1]->i;
+    }
+  }
   /* make_jaxpr checks no signature: its numbers are taken as given */
   if (sr_jit_opts_parse(I, NULL, p[1], NULL, NULL, NULL, &m->opts) < 0) {
-    free(m);
+    make_jaxpr_free(m);
     return NULL;
   }
   m->fn = sr_ref(p[0]);
