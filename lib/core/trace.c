@@ -291,6 +291,26 @@ static int trace_live(const SrTrace *t, int id) {
   return 0;
 }
 
+/* core.py's escaped_tracer_error: a tracer of a trace that has ended */
+static void escaped_tracer_error(SrInterp *I, const SrArrayObj *a, const SrType *type) {
+  SrBuf b = SR_BUF_INIT;
+  if (!type && a->var) type = a->var->type;
+  if (type) {
+    SrTypeCtx cx;
+    SrDiags d = SR_DIAGS_INIT;
+    sr_type_ctx(I, &cx, &d);
+    sr_aval_str_short(&b, &cx, type, 1, 0);
+    sr_diags_clear(&d);
+  }
+  sr_raise(I, "UnexpectedTracerError",
+           "Encountered an unexpected tracer. A function transformed by JAX had a side effect, allowing for a "
+           "reference to an intermediate value with type %s wrapped in a DynamicJaxprTracer to escape the scope of "
+           "the transformation.\nJAX transformations require that functions explicitly return their outputs, and "
+           "disallow saving intermediate values to global state.",
+           type ? sr_buf_str(&b) : "?");
+  sr_buf_free(&b);
+}
+
 /* The atom standing for an input value inside trace t. */
 static SrVar *atom_for(SrInterp *I, SrTrace *t, SrVal *v, const SrType *type) {
   SrArrayObj *a = sr_array_of(v);
@@ -299,8 +319,7 @@ static SrVar *atom_for(SrInterp *I, SrTrace *t, SrVal *v, const SrType *type) {
   SrVar *lit = literal_for(I, t, v, type, &ok);
   if (ok) return lit;
   if (a && a->kind == SR_AV_TRACER && !trace_live(t, a->trace_id)) {
-    sr_raise(I, "UnexpectedTracerError",
-             "Encountered an unexpected tracer: a value traced inside a function that has returned");
+    escaped_tracer_error(I, a, type);
     return NULL;
   }
   if (a && a->kind == SR_AV_ABSTRACT && !a->has_value) {
@@ -321,7 +340,13 @@ SrJaxpr *sr_trace_end(SrInterp *I, SrTrace *t, SrVal **outs, int nout, SrVal **c
       sr_trace_abort(I, t);
       return NULL;
     }
-    SrVar *v = atom_for(I, t, outs[i], type);
+    /* a numpy array returned as it is: a constant, as the jax.Array it
+       stands for */
+    SrVal *conv = outs[i]->kind == SR_V_OBJ && !sr_array_of(outs[i]) && sr_as_array_hook
+                      ? sr_as_array_hook(I, outs[i])
+                      : NULL;
+    SrVar *v = atom_for(I, t, conv ? conv : outs[i], type);
+    sr_unref(conv);
     if (!v) {
       sr_trace_abort(I, t);
       return NULL;
@@ -508,7 +533,7 @@ SrVal *sr_bind_prim(SrInterp *I, const SrPrim *prim, int nin, SrVal **in, int np
       }
       if (a && a->kind == SR_AV_ABSTRACT && !a->has_value) abstract = 1;
       if (a && a->kind == SR_AV_TRACER) {
-        sr_raise(I, "UnexpectedTracerError", "Encountered an unexpected tracer: a value traced inside a function that has returned");
+        escaped_tracer_error(I, a, a->var ? a->var->type : NULL);
         if (vals != vals_st) free(vals);
         goto done;
       }

@@ -306,11 +306,18 @@ typedef struct MakeJaxpr {
   SrVal *fn;
   SrJitOpts opts;
   int return_shape; /* (jaxpr, the outputs' ShapeDtypeStructs) */
+  /* axis_env=[(name, size), ...]: named axes bound while tracing
+     (core.extend_axis_env_nd), as a vmap binds its axis_name */
+  const char **axis_names;
+  int64_t *axis_sizes;
+  int naxes;
 } MakeJaxpr;
 
 static void make_jaxpr_free(void *d) {
   MakeJaxpr *m = d;
   sr_unref(m->fn);
+  free(m->axis_names);
+  free(m->axis_sizes);
   free(m);
 }
 
@@ -319,8 +326,19 @@ static SrVal *make_jaxpr_call(SrInterp *I, SrArgs *a) {
   SrJitSplit sp;
   if (sr_jit_split(I, &m->opts, m->fn, sr_callable_name(m->fn), a, &sp) < 0) return NULL;
   SrVal *tree = NULL;
+  int nvmap0 = I->jax->nvmap;
+  if (nvmap0 + m->naxes > SR_MAX_VMAP_AXES) {
+    sr_jit_split_free(&sp);
+    return sr_raise(I, "NotImplementedError", "make_jaxpr: more than %d named axes", SR_MAX_VMAP_AXES);
+  }
+  for (int k = 0; k < m->naxes; k++) {
+    I->jax->vmap_axis[nvmap0 + k] = m->axis_names[k];
+    I->jax->vmap_size[nvmap0 + k] = m->axis_sizes[k];
+  }
+  I->jax->nvmap = nvmap0 + m->naxes;
   SrJaxpr *j = sr_trace_fn(I, sp.fn, sp.a.n, sp.a.v, sp.a.nkw, sp.a.kw, sp.a.kwv, SR_TRACE_FOR_MAKE_JAXPR,
                            m->return_shape ? &tree : NULL, NULL);
+  I->jax->nvmap = nvmap0;
   sr_jit_split_free(&sp);
   if (!j) return NULL;
   SrVal *r = sr_jaxpr_val(NULL, j);
@@ -340,13 +358,32 @@ static SrVal *make_jaxpr_call(SrInterp *I, SrArgs *a) {
 }
 
 static SrVal *jax_make_jaxpr(SrInterp *I, SrArgs *a) {
-  SrVal *p[3];
-  if (sr_args_parse(I, a, "make_jaxpr", "fun, static_argnums=, return_shape=", p) < 0) return NULL;
+  SrVal *p[4];
+  if (sr_args_parse(I, a, "make_jaxpr", "fun, static_argnums=, axis_env=, return_shape=", p) < 0) return NULL;
   if (!sr_is_callable(I, p[0])) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(p[0]));
+  SrVal *env = p[2] && p[2]->kind != SR_V_NONE ? p[2] : NULL;
+  if (env && env->kind != SR_V_LIST && env->kind != SR_V_TUPLE)
+    return sr_raise(I, "TypeError", "make_jaxpr: axis_env must be a sequence of (axis_name, size) pairs");
+  for (int k = 0; env && k < env->seq.n; k++) {
+    SrVal *pr = env->seq.items[k];
+    if ((pr->kind != SR_V_TUPLE && pr->kind != SR_V_LIST) || pr->seq.n != 2 || pr->seq.items[0]->kind != SR_V_STR ||
+        pr->seq.items[1]->kind != SR_V_INT)
+      return sr_raise(I, "TypeError", "make_jaxpr: axis_env must be a sequence of (axis_name, size) pairs");
+  }
+  p[2] = p[3];
   MakeJaxpr *m = sr_xcalloc(1, sizeof *m);
+  if (env && env->seq.n) {
+    m->naxes = env->seq.n;
+    m->axis_names = sr_xcalloc((size_t)m->naxes, sizeof *m->axis_names);
+    m->axis_sizes = sr_xcalloc((size_t)m->naxes, sizeof *m->axis_sizes);
+    for (int k = 0; k < m->naxes; k++) {
+      m->axis_names[k] = sr_intern_cstr(env->seq.items[k]->seq.items[0]->str.s);
+      m->axis_sizes[k] = env->seq.items[k]->seq.items[1]->i;
+    }
+  }
   /* make_jaxpr checks no signature: its numbers are taken as given */
   if (sr_jit_opts_parse(I, NULL, p[1], NULL, NULL, NULL, &m->opts) < 0) {
-    free(m);
+    make_jaxpr_free(m);
     return NULL;
   }
   m->fn = sr_ref(p[0]);
@@ -851,18 +888,43 @@ static SrVal *jax_jit(SrInterp *I, SrArgs *a) {
 }
 
 /* jax.checkpoint(fun, prevent_cse=True, policy=None) / jax.remat */
+/* ad_checkpoint.py's _trace_to_jaxpr is a weakref_lru_cache on the
+   function (with its static arguments, WrapHashably's), the arguments'
+   structure and avals: a checkpointed function called again on the same
+   signature binds the same jaxpr, not traced again.  Each Remat keeps its
+   newest traces (REMAT_CACHE_MAX); as for jit, a trace that captured outer
+   values is not kept. */
+typedef struct RematEntry {
+  char *sig;
+  SrVal *statics; /* a tuple, or NULL */
+  SrJaxpr *body;  /* holds a ref to its program */
+  SrVal *out_tree;
+} RematEntry;
+
+enum { REMAT_CACHE_MAX = 32 };
+
 typedef struct Remat {
   SrVal *fn, *policy;
   int prevent_cse;
   int64_t *statics; /* static_argnums as given */
   int nstatics;
+  RematEntry cache[REMAT_CACHE_MAX];
+  int ncache;
 } Remat;
+
+static void remat_entry_free(RematEntry *e) {
+  free(e->sig);
+  sr_unref(e->statics);
+  sr_program_unref(e->body->prog);
+  sr_unref(e->out_tree);
+}
 
 static void remat_free(void *d) {
   Remat *r = d;
   sr_unref(r->fn);
   sr_unref(r->policy);
   free(r->statics);
+  for (int i = 0; i < r->ncache; i++) remat_entry_free(&r->cache[i]);
   free(r);
 }
 
@@ -931,8 +993,50 @@ static SrVal *remat_call(SrInterp *I, SrArgs *a) {
   } else {
     sr_ref(fn);
   }
+  /* the static values, as the cache compares them; none that is a tracer
+     (dyn_args_fun's uncached case) */
+  SrVal *statics = NULL;
+  int cacheable = 1;
+  if (r->nstatics) {
+    RematStatic *s = ((SrBuiltin *)fn->obj.data)->data;
+    statics = sr_seq(NULL, SR_V_TUPLE, 0);
+    for (int i = 0; i < s->nargs; i++)
+      if (s->is_static[i]) {
+        SrArrayObj *o = sr_array_of(s->vals[i]);
+        if (o && o->kind == SR_AV_TRACER) cacheable = 0;
+        sr_seq_push(NULL, statics, sr_ref(s->vals[i]));
+      }
+  }
+  char *sig = cacheable ? jit_sig(I, &dyn) : NULL;
+  if (!sig && I->exc) {
+    sr_unref(fn);
+    sr_unref(statics);
+    free(dv);
+    return NULL;
+  }
   SrVal *out_tree = NULL, *captured = NULL;
-  SrJaxpr *body = sr_trace_fn(I, fn, dyn.n, dyn.v, dyn.nkw, dyn.kw, dyn.kwv, 0, &out_tree, &captured);
+  SrJaxpr *body = NULL;
+  for (int i = 0; sig && i < r->ncache && !body; i++)
+    if (strcmp(r->cache[i].sig, sig) == 0 && sr_jit_statics_equal(I, r->cache[i].statics, statics)) {
+      body = r->cache[i].body;
+      sr_program_ref(body->prog);
+      out_tree = sr_ref(r->cache[i].out_tree);
+    }
+  if (!body) {
+    body = sr_trace_fn(I, fn, dyn.n, dyn.v, dyn.nkw, dyn.kw, dyn.kwv, 0, &out_tree, &captured);
+    if (body && sig && captured->seq.n == 0) {
+      if (r->ncache == REMAT_CACHE_MAX) {
+        remat_entry_free(&r->cache[0]);
+        memmove(r->cache, r->cache + 1, (size_t)(REMAT_CACHE_MAX - 1) * sizeof *r->cache);
+        r->ncache--;
+      }
+      r->cache[r->ncache++] = (RematEntry){sig, statics ? sr_ref(statics) : NULL, body, sr_ref(out_tree)};
+      sr_program_ref(body->prog);
+      sig = NULL;
+    }
+  }
+  free(sig);
+  sr_unref(statics);
   sr_unref(fn);
   SrVal *res = NULL;
   if (body) {
@@ -953,9 +1057,16 @@ SrVal *sr_remat_wrapped(SrVal *f) {
 SrVal *sr_jit_wrapped(SrVal *f) { return sr_is_obj(f, &sr_jit_class) ? ((Jit *)f->obj.data)->fn : NULL; }
 
 static SrVal *jax_checkpoint(SrInterp *I, SrArgs *a) {
-  SrVal *p[4];
-  if (sr_args_parse(I, a, "checkpoint", "fun, *, prevent_cse=, policy=, static_argnums=", p) < 0) return NULL;
+  SrVal *p[5];
+  /* static_argnames: remat3's (jax_remat3, off by default); the default
+     checkpoint takes and ignores it */
+  if (sr_args_parse(I, a, "checkpoint", "fun, *, prevent_cse=, policy=, static_argnums=, static_argnames=", p) < 0)
+    return NULL;
   if (!sr_is_callable(I, p[0])) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(p[0]));
+  /* prevent_cse: a bool, or a sequence (made a tuple) of them */
+  if (p[1] && p[1]->kind != SR_V_BOOL && p[1]->kind != SR_V_TUPLE && p[1]->kind != SR_V_LIST)
+    return sr_raise(I, "TypeError", "prevent_cse must be a bool or tuple of bools, got type(prevent_cse)=<class '%s'>",
+                    sr_val_kind_name(p[1]));
   /* remat_policies.c: the policies of jax.checkpoint_policies, which the
      remat rule's partial evaluation asks (remat_pe.c) */
   int pk = sr_remat_policy_kind(p[2]);
@@ -1010,7 +1121,10 @@ static SrVal *jax_checkpoint(SrInterp *I, SrArgs *a) {
   r->fn = sr_ref(p[0]);
   r->policy = pol ? pol : p[2] && p[2]->kind != SR_V_NONE ? sr_ref(p[2]) : NULL;
   r->prevent_cse = p[1] ? sr_val_truthy(p[1]) : 1;
-  return sr_builtin_with("checkpoint(fun)", remat_call, r, remat_free);
+  /* functools.wraps(fun): the checkpointed function has fun's name */
+  const char *nm = sr_builtin_name(p[0]);
+  if (nm && strrchr(nm, '.')) nm = strrchr(nm, '.') + 1;
+  return sr_builtin_with(nm ? nm : "checkpoint(fun)", remat_call, r, remat_free);
 }
 
 /* bool < int < float < complex: how far a weak type may be promoted */

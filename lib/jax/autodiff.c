@@ -625,10 +625,31 @@ static SrVal *lin_call(SrInterp *I, SrVal *self, SrArgs *a) {
   return r;
 }
 
+/* lifted_jvp.func: partial(_lift_linearized, jaxpr, ...), whose .args
+   start with the linear jaxpr */
+static void lin_func_free(void *d) { sr_unref(d); }
+static void lin_func_repr(SrBuf *out, const SrVal *v) {
+  (void)v;
+  sr_buf_puts(out, "functools.partial(<function _lift_linearized>, ...)");
+}
+static SrVal *lin_func_getattr(SrInterp *I, SrVal *self, const char *name) {
+  (void)I;
+  Lin *l = ((SrVal *)self->obj.data)->obj.data;
+  if (strcmp(name, "args") == 0) {
+    SrVal *t = sr_seq(NULL, SR_V_TUPLE, 1);
+    sr_seq_push(NULL, t, sr_jaxpr_val(NULL, l->lin.jaxpr));
+    return t;
+  }
+  return NULL;
+}
+static const SrLangOps lin_func_ops = {.getattr = lin_func_getattr};
+static const SrClass lin_func_class = {"partial", lin_func_free, lin_func_repr, NULL, &lin_func_ops};
+
 static SrVal *lin_getattr(SrInterp *I, SrVal *self, const char *name) {
   (void)I;
   Lin *l = self->obj.data;
   if (strcmp(name, "jaxpr") == 0) return sr_jaxpr_val(NULL, l->lin.jaxpr);
+  if (strcmp(name, "func") == 0) return sr_obj(&lin_func_class, sr_ref(self));
   if (strcmp(name, "out_nzs") == 0) {
     SrVal *t = sr_seq(NULL, SR_V_TUPLE, l->lin.nout);
     for (int i = 0; i < l->lin.nout; i++) sr_seq_push(NULL, t, sr_bool(l->lin.out_nz[i]));

@@ -253,7 +253,12 @@ static int jvp_custom_vjp(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal 
   SrInterp *I = ad->I;
   Cvjp *c = cvjp_of(e);
   if (!c) return sr_lax_jvp_custom_call(ad, e, x, t, y, ty);
-  if (ad->mode != SR_AD_LIN) {
+  /* custom_vjp_call's JVP stages a custom_lin on the tangents (ad.py),
+     which raises if it is ever run forward: a JVP traced into a jaxpr
+     (a checkpoint's JVP body, whose partial evaluation stages it) is
+     fine; one run op by op fails now */
+  int traced_jvp = ad->mode == SR_AD_JVP && I->trace;
+  if (ad->mode != SR_AD_LIN && !traced_jvp) {
     sr_raise(I, "TypeError", "can't apply forward-mode autodiff (jvp) to a custom_vjp function.");
     return -1;
   }
@@ -272,7 +277,7 @@ static int jvp_custom_vjp(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal 
   SrVal *args = sr_pytree_unflatten(c->in_tree, lv);
   sr_unref(lv);
   SrTrace *saved = I->trace;
-  I->trace = ad->staged ? ad->tangent : ad->primal;
+  if (!traced_jvp) I->trace = ad->staged ? ad->tangent : ad->primal;
   SrArgs fa = {args->seq.n, args->seq.items, 0, NULL, NULL, NULL};
   SrVal *r = sr_call(I, c->fwd, &fa);
   I->trace = saved;

@@ -112,6 +112,30 @@ static SrVal *jax_named_scope(SrInterp *I, SrArgs *a) {
   return sr_obj(&scope_class, s);
 }
 
+/* jax.named_call(fun, *, name=None): fun wrapped in named_scope(name or
+   fun.__name__) (api.py: source_info_util.extend_name_stack(name)(fun)) */
+static SrVal *jax_named_call(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "named_call", "fun, *, name=", p) < 0) return NULL;
+  SrVal *name = p[1] && p[1]->kind != SR_V_NONE ? sr_ref(p[1]) : sr_getattr(I, p[0], "__name__");
+  if (!name) return NULL;
+  if (name->kind != SR_V_STR) {
+    sr_unref(name);
+    return sr_raise(I, "TypeError", "named_scope name argument must be a string.");
+  }
+  Scope sc = {0};
+  sc.name = sr_intern_cstr(name->str.s);
+  sr_unref(name);
+  Wrapped *w = sr_xcalloc(1, sizeof *w);
+  w->fn = sr_ref(p[0]);
+  w->scope = sc;
+  SrVal *fname = sr_getattr(I, p[0], "__name__");
+  const char *nm = fname && fname->kind == SR_V_STR ? sr_intern_cstr(fname->str.s) : "wrapped";
+  if (!fname) sr_exc_clear(I);
+  sr_unref(fname);
+  return sr_builtin_with(nm, wrapped_call, w, wrapped_free);
+}
+
 static SrVal *jax_disable_jit(SrInterp *I, SrArgs *a) {
   SrVal *p[1];
   if (sr_args_parse(I, a, "disable_jit", "disable=", p) < 0) return NULL;
@@ -154,6 +178,8 @@ static SrVal *config_auto_pcast(SrInterp *I, SrArgs *a) {
 }
 
 void sr_scopes_init(void) {
+  sr_def("jax.named_call", jax_named_call,
+         "named_call(fun, *, name=None): fun, its equations bound under the name scope name (fun.__name__ by default)");
   sr_def("jax._src.config.auto_pcast", config_auto_pcast,
          "auto_pcast(new_val): a context manager (or decorator) in which jax_auto_pcast is new_val");
   sr_def("jax.remove_size_one_mesh_axis_from_type jax._src.config.remove_size_one_mesh_axis_from_type",

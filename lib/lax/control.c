@@ -457,7 +457,7 @@ static int ev_call(SrEvalCtx *cx, const SrEvalEqn *e) {
 /* The params of a new jit like e's, with body and per-operand params
    rebuilt: operand i of the new call takes e's entry isrc[i] (or the
    default when isrc[i] < 0), likewise for the results. */
-static void call_params(SrPList *ps, const SrEqn *e, SrJaxpr *body, int nin, const int *isrc, int nout,
+void sr_lax_call_params(SrPList *ps, const SrEqn *e, SrJaxpr *body, int nin, const int *isrc, int nout,
                         const int *osrc) {
   for (uint32_t p = 0; p < e->nparams; p++) {
     const char *k = e->params[p].key;
@@ -488,7 +488,7 @@ static void call_params(SrPList *ps, const SrEqn *e, SrJaxpr *body, int nin, con
 static SrVal *bind_call(SrAd *ad, const SrEqn *e, SrJaxpr *body, int nin, SrVal **in, const int *isrc,
                         const int *osrc) {
   SrPList ps = {0};
-  call_params(&ps, e, body, nin, isrc, (int)body->nout, osrc);
+  sr_lax_call_params(&ps, e, body, nin, isrc, (int)body->nout, osrc);
   SrVal *r = sr_ad_bind(ad, e->prim->id, nin, in, ps.n, ps.p);
   sr_plist_free(&ps);
   return r;
@@ -754,7 +754,7 @@ static int call_transpose(SrAd *ad, const SrEqn *e, const char *key, SrVal **ct,
     for (uint32_t i = 0; i < n; i++)
       if (lin[i]) osrc[m++] = (int)i;
     SrPList ps = {0};
-    call_params(&ps, e, T, (int)k, isrc, (int)m, osrc);
+    sr_lax_call_params(&ps, e, T, (int)k, isrc, (int)m, osrc);
     /* out_* params of the transposed call come from in_* of e: swap */
     for (int p = 0; p < ps.n; p++) {
       const char *pk = ps.p[p].key;
@@ -953,6 +953,65 @@ static SrVal *bind_remat(SrAd *ad, const SrEqn *e, SrJaxpr *body, int nin, SrVal
   return r;
 }
 
+/* The tangent body of a remat whose JVP is not split: takes the primal
+   inputs, then the nonzero tangents; runs the forward jaxpr of the body's
+   linearization for its residuals (the body's arguments forwarded as they
+   are), then the linear jaxpr on them and the tangents; DCE'd to the
+   nonzero output tangents (out_nz, J's).  A new jaxpr (its program
+   referenced), or NULL with an error raised. */
+static SrJaxpr *remat_recompute_body(SrAd *ad, const SrJaxpr *body, const uint8_t *in_nz, const uint8_t *out_nz,
+                                     const SrJaxpr *J) {
+  SrInterp *I = ad->I;
+  uint32_t n = sr_nargs(body), no = body->nout;
+  SrLinJaxprs l;
+  if (sr_ad_linearize_jaxpr(ad, body, in_nz, out_nz, NULL, &l) < 0) return NULL;
+  for (uint32_t i = 0; i < no; i++)
+    if (l.out_nz[i] != out_nz[i]) {
+      sr_ad_lin_jaxprs_free(&l);
+      sr_raise(I, "NotImplementedError", "remat: the linearization of the body has other zero tangents than its JVP");
+      return NULL;
+    }
+  uint32_t na = sr_nargs(J);
+  const SrType **types = sr_xcalloc(na + 1, sizeof *types);
+  for (uint32_t i = 0; i < na; i++) types[i] = sr_args(J)[i]->type;
+  SrVal **args = sr_xcalloc(na + 1, sizeof *args);
+  SrTrace *saved = I->trace;
+  SrTrace *t = sr_ad_trace_begin(ad, (int)na, types, args);
+  free(types);
+  I->trace = t;
+  SrJaxpr *T = NULL;
+  SrVal *f = sr_eval_jaxpr(I, l.fwd, (int)n, args);
+  SrVal *lo = NULL;
+  if (f) {
+    uint32_t nl = sr_nargs(l.lin);
+    SrVal **lin_in = sr_xcalloc(nl + 1, sizeof *lin_in);
+    uint32_t k = 0, q = no;
+    for (int r = 0; r < l.nres; r++) lin_in[k++] = l.in_fwd[r] ? args[l.in_fwd[r] - 1] : f->seq.items[q++];
+    for (uint32_t i = n; i < na && k < nl; i++) lin_in[k++] = args[i];
+    lo = k == nl ? sr_eval_jaxpr(I, l.lin, (int)nl, lin_in)
+                 : sr_raise(I, "RuntimeError", "remat: the linear jaxpr takes %u inputs, %u given", nl, k);
+    free(lin_in);
+  }
+  if (lo) T = sr_ad_trace_end(ad, t, lo->seq.n, lo->seq.items, NULL);
+  else sr_trace_abort(I, t);
+  I->trace = saved;
+  sr_unref(f);
+  sr_unref(lo);
+  for (uint32_t i = 0; i < na; i++) sr_unref(args[i]);
+  free(args);
+  sr_ad_lin_jaxprs_free(&l);
+  if (!T) return NULL;
+  uint8_t *keep = sr_xcalloc(T->nout + 1, 1);
+  memset(keep, 1, T->nout);
+  SrJaxpr *D = sr_ad_dce(T, keep, NULL, 0);
+  free(keep);
+  if (D != T) {
+    sr_program_ref(D->prog);
+    sr_program_unref(T->prog);
+  }
+  return D;
+}
+
 JVP(jvp_remat) {
   SrJaxpr *body = body_of(ad, e, "jaxpr");
   if (!body) return -1;
@@ -982,12 +1041,18 @@ JVP(jvp_remat) {
   if (ad->mode == SR_AD_LIN) {
     /* the primal: the remat as it is (known) */
     SrVal *r = sr_ad_bind_eqn(ad, e, x);
-    /* the tangent: the JVP body without its primal outputs */
-    uint8_t *keep = sr_xcalloc(J->nout + 1, 1);
-    for (uint32_t i = no; i < J->nout; i++) keep[i] = 1;
-    SrJaxpr *Jt = sr_ad_dce(J, keep, NULL, 0);
-    free(keep);
+    /* the tangent: a body that recomputes the residuals of the body's
+       linearization from the primal inputs, then applies its linear part
+       to the tangents (what nothing_saveable leaves: everything
+       recomputed), for a body whose JVP the split above does not take
+       apart (a scan, a cond... reading known and unknown values) */
+    SrJaxpr *Jt = remat_recompute_body(ad, body, in_nz, out_nz, J);
+    if (!Jt) {
+      rc = -1;
+      goto done;
+    }
     SrVal *rt = Jt->nout ? bind_remat(ad, e, Jt, (int)k, in, 1) : NULL;
+    sr_program_unref(Jt->prog);
     if (r && (rt || !Jt->nout)) {
       for (uint32_t i = 0, q = 0; i < no; i++) {
         y[i] = r->seq.items[i];
@@ -1188,6 +1253,31 @@ BATCH(batch_custom_call) {
   free(inb);
   free(outb);
   free(in);
+  return rc;
+}
+
+/* custom_derivatives.py: _custom_jvp_call_transpose_fancy -- a
+   custom_jvp_call staged on tangents (a custom_jvp function its own JVP
+   rule applies to them, linearly) transposes as its call_jaxpr's
+   backward pass, inline. */
+TR(tr_custom_jvp_call) {
+  SrJaxpr *body = body_of(ad, e, "call_jaxpr");
+  if (!body) return -1;
+  uint32_t n = e->nin;
+  if (sr_nargs(body) != n) {
+    sr_raise(ad->I, "TypeError", "custom_jvp_call has %u operands, its call_jaxpr %u", n, sr_nargs(body));
+    return -1;
+  }
+  uint8_t *lin = sr_xcalloc(n + 1, 1);
+  SrVal **cin = sr_xcalloc(n + 1, sizeof *cin);
+  for (uint32_t i = 0; i < n; i++) lin[i] = x[i] == NULL;
+  int rc = sr_ad_backward(ad, body, lin, x, ct, cin);
+  for (uint32_t i = 0; i < n; i++) {
+    if (rc == 0 && lin[i]) cx[i] = sr_ad_keep(ad, cin[i]);
+    else sr_unref(cin[i]);
+  }
+  free(lin);
+  free(cin);
   return rc;
 }
 
@@ -1965,6 +2055,31 @@ static SrVal *groups(int a, int b, int c, int three) {
   sr_seq_push(NULL, t, nones(b));
   if (three) sr_seq_push(NULL, t, nones(c));
   return t;
+}
+
+void sr_lax_scan_params(SrPList *ps, const SrEqn *e, SrJaxpr *body, int nc, int nk, int nx, int reverse) {
+  int ny = (int)body->nout - nk;
+  for (uint32_t p = 0; p < e->nparams; p++) {
+    const char *k = e->params[p].key;
+    if (strcmp(k, "jaxpr") == 0) sr_plist_add(ps, k, sr_jaxpr_val(NULL, body));
+    else if (strcmp(k, "ft_in") == 0) sr_plist_add(ps, k, groups(nc, nk, nx, 1));
+    else if (strcmp(k, "ft_out") == 0) sr_plist_add(ps, k, groups(nk, ny, 0, 0));
+    else if (strcmp(k, "num_consts") == 0) sr_plist_add(ps, k, sr_int(NULL, nc));
+    else if (strcmp(k, "num_carry") == 0) sr_plist_add(ps, k, sr_int(NULL, nk));
+    else if (strcmp(k, "linear") == 0) {
+      SrVal *l = sr_seq(NULL, SR_V_TUPLE, nc + nk + nx);
+      for (int i = 0; i < nc + nk + nx; i++) sr_seq_push(NULL, l, sr_bool(0));
+      sr_plist_add(ps, k, l);
+    } else if (strcmp(k, "reverse") == 0) sr_plist_add(ps, k, sr_bool(reverse));
+    else sr_plist_add(ps, k, sr_ref(e->params[p].val));
+  }
+}
+
+int sr_lax_scan_shape(SrAd *ad, const SrEqn *e, int *nc, int *nk, int64_t *length, int *reverse) {
+  Scan s;
+  if (scan_read(ad, e, &s) < 0) return -1;
+  *nc = s.nc, *nk = s.nk, *length = s.length, *reverse = s.reverse;
+  return 0;
 }
 
 /* Binds a scan like e with a new body and operand counts. */
@@ -3525,6 +3640,7 @@ static void ad_rules_control(void) {
   sr_ad_set_jvp(SR_P_remat2, jvp_remat);
   sr_ad_set_transpose(SR_P_remat2, tr_remat);
   sr_ad_set_jvp(SR_P_custom_jvp_call, jvp_custom_jvp_call);
+  sr_ad_set_transpose(SR_P_custom_jvp_call, tr_custom_jvp_call);
   sr_ad_set_jvp(SR_P_custom_vjp_call, jvp_custom_vjp_call);
   sr_ad_set_jvp(SR_P_custom_vjp_call_jaxpr, sr_lax_jvp_custom_call);
   sr_ad_set_transpose(SR_P_custom_lin, tr_custom_lin);

@@ -165,6 +165,16 @@ int sr_lax_shard_map_divisible(SrTypeCtx *cx, const SrMesh *mesh, const char *fn
    before).  The hook says whether a known equation's outputs may be
    saved under a policy object (1, 0; -1 with an error raised; -2 for a
    param that is no policy object): jax/remat_policies.c sets it. */
+/* control.c: the params of a new jit like e's on body, its per-operand
+   entries rebuilt: operand i takes e's entry isrc[i] (the default where
+   isrc[i] < 0), likewise the results (osrc). */
+void sr_lax_call_params(SrPList *ps, const SrEqn *e, SrJaxpr *body, int nin, const int *isrc, int nout,
+                        const int *osrc);
+/* control.c: the params of a scan like e on body with these operand
+   counts (linear all False); and e's operand counts, length and direction
+   (0, or -1 with an error raised). */
+void sr_lax_scan_params(SrPList *ps, const SrEqn *e, SrJaxpr *body, int nc, int nk, int nx, int reverse);
+int sr_lax_scan_shape(SrAd *ad, const SrEqn *e, int *nc, int *nk, int64_t *length, int *reverse);
 int sr_lax_remat_lin(SrAd *ad, const SrEqn *e, const SrJaxpr *J, SrVal **x, SrVal **t, SrVal **y, SrVal **tpk);
 extern int (*sr_lax_remat_saveable)(SrInterp *I, SrVal *policy, const SrEqn *e);
 /* lax_other.logaddexp, the custom_jvp that cumlogsumexp's JVP combines

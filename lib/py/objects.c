@@ -385,6 +385,14 @@ static const struct {
   {"DuplicateSpecError", "Exception"},
   {"XlaRuntimeError", "RuntimeError"},
   {"JaxRuntimeError", "RuntimeError"},
+  /* jax.errors' (errors.py) */
+  {"ConcretizationTypeError", "TypeError"},
+  {"TracerBoolConversionError", "ConcretizationTypeError"},
+  {"TracerArrayConversionError", "TypeError"},
+  {"TracerIntegerConversionError", "TypeError"},
+  {"NonConcreteBooleanIndexError", "IndexError"},
+  {"UnexpectedTracerError", "Exception"},
+  {"KeyReuseError", "RuntimeError"},
   {NULL, NULL},
 };
 
@@ -1877,6 +1885,16 @@ void sr_objects_init(void) {
     char q[64];
     snprintf(q, sizeof q, "builtins.%s", exc_tree[i].name);
     sr_register(q, sr_obj(&sr_exctype_class, (void *)sr_intern_cstr(exc_tree[i].name)));
+  }
+  /* jax.errors */
+  static const char *const jax_errors[] = {"ConcretizationTypeError", "TracerBoolConversionError",
+                                           "TracerArrayConversionError", "TracerIntegerConversionError",
+                                           "NonConcreteBooleanIndexError", "UnexpectedTracerError",
+                                           "KeyReuseError", "JaxRuntimeError", NULL};
+  for (int i = 0; jax_errors[i]; i++) {
+    char q[80];
+    snprintf(q, sizeof q, "jax.errors.%s", jax_errors[i]);
+    sr_register(q, sr_obj(&sr_exctype_class, (void *)sr_intern_cstr(jax_errors[i])));
   }
   sr_builtins_py_init();
 }
