@@ -161,9 +161,15 @@ static SrVal *cv_call(SrInterp *I, SrVal *self, SrArgs *a) {
   }
   SrArgs pa = {args->seq.n, args->seq.items, 0, NULL, NULL, NULL};
   SrCustomCall cc;
-  int rc = sr_custom_call_trace(I, fun, cv->name, &pa, &cc);
+  SrVal *eager;
+  int rc = sr_custom_call_trace(I, fun, cv->name, &pa, &cc, &eager);
   sr_unref(args);
   sr_unref(fun);
+  if (rc == 1) {
+    sr_unref(fwd);
+    sr_unref(bwd);
+    return eager;
+  }
   if (rc < 0) {
     sr_unref(fwd);
     sr_unref(bwd);

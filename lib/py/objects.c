@@ -385,6 +385,16 @@ static const struct {
   {"DuplicateSpecError", "Exception"},
   {"XlaRuntimeError", "RuntimeError"},
   {"JaxRuntimeError", "RuntimeError"},
+  /* jax.errors' (errors.py) */
+  {"JAXTypeError", "TypeError"},
+  {"JAXIndexError", "IndexError"},
+  {"ConcretizationTypeError", "JAXTypeError"},
+  {"NonConcreteBooleanIndexError", "JAXIndexError"},
+  {"TracerArrayConversionError", "JAXTypeError"},
+  {"TracerIntegerConversionError", "JAXTypeError"},
+  {"TracerBoolConversionError", "ConcretizationTypeError"},
+  {"UnexpectedTracerError", "JAXTypeError"},
+  {"KeyReuseError", "JAXTypeError"},
   {NULL, NULL},
 };
 

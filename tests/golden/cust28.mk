@@ -1,0 +1,8 @@
+## cust28.mk: JAX's tests/custom_api_test.py (CustomJVPTest, CustomVJPTest,
+## CustomVmapTest, CustomApiTest) as shardrepl programs, included by golden.mk
+## Skipped: test_concurrent_initial_style's threads (its computation is in
+## cust28_jvp2); test_nondiff_arg_jit_tracer, test_vmap_axes, test_pmap
+## (skipped in JAX too).
+GOLDEN_TESTS += \
+	tests/golden/cust28_jvp1.jxr \
+	tests/golden/cust28_jvp2.jxr
