@@ -51,6 +51,9 @@ typedef struct Cjvp {
   int nconsts, nleaves, nout;
   int symbolic_zeros;      /* defjvp(symbolic_zeros=True) */
   const SrType **out_types;
+  uint8_t *ndrop;          /* a vmapped rule's: per leaf, the leading batch
+                              dims its SymbolicZeros' avals leave out (NULL:
+                              none) */
 } Cjvp;
 
 static void cjvp_free(void *d) {
@@ -59,6 +62,7 @@ static void cjvp_free(void *d) {
   sr_unref(c->in_tree);
   sr_unref(c->out_tree);
   free(c->out_types);
+  free(c->ndrop);
   free(c);
 }
 
@@ -129,8 +133,15 @@ static SrVal *symzero_rebuild(SrVal *self, SrVal *children) {
   (void)children;
   return sr_ref(self);
 }
-static const SrLangOps symzero_ops = {
-    .getattr = symzero_getattr, .tree_children = symzero_children, .tree_rebuild = symzero_rebuild};
+static SrVal *symzero_type_of(SrVal *self) {
+  (void)self;
+  SrVal *t = sr_lookup_qualname("jax.custom_derivatives.SymbolicZero");
+  return t ? sr_ref(t) : NULL;
+}
+static const SrLangOps symzero_ops = {.getattr = symzero_getattr,
+                                      .tree_children = symzero_children,
+                                      .tree_rebuild = symzero_rebuild,
+                                      .type_of = symzero_type_of};
 static const SrClass symzero_class = {"SymbolicZero", symzero_free, symzero_repr, NULL, &symzero_ops};
 
 static SrVal *symzero_new(const SrType *t) { return sr_obj(&symzero_class, sr_aval_new(t)); }
@@ -1122,24 +1133,39 @@ done:
   return rc;
 }
 
-/* v with each SymbolicZero in its lists and tuples (or v itself) made
-   the zeros of its aval; a new reference. */
-static SrVal *instantiate_symzeros(SrAd *ad, SrVal *v) {
-  const SrType *zt = symzero_type(v);
-  if (zt) {
-    SrVal *z = ad->mode == SR_AD_LIN ? sr_ad_zeros_staged(ad, zt) : sr_ad_full_zeros(ad, zt);
+/* The rule's tangent output v with each SymbolicZero made zeros of the
+   tangent type of its primal (the leaves pl, *k the next one), marked in
+   mask; a new reference, NULL on error. */
+static SrVal *symzero_outs(SrAd *ad, SrVal *v, SrVal *pl, int *k, uint8_t *mask) {
+  SrInterp *I = ad->I;
+  if (sr_is_obj(v, &symzero_class)) {
+    const SrType *zt = symzero_type(v);
+    if (*k < pl->seq.n) {
+      zt = sr_ad_tangent_type(sr_value_type(I, pl->seq.items[*k]));
+      mask[*k] = 1;
+    }
+    (*k)++;
+    SrVal *z = zt ? (ad->mode == SR_AD_LIN ? sr_ad_zeros_staged(ad, zt) : sr_ad_full_zeros(ad, zt)) : NULL;
     return z ? sr_ref(z) : NULL;
   }
-  if (v->kind != SR_V_LIST && v->kind != SR_V_TUPLE) return sr_ref(v);
-  SrVal *r = sr_seq(NULL, v->kind, v->seq.n);
-  for (int i = 0; i < v->seq.n; i++) {
-    SrVal *e = instantiate_symzeros(ad, v->seq.items[i]);
+  SrVal *ch = sr_pytree_children(v);
+  if (!ch) {
+    (*k)++;
+    return sr_ref(v);
+  }
+  SrVal *nc = sr_seq(NULL, SR_V_LIST, ch->seq.n);
+  for (int i = 0; i < ch->seq.n; i++) {
+    SrVal *e = symzero_outs(ad, ch->seq.items[i], pl, k, mask);
     if (!e) {
-      sr_unref(r);
+      sr_unref(nc);
+      sr_unref(ch);
       return NULL;
     }
-    sr_seq_push(NULL, r, e);
+    sr_seq_push(NULL, nc, e);
   }
+  SrVal *r = sr_pytree_rebuild(v, nc);
+  sr_unref(nc);
+  sr_unref(ch);
   return r;
 }
 
@@ -1154,8 +1180,11 @@ static int jvp_custom_jvp(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal 
   for (int i = 0; i < c->nleaves; i++) {
     SrVal *xi = x[c->nconsts + i], *ti = t[c->nconsts + i];
     if (!ti && c->symbolic_zeros) {
-      /* lift_jvp: a SymbolicZero of the tangent's aval */
-      ti = sr_ad_keep(ad, symzero_new(sr_ad_tangent_type(sr_value_type(I, xi))));
+      /* lift_jvp: a SymbolicZero of the tangent's aval (per example under
+         vmap: batch_custom_jvp_subtrace's mapped_aval) */
+      const SrType *zt = sr_ad_tangent_type(sr_value_type(I, xi));
+      for (int k = 0; c->ndrop && k < c->ndrop[i]; k++) zt = sr_batch_unmapped_type(zt, 0);
+      ti = sr_ad_keep(ad, symzero_new(zt));
     } else if (!ti) {
       const SrType *tt = sr_ad_tangent_type(sr_value_type(I, xi));
       ti = ad->mode == SR_AD_LIN ? sr_ad_zeros_staged(ad, tt) : sr_ad_full_zeros(ad, tt);
@@ -1175,10 +1204,23 @@ static int jvp_custom_jvp(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal 
   sr_unref(primals);
   sr_unref(tangents);
   if (!pair) return -1;
-  if (c->symbolic_zeros && sr_is_seq(pair) && pair->seq.n == 2) {
-    /* SymbolicZeros the rule returns are zeros of their avals */
-    SrVal *tz = instantiate_symzeros(ad, pair->seq.items[1]);
+  uint8_t *zmask = NULL;
+  if (sr_is_seq(pair) && pair->seq.n == 2) {
+    /* SymbolicZeros the rule returns (zero_from_primal(...,
+       symbolic_zeros=True) makes them whatever the rule's mode) are zero
+       tangents (NULL below); for
+       the checks, zeros of their primals' tangent types */
+    SrVal *pl = sr_pytree_flatten(I, pair->seq.items[0]);
+    if (!pl) {
+      sr_unref(pair);
+      return -1;
+    }
+    zmask = sr_xcalloc((size_t)pl->seq.n + 1, 1);
+    int k = 0;
+    SrVal *tz = symzero_outs(ad, pair->seq.items[1], pl, &k, zmask);
+    sr_unref(pl);
     if (!tz) {
+      free(zmask);
       sr_unref(pair);
       return -1;
     }
@@ -1191,8 +1233,9 @@ static int jvp_custom_jvp(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal 
   if (rc == 0)
     for (int i = 0; i < c->nout; i++) {
       y[i] = sr_ad_keep(ad, sr_ref(po->seq.items[i]));
-      ty[i] = sr_ad_keep(ad, sr_ref(to->seq.items[i]));
+      ty[i] = zmask && zmask[i] ? NULL : sr_ad_keep(ad, sr_ref(to->seq.items[i]));
     }
+  free(zmask);
   sr_unref(po);
   sr_unref(to);
   sr_unref(pair);
@@ -1248,6 +1291,8 @@ static SrVal *batch_custom_jvp(SrInterp *I, SrVal *jvp, const uint8_t *in_batche
   d->out_tree = sr_ref(c->out_tree);
   d->out_types = sr_xcalloc((size_t)c->nout + 1, sizeof *d->out_types);
   for (int i = 0; i < c->nout; i++) d->out_types[i] = out_types[i];
+  d->ndrop = sr_xcalloc((size_t)c->nleaves + 1, 1);
+  for (int i = 0; i < c->nleaves; i++) d->ndrop[i] = (uint8_t)((c->ndrop ? c->ndrop[i] : 0) + in_batched[c->nconsts + i]);
   return sr_obj(&cjvp_class, d);
 }
 
