@@ -75,7 +75,7 @@ static void cjvp_repr(SrBuf *out, const SrVal *v) {
 static const SrClass cjvp_class = {"custom_jvp_rule", cjvp_free, cjvp_repr, NULL, NULL};
 
 /* Appends PyTreeDef(...) of v: what two structures are compared by. */
-static void treedef_of(SrBuf *b, SrVal *v) {
+void sr_custom_treedef_of(SrBuf *b, SrVal *v) {
   int k = 0;
   SrVal *n = sr_pytree_numbered(v, &k);
   sr_vjp_treedef_str(b, n);
@@ -85,7 +85,7 @@ static void treedef_of(SrBuf *b, SrVal *v) {
 /* The structure `tree` with each leaf replaced by its type's short text,
    as JAX's messages show tree_unflatten(out_tree, [a.str_short() ...])
    with the quotes removed. */
-static void type_tree(SrInterp *I, SrBuf *b, SrVal *tree, int n, const SrType **types) {
+void sr_custom_type_tree(SrInterp *I, SrBuf *b, SrVal *tree, int n, const SrType **types) {
   SrVal *words = sr_seq(NULL, SR_V_LIST, n);
   for (int i = 0; i < n; i++) {
     SrBuf s = SR_BUF_INIT;
@@ -326,13 +326,38 @@ SrVal *sr_custom_nondiff_wrap(SrVal *fn, SrVal *vals, const int *pos, int n, int
 /* Splits resolved arguments by nondiff positions: the held values and the
    differentiated ones (new tuples); -1 with JAX's error when a position
    is past the arguments. */
+/* v with its traced leaves whose values are known (an eager grad's
+   arguments it does not differentiate, which JAX passes as they are)
+   replaced by those values; a new reference. */
+static SrVal *known_leaves(SrInterp *I, SrVal *v) {
+  if (!I->trace) return sr_ref(v);
+  SrVal *l = sr_pytree_flatten_any(I, v);
+  if (!l) {
+    sr_exc_clear(I);
+    return sr_ref(v);
+  }
+  int changed = 0;
+  for (int i = 0; i < l->seq.n; i++) {
+    SrArrayObj *a = sr_array_of(l->seq.items[i]);
+    if (!a || a->kind != SR_AV_TRACER) continue;
+    SrVal *c = sr_tracers_value(I, l->seq.items[i]);
+    if (!c) continue;
+    sr_unref(l->seq.items[i]);
+    l->seq.items[i] = c;
+    changed = 1;
+  }
+  SrVal *r = changed ? sr_pytree_unflatten(v, l) : sr_ref(v);
+  sr_unref(l);
+  return r ? r : sr_ref(v);
+}
+
 int sr_custom_nondiff_split(SrInterp *I, SrVal *args, const int *pos, int n, SrVal **held, SrVal **dyn) {
   *held = sr_tuple(NULL, 0, NULL);
   *dyn = sr_tuple(NULL, 0, NULL);
   int s = 0;
   for (int i = 0; i < args->seq.n; i++) {
     if (s < n && pos[s] == i) {
-      sr_seq_push(NULL, *held, sr_ref(args->seq.items[i]));
+      sr_seq_push(NULL, *held, known_leaves(I, args->seq.items[i]));
       s++;
     } else {
       sr_seq_push(NULL, *dyn, sr_ref(args->seq.items[i]));
@@ -1046,8 +1071,8 @@ static int check_pair(SrInterp *I, Cjvp *c, SrVal *pair, SrVal **po, SrVal **to)
   *po = sr_pytree_array_leaves(I, pair->seq.items[0]);
   *to = *po ? sr_pytree_array_leaves(I, pair->seq.items[1]) : NULL;
   if (!*to) goto done;
-  treedef_of(&s1, pair->seq.items[0]);
-  treedef_of(&s2, pair->seq.items[1]);
+  sr_custom_treedef_of(&s1, pair->seq.items[0]);
+  sr_custom_treedef_of(&s2, pair->seq.items[1]);
   if (strcmp(sr_buf_str(&s1), sr_buf_str(&s2)) != 0) {
     sr_raise(I, "TypeError",
              "Custom JVP rule %s for function %s must produce primal and tangent outputs with equal container "
@@ -1067,8 +1092,8 @@ static int check_pair(SrInterp *I, Cjvp *c, SrVal *pair, SrVal **po, SrVal **to)
   if (!same_types) {
     sr_buf_reset(&s1);
     sr_buf_reset(&s2);
-    type_tree(I, &s1, pair->seq.items[0], n, pt);
-    type_tree(I, &s2, c->out_tree, c->nout, c->out_types);
+    sr_custom_type_tree(I, &s1, pair->seq.items[0], n, pt);
+    sr_custom_type_tree(I, &s2, c->out_tree, c->nout, c->out_types);
     if (!same_tree)
       sr_raise(I, "TypeError",
                "Custom JVP rule %s for function %s must produce a pair (list or tuple of length two) where the "

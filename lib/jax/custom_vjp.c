@@ -133,6 +133,27 @@ static void cv_repr(SrBuf *out, const SrVal *v) {
   sr_buf_printf(out, "<jax._src.custom_derivatives.custom_vjp object of <function %s>>", c->name);
 }
 
+/* custom_derivatives._check_for_tracers: a traced nondiff argument (one
+   whose value is not known) is refused */
+static int check_for_tracers(SrInterp *I, SrVal *held) {
+  SrVal *l = sr_pytree_flatten_any(I, held);
+  if (!l) return -1;
+  int bad = 0;
+  for (int i = 0; i < l->seq.n && !bad; i++) {
+    SrArrayObj *a = sr_array_of(l->seq.items[i]);
+    bad = a && a->kind == SR_AV_TRACER;
+  }
+  sr_unref(l);
+  if (!bad) return 0;
+  sr_raise(I, "UnexpectedTracerError",
+           "Found a JAX Tracer object passed as an argument to a custom_vjp function in a position indicated by "
+           "nondiff_argnums as non-differentiable. Tracers cannot be passed as non-differentiable arguments to "
+           "custom_vjp functions; instead, nondiff_argnums should only be used for arguments that can't be or "
+           "contain JAX tracers, e.g. function-valued arguments. In particular, array-valued arguments should "
+           "typically not be indicated as nondiff_argnums.");
+  return -1;
+}
+
 static SrVal *cv_call(SrInterp *I, SrVal *self, SrArgs *a) {
   CustomVjp *cv = self->obj.data;
   if (!cv->fwd || !cv->bwd)
@@ -142,7 +163,8 @@ static SrVal *cv_call(SrInterp *I, SrVal *self, SrArgs *a) {
   SrVal *fun = sr_ref(cv->fun), *fwd = sr_ref(cv->fwd), *bwd = sr_ref(cv->bwd);
   if (cv->nnondiff) {
     SrVal *held, *dyn;
-    if (sr_custom_nondiff_split(I, args, cv->nondiff, cv->nnondiff, &held, &dyn) < 0) {
+    if (sr_custom_nondiff_split(I, args, cv->nondiff, cv->nnondiff, &held, &dyn) < 0 ||
+        check_for_tracers(I, held) < 0) {
       sr_unref(args);
       sr_unref(fun);
       sr_unref(fwd);
@@ -259,10 +281,10 @@ static int jvp_custom_vjp(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal 
   SrInterp *I = ad->I;
   Cvjp *c = cvjp_of(e);
   if (!c) return sr_lax_jvp_custom_call(ad, e, x, t, y, ty);
-  if (ad->mode != SR_AD_LIN) {
-    sr_raise(I, "TypeError", "can't apply forward-mode autodiff (jvp) to a custom_vjp function.");
-    return -1;
-  }
+  /* forward mode (JVPTrace.process_custom_vjp_call) also runs fwd and
+     binds custom_lin: it is running custom_lin forward that JAX refuses
+     (a jvp evaluated), while one that is transposed (a remat's or a
+     jit's jvp under grad) applies bwd */
   for (int i = 0; i < c->nconsts; i++)
     if (t[i]) {
       sr_raise(I, "CustomVJPException",
@@ -278,7 +300,7 @@ static int jvp_custom_vjp(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal 
   SrVal *args = sr_pytree_unflatten(c->in_tree, lv);
   sr_unref(lv);
   SrTrace *saved = I->trace;
-  I->trace = ad->staged ? ad->tangent : ad->primal;
+  if (ad->mode == SR_AD_LIN) I->trace = ad->staged ? ad->tangent : ad->primal;
   SrArgs fa = {args->seq.n, args->seq.items, 0, NULL, NULL, NULL};
   SrVal *r = sr_call(I, c->fwd, &fa);
   I->trace = saved;
@@ -287,34 +309,61 @@ static int jvp_custom_vjp(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal 
   int rc = -1;
   SrVal *yl = NULL, *rl = NULL;
   if (!sr_is_seq(r) || r->seq.n != 2) {
+    SrBuf b = SR_BUF_INIT;
+    sr_to_str(I, &b, r);
     sr_raise(I, "TypeError",
-             "Custom VJP fwd rule %s for function %s must produce a pair (list or tuple of length two) representing "
-             "primal outputs and residuals (values stored from the forward pass for use on the backward pass), got "
-             "%s.",
-             c->fwd_name, c->name, sr_val_kind_name(r));
+             "Custom VJP fwd rule %s for function %s must produce a pair (list or tuple of length two) where the "
+             "first element represents the primal output (equal to those of the custom_vjp-decorated function %s) "
+             "and the second element represents residuals (i.e. values stored from the forward pass for use on the "
+             "backward pass), but instead of a pair the fwd rule %s produced %s.",
+             c->fwd_name, c->name, c->name, c->fwd_name, sr_buf_str(&b));
+    sr_buf_free(&b);
     goto done;
   }
   yl = sr_pytree_array_leaves(I, r->seq.items[0]);
   if (!yl) goto done;
-  if (yl->seq.n != c->nout) {
-    sr_raise(I, "TypeError",
-             "Custom VJP fwd rule %s for function %s must produce a pair (list or tuple of length two) where the "
-             "first element represents the primal output (equal to the output of the custom_vjp-decorated function "
-             "%s, and in particular of the same container/pytree structure), but instead the fwd rule output's "
-             "first element has %d leaves where the primal output has %d.",
-             c->fwd_name, c->name, c->name, yl->seq.n, c->nout);
-    goto done;
-  }
-  for (int i = 0; i < c->nout; i++) {
-    const SrType *got = sr_value_type(I, yl->seq.items[i]);
-    if (!sr_type_equal_mod_mesh(sr_type_with_weak(got, 0), sr_type_with_weak(c->out_types[i], 0))) {
-      sr_raise(I, "TypeError",
-               "Custom VJP fwd rule %s for function %s must produce primal outputs with types equal to the types of "
-               "the outputs of the custom_vjp-decorated function %s, but at output %d the fwd rule produced %s where "
-               "the function produces %s.",
-               c->fwd_name, c->name, c->name, i, sr_type_short(got), sr_type_short(c->out_types[i]));
-      goto done;
+  {
+    /* _flatten_fwd's checks against the function's output */
+    SrBuf s1 = SR_BUF_INIT, s2 = SR_BUF_INIT;
+    sr_custom_treedef_of(&s1, r->seq.items[0]);
+    sr_vjp_treedef_str(&s2, c->out_tree);
+    int same_tree = strcmp(sr_buf_str(&s1), sr_buf_str(&s2)) == 0 && yl->seq.n == c->nout;
+    int same = same_tree;
+    const SrType **pt = sr_xcalloc((size_t)yl->seq.n + 1, sizeof *pt);
+    for (int i = 0; i < yl->seq.n; i++) pt[i] = sr_value_type(I, yl->seq.items[i]);
+    for (int i = 0; same && i < c->nout; i++)
+      same = sr_type_equal_mod_mesh(sr_type_with_weak(pt[i], 0), sr_type_with_weak(c->out_types[i], 0));
+    if (!same) {
+      sr_buf_reset(&s1);
+      sr_buf_reset(&s2);
+      int k = 0;
+      SrVal *num = sr_pytree_numbered(r->seq.items[0], &k);
+      sr_custom_type_tree(I, &s1, num, yl->seq.n, pt);
+      sr_unref(num);
+      sr_custom_type_tree(I, &s2, c->out_tree, c->nout, c->out_types);
+      if (!same_tree)
+        sr_raise(I, "TypeError",
+                 "Custom VJP fwd rule %s for function %s must produce a pair (list or tuple of length two) where the "
+                 "first element represents the primal output (equal to the output of the custom_vjp-decorated "
+                 "function %s) and the second element represents residuals (i.e. values stored from the forward "
+                 "pass for use on the backward pass), but instead the fwd rule output's first element had "
+                 "container/pytree structure:\n    %s\nwhile the custom_vjp-decorated function %s had output "
+                 "container/pytree structure:\n    %s.",
+                 c->fwd_name, c->name, c->name, sr_buf_str(&s1), c->name, sr_buf_str(&s2));
+      else
+        sr_raise(I, "TypeError",
+                 "Custom VJP fwd rule %s for function %s must produce a pair (list or tuple of length two) where the "
+                 "first element represents the primal output (equal to the output of the custom_vjp-decorated "
+                 "function %s) and the second element represents residuals (i.e. values stored from the forward "
+                 "pass for use on the backward pass), but instead the fwd rule output's first element had "
+                 "shapes/dtypes of:\n    %s\nwhile the custom_vjp-decorated function %s had output shapes/dtypes "
+                 "of:\n    %s",
+                 c->fwd_name, c->name, c->name, sr_buf_str(&s1), c->name, sr_buf_str(&s2));
     }
+    free(pt);
+    sr_buf_free(&s1);
+    sr_buf_free(&s2);
+    if (!same) goto done;
   }
   rl = sr_pytree_array_leaves(I, r->seq.items[1]);
   if (!rl) goto done;

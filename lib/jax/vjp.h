@@ -115,6 +115,11 @@ void sr_vjp_treedef_str(SrBuf *b, const SrVal *tree);
    at their positions; else leading, as the rules take them). */
 SrVal *sr_custom_resolve_kwargs(SrInterp *I, SrVal *fun, const char *kind, const char *name, SrArgs *a);
 int sr_custom_nondiff_parse(SrInterp *I, SrVal *fun, SrVal *nums, SrVal *names, int **out, int *n);
+/* custom_jvp's and custom_vjp's messages: the PyTreeDef(...) of v, and
+   the structure `tree` (numbered leaves) with its n leaves replaced by
+   their types (float32[3]) as JAX's messages show them. */
+void sr_custom_treedef_of(SrBuf *b, SrVal *v);
+void sr_custom_type_tree(SrInterp *I, SrBuf *b, SrVal *tree, int n, const SrType **types);
 int sr_custom_nondiff_split(SrInterp *I, SrVal *args, const int *pos, int n, SrVal **held, SrVal **dyn);
 SrVal *sr_custom_nondiff_wrap(SrVal *fn, SrVal *vals, const int *pos, int n, int merge);
 

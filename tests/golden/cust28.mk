@@ -7,4 +7,6 @@
 GOLDEN_TESTS += \
 	tests/golden/cust28_jvp1.jxr \
 	tests/golden/cust28_jvp2.jxr \
-	tests/golden/cust28_jvp3.jxr
+	tests/golden/cust28_jvp3.jxr \
+	tests/golden/cust28_vjp1.jxr \
+	tests/golden/cust28_vjp2.jxr
