@@ -508,6 +508,8 @@ typedef struct PreRule {
   SrVal *fn;        /* fun (merge), or NULL for the rule */
   SrJaxpr *j;       /* the traced rule (its program held) */
   SrVal *out_tree;
+  int mode;         /* 0 as above; 2: j replayed on (hl, *args); 3: fn's
+                       result with a None first (custom_vjp's bwd) */
 } PreRule;
 
 static void prerule_free(void *d) {
@@ -520,6 +522,44 @@ static void prerule_free(void *d) {
 
 static SrVal *prerule_call(SrInterp *I, SrArgs *a) {
   PreRule *w = sr_current_builtin(I)->data;
+  if (w->mode == 3) {
+    SrVal *r = sr_call(I, w->fn, a);
+    if (!r || !sr_is_seq(r)) return r;
+    SrVal *t = sr_tuple(NULL, 0, NULL);
+    sr_seq_push(NULL, t, sr_none());
+    for (int i = 0; i < r->seq.n; i++) sr_seq_push(NULL, t, sr_ref(r->seq.items[i]));
+    sr_unref(r);
+    return t;
+  }
+  if (w->mode == 2) {
+    if (a->n < 1 || !sr_is_seq(a->v[0])) return sr_raise(I, "TypeError", "custom_vjp: missing the captured values");
+    SrVal *ins = sr_seq(NULL, SR_V_LIST, 0);
+    for (int i = 0; i < a->v[0]->seq.n; i++) sr_seq_push(NULL, ins, sr_ref(a->v[0]->seq.items[i]));
+    for (int i = 1; i < a->n; i++) {
+      SrVal *l = sr_pytree_flatten(I, a->v[i]);
+      if (!l) {
+        sr_unref(ins);
+        return NULL;
+      }
+      for (int k = 0; k < l->seq.n; k++) sr_seq_push(NULL, ins, sr_ref(l->seq.items[k]));
+      sr_unref(l);
+    }
+    SrVal *r = NULL;
+    if ((uint32_t)ins->seq.n != sr_nargs(w->j)) {
+      sr_raise(I, "TypeError", "custom_vjp: the traced fwd takes %u inputs, not %d", sr_nargs(w->j), ins->seq.n);
+    } else {
+      SrVal *o = sr_eval_jaxpr(I, w->j, ins->seq.n, ins->seq.items);
+      if (o && !sr_is_seq(o)) {
+        SrVal *t = sr_tuple(NULL, 0, NULL);
+        sr_seq_push(NULL, t, o);
+        o = t;
+      }
+      if (o) r = sr_pytree_unflatten(w->out_tree, o);
+      sr_unref(o);
+    }
+    sr_unref(ins);
+    return r;
+  }
   if (w->fn) {
     if (a->n < 1) return sr_raise(I, "TypeError", "custom_jvp: missing the rule's captured values");
     SrArgs ca = {a->n - 1, a->v + 1, a->nkw, a->kw, a->kwv, NULL};
@@ -562,7 +602,7 @@ static SrVal *prerule_call(SrInterp *I, SrArgs *a) {
 
 /* Does fn close over a traced array (in its closure's environments, the
    module's aside)? */
-static int closes_over_tracer(SrVal *fn) {
+int sr_custom_closes_over_tracer(SrVal *fn) {
   SrFunction *uf = sr_as_function(fn);
   if (!uf) return 0;
   for (SrEnv *e = uf->closure; e && e->parent; e = e->parent)
@@ -611,6 +651,48 @@ static int pretrace_rule(SrInterp *I, SrVal **fun, SrVal **rule, SrVal **args) {
   sr_unref(*rule);
   *fun = f2;
   *rule = r2;
+  SrVal *hl = sr_tuple(NULL, 0, NULL);
+  for (int i = 0; i < captured->seq.n; i++) sr_seq_push(NULL, hl, sr_ref(captured->seq.items[i]));
+  sr_unref(captured);
+  SrVal *a2 = sr_tuple(NULL, 0, NULL);
+  sr_seq_push(NULL, a2, hl);
+  for (int i = 0; i < (*args)->seq.n; i++) sr_seq_push(NULL, a2, sr_ref((*args)->seq.items[i]));
+  sr_unref(*args);
+  *args = a2;
+  return 1;
+}
+
+int sr_custom_pretrace_fwd(SrInterp *I, SrVal **fun, SrVal **fwd, SrVal **bwd, SrVal **args) {
+  SrVal *leaves = sr_pytree_array_leaves(I, *args);
+  if (!leaves) {
+    sr_exc_clear(I);
+    return 0;
+  }
+  SrVal *al = sr_seq(NULL, SR_V_LIST, leaves->seq.n);
+  for (int i = 0; i < leaves->seq.n; i++)
+    sr_seq_push(NULL, al, sr_array_abstract(sr_type_with_weak(sr_value_type(I, leaves->seq.items[i]), 0)));
+  sr_unref(leaves);
+  SrVal *abs = sr_pytree_unflatten(*args, al);
+  sr_unref(al);
+  SrVal *out_tree = NULL, *captured = NULL;
+  SrJaxpr *j = abs ? sr_trace_fn(I, *fwd, abs->seq.n, abs->seq.items, 0, NULL, NULL, 0, &out_tree, &captured) : NULL;
+  sr_unref(abs);
+  if (!j) {
+    sr_exc_clear(I);
+    return 0;
+  }
+  PreRule *wf = sr_xcalloc(1, sizeof *wf), *ww = sr_xcalloc(1, sizeof *ww), *wb = sr_xcalloc(1, sizeof *wb);
+  wf->fn = *fun;
+  ww->j = j;
+  ww->out_tree = out_tree;
+  ww->mode = 2;
+  wb->fn = *bwd;
+  wb->mode = 3;
+  *fun = sr_builtin_with(sr_callable_name(*fun), prerule_call, wf, prerule_free);
+  SrVal *f2 = sr_builtin_with(sr_callable_name(*fwd), prerule_call, ww, prerule_free);
+  sr_unref(*fwd);
+  *fwd = f2;
+  *bwd = sr_builtin_with(sr_callable_name(*bwd), prerule_call, wb, prerule_free);
   SrVal *hl = sr_tuple(NULL, 0, NULL);
   for (int i = 0; i < captured->seq.n; i++) sr_seq_push(NULL, hl, sr_ref(captured->seq.items[i]));
   sr_unref(captured);
@@ -675,7 +757,7 @@ static SrVal *cj_call(SrInterp *I, SrVal *self, SrArgs *a) {
     sr_unref(args);
     args = dyn;
   }
-  if (I->trace && closes_over_tracer(cj->jvp)) pretrace_rule(I, &fun, &rule, &args);
+  if (I->trace && sr_custom_closes_over_tracer(cj->jvp)) pretrace_rule(I, &fun, &rule, &args);
   SrArgs pa = {args->seq.n, args->seq.items, 0, NULL, NULL, NULL};
   SrCustomCall cc;
   SrVal *eager;

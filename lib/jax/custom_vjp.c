@@ -32,6 +32,7 @@
 #include "py/objects.h"
 #include "jax/tree_util.h"
 #include "jax/vjp.h"
+#include "jax/tracers.h"
 #include "lax/lax.h"
 #include "util/intern.h"
 
@@ -181,6 +182,7 @@ static SrVal *cv_call(SrInterp *I, SrVal *self, SrArgs *a) {
     sr_unref(args);
     args = dyn;
   }
+  if (I->trace && sr_custom_closes_over_tracer(cv->fwd)) sr_custom_pretrace_fwd(I, &fun, &fwd, &bwd, &args);
   SrArgs pa = {args->seq.n, args->seq.items, 0, NULL, NULL, NULL};
   SrCustomCall cc;
   SrVal *eager;
@@ -694,6 +696,117 @@ static SrVal *batch_custom_vjp(SrInterp *I, SrVal *bwd, const uint8_t *in_batche
   return r;
 }
 
+/* ---- jax.closure_convert (custom_derivatives.py) ----
+
+   fun traced on the example arguments; the values it closes over that may
+   be perturbed (_maybe_perturbed: tracers, except those of an integer or
+   boolean type under a jit) are hoisted: the converted function takes
+   them after the arguments.  The others stay closed over (a traced value
+   whose value is known, an eager grad's undifferentiated argument, as its
+   value: JAX has it as a value there). */
+typedef struct Converted {
+  SrJaxpr *j;           /* its program held */
+  SrVal *out_tree, *in_tree; /* in_tree: the example arguments (a tuple), numbered */
+  SrVal *consts;        /* per captured value: the closed value, or NULL (hoisted) */
+  int nconsts, nhoisted;
+} Converted;
+
+static void converted_free(void *d) {
+  Converted *c = d;
+  sr_program_unref(c->j->prog);
+  sr_unref(c->out_tree);
+  sr_unref(c->in_tree);
+  sr_unref(c->consts);
+  free(c);
+}
+
+static SrVal *converted_call(SrInterp *I, SrArgs *a) {
+  Converted *c = sr_current_builtin(I)->data;
+  if (a->nkw) return sr_raise(I, "TypeError", "the closure produced by closure_convert takes positional arguments");
+  int nargs = a->n - c->nhoisted;
+  if (nargs < 0) nargs = 0;
+  SrVal *args = sr_tuple(NULL, 0, NULL);
+  for (int i = 0; i < nargs; i++) sr_seq_push(NULL, args, sr_ref(a->v[i]));
+  SrBuf want = SR_BUF_INIT, got = SR_BUF_INIT;
+  sr_vjp_treedef_str(&want, c->in_tree);
+  sr_custom_treedef_of(&got, args);
+  SrVal *r = NULL;
+  if (a->n < c->nhoisted || strcmp(sr_buf_str(&want), sr_buf_str(&got)) != 0) {
+    sr_raise(I, "TypeError",
+             "The inputs to the closure produced by closure_convert must have the same Pytree structure as the "
+             "example arguments passed when closure_convert was called. Expected %s, but got %s",
+             sr_buf_str(&want), sr_buf_str(&got));
+  } else {
+    SrVal *ins = sr_seq(NULL, SR_V_LIST, 0);
+    int h = nargs;
+    for (int i = 0; i < c->nconsts; i++) {
+      SrVal *v = c->consts->seq.items[i];
+      sr_seq_push(NULL, ins, sr_ref(v->kind == SR_V_NONE && h < a->n ? a->v[h++] : v));
+    }
+    SrVal *l = sr_pytree_flatten(I, args);
+    if (l) {
+      for (int i = 0; i < l->seq.n; i++) sr_seq_push(NULL, ins, sr_ref(l->seq.items[i]));
+      sr_unref(l);
+      SrVal *o = sr_eval_jaxpr(I, c->j, ins->seq.n, ins->seq.items);
+      if (o && !sr_is_seq(o)) {
+        SrVal *t = sr_tuple(NULL, 0, NULL);
+        sr_seq_push(NULL, t, o);
+        o = t;
+      }
+      if (o) r = sr_pytree_unflatten(c->out_tree, o);
+      sr_unref(o);
+    }
+    sr_unref(ins);
+  }
+  sr_buf_free(&want);
+  sr_buf_free(&got);
+  sr_unref(args);
+  return r;
+}
+
+static SrVal *jax_closure_convert(SrInterp *I, SrArgs *a) {
+  if (a->n < 1) return sr_raise(I, "TypeError", "closure_convert() missing 1 required positional argument: 'fun'");
+  if (a->nkw) return sr_raise(I, "TypeError", "closure_convert() takes positional arguments only");
+  SrVal *fun = a->v[0];
+  SrVal *out_tree = NULL, *captured = NULL;
+  SrJaxpr *j = sr_trace_fn(I, fun, a->n - 1, a->v + 1, 0, NULL, NULL, 0, &out_tree, &captured);
+  if (!j) return NULL;
+  Converted *c = sr_xcalloc(1, sizeof *c);
+  c->j = j;
+  c->out_tree = out_tree;
+  SrVal *ex = sr_tuple(NULL, 0, NULL);
+  for (int i = 1; i < a->n; i++) sr_seq_push(NULL, ex, sr_ref(a->v[i]));
+  int k = 0;
+  c->in_tree = sr_pytree_numbered(ex, &k);
+  sr_unref(ex);
+  c->nconsts = captured->seq.n;
+  c->consts = sr_seq(NULL, SR_V_LIST, c->nconsts);
+  SrVal *hoisted = sr_seq(NULL, SR_V_LIST, 0);
+  for (int i = 0; i < c->nconsts; i++) {
+    SrVal *v = captured->seq.items[i];
+    SrArrayObj *arr = sr_array_of(v);
+    SrVal *keep = NULL;
+    if (!arr || arr->kind != SR_AV_TRACER) {
+      keep = sr_ref(v);
+    } else if (!sr_tracers_is_ad(v) && (keep = sr_tracers_value(I, v)) != NULL) {
+      /* a value */
+    } else if (!sr_tracers_is_ad(v) && sr_dtype_kind(sr_ad_tangent_type(arr->type)->dtype) == SR_DK_FLOAT0) {
+      keep = sr_ref(v);
+    }
+    if (keep) {
+      sr_seq_push(NULL, c->consts, keep);
+    } else {
+      sr_seq_push(NULL, c->consts, sr_none());
+      sr_seq_push(NULL, hoisted, sr_ref(v));
+    }
+  }
+  sr_unref(captured);
+  c->nhoisted = hoisted->seq.n;
+  SrVal *fn = sr_builtin_with(sr_callable_name(fun), converted_call, c, converted_free);
+  SrVal *items[2] = {fn, hoisted};
+  return sr_tuple(NULL, 2, items);
+}
+
 void sr_custom_vjp_init(void) {
   sr_val_keep_class(&cvjp_ref_class);
   sr_val_keep_class(&cvjp_lin_class);
@@ -703,6 +816,9 @@ void sr_custom_vjp_init(void) {
   sr_lax_custom_hooks.custom_lin_type = type_custom_lin;
   sr_lax_custom_hooks.custom_lin_transpose = tr_custom_lin;
   sr_lax_custom_hooks.custom_vjp_batch = batch_custom_vjp;
+  sr_def("jax.closure_convert jax.custom_derivatives.closure_convert", jax_closure_convert,
+         "closure_convert(fun, *example_args): (fun taking its hoisted closed-over values after its arguments, "
+         "those values)");
   sr_def("jax.custom_vjp jax.custom_derivatives.custom_vjp", jax_custom_vjp,
          "custom_vjp(fun): fun with a custom reverse-mode rule, set with f.defvjp(fwd, bwd); calls bind a "
          "custom_vjp_call equation");
