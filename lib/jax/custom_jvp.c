@@ -145,6 +145,7 @@ static const SrLangOps symzero_ops = {.getattr = symzero_getattr,
 static const SrClass symzero_class = {"SymbolicZero", symzero_free, symzero_repr, NULL, &symzero_ops};
 
 static SrVal *symzero_new(const SrType *t) { return sr_obj(&symzero_class, sr_aval_new(t)); }
+SrVal *sr_symbolic_zero_new(const SrType *t) { return symzero_new(t); }
 
 /* the class itself: SymbolicZero(aval), isinstance */
 static void symzero_type_repr(SrBuf *out, const SrVal *v) {
@@ -172,6 +173,8 @@ static const SrType *symzero_type(SrVal *v) {
   SrVal *aval = v->obj.data;
   return sr_is_obj(aval, &sr_aval_class) ? aval->obj.data : NULL;
 }
+const SrType *sr_symbolic_zero_type(SrVal *v) { return symzero_type(v); }
+int sr_is_symbolic_zero(const SrVal *v) { return sr_is_obj(v, &symzero_class); }
 
 /* ---- api_util.resolve_kwargs and nondiff_argnums (custom_vjp.c's too) ---- */
 

@@ -130,6 +130,11 @@ int sr_custom_closes_over_tracer(SrVal *fn);
    *args becomes (hl, *args).  1 when done, 0 (nothing changed, no error
    left) when fwd cannot be traced so. */
 int sr_custom_pretrace_fwd(SrInterp *I, SrVal **fun, SrVal **fwd, SrVal **bwd, SrVal **args);
+/* ad_util.SymbolicZero (custom_jvp.c): one of aval t, its aval (NULL: not
+   one), whether v is one. */
+SrVal *sr_symbolic_zero_new(const SrType *t);
+const SrType *sr_symbolic_zero_type(SrVal *v);
+int sr_is_symbolic_zero(const SrVal *v);
 int sr_custom_nondiff_split(SrInterp *I, SrVal *args, const int *pos, int n, SrVal **held, SrVal **dyn);
 SrVal *sr_custom_nondiff_wrap(SrVal *fn, SrVal *vals, const int *pos, int n, int merge);
 

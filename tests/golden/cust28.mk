@@ -10,4 +10,5 @@ GOLDEN_TESTS += \
 	tests/golden/cust28_jvp3.jxr \
 	tests/golden/cust28_vjp1.jxr \
 	tests/golden/cust28_vjp2.jxr \
-	tests/golden/cust28_vjp3.jxr
+	tests/golden/cust28_vjp3.jxr \
+	tests/golden/cust28_vjp4.jxr
