@@ -11,6 +11,7 @@
 #include "jax/numpy.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,7 @@
 #include "jax/array_methods.h"
 #include "jax/jit_options.h"
 #include "jax/layout.h"
+#include "jax/tracers.h"
 #include "py/class.h"
 #include "py/objects.h"
 #include "py/range.h"
@@ -269,12 +271,26 @@ SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, c
   return j;
 }
 
-int sr_custom_call_trace(SrInterp *I, SrVal *fun, const char *name, SrArgs *a, SrCustomCall *cc) {
+int sr_custom_call_trace(SrInterp *I, SrVal *fun, const char *name, SrArgs *a, SrCustomCall *cc, SrVal **eager) {
   memset(cc, 0, sizeof *cc);
+  *eager = NULL;
   cc->args = sr_tuple(NULL, 0, NULL);
   for (int i = 0; i < a->n; i++) sr_seq_push(NULL, cc->args, sr_ref(a->v[i]));
   cc->leaves = sr_pytree_array_leaves(I, cc->args);
+  int concrete = cc->leaves && !I->trace;
+  for (int i = 0; concrete && i < cc->leaves->seq.n; i++) concrete = sr_tracers_is_concrete(cc->leaves->seq.items[i]);
+  if (concrete) {
+    sr_unref(cc->args);
+    sr_unref(cc->leaves);
+    memset(cc, 0, sizeof *cc);
+    *eager = sr_call(I, fun, a);
+    return *eager ? 1 : -1;
+  }
+  /* the function's tracers hold the arguments' values where an enclosing
+     eager jvp or grad knows them */
+  if (cc->leaves && I->trace) sr_tracers_custom_next(I, a->n, a->v);
   cc->body = cc->leaves ? sr_trace_fn(I, fun, a->n, a->v, 0, NULL, NULL, 0, &cc->out_tree, &cc->captured) : NULL;
+  if (cc->leaves && I->trace) sr_trace_next_repr(I, NULL, NULL);
   if (!cc->body) {
     sr_unref(cc->args);
     sr_unref(cc->leaves);
@@ -1240,6 +1256,25 @@ static SrVal *jax_jaxpr_as_fun(SrInterp *I, SrArgs *a) {
   return sr_bound_method(p[0], "jaxpr_as_fun", jaxpr_fun_call);
 }
 
+/* core.eval_jaxpr(jaxpr, consts, *args): the list of the jaxpr's
+   results on args.  A jaxpr value holds its constants (ClosedJaxpr.jaxpr
+   is the value itself), so consts is its .consts, which are not read
+   again. */
+static SrVal *jax_eval_jaxpr(SrInterp *I, SrArgs *a) {
+  if (a->nkw) return sr_raise(I, "TypeError", "eval_jaxpr() takes positional arguments only");
+  if (a->n < 2) return sr_raise(I, "TypeError", "eval_jaxpr() missing required arguments: 'jaxpr' and 'consts'");
+  if (a->v[0]->kind != SR_V_JAXPR) return sr_raise(I, "TypeError", "eval_jaxpr expects a Jaxpr");
+  SrArgs ra = {a->n - 2, a->v + 2, 0, NULL, NULL, a->v[0]};
+  SrVal *r = run_jaxpr(I, a->v[0]->jx.jaxpr, &ra);
+  if (r && r->kind != SR_V_LIST) {
+    SrVal *l = sr_seq(NULL, SR_V_LIST, r->seq.n);
+    for (int i = 0; i < r->seq.n; i++) sr_seq_push(NULL, l, sr_ref(r->seq.items[i]));
+    sr_unref(r);
+    r = l;
+  }
+  return r;
+}
+
 void sr_jnp_init(void) {
   sr_autodiff_init();
   sr_vmap_init();
@@ -1249,6 +1284,20 @@ void sr_jnp_init(void) {
   sr_def("jax.typeof", jax_typeof, "typeof(x): x's type with its sharding, as float32[8@X,4]");
   sr_def("jax.core.ShapedArray", jax_shaped_array,
          "ShapedArray(shape, dtype, weak_type=False, *, sharding=None): an aval (its sharding over an AbstractMesh)");
+  /* jax.errors: the exception classes of errors.py (their bases are
+     py/objects.c's exception tree) */
+  static const char *const errs[] = {"JAXTypeError", "JAXIndexError", "ConcretizationTypeError",
+                                     "NonConcreteBooleanIndexError", "TracerArrayConversionError",
+                                     "TracerIntegerConversionError", "TracerBoolConversionError",
+                                     "UnexpectedTracerError", "KeyReuseError", "JaxRuntimeError",
+                                     "JaxprTypeError", NULL};
+  for (int i = 0; errs[i]; i++) {
+    char q[80];
+    snprintf(q, sizeof q, "jax.errors.%s", errs[i]);
+    sr_register(q, sr_obj(&sr_exctype_class, (void *)sr_intern_cstr(errs[i])));
+  }
+  sr_def("jax.core.eval_jaxpr", jax_eval_jaxpr,
+         "eval_jaxpr(jaxpr, consts, *args): the list of the jaxpr's results on args");
   sr_def("jax.core.jaxpr_as_fun", jax_jaxpr_as_fun,
          "jaxpr_as_fun(closed_jaxpr): a function running the jaxpr, returning the list of its results");
   sr_def("jax.ShapeDtypeStruct", jax_shape_dtype_struct,

@@ -48,8 +48,10 @@ typedef struct SrCustomCall {
   SrVal *args, *leaves, *out_tree, *captured;
   SrJaxpr *body; /* holds a reference to its program */
 } SrCustomCall;
-/* -1 on error, with nothing left to free. */
-int sr_custom_call_trace(SrInterp *I, SrVal *fun, const char *name, SrArgs *a, SrCustomCall *cc);
+/* -1 on error, with nothing left to free; 1 for an eager call (no trace,
+   every leaf a value: JAX's EvalTrace calls fun itself), *eager fun's
+   result, with nothing else left to free; else 0. */
+int sr_custom_call_trace(SrInterp *I, SrVal *fun, const char *name, SrArgs *a, SrCustomCall *cc, SrVal **eager);
 /* prim.bind(*consts, *args_flat, **params): the result in the structure
    of fun's, NULL on error; frees cc and ps. */
 SrVal *sr_custom_call_bind(SrInterp *I, int prim, SrCustomCall *cc, SrPList *ps);

@@ -167,7 +167,11 @@ static void argnums_str(SrBuf *b, const int64_t *an, int n, int single) {
  * are the same, and abstract arguments give abstract results. */
 static SrVal *eager(SrInterp *I, SrVal *self, SrArgs *a) {
   SrVal *out_tree = NULL, *captured = NULL;
+  /* the trace's values are known (a custom_jvp rule linearized in it may
+     branch on its primals, as under JAX's EvalTrace) */
+  sr_tracers_custom_next(I, a->n, a->v);
   SrJaxpr *j = sr_trace_fn(I, self, a->n, a->v, a->nkw, a->kw, a->kwv, 0, &out_tree, &captured);
+  sr_trace_next_repr(I, NULL, NULL);
   if (!j) return NULL;
   SrVal *leaves = sr_seq(NULL, SR_V_LIST, 0);
   for (int i = 0; i < captured->seq.n; i++) sr_seq_push(NULL, leaves, sr_ref(captured->seq.items[i]));

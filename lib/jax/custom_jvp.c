@@ -33,9 +33,11 @@
 #include <string.h>
 
 #include "ad/ad_rules.h"
+#include "ad/batch.h"
 #include "jax/numpy.h"
 #include "py/objects.h"
 #include "jax/vjp.h"
+#include "jax/tracers.h"
 #include "lax/lax.h"
 #include "check/rule.h"
 #include "util/intern.h"
@@ -49,6 +51,9 @@ typedef struct Cjvp {
   int nconsts, nleaves, nout;
   int symbolic_zeros;      /* defjvp(symbolic_zeros=True) */
   const SrType **out_types;
+  uint8_t *ndrop;          /* a vmapped rule's: per leaf, the leading batch
+                              dims its SymbolicZeros' avals leave out (NULL:
+                              none) */
 } Cjvp;
 
 static void cjvp_free(void *d) {
@@ -57,6 +62,7 @@ static void cjvp_free(void *d) {
   sr_unref(c->in_tree);
   sr_unref(c->out_tree);
   free(c->out_types);
+  free(c->ndrop);
   free(c);
 }
 
@@ -69,7 +75,7 @@ static void cjvp_repr(SrBuf *out, const SrVal *v) {
 static const SrClass cjvp_class = {"custom_jvp_rule", cjvp_free, cjvp_repr, NULL, NULL};
 
 /* Appends PyTreeDef(...) of v: what two structures are compared by. */
-static void treedef_of(SrBuf *b, SrVal *v) {
+void sr_custom_treedef_of(SrBuf *b, SrVal *v) {
   int k = 0;
   SrVal *n = sr_pytree_numbered(v, &k);
   sr_vjp_treedef_str(b, n);
@@ -79,11 +85,13 @@ static void treedef_of(SrBuf *b, SrVal *v) {
 /* The structure `tree` with each leaf replaced by its type's short text,
    as JAX's messages show tree_unflatten(out_tree, [a.str_short() ...])
    with the quotes removed. */
-static void type_tree(SrInterp *I, SrBuf *b, SrVal *tree, int n, const SrType **types) {
+void sr_custom_type_tree(SrInterp *I, SrBuf *b, SrVal *tree, int n, const SrType **types) {
   SrVal *words = sr_seq(NULL, SR_V_LIST, n);
   for (int i = 0; i < n; i++) {
-    const char *s = sr_type_short(types[i]);
-    sr_seq_push(NULL, words, sr_word(NULL, s, strlen(s)));
+    SrBuf s = SR_BUF_INIT;
+    sr_type_str(&s, types[i], 0);
+    sr_seq_push(NULL, words, sr_word(NULL, sr_buf_str(&s), s.len));
+    sr_buf_free(&s);
   }
   SrVal *t = sr_pytree_unflatten(tree, words);
   sr_to_repr(I, b, t);
@@ -125,11 +133,19 @@ static SrVal *symzero_rebuild(SrVal *self, SrVal *children) {
   (void)children;
   return sr_ref(self);
 }
-static const SrLangOps symzero_ops = {
-    .getattr = symzero_getattr, .tree_children = symzero_children, .tree_rebuild = symzero_rebuild};
+static SrVal *symzero_type_of(SrVal *self) {
+  (void)self;
+  SrVal *t = sr_lookup_qualname("jax.custom_derivatives.SymbolicZero");
+  return t ? sr_ref(t) : NULL;
+}
+static const SrLangOps symzero_ops = {.getattr = symzero_getattr,
+                                      .tree_children = symzero_children,
+                                      .tree_rebuild = symzero_rebuild,
+                                      .type_of = symzero_type_of};
 static const SrClass symzero_class = {"SymbolicZero", symzero_free, symzero_repr, NULL, &symzero_ops};
 
 static SrVal *symzero_new(const SrType *t) { return sr_obj(&symzero_class, sr_aval_new(t)); }
+SrVal *sr_symbolic_zero_new(const SrType *t) { return symzero_new(t); }
 
 /* the class itself: SymbolicZero(aval), isinstance */
 static void symzero_type_repr(SrBuf *out, const SrVal *v) {
@@ -157,6 +173,8 @@ static const SrType *symzero_type(SrVal *v) {
   SrVal *aval = v->obj.data;
   return sr_is_obj(aval, &sr_aval_class) ? aval->obj.data : NULL;
 }
+const SrType *sr_symbolic_zero_type(SrVal *v) { return symzero_type(v); }
+int sr_is_symbolic_zero(const SrVal *v) { return sr_is_obj(v, &symzero_class); }
 
 /* ---- api_util.resolve_kwargs and nondiff_argnums (custom_vjp.c's too) ---- */
 
@@ -311,13 +329,38 @@ SrVal *sr_custom_nondiff_wrap(SrVal *fn, SrVal *vals, const int *pos, int n, int
 /* Splits resolved arguments by nondiff positions: the held values and the
    differentiated ones (new tuples); -1 with JAX's error when a position
    is past the arguments. */
+/* v with its traced leaves whose values are known (an eager grad's
+   arguments it does not differentiate, which JAX passes as they are)
+   replaced by those values; a new reference. */
+static SrVal *known_leaves(SrInterp *I, SrVal *v) {
+  if (!I->trace) return sr_ref(v);
+  SrVal *l = sr_pytree_flatten_any(I, v);
+  if (!l) {
+    sr_exc_clear(I);
+    return sr_ref(v);
+  }
+  int changed = 0;
+  for (int i = 0; i < l->seq.n; i++) {
+    SrArrayObj *a = sr_array_of(l->seq.items[i]);
+    if (!a || a->kind != SR_AV_TRACER) continue;
+    SrVal *c = sr_tracers_value(I, l->seq.items[i]);
+    if (!c) continue;
+    sr_unref(l->seq.items[i]);
+    l->seq.items[i] = c;
+    changed = 1;
+  }
+  SrVal *r = changed ? sr_pytree_unflatten(v, l) : sr_ref(v);
+  sr_unref(l);
+  return r ? r : sr_ref(v);
+}
+
 int sr_custom_nondiff_split(SrInterp *I, SrVal *args, const int *pos, int n, SrVal **held, SrVal **dyn) {
   *held = sr_tuple(NULL, 0, NULL);
   *dyn = sr_tuple(NULL, 0, NULL);
   int s = 0;
   for (int i = 0; i < args->seq.n; i++) {
     if (s < n && pos[s] == i) {
-      sr_seq_push(NULL, *held, sr_ref(args->seq.items[i]));
+      sr_seq_push(NULL, *held, known_leaves(I, args->seq.items[i]));
       s++;
     } else {
       sr_seq_push(NULL, *dyn, sr_ref(args->seq.items[i]));
@@ -331,6 +374,337 @@ int sr_custom_nondiff_split(SrInterp *I, SrVal *args, const int *pos, int n, SrV
                     args->seq.n), -1;
   }
   return 0;
+}
+
+/* Traced nondiff arguments of a custom_jvp function (a batched key, an
+   array under vmap): JAX closes the rule over them, and its batching
+   reinstates their trace whenever the rule runs.  Here the rule may run
+   after that trace has ended (autodiff of the traced call), so their
+   traced leaves become the call's first operand instead, a tuple `hl`
+   (their tangents dropped, as _stop_gradient drops them in JAX), and
+   these wrappers rebuild the held values from it:
+     fun(hl, *dyn)                      -> fun(*held merged with dyn)
+     rule((hl, *primals), (_, *tans))   -> rule(*held, primals, tangents) */
+typedef struct DynHeld {
+  SrVal *fn, *vals, *leaves; /* the held values, their leaves */
+  int *pos, n, merge;        /* nondiff positions; merge: the function */
+  uint8_t *traced;           /* per leaf: taken from hl */
+} DynHeld;
+
+static void dynheld_free(void *d) {
+  DynHeld *w = d;
+  sr_unref(w->fn);
+  sr_unref(w->vals);
+  sr_unref(w->leaves);
+  free(w->pos);
+  free(w->traced);
+  free(w);
+}
+
+/* the held values with their traced leaves taken from hl; NULL when hl is
+   not what the call was given (raised) */
+static SrVal *dynheld_vals(SrInterp *I, DynHeld *w, SrVal *hl) {
+  int nl = w->leaves->seq.n, k = 0, nt = 0;
+  for (int i = 0; i < nl; i++) nt += w->traced[i];
+  if (!sr_is_seq(hl) || hl->seq.n != nt)
+    return sr_raise(I, "TypeError", "custom_jvp: the traced nondiff arguments were not passed through");
+  SrVal *l = sr_seq(NULL, SR_V_LIST, nl);
+  for (int i = 0; i < nl; i++) sr_seq_push(NULL, l, sr_ref(w->traced[i] ? hl->seq.items[k++] : w->leaves->seq.items[i]));
+  SrVal *v = sr_pytree_unflatten(w->vals, l);
+  sr_unref(l);
+  return v;
+}
+
+static SrVal *dynheld_call(SrInterp *I, SrArgs *a) {
+  DynHeld *w = sr_current_builtin(I)->data;
+  if (w->merge) {
+    if (a->n < 1) return sr_raise(I, "TypeError", "custom_jvp: missing the traced nondiff arguments");
+    SrVal *vals = dynheld_vals(I, w, a->v[0]);
+    if (!vals) return NULL;
+    int total = w->n + a->n - 1, k = 1, s = 0;
+    SrVal **v = sr_xcalloc((size_t)total + 1, sizeof *v);
+    for (int i = 0; i < total; i++) v[i] = s < w->n && w->pos[s] == i ? vals->seq.items[s++] : a->v[k++];
+    SrArgs ca = {total, v, a->nkw, a->kw, a->kwv, NULL};
+    SrVal *r = sr_call(I, w->fn, &ca);
+    free(v);
+    sr_unref(vals);
+    return r;
+  }
+  if (a->n != 2 || !sr_is_seq(a->v[0]) || !sr_is_seq(a->v[1]) || a->v[0]->seq.n < 1 || a->v[1]->seq.n < 1)
+    return sr_raise(I, "TypeError", "custom_jvp: the rule's wrapper takes (primals, tangents)");
+  SrVal *vals = dynheld_vals(I, w, a->v[0]->seq.items[0]);
+  if (!vals) return NULL;
+  SrVal *pt[2];
+  for (int j = 0; j < 2; j++) {
+    SrVal *t = a->v[j];
+    pt[j] = sr_tuple(NULL, 0, NULL);
+    for (int i = 1; i < t->seq.n; i++) sr_seq_push(NULL, pt[j], sr_ref(t->seq.items[i]));
+  }
+  int total = w->n + 2;
+  SrVal **v = sr_xcalloc((size_t)total + 1, sizeof *v);
+  for (int i = 0; i < w->n; i++) v[i] = vals->seq.items[i];
+  v[w->n] = pt[0];
+  v[w->n + 1] = pt[1];
+  SrArgs ca = {total, v, 0, NULL, NULL, NULL};
+  SrVal *r = sr_call(I, w->fn, &ca);
+  free(v);
+  sr_unref(vals);
+  sr_unref(pt[0]);
+  sr_unref(pt[1]);
+  return r;
+}
+
+/* held's leaves that are traced arrays, as a tuple (NULL: none); *leaves
+   and *traced say which */
+static SrVal *traced_held(SrInterp *I, SrVal *held, SrVal **leaves, uint8_t **traced) {
+  *leaves = NULL;
+  *traced = NULL;
+  if (!I->trace) return NULL;
+  SrVal *l = sr_pytree_flatten_any(I, held);
+  if (!l) {
+    sr_exc_clear(I);
+    return NULL;
+  }
+  uint8_t *t = sr_xcalloc((size_t)l->seq.n + 1, 1);
+  SrVal *hl = NULL;
+  for (int i = 0; i < l->seq.n; i++) {
+    SrArrayObj *arr = sr_array_of(l->seq.items[i]);
+    if (!arr || arr->kind == SR_AV_CONCRETE || sr_tracers_is_ad(l->seq.items[i])) continue;
+    t[i] = 1;
+    if (!hl) hl = sr_tuple(NULL, 0, NULL);
+    sr_seq_push(NULL, hl, sr_ref(l->seq.items[i]));
+  }
+  if (!hl) {
+    sr_unref(l);
+    free(t);
+    return NULL;
+  }
+  *leaves = l;
+  *traced = t;
+  return hl;
+}
+
+static SrVal *dynheld_wrap(SrVal *fn, SrVal *vals, SrVal *leaves, const uint8_t *traced, const int *pos, int n,
+                           int merge) {
+  DynHeld *w = sr_xcalloc(1, sizeof *w);
+  w->fn = sr_ref(fn);
+  w->vals = sr_ref(vals);
+  w->leaves = sr_ref(leaves);
+  w->traced = sr_xcalloc((size_t)leaves->seq.n + 1, 1);
+  memcpy(w->traced, traced, (size_t)leaves->seq.n);
+  w->pos = sr_xcalloc((size_t)n + 1, sizeof *w->pos);
+  memcpy(w->pos, pos, (size_t)n * sizeof *pos);
+  w->n = n;
+  w->merge = merge;
+  return sr_builtin_with(sr_callable_name(fn), dynheld_call, w, dynheld_free);
+}
+
+/* A rule that closes over tracers (of a vmap, whose trace has ended by
+   the time autodiff runs the rule: JAX's batch_custom_jvp_subtrace
+   reinstates it).  Such a rule is traced when its function is called, on
+   abstract primals and tangents, and the values it captured become the
+   call's first operand, a tuple `hl` (their tangents dropped), so that
+   every transformation sees them:
+     fun(hl, *args)                    -> fun(*args)
+     rule((hl, *primals), (_, *tans))  -> the traced rule on hl, primals, tans */
+typedef struct PreRule {
+  SrVal *fn;        /* fun (merge), or NULL for the rule */
+  SrJaxpr *j;       /* the traced rule (its program held) */
+  SrVal *out_tree;
+  int mode;         /* 0 as above; 2: j replayed on (hl, *args); 3: fn's
+                       result with a None first (custom_vjp's bwd) */
+} PreRule;
+
+static void prerule_free(void *d) {
+  PreRule *w = d;
+  sr_unref(w->fn);
+  if (w->j) sr_program_unref(w->j->prog);
+  sr_unref(w->out_tree);
+  free(w);
+}
+
+static SrVal *prerule_call(SrInterp *I, SrArgs *a) {
+  PreRule *w = sr_current_builtin(I)->data;
+  if (w->mode == 3) {
+    SrVal *r = sr_call(I, w->fn, a);
+    if (!r || !sr_is_seq(r)) return r;
+    SrVal *t = sr_tuple(NULL, 0, NULL);
+    sr_seq_push(NULL, t, sr_none());
+    for (int i = 0; i < r->seq.n; i++) sr_seq_push(NULL, t, sr_ref(r->seq.items[i]));
+    sr_unref(r);
+    return t;
+  }
+  if (w->mode == 2) {
+    if (a->n < 1 || !sr_is_seq(a->v[0])) return sr_raise(I, "TypeError", "custom_vjp: missing the captured values");
+    SrVal *ins = sr_seq(NULL, SR_V_LIST, 0);
+    for (int i = 0; i < a->v[0]->seq.n; i++) sr_seq_push(NULL, ins, sr_ref(a->v[0]->seq.items[i]));
+    for (int i = 1; i < a->n; i++) {
+      SrVal *l = sr_pytree_flatten(I, a->v[i]);
+      if (!l) {
+        sr_unref(ins);
+        return NULL;
+      }
+      for (int k = 0; k < l->seq.n; k++) sr_seq_push(NULL, ins, sr_ref(l->seq.items[k]));
+      sr_unref(l);
+    }
+    SrVal *r = NULL;
+    if ((uint32_t)ins->seq.n != sr_nargs(w->j)) {
+      sr_raise(I, "TypeError", "custom_vjp: the traced fwd takes %u inputs, not %d", sr_nargs(w->j), ins->seq.n);
+    } else {
+      SrVal *o = sr_eval_jaxpr(I, w->j, ins->seq.n, ins->seq.items);
+      if (o && !sr_is_seq(o)) {
+        SrVal *t = sr_tuple(NULL, 0, NULL);
+        sr_seq_push(NULL, t, o);
+        o = t;
+      }
+      if (o) r = sr_pytree_unflatten(w->out_tree, o);
+      sr_unref(o);
+    }
+    sr_unref(ins);
+    return r;
+  }
+  if (w->fn) {
+    if (a->n < 1) return sr_raise(I, "TypeError", "custom_jvp: missing the rule's captured values");
+    SrArgs ca = {a->n - 1, a->v + 1, a->nkw, a->kw, a->kwv, NULL};
+    return sr_call(I, w->fn, &ca);
+  }
+  if (a->n != 2 || !sr_is_seq(a->v[0]) || !sr_is_seq(a->v[1]) || a->v[0]->seq.n < 1 || a->v[1]->seq.n < 1 ||
+      !sr_is_seq(a->v[0]->seq.items[0]))
+    return sr_raise(I, "TypeError", "custom_jvp: the rule's wrapper takes (primals, tangents)");
+  SrVal *hl = a->v[0]->seq.items[0];
+  SrVal *ins = sr_seq(NULL, SR_V_LIST, 0);
+  for (int i = 0; i < hl->seq.n; i++) sr_seq_push(NULL, ins, sr_ref(hl->seq.items[i]));
+  for (int j = 0; j < 2; j++) {
+    SrVal *t = a->v[j];
+    for (int i = 1; i < t->seq.n; i++) {
+      SrVal *l = sr_pytree_flatten(I, t->seq.items[i]);
+      if (!l) {
+        sr_unref(ins);
+        return NULL;
+      }
+      for (int k = 0; k < l->seq.n; k++) sr_seq_push(NULL, ins, sr_ref(l->seq.items[k]));
+      sr_unref(l);
+    }
+  }
+  SrVal *r = NULL;
+  if ((uint32_t)ins->seq.n != sr_nargs(w->j)) {
+    sr_raise(I, "TypeError", "custom_jvp: the traced rule takes %u inputs, not %d", sr_nargs(w->j), ins->seq.n);
+  } else {
+    SrVal *o = sr_eval_jaxpr(I, w->j, ins->seq.n, ins->seq.items);
+    if (o && !sr_is_seq(o)) {
+      SrVal *t = sr_tuple(NULL, 0, NULL);
+      sr_seq_push(NULL, t, o);
+      o = t;
+    }
+    if (o) r = sr_pytree_unflatten(w->out_tree, o);
+    sr_unref(o);
+  }
+  sr_unref(ins);
+  return r;
+}
+
+/* Does fn close over a traced array (in its closure's environments, the
+   module's aside)? */
+int sr_custom_closes_over_tracer(SrVal *fn) {
+  SrFunction *uf = sr_as_function(fn);
+  if (!uf) return 0;
+  for (SrEnv *e = uf->closure; e && e->parent; e = e->parent)
+    for (size_t i = 0; i < e->cap; i++) {
+      SrArrayObj *arr = e->keys[i] && e->vals[i] ? sr_array_of(e->vals[i]) : NULL;
+      /* a JVP tracer in the rule is JAX's UnexpectedTracerError (the rule
+         runs below the jvp), which the lazy rule raises too */
+      if (arr && arr->kind == SR_AV_TRACER && !sr_tracers_is_ad(e->vals[i])) return 1;
+    }
+  return 0;
+}
+
+/* The rule traced on abstract values of args' types (and their tangents'):
+   1 with *fun, *rule replaced by the wrappers above and *args by (hl,
+   *args); 0 (nothing changed, no error left) where it cannot be. */
+static int pretrace_rule(SrInterp *I, SrVal **fun, SrVal **rule, SrVal **args) {
+  SrVal *leaves = sr_pytree_array_leaves(I, *args);
+  if (!leaves) {
+    sr_exc_clear(I);
+    return 0;
+  }
+  SrVal *pl = sr_seq(NULL, SR_V_LIST, leaves->seq.n), *tl = sr_seq(NULL, SR_V_LIST, leaves->seq.n);
+  for (int i = 0; i < leaves->seq.n; i++) {
+    const SrType *t = sr_type_with_weak(sr_value_type(I, leaves->seq.items[i]), 0);
+    sr_seq_push(NULL, pl, sr_array_abstract(t));
+    sr_seq_push(NULL, tl, sr_array_abstract(sr_ad_tangent_type(t)));
+  }
+  sr_unref(leaves);
+  SrVal *argv[2] = {sr_pytree_unflatten(*args, pl), sr_pytree_unflatten(*args, tl)};
+  sr_unref(pl);
+  sr_unref(tl);
+  SrVal *out_tree = NULL, *captured = NULL;
+  SrJaxpr *j = argv[0] && argv[1] ? sr_trace_fn(I, *rule, 2, argv, 0, NULL, NULL, 0, &out_tree, &captured) : NULL;
+  sr_unref(argv[0]);
+  sr_unref(argv[1]);
+  if (!j) {
+    sr_exc_clear(I);
+    return 0;
+  }
+  PreRule *wf = sr_xcalloc(1, sizeof *wf), *wr = sr_xcalloc(1, sizeof *wr);
+  wf->fn = *fun;
+  wr->j = j;
+  wr->out_tree = out_tree;
+  SrVal *f2 = sr_builtin_with(sr_callable_name(*fun), prerule_call, wf, prerule_free);
+  SrVal *r2 = sr_builtin_with(sr_callable_name(*rule), prerule_call, wr, prerule_free);
+  sr_unref(*rule);
+  *fun = f2;
+  *rule = r2;
+  SrVal *hl = sr_tuple(NULL, 0, NULL);
+  for (int i = 0; i < captured->seq.n; i++) sr_seq_push(NULL, hl, sr_ref(captured->seq.items[i]));
+  sr_unref(captured);
+  SrVal *a2 = sr_tuple(NULL, 0, NULL);
+  sr_seq_push(NULL, a2, hl);
+  for (int i = 0; i < (*args)->seq.n; i++) sr_seq_push(NULL, a2, sr_ref((*args)->seq.items[i]));
+  sr_unref(*args);
+  *args = a2;
+  return 1;
+}
+
+int sr_custom_pretrace_fwd(SrInterp *I, SrVal **fun, SrVal **fwd, SrVal **bwd, SrVal **args) {
+  SrVal *leaves = sr_pytree_array_leaves(I, *args);
+  if (!leaves) {
+    sr_exc_clear(I);
+    return 0;
+  }
+  SrVal *al = sr_seq(NULL, SR_V_LIST, leaves->seq.n);
+  for (int i = 0; i < leaves->seq.n; i++)
+    sr_seq_push(NULL, al, sr_array_abstract(sr_type_with_weak(sr_value_type(I, leaves->seq.items[i]), 0)));
+  sr_unref(leaves);
+  SrVal *abs = sr_pytree_unflatten(*args, al);
+  sr_unref(al);
+  SrVal *out_tree = NULL, *captured = NULL;
+  SrJaxpr *j = abs ? sr_trace_fn(I, *fwd, abs->seq.n, abs->seq.items, 0, NULL, NULL, 0, &out_tree, &captured) : NULL;
+  sr_unref(abs);
+  if (!j) {
+    sr_exc_clear(I);
+    return 0;
+  }
+  PreRule *wf = sr_xcalloc(1, sizeof *wf), *ww = sr_xcalloc(1, sizeof *ww), *wb = sr_xcalloc(1, sizeof *wb);
+  wf->fn = *fun;
+  ww->j = j;
+  ww->out_tree = out_tree;
+  ww->mode = 2;
+  wb->fn = *bwd;
+  wb->mode = 3;
+  *fun = sr_builtin_with(sr_callable_name(*fun), prerule_call, wf, prerule_free);
+  SrVal *f2 = sr_builtin_with(sr_callable_name(*fwd), prerule_call, ww, prerule_free);
+  sr_unref(*fwd);
+  *fwd = f2;
+  *bwd = sr_builtin_with(sr_callable_name(*bwd), prerule_call, wb, prerule_free);
+  SrVal *hl = sr_tuple(NULL, 0, NULL);
+  for (int i = 0; i < captured->seq.n; i++) sr_seq_push(NULL, hl, sr_ref(captured->seq.items[i]));
+  sr_unref(captured);
+  SrVal *a2 = sr_tuple(NULL, 0, NULL);
+  sr_seq_push(NULL, a2, hl);
+  for (int i = 0; i < (*args)->seq.n; i++) sr_seq_push(NULL, a2, sr_ref((*args)->seq.items[i]));
+  sr_unref(*args);
+  *args = a2;
+  return 1;
 }
 
 static const SrClass custom_jvp_class; /* below, with the methods */
@@ -365,17 +739,38 @@ static SrVal *cj_call(SrInterp *I, SrVal *self, SrArgs *a) {
     }
     sr_unref(fun);
     sr_unref(rule);
-    fun = sr_custom_nondiff_wrap(cj->fun, held, cj->nondiff, cj->nnondiff, 1);
-    rule = sr_custom_nondiff_wrap(cj->jvp, held, cj->nondiff, cj->nnondiff, 0);
+    SrVal *hleaves = NULL;
+    uint8_t *traced = NULL;
+    SrVal *hl = traced_held(I, held, &hleaves, &traced);
+    if (hl) {
+      fun = dynheld_wrap(cj->fun, held, hleaves, traced, cj->nondiff, cj->nnondiff, 1);
+      rule = dynheld_wrap(cj->jvp, held, hleaves, traced, cj->nondiff, cj->nnondiff, 0);
+      SrVal *d2 = sr_tuple(NULL, 0, NULL);
+      sr_seq_push(NULL, d2, hl);
+      for (int i = 0; i < dyn->seq.n; i++) sr_seq_push(NULL, d2, sr_ref(dyn->seq.items[i]));
+      sr_unref(dyn);
+      dyn = d2;
+      sr_unref(hleaves);
+      free(traced);
+    } else {
+      fun = sr_custom_nondiff_wrap(cj->fun, held, cj->nondiff, cj->nnondiff, 1);
+      rule = sr_custom_nondiff_wrap(cj->jvp, held, cj->nondiff, cj->nnondiff, 0);
+    }
     sr_unref(held);
     sr_unref(args);
     args = dyn;
   }
+  if (I->trace && sr_custom_closes_over_tracer(cj->jvp)) pretrace_rule(I, &fun, &rule, &args);
   SrArgs pa = {args->seq.n, args->seq.items, 0, NULL, NULL, NULL};
   SrCustomCall cc;
-  int rc = sr_custom_call_trace(I, fun, cj->name, &pa, &cc);
+  SrVal *eager;
+  int rc = sr_custom_call_trace(I, fun, cj->name, &pa, &cc, &eager);
   sr_unref(args);
   sr_unref(fun);
+  if (rc == 1) {
+    sr_unref(rule);
+    return eager;
+  }
   if (rc < 0) {
     sr_unref(rule);
     return NULL;
@@ -620,6 +1015,21 @@ static int mixed_call(SrAd *ad, const SrEqn *e, SrVal **in, SrJaxpr **sub) {
   return split;
 }
 
+/* Whether e, under linearization, is a custom_jvp_call or custom_vjp_call
+   that reads a tangent (a rule applying its function to its tangent):
+   partial_eval's process_custom_jvp_call inlines the function there (the
+   linear part keeps no custom rule); *sub its body. */
+static int tangent_custom_call(SrAd *ad, const SrEqn *e, SrVal **in, SrJaxpr **sub) {
+  int id = e->prim->id;
+  if (ad->mode != SR_AD_LIN || ad->staged || (id != SR_P_custom_jvp_call && id != SR_P_custom_vjp_call)) return 0;
+  int ntangent = 0;
+  for (uint32_t i = 0; i < e->nin; i++) ntangent |= sr_ad_pick_trace(ad, 1, &in[i]) == ad->tangent;
+  if (!ntangent) return 0;
+  SrVal *jv = sr_eqn_param(e, sr_intern_cstr("call_jaxpr"));
+  if (!jv || sr_param_jaxprs(jv, sub, 1) != 1) return 0;
+  return sr_nargs(*sub) == e->nin && (*sub)->nout == e->nout;
+}
+
 /* Binds the equations of j (the traced rule) through sr_ad_bind_eqn, which
    picks the primal or the tangent trace for each: outs gets j's outputs
    (new references). */
@@ -642,7 +1052,7 @@ static int bind_rule_jaxpr(SrAd *ad, const SrJaxpr *j, SrVal **args, SrVal **out
     for (uint32_t i = 0; i < e->nin; i++)
       in[i] = e->in[i]->kind == SR_LIT ? sr_ad_literal(ad, e->in[i]) : env[e->in[i]->id];
     SrJaxpr *sub = NULL;
-    if (mixed_call(ad, e, in, &sub)) {
+    if (tangent_custom_call(ad, e, in, &sub) || mixed_call(ad, e, in, &sub)) {
       /* partial evaluation of a call that reads known values and
          tangents (a jvp'd jit): its equations each go to their trace, so
          that its known results stay known */
@@ -694,7 +1104,11 @@ static SrVal *run_rule(SrAd *ad, Cjvp *c, SrVal *primals, SrVal *tangents) {
   SrTrace *saved = I->trace;
   I->trace = ad->staged ? ad->tangent : ad->primal;
   SrVal *out_tree = NULL, *captured = NULL;
+  /* linearize_from_jvp: the primals are known, so the rule may look at
+     their values where they have them */
+  if (I->trace) sr_tracers_custom_next(I, 2, argv);
   SrJaxpr *j = sr_trace_fn(I, c->rule, 2, argv, 0, NULL, NULL, 0, &out_tree, &captured);
+  sr_trace_next_repr(I, NULL, NULL);
   I->trace = saved;
   if (!j) return NULL;
   /* the traced rule's inputs: captured values, primal leaves, tangent
@@ -742,8 +1156,8 @@ static int check_pair(SrInterp *I, Cjvp *c, SrVal *pair, SrVal **po, SrVal **to)
   *po = sr_pytree_array_leaves(I, pair->seq.items[0]);
   *to = *po ? sr_pytree_array_leaves(I, pair->seq.items[1]) : NULL;
   if (!*to) goto done;
-  treedef_of(&s1, pair->seq.items[0]);
-  treedef_of(&s2, pair->seq.items[1]);
+  sr_custom_treedef_of(&s1, pair->seq.items[0]);
+  sr_custom_treedef_of(&s2, pair->seq.items[1]);
   if (strcmp(sr_buf_str(&s1), sr_buf_str(&s2)) != 0) {
     sr_raise(I, "TypeError",
              "Custom JVP rule %s for function %s must produce primal and tangent outputs with equal container "
@@ -763,8 +1177,8 @@ static int check_pair(SrInterp *I, Cjvp *c, SrVal *pair, SrVal **po, SrVal **to)
   if (!same_types) {
     sr_buf_reset(&s1);
     sr_buf_reset(&s2);
-    type_tree(I, &s1, pair->seq.items[0], n, pt);
-    type_tree(I, &s2, c->out_tree, c->nout, c->out_types);
+    sr_custom_type_tree(I, &s1, pair->seq.items[0], n, pt);
+    sr_custom_type_tree(I, &s2, c->out_tree, c->nout, c->out_types);
     if (!same_tree)
       sr_raise(I, "TypeError",
                "Custom JVP rule %s for function %s must produce a pair (list or tuple of length two) where the "
@@ -791,15 +1205,25 @@ static int check_pair(SrInterp *I, Cjvp *c, SrVal *pair, SrVal **po, SrVal **to)
     const SrType *want = sr_ad_tangent_type(p);
     const SrType *got = sr_type_with_weak(sr_value_type(I, (*to)->seq.items[i]), 0);
     if (sr_type_equal_mod_mesh(want, got)) continue;
+    SrBuf tw = SR_BUF_INIT, tp = SR_BUF_INIT, tg = SR_BUF_INIT;
+    sr_type_str(&tw, want, 0);
+    sr_type_str(&tp, p, 0);
+    sr_type_str(&tg, got, 0);
     if (n == 1) {
       sr_raise(I, "TypeError",
                "Custom JVP rule must produce primal and tangent outputs with corresponding shapes and dtypes. "
                "Expected %s (tangent type of %s) but got %s.",
-               sr_type_short(want), sr_type_short(p), sr_type_short(got));
+               sr_buf_str(&tw), sr_buf_str(&tp), sr_buf_str(&tg));
+      sr_buf_free(&tw);
+      sr_buf_free(&tp);
+      sr_buf_free(&tg);
       goto done;
     }
-    sr_buf_printf(&s3, "%s  primal %s with tangent %s, expecting tangent ", bad ? "\n" : "", sr_type_short(p),
-                  sr_type_short(got));
+    sr_buf_printf(&s3, "%s  primal %s with tangent %s, expecting tangent ", bad ? "\n" : "", sr_buf_str(&tp),
+                  sr_buf_str(&tg));
+    sr_buf_free(&tw);
+    sr_buf_free(&tp);
+    sr_buf_free(&tg);
     sr_aval_str(&s3, want);
     bad = 1;
   }
@@ -819,24 +1243,39 @@ done:
   return rc;
 }
 
-/* v with each SymbolicZero in its lists and tuples (or v itself) made
-   the zeros of its aval; a new reference. */
-static SrVal *instantiate_symzeros(SrAd *ad, SrVal *v) {
-  const SrType *zt = symzero_type(v);
-  if (zt) {
-    SrVal *z = ad->mode == SR_AD_LIN ? sr_ad_zeros_staged(ad, zt) : sr_ad_full_zeros(ad, zt);
+/* The rule's tangent output v with each SymbolicZero made zeros of the
+   tangent type of its primal (the leaves pl, *k the next one), marked in
+   mask; a new reference, NULL on error. */
+static SrVal *symzero_outs(SrAd *ad, SrVal *v, SrVal *pl, int *k, uint8_t *mask) {
+  SrInterp *I = ad->I;
+  if (sr_is_obj(v, &symzero_class)) {
+    const SrType *zt = symzero_type(v);
+    if (*k < pl->seq.n) {
+      zt = sr_ad_tangent_type(sr_value_type(I, pl->seq.items[*k]));
+      mask[*k] = 1;
+    }
+    (*k)++;
+    SrVal *z = zt ? (ad->mode == SR_AD_LIN ? sr_ad_zeros_staged(ad, zt) : sr_ad_full_zeros(ad, zt)) : NULL;
     return z ? sr_ref(z) : NULL;
   }
-  if (v->kind != SR_V_LIST && v->kind != SR_V_TUPLE) return sr_ref(v);
-  SrVal *r = sr_seq(NULL, v->kind, v->seq.n);
-  for (int i = 0; i < v->seq.n; i++) {
-    SrVal *e = instantiate_symzeros(ad, v->seq.items[i]);
+  SrVal *ch = sr_pytree_children(v);
+  if (!ch) {
+    (*k)++;
+    return sr_ref(v);
+  }
+  SrVal *nc = sr_seq(NULL, SR_V_LIST, ch->seq.n);
+  for (int i = 0; i < ch->seq.n; i++) {
+    SrVal *e = symzero_outs(ad, ch->seq.items[i], pl, k, mask);
     if (!e) {
-      sr_unref(r);
+      sr_unref(nc);
+      sr_unref(ch);
       return NULL;
     }
-    sr_seq_push(NULL, r, e);
+    sr_seq_push(NULL, nc, e);
   }
+  SrVal *r = sr_pytree_rebuild(v, nc);
+  sr_unref(nc);
+  sr_unref(ch);
   return r;
 }
 
@@ -851,8 +1290,11 @@ static int jvp_custom_jvp(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal 
   for (int i = 0; i < c->nleaves; i++) {
     SrVal *xi = x[c->nconsts + i], *ti = t[c->nconsts + i];
     if (!ti && c->symbolic_zeros) {
-      /* lift_jvp: a SymbolicZero of the tangent's aval */
-      ti = sr_ad_keep(ad, symzero_new(sr_ad_tangent_type(sr_value_type(I, xi))));
+      /* lift_jvp: a SymbolicZero of the tangent's aval (per example under
+         vmap: batch_custom_jvp_subtrace's mapped_aval) */
+      const SrType *zt = sr_ad_tangent_type(sr_value_type(I, xi));
+      for (int k = 0; c->ndrop && k < c->ndrop[i]; k++) zt = sr_batch_unmapped_type(zt, 0);
+      ti = sr_ad_keep(ad, symzero_new(zt));
     } else if (!ti) {
       const SrType *tt = sr_ad_tangent_type(sr_value_type(I, xi));
       ti = ad->mode == SR_AD_LIN ? sr_ad_zeros_staged(ad, tt) : sr_ad_full_zeros(ad, tt);
@@ -872,10 +1314,23 @@ static int jvp_custom_jvp(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal 
   sr_unref(primals);
   sr_unref(tangents);
   if (!pair) return -1;
-  if (c->symbolic_zeros && sr_is_seq(pair) && pair->seq.n == 2) {
-    /* SymbolicZeros the rule returns are zeros of their avals */
-    SrVal *tz = instantiate_symzeros(ad, pair->seq.items[1]);
+  uint8_t *zmask = NULL;
+  if (sr_is_seq(pair) && pair->seq.n == 2) {
+    /* SymbolicZeros the rule returns (zero_from_primal(...,
+       symbolic_zeros=True) makes them whatever the rule's mode) are zero
+       tangents (NULL below); for
+       the checks, zeros of their primals' tangent types */
+    SrVal *pl = sr_pytree_flatten(I, pair->seq.items[0]);
+    if (!pl) {
+      sr_unref(pair);
+      return -1;
+    }
+    zmask = sr_xcalloc((size_t)pl->seq.n + 1, 1);
+    int k = 0;
+    SrVal *tz = symzero_outs(ad, pair->seq.items[1], pl, &k, zmask);
+    sr_unref(pl);
     if (!tz) {
+      free(zmask);
       sr_unref(pair);
       return -1;
     }
@@ -888,8 +1343,9 @@ static int jvp_custom_jvp(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal 
   if (rc == 0)
     for (int i = 0; i < c->nout; i++) {
       y[i] = sr_ad_keep(ad, sr_ref(po->seq.items[i]));
-      ty[i] = sr_ad_keep(ad, sr_ref(to->seq.items[i]));
+      ty[i] = zmask && zmask[i] ? NULL : sr_ad_keep(ad, sr_ref(to->seq.items[i]));
     }
+  free(zmask);
   sr_unref(po);
   sr_unref(to);
   sr_unref(pair);
@@ -945,7 +1401,67 @@ static SrVal *batch_custom_jvp(SrInterp *I, SrVal *jvp, const uint8_t *in_batche
   d->out_tree = sr_ref(c->out_tree);
   d->out_types = sr_xcalloc((size_t)c->nout + 1, sizeof *d->out_types);
   for (int i = 0; i < c->nout; i++) d->out_types[i] = out_types[i];
+  d->ndrop = sr_xcalloc((size_t)c->nleaves + 1, 1);
+  for (int i = 0; i < c->nleaves; i++) d->ndrop[i] = (uint8_t)((c->ndrop ? c->ndrop[i] : 0) + in_batched[c->nconsts + i]);
   return sr_obj(&cjvp_class, d);
+}
+
+/* The rule traced on abstract primals and tangents of the per-example
+   types, and that jaxpr batched as the call's operands are (the tangents
+   as their primals, as batch_custom_jvp_subtrace passes in_dims * 2):
+   which of its results come out batched. */
+static void batch_custom_jvp_outs(SrInterp *I, SrVal *jvp, const uint8_t *in_batched, int64_t size,
+                                  const char *axis_name, const SrType *const *in_types, uint8_t *force) {
+  /* a rule that calls its function (most do) binds a custom_jvp_call in
+     the probe: that one is not probed again */
+  static int probing;
+  if (!sr_is_obj(jvp, &cjvp_class) || I->exc || probing) return;
+  const Cjvp *c = jvp->obj.data;
+  if (c->symbolic_zeros) return;
+  probing = 1;
+  SrVal *pl = sr_seq(NULL, SR_V_LIST, c->nleaves), *tl = sr_seq(NULL, SR_V_LIST, c->nleaves);
+  for (int i = 0; i < c->nleaves; i++) {
+    const SrType *t = in_types[c->nconsts + i];
+    sr_seq_push(NULL, pl, sr_array_abstract(t));
+    sr_seq_push(NULL, tl, sr_array_abstract(sr_ad_tangent_type(t)));
+  }
+  SrVal *argv[2] = {sr_pytree_unflatten(c->in_tree, pl), sr_pytree_unflatten(c->in_tree, tl)};
+  sr_unref(pl);
+  sr_unref(tl);
+  SrVal *out_tree = NULL, *captured = NULL;
+  SrJaxpr *j = argv[0] && argv[1] ? sr_trace_fn(I, c->rule, 2, argv, 0, NULL, NULL, 0, &out_tree, &captured) : NULL;
+  sr_unref(argv[0]);
+  sr_unref(argv[1]);
+  if (!j) {
+    sr_exc_clear(I);
+    probing = 0;
+    return;
+  }
+  SrVal *outs = sr_is_seq(out_tree) && out_tree->seq.n == 2 ? sr_pytree_flatten(I, out_tree) : NULL;
+  if (!outs) sr_exc_clear(I);
+  if (outs && outs->seq.n == 2 * c->nout && j->nout == (uint32_t)(2 * c->nout) &&
+      sr_nargs(j) == (uint32_t)(captured->seq.n + 2 * c->nleaves)) {
+    uint8_t *inb = sr_xcalloc(sr_nargs(j) + 1, 1), *outb = sr_xcalloc(j->nout + 1, 1);
+    for (int i = 0; i < c->nleaves; i++)
+      inb[captured->seq.n + i] = inb[captured->seq.n + c->nleaves + i] = in_batched[c->nconsts + i];
+    SrBatch b;
+    sr_batch_begin(&b, I, size, axis_name);
+    SrJaxpr *bj = sr_batch_jaxpr(&b, j, inb, NULL, outb);
+    sr_batch_end(&b);
+    if (bj) {
+      for (int k = 0; k < c->nout; k++) force[k] = outb[k] || outb[c->nout + k];
+      sr_program_unref(bj->prog);
+    } else {
+      sr_exc_clear(I);
+    }
+    free(inb);
+    free(outb);
+  }
+  sr_unref(outs);
+  sr_unref(out_tree);
+  sr_unref(captured);
+  sr_program_unref(j->prog);
+  probing = 0;
 }
 
 /* custom_derivatives.zero_from_primal(val, symbolic_zeros=False): zeros
@@ -1028,6 +1544,7 @@ void sr_custom_jvp_init(void) {
   sr_val_keep_class(&cjvp_class);
   sr_lax_custom_hooks.custom_jvp_call = jvp_custom_jvp;
   sr_lax_custom_hooks.custom_jvp_batch = batch_custom_jvp;
+  sr_lax_custom_hooks.custom_jvp_batch_outs = batch_custom_jvp_outs;
   sr_def("jax.custom_jvp jax.custom_derivatives.custom_jvp", jax_custom_jvp,
          "custom_jvp(fun): fun with a custom forward-mode rule, set with f.defjvp(jvp) or f.defjvps(*jvps); "
          "calls bind a custom_jvp_call equation, and jax.jvp, jax.grad and jax.vjp use the rule");

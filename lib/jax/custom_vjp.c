@@ -27,12 +27,15 @@
 #include <string.h>
 
 #include "ad/ad_rules.h"
+#include "ad/batch.h"
 #include "exec/eval.h"
 #include "jax/numpy.h"
 #include "py/objects.h"
 #include "jax/tree_util.h"
 #include "jax/vjp.h"
+#include "jax/tracers.h"
 #include "lax/lax.h"
+#include "text/print_val.h"
 #include "util/intern.h"
 
 /* One call of a custom_vjp function: its rules and structures. */
@@ -46,6 +49,10 @@ typedef struct Cvjp {
   int nconsts, nleaves, nout;
   const SrType **in_types; /* per argument leaf */
   const SrType **out_types;
+  int symbolic_zeros;      /* defvjp(symbolic_zeros=True) */
+  uint8_t *out_batched;    /* a batched call's rules: per output, batched
+                              at 0 (its SymbolicZero cotangents' avals are
+                              per example); NULL: none */
 } Cvjp;
 
 static void cvjp_unref(Cvjp *c) {
@@ -56,6 +63,7 @@ static void cvjp_unref(Cvjp *c) {
   sr_unref(c->out_tree);
   free(c->in_types);
   free(c->out_types);
+  free(c->out_batched);
   free(c);
 }
 
@@ -117,7 +125,108 @@ typedef struct CustomVjp {
   SrVal *fun, *fwd, *bwd;
   const char *name;
   int *nondiff, nnondiff; /* nondiff_argnums, sorted */
+  int symbolic_zeros;
 } CustomVjp;
+
+/* ---- CustomVJPPrimal (custom_derivatives.py): what fwd gets for each
+   argument leaf when symbolic_zeros=True, its value and whether it is
+   perturbed.  A pytree node whose child is the value, so that a vmapped
+   fwd maps it. ---- */
+typedef struct VjpPrimal {
+  SrVal *value;
+  int perturbed;
+} VjpPrimal;
+
+static void vp_free(void *d) {
+  VjpPrimal *p = d;
+  sr_unref(p->value);
+  free(p);
+}
+static void vp_repr(SrBuf *out, const SrVal *v) {
+  const VjpPrimal *p = v->obj.data;
+  sr_buf_puts(out, "CustomVJPPrimal(value=");
+  sr_val_str(out, p->value);
+  sr_buf_printf(out, ", perturbed=%s)", p->perturbed ? "True" : "False");
+}
+static SrVal *vp_getattr(SrInterp *I, SrVal *self, const char *name) {
+  (void)I;
+  VjpPrimal *p = self->obj.data;
+  if (strcmp(name, "value") == 0) return sr_ref(p->value);
+  if (strcmp(name, "perturbed") == 0) return sr_bool(p->perturbed);
+  return NULL;
+}
+static SrVal *vp_children(SrVal *self) {
+  VjpPrimal *p = self->obj.data;
+  SrVal *l = sr_seq(NULL, SR_V_LIST, 1);
+  sr_seq_push(NULL, l, sr_ref(p->value));
+  return l;
+}
+static SrVal *vp_new(SrVal *value, int perturbed);
+static SrVal *vp_rebuild(SrVal *self, SrVal *children) {
+  VjpPrimal *p = self->obj.data;
+  return vp_new(sr_ref(children->seq.n ? children->seq.items[0] : sr_none()), p->perturbed);
+}
+static SrVal *vp_type_of(SrVal *self) {
+  (void)self;
+  SrVal *t = sr_lookup_qualname("jax.custom_derivatives.CustomVJPPrimal");
+  return t ? sr_ref(t) : NULL;
+}
+static const SrLangOps vp_ops = {
+    .getattr = vp_getattr, .tree_children = vp_children, .tree_rebuild = vp_rebuild, .type_of = vp_type_of};
+static const SrClass vp_class = {"CustomVJPPrimal", vp_free, vp_repr, NULL, &vp_ops};
+
+static SrVal *vp_new(SrVal *value, int perturbed) {
+  VjpPrimal *p = sr_xcalloc(1, sizeof *p);
+  p->value = value;
+  p->perturbed = perturbed;
+  return sr_obj(&vp_class, p);
+}
+
+/* the class: isinstance, CustomVJPPrimal(value, perturbed) */
+static void vp_type_repr(SrBuf *out, const SrVal *v) {
+  (void)v;
+  sr_buf_puts(out, "<class 'jax._src.custom_derivatives.CustomVJPPrimal'>");
+}
+static int vp_instancecheck(SrInterp *I, SrVal *self, SrVal *x) {
+  (void)I;
+  (void)self;
+  return sr_is_obj(x, &vp_class);
+}
+static SrVal *vp_call(SrInterp *I, SrVal *self, SrArgs *a) {
+  (void)self;
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "CustomVJPPrimal", "value, perturbed", p) < 0) return NULL;
+  return vp_new(sr_ref(p[0]), sr_val_truthy(p[1]));
+}
+static const SrLangOps vp_type_ops = {.call = vp_call, .instancecheck = vp_instancecheck};
+static const SrClass vp_type_class = {"type", NULL, vp_type_repr, NULL, &vp_type_ops};
+
+/* custom_vjp_primal_tree_values(tree): each CustomVJPPrimal's value */
+static SrVal *primal_values(SrInterp *I, SrVal *v, int depth) {
+  if (sr_is_obj(v, &vp_class)) return sr_ref(((VjpPrimal *)v->obj.data)->value);
+  if (depth > 256) return sr_raise(I, "RecursionError", "maximum recursion depth exceeded");
+  SrVal *ch = sr_pytree_children(v);
+  if (!ch) return sr_ref(v);
+  SrVal *nc = sr_seq(NULL, SR_V_LIST, ch->seq.n);
+  for (int i = 0; i < ch->seq.n; i++) {
+    SrVal *e = primal_values(I, ch->seq.items[i], depth + 1);
+    if (!e) {
+      sr_unref(nc);
+      sr_unref(ch);
+      return NULL;
+    }
+    sr_seq_push(NULL, nc, e);
+  }
+  SrVal *r = sr_pytree_rebuild(v, nc);
+  sr_unref(nc);
+  sr_unref(ch);
+  return r;
+}
+static SrVal *jax_primal_tree_values(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "custom_vjp_primal_tree_values", "tree", p) < 0) return NULL;
+  return primal_values(I, p[0], 0);
+}
 
 static void cv_free(void *d) {
   CustomVjp *c = d;
@@ -133,6 +242,27 @@ static void cv_repr(SrBuf *out, const SrVal *v) {
   sr_buf_printf(out, "<jax._src.custom_derivatives.custom_vjp object of <function %s>>", c->name);
 }
 
+/* custom_derivatives._check_for_tracers: a traced nondiff argument (one
+   whose value is not known) is refused */
+static int check_for_tracers(SrInterp *I, SrVal *held) {
+  SrVal *l = sr_pytree_flatten_any(I, held);
+  if (!l) return -1;
+  int bad = 0;
+  for (int i = 0; i < l->seq.n && !bad; i++) {
+    SrArrayObj *a = sr_array_of(l->seq.items[i]);
+    bad = a && a->kind == SR_AV_TRACER;
+  }
+  sr_unref(l);
+  if (!bad) return 0;
+  sr_raise(I, "UnexpectedTracerError",
+           "Found a JAX Tracer object passed as an argument to a custom_vjp function in a position indicated by "
+           "nondiff_argnums as non-differentiable. Tracers cannot be passed as non-differentiable arguments to "
+           "custom_vjp functions; instead, nondiff_argnums should only be used for arguments that can't be or "
+           "contain JAX tracers, e.g. function-valued arguments. In particular, array-valued arguments should "
+           "typically not be indicated as nondiff_argnums.");
+  return -1;
+}
+
 static SrVal *cv_call(SrInterp *I, SrVal *self, SrArgs *a) {
   CustomVjp *cv = self->obj.data;
   if (!cv->fwd || !cv->bwd)
@@ -142,7 +272,8 @@ static SrVal *cv_call(SrInterp *I, SrVal *self, SrArgs *a) {
   SrVal *fun = sr_ref(cv->fun), *fwd = sr_ref(cv->fwd), *bwd = sr_ref(cv->bwd);
   if (cv->nnondiff) {
     SrVal *held, *dyn;
-    if (sr_custom_nondiff_split(I, args, cv->nondiff, cv->nnondiff, &held, &dyn) < 0) {
+    if (sr_custom_nondiff_split(I, args, cv->nondiff, cv->nnondiff, &held, &dyn) < 0 ||
+        check_for_tracers(I, held) < 0) {
       sr_unref(args);
       sr_unref(fun);
       sr_unref(fwd);
@@ -159,11 +290,19 @@ static SrVal *cv_call(SrInterp *I, SrVal *self, SrArgs *a) {
     sr_unref(args);
     args = dyn;
   }
+  if (I->trace && !cv->symbolic_zeros && sr_custom_closes_over_tracer(cv->fwd))
+    sr_custom_pretrace_fwd(I, &fun, &fwd, &bwd, &args);
   SrArgs pa = {args->seq.n, args->seq.items, 0, NULL, NULL, NULL};
   SrCustomCall cc;
-  int rc = sr_custom_call_trace(I, fun, cv->name, &pa, &cc);
+  SrVal *eager;
+  int rc = sr_custom_call_trace(I, fun, cv->name, &pa, &cc, &eager);
   sr_unref(args);
   sr_unref(fun);
+  if (rc == 1) {
+    sr_unref(fwd);
+    sr_unref(bwd);
+    return eager;
+  }
   if (rc < 0) {
     sr_unref(fwd);
     sr_unref(bwd);
@@ -188,13 +327,14 @@ static SrVal *cv_call(SrInterp *I, SrVal *self, SrArgs *a) {
   for (int i = 0; i < c->nleaves; i++) c->in_types[i] = sr_value_type(I, cc.leaves->seq.items[i]);
   c->out_types = sr_xcalloc((size_t)c->nout + 1, sizeof *c->out_types);
   for (int i = 0; i < c->nout; i++) c->out_types[i] = cc.body->outvars[i]->type;
+  c->symbolic_zeros = cv->symbolic_zeros;
   SrPList ps = {0};
   sr_plist_add(&ps, "name", sr_str_cstr(NULL, cv->name));
   sr_plist_add(&ps, "bwd", ref_new(c, 1));
   sr_plist_add(&ps, "call_jaxpr", sr_jaxpr_val(NULL, cc.body));
   sr_plist_add(&ps, "fwd", ref_new(c, 0));
   sr_plist_add(&ps, "num_consts", sr_int(NULL, c->nconsts));
-  sr_plist_add(&ps, "symbolic_zeros", sr_bool(0));
+  sr_plist_add(&ps, "symbolic_zeros", sr_bool(c->symbolic_zeros));
   cvjp_unref(c);
   return sr_custom_call_bind(I, SR_P_custom_vjp_call, &cc, &ps);
 }
@@ -205,8 +345,8 @@ static SrVal *cv_defvjp(SrInterp *I, SrArgs *a) {
   if (sr_args_parse(I, a, "defvjp", "fwd, bwd, symbolic_zeros=, optimize_remat=", p) < 0) return NULL;
   if (!sr_is_callable(I, p[0]) || !sr_is_callable(I, p[1]))
     return sr_raise(I, "TypeError", "defvjp(fwd, bwd) takes two functions");
-  if ((p[2] && sr_val_truthy(p[2])) || (p[3] && sr_val_truthy(p[3])))
-    return sr_raise(I, "NotImplementedError", "defvjp: symbolic_zeros and optimize_remat are not supported here");
+  /* optimize_remat=True changes what is saved, not the values */
+  cv->symbolic_zeros = p[2] && sr_val_truthy(p[2]);
   sr_unref(cv->fwd);
   sr_unref(cv->bwd);
   cv->fwd = sr_ref(p[0]);
@@ -253,15 +393,10 @@ static int jvp_custom_vjp(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal 
   SrInterp *I = ad->I;
   Cvjp *c = cvjp_of(e);
   if (!c) return sr_lax_jvp_custom_call(ad, e, x, t, y, ty);
-  /* custom_vjp_call's JVP stages a custom_lin on the tangents (ad.py),
-     which raises if it is ever run forward: a JVP traced into a jaxpr
-     (a checkpoint's JVP body, whose partial evaluation stages it) is
-     fine; one run op by op fails now */
-  int traced_jvp = ad->mode == SR_AD_JVP && I->trace;
-  if (ad->mode != SR_AD_LIN && !traced_jvp) {
-    sr_raise(I, "TypeError", "can't apply forward-mode autodiff (jvp) to a custom_vjp function.");
-    return -1;
-  }
+  /* forward mode (JVPTrace.process_custom_vjp_call) also runs fwd and
+     binds custom_lin: it is running custom_lin forward that JAX refuses
+     (a jvp evaluated), while one that is transposed (a remat's or a
+     jit's jvp under grad) applies bwd */
   for (int i = 0; i < c->nconsts; i++)
     if (t[i]) {
       sr_raise(I, "CustomVJPException",
@@ -273,11 +408,13 @@ static int jvp_custom_vjp(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal 
     }
   /* fwd(*args), inline in the primal trace */
   SrVal *lv = sr_seq(NULL, SR_V_LIST, c->nleaves);
-  for (int i = 0; i < c->nleaves; i++) sr_seq_push(NULL, lv, sr_ref(x[c->nconsts + i]));
+  for (int i = 0; i < c->nleaves; i++)
+    sr_seq_push(NULL, lv, c->symbolic_zeros ? vp_new(sr_ref(x[c->nconsts + i]), t[c->nconsts + i] != NULL)
+                                            : sr_ref(x[c->nconsts + i]));
   SrVal *args = sr_pytree_unflatten(c->in_tree, lv);
   sr_unref(lv);
   SrTrace *saved = I->trace;
-  if (!traced_jvp) I->trace = ad->staged ? ad->tangent : ad->primal;
+  if (ad->mode == SR_AD_LIN) I->trace = ad->staged ? ad->tangent : ad->primal;
   SrArgs fa = {args->seq.n, args->seq.items, 0, NULL, NULL, NULL};
   SrVal *r = sr_call(I, c->fwd, &fa);
   I->trace = saved;
@@ -286,34 +423,61 @@ static int jvp_custom_vjp(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal 
   int rc = -1;
   SrVal *yl = NULL, *rl = NULL;
   if (!sr_is_seq(r) || r->seq.n != 2) {
+    SrBuf b = SR_BUF_INIT;
+    sr_to_str(I, &b, r);
     sr_raise(I, "TypeError",
-             "Custom VJP fwd rule %s for function %s must produce a pair (list or tuple of length two) representing "
-             "primal outputs and residuals (values stored from the forward pass for use on the backward pass), got "
-             "%s.",
-             c->fwd_name, c->name, sr_val_kind_name(r));
+             "Custom VJP fwd rule %s for function %s must produce a pair (list or tuple of length two) where the "
+             "first element represents the primal output (equal to those of the custom_vjp-decorated function %s) "
+             "and the second element represents residuals (i.e. values stored from the forward pass for use on the "
+             "backward pass), but instead of a pair the fwd rule %s produced %s.",
+             c->fwd_name, c->name, c->name, c->fwd_name, sr_buf_str(&b));
+    sr_buf_free(&b);
     goto done;
   }
   yl = sr_pytree_array_leaves(I, r->seq.items[0]);
   if (!yl) goto done;
-  if (yl->seq.n != c->nout) {
-    sr_raise(I, "TypeError",
-             "Custom VJP fwd rule %s for function %s must produce a pair (list or tuple of length two) where the "
-             "first element represents the primal output (equal to the output of the custom_vjp-decorated function "
-             "%s, and in particular of the same container/pytree structure), but instead the fwd rule output's "
-             "first element has %d leaves where the primal output has %d.",
-             c->fwd_name, c->name, c->name, yl->seq.n, c->nout);
-    goto done;
-  }
-  for (int i = 0; i < c->nout; i++) {
-    const SrType *got = sr_value_type(I, yl->seq.items[i]);
-    if (!sr_type_equal_mod_mesh(sr_type_with_weak(got, 0), sr_type_with_weak(c->out_types[i], 0))) {
-      sr_raise(I, "TypeError",
-               "Custom VJP fwd rule %s for function %s must produce primal outputs with types equal to the types of "
-               "the outputs of the custom_vjp-decorated function %s, but at output %d the fwd rule produced %s where "
-               "the function produces %s.",
-               c->fwd_name, c->name, c->name, i, sr_type_short(got), sr_type_short(c->out_types[i]));
-      goto done;
+  {
+    /* _flatten_fwd's checks against the function's output */
+    SrBuf s1 = SR_BUF_INIT, s2 = SR_BUF_INIT;
+    sr_custom_treedef_of(&s1, r->seq.items[0]);
+    sr_vjp_treedef_str(&s2, c->out_tree);
+    int same_tree = strcmp(sr_buf_str(&s1), sr_buf_str(&s2)) == 0 && yl->seq.n == c->nout;
+    int same = same_tree;
+    const SrType **pt = sr_xcalloc((size_t)yl->seq.n + 1, sizeof *pt);
+    for (int i = 0; i < yl->seq.n; i++) pt[i] = sr_value_type(I, yl->seq.items[i]);
+    for (int i = 0; same && i < c->nout; i++)
+      same = sr_type_equal_mod_mesh(sr_type_with_weak(pt[i], 0), sr_type_with_weak(c->out_types[i], 0));
+    if (!same) {
+      sr_buf_reset(&s1);
+      sr_buf_reset(&s2);
+      int k = 0;
+      SrVal *num = sr_pytree_numbered(r->seq.items[0], &k);
+      sr_custom_type_tree(I, &s1, num, yl->seq.n, pt);
+      sr_unref(num);
+      sr_custom_type_tree(I, &s2, c->out_tree, c->nout, c->out_types);
+      if (!same_tree)
+        sr_raise(I, "TypeError",
+                 "Custom VJP fwd rule %s for function %s must produce a pair (list or tuple of length two) where the "
+                 "first element represents the primal output (equal to the output of the custom_vjp-decorated "
+                 "function %s) and the second element represents residuals (i.e. values stored from the forward "
+                 "pass for use on the backward pass), but instead the fwd rule output's first element had "
+                 "container/pytree structure:\n    %s\nwhile the custom_vjp-decorated function %s had output "
+                 "container/pytree structure:\n    %s.",
+                 c->fwd_name, c->name, c->name, sr_buf_str(&s1), c->name, sr_buf_str(&s2));
+      else
+        sr_raise(I, "TypeError",
+                 "Custom VJP fwd rule %s for function %s must produce a pair (list or tuple of length two) where the "
+                 "first element represents the primal output (equal to the output of the custom_vjp-decorated "
+                 "function %s) and the second element represents residuals (i.e. values stored from the forward "
+                 "pass for use on the backward pass), but instead the fwd rule output's first element had "
+                 "shapes/dtypes of:\n    %s\nwhile the custom_vjp-decorated function %s had output shapes/dtypes "
+                 "of:\n    %s",
+                 c->fwd_name, c->name, c->name, sr_buf_str(&s1), c->name, sr_buf_str(&s2));
     }
+    free(pt);
+    sr_buf_free(&s1);
+    sr_buf_free(&s2);
+    if (!same) goto done;
   }
   rl = sr_pytree_array_leaves(I, r->seq.items[1]);
   if (!rl) goto done;
@@ -343,7 +507,7 @@ static int jvp_custom_vjp(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal 
     sr_seq_push(NULL, avals, sr_word(NULL, ts, strlen(ts)));
   }
   sr_plist_add(&ps, "out_avals", avals);
-  sr_plist_add(&ps, "symbolic_zeros", sr_bool(0));
+  sr_plist_add(&ps, "symbolic_zeros", sr_bool(c->symbolic_zeros));
   SrVal *tl = sr_ad_bind(ad, SR_P_custom_lin, n, in, ps.n, ps.p);
   sr_plist_free(&ps);
   free(in);
@@ -378,6 +542,74 @@ static int type_custom_lin(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out
 }
 
 /* bwd(res, ct): the cotangents of the linear inputs. */
+/* bwd's output for one argument, ra, against the argument's structure
+   sk: its cotangent leaves into out (NULL for a zero from a None,
+   borrowed), *k advanced; -1 where the structures differ. */
+static int count_leaves(SrVal *sk, int depth) {
+  SrVal *cs = sr_pytree_children(sk);
+  if (!cs) return sk->kind == SR_V_NONE ? 0 : 1;
+  int n = 0;
+  for (int i = 0; i < cs->seq.n && depth < 256; i++) n += count_leaves(cs->seq.items[i], depth + 1);
+  sr_unref(cs);
+  return n;
+}
+
+static int collect_cts(SrVal *ra, SrVal *sk, SrVal **out, int *k, int max, int depth) {
+  if (depth > 256) return -1;
+  SrVal *cs = sr_pytree_children(sk);
+  if (ra->kind == SR_V_NONE) {
+    /* zeros for each leaf of sk (None in sk has none) */
+    int n = 0;
+    if (!cs) {
+      n = sk->kind == SR_V_NONE ? 0 : 1;
+    } else {
+      for (int i = 0; i < cs->seq.n; i++) {
+        int k0 = *k;
+        if (collect_cts(ra, cs->seq.items[i], out, k, max, depth + 1) < 0) {
+          sr_unref(cs);
+          return -1;
+        }
+        (void)k0;
+      }
+    }
+    for (int i = 0; i < n; i++) {
+      if (*k >= max) return -1;
+      out[(*k)++] = NULL;
+    }
+    sr_unref(cs);
+    return 0;
+  }
+  if (!cs || sr_is_symbolic_zero(ra)) {
+    sr_unref(cs);
+    SrVal *cr = sr_is_symbolic_zero(ra) ? NULL : sr_pytree_children(ra);
+    if (cr) {
+      sr_unref(cr);
+      return -1;
+    }
+    if (*k >= max) return -1;
+    out[(*k)++] = ra;
+    return 0;
+  }
+  SrVal *cr = sr_pytree_children(ra);
+  if (!cr) {
+    /* a leaf where the argument has a subtree: tree_map(append, py_cts_in,
+       dummy) gives it to each of the subtree's leaves */
+    int n = count_leaves(sk, depth);
+    sr_unref(cs);
+    for (int i = 0; i < n; i++) {
+      if (*k >= max) return -1;
+      out[(*k)++] = ra;
+    }
+    return 0;
+  }
+  int ok = cr->seq.n == cs->seq.n &&
+           (ra->kind == sk->kind || (sr_is_seq(ra) && sr_is_seq(sk) && ra->kind != SR_V_OBJ && sk->kind != SR_V_OBJ && 0));
+  for (int i = 0; ok && i < cs->seq.n; i++) ok = collect_cts(cr->seq.items[i], cs->seq.items[i], out, k, max, depth + 1) == 0;
+  sr_unref(cr);
+  sr_unref(cs);
+  return ok ? 0 : -1;
+}
+
 static int tr_custom_lin(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x, SrVal **cx) {
   SrInterp *I = ad->I;
   SrVal *v = sr_eqn_param(e, sr_intern_cstr("bwd"));
@@ -391,10 +623,20 @@ static int tr_custom_lin(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x, SrVal 
   for (int i = 0; i < l->nres; i++) sr_seq_push(NULL, rv, sr_ref(x[i]));
   SrVal *res = sr_pytree_unflatten(l->res_tree, rv);
   sr_unref(rv);
-  /* symbolic_zeros=False: zeros instantiated */
+  /* zero cotangents: instantiated, or SymbolicZeros (of the per-example
+     aval in a batched call's rule) */
   SrVal *cv = sr_seq(NULL, SR_V_LIST, c->nout);
-  for (int i = 0; i < c->nout; i++)
-    sr_seq_push(NULL, cv, sr_ref(ct[i] ? ct[i] : sr_ad_full_zeros(ad, sr_ad_ct_type(c->out_types[i]))));
+  for (int i = 0; i < c->nout; i++) {
+    if (ct[i]) {
+      sr_seq_push(NULL, cv, sr_ref(ct[i]));
+    } else if (c->symbolic_zeros) {
+      const SrType *zt = sr_ad_ct_type(c->out_types[i]);
+      if (c->out_batched && c->out_batched[i]) zt = sr_batch_unmapped_type(zt, 0);
+      sr_seq_push(NULL, cv, sr_symbolic_zero_new(zt));
+    } else {
+      sr_seq_push(NULL, cv, sr_ref(sr_ad_full_zeros(ad, sr_ad_ct_type(c->out_types[i]))));
+    }
+  }
   SrVal *cts = sr_pytree_unflatten(c->out_tree, cv);
   sr_unref(cv);
   SrVal *argv[2] = {res, cts};
@@ -405,7 +647,21 @@ static int tr_custom_lin(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x, SrVal 
   if (!r) return -1;
   int rc = -1, nargs = c->in_tree->seq.n;
   SrBuf pb = SR_BUF_INIT, ib = SR_BUF_INIT;
-  if (r->kind != SR_V_TUPLE || r->seq.n != nargs) {
+  /* a list of the arguments' length passes for the tuple */
+  if (r->kind == SR_V_LIST && r->seq.n == nargs) {
+    SrVal *t = sr_seq(NULL, SR_V_TUPLE, nargs);
+    for (int i = 0; i < nargs; i++) sr_seq_push(NULL, t, sr_ref(r->seq.items[i]));
+    sr_unref(r);
+    r = t;
+  }
+  /* _flatten_bwd's tree_map over the arguments: None (anywhere) for a
+     subtree of zeros, a SymbolicZero for a leaf */
+  SrVal **gv = sr_xcalloc((size_t)c->nleaves + 1, sizeof *gv);
+  int ng = 0;
+  int shape_ok = r->kind == SR_V_TUPLE && r->seq.n == nargs;
+  for (int a = 0; shape_ok && a < nargs; a++) shape_ok = collect_cts(r->seq.items[a], c->in_tree->seq.items[a], gv, &ng, c->nleaves, 0) == 0;
+  if (!shape_ok || ng != c->nleaves) {
+    free(gv);
     SrBuf tb = SR_BUF_INIT;
     sr_vjp_treedef_str(&tb, r);
     sr_vjp_treedef_str(&pb, c->in_tree);
@@ -417,31 +673,49 @@ static int tr_custom_lin(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x, SrVal 
     sr_buf_free(&tb);
     goto done;
   }
-  /* per argument: None is a zero; otherwise its leaves must match */
   char **paths = sr_xcalloc((size_t)c->nleaves + 1, sizeof *paths);
   int npaths = 0;
   sr_pytree_leaf_paths(c->in_tree, &pb, paths, &npaths);
   int leaf = 0, q = l->nres;
-  for (int a = 0; a < nargs; a++) {
-    SrVal *sk = c->in_tree->seq.items[a];
-    SrVal *skl = sr_pytree_flatten(I, sk);
-    int nl = skl ? skl->seq.n : 0;
-    sr_unref(skl);
-    SrVal *ra = r->seq.items[a];
-    SrVal *gl = ra->kind == SR_V_NONE ? NULL : sr_pytree_array_leaves(I, ra);
-    if (ra->kind != SR_V_NONE && !gl) goto paths_done;
-    if (gl && gl->seq.n != nl) {
-      sr_raise(I, "ValueError",
-               "Custom VJP bwd rule must produce an output with the same container (pytree) structure as the args "
-               "tuple of the primal function, but at output[%d] the bwd rule produced %d leaves where the argument "
-               "has %d.",
-               a, gl->seq.n, nl);
-      sr_unref(gl);
-      goto paths_done;
-    }
+  SrVal *held = sr_seq(NULL, SR_V_LIST, 0);
+  for (int a = 0; a < 1; a++) {
+    int nl = c->nleaves;
+    SrVal *gl = NULL;
     for (int i = 0; i < nl; i++, leaf++) {
-      SrVal *g = gl ? gl->seq.items[i] : NULL;
+      SrVal *g = gv[leaf];
       const SrType *in_t = c->in_types[leaf], *want = sr_ad_ct_type(in_t);
+      if (g && sr_is_symbolic_zero(g)) {
+        const SrType *zt = sr_symbolic_zero_type(g);
+        if (zt && want->dtype != SR_FLOAT0 &&
+            !sr_type_equal_mod_mesh(sr_type_strip_sharding(sr_type_with_weak(zt, 0)),
+                                    sr_type_strip_sharding(sr_type_with_weak(want, 0)))) {
+          SrBuf zb = SR_BUF_INIT, wb = SR_BUF_INIT;
+          sr_type_str(&zb, zt, 0);
+          sr_type_str(&wb, in_t, 0);
+          sr_raise(I, "ValueError",
+                   "Custom VJP bwd rule produced a SymbolicZero with a shape/dtype that does not match the "
+                   "corresponding input tangent shape/dtype: at output%s the SymbolicZero had shape/dtype %s while "
+                   "the corresponding input had shape/dtype %s. Consider just returning a None here instead of a "
+                   "SymbolicZero object.",
+                   leaf < npaths && paths[leaf] ? paths[leaf] : "", sr_buf_str(&zb), sr_buf_str(&wb));
+          sr_buf_free(&zb);
+          sr_buf_free(&wb);
+          goto paths_done;
+        }
+        g = NULL;
+      }
+      if (g && !sr_array_of(g)) {
+        /* a Python scalar: a weakly typed array */
+        SrVal *conv = sr_pytree_array_leaves(I, g);
+        if (!conv || conv->seq.n != 1) {
+          sr_unref(conv);
+          if (!I->exc) sr_raise(I, "TypeError", "Custom VJP bwd rule produced a non-array cotangent");
+          goto paths_done;
+        }
+        sr_seq_push(NULL, held, sr_ref(conv->seq.items[0]));
+        g = conv->seq.items[0];
+        sr_unref(conv);
+      }
       /* _flatten_bwd: whatever the rule gives for an input whose
          cotangent is float0 (an integer or boolean one) is a zero */
       if (want->dtype == SR_FLOAT0) g = NULL;
@@ -486,6 +760,8 @@ static int tr_custom_lin(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x, SrVal 
 paths_done:
   for (int i = 0; i < npaths; i++) free(paths[i]);
   free(paths);
+  free(gv);
+  sr_unref(held);
   if (rc < 0) goto done;
 done:
   (void)e;
@@ -520,6 +796,12 @@ static SrVal *batched_bwd_call(SrInterp *I, SrArgs *a) {
   BatchedBwd *bb = sr_current_builtin(I)->data;
   SrVal *r = sr_call(I, bb->bwd, a);
   int nargs = bb->in_tree->seq.n;
+  if (r && r->kind == SR_V_LIST && r->seq.n == nargs) {
+    SrVal *t = sr_seq(NULL, SR_V_TUPLE, nargs);
+    for (int i = 0; i < nargs; i++) sr_seq_push(NULL, t, sr_ref(r->seq.items[i]));
+    sr_unref(r);
+    r = t;
+  }
   if (!r || r->kind != SR_V_TUPLE || r->seq.n != nargs) return r; /* tr_custom_lin says what is wrong */
   SrVal *sum = sr_lookup_qualname("jax.numpy.sum");
   if (!sum) {
@@ -533,6 +815,12 @@ static SrVal *batched_bwd_call(SrInterp *I, SrArgs *a) {
     int nl = sk ? sk->seq.n : 0;
     sr_unref(sk);
     SrVal *ra = r->seq.items[i];
+    if (sr_is_symbolic_zero(ra)) {
+      /* a zero (its aval is the example's) */
+      sr_seq_push(NULL, out, sr_none());
+      leaf += nl;
+      continue;
+    }
     SrVal *gl = ra->kind == SR_V_NONE ? NULL : sr_pytree_flatten(I, ra);
     if (!gl || gl->seq.n != nl) {
       sr_seq_push(NULL, out, sr_ref(ra));
@@ -638,10 +926,123 @@ static SrVal *batch_custom_vjp(SrInterp *I, SrVal *bwd, const uint8_t *in_batche
   for (int i = 0; i < c->nleaves; i++) d->in_types[i] = in_types[c->nconsts + i];
   d->out_types = sr_xcalloc((size_t)c->nout + 1, sizeof *d->out_types);
   for (int i = 0; i < c->nout; i++) d->out_types[i] = out_types[i];
+  d->out_batched = sr_xcalloc((size_t)c->nout + 1, 1);
+  for (int i = 0; i < c->nout; i++) d->out_batched[i] = (uint8_t)((c->out_batched ? c->out_batched[i] : 0) + out_batched[i]);
   *fwd = ref_new(d, 0);
   SrVal *r = ref_new(d, 1);
   cvjp_unref(d);
   return r;
+}
+
+/* ---- jax.closure_convert (custom_derivatives.py) ----
+
+   fun traced on the example arguments; the values it closes over that may
+   be perturbed (_maybe_perturbed: tracers, except those of an integer or
+   boolean type under a jit) are hoisted: the converted function takes
+   them after the arguments.  The others stay closed over (a traced value
+   whose value is known, an eager grad's undifferentiated argument, as its
+   value: JAX has it as a value there). */
+typedef struct Converted {
+  SrJaxpr *j;           /* its program held */
+  SrVal *out_tree, *in_tree; /* in_tree: the example arguments (a tuple), numbered */
+  SrVal *consts;        /* per captured value: the closed value, or NULL (hoisted) */
+  int nconsts, nhoisted;
+} Converted;
+
+static void converted_free(void *d) {
+  Converted *c = d;
+  sr_program_unref(c->j->prog);
+  sr_unref(c->out_tree);
+  sr_unref(c->in_tree);
+  sr_unref(c->consts);
+  free(c);
+}
+
+static SrVal *converted_call(SrInterp *I, SrArgs *a) {
+  Converted *c = sr_current_builtin(I)->data;
+  if (a->nkw) return sr_raise(I, "TypeError", "the closure produced by closure_convert takes positional arguments");
+  int nargs = a->n - c->nhoisted;
+  if (nargs < 0) nargs = 0;
+  SrVal *args = sr_tuple(NULL, 0, NULL);
+  for (int i = 0; i < nargs; i++) sr_seq_push(NULL, args, sr_ref(a->v[i]));
+  SrBuf want = SR_BUF_INIT, got = SR_BUF_INIT;
+  sr_vjp_treedef_str(&want, c->in_tree);
+  sr_custom_treedef_of(&got, args);
+  SrVal *r = NULL;
+  if (a->n < c->nhoisted || strcmp(sr_buf_str(&want), sr_buf_str(&got)) != 0) {
+    sr_raise(I, "TypeError",
+             "The inputs to the closure produced by closure_convert must have the same Pytree structure as the "
+             "example arguments passed when closure_convert was called. Expected %s, but got %s",
+             sr_buf_str(&want), sr_buf_str(&got));
+  } else {
+    SrVal *ins = sr_seq(NULL, SR_V_LIST, 0);
+    int h = nargs;
+    for (int i = 0; i < c->nconsts; i++) {
+      SrVal *v = c->consts->seq.items[i];
+      sr_seq_push(NULL, ins, sr_ref(v->kind == SR_V_NONE && h < a->n ? a->v[h++] : v));
+    }
+    SrVal *l = sr_pytree_flatten(I, args);
+    if (l) {
+      for (int i = 0; i < l->seq.n; i++) sr_seq_push(NULL, ins, sr_ref(l->seq.items[i]));
+      sr_unref(l);
+      SrVal *o = sr_eval_jaxpr(I, c->j, ins->seq.n, ins->seq.items);
+      if (o && !sr_is_seq(o)) {
+        SrVal *t = sr_tuple(NULL, 0, NULL);
+        sr_seq_push(NULL, t, o);
+        o = t;
+      }
+      if (o) r = sr_pytree_unflatten(c->out_tree, o);
+      sr_unref(o);
+    }
+    sr_unref(ins);
+  }
+  sr_buf_free(&want);
+  sr_buf_free(&got);
+  sr_unref(args);
+  return r;
+}
+
+static SrVal *jax_closure_convert(SrInterp *I, SrArgs *a) {
+  if (a->n < 1) return sr_raise(I, "TypeError", "closure_convert() missing 1 required positional argument: 'fun'");
+  if (a->nkw) return sr_raise(I, "TypeError", "closure_convert() takes positional arguments only");
+  SrVal *fun = a->v[0];
+  SrVal *out_tree = NULL, *captured = NULL;
+  SrJaxpr *j = sr_trace_fn(I, fun, a->n - 1, a->v + 1, 0, NULL, NULL, 0, &out_tree, &captured);
+  if (!j) return NULL;
+  Converted *c = sr_xcalloc(1, sizeof *c);
+  c->j = j;
+  c->out_tree = out_tree;
+  SrVal *ex = sr_tuple(NULL, 0, NULL);
+  for (int i = 1; i < a->n; i++) sr_seq_push(NULL, ex, sr_ref(a->v[i]));
+  int k = 0;
+  c->in_tree = sr_pytree_numbered(ex, &k);
+  sr_unref(ex);
+  c->nconsts = captured->seq.n;
+  c->consts = sr_seq(NULL, SR_V_LIST, c->nconsts);
+  SrVal *hoisted = sr_seq(NULL, SR_V_LIST, 0);
+  for (int i = 0; i < c->nconsts; i++) {
+    SrVal *v = captured->seq.items[i];
+    SrArrayObj *arr = sr_array_of(v);
+    SrVal *keep = NULL;
+    if (!arr || arr->kind != SR_AV_TRACER) {
+      keep = sr_ref(v);
+    } else if (!sr_tracers_is_ad(v) && (keep = sr_tracers_value(I, v)) != NULL) {
+      /* a value */
+    } else if (!sr_tracers_is_ad(v) && sr_dtype_kind(sr_ad_tangent_type(arr->type)->dtype) == SR_DK_FLOAT0) {
+      keep = sr_ref(v);
+    }
+    if (keep) {
+      sr_seq_push(NULL, c->consts, keep);
+    } else {
+      sr_seq_push(NULL, c->consts, sr_none());
+      sr_seq_push(NULL, hoisted, sr_ref(v));
+    }
+  }
+  sr_unref(captured);
+  c->nhoisted = hoisted->seq.n;
+  SrVal *fn = sr_builtin_with(sr_callable_name(fun), converted_call, c, converted_free);
+  SrVal *items[2] = {fn, hoisted};
+  return sr_tuple(NULL, 2, items);
 }
 
 void sr_custom_vjp_init(void) {
@@ -653,6 +1054,12 @@ void sr_custom_vjp_init(void) {
   sr_lax_custom_hooks.custom_lin_type = type_custom_lin;
   sr_lax_custom_hooks.custom_lin_transpose = tr_custom_lin;
   sr_lax_custom_hooks.custom_vjp_batch = batch_custom_vjp;
+  sr_register("jax.custom_derivatives.CustomVJPPrimal", sr_obj(&vp_type_class, NULL));
+  sr_def("jax.custom_derivatives.custom_vjp_primal_tree_values", jax_primal_tree_values,
+         "custom_vjp_primal_tree_values(tree): tree with each CustomVJPPrimal replaced by its value");
+  sr_def("jax.closure_convert jax.custom_derivatives.closure_convert", jax_closure_convert,
+         "closure_convert(fun, *example_args): (fun taking its hoisted closed-over values after its arguments, "
+         "those values)");
   sr_def("jax.custom_vjp jax.custom_derivatives.custom_vjp", jax_custom_vjp,
          "custom_vjp(fun): fun with a custom reverse-mode rule, set with f.defvjp(fwd, bwd); calls bind a "
          "custom_vjp_call equation");

@@ -198,8 +198,20 @@ static SrVal *avals_list(SrVar *const *vs, uint32_t n) {
   return l;
 }
 
+/* jaxpr.pretty_print(*, source_info=False, print_shapes=True,
+   use_color=True, ...): its text, without color here */
+static SrVal *jaxpr_pretty_print(SrInterp *I, SrArgs *a) {
+  if (a->n) return sr_raise(I, "TypeError", "pretty_print() takes keyword arguments only");
+  SrBuf b = SR_BUF_INIT;
+  sr_val_str(&b, a->self);
+  SrVal *r = sr_str(NULL, b.p ? b.p : "", b.len);
+  sr_buf_free(&b);
+  return r;
+}
+
 static SrVal *jaxpr_getattr(SrInterp *I, SrVal *self, const char *name) {
   SrJaxpr *j = self->jx.jaxpr;
+  if (strcmp(name, "pretty_print") == 0) return sr_bound_method(self, "pretty_print", jaxpr_pretty_print);
   if (strcmp(name, "eqns") == 0) {
     SrVal *l = sr_seq(NULL, SR_V_LIST, (int)j->neqn);
     for (uint32_t i = 0; i < j->neqn; i++) {

@@ -37,7 +37,7 @@
    leaves are an eager call's values, whose own trace encloses this one),
    1 jvp (info: the tangent or None), 2 vmap (info: the batch dim or
    None). */
-enum { K_GRAD, K_JVP, K_VMAP, K_SMAP };
+enum { K_GRAD, K_JVP, K_VMAP, K_SMAP, K_CUSTOM };
 
 static SrVal *dget(const SrTrace *t, int i) { return t->repr_data->seq.items[i]; }
 
@@ -256,6 +256,18 @@ static void vmap_repr(SrInterp *I, SrTrace *t, SrVar *v, const SrType *type, SrB
   sr_buf_putc(out, ')');
 }
 
+/* The tracers of a custom_jvp or custom_vjp function (or rule) traced
+   inside another transformation print as that one's (JAX runs the
+   function under it); their values are known where the enclosing ones'
+   are (primal_value). */
+static SrVal *primal_value(SrInterp *I, SrTrace *t, SrVar *v);
+static void custom_repr(SrInterp *I, SrTrace *t, SrVar *v, const SrType *type, SrBuf *out) {
+  SrVal *val = v && !I->exc ? primal_value(I, t, v) : NULL;
+  if (val) sr_val_str(out, val);
+  else sr_tracer_repr(I, t->parent, NULL, type, out);
+  sr_unref(val);
+}
+
 /* The leaves of the arguments, flattened as sr_trace_fn flattens them;
    NULL on an error (raised). */
 static SrVal *arg_leaves(SrInterp *I, int nargs, SrVal **args, int *starts) {
@@ -314,6 +326,17 @@ void sr_tracers_jvp_next(SrInterp *I, int nargs, SrVal **args, SrVal *tangent_le
     sr_seq_push(NULL, info, !tt || sr_dtype_kind(tt->dtype) == SR_DK_FLOAT0 ? sr_none() : sr_ref(x));
   }
   set_next(I, jvp_repr, K_JVP, leaves, info, 0, NULL);
+}
+
+void sr_tracers_custom_next(SrInterp *I, int nargs, SrVal **args) {
+  SrVal *leaves = arg_leaves(I, nargs, args, NULL);
+  if (!leaves) {
+    sr_exc_clear(I);
+    return;
+  }
+  SrVal *info = sr_seq(NULL, SR_V_LIST, leaves->seq.n);
+  for (int i = 0; i < leaves->seq.n; i++) sr_seq_push(NULL, info, sr_bool(1));
+  set_next(I, custom_repr, K_CUSTOM, leaves, info, 0, NULL);
 }
 
 void sr_tracers_vmap_next(SrInterp *I, int64_t size, const char *axis_name, SrVal *leaves, const int *in_bd) {
@@ -473,6 +496,15 @@ int sr_tracers_in_eager_smap(SrInterp *I) {
   return I->trace && I->trace->repr == smap_repr && !I->trace->parent;
 }
 
+int sr_tracers_is_ad(const SrVal *x) {
+  const SrArrayObj *a = sr_array_of(x);
+  if (!a || a->kind != SR_AV_TRACER || !a->trace || !a->var) return 0;
+  if (a->trace->repr != grad_repr && a->trace->repr != jvp_repr) return 0;
+  /* one that depends on no differentiated input is no tracer in JAX */
+  SrJaxpr *j = sr_trace_snapshot(a->trace, a->var);
+  return var_depends(a->trace, j, a->var);
+}
+
 int sr_tracers_is_concrete(const SrVal *x) {
   const SrArrayObj *a = sr_array_of(x);
   return a ? a->kind == SR_AV_CONCRETE : x->kind == SR_V_INT || x->kind == SR_V_FLOAT || x->kind == SR_V_BOOL;
@@ -484,9 +516,21 @@ int sr_tracers_is_concrete(const SrVal *x) {
 static SrVal *primal_value(SrInterp *I, SrTrace *t, SrVar *v) {
   SrJaxpr *j = sr_trace_snapshot(t, v);
   SrVal **in = snapshot_inputs(t, j, dget(t, 1), 0);
+  /* only the inputs the snapshot reads need values */
+  uint8_t *used = sr_xcalloc(j->nvars + 1, 1);
+  for (uint32_t k = 0; k < j->neqn; k++)
+    for (uint32_t i = 0; i < j->eqns[k].nin; i++)
+      if (j->eqns[k].in[i]->kind == SR_VAR) used[j->eqns[k].in[i]->id] = 1;
+  for (uint32_t i = 0; i < j->nout; i++)
+    if (j->outvars[i]->kind == SR_VAR) used[j->outvars[i]->id] = 1;
   int ok = 1;
   for (uint32_t i = 0; i < j->nin && ok; i++) {
     if (sr_tracers_is_concrete(in[i])) continue;
+    if (!used[j->invars[i]->id]) {
+      sr_unref(in[i]);
+      in[i] = sr_array_abstract(j->invars[i]->type);
+      continue;
+    }
     /* a tracer of an enclosing grad or jvp whose own primal is concrete
        (jax.hessian: jacrev's vjp on jacfwd's jvp tracers) */
     SrVal *c = sr_tracers_value(I, in[i]);
@@ -496,6 +540,7 @@ static SrVal *primal_value(SrInterp *I, SrTrace *t, SrVar *v) {
       in[i] = c;
     }
   }
+  free(used);
   SrVal *val = ok ? run_eager(I, j, in) : NULL;
   free_inputs(in, j->nin);
   return val;
@@ -504,7 +549,8 @@ static SrVal *primal_value(SrInterp *I, SrTrace *t, SrVar *v) {
 SrVal *sr_tracers_value(SrInterp *I, SrVal *x) {
   SrArrayObj *a = sr_array_of(x);
   if (!a || a->kind != SR_AV_TRACER || !a->trace || !a->var || I->exc) return NULL;
-  if (a->trace->repr == grad_repr || a->trace->repr == jvp_repr) return primal_value(I, a->trace, a->var);
+  if (a->trace->repr == grad_repr || a->trace->repr == jvp_repr || a->trace->repr == custom_repr)
+    return primal_value(I, a->trace, a->var);
   if (a->trace->repr != smap_repr || a->trace->parent) return NULL;
   SrTrace *t = a->trace;
   SrVal *mv = dget(t, 5);

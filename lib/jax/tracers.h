@@ -16,6 +16,12 @@ void sr_tracers_grad_next(SrInterp *I, int nargs, SrVal **args, const uint8_t *a
 /* jax.jvp: the primals and the tangents' leaves (a list, float0 or None
    for none). */
 void sr_tracers_jvp_next(SrInterp *I, int nargs, SrVal **args, SrVal *tangent_leaves);
+/* a custom_jvp or custom_vjp function (or rule) traced inside another
+   trace, on args: its tracers print as the enclosing trace's, and hold
+   the values of the arguments where those are known (Python control flow
+   on them works where it does in JAX: under an eager jax.jvp or
+   jax.grad). */
+void sr_tracers_custom_next(SrInterp *I, int nargs, SrVal **args);
 /* jax.vmap: the arguments' leaves (list; the arrays mapped) and each one's
    batch dim (SR_NOT_MAPPED: not mapped). */
 void sr_tracers_vmap_next(SrInterp *I, int64_t size, const char *axis_name, SrVal *leaves, const int *in_bd);
@@ -34,6 +40,9 @@ void sr_tracers_smap_next(SrInterp *I, SrVal *mesh, SrVal *leaves, SrVal *specs)
      grad as in JAX (the trace then holds the branch taken, and the eager
      call evaluates it on those same values). */
 SrVal *sr_tracers_value(SrInterp *I, SrVal *x);
+/* Whether x is a tracer of a jax.grad's or jax.jvp's function (a JVP or
+   Linearize tracer, whose trace is the one differentiating). */
+int sr_tracers_is_ad(const SrVal *x);
 /* Whether x holds a value: a concrete array or a Python number. */
 int sr_tracers_is_concrete(const SrVal *x);
 /* Is the current trace the body of a shard_map called outside jit (an

@@ -115,6 +115,26 @@ void sr_vjp_treedef_str(SrBuf *b, const SrVal *tree);
    at their positions; else leading, as the rules take them). */
 SrVal *sr_custom_resolve_kwargs(SrInterp *I, SrVal *fun, const char *kind, const char *name, SrArgs *a);
 int sr_custom_nondiff_parse(SrInterp *I, SrVal *fun, SrVal *nums, SrVal *names, int **out, int *n);
+/* custom_jvp's and custom_vjp's messages: the PyTreeDef(...) of v, and
+   the structure `tree` (numbered leaves) with its n leaves replaced by
+   their types (float32[3]) as JAX's messages show them. */
+void sr_custom_treedef_of(SrBuf *b, SrVal *v);
+void sr_custom_type_tree(SrInterp *I, SrBuf *b, SrVal *tree, int n, const SrType **types);
+/* Whether fn (a def) closes over a traced array of no grad or jvp (a
+   vmap's, whose trace may have ended when autodiff runs fn's rule). */
+int sr_custom_closes_over_tracer(SrVal *fn);
+/* custom_vjp's fwd closing over such tracers: fwd traced now, on abstract
+   values of args' types, and the values it captured made the call's first
+   operand hl: *fun, *fwd, *bwd become fun(hl, *args) = fun(*args), the
+   traced fwd on (hl, *args), and bwd with a None (hl's cotangent) first;
+   *args becomes (hl, *args).  1 when done, 0 (nothing changed, no error
+   left) when fwd cannot be traced so. */
+int sr_custom_pretrace_fwd(SrInterp *I, SrVal **fun, SrVal **fwd, SrVal **bwd, SrVal **args);
+/* ad_util.SymbolicZero (custom_jvp.c): one of aval t, its aval (NULL: not
+   one), whether v is one. */
+SrVal *sr_symbolic_zero_new(const SrType *t);
+const SrType *sr_symbolic_zero_type(SrVal *v);
+int sr_is_symbolic_zero(const SrVal *v);
 int sr_custom_nondiff_split(SrInterp *I, SrVal *args, const int *pos, int n, SrVal **held, SrVal **dyn);
 SrVal *sr_custom_nondiff_wrap(SrVal *fn, SrVal *vals, const int *pos, int n, int merge);
 

@@ -1211,7 +1211,17 @@ BATCH(batch_custom_call) {
   int jvp_rule = e->prim->id == SR_P_custom_jvp_call && obj_param(e, "jvp") && sr_lax_custom_hooks.custom_jvp_batch;
   int vjp_rule = e->prim->id == SR_P_custom_vjp_call && obj_param(e, "bwd") && sr_lax_custom_hooks.custom_vjp_batch;
   int rule = jvp_rule || vjp_rule;
-  SrJaxpr *J = sr_batch_jaxpr(b, body, inb, NULL, outb);
+  uint8_t *force = NULL;
+  if (jvp_rule && sr_lax_custom_hooks.custom_jvp_batch_outs) {
+    const SrType **pt = sr_xcalloc(n + 1, sizeof *pt);
+    for (uint32_t i = 0; i < n && i < sr_nargs(body); i++) pt[i] = sr_args(body)[i]->type;
+    force = sr_xcalloc(no + 1, 1);
+    if (sr_nargs(body) == n)
+      sr_lax_custom_hooks.custom_jvp_batch_outs(ad->I, param(e, "jvp"), inb, b->size, b->axis_name, pt, force);
+    free(pt);
+  }
+  SrJaxpr *J = sr_batch_jaxpr(b, body, inb, force, outb);
+  free(force);
   int rc = -1;
   if (J) {
     SrVal *r = NULL;

@@ -324,6 +324,12 @@ static const SrType *operand_layout(const SrArray *a, const SrType *l) {
 
 static int conv_fn(SrShardIO *io) {
   const SrDtype *dts = io->arg;
+  /* a float0 array (a zero tangent) holds no data: as on a device (a bool
+     False), it converts to zeros */
+  if (dts[0] == SR_FLOAT0) {
+    memset(io->out[0]->data, 0, io->out[0]->nbytes);
+    return 0;
+  }
   size_t n = io->in[0]->nbytes / sr_elem_size(dts[0]);
   if (sr_kern_convert(dts[0], dts[1], n, io->in[0]->data, io->out[0]->data) < 0)
     return sr_ev_err(io->cx, "NotImplementedError", "cannot convert %s to %s", sr_dtype_name(dts[0]), sr_dtype_name(dts[1]));

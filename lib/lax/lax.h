@@ -140,6 +140,14 @@ typedef struct SrLaxCustomHooks {
      reference, or NULL with an error raised */
   SrVal *(*custom_jvp_batch)(SrInterp *I, SrVal *jvp, const uint8_t *in_batched, const uint8_t *out_batched,
                              int64_t size, const SrType *const *out_types);
+  /* vmap: which results the custom_jvp rule (jvp= an object) gives batched,
+     its operands (of the per-example types in_types) batched where
+     in_batched is set: force[k] set for each result k whose primal or
+     tangent the rule batches (batch_custom_jvp_subtrace's _merge_bdims
+     batches the call's result there too); nothing set where the rule
+     cannot be traced so (no error left) */
+  void (*custom_jvp_batch_outs)(SrInterp *I, SrVal *jvp, const uint8_t *in_batched, int64_t size,
+                                const char *axis_name, const SrType *const *in_types, uint8_t *force);
   /* vmap: the bwd= object of a custom_vjp_call batched alike (operands of
      the batched types in_types), with *fwd the matching fwd= object; new
      references, or NULL with an error raised */

@@ -76,6 +76,9 @@ typedef struct SrLangOps {
   /* isinstance(x, self) for an object that stands for a type (jnp.ndarray,
      lax.Precision): 1 or 0.  NULL: not a type. */
   int (*instancecheck)(SrInterp *I, SrVal *self, SrVal *x);
+  /* type(self) for an object whose class is a value of its own
+     (SymbolicZero), a new reference.  NULL: the class's name as a type. */
+  SrVal *(*type_of)(SrVal *self);
 } SrLangOps;
 
 static inline const SrLangOps *sr_ops(const SrVal *v) {

@@ -79,6 +79,11 @@ SrVal *sr_type_of(SrInterp *I, SrVal *v) {
   SrVal *c = sr_class_of(v);
   if (!c) c = sr_enum_type_of(v);
   if (c) return sr_ref(c);
+  const SrLangOps *ops = sr_ops(v);
+  if (ops && ops->type_of) {
+    SrVal *t = ops->type_of(v);
+    if (t) return t;
+  }
   if (sr_enum_is_class(v)) return kind_type("EnumType");
   if (sr_is_obj(v, &sr_type_class) || sr_is_obj(v, &sr_exctype_class) || sr_builtin_type_name(v))
     return kind_type("type");

@@ -287,7 +287,75 @@ static void time_init(void) {
   sr_def("time.sleep", time_sleep, "time.sleep(seconds): waits (Ctrl-C ends it)");
 }
 
+/* ---- copy: copy.copy and copy.deepcopy.  Lists, tuples and dicts are
+   copied (deepcopy: their items too, a tuple of unchanged items is
+   itself, as in CPython); every other value is its own copy here (CPython
+   copies a class instance's __dict__; functions, arrays' data and other
+   atomic values it shares too). ---- */
+
+static SrVal *deep_copy(SrInterp *I, SrVal *v, int depth) {
+  if (depth > 256) return sr_raise(I, "RecursionError", "maximum recursion depth exceeded while calling a Python object");
+  if (v->kind == SR_V_LIST || v->kind == SR_V_TUPLE) {
+    SrVal *r = sr_seq(NULL, v->kind, v->seq.n);
+    int same = 1;
+    for (int i = 0; i < v->seq.n; i++) {
+      SrVal *x = deep_copy(I, v->seq.items[i], depth + 1);
+      if (!x) {
+        sr_unref(r);
+        return NULL;
+      }
+      same &= x == v->seq.items[i];
+      sr_seq_push(NULL, r, x);
+    }
+    if (v->kind == SR_V_TUPLE && same) {
+      sr_unref(r);
+      return sr_ref(v);
+    }
+    return r;
+  }
+  if (v->kind == SR_V_DICT) {
+    SrVal *r = sr_dict(NULL);
+    for (int i = 0; i < v->dict.n; i++) {
+      SrVal *x = deep_copy(I, v->dict.vals[i], depth + 1);
+      if (!x) {
+        sr_unref(r);
+        return NULL;
+      }
+      sr_dict_set(NULL, r, sr_ref(v->dict.keys[i]), x);
+    }
+    return r;
+  }
+  return sr_ref(v);
+}
+
+static SrVal *copy_copy(SrInterp *I, SrArgs *a) {
+  if (a->n != 1 || a->nkw) return sr_raise(I, "TypeError", "copy() takes 1 positional argument");
+  SrVal *v = a->v[0];
+  if (v->kind == SR_V_LIST) {
+    SrVal *r = sr_seq(NULL, SR_V_LIST, v->seq.n);
+    for (int i = 0; i < v->seq.n; i++) sr_seq_push(NULL, r, sr_ref(v->seq.items[i]));
+    return r;
+  }
+  if (v->kind == SR_V_DICT) {
+    SrVal *r = sr_dict(NULL);
+    for (int i = 0; i < v->dict.n; i++) sr_dict_set(NULL, r, sr_ref(v->dict.keys[i]), sr_ref(v->dict.vals[i]));
+    return r;
+  }
+  return sr_ref(v);
+}
+
+static SrVal *copy_deepcopy(SrInterp *I, SrArgs *a) {
+  if (a->n < 1 || a->n > 2 || a->nkw) return sr_raise(I, "TypeError", "deepcopy() takes 1 or 2 positional arguments");
+  return deep_copy(I, a->v[0], 0);
+}
+
+static void copy_init(void) {
+  sr_def("copy.copy", copy_copy, "copy.copy(x): a shallow copy of x (a new list or dict; other values are shared)");
+  sr_def("copy.deepcopy", copy_deepcopy, "copy.deepcopy(x): a deep copy of x's lists, tuples and dicts");
+}
+
 void sr_modules_init(void) {
+  copy_init();
   typing_init();
   future_init();
   time_init();

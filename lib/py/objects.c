@@ -386,13 +386,15 @@ static const struct {
   {"XlaRuntimeError", "RuntimeError"},
   {"JaxRuntimeError", "RuntimeError"},
   /* jax.errors' (errors.py) */
-  {"ConcretizationTypeError", "TypeError"},
+  {"JAXTypeError", "TypeError"},
+  {"JAXIndexError", "IndexError"},
+  {"ConcretizationTypeError", "JAXTypeError"},
+  {"NonConcreteBooleanIndexError", "JAXIndexError"},
+  {"TracerArrayConversionError", "JAXTypeError"},
+  {"TracerIntegerConversionError", "JAXTypeError"},
   {"TracerBoolConversionError", "ConcretizationTypeError"},
-  {"TracerArrayConversionError", "TypeError"},
-  {"TracerIntegerConversionError", "TypeError"},
-  {"NonConcreteBooleanIndexError", "IndexError"},
-  {"UnexpectedTracerError", "Exception"},
-  {"KeyReuseError", "RuntimeError"},
+  {"UnexpectedTracerError", "JAXTypeError"},
+  {"KeyReuseError", "JAXTypeError"},
   {NULL, NULL},
 };
 
