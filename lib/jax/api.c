@@ -208,6 +208,22 @@ static int returned_jaxtypes(SrInterp *I, SrVal *fn, SrVal *res, int flags) {
   return -1;
 }
 
+/* batching.matchaxis: core.typeof of an output leaf fails */
+static int vmap_jaxtypes(SrInterp *I, SrVal *res) {
+  if (sr_pytree_check_depth(I, res) < 0) return -1;
+  SrBuf path = SR_BUF_INIT;
+  SrVal *leaf = NULL;
+  int bad = sr_pytree_bad_leaf(I, res, &path, &leaf);
+  sr_buf_free(&path);
+  if (!bad) return 0;
+  SrBuf b = SR_BUF_INIT;
+  sr_val_repr(&b, leaf);
+  sr_raise(I, "TypeError", "Output from batched function %s with type <class '%s'> is not a valid JAX type",
+           sr_buf_str(&b), sr_val_kind_name(leaf));
+  sr_buf_free(&b);
+  return -1;
+}
+
 SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, const char **kw,
                      SrVal **kwv, int flags, SrVal **out_tree, SrVal **captured) {
   SrTrace *t = sr_trace_begin(I);
@@ -245,6 +261,10 @@ SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, c
   }
   for (int i = 0; i < nargs; i++) sr_unref(targs[i]);
   free(targs);
+  if (res && (flags & SR_TRACE_FOR_VMAP) && vmap_jaxtypes(I, res) < 0) {
+    sr_unref(res);
+    res = NULL;
+  }
   if (res && (flags & (SR_TRACE_FOR_JIT | SR_TRACE_FOR_MAKE_JAXPR)) && returned_jaxtypes(I, fn, res, flags) < 0) {
     sr_unref(res);
     res = NULL;
