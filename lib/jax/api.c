@@ -81,8 +81,8 @@ const SrType *sr_api_typed_with_sharding(SrInterp *I, const SrType *base, SrVal 
 /* jax.core.ShapedArray(shape, dtype, weak_type=False, *, sharding=None):
    an aval; its sharding is a NamedSharding over an AbstractMesh */
 static SrVal *jax_shaped_array(SrInterp *I, SrArgs *a) {
-  SrVal *p[4];
-  if (sr_args_parse(I, a, "ShapedArray", "shape, dtype, weak_type=, *, sharding=", p) < 0) return NULL;
+  SrVal *p[5];
+  if (sr_args_parse(I, a, "ShapedArray", "shape, dtype, weak_type=, *, sharding=, memory_space=", p) < 0) return NULL;
   int64_t shape[SR_MAX_RANK];
   int nd;
   if (sr_shape_arg(I, p[0], shape, &nd, "shape") < 0) return NULL;
@@ -90,6 +90,14 @@ static SrVal *jax_shaped_array(SrInterp *I, SrArgs *a) {
   SrTypeBuilder b;
   sr_type_builder(&b, sr_type_array(p[1]->dtype, nd, shape));
   if (p[2]) b.weak = (uint8_t)sr_val_truthy(p[2]);
+  /* memory_space: a jax.memory.Space (core.MemorySpace), Device by default */
+  if (p[4] && p[4]->kind != SR_V_NONE) {
+    const char *ms = p[4]->kind == SR_V_WORD ? p[4]->str.s : "";
+    if (strcmp(ms, "MemorySpace.Host") == 0) b.mem = sr_intern_cstr("host");
+    else if (strcmp(ms, "MemorySpace.Any") == 0) b.mem = sr_intern_cstr("any");
+    else if (strcmp(ms, "MemorySpace.Device") != 0)
+      return sr_raise(I, "TypeError", "ShapedArray's memory_space must be a jax.memory.Space");
+  }
   SrVal *sh = p[3];
   if (sh && sh->kind == SR_V_SHARDING && !sh->sh.mesh->abstract) {
     SrBuf m = SR_BUF_INIT;
@@ -1113,6 +1121,25 @@ static SrVal *run_jaxpr(SrInterp *I, const SrJaxpr *j, SrArgs *a) {
   return r;
 }
 
+/* jax.extend.core.check_jaxpr(jaxpr): core.check_jaxpr, every equation's
+   type rule against its written binder types, under the mesh in context;
+   the first error is a JaxprTypeError (or the rule's own exception). */
+static SrVal *extend_check_jaxpr(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "check_jaxpr", "jaxpr", p) < 0) return NULL;
+  if (p[0]->kind != SR_V_JAXPR) return sr_raise(I, "TypeError", "check_jaxpr takes a jaxpr");
+  SrCheckOpts opts = {sr_jax_context_mesh(I->jax), 0};
+  SrDiags d = SR_DIAGS_INIT;
+  int n = sr_check_jaxpr(p[0]->jx.jaxpr, &opts, &d, NULL);
+  if (!n || !d.first) {
+    sr_diags_clear(&d);
+    return sr_none();
+  }
+  sr_raise(I, d.first->exc ? d.first->exc : "JaxprTypeError", "%s", d.first->msg);
+  sr_diags_clear(&d);
+  return NULL;
+}
+
 /* Calling a jaxpr value: one result bare, several as a tuple. */
 static SrVal *call_jaxpr_value(SrInterp *I, SrVal *fn, SrArgs *a) {
   if (a->nkw) return sr_raise(I, "TypeError", "a jaxpr takes positional arguments only");
@@ -1153,6 +1180,15 @@ void sr_jnp_init(void) {
   sr_vmap_built_init();
   sr_numpy_elementwise_init();
   sr_def("jax.typeof", jax_typeof, "typeof(x): x's type with its sharding, as float32[8@X,4]");
+  /* jax.memory.Space: core.MemorySpace's members, words that print as
+     their repr */
+  sr_register("jax.memory", sr_module("jax.memory"));
+  sr_register("jax.memory.Space", sr_module("jax.memory.Space"));
+  sr_register("jax.memory.Space.Device", sr_word(NULL, "MemorySpace.Device", 18));
+  sr_register("jax.memory.Space.Host", sr_word(NULL, "MemorySpace.Host", 16));
+  sr_register("jax.memory.Space.Any", sr_word(NULL, "MemorySpace.Any", 15));
+  sr_def("jax.extend.core.check_jaxpr", extend_check_jaxpr,
+         "check_jaxpr(jaxpr): type-checks a jaxpr's equations, raising JaxprTypeError at the first that does not check");
   sr_def("jax.core.ShapedArray", jax_shaped_array,
          "ShapedArray(shape, dtype, weak_type=False, *, sharding=None): an aval (its sharding over an AbstractMesh)");
   sr_def("jax.core.jaxpr_as_fun", jax_jaxpr_as_fun,

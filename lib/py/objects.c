@@ -385,8 +385,20 @@ static const struct {
   {"DuplicateSpecError", "Exception"},
   {"XlaRuntimeError", "RuntimeError"},
   {"JaxRuntimeError", "RuntimeError"},
+  /* jax.errors' (registered there only, by the jax layer) */
+  {"JAXTypeError", "TypeError"},
+  {"JAXIndexError", "IndexError"},
+  {"ConcretizationTypeError", "JAXTypeError"},
+  {"NonConcreteBooleanIndexError", "JAXIndexError"},
+  {"TracerArrayConversionError", "JAXTypeError"},
+  {"TracerIntegerConversionError", "JAXTypeError"},
+  {"TracerBoolConversionError", "ConcretizationTypeError"},
+  {"UnexpectedTracerError", "JAXTypeError"},
+  {"KeyReuseError", "JAXTypeError"},
+  {"InconclusiveDimensionOperation", "Exception"},
   {NULL, NULL},
 };
+#define FIRST_JAX_ERRORS "JAXTypeError"
 
 /* the exception classes class statements made: name and base (interned) */
 static struct {
@@ -1873,10 +1885,16 @@ void sr_objects_init(void) {
   if (done) return;
   done = 1;
   sr_exc_methods_init();
+  int jax_errors = 0;
   for (int i = 0; exc_tree[i].name; i++) {
-    char q[64];
-    snprintf(q, sizeof q, "builtins.%s", exc_tree[i].name);
+    char q[80];
+    jax_errors |= strcmp(exc_tree[i].name, FIRST_JAX_ERRORS) == 0;
+    snprintf(q, sizeof q, "%s.%s", jax_errors ? "jax.errors" : "builtins", exc_tree[i].name);
     sr_register(q, sr_obj(&sr_exctype_class, (void *)sr_intern_cstr(exc_tree[i].name)));
   }
+  sr_register("jax.errors", sr_module("jax.errors"));
+  /* jax.errors re-exports these two */
+  sr_register("jax.errors.JaxprTypeError", sr_obj(&sr_exctype_class, (void *)sr_intern_cstr("JaxprTypeError")));
+  sr_register("jax.errors.JaxRuntimeError", sr_obj(&sr_exctype_class, (void *)sr_intern_cstr("JaxRuntimeError")));
   sr_builtins_py_init();
 }

@@ -6,4 +6,5 @@
 GOLDEN_TESTS += \
 	tests/golden/bat28_basic.jxr \
 	tests/golden/bat28_lax.jxr \
-	tests/golden/bat28_coll.jxr
+	tests/golden/bat28_coll.jxr \
+	tests/golden/bat28_core.jxr
