@@ -1200,7 +1200,7 @@ void sr_jnp_init(void) {
          "jit(f, static_argnums=, static_argnames=, donate_argnums=, donate_argnames=, in_shardings=, "
          "out_shardings=): f compiled; jit(f).trace(*args).jaxpr is its jaxpr; jit(**options) a decorator");
   sr_class_binds(&sr_jit_class); /* a jitted method gets self, as PjitFunction.__get__ gives it */
-  sr_def("jax.checkpoint jax.remat", jax_checkpoint,
+  sr_def("jax.checkpoint jax.remat jax._src.ad_checkpoint.checkpoint jax._src.ad_checkpoint.remat", jax_checkpoint,
          "checkpoint(f, prevent_cse=True, policy=None, static_argnums=()): f whose residuals the policy does not save are recomputed in the backward pass (a remat2 equation)");
   sr_jnp_api_init();
   sr_lax_api_init();

@@ -34,11 +34,60 @@
 
 /* ---- visualize_array_sharding (the picture: debug_picture.c) ---- */
 
+/* visualize_array_sharding's _visualize(sharding): visualize_sharding
+   (arr.shape, sharding, **kwargs), the shape and kwargs kept */
+typedef struct VisCb {
+  SrVal *shape;
+  int nkw;
+  const char *kw[4];
+  SrVal *kwv[4];
+} VisCb;
+
+static void viscb_free(void *d) {
+  VisCb *c = d;
+  sr_unref(c->shape);
+  for (int i = 0; i < c->nkw; i++) sr_unref(c->kwv[i]);
+  free(c);
+}
+
+static SrVal *viscb_call(SrInterp *I, SrArgs *a) {
+  VisCb *c = sr_current_builtin(I)->data;
+  if (a->n != 1 || a->nkw) return sr_raise(I, "TypeError", "_visualize takes one argument");
+  SrVal *v[2] = {c->shape, a->v[0]};
+  SrArgs va = {2, v, c->nkw, c->kw, c->kwv, NULL};
+  SrVal *fn = sr_lookup_qualname("jax.debug.visualize_sharding");
+  return fn ? sr_call(I, fn, &va) : sr_raise(I, "RuntimeError", "jax.debug.visualize_sharding is missing");
+}
+
 static SrVal *bi_visualize(SrInterp *I, SrArgs *args) {
   SrVal *p[5];
   if (sr_args_parse(I, args, "visualize_array_sharding", "arr, *, use_color=, scale=, min_width=, max_width=", p) < 0)
     return NULL;
   SrArrayObj *o = sr_array_of(p[0]);
+  if (o && o->kind != SR_AV_CONCRETE) {
+    /* traced: inspect_array_sharding(arr, callback=_visualize) */
+    static const char *const names[] = {"use_color", "scale", "min_width", "max_width"};
+    VisCb *c = sr_xcalloc(1, sizeof *c);
+    SrVal *sh = sr_getattr(I, p[0], "shape");
+    if (!sh) {
+      free(c);
+      return NULL;
+    }
+    c->shape = sh;
+    for (int i = 0; i < 4; i++)
+      if (p[1 + i]) {
+        c->kw[c->nkw] = sr_intern_cstr(names[i]);
+        c->kwv[c->nkw++] = sr_ref(p[1 + i]);
+      }
+    SrVal *cb = sr_builtin_with("_visualize", viscb_call, c, viscb_free);
+    SrVal *inspect = sr_lookup_qualname("jax.debug.inspect_array_sharding");
+    const char *kw[1] = {sr_intern_cstr("callback")};
+    SrVal *kwv[1] = {cb};
+    SrArgs ia = {1, &p[0], 1, kw, kwv, NULL};
+    SrVal *r = inspect ? sr_call(I, inspect, &ia) : NULL;
+    sr_unref(cb);
+    return r;
+  }
   if (!o || o->kind != SR_AV_CONCRETE) return sr_raise(I, "TypeError", "visualize_array_sharding needs a concrete array");
   double scale = 1;
   int64_t minw = 9, maxw = 80;

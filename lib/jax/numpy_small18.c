@@ -851,6 +851,8 @@ void sr_jnp_small18_init(void) {
   };
   for (size_t i = 0; i < sizeof defs / sizeof *defs; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);
   sr_register("jax.numpy.ndarray", sr_obj(&ndarray_class, NULL));
+  /* jnp.ndarray is jax.Array */
+  sr_register("jax.Array", sr_obj(&ndarray_class, NULL));
   /* scalar_types.py's aliases, and numpy's */
   static const struct {
     const char *name;

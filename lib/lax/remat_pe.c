@@ -33,7 +33,9 @@
 
 int (*sr_lax_remat_saveable)(SrInterp *I, SrVal *policy, const SrEqn *e);
 
-enum { ROLE_KNOWN_SAVED = 1, ROLE_KNOWN_RECOMPUTED, ROLE_STAGED };
+/* ROLE_KNOWN_BOTH: a debug callback or print run in the known jaxpr and
+   staged as well (debugging.py's _debug_partial_eval_custom) */
+enum { ROLE_KNOWN_SAVED = 1, ROLE_KNOWN_RECOMPUTED, ROLE_STAGED, ROLE_KNOWN_BOTH };
 
 static int saveable(SrAd *ad, SrVal *policy, const SrEqn *e) {
   if (!policy || policy->kind == SR_V_NONE || !sr_lax_remat_saveable) return 0;
@@ -170,6 +172,24 @@ int sr_lax_remat_lin(SrAd *ad, const SrEqn *e, const SrJaxpr *J, SrVal **x, SrVa
       for (uint32_t i = 0; i < q->nout; i++) unk[q->out[i]->id] = inst[q->out[i]->id] = 1;
       continue;
     }
+    if (q->prim->id == SR_P_debug_print || q->prim->id == SR_P_debug_callback) {
+      /* _debug_partial_eval_custom: staged too, to call back again in the
+         recomputation, unless the policy saves it and an input is not
+         instantiated */
+      int sv = saveable(ad, policy, q), allinst = 1;
+      if (sv < 0) {
+        rc = -1;
+        goto done;
+      }
+      for (uint32_t i = 0; i < q->nin; i++) allinst &= q->in[i]->kind != SR_VAR || inst[q->in[i]->id];
+      if (sv && !allinst) {
+        role[k] = ROLE_KNOWN_SAVED;
+      } else {
+        role[k] = ROLE_KNOWN_BOTH;
+        for (uint32_t i = 0; i < q->nin; i++) ADD_RES(q->in[i]);
+      }
+      continue;
+    }
     int s = sr_prim_has_effect(q->prim, q->params, q->nparams) ? 1 : saveable(ad, policy, q);
     if (s < 0) {
       rc = -1;
@@ -197,7 +217,7 @@ int sr_lax_remat_lin(SrAd *ad, const SrEqn *e, const SrJaxpr *J, SrVal **x, SrVa
     if (J->outvars[i]->kind == SR_VAR) live[J->outvars[i]->id] = 1;
   for (uint32_t k = J->neqn; k-- > 0;) {
     const SrEqn *q = &J->eqns[k];
-    if (role[k] != ROLE_STAGED && role[k] != ROLE_KNOWN_RECOMPUTED) continue;
+    if (role[k] != ROLE_STAGED && role[k] != ROLE_KNOWN_RECOMPUTED && role[k] != ROLE_KNOWN_BOTH) continue;
     int need = sr_prim_has_effect(q->prim, q->params, q->nparams);
     for (uint32_t i = 0; i < q->nout && !need; i++) need = q->out[i]->kind == SR_VAR && live[q->out[i]->id];
     if (!need) continue;
@@ -217,7 +237,7 @@ int sr_lax_remat_lin(SrAd *ad, const SrEqn *e, const SrJaxpr *J, SrVal **x, SrVa
   for (uint32_t r = 0; r < nres; r++) livek[res[r]] = 1;
   for (uint32_t k = J->neqn; k-- > 0;) {
     const SrEqn *q = &J->eqns[k];
-    if (role[k] != ROLE_KNOWN_SAVED && role[k] != ROLE_KNOWN_RECOMPUTED) continue;
+    if (role[k] != ROLE_KNOWN_SAVED && role[k] != ROLE_KNOWN_RECOMPUTED && role[k] != ROLE_KNOWN_BOTH) continue;
     int need = sr_prim_has_effect(q->prim, q->params, q->nparams);
     for (uint32_t i = 0; i < q->nout && !need; i++) need = q->out[i]->kind == SR_VAR && livek[q->out[i]->id];
     if (!need) continue;

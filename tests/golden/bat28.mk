@@ -7,4 +7,7 @@ GOLDEN_TESTS += \
 	tests/golden/bat28_basic.jxr \
 	tests/golden/bat28_lax.jxr \
 	tests/golden/bat28_coll.jxr \
-	tests/golden/bat28_core.jxr
+	tests/golden/bat28_core.jxr \
+	tests/golden/bat28_dprint.jxr \
+	tests/golden/bat28_dtrans.jxr \
+	tests/golden/bat28_vis.jxr
