@@ -10,4 +10,5 @@ GOLDEN_TESTS += \
 	tests/golden/bat28_core.jxr \
 	tests/golden/bat28_dprint.jxr \
 	tests/golden/bat28_dtrans.jxr \
-	tests/golden/bat28_vis.jxr
+	tests/golden/bat28_vis.jxr \
+	tests/golden/bat28_trisolve.jxr
