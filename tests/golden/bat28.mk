@@ -1,8 +1,7 @@
 ## bat28.mk: JAX's tests/batching_test.py (BatchingTest), tests/core_test.py
 ## and tests/debugging_primitives_test.py checked as shardrepl programs,
 ## included by golden.mk.
-## Skipped: testIssue1170 (pmap), VmappableTest (batching.register_vmappable,
-## JAX internals).
+## Skipped: VmappableTest (batching.register_vmappable, JAX internals).
 GOLDEN_TESTS += \
 	tests/golden/bat28_basic.jxr \
 	tests/golden/bat28_lax.jxr \
