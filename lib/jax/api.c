@@ -199,7 +199,9 @@ static int returned_jaxtypes(SrInterp *I, SrVal *fn, SrVal *res, int flags) {
   SrFunction *uf = sr_as_function(fn);
   if (uf && uf->code && uf->code->src) {
     uint32_t line, col;
-    sr_src_linecol(uf->code->src, uf->node->off, &line, &col);
+    /* co_firstlineno: a decorated def starts at its first decorator */
+    const SrNode *at = uf->node->kind == SR_N_DEF && uf->node->n2 > 0 ? uf->node->list2[0] : uf->node;
+    sr_src_linecol(uf->code->src, at->off, &line, &col);
     sr_buf_printf(&src, "%s at %s:%u", uf->name, uf->code->src->name, line);
   } else {
     const char *nm = sr_callable_name(fn);
