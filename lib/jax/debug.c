@@ -280,8 +280,11 @@ static int has_placeholders(const char *s, size_t n) {
    second call's function (its data: skip_format_check), or the TypeError
    of one given other keywords. */
 static SrVal *second_call(SrInterp *I, SrArgs *a, const char *who, SrBuiltinFn fn, int print) {
+  /* a->v[0], if given, is the None of fmt / callback; the rest is what
+     the two-call form refuses */
   SrBuf b = SR_BUF_INIT;
   Opts o = {0};
+  int nkw = 0;
   for (int i = 0; i < a->nkw; i++) {
     if (is_option(a->kw[i], print)) {
       if (sr_truthy(I, a->kwv[i]) < 0) {
@@ -291,15 +294,24 @@ static SrVal *second_call(SrInterp *I, SrArgs *a, const char *who, SrBuiltinFn f
       take_option(I, a->kw[i], a->kwv[i], &o);
       continue;
     }
-    sr_buf_printf(&b, "%s'%s': ", b.len ? ", " : "{", a->kw[i]);
+    sr_buf_printf(&b, "%s'%s': ", nkw++ ? ", " : "", a->kw[i]);
     sr_val_repr(&b, a->kwv[i]);
   }
-  if (b.len) {
-    sr_buf_puts(&b, "}");
-    sr_raise(I, "TypeError", "%s received unexpected arguments in the two-call form: args=() kwargs=%s", who, b.p);
+  if (nkw || a->n > 1) {
+    SrBuf ab = SR_BUF_INIT;
+    sr_buf_putc(&ab, '(');
+    for (int i = 1; i < a->n; i++) {
+      if (i > 1) sr_buf_puts(&ab, ", ");
+      sr_val_repr(&ab, a->v[i]);
+    }
+    sr_buf_puts(&ab, a->n == 2 ? ",)" : ")");
+    sr_raise(I, "TypeError", "%s received unexpected arguments in the two-call form: args=%s kwargs={%s}", who,
+             sr_buf_str(&ab), sr_buf_str(&b));
+    sr_buf_free(&ab);
     sr_buf_free(&b);
     return NULL;
   }
+  sr_buf_free(&b);
   Opts *data = sr_xmalloc(sizeof *data);
   *data = o;
   return sr_builtin_with(print ? "_debug_print" : "_debug_callback", fn, data, free);
@@ -313,7 +325,7 @@ static SrVal *bi_print2(SrInterp *I, SrArgs *args) {
 }
 
 static SrVal *bi_print(SrInterp *I, SrArgs *args) {
-  if (args->n == 0) return second_call(I, args, "debug_print", bi_print2, 1);
+  if (args->n == 0 || args->v[0]->kind == SR_V_NONE) return second_call(I, args, "debug_print", bi_print2, 1);
   return do_print(I, args, 1, (Opts){0});
 }
 
@@ -394,7 +406,7 @@ static SrVal *bi_callback2(SrInterp *I, SrArgs *args) {
 }
 
 static SrVal *bi_callback(SrInterp *I, SrArgs *args) {
-  if (args->n == 0) return second_call(I, args, "debug_callback", bi_callback2, 0);
+  if (args->n == 0 || args->v[0]->kind == SR_V_NONE) return second_call(I, args, "debug_callback", bi_callback2, 0);
   return do_callback(I, args, 1, (Opts){0});
 }
 
