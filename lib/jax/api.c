@@ -1189,11 +1189,11 @@ void sr_jnp_init(void) {
   sr_register("jax.memory.Space.Device", sr_word(NULL, "MemorySpace.Device", 18));
   sr_register("jax.memory.Space.Host", sr_word(NULL, "MemorySpace.Host", 16));
   sr_register("jax.memory.Space.Any", sr_word(NULL, "MemorySpace.Any", 15));
-  sr_def("jax.extend.core.check_jaxpr", extend_check_jaxpr,
+  sr_def("jax.extend.core.check_jaxpr jax._src.core.check_jaxpr", extend_check_jaxpr,
          "check_jaxpr(jaxpr): type-checks a jaxpr's equations, raising JaxprTypeError at the first that does not check");
-  sr_def("jax.core.ShapedArray", jax_shaped_array,
+  sr_def("jax.core.ShapedArray jax._src.core.ShapedArray", jax_shaped_array,
          "ShapedArray(shape, dtype, weak_type=False, *, sharding=None): an aval (its sharding over an AbstractMesh)");
-  sr_def("jax.core.jaxpr_as_fun", jax_jaxpr_as_fun,
+  sr_def("jax.core.jaxpr_as_fun jax._src.core.jaxpr_as_fun", jax_jaxpr_as_fun,
          "jaxpr_as_fun(closed_jaxpr): a function running the jaxpr, returning the list of its results");
   sr_def("jax.ShapeDtypeStruct", jax_shape_dtype_struct,
          "ShapeDtypeStruct(shape, dtype, sharding=None): an abstract array");
