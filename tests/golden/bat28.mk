@@ -10,7 +10,8 @@ GOLDEN_TESTS += \
 	tests/golden/bat28_dprint.jxr \
 	tests/golden/bat28_dtrans.jxr \
 	tests/golden/bat28_vis.jxr \
-	tests/golden/bat28_trisolve.jxr
+	tests/golden/bat28_trisolve.jxr \
+	tests/golden/bat28_types.jxr
 ## what JAX's tests assert that shardrepl does not do yet (golden-pending)
 GOLDEN_PENDING += \
 	tests/golden/pending/bat28_pending.jxr
