@@ -83,8 +83,8 @@ const SrType *sr_api_typed_with_sharding(SrInterp *I, const SrType *base, SrVal 
 /* jax.core.ShapedArray(shape, dtype, weak_type=False, *, sharding=None):
    an aval; its sharding is a NamedSharding over an AbstractMesh */
 static SrVal *jax_shaped_array(SrInterp *I, SrArgs *a) {
-  SrVal *p[4];
-  if (sr_args_parse(I, a, "ShapedArray", "shape, dtype, weak_type=, *, sharding=", p) < 0) return NULL;
+  SrVal *p[5];
+  if (sr_args_parse(I, a, "ShapedArray", "shape, dtype, weak_type=, *, sharding=, memory_space=", p) < 0) return NULL;
   int64_t shape[SR_MAX_RANK];
   int nd;
   if (sr_shape_arg(I, p[0], shape, &nd, "shape") < 0) return NULL;
@@ -92,6 +92,14 @@ static SrVal *jax_shaped_array(SrInterp *I, SrArgs *a) {
   SrTypeBuilder b;
   sr_type_builder(&b, sr_type_array(p[1]->dtype, nd, shape));
   if (p[2]) b.weak = (uint8_t)sr_val_truthy(p[2]);
+  /* memory_space: a jax.memory.Space (core.MemorySpace), Device by default */
+  if (p[4] && p[4]->kind != SR_V_NONE) {
+    const char *ms = p[4]->kind == SR_V_WORD ? p[4]->str.s : "";
+    if (strcmp(ms, "MemorySpace.Host") == 0) b.mem = sr_intern_cstr("host");
+    else if (strcmp(ms, "MemorySpace.Any") == 0) b.mem = sr_intern_cstr("any");
+    else if (strcmp(ms, "MemorySpace.Device") != 0)
+      return sr_raise(I, "TypeError", "ShapedArray's memory_space must be a jax.memory.Space");
+  }
   SrVal *sh = p[3];
   if (sh && sh->kind == SR_V_SHARDING && !sh->sh.mesh->abstract) {
     SrBuf m = SR_BUF_INIT;
@@ -193,7 +201,9 @@ static int returned_jaxtypes(SrInterp *I, SrVal *fn, SrVal *res, int flags) {
   SrFunction *uf = sr_as_function(fn);
   if (uf && uf->code && uf->code->src) {
     uint32_t line, col;
-    sr_src_linecol(uf->code->src, uf->node->off, &line, &col);
+    /* co_firstlineno: a decorated def starts at its first decorator */
+    const SrNode *at = uf->node->kind == SR_N_DEF && uf->node->n2 > 0 ? uf->node->list2[0] : uf->node;
+    sr_src_linecol(uf->code->src, at->off, &line, &col);
     sr_buf_printf(&src, "%s at %s:%u", uf->name, uf->code->src->name, line);
   } else {
     const char *nm = sr_callable_name(fn);
@@ -207,6 +217,22 @@ static int returned_jaxtypes(SrInterp *I, SrVal *fn, SrVal *res, int flags) {
   sr_buf_free(&path);
   sr_buf_free(&src);
   sr_buf_free(&extra);
+  return -1;
+}
+
+/* batching.matchaxis: core.typeof of an output leaf fails */
+static int vmap_jaxtypes(SrInterp *I, SrVal *res) {
+  if (sr_pytree_check_depth(I, res) < 0) return -1;
+  SrBuf path = SR_BUF_INIT;
+  SrVal *leaf = NULL;
+  int bad = sr_pytree_bad_leaf(I, res, &path, &leaf);
+  sr_buf_free(&path);
+  if (!bad) return 0;
+  SrBuf b = SR_BUF_INIT;
+  sr_val_repr(&b, leaf);
+  sr_raise(I, "TypeError", "Output from batched function %s with type <class '%s'> is not a valid JAX type",
+           sr_buf_str(&b), sr_val_kind_name(leaf));
+  sr_buf_free(&b);
   return -1;
 }
 
@@ -247,6 +273,10 @@ SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, c
   }
   for (int i = 0; i < nargs; i++) sr_unref(targs[i]);
   free(targs);
+  if (res && (flags & SR_TRACE_FOR_VMAP) && vmap_jaxtypes(I, res) < 0) {
+    sr_unref(res);
+    res = NULL;
+  }
   if (res && (flags & (SR_TRACE_FOR_JIT | SR_TRACE_FOR_MAKE_JAXPR)) && returned_jaxtypes(I, fn, res, flags) < 0) {
     sr_unref(res);
     res = NULL;
@@ -1223,6 +1253,25 @@ static SrVal *run_jaxpr(SrInterp *I, const SrJaxpr *j, SrArgs *a) {
   return r;
 }
 
+/* jax.extend.core.check_jaxpr(jaxpr): core.check_jaxpr, every equation's
+   type rule against its written binder types, under the mesh in context;
+   the first error is a JaxprTypeError (or the rule's own exception). */
+static SrVal *extend_check_jaxpr(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "check_jaxpr", "jaxpr", p) < 0) return NULL;
+  if (p[0]->kind != SR_V_JAXPR) return sr_raise(I, "TypeError", "check_jaxpr takes a jaxpr");
+  SrCheckOpts opts = {sr_jax_context_mesh(I->jax), 0};
+  SrDiags d = SR_DIAGS_INIT;
+  int n = sr_check_jaxpr(p[0]->jx.jaxpr, &opts, &d, NULL);
+  if (!n || !d.first) {
+    sr_diags_clear(&d);
+    return sr_none();
+  }
+  sr_raise(I, d.first->exc ? d.first->exc : "JaxprTypeError", "%s", d.first->msg);
+  sr_diags_clear(&d);
+  return NULL;
+}
+
 /* Calling a jaxpr value: one result bare, several as a tuple. */
 static SrVal *call_jaxpr_value(SrInterp *I, SrVal *fn, SrArgs *a) {
   if (a->nkw) return sr_raise(I, "TypeError", "a jaxpr takes positional arguments only");
@@ -1282,23 +1331,20 @@ void sr_jnp_init(void) {
   sr_vmap_built_init();
   sr_numpy_elementwise_init();
   sr_def("jax.typeof", jax_typeof, "typeof(x): x's type with its sharding, as float32[8@X,4]");
-  sr_def("jax.core.ShapedArray", jax_shaped_array,
+  /* jax.memory.Space: core.MemorySpace's members, words that print as
+     their repr */
+  sr_register("jax.memory", sr_module("jax.memory"));
+  sr_register("jax.memory.Space", sr_module("jax.memory.Space"));
+  sr_register("jax.memory.Space.Device", sr_word(NULL, "MemorySpace.Device", 18));
+  sr_register("jax.memory.Space.Host", sr_word(NULL, "MemorySpace.Host", 16));
+  sr_register("jax.memory.Space.Any", sr_word(NULL, "MemorySpace.Any", 15));
+  sr_def("jax.extend.core.check_jaxpr jax._src.core.check_jaxpr", extend_check_jaxpr,
+         "check_jaxpr(jaxpr): type-checks a jaxpr's equations, raising JaxprTypeError at the first that does not check");
+  sr_def("jax.core.ShapedArray jax._src.core.ShapedArray", jax_shaped_array,
          "ShapedArray(shape, dtype, weak_type=False, *, sharding=None): an aval (its sharding over an AbstractMesh)");
-  /* jax.errors: the exception classes of errors.py (their bases are
-     py/objects.c's exception tree) */
-  static const char *const errs[] = {"JAXTypeError", "JAXIndexError", "ConcretizationTypeError",
-                                     "NonConcreteBooleanIndexError", "TracerArrayConversionError",
-                                     "TracerIntegerConversionError", "TracerBoolConversionError",
-                                     "UnexpectedTracerError", "KeyReuseError", "JaxRuntimeError",
-                                     "JaxprTypeError", NULL};
-  for (int i = 0; errs[i]; i++) {
-    char q[80];
-    snprintf(q, sizeof q, "jax.errors.%s", errs[i]);
-    sr_register(q, sr_obj(&sr_exctype_class, (void *)sr_intern_cstr(errs[i])));
-  }
   sr_def("jax.core.eval_jaxpr", jax_eval_jaxpr,
          "eval_jaxpr(jaxpr, consts, *args): the list of the jaxpr's results on args");
-  sr_def("jax.core.jaxpr_as_fun", jax_jaxpr_as_fun,
+  sr_def("jax.core.jaxpr_as_fun jax._src.core.jaxpr_as_fun", jax_jaxpr_as_fun,
          "jaxpr_as_fun(closed_jaxpr): a function running the jaxpr, returning the list of its results");
   sr_def("jax.ShapeDtypeStruct", jax_shape_dtype_struct,
          "ShapeDtypeStruct(shape, dtype, sharding=None): an abstract array");
@@ -1307,7 +1353,7 @@ void sr_jnp_init(void) {
          "jit(f, static_argnums=, static_argnames=, donate_argnums=, donate_argnames=, in_shardings=, "
          "out_shardings=): f compiled; jit(f).trace(*args).jaxpr is its jaxpr; jit(**options) a decorator");
   sr_class_binds(&sr_jit_class); /* a jitted method gets self, as PjitFunction.__get__ gives it */
-  sr_def("jax.checkpoint jax.remat", jax_checkpoint,
+  sr_def("jax.checkpoint jax.remat jax._src.ad_checkpoint.checkpoint jax._src.ad_checkpoint.remat", jax_checkpoint,
          "checkpoint(f, prevent_cse=True, policy=None, static_argnums=()): f whose residuals the policy does not save are recomputed in the backward pass (a remat2 equation)");
   sr_jnp_api_init();
   sr_lax_api_init();

@@ -29,6 +29,9 @@ enum {
      traced for (jit, eval_shape: "jit"; make_jaxpr: "make_jaxpr") */
   SR_TRACE_FOR_JIT = 16,
   SR_TRACE_FOR_MAKE_JAXPR = 32,
+  /* a result leaf that is not a JAX type is batching.matchaxis's error
+     ("Output from batched function ... is not a valid JAX type") */
+  SR_TRACE_FOR_VMAP = 64,
 };
 /* A control-flow body's way (lax_control_flow.c, shard_map.c). */
 #define SR_TRACE_BODY (SR_TRACE_SEPARATE_CONSTS | SR_TRACE_ANY_INT | SR_TRACE_SHORT_NAME)

@@ -529,7 +529,15 @@ SrVal *sr_trace_call(SrInterp *I, SrVal *fn, SrArgs *a) {
   return r;
 }
 
+/* type(x): an abstract array is a jax.ShapeDtypeStruct (what makes one
+   in JAX), the others jaxlib's ArrayImpl */
+static const char *array_type_name(const SrVal *v) {
+  const SrArrayObj *o = sr_array_of(v);
+  return o && o->kind == SR_AV_ABSTRACT ? "ShapeDtypeStruct" : "ArrayImpl";
+}
+
 void sr_array_methods_init(void) {
+  sr_val_type_name_class(&sr_array_class, array_type_name);
   sr_array_class.lang = &array_ops;
   sr_aval_class.lang = &aval_ops;
   sr_dir_class(&sr_array_class, array_dir);

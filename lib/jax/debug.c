@@ -34,11 +34,60 @@
 
 /* ---- visualize_array_sharding (the picture: debug_picture.c) ---- */
 
+/* visualize_array_sharding's _visualize(sharding): visualize_sharding
+   (arr.shape, sharding, **kwargs), the shape and kwargs kept */
+typedef struct VisCb {
+  SrVal *shape;
+  int nkw;
+  const char *kw[4];
+  SrVal *kwv[4];
+} VisCb;
+
+static void viscb_free(void *d) {
+  VisCb *c = d;
+  sr_unref(c->shape);
+  for (int i = 0; i < c->nkw; i++) sr_unref(c->kwv[i]);
+  free(c);
+}
+
+static SrVal *viscb_call(SrInterp *I, SrArgs *a) {
+  VisCb *c = sr_current_builtin(I)->data;
+  if (a->n != 1 || a->nkw) return sr_raise(I, "TypeError", "_visualize takes one argument");
+  SrVal *v[2] = {c->shape, a->v[0]};
+  SrArgs va = {2, v, c->nkw, c->kw, c->kwv, NULL};
+  SrVal *fn = sr_lookup_qualname("jax.debug.visualize_sharding");
+  return fn ? sr_call(I, fn, &va) : sr_raise(I, "RuntimeError", "jax.debug.visualize_sharding is missing");
+}
+
 static SrVal *bi_visualize(SrInterp *I, SrArgs *args) {
   SrVal *p[5];
   if (sr_args_parse(I, args, "visualize_array_sharding", "arr, *, use_color=, scale=, min_width=, max_width=", p) < 0)
     return NULL;
   SrArrayObj *o = sr_array_of(p[0]);
+  if (o && o->kind != SR_AV_CONCRETE) {
+    /* traced: inspect_array_sharding(arr, callback=_visualize) */
+    static const char *const names[] = {"use_color", "scale", "min_width", "max_width"};
+    VisCb *c = sr_xcalloc(1, sizeof *c);
+    SrVal *sh = sr_getattr(I, p[0], "shape");
+    if (!sh) {
+      free(c);
+      return NULL;
+    }
+    c->shape = sh;
+    for (int i = 0; i < 4; i++)
+      if (p[1 + i]) {
+        c->kw[c->nkw] = sr_intern_cstr(names[i]);
+        c->kwv[c->nkw++] = sr_ref(p[1 + i]);
+      }
+    SrVal *cb = sr_builtin_with("_visualize", viscb_call, c, viscb_free);
+    SrVal *inspect = sr_lookup_qualname("jax.debug.inspect_array_sharding");
+    const char *kw[1] = {sr_intern_cstr("callback")};
+    SrVal *kwv[1] = {cb};
+    SrArgs ia = {1, &p[0], 1, kw, kwv, NULL};
+    SrVal *r = inspect ? sr_call(I, inspect, &ia) : NULL;
+    sr_unref(cb);
+    return r;
+  }
   if (!o || o->kind != SR_AV_CONCRETE) return sr_raise(I, "TypeError", "visualize_array_sharding needs a concrete array");
   double scale = 1;
   int64_t minw = 9, maxw = 80;
@@ -231,8 +280,11 @@ static int has_placeholders(const char *s, size_t n) {
    second call's function (its data: skip_format_check), or the TypeError
    of one given other keywords. */
 static SrVal *second_call(SrInterp *I, SrArgs *a, const char *who, SrBuiltinFn fn, int print) {
+  /* a->v[0], if given, is the None of fmt / callback; the rest is what
+     the two-call form refuses */
   SrBuf b = SR_BUF_INIT;
   Opts o = {0};
+  int nkw = 0;
   for (int i = 0; i < a->nkw; i++) {
     if (is_option(a->kw[i], print)) {
       if (sr_truthy(I, a->kwv[i]) < 0) {
@@ -242,15 +294,24 @@ static SrVal *second_call(SrInterp *I, SrArgs *a, const char *who, SrBuiltinFn f
       take_option(I, a->kw[i], a->kwv[i], &o);
       continue;
     }
-    sr_buf_printf(&b, "%s'%s': ", b.len ? ", " : "{", a->kw[i]);
+    sr_buf_printf(&b, "%s'%s': ", nkw++ ? ", " : "", a->kw[i]);
     sr_val_repr(&b, a->kwv[i]);
   }
-  if (b.len) {
-    sr_buf_puts(&b, "}");
-    sr_raise(I, "TypeError", "%s received unexpected arguments in the two-call form: args=() kwargs=%s", who, b.p);
+  if (nkw || a->n > 1) {
+    SrBuf ab = SR_BUF_INIT;
+    sr_buf_putc(&ab, '(');
+    for (int i = 1; i < a->n; i++) {
+      if (i > 1) sr_buf_puts(&ab, ", ");
+      sr_val_repr(&ab, a->v[i]);
+    }
+    sr_buf_puts(&ab, a->n == 2 ? ",)" : ")");
+    sr_raise(I, "TypeError", "%s received unexpected arguments in the two-call form: args=%s kwargs={%s}", who,
+             sr_buf_str(&ab), sr_buf_str(&b));
+    sr_buf_free(&ab);
     sr_buf_free(&b);
     return NULL;
   }
+  sr_buf_free(&b);
   Opts *data = sr_xmalloc(sizeof *data);
   *data = o;
   return sr_builtin_with(print ? "_debug_print" : "_debug_callback", fn, data, free);
@@ -264,7 +325,7 @@ static SrVal *bi_print2(SrInterp *I, SrArgs *args) {
 }
 
 static SrVal *bi_print(SrInterp *I, SrArgs *args) {
-  if (args->n == 0) return second_call(I, args, "debug_print", bi_print2, 1);
+  if (args->n == 0 || args->v[0]->kind == SR_V_NONE) return second_call(I, args, "debug_print", bi_print2, 1);
   return do_print(I, args, 1, (Opts){0});
 }
 
@@ -345,7 +406,7 @@ static SrVal *bi_callback2(SrInterp *I, SrArgs *args) {
 }
 
 static SrVal *bi_callback(SrInterp *I, SrArgs *args) {
-  if (args->n == 0) return second_call(I, args, "debug_callback", bi_callback2, 0);
+  if (args->n == 0 || args->v[0]->kind == SR_V_NONE) return second_call(I, args, "debug_callback", bi_callback2, 0);
   return do_callback(I, args, 1, (Opts){0});
 }
 

@@ -41,6 +41,7 @@
 #include "jax/tree_util.h"
 #include "jax/vjp.h"
 #include "py/objects.h"
+#include "exec/numfmt.h"
 #include "py/strfmt.h"
 #include "text/print_val.h"
 #include "util/intern.h"
@@ -54,6 +55,7 @@ typedef struct DbgCall {
   SrVal *tree;        /* the numbered tree of (args, kwargs) */
   SrVal *leaves;      /* a list: the static leaves, None for the operands */
   char *text;         /* how the param prints */
+  SrNumfmtOpts opts;  /* print: numpy's print options when it was traced */
 } DbgCall;
 
 static void dbg_free(void *d) {
@@ -152,11 +154,21 @@ static SrVal *bind_call(SrInterp *I, int prim, SrVal *ops, SrPList *ps) {
   return sr_none();
 }
 
-/* numpy's get_printoptions().items(), as Debian's numpy 1.24 gives them */
-static const char np_printoptions[] =
-    "(('edgeitems', 3), ('threshold', 1000), ('floatmode', 'maxprec'), ('precision', 8), ('suppress', False), "
-    "('linewidth', 75), ('nanstr', 'nan'), ('infstr', 'inf'), ('sign', '-'), ('formatter', None), "
-    "('legacy', False))";
+/* numpy's get_printoptions().items() for the options o, as Debian's
+   numpy 1.24 gives them */
+static void np_printoptions_text(SrBuf *b, const SrNumfmtOpts *o) {
+  static const char *const fm[] = {"maxprec", "maxprec_equal", "fixed", "unique"};
+  static const int fm_id[] = {SR_FM_MAXPREC, SR_FM_MAXPREC_EQUAL, SR_FM_FIXED, SR_FM_UNIQUE};
+  const char *f = "maxprec";
+  for (int i = 0; i < 4; i++)
+    if (fm_id[i] == o->floatmode) f = fm[i];
+  sr_buf_printf(b,
+                "(('edgeitems', %d), ('threshold', %d), ('floatmode', '%s'), ('precision', %d), ('suppress', %s), "
+                "('linewidth', %d), ('nanstr', '%s'), ('infstr', '%s'), ('sign', '%c'), ('formatter', None), "
+                "('legacy', False))",
+                o->edgeitems, o->threshold, f, o->precision, o->suppress ? "True" : "False", o->linewidth, o->nanstr,
+                o->infstr, o->sign);
+}
 
 SrVal *sr_debug_print_staged(SrInterp *I, SrVal *fmt, SrArgs *a, int has_placeholders, int ordered,
                              int partitioned) {
@@ -179,7 +191,13 @@ SrVal *sr_debug_print_staged(SrInterp *I, SrVal *fmt, SrArgs *a, int has_placeho
   sr_plist_add(&ps, "has_placeholders", sr_bool(has_placeholders));
   sr_plist_add(&ps, "in_tree", sr_obj(&dbg_class, c));
   sr_plist_add(&ps, "logging_record", sr_none());
-  sr_plist_add(&ps, "np_printoptions", sr_word(NULL, np_printoptions, strlen(np_printoptions)));
+  /* the print options in force now are the ones it prints with (its
+     np_printoptions param) */
+  c->opts = sr_numfmt_opts;
+  SrBuf po = SR_BUF_INIT;
+  np_printoptions_text(&po, &c->opts);
+  sr_plist_add(&ps, "np_printoptions", sr_word(NULL, po.p, po.len));
+  sr_buf_free(&po);
   sr_plist_add(&ps, "ordered", sr_bool(ordered));
   sr_plist_add(&ps, "partitioned", sr_bool(partitioned));
   sr_plist_add(&ps, "static_args", sr_word(NULL, b.p, b.len));
@@ -342,9 +360,11 @@ static int run_call(SrInterp *I, DbgCall *c, SrVal **vals, int n) {
   a.kwv = kw->dict.vals;
   for (int i = 0; i < a.nkw; i++) a.kw[i] = sr_intern(kw->dict.keys[i]->str.s, kw->dict.keys[i]->str.n);
   if (c->kind == SR_P_debug_print) {
-    /* _format_print_callback */
+    /* _format_print_callback, under the options it was traced with */
     SrBuf b = SR_BUF_INIT;
     int ok = 1;
+    SrNumfmtOpts saved = sr_numfmt_opts;
+    sr_numfmt_opts = c->opts;
     if (c->has_placeholders) {
       SrVal *msg = sr_str_format(I, c->fmt, &a);
       if (msg) sr_buf_putn(&b, msg->str.s, msg->str.n);
@@ -357,6 +377,7 @@ static int run_call(SrInterp *I, DbgCall *c, SrVal **vals, int n) {
         sr_val_str(&b, a.v[i]);
       }
     }
+    sr_numfmt_opts = saved;
     if (ok) {
       sr_buf_puts(&b, "\n");
       sr_write(I, b.p, b.len);
@@ -428,6 +449,10 @@ static int ev_debug(SrEvalCtx *cx, const SrEvalEqn *e) {
       rc = -1;
     } else if (run_call(I, c, vals, (int)e->nin) < 0 || sr_interrupt_point(I)) {
       rc = -1;
+      /* inspect_sharding's callback runs while JAX lowers: what it raises
+         is raised as it is */
+      if (c->kind == SR_P_inspect_sharding && I->exc && (!cx->d || !cx->d->count))
+        sr_ev_err(cx, sr_exc_type(I->exc), "%s", sr_exc_msg(I->exc));
     }
   }
   for (uint32_t i = 0; i < e->nin; i++) sr_unref(blocks[i]);

@@ -443,10 +443,15 @@ static SrVal *lax_ppermute(SrInterp *I, SrArgs *a) {
   Coll c = {0};
   c.perm = sr_seq(NULL, SR_V_TUPLE, p[2]->seq.n);
   for (int i = 0; i < p[2]->seq.n; i++) {
-    SrVal *pr = p[2]->seq.items[i];
+    /* each pair any iterable of two ints (a row of a numpy array too):
+       tuple((int(i), int(j)) for i, j in perm) */
+    SrVal *pr = sr_is_seq(p[2]->seq.items[i]) ? sr_ref(p[2]->seq.items[i]) : sr_iterate(I, p[2]->seq.items[i]);
+    if (!pr) sr_exc_clear(I);
     int64_t s, d;
-    if (!sr_is_seq(pr) || pr->seq.n != 2 || sr_as_int(I, pr->seq.items[0], "perm", &s) < 0 ||
-        sr_as_int(I, pr->seq.items[1], "perm", &d) < 0) {
+    int bad = !pr || !sr_is_seq(pr) || pr->seq.n != 2 || sr_as_int(I, pr->seq.items[0], "perm", &s) < 0 ||
+              sr_as_int(I, pr->seq.items[1], "perm", &d) < 0;
+    sr_unref(pr);
+    if (bad) {
       sr_unref(c.perm);
       if (!I->exc) sr_raise(I, "TypeError", "perm must be a sequence of (source, destination) pairs");
       return NULL;

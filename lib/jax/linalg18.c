@@ -238,6 +238,24 @@ static SrVal *lax_tridiagonal(SrInterp *I, SrArgs *a) {
   return DONE(x ? KEEP(sr_bindv(I, SR_P_tridiagonal, 1, &x, "lower", sr_bool(lower), NULL)) : NULL);
 }
 
+/* tridiagonal_solve(dl, d, du, b, *, perturb_singular=False): one
+   tridiagonal_solve equation on the operands (core.auto_insert_reshard
+   first) */
+static SrVal *lax_tridiagonal_solve(SrInterp *I, SrArgs *a) {
+  SrVal *p[5];
+  int perturb;
+  if (sr_args_parse(I, a, "tridiagonal_solve", "dl, d, du, b, *, perturb_singular=", p) < 0 ||
+      flag(I, p[4], 0, "perturb_singular", &perturb) < 0)
+    return NULL;
+  SrVal *args[4] = {NULL, NULL, NULL, NULL}, *r = NULL;
+  int ok = 1;
+  for (int i = 0; i < 4 && ok; i++) ok = (args[i] = sr_jnp_asarray(I, p[i], -1)) != NULL;
+  if (ok && sr_auto_insert_reshard(I, 4, args) == 0)
+    r = sr_api_first(sr_bindv(I, SR_P_tridiagonal_solve, 4, args, "perturb_singular", sr_bool(perturb), NULL));
+  for (int i = 0; i < 4; i++) sr_unref(args[i]);
+  return r;
+}
+
 /* ---- jax.scipy.linalg.hessenberg ---- */
 
 typedef struct Flag1 {
@@ -1124,6 +1142,9 @@ void sr_linalg18_api_init(void) {
       {"jax.lax.linalg.schur", lax_schur,
        "schur(x, *, compute_schur_vectors=True, sort_eig_vals=False, select_callable=None): (T, Z), the real Schur "
        "form, one schur equation (LAPACK's gees)"},
+      {"jax.lax.linalg.tridiagonal_solve", lax_tridiagonal_solve,
+       "tridiagonal_solve(dl, d, du, b, *, perturb_singular=False): the solution x of A x = b for the tridiagonal A "
+       "of diagonals dl (dl[0] unused), d and du (du[-1] unused), one tridiagonal_solve equation (LAPACK's gtsv)"},
       {"jax.lax.linalg.tridiagonal", lax_tridiagonal,
        "tridiagonal(a, *, lower=True): (a, d, e, taus), the symmetric tridiagonal reduction (LAPACK's sytrd)"},
       {"jax.scipy.linalg.hessenberg", sp_hessenberg,

@@ -276,8 +276,8 @@ static const NpFn lifted[] = {
   {"split", NULL, 1, 0}, {"array_split", NULL, 1, 0}, {"hsplit", NULL, 1, 0}, {"vsplit", NULL, 1, 0},
   {"dsplit", NULL, 1, 0}, {"diag", NULL, 1, 0}, {"diagonal", NULL, 1, 0}, {"tril", NULL, 1, 0},
   {"triu", NULL, 1, 0}, {"sort", NULL, 1, 0}, {"argsort", NULL, 1, 0}, {"take", NULL, 2, 0},
-  {"take_along_axis", NULL, 2, 0}, {"nan_to_num", NULL, 1, 0}, {"diff", NULL, 1, 0},
-  {"cumsum", NULL, 1, 0}, {"cumprod", NULL, 1, 0}, {"shape", NULL, 1, 0}, {"ndim", NULL, 1, 0},
+  {"take_along_axis", NULL, 2, 0}, {"nan_to_num", NULL, 1, 0}, {"unique", NULL, 1, 0}, {"diff", NULL, 1, 0},
+  {"cumsum", NULL, 1, 0}, {"cumprod", NULL, 1, 0}, {"shape", NULL, 1, 0}, {"ndim", NULL, 1, 0}, {"size", NULL, 1, 0},
   /* arithmetic and comparisons (the operators' functions) */
   {"add", NULL, 2, S | P}, {"subtract", NULL, 2, S | P}, {"multiply", NULL, 2, S | P},
   {"true_divide divide", "true_divide", 2, S | P}, {"floor_divide", NULL, 2, S | P},

@@ -73,6 +73,30 @@ int sr_dtype_arg(SrInterp *I, SrVal *v, int *out, const char *what) {
   return -1;
 }
 
+/* core._invalid_shape_error: a shape with a tracer among its dims (or a
+   tracer as the shape) */
+static int shape_traced_error(SrInterp *I, SrVal *v) {
+  int traced = sr_array_of(v) && sr_array_of(v)->kind != SR_AV_CONCRETE;
+  for (int i = 0; sr_is_seq(v) && i < v->seq.n && !traced; i++)
+    traced = sr_array_of(v->seq.items[i]) && sr_array_of(v->seq.items[i])->kind != SR_AV_CONCRETE;
+  if (traced) {
+    SrBuf b = SR_BUF_INIT;
+    if (sr_is_seq(v)) sr_val_repr(&b, v);
+    else {
+      sr_buf_putc(&b, '(');
+      sr_val_repr(&b, v);
+      sr_buf_puts(&b, ",)");
+    }
+    sr_raise(I, "TypeError",
+             "Shapes must be 1D sequences of concrete values of integer type, got %s.\nIf using `jit`, try using "
+             "`static_argnums` or applying `jit` to smaller subfunctions.",
+             sr_buf_str(&b));
+    sr_buf_free(&b);
+    return -1;
+  }
+  return 0;
+}
+
 int sr_shape_arg(SrInterp *I, SrVal *v, int64_t *shape, int *ndim, const char *what) {
   SrVal *ints = sr_int_seq_arg(v);
   if (ints != v) {
@@ -85,6 +109,7 @@ int sr_shape_arg(SrInterp *I, SrVal *v, int64_t *shape, int *ndim, const char *w
     *ndim = 1;
     return 0;
   }
+  if (shape_traced_error(I, v) < 0) return -1;
   if (!sr_is_seq(v) || v->seq.n > SR_MAX_RANK) {
     sr_raise(I, "TypeError", "%s must be an int or a tuple of ints", what);
     return -1;
@@ -1608,7 +1633,9 @@ static SrVal *fill_api(SrInterp *I, SrArgs *a, const char *name, int fill /* 0, 
   int64_t shape[SR_MAX_RANK];
   int nd, dt;
   SrVal *sh = NULL;
-  if (ints_arg(I, p[0], shape, &nd, "shape") < 0 || sr_dtype_arg(I, p[1 + o], &dt, name) < 0) return NULL;
+  if (shape_traced_error(I, p[0]) < 0 || ints_arg(I, p[0], shape, &nd, "shape") < 0 ||
+      sr_dtype_arg(I, p[1 + o], &dt, name) < 0)
+    return NULL;
   SrVal *dev = NULL; /* array_create.c: a Device is put on afterwards */
   if (sr_jnp_device_arg(I, p[2 + o], p[3 + o], name, &sh, &dev) < 0) return NULL;
   SrVal *fv = fill < 0 ? arr(I, p[1]) : sr_int(NULL, fill);

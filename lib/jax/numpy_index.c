@@ -17,6 +17,7 @@
 #include "jax/jax.h"
 #include "jax/lax.h"
 #include "jax/lax_scatter.h"
+#include "jax/np_host.h"
 #include "lax/lax.h"
 #include "py/objects.h"
 #include "text/print_val.h"
@@ -85,6 +86,14 @@ static int dtype_error(SrInterp *I, SrDtype dt) {
 /* One entry of the raw index. */
 static int parse_entry(SrInterp *I, SrVal *v, It *out) {
   memset(out, 0, sizeof *out);
+  if (sr_is_ndarray(v)) {
+    /* a numpy array (or scalar) index is the jax.Array it becomes */
+    SrVal *a = sr_ndarray_to_jax(I, v, 0);
+    if (!a) return -1;
+    int rc = parse_entry(I, a, out);
+    sr_unref(a);
+    return rc;
+  }
   if (v->kind == SR_V_NONE) out->k = IT_NONE;
   else if (is_ellipsis(v)) out->k = IT_ELLIPSIS;
   else if (v->kind == SR_V_INT) out->k = IT_INT, out->i = v->i;

@@ -721,4 +721,20 @@ void sr_remat_policies_init(void) {
          "offload_dst): save_only_these_names offloading some names (jax.checkpoint does not take it here)");
   sr_def("jax.checkpoint_policies.save_from_both_policies", bi_save_from_both_policies,
          "save_from_both_policies(p1, p2): a checkpoint policy saving what either saves");
+  /* jax._src.ad_checkpoint, where JAX's tests take them from, holds the
+     same functions and policies at its top level */
+  static const char *const src_names[] = {
+      "jax.ad_checkpoint.checkpoint_name", "jax.ad_checkpoint.saved_residuals",
+      "jax.ad_checkpoint.print_saved_residuals", "jax.checkpoint_policies.nothing_saveable",
+      "jax.checkpoint_policies.everything_saveable", "jax.checkpoint_policies.dots_saveable",
+      "jax.checkpoint_policies.checkpoint_dots", "jax.checkpoint_policies.dots_with_no_batch_dims_saveable",
+      "jax.checkpoint_policies.checkpoint_dots_with_no_batch_dims", "jax.checkpoint_policies.save_only_these_names",
+      "jax.checkpoint_policies.save_any_names_but_these", "jax.checkpoint_policies.save_and_offload_only_these_names",
+      "jax.checkpoint_policies.save_from_both_policies", NULL};
+  for (int i = 0; src_names[i]; i++) {
+    SrVal *v = sr_lookup_qualname(src_names[i]);
+    char q[128];
+    snprintf(q, sizeof q, "jax._src.ad_checkpoint.%s", strrchr(src_names[i], '.') + 1);
+    if (v) sr_register(q, sr_ref(v));
+  }
 }

@@ -177,9 +177,46 @@ static SrVal *config_auto_pcast(SrInterp *I, SrArgs *a) {
   return sr_obj(&scope_class, s);
 }
 
+/* jax.default_matmul_precision(name), jax.legacy_prng_key(value) and
+   jax.debug_key_reuse(value): config options as context managers (or
+   decorators) whose values here change nothing: matmuls compute in their
+   operands' precision, legacy uint32 keys are allowed and key reuse is not
+   checked (JAX's defaults). The values JAX would act on otherwise are
+   refused rather than ignored. */
+static int noop_switch;
+
+static SrVal *config_noop(SrInterp *I, SrArgs *a, const char *fn) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, fn, "new_val", p) < 0) return NULL;
+  if (strcmp(fn, "legacy_prng_key") == 0) {
+    const char *v = p[0]->kind == SR_V_STR ? p[0]->str.s : NULL;
+    if (!v || (strcmp(v, "allow") && strcmp(v, "warn") && strcmp(v, "error")))
+      return sr_raise(I, "ValueError", "Invalid value \"%s\" for JAX flag jax_legacy_prng_key",
+                      v ? v : "?");
+    if (strcmp(v, "allow"))
+      return sr_raise(I, "NotImplementedError", "legacy_prng_key('%s'): shardrepl allows legacy keys only", v);
+  } else if (strcmp(fn, "debug_key_reuse") == 0 && sr_val_truthy(p[0])) {
+    return sr_raise(I, "NotImplementedError", "debug_key_reuse(True): shardrepl does not check key reuse");
+  }
+  Scope *s = sr_xcalloc(1, sizeof *s);
+  s->flag = &noop_switch;
+  return sr_obj(&scope_class, s);
+}
+
+static SrVal *config_matmul_precision(SrInterp *I, SrArgs *a) { return config_noop(I, a, "default_matmul_precision"); }
+static SrVal *config_legacy_prng_key(SrInterp *I, SrArgs *a) { return config_noop(I, a, "legacy_prng_key"); }
+static SrVal *config_debug_key_reuse(SrInterp *I, SrArgs *a) { return config_noop(I, a, "debug_key_reuse"); }
+
 void sr_scopes_init(void) {
   sr_def("jax.named_call", jax_named_call,
          "named_call(fun, *, name=None): fun, its equations bound under the name scope name (fun.__name__ by default)");
+  sr_def("jax.default_matmul_precision", config_matmul_precision,
+         "default_matmul_precision(name): a context manager (or decorator) for the default precision of matmuls "
+         "(they compute in their operands' precision here)");
+  sr_def("jax.legacy_prng_key", config_legacy_prng_key,
+         "legacy_prng_key('allow'): a context manager (or decorator) in which legacy uint32 keys are allowed");
+  sr_def("jax.debug_key_reuse", config_debug_key_reuse,
+         "debug_key_reuse(False): a context manager (or decorator) in which key reuse is not checked");
   sr_def("jax._src.config.auto_pcast", config_auto_pcast,
          "auto_pcast(new_val): a context manager (or decorator) in which jax_auto_pcast is new_val");
   sr_def("jax.remove_size_one_mesh_axis_from_type jax._src.config.remove_size_one_mesh_axis_from_type",

@@ -1067,8 +1067,63 @@ void sr_sharding_api_init(void) {
   for (int i = 0; defs[i].names; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);
 }
 
+/* jax.sharding.Sharding, the base class of every sharding: isinstance
+   holds for NamedSharding, SingleDeviceSharding... values */
+static void sharding_base_repr(SrBuf *out, const SrVal *v) {
+  (void)v;
+  sr_buf_puts(out, "<class 'jaxlib._jax.Sharding'>"); /* use_cpp_class(xc.Sharding) */
+}
+
+static int sharding_base_instancecheck(SrInterp *I, SrVal *self, SrVal *x) {
+  (void)I;
+  (void)self;
+  const char *kn = sr_val_kind_name(x);
+  size_t n = strlen(kn);
+  return n > 8 && strcmp(kn + n - 8, "Sharding") == 0;
+}
+
+static SrVal *sharding_base_getattr(SrInterp *I, SrVal *self, const char *name) {
+  (void)I;
+  (void)self;
+  if (strcmp(name, "__name__") == 0 || strcmp(name, "__qualname__") == 0) return sr_str_cstr(NULL, "Sharding");
+  if (strcmp(name, "__module__") == 0) return sr_str_cstr(NULL, "jaxlib._jax");
+  return NULL;
+}
+
+static const SrLangOps sharding_base_ops = {.getattr = sharding_base_getattr,
+                                            .instancecheck = sharding_base_instancecheck};
+static const SrClass sharding_base_class = {"type", NULL, sharding_base_repr, NULL, &sharding_base_ops};
+
+/* jax.Device, the class of the devices (jax.devices()'s CpuDevice...) */
+static void device_base_repr(SrBuf *out, const SrVal *v) {
+  (void)v;
+  sr_buf_puts(out, "<class 'jaxlib._jax.Device'>");
+}
+
+static int device_base_instancecheck(SrInterp *I, SrVal *self, SrVal *x) {
+  (void)I;
+  (void)self;
+  const char *kn = sr_val_kind_name(x);
+  size_t n = strlen(kn);
+  return n > 6 && strcmp(kn + n - 6, "Device") == 0;
+}
+
+static SrVal *device_base_getattr(SrInterp *I, SrVal *self, const char *name) {
+  (void)I;
+  (void)self;
+  if (strcmp(name, "__name__") == 0 || strcmp(name, "__qualname__") == 0) return sr_str_cstr(NULL, "Device");
+  if (strcmp(name, "__module__") == 0) return sr_str_cstr(NULL, "jaxlib._jax");
+  return NULL;
+}
+
+static const SrLangOps device_base_ops = {.getattr = device_base_getattr,
+                                          .instancecheck = device_base_instancecheck};
+static const SrClass device_base_class = {"type", NULL, device_base_repr, NULL, &device_base_ops};
+
 /* Meshes, PartitionSpec and NamedSharding (from sr_builtins_jax_init). */
 void sr_sharding_init(void) {
+  sr_register("jax.sharding.Sharding", sr_obj(&sharding_base_class, NULL));
+  sr_register("jax.Device", sr_obj(&device_base_class, NULL));
   sr_def("jax.make_mesh jax.sharding.make_mesh", bi_make_mesh,
          "make_mesh(axis_shapes, axis_names, axis_types=None): a concrete Mesh over the first devices; axis types default to Explicit");
   sr_def("jax.sharding.AbstractMesh", bi_abstract_mesh,

@@ -149,7 +149,15 @@ static void jvp_repr(SrInterp *I, SrTrace *t, SrVar *v, const SrType *type, SrBu
   if (v) {
     SrJaxpr *j = sr_trace_snapshot(t, v);
     int dep = var_depends(t, j, v);
-    if (!outer(t) && !I->exc) {
+    if (outer(t) && !I->exc) {
+      /* inside another trace, a primal computed from concrete values
+         only (jacfwd's closed-over point, under its vmap) is one too */
+      SrVal **in = snapshot_inputs(t, j, dget(t, 1), 0);
+      int concrete = 1;
+      for (uint32_t i = 0; i < j->nin && concrete; i++) concrete = sr_tracers_is_concrete(in[i]);
+      if (concrete) pv = run_eager(I, j, in);
+      free_inputs(in, j->nin);
+    } else if (!I->exc) {
       SrVal **in = snapshot_inputs(t, j, dget(t, 1), 0);
       SrVal **tan = sr_xcalloc(j->nin + 1, sizeof *tan);
       SrVal *info = dget(t, 2);
@@ -173,7 +181,8 @@ static void jvp_repr(SrInterp *I, SrTrace *t, SrVar *v, const SrType *type, SrBu
       free_inputs(in, j->nin);
     }
     if (!dep) {
-      plain_text(I, t, type, pv, out);
+      if (pv) sr_val_str(out, pv);
+      else plain_text(I, t, type, pv, out);
       sr_unref(pv);
       sr_unref(tv);
       return;
@@ -181,9 +190,11 @@ static void jvp_repr(SrInterp *I, SrTrace *t, SrVar *v, const SrType *type, SrBu
   }
   /* ad.py: JVPTracer._short_repr */
   sr_buf_puts(out, "JVPTracer(primal=");
-  plain_text(I, t, type, pv, out);
+  if (pv) sr_val_str(out, pv);
+  else plain_text(I, t, type, pv, out);
   sr_buf_puts(out, ", tangent=");
   if (tv || outer(t) || !pv) {
+    /* (a tangent inside another trace is that trace's tracer) */
     plain_text(I, t, tt, tv, out);
   } else {
     /* ad_util.py: Zero.__repr__ */

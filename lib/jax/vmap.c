@@ -689,10 +689,10 @@ static SrVal *vmap_call(SrInterp *I, SrArgs *a) {
     k->nkw = a->nkw;
     k->kw = a->kw;
     SrVal *w = sr_builtin_with(sr_callable_name(vm->fun), kw_call, k, free);
-    j = sr_trace_fn(I, w, na, ex, 0, NULL, NULL, 0, &out_tree, &captured);
+    j = sr_trace_fn(I, w, na, ex, 0, NULL, NULL, SR_TRACE_FOR_VMAP, &out_tree, &captured);
     sr_unref(w);
   } else {
-    j = sr_trace_fn(I, fun, na, ex, 0, NULL, NULL, 0, &out_tree, &captured);
+    j = sr_trace_fn(I, fun, na, ex, 0, NULL, NULL, SR_TRACE_FOR_VMAP, &out_tree, &captured);
   }
   sr_trace_next_repr(I, NULL, NULL);
   if (!j) goto done;

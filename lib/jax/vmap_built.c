@@ -262,6 +262,7 @@ typedef struct PmapBody {
   SrVal *fun, *in_tree; /* in_tree: the arguments (a tuple), for their structure */
   int64_t *ax;          /* per leaf; INT64_MIN for None */
   int nl;
+  int kwargs;           /* the last argument is the call's keyword arguments (a dict) */
   SrVal *out_axes;
 } PmapBody;
 
@@ -284,7 +285,18 @@ static SrVal *pmap_body(SrInterp *I, SrArgs *a) {
   }
   SrVal *args = sr_pytree_unflatten(b->in_tree, l);
   SrArgs ca = {args->seq.n, args->seq.items, 0, NULL, NULL, NULL};
+  const char **kw = NULL;
+  if (b->kwargs) {
+    /* the keyword arguments, mapped along axis 0 as pmap maps them */
+    SrVal *d = args->seq.items[--ca.n];
+    ca.nkw = d->dict.n;
+    kw = sr_xcalloc((size_t)ca.nkw + 1, sizeof *kw);
+    for (int i = 0; i < ca.nkw; i++) kw[i] = sr_intern(d->dict.keys[i]->str.s, d->dict.keys[i]->str.n);
+    ca.kw = kw;
+    ca.kwv = d->dict.vals;
+  }
   SrVal *out = sr_call(I, b->fun, &ca);
+  free(kw);
   sr_unref(args);
   if (!out) goto done;
   SrVal *ol = sr_pytree_flatten(I, out);
@@ -331,9 +343,17 @@ static SrVal *axes_pspec(SrInterp *I, int64_t ax, SrVal *name) {
 
 static SrVal *pmap_call(SrInterp *I, SrArgs *a) {
   Pmap *p = sr_current_builtin(I)->data;
-  if (a->nkw) return sr_raise(I, "NotImplementedError", "pmap of a call with keyword arguments");
   SrVal *args = sr_tuple(NULL, 0, NULL);
   for (int i = 0; i < a->n; i++) sr_seq_push(NULL, args, sr_ref(a->v[i]));
+  /* keyword arguments: one more argument, a dict mapped along axis 0 */
+  SrVal *kwd = NULL;
+  if (a->nkw) {
+    kwd = sr_dict(NULL);
+    for (int i = 0; i < a->nkw; i++) sr_dict_set(NULL, kwd, sr_str_cstr(NULL, a->kw[i]), sr_ref(a->kwv[i]));
+    sr_seq_push(NULL, args, kwd);
+  }
+  int nargs = a->n + (kwd != NULL);
+  SrVal *zero = sr_int(NULL, 0);
   SrVal *leaves = sr_pytree_flatten(I, args), *result = NULL;
   SrVal *specs = NULL, *mesh = NULL, *sm = NULL, *jf = NULL, *body = NULL, *ospec = NULL;
   PmapBody *pb = NULL;
@@ -347,13 +367,14 @@ static SrVal *pmap_call(SrInterp *I, SrArgs *a) {
   pb->ax = sr_xcalloc((size_t)nl + 1, sizeof *pb->ax);
   pb->nl = nl;
   int64_t size = -1;
-  for (int i = 0, k = 0; i < a->n; i++) {
-    SrVal *s = p->in_axes->kind == SR_V_TUPLE ? p->in_axes->seq.items[i] : p->in_axes;
+  pb->kwargs = kwd != NULL;
+  for (int i = 0, k = 0; i < nargs; i++) {
+    SrVal *s = i == a->n ? zero : p->in_axes->kind == SR_V_TUPLE ? p->in_axes->seq.items[i] : p->in_axes;
     if (!(s->kind == SR_V_NONE || s->kind == SR_V_INT)) {
       sr_raise(I, "NotImplementedError", "pmap in_axes other than ints and None per argument");
       goto done;
     }
-    SrVal *l = sr_pytree_flatten(I, a->v[i]);
+    SrVal *l = sr_pytree_flatten(I, args->seq.items[i]);
     if (!l) goto done;
     for (int q = 0; q < l->seq.n; q++, k++) {
       if (s->kind == SR_V_NONE) {
@@ -438,6 +459,7 @@ static SrVal *pmap_call(SrInterp *I, SrArgs *a) {
   SrArgs ca = {nl, leaves->seq.items, 0, NULL, NULL, NULL};
   result = sr_call(I, jf, &ca);
 done:
+  sr_unref(zero);
   if (pb) pmap_body_free(pb);
   sr_unref(jf);
   sr_unref(sm);

@@ -2624,10 +2624,37 @@ static int while_keep(SrEvalCtx *cx, SrArray *pred, SrArray *carry, SrArray **ne
   return 0;
 }
 
+/* Does j (or a body in it) hold an effect (a debug callback or print),
+   and is one of them ordered (ordered=True: effects.ordered_effects)? */
+static int jaxpr_effects(const SrJaxpr *j, int *ordered, int depth) {
+  int any = 0;
+  for (uint32_t q = 0; q < j->neqn && depth < 64; q++) {
+    const SrEqn *e = &j->eqns[q];
+    if ((e->prim->flags & SR_PF_EFFECT) && e->prim->id >= 0) {
+      any = 1;
+      SrVal *o = sr_eqn_param(e, sr_intern_cstr("ordered")), *ef = sr_eqn_param(e, sr_intern_cstr("effect"));
+      if (o && (o->kind == SR_V_BOOL || o->kind == SR_V_INT) && o->i) *ordered = 1;
+      if (ef && (ef->kind == SR_V_WORD || ef->kind == SR_V_STR) && strcmp(ef->str.s, "OrderedDebug") == 0)
+        *ordered = 1;
+    }
+    for (uint32_t i = 0; i < e->nparams; i++) {
+      SrJaxpr *js[16];
+      int nj = sr_param_jaxprs(e->params[i].val, js, 16);
+      for (int k = 0; k < nj && k < 16; k++) any |= jaxpr_effects(js[k], ordered, depth + 1);
+    }
+  }
+  return any;
+}
+
 /* A while whose predicate is batched (vmap's): it runs while any entry
-   holds, and the carries of the examples whose entry is false stay. */
+   holds, and the carries of the examples whose entry is false stay, as
+   _while_lowering lowers it: the body computes its predicate again (the
+   cond's effects run again there).  A cond with ordered effects is
+   lowered as a while_loop of (pred, carry) instead, whose body is the
+   batched body alone: every example's carry moves on each time. */
 static int ev_while_batched(SrEvalCtx *cx, const SrEvalEqn *e, const SrJaxpr *cj, const SrJaxpr *bj, uint32_t cn,
                             uint32_t bn, uint32_t nc) {
+  int ordered = 0, effects = jaxpr_effects(cj, &ordered, 0);
   SrArray **cargs = sr_xcalloc(cn + nc + 1, sizeof *cargs), **bargs = sr_xcalloc(bn + nc + 1, sizeof *bargs);
   SrArray **carry = sr_xcalloc(nc + 1, sizeof *carry), **next = sr_xcalloc(nc + 1, sizeof *next);
   int64_t np = sr_type_numel(cj->outvars[0]->type);
@@ -2659,8 +2686,16 @@ static int ev_while_batched(SrEvalCtx *cx, const SrEvalEqn *e, const SrJaxpr *cj
     sr_ev_push(cx, "body");
     rc = sr_ev_jaxpr(cx, bj, bargs, next);
     sr_ev_pop(cx);
+    if (rc == 0 && effects && !ordered) {
+      /* body_pred: the cond again on the same carry, effects and all */
+      sr_array_unref(p);
+      p = NULL;
+      sr_ev_push(cx, "body_pred");
+      rc = sr_ev_jaxpr(cx, cj, cargs, &p);
+      sr_ev_pop(cx);
+    }
     /* the body's predicate is the cond's on the same carry: p */
-    for (uint32_t i = 0; rc == 0 && i < nc; i++) rc = while_keep(cx, p, carry[i], &next[i]);
+    for (uint32_t i = 0; rc == 0 && !ordered && i < nc; i++) rc = while_keep(cx, p, carry[i], &next[i]);
     sr_array_unref(p);
     for (uint32_t i = 0; i < nc; i++) {
       sr_array_unref(carry[i]);

@@ -10,7 +10,12 @@
  * (expand_dims_batcher: every operand's batch dim at the front, an
  * unbatched one broadcast there).  JAX defines no JVP for any of them.
  * float32 and float64 only: complex operands type check but do not
- * evaluate.  Registered by sr_lax_linalg18_init. */
+ * evaluate.  And tridiagonal_solve_p: _tridiagonal_solve_shape_rule,
+ * its eval rule through LAPACK's gtsv as the CPU lowering calls it (a
+ * singular system NaN), _tridiagonal_solve_jvp_rule (its tridiagonal
+ * product by slices and pads, not JAX's scatter-adds),
+ * _tridiagonal_solve_transpose_rule (linear in b) and
+ * _tridiagonal_solve_batching_rule.  Registered by sr_lax_linalg18_init. */
 #include "config.h"
 
 #include "lax/lax.h"
@@ -625,9 +630,236 @@ static int batch_expand_dims(SrBatch *b, const SrEqn *e, SrVal **x, const int *b
   return sr_batch_bind_same(b, e, xs, 0, y, ybd);
 }
 
+/* ==== tridiagonal_solve ==== */
+
+/* _tridiagonal_solve_shape_rule (with linalg_primitive's checks, core
+   ranks 1, 1, 1, 2): the diagonals (..., m), b (..., m, n); b's type */
+static int type_tridiagonal_solve(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  static const int r[4] = {1, 1, 1, 2};
+  const char *name = "tridiagonal_solve";
+  if (sr_rule_arity(cx, e, 4, 1) < 0 || check_operands(cx, e, name, 4, r) < 0) return -1;
+  int64_t m = dim(e->in[0], 1);
+  if (dim(e->in[1], 1) != m || dim(e->in[2], 1) != m)
+    return sr_terr(cx, "TypeError", "tridiagonal_solve requires that all diagonal arguments have the same shape.");
+  if (dim(e->in[3], 2) != m)
+    return sr_terr(cx, "TypeError",
+                   "tridiagonal_solve requires that the leading ndim-1 dimensions of b equal the dimensions of the "
+                   "diagonal arguments.");
+  out[0] = e->in[3];
+  return 0;
+}
+
+#ifdef HAVE_LAPACK
+void sgtsv_(const int *n, const int *nrhs, float *dl, float *d, float *du, float *b, const int *ldb, int *info);
+void dgtsv_(const int *n, const int *nrhs, double *dl, double *d, double *du, double *b, const int *ldb, int *info);
+#endif
+
+typedef struct TdsCall {
+  SrDtype dt;
+  int nb;
+  int64_t m, n;
+} TdsCall;
+
+/* gtsv on each system: LAPACK's sub- and superdiagonals are dl[1:] and
+   du[:-1], b column-major; a singular system (info > 0) is NaN */
+#define TDS_SOLVE(T, P)                                                                                               \
+  static void tds_##T(const TdsCall *c, const T *dl, const T *d, const T *du, const T *b, T *o, int64_t nsys) {    \
+    int m = (int)c->m, n = (int)c->n, info = 0;                                                                        \
+    T *wl = sr_xmalloc(((size_t)m + 1) * sizeof *wl), *wd = sr_xmalloc(((size_t)m + 1) * sizeof *wd);                \
+    T *wu = sr_xmalloc(((size_t)m + 1) * sizeof *wu), *wb = sr_xmalloc(((size_t)m * n + 1) * sizeof *wb);            \
+    for (int64_t s = 0; s < nsys; s++) {                                                                               \
+      const T *l = dl + s * m, *dd = d + s * m, *u = du + s * m, *bb = b + s * m * n;                                  \
+      T *oo = o + s * m * n;                                                                                           \
+      for (int i = 0; i + 1 < m; i++) wl[i] = l[i + 1], wu[i] = u[i];                                                  \
+      for (int i = 0; i < m; i++) wd[i] = dd[i];                                                                       \
+      for (int i = 0; i < m; i++)                                                                                      \
+        for (int j = 0; j < n; j++) wb[i + (int64_t)j * m] = bb[(int64_t)i * n + j];                                   \
+      info = 0;                                                                                                        \
+      if (m > 0 && n > 0) P##gtsv_(&m, &n, wl, wd, wu, wb, &m, &info);                                                 \
+      for (int i = 0; i < m; i++)                                                                                      \
+        for (int j = 0; j < n; j++) oo[(int64_t)i * n + j] = info ? (T)NAN : wb[i + (int64_t)j * m];                   \
+    }                                                                                                                  \
+    free(wl), free(wd), free(wu), free(wb);                                                                            \
+  }
+#ifdef HAVE_LAPACK
+TDS_SOLVE(float, s)
+TDS_SOLVE(double, d)
+#endif
+#undef TDS_SOLVE
+
+static int tds_fn(SrShardIO *io) {
+  TdsCall *c = io->arg;
+  int64_t nsys = nmat(io->in_shape[3], c->nb);
+#ifdef HAVE_LAPACK
+  if (c->dt == SR_F32)
+    tds_float(c, io->in[0]->data, io->in[1]->data, io->in[2]->data, io->in[3]->data, io->out[0]->data, nsys);
+  else
+    tds_double(c, io->in[0]->data, io->in[1]->data, io->in[2]->data, io->in[3]->data, io->out[0]->data, nsys);
+#else
+  (void)nsys;
+#endif
+  return 0;
+}
+
+static int ev_tridiagonal_solve(SrEvalCtx *cx, const SrEvalEqn *e) {
+  const SrType *bt = e->in[3]->type;
+  TdsCall c = {bt->dtype, bt->ndim - 2, dim(bt, 2), dim(bt, 1)};
+#ifndef HAVE_LAPACK
+  return sr_ev_err(cx, "NotImplementedError", "tridiagonal_solve needs LAPACK, which this shardrepl was built without");
+#endif
+  if (evflag(e, "perturb_singular", 0))
+    return sr_ev_err(cx, "NotImplementedError", "tridiagonal_solve with perturb_singular=True is not implemented");
+  if (c.dt != SR_F32 && c.dt != SR_F64)
+    return sr_ev_err(cx, "NotImplementedError", "tridiagonal_solve of %s is not implemented (float32 and float64 only)",
+                     sr_dtype_name(c.dt));
+  if (c.m > 1 << 24 || c.n > 1 << 24 || c.m * c.n > (int64_t)1 << 30)
+    return sr_ev_err(cx, "NotImplementedError", "tridiagonal_solve of a system this large");
+  const SrMesh *m = sr_ev_mesh_for(cx, e, e->out_type[0]);
+  const SrType *l = sr_ev_out_layout(cx, e, 0, m);
+  SrArray *in[4] = {0}, *out = NULL;
+  int rc = 0;
+  for (int i = 0; i < 4 && rc == 0; i++)
+    if (!(in[i] = sr_redistribute(cx, e->in[i], m, sr_linalg_whole_matrix(e->in[i]->layout, l, c.nb + 2)))) rc = -1;
+  if (rc == 0) out = sr_array_new(e->out_type[0], whole(l, l, c.nb), m);
+  if (rc == 0) rc = sr_ev_map(cx, 4, in, 1, &out, 0, tds_fn, &c);
+  if (rc == 0 && !(e->out[0] = sr_redistribute_typed(cx, out, m, l, e->out_type[0]))) rc = -1;
+  for (int i = 0; i < 4; i++) sr_array_unref(in[i]);
+  sr_array_unref(out);
+  return rc;
+}
+
+static SrVal *tds_bind(SrAd *ad, const SrEqn *e, SrVal *dl, SrVal *d, SrVal *du, SrVal *b) {
+  SrVal *in[4] = {dl, d, du, b};
+  if (!dl || !d || !du || !b) return NULL;
+  return sr_ad_bind(ad, SR_P_tridiagonal_solve, 4, in, (int)e->nparams, e->params);
+}
+
+/* x[..., lo:hi] along axis ax (pooled) */
+static SrVal *slice_axis(SrAd *ad, SrVal *x, int ax, int64_t lo, int64_t hi) {
+  const SrType *t = x ? sr_ad_type(ad, x) : NULL;
+  if (!t) return NULL;
+  int64_t st[SR_MAX_RANK] = {0}, lim[SR_MAX_RANK];
+  for (int i = 0; i < t->ndim; i++) lim[i] = t->dims[i].size;
+  st[ax] = lo;
+  lim[ax] = hi;
+  return sr_ad_keep(ad, sr_op_slice(SR_AD_BINDER(ad), x, st, lim, NULL));
+}
+
+/* x padded with zeros along axis ax, lo before and hi after (pooled) */
+static SrVal *pad_axis(SrAd *ad, SrVal *x, int ax, int64_t lo, int64_t hi) {
+  const SrType *t = x ? sr_ad_type(ad, x) : NULL;
+  if (!t) return NULL;
+  int64_t cfg[3 * SR_MAX_RANK] = {0};
+  cfg[3 * ax] = lo;
+  cfg[3 * ax + 1] = hi;
+  SrVal *z = sr_ad_scalar_like(ad, x, 0.0);
+  return z ? sr_ad_keep(ad, sr_op_pad(SR_AD_BINDER(ad), x, z, cfg, t->ndim)) : NULL;
+}
+
+/* v (..., k) broadcast along a last dim to like's shape (..., k, n):
+   v[..., None] as jnp's multiply broadcasts it */
+static SrVal *col_bcast(SrAd *ad, SrVal *v, SrVal *like) {
+  const SrType *lt = v && like ? sr_ad_type(ad, like) : NULL;
+  if (!lt) return NULL;
+  int64_t dims[SR_MAX_RANK];
+  for (int i = 0; i < lt->ndim - 1; i++) dims[i] = i;
+  SrTypeBuilder tb;
+  sr_type_builder(&tb, lt);
+  tb.dtype = sr_ad_type(ad, v)->dtype;
+  return sr_ad_broadcast_in_dim(ad, v, sr_type_get(&tb), dims, lt->ndim - 1, 0);
+}
+
+/* _tridiagonal_product(dl, d, du, b): d[..., None] b, plus dl[..., 1:,
+   None] b[..., :-1, :] on rows 1:, plus du[..., :-1, None] b[..., 1:, :]
+   on rows :-1 */
+static SrVal *tds_product(SrAd *ad, SrVal *dl, SrVal *d, SrVal *du, SrVal *b) {
+  const SrType *bt = sr_ad_type(ad, b);
+  int nd = bt->ndim, r = nd - 2;
+  int64_t m = bt->dims[r].size;
+  SrVal *y = sr_ad_mul(ad, col_bcast(ad, d, b), b);
+  if (!y || m < 2) return y;
+  SrVal *b0 = slice_axis(ad, b, r, 0, m - 1), *b1 = slice_axis(ad, b, r, 1, m);
+  SrVal *lo = sr_ad_mul(ad, col_bcast(ad, slice_axis(ad, dl, r, 1, m), b0), b0);
+  SrVal *up = sr_ad_mul(ad, col_bcast(ad, slice_axis(ad, du, r, 0, m - 1), b1), b1);
+  y = lo ? sr_ad_binop(ad, SR_P_add, y, pad_axis(ad, lo, r, 1, 0)) : NULL;
+  return y && up ? sr_ad_binop(ad, SR_P_add, y, pad_axis(ad, up, r, 0, 1)) : NULL;
+}
+
+/* _tridiagonal_solve_jvp_rule */
+static int jvp_tridiagonal_solve(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, SrVal **ty) {
+  y[0] = tds_bind(ad, e, x[0], x[1], x[2], x[3]);
+  if (!y[0]) return -1;
+  SrVal *rhs = t[3];
+  if (t[0] || t[1] || t[2]) {
+    SrVal *dz[3];
+    for (int i = 0; i < 3; i++) dz[i] = t[i] ? t[i] : sr_ad_full_zeros(ad, sr_ad_type(ad, x[i]));
+    SrVal *mv = dz[0] && dz[1] && dz[2] ? tds_product(ad, dz[0], dz[1], dz[2], y[0]) : NULL;
+    if (!mv) return -1;
+    mv = sr_ad_neg(ad, mv);
+    rhs = sr_ad_add_tangents(ad, t[3], mv);
+  }
+  if (!rhs) {
+    ty[0] = NULL;
+    return 0;
+  }
+  ty[0] = tds_bind(ad, e, x[0], x[1], x[2], rhs);
+  return ty[0] ? 0 : -1;
+}
+
+/* _tridiagonal_solve_transpose_rule: linear in b only; its cotangent the
+   solve with dl_trans = [0, du[:-1]] and du_trans = [dl[1:], 0] */
+static int tr_tridiagonal_solve(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x, SrVal **cx) {
+  if (!x[0] || !x[1] || !x[2] || x[3])
+    return sr_raise(ad->I, "AssertionError", "tridiagonal_solve is linear in b only"), -1;
+  cx[0] = cx[1] = cx[2] = cx[3] = NULL;
+  if (!ct[0]) return 0;
+  const SrType *t = sr_ad_type(ad, x[0]);
+  int r = t->ndim - 1;
+  int64_t m = t->dims[r].size;
+  SrVal *dlt = pad_axis(ad, slice_axis(ad, x[2], r, 0, m > 0 ? m - 1 : 0), r, m > 0 ? 1 : 0, 0);
+  SrVal *dut = pad_axis(ad, slice_axis(ad, x[0], r, m > 0 ? 1 : 0, m), r, 0, m > 0 ? 1 : 0);
+  cx[3] = tds_bind(ad, e, dlt, x[1], dut, ct[0]);
+  return cx[3] ? 0 : -1;
+}
+
+/* _tridiagonal_solve_batching_rule: with the diagonals unbatched, b's
+   batch dim joins its columns (moved before them and folded in); else
+   every operand batched at the front */
+static int batch_tridiagonal_solve(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
+  SrAd *ad = &b->ad;
+  if (bd[0] == SR_NOT_MAPPED && bd[1] == SR_NOT_MAPPED && bd[2] == SR_NOT_MAPPED) {
+    const SrType *bt0 = sr_ad_type(ad, x[3]);
+    SrVal *bm = sr_batch_moveaxis(b, x[3], bd[3], bt0->ndim - 2);
+    const SrType *bt = bm ? sr_ad_type(ad, bm) : NULL;
+    if (!bt) return -1;
+    int nd = bt->ndim;
+    /* (..., m, k, n) -> (..., m, k * n) */
+    SrTypeBuilder fb;
+    sr_type_builder(&fb, bt);
+    fb.dims[nd - 2].size = bt->dims[nd - 2].size * bt->dims[nd - 1].size;
+    fb.dims[nd - 2].nax = 0;
+    fb.ndim = (uint8_t)(nd - 1);
+    SrVal *flat = sr_ad_reshape_plain(ad, bm, sr_type_get(&fb));
+    SrVal *in[4] = {x[0], x[1], x[2], flat};
+    SrVal *o = flat ? sr_ad_bind(ad, SR_P_tridiagonal_solve, 4, in, (int)e->nparams, e->params) : NULL;
+    y[0] = o ? sr_ad_reshape_plain(ad, o, bt) : NULL;
+    ybd[0] = nd - 2;
+    return y[0] ? 0 : -1;
+  }
+  SrVal *xs[4];
+  for (int i = 0; i < 4; i++)
+    if (!(xs[i] = sr_batch_at_front(b, x[i], bd[i], b->size))) return -1;
+  return sr_batch_bind_same(b, e, xs, 0, y, ybd);
+}
+
 /* ==== registration ==== */
 
 void sr_lax_linalg18_init(void) {
+  sr_set_type_rule(SR_P_tridiagonal_solve, type_tridiagonal_solve);
+  sr_set_eval_rule(SR_P_tridiagonal_solve, ev_tridiagonal_solve);
+  sr_ad_set_jvp(SR_P_tridiagonal_solve, jvp_tridiagonal_solve);
+  sr_ad_set_transpose(SR_P_tridiagonal_solve, tr_tridiagonal_solve);
+  sr_prims[SR_P_tridiagonal_solve].batch = batch_tridiagonal_solve;
   static const struct {
     int prim;
     SrTypeRule type;

@@ -860,7 +860,46 @@ static int ev_all_reduce(SrEvalCtx *cx, const SrEvalEqn *e) {
 }
 
 PAIR(tr_psum_invariant, SR_P_pvary)
-PAIR(tr_psum, SR_P_psum)
+/* _psum_transpose_rule: a cotangent of a psum over positional axes is
+   first broadcast back over them (reduce_sum's transpose), then psum'd
+   over the named axes only (psum as psum + pbroadcast). */
+TR(tr_psum) {
+  (void)x;
+  const SrVal *axes = param_of(e, "axes");
+  int64_t pos[SR_MAX_RANK];
+  int npos = 0;
+  if (axes && sr_is_seq(axes))
+    for (int k = 0; k < axes->seq.n && npos < SR_MAX_RANK; k++)
+      if (axes->seq.items[k]->kind == SR_V_INT) pos[npos++] = axes->seq.items[k]->i;
+  if (!npos) return coll_transpose(ad, e, ct, cx, SR_P_psum, NULL, NULL, NULL, NULL, NULL);
+  SrVal *named = sr_seq(NULL, SR_V_TUPLE, 0);
+  for (int k = 0; k < axes->seq.n; k++)
+    if (axes->seq.items[k]->kind != SR_V_INT) sr_seq_push(NULL, named, sr_ref(axes->seq.items[k]));
+  SrVal *small[32], **cs = e->nout <= 32 ? small : sr_xcalloc(e->nout, sizeof *cs);
+  int rc = 0;
+  for (uint32_t i = 0; i < e->nout && rc == 0; i++) {
+    const SrType *it = sr_ad_ct_type(e->in[i]->type);
+    SrVal *c = ct[i] ? ct[i] : sr_ad_full_zeros(ad, sr_ad_ct_type(e->out[i]->type));
+    int64_t bd[SR_MAX_RANK];
+    int nb = 0;
+    for (int d = 0; d < it->ndim; d++) {
+      int in = 0;
+      for (int k = 0; k < npos; k++) in |= pos[k] == d;
+      if (!in) bd[nb++] = d;
+    }
+    cs[i] = c ? sr_ad_broadcast_in_dim(ad, c, it, bd, nb, 1) : NULL;
+    if (!cs[i]) rc = -1;
+  }
+  SrVal *r = rc == 0 ? sr_ad_bindv(ad, SR_P_psum, (int)e->nout, cs, "axes", named, "axis_index_groups",
+                                   sr_ref((SrVal *)(param_of(e, "axis_index_groups") ? param_of(e, "axis_index_groups")
+                                                                                     : sr_none())),
+                                   NULL)
+                     : (sr_unref(named), NULL);
+  if (cs != small) free(cs);
+  if (!r) return -1;
+  for (uint32_t i = 0; i < e->nin; i++) cx[i] = r->kind == SR_V_TUPLE ? r->seq.items[i] : r;
+  return 0;
+}
 PAIR(tr_unreduced_psum, SR_P_preduced)
 
 /* The explicit collectives, by HLO's name. */
@@ -1851,16 +1890,53 @@ static int batch_all_to_all(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd
     ybd[0] = d;
     return 0;
   }
-  if (sr_is_seq(names) && names->seq.n > 1) {
-    sr_raise(ad->I, "NotImplementedError", "all_to_all over vmap's axis_name with other axes is not supported here");
-    return -1;
-  }
   SrVal *v = x[0];
   if (d == SR_NOT_MAPPED) {
     v = sr_batch_matchaxis(b, v, d, 0);
     d = 0;
   }
   SrVal *r;
+  if (sr_is_seq(names) && names->seq.n > 1) {
+    /* the names before vmap's (major) and after it (minor): chunks
+       accumulate in three leading dims [Major, Current, Minor, ...] */
+    int pos = 0;
+    while (pos < names->seq.n && !name_is(names->seq.items[pos], b->axis_name)) pos++;
+    SrVal *major = sr_seq(NULL, SR_V_TUPLE, 0), *minor = sr_seq(NULL, SR_V_TUPLE, 0);
+    for (int k = 0; k < names->seq.n; k++)
+      if (k != pos) sr_seq_push(NULL, k < pos ? major : minor, sr_ref(names->seq.items[k]));
+    int64_t lead[2] = {0, 2};
+    v = sr_batch_moveaxis(b, v, d, 0);
+    v = v ? sr_ad_expand_dims(ad, v, lead, 2) : NULL;
+    split += 3;
+    concat += 3;
+    if (v && major->seq.n) {
+      SrVal *mv = v;
+      v = sr_ad_bindv(ad, SR_P_all_to_all, 1, &mv, "axis_name", sr_ref(major), "split_axis", sr_int(NULL, split),
+                      "concat_axis", sr_int(NULL, 0), "axis_index_groups", sr_none(), "tiled",
+                      sr_ref((SrVal *)(param_of(e, "tiled") ? param_of(e, "tiled") : sr_bool(0))), NULL);
+    }
+    v = split_axis(ad, v, split, b->size);
+    int new_d = split;
+    concat += split <= concat;
+    split += 1;
+    if (v && minor->seq.n) {
+      SrVal *mv = v;
+      v = sr_ad_bindv(ad, SR_P_all_to_all, 1, &mv, "axis_name", sr_ref(minor), "split_axis", sr_int(NULL, split),
+                      "concat_axis", sr_int(NULL, 2), "axis_index_groups", sr_none(), "tiled",
+                      sr_ref((SrVal *)(param_of(e, "tiled") ? param_of(e, "tiled") : sr_bool(0))), NULL);
+    }
+    sr_unref(major);
+    sr_unref(minor);
+    v = fold_axis(ad, fold_axis(ad, v, 0), 0);
+    split -= 2;
+    concat -= 2;
+    new_d -= 2;
+    r = v ? fold_axis(ad, sr_batch_moveaxis(b, v, 0, concat - 1), concat - 1) : NULL;
+    if (!r) return -1;
+    y[0] = r;
+    ybd[0] = new_d - 1;
+    return 0;
+  }
   if (split == concat) {
     int axis = split + (d <= split), pre = d;
     v = split_axis(ad, v, axis, b->size);

@@ -255,6 +255,19 @@ static int pe_classify(SrAd *ad, Pe *pe, const SrJaxpr *J, const uint8_t *unk_ar
         if (q->out[i]->kind != SR_DROP) pe->unk[q->out[i]->id] = pe->inst[q->out[i]->id] = 1;
       continue;
     }
+    if (q->prim->id == SR_P_debug_print || q->prim->id == SR_P_debug_callback) {
+      /* debugging.py's _debug_partial_eval_custom: run in the known part
+         and again in the recomputation (it has no outputs), unless the
+         policy saves it and an input is not instantiated */
+      int sv = saveable(ad, policy, q), allinst = 1;
+      if (sv < 0) return -1;
+      for (uint32_t i = 0; i < q->nin; i++) allinst &= q->in[i]->kind != SR_VAR || pe->inst[q->in[i]->id];
+      pe->role[k] = sv && !allinst ? ROLE_KNOWN_SAVED : ROLE_KNOWN_RECOMPUTED;
+      if (pe->role[k] == ROLE_KNOWN_RECOMPUTED)
+        for (uint32_t i = 0; i < q->nin; i++)
+          if (q->in[i]->kind == SR_VAR) ADD_RES(q->in[i]->id);
+      continue;
+    }
     int sv = sr_prim_has_effect(q->prim, q->params, q->nparams) ? 1 : saveable(ad, policy, q);
     if (sv < 0) return -1;
     if (sv) {

@@ -3924,6 +3924,15 @@ TR(tr_scatter) {
 /* _batch_dynamic_slice_indices: the scalar start indices as one index
    vector, [n] (none mapped) or [size, n] (batch dim 0). */
 static SrVal *batch_slice_indices(SrBatch *b, SrVal **ix, const int *bd, int n, int *ibd) {
+  if (n == 0) {
+    /* no start indices (a scalar operand): np.array([], 'int32') */
+    SrTypeBuilder tb;
+    memset(&tb, 0, sizeof tb);
+    tb.dtype = SR_I32;
+    tb.ndim = 1;
+    *ibd = SR_NOT_MAPPED;
+    return sr_ad_full_zeros(&b->ad, sr_type_get(&tb));
+  }
   int64_t size = -1;
   const SrType *like = NULL;
   int ld = 0;
@@ -3964,7 +3973,7 @@ BATCH(batch_dynamic_slice) {
      indices, through _gather_batching_rule */
   int64_t ss[SR_MAX_RANK];
   int nd = (int)e->nin - 1, nss = param_ints(e, "slice_sizes", ss, SR_MAX_RANK);
-  if (nd < 1 || nss != nd) return sr_batch_no_rule(b, e->prim);
+  if (nd < 0 || nss != nd) return sr_batch_no_rule(b, e->prim);
   Gdn g;
   memset(&g, 0, sizeof g);
   for (int i = 0; i < nd; i++) g.offset[i] = g.start_map[i] = i;
@@ -3981,7 +3990,7 @@ BATCH(batch_dynamic_update_slice) {
      at the start indices (through _scatter_batching_rule) */
   int nd = (int)e->nin - 2;
   const SrType *ut = sr_ad_type(&b->ad, x[1]);
-  if (nd < 1 || !ut || ut->ndim - (bd[1] != SR_NOT_MAPPED) != nd) return ut ? sr_batch_no_rule(b, e->prim) : -1;
+  if (nd < 0 || !ut || ut->ndim - (bd[1] != SR_NOT_MAPPED) != nd) return ut ? sr_batch_no_rule(b, e->prim) : -1;
   Gdn g;
   memset(&g, 0, sizeof g);
   for (int i = 0; i < nd; i++) g.offset[i] = g.start_map[i] = i;

@@ -715,6 +715,10 @@ static SrVal *bi_isinstance(SrInterp *I, SrArgs *a) {
   if (name && strncmp(name, "builtins.", 9) == 0) name += 9;
   const char *kn = sr_val_kind_name(a->v[0]);
   if (name && strcmp(name, kn) == 0) return sr_bool(1);
+  /* a class the embedding defines by its constructor (jax.sharding.Mesh,
+     NamedSharding...): its last dotted name is the values' class name */
+  const char *dot = name && strncmp(name, "jax.", 4) == 0 ? strrchr(name, '.') : NULL;
+  if (dot && kn[0] >= 'A' && kn[0] <= 'Z' && strcmp(dot + 1, kn) == 0) return sr_bool(1);
   if (name && strcmp(name, "int") == 0 && a->v[0]->kind == SR_V_BOOL) return sr_bool(1);
   const char *et = sr_exception_type_name(t);
   if (et && sr_is_obj(a->v[0], &sr_exception_class)) return sr_bool(sr_exception_is_a(sr_exc_type(a->v[0]), et));

@@ -51,7 +51,7 @@ static const char *kind_module(const char *kind) {
     {"NamedSharding", "jax.sharding"},    {"Mesh", "jax.sharding"},
     {"AbstractMesh", "jax.sharding"},     {"AxisType", "jax.sharding"},
     {"Jaxpr", "jax.extend.core"},         {"dtype", "numpy"},
-    {"EnumType", "enum"},
+    {"EnumType", "enum"},                 {"ShapeDtypeStruct", "jax"},
   };
   for (size_t i = 0; i < sizeof map / sizeof *map; i++)
     if (strcmp(map[i][0], kind) == 0) return map[i][1];

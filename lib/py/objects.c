@@ -385,7 +385,7 @@ static const struct {
   {"DuplicateSpecError", "Exception"},
   {"XlaRuntimeError", "RuntimeError"},
   {"JaxRuntimeError", "RuntimeError"},
-  /* jax.errors' (errors.py) */
+  /* jax.errors' (registered there only, by the jax layer) */
   {"JAXTypeError", "TypeError"},
   {"JAXIndexError", "IndexError"},
   {"ConcretizationTypeError", "JAXTypeError"},
@@ -395,8 +395,10 @@ static const struct {
   {"TracerBoolConversionError", "ConcretizationTypeError"},
   {"UnexpectedTracerError", "JAXTypeError"},
   {"KeyReuseError", "JAXTypeError"},
+  {"InconclusiveDimensionOperation", "Exception"},
   {NULL, NULL},
 };
+#define FIRST_JAX_ERRORS "JAXTypeError"
 
 /* the exception classes class statements made: name and base (interned) */
 static struct {
@@ -1883,20 +1885,16 @@ void sr_objects_init(void) {
   if (done) return;
   done = 1;
   sr_exc_methods_init();
+  int jax_errors = 0;
   for (int i = 0; exc_tree[i].name; i++) {
-    char q[64];
-    snprintf(q, sizeof q, "builtins.%s", exc_tree[i].name);
+    char q[80];
+    jax_errors |= strcmp(exc_tree[i].name, FIRST_JAX_ERRORS) == 0;
+    snprintf(q, sizeof q, "%s.%s", jax_errors ? "jax.errors" : "builtins", exc_tree[i].name);
     sr_register(q, sr_obj(&sr_exctype_class, (void *)sr_intern_cstr(exc_tree[i].name)));
   }
-  /* jax.errors */
-  static const char *const jax_errors[] = {"ConcretizationTypeError", "TracerBoolConversionError",
-                                           "TracerArrayConversionError", "TracerIntegerConversionError",
-                                           "NonConcreteBooleanIndexError", "UnexpectedTracerError",
-                                           "KeyReuseError", "JaxRuntimeError", NULL};
-  for (int i = 0; jax_errors[i]; i++) {
-    char q[80];
-    snprintf(q, sizeof q, "jax.errors.%s", jax_errors[i]);
-    sr_register(q, sr_obj(&sr_exctype_class, (void *)sr_intern_cstr(jax_errors[i])));
-  }
+  sr_register("jax.errors", sr_module("jax.errors"));
+  /* jax.errors re-exports these two */
+  sr_register("jax.errors.JaxprTypeError", sr_obj(&sr_exctype_class, (void *)sr_intern_cstr("JaxprTypeError")));
+  sr_register("jax.errors.JaxRuntimeError", sr_obj(&sr_exctype_class, (void *)sr_intern_cstr("JaxRuntimeError")));
   sr_builtins_py_init();
 }
