@@ -293,7 +293,8 @@ static void keep_prog(SrTrace *t, const SrJaxpr *j) {
    over vmap's own axis_name does (psum of an unmapped value over the batch
    is the value times its size). */
 static int names_axis(const SrBatch *b, const SrEqn *e) {
-  return b->axis_name && (e->prim->flags & SR_PF_COLL);
+  return b->axis_name &&
+         ((e->prim->flags & SR_PF_COLL) || sr_prim_holds_collective(e->prim, e->params, e->nparams));
 }
 
 int sr_batch_eval(SrBatch *b, const SrJaxpr *j, SrVal **in, const int *in_bd, SrVal **out, int *out_bd) {

@@ -15,6 +15,7 @@
 #include "py/range.h"
 #include "text/print_val.h"
 #include "jax/vjp.h"
+#include "jax/tree_util.h"
 #include "util/intern.h"
 
 static const SrType *vtype(SrInterp *I, SrVal *v) { return sr_value_type(I, v); }
@@ -79,14 +80,50 @@ static void diff_list(SrBuf *out, char **items, int n, int capitalize) {
 /* loops._check_carry_type's message for mismatched types: each leaf of the
    carry (init, the input carry's structure) whose type differs, why, and
    the pcast hint for a carry the body makes varying. */
-static SrVal *carry_type_error(SrInterp *I, const char *name, SrVal *fn, SrVal *init, const SrType **in,
-                               const SrType **out, int n) {
-  /* inspect.signature(body_fun)'s first parameter; fori_loop's bodies
-     (scanned_fun, while_body_fun) take loop_carry */
+/* inspect.signature(body_fun)'s first parameter; fori_loop's bodies
+   (scanned_fun, while_body_fun) take loop_carry */
+static const char *carry_param(SrVal *fn) {
   SrFunction *f = sr_as_function(fn);
   const char *carry = f && f->node->params && f->node->params->n ? f->node->params->names[0] : NULL;
   const char *bn = f ? NULL : sr_builtin_name(fn);
   if (bn && (strcmp(bn, "scanned_fun") == 0 || strcmp(bn, "while_body_fun") == 0)) carry = "loop_carry";
+  return carry;
+}
+
+/* _check_carry_type's first check: the carry the body returns has the
+   input carry's pytree structure (tree_util.equality_errors on the two,
+   whose leaves are avals).  Returns 1 with JAX's TypeError raised. */
+static int carry_struct_error(SrInterp *I, const char *name, SrVal *fn, SrVal *in, SrVal *out) {
+  SrTreeDiffs d = {0};
+  sr_pytree_equality_errors(I, in, out, "<class 'jax._src.core.ShapedArray'>", &d);
+  if (d.n == 0) return 0;
+  const char *carry = carry_param(fn);
+  char **items = sr_xcalloc((size_t)d.n + 1, sizeof *items);
+  for (int i = 0; i < d.n; i++) {
+    SrBuf b = SR_BUF_INIT;
+    const char *p = d.d[i].path;
+    if (carry) sr_buf_printf(&b, *p ? "the input carry component %s%s" : "the input carry %s", carry, p);
+    else sr_buf_printf(&b, *p ? "the input carry at path %s" : "the input carry", p);
+    sr_buf_printf(&b, " is a %s but the corresponding component of the carry output is a %s, so %s", d.d[i].thing1,
+                  d.d[i].thing2, d.d[i].expl);
+    items[i] = sr_buf_steal(&b);
+  }
+  SrBuf msg = SR_BUF_INIT;
+  diff_list(&msg, items, d.n, 1);
+  sr_raise(I, "TypeError",
+           "%s function carry input and carry output must have the same pytree structure, but they differ:\n\n%s\n"
+           "Revise the function so that the carry output has the same pytree structure as the carry input.",
+           name, msg.p);
+  sr_buf_free(&msg);
+  for (int i = 0; i < d.n; i++) free(items[i]);
+  free(items);
+  sr_tree_diffs_free(&d);
+  return 1;
+}
+
+static SrVal *carry_type_error(SrInterp *I, const char *name, SrVal *fn, SrVal *init, const SrType **in,
+                               const SrType **out, int n) {
+  const char *carry = carry_param(fn);
   char **paths = sr_xcalloc((size_t)n + 1, sizeof *paths);
   SrBuf pb = SR_BUF_INIT;
   int k = 0;
@@ -204,6 +241,126 @@ static SrVal *bools(int n, int v) {
   return t;
 }
 
+/* Calls the function at a qualified name (jax.lax.index_in_dim...). */
+static SrVal *call_q(SrInterp *I, const char *q, int n, SrVal **v, int nkw, const char **kw, SrVal **kwv) {
+  SrVal *fn = sr_lookup_qualname(q);
+  if (!fn) return sr_raise(I, "RuntimeError", "internal error: no %s", q);
+  SrArgs a = {n, v, nkw, kw, kwv, NULL};
+  return sr_call(I, fn, &a);
+}
+
+/* Whether the pending exception is a ConcretizationTypeError (or one of
+   its subclasses, a tracer's bool() or int()): a loop run in Python under
+   disable_jit falls back to the primitive on it, as JAX's do. */
+static int concretization_error(SrInterp *I) {
+  if (!I->exc) return 0;
+  const char *t = sr_exc_type(I->exc);
+  return t && (!strcmp(t, "ConcretizationTypeError") || !strcmp(t, "TracerBoolConversionError") ||
+               !strcmp(t, "TracerIntegerConversionError"));
+}
+
+/* tree_map(lax.asarray, tree) */
+static SrVal *tree_asarray(SrInterp *I, SrVal *tree) {
+  SrVal *l = sr_pytree_array_leaves(I, tree);
+  if (!l) return NULL;
+  SrVal *r = sr_pytree_unflatten(tree, l);
+  sr_unref(l);
+  return r;
+}
+
+/* scan under jax.disable_jit(): the body called in Python on each slice
+   of xs, the ys stacked (lax.concatenate of expand_dims, loops._stack). */
+static SrVal *scan_python(SrInterp *I, SrVal *f, SrVal *init, SrVal *xs, SrVal *xs_leaves, int64_t length,
+                          int reverse) {
+  if (length == 0)
+    return sr_raise(I, "ValueError",
+                    "zero-length scan is not supported in disable_jit() mode because the output type is unknown.");
+  SrVal *carry = sr_ref(init), *ys = sr_seq(NULL, SR_V_LIST, 0), *result = NULL;
+  SrVal *kf = sr_bool(0);
+  const char *kw[1] = {sr_intern_cstr("keepdims")};
+  for (int64_t k = 0; k < length; k++) {
+    int64_t i = reverse ? length - 1 - k : k;
+    SrVal *sl = sr_seq(NULL, SR_V_LIST, xs_leaves->seq.n);
+    SrVal *iv = sr_int(NULL, i);
+    int ok = 1;
+    for (int q = 0; q < xs_leaves->seq.n && ok; q++) {
+      SrVal *v[2] = {xs_leaves->seq.items[q], iv};
+      SrVal *kv[1] = {kf};
+      SrVal *x = call_q(I, "jax.lax.index_in_dim", 2, v, 1, kw, kv);
+      if (x) sr_seq_push(NULL, sl, x);
+      else ok = 0;
+    }
+    sr_unref(iv);
+    SrVal *xsl = ok ? sr_pytree_unflatten(xs, sl) : NULL;
+    sr_unref(sl);
+    SrVal *r = NULL;
+    if (xsl) {
+      SrVal *v[2] = {carry, xsl};
+      SrArgs ca = {2, v, 0, NULL, NULL, NULL};
+      r = sr_call(I, f, &ca);
+    }
+    sr_unref(xsl);
+    if (r && (!sr_is_seq(r) || r->kind == SR_V_SET || r->seq.n != 2)) {
+      SrBuf b = SR_BUF_INIT;
+      sr_val_repr(&b, r);
+      sr_raise(I, "TypeError", "cannot unpack %s as a (carry, y) pair", b.p);
+      sr_buf_free(&b);
+      sr_unref(r);
+      r = NULL;
+    }
+    if (!r) goto done;
+    sr_unref(carry);
+    carry = sr_ref(r->seq.items[0]);
+    sr_seq_push(NULL, ys, sr_ref(r->seq.items[1]));
+    sr_unref(r);
+  }
+  {
+    /* tree_map(stack, *ys) in the order of the iterations' indices */
+    int n = ys->seq.n;
+    SrVal **flat = sr_xcalloc((size_t)n + 1, sizeof *flat);
+    int ok = 1;
+    for (int k = 0; k < n && ok; k++) {
+      flat[k] = sr_pytree_flatten_any(I, ys->seq.items[reverse ? n - 1 - k : k]);
+      ok = flat[k] != NULL && flat[k]->seq.n == flat[0]->seq.n;
+      if (flat[k] && !ok) sr_raise(I, "ValueError", "scan: the ys of the iterations have different structures");
+    }
+    SrVal *stacked = ok ? sr_seq(NULL, SR_V_LIST, 0) : NULL;
+    for (int l = 0; ok && l < flat[0]->seq.n; l++) {
+      SrVal *parts = sr_seq(NULL, SR_V_LIST, n);
+      SrVal *ax = sr_seq(NULL, SR_V_TUPLE, 1);
+      sr_seq_push(NULL, ax, sr_int(NULL, 0));
+      for (int k = 0; k < n && ok; k++) {
+        SrVal *v[2] = {flat[k]->seq.items[l], ax};
+        SrVal *e = call_q(I, "jax.lax.expand_dims", 2, v, 0, NULL, NULL);
+        if (e) sr_seq_push(NULL, parts, e);
+        else ok = 0;
+      }
+      sr_unref(ax);
+      SrVal *z = sr_int(NULL, 0);
+      SrVal *v[2] = {parts, z};
+      SrVal *c = ok ? call_q(I, "jax.lax.concatenate", 2, v, 0, NULL, NULL) : NULL;
+      sr_unref(z);
+      sr_unref(parts);
+      if (c) sr_seq_push(NULL, stacked, c);
+      else ok = 0;
+    }
+    if (ok) {
+      SrVal *st = sr_pytree_unflatten(ys->seq.items[0], stacked);
+      result = sr_seq(NULL, SR_V_TUPLE, 2);
+      sr_seq_push(NULL, result, sr_ref(carry));
+      sr_seq_push(NULL, result, st);
+    }
+    sr_unref(stacked);
+    for (int k = 0; k < n; k++) sr_unref(flat[k]);
+    free(flat);
+  }
+done:
+  sr_unref(kf);
+  sr_unref(carry);
+  sr_unref(ys);
+  return result;
+}
+
 static SrVal *lax_scan(SrInterp *I, SrArgs *a) {
   SrVal *p[7];
   if (sr_args_parse(I, a, "scan", "f, init, xs=, length=, reverse=, unroll=, _split_transpose=", p) < 0) return NULL;
@@ -275,6 +432,10 @@ static SrVal *lax_scan(SrInterp *I, SrArgs *a) {
       goto done;
     }
   }
+  if (I->jax->disable_jit) {
+    result = scan_python(I, f, p[1], xs, xs_leaves, length, reverse);
+    goto done;
+  }
   xtypes = sr_xcalloc((size_t)nx + 1, sizeof *xtypes);
   for (int i = 0; i < nx; i++) xtypes[i] = drop_leading(vtype(I, xs_leaves->seq.items[i]));
   x_arg = sr_api_abstract_like(xs, xtypes, nx);
@@ -297,14 +458,7 @@ static SrVal *lax_scan(SrInterp *I, SrArgs *a) {
       sr_buf_free(&b);
       goto done;
     }
-    if (sr_api_n_leaves(I, out_tree->seq.items[0]) != nc) {
-      sr_raise(I, "TypeError",
-               "scan body function carry input and carry output must have the same pytree structure, but they "
-               "differ:\n\nthe input carry has %d leaves and the carry output has %d\n\nRevise the function so that "
-               "the carry output has the same pytree structure as the carry input.",
-               nc, sr_api_n_leaves(I, out_tree->seq.items[0]));
-      goto done;
-    }
+    if (carry_struct_error(I, "scan body", f, p[1], out_tree->seq.items[0])) goto done;
     uint32_t ncap = body->nin - (uint32_t)(nc + nx);
     free(otypes);
     otypes = sr_xcalloc(body->nout + 1, sizeof *otypes);
@@ -675,6 +829,37 @@ static SrVal *cond_with_operand(SrInterp *I, SrArgs *a, SrVal *operand) {
   return lax_cond(I, &ca);
 }
 
+/* cond(pred, x_true, f_true, x_false, f_false) is
+   cond(pred, lambda x, _: f_true(x), lambda _, x: f_false(x), x_true, x_false) */
+static SrVal *old_cond_branch(SrInterp *I, SrArgs *a) {
+  SrVal **d = sr_current_builtin(I)->data;
+  if (a->n != 2) return sr_raise(I, "TypeError", "cond branch takes 2 arguments");
+  SrArgs ca = {1, &a->v[d[1] ? 1 : 0], 0, NULL, NULL, NULL};
+  return sr_call(I, d[0], &ca);
+}
+
+static void old_cond_free(void *p) {
+  SrVal **d = p;
+  sr_unref(d[0]);
+  free(d);
+}
+
+static SrVal *cond_old_form(SrInterp *I, SrArgs *a) {
+  SrVal **t = sr_xcalloc(2, sizeof *t), **f = sr_xcalloc(2, sizeof *f);
+  t[0] = sr_ref(a->v[2]);
+  t[1] = NULL;
+  f[0] = sr_ref(a->v[4]);
+  f[1] = (SrVal *)1;
+  SrVal *tf = sr_builtin_with("<lambda>", old_cond_branch, t, old_cond_free);
+  SrVal *ff = sr_builtin_with("<lambda>", old_cond_branch, f, old_cond_free);
+  SrVal *v[5] = {a->v[0], tf, ff, a->v[1], a->v[3]};
+  SrArgs ca = {5, v, 0, NULL, NULL, NULL};
+  SrVal *r = lax_cond(I, &ca);
+  sr_unref(tf);
+  sr_unref(ff);
+  return r;
+}
+
 static SrVal *lax_cond(SrInterp *I, SrArgs *a) {
   for (int i = 0; i < a->nkw; i++) {
     if (strcmp(a->kw[i], "operand") != 0)
@@ -685,6 +870,12 @@ static SrVal *lax_cond(SrInterp *I, SrArgs *a) {
     }
   }
   if (a->n < 3) return sr_raise(I, "TypeError", "cond() missing required arguments: pred, true_fun, false_fun");
+  if (!sr_is_callable(I, a->v[1]) || !sr_is_callable(I, a->v[2])) {
+    /* the old cond(pred, x_true, f_true, x_false, f_false) */
+    if (sr_is_callable(I, a->v[2]) && a->n == 5 && sr_is_callable(I, a->v[4]))
+      return cond_old_form(I, a);
+    return sr_raise(I, "TypeError", "lax.cond: true_fun and false_fun arguments should be callable.");
+  }
   SrVal *pred = arr(I, a->v[0]);
   if (!pred) return NULL;
   const SrType *t = vtype(I, pred);
@@ -704,6 +895,20 @@ static SrVal *lax_cond(SrInterp *I, SrArgs *a) {
       sr_unref(z);
       sr_unref(zc);
     }
+    SrArrayObj *pa = p ? sr_array_of(p) : NULL;
+    if (I->jax->disable_jit && pa && pa->kind == SR_AV_CONCRETE) {
+      /* the branch called as it is */
+      int tv = sr_truthy(I, p);
+      SrVal *ops = NULL;
+      if (tv >= 0) {
+        SrArgs ca = {a->n - 3, a->v + 3, 0, NULL, NULL, NULL};
+        result = sr_call(I, tv ? a->v[1] : a->v[2], &ca);
+      }
+      sr_unref(ops);
+      sr_unref(p);
+      sr_unref(pred);
+      return result;
+    }
     SrVal *index = p ? sr_lax_convert(I, p, SR_I32, 0, NULL) : NULL;
     if (index) {
       SrVal *fns[2] = {a->v[2], a->v[1]};
@@ -720,6 +925,10 @@ static SrVal *lax_cond(SrInterp *I, SrArgs *a) {
 }
 
 static SrVal *lax_switch(SrInterp *I, SrArgs *a) {
+  if (a->n >= 2 && sr_is_seq(a->v[1]))
+    for (int i = 0; i < a->v[1]->seq.n; i++)
+      if (!sr_is_callable(I, a->v[1]->seq.items[i]))
+        return sr_raise(I, "TypeError", "lax.switch: branches argument should be a sequence of callables.");
   if (a->n < 2 || !sr_is_seq(a->v[1]) || a->v[1]->seq.n < 1 || a->v[1]->seq.n > 64)
     return sr_raise(I, "TypeError", "switch(index, branches, *operands): branches must be a non-empty sequence");
   SrVal *idx = arr(I, a->v[0]);
@@ -730,6 +939,14 @@ static SrVal *lax_switch(SrInterp *I, SrArgs *a) {
   if (nb == 1) {
     SrArgs ca = {a->n - 2, a->v + 2, 0, NULL, NULL, NULL};
     result = sr_call(I, a->v[1]->seq.items[0], &ca);
+  } else if (i32 && I->jax->disable_jit && sr_array_of(i32) && sr_array_of(i32)->kind == SR_AV_CONCRETE) {
+    /* branches[int(index)] called as it is, the index clamped */
+    int64_t k;
+    if (sr_as_int(I, i32, "index", &k) == 0) {
+      k = k < 0 ? 0 : k > nb - 1 ? nb - 1 : k;
+      SrArgs ca = {a->n - 2, a->v + 2, 0, NULL, NULL, NULL};
+      result = sr_call(I, a->v[1]->seq.items[k], &ca);
+    }
   } else if (i32) {
     SrVal *lo = sr_int(NULL, 0), *hi = sr_int(NULL, nb - 1);
     SrVal *lo32 = sr_lax_convert(I, lo, SR_I32, 0, NULL), *hi32 = sr_lax_convert(I, hi, SR_I32, 0, NULL);
@@ -753,7 +970,35 @@ static SrVal *lax_switch(SrInterp *I, SrArgs *a) {
 }
 
 /* while_loop(cond_fun, body_fun, init_val) */
+/* while_loop under jax.disable_jit(): cond and body called in Python,
+   the carry's leaves as arrays; NULL with no exception raised when a
+   value is not concrete (a vmap's tracer), for the primitive to run. */
+static SrVal *while_python(SrInterp *I, SrVal *cond_fun, SrVal *body_fun, SrVal *init) {
+  SrVal *val = tree_asarray(I, init);
+  while (val) {
+    SrArgs ca = {1, &val, 0, NULL, NULL, NULL};
+    SrVal *c = sr_call(I, cond_fun, &ca);
+    int t = c ? sr_truthy(I, c) : -1;
+    sr_unref(c);
+    if (t <= 0) {
+      if (t == 0) return val;
+      break;
+    }
+    SrVal *nv = sr_call(I, body_fun, &ca);
+    sr_unref(val);
+    val = nv ? tree_asarray(I, nv) : NULL;
+    sr_unref(nv);
+  }
+  sr_unref(val);
+  if (concretization_error(I)) sr_exc_clear(I);
+  return NULL;
+}
+
 static SrVal *while_impl(SrInterp *I, SrVal *cond_fun, SrVal *body_fun, SrVal *init) {
+  if (I->jax->disable_jit) {
+    SrVal *r = while_python(I, cond_fun, body_fun, init);
+    if (r || I->exc) return r;
+  }
   SrVal *leaves = sr_pytree_flatten(I, init);
   if (!leaves) return NULL;
   int n = leaves->seq.n;
@@ -778,6 +1023,15 @@ static SrVal *while_impl(SrInterp *I, SrVal *cond_fun, SrVal *body_fun, SrVal *i
     if (!cj) goto done;
     bj = sr_trace_fn(I, body_fun, 1, &arg, 0, NULL, NULL, SR_TRACE_BODY, &btree, &bcap);
     if (!bj) goto done;
+    SrVal *cch = sr_pytree_children(ctree);
+    sr_unref(cch);
+    if (cj->nout != 1 || cch) {
+      SrBuf b = SR_BUF_INIT;
+      sr_vjp_treedef_str(&b, ctree);
+      sr_raise(I, "TypeError", "cond_fun must return a boolean scalar, but got pytree %s.", b.p);
+      sr_buf_free(&b);
+      goto done;
+    }
     if (cj->nout != 1 || cj->outvars[0]->type->ndim != 0 || cj->outvars[0]->type->dtype != SR_BOOL) {
       SrBuf b = SR_BUF_INIT;
       sr_buf_putc(&b, '[');
@@ -790,12 +1044,9 @@ static SrVal *while_impl(SrInterp *I, SrVal *cond_fun, SrVal *body_fun, SrVal *i
       sr_buf_free(&b);
       goto done;
     }
+    if (carry_struct_error(I, "while_loop body", body_fun, init, btree)) goto done;
     if ((int)bj->nout != n) {
-      sr_raise(I, "TypeError",
-               "while_loop body function carry input and carry output must have the same pytree structure, but "
-               "they differ:\n\nthe input carry has %d leaves and the carry output has %u\n\nRevise the function so "
-               "that the carry output has the same pytree structure as the carry input.",
-               n, bj->nout);
+      sr_raise(I, "TypeError", "while_loop body: the carry output has %u leaves, the input %d", bj->nout, n);
       goto done;
     }
     free(otypes);
@@ -845,6 +1096,8 @@ done:
 static SrVal *lax_while_loop(SrInterp *I, SrArgs *a) {
   SrVal *p[3];
   if (sr_args_parse(I, a, "while_loop", "cond_fun, body_fun, init_val", p) < 0) return NULL;
+  if (!sr_is_callable(I, p[0]) || !sr_is_callable(I, p[1]))
+    return sr_raise(I, "TypeError", "lax.while_loop: body_fun and cond_fun arguments should be callable.");
   return while_impl(I, p[0], p[1], p[2]);
 }
 
@@ -906,7 +1159,9 @@ static SrVal *fori_cond(SrInterp *I, SrArgs *a) {
   return sr_lax_binary(I, SR_P_lt, carry->seq.items[0], carry->seq.items[1]);
 }
 
-static int is_concrete_int(SrVal *v, int64_t *out) {
+/* core.is_concrete(v) and int(v): Python ints, concrete integer scalars
+   (np.int16(0), jnp.int32(10)) and literal-valued abstract ones. */
+static int is_concrete_int(SrInterp *I, SrVal *v, int64_t *out) {
   if (v->kind == SR_V_INT || v->kind == SR_V_BOOL) {
     *out = v->i;
     return 1;
@@ -916,13 +1171,17 @@ static int is_concrete_int(SrVal *v, int64_t *out) {
     *out = a->value.i;
     return 1;
   }
+  if (a && a->kind == SR_AV_CONCRETE && a->type->ndim == 0 && !sr_dtype_is_inexact(a->type->dtype)) {
+    if (sr_as_int(I, v, "fori_loop bound", out) == 0) return 1;
+    sr_exc_clear(I);
+  }
   return 0;
 }
 
 static SrVal *lax_fori_loop(SrInterp *I, SrArgs *a) {
   SrVal *p[5];
   if (sr_args_parse(I, a, "fori_loop", "lower, upper, body_fun, init_val, *, unroll=", p) < 0) return NULL;
-  if (!sr_is_callable(I, p[2])) return sr_raise(I, "TypeError", "fori_loop: body_fun must be callable");
+  if (!sr_is_callable(I, p[2])) return sr_raise(I, "TypeError", "lax.fori_loop: body_fun argument should be callable.");
   SrVal *lo = arr(I, p[0]), *hi = lo ? arr(I, p[1]) : NULL;
   if (!hi) {
     sr_unref(lo);
@@ -944,9 +1203,14 @@ static SrVal *lax_fori_loop(SrInterp *I, SrArgs *a) {
     }
   }
   int64_t l, u;
-  if (is_concrete_int(lo, &l) && is_concrete_int(hi, &u)) {
+  if (is_concrete_int(I, lo, &l) && is_concrete_int(I, hi, &u)) {
     /* the trip count is static: a scan */
     int64_t length = u - l > 0 ? u - l : 0;
+    /* scan's Python loop takes no zero-length loop */
+    if (I->jax->disable_jit && length == 0) {
+      result = sr_ref(p[3]);
+      goto done;
+    }
     SrVal *body = sr_builtin_with("scanned_fun", fori_scan_body, sr_ref(p[2]), (void (*)(void *))sr_unref);
     SrVal *carry = sr_seq(NULL, SR_V_TUPLE, 2);
     sr_seq_push(NULL, carry, sr_int(NULL, l));
