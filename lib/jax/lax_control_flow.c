@@ -13,6 +13,7 @@
 #include "jax/array_methods.h"
 #include "py/objects.h"
 #include "py/range.h"
+#include "py/introspect.h"
 #include "text/print_val.h"
 #include "jax/vjp.h"
 #include "jax/tree_util.h"
@@ -259,9 +260,25 @@ static int concretization_error(SrInterp *I) {
                !strcmp(t, "TracerIntegerConversionError"));
 }
 
+/* lax.asarray: arrays as they are, Python scalars as weakly typed ones
+   (numpy's as strong ones, jnp.asarray's) */
+static SrVal *lax_asarray(SrInterp *I, SrVal *v) {
+  if (sr_array_of(v)) return sr_ref(v);
+  return call_q(I, "jax.numpy.asarray", 1, &v, 0, NULL, NULL);
+}
+
 /* tree_map(lax.asarray, tree) */
 static SrVal *tree_asarray(SrInterp *I, SrVal *tree) {
-  SrVal *l = sr_pytree_array_leaves(I, tree);
+  SrVal *l = sr_pytree_flatten(I, tree);
+  for (int i = 0; l && i < l->seq.n; i++) {
+    SrVal *x = lax_asarray(I, l->seq.items[i]);
+    if (!x) {
+      sr_unref(l);
+      return NULL;
+    }
+    sr_unref(l->seq.items[i]);
+    l->seq.items[i] = x;
+  }
   if (!l) return NULL;
   SrVal *r = sr_pytree_unflatten(tree, l);
   sr_unref(l);
@@ -582,7 +599,7 @@ static SrJaxpr *pad_consts(SrJaxpr *j, int ncap, const int *where, int nconsts, 
    of their first capture (_merge_common_consts).  The jaxprs are returned
    in js[] in the order of fns, the consts in *consts. */
 static int trace_branches(SrInterp *I, int nb, SrVal **fns, const int *order, SrVal *ops, SrJaxpr **js,
-                          SrVal **consts, SrVal **out_tree) {
+                          SrVal **consts, SrVal **out_tree, SrVal **trees) {
   SrVal *caps[64] = {0};
   int *where[64] = {0};
   SrVal *merged = sr_seq(NULL, SR_V_LIST, 0);
@@ -596,8 +613,8 @@ static int trace_branches(SrInterp *I, int nb, SrVal **fns, const int *order, Sr
       ok = 0;
       break;
     }
-    if (t == 0) *out_tree = tree;
-    else sr_unref(tree);
+    if (t == 0) *out_tree = sr_ref(tree);
+    trees[b] = tree;
     where[b] = sr_xcalloc((size_t)caps[b]->seq.n + 1, sizeof *where[b]);
     for (int i = 0; i < caps[b]->seq.n; i++) {
       SrVal *c = caps[b]->seq.items[i];
@@ -736,50 +753,122 @@ static void branch_type_error(SrInterp *I, const char *api, const char *name1, c
   free(paths);
 }
 
+/* pe.prune_closed_jaxpr_outputs: j with the outputs keep[i] names. */
+static SrJaxpr *keep_outputs(SrJaxpr *j, const int *keep) {
+  SrJaxprBuilder b;
+  sr_jb_init(&b, j->prog);
+  for (uint32_t i = 0; i < j->nin; i++) sr_jb_invar(&b, j->invars[i]);
+  for (uint32_t k = 0; k < j->neqn; k++) {
+    const SrEqn *e = &j->eqns[k];
+    SrEqn *n = sr_jb_eqn(&b, e->prim, e->nin, e->in, e->nout, e->out, e->nparams, e->params);
+    n->off = e->off;
+    n->ns = e->ns;
+    n->mesh = e->mesh;
+    n->loc = e->loc;
+  }
+  for (uint32_t i = 0; i < j->nout; i++)
+    if (keep[i]) sr_jb_outvar(&b, j->outvars[i]);
+  SrJaxpr *r = sr_jb_finish(&b);
+  r->name = j->name;
+  r->effects = j->effects;
+  return r;
+}
+
+/* pe._jaxpr_forwarding of output i: the input it is, or -1. */
+static int forwarded_input(const SrJaxpr *j, uint32_t i) {
+  const SrVar *v = j->outvars[i];
+  if (v->kind != SR_VAR) return -1;
+  for (uint32_t k = 0; k < j->nin; k++)
+    if (j->invars[k] == v) return (int)k;
+  return -1;
+}
+
+/* _check_branch_outputs' first check: the two branches' outputs have one
+   pytree structure (equality_errors_pytreedef).  Returns 1 with JAX's
+   TypeError raised. */
+static int branch_struct_error(SrInterp *I, const char *api, const char *name1, const char *name2, SrVal *f1,
+                               SrVal *f2, SrVal *t1, SrVal *t2) {
+  SrTreeDiffs d = {0};
+  sr_pytree_equality_errors(I, t1, t2, "pytree leaf", &d);
+  if (d.n == 0) return 0;
+  SrBuf diffs = SR_BUF_INIT;
+  for (int i = 0; i < d.n; i++) {
+    SrBuf c = SR_BUF_INIT;
+    if (d.d[i].path[0]) sr_buf_printf(&c, " at path %s", d.d[i].path);
+    const char *cp = sr_buf_str(&c);
+    SrBuf x = SR_BUF_INIT;
+    sr_buf_printf(&x, "%s output%s is a %s but %s output%s is a %s, so %s", name1, cp, d.d[i].thing1, name2, cp,
+                  d.d[i].thing2, d.d[i].expl);
+    if (d.n == 1) sr_buf_printf(&diffs, "%s.\n", x.p);
+    else sr_buf_printf(&diffs, "  * %s%s", x.p, i < d.n - 2 ? ";\n\n" : i == d.n - 2 ? ";\n" : ".\n");
+    sr_buf_free(&x);
+    sr_buf_free(&c);
+  }
+  char *i1 = strdup(sr_vjp_fun_info(f1));
+  sr_raise(I, "TypeError",
+           "%s branch outputs must have the same pytree structure, but they differ:\n\n%s is %s\n%s is %s\n\n%s\n"
+           "Revise %s and/or %s so that they have the same pytree structure.",
+           api, name1, i1, name2, sr_vjp_fun_info(f2), diffs.p, name1, name2);
+  free(i1);
+  sr_buf_free(&diffs);
+  sr_tree_diffs_free(&d);
+  return 1;
+}
+
+static int same_out_types(const SrJaxpr *a, const SrJaxpr *b) {
+  if (a->nout != b->nout) return 0;
+  for (uint32_t i = 0; i < a->nout; i++)
+    if (!typematch(a->outvars[i]->type, b->outvars[i]->type)) return 0;
+  return 1;
+}
+
 /* Binds cond with index and branches (index 0 first). */
 static SrVal *bind_cond(SrInterp *I, SrVal *index, int nb, SrVal **fns, SrVal *operands, const char *name) {
   SrVal *ops = sr_seq(NULL, SR_V_TUPLE, 0);
   for (int i = 0; sr_is_seq(operands) && i < operands->seq.n; i++) sr_seq_push(NULL, ops, sr_ref(operands->seq.items[i]));
   SrJaxpr *js[64] = {0};
+  SrVal *trees[64] = {0};
   SrVal *consts = NULL, *out_tree = NULL, *result = NULL;
   /* cond traces true_fun (index 1) first, switch its branches in order */
   int order[64];
-  for (int t = 0; t < nb; t++) order[t] = strcmp(name, "cond") == 0 ? nb - 1 - t : t;
-  if (trace_branches(I, nb, fns, order, ops, js, &consts, &out_tree) == 0) {
-    /* every branch must give the same types (_check_branch_outputs) */
-    int ok = 1;
-    for (int b = 1; b < nb && ok; b++) {
-      ok = js[b]->nout == js[0]->nout;
-      for (uint32_t i = 0; ok && i < js[0]->nout; i++) ok = typematch(js[0]->outvars[i]->type, js[b]->outvars[i]->type);
-    }
-    if (!ok) {
-      /* the first branch that differs from the reference one: cond
-         compares true_fun (index 1) with false_fun, switch branch 0 with
-         the others */
-      int is_cond = strcmp(name, "cond") == 0;
-      int r = is_cond ? 1 : 0, o = is_cond ? 0 : 1;
-      for (int b = 1; !is_cond && b < nb; b++) {
-        int same = js[b]->nout == js[0]->nout;
-        for (uint32_t i = 0; same && i < js[0]->nout; i++) same = typematch(js[0]->outvars[i]->type, js[b]->outvars[i]->type);
-        if (!same) {
-          o = b;
-          break;
-        }
-      }
+  int is_cond = strcmp(name, "cond") == 0;
+  for (int t = 0; t < nb; t++) order[t] = is_cond ? nb - 1 - t : t;
+  if (trace_branches(I, nb, fns, order, ops, js, &consts, &out_tree, trees) == 0) {
+    /* _check_branch_outputs: cond compares true_fun (index 1) with
+       false_fun, switch branch 0 with each other one in turn */
+    int bad = 0;
+    for (int t = 1; t < nb && !bad; t++) {
+      int r = is_cond ? 1 : 0, o = is_cond ? 0 : t;
       char n2[32];
       snprintf(n2, sizeof n2, "branch%d", o);
       const char *name1 = is_cond ? "true_fun" : "branch 0", *name2 = is_cond ? "false_fun" : n2;
-      if (js[r]->nout != js[o]->nout)
-        sr_raise(I, "TypeError",
-                 "%s branch outputs must have the same pytree structure, but they differ:\n\n%s is %s\n%s is %s\n\n"
-                 "%s has %u outputs and %s has %u\n\nRevise %s and/or %s so that they have the same pytree structure.",
-                 name, name1, sr_vjp_fun_info(fns[r]), name2, sr_vjp_fun_info(fns[o]), name1, js[r]->nout, name2,
-                 js[o]->nout, name1, name2);
-      else
-        branch_type_error(I, name, name1, name2, fns[r], fns[o], out_tree, js[r], js[o]);
-    } else {
+      if (branch_struct_error(I, name, name1, name2, fns[r], fns[o], trees[r], trees[o])) bad = 1;
+      else if (!same_out_types(js[r], js[o])) {
+        if (js[r]->nout != js[o]->nout)
+          sr_raise(I, "TypeError", "%s branch outputs must have the same pytree structure: %u and %u outputs", name,
+                   js[r]->nout, js[o]->nout);
+        else
+          branch_type_error(I, name, name1, name2, fns[r], fns[o], out_tree, js[r], js[o]);
+        bad = 1;
+      }
+    }
+    if (!bad) {
+      /* prune passthrough outputs: one every branch forwards from the
+         same input is that input */
+      uint32_t nout = js[0]->nout;
+      int *fwd = sr_xcalloc((size_t)nout + 1, sizeof *fwd), *keep = sr_xcalloc((size_t)nout + 1, sizeof *keep);
+      int nkeep = 0;
+      for (uint32_t i = 0; i < nout; i++) {
+        fwd[i] = forwarded_input(js[0], i);
+        for (int b = 1; b < nb && fwd[i] >= 0; b++)
+          if (forwarded_input(js[b], i) != fwd[i]) fwd[i] = -1;
+        keep[i] = fwd[i] < 0;
+        nkeep += keep[i];
+      }
+      SrJaxpr *pj[64];
+      for (int b = 0; b < nb; b++) pj[b] = (uint32_t)nkeep == nout ? js[b] : keep_outputs(js[b], keep);
       SrVal *br = sr_seq(NULL, SR_V_TUPLE, nb);
-      for (int b = 0; b < nb; b++) sr_seq_push(NULL, br, sr_jaxpr_val(NULL, js[b]));
+      for (int b = 0; b < nb; b++) sr_seq_push(NULL, br, sr_jaxpr_val(NULL, pj[b]));
       SrPList ps = {0};
       sr_plist_add(&ps, "branches", br);
       SrVal *in = sr_seq(NULL, SR_V_LIST, 0);
@@ -788,17 +877,35 @@ static SrVal *bind_cond(SrInterp *I, SrVal *index, int nb, SrVal **fns, SrVal *o
       SrVal *leaves = sr_pytree_flatten(I, ops);
       for (int i = 0; leaves && i < leaves->seq.n; i++) sr_seq_push(NULL, in, sr_ref(leaves->seq.items[i]));
       sr_unref(leaves);
-      const SrType **outs = sr_xcalloc(js[0]->nout + 1, sizeof *outs);
-      for (uint32_t i = 0; i < js[0]->nout; i++) outs[i] = js[0]->outvars[i]->type;
-      SrVal *r = sr_api_bind_typed(I, SR_P_cond, in->seq.n, in->seq.items, &ps, outs, js[0]->nout);
+      const SrType **outs = sr_xcalloc((size_t)nkeep + 1, sizeof *outs);
+      for (uint32_t i = 0; i < pj[0]->nout; i++) outs[i] = pj[0]->outvars[i]->type;
+      SrVal *r = sr_api_bind_typed(I, SR_P_cond, in->seq.n, in->seq.items, &ps, outs, (uint32_t)nkeep);
       free(outs);
       sr_plist_free(&ps);
+      if (r) {
+        /* the outputs, the forwarded ones as lax.asarray(input) */
+        SrVal *all = sr_seq(NULL, SR_V_LIST, (int)nout);
+        int k = 0, ok = 1;
+        for (uint32_t i = 0; i < nout && ok; i++) {
+          if (keep[i]) {
+            sr_seq_push(NULL, all, sr_ref(r->seq.items[k++]));
+          } else {
+            SrVal *x = lax_asarray(I, in->seq.items[1 + fwd[i]]);
+            if (x) sr_seq_push(NULL, all, x);
+            else ok = 0;
+          }
+        }
+        if (ok) result = sr_pytree_unflatten(out_tree, all);
+        sr_unref(all);
+      }
       sr_unref(in);
-      if (r) result = sr_pytree_unflatten(out_tree, r);
       sr_unref(r);
+      free(fwd);
+      free(keep);
     }
     for (int b = 0; b < nb; b++) sr_program_unref(js[b]->prog);
   }
+  for (int b = 0; b < nb; b++) sr_unref(trees[b]);
   sr_unref(consts);
   sr_unref(out_tree);
   sr_unref(ops);
@@ -860,6 +967,103 @@ static SrVal *cond_old_form(SrInterp *I, SrArgs *a) {
   return r;
 }
 
+/* np.shape(v) of a pred or index that is not an array: () for scalars
+   and strings, numpy's shape of nested lists and tuples (their length
+   when they are ragged). */
+static void host_shape(SrInterp *I, SrBuf *b, SrVal *v) {
+  const SrType *t = sr_value_type(I, v);
+  if (t) {
+    sr_shape_str(b, t);
+    return;
+  }
+  if (v->kind == SR_V_LIST || v->kind == SR_V_TUPLE) {
+    SrVal *x = sr_jnp_asarray(I, v, -1);
+    if (x) {
+      sr_shape_str(b, sr_value_type(I, x));
+      sr_unref(x);
+      return;
+    }
+    sr_exc_clear(I);
+    sr_buf_printf(b, "(%d,)", v->seq.n);
+    return;
+  }
+  sr_buf_puts(b, "()");
+}
+
+static int is_py_sequence(const SrVal *v) {
+  return v->kind == SR_V_LIST || v->kind == SR_V_TUPLE || v->kind == SR_V_STR;
+}
+
+/* cond's checks of pred (conditionals.py): None, a sequence or a
+   non-scalar, a type that is not boolean or a number.  Returns 0, or -1
+   with JAX's TypeError raised. */
+static int check_pred(SrInterp *I, SrVal *pred) {
+  if (pred->kind == SR_V_NONE) return sr_raise(I, "TypeError", "cond predicate is None"), -1;
+  const SrType *t = sr_value_type(I, pred);
+  int seq = is_py_sequence(pred);
+  if (seq || (t && t->ndim != 0) || (!t && (pred->kind == SR_V_LIST || pred->kind == SR_V_TUPLE))) {
+    SrBuf b = SR_BUF_INIT;
+    sr_buf_puts(&b, "Pred must be a scalar, got ");
+    if (sr_to_str(I, &b, pred) < 0) {
+      sr_buf_free(&b);
+      return -1;
+    }
+    if (seq) {
+      SrVal *ty = sr_type_of(I, pred);
+      sr_buf_puts(&b, " of type ");
+      if (ty) sr_to_str(I, &b, ty);
+      sr_unref(ty);
+    } else {
+      sr_buf_puts(&b, " of shape ");
+      host_shape(I, &b, pred);
+      sr_buf_putc(&b, '.');
+    }
+    sr_raise(I, "TypeError", "%s", b.p);
+    sr_buf_free(&b);
+    return -1;
+  }
+  if (!t) {
+    SrBuf b = SR_BUF_INIT;
+    sr_buf_puts(&b, "Pred type must be either boolean or number, got ");
+    if (sr_to_str(I, &b, pred) == 0) sr_raise(I, "TypeError", "%s.", b.p);
+    sr_buf_free(&b);
+    return -1;
+  }
+  int k = sr_dtype_kind(t->dtype);
+  if (k != SR_DK_BOOL && k != SR_DK_INT && k != SR_DK_UINT && k != SR_DK_FLOAT)
+    return sr_raise(I, "TypeError", "Pred type must be either boolean or number, got %s.", sr_dtype_name(t->dtype)), -1;
+  return 0;
+}
+
+/* switch's checks of index: a scalar of an integer type. */
+static int check_index(SrInterp *I, SrVal *index) {
+  const SrType *t = sr_value_type(I, index);
+  int nonscalar = t ? t->ndim != 0 : index->kind == SR_V_LIST || index->kind == SR_V_TUPLE;
+  if (nonscalar) {
+    SrBuf b = SR_BUF_INIT;
+    sr_buf_puts(&b, "Branch index must be scalar, got ");
+    if (sr_to_str(I, &b, index) == 0) {
+      sr_buf_puts(&b, " of shape ");
+      host_shape(I, &b, index);
+      sr_raise(I, "TypeError", "%s.", b.p);
+    }
+    sr_buf_free(&b);
+    return -1;
+  }
+  SrBuf b = SR_BUF_INIT;
+  sr_buf_puts(&b, "Index type must be an integer, got ");
+  int rc = 0;
+  if (!t || (sr_dtype_kind(t->dtype) != SR_DK_INT && sr_dtype_kind(t->dtype) != SR_DK_UINT)) {
+    rc = -1;
+    if (sr_to_str(I, &b, index) == 0) {
+      if (!t) sr_raise(I, "TypeError", "%s.", b.p);
+      else sr_raise(I, "TypeError", "%s as %s", b.p, sr_dtype_name(t->dtype));
+    }
+  }
+  sr_buf_free(&b);
+  return rc;
+}
+
 static SrVal *lax_cond(SrInterp *I, SrArgs *a) {
   for (int i = 0; i < a->nkw; i++) {
     if (strcmp(a->kw[i], "operand") != 0)
@@ -876,6 +1080,7 @@ static SrVal *lax_cond(SrInterp *I, SrArgs *a) {
       return cond_old_form(I, a);
     return sr_raise(I, "TypeError", "lax.cond: true_fun and false_fun arguments should be callable.");
   }
+  if (check_pred(I, a->v[0]) < 0) return NULL;
   SrVal *pred = arr(I, a->v[0]);
   if (!pred) return NULL;
   const SrType *t = vtype(I, pred);
@@ -929,8 +1134,31 @@ static SrVal *lax_switch(SrInterp *I, SrArgs *a) {
     for (int i = 0; i < a->v[1]->seq.n; i++)
       if (!sr_is_callable(I, a->v[1]->seq.items[i]))
         return sr_raise(I, "TypeError", "lax.switch: branches argument should be a sequence of callables.");
-  if (a->n < 2 || !sr_is_seq(a->v[1]) || a->v[1]->seq.n < 1 || a->v[1]->seq.n > 64)
-    return sr_raise(I, "TypeError", "switch(index, branches, *operands): branches must be a non-empty sequence");
+  if (a->n < 2 || !sr_is_seq(a->v[1]) || a->v[1]->seq.n > 64)
+    return sr_raise(I, "TypeError", "switch(index, branches, *operands): branches must be a sequence");
+  for (int i = 0; i < a->nkw; i++) {
+    if (strcmp(a->kw[i], "operand") != 0)
+      return sr_raise(I, "TypeError", "switch() got an unexpected keyword argument '%s'", a->kw[i]);
+    if (a->n > 2) {
+      SrBuf b = SR_BUF_INIT;
+      sr_buf_puts(&b, "if 'operand' keyword is passed then no positional operands can be passed, got operand=");
+      sr_to_repr(I, &b, a->kwv[i]);
+      sr_buf_puts(&b, " and positional operands (");
+      for (int k = 2; k < a->n; k++) {
+        if (k > 2) sr_buf_puts(&b, ", ");
+        sr_to_repr(I, &b, a->v[k]);
+      }
+      sr_buf_puts(&b, a->n == 3 ? ",)" : ")");
+      sr_raise(I, "TypeError", "%s", b.p);
+      sr_buf_free(&b);
+      return NULL;
+    }
+    SrVal *v[3] = {a->v[0], a->v[1], a->kwv[i]};
+    SrArgs sa = {3, v, 0, NULL, NULL, NULL};
+    return lax_switch(I, &sa);
+  }
+  if (check_index(I, a->v[0]) < 0) return NULL;
+  if (a->v[1]->seq.n == 0) return sr_raise(I, "ValueError", "Empty branch sequence");
   SrVal *idx = arr(I, a->v[0]);
   if (!idx) return NULL;
   int nb = a->v[1]->seq.n;

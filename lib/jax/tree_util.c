@@ -434,12 +434,13 @@ static void equality_errors(SrInterp *I, SrBuf *path, SrVal *t1, SrVal *t2, cons
         SrBuf *o = pass ? &b : &a;
         int *ord = pass ? o2 : o1;
         type_str(I, o, x);
-        sr_buf_puts(o, " with pytree metadata [");
+        /* a dict's node data: the tuple of its sorted keys */
+        sr_buf_puts(o, " with pytree metadata (");
         for (int i = 0; i < x->dict.n; i++) {
           if (i) sr_buf_puts(o, ", ");
           sr_val_repr(o, x->dict.keys[ord[i]]);
         }
-        sr_buf_putc(o, ']');
+        sr_buf_puts(o, x->dict.n == 1 ? ",)" : ")");
       }
       diff_push(d, sr_buf_str(path), &a, &b, "the pytree node metadata does not match");
       goto done;

@@ -4,4 +4,6 @@
 ## by golden.mk
 GOLDEN_TESTS += \
 	tests/golden/cf28_while.jxr \
-	tests/golden/cf28_fori.jxr
+	tests/golden/cf28_fori.jxr \
+	tests/golden/cf28_cond.jxr \
+	tests/golden/cf28_cond_ad.jxr
