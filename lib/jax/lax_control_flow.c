@@ -17,6 +17,7 @@
 #include "text/print_val.h"
 #include "jax/vjp.h"
 #include "jax/tree_util.h"
+#include "jax/np_host.h"
 #include "util/intern.h"
 
 static const SrType *vtype(SrInterp *I, SrVal *v) { return sr_value_type(I, v); }
@@ -378,6 +379,42 @@ done:
   return result;
 }
 
+/* str of out_avals.unflatten(): the structure with each leaf's aval,
+   str(aval) at the top (float32[]), its repr inside a container. */
+static void aval_tree_str(SrInterp *I, SrBuf *b, SrVal *v, int top) {
+  SrVal *ch = sr_pytree_children(v);
+  if (!ch) {
+    const SrType *t = vtype(I, v);
+    if (!t) sr_to_repr(I, b, v);
+    else if (top) sr_type_str(b, t, 0);
+    else sr_aval_repr(b, t);
+    return;
+  }
+  if (v->kind == SR_V_NONE) sr_buf_puts(b, "None");
+  else if (v->kind == SR_V_LIST || v->kind == SR_V_TUPLE) {
+    sr_buf_putc(b, v->kind == SR_V_LIST ? '[' : '(');
+    for (int i = 0; i < ch->seq.n; i++) {
+      if (i) sr_buf_puts(b, ", ");
+      aval_tree_str(I, b, ch->seq.items[i], 0);
+    }
+    sr_buf_puts(b, v->kind == SR_V_LIST ? "]" : ch->seq.n == 1 ? ",)" : ")");
+  } else if (v->kind == SR_V_DICT) {
+    int *o = sr_pytree_dict_order(v);
+    sr_buf_putc(b, '{');
+    for (int i = 0; i < v->dict.n; i++) {
+      if (i) sr_buf_puts(b, ", ");
+      sr_to_repr(I, b, v->dict.keys[i]);
+      sr_buf_puts(b, ": ");
+      aval_tree_str(I, b, v->dict.vals[i], 0);
+    }
+    sr_buf_putc(b, '}');
+    free(o);
+  } else {
+    sr_to_repr(I, b, v);
+  }
+  sr_unref(ch);
+}
+
 static SrVal *lax_scan(SrInterp *I, SrArgs *a) {
   SrVal *p[7];
   if (sr_args_parse(I, a, "scan", "f, init, xs=, length=, reverse=, unroll=, _split_transpose=", p) < 0) return NULL;
@@ -395,15 +432,27 @@ static SrVal *lax_scan(SrInterp *I, SrArgs *a) {
   int nc = init_leaves->seq.n, nx = xs_leaves->seq.n;
   /* the length (_infer_scan_length) */
   int64_t length = -1;
+  {
+    /* [x.shape[0] for x in xs_flat]: the values without a shape (Python
+       scalars) named; a 0-d array's shape[0] is an IndexError */
+    SrBuf b = SR_BUF_INIT;
+    int noshape = 0, zerod = 0;
+    for (int i = 0; i < nx; i++) {
+      SrVal *x = xs_leaves->seq.items[i];
+      if (!sr_array_of(x) && !sr_is_ndarray(x)) {
+        if (noshape++) sr_buf_puts(&b, ", ");
+        sr_to_str(I, &b, x);
+      } else if (vtype(I, x)->ndim == 0) {
+        zerod = 1;
+      }
+    }
+    if (noshape) sr_raise(I, "ValueError", "scan got value with no leading axis to scan over: %s.", b.p);
+    else if (zerod) sr_raise(I, "IndexError", "tuple index out of range");
+    sr_buf_free(&b);
+    if (noshape || zerod) goto done;
+  }
   for (int i = 0; i < nx; i++) {
     const SrType *t = vtype(I, xs_leaves->seq.items[i]);
-    if (t->ndim == 0) {
-      SrBuf b = SR_BUF_INIT;
-      sr_val_repr(&b, xs_leaves->seq.items[i]);
-      sr_raise(I, "ValueError", "scan got value with no leading axis to scan over: %s.", b.p);
-      sr_buf_free(&b);
-      goto done;
-    }
     if (t->dims[0].nax) {
       SrBuf b = SR_BUF_INIT;
       for (int k = 0; k < nx; k++) {
@@ -466,11 +515,11 @@ static SrVal *lax_scan(SrInterp *I, SrArgs *a) {
     sr_unref(captured);
     out_tree = captured = NULL;
     SrVal *bargs[2] = {carry_arg, x_arg};
-    body = sr_trace_fn(I, f, 2, bargs, 0, NULL, NULL, SR_TRACE_BODY, &out_tree, &captured);
+    body = sr_trace_body_cached(I, f, 2, bargs, SR_TRACE_BODY, &out_tree, &captured);
     if (!body) goto done;
     if (!sr_is_seq(out_tree) || out_tree->kind == SR_V_SET || out_tree->seq.n != 2) {
       SrBuf b = SR_BUF_INIT;
-      sr_val_repr(&b, out_tree);
+      aval_tree_str(I, &b, out_tree, 1);
       sr_raise(I, "TypeError", "scan body output must be a pair, got %s.", b.p);
       sr_buf_free(&b);
       goto done;
@@ -608,7 +657,7 @@ static int trace_branches(SrInterp *I, int nb, SrVal **fns, const int *order, Sr
   for (int t = 0; t < nb && ok; t++) {
     int b = order[t];
     SrVal *tree = NULL;
-    js[b] = sr_trace_fn(I, fns[b], ops->seq.n, ops->seq.items, 0, NULL, NULL, SR_TRACE_BODY, &tree, &caps[b]);
+    js[b] = sr_trace_body_cached(I, fns[b], ops->seq.n, ops->seq.items, SR_TRACE_BODY, &tree, &caps[b]);
     if (!js[b]) {
       ok = 0;
       break;
@@ -768,6 +817,29 @@ static SrJaxpr *keep_outputs(SrJaxpr *j, const int *keep) {
   }
   for (uint32_t i = 0; i < j->nout; i++)
     if (keep[i]) sr_jb_outvar(&b, j->outvars[i]);
+  SrJaxpr *r = sr_jb_finish(&b);
+  r->name = j->name;
+  r->effects = j->effects;
+  return r;
+}
+
+/* j with its arguments order[0..n) (indices into j's arguments; the
+   others unused) and the outputs keep names (NULL: all). */
+static SrJaxpr *rebuild_jaxpr(SrJaxpr *j, const int *order, int n, const int *keep) {
+  SrJaxprBuilder b;
+  sr_jb_init(&b, j->prog);
+  for (uint32_t i = 0; i < j->nconst; i++) sr_jb_constvar(&b, j->invars[i], j->consts ? j->consts[i] : NULL);
+  for (int i = 0; i < n; i++) sr_jb_invar(&b, sr_args(j)[order[i]]);
+  for (uint32_t k = 0; k < j->neqn; k++) {
+    const SrEqn *e = &j->eqns[k];
+    SrEqn *q = sr_jb_eqn(&b, e->prim, e->nin, e->in, e->nout, e->out, e->nparams, e->params);
+    q->off = e->off;
+    q->ns = e->ns;
+    q->mesh = e->mesh;
+    q->loc = e->loc;
+  }
+  for (uint32_t i = 0; i < j->nout; i++)
+    if (!keep || keep[i]) sr_jb_outvar(&b, j->outvars[i]);
   SrJaxpr *r = sr_jb_finish(&b);
   r->name = j->name;
   r->effects = j->effects;
@@ -1247,9 +1319,9 @@ static SrVal *while_impl(SrInterp *I, SrVal *cond_fun, SrVal *body_fun, SrVal *i
     sr_unref(bcap);
     ctree = btree = ccap = bcap = NULL;
     bj = NULL;
-    cj = sr_trace_fn(I, cond_fun, 1, &arg, 0, NULL, NULL, SR_TRACE_BODY, &ctree, &ccap);
+    cj = sr_trace_body_cached(I, cond_fun, 1, &arg, SR_TRACE_BODY, &ctree, &ccap);
     if (!cj) goto done;
-    bj = sr_trace_fn(I, body_fun, 1, &arg, 0, NULL, NULL, SR_TRACE_BODY, &btree, &bcap);
+    bj = sr_trace_body_cached(I, body_fun, 1, &arg, SR_TRACE_BODY, &btree, &bcap);
     if (!bj) goto done;
     SrVal *cch = sr_pytree_children(ctree);
     sr_unref(cch);
@@ -1292,20 +1364,68 @@ static SrVal *while_impl(SrInterp *I, SrVal *cond_fun, SrVal *body_fun, SrVal *i
       goto done;
     }
   {
+    /* a carry the body passes through unchanged and the cond does not
+       read becomes a body const (loops.py's move_to_const) */
+    int nbc = bcap->seq.n, ncc = ccap->seq.n, nmove = 0;
+    uint8_t *cused = sr_xcalloc(cj->nin + 1, 1);
+    SrJaxpr *cdce = sr_ad_dce(cj, NULL, cused, 0);
+    int *move = sr_xcalloc((size_t)n + 1, sizeof *move);
+    for (int i = 0; i < n; i++) {
+      move[i] = forwarded_input(bj, (uint32_t)i) == nbc + i && !cused[ncc + i];
+      nmove += move[i];
+    }
+    SrJaxpr *cj2 = cj, *bj2 = bj;
+    if (nmove) {
+      int *order = sr_xcalloc(cdce->nin + 1, sizeof *order), k = 0;
+      for (int i = 0; i < (int)cdce->nin; i++)
+        if (i < ncc || !move[i - ncc]) order[k++] = i;
+      cj2 = rebuild_jaxpr(cdce, order, k, NULL);
+      free(order);
+      int *keep = sr_xcalloc((size_t)n + 1, sizeof *keep);
+      order = sr_xcalloc(bj->nin + 1, sizeof *order);
+      k = 0;
+      for (int i = 0; i < n; i++)
+        if (move[i]) order[k++] = nbc + i;
+      for (int i = 0; i < nbc; i++) order[k++] = i;
+      for (int i = 0; i < n; i++) {
+        keep[i] = !move[i];
+        if (!move[i]) order[k++] = nbc + i;
+      }
+      bj2 = rebuild_jaxpr(bj, order, k, keep);
+      free(order);
+      free(keep);
+    }
     SrPList ps = {0};
-    sr_plist_add(&ps, "body_jaxpr", sr_jaxpr_val(NULL, bj));
-    sr_plist_add(&ps, "body_nconsts", sr_int(NULL, bcap->seq.n));
-    sr_plist_add(&ps, "cond_jaxpr", sr_jaxpr_val(NULL, cj));
-    sr_plist_add(&ps, "cond_nconsts", sr_int(NULL, ccap->seq.n));
+    sr_plist_add(&ps, "body_jaxpr", sr_jaxpr_val(NULL, bj2));
+    sr_plist_add(&ps, "body_nconsts", sr_int(NULL, nbc + nmove));
+    sr_plist_add(&ps, "cond_jaxpr", sr_jaxpr_val(NULL, cj2));
+    sr_plist_add(&ps, "cond_nconsts", sr_int(NULL, ncc));
     SrVal *ops = sr_seq(NULL, SR_V_LIST, 0);
-    for (int i = 0; i < ccap->seq.n; i++) sr_seq_push(NULL, ops, sr_ref(ccap->seq.items[i]));
-    for (int i = 0; i < bcap->seq.n; i++) sr_seq_push(NULL, ops, sr_ref(bcap->seq.items[i]));
-    for (int i = 0; i < n; i++) sr_seq_push(NULL, ops, sr_ref(leaves->seq.items[i]));
-    SrVal *r = sr_api_bind_typed(I, SR_P_while, ops->seq.n, ops->seq.items, &ps, otypes, (uint32_t)n);
+    const SrType **kt = sr_xcalloc((size_t)n + 1, sizeof *kt);
+    int nk = 0;
+    for (int i = 0; i < ncc; i++) sr_seq_push(NULL, ops, sr_ref(ccap->seq.items[i]));
+    for (int i = 0; i < n; i++)
+      if (move[i]) sr_seq_push(NULL, ops, sr_ref(leaves->seq.items[i]));
+    for (int i = 0; i < nbc; i++) sr_seq_push(NULL, ops, sr_ref(bcap->seq.items[i]));
+    for (int i = 0; i < n; i++)
+      if (!move[i]) {
+        sr_seq_push(NULL, ops, sr_ref(leaves->seq.items[i]));
+        kt[nk++] = otypes[i];
+      }
+    SrVal *r = sr_api_bind_typed(I, SR_P_while, ops->seq.n, ops->seq.items, &ps, kt, (uint32_t)nk);
     sr_plist_free(&ps);
     sr_unref(ops);
-    if (r) result = sr_pytree_unflatten(init, r);
+    if (r) {
+      /* pe.merge_lists(move_to_const, outs, new_body_consts) */
+      SrVal *all = sr_seq(NULL, SR_V_LIST, n);
+      for (int i = 0, q = 0; i < n; i++) sr_seq_push(NULL, all, sr_ref(move[i] ? leaves->seq.items[i] : r->seq.items[q++]));
+      result = sr_pytree_unflatten(init, all);
+      sr_unref(all);
+    }
     sr_unref(r);
+    free(kt);
+    free(move);
+    free(cused);
   }
 done:
   if (cj) sr_program_unref(cj->prog);

@@ -1014,6 +1014,81 @@ out:
   return rc;
 }
 
+/* Whether j (its inputs with lin set linear) has an equation with a body
+   (scan, while, cond, a call) that reads linear and nonlinear values at
+   once: the backward pass cannot split such an equation's primal from its
+   tangent (JAX's remat_transpose partially evaluates it first, with the
+   equation's partial_eval_jaxpr rule). */
+static int has_mixed_call(const SrJaxpr *j, const uint8_t *lin) {
+  uint8_t *l = sr_xcalloc(j->nvars + 1, 1);
+  for (uint32_t i = 0; i < sr_nargs(j); i++) l[sr_args(j)[i]->id] = lin[i];
+  int mixed = 0;
+  for (uint32_t k = 0; k < j->neqn && !mixed; k++) {
+    const SrEqn *q = &j->eqns[k];
+    int nl = 0, nn = 0;
+    for (uint32_t i = 0; i < q->nin; i++) {
+      if (q->in[i]->kind != SR_VAR) continue;
+      if (l[q->in[i]->id]) nl++;
+      else nn++;
+    }
+    if (nl && nn && (q->prim->flags & SR_PF_CALL)) mixed = 1;
+    for (uint32_t i = 0; i < q->nout; i++)
+      if (q->out[i]->kind == SR_VAR) l[q->out[i]->id] = nl > 0;
+  }
+  free(l);
+  return mixed;
+}
+
+/* The transpose of a remat body that has such equations: the body is
+   linear in its linear inputs, so its linearization there at zero
+   tangents (ad.linearize_jaxpr, which splits each equation with its own
+   linearization rule) is the same map with the primal work moved to a
+   forward jaxpr; the forward jaxpr runs as a remat on the primal inputs,
+   the transpose of the linear one as a remat on its residuals. */
+static int tr_remat_linearized(SrAd *ad, const SrEqn *e, SrJaxpr *body, const uint8_t *lin, SrVal **x, SrVal **ct,
+                               SrVal **cx) {
+  uint32_t n = e->nin, no = e->nout;
+  SrLinJaxprs L;
+  if (sr_ad_linearize_jaxpr(ad, body, lin, NULL, NULL, &L) < 0) return -1;
+  int rc = -1;
+  SrVal **args = sr_xcalloc(n + 1, sizeof *args);
+  int mark = sr_ad_mark(ad);
+  for (uint32_t i = 0; i < n; i++) args[i] = lin[i] ? sr_ad_full_zeros(ad, sr_args(body)[i]->type) : x[i];
+  SrVal *f = bind_remat(ad, e, L.fwd, (int)n, args, 1);
+  SrJaxpr *T = NULL;
+  if (f) {
+    int nres = L.nres;
+    uint32_t nlin = L.lin ? sr_nargs(L.lin) : 0, ntan = nlin - (uint32_t)nres;
+    uint8_t *tl = sr_xcalloc(nlin + 1, 1), *cz = sr_xcalloc(L.lin->nout + 1, 1);
+    for (uint32_t i = (uint32_t)nres; i < nlin; i++) tl[i] = 1;
+    SrVal **tin = sr_xcalloc((size_t)nres + no + 1, sizeof *tin);
+    int k = 0, q = (int)no;
+    for (int r = 0; r < nres; r++) tin[k++] = L.in_fwd[r] ? args[L.in_fwd[r] - 1] : f->seq.items[q++];
+    for (uint32_t i = 0, m = 0; i < no; i++) {
+      if (!L.out_nz[i]) continue;
+      cz[m] = ct[i] != NULL;
+      if (ct[i]) tin[k++] = ct[i];
+      m++;
+    }
+    T = sr_ad_transpose_jaxpr(ad, L.lin, tl, cz);
+    SrVal *c = T ? bind_remat(ad, e, T, k, tin, 1) : NULL;
+    if (c) {
+      /* the cotangents of the tangent inputs, in order */
+      for (uint32_t i = 0, m = 0; i < n && m < ntan; i++)
+        if (lin[i]) cx[i] = c->seq.items[m++];
+      rc = 0;
+    }
+    free(tl);
+    free(cz);
+    free(tin);
+  }
+  (void)mark;
+  if (T) sr_program_unref(T->prog);
+  free(args);
+  sr_ad_lin_jaxprs_free(&L);
+  return rc;
+}
+
 TR(tr_remat) {
   SrJaxpr *body = body_of(ad, e, "jaxpr");
   if (!body) return -1;
@@ -1021,6 +1096,12 @@ TR(tr_remat) {
   uint8_t *lin = sr_xcalloc(n + 1, 1), *ct_nz = sr_xcalloc(no + 1, 1);
   for (uint32_t i = 0; i < n; i++) lin[i] = x[i] == NULL;
   for (uint32_t i = 0; i < no; i++) ct_nz[i] = ct[i] != NULL;
+  if (has_mixed_call(body, lin)) {
+    int r = tr_remat_linearized(ad, e, body, lin, x, ct, cx);
+    free(lin);
+    free(ct_nz);
+    return r;
+  }
   SrJaxpr *T = sr_ad_transpose_jaxpr(ad, body, lin, ct_nz);
   int rc = -1;
   if (T) {

@@ -6,4 +6,6 @@ GOLDEN_TESTS += \
 	tests/golden/cf28_while.jxr \
 	tests/golden/cf28_fori.jxr \
 	tests/golden/cf28_cond.jxr \
-	tests/golden/cf28_cond_ad.jxr
+	tests/golden/cf28_cond_ad.jxr \
+	tests/golden/cf28_scan.jxr \
+	tests/golden/cf28_loops.jxr
