@@ -243,6 +243,9 @@ static SrVal *bools(int n, int v) {
   return t;
 }
 
+static SrJaxpr *rebuild_jaxpr(SrJaxpr *j, const int *order, int n, const int *keep);
+static int forwarded_input(const SrJaxpr *j, uint32_t i);
+
 /* Calls the function at a qualified name (jax.lax.index_in_dim...). */
 static SrVal *call_q(SrInterp *I, const char *q, int n, SrVal **v, int nkw, const char **kw, SrVal **kwv) {
   SrVal *fn = sr_lookup_qualname(q);
@@ -550,26 +553,80 @@ static SrVal *lax_scan(SrInterp *I, SrArgs *a) {
       sr_raise(I, "ValueError", "`unroll` must be a `bool` or a non-negative `int`.");
       goto done;
     }
+    /* a carry the body passes through unchanged is read-only: a const
+       (loops.py's move_to_const); a y that is an x is that x, not an
+       output (ext_to_ext_fwd) */
+    int ny = (int)body->nout - nc, nmove = 0, nyk = 0;
+    int *move = sr_xcalloc((size_t)nc + 1, sizeof *move), *yfwd = sr_xcalloc((size_t)ny + 1, sizeof *yfwd);
+    for (int i = 0; i < nc; i++) {
+      move[i] = forwarded_input(body, (uint32_t)i) == ncap + i;
+      nmove += move[i];
+    }
+    for (int k = 0; k < ny; k++) {
+      int fi = forwarded_input(body, (uint32_t)(nc + k));
+      yfwd[k] = fi >= ncap + nc ? fi - (ncap + nc) : -1;
+      nyk += yfwd[k] < 0;
+    }
+    SrJaxpr *bj = body;
+    if (nmove || nyk < ny) {
+      int *order = sr_xcalloc(body->nin + 1, sizeof *order), *keep = sr_xcalloc(body->nout + 1, sizeof *keep), k = 0;
+      for (int i = 0; i < nc; i++)
+        if (move[i]) order[k++] = ncap + i;
+      for (int i = 0; i < ncap; i++) order[k++] = i;
+      for (int i = 0; i < nc; i++)
+        if (!move[i]) order[k++] = ncap + i;
+      for (int i = 0; i < nx; i++) order[k++] = ncap + nc + i;
+      for (int i = 0; i < nc; i++) keep[i] = !move[i];
+      for (int i = 0; i < ny; i++) keep[nc + i] = yfwd[i] < 0;
+      bj = rebuild_jaxpr(body, order, k, keep);
+      free(order);
+      free(keep);
+    }
+    int nc2 = nc - nmove;
     sr_plist_add(&ps, "_split_transpose", sr_bool(p[6] && sr_val_truthy(p[6])));
-    sr_plist_add(&ps, "jaxpr", sr_jaxpr_val(NULL, body));
+    sr_plist_add(&ps, "jaxpr", sr_jaxpr_val(NULL, bj));
     sr_plist_add(&ps, "length", sr_int(NULL, length));
     sr_plist_add(&ps, "linear", bools(ncap + nc + nx, 0));
-    sr_plist_add(&ps, "num_carry", sr_int(NULL, nc));
-    sr_plist_add(&ps, "num_consts", sr_int(NULL, ncap));
+    sr_plist_add(&ps, "num_carry", sr_int(NULL, nc2));
+    sr_plist_add(&ps, "num_consts", sr_int(NULL, ncap + nmove));
     sr_plist_add(&ps, "reverse", sr_bool(reverse));
     sr_plist_add(&ps, "unroll", sr_int(NULL, unroll));
     SrVal *ops = sr_seq(NULL, SR_V_LIST, 0);
+    for (int i = 0; i < nc; i++)
+      if (move[i]) sr_seq_push(NULL, ops, sr_ref(init_leaves->seq.items[i]));
     for (int i = 0; i < ncap; i++) sr_seq_push(NULL, ops, sr_ref(captured->seq.items[i]));
-    for (int i = 0; i < nc; i++) sr_seq_push(NULL, ops, sr_ref(init_leaves->seq.items[i]));
+    for (int i = 0; i < nc; i++)
+      if (!move[i]) sr_seq_push(NULL, ops, sr_ref(init_leaves->seq.items[i]));
     for (int i = 0; i < nx; i++) sr_seq_push(NULL, ops, sr_ref(xs_leaves->seq.items[i]));
-    uint32_t nout = body->nout;
+    uint32_t nout = (uint32_t)(nc2 + nyk);
     const SrType **outs = sr_xcalloc(nout + 1, sizeof *outs);
-    for (uint32_t i = 0; i < nout; i++) outs[i] = (int)i < nc ? otypes[i] : add_leading(otypes[i], length);
+    for (int i = 0, q = 0; i < nc; i++)
+      if (!move[i]) outs[q++] = otypes[i];
+    for (int k = 0, q = nc2; k < ny; k++)
+      if (yfwd[k] < 0) outs[q++] = add_leading(otypes[nc + k], length);
     SrVal *r = sr_api_bind_typed(I, SR_P_scan, ops->seq.n, ops->seq.items, &ps, outs, nout);
     free(outs);
     sr_unref(ops);
-    if (r) result = sr_pytree_unflatten(out_tree, r);
+    if (r) {
+      /* the moved carries are their inits, the forwarded ys their xs */
+      SrVal *all = sr_seq(NULL, SR_V_LIST, (int)body->nout);
+      int q = 0, ok = 1;
+      for (int i = 0; i < nc; i++) sr_seq_push(NULL, all, sr_ref(move[i] ? init_leaves->seq.items[i] : r->seq.items[q++]));
+      for (int k = 0; k < ny && ok; k++) {
+        if (yfwd[k] < 0) {
+          sr_seq_push(NULL, all, sr_ref(r->seq.items[q++]));
+        } else {
+          SrVal *x = lax_asarray(I, xs_leaves->seq.items[yfwd[k]]);
+          if (x) sr_seq_push(NULL, all, x);
+          else ok = 0;
+        }
+      }
+      if (ok) result = sr_pytree_unflatten(out_tree, all);
+      sr_unref(all);
+    }
     sr_unref(r);
+    free(move);
+    free(yfwd);
   }
 done:
   sr_plist_free(&ps);

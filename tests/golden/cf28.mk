@@ -8,4 +8,5 @@ GOLDEN_TESTS += \
 	tests/golden/cf28_cond.jxr \
 	tests/golden/cf28_cond_ad.jxr \
 	tests/golden/cf28_scan.jxr \
-	tests/golden/cf28_loops.jxr
+	tests/golden/cf28_loops.jxr \
+	tests/golden/cf28_misc.jxr
