@@ -246,6 +246,20 @@ static SrVal *bools(int n, int v) {
 static SrJaxpr *rebuild_jaxpr(SrJaxpr *j, const int *order, int n, const int *keep);
 static int forwarded_input(const SrJaxpr *j, uint32_t i);
 
+/* core.concrete_or_error(None, v, context): 1 with JAX's
+   ConcretizationTypeError raised when v is a tracer. */
+static int raise_if_traced(SrInterp *I, SrVal *v, const char *context) {
+  SrArrayObj *a = sr_array_of(v);
+  if (!a || a->kind == SR_AV_CONCRETE || (a->kind == SR_AV_ABSTRACT && a->has_value)) return 0;
+  SrBuf b = SR_BUF_INIT;
+  sr_type_str(&b, a->type, 0);
+  sr_raise(I, "ConcretizationTypeError",
+           "Abstract tracer value encountered where concrete value is expected: traced array with shape %s\n%s", b.p,
+           context);
+  sr_buf_free(&b);
+  return 1;
+}
+
 /* Calls the function at a qualified name (jax.lax.index_in_dim...). */
 static SrVal *call_q(SrInterp *I, const char *q, int n, SrVal **v, int nkw, const char **kw, SrVal **kwv) {
   SrVal *fn = sr_lookup_qualname(q);
@@ -470,6 +484,10 @@ static SrVal *lax_scan(SrInterp *I, SrArgs *a) {
     }
   }
   if (p[3] && p[3]->kind != SR_V_NONE) {
+    if (raise_if_traced(I, p[3],
+                        "The `length` argument to `scan` expects a concrete `int` value. For scan-like iteration "
+                        "with a dynamic length, use `while_loop` or `fori_loop`."))
+      goto done;
     if (sr_as_int(I, p[3], "length", &length) < 0) goto done;
     for (int i = 0; i < nx; i++)
       if (vtype(I, xs_leaves->seq.items[i])->dims[0].size != length) {
@@ -547,6 +565,8 @@ static SrVal *lax_scan(SrInterp *I, SrArgs *a) {
   {
     int ncap = captured->seq.n;
     int64_t unroll = 1;
+    if (p[5] && raise_if_traced(I, p[5], "The `unroll` argument to `scan` expects a concrete `int` or `bool` value."))
+      goto done;
     if (p[5] && p[5]->kind == SR_V_BOOL) unroll = p[5]->i ? (length > 1 ? length : 1) : 1;
     else if (p[5] && sr_as_int(I, p[5], "unroll", &unroll) < 0) goto done;
     if (unroll < 0) {

@@ -9,4 +9,5 @@ GOLDEN_TESTS += \
 	tests/golden/cf28_cond_ad.jxr \
 	tests/golden/cf28_scan.jxr \
 	tests/golden/cf28_loops.jxr \
-	tests/golden/cf28_misc.jxr
+	tests/golden/cf28_misc.jxr \
+	tests/golden/cf28_fwd.jxr
