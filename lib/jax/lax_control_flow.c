@@ -972,7 +972,8 @@ static int same_out_types(const SrJaxpr *a, const SrJaxpr *b) {
 }
 
 /* Binds cond with index and branches (index 0 first). */
-static SrVal *bind_cond(SrInterp *I, SrVal *index, int nb, SrVal **fns, SrVal *operands, const char *name) {
+static SrVal *bind_cond(SrInterp *I, SrVal *index, int nb, SrVal **fns, SrVal *operands, const char *name,
+                        SrVal *branches_platforms) {
   SrVal *ops = sr_seq(NULL, SR_V_TUPLE, 0);
   for (int i = 0; sr_is_seq(operands) && i < operands->seq.n; i++) sr_seq_push(NULL, ops, sr_ref(operands->seq.items[i]));
   SrJaxpr *js[64] = {0};
@@ -1020,6 +1021,7 @@ static SrVal *bind_cond(SrInterp *I, SrVal *index, int nb, SrVal **fns, SrVal *o
       for (int b = 0; b < nb; b++) sr_seq_push(NULL, br, sr_jaxpr_val(NULL, pj[b]));
       SrPList ps = {0};
       sr_plist_add(&ps, "branches", br);
+      if (branches_platforms) sr_plist_add(&ps, "branches_platforms", sr_ref(branches_platforms));
       SrVal *in = sr_seq(NULL, SR_V_LIST, 0);
       sr_seq_push(NULL, in, sr_ref(index));
       for (int i = 0; i < consts->seq.n; i++) sr_seq_push(NULL, in, sr_ref(consts->seq.items[i]));
@@ -1268,7 +1270,7 @@ static SrVal *lax_cond(SrInterp *I, SrArgs *a) {
       SrVal *fns[2] = {a->v[2], a->v[1]};
       SrVal *ops = sr_seq(NULL, SR_V_TUPLE, a->n - 3);
       for (int i = 3; i < a->n; i++) sr_seq_push(NULL, ops, sr_ref(a->v[i]));
-      result = bind_cond(I, index, 2, fns, ops, "cond");
+      result = bind_cond(I, index, 2, fns, ops, "cond", NULL);
       sr_unref(ops);
     }
     sr_unref(index);
@@ -1334,7 +1336,7 @@ static SrVal *lax_switch(SrInterp *I, SrArgs *a) {
     if (cl) {
       SrVal *ops = sr_seq(NULL, SR_V_TUPLE, a->n - 2);
       for (int i = 2; i < a->n; i++) sr_seq_push(NULL, ops, sr_ref(a->v[i]));
-      result = bind_cond(I, cl, nb, a->v[1]->seq.items, ops, "switch");
+      result = bind_cond(I, cl, nb, a->v[1]->seq.items, ops, "switch", NULL);
       sr_unref(ops);
     }
     sr_unref(cl);
@@ -1343,6 +1345,65 @@ static SrVal *lax_switch(SrInterp *I, SrArgs *a) {
   }
   sr_unref(i32);
   sr_unref(idx);
+  return result;
+}
+
+/* lax.platform_dependent(*args, default=None, **per_platform)
+   (conditionals.py): identical branches joined, platform_index of their
+   platforms; a concrete index (eagerly) calls its branch, a traced one is
+   a switch (no clamp) whose cond keeps branches_platforms. */
+static SrVal *lax_platform_dependent(SrInterp *I, SrArgs *a) {
+  SrVal *fns[64], *plats[64], *dflt = NULL;
+  int nb = 0;
+  for (int i = 0; i < a->nkw; i++) {
+    const char *k = a->kw[i];
+    SrVal *f = a->kwv[i];
+    if (strcmp(k, "default") == 0) {
+      dflt = f->kind == SR_V_NONE ? NULL : f;
+      continue;
+    }
+    if (!sr_is_callable(I, f))
+      return sr_raise(I, "TypeError", "lax.platform_dependent: the '%s' branch must be a callable.", k);
+    if (strcmp(k, "gpu") == 0) return sr_raise(I, "ValueError", "Use 'cuda' or 'rocm' for lax.platform_dependent.");
+    int j = 0;
+    while (j < nb && fns[j] != f) j++;
+    if (j == nb) {
+      if (nb == 63) return sr_raise(I, "ValueError", "lax.platform_dependent: too many branches");
+      fns[nb] = f;
+      plats[nb++] = sr_seq(NULL, SR_V_TUPLE, 0);
+    }
+    sr_seq_push(NULL, plats[j], sr_str_cstr(NULL, k));
+  }
+  SrVal *bp = sr_seq(NULL, SR_V_TUPLE, nb + 1);
+  for (int j = 0; j < nb; j++) sr_seq_push(NULL, bp, plats[j]);
+  if (dflt) {
+    if (!sr_is_callable(I, dflt)) {
+      sr_unref(bp);
+      return sr_raise(I, "TypeError", "lax.platform_dependent: the 'default' branch must be a callable.");
+    }
+    fns[nb++] = dflt;
+    sr_seq_push(NULL, bp, sr_none());
+  }
+  SrVal *result = NULL;
+  SrVal *idx = sr_bindv(I, SR_P_platform_index, 0, NULL, "platforms", sr_ref(bp), NULL);
+  SrArrayObj *ia = idx ? sr_array_of(idx) : NULL;
+  if (idx && ia && ia->kind == SR_AV_CONCRETE) {
+    int64_t k;
+    if (sr_as_int(I, idx, "platform index", &k) == 0 && k >= 0 && k < nb) {
+      SrArgs ca = {a->n, a->v, 0, NULL, NULL, NULL};
+      result = sr_call(I, fns[k], &ca);
+    }
+  } else if (idx && nb == 1) {
+    SrArgs ca = {a->n, a->v, 0, NULL, NULL, NULL};
+    result = sr_call(I, fns[0], &ca);
+  } else if (idx) {
+    SrVal *ops = sr_seq(NULL, SR_V_TUPLE, a->n);
+    for (int i = 0; i < a->n; i++) sr_seq_push(NULL, ops, sr_ref(a->v[i]));
+    result = bind_cond(I, idx, nb, fns, ops, "switch", bp);
+    sr_unref(ops);
+  }
+  sr_unref(idx);
+  sr_unref(bp);
   return result;
 }
 
@@ -1698,6 +1759,8 @@ void sr_lax_control_flow_init(void) {
     {"jax.lax.while_loop", lax_while_loop, "while_loop(cond_fun, body_fun, init_val)"},
     {"jax.lax.fori_loop", lax_fori_loop,
      "fori_loop(lower, upper, body_fun, init_val): a scan when the bounds are static, else a while"},
+    {"jax.lax.platform_dependent", lax_platform_dependent,
+     "platform_dependent(*args, default=None, **per_platform): the branch of the platform (cpu here), or default's"},
     {NULL, NULL, NULL},
   };
   for (int i = 0; defs[i].names; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);
