@@ -11,4 +11,5 @@ GOLDEN_TESTS += \
 	tests/golden/cf28_loops.jxr \
 	tests/golden/cf28_misc.jxr \
 	tests/golden/cf28_fwd.jxr \
-	tests/golden/cf28_platform.jxr
+	tests/golden/cf28_platform.jxr \
+	tests/golden/cf28_pmap.jxr
