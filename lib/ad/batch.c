@@ -291,24 +291,12 @@ static void keep_prog(SrTrace *t, const SrJaxpr *j) {
 
 /* Does the equation go to its rule with no mapped input?  A collective
    over vmap's own axis_name does (psum of an unmapped value over the batch
-   is the value times its size). */
-static int has_collective(const SrEqn *e, int depth) {
-  if (e->prim->flags & SR_PF_COLL) return 1;
-  if (depth > 64) return 0;
-  for (uint32_t p = 0; p < e->nparams; p++) {
-    SrJaxpr *sub[16];
-    int n = sr_param_jaxprs(e->params[p].val, sub, 16);
-    for (int s = 0; s < n && s < 16; s++)
-      for (uint32_t k = 0; k < sub[s]->neqn; k++)
-        if (has_collective(&sub[s]->eqns[k], depth + 1)) return 1;
-  }
-  return 0;
-}
-
-/* (and so does a call, cond, scan or custom_jvp_call whose body holds
-   one: JAX's BatchTrace processes the body whatever its operands) */
+   is the value times its size), and so does a call, cond, scan or
+   custom_jvp_call whose body holds one: JAX's BatchTrace processes the
+   body whatever its operands. */
 static int names_axis(const SrBatch *b, const SrEqn *e) {
-  return b->axis_name && has_collective(e, 0);
+  return b->axis_name &&
+         ((e->prim->flags & SR_PF_COLL) || sr_prim_holds_collective(e->prim, e->params, e->nparams));
 }
 
 int sr_batch_eval(SrBatch *b, const SrJaxpr *j, SrVal **in, const int *in_bd, SrVal **out, int *out_bd) {

@@ -767,6 +767,58 @@ static char *jit_sig(SrInterp *I, SrArgs *a) {
   return sr_buf_str(&b) == b.p ? b.p : NULL;
 }
 
+/* The traces of control-flow bodies (pe.trace_to_jaxpr's cache: the
+   function, its arguments' structure and avals, the context -- here also
+   the named vmap axes, whose sizes a body can read): a while_loop, scan
+   or cond given the same function objects on the same types traces them
+   once.  Traces that captured outer values are not kept. */
+SrJaxpr *sr_trace_body_cached(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int flags, SrVal **out_tree,
+                              SrVal **captured) {
+  SrArgs a = {nargs, args, 0, NULL, NULL, NULL};
+  char *sig0 = jit_sig(I, &a);
+  if (!sig0 && I->exc) return NULL;
+  char *sig = NULL;
+  if (sig0) {
+    SrBuf b = SR_BUF_INIT;
+    sr_buf_printf(&b, "body %d %d|", flags, I->jax->nvmap);
+    for (int i = 0; i < I->jax->nvmap; i++)
+      sr_buf_printf(&b, "%p:%lld,", (const void *)I->jax->vmap_axis[i], (long long)I->jax->vmap_size[i]);
+    sr_buf_puts(&b, sig0);
+    free(sig0);
+    sig = b.p;
+  }
+  struct SrJitCache *c = I->jit_cache;
+  for (int i = 0; sig && c && i < c->n; i++)
+    if (c->e[i].self == fn && !c->e[i].statics && strcmp(c->e[i].sig, sig) == 0) {
+      free(sig);
+      sr_program_ref(c->e[i].body->prog);
+      if (out_tree) *out_tree = sr_ref(c->e[i].out_tree);
+      if (captured) *captured = sr_seq(NULL, SR_V_LIST, 0);
+      return c->e[i].body;
+    }
+  SrVal *ot = NULL, *cap = NULL;
+  SrJaxpr *body = sr_trace_fn(I, fn, nargs, args, 0, NULL, NULL, flags, &ot, &cap);
+  if (!body) {
+    free(sig);
+    return NULL;
+  }
+  if (sig && cap->seq.n == 0) {
+    c = I->jit_cache;
+    if (!c) c = I->jit_cache = sr_xcalloc(1, sizeof *c);
+    if (c->n == JIT_CACHE_MAX) evict_oldest(c);
+    if (c->n == c->cap) c->e = sr_xrealloc(c->e, (size_t)(c->cap = c->cap ? 2 * c->cap : 8) * sizeof *c->e);
+    c->e[c->n++] = (JitEntry){sr_ref(fn), sig, body, sr_ref(ot), NULL};
+    sr_program_ref(body->prog);
+    sig = NULL;
+  }
+  free(sig);
+  if (out_tree) *out_tree = ot;
+  else sr_unref(ot);
+  if (captured) *captured = cap;
+  else sr_unref(cap);
+  return body;
+}
+
 /* One call of a jitted function, its static arguments split off. */
 static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
   SrArgs *a = &sp->a;

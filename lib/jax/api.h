@@ -45,6 +45,12 @@ enum {
    for. */
 SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, const char **kw,
                      SrVal **kwv, int flags, SrVal **out_tree, SrVal **captured);
+/* The same for a control-flow body, through the cache of traces
+   (pe.trace_to_jaxpr's): the same function on the same argument types and
+   context gives the jaxpr traced before (a new reference to its program),
+   without running the function. */
+SrJaxpr *sr_trace_body_cached(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int flags, SrVal **out_tree,
+                              SrVal **captured);
 /* A call of a custom_jvp or custom_vjp function: its arguments as a tuple
    and their leaves as arrays, and fun traced on them (named name). */
 typedef struct SrCustomCall {

@@ -13,8 +13,11 @@
 #include "jax/array_methods.h"
 #include "py/objects.h"
 #include "py/range.h"
+#include "py/introspect.h"
 #include "text/print_val.h"
 #include "jax/vjp.h"
+#include "jax/tree_util.h"
+#include "jax/np_host.h"
 #include "util/intern.h"
 
 static const SrType *vtype(SrInterp *I, SrVal *v) { return sr_value_type(I, v); }
@@ -79,14 +82,50 @@ static void diff_list(SrBuf *out, char **items, int n, int capitalize) {
 /* loops._check_carry_type's message for mismatched types: each leaf of the
    carry (init, the input carry's structure) whose type differs, why, and
    the pcast hint for a carry the body makes varying. */
-static SrVal *carry_type_error(SrInterp *I, const char *name, SrVal *fn, SrVal *init, const SrType **in,
-                               const SrType **out, int n) {
-  /* inspect.signature(body_fun)'s first parameter; fori_loop's bodies
-     (scanned_fun, while_body_fun) take loop_carry */
+/* inspect.signature(body_fun)'s first parameter; fori_loop's bodies
+   (scanned_fun, while_body_fun) take loop_carry */
+static const char *carry_param(SrVal *fn) {
   SrFunction *f = sr_as_function(fn);
   const char *carry = f && f->node->params && f->node->params->n ? f->node->params->names[0] : NULL;
   const char *bn = f ? NULL : sr_builtin_name(fn);
   if (bn && (strcmp(bn, "scanned_fun") == 0 || strcmp(bn, "while_body_fun") == 0)) carry = "loop_carry";
+  return carry;
+}
+
+/* _check_carry_type's first check: the carry the body returns has the
+   input carry's pytree structure (tree_util.equality_errors on the two,
+   whose leaves are avals).  Returns 1 with JAX's TypeError raised. */
+static int carry_struct_error(SrInterp *I, const char *name, SrVal *fn, SrVal *in, SrVal *out) {
+  SrTreeDiffs d = {0};
+  sr_pytree_equality_errors(I, in, out, "<class 'jax._src.core.ShapedArray'>", &d);
+  if (d.n == 0) return 0;
+  const char *carry = carry_param(fn);
+  char **items = sr_xcalloc((size_t)d.n + 1, sizeof *items);
+  for (int i = 0; i < d.n; i++) {
+    SrBuf b = SR_BUF_INIT;
+    const char *p = d.d[i].path;
+    if (carry) sr_buf_printf(&b, *p ? "the input carry component %s%s" : "the input carry %s", carry, p);
+    else sr_buf_printf(&b, *p ? "the input carry at path %s" : "the input carry", p);
+    sr_buf_printf(&b, " is a %s but the corresponding component of the carry output is a %s, so %s", d.d[i].thing1,
+                  d.d[i].thing2, d.d[i].expl);
+    items[i] = sr_buf_steal(&b);
+  }
+  SrBuf msg = SR_BUF_INIT;
+  diff_list(&msg, items, d.n, 1);
+  sr_raise(I, "TypeError",
+           "%s function carry input and carry output must have the same pytree structure, but they differ:\n\n%s\n"
+           "Revise the function so that the carry output has the same pytree structure as the carry input.",
+           name, msg.p);
+  sr_buf_free(&msg);
+  for (int i = 0; i < d.n; i++) free(items[i]);
+  free(items);
+  sr_tree_diffs_free(&d);
+  return 1;
+}
+
+static SrVal *carry_type_error(SrInterp *I, const char *name, SrVal *fn, SrVal *init, const SrType **in,
+                               const SrType **out, int n) {
+  const char *carry = carry_param(fn);
   char **paths = sr_xcalloc((size_t)n + 1, sizeof *paths);
   SrBuf pb = SR_BUF_INIT;
   int k = 0;
@@ -204,6 +243,195 @@ static SrVal *bools(int n, int v) {
   return t;
 }
 
+static SrJaxpr *rebuild_jaxpr(SrJaxpr *j, const int *order, int n, const int *keep);
+static int forwarded_input(const SrJaxpr *j, uint32_t i);
+
+/* core.concrete_or_error(None, v, context): 1 with JAX's
+   ConcretizationTypeError raised when v is a tracer. */
+static int raise_if_traced(SrInterp *I, SrVal *v, const char *context) {
+  SrArrayObj *a = sr_array_of(v);
+  if (!a || a->kind == SR_AV_CONCRETE || (a->kind == SR_AV_ABSTRACT && a->has_value)) return 0;
+  SrBuf b = SR_BUF_INIT;
+  sr_type_str(&b, a->type, 0);
+  sr_raise(I, "ConcretizationTypeError",
+           "Abstract tracer value encountered where concrete value is expected: traced array with shape %s\n%s", b.p,
+           context);
+  sr_buf_free(&b);
+  return 1;
+}
+
+/* Calls the function at a qualified name (jax.lax.index_in_dim...). */
+static SrVal *call_q(SrInterp *I, const char *q, int n, SrVal **v, int nkw, const char **kw, SrVal **kwv) {
+  SrVal *fn = sr_lookup_qualname(q);
+  if (!fn) return sr_raise(I, "RuntimeError", "internal error: no %s", q);
+  SrArgs a = {n, v, nkw, kw, kwv, NULL};
+  return sr_call(I, fn, &a);
+}
+
+/* Whether the pending exception is a ConcretizationTypeError (or one of
+   its subclasses, a tracer's bool() or int()): a loop run in Python under
+   disable_jit falls back to the primitive on it, as JAX's do. */
+static int concretization_error(SrInterp *I) {
+  if (!I->exc) return 0;
+  const char *t = sr_exc_type(I->exc);
+  return t && (!strcmp(t, "ConcretizationTypeError") || !strcmp(t, "TracerBoolConversionError") ||
+               !strcmp(t, "TracerIntegerConversionError"));
+}
+
+/* lax.asarray: arrays as they are, Python scalars as weakly typed ones
+   (numpy's as strong ones, jnp.asarray's) */
+static SrVal *lax_asarray(SrInterp *I, SrVal *v) {
+  if (sr_array_of(v)) return sr_ref(v);
+  return call_q(I, "jax.numpy.asarray", 1, &v, 0, NULL, NULL);
+}
+
+/* tree_map(lax.asarray, tree) */
+static SrVal *tree_asarray(SrInterp *I, SrVal *tree) {
+  SrVal *l = sr_pytree_flatten(I, tree);
+  for (int i = 0; l && i < l->seq.n; i++) {
+    SrVal *x = lax_asarray(I, l->seq.items[i]);
+    if (!x) {
+      sr_unref(l);
+      return NULL;
+    }
+    sr_unref(l->seq.items[i]);
+    l->seq.items[i] = x;
+  }
+  if (!l) return NULL;
+  SrVal *r = sr_pytree_unflatten(tree, l);
+  sr_unref(l);
+  return r;
+}
+
+/* scan under jax.disable_jit(): the body called in Python on each slice
+   of xs, the ys stacked (lax.concatenate of expand_dims, loops._stack). */
+static SrVal *scan_python(SrInterp *I, SrVal *f, SrVal *init, SrVal *xs, SrVal *xs_leaves, int64_t length,
+                          int reverse) {
+  if (length == 0)
+    return sr_raise(I, "ValueError",
+                    "zero-length scan is not supported in disable_jit() mode because the output type is unknown.");
+  SrVal *carry = sr_ref(init), *ys = sr_seq(NULL, SR_V_LIST, 0), *result = NULL;
+  SrVal *kf = sr_bool(0);
+  const char *kw[1] = {sr_intern_cstr("keepdims")};
+  for (int64_t k = 0; k < length; k++) {
+    int64_t i = reverse ? length - 1 - k : k;
+    SrVal *sl = sr_seq(NULL, SR_V_LIST, xs_leaves->seq.n);
+    SrVal *iv = sr_int(NULL, i);
+    int ok = 1;
+    for (int q = 0; q < xs_leaves->seq.n && ok; q++) {
+      SrVal *v[2] = {xs_leaves->seq.items[q], iv};
+      SrVal *kv[1] = {kf};
+      SrVal *x = call_q(I, "jax.lax.index_in_dim", 2, v, 1, kw, kv);
+      if (x) sr_seq_push(NULL, sl, x);
+      else ok = 0;
+    }
+    sr_unref(iv);
+    SrVal *xsl = ok ? sr_pytree_unflatten(xs, sl) : NULL;
+    sr_unref(sl);
+    SrVal *r = NULL;
+    if (xsl) {
+      SrVal *v[2] = {carry, xsl};
+      SrArgs ca = {2, v, 0, NULL, NULL, NULL};
+      r = sr_call(I, f, &ca);
+    }
+    sr_unref(xsl);
+    if (r && (!sr_is_seq(r) || r->kind == SR_V_SET || r->seq.n != 2)) {
+      SrBuf b = SR_BUF_INIT;
+      sr_val_repr(&b, r);
+      sr_raise(I, "TypeError", "cannot unpack %s as a (carry, y) pair", b.p);
+      sr_buf_free(&b);
+      sr_unref(r);
+      r = NULL;
+    }
+    if (!r) goto done;
+    sr_unref(carry);
+    carry = sr_ref(r->seq.items[0]);
+    sr_seq_push(NULL, ys, sr_ref(r->seq.items[1]));
+    sr_unref(r);
+  }
+  {
+    /* tree_map(stack, *ys) in the order of the iterations' indices */
+    int n = ys->seq.n;
+    SrVal **flat = sr_xcalloc((size_t)n + 1, sizeof *flat);
+    int ok = 1;
+    for (int k = 0; k < n && ok; k++) {
+      flat[k] = sr_pytree_flatten_any(I, ys->seq.items[reverse ? n - 1 - k : k]);
+      ok = flat[k] != NULL && flat[k]->seq.n == flat[0]->seq.n;
+      if (flat[k] && !ok) sr_raise(I, "ValueError", "scan: the ys of the iterations have different structures");
+    }
+    SrVal *stacked = ok ? sr_seq(NULL, SR_V_LIST, 0) : NULL;
+    for (int l = 0; ok && l < flat[0]->seq.n; l++) {
+      SrVal *parts = sr_seq(NULL, SR_V_LIST, n);
+      SrVal *ax = sr_seq(NULL, SR_V_TUPLE, 1);
+      sr_seq_push(NULL, ax, sr_int(NULL, 0));
+      for (int k = 0; k < n && ok; k++) {
+        SrVal *v[2] = {flat[k]->seq.items[l], ax};
+        SrVal *e = call_q(I, "jax.lax.expand_dims", 2, v, 0, NULL, NULL);
+        if (e) sr_seq_push(NULL, parts, e);
+        else ok = 0;
+      }
+      sr_unref(ax);
+      SrVal *z = sr_int(NULL, 0);
+      SrVal *v[2] = {parts, z};
+      SrVal *c = ok ? call_q(I, "jax.lax.concatenate", 2, v, 0, NULL, NULL) : NULL;
+      sr_unref(z);
+      sr_unref(parts);
+      if (c) sr_seq_push(NULL, stacked, c);
+      else ok = 0;
+    }
+    if (ok) {
+      SrVal *st = sr_pytree_unflatten(ys->seq.items[0], stacked);
+      result = sr_seq(NULL, SR_V_TUPLE, 2);
+      sr_seq_push(NULL, result, sr_ref(carry));
+      sr_seq_push(NULL, result, st);
+    }
+    sr_unref(stacked);
+    for (int k = 0; k < n; k++) sr_unref(flat[k]);
+    free(flat);
+  }
+done:
+  sr_unref(kf);
+  sr_unref(carry);
+  sr_unref(ys);
+  return result;
+}
+
+/* str of out_avals.unflatten(): the structure with each leaf's aval,
+   str(aval) at the top (float32[]), its repr inside a container. */
+static void aval_tree_str(SrInterp *I, SrBuf *b, SrVal *v, int top) {
+  SrVal *ch = sr_pytree_children(v);
+  if (!ch) {
+    const SrType *t = vtype(I, v);
+    if (!t) sr_to_repr(I, b, v);
+    else if (top) sr_type_str(b, t, 0);
+    else sr_aval_repr(b, t);
+    return;
+  }
+  if (v->kind == SR_V_NONE) sr_buf_puts(b, "None");
+  else if (v->kind == SR_V_LIST || v->kind == SR_V_TUPLE) {
+    sr_buf_putc(b, v->kind == SR_V_LIST ? '[' : '(');
+    for (int i = 0; i < ch->seq.n; i++) {
+      if (i) sr_buf_puts(b, ", ");
+      aval_tree_str(I, b, ch->seq.items[i], 0);
+    }
+    sr_buf_puts(b, v->kind == SR_V_LIST ? "]" : ch->seq.n == 1 ? ",)" : ")");
+  } else if (v->kind == SR_V_DICT) {
+    int *o = sr_pytree_dict_order(v);
+    sr_buf_putc(b, '{');
+    for (int i = 0; i < v->dict.n; i++) {
+      if (i) sr_buf_puts(b, ", ");
+      sr_to_repr(I, b, v->dict.keys[i]);
+      sr_buf_puts(b, ": ");
+      aval_tree_str(I, b, v->dict.vals[i], 0);
+    }
+    sr_buf_putc(b, '}');
+    free(o);
+  } else {
+    sr_to_repr(I, b, v);
+  }
+  sr_unref(ch);
+}
+
 static SrVal *lax_scan(SrInterp *I, SrArgs *a) {
   SrVal *p[7];
   if (sr_args_parse(I, a, "scan", "f, init, xs=, length=, reverse=, unroll=, _split_transpose=", p) < 0) return NULL;
@@ -221,15 +449,27 @@ static SrVal *lax_scan(SrInterp *I, SrArgs *a) {
   int nc = init_leaves->seq.n, nx = xs_leaves->seq.n;
   /* the length (_infer_scan_length) */
   int64_t length = -1;
+  {
+    /* [x.shape[0] for x in xs_flat]: the values without a shape (Python
+       scalars) named; a 0-d array's shape[0] is an IndexError */
+    SrBuf b = SR_BUF_INIT;
+    int noshape = 0, zerod = 0;
+    for (int i = 0; i < nx; i++) {
+      SrVal *x = xs_leaves->seq.items[i];
+      if (!sr_array_of(x) && !sr_is_ndarray(x)) {
+        if (noshape++) sr_buf_puts(&b, ", ");
+        sr_to_str(I, &b, x);
+      } else if (vtype(I, x)->ndim == 0) {
+        zerod = 1;
+      }
+    }
+    if (noshape) sr_raise(I, "ValueError", "scan got value with no leading axis to scan over: %s.", b.p);
+    else if (zerod) sr_raise(I, "IndexError", "tuple index out of range");
+    sr_buf_free(&b);
+    if (noshape || zerod) goto done;
+  }
   for (int i = 0; i < nx; i++) {
     const SrType *t = vtype(I, xs_leaves->seq.items[i]);
-    if (t->ndim == 0) {
-      SrBuf b = SR_BUF_INIT;
-      sr_val_repr(&b, xs_leaves->seq.items[i]);
-      sr_raise(I, "ValueError", "scan got value with no leading axis to scan over: %s.", b.p);
-      sr_buf_free(&b);
-      goto done;
-    }
     if (t->dims[0].nax) {
       SrBuf b = SR_BUF_INIT;
       for (int k = 0; k < nx; k++) {
@@ -244,6 +484,10 @@ static SrVal *lax_scan(SrInterp *I, SrArgs *a) {
     }
   }
   if (p[3] && p[3]->kind != SR_V_NONE) {
+    if (raise_if_traced(I, p[3],
+                        "The `length` argument to `scan` expects a concrete `int` value. For scan-like iteration "
+                        "with a dynamic length, use `while_loop` or `fori_loop`."))
+      goto done;
     if (sr_as_int(I, p[3], "length", &length) < 0) goto done;
     for (int i = 0; i < nx; i++)
       if (vtype(I, xs_leaves->seq.items[i])->dims[0].size != length) {
@@ -275,6 +519,10 @@ static SrVal *lax_scan(SrInterp *I, SrArgs *a) {
       goto done;
     }
   }
+  if (I->jax->disable_jit) {
+    result = scan_python(I, f, p[1], xs, xs_leaves, length, reverse);
+    goto done;
+  }
   xtypes = sr_xcalloc((size_t)nx + 1, sizeof *xtypes);
   for (int i = 0; i < nx; i++) xtypes[i] = drop_leading(vtype(I, xs_leaves->seq.items[i]));
   x_arg = sr_api_abstract_like(xs, xtypes, nx);
@@ -288,23 +536,16 @@ static SrVal *lax_scan(SrInterp *I, SrArgs *a) {
     sr_unref(captured);
     out_tree = captured = NULL;
     SrVal *bargs[2] = {carry_arg, x_arg};
-    body = sr_trace_fn(I, f, 2, bargs, 0, NULL, NULL, SR_TRACE_BODY, &out_tree, &captured);
+    body = sr_trace_body_cached(I, f, 2, bargs, SR_TRACE_BODY, &out_tree, &captured);
     if (!body) goto done;
     if (!sr_is_seq(out_tree) || out_tree->kind == SR_V_SET || out_tree->seq.n != 2) {
       SrBuf b = SR_BUF_INIT;
-      sr_val_repr(&b, out_tree);
+      aval_tree_str(I, &b, out_tree, 1);
       sr_raise(I, "TypeError", "scan body output must be a pair, got %s.", b.p);
       sr_buf_free(&b);
       goto done;
     }
-    if (sr_api_n_leaves(I, out_tree->seq.items[0]) != nc) {
-      sr_raise(I, "TypeError",
-               "scan body function carry input and carry output must have the same pytree structure, but they "
-               "differ:\n\nthe input carry has %d leaves and the carry output has %d\n\nRevise the function so that "
-               "the carry output has the same pytree structure as the carry input.",
-               nc, sr_api_n_leaves(I, out_tree->seq.items[0]));
-      goto done;
-    }
+    if (carry_struct_error(I, "scan body", f, p[1], out_tree->seq.items[0])) goto done;
     uint32_t ncap = body->nin - (uint32_t)(nc + nx);
     free(otypes);
     otypes = sr_xcalloc(body->nout + 1, sizeof *otypes);
@@ -324,32 +565,88 @@ static SrVal *lax_scan(SrInterp *I, SrArgs *a) {
   {
     int ncap = captured->seq.n;
     int64_t unroll = 1;
+    if (p[5] && raise_if_traced(I, p[5], "The `unroll` argument to `scan` expects a concrete `int` or `bool` value."))
+      goto done;
     if (p[5] && p[5]->kind == SR_V_BOOL) unroll = p[5]->i ? (length > 1 ? length : 1) : 1;
     else if (p[5] && sr_as_int(I, p[5], "unroll", &unroll) < 0) goto done;
     if (unroll < 0) {
       sr_raise(I, "ValueError", "`unroll` must be a `bool` or a non-negative `int`.");
       goto done;
     }
+    /* a carry the body passes through unchanged is read-only: a const
+       (loops.py's move_to_const); a y that is an x is that x, not an
+       output (ext_to_ext_fwd) */
+    int ny = (int)body->nout - nc, nmove = 0, nyk = 0;
+    int *move = sr_xcalloc((size_t)nc + 1, sizeof *move), *yfwd = sr_xcalloc((size_t)ny + 1, sizeof *yfwd);
+    for (int i = 0; i < nc; i++) {
+      move[i] = forwarded_input(body, (uint32_t)i) == ncap + i;
+      nmove += move[i];
+    }
+    for (int k = 0; k < ny; k++) {
+      int fi = forwarded_input(body, (uint32_t)(nc + k));
+      yfwd[k] = fi >= ncap + nc ? fi - (ncap + nc) : -1;
+      nyk += yfwd[k] < 0;
+    }
+    SrJaxpr *bj = body;
+    if (nmove || nyk < ny) {
+      int *order = sr_xcalloc(body->nin + 1, sizeof *order), *keep = sr_xcalloc(body->nout + 1, sizeof *keep), k = 0;
+      for (int i = 0; i < nc; i++)
+        if (move[i]) order[k++] = ncap + i;
+      for (int i = 0; i < ncap; i++) order[k++] = i;
+      for (int i = 0; i < nc; i++)
+        if (!move[i]) order[k++] = ncap + i;
+      for (int i = 0; i < nx; i++) order[k++] = ncap + nc + i;
+      for (int i = 0; i < nc; i++) keep[i] = !move[i];
+      for (int i = 0; i < ny; i++) keep[nc + i] = yfwd[i] < 0;
+      bj = rebuild_jaxpr(body, order, k, keep);
+      free(order);
+      free(keep);
+    }
+    int nc2 = nc - nmove;
     sr_plist_add(&ps, "_split_transpose", sr_bool(p[6] && sr_val_truthy(p[6])));
-    sr_plist_add(&ps, "jaxpr", sr_jaxpr_val(NULL, body));
+    sr_plist_add(&ps, "jaxpr", sr_jaxpr_val(NULL, bj));
     sr_plist_add(&ps, "length", sr_int(NULL, length));
     sr_plist_add(&ps, "linear", bools(ncap + nc + nx, 0));
-    sr_plist_add(&ps, "num_carry", sr_int(NULL, nc));
-    sr_plist_add(&ps, "num_consts", sr_int(NULL, ncap));
+    sr_plist_add(&ps, "num_carry", sr_int(NULL, nc2));
+    sr_plist_add(&ps, "num_consts", sr_int(NULL, ncap + nmove));
     sr_plist_add(&ps, "reverse", sr_bool(reverse));
     sr_plist_add(&ps, "unroll", sr_int(NULL, unroll));
     SrVal *ops = sr_seq(NULL, SR_V_LIST, 0);
+    for (int i = 0; i < nc; i++)
+      if (move[i]) sr_seq_push(NULL, ops, sr_ref(init_leaves->seq.items[i]));
     for (int i = 0; i < ncap; i++) sr_seq_push(NULL, ops, sr_ref(captured->seq.items[i]));
-    for (int i = 0; i < nc; i++) sr_seq_push(NULL, ops, sr_ref(init_leaves->seq.items[i]));
+    for (int i = 0; i < nc; i++)
+      if (!move[i]) sr_seq_push(NULL, ops, sr_ref(init_leaves->seq.items[i]));
     for (int i = 0; i < nx; i++) sr_seq_push(NULL, ops, sr_ref(xs_leaves->seq.items[i]));
-    uint32_t nout = body->nout;
+    uint32_t nout = (uint32_t)(nc2 + nyk);
     const SrType **outs = sr_xcalloc(nout + 1, sizeof *outs);
-    for (uint32_t i = 0; i < nout; i++) outs[i] = (int)i < nc ? otypes[i] : add_leading(otypes[i], length);
+    for (int i = 0, q = 0; i < nc; i++)
+      if (!move[i]) outs[q++] = otypes[i];
+    for (int k = 0, q = nc2; k < ny; k++)
+      if (yfwd[k] < 0) outs[q++] = add_leading(otypes[nc + k], length);
     SrVal *r = sr_api_bind_typed(I, SR_P_scan, ops->seq.n, ops->seq.items, &ps, outs, nout);
     free(outs);
     sr_unref(ops);
-    if (r) result = sr_pytree_unflatten(out_tree, r);
+    if (r) {
+      /* the moved carries are their inits, the forwarded ys their xs */
+      SrVal *all = sr_seq(NULL, SR_V_LIST, (int)body->nout);
+      int q = 0, ok = 1;
+      for (int i = 0; i < nc; i++) sr_seq_push(NULL, all, sr_ref(move[i] ? init_leaves->seq.items[i] : r->seq.items[q++]));
+      for (int k = 0; k < ny && ok; k++) {
+        if (yfwd[k] < 0) {
+          sr_seq_push(NULL, all, sr_ref(r->seq.items[q++]));
+        } else {
+          SrVal *x = lax_asarray(I, xs_leaves->seq.items[yfwd[k]]);
+          if (x) sr_seq_push(NULL, all, x);
+          else ok = 0;
+        }
+      }
+      if (ok) result = sr_pytree_unflatten(out_tree, all);
+      sr_unref(all);
+    }
     sr_unref(r);
+    free(move);
+    free(yfwd);
   }
 done:
   sr_plist_free(&ps);
@@ -428,7 +725,7 @@ static SrJaxpr *pad_consts(SrJaxpr *j, int ncap, const int *where, int nconsts, 
    of their first capture (_merge_common_consts).  The jaxprs are returned
    in js[] in the order of fns, the consts in *consts. */
 static int trace_branches(SrInterp *I, int nb, SrVal **fns, const int *order, SrVal *ops, SrJaxpr **js,
-                          SrVal **consts, SrVal **out_tree) {
+                          SrVal **consts, SrVal **out_tree, SrVal **trees) {
   SrVal *caps[64] = {0};
   int *where[64] = {0};
   SrVal *merged = sr_seq(NULL, SR_V_LIST, 0);
@@ -437,13 +734,13 @@ static int trace_branches(SrInterp *I, int nb, SrVal **fns, const int *order, Sr
   for (int t = 0; t < nb && ok; t++) {
     int b = order[t];
     SrVal *tree = NULL;
-    js[b] = sr_trace_fn(I, fns[b], ops->seq.n, ops->seq.items, 0, NULL, NULL, SR_TRACE_BODY, &tree, &caps[b]);
+    js[b] = sr_trace_body_cached(I, fns[b], ops->seq.n, ops->seq.items, SR_TRACE_BODY, &tree, &caps[b]);
     if (!js[b]) {
       ok = 0;
       break;
     }
-    if (t == 0) *out_tree = tree;
-    else sr_unref(tree);
+    if (t == 0) *out_tree = sr_ref(tree);
+    trees[b] = tree;
     where[b] = sr_xcalloc((size_t)caps[b]->seq.n + 1, sizeof *where[b]);
     for (int i = 0; i < caps[b]->seq.n; i++) {
       SrVal *c = caps[b]->seq.items[i];
@@ -582,69 +879,184 @@ static void branch_type_error(SrInterp *I, const char *api, const char *name1, c
   free(paths);
 }
 
+/* pe.prune_closed_jaxpr_outputs: j with the outputs keep[i] names. */
+static SrJaxpr *keep_outputs(SrJaxpr *j, const int *keep) {
+  SrJaxprBuilder b;
+  sr_jb_init(&b, j->prog);
+  for (uint32_t i = 0; i < j->nin; i++) sr_jb_invar(&b, j->invars[i]);
+  for (uint32_t k = 0; k < j->neqn; k++) {
+    const SrEqn *e = &j->eqns[k];
+    SrEqn *n = sr_jb_eqn(&b, e->prim, e->nin, e->in, e->nout, e->out, e->nparams, e->params);
+    n->off = e->off;
+    n->ns = e->ns;
+    n->mesh = e->mesh;
+    n->loc = e->loc;
+  }
+  for (uint32_t i = 0; i < j->nout; i++)
+    if (keep[i]) sr_jb_outvar(&b, j->outvars[i]);
+  SrJaxpr *r = sr_jb_finish(&b);
+  r->name = j->name;
+  r->effects = j->effects;
+  return r;
+}
+
+/* j with its arguments order[0..n) (indices into j's arguments; the
+   others unused) and the outputs keep names (NULL: all). */
+static SrJaxpr *rebuild_jaxpr(SrJaxpr *j, const int *order, int n, const int *keep) {
+  SrJaxprBuilder b;
+  sr_jb_init(&b, j->prog);
+  for (uint32_t i = 0; i < j->nconst; i++) sr_jb_constvar(&b, j->invars[i], j->consts ? j->consts[i] : NULL);
+  for (int i = 0; i < n; i++) sr_jb_invar(&b, sr_args(j)[order[i]]);
+  for (uint32_t k = 0; k < j->neqn; k++) {
+    const SrEqn *e = &j->eqns[k];
+    SrEqn *q = sr_jb_eqn(&b, e->prim, e->nin, e->in, e->nout, e->out, e->nparams, e->params);
+    q->off = e->off;
+    q->ns = e->ns;
+    q->mesh = e->mesh;
+    q->loc = e->loc;
+  }
+  for (uint32_t i = 0; i < j->nout; i++)
+    if (!keep || keep[i]) sr_jb_outvar(&b, j->outvars[i]);
+  SrJaxpr *r = sr_jb_finish(&b);
+  r->name = j->name;
+  r->effects = j->effects;
+  return r;
+}
+
+/* pe._jaxpr_forwarding of output i: the input it is, or -1. */
+static int forwarded_input(const SrJaxpr *j, uint32_t i) {
+  const SrVar *v = j->outvars[i];
+  if (v->kind != SR_VAR) return -1;
+  for (uint32_t k = 0; k < j->nin; k++)
+    if (j->invars[k] == v) return (int)k;
+  return -1;
+}
+
+/* _check_branch_outputs' first check: the two branches' outputs have one
+   pytree structure (equality_errors_pytreedef).  Returns 1 with JAX's
+   TypeError raised. */
+static int branch_struct_error(SrInterp *I, const char *api, const char *name1, const char *name2, SrVal *f1,
+                               SrVal *f2, SrVal *t1, SrVal *t2) {
+  SrTreeDiffs d = {0};
+  sr_pytree_equality_errors(I, t1, t2, "pytree leaf", &d);
+  if (d.n == 0) return 0;
+  SrBuf diffs = SR_BUF_INIT;
+  for (int i = 0; i < d.n; i++) {
+    SrBuf c = SR_BUF_INIT;
+    if (d.d[i].path[0]) sr_buf_printf(&c, " at path %s", d.d[i].path);
+    const char *cp = sr_buf_str(&c);
+    SrBuf x = SR_BUF_INIT;
+    sr_buf_printf(&x, "%s output%s is a %s but %s output%s is a %s, so %s", name1, cp, d.d[i].thing1, name2, cp,
+                  d.d[i].thing2, d.d[i].expl);
+    if (d.n == 1) sr_buf_printf(&diffs, "%s.\n", x.p);
+    else sr_buf_printf(&diffs, "  * %s%s", x.p, i < d.n - 2 ? ";\n\n" : i == d.n - 2 ? ";\n" : ".\n");
+    sr_buf_free(&x);
+    sr_buf_free(&c);
+  }
+  char *i1 = strdup(sr_vjp_fun_info(f1));
+  sr_raise(I, "TypeError",
+           "%s branch outputs must have the same pytree structure, but they differ:\n\n%s is %s\n%s is %s\n\n%s\n"
+           "Revise %s and/or %s so that they have the same pytree structure.",
+           api, name1, i1, name2, sr_vjp_fun_info(f2), diffs.p, name1, name2);
+  free(i1);
+  sr_buf_free(&diffs);
+  sr_tree_diffs_free(&d);
+  return 1;
+}
+
+static int same_out_types(const SrJaxpr *a, const SrJaxpr *b) {
+  if (a->nout != b->nout) return 0;
+  for (uint32_t i = 0; i < a->nout; i++)
+    if (!typematch(a->outvars[i]->type, b->outvars[i]->type)) return 0;
+  return 1;
+}
+
 /* Binds cond with index and branches (index 0 first). */
-static SrVal *bind_cond(SrInterp *I, SrVal *index, int nb, SrVal **fns, SrVal *operands, const char *name) {
+static SrVal *bind_cond(SrInterp *I, SrVal *index, int nb, SrVal **fns, SrVal *operands, const char *name,
+                        SrVal *branches_platforms) {
   SrVal *ops = sr_seq(NULL, SR_V_TUPLE, 0);
   for (int i = 0; sr_is_seq(operands) && i < operands->seq.n; i++) sr_seq_push(NULL, ops, sr_ref(operands->seq.items[i]));
   SrJaxpr *js[64] = {0};
+  SrVal *trees[64] = {0};
   SrVal *consts = NULL, *out_tree = NULL, *result = NULL;
   /* cond traces true_fun (index 1) first, switch its branches in order */
   int order[64];
-  for (int t = 0; t < nb; t++) order[t] = strcmp(name, "cond") == 0 ? nb - 1 - t : t;
-  if (trace_branches(I, nb, fns, order, ops, js, &consts, &out_tree) == 0) {
-    /* every branch must give the same types (_check_branch_outputs) */
-    int ok = 1;
-    for (int b = 1; b < nb && ok; b++) {
-      ok = js[b]->nout == js[0]->nout;
-      for (uint32_t i = 0; ok && i < js[0]->nout; i++) ok = typematch(js[0]->outvars[i]->type, js[b]->outvars[i]->type);
-    }
-    if (!ok) {
-      /* the first branch that differs from the reference one: cond
-         compares true_fun (index 1) with false_fun, switch branch 0 with
-         the others */
-      int is_cond = strcmp(name, "cond") == 0;
-      int r = is_cond ? 1 : 0, o = is_cond ? 0 : 1;
-      for (int b = 1; !is_cond && b < nb; b++) {
-        int same = js[b]->nout == js[0]->nout;
-        for (uint32_t i = 0; same && i < js[0]->nout; i++) same = typematch(js[0]->outvars[i]->type, js[b]->outvars[i]->type);
-        if (!same) {
-          o = b;
-          break;
-        }
-      }
+  int is_cond = strcmp(name, "cond") == 0;
+  for (int t = 0; t < nb; t++) order[t] = is_cond ? nb - 1 - t : t;
+  if (trace_branches(I, nb, fns, order, ops, js, &consts, &out_tree, trees) == 0) {
+    /* _check_branch_outputs: cond compares true_fun (index 1) with
+       false_fun, switch branch 0 with each other one in turn */
+    int bad = 0;
+    for (int t = 1; t < nb && !bad; t++) {
+      int r = is_cond ? 1 : 0, o = is_cond ? 0 : t;
       char n2[32];
       snprintf(n2, sizeof n2, "branch%d", o);
       const char *name1 = is_cond ? "true_fun" : "branch 0", *name2 = is_cond ? "false_fun" : n2;
-      if (js[r]->nout != js[o]->nout)
-        sr_raise(I, "TypeError",
-                 "%s branch outputs must have the same pytree structure, but they differ:\n\n%s is %s\n%s is %s\n\n"
-                 "%s has %u outputs and %s has %u\n\nRevise %s and/or %s so that they have the same pytree structure.",
-                 name, name1, sr_vjp_fun_info(fns[r]), name2, sr_vjp_fun_info(fns[o]), name1, js[r]->nout, name2,
-                 js[o]->nout, name1, name2);
-      else
-        branch_type_error(I, name, name1, name2, fns[r], fns[o], out_tree, js[r], js[o]);
-    } else {
+      if (branch_struct_error(I, name, name1, name2, fns[r], fns[o], trees[r], trees[o])) bad = 1;
+      else if (!same_out_types(js[r], js[o])) {
+        if (js[r]->nout != js[o]->nout)
+          sr_raise(I, "TypeError", "%s branch outputs must have the same pytree structure: %u and %u outputs", name,
+                   js[r]->nout, js[o]->nout);
+        else
+          branch_type_error(I, name, name1, name2, fns[r], fns[o], out_tree, js[r], js[o]);
+        bad = 1;
+      }
+    }
+    if (!bad) {
+      /* prune passthrough outputs: one every branch forwards from the
+         same input is that input */
+      uint32_t nout = js[0]->nout;
+      int *fwd = sr_xcalloc((size_t)nout + 1, sizeof *fwd), *keep = sr_xcalloc((size_t)nout + 1, sizeof *keep);
+      int nkeep = 0;
+      for (uint32_t i = 0; i < nout; i++) {
+        fwd[i] = forwarded_input(js[0], i);
+        for (int b = 1; b < nb && fwd[i] >= 0; b++)
+          if (forwarded_input(js[b], i) != fwd[i]) fwd[i] = -1;
+        keep[i] = fwd[i] < 0;
+        nkeep += keep[i];
+      }
+      SrJaxpr *pj[64];
+      for (int b = 0; b < nb; b++) pj[b] = (uint32_t)nkeep == nout ? js[b] : keep_outputs(js[b], keep);
       SrVal *br = sr_seq(NULL, SR_V_TUPLE, nb);
-      for (int b = 0; b < nb; b++) sr_seq_push(NULL, br, sr_jaxpr_val(NULL, js[b]));
+      for (int b = 0; b < nb; b++) sr_seq_push(NULL, br, sr_jaxpr_val(NULL, pj[b]));
       SrPList ps = {0};
       sr_plist_add(&ps, "branches", br);
+      if (branches_platforms) sr_plist_add(&ps, "branches_platforms", sr_ref(branches_platforms));
       SrVal *in = sr_seq(NULL, SR_V_LIST, 0);
       sr_seq_push(NULL, in, sr_ref(index));
       for (int i = 0; i < consts->seq.n; i++) sr_seq_push(NULL, in, sr_ref(consts->seq.items[i]));
       SrVal *leaves = sr_pytree_flatten(I, ops);
       for (int i = 0; leaves && i < leaves->seq.n; i++) sr_seq_push(NULL, in, sr_ref(leaves->seq.items[i]));
       sr_unref(leaves);
-      const SrType **outs = sr_xcalloc(js[0]->nout + 1, sizeof *outs);
-      for (uint32_t i = 0; i < js[0]->nout; i++) outs[i] = js[0]->outvars[i]->type;
-      SrVal *r = sr_api_bind_typed(I, SR_P_cond, in->seq.n, in->seq.items, &ps, outs, js[0]->nout);
+      const SrType **outs = sr_xcalloc((size_t)nkeep + 1, sizeof *outs);
+      for (uint32_t i = 0; i < pj[0]->nout; i++) outs[i] = pj[0]->outvars[i]->type;
+      SrVal *r = sr_api_bind_typed(I, SR_P_cond, in->seq.n, in->seq.items, &ps, outs, (uint32_t)nkeep);
       free(outs);
       sr_plist_free(&ps);
+      if (r) {
+        /* the outputs, the forwarded ones as lax.asarray(input) */
+        SrVal *all = sr_seq(NULL, SR_V_LIST, (int)nout);
+        int k = 0, ok = 1;
+        for (uint32_t i = 0; i < nout && ok; i++) {
+          if (keep[i]) {
+            sr_seq_push(NULL, all, sr_ref(r->seq.items[k++]));
+          } else {
+            SrVal *x = lax_asarray(I, in->seq.items[1 + fwd[i]]);
+            if (x) sr_seq_push(NULL, all, x);
+            else ok = 0;
+          }
+        }
+        if (ok) result = sr_pytree_unflatten(out_tree, all);
+        sr_unref(all);
+      }
       sr_unref(in);
-      if (r) result = sr_pytree_unflatten(out_tree, r);
       sr_unref(r);
+      free(fwd);
+      free(keep);
     }
     for (int b = 0; b < nb; b++) sr_program_unref(js[b]->prog);
   }
+  for (int b = 0; b < nb; b++) sr_unref(trees[b]);
   sr_unref(consts);
   sr_unref(out_tree);
   sr_unref(ops);
@@ -675,6 +1087,134 @@ static SrVal *cond_with_operand(SrInterp *I, SrArgs *a, SrVal *operand) {
   return lax_cond(I, &ca);
 }
 
+/* cond(pred, x_true, f_true, x_false, f_false) is
+   cond(pred, lambda x, _: f_true(x), lambda _, x: f_false(x), x_true, x_false) */
+static SrVal *old_cond_branch(SrInterp *I, SrArgs *a) {
+  SrVal **d = sr_current_builtin(I)->data;
+  if (a->n != 2) return sr_raise(I, "TypeError", "cond branch takes 2 arguments");
+  SrArgs ca = {1, &a->v[d[1] ? 1 : 0], 0, NULL, NULL, NULL};
+  return sr_call(I, d[0], &ca);
+}
+
+static void old_cond_free(void *p) {
+  SrVal **d = p;
+  sr_unref(d[0]);
+  free(d);
+}
+
+static SrVal *cond_old_form(SrInterp *I, SrArgs *a) {
+  SrVal **t = sr_xcalloc(2, sizeof *t), **f = sr_xcalloc(2, sizeof *f);
+  t[0] = sr_ref(a->v[2]);
+  t[1] = NULL;
+  f[0] = sr_ref(a->v[4]);
+  f[1] = (SrVal *)1;
+  SrVal *tf = sr_builtin_with("<lambda>", old_cond_branch, t, old_cond_free);
+  SrVal *ff = sr_builtin_with("<lambda>", old_cond_branch, f, old_cond_free);
+  SrVal *v[5] = {a->v[0], tf, ff, a->v[1], a->v[3]};
+  SrArgs ca = {5, v, 0, NULL, NULL, NULL};
+  SrVal *r = lax_cond(I, &ca);
+  sr_unref(tf);
+  sr_unref(ff);
+  return r;
+}
+
+/* np.shape(v) of a pred or index that is not an array: () for scalars
+   and strings, numpy's shape of nested lists and tuples (their length
+   when they are ragged). */
+static void host_shape(SrInterp *I, SrBuf *b, SrVal *v) {
+  const SrType *t = sr_value_type(I, v);
+  if (t) {
+    sr_shape_str(b, t);
+    return;
+  }
+  if (v->kind == SR_V_LIST || v->kind == SR_V_TUPLE) {
+    SrVal *x = sr_jnp_asarray(I, v, -1);
+    if (x) {
+      sr_shape_str(b, sr_value_type(I, x));
+      sr_unref(x);
+      return;
+    }
+    sr_exc_clear(I);
+    sr_buf_printf(b, "(%d,)", v->seq.n);
+    return;
+  }
+  sr_buf_puts(b, "()");
+}
+
+static int is_py_sequence(const SrVal *v) {
+  return v->kind == SR_V_LIST || v->kind == SR_V_TUPLE || v->kind == SR_V_STR;
+}
+
+/* cond's checks of pred (conditionals.py): None, a sequence or a
+   non-scalar, a type that is not boolean or a number.  Returns 0, or -1
+   with JAX's TypeError raised. */
+static int check_pred(SrInterp *I, SrVal *pred) {
+  if (pred->kind == SR_V_NONE) return sr_raise(I, "TypeError", "cond predicate is None"), -1;
+  const SrType *t = sr_value_type(I, pred);
+  int seq = is_py_sequence(pred);
+  if (seq || (t && t->ndim != 0) || (!t && (pred->kind == SR_V_LIST || pred->kind == SR_V_TUPLE))) {
+    SrBuf b = SR_BUF_INIT;
+    sr_buf_puts(&b, "Pred must be a scalar, got ");
+    if (sr_to_str(I, &b, pred) < 0) {
+      sr_buf_free(&b);
+      return -1;
+    }
+    if (seq) {
+      SrVal *ty = sr_type_of(I, pred);
+      sr_buf_puts(&b, " of type ");
+      if (ty) sr_to_str(I, &b, ty);
+      sr_unref(ty);
+    } else {
+      sr_buf_puts(&b, " of shape ");
+      host_shape(I, &b, pred);
+      sr_buf_putc(&b, '.');
+    }
+    sr_raise(I, "TypeError", "%s", b.p);
+    sr_buf_free(&b);
+    return -1;
+  }
+  if (!t) {
+    SrBuf b = SR_BUF_INIT;
+    sr_buf_puts(&b, "Pred type must be either boolean or number, got ");
+    if (sr_to_str(I, &b, pred) == 0) sr_raise(I, "TypeError", "%s.", b.p);
+    sr_buf_free(&b);
+    return -1;
+  }
+  int k = sr_dtype_kind(t->dtype);
+  if (k != SR_DK_BOOL && k != SR_DK_INT && k != SR_DK_UINT && k != SR_DK_FLOAT)
+    return sr_raise(I, "TypeError", "Pred type must be either boolean or number, got %s.", sr_dtype_name(t->dtype)), -1;
+  return 0;
+}
+
+/* switch's checks of index: a scalar of an integer type. */
+static int check_index(SrInterp *I, SrVal *index) {
+  const SrType *t = sr_value_type(I, index);
+  int nonscalar = t ? t->ndim != 0 : index->kind == SR_V_LIST || index->kind == SR_V_TUPLE;
+  if (nonscalar) {
+    SrBuf b = SR_BUF_INIT;
+    sr_buf_puts(&b, "Branch index must be scalar, got ");
+    if (sr_to_str(I, &b, index) == 0) {
+      sr_buf_puts(&b, " of shape ");
+      host_shape(I, &b, index);
+      sr_raise(I, "TypeError", "%s.", b.p);
+    }
+    sr_buf_free(&b);
+    return -1;
+  }
+  SrBuf b = SR_BUF_INIT;
+  sr_buf_puts(&b, "Index type must be an integer, got ");
+  int rc = 0;
+  if (!t || (sr_dtype_kind(t->dtype) != SR_DK_INT && sr_dtype_kind(t->dtype) != SR_DK_UINT)) {
+    rc = -1;
+    if (sr_to_str(I, &b, index) == 0) {
+      if (!t) sr_raise(I, "TypeError", "%s.", b.p);
+      else sr_raise(I, "TypeError", "%s as %s", b.p, sr_dtype_name(t->dtype));
+    }
+  }
+  sr_buf_free(&b);
+  return rc;
+}
+
 static SrVal *lax_cond(SrInterp *I, SrArgs *a) {
   for (int i = 0; i < a->nkw; i++) {
     if (strcmp(a->kw[i], "operand") != 0)
@@ -685,6 +1225,13 @@ static SrVal *lax_cond(SrInterp *I, SrArgs *a) {
     }
   }
   if (a->n < 3) return sr_raise(I, "TypeError", "cond() missing required arguments: pred, true_fun, false_fun");
+  if (!sr_is_callable(I, a->v[1]) || !sr_is_callable(I, a->v[2])) {
+    /* the old cond(pred, x_true, f_true, x_false, f_false) */
+    if (sr_is_callable(I, a->v[2]) && a->n == 5 && sr_is_callable(I, a->v[4]))
+      return cond_old_form(I, a);
+    return sr_raise(I, "TypeError", "lax.cond: true_fun and false_fun arguments should be callable.");
+  }
+  if (check_pred(I, a->v[0]) < 0) return NULL;
   SrVal *pred = arr(I, a->v[0]);
   if (!pred) return NULL;
   const SrType *t = vtype(I, pred);
@@ -704,12 +1251,26 @@ static SrVal *lax_cond(SrInterp *I, SrArgs *a) {
       sr_unref(z);
       sr_unref(zc);
     }
+    SrArrayObj *pa = p ? sr_array_of(p) : NULL;
+    if (I->jax->disable_jit && pa && pa->kind == SR_AV_CONCRETE) {
+      /* the branch called as it is */
+      int tv = sr_truthy(I, p);
+      SrVal *ops = NULL;
+      if (tv >= 0) {
+        SrArgs ca = {a->n - 3, a->v + 3, 0, NULL, NULL, NULL};
+        result = sr_call(I, tv ? a->v[1] : a->v[2], &ca);
+      }
+      sr_unref(ops);
+      sr_unref(p);
+      sr_unref(pred);
+      return result;
+    }
     SrVal *index = p ? sr_lax_convert(I, p, SR_I32, 0, NULL) : NULL;
     if (index) {
       SrVal *fns[2] = {a->v[2], a->v[1]};
       SrVal *ops = sr_seq(NULL, SR_V_TUPLE, a->n - 3);
       for (int i = 3; i < a->n; i++) sr_seq_push(NULL, ops, sr_ref(a->v[i]));
-      result = bind_cond(I, index, 2, fns, ops, "cond");
+      result = bind_cond(I, index, 2, fns, ops, "cond", NULL);
       sr_unref(ops);
     }
     sr_unref(index);
@@ -720,8 +1281,35 @@ static SrVal *lax_cond(SrInterp *I, SrArgs *a) {
 }
 
 static SrVal *lax_switch(SrInterp *I, SrArgs *a) {
-  if (a->n < 2 || !sr_is_seq(a->v[1]) || a->v[1]->seq.n < 1 || a->v[1]->seq.n > 64)
-    return sr_raise(I, "TypeError", "switch(index, branches, *operands): branches must be a non-empty sequence");
+  if (a->n >= 2 && sr_is_seq(a->v[1]))
+    for (int i = 0; i < a->v[1]->seq.n; i++)
+      if (!sr_is_callable(I, a->v[1]->seq.items[i]))
+        return sr_raise(I, "TypeError", "lax.switch: branches argument should be a sequence of callables.");
+  if (a->n < 2 || !sr_is_seq(a->v[1]) || a->v[1]->seq.n > 64)
+    return sr_raise(I, "TypeError", "switch(index, branches, *operands): branches must be a sequence");
+  for (int i = 0; i < a->nkw; i++) {
+    if (strcmp(a->kw[i], "operand") != 0)
+      return sr_raise(I, "TypeError", "switch() got an unexpected keyword argument '%s'", a->kw[i]);
+    if (a->n > 2) {
+      SrBuf b = SR_BUF_INIT;
+      sr_buf_puts(&b, "if 'operand' keyword is passed then no positional operands can be passed, got operand=");
+      sr_to_repr(I, &b, a->kwv[i]);
+      sr_buf_puts(&b, " and positional operands (");
+      for (int k = 2; k < a->n; k++) {
+        if (k > 2) sr_buf_puts(&b, ", ");
+        sr_to_repr(I, &b, a->v[k]);
+      }
+      sr_buf_puts(&b, a->n == 3 ? ",)" : ")");
+      sr_raise(I, "TypeError", "%s", b.p);
+      sr_buf_free(&b);
+      return NULL;
+    }
+    SrVal *v[3] = {a->v[0], a->v[1], a->kwv[i]};
+    SrArgs sa = {3, v, 0, NULL, NULL, NULL};
+    return lax_switch(I, &sa);
+  }
+  if (check_index(I, a->v[0]) < 0) return NULL;
+  if (a->v[1]->seq.n == 0) return sr_raise(I, "ValueError", "Empty branch sequence");
   SrVal *idx = arr(I, a->v[0]);
   if (!idx) return NULL;
   int nb = a->v[1]->seq.n;
@@ -730,6 +1318,14 @@ static SrVal *lax_switch(SrInterp *I, SrArgs *a) {
   if (nb == 1) {
     SrArgs ca = {a->n - 2, a->v + 2, 0, NULL, NULL, NULL};
     result = sr_call(I, a->v[1]->seq.items[0], &ca);
+  } else if (i32 && I->jax->disable_jit && sr_array_of(i32) && sr_array_of(i32)->kind == SR_AV_CONCRETE) {
+    /* branches[int(index)] called as it is, the index clamped */
+    int64_t k;
+    if (sr_as_int(I, i32, "index", &k) == 0) {
+      k = k < 0 ? 0 : k > nb - 1 ? nb - 1 : k;
+      SrArgs ca = {a->n - 2, a->v + 2, 0, NULL, NULL, NULL};
+      result = sr_call(I, a->v[1]->seq.items[k], &ca);
+    }
   } else if (i32) {
     SrVal *lo = sr_int(NULL, 0), *hi = sr_int(NULL, nb - 1);
     SrVal *lo32 = sr_lax_convert(I, lo, SR_I32, 0, NULL), *hi32 = sr_lax_convert(I, hi, SR_I32, 0, NULL);
@@ -740,7 +1336,7 @@ static SrVal *lax_switch(SrInterp *I, SrArgs *a) {
     if (cl) {
       SrVal *ops = sr_seq(NULL, SR_V_TUPLE, a->n - 2);
       for (int i = 2; i < a->n; i++) sr_seq_push(NULL, ops, sr_ref(a->v[i]));
-      result = bind_cond(I, cl, nb, a->v[1]->seq.items, ops, "switch");
+      result = bind_cond(I, cl, nb, a->v[1]->seq.items, ops, "switch", NULL);
       sr_unref(ops);
     }
     sr_unref(cl);
@@ -752,8 +1348,95 @@ static SrVal *lax_switch(SrInterp *I, SrArgs *a) {
   return result;
 }
 
+/* lax.platform_dependent(*args, default=None, **per_platform)
+   (conditionals.py): identical branches joined, platform_index of their
+   platforms; a concrete index (eagerly) calls its branch, a traced one is
+   a switch (no clamp) whose cond keeps branches_platforms. */
+static SrVal *lax_platform_dependent(SrInterp *I, SrArgs *a) {
+  SrVal *fns[64], *plats[64], *dflt = NULL;
+  int nb = 0;
+  for (int i = 0; i < a->nkw; i++) {
+    const char *k = a->kw[i];
+    SrVal *f = a->kwv[i];
+    if (strcmp(k, "default") == 0) {
+      dflt = f->kind == SR_V_NONE ? NULL : f;
+      continue;
+    }
+    if (!sr_is_callable(I, f))
+      return sr_raise(I, "TypeError", "lax.platform_dependent: the '%s' branch must be a callable.", k);
+    if (strcmp(k, "gpu") == 0) return sr_raise(I, "ValueError", "Use 'cuda' or 'rocm' for lax.platform_dependent.");
+    int j = 0;
+    while (j < nb && fns[j] != f) j++;
+    if (j == nb) {
+      if (nb == 63) return sr_raise(I, "ValueError", "lax.platform_dependent: too many branches");
+      fns[nb] = f;
+      plats[nb++] = sr_seq(NULL, SR_V_TUPLE, 0);
+    }
+    sr_seq_push(NULL, plats[j], sr_str_cstr(NULL, k));
+  }
+  SrVal *bp = sr_seq(NULL, SR_V_TUPLE, nb + 1);
+  for (int j = 0; j < nb; j++) sr_seq_push(NULL, bp, plats[j]);
+  if (dflt) {
+    if (!sr_is_callable(I, dflt)) {
+      sr_unref(bp);
+      return sr_raise(I, "TypeError", "lax.platform_dependent: the 'default' branch must be a callable.");
+    }
+    fns[nb++] = dflt;
+    sr_seq_push(NULL, bp, sr_none());
+  }
+  SrVal *result = NULL;
+  SrVal *idx = sr_bindv(I, SR_P_platform_index, 0, NULL, "platforms", sr_ref(bp), NULL);
+  SrArrayObj *ia = idx ? sr_array_of(idx) : NULL;
+  if (idx && ia && ia->kind == SR_AV_CONCRETE) {
+    int64_t k;
+    if (sr_as_int(I, idx, "platform index", &k) == 0 && k >= 0 && k < nb) {
+      SrArgs ca = {a->n, a->v, 0, NULL, NULL, NULL};
+      result = sr_call(I, fns[k], &ca);
+    }
+  } else if (idx && nb == 1) {
+    SrArgs ca = {a->n, a->v, 0, NULL, NULL, NULL};
+    result = sr_call(I, fns[0], &ca);
+  } else if (idx) {
+    SrVal *ops = sr_seq(NULL, SR_V_TUPLE, a->n);
+    for (int i = 0; i < a->n; i++) sr_seq_push(NULL, ops, sr_ref(a->v[i]));
+    result = bind_cond(I, idx, nb, fns, ops, "switch", bp);
+    sr_unref(ops);
+  }
+  sr_unref(idx);
+  sr_unref(bp);
+  return result;
+}
+
 /* while_loop(cond_fun, body_fun, init_val) */
+/* while_loop under jax.disable_jit(): cond and body called in Python,
+   the carry's leaves as arrays; NULL with no exception raised when a
+   value is not concrete (a vmap's tracer), for the primitive to run. */
+static SrVal *while_python(SrInterp *I, SrVal *cond_fun, SrVal *body_fun, SrVal *init) {
+  SrVal *val = tree_asarray(I, init);
+  while (val) {
+    SrArgs ca = {1, &val, 0, NULL, NULL, NULL};
+    SrVal *c = sr_call(I, cond_fun, &ca);
+    int t = c ? sr_truthy(I, c) : -1;
+    sr_unref(c);
+    if (t <= 0) {
+      if (t == 0) return val;
+      break;
+    }
+    SrVal *nv = sr_call(I, body_fun, &ca);
+    sr_unref(val);
+    val = nv ? tree_asarray(I, nv) : NULL;
+    sr_unref(nv);
+  }
+  sr_unref(val);
+  if (concretization_error(I)) sr_exc_clear(I);
+  return NULL;
+}
+
 static SrVal *while_impl(SrInterp *I, SrVal *cond_fun, SrVal *body_fun, SrVal *init) {
+  if (I->jax->disable_jit) {
+    SrVal *r = while_python(I, cond_fun, body_fun, init);
+    if (r || I->exc) return r;
+  }
   SrVal *leaves = sr_pytree_flatten(I, init);
   if (!leaves) return NULL;
   int n = leaves->seq.n;
@@ -774,10 +1457,19 @@ static SrVal *while_impl(SrInterp *I, SrVal *cond_fun, SrVal *body_fun, SrVal *i
     sr_unref(bcap);
     ctree = btree = ccap = bcap = NULL;
     bj = NULL;
-    cj = sr_trace_fn(I, cond_fun, 1, &arg, 0, NULL, NULL, SR_TRACE_BODY, &ctree, &ccap);
+    cj = sr_trace_body_cached(I, cond_fun, 1, &arg, SR_TRACE_BODY, &ctree, &ccap);
     if (!cj) goto done;
-    bj = sr_trace_fn(I, body_fun, 1, &arg, 0, NULL, NULL, SR_TRACE_BODY, &btree, &bcap);
+    bj = sr_trace_body_cached(I, body_fun, 1, &arg, SR_TRACE_BODY, &btree, &bcap);
     if (!bj) goto done;
+    SrVal *cch = sr_pytree_children(ctree);
+    sr_unref(cch);
+    if (cj->nout != 1 || cch) {
+      SrBuf b = SR_BUF_INIT;
+      sr_vjp_treedef_str(&b, ctree);
+      sr_raise(I, "TypeError", "cond_fun must return a boolean scalar, but got pytree %s.", b.p);
+      sr_buf_free(&b);
+      goto done;
+    }
     if (cj->nout != 1 || cj->outvars[0]->type->ndim != 0 || cj->outvars[0]->type->dtype != SR_BOOL) {
       SrBuf b = SR_BUF_INIT;
       sr_buf_putc(&b, '[');
@@ -790,12 +1482,9 @@ static SrVal *while_impl(SrInterp *I, SrVal *cond_fun, SrVal *body_fun, SrVal *i
       sr_buf_free(&b);
       goto done;
     }
+    if (carry_struct_error(I, "while_loop body", body_fun, init, btree)) goto done;
     if ((int)bj->nout != n) {
-      sr_raise(I, "TypeError",
-               "while_loop body function carry input and carry output must have the same pytree structure, but "
-               "they differ:\n\nthe input carry has %d leaves and the carry output has %u\n\nRevise the function so "
-               "that the carry output has the same pytree structure as the carry input.",
-               n, bj->nout);
+      sr_raise(I, "TypeError", "while_loop body: the carry output has %u leaves, the input %d", bj->nout, n);
       goto done;
     }
     free(otypes);
@@ -813,20 +1502,68 @@ static SrVal *while_impl(SrInterp *I, SrVal *cond_fun, SrVal *body_fun, SrVal *i
       goto done;
     }
   {
+    /* a carry the body passes through unchanged and the cond does not
+       read becomes a body const (loops.py's move_to_const) */
+    int nbc = bcap->seq.n, ncc = ccap->seq.n, nmove = 0;
+    uint8_t *cused = sr_xcalloc(cj->nin + 1, 1);
+    SrJaxpr *cdce = sr_ad_dce(cj, NULL, cused, 0);
+    int *move = sr_xcalloc((size_t)n + 1, sizeof *move);
+    for (int i = 0; i < n; i++) {
+      move[i] = forwarded_input(bj, (uint32_t)i) == nbc + i && !cused[ncc + i];
+      nmove += move[i];
+    }
+    SrJaxpr *cj2 = cj, *bj2 = bj;
+    if (nmove) {
+      int *order = sr_xcalloc(cdce->nin + 1, sizeof *order), k = 0;
+      for (int i = 0; i < (int)cdce->nin; i++)
+        if (i < ncc || !move[i - ncc]) order[k++] = i;
+      cj2 = rebuild_jaxpr(cdce, order, k, NULL);
+      free(order);
+      int *keep = sr_xcalloc((size_t)n + 1, sizeof *keep);
+      order = sr_xcalloc(bj->nin + 1, sizeof *order);
+      k = 0;
+      for (int i = 0; i < n; i++)
+        if (move[i]) order[k++] = nbc + i;
+      for (int i = 0; i < nbc; i++) order[k++] = i;
+      for (int i = 0; i < n; i++) {
+        keep[i] = !move[i];
+        if (!move[i]) order[k++] = nbc + i;
+      }
+      bj2 = rebuild_jaxpr(bj, order, k, keep);
+      free(order);
+      free(keep);
+    }
     SrPList ps = {0};
-    sr_plist_add(&ps, "body_jaxpr", sr_jaxpr_val(NULL, bj));
-    sr_plist_add(&ps, "body_nconsts", sr_int(NULL, bcap->seq.n));
-    sr_plist_add(&ps, "cond_jaxpr", sr_jaxpr_val(NULL, cj));
-    sr_plist_add(&ps, "cond_nconsts", sr_int(NULL, ccap->seq.n));
+    sr_plist_add(&ps, "body_jaxpr", sr_jaxpr_val(NULL, bj2));
+    sr_plist_add(&ps, "body_nconsts", sr_int(NULL, nbc + nmove));
+    sr_plist_add(&ps, "cond_jaxpr", sr_jaxpr_val(NULL, cj2));
+    sr_plist_add(&ps, "cond_nconsts", sr_int(NULL, ncc));
     SrVal *ops = sr_seq(NULL, SR_V_LIST, 0);
-    for (int i = 0; i < ccap->seq.n; i++) sr_seq_push(NULL, ops, sr_ref(ccap->seq.items[i]));
-    for (int i = 0; i < bcap->seq.n; i++) sr_seq_push(NULL, ops, sr_ref(bcap->seq.items[i]));
-    for (int i = 0; i < n; i++) sr_seq_push(NULL, ops, sr_ref(leaves->seq.items[i]));
-    SrVal *r = sr_api_bind_typed(I, SR_P_while, ops->seq.n, ops->seq.items, &ps, otypes, (uint32_t)n);
+    const SrType **kt = sr_xcalloc((size_t)n + 1, sizeof *kt);
+    int nk = 0;
+    for (int i = 0; i < ncc; i++) sr_seq_push(NULL, ops, sr_ref(ccap->seq.items[i]));
+    for (int i = 0; i < n; i++)
+      if (move[i]) sr_seq_push(NULL, ops, sr_ref(leaves->seq.items[i]));
+    for (int i = 0; i < nbc; i++) sr_seq_push(NULL, ops, sr_ref(bcap->seq.items[i]));
+    for (int i = 0; i < n; i++)
+      if (!move[i]) {
+        sr_seq_push(NULL, ops, sr_ref(leaves->seq.items[i]));
+        kt[nk++] = otypes[i];
+      }
+    SrVal *r = sr_api_bind_typed(I, SR_P_while, ops->seq.n, ops->seq.items, &ps, kt, (uint32_t)nk);
     sr_plist_free(&ps);
     sr_unref(ops);
-    if (r) result = sr_pytree_unflatten(init, r);
+    if (r) {
+      /* pe.merge_lists(move_to_const, outs, new_body_consts) */
+      SrVal *all = sr_seq(NULL, SR_V_LIST, n);
+      for (int i = 0, q = 0; i < n; i++) sr_seq_push(NULL, all, sr_ref(move[i] ? leaves->seq.items[i] : r->seq.items[q++]));
+      result = sr_pytree_unflatten(init, all);
+      sr_unref(all);
+    }
     sr_unref(r);
+    free(kt);
+    free(move);
+    free(cused);
   }
 done:
   if (cj) sr_program_unref(cj->prog);
@@ -845,6 +1582,8 @@ done:
 static SrVal *lax_while_loop(SrInterp *I, SrArgs *a) {
   SrVal *p[3];
   if (sr_args_parse(I, a, "while_loop", "cond_fun, body_fun, init_val", p) < 0) return NULL;
+  if (!sr_is_callable(I, p[0]) || !sr_is_callable(I, p[1]))
+    return sr_raise(I, "TypeError", "lax.while_loop: body_fun and cond_fun arguments should be callable.");
   return while_impl(I, p[0], p[1], p[2]);
 }
 
@@ -906,7 +1645,9 @@ static SrVal *fori_cond(SrInterp *I, SrArgs *a) {
   return sr_lax_binary(I, SR_P_lt, carry->seq.items[0], carry->seq.items[1]);
 }
 
-static int is_concrete_int(SrVal *v, int64_t *out) {
+/* core.is_concrete(v) and int(v): Python ints, concrete integer scalars
+   (np.int16(0), jnp.int32(10)) and literal-valued abstract ones. */
+static int is_concrete_int(SrInterp *I, SrVal *v, int64_t *out) {
   if (v->kind == SR_V_INT || v->kind == SR_V_BOOL) {
     *out = v->i;
     return 1;
@@ -916,13 +1657,17 @@ static int is_concrete_int(SrVal *v, int64_t *out) {
     *out = a->value.i;
     return 1;
   }
+  if (a && a->kind == SR_AV_CONCRETE && a->type->ndim == 0 && !sr_dtype_is_inexact(a->type->dtype)) {
+    if (sr_as_int(I, v, "fori_loop bound", out) == 0) return 1;
+    sr_exc_clear(I);
+  }
   return 0;
 }
 
 static SrVal *lax_fori_loop(SrInterp *I, SrArgs *a) {
   SrVal *p[5];
   if (sr_args_parse(I, a, "fori_loop", "lower, upper, body_fun, init_val, *, unroll=", p) < 0) return NULL;
-  if (!sr_is_callable(I, p[2])) return sr_raise(I, "TypeError", "fori_loop: body_fun must be callable");
+  if (!sr_is_callable(I, p[2])) return sr_raise(I, "TypeError", "lax.fori_loop: body_fun argument should be callable.");
   SrVal *lo = arr(I, p[0]), *hi = lo ? arr(I, p[1]) : NULL;
   if (!hi) {
     sr_unref(lo);
@@ -944,9 +1689,14 @@ static SrVal *lax_fori_loop(SrInterp *I, SrArgs *a) {
     }
   }
   int64_t l, u;
-  if (is_concrete_int(lo, &l) && is_concrete_int(hi, &u)) {
+  if (is_concrete_int(I, lo, &l) && is_concrete_int(I, hi, &u)) {
     /* the trip count is static: a scan */
     int64_t length = u - l > 0 ? u - l : 0;
+    /* scan's Python loop takes no zero-length loop */
+    if (I->jax->disable_jit && length == 0) {
+      result = sr_ref(p[3]);
+      goto done;
+    }
     SrVal *body = sr_builtin_with("scanned_fun", fori_scan_body, sr_ref(p[2]), (void (*)(void *))sr_unref);
     SrVal *carry = sr_seq(NULL, SR_V_TUPLE, 2);
     sr_seq_push(NULL, carry, sr_int(NULL, l));
@@ -1009,6 +1759,8 @@ void sr_lax_control_flow_init(void) {
     {"jax.lax.while_loop", lax_while_loop, "while_loop(cond_fun, body_fun, init_val)"},
     {"jax.lax.fori_loop", lax_fori_loop,
      "fori_loop(lower, upper, body_fun, init_val): a scan when the bounds are static, else a while"},
+    {"jax.lax.platform_dependent", lax_platform_dependent,
+     "platform_dependent(*args, default=None, **per_platform): the branch of the platform (cpu here), or default's"},
     {NULL, NULL, NULL},
   };
   for (int i = 0; defs[i].names; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);

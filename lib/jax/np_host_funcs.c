@@ -31,6 +31,8 @@ enum {
   NP_PYBOOL = 8,   /* the result is a Python bool */
   NP_SEQ = 16,     /* the first argument is a sequence of arrays */
   NP_FROM1 = 32,   /* promotion leaves the first argument alone (where) */
+  NP_META = 64,    /* reads only the type (shape, ndim): a jax.Array or
+                      tracer is not converted (np.shape(tracer) works) */
 };
 
 typedef struct NpFn {
@@ -207,6 +209,7 @@ static SrVal *np_lift(SrInterp *I, SrArgs *a) {
   snprintf(q, sizeof q, "jax.numpy.%s", f->jnp);
   SrVal *fn = sr_lookup_qualname(q);
   if (!fn) return sr_raise(I, "AttributeError", "module 'numpy' has no attribute '%s'", f->name);
+  if ((f->flags & NP_META) && a->n >= 1 && sr_array_of(a->v[0])) return sr_call(I, fn, a);
   SrNpEval e;
   sr_np_eval_begin(I, &e);
   SrVal *argv[64], *kwv[32], *seq = NULL, *r = NULL;
@@ -277,7 +280,8 @@ static const NpFn lifted[] = {
   {"dsplit", NULL, 1, 0}, {"diag", NULL, 1, 0}, {"diagonal", NULL, 1, 0}, {"tril", NULL, 1, 0},
   {"triu", NULL, 1, 0}, {"sort", NULL, 1, 0}, {"argsort", NULL, 1, 0}, {"take", NULL, 2, 0},
   {"take_along_axis", NULL, 2, 0}, {"nan_to_num", NULL, 1, 0}, {"unique", NULL, 1, 0}, {"diff", NULL, 1, 0},
-  {"cumsum", NULL, 1, 0}, {"cumprod", NULL, 1, 0}, {"shape", NULL, 1, 0}, {"ndim", NULL, 1, 0}, {"size", NULL, 1, 0},
+  {"cumsum", NULL, 1, 0}, {"cumprod", NULL, 1, 0}, {"shape", NULL, 1, NP_META}, {"ndim", NULL, 1, NP_META},
+  {"size", NULL, 1, NP_META},
   /* arithmetic and comparisons (the operators' functions) */
   {"add", NULL, 2, S | P}, {"subtract", NULL, 2, S | P}, {"multiply", NULL, 2, S | P},
   {"true_divide divide", "true_divide", 2, S | P}, {"floor_divide", NULL, 2, S | P},

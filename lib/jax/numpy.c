@@ -489,6 +489,9 @@ static SrVal *binary(SrInterp *I, SrArgs *a, int prim, const char *name) {
   if (a->n != 2) return sr_raise(I, "TypeError", "%s() takes 2 positional arguments but %d were given", name, a->n);
   SrVal *args[2] = {a->v[0], a->v[1]};
   if (sr_jnp_promote(I, 2, args, name) < 0) return NULL;
+  /* ufuncs.py: add and multiply of bools are bitwise_or and bitwise_and */
+  const SrType *pt = sr_value_type(I, args[0]);
+  if (pt && pt->dtype == SR_BOOL && (prim == SR_P_add || prim == SR_P_mul)) prim = prim == SR_P_add ? SR_P_or : SR_P_and;
   SrVal *r = sr_lax_binary(I, prim, args[0], args[1]);
   sr_unref(args[0]);
   sr_unref(args[1]);

@@ -97,7 +97,22 @@ static int parse_entry(SrInterp *I, SrVal *v, It *out) {
   if (v->kind == SR_V_NONE) out->k = IT_NONE;
   else if (is_ellipsis(v)) out->k = IT_ELLIPSIS;
   else if (v->kind == SR_V_INT) out->k = IT_INT, out->i = v->i;
-  else if (sr_is_obj(v, &sr_slice_class)) out->k = IT_SLICE, out->v = v;
+  else if (sr_is_ndarray(v)) {
+    /* numpy values: an integer scalar (np.int64(2)) is a static int, as
+       numpy's integers are; arrays index as the jax.Arrays they become */
+    SrArray *na = sr_ndarray_array(v);
+    if (sr_np_is_scalar(v) && na && (sr_dtype_is_int(na->type->dtype))) {
+      int64_t k;
+      if (sr_as_int(I, v, "index", &k) < 0) return -1;
+      out->k = IT_INT, out->i = k;
+      return 0;
+    }
+    SrVal *j = sr_ndarray_to_jax(I, v, 0);
+    if (!j) return -1;
+    int rc = parse_entry(I, j, out);
+    sr_unref(j);
+    return rc;
+  } else if (sr_is_obj(v, &sr_slice_class)) out->k = IT_SLICE, out->v = v;
   else if (v->kind == SR_V_BOOL) out->k = IT_SBOOL, out->i = v->i != 0;
   else if (sr_array_of(v) && sr_array_of(v)->type->ndim == 0 && sr_array_of(v)->type->dtype == SR_BOOL) {
     /* expand_bool_indices: a scalar bool stays, concrete */

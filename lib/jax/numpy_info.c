@@ -262,6 +262,13 @@ static SrVal *dtype_getattr(SrInterp *I, SrVal *self, const char *name) {
   if (k == SR_DK_OTHER || k == SR_DK_FLOAT0) return NULL;
   if (!strcmp(name, "name")) return sr_str_cstr(NULL, sr_dtype_name(d));
   if (!strcmp(name, "itemsize")) return sr_int(NULL, sr_dtype_info(d)->size);
+  if (!strcmp(name, "type")) {
+    /* the scalar type: numpy.float32(0) */
+    char q[64];
+    snprintf(q, sizeof q, "numpy.%s", sr_dtype_name(d));
+    SrVal *t = sr_lookup_qualname(q);
+    return t ? sr_ref(t) : NULL;
+  }
   if (!strcmp(name, "kind")) {
     int ml = sr_dtype_info(d)->bits < 8 || d == SR_BF16 || (k == SR_DK_FLOAT && sr_dtype_info(d)->bits == 8);
     const char *c = ml ? "V" : k == SR_DK_BOOL ? "b" : k == SR_DK_INT ? "i" : k == SR_DK_UINT ? "u" : k == SR_DK_FLOAT ? "f" : "c";

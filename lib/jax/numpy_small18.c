@@ -52,7 +52,11 @@ static SrVal *ndarray_getattr(SrInterp *I, SrVal *self, const char *name) {
   (void)self;
   if (strcmp(name, "__name__") == 0 || strcmp(name, "__qualname__") == 0) return sr_str_cstr(NULL, "Array");
   if (strcmp(name, "__module__") == 0) return sr_str_cstr(NULL, "jax");
-  return NULL;
+  /* the methods, unbound (jax.Array.item) */
+  char q[128];
+  snprintf(q, sizeof q, "jax.Array.method.%s", name);
+  SrVal *m = sr_lookup_qualname(q);
+  return m ? sr_ref(m) : NULL;
 }
 
 static const SrLangOps ndarray_ops = {

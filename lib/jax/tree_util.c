@@ -15,6 +15,7 @@
 #include "py/class.h"
 #include "py/objects.h"
 #include "py/range.h"
+#include "py/introspect.h"
 #include "jax/vjp.h"
 #include "util/intern.h"
 
@@ -331,4 +332,153 @@ void sr_pytree_leaf_paths(const SrVal *v, SrBuf *path, char **out, int *k) {
   if (path->p) path->p[at] = 0;
   free(order);
   sr_unref(ch);
+}
+
+/* ---- tree_util.equality_errors ---- */
+
+static void type_str(SrInterp *I, SrBuf *b, SrVal *v) {
+  SrVal *t = sr_type_of(I, v);
+  if (!t || sr_to_str(I, b, t) < 0) {
+    sr_exc_clear(I);
+    sr_buf_printf(b, "<class '%s'>", sr_val_kind_name(v));
+  }
+  sr_unref(t);
+}
+
+static void diff_push(SrTreeDiffs *d, const char *path, SrBuf *t1, SrBuf *t2, const char *expl) {
+  if (d->n == d->cap) {
+    d->cap = d->cap ? 2 * d->cap : 4;
+    d->d = sr_xrealloc(d->d, (size_t)d->cap * sizeof *d->d);
+  }
+  SrTreeDiff *x = &d->d[d->n++];
+  x->path = strdup(path);
+  x->thing1 = sr_buf_steal(t1);
+  x->thing2 = sr_buf_steal(t2);
+  x->expl = strdup(expl);
+}
+
+static int same_node_type(const SrVal *a, const SrVal *b) {
+  if (a->kind != b->kind) return 0;
+  if (a->kind == SR_V_OBJ) return a->obj.cls == b->obj.cls;
+  return 1;
+}
+
+/* A child's key text after the path: [i] or [repr(key)]. */
+static void child_key(SrBuf *path, const SrVal *v, const int *order, int i) {
+  if (v->kind == SR_V_DICT) {
+    sr_buf_putc(path, '[');
+    sr_val_repr(path, v->dict.keys[order[i]]);
+    sr_buf_putc(path, ']');
+  } else {
+    sr_buf_printf(path, "[%d]", i);
+  }
+}
+
+static void equality_errors(SrInterp *I, SrBuf *path, SrVal *t1, SrVal *t2, const char *leaf, SrTreeDiffs *d) {
+  SrVal *c1 = sr_pytree_children(t1), *c2 = sr_pytree_children(t2);
+  SrBuf a = SR_BUF_INIT, b = SR_BUF_INIT;
+  int *o1 = NULL, *o2 = NULL;
+  if (!c1 && !c2) goto done;
+  if (!c1 || !c2 || !same_node_type(t1, t2)) {
+    if (!c1 && leaf) sr_buf_puts(&a, leaf);
+    else type_str(I, &a, t1);
+    if (!c2 && leaf) sr_buf_puts(&b, leaf);
+    else type_str(I, &b, t2);
+    diff_push(d, sr_buf_str(path), &a, &b, "their Python types differ");
+    goto done;
+  }
+  if ((t1->kind == SR_V_LIST || t1->kind == SR_V_TUPLE) && c1->seq.n != c2->seq.n) {
+    const char *k = t1->kind == SR_V_LIST ? "list" : "tuple";
+    sr_buf_printf(&a, "%s of length %d", k, c1->seq.n);
+    sr_buf_printf(&b, "%s of length %d", k, c2->seq.n);
+    diff_push(d, sr_buf_str(path), &a, &b, "the lengths do not match");
+    goto done;
+  }
+  if (t1->kind == SR_V_DICT) {
+    o1 = sr_pytree_dict_order(t1);
+    o2 = sr_pytree_dict_order(t2);
+  }
+  if (c1->seq.n != c2->seq.n) {
+    type_str(I, &a, t1);
+    sr_buf_printf(&a, " with %d child%s", c1->seq.n, c1->seq.n > 1 ? "ren" : "");
+    type_str(I, &b, t2);
+    sr_buf_printf(&b, " with %d child%s", c2->seq.n, c2->seq.n > 1 ? "ren" : "");
+    SrBuf e = SR_BUF_INIT;
+    sr_buf_puts(&e, "the numbers of children do not match");
+    if (t1->kind == SR_V_DICT) {
+      /* the symmetric difference of the key sets */
+      SrBuf s = SR_BUF_INIT;
+      for (int pass = 0; pass < 2; pass++) {
+        SrVal *x = pass ? t2 : t1, *y = pass ? t1 : t2;
+        for (int i = 0; i < x->dict.n; i++) {
+          int found = 0;
+          for (int j = 0; j < y->dict.n && !found; j++) found = sr_val_equal(x->dict.keys[i], y->dict.keys[j]);
+          if (found) continue;
+          if (s.len) sr_buf_putc(&s, ' ');
+          sr_val_repr(&s, x->dict.keys[i]);
+        }
+      }
+      if (s.len) sr_buf_printf(&e, ", with the symmetric difference of key sets: {%s}", s.p);
+      sr_buf_free(&s);
+    }
+    diff_push(d, sr_buf_str(path), &a, &b, sr_buf_str(&e));
+    sr_buf_free(&e);
+    goto done;
+  }
+  if (t1->kind == SR_V_DICT) {
+    int same = 1;
+    for (int i = 0; i < c1->seq.n && same; i++) same = sr_val_equal(t1->dict.keys[o1[i]], t2->dict.keys[o2[i]]);
+    if (!same) {
+      for (int pass = 0; pass < 2; pass++) {
+        SrVal *x = pass ? t2 : t1;
+        SrBuf *o = pass ? &b : &a;
+        int *ord = pass ? o2 : o1;
+        type_str(I, o, x);
+        /* a dict's node data: the tuple of its sorted keys */
+        sr_buf_puts(o, " with pytree metadata (");
+        for (int i = 0; i < x->dict.n; i++) {
+          if (i) sr_buf_puts(o, ", ");
+          sr_val_repr(o, x->dict.keys[ord[i]]);
+        }
+        sr_buf_puts(o, x->dict.n == 1 ? ",)" : ")");
+      }
+      diff_push(d, sr_buf_str(path), &a, &b, "the pytree node metadata does not match");
+      goto done;
+    }
+  }
+  size_t at = path->len;
+  for (int i = 0; i < c1->seq.n; i++) {
+    path->len = at;
+    if (path->p) path->p[at] = 0;
+    child_key(path, t1, o1, i);
+    equality_errors(I, path, c1->seq.items[i], c2->seq.items[i], leaf, d);
+  }
+  path->len = at;
+  if (path->p) path->p[at] = 0;
+done:
+  free(o1);
+  free(o2);
+  sr_buf_free(&a);
+  sr_buf_free(&b);
+  sr_unref(c1);
+  sr_unref(c2);
+}
+
+void sr_pytree_equality_errors(SrInterp *I, SrVal *t1, SrVal *t2, const char *leaf, SrTreeDiffs *out) {
+  SrBuf path = SR_BUF_INIT;
+  sr_buf_puts(&path, "");
+  equality_errors(I, &path, t1, t2, leaf, out);
+  sr_buf_free(&path);
+}
+
+void sr_tree_diffs_free(SrTreeDiffs *d) {
+  for (int i = 0; i < d->n; i++) {
+    free(d->d[i].path);
+    free(d->d[i].thing1);
+    free(d->d[i].thing2);
+    free(d->d[i].expl);
+  }
+  free(d->d);
+  d->d = NULL;
+  d->n = d->cap = 0;
 }

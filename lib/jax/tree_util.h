@@ -47,4 +47,19 @@ int sr_pytree_check_depth(SrInterp *I, SrVal *v);
    as shard_map passes). */
 int sr_pytree_prefix_error(SrInterp *I, SrVal *prefix, SrVal *full, const char *name);
 
+/* tree_util.equality_errors(t1, t2): the structural differences of two
+   pytrees, each a key path (keystr), what t1 and t2 have there and why
+   they differ ("their Python types differ", "the lengths do not match",
+   ...).  leaf, when not NULL, is the text for a leaf's type (JAX's
+   "pytree leaf" of equality_errors_pytreedef); else str(type(leaf)). */
+typedef struct {
+  char *path, *thing1, *thing2, *expl;
+} SrTreeDiff;
+typedef struct {
+  SrTreeDiff *d;
+  int n, cap;
+} SrTreeDiffs;
+void sr_pytree_equality_errors(SrInterp *I, SrVal *t1, SrVal *t2, const char *leaf, SrTreeDiffs *out);
+void sr_tree_diffs_free(SrTreeDiffs *d);
+
 #endif

@@ -415,19 +415,19 @@ static SrVal *pmap_call(SrInterp *I, SrArgs *a) {
     sr_raise(I, "ValueError", "pmap requires at least one argument with a mapped axis.");
     goto done;
   }
-  /* the mesh: the first `size` devices, one axis */
+  /* the mesh: the first `size` devices, one axis (_get_mesh_devices'
+     mesh_devices[:global_axis_size]: fewer when there are fewer, and
+     then a slice is bigger than one and its squeeze fails, as in JAX) */
   SrVal *devs = p->devices ? sr_ref(p->devices) : call_builtin(I, "jax.devices", 0, NULL, 0, NULL, NULL);
   if (!devs) goto done;
-  if (!sr_is_seq(devs) || devs->seq.n < size) {
-    sr_raise(I, "ValueError",
-             "compiling computation that requires %lld logical devices, but only %d XLA devices are available "
-             "(num_replicas=%lld)",
-             (long long)size, sr_is_seq(devs) ? devs->seq.n : 0, (long long)size);
+  if (!sr_is_seq(devs) || devs->seq.n == 0) {
     sr_unref(devs);
+    sr_raise(I, "ValueError", "pmap: no devices");
     goto done;
   }
-  SrVal *dl = sr_seq(NULL, SR_V_LIST, (int)size);
-  for (int64_t i = 0; i < size; i++) sr_seq_push(NULL, dl, sr_ref(devs->seq.items[i]));
+  int64_t nd = size < devs->seq.n ? size : devs->seq.n;
+  SrVal *dl = sr_seq(NULL, SR_V_LIST, (int)nd);
+  for (int64_t i = 0; i < nd; i++) sr_seq_push(NULL, dl, sr_ref(devs->seq.items[i]));
   sr_unref(devs);
   SrVal *names = sr_tuple(NULL, 0, NULL);
   sr_seq_push(NULL, names, sr_ref(p->axis_name));

@@ -3648,6 +3648,8 @@ done:
 
 /* ==== registration ==== */
 
+static int type_platform_index(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out);
+
 static void type_rules_control(void) {
   sr_set_type_rule(SR_P_custom_lin, type_custom_lin);
   static const int calls[] = {SR_P_jit, SR_P_pjit, SR_P_closed_call, SR_P_core_call, SR_P_xla_call,
@@ -3658,9 +3660,72 @@ static void type_rules_control(void) {
   sr_set_type_rule(SR_P_scan, type_scan);
   sr_set_type_rule(SR_P_while, type_while);
   sr_set_type_rule(SR_P_cond, type_cond);
+  sr_set_type_rule(SR_P_platform_index, type_platform_index);
+}
+
+/* ==== platform_index ====
+ *
+ * conditionals.py's platform_index_p: the index into platforms (a tuple
+ * of tuples of platform names, None for the default) of the platform the
+ * computation runs on -- here always "cpu"; mlir.lower_per_platform's
+ * NotImplementedError when none names it and there is no default. */
+
+static int type_platform_index(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 0, 1) < 0) return -1;
+  SrVal *ps = sr_rparam(e, "platforms");
+  if (!ps || (ps->kind != SR_V_TUPLE && ps->kind != SR_V_LIST))
+    return sr_terr(cx, "TypeError", "platform_index equation needs a 'platforms' tuple");
+  SrTypeBuilder b;
+  memset(&b, 0, sizeof b);
+  b.dtype = SR_I32;
+  out[0] = sr_type_get(&b);
+  return 0;
+}
+
+/* The branch of platform "cpu", or the default's; -1 if none. */
+static int64_t platform_branch(const SrVal *ps) {
+  int64_t dflt = -1;
+  for (int i = 0; i < ps->seq.n; i++) {
+    const SrVal *g = ps->seq.items[i];
+    if (g->kind == SR_V_NONE) {
+      if (dflt < 0) dflt = i;
+      continue;
+    }
+    for (int k = 0; (g->kind == SR_V_TUPLE || g->kind == SR_V_LIST) && k < g->seq.n; k++) {
+      const SrVal *n = g->seq.items[k];
+      if ((n->kind == SR_V_STR || n->kind == SR_V_WORD) && n->str.n == 3 && memcmp(n->str.s, "cpu", 3) == 0) return i;
+    }
+  }
+  return dflt;
+}
+
+static int index_fill(SrShardIO *io) {
+  const int64_t *v = io->arg;
+  sr_kern_set_scalar(SR_I32, (double)*v, *v, io->out[0]->data);
+  return 0;
+}
+
+static int ev_platform_index(SrEvalCtx *cx, const SrEvalEqn *e) {
+  SrVal *ps = sr_ev_param(e, "platforms");
+  if (!ps || (ps->kind != SR_V_TUPLE && ps->kind != SR_V_LIST))
+    return sr_ev_err(cx, "TypeError", "platform_index equation needs a 'platforms' tuple");
+  int64_t k = platform_branch(ps);
+  if (k < 0) {
+    SrBuf b = SR_BUF_INIT;
+    sr_val_repr(&b, ps);
+    int rc = sr_ev_err(cx, "NotImplementedError",
+                       "MLIR translation rule for primitive 'platform_index(platforms=%s)' not found for platform cpu",
+                       b.p);
+    sr_buf_free(&b);
+    return rc;
+  }
+  const SrType *t = e->out_type[0];
+  e->out[0] = sr_array_new(t, sr_layout_of_type(t), cx->mesh);
+  return sr_ev_map(cx, 0, NULL, 1, e->out, SR_MAP_POS, index_fill, &k);
 }
 
 static void eval_rules_control(void) {
+  sr_set_eval_rule(SR_P_platform_index, ev_platform_index);
   sr_set_eval_rule(SR_P_custom_lin, ev_custom_lin);
   static const int calls[] = {
     SR_P_jit, SR_P_pjit, SR_P_closed_call, SR_P_core_call, SR_P_custom_jvp_call, SR_P_custom_vjp_call,
@@ -3674,6 +3739,7 @@ static void eval_rules_control(void) {
 }
 
 static void ad_rules_control(void) {
+  sr_ad_set_jvp(SR_P_platform_index, sr_ad_jvp_zero);
   sr_ad_set_jvp(SR_P_jit, jvp_jit);
   sr_ad_set_transpose(SR_P_jit, tr_jit);
   sr_ad_set_jvp(SR_P_pjit, jvp_jit);

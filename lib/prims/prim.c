@@ -131,10 +131,11 @@ const char *sr_prim_op_name(const SrPrim *p, const SrParam *ps, uint32_t nparams
 typedef struct EffWalk {
   const SrJaxpr **seen;
   int n, cap;
+  unsigned flag; /* SR_PF_EFFECT, or SR_PF_COLL */
 } EffWalk;
 
 static int eff_walk(EffWalk *w, const SrPrim *p, const SrParam *ps, uint32_t n) {
-  if ((p->flags & SR_PF_EFFECT) && p->id >= 0) return 1;
+  if ((p->flags & w->flag) && p->id >= 0) return 1;
   if (!(p->flags & SR_PF_CALL) && p->id >= 0) return 0;
   for (uint32_t i = 0; i < n; i++) {
     SrJaxpr *js[16];
@@ -161,6 +162,16 @@ int sr_prim_has_effect(const SrPrim *p, const SrParam *ps, uint32_t n) {
   if ((p->flags & SR_PF_EFFECT) && p->id >= 0) return 1;
   if (!(p->flags & SR_PF_CALL) && p->id >= 0) return 0;
   EffWalk w = {0};
+  w.flag = SR_PF_EFFECT;
+  int r = eff_walk(&w, p, ps, n);
+  free(w.seen);
+  return r;
+}
+
+int sr_prim_holds_collective(const SrPrim *p, const SrParam *ps, uint32_t n) {
+  if (!(p->flags & SR_PF_CALL) && p->id >= 0) return 0;
+  EffWalk w = {0};
+  w.flag = SR_PF_COLL;
   int r = eff_walk(&w, p, ps, n);
   free(w.seen);
   return r;

@@ -187,6 +187,10 @@ const char *sr_prim_op_name(const SrPrim *p, const SrParam *ps, uint32_t nparams
    with SR_PF_EFFECT (a debug callback), or a call or control flow whose
    bodies hold one (cond's branches, scan's body). */
 int sr_prim_has_effect(const SrPrim *p, const SrParam *ps, uint32_t n);
+/* Whether a call or control flow equation's bodies hold a collective
+   (SR_PF_COLL: axis_index, psum...), which a named vmap batches though
+   no operand is mapped. */
+int sr_prim_holds_collective(const SrPrim *p, const SrParam *ps, uint32_t n);
 static inline const SrPrim *sr_prim(int id) { return &sr_prims[id]; }
 
 #endif

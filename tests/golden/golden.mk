@@ -284,3 +284,4 @@ include $(top_srcdir)/tests/golden/smap27.mk
 include $(top_srcdir)/tests/golden/remat28.mk
 include $(top_srcdir)/tests/golden/cust28.mk
 include $(top_srcdir)/tests/golden/bat28.mk
+include $(top_srcdir)/tests/golden/cf28.mk
