@@ -9,6 +9,7 @@
 #include "jax/jax.h"
 #include "jax/lax.h"
 #include "jax/numpy.h"
+#include "jax/np_host.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -208,15 +209,34 @@ static int returned_jaxtypes(SrInterp *I, SrVal *fn, SrVal *res, int flags) {
   return -1;
 }
 
+void sr_kwargs_order(int nkw, const char *const *kw, int *ord) {
+  for (int i = 0; i < nkw; i++) {
+    int k = i;
+    while (k > 0 && strcmp(kw[ord[k - 1]], kw[i]) > 0) {
+      ord[k] = ord[k - 1];
+      k--;
+    }
+    ord[k] = i;
+  }
+}
+
 SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, const char **kw,
                      SrVal **kwv, int flags, SrVal **out_tree, SrVal **captured) {
   SrTrace *t = sr_trace_begin(I);
   if (flags & SR_TRACE_CONSTVARS) t->capture_consts = 1;
   if (flags & SR_TRACE_SEPARATE_CONSTS) t->capture_consts = 0;
-  SrVal **targs = sr_xcalloc((size_t)nargs + 1, sizeof *targs);
+  /* the positional arguments, then (SR_TRACE_KWARGS) the keyword ones in
+     sorted order, each abstracted leaf by leaf */
+  int ndyn = nargs + ((flags & SR_TRACE_KWARGS) ? nkw : 0);
+  SrVal **targs = sr_xcalloc((size_t)ndyn + 1, sizeof *targs);
+  int *ord = sr_xcalloc((size_t)nkw + 1, sizeof *ord);
+  sr_kwargs_order(nkw, kw, ord);
+  SrVal **tkwv = sr_xcalloc((size_t)nkw + 1, sizeof *tkwv);
+  for (int k = 0; k < nkw; k++) tkwv[k] = kwv[k];
   int ok = 1;
-  for (int i = 0; i < nargs && ok; i++) {
-    SrVal *leaves = sr_pytree_flatten(I, args[i]);
+  for (int i = 0; i < ndyn && ok; i++) {
+    SrVal *arg = i < nargs ? args[i] : kwv[ord[i - nargs]];
+    SrVal *leaves = sr_pytree_flatten(I, arg);
     if (!leaves) {
       ok = 0;
       break;
@@ -234,17 +254,20 @@ SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, c
       if (!t->vmesh && !t->mesh->n) t->vmesh = arg_mesh(leaves->seq.items[k]);
       sr_seq_push(NULL, tl, sr_trace_arg(I, t, sr_value_type(I, leaves->seq.items[k])));
     }
-    targs[i] = sr_pytree_unflatten(args[i], tl);
+    targs[i] = sr_pytree_unflatten(arg, tl);
+    if (i >= nargs) tkwv[ord[i - nargs]] = targs[i];
     sr_unref(tl);
     sr_unref(leaves);
   }
   SrVal *res = NULL;
   if (ok) {
-    SrArgs ca = {nargs, targs, nkw, kw, kwv, NULL};
+    SrArgs ca = {nargs, targs, nkw, kw, tkwv, NULL};
     res = sr_trace_call(I, fn, &ca);
   }
-  for (int i = 0; i < nargs; i++) sr_unref(targs[i]);
+  for (int i = 0; i < ndyn; i++) sr_unref(targs[i]);
   free(targs);
+  free(tkwv);
+  free(ord);
   if (res && (flags & (SR_TRACE_FOR_JIT | SR_TRACE_FOR_MAKE_JAXPR)) && returned_jaxtypes(I, fn, res, flags) < 0) {
     sr_unref(res);
     res = NULL;
@@ -319,7 +342,7 @@ static SrVal *make_jaxpr_call(SrInterp *I, SrArgs *a) {
   SrJitSplit sp;
   if (sr_jit_split(I, &m->opts, m->fn, sr_callable_name(m->fn), a, &sp) < 0) return NULL;
   SrVal *tree = NULL;
-  SrJaxpr *j = sr_trace_fn(I, sp.fn, sp.a.n, sp.a.v, sp.a.nkw, sp.a.kw, sp.a.kwv, SR_TRACE_FOR_MAKE_JAXPR,
+  SrJaxpr *j = sr_trace_fn(I, sp.fn, sp.a.n, sp.a.v, sp.a.nkw, sp.a.kw, sp.a.kwv, SR_TRACE_FOR_MAKE_JAXPR | SR_TRACE_KWARGS,
                            m->return_shape ? &tree : NULL, NULL);
   sr_jit_split_free(&sp);
   if (!j) return NULL;
@@ -448,7 +471,7 @@ static SrVal *call_traced(SrInterp *I, SrVal *fn, const char *name, SrArgs *a, i
   if (in_sh && a->nkw) return sr_raise(I, "ValueError", "pjit does not support kwargs when in_shardings is specified.");
   if (prim == SR_P_jit && I->jax->disable_jit && !in_sh && !out_sh) return sr_call(I, fn, a);
   SrVal *out_tree = NULL, *captured = NULL;
-  SrJaxpr *body = sr_trace_fn(I, fn, a->n, a->v, a->nkw, a->kw, a->kwv, 0, &out_tree, &captured);
+  SrJaxpr *body = sr_trace_fn(I, fn, a->n, a->v, a->nkw, a->kw, a->kwv, SR_TRACE_KWARGS, &out_tree, &captured);
   if (!body) return NULL;
   return bind_body(I, body, out_tree, captured, name, a, prim, prevent_cse, in_sh, out_sh);
 }
@@ -529,11 +552,14 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
   if (!captured) captured = sr_seq(NULL, SR_V_LIST, 0);
   SrVal *leaves = sr_seq(NULL, SR_V_LIST, 0);
   for (int i = 0; i < captured->seq.n; i++) sr_seq_push(NULL, leaves, sr_ref(captured->seq.items[i]));
-  for (int i = 0; i < a->n; i++) {
-    SrVal *l = sr_pytree_flatten(I, a->v[i]);
+  int *ord = sr_xcalloc((size_t)a->nkw + 1, sizeof *ord);
+  sr_kwargs_order(a->nkw, a->kw, ord);
+  for (int i = 0; i < a->n + a->nkw; i++) {
+    SrVal *l = sr_pytree_flatten(I, i < a->n ? a->v[i] : a->kwv[ord[i - a->n]]);
     for (int k = 0; l && k < l->seq.n; k++) sr_seq_push(NULL, leaves, sr_ref(l->seq.items[k]));
     sr_unref(l);
   }
+  free(ord);
   SrPList ps = {0};
   SrVal *formats[4];
   if (prim == SR_P_jit && (in_sh || out_sh) &&
@@ -544,10 +570,27 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
     sr_unref(out_tree);
     return NULL;
   }
+  uint8_t *usable = NULL;
   if (prim == SR_P_jit) {
     int ndon = 0;
     uint8_t *don = split ? sr_jit_donated_leaves(I, split, captured->seq.n, &ndon) : NULL;
     jit_params(I, &ps, body, name, in_sh || out_sh ? formats : NULL, don, ndon);
+    if (don && !I->trace) {
+      const SrType **outs = sr_xcalloc((size_t)body->nout + 1, sizeof *outs);
+      for (uint32_t k = 0; k < body->nout; k++) outs[k] = sr_atom_type(body->outvars[k]);
+      int rc = sr_jit_donation_check(I, leaves->seq.items, leaves->seq.n, captured->seq.n, don, ndon, outs,
+                                     (int)body->nout, &usable);
+      free(outs);
+      if (rc < 0) {
+        free(don);
+        sr_plist_free(&ps);
+        sr_program_unref(body->prog);
+        sr_unref(leaves);
+        sr_unref(captured);
+        sr_unref(out_tree);
+        return NULL;
+      }
+    }
     free(don);
   } else {
     /* ad_checkpoint.py: remat_p.bind(*consts, *args, jaxpr=, prevent_cse=,
@@ -560,6 +603,8 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
   SrVal *r = prim == SR_P_jit && !I->trace && check_device_assignment(I, body, leaves) < 0
                 ? NULL
                 : sr_bind(I, prim, leaves->seq.n, leaves->seq.items, ps.n, ps.p);
+  if (r) sr_jit_donation_finish(leaves->seq.items, leaves->seq.n, usable);
+  free(usable);
   if (r && prim == SR_P_jit && !out_sh)
     sr_jit_recover_user_shardings(leaves->seq.items + captured->seq.n, leaves->seq.n - captured->seq.n, r);
   if (r && prim == SR_P_jit && out_sh && !I->trace && sr_jit_keep_out_shardings(I, out_sh, out_tree, r) < 0) {
@@ -665,13 +710,14 @@ static int arg_sig(SrInterp *I, SrVal *v, SrBuf *b) {
   int py = v->kind == SR_V_BOOL || v->kind == SR_V_FLOAT || v->kind == SR_V_COMPLEX ||
            (v->kind == SR_V_INT && v->i >= INT32_MIN && v->i <= INT32_MAX);
   const SrType *t = sr_is_obj(v, &sr_array_class) || py ? sr_value_type(I, v) : NULL;
+  /* a numpy array by its dtype and shape (not weak) */
+  if (!t && sr_ndarray_array(v)) t = sr_ndarray_array(v)->type;
   if (!t) return -1;
   sr_buf_printf(b, "%p%s,", (const void *)t, py ? "p" : "");
   return 0;
 }
 
 static char *jit_sig(SrInterp *I, SrArgs *a) {
-  if (a->nkw) return NULL;
   SrBuf b = SR_BUF_INIT;
   const SrJaxState *s = I->jax;
   sr_buf_printf(&b, "%p %p %d %d %d|", (const void *)s->mesh, (const void *)sr_jax_abstract_mesh(s), s->enable_x64,
@@ -681,6 +727,19 @@ static char *jit_sig(SrInterp *I, SrArgs *a) {
       sr_buf_free(&b);
       return NULL;
     }
+  /* the keyword arguments by name, in sorted order (a dict's key) */
+  int *ord = sr_xcalloc((size_t)a->nkw + 1, sizeof *ord);
+  sr_kwargs_order(a->nkw, a->kw, ord);
+  for (int k = 0; k < a->nkw; k++) {
+    SrVal *v = a->kwv[ord[k]];
+    sr_buf_printf(&b, "|%s=", a->kw[ord[k]]);
+    if (sr_pytree_check_depth(I, v) < 0 || arg_sig(I, v, &b) < 0) {
+      free(ord);
+      sr_buf_free(&b);
+      return NULL;
+    }
+  }
+  free(ord);
   return sr_buf_str(&b) == b.p ? b.p : NULL;
 }
 
@@ -691,7 +750,7 @@ static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
     binding_split = NULL;
     if (j->in_sh && a->nkw) return sr_raise(I, "ValueError", "pjit does not support kwargs when in_shardings is specified.");
     SrVal *out_tree = NULL, *captured = NULL;
-    SrJaxpr *body = sr_trace_fn(I, sp->fn, a->n, a->v, a->nkw, a->kw, a->kwv, SR_TRACE_FOR_JIT, &out_tree, &captured);
+    SrJaxpr *body = sr_trace_fn(I, sp->fn, a->n, a->v, a->nkw, a->kw, a->kwv, SR_TRACE_FOR_JIT | SR_TRACE_KWARGS, &out_tree, &captured);
     if (!body) return NULL;
     binding_split = sp;
     return bind_body(I, body, out_tree, captured, j->name, a, SR_P_jit, 0, j->in_sh, j->out_sh);
@@ -707,7 +766,7 @@ static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
       return bind_body(I, c->e[i].body, sr_ref(c->e[i].out_tree), NULL, j->name, a, SR_P_jit, 0, NULL, NULL);
     }
   SrVal *out_tree = NULL, *captured = NULL;
-  SrJaxpr *body = sr_trace_fn(I, sp->fn, a->n, a->v, a->nkw, a->kw, a->kwv, SR_TRACE_FOR_JIT, &out_tree, &captured);
+  SrJaxpr *body = sr_trace_fn(I, sp->fn, a->n, a->v, a->nkw, a->kw, a->kwv, SR_TRACE_FOR_JIT | SR_TRACE_KWARGS, &out_tree, &captured);
   if (!body) {
     free(sig);
     return NULL;
@@ -734,7 +793,6 @@ static SrVal *jit_call(SrInterp *I, SrVal *self, SrArgs *a) {
   SrJitSplit sp;
   if (sr_jit_split(I, &j->opts, j->fn, j->name, a, &sp) < 0) return NULL;
   SrVal *r = jit_call_split(I, self, j, &sp);
-  if (r) sr_jit_donate(I, &sp);
   sr_jit_split_free(&sp);
   return r;
 }
@@ -932,7 +990,7 @@ static SrVal *remat_call(SrInterp *I, SrArgs *a) {
     sr_ref(fn);
   }
   SrVal *out_tree = NULL, *captured = NULL;
-  SrJaxpr *body = sr_trace_fn(I, fn, dyn.n, dyn.v, dyn.nkw, dyn.kw, dyn.kwv, 0, &out_tree, &captured);
+  SrJaxpr *body = sr_trace_fn(I, fn, dyn.n, dyn.v, dyn.nkw, dyn.kw, dyn.kwv, SR_TRACE_KWARGS, &out_tree, &captured);
   sr_unref(fn);
   SrVal *res = NULL;
   if (body) {

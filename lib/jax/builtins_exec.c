@@ -523,6 +523,36 @@ static SrVal *bi_device_put(SrInterp *I, SrArgs *args) {
     sr_unref(r);
     return sr_concrete_wrap(l);
   }
+  /* api.device_put's copy semantics: may_alias defaults to not donate;
+     an array already placed so is itself the result where it may alias
+     (dispatch._device_put_sharding_impl's REUSE_INPUT) */
+  int donate = p[3] && sr_truthy(I, p[3]) > 0;
+  int alias = p[4] && p[4]->kind != SR_V_NONE ? sr_truthy(I, p[4]) > 0 : !donate;
+  if (alias && donate) return sr_raise(I, "ValueError", "may_alias and donate cannot be True at the same time.");
+  SrArrayObj *xo = sr_array_of(p[0]);
+  if (alias && xo && xo->kind == SR_AV_CONCRETE && !xo->deleted && !I->trace) {
+    if (!p[1] || p[1]->kind == SR_V_NONE) return sr_ref(p[0]);
+    if (xo->data->committed && !sr_is_obj(p[1], &device_class)) {
+      /* NamedSharding.__eq__: the same mesh (devices too), spec and
+         memory kind */
+      SrVal *xs = sr_getattr(I, p[0], "sharding");
+      int same = xs && xs->kind == SR_V_SHARDING && p[1]->kind == SR_V_SHARDING && xs->sh.mesh == p[1]->sh.mesh &&
+                 sr_val_equal(xs, p[1]);
+      if (xs && xs->kind == SR_V_OBJ && p[1]->kind == SR_V_OBJ && strcmp(sr_val_kind_name(xs), "SingleDeviceSharding") == 0 &&
+          strcmp(sr_val_kind_name(p[1]), "SingleDeviceSharding") == 0) {
+        SrVal *eq = sr_binop(I, SR_OP_EQ, xs, p[1]);
+        same = eq && sr_truthy(I, eq) > 0;
+        sr_unref(eq);
+      } else if (same) {
+        const char *kx = xs->sh.memory_kind ? xs->sh.memory_kind : "device";
+        const char *ky = p[1]->sh.memory_kind ? p[1]->sh.memory_kind : "device";
+        same = strcmp(kx, ky) == 0;
+      }
+      sr_unref(xs);
+      if (I->exc) sr_exc_clear(I);
+      if (same) return sr_ref(p[0]);
+    }
+  }
   SrVal *xv = NULL;
   SrArray *a = sr_concrete_of(I, p[0], &xv);
   if (!xv) return NULL;

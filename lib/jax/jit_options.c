@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec/array.h"
+#include "jax/api.h"
 #include "jax/introspect.h"
 #include "jax/jax.h"
 #include "jax/tree_util.h"
@@ -456,19 +458,82 @@ int sr_jit_statics_equal(SrInterp *I, const SrVal *a, const SrVal *b) {
   return 1;
 }
 
-static void delete_leaves(SrInterp *I, SrVal *v) {
-  SrVal *l = sr_pytree_flatten(I, v);
-  for (int k = 0; l && k < l->seq.n; k++) {
-    SrArrayObj *o = sr_array_of(l->seq.items[k]);
-    if (o && o->kind == SR_AV_CONCRETE) o->deleted = 1;
-  }
-  sr_unref(l);
+/* the array behind a leaf, to tell one buffer passed twice */
+static const void *leaf_buffer(SrVal *v) {
+  SrArrayObj *o = sr_array_of(v);
+  return o && o->kind == SR_AV_CONCRETE ? (const void *)o->data : NULL;
 }
 
-void sr_jit_donate(SrInterp *I, const SrJitSplit *s) {
-  if (!s->donated || I->trace) return;
-  for (int i = 0; i < s->a.n + s->a.nkw; i++)
-    if (s->donated[i]) delete_leaves(I, i < s->a.n ? s->a.v[i] : s->a.kwv[i - s->a.n]);
+int sr_jit_donation_check(SrInterp *I, SrVal **leaves, int n, int ncaptured, const uint8_t *don, int ndon,
+                          const SrType *const *outs, int nout, uint8_t **usable) {
+  *usable = NULL;
+  int any = 0;
+  for (int i = 0; i < ndon && i < n; i++) any |= don[i];
+  if (!any) return 0;
+  uint8_t *u = sr_xcalloc((size_t)n + 1, 1);
+  const SrType **in = sr_xcalloc((size_t)n + 1, sizeof *in);
+  int multi = 0;
+  for (int i = 0; i < n; i++) {
+    in[i] = sr_value_type(I, leaves[i]);
+    SrArrayObj *o = sr_array_of(leaves[i]);
+    if (o && o->kind == SR_AV_CONCRETE && o->data->ndev > 1) multi = 1;
+  }
+  /* strip_metadata: only the dtype and shape count */
+  for (int k = 0; k < nout; k++) {
+    const SrType *t = outs[k];
+    for (int i = 0; t && i < ndon && i < n; i++) {
+      const SrType *s = in[i];
+      if (!don[i] || u[i] || !s || s->dtype != t->dtype || s->ndim != t->ndim) continue;
+      int same = 1;
+      for (int d = 0; d < t->ndim && same; d++) same = s->dims[d].size == t->dims[d].size;
+      if (!same) continue;
+      u[i] = 1;
+      break;
+    }
+  }
+  /* PJRT's TestBufferDonationClashes over the flattened arguments */
+  for (int i = ncaptured; i < n; i++) {
+    const void *b = leaf_buffer(leaves[i]);
+    for (int j = ncaptured; b && j < i; j++) {
+      if (leaf_buffer(leaves[j]) != b || (!u[i] && !u[j])) continue;
+      const char *what = u[i] && u[j] ? "Attempt to donate the same buffer twice in Execute() ("
+                         : u[i]       ? "Attempt to donate a buffer which is also used by the same call to Execute() ("
+                                      : "Attempt to use a buffer that was previously donated in the same call to "
+                                        "Execute() (";
+      const char *toy = u[i] && u[j] ? "f(donate(a), donate(a))" : u[i] ? "f(a, donate(a))" : "f(donate(a), a)";
+      sr_raise(I, "JaxRuntimeError",
+               "INVALID_ARGUMENT: %sflattened argument %d, replica 0, partition 0, first use: %d). Toy example for "
+               "this bug: `%s`.",
+               what, i - ncaptured, j - ncaptured, toy);
+      free(u);
+      free(in);
+      return -1;
+    }
+  }
+  if (!multi) {
+    SrBuf b = SR_BUF_INIT;
+    for (int i = 0; i < ndon && i < n; i++)
+      if (don[i] && !u[i] && in[i]) {
+        if (b.len) sr_buf_puts(&b, ", ");
+        sr_type_long(&b, in[i]);
+      }
+    if (b.len)
+      sr_warn(I, "UserWarning",
+              "Some donated buffers were not usable: %s.\nSee an explanation at "
+              "https://docs.jax.dev/en/latest/faq.html#buffer-donation.",
+              b.p);
+    sr_buf_free(&b);
+  }
+  free(in);
+  *usable = u;
+  return 0;
+}
+
+void sr_jit_donation_finish(SrVal **leaves, int n, const uint8_t *usable) {
+  for (int i = 0; usable && i < n; i++) {
+    SrArrayObj *o = usable[i] ? sr_array_of(leaves[i]) : NULL;
+    if (o && o->kind == SR_AV_CONCRETE) o->deleted = 1;
+  }
 }
 
 uint8_t *sr_jit_donated_leaves(SrInterp *I, const SrJitSplit *s, int ncaptured, int *n) {
@@ -477,14 +542,19 @@ uint8_t *sr_jit_donated_leaves(SrInterp *I, const SrJitSplit *s, int ncaptured, 
   int cap = ncaptured + 16;
   uint8_t *d = sr_xcalloc((size_t)cap, 1);
   *n = ncaptured;
+  /* the keyword arguments' leaves in sorted order, as the trace has them */
+  int *ord = sr_xcalloc((size_t)s->a.nkw + 1, sizeof *ord);
+  sr_kwargs_order(s->a.nkw, s->a.kw, ord);
   for (int i = 0; i < s->a.n + s->a.nkw; i++) {
-    SrVal *l = sr_pytree_flatten(I, i < s->a.n ? s->a.v[i] : s->a.kwv[i - s->a.n]);
+    int j = i < s->a.n ? i : s->a.n + ord[i - s->a.n];
+    SrVal *l = sr_pytree_flatten(I, j < s->a.n ? s->a.v[j] : s->a.kwv[j - s->a.n]);
     int m = l ? l->seq.n : 0;
     if (*n + m >= cap) d = sr_xrealloc(d, (size_t)(cap = 2 * (*n + m) + 1));
-    memset(d + *n, s->donated[i], (size_t)m);
+    memset(d + *n, s->donated[j], (size_t)m);
     *n += m;
     sr_unref(l);
   }
+  free(ord);
   return d;
 }
 
