@@ -21,6 +21,7 @@
 #include "jax/array_methods.h"
 #include "jax/jit_options.h"
 #include "jax/layout.h"
+#include "py/ast.h"
 #include "py/class.h"
 #include "py/objects.h"
 #include "py/range.h"
@@ -743,6 +744,17 @@ static char *jit_sig(SrInterp *I, SrArgs *a) {
   return sr_buf_str(&b) == b.p ? b.p : NULL;
 }
 
+/* Whether two jitted functions share their traces: the same object, or
+   jit of the same function with the same options (pjit's cache is keyed
+   by the function and jit's arguments, so jit(f)(2) then jit(f)(3)
+   traces once) */
+static int same_jit(SrVal *a, SrVal *b) {
+  if (a == b) return 1;
+  const Jit *x = a->obj.data, *y = b->obj.data;
+  return x->fn == y->fn && x->name == y->name && !x->in_sh && !y->in_sh && !x->out_sh && !y->out_sh &&
+         memcmp(&x->opts, &y->opts, sizeof x->opts) == 0;
+}
+
 /* One call of a jitted function, its static arguments split off. */
 static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
   SrArgs *a = &sp->a;
@@ -758,13 +770,21 @@ static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
   char *sig = jit_sig(I, a);
   if (!sig && I->exc) return NULL;
   struct SrJitCache *c = I->jit_cache;
-  for (int i = 0; sig && c && i < c->n; i++)
-    if (c->e[i].self == self && strcmp(c->e[i].sig, sig) == 0 && sr_jit_statics_equal(I, c->e[i].statics, sp->statics)) {
+  for (int i = 0; sig && c && i < c->n; i++) {
+    int eq = same_jit(c->e[i].self, self) && strcmp(c->e[i].sig, sig) == 0
+                 ? sr_jit_statics_equal(I, c->e[i].statics, sp->statics)
+                 : 0;
+    if (eq < 0) {
+      free(sig);
+      return NULL;
+    }
+    if (eq) {
       free(sig);
       sr_program_ref(c->e[i].body->prog);
       binding_split = sp;
       return bind_body(I, c->e[i].body, sr_ref(c->e[i].out_tree), NULL, j->name, a, SR_P_jit, 0, NULL, NULL);
     }
+  }
   SrVal *out_tree = NULL, *captured = NULL;
   SrJaxpr *body = sr_trace_fn(I, sp->fn, a->n, a->v, a->nkw, a->kw, a->kwv, SR_TRACE_FOR_JIT | SR_TRACE_KWARGS, &out_tree, &captured);
   if (!body) {
@@ -804,7 +824,10 @@ static SrVal *jit_trace(SrInterp *I, SrArgs *a) {
   SrJitSplit sp;
   if (sr_jit_split(I, &j->opts, j->fn, j->name, a, &sp) < 0) return NULL;
   sp.a.self = a->self;
-  SrVal *r = sr_jit_stage_trace(I, sp.fn, j->name, j->in_sh, j->out_sh, &sp.a);
+  int ndon = 0;
+  uint8_t *don = sr_jit_donated_leaves(I, &sp, 0, &ndon);
+  SrVal *r = sr_jit_stage_trace(I, sp.fn, j->name, j->in_sh, j->out_sh, &sp.a, don, ndon);
+  free(don);
   sr_jit_split_free(&sp);
   return r;
 }
@@ -817,16 +840,36 @@ static SrVal *jit_lower(SrInterp *I, SrArgs *a) {
   return r;
 }
 
-static SrVal *jit_getattr(SrInterp *I, SrVal *self, const char *name) {
+/* jitted.__getstate__(): what pickling a PjitFunction keeps; here its
+   function_name (the wrapped function's name, through partials) */
+static SrVal *jit_getstate(SrInterp *I, SrArgs *a) {
   (void)I;
+  SrVal *d = sr_dict(NULL);
+  sr_dict_set(NULL, d, sr_str_cstr(NULL, "function_name"), sr_str_cstr(NULL, ((Jit *)a->self->obj.data)->name));
+  return d;
+}
+
+static SrVal *jit_getattr(SrInterp *I, SrVal *self, const char *name) {
   if (strcmp(name, "trace") == 0) return sr_bound_method(self, "trace", jit_trace);
   if (strcmp(name, "lower") == 0) return sr_bound_method(self, "lower", jit_lower);
-  if (strcmp(name, "__name__") == 0) return sr_str_cstr(NULL, ((Jit *)self->obj.data)->name);
+  Jit *j = self->obj.data;
+  if (strcmp(name, "__name__") == 0) return sr_str_cstr(NULL, j->name);
+  if (strcmp(name, "__getstate__") == 0) return sr_bound_method(self, "__getstate__", jit_getstate);
+  /* functools.wraps: __wrapped__, the wrapped function's __module__,
+     __name__, __qualname__, __doc__ and __annotations__, and its
+     __dict__ (the attributes set on it) */
+  if (strcmp(name, "__wrapped__") == 0) return sr_ref(j->fn);
   char q[128];
   snprintf(q, sizeof q, "jax.jit.method.%s", name);
   SrVal *m = sr_lookup_qualname(q);
   if (m) return sr_bound_method(self, name, ((SrBuiltin *)m->obj.data)->fn);
-  return NULL;
+  static const char *const wrapped[] = {"__module__", "__qualname__", "__doc__", "__annotations__"};
+  int dunder = strncmp(name, "__", 2) == 0;
+  for (int k = 0; k < 4; k++) dunder &= strcmp(name, wrapped[k]) != 0;
+  if (dunder) return NULL;
+  SrVal *r = sr_getattr(I, j->fn, name);
+  if (!r && I->exc && strcmp(sr_exc_type(I->exc), "AttributeError") == 0) sr_exc_clear(I);
+  return r;
 }
 
 static const SrLangOps jit_ops = {.call = jit_call, .getattr = jit_getattr};
@@ -873,10 +916,16 @@ static SrVal *jax_jit(SrInterp *I, SrArgs *a) {
       }
     return sr_builtin_with("jit", jit_decorator, o, jit_opts_args_free);
   }
-  if (!sr_is_callable(I, fn)) {
+  /* api_util.check_callable */
+  const char *bad = strcmp(sr_val_kind_name(fn), "staticmethod") == 0 ? "staticmethod arguments are not supported, got "
+                    : !sr_is_callable(I, fn)                           ? "Expected a callable value, got "
+                    : sr_as_function(fn) && sr_as_function(fn)->node->kind == SR_N_DEF && sr_as_function(fn)->node->op == 1
+                        ? "Expected a function, got a generator function: "
+                        : NULL;
+  if (bad) {
     SrBuf b = SR_BUF_INIT;
     sr_val_str(&b, fn);
-    sr_raise(I, "TypeError", "Expected a callable value, got %s", b.p);
+    sr_raise(I, "TypeError", "%s%s", bad, b.p);
     sr_buf_free(&b);
     return NULL;
   }

@@ -944,7 +944,7 @@ static int ints_fit(SrInterp *I, const SrVal *v, SrDtype d) {
 
 static SrVal *array_plain(SrInterp *I, SrVal **p, int dt);
 
-static SrVal *bi_array(SrInterp *I, SrArgs *a) {
+static SrVal *array_impl(SrInterp *I, SrArgs *a, int copy_default) {
   SrVal *p[7];
   if (sr_args_parse(I, a, "array", "object, dtype=, *, copy=, order=, ndmin=, device=, out_sharding=", p) < 0)
     return NULL;
@@ -976,8 +976,21 @@ static SrVal *bi_array(SrInterp *I, SrArgs *a) {
   sr_unref(sh);
   r = sr_jnp_put_on(I, r, dev);
   sr_unref(dev);
+  /* jnp.array copies (copy=True by default): a concrete array given
+     comes back as another array, which lives on if the first is deleted
+     or donated; jnp.asarray and copy=False may return it as it is */
+  int copy = p[2] && p[2]->kind != SR_V_NONE ? sr_truthy(I, p[2]) > 0 : copy_default;
+  SrArrayObj *ro = r == given ? sr_array_of(r) : NULL;
+  if (copy && ro && ro->kind == SR_AV_CONCRETE && !ro->deleted) {
+    SrVal *c = sr_concrete_wrap(sr_array_ref(ro->data));
+    sr_unref(r);
+    r = c;
+  }
   return r;
 }
+
+static SrVal *bi_array(SrInterp *I, SrArgs *a) { return array_impl(I, a, 1); }
+static SrVal *bi_asarray(SrInterp *I, SrArgs *a) { return array_impl(I, a, 0); }
 
 static SrVal *array_plain(SrInterp *I, SrVal **p, int dt) {
   SrVal *r = sr_jnp_asarray(I, p[0], dt);
@@ -1022,8 +1035,10 @@ void sr_builtins_exec_init(void) {
   sr_random_more_init();
   sr_random_dists_init();
   sr_random_counts_init();
-  sr_def("jax.numpy.array jax.numpy.asarray numpy.array numpy.asarray", bi_array,
-         "array(object, dtype=None): an array from nested lists of numbers (or an array)");
+  sr_def("jax.numpy.array numpy.array", bi_array,
+         "array(object, dtype=None, *, copy=True): an array from nested lists of numbers (or an array, copied)");
+  sr_def("jax.numpy.asarray numpy.asarray", bi_asarray,
+         "asarray(object, dtype=None): array's conversion that may return an array given as it is (copy=None)");
   sr_def("jax.devices", bi_devices, "devices(): the devices, [CpuDevice(id=0), ...]");
   sr_def("jax.local_devices", bi_local_devices, "local_devices(): the devices this process holds");
   sr_def("jax.device_count", bi_device_count, "device_count(): how many devices there are");

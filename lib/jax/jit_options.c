@@ -317,7 +317,10 @@ static int check_dynamic_args(SrInterp *I, SrVal *fn, SrArgs *a, const uint8_t *
                "and was passed to the function at path %s.\nThis typically means that a jit-wrapped function was "
                "called with a non-array argument, and this argument was not marked as static using the "
                "static_argnums or static_argnames parameters of jax.jit.",
-               sr_buf_str(&f), sr_val_kind_name(leaf), sr_buf_str(&path));
+               sr_buf_str(&f),
+               /* a dtype leaf is jnp.int32 and its kin, scalar types */
+               leaf->kind == SR_V_DTYPE ? "jax._src.numpy.scalar_types._ScalarMeta" : sr_val_kind_name(leaf),
+               sr_buf_str(&path));
       sr_buf_free(&f);
       sr_buf_free(&path);
       return -1;
@@ -445,13 +448,30 @@ int sr_jit_statics_equal(SrInterp *I, const SrVal *a, const SrVal *b) {
     if (x->kind != y->kind || (x->kind == SR_V_OBJ && x->obj.cls != y->obj.cls)) return 0;
     if (x->kind == SR_V_OBJ && strcmp(sr_val_kind_name(x), sr_val_kind_name(y)) != 0) return 0;
     if (x == y) continue;
-    /* the class's own __eq__ (a class instance's, a tuple's items') */
+    /* the class's own __eq__ (a class instance's, a tuple's items'); an
+       error there is jaxlib's CallSignature's ValueError */
     SrVal *r = sr_binop(I, SR_OP_EQ, x, y);
     int t = r ? sr_truthy(I, r) : -1;
     sr_unref(r);
     if (t < 0) {
+      SrBuf m = SR_BUF_INIT, tx = SR_BUF_INIT, ty = SR_BUF_INIT;
+      sr_buf_printf(&m, "%s: %s", I->exc ? sr_exc_type(I->exc) : "Exception", I->exc ? sr_exc_msg(I->exc) : "");
       sr_exc_clear(I);
-      return 0;
+      SrVal *tf = sr_lookup_qualname("builtins.type");
+      SrVal *txv = tf ? sr_call1(I, tf, x) : NULL, *tyv = tf ? sr_call1(I, tf, y) : NULL;
+      if (txv) sr_to_str(I, &tx, txv);
+      if (tyv) sr_to_str(I, &ty, tyv);
+      sr_unref(txv);
+      sr_unref(tyv);
+      sr_exc_clear(I);
+      sr_raise(I, "ValueError",
+               "static arguments should be comparable using __eq__.The following error was raised when comparing "
+               "two objects of types %s and %s. The error was:\n%s",
+               sr_buf_str(&tx), sr_buf_str(&ty), sr_buf_str(&m));
+      sr_buf_free(&m);
+      sr_buf_free(&tx);
+      sr_buf_free(&ty);
+      return -1;
     }
     if (!t) return 0;
   }

@@ -48,7 +48,8 @@ typedef struct SrJitSplit {
 int sr_jit_split(SrInterp *I, const SrJitOpts *o, SrVal *fn, const char *name, SrArgs *a, SrJitSplit *s);
 void sr_jit_split_free(SrJitSplit *s);
 /* Whether two static tuples are the same key (JAX's
-   _HashableWithStrictTypeEquality: the same types and equal values). */
+   _HashableWithStrictTypeEquality: the same types and equal values):
+   1 or 0, -1 with jaxlib's ValueError raised when an __eq__ fails. */
 int sr_jit_statics_equal(SrInterp *I, const SrVal *a, const SrVal *b);
 /* The donation of a jit call about to run (not under a trace), leaves its
    n input leaves (ncaptured captured ones first), don the donated flag of

@@ -36,6 +36,8 @@ typedef struct Stage {
   SrVal *in_sh, *out_sh; /* jit's, or NULL */
   SrVal *jaxpr;          /* the body */
   SrVal *args;           /* a tuple: the positional arguments traced */
+  SrVal *kwargs;         /* a dict: the keyword ones */
+  SrVal *donated;        /* a tuple: per argument leaf, whether donated */
   SrVal *out_tree;       /* the result, as traced */
   int ncaptured;
   /* compiled: */
@@ -52,6 +54,8 @@ static void stage_free(void *d) {
   sr_unref(s->out_sh);
   sr_unref(s->jaxpr);
   sr_unref(s->args);
+  sr_unref(s->kwargs);
+  sr_unref(s->donated);
   sr_unref(s->out_tree);
   sr_unref(s->in_formats);
   sr_unref(s->out_formats);
@@ -95,14 +99,18 @@ static Stage *stage_copy(const Stage *s, int kind) {
   c->out_sh = s->out_sh ? sr_ref(s->out_sh) : NULL;
   c->jaxpr = sr_ref(s->jaxpr);
   c->args = sr_ref(s->args);
+  c->kwargs = sr_ref(s->kwargs);
+  c->donated = sr_ref(s->donated);
   c->out_tree = sr_ref(s->out_tree);
   c->ncaptured = s->ncaptured;
   return c;
 }
 
-SrVal *sr_jit_stage_trace(SrInterp *I, SrVal *fn, const char *name, SrVal *in_sh, SrVal *out_sh, SrArgs *a) {
+SrVal *sr_jit_stage_trace(SrInterp *I, SrVal *fn, const char *name, SrVal *in_sh, SrVal *out_sh, SrArgs *a,
+                          const uint8_t *donated, int ndon) {
+  if (in_sh && a->nkw) return sr_raise(I, "ValueError", "pjit does not support kwargs when in_shardings is specified.");
   SrVal *out_tree = NULL, *captured = NULL;
-  SrJaxpr *body = sr_trace_fn(I, fn, a->n, a->v, a->nkw, a->kw, a->kwv, 0, &out_tree, &captured);
+  SrJaxpr *body = sr_trace_fn(I, fn, a->n, a->v, a->nkw, a->kw, a->kwv, SR_TRACE_KWARGS, &out_tree, &captured);
   if (!body) return NULL;
   Stage *s = sr_xcalloc(1, sizeof *s);
   s->kind = ST_TRACED;
@@ -114,6 +122,16 @@ SrVal *sr_jit_stage_trace(SrInterp *I, SrVal *fn, const char *name, SrVal *in_sh
   sr_program_unref(body->prog);
   s->args = sr_seq(NULL, SR_V_TUPLE, a->n);
   for (int i = 0; i < a->n; i++) sr_seq_push(NULL, s->args, sr_ref(a->v[i]));
+  s->kwargs = sr_dict(NULL);
+  for (int i = 0; i < a->nkw; i++) sr_dict_set(NULL, s->kwargs, sr_str_cstr(NULL, a->kw[i]), sr_ref(a->kwv[i]));
+  SrVal *pair[2] = {sr_ref(s->args), sr_ref(s->kwargs)};
+  SrVal *ak = sr_tuple(NULL, 2, pair);
+  SrVal *flat = sr_pytree_flatten(I, ak);
+  sr_unref(ak);
+  int nleaves = flat ? flat->seq.n : 0;
+  sr_unref(flat);
+  s->donated = sr_seq(NULL, SR_V_TUPLE, nleaves);
+  for (int i = 0; i < nleaves; i++) sr_seq_push(NULL, s->donated, sr_bool(donated && i < ndon && donated[i]));
   s->out_tree = out_tree;
   s->ncaptured = captured ? captured->seq.n : 0;
   sr_unref(captured);
@@ -325,13 +343,64 @@ static SrVal *m_as_text(SrInterp *I, SrArgs *a) {
   return r;
 }
 
-/* in_avals: ((the positional arguments' avals, as their trees), {}), the
-   types the body takes them with (in_shardings applied) */
-static SrVal *stage_in_avals(SrInterp *I, Stage *s) {
+/* ---- stages.ArgInfo: an argument leaf's aval and whether it is donated ---- */
+
+typedef struct ArgInfo {
+  const SrType *t;
+  int donated;
+} ArgInfo;
+
+static void arg_info_free(void *d) { free(d); }
+
+static void arg_info_repr(SrBuf *out, const SrVal *v) {
+  const ArgInfo *a = v->obj.data;
+  /* a frozen dataclass's repr, the aval as ShapedArray's repr */
+  sr_buf_puts(out, "ArgInfo(_aval=ShapedArray(");
+  sr_type_long(out, sr_type_with_weak(a->t, 0));
+  sr_buf_printf(out, "%s), donated=%s)", a->t->weak ? ", weak_type=True" : "", a->donated ? "True" : "False");
+}
+
+static SrVal *arg_info_getattr(SrInterp *I, SrVal *self, const char *name) {
+  const ArgInfo *a = self->obj.data;
+  if (strcmp(name, "donated") == 0) return sr_bool(a->donated);
+  if (strcmp(name, "_aval") == 0) return sr_aval_new(a->t);
+  if (strcmp(name, "shape") == 0 || strcmp(name, "dtype") == 0) {
+    SrVal *av = sr_aval_new(a->t);
+    SrVal *r = sr_getattr(I, av, name);
+    sr_unref(av);
+    return r;
+  }
+  return NULL;
+}
+
+static const SrLangOps arg_info_ops = {.getattr = arg_info_getattr};
+static const SrClass arg_info_class = {"ArgInfo", arg_info_free, arg_info_repr, NULL, &arg_info_ops};
+
+static SrVal *arg_info_new(const SrType *t, int donated) {
+  ArgInfo *a = sr_xcalloc(1, sizeof *a);
+  a->t = t;
+  a->donated = donated;
+  return sr_obj(&arg_info_class, a);
+}
+
+/* (args, kwargs) of the trace, a new tuple */
+static SrVal *stage_args_kwargs(Stage *s) {
+  SrVal *pair[2] = {sr_ref(s->args), sr_ref(s->kwargs)};
+  return sr_tuple(NULL, 2, pair);
+}
+
+/* in_avals: ((the positional arguments' avals, as their trees), {the
+   keyword ones'}), the types the body takes them with (in_shardings
+   applied); with info, args_info's ArgInfo(aval, donated) instead */
+static SrVal *stage_in_avals_of(SrInterp *I, Stage *s, int info);
+static SrVal *stage_in_avals(SrInterp *I, Stage *s) { return stage_in_avals_of(I, s, 0); }
+
+static SrVal *stage_in_avals_of(SrInterp *I, Stage *s, int info) {
   const SrJaxpr *j = s->jaxpr->jx.jaxpr;
   SrVar *const *args = sr_args(j);
   SrVal *leaves = sr_seq(NULL, SR_V_LIST, 0);
-  SrVal *flat = sr_pytree_flatten(I, s->args);
+  SrVal *ak = stage_args_kwargs(s);
+  SrVal *flat = sr_pytree_flatten(I, ak);
   /* lowered: the avals with the jit's in_shardings (pxla's
      update_aval_with_sharding): one for every leaf, or one per argument */
   SrVal *in_sh = s->kind != ST_TRACED && s->in_sh && s->in_sh->kind != SR_V_NONE ? s->in_sh : NULL;
@@ -345,16 +414,34 @@ static SrVal *stage_in_avals(SrInterp *I, Stage *s) {
       sr_unref(leaves);
       return NULL;
     }
-    sr_seq_push(NULL, leaves, sr_aval_new(t));
+    int k = (int)(i - (uint32_t)s->ncaptured);
+    sr_seq_push(NULL, leaves,
+                info ? arg_info_new(t, k < s->donated->seq.n && s->donated->seq.items[k]->i) : sr_aval_new(t));
   }
   SrVal *tree = NULL;
-  if (flat && flat->seq.n == leaves->seq.n) tree = sr_pytree_unflatten(s->args, leaves);
+  if (flat && flat->seq.n == leaves->seq.n) tree = sr_pytree_unflatten(ak, leaves);
   else if (flat) sr_raise(I, "RuntimeError", "in_avals: the arguments do not match the traced inputs");
   sr_unref(flat);
   sr_unref(leaves);
-  if (!tree) return NULL;
-  SrVal *pair[2] = {tree, sr_dict(NULL)};
-  return sr_tuple(NULL, 2, pair);
+  sr_unref(ak);
+  return tree;
+}
+
+/* donate_argnums: the flat indices of the donated argument leaves */
+static SrVal *stage_donate_argnums(Stage *s) {
+  SrVal *r = sr_seq(NULL, SR_V_TUPLE, 0);
+  for (int i = 0; i < s->donated->seq.n; i++)
+    if (s->donated->seq.items[i]->i) sr_seq_push(NULL, r, sr_int(NULL, i));
+  return r;
+}
+
+/* in_tree: the PyTreeDef of (args, kwargs) */
+static SrVal *stage_in_tree(SrInterp *I, Stage *s) {
+  SrVal *ak = stage_args_kwargs(s);
+  SrVal *st = sr_lookup_qualname("jax.tree.structure");
+  SrVal *r = st ? sr_call1(I, st, ak) : sr_raise(I, "RuntimeError", "jax.tree.structure is missing");
+  sr_unref(ak);
+  return r;
 }
 
 /* out_info: the results as traced, each an abstract array of its type */
@@ -376,6 +463,9 @@ static SrVal *stage_getattr(SrInterp *I, SrVal *self, const char *name) {
   Stage *s = self->obj.data;
   if (strcmp(name, "jaxpr") == 0) return sr_ref(s->jaxpr);
   if (strcmp(name, "in_avals") == 0) return stage_in_avals(I, s);
+  if (strcmp(name, "args_info") == 0) return stage_in_avals_of(I, s, 1);
+  if (strcmp(name, "in_tree") == 0) return stage_in_tree(I, s);
+  if (strcmp(name, "donate_argnums") == 0) return stage_donate_argnums(s);
   if (strcmp(name, "out_info") == 0) return stage_out_info(I, s);
   if (strcmp(name, "as_text") == 0 && s->kind != ST_TRACED) return sr_bound_method(self, "as_text", m_as_text);
   if (s->kind == ST_TRACED && strcmp(name, "lower") == 0) return sr_bound_method(self, "lower", m_lower);

@@ -76,6 +76,9 @@ typedef struct SrLangOps {
   /* isinstance(x, self) for an object that stands for a type (jnp.ndarray,
      lax.Precision): 1 or 0.  NULL: not a type. */
   int (*instancecheck)(SrInterp *I, SrVal *self, SrVal *x);
+  /* 1 when hash(self) is TypeError: unhashable type (a numpy array; its
+     scalars hash).  NULL: hashed by identity. */
+  int (*unhashable)(const SrVal *self);
 } SrLangOps;
 
 static inline const SrLangOps *sr_ops(const SrVal *v) {
