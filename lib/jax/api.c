@@ -111,9 +111,13 @@ static SrVal *jax_shape_dtype_struct(SrInterp *I, SrArgs *a) {
   int64_t shape[SR_MAX_RANK];
   int nd;
   if (sr_shape_arg(I, p[0], shape, &nd, "shape") < 0) return NULL;
-  if (p[1]->kind != SR_V_DTYPE) return sr_raise(I, "TypeError", "ShapeDtypeStruct's dtype must be a dtype");
+  /* np.dtype(dtype): a dtype or its name */
+  int sdt = p[1]->kind == SR_V_DTYPE ? (int)p[1]->dtype
+            : p[1]->kind == SR_V_STR ? sr_dtype_lookup(p[1]->str.s, p[1]->str.n)
+                                     : -1;
+  if (sdt < 0 || sdt >= SR_NBUILTIN_DTYPES) return sr_raise(I, "TypeError", "ShapeDtypeStruct's dtype must be a dtype");
   SrTypeBuilder b;
-  sr_type_builder(&b, sr_type_array(p[1]->dtype, nd, shape));
+  sr_type_builder(&b, sr_type_array((SrDtype)sdt, nd, shape));
   if (p[3]) b.weak = (uint8_t)sr_val_truthy(p[3]);
   SrVal *sh = NULL;
   if (p[2] && p[2]->kind != SR_V_NONE) {
@@ -182,6 +186,31 @@ static const SrMesh *arg_mesh(SrVal *v) {
    for jit returned a value of type <class 'function'> at output component
    [1], which is not a valid JAX type" (the source info is api_util's
    fun_sourceinfo: a def's name, file and line). */
+static void fun_sourceinfo(SrBuf *src, SrVal *fn) {
+  SrFunction *uf = sr_as_function(fn);
+  if (uf && uf->code && uf->code->src) {
+    uint32_t line, col;
+    /* co_firstlineno: a decorated def's first decorator's line */
+    const SrNode *n = uf->node;
+    uint32_t off = n->kind == SR_N_DEF && n->n2 > 0 && n->list2 && n->list2[0] ? n->list2[0]->off : n->off;
+    sr_src_linecol(uf->code->src, off, &line, &col);
+    sr_buf_printf(src, "%s at %s:%u", uf->name, uf->code->src->name, line);
+  } else {
+    const char *nm = sr_callable_name(fn);
+    sr_buf_printf(src, "%s", nm ? nm : "None");
+  }
+}
+
+/* pjit's cache_miss under jax.no_tracing(): -1 with its RuntimeError */
+static int check_no_tracing(SrInterp *I, SrVal *fn) {
+  if (!I->jax->no_tracing) return 0;
+  SrBuf src = SR_BUF_INIT;
+  fun_sourceinfo(&src, fn);
+  sr_raise(I, "RuntimeError", "re-tracing function %s for `jit`, but 'no_tracing' is set", sr_buf_str(&src));
+  sr_buf_free(&src);
+  return -1;
+}
+
 static int returned_jaxtypes(SrInterp *I, SrVal *fn, SrVal *res, int flags) {
   if (sr_pytree_check_depth(I, res) < 0) return -1;
   SrBuf path = SR_BUF_INIT, src = SR_BUF_INIT;
@@ -190,15 +219,7 @@ static int returned_jaxtypes(SrInterp *I, SrVal *fn, SrVal *res, int flags) {
     sr_buf_free(&path);
     return 0;
   }
-  SrFunction *uf = sr_as_function(fn);
-  if (uf && uf->code && uf->code->src) {
-    uint32_t line, col;
-    sr_src_linecol(uf->code->src, uf->node->off, &line, &col);
-    sr_buf_printf(&src, "%s at %s:%u", uf->name, uf->code->src->name, line);
-  } else {
-    const char *nm = sr_callable_name(fn);
-    sr_buf_printf(&src, "%s", nm ? nm : "None");
-  }
+  fun_sourceinfo(&src, fn);
   SrBuf extra = SR_BUF_INIT;
   if (path.len) sr_buf_printf(&extra, " at output component %s", path.p);
   sr_raise(I, "TypeError", "function %s traced for %s returned a value of type <class '%s'>%s, which is not a valid JAX type",
@@ -601,9 +622,11 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
     sr_plist_add(&ps, "differentiated", sr_bool(0));
     sr_plist_add(&ps, "policy", policy ? sr_ref(policy) : sr_none());
   }
-  SrVal *r = prim == SR_P_jit && !I->trace && check_device_assignment(I, body, leaves) < 0
-                ? NULL
-                : sr_bind(I, prim, leaves->seq.n, leaves->seq.items, ps.n, ps.p);
+  SrVal *r = NULL;
+  if (prim == SR_P_jit && !I->trace && I->jax->no_execution)
+    sr_raise(I, "RuntimeError", "JAX tried to execute function jit(%s), but the no_execution config option is set", name);
+  else if (!(prim == SR_P_jit && !I->trace && check_device_assignment(I, body, leaves) < 0))
+    r = sr_bind(I, prim, leaves->seq.n, leaves->seq.items, ps.n, ps.p);
   if (r) sr_jit_donation_finish(leaves->seq.items, leaves->seq.n, usable);
   free(usable);
   if (r && prim == SR_P_jit && !out_sh)
@@ -723,6 +746,10 @@ static char *jit_sig(SrInterp *I, SrArgs *a) {
   const SrJaxState *s = I->jax;
   sr_buf_printf(&b, "%p %p %d %d %d|", (const void *)s->mesh, (const void *)sr_jax_abstract_mesh(s), s->enable_x64,
                 s->check_vma, sr_type_remove_size_one());
+  /* the named axes of the vmaps around (the trace's axis env: a body may
+     ask lax.axis_size) */
+  for (int i = 0; i < s->nvmap; i++)
+    sr_buf_printf(&b, "%p=%lld,", (const void *)s->vmap_axis[i], (long long)s->vmap_size[i]);
   for (int i = 0; i < a->n; i++)
     if (sr_pytree_check_depth(I, a->v[i]) < 0 || arg_sig(I, a->v[i], &b) < 0) {
       sr_buf_free(&b);
@@ -761,6 +788,7 @@ static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
   if (j->in_sh || j->out_sh) {
     binding_split = NULL;
     if (j->in_sh && a->nkw) return sr_raise(I, "ValueError", "pjit does not support kwargs when in_shardings is specified.");
+    if (check_no_tracing(I, j->fn) < 0) return NULL;
     SrVal *out_tree = NULL, *captured = NULL;
     SrJaxpr *body = sr_trace_fn(I, sp->fn, a->n, a->v, a->nkw, a->kw, a->kwv, SR_TRACE_FOR_JIT | SR_TRACE_KWARGS, &out_tree, &captured);
     if (!body) return NULL;
@@ -784,6 +812,10 @@ static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
       binding_split = sp;
       return bind_body(I, c->e[i].body, sr_ref(c->e[i].out_tree), NULL, j->name, a, SR_P_jit, 0, NULL, NULL);
     }
+  }
+  if (check_no_tracing(I, j->fn) < 0) {
+    free(sig);
+    return NULL;
   }
   SrVal *out_tree = NULL, *captured = NULL;
   SrJaxpr *body = sr_trace_fn(I, sp->fn, a->n, a->v, a->nkw, a->kw, a->kwv, SR_TRACE_FOR_JIT | SR_TRACE_KWARGS, &out_tree, &captured);
@@ -849,12 +881,44 @@ static SrVal *jit_getstate(SrInterp *I, SrArgs *a) {
   return d;
 }
 
+static int same_jit(SrVal *a, SrVal *b);
+
+/* jitted._cache_size(): the traces kept for it (one per signature) */
+static SrVal *jit_cache_size(SrInterp *I, SrArgs *a) {
+  struct SrJitCache *c = I->jit_cache;
+  int n = 0;
+  for (int i = 0; c && i < c->n; i++) n += same_jit(c->e[i].self, a->self);
+  return sr_int(NULL, n);
+}
+
+/* jitted.clear_cache(): forgets them */
+static SrVal *jit_clear_cache(SrInterp *I, SrArgs *a) {
+  struct SrJitCache *c = I->jit_cache;
+  int k = 0;
+  for (int i = 0; c && i < c->n; i++) {
+    JitEntry *e = &c->e[i];
+    if (!same_jit(e->self, a->self)) {
+      c->e[k++] = *e;
+      continue;
+    }
+    sr_unref(e->self);
+    free(e->sig);
+    sr_program_unref(e->body->prog);
+    sr_unref(e->out_tree);
+    sr_unref(e->statics);
+  }
+  if (c) c->n = k;
+  return sr_none();
+}
+
 static SrVal *jit_getattr(SrInterp *I, SrVal *self, const char *name) {
   if (strcmp(name, "trace") == 0) return sr_bound_method(self, "trace", jit_trace);
   if (strcmp(name, "lower") == 0) return sr_bound_method(self, "lower", jit_lower);
   Jit *j = self->obj.data;
   if (strcmp(name, "__name__") == 0) return sr_str_cstr(NULL, j->name);
   if (strcmp(name, "__getstate__") == 0) return sr_bound_method(self, "__getstate__", jit_getstate);
+  if (strcmp(name, "_cache_size") == 0) return sr_bound_method(self, "_cache_size", jit_cache_size);
+  if (strcmp(name, "clear_cache") == 0) return sr_bound_method(self, "clear_cache", jit_clear_cache);
   /* functools.wraps: __wrapped__, the wrapped function's __module__,
      __name__, __qualname__, __doc__ and __annotations__, and its
      __dict__ (the attributes set on it) */

@@ -153,7 +153,28 @@ static SrVal *config_auto_pcast(SrInterp *I, SrArgs *a) {
   return sr_obj(&scope_class, s);
 }
 
+/* jax.no_tracing(new_val=True) and jax.no_execution(new_val=True): the
+   config options as context managers (bool_state's default context
+   value is True) */
+static SrVal *flag_scope(SrInterp *I, SrArgs *a, const char *name, int *flag) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, name, "new_val=", p) < 0) return NULL;
+  Scope *s = sr_xcalloc(1, sizeof *s);
+  s->flag = flag;
+  s->disable = !p[0] || sr_val_truthy(p[0]);
+  return sr_obj(&scope_class, s);
+}
+
+static SrVal *jax_no_tracing(SrInterp *I, SrArgs *a) { return flag_scope(I, a, "no_tracing", &I->jax->no_tracing); }
+static SrVal *jax_no_execution(SrInterp *I, SrArgs *a) {
+  return flag_scope(I, a, "no_execution", &I->jax->no_execution);
+}
+
 void sr_scopes_init(void) {
+  sr_def("jax.no_tracing", jax_no_tracing,
+         "no_tracing(new_val=True): a context manager (or decorator) in which a jit call that would trace raises");
+  sr_def("jax.no_execution", jax_no_execution,
+         "no_execution(new_val=True): a context manager (or decorator) in which running a jit call raises");
   sr_def("jax._src.config.auto_pcast", config_auto_pcast,
          "auto_pcast(new_val): a context manager (or decorator) in which jax_auto_pcast is new_val");
   sr_def("jax.remove_size_one_mesh_axis_from_type jax._src.config.remove_size_one_mesh_axis_from_type",

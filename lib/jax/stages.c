@@ -19,6 +19,7 @@
 #include "jax/api.h"
 #include "jax/lax.h"
 #include "jax/numpy.h"
+#include "jax/tracers.h"
 #include "jax/tree_util.h"
 #include "opt/opt.h"
 #include "py/objects.h"
@@ -241,14 +242,182 @@ static void arg_name(SrBuf *out, Stage *s, int i, int single) {
   else sr_buf_printf(out, "args[%d]", i);
 }
 
+/* tree_util.equality_errors for a call's (args, kwargs) against the
+   compiled ones: the mismatches as stages.py's Compiled.call words them
+   ("    * at args[0], seen X but now given Y, so Z"), counted in *n. */
+static int same_keys(SrVal *a, SrVal *b);
+static SrVal *stage_args_kwargs(Stage *s);
+
+static const char *thing_word(SrVal *v, SrBuf *tmp) {
+  SrVal *ch = sr_pytree_children(v);
+  if (!ch) return "pytree leaf";
+  sr_unref(ch);
+  sr_buf_reset(tmp);
+  sr_buf_printf(tmp, "<class '%s'>", v->kind == SR_V_NONE ? "NoneType" : sr_val_kind_name(v));
+  return sr_buf_str(tmp);
+}
+
+static void tree_mismatches(SrBuf *msg, SrBuf *path, SrVal *now, SrVal *seen, int *n) {
+  SrVal *nc = sr_pytree_children(now), *sc = sr_pytree_children(seen);
+  if (!nc && !sc) return;
+  SrBuf t1 = SR_BUF_INIT, t2 = SR_BUF_INIT;
+  const char *base = path->len && path->p[1] == '1' ? "kwargs" : "args";
+  const char *rest = path->len > 3 ? path->p + 3 : "";
+  if (!nc || !sc || now->kind != seen->kind || (now->kind == SR_V_OBJ && now->obj.cls != seen->obj.cls)) {
+    sr_buf_printf(msg, "\n    * at %s%s, seen %s but now given %s, so their Python types differ", base, rest,
+                  thing_word(seen, &t2), thing_word(now, &t1));
+    ++*n;
+  } else if (nc->seq.n != sc->seq.n && (now->kind == SR_V_TUPLE || now->kind == SR_V_LIST)) {
+    sr_buf_printf(msg, "\n    * at %s%s, seen %s of length %d but now given %s of length %d, so the lengths do not match",
+                  base, rest, sr_val_kind_name(seen), sc->seq.n, sr_val_kind_name(now), nc->seq.n);
+    ++*n;
+  } else if (nc->seq.n != sc->seq.n || (now->kind == SR_V_DICT && !same_keys(now, seen))) {
+    sr_buf_printf(msg,
+                  "\n    * at %s%s, seen <class '%s'> with %d child%s but now given <class '%s'> with %d child%s, so the "
+                  "numbers of children do not match",
+                  base, rest, sr_val_kind_name(seen), sc->seq.n, sc->seq.n > 1 ? "ren" : "", sr_val_kind_name(now),
+                  nc->seq.n, nc->seq.n > 1 ? "ren" : "");
+    ++*n;
+  } else {
+    size_t at = path->len;
+    int *ord = now->kind == SR_V_DICT ? sr_pytree_dict_order(now) : NULL;
+    for (int i = 0; i < nc->seq.n; i++) {
+      path->len = at;
+      if (ord) {
+        sr_buf_puts(path, "[");
+        sr_val_repr(path, now->dict.keys[ord[i]]);
+        sr_buf_puts(path, "]");
+      } else {
+        sr_buf_printf(path, "[%d]", i);
+      }
+      tree_mismatches(msg, path, nc->seq.items[i], sc->seq.items[i], n);
+    }
+    free(ord);
+    path->len = at;
+    if (path->p) path->p[at] = 0;
+  }
+  sr_buf_free(&t1);
+  sr_buf_free(&t2);
+  sr_unref(nc);
+  sr_unref(sc);
+}
+
+static int same_keys(SrVal *a, SrVal *b) {
+  if (a->dict.n != b->dict.n) return 0;
+  for (int i = 0; i < a->dict.n; i++)
+    if (!sr_dict_get(b, a->dict.keys[i])) return 0;
+  return 1;
+}
+
+/* Compiled.call's checks before it runs: the same pytree of (args,
+   kwargs) as compiled, no tracers (no transformation of a compiled
+   function), and pxla.check_arg_avals_for_call: each leaf of the dtype
+   and shape it was compiled for.  -1 with JAX's TypeError raised. */
+static int call_checks(SrInterp *I, Stage *s, SrArgs *a) {
+  SrVal *args = sr_seq(NULL, SR_V_TUPLE, a->n), *kw = sr_dict(NULL);
+  for (int i = 0; i < a->n; i++) sr_seq_push(NULL, args, sr_ref(a->v[i]));
+  for (int i = 0; i < a->nkw; i++) sr_dict_set(NULL, kw, sr_str_cstr(NULL, a->kw[i]), sr_ref(a->kwv[i]));
+  SrVal *pair[2] = {args, kw};
+  SrVal *now = sr_tuple(NULL, 2, pair), *seen = stage_args_kwargs(s);
+  int rc = sr_pytree_check_depth(I, now);
+  SrBuf msg = SR_BUF_INIT, path = SR_BUF_INIT;
+  int n = 0;
+  if (rc == 0) {
+    for (int k = 0; k < 2; k++) {
+      path.len = 0;
+      sr_buf_printf(&path, "[%d]", k);
+      tree_mismatches(&msg, &path, now->seq.items[k], seen->seq.items[k], &n);
+    }
+    if (n) {
+      sr_raise(I, "TypeError",
+               "Function compiled with input pytree does not match the input pytree it was called with. There are %d "
+               "mismatches, including:%s",
+               n, msg.p);
+      rc = -1;
+    }
+  }
+  SrVal *fl = rc == 0 ? sr_pytree_flatten_any(I, now) : NULL;
+  SrVal *fs = rc == 0 ? sr_pytree_flatten_any(I, seen) : NULL;
+  if (rc == 0 && (!fl || !fs)) rc = -1;
+  for (int i = 0; rc == 0 && i < fl->seq.n; i++) {
+    SrArrayObj *o = sr_array_of(fl->seq.items[i]);
+    if (o && o->kind == SR_AV_TRACER) {
+      sr_raise(I, "TypeError",
+               "Cannot apply JAX transformations to a function lowered and compiled for a particular signature. "
+               "Detected argument of Tracer type <class '%s'>.",
+               sr_tracers_class_name(fl->seq.items[i]));
+      rc = -1;
+    }
+  }
+  if (rc == 0) {
+    /* the arguments' names: api_util's debug info names a leaf by its
+       parameter and key path */
+    char **names = sr_xcalloc((size_t)fl->seq.n + 1, sizeof *names);
+    int k = 0;
+    SrFunction *f = sr_as_function(s->fn);
+    const SrParams *ps = f && f->node ? f->node->params : NULL;
+    for (int i = 0; i < s->args->seq.n; i++) {
+      SrBuf p = SR_BUF_INIT;
+      if (ps && i < ps->n - ps->nkwonly) sr_buf_puts(&p, ps->names[i]);
+      else if (ps && ps->star) sr_buf_printf(&p, "%s[%d]", ps->star, i - (ps->n - ps->nkwonly));
+      else sr_buf_printf(&p, "args[%d]", i);
+      sr_pytree_leaf_paths(s->args->seq.items[i], &p, names, &k);
+      sr_buf_free(&p);
+    }
+    int *ord = sr_pytree_dict_order(s->kwargs);
+    for (int i = 0; i < s->kwargs->dict.n; i++) {
+      SrBuf p = SR_BUF_INIT;
+      SrVal *key = s->kwargs->dict.keys[ord[i]];
+      sr_buf_putn(&p, key->str.s, key->str.n);
+      sr_pytree_leaf_paths(s->kwargs->dict.vals[ord[i]], &p, names, &k);
+      sr_buf_free(&p);
+    }
+    free(ord);
+    SrBuf errs = SR_BUF_INIT;
+    int nerr = 0;
+    for (int i = 0; i < fl->seq.n && i < fs->seq.n; i++) {
+      const SrType *want = sr_value_type(I, fs->seq.items[i]), *got = sr_value_type(I, fl->seq.items[i]);
+      if (!want || !got) continue;
+      int same = want->dtype == got->dtype && want->ndim == got->ndim;
+      for (int d = 0; same && d < want->ndim; d++) same = want->dims[d].size == got->dims[d].size;
+      if (same) continue;
+      if (nerr++ < 5) {
+        if (errs.len) sr_buf_putc(&errs, '\n');
+        sr_buf_printf(&errs, "Argument '%s' compiled with ", i < k && names[i] ? names[i] : "?");
+        sr_type_str(&errs, sr_type_with_weak(sr_type_strip_sharding(want), 0), 0);
+        sr_buf_puts(&errs, " and called with ");
+        sr_type_str(&errs, sr_type_with_weak(sr_type_strip_sharding(got), 0), 0);
+      }
+    }
+    char first[64];
+    snprintf(first, sizeof first, "The first 5 of %d", nerr);
+    if (nerr) {
+      sr_raise(I, "TypeError",
+               "Argument types differ from the types for which this computation was compiled. Perhaps you are "
+               "calling the compiled executable with a different enable_x64 mode than when it was AOT compiled? "
+               "%s mismatches are:\n%s",
+               nerr >= 5 ? first : "The", errs.p);
+      rc = -1;
+    }
+    sr_buf_free(&errs);
+    for (int i = 0; i < k; i++) free(names[i]);
+    free(names);
+  }
+  sr_unref(fl);
+  sr_unref(fs);
+  sr_buf_free(&msg);
+  sr_buf_free(&path);
+  sr_unref(now);
+  sr_unref(seen);
+  return rc;
+}
+
 /* compiled(*args): JAX's checks of committed arguments
    (pxla.check_array_xla_sharding_layout_match, in the words of JAX 0.7),
    then a jit call with the compiled layouts. */
 static SrVal *compiled_call(SrInterp *I, Stage *s, SrArgs *a) {
-  if (a->nkw) return sr_raise(I, "TypeError", "a compiled function takes positional arguments only here");
-  if (a->n != s->args->seq.n)
-    return sr_raise(I, "TypeError", "Compiled function called with %d arguments, it was compiled for %d", a->n,
-                    s->args->seq.n);
+  if (call_checks(I, s, a) < 0) return NULL;
+  if (a->nkw) return sr_raise(I, "NotImplementedError", "calling a compiled function with keyword arguments");
   SrBuf errs = SR_BUF_INIT;
   int nerr = 0, nsh = 0, nlay = 0, k = 0;
   for (int i = 0; i < a->n; i++) {

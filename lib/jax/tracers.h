@@ -34,6 +34,11 @@ void sr_tracers_smap_next(SrInterp *I, SrVal *mesh, SrVal *leaves, SrVal *specs)
      grad as in JAX (the trace then holds the branch taken, and the eager
      call evaluates it on those same values). */
 SrVal *sr_tracers_value(SrInterp *I, SrVal *x);
+/* The class of the tracer x, as type(x) names it in JAX:
+   jax._src.interpreters.batching.BatchTracer (vmap), ad.JVPTracer (jvp),
+   ad.LinearizeTracer (grad, vjp), shard_map.ShardMapTracer, else
+   partial_eval.DynamicJaxprTracer. */
+const char *sr_tracers_class_name(const SrVal *x);
 /* Whether x holds a value: a concrete array or a Python number. */
 int sr_tracers_is_concrete(const SrVal *x);
 /* Is the current trace the body of a shard_map called outside jit (an
