@@ -414,10 +414,12 @@ typedef struct Jit {
   const char *name;
   SrVal *in_sh, *out_sh; /* in_shardings= and out_shardings=, or NULL */
   SrJitOpts opts;         /* static and donated arguments */
+  SrVal *device;          /* device= (or backend='cpu''s first device), or NULL */
 } Jit;
 
 static void jit_free(void *d) {
   Jit *j = d;
+  sr_unref(j->device);
   sr_unref(j->fn);
   sr_unref(j->in_sh);
   sr_unref(j->out_sh);
@@ -779,7 +781,7 @@ static int same_jit(SrVal *a, SrVal *b) {
   if (a == b) return 1;
   const Jit *x = a->obj.data, *y = b->obj.data;
   return x->fn == y->fn && x->name == y->name && !x->in_sh && !y->in_sh && !x->out_sh && !y->out_sh &&
-         memcmp(&x->opts, &y->opts, sizeof x->opts) == 0;
+         x->device == y->device && memcmp(&x->opts, &y->opts, sizeof x->opts) == 0;
 }
 
 /* One call of a jitted function, its static arguments split off. */
@@ -846,6 +848,34 @@ static SrVal *jit_call(SrInterp *I, SrVal *self, SrArgs *a) {
   if (sr_jit_split(I, &j->opts, j->fn, j->name, a, &sp) < 0) return NULL;
   SrVal *r = jit_call_split(I, self, j, &sp);
   sr_jit_split_free(&sp);
+  /* device= / backend=: the results committed to that device (pjit's
+     SingleDeviceSharding in and out shardings) */
+  SrVal *dev = j->device;
+  if (!dev && I->jax->default_device > 1 && !I->trace) {
+    /* jax.default_device: where no argument is committed */
+    int committed = 0;
+    for (int i = 0; i < a->n + a->nkw && !committed; i++) {
+      SrVal *l = sr_pytree_flatten_any(I, i < a->n ? a->v[i] : a->kwv[i - a->n]);
+      for (int k = 0; l && k < l->seq.n; k++) {
+        SrArrayObj *o = sr_array_of(l->seq.items[k]);
+        committed |= o && o->kind == SR_AV_CONCRETE && o->data->committed;
+      }
+      sr_unref(l);
+      sr_exc_clear(I);
+    }
+    if (!committed) dev = sr_concrete_device_val(I->jax->default_device - 1);
+    else dev = NULL;
+  } else if (dev) {
+    sr_ref(dev);
+  }
+  if (r && dev && !I->trace) {
+    SrVal *dv[2] = {r, dev};
+    SrArgs da = {2, dv, 0, NULL, NULL, NULL};
+    SrVal *put = sr_call(I, sr_lookup_qualname("jax.device_put"), &da);
+    sr_unref(r);
+    r = put;
+  }
+  sr_unref(dev);
   return r;
 }
 
@@ -995,16 +1025,47 @@ static SrVal *jax_jit(SrInterp *I, SrArgs *a) {
   }
   /* in_shardings= / out_shardings= and the static and donated arguments
      (the other options change nothing here) */
-  SrVal *opt[4] = {NULL, NULL, NULL, NULL}, *in_sh = NULL, *out_sh = NULL;
+  SrVal *opt[4] = {NULL, NULL, NULL, NULL}, *in_sh = NULL, *out_sh = NULL, *device = NULL, *backend = NULL;
   static const char *const names[4] = {"static_argnums", "static_argnames", "donate_argnums", "donate_argnames"};
   for (int k = 0; k < a->nkw; k++) {
-    if (strcmp(a->kw[k], "in_shardings") == 0) in_sh = a->kwv[k];
-    if (strcmp(a->kw[k], "out_shardings") == 0) out_sh = a->kwv[k];
+    if (strcmp(a->kw[k], "in_shardings") == 0 && a->kwv[k]->kind != SR_V_NONE) in_sh = a->kwv[k];
+    if (strcmp(a->kw[k], "out_shardings") == 0 && a->kwv[k]->kind != SR_V_NONE) out_sh = a->kwv[k];
+    if (strcmp(a->kw[k], "device") == 0 && a->kwv[k]->kind != SR_V_NONE) device = a->kwv[k];
+    if (strcmp(a->kw[k], "backend") == 0 && a->kwv[k]->kind != SR_V_NONE) backend = a->kwv[k];
     for (int q = 0; q < 4; q++)
       if (strcmp(a->kw[k], names[q]) == 0) opt[q] = a->kwv[k];
   }
+  /* pjit._parse_jit_arguments: device= and backend= (deprecated) */
+  if (device && backend) {
+    SrBuf b = SR_BUF_INIT, c = SR_BUF_INIT;
+    sr_val_repr(&b, device);
+    sr_val_repr(&c, backend);
+    sr_raise(I, "ValueError", "can't specify both a device and a backend for jit, got device=%s and backend=%s", b.p,
+             c.p);
+    sr_buf_free(&b);
+    sr_buf_free(&c);
+    return NULL;
+  }
+  if ((device || backend) && (in_sh || out_sh))
+    return sr_raise(I, "ValueError", "If backend or device is specified on jit, then %s should not be specified.",
+                    in_sh ? "in_shardings" : "out_shardings");
+  SrVal *devval = NULL;
+  if (device) {
+    devval = sr_ref(device);
+  } else if (backend) {
+    /* xb.get_backend(backend).local_devices()[0] */
+    SrVal *ld = sr_lookup_qualname("jax.local_devices");
+    const char *kw = "backend";
+    SrArgs la = {0, NULL, 1, &kw, &backend, NULL};
+    SrVal *l = ld ? sr_call(I, ld, &la) : NULL;
+    if (!l) return NULL;
+    devval = l->kind == SR_V_LIST && l->seq.n ? sr_ref(l->seq.items[0]) : NULL;
+    sr_unref(l);
+  }
   Jit *j = sr_xcalloc(1, sizeof *j);
+  j->device = devval;
   if (sr_jit_opts_parse(I, fn, opt[0], opt[1], opt[2], opt[3], &j->opts) < 0) {
+    sr_unref(devval);
     free(j);
     return NULL;
   }

@@ -553,8 +553,15 @@ static SrVal *bi_device_put(SrInterp *I, SrArgs *args) {
       if (same) return sr_ref(p[0]);
     }
   }
-  SrVal *xv = NULL;
+  SrVal *xv = NULL, *given = p[0];
+  /* a Python scalar is put as the weakly typed array it stands for */
+  int py = p[0]->kind == SR_V_INT || p[0]->kind == SR_V_FLOAT || p[0]->kind == SR_V_BOOL || p[0]->kind == SR_V_COMPLEX;
+  if (py && !(p[0] = sr_call1(I, sr_lookup_qualname("jax.numpy.asarray"), given))) return NULL;
   SrArray *a = sr_concrete_of(I, p[0], &xv);
+  if (py) {
+    sr_unref(p[0]);
+    p[0] = given;
+  }
   if (!xv) return NULL;
   if (!a) {
     /* traced: device_put to a sharding is a reshard (but for another
@@ -927,6 +934,20 @@ static SrVal *prop_is_fully_replicated(SrInterp *I, SrArgs *a) {
   return sr_bool(sr_type_sharded_axes(l) == 0 && !l->unreduced);
 }
 
+/* x.device: the one device of a single-device array (array.py) */
+static SrVal *prop_device(SrInterp *I, SrArgs *a) {
+  SrVal *m = sr_getattr(I, a->self, "devices");
+  SrArgs none = {0, NULL, 0, NULL, NULL, NULL};
+  SrVal *ds = m ? sr_call(I, m, &none) : NULL;
+  sr_unref(m);
+  if (!ds) return NULL;
+  SrVal *r = NULL;
+  if (ds->kind == SR_V_SET && ds->seq.n == 1) r = sr_ref(ds->seq.items[0]);
+  else r = sr_raise(I, "ValueError", "Length of devices is greater than 1. Please use `.devices()`.");
+  sr_unref(ds);
+  return r;
+}
+
 /* jnp.array / jnp.asarray: nested lists of numbers through
    sr_backend_hooks.from_host, arrays (converted to dtype when given). */
 /* numpy's (2.x) refusal of a Python int out of the range of the integer
@@ -1059,6 +1080,7 @@ void sr_builtins_exec_init(void) {
   sr_def("jax.Array.method.addressable_data", m_addressable_data,
          "x.addressable_data(i): the data of x's i-th addressable shard");
   sr_def("jax.Array.property.is_fully_replicated", prop_is_fully_replicated, "x.is_fully_replicated");
+  sr_def("jax.Array.property.device", prop_device, "x.device: the device of a single-device array");
   sr_def("jax.Array.method.item", m_item, "x.item(): the value of a size-1 array");
   sr_def("jax.Array.method.__round__", m_round, "round(x, ndigits=None): jnp.round, then astype(int) without ndigits");
   sr_def("jax.Array.method.compress", m_compress, "x.compress(condition, axis=None, *, size=None, fill_value=0): jnp.compress(condition, x)");
