@@ -106,14 +106,18 @@ static void names_repr(SrBuf *b, const char *const *v, int n) {
    _validate_argnames, for one pair */
 static int resolve(SrInterp *I, const SrParams *ps, int have_nums, int *nums, int *nn, int have_names,
                    const char **names, int *na, const char *what) {
+  /* the parameters' count includes the keyword-only ones, after the
+     positional ones */
+  int npos = ps ? ps->n - ps->nkwonly : 0;
   if (ps && have_nums != have_names) {
+    /* only POSITIONAL_OR_KEYWORD parameters have both */
     if (have_nums) {
       *na = 0;
-      for (int i = ps->nposonly; i < ps->n; i++)
+      for (int i = ps->nposonly; i < npos; i++)
         if (has_num(nums, *nn, i)) names[(*na)++] = ps->names[i];
     } else {
       *nn = 0;
-      for (int i = ps->nposonly; i < ps->n; i++)
+      for (int i = ps->nposonly; i < npos; i++)
         if (has_name(names, *na, ps->names[i])) nums[(*nn)++] = i;
     }
   }
@@ -124,11 +128,11 @@ static int resolve(SrInterp *I, const SrParams *ps, int have_nums, int *nums, in
       if (nums[i] < lo) lo = nums[i];
       if (nums[i] > hi) hi = nums[i];
     }
-    if (-lo > ps->n || hi >= ps->n) {
+    if (-lo > npos || hi >= npos) {
       SrBuf b = SR_BUF_INIT;
       nums_repr(&b, nums, *nn);
       sr_raise(I, "ValueError", "Jitted function has %s_argnums=%s, but only accepts %d positional arguments.", what,
-               b.p, ps->n);
+               b.p, npos);
       sr_buf_free(&b);
       return -1;
     }
@@ -151,7 +155,7 @@ static int resolve(SrInterp *I, const SrParams *ps, int have_nums, int *nums, in
   if (ps->kwstar) return 0;
   for (int k = 0; k < *na; k++) {
     int ok = 0;
-    for (int i = ps->nposonly; i < ps->n + ps->nkwonly && !ok; i++) ok = ps->names[i] == names[k];
+    for (int i = ps->nposonly; i < ps->n && !ok; i++) ok = ps->names[i] == names[k];
     if (!ok) bad[nbad++] = names[k];
   }
   if (nbad) {

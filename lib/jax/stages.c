@@ -271,12 +271,48 @@ static void tree_mismatches(SrBuf *msg, SrBuf *path, SrVal *now, SrVal *seen, in
     sr_buf_printf(msg, "\n    * at %s%s, seen %s of length %d but now given %s of length %d, so the lengths do not match",
                   base, rest, sr_val_kind_name(seen), sc->seq.n, sr_val_kind_name(now), nc->seq.n);
     ++*n;
-  } else if (nc->seq.n != sc->seq.n || (now->kind == SR_V_DICT && !same_keys(now, seen))) {
+  } else if (nc->seq.n != sc->seq.n) {
     sr_buf_printf(msg,
                   "\n    * at %s%s, seen <class '%s'> with %d child%s but now given <class '%s'> with %d child%s, so the "
                   "numbers of children do not match",
                   base, rest, sr_val_kind_name(seen), sc->seq.n, sc->seq.n > 1 ? "ren" : "", sr_val_kind_name(now),
                   nc->seq.n, nc->seq.n > 1 ? "ren" : "");
+    if (now->kind == SR_V_DICT) {
+      /* the symmetric difference of the key sets */
+      SrBuf d = SR_BUF_INIT;
+      for (int pass = 0; pass < 2; pass++) {
+        SrVal *a = pass ? seen : now, *b = pass ? now : seen;
+        for (int i = 0; i < a->dict.n; i++)
+          if (!sr_dict_get(b, a->dict.keys[i])) {
+            if (d.len) sr_buf_putc(&d, ' ');
+            sr_val_repr(&d, a->dict.keys[i]);
+          }
+      }
+      if (d.len) sr_buf_printf(msg, ", with the symmetric difference of key sets: {%s}", d.p);
+      sr_buf_free(&d);
+    }
+    ++*n;
+  } else if (now->kind == SR_V_DICT && !same_keys(now, seen)) {
+    /* the keys are a dict node's metadata */
+    SrBuf kn = SR_BUF_INIT, ks = SR_BUF_INIT;
+    for (int pass = 0; pass < 2; pass++) {
+      SrVal *v = pass ? seen : now;
+      SrBuf *b = pass ? &ks : &kn;
+      int *ord = sr_pytree_dict_order(v);
+      sr_buf_putc(b, '[');
+      for (int i = 0; i < v->dict.n; i++) {
+        if (i) sr_buf_puts(b, ", ");
+        sr_val_repr(b, v->dict.keys[ord[i]]);
+      }
+      sr_buf_putc(b, ']');
+      free(ord);
+    }
+    sr_buf_printf(msg,
+                  "\n    * at %s%s, seen <class 'dict'> with pytree metadata %s but now given <class 'dict'> with pytree "
+                  "metadata %s, so the pytree node metadata does not match",
+                  base, rest, ks.p, kn.p);
+    sr_buf_free(&kn);
+    sr_buf_free(&ks);
     ++*n;
   } else {
     size_t at = path->len;
@@ -417,7 +453,10 @@ static int call_checks(SrInterp *I, Stage *s, SrArgs *a) {
    then a jit call with the compiled layouts. */
 static SrVal *compiled_call(SrInterp *I, Stage *s, SrArgs *a) {
   if (call_checks(I, s, a) < 0) return NULL;
-  if (a->nkw) return sr_raise(I, "NotImplementedError", "calling a compiled function with keyword arguments");
+  /* keyword arguments (no shardings or layouts given: jit's defaults) */
+  if (a->nkw && !s->in_sh && !s->out_sh) return sr_jit_call(I, s->fn, s->name, a);
+  if (a->nkw)
+    return sr_raise(I, "NotImplementedError", "calling a compiled function with keyword arguments and shardings");
   SrBuf errs = SR_BUF_INIT;
   int nerr = 0, nsh = 0, nlay = 0, k = 0;
   for (int i = 0; i < a->n; i++) {
