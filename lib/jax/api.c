@@ -428,6 +428,15 @@ static void jit_free(void *d) {
 
 static void jit_repr(SrBuf *out, const SrVal *v) {
   const Jit *j = v->obj.data;
+  /* f"<PjitFunction of {repr(fun)}>" for a callable object, and
+     "<PjitFunction>" when its repr raises */
+  if (j->fn->kind == SR_V_OBJ && sr_class_instance_callable(j->fn) > 0) {
+    SrBuf r = SR_BUF_INIT;
+    if (sr_class_repr_or_fail(&r, j->fn) == 0) sr_buf_printf(out, "<PjitFunction of %s>", sr_buf_str(&r));
+    else sr_buf_puts(out, "<PjitFunction>");
+    sr_buf_free(&r);
+    return;
+  }
   sr_buf_printf(out, "<PjitFunction of <function %s>>", j->name);
 }
 

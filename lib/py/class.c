@@ -45,6 +45,17 @@ typedef struct SrInstance {
 static SrInterp *class_interp;
 
 void sr_class_set_interp(SrInterp *I) { class_interp = I; }
+
+int sr_class_repr_or_fail(SrBuf *out, const SrVal *v) {
+  int pending = class_interp && class_interp->exc;
+  size_t at = out->len;
+  sr_val_repr(out, v);
+  if (pending || !class_interp || !class_interp->exc) return 0;
+  sr_exc_clear(class_interp);
+  out->len = at;
+  if (out->p) out->p[at] = 0;
+  return -1;
+}
 void sr_class_forget_interp(SrInterp *I) {
   if (class_interp == I) class_interp = NULL;
 }
