@@ -182,10 +182,8 @@ static const SrMesh *arg_mesh(SrVal *v) {
 }
 
 /* Traces fn on the types of args (see api.h). */
-/* partial_eval._check_returned_jaxtypes: "function f at file:line traced
-   for jit returned a value of type <class 'function'> at output component
-   [1], which is not a valid JAX type" (the source info is api_util's
-   fun_sourceinfo: a def's name, file and line). */
+/* api_util.fun_sourceinfo: a def's name, file and first line, else the
+   callable's name */
 static void fun_sourceinfo(SrBuf *src, SrVal *fn) {
   SrFunction *uf = sr_as_function(fn);
   if (uf && uf->code && uf->code->src) {
@@ -211,6 +209,10 @@ static int check_no_tracing(SrInterp *I, SrVal *fn) {
   return -1;
 }
 
+/* partial_eval._check_returned_jaxtypes: "function f at file:line traced
+   for jit returned a value of type <class 'function'> at output component
+   [1], which is not a valid JAX type" (the source info is api_util's
+   fun_sourceinfo: a def's name, file and line). */
 static int returned_jaxtypes(SrInterp *I, SrVal *fn, SrVal *res, int flags) {
   if (sr_pytree_check_depth(I, res) < 0) return -1;
   SrBuf path = SR_BUF_INIT, src = SR_BUF_INIT;
@@ -859,8 +861,8 @@ static SrVal *jit_call(SrInterp *I, SrVal *self, SrArgs *a) {
   sr_jit_split_free(&sp);
   /* device= / backend=: the results committed to that device (pjit's
      SingleDeviceSharding in and out shardings) */
-  SrVal *dev = j->device;
-  if (!dev && I->jax->default_device > 1 && !I->trace) {
+  SrVal *dev = r ? j->device : NULL;
+  if (r && !dev && I->jax->default_device > 1 && !I->trace) {
     /* jax.default_device: where no argument is committed */
     int committed = 0;
     for (int i = 0; i < a->n + a->nkw && !committed; i++) {
