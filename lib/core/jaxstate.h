@@ -26,6 +26,9 @@ typedef struct SrJaxState {
                           (np_host.h): numpy's IEEE operations, none of
                           XLA's rewrites */
   int disable_jit;             /* jax.disable_jit(): jit calls run eagerly */
+  int no_tracing;              /* jax.no_tracing(): a jit's cache miss raises */
+  int no_execution;            /* jax.no_execution(): running a jit raises */
+  int default_device;          /* jax.default_device(d): d's id + 1, 0 for none */
   int compile_time_eval;       /* jax.ensure_compile_time_eval(): operations on
                                   known values run even while tracing */
   int check_vma;               /* tracing a shard_map body with check_vma */

@@ -9,6 +9,7 @@
 #include "jax/jax.h"
 #include "jax/lax.h"
 #include "jax/numpy.h"
+#include "jax/np_host.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@
 #include "jax/jit_options.h"
 #include "jax/layout.h"
 #include "jax/tracers.h"
+#include "py/ast.h"
 #include "py/class.h"
 #include "py/objects.h"
 #include "py/range.h"
@@ -119,9 +121,13 @@ static SrVal *jax_shape_dtype_struct(SrInterp *I, SrArgs *a) {
   int64_t shape[SR_MAX_RANK];
   int nd;
   if (sr_shape_arg(I, p[0], shape, &nd, "shape") < 0) return NULL;
-  if (p[1]->kind != SR_V_DTYPE) return sr_raise(I, "TypeError", "ShapeDtypeStruct's dtype must be a dtype");
+  /* np.dtype(dtype): a dtype or its name */
+  int sdt = p[1]->kind == SR_V_DTYPE ? (int)p[1]->dtype
+            : p[1]->kind == SR_V_STR ? sr_dtype_lookup(p[1]->str.s, p[1]->str.n)
+                                     : -1;
+  if (sdt < 0 || sdt >= SR_NBUILTIN_DTYPES) return sr_raise(I, "TypeError", "ShapeDtypeStruct's dtype must be a dtype");
   SrTypeBuilder b;
-  sr_type_builder(&b, sr_type_array(p[1]->dtype, nd, shape));
+  sr_type_builder(&b, sr_type_array((SrDtype)sdt, nd, shape));
   if (p[3]) b.weak = (uint8_t)sr_val_truthy(p[3]);
   SrVal *sh = NULL;
   if (p[2] && p[2]->kind != SR_V_NONE) {
@@ -186,6 +192,33 @@ static const SrMesh *arg_mesh(SrVal *v) {
 }
 
 /* Traces fn on the types of args (see api.h). */
+/* api_util.fun_sourceinfo: a def's name, file and first line, else the
+   callable's name */
+static void fun_sourceinfo(SrBuf *src, SrVal *fn) {
+  SrFunction *uf = sr_as_function(fn);
+  if (uf && uf->code && uf->code->src) {
+    uint32_t line, col;
+    /* co_firstlineno: a decorated def's first decorator's line */
+    const SrNode *n = uf->node;
+    uint32_t off = n->kind == SR_N_DEF && n->n2 > 0 && n->list2 && n->list2[0] ? n->list2[0]->off : n->off;
+    sr_src_linecol(uf->code->src, off, &line, &col);
+    sr_buf_printf(src, "%s at %s:%u", uf->name, uf->code->src->name, line);
+  } else {
+    const char *nm = sr_callable_name(fn);
+    sr_buf_printf(src, "%s", nm ? nm : "None");
+  }
+}
+
+/* pjit's cache_miss under jax.no_tracing(): -1 with its RuntimeError */
+static int check_no_tracing(SrInterp *I, SrVal *fn) {
+  if (!I->jax->no_tracing) return 0;
+  SrBuf src = SR_BUF_INIT;
+  fun_sourceinfo(&src, fn);
+  sr_raise(I, "RuntimeError", "re-tracing function %s for `jit`, but 'no_tracing' is set", sr_buf_str(&src));
+  sr_buf_free(&src);
+  return -1;
+}
+
 /* partial_eval._check_returned_jaxtypes: "function f at file:line traced
    for jit returned a value of type <class 'function'> at output component
    [1], which is not a valid JAX type" (the source info is api_util's
@@ -198,17 +231,7 @@ static int returned_jaxtypes(SrInterp *I, SrVal *fn, SrVal *res, int flags) {
     sr_buf_free(&path);
     return 0;
   }
-  SrFunction *uf = sr_as_function(fn);
-  if (uf && uf->code && uf->code->src) {
-    uint32_t line, col;
-    /* co_firstlineno: a decorated def starts at its first decorator */
-    const SrNode *at = uf->node->kind == SR_N_DEF && uf->node->n2 > 0 ? uf->node->list2[0] : uf->node;
-    sr_src_linecol(uf->code->src, at->off, &line, &col);
-    sr_buf_printf(&src, "%s at %s:%u", uf->name, uf->code->src->name, line);
-  } else {
-    const char *nm = sr_callable_name(fn);
-    sr_buf_printf(&src, "%s", nm ? nm : "None");
-  }
+  fun_sourceinfo(&src, fn);
   SrBuf extra = SR_BUF_INIT;
   if (path.len) sr_buf_printf(&extra, " at output component %s", path.p);
   sr_raise(I, "TypeError", "function %s traced for %s returned a value of type <class '%s'>%s, which is not a valid JAX type",
@@ -236,15 +259,34 @@ static int vmap_jaxtypes(SrInterp *I, SrVal *res) {
   return -1;
 }
 
+void sr_kwargs_order(int nkw, const char *const *kw, int *ord) {
+  for (int i = 0; i < nkw; i++) {
+    int k = i;
+    while (k > 0 && strcmp(kw[ord[k - 1]], kw[i]) > 0) {
+      ord[k] = ord[k - 1];
+      k--;
+    }
+    ord[k] = i;
+  }
+}
+
 SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, const char **kw,
                      SrVal **kwv, int flags, SrVal **out_tree, SrVal **captured) {
   SrTrace *t = sr_trace_begin(I);
   if (flags & SR_TRACE_CONSTVARS) t->capture_consts = 1;
   if (flags & SR_TRACE_SEPARATE_CONSTS) t->capture_consts = 0;
-  SrVal **targs = sr_xcalloc((size_t)nargs + 1, sizeof *targs);
+  /* the positional arguments, then (SR_TRACE_KWARGS) the keyword ones in
+     sorted order, each abstracted leaf by leaf */
+  int ndyn = nargs + ((flags & SR_TRACE_KWARGS) ? nkw : 0);
+  SrVal **targs = sr_xcalloc((size_t)ndyn + 1, sizeof *targs);
+  int *ord = sr_xcalloc((size_t)nkw + 1, sizeof *ord);
+  sr_kwargs_order(nkw, kw, ord);
+  SrVal **tkwv = sr_xcalloc((size_t)nkw + 1, sizeof *tkwv);
+  for (int k = 0; k < nkw; k++) tkwv[k] = kwv[k];
   int ok = 1;
-  for (int i = 0; i < nargs && ok; i++) {
-    SrVal *leaves = sr_pytree_flatten(I, args[i]);
+  for (int i = 0; i < ndyn && ok; i++) {
+    SrVal *arg = i < nargs ? args[i] : kwv[ord[i - nargs]];
+    SrVal *leaves = sr_pytree_flatten(I, arg);
     if (!leaves) {
       ok = 0;
       break;
@@ -262,17 +304,20 @@ SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, c
       if (!t->vmesh && !t->mesh->n) t->vmesh = arg_mesh(leaves->seq.items[k]);
       sr_seq_push(NULL, tl, sr_trace_arg(I, t, sr_value_type(I, leaves->seq.items[k])));
     }
-    targs[i] = sr_pytree_unflatten(args[i], tl);
+    targs[i] = sr_pytree_unflatten(arg, tl);
+    if (i >= nargs) tkwv[ord[i - nargs]] = targs[i];
     sr_unref(tl);
     sr_unref(leaves);
   }
   SrVal *res = NULL;
   if (ok) {
-    SrArgs ca = {nargs, targs, nkw, kw, kwv, NULL};
+    SrArgs ca = {nargs, targs, nkw, kw, tkwv, NULL};
     res = sr_trace_call(I, fn, &ca);
   }
-  for (int i = 0; i < nargs; i++) sr_unref(targs[i]);
+  for (int i = 0; i < ndyn; i++) sr_unref(targs[i]);
   free(targs);
+  free(tkwv);
+  free(ord);
   if (res && (flags & SR_TRACE_FOR_VMAP) && vmap_jaxtypes(I, res) < 0) {
     sr_unref(res);
     res = NULL;
@@ -382,7 +427,7 @@ static SrVal *make_jaxpr_call(SrInterp *I, SrArgs *a) {
     I->jax->vmap_size[nvmap0 + k] = m->axis_sizes[k];
   }
   I->jax->nvmap = nvmap0 + m->naxes;
-  SrJaxpr *j = sr_trace_fn(I, sp.fn, sp.a.n, sp.a.v, sp.a.nkw, sp.a.kw, sp.a.kwv, SR_TRACE_FOR_MAKE_JAXPR,
+  SrJaxpr *j = sr_trace_fn(I, sp.fn, sp.a.n, sp.a.v, sp.a.nkw, sp.a.kw, sp.a.kwv, SR_TRACE_FOR_MAKE_JAXPR | SR_TRACE_KWARGS,
                            m->return_shape ? &tree : NULL, NULL);
   I->jax->nvmap = nvmap0;
   sr_jit_split_free(&sp);
@@ -452,10 +497,12 @@ typedef struct Jit {
   const char *name;
   SrVal *in_sh, *out_sh; /* in_shardings= and out_shardings=, or NULL */
   SrJitOpts opts;         /* static and donated arguments */
+  SrVal *device;          /* device= (or backend='cpu''s first device), or NULL */
 } Jit;
 
 static void jit_free(void *d) {
   Jit *j = d;
+  sr_unref(j->device);
   sr_unref(j->fn);
   sr_unref(j->in_sh);
   sr_unref(j->out_sh);
@@ -464,6 +511,15 @@ static void jit_free(void *d) {
 
 static void jit_repr(SrBuf *out, const SrVal *v) {
   const Jit *j = v->obj.data;
+  /* f"<PjitFunction of {repr(fun)}>" for a callable object, and
+     "<PjitFunction>" when its repr raises */
+  if (j->fn->kind == SR_V_OBJ && sr_class_instance_callable(j->fn) > 0) {
+    SrBuf r = SR_BUF_INIT;
+    if (sr_class_repr_or_fail(&r, j->fn) == 0) sr_buf_printf(out, "<PjitFunction of %s>", sr_buf_str(&r));
+    else sr_buf_puts(out, "<PjitFunction>");
+    sr_buf_free(&r);
+    return;
+  }
   sr_buf_printf(out, "<PjitFunction of <function %s>>", j->name);
 }
 
@@ -531,7 +587,7 @@ static SrVal *call_traced(SrInterp *I, SrVal *fn, const char *name, SrArgs *a, i
   if (in_sh && a->nkw) return sr_raise(I, "ValueError", "pjit does not support kwargs when in_shardings is specified.");
   if (prim == SR_P_jit && I->jax->disable_jit && !in_sh && !out_sh) return sr_call(I, fn, a);
   SrVal *out_tree = NULL, *captured = NULL;
-  SrJaxpr *body = sr_trace_fn(I, fn, a->n, a->v, a->nkw, a->kw, a->kwv, 0, &out_tree, &captured);
+  SrJaxpr *body = sr_trace_fn(I, fn, a->n, a->v, a->nkw, a->kw, a->kwv, SR_TRACE_KWARGS, &out_tree, &captured);
   if (!body) return NULL;
   return bind_body(I, body, out_tree, captured, name, a, prim, prevent_cse, in_sh, out_sh);
 }
@@ -612,11 +668,14 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
   if (!captured) captured = sr_seq(NULL, SR_V_LIST, 0);
   SrVal *leaves = sr_seq(NULL, SR_V_LIST, 0);
   for (int i = 0; i < captured->seq.n; i++) sr_seq_push(NULL, leaves, sr_ref(captured->seq.items[i]));
-  for (int i = 0; i < a->n; i++) {
-    SrVal *l = sr_pytree_flatten(I, a->v[i]);
+  int *ord = sr_xcalloc((size_t)a->nkw + 1, sizeof *ord);
+  sr_kwargs_order(a->nkw, a->kw, ord);
+  for (int i = 0; i < a->n + a->nkw; i++) {
+    SrVal *l = sr_pytree_flatten(I, i < a->n ? a->v[i] : a->kwv[ord[i - a->n]]);
     for (int k = 0; l && k < l->seq.n; k++) sr_seq_push(NULL, leaves, sr_ref(l->seq.items[k]));
     sr_unref(l);
   }
+  free(ord);
   SrPList ps = {0};
   SrVal *formats[4];
   if (prim == SR_P_jit && (in_sh || out_sh) &&
@@ -627,10 +686,27 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
     sr_unref(out_tree);
     return NULL;
   }
+  uint8_t *usable = NULL;
   if (prim == SR_P_jit) {
     int ndon = 0;
     uint8_t *don = split ? sr_jit_donated_leaves(I, split, captured->seq.n, &ndon) : NULL;
     jit_params(I, &ps, body, name, in_sh || out_sh ? formats : NULL, don, ndon);
+    if (don && !I->trace) {
+      const SrType **outs = sr_xcalloc((size_t)body->nout + 1, sizeof *outs);
+      for (uint32_t k = 0; k < body->nout; k++) outs[k] = sr_atom_type(body->outvars[k]);
+      int rc = sr_jit_donation_check(I, leaves->seq.items, leaves->seq.n, captured->seq.n, don, ndon, outs,
+                                     (int)body->nout, &usable);
+      free(outs);
+      if (rc < 0) {
+        free(don);
+        sr_plist_free(&ps);
+        sr_program_unref(body->prog);
+        sr_unref(leaves);
+        sr_unref(captured);
+        sr_unref(out_tree);
+        return NULL;
+      }
+    }
     free(don);
   } else {
     /* ad_checkpoint.py: remat_p.bind(*consts, *args, jaxpr=, prevent_cse=,
@@ -640,9 +716,13 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
     sr_plist_add(&ps, "differentiated", sr_bool(0));
     sr_plist_add(&ps, "policy", policy ? sr_ref(policy) : sr_none());
   }
-  SrVal *r = prim == SR_P_jit && !I->trace && check_device_assignment(I, body, leaves) < 0
-                ? NULL
-                : sr_bind(I, prim, leaves->seq.n, leaves->seq.items, ps.n, ps.p);
+  SrVal *r = NULL;
+  if (prim == SR_P_jit && !I->trace && I->jax->no_execution)
+    sr_raise(I, "RuntimeError", "JAX tried to execute function jit(%s), but the no_execution config option is set", name);
+  else if (!(prim == SR_P_jit && !I->trace && check_device_assignment(I, body, leaves) < 0))
+    r = sr_bind(I, prim, leaves->seq.n, leaves->seq.items, ps.n, ps.p);
+  if (r) sr_jit_donation_finish(leaves->seq.items, leaves->seq.n, usable);
+  free(usable);
   if (r && prim == SR_P_jit && !out_sh)
     sr_jit_recover_user_shardings(leaves->seq.items + captured->seq.n, leaves->seq.n - captured->seq.n, r);
   if (r && prim == SR_P_jit && out_sh && !I->trace && sr_jit_keep_out_shardings(I, out_sh, out_tree, r) < 0) {
@@ -748,22 +828,40 @@ static int arg_sig(SrInterp *I, SrVal *v, SrBuf *b) {
   int py = v->kind == SR_V_BOOL || v->kind == SR_V_FLOAT || v->kind == SR_V_COMPLEX ||
            (v->kind == SR_V_INT && v->i >= INT32_MIN && v->i <= INT32_MAX);
   const SrType *t = sr_is_obj(v, &sr_array_class) || py ? sr_value_type(I, v) : NULL;
+  /* a numpy array by its dtype and shape (not weak) */
+  if (!t && sr_ndarray_array(v)) t = sr_ndarray_array(v)->type;
   if (!t) return -1;
   sr_buf_printf(b, "%p%s,", (const void *)t, py ? "p" : "");
   return 0;
 }
 
 static char *jit_sig(SrInterp *I, SrArgs *a) {
-  if (a->nkw) return NULL;
   SrBuf b = SR_BUF_INIT;
   const SrJaxState *s = I->jax;
   sr_buf_printf(&b, "%p %p %d %d %d|", (const void *)s->mesh, (const void *)sr_jax_abstract_mesh(s), s->enable_x64,
                 s->check_vma, sr_type_remove_size_one());
+  /* the named axes of the vmaps around (the trace's axis env: a body may
+     ask lax.axis_size) */
+  for (int i = 0; i < s->nvmap; i++)
+    sr_buf_printf(&b, "%p=%lld,", (const void *)s->vmap_axis[i], (long long)s->vmap_size[i]);
   for (int i = 0; i < a->n; i++)
     if (sr_pytree_check_depth(I, a->v[i]) < 0 || arg_sig(I, a->v[i], &b) < 0) {
       sr_buf_free(&b);
       return NULL;
     }
+  /* the keyword arguments by name, in sorted order (a dict's key) */
+  int *ord = sr_xcalloc((size_t)a->nkw + 1, sizeof *ord);
+  sr_kwargs_order(a->nkw, a->kw, ord);
+  for (int k = 0; k < a->nkw; k++) {
+    SrVal *v = a->kwv[ord[k]];
+    sr_buf_printf(&b, "|%s=", a->kw[ord[k]]);
+    if (sr_pytree_check_depth(I, v) < 0 || arg_sig(I, v, &b) < 0) {
+      free(ord);
+      sr_buf_free(&b);
+      return NULL;
+    }
+  }
+  free(ord);
   return sr_buf_str(&b) == b.p ? b.p : NULL;
 }
 
@@ -819,14 +917,28 @@ SrJaxpr *sr_trace_body_cached(SrInterp *I, SrVal *fn, int nargs, SrVal **args, i
   return body;
 }
 
+/* Whether two jitted functions share their traces: the same object, or
+   jit of the same function with the same options (pjit's cache is keyed
+   by the function and jit's arguments, so jit(f)(2) then jit(f)(3)
+   traces once) */
+static int same_jit(SrVal *a, SrVal *b) {
+  if (a == b) return 1;
+  /* the cache also keeps control-flow bodies, keyed by their function */
+  if (!sr_is_obj(a, &sr_jit_class) || !sr_is_obj(b, &sr_jit_class)) return 0;
+  const Jit *x = a->obj.data, *y = b->obj.data;
+  return x->fn == y->fn && x->name == y->name && !x->in_sh && !y->in_sh && !x->out_sh && !y->out_sh &&
+         x->device == y->device && memcmp(&x->opts, &y->opts, sizeof x->opts) == 0;
+}
+
 /* One call of a jitted function, its static arguments split off. */
 static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
   SrArgs *a = &sp->a;
   if (j->in_sh || j->out_sh) {
     binding_split = NULL;
     if (j->in_sh && a->nkw) return sr_raise(I, "ValueError", "pjit does not support kwargs when in_shardings is specified.");
+    if (check_no_tracing(I, j->fn) < 0) return NULL;
     SrVal *out_tree = NULL, *captured = NULL;
-    SrJaxpr *body = sr_trace_fn(I, sp->fn, a->n, a->v, a->nkw, a->kw, a->kwv, SR_TRACE_FOR_JIT, &out_tree, &captured);
+    SrJaxpr *body = sr_trace_fn(I, sp->fn, a->n, a->v, a->nkw, a->kw, a->kwv, SR_TRACE_FOR_JIT | SR_TRACE_KWARGS, &out_tree, &captured);
     if (!body) return NULL;
     binding_split = sp;
     return bind_body(I, body, out_tree, captured, j->name, a, SR_P_jit, 0, j->in_sh, j->out_sh);
@@ -834,15 +946,27 @@ static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
   char *sig = jit_sig(I, a);
   if (!sig && I->exc) return NULL;
   struct SrJitCache *c = I->jit_cache;
-  for (int i = 0; sig && c && i < c->n; i++)
-    if (c->e[i].self == self && strcmp(c->e[i].sig, sig) == 0 && sr_jit_statics_equal(I, c->e[i].statics, sp->statics)) {
+  for (int i = 0; sig && c && i < c->n; i++) {
+    int eq = same_jit(c->e[i].self, self) && strcmp(c->e[i].sig, sig) == 0
+                 ? sr_jit_statics_equal(I, c->e[i].statics, sp->statics)
+                 : 0;
+    if (eq < 0) {
+      free(sig);
+      return NULL;
+    }
+    if (eq) {
       free(sig);
       sr_program_ref(c->e[i].body->prog);
       binding_split = sp;
       return bind_body(I, c->e[i].body, sr_ref(c->e[i].out_tree), NULL, j->name, a, SR_P_jit, 0, NULL, NULL);
     }
+  }
+  if (check_no_tracing(I, j->fn) < 0) {
+    free(sig);
+    return NULL;
+  }
   SrVal *out_tree = NULL, *captured = NULL;
-  SrJaxpr *body = sr_trace_fn(I, sp->fn, a->n, a->v, a->nkw, a->kw, a->kwv, SR_TRACE_FOR_JIT, &out_tree, &captured);
+  SrJaxpr *body = sr_trace_fn(I, sp->fn, a->n, a->v, a->nkw, a->kw, a->kwv, SR_TRACE_FOR_JIT | SR_TRACE_KWARGS, &out_tree, &captured);
   if (!body) {
     free(sig);
     return NULL;
@@ -869,8 +993,35 @@ static SrVal *jit_call(SrInterp *I, SrVal *self, SrArgs *a) {
   SrJitSplit sp;
   if (sr_jit_split(I, &j->opts, j->fn, j->name, a, &sp) < 0) return NULL;
   SrVal *r = jit_call_split(I, self, j, &sp);
-  if (r) sr_jit_donate(I, &sp);
   sr_jit_split_free(&sp);
+  /* device= / backend=: the results committed to that device (pjit's
+     SingleDeviceSharding in and out shardings) */
+  SrVal *dev = r ? j->device : NULL;
+  if (r && !dev && I->jax->default_device > 1 && !I->trace) {
+    /* jax.default_device: where no argument is committed */
+    int committed = 0;
+    for (int i = 0; i < a->n + a->nkw && !committed; i++) {
+      SrVal *l = sr_pytree_flatten_any(I, i < a->n ? a->v[i] : a->kwv[i - a->n]);
+      for (int k = 0; l && k < l->seq.n; k++) {
+        SrArrayObj *o = sr_array_of(l->seq.items[k]);
+        committed |= o && o->kind == SR_AV_CONCRETE && o->data->committed;
+      }
+      sr_unref(l);
+      sr_exc_clear(I);
+    }
+    if (!committed) dev = sr_concrete_device_val(I->jax->default_device - 1);
+    else dev = NULL;
+  } else if (dev) {
+    sr_ref(dev);
+  }
+  if (r && dev && !I->trace) {
+    SrVal *dv[2] = {r, dev};
+    SrArgs da = {2, dv, 0, NULL, NULL, NULL};
+    SrVal *put = sr_call(I, sr_lookup_qualname("jax.device_put"), &da);
+    sr_unref(r);
+    r = put;
+  }
+  sr_unref(dev);
   return r;
 }
 
@@ -881,7 +1032,10 @@ static SrVal *jit_trace(SrInterp *I, SrArgs *a) {
   SrJitSplit sp;
   if (sr_jit_split(I, &j->opts, j->fn, j->name, a, &sp) < 0) return NULL;
   sp.a.self = a->self;
-  SrVal *r = sr_jit_stage_trace(I, sp.fn, j->name, j->in_sh, j->out_sh, &sp.a);
+  int ndon = 0;
+  uint8_t *don = sr_jit_donated_leaves(I, &sp, 0, &ndon);
+  SrVal *r = sr_jit_stage_trace(I, sp.fn, j->name, j->in_sh, j->out_sh, &sp.a, don, ndon);
+  free(don);
   sr_jit_split_free(&sp);
   return r;
 }
@@ -894,16 +1048,68 @@ static SrVal *jit_lower(SrInterp *I, SrArgs *a) {
   return r;
 }
 
-static SrVal *jit_getattr(SrInterp *I, SrVal *self, const char *name) {
+/* jitted.__getstate__(): what pickling a PjitFunction keeps; here its
+   function_name (the wrapped function's name, through partials) */
+static SrVal *jit_getstate(SrInterp *I, SrArgs *a) {
   (void)I;
+  SrVal *d = sr_dict(NULL);
+  sr_dict_set(NULL, d, sr_str_cstr(NULL, "function_name"), sr_str_cstr(NULL, ((Jit *)a->self->obj.data)->name));
+  return d;
+}
+
+static int same_jit(SrVal *a, SrVal *b);
+
+/* jitted._cache_size(): the traces kept for it (one per signature) */
+static SrVal *jit_cache_size(SrInterp *I, SrArgs *a) {
+  struct SrJitCache *c = I->jit_cache;
+  int n = 0;
+  for (int i = 0; c && i < c->n; i++) n += same_jit(c->e[i].self, a->self);
+  return sr_int(NULL, n);
+}
+
+/* jitted.clear_cache(): forgets them */
+static SrVal *jit_clear_cache(SrInterp *I, SrArgs *a) {
+  struct SrJitCache *c = I->jit_cache;
+  int k = 0;
+  for (int i = 0; c && i < c->n; i++) {
+    JitEntry *e = &c->e[i];
+    if (!same_jit(e->self, a->self)) {
+      c->e[k++] = *e;
+      continue;
+    }
+    sr_unref(e->self);
+    free(e->sig);
+    sr_program_unref(e->body->prog);
+    sr_unref(e->out_tree);
+    sr_unref(e->statics);
+  }
+  if (c) c->n = k;
+  return sr_none();
+}
+
+static SrVal *jit_getattr(SrInterp *I, SrVal *self, const char *name) {
   if (strcmp(name, "trace") == 0) return sr_bound_method(self, "trace", jit_trace);
   if (strcmp(name, "lower") == 0) return sr_bound_method(self, "lower", jit_lower);
-  if (strcmp(name, "__name__") == 0) return sr_str_cstr(NULL, ((Jit *)self->obj.data)->name);
+  Jit *j = self->obj.data;
+  if (strcmp(name, "__name__") == 0) return sr_str_cstr(NULL, j->name);
+  if (strcmp(name, "__getstate__") == 0) return sr_bound_method(self, "__getstate__", jit_getstate);
+  if (strcmp(name, "_cache_size") == 0) return sr_bound_method(self, "_cache_size", jit_cache_size);
+  if (strcmp(name, "clear_cache") == 0) return sr_bound_method(self, "clear_cache", jit_clear_cache);
+  /* functools.wraps: __wrapped__, the wrapped function's __module__,
+     __name__, __qualname__, __doc__ and __annotations__, and its
+     __dict__ (the attributes set on it) */
+  if (strcmp(name, "__wrapped__") == 0) return sr_ref(j->fn);
   char q[128];
   snprintf(q, sizeof q, "jax.jit.method.%s", name);
   SrVal *m = sr_lookup_qualname(q);
   if (m) return sr_bound_method(self, name, ((SrBuiltin *)m->obj.data)->fn);
-  return NULL;
+  static const char *const wrapped[] = {"__module__", "__qualname__", "__doc__", "__annotations__"};
+  int dunder = strncmp(name, "__", 2) == 0;
+  for (int k = 0; k < 4; k++) dunder &= strcmp(name, wrapped[k]) != 0;
+  if (dunder) return NULL;
+  SrVal *r = sr_getattr(I, j->fn, name);
+  if (!r && I->exc && strcmp(sr_exc_type(I->exc), "AttributeError") == 0) sr_exc_clear(I);
+  return r;
 }
 
 static const SrLangOps jit_ops = {.call = jit_call, .getattr = jit_getattr};
@@ -950,25 +1156,62 @@ static SrVal *jax_jit(SrInterp *I, SrArgs *a) {
       }
     return sr_builtin_with("jit", jit_decorator, o, jit_opts_args_free);
   }
-  if (!sr_is_callable(I, fn)) {
+  /* api_util.check_callable */
+  const char *bad = strcmp(sr_val_kind_name(fn), "staticmethod") == 0 ? "staticmethod arguments are not supported, got "
+                    : !sr_is_callable(I, fn)                           ? "Expected a callable value, got "
+                    : sr_as_function(fn) && sr_as_function(fn)->node->kind == SR_N_DEF && sr_as_function(fn)->node->op == 1
+                        ? "Expected a function, got a generator function: "
+                        : NULL;
+  if (bad) {
     SrBuf b = SR_BUF_INIT;
     sr_val_str(&b, fn);
-    sr_raise(I, "TypeError", "Expected a callable value, got %s", b.p);
+    sr_raise(I, "TypeError", "%s%s", bad, b.p);
     sr_buf_free(&b);
     return NULL;
   }
   /* in_shardings= / out_shardings= and the static and donated arguments
      (the other options change nothing here) */
-  SrVal *opt[4] = {NULL, NULL, NULL, NULL}, *in_sh = NULL, *out_sh = NULL;
+  SrVal *opt[4] = {NULL, NULL, NULL, NULL}, *in_sh = NULL, *out_sh = NULL, *device = NULL, *backend = NULL;
   static const char *const names[4] = {"static_argnums", "static_argnames", "donate_argnums", "donate_argnames"};
   for (int k = 0; k < a->nkw; k++) {
-    if (strcmp(a->kw[k], "in_shardings") == 0) in_sh = a->kwv[k];
-    if (strcmp(a->kw[k], "out_shardings") == 0) out_sh = a->kwv[k];
+    if (strcmp(a->kw[k], "in_shardings") == 0 && a->kwv[k]->kind != SR_V_NONE) in_sh = a->kwv[k];
+    if (strcmp(a->kw[k], "out_shardings") == 0 && a->kwv[k]->kind != SR_V_NONE) out_sh = a->kwv[k];
+    if (strcmp(a->kw[k], "device") == 0 && a->kwv[k]->kind != SR_V_NONE) device = a->kwv[k];
+    if (strcmp(a->kw[k], "backend") == 0 && a->kwv[k]->kind != SR_V_NONE) backend = a->kwv[k];
     for (int q = 0; q < 4; q++)
       if (strcmp(a->kw[k], names[q]) == 0) opt[q] = a->kwv[k];
   }
+  /* pjit._parse_jit_arguments: device= and backend= (deprecated) */
+  if (device && backend) {
+    SrBuf b = SR_BUF_INIT, c = SR_BUF_INIT;
+    sr_val_repr(&b, device);
+    sr_val_repr(&c, backend);
+    sr_raise(I, "ValueError", "can't specify both a device and a backend for jit, got device=%s and backend=%s", b.p,
+             c.p);
+    sr_buf_free(&b);
+    sr_buf_free(&c);
+    return NULL;
+  }
+  if ((device || backend) && (in_sh || out_sh))
+    return sr_raise(I, "ValueError", "If backend or device is specified on jit, then %s should not be specified.",
+                    in_sh ? "in_shardings" : "out_shardings");
+  SrVal *devval = NULL;
+  if (device) {
+    devval = sr_ref(device);
+  } else if (backend) {
+    /* xb.get_backend(backend).local_devices()[0] */
+    SrVal *ld = sr_lookup_qualname("jax.local_devices");
+    const char *kw = "backend";
+    SrArgs la = {0, NULL, 1, &kw, &backend, NULL};
+    SrVal *l = ld ? sr_call(I, ld, &la) : NULL;
+    if (!l) return NULL;
+    devval = l->kind == SR_V_LIST && l->seq.n ? sr_ref(l->seq.items[0]) : NULL;
+    sr_unref(l);
+  }
   Jit *j = sr_xcalloc(1, sizeof *j);
+  j->device = devval;
   if (sr_jit_opts_parse(I, fn, opt[0], opt[1], opt[2], opt[3], &j->opts) < 0) {
+    sr_unref(devval);
     free(j);
     return NULL;
   }
@@ -1121,7 +1364,7 @@ static SrVal *remat_call(SrInterp *I, SrArgs *a) {
       out_tree = sr_ref(r->cache[i].out_tree);
     }
   if (!body) {
-    body = sr_trace_fn(I, fn, dyn.n, dyn.v, dyn.nkw, dyn.kw, dyn.kwv, 0, &out_tree, &captured);
+    body = sr_trace_fn(I, fn, dyn.n, dyn.v, dyn.nkw, dyn.kw, dyn.kwv, SR_TRACE_KWARGS, &out_tree, &captured);
     if (body && sig && captured->seq.n == 0) {
       if (r->ncache == REMAT_CACHE_MAX) {
         remat_entry_free(&r->cache[0]);

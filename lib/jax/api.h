@@ -32,7 +32,16 @@ enum {
   /* a result leaf that is not a JAX type is batching.matchaxis's error
      ("Output from batched function ... is not a valid JAX type") */
   SR_TRACE_FOR_VMAP = 64,
+  /* the keyword arguments' leaves abstract inputs too, after the
+     positional ones, the keywords in sorted order (pjit's
+     tree_flatten((args, kwargs)): jit, make_jaxpr, eval_shape,
+     checkpoint); else they are passed as they are (closed over) */
+  SR_TRACE_KWARGS = 128,
 };
+/* The order in which a call's keyword arguments' leaves follow its
+   positional ones (a dict's: by key): ord[k] is the index in kw of the
+   k-th.  ord has nkw entries. */
+void sr_kwargs_order(int nkw, const char *const *kw, int *ord);
 /* A control-flow body's way (lax_control_flow.c, shard_map.c). */
 #define SR_TRACE_BODY (SR_TRACE_SEPARATE_CONSTS | SR_TRACE_ANY_INT | SR_TRACE_SHORT_NAME)
 /* Traces fn(*args, **kw) on the types of args' leaves (values or abstract

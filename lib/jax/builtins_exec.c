@@ -523,8 +523,45 @@ static SrVal *bi_device_put(SrInterp *I, SrArgs *args) {
     sr_unref(r);
     return sr_concrete_wrap(l);
   }
-  SrVal *xv = NULL;
+  /* api.device_put's copy semantics: may_alias defaults to not donate;
+     an array already placed so is itself the result where it may alias
+     (dispatch._device_put_sharding_impl's REUSE_INPUT) */
+  int donate = p[3] && sr_truthy(I, p[3]) > 0;
+  int alias = p[4] && p[4]->kind != SR_V_NONE ? sr_truthy(I, p[4]) > 0 : !donate;
+  if (alias && donate) return sr_raise(I, "ValueError", "may_alias and donate cannot be True at the same time.");
+  SrArrayObj *xo = sr_array_of(p[0]);
+  if (alias && xo && xo->kind == SR_AV_CONCRETE && !xo->deleted && !I->trace) {
+    if (!p[1] || p[1]->kind == SR_V_NONE) return sr_ref(p[0]);
+    if (xo->data->committed && !sr_is_obj(p[1], &device_class)) {
+      /* NamedSharding.__eq__: the same mesh (devices too), spec and
+         memory kind */
+      SrVal *xs = sr_getattr(I, p[0], "sharding");
+      int same = xs && xs->kind == SR_V_SHARDING && p[1]->kind == SR_V_SHARDING && xs->sh.mesh == p[1]->sh.mesh &&
+                 sr_val_equal(xs, p[1]);
+      if (xs && xs->kind == SR_V_OBJ && p[1]->kind == SR_V_OBJ && strcmp(sr_val_kind_name(xs), "SingleDeviceSharding") == 0 &&
+          strcmp(sr_val_kind_name(p[1]), "SingleDeviceSharding") == 0) {
+        SrVal *eq = sr_binop(I, SR_OP_EQ, xs, p[1]);
+        same = eq && sr_truthy(I, eq) > 0;
+        sr_unref(eq);
+      } else if (same) {
+        const char *kx = xs->sh.memory_kind ? xs->sh.memory_kind : "device";
+        const char *ky = p[1]->sh.memory_kind ? p[1]->sh.memory_kind : "device";
+        same = strcmp(kx, ky) == 0;
+      }
+      sr_unref(xs);
+      if (I->exc) sr_exc_clear(I);
+      if (same) return sr_ref(p[0]);
+    }
+  }
+  SrVal *xv = NULL, *given = p[0];
+  /* a Python scalar is put as the weakly typed array it stands for */
+  int py = p[0]->kind == SR_V_INT || p[0]->kind == SR_V_FLOAT || p[0]->kind == SR_V_BOOL || p[0]->kind == SR_V_COMPLEX;
+  if (py && !(p[0] = sr_call1(I, sr_lookup_qualname("jax.numpy.asarray"), given))) return NULL;
   SrArray *a = sr_concrete_of(I, p[0], &xv);
+  if (py) {
+    sr_unref(p[0]);
+    p[0] = given;
+  }
   if (!xv) return NULL;
   if (!a) {
     /* traced: device_put to a sharding is a reshard (but for another
@@ -897,6 +934,20 @@ static SrVal *prop_is_fully_replicated(SrInterp *I, SrArgs *a) {
   return sr_bool(sr_type_sharded_axes(l) == 0 && !l->unreduced);
 }
 
+/* x.device: the one device of a single-device array (array.py) */
+static SrVal *prop_device(SrInterp *I, SrArgs *a) {
+  SrVal *m = sr_getattr(I, a->self, "devices");
+  SrArgs none = {0, NULL, 0, NULL, NULL, NULL};
+  SrVal *ds = m ? sr_call(I, m, &none) : NULL;
+  sr_unref(m);
+  if (!ds) return NULL;
+  SrVal *r = NULL;
+  if (ds->kind == SR_V_SET && ds->seq.n == 1) r = sr_ref(ds->seq.items[0]);
+  else r = sr_raise(I, "ValueError", "Length of devices is greater than 1. Please use `.devices()`.");
+  sr_unref(ds);
+  return r;
+}
+
 /* jnp.array / jnp.asarray: nested lists of numbers through
    sr_backend_hooks.from_host, arrays (converted to dtype when given). */
 /* numpy's (2.x) refusal of a Python int out of the range of the integer
@@ -914,7 +965,7 @@ static int ints_fit(SrInterp *I, const SrVal *v, SrDtype d) {
 
 static SrVal *array_plain(SrInterp *I, SrVal **p, int dt);
 
-static SrVal *bi_array(SrInterp *I, SrArgs *a) {
+static SrVal *array_impl(SrInterp *I, SrArgs *a, int copy_default) {
   SrVal *p[7];
   if (sr_args_parse(I, a, "array", "object, dtype=, *, copy=, order=, ndmin=, device=, out_sharding=", p) < 0)
     return NULL;
@@ -946,8 +997,21 @@ static SrVal *bi_array(SrInterp *I, SrArgs *a) {
   sr_unref(sh);
   r = sr_jnp_put_on(I, r, dev);
   sr_unref(dev);
+  /* jnp.array copies (copy=True by default): a concrete array given
+     comes back as another array, which lives on if the first is deleted
+     or donated; jnp.asarray and copy=False may return it as it is */
+  int copy = p[2] && p[2]->kind != SR_V_NONE ? sr_truthy(I, p[2]) > 0 : copy_default;
+  SrArrayObj *ro = r == given ? sr_array_of(r) : NULL;
+  if (copy && ro && ro->kind == SR_AV_CONCRETE && !ro->deleted) {
+    SrVal *c = sr_concrete_wrap(sr_array_ref(ro->data));
+    sr_unref(r);
+    r = c;
+  }
   return r;
 }
+
+static SrVal *bi_array(SrInterp *I, SrArgs *a) { return array_impl(I, a, 1); }
+static SrVal *bi_asarray(SrInterp *I, SrArgs *a) { return array_impl(I, a, 0); }
 
 static SrVal *array_plain(SrInterp *I, SrVal **p, int dt) {
   SrVal *r = sr_jnp_asarray(I, p[0], dt);
@@ -992,8 +1056,10 @@ void sr_builtins_exec_init(void) {
   sr_random_more_init();
   sr_random_dists_init();
   sr_random_counts_init();
-  sr_def("jax.numpy.array jax.numpy.asarray numpy.array numpy.asarray", bi_array,
-         "array(object, dtype=None): an array from nested lists of numbers (or an array)");
+  sr_def("jax.numpy.array numpy.array", bi_array,
+         "array(object, dtype=None, *, copy=True): an array from nested lists of numbers (or an array, copied)");
+  sr_def("jax.numpy.asarray numpy.asarray", bi_asarray,
+         "asarray(object, dtype=None): array's conversion that may return an array given as it is (copy=None)");
   sr_def("jax.devices", bi_devices, "devices(): the devices, [CpuDevice(id=0), ...]");
   sr_def("jax.local_devices", bi_local_devices, "local_devices(): the devices this process holds");
   sr_def("jax.device_count", bi_device_count, "device_count(): how many devices there are");
@@ -1014,6 +1080,7 @@ void sr_builtins_exec_init(void) {
   sr_def("jax.Array.method.addressable_data", m_addressable_data,
          "x.addressable_data(i): the data of x's i-th addressable shard");
   sr_def("jax.Array.property.is_fully_replicated", prop_is_fully_replicated, "x.is_fully_replicated");
+  sr_def("jax.Array.property.device", prop_device, "x.device: the device of a single-device array");
   sr_def("jax.Array.method.item", m_item, "x.item(): the value of a size-1 array");
   sr_def("jax.Array.method.__round__", m_round, "round(x, ndigits=None): jnp.round, then astype(int) without ndigits");
   sr_def("jax.Array.method.compress", m_compress, "x.compress(condition, axis=None, *, size=None, fill_value=0): jnp.compress(condition, x)");

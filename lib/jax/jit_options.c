@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec/array.h"
+#include "jax/api.h"
 #include "jax/introspect.h"
 #include "jax/jax.h"
 #include "jax/tree_util.h"
@@ -104,14 +106,18 @@ static void names_repr(SrBuf *b, const char *const *v, int n) {
    _validate_argnames, for one pair */
 static int resolve(SrInterp *I, const SrParams *ps, int have_nums, int *nums, int *nn, int have_names,
                    const char **names, int *na, const char *what) {
+  /* the parameters' count includes the keyword-only ones, after the
+     positional ones */
+  int npos = ps ? ps->n - ps->nkwonly : 0;
   if (ps && have_nums != have_names) {
+    /* only POSITIONAL_OR_KEYWORD parameters have both */
     if (have_nums) {
       *na = 0;
-      for (int i = ps->nposonly; i < ps->n; i++)
+      for (int i = ps->nposonly; i < npos; i++)
         if (has_num(nums, *nn, i)) names[(*na)++] = ps->names[i];
     } else {
       *nn = 0;
-      for (int i = ps->nposonly; i < ps->n; i++)
+      for (int i = ps->nposonly; i < npos; i++)
         if (has_name(names, *na, ps->names[i])) nums[(*nn)++] = i;
     }
   }
@@ -122,11 +128,11 @@ static int resolve(SrInterp *I, const SrParams *ps, int have_nums, int *nums, in
       if (nums[i] < lo) lo = nums[i];
       if (nums[i] > hi) hi = nums[i];
     }
-    if (-lo > ps->n || hi >= ps->n) {
+    if (-lo > npos || hi >= npos) {
       SrBuf b = SR_BUF_INIT;
       nums_repr(&b, nums, *nn);
       sr_raise(I, "ValueError", "Jitted function has %s_argnums=%s, but only accepts %d positional arguments.", what,
-               b.p, ps->n);
+               b.p, npos);
       sr_buf_free(&b);
       return -1;
     }
@@ -149,7 +155,7 @@ static int resolve(SrInterp *I, const SrParams *ps, int have_nums, int *nums, in
   if (ps->kwstar) return 0;
   for (int k = 0; k < *na; k++) {
     int ok = 0;
-    for (int i = ps->nposonly; i < ps->n + ps->nkwonly && !ok; i++) ok = ps->names[i] == names[k];
+    for (int i = ps->nposonly; i < ps->n && !ok; i++) ok = ps->names[i] == names[k];
     if (!ok) bad[nbad++] = names[k];
   }
   if (nbad) {
@@ -315,7 +321,10 @@ static int check_dynamic_args(SrInterp *I, SrVal *fn, SrArgs *a, const uint8_t *
                "and was passed to the function at path %s.\nThis typically means that a jit-wrapped function was "
                "called with a non-array argument, and this argument was not marked as static using the "
                "static_argnums or static_argnames parameters of jax.jit.",
-               sr_buf_str(&f), sr_val_kind_name(leaf), sr_buf_str(&path));
+               sr_buf_str(&f),
+               /* a dtype leaf is jnp.int32 and its kin, scalar types */
+               leaf->kind == SR_V_DTYPE ? "jax._src.numpy.scalar_types._ScalarMeta" : sr_val_kind_name(leaf),
+               sr_buf_str(&path));
       sr_buf_free(&f);
       sr_buf_free(&path);
       return -1;
@@ -443,32 +452,112 @@ int sr_jit_statics_equal(SrInterp *I, const SrVal *a, const SrVal *b) {
     if (x->kind != y->kind || (x->kind == SR_V_OBJ && x->obj.cls != y->obj.cls)) return 0;
     if (x->kind == SR_V_OBJ && strcmp(sr_val_kind_name(x), sr_val_kind_name(y)) != 0) return 0;
     if (x == y) continue;
-    /* the class's own __eq__ (a class instance's, a tuple's items') */
+    /* the class's own __eq__ (a class instance's, a tuple's items'); an
+       error there is jaxlib's CallSignature's ValueError */
     SrVal *r = sr_binop(I, SR_OP_EQ, x, y);
     int t = r ? sr_truthy(I, r) : -1;
     sr_unref(r);
     if (t < 0) {
+      SrBuf m = SR_BUF_INIT, tx = SR_BUF_INIT, ty = SR_BUF_INIT;
+      sr_buf_printf(&m, "%s: %s", I->exc ? sr_exc_type(I->exc) : "Exception", I->exc ? sr_exc_msg(I->exc) : "");
       sr_exc_clear(I);
-      return 0;
+      SrVal *tf = sr_lookup_qualname("builtins.type");
+      SrVal *txv = tf ? sr_call1(I, tf, x) : NULL, *tyv = tf ? sr_call1(I, tf, y) : NULL;
+      if (txv) sr_to_str(I, &tx, txv);
+      if (tyv) sr_to_str(I, &ty, tyv);
+      sr_unref(txv);
+      sr_unref(tyv);
+      sr_exc_clear(I);
+      sr_raise(I, "ValueError",
+               "static arguments should be comparable using __eq__.The following error was raised when comparing "
+               "two objects of types %s and %s. The error was:\n%s",
+               sr_buf_str(&tx), sr_buf_str(&ty), sr_buf_str(&m));
+      sr_buf_free(&m);
+      sr_buf_free(&tx);
+      sr_buf_free(&ty);
+      return -1;
     }
     if (!t) return 0;
   }
   return 1;
 }
 
-static void delete_leaves(SrInterp *I, SrVal *v) {
-  SrVal *l = sr_pytree_flatten(I, v);
-  for (int k = 0; l && k < l->seq.n; k++) {
-    SrArrayObj *o = sr_array_of(l->seq.items[k]);
-    if (o && o->kind == SR_AV_CONCRETE) o->deleted = 1;
-  }
-  sr_unref(l);
+/* the array behind a leaf, to tell one buffer passed twice */
+static const void *leaf_buffer(SrVal *v) {
+  SrArrayObj *o = sr_array_of(v);
+  return o && o->kind == SR_AV_CONCRETE ? (const void *)o->data : NULL;
 }
 
-void sr_jit_donate(SrInterp *I, const SrJitSplit *s) {
-  if (!s->donated || I->trace) return;
-  for (int i = 0; i < s->a.n + s->a.nkw; i++)
-    if (s->donated[i]) delete_leaves(I, i < s->a.n ? s->a.v[i] : s->a.kwv[i - s->a.n]);
+int sr_jit_donation_check(SrInterp *I, SrVal **leaves, int n, int ncaptured, const uint8_t *don, int ndon,
+                          const SrType *const *outs, int nout, uint8_t **usable) {
+  *usable = NULL;
+  int any = 0;
+  for (int i = 0; i < ndon && i < n; i++) any |= don[i];
+  if (!any) return 0;
+  uint8_t *u = sr_xcalloc((size_t)n + 1, 1);
+  const SrType **in = sr_xcalloc((size_t)n + 1, sizeof *in);
+  int multi = 0;
+  for (int i = 0; i < n; i++) {
+    in[i] = sr_value_type(I, leaves[i]);
+    SrArrayObj *o = sr_array_of(leaves[i]);
+    if (o && o->kind == SR_AV_CONCRETE && o->data->ndev > 1) multi = 1;
+  }
+  /* strip_metadata: only the dtype and shape count */
+  for (int k = 0; k < nout; k++) {
+    const SrType *t = outs[k];
+    for (int i = 0; t && i < ndon && i < n; i++) {
+      const SrType *s = in[i];
+      if (!don[i] || u[i] || !s || s->dtype != t->dtype || s->ndim != t->ndim) continue;
+      int same = 1;
+      for (int d = 0; d < t->ndim && same; d++) same = s->dims[d].size == t->dims[d].size;
+      if (!same) continue;
+      u[i] = 1;
+      break;
+    }
+  }
+  /* PJRT's TestBufferDonationClashes over the flattened arguments */
+  for (int i = ncaptured; i < n; i++) {
+    const void *b = leaf_buffer(leaves[i]);
+    for (int j = ncaptured; b && j < i; j++) {
+      if (leaf_buffer(leaves[j]) != b || (!u[i] && !u[j])) continue;
+      const char *what = u[i] && u[j] ? "Attempt to donate the same buffer twice in Execute() ("
+                         : u[i]       ? "Attempt to donate a buffer which is also used by the same call to Execute() ("
+                                      : "Attempt to use a buffer that was previously donated in the same call to "
+                                        "Execute() (";
+      const char *toy = u[i] && u[j] ? "f(donate(a), donate(a))" : u[i] ? "f(a, donate(a))" : "f(donate(a), a)";
+      sr_raise(I, "JaxRuntimeError",
+               "INVALID_ARGUMENT: %sflattened argument %d, replica 0, partition 0, first use: %d). Toy example for "
+               "this bug: `%s`.",
+               what, i - ncaptured, j - ncaptured, toy);
+      free(u);
+      free(in);
+      return -1;
+    }
+  }
+  if (!multi) {
+    SrBuf b = SR_BUF_INIT;
+    for (int i = 0; i < ndon && i < n; i++)
+      if (don[i] && !u[i] && in[i]) {
+        if (b.len) sr_buf_puts(&b, ", ");
+        sr_type_long(&b, in[i]);
+      }
+    if (b.len)
+      sr_warn(I, "UserWarning",
+              "Some donated buffers were not usable: %s.\nSee an explanation at "
+              "https://docs.jax.dev/en/latest/faq.html#buffer-donation.",
+              b.p);
+    sr_buf_free(&b);
+  }
+  free(in);
+  *usable = u;
+  return 0;
+}
+
+void sr_jit_donation_finish(SrVal **leaves, int n, const uint8_t *usable) {
+  for (int i = 0; usable && i < n; i++) {
+    SrArrayObj *o = usable[i] ? sr_array_of(leaves[i]) : NULL;
+    if (o && o->kind == SR_AV_CONCRETE) o->deleted = 1;
+  }
 }
 
 uint8_t *sr_jit_donated_leaves(SrInterp *I, const SrJitSplit *s, int ncaptured, int *n) {
@@ -477,14 +566,19 @@ uint8_t *sr_jit_donated_leaves(SrInterp *I, const SrJitSplit *s, int ncaptured, 
   int cap = ncaptured + 16;
   uint8_t *d = sr_xcalloc((size_t)cap, 1);
   *n = ncaptured;
+  /* the keyword arguments' leaves in sorted order, as the trace has them */
+  int *ord = sr_xcalloc((size_t)s->a.nkw + 1, sizeof *ord);
+  sr_kwargs_order(s->a.nkw, s->a.kw, ord);
   for (int i = 0; i < s->a.n + s->a.nkw; i++) {
-    SrVal *l = sr_pytree_flatten(I, i < s->a.n ? s->a.v[i] : s->a.kwv[i - s->a.n]);
+    int j = i < s->a.n ? i : s->a.n + ord[i - s->a.n];
+    SrVal *l = sr_pytree_flatten(I, j < s->a.n ? s->a.v[j] : s->a.kwv[j - s->a.n]);
     int m = l ? l->seq.n : 0;
     if (*n + m >= cap) d = sr_xrealloc(d, (size_t)(cap = 2 * (*n + m) + 1));
-    memset(d + *n, s->donated[i], (size_t)m);
+    memset(d + *n, s->donated[j], (size_t)m);
     *n += m;
     sr_unref(l);
   }
+  free(ord);
   return d;
 }
 

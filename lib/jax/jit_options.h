@@ -48,11 +48,23 @@ typedef struct SrJitSplit {
 int sr_jit_split(SrInterp *I, const SrJitOpts *o, SrVal *fn, const char *name, SrArgs *a, SrJitSplit *s);
 void sr_jit_split_free(SrJitSplit *s);
 /* Whether two static tuples are the same key (JAX's
-   _HashableWithStrictTypeEquality: the same types and equal values). */
+   _HashableWithStrictTypeEquality: the same types and equal values):
+   1 or 0, -1 with jaxlib's ValueError raised when an __eq__ fails. */
 int sr_jit_statics_equal(SrInterp *I, const SrVal *a, const SrVal *b);
-/* After a call that ran (not under a trace): deletes the concrete arrays
-   among the donated arguments' leaves. */
-void sr_jit_donate(SrInterp *I, const SrJitSplit *s);
+/* The donation of a jit call about to run (not under a trace), leaves its
+   n input leaves (ncaptured captured ones first), don the donated flag of
+   the first ndon, outs the types of its nout results.  Which donated
+   leaves XLA aliases to a result (mlir._set_up_aliases: each result, in
+   order, takes the first unaliased donated input of its dtype and shape):
+   *usable, malloc'd (n entries), or NULL when none is donated.  Raises
+   PJRT's error for a buffer passed twice where one use is donated, and
+   warns of the donated inputs no result can take (on one device; over
+   several XLA decides).  -1 with an exception raised. */
+int sr_jit_donation_check(SrInterp *I, SrVal **leaves, int n, int ncaptured, const uint8_t *don, int ndon,
+                          const SrType *const *outs, int nout, uint8_t **usable);
+/* After the call ran: deletes the concrete arrays among the usable
+   donated leaves (those PJRT donates; the others stay valid). */
+void sr_jit_donation_finish(SrVal **leaves, int n, const uint8_t *usable);
 /* The donated flag of each leaf of the dynamic arguments, after ncaptured
    leading captured inputs (which are never donated): a malloc'd array of
    ncaptured + leaves entries in *out, or NULL when none is donated. */

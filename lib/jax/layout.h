@@ -86,8 +86,11 @@ int sr_jit_sharding_differs(struct SrArray *x, SrVal *sh);
 SrVal *sr_jit_default_sharding(SrInterp *I, const struct SrType *t);
 
 /* The stages (stages.c). */
-/* jax.jit(f, ...).trace(*args): a Traced stage (.jaxpr, .lower()). */
-SrVal *sr_jit_stage_trace(SrInterp *I, SrVal *fn, const char *name, SrVal *in_sh, SrVal *out_sh, SrArgs *a);
+/* jax.jit(f, ...).trace(*args, **kwargs): a Traced stage (.jaxpr,
+   .lower()); donated says which of the arguments' leaves (positional,
+   then keyword in sorted order; ndon of them) are donated, or is NULL. */
+SrVal *sr_jit_stage_trace(SrInterp *I, SrVal *fn, const char *name, SrVal *in_sh, SrVal *out_sh, SrArgs *a,
+                          const uint8_t *donated, int ndon);
 /* traced.lower() */
 SrVal *sr_jit_stage_lower(SrInterp *I, SrVal *traced);
 

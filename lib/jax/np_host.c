@@ -716,7 +716,11 @@ static SrVal *nd_getattr(SrInterp *I, SrVal *self, const char *name) {
   return NULL;
 }
 
+/* ndarray.__hash__ is None; numpy's scalars hash */
+static int nd_unhashable(const SrVal *v) { return !((const Nd *)v->obj.data)->scalar; }
+
 static const SrLangOps nd_ops = {
+  .unhashable = nd_unhashable,
   .getattr = nd_getattr,
   .getitem = nd_getitem,
   .setitem = nd_setitem,

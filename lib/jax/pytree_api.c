@@ -178,6 +178,7 @@ static TNode *flatten_rec(SrInterp *I, SrVal *v, Walk *w, int depth) {
     sr_unref(r);
     if (leaf < 0) return NULL;
   }
+  if (!leaf && v->kind == SR_V_DICT && sr_pytree_dict_keys_sortable(I, v) < 0) return NULL;
   SrVal *ch = leaf ? NULL : sr_pytree_children(v);
   TNode *t = sr_xcalloc(1, sizeof *t);
   if (!ch) {

@@ -11,6 +11,8 @@
 #include "core/jaxstate.h"
 #include "ir/name_stack.h"
 #include "jax/jax.h"
+#include "jax/layout.h"
+#include "text/print_val.h"
 #include "py/objects.h"
 #include "util/intern.h"
 #include "util/mem.h"
@@ -207,7 +209,64 @@ static SrVal *config_matmul_precision(SrInterp *I, SrArgs *a) { return config_no
 static SrVal *config_legacy_prng_key(SrInterp *I, SrArgs *a) { return config_noop(I, a, "legacy_prng_key"); }
 static SrVal *config_debug_key_reuse(SrInterp *I, SrArgs *a) { return config_noop(I, a, "debug_key_reuse"); }
 
+/* jax.no_tracing(new_val=True) and jax.no_execution(new_val=True): the
+   config options as context managers (bool_state's default context
+   value is True) */
+static SrVal *flag_scope(SrInterp *I, SrArgs *a, const char *name, int *flag) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, name, "new_val=", p) < 0) return NULL;
+  Scope *s = sr_xcalloc(1, sizeof *s);
+  s->flag = flag;
+  s->disable = !p[0] || sr_val_truthy(p[0]);
+  return sr_obj(&scope_class, s);
+}
+
+static SrVal *jax_no_tracing(SrInterp *I, SrArgs *a) { return flag_scope(I, a, "no_tracing", &I->jax->no_tracing); }
+static SrVal *jax_no_execution(SrInterp *I, SrArgs *a) {
+  return flag_scope(I, a, "no_execution", &I->jax->no_execution);
+}
+
+/* jax.default_device(device): jax_default_device as a context manager;
+   a platform's name stands for its first device (here "cpu", device 0).
+   A jit call whose arguments are all uncommitted runs there. */
+static SrVal *jax_default_device(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "default_device", "new_val", p) < 0) return NULL;
+  int id = -1;
+  if (p[0]->kind == SR_V_NONE) {
+    id = -1;
+  } else if (p[0]->kind == SR_V_STR) {
+    if (strcmp(p[0]->str.s, "cpu") != 0)
+      return sr_raise(I, "RuntimeError",
+                      "Unknown backend: '%s' requested, but no platforms that are instances of %s are present. "
+                      "Platforms present are: cpu",
+                      p[0]->str.s, p[0]->str.s);
+    id = 0;
+  } else {
+    id = sr_concrete_device_id(p[0]);
+    if (id < 0) {
+      SrBuf b = SR_BUF_INIT;
+      sr_val_str(&b, p[0]);
+      sr_raise(I, "ValueError", "jax.default_device must be passed a Device object (e.g. `jax.devices('cpu')[0]`), got: %s",
+               sr_buf_str(&b));
+      sr_buf_free(&b);
+      return NULL;
+    }
+  }
+  Scope *s = sr_xcalloc(1, sizeof *s);
+  s->flag = &I->jax->default_device;
+  s->disable = id + 1;
+  return sr_obj(&scope_class, s);
+}
+
 void sr_scopes_init(void) {
+  sr_def("jax.default_device", jax_default_device,
+         "default_device(device): a context manager (or decorator) in which jit calls of uncommitted arguments run on "
+         "device");
+  sr_def("jax.no_tracing", jax_no_tracing,
+         "no_tracing(new_val=True): a context manager (or decorator) in which a jit call that would trace raises");
+  sr_def("jax.no_execution", jax_no_execution,
+         "no_execution(new_val=True): a context manager (or decorator) in which running a jit call raises");
   sr_def("jax.named_call", jax_named_call,
          "named_call(fun, *, name=None): fun, its equations bound under the name scope name (fun.__name__ by default)");
   sr_def("jax.default_matmul_precision", config_matmul_precision,

@@ -19,6 +19,7 @@
 #include "jax/api.h"
 #include "jax/lax.h"
 #include "jax/numpy.h"
+#include "jax/tracers.h"
 #include "jax/tree_util.h"
 #include "opt/opt.h"
 #include "py/objects.h"
@@ -36,6 +37,8 @@ typedef struct Stage {
   SrVal *in_sh, *out_sh; /* jit's, or NULL */
   SrVal *jaxpr;          /* the body */
   SrVal *args;           /* a tuple: the positional arguments traced */
+  SrVal *kwargs;         /* a dict: the keyword ones */
+  SrVal *donated;        /* a tuple: per argument leaf, whether donated */
   SrVal *out_tree;       /* the result, as traced */
   int ncaptured;
   /* compiled: */
@@ -52,6 +55,8 @@ static void stage_free(void *d) {
   sr_unref(s->out_sh);
   sr_unref(s->jaxpr);
   sr_unref(s->args);
+  sr_unref(s->kwargs);
+  sr_unref(s->donated);
   sr_unref(s->out_tree);
   sr_unref(s->in_formats);
   sr_unref(s->out_formats);
@@ -95,14 +100,18 @@ static Stage *stage_copy(const Stage *s, int kind) {
   c->out_sh = s->out_sh ? sr_ref(s->out_sh) : NULL;
   c->jaxpr = sr_ref(s->jaxpr);
   c->args = sr_ref(s->args);
+  c->kwargs = sr_ref(s->kwargs);
+  c->donated = sr_ref(s->donated);
   c->out_tree = sr_ref(s->out_tree);
   c->ncaptured = s->ncaptured;
   return c;
 }
 
-SrVal *sr_jit_stage_trace(SrInterp *I, SrVal *fn, const char *name, SrVal *in_sh, SrVal *out_sh, SrArgs *a) {
+SrVal *sr_jit_stage_trace(SrInterp *I, SrVal *fn, const char *name, SrVal *in_sh, SrVal *out_sh, SrArgs *a,
+                          const uint8_t *donated, int ndon) {
+  if (in_sh && a->nkw) return sr_raise(I, "ValueError", "pjit does not support kwargs when in_shardings is specified.");
   SrVal *out_tree = NULL, *captured = NULL;
-  SrJaxpr *body = sr_trace_fn(I, fn, a->n, a->v, a->nkw, a->kw, a->kwv, 0, &out_tree, &captured);
+  SrJaxpr *body = sr_trace_fn(I, fn, a->n, a->v, a->nkw, a->kw, a->kwv, SR_TRACE_KWARGS, &out_tree, &captured);
   if (!body) return NULL;
   Stage *s = sr_xcalloc(1, sizeof *s);
   s->kind = ST_TRACED;
@@ -114,6 +123,16 @@ SrVal *sr_jit_stage_trace(SrInterp *I, SrVal *fn, const char *name, SrVal *in_sh
   sr_program_unref(body->prog);
   s->args = sr_seq(NULL, SR_V_TUPLE, a->n);
   for (int i = 0; i < a->n; i++) sr_seq_push(NULL, s->args, sr_ref(a->v[i]));
+  s->kwargs = sr_dict(NULL);
+  for (int i = 0; i < a->nkw; i++) sr_dict_set(NULL, s->kwargs, sr_str_cstr(NULL, a->kw[i]), sr_ref(a->kwv[i]));
+  SrVal *pair[2] = {sr_ref(s->args), sr_ref(s->kwargs)};
+  SrVal *ak = sr_tuple(NULL, 2, pair);
+  SrVal *flat = sr_pytree_flatten(I, ak);
+  sr_unref(ak);
+  int nleaves = flat ? flat->seq.n : 0;
+  sr_unref(flat);
+  s->donated = sr_seq(NULL, SR_V_TUPLE, nleaves);
+  for (int i = 0; i < nleaves; i++) sr_seq_push(NULL, s->donated, sr_bool(donated && i < ndon && donated[i]));
   s->out_tree = out_tree;
   s->ncaptured = captured ? captured->seq.n : 0;
   sr_unref(captured);
@@ -223,14 +242,221 @@ static void arg_name(SrBuf *out, Stage *s, int i, int single) {
   else sr_buf_printf(out, "args[%d]", i);
 }
 
+/* tree_util.equality_errors for a call's (args, kwargs) against the
+   compiled ones: the mismatches as stages.py's Compiled.call words them
+   ("    * at args[0], seen X but now given Y, so Z"), counted in *n. */
+static int same_keys(SrVal *a, SrVal *b);
+static SrVal *stage_args_kwargs(Stage *s);
+
+static const char *thing_word(SrVal *v, SrBuf *tmp) {
+  SrVal *ch = sr_pytree_children(v);
+  if (!ch) return "pytree leaf";
+  sr_unref(ch);
+  sr_buf_reset(tmp);
+  sr_buf_printf(tmp, "<class '%s'>", v->kind == SR_V_NONE ? "NoneType" : sr_val_kind_name(v));
+  return sr_buf_str(tmp);
+}
+
+static void tree_mismatches(SrBuf *msg, SrBuf *path, SrVal *now, SrVal *seen, int *n) {
+  SrVal *nc = sr_pytree_children(now), *sc = sr_pytree_children(seen);
+  if (!nc && !sc) return;
+  SrBuf t1 = SR_BUF_INIT, t2 = SR_BUF_INIT;
+  const char *base = path->len && path->p[1] == '1' ? "kwargs" : "args";
+  const char *rest = path->len > 3 ? path->p + 3 : "";
+  if (!nc || !sc || now->kind != seen->kind || (now->kind == SR_V_OBJ && now->obj.cls != seen->obj.cls)) {
+    sr_buf_printf(msg, "\n    * at %s%s, seen %s but now given %s, so their Python types differ", base, rest,
+                  thing_word(seen, &t2), thing_word(now, &t1));
+    ++*n;
+  } else if (nc->seq.n != sc->seq.n && (now->kind == SR_V_TUPLE || now->kind == SR_V_LIST)) {
+    sr_buf_printf(msg, "\n    * at %s%s, seen %s of length %d but now given %s of length %d, so the lengths do not match",
+                  base, rest, sr_val_kind_name(seen), sc->seq.n, sr_val_kind_name(now), nc->seq.n);
+    ++*n;
+  } else if (nc->seq.n != sc->seq.n) {
+    sr_buf_printf(msg,
+                  "\n    * at %s%s, seen <class '%s'> with %d child%s but now given <class '%s'> with %d child%s, so the "
+                  "numbers of children do not match",
+                  base, rest, sr_val_kind_name(seen), sc->seq.n, sc->seq.n > 1 ? "ren" : "", sr_val_kind_name(now),
+                  nc->seq.n, nc->seq.n > 1 ? "ren" : "");
+    if (now->kind == SR_V_DICT) {
+      /* the symmetric difference of the key sets */
+      SrBuf d = SR_BUF_INIT;
+      for (int pass = 0; pass < 2; pass++) {
+        SrVal *a = pass ? seen : now, *b = pass ? now : seen;
+        for (int i = 0; i < a->dict.n; i++)
+          if (!sr_dict_get(b, a->dict.keys[i])) {
+            if (d.len) sr_buf_putc(&d, ' ');
+            sr_val_repr(&d, a->dict.keys[i]);
+          }
+      }
+      if (d.len) sr_buf_printf(msg, ", with the symmetric difference of key sets: {%s}", d.p);
+      sr_buf_free(&d);
+    }
+    ++*n;
+  } else if (now->kind == SR_V_DICT && !same_keys(now, seen)) {
+    /* the keys are a dict node's metadata */
+    SrBuf kn = SR_BUF_INIT, ks = SR_BUF_INIT;
+    for (int pass = 0; pass < 2; pass++) {
+      SrVal *v = pass ? seen : now;
+      SrBuf *b = pass ? &ks : &kn;
+      int *ord = sr_pytree_dict_order(v);
+      sr_buf_putc(b, '[');
+      for (int i = 0; i < v->dict.n; i++) {
+        if (i) sr_buf_puts(b, ", ");
+        sr_val_repr(b, v->dict.keys[ord[i]]);
+      }
+      sr_buf_putc(b, ']');
+      free(ord);
+    }
+    sr_buf_printf(msg,
+                  "\n    * at %s%s, seen <class 'dict'> with pytree metadata %s but now given <class 'dict'> with pytree "
+                  "metadata %s, so the pytree node metadata does not match",
+                  base, rest, ks.p, kn.p);
+    sr_buf_free(&kn);
+    sr_buf_free(&ks);
+    ++*n;
+  } else {
+    size_t at = path->len;
+    int *ord = now->kind == SR_V_DICT ? sr_pytree_dict_order(now) : NULL;
+    for (int i = 0; i < nc->seq.n; i++) {
+      path->len = at;
+      if (ord) {
+        sr_buf_puts(path, "[");
+        sr_val_repr(path, now->dict.keys[ord[i]]);
+        sr_buf_puts(path, "]");
+      } else {
+        sr_buf_printf(path, "[%d]", i);
+      }
+      tree_mismatches(msg, path, nc->seq.items[i], sc->seq.items[i], n);
+    }
+    free(ord);
+    path->len = at;
+    if (path->p) path->p[at] = 0;
+  }
+  sr_buf_free(&t1);
+  sr_buf_free(&t2);
+  sr_unref(nc);
+  sr_unref(sc);
+}
+
+static int same_keys(SrVal *a, SrVal *b) {
+  if (a->dict.n != b->dict.n) return 0;
+  for (int i = 0; i < a->dict.n; i++)
+    if (!sr_dict_get(b, a->dict.keys[i])) return 0;
+  return 1;
+}
+
+/* Compiled.call's checks before it runs: the same pytree of (args,
+   kwargs) as compiled, no tracers (no transformation of a compiled
+   function), and pxla.check_arg_avals_for_call: each leaf of the dtype
+   and shape it was compiled for.  -1 with JAX's TypeError raised. */
+static int call_checks(SrInterp *I, Stage *s, SrArgs *a) {
+  SrVal *args = sr_seq(NULL, SR_V_TUPLE, a->n), *kw = sr_dict(NULL);
+  for (int i = 0; i < a->n; i++) sr_seq_push(NULL, args, sr_ref(a->v[i]));
+  for (int i = 0; i < a->nkw; i++) sr_dict_set(NULL, kw, sr_str_cstr(NULL, a->kw[i]), sr_ref(a->kwv[i]));
+  SrVal *pair[2] = {args, kw};
+  SrVal *now = sr_tuple(NULL, 2, pair), *seen = stage_args_kwargs(s);
+  int rc = sr_pytree_check_depth(I, now);
+  SrBuf msg = SR_BUF_INIT, path = SR_BUF_INIT;
+  int n = 0;
+  if (rc == 0) {
+    for (int k = 0; k < 2; k++) {
+      path.len = 0;
+      sr_buf_printf(&path, "[%d]", k);
+      tree_mismatches(&msg, &path, now->seq.items[k], seen->seq.items[k], &n);
+    }
+    if (n) {
+      sr_raise(I, "TypeError",
+               "Function compiled with input pytree does not match the input pytree it was called with. There are %d "
+               "mismatches, including:%s",
+               n, msg.p);
+      rc = -1;
+    }
+  }
+  SrVal *fl = rc == 0 ? sr_pytree_flatten_any(I, now) : NULL;
+  SrVal *fs = rc == 0 ? sr_pytree_flatten_any(I, seen) : NULL;
+  if (rc == 0 && (!fl || !fs)) rc = -1;
+  for (int i = 0; rc == 0 && i < fl->seq.n; i++) {
+    SrArrayObj *o = sr_array_of(fl->seq.items[i]);
+    if (o && o->kind == SR_AV_TRACER) {
+      sr_raise(I, "TypeError",
+               "Cannot apply JAX transformations to a function lowered and compiled for a particular signature. "
+               "Detected argument of Tracer type <class '%s'>.",
+               sr_tracers_class_name(fl->seq.items[i]));
+      rc = -1;
+    }
+  }
+  if (rc == 0) {
+    /* the arguments' names: api_util's debug info names a leaf by its
+       parameter and key path */
+    char **names = sr_xcalloc((size_t)fl->seq.n + 1, sizeof *names);
+    int k = 0;
+    SrFunction *f = sr_as_function(s->fn);
+    const SrParams *ps = f && f->node ? f->node->params : NULL;
+    for (int i = 0; i < s->args->seq.n; i++) {
+      SrBuf p = SR_BUF_INIT;
+      if (ps && i < ps->n - ps->nkwonly) sr_buf_puts(&p, ps->names[i]);
+      else if (ps && ps->star) sr_buf_printf(&p, "%s[%d]", ps->star, i - (ps->n - ps->nkwonly));
+      else sr_buf_printf(&p, "args[%d]", i);
+      sr_pytree_leaf_paths(s->args->seq.items[i], &p, names, &k);
+      sr_buf_free(&p);
+    }
+    int *ord = sr_pytree_dict_order(s->kwargs);
+    for (int i = 0; i < s->kwargs->dict.n; i++) {
+      SrBuf p = SR_BUF_INIT;
+      SrVal *key = s->kwargs->dict.keys[ord[i]];
+      sr_buf_putn(&p, key->str.s, key->str.n);
+      sr_pytree_leaf_paths(s->kwargs->dict.vals[ord[i]], &p, names, &k);
+      sr_buf_free(&p);
+    }
+    free(ord);
+    SrBuf errs = SR_BUF_INIT;
+    int nerr = 0;
+    for (int i = 0; i < fl->seq.n && i < fs->seq.n; i++) {
+      const SrType *want = sr_value_type(I, fs->seq.items[i]), *got = sr_value_type(I, fl->seq.items[i]);
+      if (!want || !got) continue;
+      int same = want->dtype == got->dtype && want->ndim == got->ndim;
+      for (int d = 0; same && d < want->ndim; d++) same = want->dims[d].size == got->dims[d].size;
+      if (same) continue;
+      if (nerr++ < 5) {
+        if (errs.len) sr_buf_putc(&errs, '\n');
+        sr_buf_printf(&errs, "Argument '%s' compiled with ", i < k && names[i] ? names[i] : "?");
+        sr_type_str(&errs, sr_type_with_weak(sr_type_strip_sharding(want), 0), 0);
+        sr_buf_puts(&errs, " and called with ");
+        sr_type_str(&errs, sr_type_with_weak(sr_type_strip_sharding(got), 0), 0);
+      }
+    }
+    char first[64];
+    snprintf(first, sizeof first, "The first 5 of %d", nerr);
+    if (nerr) {
+      sr_raise(I, "TypeError",
+               "Argument types differ from the types for which this computation was compiled. Perhaps you are "
+               "calling the compiled executable with a different enable_x64 mode than when it was AOT compiled? "
+               "%s mismatches are:\n%s",
+               nerr >= 5 ? first : "The", errs.p);
+      rc = -1;
+    }
+    sr_buf_free(&errs);
+    for (int i = 0; i < k; i++) free(names[i]);
+    free(names);
+  }
+  sr_unref(fl);
+  sr_unref(fs);
+  sr_buf_free(&msg);
+  sr_buf_free(&path);
+  sr_unref(now);
+  sr_unref(seen);
+  return rc;
+}
+
 /* compiled(*args): JAX's checks of committed arguments
    (pxla.check_array_xla_sharding_layout_match, in the words of JAX 0.7),
    then a jit call with the compiled layouts. */
 static SrVal *compiled_call(SrInterp *I, Stage *s, SrArgs *a) {
-  if (a->nkw) return sr_raise(I, "TypeError", "a compiled function takes positional arguments only here");
-  if (a->n != s->args->seq.n)
-    return sr_raise(I, "TypeError", "Compiled function called with %d arguments, it was compiled for %d", a->n,
-                    s->args->seq.n);
+  if (call_checks(I, s, a) < 0) return NULL;
+  /* keyword arguments (no shardings or layouts given: jit's defaults) */
+  if (a->nkw && !s->in_sh && !s->out_sh) return sr_jit_call(I, s->fn, s->name, a);
+  if (a->nkw)
+    return sr_raise(I, "NotImplementedError", "calling a compiled function with keyword arguments and shardings");
   SrBuf errs = SR_BUF_INIT;
   int nerr = 0, nsh = 0, nlay = 0, k = 0;
   for (int i = 0; i < a->n; i++) {
@@ -325,13 +551,64 @@ static SrVal *m_as_text(SrInterp *I, SrArgs *a) {
   return r;
 }
 
-/* in_avals: ((the positional arguments' avals, as their trees), {}), the
-   types the body takes them with (in_shardings applied) */
-static SrVal *stage_in_avals(SrInterp *I, Stage *s) {
+/* ---- stages.ArgInfo: an argument leaf's aval and whether it is donated ---- */
+
+typedef struct ArgInfo {
+  const SrType *t;
+  int donated;
+} ArgInfo;
+
+static void arg_info_free(void *d) { free(d); }
+
+static void arg_info_repr(SrBuf *out, const SrVal *v) {
+  const ArgInfo *a = v->obj.data;
+  /* a frozen dataclass's repr, the aval as ShapedArray's repr */
+  sr_buf_puts(out, "ArgInfo(_aval=ShapedArray(");
+  sr_type_long(out, sr_type_with_weak(a->t, 0));
+  sr_buf_printf(out, "%s), donated=%s)", a->t->weak ? ", weak_type=True" : "", a->donated ? "True" : "False");
+}
+
+static SrVal *arg_info_getattr(SrInterp *I, SrVal *self, const char *name) {
+  const ArgInfo *a = self->obj.data;
+  if (strcmp(name, "donated") == 0) return sr_bool(a->donated);
+  if (strcmp(name, "_aval") == 0) return sr_aval_new(a->t);
+  if (strcmp(name, "shape") == 0 || strcmp(name, "dtype") == 0) {
+    SrVal *av = sr_aval_new(a->t);
+    SrVal *r = sr_getattr(I, av, name);
+    sr_unref(av);
+    return r;
+  }
+  return NULL;
+}
+
+static const SrLangOps arg_info_ops = {.getattr = arg_info_getattr};
+static const SrClass arg_info_class = {"ArgInfo", arg_info_free, arg_info_repr, NULL, &arg_info_ops};
+
+static SrVal *arg_info_new(const SrType *t, int donated) {
+  ArgInfo *a = sr_xcalloc(1, sizeof *a);
+  a->t = t;
+  a->donated = donated;
+  return sr_obj(&arg_info_class, a);
+}
+
+/* (args, kwargs) of the trace, a new tuple */
+static SrVal *stage_args_kwargs(Stage *s) {
+  SrVal *pair[2] = {sr_ref(s->args), sr_ref(s->kwargs)};
+  return sr_tuple(NULL, 2, pair);
+}
+
+/* in_avals: ((the positional arguments' avals, as their trees), {the
+   keyword ones'}), the types the body takes them with (in_shardings
+   applied); with info, args_info's ArgInfo(aval, donated) instead */
+static SrVal *stage_in_avals_of(SrInterp *I, Stage *s, int info);
+static SrVal *stage_in_avals(SrInterp *I, Stage *s) { return stage_in_avals_of(I, s, 0); }
+
+static SrVal *stage_in_avals_of(SrInterp *I, Stage *s, int info) {
   const SrJaxpr *j = s->jaxpr->jx.jaxpr;
   SrVar *const *args = sr_args(j);
   SrVal *leaves = sr_seq(NULL, SR_V_LIST, 0);
-  SrVal *flat = sr_pytree_flatten(I, s->args);
+  SrVal *ak = stage_args_kwargs(s);
+  SrVal *flat = sr_pytree_flatten(I, ak);
   /* lowered: the avals with the jit's in_shardings (pxla's
      update_aval_with_sharding): one for every leaf, or one per argument */
   SrVal *in_sh = s->kind != ST_TRACED && s->in_sh && s->in_sh->kind != SR_V_NONE ? s->in_sh : NULL;
@@ -345,16 +622,34 @@ static SrVal *stage_in_avals(SrInterp *I, Stage *s) {
       sr_unref(leaves);
       return NULL;
     }
-    sr_seq_push(NULL, leaves, sr_aval_new(t));
+    int k = (int)(i - (uint32_t)s->ncaptured);
+    sr_seq_push(NULL, leaves,
+                info ? arg_info_new(t, k < s->donated->seq.n && s->donated->seq.items[k]->i) : sr_aval_new(t));
   }
   SrVal *tree = NULL;
-  if (flat && flat->seq.n == leaves->seq.n) tree = sr_pytree_unflatten(s->args, leaves);
+  if (flat && flat->seq.n == leaves->seq.n) tree = sr_pytree_unflatten(ak, leaves);
   else if (flat) sr_raise(I, "RuntimeError", "in_avals: the arguments do not match the traced inputs");
   sr_unref(flat);
   sr_unref(leaves);
-  if (!tree) return NULL;
-  SrVal *pair[2] = {tree, sr_dict(NULL)};
-  return sr_tuple(NULL, 2, pair);
+  sr_unref(ak);
+  return tree;
+}
+
+/* donate_argnums: the flat indices of the donated argument leaves */
+static SrVal *stage_donate_argnums(Stage *s) {
+  SrVal *r = sr_seq(NULL, SR_V_TUPLE, 0);
+  for (int i = 0; i < s->donated->seq.n; i++)
+    if (s->donated->seq.items[i]->i) sr_seq_push(NULL, r, sr_int(NULL, i));
+  return r;
+}
+
+/* in_tree: the PyTreeDef of (args, kwargs) */
+static SrVal *stage_in_tree(SrInterp *I, Stage *s) {
+  SrVal *ak = stage_args_kwargs(s);
+  SrVal *st = sr_lookup_qualname("jax.tree.structure");
+  SrVal *r = st ? sr_call1(I, st, ak) : sr_raise(I, "RuntimeError", "jax.tree.structure is missing");
+  sr_unref(ak);
+  return r;
 }
 
 /* out_info: the results as traced, each an abstract array of its type */
@@ -376,6 +671,9 @@ static SrVal *stage_getattr(SrInterp *I, SrVal *self, const char *name) {
   Stage *s = self->obj.data;
   if (strcmp(name, "jaxpr") == 0) return sr_ref(s->jaxpr);
   if (strcmp(name, "in_avals") == 0) return stage_in_avals(I, s);
+  if (strcmp(name, "args_info") == 0) return stage_in_avals_of(I, s, 1);
+  if (strcmp(name, "in_tree") == 0) return stage_in_tree(I, s);
+  if (strcmp(name, "donate_argnums") == 0) return stage_donate_argnums(s);
   if (strcmp(name, "out_info") == 0) return stage_out_info(I, s);
   if (strcmp(name, "as_text") == 0 && s->kind != ST_TRACED) return sr_bound_method(self, "as_text", m_as_text);
   if (s->kind == ST_TRACED && strcmp(name, "lower") == 0) return sr_bound_method(self, "lower", m_lower);

@@ -41,6 +41,19 @@ enum { K_GRAD, K_JVP, K_VMAP, K_SMAP, K_CUSTOM };
 
 static SrVal *dget(const SrTrace *t, int i) { return t->repr_data->seq.items[i]; }
 
+const char *sr_tracers_class_name(const SrVal *x) {
+  SrArrayObj *o = sr_array_of(x);
+  const SrTrace *t = o && o->kind == SR_AV_TRACER ? o->trace : NULL;
+  int kind = t && t->repr_data && t->repr_data->kind == SR_V_TUPLE && t->repr_data->seq.n ? (int)dget(t, 0)->i : -1;
+  switch (kind) {
+  case K_GRAD: return "jax._src.interpreters.ad.LinearizeTracer";
+  case K_JVP: return "jax._src.interpreters.ad.JVPTracer";
+  case K_VMAP: return "jax._src.interpreters.batching.BatchTracer";
+  case K_SMAP: return "jax._src.shard_map.ShardMapTracer";
+  default: return "jax._src.interpreters.partial_eval.DynamicJaxprTracer";
+  }
+}
+
 /* The trace whose tracers name t's primals: none for an eager call. */
 static SrTrace *outer(const SrTrace *t) {
   return dget(t, 0)->i == K_GRAD && dget(t, 3)->i ? NULL : t->parent;

@@ -43,6 +43,11 @@ SrVal *sr_tracers_value(SrInterp *I, SrVal *x);
 /* Whether x is a tracer of a jax.grad's or jax.jvp's function (a JVP or
    Linearize tracer, whose trace is the one differentiating). */
 int sr_tracers_is_ad(const SrVal *x);
+/* The class of the tracer x, as type(x) names it in JAX:
+   jax._src.interpreters.batching.BatchTracer (vmap), ad.JVPTracer (jvp),
+   ad.LinearizeTracer (grad, vjp), shard_map.ShardMapTracer, else
+   partial_eval.DynamicJaxprTracer. */
+const char *sr_tracers_class_name(const SrVal *x);
 /* Whether x holds a value: a concrete array or a Python number. */
 int sr_tracers_is_concrete(const SrVal *x);
 /* Is the current trace the body of a shard_map called outside jit (an

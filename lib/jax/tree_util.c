@@ -13,6 +13,7 @@
 
 #include "core/jaxstate.h"
 #include "py/class.h"
+#include "py/enum.h"
 #include "py/objects.h"
 #include "py/range.h"
 #include "py/introspect.h"
@@ -110,7 +111,26 @@ SrVal *sr_pytree_rebuild(SrVal *like, SrVal *children) {
 
 /* The arguments of a traced call as leaves: arrays and Python scalars;
    lists, tuples, dicts and registered classes are pytree nodes. */
+/* jaxlib's pytree sorts a dict's keys with <: keys that do not compare
+   (a str and a number, None, members of an Enum, which has no <) make
+   its ValueError.  0, or -1 with it raised. */
+int sr_pytree_dict_keys_sortable(SrInterp *I, const SrVal *d) {
+  if (d->dict.n < 2) return 0;
+  int str = 0, num = 0, bad = 0;
+  for (int i = 0; i < d->dict.n; i++) {
+    const SrVal *k = d->dict.keys[i];
+    SrVal *iv;
+    if (k->kind == SR_V_STR || k->kind == SR_V_WORD) str = 1;
+    else if (k->kind == SR_V_INT || k->kind == SR_V_BOOL || k->kind == SR_V_FLOAT || sr_enum_kind_value(k, &iv)) num = 1;
+    else if (k->kind == SR_V_NONE || sr_enum_type_of(k)) bad = 1;
+  }
+  if (!bad && !(str && num)) return 0;
+  sr_raise(I, "ValueError", "Comparator raised exception while sorting pytree dictionary keys.");
+  return -1;
+}
+
 static int flatten(SrInterp *I, SrVal *v, SrVal *leaves, int any) {
+  if (v->kind == SR_V_DICT && sr_pytree_dict_keys_sortable(I, v) < 0) return -1;
   SrVal *ch = sr_pytree_children(v);
   if (ch) {
     int rc = 0;

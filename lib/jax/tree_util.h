@@ -27,6 +27,9 @@ SrVal *sr_pytree_children(SrVal *v);
 /* The order of a dict's entries when flattened (sorted keys): a malloc'd
    array of indices into d's entries. */
 int *sr_pytree_dict_order(const SrVal *d);
+/* jaxlib's check that a dict's keys sort with <: 0, or -1 with its
+   ValueError raised (a str and a number among them, None, Enum members). */
+int sr_pytree_dict_keys_sortable(SrInterp *I, const SrVal *d);
 SrVal *sr_pytree_rebuild(SrVal *like, SrVal *children);
 /* The keystr of each leaf of v after the prefix in path ("args" gives
    args[0], args[1]['hi']): a malloc'd string per leaf in out[*k...],

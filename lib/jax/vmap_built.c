@@ -43,7 +43,7 @@ static SrVal *jax_eval_shape(SrInterp *I, SrArgs *a) {
   SrVal *fun = a->v[0];
   if (!sr_is_callable(I, fun)) return not_callable(I, fun);
   SrVal *tree = NULL, *captured = NULL;
-  SrJaxpr *j = sr_trace_fn(I, fun, a->n - 1, a->v + 1, a->nkw, a->kw, a->kwv, SR_TRACE_FOR_JIT, &tree, &captured);
+  SrJaxpr *j = sr_trace_fn(I, fun, a->n - 1, a->v + 1, a->nkw, a->kw, a->kwv, SR_TRACE_FOR_JIT | SR_TRACE_KWARGS, &tree, &captured);
   if (!j) return NULL;
   SrVal *l = sr_seq(NULL, SR_V_LIST, (int)j->nout);
   for (uint32_t i = 0; i < j->nout; i++) sr_seq_push(NULL, l, sr_array_abstract(sr_atom_type(j->outvars[i])));

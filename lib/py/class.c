@@ -45,6 +45,17 @@ typedef struct SrInstance {
 static SrInterp *class_interp;
 
 void sr_class_set_interp(SrInterp *I) { class_interp = I; }
+
+int sr_class_repr_or_fail(SrBuf *out, const SrVal *v) {
+  int pending = class_interp && class_interp->exc;
+  size_t at = out->len;
+  sr_val_repr(out, v);
+  if (pending || !class_interp || !class_interp->exc) return 0;
+  sr_exc_clear(class_interp);
+  out->len = at;
+  if (out->p) out->p[at] = 0;
+  return -1;
+}
 void sr_class_forget_interp(SrInterp *I) {
   if (class_interp == I) class_interp = NULL;
 }
@@ -158,6 +169,13 @@ static void wrapper_clear(void *d) {
 
 static void wrapper_repr(SrBuf *out, const SrVal *v) {
   const Wrapper *w = v->obj.data;
+  /* Python 3.10: <staticmethod(<function f at ...>)>, and classmethod's */
+  if ((w->kind == 's' || w->kind == 'c') && w->fn) {
+    sr_buf_printf(out, "<%s(", w->kind == 's' ? "staticmethod" : "classmethod");
+    sr_val_repr(out, w->fn);
+    sr_buf_puts(out, ")>");
+    return;
+  }
   sr_buf_printf(out, "<%s object>", w->kind == 'p' ? "property" : w->kind == 's' ? "staticmethod" : w->kind == 'k' ? "functools.cached_property" : "classmethod");
 }
 
@@ -191,19 +209,25 @@ static SrVal *wrapper_call(SrInterp *I, SrVal *self, SrArgs *a) {
   return sr_raise(I, "TypeError", "'%s' object is not callable", wrapper_type_name(self));
 }
 
-static const SrLangOps wrapper_ops = {.getattr = wrapper_getattr, .call = wrapper_call};
-static const SrClass wrapper_class = {"property", wrapper_free, wrapper_repr, NULL, &wrapper_ops};
+/* callable() is true of a staticmethod (Python 3.10), not of the others:
+   they are two classes, one with a call */
+static const SrLangOps wrapper_ops = {.getattr = wrapper_getattr};
+static const SrLangOps static_wrapper_ops = {.getattr = wrapper_getattr, .call = wrapper_call};
+static SrClass wrapper_class = {"property", wrapper_free, wrapper_repr, NULL, &wrapper_ops};
+static SrClass static_wrapper_class = {"staticmethod", wrapper_free, wrapper_repr, NULL, &static_wrapper_ops};
+
+static int is_wrapper(const SrVal *v) { return sr_is_obj(v, &wrapper_class) || sr_is_obj(v, &static_wrapper_class); }
 
 static SrVal *wrapper_new(int kind, SrVal *fn, SrVal *fset) {
   Wrapper *w = sr_xcalloc(1, sizeof *w);
   w->kind = kind;
   w->fn = fn;
   w->fset = fset;
-  return sr_obj(&wrapper_class, w);
+  return sr_obj(kind == 's' ? &static_wrapper_class : &wrapper_class, w);
 }
 
 static const Wrapper *as_wrapper(const SrVal *v, int kind) {
-  const Wrapper *w = sr_is_obj(v, &wrapper_class) ? v->obj.data : NULL;
+  const Wrapper *w = is_wrapper(v) ? v->obj.data : NULL;
   return w && w->kind == kind ? w : NULL;
 }
 
@@ -444,7 +468,7 @@ static void own_functions(SrVal *cls) {
   SrPyClass *c = cls->obj.data;
   for (int i = 0; i < c->dict->dict.n; i++) {
     SrVal *v = c->dict->dict.vals[i];
-    const Wrapper *w = sr_is_obj(v, &wrapper_class) ? v->obj.data : NULL;
+    const Wrapper *w = is_wrapper(v) ? v->obj.data : NULL;
     for (int k = 0; k < 2; k++) {
       SrVal *fv = w ? (k ? w->fset : w->fn) : (k ? NULL : v);
       SrFunction *f = fv ? sr_as_function(fv) : NULL;
@@ -466,7 +490,7 @@ SrVal *sr_class_new(SrInterp *I, const char *name, SrVal *base, SrVal *ns) {
     /* class E(ValueError): a new exception type; its body may hold a
        docstring and attributes, not methods */
     for (int i = 0; i < ns->dict.n; i++)
-      if (sr_is_callable(I, ns->dict.vals[i]) || sr_is_obj(ns->dict.vals[i], &wrapper_class)) {
+      if (sr_is_callable(I, ns->dict.vals[i]) || is_wrapper(ns->dict.vals[i])) {
         sr_raise(I, "NotImplementedError", "an exception class of a class statement cannot define methods (%s.%s)",
                  name, ns->dict.keys[i]->str.s);
         sr_unref(ns);
@@ -2195,6 +2219,10 @@ static int hash_value(SrInterp *I, SrVal *v, int64_t *out, int depth) {
   default: break;
   }
   if (o && o->items) return hash_value(I, o->items, out, depth + 1);
+  if (sr_ops(v) && sr_ops(v)->unhashable && sr_ops(v)->unhashable(v)) {
+    sr_raise(I, "TypeError", "unhashable type: '%s'", sr_val_kind_name(v));
+    return -1;
+  }
   if (o) {
     const SrPyClass *c = class_of(o);
     for (const SrPyClass *k = c; k; k = base_of(k)) {
@@ -2421,10 +2449,12 @@ void sr_class_init(void) {
   if (done) return;
   done = 1;
   sr_val_traverse_class(&wrapper_class, wrapper_traverse, wrapper_clear);
+  sr_val_traverse_class(&static_wrapper_class, wrapper_traverse, wrapper_clear);
   sr_val_traverse_class(&method_class, method_traverse, method_clear);
   sr_val_equal_class(&sr_instance_class, instance_equal);
   sr_val_type_name_class(&sr_instance_class, instance_type_name);
   sr_val_type_name_class(&wrapper_class, wrapper_type_name);
+  sr_val_type_name_class(&static_wrapper_class, wrapper_type_name);
   /* object: the root every class statement's class derives from */
   SrPyClass *obj = class_alloc("object", NULL, sr_dict(NULL));
   sr_register("builtins.object", sr_obj(&sr_type_class, obj));

@@ -42,6 +42,9 @@ SrVal *sr_class_of(const SrVal *v);
 /* Whether v is an instance whose class defines __call__ (1), an instance
    whose class does not (0), or no instance (-1). */
 int sr_class_instance_callable(const SrVal *v);
+/* repr(v) into out for a printer with no interpreter at hand: -1 (out
+   as it was, the exception cleared) when a class's __repr__ raised. */
+int sr_class_repr_or_fail(SrBuf *out, const SrVal *v);
 /* super() in a method of cls called with self: a proxy whose attributes
    are looked up past cls in self's class's MRO. */
 SrVal *sr_class_super(SrInterp *I, SrVal *cls, SrVal *self);

@@ -79,6 +79,9 @@ typedef struct SrLangOps {
   /* type(self) for an object whose class is a value of its own
      (SymbolicZero), a new reference.  NULL: the class's name as a type. */
   SrVal *(*type_of)(SrVal *self);
+  /* 1 when hash(self) is TypeError: unhashable type (a numpy array; its
+     scalars hash).  NULL: hashed by identity. */
+  int (*unhashable)(const SrVal *self);
 } SrLangOps;
 
 static inline const SrLangOps *sr_ops(const SrVal *v) {

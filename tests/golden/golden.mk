@@ -285,3 +285,4 @@ include $(top_srcdir)/tests/golden/remat28.mk
 include $(top_srcdir)/tests/golden/cust28.mk
 include $(top_srcdir)/tests/golden/bat28.mk
 include $(top_srcdir)/tests/golden/cf28.mk
+include $(top_srcdir)/tests/golden/jit28.mk
