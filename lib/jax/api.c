@@ -764,6 +764,7 @@ static SrVal *jit_getattr(SrInterp *I, SrVal *self, const char *name) {
   if (strcmp(name, "trace") == 0) return sr_bound_method(self, "trace", jit_trace);
   if (strcmp(name, "lower") == 0) return sr_bound_method(self, "lower", jit_lower);
   if (strcmp(name, "__name__") == 0) return sr_str_cstr(NULL, ((Jit *)self->obj.data)->name);
+  if (strcmp(name, "__wrapped__") == 0) return sr_ref(((Jit *)self->obj.data)->fn);
   char q[128];
   snprintf(q, sizeof q, "jax.jit.method.%s", name);
   SrVal *m = sr_lookup_qualname(q);
@@ -1010,7 +1011,7 @@ static SrVal *jax_checkpoint(SrInterp *I, SrArgs *a) {
   r->fn = sr_ref(p[0]);
   r->policy = pol ? pol : p[2] && p[2]->kind != SR_V_NONE ? sr_ref(p[2]) : NULL;
   r->prevent_cse = p[1] ? sr_val_truthy(p[1]) : 1;
-  return sr_builtin_with("checkpoint(fun)", remat_call, r, remat_free);
+  return sr_builtin_set_wrapped(sr_builtin_with("checkpoint(fun)", remat_call, r, remat_free), r->fn);
 }
 
 /* bool < int < float < complex: how far a weak type may be promoted */

@@ -266,11 +266,25 @@ static SrVal *array_unop(SrInterp *I, int op, SrVal *x) {
       return r;
     }
     if (a->kind == SR_AV_TRACER) {
+      /* core.concretization_function_error: the Tracer's __int__,
+         __float__, __complex__ and __index__; _item's concrete_or_error */
       SrBuf b = SR_BUF_INIT;
       sr_type_str(&b, a->type, 0); /* aval.str_short() */
-      sr_raise(I, "ConcretizationTypeError",
-               "Abstract tracer value encountered where concrete value is expected: traced array with shape %s",
-               b.p);
+      const char *f = I->item_for;
+      if (f && strcmp(f, "index") == 0)
+        sr_raise(I, "TracerIntegerConversionError", "The __index__() method was called on traced array with shape %s",
+                 b.p);
+      else if (f)
+        sr_raise(I, "ConcretizationTypeError",
+                 "Abstract tracer value encountered where concrete value is expected: traced array with shape %s\n"
+                 "The problem arose with the `%s` function. If trying to convert the data type of a value, try using "
+                 "`x.astype(%s)` or `jnp.array(x, %s)` instead.",
+                 b.p, f, f, f);
+      else
+        sr_raise(I, "ConcretizationTypeError",
+                 "Abstract tracer value encountered where concrete value is expected: traced array with shape %s\n"
+                 "This occurred in the item() method of jax.Array",
+                 b.p);
       sr_buf_free(&b);
       return NULL;
     }

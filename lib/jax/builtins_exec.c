@@ -675,7 +675,11 @@ static SrVal *bi_np_load(SrInterp *I, SrArgs *a) {
 /* Array methods get the array as their first argument. */
 static SrVal *m_item(SrInterp *I, SrArgs *a) {
   if (a->n != 1) return sr_raise(I, "NotImplementedError", "item() with arguments");
-  return sr_unop(I, SR_OP_ITEM, a->v[0]);
+  const char *saved = I->item_for;
+  I->item_for = NULL;
+  SrVal *r = sr_unop(I, SR_OP_ITEM, a->v[0]);
+  I->item_for = saved;
+  return r;
 }
 
 /* round(x[, ndigits]) of an array (array_methods._operator_round):

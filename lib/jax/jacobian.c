@@ -536,7 +536,7 @@ static SrVal *jac_new(SrInterp *I, SrVal *fun, SrVal *argnums, int has_aux, int 
   jc->holomorphic = holomorphic;
   jc->allow_int = allow_int;
   jc->rev = rev;
-  return sr_builtin_with(sr_callable_name(fun), jac_call, jc, jac_free);
+  return sr_builtin_set_wrapped(sr_builtin_with(sr_callable_name(fun), jac_call, jc, jac_free), fun);
 }
 
 static SrVal *not_callable(SrInterp *I, SrVal *fun) {

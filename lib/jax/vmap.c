@@ -883,7 +883,7 @@ static SrVal *jax_vmap(SrInterp *I, SrArgs *a) {
       return sr_raise(I, "TypeError", "spmd_axis_name must be a mesh axis name or a tuple of them");
     }
   }
-  return sr_builtin_with(sr_callable_name(p[0]), vmap_call, vm, vmap_free);
+  return sr_builtin_set_wrapped(sr_builtin_with(sr_callable_name(p[0]), vmap_call, vm, vmap_free), p[0]);
 }
 
 void sr_vmap_init(void) {

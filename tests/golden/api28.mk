@@ -1,0 +1,4 @@
+## api28.mk: JAX's tests/api_test.py (APITest, its second quarter) checked
+## as shardrepl programs, included by golden.mk
+GOLDEN_TESTS += \
+	tests/golden/api28_errors.jxr
