@@ -67,6 +67,12 @@ SrVal *sr_remat_wrapped(SrVal *f);
 SrVal *sr_jit_wrapped(SrVal *f);
 SrJaxprCallFn sr_jaxpr_call_hook(void);
 
+/* api_util.flatten_axes's check (vmap.c): raises "WHAT specification must
+   be a tree prefix of the corresponding value; ..." with the mismatch
+   details where spec (None and other non-containers its leaves) is not a
+   tree prefix of tree; returns -1 then, else 0. */
+int sr_tree_prefix_check(SrInterp *I, const char *what, SrVal *spec, SrVal *tree);
+
 /* Registers JAX's built-ins, module by module (see jax.h). */
 void sr_jnp_init(void);
 /* builtins_jax.c: JAX's state's built-ins (set_mesh, config), dtypes. */

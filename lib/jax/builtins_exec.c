@@ -445,13 +445,13 @@ static SrVal *bi_device_put(SrInterp *I, SrArgs *args);
    put, the device or sharding broadcast over it, or a tree of them that
    matches it. */
 static SrVal *device_put_tree(SrInterp *I, SrVal *x, SrVal *dev) {
-  SrVal *ch = x->kind == SR_V_LIST || x->kind == SR_V_TUPLE || x->kind == SR_V_DICT ? sr_pytree_children(x) : NULL;
+  SrVal *ch = x->kind != SR_V_NONE ? sr_pytree_children(x) : NULL;
   if (!ch) {
     SrVal *v[2] = {x, dev};
     SrArgs a = {dev ? 2 : 1, v, 0, NULL, NULL, NULL};
     return bi_device_put(I, &a);
   }
-  SrVal *dch = dev && (dev->kind == SR_V_LIST || dev->kind == SR_V_TUPLE || dev->kind == SR_V_DICT) ? sr_pytree_children(dev) : NULL;
+  SrVal *dch = dev && dev->kind != SR_V_NONE ? sr_pytree_children(dev) : NULL;
   if (dch && dch->seq.n != ch->seq.n) {
     sr_unref(ch);
     sr_unref(dch);
@@ -489,8 +489,18 @@ static SrVal *bi_device_put(SrInterp *I, SrArgs *args) {
   SrVal *fsh = p[1], *fl = NULL;
   int fk = 0;
   if (I->trace && sr_format_parts(p[1], &fsh, &fl, &fk) < 0) return sr_device_put_traced(I, p[0], p[1], p[2], p[3], p[4]);
-  if (p[0]->kind == SR_V_LIST || p[0]->kind == SR_V_TUPLE || p[0]->kind == SR_V_DICT)
+  /* api_util.flatten_axes("device_put device", ...): a tree of devices
+     is a prefix of x's */
+  if (p[1] && (p[1]->kind == SR_V_LIST || p[1]->kind == SR_V_TUPLE || p[1]->kind == SR_V_DICT) &&
+      sr_tree_prefix_check(I, "device_put device", p[1], p[0]) < 0)
+    return NULL;
+  /* a pytree node (a container, a namedtuple, a registered class): its
+     leaves put one by one */
+  SrVal *xch = p[0]->kind != SR_V_NONE ? sr_pytree_children(p[0]) : NULL;
+  if (xch) {
+    sr_unref(xch);
     return device_put_tree(I, p[0], p[1] && p[1]->kind != SR_V_NONE ? p[1] : NULL);
+  }
   /* a Format: its sharding places, its layout orders each shard */
   SrVal *flayout = NULL;
   int flocal = 0;
@@ -523,6 +533,26 @@ static SrVal *bi_device_put(SrInterp *I, SrArgs *args) {
     sr_unref(r);
     return sr_concrete_wrap(l);
   }
+  if (sr_array_of(p[0]) && sr_array_check_deleted(I, p[0]) < 0) return NULL;
+  /* a Python scalar becomes a weakly typed array (shaped_abstractify) */
+  if (p[0]->kind == SR_V_INT || p[0]->kind == SR_V_FLOAT || p[0]->kind == SR_V_BOOL || p[0]->kind == SR_V_COMPLEX) {
+    SrVal *asarray = sr_lookup_qualname("jax.numpy.asarray");
+    SrVal *arr = asarray ? sr_call1(I, asarray, p[0]) : NULL;
+    if (!arr) return I->exc ? NULL : sr_raise(I, "RuntimeError", "device_put: no jax.numpy.asarray");
+    if (!sr_array_of(arr)) {
+      sr_unref(arr);
+      return sr_raise(I, "RuntimeError", "device_put: jax.numpy.asarray gave no array");
+    }
+    SrArgs na = *args;
+    SrVal **v = sr_xcalloc((size_t)args->n + 1, sizeof *v);
+    for (int i = 0; i < args->n; i++) v[i] = args->v[i];
+    if (args->n >= 1) v[0] = arr;
+    na.v = v;
+    SrVal *r = args->n >= 1 ? bi_device_put(I, &na) : sr_raise(I, "TypeError", "device_put: x must be positional");
+    free(v);
+    sr_unref(arr);
+    return r;
+  }
   SrVal *xv = NULL;
   SrArray *a = sr_concrete_of(I, p[0], &xv);
   if (!xv) return NULL;
@@ -540,13 +570,42 @@ static SrVal *bi_device_put(SrInterp *I, SrArgs *args) {
     return r;
   }
   sr_unref(xv);
-  if (!p[1] || p[1]->kind == SR_V_NONE) return sr_concrete_wrap(a);
+  /* dispatch._device_put_sharding_impl: with ArrayCopySemantics.REUSE_INPUT
+     (neither donate nor may_alias=False), a jax.Array is returned itself
+     when no device is asked for, or when it is committed to the sharding
+     asked for */
+  SrArrayObj *xo = sr_array_of(p[0]);
+  int reuse = !(p[3] && sr_val_truthy(p[3])) && !(p[4] && p[4]->kind != SR_V_NONE && !sr_val_truthy(p[4])) && xo &&
+              xo->kind == SR_AV_CONCRETE;
+  if (!p[1] || p[1]->kind == SR_V_NONE) {
+    if (reuse) {
+      sr_array_unref(a);
+      return sr_ref(p[0]);
+    }
+    return sr_concrete_wrap(a);
+  }
   int dev;
   SrVal *sh = sr_concrete_target_sharding(I, p[1], &dev);
   if ((!sh && dev < 0) || (sh && sr_api_check_spec(I, sh->sh.spec, sh, a->type->ndim) < 0)) {
     sr_unref(sh);
     sr_array_unref(a);
     return NULL;
+  }
+  if (reuse && sh && a->committed) {
+    /* NamedSharding.__eq__: the same mesh (its axis types too), spec and
+       memory kind */
+    SrVal *xs = sr_getattr(I, p[0], "sharding");
+    const char *mk1 = xs && xs->kind == SR_V_SHARDING && xs->sh.memory_kind ? xs->sh.memory_kind : "device";
+    const char *mk2 = sh->sh.memory_kind ? sh->sh.memory_kind : "device";
+    int same = xs && xs->kind == SR_V_SHARDING && xs->sh.mesh == sh->sh.mesh && sr_val_equal(xs, sh) &&
+               strcmp(mk1, mk2) == 0;
+    sr_unref(xs);
+    if (I->exc) sr_exc_clear(I);
+    if (same) {
+      sr_unref(sh);
+      sr_array_unref(a);
+      return sr_ref(p[0]);
+    }
   }
   SrEvalCtx cx;
   SrDiags d = SR_DIAGS_INIT;

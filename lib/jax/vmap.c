@@ -217,6 +217,17 @@ static SrVal *not_prefix(SrInterp *I, const char *what, SrVal *spec, SrVal *tree
   return NULL;
 }
 
+int sr_tree_prefix_check(SrInterp *I, const char *what, SrVal *spec, SrVal *tree) {
+  SrBuf det = SR_BUF_INIT, path = SR_BUF_INIT;
+  int count = 0;
+  sr_buf_puts(&path, "");
+  prefix_errors(&det, &count, what, &path, spec, tree);
+  sr_buf_free(&path);
+  if (count) not_prefix(I, what, spec, tree);
+  sr_buf_free(&det);
+  return count ? -1 : 0;
+}
+
 /* Are all leaves of an axis specification ints or None? */
 static int axes_ok(SrInterp *I, SrVal *spec) {
   if (is_axis_leaf(spec)) return 1;
