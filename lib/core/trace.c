@@ -239,7 +239,7 @@ static SrVar *capture(SrTrace *t, SrVal *outer, const SrType *type) {
     t->captured = sr_xrealloc(t->captured, (size_t)t->capcaptured * sizeof *t->captured);
     t->captured_vars = sr_xrealloc(t->captured_vars, (size_t)t->capcaptured * sizeof *t->captured_vars);
   }
-  SrVar *v = sr_jb_var(&t->jb, sr_type_with_weak(type, 0));
+  SrVar *v = sr_jb_var(&t->jb, type);
   t->capidx[j] = t->ncaptured;
   t->captured[t->ncaptured] = sr_ref(outer);
   t->captured_vars[t->ncaptured++] = v;

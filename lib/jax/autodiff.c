@@ -1014,9 +1014,57 @@ static SrVal *lt_call(SrInterp *I, SrArgs *a) {
   if (a->n != 1) return sr_raise(I, "TypeError", "the transposed function takes one argument, the output cotangent");
   SrVal *cts = sr_pytree_flatten(I, a->v[0]);
   if (!cts) return NULL;
-  if (cts->seq.n != t->nout) {
+  /* api.linear_transpose's transposed_fun: the cotangent's tree, then
+     each leaf's type (core.typecheck: dtype and shape) */
+  SrBuf want = SR_BUF_INIT, got = SR_BUF_INIT;
+  if (t->out_tree) {
+    int k = 0;
+    SrVal *n = sr_pytree_numbered(t->out_tree, &k);
+    sr_vjp_treedef_str(&want, n);
+    sr_unref(n);
+    k = 0;
+    n = sr_pytree_numbered(a->v[0], &k);
+    sr_vjp_treedef_str(&got, n);
+    sr_unref(n);
+  }
+  if (cts->seq.n != t->nout || strcmp(sr_buf_str(&want), sr_buf_str(&got)) != 0) {
+    if (t->out_tree)
+      sr_raise(I, "TypeError", "cotangent tree does not match function output, expected %s but got %s",
+               sr_buf_str(&want), sr_buf_str(&got));
+    else
+      sr_raise(I, "TypeError", "cotangent tree does not match function output");
+    sr_buf_free(&want);
+    sr_buf_free(&got);
     sr_unref(cts);
-    return sr_raise(I, "TypeError", "cotangent tree does not match function output");
+    return NULL;
+  }
+  sr_buf_free(&want);
+  sr_buf_free(&got);
+  int typed = 1;
+  for (int i = 0; i < t->nout && typed; i++) {
+    const SrType *ot = sr_atom_type(t->j->outvars[i]);
+    SrVal *c = sr_array_of(cts->seq.items[i]) ? sr_ref(cts->seq.items[i]) : sr_jnp_asarray(I, cts->seq.items[i], -1);
+    const SrType *ct = c ? sr_value_type(I, c) : NULL;
+    typed = ct && ct->dtype == ot->dtype && ct->ndim == ot->ndim;
+    for (int d = 0; typed && d < ot->ndim; d++) typed = ct->dims[d].size == ot->dims[d].size;
+    sr_unref(c);
+    if (I->exc) sr_exc_clear(I);
+  }
+  if (!typed) {
+    SrBuf b = SR_BUF_INIT;
+    sr_buf_putc(&b, '[');
+    for (int i = 0; i < t->nout; i++) {
+      const SrType *ot = sr_atom_type(t->j->outvars[i]);
+      sr_buf_printf(&b, "%sShapedArray(", i ? ", " : "");
+      sr_type_str(&b, sr_type_strip_sharding(ot), 0);
+      sr_buf_puts(&b, ot->weak ? ", weak_type=True)" : ")");
+    }
+    sr_buf_puts(&b, "] but got ");
+    sr_to_repr(I, &b, cts);
+    sr_raise(I, "TypeError", "cotangent type does not match function output, expected %s", sr_buf_str(&b));
+    sr_buf_free(&b);
+    sr_unref(cts);
+    return NULL;
   }
   const SrJaxpr *j = t->j;
   uint32_t n = sr_nargs(j), nc = (uint32_t)t->consts->seq.n;
@@ -1113,6 +1161,7 @@ static SrVal *jax_linear_transpose(SrInterp *I, SrArgs *a) {
   t->in_tree = sr_tuple(NULL, 0, NULL);
   for (int i = 0; i < pa.n; i++) sr_seq_push(NULL, t->in_tree, sr_ref(pa.v[i]));
   t->nout = (int)f.j->nout;
+  t->out_tree = f.out_tree ? sr_ref(f.out_tree) : NULL;
   fn_free(&f);
   return sr_builtin_with("transposed_fun", lt_call, t, lt_free);
 }

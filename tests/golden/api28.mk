@@ -2,4 +2,5 @@
 ## as shardrepl programs, included by golden.mk
 GOLDEN_TESTS += \
 	tests/golden/api28_errors.jxr \
-	tests/golden/api28_device_put.jxr
+	tests/golden/api28_device_put.jxr \
+	tests/golden/api28_jac.jxr
