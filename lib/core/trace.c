@@ -303,10 +303,8 @@ static SrVar *atom_for(SrInterp *I, SrTrace *t, SrVal *v, const SrType *type) {
              "Encountered an unexpected tracer: a value traced inside a function that has returned");
     return NULL;
   }
-  if (a && a->kind == SR_AV_ABSTRACT && !a->has_value) {
-    sr_raise(I, "TypeError", "an abstract value (jax.ShapeDtypeStruct) cannot be used inside a traced function; pass it as an argument");
-    return NULL;
-  }
+  /* a ShapeDtypeStruct is captured as any value is: a constant of its
+     aval (pytype_aval_mappings[ShapeDtypeStruct]) */
   return capture(t, v, type);
 }
 

@@ -65,6 +65,16 @@ extern const SrClass sr_jit_class;
    __wrapped__; borrowed), or NULL for another value. */
 SrVal *sr_remat_wrapped(SrVal *f);
 SrVal *sr_jit_wrapped(SrVal *f);
+/* util.wraps(fun, docstr=docstr, argnums=argnums) on builtin b: its
+   __wrapped__ and its __doc__, docstr with {fun} (fun's name) and
+   {argnums} filled in (NULL argnums: 0), with_doc: fun's own __doc__ after
+   "Original documentation:" (vmap's); returns b. */
+SrVal *sr_api_wraps_doc(SrInterp *I, SrVal *b, SrVal *fun, const char *docstr, SrVal *argnums, int with_doc);
+/* f.eval_shape(*args, **kwargs) of a jitted f, a->self (vmap_built.c):
+   jax.eval_shape(f, *args, **kwargs) */
+SrVal *sr_jit_eval_shape(SrInterp *I, SrArgs *a);
+/* A jit wrapper's out_shardings= (borrowed), or NULL. */
+SrVal *sr_jit_out_shardings(SrVal *f);
 SrJaxprCallFn sr_jaxpr_call_hook(void);
 
 /* api_util.flatten_axes's check (vmap.c): raises "WHAT specification must

@@ -494,7 +494,25 @@ static SrVal *array_getattr(SrInterp *I, SrVal *self, const char *name) {
   return NULL;
 }
 
+/* ShapeDtypeStruct.__hash__: hash((shape, dtype, sharding, layout,
+   weak_type)) -- by its type (interned) and its sharding's text; arrays
+   and tracers by identity */
+static int array_hash(SrInterp *I, SrVal *x, int64_t *out) {
+  SrArrayObj *a = x->obj.data;
+  if (a->kind != SR_AV_ABSTRACT) return 1;
+  uint64_t h = (uint64_t)(uintptr_t)a->type >> 4;
+  if (a->sharding) {
+    SrBuf b = SR_BUF_INIT;
+    sr_to_repr(I, &b, a->sharding);
+    for (size_t i = 0; i < b.len; i++) h = (h ^ (unsigned char)b.p[i]) * 1099511628211u;
+    sr_buf_free(&b);
+  }
+  *out = (int64_t)(h >> 1);
+  return 0;
+}
+
 static const SrLangOps array_ops = {
+  .hash = array_hash,
   .getattr = array_getattr,
   .getitem = array_getitem,
   .iter = array_iter,

@@ -590,7 +590,16 @@ static SrVal *make_grad(SrInterp *I, SrArgs *a, int value_and_grad) {
     return sr_raise(I, "NotImplementedError", "reduce_axes argument to grad is deprecated");
   }
   const char *fname = fun_name(p[0]);
-  return sr_builtin_set_wrapped(sr_builtin_with(fname, grad_call, g, grad_free), p[0]);
+  return sr_api_wraps_doc(
+      I, sr_builtin_with(fname, grad_call, g, grad_free), p[0],
+      value_and_grad ? "Value and gradient of {fun} with respect to positional argument(s) {argnums}. Takes the same "
+                       "arguments as {fun} but returns a two-element tuple where the first element is the value of "
+                       "{fun} and the second element is the gradient, which has the same shape as the arguments at "
+                       "positions {argnums}."
+                     : "Gradient of {fun} with respect to positional argument(s) {argnums}. Takes the same arguments "
+                       "as {fun} but returns the gradient, which has the same shape as the arguments at positions "
+                       "{argnums}.",
+      p[1], 0);
 }
 
 static SrVal *jax_grad(SrInterp *I, SrArgs *a) { return make_grad(I, a, 0); }

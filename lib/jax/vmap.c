@@ -894,7 +894,10 @@ static SrVal *jax_vmap(SrInterp *I, SrArgs *a) {
       return sr_raise(I, "TypeError", "spmd_axis_name must be a mesh axis name or a tuple of them");
     }
   }
-  return sr_builtin_set_wrapped(sr_builtin_with(sr_callable_name(p[0]), vmap_call, vm, vmap_free), p[0]);
+  return sr_api_wraps_doc(I, sr_builtin_with(sr_callable_name(p[0]), vmap_call, vm, vmap_free), p[0],
+                          "Vectorized version of {fun}. Takes similar arguments as {fun} but with additional array "
+                          "axes over which {fun} is mapped.",
+                          NULL, 1);
 }
 
 void sr_vmap_init(void) {

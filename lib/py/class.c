@@ -2228,6 +2228,11 @@ static int hash_value(SrInterp *I, SrVal *v, int64_t *out, int depth) {
       }
     }
   }
+  const SrLangOps *ops = v->kind == SR_V_OBJ ? sr_ops(v) : NULL;
+  if (ops && ops->hash) {
+    int rc = ops->hash(I, v, out);
+    if (rc <= 0) return rc;
+  }
   /* other objects hash by identity, as object's does */
   *out = (int64_t)((uintptr_t)(v->kind == SR_V_OBJ ? v->obj.data : (void *)v) >> 4);
   return 0;

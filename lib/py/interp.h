@@ -76,6 +76,9 @@ typedef struct SrLangOps {
   /* isinstance(x, self) for an object that stands for a type (jnp.ndarray,
      lax.Precision): 1 or 0.  NULL: not a type. */
   int (*instancecheck)(SrInterp *I, SrVal *self, SrVal *x);
+  /* hash(self) where it is by value (a ShapeDtypeStruct's): 0 with *out
+     set, -1 with an exception, 1 to hash by identity.  NULL: identity. */
+  int (*hash)(SrInterp *I, SrVal *self, int64_t *out);
 } SrLangOps;
 
 static inline const SrLangOps *sr_ops(const SrVal *v) {

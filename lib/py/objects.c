@@ -207,6 +207,11 @@ static const SrLangOps builtin_ops = {.call = builtin_call, .getattr = builtin_g
 const SrClass sr_builtin_class = {"builtin_function_or_method", builtin_free, builtin_repr, NULL,
                                   &builtin_ops};
 
+SrVal *sr_builtin_set_doc(SrVal *b, const char *doc) {
+  if (b && doc && sr_is_obj(b, &sr_builtin_class)) ((SrBuiltin *)b->obj.data)->doc = sr_intern_cstr(doc);
+  return b;
+}
+
 SrVal *sr_builtin_set_wrapped(SrVal *b, SrVal *fn) {
   if (b && fn && sr_is_obj(b, &sr_builtin_class)) {
     SrBuiltin *bb = b->obj.data;
