@@ -598,6 +598,7 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
   SrVal *r = prim == SR_P_jit && !I->trace && check_device_assignment(I, body, leaves) < 0
                 ? NULL
                 : sr_bind(I, prim, leaves->seq.n, leaves->seq.items, ps.n, ps.p);
+  if (r && prim == SR_P_jit && !I->trace) sr_jit_fresh_outputs(leaves->seq.items, leaves->seq.n, r);
   if (r && prim == SR_P_jit && !out_sh)
     sr_jit_recover_user_shardings(leaves->seq.items + captured->seq.n, leaves->seq.n - captured->seq.n, r);
   if (r && prim == SR_P_jit && out_sh && !I->trace && sr_jit_keep_out_shardings(I, out_sh, out_tree, r) < 0) {

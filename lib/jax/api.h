@@ -94,6 +94,10 @@ void sr_kernel_counts_init(void);
    over Auto axes take the first argument's sharding, as it has it, when
    they are split as it is (pxla.maybe_recover_user_shardings). */
 void sr_jit_recover_user_shardings(SrVal **args, int nargs, SrVal *outs);
+/* A jit's concrete results hold buffers of their own, as XLA's do: a
+   result sharing an argument's buffer, or an earlier result's, is copied
+   (pxla.c). */
+void sr_jit_fresh_outputs(SrVal **args, int nargs, SrVal *outs);
 /* pxla.c: a jit's concrete results (the flat tuple outs) that
    out_shardings gives a sharding have it as written.  0, or -1 with an
    exception. */

@@ -495,11 +495,14 @@ static SrVal *array_getattr(SrInterp *I, SrVal *self, const char *name) {
 }
 
 /* ShapeDtypeStruct.__hash__: hash((shape, dtype, sharding, layout,
-   weak_type)) -- by its type (interned) and its sharding's text; arrays
-   and tracers by identity */
+   weak_type)) -- by its type (interned) and its sharding's text; an array
+   or a tracer has none (ArrayImpl.__hash__ = None) */
 static int array_hash(SrInterp *I, SrVal *x, int64_t *out) {
   SrArrayObj *a = x->obj.data;
-  if (a->kind != SR_AV_ABSTRACT) return 1;
+  if (a->kind != SR_AV_ABSTRACT) {
+    sr_raise(I, "TypeError", "unhashable type: '%s'", sr_val_kind_name(x));
+    return -1;
+  }
   uint64_t h = (uint64_t)(uintptr_t)a->type >> 4;
   if (a->sharding) {
     SrBuf b = SR_BUF_INIT;

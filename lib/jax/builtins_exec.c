@@ -944,6 +944,19 @@ static SrVal *m_block_until_ready(SrInterp *I, SrArgs *a) {
   return a->n ? sr_ref(a->v[0]) : sr_none();
 }
 
+/* x.unsafe_buffer_pointer(): the address of x's one buffer (its first
+   device's shard) */
+static SrVal *m_unsafe_buffer_pointer(SrInterp *I, SrArgs *a) {
+  SrArrayObj *o = a->n ? sr_array_of(a->v[0]) : NULL;
+  if (!o || o->kind != SR_AV_CONCRETE)
+    return sr_raise(I, "ConcretizationTypeError", "unsafe_buffer_pointer() of a traced or abstract array");
+  if (sr_array_check_deleted(I, a->v[0]) < 0) return NULL;
+  SrArray *arr = o->data;
+  for (int i = 0; i < arr->ndev; i++)
+    if (arr->shard[i]) return sr_int(NULL, (int64_t)(intptr_t)arr->shard[i]);
+  return sr_int(NULL, (int64_t)(intptr_t)arr);
+}
+
 /* x.copy_to_host_async(): starts the copy to the host (here the values are
    there already); None, an error for a deleted array */
 static SrVal *m_copy_to_host_async(SrInterp *I, SrArgs *a) {
@@ -1090,6 +1103,8 @@ void sr_builtins_exec_init(void) {
   sr_def("jax.Array.method.view", m_view, "x.view(dtype=None): x's bits as dtype (lax.bitcast_convert_type, the last axis resized)");
   sr_def("jax.Array.method.to_device", m_to_device, "x.to_device(device): jax.device_put(x, device)");
   sr_def("jax.Array.method.block_until_ready", m_block_until_ready, "x.block_until_ready(): x");
+  sr_def("jax.Array.method.unsafe_buffer_pointer", m_unsafe_buffer_pointer,
+         "x.unsafe_buffer_pointer(): the address of x's buffer (its first shard's), an int");
   sr_def("jax.Array.method.copy_to_host_async", m_copy_to_host_async,
          "x.copy_to_host_async(): None, once the copy of x to the host has begun");
   sr_def("jax.Array.method.devices", m_devices, "x.devices(): the set of devices holding x");

@@ -531,6 +531,25 @@ static SrVal *jax_pmap(SrInterp *I, SrArgs *a) {
                     p) < 0)
     return NULL;
   if (!sr_is_callable(I, p[0])) return not_callable(I, p[0]);
+  /* pmap._prepare_pmap: every leaf of in_axes and out_axes an int (a bool
+     is not) */
+  for (int k = 2; k <= 3; k++) {
+    if (!p[k]) continue;
+    SrVal *l = sr_pytree_flatten_any(I, p[k]);
+    if (!l) return NULL;
+    int ok = 1;
+    for (int i = 0; i < l->seq.n && ok; i++) ok = l->seq.items[i]->kind == SR_V_INT;
+    sr_unref(l);
+    if (!ok) {
+      SrBuf b = SR_BUF_INIT;
+      sr_to_str(I, &b, p[k]);
+      sr_raise(I, "TypeError",
+               "pmap %s must be an int, None, or (nested) container with those types as leaves, but got %s.",
+               k == 2 ? "in_axes" : "out_axes", sr_buf_str(&b));
+      sr_buf_free(&b);
+      return NULL;
+    }
+  }
   if (p[4] && !(sr_is_seq(p[4]) && p[4]->seq.n == 0))
     return sr_raise(I, "NotImplementedError", "pmap's static_broadcasted_argnums");
   SrVal *oa = p[3] ? p[3] : NULL;

@@ -4,4 +4,5 @@ GOLDEN_TESTS += \
 	tests/golden/api28_errors.jxr \
 	tests/golden/api28_device_put.jxr \
 	tests/golden/api28_jac.jxr \
-	tests/golden/api28_eval_shape.jxr
+	tests/golden/api28_eval_shape.jxr \
+	tests/golden/api28_vmap.jxr
