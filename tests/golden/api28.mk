@@ -4,7 +4,7 @@
 ## programs, included by golden.mk.  Skipped there: test_unimplemented_
 ## interpreter_rules and test_wrong_output_abstract_eval (user-defined
 ## core.Primitive with def_impl/def_abstract_eval and the internal ad.defjvp);
-## test_is_subclass (np.ndarray is no class object here); test_internal_
+## test_internal_
 ## device_put_with_device, test_internal_device_put_assembled,
 ## test_eval_shape_trace_cache_share, test_pmap_global_cache's counts,
 ## test_jit_compilation_time_logging, test_grad_of_jit_compilation_caching2
