@@ -258,7 +258,7 @@ static const char *sig_name(const SrParams *ps, int i) {
    float32[3,4]" by the function's parameters (inspect.signature(fn).bind),
    args[i]... past them or for a built-in, kwargs['k'] for keywords. */
 static void leaf_names(SrInterp *I, SrVal *fun, SrArgs *a, SrVal *leaves, char **names) {
-  SrFunction *fn = sr_as_function(fun);
+  SrFunction *fn = sr_as_function(sr_signature_target(I, fun));
   const SrParams *ps = fn && fn->node ? fn->node->params : NULL;
   int k = 0;
   for (int i = 0; i < a->n + a->nkw; i++) {
