@@ -88,6 +88,10 @@ struct SrInterp {
   void (*next_tracer_repr)(struct SrInterp *I, struct SrTrace *t, struct SrVar *v, const struct SrType *type,
                            struct SrBuf *out);
   struct SrVal *next_tracer_data;
+  const char *item_for;   /* the Python conversion asking an object for its
+                             scalar (SR_OP_ITEM): "int", "float",
+                             "complex" or "index" (__int__, __float__,
+                             __complex__, __index__); NULL: x.item() */
   void *exec;             /* the execution backend's state (exec/) */
   struct SrPyState *py;   /* the Python interpreter's own state (py/) */
 };

@@ -239,7 +239,7 @@ static SrVar *capture(SrTrace *t, SrVal *outer, const SrType *type) {
     t->captured = sr_xrealloc(t->captured, (size_t)t->capcaptured * sizeof *t->captured);
     t->captured_vars = sr_xrealloc(t->captured_vars, (size_t)t->capcaptured * sizeof *t->captured_vars);
   }
-  SrVar *v = sr_jb_var(&t->jb, sr_type_with_weak(type, 0));
+  SrVar *v = sr_jb_var(&t->jb, type);
   t->capidx[j] = t->ncaptured;
   t->captured[t->ncaptured] = sr_ref(outer);
   t->captured_vars[t->ncaptured++] = v;
@@ -322,10 +322,8 @@ static SrVar *atom_for(SrInterp *I, SrTrace *t, SrVal *v, const SrType *type) {
     escaped_tracer_error(I, a, type);
     return NULL;
   }
-  if (a && a->kind == SR_AV_ABSTRACT && !a->has_value) {
-    sr_raise(I, "TypeError", "an abstract value (jax.ShapeDtypeStruct) cannot be used inside a traced function; pass it as an argument");
-    return NULL;
-  }
+  /* a ShapeDtypeStruct is captured as any value is: a constant of its
+     aval (pytype_aval_mappings[ShapeDtypeStruct]) */
   return capture(t, v, type);
 }
 

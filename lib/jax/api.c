@@ -120,14 +120,48 @@ static SrVal *jax_shape_dtype_struct(SrInterp *I, SrArgs *a) {
   if (sr_args_parse(I, a, "ShapeDtypeStruct", "shape, dtype, *, sharding=, weak_type=", p) < 0) return NULL;
   int64_t shape[SR_MAX_RANK];
   int nd;
+  /* core.ShapeDtypeStruct.__init__: tuple(shape), no None in it, a dtype
+     (np.dtype(dtype): names and Python's types too) */
+  if (p[0]->kind == SR_V_INT || p[0]->kind == SR_V_FLOAT || p[0]->kind == SR_V_BOOL || p[0]->kind == SR_V_NONE)
+    return sr_raise(I, "TypeError", "'%s' object is not iterable", sr_val_kind_name(p[0]));
+  if (p[0]->kind == SR_V_TUPLE || p[0]->kind == SR_V_LIST) {
+    int none = 0;
+    for (int i = 0; i < p[0]->seq.n; i++) none |= p[0]->seq.items[i]->kind == SR_V_NONE;
+    if (none) {
+      SrVal *t = sr_seq(NULL, SR_V_TUPLE, p[0]->seq.n);
+      for (int i = 0; i < p[0]->seq.n; i++) sr_seq_push(NULL, t, sr_ref(p[0]->seq.items[i]));
+      SrBuf b = SR_BUF_INIT;
+      sr_to_repr(I, &b, t);
+      sr_raise(I, "ValueError", "`shape` passed to `ShapeDtypeStruct` cannot have None in it. Got shape=%s", b.p);
+      sr_buf_free(&b);
+      sr_unref(t);
+      return NULL;
+    }
+  }
   if (sr_shape_arg(I, p[0], shape, &nd, "shape") < 0) return NULL;
-  /* np.dtype(dtype): a dtype or its name */
-  int sdt = p[1]->kind == SR_V_DTYPE ? (int)p[1]->dtype
-            : p[1]->kind == SR_V_STR ? sr_dtype_lookup(p[1]->str.s, p[1]->str.n)
-                                     : -1;
-  if (sdt < 0 || sdt >= SR_NBUILTIN_DTYPES) return sr_raise(I, "TypeError", "ShapeDtypeStruct's dtype must be a dtype");
+  if (p[1]->kind == SR_V_NONE) return sr_raise(I, "ValueError", "ShapeDtypeStruct: dtype must be specified.");
+  SrDtype sdt = p[1]->kind == SR_V_DTYPE ? p[1]->dtype : SR_F32;
+  if (p[1]->kind != SR_V_DTYPE) {
+    /* np.dtype(...): a name as numpy spells it, or Python's float, int,
+       bool and complex (64-bit, no canonicalizing) */
+    int d = -1;
+    if (p[1]->kind == SR_V_STR) d = sr_dtype_lookup(p[1]->str.s, p[1]->str.n);
+    const char *nm = sr_is_obj(p[1], &sr_builtin_class) ? sr_builtin_name(p[1]) : NULL;
+    if (nm && strcmp(nm, "builtins.float") == 0) d = SR_F64;
+    if (nm && strcmp(nm, "builtins.int") == 0) d = SR_I64;
+    if (nm && strcmp(nm, "builtins.bool") == 0) d = SR_BOOL;
+    if (nm && strcmp(nm, "builtins.complex") == 0) d = SR_C128;
+    if (d < 0 || d >= SR_NBUILTIN_DTYPES) {
+      SrBuf b = SR_BUF_INIT;
+      sr_to_repr(I, &b, p[1]);
+      sr_raise(I, "TypeError", "Cannot interpret '%s' as a data type", b.p);
+      sr_buf_free(&b);
+      return NULL;
+    }
+    sdt = (SrDtype)d;
+  }
   SrTypeBuilder b;
-  sr_type_builder(&b, sr_type_array((SrDtype)sdt, nd, shape));
+  sr_type_builder(&b, sr_type_array(sdt, nd, shape));
   if (p[3]) b.weak = (uint8_t)sr_val_truthy(p[3]);
   SrVal *sh = NULL;
   if (p[2] && p[2]->kind != SR_V_NONE) {
@@ -721,6 +755,7 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
     sr_raise(I, "RuntimeError", "JAX tried to execute function jit(%s), but the no_execution config option is set", name);
   else if (!(prim == SR_P_jit && !I->trace && check_device_assignment(I, body, leaves) < 0))
     r = sr_bind(I, prim, leaves->seq.n, leaves->seq.items, ps.n, ps.p);
+  if (r && prim == SR_P_jit && !I->trace) sr_jit_fresh_outputs(leaves->seq.items, leaves->seq.n, r);
   if (r) sr_jit_donation_finish(leaves->seq.items, leaves->seq.n, usable);
   free(usable);
   if (r && prim == SR_P_jit && !out_sh)
@@ -1091,6 +1126,7 @@ static SrVal *jit_getattr(SrInterp *I, SrVal *self, const char *name) {
   if (strcmp(name, "trace") == 0) return sr_bound_method(self, "trace", jit_trace);
   if (strcmp(name, "lower") == 0) return sr_bound_method(self, "lower", jit_lower);
   Jit *j = self->obj.data;
+  if (strcmp(name, "eval_shape") == 0) return sr_bound_method(self, "eval_shape", sr_jit_eval_shape);
   if (strcmp(name, "__name__") == 0) return sr_str_cstr(NULL, j->name);
   if (strcmp(name, "__getstate__") == 0) return sr_bound_method(self, "__getstate__", jit_getstate);
   if (strcmp(name, "_cache_size") == 0) return sr_bound_method(self, "_cache_size", jit_cache_size);
@@ -1396,6 +1432,32 @@ SrVal *sr_remat_wrapped(SrVal *f) {
 }
 
 SrVal *sr_jit_wrapped(SrVal *f) { return sr_is_obj(f, &sr_jit_class) ? ((Jit *)f->obj.data)->fn : NULL; }
+SrVal *sr_api_wraps_doc(SrInterp *I, SrVal *b, SrVal *fun, const char *docstr, SrVal *argnums, int with_doc) {
+  const char *name = sr_callable_name(fun);
+  SrBuf d = SR_BUF_INIT, an = SR_BUF_INIT;
+  if (argnums) sr_to_str(I, &an, argnums);
+  else sr_buf_puts(&an, "0");
+  for (const char *s = docstr; *s; s++) {
+    if (strncmp(s, "{fun}", 5) == 0) sr_buf_puts(&d, name), s += 4;
+    else if (strncmp(s, "{argnums}", 9) == 0) sr_buf_puts(&d, sr_buf_str(&an)), s += 8;
+    else sr_buf_putc(&d, *s);
+  }
+  if (with_doc) {
+    SrVal *doc = sr_getattr(I, fun, "__doc__");
+    if (!doc) sr_exc_clear(I);
+    if (doc && doc->kind == SR_V_STR && doc->str.n) {
+      sr_buf_puts(&d, "\n\nOriginal documentation:\n\n");
+      sr_buf_printf(&d, "%.*s", (int)doc->str.n, doc->str.s);
+    }
+    sr_unref(doc);
+  }
+  sr_builtin_set_doc(b, sr_buf_str(&d));
+  sr_buf_free(&d);
+  sr_buf_free(&an);
+  return sr_builtin_set_wrapped(b, fun);
+}
+
+SrVal *sr_jit_out_shardings(SrVal *f) { return sr_is_obj(f, &sr_jit_class) ? ((Jit *)f->obj.data)->out_sh : NULL; }
 
 static SrVal *jax_checkpoint(SrInterp *I, SrArgs *a) {
   SrVal *p[5];
@@ -1462,10 +1524,11 @@ static SrVal *jax_checkpoint(SrInterp *I, SrArgs *a) {
   r->fn = sr_ref(p[0]);
   r->policy = pol ? pol : p[2] && p[2]->kind != SR_V_NONE ? sr_ref(p[2]) : NULL;
   r->prevent_cse = p[1] ? sr_val_truthy(p[1]) : 1;
-  /* functools.wraps(fun): the checkpointed function has fun's name */
+  /* functools.wraps(fun): the checkpointed function has fun's name and
+     __wrapped__ */
   const char *nm = sr_builtin_name(p[0]);
   if (nm && strrchr(nm, '.')) nm = strrchr(nm, '.') + 1;
-  return sr_builtin_with(nm ? nm : "checkpoint(fun)", remat_call, r, remat_free);
+  return sr_builtin_set_wrapped(sr_builtin_with(nm ? nm : "checkpoint(fun)", remat_call, r, remat_free), r->fn);
 }
 
 /* bool < int < float < complex: how far a weak type may be promoted */

@@ -85,7 +85,23 @@ extern const SrClass sr_jit_class;
    __wrapped__; borrowed), or NULL for another value. */
 SrVal *sr_remat_wrapped(SrVal *f);
 SrVal *sr_jit_wrapped(SrVal *f);
+/* util.wraps(fun, docstr=docstr, argnums=argnums) on builtin b: its
+   __wrapped__ and its __doc__, docstr with {fun} (fun's name) and
+   {argnums} filled in (NULL argnums: 0), with_doc: fun's own __doc__ after
+   "Original documentation:" (vmap's); returns b. */
+SrVal *sr_api_wraps_doc(SrInterp *I, SrVal *b, SrVal *fun, const char *docstr, SrVal *argnums, int with_doc);
+/* f.eval_shape(*args, **kwargs) of a jitted f, a->self (vmap_built.c):
+   jax.eval_shape(f, *args, **kwargs) */
+SrVal *sr_jit_eval_shape(SrInterp *I, SrArgs *a);
+/* A jit wrapper's out_shardings= (borrowed), or NULL. */
+SrVal *sr_jit_out_shardings(SrVal *f);
 SrJaxprCallFn sr_jaxpr_call_hook(void);
+
+/* api_util.flatten_axes's check (vmap.c): raises "WHAT specification must
+   be a tree prefix of the corresponding value; ..." with the mismatch
+   details where spec (None and other non-containers its leaves) is not a
+   tree prefix of tree; returns -1 then, else 0. */
+int sr_tree_prefix_check(SrInterp *I, const char *what, SrVal *spec, SrVal *tree);
 
 /* Registers JAX's built-ins, module by module (see jax.h). */
 void sr_jnp_init(void);
@@ -98,6 +114,10 @@ void sr_kernel_counts_init(void);
    over Auto axes take the first argument's sharding, as it has it, when
    they are split as it is (pxla.maybe_recover_user_shardings). */
 void sr_jit_recover_user_shardings(SrVal **args, int nargs, SrVal *outs);
+/* A jit's concrete results hold buffers of their own, as XLA's do: a
+   result sharing an argument's buffer, or an earlier result's, is copied
+   (pxla.c). */
+void sr_jit_fresh_outputs(SrVal **args, int nargs, SrVal *outs);
 /* pxla.c: a jit's concrete results (the flat tuple outs) that
    out_shardings gives a sharding have it as written.  0, or -1 with an
    exception. */

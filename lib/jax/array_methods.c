@@ -266,11 +266,25 @@ static SrVal *array_unop(SrInterp *I, int op, SrVal *x) {
       return r;
     }
     if (a->kind == SR_AV_TRACER) {
+      /* core.concretization_function_error: the Tracer's __int__,
+         __float__, __complex__ and __index__; _item's concrete_or_error */
       SrBuf b = SR_BUF_INIT;
       sr_type_str(&b, a->type, 0); /* aval.str_short() */
-      sr_raise(I, "ConcretizationTypeError",
-               "Abstract tracer value encountered where concrete value is expected: traced array with shape %s",
-               b.p);
+      const char *f = I->item_for;
+      if (f && strcmp(f, "index") == 0)
+        sr_raise(I, "TracerIntegerConversionError", "The __index__() method was called on traced array with shape %s",
+                 b.p);
+      else if (f)
+        sr_raise(I, "ConcretizationTypeError",
+                 "Abstract tracer value encountered where concrete value is expected: traced array with shape %s\n"
+                 "The problem arose with the `%s` function. If trying to convert the data type of a value, try using "
+                 "`x.astype(%s)` or `jnp.array(x, %s)` instead.",
+                 b.p, f, f, f);
+      else
+        sr_raise(I, "ConcretizationTypeError",
+                 "Abstract tracer value encountered where concrete value is expected: traced array with shape %s\n"
+                 "This occurred in the item() method of jax.Array",
+                 b.p);
       sr_buf_free(&b);
       return NULL;
     }
@@ -480,7 +494,28 @@ static SrVal *array_getattr(SrInterp *I, SrVal *self, const char *name) {
   return NULL;
 }
 
+/* ShapeDtypeStruct.__hash__: hash((shape, dtype, sharding, layout,
+   weak_type)) -- by its type (interned) and its sharding's text; an array
+   or a tracer has none (ArrayImpl.__hash__ = None) */
+static int array_hash(SrInterp *I, SrVal *x, int64_t *out) {
+  SrArrayObj *a = x->obj.data;
+  if (a->kind != SR_AV_ABSTRACT) {
+    sr_raise(I, "TypeError", "unhashable type: '%s'", sr_val_kind_name(x));
+    return -1;
+  }
+  uint64_t h = (uint64_t)(uintptr_t)a->type >> 4;
+  if (a->sharding) {
+    SrBuf b = SR_BUF_INIT;
+    sr_to_repr(I, &b, a->sharding);
+    for (size_t i = 0; i < b.len; i++) h = (h ^ (unsigned char)b.p[i]) * 1099511628211u;
+    sr_buf_free(&b);
+  }
+  *out = (int64_t)(h >> 1);
+  return 0;
+}
+
 static const SrLangOps array_ops = {
+  .hash = array_hash,
   .getattr = array_getattr,
   .getitem = array_getitem,
   .iter = array_iter,

@@ -457,9 +457,106 @@ done:
   return result;
 }
 
+/* api_util.argnums_partial: the arguments grad does not differentiate are
+   passed to the function as they are (a Python bool stays a bool), fixed
+   in a partial; those holding only arrays are kept as arguments here, as
+   their values are the same either way. */
+typedef struct Fixed {
+  SrVal *fun;
+  int n;
+  SrVal **v; /* n: the fixed value, or NULL where the call's next one goes */
+} Fixed;
+
+static void fixed_free(void *d) {
+  Fixed *x = d;
+  sr_unref(x->fun);
+  for (int i = 0; i < x->n; i++) sr_unref(x->v[i]);
+  free(x->v);
+  free(x);
+}
+
+static SrVal *fixed_call(SrInterp *I, SrArgs *a) {
+  Fixed *x = sr_current_builtin(I)->data;
+  SrVal **v = sr_xcalloc((size_t)x->n + (size_t)a->n + 1, sizeof *v);
+  int n = 0, k = 0;
+  for (int i = 0; i < x->n; i++) v[n++] = x->v[i] ? x->v[i] : k < a->n ? a->v[k++] : sr_none();
+  while (k < a->n) v[n++] = a->v[k++];
+  SrArgs ca = {n, v, a->nkw, a->kw, a->kwv, NULL};
+  SrVal *r = sr_call(I, x->fun, &ca);
+  free(v);
+  return r;
+}
+
+static int has_nonarray_leaf(SrInterp *I, SrVal *v) {
+  SrVal *l = sr_pytree_flatten(I, v);
+  if (!l) {
+    sr_exc_clear(I);
+    return 0;
+  }
+  int r = 0;
+  for (int k = 0; k < l->seq.n && !r; k++) r = !sr_array_of(l->seq.items[k]);
+  sr_unref(l);
+  return r;
+}
+
+static SrVal *grad_call(SrInterp *I, SrArgs *a);
+
+/* grad(f, argnums)(*args) as grad(partial(f, fixed), argnums')(*rest)
+   where a non-differentiated argument holds a non-array; NULL with no
+   exception where there is none (or argnums are left to grad_impl's
+   errors). */
+static SrVal *grad_fixed(SrInterp *I, Grad *g, SrArgs *a) {
+  int64_t maxarg = g->nargnums ? g->argnums[0] : 0, an[SR_MAX_ARGNUMS];
+  for (int i = 1; i < g->nargnums; i++)
+    if (g->argnums[i] > maxarg) maxarg = g->argnums[i];
+  if (g->nargnums == 0 || maxarg >= a->n || sr_argnums_resolve(I, g->argnums, g->nargnums, a->n, an) < 0) {
+    if (I->exc) sr_exc_clear(I);
+    return NULL;
+  }
+  uint8_t *fix = sr_xcalloc((size_t)a->n + 1, 1);
+  int nfix = 0;
+  for (int i = 0; i < a->n; i++) {
+    int diff = 0;
+    for (int k = 0; k < g->nargnums; k++) diff |= an[k] == i;
+    if (!diff && has_nonarray_leaf(I, a->v[i])) fix[i] = 1, nfix++;
+  }
+  if (!nfix) {
+    free(fix);
+    return NULL;
+  }
+  Fixed *x = sr_xcalloc(1, sizeof *x);
+  x->fun = sr_ref(g->fun);
+  x->n = a->n;
+  x->v = sr_xcalloc((size_t)a->n + 1, sizeof *x->v);
+  SrVal **rest = sr_xcalloc((size_t)a->n + 1, sizeof *rest);
+  int *pos = sr_xcalloc((size_t)a->n + 1, sizeof *pos), nrest = 0;
+  for (int i = 0; i < a->n; i++) {
+    if (fix[i]) x->v[i] = sr_ref(a->v[i]);
+    else pos[i] = nrest, rest[nrest++] = a->v[i];
+  }
+  Grad g2 = *g;
+  g2.fun = sr_builtin_with(sr_callable_name(g->fun), fixed_call, x, fixed_free);
+  g2.concrete = NULL;
+  for (int k = 0; k < g->nargnums; k++) g2.argnums[k] = pos[an[k]];
+  SrVal *self = sr_builtin_with(sr_callable_name(g->fun), grad_call, &g2, NULL);
+  SrArgs ra = {nrest, rest, a->nkw, a->kw, a->kwv, NULL};
+  SrVal *r = sr_call(I, self, &ra);
+  if (!r && !I->exc) r = sr_raise(I, "RuntimeError", "grad failed");
+  sr_unref(self);
+  sr_unref(g2.fun);
+  free(fix);
+  free(rest);
+  free(pos);
+  return r;
+}
+
 static SrVal *grad_call(SrInterp *I, SrArgs *a) {
   SrBuiltin *b = sr_current_builtin(I);
   Grad *g = b->data;
+  if (!g->concrete) {
+    SrVal *r = grad_fixed(I, g, a);
+    if (r || I->exc) return r;
+  }
   if (!I->trace) {
     /* an eager call: trace, then evaluate (the builtin object is this
        call's self, found through the registry of the current call) */
@@ -497,7 +594,16 @@ static SrVal *make_grad(SrInterp *I, SrArgs *a, int value_and_grad) {
     return sr_raise(I, "NotImplementedError", "reduce_axes argument to grad is deprecated");
   }
   const char *fname = fun_name(p[0]);
-  return sr_builtin_with(fname, grad_call, g, grad_free);
+  return sr_api_wraps_doc(
+      I, sr_builtin_with(fname, grad_call, g, grad_free), p[0],
+      value_and_grad ? "Value and gradient of {fun} with respect to positional argument(s) {argnums}. Takes the same "
+                       "arguments as {fun} but returns a two-element tuple where the first element is the value of "
+                       "{fun} and the second element is the gradient, which has the same shape as the arguments at "
+                       "positions {argnums}."
+                     : "Gradient of {fun} with respect to positional argument(s) {argnums}. Takes the same arguments "
+                       "as {fun} but returns the gradient, which has the same shape as the arguments at positions "
+                       "{argnums}.",
+      p[1], 0);
 }
 
 static SrVal *jax_grad(SrInterp *I, SrArgs *a) { return make_grad(I, a, 0); }
@@ -942,9 +1048,57 @@ static SrVal *lt_call(SrInterp *I, SrArgs *a) {
   if (a->n != 1) return sr_raise(I, "TypeError", "the transposed function takes one argument, the output cotangent");
   SrVal *cts = sr_pytree_flatten(I, a->v[0]);
   if (!cts) return NULL;
-  if (cts->seq.n != t->nout) {
+  /* api.linear_transpose's transposed_fun: the cotangent's tree, then
+     each leaf's type (core.typecheck: dtype and shape) */
+  SrBuf want = SR_BUF_INIT, got = SR_BUF_INIT;
+  if (t->out_tree) {
+    int k = 0;
+    SrVal *n = sr_pytree_numbered(t->out_tree, &k);
+    sr_vjp_treedef_str(&want, n);
+    sr_unref(n);
+    k = 0;
+    n = sr_pytree_numbered(a->v[0], &k);
+    sr_vjp_treedef_str(&got, n);
+    sr_unref(n);
+  }
+  if (cts->seq.n != t->nout || strcmp(sr_buf_str(&want), sr_buf_str(&got)) != 0) {
+    if (t->out_tree)
+      sr_raise(I, "TypeError", "cotangent tree does not match function output, expected %s but got %s",
+               sr_buf_str(&want), sr_buf_str(&got));
+    else
+      sr_raise(I, "TypeError", "cotangent tree does not match function output");
+    sr_buf_free(&want);
+    sr_buf_free(&got);
     sr_unref(cts);
-    return sr_raise(I, "TypeError", "cotangent tree does not match function output");
+    return NULL;
+  }
+  sr_buf_free(&want);
+  sr_buf_free(&got);
+  int typed = 1;
+  for (int i = 0; i < t->nout && typed; i++) {
+    const SrType *ot = sr_atom_type(t->j->outvars[i]);
+    SrVal *c = sr_array_of(cts->seq.items[i]) ? sr_ref(cts->seq.items[i]) : sr_jnp_asarray(I, cts->seq.items[i], -1);
+    const SrType *ct = c ? sr_value_type(I, c) : NULL;
+    typed = ct && ct->dtype == ot->dtype && ct->ndim == ot->ndim;
+    for (int d = 0; typed && d < ot->ndim; d++) typed = ct->dims[d].size == ot->dims[d].size;
+    sr_unref(c);
+    if (I->exc) sr_exc_clear(I);
+  }
+  if (!typed) {
+    SrBuf b = SR_BUF_INIT;
+    sr_buf_putc(&b, '[');
+    for (int i = 0; i < t->nout; i++) {
+      const SrType *ot = sr_atom_type(t->j->outvars[i]);
+      sr_buf_printf(&b, "%sShapedArray(", i ? ", " : "");
+      sr_type_str(&b, sr_type_strip_sharding(ot), 0);
+      sr_buf_puts(&b, ot->weak ? ", weak_type=True)" : ")");
+    }
+    sr_buf_puts(&b, "] but got ");
+    sr_to_repr(I, &b, cts);
+    sr_raise(I, "TypeError", "cotangent type does not match function output, expected %s", sr_buf_str(&b));
+    sr_buf_free(&b);
+    sr_unref(cts);
+    return NULL;
   }
   const SrJaxpr *j = t->j;
   uint32_t n = sr_nargs(j), nc = (uint32_t)t->consts->seq.n;
@@ -1041,6 +1195,7 @@ static SrVal *jax_linear_transpose(SrInterp *I, SrArgs *a) {
   t->in_tree = sr_tuple(NULL, 0, NULL);
   for (int i = 0; i < pa.n; i++) sr_seq_push(NULL, t->in_tree, sr_ref(pa.v[i]));
   t->nout = (int)f.j->nout;
+  t->out_tree = f.out_tree ? sr_ref(f.out_tree) : NULL;
   fn_free(&f);
   return sr_builtin_with("transposed_fun", lt_call, t, lt_free);
 }

@@ -445,13 +445,13 @@ static SrVal *bi_device_put(SrInterp *I, SrArgs *args);
    put, the device or sharding broadcast over it, or a tree of them that
    matches it. */
 static SrVal *device_put_tree(SrInterp *I, SrVal *x, SrVal *dev) {
-  SrVal *ch = x->kind == SR_V_LIST || x->kind == SR_V_TUPLE || x->kind == SR_V_DICT ? sr_pytree_children(x) : NULL;
+  SrVal *ch = x->kind != SR_V_NONE ? sr_pytree_children(x) : NULL;
   if (!ch) {
     SrVal *v[2] = {x, dev};
     SrArgs a = {dev ? 2 : 1, v, 0, NULL, NULL, NULL};
     return bi_device_put(I, &a);
   }
-  SrVal *dch = dev && (dev->kind == SR_V_LIST || dev->kind == SR_V_TUPLE || dev->kind == SR_V_DICT) ? sr_pytree_children(dev) : NULL;
+  SrVal *dch = dev && dev->kind != SR_V_NONE ? sr_pytree_children(dev) : NULL;
   if (dch && dch->seq.n != ch->seq.n) {
     sr_unref(ch);
     sr_unref(dch);
@@ -489,8 +489,18 @@ static SrVal *bi_device_put(SrInterp *I, SrArgs *args) {
   SrVal *fsh = p[1], *fl = NULL;
   int fk = 0;
   if (I->trace && sr_format_parts(p[1], &fsh, &fl, &fk) < 0) return sr_device_put_traced(I, p[0], p[1], p[2], p[3], p[4]);
-  if (p[0]->kind == SR_V_LIST || p[0]->kind == SR_V_TUPLE || p[0]->kind == SR_V_DICT)
+  /* api_util.flatten_axes("device_put device", ...): a tree of devices
+     is a prefix of x's */
+  if (p[1] && (p[1]->kind == SR_V_LIST || p[1]->kind == SR_V_TUPLE || p[1]->kind == SR_V_DICT) &&
+      sr_tree_prefix_check(I, "device_put device", p[1], p[0]) < 0)
+    return NULL;
+  /* a pytree node (a container, a namedtuple, a registered class): its
+     leaves put one by one */
+  SrVal *xch = p[0]->kind != SR_V_NONE ? sr_pytree_children(p[0]) : NULL;
+  if (xch) {
+    sr_unref(xch);
     return device_put_tree(I, p[0], p[1] && p[1]->kind != SR_V_NONE ? p[1] : NULL);
+  }
   /* a Format: its sharding places, its layout orders each shard */
   SrVal *flayout = NULL;
   int flocal = 0;
@@ -523,6 +533,7 @@ static SrVal *bi_device_put(SrInterp *I, SrArgs *args) {
     sr_unref(r);
     return sr_concrete_wrap(l);
   }
+  if (sr_array_of(p[0]) && sr_array_check_deleted(I, p[0]) < 0) return NULL;
   /* api.device_put's copy semantics: may_alias defaults to not donate;
      an array already placed so is itself the result where it may alias
      (dispatch._device_put_sharding_impl's REUSE_INPUT) */
@@ -712,7 +723,11 @@ static SrVal *bi_np_load(SrInterp *I, SrArgs *a) {
 /* Array methods get the array as their first argument. */
 static SrVal *m_item(SrInterp *I, SrArgs *a) {
   if (a->n != 1) return sr_raise(I, "NotImplementedError", "item() with arguments");
-  return sr_unop(I, SR_OP_ITEM, a->v[0]);
+  const char *saved = I->item_for;
+  I->item_for = NULL;
+  SrVal *r = sr_unop(I, SR_OP_ITEM, a->v[0]);
+  I->item_for = saved;
+  return r;
 }
 
 /* round(x[, ndigits]) of an array (array_methods._operator_round):
@@ -918,6 +933,26 @@ static SrVal *m_block_until_ready(SrInterp *I, SrArgs *a) {
   return a->n ? sr_ref(a->v[0]) : sr_none();
 }
 
+/* x.unsafe_buffer_pointer(): the address of x's one buffer (its first
+   device's shard) */
+static SrVal *m_unsafe_buffer_pointer(SrInterp *I, SrArgs *a) {
+  SrArrayObj *o = a->n ? sr_array_of(a->v[0]) : NULL;
+  if (!o || o->kind != SR_AV_CONCRETE)
+    return sr_raise(I, "ConcretizationTypeError", "unsafe_buffer_pointer() of a traced or abstract array");
+  if (sr_array_check_deleted(I, a->v[0]) < 0) return NULL;
+  SrArray *arr = o->data;
+  for (int i = 0; i < arr->ndev; i++)
+    if (arr->shard[i]) return sr_int(NULL, (int64_t)(intptr_t)arr->shard[i]);
+  return sr_int(NULL, (int64_t)(intptr_t)arr);
+}
+
+/* x.copy_to_host_async(): starts the copy to the host (here the values are
+   there already); None, an error for a deleted array */
+static SrVal *m_copy_to_host_async(SrInterp *I, SrArgs *a) {
+  if (a->n && sr_array_check_deleted(I, a->v[0]) < 0) return NULL;
+  return sr_none();
+}
+
 static SrVal *m_devices(SrInterp *I, SrArgs *a) {
   SrArrayObj *o = a->n ? sr_array_of(a->v[0]) : NULL;
   if (!o || o->kind != SR_AV_CONCRETE) return sr_raise(I, "ConcretizationTypeError", "devices() of an abstract array");
@@ -1087,5 +1122,9 @@ void sr_builtins_exec_init(void) {
   sr_def("jax.Array.method.view", m_view, "x.view(dtype=None): x's bits as dtype (lax.bitcast_convert_type, the last axis resized)");
   sr_def("jax.Array.method.to_device", m_to_device, "x.to_device(device): jax.device_put(x, device)");
   sr_def("jax.Array.method.block_until_ready", m_block_until_ready, "x.block_until_ready(): x");
+  sr_def("jax.Array.method.unsafe_buffer_pointer", m_unsafe_buffer_pointer,
+         "x.unsafe_buffer_pointer(): the address of x's buffer (its first shard's), an int");
+  sr_def("jax.Array.method.copy_to_host_async", m_copy_to_host_async,
+         "x.copy_to_host_async(): None, once the copy of x to the host has begun");
   sr_def("jax.Array.method.devices", m_devices, "x.devices(): the set of devices holding x");
 }

@@ -148,6 +148,26 @@ static SrVal *bi_config_update(SrInterp *I, SrArgs *a) {
     I->jax->enable_x64 = sr_val_truthy(p[1]);
     return sr_none();
   }
+  if (strcmp(name, "jax_explicit_x64_dtypes") == 0) {
+    /* config.ExplicitX64Mode: WARN, ERROR, ALLOW (1, 2, 3, or by name) */
+    SrVal *v = p[1];
+    int m = -1;
+    if (v->kind == SR_V_STR) {
+      const char *s = v->str.s;
+      m = strcmp(s, "warn") == 0 ? 0 : strcmp(s, "error") == 0 ? 1 : strcmp(s, "allow") == 0 ? 2 : -1;
+    } else if (v->kind == SR_V_INT && v->i >= 1 && v->i <= 3) {
+      m = (int)v->i - 1;
+    }
+    if (m < 0) {
+      SrBuf b = SR_BUF_INIT;
+      sr_to_repr(I, &b, v);
+      sr_raise(I, "ValueError", "%s is not a valid ExplicitX64Mode", b.p);
+      sr_buf_free(&b);
+      return NULL;
+    }
+    I->jax->explicit_x64 = m;
+    return sr_none();
+  }
   if (strcmp(name, "jax_remove_size_one_mesh_axis_from_type") == 0) {
     sr_type_set_remove_size_one(sr_val_truthy(p[1]));
     return sr_none();

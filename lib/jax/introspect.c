@@ -512,6 +512,37 @@ static SrVal *bi_block_until_ready(SrInterp *I, SrArgs *a) {
   return tree_apply(I, p[0], leaf_ready);
 }
 
+/* jax.copy_to_host_async(x): each leaf's copy_to_host_async() called,
+   where it has one (an AttributeError looking it up is passed over, one
+   the call raises is not); x itself */
+static SrVal *bi_copy_to_host_async(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "copy_to_host_async", "x", p) < 0) return NULL;
+  SrVal *leaves = sr_pytree_flatten_any(I, p[0]);
+  if (!leaves) return NULL;
+  for (int i = 0; i < leaves->seq.n; i++) {
+    SrVal *m = sr_getattr(I, leaves->seq.items[i], "copy_to_host_async");
+    if (!m) {
+      if (I->exc && sr_exception_is_a(sr_exc_type(I->exc), "AttributeError")) {
+        sr_exc_clear(I);
+        continue;
+      }
+      sr_unref(leaves);
+      return NULL;
+    }
+    SrArgs na = {0, NULL, 0, NULL, NULL, NULL};
+    SrVal *r = sr_call(I, m, &na);
+    sr_unref(m);
+    if (!r) {
+      sr_unref(leaves);
+      return NULL;
+    }
+    sr_unref(r);
+  }
+  sr_unref(leaves);
+  return sr_ref(p[0]);
+}
+
 /* jax.effects_barrier(): every effect of the computations dispatched so
    far has happened -- as they have here, where each runs to its end */
 static SrVal *bi_effects_barrier(SrInterp *I, SrArgs *a) {
@@ -542,6 +573,8 @@ void sr_introspect_init(void) {
   sr_def("jax.Array.property.nbytes", prop_nbytes, "x.nbytes: the bytes of all elements (x.size * x.itemsize)");
   sr_def("jax.block_until_ready", bi_block_until_ready,
          "block_until_ready(x): x (a pytree), once every array in it is computed");
+  sr_def("jax.copy_to_host_async", bi_copy_to_host_async,
+         "copy_to_host_async(x): x (a pytree), each leaf's copy_to_host_async() called where it has one");
   sr_def("jax.effects_barrier", bi_effects_barrier, "effects_barrier(): waits until the effects of every computation so far have happened");
   sr_def("jax.device_get", bi_device_get, "device_get(x): x (a pytree) with its arrays' values fetched to the host");
   sr_def("jax.default_backend", bi_default_backend, "default_backend(): the platform of the default backend, 'cpu'");

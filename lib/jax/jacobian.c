@@ -536,7 +536,11 @@ static SrVal *jac_new(SrInterp *I, SrVal *fun, SrVal *argnums, int has_aux, int 
   jc->holomorphic = holomorphic;
   jc->allow_int = allow_int;
   jc->rev = rev;
-  return sr_builtin_with(sr_callable_name(fun), jac_call, jc, jac_free);
+  return sr_api_wraps_doc(I, sr_builtin_with(sr_callable_name(fun), jac_call, jc, jac_free), fun,
+                          "Jacobian of {fun} with respect to positional argument(s) {argnums}. Takes the same "
+                          "arguments as {fun} but returns the jacobian of the output with respect to the arguments at "
+                          "positions {argnums}.",
+                          argnums && argnums->kind != SR_V_NONE ? argnums : NULL, 0);
 }
 
 static SrVal *not_callable(SrInterp *I, SrVal *fun) {

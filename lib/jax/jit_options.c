@@ -175,7 +175,7 @@ int sr_jit_opts_parse(SrInterp *I, SrVal *fn, SrVal *static_argnums, SrVal *stat
   if (index_tuple(I, static_argnums, o->sn, &o->nsn) < 0 || str_tuple(I, static_argnames, o->sa, &o->nsa) < 0 ||
       index_tuple(I, donate_argnums, o->dn, &o->ndn) < 0 || str_tuple(I, donate_argnames, o->da, &o->nda) < 0)
     return -1;
-  SrFunction *uf = fn ? sr_as_function(fn) : NULL;
+  SrFunction *uf = fn ? sr_as_function(sr_signature_target(I, fn)) : NULL;
   const SrParams *ps = uf ? uf->node->params : NULL;
   if (!ps && o->nda) {
     SrBuf b = SR_BUF_INIT;
@@ -291,7 +291,7 @@ static int check_hashable(SrInterp *I, SrVal *x) {
    signature (api_util._non_static_arg_names: a parameter's name,
    the entries of *args or **kwargs, or args[i] and kwargs['k'] without one). */
 static int check_dynamic_args(SrInterp *I, SrVal *fn, SrArgs *a, const uint8_t *st, const SrJitOpts *o) {
-  SrFunction *uf = sr_as_function(fn);
+  SrFunction *uf = sr_as_function(sr_signature_target(I, fn));
   const SrParams *ps = uf ? uf->node->params : NULL;
   for (int i = 0; i < a->n + a->nkw; i++) {
     int kw = i >= a->n;

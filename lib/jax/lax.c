@@ -18,6 +18,7 @@
 #include "core/jaxstate.h"
 #include "lax/lax.h"
 #include "py/objects.h"
+#include "py/introspect.h"
 #include "py/range.h"
 #include "jax/vjp.h"
 #include "text/print_val.h"
@@ -283,9 +284,27 @@ static int ints_arg(SrInterp *I, SrVal *v, int64_t *out, int *n, const char *wha
 
 static SrVal *arr(SrInterp *I, SrVal *v) { return sr_jnp_asarray(I, v, -1); }
 
+/* An operand of a primitive's lax function: core.Primitive.bind's error
+   for a value that is no JAX type */
+static SrVal *operand(SrInterp *I, SrVal *v, const char *prim, int pos) {
+  SrVal *x = arr(I, v);
+  if (x || !I->exc || !sr_exception_is_a(sr_exc_type(I->exc), "TypeError")) return x;
+  sr_exc_clear(I);
+  SrVal *t = sr_type_of(I, v);
+  SrBuf b = SR_BUF_INIT;
+  if (t) sr_to_repr(I, &b, t);
+  sr_unref(t);
+  sr_raise(I, "TypeError",
+           "Error interpreting argument to %s as a JAX value. The problematic value is of type %s and was passed to "
+           "%s at position %d.\n",
+           prim, sr_buf_str(&b), prim, pos);
+  sr_buf_free(&b);
+  return NULL;
+}
+
 static SrVal *lax_unary_fn(SrInterp *I, SrArgs *a, int prim, const char *name) {
   if (a->n != 1) return sr_raise(I, "TypeError", "%s() takes 1 positional argument but %d were given", name, a->n);
-  SrVal *x = arr(I, a->v[0]);
+  SrVal *x = operand(I, a->v[0], sr_prims[prim].name, 0);
   if (!x) return NULL;
   SrVal *r = sr_lax_unary(I, prim, x);
   sr_unref(x);
@@ -294,7 +313,7 @@ static SrVal *lax_unary_fn(SrInterp *I, SrArgs *a, int prim, const char *name) {
 
 static SrVal *lax_binary_fn(SrInterp *I, SrArgs *a, int prim, const char *name) {
   if (a->n != 2) return sr_raise(I, "TypeError", "%s() takes 2 positional arguments but %d were given", name, a->n);
-  SrVal *x = arr(I, a->v[0]), *y = x ? arr(I, a->v[1]) : NULL;
+  SrVal *x = operand(I, a->v[0], sr_prims[prim].name, 0), *y = x ? operand(I, a->v[1], sr_prims[prim].name, 1) : NULL;
   SrVal *r = x && y ? sr_lax_binary(I, prim, x, y) : NULL;
   sr_unref(x);
   sr_unref(y);

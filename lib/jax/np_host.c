@@ -12,6 +12,7 @@
 #include "exec/numfmt.h"
 #include "jax/builtins_exec.h"
 #include "jax/numpy.h"
+#include "py/introspect.h"
 #include "py/objects.h"
 #include "text/print_val.h"
 #include "util/intern.h"
@@ -883,7 +884,9 @@ void sr_np_host_init(void) {
     prev_mesh = sr_kind_getattr_get(SR_V_MESH);
     sr_kind_getattr_set(SR_V_MESH, mesh_getattr);
   }
-  sr_def("numpy.ndarray", bi_ndarray, "np.ndarray(shape, dtype=float): numpy's array class (its objects are host arrays)");
+  sr_mark_builtin_type(
+      sr_def("numpy.ndarray", bi_ndarray, "np.ndarray(shape, dtype=float): numpy's array class (its objects are host arrays)"),
+      "numpy.ndarray");
   sr_def("numpy.ndarray.tolist", m_tolist, "x.tolist(): nested lists of Python scalars");
   sr_def("numpy.ndarray.item", m_item, "x.item(): the one element as a Python scalar");
   sr_def("numpy.ndarray.copy numpy.copy", m_copy, "x.copy(): a new array with the same data");

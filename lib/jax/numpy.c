@@ -48,6 +48,15 @@ int sr_dtype_arg(SrInterp *I, SrVal *v, int *out, const char *what) {
     /* dtypes._maybe_canonicalize_explicit_dtype: without x64 a 64-bit
        request is truncated, with jax_explicit_x64_dtypes' default warning */
     int c = *out == SR_F64 ? SR_F32 : *out == SR_I64 ? SR_I32 : *out == SR_U64 ? SR_U32 : *out == SR_C128 ? SR_C64 : *out;
+    if (c != *out && !I->jax->enable_x64 && I->jax->explicit_x64 == 2) return 0; /* ALLOW: as requested */
+    if (c != *out && !I->jax->enable_x64 && I->jax->explicit_x64 == 1) {
+      sr_raise(I, "ValueError",
+               "Explicitly requested dtype %s requested in %s is not available. To enable more dtypes, set the "
+               "jax_enable_x64 or allow_explicit_x64_dtypes configuration options.See "
+               "https://github.com/jax-ml/jax#current-gotchas for more.",
+               sr_dtype_name((SrDtype)*out), what);
+      return -1;
+    }
     if (c != *out && !I->jax->enable_x64) {
       sr_warn(I, "UserWarning",
               "Explicitly requested dtype %s requested in %s is not available, and will be truncated to dtype %s. "

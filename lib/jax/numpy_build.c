@@ -960,9 +960,38 @@ void sr_jnp_build_init(void) {
   sr_register("jax.numpy.index_exp", sr_obj(&index_exp_class, (void *)&index_exp_data));
 }
 
+/* jax.dtypes.canonicalize_dtype(dtype, allow_extended_dtype=False):
+   np.dtype(dtype) (a name, Python's bool, int, float, complex as 64-bit
+   numpy types), then without x64 its 32-bit counterpart; no warning */
+static SrVal *dtypes_canonicalize_dtype(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "canonicalize_dtype", "dtype, allow_extended_dtype=", p) < 0) return NULL;
+  int d = -1;
+  SrVal *v = p[0];
+  if (v->kind == SR_V_DTYPE) d = (int)v->dtype;
+  else if (v->kind == SR_V_STR) d = sr_dtype_lookup(v->str.s, v->str.n);
+  const char *nm = sr_is_obj(v, &sr_builtin_class) ? sr_builtin_name(v) : NULL;
+  if (nm && strcmp(nm, "builtins.float") == 0) d = SR_F64;
+  if (nm && strcmp(nm, "builtins.int") == 0) d = SR_I64;
+  if (nm && strcmp(nm, "builtins.bool") == 0) d = SR_BOOL;
+  if (nm && strcmp(nm, "builtins.complex") == 0) d = SR_C128;
+  if (d < 0 || (d >= SR_NBUILTIN_DTYPES && !(p[1] && sr_val_truthy(p[1])))) {
+    SrBuf b = SR_BUF_INIT;
+    sr_to_repr(I, &b, v);
+    sr_raise(I, "TypeError", "Cannot interpret '%s' as a data type", b.p);
+    sr_buf_free(&b);
+    return NULL;
+  }
+  if (!I->jax->enable_x64)
+    d = d == SR_F64 ? SR_F32 : d == SR_I64 ? SR_I32 : d == SR_U64 ? SR_U32 : d == SR_C128 ? SR_C64 : d;
+  return sr_dtype_val(NULL, (SrDtype)d);
+}
+
 /* jax.dtypes: the names jax/dtypes.py exports that jax.numpy has too
    (registered after jax.numpy; extended and prng_key are above) */
 void sr_jax_dtypes_init(void) {
+  sr_def("jax.dtypes.canonicalize_dtype", dtypes_canonicalize_dtype,
+         "canonicalize_dtype(dtype): np.dtype(dtype) as JAX holds it (32-bit without x64)");
   static const char *const dtypes_names[] = {"bfloat16", "finfo", "iinfo", "issubdtype", "result_type"};
   for (size_t i = 0; i < sizeof dtypes_names / sizeof *dtypes_names; i++) {
     char q[64];

@@ -2,6 +2,8 @@
  * results that the evaluator does not: maybe_recover_user_shardings. */
 #include "jax/api.h"
 
+#include <stdlib.h>
+
 #include "core/trace.h"
 #include "exec/array.h"
 #include "jax/builtins_exec.h"
@@ -17,6 +19,59 @@ static int same_split(const SrType *a, const SrType *b) {
       if (a->dims[i].ax[k] != b->dims[i].ax[k]) return 0;
   }
   return 1;
+}
+
+/* The buffer that owns b's memory (a view's base). */
+static const SrBuffer *owner(const SrBuffer *b) { return b && b->base ? b->base : b; }
+
+static int seen(const SrBuffer **set, int n, const SrBuffer *b) {
+  for (int i = 0; i < n; i++)
+    if (set[i] == b) return 1;
+  return 0;
+}
+
+void sr_jit_fresh_outputs(SrVal **args, int nargs, SrVal *outs) {
+  if (!outs || !sr_is_seq(outs)) return;
+  int cap = 64, n = 0;
+  const SrBuffer **set = sr_xcalloc((size_t)cap, sizeof *set);
+#define ADD_BUFFERS(arr)                                                                 \
+  for (int d = 0; d < (arr)->ndev; d++) {                                                \
+    const SrBuffer *ob = owner((arr)->shard[d]);                                         \
+    if (!ob || seen(set, n, ob)) continue;                                               \
+    if (n == cap) set = sr_xrealloc(set, (size_t)(cap *= 2) * sizeof *set);              \
+    set[n++] = ob;                                                                       \
+  }
+  for (int i = 0; i < nargs; i++) {
+    SrArrayObj *a = sr_array_of(args[i]);
+    if (a && a->kind == SR_AV_CONCRETE && a->data) ADD_BUFFERS(a->data)
+  }
+  for (int i = 0; i < outs->seq.n; i++) {
+    SrArrayObj *o = sr_array_of(outs->seq.items[i]);
+    if (!o || o->kind != SR_AV_CONCRETE || !o->data) continue;
+    SrArray *a = o->data;
+    int shared = 0;
+    for (int d = 0; d < a->ndev && !shared; d++) shared = a->shard[d] && seen(set, n, owner(a->shard[d]));
+    if (shared) {
+      /* a copy, its shards sharing buffers as a's do */
+      SrArray *c = sr_array_retype(a, a->type, a->layout);
+      c->sharding = a->sharding ? sr_ref(a->sharding) : NULL;
+      for (int d = 0; d < c->ndev; d++) {
+        if (!a->shard[d]) continue;
+        int same = -1;
+        for (int e = 0; e < d && same < 0; e++)
+          if (a->shard[e] == a->shard[d]) same = e;
+        sr_buffer_unref(c->shard[d]);
+        c->shard[d] = same >= 0 ? sr_buffer_ref(c->shard[same]) : sr_buffer_copy(a->shard[d]);
+      }
+      SrVal *w = sr_concrete_wrap(c);
+      sr_unref(outs->seq.items[i]);
+      outs->seq.items[i] = w;
+      a = c;
+    }
+    ADD_BUFFERS(a)
+  }
+#undef ADD_BUFFERS
+  free(set);
 }
 
 void sr_jit_recover_user_shardings(SrVal **args, int nargs, SrVal *outs) {

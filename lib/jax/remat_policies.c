@@ -417,23 +417,13 @@ static const char *trace_loc(SrInterp *I) {
 
 /* ---- saved_residuals, print_saved_residuals ---- */
 
-/* The function under jax.checkpoint or jax.jit wrappers (functools.wraps's
-   __wrapped__, which inspect.signature follows). */
-static SrVal *unwrapped(SrVal *f) {
-  for (int depth = 0; depth < 64; depth++) {
-    SrVal *g = sr_remat_wrapped(f);
-    if (!g && sr_is_obj(f, &sr_jit_class)) g = sr_jit_wrapped(f);
-    if (!g) break;
-    f = g;
-  }
-  return f;
-}
-
 /* debug_info's arg_names (api_util._non_static_arg_names): the leaves'
    paths under the signature's parameter names, keyword arguments sorted;
-   "args[i]..." where there is no signature.  n strings, malloc'd. */
+   "args[i]..." where there is no signature (the function under
+   jax.checkpoint, jit or grad wrappers: functools.wraps's __wrapped__,
+   which inspect.signature follows).  n strings, malloc'd. */
 static char **arg_names(SrInterp *I, SrVal *f, SrArgs *a, int *n) {
-  SrFunction *fn = sr_as_function(unwrapped(f));
+  SrFunction *fn = sr_as_function(sr_signature_target(I, f));
   const SrParams *ps = fn && fn->node ? fn->node->params : NULL;
   int cap = 16, k = 0;
   char **out = sr_xcalloc((size_t)cap, sizeof *out);

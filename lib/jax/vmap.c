@@ -217,6 +217,17 @@ static SrVal *not_prefix(SrInterp *I, const char *what, SrVal *spec, SrVal *tree
   return NULL;
 }
 
+int sr_tree_prefix_check(SrInterp *I, const char *what, SrVal *spec, SrVal *tree) {
+  SrBuf det = SR_BUF_INIT, path = SR_BUF_INIT;
+  int count = 0;
+  sr_buf_puts(&path, "");
+  prefix_errors(&det, &count, what, &path, spec, tree);
+  sr_buf_free(&path);
+  if (count) not_prefix(I, what, spec, tree);
+  sr_buf_free(&det);
+  return count ? -1 : 0;
+}
+
 /* Are all leaves of an axis specification ints or None? */
 static int axes_ok(SrInterp *I, SrVal *spec) {
   if (is_axis_leaf(spec)) return 1;
@@ -247,7 +258,7 @@ static const char *sig_name(const SrParams *ps, int i) {
    float32[3,4]" by the function's parameters (inspect.signature(fn).bind),
    args[i]... past them or for a built-in, kwargs['k'] for keywords. */
 static void leaf_names(SrInterp *I, SrVal *fun, SrArgs *a, SrVal *leaves, char **names) {
-  SrFunction *fn = sr_as_function(fun);
+  SrFunction *fn = sr_as_function(sr_signature_target(I, fun));
   const SrParams *ps = fn && fn->node ? fn->node->params : NULL;
   int k = 0;
   for (int i = 0; i < a->n + a->nkw; i++) {
@@ -883,7 +894,10 @@ static SrVal *jax_vmap(SrInterp *I, SrArgs *a) {
       return sr_raise(I, "TypeError", "spmd_axis_name must be a mesh axis name or a tuple of them");
     }
   }
-  return sr_builtin_with(sr_callable_name(p[0]), vmap_call, vm, vmap_free);
+  return sr_api_wraps_doc(I, sr_builtin_with(sr_callable_name(p[0]), vmap_call, vm, vmap_free), p[0],
+                          "Vectorized version of {fun}. Takes similar arguments as {fun} but with additional array "
+                          "axes over which {fun} is mapped.",
+                          NULL, 1);
 }
 
 void sr_vmap_init(void) {

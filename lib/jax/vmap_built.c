@@ -38,20 +38,90 @@ static SrVal *not_callable(SrInterp *I, SrVal *fun) {
 
 /* ---- jax.eval_shape ---- */
 
+/* api_util.shaped_abstractify's duck typing: a leaf that is no array but
+   has `shape` and `dtype` attributes (and maybe `weak_type`) stands for
+   an abstract array of them; others as they are.  A new reference. */
+static SrVal *duck_abstract(SrInterp *I, SrVal *x) {
+  SrVal *l = sr_pytree_flatten_any(I, x);
+  if (!l) return NULL;
+  int changed = 0;
+  for (int i = 0; i < l->seq.n; i++) {
+    SrVal *v = l->seq.items[i];
+    if (v->kind != SR_V_OBJ || sr_array_of(v)) continue;
+    SrVal *shape = sr_getattr(I, v, "shape"), *dtype = shape ? sr_getattr(I, v, "dtype") : NULL;
+    if (!shape || !dtype || dtype->kind != SR_V_DTYPE) {
+      sr_unref(shape);
+      sr_unref(dtype);
+      if (I->exc) sr_exc_clear(I);
+      continue;
+    }
+    int64_t dims[SR_MAX_RANK];
+    int nd;
+    int rc = sr_shape_arg(I, shape, dims, &nd, "shape");
+    SrVal *weak = rc == 0 ? sr_getattr(I, v, "weak_type") : NULL;
+    if (!weak && I->exc) sr_exc_clear(I);
+    if (rc == 0) {
+      SrTypeBuilder b;
+      sr_type_builder(&b, sr_type_array(dtype->dtype, nd, dims));
+      b.weak = weak && sr_val_truthy(weak);
+      l->seq.items[i] = sr_array_abstract(sr_type_get(&b));
+      sr_unref(v);
+      changed = 1;
+    }
+    sr_unref(weak);
+    sr_unref(shape);
+    sr_unref(dtype);
+    if (rc < 0) {
+      sr_unref(l);
+      return NULL;
+    }
+  }
+  SrVal *r = changed ? sr_pytree_unflatten(x, l) : sr_ref(x);
+  sr_unref(l);
+  return r;
+}
+
 static SrVal *jax_eval_shape(SrInterp *I, SrArgs *a) {
   if (a->n < 1) return sr_raise(I, "TypeError", "eval_shape() missing 1 required positional argument: 'fun'");
   SrVal *fun = a->v[0];
   if (!sr_is_callable(I, fun)) return not_callable(I, fun);
   SrVal *tree = NULL, *captured = NULL;
-  SrJaxpr *j = sr_trace_fn(I, fun, a->n - 1, a->v + 1, a->nkw, a->kw, a->kwv, SR_TRACE_FOR_JIT | SR_TRACE_KWARGS, &tree, &captured);
+  SrVal **args = sr_xcalloc((size_t)a->n + 1, sizeof *args);
+  int ok = 1;
+  for (int i = 1; i < a->n && ok; i++) ok = (args[i] = duck_abstract(I, a->v[i])) != NULL;
+  SrJaxpr *j = ok ? sr_trace_fn(I, fun, a->n - 1, args + 1, a->nkw, a->kw, a->kwv, SR_TRACE_FOR_JIT | SR_TRACE_KWARGS, &tree, &captured)
+                  : NULL;
+  for (int i = 1; i < a->n; i++) sr_unref(args[i]);
+  free(args);
   if (!j) return NULL;
   SrVal *l = sr_seq(NULL, SR_V_LIST, (int)j->nout);
-  for (uint32_t i = 0; i < j->nout; i++) sr_seq_push(NULL, l, sr_array_abstract(sr_atom_type(j->outvars[i])));
+  /* jit(fun).trace(...).out_info: a jitted fun's single out_shardings is
+     each output's sharding */
+  SrVal *osh = sr_jit_out_shardings(fun);
+  if (osh && (osh->kind == SR_V_LIST || osh->kind == SR_V_TUPLE || osh->kind == SR_V_DICT || osh->kind == SR_V_NONE))
+    osh = NULL;
+  for (uint32_t i = 0; i < j->nout; i++) {
+    SrVal *o = sr_array_abstract(sr_atom_type(j->outvars[i]));
+    if (osh) ((SrArrayObj *)o->obj.data)->sharding = sr_ref(osh);
+    sr_seq_push(NULL, l, o);
+  }
   SrVal *r = sr_pytree_unflatten(tree, l);
   sr_unref(l);
   sr_unref(tree);
   sr_unref(captured);
   sr_program_unref(j->prog);
+  return r;
+}
+
+/* f.eval_shape(*args) of a jitted f (its self): jax.eval_shape(f, *args) */
+SrVal *sr_jit_eval_shape(SrInterp *I, SrArgs *a) {
+  if (!a->self) return sr_raise(I, "TypeError", "eval_shape() needs the jitted function");
+  SrVal **v = sr_xcalloc((size_t)a->n + 2, sizeof *v);
+  v[0] = a->self;
+  for (int i = 0; i < a->n; i++) v[i + 1] = a->v[i];
+  SrArgs na = {a->n + 1, v, a->nkw, a->kw, a->kwv, NULL};
+  SrVal *r = jax_eval_shape(I, &na);
+  free(v);
   return r;
 }
 
@@ -483,6 +553,25 @@ static SrVal *jax_pmap(SrInterp *I, SrArgs *a) {
                     p) < 0)
     return NULL;
   if (!sr_is_callable(I, p[0])) return not_callable(I, p[0]);
+  /* pmap._prepare_pmap: every leaf of in_axes and out_axes an int (a bool
+     is not) */
+  for (int k = 2; k <= 3; k++) {
+    if (!p[k]) continue;
+    SrVal *l = sr_pytree_flatten_any(I, p[k]);
+    if (!l) return NULL;
+    int ok = 1;
+    for (int i = 0; i < l->seq.n && ok; i++) ok = l->seq.items[i]->kind == SR_V_INT;
+    sr_unref(l);
+    if (!ok) {
+      SrBuf b = SR_BUF_INIT;
+      sr_to_str(I, &b, p[k]);
+      sr_raise(I, "TypeError",
+               "pmap %s must be an int, None, or (nested) container with those types as leaves, but got %s.",
+               k == 2 ? "in_axes" : "out_axes", sr_buf_str(&b));
+      sr_buf_free(&b);
+      return NULL;
+    }
+  }
   if (p[4] && !(sr_is_seq(p[4]) && p[4]->seq.n == 0))
     return sr_raise(I, "NotImplementedError", "pmap's static_broadcasted_argnums");
   SrVal *oa = p[3] ? p[3] : NULL;

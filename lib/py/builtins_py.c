@@ -373,9 +373,22 @@ static SrVal *bi_ascii(SrInterp *I, SrArgs *a) {
 static SrVal *int_base(SrInterp *I, SrArgs *a, const char *name, int base) {
   if (a->n != 1) return sr_raise(I, "TypeError", "%s() takes exactly one argument (%d given)", name, a->n);
   SrVal *x = a->v[0];
-  if (x->kind != SR_V_INT && x->kind != SR_V_BOOL)
+  int64_t v;
+  if (x->kind == SR_V_INT || x->kind == SR_V_BOOL) {
+    v = x->i;
+  } else if (x->kind == SR_V_OBJ && sr_ops(x) && sr_ops(x)->unop) {
+    /* an object's __index__ (a 0-d integer array's) */
+    if (sr_as_int(I, x, "index", &v) < 0) {
+      if (sr_exception_is_a(sr_exc_type(I->exc), "TypeError") &&
+          strstr(sr_exc_msg(I->exc), "must be an integer")) {
+        sr_exc_clear(I);
+        return sr_raise(I, "TypeError", "'%s' object cannot be interpreted as an integer", sr_val_kind_name(x));
+      }
+      return NULL;
+    }
+  } else {
     return sr_raise(I, "TypeError", "'%s' object cannot be interpreted as an integer", sr_val_kind_name(x));
-  int64_t v = x->i;
+  }
   uint64_t m = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
   char digits[72];
   int n = 0;
@@ -476,13 +489,25 @@ static SrVal *bi_int(SrInterp *I, SrArgs *a) {
   if (v->kind != SR_V_INT && v->kind != SR_V_BOOL && v->kind != SR_V_FLOAT && v->kind != SR_V_OBJ)
     return sr_raise(I, "TypeError", "int() argument must be a string, a bytes-like object or a real number, not '%s'",
                     sr_val_kind_name(v));
-  if (v->kind != SR_V_INT && v->kind != SR_V_BOOL && sr_as_float(I, v, "int()", &f) == 0) return int_of_float(I, f);
-  if (I->exc) return NULL;
+  const char *saved = I->item_for;
+  I->item_for = "int";
+  if (v->kind != SR_V_INT && v->kind != SR_V_BOOL && sr_as_float(I, v, "int()", &f) == 0) {
+    I->item_for = saved;
+    return int_of_float(I, f);
+  }
+  if (I->exc) {
+    I->item_for = saved;
+    return NULL;
+  }
   int64_t i;
-  if (v->kind != SR_V_INT && v->kind != SR_V_BOOL && v->kind != SR_V_OBJ)
+  if (v->kind != SR_V_INT && v->kind != SR_V_BOOL && v->kind != SR_V_OBJ) {
+    I->item_for = saved;
     return sr_raise(I, "TypeError", "int() argument must be a string, a bytes-like object or a real number, not '%s'",
                     sr_val_kind_name(v));
-  if (sr_as_int(I, v, "int() argument", &i) < 0) return NULL;
+  }
+  int rc = sr_as_int(I, v, "int() argument", &i);
+  I->item_for = saved;
+  if (rc < 0) return NULL;
   return sr_int(NULL, i);
 }
 
@@ -875,7 +900,10 @@ static int as_complex(SrInterp *I, SrVal *v, double *re, double *im) {
   }
   const SrLangOps *ops = sr_ops(v);
   if (ops && ops->unop && v->kind == SR_V_OBJ) {
+    const char *saved = I->item_for;
+    I->item_for = "complex";
     SrVal *r = ops->unop(I, SR_OP_ITEM, v);
+    I->item_for = saved;
     if (r && r->kind == SR_V_COMPLEX) {
       *re = r->c.re, *im = r->c.im;
       sr_unref(r);

@@ -2,6 +2,7 @@
  * the library's typing.NamedTuple, collections.namedtuple and
  * dataclasses. */
 #include "py/class.h"
+#include "py/introspect.h"
 #include "py/generator.h"
 #include "py/range.h"
 #include "py/enum.h"
@@ -1642,12 +1643,20 @@ int sr_class_isinstance(SrVal *x, SrVal *t) {
   return o ? is_subclass(class_of(o), c) : 0;
 }
 
+/* A type object that no class statement made: a built-in type, or an
+   object standing for one (jax.Array, with its isinstance check). */
+static int type_like(SrVal *v) {
+  const SrLangOps *ops = v->kind == SR_V_OBJ ? sr_ops(v) : NULL;
+  return sr_builtin_type_name(v) != NULL || (ops && ops->instancecheck);
+}
+
 static SrVal *bi_issubclass(SrInterp *I, SrArgs *a) {
   if (a->n != 2) return sr_raise(I, "TypeError", "issubclass expected 2 arguments, got %d", a->n);
   const char *e1 = sr_exception_type_name(a->v[0]), *e2 = sr_exception_type_name(a->v[1]);
   if (e1 && e2) return sr_bool(sr_exception_is_a(e1, e2));
   SrPyClass *c = pyclass(a->v[0]);
-  if (!c && a->v[0] != sr_lookup_qualname("builtins.object"))
+  int builtin_type = !c && type_like(a->v[0]);
+  if (!c && !builtin_type && a->v[0] != sr_lookup_qualname("builtins.object"))
     return sr_raise(I, "TypeError", "issubclass() arg 1 must be a class");
   SrVal *t = a->v[1];
   if (t->kind == SR_V_TUPLE) {
@@ -1659,7 +1668,12 @@ static SrVal *bi_issubclass(SrInterp *I, SrArgs *a) {
     return sr_bool(0);
   }
   if (t == sr_lookup_qualname("builtins.object")) return sr_bool(1);
-  if (t == sr_lookup_qualname("builtins.tuple")) return sr_bool(c && nt_class(c));
+  if (t == sr_lookup_qualname("builtins.tuple")) return sr_bool((c && nt_class(c)) || a->v[0] == t);
+  /* a built-in type (int, numpy.ndarray, jax.Array): a subclass of itself,
+     bool of int; of no class a class statement made, nor they of it */
+  if (builtin_type || (!pyclass(t) && type_like(t)))
+    return sr_bool(a->v[0] == t ||
+                   (a->v[0] == sr_lookup_qualname("builtins.bool") && t == sr_lookup_qualname("builtins.int")));
   SrPyClass *d = pyclass(t);
   if (!d) return sr_raise(I, "TypeError", "issubclass() arg 2 must be a class, a tuple of classes, or a union");
   return sr_bool(c && is_subclass(c, d));
@@ -2255,6 +2269,11 @@ static int hash_value(SrInterp *I, SrVal *v, int64_t *out, int depth) {
         return rc;
       }
     }
+  }
+  const SrLangOps *ops = v->kind == SR_V_OBJ ? sr_ops(v) : NULL;
+  if (ops && ops->hash) {
+    int rc = ops->hash(I, v, out);
+    if (rc <= 0) return rc;
   }
   /* other objects hash by identity, as object's does */
   *out = (int64_t)((uintptr_t)(v->kind == SR_V_OBJ ? v->obj.data : (void *)v) >> 4);

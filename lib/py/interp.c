@@ -387,7 +387,10 @@ int sr_as_int(SrInterp *I, SrVal *v, const char *what, int64_t *out) {
   const SrLangOps *ops = sr_ops(v);
   if (ops && ops->unop) {
     /* a 0-d integer array (an index) */
+    const char *saved = I->item_for;
+    if (!saved) I->item_for = "index";
     SrVal *r = ops->unop(I, SR_OP_ITEM, v);
+    I->item_for = saved;
     if (r && (r->kind == SR_V_INT || r->kind == SR_V_BOOL)) {
       *out = r->i;
       sr_unref(r);
@@ -411,7 +414,10 @@ int sr_as_float(SrInterp *I, SrVal *v, const char *what, double *out) {
   }
   const SrLangOps *ops = sr_ops(v);
   if (ops && ops->unop) {
+    const char *saved = I->item_for;
+    if (!saved) I->item_for = "float";
     SrVal *r = ops->unop(I, SR_OP_ITEM, v);
+    I->item_for = saved;
     if (r && (r->kind == SR_V_FLOAT || r->kind == SR_V_INT || r->kind == SR_V_BOOL)) {
       *out = r->kind == SR_V_FLOAT ? r->f : (double)r->i;
       sr_unref(r);

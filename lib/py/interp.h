@@ -82,6 +82,9 @@ typedef struct SrLangOps {
   /* 1 when hash(self) is TypeError: unhashable type (a numpy array; its
      scalars hash).  NULL: hashed by identity. */
   int (*unhashable)(const SrVal *self);
+  /* hash(self) where it is by value (a ShapeDtypeStruct's): 0 with *out
+     set, -1 with an exception, 1 to hash by identity.  NULL: identity. */
+  int (*hash)(SrInterp *I, SrVal *self, int64_t *out);
 } SrLangOps;
 
 static inline const SrLangOps *sr_ops(const SrVal *v) {

@@ -22,6 +22,9 @@ SrVal *sr_type_of(SrInterp *I, SrVal *v);
 /* The qualified class name a built-in type object prints ("int",
    "jaxlib._jax.ArrayImpl"), or NULL when b is not one. */
 const char *sr_builtin_type_name(const SrVal *b);
+/* Marks builtin v (a constructor of another layer's values: numpy.ndarray)
+   as the built-in type object of that qualified name. */
+void sr_mark_builtin_type(SrVal *v, const char *qual);
 /* The attributes every object has, which sr_getattr tries last:
    __class__, and __name__ / __qualname__ / __module__ / __doc__ of
    functions, built-ins and modules.  NULL without an exception when v has

@@ -39,6 +39,8 @@ static void mark_type(SrVal *v, const char *qual, int hold) {
   ntypes++;
 }
 
+void sr_mark_builtin_type(SrVal *v, const char *qual) { mark_type(v, qual, 0); }
+
 static SrVal *bi_no_instances(SrInterp *I, SrArgs *a) {
   (void)a;
   return sr_raise(I, "TypeError", "cannot create '%s' instances", sr_current_builtin(I)->name);
@@ -69,6 +71,12 @@ static SrVal *kind_type(const char *kind) {
   const char *mod = kind_module(kind);
   if (mod) snprintf(q, sizeof q, "%s.%s", mod, kind);
   else snprintf(q, sizeof q, "%s", kind);
+  /* a type another layer marked (numpy.ndarray): that very object */
+  const char *iq = sr_intern_cstr(q);
+  for (int i = 0; i < ntypes; i++) {
+    SrVal *hit = types[i].qual == iq ? sr_lookup_qualname(iq) : NULL;
+    if (hit && sr_builtin_type_name(hit) == iq) return sr_ref(hit);
+  }
   v = sr_builtin_with(ik, bi_no_instances, NULL, NULL);
   mark_type(v, q, 1);
   return sr_ref(v);

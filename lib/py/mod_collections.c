@@ -596,16 +596,6 @@ static SrVal *mapping_getattr(SrInterp *I, SrVal *self, const char *name) {
   return v;
 }
 
-static const SrLangOps mapping_ops = {
-  .getattr = mapping_getattr, .getitem = mapping_getitem, .setitem = mapping_setitem, .iter = mapping_iter,
-  .binop = mapping_binop, .len = mapping_len, .truthy = mapping_truthy,
-};
-static const SrClass mapping_classes[3] = {
-  {"collections.OrderedDict", mapping_free, mapping_repr, NULL, &mapping_ops},
-  {"collections.defaultdict", mapping_free, mapping_repr, NULL, &mapping_ops},
-  {"collections.Counter", mapping_free, mapping_repr, NULL, &mapping_ops},
-};
-
 static SrVal *mapping_new(int kind, SrVal *d, SrVal *factory) {
   Mapping *m = sr_xcalloc(1, sizeof *m);
   m->kind = kind;
@@ -613,6 +603,48 @@ static SrVal *mapping_new(int kind, SrVal *d, SrVal *factory) {
   m->factory = factory;
   return sr_obj(&mapping_classes[kind], m);
 }
+
+/* An OrderedDict is a pytree node (JAX registers it): its values in
+   insertion order, its keys the node's data.  The other mappings are
+   leaves here. */
+static SrVal *mapping_tree_children(SrVal *self) {
+  Mapping *m = self->obj.data;
+  if (m->kind != ORDERED) return NULL;
+  SrVal *l = sr_seq(NULL, SR_V_LIST, m->d->dict.n);
+  for (int i = 0; i < m->d->dict.n; i++) sr_seq_push(NULL, l, sr_ref(m->d->dict.vals[i]));
+  return l;
+}
+
+static SrVal *mapping_tree_rebuild(SrVal *self, SrVal *children) {
+  Mapping *m = self->obj.data;
+  SrVal *d = sr_dict(NULL);
+  for (int i = 0; i < m->d->dict.n && i < children->seq.n; i++)
+    sr_dict_set(NULL, d, sr_ref(m->d->dict.keys[i]), sr_ref(children->seq.items[i]));
+  return mapping_new(m->kind, d, m->factory ? sr_ref(m->factory) : NULL);
+}
+
+/* its PyTreeDef head: OrderedDict[('b', 'a')], the keys its aux data */
+static void mapping_tree_head(SrVal *self, SrBuf *out) {
+  Mapping *m = self->obj.data;
+  sr_buf_puts(out, "OrderedDict[(");
+  for (int i = 0; i < m->d->dict.n; i++) {
+    if (i) sr_buf_puts(out, ", ");
+    sr_val_repr(out, m->d->dict.keys[i]);
+  }
+  sr_buf_puts(out, m->d->dict.n == 1 ? ",)]" : ")]");
+}
+
+static const SrLangOps mapping_ops = {
+  .getattr = mapping_getattr, .getitem = mapping_getitem, .setitem = mapping_setitem, .iter = mapping_iter,
+  .binop = mapping_binop, .len = mapping_len, .truthy = mapping_truthy,
+  .tree_children = mapping_tree_children, .tree_rebuild = mapping_tree_rebuild, .tree_head = mapping_tree_head,
+};
+static const SrClass mapping_classes[3] = {
+  {"collections.OrderedDict", mapping_free, mapping_repr, NULL, &mapping_ops},
+  {"collections.defaultdict", mapping_free, mapping_repr, NULL, &mapping_ops},
+  {"collections.Counter", mapping_free, mapping_repr, NULL, &mapping_ops},
+};
+
 
 /* dict(*args, **kwargs), through the built-in */
 static SrVal *make_dict(SrInterp *I, int n, SrVal **v, SrArgs *a) {

@@ -160,6 +160,7 @@ SrVal *sr_module(const char *qualname) {
 static void builtin_free(void *d) {
   SrBuiltin *b = d;
   sr_unref(b->self);
+  sr_unref(b->wrapped);
   if (b->free_data) b->free_data(b->data);
   free(b);
 }
@@ -194,6 +195,7 @@ static SrVal *builtin_call(SrInterp *I, SrVal *self, SrArgs *a) {
    (jax.P.UNCONSTRAINED, jax.config.update) */
 static SrVal *builtin_getattr(SrInterp *I, SrVal *self, const char *name) {
   const SrBuiltin *b = self->obj.data;
+  if (b->wrapped && strcmp(name, "__wrapped__") == 0) return sr_ref(b->wrapped);
   char buf[512];
   snprintf(buf, sizeof buf, "%s.%s", b->name, name);
   SrVal *v = sr_lookup_qualname(buf);
@@ -204,6 +206,35 @@ static SrVal *builtin_getattr(SrInterp *I, SrVal *self, const char *name) {
 static const SrLangOps builtin_ops = {.call = builtin_call, .getattr = builtin_getattr};
 const SrClass sr_builtin_class = {"builtin_function_or_method", builtin_free, builtin_repr, NULL,
                                   &builtin_ops};
+
+SrVal *sr_builtin_set_doc(SrVal *b, const char *doc) {
+  if (b && doc && sr_is_obj(b, &sr_builtin_class)) ((SrBuiltin *)b->obj.data)->doc = sr_intern_cstr(doc);
+  return b;
+}
+
+SrVal *sr_builtin_set_wrapped(SrVal *b, SrVal *fn) {
+  if (b && fn && sr_is_obj(b, &sr_builtin_class)) {
+    SrBuiltin *bb = b->obj.data;
+    sr_unref(bb->wrapped);
+    bb->wrapped = sr_ref(fn);
+  }
+  return b;
+}
+
+SrVal *sr_signature_target(SrInterp *I, SrVal *f) {
+  for (int depth = 0; f && depth < 100; depth++) {
+    if (f->kind != SR_V_OBJ || !f->obj.cls->lang) break;
+    const SrLangOps *ops = f->obj.cls->lang;
+    SrVal *w = ops->getattr ? ops->getattr(I, f, "__wrapped__") : NULL;
+    if (!w) {
+      if (I->exc) sr_exc_clear(I);
+      break;
+    }
+    sr_unref(w); /* held by f */
+    f = w;
+  }
+  return f;
+}
 
 SrVal *sr_builtin_with(const char *name, SrBuiltinFn fn, void *data, void (*free_data)(void *)) {
   SrBuiltin *b = sr_xcalloc(1, sizeof *b);
@@ -382,6 +413,13 @@ static const struct {
   /* JAX's */
   {"ShardingTypeError", "Exception"},
   {"JaxprTypeError", "TypeError"},
+  /* jax.errors: the JAXTypeErrors and JAXIndexErrors */
+  {"ConcretizationTypeError", "TypeError"},
+  {"TracerBoolConversionError", "ConcretizationTypeError"},
+  {"TracerIntegerConversionError", "TypeError"},
+  {"TracerArrayConversionError", "TypeError"},
+  {"UnexpectedTracerError", "TypeError"},
+  {"NonConcreteBooleanIndexError", "IndexError"},
   {"DuplicateSpecError", "Exception"},
   {"XlaRuntimeError", "RuntimeError"},
   {"JaxRuntimeError", "RuntimeError"},
@@ -1891,6 +1929,7 @@ void sr_objects_init(void) {
     jax_errors |= strcmp(exc_tree[i].name, FIRST_JAX_ERRORS) == 0;
     snprintf(q, sizeof q, "%s.%s", jax_errors ? "jax.errors" : "builtins", exc_tree[i].name);
     sr_register(q, sr_obj(&sr_exctype_class, (void *)sr_intern_cstr(exc_tree[i].name)));
+    if (jax_errors && exc_tree[i].name[0] == 'C') sr_register("jax.core.ConcretizationTypeError", sr_obj(&sr_exctype_class, (void *)sr_intern_cstr(exc_tree[i].name)));
   }
   sr_register("jax.errors", sr_module("jax.errors"));
   /* jax.errors re-exports these two */

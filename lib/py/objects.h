@@ -63,10 +63,19 @@ typedef struct SrBuiltin {
   SrVal *self;
   void *data;        /* free-form: partial arguments, a wrapped function... */
   void (*free_data)(void *);
+  SrVal *wrapped;    /* functools.wraps's __wrapped__ (owned), or NULL */
 } SrBuiltin;
 extern const SrClass sr_builtin_class;
 /* A builtin with data (freed with free_data). */
 SrVal *sr_builtin_with(const char *name, SrBuiltinFn fn, void *data, void (*free_data)(void *));
+/* Gives builtin b the __wrapped__ fn (as JAX's transforms' functools.wraps
+   do; inspect.signature follows it); returns b. */
+SrVal *sr_builtin_set_wrapped(SrVal *b, SrVal *fn);
+/* Gives builtin b the __doc__ doc (copied); returns b. */
+SrVal *sr_builtin_set_doc(SrVal *b, const char *doc);
+/* The function inspect.signature reads for f: f with __wrapped__ followed
+   (a builtin's, or one set on a function); f itself where none. */
+SrVal *sr_signature_target(SrInterp *I, SrVal *f);
 /* The SrBuiltin of the builtin being called (for its data). */
 SrBuiltin *sr_current_builtin(SrInterp *I);
 

@@ -286,3 +286,4 @@ include $(top_srcdir)/tests/golden/cust28.mk
 include $(top_srcdir)/tests/golden/bat28.mk
 include $(top_srcdir)/tests/golden/cf28.mk
 include $(top_srcdir)/tests/golden/jit28.mk
+include $(top_srcdir)/tests/golden/api28.mk
