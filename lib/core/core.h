@@ -88,6 +88,7 @@ struct SrInterp {
   void (*next_tracer_repr)(struct SrInterp *I, struct SrTrace *t, struct SrVar *v, const struct SrType *type,
                            struct SrBuf *out);
   struct SrVal *next_tracer_data;
+  const char *next_tracer_class; /* sr_trace_next_class */
   void *exec;             /* the execution backend's state (exec/) */
   struct SrPyState *py;   /* the Python interpreter's own state (py/) */
 };

@@ -31,6 +31,7 @@
 static SrVal *jax_typeof(SrInterp *I, SrArgs *a) {
   if (a->n != 1) return sr_raise(I, "TypeError", "typeof() takes exactly one argument");
   if (sr_is_obj(a->v[0], &sr_aval_class)) return sr_ref(a->v[0]);
+  if (sr_class_instance_has(a->v[0], "__jax_array__")) return sr_raise(I, "ValueError", "%s", SR_JAX_ARRAY_ABSTRACTIFY_MSG);
   const SrType *t = sr_value_type(I, a->v[0]);
   if (!t) {
     SrVal *arr = sr_jnp_asarray(I, a->v[0], -1);
@@ -180,6 +181,18 @@ static const SrMesh *arg_mesh(SrVal *v) {
    for jit returned a value of type <class 'function'> at output component
    [1], which is not a valid JAX type" (the source info is api_util's
    fun_sourceinfo: a def's name, file and line). */
+static void fun_sourceinfo(SrBuf *src, SrVal *fn) {
+  SrFunction *uf = sr_as_function(fn);
+  if (uf && uf->code && uf->code->src) {
+    uint32_t line, col;
+    sr_src_linecol(uf->code->src, uf->node->off, &line, &col);
+    sr_buf_printf(src, "%s at %s:%u", uf->name, uf->code->src->name, line);
+  } else {
+    const char *nm = sr_callable_name(fn);
+    sr_buf_printf(src, "%s", nm ? nm : "None");
+  }
+}
+
 static int returned_jaxtypes(SrInterp *I, SrVal *fn, SrVal *res, int flags) {
   if (sr_pytree_check_depth(I, res) < 0) return -1;
   SrBuf path = SR_BUF_INIT, src = SR_BUF_INIT;
@@ -188,15 +201,7 @@ static int returned_jaxtypes(SrInterp *I, SrVal *fn, SrVal *res, int flags) {
     sr_buf_free(&path);
     return 0;
   }
-  SrFunction *uf = sr_as_function(fn);
-  if (uf && uf->code && uf->code->src) {
-    uint32_t line, col;
-    sr_src_linecol(uf->code->src, uf->node->off, &line, &col);
-    sr_buf_printf(&src, "%s at %s:%u", uf->name, uf->code->src->name, line);
-  } else {
-    const char *nm = sr_callable_name(fn);
-    sr_buf_printf(&src, "%s", nm ? nm : "None");
-  }
+  fun_sourceinfo(&src, fn);
   SrBuf extra = SR_BUF_INIT;
   if (path.len) sr_buf_printf(&extra, " at output component %s", path.p);
   sr_raise(I, "TypeError", "function %s traced for %s returned a value of type <class '%s'>%s, which is not a valid JAX type",
@@ -213,6 +218,16 @@ SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, c
   SrTrace *t = sr_trace_begin(I);
   if (flags & SR_TRACE_CONSTVARS) t->capture_consts = 1;
   if (flags & SR_TRACE_SEPARATE_CONSTS) t->capture_consts = 0;
+  if (flags & SR_TRACE_ALL_CONSTS) t->capture_consts = 2;
+  /* a staged function's tracers know it (DynamicJaxprTracer._debug_info) */
+  if ((flags & (SR_TRACE_FOR_JIT | SR_TRACE_FOR_MAKE_JAXPR)) && !strchr(t->origin, '\t') &&
+      strcmp(t->origin, "DynamicJaxprTracer") == 0) {
+    SrBuf dbg = SR_BUF_INIT;
+    fun_sourceinfo(&dbg, fn);
+    sr_buf_printf(&dbg, " traced for %s", flags & SR_TRACE_FOR_MAKE_JAXPR ? "make_jaxpr" : "jit");
+    sr_trace_set_debug_info(t, sr_buf_str(&dbg));
+    sr_buf_free(&dbg);
+  }
   SrVal **targs = sr_xcalloc((size_t)nargs + 1, sizeof *targs);
   int ok = 1;
   for (int i = 0; i < nargs && ok; i++) {
@@ -319,7 +334,7 @@ static SrVal *make_jaxpr_call(SrInterp *I, SrArgs *a) {
   SrJitSplit sp;
   if (sr_jit_split(I, &m->opts, m->fn, sr_callable_name(m->fn), a, &sp) < 0) return NULL;
   SrVal *tree = NULL;
-  SrJaxpr *j = sr_trace_fn(I, sp.fn, sp.a.n, sp.a.v, sp.a.nkw, sp.a.kw, sp.a.kwv, SR_TRACE_FOR_MAKE_JAXPR,
+  SrJaxpr *j = sr_trace_fn(I, sp.fn, sp.a.n, sp.a.v, sp.a.nkw, sp.a.kw, sp.a.kwv, SR_TRACE_FOR_MAKE_JAXPR | SR_TRACE_ALL_CONSTS,
                            m->return_shape ? &tree : NULL, NULL);
   sr_jit_split_free(&sp);
   if (!j) return NULL;
@@ -1126,6 +1141,37 @@ static SrVal *jax_jaxpr_as_fun(SrInterp *I, SrArgs *a) {
   return sr_bound_method(p[0], "jaxpr_as_fun", jaxpr_fun_call);
 }
 
+/* core.eval_jaxpr(jaxpr, consts, *args): runs the jaxpr with its
+   constvars bound to consts; the list of its results */
+static SrVal *jax_eval_jaxpr(SrInterp *I, SrArgs *a) {
+  if (a->nkw) return sr_raise(I, "TypeError", "eval_jaxpr() takes positional arguments only");
+  if (a->n < 2) return sr_raise(I, "TypeError", "eval_jaxpr() missing required positional arguments: 'jaxpr' and 'consts'");
+  if (a->v[0]->kind != SR_V_JAXPR) return sr_raise(I, "TypeError", "eval_jaxpr expects a Jaxpr");
+  SrJaxpr *j = a->v[0]->jx.jaxpr;
+  SrVal *cl = sr_iterate(I, a->v[1]);
+  if (!cl) return NULL;
+  if ((uint32_t)cl->seq.n != j->nconst) {
+    sr_unref(cl);
+    return sr_raise(I, "TypeError", "eval_jaxpr: the jaxpr has %u constvars, %d consts given", j->nconst, cl->seq.n);
+  }
+  SrVal **saved = j->consts;
+  SrVal **cs = sr_xcalloc((size_t)j->nconst + 1, sizeof *cs);
+  for (uint32_t i = 0; i < j->nconst; i++) cs[i] = cl->seq.items[i];
+  j->consts = cs;
+  SrArgs ra = {a->n - 2, a->v + 2, 0, NULL, NULL, NULL};
+  SrVal *r = run_jaxpr(I, j, &ra);
+  j->consts = saved;
+  free(cs);
+  sr_unref(cl);
+  if (r && r->kind != SR_V_LIST) {
+    SrVal *l = sr_seq(NULL, SR_V_LIST, r->seq.n);
+    for (int i = 0; i < r->seq.n; i++) sr_seq_push(NULL, l, sr_ref(r->seq.items[i]));
+    sr_unref(r);
+    r = l;
+  }
+  return r;
+}
+
 void sr_jnp_init(void) {
   sr_autodiff_init();
   sr_vmap_init();
@@ -1137,6 +1183,8 @@ void sr_jnp_init(void) {
          "ShapedArray(shape, dtype, weak_type=False, *, sharding=None): an aval (its sharding over an AbstractMesh)");
   sr_def("jax.core.jaxpr_as_fun", jax_jaxpr_as_fun,
          "jaxpr_as_fun(closed_jaxpr): a function running the jaxpr, returning the list of its results");
+  sr_def("jax.core.eval_jaxpr", jax_eval_jaxpr,
+         "eval_jaxpr(jaxpr, consts, *args): runs the jaxpr with its constvars bound to consts; the list of its results");
   sr_def("jax.ShapeDtypeStruct", jax_shape_dtype_struct,
          "ShapeDtypeStruct(shape, dtype, sharding=None): an abstract array");
   sr_def("jax.make_jaxpr", jax_make_jaxpr, "make_jaxpr(f)(*args): the jaxpr of f traced on args' types");

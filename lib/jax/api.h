@@ -29,6 +29,9 @@ enum {
      traced for (jit, eval_shape: "jit"; make_jaxpr: "make_jaxpr") */
   SR_TRACE_FOR_JIT = 16,
   SR_TRACE_FOR_MAKE_JAXPR = 32,
+  /* every captured array a constvar holding it, outer tracers included
+     (make_jaxpr: pe.trace_to_jaxpr_dynamic's consts) */
+  SR_TRACE_ALL_CONSTS = 64,
 };
 /* A control-flow body's way (lax_control_flow.c, shard_map.c). */
 #define SR_TRACE_BODY (SR_TRACE_SEPARATE_CONSTS | SR_TRACE_ANY_INT | SR_TRACE_SHORT_NAME)

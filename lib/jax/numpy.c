@@ -391,6 +391,13 @@ static int flat_add(SrInterp *I, Flat *f, SrVal *v, int depth) {
       sr_unref(id);
       return rc;
     }
+    /* an object with __jax_array__ holds the array it gives */
+    SrVal *x = !a && v->kind == SR_V_OBJ && sr_as_array_hook ? sr_as_array_hook(I, v) : NULL;
+    if (x) {
+      int rc = flat_add(I, f, x, depth);
+      sr_unref(x);
+      return rc;
+    }
     return sr_raise(I, "TypeError", "cannot make an array of %s", sr_val_kind_name(v)), -1;
   }
   }

@@ -196,8 +196,24 @@ typedef struct SrPyState {
      (SrCode.python; a function keeps its source's) */
   int python;
   const char *cur_func;     /* the user function running, NULL at module level */
+  /* the frames of the callers of the function running, innermost first
+     (each a call's, on the C stack): where each was when it called */
+  struct SrPyCaller *callers;
   struct SrTraceback *tb;   /* the frames the exception being raised left */
 } SrPyState;
+
+/* A caller's frame: its code, the offset of the call and its function
+   (NULL: module level). */
+typedef struct SrPyCaller {
+  const SrCode *code;
+  uint32_t off;
+  const char *func;
+  struct SrPyCaller *up;
+} SrPyCaller;
+/* source_info_util.summarize(current(), num_frames=n): the last n frames
+   of the running code as "file:line (function)" lines, outermost first
+   (interned; NULL with no code running). */
+const char *sr_py_frames_summary(SrInterp *I, int n);
 
 /* One statement of the session's log. */
 typedef struct SrLogEntry {
