@@ -26,6 +26,7 @@ typedef struct SrJaxState {
                           (np_host.h): numpy's IEEE operations, none of
                           XLA's rewrites */
   int disable_jit;             /* jax.disable_jit(): jit calls run eagerly */
+  int check_tracer_leaks;      /* jax_check_tracer_leaks (jax.checking_leaks()) */
   int compile_time_eval;       /* jax.ensure_compile_time_eval(): operations on
                                   known values run even while tracing */
   int check_vma;               /* tracing a shard_map body with check_vma */

@@ -211,6 +211,67 @@ int sr_trace_is_live(SrInterp *I, const SrTrace *t, int id) {
 
 const char *(*sr_trace_frames_hook)(SrInterp *I);
 
+/* ---- leak checking ---- */
+
+typedef struct SrLeakNode {
+  SrVal *v; /* not counted */
+  struct SrLeakNode *prev, *next;
+} SrLeakNode;
+static SrLeakNode *leak_head;
+
+static void leak_track(SrVal *v) {
+  SrLeakNode *n = sr_xcalloc(1, sizeof *n);
+  n->v = v;
+  n->next = leak_head;
+  if (leak_head) leak_head->prev = n;
+  leak_head = n;
+  ((SrArrayObj *)v->obj.data)->leak = n;
+}
+
+void sr_trace_leak_forget(SrArrayObj *a) {
+  SrLeakNode *n = a->leak;
+  if (n->prev) n->prev->next = n->next;
+  else leak_head = n->next;
+  if (n->next) n->next->prev = n->prev;
+  free(n);
+  a->leak = NULL;
+}
+
+/* the references to x that the results handed back account for: each
+   time it is among their leaves, one from the list of leaves and one from
+   the tree they were flattened from */
+static int held_count(const SrVal *leaves, const SrVal *x) {
+  int n = 0;
+  for (int i = 0; leaves && i < leaves->seq.n; i++) n += leaves->seq.items[i] == x;
+  return 2 * n;
+}
+
+int sr_trace_leaked(SrInterp *I, int trace_id, const char *origin, SrVal *held) {
+  SrBuf b = SR_BUF_INIT;
+  int nleak = 0;
+  for (SrLeakNode *n = leak_head; n; n = n->next) {
+    SrArrayObj *a = n->v->obj.data;
+    if (a->trace_id != trace_id) continue;
+    if (n->v->rc <= held_count(held, n->v)) continue;
+    /* Tracer._short_repr: JitTracer<float32[]>, as str(tracer) */
+    sr_buf_puts(&b, nleak++ ? "\n\n" : "");
+    const char *o = a->origin ? a->origin : "DynamicJaxprTracer";
+    size_t cl = strcspn(o, "\t");
+    if (cl == strlen("DynamicJaxprTracer") && strncmp(o, "DynamicJaxprTracer", cl) == 0) sr_buf_puts(&b, "JitTracer(");
+    else sr_buf_printf(&b, "%.*s<", (int)cl, o);
+    sr_type_long(&b, a->type);
+    sr_buf_putc(&b, cl == strlen("DynamicJaxprTracer") && strncmp(o, "DynamicJaxprTracer", cl) == 0 ? ')' : '>');
+  }
+  if (nleak) {
+    /* the trace's class: its tracers' without the final r */
+    const char *o = origin ? origin : "DynamicJaxprTracer";
+    size_t cl = strcspn(o, "\t");
+    sr_raise(I, "Exception", "Leaked trace %.*s. Leaked tracer(s):\n\n%s\n", (int)(cl ? cl - 1 : 0), o, sr_buf_str(&b));
+  }
+  sr_buf_free(&b);
+  return nleak ? -1 : 0;
+}
+
 static SrVal *tracer(SrInterp *I, SrTrace *t, SrVar *v) {
   SrArrayObj *a = sr_xcalloc(1, sizeof *a);
   a->kind = SR_AV_TRACER;
@@ -221,7 +282,9 @@ static SrVal *tracer(SrInterp *I, SrTrace *t, SrVar *v) {
   a->origin = t->origin;
   /* only DynamicJaxprTracer keeps where it was made (its _line_info) */
   if (strchr(t->origin, '\t') && sr_trace_frames_hook) a->frames = sr_trace_frames_hook(I);
-  return sr_obj(&sr_array_class, a);
+  SrVal *r = sr_obj(&sr_array_class, a);
+  if (I->jax && I->jax->check_tracer_leaks) leak_track(r);
+  return r;
 }
 
 SrVal *sr_trace_arg(SrInterp *I, SrTrace *t, const SrType *type) {

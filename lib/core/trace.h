@@ -52,6 +52,8 @@ typedef struct SrArrayObj {
      ended, its trace's origin (SrTrace.origin) and the frames that made it
      (sr_trace_frames_hook's; NULL: not known) */
   const char *origin, *frames;
+  struct SrLeakNode *leak; /* tracer made while checking leaks: its entry
+                              among the live ones (sr_trace_leaked) */
   union {
     int64_t i;
     double f;
@@ -149,6 +151,17 @@ void sr_trace_set_debug_info(SrTrace *t, const char *dbg);
    after its trace ended (its type, class, the function traced and where it
    was made); returns NULL. */
 SrVal *sr_escaped_tracer_error(SrInterp *I, const SrArrayObj *a);
+/* jax_check_tracer_leaks: the tracers made while it is on are kept track
+   of while they live.  After the trace of id trace_id (origin: its
+   SrTrace.origin) has ended and its tracers have been let go, raises
+   core.leaked_tracer_error's Exception ("Leaked trace
+   DynamicJaxprTrace. Leaked tracer(s): ...") when one still lives,
+   other than as one of the leaves `held` (a list of the leaves of the
+   results the caller still holds, flattened from them; or NULL); -1
+   then, else 0. */
+int sr_trace_leaked(SrInterp *I, int trace_id, const char *origin, SrVal *held);
+/* Forgets a tracer being freed (array.c). */
+void sr_trace_leak_forget(SrArrayObj *a);
 /* The text of a tracer of t of var v and type `type` (see SrTracerReprFn). */
 void sr_tracer_repr(SrInterp *I, SrTrace *t, SrVar *v, const SrType *type, SrBuf *out);
 /* The equations of t so far that var v needs, as a jaxpr in t's program

@@ -110,9 +110,30 @@ static SrVal *jax_shape_dtype_struct(SrInterp *I, SrArgs *a) {
   int64_t shape[SR_MAX_RANK];
   int nd;
   if (sr_shape_arg(I, p[0], shape, &nd, "shape") < 0) return NULL;
-  if (p[1]->kind != SR_V_DTYPE) return sr_raise(I, "TypeError", "ShapeDtypeStruct's dtype must be a dtype");
+  /* np.dtype(dtype): a dtype, its name, or Python's bool, int, float,
+     complex as numpy's (uncanonicalized) */
+  if (p[1]->kind == SR_V_NONE) return sr_raise(I, "ValueError", "ShapeDtypeStruct: dtype must be specified.");
+  int dt = -1;
+  if (p[1]->kind == SR_V_DTYPE) dt = (int)p[1]->dtype;
+  else if (p[1]->kind == SR_V_STR) {
+    dt = sr_dtype_lookup(p[1]->str.s, p[1]->str.n);
+    if (dt >= SR_NBUILTIN_DTYPES) dt = -1;
+  } else {
+    const char *nm = sr_is_obj(p[1], &sr_builtin_class) ? sr_builtin_name(p[1]) : NULL;
+    if (nm && strcmp(nm, "builtins.bool") == 0) dt = SR_BOOL;
+    else if (nm && strcmp(nm, "builtins.int") == 0) dt = SR_I64;
+    else if (nm && strcmp(nm, "builtins.float") == 0) dt = SR_F64;
+    else if (nm && strcmp(nm, "builtins.complex") == 0) dt = SR_C128;
+  }
+  if (dt < 0) {
+    SrBuf e = SR_BUF_INIT;
+    sr_to_repr(I, &e, p[1]);
+    sr_raise(I, "TypeError", "Cannot interpret '%s' as a data type", sr_buf_str(&e));
+    sr_buf_free(&e);
+    return NULL;
+  }
   SrTypeBuilder b;
-  sr_type_builder(&b, sr_type_array(p[1]->dtype, nd, shape));
+  sr_type_builder(&b, sr_type_array((SrDtype)dt, nd, shape));
   if (p[3]) b.weak = (uint8_t)sr_val_truthy(p[3]);
   SrVal *sh = NULL;
   if (p[2] && p[2]->kind != SR_V_NONE) {
@@ -270,12 +291,28 @@ SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, c
     sr_trace_abort(I, t);
     return NULL;
   }
+  int trace_id = t->id;
+  const char *origin = t->origin;
   SrJaxpr *j = sr_trace_end(I, t, outs->seq.items, outs->seq.n, captured);
   sr_unref(outs);
   if (!j) {
     sr_unref(res);
     return NULL;
   }
+  /* core.ensure_no_leaks: with jax_check_tracer_leaks, no tracer of the
+     trace may outlive it (but for the results handed back) */
+  SrVal *held = I->jax->check_tracer_leaks && out_tree ? sr_pytree_flatten_any(I, res) : NULL;
+  if (I->jax->check_tracer_leaks && sr_trace_leaked(I, trace_id, origin, held) < 0) {
+    sr_unref(held);
+    sr_unref(res);
+    sr_program_unref(j->prog);
+    if (captured) {
+      sr_unref(*captured);
+      *captured = NULL;
+    }
+    return NULL;
+  }
+  sr_unref(held);
   const char *nm = sr_builtin_name(fn);
   if ((flags & SR_TRACE_SHORT_NAME) && nm && strrchr(nm, '.')) nm = strrchr(nm, '.') + 1;
   if (nm) j->name = sr_arena_strndup(j->prog->arena, nm, strlen(nm));

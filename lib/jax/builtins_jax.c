@@ -151,6 +151,10 @@ static SrVal *bi_config_update(SrInterp *I, SrArgs *a) {
     sr_type_set_remove_size_one(sr_val_truthy(p[1]));
     return sr_none();
   }
+  if (strcmp(name, "jax_check_tracer_leaks") == 0) {
+    I->jax->check_tracer_leaks = sr_val_truthy(p[1]);
+    return sr_none();
+  }
   if (strcmp(name, "jax_disable_jit") == 0) {
     I->jax->disable_jit = sr_val_truthy(p[1]);
     return sr_none();

@@ -59,6 +59,30 @@ static const SrLangOps ndarray_ops = {
     .call = ndarray_call, .getattr = ndarray_getattr, .instancecheck = ndarray_instancecheck};
 static const SrClass ndarray_class = {"type", NULL, ndarray_repr, NULL, &ndarray_ops};
 
+/* jax.core.Tracer: the class of tracers (isinstance) */
+static void tracer_type_repr(SrBuf *out, const SrVal *v) {
+  (void)v;
+  sr_buf_puts(out, "<class 'jax._src.core.Tracer'>");
+}
+
+static int tracer_instancecheck(SrInterp *I, SrVal *self, SrVal *x) {
+  (void)I;
+  (void)self;
+  SrArrayObj *o = sr_array_of(x);
+  return o && o->kind == SR_AV_TRACER;
+}
+
+static SrVal *tracer_type_getattr(SrInterp *I, SrVal *self, const char *name) {
+  (void)I;
+  (void)self;
+  if (strcmp(name, "__name__") == 0 || strcmp(name, "__qualname__") == 0) return sr_str_cstr(NULL, "Tracer");
+  if (strcmp(name, "__module__") == 0) return sr_str_cstr(NULL, "jax._src.core");
+  return NULL;
+}
+
+static const SrLangOps tracer_type_ops = {.getattr = tracer_type_getattr, .instancecheck = tracer_instancecheck};
+static const SrClass tracer_type_class = {"type", NULL, tracer_type_repr, NULL, &tracer_type_ops};
+
 /* ---- isdtype ---- */
 
 /* np.dtype(v): a dtype, its name, or Python's bool, int, float, complex
@@ -851,6 +875,7 @@ void sr_jnp_small18_init(void) {
   };
   for (size_t i = 0; i < sizeof defs / sizeof *defs; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);
   sr_register("jax.numpy.ndarray", sr_obj(&ndarray_class, NULL));
+  sr_register("jax.core.Tracer", sr_obj(&tracer_type_class, NULL));
   /* scalar_types.py's aliases, and numpy's */
   static const struct {
     const char *name;

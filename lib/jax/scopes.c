@@ -153,7 +153,32 @@ static SrVal *config_auto_pcast(SrInterp *I, SrArgs *a) {
   return sr_obj(&scope_class, s);
 }
 
+/* jax.check_tracer_leaks(new_val=True), jax.checking_leaks(): the
+   jax_check_tracer_leaks option as a context manager (or decorator) */
+static SrVal *jax_check_tracer_leaks(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "check_tracer_leaks", "new_val=", p) < 0) return NULL;
+  Scope *s = sr_xcalloc(1, sizeof *s);
+  s->flag = &I->jax->check_tracer_leaks;
+  s->disable = !p[0] || sr_val_truthy(p[0]);
+  return sr_obj(&scope_class, s);
+}
+
+static SrVal *jax_checking_leaks(SrInterp *I, SrArgs *a) {
+  if (sr_args_parse(I, a, "checking_leaks", "", NULL) < 0) return NULL;
+  Scope *s = sr_xcalloc(1, sizeof *s);
+  s->flag = &I->jax->check_tracer_leaks;
+  s->disable = 1;
+  return sr_obj(&scope_class, s);
+}
+
 void sr_scopes_init(void) {
+  sr_def("jax.check_tracer_leaks", jax_check_tracer_leaks,
+         "check_tracer_leaks(new_val=True): a context manager (or decorator) in which a tracer that outlives its "
+         "trace is an error (jax_check_tracer_leaks)");
+  sr_def("jax.checking_leaks", jax_checking_leaks,
+         "checking_leaks(): check_tracer_leaks(True), a context manager in which a tracer that outlives its trace is "
+         "an error");
   sr_def("jax._src.config.auto_pcast", config_auto_pcast,
          "auto_pcast(new_val): a context manager (or decorator) in which jax_auto_pcast is new_val");
   sr_def("jax.remove_size_one_mesh_axis_from_type jax._src.config.remove_size_one_mesh_axis_from_type",
