@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/jaxstate.h"
 #include "jax/jax.h"
 #include "jax/lax.h"
 #include "py/interp.h"
@@ -211,7 +212,23 @@ static SrVal *pair(int p0, int p1) {
 
 int sr_lax_canon_precision(SrInterp *I, SrVal *v, SrVal **out) {
   *out = NULL;
-  if (!v || v->kind == SR_V_NONE) return 0;
+  if (!v || v->kind == SR_V_NONE) {
+    /* None: the jax_default_matmul_precision flag's, when set */
+    const char *d = sr_jax_matmul_precision(I->jax);
+    if (!d) return 0;
+    SrVal *dv = sr_str(NULL, d, strlen(d));
+    int rc = sr_lax_canon_precision(I, dv, out);
+    sr_unref(dv);
+    if (rc < 0) {
+      sr_exc_clear(I);
+      sr_raise(I, "ValueError",
+               "jax_default_matmul_precision flag must be set to None, a value in ['highest', 'float32', 'high', "
+               "'bfloat16_3x', 'tensorfloat32', 'default', 'bfloat16', 'fastest', None], or the name of a "
+               "lax.DotAlgorithmPreset, but got %s",
+               d);
+    }
+    return rc;
+  }
   int p = precision_of(v);
   if (p >= 0 && (v->kind == SR_V_STR || as_member(v, &precision_enum))) {
     *out = pair(p, p);

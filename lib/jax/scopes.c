@@ -20,6 +20,9 @@ typedef struct Scope {
   int disable;        /* disable_jit's value */
   int cte;            /* ensure_compile_time_eval's scope */
   int *flag;          /* a config option's switch (its value: disable) */
+  const char **sflag; /* jax_default_matmul_precision's context value (its
+                         value: sval) */
+  const char *sval, *ssaved;
   const char *saved_ns;
   int saved_disable;
   int depth;          /* times entered and not left */
@@ -36,7 +39,13 @@ static const SrClass scope_class = {"_GeneratorContextManager", free, scope_repr
 static SrVal *scope_enter(SrInterp *I, SrVal *self) {
   Scope *s = self->obj.data;
   if (s->depth++) return sr_raise(I, "RuntimeError", "generator didn't yield");
-  if (s->flag) {
+  if (s->sflag) {
+    /* a context's value overrides the global one while entered */
+    s->ssaved = *s->sflag;
+    s->saved_disable = I->jax->mmp_ctx_set;
+    *s->sflag = s->sval;
+    I->jax->mmp_ctx_set = 1;
+  } else if (s->flag) {
     s->saved_disable = *s->flag;
     *s->flag = s->disable;
   } else if (s->cte) {
@@ -56,10 +65,18 @@ static void scope_exit(SrInterp *I, SrVal *self) {
   Scope *s = self->obj.data;
   if (!s->depth) return;
   s->depth--;
-  if (s->flag) *s->flag = s->saved_disable;
-  else if (s->cte) I->jax->compile_time_eval = s->saved_disable;
-  else if (s->name) I->ns = s->saved_ns;
-  else I->jax->disable_jit = s->saved_disable;
+  if (s->sflag) {
+    *s->sflag = s->ssaved;
+    I->jax->mmp_ctx_set = s->saved_disable;
+  } else if (s->flag) {
+    *s->flag = s->saved_disable;
+  } else if (s->cte) {
+    I->jax->compile_time_eval = s->saved_disable;
+  } else if (s->name) {
+    I->ns = s->saved_ns;
+  } else {
+    I->jax->disable_jit = s->saved_disable;
+  }
 }
 
 static const SrContextOps scope_ctx = {&scope_class, scope_enter, scope_exit};
@@ -172,7 +189,29 @@ static SrVal *jax_checking_leaks(SrInterp *I, SrArgs *a) {
   return sr_obj(&scope_class, s);
 }
 
+/* jax.default_matmul_precision(new_val): jax_default_matmul_precision
+   as a context manager (or decorator); None or a precision's name */
+static SrVal *jax_default_matmul_precision(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "default_matmul_precision", "new_val", p) < 0) return NULL;
+  if (p[0]->kind != SR_V_NONE && p[0]->kind != SR_V_STR) {
+    SrBuf b = SR_BUF_INIT;
+    sr_to_repr(I, &b, p[0]);
+    sr_raise(I, "ValueError", "new string config value must be None or of type str, got %s of type %s.", sr_buf_str(&b),
+             sr_val_kind_name(p[0]));
+    sr_buf_free(&b);
+    return NULL;
+  }
+  Scope *s = sr_xcalloc(1, sizeof *s);
+  s->sflag = &I->jax->mmp_ctx;
+  s->sval = p[0]->kind == SR_V_STR ? sr_intern_cstr(p[0]->str.s) : NULL;
+  return sr_obj(&scope_class, s);
+}
+
 void sr_scopes_init(void) {
+  sr_def("jax.default_matmul_precision jax._src.config.default_matmul_precision", jax_default_matmul_precision,
+         "default_matmul_precision(new_val): a context manager (or decorator) in which dot products with "
+         "precision=None take new_val's precision ('bfloat16', 'tensorfloat32', 'float32', ...)");
   sr_def("jax.check_tracer_leaks", jax_check_tracer_leaks,
          "check_tracer_leaks(new_val=True): a context manager (or decorator) in which a tracer that outlives its "
          "trace is an error (jax_check_tracer_leaks)");
