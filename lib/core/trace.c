@@ -281,7 +281,7 @@ static SrVal *tracer(SrInterp *I, SrTrace *t, SrVar *v) {
   a->var = v;
   a->origin = t->origin;
   /* only DynamicJaxprTracer keeps where it was made (its _line_info) */
-  if (strchr(t->origin, '\t') && sr_trace_frames_hook) a->frames = sr_trace_frames_hook(I);
+  if (strncmp(t->origin, "DynamicJaxprTracer", 18) == 0 && sr_trace_frames_hook) a->frames = sr_trace_frames_hook(I);
   SrVal *r = sr_obj(&sr_array_class, a);
   if (I->jax && I->jax->check_tracer_leaks) leak_track(r);
   return r;

@@ -205,8 +205,10 @@ static const SrMesh *arg_mesh(SrVal *v) {
 static void fun_sourceinfo(SrBuf *src, SrVal *fn) {
   SrFunction *uf = sr_as_function(fn);
   if (uf && uf->code && uf->code->src) {
-    uint32_t line, col;
-    sr_src_linecol(uf->code->src, uf->node->off, &line, &col);
+    /* co_firstlineno: a decorated def's first decorator's line */
+    const SrNode *d = uf->node;
+    uint32_t line, col, off = d->kind == SR_N_DEF && d->n2 > 0 && d->list2[0] ? d->list2[0]->off : d->off;
+    sr_src_linecol(uf->code->src, off, &line, &col);
     sr_buf_printf(src, "%s at %s:%u", uf->name, uf->code->src->name, line);
   } else {
     const char *nm = sr_callable_name(fn);
@@ -234,6 +236,9 @@ static int returned_jaxtypes(SrInterp *I, SrVal *fn, SrVal *res, int flags) {
   return -1;
 }
 
+static const char *next_traced_for;
+void sr_trace_fn_for(const char *traced_for) { next_traced_for = traced_for; }
+
 SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, const char **kw,
                      SrVal **kwv, int flags, SrVal **out_tree, SrVal **captured) {
   SrTrace *t = sr_trace_begin(I);
@@ -241,11 +246,15 @@ SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, c
   if (flags & SR_TRACE_SEPARATE_CONSTS) t->capture_consts = 0;
   if (flags & SR_TRACE_ALL_CONSTS) t->capture_consts = 2;
   /* a staged function's tracers know it (DynamicJaxprTracer._debug_info) */
-  if ((flags & (SR_TRACE_FOR_JIT | SR_TRACE_FOR_MAKE_JAXPR)) && !strchr(t->origin, '\t') &&
-      strcmp(t->origin, "DynamicJaxprTracer") == 0) {
+  const char *traced_for = next_traced_for;
+  next_traced_for = NULL;
+  if ((flags & (SR_TRACE_FOR_JIT | SR_TRACE_FOR_MAKE_JAXPR)) || traced_for) {
+    if (!traced_for) traced_for = flags & SR_TRACE_FOR_MAKE_JAXPR ? "make_jaxpr" : "jit";
+  }
+  if (traced_for && strcmp(t->origin, "DynamicJaxprTracer") == 0) {
     SrBuf dbg = SR_BUF_INIT;
     fun_sourceinfo(&dbg, fn);
-    sr_buf_printf(&dbg, " traced for %s", flags & SR_TRACE_FOR_MAKE_JAXPR ? "make_jaxpr" : "jit");
+    sr_buf_printf(&dbg, " traced for %s", traced_for);
     sr_trace_set_debug_info(t, sr_buf_str(&dbg));
     sr_buf_free(&dbg);
   }

@@ -45,6 +45,10 @@ enum {
    for. */
 SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, const char **kw,
                      SrVal **kwv, int flags, SrVal **out_tree, SrVal **captured);
+/* What the next sr_trace_fn traces its function for ("scan",
+   "while_body": api_util.debug_info's traced_for), which its tracers'
+   errors name (static string). */
+void sr_trace_fn_for(const char *traced_for);
 /* A call of a custom_jvp or custom_vjp function: its arguments as a tuple
    and their leaves as arrays, and fun traced on them (named name). */
 typedef struct SrCustomCall {

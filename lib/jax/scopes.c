@@ -224,7 +224,7 @@ void sr_scopes_init(void) {
          jax_remove_size_one,
          "remove_size_one_mesh_axis_from_type(new_val): a context manager (or decorator) in which mesh axes of size 1 "
          "are left out of types' shardings and varying manual axes");
-  sr_def("jax.ensure_compile_time_eval", jax_ensure_compile_time_eval,
+  sr_def("jax.ensure_compile_time_eval jax.core.ensure_compile_time_eval jax.core.eval_context", jax_ensure_compile_time_eval,
          "ensure_compile_time_eval(): a context manager (or decorator) in which operations on known values run while "
          "tracing, giving concrete arrays");
   sr_def("jax.named_scope", jax_named_scope,

@@ -280,3 +280,4 @@ include $(top_srcdir)/tests/golden/sit22.mk
 include $(top_srcdir)/tests/golden/sit25.mk
 include $(top_srcdir)/tests/golden/sit23.mk
 include $(top_srcdir)/tests/golden/smap27.mk
+include $(top_srcdir)/tests/golden/api29.mk
