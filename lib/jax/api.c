@@ -1230,6 +1230,16 @@ void sr_jnp_init(void) {
          "ShapedArray(shape, dtype, weak_type=False, *, sharding=None): an aval (its sharding over an AbstractMesh)");
   sr_def("jax.core.jaxpr_as_fun", jax_jaxpr_as_fun,
          "jaxpr_as_fun(closed_jaxpr): a function running the jaxpr, returning the list of its results");
+  /* jax.errors: JAX's exception classes (their bases in py/objects.c) */
+  static const char *const errs[] = {"JAXTypeError", "JAXIndexError", "ConcretizationTypeError",
+                                     "NonConcreteBooleanIndexError", "TracerArrayConversionError",
+                                     "TracerIntegerConversionError", "TracerBoolConversionError",
+                                     "UnexpectedTracerError", "KeyReuseError", "JaxRuntimeError"};
+  for (size_t i = 0; i < sizeof errs / sizeof errs[0]; i++) {
+    char q[96];
+    snprintf(q, sizeof q, "jax.errors.%s", errs[i]);
+    sr_register(q, sr_obj(&sr_exctype_class, (void *)sr_intern_cstr(errs[i])));
+  }
   sr_def("jax.core.eval_jaxpr", jax_eval_jaxpr,
          "eval_jaxpr(jaxpr, consts, *args): runs the jaxpr with its constvars bound to consts; the list of its results");
   sr_def("jax.ShapeDtypeStruct", jax_shape_dtype_struct,

@@ -400,6 +400,26 @@ int sr_as_int(SrInterp *I, SrVal *v, const char *what, int64_t *out) {
   return -1;
 }
 
+int sr_as_index(SrInterp *I, SrVal *v, int64_t *out) {
+  if (v->kind == SR_V_INT || v->kind == SR_V_BOOL) {
+    *out = v->i;
+    return 0;
+  }
+  const SrLangOps *ops = sr_ops(v);
+  if (ops && ops->unop) {
+    SrVal *r = ops->unop(I, SR_OP_INDEX, v);
+    if (r && (r->kind == SR_V_INT || r->kind == SR_V_BOOL)) {
+      *out = r->i;
+      sr_unref(r);
+      return 0;
+    }
+    sr_unref(r);
+    if (I->exc) return -1;
+  }
+  sr_raise(I, "TypeError", "'%s' object cannot be interpreted as an integer", sr_val_kind_name(v));
+  return -1;
+}
+
 int sr_as_float(SrInterp *I, SrVal *v, const char *what, double *out) {
   if (v->kind == SR_V_INT || v->kind == SR_V_BOOL) {
     *out = (double)v->i;

@@ -269,6 +269,9 @@ void sr_write(SrInterp *I, const char *s, size_t n);
 int sr_args_parse(SrInterp *I, SrArgs *a, const char *fname, const char *spec, SrVal **out);
 /* Conversions with TypeError on mismatch. */
 int sr_as_int(SrInterp *I, SrVal *v, const char *what, int64_t *out);
+/* operator.index(v): an int or bool's value, or an object's __index__
+   (SR_OP_INDEX); "'X' object cannot be interpreted as an integer" else. */
+int sr_as_index(SrInterp *I, SrVal *v, int64_t *out);
 int sr_as_float(SrInterp *I, SrVal *v, const char *what, double *out);
 const char *sr_as_str(SrInterp *I, SrVal *v, const char *what); /* interned */
 /* The same for a file name, which may not hold a NUL (ValueError). */

@@ -392,6 +392,15 @@ static const struct {
   {"StdinNotImplementedError", "NotImplementedError"}, /* ipykernel's, for input() */
   /* JAX's */
   {"ShardingTypeError", "Exception"},
+  {"JAXTypeError", "TypeError"},
+  {"JAXIndexError", "IndexError"},
+  {"ConcretizationTypeError", "JAXTypeError"},
+  {"NonConcreteBooleanIndexError", "JAXIndexError"},
+  {"TracerArrayConversionError", "JAXTypeError"},
+  {"TracerIntegerConversionError", "JAXTypeError"},
+  {"TracerBoolConversionError", "ConcretizationTypeError"},
+  {"UnexpectedTracerError", "JAXTypeError"},
+  {"KeyReuseError", "JAXTypeError"},
   {"JaxprTypeError", "TypeError"},
   {"DuplicateSpecError", "Exception"},
   {"XlaRuntimeError", "RuntimeError"},

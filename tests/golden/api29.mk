@@ -1,7 +1,8 @@
 ## api29.mk: JAX's tests/api_test.py (APITest, its lines 3800-5951) as
 ## shardrepl programs: escaped tracers in JAX's words, the leak checker,
 ## __jax_array__ duck arrays, default_matmul_precision, linearize, lax.empty,
-## jits of empty and forwarded outputs; included by golden.mk.
+## jits of empty and forwarded outputs, scalar conversion errors; included by
+## golden.mk.
 ## Skipped: test_primitive_compilation_cache, test_vmap_caching,
 ## test_clear_cache and the test_cache_miss_explanations_* (compile-cache
 ## counts and logging); test_xla_constant_dedup, test_inline_optimized_hlo,
@@ -18,10 +19,10 @@
 GOLDEN_TESTS += \
 	tests/golden/api29_tracers.jxr \
 	tests/golden/api29_leaks.jxr \
-	tests/golden/api29_misc.jxr
+	tests/golden/api29_misc.jxr \
+	tests/golden/api29_errors.jxr
 ## what JAX's tests assert that shardrepl does not do yet (golden-pending)
 GOLDEN_PENDING += \
-	tests/golden/pending/api29_scalar_conversion.jxr \
 	tests/golden/pending/api29_leak_cycle.jxr \
 	tests/golden/pending/api29_jvp_asarray.jxr
 EXTRA_DIST += tests/golden/api29.mk
