@@ -27,6 +27,7 @@ typedef struct SrJaxState {
                           XLA's rewrites */
   int disable_jit;             /* jax.disable_jit(): jit calls run eagerly */
   int check_tracer_leaks;      /* jax_check_tracer_leaks (jax.checking_leaks()) */
+  int no_f16_reductions;       /* jax_allow_f16_reductions=False */
   /* jax_default_matmul_precision (interned, or NULL for None): the
      global value (config.update) and the one a jax.default_matmul_precision
      context sets, which overrides it while one is entered (mmp_ctx_set) */

@@ -485,6 +485,7 @@ void sr_type_ctx(SrInterp *I, SrTypeCtx *cx, SrDiags *d) {
   const SrMesh *m = sr_jax_abstract_mesh(I->jax);
   cx->mesh = m->n ? m : NULL;
   cx->check_vma = I->jax->check_vma;
+  cx->no_f16_reductions = I->jax->no_f16_reductions;
   cx->vmap_axis = I->jax->vmap_axis;
   cx->vmap_size = I->jax->vmap_size;
   cx->nvmap = I->jax->nvmap;

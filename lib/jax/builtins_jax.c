@@ -158,6 +158,10 @@ static SrVal *bi_config_update(SrInterp *I, SrArgs *a) {
     I->jax->mmp_global = p[1]->kind == SR_V_STR ? sr_intern_cstr(p[1]->str.s) : NULL;
     return sr_none();
   }
+  if (strcmp(name, "jax_allow_f16_reductions") == 0) {
+    I->jax->no_f16_reductions = !sr_val_truthy(p[1]);
+    return sr_none();
+  }
   if (strcmp(name, "jax_check_tracer_leaks") == 0) {
     I->jax->check_tracer_leaks = sr_val_truthy(p[1]);
     return sr_none();

@@ -208,7 +208,21 @@ static SrVal *jax_default_matmul_precision(SrInterp *I, SrArgs *a) {
   return sr_obj(&scope_class, s);
 }
 
+/* jax.allow_f16_reductions(new_val=True): jax_allow_f16_reductions as a
+   context manager (or decorator) */
+static SrVal *jax_allow_f16_reductions(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "allow_f16_reductions", "new_val=", p) < 0) return NULL;
+  Scope *s = sr_xcalloc(1, sizeof *s);
+  s->flag = &I->jax->no_f16_reductions;
+  s->disable = p[0] && !sr_val_truthy(p[0]);
+  return sr_obj(&scope_class, s);
+}
+
 void sr_scopes_init(void) {
+  sr_def("jax.allow_f16_reductions", jax_allow_f16_reductions,
+         "allow_f16_reductions(new_val=True): a context manager (or decorator); with False, reduce_sum of float16 or "
+         "bfloat16 over an axis larger than 1 is an error");
   sr_def("jax.default_matmul_precision jax._src.config.default_matmul_precision", jax_default_matmul_precision,
          "default_matmul_precision(new_val): a context manager (or decorator) in which dot products with "
          "precision=None take new_val's precision ('bfloat16', 'tensorfloat32', 'float32', ...)");

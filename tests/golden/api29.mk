@@ -20,7 +20,8 @@ GOLDEN_TESTS += \
 	tests/golden/api29_tracers.jxr \
 	tests/golden/api29_leaks.jxr \
 	tests/golden/api29_misc.jxr \
-	tests/golden/api29_errors.jxr
+	tests/golden/api29_errors.jxr \
+	tests/golden/api29_more.jxr
 ## what JAX's tests assert that shardrepl does not do yet (golden-pending)
 GOLDEN_PENDING += \
 	tests/golden/pending/api29_leak_cycle.jxr \
