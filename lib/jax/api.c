@@ -430,6 +430,7 @@ typedef struct Jit {
   const char *name;
   SrVal *in_sh, *out_sh; /* in_shardings= and out_shardings=, or NULL */
   SrJitOpts opts;         /* static and donated arguments */
+  int inline_early;       /* inline=True or Inline.JAX_EARLY */
 } Jit;
 
 static void jit_free(void *d) {
@@ -503,6 +504,8 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
 static const SrJitSplit *binding_split;
 /* jax.checkpoint's policy for the remat2 equation bind_body makes next */
 static SrVal *binding_policy;
+/* the jit bind_body binds next has inline=True (Inline.JAX_EARLY) */
+static int binding_inline;
 
 static SrVal *call_traced(SrInterp *I, SrVal *fn, const char *name, SrArgs *a, int prim, int prevent_cse,
                           SrVal *in_sh, SrVal *out_sh) {
@@ -587,6 +590,8 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
   binding_split = NULL;
   SrVal *policy = binding_policy;
   binding_policy = NULL;
+  int inline_early = binding_inline;
+  binding_inline = 0;
   if (!captured) captured = sr_seq(NULL, SR_V_LIST, 0);
   SrVal *leaves = sr_seq(NULL, SR_V_LIST, 0);
   for (int i = 0; i < captured->seq.n; i++) sr_seq_push(NULL, leaves, sr_ref(captured->seq.items[i]));
@@ -618,9 +623,14 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
     sr_plist_add(&ps, "differentiated", sr_bool(0));
     sr_plist_add(&ps, "policy", policy ? sr_ref(policy) : sr_none());
   }
-  SrVal *r = prim == SR_P_jit && !I->trace && check_device_assignment(I, body, leaves) < 0
-                ? NULL
-                : sr_bind(I, prim, leaves->seq.n, leaves->seq.items, ps.n, ps.p);
+  SrVal *r;
+  if (prim == SR_P_jit && inline_early && I->trace && !in_sh && !out_sh)
+    /* pjit_staging_rule: a JAX_EARLY jit is inlined into the trace */
+    r = sr_eval_jaxpr(I, body, leaves->seq.n, leaves->seq.items);
+  else
+    r = prim == SR_P_jit && !I->trace && check_device_assignment(I, body, leaves) < 0
+            ? NULL
+            : sr_bind(I, prim, leaves->seq.n, leaves->seq.items, ps.n, ps.p);
   if (r && prim == SR_P_jit && !out_sh)
     sr_jit_recover_user_shardings(leaves->seq.items + captured->seq.n, leaves->seq.n - captured->seq.n, r);
   if (r && prim == SR_P_jit && out_sh && !I->trace && sr_jit_keep_out_shardings(I, out_sh, out_tree, r) < 0) {
@@ -756,6 +766,8 @@ static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
     SrJaxpr *body = sr_trace_fn(I, sp->fn, a->n, a->v, a->nkw, a->kw, a->kwv, SR_TRACE_FOR_JIT, &out_tree, &captured);
     if (!body) return NULL;
     binding_split = sp;
+  binding_inline = j->inline_early;
+    binding_inline = j->inline_early;
     return bind_body(I, body, out_tree, captured, j->name, a, SR_P_jit, 0, j->in_sh, j->out_sh);
   }
   char *sig = jit_sig(I, a);
@@ -766,6 +778,9 @@ static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
       free(sig);
       sr_program_ref(c->e[i].body->prog);
       binding_split = sp;
+  binding_inline = j->inline_early;
+      binding_inline = j->inline_early;
+    binding_inline = j->inline_early;
       return bind_body(I, c->e[i].body, sr_ref(c->e[i].out_tree), NULL, j->name, a, SR_P_jit, 0, NULL, NULL);
     }
   SrVal *out_tree = NULL, *captured = NULL;
@@ -786,6 +801,7 @@ static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
   }
   free(sig);
   binding_split = sp;
+  binding_inline = j->inline_early;
   return bind_body(I, body, out_tree, captured, j->name, a, SR_P_jit, 0, NULL, NULL);
 }
 
@@ -886,15 +902,20 @@ static SrVal *jax_jit(SrInterp *I, SrArgs *a) {
   }
   /* in_shardings= / out_shardings= and the static and donated arguments
      (the other options change nothing here) */
-  SrVal *opt[4] = {NULL, NULL, NULL, NULL}, *in_sh = NULL, *out_sh = NULL;
+  SrVal *opt[4] = {NULL, NULL, NULL, NULL}, *in_sh = NULL, *out_sh = NULL, *inl = NULL;
   static const char *const names[4] = {"static_argnums", "static_argnames", "donate_argnums", "donate_argnames"};
   for (int k = 0; k < a->nkw; k++) {
+    if (strcmp(a->kw[k], "inline") == 0) inl = a->kwv[k];
     if (strcmp(a->kw[k], "in_shardings") == 0) in_sh = a->kwv[k];
     if (strcmp(a->kw[k], "out_shardings") == 0) out_sh = a->kwv[k];
     for (int q = 0; q < 4; q++)
       if (strcmp(a->kw[k], names[q]) == 0) opt[q] = a->kwv[k];
   }
+  /* pjit._canonicalize_inline: True is JAX_EARLY, False AUTO */
+  int early = 0;
+  if (inl && sr_lax_inline_early(I, inl, &early) < 0) return NULL;
   Jit *j = sr_xcalloc(1, sizeof *j);
+  j->inline_early = early;
   if (sr_jit_opts_parse(I, fn, opt[0], opt[1], opt[2], opt[3], &j->opts) < 0) {
     free(j);
     return NULL;
