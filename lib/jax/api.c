@@ -745,8 +745,8 @@ static char *jit_sig(SrInterp *I, SrArgs *a) {
   if (a->nkw) return NULL;
   SrBuf b = SR_BUF_INIT;
   const SrJaxState *s = I->jax;
-  sr_buf_printf(&b, "%p %p %d %d %d %d %s|", (const void *)s->mesh, (const void *)sr_jax_abstract_mesh(s),
-                s->enable_x64, s->check_vma, sr_type_remove_size_one(), s->no_f16_reductions,
+  sr_buf_printf(&b, "%p %p %d %d %d %d %d %s|", (const void *)s->mesh, (const void *)sr_jax_abstract_mesh(s),
+                s->enable_x64, s->check_vma, sr_type_remove_size_one(), s->no_f16_reductions, s->rank_promotion,
                 sr_jax_matmul_precision(s) ? sr_jax_matmul_precision(s) : "-");
   for (int i = 0; i < a->n; i++)
     if (sr_pytree_check_depth(I, a->v[i]) < 0 || arg_sig(I, a->v[i], &b) < 0) {

@@ -49,6 +49,9 @@ SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, c
    "while_body": api_util.debug_info's traced_for), which its tracers'
    errors name (static string). */
 void sr_trace_fn_for(const char *traced_for);
+/* jax_numpy_rank_promotion's value: 0 allow, 1 warn, 2 raise; -1 with
+   JAX's ValueError (scopes.c) */
+int sr_rank_promotion_value(SrInterp *I, SrVal *v);
 /* A call of a custom_jvp or custom_vjp function: its arguments as a tuple
    and their leaves as arrays, and fun traced on them (named name). */
 typedef struct SrCustomCall {

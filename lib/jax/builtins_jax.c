@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jax/api.h"
 #include "jax/jax.h"
 #include "jax/lax.h"
 #include "core/jaxstate.h"
@@ -156,6 +157,12 @@ static SrVal *bi_config_update(SrInterp *I, SrArgs *a) {
       return sr_raise(I, "ValueError", "new string config value must be None or of type str, got %s.",
                       sr_val_kind_name(p[1]));
     I->jax->mmp_global = p[1]->kind == SR_V_STR ? sr_intern_cstr(p[1]->str.s) : NULL;
+    return sr_none();
+  }
+  if (strcmp(name, "jax_numpy_rank_promotion") == 0) {
+    int v = sr_rank_promotion_value(I, p[1]);
+    if (v < 0) return NULL;
+    I->jax->rank_promotion = v;
     return sr_none();
   }
   if (strcmp(name, "jax_allow_f16_reductions") == 0) {

@@ -10,8 +10,10 @@
 
 #include "core/jaxstate.h"
 #include "ir/name_stack.h"
+#include "jax/api.h"
 #include "jax/jax.h"
 #include "py/objects.h"
+#include "text/print_val.h"
 #include "util/intern.h"
 #include "util/mem.h"
 
@@ -219,7 +221,37 @@ static SrVal *jax_allow_f16_reductions(SrInterp *I, SrArgs *a) {
   return sr_obj(&scope_class, s);
 }
 
+/* the value of jax_numpy_rank_promotion: 0 allow, 1 warn, 2 raise;
+   -1 with enum_state's ValueError */
+int sr_rank_promotion_value(SrInterp *I, SrVal *v) {
+  static const char *const names[] = {"allow", "warn", "raise"};
+  for (int i = 0; v->kind == SR_V_STR && i < 3; i++)
+    if (strcmp(v->str.s, names[i]) == 0) return i;
+  SrBuf b = SR_BUF_INIT;
+  sr_val_str(&b, v);
+  sr_raise(I, "ValueError", "new enum value must be in ['allow', 'warn', 'raise'], got %s of type <class '%s'>.",
+           sr_buf_str(&b), sr_val_kind_name(v));
+  sr_buf_free(&b);
+  return -1;
+}
+
+/* jax.numpy_rank_promotion(new_val): jax_numpy_rank_promotion as a context
+   manager (or decorator) */
+static SrVal *jax_numpy_rank_promotion(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "numpy_rank_promotion", "new_val", p) < 0) return NULL;
+  int v = sr_rank_promotion_value(I, p[0]);
+  if (v < 0) return NULL;
+  Scope *s = sr_xcalloc(1, sizeof *s);
+  s->flag = &I->jax->rank_promotion;
+  s->disable = v;
+  return sr_obj(&scope_class, s);
+}
+
 void sr_scopes_init(void) {
+  sr_def("jax.numpy_rank_promotion", jax_numpy_rank_promotion,
+         "numpy_rank_promotion(new_val): a context manager (or decorator) in which jax.numpy's implicit rank "
+         "promotion is 'allow'ed, 'warn's or 'raise's");
   sr_def("jax.allow_f16_reductions", jax_allow_f16_reductions,
          "allow_f16_reductions(new_val=True): a context manager (or decorator); with False, reduce_sum of float16 or "
          "bfloat16 over an axis larger than 1 is an error");
