@@ -30,6 +30,9 @@ typedef struct SrTypeCtx {
      Manual); NULL when no mesh is set */
   const SrMesh *mesh;
   int check_vma;     /* inside shard_map(check_vma=True) */
+  int no_f16_reductions; /* jax_allow_f16_reductions=False: reduce_sum
+                            of float16 or bfloat16 over a size > 1 axis
+                            is an error */
   /* the axis names of the enclosing jax.vmaps and their sizes (nvmap of
      them): collectives may name them besides the mesh's Manual axes */
   const char *const *vmap_axis;

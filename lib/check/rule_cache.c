@@ -29,7 +29,7 @@ typedef struct Slot {
   const SrPrim *prim;
   SrTypeRule rule;
   const SrMesh *mesh;
-  int check_vma;
+  int check_vma; /* ctx_flags */
   uint32_t nin, nout, keylen;
   const SrType *in[MAXIN];
   const SrType *out[MAXOUT];
@@ -109,8 +109,11 @@ static int key_of(SrTypeCtx *cx, const SrRuleEqn *e, Key *k) {
   return (int)(h & (NSLOT - 1));
 }
 
+/* the context's flags a rule reads: check_vma, jax_allow_f16_reductions */
+static int ctx_flags(const SrTypeCtx *cx) { return cx->check_vma | (cx->no_f16_reductions ? 2 : 0); }
+
 static int matches(const Slot *s, SrTypeCtx *cx, const SrRuleEqn *e, const Key *k) {
-  if (s->prim != e->prim || s->rule != e->prim->type || s->mesh != cx->mesh || s->check_vma != cx->check_vma ||
+  if (s->prim != e->prim || s->rule != e->prim->type || s->mesh != cx->mesh || s->check_vma != ctx_flags(cx) ||
       s->nin != e->nin || s->nout != e->nout || s->keylen != k->n)
     return 0;
   for (uint32_t i = 0; i < e->nin; i++)
@@ -135,7 +138,7 @@ int sr_type_rule_cached(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
   s->prim = e->prim;
   s->rule = e->prim->type;
   s->mesh = cx->mesh;
-  s->check_vma = cx->check_vma;
+  s->check_vma = ctx_flags(cx);
   s->nin = e->nin;
   s->nout = e->nout;
   s->keylen = k.n;

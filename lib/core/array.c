@@ -55,6 +55,7 @@ static SrArrayObj *array_obj_new(void) {
 
 static void array_free(void *d) {
   SrArrayObj *a = d;
+  if (a->leak) sr_trace_leak_forget(a);
   if (a->data && sr_backend_hooks.array_unref) sr_backend_hooks.array_unref(a->data);
   sr_unref(a->sharding);
   if (spare.n < SPARE_ARRAYS) {

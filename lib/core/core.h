@@ -92,6 +92,7 @@ struct SrInterp {
                              scalar (SR_OP_ITEM): "int", "float",
                              "complex" or "index" (__int__, __float__,
                              __complex__, __index__); NULL: x.item() */
+  const char *next_tracer_class; /* sr_trace_next_class */
   void *exec;             /* the execution backend's state (exec/) */
   struct SrPyState *py;   /* the Python interpreter's own state (py/) */
 };

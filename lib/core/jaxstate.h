@@ -31,6 +31,14 @@ typedef struct SrJaxState {
   int no_tracing;              /* jax.no_tracing(): a jit's cache miss raises */
   int no_execution;            /* jax.no_execution(): running a jit raises */
   int default_device;          /* jax.default_device(d): d's id + 1, 0 for none */
+  int check_tracer_leaks;      /* jax_check_tracer_leaks (jax.checking_leaks()) */
+  int no_f16_reductions;       /* jax_allow_f16_reductions=False */
+  int rank_promotion;          /* jax_numpy_rank_promotion: 0 allow, 1 warn, 2 raise */
+  /* jax_default_matmul_precision (interned, or NULL for None): the
+     global value (config.update) and the one a jax.default_matmul_precision
+     context sets, which overrides it while one is entered (mmp_ctx_set) */
+  const char *mmp_global, *mmp_ctx;
+  int mmp_ctx_set;
   int compile_time_eval;       /* jax.ensure_compile_time_eval(): operations on
                                   known values run even while tracing */
   int check_vma;               /* tracing a shard_map body with check_vma */
@@ -50,6 +58,11 @@ typedef struct SrJaxState {
   const char *explicit_names[SR_MAX_VMAP_AXES];
   int nexplicit_names;
 } SrJaxState;
+
+/* The jax_default_matmul_precision in effect (interned, or NULL). */
+static inline const char *sr_jax_matmul_precision(const SrJaxState *s) {
+  return s->mmp_ctx_set ? s->mmp_ctx : s->mmp_global;
+}
 
 SrJaxState *sr_jax_state_new(void);
 void sr_jax_state_free(SrJaxState *s);

@@ -87,8 +87,10 @@ SrTrace *sr_trace_begin(SrInterp *I) {
   t->capture_consts = !I->trace;
   t->repr = I->next_tracer_repr;
   t->repr_data = I->next_tracer_data;
+  t->origin = I->next_tracer_class ? I->next_tracer_class : "DynamicJaxprTracer";
   I->next_tracer_repr = NULL;
   I->next_tracer_data = NULL;
+  I->next_tracer_class = NULL;
   I->trace = t;
   /* pe.trace_to_jaxpr_dynamic: reset_name_stack() */
   t->saved_ns = I->ns;
@@ -100,6 +102,51 @@ void sr_trace_next_repr(SrInterp *I, SrTracerReprFn fn, SrVal *data) {
   sr_unref(I->next_tracer_data);
   I->next_tracer_repr = fn;
   I->next_tracer_data = data;
+  I->next_tracer_class = NULL;
+}
+
+void sr_trace_next_class(SrInterp *I, const char *cls) { I->next_tracer_class = cls; }
+
+void sr_trace_set_debug_info(SrTrace *t, const char *dbg) {
+  const char *tab = strchr(t->origin, '\t');
+  SrBuf b = SR_BUF_INIT;
+  if (tab) sr_buf_putn(&b, t->origin, (size_t)(tab - t->origin));
+  else sr_buf_puts(&b, t->origin);
+  if (dbg) sr_buf_printf(&b, "\t%s", dbg);
+  t->origin = sr_intern_cstr(sr_buf_str(&b));
+  sr_buf_free(&b);
+}
+
+SrVal *sr_escaped_tracer_error(SrInterp *I, const SrArrayObj *a) {
+  SrBuf b = SR_BUF_INIT, ty = SR_BUF_INIT;
+  const char *origin = a->origin ? a->origin : "DynamicJaxprTracer";
+  const char *tab = strchr(origin, '\t');
+  sr_type_str(&ty, a->type, 0);
+  sr_buf_printf(&b,
+                "Encountered an unexpected tracer. A function transformed by JAX had a side effect, allowing for a "
+                "reference to an intermediate value with type %s wrapped in a %.*s to escape the scope of the "
+                "transformation.\nJAX transformations require that functions explicitly return their outputs, and "
+                "disallow saving intermediate values to global state.",
+                sr_buf_str(&ty), (int)(tab ? (size_t)(tab - origin) : strlen(origin)), origin);
+  if (tab) sr_buf_printf(&b, "\nThe function being traced when the value leaked was %s.", tab + 1);
+  if (a->frames) {
+    /* the innermost frame is the last line; the frames, at most the
+       default jax_tracer_error_num_traceback_frames (5) */
+    const char *nl = strrchr(a->frames, '\n');
+    const char *divider = "\n------------------------------\n";
+    sr_buf_printf(&b, "%sThe leaked intermediate value was created on line %s. %s", divider, nl ? nl + 1 : a->frames,
+                  divider);
+    sr_buf_printf(&b,
+                  "When the value was created, the final 5 stack frames (most recent last) excluding JAX-internal "
+                  "frames were:%s%s%s",
+                  divider, a->frames, divider);
+  }
+  sr_buf_puts(&b, "\nTo catch the leak earlier, try setting the environment variable JAX_CHECK_TRACER_LEAKS or "
+                  "using the `jax.checking_leaks` context manager.");
+  sr_raise(I, "UnexpectedTracerError", "%s", sr_buf_str(&b));
+  sr_buf_free(&b);
+  sr_buf_free(&ty);
+  return NULL;
 }
 
 void sr_tracer_repr(SrInterp *I, SrTrace *t, SrVar *v, const SrType *type, SrBuf *out) {
@@ -162,21 +209,88 @@ int sr_trace_is_live(SrInterp *I, const SrTrace *t, int id) {
   return 0;
 }
 
-static SrVal *tracer(SrTrace *t, SrVar *v) {
+const char *(*sr_trace_frames_hook)(SrInterp *I);
+
+/* ---- leak checking ---- */
+
+typedef struct SrLeakNode {
+  SrVal *v; /* not counted */
+  struct SrLeakNode *prev, *next;
+} SrLeakNode;
+static SrLeakNode *leak_head;
+
+static void leak_track(SrVal *v) {
+  SrLeakNode *n = sr_xcalloc(1, sizeof *n);
+  n->v = v;
+  n->next = leak_head;
+  if (leak_head) leak_head->prev = n;
+  leak_head = n;
+  ((SrArrayObj *)v->obj.data)->leak = n;
+}
+
+void sr_trace_leak_forget(SrArrayObj *a) {
+  SrLeakNode *n = a->leak;
+  if (n->prev) n->prev->next = n->next;
+  else leak_head = n->next;
+  if (n->next) n->next->prev = n->prev;
+  free(n);
+  a->leak = NULL;
+}
+
+/* the references to x that the results handed back account for: each
+   time it is among their leaves, one from the list of leaves and one from
+   the tree they were flattened from */
+static int held_count(const SrVal *leaves, const SrVal *x) {
+  int n = 0;
+  for (int i = 0; leaves && i < leaves->seq.n; i++) n += leaves->seq.items[i] == x;
+  return 2 * n;
+}
+
+int sr_trace_leaked(SrInterp *I, int trace_id, const char *origin, SrVal *held) {
+  SrBuf b = SR_BUF_INIT;
+  int nleak = 0;
+  for (SrLeakNode *n = leak_head; n; n = n->next) {
+    SrArrayObj *a = n->v->obj.data;
+    if (a->trace_id != trace_id) continue;
+    if (n->v->rc <= held_count(held, n->v)) continue;
+    /* Tracer._short_repr: JitTracer<float32[]>, as str(tracer) */
+    sr_buf_puts(&b, nleak++ ? "\n\n" : "");
+    const char *o = a->origin ? a->origin : "DynamicJaxprTracer";
+    size_t cl = strcspn(o, "\t");
+    if (cl == strlen("DynamicJaxprTracer") && strncmp(o, "DynamicJaxprTracer", cl) == 0) sr_buf_puts(&b, "JitTracer(");
+    else sr_buf_printf(&b, "%.*s<", (int)cl, o);
+    sr_type_long(&b, a->type);
+    sr_buf_putc(&b, cl == strlen("DynamicJaxprTracer") && strncmp(o, "DynamicJaxprTracer", cl) == 0 ? ')' : '>');
+  }
+  if (nleak) {
+    /* the trace's class: its tracers' without the final r */
+    const char *o = origin ? origin : "DynamicJaxprTracer";
+    size_t cl = strcspn(o, "\t");
+    sr_raise(I, "Exception", "Leaked trace %.*s. Leaked tracer(s):\n\n%s\n", (int)(cl ? cl - 1 : 0), o, sr_buf_str(&b));
+  }
+  sr_buf_free(&b);
+  return nleak ? -1 : 0;
+}
+
+static SrVal *tracer(SrInterp *I, SrTrace *t, SrVar *v) {
   SrArrayObj *a = sr_xcalloc(1, sizeof *a);
   a->kind = SR_AV_TRACER;
   a->type = v->type;
   a->trace = t;
   a->trace_id = t->id;
   a->var = v;
-  return sr_obj(&sr_array_class, a);
+  a->origin = t->origin;
+  /* only DynamicJaxprTracer keeps where it was made (its _line_info) */
+  if (strncmp(t->origin, "DynamicJaxprTracer", 18) == 0 && sr_trace_frames_hook) a->frames = sr_trace_frames_hook(I);
+  SrVal *r = sr_obj(&sr_array_class, a);
+  if (I->jax && I->jax->check_tracer_leaks) leak_track(r);
+  return r;
 }
 
 SrVal *sr_trace_arg(SrInterp *I, SrTrace *t, const SrType *type) {
-  (void)I;
   SrVar *v = sr_jb_var(&t->jb, type);
   sr_jb_invar(&t->jb, v);
-  return tracer(t, v);
+  return tracer(I, t, v);
 }
 
 static void trace_free(SrTrace *t) {
@@ -291,26 +405,6 @@ static int trace_live(const SrTrace *t, int id) {
   return 0;
 }
 
-/* core.py's escaped_tracer_error: a tracer of a trace that has ended */
-static void escaped_tracer_error(SrInterp *I, const SrArrayObj *a, const SrType *type) {
-  SrBuf b = SR_BUF_INIT;
-  if (!type && a->var) type = a->var->type;
-  if (type) {
-    SrTypeCtx cx;
-    SrDiags d = SR_DIAGS_INIT;
-    sr_type_ctx(I, &cx, &d);
-    sr_aval_str_short(&b, &cx, type, 1, 0);
-    sr_diags_clear(&d);
-  }
-  sr_raise(I, "UnexpectedTracerError",
-           "Encountered an unexpected tracer. A function transformed by JAX had a side effect, allowing for a "
-           "reference to an intermediate value with type %s wrapped in a DynamicJaxprTracer to escape the scope of "
-           "the transformation.\nJAX transformations require that functions explicitly return their outputs, and "
-           "disallow saving intermediate values to global state.",
-           type ? sr_buf_str(&b) : "?");
-  sr_buf_free(&b);
-}
-
 /* The atom standing for an input value inside trace t. */
 static SrVar *atom_for(SrInterp *I, SrTrace *t, SrVal *v, const SrType *type) {
   SrArrayObj *a = sr_array_of(v);
@@ -319,12 +413,19 @@ static SrVar *atom_for(SrInterp *I, SrTrace *t, SrVal *v, const SrType *type) {
   SrVar *lit = literal_for(I, t, v, type, &ok);
   if (ok) return lit;
   if (a && a->kind == SR_AV_TRACER && !trace_live(t, a->trace_id)) {
-    escaped_tracer_error(I, a, type);
+    sr_escaped_tracer_error(I, a);
     return NULL;
   }
   /* a ShapeDtypeStruct is captured as any value is: a constant of its
      aval (pytype_aval_mappings[ShapeDtypeStruct]) */
   return capture(t, v, type);
+}
+
+/* Whether a captured value becomes a constvar holding it: concrete arrays
+   when t->capture_consts, outer tracers too when it is 2 */
+static int capture_as_const(const SrTrace *t, const SrArrayObj *a) {
+  if (!a || !t->capture_consts) return 0;
+  return a->kind == SR_AV_CONCRETE || (t->capture_consts == 2 && a->kind == SR_AV_TRACER);
 }
 
 SrJaxpr *sr_trace_end(SrInterp *I, SrTrace *t, SrVal **outs, int nout, SrVal **captured) {
@@ -361,11 +462,11 @@ SrJaxpr *sr_trace_end(SrInterp *I, SrTrace *t, SrVal **outs, int nout, SrVal **c
   SrVal *outer = sr_seq(NULL, SR_V_LIST, 0);
   for (int i = 0; i < t->ncaptured; i++) {
     SrArrayObj *a = sr_array_of(t->captured[i]);
-    if (t->capture_consts && a && a->kind == SR_AV_CONCRETE) sr_jb_constvar(jb, t->captured_vars[i], t->captured[i]);
+    if (capture_as_const(t, a)) sr_jb_constvar(jb, t->captured_vars[i], t->captured[i]);
   }
   for (int i = 0; i < t->ncaptured; i++) {
     SrArrayObj *a = sr_array_of(t->captured[i]);
-    if (t->capture_consts && a && a->kind == SR_AV_CONCRETE) continue;
+    if (capture_as_const(t, a)) continue;
     sr_jb_invar(jb, t->captured_vars[i]);
     sr_seq_push(NULL, outer, sr_ref(t->captured[i]));
   }
@@ -388,6 +489,7 @@ void sr_type_ctx(SrInterp *I, SrTypeCtx *cx, SrDiags *d) {
   const SrMesh *m = sr_jax_abstract_mesh(I->jax);
   cx->mesh = m->n ? m : NULL;
   cx->check_vma = I->jax->check_vma;
+  cx->no_f16_reductions = I->jax->no_f16_reductions;
   cx->vmap_axis = I->jax->vmap_axis;
   cx->vmap_size = I->jax->vmap_size;
   cx->nvmap = I->jax->nvmap;
@@ -518,7 +620,7 @@ SrVal *sr_bind_prim(SrInterp *I, const SrPrim *prim, int nin, SrVal **in, int np
     const SrMesh *cur = sr_jax_abstract_mesh(I->jax);
     q->mesh = cur != t->mesh ? cur : NULL;
     free(ps);
-    for (uint32_t i = 0; i < nout; i++) vals[i] = tracer(t, ovars[i]);
+    for (uint32_t i = 0; i < nout; i++) vals[i] = tracer(I, t, ovars[i]);
     free(ovars);
   } else {
     int abstract = 0;
@@ -531,7 +633,7 @@ SrVal *sr_bind_prim(SrInterp *I, const SrPrim *prim, int nin, SrVal **in, int np
       }
       if (a && a->kind == SR_AV_ABSTRACT && !a->has_value) abstract = 1;
       if (a && a->kind == SR_AV_TRACER) {
-        escaped_tracer_error(I, a, a->var ? a->var->type : NULL);
+        sr_escaped_tracer_error(I, a);
         if (vals != vals_st) free(vals);
         goto done;
       }

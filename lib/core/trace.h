@@ -48,6 +48,12 @@ typedef struct SrArrayObj {
   uint8_t has_value;
   uint8_t deleted;       /* concrete: donated to a jit call (x.delete()) */
   uint64_t serial;       /* concrete: sr_array_serial() when it was made */
+  /* tracer: for the UnexpectedTracerError of one used after its trace
+     ended, its trace's origin (SrTrace.origin) and the frames that made it
+     (sr_trace_frames_hook's; NULL: not known) */
+  const char *origin, *frames;
+  struct SrLeakNode *leak; /* tracer made while checking leaks: its entry
+                              among the live ones (sr_trace_leaked) */
   union {
     int64_t i;
     double f;
@@ -103,11 +109,18 @@ struct SrTrace {
                             (the residuals of a linearization) */
   int capidx_cap;
   int capture_consts;    /* concrete non-scalar arrays: constvars with values
-                            (make_jaxpr) rather than inputs */
+                            (make_jaxpr) rather than inputs; 2: outer
+                            tracers too (make_jaxpr's consts are the
+                            tracers it closes over) */
   /* how its tracers print (SrTracerReprFn), with its data (counted) */
   SrTracerReprFn repr;
   SrVal *repr_data;
   const char *saved_ns;  /* I->ns when it began, restored when it ends */
+  /* interned: the class name of its tracers as JAX names them
+     (DynamicJaxprTracer, LinearizeTracer, BatchTracer...), then, for a
+     staging trace of a function, a tab and its debug info ("f at
+     file:line traced for jit"); sr_trace_set_origin */
+  const char *origin;
   uint64_t serial;       /* sr_array_serial() when it began: a concrete array
                             with a larger serial was made while it traced
                             (where JAX would have bound a tracer) */
@@ -128,6 +141,27 @@ SrTrace *sr_current_trace(SrInterp *I);
 /* Makes the next trace begun print its tracers with fn and data (a
    counted value the trace takes), as jax.grad and jax.vmap trace. */
 void sr_trace_next_repr(SrInterp *I, SrTracerReprFn fn, SrVal *data);
+/* Makes the next trace begun name its tracers' class `cls` (interned or
+   static) in errors, as jax.grad and jax.vmap trace; NULL: DynamicJaxprTracer. */
+void sr_trace_next_class(SrInterp *I, const char *cls);
+/* Gives trace t the debug info of the function it stages ("f at
+   file:line traced for jit"), for its tracers' errors. */
+void sr_trace_set_debug_info(SrTrace *t, const char *dbg);
+/* core.escaped_tracer_error: the UnexpectedTracerError for a tracer used
+   after its trace ended (its type, class, the function traced and where it
+   was made); returns NULL. */
+SrVal *sr_escaped_tracer_error(SrInterp *I, const SrArrayObj *a);
+/* jax_check_tracer_leaks: the tracers made while it is on are kept track
+   of while they live.  After the trace of id trace_id (origin: its
+   SrTrace.origin) has ended and its tracers have been let go, raises
+   core.leaked_tracer_error's Exception ("Leaked trace
+   DynamicJaxprTrace. Leaked tracer(s): ...") when one still lives,
+   other than as one of the leaves `held` (a list of the leaves of the
+   results the caller still holds, flattened from them; or NULL); -1
+   then, else 0. */
+int sr_trace_leaked(SrInterp *I, int trace_id, const char *origin, SrVal *held);
+/* Forgets a tracer being freed (array.c). */
+void sr_trace_leak_forget(SrArrayObj *a);
 /* The text of a tracer of t of var v and type `type` (see SrTracerReprFn). */
 void sr_tracer_repr(SrInterp *I, SrTrace *t, SrVar *v, const SrType *type, SrBuf *out);
 /* The equations of t so far that var v needs, as a jaxpr in t's program
@@ -160,6 +194,11 @@ SrVal *sr_eval_jaxpr(SrInterp *I, const SrJaxpr *j, int nin, SrVal **in);
    source_info_util.summarize does ("file:line (function)"), interned, or
    NULL.  The language's init sets it (jax/remat_policies.c); NULL: none. */
 extern const char *(*sr_trace_loc_hook)(SrInterp *I);
+/* The same for the last frames of the user's stack, one "file:line
+   (function)" a line, outermost first (source_info_util.summarize with
+   num_frames): where a tracer is made, for its UnexpectedTracerError.
+   NULL: none. */
+extern const char *(*sr_trace_frames_hook)(SrInterp *I);
 /* Outside a trace, a scalar that only has a value (a jaxpr literal, a zero
    made by autodiff) as the concrete array JAX returns: printed with its
    dtype's formatting and weak type.  A new reference; anything else is v. */

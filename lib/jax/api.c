@@ -35,6 +35,7 @@
 static SrVal *jax_typeof(SrInterp *I, SrArgs *a) {
   if (a->n != 1) return sr_raise(I, "TypeError", "typeof() takes exactly one argument");
   if (sr_is_obj(a->v[0], &sr_aval_class)) return sr_ref(a->v[0]);
+  if (sr_class_instance_has(a->v[0], "__jax_array__")) return sr_raise(I, "ValueError", "%s", SR_JAX_ARRAY_ABSTRACTIFY_MSG);
   const SrType *t = sr_value_type(I, a->v[0]);
   if (!t) {
     SrVal *arr = sr_jnp_asarray(I, a->v[0], -1);
@@ -225,7 +226,6 @@ static const SrMesh *arg_mesh(SrVal *v) {
   return m->abstract ? m : sr_mesh_abstract(m, 1);
 }
 
-/* Traces fn on the types of args (see api.h). */
 /* api_util.fun_sourceinfo: a def's name, file and first line, else the
    callable's name */
 static void fun_sourceinfo(SrBuf *src, SrVal *fn) {
@@ -255,8 +255,7 @@ static int check_no_tracing(SrInterp *I, SrVal *fn) {
 
 /* partial_eval._check_returned_jaxtypes: "function f at file:line traced
    for jit returned a value of type <class 'function'> at output component
-   [1], which is not a valid JAX type" (the source info is api_util's
-   fun_sourceinfo: a def's name, file and line). */
+   [1], which is not a valid JAX type" */
 static int returned_jaxtypes(SrInterp *I, SrVal *fn, SrVal *res, int flags) {
   if (sr_pytree_check_depth(I, res) < 0) return -1;
   SrBuf path = SR_BUF_INIT, src = SR_BUF_INIT;
@@ -304,11 +303,28 @@ void sr_kwargs_order(int nkw, const char *const *kw, int *ord) {
   }
 }
 
+static const char *next_traced_for;
+void sr_trace_fn_for(const char *traced_for) { next_traced_for = traced_for; }
+
 SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, const char **kw,
                      SrVal **kwv, int flags, SrVal **out_tree, SrVal **captured) {
   SrTrace *t = sr_trace_begin(I);
   if (flags & SR_TRACE_CONSTVARS) t->capture_consts = 1;
   if (flags & SR_TRACE_SEPARATE_CONSTS) t->capture_consts = 0;
+  if (flags & SR_TRACE_ALL_CONSTS) t->capture_consts = 2;
+  /* a staged function's tracers know it (DynamicJaxprTracer._debug_info) */
+  const char *traced_for = next_traced_for;
+  next_traced_for = NULL;
+  if ((flags & (SR_TRACE_FOR_JIT | SR_TRACE_FOR_MAKE_JAXPR)) || traced_for) {
+    if (!traced_for) traced_for = flags & SR_TRACE_FOR_MAKE_JAXPR ? "make_jaxpr" : "jit";
+  }
+  if (traced_for && strcmp(t->origin, "DynamicJaxprTracer") == 0) {
+    SrBuf dbg = SR_BUF_INIT;
+    fun_sourceinfo(&dbg, fn);
+    sr_buf_printf(&dbg, " traced for %s", traced_for);
+    sr_trace_set_debug_info(t, sr_buf_str(&dbg));
+    sr_buf_free(&dbg);
+  }
   /* the positional arguments, then (SR_TRACE_KWARGS) the keyword ones in
      sorted order, each abstracted leaf by leaf */
   int ndyn = nargs + ((flags & SR_TRACE_KWARGS) ? nkw : 0);
@@ -366,12 +382,28 @@ SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, c
     sr_trace_abort(I, t);
     return NULL;
   }
+  int trace_id = t->id;
+  const char *origin = t->origin;
   SrJaxpr *j = sr_trace_end(I, t, outs->seq.items, outs->seq.n, captured);
   sr_unref(outs);
   if (!j) {
     sr_unref(res);
     return NULL;
   }
+  /* core.ensure_no_leaks: with jax_check_tracer_leaks, no tracer of the
+     trace may outlive it (but for the results handed back) */
+  SrVal *held = I->jax->check_tracer_leaks && out_tree ? sr_pytree_flatten_any(I, res) : NULL;
+  if (I->jax->check_tracer_leaks && sr_trace_leaked(I, trace_id, origin, held) < 0) {
+    sr_unref(held);
+    sr_unref(res);
+    sr_program_unref(j->prog);
+    if (captured) {
+      sr_unref(*captured);
+      *captured = NULL;
+    }
+    return NULL;
+  }
+  sr_unref(held);
   const char *nm = sr_builtin_name(fn);
   if ((flags & SR_TRACE_SHORT_NAME) && nm && strrchr(nm, '.')) nm = strrchr(nm, '.') + 1;
   if (nm) j->name = sr_arena_strndup(j->prog->arena, nm, strlen(nm));
@@ -461,7 +493,7 @@ static SrVal *make_jaxpr_call(SrInterp *I, SrArgs *a) {
     I->jax->vmap_size[nvmap0 + k] = m->axis_sizes[k];
   }
   I->jax->nvmap = nvmap0 + m->naxes;
-  SrJaxpr *j = sr_trace_fn(I, sp.fn, sp.a.n, sp.a.v, sp.a.nkw, sp.a.kw, sp.a.kwv, SR_TRACE_FOR_MAKE_JAXPR | SR_TRACE_KWARGS,
+  SrJaxpr *j = sr_trace_fn(I, sp.fn, sp.a.n, sp.a.v, sp.a.nkw, sp.a.kw, sp.a.kwv, SR_TRACE_FOR_MAKE_JAXPR | SR_TRACE_KWARGS | SR_TRACE_ALL_CONSTS,
                            m->return_shape ? &tree : NULL, NULL);
   I->jax->nvmap = nvmap0;
   sr_jit_split_free(&sp);
@@ -532,6 +564,7 @@ typedef struct Jit {
   SrVal *in_sh, *out_sh; /* in_shardings= and out_shardings=, or NULL */
   SrJitOpts opts;         /* static and donated arguments */
   SrVal *device;          /* device= (or backend='cpu''s first device), or NULL */
+  int inline_early;       /* inline=True or Inline.JAX_EARLY */
 } Jit;
 
 static void jit_free(void *d) {
@@ -615,6 +648,8 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
 static const SrJitSplit *binding_split;
 /* jax.checkpoint's policy for the remat2 equation bind_body makes next */
 static SrVal *binding_policy;
+/* the jit bind_body binds next has inline=True (Inline.JAX_EARLY) */
+static int binding_inline;
 
 static SrVal *call_traced(SrInterp *I, SrVal *fn, const char *name, SrArgs *a, int prim, int prevent_cse,
                           SrVal *in_sh, SrVal *out_sh) {
@@ -699,6 +734,8 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
   binding_split = NULL;
   SrVal *policy = binding_policy;
   binding_policy = NULL;
+  int inline_early = binding_inline;
+  binding_inline = 0;
   if (!captured) captured = sr_seq(NULL, SR_V_LIST, 0);
   SrVal *leaves = sr_seq(NULL, SR_V_LIST, 0);
   for (int i = 0; i < captured->seq.n; i++) sr_seq_push(NULL, leaves, sr_ref(captured->seq.items[i]));
@@ -753,6 +790,9 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
   SrVal *r = NULL;
   if (prim == SR_P_jit && !I->trace && I->jax->no_execution)
     sr_raise(I, "RuntimeError", "JAX tried to execute function jit(%s), but the no_execution config option is set", name);
+  else if (prim == SR_P_jit && inline_early && I->trace && !in_sh && !out_sh)
+    /* pjit_staging_rule: a JAX_EARLY jit is inlined into the trace */
+    r = sr_eval_jaxpr(I, body, leaves->seq.n, leaves->seq.items);
   else if (!(prim == SR_P_jit && !I->trace && check_device_assignment(I, body, leaves) < 0))
     r = sr_bind(I, prim, leaves->seq.n, leaves->seq.items, ps.n, ps.p);
   if (r && prim == SR_P_jit && !I->trace) sr_jit_fresh_outputs(leaves->seq.items, leaves->seq.n, r);
@@ -873,8 +913,9 @@ static int arg_sig(SrInterp *I, SrVal *v, SrBuf *b) {
 static char *jit_sig(SrInterp *I, SrArgs *a) {
   SrBuf b = SR_BUF_INIT;
   const SrJaxState *s = I->jax;
-  sr_buf_printf(&b, "%p %p %d %d %d|", (const void *)s->mesh, (const void *)sr_jax_abstract_mesh(s), s->enable_x64,
-                s->check_vma, sr_type_remove_size_one());
+  sr_buf_printf(&b, "%p %p %d %d %d %d %d %s|", (const void *)s->mesh, (const void *)sr_jax_abstract_mesh(s),
+                s->enable_x64, s->check_vma, sr_type_remove_size_one(), s->no_f16_reductions, s->rank_promotion,
+                sr_jax_matmul_precision(s) ? sr_jax_matmul_precision(s) : "-");
   /* the named axes of the vmaps around (the trace's axis env: a body may
      ask lax.axis_size) */
   for (int i = 0; i < s->nvmap; i++)
@@ -924,6 +965,7 @@ SrJaxpr *sr_trace_body_cached(SrInterp *I, SrVal *fn, int nargs, SrVal **args, i
   for (int i = 0; sig && c && i < c->n; i++)
     if (c->e[i].self == fn && !c->e[i].statics && strcmp(c->e[i].sig, sig) == 0) {
       free(sig);
+      next_traced_for = NULL; /* sr_trace_fn_for's, for the trace not made */
       sr_program_ref(c->e[i].body->prog);
       if (out_tree) *out_tree = sr_ref(c->e[i].out_tree);
       if (captured) *captured = sr_seq(NULL, SR_V_LIST, 0);
@@ -976,6 +1018,8 @@ static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
     SrJaxpr *body = sr_trace_fn(I, sp->fn, a->n, a->v, a->nkw, a->kw, a->kwv, SR_TRACE_FOR_JIT | SR_TRACE_KWARGS, &out_tree, &captured);
     if (!body) return NULL;
     binding_split = sp;
+  binding_inline = j->inline_early;
+    binding_inline = j->inline_early;
     return bind_body(I, body, out_tree, captured, j->name, a, SR_P_jit, 0, j->in_sh, j->out_sh);
   }
   char *sig = jit_sig(I, a);
@@ -993,6 +1037,9 @@ static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
       free(sig);
       sr_program_ref(c->e[i].body->prog);
       binding_split = sp;
+  binding_inline = j->inline_early;
+      binding_inline = j->inline_early;
+    binding_inline = j->inline_early;
       return bind_body(I, c->e[i].body, sr_ref(c->e[i].out_tree), NULL, j->name, a, SR_P_jit, 0, NULL, NULL);
     }
   }
@@ -1018,6 +1065,7 @@ static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
   }
   free(sig);
   binding_split = sp;
+  binding_inline = j->inline_early;
   return bind_body(I, body, out_tree, captured, j->name, a, SR_P_jit, 0, NULL, NULL);
 }
 
@@ -1207,9 +1255,10 @@ static SrVal *jax_jit(SrInterp *I, SrArgs *a) {
   }
   /* in_shardings= / out_shardings= and the static and donated arguments
      (the other options change nothing here) */
-  SrVal *opt[4] = {NULL, NULL, NULL, NULL}, *in_sh = NULL, *out_sh = NULL, *device = NULL, *backend = NULL;
+  SrVal *opt[4] = {NULL, NULL, NULL, NULL}, *in_sh = NULL, *out_sh = NULL, *device = NULL, *backend = NULL, *inl = NULL;
   static const char *const names[4] = {"static_argnums", "static_argnames", "donate_argnums", "donate_argnames"};
   for (int k = 0; k < a->nkw; k++) {
+    if (strcmp(a->kw[k], "inline") == 0) inl = a->kwv[k];
     if (strcmp(a->kw[k], "in_shardings") == 0 && a->kwv[k]->kind != SR_V_NONE) in_sh = a->kwv[k];
     if (strcmp(a->kw[k], "out_shardings") == 0 && a->kwv[k]->kind != SR_V_NONE) out_sh = a->kwv[k];
     if (strcmp(a->kw[k], "device") == 0 && a->kwv[k]->kind != SR_V_NONE) device = a->kwv[k];
@@ -1244,8 +1293,15 @@ static SrVal *jax_jit(SrInterp *I, SrArgs *a) {
     devval = l->kind == SR_V_LIST && l->seq.n ? sr_ref(l->seq.items[0]) : NULL;
     sr_unref(l);
   }
+  /* pjit._canonicalize_inline: True is JAX_EARLY, False AUTO */
+  int early = 0;
+  if (inl && sr_lax_inline_early(I, inl, &early) < 0) {
+    sr_unref(devval);
+    return NULL;
+  }
   Jit *j = sr_xcalloc(1, sizeof *j);
   j->device = devval;
+  j->inline_early = early;
   if (sr_jit_opts_parse(I, fn, opt[0], opt[1], opt[2], opt[3], &j->opts) < 0) {
     sr_unref(devval);
     free(j);
@@ -1663,16 +1719,28 @@ static SrVal *jax_jaxpr_as_fun(SrInterp *I, SrArgs *a) {
   return sr_bound_method(p[0], "jaxpr_as_fun", jaxpr_fun_call);
 }
 
-/* core.eval_jaxpr(jaxpr, consts, *args): the list of the jaxpr's
-   results on args.  A jaxpr value holds its constants (ClosedJaxpr.jaxpr
-   is the value itself), so consts is its .consts, which are not read
-   again. */
+/* core.eval_jaxpr(jaxpr, consts, *args): runs the jaxpr with its
+   constvars bound to consts; the list of its results */
 static SrVal *jax_eval_jaxpr(SrInterp *I, SrArgs *a) {
   if (a->nkw) return sr_raise(I, "TypeError", "eval_jaxpr() takes positional arguments only");
-  if (a->n < 2) return sr_raise(I, "TypeError", "eval_jaxpr() missing required arguments: 'jaxpr' and 'consts'");
+  if (a->n < 2) return sr_raise(I, "TypeError", "eval_jaxpr() missing required positional arguments: 'jaxpr' and 'consts'");
   if (a->v[0]->kind != SR_V_JAXPR) return sr_raise(I, "TypeError", "eval_jaxpr expects a Jaxpr");
-  SrArgs ra = {a->n - 2, a->v + 2, 0, NULL, NULL, a->v[0]};
-  SrVal *r = run_jaxpr(I, a->v[0]->jx.jaxpr, &ra);
+  SrJaxpr *j = a->v[0]->jx.jaxpr;
+  SrVal *cl = sr_iterate(I, a->v[1]);
+  if (!cl) return NULL;
+  if ((uint32_t)cl->seq.n != j->nconst) {
+    sr_unref(cl);
+    return sr_raise(I, "TypeError", "eval_jaxpr: the jaxpr has %u constvars, %d consts given", j->nconst, cl->seq.n);
+  }
+  SrVal **saved = j->consts;
+  SrVal **cs = sr_xcalloc((size_t)j->nconst + 1, sizeof *cs);
+  for (uint32_t i = 0; i < j->nconst; i++) cs[i] = cl->seq.items[i];
+  j->consts = cs;
+  SrArgs ra = {a->n - 2, a->v + 2, 0, NULL, NULL, NULL};
+  SrVal *r = run_jaxpr(I, j, &ra);
+  j->consts = saved;
+  free(cs);
+  sr_unref(cl);
   if (r && r->kind != SR_V_LIST) {
     SrVal *l = sr_seq(NULL, SR_V_LIST, r->seq.n);
     for (int i = 0; i < r->seq.n; i++) sr_seq_push(NULL, l, sr_ref(r->seq.items[i]));
@@ -1704,6 +1772,18 @@ void sr_jnp_init(void) {
          "eval_jaxpr(jaxpr, consts, *args): the list of the jaxpr's results on args");
   sr_def("jax.core.jaxpr_as_fun jax._src.core.jaxpr_as_fun", jax_jaxpr_as_fun,
          "jaxpr_as_fun(closed_jaxpr): a function running the jaxpr, returning the list of its results");
+  /* jax.errors: JAX's exception classes (their bases in py/objects.c) */
+  static const char *const errs[] = {"JAXTypeError", "JAXIndexError", "ConcretizationTypeError",
+                                     "NonConcreteBooleanIndexError", "TracerArrayConversionError",
+                                     "TracerIntegerConversionError", "TracerBoolConversionError",
+                                     "UnexpectedTracerError", "KeyReuseError", "JaxRuntimeError"};
+  for (size_t i = 0; i < sizeof errs / sizeof errs[0]; i++) {
+    char q[96];
+    snprintf(q, sizeof q, "jax.errors.%s", errs[i]);
+    sr_register(q, sr_obj(&sr_exctype_class, (void *)sr_intern_cstr(errs[i])));
+  }
+  sr_def("jax.core.eval_jaxpr", jax_eval_jaxpr,
+         "eval_jaxpr(jaxpr, consts, *args): runs the jaxpr with its constvars bound to consts; the list of its results");
   sr_def("jax.ShapeDtypeStruct", jax_shape_dtype_struct,
          "ShapeDtypeStruct(shape, dtype, sharding=None): an abstract array");
   sr_def("jax.make_jaxpr", jax_make_jaxpr, "make_jaxpr(f)(*args): the jaxpr of f traced on args' types");

@@ -37,6 +37,9 @@ enum {
      tree_flatten((args, kwargs)): jit, make_jaxpr, eval_shape,
      checkpoint); else they are passed as they are (closed over) */
   SR_TRACE_KWARGS = 128,
+  /* every captured array a constvar holding it, outer tracers included
+     (make_jaxpr: pe.trace_to_jaxpr_dynamic's consts) */
+  SR_TRACE_ALL_CONSTS = 256,
 };
 /* The order in which a call's keyword arguments' leaves follow its
    positional ones (a dict's: by key): ord[k] is the index in kw of the
@@ -60,6 +63,13 @@ SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, c
    without running the function. */
 SrJaxpr *sr_trace_body_cached(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int flags, SrVal **out_tree,
                               SrVal **captured);
+/* What the next sr_trace_fn traces its function for ("scan",
+   "while_body": api_util.debug_info's traced_for), which its tracers'
+   errors name (static string). */
+void sr_trace_fn_for(const char *traced_for);
+/* jax_numpy_rank_promotion's value: 0 allow, 1 warn, 2 raise; -1 with
+   JAX's ValueError (scopes.c) */
+int sr_rank_promotion_value(SrInterp *I, SrVal *v);
 /* A call of a custom_jvp or custom_vjp function: its arguments as a tuple
    and their leaves as arrays, and fun traced on them (named name). */
 typedef struct SrCustomCall {

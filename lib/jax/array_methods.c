@@ -251,6 +251,28 @@ static SrVal *array_binop(SrInterp *I, int op, SrVal *a, SrVal *b) {
 
 static SrVal *array_unop(SrInterp *I, int op, SrVal *x) {
   SrArrayObj *a = x->obj.data;
+  if (op == SR_OP_INDEX) {
+    /* Array/Tracer.__index__: core.check_integer_conversion, then a
+       tracer's TracerIntegerConversionError */
+    int k = sr_dtype_kind(a->type->dtype);
+    if (a->type->ndim != 0 || (k != SR_DK_INT && k != SR_DK_UINT))
+      return sr_raise(I, "TypeError", "Only integer scalar arrays can be converted to a scalar index.");
+    SrVal *cv = a->kind == SR_AV_TRACER && !a->has_value ? sr_tracers_value(I, x) : NULL;
+    if (cv) {
+      SrVal *r = sr_array_of(cv) ? array_unop(I, SR_OP_ITEM, cv) : sr_ref(cv);
+      sr_unref(cv);
+      return r;
+    }
+    if (a->kind == SR_AV_TRACER && !a->has_value) {
+      SrBuf b = SR_BUF_INIT;
+      sr_type_str(&b, a->type, 0);
+      sr_raise(I, "TracerIntegerConversionError", "The __index__() method was called on traced array with shape %s",
+               sr_buf_str(&b));
+      sr_buf_free(&b);
+      return NULL;
+    }
+    return array_unop(I, SR_OP_ITEM, x);
+  }
   if (op == SR_OP_ITEM) {
     if (a->kind == SR_AV_CONCRETE && sr_backend_hooks.array_item) return sr_backend_hooks.array_item(I, a->data);
     if (a->has_value) {
@@ -298,6 +320,12 @@ static SrVal *array_unop(SrInterp *I, int op, SrVal *x) {
 
 static int array_truthy(SrInterp *I, SrVal *x) {
   SrArrayObj *a = x->obj.data;
+  /* core.check_bool_conversion */
+  if (sr_type_numel(a->type) == 0) {
+    sr_raise(I, "ValueError",
+             "The truth value of an empty array is ambiguous. Use `array.size > 0` to check that an array is not empty.");
+    return -1;
+  }
   if (sr_type_numel(a->type) != 1) {
     sr_raise(I, "ValueError", "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()");
     return -1;

@@ -222,6 +222,17 @@ void sr_concrete_sharding_str(SrInterp *I, SrBuf *out, SrArray *a) {
 static SrVal *prop_sharding(SrInterp *I, SrArgs *a) {
   SrArrayObj *o = sr_array_of(a->self);
   if (!o) return sr_raise(I, "TypeError", "sharding of a non-array");
+  /* Tracer.__getattr__: no sharding on a tracer (its type has it) */
+  if (o->kind == SR_AV_TRACER) {
+    SrBuf b = SR_BUF_INIT;
+    sr_type_str(&b, o->type, 0);
+    sr_raise(I, "AttributeError",
+             "The 'sharding' attribute is not available on traced array with shape %s. To query sharding "
+             "information on tracers, use `jax.typeof(x)`.",
+             sr_buf_str(&b));
+    sr_buf_free(&b);
+    return NULL;
+  }
   if (o->kind != SR_AV_CONCRETE) return sr_type_sharding(I, o->type);
   return array_sharding(o->data);
 }

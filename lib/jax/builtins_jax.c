@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jax/api.h"
 #include "jax/jax.h"
 #include "jax/lax.h"
 #include "core/jaxstate.h"
@@ -172,6 +173,27 @@ static SrVal *bi_config_update(SrInterp *I, SrArgs *a) {
     sr_type_set_remove_size_one(sr_val_truthy(p[1]));
     return sr_none();
   }
+  if (strcmp(name, "jax_default_matmul_precision") == 0) {
+    if (p[1]->kind != SR_V_NONE && p[1]->kind != SR_V_STR)
+      return sr_raise(I, "ValueError", "new string config value must be None or of type str, got %s.",
+                      sr_val_kind_name(p[1]));
+    I->jax->mmp_global = p[1]->kind == SR_V_STR ? sr_intern_cstr(p[1]->str.s) : NULL;
+    return sr_none();
+  }
+  if (strcmp(name, "jax_numpy_rank_promotion") == 0) {
+    int v = sr_rank_promotion_value(I, p[1]);
+    if (v < 0) return NULL;
+    I->jax->rank_promotion = v;
+    return sr_none();
+  }
+  if (strcmp(name, "jax_allow_f16_reductions") == 0) {
+    I->jax->no_f16_reductions = !sr_val_truthy(p[1]);
+    return sr_none();
+  }
+  if (strcmp(name, "jax_check_tracer_leaks") == 0) {
+    I->jax->check_tracer_leaks = sr_val_truthy(p[1]);
+    return sr_none();
+  }
   if (strcmp(name, "jax_disable_jit") == 0) {
     I->jax->disable_jit = sr_val_truthy(p[1]);
     return sr_none();
@@ -185,8 +207,7 @@ static SrVal *bi_config_update(SrInterp *I, SrArgs *a) {
     return sr_none();
   }
   /* options that change nothing here are accepted */
-  static const char *const accepted[] = {"jax_platforms", "jax_platform_name", "jax_threefry_partitionable",
-                                         "jax_default_matmul_precision", NULL};
+  static const char *const accepted[] = {"jax_platforms", "jax_platform_name", "jax_threefry_partitionable", NULL};
   for (int i = 0; accepted[i]; i++)
     if (strcmp(name, accepted[i]) == 0) return sr_none();
   return sr_raise(I, "AttributeError", "Unrecognized config option: %s", name);

@@ -123,6 +123,9 @@ static inline SrVal *sr_lax_argminmax(SrInterp *I, int prim, SrVal *x, int64_t a
    DotAlgorithmPreset's name as a word); 0, or -1 with JAX's ValueError.
    Canonical values come back as they are (lax_precision.c). */
 int sr_lax_canon_precision(SrInterp *I, SrVal *precision, SrVal **out);
+/* jit's inline=: True or a jax.Inline member (*early: whether it is
+   JAX_EARLY, True's), False (AUTO); 0, or -1 with pjit's ValueError. */
+int sr_lax_inline_early(SrInterp *I, SrVal *v, int *early);
 /* lax.dot_general, its precision canonicalized first. */
 static inline SrVal *sr_lax_dot_general(SrInterp *I, SrVal *a, SrVal *b, const int64_t *lc, int nlc,
                                         const int64_t *rc, int nrc, const int64_t *lb, int nlb, const int64_t *rb,

@@ -536,6 +536,7 @@ static SrVal *lax_scan(SrInterp *I, SrArgs *a) {
     sr_unref(captured);
     out_tree = captured = NULL;
     SrVal *bargs[2] = {carry_arg, x_arg};
+    sr_trace_fn_for("scan");
     body = sr_trace_body_cached(I, f, 2, bargs, SR_TRACE_BODY, &out_tree, &captured);
     if (!body) goto done;
     if (!sr_is_seq(out_tree) || out_tree->kind == SR_V_SET || out_tree->seq.n != 2) {
@@ -1457,8 +1458,10 @@ static SrVal *while_impl(SrInterp *I, SrVal *cond_fun, SrVal *body_fun, SrVal *i
     sr_unref(bcap);
     ctree = btree = ccap = bcap = NULL;
     bj = NULL;
+    sr_trace_fn_for("while_cond");
     cj = sr_trace_body_cached(I, cond_fun, 1, &arg, SR_TRACE_BODY, &ctree, &ccap);
     if (!cj) goto done;
+    sr_trace_fn_for("while_body");
     bj = sr_trace_body_cached(I, body_fun, 1, &arg, SR_TRACE_BODY, &btree, &bcap);
     if (!bj) goto done;
     SrVal *cch = sr_pytree_children(ctree);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/jaxstate.h"
 #include "jax/jax.h"
 #include "jax/lax.h"
 #include "py/interp.h"
@@ -32,6 +33,7 @@ typedef struct Enum {
   int n, first_value; /* the members' values are first_value, first_value + 1, ... */
   SrVal **members;    /* made at init, immortal */
   SrVal *cls;
+  const char *const *svalues; /* the members' values when strings, or NULL */
 } Enum;
 
 static const char *const precision_names[] = {"DEFAULT", "HIGH", "HIGHEST"};
@@ -41,8 +43,12 @@ static const char *const preset_names[] = {
     "BF16_BF16_F32_X3", "BF16_BF16_F32_X6", "BF16_BF16_F32_X9", "TF32_TF32_F32", "TF32_TF32_F32_X3",
     "F32_F32_F32",      "F64_F64_F64"};
 
-static Enum precision_enum = {"Precision", precision_names, 3, 0, NULL, NULL};
-static Enum preset_enum = {"DotAlgorithmPreset", preset_names, 16, 1, NULL, NULL};
+static Enum precision_enum = {"Precision", precision_names, 3, 0, NULL, NULL, NULL};
+static Enum preset_enum = {"DotAlgorithmPreset", preset_names, 16, 1, NULL, NULL, NULL};
+/* api.Inline */
+static const char *const inline_names[] = {"JAX_EARLY", "JAX_LATE", "XLA_EARLY", "XLA_LATE", "AUTO"};
+static const char *const inline_values[] = {"jax_early", "jax_late", "xla_early", "xla_late", "auto"};
+static Enum inline_enum = {"Inline", inline_names, 5, 0, NULL, NULL, inline_values};
 
 /* lax._precision_strings, in its order */
 static const struct {
@@ -54,20 +60,27 @@ enum { NSTRINGS = sizeof precision_strings / sizeof precision_strings[0] };
 
 /* ---- members ---- */
 
+/* Precision's and DotAlgorithmPreset's repr is Class.NAME and str NAME
+   (lax.py's); a plain enum.Enum's (Inline's) <Class.NAME: 'value'> and
+   Class.NAME */
 static void member_repr(SrBuf *out, const SrVal *v) {
   const Member *m = v->obj.data;
-  sr_buf_printf(out, "%s.%s", m->e->name, m->e->names[m->index]);
+  if (m->e->svalues) sr_buf_printf(out, "<%s.%s: '%s'>", m->e->name, m->e->names[m->index], m->e->svalues[m->index]);
+  else sr_buf_printf(out, "%s.%s", m->e->name, m->e->names[m->index]);
 }
 
 static void member_str(SrBuf *out, const SrVal *v) {
   const Member *m = v->obj.data;
-  sr_buf_puts(out, m->e->names[m->index]);
+  if (m->e->svalues) sr_buf_printf(out, "%s.%s", m->e->name, m->e->names[m->index]);
+  else sr_buf_puts(out, m->e->names[m->index]);
 }
 
 static SrVal *member_getattr(SrInterp *I, SrVal *self, const char *name) {
   (void)I;
   const Member *m = self->obj.data;
   if (strcmp(name, "name") == 0 || strcmp(name, "_name_") == 0) return sr_str_cstr(NULL, m->e->names[m->index]);
+  if ((strcmp(name, "value") == 0 || strcmp(name, "_value_") == 0) && m->e->svalues)
+    return sr_str_cstr(NULL, m->e->svalues[m->index]);
   if (strcmp(name, "value") == 0 || strcmp(name, "_value_") == 0) return sr_int(NULL, m->e->first_value + m->index);
   if (strcmp(name, "__class__") == 0) return sr_ref(m->e->cls);
   return NULL;
@@ -99,7 +112,10 @@ static SrVal *enum_call(SrInterp *I, SrVal *self, SrArgs *a) {
     return sr_raise(I, "TypeError", "EnumType.__call__() takes 1 positional argument but %d were given", a->n + 1);
   SrVal *v = a->v[0];
   if (as_member(v, e)) return sr_ref(v);
-  if (v->kind == SR_V_INT && v->i >= e->first_value && v->i < e->first_value + e->n)
+  if (e->svalues && v->kind == SR_V_STR)
+    for (int i = 0; i < e->n; i++)
+      if (strlen(e->svalues[i]) == v->str.n && memcmp(e->svalues[i], v->str.s, v->str.n) == 0) return sr_ref(e->members[i]);
+  if (!e->svalues && v->kind == SR_V_INT && v->i >= e->first_value && v->i < e->first_value + e->n)
     return sr_ref(e->members[v->i - e->first_value]);
   if (e == &precision_enum) {
     if (v->kind == SR_V_NONE) return sr_ref(e->members[0]);
@@ -211,7 +227,23 @@ static SrVal *pair(int p0, int p1) {
 
 int sr_lax_canon_precision(SrInterp *I, SrVal *v, SrVal **out) {
   *out = NULL;
-  if (!v || v->kind == SR_V_NONE) return 0;
+  if (!v || v->kind == SR_V_NONE) {
+    /* None: the jax_default_matmul_precision flag's, when set */
+    const char *d = sr_jax_matmul_precision(I->jax);
+    if (!d) return 0;
+    SrVal *dv = sr_str(NULL, d, strlen(d));
+    int rc = sr_lax_canon_precision(I, dv, out);
+    sr_unref(dv);
+    if (rc < 0) {
+      sr_exc_clear(I);
+      sr_raise(I, "ValueError",
+               "jax_default_matmul_precision flag must be set to None, a value in ['highest', 'float32', 'high', "
+               "'bfloat16_3x', 'tensorfloat32', 'default', 'bfloat16', 'fastest', None], or the name of a "
+               "lax.DotAlgorithmPreset, but got %s",
+               d);
+    }
+    return rc;
+  }
   int p = precision_of(v);
   if (p >= 0 && (v->kind == SR_V_STR || as_member(v, &precision_enum))) {
     *out = pair(p, p);
@@ -253,7 +285,26 @@ int sr_lax_canon_precision(SrInterp *I, SrVal *v, SrVal **out) {
   return -1;
 }
 
+int sr_lax_inline_early(SrInterp *I, SrVal *v, int *early) {
+  *early = 0;
+  const Member *m = as_member(v, &inline_enum);
+  if (m) {
+    *early = m->index == 0;
+    return 0;
+  }
+  if (v->kind == SR_V_BOOL) {
+    *early = (int)v->i;
+    return 0;
+  }
+  SrBuf b = SR_BUF_INIT;
+  sr_val_repr(&b, v);
+  sr_raise(I, "ValueError", "Invalid inline option: %s", sr_buf_str(&b));
+  sr_buf_free(&b);
+  return -1;
+}
+
 void sr_lax_precision_init(void) {
+  make_enum(&inline_enum, "jax.Inline");
   make_enum(&precision_enum, "jax.lax.Precision");
   make_enum(&preset_enum, "jax.lax.DotAlgorithmPreset");
 }

@@ -13,6 +13,8 @@
 #include "jax/builtins_exec.h"
 #include "jax/numpy.h"
 #include "py/introspect.h"
+#include "py/class.h"
+#include "py/enum.h"
 #include "py/objects.h"
 #include "text/print_val.h"
 #include "util/intern.h"
@@ -333,7 +335,28 @@ SrVal *sr_np_asarray(SrInterp *I, SrVal *v, int dtype) {
 
 /* The hook through which core's sr_bind_prim and the jax.numpy functions
    take an ndarray as a jax.Array. */
-static SrVal *nd_as_jax(SrInterp *I, SrVal *v) { return sr_is_ndarray(v) ? sr_ndarray_to_jax(I, v, 0) : NULL; }
+/* An IntEnum's member is its int, a weak scalar.  An object whose class defines __jax_array__ is the array that method
+   returns, as jnp's functions and lax.asarray take it (a failing method
+   reads as no array). */
+static SrVal *nd_as_jax(SrInterp *I, SrVal *v) {
+  if (sr_is_ndarray(v)) return sr_ndarray_to_jax(I, v, 0);
+  /* an IntEnum's member is the int it is (a weak scalar) */
+  SrVal *ev;
+  if (sr_enum_kind_value(v, &ev) && ev->kind == SR_V_INT) {
+    const SrType *t = sr_value_type(I, ev);
+    return t ? sr_array_scalar(t, (double)ev->i, 0, ev->i) : NULL;
+  }
+  if (!sr_class_instance_has(v, "__jax_array__")) return NULL;
+  SrVal *r = sr_class_call_method0(I, v, "__jax_array__");
+  if (!r) {
+    sr_exc_clear(I);
+    return NULL;
+  }
+  if (sr_array_of(r)) return r;
+  SrVal *x = sr_is_ndarray(r) ? sr_ndarray_to_jax(I, r, 0) : NULL;
+  sr_unref(r);
+  return x;
+}
 
 /* ---- printing ---- */
 

@@ -308,6 +308,43 @@ int sr_jnp_promote(SrInterp *I, int n, SrVal **args, const char *fname) {
     const SrType *t = sr_value_type(I, args[i]);
     if (t && t->ndim > nd) nd = t->ndim;
   }
+  /* util.promote_shapes: ranks that differ among the non-scalars follow
+     jax_numpy_rank_promotion (_rank_promotion_warning_or_error) */
+  if (I->jax->rank_promotion && n >= 2) {
+    int r0 = -1, differ = 0;
+    for (int i = 0; i < n; i++) {
+      const SrType *t = sr_value_type(I, args[i]);
+      if (!t || t->ndim == 0) continue;
+      if (r0 >= 0 && t->ndim != r0) differ = 1;
+      r0 = t->ndim;
+    }
+    if (differ) {
+      SrBuf b = SR_BUF_INIT;
+      for (int i = 0; i < n; i++) {
+        const SrType *t = sr_value_type(I, args[i]);
+        if (i) sr_buf_putc(&b, ' ');
+        if (t) sr_shape_str(&b, t);
+      }
+      const char *fn = fname ? fname : "a jax.numpy function";
+      if (I->jax->rank_promotion == 1) {
+        sr_warn(I, "UserWarning",
+                "Following NumPy automatic rank promotion for %s on shapes %s. Set the jax_numpy_rank_promotion config "
+                "option to 'allow' to disable this warning; for more information, see "
+                "https://docs.jax.dev/en/latest/rank_promotion_warning.html.",
+                fn, sr_buf_str(&b));
+      } else {
+        sr_raise(I, "ValueError",
+                 "Operands could not be broadcast together for %s on shapes %s and with the config option "
+                 "jax_numpy_rank_promotion='raise'. For more information, see "
+                 "https://docs.jax.dev/en/latest/rank_promotion_warning.html.",
+                 fn, sr_buf_str(&b));
+        sr_buf_free(&b);
+        for (int k = 0; k < n; k++) sr_unref(args[k]);
+        return -1;
+      }
+      sr_buf_free(&b);
+    }
+  }
   /* promote_args: every dtype first (promote_dtypes), then the ranks
      (promote_shapes) */
   for (int pass = 0; pass < 2; pass++)
@@ -423,6 +460,13 @@ static int flat_add(SrInterp *I, Flat *f, SrVal *v, int depth) {
       if (!id) return -1;
       int rc = flat_add(I, f, id, depth);
       sr_unref(id);
+      return rc;
+    }
+    /* an object with __jax_array__ holds the array it gives */
+    SrVal *x = !a && v->kind == SR_V_OBJ && sr_as_array_hook ? sr_as_array_hook(I, v) : NULL;
+    if (x) {
+      int rc = flat_add(I, f, x, depth);
+      sr_unref(x);
       return rc;
     }
     return sr_raise(I, "TypeError", "cannot make an array of %s", sr_val_kind_name(v)), -1;

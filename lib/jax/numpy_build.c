@@ -18,6 +18,7 @@
 #include "jax/nn.h"
 #include "jax/np_host.h"
 #include "jax/numpy.h"
+#include "py/class.h"
 #include "py/objects.h"
 #include "util/intern.h"
 #include "text/print_val.h"
@@ -138,6 +139,18 @@ static SrVal *jnp_result_type(SrInterp *I, SrArgs *a) {
       ops[i] = sr_ref(a->v[i]);
       continue;
     }
+    /* dtypes.dtype: an object of a class of ours with a dtype attribute
+       (a __jax_array__ duck array) has that dtype, strong */
+    if (sr_class_of(a->v[i])) {
+      SrVal *dv = sr_getattr(I, a->v[i], "dtype");
+      if (!dv) sr_exc_clear(I);
+      else if (dv->kind == SR_V_DTYPE) {
+        ops[i] = dtype_operand(dv->dtype);
+        sr_unref(dv);
+        continue;
+      }
+      sr_unref(dv);
+    }
     if (sr_dtype_arg(I, a->v[i], &dt, "result_type") < 0 || dt < 0) {
       if (dt < 0 && !I->exc) sr_raise(I, "TypeError", "data type None not understood");
       for (int k = 0; k < i; k++) sr_unref(ops[k]);
@@ -235,6 +248,14 @@ static SrVal *jnp_isscalar(SrInterp *I, SrArgs *a) {
     const SrType *t = vtype(I, x);
     if (!t) return NULL;
     return sr_bool(t->ndim == 0);
+  }
+  /* an object with __jax_array__: whether the array it gives is rank 0 */
+  if (sr_class_instance_has(x, "__jax_array__")) {
+    SrVal *r = sr_class_call_method0(I, x, "__jax_array__");
+    if (!r) return NULL;
+    const SrType *t = sr_value_type(I, r);
+    sr_unref(r);
+    return sr_bool(t && t->ndim == 0);
   }
   return sr_bool(0);
 }

@@ -415,6 +415,9 @@ static const char *trace_loc(SrInterp *I) {
   return last;
 }
 
+/* the last five frames (jax_tracer_error_num_traceback_frames' default) */
+static const char *trace_frames(SrInterp *I) { return sr_py_frames_summary(I, 5); }
+
 /* ---- saved_residuals, print_saved_residuals ---- */
 
 /* debug_info's arg_names (api_util._non_static_arg_names): the leaves'
@@ -678,6 +681,7 @@ void sr_remat_policies_init(void) {
   sr_val_keep_class(&policy_class);
   sr_lax_remat_saveable = policy_saveable;
   sr_trace_loc_hook = trace_loc;
+  sr_trace_frames_hook = trace_frames;
   sr_def("jax.ad_checkpoint.checkpoint_name", bi_checkpoint_name,
          "checkpoint_name(x, name): x, each leaf named (the name primitive) for a checkpoint policy");
   static const struct {

@@ -10,6 +10,7 @@
 
 #include "core/jaxstate.h"
 #include "ir/name_stack.h"
+#include "jax/api.h"
 #include "jax/jax.h"
 #include "jax/layout.h"
 #include "text/print_val.h"
@@ -22,6 +23,9 @@ typedef struct Scope {
   int disable;        /* disable_jit's value */
   int cte;            /* ensure_compile_time_eval's scope */
   int *flag;          /* a config option's switch (its value: disable) */
+  const char **sflag; /* jax_default_matmul_precision's context value (its
+                         value: sval) */
+  const char *sval, *ssaved;
   const char *saved_ns;
   int saved_disable;
   int depth;          /* times entered and not left */
@@ -38,7 +42,13 @@ static const SrClass scope_class = {"_GeneratorContextManager", free, scope_repr
 static SrVal *scope_enter(SrInterp *I, SrVal *self) {
   Scope *s = self->obj.data;
   if (s->depth++) return sr_raise(I, "RuntimeError", "generator didn't yield");
-  if (s->flag) {
+  if (s->sflag) {
+    /* a context's value overrides the global one while entered */
+    s->ssaved = *s->sflag;
+    s->saved_disable = I->jax->mmp_ctx_set;
+    *s->sflag = s->sval;
+    I->jax->mmp_ctx_set = 1;
+  } else if (s->flag) {
     s->saved_disable = *s->flag;
     *s->flag = s->disable;
   } else if (s->cte) {
@@ -58,10 +68,18 @@ static void scope_exit(SrInterp *I, SrVal *self) {
   Scope *s = self->obj.data;
   if (!s->depth) return;
   s->depth--;
-  if (s->flag) *s->flag = s->saved_disable;
-  else if (s->cte) I->jax->compile_time_eval = s->saved_disable;
-  else if (s->name) I->ns = s->saved_ns;
-  else I->jax->disable_jit = s->saved_disable;
+  if (s->sflag) {
+    *s->sflag = s->ssaved;
+    I->jax->mmp_ctx_set = s->saved_disable;
+  } else if (s->flag) {
+    *s->flag = s->saved_disable;
+  } else if (s->cte) {
+    I->jax->compile_time_eval = s->saved_disable;
+  } else if (s->name) {
+    I->ns = s->saved_ns;
+  } else {
+    I->jax->disable_jit = s->saved_disable;
+  }
 }
 
 static const SrContextOps scope_ctx = {&scope_class, scope_enter, scope_exit};
@@ -179,11 +197,10 @@ static SrVal *config_auto_pcast(SrInterp *I, SrArgs *a) {
   return sr_obj(&scope_class, s);
 }
 
-/* jax.default_matmul_precision(name), jax.legacy_prng_key(value) and
-   jax.debug_key_reuse(value): config options as context managers (or
-   decorators) whose values here change nothing: matmuls compute in their
-   operands' precision, legacy uint32 keys are allowed and key reuse is not
-   checked (JAX's defaults). The values JAX would act on otherwise are
+/* jax.legacy_prng_key(value) and jax.debug_key_reuse(value): config
+   options as context managers (or decorators) whose values here change
+   nothing: legacy uint32 keys are allowed and key reuse is not checked
+   (JAX's defaults). The values JAX would act on otherwise are
    refused rather than ignored. */
 static int noop_switch;
 
@@ -205,7 +222,6 @@ static SrVal *config_noop(SrInterp *I, SrArgs *a, const char *fn) {
   return sr_obj(&scope_class, s);
 }
 
-static SrVal *config_matmul_precision(SrInterp *I, SrArgs *a) { return config_noop(I, a, "default_matmul_precision"); }
 static SrVal *config_legacy_prng_key(SrInterp *I, SrArgs *a) { return config_noop(I, a, "legacy_prng_key"); }
 static SrVal *config_debug_key_reuse(SrInterp *I, SrArgs *a) { return config_noop(I, a, "debug_key_reuse"); }
 
@@ -259,7 +275,98 @@ static SrVal *jax_default_device(SrInterp *I, SrArgs *a) {
   return sr_obj(&scope_class, s);
 }
 
+/* jax.check_tracer_leaks(new_val=True), jax.checking_leaks(): the
+   jax_check_tracer_leaks option as a context manager (or decorator) */
+static SrVal *jax_check_tracer_leaks(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "check_tracer_leaks", "new_val=", p) < 0) return NULL;
+  Scope *s = sr_xcalloc(1, sizeof *s);
+  s->flag = &I->jax->check_tracer_leaks;
+  s->disable = !p[0] || sr_val_truthy(p[0]);
+  return sr_obj(&scope_class, s);
+}
+
+static SrVal *jax_checking_leaks(SrInterp *I, SrArgs *a) {
+  if (sr_args_parse(I, a, "checking_leaks", "", NULL) < 0) return NULL;
+  Scope *s = sr_xcalloc(1, sizeof *s);
+  s->flag = &I->jax->check_tracer_leaks;
+  s->disable = 1;
+  return sr_obj(&scope_class, s);
+}
+
+/* jax.default_matmul_precision(new_val): jax_default_matmul_precision
+   as a context manager (or decorator); None or a precision's name */
+static SrVal *jax_default_matmul_precision(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "default_matmul_precision", "new_val", p) < 0) return NULL;
+  if (p[0]->kind != SR_V_NONE && p[0]->kind != SR_V_STR) {
+    SrBuf b = SR_BUF_INIT;
+    sr_to_repr(I, &b, p[0]);
+    sr_raise(I, "ValueError", "new string config value must be None or of type str, got %s of type %s.", sr_buf_str(&b),
+             sr_val_kind_name(p[0]));
+    sr_buf_free(&b);
+    return NULL;
+  }
+  Scope *s = sr_xcalloc(1, sizeof *s);
+  s->sflag = &I->jax->mmp_ctx;
+  s->sval = p[0]->kind == SR_V_STR ? sr_intern_cstr(p[0]->str.s) : NULL;
+  return sr_obj(&scope_class, s);
+}
+
+/* jax.allow_f16_reductions(new_val=True): jax_allow_f16_reductions as a
+   context manager (or decorator) */
+static SrVal *jax_allow_f16_reductions(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "allow_f16_reductions", "new_val=", p) < 0) return NULL;
+  Scope *s = sr_xcalloc(1, sizeof *s);
+  s->flag = &I->jax->no_f16_reductions;
+  s->disable = p[0] && !sr_val_truthy(p[0]);
+  return sr_obj(&scope_class, s);
+}
+
+/* the value of jax_numpy_rank_promotion: 0 allow, 1 warn, 2 raise;
+   -1 with enum_state's ValueError */
+int sr_rank_promotion_value(SrInterp *I, SrVal *v) {
+  static const char *const names[] = {"allow", "warn", "raise"};
+  for (int i = 0; v->kind == SR_V_STR && i < 3; i++)
+    if (strcmp(v->str.s, names[i]) == 0) return i;
+  SrBuf b = SR_BUF_INIT;
+  sr_val_str(&b, v);
+  sr_raise(I, "ValueError", "new enum value must be in ['allow', 'warn', 'raise'], got %s of type <class '%s'>.",
+           sr_buf_str(&b), sr_val_kind_name(v));
+  sr_buf_free(&b);
+  return -1;
+}
+
+/* jax.numpy_rank_promotion(new_val): jax_numpy_rank_promotion as a context
+   manager (or decorator) */
+static SrVal *jax_numpy_rank_promotion(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "numpy_rank_promotion", "new_val", p) < 0) return NULL;
+  int v = sr_rank_promotion_value(I, p[0]);
+  if (v < 0) return NULL;
+  Scope *s = sr_xcalloc(1, sizeof *s);
+  s->flag = &I->jax->rank_promotion;
+  s->disable = v;
+  return sr_obj(&scope_class, s);
+}
+
 void sr_scopes_init(void) {
+  sr_def("jax.numpy_rank_promotion", jax_numpy_rank_promotion,
+         "numpy_rank_promotion(new_val): a context manager (or decorator) in which jax.numpy's implicit rank "
+         "promotion is 'allow'ed, 'warn's or 'raise's");
+  sr_def("jax.allow_f16_reductions", jax_allow_f16_reductions,
+         "allow_f16_reductions(new_val=True): a context manager (or decorator); with False, reduce_sum of float16 or "
+         "bfloat16 over an axis larger than 1 is an error");
+  sr_def("jax.default_matmul_precision jax._src.config.default_matmul_precision", jax_default_matmul_precision,
+         "default_matmul_precision(new_val): a context manager (or decorator) in which dot products with "
+         "precision=None take new_val's precision ('bfloat16', 'tensorfloat32', 'float32', ...)");
+  sr_def("jax.check_tracer_leaks", jax_check_tracer_leaks,
+         "check_tracer_leaks(new_val=True): a context manager (or decorator) in which a tracer that outlives its "
+         "trace is an error (jax_check_tracer_leaks)");
+  sr_def("jax.checking_leaks", jax_checking_leaks,
+         "checking_leaks(): check_tracer_leaks(True), a context manager in which a tracer that outlives its trace is "
+         "an error");
   sr_def("jax.default_device", jax_default_device,
          "default_device(device): a context manager (or decorator) in which jit calls of uncommitted arguments run on "
          "device");
@@ -269,9 +376,6 @@ void sr_scopes_init(void) {
          "no_execution(new_val=True): a context manager (or decorator) in which running a jit call raises");
   sr_def("jax.named_call", jax_named_call,
          "named_call(fun, *, name=None): fun, its equations bound under the name scope name (fun.__name__ by default)");
-  sr_def("jax.default_matmul_precision", config_matmul_precision,
-         "default_matmul_precision(name): a context manager (or decorator) for the default precision of matmuls "
-         "(they compute in their operands' precision here)");
   sr_def("jax.legacy_prng_key", config_legacy_prng_key,
          "legacy_prng_key('allow'): a context manager (or decorator) in which legacy uint32 keys are allowed");
   sr_def("jax.debug_key_reuse", config_debug_key_reuse,
@@ -282,7 +386,7 @@ void sr_scopes_init(void) {
          jax_remove_size_one,
          "remove_size_one_mesh_axis_from_type(new_val): a context manager (or decorator) in which mesh axes of size 1 "
          "are left out of types' shardings and varying manual axes");
-  sr_def("jax.ensure_compile_time_eval", jax_ensure_compile_time_eval,
+  sr_def("jax.ensure_compile_time_eval jax.core.ensure_compile_time_eval jax.core.eval_context", jax_ensure_compile_time_eval,
          "ensure_compile_time_eval(): a context manager (or decorator) in which operations on known values run while "
          "tracing, giving concrete arrays");
   sr_def("jax.named_scope", jax_named_scope,

@@ -319,6 +319,7 @@ static void set_next(SrInterp *I, SrTracerReprFn fn, int kind, SrVal *leaves, Sr
   sr_seq_push(NULL, d, sr_int(NULL, size));
   sr_seq_push(NULL, d, axis_name ? sr_str(NULL, axis_name, strlen(axis_name)) : sr_none());
   sr_trace_next_repr(I, fn, d);
+  sr_trace_next_class(I, kind == K_GRAD ? "LinearizeTracer" : kind == K_JVP ? "JVPTracer" : "BatchTracer");
 }
 
 void sr_tracers_grad_next(SrInterp *I, int nargs, SrVal **args, const uint8_t *arg_diff, int eager) {
@@ -600,4 +601,5 @@ void sr_tracers_smap_next(SrInterp *I, SrVal *mesh, SrVal *leaves, SrVal *specs)
   sr_seq_push(NULL, d, sr_none());
   sr_seq_push(NULL, d, sr_ref(mesh));
   sr_trace_next_repr(I, smap_repr, d);
+  sr_trace_next_class(I, "ShardMapTracer");
 }

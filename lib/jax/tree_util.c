@@ -138,6 +138,10 @@ static int flatten(SrInterp *I, SrVal *v, SrVal *leaves, int any) {
     sr_unref(ch);
     return rc;
   }
+  if (!any && sr_class_instance_has(v, "__jax_array__")) {
+    sr_raise(I, "ValueError", "%s", SR_JAX_ARRAY_ABSTRACTIFY_MSG);
+    return -1;
+  }
   if (!any && !sr_value_type(I, v)) {
     SrBuf b = SR_BUF_INIT;
     sr_to_str(I, &b, v);

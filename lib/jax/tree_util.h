@@ -9,6 +9,11 @@
 /* Pytrees: the leaves (arrays, scalars) of nested lists, tuples and dicts,
    and the same structure rebuilt from new leaves. */
 SrVal *sr_pytree_flatten(SrInterp *I, SrVal *v);
+/* core.shaped_abstractify's ValueError for a leaf that is no JAX type but
+   has __jax_array__ (a traced call's argument, jax.typeof) */
+#define SR_JAX_ARRAY_ABSTRACTIFY_MSG                                                                    \
+  "Triggering __jax_array__() during abstractification is no longer supported. To avoid this error, " \
+  "either explicitly convert your object using jax.numpy.array(), or register your object as a pytree."
 /* The same with leaves of any type (tree_util.tree_flatten's, where
    sr_pytree_flatten takes only JAX types, as a traced call's arguments). */
 SrVal *sr_pytree_flatten_any(SrInterp *I, SrVal *v);

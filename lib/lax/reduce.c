@@ -210,6 +210,20 @@ static int type_reduce_with_out(SrTypeCtx *cx, const SrRuleEqn *e, const SrType 
   int n = 0, drop[SR_MAX_RANK];
   if (read_axes(cx, e, x, axes, &n, drop) < 0) return -1;
   if (kind == SR_UK_SUM && number_dtype(cx, name, x) < 0) return -1;
+  /* _reduce_sum_dtype_rule: jax_allow_f16_reductions=False refuses
+     half-precision sums but over size-1 axes */
+  if (e->prim->id == SR_P_reduce_sum && cx->no_f16_reductions && (x->dtype == SR_F16 || x->dtype == SR_BF16)) {
+    int all_one = 1;
+    for (int i = 0; i < n; i++) all_one &= x->dims[axes[i]].size == 1;
+    if (!all_one) {
+      SrBuf b = SR_BUF_INIT;
+      sr_type_str(&b, x, 1);
+      sr_terr(cx, "ValueError", "reduce_sum on operand %s is not allowed when jax_allow_f16_reductions=False.",
+              sr_buf_str(&b));
+      sr_buf_free(&b);
+      return -1;
+    }
+  }
   SrStd s;
   if (sr_std_begin(cx, e, &s) < 0) return -1;
   SrTypeBuilder b;

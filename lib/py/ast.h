@@ -84,6 +84,9 @@ enum {
   SR_OP_ITEM,
   /* unop: abs(x) (a class's __abs__) */
   SR_OP_ABS,
+  /* unop: x.__index__() (operator.index, hex, oct, bin): an int, or NULL
+     (without an exception: the object has none) */
+  SR_OP_INDEX,
 };
 
 typedef struct SrNode SrNode;

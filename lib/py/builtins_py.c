@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "core/trace.h"
 #include <time.h>
 
 #include "py/class.h"
@@ -372,23 +374,8 @@ static SrVal *bi_ascii(SrInterp *I, SrArgs *a) {
 /* bin(x), oct(x), hex(x): the int with its prefix, the sign before it */
 static SrVal *int_base(SrInterp *I, SrArgs *a, const char *name, int base) {
   if (a->n != 1) return sr_raise(I, "TypeError", "%s() takes exactly one argument (%d given)", name, a->n);
-  SrVal *x = a->v[0];
   int64_t v;
-  if (x->kind == SR_V_INT || x->kind == SR_V_BOOL) {
-    v = x->i;
-  } else if (x->kind == SR_V_OBJ && sr_ops(x) && sr_ops(x)->unop) {
-    /* an object's __index__ (a 0-d integer array's) */
-    if (sr_as_int(I, x, "index", &v) < 0) {
-      if (sr_exception_is_a(sr_exc_type(I->exc), "TypeError") &&
-          strstr(sr_exc_msg(I->exc), "must be an integer")) {
-        sr_exc_clear(I);
-        return sr_raise(I, "TypeError", "'%s' object cannot be interpreted as an integer", sr_val_kind_name(x));
-      }
-      return NULL;
-    }
-  } else {
-    return sr_raise(I, "TypeError", "'%s' object cannot be interpreted as an integer", sr_val_kind_name(x));
-  }
+  if (sr_as_index(I, a->v[0], &v) < 0) return NULL;
   uint64_t m = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
   char digits[72];
   int n = 0;
@@ -469,9 +456,18 @@ static SrVal *int_of_float(SrInterp *I, double f) {
   return sr_int(NULL, (int64_t)f);
 }
 
+/* Tracer/Array.__int__, __float__, __complex__: core.check_scalar_conversion */
+static int scalar_conversion(SrInterp *I, const SrVal *v) {
+  const SrArrayObj *a = sr_array_of(v);
+  if (!a || a->type->ndim == 0) return 0;
+  sr_raise(I, "TypeError", "Only scalar arrays can be converted to Python scalars; got arr.ndim=%d", a->type->ndim);
+  return -1;
+}
+
 static SrVal *bi_int(SrInterp *I, SrArgs *a) {
   if (a->n == 0) return sr_int(NULL, 0);
   SrVal *v = a->v[0];
+  if (scalar_conversion(I, v) < 0) return NULL;
   if (v->kind == SR_V_FLOAT) return int_of_float(I, v->f);
   if (v->kind == SR_V_STR) {
     char *end;
@@ -523,7 +519,7 @@ static SrVal *bi_float(SrInterp *I, SrArgs *a) {
     return sr_float(NULL, x);
   }
   double f;
-  if (sr_as_float(I, v, "float() argument", &f) < 0) return NULL;
+  if (scalar_conversion(I, v) < 0 || sr_as_float(I, v, "float() argument", &f) < 0) return NULL;
   return sr_float(NULL, f);
 }
 
@@ -894,6 +890,7 @@ static SrVal *bi_pow(SrInterp *I, SrArgs *a) {
    (a complex array's element, as __complex__), or a real number. */
 static int as_complex(SrInterp *I, SrVal *v, double *re, double *im) {
   *im = 0;
+  if (scalar_conversion(I, v) < 0) return -1;
   if (v->kind == SR_V_COMPLEX) {
     *re = v->c.re, *im = v->c.im;
     return 0;

@@ -964,6 +964,17 @@ static SrVal *call_dunder(SrInterp *I, SrVal *self, const char *name, int n, SrV
   return r;
 }
 
+int sr_class_instance_has(const SrVal *v, const char *name) {
+  const SrInstance *o = instance(v);
+  return o && mro_lookup(class_of(o), name, NULL) != NULL;
+}
+
+SrVal *sr_class_call_method0(SrInterp *I, SrVal *v, const char *name) {
+  if (!sr_class_instance_has(v, name)) return NULL;
+  int found;
+  return call_dunder(I, v, name, 0, NULL, &found);
+}
+
 static int in_printer;
 
 static void instance_print(SrBuf *out, const SrVal *v, int repr) {

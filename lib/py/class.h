@@ -45,6 +45,12 @@ int sr_class_instance_callable(const SrVal *v);
 /* repr(v) into out for a printer with no interpreter at hand: -1 (out
    as it was, the exception cleared) when a class's __repr__ raised. */
 int sr_class_repr_or_fail(SrBuf *out, const SrVal *v);
+/* Whether v is an instance whose class (along its MRO) defines `name`. */
+int sr_class_instance_has(const SrVal *v, const char *name);
+/* v.name() for an instance whose class defines the method `name`: a new
+   reference, or NULL (with an exception raised by the call; none when the
+   class does not define it). */
+SrVal *sr_class_call_method0(SrInterp *I, SrVal *v, const char *name);
 /* super() in a method of cls called with self: a proxy whose attributes
    are looked up past cls in self's class's MRO. */
 SrVal *sr_class_super(SrInterp *I, SrVal *cls, SrVal *self);

@@ -219,6 +219,8 @@ static SrVal *gen_resume(SrInterp *I, SrGen *g, SrVal *sent, int throw) {
   const char *func = I->py->cur_func;
   int depth = I->py->depth, eval_depth = I->py->eval_depth;
   SrVal *handled = I->py->handled;
+  SrPyCaller cf = {code, off, func, I->py->callers};
+  I->py->callers = &cf;
   I->py->code = g->fn->code;
   I->py->cur_off = g->off;
   I->py->cur_func = g->fn->name;
@@ -240,6 +242,7 @@ static SrVal *gen_resume(SrInterp *I, SrGen *g, SrVal *sent, int throw) {
   g->depth = I->py->depth - depth;
   g->eval_depth = I->py->eval_depth - eval_depth;
   g->handled = I->py->handled;
+  I->py->callers = cf.up;
   I->py->code = code;
   I->py->cur_off = off;
   I->py->cur_func = func;

@@ -403,6 +403,26 @@ int sr_as_int(SrInterp *I, SrVal *v, const char *what, int64_t *out) {
   return -1;
 }
 
+int sr_as_index(SrInterp *I, SrVal *v, int64_t *out) {
+  if (v->kind == SR_V_INT || v->kind == SR_V_BOOL) {
+    *out = v->i;
+    return 0;
+  }
+  const SrLangOps *ops = sr_ops(v);
+  if (ops && ops->unop) {
+    SrVal *r = ops->unop(I, SR_OP_INDEX, v);
+    if (r && (r->kind == SR_V_INT || r->kind == SR_V_BOOL)) {
+      *out = r->i;
+      sr_unref(r);
+      return 0;
+    }
+    sr_unref(r);
+    if (I->exc) return -1;
+  }
+  sr_raise(I, "TypeError", "'%s' object cannot be interpreted as an integer", sr_val_kind_name(v));
+  return -1;
+}
+
 int sr_as_float(SrInterp *I, SrVal *v, const char *what, double *out) {
   if (v->kind == SR_V_INT || v->kind == SR_V_BOOL) {
     *out = (double)v->i;
@@ -783,6 +803,8 @@ static SrVal *genexpr_step(SrInterp *I, void *state) {
   SrCode *saved = I->py->code;
   const char *caller = I->py->cur_func;
   uint32_t off = I->py->cur_off;
+  SrPyCaller cf = {saved, off, caller, I->py->callers};
+  I->py->callers = &cf;
   I->py->code = g->code;
   I->py->cur_func = g->func;
   SrVal *r = NULL;
@@ -817,6 +839,7 @@ static SrVal *genexpr_step(SrInterp *I, void *state) {
       else if (!(r = eval(I, &g->f, g->c->a))) failed = 1;
     }
   }
+  I->py->callers = cf.up;
   I->py->code = saved;
   I->py->cur_func = caller;
   I->py->cur_off = off;
@@ -2097,6 +2120,8 @@ SrVal *sr_function_call(SrInterp *I, SrVal *fnval, SrArgs *a) {
   SrCode *saved = I->py->code;
   uint32_t call_off = I->py->cur_off;
   const char *caller = I->py->cur_func;
+  SrPyCaller cf = {saved, call_off, caller, I->py->callers};
+  I->py->callers = &cf;
   I->py->code = fn->code;
   I->py->cur_func = fn->name;
   I->py->depth++;
@@ -2111,6 +2136,7 @@ SrVal *sr_function_call(SrInterp *I, SrVal *fnval, SrArgs *a) {
     else if (s != ST_ERROR) r = sr_raise(I, "SyntaxError", "'break' outside loop");
   }
   I->py->depth--;
+  I->py->callers = cf.up;
   I->py->code = saved;
   I->py->cur_func = caller;
   I->py->cur_off = call_off;
@@ -2330,4 +2356,38 @@ SrVal *sr_interp_eval_text(SrInterp *I, SrSrc *src, size_t pos) {
   }
   sr_code_unref(code);
   return v;
+}
+
+const char *sr_py_frames_summary(SrInterp *I, int n) {
+  SrPyState *py = I->py;
+  if (!py || !py->code || !py->code->src || n <= 0) return NULL;
+  enum { MAXF = 16 };
+  if (n > MAXF) n = MAXF;
+  const SrSrc *src[MAXF];
+  uint32_t off[MAXF];
+  const char *func[MAXF];
+  int k = 0;
+  src[k] = py->code->src, off[k] = py->cur_off, func[k] = py->cur_func, k++;
+  for (const SrPyCaller *c = py->callers; c && k < n; c = c->up)
+    if (c->code && c->code->src) src[k] = c->code->src, off[k] = c->off, func[k] = c->func, k++;
+  /* the last answer is kept: a traced function makes many values at one place */
+  static const SrSrc *last_src[MAXF];
+  static const char *last_text[MAXF], *last_func[MAXF], *last;
+  static uint32_t last_off[MAXF];
+  static int last_k;
+  int same = last && last_k == k;
+  for (int i = 0; i < k && same; i++)
+    same = last_src[i] == src[i] && last_text[i] == src[i]->text && last_off[i] == off[i] && last_func[i] == func[i];
+  if (same) return last;
+  SrBuf b = SR_BUF_INIT;
+  for (int i = k; i-- > 0;) {
+    uint32_t line = 0, col = 0;
+    sr_src_linecol(src[i], off[i], &line, &col);
+    sr_buf_printf(&b, "%s%s:%u (%s)", i == k - 1 ? "" : "\n", src[i]->name, line, func[i] ? func[i] : "<module>");
+  }
+  last = sr_intern_cstr(sr_buf_str(&b));
+  sr_buf_free(&b);
+  for (int i = 0; i < k; i++) last_src[i] = src[i], last_text[i] = src[i]->text, last_off[i] = off[i], last_func[i] = func[i];
+  last_k = k;
+  return last;
 }

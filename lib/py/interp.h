@@ -205,8 +205,24 @@ typedef struct SrPyState {
      (SrCode.python; a function keeps its source's) */
   int python;
   const char *cur_func;     /* the user function running, NULL at module level */
+  /* the frames of the callers of the function running, innermost first
+     (each a call's, on the C stack): where each was when it called */
+  struct SrPyCaller *callers;
   struct SrTraceback *tb;   /* the frames the exception being raised left */
 } SrPyState;
+
+/* A caller's frame: its code, the offset of the call and its function
+   (NULL: module level). */
+typedef struct SrPyCaller {
+  const SrCode *code;
+  uint32_t off;
+  const char *func;
+  struct SrPyCaller *up;
+} SrPyCaller;
+/* source_info_util.summarize(current(), num_frames=n): the last n frames
+   of the running code as "file:line (function)" lines, outermost first
+   (interned; NULL with no code running). */
+const char *sr_py_frames_summary(SrInterp *I, int n);
 
 /* One statement of the session's log. */
 typedef struct SrLogEntry {
@@ -262,6 +278,9 @@ void sr_write(SrInterp *I, const char *s, size_t n);
 int sr_args_parse(SrInterp *I, SrArgs *a, const char *fname, const char *spec, SrVal **out);
 /* Conversions with TypeError on mismatch. */
 int sr_as_int(SrInterp *I, SrVal *v, const char *what, int64_t *out);
+/* operator.index(v): an int or bool's value, or an object's __index__
+   (SR_OP_INDEX); "'X' object cannot be interpreted as an integer" else. */
+int sr_as_index(SrInterp *I, SrVal *v, int64_t *out);
 int sr_as_float(SrInterp *I, SrVal *v, const char *what, double *out);
 const char *sr_as_str(SrInterp *I, SrVal *v, const char *what); /* interned */
 /* The same for a file name, which may not hold a NUL (ValueError). */

@@ -511,7 +511,7 @@ static SrVal *op_abs(SrInterp *I, SrArgs *a) {
 static SrVal *op_index(SrInterp *I, SrArgs *a) {
   if (a->n != 1 || a->nkw) return sr_raise(I, "TypeError", "index() takes exactly one argument (%d given)", a->n);
   int64_t i;
-  if (int_arg(I, a->v[0], &i) < 0) return NULL;
+  if (sr_as_index(I, a->v[0], &i) < 0) return NULL;
   return sr_int(NULL, i);
 }
 

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/trace.h"
+
 #include "text/print.h"
 #include "text/print_val.h"
 #include "util/intern.h"
@@ -148,7 +150,16 @@ static SrVal *module_getattr(SrInterp *I, SrVal *self, const char *name) {
   return NULL;
 }
 
-static const SrLangOps module_ops = {.getattr = module_getattr};
+/* isinstance(x, jax.Array): jax.Array is the module of the arrays'
+   methods here; its instances are the arrays, tracers included (not
+   ShapeDtypeStructs) */
+static int module_instancecheck(SrInterp *I, SrVal *self, SrVal *x) {
+  (void)I;
+  const SrArrayObj *a = sr_array_of(x);
+  return strcmp((const char *)self->obj.data, "jax.Array") == 0 && a && (a->kind != SR_AV_ABSTRACT || a->has_value);
+}
+
+static const SrLangOps module_ops = {.getattr = module_getattr, .instancecheck = module_instancecheck};
 const SrClass sr_module_class = {"module", NULL, module_repr, NULL, &module_ops};
 
 SrVal *sr_module(const char *qualname) {
@@ -412,6 +423,15 @@ static const struct {
   {"StdinNotImplementedError", "NotImplementedError"}, /* ipykernel's, for input() */
   /* JAX's */
   {"ShardingTypeError", "Exception"},
+  {"JAXTypeError", "TypeError"},
+  {"JAXIndexError", "IndexError"},
+  {"ConcretizationTypeError", "JAXTypeError"},
+  {"NonConcreteBooleanIndexError", "JAXIndexError"},
+  {"TracerArrayConversionError", "JAXTypeError"},
+  {"TracerIntegerConversionError", "JAXTypeError"},
+  {"TracerBoolConversionError", "ConcretizationTypeError"},
+  {"UnexpectedTracerError", "JAXTypeError"},
+  {"KeyReuseError", "JAXTypeError"},
   {"JaxprTypeError", "TypeError"},
   /* jax.errors: the JAXTypeErrors and JAXIndexErrors */
   {"ConcretizationTypeError", "TypeError"},
