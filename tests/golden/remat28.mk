@@ -19,9 +19,8 @@
 ## (f_vjp.args_res), EvalJaxprPrimitiveTest (core.eval_jaxpr_p),
 ## BufferDonation/Backends/Cleanup/EnvironmentInfo/Autodidax/
 ## GarbageCollection/OverrideLowering/Traceback tests (backend, process
-## and traceback-frame details), test_integer_overflow (jtu's
-## JIT_IMPLEMENTATION list), test_abstract_inputs' SimpleNamespace (no
-## types module; a ShapeDtypeStruct instead).
+## and traceback-frame details), test_abstract_inputs' SimpleNamespace
+## (no types module; a ShapeDtypeStruct instead).
 GOLDEN_TESTS += \
 	tests/golden/remat28_basic.jxr \
 	tests/golden/remat28_policies.jxr \
