@@ -71,6 +71,8 @@ SrJaxprCallFn sr_jaxpr_call_hook(void);
 void sr_jnp_init(void);
 /* builtins_jax.c: JAX's state's built-ins (set_mesh, config), dtypes. */
 void sr_builtins_jax_init(void);
+/* jax._src.api's names, the same objects as jax's (after every jax.* one) */
+void sr_jax_src_api_init(void);
 /* shardrepl.kernel_counts() (kernel_counts.c). */
 void sr_kernel_counts_init(void);
 

@@ -850,7 +850,11 @@ void sr_jnp_small18_init(void) {
       {"jax.numpy.fromfile", jnp_fromfile, "fromfile(*args, **kwargs): not implemented, as in JAX (not pure)"},
   };
   for (size_t i = 0; i < sizeof defs / sizeof *defs; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);
-  sr_register("jax.numpy.ndarray", sr_obj(&ndarray_class, NULL));
+  /* jnp.ndarray is jax.Array: the one class isinstance checks arrays
+     against */
+  SrVal *nd = sr_obj(&ndarray_class, NULL);
+  sr_register("jax.numpy.ndarray", nd);
+  sr_register("jax.Array", sr_ref(nd));
   /* scalar_types.py's aliases, and numpy's */
   static const struct {
     const char *name;

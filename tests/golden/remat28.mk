@@ -1,5 +1,6 @@
 ## remat28.mk: JAX's tests/api_test.py from RematTest on (RematTest,
-## Remat3Test, JaxprTest, NamedCallTest) as shardrepl programs: checkpoint
+## Remat3Test, JaxprTest, NamedCallTest, InputSavedVJPTest) as shardrepl
+## programs: checkpoint
 ## values and derivatives, the trace cache, nested checkpoints and jits,
 ## policies through the linear jaxpr (jits, conds and scans in the body
 ## split by them), custom_jvp/custom_vjp inside, printed jaxprs,
@@ -15,8 +16,10 @@
 ## Jaxpr.pretty_print(name_stack=True) (name_stack_annotation), the
 ## unittest.skip'd static-argnums tests, remat3 internals
 ## (remat_output_to_residual_forwarding's remat_jaxpr, ad_checkpoint.dce,
-## remat_eqn_dce, lower_jaxpr2), DCETest (pe.dce_jaxpr), InputSavedVJPTest
-## (f_vjp.args_res), EvalJaxprPrimitiveTest (core.eval_jaxpr_p),
+## remat_eqn_dce, lower_jaxpr2), DCETest (pe.dce_jaxpr),
+## test_basic_opaque{,_cond}_vjp3 (a scalar residual is a literal of the
+## linear jaxpr here, not an opaque residual), EvalJaxprPrimitiveTest
+## (core.eval_jaxpr_p),
 ## BufferDonation/Backends/Cleanup/EnvironmentInfo/Autodidax/
 ## GarbageCollection/OverrideLowering/Traceback tests (backend, process
 ## and traceback-frame details), test_abstract_inputs' SimpleNamespace
@@ -25,6 +28,7 @@ GOLDEN_TESTS += \
 	tests/golden/remat28_basic.jxr \
 	tests/golden/remat28_policies.jxr \
 	tests/golden/remat28_control.jxr \
-	tests/golden/remat28_jaxpr.jxr
+	tests/golden/remat28_jaxpr.jxr \
+	tests/golden/remat28_vjp.jxr
 GOLDEN_PENDING += \
 	tests/golden/pending/remat28_pending.jxr
