@@ -11,8 +11,8 @@
 ## the vmap constant-introducing primitive), HLO text (no_cse_widget_*,
 ## the optimization_barrier regexes), compile/lowering cache counts
 ## (linearize/vjp/fwd_caching), offloading to host memory
-## (remat_offload_*), logging (remat_residual_logging), traceback.format_exc
-## (concreteness_error_includes_user_code*), jax.ref (grad_accum_refs),
+## (remat_offload_*), logging (remat_residual_logging), jax.ref
+## (grad_accum_refs),
 ## Jaxpr.pretty_print(name_stack=True) (name_stack_annotation), the
 ## unittest.skip'd static-argnums tests, remat3 internals
 ## (remat_output_to_residual_forwarding's remat_jaxpr, ad_checkpoint.dce,
