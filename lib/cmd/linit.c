@@ -29,6 +29,7 @@ static void open_modules(void) {
   sr_commands_ad_init();
   sr_commands_session_init();
   sr_kernel_counts_init();
+  sr_jax_src_api_init();
 }
 
 static void state_new(SrInterp *I) {

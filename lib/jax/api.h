@@ -117,6 +117,8 @@ int sr_tree_prefix_check(SrInterp *I, const char *what, SrVal *spec, SrVal *tree
 void sr_jnp_init(void);
 /* builtins_jax.c: JAX's state's built-ins (set_mesh, config), dtypes. */
 void sr_builtins_jax_init(void);
+/* jax._src.api's names, the same objects as jax's (after every jax.* one) */
+void sr_jax_src_api_init(void);
 /* shardrepl.kernel_counts() (kernel_counts.c). */
 void sr_kernel_counts_init(void);
 

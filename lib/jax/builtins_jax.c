@@ -297,3 +297,24 @@ void sr_builtins_jax_init(void) {
   sr_kind_getattr_set(SR_V_JAXPR, jaxpr_getattr);
   sr_context_register(&set_mesh_ctx);
 }
+
+/* jax._src.api, as JAX's tests import it (from jax._src import api): the
+   public functions it defines, the same objects as jax's (its NotNeeded
+   and NotSaveable are vjp_api.c's).  Run after every jax.* name is
+   registered. */
+void sr_jax_src_api_init(void) {
+  static const char *const names[] = {
+    "jit", "grad", "value_and_grad", "vjp", "jvp", "linearize", "vmap", "pmap", "jacfwd", "jacrev", "jacobian",
+    "hessian", "make_jaxpr", "eval_shape", "named_call", "named_scope", "device_put", "device_get",
+    "block_until_ready", "ShapeDtypeStruct", "checkpoint", "remat", "linear_transpose", "disable_jit",
+    "ensure_compile_time_eval", "effects_barrier", "devices", "local_devices", "device_count",
+    "local_device_count", "process_index", "process_count", "pure_callback", "fwd_and_bwd", "typeof", NULL,
+  };
+  for (int i = 0; names[i]; i++) {
+    char q[96], a[96];
+    snprintf(q, sizeof q, "jax.%s", names[i]);
+    snprintf(a, sizeof a, "jax._src.api.%s", names[i]);
+    SrVal *v = sr_lookup_qualname(q);
+    if (v && !sr_lookup_qualname(a)) sr_register(a, sr_ref(v));
+  }
+}

@@ -4,9 +4,11 @@
  * non-hashable static argument). */
 #include "jax/jit_options.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/jaxstate.h"
 #include "exec/array.h"
 #include "jax/api.h"
 #include "jax/introspect.h"
@@ -328,6 +330,30 @@ static int check_dynamic_args(SrInterp *I, SrVal *fn, SrArgs *a, const uint8_t *
       sr_buf_free(&f);
       sr_buf_free(&path);
       return -1;
+    }
+    /* a Python int past the default integer type's range */
+    if (!I->jax->enable_x64) {
+      SrVal *fl = sr_pytree_flatten(I, v);
+      int nl = fl ? fl->seq.n : 0, bad = -1;
+      for (int q = 0; q < nl && bad < 0; q++) {
+        SrVal *x = fl->seq.items[q];
+        if (x->kind == SR_V_INT && (x->i > INT32_MAX || x->i < INT32_MIN)) bad = q;
+      }
+      if (bad >= 0) {
+        char **names = sr_xcalloc((size_t)nl + 1, sizeof *names);
+        int k = 0;
+        sr_pytree_leaf_paths(v, &path, names, &k);
+        sr_raise(I, "OverflowError",
+                 "An overflow was encountered while parsing an argument to a jitted computation, whose argument "
+                 "path is %s. Got <class 'int'> with value %lld",
+                 bad < k && names[bad] ? names[bad] : "unknown", (long long)fl->seq.items[bad]->i);
+        for (int q = 0; q < k; q++) free(names[q]);
+        free(names);
+        sr_unref(fl);
+        sr_buf_free(&path);
+        return -1;
+      }
+      sr_unref(fl);
     }
     sr_buf_free(&path);
   }

@@ -856,7 +856,21 @@ static SrVal *jax_fwd_and_bwd(SrInterp *I, SrArgs *a) {
   return r;
 }
 
+/* jax._src.api.NotNeeded() / NotSaveable(): the sentinels (also the
+   classes isinstance checks against: the builtins are named as them) */
+static SrVal *bi_not_needed(SrInterp *I, SrArgs *a) {
+  if (sr_args_parse(I, a, "NotNeeded", "", NULL) < 0) return NULL;
+  return sr_ref(not_needed_v);
+}
+
+static SrVal *bi_not_saveable(SrInterp *I, SrArgs *a) {
+  if (sr_args_parse(I, a, "NotSaveable", "", NULL) < 0) return NULL;
+  return sr_ref(not_saveable_v);
+}
+
 void sr_vjp_api_init(void) {
+  sr_register("jax._src.api.NotNeeded", sr_builtin_with("NotNeeded", bi_not_needed, NULL, NULL));
+  sr_register("jax._src.api.NotSaveable", sr_builtin_with("NotSaveable", bi_not_saveable, NULL, NULL));
   if (!not_needed_v) {
     not_needed_v = sr_obj(&sr_not_needed_class, NULL);
     not_saveable_v = sr_obj(&sr_not_saveable_class, NULL);

@@ -746,6 +746,24 @@ static SrVal *bi_isinstance(SrInterp *I, SrArgs *a) {
   return sr_bool(0);
 }
 
+/* traceback.format_exc() / print_exc(): the traceback of the exception
+   an except block is handling (script.c's sr_tb_format), or
+   "NoneType: None" outside one */
+static SrVal *bi_format_exc(SrInterp *I, SrArgs *a) {
+  if (sr_args_parse(I, a, "format_exc", "limit=, chain=", (SrVal *[2]){0}) < 0) return NULL;
+  const char *t = I->py->handled_tb ? I->py->handled_tb : "NoneType: None\n";
+  return sr_str_cstr(NULL, t);
+}
+
+static SrVal *bi_print_exc(SrInterp *I, SrArgs *a) {
+  if (sr_args_parse(I, a, "print_exc", "limit=, file=, chain=", (SrVal *[3]){0}) < 0) return NULL;
+  const char *t = I->py->handled_tb ? I->py->handled_tb : "NoneType: None\n";
+  fflush(I->py->out ? I->py->out : stdout);
+  fputs(t, stderr);
+  fflush(stderr);
+  return sr_none();
+}
+
 static SrVal *bi_getattr(SrInterp *I, SrArgs *a) {
   if (a->n < 2 || a->n > 3) return sr_raise(I, "TypeError", "getattr expected 2 or 3 arguments");
   const char *name = sr_as_str(I, a->v[1], "attribute name");
@@ -976,6 +994,9 @@ void sr_builtins_py_init(void) {
   sr_def("builtins.complex", bi_complex, "complex(real=0, imag=0) or complex(string)");
   sr_kind_getattr_set(SR_V_COMPLEX, number_getattr);
   sr_def("builtins.print", bi_print, "print(*values, sep=' ', end='\\n', file=None, flush=False): writes the values' str()");
+  sr_def("traceback.format_exc", bi_format_exc,
+         "traceback.format_exc(): the traceback of the exception being handled, as a string");
+  sr_def("traceback.print_exc", bi_print_exc, "traceback.print_exc(): prints the traceback of the exception being handled to stderr");
   sr_register("sys.stdout", sr_obj(&stream_class, (void *)1));
   sr_register("sys.stderr", sr_obj(&stream_class, (void *)2));
   sr_def("builtins.len", bi_len, "len(x): the number of items in x");

@@ -191,6 +191,8 @@ void sr_interp_free(SrInterp *I) {
   sr_buf_free(&I->py->stmt_out);
   sr_buf_free(&I->py->stmt_res);
   sr_exc_clear(I);
+  free(I->py->handled_tb);
+  I->py->handled_tb = NULL;
   sr_unref(I->py->handled);
   sr_unref(I->py->last_echo);
   sr_class_forget_interp(I);
@@ -1860,16 +1862,21 @@ static Status exec_stmt(SrInterp *I, Frame *f, SrNode *n, int top) {
         int m = exc_matches(I, want, I->exc);
         sr_unref(want);
         if (!m) continue;
+        char *tbtext = sr_tb_format(I);
         SrVal *e = I->exc;
         I->exc = NULL;
         sr_exc_clear(I);
         SrVal *outer = I->py->handled;
+        char *outer_tb = I->py->handled_tb;
         I->py->handled = sr_ref(e);
+        I->py->handled_tb = tbtext;
         if (h->name) sr_env_set(f->env, h->name, e);
         else sr_unref(e);
         s = exec_block(I, f, h->list, h->n);
         sr_unref(I->py->handled);
         I->py->handled = outer;
+        free(I->py->handled_tb);
+        I->py->handled_tb = outer_tb;
         break;
       }
     }

@@ -153,6 +153,7 @@ typedef struct SrPyState {
   FILE *out;             /* print() and echoes; NULL: discard (non-zero ranks) */
   SrDiags diags;         /* uncaught errors, for the driver to render */
   SrVal *handled;        /* the exception an except block is handling */
+  char *handled_tb;      /* its traceback as traceback.format_exc() gives it */
   SrVal *last_echo;      /* the last value echoed: `_` where no variable is
                             named so (CPython's builtins._) */
   /* where evaluation is, for locating exceptions */

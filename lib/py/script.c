@@ -323,6 +323,26 @@ void sr_tb_attach(SrInterp *I, SrDiag *g) {
   tb_forget(tb);
 }
 
+char *sr_tb_format(SrInterp *I) {
+  SrBuf b = SR_BUF_INIT;
+  sr_buf_puts(&b, "Traceback (most recent call last):\n");
+  struct SrTraceback *tb = I->py->tb;
+  int mine = tb && I->exc && tb->exc == I->exc;
+  for (int i = mine ? tb->n - 1 : -1; i >= 0; i--) render_frame(&b, &tb->v[i]);
+  const SrSrc *src = mine && tb->inner ? tb->inner : I->exc_located ? I->exc_src : NULL;
+  size_t off = mine && tb->inner ? tb->inner_off : I->exc_off;
+  if (src) {
+    uint32_t line, col;
+    sr_src_linecol(src, off, &line, &col);
+    sr_buf_printf(&b, "%s:%u:%u:\n", src->name, line, col);
+    sr_src_render_caret(src, off, &b);
+  }
+  const char *msg = I->exc ? sr_exc_msg(I->exc) : "";
+  sr_buf_printf(&b, "%s%s%s\n", I->exc ? sr_exc_type(I->exc) : "NoneType", msg && *msg ? ": " : "",
+                msg ? msg : "");
+  return sr_buf_steal(&b);
+}
+
 void sr_tb_free(SrInterp *I) {
   if (!I->py->tb) return;
   tb_forget(I->py->tb);

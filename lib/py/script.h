@@ -47,6 +47,12 @@ void sr_tb_push(SrInterp *I, SrSrc *src, size_t off, const char *func);
    hint, and forgets them. */
 void sr_tb_attach(SrInterp *I, SrDiag *g);
 
+/* The traceback of the pending exception, located, as
+   traceback.format_exc() gives it while it is handled: "Traceback (most
+   recent call last):", its callers' frames, the place it was raised, and
+   "Type: message".  A malloc'd string. */
+char *sr_tb_format(SrInterp *I);
+
 /* Frees what I->py->tb holds (sr_interp_free). */
 void sr_tb_free(SrInterp *I);
 
