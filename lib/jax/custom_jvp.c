@@ -957,6 +957,9 @@ static SrVal *cj_getattr(SrInterp *I, SrVal *self, const char *name) {
   if (strcmp(name, "__name__") == 0) return sr_str_cstr(NULL, cj->name);
   if (strcmp(name, "fun") == 0) return sr_ref(cj->fun);
   if (strcmp(name, "jvp") == 0) return sr_ref(cj->jvp ? cj->jvp : sr_none());
+  /* custom_api_util.forward_attr: a wrapped custom_vmap's def_vmap... */
+  if (cj->fun->kind == SR_V_OBJ && !sr_as_function(cj->fun) && sr_ops(cj->fun) && sr_ops(cj->fun)->getattr)
+    return sr_ops(cj->fun)->getattr(I, cj->fun, name);
   return NULL;
 }
 

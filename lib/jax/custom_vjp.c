@@ -362,6 +362,9 @@ static SrVal *cv_getattr(SrInterp *I, SrVal *self, const char *name) {
   if (strcmp(name, "fun") == 0) return sr_ref(cv->fun);
   if (strcmp(name, "fwd") == 0) return sr_ref(cv->fwd ? cv->fwd : sr_none());
   if (strcmp(name, "bwd") == 0) return sr_ref(cv->bwd ? cv->bwd : sr_none());
+  /* custom_api_util.forward_attr: a wrapped custom_vmap's def_vmap... */
+  if (cv->fun->kind == SR_V_OBJ && !sr_as_function(cv->fun) && sr_ops(cv->fun) && sr_ops(cv->fun)->getattr)
+    return sr_ops(cv->fun)->getattr(I, cv->fun, name);
   return NULL;
 }
 

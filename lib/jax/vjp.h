@@ -143,5 +143,6 @@ void sr_vjp_api_init(void);
 void sr_vjp_io_init(void);
 void sr_custom_vjp_init(void);
 void sr_custom_jvp_init(void);
+void sr_custom_vmap_init(void);
 
 #endif

@@ -11,4 +11,6 @@ GOLDEN_TESTS += \
 	tests/golden/cust28_vjp1.jxr \
 	tests/golden/cust28_vjp2.jxr \
 	tests/golden/cust28_vjp3.jxr \
-	tests/golden/cust28_vjp4.jxr
+	tests/golden/cust28_vjp4.jxr \
+	tests/golden/cust28_vjp5.jxr \
+	tests/golden/cust28_vmap.jxr
