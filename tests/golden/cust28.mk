@@ -13,4 +13,5 @@ GOLDEN_TESTS += \
 	tests/golden/cust28_vjp3.jxr \
 	tests/golden/cust28_vjp4.jxr \
 	tests/golden/cust28_vjp5.jxr \
-	tests/golden/cust28_vmap.jxr
+	tests/golden/cust28_vmap.jxr \
+	tests/golden/cust28_api.jxr
