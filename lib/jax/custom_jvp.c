@@ -29,6 +29,7 @@
  * hook sr_lax_custom_hooks.custom_jvp_call (lax/lax.h) this file's init sets,
  * for an equation whose jvp param is a rule object.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,6 +37,7 @@
 #include "ad/batch.h"
 #include "jax/numpy.h"
 #include "py/objects.h"
+#include "py/interp.h"
 #include "jax/vjp.h"
 #include "jax/tracers.h"
 #include "lax/lax.h"
@@ -1432,7 +1434,11 @@ static void batch_custom_jvp_outs(SrInterp *I, SrVal *jvp, const uint8_t *in_bat
   sr_unref(pl);
   sr_unref(tl);
   SrVal *out_tree = NULL, *captured = NULL;
+  /* JAX does not run the rule here: what it prints is not shown */
+  FILE *saved_out = I->py->out;
+  I->py->out = NULL;
   SrJaxpr *j = argv[0] && argv[1] ? sr_trace_fn(I, c->rule, 2, argv, 0, NULL, NULL, 0, &out_tree, &captured) : NULL;
+  I->py->out = saved_out;
   sr_unref(argv[0]);
   sr_unref(argv[1]);
   if (!j) {
