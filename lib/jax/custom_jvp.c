@@ -471,7 +471,7 @@ static SrVal *traced_held(SrInterp *I, SrVal *held, SrVal **leaves, uint8_t **tr
   SrVal *hl = NULL;
   for (int i = 0; i < l->seq.n; i++) {
     SrArrayObj *arr = sr_array_of(l->seq.items[i]);
-    if (!arr || arr->kind == SR_AV_CONCRETE || sr_tracers_is_ad(l->seq.items[i])) continue;
+    if (!arr || arr->kind == SR_AV_CONCRETE || !sr_tracers_is_live(I, l->seq.items[i]) || sr_tracers_is_ad(I, l->seq.items[i])) continue;
     t[i] = 1;
     if (!hl) hl = sr_tuple(NULL, 0, NULL);
     sr_seq_push(NULL, hl, sr_ref(l->seq.items[i]));
@@ -607,7 +607,7 @@ static SrVal *prerule_call(SrInterp *I, SrArgs *a) {
 
 /* Does fn close over a traced array (in its closure's environments, the
    module's aside)? */
-int sr_custom_closes_over_tracer(SrVal *fn) {
+int sr_custom_closes_over_tracer(SrInterp *I, SrVal *fn) {
   SrFunction *uf = sr_as_function(fn);
   if (!uf) return 0;
   for (SrEnv *e = uf->closure; e && e->parent; e = e->parent)
@@ -615,7 +615,7 @@ int sr_custom_closes_over_tracer(SrVal *fn) {
       SrArrayObj *arr = e->keys[i] && e->vals[i] ? sr_array_of(e->vals[i]) : NULL;
       /* a JVP tracer in the rule is JAX's UnexpectedTracerError (the rule
          runs below the jvp), which the lazy rule raises too */
-      if (arr && arr->kind == SR_AV_TRACER && !sr_tracers_is_ad(e->vals[i])) return 1;
+      if (arr && sr_tracers_is_live(I, e->vals[i]) && !sr_tracers_is_ad(I, e->vals[i])) return 1;
     }
   return 0;
 }
@@ -762,7 +762,7 @@ static SrVal *cj_call(SrInterp *I, SrVal *self, SrArgs *a) {
     sr_unref(args);
     args = dyn;
   }
-  if (I->trace && sr_custom_closes_over_tracer(cj->jvp)) pretrace_rule(I, &fun, &rule, &args);
+  if (I->trace && sr_custom_closes_over_tracer(I, cj->jvp)) pretrace_rule(I, &fun, &rule, &args);
   SrArgs pa = {args->seq.n, args->seq.items, 0, NULL, NULL, NULL};
   SrCustomCall cc;
   SrVal *eager;

@@ -42,7 +42,9 @@ void sr_tracers_smap_next(SrInterp *I, SrVal *mesh, SrVal *leaves, SrVal *specs)
 SrVal *sr_tracers_value(SrInterp *I, SrVal *x);
 /* Whether x is a tracer of a jax.grad's or jax.jvp's function (a JVP or
    Linearize tracer, whose trace is the one differentiating). */
-int sr_tracers_is_ad(const SrVal *x);
+int sr_tracers_is_ad(SrInterp *I, const SrVal *x);
+/* Whether x is a tracer of a trace still being built. */
+int sr_tracers_is_live(SrInterp *I, const SrVal *x);
 /* Whether x holds a value: a concrete array or a Python number. */
 int sr_tracers_is_concrete(const SrVal *x);
 /* Is the current trace the body of a shard_map called outside jit (an
