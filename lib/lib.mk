@@ -54,7 +54,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/py/introspect_py.c lib/py/introspect.h lib/py/mod_enum.c lib/py/enum.h \
 	lib/jax/api.c lib/jax/api.h lib/jax/array_methods.c lib/jax/array_methods.h lib/jax/autodiff.c \
 	lib/jax/builtins_exec.c lib/jax/builtins_exec.h lib/jax/builtins_jax.c \
-	lib/jax/custom_jvp.c lib/jax/custom_vjp.c lib/jax/debug.c lib/jax/jax.h \
+	lib/jax/custom_jvp.c lib/jax/custom_vjp.c lib/jax/custom_vmap.c lib/jax/debug.c lib/jax/jax.h \
 	lib/jax/lax.c lib/jax/lax.h lib/jax/lax_control_flow.c \
 	lib/jax/lax_parallel.c lib/jax/layout.c lib/jax/layout.h lib/jax/nn.c \
 	lib/jax/numpy.c lib/jax/numpy.h lib/jax/random.c lib/jax/random.h \

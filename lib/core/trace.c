@@ -506,6 +506,7 @@ static uint32_t prim_nout(const SrPrim *prim, int nin, int nparams, const SrPara
   if (prim->nout) return prim->nout(nin, ps, nparams);
   const SrVal *j = sr_params_find(ps, (uint32_t)nparams, "jaxpr");
   if (!j) j = sr_params_find(ps, (uint32_t)nparams, "call_jaxpr");
+  if (!j) j = sr_params_find(ps, (uint32_t)nparams, "call"); /* custom_vmap_call */
   if (j && j->kind == SR_V_JAXPR) return j->jx.jaxpr->nout;
   return (uint32_t)nin;
 }

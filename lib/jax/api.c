@@ -412,13 +412,23 @@ SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, c
   return j;
 }
 
+static int custom_call_trace(SrInterp *I, SrVal *fun, const char *name, SrArgs *a, SrCustomCall *cc, SrVal **eager);
+
 int sr_custom_call_trace(SrInterp *I, SrVal *fun, const char *name, SrArgs *a, SrCustomCall *cc, SrVal **eager) {
+  return custom_call_trace(I, fun, name, a, cc, eager);
+}
+
+int sr_custom_call_trace_always(SrInterp *I, SrVal *fun, const char *name, SrArgs *a, SrCustomCall *cc) {
+  return custom_call_trace(I, fun, name, a, cc, NULL);
+}
+
+static int custom_call_trace(SrInterp *I, SrVal *fun, const char *name, SrArgs *a, SrCustomCall *cc, SrVal **eager) {
   memset(cc, 0, sizeof *cc);
-  *eager = NULL;
+  if (eager) *eager = NULL;
   cc->args = sr_tuple(NULL, 0, NULL);
   for (int i = 0; i < a->n; i++) sr_seq_push(NULL, cc->args, sr_ref(a->v[i]));
   cc->leaves = sr_pytree_array_leaves(I, cc->args);
-  int concrete = cc->leaves && !I->trace;
+  int concrete = eager && cc->leaves && !I->trace;
   for (int i = 0; concrete && i < cc->leaves->seq.n; i++) concrete = sr_tracers_is_concrete(cc->leaves->seq.items[i]);
   if (concrete) {
     sr_unref(cc->args);

@@ -80,6 +80,8 @@ typedef struct SrCustomCall {
    every leaf a value: JAX's EvalTrace calls fun itself), *eager fun's
    result, with nothing else left to free; else 0. */
 int sr_custom_call_trace(SrInterp *I, SrVal *fun, const char *name, SrArgs *a, SrCustomCall *cc, SrVal **eager);
+/* The same, always tracing (custom_vmap traces even an eager call). */
+int sr_custom_call_trace_always(SrInterp *I, SrVal *fun, const char *name, SrArgs *a, SrCustomCall *cc);
 /* prim.bind(*consts, *args_flat, **params): the result in the structure
    of fun's, NULL on error; frees cc and ps. */
 SrVal *sr_custom_call_bind(SrInterp *I, int prim, SrCustomCall *cc, SrPList *ps);

@@ -29,6 +29,7 @@
  * hook sr_lax_custom_hooks.custom_jvp_call (lax/lax.h) this file's init sets,
  * for an equation whose jvp param is a rule object.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,6 +37,7 @@
 #include "ad/batch.h"
 #include "jax/numpy.h"
 #include "py/objects.h"
+#include "py/interp.h"
 #include "jax/vjp.h"
 #include "jax/tracers.h"
 #include "lax/lax.h"
@@ -469,7 +471,7 @@ static SrVal *traced_held(SrInterp *I, SrVal *held, SrVal **leaves, uint8_t **tr
   SrVal *hl = NULL;
   for (int i = 0; i < l->seq.n; i++) {
     SrArrayObj *arr = sr_array_of(l->seq.items[i]);
-    if (!arr || arr->kind == SR_AV_CONCRETE || sr_tracers_is_ad(l->seq.items[i])) continue;
+    if (!arr || arr->kind == SR_AV_CONCRETE || !sr_tracers_is_live(I, l->seq.items[i]) || sr_tracers_is_ad(I, l->seq.items[i])) continue;
     t[i] = 1;
     if (!hl) hl = sr_tuple(NULL, 0, NULL);
     sr_seq_push(NULL, hl, sr_ref(l->seq.items[i]));
@@ -605,7 +607,7 @@ static SrVal *prerule_call(SrInterp *I, SrArgs *a) {
 
 /* Does fn close over a traced array (in its closure's environments, the
    module's aside)? */
-int sr_custom_closes_over_tracer(SrVal *fn) {
+int sr_custom_closes_over_tracer(SrInterp *I, SrVal *fn) {
   SrFunction *uf = sr_as_function(fn);
   if (!uf) return 0;
   for (SrEnv *e = uf->closure; e && e->parent; e = e->parent)
@@ -613,7 +615,7 @@ int sr_custom_closes_over_tracer(SrVal *fn) {
       SrArrayObj *arr = e->keys[i] && e->vals[i] ? sr_array_of(e->vals[i]) : NULL;
       /* a JVP tracer in the rule is JAX's UnexpectedTracerError (the rule
          runs below the jvp), which the lazy rule raises too */
-      if (arr && arr->kind == SR_AV_TRACER && !sr_tracers_is_ad(e->vals[i])) return 1;
+      if (arr && sr_tracers_is_live(I, e->vals[i]) && !sr_tracers_is_ad(I, e->vals[i])) return 1;
     }
   return 0;
 }
@@ -760,7 +762,7 @@ static SrVal *cj_call(SrInterp *I, SrVal *self, SrArgs *a) {
     sr_unref(args);
     args = dyn;
   }
-  if (I->trace && sr_custom_closes_over_tracer(cj->jvp)) pretrace_rule(I, &fun, &rule, &args);
+  if (I->trace && sr_custom_closes_over_tracer(I, cj->jvp)) pretrace_rule(I, &fun, &rule, &args);
   SrArgs pa = {args->seq.n, args->seq.items, 0, NULL, NULL, NULL};
   SrCustomCall cc;
   SrVal *eager;
@@ -957,6 +959,9 @@ static SrVal *cj_getattr(SrInterp *I, SrVal *self, const char *name) {
   if (strcmp(name, "__name__") == 0) return sr_str_cstr(NULL, cj->name);
   if (strcmp(name, "fun") == 0) return sr_ref(cj->fun);
   if (strcmp(name, "jvp") == 0) return sr_ref(cj->jvp ? cj->jvp : sr_none());
+  /* custom_api_util.forward_attr: a wrapped custom_vmap's def_vmap... */
+  if (cj->fun->kind == SR_V_OBJ && !sr_as_function(cj->fun) && sr_ops(cj->fun) && sr_ops(cj->fun)->getattr)
+    return sr_ops(cj->fun)->getattr(I, cj->fun, name);
   return NULL;
 }
 
@@ -1429,7 +1434,11 @@ static void batch_custom_jvp_outs(SrInterp *I, SrVal *jvp, const uint8_t *in_bat
   sr_unref(pl);
   sr_unref(tl);
   SrVal *out_tree = NULL, *captured = NULL;
+  /* JAX does not run the rule here: what it prints is not shown */
+  FILE *saved_out = I->py->out;
+  I->py->out = NULL;
   SrJaxpr *j = argv[0] && argv[1] ? sr_trace_fn(I, c->rule, 2, argv, 0, NULL, NULL, 0, &out_tree, &captured) : NULL;
+  I->py->out = saved_out;
   sr_unref(argv[0]);
   sr_unref(argv[1]);
   if (!j) {

@@ -290,7 +290,7 @@ static SrVal *cv_call(SrInterp *I, SrVal *self, SrArgs *a) {
     sr_unref(args);
     args = dyn;
   }
-  if (I->trace && !cv->symbolic_zeros && sr_custom_closes_over_tracer(cv->fwd))
+  if (I->trace && !cv->symbolic_zeros && sr_custom_closes_over_tracer(I, cv->fwd))
     sr_custom_pretrace_fwd(I, &fun, &fwd, &bwd, &args);
   SrArgs pa = {args->seq.n, args->seq.items, 0, NULL, NULL, NULL};
   SrCustomCall cc;
@@ -362,6 +362,9 @@ static SrVal *cv_getattr(SrInterp *I, SrVal *self, const char *name) {
   if (strcmp(name, "fun") == 0) return sr_ref(cv->fun);
   if (strcmp(name, "fwd") == 0) return sr_ref(cv->fwd ? cv->fwd : sr_none());
   if (strcmp(name, "bwd") == 0) return sr_ref(cv->bwd ? cv->bwd : sr_none());
+  /* custom_api_util.forward_attr: a wrapped custom_vmap's def_vmap... */
+  if (cv->fun->kind == SR_V_OBJ && !sr_as_function(cv->fun) && sr_ops(cv->fun) && sr_ops(cv->fun)->getattr)
+    return sr_ops(cv->fun)->getattr(I, cv->fun, name);
   return NULL;
 }
 
@@ -1026,9 +1029,9 @@ static SrVal *jax_closure_convert(SrInterp *I, SrArgs *a) {
     SrVal *keep = NULL;
     if (!arr || arr->kind != SR_AV_TRACER) {
       keep = sr_ref(v);
-    } else if (!sr_tracers_is_ad(v) && (keep = sr_tracers_value(I, v)) != NULL) {
+    } else if (!sr_tracers_is_ad(I, v) && (keep = sr_tracers_value(I, v)) != NULL) {
       /* a value */
-    } else if (!sr_tracers_is_ad(v) && sr_dtype_kind(sr_ad_tangent_type(arr->type)->dtype) == SR_DK_FLOAT0) {
+    } else if (!sr_tracers_is_ad(I, v) && sr_dtype_kind(sr_ad_tangent_type(arr->type)->dtype) == SR_DK_FLOAT0) {
       keep = sr_ref(v);
     }
     if (keep) {

@@ -521,9 +521,14 @@ int sr_tracers_in_eager_smap(SrInterp *I) {
   return I->trace && I->trace->repr == smap_repr && !I->trace->parent;
 }
 
-int sr_tracers_is_ad(const SrVal *x) {
+int sr_tracers_is_live(SrInterp *I, const SrVal *x) {
   const SrArrayObj *a = sr_array_of(x);
-  if (!a || a->kind != SR_AV_TRACER || !a->trace || !a->var) return 0;
+  return a && a->kind == SR_AV_TRACER && a->trace && sr_trace_is_live(I, a->trace, a->trace_id);
+}
+
+int sr_tracers_is_ad(SrInterp *I, const SrVal *x) {
+  const SrArrayObj *a = sr_array_of(x);
+  if (!a || a->kind != SR_AV_TRACER || !a->trace || !a->var || !sr_trace_is_live(I, a->trace, a->trace_id)) return 0;
   if (a->trace->repr != grad_repr && a->trace->repr != jvp_repr) return 0;
   /* one that depends on no differentiated input is no tracer in JAX */
   SrJaxpr *j = sr_trace_snapshot(a->trace, a->var);
@@ -538,9 +543,17 @@ int sr_tracers_is_concrete(const SrVal *x) {
 /* The primal of v, a var of a grad's or jvp's trace t, where the values
    it is computed from are concrete: an eager call's, or a jvp's closed
    over primals under the vmap of jax.jacfwd. */
+static SrVal *snapshot_value(SrInterp *I, SrTrace *t, SrVar *v, SrJaxpr *j, int abstract_mapped);
+
 static SrVal *primal_value(SrInterp *I, SrTrace *t, SrVar *v) {
-  SrJaxpr *j = sr_trace_snapshot(t, v);
-  SrVal **in = snapshot_inputs(t, j, dget(t, 1), 0);
+  return snapshot_value(I, t, v, sr_trace_snapshot(t, v), 0);
+}
+
+/* v's value from the snapshot j of its trace t (a vmap's mapped inputs
+   abstract, which v must not read) */
+static SrVal *snapshot_value(SrInterp *I, SrTrace *t, SrVar *v, SrJaxpr *j, int abstract_mapped) {
+  (void)v;
+  SrVal **in = snapshot_inputs(t, j, dget(t, 1), abstract_mapped);
   /* only the inputs the snapshot reads need values */
   uint8_t *used = sr_xcalloc(j->nvars + 1, 1);
   for (uint32_t k = 0; k < j->neqn; k++)
@@ -574,8 +587,16 @@ static SrVal *primal_value(SrInterp *I, SrTrace *t, SrVar *v) {
 SrVal *sr_tracers_value(SrInterp *I, SrVal *x) {
   SrArrayObj *a = sr_array_of(x);
   if (!a || a->kind != SR_AV_TRACER || !a->trace || !a->var || I->exc) return NULL;
+  if (!sr_trace_is_live(I, a->trace, a->trace_id)) return NULL;
   if (a->trace->repr == grad_repr || a->trace->repr == jvp_repr || a->trace->repr == custom_repr)
     return primal_value(I, a->trace, a->var);
+  if (a->trace->repr == vmap_repr) {
+    /* a value no mapped input reaches is no BatchTracer in JAX: the value
+       itself, where the values it is computed from are known */
+    SrJaxpr *j = sr_trace_snapshot(a->trace, a->var);
+    if (var_depends(a->trace, j, a->var)) return NULL;
+    return snapshot_value(I, a->trace, a->var, j, 1);
+  }
   if (a->trace->repr != smap_repr || a->trace->parent) return NULL;
   SrTrace *t = a->trace;
   SrVal *mv = dget(t, 5);

@@ -42,7 +42,9 @@ void sr_tracers_smap_next(SrInterp *I, SrVal *mesh, SrVal *leaves, SrVal *specs)
 SrVal *sr_tracers_value(SrInterp *I, SrVal *x);
 /* Whether x is a tracer of a jax.grad's or jax.jvp's function (a JVP or
    Linearize tracer, whose trace is the one differentiating). */
-int sr_tracers_is_ad(const SrVal *x);
+int sr_tracers_is_ad(SrInterp *I, const SrVal *x);
+/* Whether x is a tracer of a trace still being built. */
+int sr_tracers_is_live(SrInterp *I, const SrVal *x);
 /* The class of the tracer x, as type(x) names it in JAX:
    jax._src.interpreters.batching.BatchTracer (vmap), ad.JVPTracer (jvp),
    ad.LinearizeTracer (grad, vjp), shard_map.ShardMapTracer, else

@@ -122,7 +122,7 @@ void sr_custom_treedef_of(SrBuf *b, SrVal *v);
 void sr_custom_type_tree(SrInterp *I, SrBuf *b, SrVal *tree, int n, const SrType **types);
 /* Whether fn (a def) closes over a traced array of no grad or jvp (a
    vmap's, whose trace may have ended when autodiff runs fn's rule). */
-int sr_custom_closes_over_tracer(SrVal *fn);
+int sr_custom_closes_over_tracer(SrInterp *I, SrVal *fn);
 /* custom_vjp's fwd closing over such tracers: fwd traced now, on abstract
    values of args' types, and the values it captured made the call's first
    operand hl: *fun, *fwd, *bwd become fun(hl, *args) = fun(*args), the
@@ -143,5 +143,6 @@ void sr_vjp_api_init(void);
 void sr_vjp_io_init(void);
 void sr_custom_vjp_init(void);
 void sr_custom_jvp_init(void);
+void sr_custom_vmap_init(void);
 
 #endif

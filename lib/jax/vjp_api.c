@@ -877,6 +877,7 @@ void sr_vjp_api_init(void) {
   }
   sr_custom_vjp_init();
   sr_custom_jvp_init();
+  sr_custom_vmap_init();
   sr_vjp_io_init();
   sr_def("jax.fwd_and_bwd", jax_fwd_and_bwd,
          "fwd_and_bwd(fun, argnums, has_aux=False, jitted=True): (fwd, bwd), separately jitted forward and "

@@ -410,7 +410,7 @@ static int sym_compat(const SrType *a, const SrType *b) {
    derivative calls, whose jvp/fwd/bwd are opaque: the body applied to the
    operands; its outputs are the results. */
 static int type_call(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
-  static const char *const keys[] = {"jaxpr", "call_jaxpr", "fun_jaxpr", NULL};
+  static const char *const keys[] = {"jaxpr", "call_jaxpr", "fun_jaxpr", "call", NULL};
   const SrJaxpr *body = jaxpr_param(e, keys);
   if (!body)
     return sr_terr(cx, "JaxprTypeError", "Call primitive %s missing 'call_jaxpr' parameter", e->prim->name);
@@ -435,7 +435,7 @@ static int type_call(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
 }
 
 static int ev_call(SrEvalCtx *cx, const SrEvalEqn *e) {
-  static const char *const keys[] = {"jaxpr", "call_jaxpr", "fun_jaxpr", NULL};
+  static const char *const keys[] = {"jaxpr", "call_jaxpr", "fun_jaxpr", "call", NULL};
   const SrJaxpr *j = NULL;
   for (int k = 0; keys[k] && !j; k++) j = sr_ev_param_jaxpr(e, keys[k]);
   if (!j) return sr_ev_err(cx, "TypeError", "%s equation has no jaxpr", e->prim->name);
@@ -3654,7 +3654,7 @@ static void type_rules_control(void) {
   sr_set_type_rule(SR_P_custom_lin, type_custom_lin);
   static const int calls[] = {SR_P_jit, SR_P_pjit, SR_P_closed_call, SR_P_core_call, SR_P_xla_call,
                               SR_P_remat, SR_P_checkpoint, SR_P_remat2, SR_P_custom_jvp_call,
-                              SR_P_custom_vjp_call, SR_P_custom_vjp_call_jaxpr};
+                              SR_P_custom_vjp_call, SR_P_custom_vjp_call_jaxpr, SR_P_custom_vmap_call};
   for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) sr_set_type_rule(calls[i], type_call);
   sr_set_type_rule(SR_P_optimization_barrier, type_optimization_barrier);
   sr_set_type_rule(SR_P_scan, type_scan);
@@ -3729,7 +3729,7 @@ static void eval_rules_control(void) {
   sr_set_eval_rule(SR_P_custom_lin, ev_custom_lin);
   static const int calls[] = {
     SR_P_jit, SR_P_pjit, SR_P_closed_call, SR_P_core_call, SR_P_custom_jvp_call, SR_P_custom_vjp_call,
-    SR_P_custom_vjp_call_jaxpr, SR_P_remat, SR_P_checkpoint, SR_P_remat2,
+    SR_P_custom_vjp_call_jaxpr, SR_P_remat, SR_P_checkpoint, SR_P_remat2, SR_P_custom_vmap_call,
   };
   for (size_t i = 0; i < sizeof calls / sizeof *calls; i++) sr_set_eval_rule(calls[i], ev_call);
   sr_set_eval_rule(SR_P_optimization_barrier, ev_barrier);
