@@ -64,7 +64,7 @@ while IFS= read -r line; do
   "# args:"*) args=${line#\# args:} ;;
   "# stdin:"*) stdin=$(echo "${line#\# stdin:}" | tr -d ' ') ;;
   "# floats:"*) floats=$(echo "${line#\# floats:}" | tr -d ' ') ;;
-  "# oracle:"*) ;;
+  "# oracle:"* | "# mpi:"*) ;;
   *) break ;;
   esac
 done < "$script"
