@@ -421,7 +421,8 @@ static const struct {
   {"GeneratorExit", "BaseException"},
   {"EOFError", "Exception"},
   {"StdinNotImplementedError", "NotImplementedError"}, /* ipykernel's, for input() */
-  /* JAX's */
+  /* JAX's; from JAXTypeError on, jax.errors' (registered there, not as
+     builtins) */
   {"ShardingTypeError", "Exception"},
   {"JAXTypeError", "TypeError"},
   {"JAXIndexError", "IndexError"},
@@ -433,26 +434,9 @@ static const struct {
   {"UnexpectedTracerError", "JAXTypeError"},
   {"KeyReuseError", "JAXTypeError"},
   {"JaxprTypeError", "TypeError"},
-  /* jax.errors: the JAXTypeErrors and JAXIndexErrors */
-  {"ConcretizationTypeError", "TypeError"},
-  {"TracerBoolConversionError", "ConcretizationTypeError"},
-  {"TracerIntegerConversionError", "TypeError"},
-  {"TracerArrayConversionError", "TypeError"},
-  {"UnexpectedTracerError", "TypeError"},
-  {"NonConcreteBooleanIndexError", "IndexError"},
   {"DuplicateSpecError", "Exception"},
   {"XlaRuntimeError", "RuntimeError"},
   {"JaxRuntimeError", "RuntimeError"},
-  /* jax.errors' (registered there only, by the jax layer) */
-  {"JAXTypeError", "TypeError"},
-  {"JAXIndexError", "IndexError"},
-  {"ConcretizationTypeError", "JAXTypeError"},
-  {"NonConcreteBooleanIndexError", "JAXIndexError"},
-  {"TracerArrayConversionError", "JAXTypeError"},
-  {"TracerIntegerConversionError", "JAXTypeError"},
-  {"TracerBoolConversionError", "ConcretizationTypeError"},
-  {"UnexpectedTracerError", "JAXTypeError"},
-  {"KeyReuseError", "JAXTypeError"},
   {"InconclusiveDimensionOperation", "Exception"},
   {NULL, NULL},
 };
