@@ -50,6 +50,7 @@
 
 #include "check/check.h"
 #include "cmd/linit.h"
+#include "lax/lax.h"
 #include "py/interp.h"
 #include "text/parse.h"
 #include "util/buf.h"
@@ -490,6 +491,7 @@ int main(int argc, char **argv) {
       usage();
     }
   }
+  sr_lax_init(); /* the type rules: bench_check_file checks before any interpreter exists */
   if (one) return run_one(one, loop, script);
   int nfiles = argc - optind;
   if (!nfiles && !nsizes) usage();

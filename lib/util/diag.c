@@ -14,6 +14,12 @@ SrSrc *sr_src_new(const char *name, const char *text, size_t len, uint32_t line0
   s->len = len;
   s->line0 = line0 ? line0 : 1;
   s->rc = 1;
+  size_t n = 1;
+  for (size_t i = 0; i < len; i++) n += s->text[i] == '\n';
+  s->bol = sr_xmalloc(n * sizeof *s->bol);
+  s->bol[s->nbol++] = 0;
+  for (size_t i = 0; i < len; i++)
+    if (s->text[i] == '\n') s->bol[s->nbol++] = i + 1;
   return s;
 }
 
@@ -26,20 +32,22 @@ void sr_src_unref(SrSrc *s) {
   if (!s || --s->rc > 0) return;
   free(s->name);
   free(s->text);
+  free(s->bol);
   free(s);
 }
 
 void sr_src_linecol(const SrSrc *s, size_t off, uint32_t *line, uint32_t *col) {
   if (off > s->len) off = s->len;
-  uint32_t ln = s->line0;
-  size_t bol = 0;
-  for (size_t i = 0; i < off; i++)
-    if (s->text[i] == '\n') {
-      ln++;
-      bol = i + 1;
-    }
-  *line = ln;
-  *col = (uint32_t)(off - bol + 1);
+  size_t lo = 0, hi = s->nbol; /* the last line starting at or before off */
+  while (hi - lo > 1) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (s->bol[mid] <= off)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  *line = s->line0 + (uint32_t)lo;
+  *col = (uint32_t)(off - s->bol[lo] + 1);
 }
 
 int sr_verror(SrDiags *d, SrErrKind kind, const SrSrc *src, size_t off,

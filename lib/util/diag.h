@@ -25,6 +25,10 @@ typedef struct SrSrc {
   size_t len;
   uint32_t line0;    /* number of the text's first line, from 1 */
   int rc;
+  size_t *bol;       /* offset of each line's first byte (bol[0] = 0), so
+                        that sr_src_linecol is a binary search: a trace
+                        locates every statement it runs */
+  size_t nbol;
 } SrSrc;
 
 SrSrc *sr_src_new(const char *name, const char *text, size_t len, uint32_t line0);

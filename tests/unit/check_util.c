@@ -78,6 +78,28 @@ START_TEST(test_diag_caret) {
 }
 END_TEST
 
+/* sr_src_linecol against a byte-by-byte count, at every offset of texts
+   with empty lines, no final newline, a first line numbered 7 and none */
+START_TEST(test_src_linecol) {
+  static const char *texts[] = {"", "\n", "a", "ab\n\ncd\n", "x\ny\n\n\nzz z", "\n\nq"};
+  for (size_t t = 0; t < sizeof texts / sizeof *texts; t++)
+    for (uint32_t line0 = 1; line0 <= 7; line0 += 6) {
+      size_t len = strlen(texts[t]);
+      SrSrc *s = sr_src_new("f", texts[t], len, line0);
+      uint32_t ln = line0, bol = 0;
+      for (size_t off = 0; off <= len + 2; off++) {
+        uint32_t line, col;
+        sr_src_linecol(s, off, &line, &col);
+        size_t o = off > len ? len : off;
+        ck_assert_uint_eq(line, ln);
+        ck_assert_uint_eq(col, o - bol + 1);
+        if (off < len && texts[t][off] == '\n') ln++, bol = (uint32_t)off + 1;
+      }
+      sr_src_unref(s);
+    }
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("util");
   TCase *tc = tcase_create("core");
@@ -85,6 +107,7 @@ int main(void) {
   tcase_add_test(tc, test_str_repr);
   tcase_add_test(tc, test_intern_and_arena);
   tcase_add_test(tc, test_diag_caret);
+  tcase_add_test(tc, test_src_linecol);
   suite_add_tcase(s, tc);
   SRunner *r = srunner_create(s);
   srunner_run_all(r, CK_NORMAL);
