@@ -41,3 +41,11 @@ bench-clean:
 	-rm -f bench/bench_text$(EXEEXT)
 	-rm -rf bench/out
 .PHONY: bench-clean
+
+## `make check` builds every benchmark program too and runs each once on a
+## tiny input (tests/bench_smoke.sh: that it runs, not how fast), so that
+## `make bench` cannot break unseen.  The fragments add their programs to
+## EXTRA_PROGRAMS; the variable is expanded when make reads the rule.
+check_DATA = $(EXTRA_PROGRAMS)
+TESTS += tests/bench_smoke.sh
+EXTRA_DIST += tests/bench_smoke.sh
