@@ -36,11 +36,41 @@ static void exc_str(SrBuf *out, const SrVal *v) { sr_buf_puts(out, ((const Exc *
 
 SrClass sr_exception_class = {"Exception", exc_free, exc_repr, exc_str, NULL};
 
+/* The classes of jax.errors that derive from errors.py's _JAXErrorMixin,
+   whose message ends in a line naming the class's entry of JAX's error
+   page */
+static const char *const jax_mixin_errors[] = {
+    "JAXTypeError", "JAXIndexError", "ConcretizationTypeError", "NonConcreteBooleanIndexError",
+    "TracerArrayConversionError", "TracerIntegerConversionError", "TracerBoolConversionError",
+    "UnexpectedTracerError", "KeyReuseError",
+};
+
 SrVal *sr_exc_new(const char *type, const char *msg, int kind) {
   Exc *e = sr_xcalloc(1, sizeof *e);
   e->type = sr_intern_cstr(type);
   e->msg = sr_xstrdup(msg);
   e->kind = kind;
+  for (size_t i = 0; i < sizeof jax_mixin_errors / sizeof *jax_mixin_errors; i++) {
+    if (strcmp(type, jax_mixin_errors[i]) != 0) continue;
+    SrBuf b = SR_BUF_INIT;
+    /* ConcretizationTypeError(tracer, context)'s own message ends in a
+       newline */
+    static const char concrete[] = "Abstract tracer value encountered where concrete value is expected";
+    size_t mlen = strlen(msg);
+    if (strcmp(type, "ConcretizationTypeError") == 0 && strncmp(msg, concrete, sizeof concrete - 1) == 0 &&
+        (mlen == 0 || msg[mlen - 1] != '\n') && !strstr(msg, "\nSee https://docs.jax.dev/"))
+      sr_buf_putc(&b, '\n');
+    sr_buf_printf(&b, "\nSee https://docs.jax.dev/en/latest/errors.html#jax.errors.%s", type);
+    /* once: a message made from another such exception's has it already */
+    if (!strstr(msg, "\nSee https://docs.jax.dev/en/latest/errors.html#jax.errors.")) {
+      free(e->msg);
+      SrBuf m = SR_BUF_INIT;
+      sr_buf_printf(&m, "%s%s", msg, b.p);
+      e->msg = sr_buf_steal(&m);
+    }
+    sr_buf_free(&b);
+    break;
+  }
   return sr_obj(&sr_exception_class, e);
 }
 

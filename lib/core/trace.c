@@ -293,7 +293,15 @@ SrVal *sr_trace_arg(SrInterp *I, SrTrace *t, const SrType *type) {
   return tracer(I, t, v);
 }
 
+void sr_trace_set_arg_names(SrTrace *t, const char *const *names, int n) {
+  free(t->arg_names);
+  t->arg_names = sr_xcalloc((size_t)n + 1, sizeof *t->arg_names);
+  for (int i = 0; i < n; i++) t->arg_names[i] = sr_intern_cstr(names[i]);
+  t->narg_names = n;
+}
+
 static void trace_free(SrTrace *t) {
+  free(t->arg_names);
   sr_unref(t->repr_data);
   for (int i = 0; i < t->ncaptured; i++) sr_unref(t->captured[i]);
   free(t->captured);

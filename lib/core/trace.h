@@ -124,6 +124,11 @@ struct SrTrace {
   uint64_t serial;       /* sr_array_serial() when it began: a concrete array
                             with a larger serial was made while it traced
                             (where JAX would have bound a tracer) */
+  /* a staging trace of a function: the names of its arguments' leaves
+     (debug_info.arg_names, interned; NULL: not known), which its tracers'
+     errors name (DynamicJaxprTracer._origin_msg) */
+  const char **arg_names;
+  int narg_names;
 };
 
 /* Starts a trace nested in the current one (I's innermost). */
@@ -138,6 +143,8 @@ SrJaxpr *sr_trace_end(SrInterp *I, SrTrace *t, SrVal **outs, int nout, SrVal **c
 /* Abandons a trace after an error. */
 void sr_trace_abort(SrInterp *I, SrTrace *t);
 SrTrace *sr_current_trace(SrInterp *I);
+/* Sets t's arg_names to copies of names[0..n). */
+void sr_trace_set_arg_names(SrTrace *t, const char *const *names, int n);
 /* Makes the next trace begun print its tracers with fn and data (a
    counted value the trace takes), as jax.grad and jax.vmap trace. */
 void sr_trace_next_repr(SrInterp *I, SrTracerReprFn fn, SrVal *data);

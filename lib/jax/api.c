@@ -226,6 +226,63 @@ static const SrMesh *arg_mesh(SrVal *v) {
   return m->abstract ? m : sr_mesh_abstract(m, 1);
 }
 
+/* (api.h) "args[i]..." where there is no signature to follow (the function
+   under jax.checkpoint, jit or grad wrappers: functools.wraps's
+   __wrapped__, which inspect.signature follows) */
+char **sr_debug_arg_names(SrInterp *I, SrVal *f, SrArgs *a, const uint8_t *skip, int *n) {
+  SrFunction *fn = sr_as_function(sr_signature_target(I, f));
+  const SrParams *ps = fn && fn->node ? fn->node->params : NULL;
+  int cap = 16, k = 0;
+  char **out = sr_xcalloc((size_t)cap, sizeof *out);
+  SrBuf path = SR_BUF_INIT;
+  int npos = ps ? ps->n - ps->nkwonly : 0;
+  int sig = ps && (a->n <= npos || ps->star);
+  for (int i = 0; i < a->n; i++) {
+    if (skip && skip[i]) continue;
+    SrVal *fl = sr_pytree_flatten(I, a->v[i]);
+    int nl = fl ? fl->seq.n : 0;
+    sr_unref(fl);
+    while (k + nl + 1 > cap) cap *= 2, out = sr_xrealloc(out, (size_t)cap * sizeof *out);
+    sr_buf_reset(&path);
+    if (sig && i < npos) sr_buf_puts(&path, ps->names[i]);
+    else if (sig) sr_buf_printf(&path, "%s[%d]", ps->star, i - npos);
+    else sr_buf_printf(&path, "args[%d]", i);
+    sr_pytree_leaf_paths(a->v[i], &path, out, &k);
+  }
+  int *order = sr_xcalloc((size_t)a->nkw + 1, sizeof *order);
+  for (int i = 0; i < a->nkw; i++) order[i] = i;
+  for (int i = 1; i < a->nkw; i++)
+    for (int j = i; j > 0 && strcmp(a->kw[order[j - 1]], a->kw[order[j]]) > 0; j--) {
+      int tmp = order[j];
+      order[j] = order[j - 1];
+      order[j - 1] = tmp;
+    }
+  for (int q = 0; q < a->nkw; q++) {
+    int i = order[q];
+    if (skip && skip[a->n + i]) continue;
+    SrVal *fl = sr_pytree_flatten(I, a->kwv[i]);
+    int nl = fl ? fl->seq.n : 0;
+    sr_unref(fl);
+    while (k + nl + 1 > cap) cap *= 2, out = sr_xrealloc(out, (size_t)cap * sizeof *out);
+    sr_buf_reset(&path);
+    int named = 0;
+    for (int p = 0; ps && p < ps->n; p++) named |= strcmp(ps->names[p], a->kw[i]) == 0;
+    if (!ps) sr_buf_printf(&path, "kwargs['%s']", a->kw[i]);
+    else if (named || !ps->kwstar) sr_buf_puts(&path, a->kw[i]);
+    else sr_buf_printf(&path, "%s['%s']", ps->kwstar, a->kw[i]);
+    sr_pytree_leaf_paths(a->kwv[i], &path, out, &k);
+  }
+  free(order);
+  sr_buf_free(&path);
+  *n = k;
+  return out;
+}
+
+void sr_debug_arg_names_free(char **names, int n) {
+  for (int i = 0; i < n; i++) free(names[i]);
+  free(names);
+}
+
 /* api_util.fun_sourceinfo: a def's name, file and first line, else the
    callable's name */
 static void fun_sourceinfo(SrBuf *src, SrVal *fn) {
@@ -305,6 +362,14 @@ void sr_kwargs_order(int nkw, const char *const *kw, int *ord) {
 
 static const char *next_traced_for;
 void sr_trace_fn_for(const char *traced_for) { next_traced_for = traced_for; }
+static SrVal *next_fun;
+static char **next_names;
+static int next_nnames;
+void sr_trace_fn_debug(SrVal *fun, char **names, int n) {
+  next_fun = fun;
+  next_names = names;
+  next_nnames = n;
+}
 
 SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, const char **kw,
                      SrVal **kwv, int flags, SrVal **out_tree, SrVal **captured) {
@@ -318,12 +383,25 @@ SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, c
   if ((flags & (SR_TRACE_FOR_JIT | SR_TRACE_FOR_MAKE_JAXPR)) || traced_for) {
     if (!traced_for) traced_for = flags & SR_TRACE_FOR_MAKE_JAXPR ? "make_jaxpr" : "jit";
   }
+  SrVal *dfun = next_fun ? next_fun : fn;
+  char **names = next_names;
+  int nnames = next_nnames;
+  next_fun = NULL;
+  next_names = NULL;
+  next_nnames = 0;
   if (traced_for && strcmp(t->origin, "DynamicJaxprTracer") == 0) {
     SrBuf dbg = SR_BUF_INIT;
-    fun_sourceinfo(&dbg, fn);
+    fun_sourceinfo(&dbg, dfun);
     sr_buf_printf(&dbg, " traced for %s", traced_for);
     sr_trace_set_debug_info(t, sr_buf_str(&dbg));
     sr_buf_free(&dbg);
+    /* and the names of its arguments (debug_info.arg_names) */
+    SrArgs na = {nargs, args, (flags & SR_TRACE_KWARGS) ? nkw : 0, kw, kwv, NULL};
+    int pending = I->exc != NULL;
+    char **own = names || pending ? NULL : sr_debug_arg_names(I, fn, &na, NULL, &nnames);
+    if (!I->exc && (names || own)) sr_trace_set_arg_names(t, (const char *const *)(names ? names : own), nnames);
+    if (!pending) sr_exc_clear(I); /* a name that could not be made is no error of the call's */
+    if (own) sr_debug_arg_names_free(own, nnames);
   }
   /* the positional arguments, then (SR_TRACE_KWARGS) the keyword ones in
      sorted order, each abstracted leaf by leaf */
@@ -503,6 +581,7 @@ static SrVal *make_jaxpr_call(SrInterp *I, SrArgs *a) {
     I->jax->vmap_size[nvmap0 + k] = m->axis_sizes[k];
   }
   I->jax->nvmap = nvmap0 + m->naxes;
+  sr_jit_split_debug(&sp);
   SrJaxpr *j = sr_trace_fn(I, sp.fn, sp.a.n, sp.a.v, sp.a.nkw, sp.a.kw, sp.a.kwv, SR_TRACE_FOR_MAKE_JAXPR | SR_TRACE_KWARGS | SR_TRACE_ALL_CONSTS,
                            m->return_shape ? &tree : NULL, NULL);
   I->jax->nvmap = nvmap0;
@@ -1025,6 +1104,7 @@ static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
     if (j->in_sh && a->nkw) return sr_raise(I, "ValueError", "pjit does not support kwargs when in_shardings is specified.");
     if (check_no_tracing(I, j->fn) < 0) return NULL;
     SrVal *out_tree = NULL, *captured = NULL;
+    sr_jit_split_debug(sp);
     SrJaxpr *body = sr_trace_fn(I, sp->fn, a->n, a->v, a->nkw, a->kw, a->kwv, SR_TRACE_FOR_JIT | SR_TRACE_KWARGS, &out_tree, &captured);
     if (!body) return NULL;
     binding_split = sp;
@@ -1058,6 +1138,7 @@ static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
     return NULL;
   }
   SrVal *out_tree = NULL, *captured = NULL;
+  sr_jit_split_debug(sp);
   SrJaxpr *body = sr_trace_fn(I, sp->fn, a->n, a->v, a->nkw, a->kw, a->kwv, SR_TRACE_FOR_JIT | SR_TRACE_KWARGS, &out_tree, &captured);
   if (!body) {
     free(sig);

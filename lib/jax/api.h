@@ -67,6 +67,17 @@ SrJaxpr *sr_trace_body_cached(SrInterp *I, SrVal *fn, int nargs, SrVal **args, i
    "while_body": api_util.debug_info's traced_for), which its tracers'
    errors name (static string). */
 void sr_trace_fn_for(const char *traced_for);
+/* The debug info of the next sr_trace_fn: that of fun (its source info)
+   with these names of the argument leaves (arg_names), for a function
+   that stands for fun (jit's split with its static arguments bound);
+   both borrowed until that call. */
+void sr_trace_fn_debug(SrVal *fun, char **names, int n);
+/* debug_info's arg_names (api_util._non_static_arg_names): the path of each
+   leaf of call a of f under f's parameter names, keyword arguments sorted,
+   the arguments skip marks (a->n positional then a->nkw keyword flags;
+   NULL: none) left out.  *n strings, malloc'd, in a malloc'd array. */
+char **sr_debug_arg_names(SrInterp *I, SrVal *f, SrArgs *a, const uint8_t *skip, int *n);
+void sr_debug_arg_names_free(char **names, int n);
 /* jax_numpy_rank_promotion's value: 0 allow, 1 warn, 2 raise; -1 with
    JAX's ValueError (scopes.c) */
 int sr_rank_promotion_value(SrInterp *I, SrVal *v);

@@ -264,11 +264,13 @@ static SrVal *array_unop(SrInterp *I, int op, SrVal *x) {
       return r;
     }
     if (a->kind == SR_AV_TRACER && !a->has_value) {
-      SrBuf b = SR_BUF_INIT;
+      SrBuf b = SR_BUF_INIT, og = SR_BUF_INIT;
       sr_type_str(&b, a->type, 0);
-      sr_raise(I, "TracerIntegerConversionError", "The __index__() method was called on traced array with shape %s",
-               sr_buf_str(&b));
+      sr_tracer_origin_msg(I, x, &og);
+      sr_raise(I, "TracerIntegerConversionError", "The __index__() method was called on traced array with shape %s%s",
+               sr_buf_str(&b), sr_buf_str(&og));
       sr_buf_free(&b);
+      sr_buf_free(&og);
       return NULL;
     }
     return array_unop(I, SR_OP_ITEM, x);
@@ -290,24 +292,26 @@ static SrVal *array_unop(SrInterp *I, int op, SrVal *x) {
     if (a->kind == SR_AV_TRACER) {
       /* core.concretization_function_error: the Tracer's __int__,
          __float__, __complex__ and __index__; _item's concrete_or_error */
-      SrBuf b = SR_BUF_INIT;
+      SrBuf b = SR_BUF_INIT, og = SR_BUF_INIT;
       sr_type_str(&b, a->type, 0); /* aval.str_short() */
+      sr_tracer_origin_msg(I, x, &og);
       const char *f = I->item_for;
       if (f && strcmp(f, "index") == 0)
-        sr_raise(I, "TracerIntegerConversionError", "The __index__() method was called on traced array with shape %s",
-                 b.p);
+        sr_raise(I, "TracerIntegerConversionError", "The __index__() method was called on traced array with shape %s%s",
+                 b.p, og.p ? og.p : "");
       else if (f)
         sr_raise(I, "ConcretizationTypeError",
                  "Abstract tracer value encountered where concrete value is expected: traced array with shape %s\n"
                  "The problem arose with the `%s` function. If trying to convert the data type of a value, try using "
-                 "`x.astype(%s)` or `jnp.array(x, %s)` instead.",
-                 b.p, f, f, f);
+                 "`x.astype(%s)` or `jnp.array(x, %s)` instead.%s",
+                 b.p, f, f, f, og.p ? og.p : "");
       else
         sr_raise(I, "ConcretizationTypeError",
                  "Abstract tracer value encountered where concrete value is expected: traced array with shape %s\n"
-                 "This occurred in the item() method of jax.Array",
-                 b.p);
+                 "This occurred in the item() method of jax.Array%s",
+                 b.p, og.p ? og.p : "");
       sr_buf_free(&b);
+      sr_buf_free(&og);
       return NULL;
     }
     return sr_raise(I, "TypeError", "an abstract array has no value");
@@ -337,10 +341,13 @@ static int array_truthy(SrInterp *I, SrVal *x) {
     return t;
   }
   if (a->kind == SR_AV_TRACER) {
-    SrBuf b = SR_BUF_INIT;
+    SrBuf b = SR_BUF_INIT, og = SR_BUF_INIT;
     sr_type_str(&b, a->type, 0); /* aval.str_short() */
-    sr_raise(I, "TracerBoolConversionError", "Attempted boolean conversion of traced array with shape %s.", b.p);
+    sr_tracer_origin_msg(I, x, &og);
+    sr_raise(I, "TracerBoolConversionError", "Attempted boolean conversion of traced array with shape %s.%s", b.p,
+             sr_buf_str(&og));
     sr_buf_free(&b);
+    sr_buf_free(&og);
     return -1;
   }
   SrVal *item = array_unop(I, SR_OP_ITEM, x);

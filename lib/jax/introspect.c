@@ -22,6 +22,7 @@
 #include "text/print.h"
 #include "text/print_val.h"
 #include "util/intern.h"
+#include "jax/tracers.h"
 
 static SrKindGetattr prev_jaxpr, prev_mesh, prev_sharding;
 
@@ -427,12 +428,14 @@ static SrVal *m_tolist(SrInterp *I, SrArgs *a) {
   SrArrayObj *o = sr_array_of(a->v[0]);
   if (o && o->kind == SR_AV_TRACER)
   {
+    /* Tracer.tolist: the context already ends in the origin, which
+       ConcretizationTypeError adds again */
     SrBuf b = SR_BUF_INIT;
+    sr_buf_puts(&b, "The tolist() method was called on traced array with shape ");
     sr_type_str(&b, o->type, 0);
-    sr_raise(I, "ConcretizationTypeError",
-             "Abstract tracer value encountered where concrete value is expected: traced array with shape %s\nThe "
-             "tolist() method was called on traced array with shape %s.",
-             b.p, b.p);
+    sr_buf_putc(&b, '.');
+    sr_tracer_origin_msg(I, a->v[0], &b);
+    sr_raise_concretization(I, a->v[0], sr_buf_str(&b));
     sr_buf_free(&b);
     return NULL;
   }

@@ -435,7 +435,6 @@ int sr_jit_split(SrInterp *I, const SrJitOpts *o, SrVal *fn, const char *name, S
       s->a.kwv[s->a.nkw++] = a->kwv[i];
     }
   }
-  free(st);
   free(don);
   if (!any_don) {
     free(s->donated);
@@ -448,7 +447,16 @@ int sr_jit_split(SrInterp *I, const SrJitOpts *o, SrVal *fn, const char *name, S
     s->fn = sr_ref(fn);
   } else {
     s->fn = sr_builtin_with(name, bound_call, b, bound_free);
+    s->orig = sr_ref(fn);
   }
+  if (s->orig && rc == 0) {
+    uint8_t *skip = sr_xcalloc((size_t)a->n + (size_t)a->nkw + 1, 1);
+    for (int i = 0; i < a->n; i++) skip[i] = st[i];
+    for (int i = 0; i < a->nkw; i++) skip[a->n + i] = (uint8_t)has_name(o->sa, o->nsa, a->kw[i]);
+    s->names = sr_debug_arg_names(I, fn, a, skip, &s->nnames);
+    free(skip);
+  }
+  free(st);
   if (rc < 0) {
     sr_jit_split_free(s);
     return -1;
@@ -465,9 +473,16 @@ void sr_jit_split_free(SrJitSplit *s) {
     free(s->a.kwv);
   }
   free(s->donated);
+  sr_unref(s->orig);
+  if (s->names) sr_debug_arg_names_free(s->names, s->nnames);
   s->owns = 0;
-  s->fn = s->statics = NULL;
+  s->fn = s->statics = s->orig = NULL;
   s->donated = NULL;
+  s->names = NULL;
+}
+
+void sr_jit_split_debug(const SrJitSplit *s) {
+  if (s->orig) sr_trace_fn_debug(s->orig, s->names, s->nnames);
 }
 
 int sr_jit_statics_equal(SrInterp *I, const SrVal *a, const SrVal *b) {

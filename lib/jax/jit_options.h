@@ -40,6 +40,12 @@ typedef struct SrJitSplit {
   SrVal *statics;
   uint8_t *donated; /* a.n + a.nkw entries, or NULL when none is */
   uint8_t owns;     /* a's arrays are the split's */
+  /* with static arguments bound: the function itself (a reference) and
+     the names of the dynamic arguments' leaves in its signature
+     (debug_info's arg_names), for the trace's errors */
+  SrVal *orig;
+  char **names;
+  int nnames;
 } SrJitSplit;
 
 /* Splits call a of fn (named name) by o (NULL: no options): raises
@@ -47,6 +53,9 @@ typedef struct SrJitSplit {
    index out of range.  -1 with an exception raised. */
 int sr_jit_split(SrInterp *I, const SrJitOpts *o, SrVal *fn, const char *name, SrArgs *a, SrJitSplit *s);
 void sr_jit_split_free(SrJitSplit *s);
+/* Before tracing s->fn: the trace's debug info is that of the function
+   itself, not of its static arguments' binding (sr_trace_fn_debug). */
+void sr_jit_split_debug(const SrJitSplit *s);
 /* Whether two static tuples are the same key (JAX's
    _HashableWithStrictTypeEquality: the same types and equal values):
    1 or 0, -1 with jaxlib's ValueError raised when an __eq__ fails. */

@@ -19,6 +19,7 @@
 #include "jax/tree_util.h"
 #include "jax/np_host.h"
 #include "util/intern.h"
+#include "jax/tracers.h"
 
 static const SrType *vtype(SrInterp *I, SrVal *v) { return sr_value_type(I, v); }
 static SrVal *arr(SrInterp *I, SrVal *v) { return sr_jnp_asarray(I, v, -1); }
@@ -251,12 +252,7 @@ static int forwarded_input(const SrJaxpr *j, uint32_t i);
 static int raise_if_traced(SrInterp *I, SrVal *v, const char *context) {
   SrArrayObj *a = sr_array_of(v);
   if (!a || a->kind == SR_AV_CONCRETE || (a->kind == SR_AV_ABSTRACT && a->has_value)) return 0;
-  SrBuf b = SR_BUF_INIT;
-  sr_type_str(&b, a->type, 0);
-  sr_raise(I, "ConcretizationTypeError",
-           "Abstract tracer value encountered where concrete value is expected: traced array with shape %s\n%s", b.p,
-           context);
-  sr_buf_free(&b);
+  sr_raise_concretization(I, v, context);
   return 1;
 }
 

@@ -2,6 +2,7 @@
  * constructor, the conversions to and from jax.Array, its text forms
  * (numpy's repr and str), attributes, methods and operators. */
 #include "jax/np_host.h"
+#include "jax/tracers.h"
 #include "jax/array_methods.h"
 
 #include <stdlib.h>
@@ -128,11 +129,14 @@ SrVal *sr_ndarray_from_jax(SrInterp *I, SrVal *v, int scalar) {
   SrArrayObj *o = sr_array_of(c);
   if (!o) return c;
   if (o->kind == SR_AV_TRACER) {
-    SrBuf b = SR_BUF_INIT;
+    SrBuf b = SR_BUF_INIT, og = SR_BUF_INIT;
     sr_type_long(&b, o->type);
+    sr_tracer_origin_msg(I, c, &og);
     sr_raise(I, "TracerArrayConversionError",
-             "The numpy.ndarray conversion method __array__() was called on traced array with shape %s", b.p);
+             "The numpy.ndarray conversion method __array__() was called on traced array with shape %s%s", b.p,
+             sr_buf_str(&og));
     sr_buf_free(&b);
+    sr_buf_free(&og);
     sr_unref(c);
     return NULL;
   }

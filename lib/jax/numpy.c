@@ -27,6 +27,7 @@
 #include "py/range.h"
 #include "text/print_val.h"
 #include "util/intern.h"
+#include "jax/tracers.h"
 
 /* ---- param helpers ---- */
 
@@ -96,11 +97,18 @@ static int shape_traced_error(SrInterp *I, SrVal *v) {
       sr_val_repr(&b, v);
       sr_buf_puts(&b, ",)");
     }
+    /* and each traced dim's origin */
+    SrBuf og = SR_BUF_INIT;
+    if (sr_is_seq(v))
+      for (int i = 0; i < v->seq.n; i++) sr_tracer_origin_msg(I, v->seq.items[i], &og);
+    else
+      sr_tracer_origin_msg(I, v, &og);
     sr_raise(I, "TypeError",
              "Shapes must be 1D sequences of concrete values of integer type, got %s.\nIf using `jit`, try using "
-             "`static_argnums` or applying `jit` to smaller subfunctions.",
-             sr_buf_str(&b));
+             "`static_argnums` or applying `jit` to smaller subfunctions.%s",
+             sr_buf_str(&b), sr_buf_str(&og));
     sr_buf_free(&b);
+    sr_buf_free(&og);
     return -1;
   }
   return 0;

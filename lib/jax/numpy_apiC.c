@@ -16,6 +16,7 @@
 #include "py/objects.h"
 #include "text/print_val.h"
 #include "util/mem.h"
+#include "jax/tracers.h"
 
 static const SrType *vtype(SrInterp *I, SrVal *v) { return sr_value_type(I, v); }
 static int given(const SrVal *v) { return v && v->kind != SR_V_NONE; }
@@ -306,14 +307,9 @@ static int is_concrete(SrVal *v) {
 }
 
 static SrVal *concretization(SrInterp *I, SrVal *v, const char *fname) {
-  SrBuf b = SR_BUF_INIT;
-  sr_type_str(&b, sr_value_type(I, v), 0); /* aval.str_short(): long dtype names */
-  sr_raise(I, "ConcretizationTypeError",
-           "Abstract tracer value encountered where concrete value is expected: traced array with shape %s\n"
-           "The error arose in %s()",
-           b.p, fname);
-  sr_buf_free(&b);
-  return NULL;
+  char ctx[160];
+  snprintf(ctx, sizeof ctx, "The error arose in %s()", fname);
+  return sr_raise_concretization(I, v, ctx);
 }
 
 enum { IN1D_COMPARE_ALL, IN1D_BINARY_SEARCH };

@@ -23,6 +23,7 @@
 #include "util/intern.h"
 #include "text/print_val.h"
 #include "util/mem.h"
+#include "jax/tracers.h"
 
 static const SrType *vtype(SrInterp *I, SrVal *v) { return sr_value_type(I, v); }
 static int given(const SrVal *v) { return v && v->kind != SR_V_NONE; }
@@ -660,11 +661,9 @@ static SrVal *nonzero(SrInterp *I, SrVal *a, SrVal *size_v, SrVal *fill_value) {
     SrVal *cnt = mask ? sr_nn_call1(&s, "jax.numpy.sum", mask) : NULL;
     if (!cnt) return sr_nn_done(&s, NULL);
     if (!sr_array_of(cnt) || sr_array_of(cnt)->kind != SR_AV_CONCRETE)
-      return sr_nn_done(&s, sr_raise(I, "ConcretizationTypeError",
-                                     "Abstract tracer value encountered where concrete value is expected: "
-                                     "traced array with shape %s[]\nThe size argument of jnp.nonzero must be "
-                                     "statically specified to use jnp.nonzero within JAX transformations.",
-                                     vtype(I, cnt)->dtype == SR_I64 ? "int64" : "int32"));
+      return sr_nn_done(&s, sr_raise_concretization(I, cnt,
+                                                    "The size argument of jnp.nonzero must be statically specified "
+                                                    "to use jnp.nonzero within JAX transformations."));
     SrVal *iv = sr_nn_call1(&s, "builtins.int", cnt);
     if (!iv) return sr_nn_done(&s, NULL);
     size = iv->i;

@@ -14,6 +14,7 @@
 #include "jax/numpy.h"
 #include "py/objects.h"
 #include "util/intern.h"
+#include "jax/tracers.h"
 
 /* util.canonicalize_axis: axis in [-nd, nd) made non-negative, else its
    ValueError */
@@ -389,9 +390,9 @@ static SrVal *jnp_ravel_multi_index(SrInterp *I, SrArgs *a) {
   for (int i = 0; i < n; i++) {
     SrArrayObj *ao = sr_array_of(xs[i]);
     if (raise && ao && ao->kind != SR_AV_CONCRETE) {
-      sr_raise(I, "ConcretizationTypeError",
-               "Abstract tracer value encountered where concrete value is expected\nThe error occurred because "
-               "ravel_multi_index was jit-compiled with mode='raise'. Use mode='wrap' or mode='clip' instead.");
+      sr_raise_concretization(I, xs[i],
+                              "The error occurred because ravel_multi_index was jit-compiled with mode='raise'. Use "
+                              "mode='wrap' or mode='clip' instead.");
       goto out;
     }
     if (!sr_dtype_is_int(sr_value_type(I, xs[i])->dtype)) {

@@ -21,6 +21,7 @@
 #include "jax/nn.h"
 #include "jax/numpy.h"
 #include "py/objects.h"
+#include "jax/tracers.h"
 
 #define SCOPE(I) SrNnScope s_ = {(I), {0}, 0}, *s = &s_
 #define KEEP(v) sr_nn_keep(s, (v))
@@ -51,14 +52,10 @@ static int repeat_total(SrInterp *I, SrVal *repeats, int64_t n, int64_t *total) 
   SrArray *a = sr_concrete_of(I, repeats, NULL);
   if (!a) {
     if (!I->exc) {
-      SrBuf b = SR_BUF_INIT;
-      sr_type_str(&b, sr_value_type(I, repeats), 0); /* aval.str_short(): long dtype names */
-      sr_raise(I, "ConcretizationTypeError",
-               "Abstract tracer value encountered where concrete value is expected: traced array with shape %s\n"
-               "When jit-compiling jnp.repeat, the total number of repeats must be static. To fix this, either "
-               "specify a static value for `repeats`, or pass a static value to `total_repeat_length`.",
-               b.p);
-      sr_buf_free(&b);
+      sr_raise_concretization(I, repeats,
+                              "When jit-compiling jnp.repeat, the total number of repeats must be static. To fix "
+                              "this, either specify a static value for `repeats`, or pass a static value to "
+                              "`total_repeat_length`.");
     }
     return -1;
   }

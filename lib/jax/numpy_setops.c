@@ -20,6 +20,7 @@
 #include "py/objects.h"
 #include "text/print_val.h"
 #include "util/intern.h"
+#include "jax/tracers.h"
 
 #define SCOPE(I) SrNnScope s_ = {(I), {0}, 0}, *s = &s_
 #define KEEP(v) sr_nn_keep(s, (v))
@@ -37,13 +38,7 @@ static int is_concrete(SrInterp *I, SrVal *v) {
 /* core.concrete_or_error's ConcretizationTypeError, in the words the
    other built-ins use */
 static SrVal *raise_concretization(SrInterp *I, SrVal *v, const char *context) {
-  SrBuf b = SR_BUF_INIT;
-  sr_type_str(&b, sr_value_type(I, v), 0); /* aval.str_short(): long dtype names */
-  sr_raise(I, "ConcretizationTypeError",
-           "Abstract tracer value encountered where concrete value is expected: traced array with shape %s\n%s", b.p,
-           context);
-  sr_buf_free(&b);
-  return NULL;
+  return sr_raise_concretization(I, v, context);
 }
 
 static const char UNIQUE_SIZE_HINT[] =

@@ -23,6 +23,7 @@
 #include "py/objects.h"
 #include "text/print_val.h"
 #include "util/buf.h"
+#include "jax/tracers.h"
 
 static const SrType *vtype(SrInterp *I, SrVal *v) { return sr_value_type(I, v); }
 
@@ -514,15 +515,10 @@ static SrVal *jnp_roots(SrInterp *I, SrArgs *a) {
   if (strip) {
     SrArrayObj *o = sr_array_of(nlz);
     if (o && o->kind != SR_AV_CONCRETE) {
-      SrBuf b = SR_BUF_INIT;
-      sr_type_str(&b, vtype(I, nlz), 0);
-      sr_raise(I, "ConcretizationTypeError",
-               "Abstract tracer value encountered where concrete value is expected: traced array with shape %s\nThe "
-               "error occurred in the jnp.roots() function. To use this within a JIT-compiled context, pass "
-               "strip_zeros=False, but be aware that leading zeros will result in some returned roots being set to "
-               "NaN.",
-               sr_buf_str(&b));
-      sr_buf_free(&b);
+      sr_raise_concretization(I, nlz,
+                              "The error occurred in the jnp.roots() function. To use this within a JIT-compiled "
+                              "context, pass strip_zeros=False, but be aware that leading zeros will result in some "
+                              "returned roots being set to NaN.");
       return sr_nn_done(s, NULL);
     }
     int64_t k;

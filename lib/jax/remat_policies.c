@@ -420,58 +420,6 @@ static const char *trace_frames(SrInterp *I) { return sr_py_frames_summary(I, 5)
 
 /* ---- saved_residuals, print_saved_residuals ---- */
 
-/* debug_info's arg_names (api_util._non_static_arg_names): the leaves'
-   paths under the signature's parameter names, keyword arguments sorted;
-   "args[i]..." where there is no signature (the function under
-   jax.checkpoint, jit or grad wrappers: functools.wraps's __wrapped__,
-   which inspect.signature follows).  n strings, malloc'd. */
-static char **arg_names(SrInterp *I, SrVal *f, SrArgs *a, int *n) {
-  SrFunction *fn = sr_as_function(sr_signature_target(I, f));
-  const SrParams *ps = fn && fn->node ? fn->node->params : NULL;
-  int cap = 16, k = 0;
-  char **out = sr_xcalloc((size_t)cap, sizeof *out);
-  SrBuf path = SR_BUF_INIT;
-  int npos = ps ? ps->n - ps->nkwonly : 0;
-  int sig = ps && (a->n <= npos || ps->star);
-  for (int i = 0; i < a->n; i++) {
-    SrVal *fl = sr_pytree_flatten(I, a->v[i]);
-    int nl = fl ? fl->seq.n : 0;
-    sr_unref(fl);
-    while (k + nl + 1 > cap) cap *= 2, out = sr_xrealloc(out, (size_t)cap * sizeof *out);
-    sr_buf_reset(&path);
-    if (sig && i < npos) sr_buf_puts(&path, ps->names[i]);
-    else if (sig) sr_buf_printf(&path, "%s[%d]", ps->star, i - npos);
-    else sr_buf_printf(&path, "args[%d]", i);
-    sr_pytree_leaf_paths(a->v[i], &path, out, &k);
-  }
-  int *order = sr_xcalloc((size_t)a->nkw + 1, sizeof *order);
-  for (int i = 0; i < a->nkw; i++) order[i] = i;
-  for (int i = 1; i < a->nkw; i++)
-    for (int j = i; j > 0 && strcmp(a->kw[order[j - 1]], a->kw[order[j]]) > 0; j--) {
-      int tmp = order[j];
-      order[j] = order[j - 1];
-      order[j - 1] = tmp;
-    }
-  for (int q = 0; q < a->nkw; q++) {
-    int i = order[q];
-    SrVal *fl = sr_pytree_flatten(I, a->kwv[i]);
-    int nl = fl ? fl->seq.n : 0;
-    sr_unref(fl);
-    while (k + nl + 1 > cap) cap *= 2, out = sr_xrealloc(out, (size_t)cap * sizeof *out);
-    sr_buf_reset(&path);
-    int named = 0;
-    for (int p = 0; ps && p < ps->n; p++) named |= strcmp(ps->names[p], a->kw[i]) == 0;
-    if (!ps) sr_buf_printf(&path, "kwargs['%s']", a->kw[i]);
-    else if (named || !ps->kwstar) sr_buf_puts(&path, a->kw[i]);
-    else sr_buf_printf(&path, "%s['%s']", ps->kwstar, a->kw[i]);
-    sr_pytree_leaf_paths(a->kwv[i], &path, out, &k);
-  }
-  free(order);
-  sr_buf_free(&path);
-  *n = k;
-  return out;
-}
-
 /* f with its keyword arguments passed positionally after the others, so
    that they are traced too (flatten((args, kwargs)): keys sorted) */
 typedef struct KwCall {
@@ -566,7 +514,7 @@ static SrVal *saved_residuals(SrInterp *I, SrArgs *a) {
   if (!F) return NULL;
   sr_unref(fcap);
   int nnames = 0;
-  char **names = arg_names(I, f, &b, &nnames);
+  char **names = sr_debug_arg_names(I, f, &b, NULL, &nnames);
   /* the residual vars, reduce_precision looked through */
   uint32_t nv = F->nvars + 1;
   uint8_t *isres = sr_xcalloc(nv, 1);

@@ -28,6 +28,7 @@
 #include "core/jaxstate.h"
 #include "py/objects.h"
 #include "jax/tree_util.h"
+#include "text/print.h"
 #include "text/print_val.h"
 #include "jax/tracers.h"
 #include "util/intern.h"
@@ -623,4 +624,113 @@ void sr_tracers_smap_next(SrInterp *I, SrVal *mesh, SrVal *leaves, SrVal *specs)
   sr_seq_push(NULL, d, sr_ref(mesh));
   sr_trace_next_repr(I, smap_repr, d);
   sr_trace_next_class(I, "ShardMapTracer");
+}
+
+void sr_tracer_origin_msg(SrInterp *I, const SrVal *x, SrBuf *out) {
+  const SrArrayObj *a = sr_array_of(x);
+  if (!a || a->kind != SR_AV_TRACER || !sr_tracers_is_live(I, x)) return;
+  SrTrace *t = a->trace;
+  static const char dyn[] = "DynamicJaxprTracer\t";
+  if (strncmp(t->origin, dyn, sizeof dyn - 1) != 0) return; /* no debug info */
+  /* the debug info is "F traced for T" */
+  const char *dbg = t->origin + sizeof dyn - 1, *sep = NULL;
+  for (const char *p = strstr(dbg, " traced for "); p; p = strstr(p + 1, " traced for ")) sep = p;
+  if (!sep) return;
+  SrBuf o = SR_BUF_INIT;
+  sr_buf_printf(&o, "\nThe error occurred while tracing the function %.*s for %s. ", (int)(sep - dbg), dbg,
+                sep + strlen(" traced for "));
+  SrVar *v = a->var;
+  if (!v || v->kind != SR_VAR) { /* a literal: find_progenitors finds nothing */
+    sr_buf_puts(out, sr_buf_str(&o));
+    sr_buf_free(&o);
+    return;
+  }
+  /* pe.find_progenitors: the vars v is computed from, walking back */
+  SrJaxprBuilder *jb = &t->jb;
+  uint32_t id = 0;
+  for (int i = 0; i < t->ncaptured; i++) t->captured_vars[i]->id = id++;
+  for (uint32_t i = 0; i < jb->nin; i++) jb->in[i]->id = id++;
+  for (uint32_t k = 0; k < jb->neqn; k++)
+    for (uint32_t i = 0; i < jb->eqns[k].nout; i++) jb->eqns[k].out[i]->id = id++;
+  uint8_t *active = sr_xcalloc((size_t)id + 1, 1);
+  active[v->id] = 1;
+  for (uint32_t k = jb->neqn; k-- > 0;) {
+    const SrEqn *e = &jb->eqns[k];
+    int produced = 0;
+    for (uint32_t i = 0; i < e->nout; i++)
+      if (e->out[i]->kind == SR_VAR && active[e->out[i]->id]) produced = 1, active[e->out[i]->id] = 0;
+    if (produced)
+      for (uint32_t i = 0; i < e->nin; i++)
+        if (e->in[i]->kind == SR_VAR) active[e->in[i]->id] = 1;
+  }
+  int npos = 0, bad = 0;
+  const char *names[3] = {NULL, NULL, NULL}; /* the first two and the last */
+  for (uint32_t i = jb->nconst; i < jb->nin; i++) {
+    if (!active[jb->in[i]->id]) continue;
+    uint32_t pos = i - jb->nconst;
+    const char *nm = !t->arg_names ? "unknown" : (int)pos < t->narg_names ? t->arg_names[pos] : NULL;
+    if (!nm) bad = 1; /* JAX's IndexError: no origin at all */
+    if (npos < 2) names[npos] = nm;
+    names[2] = nm;
+    npos++;
+  }
+  if (bad) {
+    free(active);
+    sr_buf_free(&o);
+    return;
+  }
+  if (npos == 1) {
+    sr_buf_printf(&o, "This concrete value was not available in Python because it depends on the value of the "
+                      "argument %s.", names[0]);
+  } else if (npos == 2) {
+    sr_buf_printf(&o, "This concrete value was not available in Python because it depends on the values of the "
+                      "arguments %s and %s.", names[0], names[1]);
+  } else if (npos > 2) {
+    sr_buf_puts(&o, "This concrete value was not available in Python because it depends on the values of the arguments ");
+    uint32_t seen = 0;
+    for (uint32_t i = jb->nconst; i < jb->nin; i++) {
+      if (!active[jb->in[i]->id]) continue;
+      const char *nm = t->arg_names ? t->arg_names[i - jb->nconst] : "unknown";
+      if (++seen == (uint32_t)npos) sr_buf_printf(&o, ", and %s.", nm);
+      else sr_buf_printf(&o, "%s%s", seen > 1 ? ", " : "", nm);
+    }
+  } else {
+    /* the equations with a literal input or one of the captured values v
+       depends on */
+    int shown = 0, more = 0;
+    for (uint32_t k = 0; k < jb->neqn; k++) {
+      const SrEqn *e = &jb->eqns[k];
+      int from_const = 0;
+      for (uint32_t i = 0; i < e->nin && !from_const; i++) {
+        const SrVar *u = e->in[i];
+        from_const = u->kind == SR_LIT || (u->kind == SR_VAR && u->id < (uint32_t)t->ncaptured && active[u->id]);
+      }
+      if (!from_const) continue;
+      if (shown == 5) {
+        more = 1;
+        break;
+      }
+      sr_buf_puts(&o, shown ? "\n\n  operation " : "This value became a tracer due to JAX operations on these lines:\n\n  operation ");
+      sr_print_eqn(&o, e);
+      sr_buf_printf(&o, "\n    from line %s", e->loc ? e->loc : "unknown");
+      shown++;
+    }
+    if (more) sr_buf_puts(&o, "\n\n(Additional originating lines are not shown.)");
+  }
+  free(active);
+  sr_buf_puts(out, sr_buf_str(&o));
+  sr_buf_free(&o);
+}
+
+SrVal *sr_raise_concretization(SrInterp *I, const SrVal *x, const char *context) {
+  SrBuf b = SR_BUF_INIT, og = SR_BUF_INIT;
+  const SrType *t = sr_value_type(I, (SrVal *)x);
+  if (t) sr_type_str(&b, t, 0); /* Tracer._error_repr: aval.str_short() */
+  sr_tracer_origin_msg(I, x, &og);
+  sr_raise(I, "ConcretizationTypeError",
+           "Abstract tracer value encountered where concrete value is expected: traced array with shape %s\n%s%s\n",
+           sr_buf_str(&b), context ? context : "", sr_buf_str(&og));
+  sr_buf_free(&b);
+  sr_buf_free(&og);
+  return NULL;
 }

@@ -52,6 +52,17 @@ int sr_tracers_is_live(SrInterp *I, const SrVal *x);
 const char *sr_tracers_class_name(const SrVal *x);
 /* Whether x holds a value: a concrete array or a Python number. */
 int sr_tracers_is_concrete(const SrVal *x);
+/* DynamicJaxprTracer._origin_msg: appends, for a tracer of a live staging
+   trace that knows its function (jit, make_jaxpr, a scan or while body),
+   "\nThe error occurred while tracing the function F for T. " and what
+   its value depends on -- the arguments it was computed from, by name, or
+   else the operations with literal or captured inputs that made it (at
+   most 5, each with its source line).  Nothing for any other value. */
+void sr_tracer_origin_msg(SrInterp *I, const SrVal *x, SrBuf *out);
+/* core.concrete_or_error's ConcretizationTypeError for the traced value x:
+   "Abstract tracer value encountered where concrete value is expected:
+   traced array with shape T\n" + context + x's origin.  Returns NULL. */
+SrVal *sr_raise_concretization(SrInterp *I, const SrVal *x, const char *context);
 /* Is the current trace the body of a shard_map called outside jit (an
    eager ShardMapTrace)? */
 int sr_tracers_in_eager_smap(SrInterp *I);

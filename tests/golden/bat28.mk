@@ -11,7 +11,5 @@ GOLDEN_TESTS += \
 	tests/golden/bat28_dtrans.jxr \
 	tests/golden/bat28_vis.jxr \
 	tests/golden/bat28_trisolve.jxr \
-	tests/golden/bat28_types.jxr
-## what JAX's tests assert that shardrepl does not do yet (golden-pending)
-GOLDEN_PENDING += \
-	tests/golden/pending/bat28_pending.jxr
+	tests/golden/bat28_types.jxr \
+	tests/golden/bat28_origin.jxr

@@ -113,9 +113,10 @@ GOLDEN_TESTS = \
 	tests/golden/trace_depth.jxr \
 	tests/golden/reduce_precision.jxr \
 	tests/golden/repl_line_errors.jxr \
+	tests/golden/origin_msg.jxr \
 	examples/tour.jxr
 
-GOLDEN_PENDING =
+GOLDEN_PENDING = tests/golden/pending/origin_msg_lines.jxr
 
 include $(top_srcdir)/tests/golden/jnp15.mk
 include $(top_srcdir)/tests/golden/shard15b.mk

@@ -11,9 +11,9 @@ GOLDEN_TESTS += \
 	tests/golden/smap27_ref.jxr \
 	tests/golden/smap27_errors.jxr \
 	tests/golden/smap27_close_over.jxr \
-	tests/golden/smap27_rbg.jxr
+	tests/golden/smap27_rbg.jxr \
+	tests/golden/smap27_optimize_remat.jxr
 ## what JAX's tests assert that shardrepl does not do yet (golden-pending)
 GOLDEN_PENDING += \
 	tests/golden/pending/smap27_remat_fwd.jxr \
-	tests/golden/pending/smap27_optimize_remat.jxr \
 	tests/golden/pending/smap27_callback_refs.jxr
