@@ -405,7 +405,9 @@ static const char *trace_loc(SrInterp *I) {
   uint32_t line = 0, col = 0;
   sr_src_linecol(src, py->cur_off, &line, &col);
   SrBuf b = SR_BUF_INIT;
-  sr_buf_printf(&b, "%s:%u (%s)", src->name, line, py->cur_func ? py->cur_func : "<module>");
+  /* source_info_util._summarize_frame: the column (from 0) where it is not 0 */
+  if (col > 1) sr_buf_printf(&b, "%s:%u:%u (%s)", src->name, line, col - 1, py->cur_func ? py->cur_func : "<module>");
+  else sr_buf_printf(&b, "%s:%u (%s)", src->name, line, py->cur_func ? py->cur_func : "<module>");
   last = sr_intern_cstr(sr_buf_str(&b));
   sr_buf_free(&b);
   last_src = src;

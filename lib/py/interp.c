@@ -1193,6 +1193,26 @@ static SrVal *eval_node(SrInterp *I, Frame *f, SrNode *n);
    is bounded as CPython bounds it, with RecursionError.  The bound counts
    every evaluation under way, in all the calls under way too (at most
    MAX_CALL_DEPTH of them), which is what the C stack holds. */
+/* Where the expression n starts, as Python's positions have it (a binary
+   operation, comparison, subscript or attribute starts where its left
+   operand does; the nodes keep the operator's offset, for errors): the
+   offset the operations it binds are recorded at (source_info). */
+static uint32_t expr_start(const SrNode *n) {
+  while ((n->kind == SR_N_BINOP || n->kind == SR_N_COMPARE || n->kind == SR_N_SUBSCRIPT || n->kind == SR_N_ATTR) &&
+         n->a)
+    n = n->a;
+  return n->off;
+}
+
+/* Runs an operation of the expression n at n's start (py->cur_off). */
+#define AT_EXPR(n, stmt)                                                                                               \
+  do {                                                                                                                 \
+    uint32_t saved_off_ = I->py->cur_off;                                                                              \
+    I->py->cur_off = expr_start(n);                                                                                    \
+    stmt;                                                                                                              \
+    I->py->cur_off = saved_off_;                                                                                       \
+  } while (0)
+
 static SrVal *eval(SrInterp *I, Frame *f, SrNode *n) {
   if (I->py->eval_depth >= MAX_EVAL_DEPTH) {
     sr_raise(I, "RecursionError", "maximum recursion depth exceeded");
@@ -1258,7 +1278,7 @@ static SrVal *eval_node(SrInterp *I, Frame *f, SrNode *n) {
   case SR_N_ATTR: {
     SrVal *o = eval(I, f, n->a);
     if (!o) return NULL;
-    r = sr_getattr(I, o, n->name);
+    AT_EXPR(n, r = sr_getattr(I, o, n->name));
     sr_unref(o);
     break;
   }
@@ -1266,7 +1286,7 @@ static SrVal *eval_node(SrInterp *I, Frame *f, SrNode *n) {
     SrVal *o = eval(I, f, n->a);
     if (!o) return NULL;
     SrVal *k = eval(I, f, n->b);
-    if (k) r = sr_getitem(I, o, k);
+    if (k) AT_EXPR(n, r = sr_getitem(I, o, k));
     sr_unref(k);
     sr_unref(o);
     break;
@@ -1289,7 +1309,7 @@ static SrVal *eval_node(SrInterp *I, Frame *f, SrNode *n) {
     SrVal *a = eval(I, f, n->a);
     if (!a) return NULL;
     SrVal *b = eval(I, f, n->b);
-    if (b) r = sr_binop(I, n->op, a, b);
+    if (b) AT_EXPR(n, r = sr_binop(I, n->op, a, b));
     sr_unref(a);
     sr_unref(b);
     break;
@@ -1301,7 +1321,7 @@ static SrVal *eval_node(SrInterp *I, Frame *f, SrNode *n) {
       int t = sr_truthy(I, a);
       r = t < 0 ? NULL : sr_bool(!t);
     } else {
-      r = sr_unop(I, n->op, a);
+      AT_EXPR(n, r = sr_unop(I, n->op, a));
     }
     sr_unref(a);
     break;
@@ -1316,7 +1336,8 @@ static SrVal *eval_node(SrInterp *I, Frame *f, SrNode *n) {
         sr_unref(left);
         return NULL;
       }
-      SrVal *c = sr_binop(I, n->ops[i], left, right);
+      SrVal *c;
+      AT_EXPR(n, c = sr_binop(I, n->ops[i], left, right));
       sr_unref(left);
       left = right;
       if (!c) {
@@ -2390,7 +2411,10 @@ const char *sr_py_frames_summary(SrInterp *I, int n) {
   for (int i = k; i-- > 0;) {
     uint32_t line = 0, col = 0;
     sr_src_linecol(src[i], off[i], &line, &col);
-    sr_buf_printf(&b, "%s%s:%u (%s)", i == k - 1 ? "" : "\n", src[i]->name, line, func[i] ? func[i] : "<module>");
+    /* source_info_util._summarize_frame: the column (from 0) where it is not 0 */
+    sr_buf_printf(&b, "%s%s:%u", i == k - 1 ? "" : "\n", src[i]->name, line);
+    if (col > 1) sr_buf_printf(&b, ":%u", col - 1);
+    sr_buf_printf(&b, " (%s)", func[i] ? func[i] : "<module>");
   }
   last = sr_intern_cstr(sr_buf_str(&b));
   sr_buf_free(&b);

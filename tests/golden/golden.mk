@@ -114,9 +114,10 @@ GOLDEN_TESTS = \
 	tests/golden/reduce_precision.jxr \
 	tests/golden/repl_line_errors.jxr \
 	tests/golden/origin_msg.jxr \
+	tests/golden/origin_msg_lines.jxr \
 	examples/tour.jxr
 
-GOLDEN_PENDING = tests/golden/pending/origin_msg_lines.jxr
+GOLDEN_PENDING =
 
 include $(top_srcdir)/tests/golden/jnp15.mk
 include $(top_srcdir)/tests/golden/shard15b.mk
