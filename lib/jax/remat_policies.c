@@ -400,20 +400,21 @@ static const char *trace_loc(SrInterp *I) {
   static const char *last_text, *last_func, *last;
   static uint32_t last_off;
   const SrSrc *src = py->code->src;
-  if (last && src == last_src && src->text == last_text && py->cur_off == last_off && py->cur_func == last_func)
+  if (last && src == last_src && src->text == last_text && py->cur_off == last_off && py->cur_qual == last_func)
     return last;
   uint32_t line = 0, col = 0;
   sr_src_linecol(src, py->cur_off, &line, &col);
   SrBuf b = SR_BUF_INIT;
   /* source_info_util._summarize_frame: the column (from 0) where it is not 0 */
-  if (col > 1) sr_buf_printf(&b, "%s:%u:%u (%s)", src->name, line, col - 1, py->cur_func ? py->cur_func : "<module>");
-  else sr_buf_printf(&b, "%s:%u (%s)", src->name, line, py->cur_func ? py->cur_func : "<module>");
+  const char *fn = py->cur_qual ? py->cur_qual : "<module>"; /* co_qualname */
+  if (col > 1) sr_buf_printf(&b, "%s:%u:%u (%s)", src->name, line, col - 1, fn);
+  else sr_buf_printf(&b, "%s:%u (%s)", src->name, line, fn);
   last = sr_intern_cstr(sr_buf_str(&b));
   sr_buf_free(&b);
   last_src = src;
   last_text = src->text;
   last_off = py->cur_off;
-  last_func = py->cur_func;
+  last_func = py->cur_qual;
   return last;
 }
 

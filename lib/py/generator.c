@@ -216,14 +216,15 @@ static SrVal *gen_resume(SrInterp *I, SrGen *g, SrVal *sent, int throw) {
   /* the resumer's frame state out, the generator's in */
   SrCode *code = I->py->code;
   uint32_t off = I->py->cur_off;
-  const char *func = I->py->cur_func;
+  const char *func = I->py->cur_func, *qual = I->py->cur_qual;
   int depth = I->py->depth, eval_depth = I->py->eval_depth;
   SrVal *handled = I->py->handled;
-  SrPyCaller cf = {code, off, func, I->py->callers};
+  SrPyCaller cf = {code, off, func, I->py->callers, qual};
   I->py->callers = &cf;
   I->py->code = g->fn->code;
   I->py->cur_off = g->off;
   I->py->cur_func = g->fn->name;
+  I->py->cur_qual = g->fn->qualname ? g->fn->qualname : g->fn->name;
   I->py->depth = depth + g->depth;
   I->py->eval_depth = eval_depth + g->eval_depth;
   I->py->handled = g->handled;
@@ -246,6 +247,7 @@ static SrVal *gen_resume(SrInterp *I, SrGen *g, SrVal *sent, int throw) {
   I->py->code = code;
   I->py->cur_off = off;
   I->py->cur_func = func;
+  I->py->cur_qual = qual;
   I->py->depth = depth;
   I->py->eval_depth = eval_depth;
   I->py->handled = handled;

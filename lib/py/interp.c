@@ -767,7 +767,7 @@ typedef struct GenExpr {
   SrCode *code;
   SrNode *c;
   Frame f;
-  const char *func;
+  const char *func, *qual;
   int depth;
   SrIter *it;
   uint8_t *open;
@@ -803,12 +803,13 @@ static SrVal *genexpr_step(SrInterp *I, void *state) {
   GenExpr *g = state;
   if (g->depth < 0) return NULL;
   SrCode *saved = I->py->code;
-  const char *caller = I->py->cur_func;
+  const char *caller = I->py->cur_func, *caller_qual = I->py->cur_qual;
   uint32_t off = I->py->cur_off;
-  SrPyCaller cf = {saved, off, caller, I->py->callers};
+  SrPyCaller cf = {saved, off, caller, I->py->callers, caller_qual};
   I->py->callers = &cf;
   I->py->code = g->code;
   I->py->cur_func = g->func;
+  I->py->cur_qual = g->qual;
   SrVal *r = NULL;
   int failed = 0;
   while (!r && !failed) {
@@ -844,6 +845,7 @@ static SrVal *genexpr_step(SrInterp *I, void *state) {
   I->py->callers = cf.up;
   I->py->code = saved;
   I->py->cur_func = caller;
+  I->py->cur_qual = caller_qual;
   I->py->cur_off = off;
   if (failed) {
     /* a generator that raised is finished */
@@ -874,6 +876,7 @@ static SrVal *eval_genexpr(SrInterp *I, Frame *f, SrNode *c) {
   g->open[0] = 1;
   g->code = sr_code_ref(I->py->code);
   g->func = I->py->cur_func;
+  g->qual = I->py->cur_qual;
   g->f = (Frame){sr_env_new(f->env), NULL, names_copy(f->globals, f->nglobals), f->nglobals,
                  names_copy(f->nonlocals, f->nnonlocals), f->nnonlocals, NULL, NULL, 0};
   return sr_lazy_iter_new("generator", genexpr_step, g, genexpr_free);
@@ -1164,8 +1167,17 @@ static SrVal *make_function(SrInterp *I, Frame *f, SrNode *n) {
         return NULL;
       }
     }
-  return sr_function_new(I->py->code, n, f->scope ? f->scope : f->env, defaults,
-                         n->kind == SR_N_LAMBDA ? "<lambda>" : n->name);
+  SrVal *fv = sr_function_new(I->py->code, n, f->scope ? f->scope : f->env, defaults,
+                              n->kind == SR_N_LAMBDA ? "<lambda>" : n->name);
+  /* __qualname__: one made inside a function is among its <locals> */
+  if (f->fn && !f->scope) {
+    SrFunction *nf = fv->obj.data;
+    SrBuf q = SR_BUF_INIT;
+    sr_buf_printf(&q, "%s.<locals>.%s", f->fn->qualname ? f->fn->qualname : f->fn->name, nf->name);
+    nf->qualname = sr_intern_cstr(sr_buf_str(&q));
+    sr_buf_free(&q);
+  }
+  return fv;
 }
 
 /* A jaxpr written in a statement is type-checked when it is first
@@ -2147,11 +2159,12 @@ SrVal *sr_function_call(SrInterp *I, SrVal *fnval, SrArgs *a) {
   Frame fr = {env, NULL, NULL, 0, NULL, 0, NULL, fn, 0};
   SrCode *saved = I->py->code;
   uint32_t call_off = I->py->cur_off;
-  const char *caller = I->py->cur_func;
-  SrPyCaller cf = {saved, call_off, caller, I->py->callers};
+  const char *caller = I->py->cur_func, *caller_qual = I->py->cur_qual;
+  SrPyCaller cf = {saved, call_off, caller, I->py->callers, caller_qual};
   I->py->callers = &cf;
   I->py->code = fn->code;
   I->py->cur_func = fn->name;
+  I->py->cur_qual = fn->qualname ? fn->qualname : fn->name;
   I->py->depth++;
   SrVal *r = NULL;
   if (def->kind == SR_N_LAMBDA) {
@@ -2167,6 +2180,7 @@ SrVal *sr_function_call(SrInterp *I, SrVal *fnval, SrArgs *a) {
   I->py->callers = cf.up;
   I->py->code = saved;
   I->py->cur_func = caller;
+  I->py->cur_qual = caller_qual;
   I->py->cur_off = call_off;
   /* an exception leaving the body leaves the caller's frame next */
   if (!r && saved) sr_tb_push(I, saved->src, call_off, caller);
@@ -2395,9 +2409,9 @@ const char *sr_py_frames_summary(SrInterp *I, int n) {
   uint32_t off[MAXF];
   const char *func[MAXF];
   int k = 0;
-  src[k] = py->code->src, off[k] = py->cur_off, func[k] = py->cur_func, k++;
+  src[k] = py->code->src, off[k] = py->cur_off, func[k] = py->cur_qual, k++;
   for (const SrPyCaller *c = py->callers; c && k < n; c = c->up)
-    if (c->code && c->code->src) src[k] = c->code->src, off[k] = c->off, func[k] = c->func, k++;
+    if (c->code && c->code->src) src[k] = c->code->src, off[k] = c->off, func[k] = c->qual, k++;
   /* the last answer is kept: a traced function makes many values at one place */
   static const SrSrc *last_src[MAXF];
   static const char *last_text[MAXF], *last_func[MAXF], *last;

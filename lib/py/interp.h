@@ -206,6 +206,8 @@ typedef struct SrPyState {
      (SrCode.python; a function keeps its source's) */
   int python;
   const char *cur_func;     /* the user function running, NULL at module level */
+  const char *cur_qual;     /* and its __qualname__ (co_qualname, which JAX's
+                               source info names), NULL at module level */
   /* the frames of the callers of the function running, innermost first
      (each a call's, on the C stack): where each was when it called */
   struct SrPyCaller *callers;
@@ -219,6 +221,7 @@ typedef struct SrPyCaller {
   uint32_t off;
   const char *func;
   struct SrPyCaller *up;
+  const char *qual;         /* its function's __qualname__ */
 } SrPyCaller;
 /* source_info_util.summarize(current(), num_frames=n): the last n frames
    of the running code as "file:line (function)" lines, outermost first
