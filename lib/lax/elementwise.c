@@ -419,6 +419,7 @@ typedef struct EwArg {
   SrDtype wdt;      /* select_n's predicate dtype */
   int form;         /* a fused multiply-add's SrFmaForm */
   int recip;        /* a div by a scalar runs as a mul by its reciprocal */
+  size_t key_bytes; /* eq/ne of keys wider than 64 bits: each key's size */
 } EwArg;
 
 static int kern_fail(SrShardIO *io, const EwArg *w) {
@@ -430,6 +431,15 @@ static int ew_fn(SrShardIO *io) {
   EwArg *w = io->arg;
   size_t n;
   int rc;
+  if (w->key_bytes) {
+    /* keys compare by all their words (an rbg key's four) */
+    const unsigned char *a = io->in[0]->data, *b = io->in[1]->data;
+    uint8_t *y = io->out[0]->data;
+    size_t kb = w->key_bytes, sa = w->scalar[0] ? 0 : kb, sb = w->scalar[1] ? 0 : kb;
+    n = io->out[0]->nbytes / sr_elem_size(SR_BOOL);
+    for (size_t i = 0; i < n; i++) y[i] = (uint8_t)((memcmp(a + i * sa, b + i * sb, kb) == 0) == (w->prim == SR_P_eq));
+    return 0;
+  }
   switch (w->prim) {
   case SR_P_select_n: {
     const void *cases[16];
@@ -1975,8 +1985,10 @@ static int ev_nary(SrEvalCtx *cx, const SrEvalEqn *e) {
   w.recip = div_recip(cx, e, dt);
   /* keys compare by their data (_compare_lower_hlo_opaque): a threefry
      key's two words, as one 64-bit word */
-  if ((id == SR_P_eq || id == SR_P_ne) && strncmp(sr_dtype_name(dt), "key<", 4) == 0 && sr_elem_size(dt) == 8)
-    w.dt = SR_U64;
+  if ((id == SR_P_eq || id == SR_P_ne) && strncmp(sr_dtype_name(dt), "key<", 4) == 0) {
+    if (sr_elem_size(dt) == 8) w.dt = SR_U64;
+    else w.key_bytes = sr_elem_size(dt);
+  }
   int rc = 0;
   if (ew_one_device(cx, e, m, l, &w, &rc)) return rc;
   SrArray *ops[16] = {0};
