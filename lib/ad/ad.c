@@ -439,16 +439,11 @@ int sr_ad_eval(SrAd *ad, const SrJaxpr *j, SrVal **primals, SrVal **tangents, Sr
      keeps the working set of a long jaxpr small */
   int32_t *last = sr_jaxpr_last_use(j, NULL);
   SrVal *xs_small[32], *ts_small[32], *ys_small[32], *tys_small[32];
-  /* each equation's rule binds under the name stack and the equation's
-     own (core.eval_jaxpr's source_info) */
-  const char *ns0 = I->ns, *loc0 = I->loc;
-  int md0 = I->jax->nabstract; /* the equations' own meshes go on top */
+  /* each equation's rule binds in the equation's context */
+  SrEqnCtx c0 = sr_eqn_ctx_save(I);
   for (uint32_t k = 0; k < j->neqn; k++) {
     const SrEqn *e = &j->eqns[k];
-    I->ns = sr_ns_concat(ns0, e->ns);
-    sr_jax_leave_eqn_mesh(I->jax, md0);
-    sr_jax_enter_eqn_mesh(I->jax, e->mesh);
-    I->loc = e->loc ? e->loc : loc0;
+    sr_eqn_ctx_enter(I, &c0, c0.ns, e);
     if (sr_interrupt_point(I)) {
       sr_raise(I, "KeyboardInterrupt", "interrupted");
       goto done;
@@ -515,9 +510,7 @@ int sr_ad_eval(SrAd *ad, const SrJaxpr *j, SrVal **primals, SrVal **tangents, Sr
       pv[a->id] = tv[a->id] = NULL;
     }
   }
-  I->ns = ns0;
-  sr_jax_leave_eqn_mesh(I->jax, md0);
-  I->loc = loc0;
+  sr_eqn_ctx_restore(I, &c0);
   for (uint32_t i = 0; i < j->nout; i++) {
     SrVar *o = j->outvars[i];
     if (o->kind == SR_LIT) {
@@ -532,9 +525,7 @@ int sr_ad_eval(SrAd *ad, const SrJaxpr *j, SrVal **primals, SrVal **tangents, Sr
   }
   rc = 0;
 done:
-  I->ns = ns0;
-  sr_jax_leave_eqn_mesh(I->jax, md0);
-  I->loc = loc0;
+  sr_eqn_ctx_restore(I, &c0);
   for (uint32_t i = 0; i < nv; i++) {
     sr_unref(pv[i]);
     sr_unref(tv[i]);
@@ -618,15 +609,12 @@ int sr_ad_backward(SrAd *ad, const SrJaxpr *j, const uint8_t *linear, SrVal **va
      under the name stack and their own (ad.backward_pass3's
      _name_stack_ctx), the linear ones transposed under 'transpose' too
      when ad->transform_stack */
-  const char *ns0 = I->ns;
-  int md0 = I->jax->nabstract; /* the equations' own meshes go on top */
-  const char *bns = ad->transform_stack ? sr_ns_transform(ns0, "transpose") : ns0;
+  SrEqnCtx c0 = sr_eqn_ctx_save(I);
+  const char *bns = ad->transform_stack ? sr_ns_transform(c0.ns, "transpose") : c0.ns;
   SrVal *small[32];
   for (uint32_t k = 0; k < j->neqn; k++) {
     const SrEqn *e = &j->eqns[k];
-    I->ns = sr_ns_concat(ns0, e->ns);
-    sr_jax_leave_eqn_mesh(I->jax, md0);
-    sr_jax_enter_eqn_mesh(I->jax, e->mesh);
+    sr_eqn_ctx_enter(I, &c0, c0.ns, e);
     int islin = 0;
     for (uint32_t i = 0; i < e->nin && !islin; i++) islin = e->in[i]->kind != SR_LIT && lin[e->in[i]->id];
     if (islin) {
@@ -645,8 +633,7 @@ int sr_ad_backward(SrAd *ad, const SrJaxpr *j, const uint8_t *linear, SrVal **va
     if (x != small) free(x);
     if (!r) goto done;
   }
-  I->ns = ns0;
-  sr_jax_leave_eqn_mesh(I->jax, md0);
+  sr_eqn_ctx_restore(I, &c0);
   /* the output cotangents */
   for (uint32_t i = 0; i < j->nout; i++) {
     SrVar *o = j->outvars[i];
@@ -656,9 +643,7 @@ int sr_ad_backward(SrAd *ad, const SrJaxpr *j, const uint8_t *linear, SrVal **va
   /* backward */
   while (nl > 0) {
     const SrEqn *e = &j->eqns[leqns[--nl]];
-    I->ns = sr_ns_concat(bns, e->ns);
-    sr_jax_leave_eqn_mesh(I->jax, md0);
-    sr_jax_enter_eqn_mesh(I->jax, e->mesh);
+    sr_eqn_ctx_enter(I, &c0, bns, e);
     if (sr_interrupt_point(I)) {
       sr_raise(I, "KeyboardInterrupt", "interrupted");
       goto done;
@@ -713,8 +698,7 @@ int sr_ad_backward(SrAd *ad, const SrJaxpr *j, const uint8_t *linear, SrVal **va
   }
   rc = 0;
 done:
-  I->ns = ns0;
-  sr_jax_leave_eqn_mesh(I->jax, md0);
+  sr_eqn_ctx_restore(I, &c0);
   for (uint32_t i = 0; i < nv; i++) {
     sr_unref(val[i]);
     sr_unref(ct[i]);

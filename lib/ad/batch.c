@@ -320,16 +320,11 @@ int sr_batch_eval(SrBatch *b, const SrJaxpr *j, SrVal **in, const int *in_bd, Sr
   int32_t *last = sr_jaxpr_last_use(j, NULL);
   SrVal *xs_small[32], *ys_small[32];
   int bs_small[32], ybs_small[32];
-  /* each equation's rule binds under the name stack and the equation's
-     own (core.eval_jaxpr's source_info) */
-  const char *ns0 = I->ns, *loc0 = I->loc;
-  int md0 = I->jax->nabstract; /* the equations' own meshes go on top */
+  /* each equation's rule binds in the equation's context */
+  SrEqnCtx c0 = sr_eqn_ctx_save(I);
   for (uint32_t k = 0; k < j->neqn; k++) {
     const SrEqn *e = &j->eqns[k];
-    I->ns = sr_ns_concat(ns0, e->ns);
-    sr_jax_leave_eqn_mesh(I->jax, md0);
-    sr_jax_enter_eqn_mesh(I->jax, e->mesh);
-    I->loc = e->loc ? e->loc : loc0;
+    sr_eqn_ctx_enter(I, &c0, c0.ns, e);
     if (sr_interrupt_point(I)) {
       sr_raise(I, "KeyboardInterrupt", "interrupted");
       goto done;
@@ -395,9 +390,7 @@ int sr_batch_eval(SrBatch *b, const SrJaxpr *j, SrVal **in, const int *in_bd, Sr
       pv[a->id] = NULL;
     }
   }
-  I->ns = ns0;
-  sr_jax_leave_eqn_mesh(I->jax, md0);
-  I->loc = loc0;
+  sr_eqn_ctx_restore(I, &c0);
   for (uint32_t i = 0; i < j->nout; i++) {
     SrVar *o = j->outvars[i];
     if (o->kind == SR_LIT) {
@@ -417,9 +410,7 @@ int sr_batch_eval(SrBatch *b, const SrJaxpr *j, SrVal **in, const int *in_bd, Sr
   }
   rc = 0;
 done:
-  I->ns = ns0;
-  sr_jax_leave_eqn_mesh(I->jax, md0);
-  I->loc = loc0;
+  sr_eqn_ctx_restore(I, &c0);
   for (uint32_t i = 0; i < nv; i++) sr_unref(pv[i]);
   free(pv);
   free(vb);

@@ -293,6 +293,21 @@ SrVal *sr_trace_arg(SrInterp *I, SrTrace *t, const SrType *type) {
   return tracer(I, t, v);
 }
 
+SrEqnCtx sr_eqn_ctx_save(SrInterp *I) { return (SrEqnCtx){I->ns, I->loc, I->jax->nabstract}; }
+
+void sr_eqn_ctx_enter(SrInterp *I, const SrEqnCtx *c, const char *ns, const SrEqn *e) {
+  I->ns = sr_ns_concat(ns, e->ns);
+  sr_jax_leave_eqn_mesh(I->jax, c->md);
+  sr_jax_enter_eqn_mesh(I->jax, e->mesh);
+  I->loc = e->loc ? e->loc : c->loc;
+}
+
+void sr_eqn_ctx_restore(SrInterp *I, const SrEqnCtx *c) {
+  I->ns = c->ns;
+  sr_jax_leave_eqn_mesh(I->jax, c->md);
+  I->loc = c->loc;
+}
+
 void sr_trace_set_arg_names(SrTrace *t, const char *const *names, int n) {
   free(t->arg_names);
   t->arg_names = sr_xcalloc((size_t)n + 1, sizeof *t->arg_names);
@@ -762,13 +777,11 @@ SrVal *sr_eval_jaxpr(SrInterp *I, const SrJaxpr *j, int nin, SrVal **in) {
   for (uint32_t i = 0; i < nargs; i++) env[sr_args(j)[i]->id] = sr_ref(in[i]);
   SrVal *result = NULL;
   SrVal *argv[512];
-  /* core.eval_jaxpr: each equation bound under the current name stack and
-     its own */
-  const char *ns0 = I->ns, *loc0 = I->loc;
+  /* core.eval_jaxpr: each equation bound in its own context */
+  SrEqnCtx c0 = sr_eqn_ctx_save(I);
   for (uint32_t k = 0; k < j->neqn; k++) {
     const SrEqn *e = &j->eqns[k];
-    I->ns = sr_ns_concat(ns0, e->ns);
-    I->loc = e->loc ? e->loc : loc0;
+    sr_eqn_ctx_enter(I, &c0, c0.ns, e);
     if (sr_interrupt_point(I)) {
       sr_raise(I, "KeyboardInterrupt", "interrupted");
       goto done;
@@ -796,8 +809,7 @@ SrVal *sr_eval_jaxpr(SrInterp *I, const SrJaxpr *j, int nin, SrVal **in) {
         env[e->in[i]->id] = NULL;
       }
   }
-  I->ns = ns0;
-  I->loc = loc0;
+  sr_eqn_ctx_restore(I, &c0);
   /* run, not traced, and on no abstract input */
   int concrete = !I->trace;
   for (int i = 0; concrete && i < nin; i++) {
@@ -816,8 +828,7 @@ SrVal *sr_eval_jaxpr(SrInterp *I, const SrJaxpr *j, int nin, SrVal **in) {
     sr_seq_push(NULL, result, o);
   }
 done:
-  I->ns = ns0;
-  I->loc = loc0;
+  sr_eqn_ctx_restore(I, &c0);
   for (uint32_t i = 0; i < j->nvars; i++) sr_unref(env[i]);
   free(env);
   free(last);

@@ -143,6 +143,20 @@ SrJaxpr *sr_trace_end(SrInterp *I, SrTrace *t, SrVal **outs, int nout, SrVal **c
 /* Abandons a trace after an error. */
 void sr_trace_abort(SrInterp *I, SrTrace *t);
 SrTrace *sr_current_trace(SrInterp *I);
+/* The context an engine binds an equation's rule in (core.eval_jaxpr's
+   source_info_util.user_context and eqn.ctx): the name stack, abstract
+   meshes and source location in place when it was saved (sr_eqn_ctx_save),
+   with the equation's own on top (sr_eqn_ctx_enter: the name stack ns --
+   the saved one, or a transform's over it -- then e's, e's abstract mesh,
+   e's source location or else the saved one); sr_eqn_ctx_restore goes
+   back to it. */
+typedef struct SrEqnCtx {
+  const char *ns, *loc;
+  int md;
+} SrEqnCtx;
+SrEqnCtx sr_eqn_ctx_save(SrInterp *I);
+void sr_eqn_ctx_enter(SrInterp *I, const SrEqnCtx *c, const char *ns, const SrEqn *e);
+void sr_eqn_ctx_restore(SrInterp *I, const SrEqnCtx *c);
 /* Sets t's arg_names to copies of names[0..n). */
 void sr_trace_set_arg_names(SrTrace *t, const char *const *names, int n);
 /* Makes the next trace begun print its tracers with fn and data (a

@@ -382,13 +382,12 @@ static int emit(SrAd *ad, const Pe *pe, const uint8_t *keep, const uint8_t *rp, 
   const SrJaxpr *J = pe->J;
   /* the trace's program keeps J's, where the params' values stay */
   if (I->trace && I->trace->prog != J->prog) sr_program_dep(I->trace->prog, J->prog);
-  const char *ns0 = I->ns, *loc0 = I->loc;
+  SrEqnCtx c0 = sr_eqn_ctx_save(I);
   int rc = 0;
   for (uint32_t k = 0; k < J->neqn && rc == 0; k++) {
     if (!keep[k]) continue;
     const SrEqn *e = &J->eqns[k];
-    I->ns = sr_ns_concat(ns0, e->ns);
-    I->loc = e->loc ? e->loc : loc0;
+    sr_eqn_ctx_enter(I, &c0, c0.ns, e);
     int mark = sr_ad_mark(ad);
     SrVal *r = NULL;
     if (pe->role[k] == ROLE_SPLIT) {
@@ -497,8 +496,7 @@ static int emit(SrAd *ad, const Pe *pe, const uint8_t *keep, const uint8_t *rp, 
     sr_ad_release(ad, mark);
     if (!r) rc = -1;
   }
-  I->ns = ns0;
-  I->loc = loc0;
+  sr_eqn_ctx_restore(I, &c0);
   return rc;
 }
 
