@@ -575,6 +575,10 @@ typedef struct Jit {
   SrJitOpts opts;         /* static and donated arguments */
   SrVal *device;          /* device= (or backend='cpu''s first device), or NULL */
   int inline_early;       /* inline=True or Inline.JAX_EARLY */
+  int resource_env;       /* pjit: the mesh of `with mesh:` is the context
+                             mesh, a None sharding replicated over it */
+  SrVal *pj_in, *pj_out;  /* pjit's in_shardings= / out_shardings= as given
+                             (None kept), or NULL: unspecified */
 } Jit;
 
 static void jit_free(void *d) {
@@ -583,6 +587,8 @@ static void jit_free(void *d) {
   sr_unref(j->fn);
   sr_unref(j->in_sh);
   sr_unref(j->out_sh);
+  sr_unref(j->pj_in);
+  sr_unref(j->pj_out);
   free(j);
 }
 
@@ -760,7 +766,7 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
   SrPList ps = {0};
   SrVal *formats[4];
   if (prim == SR_P_jit && (in_sh || out_sh) &&
-      sr_jit_formats(I, in_sh, out_sh, a->n, a->v, captured->seq.n, out_tree, formats) < 0) {
+      sr_jit_formats(I, split ? split->fn : NULL, in_sh, out_sh, a->n, a->v, captured->seq.n, out_tree, formats) < 0) {
     sr_program_unref(body->prog);
     sr_unref(leaves);
     sr_unref(captured);
@@ -1008,30 +1014,27 @@ SrJaxpr *sr_trace_body_cached(SrInterp *I, SrVal *fn, int nargs, SrVal **args, i
    jit of the same function with the same options (pjit's cache is keyed
    by the function and jit's arguments, so jit(f)(2) then jit(f)(3)
    traces once) */
+static int same_opt(const SrVal *a, const SrVal *b) { return a == b || (a && b && sr_val_equal(a, b)); }
+
 static int same_jit(SrVal *a, SrVal *b) {
   if (a == b) return 1;
   /* the cache also keeps control-flow bodies, keyed by their function */
   if (!sr_is_obj(a, &sr_jit_class) || !sr_is_obj(b, &sr_jit_class)) return 0;
   const Jit *x = a->obj.data, *y = b->obj.data;
-  return x->fn == y->fn && x->name == y->name && !x->in_sh && !y->in_sh && !x->out_sh && !y->out_sh &&
-         x->device == y->device && memcmp(&x->opts, &y->opts, sizeof x->opts) == 0;
+  /* the same shardings (pjit's as given: its jaxpr's depend on the mesh,
+     which the signature holds) */
+  int same_sh = x->resource_env == y->resource_env &&
+                (x->resource_env ? same_opt(x->pj_in, y->pj_in) && same_opt(x->pj_out, y->pj_out)
+                                 : same_opt(x->in_sh, y->in_sh) && same_opt(x->out_sh, y->out_sh));
+  return x->fn == y->fn && x->name == y->name && same_sh && x->device == y->device &&
+         memcmp(&x->opts, &y->opts, sizeof x->opts) == 0;
 }
 
 /* One call of a jitted function, its static arguments split off. */
 static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
   SrArgs *a = &sp->a;
-  if (j->in_sh || j->out_sh) {
-    binding_split = NULL;
-    if (j->in_sh && a->nkw) return sr_raise(I, "ValueError", "pjit does not support kwargs when in_shardings is specified.");
-    if (check_no_tracing(I, j->fn) < 0) return NULL;
-    SrVal *out_tree = NULL, *captured = NULL;
-    SrJaxpr *body = sr_trace_fn(I, sp->fn, a->n, a->v, a->nkw, a->kw, a->kwv, SR_TRACE_FOR_JIT | SR_TRACE_KWARGS, &out_tree, &captured);
-    if (!body) return NULL;
-    binding_split = sp;
-  binding_inline = j->inline_early;
-    binding_inline = j->inline_early;
-    return bind_body(I, body, out_tree, captured, j->name, a, SR_P_jit, 0, j->in_sh, j->out_sh);
-  }
+  binding_split = NULL;
+  if (j->in_sh && a->nkw) return sr_raise(I, "ValueError", "pjit does not support kwargs when in_shardings is specified.");
   char *sig = jit_sig(I, a);
   if (!sig && I->exc) return NULL;
   struct SrJitCache *c = I->jit_cache;
@@ -1047,10 +1050,8 @@ static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
       free(sig);
       sr_program_ref(c->e[i].body->prog);
       binding_split = sp;
-  binding_inline = j->inline_early;
       binding_inline = j->inline_early;
-    binding_inline = j->inline_early;
-      return bind_body(I, c->e[i].body, sr_ref(c->e[i].out_tree), NULL, j->name, a, SR_P_jit, 0, NULL, NULL);
+      return bind_body(I, c->e[i].body, sr_ref(c->e[i].out_tree), NULL, j->name, a, SR_P_jit, 0, j->in_sh, j->out_sh);
     }
   }
   if (check_no_tracing(I, j->fn) < 0) {
@@ -1076,10 +1077,125 @@ static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
   free(sig);
   binding_split = sp;
   binding_inline = j->inline_early;
-  return bind_body(I, body, out_tree, captured, j->name, a, SR_P_jit, 0, NULL, NULL);
+  return bind_body(I, body, out_tree, captured, j->name, a, SR_P_jit, 0, j->in_sh, j->out_sh);
 }
 
+/* pjit._create_sharding_for_array over the resource env's mesh m: a None
+   leaf is NamedSharding(m, P()), a P NamedSharding(m, P) (a new
+   reference). */
+static SrVal *resource_shardings(SrInterp *I, SrVal *v, const SrMesh *m) {
+  if (v->kind == SR_V_NONE) {
+    SrSpec none = {0};
+    return sr_sharding_val(NULL, m, &none, NULL);
+  }
+  if (v->kind == SR_V_SPEC) {
+    /* NamedSharding's check_pspec */
+    if (sr_api_check_unique(I, v->spec, "NamedSharding spec") < 0 || sr_mesh_resource_check(I, m, v->spec) < 0)
+      return NULL;
+    return sr_sharding_val(NULL, m, v->spec, NULL);
+  }
+  if (v->kind == SR_V_TUPLE || v->kind == SR_V_LIST) {
+    SrVal *t = sr_seq(NULL, v->kind, v->seq.n);
+    for (int i = 0; i < v->seq.n; i++) {
+      SrVal *e = resource_shardings(I, v->seq.items[i], m);
+      if (!e) {
+        sr_unref(t);
+        return NULL;
+      }
+      sr_seq_push(NULL, t, e);
+    }
+    return t;
+  }
+  if (v->kind == SR_V_DICT) {
+    SrVal *d = sr_dict(NULL);
+    for (int i = 0; i < v->dict.n; i++) {
+      SrVal *e = resource_shardings(I, v->dict.vals[i], m);
+      if (!e) {
+        sr_unref(d);
+        return NULL;
+      }
+      sr_dict_set(NULL, d, sr_ref(v->dict.keys[i]), e);
+    }
+    return d;
+  }
+  return sr_ref(v);
+}
+
+typedef struct PjitEnv {
+  const SrMesh *mesh;
+  int pjit_call;
+  SrVal *in_sh, *out_sh;
+  int on;
+} PjitEnv;
+
+/* pjit's call: the resource env's mesh is the concrete and abstract mesh
+   of the trace (pjit._infer_params: _internal_use_concrete_mesh and
+   use_abstract_mesh), its shardings resolved over it. */
+static int pjit_enter(SrInterp *I, Jit *j, PjitEnv *e) {
+  e->on = j->resource_env;
+  if (!e->on) return 0;
+  const SrMesh *m = sr_jax_resource_mesh(I->jax);
+  e->mesh = I->jax->mesh;
+  e->in_sh = j->in_sh;
+  e->out_sh = j->out_sh;
+  e->pjit_call = I->jax->pjit_call;
+  I->jax->pjit_call = 1;
+  /* use_abstract_mesh(ctx_mesh.abstract_mesh).__enter__ */
+  const SrMesh *prev = sr_jax_abstract_mesh(I->jax);
+  I->jax->mesh = m;
+  j->in_sh = j->out_sh = NULL;
+  if (m && prev->n && sr_mesh_size(prev) != sr_mesh_size(m)) {
+    SrBuf b = SR_BUF_INIT, c = SR_BUF_INIT;
+    sr_mesh_str(&b, sr_mesh_abstract(m, 1));
+    sr_mesh_str(&c, prev);
+    sr_raise(I, "ValueError",
+             "use_abstract_mesh cannot change the size of the mesh. Got new mesh: %s with size=%lld and prev mesh: "
+             "%s with size=%lld",
+             b.p, (long long)sr_mesh_size(m), c.p, (long long)sr_mesh_size(prev));
+    sr_buf_free(&b);
+    sr_buf_free(&c);
+    return -1;
+  }
+  if (m) {
+    if (j->pj_in && !(j->in_sh = resource_shardings(I, j->pj_in, m))) return -1;
+    if (j->pj_out && !(j->out_sh = resource_shardings(I, j->pj_out, m))) return -1;
+  } else {
+    j->in_sh = e->in_sh ? sr_ref(e->in_sh) : NULL;
+    j->out_sh = e->out_sh ? sr_ref(e->out_sh) : NULL;
+  }
+  return 0;
+}
+
+static void pjit_leave(SrInterp *I, Jit *j, PjitEnv *e) {
+  if (!e->on) return;
+  I->jax->mesh = e->mesh;
+  I->jax->pjit_call = e->pjit_call;
+  sr_unref(j->in_sh);
+  sr_unref(j->out_sh);
+  j->in_sh = e->in_sh;
+  j->out_sh = e->out_sh;
+}
+
+int sr_jit_use_resource_env(SrVal *jit, SrVal *in_sh, SrVal *out_sh) {
+  if (!sr_is_obj(jit, &sr_jit_class)) return -1;
+  Jit *j = jit->obj.data;
+  j->resource_env = 1;
+  j->pj_in = in_sh ? sr_ref(in_sh) : NULL;
+  j->pj_out = out_sh ? sr_ref(out_sh) : NULL;
+  return 0;
+}
+
+static SrVal *jit_call_env(SrInterp *I, SrVal *self, SrArgs *a);
+
 static SrVal *jit_call(SrInterp *I, SrVal *self, SrArgs *a) {
+  Jit *j = self->obj.data;
+  PjitEnv e;
+  SrVal *r = pjit_enter(I, j, &e) < 0 ? NULL : jit_call_env(I, self, a);
+  pjit_leave(I, j, &e);
+  return r;
+}
+
+static SrVal *jit_call_env(SrInterp *I, SrVal *self, SrArgs *a) {
   Jit *j = self->obj.data;
   /* jax.disable_jit(): the function runs as it is, op by op */
   if (I->jax->disable_jit) return sr_call(I, j->fn, a);
@@ -1124,10 +1240,17 @@ static SrVal *jit_trace(SrInterp *I, SrArgs *a) {
   Jit *j = a->self->obj.data;
   SrJitSplit sp;
   if (sr_jit_split(I, &j->opts, j->fn, j->name, a, &sp) < 0) return NULL;
+  PjitEnv e;
+  if (pjit_enter(I, j, &e) < 0) {
+    pjit_leave(I, j, &e);
+    sr_jit_split_free(&sp);
+    return NULL;
+  }
   sp.a.self = a->self;
   int ndon = 0;
   uint8_t *don = sr_jit_donated_leaves(I, &sp, 0, &ndon);
   SrVal *r = sr_jit_stage_trace(I, sp.fn, j->name, j->in_sh, j->out_sh, &sp.a, don, ndon);
+  pjit_leave(I, j, &e);
   free(don);
   sr_jit_split_free(&sp);
   return r;
@@ -1234,6 +1357,22 @@ static SrVal *jit_decorator(SrInterp *I, SrArgs *a) {
   return jax_jit(I, &ca);
 }
 
+static int check_unique_tree(SrInterp *I, SrVal *v, const char *arg_name) {
+  if (!v) return 0;
+  if (v->kind == SR_V_SPEC) return sr_api_check_unique(I, v->spec, arg_name);
+  if (v->kind == SR_V_TUPLE || v->kind == SR_V_LIST) {
+    for (int i = 0; i < v->seq.n; i++)
+      if (check_unique_tree(I, v->seq.items[i], arg_name) < 0) return -1;
+    return 0;
+  }
+  if (v->kind == SR_V_DICT) {
+    for (int i = 0; i < v->dict.n; i++)
+      if (check_unique_tree(I, v->dict.vals[i], arg_name) < 0) return -1;
+    return 0;
+  }
+  return 0;
+}
+
 static SrVal *jax_jit(SrInterp *I, SrArgs *a) {
   SrVal *fn = a->n >= 1 ? a->v[0] : NULL;
   for (int k = 0; k < a->nkw && !fn; k++)
@@ -1306,6 +1445,12 @@ static SrVal *jax_jit(SrInterp *I, SrArgs *a) {
   /* pjit._canonicalize_inline: True is JAX_EARLY, False AUTO */
   int early = 0;
   if (inl && sr_lax_inline_early(I, inl, &early) < 0) {
+    sr_unref(devval);
+    return NULL;
+  }
+  /* sharding_impls.prepare_axis_resources: a spec maps each mesh axis
+     to one dimension at most */
+  if (check_unique_tree(I, in_sh, "in_shardings") < 0 || check_unique_tree(I, out_sh, "out_shardings") < 0) {
     sr_unref(devval);
     return NULL;
   }

@@ -48,7 +48,7 @@ int sr_layout_misfit(SrBuf *out, const SrVal *layout, const struct SrType *t);
    the positional arguments and of the result -- for a body with
    ncaptured captured inputs first.  Also JAX's checks of committed
    arguments against them.  Returns -1 with an exception. */
-int sr_jit_formats(SrInterp *I, SrVal *in_sh, SrVal *out_sh, int nargs, SrVal **args, int ncaptured,
+int sr_jit_formats(SrInterp *I, SrVal *fn, SrVal *in_sh, SrVal *out_sh, int nargs, SrVal **args, int ncaptured,
                    SrVal *out_tree, SrVal **p);
 
 /* What stages.c uses of the layouts and jit's shardings: */
@@ -102,5 +102,11 @@ int sr_concrete_device_id(const SrVal *v);
 SrVal *sr_concrete_array_sharding(struct SrArray *a);
 
 void sr_layout_api_init(void);
+
+/* pjit.pjit_check_aval_sharding for one leaf of type t given sharding sh
+   (NULL: unspecified): the spec fits t's rank and, unless uneven, divides
+   its shape.  -1 with JAX's ValueError / IndivisibleError raised. */
+int sr_jit_check_aval_sharding(SrInterp *I, const SrVal *sh, const SrType *t, const char *what_aval, const char *name,
+                               int uneven);
 
 #endif

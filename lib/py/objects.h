@@ -138,6 +138,7 @@ typedef struct SrContextOps {
   const SrClass *cls;
   SrVal *(*enter)(SrInterp *I, SrVal *self);
   void (*exit)(SrInterp *I, SrVal *self);
+  int kind; /* with cls NULL: the value kind entered (SR_V_MESH...) */
 } SrContextOps;
 void sr_context_register(const SrContextOps *ops);
 SrVal *sr_context_enter(SrInterp *I, SrVal *m);
