@@ -250,6 +250,39 @@ static void mesh_exit(SrInterp *I, SrVal *self) {
 
 static const SrContextOps mesh_ctx = {NULL, mesh_enter, mesh_exit, SR_V_MESH};
 
+/* Mesh is a contextlib.ContextDecorator: mesh(f) is f run under `with
+   mesh:` (whose warning points into contextlib, so Python shows none) */
+typedef struct MeshDecorated {
+  SrVal *mesh, *fn;
+} MeshDecorated;
+
+static void mesh_decorated_free(void *d) {
+  MeshDecorated *m = d;
+  sr_unref(m->mesh);
+  sr_unref(m->fn);
+  free(m);
+}
+
+static SrVal *mesh_decorated_call(SrInterp *I, SrArgs *a) {
+  MeshDecorated *m = sr_current_builtin(I)->data;
+  SrJaxState *js = I->jax;
+  if (js->nresource == 32) return sr_raise(I, "RuntimeError", "mesh contexts nested too deeply");
+  js->resource[js->nresource++] = m->mesh->mesh;
+  SrVal *r = sr_call(I, m->fn, a);
+  if (js->nresource) js->nresource--;
+  return r;
+}
+
+static SrVal *mesh_call(SrInterp *I, SrVal *self, SrArgs *a) {
+  if (self->mesh->abstract || a->n != 1 || a->nkw || !sr_is_callable(I, a->v[0]))
+    return sr_raise(I, "TypeError", "'Mesh' object is not callable");
+  MeshDecorated *m = sr_xcalloc(1, sizeof *m);
+  m->mesh = sr_ref(self);
+  m->fn = sr_ref(a->v[0]);
+  const char *nm = sr_builtin_name(a->v[0]);
+  return sr_builtin_with(nm ? nm : "inner", mesh_decorated_call, m, mesh_decorated_free);
+}
+
 static SrVal *lax_with_sharding_constraint(SrInterp *I, SrArgs *a) {
   SrVal *p[2];
   if (sr_args_parse(I, a, "with_sharding_constraint", "x, shardings", p) < 0) return NULL;
@@ -1178,6 +1211,7 @@ void sr_sharding_init(void) {
          "NamedSharding(mesh, spec): a PartitionSpec over a mesh");
   sr_kind_getattr_set(SR_V_MESH, mesh_getattr);
   sr_context_register(&mesh_ctx);
+  sr_kind_call_set(SR_V_MESH, mesh_call);
   sr_kind_getattr_set(SR_V_SPEC, spec_getattr);
   sr_kind_getattr_set(SR_V_SHARDING, sharding_getattr);
   sr_kind_getattr_set(SR_V_AXISTYPE, axistype_getattr);
