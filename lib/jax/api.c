@@ -853,6 +853,10 @@ typedef struct JitEntry {
   SrJaxpr *body;   /* holds a ref to its program */
   SrVal *out_tree;
   SrVal *statics;  /* the static arguments, or NULL */
+  SrVal *captured; /* the tracers the trace closed over, or NULL: the
+                      entry holds while trace trace_id is built (pjit's
+                      cache keeps the consts of a trace in context) */
+  int trace_id;
 } JitEntry;
 
 struct SrJitCache {
@@ -869,6 +873,7 @@ void sr_jit_cache_clear(SrInterp *I) {
     sr_program_unref(c->e[i].body->prog);
     sr_unref(c->e[i].out_tree);
     sr_unref(c->e[i].statics);
+    sr_unref(c->e[i].captured);
   }
   free(c->e);
   free(c);
@@ -885,6 +890,7 @@ static void evict_oldest(struct SrJitCache *c) {
   sr_program_unref(e->body->prog);
   sr_unref(e->out_tree);
   sr_unref(e->statics);
+  sr_unref(e->captured);
   memmove(c->e, c->e + 1, (size_t)(c->n - 1) * sizeof *c->e);
   c->n--;
 }
@@ -998,7 +1004,7 @@ SrJaxpr *sr_trace_body_cached(SrInterp *I, SrVal *fn, int nargs, SrVal **args, i
     if (!c) c = I->jit_cache = sr_xcalloc(1, sizeof *c);
     if (c->n == JIT_CACHE_MAX) evict_oldest(c);
     if (c->n == c->cap) c->e = sr_xrealloc(c->e, (size_t)(c->cap = c->cap ? 2 * c->cap : 8) * sizeof *c->e);
-    c->e[c->n++] = (JitEntry){sr_ref(fn), sig, body, sr_ref(ot), NULL};
+    c->e[c->n++] = (JitEntry){sr_ref(fn), sig, body, sr_ref(ot), NULL, NULL, 0};
     sr_program_ref(body->prog);
     sig = NULL;
   }
@@ -1039,7 +1045,8 @@ static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
   if (!sig && I->exc) return NULL;
   struct SrJitCache *c = I->jit_cache;
   for (int i = 0; sig && c && i < c->n; i++) {
-    int eq = same_jit(c->e[i].self, self) && strcmp(c->e[i].sig, sig) == 0
+    int live = !c->e[i].captured || (I->trace && I->trace->id == c->e[i].trace_id);
+    int eq = live && same_jit(c->e[i].self, self) && strcmp(c->e[i].sig, sig) == 0
                  ? sr_jit_statics_equal(I, c->e[i].statics, sp->statics)
                  : 0;
     if (eq < 0) {
@@ -1051,7 +1058,8 @@ static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
       sr_program_ref(c->e[i].body->prog);
       binding_split = sp;
       binding_inline = j->inline_early;
-      return bind_body(I, c->e[i].body, sr_ref(c->e[i].out_tree), NULL, j->name, a, SR_P_jit, 0, j->in_sh, j->out_sh);
+      SrVal *cap = c->e[i].captured ? sr_ref(c->e[i].captured) : NULL;
+      return bind_body(I, c->e[i].body, sr_ref(c->e[i].out_tree), cap, j->name, a, SR_P_jit, 0, j->in_sh, j->out_sh);
     }
   }
   if (check_no_tracing(I, j->fn) < 0) {
@@ -1064,13 +1072,20 @@ static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
     free(sig);
     return NULL;
   }
-  if (sig && captured->seq.n == 0) {
+  /* a trace closing over tracers of the trace in context is kept for it */
+  int tracers = captured->seq.n > 0 && I->trace;
+  for (int i = 0; tracers && i < captured->seq.n; i++) {
+    SrArrayObj *o = sr_array_of(captured->seq.items[i]);
+    tracers = o && o->kind == SR_AV_TRACER;
+  }
+  if (sig && (captured->seq.n == 0 || tracers)) {
     /* the trace may have made the cache (a jitted call inside) */
     c = I->jit_cache;
     if (!c) c = I->jit_cache = sr_xcalloc(1, sizeof *c);
     if (c->n == JIT_CACHE_MAX) evict_oldest(c);
     if (c->n == c->cap) c->e = sr_xrealloc(c->e, (size_t)(c->cap = c->cap ? 2 * c->cap : 8) * sizeof *c->e);
-    c->e[c->n++] = (JitEntry){sr_ref(self), sig, body, sr_ref(out_tree), sp->statics ? sr_ref(sp->statics) : NULL};
+    c->e[c->n++] = (JitEntry){sr_ref(self), sig, body, sr_ref(out_tree), sp->statics ? sr_ref(sp->statics) : NULL,
+                              tracers ? sr_ref(captured) : NULL, tracers ? I->trace->id : 0};
     sr_program_ref(body->prog);
     sig = NULL;
   }
@@ -1298,6 +1313,7 @@ static SrVal *jit_clear_cache(SrInterp *I, SrArgs *a) {
     sr_program_unref(e->body->prog);
     sr_unref(e->out_tree);
     sr_unref(e->statics);
+    sr_unref(e->captured);
   }
   if (c) c->n = k;
   return sr_none();
