@@ -935,7 +935,9 @@ static int arg_sig(SrInterp *I, SrVal *v, SrBuf *b) {
 static char *jit_sig(SrInterp *I, SrArgs *a) {
   SrBuf b = SR_BUF_INIT;
   const SrJaxState *s = I->jax;
-  sr_buf_printf(&b, "%p %p %d %d %d %d %d %s|", (const void *)s->mesh, (const void *)sr_jax_abstract_mesh(s),
+  /* the abstract mesh, not the concrete one (pe.trace_to_jaxpr's trace
+     context holds the former only) */
+  sr_buf_printf(&b, "%p %d %d %d %d %d %s|", (const void *)sr_jax_abstract_mesh(s),
                 s->enable_x64, s->check_vma, sr_type_remove_size_one(), s->no_f16_reductions, s->rank_promotion,
                 sr_jax_matmul_precision(s) ? sr_jax_matmul_precision(s) : "-");
   /* the named axes of the vmaps around (the trace's axis env: a body may
@@ -1249,6 +1251,64 @@ static SrVal *jit_call_env(SrInterp *I, SrVal *self, SrArgs *a) {
   return r;
 }
 
+/* The Traced stage of a split call: its trace from the cache (entries of
+   their own, "trace|" signatures) or made and kept (pe.trace_to_jaxpr's
+   cache: .trace() under another concrete mesh of the same abstract mesh
+   does not trace again). */
+static SrVal *trace_stage(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp, const uint8_t *don, int ndon) {
+  SrArgs *a = &sp->a;
+  if (j->in_sh && a->nkw) return sr_raise(I, "ValueError", "pjit does not support kwargs when in_shardings is specified.");
+  char *sig0 = jit_sig(I, a), *sig = NULL;
+  if (!sig0 && I->exc) return NULL;
+  if (sig0) {
+    SrBuf b = SR_BUF_INIT;
+    sr_buf_printf(&b, "trace|%s", sig0);
+    free(sig0);
+    sig = b.p;
+  }
+  struct SrJitCache *c = I->jit_cache;
+  for (int i = 0; sig && c && i < c->n; i++) {
+    int live = !c->e[i].captured || (I->trace && I->trace->id == c->e[i].trace_id);
+    int eq = live && same_jit(c->e[i].self, self) && strcmp(c->e[i].sig, sig) == 0
+                 ? sr_jit_statics_equal(I, c->e[i].statics, sp->statics)
+                 : 0;
+    if (eq < 0) {
+      free(sig);
+      return NULL;
+    }
+    if (eq) {
+      free(sig);
+      sr_program_ref(c->e[i].body->prog);
+      SrVal *cap = c->e[i].captured ? sr_ref(c->e[i].captured) : NULL;
+      return sr_jit_stage_of_trace(I, c->e[i].body, sr_ref(c->e[i].out_tree), cap, sp->fn, j->name, j->in_sh,
+                                   j->out_sh, a, don, ndon);
+    }
+  }
+  SrVal *out_tree = NULL, *captured = NULL;
+  SrJaxpr *body = sr_trace_fn(I, sp->fn, a->n, a->v, a->nkw, a->kw, a->kwv, SR_TRACE_KWARGS, &out_tree, &captured);
+  if (!body) {
+    free(sig);
+    return NULL;
+  }
+  int tracers = captured->seq.n > 0 && I->trace;
+  for (int i = 0; tracers && i < captured->seq.n; i++) {
+    SrArrayObj *o = sr_array_of(captured->seq.items[i]);
+    tracers = o && o->kind == SR_AV_TRACER;
+  }
+  if (sig && (captured->seq.n == 0 || tracers)) {
+    c = I->jit_cache;
+    if (!c) c = I->jit_cache = sr_xcalloc(1, sizeof *c);
+    if (c->n == JIT_CACHE_MAX) evict_oldest(c);
+    if (c->n == c->cap) c->e = sr_xrealloc(c->e, (size_t)(c->cap = c->cap ? 2 * c->cap : 8) * sizeof *c->e);
+    c->e[c->n++] = (JitEntry){sr_ref(self), sig, body, sr_ref(out_tree), sp->statics ? sr_ref(sp->statics) : NULL,
+                              tracers ? sr_ref(captured) : NULL, tracers ? I->trace->id : 0};
+    sr_program_ref(body->prog);
+    sig = NULL;
+  }
+  free(sig);
+  return sr_jit_stage_of_trace(I, body, out_tree, captured, sp->fn, j->name, j->in_sh, j->out_sh, a, don, ndon);
+}
+
 /* jax.jit(f).trace(*args): the Traced stage, whose .jaxpr is f's jaxpr
    (layout.c) */
 static SrVal *jit_trace(SrInterp *I, SrArgs *a) {
@@ -1264,7 +1324,7 @@ static SrVal *jit_trace(SrInterp *I, SrArgs *a) {
   sp.a.self = a->self;
   int ndon = 0;
   uint8_t *don = sr_jit_donated_leaves(I, &sp, 0, &ndon);
-  SrVal *r = sr_jit_stage_trace(I, sp.fn, j->name, j->in_sh, j->out_sh, &sp.a, don, ndon);
+  SrVal *r = trace_stage(I, a->self, j, &sp, don, ndon);
   pjit_leave(I, j, &e);
   free(don);
   sr_jit_split_free(&sp);
@@ -1294,7 +1354,8 @@ static int same_jit(SrVal *a, SrVal *b);
 static SrVal *jit_cache_size(SrInterp *I, SrArgs *a) {
   struct SrJitCache *c = I->jit_cache;
   int n = 0;
-  for (int i = 0; c && i < c->n; i++) n += same_jit(c->e[i].self, a->self);
+  /* the calls' (C++ dispatch) entries: not those of .trace() */
+  for (int i = 0; c && i < c->n; i++) n += same_jit(c->e[i].self, a->self) && strncmp(c->e[i].sig, "trace|", 6) != 0;
   return sr_int(NULL, n);
 }
 

@@ -91,6 +91,11 @@ SrVal *sr_jit_default_sharding(SrInterp *I, const struct SrType *t);
    then keyword in sorted order; ndon of them) are donated, or is NULL. */
 SrVal *sr_jit_stage_trace(SrInterp *I, SrVal *fn, const char *name, SrVal *in_sh, SrVal *out_sh, SrArgs *a,
                           const uint8_t *donated, int ndon);
+/* The Traced stage of a trace already made (SR_TRACE_KWARGS): takes body's
+   program reference, out_tree and captured (NULL: none). */
+SrVal *sr_jit_stage_of_trace(SrInterp *I, struct SrJaxpr *body, SrVal *out_tree, SrVal *captured, SrVal *fn,
+                             const char *name, SrVal *in_sh, SrVal *out_sh, SrArgs *a, const uint8_t *donated,
+                             int ndon);
 /* traced.lower() */
 SrVal *sr_jit_stage_lower(SrInterp *I, SrVal *traced);
 

@@ -17,6 +17,3 @@ GOLDEN_TESTS += \
 	tests/golden/pjit30_trace.jxr \
 	tests/golden/pjit30_stages.jxr \
 	tests/golden/pjit30_pprint.jxr
-## what JAX's tests assert that shardrepl does not do yet (golden-pending)
-GOLDEN_PENDING += \
-	tests/golden/pending/pjit30_pending.jxr
