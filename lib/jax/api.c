@@ -1101,15 +1101,17 @@ static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
    leaf is NamedSharding(m, P()), a P NamedSharding(m, P) (a new
    reference). */
 static SrVal *resource_shardings(SrInterp *I, SrVal *v, const SrMesh *m) {
+  /* NamedSharding's constructor: a concrete mesh's default memory kind */
+  const char *mk = m->abstract ? NULL : sr_intern_cstr("device");
   if (v->kind == SR_V_NONE) {
     SrSpec none = {0};
-    return sr_sharding_val(NULL, m, &none, NULL);
+    return sr_sharding_val(NULL, m, &none, mk);
   }
   if (v->kind == SR_V_SPEC) {
     /* NamedSharding's check_pspec */
     if (sr_api_check_unique(I, v->spec, "NamedSharding spec") < 0 || sr_mesh_resource_check(I, m, v->spec) < 0)
       return NULL;
-    return sr_sharding_val(NULL, m, v->spec, NULL);
+    return sr_sharding_val(NULL, m, v->spec, mk);
   }
   if (v->kind == SR_V_TUPLE || v->kind == SR_V_LIST) {
     SrVal *t = sr_seq(NULL, v->kind, v->seq.n);

@@ -486,7 +486,8 @@ static int leaf_entry(SrInterp *I, SrVal *v, const char *what, SrJitFlat *f, SrV
     /* cached_named_sharding -> NamedSharding's check_pspec */
     if (sr_api_check_unique(I, v->spec, "NamedSharding spec") < 0 || sr_mesh_resource_check(I, m, v->spec) < 0)
       return -1;
-    SrVal *s = sr_sharding_val(NULL, m, v->spec, NULL);
+    /* NamedSharding's constructor: a concrete mesh's default memory kind */
+    SrVal *s = sr_sharding_val(NULL, m, v->spec, m->abstract ? NULL : sr_intern_cstr("device"));
     sr_seq_push(NULL, f->keep, s);
     *sh = s;
     return 0;

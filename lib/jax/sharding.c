@@ -157,7 +157,7 @@ static SrVal *wsc_leaf(SrInterp *I, SrVal *leaf, SrVal *s, void *ctx) {
     return NULL;
   }
   if (s && s->kind == SR_V_SPEC && rm) {
-    sh = sr_sharding_val(NULL, rm, s->spec, NULL);
+    sh = sr_sharding_val(NULL, rm, s->spec, sr_intern_cstr("device"));
   } else if (s && s->kind == SR_V_SPEC) {
     if (!m->n) {
       sr_unref(x);
@@ -1073,7 +1073,8 @@ static SrVal *bi_named_sharding(SrInterp *I, SrArgs *a) {
   if (p[0]->kind != SR_V_MESH)
     return sr_raise(I, "TypeError", "NamedSharding's mesh must be a Mesh or AbstractMesh, got %s", sr_val_kind_name(p[0]));
   /* jaxlib's NamedSharding.__init__ */
-  if (p[1]->kind == SR_V_NONE) return sr_raise(I, "TypeError", "Unexpected None");
+  if (p[1]->kind == SR_V_NONE)
+    return sr_raise(I, "TypeError", "Unexpected None passed as spec for NamedSharding. Did you mean P()?");
   if (p[1]->kind != SR_V_SPEC)
     return sr_raise(I, "TypeError", "NamedSharding's spec must be a PartitionSpec, got %s", sr_val_kind_name(p[1]));
   const SrMesh *m = p[0]->mesh;
