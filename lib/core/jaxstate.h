@@ -16,6 +16,11 @@ typedef struct SrJaxState {
   const SrMesh *mesh;          /* set_mesh's concrete mesh, or NULL */
   const SrMesh *abstract[32];  /* entered abstract meshes, innermost last */
   int nabstract;
+  const SrMesh *resource[32];  /* the meshes entered with `with mesh:`
+                                  (mesh_lib.thread_resources), innermost
+                                  last */
+  int nresource;
+  int pjit_call;               /* inside a pjit call (the errors say pjit) */
   int num_devices;             /* jax_num_cpu_devices */
   int devices_used;            /* the device count is fixed once used */
   int num_ranks;               /* the processes the devices are split
@@ -79,6 +84,10 @@ static inline int sr_jax_enter_eqn_mesh(SrJaxState *s, const SrMesh *m) {
   return n;
 }
 static inline void sr_jax_leave_eqn_mesh(SrJaxState *s, int n) { s->nabstract = n; }
+/* The physical mesh of the resource env (`with mesh:`), or NULL. */
+static inline const SrMesh *sr_jax_resource_mesh(const SrJaxState *s) {
+  return s->nresource ? s->resource[s->nresource - 1] : NULL;
+}
 /* The mesh a jaxpr text's types name by default: the context mesh, or NULL. */
 const SrMesh *sr_jax_context_mesh(const SrJaxState *s);
 

@@ -654,6 +654,10 @@ typedef struct Jit {
   SrJitOpts opts;         /* static and donated arguments */
   SrVal *device;          /* device= (or backend='cpu''s first device), or NULL */
   int inline_early;       /* inline=True or Inline.JAX_EARLY */
+  int resource_env;       /* pjit: the mesh of `with mesh:` is the context
+                             mesh, a None sharding replicated over it */
+  SrVal *pj_in, *pj_out;  /* pjit's in_shardings= / out_shardings= as given
+                             (None kept), or NULL: unspecified */
 } Jit;
 
 static void jit_free(void *d) {
@@ -662,6 +666,8 @@ static void jit_free(void *d) {
   sr_unref(j->fn);
   sr_unref(j->in_sh);
   sr_unref(j->out_sh);
+  sr_unref(j->pj_in);
+  sr_unref(j->pj_out);
   free(j);
 }
 
@@ -839,7 +845,7 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
   SrPList ps = {0};
   SrVal *formats[4];
   if (prim == SR_P_jit && (in_sh || out_sh) &&
-      sr_jit_formats(I, in_sh, out_sh, a->n, a->v, captured->seq.n, out_tree, formats) < 0) {
+      sr_jit_formats(I, split ? split->fn : NULL, in_sh, out_sh, a->n, a->v, captured->seq.n, out_tree, formats) < 0) {
     sr_program_unref(body->prog);
     sr_unref(leaves);
     sr_unref(captured);
@@ -926,6 +932,10 @@ typedef struct JitEntry {
   SrJaxpr *body;   /* holds a ref to its program */
   SrVal *out_tree;
   SrVal *statics;  /* the static arguments, or NULL */
+  SrVal *captured; /* the tracers the trace closed over, or NULL: the
+                      entry holds while trace trace_id is built (pjit's
+                      cache keeps the consts of a trace in context) */
+  int trace_id;
 } JitEntry;
 
 struct SrJitCache {
@@ -942,6 +952,7 @@ void sr_jit_cache_clear(SrInterp *I) {
     sr_program_unref(c->e[i].body->prog);
     sr_unref(c->e[i].out_tree);
     sr_unref(c->e[i].statics);
+    sr_unref(c->e[i].captured);
   }
   free(c->e);
   free(c);
@@ -958,6 +969,7 @@ static void evict_oldest(struct SrJitCache *c) {
   sr_program_unref(e->body->prog);
   sr_unref(e->out_tree);
   sr_unref(e->statics);
+  sr_unref(e->captured);
   memmove(c->e, c->e + 1, (size_t)(c->n - 1) * sizeof *c->e);
   c->n--;
 }
@@ -1002,7 +1014,9 @@ static int arg_sig(SrInterp *I, SrVal *v, SrBuf *b) {
 static char *jit_sig(SrInterp *I, SrArgs *a) {
   SrBuf b = SR_BUF_INIT;
   const SrJaxState *s = I->jax;
-  sr_buf_printf(&b, "%p %p %d %d %d %d %d %s|", (const void *)s->mesh, (const void *)sr_jax_abstract_mesh(s),
+  /* the abstract mesh, not the concrete one (pe.trace_to_jaxpr's trace
+     context holds the former only) */
+  sr_buf_printf(&b, "%p %d %d %d %d %d %s|", (const void *)sr_jax_abstract_mesh(s),
                 s->enable_x64, s->check_vma, sr_type_remove_size_one(), s->no_f16_reductions, s->rank_promotion,
                 sr_jax_matmul_precision(s) ? sr_jax_matmul_precision(s) : "-");
   /* the named axes of the vmaps around (the trace's axis env: a body may
@@ -1071,7 +1085,7 @@ SrJaxpr *sr_trace_body_cached(SrInterp *I, SrVal *fn, int nargs, SrVal **args, i
     if (!c) c = I->jit_cache = sr_xcalloc(1, sizeof *c);
     if (c->n == JIT_CACHE_MAX) evict_oldest(c);
     if (c->n == c->cap) c->e = sr_xrealloc(c->e, (size_t)(c->cap = c->cap ? 2 * c->cap : 8) * sizeof *c->e);
-    c->e[c->n++] = (JitEntry){sr_ref(fn), sig, body, sr_ref(ot), NULL};
+    c->e[c->n++] = (JitEntry){sr_ref(fn), sig, body, sr_ref(ot), NULL, NULL, 0};
     sr_program_ref(body->prog);
     sig = NULL;
   }
@@ -1087,36 +1101,33 @@ SrJaxpr *sr_trace_body_cached(SrInterp *I, SrVal *fn, int nargs, SrVal **args, i
    jit of the same function with the same options (pjit's cache is keyed
    by the function and jit's arguments, so jit(f)(2) then jit(f)(3)
    traces once) */
+static int same_opt(const SrVal *a, const SrVal *b) { return a == b || (a && b && sr_val_equal(a, b)); }
+
 static int same_jit(SrVal *a, SrVal *b) {
   if (a == b) return 1;
   /* the cache also keeps control-flow bodies, keyed by their function */
   if (!sr_is_obj(a, &sr_jit_class) || !sr_is_obj(b, &sr_jit_class)) return 0;
   const Jit *x = a->obj.data, *y = b->obj.data;
-  return x->fn == y->fn && x->name == y->name && !x->in_sh && !y->in_sh && !x->out_sh && !y->out_sh &&
-         x->device == y->device && memcmp(&x->opts, &y->opts, sizeof x->opts) == 0;
+  /* the same shardings (pjit's as given: its jaxpr's depend on the mesh,
+     which the signature holds) */
+  int same_sh = x->resource_env == y->resource_env &&
+                (x->resource_env ? same_opt(x->pj_in, y->pj_in) && same_opt(x->pj_out, y->pj_out)
+                                 : same_opt(x->in_sh, y->in_sh) && same_opt(x->out_sh, y->out_sh));
+  return x->fn == y->fn && x->name == y->name && same_sh && x->device == y->device &&
+         memcmp(&x->opts, &y->opts, sizeof x->opts) == 0;
 }
 
 /* One call of a jitted function, its static arguments split off. */
 static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
   SrArgs *a = &sp->a;
-  if (j->in_sh || j->out_sh) {
-    binding_split = NULL;
-    if (j->in_sh && a->nkw) return sr_raise(I, "ValueError", "pjit does not support kwargs when in_shardings is specified.");
-    if (check_no_tracing(I, j->fn) < 0) return NULL;
-    SrVal *out_tree = NULL, *captured = NULL;
-    sr_jit_split_debug(sp);
-    SrJaxpr *body = sr_trace_fn(I, sp->fn, a->n, a->v, a->nkw, a->kw, a->kwv, SR_TRACE_FOR_JIT | SR_TRACE_KWARGS, &out_tree, &captured);
-    if (!body) return NULL;
-    binding_split = sp;
-  binding_inline = j->inline_early;
-    binding_inline = j->inline_early;
-    return bind_body(I, body, out_tree, captured, j->name, a, SR_P_jit, 0, j->in_sh, j->out_sh);
-  }
+  binding_split = NULL;
+  if (j->in_sh && a->nkw) return sr_raise(I, "ValueError", "pjit does not support kwargs when in_shardings is specified.");
   char *sig = jit_sig(I, a);
   if (!sig && I->exc) return NULL;
   struct SrJitCache *c = I->jit_cache;
   for (int i = 0; sig && c && i < c->n; i++) {
-    int eq = same_jit(c->e[i].self, self) && strcmp(c->e[i].sig, sig) == 0
+    int live = !c->e[i].captured || (I->trace && I->trace->id == c->e[i].trace_id);
+    int eq = live && same_jit(c->e[i].self, self) && strcmp(c->e[i].sig, sig) == 0
                  ? sr_jit_statics_equal(I, c->e[i].statics, sp->statics)
                  : 0;
     if (eq < 0) {
@@ -1127,10 +1138,9 @@ static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
       free(sig);
       sr_program_ref(c->e[i].body->prog);
       binding_split = sp;
-  binding_inline = j->inline_early;
       binding_inline = j->inline_early;
-    binding_inline = j->inline_early;
-      return bind_body(I, c->e[i].body, sr_ref(c->e[i].out_tree), NULL, j->name, a, SR_P_jit, 0, NULL, NULL);
+      SrVal *cap = c->e[i].captured ? sr_ref(c->e[i].captured) : NULL;
+      return bind_body(I, c->e[i].body, sr_ref(c->e[i].out_tree), cap, j->name, a, SR_P_jit, 0, j->in_sh, j->out_sh);
     }
   }
   if (check_no_tracing(I, j->fn) < 0) {
@@ -1144,23 +1154,147 @@ static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
     free(sig);
     return NULL;
   }
-  if (sig && captured->seq.n == 0) {
+  /* a trace closing over tracers of the trace in context is kept for it */
+  int tracers = captured->seq.n > 0 && I->trace;
+  for (int i = 0; tracers && i < captured->seq.n; i++) {
+    SrArrayObj *o = sr_array_of(captured->seq.items[i]);
+    tracers = o && o->kind == SR_AV_TRACER;
+  }
+  if (sig && (captured->seq.n == 0 || tracers)) {
     /* the trace may have made the cache (a jitted call inside) */
     c = I->jit_cache;
     if (!c) c = I->jit_cache = sr_xcalloc(1, sizeof *c);
     if (c->n == JIT_CACHE_MAX) evict_oldest(c);
     if (c->n == c->cap) c->e = sr_xrealloc(c->e, (size_t)(c->cap = c->cap ? 2 * c->cap : 8) * sizeof *c->e);
-    c->e[c->n++] = (JitEntry){sr_ref(self), sig, body, sr_ref(out_tree), sp->statics ? sr_ref(sp->statics) : NULL};
+    c->e[c->n++] = (JitEntry){sr_ref(self), sig, body, sr_ref(out_tree), sp->statics ? sr_ref(sp->statics) : NULL,
+                              tracers ? sr_ref(captured) : NULL, tracers ? I->trace->id : 0};
     sr_program_ref(body->prog);
     sig = NULL;
   }
   free(sig);
   binding_split = sp;
   binding_inline = j->inline_early;
-  return bind_body(I, body, out_tree, captured, j->name, a, SR_P_jit, 0, NULL, NULL);
+  return bind_body(I, body, out_tree, captured, j->name, a, SR_P_jit, 0, j->in_sh, j->out_sh);
 }
 
+/* pjit._create_sharding_for_array over the resource env's mesh m: a None
+   leaf is NamedSharding(m, P()), a P NamedSharding(m, P) (a new
+   reference). */
+static SrVal *resource_shardings(SrInterp *I, SrVal *v, const SrMesh *m) {
+  /* NamedSharding's constructor: a concrete mesh's default memory kind */
+  const char *mk = m->abstract ? NULL : sr_intern_cstr("device");
+  if (v->kind == SR_V_NONE) {
+    SrSpec none = {0};
+    return sr_sharding_val(NULL, m, &none, mk);
+  }
+  if (v->kind == SR_V_SPEC) {
+    /* NamedSharding's check_pspec */
+    if (sr_api_check_unique(I, v->spec, "NamedSharding spec") < 0 || sr_mesh_resource_check(I, m, v->spec) < 0)
+      return NULL;
+    return sr_sharding_val(NULL, m, v->spec, mk);
+  }
+  if (v->kind == SR_V_TUPLE || v->kind == SR_V_LIST) {
+    SrVal *t = sr_seq(NULL, v->kind, v->seq.n);
+    for (int i = 0; i < v->seq.n; i++) {
+      SrVal *e = resource_shardings(I, v->seq.items[i], m);
+      if (!e) {
+        sr_unref(t);
+        return NULL;
+      }
+      sr_seq_push(NULL, t, e);
+    }
+    return t;
+  }
+  if (v->kind == SR_V_DICT) {
+    SrVal *d = sr_dict(NULL);
+    for (int i = 0; i < v->dict.n; i++) {
+      SrVal *e = resource_shardings(I, v->dict.vals[i], m);
+      if (!e) {
+        sr_unref(d);
+        return NULL;
+      }
+      sr_dict_set(NULL, d, sr_ref(v->dict.keys[i]), e);
+    }
+    return d;
+  }
+  return sr_ref(v);
+}
+
+typedef struct PjitEnv {
+  const SrMesh *mesh;
+  int pjit_call;
+  SrVal *in_sh, *out_sh;
+  int on;
+} PjitEnv;
+
+/* pjit's call: the resource env's mesh is the concrete and abstract mesh
+   of the trace (pjit._infer_params: _internal_use_concrete_mesh and
+   use_abstract_mesh), its shardings resolved over it. */
+static int pjit_enter(SrInterp *I, Jit *j, PjitEnv *e) {
+  e->on = j->resource_env;
+  if (!e->on) return 0;
+  const SrMesh *m = sr_jax_resource_mesh(I->jax);
+  e->mesh = I->jax->mesh;
+  e->in_sh = j->in_sh;
+  e->out_sh = j->out_sh;
+  e->pjit_call = I->jax->pjit_call;
+  I->jax->pjit_call = 1;
+  /* use_abstract_mesh(ctx_mesh.abstract_mesh).__enter__ */
+  const SrMesh *prev = sr_jax_abstract_mesh(I->jax);
+  I->jax->mesh = m;
+  j->in_sh = j->out_sh = NULL;
+  if (m && prev->n && sr_mesh_size(prev) != sr_mesh_size(m)) {
+    SrBuf b = SR_BUF_INIT, c = SR_BUF_INIT;
+    sr_mesh_str(&b, sr_mesh_abstract(m, 1));
+    sr_mesh_str(&c, prev);
+    sr_raise(I, "ValueError",
+             "use_abstract_mesh cannot change the size of the mesh. Got new mesh: %s with size=%lld and prev mesh: "
+             "%s with size=%lld",
+             b.p, (long long)sr_mesh_size(m), c.p, (long long)sr_mesh_size(prev));
+    sr_buf_free(&b);
+    sr_buf_free(&c);
+    return -1;
+  }
+  if (m) {
+    if (j->pj_in && !(j->in_sh = resource_shardings(I, j->pj_in, m))) return -1;
+    if (j->pj_out && !(j->out_sh = resource_shardings(I, j->pj_out, m))) return -1;
+  } else {
+    j->in_sh = e->in_sh ? sr_ref(e->in_sh) : NULL;
+    j->out_sh = e->out_sh ? sr_ref(e->out_sh) : NULL;
+  }
+  return 0;
+}
+
+static void pjit_leave(SrInterp *I, Jit *j, PjitEnv *e) {
+  if (!e->on) return;
+  I->jax->mesh = e->mesh;
+  I->jax->pjit_call = e->pjit_call;
+  sr_unref(j->in_sh);
+  sr_unref(j->out_sh);
+  j->in_sh = e->in_sh;
+  j->out_sh = e->out_sh;
+}
+
+int sr_jit_use_resource_env(SrVal *jit, SrVal *in_sh, SrVal *out_sh) {
+  if (!sr_is_obj(jit, &sr_jit_class)) return -1;
+  Jit *j = jit->obj.data;
+  j->resource_env = 1;
+  j->pj_in = in_sh ? sr_ref(in_sh) : NULL;
+  j->pj_out = out_sh ? sr_ref(out_sh) : NULL;
+  return 0;
+}
+
+static SrVal *jit_call_env(SrInterp *I, SrVal *self, SrArgs *a);
+
 static SrVal *jit_call(SrInterp *I, SrVal *self, SrArgs *a) {
+  Jit *j = self->obj.data;
+  PjitEnv e;
+  SrVal *r = pjit_enter(I, j, &e) < 0 ? NULL : jit_call_env(I, self, a);
+  pjit_leave(I, j, &e);
+  return r;
+}
+
+static SrVal *jit_call_env(SrInterp *I, SrVal *self, SrArgs *a) {
   Jit *j = self->obj.data;
   /* jax.disable_jit(): the function runs as it is, op by op */
   if (I->jax->disable_jit) return sr_call(I, j->fn, a);
@@ -1199,16 +1333,83 @@ static SrVal *jit_call(SrInterp *I, SrVal *self, SrArgs *a) {
   return r;
 }
 
+/* The Traced stage of a split call: its trace from the cache (entries of
+   their own, "trace|" signatures) or made and kept (pe.trace_to_jaxpr's
+   cache: .trace() under another concrete mesh of the same abstract mesh
+   does not trace again). */
+static SrVal *trace_stage(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp, const uint8_t *don, int ndon) {
+  SrArgs *a = &sp->a;
+  if (j->in_sh && a->nkw) return sr_raise(I, "ValueError", "pjit does not support kwargs when in_shardings is specified.");
+  char *sig0 = jit_sig(I, a), *sig = NULL;
+  if (!sig0 && I->exc) return NULL;
+  if (sig0) {
+    SrBuf b = SR_BUF_INIT;
+    sr_buf_printf(&b, "trace|%s", sig0);
+    free(sig0);
+    sig = b.p;
+  }
+  struct SrJitCache *c = I->jit_cache;
+  for (int i = 0; sig && c && i < c->n; i++) {
+    int live = !c->e[i].captured || (I->trace && I->trace->id == c->e[i].trace_id);
+    int eq = live && same_jit(c->e[i].self, self) && strcmp(c->e[i].sig, sig) == 0
+                 ? sr_jit_statics_equal(I, c->e[i].statics, sp->statics)
+                 : 0;
+    if (eq < 0) {
+      free(sig);
+      return NULL;
+    }
+    if (eq) {
+      free(sig);
+      sr_program_ref(c->e[i].body->prog);
+      SrVal *cap = c->e[i].captured ? sr_ref(c->e[i].captured) : NULL;
+      return sr_jit_stage_of_trace(I, c->e[i].body, sr_ref(c->e[i].out_tree), cap, sp->fn, j->name, j->in_sh,
+                                   j->out_sh, a, don, ndon);
+    }
+  }
+  SrVal *out_tree = NULL, *captured = NULL;
+  sr_jit_split_debug(sp);
+  sr_trace_fn_for("jit"); /* its tracers' errors name jit, as a call's */
+  SrJaxpr *body = sr_trace_fn(I, sp->fn, a->n, a->v, a->nkw, a->kw, a->kwv, SR_TRACE_KWARGS, &out_tree, &captured);
+  if (!body) {
+    free(sig);
+    return NULL;
+  }
+  int tracers = captured->seq.n > 0 && I->trace;
+  for (int i = 0; tracers && i < captured->seq.n; i++) {
+    SrArrayObj *o = sr_array_of(captured->seq.items[i]);
+    tracers = o && o->kind == SR_AV_TRACER;
+  }
+  if (sig && (captured->seq.n == 0 || tracers)) {
+    c = I->jit_cache;
+    if (!c) c = I->jit_cache = sr_xcalloc(1, sizeof *c);
+    if (c->n == JIT_CACHE_MAX) evict_oldest(c);
+    if (c->n == c->cap) c->e = sr_xrealloc(c->e, (size_t)(c->cap = c->cap ? 2 * c->cap : 8) * sizeof *c->e);
+    c->e[c->n++] = (JitEntry){sr_ref(self), sig, body, sr_ref(out_tree), sp->statics ? sr_ref(sp->statics) : NULL,
+                              tracers ? sr_ref(captured) : NULL, tracers ? I->trace->id : 0};
+    sr_program_ref(body->prog);
+    sig = NULL;
+  }
+  free(sig);
+  return sr_jit_stage_of_trace(I, body, out_tree, captured, sp->fn, j->name, j->in_sh, j->out_sh, a, don, ndon);
+}
+
 /* jax.jit(f).trace(*args): the Traced stage, whose .jaxpr is f's jaxpr
    (layout.c) */
 static SrVal *jit_trace(SrInterp *I, SrArgs *a) {
   Jit *j = a->self->obj.data;
   SrJitSplit sp;
   if (sr_jit_split(I, &j->opts, j->fn, j->name, a, &sp) < 0) return NULL;
+  PjitEnv e;
+  if (pjit_enter(I, j, &e) < 0) {
+    pjit_leave(I, j, &e);
+    sr_jit_split_free(&sp);
+    return NULL;
+  }
   sp.a.self = a->self;
   int ndon = 0;
   uint8_t *don = sr_jit_donated_leaves(I, &sp, 0, &ndon);
-  SrVal *r = sr_jit_stage_trace(I, sp.fn, j->name, j->in_sh, j->out_sh, &sp.a, don, ndon);
+  SrVal *r = trace_stage(I, a->self, j, &sp, don, ndon);
+  pjit_leave(I, j, &e);
   free(don);
   sr_jit_split_free(&sp);
   return r;
@@ -1237,7 +1438,8 @@ static int same_jit(SrVal *a, SrVal *b);
 static SrVal *jit_cache_size(SrInterp *I, SrArgs *a) {
   struct SrJitCache *c = I->jit_cache;
   int n = 0;
-  for (int i = 0; c && i < c->n; i++) n += same_jit(c->e[i].self, a->self);
+  /* the calls' (C++ dispatch) entries: not those of .trace() */
+  for (int i = 0; c && i < c->n; i++) n += same_jit(c->e[i].self, a->self) && strncmp(c->e[i].sig, "trace|", 6) != 0;
   return sr_int(NULL, n);
 }
 
@@ -1256,6 +1458,7 @@ static SrVal *jit_clear_cache(SrInterp *I, SrArgs *a) {
     sr_program_unref(e->body->prog);
     sr_unref(e->out_tree);
     sr_unref(e->statics);
+    sr_unref(e->captured);
   }
   if (c) c->n = k;
   return sr_none();
@@ -1313,6 +1516,22 @@ static SrVal *jit_decorator(SrInterp *I, SrArgs *a) {
   if (a->n != 1 || a->nkw) return sr_raise(I, "TypeError", "jit() takes the function to compile as its one argument");
   SrArgs ca = {1, a->v, o->nkw, o->kw, o->kwv, NULL};
   return jax_jit(I, &ca);
+}
+
+static int check_unique_tree(SrInterp *I, SrVal *v, const char *arg_name) {
+  if (!v) return 0;
+  if (v->kind == SR_V_SPEC) return sr_api_check_unique(I, v->spec, arg_name);
+  if (v->kind == SR_V_TUPLE || v->kind == SR_V_LIST) {
+    for (int i = 0; i < v->seq.n; i++)
+      if (check_unique_tree(I, v->seq.items[i], arg_name) < 0) return -1;
+    return 0;
+  }
+  if (v->kind == SR_V_DICT) {
+    for (int i = 0; i < v->dict.n; i++)
+      if (check_unique_tree(I, v->dict.vals[i], arg_name) < 0) return -1;
+    return 0;
+  }
+  return 0;
 }
 
 static SrVal *jax_jit(SrInterp *I, SrArgs *a) {
@@ -1387,6 +1606,12 @@ static SrVal *jax_jit(SrInterp *I, SrArgs *a) {
   /* pjit._canonicalize_inline: True is JAX_EARLY, False AUTO */
   int early = 0;
   if (inl && sr_lax_inline_early(I, inl, &early) < 0) {
+    sr_unref(devval);
+    return NULL;
+  }
+  /* sharding_impls.prepare_axis_resources: a spec maps each mesh axis
+     to one dimension at most */
+  if (check_unique_tree(I, in_sh, "in_shardings") < 0 || check_unique_tree(I, out_sh, "out_shardings") < 0) {
     sr_unref(devval);
     return NULL;
   }

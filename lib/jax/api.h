@@ -102,6 +102,10 @@ SrVal *sr_jit_call(SrInterp *I, SrVal *fn, const char *name, SrArgs *a);
    each statement, and when the session ends). */
 void sr_jit_cache_clear(SrInterp *I);
 /* The same with jax.jit's in_shardings= and out_shardings= (NULL: none). */
+/* Makes jitted function jit a pjit (use_resource_env): in_sh and out_sh
+   are its in_shardings= / out_shardings= as given (None kept; NULL when
+   not given).  -1 when jit is not a jitted function. */
+int sr_jit_use_resource_env(SrVal *jit, SrVal *in_sh, SrVal *out_sh);
 SrVal *sr_jit_call_sharded(SrInterp *I, SrVal *fn, const char *name, SrArgs *a, SrVal *in_sh, SrVal *out_sh);
 extern const SrClass sr_jit_class;
 /* The function a jax.checkpoint / jax.jit wrapper wraps (functools.wraps's

@@ -105,7 +105,7 @@ static void set_mesh_exit(SrInterp *I, SrVal *self) {
   }
 }
 
-static const SrContextOps set_mesh_ctx = {&set_mesh_class, set_mesh_enter, set_mesh_exit};
+static const SrContextOps set_mesh_ctx = {&set_mesh_class, set_mesh_enter, set_mesh_exit, 0};
 
 static SrVal *bi_get_abstract_mesh(SrInterp *I, SrArgs *a) {
   if (a->n || a->nkw) return sr_raise(I, "TypeError", "get_abstract_mesh() takes no arguments");

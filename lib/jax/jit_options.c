@@ -544,6 +544,7 @@ int sr_jit_donation_check(SrInterp *I, SrVal **leaves, int n, int ncaptured, con
     if (o && o->kind == SR_AV_CONCRETE && o->data->ndev > 1) multi = 1;
   }
   /* strip_metadata: only the dtype and shape count */
+  uint8_t *taken = sr_xcalloc((size_t)nout + 1, 1);
   for (int k = 0; k < nout; k++) {
     const SrType *t = outs[k];
     for (int i = 0; t && i < ndon && i < n; i++) {
@@ -552,10 +553,22 @@ int sr_jit_donation_check(SrInterp *I, SrVal **leaves, int n, int ncaptured, con
       int same = 1;
       for (int d = 0; d < t->ndim && same; d++) same = s->dims[d].size == t->dims[d].size;
       if (!same) continue;
-      u[i] = 1;
+      u[i] = taken[k] = 1;
       break;
     }
   }
+  /* then each donated input left takes a result left of its element count
+     (whatever its shape): donated to XLA, it is deleted too */
+  for (int i = 0; i < ndon && i < n; i++) {
+    if (!don[i] || u[i] || !in[i]) continue;
+    int64_t size = sr_type_numel(in[i]);
+    for (int k = 0; k < nout; k++)
+      if (!taken[k] && outs[k] && sr_type_numel(outs[k]) == size) {
+        u[i] = taken[k] = 1;
+        break;
+      }
+  }
+  free(taken);
   /* PJRT's TestBufferDonationClashes over the flattened arguments */
   for (int i = ncaptured; i < n; i++) {
     const void *b = leaf_buffer(leaves[i]);

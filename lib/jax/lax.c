@@ -169,6 +169,22 @@ static int canon_sharding(SrInterp *I, SrVal *v, const char *api, int check_mesh
 }
 
 int sr_api_check_spec(SrInterp *I, const SrSpec *s, const SrVal *sharding, int ndim) {
+  if (sr_api_check_unique(I, s, "NamedSharding spec") < 0) return -1;
+  /* NamedSharding.check_compatible_aval */
+  if (ndim >= 0 && s->n > ndim) {
+    SrBuf b = SR_BUF_INIT;
+    if (sharding) sr_val_str(&b, sharding);
+    else sr_spec_repr(&b, s);
+    sr_raise(I, "ValueError",
+             "Sharding %s is only valid for values of rank at least %d, but was applied to a value of rank %d.%s",
+             b.p, s->n, ndim, ndim == 0 ? " For scalars the PartitionSpec should be P()" : "");
+    sr_buf_free(&b);
+    return -1;
+  }
+  return 0;
+}
+
+int sr_api_check_unique(SrInterp *I, const SrSpec *s, const char *arg_name) {
   /* named_sharding._check_unique_resources */
   const char *seen[SR_MAX_RANK * SR_MAX_DIM_AXES], *dup[SR_MAX_RANK * SR_MAX_DIM_AXES];
   int ns = 0, nd = 0;
@@ -197,22 +213,11 @@ int sr_api_check_spec(SrInterp *I, const SrSpec *s, const SrVal *sharding, int n
     sr_spec_repr(&b, s);
     for (int i = 0; i < nd; i++) sr_buf_printf(&ax, i ? ", `%s`" : "`%s`", dup[i]);
     sr_raise(I, "DuplicateSpecError",
-             "A single NamedSharding spec specification can map every mesh axis to at most one positional "
+             "A single %s specification can map every mesh axis to at most one positional "
              "dimension, but %s has duplicate entries for %s",
-             b.p, ax.p);
+             arg_name, b.p, ax.p);
     sr_buf_free(&b);
     sr_buf_free(&ax);
-    return -1;
-  }
-  /* NamedSharding.check_compatible_aval */
-  if (ndim >= 0 && s->n > ndim) {
-    SrBuf b = SR_BUF_INIT;
-    if (sharding) sr_val_str(&b, sharding);
-    else sr_spec_repr(&b, s);
-    sr_raise(I, "ValueError",
-             "Sharding %s is only valid for values of rank at least %d, but was applied to a value of rank %d.%s",
-             b.p, s->n, ndim, ndim == 0 ? " For scalars the PartitionSpec should be P()" : "");
-    sr_buf_free(&b);
     return -1;
   }
   return 0;

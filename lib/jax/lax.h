@@ -55,6 +55,12 @@ const SrType *sr_api_typed_with_sharding(SrInterp *I, const SrType *base, SrVal 
    dimensions (JAX's DuplicateSpecError), and, when ndim >= 0, the spec
    is no longer than the rank of the value it places. */
 int sr_api_check_spec(SrInterp *I, const SrSpec *s, const SrVal *sharding, int ndim);
+/* named_sharding._check_unique_resources for a spec given as arg_name
+   ("in_shardings", "NamedSharding spec"): DuplicateSpecError. */
+int sr_api_check_unique(SrInterp *I, const SrSpec *s, const char *arg_name);
+/* named_sharding._check_mesh_resource_axis (sharding.c): ValueError for an
+   axis of s that mesh m lacks. */
+int sr_mesh_resource_check(SrInterp *I, const SrMesh *m, const SrSpec *s);
 /* The first item of a multi-result primitive's tuple (steals r). */
 static inline SrVal *sr_api_first(SrVal *r) { return sr_op_first(r); }
 

@@ -23,6 +23,7 @@
 #include "jax/lax.h"
 #include "core/jaxstate.h"
 #include "jax/numpy.h"
+#include "jax/tree_util.h"
 #include "py/objects.h"
 #include "core/trace.h"
 #include "opt/opt.h"
@@ -476,13 +477,17 @@ static int leaf_entry(SrInterp *I, SrVal *v, const char *what, SrJitFlat *f, SrV
     }
     if (!m) {
       sr_raise(I, "RuntimeError",
-               "jit requires a non-empty mesh in context if you are passing `PartitionSpec`s to %s. You can define a "
+               "%s requires a non-empty mesh in context if you are passing `PartitionSpec`s to %s. You can define a "
                "context mesh via `jax.set_mesh(mesh)`. Alternatively, provide `Sharding`s to %s and then the mesh "
                "context manager is not required.",
-               what, what);
+               I->jax->pjit_call ? "pjit" : "jit", what, what);
       return -1;
     }
-    SrVal *s = sr_sharding_val(NULL, m, v->spec, NULL);
+    /* cached_named_sharding -> NamedSharding's check_pspec */
+    if (sr_api_check_unique(I, v->spec, "NamedSharding spec") < 0 || sr_mesh_resource_check(I, m, v->spec) < 0)
+      return -1;
+    /* NamedSharding's constructor: a concrete mesh's default memory kind */
+    SrVal *s = sr_sharding_val(NULL, m, v->spec, m->abstract ? NULL : sr_intern_cstr("device"));
     sr_seq_push(NULL, f->keep, s);
     *sh = s;
     return 0;
@@ -549,6 +554,63 @@ static int prefix_entries(SrInterp *I, SrVal *spec, SrVal *tree, const char *wha
 }
 
 /* SrJitFlat entries for the positional arguments (tupled) or for a result. */
+/* Whether the exception raised is prefix_entries' structural one. */
+static int prefix_failed(SrInterp *I) {
+  const char *m = I->exc ? sr_exc_msg(I->exc) : NULL;
+  return m && strncmp(m, "pjit ", 5) == 0 && strstr(m, "specification must be a tree prefix of the corresponding value");
+}
+
+/* api_util.flatten_axis_resources' errors, raised in place of
+   prefix_entries' own: spec is no prefix of the arguments tuple t
+   (tupled) or of the result tree. */
+static void prefix_message(SrInterp *I, SrVal *spec, SrVal *t, int tupled, const char *what) {
+  char name[64];
+  snprintf(name, sizeof name, "pjit %s", what);
+  sr_exc_clear(I);
+  if (tupled && ((spec->kind != SR_V_TUPLE && spec->kind != SR_V_LIST) || spec->seq.n != t->seq.n)) {
+    SrBuf b = SR_BUF_INIT;
+    sr_buf_printf(&b,
+                  "%s specification must be a tree prefix of the positional arguments tuple. In particular, %s must "
+                  "either be a Sharding, a PartitionSpec, or a tuple of length equal to the number of positional "
+                  "arguments.",
+                  name, name);
+    if (spec->kind != SR_V_TUPLE && spec->kind != SR_V_LIST) {
+      SrVal *ty = sr_call1(I, sr_lookup_qualname("builtins.type"), spec);
+      sr_exc_clear(I);
+      sr_buf_printf(&b, " But %s is not a tuple: got ", name);
+      if (ty) sr_val_repr(&b, ty);
+      sr_unref(ty);
+      sr_buf_puts(&b, " instead.");
+    } else {
+      sr_buf_printf(&b, " But %s is the wrong length: got a tuple or list of length %d for an args tuple of length %d.",
+                    name, spec->seq.n, t->seq.n);
+    }
+    if (t->seq.n == 1) {
+      /* the hint: (spec,) would have been a prefix */
+      SrJitFlat g = {0};
+      g.keep = sr_seq(NULL, SR_V_LIST, 0);
+      SrVal *one = sr_seq(NULL, SR_V_TUPLE, 1);
+      sr_seq_push(NULL, one, sr_ref(spec));
+      if (prefix_entries(I, one, t, what, &g) == 0)
+        sr_buf_printf(&b,
+                      " Given the corresponding argument being passed, it looks like %s might need to be wrapped in "
+                      "a singleton tuple.",
+                      name);
+      sr_exc_clear(I);
+      sr_unref(one);
+      sr_jit_flat_free(&g);
+    }
+    sr_raise(I, "ValueError", "%s", b.p);
+    sr_buf_free(&b);
+    return;
+  }
+  SrBuf d = SR_BUF_INIT;
+  int n = sr_pytree_prefix_errors(I, spec, t, name, &d);
+  if (n > 0) sr_raise(I, "ValueError", "Mismatch details (%d found):\n%s", n, d.p);
+  else if (n == 0) sr_raise(I, "ValueError", "%s specification must be a tree prefix of the corresponding value", name);
+  sr_buf_free(&d);
+}
+
 int sr_jit_flat_entries(SrInterp *I, SrVal *spec, int nargs, SrVal **args, SrVal *tree, const char *what, SrJitFlat *f) {
   f->keep = sr_seq(NULL, SR_V_LIST, 0);
   if (!tree) {
@@ -557,10 +619,13 @@ int sr_jit_flat_entries(SrInterp *I, SrVal *spec, int nargs, SrVal **args, SrVal
     int rc;
     if (spec && (spec->kind == SR_V_TUPLE || spec->kind == SR_V_LIST)) rc = prefix_entries(I, spec, t, what, f);
     else rc = prefix_entries(I, spec ? spec : sr_none(), t, what, f);
+    if (rc < 0 && spec && prefix_failed(I)) prefix_message(I, spec, t, 1, what);
     sr_unref(t);
     return rc;
   }
-  return prefix_entries(I, spec ? spec : sr_none(), tree, what, f);
+  int rc = prefix_entries(I, spec ? spec : sr_none(), tree, what, f);
+  if (rc < 0 && spec && prefix_failed(I)) prefix_message(I, spec, tree, 0, what);
+  return rc;
 }
 
 /* The concrete array of an argument leaf, or NULL. */
@@ -617,8 +682,117 @@ SrVal *sr_jit_default_sharding(SrInterp *I, const SrType *t) {
   return r;
 }
 
-int sr_jit_formats(SrInterp *I, SrVal *in_sh, SrVal *out_sh, int nargs, SrVal **args, int ncaptured, SrVal *out_tree,
-                   SrVal **p) {
+/* pjit.pjit_check_aval_sharding for one leaf of type t given sharding sh
+   (NULL: unspecified): the spec fits t's rank and, unless uneven, divides
+   its shape.  what_aval: "pjit arguments" / "pjit outputs"; name: the
+   leaf's key path, or NULL.  -1 with JAX's error raised. */
+int sr_jit_check_aval_sharding(SrInterp *I, const SrVal *sh, const SrType *t, const char *what_aval, const char *name,
+                               int uneven) {
+  if (!sh || !t || sh->kind != SR_V_SHARDING) return 0;
+  const SrSpec *s = sh->sh.spec;
+  SrBuf ns = SR_BUF_INIT, b = SR_BUF_INIT;
+  if (name && *name) sr_buf_printf(&ns, " with pytree key path %s", name);
+  sr_val_repr(&b, sh);
+  int rc = 0;
+  if (s->n > t->ndim) {
+    sr_raise(I, "ValueError",
+             "One of %s%s is incompatible with its sharding annotation %s: Sharding %s is only valid for values of "
+             "rank at least %d, but was applied to a value of rank %d.%s",
+             what_aval, sr_buf_str(&ns), b.p, b.p, s->n, t->ndim,
+             t->ndim == 0 ? " For scalars the PartitionSpec should be P()" : "");
+    rc = -1;
+  }
+  /* Sharding.shard_shape's divisibility (_common_shard_shape) */
+  int64_t w[SR_MAX_RANK];
+  int bad = -1;
+  for (int d = 0; rc == 0 && d < t->ndim && d < SR_MAX_RANK; d++) {
+    w[d] = 1;
+    for (int k = 0; d < s->n && k < s->e[d].n; k++) {
+      int ax = s->e[d].names[k] == SR_SPEC_UNCONSTRAINED ? -1 : sr_mesh_axis(sh->sh.mesh, s->e[d].names[k]);
+      if (ax >= 0) w[d] *= sh->sh.mesh->sizes[ax];
+    }
+    if (bad < 0 && t->dims[d].size % w[d] != 0) bad = d;
+  }
+  if (rc == 0 && !uneven && bad >= 0 && sr_mesh_size(sh->sh.mesh) > 1) {
+    SrBuf g = SR_BUF_INIT, f = SR_BUF_INIT;
+    sr_buf_putc(&g, '(');
+    sr_buf_putc(&f, '(');
+    for (int d = 0; d < t->ndim; d++) {
+      sr_buf_printf(&g, d ? ", %lld" : "%lld", (long long)t->dims[d].size);
+      sr_buf_printf(&f, d ? ", %lld" : "%lld", (long long)w[d]);
+    }
+    sr_buf_puts(&g, t->ndim == 1 ? ",)" : ")");
+    sr_buf_puts(&f, t->ndim == 1 ? ",)" : ")");
+    /* source_info_util.summarize(current()), which pjit also prints:
+       file:line:column (function) of the user's frame, the column from 0 */
+    SrBuf sb = SR_BUF_INIT;
+    const SrSrc *ss = I->py && I->py->code ? I->py->code->src : NULL;
+    if (ss) {
+      uint32_t line = 0, col = 0;
+      sr_src_linecol(ss, I->py->cur_off, &line, &col);
+      if (col > 1) sr_buf_printf(&sb, "%s:%u:%u (%s)", ss->name, line, col - 1, I->py->cur_func ? I->py->cur_func : "<module>");
+      else sr_buf_printf(&sb, "%s:%u (%s)", ss->name, line, I->py->cur_func ? I->py->cur_func : "<module>");
+      if (I->py->out) fprintf(I->py->out, "%s\n", sb.p);
+    }
+    const char *src = sb.len ? sb.p : NULL;
+    sr_raise(I, "IndivisibleError",
+             "One of %s%s was given the sharding %s implies that array axis %d is partitioned %lld times, but the "
+             "dimension size is %lld (full shape: %s, per-dimension tiling factors: %s should evenly divide the "
+             "shape). This error occurs at source:  %s",
+             what_aval, sr_buf_str(&ns), b.p, bad, (long long)w[bad], (long long)t->dims[bad].size, g.p, f.p,
+             src ? src : "");
+    sr_buf_free(&g);
+    sr_buf_free(&f);
+    sr_buf_free(&sb);
+    rc = -1;
+  }
+  sr_buf_free(&ns);
+  sr_buf_free(&b);
+  return rc;
+}
+
+/* debug_info's arg names of the positional arguments' leaves (fn's
+   parameter names, args[i] without a signature) and result paths */
+static char **leaf_names(SrInterp *I, SrVal *fn, int nargs, SrVal **args, SrVal *out_tree, int *n) {
+  int cap = 16, k = 0;
+  char **out = sr_xcalloc((size_t)cap, sizeof *out);
+  SrBuf path = SR_BUF_INIT;
+  if (out_tree) {
+    SrVal *fl = sr_pytree_flatten(I, out_tree);
+    int nl = fl ? fl->seq.n : 0;
+    sr_unref(fl);
+    while (k + nl + 1 > cap) cap *= 2, out = sr_xrealloc(out, (size_t)cap * sizeof *out);
+    sr_buf_puts(&path, "result");
+    sr_pytree_leaf_paths(out_tree, &path, out, &k);
+  } else {
+    SrFunction *f = fn ? sr_as_function(sr_signature_target(I, fn)) : NULL;
+    sr_exc_clear(I);
+    const SrParams *ps = f && f->node ? f->node->params : NULL;
+    int npos = ps ? ps->n - ps->nkwonly : 0;
+    for (int i = 0; i < nargs; i++) {
+      SrVal *fl = sr_pytree_flatten(I, args[i]);
+      int nl = fl ? fl->seq.n : 0;
+      sr_unref(fl);
+      while (k + nl + 1 > cap) cap *= 2, out = sr_xrealloc(out, (size_t)cap * sizeof *out);
+      sr_buf_reset(&path);
+      if (ps && i < npos) sr_buf_puts(&path, ps->names[i]);
+      else if (ps && ps->star) sr_buf_printf(&path, "%s[%d]", ps->star, i - npos);
+      else sr_buf_printf(&path, "args[%d]", i);
+      sr_pytree_leaf_paths(args[i], &path, out, &k);
+    }
+  }
+  sr_buf_free(&path);
+  *n = k;
+  return out;
+}
+
+static void names_free(char **v, int n) {
+  for (int i = 0; i < n; i++) free(v[i]);
+  free(v);
+}
+
+int sr_jit_formats(SrInterp *I, SrVal *fn, SrVal *in_sh, SrVal *out_sh, int nargs, SrVal **args, int ncaptured,
+                   SrVal *out_tree, SrVal **p) {
   SrJitFlat fi = {0}, fo = {0};
   if (sr_jit_flat_entries(I, in_sh, nargs, args, NULL, "in_shardings", &fi) < 0 ||
       sr_jit_flat_entries(I, out_sh, 0, NULL, out_tree, "out_shardings", &fo) < 0) {
@@ -636,6 +810,21 @@ int sr_jit_formats(SrInterp *I, SrVal *in_sh, SrVal *out_sh, int nargs, SrVal **
   }
   SrVal *outs = sr_pytree_flatten(I, out_tree);
   int rc = 0;
+  /* pjit_check_aval_sharding of the arguments, then of the results */
+  {
+    int nn = 0, no = 0;
+    char **in_names = leaf_names(I, fn, nargs, args, NULL, &nn);
+    char **out_names = leaf_names(I, NULL, 0, NULL, out_tree, &no);
+    const char *wa = "pjit arguments";
+    for (int i = 0; i < fi.n && i < leaves->seq.n && rc == 0; i++)
+      rc = sr_jit_check_aval_sharding(I, fi.e[i].sh, sr_value_type(I, leaves->seq.items[i]), wa,
+                                      i < nn ? in_names[i] : NULL, 0);
+    for (int i = 0; i < fo.n && outs && i < outs->seq.n && rc == 0; i++)
+      rc = sr_jit_check_aval_sharding(I, fo.e[i].sh, sr_value_type(I, outs->seq.items[i]), "pjit outputs",
+                                      i < no ? out_names[i] : NULL, 0);
+    names_free(in_names, nn);
+    names_free(out_names, no);
+  }
   for (int i = 0; i < fi.n && i < leaves->seq.n && rc == 0; i++) {
     SrVal *x = leaves->seq.items[i];
     const SrType *t = sr_value_type(I, x);

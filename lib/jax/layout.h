@@ -48,7 +48,7 @@ int sr_layout_misfit(SrBuf *out, const SrVal *layout, const struct SrType *t);
    the positional arguments and of the result -- for a body with
    ncaptured captured inputs first.  Also JAX's checks of committed
    arguments against them.  Returns -1 with an exception. */
-int sr_jit_formats(SrInterp *I, SrVal *in_sh, SrVal *out_sh, int nargs, SrVal **args, int ncaptured,
+int sr_jit_formats(SrInterp *I, SrVal *fn, SrVal *in_sh, SrVal *out_sh, int nargs, SrVal **args, int ncaptured,
                    SrVal *out_tree, SrVal **p);
 
 /* What stages.c uses of the layouts and jit's shardings: */
@@ -91,6 +91,11 @@ SrVal *sr_jit_default_sharding(SrInterp *I, const struct SrType *t);
    then keyword in sorted order; ndon of them) are donated, or is NULL. */
 SrVal *sr_jit_stage_trace(SrInterp *I, SrVal *fn, const char *name, SrVal *in_sh, SrVal *out_sh, SrArgs *a,
                           const uint8_t *donated, int ndon);
+/* The Traced stage of a trace already made (SR_TRACE_KWARGS): takes body's
+   program reference, out_tree and captured (NULL: none). */
+SrVal *sr_jit_stage_of_trace(SrInterp *I, struct SrJaxpr *body, SrVal *out_tree, SrVal *captured, SrVal *fn,
+                             const char *name, SrVal *in_sh, SrVal *out_sh, SrArgs *a, const uint8_t *donated,
+                             int ndon);
 /* traced.lower() */
 SrVal *sr_jit_stage_lower(SrInterp *I, SrVal *traced);
 
@@ -102,5 +107,11 @@ int sr_concrete_device_id(const SrVal *v);
 SrVal *sr_concrete_array_sharding(struct SrArray *a);
 
 void sr_layout_api_init(void);
+
+/* pjit.pjit_check_aval_sharding for one leaf of type t given sharding sh
+   (NULL: unspecified): the spec fits t's rank and, unless uneven, divides
+   its shape.  -1 with JAX's ValueError / IndivisibleError raised. */
+int sr_jit_check_aval_sharding(SrInterp *I, const SrVal *sh, const SrType *t, const char *what_aval, const char *name,
+                               int uneven);
 
 #endif

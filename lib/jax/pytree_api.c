@@ -377,6 +377,11 @@ static SrVal *flatten_up_to(SrInterp *I, const TNode *t, SrVal *x) {
   return out;
 }
 
+/* sr_pytree_prefix_errors' collection: the messages, separated by
+   newlines, and their count; full's leaves are api_util's PytreeLeaf */
+static SrBuf *collect_buf;
+static int collect_n;
+
 /* tree_util._prefix_error: the first place the trees differ, for
    tree_map's message (NULL where none of its cases says). */
 static int prefix_error(SrInterp *I, SrVal *pre, SrVal *full, SrVal *path, const char *name, SrVal *is_leaf) {
@@ -394,6 +399,20 @@ static int prefix_error(SrInterp *I, SrVal *pre, SrVal *full, SrVal *path, const
   const char *tp = sr_val_kind_name(pre), *tf = sr_val_kind_name(full);
   int rc = 0;
   SrVal *fc = NULL;
+  if (collect_buf) {
+    SrVal *c = sr_pytree_children(full);
+    if (!c) tf = "jax._src.api_util.PytreeLeaf";
+    sr_unref(c);
+  }
+  if (collect_buf && (pre->kind != full->kind || strcmp(tp, tf) != 0)) {
+    if (collect_n++) sr_buf_putc(collect_buf, '\n');
+    sr_buf_printf(collect_buf,
+                  "pytree structure error: different types at key path\n    %s%s\nAt that key path, the prefix pytree "
+                  "%s has a subtree of type\n    <class '%s'>\nbut at the same key path the full pytree has a subtree "
+                  "of different type\n    <class '%s'>.",
+                  name, sr_buf_str(&ks), name, tp, tf);
+    goto out;
+  }
   if (pre->kind != full->kind || strcmp(tp, tf) != 0) {
     sr_raise(I, "ValueError",
              "pytree structure error: different types at key path\n    %s%s\nAt that key path, the prefix pytree %s "
@@ -404,6 +423,15 @@ static int prefix_error(SrInterp *I, SrVal *pre, SrVal *full, SrVal *path, const
     goto out;
   }
   fc = sr_pytree_children(full);
+  if (collect_buf && (pre->kind == SR_V_LIST || pre->kind == SR_V_TUPLE) && pre->seq.n != full->seq.n) {
+    if (collect_n++) sr_buf_putc(collect_buf, '\n');
+    sr_buf_printf(collect_buf,
+                  "pytree structure error: different lengths of %s at key path\n    %s%s\nAt that key path, the "
+                  "prefix pytree %s has a subtree of type %s of length %d, but the full pytree has a subtree of the "
+                  "same type but of length %d.",
+                  tp, name, sr_buf_str(&ks), name, tp, pre->seq.n, full->seq.n);
+    goto out;
+  }
   if ((pre->kind == SR_V_LIST || pre->kind == SR_V_TUPLE) && pre->seq.n != full->seq.n) {
     sr_raise(I, "ValueError",
              "pytree structure error: different lengths of %s at key path\n    %s%s\nAt that key path, the prefix "
@@ -444,6 +472,20 @@ int sr_pytree_prefix_error(SrInterp *I, SrVal *prefix, SrVal *full, const char *
   if (prefix->kind != SR_V_NONE) rc = prefix_error(I, prefix, full, path, name, NULL);
   sr_unref(path);
   return rc;
+}
+
+int sr_pytree_prefix_errors(SrInterp *I, SrVal *prefix, SrVal *full, const char *name, SrBuf *out) {
+  SrVal *path = sr_seq(NULL, SR_V_LIST, 0);
+  SrBuf *saved = collect_buf;
+  int saved_n = collect_n;
+  collect_buf = out;
+  collect_n = 0;
+  int rc = prefix_error(I, prefix, full, path, name, NULL);
+  int n = collect_n;
+  collect_buf = saved;
+  collect_n = saved_n;
+  sr_unref(path);
+  return rc < 0 ? -1 : n;
 }
 
 /* ---- the functions ---- */

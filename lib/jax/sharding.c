@@ -11,6 +11,7 @@
 #include "jax/lax.h"
 #include "jax/jax.h"
 #include "jax/np_host.h"
+#include "jax/layout.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -146,10 +147,18 @@ static int assert_shardings_equal(SrInterp *I, const SrType *t, const SrSpec *us
 static SrVal *wsc_leaf(SrInterp *I, SrVal *leaf, SrVal *s, void *ctx) {
   (void)ctx;
   const SrMesh *m = sr_api_mesh(I);
+  /* with no mesh set, a P names the resource env's (`with mesh:`) */
+  const SrMesh *rm = m->n ? NULL : sr_jax_resource_mesh(I->jax);
   SrVal *x = arr(I, leaf);
   if (!x) return NULL;
   SrVal *sh = NULL, *r = NULL;
-  if (s && s->kind == SR_V_SPEC) {
+  if (s && s->kind == SR_V_SPEC && (rm || m->n) && sr_mesh_resource_check(I, rm ? rm : m, s->spec) < 0) {
+    sr_unref(x);
+    return NULL;
+  }
+  if (s && s->kind == SR_V_SPEC && rm) {
+    sh = sr_sharding_val(NULL, rm, s->spec, sr_intern_cstr("device"));
+  } else if (s && s->kind == SR_V_SPEC) {
     if (!m->n) {
       sr_unref(x);
       return sr_raise(I, "RuntimeError",
@@ -170,6 +179,12 @@ static SrVal *wsc_leaf(SrInterp *I, SrVal *leaf, SrVal *s, void *ctx) {
              "`jax.sharding.Sharding` instances.",
              b.p);
     sr_buf_free(&b);
+    return NULL;
+  }
+  /* pjit_check_aval_sharding (uneven shardings allowed) */
+  if (sr_jit_check_aval_sharding(I, sh, vtype(I, x), "with_sharding_constraint arguments", NULL, 1) < 0) {
+    sr_unref(sh);
+    sr_unref(x);
     return NULL;
   }
   /* mesh.are_all_axes_explicit: never for the empty mesh (an empty
@@ -205,14 +220,67 @@ static SrVal *wsc_leaf(SrInterp *I, SrVal *leaf, SrVal *s, void *ctx) {
       /* a NamedSharding given goes in as it is (_create_sharding_for_array);
          a P names the context's mesh.  With no mesh in context the
          context_mesh is the empty concrete Mesh() (thread_resources' one) */
-      SrVal *psh = s->kind == SR_V_SHARDING && !m->n ? sr_ref(s) : sr_sharding_val(NULL, sm, sp, NULL);
+      SrVal *psh = (s->kind == SR_V_SHARDING || rm) && !m->n ? sr_ref(rm ? sh : s) : sr_sharding_val(NULL, sm, sp, NULL);
       r = sr_bindv(I, SR_P_sharding_constraint, 1, &x, "sharding", psh, "layout", sr_none(), "context_mesh",
-                   sr_mesh_val(NULL, m->n ? m : sr_mesh_empty()), "unconstrained_dims", ud, NULL);
+                   sr_mesh_val(NULL, m->n ? m : rm ? rm : sr_mesh_empty()), "unconstrained_dims", ud, NULL);
     }
   }
   sr_unref(sh);
   sr_unref(x);
   return r;
+}
+
+/* `with mesh:` (Mesh.__enter__, deprecated): the mesh joins the resource
+   env (thread_resources) that pjit and with_sharding_constraint read; it
+   sets neither jax.set_mesh's concrete mesh nor the abstract mesh. */
+static SrVal *mesh_enter(SrInterp *I, SrVal *self) {
+  if (self->mesh->abstract) return sr_raise(I, "ValueError", "AbstractMesh does not implement __enter__");
+  SrJaxState *js = I->jax;
+  if (js->nresource == 32) return sr_raise(I, "RuntimeError", "mesh contexts nested too deeply");
+  sr_warn(I, "DeprecationWarning",
+          "`with mesh:` context manager has been deprecated. Please use `with jax.set_mesh(mesh):` instead.");
+  js->resource[js->nresource++] = self->mesh;
+  return sr_ref(self);
+}
+
+static void mesh_exit(SrInterp *I, SrVal *self) {
+  (void)self;
+  if (I->jax->nresource) I->jax->nresource--;
+}
+
+static const SrContextOps mesh_ctx = {NULL, mesh_enter, mesh_exit, SR_V_MESH};
+
+/* Mesh is a contextlib.ContextDecorator: mesh(f) is f run under `with
+   mesh:` (whose warning points into contextlib, so Python shows none) */
+typedef struct MeshDecorated {
+  SrVal *mesh, *fn;
+} MeshDecorated;
+
+static void mesh_decorated_free(void *d) {
+  MeshDecorated *m = d;
+  sr_unref(m->mesh);
+  sr_unref(m->fn);
+  free(m);
+}
+
+static SrVal *mesh_decorated_call(SrInterp *I, SrArgs *a) {
+  MeshDecorated *m = sr_current_builtin(I)->data;
+  SrJaxState *js = I->jax;
+  if (js->nresource == 32) return sr_raise(I, "RuntimeError", "mesh contexts nested too deeply");
+  js->resource[js->nresource++] = m->mesh->mesh;
+  SrVal *r = sr_call(I, m->fn, a);
+  if (js->nresource) js->nresource--;
+  return r;
+}
+
+static SrVal *mesh_call(SrInterp *I, SrVal *self, SrArgs *a) {
+  if (self->mesh->abstract || a->n != 1 || a->nkw || !sr_is_callable(I, a->v[0]))
+    return sr_raise(I, "TypeError", "'Mesh' object is not callable");
+  MeshDecorated *m = sr_xcalloc(1, sizeof *m);
+  m->mesh = sr_ref(self);
+  m->fn = sr_ref(a->v[0]);
+  const char *nm = sr_builtin_name(a->v[0]);
+  return sr_builtin_with(nm ? nm : "inner", mesh_decorated_call, m, mesh_decorated_free);
 }
 
 static SrVal *lax_with_sharding_constraint(SrInterp *I, SrArgs *a) {
@@ -980,16 +1048,9 @@ static SrVal *spec_getattr(SrInterp *I, SrVal *self, const char *name) {
 
 /* ---- NamedSharding ---- */
 
-static SrVal *bi_named_sharding(SrInterp *I, SrArgs *a) {
-  SrVal *p[3];
-  if (sr_args_parse(I, a, "NamedSharding", "mesh, spec, *, memory_kind=", p) < 0) return NULL;
-  if (p[0]->kind != SR_V_MESH)
-    return sr_raise(I, "TypeError", "NamedSharding's mesh must be a Mesh or AbstractMesh, got %s", sr_val_kind_name(p[0]));
-  if (p[1]->kind != SR_V_SPEC)
-    return sr_raise(I, "TypeError", "NamedSharding's spec must be a PartitionSpec, got %s", sr_val_kind_name(p[1]));
-  const SrMesh *m = p[0]->mesh;
-  const SrSpec *s = p[1]->spec;
-  if (sr_api_check_spec(I, s, NULL, -1) < 0) return NULL;
+/* named_sharding._check_mesh_resource_axis: every axis spec names is one
+   of mesh m's.  -1 with JAX's ValueError raised. */
+int sr_mesh_resource_check(SrInterp *I, const SrMesh *m, const SrSpec *s) {
   for (int i = 0; i < s->n; i++)
     for (int j = 0; j < s->e[i].n; j++)
       if (s->e[i].names[j] != SR_SPEC_UNCONSTRAINED && sr_mesh_axis(m, s->e[i].names[j]) < 0) {
@@ -1001,8 +1062,24 @@ static SrVal *bi_named_sharding(SrInterp *I, SrArgs *a) {
         sr_raise(I, "ValueError", "Resource axis: %s of %s is not found in mesh: %s.", s->e[i].names[j], b.p, names.p);
         sr_buf_free(&b);
         sr_buf_free(&names);
-        return NULL;
+        return -1;
       }
+  return 0;
+}
+
+static SrVal *bi_named_sharding(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "NamedSharding", "mesh, spec, *, memory_kind=", p) < 0) return NULL;
+  if (p[0]->kind != SR_V_MESH)
+    return sr_raise(I, "TypeError", "NamedSharding's mesh must be a Mesh or AbstractMesh, got %s", sr_val_kind_name(p[0]));
+  /* jaxlib's NamedSharding.__init__ */
+  if (p[1]->kind == SR_V_NONE)
+    return sr_raise(I, "TypeError", "Unexpected None passed as spec for NamedSharding. Did you mean P()?");
+  if (p[1]->kind != SR_V_SPEC)
+    return sr_raise(I, "TypeError", "NamedSharding's spec must be a PartitionSpec, got %s", sr_val_kind_name(p[1]));
+  const SrMesh *m = p[0]->mesh;
+  const SrSpec *s = p[1]->spec;
+  if (sr_api_check_spec(I, s, NULL, -1) < 0 || sr_mesh_resource_check(I, m, s) < 0) return NULL;
   /* _check_mesh_resource_axis: P.UNCONSTRAINED needs an Auto axis */
   int any_auto = 0, unconstrained = 0;
   for (int i = 0; i < m->n; i++) any_auto |= m->types[i] == SR_AXIS_AUTO;
@@ -1134,6 +1211,8 @@ void sr_sharding_init(void) {
   sr_def("jax.sharding.NamedSharding jax.NamedSharding", bi_named_sharding,
          "NamedSharding(mesh, spec): a PartitionSpec over a mesh");
   sr_kind_getattr_set(SR_V_MESH, mesh_getattr);
+  sr_context_register(&mesh_ctx);
+  sr_kind_call_set(SR_V_MESH, mesh_call);
   sr_kind_getattr_set(SR_V_SPEC, spec_getattr);
   sr_kind_getattr_set(SR_V_SHARDING, sharding_getattr);
   sr_kind_getattr_set(SR_V_AXISTYPE, axistype_getattr);

@@ -113,6 +113,11 @@ SrVal *sr_jit_stage_trace(SrInterp *I, SrVal *fn, const char *name, SrVal *in_sh
   SrVal *out_tree = NULL, *captured = NULL;
   SrJaxpr *body = sr_trace_fn(I, fn, a->n, a->v, a->nkw, a->kw, a->kwv, SR_TRACE_KWARGS, &out_tree, &captured);
   if (!body) return NULL;
+  return sr_jit_stage_of_trace(I, body, out_tree, captured, fn, name, in_sh, out_sh, a, donated, ndon);
+}
+
+SrVal *sr_jit_stage_of_trace(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *captured, SrVal *fn, const char *name,
+                             SrVal *in_sh, SrVal *out_sh, SrArgs *a, const uint8_t *donated, int ndon) {
   Stage *s = sr_xcalloc(1, sizeof *s);
   s->kind = ST_TRACED;
   s->fn = sr_ref(fn);

@@ -54,6 +54,11 @@ int sr_pytree_check_depth(SrInterp *I, SrVal *v);
    cases names one.  None counts as a leaf (is_leaf=lambda x: x is None,
    as shard_map passes). */
 int sr_pytree_prefix_error(SrInterp *I, SrVal *prefix, SrVal *full, const char *name);
+/* tree_util.prefix_errors(prefix, full) against full's structure (its
+   leaves api_util's PytreeLeaf), None a node: every error's message
+   appended to out, newline-separated; returns their count, -1 with an
+   exception raised. */
+int sr_pytree_prefix_errors(SrInterp *I, SrVal *prefix, SrVal *full, const char *name, SrBuf *out);
 
 /* tree_util.equality_errors(t1, t2): the structural differences of two
    pytrees, each a key path (keystr), what t1 and t2 have there and why

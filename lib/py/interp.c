@@ -1960,6 +1960,7 @@ static Status exec_stmt(SrInterp *I, Frame *f, SrNode *n, int top) {
       }
       SrVal *entered = NULL, *ex = NULL;
       if (sr_context_builtin(m)) {
+        I->py->cur_off = n->list2[i]->off;
         entered = sr_context_enter(I, m);
       } else {
         ex = user_context_hooks(I, m, &entered);

@@ -435,6 +435,7 @@ static const struct {
   {"KeyReuseError", "JAXTypeError"},
   {"JaxprTypeError", "TypeError"},
   {"DuplicateSpecError", "Exception"},
+  {"IndivisibleError", "ValueError"},
   {"XlaRuntimeError", "RuntimeError"},
   {"JaxRuntimeError", "RuntimeError"},
   {"InconclusiveDimensionOperation", "Exception"},
@@ -591,11 +592,15 @@ int sr_index(SrInterp *I, SrVal *key, int64_t n, int64_t *out) {
 
 /* ---- calling ---- */
 
+/* calls of the plain data kinds (a Mesh is a ContextDecorator) */
+static SrKindCall kind_call[SR_V_OBJ + 1];
+
 int sr_is_callable(SrInterp *I, const SrVal *v) {
   const SrLangOps *ops = sr_ops(v);
   int inst = sr_class_instance_callable(v);
   if (inst >= 0) return inst;
-  return v->kind == SR_V_JAXPR || (ops && ops->call) || (v->kind == SR_V_DTYPE && I->py->init->call_dtype);
+  return v->kind == SR_V_JAXPR || (ops && ops->call) || (v->kind == SR_V_DTYPE && I->py->init->call_dtype) ||
+         kind_call[v->kind] != NULL;
 }
 
 SrVal *sr_call(SrInterp *I, SrVal *fn, SrArgs *a) {
@@ -606,6 +611,7 @@ SrVal *sr_call(SrInterp *I, SrVal *fn, SrArgs *a) {
   }
   const SrLangOps *ops = sr_ops(fn);
   if (ops && ops->call) return ops->call(I, fn, a);
+  if (kind_call[fn->kind]) return kind_call[fn->kind](I, fn, a);
   return sr_raise(I, "TypeError", "'%s' object is not callable", sr_val_kind_name(fn));
 }
 
@@ -852,6 +858,8 @@ int sr_delitem(SrInterp *I, SrVal *obj, SrVal *key) {
 static SrKindGetattr kind_getattr[SR_V_OBJ + 1];
 
 void sr_kind_getattr_set(int kind, SrKindGetattr fn) { kind_getattr[kind] = fn; }
+
+void sr_kind_call_set(int kind, SrKindCall fn) { kind_call[kind] = fn; }
 SrKindGetattr sr_kind_getattr_get(int kind) { return kind_getattr[kind]; }
 
 static SrVal *m_str_join(SrInterp *I, SrArgs *a) {
@@ -1898,26 +1906,30 @@ SrVal *sr_unop(SrInterp *I, int op, SrVal *a) {
 static const SrContextOps *contexts[16];
 static int ncontexts;
 
+static int context_matches(const SrContextOps *c, const SrVal *m) {
+  return c->cls ? m->kind == SR_V_OBJ && m->obj.cls == c->cls : m->kind == c->kind;
+}
+
 void sr_context_register(const SrContextOps *ops) {
   if (ncontexts < 16) contexts[ncontexts++] = ops;
 }
 
 SrVal *sr_context_enter(SrInterp *I, SrVal *m) {
   for (int i = 0; i < ncontexts; i++)
-    if (m->kind == SR_V_OBJ && m->obj.cls == contexts[i]->cls) return contexts[i]->enter(I, m);
+    if (context_matches(contexts[i], m)) return contexts[i]->enter(I, m);
   return sr_raise(I, "TypeError", "'%s' object does not support the context manager protocol",
                   sr_val_kind_name(m));
 }
 
 int sr_context_builtin(const SrVal *m) {
   for (int i = 0; i < ncontexts; i++)
-    if (m->kind == SR_V_OBJ && m->obj.cls == contexts[i]->cls) return 1;
+    if (context_matches(contexts[i], m)) return 1;
   return 0;
 }
 
 void sr_context_exit(SrInterp *I, SrVal *m) {
   for (int i = 0; i < ncontexts; i++)
-    if (m->kind == SR_V_OBJ && m->obj.cls == contexts[i]->cls) contexts[i]->exit(I, m);
+    if (context_matches(contexts[i], m)) contexts[i]->exit(I, m);
 }
 
 /* ---- initialisation ---- */

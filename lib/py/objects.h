@@ -130,6 +130,9 @@ void sr_kind_getattr_set(int kind, SrKindGetattr fn);
 /* The handler set for kind (NULL: none), for one that adds attributes
    before it and falls back to it. */
 SrKindGetattr sr_kind_getattr_get(int kind);
+/* Calling a value of a plain data kind: other parts register a handler. */
+typedef SrVal *(*SrKindCall)(SrInterp *I, SrVal *self, SrArgs *a);
+void sr_kind_call_set(int kind, SrKindCall fn);
 
 
 /* Context managers (with statements): objects whose class is registered
@@ -138,6 +141,7 @@ typedef struct SrContextOps {
   const SrClass *cls;
   SrVal *(*enter)(SrInterp *I, SrVal *self);
   void (*exit)(SrInterp *I, SrVal *self);
+  int kind; /* with cls NULL: the value kind entered (SR_V_MESH...) */
 } SrContextOps;
 void sr_context_register(const SrContextOps *ops);
 SrVal *sr_context_enter(SrInterp *I, SrVal *m);
