@@ -282,5 +282,5 @@ void sr_jnp_info_init(void) {
   sr_def("jax.numpy.finfo", bi_finfo,
          "finfo(dtype): machine limits of a float dtype (bits, eps, epsneg, max, min, tiny, smallest_normal, "
          "smallest_subnormal, resolution, precision, nmant, nexp, minexp, maxexp, machep, negep, dtype)");
-  sr_def("jax.numpy.iinfo", bi_iinfo, "iinfo(int_type): machine limits of an integer dtype (bits, min, max, dtype, kind)");
+  sr_def("jax.numpy.iinfo numpy.iinfo", bi_iinfo, "iinfo(int_type): machine limits of an integer dtype (bits, min, max, dtype, kind)");
 }

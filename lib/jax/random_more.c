@@ -124,6 +124,10 @@ static SrVal *check_key(SrInterp *I, SrVal *key, const char *name) {
     SrVal *fn = sr_lookup_qualname("jax.random.wrap_key_data");
     SrArgs a = {1, &key, 0, NULL, NULL, NULL};
     w = fn ? sr_call(I, fn, &a) : NULL;
+    if (w && sr_random_legacy_key_used(I) < 0) {
+      sr_unref(w);
+      w = NULL;
+    }
   }
   const SrType *wt = w ? sr_value_type(I, w) : NULL;
   if (wt && wt->ndim) {
