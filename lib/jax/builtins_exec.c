@@ -980,6 +980,26 @@ static SrVal *prop_is_fully_replicated(SrInterp *I, SrArgs *a) {
   return sr_bool(sr_type_sharded_axes(l) == 0 && !l->unreduced);
 }
 
+/* x.is_fully_addressable: every shard is this controller's (under MPI
+   too: each rank holds the one controller's view, addressable_shards) */
+static SrVal *prop_is_fully_addressable(SrInterp *I, SrArgs *a) {
+  SrArrayObj *o = sr_array_of(a->self);
+  if (!o || o->kind != SR_AV_CONCRETE) return sr_raise(I, "ConcretizationTypeError", "an abstract array");
+  return sr_bool(1);
+}
+
+/* x.on_device_size_in_bytes(): the bytes of every device's shard */
+static SrVal *m_on_device_size_in_bytes(SrInterp *I, SrArgs *a) {
+  SrArrayObj *o = a->n ? sr_array_of(a->v[0]) : NULL;
+  if (!o || o->kind != SR_AV_CONCRETE) return sr_raise(I, "ConcretizationTypeError", "an abstract array");
+  if (a->n != 1) return sr_raise(I, "TypeError", "on_device_size_in_bytes() takes no arguments");
+  SrArray *x = o->data;
+  int64_t shape[SR_MAX_RANK];
+  sr_layout_shard_shape(x->layout, shape);
+  int64_t n = sr_shape_numel(x->layout->ndim, shape);
+  return sr_int(NULL, n * (int64_t)sr_dtype_info(x->type->dtype)->size * x->ndev);
+}
+
 /* x.device: the one device of a single-device array (array.py) */
 static SrVal *prop_device(SrInterp *I, SrArgs *a) {
   SrVal *m = sr_getattr(I, a->self, "devices");
@@ -1126,6 +1146,12 @@ void sr_builtins_exec_init(void) {
   sr_def("jax.Array.method.addressable_data", m_addressable_data,
          "x.addressable_data(i): the data of x's i-th addressable shard");
   sr_def("jax.Array.property.is_fully_replicated", prop_is_fully_replicated, "x.is_fully_replicated");
+  sr_def("jax.Array.property.is_fully_addressable", prop_is_fully_addressable,
+         "x.is_fully_addressable: True (one controller holds every shard)");
+  sr_def("jax.Array.property.global_shards", prop_addressable_shards,
+         "x.global_shards: every device's Shard (as addressable_shards: one controller)");
+  sr_def("jax.Array.method.on_device_size_in_bytes", m_on_device_size_in_bytes,
+         "x.on_device_size_in_bytes(): the bytes of x's shards on all devices together");
   sr_def("jax.Array.property.device", prop_device, "x.device: the device of a single-device array");
   sr_def("jax.Array.method.item", m_item, "x.item(): the value of a size-1 array");
   sr_def("jax.Array.method.__round__", m_round, "round(x, ndigits=None): jnp.round, then astype(int) without ndigits");

@@ -259,6 +259,12 @@ static SrVal *dtype_getattr(SrInterp *I, SrVal *self, const char *name) {
   (void)I;
   SrDtype d = self->dtype;
   int k = sr_dtype_kind(d);
+  if (sr_prng_impl_of(d) >= 0) {
+    /* prng.KeyTy: its name (key<fry>) and the bytes of one key's data */
+    if (!strcmp(name, "name")) return sr_str_cstr(NULL, sr_dtype_name(d));
+    if (!strcmp(name, "itemsize")) return sr_int(NULL, sr_dtype_info(d)->size);
+    return NULL;
+  }
   if (k == SR_DK_OTHER || k == SR_DK_FLOAT0) return NULL;
   if (!strcmp(name, "name")) return sr_str_cstr(NULL, sr_dtype_name(d));
   if (!strcmp(name, "itemsize")) return sr_int(NULL, sr_dtype_info(d)->size);

@@ -755,7 +755,12 @@ static SrVal *random_key(SrInterp *I, SrArgs *a, int legacy) {
     return NULL;
   int impl = impl_or_dtype(I, p[1], p[2], "jax.random.key");
   if (impl < 0) return NULL;
-  if (impl != SR_PRNG_FRY || sr_random_traced(I, p[0])) return key_traced(I, p[0], legacy, impl);
+  /* jax_enable_custom_prng: PRNGKey's key stays typed (_return_prng_keys) */
+  if (I->jax->enable_custom_prng) legacy = 0;
+  /* anything but an integer scalar seed: random_seed's checks and errors */
+  const SrType *st = p[0]->kind == SR_V_INT || p[0]->kind == SR_V_BOOL ? NULL : sr_value_type(I, p[0]);
+  int odd = st && (st->ndim || !sr_dtype_is_int(st->dtype));
+  if (impl != SR_PRNG_FRY || odd || sr_random_traced(I, p[0])) return key_traced(I, p[0], legacy, impl);
   int64_t seed;
   if (seed_of(I, p[0], &seed) < 0) return NULL;
   seed += I->jax->random_seed_offset;
