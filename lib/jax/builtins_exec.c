@@ -342,6 +342,96 @@ static SrVal *m_addressable_data(SrInterp *I, SrArgs *a) {
   return d;
 }
 
+/* ---- make_array_from_callback, make_array_from_single_device_arrays ---- */
+
+/* The array of `shape` laid out by `sharding` whose device shards are
+   data_callback(index) (cb) or the given single-device arrays (one per
+   device, matched by device): the global array assembled from each
+   block's first shard, then device_put with the sharding. */
+static SrVal *assemble(SrInterp *I, SrVal *shape, SrVal *sharding, SrVal *cb, SrVal *arrays, const char *fn) {
+  SrNnScope s_ = {I, {0}, 0}, *s = &s_;
+  const char *kw[1] = {"dtype"};
+  SrVal *kv[1] = {sr_nn_keep(s, sr_dtype_val(NULL, SR_BOOL))};
+  SrVal *probe = sr_nn_call2(s, "jax.device_put", sr_nn_call(s, "jax.numpy.zeros", 1, &shape, 1, kw, kv), sharding);
+  SrVal *shards = probe ? sr_nn_keep(s, sr_getattr(I, probe, "addressable_shards")) : NULL;
+  if (!shards) return sr_nn_done(s, NULL);
+  if (arrays && (!sr_is_seq(arrays) || arrays->seq.n != shards->seq.n)) {
+    sr_raise(I, "ValueError", "%s: expected %d single device arrays, one for each device of the sharding, got %d", fn,
+             shards->seq.n, sr_is_seq(arrays) ? arrays->seq.n : 1);
+    return sr_nn_done(s, NULL);
+  }
+  const SrType *pt = sr_value_type(I, probe);
+  SrVal *g = NULL;
+  for (int i = 0; i < shards->seq.n; i++) {
+    Shard *sh = shards->seq.items[i]->obj.data;
+    SrVal *data = NULL;
+    if (cb) {
+      data = sr_nn_keep(s, sr_call1(I, cb, sh->index));
+    } else {
+      for (int k = 0; k < arrays->seq.n && !data; k++) {
+        SrVal *dv = sr_getattr(I, arrays->seq.items[k], "device");
+        if (!dv) return sr_nn_done(s, NULL);
+        if (sr_concrete_device_id(dv) == sh->device) data = arrays->seq.items[k];
+        sr_unref(dv);
+      }
+      if (!data) {
+        sr_raise(I, "ValueError", "%s: no single device array is on device %d of the sharding", fn, sh->device);
+        return sr_nn_done(s, NULL);
+      }
+    }
+    SrVal *x = data ? sr_nn_keep(s, sr_jnp_asarray(I, data, -1)) : NULL;
+    const SrType *xt = x ? sr_value_type(I, x) : NULL;
+    if (!xt) return sr_nn_done(s, NULL);
+    /* the shard's shape: its index's slices over the global shape */
+    int64_t start[SR_MAX_RANK];
+    int ok = xt->ndim == pt->ndim;
+    for (int d = 0; d < pt->ndim && ok; d++) {
+      SrVal *sl = sh->index->seq.items[d];
+      SrVal *a = sr_getattr(I, sl, "start"), *b = a ? sr_getattr(I, sl, "stop") : NULL;
+      if (!b) {
+        sr_unref(a);
+        return sr_nn_done(s, NULL);
+      }
+      start[d] = a->kind == SR_V_INT ? a->i : 0;
+      int64_t stop = b->kind == SR_V_INT ? b->i : pt->dims[d].size;
+      ok = xt->dims[d].size == stop - start[d];
+      sr_unref(a);
+      sr_unref(b);
+    }
+    if (!ok) {
+      SrBuf b = SR_BUF_INIT;
+      sr_val_repr(&b, sh->index);
+      sr_raise(I, "ValueError", "%s: the data for device %d has shape %s, not that of its shard %s of shape %s", fn,
+               sh->device, sr_type_short(xt), b.p, sr_type_short(pt));
+      sr_buf_free(&b);
+      return sr_nn_done(s, NULL);
+    }
+    if (!g) {
+      SrVal *zv[1] = {sr_nn_keep(s, sr_dtype_val(NULL, xt->dtype))};
+      g = sr_nn_call(s, "jax.numpy.zeros", 1, &shape, 1, kw, zv);
+      if (!g) return sr_nn_done(s, NULL);
+    }
+    if (sh->replica) continue;
+    SrVal *starts = sr_nn_keep(s, sr_int_tuple(start, pt->ndim));
+    g = sr_nn_call3(s, "jax.lax.dynamic_update_slice", g, x, starts);
+    if (!g) return sr_nn_done(s, NULL);
+  }
+  return sr_nn_done(s, g ? sr_nn_call2(s, "jax.device_put", g, sharding) : NULL);
+}
+
+static SrVal *bi_make_array_from_callback(SrInterp *I, SrArgs *a) {
+  SrVal *p[4];
+  if (sr_args_parse(I, a, "make_array_from_callback", "shape, sharding, data_callback, dtype=", p) < 0) return NULL;
+  return assemble(I, p[0], p[1], p[2], NULL, "make_array_from_callback");
+}
+
+static SrVal *bi_make_array_from_single_device_arrays(SrInterp *I, SrArgs *a) {
+  SrVal *p[4];
+  if (sr_args_parse(I, a, "make_array_from_single_device_arrays", "shape, sharding, arrays, *, dtype=", p) < 0)
+    return NULL;
+  return assemble(I, p[0], p[1], NULL, p[2], "make_array_from_single_device_arrays");
+}
+
 /* ---- device_put and reshard ---- */
 
 /* A spec padded with Nones to rank n (PartitionSpec._normalized_spec_for_aval). */
@@ -1145,6 +1235,12 @@ void sr_builtins_exec_init(void) {
          "x.addressable_shards: each device's Shard (device, index, replica_id, data)");
   sr_def("jax.Array.method.addressable_data", m_addressable_data,
          "x.addressable_data(i): the data of x's i-th addressable shard");
+  sr_def("jax.make_array_from_callback", bi_make_array_from_callback,
+         "make_array_from_callback(shape, sharding, data_callback): the array whose shard on each device is "
+         "data_callback(its index)");
+  sr_def("jax.make_array_from_single_device_arrays", bi_make_array_from_single_device_arrays,
+         "make_array_from_single_device_arrays(shape, sharding, arrays): the array made of one array on each device "
+         "of the sharding");
   sr_def("jax.Array.property.is_fully_replicated", prop_is_fully_replicated, "x.is_fully_replicated");
   sr_def("jax.Array.property.is_fully_addressable", prop_is_fully_addressable,
          "x.is_fully_addressable: True (one controller holds every shard)");
