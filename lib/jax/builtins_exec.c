@@ -432,6 +432,62 @@ static SrVal *bi_make_array_from_single_device_arrays(SrInterp *I, SrArgs *a) {
   return assemble(I, p[0], p[1], NULL, p[2], "make_array_from_single_device_arrays");
 }
 
+/* ---- api.device_put_sharded, api.device_put_replicated (jax._src.api;
+   jax's own names were removed in 0.10) ---- */
+
+/* NamedSharding(Mesh(np.array(devices), (name,)), P(name)) */
+static SrVal *devices_sharding(SrNnScope *s, SrVal *devices, const char *name) {
+  SrVal *nm = sr_nn_keep(s, sr_str_cstr(NULL, name));
+  SrVal *names = sr_nn_keep(s, sr_tuple(NULL, 1, (SrVal *[]){sr_ref(nm)}));
+  SrVal *mesh = sr_nn_call2(s, "jax.sharding.Mesh", sr_nn_call1(s, "numpy.array", devices), names);
+  return sr_nn_call2(s, "jax.sharding.NamedSharding", mesh, sr_nn_call1(s, "jax.sharding.PartitionSpec", nm));
+}
+
+static SrVal *bi_device_put_sharded(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "device_put_sharded", "shards, devices", p) < 0) return NULL;
+  if (!sr_is_seq(p[0]))
+    return sr_raise(I, "TypeError", "device_put_sharded `shards` input must be a sequence; got <class '%s'>",
+                    sr_val_kind_name(p[0]));
+  int n = sr_is_seq(p[1]) ? p[1]->seq.n : -1;
+  if (p[0]->seq.n != n)
+    return sr_raise(I, "ValueError", "len(shards) = %d must equal len(devices) = %d.", p[0]->seq.n, n);
+  SrNnScope s_ = {I, {0}, 0}, *s = &s_;
+  const SrType *t0 = NULL;
+  for (int i = 0; i < n; i++) {
+    SrVal *x = sr_nn_keep(s, sr_jnp_asarray(I, p[0]->seq.items[i], -1));
+    const SrType *t = x ? sr_value_type(I, x) : NULL;
+    if (!t) return sr_nn_done(s, NULL);
+    int same = t0 && t->dtype == t0->dtype && t->ndim == t0->ndim;
+    for (int d = 0; same && d < t->ndim; d++) same = t->dims[d].size == t0->dims[d].size;
+    if (t0 && !same) {
+      sr_raise(I, "ValueError",
+               "the shards passed to device_put_sharded must have consistent shape and dtype, but got %s and %s.",
+               sr_type_short(t0), sr_type_short(t));
+      return sr_nn_done(s, NULL);
+    }
+    t0 = t;
+  }
+  SrVal *st = sr_nn_call1(s, "jax.numpy.stack", p[0]);
+  return sr_nn_done(s, sr_nn_call2(s, "jax.device_put", st, devices_sharding(s, p[1], "_device_put_sharded")));
+}
+
+static SrVal *bi_device_put_replicated(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "device_put_replicated", "x, devices", p) < 0) return NULL;
+  if (!sr_is_seq(p[1]) || !p[1]->seq.n)
+    return sr_raise(I, "ValueError", "`devices` argument to `device_put_replicated must be a non-empty sequence.");
+  SrNnScope s_ = {I, {0}, 0}, *s = &s_;
+  SrVal *x = sr_nn_keep(s, sr_jnp_asarray(I, p[0], -1));
+  const SrType *t = x ? sr_value_type(I, x) : NULL;
+  if (!t) return sr_nn_done(s, NULL);
+  int64_t shape[SR_MAX_RANK + 1];
+  shape[0] = p[1]->seq.n;
+  for (int i = 0; i < t->ndim; i++) shape[i + 1] = t->dims[i].size;
+  SrVal *b = sr_nn_call2(s, "jax.numpy.broadcast_to", x, sr_nn_keep(s, sr_int_tuple(shape, t->ndim + 1)));
+  return sr_nn_done(s, sr_nn_call2(s, "jax.device_put", b, devices_sharding(s, p[1], "_device_put_replicated")));
+}
+
 /* ---- device_put and reshard ---- */
 
 /* A spec padded with Nones to rank n (PartitionSpec._normalized_spec_for_aval). */
@@ -1235,6 +1291,12 @@ void sr_builtins_exec_init(void) {
          "x.addressable_shards: each device's Shard (device, index, replica_id, data)");
   sr_def("jax.Array.method.addressable_data", m_addressable_data,
          "x.addressable_data(i): the data of x's i-th addressable shard");
+  sr_def("jax._src.api.device_put_sharded", bi_device_put_sharded,
+         "device_put_sharded(shards, devices): the shards stacked, one on each device (jax._src.api; jax's own was "
+         "removed in JAX 0.10)");
+  sr_def("jax._src.api.device_put_replicated", bi_device_put_replicated,
+         "device_put_replicated(x, devices): x stacked once for each device, one copy on each (jax._src.api; jax's "
+         "own was removed in JAX 0.10)");
   sr_def("jax.make_array_from_callback", bi_make_array_from_callback,
          "make_array_from_callback(shape, sharding, data_callback): the array whose shard on each device is "
          "data_callback(its index)");
