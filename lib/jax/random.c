@@ -774,7 +774,7 @@ static SrVal *bi_prngkey(SrInterp *I, SrArgs *a) { return random_key(I, a, 1); }
 
 /* _return_prng_keys: a legacy key in, its key data out. */
 static SrVal *return_keys(SrInterp *I, int wrapped, SrVal *k) {
-  if (!k || !wrapped) return k;
+  if (!k || !wrapped || I->jax->enable_custom_prng) return k;
   SrVal *d = sr_bind(I, SR_P_random_unwrap, 1, &k, 0, NULL);
   sr_unref(k);
   return d;
@@ -878,7 +878,7 @@ static SrVal *bi_split(SrInterp *I, SrArgs *a) {
                     (long long)nbytes);
   }
   sr_prng_split_ex(k, num, prng_flags(I), out);
-  SrVal *r = key_array(I, legacy, nd, shape, out);
+  SrVal *r = key_array(I, legacy && !I->jax->enable_custom_prng, nd, shape, out);
   free(k);
   free(out);
   return r;
@@ -898,7 +898,7 @@ static SrVal *bi_fold_in(SrInterp *I, SrArgs *a) {
   uint32_t out[2];
   sr_prng_fold_in(k, (uint32_t)data, out);
   free(k);
-  return key_array(I, legacy, 0, NULL, out);
+  return key_array(I, legacy && !I->jax->enable_custom_prng, 0, NULL, out);
 }
 
 static SrVal *bi_key_data(SrInterp *I, SrArgs *a) {
