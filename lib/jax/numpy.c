@@ -37,7 +37,15 @@ SrVal *sr_none_tuple(int n) {
   return t;
 }
 
-int sr_dtype_arg(SrInterp *I, SrVal *v, int *out, const char *what) {
+static int dtype_arg(SrInterp *I, SrVal *v, int *out, const char *what, int named);
+
+int sr_dtype_arg(SrInterp *I, SrVal *v, int *out, const char *what) { return dtype_arg(I, v, out, what, 1); }
+
+/* check_and_canonicalize_user_dtype(dtype) without a fun_name, as
+   jax.random's samplers call it: the x64 messages name no function */
+int sr_dtype_arg_unnamed(SrInterp *I, SrVal *v, int *out, const char *what) { return dtype_arg(I, v, out, what, 0); }
+
+static int dtype_arg(SrInterp *I, SrVal *v, int *out, const char *what, int named) {
   *out = -1;
   if (!v || v->kind == SR_V_NONE) return 0;
   if (v->kind == SR_V_DTYPE) *out = (int)v->dtype;
@@ -52,18 +60,18 @@ int sr_dtype_arg(SrInterp *I, SrVal *v, int *out, const char *what) {
     if (c != *out && !I->jax->enable_x64 && I->jax->explicit_x64 == 2) return 0; /* ALLOW: as requested */
     if (c != *out && !I->jax->enable_x64 && I->jax->explicit_x64 == 1) {
       sr_raise(I, "ValueError",
-               "Explicitly requested dtype %s requested in %s is not available. To enable more dtypes, set the "
+               "Explicitly requested dtype %s%s%s is not available. To enable more dtypes, set the "
                "jax_enable_x64 or allow_explicit_x64_dtypes configuration options.See "
                "https://github.com/jax-ml/jax#current-gotchas for more.",
-               sr_dtype_name((SrDtype)*out), what);
+               sr_dtype_name((SrDtype)*out), named ? " requested in " : "", named ? what : "");
       return -1;
     }
     if (c != *out && !I->jax->enable_x64) {
       sr_warn(I, "UserWarning",
-              "Explicitly requested dtype %s requested in %s is not available, and will be truncated to dtype %s. "
+              "Explicitly requested dtype %s%s%s is not available, and will be truncated to dtype %s. "
               "To enable more dtypes, set the jax_enable_x64 configuration option or the JAX_ENABLE_X64 shell "
               "environment variable. See https://github.com/jax-ml/jax#current-gotchas for more.",
-              sr_dtype_name((SrDtype)*out), what, sr_dtype_name((SrDtype)c));
+              sr_dtype_name((SrDtype)*out), named ? " requested in " : "", named ? what : "", sr_dtype_name((SrDtype)c));
       *out = c;
     }
     return 0;
