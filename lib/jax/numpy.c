@@ -2942,7 +2942,7 @@ static SrVal *jnp_getitem(SrInterp *I, SrArgs *a) {
       e.kind = IX_NONE;
     } else if (is_ellipsis(v)) {
       if (ell >= 0) {
-        sr_raise(I, "IndexError", "An index can only have a single ellipsis ('...')");
+        sr_raise(I, "IndexError", "an index can only have a single ellipsis ('...')");
         goto done;
       }
       e.kind = IX_ELLIPSIS;
@@ -2963,8 +2963,7 @@ static SrVal *jnp_getitem(SrInterp *I, SrArgs *a) {
     ix[n++] = e;
   }
   if (consumed > t->ndim) {
-    sr_raise(I, "IndexError", "Too many indices: %d-dimensional array indexed with %d regular indices.", t->ndim,
-             consumed);
+    sr_raise(I, "IndexError", "Too many indices: array is %d-dimensional, but %d were indexed", t->ndim, consumed);
     goto done;
   }
   /* expand the ellipsis (or append one at the end) into full slices */
