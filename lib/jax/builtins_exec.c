@@ -1291,6 +1291,15 @@ void sr_builtins_exec_init(void) {
          "x.addressable_shards: each device's Shard (device, index, replica_id, data)");
   sr_def("jax.Array.method.addressable_data", m_addressable_data,
          "x.addressable_data(i): the data of x's i-th addressable shard");
+  /* jax/__init__.py's _deprecations, removed in JAX 0.10 */
+  sr_register("jax.__removed__.device_put_sharded",
+              sr_str_cstr(NULL, "jax.device_put_sharded is deprecated; use jax.device_put instead. See "
+                                "https://docs.jax.dev/en/latest/migrate_pmap.html#drop-in-replacements for a drop-in "
+                                "replacement."));
+  sr_register("jax.__removed__.device_put_replicated",
+              sr_str_cstr(NULL, "jax.device_put_replicated is deprecated; use jax.device_put instead. See "
+                                "https://docs.jax.dev/en/latest/migrate_pmap.html#drop-in-replacements for a drop-in "
+                                "replacement."));
   sr_def("jax._src.api.device_put_sharded", bi_device_put_sharded,
          "device_put_sharded(shards, devices): the shards stacked, one on each device (jax._src.api; jax's own was "
          "removed in JAX 0.10)");
