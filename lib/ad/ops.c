@@ -14,6 +14,7 @@
 #include "ad/ad_rules.h"
 #include "check/rule.h"
 #include "core/jaxstate.h"
+#include "exec/prng.h"
 #include "text/print_val.h"
 #include "util/mem.h"
 
@@ -376,6 +377,29 @@ SrVal *sr_op_full(const SrBinder *b, const int64_t *shape, int nd, SrVal *fill, 
   }
   int weak = dtype < 0 ? ft->weak : 0;
   SrDtype dt = dtype < 0 ? ft->dtype : (SrDtype)dtype;
+  int impl = sr_prng_impl_of(dt);
+  if (impl >= 0) {
+    /* prng.KeyTyRules.full: key data of shape (*shape, *key_shape) -- the
+       fill key's data broadcast, or uint32s of the fill value -- wrapped */
+    int64_t ps[SR_MAX_RANK + 1];
+    int nw = (int)(sr_dtype_info(dt)->size / 4);
+    if (nd) memcpy(ps, shape, (size_t)nd * sizeof *shape);
+    ps[nd] = nw;
+    SrVal *data;
+    if (sr_prng_impl_of(ft->dtype) >= 0) {
+      SrVal *u = sr_op_bindv(b, SR_P_random_unwrap, 1, &fill, NULL);
+      int64_t bd[1] = {nd};
+      data = u && nd ? sr_op_broadcast_in_dim(b, u, ps, nd + 1, bd, 1, NULL) : u ? sr_ref(u) : NULL;
+      sr_unref(u);
+    } else {
+      data = sr_op_full(b, ps, nd + 1, fill, SR_U32, NULL);
+    }
+    if (!data) return NULL;
+    const char *tag = sr_prng_impl_tag(impl);
+    SrVal *r = sr_op_bindv(b, SR_P_random_wrap, 1, &data, "impl", sr_word(NULL, tag, strlen(tag)), NULL);
+    sr_unref(data);
+    return r;
+  }
   SrVal *f = sr_op_convert(b, fill, dt, weak, NULL);
   if (!f) return NULL;
   if (nd == 0 && !sharding) return f;

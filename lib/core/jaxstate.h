@@ -27,6 +27,13 @@ typedef struct SrJaxState {
                                   over (an MPI job's ranks), 1 without MPI:
                                   num_devices is a multiple of it */
   int enable_x64;
+  int threefry_original;       /* jax_threefry_partitionable=False */
+  int default_prng;            /* jax_default_prng_impl: an SR_PRNG_* (0
+                                  is threefry2x32, JAX's default) */
+  int legacy_prng_key;         /* jax_legacy_prng_key: 0 allow (the
+                                  default), 1 warn, 2 error */
+  int enable_custom_prng;      /* jax_enable_custom_prng */
+  int random_seed_offset;      /* jax_random_seed_offset */
   int explicit_x64;            /* jax_explicit_x64_dtypes: 0 warn (the
                                   default), 1 error, 2 allow */
   int host_numpy;      /* inside numpy's functions on host arrays

@@ -459,6 +459,9 @@ static int rng_width(SrDtype dt) {
  * elements start + k (of an array of count elements in the original
  * mode).  _uniform: float = bitcast((bits >> (nbits - nmant)) | bits(1.0))
  * - 1, then max(minval, float * (maxval - minval) + minval) in the dtype. */
+static void uniform_of_bits(SrDtype dt, const void *bits, uint64_t count, double minval, double maxval,
+                            unsigned flags, void *out);
+
 static void uniform_fill(const uint32_t key[2], SrDtype dt, uint64_t start,
                          uint64_t count, double minval, double maxval,
                          unsigned flags, void *out) {
@@ -466,6 +469,14 @@ static void uniform_fill(const uint32_t key[2], SrDtype dt, uint64_t start,
   if (dt == SR_F64) flags |= SR_PRNG_X64; /* float64 exists only with x64 */
   void *bits = sr_xmalloc((count ? count : 1) * (size_t)(width / 8));
   gen_bits(key, width, start, count, flags, bits);
+  uniform_of_bits(dt, bits, count, minval, maxval, flags, out);
+  free(bits);
+}
+
+/* _uniform's float ops on count random words of rng_width(dt) bits */
+static void uniform_of_bits(SrDtype dt, const void *bits, uint64_t count, double minval, double maxval,
+                            unsigned flags, void *out) {
+  if (dt == SR_F64) flags |= SR_PRNG_X64;
   minval = canon_scalar(minval, flags);
   maxval = canon_scalar(maxval, flags);
   if (dt == SR_F32) {
@@ -509,22 +520,50 @@ static void uniform_fill(const uint32_t key[2], SrDtype dt, uint64_t start,
       o[k] = rnd(v > lo || isnan(v) ? v : lo);
     }
   }
-  free(bits);
 }
+
+int sr_prng_uniform_of_bits(SrDtype dt, const void *bits, uint64_t count, double minval, double maxval,
+                            unsigned flags, void *out) {
+  if (!supported_float(dt)) return -1;
+  uniform_of_bits(dt, bits, count, minval, maxval, flags, out);
+  return 0;
+}
+
+int sr_prng_rng_width(SrDtype dt) { return rng_width(dt); }
 
 /* _normal_real: sqrt(2) * erf_inv(uniform(key, shape, dtype, lo, 1)) with
  * lo = nextafter(-1, 0) in the dtype; half types run erf_inv in float32. */
+static void normal_fill_from(const uint32_t *key, const void *bits, SrDtype dt, uint64_t start, uint64_t count,
+                             unsigned flags, void *out);
+
 static void normal_fill(const uint32_t key[2], SrDtype dt, uint64_t start,
                         uint64_t count, unsigned flags, void *out) {
+  normal_fill_from(key, NULL, dt, start, count, flags, out);
+}
+
+/* the uniform draws of key, or of the given bits when bits is not NULL */
+static void ufill(const uint32_t *key, const void *bits, SrDtype dt, uint64_t start, uint64_t count, double lo,
+                  double hi, unsigned flags, void *out) {
+  if (bits) uniform_of_bits(dt, bits, count, lo, hi, flags, out);
+  else uniform_fill(key, dt, start, count, lo, hi, flags, out);
+}
+
+int sr_prng_normal_of_bits(SrDtype dt, const void *bits, uint64_t count, unsigned flags, void *out) {
+  if (!supported_float(dt)) return -1;
+  normal_fill_from(NULL, bits, dt, 0, count, flags, out);
+  return 0;
+}
+
+static void normal_fill_from(const uint32_t *key, const void *bits, SrDtype dt, uint64_t start, uint64_t count,
+                             unsigned flags, void *out) {
   if (dt == SR_F32) {
     float *o = out;
-    uniform_fill(key, dt, start, count, nextafterf(-1.0f, 0.0f), 1.0, flags, o);
+    ufill(key, bits, dt, start, count, nextafterf(-1.0f, 0.0f), 1.0, flags, o);
     const float sqrt2 = (float)1.4142135623730951;
     for (uint64_t k = 0; k < count; k++) o[k] = sqrt2 * sr_prng_erfinv_f32(o[k]);
   } else if (dt == SR_F64) {
     double *o = out;
-    uniform_fill(key, dt, start, count, nextafter(-1.0, 0.0), 1.0,
-                 flags | SR_PRNG_X64, o);
+    ufill(key, bits, dt, start, count, nextafter(-1.0, 0.0), 1.0, flags | SR_PRNG_X64, o);
     const double sqrt2 = 1.4142135623730951;
     for (uint64_t k = 0; k < count; k++) o[k] = sqrt2 * sr_prng_erfinv_f64(o[k]);
   } else {
@@ -535,7 +574,7 @@ static void normal_fill(const uint32_t key[2], SrDtype dt, uint64_t start,
      * float, so the float32 canonicalization leaves it alone. */
     double lo = f16 ? -1.0 + 0x1p-11 : -1.0 + 0x1p-8;
     uint16_t *o = out;
-    uniform_fill(key, dt, start, count, lo, 1.0, flags, o);
+    ufill(key, bits, dt, start, count, lo, 1.0, flags, o);
     float sqrt2 = wid(rnd(1.4142135623730951));
     for (uint64_t k = 0; k < count; k++) {
       float e = wid(rnd(sr_prng_erfinv_f32(wid(o[k]))));

@@ -131,6 +131,15 @@ int sr_prng_normal_block(const uint32_t key[2], SrDtype dt, int ndim,
                          const int64_t *shape, const int64_t *start,
                          const int64_t *count, unsigned flags, void *out);
 
+/* uniform and normal from count given random words of
+ * sr_prng_rng_width(dt) bits (uint8..uint64 as the width says): the float
+ * ops of _uniform and _normal_real on the bits of any implementation
+ * (rbg's come from RngBitGenerator).  -1 for a bad dtype. */
+int sr_prng_rng_width(SrDtype dt);
+int sr_prng_uniform_of_bits(SrDtype dt, const void *bits, uint64_t count, double minval, double maxval,
+                            unsigned flags, void *out);
+int sr_prng_normal_of_bits(SrDtype dt, const void *bits, uint64_t count, unsigned flags, void *out);
+
 /* The scalar kernels, exposed for tests and for the erf_inv primitive:
  * XLA:CPU's float32 erf_inv, float64 erf_inv and float32 log1p. */
 float sr_prng_erfinv_f32(float x);

@@ -205,6 +205,27 @@ static SrVal *jax_shape_dtype_struct(SrInterp *I, SrArgs *a) {
   return r;
 }
 
+/* ShapeDtypeStruct.like(x) (core.py): x's shape, dtype and weak type; the
+   sharding of a ShapeDtypeStruct; none for an uncommitted array or a value
+   that is not a jax.Array.  A committed array's (its format, layout
+   included) and a tracer's are not supported yet. */
+static SrVal *jax_sds_like(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "like", "x", p) < 0) return NULL;
+  SrArrayObj *o = sr_array_of(p[0]);
+  if (o && (o->kind == SR_AV_TRACER || (o->kind == SR_AV_CONCRETE && o->data->committed)))
+    return sr_raise(I, "NotImplementedError",
+                    "ShapeDtypeStruct.like of a %s is not supported yet (only uncommitted arrays, ShapeDtypeStructs "
+                    "and non-JAX values)",
+                    o->kind == SR_AV_TRACER ? "tracer" : "committed array");
+  const SrType *t = sr_value_type(I, p[0]);
+  if (!t) return sr_raise(I, "TypeError", "Value %s is not a valid JAX type", sr_val_kind_name(p[0]));
+  SrVal *r = sr_array_abstract(t);
+  if (o && o->kind == SR_AV_ABSTRACT && o->sharding)
+    ((SrArrayObj *)r->obj.data)->sharding = sr_ref(o->sharding);
+  return r;
+}
+
 /* ---- tracing functions ---- */
 
 const char *sr_callable_name(SrVal *f) {
@@ -2100,6 +2121,9 @@ void sr_jnp_init(void) {
   }
   sr_def("jax.core.eval_jaxpr", jax_eval_jaxpr,
          "eval_jaxpr(jaxpr, consts, *args): runs the jaxpr with its constvars bound to consts; the list of its results");
+  sr_def("jax.ShapeDtypeStruct.like", jax_sds_like,
+         "ShapeDtypeStruct.like(x): the ShapeDtypeStruct of x's shape, dtype and weak type (and a ShapeDtypeStruct's "
+         "sharding)");
   sr_def("jax.ShapeDtypeStruct", jax_shape_dtype_struct,
          "ShapeDtypeStruct(shape, dtype, sharding=None): an abstract array");
   sr_def("jax.make_jaxpr", jax_make_jaxpr, "make_jaxpr(f)(*args): the jaxpr of f traced on args' types");

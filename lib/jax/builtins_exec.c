@@ -342,6 +342,152 @@ static SrVal *m_addressable_data(SrInterp *I, SrArgs *a) {
   return d;
 }
 
+/* ---- make_array_from_callback, make_array_from_single_device_arrays ---- */
+
+/* The array of `shape` laid out by `sharding` whose device shards are
+   data_callback(index) (cb) or the given single-device arrays (one per
+   device, matched by device): the global array assembled from each
+   block's first shard, then device_put with the sharding. */
+static SrVal *assemble(SrInterp *I, SrVal *shape, SrVal *sharding, SrVal *cb, SrVal *arrays, const char *fn) {
+  SrNnScope s_ = {I, {0}, 0}, *s = &s_;
+  const char *kw[1] = {"dtype"};
+  SrVal *kv[1] = {sr_nn_keep(s, sr_dtype_val(NULL, SR_BOOL))};
+  SrVal *probe = sr_nn_call2(s, "jax.device_put", sr_nn_call(s, "jax.numpy.zeros", 1, &shape, 1, kw, kv), sharding);
+  SrVal *shards = probe ? sr_nn_keep(s, sr_getattr(I, probe, "addressable_shards")) : NULL;
+  if (!shards) return sr_nn_done(s, NULL);
+  if (arrays && (!sr_is_seq(arrays) || arrays->seq.n != shards->seq.n)) {
+    sr_raise(I, "ValueError", "%s: expected %d single device arrays, one for each device of the sharding, got %d", fn,
+             shards->seq.n, sr_is_seq(arrays) ? arrays->seq.n : 1);
+    return sr_nn_done(s, NULL);
+  }
+  const SrType *pt = sr_value_type(I, probe);
+  SrVal *g = NULL;
+  for (int i = 0; i < shards->seq.n; i++) {
+    Shard *sh = shards->seq.items[i]->obj.data;
+    SrVal *data = NULL;
+    if (cb) {
+      data = sr_nn_keep(s, sr_call1(I, cb, sh->index));
+    } else {
+      for (int k = 0; k < arrays->seq.n && !data; k++) {
+        SrVal *dv = sr_getattr(I, arrays->seq.items[k], "device");
+        if (!dv) return sr_nn_done(s, NULL);
+        if (sr_concrete_device_id(dv) == sh->device) data = arrays->seq.items[k];
+        sr_unref(dv);
+      }
+      if (!data) {
+        sr_raise(I, "ValueError", "%s: no single device array is on device %d of the sharding", fn, sh->device);
+        return sr_nn_done(s, NULL);
+      }
+    }
+    SrVal *x = data ? sr_nn_keep(s, sr_jnp_asarray(I, data, -1)) : NULL;
+    const SrType *xt = x ? sr_value_type(I, x) : NULL;
+    if (!xt) return sr_nn_done(s, NULL);
+    /* the shard's shape: its index's slices over the global shape */
+    int64_t start[SR_MAX_RANK];
+    int ok = xt->ndim == pt->ndim;
+    for (int d = 0; d < pt->ndim && ok; d++) {
+      SrVal *sl = sh->index->seq.items[d];
+      SrVal *a = sr_getattr(I, sl, "start"), *b = a ? sr_getattr(I, sl, "stop") : NULL;
+      if (!b) {
+        sr_unref(a);
+        return sr_nn_done(s, NULL);
+      }
+      start[d] = a->kind == SR_V_INT ? a->i : 0;
+      int64_t stop = b->kind == SR_V_INT ? b->i : pt->dims[d].size;
+      ok = xt->dims[d].size == stop - start[d];
+      sr_unref(a);
+      sr_unref(b);
+    }
+    if (!ok) {
+      SrBuf b = SR_BUF_INIT;
+      sr_val_repr(&b, sh->index);
+      sr_raise(I, "ValueError", "%s: the data for device %d has shape %s, not that of its shard %s of shape %s", fn,
+               sh->device, sr_type_short(xt), b.p, sr_type_short(pt));
+      sr_buf_free(&b);
+      return sr_nn_done(s, NULL);
+    }
+    if (!g) {
+      SrVal *zv[1] = {sr_nn_keep(s, sr_dtype_val(NULL, xt->dtype))};
+      g = sr_nn_call(s, "jax.numpy.zeros", 1, &shape, 1, kw, zv);
+      if (!g) return sr_nn_done(s, NULL);
+    }
+    if (sh->replica) continue;
+    SrVal *starts = sr_nn_keep(s, sr_int_tuple(start, pt->ndim));
+    g = sr_nn_call3(s, "jax.lax.dynamic_update_slice", g, x, starts);
+    if (!g) return sr_nn_done(s, NULL);
+  }
+  return sr_nn_done(s, g ? sr_nn_call2(s, "jax.device_put", g, sharding) : NULL);
+}
+
+static SrVal *bi_make_array_from_callback(SrInterp *I, SrArgs *a) {
+  SrVal *p[4];
+  if (sr_args_parse(I, a, "make_array_from_callback", "shape, sharding, data_callback, dtype=", p) < 0) return NULL;
+  return assemble(I, p[0], p[1], p[2], NULL, "make_array_from_callback");
+}
+
+static SrVal *bi_make_array_from_single_device_arrays(SrInterp *I, SrArgs *a) {
+  SrVal *p[4];
+  if (sr_args_parse(I, a, "make_array_from_single_device_arrays", "shape, sharding, arrays, *, dtype=", p) < 0)
+    return NULL;
+  return assemble(I, p[0], p[1], NULL, p[2], "make_array_from_single_device_arrays");
+}
+
+/* ---- api.device_put_sharded, api.device_put_replicated (jax._src.api;
+   jax's own names were removed in 0.10) ---- */
+
+/* NamedSharding(Mesh(np.array(devices), (name,)), P(name)) */
+static SrVal *devices_sharding(SrNnScope *s, SrVal *devices, const char *name) {
+  SrVal *nm = sr_nn_keep(s, sr_str_cstr(NULL, name));
+  SrVal *names = sr_nn_keep(s, sr_tuple(NULL, 1, (SrVal *[]){sr_ref(nm)}));
+  SrVal *mesh = sr_nn_call2(s, "jax.sharding.Mesh", sr_nn_call1(s, "numpy.array", devices), names);
+  return sr_nn_call2(s, "jax.sharding.NamedSharding", mesh, sr_nn_call1(s, "jax.sharding.PartitionSpec", nm));
+}
+
+static SrVal *bi_device_put_sharded(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "device_put_sharded", "shards, devices", p) < 0) return NULL;
+  if (!sr_is_seq(p[0]))
+    return sr_raise(I, "TypeError", "device_put_sharded `shards` input must be a sequence; got <class '%s'>",
+                    sr_val_kind_name(p[0]));
+  int n = sr_is_seq(p[1]) ? p[1]->seq.n : -1;
+  if (p[0]->seq.n != n)
+    return sr_raise(I, "ValueError", "len(shards) = %d must equal len(devices) = %d.", p[0]->seq.n, n);
+  SrNnScope s_ = {I, {0}, 0}, *s = &s_;
+  const SrType *t0 = NULL;
+  for (int i = 0; i < n; i++) {
+    SrVal *x = sr_nn_keep(s, sr_jnp_asarray(I, p[0]->seq.items[i], -1));
+    const SrType *t = x ? sr_value_type(I, x) : NULL;
+    if (!t) return sr_nn_done(s, NULL);
+    int same = t0 && t->dtype == t0->dtype && t->ndim == t0->ndim;
+    for (int d = 0; same && d < t->ndim; d++) same = t->dims[d].size == t0->dims[d].size;
+    if (t0 && !same) {
+      sr_raise(I, "ValueError",
+               "the shards passed to device_put_sharded must have consistent shape and dtype, but got %s and %s.",
+               sr_type_short(t0), sr_type_short(t));
+      return sr_nn_done(s, NULL);
+    }
+    t0 = t;
+  }
+  SrVal *st = sr_nn_call1(s, "jax.numpy.stack", p[0]);
+  return sr_nn_done(s, sr_nn_call2(s, "jax.device_put", st, devices_sharding(s, p[1], "_device_put_sharded")));
+}
+
+static SrVal *bi_device_put_replicated(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "device_put_replicated", "x, devices", p) < 0) return NULL;
+  if (!sr_is_seq(p[1]) || !p[1]->seq.n)
+    return sr_raise(I, "ValueError", "`devices` argument to `device_put_replicated must be a non-empty sequence.");
+  SrNnScope s_ = {I, {0}, 0}, *s = &s_;
+  SrVal *x = sr_nn_keep(s, sr_jnp_asarray(I, p[0], -1));
+  const SrType *t = x ? sr_value_type(I, x) : NULL;
+  if (!t) return sr_nn_done(s, NULL);
+  int64_t shape[SR_MAX_RANK + 1];
+  shape[0] = p[1]->seq.n;
+  for (int i = 0; i < t->ndim; i++) shape[i + 1] = t->dims[i].size;
+  SrVal *b = sr_nn_call2(s, "jax.numpy.broadcast_to", x, sr_nn_keep(s, sr_int_tuple(shape, t->ndim + 1)));
+  return sr_nn_done(s, sr_nn_call2(s, "jax.device_put", b, devices_sharding(s, p[1], "_device_put_replicated")));
+}
+
 /* ---- device_put and reshard ---- */
 
 /* A spec padded with Nones to rank n (PartitionSpec._normalized_spec_for_aval). */
@@ -980,6 +1126,26 @@ static SrVal *prop_is_fully_replicated(SrInterp *I, SrArgs *a) {
   return sr_bool(sr_type_sharded_axes(l) == 0 && !l->unreduced);
 }
 
+/* x.is_fully_addressable: every shard is this controller's (under MPI
+   too: each rank holds the one controller's view, addressable_shards) */
+static SrVal *prop_is_fully_addressable(SrInterp *I, SrArgs *a) {
+  SrArrayObj *o = sr_array_of(a->self);
+  if (!o || o->kind != SR_AV_CONCRETE) return sr_raise(I, "ConcretizationTypeError", "an abstract array");
+  return sr_bool(1);
+}
+
+/* x.on_device_size_in_bytes(): the bytes of every device's shard */
+static SrVal *m_on_device_size_in_bytes(SrInterp *I, SrArgs *a) {
+  SrArrayObj *o = a->n ? sr_array_of(a->v[0]) : NULL;
+  if (!o || o->kind != SR_AV_CONCRETE) return sr_raise(I, "ConcretizationTypeError", "an abstract array");
+  if (a->n != 1) return sr_raise(I, "TypeError", "on_device_size_in_bytes() takes no arguments");
+  SrArray *x = o->data;
+  int64_t shape[SR_MAX_RANK];
+  sr_layout_shard_shape(x->layout, shape);
+  int64_t n = sr_shape_numel(x->layout->ndim, shape);
+  return sr_int(NULL, n * (int64_t)sr_dtype_info(x->type->dtype)->size * x->ndev);
+}
+
 /* x.device: the one device of a single-device array (array.py) */
 static SrVal *prop_device(SrInterp *I, SrArgs *a) {
   SrVal *m = sr_getattr(I, a->self, "devices");
@@ -1125,7 +1291,34 @@ void sr_builtins_exec_init(void) {
          "x.addressable_shards: each device's Shard (device, index, replica_id, data)");
   sr_def("jax.Array.method.addressable_data", m_addressable_data,
          "x.addressable_data(i): the data of x's i-th addressable shard");
+  /* jax/__init__.py's _deprecations, removed in JAX 0.10 */
+  sr_register("jax.__removed__.device_put_sharded",
+              sr_str_cstr(NULL, "jax.device_put_sharded is deprecated; use jax.device_put instead. See "
+                                "https://docs.jax.dev/en/latest/migrate_pmap.html#drop-in-replacements for a drop-in "
+                                "replacement."));
+  sr_register("jax.__removed__.device_put_replicated",
+              sr_str_cstr(NULL, "jax.device_put_replicated is deprecated; use jax.device_put instead. See "
+                                "https://docs.jax.dev/en/latest/migrate_pmap.html#drop-in-replacements for a drop-in "
+                                "replacement."));
+  sr_def("jax._src.api.device_put_sharded", bi_device_put_sharded,
+         "device_put_sharded(shards, devices): the shards stacked, one on each device (jax._src.api; jax's own was "
+         "removed in JAX 0.10)");
+  sr_def("jax._src.api.device_put_replicated", bi_device_put_replicated,
+         "device_put_replicated(x, devices): x stacked once for each device, one copy on each (jax._src.api; jax's "
+         "own was removed in JAX 0.10)");
+  sr_def("jax.make_array_from_callback", bi_make_array_from_callback,
+         "make_array_from_callback(shape, sharding, data_callback): the array whose shard on each device is "
+         "data_callback(its index)");
+  sr_def("jax.make_array_from_single_device_arrays", bi_make_array_from_single_device_arrays,
+         "make_array_from_single_device_arrays(shape, sharding, arrays): the array made of one array on each device "
+         "of the sharding");
   sr_def("jax.Array.property.is_fully_replicated", prop_is_fully_replicated, "x.is_fully_replicated");
+  sr_def("jax.Array.property.is_fully_addressable", prop_is_fully_addressable,
+         "x.is_fully_addressable: True (one controller holds every shard)");
+  sr_def("jax.Array.property.global_shards", prop_addressable_shards,
+         "x.global_shards: every device's Shard (as addressable_shards: one controller)");
+  sr_def("jax.Array.method.on_device_size_in_bytes", m_on_device_size_in_bytes,
+         "x.on_device_size_in_bytes(): the bytes of x's shards on all devices together");
   sr_def("jax.Array.property.device", prop_device, "x.device: the device of a single-device array");
   sr_def("jax.Array.method.item", m_item, "x.item(): the value of a size-1 array");
   sr_def("jax.Array.method.__round__", m_round, "round(x, ndigits=None): jnp.round, then astype(int) without ndigits");

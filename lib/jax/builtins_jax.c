@@ -11,6 +11,8 @@
 #include "core/jaxstate.h"
 #include "jax/array_methods.h"
 #include "jax/numpy.h"
+#include "jax/random.h"
+#include "exec/prng.h"
 #include "py/objects.h"
 #include "py/enum.h"
 #include "text/print.h"
@@ -145,6 +147,32 @@ static SrVal *bi_config_update(SrInterp *I, SrArgs *a) {
     I->jax->num_devices = (int)n;
     return sr_none();
   }
+  if (strcmp(name, "jax_threefry_partitionable") == 0) {
+    I->jax->threefry_original = !sr_val_truthy(p[1]);
+    return sr_none();
+  }
+  if (strcmp(name, "jax_enable_custom_prng") == 0) {
+    I->jax->enable_custom_prng = sr_val_truthy(p[1]);
+    return sr_none();
+  }
+  if (strcmp(name, "jax_random_seed_offset") == 0) {
+    int64_t n;
+    if (sr_as_int(I, p[1], "jax_random_seed_offset", &n) < 0) return NULL;
+    I->jax->random_seed_offset = (int)n;
+    return sr_none();
+  }
+  if (strcmp(name, "jax_default_prng_impl") == 0) {
+    int impl = sr_default_prng_impl_value(I, p[1]);
+    if (impl < 0) return NULL;
+    I->jax->default_prng = impl;
+    return sr_none();
+  }
+  if (strcmp(name, "jax_legacy_prng_key") == 0) {
+    int m = sr_legacy_prng_key_mode(I, p[1]);
+    if (m < 0) return NULL;
+    I->jax->legacy_prng_key = m;
+    return sr_none();
+  }
   if (strcmp(name, "jax_enable_x64") == 0) {
     I->jax->enable_x64 = sr_val_truthy(p[1]);
     return sr_none();
@@ -207,7 +235,7 @@ static SrVal *bi_config_update(SrInterp *I, SrArgs *a) {
     return sr_none();
   }
   /* options that change nothing here are accepted */
-  static const char *const accepted[] = {"jax_platforms", "jax_platform_name", "jax_threefry_partitionable", NULL};
+  static const char *const accepted[] = {"jax_platforms", "jax_platform_name", NULL};
   for (int i = 0; accepted[i]; i++)
     if (strcmp(name, accepted[i]) == 0) return sr_none();
   return sr_raise(I, "AttributeError", "Unrecognized config option: %s", name);

@@ -130,8 +130,8 @@ typedef struct CustomVjp {
 
 /* ---- CustomVJPPrimal (custom_derivatives.py): what fwd gets for each
    argument leaf when symbolic_zeros=True, its value and whether it is
-   perturbed.  A pytree node whose child is the value, so that a vmapped
-   fwd maps it. ---- */
+   perturbed.  A pytree leaf, as JAX's dataclass is: a vmapped fwd is
+   vmapped over the values and gets them rewrapped (sz_fwd_outer). ---- */
 typedef struct VjpPrimal {
   SrVal *value;
   int perturbed;
@@ -155,24 +155,13 @@ static SrVal *vp_getattr(SrInterp *I, SrVal *self, const char *name) {
   if (strcmp(name, "perturbed") == 0) return sr_bool(p->perturbed);
   return NULL;
 }
-static SrVal *vp_children(SrVal *self) {
-  VjpPrimal *p = self->obj.data;
-  SrVal *l = sr_seq(NULL, SR_V_LIST, 1);
-  sr_seq_push(NULL, l, sr_ref(p->value));
-  return l;
-}
-static SrVal *vp_new(SrVal *value, int perturbed);
-static SrVal *vp_rebuild(SrVal *self, SrVal *children) {
-  VjpPrimal *p = self->obj.data;
-  return vp_new(sr_ref(children->seq.n ? children->seq.items[0] : sr_none()), p->perturbed);
-}
 static SrVal *vp_type_of(SrVal *self) {
   (void)self;
   SrVal *t = sr_lookup_qualname("jax.custom_derivatives.CustomVJPPrimal");
   return t ? sr_ref(t) : NULL;
 }
 static const SrLangOps vp_ops = {
-    .getattr = vp_getattr, .tree_children = vp_children, .tree_rebuild = vp_rebuild, .type_of = vp_type_of};
+    .getattr = vp_getattr, .type_of = vp_type_of};
 static const SrClass vp_class = {"CustomVJPPrimal", vp_free, vp_repr, NULL, &vp_ops};
 
 static SrVal *vp_new(SrVal *value, int perturbed) {
@@ -875,6 +864,85 @@ static SrVal *vmapped(SrInterp *I, SrVal *fn, SrVal *in_axes, SrVal *out_axes, i
   return r;
 }
 
+/* A symbolic_zeros fwd vmapped: vmapped over the arguments' values (the
+   CustomVJPPrimal leaves are not arrays), each rewrapped with its
+   perturbed flag inside the batched trace, as JAX builds them there
+   (_flatten_fwd). */
+typedef struct SzFwd {
+  SrVal *fwd;  /* the user's rule */
+  SrVal *vf;   /* sz_fwd_inner vmapped */
+  SrVal *cur;  /* the outer call's arguments (a tuple), while it runs */
+} SzFwd;
+
+static void sz_free(void *d) {
+  SzFwd *z = d;
+  sr_unref(z->fwd);
+  sr_unref(z->vf);
+  free(z);
+}
+
+/* orig's CustomVJPPrimal leaves rebuilt around the values in val */
+static SrVal *zip_vp(SrInterp *I, SrVal *orig, SrVal *val, int depth) {
+  if (sr_is_obj(orig, &vp_class)) return vp_new(sr_ref(val), ((VjpPrimal *)orig->obj.data)->perturbed);
+  if (depth > 256) return sr_raise(I, "RecursionError", "maximum recursion depth exceeded");
+  SrVal *co = sr_pytree_children(orig);
+  if (!co) return sr_ref(val);
+  SrVal *cv = sr_pytree_children(val);
+  if (!cv || cv->seq.n != co->seq.n) {
+    sr_unref(co);
+    sr_unref(cv);
+    return sr_ref(val);
+  }
+  SrVal *nc = sr_seq(NULL, SR_V_LIST, co->seq.n);
+  for (int i = 0; i < co->seq.n; i++) {
+    SrVal *e = zip_vp(I, co->seq.items[i], cv->seq.items[i], depth + 1);
+    if (!e) {
+      sr_unref(nc);
+      sr_unref(co);
+      sr_unref(cv);
+      return NULL;
+    }
+    sr_seq_push(NULL, nc, e);
+  }
+  SrVal *r = sr_pytree_rebuild(val, nc);
+  sr_unref(nc);
+  sr_unref(co);
+  sr_unref(cv);
+  return r;
+}
+
+static SrVal *sz_fwd_inner(SrInterp *I, SrArgs *a) {
+  SzFwd *z = sr_current_builtin(I)->data;
+  SrVal *vals = sr_tuple(NULL, a->n, a->v);
+  for (int i = 0; i < a->n; i++) sr_ref(a->v[i]);
+  SrVal *args = z->cur ? zip_vp(I, z->cur, vals, 0) : sr_ref(vals);
+  sr_unref(vals);
+  if (!args) return NULL;
+  SrArgs fa = {args->seq.n, args->seq.items, 0, NULL, NULL, NULL};
+  SrVal *r = sr_call(I, z->fwd, &fa);
+  sr_unref(args);
+  return r;
+}
+
+static SrVal *sz_fwd_outer(SrInterp *I, SrArgs *a) {
+  SzFwd *z = sr_current_builtin(I)->data;
+  SrVal *args = sr_tuple(NULL, a->n, a->v);
+  for (int i = 0; i < a->n; i++) sr_ref(a->v[i]);
+  SrVal *vals = primal_values(I, args, 0);
+  if (!vals) {
+    sr_unref(args);
+    return NULL;
+  }
+  SrVal *saved = z->cur;
+  z->cur = args;
+  SrArgs fa = {vals->seq.n, vals->seq.items, 0, NULL, NULL, NULL};
+  SrVal *r = sr_call(I, z->vf, &fa);
+  z->cur = saved;
+  sr_unref(args);
+  sr_unref(vals);
+  return r;
+}
+
 /* The hook of lax.h: fwd vmapped over the batched argument leaves, its
    outputs batched at 0 where the batched function's are (out_batched)
    and its residuals at 0; bwd as above, over the residuals and the
@@ -904,7 +972,18 @@ static SrVal *batch_custom_vjp(SrInterp *I, SrVal *bwd, const uint8_t *in_batche
   sr_seq_push(NULL, fo, sr_int(NULL, 0));
   sr_seq_push(NULL, bi, sr_int(NULL, 0));
   sr_seq_push(NULL, bi, ox);
-  SrVal *f = vmapped(I, c->fwd, ax, fo, size);
+  SrVal *f;
+  if (c->symbolic_zeros) {
+    SzFwd *z = sr_xcalloc(1, sizeof *z);
+    z->fwd = sr_ref(c->fwd);
+    SrVal *inner = sr_builtin_with(c->fwd_name, sz_fwd_inner, z, NULL);
+    z->vf = vmapped(I, inner, ax, fo, size);
+    sr_unref(inner);
+    f = z->vf ? sr_builtin_with(c->fwd_name, sz_fwd_outer, z, sz_free) : NULL;
+    if (!f) sz_free(z);
+  } else {
+    f = vmapped(I, c->fwd, ax, fo, size);
+  }
   SrVal *b = f ? vmapped(I, c->bwd, bi, NULL, size) : NULL;
   sr_unref(ax);
   sr_unref(fo);

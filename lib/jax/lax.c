@@ -9,6 +9,7 @@
  * jax.lax is in lax_control_flow.c and lax_parallel.c.
  */
 #include "jax/lax.h"
+#include "jax/np_host.h"
 #include "jax/jax.h"
 
 #include <math.h>
@@ -432,6 +433,21 @@ static SrVal *lax_convert_element_type(SrInterp *I, SrArgs *a) {
   if (sr_args_parse(I, a, "convert_element_type", "operand, new_dtype", p) < 0) return NULL;
   if (sr_dtype_arg(I, p[1], &dt, "convert_element_type") < 0) return NULL;
   if (dt < 0) return sr_raise(I, "TypeError", "convert_element_type: new_dtype must be a dtype");
+  /* extended dtypes (keys): their rules allow no conversion */
+  const SrType *t = sr_value_type(I, p[0]);
+  int from_key = t && strncmp(sr_dtype_name(t->dtype), "key<", 4) == 0;
+  int to_key = strncmp(sr_dtype_name((SrDtype)dt), "key<", 4) == 0;
+  if (t && (from_key || to_key)) {
+    if (t->dtype == (SrDtype)dt) return sr_ref(p[0]);
+    if (from_key && to_key)
+      return sr_raise(I, "ValueError",
+                      "cannot directly convert between extended dtypes: from %s to %s. Instead, convert to and from "
+                      "their representation dtypes, e.g.:\n%s -> uint32 -> uint32 -> %s",
+                      sr_dtype_name(t->dtype), sr_dtype_name((SrDtype)dt), sr_dtype_name(t->dtype),
+                      sr_dtype_name((SrDtype)dt));
+    return sr_raise(I, "ValueError", "Cannot convert_element_type from %s to %s", sr_dtype_name(t->dtype),
+                    sr_dtype_name((SrDtype)dt));
+  }
   return sr_lax_convert(I, p[0], (SrDtype)dt, 0, NULL);
 }
 
@@ -726,10 +742,21 @@ static int slice_indices(SrInterp *I, const SrType *t, SrVal *const *items, SrVa
     SrVal *s = items[i];
     /* lax._dynamic_slice_indices: static ints normalized, tracers
        wrapped with a select for negative values */
-    if (s->kind == SR_V_INT) {
-      int64_t v = s->i < 0 ? s->i + t->dims[i].size : s->i;
+    const SrType *nt = s->kind != SR_V_INT && sr_np_is_scalar(s) ? vtype(I, s) : NULL;
+    if (nt && !sr_dtype_is_int(nt->dtype)) nt = NULL;
+    if (s->kind == SR_V_INT || nt) {
+      /* an int or a numpy integer: folded, in its own dtype (int32 for
+         a Python int) */
+      int64_t v0 = s->i;
+      if (nt) {
+        SrVal *it = sr_unop(I, SR_OP_ITEM, s);
+        if (!it) break;
+        v0 = it->i;
+        sr_unref(it);
+      }
+      int64_t v = v0 < 0 ? v0 + t->dims[i].size : v0;
       SrVal *iv = sr_int(NULL, v);
-      starts[i] = sr_lax_convert(I, iv, SR_I32, 0, NULL);
+      starts[i] = sr_lax_convert(I, iv, nt ? nt->dtype : SR_I32, 0, NULL);
       sr_unref(iv);
     } else {
       SrVal *iv = arr(I, s);

@@ -17,6 +17,7 @@
 #include "jax/math_api.h"
 #include "jax/array_methods.h"
 #include "jax/nn.h"
+#include "jax/np_host.h"
 #include "py/objects.h"
 
 #define SCOPE(I) SrNnScope s_ = {(I), {0}, 0}, *s = &s_
@@ -329,9 +330,16 @@ static SrVal *lax_index_in_dim(SrInterp *I, SrArgs *a) {
 /* [lax._const(start_index, 0)] * ndim with start_index at axis: a numpy
    zero, which dynamic_slice's index handling folds as it does a Python 0 */
 static SrVal *start_list(SrInterp *I, SrVal *start, int nd, int64_t axis) {
-  (void)I;
   SrVal *items[SR_MAX_RANK];
-  for (int i = 0; i < nd; i++) items[i] = i == axis ? sr_ref(start) : sr_int(NULL, 0);
+  /* a Python int start: Python 0s; an array's: zeros of its dtype */
+  const SrType *st = start->kind == SR_V_INT || start->kind == SR_V_BOOL ? NULL : sr_value_type(I, start);
+  for (int i = 0; i < nd; i++) {
+    void *d = NULL;
+    items[i] = i == axis ? sr_ref(start)
+               : st && sr_dtype_is_int(st->dtype) ? sr_np_scalar_new(st->dtype, &d)
+                                                  : sr_int(NULL, 0);
+    if (d) memset(d, 0, sr_dtype_info(st->dtype)->size);
+  }
   return sr_tuple(NULL, nd, items);
 }
 

@@ -721,7 +721,7 @@ static SrVal *nd_method(SrInterp *I, SrArgs *a) {
 static const char *const methods[] = {
   "reshape", "sum", "max", "min", "mean", "prod", "astype", "transpose", "squeeze", "argmax",
   "argmin", "cumsum", "cumprod", "ravel", "flatten", "clip", "dot", "any", "all", "round", "conj", "var",
-  "std", "swapaxes", "repeat", "item", "tolist", "copy", "sort", "argsort", "nonzero", "fill", NULL,
+  "std", "swapaxes", "repeat", "item", "tolist", "copy", "sort", "argsort", "nonzero", "fill", "view", NULL,
 };
 
 static SrVal *nd_getattr(SrInterp *I, SrVal *self, const char *name) {
@@ -830,6 +830,39 @@ static SrVal *m_copy(SrInterp *I, SrArgs *a) {
   return r;
 }
 
+/* x.view(dtype): the same bytes read as dtype (a copy here: host arrays
+   share no memory); the last axis scales by the ratio of the sizes */
+static SrVal *m_view(SrInterp *I, SrArgs *a) {
+  SrVal *x = self_nd(I, a, "view");
+  if (!x) return NULL;
+  if (a->n != 2) return sr_raise(I, "TypeError", "view() takes exactly 1 argument (%d given)", a->n - 1);
+  Nd *n = x->obj.data;
+  int dt;
+  int saved = I->jax->explicit_x64;
+  I->jax->explicit_x64 = 2;
+  int rc = sr_dtype_arg(I, a->v[1], &dt, "view");
+  I->jax->explicit_x64 = saved;
+  if (rc < 0) return NULL;
+  int64_t shape[SR_MAX_RANK];
+  nd_shape(n, shape);
+  int nd = n->a->type->ndim;
+  size_t from = sr_dtype_info(n->a->type->dtype)->size, to = sr_dtype_info((SrDtype)dt)->size;
+  if (from != to) {
+    if (!nd) return sr_raise(I, "ValueError", "Changing the dtype of a 0d array is only supported if the itemsize is unchanged");
+    int64_t bytes = shape[nd - 1] * (int64_t)from;
+    if (bytes % (int64_t)to)
+      return sr_raise(I, "ValueError",
+                      "When changing to a larger dtype, its size must be a divisor of the total size in bytes of the "
+                      "last axis of the array.");
+    shape[nd - 1] = bytes / (int64_t)to;
+  }
+  void *d;
+  SrVal *r = sr_ndarray_new((SrDtype)dt, nd, shape, &d);
+  if (!r) return sr_raise(I, "MemoryError", "out of memory viewing an array");
+  memcpy(d, nd_data(n), sr_array_shard_bytes(n->a));
+  return r;
+}
+
 static SrVal *m_fill(SrInterp *I, SrArgs *a) {
   SrVal *x = self_nd(I, a, "fill");
   if (!x) return NULL;
@@ -918,6 +951,7 @@ void sr_np_host_init(void) {
   sr_def("numpy.ndarray.item", m_item, "x.item(): the one element as a Python scalar");
   sr_def("numpy.ndarray.copy numpy.copy", m_copy, "x.copy(): a new array with the same data");
   sr_def("numpy.ndarray.fill", m_fill, "x.fill(value): sets every element");
+  sr_def("numpy.ndarray.view", m_view, "x.view(dtype): the array's bytes read as dtype");
   static const struct {
     const char *name;
     SrDtype d;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec/prng.h"
 #include "core/jaxstate.h"
 #include "exec/kern.h"
 #include "exec/numfmt.h"
@@ -881,6 +882,10 @@ static SrVal *device_get_leaf(SrInterp *I, SrVal *v) {
     }
     return d;
   }
+  /* an extended dtype (a key array) stays a jax.Array: its data is what
+     goes to the host (api._device_get) */
+  const SrType *t = sr_array_of(v) ? sr_value_type(I, v) : NULL;
+  if (t && sr_prng_impl_of(t->dtype) >= 0) return sr_ref(v);
   return sr_array_of(v) ? sr_ndarray_from_jax(I, v, 0) : sr_ref(v);
 }
 

@@ -13,6 +13,7 @@
 #include "jax/jax.h"
 #include "jax/lax.h"
 #include "jax/misc16.h"
+#include "jax/nn.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -37,7 +38,15 @@ SrVal *sr_none_tuple(int n) {
   return t;
 }
 
-int sr_dtype_arg(SrInterp *I, SrVal *v, int *out, const char *what) {
+static int dtype_arg(SrInterp *I, SrVal *v, int *out, const char *what, int named);
+
+int sr_dtype_arg(SrInterp *I, SrVal *v, int *out, const char *what) { return dtype_arg(I, v, out, what, 1); }
+
+/* check_and_canonicalize_user_dtype(dtype) without a fun_name, as
+   jax.random's samplers call it: the x64 messages name no function */
+int sr_dtype_arg_unnamed(SrInterp *I, SrVal *v, int *out, const char *what) { return dtype_arg(I, v, out, what, 0); }
+
+static int dtype_arg(SrInterp *I, SrVal *v, int *out, const char *what, int named) {
   *out = -1;
   if (!v || v->kind == SR_V_NONE) return 0;
   if (v->kind == SR_V_DTYPE) *out = (int)v->dtype;
@@ -52,18 +61,18 @@ int sr_dtype_arg(SrInterp *I, SrVal *v, int *out, const char *what) {
     if (c != *out && !I->jax->enable_x64 && I->jax->explicit_x64 == 2) return 0; /* ALLOW: as requested */
     if (c != *out && !I->jax->enable_x64 && I->jax->explicit_x64 == 1) {
       sr_raise(I, "ValueError",
-               "Explicitly requested dtype %s requested in %s is not available. To enable more dtypes, set the "
+               "Explicitly requested dtype %s%s%s is not available. To enable more dtypes, set the "
                "jax_enable_x64 or allow_explicit_x64_dtypes configuration options.See "
                "https://github.com/jax-ml/jax#current-gotchas for more.",
-               sr_dtype_name((SrDtype)*out), what);
+               sr_dtype_name((SrDtype)*out), named ? " requested in " : "", named ? what : "");
       return -1;
     }
     if (c != *out && !I->jax->enable_x64) {
       sr_warn(I, "UserWarning",
-              "Explicitly requested dtype %s requested in %s is not available, and will be truncated to dtype %s. "
+              "Explicitly requested dtype %s%s%s is not available, and will be truncated to dtype %s. "
               "To enable more dtypes, set the jax_enable_x64 configuration option or the JAX_ENABLE_X64 shell "
               "environment variable. See https://github.com/jax-ml/jax#current-gotchas for more.",
-              sr_dtype_name((SrDtype)*out), what, sr_dtype_name((SrDtype)c));
+              sr_dtype_name((SrDtype)*out), named ? " requested in " : "", named ? what : "", sr_dtype_name((SrDtype)c));
       *out = c;
     }
     return 0;
@@ -308,6 +317,24 @@ int sr_jnp_promote(SrInterp *I, int n, SrVal **args, const char *fname) {
                fname ? fname : "a jax.numpy function");
       return -1;
     }
+  }
+  /* util.check_for_prngkeys: keys among operands of other dtypes */
+  int mixed = 0, key = 0;
+  for (int i = 0; i < n; i++) {
+    const SrType *t = sr_value_type(I, args[i]), *t0 = sr_value_type(I, args[0]);
+    if (t && t0 && t->dtype != t0->dtype) mixed = 1;
+    if (t && strncmp(sr_dtype_name(t->dtype), "key<", 4) == 0) key = 1;
+  }
+  if (mixed && key) {
+    SrBuf b = SR_BUF_INIT;
+    for (int i = 0; i < n; i++) {
+      const SrType *t = sr_value_type(I, args[i]);
+      sr_buf_printf(&b, i ? ", %s" : "%s", t ? sr_dtype_name(t->dtype) : "?");
+    }
+    for (int k = 0; k < n; k++) sr_unref(args[k]);
+    sr_raise(I, "TypeError", "%s does not accept dtypes %s.", fname ? fname : "a jax.numpy function", b.p);
+    sr_buf_free(&b);
+    return -1;
   }
   int weak;
   SrDtype dt = sr_jnp_result_dtype(I, n, args, &weak);
@@ -1761,8 +1788,11 @@ static SrVal *full_like(SrInterp *I, SrVal *x, SrVal *fill, int dt, SrVal *shape
     }
   }
   SrVal *f = arr(I, fill), *r = NULL;
-  SrVal *fc = f ? sr_lax_convert(I, f, d, weak, NULL) : NULL;
-  if (fc) r = sr_lax_full(I, shape, nd, fc, -1, sh);
+  /* a key dtype: lax.full's extended-dtype rule (prng.KeyTyRules.full)
+     takes the fill value as it is */
+  int key = strncmp(sr_dtype_name(d), "key<", 4) == 0;
+  SrVal *fc = f && !key ? sr_lax_convert(I, f, d, weak, NULL) : f ? sr_ref(f) : NULL;
+  if (fc) r = sr_lax_full(I, shape, nd, fc, key ? (int)d : -1, sh);
   /* full() with x's concrete sharding makes the array with that very
      sharding (make_array_from_callback), spec as x.sharding has it */
   SrArrayObj *xo = sr_array_of(x), *ro = sr_array_of(r);
@@ -2116,9 +2146,47 @@ static SrVal *jnp_linspace(SrInterp *I, SrArgs *a) {
  * stack, concatenate, where, clip, round, isclose, allclose
  * ====================================================================== */
 
+/* _concatenate_array: concatenate of one array (an ndarray or a
+   jax.Array rather than a list) along axis: a reshape of it, reading its
+   leading axis where axis + 1 is */
+static SrVal *concatenate_array(SrInterp *I, SrVal *arrays, SrVal *axisv, SrVal *dtype) {
+  int dt;
+  if (sr_dtype_arg(I, dtype, &dt, "concatenate") < 0) return NULL;
+  SrVal *x = sr_jnp_asarray(I, arrays, dt);
+  const SrType *t = x ? vtype(I, x) : NULL;
+  SrVal *r = NULL;
+  int64_t axis = 0;
+  if (!t) return NULL;
+  if (t->ndim == 0 || t->dims[0].size == 0) {
+    sr_raise(I, "ValueError", "Need at least one array to concatenate.");
+  } else if (axisv && axisv->kind == SR_V_NONE) {
+    int64_t n = sr_type_numel(t);
+    r = sr_lax_reshape(I, x, &n, 1, NULL);
+  } else if (t->ndim == 1) {
+    sr_raise(I, "ValueError", "Zero-dimensional arrays cannot be concatenated.");
+  } else if ((!axisv || sr_as_int(I, axisv, "axis", &axis) == 0) && sr_api_axis(I, axis, t->ndim - 1, &axis) == 0) {
+    int64_t shape[SR_MAX_RANK], dims[SR_MAX_RANK];
+    int nd = 0, k = 0;
+    for (int i = 1; i <= axis; i++) shape[nd++] = t->dims[i].size;
+    shape[nd++] = t->dims[0].size * t->dims[axis + 1].size;
+    for (int i = (int)axis + 2; i < t->ndim; i++) shape[nd++] = t->dims[i].size;
+    for (int i = 1; i <= axis; i++) dims[k++] = i;
+    dims[k++] = 0;
+    for (int i = (int)axis + 1; i < t->ndim; i++) dims[k++] = i;
+    SrNnScope s_ = {I, {0}, 0}, *s = &s_;
+    SrVal *v[3] = {x, sr_nn_keep(s, sr_int_tuple(shape, nd)), sr_nn_keep(s, sr_int_tuple(dims, k))};
+    r = sr_nn_done(s, sr_nn_call(s, "jax.lax.reshape", 3, v, 0, NULL, NULL));
+  }
+  sr_unref(x);
+  return r;
+}
+
+static int is_one_array(SrVal *v) { return !sr_is_seq(v) && sr_array_of(v) != NULL; }
+
 static SrVal *jnp_concatenate(SrInterp *I, SrArgs *a) {
   SrVal *p[3];
   if (sr_args_parse(I, a, "concatenate", "arrays, axis=, dtype=", p) < 0) return NULL;
+  if (is_one_array(p[0])) return concatenate_array(I, p[0], p[1], p[2]);
   if (!sr_is_seq(p[0])) return sr_raise(I, "TypeError", "concatenate: arrays must be a sequence of arrays");
   int n = p[0]->seq.n, dt;
   if (!n) return sr_raise(I, "ValueError", "Need at least one array to concatenate.");
@@ -2159,6 +2227,20 @@ static SrVal *jnp_concatenate(SrInterp *I, SrArgs *a) {
 static SrVal *jnp_stack(SrInterp *I, SrArgs *a) {
   SrVal *p[4];
   if (sr_args_parse(I, a, "stack", "arrays, axis=, out=, dtype=", p) < 0) return NULL;
+  if (is_one_array(p[0])) {
+    /* one array: concatenate(expand_dims(arrays, axis + 1), axis=axis) */
+    const SrType *t = vtype(I, p[0]);
+    int64_t axis = 0;
+    if (!t) return NULL;
+    if (t->ndim == 0 || t->dims[0].size == 0) return sr_raise(I, "ValueError", "Need at least one array to stack.");
+    if (p[2] && p[2]->kind != SR_V_NONE)
+      return sr_raise(I, "NotImplementedError", "The 'out' argument to jnp.stack is not supported.");
+    if ((p[1] && sr_as_int(I, p[1], "axis", &axis) < 0) || sr_api_axis(I, axis, t->ndim, &axis) < 0) return NULL;
+    SrNnScope s_ = {I, {0}, 0}, *s = &s_;
+    SrVal *e = sr_nn_call2(s, "jax.numpy.expand_dims", p[0], sr_nn_int(s, axis + 1));
+    SrVal *ax = sr_nn_keep(s, sr_int(NULL, axis));
+    return sr_nn_done(s, e ? concatenate_array(I, e, ax, p[3]) : NULL);
+  }
   if (!sr_is_seq(p[0])) return sr_raise(I, "TypeError", "stack: arrays must be a sequence of arrays");
   int n = p[0]->seq.n, dt;
   if (!n) return sr_raise(I, "ValueError", "Need at least one array to stack.");
@@ -2868,7 +2950,7 @@ static SrVal *jnp_getitem(SrInterp *I, SrArgs *a) {
       e.kind = IX_NONE;
     } else if (is_ellipsis(v)) {
       if (ell >= 0) {
-        sr_raise(I, "IndexError", "An index can only have a single ellipsis ('...')");
+        sr_raise(I, "IndexError", "an index can only have a single ellipsis ('...')");
         goto done;
       }
       e.kind = IX_ELLIPSIS;
@@ -2889,8 +2971,7 @@ static SrVal *jnp_getitem(SrInterp *I, SrArgs *a) {
     ix[n++] = e;
   }
   if (consumed > t->ndim) {
-    sr_raise(I, "IndexError", "Too many indices: %d-dimensional array indexed with %d regular indices.", t->ndim,
-             consumed);
+    sr_raise(I, "IndexError", "Too many indices: array is %d-dimensional, but %d were indexed", t->ndim, consumed);
     goto done;
   }
   /* expand the ellipsis (or append one at the end) into full slices */

@@ -890,7 +890,13 @@ static SrVal *jnp_dtype(SrInterp *I, SrArgs *a) {
   if (sr_args_parse(I, a, "dtype", "dtype, align=, copy=", p) < 0) return NULL;
   int dt;
   if (p[0]->kind == SR_V_NONE) return sr_dtype_val(NULL, default_float(I));
-  if (sr_dtype_arg(I, p[0], &dt, "dtype") < 0) return NULL;
+  /* jnp.dtype is numpy's: a 64-bit name stays 64-bit without x64 (it is
+     the jax function the dtype is given to that truncates it) */
+  int saved = I->jax->explicit_x64;
+  I->jax->explicit_x64 = 2;
+  int rc = sr_dtype_arg(I, p[0], &dt, "dtype");
+  I->jax->explicit_x64 = saved;
+  if (rc < 0) return NULL;
   return sr_dtype_val(NULL, (SrDtype)dt);
 }
 

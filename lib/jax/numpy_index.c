@@ -12,6 +12,7 @@
 #include "check/rule.h"
 #include "core/jaxstate.h"
 #include "exec/array.h"
+#include "exec/prng.h"
 #include "jax/array_methods.h"
 #include "jax/builtins_exec.h"
 #include "jax/jax.h"
@@ -695,6 +696,8 @@ static SrVal *fill_param(SrInterp *I, SrVal *fill, SrDtype dt) {
   }
   if (sr_dtype_is_inexact(dt)) return sr_float(NULL, NAN);
   if (dt == SR_BOOL) return sr_bool(1);
+  /* a key: every word of its data uint32's max */
+  if (sr_prng_impl_of(dt) >= 0) return sr_int(NULL, 4294967295);
   int bits = (int)sr_elem_size(dt) * 8;
   if (sr_dtype_kind(dt) == SR_DK_UINT) {
     if (bits >= 64) return sr_int(NULL, -1); /* no int64 holds uint64's max; its bits */

@@ -259,6 +259,12 @@ static SrVal *dtype_getattr(SrInterp *I, SrVal *self, const char *name) {
   (void)I;
   SrDtype d = self->dtype;
   int k = sr_dtype_kind(d);
+  if (sr_prng_impl_of(d) >= 0) {
+    /* prng.KeyTy: its name (key<fry>) and the bytes of one key's data */
+    if (!strcmp(name, "name")) return sr_str_cstr(NULL, sr_dtype_name(d));
+    if (!strcmp(name, "itemsize")) return sr_int(NULL, sr_dtype_info(d)->size);
+    return NULL;
+  }
   if (k == SR_DK_OTHER || k == SR_DK_FLOAT0) return NULL;
   if (!strcmp(name, "name")) return sr_str_cstr(NULL, sr_dtype_name(d));
   if (!strcmp(name, "itemsize")) return sr_int(NULL, sr_dtype_info(d)->size);
@@ -282,5 +288,5 @@ void sr_jnp_info_init(void) {
   sr_def("jax.numpy.finfo", bi_finfo,
          "finfo(dtype): machine limits of a float dtype (bits, eps, epsneg, max, min, tiny, smallest_normal, "
          "smallest_subnormal, resolution, precision, nmant, nexp, minexp, maxexp, machep, negep, dtype)");
-  sr_def("jax.numpy.iinfo", bi_iinfo, "iinfo(int_type): machine limits of an integer dtype (bits, min, max, dtype, kind)");
+  sr_def("jax.numpy.iinfo numpy.iinfo", bi_iinfo, "iinfo(int_type): machine limits of an integer dtype (bits, min, max, dtype, kind)");
 }

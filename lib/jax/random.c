@@ -40,6 +40,7 @@
 #include "core/jaxstate.h"
 #include "jax/numpy.h"
 #include "py/objects.h"
+#include "text/print_val.h"
 #include "core/trace.h"
 #include "util/intern.h"
 #include "util/mem.h"
@@ -50,7 +51,7 @@ static int is_key_dtype(SrDtype d) { return sr_prng_impl_of(d) >= 0; }
 /* Keys of rbg and unsafe_rbg bind their primitives even on concrete
    values: the direct functions below are threefry's. */
 int sr_random_traced(SrInterp *I, SrVal *v) {
-  if (I->trace) return 1;
+  if (I->trace || I->jax->default_prng != SR_PRNG_FRY) return 1;
   SrArrayObj *a = sr_array_of(v);
   if (!a) return 0;
   if (a->kind != SR_AV_CONCRETE && !a->has_value) return 1;
@@ -66,6 +67,69 @@ static SrVal *lit(SrDtype dt, double re, int64_t iv) { return sr_array_scalar(sr
 
 /* ---- keys ---- */
 
+int sr_legacy_prng_key_mode(SrInterp *I, SrVal *v) {
+  static const char *const modes[] = {"allow", "warn", "error"};
+  if (v->kind == SR_V_STR) {
+    for (int i = 0; i < 3; i++)
+      if (strcmp(v->str.s, modes[i]) == 0) return i;
+  }
+  SrBuf b = SR_BUF_INIT;
+  sr_to_repr(I, &b, v);
+  if (v->kind == SR_V_STR) sr_raise(I, "ValueError", "%s is not a valid LegacyPrngKeyState", b.p);
+  else
+    sr_raise(I, "TypeError",
+             "new enum value must be an instance of <enum 'LegacyPrngKeyState'>, got %s of type <class '%s'>.", b.p,
+             sr_val_kind_name(v));
+  sr_buf_free(&b);
+  return -1;
+}
+
+int sr_default_prng_impl_value(SrInterp *I, SrVal *v) {
+  /* config.py's enum_state, with JAX's list of names */
+  static const char *const vals[] = {"threefry2x32", "threefry4x32", "rbg", "unsafe_rbg", "philox2x32", "philox4x32"};
+  const char *s = v->kind == SR_V_STR ? v->str.s : NULL;
+  size_t i = 0;
+  while (s && i < sizeof vals / sizeof *vals && strcmp(s, vals[i])) i++;
+  if (!s || i == sizeof vals / sizeof *vals) {
+    SrBuf b = SR_BUF_INIT;
+    sr_val_str(&b, v);
+    sr_raise(I, "ValueError",
+             "new enum value must be in ['threefry2x32', 'threefry4x32', 'rbg', 'unsafe_rbg', 'philox2x32', "
+             "'philox4x32'], got %s of type <class '%s'>.",
+             b.p, sr_val_kind_name(v));
+    sr_buf_free(&b);
+    return -1;
+  }
+  int impl = sr_prng_impl_lookup(s);
+  if (impl < 0)
+    sr_raise(I, "NotImplementedError",
+             "the %s PRNG implementation is not supported yet (only threefry2x32, rbg and unsafe_rbg)", s);
+  return impl;
+}
+
+/* _check_prng_key on a legacy (raw uint32) key: jax_legacy_prng_key's
+   error or warning, jax_enable_custom_prng's warning; -1 when raised. */
+int sr_random_legacy_key_used(SrInterp *I) {
+  static const char msg[] = "Legacy uint32 key array passed as key to jax.random function. Please create keys using "
+                            "jax.random.key(). If use of a raw key array was intended, set jax_legacy_prng_key=\"allow\".";
+  if (I->jax->legacy_prng_key == 2) return sr_raise(I, "ValueError", "%s", msg), -1;
+  if (I->jax->legacy_prng_key == 1) sr_warn(I, "UserWarning", "%s", msg);
+  else if (I->jax->enable_custom_prng)
+    sr_warn(I, "FutureWarning",
+            "Raw arrays as random keys to jax.random functions are deprecated. Assuming valid threefry2x32 key for now.");
+  return I->exc ? -1 : 0;
+}
+
+/* random_seed's jnp.asarray(seed) += jax_random_seed_offset (steals s) */
+static SrVal *seed_offset(SrInterp *I, SrVal *s) {
+  if (!s || !I->jax->random_seed_offset) return s;
+  SrVal *o = sr_int(NULL, I->jax->random_seed_offset);
+  SrVal *r = sr_binop(I, SR_OP_ADD, s, o);
+  sr_unref(s);
+  sr_unref(o);
+  return r;
+}
+
 static SrVal *key_traced(SrInterp *I, SrVal *seed, int legacy, int impl) {
   const char *ctor = legacy ? "PRNGKey" : "key";
   SrVal *s;
@@ -77,6 +141,8 @@ static SrVal *key_traced(SrInterp *I, SrVal *seed, int legacy, int impl) {
     if (!s) return NULL;
   }
   const SrType *t = sr_value_type(I, s);
+  if (t && !t->ndim && strncmp(sr_dtype_name(t->dtype), "key<", 4) && !(s = seed_offset(I, s))) return NULL;
+  t = sr_value_type(I, s);
   if (t && strncmp(sr_dtype_name(t->dtype), "key<", 4) == 0) {
     sr_unref(s);
     return sr_raise(I, "TypeError", "%s accepts a scalar seed, but was given a PRNG key.", ctor);
@@ -111,8 +177,13 @@ static SrVal *typed_key(SrInterp *I, SrVal *key, const char *name, int allow_bat
   SrVal *r = NULL;
   if (t && is_key_dtype(t->dtype)) {
     r = sr_ref(k);
-  } else if (t && t->dtype == SR_U32 && t->ndim && t->dims[t->ndim - 1].size == 2) {
-    r = sr_bindv(I, SR_P_random_wrap, 1, &k, "impl", impl_word(SR_PRNG_FRY), NULL);
+  } else if (t && t->dtype == SR_U32 && t->ndim &&
+             t->dims[t->ndim - 1].size == (I->jax->default_prng == SR_PRNG_FRY ? 2 : 4)) {
+    r = sr_bindv(I, SR_P_random_wrap, 1, &k, "impl", impl_word(I->jax->default_prng), NULL);
+    if (r && sr_random_legacy_key_used(I) < 0) {
+      sr_unref(r);
+      r = NULL;
+    }
   } else if (t) {
     sr_raise(I, "TypeError",
              "JAX encountered invalid PRNG key data: expected key_data.dtype = uint32 and a trailing dimension of 2; "
@@ -157,7 +228,7 @@ static int given(const SrVal *v) { return v && v->kind != SR_V_NONE; }
 /* resolve_prng_impl(spec): the implementation (SR_PRNG_FRY for None) a
    name or a key dtype names, -1 with JAX's error raised. */
 static int resolve_impl(SrInterp *I, SrVal *spec) {
-  if (!given(spec)) return SR_PRNG_FRY;
+  if (!given(spec)) return I->jax->default_prng;
   if (spec->kind == SR_V_DTYPE && is_key_dtype(spec->dtype)) return sr_prng_impl_of(spec->dtype);
   if (spec->kind == SR_V_STR) {
     for (size_t i = 0; i < sizeof prng_names / sizeof *prng_names; i++) {
@@ -527,13 +598,38 @@ static SrVal *bi_rng_bit_generator(SrInterp *I, SrArgs *a) {
 static SrVal *bi_threefry_2x32(SrInterp *I, SrArgs *a) {
   SrVal *p[2];
   if (sr_args_parse(I, a, "threefry_2x32", "keypair, count", p) < 0) return NULL;
-  SrVal *kp = sr_jnp_asarray(I, p[0], -1), *c = kp ? sr_jnp_asarray(I, p[1], -1) : NULL;
-  const SrType *kt = kp ? sr_value_type(I, kp) : NULL, *ct = c ? sr_value_type(I, c) : NULL;
+  SrVal *kp = NULL, *c = NULL;
   SrVal *r = NULL, *k1 = NULL, *k2 = NULL, *flat = NULL, *h0 = NULL, *h1 = NULL, *ys = NULL;
+  /* key1, key2 = keypair: a pair of scalars, or a uint32[2] */
+  if ((p[0]->kind == SR_V_TUPLE || p[0]->kind == SR_V_LIST) && p[0]->seq.n == 2) {
+    SrVal *e[2] = {sr_jnp_asarray(I, p[0]->seq.items[0], -1), NULL};
+    if (e[0]) e[1] = sr_jnp_asarray(I, p[0]->seq.items[1], -1);
+    const SrType *t0 = e[0] ? sr_value_type(I, e[0]) : NULL, *t1 = e[1] ? sr_value_type(I, e[1]) : NULL;
+    c = t0 && t1 ? sr_jnp_asarray(I, p[1], -1) : NULL;
+    const SrType *ct0 = c ? sr_value_type(I, c) : NULL;
+    if (ct0 && (t0->dtype != SR_U32 || t1->dtype != SR_U32 || ct0->dtype != SR_U32)) {
+      sr_raise(I, "TypeError", "threefry_2x32 requires uint32 arguments, got [dtype('%s'), dtype('%s'), dtype('%s')]",
+               sr_dtype_name(t0->dtype), sr_dtype_name(t1->dtype), sr_dtype_name(ct0->dtype));
+    } else if (ct0) {
+      int64_t one = 1;
+      SrVal *r0 = sr_lax_reshape(I, e[0], &one, 1, NULL), *r1 = r0 ? sr_lax_reshape(I, e[1], &one, 1, NULL) : NULL;
+      SrVal *parts[2] = {r0, r1};
+      if (r1) kp = sr_lax_concatenate(I, 2, parts, 0);
+      sr_unref(r0);
+      sr_unref(r1);
+    }
+    sr_unref(e[0]);
+    sr_unref(e[1]);
+    if (!kp) goto done;
+  } else {
+    kp = sr_jnp_asarray(I, p[0], -1);
+    c = kp ? sr_jnp_asarray(I, p[1], -1) : NULL;
+  }
+  const SrType *kt = kp ? sr_value_type(I, kp) : NULL, *ct = c ? sr_value_type(I, c) : NULL;
   if (!kt || !ct) goto done;
   if (kt->dtype != SR_U32 || ct->dtype != SR_U32 || kt->ndim != 1 || kt->dims[0].size != 2) {
-    sr_raise(I, "TypeError", "threefry_2x32 requires uint32 arguments, got [dtype('%s'), dtype('%s')]",
-             sr_dtype_name(kt->dtype), sr_dtype_name(ct->dtype));
+    sr_raise(I, "TypeError", "threefry_2x32 requires uint32 arguments, got [dtype('%s'), dtype('%s'), dtype('%s')]",
+             sr_dtype_name(kt->dtype), sr_dtype_name(kt->dtype), sr_dtype_name(ct->dtype));
     goto done;
   }
   int64_t n = sr_type_numel(ct), z = 0, one = 1, two = 2, half = (n + 1) / 2;
@@ -591,7 +687,9 @@ done:
 
 /* ---- jax.random on concrete keys ---- */
 
-static unsigned prng_flags(SrInterp *I) { return I->jax->enable_x64 ? SR_PRNG_X64 : 0; }
+static unsigned prng_flags(SrInterp *I) {
+  return (I->jax->enable_x64 ? SR_PRNG_X64 : 0) | (I->jax->threefry_original ? SR_PRNG_ORIGINAL : 0);
+}
 
 /* The key words of a key array (typed key<fry>[...] or legacy uint32[..., 2]). */
 static uint32_t *key_words(SrInterp *I, SrVal *k, int *legacy, const SrType **kt, int64_t *nkeys) {
@@ -605,6 +703,10 @@ static uint32_t *key_words(SrInterp *I, SrVal *k, int *legacy, const SrType **kt
   if (*legacy && (a->type->dtype != SR_U32 || !a->type->ndim || a->type->dims[a->type->ndim - 1].size != 2)) {
     sr_array_unref(a);
     sr_raise(I, "TypeError", "JAX encountered invalid PRNG key data: expected key_data.dtype = uint32 and a trailing dimension of 2");
+    return NULL;
+  }
+  if (*legacy && sr_random_legacy_key_used(I) < 0) {
+    sr_array_unref(a);
     return NULL;
   }
   uint32_t *h = sr_concrete_host_data(I, a);
@@ -653,9 +755,15 @@ static SrVal *random_key(SrInterp *I, SrArgs *a, int legacy) {
     return NULL;
   int impl = impl_or_dtype(I, p[1], p[2], "jax.random.key");
   if (impl < 0) return NULL;
-  if (impl != SR_PRNG_FRY || sr_random_traced(I, p[0])) return key_traced(I, p[0], legacy, impl);
+  /* jax_enable_custom_prng: PRNGKey's key stays typed (_return_prng_keys) */
+  if (I->jax->enable_custom_prng) legacy = 0;
+  /* anything but an integer scalar seed: random_seed's checks and errors */
+  const SrType *st = p[0]->kind == SR_V_INT || p[0]->kind == SR_V_BOOL ? NULL : sr_value_type(I, p[0]);
+  int odd = st && (st->ndim || !sr_dtype_is_int(st->dtype));
+  if (impl != SR_PRNG_FRY || odd || sr_random_traced(I, p[0])) return key_traced(I, p[0], legacy, impl);
   int64_t seed;
   if (seed_of(I, p[0], &seed) < 0) return NULL;
+  seed += I->jax->random_seed_offset;
   uint32_t k[2];
   sr_prng_key_ex(seed, prng_flags(I), k);
   return key_array(I, legacy, 0, NULL, k);
@@ -666,7 +774,7 @@ static SrVal *bi_prngkey(SrInterp *I, SrArgs *a) { return random_key(I, a, 1); }
 
 /* _return_prng_keys: a legacy key in, its key data out. */
 static SrVal *return_keys(SrInterp *I, int wrapped, SrVal *k) {
-  if (!k || !wrapped) return k;
+  if (!k || !wrapped || I->jax->enable_custom_prng) return k;
   SrVal *d = sr_bind(I, SR_P_random_unwrap, 1, &k, 0, NULL);
   sr_unref(k);
   return d;
@@ -770,7 +878,7 @@ static SrVal *bi_split(SrInterp *I, SrArgs *a) {
                     (long long)nbytes);
   }
   sr_prng_split_ex(k, num, prng_flags(I), out);
-  SrVal *r = key_array(I, legacy, nd, shape, out);
+  SrVal *r = key_array(I, legacy && !I->jax->enable_custom_prng, nd, shape, out);
   free(k);
   free(out);
   return r;
@@ -790,7 +898,7 @@ static SrVal *bi_fold_in(SrInterp *I, SrArgs *a) {
   uint32_t out[2];
   sr_prng_fold_in(k, (uint32_t)data, out);
   free(k);
-  return key_array(I, legacy, 0, NULL, out);
+  return key_array(I, legacy && !I->jax->enable_custom_prng, 0, NULL, out);
 }
 
 static SrVal *bi_key_data(SrInterp *I, SrArgs *a) {
@@ -849,7 +957,7 @@ static SrVal *random_values(SrInterp *I, SrArgs *a, int kind) {
   r.nd = 0;
   if (p[1] && p[1]->kind != SR_V_NONE && sr_shape_arg(I, p[1], r.shape, &r.nd, "shape") < 0) return NULL;
   int dt;
-  if (sr_dtype_arg(I, p[2], &dt, kind == 0 ? "normal" : kind == 1 ? "uniform" : "bits") < 0) return NULL;
+  if (sr_dtype_arg_unnamed(I, p[2], &dt, kind == 0 ? "normal" : kind == 1 ? "uniform" : "bits") < 0) return NULL;
   if (dt >= 0) r.dt = (SrDtype)dt;
   if (kind == 2 && r.dt != SR_U8 && r.dt != SR_U16 && r.dt != SR_U32 && r.dt != SR_U64)
     return sr_raise(I, "ValueError", "dtype argument to `bits` must be an unsigned int dtype, got %s", sr_dtype_name(r.dt));
@@ -982,7 +1090,7 @@ static SrVal *dist(SrInterp *I, SrArgs *a, int kind) {
   d->s.dt = I->jax->enable_x64 ? SR_F64 : SR_F32;
   int dt;
   if ((p[1] && p[1]->kind != SR_V_NONE && sr_shape_arg(I, p[1], d->s.shape, &d->s.nd, "shape") < 0) ||
-      sr_dtype_arg(I, p[2], &dt, name) < 0) {
+      sr_dtype_arg_unnamed(I, p[2], &dt, name) < 0) {
     free(d);
     return NULL;
   }

@@ -24,6 +24,16 @@ SrVal *sr_random_sample_traced(SrInterp *I, int kind, SrVal *key, const int64_t 
 SrVal *sr_random_maybe_auto_axes(SrInterp *I, SrVal *fn, SrVal *out_sharding, const char *api, int n,
                                  SrVal **args);
 void sr_random_api_init(void);
+/* jax_legacy_prng_key's value: 0 allow, 1 warn, 2 error; -1 with JAX's
+   error raised. */
+int sr_legacy_prng_key_mode(SrInterp *I, SrVal *v);
+/* jax_default_prng_impl's value: an SR_PRNG_*; -1 with JAX's error
+   raised (or NotImplementedError for JAX's implementations shardrepl
+   lacks). */
+int sr_default_prng_impl_value(SrInterp *I, SrVal *v);
+/* _check_prng_key on a raw uint32 key: jax_legacy_prng_key's error or
+   warning (jax_enable_custom_prng's warning); -1 when raised. */
+int sr_random_legacy_key_used(SrInterp *I);
 void sr_random_more_init(void); /* random_more.c */
 /* _check_prng_key(name, key): a typed key (raw key data wrapped); a new
    reference, or NULL with an exception raised (random_more.c). */

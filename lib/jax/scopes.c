@@ -13,6 +13,7 @@
 #include "jax/api.h"
 #include "jax/jax.h"
 #include "jax/layout.h"
+#include "jax/random.h"
 #include "text/print_val.h"
 #include "py/objects.h"
 #include "util/intern.h"
@@ -208,12 +209,12 @@ static SrVal *config_noop(SrInterp *I, SrArgs *a, const char *fn) {
   SrVal *p[1];
   if (sr_args_parse(I, a, fn, "new_val", p) < 0) return NULL;
   if (strcmp(fn, "legacy_prng_key") == 0) {
-    const char *v = p[0]->kind == SR_V_STR ? p[0]->str.s : NULL;
-    if (!v || (strcmp(v, "allow") && strcmp(v, "warn") && strcmp(v, "error")))
-      return sr_raise(I, "ValueError", "Invalid value \"%s\" for JAX flag jax_legacy_prng_key",
-                      v ? v : "?");
-    if (strcmp(v, "allow"))
-      return sr_raise(I, "NotImplementedError", "legacy_prng_key('%s'): shardrepl allows legacy keys only", v);
+    int m = sr_legacy_prng_key_mode(I, p[0]);
+    if (m < 0) return NULL;
+    Scope *s = sr_xcalloc(1, sizeof *s);
+    s->flag = &I->jax->legacy_prng_key;
+    s->disable = m;
+    return sr_obj(&scope_class, s);
   } else if (strcmp(fn, "debug_key_reuse") == 0 && sr_val_truthy(p[0])) {
     return sr_raise(I, "NotImplementedError", "debug_key_reuse(True): shardrepl does not check key reuse");
   }
@@ -240,6 +241,43 @@ static SrVal *flag_scope(SrInterp *I, SrArgs *a, const char *name, int *flag) {
 static SrVal *jax_no_tracing(SrInterp *I, SrArgs *a) { return flag_scope(I, a, "no_tracing", &I->jax->no_tracing); }
 static SrVal *jax_no_execution(SrInterp *I, SrArgs *a) {
   return flag_scope(I, a, "no_execution", &I->jax->no_execution);
+}
+
+/* jax.default_prng_impl(name), jax.enable_custom_prng(new_val=True),
+   jax.threefry_partitionable(new_val=True), config.random_seed_offset(n):
+   the jax.random options as context managers */
+static SrVal *jax_default_prng_impl(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "default_prng_impl", "new_val", p) < 0) return NULL;
+  int impl = sr_default_prng_impl_value(I, p[0]);
+  if (impl < 0) return NULL;
+  Scope *s = sr_xcalloc(1, sizeof *s);
+  s->flag = &I->jax->default_prng;
+  s->disable = impl;
+  return sr_obj(&scope_class, s);
+}
+
+static SrVal *jax_enable_custom_prng(SrInterp *I, SrArgs *a) {
+  return flag_scope(I, a, "enable_custom_prng", &I->jax->enable_custom_prng);
+}
+
+static SrVal *jax_threefry_partitionable(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "threefry_partitionable", "new_val=", p) < 0) return NULL;
+  Scope *s = sr_xcalloc(1, sizeof *s);
+  s->flag = &I->jax->threefry_original;
+  s->disable = p[0] && !sr_val_truthy(p[0]);
+  return sr_obj(&scope_class, s);
+}
+
+static SrVal *jax_random_seed_offset(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  int64_t n;
+  if (sr_args_parse(I, a, "random_seed_offset", "new_val", p) < 0 || sr_as_int(I, p[0], "new_val", &n) < 0) return NULL;
+  Scope *s = sr_xcalloc(1, sizeof *s);
+  s->flag = &I->jax->random_seed_offset;
+  s->disable = (int)n;
+  return sr_obj(&scope_class, s);
 }
 
 /* jax.default_device(device): jax_default_device as a context manager;
@@ -376,8 +414,21 @@ void sr_scopes_init(void) {
          "no_execution(new_val=True): a context manager (or decorator) in which running a jit call raises");
   sr_def("jax.named_call", jax_named_call,
          "named_call(fun, *, name=None): fun, its equations bound under the name scope name (fun.__name__ by default)");
-  sr_def("jax.legacy_prng_key", config_legacy_prng_key,
-         "legacy_prng_key('allow'): a context manager (or decorator) in which legacy uint32 keys are allowed");
+  sr_def("jax.legacy_prng_key jax._src.config.legacy_prng_key", config_legacy_prng_key,
+         "legacy_prng_key(new_val): a context manager (or decorator) in which jax.random's legacy uint32 keys are "
+         "'allow'ed, 'warn' or are an 'error'");
+  sr_def("jax.default_prng_impl jax._src.config.default_prng_impl", jax_default_prng_impl,
+         "default_prng_impl(name): a context manager (or decorator) in which jax.random.key and PRNGKey make keys of "
+         "that implementation ('threefry2x32', 'rbg', 'unsafe_rbg')");
+  sr_def("jax.enable_custom_prng jax._src.config.enable_custom_prng", jax_enable_custom_prng,
+         "enable_custom_prng(new_val=True): a context manager (or decorator) in which jax.random returns typed keys "
+         "for raw ones (and warns that raw keys are deprecated)");
+  sr_def("jax.threefry_partitionable jax._src.config.threefry_partitionable", jax_threefry_partitionable,
+         "threefry_partitionable(new_val=True): a context manager (or decorator); with False, threefry2x32 draws the "
+         "bits of JAX before 0.5 (jax_threefry_partitionable=False)");
+  sr_def("jax._src.config.random_seed_offset", jax_random_seed_offset,
+         "random_seed_offset(n): a context manager (or decorator) in which n is added to every seed of "
+         "jax.random.key / PRNGKey");
   sr_def("jax.debug_key_reuse", config_debug_key_reuse,
          "debug_key_reuse(False): a context manager (or decorator) in which key reuse is not checked");
   sr_def("jax._src.config.auto_pcast", config_auto_pcast,

@@ -84,7 +84,8 @@ static void like(SrTypeBuilder *b, const SrType *x, SrDtype dt) {
  * move no bytes. */
 
 static unsigned prng_flags(const SrEvalCtx *cx) {
-  return cx->I && cx->I->jax && cx->I->jax->enable_x64 ? SR_PRNG_X64 : 0;
+  if (!cx->I || !cx->I->jax) return 0;
+  return (cx->I->jax->enable_x64 ? SR_PRNG_X64 : 0) | (cx->I->jax->threefry_original ? SR_PRNG_ORIGINAL : 0);
 }
 
 /* a on mesh m laid out as want (a rank-0 meshless operand stays so). */
@@ -974,16 +975,36 @@ typedef struct GammaArg {
   SrDtype dt;
   int log_space;
   unsigned flags;
+  int impl; /* SR_PRNG_FRY or SR_PRNG_RBG */
 } GammaArg;
 
-/* A scalar normal or uniform draw of dtype dt, as a double. */
-static double draw(const uint32_t key[2], SrDtype dt, unsigned flags, int normal) {
+/* A scalar normal or uniform draw of dtype dt, as a double: threefry's,
+   or the float ops on rbg's RngBitGenerator bits of shape (). */
+static double draw(int impl, const uint32_t *key, SrDtype dt, unsigned flags, int normal) {
   float f;
   double d;
+  SrDtype ft = dt == SR_F64 ? SR_F64 : SR_F32;
   void *o = dt == SR_F64 ? (void *)&d : (void *)&f;
-  if (normal) sr_prng_normal_ex(key, dt == SR_F64 ? SR_F64 : SR_F32, 0, NULL, flags, o);
-  else sr_prng_uniform_ex(key, dt == SR_F64 ? SR_F64 : SR_F32, 0, NULL, 0.0, 1.0, flags, o);
+  if (impl == SR_PRNG_FRY) {
+    if (normal) sr_prng_normal_ex(key, ft, 0, NULL, flags, o);
+    else sr_prng_uniform_ex(key, ft, 0, NULL, 0.0, 1.0, flags, o);
+  } else {
+    uint64_t st[2], bits = 0;
+    sr_rbg_state_of_words(key, st);
+    sr_rbg_bits_block(st, SR_RBG_PHILOX, sr_prng_rng_width(ft), 0, NULL, NULL, NULL, &bits);
+    if (normal) sr_prng_normal_of_bits(ft, &bits, 1, flags, o);
+    else sr_prng_uniform_of_bits(ft, &bits, 1, 0.0, 1.0, flags, o);
+  }
   return dt == SR_F64 ? d : f;
+}
+
+/* split(key, num) of threefry (2 words a key) or rbg (4) */
+static int split_k(int impl, const uint32_t *key, int64_t num, unsigned flags, uint32_t *out) {
+  if (impl == SR_PRNG_FRY) {
+    sr_prng_split_ex(key, num, flags, out);
+    return 0;
+  }
+  return sr_prng_rbg_split(key, num, flags, out);
 }
 
 /* _gamma_one(key, alpha, log_space) of random/core.py: Marsaglia and
@@ -991,20 +1012,22 @@ static double draw(const uint32_t key[2], SrDtype dt, unsigned flags, int normal
    in the precision of dt (R rounds each step to float32 for f32; half
    types are computed in float32). */
 #define R(x) (f64 ? (double)(x) : (double)(float)(x))
-static double gamma_one(const uint32_t key0[2], double alpha, const GammaArg *g) {
+static double gamma_one(const uint32_t *key0, double alpha, const GammaArg *g) {
   int f64 = g->dt == SR_F64;
   unsigned fl = g->flags;
   SrDtype dt = g->dt;
+  int impl = g->impl;
+  size_t kw = impl == SR_PRNG_FRY ? 2 : 4, kb = kw * sizeof(uint32_t);
   double third = R(1.0 / 3.0), squeeze = R(0.0331);
   int boost_mask = alpha >= 1.0;
   double alpha_orig = alpha;
   alpha = boost_mask ? alpha : R(alpha + 1.0);
   double d = R(alpha - third);
   double c = R(third / R(f64 ? sqrt(d) : sqrtf((float)d)));
-  uint32_t ks[6], key[2], subkey[2];
-  sr_prng_split_ex(key0, 2, fl, ks);
-  memcpy(key, ks, sizeof key);
-  memcpy(subkey, ks + 2, sizeof subkey);
+  uint32_t ks[12], key[4], subkey[4];
+  split_k(impl, key0, 2, fl, ks);
+  memcpy(key, ks, kb);
+  memcpy(subkey, ks + kw, kb);
   double X = 0, V = 1, U = 2;
   for (;;) {
     /* _cond_fn: keep going while U >= 1 - 0.0331 X^2 and
@@ -1012,30 +1035,32 @@ static double gamma_one(const uint32_t key0[2], double alpha, const GammaArg *g)
     double lu = f64 ? log(U) : logf((float)U), lv = f64 ? log(V) : logf((float)V);
     int again = U >= R(1.0 - R(squeeze * R(X * X))) && lu >= R(R(X * 0.5) + R(d * R(R(1.0 - V) + lv)));
     if (!again) break;
-    sr_prng_split_ex(key, 3, fl, ks);
-    memcpy(key, ks, sizeof key);
-    uint32_t xkey[2] = {ks[2], ks[3]}, ukey[2] = {ks[4], ks[5]};
+    split_k(impl, key, 3, fl, ks);
+    memcpy(key, ks, kb);
+    uint32_t xkey[4], ukey[4];
+    memcpy(xkey, ks + kw, kb);
+    memcpy(ukey, ks + 2 * kw, kb);
     double x = 0, v = -1;
     while (v <= 0) {
-      uint32_t kk[4];
-      sr_prng_split_ex(xkey, 2, fl, kk);
-      memcpy(xkey, kk, sizeof xkey);
-      x = draw(kk + 2, dt, fl, 1);
+      uint32_t kk[8];
+      split_k(impl, xkey, 2, fl, kk);
+      memcpy(xkey, kk, kb);
+      x = draw(impl, kk + kw, dt, fl, 1);
       v = R(1.0 + R(x * c));
     }
     X = R(x * x);
     V = R(R(v * v) * v);
-    U = draw(ukey, dt, fl, 0);
+    U = draw(impl, ukey, dt, fl, 0);
   }
   if (g->log_space) {
     /* log_samples = -exponential(subkey) = log1p(-uniform(subkey)) */
-    double u = draw(subkey, dt, fl, 0);
+    double u = draw(impl, subkey, dt, fl, 0);
     double ls = f64 ? log1p(-u) : sr_prng_log1p_f32((float)-u);
     double lb = boost_mask || ls == 0 ? 0 : R(ls * R(1.0 / alpha_orig));
     double ld = f64 ? log(d) : logf((float)d), lV = f64 ? log(V) : logf((float)V);
     return R(R(ld + lV) + lb);
   }
-  double samples = R(1.0 - draw(subkey, dt, fl, 0));
+  double samples = R(1.0 - draw(impl, subkey, dt, fl, 0));
   double boost = boost_mask ? 1.0 : f64 ? pow(samples, 1.0 / alpha_orig) : powf((float)samples, (float)(1.0 / alpha_orig));
   return R(R(d * V) * boost);
 }
@@ -1051,8 +1076,9 @@ static int gamma_fn(SrShardIO *io) {
   int64_t num = 1;
   for (int d = g->nk; d < g->nd; d++) num *= g->shape[d];
   uint32_t *all = NULL;
-  if (g->flags & SR_PRNG_ORIGINAL) {
-    all = sr_try_malloc((size_t)(num ? num : 1) * 8);
+  size_t kw = g->impl == SR_PRNG_FRY ? 2 : 4;
+  if ((g->flags & SR_PRNG_ORIGINAL) || g->impl != SR_PRNG_FRY) {
+    all = sr_try_malloc((size_t)(num ? num : 1) * kw * 4);
     if (!all) return sr_ev_err(io->cx, "JaxRuntimeError", "RESOURCE_EXHAUSTED: Out of memory in random_gamma");
   }
   int64_t last_key = -1;
@@ -1071,11 +1097,14 @@ static int gamma_fn(SrShardIO *io) {
         kstride *= count[d];
       }
     }
-    uint32_t sub[2];
+    uint32_t sub[4];
     if (all) {
-      if (kidx != last_key) sr_prng_split_ex(keys + 2 * kidx, num, g->flags, all);
+      if (kidx != last_key && split_k(g->impl, keys + kw * kidx, num, g->flags, all) < 0) {
+        free(all);
+        return sr_ev_err(io->cx, "JaxRuntimeError", "RESOURCE_EXHAUSTED: Out of memory in random_gamma");
+      }
       last_key = kidx;
-      sub[0] = all[2 * q], sub[1] = all[2 * q + 1];
+      memcpy(sub, all + kw * q, kw * 4);
     } else {
       sr_prng_fold_in(keys + 2 * kidx, (uint32_t)q, sub);
     }
@@ -1090,8 +1119,9 @@ static int ev_random_gamma(SrEvalCtx *cx, const SrEvalEqn *e) {
   const SrType *t = e->out_type[0];
   const SrMesh *m = sr_ev_mesh_for(cx, e, t);
   const SrType *l = sr_ev_out_layout(cx, e, 0, m);
-  if (impl_of(e->in[0]->type->dtype) != SR_PRNG_FRY)
-    return sr_ev_err(cx, "NotImplementedError", "random_gamma of %s keys is not supported yet (only threefry2x32)",
+  if (impl_of(e->in[0]->type->dtype) == SR_PRNG_URBG)
+    return sr_ev_err(cx, "NotImplementedError",
+                     "random_gamma of %s keys is not supported yet (only threefry2x32 and rbg)",
                      sr_prng_impl_name(impl_of(e->in[0]->type->dtype)));
   GammaArg g;
   memset(&g, 0, sizeof g);
@@ -1102,6 +1132,7 @@ static int ev_random_gamma(SrEvalCtx *cx, const SrEvalEqn *e) {
   for (int i = 0; i < g.nd; i++) g.shape[i] = t->dims[i].size;
   g.dt = t->dtype;
   g.flags = prng_flags(cx);
+  g.impl = impl_of(e->in[0]->type->dtype);
   /* the keys laid out as the result's leading dims, a as the result */
   const SrType *kl = l;
   for (int i = g.nk; i < g.nd; i++) kl = with_trailing(kl, -1, e->in[0]->type->dtype);

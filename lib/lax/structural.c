@@ -16,6 +16,7 @@
 #include "ad/ad_rules.h"
 #include "ad/batch.h"
 #include "exec/eval.h"
+#include "exec/prng.h"
 #include "exec/ew_pieces.h"
 #include "exec/kern.h"
 #include "check/rule.h"
@@ -2972,6 +2973,12 @@ static void gather_fill_value(const SrVal *v, SrDtype dt, unsigned char *out) {
     int neg = v->str.s[0] == '-';
     f = memcmp(v->str.s + neg, "nan", 3) == 0 ? NAN : neg ? -INFINITY : INFINITY;
     have = 1;
+  }
+  if (sr_prng_impl_of(dt) >= 0) {
+    /* a key: each uint32 word of its data (uint32's max by default) */
+    uint32_t w = have ? (uint32_t)i : UINT32_MAX;
+    for (size_t k = 0; k + 4 <= sr_elem_size(dt) && k + 4 <= 16; k += 4) memcpy(out + k, &w, 4);
+    return;
   }
   if (!have) {
     if (sr_dtype_in(dt, SR_DC_FLOAT) || sr_dtype_in(dt, SR_DC_COMPLEX)) f = NAN;

@@ -1428,9 +1428,17 @@ SrVal *sr_getattr(SrInterp *I, SrVal *obj, const char *name) {
   if (obj->kind == SR_V_COMPLEX && strcmp(name, "imag") == 0) return sr_float(NULL, obj->c.im);
   r = sr_generic_getattr(I, obj, name);
   if (r || I->exc) return r;
-  if (sr_is_obj(obj, &sr_module_class))
+  if (sr_is_obj(obj, &sr_module_class)) {
+    /* a name the module removed after deprecating it (deprecations.py's
+       deprecation_getattr with no function): its message, registered as
+       the string MODULE.__removed__.NAME */
+    char q[512];
+    snprintf(q, sizeof q, "%s.__removed__.%s", (const char *)obj->obj.data, name);
+    SrVal *msg = sr_lookup_qualname(q);
+    if (msg && msg->kind == SR_V_STR) return sr_raise(I, "AttributeError", "%s", msg->str.s);
     return sr_raise(I, "AttributeError", "module '%s' has no attribute '%s'",
                     (const char *)obj->obj.data, name);
+  }
   return sr_raise(I, "AttributeError", "'%s' object has no attribute '%s'", sr_val_kind_name(obj), name);
 }
 
