@@ -923,8 +923,9 @@ static int arg_sig(SrInterp *I, SrVal *v, SrBuf *b) {
 static char *jit_sig(SrInterp *I, SrArgs *a) {
   SrBuf b = SR_BUF_INIT;
   const SrJaxState *s = I->jax;
-  sr_buf_printf(&b, "%p %p %d %d %d %d %d %s|", (const void *)s->mesh, (const void *)sr_jax_abstract_mesh(s),
+  sr_buf_printf(&b, "%p %p %d %d %d %d %d %d %d %s|", (const void *)s->mesh, (const void *)sr_jax_abstract_mesh(s),
                 s->enable_x64, s->check_vma, sr_type_remove_size_one(), s->no_f16_reductions, s->rank_promotion,
+                s->strict_promotion, s->explicit_x64,
                 sr_jax_matmul_precision(s) ? sr_jax_matmul_precision(s) : "-");
   /* the named axes of the vmaps around (the trace's axis env: a body may
      ask lax.axis_size) */

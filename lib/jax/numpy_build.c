@@ -120,77 +120,123 @@ static SrVal *jnp_issubdtype(SrInterp *I, SrArgs *a) {
  * result_type, promote_types, can_cast, isscalar, iterable
  * ====================================================================== */
 
-/* A dtype as a zero-d abstract value of that dtype, strong. */
-static SrVal *dtype_operand(SrDtype d) { return sr_array_abstract(sr_type_scalar(d)); }
-
 static int is_value(SrVal *v) {
   return v->kind == SR_V_INT || v->kind == SR_V_FLOAT || v->kind == SR_V_BOOL || v->kind == SR_V_COMPLEX ||
          sr_array_of(v) || sr_is_ndarray(v);
 }
 
-/* jnp.result_type(*args): dtypes.result_type, canonicalized (weak types
-   give their default dtype) */
-static SrVal *jnp_result_type(SrInterp *I, SrArgs *a) {
-  if (a->n == 0) return sr_raise(I, "ValueError", "at least one array or dtype is required");
-  SrVal **ops = sr_xcalloc((size_t)a->n, sizeof *ops);
-  for (int i = 0; i < a->n; i++) {
-    int dt = -1;
-    if (is_value(a->v[i])) {
-      ops[i] = sr_ref(a->v[i]);
-      continue;
-    }
-    /* dtypes.dtype: an object of a class of ours with a dtype attribute
-       (a __jax_array__ duck array) has that dtype, strong */
-    if (sr_class_of(a->v[i])) {
-      SrVal *dv = sr_getattr(I, a->v[i], "dtype");
-      if (!dv) sr_exc_clear(I);
-      else if (dv->kind == SR_V_DTYPE) {
-        ops[i] = dtype_operand(dv->dtype);
-        sr_unref(dv);
-        continue;
-      }
-      sr_unref(dv);
-    }
-    if (sr_dtype_arg(I, a->v[i], &dt, "result_type") < 0 || dt < 0) {
-      if (dt < 0 && !I->exc) sr_raise(I, "TypeError", "data type None not understood");
-      for (int k = 0; k < i; k++) sr_unref(ops[k]);
-      free(ops);
-      return NULL;
-    }
-    ops[i] = dtype_operand((SrDtype)dt);
-  }
-  int weak;
-  SrDtype d = sr_jnp_result_dtype(I, a->n, ops, &weak);
-  for (int i = 0; i < a->n; i++) sr_unref(ops[i]);
-  free(ops);
-  if (weak) {
-    int k = sr_dtype_kind(d);
-    d = k == SR_DK_INT ? default_int(I) : k == SR_DK_FLOAT ? default_float(I) : d;
-  }
-  return sr_dtype_val(NULL, d);
+/* Python's int, float or complex type as the weak node SR_JNP_WEAK_*,
+   else 0 */
+static int python_weak_type(SrVal *v) {
+  const char *nm = sr_is_obj(v, &sr_builtin_class) ? sr_builtin_name(v) : NULL;
+  if (!nm) return 0;
+  return strcmp(nm, "builtins.int") == 0 ? SR_JNP_WEAK_INT : strcmp(nm, "builtins.float") == 0 ? SR_JNP_WEAK_FLOAT
+       : strcmp(nm, "builtins.complex") == 0 ? SR_JNP_WEAK_COMPLEX : 0;
 }
 
-/* jnp.promote_types(a, b): the lattice's join of two dtypes, strong */
+/* dtypes._dtype_and_weaktype(v): dtypes.dtype(v) (Python's types and
+   values canonical, an array's own dtype, a dtype's name per
+   jax_explicit_x64_dtypes) and whether v is weak (Python's int, float,
+   complex and their values, weak arrays) */
+static int dtype_and_weak(SrInterp *I, SrVal *v, SrDtype *d, int *weak, const char *what) {
+  *weak = 0;
+  if (is_value(v)) {
+    const SrType *t = vtype(I, v);
+    if (!t) return -1;
+    *d = t->dtype;
+    *weak = t->weak && t->dtype != SR_BOOL;
+    return 0;
+  }
+  /* dtypes.dtype: an object of a class of ours with a dtype attribute (a
+     __jax_array__ duck array) has that dtype, strong */
+  if (sr_class_of(v)) {
+    SrVal *dv = sr_getattr(I, v, "dtype");
+    if (!dv) sr_exc_clear(I);
+    else if (dv->kind == SR_V_DTYPE) {
+      *d = dv->dtype;
+      sr_unref(dv);
+      return 0;
+    }
+    sr_unref(dv);
+  }
+  if (v->kind == SR_V_NONE) return sr_raise(I, "ValueError", "Invalid argument to dtype: None."), -1;
+  int dt;
+  if (sr_dtype_arg(I, v, &dt, what) < 0) return -1;
+  if (dt < 0) return sr_raise(I, "TypeError", "data type None not understood"), -1;
+  *d = (SrDtype)dt;
+  *weak = python_weak_type(v) != 0;
+  return 0;
+}
+
+/* jnp.result_type(*args, return_weak_type_flag=False): dtypes.result_type:
+   lattice_result_type of the arguments (None is the default float), a
+   weak result its kind's default dtype */
+static SrVal *jnp_result_type(SrInterp *I, SrArgs *a) {
+  int flag = 0;
+  for (int k = 0; k < a->nkw; k++) {
+    if (strcmp(a->kw[k], "return_weak_type_flag") != 0)
+      return sr_raise(I, "TypeError", "result_type() got an unexpected keyword argument '%s'", a->kw[k]);
+    flag = sr_val_truthy(a->kwv[k]);
+  }
+  if (a->n == 0) return sr_raise(I, "ValueError", "at least one array or dtype is required");
+  SrDtype *dts = sr_xcalloc((size_t)a->n, sizeof *dts);
+  int *weaks = sr_xcalloc((size_t)a->n, sizeof *weaks);
+  SrVal *r = NULL;
+  SrDtype d;
+  int weak;
+  for (int i = 0; i < a->n; i++) {
+    if (a->v[i]->kind == SR_V_NONE) {
+      dts[i] = default_float(I);
+      continue;
+    }
+    if (dtype_and_weak(I, a->v[i], &dts[i], &weaks[i], "result_type") < 0) goto done;
+  }
+  if (sr_jnp_lattice_result(I, a->n, dts, weaks, &d, &weak) < 0) goto done;
+  if (weak) {
+    int k = sr_dtype_kind(d);
+    d = k == SR_DK_INT ? default_int(I) : k == SR_DK_UINT ? (I->jax->enable_x64 ? SR_U64 : SR_U32)
+      : k == SR_DK_FLOAT ? default_float(I) : k == SR_DK_COMPLEX ? (I->jax->enable_x64 ? SR_C128 : SR_C64) : d;
+  }
+  r = sr_dtype_val(NULL, d);
+  if (flag) {
+    SrVal *t = sr_seq(NULL, SR_V_TUPLE, 2);
+    sr_seq_push(NULL, t, r);
+    sr_seq_push(NULL, t, sr_bool(weak));
+    r = t;
+  }
+done:
+  free(dts);
+  free(weaks);
+  return r;
+}
+
+/* np.dtype(v) as given (no x64 truncation), for promote_types */
+static int raw_dtype(SrInterp *I, SrVal *v, int *d, const char *what) {
+  const char *nm = sr_is_obj(v, &sr_builtin_class) ? sr_builtin_name(v) : NULL;
+  if (nm && strcmp(nm, "builtins.int") == 0) return *d = SR_I64, 0;
+  if (nm && strcmp(nm, "builtins.float") == 0) return *d = SR_F64, 0;
+  if (nm && strcmp(nm, "builtins.complex") == 0) return *d = SR_C128, 0;
+  int saved = I->jax->explicit_x64;
+  I->jax->explicit_x64 = 2;
+  int rc = sr_dtype_arg(I, v, d, what);
+  I->jax->explicit_x64 = saved;
+  if (rc == 0 && *d < 0) return sr_raise(I, "TypeError", "data type None not understood"), -1;
+  return rc;
+}
+
+/* jnp.promote_types(a, b): dtypes.promote_types: the lattice's least
+   upper bound of np.dtype(a) and np.dtype(b) (Python's int, float and
+   complex are the weak types i*, f*, c*), as a dtype */
 static SrVal *jnp_promote_types(SrInterp *I, SrArgs *a) {
   SrVal *p[2];
   if (sr_args_parse(I, a, "promote_types", "a, b", p) < 0) return NULL;
   int d[2];
-  SrVal *ops[2];
   for (int i = 0; i < 2; i++) {
-    if (sr_dtype_arg(I, p[i], &d[i], "promote_types") < 0) return NULL;
-    if (d[i] < 0) return sr_raise(I, "TypeError", "data type None not understood");
+    d[i] = python_weak_type(p[i]);
+    if (!d[i] && raw_dtype(I, p[i], &d[i], "promote_types") < 0) return NULL;
   }
-  /* Python's int, float and complex are the weak types i*, f*, c* */
-  for (int i = 0; i < 2; i++)
-    ops[i] = p[i] == sr_lookup_qualname("builtins.int")     ? sr_int(NULL, 0)
-             : p[i] == sr_lookup_qualname("builtins.float") ? sr_float(NULL, 0)
-             : p[i] == sr_lookup_qualname("builtins.complex") ? sr_complex(NULL, 0, 0)
-                                                              : dtype_operand((SrDtype)d[i]);
-  int weak;
-  SrDtype r = sr_jnp_result_dtype(I, 2, ops, &weak);
-  sr_unref(ops[0]);
-  sr_unref(ops[1]);
-  if (weak) r = sr_dtype_kind(r) == SR_DK_INT ? default_int(I) : sr_dtype_kind(r) == SR_DK_FLOAT ? default_float(I) : r;
+  SrDtype r;
+  if (sr_jnp_promote_types(I, d[0], d[1], &r) < 0) return NULL;
   return sr_dtype_val(NULL, r);
 }
 

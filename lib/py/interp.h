@@ -307,6 +307,13 @@ const char *sr_builtin_name(SrVal *fn);
 int sr_is_callable(SrInterp *I, const SrVal *v);
 /* Module objects ("jax.numpy"). */
 SrVal *sr_module(const char *qualname);
+/* a module attribute computed when read (a property of a module-like
+   object, e.g. jax.config.x64_enabled): qualname's value is get(I) */
+void sr_def_module_property(const char *qualname, SrVal *(*get)(SrInterp *I));
+/* a module's private name that JAX's tests read (jax.config._read,
+   jax._src.dtypes._jax_types): v under qualname, reachable as an attribute
+   though its name starts with '_' (takes v's reference) */
+void sr_def_private(const char *qualname, SrVal *v);
 
 /* Variables of the global scope (borrowed / stealing). */
 SrVal *sr_global_get(SrInterp *I, const char *name);
