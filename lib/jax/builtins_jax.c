@@ -322,6 +322,20 @@ void sr_builtins_jax_init(void) {
     {"float8_e4m3fn", SR_F8_E4M3FN}, {"float8_e5m2", SR_F8_E5M2}, {NULL, 0},
   };
   for (int i = 0; dtypes[i].name; i++) reg_dtype(dtypes[i].name, dtypes[i].d);
+  /* ml_dtypes' other narrow types, jax.numpy's only */
+  static const struct {
+    const char *name;
+    SrDtype d;
+  } ml[] = {
+    {"float8_e4m3b11fnuz", SR_F8_E4M3B11FNUZ}, {"float8_e4m3fnuz", SR_F8_E4M3FNUZ}, {"float8_e5m2fnuz", SR_F8_E5M2FNUZ},
+    {"float8_e3m4", SR_F8_E3M4}, {"float8_e4m3", SR_F8_E4M3}, {"float8_e8m0fnu", SR_F8_E8M0FNU},
+    {"float4_e2m1fn", SR_F4_E2M1FN}, {"int2", SR_I2}, {"uint2", SR_U2},
+  };
+  for (size_t i = 0; i < sizeof ml / sizeof *ml; i++) {
+    char buf[64];
+    snprintf(buf, sizeof buf, "jax.numpy.%s", ml[i].name);
+    sr_register(buf, sr_dtype_val(NULL, ml[i].d));
+  }
   sr_kind_getattr_set(SR_V_JAXPR, jaxpr_getattr);
   sr_context_register(&set_mesh_ctx);
 }

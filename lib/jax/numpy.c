@@ -324,9 +324,12 @@ static int least_upper_bound(SrInterp *I, int n, const int *nodes) {
   int f8 = 0, f6 = 0, f4 = 0, intn = 0;
   sr_buf_putc(&names, '(');
   for (int i = 0; i < n; i++) {
-    sr_buf_puts(&names, i ? ", '" : "'");
+    /* the repr of a tuple of str(node): "<class 'int'>" in double quotes */
+    char q = nodes[i] >= W_INT ? '"' : '\'';
+    if (i) sr_buf_puts(&names, ", ");
+    sr_buf_putc(&names, q);
     node_str(&names, nodes[i]);
-    sr_buf_putc(&names, '\'');
+    sr_buf_putc(&names, q);
     if (nodes[i] < SR_NBUILTIN_DTYPES) {
       int bits = sr_dtype_info((SrDtype)nodes[i])->bits;
       if (small_float(nodes[i])) {

@@ -936,8 +936,10 @@ static SrVal *jnp_dtype(SrInterp *I, SrArgs *a) {
   SrVal *p[3];
   if (sr_args_parse(I, a, "dtype", "dtype, align=, copy=", p) < 0) return NULL;
   int dt;
-  if (p[0]->kind == SR_V_NONE) return sr_dtype_val(NULL, default_float(I));
-  if (sr_dtype_arg(I, p[0], &dt, "dtype") < 0) return NULL;
+  /* np.dtype: as given, whatever jax_enable_x64 (None is float64, int
+     int64) */
+  if (p[0]->kind == SR_V_NONE) return sr_dtype_val(NULL, SR_F64);
+  if (raw_dtype(I, p[0], &dt, "dtype") < 0) return NULL;
   return sr_dtype_val(NULL, (SrDtype)dt);
 }
 
@@ -1045,13 +1047,154 @@ static SrVal *dtypes_canonicalize_dtype(SrInterp *I, SrArgs *a) {
   if (d < 0 || (d >= SR_NBUILTIN_DTYPES && !(p[1] && sr_val_truthy(p[1])))) {
     SrBuf b = SR_BUF_INIT;
     sr_to_repr(I, &b, v);
-    sr_raise(I, "TypeError", "Cannot interpret '%s' as a data type", b.p);
+    /* _canonicalize_dtype: np.dtype's TypeError, in JAX's words */
+    sr_raise(I, "TypeError", "dtype %s not understood", b.p);
     sr_buf_free(&b);
     return NULL;
   }
   if (!I->jax->enable_x64)
     d = d == SR_F64 ? SR_F32 : d == SR_I64 ? SR_I32 : d == SR_U64 ? SR_U32 : d == SR_C128 ? SR_C64 : d;
   return sr_dtype_val(NULL, (SrDtype)d);
+}
+
+/* ---- jax._src.dtypes, as JAX's tests import it ---- */
+
+/* dtypes.lattice_result_type(*args): the promoted dtype and weak flag,
+   as a tuple (not canonicalized to the kind's default) */
+static SrVal *dtypes_lattice_result_type(SrInterp *I, SrArgs *a) {
+  if (a->n == 0) return sr_raise(I, "ValueError", "not enough values to unpack (expected 2, got 0)");
+  SrDtype *dts = sr_xcalloc((size_t)a->n, sizeof *dts);
+  int *weaks = sr_xcalloc((size_t)a->n, sizeof *weaks);
+  SrVal *r = NULL;
+  SrDtype d;
+  int weak;
+  for (int i = 0; i < a->n; i++)
+    if (dtype_and_weak(I, a->v[i], &dts[i], &weaks[i], "dtype") < 0) goto done;
+  if (sr_jnp_lattice_result(I, a->n, dts, weaks, &d, &weak) < 0) goto done;
+  r = sr_seq(NULL, SR_V_TUPLE, 2);
+  sr_seq_push(NULL, r, sr_dtype_val(NULL, d));
+  sr_seq_push(NULL, r, sr_bool(weak));
+done:
+  free(dts);
+  free(weaks);
+  return r;
+}
+
+/* dtypes.dtype(x): the dtype JAX gives x (Python's types and values
+   canonical, an array's own, a dtype's name per jax_explicit_x64_dtypes) */
+static SrVal *dtypes_dtype(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "dtype", "x", p) < 0) return NULL;
+  SrDtype d;
+  int weak;
+  if (dtype_and_weak(I, p[0], &d, &weak, "dtype") < 0) return NULL;
+  return sr_dtype_val(NULL, d);
+}
+
+/* dtypes.is_weakly_typed(x): Python's int, float and complex values, and
+   weak arrays */
+static SrVal *dtypes_is_weakly_typed(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "is_weakly_typed", "x", p) < 0) return NULL;
+  SrVal *x = p[0];
+  if (x->kind == SR_V_INT || x->kind == SR_V_FLOAT || x->kind == SR_V_COMPLEX) return sr_bool(1);
+  if (!sr_array_of(x)) return sr_bool(0);
+  const SrType *t = vtype(I, x);
+  return t ? sr_bool(t->weak) : NULL;
+}
+
+static SrVal *dtypes_default_float_dtype(SrInterp *I, SrArgs *a) {
+  if (sr_args_parse(I, a, "default_float_dtype", "", NULL) < 0) return NULL;
+  return sr_dtype_val(NULL, default_float(I));
+}
+
+/* dtypes.itemsize_bits(dtype): bits per element (bool 8, sub-byte types
+   their width, complex twice its part's) */
+static SrVal *dtypes_itemsize_bits(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "itemsize_bits", "dtype", p) < 0) return NULL;
+  if (p[0]->kind == SR_V_NONE) return sr_raise(I, "ValueError", "dtype cannot be None.");
+  int d;
+  if (raw_dtype(I, p[0], &d, "itemsize_bits") < 0) return NULL;
+  return sr_int(NULL, sr_dtype_info((SrDtype)d)->bits);
+}
+
+/* dtypes.safe_to_cast(input_dtype_or_value, output_dtype_or_value):
+   whether result_type of the input and the output's dtype (strong) is
+   the output's dtype */
+static SrVal *dtypes_safe_to_cast(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "safe_to_cast", "input_dtype_or_value, output_dtype_or_value", p) < 0) return NULL;
+  SrDtype din, dout, d;
+  int win, wout, weak;
+  if (dtype_and_weak(I, p[0], &din, &win, "dtype") < 0 || dtype_and_weak(I, p[1], &dout, &wout, "dtype") < 0)
+    return NULL;
+  if (din == dout) return sr_bool(1);
+  SrDtype dts[2] = {din, dout};
+  int weaks[2] = {win, 0};
+  if (sr_jnp_lattice_result(I, 2, dts, weaks, &d, &weak) < 0) return NULL;
+  if (weak) {
+    int k = sr_dtype_kind(d);
+    d = k == SR_DK_INT ? default_int(I) : k == SR_DK_UINT ? (I->jax->enable_x64 ? SR_U64 : SR_U32)
+      : k == SR_DK_FLOAT ? default_float(I) : k == SR_DK_COMPLEX ? (I->jax->enable_x64 ? SR_C128 : SR_C64) : d;
+  }
+  return sr_bool(d == dout);
+}
+
+/* jax._src.dtypes: jax.dtypes' names and the internals JAX's
+   tests/dtypes_test.py reads */
+static void jax_src_dtypes_init(void) {
+  static const char *const from_dtypes[] = {"canonicalize_dtype", "bfloat16", "finfo", "iinfo", "issubdtype",
+                                            "result_type", "extended", "prng_key", "float0", "TypePromotionError"};
+  char q[96];
+  for (size_t i = 0; i < sizeof from_dtypes / sizeof *from_dtypes; i++) {
+    snprintf(q, sizeof q, "jax.dtypes.%s", from_dtypes[i]);
+    SrVal *v = sr_lookup_qualname(q);
+    snprintf(q, sizeof q, "jax._src.dtypes.%s", from_dtypes[i]);
+    if (v && !sr_lookup_qualname(q)) sr_register(q, sr_ref(v));
+  }
+  static const char *const from_jnp[] = {
+    "promote_types", "isdtype", "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2",
+    "float8_e5m2fnuz", "float8_e3m4", "float8_e4m3", "float8_e8m0fnu", "float4_e2m1fn", "int2", "uint2", "int4",
+    "uint4"};
+  for (size_t i = 0; i < sizeof from_jnp / sizeof *from_jnp; i++) {
+    snprintf(q, sizeof q, "jax.numpy.%s", from_jnp[i]);
+    SrVal *v = sr_lookup_qualname(q);
+    snprintf(q, sizeof q, "jax._src.dtypes.%s", from_jnp[i]);
+    if (v) sr_register(q, sr_ref(v));
+  }
+  /* the default scalar types: numpy's bool_, int64, uint64, float64,
+     complex128 */
+  static const char *const defaults[][2] = {
+    {"bool_", "bool_"}, {"int_", "int64"}, {"uint", "uint64"}, {"float_", "float64"}, {"complex_", "complex128"}};
+  for (size_t i = 0; i < sizeof defaults / sizeof *defaults; i++) {
+    snprintf(q, sizeof q, "numpy.%s", defaults[i][1]);
+    SrVal *v = sr_lookup_qualname(q);
+    snprintf(q, sizeof q, "jax._src.dtypes.%s", defaults[i][0]);
+    if (v) sr_register(q, sr_ref(v));
+  }
+  sr_def("jax._src.dtypes.lattice_result_type", dtypes_lattice_result_type,
+         "lattice_result_type(*args): the (dtype, weak_type) JAX's type promotion lattice gives args");
+  sr_def("jax._src.dtypes.dtype", dtypes_dtype, "dtype(x): the dtype JAX gives x (Python's types canonical)");
+  sr_def("jax._src.dtypes.is_weakly_typed", dtypes_is_weakly_typed,
+         "is_weakly_typed(x): whether x is a Python scalar or a weakly typed array");
+  sr_def("jax._src.dtypes.default_float_dtype", dtypes_default_float_dtype,
+         "default_float_dtype(): float64 with jax_enable_x64, else float32");
+  sr_def("jax._src.dtypes.itemsize_bits", dtypes_itemsize_bits, "itemsize_bits(dtype): the bits of one element");
+  sr_def("jax._src.dtypes.safe_to_cast", dtypes_safe_to_cast,
+         "safe_to_cast(input_dtype_or_value, output_dtype_or_value): whether promotion leaves the output dtype");
+  /* the lattice's nodes (dtypes._jax_types, _weak_types) */
+  SrVal *jt = sr_seq(NULL, SR_V_LIST, 0);
+  static const SrDtype order[] = {SR_BOOL, SR_U2, SR_U4, SR_U8, SR_U16, SR_U32, SR_U64, SR_I2, SR_I4, SR_I8, SR_I16,
+                                  SR_I32, SR_I64, SR_F4_E2M1FN, SR_F8_E3M4, SR_F8_E4M3, SR_F8_E8M0FNU,
+                                  SR_F8_E4M3B11FNUZ, SR_F8_E4M3FN, SR_F8_E4M3FNUZ, SR_F8_E5M2, SR_F8_E5M2FNUZ,
+                                  SR_BF16, SR_F16, SR_F32, SR_F64, SR_C64, SR_C128};
+  for (size_t i = 0; i < sizeof order / sizeof *order; i++) sr_seq_push(NULL, jt, sr_dtype_val(NULL, order[i]));
+  sr_def_private("jax._src.dtypes._jax_types", jt);
+  SrVal *wt = sr_seq(NULL, SR_V_LIST, 0);
+  static const char *const weak_names[] = {"builtins.int", "builtins.float", "builtins.complex"};
+  for (int i = 0; i < 3; i++) sr_seq_push(NULL, wt, sr_ref(sr_lookup_qualname(weak_names[i])));
+  sr_def_private("jax._src.dtypes._weak_types", wt);
 }
 
 /* jax.dtypes: the names jax/dtypes.py exports that jax.numpy has too
@@ -1071,4 +1214,5 @@ void sr_jax_dtypes_init(void) {
      the tangent dtype of integer and boolean values */
   sr_register("jax.dtypes.float0", sr_dtype_val(NULL, SR_FLOAT0));
   sr_register("jax.float0", sr_dtype_val(NULL, SR_FLOAT0));
+  jax_src_dtypes_init();
 }
