@@ -10,6 +10,7 @@
  */
 #include "jax/lax.h"
 #include "jax/jax.h"
+#include "jax/numpy.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -442,7 +443,14 @@ static SrVal *lax_convert_element_type_weak(SrInterp *I, SrArgs *a) {
     if (!t) return NULL;
     dt = (int)t->dtype;
   }
-  return sr_lax_convert(I, p[0], (SrDtype)dt, p[2] && sr_val_truthy(p[2]), NULL);
+  /* a Python scalar becomes an array (lax.py binds convert_element_type
+     on its TypedNdArray) */
+  SrVal *x = p[0]->kind == SR_V_INT || p[0]->kind == SR_V_FLOAT || p[0]->kind == SR_V_BOOL || p[0]->kind == SR_V_COMPLEX
+                 ? sr_jnp_asarray(I, p[0], dt)
+                 : sr_ref(p[0]);
+  SrVal *r = x ? sr_lax_convert(I, x, (SrDtype)dt, p[2] && sr_val_truthy(p[2]), NULL) : NULL;
+  sr_unref(x);
+  return r;
 }
 
 static SrVal *lax_broadcast_in_dim(SrInterp *I, SrArgs *a) {

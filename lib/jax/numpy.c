@@ -826,15 +826,21 @@ BINARY(jnp_bitwise_and, SR_P_and, "bitwise_and")
 BINARY(jnp_bitwise_or, SR_P_or, "bitwise_or")
 BINARY(jnp_bitwise_xor, SR_P_xor, "bitwise_xor")
 
+static SrDtype to_inexact(SrInterp *I, SrDtype d);
+
 /* true_divide: integers divide as floats */
 static SrVal *jnp_true_divide(SrInterp *I, SrArgs *a) {
   if (a->n != 2) return sr_raise(I, "TypeError", "true_divide() takes 2 positional arguments");
   SrVal *args[2] = {a->v[0], a->v[1]};
   if (sr_jnp_promote(I, 2, args, "true_divide") < 0) return NULL;
+  /* promote_args_inexact: the promoted dtype made inexact, weak if the
+     promotion is */
   const SrType *t = sr_value_type(I, args[0]);
   if (!sr_dtype_is_inexact(t->dtype)) {
+    SrDtype fd = to_inexact(I, t->dtype);
+    int weak = t->weak;
     for (int i = 0; i < 2; i++) {
-      SrVal *c = sr_jnp_convert(I, args[i], default_of_kind(I, 3), 0);
+      SrVal *c = sr_jnp_convert(I, args[i], fd, weak);
       sr_unref(args[i]);
       args[i] = c;
       if (!c) {
@@ -1055,9 +1061,13 @@ static SrDtype default_float(SrInterp *I) { return I->jax->enable_x64 ? SR_F64 :
 static SrDtype default_int(SrInterp *I) { return I->jax->enable_x64 ? SR_I64 : SR_I32; }
 
 /* dtypes.to_inexact_dtype */
+/* dtypes.to_inexact_dtype: 64-bit integers to float64, the rest (bool
+   and narrower integers) to float32 (numpy's on host arrays) */
 static SrDtype to_inexact(SrInterp *I, SrDtype d) {
   if (sr_dtype_is_inexact(d)) return d;
-  return default_float(I);
+  /* numpy's own functions on host arrays: integers to float64 */
+  if (I->jax->host_numpy) return SR_F64;
+  return d == SR_I64 || d == SR_U64 ? SR_F64 : SR_F32;
 }
 
 
