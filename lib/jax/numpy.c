@@ -23,6 +23,7 @@
 #include "jax/array_create.h"
 #include "exec/array.h"
 #include "jax/array_methods.h"
+#include "jax/np_host.h"
 #include "py/objects.h"
 #include "py/range.h"
 #include "text/print_val.h"
@@ -36,7 +37,9 @@ SrVal *sr_none_tuple(int n) {
   return t;
 }
 
-int sr_dtype_arg(SrInterp *I, SrVal *v, int *out, const char *what) {
+int sr_dtype_arg(SrInterp *I, SrVal *v, int *out, const char *what) { return sr_dtype_arg_fn(I, v, out, what, what); }
+
+int sr_dtype_arg_fn(SrInterp *I, SrVal *v, int *out, const char *what, const char *fun_name) {
   *out = -1;
   if (!v || v->kind == SR_V_NONE) return 0;
   if (v->kind == SR_V_DTYPE) *out = (int)v->dtype;
@@ -51,18 +54,18 @@ int sr_dtype_arg(SrInterp *I, SrVal *v, int *out, const char *what) {
     if (c != *out && !I->jax->enable_x64 && I->jax->explicit_x64 == 2) return 0; /* ALLOW: as requested */
     if (c != *out && !I->jax->enable_x64 && I->jax->explicit_x64 == 1) {
       sr_raise(I, "ValueError",
-               "Explicitly requested dtype %s requested in %s is not available. To enable more dtypes, set the "
+               "Explicitly requested dtype %s%s%s is not available. To enable more dtypes, set the "
                "jax_enable_x64 or allow_explicit_x64_dtypes configuration options.See "
                "https://github.com/jax-ml/jax#current-gotchas for more.",
-               sr_dtype_name((SrDtype)*out), what);
+               sr_dtype_name((SrDtype)*out), *fun_name ? " requested in " : "", fun_name);
       return -1;
     }
     if (c != *out && !I->jax->enable_x64) {
       sr_warn(I, "UserWarning",
-              "Explicitly requested dtype %s requested in %s is not available, and will be truncated to dtype %s. "
+              "Explicitly requested dtype %s%s%s is not available, and will be truncated to dtype %s. "
               "To enable more dtypes, set the jax_enable_x64 configuration option or the JAX_ENABLE_X64 shell "
               "environment variable. See https://github.com/jax-ml/jax#current-gotchas for more.",
-              sr_dtype_name((SrDtype)*out), what, sr_dtype_name((SrDtype)c));
+              sr_dtype_name((SrDtype)*out), *fun_name ? " requested in " : "", fun_name, sr_dtype_name((SrDtype)c));
       *out = c;
     }
     return 0;
@@ -748,7 +751,11 @@ static int flat_add(SrInterp *I, Flat *f, SrVal *v, int depth) {
 
 SrVal *sr_jnp_asarray(SrInterp *I, SrVal *x, int dtype) {
   /* numpy's ndarrays (jax/np_host.c) as JAX canonicalizes them */
-  SrVal *h = x->kind == SR_V_OBJ && !sr_array_of(x) && sr_as_array_hook ? sr_as_array_hook(I, x) : NULL;
+  SrVal *h = NULL;
+  /* with a dtype asked for, the ndarray's values as they are, then cast
+     (jnp.int64(np.array(1 << 40)) under jax_explicit_x64_dtypes='allow') */
+  if (dtype >= 0 && x->kind == SR_V_OBJ && sr_ndarray_array(x)) h = sr_ndarray_to_jax(I, x, 1);
+  else if (x->kind == SR_V_OBJ && !sr_array_of(x) && sr_as_array_hook) h = sr_as_array_hook(I, x);
   if (h) {
     if (dtype < 0) return h;
     SrVal *c = sr_jnp_convert(I, h, (SrDtype)dtype, 0);

@@ -45,6 +45,10 @@ SrVal *sr_none_tuple(int n);
    them (int is int32 and float float32 unless x64 is on); *out is -1 for
    None or absent.  The one place a dtype argument is interpreted. */
 int sr_dtype_arg(SrInterp *I, SrVal *v, int *out, const char *what);
+/* the same with the function the x64 warning names (dtypes.
+   check_and_canonicalize_user_dtype's fun_name; "" names none, as
+   jax.random's samplers) */
+int sr_dtype_arg_fn(SrInterp *I, SrVal *v, int *out, const char *what, const char *fun_name);
 /* The shape of a Python int or tuple of ints. */
 int sr_shape_arg(SrInterp *I, SrVal *v, int64_t *shape, int *ndim, const char *what);
 /* An int or a sequence of ints (axes, a permutation, sizes; at most

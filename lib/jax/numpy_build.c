@@ -102,13 +102,19 @@ static int abstract_under(const Abstract *a, const Abstract *b) {
 
 /* jnp.issubdtype(arg1, arg2): dtypes.issubdtype, with JAX's extended
    types left out (bfloat16 and the float8s are floating, int4 signed) */
+static int raw_dtype(SrInterp *I, SrVal *v, int *d, const char *what);
+
 static SrVal *jnp_issubdtype(SrInterp *I, SrArgs *a) {
   SrVal *p[2];
   if (sr_args_parse(I, a, "issubdtype", "arg1, arg2", p) < 0) return NULL;
   const Abstract *a1 = abstract_of(p[0]), *a2 = abstract_of(p[1]);
+  /* np.dtype(object)'s type, object_, is under generic alone: no dtype
+     here is under it */
+  if (p[1] == sr_lookup_qualname("builtins.object")) return sr_bool(p[0] == p[1]);
   int d1 = -1, d2 = -1;
-  if (!a1 && sr_dtype_arg(I, p[0], &d1, "issubdtype") < 0) return NULL;
-  if (!a2 && sr_dtype_arg(I, p[1], &d2, "issubdtype") < 0) return NULL;
+  /* np.dtype of each, as given (no x64 truncation) */
+  if (!a1 && raw_dtype(I, p[0], &d1, "issubdtype") < 0) return NULL;
+  if (!a2 && raw_dtype(I, p[1], &d2, "issubdtype") < 0) return NULL;
   if (!a1 && d1 < 0) return sr_bool(0);
   if (!a2 && d2 < 0) return sr_bool(0);
   if (!a2) return sr_bool(!a1 && d1 == d2);
@@ -140,6 +146,12 @@ static int python_weak_type(SrVal *v) {
    complex and their values, weak arrays) */
 static int dtype_and_weak(SrInterp *I, SrVal *v, SrDtype *d, int *weak, const char *what) {
   *weak = 0;
+  /* a Python complex: canonicalize_dtype(complex128) */
+  if (v->kind == SR_V_COMPLEX) {
+    *d = I->jax->enable_x64 ? SR_C128 : SR_C64;
+    *weak = 1;
+    return 0;
+  }
   if (is_value(v)) {
     const SrType *t = vtype(I, v);
     if (!t) return -1;
