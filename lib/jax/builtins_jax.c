@@ -329,7 +329,8 @@ void sr_builtins_jax_init(void) {
   } ml[] = {
     {"float8_e4m3b11fnuz", SR_F8_E4M3B11FNUZ}, {"float8_e4m3fnuz", SR_F8_E4M3FNUZ}, {"float8_e5m2fnuz", SR_F8_E5M2FNUZ},
     {"float8_e3m4", SR_F8_E3M4}, {"float8_e4m3", SR_F8_E4M3}, {"float8_e8m0fnu", SR_F8_E8M0FNU},
-    {"float4_e2m1fn", SR_F4_E2M1FN}, {"int2", SR_I2}, {"uint2", SR_U2},
+    {"float4_e2m1fn", SR_F4_E2M1FN}, {"float6_e2m3fn", SR_F6_E2M3FN}, {"float6_e3m2fn", SR_F6_E3M2FN},
+    {"int2", SR_I2}, {"uint2", SR_U2},
   };
   for (size_t i = 0; i < sizeof ml / sizeof *ml; i++) {
     char buf[64];

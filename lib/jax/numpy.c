@@ -231,8 +231,9 @@ typedef uint64_t NodeSet;
 _Static_assert(NNODES <= 64, "the lattice's nodes fit a 64-bit set");
 #define BIT(n) ((NodeSet)1 << (n))
 
+/* the 8-, 6- and 4-bit floats */
 static int small_float(int d) {
-  return d >= SR_F8_E4M3FN && d <= SR_F4_E2M1FN;
+  return (d >= SR_F8_E4M3FN && d <= SR_F4_E2M1FN) || d == SR_F6_E2M3FN || d == SR_F6_E3M2FN;
 }
 
 static int lattice_node(int d) { return d >= 0 && d < NNODES && d != SR_FLOAT0; }

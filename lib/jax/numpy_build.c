@@ -1167,7 +1167,8 @@ static void jax_src_dtypes_init(void) {
   }
   static const char *const from_jnp[] = {
     "promote_types", "isdtype", "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2",
-    "float8_e5m2fnuz", "float8_e3m4", "float8_e4m3", "float8_e8m0fnu", "float4_e2m1fn", "int2", "uint2", "int4",
+    "float8_e5m2fnuz", "float8_e3m4", "float8_e4m3", "float8_e8m0fnu", "float4_e2m1fn", "float6_e2m3fn",
+    "float6_e3m2fn", "int2", "uint2", "int4",
     "uint4"};
   for (size_t i = 0; i < sizeof from_jnp / sizeof *from_jnp; i++) {
     snprintf(q, sizeof q, "jax.numpy.%s", from_jnp[i]);
@@ -1198,7 +1199,7 @@ static void jax_src_dtypes_init(void) {
   /* the lattice's nodes (dtypes._jax_types, _weak_types) */
   SrVal *jt = sr_seq(NULL, SR_V_LIST, 0);
   static const SrDtype order[] = {SR_BOOL, SR_U2, SR_U4, SR_U8, SR_U16, SR_U32, SR_U64, SR_I2, SR_I4, SR_I8, SR_I16,
-                                  SR_I32, SR_I64, SR_F4_E2M1FN, SR_F8_E3M4, SR_F8_E4M3, SR_F8_E8M0FNU,
+                                  SR_I32, SR_I64, SR_F4_E2M1FN, SR_F6_E2M3FN, SR_F6_E3M2FN, SR_F8_E3M4, SR_F8_E4M3, SR_F8_E8M0FNU,
                                   SR_F8_E4M3B11FNUZ, SR_F8_E4M3FN, SR_F8_E4M3FNUZ, SR_F8_E5M2, SR_F8_E5M2FNUZ,
                                   SR_BF16, SR_F16, SR_F32, SR_F64, SR_C64, SR_C128};
   for (size_t i = 0; i < sizeof order / sizeof *order; i++) sr_seq_push(NULL, jt, sr_dtype_val(NULL, order[i]));

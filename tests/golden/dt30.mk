@@ -6,8 +6,9 @@
 ## issubdtype and isdtype, jax.enable_x64 contexts.  Included by golden.mk.
 ## Not ported: threads (test_thread_safety), CPU precision
 ## (test_near_singular_inverse runs on a random near-singular matrix),
-## TPU-only cases (testIntNPromotionError is @run_on_devices('tpu');
-## the int1/uint1 dtypes, None in dtypes unless ml_dtypes has them),
+## TPU-only cases (testIntNPromotionError is @run_on_devices('tpu'),
+## float6 values where the test needs libtpu >= 0.0.45; the int1/uint1
+## dtypes, None in dtypes unless ml_dtypes has them),
 ## JAX internals with no shardrepl counterpart (dtypes.canonicalize_value
 ## and literals.TypedInt/TypedFloat/TypedComplex/TypedNdArray,
 ## check_and_canonicalize_user_dtype of a class with __hash__ = None,
