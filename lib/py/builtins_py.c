@@ -728,6 +728,8 @@ static SrVal *bi_isinstance(SrInterp *I, SrArgs *a) {
   }
   const SrLangOps *ops = sr_ops(t);
   if (ops && ops->instancecheck) return sr_bool(ops->instancecheck(I, t, a->v[0]));
+  if (t->kind == SR_V_DTYPE && I->py->init->dtype_instancecheck)
+    return sr_bool(I->py->init->dtype_instancecheck(I, t, a->v[0]));
   int in_enum = sr_enum_isinstance(a->v[0], t);
   if (in_enum >= 0) return sr_bool(in_enum);
   int in_class = sr_class_isinstance(a->v[0], t);

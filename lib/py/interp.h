@@ -136,6 +136,9 @@ typedef struct SrPyInit {
      reference, or NULL with an exception.  NULL: dtypes are not
      callable. */
   SrVal *(*call_dtype)(SrInterp *I, SrVal *dtype, SrArgs *a);
+  /* isinstance(x, dtype) for a dtype object as a scalar type (np.int32,
+     jnp.int32's _ScalarMeta): 1 or 0.  NULL: never. */
+  int (*dtype_instancecheck)(SrInterp *I, SrVal *dtype, SrVal *x);
   /* Type-checks a jaxpr literal when it is first evaluated: appends its
      errors to d and returns their number (0: the literal is fine).  NULL:
      literals are trusted as written. */
