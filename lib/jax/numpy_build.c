@@ -1153,6 +1153,55 @@ static SrVal *dtypes_safe_to_cast(SrInterp *I, SrArgs *a) {
   return sr_bool(d == dout);
 }
 
+/* dtypes._dtype_and_weaktype(value): (dtypes.dtype(value), whether it is
+   weak: Python's int, float and complex types and values, weak arrays) */
+static SrVal *dtypes_dtype_and_weaktype(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "_dtype_and_weaktype", "value", p) < 0) return NULL;
+  SrDtype d;
+  int weak;
+  if (dtype_and_weak(I, p[0], &d, &weak, "dtype") < 0) return NULL;
+  SrVal *t = sr_seq(NULL, SR_V_TUPLE, 2);
+  sr_seq_push(NULL, t, sr_dtype_val(NULL, d));
+  sr_seq_push(NULL, t, sr_bool(weak));
+  return t;
+}
+
+/* dtypes._jax_type(dtype, weak_type): the lattice node: a weak dtype's
+   is Python's type of its kind (bool stays the bool dtype; the narrow
+   floats are float) */
+static SrVal *dtypes_jax_type(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "_jax_type", "dtype, weak_type", p) < 0) return NULL;
+  int d;
+  if (raw_dtype(I, p[0], &d, "_jax_type") < 0) return NULL;
+  if (!sr_val_truthy(p[1]) || d == SR_BOOL) return sr_dtype_val(NULL, (SrDtype)d);
+  int k = sr_dtype_kind((SrDtype)d);
+  const char *t = k == SR_DK_INT || k == SR_DK_UINT ? "builtins.int" : k == SR_DK_FLOAT ? "builtins.float"
+                : k == SR_DK_COMPLEX ? "builtins.complex" : NULL;
+  return t ? sr_ref(sr_lookup_qualname(t)) : sr_dtype_val(NULL, (SrDtype)d);
+}
+
+/* dtypes.check_and_canonicalize_user_dtype(dtype, fun_name=None): a
+   dtype asked for by the user, canonical (Python's types their default
+   dtypes; a 64-bit one per jax_explicit_x64_dtypes); an array is an
+   error */
+static SrVal *dtypes_check_user_dtype(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "check_and_canonicalize_user_dtype", "dtype, fun_name=, *, allow_non_jax_dtypes=", p) < 0)
+    return NULL;
+  if (p[0]->kind == SR_V_NONE) return sr_raise(I, "ValueError", "dtype must be specified.");
+  if (sr_array_of(p[0]))
+    return sr_raise(I, "ValueError",
+                    "Passing an array as a dtype argument is no longer supported; instead of dtype=arr use "
+                    "dtype=arr.dtype.");
+  const char *fn = p[1] && p[1]->kind == SR_V_STR ? p[1]->str.s : "";
+  int d;
+  if (sr_dtype_arg_fn(I, p[0], &d, "check_and_canonicalize_user_dtype", fn) < 0) return NULL;
+  if (d < 0) return sr_raise(I, "TypeError", "data type None not understood");
+  return sr_dtype_val(NULL, (SrDtype)d);
+}
+
 /* jax._src.dtypes: jax.dtypes' names and the internals JAX's
    tests/dtypes_test.py reads */
 static void jax_src_dtypes_init(void) {
@@ -1193,6 +1242,11 @@ static void jax_src_dtypes_init(void) {
          "is_weakly_typed(x): whether x is a Python scalar or a weakly typed array");
   sr_def("jax._src.dtypes.default_float_dtype", dtypes_default_float_dtype,
          "default_float_dtype(): float64 with jax_enable_x64, else float32");
+  sr_def("jax._src.dtypes.check_and_canonicalize_user_dtype", dtypes_check_user_dtype,
+         "check_and_canonicalize_user_dtype(dtype, fun_name=None): a user's dtype as JAX holds it");
+  sr_def_private("jax._src.dtypes._dtype_and_weaktype",
+                 sr_builtin_with("jax._src.dtypes._dtype_and_weaktype", dtypes_dtype_and_weaktype, NULL, NULL));
+  sr_def_private("jax._src.dtypes._jax_type", sr_builtin_with("jax._src.dtypes._jax_type", dtypes_jax_type, NULL, NULL));
   sr_def("jax._src.dtypes.itemsize_bits", dtypes_itemsize_bits, "itemsize_bits(dtype): the bits of one element");
   sr_def("jax._src.dtypes.safe_to_cast", dtypes_safe_to_cast,
          "safe_to_cast(input_dtype_or_value, output_dtype_or_value): whether promotion leaves the output dtype");

@@ -267,6 +267,11 @@ static SrVal *dtype_getattr(SrInterp *I, SrVal *self, const char *name) {
     char q[64];
     snprintf(q, sizeof q, "numpy.%s", sr_dtype_name(d));
     SrVal *t = sr_lookup_qualname(q);
+    /* ml_dtypes' types (int2, float6...): the scalar type jax.numpy has */
+    if (!t) {
+      snprintf(q, sizeof q, "jax.numpy.%s", sr_dtype_name(d));
+      t = sr_lookup_qualname(q);
+    }
     return t ? sr_ref(t) : NULL;
   }
   if (!strcmp(name, "kind")) {

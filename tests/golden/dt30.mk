@@ -11,8 +11,8 @@
 ## dtypes, None in dtypes unless ml_dtypes has them),
 ## JAX internals with no shardrepl counterpart (dtypes.canonicalize_value
 ## and literals.TypedInt/TypedFloat/TypedComplex/TypedNdArray,
-## check_and_canonicalize_user_dtype of a class with __hash__ = None,
-## _jax_type/_dtype_and_weaktype identities), and the user-defined
+## check_and_canonicalize_user_dtype of a class with __hash__ = None),
+## and the user-defined
 ## extended dtypes (ExtendedDTypeTest's custom tangent dtypes, scale
 ## types, primal_tangent_dtype, edtype conversions: dtypes.ExtendedDType
 ## subclasses with _rules are not modelled).
