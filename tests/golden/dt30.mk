@@ -21,6 +21,3 @@ GOLDEN_TESTS += \
 	tests/golden/dt30_result_type.jxr \
 	tests/golden/dt30_dtypes.jxr \
 	tests/golden/dt30_x64.jxr
-## what JAX's tests assert that shardrepl does not do yet (golden-pending)
-GOLDEN_PENDING += \
-	tests/golden/pending/dt30_pending.jxr
