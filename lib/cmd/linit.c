@@ -83,6 +83,7 @@ const SrPyInit sr_linit = {
   .command = command,
   .call_jaxpr = call_jaxpr,
   .call_dtype = sr_np_dtype_call,
+  .dtype_instancecheck = sr_np_dtype_instancecheck,
   .check_jaxpr = check_jaxpr,
   .literal_mesh = literal_mesh,
 };

@@ -46,6 +46,7 @@ typedef struct SrJaxState {
   int check_tracer_leaks;      /* jax_check_tracer_leaks (jax.checking_leaks()) */
   int no_f16_reductions;       /* jax_allow_f16_reductions=False */
   int rank_promotion;          /* jax_numpy_rank_promotion: 0 allow, 1 warn, 2 raise */
+  int strict_promotion;        /* jax_numpy_dtype_promotion: 0 standard, 1 strict */
   /* jax_default_matmul_precision (interned, or NULL for None): the
      global value (config.update) and the one a jax.default_matmul_precision
      context sets, which overrides it while one is entered (mmp_ctx_set) */

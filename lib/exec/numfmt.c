@@ -530,6 +530,9 @@ static double mini_value(SrDtype dt, const unsigned char *p) {
     /* exponent only, no sign, no zero; all ones is NaN */
     return b == 0xff ? NAN : ldexp(1.0, (int)b - 127);
   case SR_F4_E2M1FN: eb = 2; mb = 1; bias = 1; b &= 0xf; break;
+  /* float6: finite only, in the low 6 bits */
+  case SR_F6_E2M3FN: eb = 2; mb = 3; bias = 1; b &= 0x3f; break;
+  case SR_F6_E3M2FN: eb = 3; mb = 2; bias = 3; b &= 0x3f; break;
   default: return NAN;
   }
   int nbits = 1 + eb + mb;
@@ -572,7 +575,7 @@ static int elem_kind(SrDtype dt) {
   case SR_FLOAT0: return EK_FLOAT0;
   case SR_BF16: case SR_F8_E4M3FN: case SR_F8_E5M2: case SR_F8_E4M3FNUZ:
   case SR_F8_E5M2FNUZ: case SR_F8_E4M3B11FNUZ: case SR_F8_E3M4:
-  case SR_F8_E4M3: case SR_F8_E8M0FNU: case SR_F4_E2M1FN:
+  case SR_F8_E4M3: case SR_F8_E8M0FNU: case SR_F4_E2M1FN: case SR_F6_E2M3FN: case SR_F6_E3M2FN:
     return EK_MINIFLOAT;
   default: return EK_OTHER;
   }

@@ -36,6 +36,8 @@ static const SrDtypeInfo builtin[SR_NBUILTIN_DTYPES] = {
   [SR_F8_E4M3] = {"float8_e4m3", "f8_e4m3", SR_DK_FLOAT, 8, 1},
   [SR_F8_E8M0FNU] = {"float8_e8m0fnu", "f8_e8m0fnu", SR_DK_FLOAT, 8, 1},
   [SR_F4_E2M1FN] = {"float4_e2m1fn", "f4_e2m1fn", SR_DK_FLOAT, 4, 1},
+  [SR_F6_E2M3FN] = {"float6_e2m3fn", "f6_e2m3fn", SR_DK_FLOAT, 6, 1},
+  [SR_F6_E3M2FN] = {"float6_e3m2fn", "f6_e3m2fn", SR_DK_FLOAT, 6, 1},
 };
 
 /* Opaque dtypes registered at run time, after the builtins. */

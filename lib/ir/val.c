@@ -722,6 +722,12 @@ static int val_equal(const SrVal *a, const SrVal *b) {
     }
     return 1;
   }
+  /* numpy's dtype.__eq__ compares with np.dtype(other): a dtype equals
+     its name */
+  if ((a->kind == SR_V_DTYPE && b->kind == SR_V_STR) || (a->kind == SR_V_STR && b->kind == SR_V_DTYPE)) {
+    const SrVal *d = a->kind == SR_V_DTYPE ? a : b, *n = a->kind == SR_V_DTYPE ? b : a;
+    return sr_dtype_lookup(n->str.s, n->str.n) == (int)d->dtype;
+  }
   if (a->kind != b->kind) return 0;
   switch (a->kind) {
   case SR_V_NONE: return 1;

@@ -1037,8 +1037,9 @@ static char *jit_sig(SrInterp *I, SrArgs *a) {
   const SrJaxState *s = I->jax;
   /* the abstract mesh, not the concrete one (pe.trace_to_jaxpr's trace
      context holds the former only) */
-  sr_buf_printf(&b, "%p %d %d %d %d %d %s|", (const void *)sr_jax_abstract_mesh(s),
+  sr_buf_printf(&b, "%p %d %d %d %d %d %d %d %s|", (const void *)sr_jax_abstract_mesh(s),
                 s->enable_x64, s->check_vma, sr_type_remove_size_one(), s->no_f16_reductions, s->rank_promotion,
+                s->strict_promotion, s->explicit_x64,
                 sr_jax_matmul_precision(s) ? sr_jax_matmul_precision(s) : "-");
   /* the named axes of the vmaps around (the trace's axis env: a body may
      ask lax.axis_size) */

@@ -81,6 +81,9 @@ void sr_debug_arg_names_free(char **names, int n);
 /* jax_numpy_rank_promotion's value: 0 allow, 1 warn, 2 raise; -1 with
    JAX's ValueError (scopes.c) */
 int sr_rank_promotion_value(SrInterp *I, SrVal *v);
+/* jax_numpy_dtype_promotion's value: 0 standard, 1 strict; -1 with a
+   ValueError */
+int sr_dtype_promotion_value(SrInterp *I, SrVal *v);
 /* A call of a custom_jvp or custom_vjp function: its arguments as a tuple
    and their leaves as arrays, and fun traced on them (named name). */
 typedef struct SrCustomCall {

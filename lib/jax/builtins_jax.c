@@ -214,6 +214,12 @@ static SrVal *bi_config_update(SrInterp *I, SrArgs *a) {
     I->jax->rank_promotion = v;
     return sr_none();
   }
+  if (strcmp(name, "jax_numpy_dtype_promotion") == 0) {
+    int v = sr_dtype_promotion_value(I, p[1]);
+    if (v < 0) return NULL;
+    I->jax->strict_promotion = v;
+    return sr_none();
+  }
   if (strcmp(name, "jax_allow_f16_reductions") == 0) {
     I->jax->no_f16_reductions = !sr_val_truthy(p[1]);
     return sr_none();
@@ -265,6 +271,26 @@ static SrVal *jaxpr_getattr(SrInterp *I, SrVal *self, const char *name) {
   return NULL;
 }
 
+/* jax.config.x64_enabled (config.py's property): jax_enable_x64's value */
+static SrVal *config_x64_enabled(SrInterp *I) { return sr_bool(I->jax->enable_x64); }
+
+/* jax.config._read(name): an option's value (the options kept here) */
+static SrVal *bi_config_read(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "_read", "name", p) < 0) return NULL;
+  const char *name = sr_as_str(I, p[0], "the option name");
+  if (!name) return NULL;
+  if (strcmp(name, "jax_enable_x64") == 0) return sr_bool(I->jax->enable_x64);
+  if (strcmp(name, "jax_numpy_dtype_promotion") == 0)
+    return sr_str_cstr(NULL, I->jax->strict_promotion ? "strict" : "standard");
+  if (strcmp(name, "jax_numpy_rank_promotion") == 0) {
+    static const char *const names[] = {"allow", "warn", "raise"};
+    return sr_str_cstr(NULL, names[I->jax->rank_promotion]);
+  }
+  if (strcmp(name, "jax_disable_jit") == 0) return sr_bool(I->jax->disable_jit);
+  return sr_raise(I, "AttributeError", "Unrecognized config option: %s", name);
+}
+
 /* ---- registration ---- */
 
 static void reg_dtype(const char *name, SrDtype d) {
@@ -287,6 +313,8 @@ void sr_builtins_jax_init(void) {
   sr_def("jax.get_mesh jax.sharding.get_mesh", bi_get_mesh, "get_mesh(): the concrete mesh set with set_mesh");
   sr_def("jax.config.update", bi_config_update,
          "jax.config.update(name, value): jax_num_cpu_devices (before first use), jax_enable_x64");
+  sr_def_private("jax.config._read", sr_builtin_with("jax.config._read", bi_config_read, NULL, NULL));
+  sr_def_module_property("jax.config.x64_enabled", config_x64_enabled);
   sr_register("jax.sharding.AxisType", sr_module("jax.sharding.AxisType"));
   sr_register("jax.sharding.AxisType.Explicit", sr_axistype_val(SR_AXIS_EXPLICIT));
   sr_register("jax.sharding.AxisType.Auto", sr_axistype_val(SR_AXIS_AUTO));
@@ -322,6 +350,21 @@ void sr_builtins_jax_init(void) {
     {"float8_e4m3fn", SR_F8_E4M3FN}, {"float8_e5m2", SR_F8_E5M2}, {NULL, 0},
   };
   for (int i = 0; dtypes[i].name; i++) reg_dtype(dtypes[i].name, dtypes[i].d);
+  /* ml_dtypes' other narrow types, jax.numpy's only */
+  static const struct {
+    const char *name;
+    SrDtype d;
+  } ml[] = {
+    {"float8_e4m3b11fnuz", SR_F8_E4M3B11FNUZ}, {"float8_e4m3fnuz", SR_F8_E4M3FNUZ}, {"float8_e5m2fnuz", SR_F8_E5M2FNUZ},
+    {"float8_e3m4", SR_F8_E3M4}, {"float8_e4m3", SR_F8_E4M3}, {"float8_e8m0fnu", SR_F8_E8M0FNU},
+    {"float4_e2m1fn", SR_F4_E2M1FN}, {"float6_e2m3fn", SR_F6_E2M3FN}, {"float6_e3m2fn", SR_F6_E3M2FN},
+    {"int2", SR_I2}, {"uint2", SR_U2},
+  };
+  for (size_t i = 0; i < sizeof ml / sizeof *ml; i++) {
+    char buf[64];
+    snprintf(buf, sizeof buf, "jax.numpy.%s", ml[i].name);
+    sr_register(buf, sr_dtype_val(NULL, ml[i].d));
+  }
   sr_kind_getattr_set(SR_V_JAXPR, jaxpr_getattr);
   sr_context_register(&set_mesh_ctx);
 }

@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "ad/ad_rules.h"
+#include "core/jaxstate.h"
 #include "ad/batch.h"
 #include "jax/numpy.h"
 #include "py/objects.h"
@@ -52,6 +53,9 @@ typedef struct Cjvp {
   SrVal *out_tree;         /* the output, leaves numbered */
   int nconsts, nleaves, nout;
   int symbolic_zeros;      /* defjvp(symbolic_zeros=True) */
+  int x64;                 /* jax_enable_x64 where the call was bound: the
+                              rule runs under it (JAX runs it inside the
+                              bind's trace context) */
   const SrType **out_types;
   uint8_t *ndrop;          /* a vmapped rule's: per leaf, the leading batch
                               dims its SymbolicZeros' avals leave out (NULL:
@@ -789,6 +793,7 @@ static SrVal *cj_call(SrInterp *I, SrVal *self, SrArgs *a) {
   c->nout = (int)cc.body->nout;
   c->nconsts = cc.captured->seq.n;
   c->symbolic_zeros = cj->symbolic_zeros;
+  c->x64 = I->jax->enable_x64;
   c->out_types = sr_xcalloc((size_t)c->nout + 1, sizeof *c->out_types);
   for (int i = 0; i < c->nout; i++) c->out_types[i] = cc.body->outvars[i]->type;
   SrPList ps = {0};
@@ -1098,8 +1103,18 @@ done:
   return rc;
 }
 
+static SrVal *run_rule_x64(SrAd *ad, Cjvp *c, SrVal *primals, SrVal *tangents);
+
 /* Runs the rule on (primals, tangents): the pair it returns. */
 static SrVal *run_rule(SrAd *ad, Cjvp *c, SrVal *primals, SrVal *tangents) {
+  int saved = ad->I->jax->enable_x64;
+  ad->I->jax->enable_x64 = c->x64;
+  SrVal *r = run_rule_x64(ad, c, primals, tangents);
+  ad->I->jax->enable_x64 = saved;
+  return r;
+}
+
+static SrVal *run_rule_x64(SrAd *ad, Cjvp *c, SrVal *primals, SrVal *tangents) {
   SrInterp *I = ad->I;
   SrVal *argv[2] = {primals, tangents};
   if (ad->mode != SR_AD_LIN) {

@@ -11,6 +11,7 @@
 #include "jax/lax.h"
 #include "jax/np_host.h"
 #include "jax/jax.h"
+#include "jax/numpy.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -449,6 +450,28 @@ static SrVal *lax_convert_element_type(SrInterp *I, SrArgs *a) {
                     sr_dtype_name((SrDtype)dt));
   }
   return sr_lax_convert(I, p[0], (SrDtype)dt, 0, NULL);
+}
+
+/* jax._src.lax.lax._convert_element_type(operand, new_dtype=None,
+   weak_type=False): convert_element_type with the result's weak type */
+static SrVal *lax_convert_element_type_weak(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "_convert_element_type", "operand, new_dtype=, weak_type=", p) < 0) return NULL;
+  int dt = -1;
+  if (p[1] && sr_dtype_arg(I, p[1], &dt, "convert_element_type") < 0) return NULL;
+  if (dt < 0) {
+    const SrType *t = sr_value_type(I, p[0]);
+    if (!t) return NULL;
+    dt = (int)t->dtype;
+  }
+  /* a Python scalar becomes an array (lax.py binds convert_element_type
+     on its TypedNdArray) */
+  SrVal *x = p[0]->kind == SR_V_INT || p[0]->kind == SR_V_FLOAT || p[0]->kind == SR_V_BOOL || p[0]->kind == SR_V_COMPLEX
+                 ? sr_jnp_asarray(I, p[0], dt)
+                 : sr_ref(p[0]);
+  SrVal *r = x ? sr_lax_convert(I, x, (SrDtype)dt, p[2] && sr_val_truthy(p[2]), NULL) : NULL;
+  sr_unref(x);
+  return r;
 }
 
 static SrVal *lax_broadcast_in_dim(SrInterp *I, SrArgs *a) {
@@ -1100,6 +1123,11 @@ void sr_lax_api_init(void) {
     {NULL, NULL, NULL},
   };
   for (int i = 0; defs[i].names; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);
+  /* jax._src.lax.lax, as JAX's tests import it (from jax._src.lax import
+     lax as lax_internal) */
+  sr_register("jax._src.lax.lax.convert_element_type", sr_ref(sr_lookup_qualname("jax.lax.convert_element_type")));
+  sr_def_private("jax._src.lax.lax._convert_element_type",
+                 sr_builtin_with("jax._src.lax.lax._convert_element_type", lax_convert_element_type_weak, NULL, NULL));
   sr_sharding_api_init();
   sr_shard_map_init();
   sr_experimental_init();

@@ -884,6 +884,17 @@ static SrVal *m_fill(SrInterp *I, SrArgs *a) {
 
 static SrVal *np_dtype_vals[SR_NBUILTIN_DTYPES];
 
+SrVal *sr_np_scalar_type(SrDtype d) {
+  if (d >= SR_NBUILTIN_DTYPES) return NULL;
+  if (!np_dtype_vals[d]) np_dtype_vals[d] = sr_dtype_val(NULL, d);
+  return np_dtype_vals[d];
+}
+
+int sr_np_dtype_instancecheck(SrInterp *I, SrVal *self, SrVal *x) {
+  (void)I;
+  return sr_np_is_scalar(x) && sr_ndarray_array(x)->type->dtype == self->dtype;
+}
+
 SrVal *sr_np_dtype_call(SrInterp *I, SrVal *self, SrArgs *a) {
   int mine = 0;
   for (int i = 0; i < SR_NBUILTIN_DTYPES && !mine; i++) mine = np_dtype_vals[i] == self;

@@ -80,6 +80,13 @@ SrVal *sr_np_call_x64(SrInterp *I, SrVal *fn, SrArgs *a);
 /* The init table's call_dtype: np.float32(1.5) is a numpy scalar,
    jnp.float32(1.5) a jax.Array (sr_jnp_dtype_call). */
 SrVal *sr_np_dtype_call(SrInterp *I, SrVal *self, SrArgs *a);
+/* isinstance(x, self) for a dtype as a scalar type (SrPyInit's
+   dtype_instancecheck): x is a numpy scalar of that dtype */
+int sr_np_dtype_instancecheck(SrInterp *I, SrVal *self, SrVal *x);
+/* numpy's scalar type of dtype d (np.dtype(d).type; ml_dtypes' for
+   bfloat16, the float8s, int4...): called, it makes numpy scalars
+   (borrowed) */
+SrVal *sr_np_scalar_type(SrDtype d);
 
 /* Registers numpy's module over what jax/ registered under numpy.*
    (after the evaluator's built-ins, sr_builtins_exec_init). */

@@ -24,6 +24,7 @@
 #include "jax/array_create.h"
 #include "exec/array.h"
 #include "jax/array_methods.h"
+#include "jax/np_host.h"
 #include "py/objects.h"
 #include "py/range.h"
 #include "text/print_val.h"
@@ -38,15 +39,9 @@ SrVal *sr_none_tuple(int n) {
   return t;
 }
 
-static int dtype_arg(SrInterp *I, SrVal *v, int *out, const char *what, int named);
+int sr_dtype_arg(SrInterp *I, SrVal *v, int *out, const char *what) { return sr_dtype_arg_fn(I, v, out, what, what); }
 
-int sr_dtype_arg(SrInterp *I, SrVal *v, int *out, const char *what) { return dtype_arg(I, v, out, what, 1); }
-
-/* check_and_canonicalize_user_dtype(dtype) without a fun_name, as
-   jax.random's samplers call it: the x64 messages name no function */
-int sr_dtype_arg_unnamed(SrInterp *I, SrVal *v, int *out, const char *what) { return dtype_arg(I, v, out, what, 0); }
-
-static int dtype_arg(SrInterp *I, SrVal *v, int *out, const char *what, int named) {
+int sr_dtype_arg_fn(SrInterp *I, SrVal *v, int *out, const char *what, const char *fun_name) {
   *out = -1;
   if (!v || v->kind == SR_V_NONE) return 0;
   if (v->kind == SR_V_DTYPE) *out = (int)v->dtype;
@@ -64,7 +59,7 @@ static int dtype_arg(SrInterp *I, SrVal *v, int *out, const char *what, int name
                "Explicitly requested dtype %s%s%s is not available. To enable more dtypes, set the "
                "jax_enable_x64 or allow_explicit_x64_dtypes configuration options.See "
                "https://github.com/jax-ml/jax#current-gotchas for more.",
-               sr_dtype_name((SrDtype)*out), named ? " requested in " : "", named ? what : "");
+               sr_dtype_name((SrDtype)*out), *fun_name ? " requested in " : "", fun_name);
       return -1;
     }
     if (c != *out && !I->jax->enable_x64) {
@@ -72,7 +67,7 @@ static int dtype_arg(SrInterp *I, SrVal *v, int *out, const char *what, int name
               "Explicitly requested dtype %s%s%s is not available, and will be truncated to dtype %s. "
               "To enable more dtypes, set the jax_enable_x64 configuration option or the JAX_ENABLE_X64 shell "
               "environment variable. See https://github.com/jax-ml/jax#current-gotchas for more.",
-              sr_dtype_name((SrDtype)*out), named ? " requested in " : "", named ? what : "", sr_dtype_name((SrDtype)c));
+              sr_dtype_name((SrDtype)*out), *fun_name ? " requested in " : "", fun_name, sr_dtype_name((SrDtype)c));
       *out = c;
     }
     return 0;
@@ -235,7 +230,234 @@ static SrDtype promote2(SrDtype a, SrDtype b) {
   return sr_dtype_info(a)->bits >= sr_dtype_info(b)->bits ? a : b;
 }
 
-SrDtype sr_jnp_result_dtype(SrInterp *I, int n, SrVal **args, int *weak) {
+/* JAX's type promotion lattice (dtypes._type_promotion_lattice): its
+   nodes are the dtypes below SR_NBUILTIN_DTYPES (float0 left out) and the
+   weak types of Python's int, float and complex; each node's upper bounds
+   are a bit set, computed once per lattice (standard x64, standard x32,
+   strict). */
+enum { W_INT = SR_NBUILTIN_DTYPES, W_FLOAT, W_COMPLEX, NNODES };
+typedef uint64_t NodeSet;
+_Static_assert(NNODES <= 64, "the lattice's nodes fit a 64-bit set");
+#define BIT(n) ((NodeSet)1 << (n))
+
+/* the 8-, 6- and 4-bit floats */
+static int small_float(int d) {
+  return (d >= SR_F8_E4M3FN && d <= SR_F4_E2M1FN) || d == SR_F6_E2M3FN || d == SR_F6_E3M2FN;
+}
+
+static int lattice_node(int d) { return d >= 0 && d < NNODES && d != SR_FLOAT0; }
+
+/* the nodes right above node n */
+static NodeSet lattice_edges(int strict, int x64, int n) {
+  NodeSet all_ints = 0, all_floats = 0;
+  for (int d = 0; d < SR_NBUILTIN_DTYPES; d++) {
+    int k = sr_dtype_kind((SrDtype)d);
+    if (k == SR_DK_INT || k == SR_DK_UINT) all_ints |= BIT(d);
+    if (k == SR_DK_FLOAT) all_floats |= BIT(d);
+  }
+  if (strict) {
+    if (n == W_INT) return BIT(W_FLOAT) | all_ints;
+    if (n == W_FLOAT) return BIT(W_COMPLEX) | all_floats;
+    if (n == W_COMPLEX) return BIT(SR_C64) | BIT(SR_C128);
+    return 0;
+  }
+  switch (n) {
+  case SR_BOOL: return BIT(W_INT);
+  case W_INT: return BIT(SR_U8) | BIT(SR_U2) | BIT(SR_U4) | BIT(SR_I8) | BIT(SR_I2) | BIT(SR_I4);
+  case SR_U8: return BIT(SR_I16) | BIT(SR_U16);
+  case SR_U16: return BIT(SR_I32) | BIT(SR_U32);
+  /* without x64 no promotion forms a 64-bit type from narrower ones:
+     uint32 with int32 is int32 */
+  case SR_U32: return (x64 ? BIT(SR_I64) : BIT(SR_I32)) | BIT(SR_U64);
+  case SR_U64: return BIT(W_FLOAT);
+  case SR_I8: return BIT(SR_I16);
+  case SR_I16: return BIT(SR_I32);
+  case SR_I32: return BIT(SR_I64);
+  case SR_I64: return BIT(W_FLOAT);
+  case W_FLOAT: {
+    NodeSet r = BIT(SR_BF16) | BIT(SR_F16) | BIT(W_COMPLEX);
+    for (int d = 0; d < SR_NBUILTIN_DTYPES; d++)
+      if (small_float(d)) r |= BIT(d);
+    return r;
+  }
+  case SR_BF16: case SR_F16: return BIT(SR_F32);
+  case SR_F32: return BIT(SR_F64) | BIT(SR_C64);
+  case SR_F64: return BIT(SR_C128);
+  case W_COMPLEX: return BIT(SR_C64);
+  case SR_C64: return BIT(SR_C128);
+  default: return 0;
+  }
+}
+
+/* dtypes._make_lattice_upper_bounds: each node's upper bounds, itself
+   included (the transitive closure of the edges) */
+static const NodeSet *lattice_upper_bounds(int strict, int x64) {
+  static NodeSet ub[3][NNODES];
+  static int done[3];
+  int which = strict ? 2 : x64;
+  if (!done[which]) {
+    for (int n = 0; n < NNODES; n++) {
+      if (!lattice_node(n)) continue;
+      NodeSet s = BIT(n), prev = 0;
+      while (s != prev) {
+        prev = s;
+        for (int m = 0; m < NNODES; m++)
+          if (s & BIT(m)) s |= lattice_edges(strict, x64, m);
+      }
+      ub[which][n] = s;
+    }
+    done[which] = 1;
+  }
+  return ub[which];
+}
+
+static void node_str(SrBuf *b, int n) {
+  if (n == W_INT) sr_buf_puts(b, "<class 'int'>");
+  else if (n == W_FLOAT) sr_buf_puts(b, "<class 'float'>");
+  else if (n == W_COMPLEX) sr_buf_puts(b, "<class 'complex'>");
+  else sr_buf_puts(b, sr_dtype_info((SrDtype)n)->name);
+}
+
+/* dtypes._least_upper_bound of nodes[0..n): the node, or -1 with
+   TypePromotionError in JAX's words */
+static int least_upper_bound(SrInterp *I, int n, const int *nodes) {
+  int strict = I->jax->strict_promotion;
+  const NodeSet *ub = lattice_upper_bounds(strict, I->jax->enable_x64);
+  NodeSet N = 0, cub = ~(NodeSet)0;
+  for (int i = 0; i < n; i++) {
+    N |= BIT(nodes[i]);
+    cub &= ub[nodes[i]];
+  }
+  NodeSet lub = cub & N;
+  if (!lub)
+    for (int c = 0; c < NNODES; c++)
+      if ((cub & BIT(c)) && (cub & ~ub[c]) == 0) lub |= BIT(c);
+  if (lub && !(lub & (lub - 1))) return __builtin_ctzll(lub);
+  SrBuf names = SR_BUF_INIT;
+  int f8 = 0, f6 = 0, f4 = 0, intn = 0;
+  sr_buf_putc(&names, '(');
+  for (int i = 0; i < n; i++) {
+    /* the repr of a tuple of str(node): "<class 'int'>" in double quotes */
+    char q = nodes[i] >= W_INT ? '"' : '\'';
+    if (i) sr_buf_puts(&names, ", ");
+    sr_buf_putc(&names, q);
+    node_str(&names, nodes[i]);
+    sr_buf_putc(&names, q);
+    if (nodes[i] < SR_NBUILTIN_DTYPES) {
+      int bits = sr_dtype_info((SrDtype)nodes[i])->bits;
+      if (small_float(nodes[i])) {
+        f8 |= bits == 8;
+        f6 |= bits == 6;
+        f4 |= bits == 4;
+      }
+      int k = sr_dtype_kind((SrDtype)nodes[i]);
+      intn |= (k == SR_DK_INT || k == SR_DK_UINT) && bits < 8;
+    }
+  }
+  sr_buf_puts(&names, n == 1 ? ",)" : ")");
+  const char *nm = sr_buf_str(&names);
+  if (lub)
+    sr_raise(I, "TypePromotionError",
+             "Internal Type Promotion error: %s do not have a unique least upper bound on the specified lattice. This "
+             "is an unexpected error in JAX's internal logic; please report it to the JAX maintainers.",
+             nm);
+  else if (strict)
+    sr_raise(I, "TypePromotionError",
+             "Input dtypes %s have no available implicit dtype promotion path when jax_numpy_dtype_promotion=strict. "
+             "Try explicitly casting inputs to the desired output type, or set jax_numpy_dtype_promotion=standard.",
+             nm);
+  else if (f8 || f6 || f4)
+    sr_raise(I, "TypePromotionError",
+             "Input dtypes %s have no available implicit dtype promotion path. To avoid unintended promotion, %d-bit "
+             "floats do not support implicit promotion. If you'd like your inputs to be promoted to another type, you "
+             "can do so explicitly using e.g. x.astype('float32')",
+             nm, f8 ? 8 : f6 ? 6 : 4);
+  else if (intn)
+    sr_raise(I, "TypePromotionError",
+             "Input dtypes %s have no available implicit dtype promotion path. To avoid unintended promotion, 1-bit, "
+             "2-bit and 4-bit integers do not support implicit promotion. If you'd like your inputs to be promoted to "
+             "another type, you can do so explicitly using e.g. x.astype('int32')",
+             nm);
+  else
+    sr_raise(I, "TypePromotionError",
+             "Input dtypes %s have no available implicit dtype promotion path. Try explicitly casting inputs to the "
+             "desired output type.",
+             nm);
+  sr_buf_free(&names);
+  return -1;
+}
+
+/* dtypes._jax_type: a weak dtype's node is Python's type of its kind
+   (bool stays bool) */
+static int jax_node(SrDtype d, int weak) {
+  if (!weak || d == SR_BOOL) return (int)d;
+  switch (sr_dtype_kind(d)) {
+  case SR_DK_INT: case SR_DK_UINT: return W_INT;
+  case SR_DK_FLOAT: return W_FLOAT;
+  case SR_DK_COMPLEX: return W_COMPLEX;
+  default: return (int)d;
+  }
+}
+
+static SrDtype node_dtype(SrInterp *I, int node) {
+  return node == W_INT ? default_of_kind(I, 2) : node == W_FLOAT ? default_of_kind(I, 3)
+       : node == W_COMPLEX ? default_of_kind(I, 4) : (SrDtype)node;
+}
+
+int sr_jnp_lattice_result(SrInterp *I, int n, const SrDtype *dts, const int *weaks, SrDtype *out, int *weak) {
+  int same = 1, all_weak = 1, valid = 1;
+  for (int i = 0; i < n; i++) {
+    same &= dts[i] == dts[0];
+    all_weak &= weaks[i] != 0;
+    valid &= lattice_node((int)dts[i]);
+  }
+  if (n == 1 || (same && !all_weak)) {
+    *out = dts[0];
+    *weak = n == 1 ? weaks[0] : 0;
+  } else {
+    if (!valid) {
+      for (int i = 0; i < n; i++)
+        if (!lattice_node((int)dts[i]))
+          return sr_raise(I, "ValueError", "dtype=%s is not a valid dtype for JAX type promotion.",
+                          sr_dtype_info(dts[i])->name), -1;
+    }
+    /* all weak (standard): the bound of their strong dtypes, weak */
+    int strong_bound = all_weak && !I->jax->strict_promotion;
+    int nodes[64], nn = 0;
+    for (int i = 0; i < n; i++) {
+      int node = jax_node(dts[i], strong_bound ? 0 : weaks[i]);
+      int seen = 0;
+      for (int k = 0; k < nn; k++) seen |= nodes[k] == node;
+      if (!seen && nn < 64) nodes[nn++] = node;
+    }
+    int r = least_upper_bound(I, nn, nodes);
+    if (r < 0) return -1;
+    *out = node_dtype(I, r);
+    *weak = strong_bound || r >= W_INT;
+  }
+  if (*out == SR_BOOL) *weak = 0;
+  return 0;
+}
+
+int sr_jnp_result_dtype_checked(SrInterp *I, int n, SrVal **args, SrDtype *out, int *weak) {
+  SrDtype dts[64];
+  int weaks[64], m = 0;
+  for (int i = 0; i < n && m < 64; i++) {
+    const SrType *t = sr_value_type(I, args[i]);
+    if (!t) continue;
+    dts[m] = t->dtype;
+    weaks[m++] = t->weak;
+  }
+  if (m == 0) {
+    *out = SR_BOOL;
+    *weak = 1;
+    return 0;
+  }
+  return sr_jnp_lattice_result(I, m, dts, weaks, out, weak);
+}
+
+/* the old join, for operands off the lattice (PRNG keys) */
+static SrDtype result_dtype_fallback(SrInterp *I, int n, SrVal **args, int *weak) {
   int have_strong = 0, weak_rank = -1, u64_signed = 0;
   SrDtype strong = SR_BOOL, weakd = SR_BOOL;
   for (int i = 0; i < n; i++) {
@@ -280,6 +502,34 @@ SrDtype sr_jnp_result_dtype(SrInterp *I, int n, SrVal **args, int *weak) {
     return default_of_kind(I, weak_rank);
   }
   return strong;
+}
+
+/* the result dtype of the operands' promotion (dtypes.result_type's
+   lattice_result_type), where a failure is no error: off the lattice,
+   the old join */
+int sr_jnp_promote_types(SrInterp *I, int a, int b, SrDtype *out) {
+  int nodes[2];
+  int ab[2] = {a, b};
+  for (int i = 0; i < 2; i++) {
+    nodes[i] = ab[i] == SR_JNP_WEAK_INT ? W_INT : ab[i] == SR_JNP_WEAK_FLOAT ? W_FLOAT
+             : ab[i] == SR_JNP_WEAK_COMPLEX ? W_COMPLEX : ab[i];
+    if (!lattice_node(nodes[i]))
+      return sr_raise(I, "ValueError", "dtype=%s is not a valid dtype for JAX type promotion.",
+                      sr_dtype_info((SrDtype)ab[i])->name), -1;
+  }
+  int r = least_upper_bound(I, nodes[0] == nodes[1] ? 1 : 2, nodes);
+  if (r < 0) return -1;
+  /* np.dtype of Python's type: 64 bits, whatever jax_enable_x64 */
+  *out = r == W_INT ? SR_I64 : r == W_FLOAT ? SR_F64 : r == W_COMPLEX ? SR_C128 : (SrDtype)r;
+  return 0;
+}
+
+SrDtype sr_jnp_result_dtype(SrInterp *I, int n, SrVal **args, int *weak) {
+  SrDtype d;
+  SrVal *saved = I->exc;
+  if (!saved && sr_jnp_result_dtype_checked(I, n, args, &d, weak) == 0) return d;
+  if (!saved) sr_exc_clear(I);
+  return result_dtype_fallback(I, n, args, weak);
 }
 
 /* broadcast_in_dim adding leading dims to reach rank nd */
@@ -337,7 +587,11 @@ int sr_jnp_promote(SrInterp *I, int n, SrVal **args, const char *fname) {
     return -1;
   }
   int weak;
-  SrDtype dt = sr_jnp_result_dtype(I, n, args, &weak);
+  SrDtype dt;
+  if (sr_jnp_result_dtype_checked(I, n, args, &dt, &weak) < 0) {
+    for (int k = 0; k < n; k++) sr_unref(args[k]);
+    return -1;
+  }
   int nd = 0;
   for (int i = 0; i < n; i++) {
     const SrType *t = sr_value_type(I, args[i]);
@@ -525,7 +779,11 @@ static int flat_add(SrInterp *I, Flat *f, SrVal *v, int depth) {
 
 SrVal *sr_jnp_asarray(SrInterp *I, SrVal *x, int dtype) {
   /* numpy's ndarrays (jax/np_host.c) as JAX canonicalizes them */
-  SrVal *h = x->kind == SR_V_OBJ && !sr_array_of(x) && sr_as_array_hook ? sr_as_array_hook(I, x) : NULL;
+  SrVal *h = NULL;
+  /* with a dtype asked for, the ndarray's values as they are, then cast
+     (jnp.int64(np.array(1 << 40)) under jax_explicit_x64_dtypes='allow') */
+  if (dtype >= 0 && x->kind == SR_V_OBJ && sr_ndarray_array(x)) h = sr_ndarray_to_jax(I, x, 1);
+  else if (x->kind == SR_V_OBJ && !sr_array_of(x) && sr_as_array_hook) h = sr_as_array_hook(I, x);
   if (h) {
     if (dtype < 0) return h;
     SrVal *c = sr_jnp_convert(I, h, (SrDtype)dtype, 0);
@@ -603,15 +861,21 @@ BINARY(jnp_bitwise_and, SR_P_and, "bitwise_and")
 BINARY(jnp_bitwise_or, SR_P_or, "bitwise_or")
 BINARY(jnp_bitwise_xor, SR_P_xor, "bitwise_xor")
 
+static SrDtype to_inexact(SrInterp *I, SrDtype d);
+
 /* true_divide: integers divide as floats */
 static SrVal *jnp_true_divide(SrInterp *I, SrArgs *a) {
   if (a->n != 2) return sr_raise(I, "TypeError", "true_divide() takes 2 positional arguments");
   SrVal *args[2] = {a->v[0], a->v[1]};
   if (sr_jnp_promote(I, 2, args, "true_divide") < 0) return NULL;
+  /* promote_args_inexact: the promoted dtype made inexact, weak if the
+     promotion is */
   const SrType *t = sr_value_type(I, args[0]);
   if (!sr_dtype_is_inexact(t->dtype)) {
+    SrDtype fd = to_inexact(I, t->dtype);
+    int weak = t->weak;
     for (int i = 0; i < 2; i++) {
-      SrVal *c = sr_jnp_convert(I, args[i], default_of_kind(I, 3), 0);
+      SrVal *c = sr_jnp_convert(I, args[i], fd, weak);
       sr_unref(args[i]);
       args[i] = c;
       if (!c) {
@@ -832,9 +1096,13 @@ static SrDtype default_float(SrInterp *I) { return I->jax->enable_x64 ? SR_F64 :
 static SrDtype default_int(SrInterp *I) { return I->jax->enable_x64 ? SR_I64 : SR_I32; }
 
 /* dtypes.to_inexact_dtype */
+/* dtypes.to_inexact_dtype: 64-bit integers to float64, the rest (bool
+   and narrower integers) to float32 (numpy's on host arrays) */
 static SrDtype to_inexact(SrInterp *I, SrDtype d) {
   if (sr_dtype_is_inexact(d)) return d;
-  return default_float(I);
+  /* numpy's own functions on host arrays: integers to float64 */
+  if (I->jax->host_numpy) return SR_F64;
+  return d == SR_I64 || d == SR_U64 ? SR_F64 : SR_F32;
 }
 
 

@@ -14,6 +14,14 @@
 /* The dtype JAX gives a mix of operands (weak Python scalars defer to
    arrays' dtypes), and whether the result is weak. */
 SrDtype sr_jnp_result_dtype(SrInterp *I, int n, SrVal **args, int *weak);
+/* dtypes.lattice_result_type of the operands' (dtype, weak) pairs: 0, or
+   -1 with TypePromotionError (or ValueError off the lattice) */
+int sr_jnp_result_dtype_checked(SrInterp *I, int n, SrVal **args, SrDtype *out, int *weak);
+/* dtypes.promote_types of two dtypes, or of Python's int, float and
+   complex as SR_JNP_WEAK_*: 0, or -1 with TypePromotionError */
+enum { SR_JNP_WEAK_INT = -2, SR_JNP_WEAK_FLOAT = -3, SR_JNP_WEAK_COMPLEX = -4 };
+int sr_jnp_promote_types(SrInterp *I, int a, int b, SrDtype *out);
+int sr_jnp_lattice_result(SrInterp *I, int n, const SrDtype *dts, const int *weaks, SrDtype *out, int *weak);
 /* Converts x to dtype dt (a convert_element_type equation for arrays, a
    retyped literal for Python scalars); a new reference. */
 static inline SrVal *sr_jnp_convert(SrInterp *I, SrVal *x, SrDtype dt, int weak) {
@@ -37,9 +45,10 @@ SrVal *sr_none_tuple(int n);
    them (int is int32 and float float32 unless x64 is on); *out is -1 for
    None or absent.  The one place a dtype argument is interpreted. */
 int sr_dtype_arg(SrInterp *I, SrVal *v, int *out, const char *what);
-/* The same with x64 messages that name no function
-   (check_and_canonicalize_user_dtype without fun_name: jax.random's). */
-int sr_dtype_arg_unnamed(SrInterp *I, SrVal *v, int *out, const char *what);
+/* the same with the function the x64 warning names (dtypes.
+   check_and_canonicalize_user_dtype's fun_name; "" names none, as
+   jax.random's samplers) */
+int sr_dtype_arg_fn(SrInterp *I, SrVal *v, int *out, const char *what, const char *fun_name);
 /* The shape of a Python int or tuple of ints. */
 int sr_shape_arg(SrInterp *I, SrVal *v, int64_t *shape, int *ndim, const char *what);
 /* An int or a sequence of ints (axes, a permutation, sizes; at most

@@ -103,13 +103,19 @@ static int abstract_under(const Abstract *a, const Abstract *b) {
 
 /* jnp.issubdtype(arg1, arg2): dtypes.issubdtype, with JAX's extended
    types left out (bfloat16 and the float8s are floating, int4 signed) */
+static int raw_dtype(SrInterp *I, SrVal *v, int *d, const char *what);
+
 static SrVal *jnp_issubdtype(SrInterp *I, SrArgs *a) {
   SrVal *p[2];
   if (sr_args_parse(I, a, "issubdtype", "arg1, arg2", p) < 0) return NULL;
   const Abstract *a1 = abstract_of(p[0]), *a2 = abstract_of(p[1]);
+  /* np.dtype(object)'s type, object_, is under generic alone: no dtype
+     here is under it */
+  if (p[1] == sr_lookup_qualname("builtins.object")) return sr_bool(p[0] == p[1]);
   int d1 = -1, d2 = -1;
-  if (!a1 && sr_dtype_arg(I, p[0], &d1, "issubdtype") < 0) return NULL;
-  if (!a2 && sr_dtype_arg(I, p[1], &d2, "issubdtype") < 0) return NULL;
+  /* np.dtype of each, as given (no x64 truncation) */
+  if (!a1 && raw_dtype(I, p[0], &d1, "issubdtype") < 0) return NULL;
+  if (!a2 && raw_dtype(I, p[1], &d2, "issubdtype") < 0) return NULL;
   if (!a1 && d1 < 0) return sr_bool(0);
   if (!a2 && d2 < 0) return sr_bool(0);
   if (!a2) return sr_bool(!a1 && d1 == d2);
@@ -121,77 +127,129 @@ static SrVal *jnp_issubdtype(SrInterp *I, SrArgs *a) {
  * result_type, promote_types, can_cast, isscalar, iterable
  * ====================================================================== */
 
-/* A dtype as a zero-d abstract value of that dtype, strong. */
-static SrVal *dtype_operand(SrDtype d) { return sr_array_abstract(sr_type_scalar(d)); }
-
 static int is_value(SrVal *v) {
   return v->kind == SR_V_INT || v->kind == SR_V_FLOAT || v->kind == SR_V_BOOL || v->kind == SR_V_COMPLEX ||
          sr_array_of(v) || sr_is_ndarray(v);
 }
 
-/* jnp.result_type(*args): dtypes.result_type, canonicalized (weak types
-   give their default dtype) */
-static SrVal *jnp_result_type(SrInterp *I, SrArgs *a) {
-  if (a->n == 0) return sr_raise(I, "ValueError", "at least one array or dtype is required");
-  SrVal **ops = sr_xcalloc((size_t)a->n, sizeof *ops);
-  for (int i = 0; i < a->n; i++) {
-    int dt = -1;
-    if (is_value(a->v[i])) {
-      ops[i] = sr_ref(a->v[i]);
-      continue;
-    }
-    /* dtypes.dtype: an object of a class of ours with a dtype attribute
-       (a __jax_array__ duck array) has that dtype, strong */
-    if (sr_class_of(a->v[i])) {
-      SrVal *dv = sr_getattr(I, a->v[i], "dtype");
-      if (!dv) sr_exc_clear(I);
-      else if (dv->kind == SR_V_DTYPE) {
-        ops[i] = dtype_operand(dv->dtype);
-        sr_unref(dv);
-        continue;
-      }
-      sr_unref(dv);
-    }
-    if (sr_dtype_arg(I, a->v[i], &dt, "result_type") < 0 || dt < 0) {
-      if (dt < 0 && !I->exc) sr_raise(I, "TypeError", "data type None not understood");
-      for (int k = 0; k < i; k++) sr_unref(ops[k]);
-      free(ops);
-      return NULL;
-    }
-    ops[i] = dtype_operand((SrDtype)dt);
-  }
-  int weak;
-  SrDtype d = sr_jnp_result_dtype(I, a->n, ops, &weak);
-  for (int i = 0; i < a->n; i++) sr_unref(ops[i]);
-  free(ops);
-  if (weak) {
-    int k = sr_dtype_kind(d);
-    d = k == SR_DK_INT ? default_int(I) : k == SR_DK_FLOAT ? default_float(I) : d;
-  }
-  return sr_dtype_val(NULL, d);
+/* Python's int, float or complex type as the weak node SR_JNP_WEAK_*,
+   else 0 */
+static int python_weak_type(SrVal *v) {
+  const char *nm = sr_is_obj(v, &sr_builtin_class) ? sr_builtin_name(v) : NULL;
+  if (!nm) return 0;
+  return strcmp(nm, "builtins.int") == 0 ? SR_JNP_WEAK_INT : strcmp(nm, "builtins.float") == 0 ? SR_JNP_WEAK_FLOAT
+       : strcmp(nm, "builtins.complex") == 0 ? SR_JNP_WEAK_COMPLEX : 0;
 }
 
-/* jnp.promote_types(a, b): the lattice's join of two dtypes, strong */
+/* dtypes._dtype_and_weaktype(v): dtypes.dtype(v) (Python's types and
+   values canonical, an array's own dtype, a dtype's name per
+   jax_explicit_x64_dtypes) and whether v is weak (Python's int, float,
+   complex and their values, weak arrays) */
+static int dtype_and_weak(SrInterp *I, SrVal *v, SrDtype *d, int *weak, const char *what) {
+  *weak = 0;
+  /* a Python complex: canonicalize_dtype(complex128) */
+  if (v->kind == SR_V_COMPLEX) {
+    *d = I->jax->enable_x64 ? SR_C128 : SR_C64;
+    *weak = 1;
+    return 0;
+  }
+  if (is_value(v)) {
+    const SrType *t = vtype(I, v);
+    if (!t) return -1;
+    *d = t->dtype;
+    *weak = t->weak && t->dtype != SR_BOOL;
+    return 0;
+  }
+  /* dtypes.dtype: an object of a class of ours with a dtype attribute (a
+     __jax_array__ duck array) has that dtype, strong */
+  if (sr_class_of(v)) {
+    SrVal *dv = sr_getattr(I, v, "dtype");
+    if (!dv) sr_exc_clear(I);
+    else if (dv->kind == SR_V_DTYPE) {
+      *d = dv->dtype;
+      sr_unref(dv);
+      return 0;
+    }
+    sr_unref(dv);
+  }
+  if (v->kind == SR_V_NONE) return sr_raise(I, "ValueError", "Invalid argument to dtype: None."), -1;
+  int dt;
+  if (sr_dtype_arg(I, v, &dt, what) < 0) return -1;
+  if (dt < 0) return sr_raise(I, "TypeError", "data type None not understood"), -1;
+  *d = (SrDtype)dt;
+  *weak = python_weak_type(v) != 0;
+  return 0;
+}
+
+/* jnp.result_type(*args, return_weak_type_flag=False): dtypes.result_type:
+   lattice_result_type of the arguments (None is the default float), a
+   weak result its kind's default dtype */
+static SrVal *jnp_result_type(SrInterp *I, SrArgs *a) {
+  int flag = 0;
+  for (int k = 0; k < a->nkw; k++) {
+    if (strcmp(a->kw[k], "return_weak_type_flag") != 0)
+      return sr_raise(I, "TypeError", "result_type() got an unexpected keyword argument '%s'", a->kw[k]);
+    flag = sr_val_truthy(a->kwv[k]);
+  }
+  if (a->n == 0) return sr_raise(I, "ValueError", "at least one array or dtype is required");
+  SrDtype *dts = sr_xcalloc((size_t)a->n, sizeof *dts);
+  int *weaks = sr_xcalloc((size_t)a->n, sizeof *weaks);
+  SrVal *r = NULL;
+  SrDtype d;
+  int weak;
+  for (int i = 0; i < a->n; i++) {
+    if (a->v[i]->kind == SR_V_NONE) {
+      dts[i] = default_float(I);
+      continue;
+    }
+    if (dtype_and_weak(I, a->v[i], &dts[i], &weaks[i], "result_type") < 0) goto done;
+  }
+  if (sr_jnp_lattice_result(I, a->n, dts, weaks, &d, &weak) < 0) goto done;
+  if (weak) {
+    int k = sr_dtype_kind(d);
+    d = k == SR_DK_INT ? default_int(I) : k == SR_DK_UINT ? (I->jax->enable_x64 ? SR_U64 : SR_U32)
+      : k == SR_DK_FLOAT ? default_float(I) : k == SR_DK_COMPLEX ? (I->jax->enable_x64 ? SR_C128 : SR_C64) : d;
+  }
+  r = sr_dtype_val(NULL, d);
+  if (flag) {
+    SrVal *t = sr_seq(NULL, SR_V_TUPLE, 2);
+    sr_seq_push(NULL, t, r);
+    sr_seq_push(NULL, t, sr_bool(weak));
+    r = t;
+  }
+done:
+  free(dts);
+  free(weaks);
+  return r;
+}
+
+/* np.dtype(v) as given (no x64 truncation), for promote_types */
+static int raw_dtype(SrInterp *I, SrVal *v, int *d, const char *what) {
+  const char *nm = sr_is_obj(v, &sr_builtin_class) ? sr_builtin_name(v) : NULL;
+  if (nm && strcmp(nm, "builtins.int") == 0) return *d = SR_I64, 0;
+  if (nm && strcmp(nm, "builtins.float") == 0) return *d = SR_F64, 0;
+  if (nm && strcmp(nm, "builtins.complex") == 0) return *d = SR_C128, 0;
+  int saved = I->jax->explicit_x64;
+  I->jax->explicit_x64 = 2;
+  int rc = sr_dtype_arg(I, v, d, what);
+  I->jax->explicit_x64 = saved;
+  if (rc == 0 && *d < 0) return sr_raise(I, "TypeError", "data type None not understood"), -1;
+  return rc;
+}
+
+/* jnp.promote_types(a, b): dtypes.promote_types: the lattice's least
+   upper bound of np.dtype(a) and np.dtype(b) (Python's int, float and
+   complex are the weak types i*, f*, c*), as a dtype */
 static SrVal *jnp_promote_types(SrInterp *I, SrArgs *a) {
   SrVal *p[2];
   if (sr_args_parse(I, a, "promote_types", "a, b", p) < 0) return NULL;
   int d[2];
-  SrVal *ops[2];
   for (int i = 0; i < 2; i++) {
-    if (sr_dtype_arg(I, p[i], &d[i], "promote_types") < 0) return NULL;
-    if (d[i] < 0) return sr_raise(I, "TypeError", "data type None not understood");
+    d[i] = python_weak_type(p[i]);
+    if (!d[i] && raw_dtype(I, p[i], &d[i], "promote_types") < 0) return NULL;
   }
-  /* Python's int, float and complex are the weak types i*, f*, c* */
-  for (int i = 0; i < 2; i++)
-    ops[i] = p[i] == sr_lookup_qualname("builtins.int")     ? sr_int(NULL, 0)
-             : p[i] == sr_lookup_qualname("builtins.float") ? sr_float(NULL, 0)
-             : p[i] == sr_lookup_qualname("builtins.complex") ? sr_complex(NULL, 0, 0)
-                                                              : dtype_operand((SrDtype)d[i]);
-  int weak;
-  SrDtype r = sr_jnp_result_dtype(I, 2, ops, &weak);
-  sr_unref(ops[0]);
-  sr_unref(ops[1]);
-  if (weak) r = sr_dtype_kind(r) == SR_DK_INT ? default_int(I) : sr_dtype_kind(r) == SR_DK_FLOAT ? default_float(I) : r;
+  SrDtype r;
+  if (sr_jnp_promote_types(I, d[0], d[1], &r) < 0) return NULL;
   return sr_dtype_val(NULL, r);
 }
 
@@ -889,14 +947,10 @@ static SrVal *jnp_dtype(SrInterp *I, SrArgs *a) {
   SrVal *p[3];
   if (sr_args_parse(I, a, "dtype", "dtype, align=, copy=", p) < 0) return NULL;
   int dt;
-  if (p[0]->kind == SR_V_NONE) return sr_dtype_val(NULL, default_float(I));
-  /* jnp.dtype is numpy's: a 64-bit name stays 64-bit without x64 (it is
-     the jax function the dtype is given to that truncates it) */
-  int saved = I->jax->explicit_x64;
-  I->jax->explicit_x64 = 2;
-  int rc = sr_dtype_arg(I, p[0], &dt, "dtype");
-  I->jax->explicit_x64 = saved;
-  if (rc < 0) return NULL;
+  /* np.dtype: as given, whatever jax_enable_x64 (None is float64, int
+     int64) */
+  if (p[0]->kind == SR_V_NONE) return sr_dtype_val(NULL, SR_F64);
+  if (raw_dtype(I, p[0], &dt, "dtype") < 0) return NULL;
   return sr_dtype_val(NULL, (SrDtype)dt);
 }
 
@@ -1004,13 +1058,209 @@ static SrVal *dtypes_canonicalize_dtype(SrInterp *I, SrArgs *a) {
   if (d < 0 || (d >= SR_NBUILTIN_DTYPES && !(p[1] && sr_val_truthy(p[1])))) {
     SrBuf b = SR_BUF_INIT;
     sr_to_repr(I, &b, v);
-    sr_raise(I, "TypeError", "Cannot interpret '%s' as a data type", b.p);
+    /* _canonicalize_dtype: np.dtype's TypeError, in JAX's words */
+    sr_raise(I, "TypeError", "dtype %s not understood", b.p);
     sr_buf_free(&b);
     return NULL;
   }
   if (!I->jax->enable_x64)
     d = d == SR_F64 ? SR_F32 : d == SR_I64 ? SR_I32 : d == SR_U64 ? SR_U32 : d == SR_C128 ? SR_C64 : d;
   return sr_dtype_val(NULL, (SrDtype)d);
+}
+
+/* ---- jax._src.dtypes, as JAX's tests import it ---- */
+
+/* dtypes.lattice_result_type(*args): the promoted dtype and weak flag,
+   as a tuple (not canonicalized to the kind's default) */
+static SrVal *dtypes_lattice_result_type(SrInterp *I, SrArgs *a) {
+  if (a->n == 0) return sr_raise(I, "ValueError", "not enough values to unpack (expected 2, got 0)");
+  SrDtype *dts = sr_xcalloc((size_t)a->n, sizeof *dts);
+  int *weaks = sr_xcalloc((size_t)a->n, sizeof *weaks);
+  SrVal *r = NULL;
+  SrDtype d;
+  int weak;
+  for (int i = 0; i < a->n; i++)
+    if (dtype_and_weak(I, a->v[i], &dts[i], &weaks[i], "dtype") < 0) goto done;
+  if (sr_jnp_lattice_result(I, a->n, dts, weaks, &d, &weak) < 0) goto done;
+  r = sr_seq(NULL, SR_V_TUPLE, 2);
+  sr_seq_push(NULL, r, sr_dtype_val(NULL, d));
+  sr_seq_push(NULL, r, sr_bool(weak));
+done:
+  free(dts);
+  free(weaks);
+  return r;
+}
+
+/* dtypes.dtype(x): the dtype JAX gives x (Python's types and values
+   canonical, an array's own, a dtype's name per jax_explicit_x64_dtypes) */
+static SrVal *dtypes_dtype(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "dtype", "x", p) < 0) return NULL;
+  SrDtype d;
+  int weak;
+  if (dtype_and_weak(I, p[0], &d, &weak, "dtype") < 0) return NULL;
+  return sr_dtype_val(NULL, d);
+}
+
+/* dtypes.is_weakly_typed(x): Python's int, float and complex values, and
+   weak arrays */
+static SrVal *dtypes_is_weakly_typed(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "is_weakly_typed", "x", p) < 0) return NULL;
+  SrVal *x = p[0];
+  if (x->kind == SR_V_INT || x->kind == SR_V_FLOAT || x->kind == SR_V_COMPLEX) return sr_bool(1);
+  if (!sr_array_of(x)) return sr_bool(0);
+  const SrType *t = vtype(I, x);
+  return t ? sr_bool(t->weak) : NULL;
+}
+
+static SrVal *dtypes_default_float_dtype(SrInterp *I, SrArgs *a) {
+  if (sr_args_parse(I, a, "default_float_dtype", "", NULL) < 0) return NULL;
+  return sr_dtype_val(NULL, default_float(I));
+}
+
+/* dtypes.itemsize_bits(dtype): bits per element (bool 8, sub-byte types
+   their width, complex twice its part's) */
+static SrVal *dtypes_itemsize_bits(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "itemsize_bits", "dtype", p) < 0) return NULL;
+  if (p[0]->kind == SR_V_NONE) return sr_raise(I, "ValueError", "dtype cannot be None.");
+  int d;
+  if (raw_dtype(I, p[0], &d, "itemsize_bits") < 0) return NULL;
+  return sr_int(NULL, sr_dtype_info((SrDtype)d)->bits);
+}
+
+/* dtypes.safe_to_cast(input_dtype_or_value, output_dtype_or_value):
+   whether result_type of the input and the output's dtype (strong) is
+   the output's dtype */
+static SrVal *dtypes_safe_to_cast(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "safe_to_cast", "input_dtype_or_value, output_dtype_or_value", p) < 0) return NULL;
+  SrDtype din, dout, d;
+  int win, wout, weak;
+  if (dtype_and_weak(I, p[0], &din, &win, "dtype") < 0 || dtype_and_weak(I, p[1], &dout, &wout, "dtype") < 0)
+    return NULL;
+  if (din == dout) return sr_bool(1);
+  SrDtype dts[2] = {din, dout};
+  int weaks[2] = {win, 0};
+  if (sr_jnp_lattice_result(I, 2, dts, weaks, &d, &weak) < 0) return NULL;
+  if (weak) {
+    int k = sr_dtype_kind(d);
+    d = k == SR_DK_INT ? default_int(I) : k == SR_DK_UINT ? (I->jax->enable_x64 ? SR_U64 : SR_U32)
+      : k == SR_DK_FLOAT ? default_float(I) : k == SR_DK_COMPLEX ? (I->jax->enable_x64 ? SR_C128 : SR_C64) : d;
+  }
+  return sr_bool(d == dout);
+}
+
+/* dtypes._dtype_and_weaktype(value): (dtypes.dtype(value), whether it is
+   weak: Python's int, float and complex types and values, weak arrays) */
+static SrVal *dtypes_dtype_and_weaktype(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "_dtype_and_weaktype", "value", p) < 0) return NULL;
+  SrDtype d;
+  int weak;
+  if (dtype_and_weak(I, p[0], &d, &weak, "dtype") < 0) return NULL;
+  SrVal *t = sr_seq(NULL, SR_V_TUPLE, 2);
+  sr_seq_push(NULL, t, sr_dtype_val(NULL, d));
+  sr_seq_push(NULL, t, sr_bool(weak));
+  return t;
+}
+
+/* dtypes._jax_type(dtype, weak_type): the lattice node: a weak dtype's
+   is Python's type of its kind (bool stays the bool dtype; the narrow
+   floats are float) */
+static SrVal *dtypes_jax_type(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "_jax_type", "dtype, weak_type", p) < 0) return NULL;
+  int d;
+  if (raw_dtype(I, p[0], &d, "_jax_type") < 0) return NULL;
+  if (!sr_val_truthy(p[1]) || d == SR_BOOL) return sr_dtype_val(NULL, (SrDtype)d);
+  int k = sr_dtype_kind((SrDtype)d);
+  const char *t = k == SR_DK_INT || k == SR_DK_UINT ? "builtins.int" : k == SR_DK_FLOAT ? "builtins.float"
+                : k == SR_DK_COMPLEX ? "builtins.complex" : NULL;
+  return t ? sr_ref(sr_lookup_qualname(t)) : sr_dtype_val(NULL, (SrDtype)d);
+}
+
+/* dtypes.check_and_canonicalize_user_dtype(dtype, fun_name=None): a
+   dtype asked for by the user, canonical (Python's types their default
+   dtypes; a 64-bit one per jax_explicit_x64_dtypes); an array is an
+   error */
+static SrVal *dtypes_check_user_dtype(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "check_and_canonicalize_user_dtype", "dtype, fun_name=, *, allow_non_jax_dtypes=", p) < 0)
+    return NULL;
+  if (p[0]->kind == SR_V_NONE) return sr_raise(I, "ValueError", "dtype must be specified.");
+  if (sr_array_of(p[0]))
+    return sr_raise(I, "ValueError",
+                    "Passing an array as a dtype argument is no longer supported; instead of dtype=arr use "
+                    "dtype=arr.dtype.");
+  const char *fn = p[1] && p[1]->kind == SR_V_STR ? p[1]->str.s : "";
+  int d;
+  if (sr_dtype_arg_fn(I, p[0], &d, "check_and_canonicalize_user_dtype", fn) < 0) return NULL;
+  if (d < 0) return sr_raise(I, "TypeError", "data type None not understood");
+  return sr_dtype_val(NULL, (SrDtype)d);
+}
+
+/* jax._src.dtypes: jax.dtypes' names and the internals JAX's
+   tests/dtypes_test.py reads */
+static void jax_src_dtypes_init(void) {
+  static const char *const from_dtypes[] = {"canonicalize_dtype", "bfloat16", "finfo", "iinfo", "issubdtype",
+                                            "result_type", "extended", "prng_key", "float0", "TypePromotionError"};
+  char q[96];
+  for (size_t i = 0; i < sizeof from_dtypes / sizeof *from_dtypes; i++) {
+    snprintf(q, sizeof q, "jax.dtypes.%s", from_dtypes[i]);
+    SrVal *v = sr_lookup_qualname(q);
+    snprintf(q, sizeof q, "jax._src.dtypes.%s", from_dtypes[i]);
+    if (v && !sr_lookup_qualname(q)) sr_register(q, sr_ref(v));
+  }
+  static const char *const from_jnp[] = {
+    "promote_types", "isdtype", "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2",
+    "float8_e5m2fnuz", "float8_e3m4", "float8_e4m3", "float8_e8m0fnu", "float4_e2m1fn", "float6_e2m3fn",
+    "float6_e3m2fn", "int2", "uint2", "int4",
+    "uint4"};
+  for (size_t i = 0; i < sizeof from_jnp / sizeof *from_jnp; i++) {
+    snprintf(q, sizeof q, "jax.numpy.%s", from_jnp[i]);
+    SrVal *v = sr_lookup_qualname(q);
+    snprintf(q, sizeof q, "jax._src.dtypes.%s", from_jnp[i]);
+    if (v) sr_register(q, sr_ref(v));
+  }
+  /* the default scalar types: numpy's bool_, int64, uint64, float64,
+     complex128 */
+  static const char *const defaults[][2] = {
+    {"bool_", "bool_"}, {"int_", "int64"}, {"uint", "uint64"}, {"float_", "float64"}, {"complex_", "complex128"}};
+  for (size_t i = 0; i < sizeof defaults / sizeof *defaults; i++) {
+    snprintf(q, sizeof q, "numpy.%s", defaults[i][1]);
+    SrVal *v = sr_lookup_qualname(q);
+    snprintf(q, sizeof q, "jax._src.dtypes.%s", defaults[i][0]);
+    if (v) sr_register(q, sr_ref(v));
+  }
+  sr_def("jax._src.dtypes.lattice_result_type", dtypes_lattice_result_type,
+         "lattice_result_type(*args): the (dtype, weak_type) JAX's type promotion lattice gives args");
+  sr_def("jax._src.dtypes.dtype", dtypes_dtype, "dtype(x): the dtype JAX gives x (Python's types canonical)");
+  sr_def("jax._src.dtypes.is_weakly_typed", dtypes_is_weakly_typed,
+         "is_weakly_typed(x): whether x is a Python scalar or a weakly typed array");
+  sr_def("jax._src.dtypes.default_float_dtype", dtypes_default_float_dtype,
+         "default_float_dtype(): float64 with jax_enable_x64, else float32");
+  sr_def("jax._src.dtypes.check_and_canonicalize_user_dtype", dtypes_check_user_dtype,
+         "check_and_canonicalize_user_dtype(dtype, fun_name=None): a user's dtype as JAX holds it");
+  sr_def_private("jax._src.dtypes._dtype_and_weaktype",
+                 sr_builtin_with("jax._src.dtypes._dtype_and_weaktype", dtypes_dtype_and_weaktype, NULL, NULL));
+  sr_def_private("jax._src.dtypes._jax_type", sr_builtin_with("jax._src.dtypes._jax_type", dtypes_jax_type, NULL, NULL));
+  sr_def("jax._src.dtypes.itemsize_bits", dtypes_itemsize_bits, "itemsize_bits(dtype): the bits of one element");
+  sr_def("jax._src.dtypes.safe_to_cast", dtypes_safe_to_cast,
+         "safe_to_cast(input_dtype_or_value, output_dtype_or_value): whether promotion leaves the output dtype");
+  /* the lattice's nodes (dtypes._jax_types, _weak_types) */
+  SrVal *jt = sr_seq(NULL, SR_V_LIST, 0);
+  static const SrDtype order[] = {SR_BOOL, SR_U2, SR_U4, SR_U8, SR_U16, SR_U32, SR_U64, SR_I2, SR_I4, SR_I8, SR_I16,
+                                  SR_I32, SR_I64, SR_F4_E2M1FN, SR_F6_E2M3FN, SR_F6_E3M2FN, SR_F8_E3M4, SR_F8_E4M3, SR_F8_E8M0FNU,
+                                  SR_F8_E4M3B11FNUZ, SR_F8_E4M3FN, SR_F8_E4M3FNUZ, SR_F8_E5M2, SR_F8_E5M2FNUZ,
+                                  SR_BF16, SR_F16, SR_F32, SR_F64, SR_C64, SR_C128};
+  for (size_t i = 0; i < sizeof order / sizeof *order; i++) sr_seq_push(NULL, jt, sr_dtype_val(NULL, order[i]));
+  sr_def_private("jax._src.dtypes._jax_types", jt);
+  SrVal *wt = sr_seq(NULL, SR_V_LIST, 0);
+  static const char *const weak_names[] = {"builtins.int", "builtins.float", "builtins.complex"};
+  for (int i = 0; i < 3; i++) sr_seq_push(NULL, wt, sr_ref(sr_lookup_qualname(weak_names[i])));
+  sr_def_private("jax._src.dtypes._weak_types", wt);
 }
 
 /* jax.dtypes: the names jax/dtypes.py exports that jax.numpy has too
@@ -1030,4 +1280,5 @@ void sr_jax_dtypes_init(void) {
      the tangent dtype of integer and boolean values */
   sr_register("jax.dtypes.float0", sr_dtype_val(NULL, SR_FLOAT0));
   sr_register("jax.float0", sr_dtype_val(NULL, SR_FLOAT0));
+  jax_src_dtypes_init();
 }

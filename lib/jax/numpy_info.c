@@ -10,6 +10,7 @@
 #include "exec/prng.h"
 #include "jax/jax.h"
 #include "jax/numpy.h"
+#include "jax/np_host.h"
 #include "py/objects.h"
 #include "text/print_val.h"
 
@@ -268,15 +269,17 @@ static SrVal *dtype_getattr(SrInterp *I, SrVal *self, const char *name) {
   if (k == SR_DK_OTHER || k == SR_DK_FLOAT0) return NULL;
   if (!strcmp(name, "name")) return sr_str_cstr(NULL, sr_dtype_name(d));
   if (!strcmp(name, "itemsize")) return sr_int(NULL, sr_dtype_info(d)->size);
+  int ml = sr_dtype_info(d)->bits < 8 || d == SR_BF16 || (k == SR_DK_FLOAT && sr_dtype_info(d)->bits == 8);
   if (!strcmp(name, "type")) {
-    /* the scalar type: numpy.float32(0) */
+    /* the scalar type: numpy.float32(0); ml_dtypes' (bfloat16, int4,
+       the float8s...) makes numpy scalars of its type too */
+    if (ml) return sr_ref(sr_np_scalar_type(d));
     char q[64];
     snprintf(q, sizeof q, "numpy.%s", sr_dtype_name(d));
     SrVal *t = sr_lookup_qualname(q);
     return t ? sr_ref(t) : NULL;
   }
   if (!strcmp(name, "kind")) {
-    int ml = sr_dtype_info(d)->bits < 8 || d == SR_BF16 || (k == SR_DK_FLOAT && sr_dtype_info(d)->bits == 8);
     const char *c = ml ? "V" : k == SR_DK_BOOL ? "b" : k == SR_DK_INT ? "i" : k == SR_DK_UINT ? "u" : k == SR_DK_FLOAT ? "f" : "c";
     return sr_str(NULL, c, 1);
   }

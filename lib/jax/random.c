@@ -957,7 +957,7 @@ static SrVal *random_values(SrInterp *I, SrArgs *a, int kind) {
   r.nd = 0;
   if (p[1] && p[1]->kind != SR_V_NONE && sr_shape_arg(I, p[1], r.shape, &r.nd, "shape") < 0) return NULL;
   int dt;
-  if (sr_dtype_arg_unnamed(I, p[2], &dt, kind == 0 ? "normal" : kind == 1 ? "uniform" : "bits") < 0) return NULL;
+  if (sr_dtype_arg_fn(I, p[2], &dt, kind == 0 ? "normal" : kind == 1 ? "uniform" : "bits", "") < 0) return NULL;
   if (dt >= 0) r.dt = (SrDtype)dt;
   if (kind == 2 && r.dt != SR_U8 && r.dt != SR_U16 && r.dt != SR_U32 && r.dt != SR_U64)
     return sr_raise(I, "ValueError", "dtype argument to `bits` must be an unsigned int dtype, got %s", sr_dtype_name(r.dt));
@@ -1090,7 +1090,7 @@ static SrVal *dist(SrInterp *I, SrArgs *a, int kind) {
   d->s.dt = I->jax->enable_x64 ? SR_F64 : SR_F32;
   int dt;
   if ((p[1] && p[1]->kind != SR_V_NONE && sr_shape_arg(I, p[1], d->s.shape, &d->s.nd, "shape") < 0) ||
-      sr_dtype_arg_unnamed(I, p[2], &dt, name) < 0) {
+      sr_dtype_arg_fn(I, p[2], &dt, name, "") < 0) {
     free(d);
     return NULL;
   }

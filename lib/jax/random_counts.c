@@ -473,7 +473,7 @@ static int no_sharding(SrInterp *I, SrVal *osh, const char *name) {
 /* dtype=None: int (or float); *dt the canonical dtype */
 static int user_dtype(SrInterp *I, SrVal *v, const char *name, int want_int, SrDtype *dt) {
   int d;
-  if (sr_dtype_arg_unnamed(I, v, &d, name) < 0) return -1;
+  if (sr_dtype_arg_fn(I, v, &d, name, "") < 0) return -1;
   int x64 = I->jax->enable_x64;
   *dt = d >= 0 ? (SrDtype)d : want_int ? (x64 ? SR_I64 : SR_I32) : (x64 ? SR_F64 : SR_F32);
   return 0;

@@ -351,7 +351,7 @@ static SrVal *f_body(SrInterp *I, SrArgs *a) {
 /* dtype=None: float; must be a float dtype (integer for geometric) */
 static int sampler_dtype(SrInterp *I, SrVal *v, const char *name, int want_int, SrDtype *dt) {
   int d;
-  if (sr_dtype_arg_unnamed(I, v, &d, name) < 0) return -1;
+  if (sr_dtype_arg_fn(I, v, &d, name, "") < 0) return -1;
   int x64 = I->jax->enable_x64;
   *dt = d >= 0 ? (SrDtype)d : want_int ? (x64 ? SR_I64 : SR_I32) : (x64 ? SR_F64 : SR_F32);
   if (want_int ? !sr_dtype_is_int(*dt) : !sr_dtype_is_float(*dt)) {
@@ -669,7 +669,7 @@ static SrVal *float_sampler_prologue(SrInterp *I, SrVal *key, SrVal *dtype, SrVa
                                      Static *st) {
   if (sr_nn_given(shape) && sr_shape_arg(I, shape, st->shape, &st->nd, "shape") < 0) return NULL;
   int d;
-  if (sr_dtype_arg_unnamed(I, dtype, &d, name) < 0) return NULL;
+  if (sr_dtype_arg_fn(I, dtype, &d, name, "") < 0) return NULL;
   st->dt = d >= 0 ? (SrDtype)d : I->jax->enable_x64 ? SR_F64 : SR_F32;
   if (no_sharding(I, osh, name) < 0) return NULL;
   return sr_random_check_key(I, key, name);
@@ -739,7 +739,7 @@ static SrVal *bi_multivariate_normal(SrInterp *I, SrArgs *a) {
   Static *st = &ms->st;
   int d;
   SrVal *r = NULL, *k = NULL;
-  if (sr_dtype_arg_unnamed(I, p[4], &d, name) < 0) goto out;
+  if (sr_dtype_arg_fn(I, p[4], &d, name, "") < 0) goto out;
   st->dt = d >= 0 ? (SrDtype)d : mt->dtype;
   if (!sr_dtype_is_float(st->dt)) {
     sr_raise(I, "ValueError", "dtype argument to `multivariate_normal` must be a float dtype, got %s", sr_dtype_name(st->dt));

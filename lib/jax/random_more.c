@@ -263,7 +263,7 @@ static int mode_arg(SrInterp *I, SrVal *v, const char *name) {
 /* dtype=None: float (the default float); must be a float */
 static int float_dtype(SrInterp *I, SrVal *v, const char *name, SrDtype *dt) {
   int d;
-  if (sr_dtype_arg_unnamed(I, v, &d, name) < 0) return -1;
+  if (sr_dtype_arg_fn(I, v, &d, name, "") < 0) return -1;
   *dt = d < 0 ? default_float(I) : (SrDtype)d;
   if (!sr_dtype_is_float(*dt))
     return sr_raise(I, "ValueError", "dtype argument to `%s` must be a float dtype, got %s", name, sr_dtype_name(*dt)), -1;
@@ -416,7 +416,7 @@ static SrVal *bi_rademacher(SrInterp *I, SrArgs *a) {
   if (sr_args_parse(I, a, "rademacher", "key, shape=, dtype=, *, out_sharding=", p) < 0) return NULL;
   int64_t shape[SR_MAX_RANK];
   int nd, d;
-  if (shape_of(I, p[1], shape, &nd, NULL) < 0 || sr_dtype_arg_unnamed(I, p[2], &d, "rademacher") < 0 ||
+  if (shape_of(I, p[1], shape, &nd, NULL) < 0 || sr_dtype_arg_fn(I, p[2], &d, "rademacher", "") < 0 ||
       no_out_sharding(I, p[3], "rademacher") < 0)
     return NULL;
   SrVal *k = check_key(I, p[0], "rademacher");
@@ -570,7 +570,7 @@ static SrVal *bi_randint(SrInterp *I, SrArgs *a) {
   if (sr_args_parse(I, a, "randint", "key, shape, minval, maxval, dtype=, *, out_sharding=", p) < 0) return NULL;
   int64_t shape[SR_MAX_RANK];
   int nd, d;
-  if (sr_shape_arg(I, p[1], shape, &nd, "shape") < 0 || sr_dtype_arg_unnamed(I, p[4], &d, "randint") < 0) return NULL;
+  if (sr_shape_arg(I, p[1], shape, &nd, "shape") < 0 || sr_dtype_arg_fn(I, p[4], &d, "randint", "") < 0) return NULL;
   SrVal *k = check_key(I, p[0], "randint");
   SrDtype dt = d < 0 ? default_int(I) : (SrDtype)d;
   SrVal *r = NULL;

@@ -389,7 +389,73 @@ static SrVal *jax_numpy_rank_promotion(SrInterp *I, SrArgs *a) {
   return sr_obj(&scope_class, s);
 }
 
+/* the value of jax_numpy_dtype_promotion (config.NumpyDtypePromotion):
+   0 standard, 1 strict; -1 with enum_class_state's ValueError */
+int sr_dtype_promotion_value(SrInterp *I, SrVal *v) {
+  if (v->kind == SR_V_STR && strcmp(v->str.s, "standard") == 0) return 0;
+  if (v->kind == SR_V_STR && strcmp(v->str.s, "strict") == 0) return 1;
+  SrBuf b = SR_BUF_INIT;
+  sr_to_repr(I, &b, v);
+  sr_raise(I, "ValueError", "%s is not a valid NumpyDtypePromotion", sr_buf_str(&b));
+  sr_buf_free(&b);
+  return -1;
+}
+
+/* jax.numpy_dtype_promotion(new_val): jax_numpy_dtype_promotion as a
+   context manager (or decorator): 'standard' or 'strict' */
+static SrVal *jax_numpy_dtype_promotion(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "numpy_dtype_promotion", "new_val", p) < 0) return NULL;
+  int v = sr_dtype_promotion_value(I, p[0]);
+  if (v < 0) return NULL;
+  Scope *s = sr_xcalloc(1, sizeof *s);
+  s->flag = &I->jax->strict_promotion;
+  s->disable = v;
+  return sr_obj(&scope_class, s);
+}
+
+/* jax.enable_x64(new_val=True): jax_enable_x64 as a context manager (or
+   decorator), config.py's bool_state */
+static SrVal *jax_enable_x64(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "enable_x64", "new_val=", p) < 0) return NULL;
+  Scope *s = sr_xcalloc(1, sizeof *s);
+  s->flag = &I->jax->enable_x64;
+  s->disable = !p[0] || sr_val_truthy(p[0]);
+  return sr_obj(&scope_class, s);
+}
+
+/* jax._src.config.explicit_x64_dtypes(new_val): jax_explicit_x64_dtypes
+   as a context manager (config.ExplicitX64Mode: 'warn', 'error', 'allow') */
+static SrVal *config_explicit_x64_dtypes(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "explicit_x64_dtypes", "new_val", p) < 0) return NULL;
+  static const char *const names[] = {"warn", "error", "allow"};
+  int m = -1;
+  for (int i = 0; p[0]->kind == SR_V_STR && i < 3; i++)
+    if (strcmp(p[0]->str.s, names[i]) == 0) m = i;
+  if (m < 0) {
+    SrBuf b = SR_BUF_INIT;
+    sr_to_repr(I, &b, p[0]);
+    sr_raise(I, "ValueError", "%s is not a valid ExplicitX64Mode", sr_buf_str(&b));
+    sr_buf_free(&b);
+    return NULL;
+  }
+  Scope *s = sr_xcalloc(1, sizeof *s);
+  s->flag = &I->jax->explicit_x64;
+  s->disable = m;
+  return sr_obj(&scope_class, s);
+}
+
 void sr_scopes_init(void) {
+  sr_def("jax.numpy_dtype_promotion jax._src.config.numpy_dtype_promotion", jax_numpy_dtype_promotion,
+         "numpy_dtype_promotion(new_val): a context manager (or decorator) in which jax.numpy's implicit dtype "
+         "promotion is 'standard' or 'strict' (no promotion between differing strong dtypes)");
+  sr_def("jax.enable_x64 jax._src.config.enable_x64", jax_enable_x64,
+         "enable_x64(new_val=True): a context manager (or decorator) in which jax_enable_x64 is new_val");
+  sr_def("jax._src.config.explicit_x64_dtypes", config_explicit_x64_dtypes,
+         "explicit_x64_dtypes(new_val): a context manager (or decorator) in which jax_explicit_x64_dtypes is new_val "
+         "('warn', 'error' or 'allow')");
   sr_def("jax.numpy_rank_promotion", jax_numpy_rank_promotion,
          "numpy_rank_promotion(new_val): a context manager (or decorator) in which jax.numpy's implicit rank "
          "promotion is 'allow'ed, 'warn's or 'raise's");

@@ -170,7 +170,7 @@ static void type_properties(SrDtype d, int p[5]) {
     {SR_F16, 16, 10}, {SR_BF16, 128, 7}, {SR_F32, 128, 23}, {SR_F64, 1024, 52},
     {SR_F8_E4M3FN, 9, 3}, {SR_F8_E5M2, 16, 2}, {SR_F8_E4M3FNUZ, 8, 3}, {SR_F8_E5M2FNUZ, 16, 2},
     {SR_F8_E4M3B11FNUZ, 5, 3}, {SR_F8_E3M4, 4, 4}, {SR_F8_E4M3, 8, 3}, {SR_F8_E8M0FNU, 128, 0},
-    {SR_F4_E2M1FN, 3, 1},
+    {SR_F4_E2M1FN, 3, 1}, {SR_F6_E2M3FN, 3, 3}, {SR_F6_E3M2FN, 5, 2},
   };
   p[0] = sr_dtype_kind(d) == SR_DK_COMPLEX;
   SrDtype c = d == SR_C64 ? SR_F32 : d == SR_C128 ? SR_F64 : d;

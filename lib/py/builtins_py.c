@@ -728,6 +728,8 @@ static SrVal *bi_isinstance(SrInterp *I, SrArgs *a) {
   }
   const SrLangOps *ops = sr_ops(t);
   if (ops && ops->instancecheck) return sr_bool(ops->instancecheck(I, t, a->v[0]));
+  if (t->kind == SR_V_DTYPE && I->py->init->dtype_instancecheck)
+    return sr_bool(I->py->init->dtype_instancecheck(I, t, a->v[0]));
   int in_enum = sr_enum_isinstance(a->v[0], t);
   if (in_enum >= 0) return sr_bool(in_enum);
   int in_class = sr_class_isinstance(a->v[0], t);
@@ -740,6 +742,9 @@ static SrVal *bi_isinstance(SrInterp *I, SrArgs *a) {
      NamedSharding...): its last dotted name is the values' class name */
   const char *dot = name && strncmp(name, "jax.", 4) == 0 ? strrchr(name, '.') : NULL;
   if (dot && kn[0] >= 'A' && kn[0] <= 'Z' && strcmp(dot + 1, kn) == 0) return sr_bool(1);
+  /* numpy's dtype class (np.dtype, jnp.dtype): the dtype objects */
+  if (name && a->v[0]->kind == SR_V_DTYPE && (strcmp(name, "numpy.dtype") == 0 || strcmp(name, "jax.numpy.dtype") == 0))
+    return sr_bool(1);
   if (name && strcmp(name, "int") == 0 && a->v[0]->kind == SR_V_BOOL) return sr_bool(1);
   const char *et = sr_exception_type_name(t);
   if (et && sr_is_obj(a->v[0], &sr_exception_class)) return sr_bool(sr_exception_is_a(sr_exc_type(a->v[0]), et));

@@ -1645,8 +1645,13 @@ int sr_class_register_pytree(SrInterp *I, SrVal *cls, int how, SrVal *a, SrVal *
 
 /* ---- isinstance, issubclass, super ---- */
 
+static int type_like(SrVal *v);
+
 int sr_class_isinstance(SrVal *x, SrVal *t) {
   if (t == sr_lookup_qualname("builtins.object")) return 1;
+  /* isinstance(c, type): classes, built-in types and the objects standing
+     for one */
+  if (t == sr_lookup_qualname("builtins.type")) return pyclass(x) || type_like(x) || sr_exception_type_name(x);
   const SrInstance *o = instance(x);
   if (t == sr_lookup_qualname("builtins.tuple") && o && o->items) return 1;
   SrPyClass *c = pyclass(t);

@@ -287,6 +287,15 @@ void sr_warn(SrInterp *I, const char *category, const char *fmt, ...) {
     sr_src_linecol(src, I->py->cur_off, &line, &col);
     sr_buf_printf(&where, "%s:%u", src->name, line);
   }
+  /* Python's default filter shows a warning once per location and
+     message text (the registry's key: text, category, line) */
+  sr_buf_printf(&where, " %s: ", category);
+  {
+    va_list ap;
+    va_start(ap, fmt);
+    sr_buf_vprintf(&where, fmt, ap);
+    va_end(ap);
+  }
   for (int i = 0; i < I->py->nwarned; i++)
     if (strcmp(I->py->warned[i], sr_buf_str(&where)) == 0) {
       sr_buf_free(&where);

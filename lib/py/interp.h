@@ -136,6 +136,9 @@ typedef struct SrPyInit {
      reference, or NULL with an exception.  NULL: dtypes are not
      callable. */
   SrVal *(*call_dtype)(SrInterp *I, SrVal *dtype, SrArgs *a);
+  /* isinstance(x, dtype) for a dtype object as a scalar type (np.int32,
+     jnp.int32's _ScalarMeta): 1 or 0.  NULL: never. */
+  int (*dtype_instancecheck)(SrInterp *I, SrVal *dtype, SrVal *x);
   /* Type-checks a jaxpr literal when it is first evaluated: appends its
      errors to d and returns their number (0: the literal is fine).  NULL:
      literals are trusted as written. */
@@ -310,6 +313,13 @@ const char *sr_builtin_name(SrVal *fn);
 int sr_is_callable(SrInterp *I, const SrVal *v);
 /* Module objects ("jax.numpy"). */
 SrVal *sr_module(const char *qualname);
+/* a module attribute computed when read (a property of a module-like
+   object, e.g. jax.config.x64_enabled): qualname's value is get(I) */
+void sr_def_module_property(const char *qualname, SrVal *(*get)(SrInterp *I));
+/* a module's private name that JAX's tests read (jax.config._read,
+   jax._src.dtypes._jax_types): v under qualname, reachable as an attribute
+   though its name starts with '_' (takes v's reference) */
+void sr_def_private(const char *qualname, SrVal *v);
 
 /* Variables of the global scope (borrowed / stealing). */
 SrVal *sr_global_get(SrInterp *I, const char *name);

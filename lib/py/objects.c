@@ -135,10 +135,34 @@ static void module_repr(SrBuf *out, const SrVal *v) {
   sr_buf_printf(out, "<module '%s'>", (const char *)v->obj.data);
 }
 
+static struct {
+  const char *name;
+  SrVal *(*get)(SrInterp *I);
+  SrVal *val;
+} module_props[32];
+
+static void def_module_prop(const char *qualname, SrVal *(*get)(SrInterp *I), SrVal *v) {
+  for (size_t i = 0; i < sizeof module_props / sizeof *module_props; i++)
+    if (!module_props[i].name) {
+      module_props[i].name = sr_intern_cstr(qualname);
+      module_props[i].get = get;
+      module_props[i].val = v;
+      return;
+    }
+  abort();
+}
+
+void sr_def_module_property(const char *qualname, SrVal *(*get)(SrInterp *I)) { def_module_prop(qualname, get, NULL); }
+
+void sr_def_private(const char *qualname, SrVal *v) { def_module_prop(qualname, NULL, v); }
+
 static SrVal *module_getattr(SrInterp *I, SrVal *self, const char *name) {
   char buf[512];
   snprintf(buf, sizeof buf, "%s.%s", (const char *)self->obj.data, name);
   const char *q = sr_canonical_module(buf);
+  for (size_t i = 0; i < sizeof module_props / sizeof *module_props && module_props[i].name; i++)
+    if (strcmp(module_props[i].name, q) == 0)
+      return module_props[i].get ? module_props[i].get(I) : sr_ref(module_props[i].val);
   if (sr_name_internal(q)) return NULL; /* the implementation's: jax.numpy._getitem */
   SrVal *v = sr_lookup_qualname(q);
   if (v) return sr_ref(v);
@@ -439,6 +463,7 @@ static const struct {
   {"XlaRuntimeError", "RuntimeError"},
   {"JaxRuntimeError", "RuntimeError"},
   {"InconclusiveDimensionOperation", "Exception"},
+  {"TypePromotionError", "ValueError"}, /* jax.dtypes' */
   {NULL, NULL},
 };
 #define FIRST_JAX_ERRORS "JAXTypeError"
@@ -1951,7 +1976,9 @@ void sr_objects_init(void) {
   for (int i = 0; exc_tree[i].name; i++) {
     char q[80];
     jax_errors |= strcmp(exc_tree[i].name, FIRST_JAX_ERRORS) == 0;
-    snprintf(q, sizeof q, "%s.%s", jax_errors ? "jax.errors" : "builtins", exc_tree[i].name);
+    snprintf(q, sizeof q, "%s.%s",
+             strcmp(exc_tree[i].name, "TypePromotionError") == 0 ? "jax.dtypes" : jax_errors ? "jax.errors" : "builtins",
+             exc_tree[i].name);
     sr_register(q, sr_obj(&sr_exctype_class, (void *)sr_intern_cstr(exc_tree[i].name)));
     if (jax_errors && exc_tree[i].name[0] == 'C') sr_register("jax.core.ConcretizationTypeError", sr_obj(&sr_exctype_class, (void *)sr_intern_cstr(exc_tree[i].name)));
   }
