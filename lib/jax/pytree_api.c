@@ -11,6 +11,7 @@
 
 #include "jax/jax.h"
 #include "jax/tree_util.h"
+#include "py/class.h"
 #include "py/objects.h"
 #include "text/print_val.h"
 #include "util/intern.h"
@@ -66,7 +67,32 @@ static SrVal *key_getattr(SrInterp *I, SrVal *self, const char *name) {
   return NULL;
 }
 
-static const SrLangOps key_ops = {.getattr = key_getattr};
+/* keys of one class are equal when their fields are (pytree.cc's __eq__),
+   and hash by field and class */
+static int key_equal(const SrVal *a, const SrVal *b) {
+  const Key *x = a->obj.data, *y = b->obj.data;
+  return x->kind == y->kind && sr_val_equal(x->v, y->v);
+}
+
+static SrVal *key_compare(SrInterp *I, int op, SrVal *a, SrVal *b) {
+  if (op != SR_OP_EQ && op != SR_OP_NE) return NULL;
+  int same = a->kind == SR_V_OBJ && b->kind == SR_V_OBJ && a->obj.cls == b->obj.cls;
+  if (!same) return sr_bool(op == SR_OP_NE);
+  return sr_binop(I, op, ((Key *)a->obj.data)->v, ((Key *)b->obj.data)->v);
+}
+
+static int key_hash(SrInterp *I, SrVal *self, int64_t *out) {
+  const Key *k = self->obj.data;
+  SrVal *fn = sr_lookup_qualname("builtins.hash");
+  if (!fn) return 1;
+  SrVal *h = sr_call1(I, fn, k->v);
+  if (!h) return -1;
+  *out = h->i * 1000003 + k->kind + 1;
+  sr_unref(h);
+  return 0;
+}
+
+static const SrLangOps key_ops = {.getattr = key_getattr, .binop = key_compare, .hash = key_hash};
 static const SrClass seq_key_class = {"SequenceKey", key_free, key_repr, key_str, &key_ops};
 static const SrClass dict_key_class = {"DictKey", key_free, key_repr, key_str, &key_ops};
 static const SrClass attr_key_class = {"GetAttrKey", key_free, key_repr, key_str, &key_ops};
@@ -149,16 +175,37 @@ typedef struct Walk {
   SrVal *leaves;   /* a list */
   SrVal *paths;    /* a list of key-path tuples, or NULL */
   SrVal *path;     /* the keys down to the node being walked (a list) */
+  int leaf_path;   /* is_leaf_takes_path: is_leaf(key_path, x) */
 } Walk;
+
+/* the key path to the node being walked, a new tuple */
+static SrVal *walk_path(const Walk *w) {
+  SrVal *p = sr_seq(NULL, SR_V_TUPLE, w->path->seq.n);
+  for (int i = 0; i < w->path->seq.n; i++) sr_seq_push(NULL, p, sr_ref(w->path->seq.items[i]));
+  return p;
+}
+
+/* collections.OrderedDict and defaultdict, nodes keyed as dicts are */
+static int is_mapping_node(const SrVal *v) {
+  return v->kind == SR_V_OBJ && (strcmp(sr_val_kind_name(v), "collections.OrderedDict") == 0 ||
+                                 strcmp(sr_val_kind_name(v), "collections.defaultdict") == 0);
+}
 
 /* the key of child i of node v (dkey: a dict's key for it) */
 static SrVal *key_of(const SrVal *v, int i, SrVal *dkey) {
   if (v->kind == SR_V_LIST || v->kind == SR_V_TUPLE) return key_new(K_SEQ, sr_int(NULL, i));
-  if (v->kind == SR_V_DICT) return key_new(K_DICT, sr_ref(dkey));
+  if (v->kind == SR_V_DICT || (dkey && is_mapping_node(v))) return key_new(K_DICT, sr_ref(dkey));
   return key_new(K_FLAT, sr_int(NULL, i));
 }
 
 static SrVal *child_key(const SrVal *v, const TNode *t, int i) { return key_of(v, i, t->keys ? t->keys[i] : NULL); }
+
+/* a registered class's keys (sr_class_tree_keys's pairs): its own key
+   objects, or GetAttrKeys of field names */
+static SrVal *class_key(const SrVal *pair) {
+  SrVal *x = pair->seq.items[1];
+  return pair->seq.items[0]->i == 1 ? key_new(K_ATTR, sr_ref(x)) : sr_ref(x);
+}
 
 static TNode *flatten_rec(SrInterp *I, SrVal *v, Walk *w, int depth) {
   if (depth > SR_VAL_MAX_NEST) {
@@ -171,8 +218,10 @@ static TNode *flatten_rec(SrInterp *I, SrVal *v, Walk *w, int depth) {
   }
   int leaf = 0;
   if (w->is_leaf) {
-    SrArgs ca = {1, &v, 0, NULL, NULL, NULL};
+    SrVal *kp = w->leaf_path ? walk_path(w) : NULL, *args[2] = {kp, v};
+    SrArgs ca = {kp ? 2 : 1, kp ? args : &args[1], 0, NULL, NULL, NULL};
     SrVal *r = sr_call(I, w->is_leaf, &ca);
+    sr_unref(kp);
     if (!r) return NULL;
     leaf = sr_truthy(I, r);
     sr_unref(r);
@@ -184,11 +233,7 @@ static TNode *flatten_rec(SrInterp *I, SrVal *v, Walk *w, int depth) {
   if (!ch) {
     t->nleaves = t->nnodes = 1;
     sr_seq_push(NULL, w->leaves, sr_ref(v));
-    if (w->paths) {
-      SrVal *p = sr_seq(NULL, SR_V_TUPLE, w->path->seq.n);
-      for (int i = 0; i < w->path->seq.n; i++) sr_seq_push(NULL, p, sr_ref(w->path->seq.items[i]));
-      sr_seq_push(NULL, w->paths, p);
-    }
+    if (w->paths) sr_seq_push(NULL, w->paths, walk_path(w));
     return t;
   }
   t->like = sr_ref(v);
@@ -211,10 +256,32 @@ static TNode *flatten_rec(SrInterp *I, SrVal *v, Walk *w, int depth) {
     t->keys = sr_xcalloc((size_t)t->n + 1, sizeof *t->keys);
     for (int i = 0; i < t->n; i++) t->keys[i] = v->dict.keys[o[i]];
     free(o);
+  } else if (is_mapping_node(v)) {
+    /* JAX's OrderedDict (insertion order) and defaultdict (sorted keys)
+       give DictKeys; the keys stay alive in v, which t holds */
+    SrVal *ks = sr_iterate(I, v), *d = sr_dict(NULL);
+    for (int i = 0; ks && i < ks->seq.n; i++) sr_dict_set(NULL, d, sr_ref(ks->seq.items[i]), sr_none());
+    int sorted = strcmp(sr_val_kind_name(v), "collections.defaultdict") == 0;
+    int *o = sorted ? sr_pytree_dict_order(d) : NULL;
+    t->keys = sr_xcalloc((size_t)t->n + 1, sizeof *t->keys);
+    for (int i = 0; ks && i < t->n && i < ks->seq.n; i++) t->keys[i] = ks->seq.items[o ? o[i] : i];
+    free(o);
+    sr_unref(d);
+    sr_unref(ks);
+  }
+  SrVal *okeys = NULL;
+  if (w->paths && v->kind == SR_V_OBJ && !is_mapping_node(v)) {
+    okeys = sr_class_tree_keys(I, v);
+    if (I->exc) {
+      sr_unref(ch);
+      sr_tree_node_free(t);
+      return NULL;
+    }
   }
   t->nnodes = 1;
   for (int i = 0; i < t->n; i++) {
-    if (w->paths) sr_seq_push(NULL, w->path, child_key(v, t, i));
+    if (w->paths)
+      sr_seq_push(NULL, w->path, okeys && i < okeys->seq.n ? class_key(okeys->seq.items[i]) : child_key(v, t, i));
     t->kid[i] = flatten_rec(I, ch->seq.items[i], w, depth + 1);
     if (w->paths) {
       w->path->seq.n--;
@@ -222,21 +289,23 @@ static TNode *flatten_rec(SrInterp *I, SrVal *v, Walk *w, int depth) {
     }
     if (!t->kid[i]) {
       sr_unref(ch);
+      sr_unref(okeys);
       sr_tree_node_free(t);
       return NULL;
     }
     t->nleaves += t->kid[i]->nleaves;
     t->nnodes += t->kid[i]->nnodes;
   }
+  sr_unref(okeys);
   sr_unref(ch);
   return t;
 }
 
 /* Flattens tree: the leaves (a new list), the treedef, the paths (when
    paths is not NULL: a new list of key-path tuples).  NULL on error. */
-static TNode *flatten(SrInterp *I, SrVal *tree, SrVal *is_leaf, SrVal **leaves, SrVal **paths) {
+static TNode *flatten_kp(SrInterp *I, SrVal *tree, SrVal *is_leaf, int leaf_path, SrVal **leaves, SrVal **paths) {
   Walk w = {is_leaf && is_leaf->kind != SR_V_NONE ? is_leaf : NULL, sr_seq(NULL, SR_V_LIST, 0),
-            paths ? sr_seq(NULL, SR_V_LIST, 0) : NULL, sr_seq(NULL, SR_V_LIST, 0)};
+            paths ? sr_seq(NULL, SR_V_LIST, 0) : NULL, sr_seq(NULL, SR_V_LIST, 0), leaf_path};
   TNode *t = flatten_rec(I, tree, &w, 0);
   sr_unref(w.path);
   if (!t) {
@@ -247,6 +316,10 @@ static TNode *flatten(SrInterp *I, SrVal *tree, SrVal *is_leaf, SrVal **leaves, 
   *leaves = w.leaves;
   if (paths) *paths = w.paths;
   return t;
+}
+
+static TNode *flatten(SrInterp *I, SrVal *tree, SrVal *is_leaf, SrVal **leaves, SrVal **paths) {
+  return flatten_kp(I, tree, is_leaf, 0, leaves, paths);
 }
 
 static SrVal *unflatten_rec(const TNode *t, SrVal *leaves, int *it) {
@@ -413,6 +486,43 @@ static int prefix_error(SrInterp *I, SrVal *pre, SrVal *full, SrVal *path, const
     rc = -1;
     goto out;
   }
+  if (pre->kind == SR_V_DICT && pre->dict.n != full->dict.n) {
+    /* _prefix_error's different numbers of children: the child keys of
+       each (sorted) and their symmetric difference */
+    int *o = sr_pytree_dict_order(pre), *q = sr_pytree_dict_order(full);
+    SrBuf pk = SR_BUF_INIT, fk = SR_BUF_INIT, dk = SR_BUF_INIT;
+    for (int pass = 0; pass < 2; pass++) {
+      const SrVal *x = pass ? full : pre, *y = pass ? pre : full;
+      const int *ox = pass ? q : o;
+      SrBuf *kb = pass ? &fk : &pk;
+      for (int i = 0; i < x->dict.n; i++) {
+        SrVal *k = x->dict.keys[ox[i]];
+        sr_buf_puts(kb, i ? " [" : "[");
+        sr_val_repr(kb, k);
+        sr_buf_putc(kb, ']');
+        int in = 0;
+        for (int j = 0; j < y->dict.n && !in; j++) in = sr_val_equal(k, y->dict.keys[j]);
+        if (in) continue;
+        sr_buf_puts(&dk, dk.len ? " [" : "[");
+        sr_val_repr(&dk, k);
+        sr_buf_putc(&dk, ']');
+      }
+    }
+    sr_raise(I, "ValueError",
+             "pytree structure error: different numbers of pytree children at key path\n    %s%s\nAt that key path, "
+             "the prefix pytree %s has a subtree of type\n    <class 'dict'>\nwith %d child keys\n    %s\nbut at the "
+             "same key path the full pytree has a subtree of the same type but with %d child keys\n    %s\nso the "
+             "symmetric difference on key sets is\n    %s",
+             name, sr_buf_str(&ks), name, pre->dict.n, sr_buf_str(&pk), full->dict.n, sr_buf_str(&fk),
+             sr_buf_str(&dk));
+    free(o);
+    free(q);
+    sr_buf_free(&pk);
+    sr_buf_free(&fk);
+    sr_buf_free(&dk);
+    rc = -1;
+    goto out;
+  }
   if (!fc || fc->seq.n != pc->seq.n) goto out;
   if (pre->kind == SR_V_DICT) {
     /* the same keys, else flatten_up_to's message stands */
@@ -494,15 +604,18 @@ static SrVal *bi_unflatten(SrInterp *I, SrArgs *a) {
 static SrVal *map_common(SrInterp *I, SrArgs *a, int with_path) {
   const char *fname = with_path ? "tree_map_with_path" : "tree_map";
   SrVal *is_leaf = NULL;
+  int leaf_path = 0;
   for (int k = 0; k < a->nkw; k++) {
     if (strcmp(a->kw[k], "is_leaf") == 0) is_leaf = a->kwv[k];
+    else if (with_path && strcmp(a->kw[k], "is_leaf_takes_path") == 0) leaf_path = sr_val_truthy(a->kwv[k]);
     else return sr_raise(I, "TypeError", "%s() got an unexpected keyword argument '%s'", fname, a->kw[k]);
   }
   if (a->n < 2)
     return sr_raise(I, "TypeError", "%s() missing required positional argument: '%s'", fname, a->n ? "tree" : "f");
   SrVal *leaves, *paths = NULL;
-  TNode *t = flatten(I, a->v[1], is_leaf, &leaves, with_path ? &paths : NULL);
+  TNode *t = flatten_kp(I, a->v[1], is_leaf, leaf_path, &leaves, with_path ? &paths : NULL);
   if (!t) return NULL;
+  if (leaf_path) is_leaf = NULL; /* _prefix_error's is_leaf takes one argument */
   int nt = a->n - 1, ok = 1;
   SrVal **ls = sr_xcalloc((size_t)nt + 1, sizeof *ls);
   ls[0] = leaves;
@@ -682,9 +795,9 @@ static SrVal *bi_transpose(SrInterp *I, SrArgs *a) {
 }
 
 static SrVal *bi_flatten_with_path(SrInterp *I, SrArgs *a) {
-  SrVal *p[2], *leaves, *paths;
-  if (sr_args_parse(I, a, "tree_flatten_with_path", "tree, is_leaf=", p) < 0) return NULL;
-  TNode *t = flatten(I, p[0], p[1], &leaves, &paths);
+  SrVal *p[3], *leaves, *paths;
+  if (sr_args_parse(I, a, "tree_flatten_with_path", "tree, is_leaf=, is_leaf_takes_path=", p) < 0) return NULL;
+  TNode *t = flatten_kp(I, p[0], p[1], p[2] && sr_val_truthy(p[2]), &leaves, &paths);
   if (!t) return NULL;
   SrVal *l = sr_seq(NULL, SR_V_LIST, leaves->seq.n);
   for (int i = 0; i < leaves->seq.n; i++) {
@@ -786,6 +899,69 @@ static SrVal *treedef_getattr(SrInterp *I, SrVal *self, const char *name) {
 }
 
 /* treedef_is_leaf(treedef), treedef_children(treedef) */
+/* flatten_one_level(tree) / flatten_one_level_with_keys(tree): the
+   root's children (a list; with keys, (key, child) pairs) and its aux
+   data -- None for a list, tuple or None, a dict's sorted keys, a
+   namedtuple's class, a registered class's aux_data; a leaf is
+   ValueError (tree_util.flatten_one_level's) */
+static SrVal *one_level(SrInterp *I, SrArgs *a, int with_keys) {
+  const char *fname = with_keys ? "flatten_one_level_with_keys" : "flatten_one_level";
+  SrVal *p[1];
+  if (sr_args_parse(I, a, fname, "pytree", p) < 0) return NULL;
+  SrVal *v = p[0], *ch = sr_pytree_children(v);
+  if (I->exc) {
+    sr_unref(ch);
+    return NULL;
+  }
+  if (!ch) {
+    SrVal *tfn = sr_lookup_qualname("builtins.type");
+    SrVal *ty = tfn ? sr_call1(I, tfn, v) : NULL;
+    if (!ty) return NULL;
+    SrBuf b = SR_BUF_INIT;
+    sr_to_repr(I, &b, ty);
+    sr_raise(I, "ValueError", "can't tree-flatten type: %s", sr_buf_str(&b));
+    sr_buf_free(&b);
+    sr_unref(ty);
+    return NULL;
+  }
+  SrVal *aux = NULL, *keys = NULL;
+  int *o = v->kind == SR_V_DICT ? sr_pytree_dict_order(v) : NULL;
+  if (v->kind == SR_V_DICT) {
+    aux = sr_seq(NULL, SR_V_TUPLE, v->dict.n);
+    for (int i = 0; i < v->dict.n; i++) sr_seq_push(NULL, aux, sr_ref(v->dict.keys[o[i]]));
+  } else if (v->kind == SR_V_OBJ && !is_mapping_node(v)) {
+    aux = sr_class_tree_aux(I, v);
+    if (!aux && !I->exc) aux = sr_none();
+    if (with_keys && aux) keys = sr_class_tree_keys(I, v);
+  } else {
+    aux = sr_none();
+  }
+  if (!aux || I->exc) {
+    free(o);
+    sr_unref(aux);
+    sr_unref(keys);
+    sr_unref(ch);
+    return NULL;
+  }
+  if (with_keys) {
+    SrVal *l = sr_seq(NULL, SR_V_LIST, ch->seq.n);
+    for (int i = 0; i < ch->seq.n; i++) {
+      SrVal *k = keys && i < keys->seq.n ? class_key(keys->seq.items[i]) : key_of(v, i, o ? v->dict.keys[o[i]] : NULL);
+      SrVal *pr[2] = {k, sr_ref(ch->seq.items[i])};
+      sr_seq_push(NULL, l, sr_tuple(NULL, 2, pr));
+    }
+    sr_unref(ch);
+    ch = l;
+  }
+  free(o);
+  sr_unref(keys);
+  SrVal *items[2] = {ch, aux};
+  return sr_tuple(NULL, 2, items);
+}
+
+static SrVal *bi_one_level(SrInterp *I, SrArgs *a) { return one_level(I, a, 0); }
+static SrVal *bi_one_level_with_keys(SrInterp *I, SrArgs *a) { return one_level(I, a, 1); }
+
 static SrVal *bi_treedef_is_leaf(SrInterp *I, SrArgs *a) {
   SrVal *p[1];
   if (sr_args_parse(I, a, "treedef_is_leaf", "treedef", p) < 0) return NULL;
@@ -852,7 +1028,7 @@ static SrVal *bi_broadcast(SrInterp *I, SrArgs *a) {
   }
   SrVal *res = sr_seq(NULL, SR_V_LIST, 0);
   for (int i = 0; i < subs->seq.n; i++) {
-    SrVal *sl = sr_pytree_flatten(I, subs->seq.items[i]);
+    SrVal *sl = sr_pytree_flatten_any(I, subs->seq.items[i]);
     if (!sl) {
       sr_unref(res);
       sr_unref(subs);
@@ -903,6 +1079,10 @@ void sr_pytree_api_init(void) {
      "map_with_path(f, tree, *rest, is_leaf=None): f(key_path, leaf, *others) at each leaf"},
     {"jax.tree_util.keystr", bi_keystr,
      "keystr(keys, *, simple=False, separator=''): a key path as text, ['a'][0].x"},
+    {"jax.tree_util.flatten_one_level", bi_one_level,
+     "flatten_one_level(pytree): (children, aux_data) of the root node; ValueError for a leaf"},
+    {"jax.tree_util.flatten_one_level_with_keys", bi_one_level_with_keys,
+     "flatten_one_level_with_keys(pytree): ([(key, child), ...], aux_data) of the root node"},
     {"jax.tree_util.treedef_is_leaf", bi_treedef_is_leaf, "treedef_is_leaf(treedef): whether it is a single leaf"},
     {"jax.tree_util.treedef_children", bi_treedef_children,
      "treedef_children(treedef): the PyTreeDefs of the root's children"},
@@ -918,4 +1098,8 @@ void sr_pytree_api_init(void) {
   };
   for (int i = 0; defs[i].names; i++) sr_def(defs[i].names, defs[i].fn, defs[i].doc);
   sr_val_equal_class(&treedef_class, treedef_equal);
+  sr_val_equal_class(&seq_key_class, key_equal);
+  sr_val_equal_class(&dict_key_class, key_equal);
+  sr_val_equal_class(&attr_key_class, key_equal);
+  sr_val_equal_class(&flat_key_class, key_equal);
 }

@@ -325,6 +325,7 @@ static SrVal *bi_register_with_keys(SrInterp *I, SrArgs *a) {
     return sr_raise(I, "TypeError", "register_pytree_with_keys: flatten_with_keys and unflatten_func must be callable");
   SrVal *flat = p[3] && sr_val_truthy(p[3]) ? sr_ref(p[3]) : flat_new(p[1], NULL, 1);
   int rc = sr_class_register_pytree(I, p[0], SR_TREE_FUNCS, flat, p[2]);
+  if (rc == 0) rc = sr_class_set_tree_keys(I, p[0], p[1]);
   sr_unref(flat);
   return rc < 0 ? NULL : sr_none();
 }
@@ -343,6 +344,11 @@ static SrVal *bi_register_with_keys_class(SrInterp *I, SrArgs *a) {
   }
   SrVal *flat = has ? flat_new(NULL, "tree_flatten", 0) : flat_new(NULL, "tree_flatten_with_keys", 1);
   int rc = sr_class_register_pytree(I, p[0], SR_TREE_FUNCS, flat, unf);
+  if (rc == 0) {
+    SrVal *keys = flat_new(NULL, "tree_flatten_with_keys", 0);
+    rc = sr_class_set_tree_keys(I, p[0], keys);
+    sr_unref(keys);
+  }
   sr_unref(has);
   sr_unref(unf);
   sr_unref(flat);

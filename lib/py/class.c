@@ -30,11 +30,13 @@ typedef struct SrPyClass {
   SrVal **defaults;     /* per field: its default, or NULL */
   SrVal **factories;    /* a dataclass's default_factory per field, or NULL */
   uint8_t *statics;     /* a dataclass's: field(metadata={'static': True}) per field */
+  SrVal **fobjs;        /* a dataclass's: the field() object per field (held), or NULL */
   uint8_t namedtuple;   /* its instances are tuples with these fields */
   uint8_t nt_marker;    /* typing.NamedTuple itself */
   uint8_t dataclass, dc_init, dc_repr, dc_eq, frozen;
   uint8_t tree;         /* SR_TREE_* */
   SrVal *tree_a, *tree_b;
+  SrVal *tree_keys;     /* flatten_with_keys, or NULL */
 } SrPyClass;
 
 typedef struct SrInstance {
@@ -376,8 +378,11 @@ static void type_free(void *d) {
   free(c->defaults);
   free(c->factories);
   free(c->statics);
+  for (int i = 0; c->fobjs && i < c->nfields; i++) sr_unref(c->fobjs[i]);
+  free(c->fobjs);
   sr_unref(c->tree_a);
   sr_unref(c->tree_b);
+  sr_unref(c->tree_keys);
   free(c);
 }
 
@@ -389,9 +394,11 @@ static void type_traverse(void *d, SrValVisit visit, void *arg) {
   for (int i = 0; i < c->nfields; i++) {
     if (c->defaults && c->defaults[i]) visit(c->defaults[i], arg);
     if (c->factories && c->factories[i]) visit(c->factories[i], arg);
+    if (c->fobjs && c->fobjs[i]) visit(c->fobjs[i], arg);
   }
   if (c->tree_a) visit(c->tree_a, arg);
   if (c->tree_b) visit(c->tree_b, arg);
+  if (c->tree_keys) visit(c->tree_keys, arg);
 }
 
 static void type_clear(void *d) {
@@ -406,10 +413,12 @@ static void type_clear(void *d) {
   for (int i = 0; i < c->nfields; i++) {
     if (c->defaults) sr_unref(c->defaults[i]), c->defaults[i] = NULL;
     if (c->factories) sr_unref(c->factories[i]), c->factories[i] = NULL;
+    if (c->fobjs) sr_unref(c->fobjs[i]), c->fobjs[i] = NULL;
   }
   sr_unref(c->tree_a);
   sr_unref(c->tree_b);
-  c->tree_a = c->tree_b = NULL;
+  sr_unref(c->tree_keys);
+  c->tree_a = c->tree_b = c->tree_keys = NULL;
   /* the namespace last: its values may be what is being freed */
   SrVal *dict = c->dict;
   c->dict = sr_dict(NULL);
@@ -1435,8 +1444,21 @@ static SrVal *user_flatten(const SrPyClass *c, SrVal *self) {
     sr_unref(m);
   }
   if (!r) return NULL;
-  if (r->kind != SR_V_TUPLE || r->seq.n != 2) {
-    sr_raise(I, "ValueError", "The flatten function of a pytree node must return a pair (children, aux_data)");
+  /* pytree.cc's checks: a pair, its children iterable */
+  int bad = r->kind != SR_V_TUPLE || r->seq.n != 2;
+  if (!bad) {
+    SrVal *it = sr_iterate(I, r->seq.items[0]);
+    if (!it) sr_exc_clear(I);
+    bad = it ? 0 : 2;
+    sr_unref(it);
+  }
+  if (bad) {
+    SrBuf b = SR_BUF_INIT;
+    sr_to_repr(I, &b, r);
+    sr_raise(I, "ValueError",
+             "The to_iterable function for a custom PyTree node should return a (children, aux_data) tuple%s, got %s",
+             bad == 2 ? " where 'children' is iterable" : "", sr_buf_str(&b));
+    sr_buf_free(&b);
     sr_unref(r);
     return NULL;
   }
@@ -1520,7 +1542,7 @@ static void instance_tree_head(SrVal *self, SrBuf *out) {
   }
   sr_buf_printf(out, "%s[", class_of(o)->name);
   switch (c->tree) {
-  case SR_TREE_STATIC: sr_val_repr(out, self); break;
+  case SR_TREE_STATIC: sr_val_str(out, self); break;
   case SR_TREE_DATACLASS: {
     int n = c->tree_b ? c->tree_b->seq.n : 0;
     SrVal *t = sr_seq(NULL, SR_V_TUPLE, n);
@@ -1535,7 +1557,7 @@ static void instance_tree_head(SrVal *self, SrBuf *out) {
   }
   default: {
     SrVal *pair = user_flatten(c, self);
-    if (pair) sr_val_repr(out, pair->seq.items[1]);
+    if (pair) sr_val_str(out, pair->seq.items[1]); /* pytree.cc prints str(aux_data) */
     else sr_buf_puts(out, "...");
     sr_unref(pair);
   }
@@ -1641,6 +1663,94 @@ int sr_class_register_pytree(SrInterp *I, SrVal *cls, int how, SrVal *a, SrVal *
   }
   c->tree = (uint8_t)how;
   return 0;
+}
+
+int sr_class_set_tree_keys(SrInterp *I, SrVal *cls, SrVal *fn) {
+  SrPyClass *c = pyclass(cls);
+  if (!c || !c->tree) {
+    sr_raise(I, "TypeError", "set_tree_keys: not a registered class");
+    return -1;
+  }
+  sr_unref(c->tree_keys);
+  c->tree_keys = sr_ref(fn);
+  return 0;
+}
+
+static SrVal *attr_keys(const char *const *names, int n) {
+  SrVal *l = sr_seq(NULL, SR_V_LIST, n);
+  for (int i = 0; i < n; i++) {
+    SrVal *it[2] = {sr_int(NULL, 1), sr_str_cstr(NULL, names[i])};
+    sr_seq_push(NULL, l, sr_tuple(NULL, 2, it));
+  }
+  return l;
+}
+
+SrVal *sr_class_tree_keys(SrInterp *I, SrVal *v) {
+  if (v->kind != SR_V_OBJ || v->obj.cls != &sr_instance_class) return NULL;
+  const SrInstance *o = v->obj.data;
+  const SrPyClass *c = tree_class(o);
+  if (!c) return NULL;
+  if (c->namedtuple && !c->tree) return attr_keys(c->fields, c->nfields);
+  if (c->tree == SR_TREE_DATACLASS) {
+    int n = c->tree_a->seq.n;
+    const char **names = sr_xcalloc((size_t)n + 1, sizeof *names);
+    for (int i = 0; i < n; i++) names[i] = c->tree_a->seq.items[i]->str.s;
+    SrVal *l = attr_keys(names, n);
+    free(names);
+    return l;
+  }
+  if (!c->tree_keys) return NULL;
+  SrVal *r = sr_call1(I, c->tree_keys, v);
+  if (!r) return NULL;
+  SrVal *kc = r->kind == SR_V_TUPLE && r->seq.n == 2 ? sr_iterate(I, r->seq.items[0]) : NULL;
+  sr_unref(r);
+  if (!kc) {
+    if (!I->exc) sr_raise(I, "ValueError", "flatten_with_keys must return (key_children, aux_data)");
+    return NULL;
+  }
+  SrVal *l = sr_seq(NULL, SR_V_LIST, kc->seq.n);
+  for (int i = 0; i < kc->seq.n; i++) {
+    SrVal *e = kc->seq.items[i];
+    if (!sr_is_seq(e) || e->seq.n != 2) {
+      sr_unref(l);
+      sr_unref(kc);
+      sr_raise(I, "ValueError", "the key children of flatten_with_keys must be (key, child) pairs");
+      return NULL;
+    }
+    SrVal *it[2] = {sr_int(NULL, 0), sr_ref(e->seq.items[0])};
+    sr_seq_push(NULL, l, sr_tuple(NULL, 2, it));
+  }
+  sr_unref(kc);
+  return l;
+}
+
+SrVal *sr_class_tree_aux(SrInterp *I, SrVal *v) {
+  if (v->kind != SR_V_OBJ || v->obj.cls != &sr_instance_class) return NULL;
+  const SrInstance *o = v->obj.data;
+  const SrPyClass *c = tree_class(o);
+  if (!c) return NULL;
+  if (c->namedtuple && !c->tree) return sr_ref(o->cls);
+  switch (c->tree) {
+  case SR_TREE_STATIC: return sr_ref(v);
+  case SR_TREE_DATACLASS: {
+    int n = c->tree_b ? c->tree_b->seq.n : 0;
+    SrVal *t = sr_seq(NULL, SR_V_TUPLE, n);
+    for (int i = 0; i < n; i++) {
+      SrVal *k = c->tree_b->seq.items[i];
+      SrVal *x = dget(o->dict, sr_intern(k->str.s, k->str.n));
+      sr_seq_push(NULL, t, sr_ref(x ? x : sr_none()));
+    }
+    return t;
+  }
+  default: {
+    (void)I;
+    SrVal *pair = user_flatten(c, v);
+    if (!pair) return NULL;
+    SrVal *aux = sr_ref(pair->seq.items[1]);
+    sr_unref(pair);
+    return aux;
+  }
+  }
 }
 
 /* ---- isinstance, issubclass, super ---- */
@@ -1873,6 +1983,13 @@ static SrVal *namedtuple_call(SrInterp *I, SrVal *cls, const SrPyClass *nt, SrAr
 
 /* ---- dataclasses ---- */
 
+/* dataclasses.MISSING, one object (a field's default `is` it) */
+static SrVal *dc_missing(void) {
+  static SrVal *missing;
+  if (!missing) missing = sr_word(NULL, "MISSING", 7);
+  return sr_ref(missing);
+}
+
 typedef struct Field {
   const char *name;
   SrVal *deflt, *factory, *type, *metadata;
@@ -1911,8 +2028,8 @@ static SrVal *field_getattr(SrInterp *I, SrVal *self, const char *name) {
   const Field *f = self->obj.data;
   if (strcmp(name, "name") == 0) return f->name ? sr_str_cstr(NULL, f->name) : sr_none();
   if (strcmp(name, "type") == 0) return sr_ref(f->type ? f->type : sr_none());
-  if (strcmp(name, "default") == 0) return f->deflt ? sr_ref(f->deflt) : sr_word(NULL, "MISSING", 7);
-  if (strcmp(name, "default_factory") == 0) return f->factory ? sr_ref(f->factory) : sr_word(NULL, "MISSING", 7);
+  if (strcmp(name, "default") == 0) return f->deflt ? sr_ref(f->deflt) : dc_missing();
+  if (strcmp(name, "default_factory") == 0) return f->factory ? sr_ref(f->factory) : dc_missing();
   if (strcmp(name, "init") == 0) return sr_bool(f->init);
   if (strcmp(name, "repr") == 0) return sr_bool(f->repr);
   if (strcmp(name, "compare") == 0) return sr_bool(f->compare);
@@ -1958,10 +2075,12 @@ static SrVal *make_dataclass(SrInterp *I, SrVal *cls, int frozen, int eq, int re
   const char **names = sr_xcalloc((size_t)cap + 1, sizeof *names);
   SrVal **defs = sr_xcalloc((size_t)cap + 1, sizeof *defs), **facts = sr_xcalloc((size_t)cap + 1, sizeof *facts);
   uint8_t *statics = sr_xcalloc((size_t)cap + 1, 1);
+  SrVal **fobjs = sr_xcalloc((size_t)cap + 1, sizeof *fobjs);
   int n = 0;
   for (int i = 0; bc && i < bc->nfields; i++, n++) {
     names[n] = bc->fields[i];
     statics[n] = bc->statics[i];
+    fobjs[n] = bc->fobjs ? sr_ref(bc->fobjs[i]) : NULL;
     defs[n] = sr_ref(bc->defaults[i]);
     facts[n] = sr_ref(bc->factories[i]);
   }
@@ -1976,6 +2095,8 @@ static SrVal *make_dataclass(SrInterp *I, SrVal *cls, int frozen, int eq, int re
       if (names[q] == fname) at = q;
     SrVal *d = dget(c->dict, fname), *deflt = NULL, *fact = NULL;
     statics[at] = 0;
+    if (at < n) sr_unref(fobjs[at]);
+    fobjs[at] = d && sr_is_obj(d, &field_class) ? sr_ref(d) : NULL;
     if (d && sr_is_obj(d, &field_class)) {
       const Field *f = d->obj.data;
       statics[at] = (uint8_t)field_static(f);
@@ -1997,11 +2118,16 @@ static SrVal *make_dataclass(SrInterp *I, SrVal *cls, int frozen, int eq, int re
     defs[at] = deflt;
     facts[at] = fact;
   }
-  for (int i = 1; i < n && !err && init; i++)
-    if (!defs[i] && !facts[i] && (defs[i - 1] || facts[i - 1]))
-      err = sr_raise(I, "TypeError", "non-default argument '%s' follows default argument", names[i]);
+  /* the fields of __init__ (init=True): no default after a default */
+  for (int i = 0, prev = 0; i < n && !err && init; i++) {
+    if (fobjs[i] && !((const Field *)fobjs[i]->obj.data)->init) continue;
+    int has = defs[i] || facts[i];
+    if (!has && prev) err = sr_raise(I, "TypeError", "non-default argument '%s' follows default argument", names[i]);
+    prev |= has;
+  }
   if (err || I->exc) {
-    for (int i = 0; i < n; i++) sr_unref(defs[i]), sr_unref(facts[i]);
+    for (int i = 0; i < n; i++) sr_unref(defs[i]), sr_unref(facts[i]), sr_unref(fobjs[i]);
+    free(fobjs);
     free(names);
     free(defs);
     free(facts);
@@ -2012,11 +2138,14 @@ static SrVal *make_dataclass(SrInterp *I, SrVal *cls, int frozen, int eq, int re
     sr_unref(c->defaults[i]);
     sr_unref(c->factories[i]);
   }
+  for (int i = 0; c->fobjs && i < c->nfields; i++) sr_unref(c->fobjs[i]);
+  free(c->fobjs);
   free(c->fields);
   free(c->defaults);
   free(c->factories);
   set_fields(c, n, names, defs, facts);
   memcpy(c->statics, statics, (size_t)n);
+  c->fobjs = fobjs;
   free(names);
   free(defs);
   free(facts);
@@ -2077,6 +2206,13 @@ static SrVal *bi_fields(SrInterp *I, SrArgs *a) {
     for (const SrPyClass *k = c; k && !f->type; k = base_of(k))
       if ((ann = dget(k->dict, "__annotations__")) && ann->kind == SR_V_DICT) f->type = sr_ref(dget(ann, f->name));
     f->init = f->repr = f->compare = 1;
+    const Field *given = c->fobjs && c->fobjs[i] ? c->fobjs[i]->obj.data : NULL;
+    if (given) { /* what field(...) said */
+      f->init = given->init;
+      f->repr = given->repr;
+      f->compare = given->compare;
+      f->metadata = sr_ref(given->metadata);
+    }
     sr_seq_push(NULL, t, sr_obj(&field_class, f));
   }
   return t;
@@ -2511,6 +2647,8 @@ void sr_class_init(void) {
          "namedtuple(typename, field_names, *, defaults=None): a tuple class with named fields");
   sr_def("dataclasses.dataclass", bi_dataclass,
          "dataclass(cls=None, *, init=True, repr=True, eq=True, frozen=False): a class with generated __init__, __repr__ and __eq__");
+  /* a field without a default: field.default is dataclasses.MISSING */
+  sr_register("dataclasses.MISSING", dc_missing());
   sr_def("dataclasses.field", bi_field, "field(*, default, default_factory, init, repr, compare): a dataclass field's options");
   sr_def("dataclasses.fields", bi_fields, "fields(dc): a dataclass's fields, as Field objects");
   sr_def("dataclasses.asdict", bi_asdict, "asdict(obj): a dataclass instance as a dict (recursively)");
