@@ -12,6 +12,7 @@
 #include "jax/jax.h"
 #include "jax/tree_util.h"
 #include "py/class.h"
+#include "py/introspect.h"
 #include "py/objects.h"
 #include "text/print_val.h"
 #include "util/intern.h"
@@ -423,18 +424,37 @@ static int up_to_rec(SrInterp *I, const TNode *t, SrVal *x, SrVal *out) {
     free(o);
     return rc;
   }
-  SrVal *ch = x->kind == v->kind && strcmp(sr_val_kind_name(x), sr_val_kind_name(v)) == 0 ? sr_pytree_children(x)
-                                                                                          : NULL;
-  if (!ch || ch->seq.n != t->n) {
-    SrBuf b = SR_BUF_INIT;
-    sr_to_repr(I, &b, x);
-    sr_raise(I, "ValueError", "Custom node type mismatch; expected type: <class '%s'>; value: %s.",
-             sr_val_kind_name(v), b.p);
-    sr_buf_free(&b);
+  SrVal *tv = sr_type_of(I, v), *tx = sr_type_of(I, x), *same = tv && tx ? sr_binop(I, SR_OP_IS, tv, tx) : NULL;
+  int same_type = same && sr_val_truthy(same);
+  sr_unref(same);
+  SrBuf b = SR_BUF_INIT, tb = SR_BUF_INIT;
+  sr_to_repr(I, &b, x);
+  if (tv) sr_to_repr(I, &tb, tv);
+  sr_unref(tv);
+  sr_unref(tx);
+  SrVal *ch = same_type ? sr_pytree_children(x) : NULL;
+  int rc = 0;
+  if (sr_class_namedtuple_kind(v) == 2) { /* pytree.cc's kNamedTuple checks */
+    if (!sr_class_namedtuple_kind(x)) {
+      sr_raise(I, "ValueError", "Expected named tuple, got %s.", b.p);
+      rc = -1;
+    } else if (ch && ch->seq.n != t->n) {
+      sr_raise(I, "ValueError", "Named tuple arity mismatch: %d != %d; tuple: %s.", ch->seq.n, t->n, b.p);
+      rc = -1;
+    } else if (!ch) {
+      sr_raise(I, "ValueError", "Named tuple type mismatch: expected type: %s, tuple: %s.", tb.p, b.p);
+      rc = -1;
+    }
+  } else if (!ch || ch->seq.n != t->n) {
+    sr_raise(I, "ValueError", "Custom node type mismatch; expected type: %s; value: %s.", tb.p, b.p);
+    rc = -1;
+  }
+  sr_buf_free(&b);
+  sr_buf_free(&tb);
+  if (rc < 0) {
     sr_unref(ch);
     return -1;
   }
-  int rc = 0;
   for (int i = 0; i < t->n && rc == 0; i++) rc = up_to_rec(I, t->kid[i], ch->seq.items[i], out);
   sr_unref(ch);
   return rc;
@@ -880,6 +900,8 @@ static SrVal *m_td_children(SrInterp *I, SrArgs *a) {
   return l;
 }
 
+static SrVal *m_td_walk(SrInterp *I, SrArgs *a);
+
 static SrVal *m_td_compose(SrInterp *I, SrArgs *a) {
   if (a->n != 1) return sr_raise(I, "TypeError", "compose() takes exactly one argument (%d given)", a->n);
   const TNode *in = treedef_arg(I, a->v[0], "compose");
@@ -895,6 +917,7 @@ static SrVal *treedef_getattr(SrInterp *I, SrVal *self, const char *name) {
   if (strcmp(name, "flatten_up_to") == 0) return sr_bound_method(self, name, m_td_flatten_up_to);
   if (strcmp(name, "children") == 0) return sr_bound_method(self, name, m_td_children);
   if (strcmp(name, "compose") == 0) return sr_bound_method(self, name, m_td_compose);
+  if (strcmp(name, "walk") == 0) return sr_bound_method(self, name, m_td_walk);
   return NULL;
 }
 
@@ -904,11 +927,8 @@ static SrVal *treedef_getattr(SrInterp *I, SrVal *self, const char *name) {
    data -- None for a list, tuple or None, a dict's sorted keys, a
    namedtuple's class, a registered class's aux_data; a leaf is
    ValueError (tree_util.flatten_one_level's) */
-static SrVal *one_level(SrInterp *I, SrArgs *a, int with_keys) {
-  const char *fname = with_keys ? "flatten_one_level_with_keys" : "flatten_one_level";
-  SrVal *p[1];
-  if (sr_args_parse(I, a, fname, "pytree", p) < 0) return NULL;
-  SrVal *v = p[0], *ch = sr_pytree_children(v);
+static SrVal *node_one_level(SrInterp *I, SrVal *v, int with_keys) {
+  SrVal *ch = sr_pytree_children(v);
   if (I->exc) {
     sr_unref(ch);
     return NULL;
@@ -959,8 +979,288 @@ static SrVal *one_level(SrInterp *I, SrArgs *a, int with_keys) {
   return sr_tuple(NULL, 2, items);
 }
 
+static SrVal *one_level(SrInterp *I, SrArgs *a, int with_keys) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, with_keys ? "flatten_one_level_with_keys" : "flatten_one_level", "pytree", p) < 0)
+    return NULL;
+  return node_one_level(I, p[0], with_keys);
+}
+
 static SrVal *bi_one_level(SrInterp *I, SrArgs *a) { return one_level(I, a, 0); }
 static SrVal *bi_one_level_with_keys(SrInterp *I, SrArgs *a) { return one_level(I, a, 1); }
+
+/* ---- tree_util.prefix_errors ---- */
+
+/* NAME stands for the name e(name) is called with in a message */
+#define PE_NAME "\x01"
+
+static void pe_free(void *d) { free(d); }
+
+/* e(name): the ValueError of the message with name in it */
+static SrVal *pe_call(SrInterp *I, SrArgs *a) {
+  const char *msg = sr_current_builtin(I)->data;
+  if (a->n != 1 || a->v[0]->kind != SR_V_STR) return sr_raise(I, "TypeError", "<lambda>() takes a name (str)");
+  SrBuf b = SR_BUF_INIT;
+  for (const char *c = msg; *c; c++) {
+    if (*c == PE_NAME[0]) sr_buf_printf(&b, "%.*s", (int)a->v[0]->str.n, a->v[0]->str.s);
+    else sr_buf_putc(&b, *c);
+  }
+  SrVal *e = sr_exc_new("ValueError", sr_buf_str(&b), 0);
+  sr_buf_free(&b);
+  return e;
+}
+
+static void pe_push(SrVal *out, SrBuf *m) {
+  sr_seq_push(NULL, out, sr_builtin_with("<lambda>", pe_call, sr_buf_steal(m), pe_free));
+  sr_buf_free(m);
+}
+
+/* the keys of a node's (key, child) pairs, each str()'d, joined by " " */
+static void join_keys(SrBuf *out, SrVal *pairs, SrVal *not_in) {
+  int n = 0;
+  for (int i = 0; i < pairs->seq.n; i++) {
+    SrVal *k = pairs->seq.items[i]->seq.items[0];
+    int in = 0;
+    for (int j = 0; not_in && j < not_in->seq.n && !in; j++) in = sr_val_equal(k, not_in->seq.items[j]->seq.items[0]);
+    if (in) continue;
+    if (n++) sr_buf_putc(out, ' ');
+    sr_val_str(out, k);
+  }
+}
+
+/* difflib.ndiff of two one-line texts as _prefix_error indents it: the
+   "? " lines marking the characters replaced when the lines have one
+   length and agree at 3/4 of their places (SequenceMatcher's cutoff);
+   other lines are "- a" and "+ b" (ndiff's finer hints for insertions
+   are not made) */
+static void meta_diff(SrBuf *out, const char *a, const char *b) {
+  size_t n = strlen(a), same = 0;
+  int fancy = n && n == strlen(b) && !strchr(a, '\n') && !strchr(b, '\n');
+  for (size_t i = 0; fancy && i < n; i++) same += a[i] == b[i];
+  if (fancy && 4 * same >= 3 * n && same < n) {
+    size_t last = 0;
+    for (size_t i = 0; i < n; i++)
+      if (a[i] != b[i]) last = i + 1;
+    for (int pass = 0; pass < 2; pass++) {
+      sr_buf_printf(out, "%s    %c %s\n    ? ", pass ? "\n" : "", pass ? '+' : '-', pass ? b : a);
+      for (size_t i = 0; i < last; i++) sr_buf_putc(out, a[i] != b[i] ? '^' : ' ');
+      sr_buf_putc(out, '\n');
+    }
+    return;
+  }
+  if (strcmp(a, b) != 0) sr_buf_printf(out, "    - %s\n    + %s", a, b);
+  else sr_buf_printf(out, "      %s", a);
+}
+
+/* _prefix_error(key_path, prefix_tree, full_tree, is_leaf): appends to
+   out an e(name) per place where prefix is no tree prefix of full */
+static int prefix_errs(SrInterp *I, SrVal *path, SrVal *pre, SrVal *full, SrVal *is_leaf, SrVal *out) {
+  SrVal *lv;
+  TNode *st = flatten(I, pre, is_leaf, &lv, NULL);
+  if (!st) return -1;
+  int strict_leaf = !st->like;
+  sr_unref(lv);
+  sr_tree_node_free(st);
+  if (strict_leaf) return 0;
+  SrBuf ks = SR_BUF_INIT, tp = SR_BUF_INIT, tf = SR_BUF_INIT, m = SR_BUF_INIT;
+  for (int i = 0; i < path->seq.n; i++) sr_val_str(&ks, path->seq.items[i]);
+  SrVal *tfn = sr_lookup_qualname("builtins.type"), *a = NULL, *b = NULL, *r = NULL;
+  int rc = -1;
+  SrVal *ty_p = sr_call1(I, tfn, pre), *ty_f = ty_p ? sr_call1(I, tfn, full) : NULL;
+  if (!ty_f || sr_to_repr(I, &tp, ty_p) < 0 || sr_to_repr(I, &tf, ty_f) < 0) goto out;
+  r = sr_binop(I, SR_OP_EQ, ty_p, ty_f);
+  if (!r) goto out;
+  if (!sr_val_truthy(r)) {
+    sr_buf_printf(&m,
+                  "pytree structure error: different types at key path\n    " PE_NAME "%s\nAt that key path, the "
+                  "prefix pytree " PE_NAME " has a subtree of type\n    %s\nbut at the same key path the full pytree "
+                  "has a subtree of different type\n    %s.",
+                  sr_buf_str(&ks), tp.p, tf.p);
+    pe_push(out, &m);
+    rc = 0;
+    goto out;
+  }
+  a = node_one_level(I, pre, 1);
+  b = a ? node_one_level(I, full, 1) : NULL;
+  if (!b) goto out;
+  SrVal *pc = a->seq.items[0], *fc = b->seq.items[0];
+  SrVal *seqs[2] = {sr_lookup_qualname("builtins.list"), sr_lookup_qualname("builtins.tuple")};
+  SrVal *isi = sr_lookup_qualname("builtins.isinstance"), *cls = sr_tuple(NULL, 2, (SrVal *[]){sr_ref(seqs[0]), sr_ref(seqs[1])});
+  SrVal *is_seq = sr_call(I, isi, &(SrArgs){2, (SrVal *[]){pre, cls}, 0, NULL, NULL, NULL});
+  sr_unref(cls);
+  if (!is_seq) goto out;
+  int seq = sr_val_truthy(is_seq);
+  sr_unref(is_seq);
+  if (seq && pc->seq.n != fc->seq.n) {
+    SrVal *nm = sr_getattr(I, ty_p, "__name__");
+    if (!nm) goto out;
+    SrBuf tn = SR_BUF_INIT;
+    sr_val_str(&tn, nm);
+    sr_unref(nm);
+    sr_buf_printf(&m,
+                  "pytree structure error: different lengths of %s at key path\n    " PE_NAME "%s\nAt that key "
+                  "path, the prefix pytree " PE_NAME " has a subtree of type %s of length %d, but the full pytree "
+                  "has a subtree of the same type but of length %d.",
+                  tn.p, sr_buf_str(&ks), tn.p, pc->seq.n, fc->seq.n);
+    sr_buf_free(&tn);
+    pe_push(out, &m);
+    rc = 0;
+    goto out;
+  }
+  if (!seq && pc->seq.n != fc->seq.n) {
+    sr_buf_printf(&m,
+                  "pytree structure error: different numbers of pytree children at key path\n    " PE_NAME
+                  "%s\nAt that key path, the prefix pytree " PE_NAME " has a subtree of type\n    %s\nwith %d child "
+                  "keys\n    ",
+                  sr_buf_str(&ks), tp.p, pc->seq.n);
+    join_keys(&m, pc, NULL);
+    sr_buf_printf(&m,
+                  "\nbut at the same key path the full pytree has a subtree of the same type but with %d child "
+                  "keys\n    ",
+                  fc->seq.n);
+    join_keys(&m, fc, NULL);
+    /* set(prefix keys) ^ set(full keys): the prefix's own, then the full's */
+    sr_buf_puts(&m, "\nso the symmetric difference on key sets is\n    ");
+    size_t at = m.len;
+    join_keys(&m, pc, fc);
+    if (m.len > at && fc->seq.n) sr_buf_putc(&m, ' ');
+    size_t at2 = m.len;
+    join_keys(&m, fc, pc);
+    if (m.len == at2 && at2 > at && m.p[at2 - 1] == ' ') m.p[--m.len] = 0;
+    pe_push(out, &m);
+    rc = 0;
+    goto out;
+  }
+  SrVal *ne = sr_binop(I, SR_OP_NE, a->seq.items[1], b->seq.items[1]);
+  if (!ne) goto out;
+  int differ = sr_truthy(I, ne);
+  sr_unref(ne);
+  if (differ < 0) goto out;
+  if (differ) {
+    SrBuf ma = SR_BUF_INIT, mb = SR_BUF_INIT;
+    sr_val_str(&ma, a->seq.items[1]);
+    sr_val_str(&mb, b->seq.items[1]);
+    sr_buf_printf(&m,
+                  "pytree structure error: different pytree metadata at key path\n    " PE_NAME "%s\nAt that key "
+                  "path, the prefix pytree " PE_NAME " has a subtree of type\n    %s\nwith metadata\n    %s\nbut at "
+                  "the same key path the full pytree has a subtree of the same type but with metadata\n    %s\nso "
+                  "the diff in the metadata at these pytree nodes is\n",
+                  sr_buf_str(&ks), tp.p, sr_buf_str(&ma), sr_buf_str(&mb));
+    meta_diff(&m, sr_buf_str(&ma), sr_buf_str(&mb));
+    sr_buf_free(&ma);
+    sr_buf_free(&mb);
+    pe_push(out, &m);
+    rc = 0;
+    goto out;
+  }
+  rc = 0;
+  for (int i = 0; i < pc->seq.n && i < fc->seq.n && rc == 0; i++) {
+    SrVal *kp = pc->seq.items[i];
+    sr_seq_push(NULL, path, sr_ref(kp->seq.items[0]));
+    rc = prefix_errs(I, path, kp->seq.items[1], fc->seq.items[i]->seq.items[1], NULL, out);
+    path->seq.n--;
+    sr_unref(path->seq.items[path->seq.n]);
+  }
+out:
+  sr_unref(r);
+  sr_unref(a);
+  sr_unref(b);
+  sr_unref(ty_p);
+  sr_unref(ty_f);
+  sr_buf_free(&ks);
+  sr_buf_free(&tp);
+  sr_buf_free(&tf);
+  sr_buf_free(&m);
+  return rc;
+}
+
+/* prefix_errors(prefix_tree, full_tree, is_leaf=None): a list of
+   functions e(name) that make the ValueError of each mismatch */
+static SrVal *bi_prefix_errors(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "prefix_errors", "prefix_tree, full_tree, is_leaf=", p) < 0) return NULL;
+  SrVal *out = sr_seq(NULL, SR_V_LIST, 0), *path = sr_seq(NULL, SR_V_LIST, 0);
+  int rc = prefix_errs(I, path, p[0], p[1], p[2], out);
+  sr_unref(path);
+  if (rc < 0) {
+    sr_unref(out);
+    return NULL;
+  }
+  return out;
+}
+
+/* is_tree_node(typ): a registered node type -- list, tuple, dict,
+   NoneType, OrderedDict, defaultdict, a registered class, a namedtuple */
+static SrVal *bi_is_tree_node(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "is_tree_node", "typ", p) < 0) return NULL;
+  if (sr_class_is_tree_node(p[0])) return sr_bool(1);
+  static const char *const builtin[] = {"builtins.list", "builtins.tuple", "builtins.dict", "collections.OrderedDict",
+                                        "collections.defaultdict"};
+  SrVal *none_t = sr_type_of(I, sr_none());
+  int is = 0;
+  for (int i = 0; i <= 5 && !is; i++) {
+    SrVal *t = i < 5 ? sr_lookup_qualname(builtin[i]) : none_t;
+    SrVal *r = t ? sr_binop(I, SR_OP_IS, p[0], t) : NULL;
+    is = r && sr_val_truthy(r);
+    sr_unref(r);
+  }
+  sr_unref(none_t);
+  return sr_bool(is);
+}
+
+/* PyTreeDef.walk(f_node, f_leaf, leaves) (pytree.cc's Walk): in post-order,
+   f_leaf(leaf) for each leaf (the leaf itself where f_leaf is None) and
+   f_node(tuple of the children's results, node_data) for each node, the
+   node data None for a list, tuple or None, a dict's keys (a list), a
+   registered class's aux data; the root's result */
+static SrVal *walk_rec(SrInterp *I, const TNode *t, SrVal *f_node, SrVal *f_leaf, SrVal *leaves, int *it) {
+  if (!t->like) {
+    if (*it >= leaves->seq.n) return sr_raise(I, "ValueError", "Too few leaves for PyTreeDef");
+    SrVal *leaf = leaves->seq.items[(*it)++];
+    return f_leaf->kind == SR_V_NONE ? sr_ref(leaf) : sr_call1(I, f_leaf, leaf);
+  }
+  SrVal *kids = sr_seq(NULL, SR_V_TUPLE, t->n);
+  for (int i = 0; i < t->n; i++) {
+    SrVal *r = walk_rec(I, t->kid[i], f_node, f_leaf, leaves, it);
+    if (!r) {
+      sr_unref(kids);
+      return NULL;
+    }
+    sr_seq_push(NULL, kids, r);
+  }
+  SrVal *data = NULL;
+  if (t->keys) {
+    data = sr_seq(NULL, SR_V_LIST, t->n);
+    for (int i = 0; i < t->n; i++) sr_seq_push(NULL, data, sr_ref(t->keys[i]));
+  } else if (t->like->kind == SR_V_OBJ) {
+    data = sr_class_tree_aux(I, t->like);
+  }
+  if (I->exc) {
+    sr_unref(kids);
+    sr_unref(data);
+    return NULL;
+  }
+  SrVal *args[2] = {kids, data ? data : sr_none()};
+  SrVal *r = sr_call(I, f_node, &(SrArgs){2, args, 0, NULL, NULL, NULL});
+  sr_unref(kids);
+  sr_unref(data);
+  return r;
+}
+
+static SrVal *m_td_walk(SrInterp *I, SrArgs *a) {
+  if (a->n != 3) return sr_raise(I, "TypeError", "walk() takes 3 arguments (f_node, f_leaf, leaves)");
+  SrVal *leaves = sr_iterate(I, a->v[2]);
+  if (!leaves) return NULL;
+  int it = 0;
+  SrVal *r = walk_rec(I, ((TreeDef *)a->self->obj.data)->root, a->v[0], a->v[1], leaves, &it);
+  if (r && it < leaves->seq.n) {
+    sr_unref(r);
+    r = sr_raise(I, "ValueError", "Too many leaves for PyTreeDef");
+  }
+  sr_unref(leaves);
+  return r;
+}
 
 static SrVal *bi_treedef_is_leaf(SrInterp *I, SrArgs *a) {
   SrVal *p[1];
@@ -1083,6 +1383,10 @@ void sr_pytree_api_init(void) {
      "flatten_one_level(pytree): (children, aux_data) of the root node; ValueError for a leaf"},
     {"jax.tree_util.flatten_one_level_with_keys", bi_one_level_with_keys,
      "flatten_one_level_with_keys(pytree): ([(key, child), ...], aux_data) of the root node"},
+    {"jax._src.tree_util.prefix_errors", bi_prefix_errors,
+     "prefix_errors(prefix_tree, full_tree, is_leaf=None): e(name) for each place prefix_tree is no tree prefix"},
+    {"jax.tree_util.is_tree_node", bi_is_tree_node,
+     "is_tree_node(typ): whether typ is a registered pytree node type (list, dict, a namedtuple, ...)"},
     {"jax.tree_util.treedef_is_leaf", bi_treedef_is_leaf, "treedef_is_leaf(treedef): whether it is a single leaf"},
     {"jax.tree_util.treedef_children", bi_treedef_children,
      "treedef_children(treedef): the PyTreeDefs of the root's children"},

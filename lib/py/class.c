@@ -1724,6 +1724,18 @@ SrVal *sr_class_tree_keys(SrInterp *I, SrVal *v) {
   return l;
 }
 
+int sr_class_namedtuple_kind(const SrVal *v) {
+  const SrInstance *o = instance(v);
+  if (!o || !o->items) return 0;
+  const SrPyClass *c = tree_class(o);
+  return c && c->namedtuple && !c->tree ? 2 : 1;
+}
+
+int sr_class_is_tree_node(const SrVal *cls) {
+  const SrPyClass *c = pyclass(cls);
+  return c && !c->nt_marker && (c->tree || nt_class(c));
+}
+
 SrVal *sr_class_tree_aux(SrInterp *I, SrVal *v) {
   if (v->kind != SR_V_OBJ || v->obj.cls != &sr_instance_class) return NULL;
   const SrInstance *o = v->obj.data;

@@ -87,6 +87,12 @@ SrVal *sr_class_tree_keys(SrInterp *I, SrVal *v);
    field values, a static node's None, a flatten function's aux_data.
    NULL: v is no such instance, or an exception. */
 SrVal *sr_class_tree_aux(SrInterp *I, SrVal *v);
+/* Whether cls is a class object registered as a pytree node or a
+   namedtuple class (tree_util.is_tree_node). */
+int sr_class_is_tree_node(const SrVal *cls);
+/* Whether v is a namedtuple instance (1), one that is a pytree node as a
+   namedtuple, its class not registered otherwise (2), or neither (0). */
+int sr_class_namedtuple_kind(const SrVal *v);
 
 /* Objects of cls read through an instance become methods bound to it,
    as functions do (descriptors with a __get__: jax.jit's PjitFunction). */
