@@ -12,4 +12,5 @@ GOLDEN_TESTS += \
 	tests/golden/tree30_flatten.jxr \
 	tests/golden/tree30_paths.jxr \
 	tests/golden/tree30_alias.jxr \
-	tests/golden/tree30_prefix.jxr
+	tests/golden/tree30_prefix.jxr \
+	tests/golden/tree30_ravel.jxr
