@@ -1174,6 +1174,97 @@ out:
   return rc;
 }
 
+/* PyTreeDef.node_data() as Python prints it: (type, data), the data None
+   for a list, tuple or None, a dict's sorted keys, a class's aux data */
+static void node_data_repr(SrInterp *I, SrBuf *out, const TNode *t) {
+  SrVal *ty = sr_type_of(I, t->like);
+  sr_buf_putc(out, '(');
+  if (ty) sr_to_repr(I, out, ty);
+  sr_unref(ty);
+  sr_buf_puts(out, ", ");
+  if (t->keys && t->like->kind == SR_V_DICT) {
+    sr_buf_putc(out, '[');
+    for (int i = 0; i < t->n; i++) {
+      if (i) sr_buf_puts(out, ", ");
+      sr_val_repr(out, t->keys[i]);
+    }
+    sr_buf_putc(out, ']');
+  } else {
+    SrVal *aux = t->like->kind == SR_V_OBJ ? sr_class_tree_aux(I, t->like) : NULL;
+    if (aux) sr_to_repr(I, out, aux);
+    else sr_buf_puts(out, "None");
+    sr_unref(aux);
+  }
+  sr_buf_putc(out, ')');
+}
+
+static int same_node_data(const TNode *a, const TNode *b) {
+  if (a->like->kind != b->like->kind) return 0;
+  if (a->like->kind == SR_V_OBJ && strcmp(sr_val_kind_name(a->like), sr_val_kind_name(b->like)) != 0) return 0;
+  if ((a->head || b->head) && (!a->head || !b->head || strcmp(a->head, b->head) != 0)) return 0;
+  if (a->like->kind == SR_V_DICT) {
+    if (a->n != b->n) return 0;
+    for (int i = 0; i < a->n; i++)
+      if (!sr_val_equal(a->keys[i], b->keys[i])) return 0;
+  }
+  return 1;
+}
+
+/* broadcast_flattened_prefix_with_treedef's _broadcast */
+static int bcast_rec(SrInterp *I, const TNode *pt, const TNode *ft, SrVal *leaves, int *at, SrVal *out) {
+  if (!pt->like) {
+    SrVal *leaf = leaves->seq.items[(*at)++];
+    for (int k = 0; k < ft->nleaves; k++) sr_seq_push(NULL, out, sr_ref(leaf));
+    return 0;
+  }
+  if (!ft->like) {
+    sr_raise(I, "ValueError", "`prefix_treedef` is not a prefix of `full_treedef`");
+    return -1;
+  }
+  if (!same_node_data(pt, ft)) {
+    SrBuf x = SR_BUF_INIT, y = SR_BUF_INIT;
+    node_data_repr(I, &x, ft);
+    node_data_repr(I, &y, pt);
+    sr_raise(I, "ValueError", "expected %s, got %s", sr_buf_str(&x), sr_buf_str(&y));
+    sr_buf_free(&x);
+    sr_buf_free(&y);
+    return -1;
+  }
+  for (int i = 0; i < pt->n && i < ft->n; i++)
+    if (bcast_rec(I, pt->kid[i], ft->kid[i], leaves, at, out) < 0) return -1;
+  if (pt->n != ft->n) { /* zip(..., strict=True) */
+    sr_raise(I, "ValueError", "zip() argument 2 is %s than argument 1", ft->n < pt->n ? "shorter" : "longer");
+    return -1;
+  }
+  return 0;
+}
+
+/* broadcast_flattened_prefix_with_treedef(prefix_leaves, prefix_treedef,
+   full_treedef): each prefix leaf repeated over its full subtree's leaves */
+static SrVal *bi_broadcast_flattened(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "broadcast_flattened_prefix_with_treedef", "prefix_leaves, prefix_treedef, full_treedef", p) <
+      0)
+    return NULL;
+  const TNode *pt = treedef_arg(I, p[1], "broadcast_flattened_prefix_with_treedef");
+  const TNode *ft = pt ? treedef_arg(I, p[2], "broadcast_flattened_prefix_with_treedef") : NULL;
+  if (!ft) return NULL;
+  SrVal *leaves = sr_iterate(I, p[0]);
+  if (!leaves) return NULL;
+  if (leaves->seq.n != pt->nleaves) {
+    sr_unref(leaves);
+    return sr_raise(I, "ValueError", "prefix_leaves has %d leaves, prefix_treedef %d", leaves->seq.n, pt->nleaves);
+  }
+  SrVal *out = sr_seq(NULL, SR_V_LIST, ft->nleaves);
+  int at = 0;
+  if (bcast_rec(I, pt, ft, leaves, &at, out) < 0) {
+    sr_unref(out);
+    out = NULL;
+  }
+  sr_unref(leaves);
+  return out;
+}
+
 /* prefix_errors(prefix_tree, full_tree, is_leaf=None): a list of
    functions e(name) that make the ValueError of each mismatch */
 static SrVal *bi_prefix_errors(SrInterp *I, SrArgs *a) {
@@ -1383,6 +1474,8 @@ void sr_pytree_api_init(void) {
      "flatten_one_level(pytree): (children, aux_data) of the root node; ValueError for a leaf"},
     {"jax.tree_util.flatten_one_level_with_keys", bi_one_level_with_keys,
      "flatten_one_level_with_keys(pytree): ([(key, child), ...], aux_data) of the root node"},
+    {"jax._src.tree_util.broadcast_flattened_prefix_with_treedef", bi_broadcast_flattened,
+     "broadcast_flattened_prefix_with_treedef(prefix_leaves, prefix_treedef, full_treedef): the leaves broadcast"},
     {"jax._src.tree_util.prefix_errors", bi_prefix_errors,
      "prefix_errors(prefix_tree, full_tree, is_leaf=None): e(name) for each place prefix_tree is no tree prefix"},
     {"jax.tree_util.is_tree_node", bi_is_tree_node,
