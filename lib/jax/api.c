@@ -922,7 +922,7 @@ static int arg_sig(SrInterp *I, SrVal *v, SrBuf *b, SrVal *auxes) {
       return -1;
     }
     sr_buf_printf(b, "C%p[", (const void *)cls);
-    sr_seq_push(NULL, auxes, aux);
+    sr_seq_push(NULL, auxes, sr_pair(sr_ref(cls), aux));
     int rc = 0;
     for (int i = 0; i < ch->seq.n && rc == 0; i++) rc = arg_sig(I, ch->seq.items[i], b, auxes);
     sr_unref(ch);
@@ -1047,18 +1047,14 @@ static int auxes_equal(SrInterp *I, SrVal *a, SrVal *b) {
   if (!a || !b) return !a && !b;
   if (a->seq.n != b->seq.n) return 0;
   for (int i = 0; i < a->seq.n; i++) {
-    SrVal *r = sr_binop(I, SR_OP_EQ, a->seq.items[i], b->seq.items[i]);
+    SrVal *r = sr_binop(I, SR_OP_EQ, a->seq.items[i]->seq.items[1], b->seq.items[i]->seq.items[1]);
     int t = r ? sr_truthy(I, r) : -1;
     sr_unref(r);
     if (t < 0) {
       SrBuf m = SR_BUF_INIT;
-      sr_buf_printf(&m, "%s: %s", I->exc ? sr_exc_type(I->exc) : "Exception", I->exc ? sr_exc_msg(I->exc) : "");
       sr_exc_clear(I);
-      sr_raise(I, "ValueError",
-               "Exception raised while checking equality of metadata fields of pytree. Make sure that metadata "
-               "fields are hashable and have simple equality semantics. (Note: arrays cannot be passed as metadata "
-               "fields!)\n%s",
-               sr_buf_str(&m));
+      sr_to_repr(I, &m, a->seq.items[i]->seq.items[0]);
+      sr_raise(I, "ValueError", SR_PYTREE_EQ_MSG, sr_buf_str(&m));
       sr_buf_free(&m);
       return -1;
     }

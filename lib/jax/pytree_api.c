@@ -159,9 +159,61 @@ static int treedef_equal(const SrVal *a, const SrVal *b) {
   return tnode_equal(((const TreeDef *)a->obj.data)->root, ((const TreeDef *)b->obj.data)->root);
 }
 
+/* PyTreeDef ==: the same structure, and a registered class's aux data
+   equal by == (pytree.cc's operator==; its ValueError where == raises):
+   1, 0, -1 */
+static int tnode_eq(SrInterp *I, const TNode *a, const TNode *b) {
+  if (!a->like || !b->like) return !a->like && !b->like;
+  if (a->like->kind != b->like->kind || a->n != b->n) return 0;
+  if (a->like->kind == SR_V_OBJ && strcmp(sr_val_kind_name(a->like), sr_val_kind_name(b->like)) != 0) return 0;
+  SrVal *xa = a->like->kind == SR_V_OBJ ? sr_class_tree_aux(I, a->like) : NULL;
+  SrVal *xb = xa ? sr_class_tree_aux(I, b->like) : NULL;
+  if (I->exc) {
+    sr_unref(xa);
+    sr_unref(xb);
+    return -1;
+  }
+  if (xa && xb) {
+    SrVal *ta = sr_class_of(a->like), *tb = sr_class_of(b->like);
+    SrVal *r = ta == tb ? sr_binop(I, SR_OP_EQ, xa, xb) : sr_bool(0);
+    int t = r ? sr_truthy(I, r) : -1;
+    sr_unref(r);
+    sr_unref(xa);
+    sr_unref(xb);
+    if (t < 0) {
+      SrBuf m = SR_BUF_INIT;
+      sr_exc_clear(I);
+      sr_to_repr(I, &m, ta);
+      sr_raise(I, "ValueError", SR_PYTREE_EQ_MSG, sr_buf_str(&m));
+      sr_buf_free(&m);
+      return -1;
+    }
+    if (!t) return 0;
+  } else {
+    sr_unref(xa);
+    sr_unref(xb);
+    if (a->head && b->head && strcmp(a->head, b->head) != 0) return 0;
+  }
+  for (int i = 0; i < a->n; i++) {
+    if (a->keys && !sr_val_equal(a->keys[i], b->keys[i])) return 0;
+    int e = tnode_eq(I, a->kid[i], b->kid[i]);
+    if (e <= 0) return e;
+  }
+  return 1;
+}
+
+static SrVal *treedef_binop(SrInterp *I, int op, SrVal *a, SrVal *b);
 static SrVal *treedef_getattr(SrInterp *I, SrVal *self, const char *name);
-static const SrLangOps treedef_ops = {.getattr = treedef_getattr};
+static const SrLangOps treedef_ops = {.getattr = treedef_getattr, .binop = treedef_binop};
 static const SrClass treedef_class = {"PyTreeDef", treedef_free, treedef_repr, NULL, &treedef_ops};
+
+static SrVal *treedef_binop(SrInterp *I, int op, SrVal *a, SrVal *b) {
+  if (op != SR_OP_EQ && op != SR_OP_NE) return NULL;
+  if (!sr_is_obj(a, &treedef_class) || !sr_is_obj(b, &treedef_class)) return sr_bool(op == SR_OP_NE);
+  int e = tnode_eq(I, ((const TreeDef *)a->obj.data)->root, ((const TreeDef *)b->obj.data)->root);
+  if (e < 0) return NULL;
+  return sr_bool(op == SR_OP_EQ ? e : !e);
+}
 
 static SrVal *treedef_new(TNode *root) {
   TreeDef *td = sr_xcalloc(1, sizeof *td);
@@ -432,22 +484,54 @@ static int up_to_rec(SrInterp *I, const TNode *t, SrVal *x, SrVal *out) {
   if (tv) sr_to_repr(I, &tb, tv);
   sr_unref(tv);
   sr_unref(tx);
-  SrVal *ch = same_type ? sr_pytree_children(x) : NULL;
+  SrVal *ch = NULL;
   int rc = 0;
-  if (sr_class_namedtuple_kind(v) == 2) { /* pytree.cc's kNamedTuple checks */
-    if (!sr_class_namedtuple_kind(x)) {
+  if (sr_class_namedtuple_kind(v) == 2) { /* pytree.cc's FlattenUpTo, kNamedTuple */
+    ch = sr_class_namedtuple_kind(x) ? sr_iterate(I, x) : NULL;
+    if (!ch) {
+      sr_exc_clear(I);
       sr_raise(I, "ValueError", "Expected named tuple, got %s.", b.p);
       rc = -1;
-    } else if (ch && ch->seq.n != t->n) {
+    } else if (ch->seq.n != t->n) {
       sr_raise(I, "ValueError", "Named tuple arity mismatch: %d != %d; tuple: %s.", ch->seq.n, t->n, b.p);
       rc = -1;
-    } else if (!ch) {
+    } else if (!same_type) {
       sr_raise(I, "ValueError", "Named tuple type mismatch: expected type: %s, tuple: %s.", tb.p, b.p);
       rc = -1;
     }
-  } else if (!ch || ch->seq.n != t->n) {
-    sr_raise(I, "ValueError", "Custom node type mismatch; expected type: %s; value: %s.", tb.p, b.p);
-    rc = -1;
+  } else { /* kCustom, kDataclass: the type, the aux data, the arity */
+    const char *dc = sr_class_tree_kind(v) == SR_TREE_DATACLASS ? " dataclass" : "";
+    if (!same_type) {
+      sr_raise(I, "ValueError", "Custom%s node type mismatch: expected type: %s, value: %s.", dc, tb.p, b.p);
+      rc = -1;
+    }
+    SrVal *av = rc == 0 ? sr_class_tree_aux(I, v) : NULL, *ax = av ? sr_class_tree_aux(I, x) : NULL;
+    if (ax) {
+      SrVal *ne = sr_binop(I, SR_OP_NE, av, ax);
+      int differ = ne ? sr_truthy(I, ne) : -1;
+      sr_unref(ne);
+      if (differ > 0) {
+        SrBuf ra = SR_BUF_INIT, rx = SR_BUF_INIT;
+        sr_to_repr(I, &ra, av);
+        sr_to_repr(I, &rx, ax);
+        sr_raise(I, "ValueError", "Mismatch custom%s node data: %s != %s; value: %s.", dc, ra.p, rx.p, b.p);
+        sr_buf_free(&ra);
+        sr_buf_free(&rx);
+      }
+      if (differ) rc = -1;
+    }
+    sr_unref(av);
+    sr_unref(ax);
+    if (I->exc) rc = -1;
+    if (rc == 0) {
+      ch = sr_pytree_children(x);
+      if (I->exc) {
+        rc = -1;
+      } else if (!ch || ch->seq.n != t->n) {
+        sr_raise(I, "ValueError", "Custom type arity mismatch: %d != %d; value: %s.", ch ? ch->seq.n : 0, t->n, b.p);
+        rc = -1;
+      }
+    }
   }
   sr_buf_free(&b);
   sr_buf_free(&tb);

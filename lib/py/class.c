@@ -1702,19 +1702,36 @@ SrVal *sr_class_tree_keys(SrInterp *I, SrVal *v) {
   if (!c->tree_keys) return NULL;
   SrVal *r = sr_call1(I, c->tree_keys, v);
   if (!r) return NULL;
-  SrVal *kc = r->kind == SR_V_TUPLE && r->seq.n == 2 ? sr_iterate(I, r->seq.items[0]) : NULL;
-  sr_unref(r);
-  if (!kc) {
-    if (!I->exc) sr_raise(I, "ValueError", "flatten_with_keys must return (key_children, aux_data)");
+  /* pytree.cc's ToIterableWithKeys and its messages */
+  static const char what[] = "The to_iterable_with_keys function for a custom PyTree node should return a "
+                             "(key_leaf_pairs, aux_data) tuple";
+  SrBuf m = SR_BUF_INIT;
+  if (r->kind != SR_V_TUPLE || r->seq.n != 2) {
+    sr_to_repr(I, &m, r);
+    sr_raise(I, "ValueError", "%s, got %s", what, sr_buf_str(&m));
+    sr_buf_free(&m);
+    sr_unref(r);
     return NULL;
   }
+  SrVal *kc = sr_iterate(I, r->seq.items[0]);
+  if (!kc) {
+    sr_exc_clear(I);
+    sr_to_repr(I, &m, r);
+    sr_raise(I, "ValueError", "%s where 'key_leaf_pairs' is iterable, got %s", what, sr_buf_str(&m));
+    sr_buf_free(&m);
+    sr_unref(r);
+    return NULL;
+  }
+  sr_unref(r);
   SrVal *l = sr_seq(NULL, SR_V_LIST, kc->seq.n);
   for (int i = 0; i < kc->seq.n; i++) {
     SrVal *e = kc->seq.items[i];
-    if (!sr_is_seq(e) || e->seq.n != 2) {
+    if (e->kind != SR_V_TUPLE || e->seq.n != 2) {
       sr_unref(l);
+      sr_to_repr(I, &m, e);
       sr_unref(kc);
-      sr_raise(I, "ValueError", "the key children of flatten_with_keys must be (key, child) pairs");
+      sr_raise(I, "ValueError", "%s where 'child%s", what, sr_buf_str(&m)); /* sic */
+      sr_buf_free(&m);
       return NULL;
     }
     SrVal *it[2] = {sr_int(NULL, 0), sr_ref(e->seq.items[0])};
@@ -1729,6 +1746,12 @@ int sr_class_namedtuple_kind(const SrVal *v) {
   if (!o || !o->items) return 0;
   const SrPyClass *c = tree_class(o);
   return c && c->namedtuple && !c->tree ? 2 : 1;
+}
+
+int sr_class_tree_kind(const SrVal *v) {
+  const SrInstance *o = instance(v);
+  const SrPyClass *c = o ? tree_class(o) : NULL;
+  return c ? c->tree : SR_TREE_NONE;
 }
 
 int sr_class_is_tree_node(const SrVal *cls) {

@@ -93,6 +93,9 @@ int sr_class_is_tree_node(const SrVal *cls);
 /* Whether v is a namedtuple instance (1), one that is a pytree node as a
    namedtuple, its class not registered otherwise (2), or neither (0). */
 int sr_class_namedtuple_kind(const SrVal *v);
+/* How v's class is registered as a pytree node (SR_TREE_*), or
+   SR_TREE_NONE. */
+int sr_class_tree_kind(const SrVal *v);
 
 /* Objects of cls read through an instance become methods bound to it,
    as functions do (descriptors with a __get__: jax.jit's PjitFunction). */
