@@ -244,6 +244,22 @@ static int is_mapping_node(const SrVal *v) {
                                  strcmp(sr_val_kind_name(v), "collections.defaultdict") == 0);
 }
 
+/* an OrderedDict's keys in insertion order, a defaultdict's sorted (the
+   order of their children): a new list */
+static SrVal *mapping_keys(SrInterp *I, SrVal *v) {
+  SrVal *ks = sr_iterate(I, v);
+  if (!ks || strcmp(sr_val_kind_name(v), "collections.defaultdict") != 0) return ks;
+  SrVal *d = sr_dict(NULL);
+  for (int i = 0; i < ks->seq.n; i++) sr_dict_set(NULL, d, sr_ref(ks->seq.items[i]), sr_none());
+  int *o = sr_pytree_dict_order(d);
+  SrVal *l = sr_seq(NULL, SR_V_LIST, ks->seq.n);
+  for (int i = 0; i < ks->seq.n; i++) sr_seq_push(NULL, l, sr_ref(d->dict.keys[o[i]]));
+  free(o);
+  sr_unref(d);
+  sr_unref(ks);
+  return l;
+}
+
 /* the key of child i of node v (dkey: a dict's key for it) */
 static SrVal *key_of(const SrVal *v, int i, SrVal *dkey) {
   if (v->kind == SR_V_LIST || v->kind == SR_V_TUPLE) return key_new(K_SEQ, sr_int(NULL, i));
@@ -312,14 +328,9 @@ static TNode *flatten_rec(SrInterp *I, SrVal *v, Walk *w, int depth) {
   } else if (is_mapping_node(v)) {
     /* JAX's OrderedDict (insertion order) and defaultdict (sorted keys)
        give DictKeys; the keys stay alive in v, which t holds */
-    SrVal *ks = sr_iterate(I, v), *d = sr_dict(NULL);
-    for (int i = 0; ks && i < ks->seq.n; i++) sr_dict_set(NULL, d, sr_ref(ks->seq.items[i]), sr_none());
-    int sorted = strcmp(sr_val_kind_name(v), "collections.defaultdict") == 0;
-    int *o = sorted ? sr_pytree_dict_order(d) : NULL;
+    SrVal *ks = mapping_keys(I, v);
     t->keys = sr_xcalloc((size_t)t->n + 1, sizeof *t->keys);
-    for (int i = 0; ks && i < t->n && i < ks->seq.n; i++) t->keys[i] = ks->seq.items[o ? o[i] : i];
-    free(o);
-    sr_unref(d);
+    for (int i = 0; ks && i < t->n && i < ks->seq.n; i++) t->keys[i] = ks->seq.items[i];
     sr_unref(ks);
   }
   SrVal *okeys = NULL;
@@ -1028,12 +1039,25 @@ static SrVal *node_one_level(SrInterp *I, SrVal *v, int with_keys) {
     sr_unref(ty);
     return NULL;
   }
-  SrVal *aux = NULL, *keys = NULL;
+  SrVal *aux = NULL, *keys = NULL, *mkeys = NULL;
   int *o = v->kind == SR_V_DICT ? sr_pytree_dict_order(v) : NULL;
   if (v->kind == SR_V_DICT) {
     aux = sr_seq(NULL, SR_V_TUPLE, v->dict.n);
     for (int i = 0; i < v->dict.n; i++) sr_seq_push(NULL, aux, sr_ref(v->dict.keys[o[i]]));
-  } else if (v->kind == SR_V_OBJ && !is_mapping_node(v)) {
+  } else if (is_mapping_node(v)) {
+    /* tree_util.py's registrations: an OrderedDict's keys, a
+       defaultdict's (default_factory, sorted keys) */
+    mkeys = mapping_keys(I, v);
+    SrVal *kt = sr_seq(NULL, SR_V_TUPLE, mkeys ? mkeys->seq.n : 0);
+    for (int i = 0; mkeys && i < mkeys->seq.n; i++) sr_seq_push(NULL, kt, sr_ref(mkeys->seq.items[i]));
+    if (strcmp(sr_val_kind_name(v), "collections.defaultdict") == 0) {
+      SrVal *f = sr_getattr(I, v, "default_factory");
+      aux = f ? sr_pair(f, kt) : NULL;
+      if (!f) sr_unref(kt);
+    } else {
+      aux = kt;
+    }
+  } else if (v->kind == SR_V_OBJ) {
     aux = sr_class_tree_aux(I, v);
     if (!aux && !I->exc) aux = sr_none();
     if (with_keys && aux) keys = sr_class_tree_keys(I, v);
@@ -1044,21 +1068,36 @@ static SrVal *node_one_level(SrInterp *I, SrVal *v, int with_keys) {
     free(o);
     sr_unref(aux);
     sr_unref(keys);
+    sr_unref(mkeys);
     sr_unref(ch);
     return NULL;
   }
+  /* pytree.cc's FlattenOneLevel: a tuple's or list's children are itself
+     (with keys, a tuple of pairs), None's and a dict's a tuple, the
+     others' a list */
+  int as_tuple = v->kind == SR_V_NONE || v->kind == SR_V_DICT || v->kind == SR_V_TUPLE || v->kind == SR_V_LIST;
   if (with_keys) {
-    SrVal *l = sr_seq(NULL, SR_V_LIST, ch->seq.n);
+    SrVal *l = sr_seq(NULL, as_tuple ? SR_V_TUPLE : SR_V_LIST, ch->seq.n);
     for (int i = 0; i < ch->seq.n; i++) {
-      SrVal *k = keys && i < keys->seq.n ? class_key(keys->seq.items[i]) : key_of(v, i, o ? v->dict.keys[o[i]] : NULL);
+      SrVal *dk = o ? v->dict.keys[o[i]] : mkeys && i < mkeys->seq.n ? mkeys->seq.items[i] : NULL;
+      SrVal *k = keys && i < keys->seq.n ? class_key(keys->seq.items[i]) : key_of(v, i, dk);
       SrVal *pr[2] = {k, sr_ref(ch->seq.items[i])};
       sr_seq_push(NULL, l, sr_tuple(NULL, 2, pr));
     }
     sr_unref(ch);
     ch = l;
+  } else if (v->kind == SR_V_TUPLE || v->kind == SR_V_LIST) {
+    sr_unref(ch);
+    ch = sr_ref(v);
+  } else if (as_tuple) {
+    SrVal *t = sr_seq(NULL, SR_V_TUPLE, ch->seq.n);
+    for (int i = 0; i < ch->seq.n; i++) sr_seq_push(NULL, t, sr_ref(ch->seq.items[i]));
+    sr_unref(ch);
+    ch = t;
   }
   free(o);
   sr_unref(keys);
+  sr_unref(mkeys);
   SrVal *items[2] = {ch, aux};
   return sr_tuple(NULL, 2, items);
 }
