@@ -65,6 +65,11 @@ static SrVal *key_getattr(SrInterp *I, SrVal *self, const char *name) {
   const Key *k = self->obj.data;
   static const char *const field[] = {"idx", "key", "name", "key"};
   if (strcmp(name, field[k->kind]) == 0) return sr_ref(k->v);
+  if (strcmp(name, "__match_args__") == 0) { /* pytree.cc's, for match statements */
+    SrVal *t = sr_seq(NULL, SR_V_TUPLE, 1);
+    sr_seq_push(NULL, t, sr_str_cstr(NULL, field[k->kind]));
+    return t;
+  }
   return NULL;
 }
 

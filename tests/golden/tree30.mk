@@ -8,17 +8,18 @@
 ## (test_serialize_treedef's protos, test_compare_pytreedef_with_registries'
 ## default_registry/dispatch_registry, FlatTreeTest's jax._src.flattree),
 ## and no threading or weakref GC tests exist in this file.  Pending
-## (pending/tree30_pending.jxr): int/tuple/dict subclasses, jit's cache
-## for arguments with custom pytree nodes (StaticTest: shardrepl retraces
-## each call, where JAX compares the static aux data with ==), the match
-## statement (testPatternMatching), and the equality errors of array aux
-## data (testEqualityErrorWithArrayAsStaticArg, ...NamesOffendingType).
+## (pending/tree30_pending.jxr): int/tuple/dict subclasses (shardrepl's
+## class statement cannot subclass them), so StaticTest's
+## test_trace_just_once_with_same_static / test_trace_twice_with_different_static
+## and the TREES entries as the test writes them.  tree30_match.jxr is the
+## match statement testPatternMatching needed, checked against python3.
 GOLDEN_TESTS += \
 	tests/golden/tree30_flatten.jxr \
 	tests/golden/tree30_paths.jxr \
 	tests/golden/tree30_alias.jxr \
 	tests/golden/tree30_prefix.jxr \
-	tests/golden/tree30_ravel.jxr
+	tests/golden/tree30_ravel.jxr \
+	tests/golden/tree30_match.jxr
 ## what JAX's tests assert that shardrepl does not do yet (golden-pending)
 GOLDEN_PENDING += \
 	tests/golden/pending/tree30_pending.jxr
