@@ -716,18 +716,57 @@ static SrVal *nt_make(SrVal *cls, SrVal **items, int n) {
   return v;
 }
 
+static int field_init(const SrVal *fobj);
+
 /* a dataclass's generated __init__, of the fields of c */
 static int dc_init(SrInterp *I, const SrPyClass *c, SrVal *self, SrArgs *a) {
   char fname[300];
   snprintf(fname, sizeof fname, "%s.__init__", c->name);
-  SrVal **vals = sr_xcalloc((size_t)c->nfields + 1, sizeof *vals);
-  if (bind_fields(I, fname, 1, c, a, vals) < 0) {
+  /* the parameters are the fields with init=True (field(init=False) is
+     set to its default, if it has one) */
+  int n = c->nfields, nin = 0;
+  SrPyClass view = *c;
+  view.fields = sr_xcalloc((size_t)n + 1, sizeof *view.fields);
+  view.defaults = sr_xcalloc((size_t)n + 1, sizeof *view.defaults);
+  view.factories = sr_xcalloc((size_t)n + 1, sizeof *view.factories);
+  int *at = sr_xcalloc((size_t)n + 1, sizeof *at);
+  for (int i = 0; i < n; i++) {
+    if (c->fobjs && c->fobjs[i] && !field_init(c->fobjs[i])) continue;
+    view.fields[nin] = c->fields[i];
+    view.defaults[nin] = c->defaults[i];
+    view.factories[nin] = c->factories ? c->factories[i] : NULL;
+    at[nin++] = i;
+  }
+  view.nfields = nin;
+  SrVal **vals = sr_xcalloc((size_t)n + 1, sizeof *vals);
+  int rc = bind_fields(I, fname, 1, &view, a, vals);
+  free(view.fields);
+  free(view.defaults);
+  free(view.factories);
+  if (rc < 0) {
     free(vals);
+    free(at);
     return -1;
   }
   SrInstance *o = self->obj.data;
-  for (int i = 0; i < c->nfields; i++) dset(o->dict, c->fields[i], vals[i]);
+  for (int k = 0, i = 0; i < n; i++) {
+    if (k < nin && at[k] == i) {
+      dset(o->dict, c->fields[i], vals[k++]);
+    } else if (c->defaults[i]) {
+      dset(o->dict, c->fields[i], sr_ref(c->defaults[i]));
+    } else if (c->factories && c->factories[i]) {
+      SrArgs none = {0, NULL, 0, NULL, NULL, NULL};
+      SrVal *d = sr_call(I, c->factories[i], &none);
+      if (!d) {
+        free(vals);
+        free(at);
+        return -1;
+      }
+      dset(o->dict, c->fields[i], d);
+    }
+  }
   free(vals);
+  free(at);
   SrVal *post = mro_lookup(class_of(o), "__post_init__", NULL);
   if (post) {
     SrVal *m = bind(I, post, self, o->cls);
@@ -2073,6 +2112,8 @@ static SrVal *field_getattr(SrInterp *I, SrVal *self, const char *name) {
 }
 
 static const SrLangOps field_ops = {.getattr = field_getattr};
+
+static int field_init(const SrVal *fobj) { return ((const Field *)fobj->obj.data)->init; }
 static const SrClass field_class = {"Field", field_free, field_repr, NULL, &field_ops};
 
 static SrVal *bi_field(SrInterp *I, SrArgs *a) {
