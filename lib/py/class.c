@@ -37,12 +37,14 @@ typedef struct SrPyClass {
   uint8_t tree;         /* SR_TREE_* */
   SrVal *tree_a, *tree_b;
   SrVal *tree_keys;     /* flatten_with_keys, or NULL */
+  SrVal *builtin;       /* a built-in base (int, float, str, tuple, list, dict), held, or NULL */
 } SrPyClass;
 
 typedef struct SrInstance {
   SrVal *cls;   /* its class object */
   SrVal *dict;  /* its attributes (NULL for a namedtuple) */
   SrVal *items; /* a namedtuple's: a tuple */
+  SrVal *base;  /* an instance of a subclass of a built-in: its value (int(...), tuple(...)) */
 } SrInstance;
 
 static SrInterp *class_interp;
@@ -67,6 +69,12 @@ static SrPyClass *pyclass(const SrVal *v) { return sr_is_obj(v, &sr_type_class) 
 static SrInstance *instance(const SrVal *v) { return sr_is_obj(v, &sr_instance_class) ? v->obj.data : NULL; }
 static SrPyClass *class_of(const SrInstance *o) { return o->cls->obj.data; }
 static SrPyClass *base_of(const SrPyClass *c) { return c->base ? c->base->obj.data : NULL; }
+/* the built-in type a class derives from (class C(int)), or NULL */
+static SrVal *builtin_base(const SrPyClass *c) {
+  for (; c; c = base_of(c))
+    if (c->builtin) return c->builtin;
+  return NULL;
+}
 
 SrVal *sr_class_of(const SrVal *v) {
   const SrInstance *o = instance(v);
@@ -383,6 +391,7 @@ static void type_free(void *d) {
   sr_unref(c->tree_a);
   sr_unref(c->tree_b);
   sr_unref(c->tree_keys);
+  sr_unref(c->builtin);
   free(c);
 }
 
@@ -399,6 +408,7 @@ static void type_traverse(void *d, SrValVisit visit, void *arg) {
   if (c->tree_a) visit(c->tree_a, arg);
   if (c->tree_b) visit(c->tree_b, arg);
   if (c->tree_keys) visit(c->tree_keys, arg);
+  if (c->builtin) visit(c->builtin, arg);
 }
 
 static void type_clear(void *d) {
@@ -511,6 +521,18 @@ SrVal *sr_class_new(SrInterp *I, const char *name, SrVal *base, SrVal *ns) {
   }
   if (base && !b) {
     const char *bn = sr_builtin_name(base);
+    static const char *const subclassable[] = {"builtins.int", "builtins.float", "builtins.str",
+                                               "builtins.tuple", "builtins.list", "builtins.dict"};
+    int builtin = 0;
+    for (size_t k = 0; bn && k < sizeof subclassable / sizeof *subclassable; k++)
+      builtin |= strcmp(bn, subclassable[k]) == 0;
+    if (builtin) {
+      /* class C(int): an instance holds its int (SrInstance.base), whose
+         methods and operators are its own where the class has none */
+      SrVal *cls = sr_class_new(I, name, NULL, ns);
+      if (cls) pyclass(cls)->builtin = sr_ref(base);
+      return cls;
+    }
     if (bn && (strcmp(bn, "typing.Generic") == 0 || strcmp(bn, "typing.Protocol") == 0)) {
       base = NULL;
     } else {
@@ -799,6 +821,20 @@ static SrVal *type_call(SrInterp *I, SrVal *self, SrArgs *a) {
     return r;
   }
   SrVal *obj = instance_new(self);
+  SrVal *bb = builtin_base(c);
+  if (bb) {
+    /* the built-in's __new__ makes the value; an __init__ of the class
+       then sees the same arguments (the built-in's own takes them all) */
+    SrInstance *o = obj->obj.data;
+    o->base = sr_call(I, bb, a);
+    if (!o->base) {
+      sr_unref(obj);
+      return NULL;
+    }
+    int has_init = 0;
+    for (const SrPyClass *k = c; k && !has_init; k = base_of(k)) has_init = dget(k->dict, "__init__") != NULL;
+    if (!has_init) return obj;
+  }
   /* __init__ along the MRO: the class's own, or a dataclass's generated one */
   for (const SrPyClass *k = c; k; k = base_of(k)) {
     SrVal *init = dget(k->dict, "__init__");
@@ -857,6 +893,12 @@ static SrVal *type_getattr(SrInterp *I, SrVal *self, const char *name) {
   SrPyClass *c = self->obj.data;
   if (strcmp(name, "__name__") == 0 || strcmp(name, "__qualname__") == 0) return sr_str_cstr(NULL, c->name);
   if (strcmp(name, "__module__") == 0) return sr_str_cstr(NULL, dget(c->dict, "__module__") ? "__main__" : "builtins");
+  if (strcmp(name, "__base__") == 0 && !c->base && c->builtin) return sr_ref(c->builtin);
+  if (strcmp(name, "__bases__") == 0 && !c->base && c->builtin) {
+    SrVal *t = sr_seq(NULL, SR_V_TUPLE, 1);
+    sr_seq_push(NULL, t, sr_ref(c->builtin));
+    return t;
+  }
   if (strcmp(name, "__bases__") == 0) {
     SrVal *o = sr_lookup_qualname("builtins.object");
     SrVal *t = sr_seq(NULL, SR_V_TUPLE, c->nbases + 1);
@@ -970,21 +1012,25 @@ static void instance_traverse(void *d, SrValVisit visit, void *arg) {
   if (o->cls) visit(o->cls, arg);
   if (o->dict) visit(o->dict, arg);
   if (o->items) visit(o->items, arg);
+  if (o->base) visit(o->base, arg);
 }
 
 static void instance_clear(void *d) {
   SrInstance *o = d;
-  SrVal *dict = o->dict, *items = o->items;
+  SrVal *dict = o->dict, *items = o->items, *base = o->base;
   o->dict = o->dict ? sr_dict(NULL) : NULL;
   o->items = o->items ? sr_seq(NULL, SR_V_TUPLE, 0) : NULL;
+  o->base = NULL;
   sr_unref(dict);
   sr_unref(items);
+  sr_unref(base);
 }
 
 static void instance_free(void *d) {
   SrInstance *o = d;
   sr_unref(o->dict);
   sr_unref(o->items);
+  sr_unref(o->base);
   sr_unref(o->cls);
   free(o);
 }
@@ -1067,6 +1113,11 @@ static void instance_print(SrBuf *out, const SrVal *v, int repr) {
       sr_buf_putc(out, ')');
       return;
     }
+  }
+  if (o->base) { /* the built-in's repr and str */
+    if (repr) sr_val_repr(out, o->base);
+    else sr_val_str(out, o->base);
+    return;
   }
   sr_buf_printf(out, "<__main__.%s object at %p>", c->name, (const void *)o);
 }
@@ -1162,6 +1213,11 @@ static SrVal *instance_getattr(SrInterp *I, SrVal *self, const char *name) {
     sr_unref(k);
     return r;
   }
+  if (o->base) { /* the built-in's methods (keys, count, real...) */
+    SrVal *r = sr_getattr(I, o->base, name);
+    if (r || !I->exc || strcmp(sr_exc_type(I->exc), "AttributeError") != 0) return r;
+    sr_exc_clear(I);
+  }
   return sr_raise(I, "AttributeError", "'%s' object has no attribute '%s'", c->name, name);
 }
 
@@ -1220,6 +1276,7 @@ static SrVal *instance_getitem(SrInterp *I, SrVal *self, SrVal *key) {
     r = sr_getitem(I, o->items, key);
     return r;
   }
+  if (o->base) return sr_getitem(I, o->base, key);
   return sr_raise(I, "TypeError", "'%s' object is not subscriptable", class_of(o)->name);
 }
 
@@ -1242,6 +1299,13 @@ static int64_t instance_len(SrInterp *I, SrVal *self) {
   if (o->items) return o->items->seq.n;
   int found;
   SrVal *r = call_dunder(I, self, "__len__", 0, NULL, &found);
+  if (!found && o->base) {
+    const SrLangOps *bo = sr_ops(o->base);
+    if (sr_is_seq(o->base)) return o->base->seq.n;
+    if (o->base->kind == SR_V_DICT) return o->base->dict.n;
+    if (o->base->kind == SR_V_STR) return (int64_t)o->base->str.n;
+    return bo && bo->len ? bo->len(I, o->base) : -1;
+  }
   if (!found) return -1;
   if (!r) return -2;
   int64_t n = -2;
@@ -1288,6 +1352,7 @@ static SrVal *instance_iter(SrInterp *I, SrVal *self) {
   if (o->items) return sr_iterate(I, o->items);
   int found;
   SrVal *r = call_dunder(I, self, "__iter__", 0, NULL, &found);
+  if (!found && o->base) return sr_iterate(I, o->base);
   if (found) {
     if (!r) return NULL;
     SrVal *l = instance(r) ? step_iterator(I, r) : sr_iterate(I, r);
@@ -1334,10 +1399,10 @@ static int instance_truthy(SrInterp *I, SrVal *self) {
     sr_unref(r);
     return t;
   }
+  if (o->base && !mro_lookup(class_of(o), "__len__", NULL)) return sr_truthy(I, o->base);
   int64_t n = instance_len(I, self);
   if (n == -2) return -1;
   if (n >= 0) return n != 0;
-  (void)o;
   return 1;
 }
 
@@ -1432,6 +1497,10 @@ static SrVal *instance_binop(SrInterp *I, int op, SrVal *a, SrVal *b) {
   }
   if (op == SR_OP_EQ && (r = dc_equal(I, a, b))) return r;
   if (I->exc) return NULL;
+  /* a subclass of a built-in: the built-in's operators, on its value */
+  const SrInstance *ia = instance(a), *ib = instance(b);
+  if ((ia && ia->base) || (ib && ib->base))
+    return sr_binop(I, op, ia && ia->base ? ia->base : a, ib && ib->base ? ib->base : b);
   /* a namedtuple is a tuple: its operators are a tuple's */
   SrVal *ta = as_tuple(a), *tb = as_tuple(b);
   if ((ta && ta != a) || (tb && tb != b)) {
@@ -1445,9 +1514,20 @@ static SrVal *instance_binop(SrInterp *I, int op, SrVal *a, SrVal *b) {
 
 static SrVal *instance_unop(SrInterp *I, int op, SrVal *a) {
   const char *name = op == SR_OP_NEG ? "__neg__" : op == SR_OP_POS ? "__pos__" : op == SR_OP_INVERT ? "__invert__" : NULL;
+  SrVal *base = instance(a) ? instance(a)->base : NULL;
+  if (!name && base) {
+    /* a subclass of int or float: its value is its __index__ (an int's)
+       and its Python scalar */
+    int num = base->kind == SR_V_INT || base->kind == SR_V_BOOL;
+    if (op == SR_OP_INDEX) return num ? sr_ref(base) : NULL;
+    if (op == SR_OP_ITEM) return num || base->kind == SR_V_FLOAT ? sr_ref(base) : NULL;
+    if (op == SR_OP_ABS) return sr_unop(I, op, base);
+    return NULL;
+  }
   if (!name) return NULL;
   int found;
   SrVal *r = call_dunder(I, a, name, 0, NULL, &found);
+  if (!found && instance(a) && instance(a)->base) return sr_unop(I, op, instance(a)->base);
   return found ? r : NULL;
 }
 
@@ -1617,6 +1697,7 @@ const SrClass sr_instance_class = {"object", instance_free, instance_repr, insta
    (sets, dict keys, `in`) */
 static int instance_equal(const SrVal *a, const SrVal *b) {
   const SrInstance *x = a->obj.data, *y = b->obj.data;
+  if (x->base || y->base) return x->base && y->base && sr_val_equal(x->base, y->base);
   if (x->items || y->items) return x->items && y->items && sr_val_equal(x->items, y->items);
   if (x->cls != y->cls) return 0;
   const SrPyClass *c = class_of(x);
@@ -1833,6 +1914,10 @@ int sr_class_isinstance(SrVal *x, SrVal *t) {
   if (t == sr_lookup_qualname("builtins.object")) return 1;
   const SrInstance *o = instance(x);
   if (t == sr_lookup_qualname("builtins.tuple") && o && o->items) return 1;
+  if (o && o->base) { /* class C(int): an int (bool's subclass int too) */
+    SrVal *bb = builtin_base(class_of(o));
+    if (t == bb || (t == sr_lookup_qualname("builtins.int") && bb == sr_lookup_qualname("builtins.bool"))) return 1;
+  }
   SrPyClass *c = pyclass(t);
   if (!c) return -1;
   return o ? is_subclass(class_of(o), c) : 0;
@@ -2492,6 +2577,7 @@ static int hash_value(SrInterp *I, SrVal *v, int64_t *out, int depth) {
         return rc;
       }
     }
+    if (o->base) return hash_value(I, o->base, out, depth + 1); /* the built-in's hash */
   }
   const SrLangOps *ops = v->kind == SR_V_OBJ ? sr_ops(v) : NULL;
   if (ops && ops->hash) {
