@@ -957,6 +957,7 @@ typedef struct JitEntry {
                       entry holds while trace trace_id is built (pjit's
                       cache keeps the consts of a trace in context) */
   int trace_id;
+  SrVal *auxes;    /* the aux data of the arguments' pytree nodes, or NULL */
 } JitEntry;
 
 struct SrJitCache {
@@ -974,6 +975,7 @@ void sr_jit_cache_clear(SrInterp *I) {
     sr_unref(c->e[i].out_tree);
     sr_unref(c->e[i].statics);
     sr_unref(c->e[i].captured);
+    sr_unref(c->e[i].auxes);
   }
   free(c->e);
   free(c);
@@ -991,18 +993,21 @@ static void evict_oldest(struct SrJitCache *c) {
   sr_unref(e->out_tree);
   sr_unref(e->statics);
   sr_unref(e->captured);
+  sr_unref(e->auxes);
   memmove(c->e, c->e + 1, (size_t)(c->n - 1) * sizeof *c->e);
   c->n--;
 }
 
 /* The arguments' structure and interned types; -1 for a node that is not
-   a list, tuple, dict, None or typed leaf.  The caller has checked the
-   depth (sr_pytree_check_depth). */
-static int arg_sig(SrInterp *I, SrVal *v, SrBuf *b) {
+   a list, tuple, dict, None or typed leaf.  With auxes, an instance of a
+   registered pytree class is a node too: its class, and its aux data
+   pushed on auxes, to compare with == (pytree.cc's PyTreeDef equality).
+   The caller has checked the depth (sr_pytree_check_depth). */
+static int arg_sig(SrInterp *I, SrVal *v, SrBuf *b, SrVal *auxes) {
   if (v->kind == SR_V_LIST || v->kind == SR_V_TUPLE) {
     sr_buf_putc(b, v->kind == SR_V_LIST ? '[' : '(');
     for (int i = 0; i < v->seq.n; i++)
-      if (arg_sig(I, v->seq.items[i], b) < 0) return -1;
+      if (arg_sig(I, v->seq.items[i], b, auxes) < 0) return -1;
     sr_buf_putc(b, ')');
     return 0;
   }
@@ -1011,7 +1016,7 @@ static int arg_sig(SrInterp *I, SrVal *v, SrBuf *b) {
     for (int i = 0; i < v->dict.n; i++) {
       sr_val_repr(b, v->dict.keys[i]);
       sr_buf_putc(b, ':');
-      if (arg_sig(I, v->dict.vals[i], b) < 0) return -1;
+      if (arg_sig(I, v->dict.vals[i], b, auxes) < 0) return -1;
     }
     sr_buf_putc(b, '}');
     return 0;
@@ -1019,6 +1024,22 @@ static int arg_sig(SrInterp *I, SrVal *v, SrBuf *b) {
   if (v->kind == SR_V_NONE) {
     sr_buf_putc(b, 'N');
     return 0;
+  }
+  SrVal *cls = auxes ? sr_class_of(v) : NULL;
+  if (cls) {
+    SrVal *ch = sr_pytree_children(v);
+    SrVal *aux = ch && !I->exc ? sr_class_tree_aux(I, v) : NULL;
+    if (!aux) {
+      sr_unref(ch);
+      return -1;
+    }
+    sr_buf_printf(b, "C%p[", (const void *)cls);
+    sr_seq_push(NULL, auxes, sr_pair(sr_ref(cls), aux));
+    int rc = 0;
+    for (int i = 0; i < ch->seq.n && rc == 0; i++) rc = arg_sig(I, ch->seq.items[i], b, auxes);
+    sr_unref(ch);
+    sr_buf_putc(b, ']');
+    return rc;
   }
   /* Python scalars key by their weak type, as JAX's cache does; an int
      past int32 is left to the trace, whose check raises */
@@ -1032,7 +1053,7 @@ static int arg_sig(SrInterp *I, SrVal *v, SrBuf *b) {
   return 0;
 }
 
-static char *jit_sig(SrInterp *I, SrArgs *a) {
+static char *jit_sig_aux(SrInterp *I, SrArgs *a, SrVal *auxes) {
   SrBuf b = SR_BUF_INIT;
   const SrJaxState *s = I->jax;
   /* the abstract mesh, not the concrete one (pe.trace_to_jaxpr's trace
@@ -1046,7 +1067,7 @@ static char *jit_sig(SrInterp *I, SrArgs *a) {
   for (int i = 0; i < s->nvmap; i++)
     sr_buf_printf(&b, "%p=%lld,", (const void *)s->vmap_axis[i], (long long)s->vmap_size[i]);
   for (int i = 0; i < a->n; i++)
-    if (sr_pytree_check_depth(I, a->v[i]) < 0 || arg_sig(I, a->v[i], &b) < 0) {
+    if (sr_pytree_check_depth(I, a->v[i]) < 0 || arg_sig(I, a->v[i], &b, auxes) < 0) {
       sr_buf_free(&b);
       return NULL;
     }
@@ -1056,7 +1077,7 @@ static char *jit_sig(SrInterp *I, SrArgs *a) {
   for (int k = 0; k < a->nkw; k++) {
     SrVal *v = a->kwv[ord[k]];
     sr_buf_printf(&b, "|%s=", a->kw[ord[k]]);
-    if (sr_pytree_check_depth(I, v) < 0 || arg_sig(I, v, &b) < 0) {
+    if (sr_pytree_check_depth(I, v) < 0 || arg_sig(I, v, &b, auxes) < 0) {
       free(ord);
       sr_buf_free(&b);
       return NULL;
@@ -1065,6 +1086,8 @@ static char *jit_sig(SrInterp *I, SrArgs *a) {
   free(ord);
   return sr_buf_str(&b) == b.p ? b.p : NULL;
 }
+
+static char *jit_sig(SrInterp *I, SrArgs *a) { return jit_sig_aux(I, a, NULL); }
 
 /* The traces of control-flow bodies (pe.trace_to_jaxpr's cache: the
    function, its arguments' structure and avals, the context -- here also
@@ -1107,7 +1130,7 @@ SrJaxpr *sr_trace_body_cached(SrInterp *I, SrVal *fn, int nargs, SrVal **args, i
     if (!c) c = I->jit_cache = sr_xcalloc(1, sizeof *c);
     if (c->n == JIT_CACHE_MAX) evict_oldest(c);
     if (c->n == c->cap) c->e = sr_xrealloc(c->e, (size_t)(c->cap = c->cap ? 2 * c->cap : 8) * sizeof *c->e);
-    c->e[c->n++] = (JitEntry){sr_ref(fn), sig, body, sr_ref(ot), NULL, NULL, 0};
+    c->e[c->n++] = (JitEntry){sr_ref(fn), sig, body, sr_ref(ot), NULL, NULL, 0, NULL};
     sr_program_ref(body->prog);
     sig = NULL;
   }
@@ -1139,25 +1162,60 @@ static int same_jit(SrVal *a, SrVal *b) {
          memcmp(&x->opts, &y->opts, sizeof x->opts) == 0;
 }
 
+/* The pytree nodes' aux data of two calls, == one by one (the signature
+   has matched their classes): 1, 0, or -1 with pytree.cc's ValueError
+   where == raises */
+static int auxes_equal(SrInterp *I, SrVal *a, SrVal *b) {
+  if (!a || !b) return !a && !b;
+  if (a->seq.n != b->seq.n) return 0;
+  for (int i = 0; i < a->seq.n; i++) {
+    SrVal *r = sr_binop(I, SR_OP_EQ, a->seq.items[i]->seq.items[1], b->seq.items[i]->seq.items[1]);
+    int t = r ? sr_truthy(I, r) : -1;
+    sr_unref(r);
+    if (t < 0) {
+      SrBuf m = SR_BUF_INIT;
+      sr_exc_clear(I);
+      sr_to_repr(I, &m, a->seq.items[i]->seq.items[0]);
+      sr_raise(I, "ValueError", SR_PYTREE_EQ_MSG, sr_buf_str(&m));
+      sr_buf_free(&m);
+      return -1;
+    }
+    if (!t) return 0;
+  }
+  return 1;
+}
+
 /* One call of a jitted function, its static arguments split off. */
 static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
   SrArgs *a = &sp->a;
   binding_split = NULL;
   if (j->in_sh && a->nkw) return sr_raise(I, "ValueError", "pjit does not support kwargs when in_shardings is specified.");
-  char *sig = jit_sig(I, a);
-  if (!sig && I->exc) return NULL;
+  /* the aux data of the arguments' pytree nodes compare with == */
+  SrVal *keys = sr_seq(NULL, SR_V_TUPLE, 0);
+  char *sig = jit_sig_aux(I, a, keys);
+  if (!sig && I->exc) {
+    sr_unref(keys);
+    return NULL;
+  }
+  if (keys->seq.n == 0) {
+    sr_unref(keys);
+    keys = NULL;
+  }
   struct SrJitCache *c = I->jit_cache;
   for (int i = 0; sig && c && i < c->n; i++) {
     int live = !c->e[i].captured || (I->trace && I->trace->id == c->e[i].trace_id);
     int eq = live && same_jit(c->e[i].self, self) && strcmp(c->e[i].sig, sig) == 0
                  ? sr_jit_statics_equal(I, c->e[i].statics, sp->statics)
                  : 0;
+    if (eq > 0) eq = auxes_equal(I, c->e[i].auxes, keys);
     if (eq < 0) {
       free(sig);
+      sr_unref(keys);
       return NULL;
     }
     if (eq) {
       free(sig);
+      sr_unref(keys);
       sr_program_ref(c->e[i].body->prog);
       binding_split = sp;
       binding_inline = j->inline_early;
@@ -1167,6 +1225,7 @@ static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
   }
   if (check_no_tracing(I, j->fn) < 0) {
     free(sig);
+    sr_unref(keys);
     return NULL;
   }
   SrVal *out_tree = NULL, *captured = NULL;
@@ -1174,6 +1233,7 @@ static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
   SrJaxpr *body = sr_trace_fn(I, sp->fn, a->n, a->v, a->nkw, a->kw, a->kwv, SR_TRACE_FOR_JIT | SR_TRACE_KWARGS, &out_tree, &captured);
   if (!body) {
     free(sig);
+    sr_unref(keys);
     return NULL;
   }
   /* a trace closing over tracers of the trace in context is kept for it */
@@ -1189,11 +1249,12 @@ static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
     if (c->n == JIT_CACHE_MAX) evict_oldest(c);
     if (c->n == c->cap) c->e = sr_xrealloc(c->e, (size_t)(c->cap = c->cap ? 2 * c->cap : 8) * sizeof *c->e);
     c->e[c->n++] = (JitEntry){sr_ref(self), sig, body, sr_ref(out_tree), sp->statics ? sr_ref(sp->statics) : NULL,
-                              tracers ? sr_ref(captured) : NULL, tracers ? I->trace->id : 0};
+                              tracers ? sr_ref(captured) : NULL, tracers ? I->trace->id : 0, keys ? sr_ref(keys) : NULL};
     sr_program_ref(body->prog);
     sig = NULL;
   }
   free(sig);
+  sr_unref(keys);
   binding_split = sp;
   binding_inline = j->inline_early;
   return bind_body(I, body, out_tree, captured, j->name, a, SR_P_jit, 0, j->in_sh, j->out_sh);
@@ -1362,8 +1423,16 @@ static SrVal *jit_call_env(SrInterp *I, SrVal *self, SrArgs *a) {
 static SrVal *trace_stage(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp, const uint8_t *don, int ndon) {
   SrArgs *a = &sp->a;
   if (j->in_sh && a->nkw) return sr_raise(I, "ValueError", "pjit does not support kwargs when in_shardings is specified.");
-  char *sig0 = jit_sig(I, a), *sig = NULL;
-  if (!sig0 && I->exc) return NULL;
+  SrVal *keys = sr_seq(NULL, SR_V_TUPLE, 0); /* as jit_call_split's */
+  char *sig0 = jit_sig_aux(I, a, keys), *sig = NULL;
+  if (!sig0 && I->exc) {
+    sr_unref(keys);
+    return NULL;
+  }
+  if (keys->seq.n == 0) {
+    sr_unref(keys);
+    keys = NULL;
+  }
   if (sig0) {
     SrBuf b = SR_BUF_INIT;
     sr_buf_printf(&b, "trace|%s", sig0);
@@ -1376,12 +1445,15 @@ static SrVal *trace_stage(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp, cons
     int eq = live && same_jit(c->e[i].self, self) && strcmp(c->e[i].sig, sig) == 0
                  ? sr_jit_statics_equal(I, c->e[i].statics, sp->statics)
                  : 0;
+    if (eq > 0) eq = auxes_equal(I, c->e[i].auxes, keys);
     if (eq < 0) {
       free(sig);
+      sr_unref(keys);
       return NULL;
     }
     if (eq) {
       free(sig);
+      sr_unref(keys);
       sr_program_ref(c->e[i].body->prog);
       SrVal *cap = c->e[i].captured ? sr_ref(c->e[i].captured) : NULL;
       return sr_jit_stage_of_trace(I, c->e[i].body, sr_ref(c->e[i].out_tree), cap, sp->fn, j->name, j->in_sh,
@@ -1394,6 +1466,7 @@ static SrVal *trace_stage(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp, cons
   SrJaxpr *body = sr_trace_fn(I, sp->fn, a->n, a->v, a->nkw, a->kw, a->kwv, SR_TRACE_KWARGS, &out_tree, &captured);
   if (!body) {
     free(sig);
+    sr_unref(keys);
     return NULL;
   }
   int tracers = captured->seq.n > 0 && I->trace;
@@ -1407,11 +1480,12 @@ static SrVal *trace_stage(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp, cons
     if (c->n == JIT_CACHE_MAX) evict_oldest(c);
     if (c->n == c->cap) c->e = sr_xrealloc(c->e, (size_t)(c->cap = c->cap ? 2 * c->cap : 8) * sizeof *c->e);
     c->e[c->n++] = (JitEntry){sr_ref(self), sig, body, sr_ref(out_tree), sp->statics ? sr_ref(sp->statics) : NULL,
-                              tracers ? sr_ref(captured) : NULL, tracers ? I->trace->id : 0};
+                              tracers ? sr_ref(captured) : NULL, tracers ? I->trace->id : 0, keys ? sr_ref(keys) : NULL};
     sr_program_ref(body->prog);
     sig = NULL;
   }
   free(sig);
+  sr_unref(keys);
   return sr_jit_stage_of_trace(I, body, out_tree, captured, sp->fn, j->name, j->in_sh, j->out_sh, a, don, ndon);
 }
 

@@ -325,6 +325,7 @@ static SrVal *bi_register_with_keys(SrInterp *I, SrArgs *a) {
     return sr_raise(I, "TypeError", "register_pytree_with_keys: flatten_with_keys and unflatten_func must be callable");
   SrVal *flat = p[3] && sr_val_truthy(p[3]) ? sr_ref(p[3]) : flat_new(p[1], NULL, 1);
   int rc = sr_class_register_pytree(I, p[0], SR_TREE_FUNCS, flat, p[2]);
+  if (rc == 0) rc = sr_class_set_tree_keys(I, p[0], p[1]);
   sr_unref(flat);
   return rc < 0 ? NULL : sr_none();
 }
@@ -343,6 +344,11 @@ static SrVal *bi_register_with_keys_class(SrInterp *I, SrArgs *a) {
   }
   SrVal *flat = has ? flat_new(NULL, "tree_flatten", 0) : flat_new(NULL, "tree_flatten_with_keys", 1);
   int rc = sr_class_register_pytree(I, p[0], SR_TREE_FUNCS, flat, unf);
+  if (rc == 0) {
+    SrVal *keys = flat_new(NULL, "tree_flatten_with_keys", 0);
+    rc = sr_class_set_tree_keys(I, p[0], keys);
+    sr_unref(keys);
+  }
   sr_unref(has);
   sr_unref(unf);
   sr_unref(flat);
@@ -380,12 +386,197 @@ static SrVal *bi_static(SrInterp *I, SrArgs *a) {
   return r;
 }
 
+/* ---- jax.flatten_util.ravel_pytree (flatten_util.py) ---- */
+
+/* qualname(*args), a new reference */
+static SrVal *callq(SrInterp *I, const char *qualname, int n, SrVal **args) {
+  SrVal *fn = sr_lookup_qualname(qualname);
+  if (!fn) return sr_raise(I, "RuntimeError", "%s is missing", qualname);
+  SrArgs a = {n, args, 0, NULL, NULL, NULL};
+  return sr_call(I, fn, &a);
+}
+
+/* what unravel keeps: the treedef, the leaves' shapes, the split points
+   (the cumulative sizes), and the leaves' dtypes and the raveled one where
+   they differ (NULL: one dtype, and unravel takes any) */
+typedef struct Unravel {
+  SrVal *treedef, *shapes, *indices, *from_dtypes, *to_dtype;
+} Unravel;
+
+static void unravel_free(void *d) {
+  Unravel *u = d;
+  sr_unref(u->treedef);
+  sr_unref(u->shapes);
+  sr_unref(u->indices);
+  sr_unref(u->from_dtypes);
+  sr_unref(u->to_dtype);
+  free(u);
+}
+
+/* unravel(flat): the pytree of flat's chunks, reshaped (and cast back to
+   their dtypes: _unravel_list's TypeError for another dtype than the raveled one) */
+static SrVal *unravel_call(SrInterp *I, SrVal *self, SrArgs *a) {
+  const Unravel *u = self->obj.data;
+  if (a->n != 1) return sr_raise(I, "TypeError", "unravel_pytree() takes 1 positional argument but %d were given", a->n);
+  SrVal *arr = a->v[0], *chunks = NULL, *leaves = NULL, *r = NULL, *dt = NULL;
+  if (u->to_dtype) {
+    dt = callq(I, "jax.numpy.result_type", 1, &arr);
+    SrVal *ne = dt ? sr_binop(I, SR_OP_NE, dt, u->to_dtype) : NULL;
+    int differ = ne ? sr_truthy(I, ne) : -1;
+    sr_unref(ne);
+    if (differ < 0) goto out;
+    if (differ) {
+      SrBuf x = SR_BUF_INIT, y = SR_BUF_INIT;
+      sr_val_str(&x, dt);
+      sr_val_str(&y, u->to_dtype);
+      sr_raise(I, "TypeError", "unravel function given array of dtype %s but expected dtype %s", x.p, y.p);
+      sr_buf_free(&x);
+      sr_buf_free(&y);
+      goto out;
+    }
+  }
+  int n = u->shapes->seq.n;
+  if (n) {
+    SrVal *cut = sr_seq(NULL, SR_V_LIST, n);
+    for (int i = 0; i + 1 < n; i++) sr_seq_push(NULL, cut, sr_ref(u->indices->seq.items[i]));
+    SrVal *args[2] = {arr, cut};
+    chunks = callq(I, "jax.numpy.split", 2, args);
+    sr_unref(cut);
+    if (!chunks) goto out;
+  }
+  leaves = sr_seq(NULL, SR_V_LIST, n);
+  for (int i = 0; i < n; i++) {
+    SrVal *rs = sr_getattr(I, chunks->seq.items[i], "reshape");
+    SrVal *x = rs ? sr_call1(I, rs, u->shapes->seq.items[i]) : NULL;
+    sr_unref(rs);
+    if (x && u->from_dtypes) {
+      SrVal *args[2] = {x, u->from_dtypes->seq.items[i]};
+      SrVal *c = callq(I, "jax.lax.convert_element_type", 2, args);
+      sr_unref(x);
+      x = c;
+    }
+    if (!x) goto out;
+    sr_seq_push(NULL, leaves, x);
+  }
+  SrVal *unf = sr_getattr(I, u->treedef, "unflatten");
+  r = unf ? sr_call1(I, unf, leaves) : NULL;
+  sr_unref(unf);
+out:
+  sr_unref(dt);
+  sr_unref(chunks);
+  sr_unref(leaves);
+  return r;
+}
+
+/* util.HashablePartial's ==: the same treedef, shapes, split points and
+   dtypes (jit's static_argnums take one unravel for another) */
+static SrVal *unravel_binop(SrInterp *I, int op, SrVal *a, SrVal *b) {
+  if (op != SR_OP_EQ && op != SR_OP_NE) return NULL;
+  if (a->kind != SR_V_OBJ || b->kind != SR_V_OBJ || a->obj.cls != b->obj.cls) return sr_bool(op == SR_OP_NE);
+  const Unravel *x = a->obj.data, *y = b->obj.data;
+  SrVal *fx[5] = {x->treedef, x->shapes, x->indices, x->from_dtypes, x->to_dtype};
+  SrVal *fy[5] = {y->treedef, y->shapes, y->indices, y->from_dtypes, y->to_dtype};
+  int eq = 1;
+  for (int i = 0; i < 5 && eq; i++) {
+    if (!fx[i] || !fy[i]) {
+      eq = !fx[i] && !fy[i];
+      continue;
+    }
+    SrVal *r = sr_binop(I, SR_OP_EQ, fx[i], fy[i]);
+    if (!r) return NULL;
+    eq = sr_truthy(I, r);
+    sr_unref(r);
+    if (eq < 0) return NULL;
+  }
+  return sr_bool(op == SR_OP_EQ ? eq : !eq);
+}
+
+static const SrLangOps unravel_ops = {.call = unravel_call, .binop = unravel_binop};
+static const SrClass unravel_class = {"HashablePartial", unravel_free, NULL, NULL, &unravel_ops};
+
+/* ravel_pytree(pytree): (the leaves raveled and concatenated in their
+   result type, unravel); no leaves give a float32 [] */
+static SrVal *bi_ravel_pytree(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "ravel_pytree", "pytree", p) < 0) return NULL;
+  SrVal *fl = callq(I, "jax.tree_util.tree_flatten", 1, p);
+  if (!fl) return NULL;
+  SrVal *lv = fl->seq.items[0];
+  int n = lv->seq.n, one = 1;
+  Unravel *u = sr_xcalloc(1, sizeof *u);
+  u->treedef = sr_ref(fl->seq.items[1]);
+  u->shapes = sr_seq(NULL, SR_V_LIST, n);
+  u->indices = sr_seq(NULL, SR_V_LIST, n);
+  SrVal *dts = sr_seq(NULL, SR_V_LIST, n), *flat = NULL, *to = NULL, *parts = sr_seq(NULL, SR_V_LIST, n);
+  int64_t total = 0;
+  for (int i = 0; i < n; i++) {
+    SrVal *x = lv->seq.items[i];
+    SrVal *dt = callq(I, "jax.numpy.result_type", 1, &x), *sh = dt ? callq(I, "jax.numpy.shape", 1, &x) : NULL;
+    SrVal *sz = sh ? callq(I, "jax.numpy.size", 1, &x) : NULL;
+    if (!sz) {
+      sr_unref(dt);
+      sr_unref(sh);
+      goto out;
+    }
+    total += sz->i;
+    sr_unref(sz);
+    sr_seq_push(NULL, dts, dt);
+    sr_seq_push(NULL, u->shapes, sh);
+    sr_seq_push(NULL, u->indices, sr_int(NULL, total));
+  }
+  if (!n) {
+    SrVal *args[2] = {sr_seq(NULL, SR_V_LIST, 0), sr_lookup_qualname("jax.numpy.float32")};
+    flat = callq(I, "jax.numpy.array", 2, args);
+    sr_unref(args[0]);
+  } else {
+    to = callq(I, "jax.numpy.result_type", n, dts->seq.items);
+    if (!to) goto out;
+    for (int i = 0; i < n && one; i++) {
+      SrVal *eq = sr_binop(I, SR_OP_EQ, dts->seq.items[i], to);
+      if (!eq) goto out;
+      one = sr_val_truthy(eq);
+      sr_unref(eq);
+    }
+    for (int i = 0; i < n; i++) {
+      SrVal *x = sr_ref(lv->seq.items[i]);
+      if (!one) {
+        SrVal *args[2] = {x, to};
+        SrVal *c = callq(I, "jax.lax.convert_element_type", 2, args);
+        sr_unref(x);
+        x = c;
+      }
+      SrVal *rv = x ? callq(I, "jax.numpy.ravel", 1, &x) : NULL;
+      sr_unref(x);
+      if (!rv) goto out;
+      sr_seq_push(NULL, parts, rv);
+    }
+    flat = callq(I, "jax.numpy.concatenate", 1, &parts);
+    if (!one) {
+      u->from_dtypes = sr_ref(dts);
+      u->to_dtype = sr_ref(to);
+    }
+  }
+out:
+  sr_unref(fl);
+  sr_unref(dts);
+  sr_unref(parts);
+  sr_unref(to);
+  if (!flat) {
+    unravel_free(u);
+    return NULL;
+  }
+  SrVal *items[2] = {flat, sr_obj(&unravel_class, u)};
+  return sr_tuple(NULL, 2, items);
+}
+
 void sr_tree_more_init(void) {
   sr_val_traverse_class(&partial_class, partial_traverse, partial_clear);
   sr_def("jax.tree_util.Partial", bi_partial,
          "Partial(func, *args, **kw): functools.partial as a pytree (args and keywords its children)");
   sr_def("jax.tree.reduce_associative jax.tree_util.tree_reduce_associative", bi_reduce_associative,
          "reduce_associative(operation, tree, *, identity=, is_leaf=None): the leaves reduced pairwise, halves first");
+  sr_def("jax.flatten_util.ravel_pytree", bi_ravel_pytree,
+         "ravel_pytree(pytree): (the leaves raveled into one 1-D array, unravel), unravel(flat) the pytree again");
   sr_def("jax.tree_util.all_leaves", bi_all_leaves, "all_leaves(iterable, is_leaf=None): whether every item is a leaf");
   sr_def("jax.tree_util.register_pytree_with_keys", bi_register_with_keys,
          "register_pytree_with_keys(nodetype, flatten_with_keys, unflatten_func, flatten_func=None): a pytree node");

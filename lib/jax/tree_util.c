@@ -233,6 +233,7 @@ static SrVal *register_node_fn(SrInterp *I, SrArgs *a) {
   if (!sr_is_callable(I, p[1]) || !sr_is_callable(I, p[2]))
     return sr_raise(I, "TypeError", "register_pytree_node: flatten_func and unflatten_func must be callable");
   if (sr_class_register_pytree(I, p[0], SR_TREE_FUNCS, p[1], p[2]) < 0) return NULL;
+  if (p[3] && p[3]->kind != SR_V_NONE && sr_class_set_tree_keys(I, p[0], p[3]) < 0) return NULL;
   return sr_none();
 }
 
@@ -242,6 +243,83 @@ static SrVal *register_node_class_fn(SrInterp *I, SrArgs *a) {
   if (sr_args_parse(I, a, "register_pytree_node_class", "cls", p) < 0) return NULL;
   if (sr_class_register_pytree(I, p[0], SR_TREE_METHODS, NULL, NULL) < 0) return NULL;
   return sr_ref(p[0]);
+}
+
+/* whether name is in coll (a list, or a str as drop_fields may be): 1, 0, -1 */
+static int name_in(SrInterp *I, SrVal *name, SrVal *coll) {
+  if (coll->kind == SR_V_NONE) return 0;
+  SrVal *r = sr_binop(I, SR_OP_IN, name, coll);
+  if (!r) return -1;
+  int t = sr_val_truthy(r);
+  sr_unref(r);
+  return t;
+}
+
+/* the names of xs (an iterable of str) not in ys, as a set's repr: {'y'} */
+static void names_minus(SrInterp *I, SrBuf *out, SrVal *xs, SrVal *ys) {
+  sr_buf_putc(out, '{');
+  int n = 0;
+  for (int i = 0; i < xs->seq.n; i++) {
+    int dup = 0;
+    for (int k = 0; k < i && !dup; k++) dup = sr_val_equal(xs->seq.items[k], xs->seq.items[i]);
+    if (dup || name_in(I, xs->seq.items[i], ys) != 0) continue;
+    if (n++) sr_buf_puts(out, ", ");
+    sr_val_repr(out, xs->seq.items[i]);
+  }
+  sr_buf_putc(out, '}');
+  if (!n) out->len = 0;
+}
+
+/* register_dataclass's checks of a dataclass: the data and meta fields
+   are its fields with init=True less drop_fields, and do not overlap */
+static int check_dataclass_fields(SrInterp *I, SrVal *fl, SrVal *data_it, SrVal *meta_it, SrVal *drop) {
+  SrVal *data = sr_iterate(I, data_it), *meta = data ? sr_iterate(I, meta_it) : NULL;
+  if (!meta) {
+    sr_unref(data);
+    return -1;
+  }
+  SrVal *init = sr_seq(NULL, SR_V_LIST, 0), *given = sr_seq(NULL, SR_V_LIST, 0);
+  for (int i = 0; i < fl->seq.n; i++) {
+    SrVal *name = sr_getattr(I, fl->seq.items[i], "name"), *in = sr_getattr(I, fl->seq.items[i], "init");
+    if (in && sr_val_truthy(in) && name_in(I, name, drop) == 0) sr_seq_push(NULL, init, sr_ref(name));
+    sr_unref(name);
+    sr_unref(in);
+  }
+  for (int i = 0; i < meta->seq.n; i++) sr_seq_push(NULL, given, sr_ref(meta->seq.items[i]));
+  for (int i = 0; i < data->seq.n; i++) sr_seq_push(NULL, given, sr_ref(data->seq.items[i]));
+  SrBuf missing = SR_BUF_INIT, unexpected = SR_BUF_INIT, overlap = SR_BUF_INIT;
+  names_minus(I, &missing, init, given);
+  names_minus(I, &unexpected, given, init);
+  int rc = 0;
+  if (missing.len || unexpected.len) {
+    SrBuf m = SR_BUF_INIT;
+    sr_buf_puts(&m, "data_fields and meta_fields must include all dataclass fields with ``init=True`` and only them.");
+    if (missing.len)
+      sr_buf_printf(&m, " Missing fields: %s. Add them to drop_fields to suppress this error.", missing.p);
+    if (unexpected.len) sr_buf_printf(&m, " Unexpected fields: %s.", unexpected.p);
+    sr_raise(I, "ValueError", "%s", m.p);
+    sr_buf_free(&m);
+    rc = -1;
+  } else {
+    /* set(data_fields) & set(meta_fields): the data fields that are meta too */
+    SrVal *not_meta = sr_seq(NULL, SR_V_LIST, 0);
+    for (int i = 0; i < data->seq.n; i++)
+      if (name_in(I, data->seq.items[i], meta) == 0) sr_seq_push(NULL, not_meta, sr_ref(data->seq.items[i]));
+    names_minus(I, &overlap, data, not_meta);
+    sr_unref(not_meta);
+    if (overlap.len) {
+      sr_raise(I, "ValueError", "data_fields and meta_fields must not overlap. Overlapping fields: %s.", overlap.p);
+      rc = -1;
+    }
+  }
+  sr_buf_free(&missing);
+  sr_buf_free(&unexpected);
+  sr_buf_free(&overlap);
+  sr_unref(init);
+  sr_unref(given);
+  sr_unref(data);
+  sr_unref(meta);
+  return rc;
 }
 
 /* register_dataclass(nodetype, data_fields=None, meta_fields=None):
@@ -262,8 +340,54 @@ static SrVal *register_dataclass_fn(SrInterp *I, SrArgs *a) {
     sr_buf_free(&b);
     return NULL;
   }
-  if (sr_class_register_pytree(I, p[0], SR_TREE_DATACLASS, data, meta) < 0) return NULL;
-  return sr_ref(p[0]);
+  SrVal *drop = p[3] ? p[3] : sr_none();
+  SrVal *isdc_fn = sr_lookup_qualname("dataclasses.is_dataclass"), *fields_fn = sr_lookup_qualname("dataclasses.fields");
+  SrVal *isdc = isdc_fn ? sr_call1(I, isdc_fn, p[0]) : NULL;
+  if (!isdc) return NULL;
+  int is_dc = sr_val_truthy(isdc);
+  sr_unref(isdc);
+  SrVal *fields = is_dc && fields_fn ? sr_call1(I, fields_fn, p[0]) : NULL, *fl = fields ? sr_iterate(I, fields) : NULL;
+  sr_unref(fields);
+  if (is_dc && !fl) return NULL;
+  SrVal *made_data = NULL, *made_meta = NULL, *r = NULL;
+  if (!data) {
+    if (!is_dc) {
+      SrBuf b = SR_BUF_INIT;
+      sr_val_repr(&b, p[0]);
+      sr_raise(I, "TypeError", "register_dataclass: data_fields and meta_fields are required when nodetype is not a dataclass. Got nodetype=%s.", b.p);
+      sr_buf_free(&b);
+      goto out;
+    }
+    /* every field not dropped: data, or meta where field(metadata={'static': True}) */
+    made_data = data = sr_seq(NULL, SR_V_LIST, 0);
+    made_meta = meta = sr_seq(NULL, SR_V_LIST, 0);
+    for (int i = 0; i < fl->seq.n; i++) {
+      SrVal *name = sr_getattr(I, fl->seq.items[i], "name"), *md = sr_getattr(I, fl->seq.items[i], "metadata");
+      /* f.metadata.get("static", False) */
+      SrVal *get = md ? sr_getattr(I, md, "get") : NULL, *key = sr_str_cstr(NULL, "static");
+      SrVal *st = get ? sr_call1(I, get, key) : NULL;
+      int is_static = st && sr_val_truthy(st), dropped = name_in(I, name, drop);
+      sr_unref(st);
+      sr_unref(key);
+      sr_unref(get);
+      sr_unref(md);
+      if (I->exc) dropped = -1;
+      if (dropped < 0) {
+        sr_unref(name);
+        goto out;
+      }
+      if (dropped) sr_unref(name);
+      else sr_seq_push(NULL, is_static ? meta : data, name);
+    }
+  }
+  if (is_dc && check_dataclass_fields(I, fl, data, meta, drop) < 0) goto out;
+  if (sr_class_register_pytree(I, p[0], SR_TREE_DATACLASS, data, meta) < 0) goto out;
+  r = sr_ref(p[0]);
+out:
+  sr_unref(fl);
+  sr_unref(made_data);
+  sr_unref(made_meta);
+  return r;
 }
 
 /* register_static(cls): a node with no children, kept whole in the treedef */

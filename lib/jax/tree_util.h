@@ -60,6 +60,13 @@ int sr_pytree_prefix_error(SrInterp *I, SrVal *prefix, SrVal *full, const char *
    exception raised. */
 int sr_pytree_prefix_errors(SrInterp *I, SrVal *prefix, SrVal *full, const char *name, SrBuf *out);
 
+/* pytree.cc's ValueError where == of two nodes' aux data raises (a
+   PyTreeDef ==, jit's cache): %s the node's type */
+#define SR_PYTREE_EQ_MSG                                                                                        \
+  "Exception raised while checking equality of metadata fields of pytree node of type %s. Make sure that "    \
+  "metadata fields are hashable and have simple equality semantics. (Note: arrays cannot be passed as metadata " \
+  "fields!)"
+
 /* tree_util.equality_errors(t1, t2): the structural differences of two
    pytrees, each a key path (keystr), what t1 and t2 have there and why
    they differ ("their Python types differ", "the lengths do not match",

@@ -63,6 +63,17 @@ typedef enum {
   SR_N_SEQ,       /* list: several statements written on one line */
   SR_N_CLASS,     /* class name(list3...): list; list2: decorators; doc: its docstring or NULL */
   SR_N_ANNOT,     /* a: T = b (b may be NULL); doc: the text of T */
+  SR_N_MATCH,     /* match a: list (SR_N_CASE) */
+  SR_N_CASE,      /* case a (a pattern) if b: list */
+  /* patterns (of a case) */
+  SR_N_PCAPTURE,  /* a name to bind (name), or the wildcard _ (name NULL) */
+  SR_N_PVALUE,    /* a: a literal or dotted name, compared with == (None, True, False: is) */
+  SR_N_PSEQ,      /* [list...] or (list...), one of them maybe SR_N_PSTAR */
+  SR_N_PSTAR,     /* *name (name NULL: *_) in a sequence pattern */
+  SR_N_PCLASS,    /* a(list..., names[i]=list2[i]...) */
+  SR_N_POR,       /* list joined by | */
+  SR_N_PAS,       /* a as name */
+  SR_N_PMAP,      /* {list[i] (SR_N_PVALUE): list2[i], **name} */
 } SrNodeKind;
 
 /* operators */

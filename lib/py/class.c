@@ -30,17 +30,21 @@ typedef struct SrPyClass {
   SrVal **defaults;     /* per field: its default, or NULL */
   SrVal **factories;    /* a dataclass's default_factory per field, or NULL */
   uint8_t *statics;     /* a dataclass's: field(metadata={'static': True}) per field */
+  SrVal **fobjs;        /* a dataclass's: the field() object per field (held), or NULL */
   uint8_t namedtuple;   /* its instances are tuples with these fields */
   uint8_t nt_marker;    /* typing.NamedTuple itself */
   uint8_t dataclass, dc_init, dc_repr, dc_eq, frozen;
   uint8_t tree;         /* SR_TREE_* */
   SrVal *tree_a, *tree_b;
+  SrVal *tree_keys;     /* flatten_with_keys, or NULL */
+  SrVal *builtin;       /* a built-in base (int, float, str, tuple, list, dict), held, or NULL */
 } SrPyClass;
 
 typedef struct SrInstance {
   SrVal *cls;   /* its class object */
   SrVal *dict;  /* its attributes (NULL for a namedtuple) */
   SrVal *items; /* a namedtuple's: a tuple */
+  SrVal *base;  /* an instance of a subclass of a built-in: its value (int(...), tuple(...)) */
 } SrInstance;
 
 static SrInterp *class_interp;
@@ -65,6 +69,12 @@ static SrPyClass *pyclass(const SrVal *v) { return sr_is_obj(v, &sr_type_class) 
 static SrInstance *instance(const SrVal *v) { return sr_is_obj(v, &sr_instance_class) ? v->obj.data : NULL; }
 static SrPyClass *class_of(const SrInstance *o) { return o->cls->obj.data; }
 static SrPyClass *base_of(const SrPyClass *c) { return c->base ? c->base->obj.data : NULL; }
+/* the built-in type a class derives from (class C(int)), or NULL */
+static SrVal *builtin_base(const SrPyClass *c) {
+  for (; c; c = base_of(c))
+    if (c->builtin) return c->builtin;
+  return NULL;
+}
 
 SrVal *sr_class_of(const SrVal *v) {
   const SrInstance *o = instance(v);
@@ -376,8 +386,12 @@ static void type_free(void *d) {
   free(c->defaults);
   free(c->factories);
   free(c->statics);
+  for (int i = 0; c->fobjs && i < c->nfields; i++) sr_unref(c->fobjs[i]);
+  free(c->fobjs);
   sr_unref(c->tree_a);
   sr_unref(c->tree_b);
+  sr_unref(c->tree_keys);
+  sr_unref(c->builtin);
   free(c);
 }
 
@@ -389,9 +403,12 @@ static void type_traverse(void *d, SrValVisit visit, void *arg) {
   for (int i = 0; i < c->nfields; i++) {
     if (c->defaults && c->defaults[i]) visit(c->defaults[i], arg);
     if (c->factories && c->factories[i]) visit(c->factories[i], arg);
+    if (c->fobjs && c->fobjs[i]) visit(c->fobjs[i], arg);
   }
   if (c->tree_a) visit(c->tree_a, arg);
   if (c->tree_b) visit(c->tree_b, arg);
+  if (c->tree_keys) visit(c->tree_keys, arg);
+  if (c->builtin) visit(c->builtin, arg);
 }
 
 static void type_clear(void *d) {
@@ -406,10 +423,12 @@ static void type_clear(void *d) {
   for (int i = 0; i < c->nfields; i++) {
     if (c->defaults) sr_unref(c->defaults[i]), c->defaults[i] = NULL;
     if (c->factories) sr_unref(c->factories[i]), c->factories[i] = NULL;
+    if (c->fobjs) sr_unref(c->fobjs[i]), c->fobjs[i] = NULL;
   }
   sr_unref(c->tree_a);
   sr_unref(c->tree_b);
-  c->tree_a = c->tree_b = NULL;
+  sr_unref(c->tree_keys);
+  c->tree_a = c->tree_b = c->tree_keys = NULL;
   /* the namespace last: its values may be what is being freed */
   SrVal *dict = c->dict;
   c->dict = sr_dict(NULL);
@@ -502,6 +521,18 @@ SrVal *sr_class_new(SrInterp *I, const char *name, SrVal *base, SrVal *ns) {
   }
   if (base && !b) {
     const char *bn = sr_builtin_name(base);
+    static const char *const subclassable[] = {"builtins.int", "builtins.float", "builtins.str",
+                                               "builtins.tuple", "builtins.list", "builtins.dict"};
+    int builtin = 0;
+    for (size_t k = 0; bn && k < sizeof subclassable / sizeof *subclassable; k++)
+      builtin |= strcmp(bn, subclassable[k]) == 0;
+    if (builtin) {
+      /* class C(int): an instance holds its int (SrInstance.base), whose
+         methods and operators are its own where the class has none */
+      SrVal *cls = sr_class_new(I, name, NULL, ns);
+      if (cls) pyclass(cls)->builtin = sr_ref(base);
+      return cls;
+    }
     if (bn && (strcmp(bn, "typing.Generic") == 0 || strcmp(bn, "typing.Protocol") == 0)) {
       base = NULL;
     } else {
@@ -707,18 +738,57 @@ static SrVal *nt_make(SrVal *cls, SrVal **items, int n) {
   return v;
 }
 
+static int field_init(const SrVal *fobj);
+
 /* a dataclass's generated __init__, of the fields of c */
 static int dc_init(SrInterp *I, const SrPyClass *c, SrVal *self, SrArgs *a) {
   char fname[300];
   snprintf(fname, sizeof fname, "%s.__init__", c->name);
-  SrVal **vals = sr_xcalloc((size_t)c->nfields + 1, sizeof *vals);
-  if (bind_fields(I, fname, 1, c, a, vals) < 0) {
+  /* the parameters are the fields with init=True (field(init=False) is
+     set to its default, if it has one) */
+  int n = c->nfields, nin = 0;
+  SrPyClass view = *c;
+  view.fields = sr_xcalloc((size_t)n + 1, sizeof *view.fields);
+  view.defaults = sr_xcalloc((size_t)n + 1, sizeof *view.defaults);
+  view.factories = sr_xcalloc((size_t)n + 1, sizeof *view.factories);
+  int *at = sr_xcalloc((size_t)n + 1, sizeof *at);
+  for (int i = 0; i < n; i++) {
+    if (c->fobjs && c->fobjs[i] && !field_init(c->fobjs[i])) continue;
+    view.fields[nin] = c->fields[i];
+    view.defaults[nin] = c->defaults[i];
+    view.factories[nin] = c->factories ? c->factories[i] : NULL;
+    at[nin++] = i;
+  }
+  view.nfields = nin;
+  SrVal **vals = sr_xcalloc((size_t)n + 1, sizeof *vals);
+  int rc = bind_fields(I, fname, 1, &view, a, vals);
+  free(view.fields);
+  free(view.defaults);
+  free(view.factories);
+  if (rc < 0) {
     free(vals);
+    free(at);
     return -1;
   }
   SrInstance *o = self->obj.data;
-  for (int i = 0; i < c->nfields; i++) dset(o->dict, c->fields[i], vals[i]);
+  for (int k = 0, i = 0; i < n; i++) {
+    if (k < nin && at[k] == i) {
+      dset(o->dict, c->fields[i], vals[k++]);
+    } else if (c->defaults[i]) {
+      dset(o->dict, c->fields[i], sr_ref(c->defaults[i]));
+    } else if (c->factories && c->factories[i]) {
+      SrArgs none = {0, NULL, 0, NULL, NULL, NULL};
+      SrVal *d = sr_call(I, c->factories[i], &none);
+      if (!d) {
+        free(vals);
+        free(at);
+        return -1;
+      }
+      dset(o->dict, c->fields[i], d);
+    }
+  }
   free(vals);
+  free(at);
   SrVal *post = mro_lookup(class_of(o), "__post_init__", NULL);
   if (post) {
     SrVal *m = bind(I, post, self, o->cls);
@@ -751,6 +821,20 @@ static SrVal *type_call(SrInterp *I, SrVal *self, SrArgs *a) {
     return r;
   }
   SrVal *obj = instance_new(self);
+  SrVal *bb = builtin_base(c);
+  if (bb) {
+    /* the built-in's __new__ makes the value; an __init__ of the class
+       then sees the same arguments (the built-in's own takes them all) */
+    SrInstance *o = obj->obj.data;
+    o->base = sr_call(I, bb, a);
+    if (!o->base) {
+      sr_unref(obj);
+      return NULL;
+    }
+    int has_init = 0;
+    for (const SrPyClass *k = c; k && !has_init; k = base_of(k)) has_init = dget(k->dict, "__init__") != NULL;
+    if (!has_init) return obj;
+  }
   /* __init__ along the MRO: the class's own, or a dataclass's generated one */
   for (const SrPyClass *k = c; k; k = base_of(k)) {
     SrVal *init = dget(k->dict, "__init__");
@@ -809,6 +893,12 @@ static SrVal *type_getattr(SrInterp *I, SrVal *self, const char *name) {
   SrPyClass *c = self->obj.data;
   if (strcmp(name, "__name__") == 0 || strcmp(name, "__qualname__") == 0) return sr_str_cstr(NULL, c->name);
   if (strcmp(name, "__module__") == 0) return sr_str_cstr(NULL, dget(c->dict, "__module__") ? "__main__" : "builtins");
+  if (strcmp(name, "__base__") == 0 && !c->base && c->builtin) return sr_ref(c->builtin);
+  if (strcmp(name, "__bases__") == 0 && !c->base && c->builtin) {
+    SrVal *t = sr_seq(NULL, SR_V_TUPLE, 1);
+    sr_seq_push(NULL, t, sr_ref(c->builtin));
+    return t;
+  }
   if (strcmp(name, "__bases__") == 0) {
     SrVal *o = sr_lookup_qualname("builtins.object");
     SrVal *t = sr_seq(NULL, SR_V_TUPLE, c->nbases + 1);
@@ -922,21 +1012,25 @@ static void instance_traverse(void *d, SrValVisit visit, void *arg) {
   if (o->cls) visit(o->cls, arg);
   if (o->dict) visit(o->dict, arg);
   if (o->items) visit(o->items, arg);
+  if (o->base) visit(o->base, arg);
 }
 
 static void instance_clear(void *d) {
   SrInstance *o = d;
-  SrVal *dict = o->dict, *items = o->items;
+  SrVal *dict = o->dict, *items = o->items, *base = o->base;
   o->dict = o->dict ? sr_dict(NULL) : NULL;
   o->items = o->items ? sr_seq(NULL, SR_V_TUPLE, 0) : NULL;
+  o->base = NULL;
   sr_unref(dict);
   sr_unref(items);
+  sr_unref(base);
 }
 
 static void instance_free(void *d) {
   SrInstance *o = d;
   sr_unref(o->dict);
   sr_unref(o->items);
+  sr_unref(o->base);
   sr_unref(o->cls);
   free(o);
 }
@@ -1019,6 +1113,11 @@ static void instance_print(SrBuf *out, const SrVal *v, int repr) {
       sr_buf_putc(out, ')');
       return;
     }
+  }
+  if (o->base) { /* the built-in's repr and str */
+    if (repr) sr_val_repr(out, o->base);
+    else sr_val_str(out, o->base);
+    return;
   }
   sr_buf_printf(out, "<__main__.%s object at %p>", c->name, (const void *)o);
 }
@@ -1114,6 +1213,11 @@ static SrVal *instance_getattr(SrInterp *I, SrVal *self, const char *name) {
     sr_unref(k);
     return r;
   }
+  if (o->base) { /* the built-in's methods (keys, count, real...) */
+    SrVal *r = sr_getattr(I, o->base, name);
+    if (r || !I->exc || strcmp(sr_exc_type(I->exc), "AttributeError") != 0) return r;
+    sr_exc_clear(I);
+  }
   return sr_raise(I, "AttributeError", "'%s' object has no attribute '%s'", c->name, name);
 }
 
@@ -1172,6 +1276,7 @@ static SrVal *instance_getitem(SrInterp *I, SrVal *self, SrVal *key) {
     r = sr_getitem(I, o->items, key);
     return r;
   }
+  if (o->base) return sr_getitem(I, o->base, key);
   return sr_raise(I, "TypeError", "'%s' object is not subscriptable", class_of(o)->name);
 }
 
@@ -1194,6 +1299,13 @@ static int64_t instance_len(SrInterp *I, SrVal *self) {
   if (o->items) return o->items->seq.n;
   int found;
   SrVal *r = call_dunder(I, self, "__len__", 0, NULL, &found);
+  if (!found && o->base) {
+    const SrLangOps *bo = sr_ops(o->base);
+    if (sr_is_seq(o->base)) return o->base->seq.n;
+    if (o->base->kind == SR_V_DICT) return o->base->dict.n;
+    if (o->base->kind == SR_V_STR) return (int64_t)o->base->str.n;
+    return bo && bo->len ? bo->len(I, o->base) : -1;
+  }
   if (!found) return -1;
   if (!r) return -2;
   int64_t n = -2;
@@ -1240,6 +1352,7 @@ static SrVal *instance_iter(SrInterp *I, SrVal *self) {
   if (o->items) return sr_iterate(I, o->items);
   int found;
   SrVal *r = call_dunder(I, self, "__iter__", 0, NULL, &found);
+  if (!found && o->base) return sr_iterate(I, o->base);
   if (found) {
     if (!r) return NULL;
     SrVal *l = instance(r) ? step_iterator(I, r) : sr_iterate(I, r);
@@ -1286,10 +1399,10 @@ static int instance_truthy(SrInterp *I, SrVal *self) {
     sr_unref(r);
     return t;
   }
+  if (o->base && !mro_lookup(class_of(o), "__len__", NULL)) return sr_truthy(I, o->base);
   int64_t n = instance_len(I, self);
   if (n == -2) return -1;
   if (n >= 0) return n != 0;
-  (void)o;
   return 1;
 }
 
@@ -1384,6 +1497,10 @@ static SrVal *instance_binop(SrInterp *I, int op, SrVal *a, SrVal *b) {
   }
   if (op == SR_OP_EQ && (r = dc_equal(I, a, b))) return r;
   if (I->exc) return NULL;
+  /* a subclass of a built-in: the built-in's operators, on its value */
+  const SrInstance *ia = instance(a), *ib = instance(b);
+  if ((ia && ia->base) || (ib && ib->base))
+    return sr_binop(I, op, ia && ia->base ? ia->base : a, ib && ib->base ? ib->base : b);
   /* a namedtuple is a tuple: its operators are a tuple's */
   SrVal *ta = as_tuple(a), *tb = as_tuple(b);
   if ((ta && ta != a) || (tb && tb != b)) {
@@ -1397,9 +1514,20 @@ static SrVal *instance_binop(SrInterp *I, int op, SrVal *a, SrVal *b) {
 
 static SrVal *instance_unop(SrInterp *I, int op, SrVal *a) {
   const char *name = op == SR_OP_NEG ? "__neg__" : op == SR_OP_POS ? "__pos__" : op == SR_OP_INVERT ? "__invert__" : NULL;
+  SrVal *base = instance(a) ? instance(a)->base : NULL;
+  if (!name && base) {
+    /* a subclass of int or float: its value is its __index__ (an int's)
+       and its Python scalar */
+    int num = base->kind == SR_V_INT || base->kind == SR_V_BOOL;
+    if (op == SR_OP_INDEX) return num ? sr_ref(base) : NULL;
+    if (op == SR_OP_ITEM) return num || base->kind == SR_V_FLOAT ? sr_ref(base) : NULL;
+    if (op == SR_OP_ABS) return sr_unop(I, op, base);
+    return NULL;
+  }
   if (!name) return NULL;
   int found;
   SrVal *r = call_dunder(I, a, name, 0, NULL, &found);
+  if (!found && instance(a) && instance(a)->base) return sr_unop(I, op, instance(a)->base);
   return found ? r : NULL;
 }
 
@@ -1435,8 +1563,21 @@ static SrVal *user_flatten(const SrPyClass *c, SrVal *self) {
     sr_unref(m);
   }
   if (!r) return NULL;
-  if (r->kind != SR_V_TUPLE || r->seq.n != 2) {
-    sr_raise(I, "ValueError", "The flatten function of a pytree node must return a pair (children, aux_data)");
+  /* pytree.cc's checks: a pair, its children iterable */
+  int bad = r->kind != SR_V_TUPLE || r->seq.n != 2;
+  if (!bad) {
+    SrVal *it = sr_iterate(I, r->seq.items[0]);
+    if (!it) sr_exc_clear(I);
+    bad = it ? 0 : 2;
+    sr_unref(it);
+  }
+  if (bad) {
+    SrBuf b = SR_BUF_INIT;
+    sr_to_repr(I, &b, r);
+    sr_raise(I, "ValueError",
+             "The to_iterable function for a custom PyTree node should return a (children, aux_data) tuple%s, got %s",
+             bad == 2 ? " where 'children' is iterable" : "", sr_buf_str(&b));
+    sr_buf_free(&b);
     sr_unref(r);
     return NULL;
   }
@@ -1520,7 +1661,7 @@ static void instance_tree_head(SrVal *self, SrBuf *out) {
   }
   sr_buf_printf(out, "%s[", class_of(o)->name);
   switch (c->tree) {
-  case SR_TREE_STATIC: sr_val_repr(out, self); break;
+  case SR_TREE_STATIC: sr_val_str(out, self); break;
   case SR_TREE_DATACLASS: {
     int n = c->tree_b ? c->tree_b->seq.n : 0;
     SrVal *t = sr_seq(NULL, SR_V_TUPLE, n);
@@ -1535,7 +1676,7 @@ static void instance_tree_head(SrVal *self, SrBuf *out) {
   }
   default: {
     SrVal *pair = user_flatten(c, self);
-    if (pair) sr_val_repr(out, pair->seq.items[1]);
+    if (pair) sr_val_str(out, pair->seq.items[1]); /* pytree.cc prints str(aux_data) */
     else sr_buf_puts(out, "...");
     sr_unref(pair);
   }
@@ -1556,6 +1697,7 @@ const SrClass sr_instance_class = {"object", instance_free, instance_repr, insta
    (sets, dict keys, `in`) */
 static int instance_equal(const SrVal *a, const SrVal *b) {
   const SrInstance *x = a->obj.data, *y = b->obj.data;
+  if (x->base || y->base) return x->base && y->base && sr_val_equal(x->base, y->base);
   if (x->items || y->items) return x->items && y->items && sr_val_equal(x->items, y->items);
   if (x->cls != y->cls) return 0;
   const SrPyClass *c = class_of(x);
@@ -1643,6 +1785,129 @@ int sr_class_register_pytree(SrInterp *I, SrVal *cls, int how, SrVal *a, SrVal *
   return 0;
 }
 
+int sr_class_set_tree_keys(SrInterp *I, SrVal *cls, SrVal *fn) {
+  SrPyClass *c = pyclass(cls);
+  if (!c || !c->tree) {
+    sr_raise(I, "TypeError", "set_tree_keys: not a registered class");
+    return -1;
+  }
+  sr_unref(c->tree_keys);
+  c->tree_keys = sr_ref(fn);
+  return 0;
+}
+
+static SrVal *attr_keys(const char *const *names, int n) {
+  SrVal *l = sr_seq(NULL, SR_V_LIST, n);
+  for (int i = 0; i < n; i++) {
+    SrVal *it[2] = {sr_int(NULL, 1), sr_str_cstr(NULL, names[i])};
+    sr_seq_push(NULL, l, sr_tuple(NULL, 2, it));
+  }
+  return l;
+}
+
+SrVal *sr_class_tree_keys(SrInterp *I, SrVal *v) {
+  if (v->kind != SR_V_OBJ || v->obj.cls != &sr_instance_class) return NULL;
+  const SrInstance *o = v->obj.data;
+  const SrPyClass *c = tree_class(o);
+  if (!c) return NULL;
+  if (c->namedtuple && !c->tree) return attr_keys(c->fields, c->nfields);
+  if (c->tree == SR_TREE_DATACLASS) {
+    int n = c->tree_a->seq.n;
+    const char **names = sr_xcalloc((size_t)n + 1, sizeof *names);
+    for (int i = 0; i < n; i++) names[i] = c->tree_a->seq.items[i]->str.s;
+    SrVal *l = attr_keys(names, n);
+    free(names);
+    return l;
+  }
+  if (!c->tree_keys) return NULL;
+  SrVal *r = sr_call1(I, c->tree_keys, v);
+  if (!r) return NULL;
+  /* pytree.cc's ToIterableWithKeys and its messages */
+  static const char what[] = "The to_iterable_with_keys function for a custom PyTree node should return a "
+                             "(key_leaf_pairs, aux_data) tuple";
+  SrBuf m = SR_BUF_INIT;
+  if (r->kind != SR_V_TUPLE || r->seq.n != 2) {
+    sr_to_repr(I, &m, r);
+    sr_raise(I, "ValueError", "%s, got %s", what, sr_buf_str(&m));
+    sr_buf_free(&m);
+    sr_unref(r);
+    return NULL;
+  }
+  SrVal *kc = sr_iterate(I, r->seq.items[0]);
+  if (!kc) {
+    sr_exc_clear(I);
+    sr_to_repr(I, &m, r);
+    sr_raise(I, "ValueError", "%s where 'key_leaf_pairs' is iterable, got %s", what, sr_buf_str(&m));
+    sr_buf_free(&m);
+    sr_unref(r);
+    return NULL;
+  }
+  sr_unref(r);
+  SrVal *l = sr_seq(NULL, SR_V_LIST, kc->seq.n);
+  for (int i = 0; i < kc->seq.n; i++) {
+    SrVal *e = kc->seq.items[i];
+    if (e->kind != SR_V_TUPLE || e->seq.n != 2) {
+      sr_unref(l);
+      sr_to_repr(I, &m, e);
+      sr_unref(kc);
+      sr_raise(I, "ValueError", "%s where 'child%s", what, sr_buf_str(&m)); /* sic */
+      sr_buf_free(&m);
+      return NULL;
+    }
+    SrVal *it[2] = {sr_int(NULL, 0), sr_ref(e->seq.items[0])};
+    sr_seq_push(NULL, l, sr_tuple(NULL, 2, it));
+  }
+  sr_unref(kc);
+  return l;
+}
+
+int sr_class_namedtuple_kind(const SrVal *v) {
+  const SrInstance *o = instance(v);
+  if (!o || !o->items) return 0;
+  const SrPyClass *c = tree_class(o);
+  return c && c->namedtuple && !c->tree ? 2 : 1;
+}
+
+int sr_class_tree_kind(const SrVal *v) {
+  const SrInstance *o = instance(v);
+  const SrPyClass *c = o ? tree_class(o) : NULL;
+  return c ? c->tree : SR_TREE_NONE;
+}
+
+int sr_class_is_tree_node(const SrVal *cls) {
+  const SrPyClass *c = pyclass(cls);
+  return c && !c->nt_marker && (c->tree || nt_class(c));
+}
+
+SrVal *sr_class_tree_aux(SrInterp *I, SrVal *v) {
+  if (v->kind != SR_V_OBJ || v->obj.cls != &sr_instance_class) return NULL;
+  const SrInstance *o = v->obj.data;
+  const SrPyClass *c = tree_class(o);
+  if (!c) return NULL;
+  if (c->namedtuple && !c->tree) return sr_ref(o->cls);
+  switch (c->tree) {
+  case SR_TREE_STATIC: return sr_ref(v);
+  case SR_TREE_DATACLASS: {
+    int n = c->tree_b ? c->tree_b->seq.n : 0;
+    SrVal *t = sr_seq(NULL, SR_V_TUPLE, n);
+    for (int i = 0; i < n; i++) {
+      SrVal *k = c->tree_b->seq.items[i];
+      SrVal *x = dget(o->dict, sr_intern(k->str.s, k->str.n));
+      sr_seq_push(NULL, t, sr_ref(x ? x : sr_none()));
+    }
+    return t;
+  }
+  default: {
+    (void)I;
+    SrVal *pair = user_flatten(c, v);
+    if (!pair) return NULL;
+    SrVal *aux = sr_ref(pair->seq.items[1]);
+    sr_unref(pair);
+    return aux;
+  }
+  }
+}
+
 /* ---- isinstance, issubclass, super ---- */
 
 static int type_like(SrVal *v);
@@ -1654,6 +1919,10 @@ int sr_class_isinstance(SrVal *x, SrVal *t) {
   if (t == sr_lookup_qualname("builtins.type")) return pyclass(x) || type_like(x) || sr_exception_type_name(x);
   const SrInstance *o = instance(x);
   if (t == sr_lookup_qualname("builtins.tuple") && o && o->items) return 1;
+  if (o && o->base) { /* class C(int): an int (bool's subclass int too) */
+    SrVal *bb = builtin_base(class_of(o));
+    if (t == bb || (t == sr_lookup_qualname("builtins.int") && bb == sr_lookup_qualname("builtins.bool"))) return 1;
+  }
   SrPyClass *c = pyclass(t);
   if (!c) return -1;
   return o ? is_subclass(class_of(o), c) : 0;
@@ -1878,6 +2147,13 @@ static SrVal *namedtuple_call(SrInterp *I, SrVal *cls, const SrPyClass *nt, SrAr
 
 /* ---- dataclasses ---- */
 
+/* dataclasses.MISSING, one object (a field's default `is` it) */
+static SrVal *dc_missing(void) {
+  static SrVal *missing;
+  if (!missing) missing = sr_word(NULL, "MISSING", 7);
+  return sr_ref(missing);
+}
+
 typedef struct Field {
   const char *name;
   SrVal *deflt, *factory, *type, *metadata;
@@ -1916,8 +2192,8 @@ static SrVal *field_getattr(SrInterp *I, SrVal *self, const char *name) {
   const Field *f = self->obj.data;
   if (strcmp(name, "name") == 0) return f->name ? sr_str_cstr(NULL, f->name) : sr_none();
   if (strcmp(name, "type") == 0) return sr_ref(f->type ? f->type : sr_none());
-  if (strcmp(name, "default") == 0) return f->deflt ? sr_ref(f->deflt) : sr_word(NULL, "MISSING", 7);
-  if (strcmp(name, "default_factory") == 0) return f->factory ? sr_ref(f->factory) : sr_word(NULL, "MISSING", 7);
+  if (strcmp(name, "default") == 0) return f->deflt ? sr_ref(f->deflt) : dc_missing();
+  if (strcmp(name, "default_factory") == 0) return f->factory ? sr_ref(f->factory) : dc_missing();
   if (strcmp(name, "init") == 0) return sr_bool(f->init);
   if (strcmp(name, "repr") == 0) return sr_bool(f->repr);
   if (strcmp(name, "compare") == 0) return sr_bool(f->compare);
@@ -1926,6 +2202,8 @@ static SrVal *field_getattr(SrInterp *I, SrVal *self, const char *name) {
 }
 
 static const SrLangOps field_ops = {.getattr = field_getattr};
+
+static int field_init(const SrVal *fobj) { return ((const Field *)fobj->obj.data)->init; }
 static const SrClass field_class = {"Field", field_free, field_repr, NULL, &field_ops};
 
 static SrVal *bi_field(SrInterp *I, SrArgs *a) {
@@ -1963,10 +2241,12 @@ static SrVal *make_dataclass(SrInterp *I, SrVal *cls, int frozen, int eq, int re
   const char **names = sr_xcalloc((size_t)cap + 1, sizeof *names);
   SrVal **defs = sr_xcalloc((size_t)cap + 1, sizeof *defs), **facts = sr_xcalloc((size_t)cap + 1, sizeof *facts);
   uint8_t *statics = sr_xcalloc((size_t)cap + 1, 1);
+  SrVal **fobjs = sr_xcalloc((size_t)cap + 1, sizeof *fobjs);
   int n = 0;
   for (int i = 0; bc && i < bc->nfields; i++, n++) {
     names[n] = bc->fields[i];
     statics[n] = bc->statics[i];
+    fobjs[n] = bc->fobjs ? sr_ref(bc->fobjs[i]) : NULL;
     defs[n] = sr_ref(bc->defaults[i]);
     facts[n] = sr_ref(bc->factories[i]);
   }
@@ -1981,6 +2261,8 @@ static SrVal *make_dataclass(SrInterp *I, SrVal *cls, int frozen, int eq, int re
       if (names[q] == fname) at = q;
     SrVal *d = dget(c->dict, fname), *deflt = NULL, *fact = NULL;
     statics[at] = 0;
+    if (at < n) sr_unref(fobjs[at]);
+    fobjs[at] = d && sr_is_obj(d, &field_class) ? sr_ref(d) : NULL;
     if (d && sr_is_obj(d, &field_class)) {
       const Field *f = d->obj.data;
       statics[at] = (uint8_t)field_static(f);
@@ -2002,11 +2284,16 @@ static SrVal *make_dataclass(SrInterp *I, SrVal *cls, int frozen, int eq, int re
     defs[at] = deflt;
     facts[at] = fact;
   }
-  for (int i = 1; i < n && !err && init; i++)
-    if (!defs[i] && !facts[i] && (defs[i - 1] || facts[i - 1]))
-      err = sr_raise(I, "TypeError", "non-default argument '%s' follows default argument", names[i]);
+  /* the fields of __init__ (init=True): no default after a default */
+  for (int i = 0, prev = 0; i < n && !err && init; i++) {
+    if (fobjs[i] && !((const Field *)fobjs[i]->obj.data)->init) continue;
+    int has = defs[i] || facts[i];
+    if (!has && prev) err = sr_raise(I, "TypeError", "non-default argument '%s' follows default argument", names[i]);
+    prev |= has;
+  }
   if (err || I->exc) {
-    for (int i = 0; i < n; i++) sr_unref(defs[i]), sr_unref(facts[i]);
+    for (int i = 0; i < n; i++) sr_unref(defs[i]), sr_unref(facts[i]), sr_unref(fobjs[i]);
+    free(fobjs);
     free(names);
     free(defs);
     free(facts);
@@ -2017,11 +2304,14 @@ static SrVal *make_dataclass(SrInterp *I, SrVal *cls, int frozen, int eq, int re
     sr_unref(c->defaults[i]);
     sr_unref(c->factories[i]);
   }
+  for (int i = 0; c->fobjs && i < c->nfields; i++) sr_unref(c->fobjs[i]);
+  free(c->fobjs);
   free(c->fields);
   free(c->defaults);
   free(c->factories);
   set_fields(c, n, names, defs, facts);
   memcpy(c->statics, statics, (size_t)n);
+  c->fobjs = fobjs;
   free(names);
   free(defs);
   free(facts);
@@ -2082,6 +2372,13 @@ static SrVal *bi_fields(SrInterp *I, SrArgs *a) {
     for (const SrPyClass *k = c; k && !f->type; k = base_of(k))
       if ((ann = dget(k->dict, "__annotations__")) && ann->kind == SR_V_DICT) f->type = sr_ref(dget(ann, f->name));
     f->init = f->repr = f->compare = 1;
+    const Field *given = c->fobjs && c->fobjs[i] ? c->fobjs[i]->obj.data : NULL;
+    if (given) { /* what field(...) said */
+      f->init = given->init;
+      f->repr = given->repr;
+      f->compare = given->compare;
+      f->metadata = sr_ref(given->metadata);
+    }
     sr_seq_push(NULL, t, sr_obj(&field_class, f));
   }
   return t;
@@ -2285,6 +2582,7 @@ static int hash_value(SrInterp *I, SrVal *v, int64_t *out, int depth) {
         return rc;
       }
     }
+    if (o->base) return hash_value(I, o->base, out, depth + 1); /* the built-in's hash */
   }
   const SrLangOps *ops = v->kind == SR_V_OBJ ? sr_ops(v) : NULL;
   if (ops && ops->hash) {
@@ -2516,6 +2814,8 @@ void sr_class_init(void) {
          "namedtuple(typename, field_names, *, defaults=None): a tuple class with named fields");
   sr_def("dataclasses.dataclass", bi_dataclass,
          "dataclass(cls=None, *, init=True, repr=True, eq=True, frozen=False): a class with generated __init__, __repr__ and __eq__");
+  /* a field without a default: field.default is dataclasses.MISSING */
+  sr_register("dataclasses.MISSING", dc_missing());
   sr_def("dataclasses.field", bi_field, "field(*, default, default_factory, init, repr, compare): a dataclass field's options");
   sr_def("dataclasses.fields", bi_fields, "fields(dc): a dataclass's fields, as Field objects");
   sr_def("dataclasses.asdict", bi_asdict, "asdict(obj): a dataclass instance as a dict (recursively)");

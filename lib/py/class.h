@@ -72,6 +72,30 @@ enum {
    unflatten functions, or the data and meta field names (lists of str;
    NULL for a dataclass's: its fields).  0, or -1 with an exception. */
 int sr_class_register_pytree(SrInterp *I, SrVal *cls, int how, SrVal *a, SrVal *b);
+/* A registered class's flatten_with_keys (borrowed): called on an
+   instance it gives ((key, child), ...), aux_data), the keys of its key
+   paths (register_pytree_with_keys).  0, or -1 with an exception. */
+int sr_class_set_tree_keys(SrInterp *I, SrVal *cls, SrVal *flatten_with_keys);
+/* The key path entries of a pytree node's children, as a new list of
+   (tag, value) pairs: tag 0 a key as the flatten function gave it, 1 an
+   attribute's name (GetAttrKey: a namedtuple's or a dataclass's field).
+   NULL (no exception): the node has no keys (FlattenedIndexKey), or v is
+   no instance of a registered class. */
+SrVal *sr_class_tree_keys(SrInterp *I, SrVal *v);
+/* The aux data of a registered class's instance v as flatten_one_level
+   gives it (a new reference): a namedtuple's class, a dataclass's meta
+   field values, a static node's None, a flatten function's aux_data.
+   NULL: v is no such instance, or an exception. */
+SrVal *sr_class_tree_aux(SrInterp *I, SrVal *v);
+/* Whether cls is a class object registered as a pytree node or a
+   namedtuple class (tree_util.is_tree_node). */
+int sr_class_is_tree_node(const SrVal *cls);
+/* Whether v is a namedtuple instance (1), one that is a pytree node as a
+   namedtuple, its class not registered otherwise (2), or neither (0). */
+int sr_class_namedtuple_kind(const SrVal *v);
+/* How v's class is registered as a pytree node (SR_TREE_*), or
+   SR_TREE_NONE. */
+int sr_class_tree_kind(const SrVal *v);
 
 /* Objects of cls read through an instance become methods bound to it,
    as functions do (descriptors with a __get__: jax.jit's PjitFunction). */

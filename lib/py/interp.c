@@ -1731,6 +1731,216 @@ static Status exec_class(SrInterp *I, Frame *f, SrNode *n) {
   return s;
 }
 
+/* ---- match statements: whether v matches pattern n (PEP 634), binding
+   its captures as it goes: 1, 0, -1 with an exception ---- */
+
+static SrVal *callq1(SrInterp *I, const char *qualname, int n, SrVal **args) {
+  SrVal *fn = sr_lookup_qualname(qualname);
+  if (!fn) return sr_raise(I, "RuntimeError", "%s is missing", qualname);
+  SrArgs a = {n, args, 0, NULL, NULL, NULL};
+  return sr_call(I, fn, &a);
+}
+
+static int truth_of(SrInterp *I, SrVal *r) {
+  if (!r) return -1;
+  int t = sr_truthy(I, r);
+  sr_unref(r);
+  return t;
+}
+
+static void bind_capture(SrInterp *I, Frame *f, const char *name, SrVal *v) {
+  sr_env_set(binding_env(I, f, name), name, sr_ref(v));
+}
+
+/* a sequence pattern's subject: a list, a tuple (a namedtuple too) */
+static SrVal *match_seq_items(SrInterp *I, SrVal *v) {
+  if (v->kind == SR_V_LIST || v->kind == SR_V_TUPLE) return sr_ref(v);
+  if (sr_class_namedtuple_kind(v)) return sr_iterate(I, v);
+  return NULL;
+}
+
+static int match_pattern(SrInterp *I, Frame *f, SrNode *n, SrVal *v);
+
+/* the positional sub-patterns' attribute names: cls.__match_args__ (a
+   namedtuple's _fields, a dataclass's fields) */
+static SrVal *match_args(SrInterp *I, SrVal *v) {
+  SrVal *m = sr_getattr(I, v, "__match_args__");
+  if (m) return m;
+  sr_exc_clear(I);
+  if (sr_class_namedtuple_kind(v)) {
+    m = sr_getattr(I, v, "_fields");
+    if (m) return m;
+    sr_exc_clear(I);
+  }
+  SrVal *isdc = callq1(I, "dataclasses.is_dataclass", 1, &v);
+  if (isdc && sr_val_truthy(isdc)) {
+    sr_unref(isdc);
+    SrVal *fl = callq1(I, "dataclasses.fields", 1, &v), *it = fl ? sr_iterate(I, fl) : NULL;
+    sr_unref(fl);
+    if (!it) return NULL;
+    SrVal *t = sr_seq(NULL, SR_V_TUPLE, it->seq.n);
+    for (int i = 0; i < it->seq.n; i++) {
+      SrVal *nm = sr_getattr(I, it->seq.items[i], "name");
+      if (nm) sr_seq_push(NULL, t, nm);
+    }
+    sr_unref(it);
+    return t;
+  }
+  sr_unref(isdc);
+  sr_exc_clear(I);
+  return NULL;
+}
+
+static int match_class(SrInterp *I, Frame *f, SrNode *n, SrVal *v) {
+  SrVal *cls = eval(I, f, n->a);
+  if (!cls) return -1;
+  SrVal *args[2] = {v, cls};
+  int is = truth_of(I, callq1(I, "builtins.isinstance", 2, args));
+  if (is <= 0) {
+    sr_unref(cls);
+    return is;
+  }
+  int rc = 1;
+  if (n->n) {
+    /* bool, bytearray, bytes, dict, float, frozenset, int, list, set, str,
+       tuple: one positional sub-pattern matches the subject itself */
+    static const char *const self_types[] = {"bool", "bytearray", "bytes", "dict", "float", "frozenset",
+                                             "int", "list", "set", "str", "tuple"};
+    const char *bn = sr_builtin_name(cls);
+    int self_match = 0;
+    for (size_t k = 0; bn && k < sizeof self_types / sizeof *self_types; k++)
+      self_match |= strncmp(bn, "builtins.", 9) == 0 && strcmp(bn + 9, self_types[k]) == 0;
+    if (self_match) {
+      if (n->n > 1) {
+        sr_raise(I, "TypeError", "%s() accepts 1 positional sub-pattern (%d given)", bn + 9, n->n);
+        rc = -1;
+      } else {
+        rc = match_pattern(I, f, n->list[0], v);
+      }
+    } else {
+      SrVal *ma = match_args(I, v), *names = ma ? sr_iterate(I, ma) : NULL;
+      sr_unref(ma);
+      if (I->exc) {
+        rc = -1;
+      } else if (!names || names->seq.n < n->n) {
+        SrBuf b = SR_BUF_INIT;
+        sr_to_str(I, &b, cls);
+        sr_raise(I, "TypeError", "%s() accepts %d positional sub-pattern%s (%d given)", sr_buf_str(&b),
+                 names ? names->seq.n : 0, names && names->seq.n == 1 ? "" : "s", n->n);
+        sr_buf_free(&b);
+        rc = -1;
+      }
+      for (int i = 0; rc == 1 && i < n->n; i++) {
+        SrVal *nm = names->seq.items[i];
+        SrVal *x = nm->kind == SR_V_STR ? sr_getattr(I, v, nm->str.s) : NULL;
+        if (!x) {
+          if (I->exc && strcmp(sr_exc_type(I->exc), "AttributeError") == 0) sr_exc_clear(I);
+          rc = I->exc ? -1 : 0;
+          break;
+        }
+        rc = match_pattern(I, f, n->list[i], x);
+        sr_unref(x);
+      }
+      sr_unref(names);
+    }
+  }
+  for (int i = 0; rc == 1 && i < n->n2; i++) {
+    SrVal *x = sr_getattr(I, v, n->names[i]);
+    if (!x) {
+      if (I->exc && strcmp(sr_exc_type(I->exc), "AttributeError") == 0) sr_exc_clear(I);
+      rc = I->exc ? -1 : 0;
+      break;
+    }
+    rc = match_pattern(I, f, n->list2[i], x);
+    sr_unref(x);
+  }
+  sr_unref(cls);
+  return rc;
+}
+
+static int match_pattern(SrInterp *I, Frame *f, SrNode *n, SrVal *v) {
+  switch (n->kind) {
+  case SR_N_PCAPTURE:
+    if (n->name) bind_capture(I, f, n->name, v);
+    return 1;
+  case SR_N_PAS: {
+    int rc = match_pattern(I, f, n->a, v);
+    if (rc == 1) bind_capture(I, f, n->name, v);
+    return rc;
+  }
+  case SR_N_POR:
+    for (int i = 0; i < n->n; i++) {
+      int rc = match_pattern(I, f, n->list[i], v);
+      if (rc != 0) return rc;
+    }
+    return 0;
+  case SR_N_PVALUE: {
+    SrVal *x = eval(I, f, n->a);
+    if (!x) return -1;
+    int singleton = x->kind == SR_V_NONE || x->kind == SR_V_BOOL;
+    int rc = truth_of(I, sr_binop(I, singleton ? SR_OP_IS : SR_OP_EQ, v, x));
+    sr_unref(x);
+    return rc;
+  }
+  case SR_N_PSEQ: {
+    SrVal *items = match_seq_items(I, v);
+    if (!items) return I->exc ? -1 : 0;
+    int star = -1;
+    for (int i = 0; i < n->n; i++)
+      if (n->list[i]->kind == SR_N_PSTAR) star = i;
+    int len = items->seq.n, rc = 1;
+    if (star < 0 ? len != n->n : len < n->n - 1) rc = 0;
+    for (int i = 0; rc == 1 && i < n->n; i++) {
+      if (i == star) {
+        int m = len - (n->n - 1);
+        if (n->list[i]->name) {
+          SrVal *l = sr_seq(NULL, SR_V_LIST, m);
+          for (int k = 0; k < m; k++) sr_seq_push(NULL, l, sr_ref(items->seq.items[i + k]));
+          bind_capture(I, f, n->list[i]->name, l);
+          sr_unref(l);
+        }
+        continue;
+      }
+      int at = star >= 0 && i > star ? len - (n->n - i) : i;
+      rc = match_pattern(I, f, n->list[i], items->seq.items[at]);
+    }
+    sr_unref(items);
+    return rc;
+  }
+  case SR_N_PMAP: {
+    SrVal *d = v->kind == SR_V_DICT ? v : NULL;
+    if (!d) return 0;
+    int rc = 1;
+    SrVal *used = sr_seq(NULL, SR_V_LIST, n->n);
+    for (int i = 0; rc == 1 && i < n->n; i++) {
+      SrVal *k = eval(I, f, n->list[i]->a);
+      if (!k) {
+        rc = -1;
+        break;
+      }
+      SrVal *x = sr_dict_get(d, k);
+      if (!x) rc = 0;
+      else rc = match_pattern(I, f, n->list2[i], x);
+      sr_seq_push(NULL, used, k);
+    }
+    if (rc == 1 && n->name) {
+      SrVal *rest = sr_dict(NULL);
+      for (int i = 0; i < d->dict.n; i++) {
+        int in = 0;
+        for (int k = 0; k < used->seq.n && !in; k++) in = sr_val_equal(d->dict.keys[i], used->seq.items[k]);
+        if (!in) sr_dict_set(NULL, rest, sr_ref(d->dict.keys[i]), sr_ref(d->dict.vals[i]));
+      }
+      bind_capture(I, f, n->name, rest);
+      sr_unref(rest);
+    }
+    sr_unref(used);
+    return rc;
+  }
+  case SR_N_PCLASS: return match_class(I, f, n, v);
+  default: sr_raise(I, "SyntaxError", "a pattern expected"); return -1;
+  }
+}
+
 static Status exec_stmt(SrInterp *I, Frame *f, SrNode *n, int top) {
   if (sr_interrupt_point(I) || out_of_memory(I)) {
     if (!I->exc) sr_raise(I, "KeyboardInterrupt", "interrupted");
@@ -1876,6 +2086,27 @@ static Status exec_stmt(SrInterp *I, Frame *f, SrNode *n, int top) {
     sr_iter_end(&it);
     if (s == ST_OK && !broke) s = exec_block(I, f, n->list2, n->n2);
     return s;
+  }
+  case SR_N_MATCH: {
+    SrVal *v = eval(I, f, n->a);
+    if (!v) return ST_ERROR;
+    Status st = ST_OK;
+    for (int i = 0; i < n->n; i++) {
+      SrNode *c = n->list[i];
+      int m = match_pattern(I, f, c->a, v);
+      if (m == 1 && c->b) m = truth_of(I, eval(I, f, c->b));
+      if (m < 0) {
+        locate(I, c->off);
+        st = ST_ERROR;
+        break;
+      }
+      if (m) {
+        st = exec_block(I, f, c->list, c->n);
+        break;
+      }
+    }
+    sr_unref(v);
+    return st;
   }
   case SR_N_WHILE: {
     for (;;) {

@@ -604,34 +604,80 @@ static SrVal *mapping_new(int kind, SrVal *d, SrVal *factory) {
   return sr_obj(&mapping_classes[kind], m);
 }
 
-/* An OrderedDict is a pytree node (JAX registers it): its values in
-   insertion order, its keys the node's data.  The other mappings are
-   leaves here. */
+/* JAX registers OrderedDict (its values in insertion order, its keys the
+   node's data) and defaultdict (its values in sorted key order, its data
+   (default_factory, sorted keys)) as pytree nodes; Counter is a leaf. */
+
+/* defaultdict's order: sorted(d), strings by code point and numbers by
+   value (the keys JAX's dicts sort), a stable insertion sort */
+static int tree_key_cmp(const SrVal *a, const SrVal *b) {
+  if ((a->kind == SR_V_STR || a->kind == SR_V_WORD) && (b->kind == SR_V_STR || b->kind == SR_V_WORD)) {
+    size_t n = a->str.n < b->str.n ? a->str.n : b->str.n;
+    int c = memcmp(a->str.s, b->str.s, n);
+    return c ? c : (a->str.n > b->str.n) - (a->str.n < b->str.n);
+  }
+  int an = a->kind == SR_V_INT || a->kind == SR_V_BOOL || a->kind == SR_V_FLOAT;
+  int bn = b->kind == SR_V_INT || b->kind == SR_V_BOOL || b->kind == SR_V_FLOAT;
+  if (an && bn) {
+    double x = a->kind == SR_V_FLOAT ? a->f : (double)a->i, y = b->kind == SR_V_FLOAT ? b->f : (double)b->i;
+    return (x > y) - (x < y);
+  }
+  return 0;
+}
+
+static int *tree_order(const Mapping *m) {
+  int n = m->d->dict.n, *o = sr_xcalloc((size_t)n + 1, sizeof *o);
+  for (int i = 0; i < n; i++) {
+    int k = i;
+    while (m->kind == DEFAULT && k > 0 && tree_key_cmp(m->d->dict.keys[o[k - 1]], m->d->dict.keys[i]) > 0) {
+      o[k] = o[k - 1];
+      k--;
+    }
+    o[k] = i;
+  }
+  return o;
+}
+
 static SrVal *mapping_tree_children(SrVal *self) {
   Mapping *m = self->obj.data;
-  if (m->kind != ORDERED) return NULL;
+  if (m->kind == COUNTER) return NULL;
+  int *o = tree_order(m);
   SrVal *l = sr_seq(NULL, SR_V_LIST, m->d->dict.n);
-  for (int i = 0; i < m->d->dict.n; i++) sr_seq_push(NULL, l, sr_ref(m->d->dict.vals[i]));
+  for (int i = 0; i < m->d->dict.n; i++) sr_seq_push(NULL, l, sr_ref(m->d->dict.vals[o[i]]));
+  free(o);
   return l;
 }
 
 static SrVal *mapping_tree_rebuild(SrVal *self, SrVal *children) {
   Mapping *m = self->obj.data;
+  int *o = tree_order(m);
   SrVal *d = sr_dict(NULL);
   for (int i = 0; i < m->d->dict.n && i < children->seq.n; i++)
-    sr_dict_set(NULL, d, sr_ref(m->d->dict.keys[i]), sr_ref(children->seq.items[i]));
+    sr_dict_set(NULL, d, sr_ref(m->d->dict.keys[o[i]]), sr_ref(children->seq.items[i]));
+  free(o);
   return mapping_new(m->kind, d, m->factory ? sr_ref(m->factory) : NULL);
 }
 
-/* its PyTreeDef head: OrderedDict[('b', 'a')], the keys its aux data */
+/* its PyTreeDef head (pytree.cc prints str(aux_data)):
+   OrderedDict[('b', 'a')], defaultdict[(<class 'int'>, ('a', 'b'))] */
 static void mapping_tree_head(SrVal *self, SrBuf *out) {
   Mapping *m = self->obj.data;
-  sr_buf_puts(out, "OrderedDict[(");
+  int *o = tree_order(m);
+  if (m->kind == DEFAULT) {
+    sr_buf_puts(out, "defaultdict[(");
+    if (m->factory) factory_repr(out, m->factory);
+    else sr_buf_puts(out, "None");
+    sr_buf_puts(out, ", (");
+  } else {
+    sr_buf_puts(out, "OrderedDict[(");
+  }
   for (int i = 0; i < m->d->dict.n; i++) {
     if (i) sr_buf_puts(out, ", ");
-    sr_val_repr(out, m->d->dict.keys[i]);
+    sr_val_repr(out, m->d->dict.keys[o[i]]);
   }
-  sr_buf_puts(out, m->d->dict.n == 1 ? ",)]" : ")]");
+  free(o);
+  sr_buf_puts(out, m->d->dict.n == 1 ? ",)" : ")");
+  sr_buf_puts(out, m->kind == DEFAULT ? ")]" : "]");
 }
 
 static const SrLangOps mapping_ops = {

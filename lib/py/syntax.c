@@ -1604,6 +1604,266 @@ static SrNode *compound(LP *p) {
   return NULL;
 }
 
+/* ---- match statements (PEP 634) ---- */
+
+/* whether the logical line at p->tok ends with ':' (a soft keyword's
+   statement: `match x:` and `case ...:`, not `match(x)` or `match = 1`) */
+static int line_ends_with_colon(LP *p) {
+  const char *s = p->lx.s;
+  size_t n = p->lx.len, i = p->tok.off, last = 0;
+  int depth = 0;
+  char q = 0;
+  for (; i < n; i++) {
+    char c = s[i];
+    if (q) {
+      if (c == '\\') i++;
+      else if (c == q) q = 0;
+      continue;
+    }
+    if (c == '\'' || c == '"') q = c;
+    else if (c == '#') {
+      while (i < n && s[i] != '\n') i++;
+      if (depth == 0) break;
+      continue;
+    } else if (c == '(' || c == '[' || c == '{') depth++;
+    else if (c == ')' || c == ']' || c == '}') depth--;
+    else if (c == '\n' && depth <= 0) break;
+    if (c != ' ' && c != '\t' && c != '\n' && c != '\r') last = i + 1;
+  }
+  return last > 0 && s[last - 1] == ':';
+}
+
+static SrNode *pattern(LP *p);
+
+/* a dotted name: NAME ('.' NAME)* as SR_N_NAME / SR_N_ATTR */
+static SrNode *dotted_value(LP *p) {
+  SrNode *e = node(p, SR_N_NAME, p->tok.off);
+  e->name = p->tok.text;
+  advance(p);
+  while (at_op(p, ".")) {
+    advance(p);
+    if (p->tok.kind != SR_T_NAME) return fail(p, "a name after '.'");
+    SrNode *a = node(p, SR_N_ATTR, p->tok.off);
+    a->a = e;
+    a->name = p->tok.text;
+    advance(p);
+    e = a;
+  }
+  return e;
+}
+
+/* the patterns up to close (one of ")]"), separated by commas: *n of them;
+   *comma: whether a comma was seen */
+static SrNode **pattern_list(LP *p, const char *close, int *n, int *comma) {
+  NL l = {0};
+  *comma = 0;
+  while (!at_op(p, close)) {
+    SrNode *x = pattern(p);
+    if (!x) {
+      free(l.v);
+      return NULL;
+    }
+    nl_push(&l, x);
+    if (!at_op(p, ",")) break;
+    *comma = 1;
+    advance(p);
+  }
+  return nl_done(p, &l, n);
+}
+
+static SrNode *closed_pattern(LP *p) {
+  size_t off = p->tok.off;
+  if (at_op(p, "*")) {
+    advance(p);
+    if (p->tok.kind != SR_T_NAME) return fail(p, "a name after '*'");
+    SrNode *n = node(p, SR_N_PSTAR, off);
+    n->name = p->tok.text == kw("_") ? NULL : p->tok.text;
+    advance(p);
+    return n;
+  }
+  if (at_op(p, "(") || at_op(p, "[")) {
+    int paren = at_op(p, "(");
+    advance(p);
+    int comma;
+    SrNode *n = node(p, SR_N_PSEQ, off);
+    n->list = pattern_list(p, paren ? ")" : "]", &n->n, &comma);
+    if (p->err || expect_op(p, paren ? ")" : "]") < 0) return NULL;
+    /* (p) groups; (p,) and [p] are sequences */
+    if (paren && n->n == 1 && !comma && n->list[0]->kind != SR_N_PSTAR) return n->list[0];
+    return n;
+  }
+  if (at_op(p, "{")) {
+    advance(p);
+    SrNode *n = node(p, SR_N_PMAP, off);
+    NL keys = {0}, vals = {0};
+    while (!at_op(p, "}")) {
+      if (at_op(p, "**")) {
+        advance(p);
+        if (p->tok.kind != SR_T_NAME) break;
+        n->name = p->tok.text;
+        advance(p);
+      } else {
+        SrNode *k = node(p, SR_N_PVALUE, p->tok.off);
+        k->a = p->tok.kind == SR_T_NAME && p->tok.text != kw("None") && p->tok.text != kw("True") &&
+                       p->tok.text != kw("False")
+                   ? dotted_value(p)
+                   : arith(p);
+        SrNode *v = k->a && expect_op(p, ":") == 0 ? pattern(p) : NULL;
+        if (!v) {
+          free(keys.v);
+          free(vals.v);
+          return NULL;
+        }
+        nl_push(&keys, k);
+        nl_push(&vals, v);
+      }
+      if (!at_op(p, ",")) break;
+      advance(p);
+    }
+    n->list = nl_done(p, &keys, &n->n);
+    n->list2 = nl_done(p, &vals, &n->n2);
+    if (expect_op(p, "}") < 0) return NULL;
+    return n;
+  }
+  if (p->tok.kind == SR_T_NAME && p->tok.text != kw("None") && p->tok.text != kw("True") &&
+      p->tok.text != kw("False")) {
+    int dotted = is_op(peek2(p), ".");
+    if (!dotted && !is_op(peek2(p), "(")) { /* a capture, or the wildcard */
+      SrNode *n = node(p, SR_N_PCAPTURE, off);
+      n->name = p->tok.text == kw("_") ? NULL : p->tok.text;
+      advance(p);
+      return n;
+    }
+    SrNode *cls = dotted_value(p);
+    if (!cls) return NULL;
+    if (!at_op(p, "(")) {
+      SrNode *n = node(p, SR_N_PVALUE, off);
+      n->a = cls;
+      return n;
+    }
+    advance(p);
+    SrNode *n = node(p, SR_N_PCLASS, off);
+    n->a = cls;
+    NL pos = {0}, kwv = {0};
+    const char **names = NULL;
+    int nkw = 0;
+    while (!at_op(p, ")")) {
+      if (p->tok.kind == SR_T_NAME && is_op(peek2(p), "=")) {
+        const char *k = p->tok.text;
+        advance(p);
+        advance(p);
+        SrNode *v = pattern(p);
+        if (!v) break;
+        names = sr_xrealloc(names, (size_t)(nkw + 1) * sizeof *names);
+        names[nkw++] = k;
+        nl_push(&kwv, v);
+      } else {
+        if (nkw) {
+          syntax_error(p, p->tok.off, "%s", "positional patterns follow keyword patterns");
+          break;
+        }
+        SrNode *v = pattern(p);
+        if (!v) break;
+        nl_push(&pos, v);
+      }
+      if (!at_op(p, ",")) break;
+      advance(p);
+    }
+    n->list = nl_done(p, &pos, &n->n);
+    n->list2 = nl_done(p, &kwv, &n->n2);
+    n->names = nkw ? sr_arena_memdup(p->a, names, (size_t)nkw * sizeof *names) : NULL;
+    free(names);
+    if (p->err || expect_op(p, ")") < 0) return NULL;
+    return n;
+  }
+  /* a literal: a number (signed, complex), a string, None, True, False */
+  SrNode *n = node(p, SR_N_PVALUE, off);
+  n->a = arith(p);
+  return n->a ? n : NULL;
+}
+
+/* pattern: closed ('|' closed)* ['as' NAME] */
+static SrNode *pattern(LP *p) {
+  size_t off = p->tok.off;
+  SrNode *e = closed_pattern(p);
+  if (e && at_op(p, "|")) {
+    NL alts = {0};
+    nl_push(&alts, e);
+    while (at_op(p, "|")) {
+      advance(p);
+      SrNode *x = closed_pattern(p);
+      if (!x) {
+        free(alts.v);
+        return NULL;
+      }
+      nl_push(&alts, x);
+    }
+    e = node(p, SR_N_POR, off);
+    e->list = nl_done(p, &alts, &e->n);
+  }
+  if (e && at_kw(p, "as")) {
+    advance(p);
+    if (p->tok.kind != SR_T_NAME) return fail(p, "a name after 'as'");
+    SrNode *a = node(p, SR_N_PAS, off);
+    a->a = e;
+    a->name = p->tok.text;
+    advance(p);
+    e = a;
+  }
+  return e;
+}
+
+/* match_stmt: 'match' subject ':' NEWLINE INDENT case_block+ DEDENT */
+static SrNode *match_stmt(LP *p) {
+  SrNode *n = node(p, SR_N_MATCH, p->tok.off);
+  advance(p);
+  n->a = testlist_star(p, 1);
+  if (!n->a || expect_op(p, ":") < 0) return NULL;
+  if (p->tok.kind != SR_T_NEWLINE) return fail(p, "a new line after 'match ...:'");
+  advance(p);
+  if (p->tok.kind != SR_T_INDENT) return fail(p, "an indented block of cases");
+  advance(p);
+  NL cases = {0};
+  while (at_kw(p, "case")) {
+    SrNode *c = node(p, SR_N_CASE, p->tok.off);
+    advance(p);
+    /* case a, b: an open sequence pattern */
+    size_t off = p->tok.off;
+    int comma;
+    int np;
+    SrNode **ps = pattern_list(p, ":", &np, &comma);
+    if (!ps && (p->err || np)) {
+      free(cases.v);
+      return NULL;
+    }
+    if (np == 1 && !comma && ps[0]->kind != SR_N_PSTAR) {
+      c->a = ps[0];
+    } else {
+      c->a = node(p, SR_N_PSEQ, off);
+      c->a->list = ps;
+      c->a->n = np;
+    }
+    if (at_kw(p, "if")) {
+      advance(p);
+      c->b = test(p);
+      if (!c->b) {
+        free(cases.v);
+        return NULL;
+      }
+    }
+    if (colon_block(p, &c->list, &c->n) < 0) {
+      free(cases.v);
+      return NULL;
+    }
+    nl_push(&cases, c);
+  }
+  if (!cases.n) return fail(p, "'case'");
+  n->list = nl_done(p, &cases, &n->n);
+  if (p->tok.kind == SR_T_DEDENT) advance(p);
+  else if (p->tok.kind != SR_T_END) return fail(p, "the end of the match block");
+  return n;
+}
+
 /* stmt: compound_stmt | decorated | simple_stmts */
 static SrNode *stmt(LP *p) {
   if (p->err) return NULL;
@@ -1636,6 +1896,7 @@ static SrNode *stmt(LP *p) {
     if (w == kw("if") || w == kw("while") || w == kw("for") || w == kw("try") || w == kw("with") ||
         w == kw("def") || w == kw("class"))
       return compound(p);
+    if (w == kw("match") && line_ends_with_colon(p)) return match_stmt(p);
   }
   if (p->tok.kind == SR_T_INDENT) {
     p->err = 1;

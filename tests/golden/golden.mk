@@ -293,3 +293,4 @@ include $(top_srcdir)/tests/golden/api29.mk
 include $(top_srcdir)/tests/golden/pjit30.mk
 include $(top_srcdir)/tests/golden/rnd30.mk
 include $(top_srcdir)/tests/golden/dt30.mk
+include $(top_srcdir)/tests/golden/tree30.mk
