@@ -22,6 +22,8 @@ typedef struct SrJaxState {
                                   over (an MPI job's ranks), 1 without MPI:
                                   num_devices is a multiple of it */
   int enable_x64;
+  int threefry_original;       /* jax_threefry_partitionable=False: the
+                                  counters of JAX < 0.5 (exec/prng.h) */
   int explicit_x64;            /* jax_explicit_x64_dtypes: 0 warn (the
                                   default), 1 error, 2 allow */
   int host_numpy;      /* inside numpy's functions on host arrays

@@ -206,8 +206,12 @@ static SrVal *bi_config_update(SrInterp *I, SrArgs *a) {
     sr_pprint_use_color = sr_val_truthy(p[1]);
     return sr_none();
   }
+  if (strcmp(name, "jax_threefry_partitionable") == 0) {
+    I->jax->threefry_original = !sr_val_truthy(p[1]);
+    return sr_none();
+  }
   /* options that change nothing here are accepted */
-  static const char *const accepted[] = {"jax_platforms", "jax_platform_name", "jax_threefry_partitionable", NULL};
+  static const char *const accepted[] = {"jax_platforms", "jax_platform_name", NULL};
   for (int i = 0; accepted[i]; i++)
     if (strcmp(name, accepted[i]) == 0) return sr_none();
   return sr_raise(I, "AttributeError", "Unrecognized config option: %s", name);

@@ -37,7 +37,8 @@ enum {
 
 typedef struct NpFn {
   const char *name;  /* numpy.NAME (space-separated aliases after it) */
-  const char *jnp;   /* jax.numpy's function; NULL: the same name */
+  const char *jnp;   /* jax.numpy's function; NULL: the same name.  A
+                        scipy.NAME is scipy's, run as jax.scipy.NAME */
   int narr;          /* leading positional arguments that are arrays; -1 all */
   unsigned flags;
 } NpFn;
@@ -206,7 +207,7 @@ static SrVal *wrap_result(SrInterp *I, SrVal *r, unsigned flags) {
 static SrVal *np_lift(SrInterp *I, SrArgs *a) {
   const NpFn *f = sr_current_builtin(I)->data;
   char q[96];
-  snprintf(q, sizeof q, "jax.numpy.%s", f->jnp);
+  snprintf(q, sizeof q, strncmp(f->jnp, "scipy.", 6) == 0 ? "jax.%s" : "jax.numpy.%s", f->jnp);
   SrVal *fn = sr_lookup_qualname(q);
   if (!fn) return sr_raise(I, "AttributeError", "module 'numpy' has no attribute '%s'", f->name);
   if ((f->flags & NP_META) && a->n >= 1 && sr_array_of(a->v[0])) return sr_call(I, fn, a);
@@ -322,6 +323,8 @@ static const NpFn lifted[] = {
   {"fft.rfftn", NULL, 1, F}, {"fft.irfftn", NULL, 1, F}, {"fft.hfft", NULL, 1, F}, {"fft.ihfft", NULL, 1, F},
   {"fft.fftfreq", NULL, 0, 0}, {"fft.rfftfreq", NULL, 0, 0}, {"fft.fftshift", NULL, 1, 0},
   {"fft.ifftshift", NULL, 1, 0},
+  /* scipy.special's ufuncs, in the argument's float dtype */
+  {"scipy.special.expit", NULL, 1, S | F}, {"scipy.special.logit", NULL, 1, S | F},
   /* checking results */
   {"isclose", NULL, 2, S | P}, {"allclose", NULL, 2, P | NP_PYBOOL},
   {NULL, NULL, 0, 0},
@@ -943,7 +946,8 @@ void sr_np_host_funcs_init(void) {
     f->name = sr_intern_cstr(first);
     f->jnp = lifted[i].jnp ? lifted[i].jnp : f->name;
     char q[96];
-    snprintf(q, sizeof q, "jax.numpy.%s", f->jnp);
+    int scipy = strncmp(f->jnp, "scipy.", 6) == 0;
+    snprintf(q, sizeof q, scipy ? "jax.%s" : "jax.numpy.%s", f->jnp);
     SrVal *jfn = sr_lookup_qualname(q);
     if (!jfn) {
       free(f);
@@ -951,7 +955,7 @@ void sr_np_host_funcs_init(void) {
     }
     const char *jdoc = sr_builtin_doc(jfn);
     for (char *nm = first; nm; nm = strtok_r(NULL, " ", &save)) {
-      snprintf(q, sizeof q, "numpy.%s", nm);
+      snprintf(q, sizeof q, scipy ? "%s" : "numpy.%s", nm);
       SrVal *fn = sr_builtin_with(sr_intern_cstr(q), np_lift, f, NULL);
       ((SrBuiltin *)fn->obj.data)->doc = jdoc;
       sr_register(q, fn);

@@ -591,7 +591,9 @@ done:
 
 /* ---- jax.random on concrete keys ---- */
 
-static unsigned prng_flags(SrInterp *I) { return I->jax->enable_x64 ? SR_PRNG_X64 : 0; }
+static unsigned prng_flags(SrInterp *I) {
+  return (I->jax->enable_x64 ? SR_PRNG_X64 : 0) | (I->jax->threefry_original ? SR_PRNG_ORIGINAL : 0);
+}
 
 /* The key words of a key array (typed key<fry>[...] or legacy uint32[..., 2]). */
 static uint32_t *key_words(SrInterp *I, SrVal *k, int *legacy, const SrType **kt, int64_t *nkeys) {

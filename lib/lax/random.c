@@ -84,7 +84,8 @@ static void like(SrTypeBuilder *b, const SrType *x, SrDtype dt) {
  * move no bytes. */
 
 static unsigned prng_flags(const SrEvalCtx *cx) {
-  return cx->I && cx->I->jax && cx->I->jax->enable_x64 ? SR_PRNG_X64 : 0;
+  if (!cx->I || !cx->I->jax) return 0;
+  return (cx->I->jax->enable_x64 ? SR_PRNG_X64 : 0) | (cx->I->jax->threefry_original ? SR_PRNG_ORIGINAL : 0);
 }
 
 /* a on mesh m laid out as want (a rank-0 meshless operand stays so). */
