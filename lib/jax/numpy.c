@@ -2302,7 +2302,14 @@ static SrVal *where_body(SrInterp *I, SrArgs *a) {
     }
   }
   if (!ok) {
-    sr_raise(I, "ValueError", "Incompatible shapes for broadcasting");
+    /* lax.broadcast_shapes' ValueError, the shapes of its arguments */
+    SrBuf m = SR_BUF_INIT;
+    for (int i = first; i < 3; i++) {
+      if (i > first) sr_buf_puts(&m, ", ");
+      sr_shape_str(&m, vtype(I, all[i]));
+    }
+    sr_raise(I, "ValueError", "Incompatible shapes for broadcasting: shapes=[%s]", sr_buf_str(&m));
+    sr_buf_free(&m);
   } else {
     SrVal *b[3] = {sr_ref(c), NULL, NULL};
     SrVal *sh = broadcast_shardings(I, 3 - first, all + first, nd);
