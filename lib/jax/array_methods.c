@@ -549,8 +549,23 @@ static int array_hash(SrInterp *I, SrVal *x, int64_t *out) {
   return 0;
 }
 
+/* ArrayImpl.__setitem__ and a tracer's (_unimplemented_setitem in
+   numpy/array_methods.py); a ShapeDtypeStruct has none */
+static int array_setitem(SrInterp *I, SrVal *x, SrVal *key, SrVal *v) {
+  SrArrayObj *a = x->obj.data;
+  (void)key, (void)v;
+  if (a->kind == SR_AV_ABSTRACT)
+    sr_raise(I, "TypeError", "'%s' object does not support item assignment", sr_val_kind_name(x));
+  else
+    sr_raise(I, "TypeError", "JAX arrays are immutable and do not support in-place item assignment."
+             " Instead of x[idx] = y, use x = x.at[idx].set(y) or another .at[] method:"
+             " https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html");
+  return -1;
+}
+
 static const SrLangOps array_ops = {
   .hash = array_hash,
+  .setitem = array_setitem,
   .getattr = array_getattr,
   .getitem = array_getitem,
   .iter = array_iter,

@@ -488,7 +488,9 @@ static SrVal *fixed_call(SrInterp *I, SrArgs *a) {
 }
 
 static int has_nonarray_leaf(SrInterp *I, SrVal *v) {
-  SrVal *l = sr_pytree_flatten(I, v);
+  /* any leaf: a function or another non-JAX value too (argnums_partial
+     closes over it) */
+  SrVal *l = sr_pytree_flatten_any(I, v);
   if (!l) {
     sr_exc_clear(I);
     return 0;

@@ -15,6 +15,7 @@
 #include "jax/jax.h"
 #include "jax/tree_util.h"
 #include "py/ast.h"
+#include "py/introspect.h"
 #include "py/objects.h"
 #include "text/print_val.h"
 #include "util/intern.h"
@@ -316,18 +317,22 @@ static int check_dynamic_args(SrInterp *I, SrVal *fn, SrArgs *a, const uint8_t *
     }
     SrVal *leaf = NULL;
     if (sr_pytree_bad_leaf(I, v, &path, &leaf)) {
-      SrBuf f = SR_BUF_INIT;
+      SrBuf f = SR_BUF_INIT, ty = SR_BUF_INIT;
       sr_to_str(I, &f, fn);
+      /* type(leaf): a class of the script is __main__'s; a dtype leaf is
+         jnp.int32 and its kin, scalar types */
+      SrVal *t = leaf->kind == SR_V_DTYPE ? NULL : sr_type_of(I, leaf);
+      if (t) sr_to_repr(I, &ty, t);
+      else sr_buf_puts(&ty, "<class 'jax._src.numpy.scalar_types._ScalarMeta'>");
+      sr_unref(t);
       sr_raise(I, "TypeError",
-               "Error interpreting argument to %s as an abstract array. The problematic value is of type <class '%s'> "
+               "Error interpreting argument to %s as an abstract array. The problematic value is of type %s "
                "and was passed to the function at path %s.\nThis typically means that a jit-wrapped function was "
                "called with a non-array argument, and this argument was not marked as static using the "
                "static_argnums or static_argnames parameters of jax.jit.",
-               sr_buf_str(&f),
-               /* a dtype leaf is jnp.int32 and its kin, scalar types */
-               leaf->kind == SR_V_DTYPE ? "jax._src.numpy.scalar_types._ScalarMeta" : sr_val_kind_name(leaf),
-               sr_buf_str(&path));
+               sr_buf_str(&f), sr_buf_str(&ty), sr_buf_str(&path));
       sr_buf_free(&f);
+      sr_buf_free(&ty);
       sr_buf_free(&path);
       return -1;
     }

@@ -1190,12 +1190,16 @@ static SrVal *tri_vec(SrNnScope *s, SrVal *a, SrVal *b, int lower, int trans, in
 }
 
 /* two promoted operands, ranks kept */
+/* promote_dtypes_inexact(a, b): the dtypes only, shapes as they are */
 static int inexact2(SrNnScope *s, SrVal **a, SrVal **b, const char *fname) {
-  SrVal *ab[2] = {*a, *b};
-  if (sr_nn_promote_inexact(s, 2, ab, fname) < 0) return -1;
-  SrDtype dt = ty(s->I, ab[0])->dtype;
+  (void)fname;
   *a = KEEP(sr_jnp_asarray(s->I, *a, -1));
   *b = *a ? KEEP(sr_jnp_asarray(s->I, *b, -1)) : NULL;
+  if (!*b) return -1;
+  SrVal *ab[2] = {*a, *b};
+  int weak;
+  SrDtype dt = sr_jnp_result_dtype(s->I, 2, ab, &weak);
+  if (sr_dtype_is_int(dt) || dt == SR_BOOL) dt = s->I->jax->enable_x64 ? SR_F64 : SR_F32;
   *a = *b ? KEEP(sr_lax_convert(s->I, *a, dt, 0, NULL)) : NULL;
   *b = *a ? KEEP(sr_lax_convert(s->I, *b, dt, 0, NULL)) : NULL;
   return *b ? 0 : -1;

@@ -581,6 +581,32 @@ static SrVal *nd_binop(SrInterp *I, int op, SrVal *a, SrVal *b) {
   return call_np(I, name, 2, args);
 }
 
+static int nd_setitem(SrInterp *I, SrVal *x, SrVal *key, SrVal *v);
+
+/* the order of numpy's same_kind casting: bool, int, float, complex */
+static int dtype_rank(SrDtype d) {
+  return sr_dtype_is_complex(d) ? 3 : sr_dtype_is_float(d) ? 2 : sr_dtype_is_int(d) ? 1 : 0;
+}
+
+/* x op= y writes into x (ufunc out=x): where the result has x's shape and
+   casts to its dtype by same_kind; otherwise x op y is rebound */
+static SrVal *nd_inplace(SrInterp *I, int op, SrVal *x, SrVal *y) {
+  Nd *n = x->obj.data;
+  if (n->scalar || sr_array_of(y)) return NULL;
+  SrVal *r = nd_binop(I, op, x, y);
+  if (!r) return NULL;
+  if (!sr_is_ndarray(r)) return r;
+  const SrType *t = n->a->type, *u = nd_of(r)->a->type;
+  int same = t->ndim == u->ndim && dtype_rank(u->dtype) <= dtype_rank(t->dtype);
+  for (int i = 0; same && i < t->ndim; i++) same = t->dims[i].size == u->dims[i].size;
+  if (!same) return r;
+  SrVal *all = sr_word(NULL, "Ellipsis", 8);
+  int rc = nd_setitem(I, x, all, r);
+  sr_unref(all);
+  sr_unref(r);
+  return rc < 0 ? NULL : sr_ref(x);
+}
+
 static SrVal *nd_unop(SrInterp *I, int op, SrVal *x) {
   if (op == SR_OP_ITEM) return call_np(I, "ndarray.item", 1, &x);
   const char *fn = op == SR_OP_NEG ? "negative" : op == SR_OP_POS ? "positive" : op == SR_OP_INVERT ? "invert"
@@ -636,8 +662,28 @@ static SrVal *key_to_jax(SrInterp *I, SrVal *key) {
   return r;
 }
 
+/* numpy's IndexError for an integer index past its axis (JAX clamps):
+   checked where the key is integers and slices, one axis each */
+static int nd_check_bounds(SrInterp *I, const SrType *t, SrVal *key) {
+  int n = key->kind == SR_V_TUPLE ? key->seq.n : 1;
+  SrVal **ks = key->kind == SR_V_TUPLE ? key->seq.items : &key;
+  for (int i = 0; i < n; i++)
+    if (ks[i]->kind != SR_V_INT && !sr_is_obj(ks[i], &sr_slice_class)) return 0;
+  for (int i = 0; i < n && i < t->ndim; i++) {
+    if (ks[i]->kind != SR_V_INT) continue;
+    int64_t k = ks[i]->i, d = t->dims[i].size;
+    if (k >= d || k < -d) {
+      sr_raise(I, "IndexError", "index %lld is out of bounds for axis %d with size %lld", (long long)k, i,
+               (long long)d);
+      return -1;
+    }
+  }
+  return 0;
+}
+
 static SrVal *nd_getitem(SrInterp *I, SrVal *x, SrVal *key) {
   if (nd_of(x)->scalar) return sr_raise(I, "IndexError", "invalid index to scalar variable.");
+  if (nd_check_bounds(I, nd_of(x)->a->type, key) < 0) return NULL;
   SrVal *fn = sr_lookup_qualname("jax.numpy._getitem");
   SrVal *args[2] = {sr_ndarray_to_jax(I, x, 1), key_to_jax(I, key)};
   SrVal *r = NULL;
@@ -754,6 +800,7 @@ static const SrLangOps nd_ops = {
   .setitem = nd_setitem,
   .iter = nd_iter,
   .binop = nd_binop,
+  .inplace = nd_inplace,
   .unop = nd_unop,
   .len = nd_len,
   .truthy = nd_truthy,

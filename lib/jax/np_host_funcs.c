@@ -387,6 +387,79 @@ fail:
   return -1;
 }
 
+/* numpy.NAME(args), a new reference */
+static SrVal *npcall(SrInterp *I, const char *name, int n, SrVal **args) {
+  char q[64];
+  snprintf(q, sizeof q, "numpy.%s", name);
+  SrVal *fn = sr_lookup_qualname(q);
+  if (!fn) return sr_raise(I, "AttributeError", "module 'numpy' has no attribute '%s'", name);
+  SrArgs ca = {n, args, 0, NULL, NULL, NULL};
+  return sr_call(I, fn, &ca);
+}
+
+/* numpy.NAME(x) of a float32 x through float64, rounded once: a correctly
+   rounded expf or logf (libm's), which scipy's float loops call */
+static SrVal *via_double(SrInterp *I, const char *name, SrVal *x) {
+  SrVal *cv[2] = {x, sr_dtype_val(NULL, SR_F64)};
+  SrVal *d = npcall(I, "astype", 2, cv);
+  sr_unref(cv[1]);
+  SrVal *y = d ? npcall(I, name, 1, &d) : NULL;
+  sr_unref(d);
+  if (!y) return NULL;
+  SrVal *bv[2] = {y, sr_dtype_val(NULL, SR_F32)};
+  SrVal *r = npcall(I, "astype", 2, bv);
+  sr_unref(bv[1]);
+  sr_unref(y);
+  return r;
+}
+
+/* scipy.special.expit(x) and logit(x): scipy's loops (_logit.h: 1 / (1 +
+   exp(-x)); log(x / (1 - x))) in float or double, as numpy's operations on
+   host arrays.  float16, bool and the 8- and 16-bit integers take the
+   float loop, other integers the double one. */
+static SrVal *sp_expit_logit(SrInterp *I, SrArgs *a, int logit) {
+  if (a->n != 1 || a->nkw) return sr_raise(I, "TypeError", "%s() takes exactly one argument", logit ? "logit" : "expit");
+  SrVal *x = a->v[0];
+  if (sr_array_of(x)) return sr_raise(I, "TypeError", "scipy.special on a jax.Array: use jax.scipy.special");
+  SrArray *xa = sr_ndarray_array(x);
+  SrDtype xd = xa ? xa->type->dtype : SR_F64;
+  int f32 = xd == SR_F32 || xd == SR_F16 || xd == SR_BOOL || (sr_dtype_is_int(xd) && sr_elem_size(xd) <= 2);
+  SrVal *xs = NULL;
+  if (f32) {
+    SrVal *cv[2] = {x, sr_dtype_val(NULL, SR_F32)};
+    xs = npcall(I, "astype", 2, cv);
+    sr_unref(cv[1]);
+    if (!xs) return NULL;
+    x = xs;
+  }
+  SrVal *one = sr_int(NULL, 1), *r = NULL;
+  if (!logit) {
+    SrVal *n = npcall(I, "negative", 1, &x);
+    SrVal *e = n ? (f32 ? via_double(I, "exp", n) : npcall(I, "exp", 1, &n)) : NULL;
+    SrVal *d[2] = {one, e};
+    SrVal *den = e ? npcall(I, "add", 2, d) : NULL;
+    SrVal *q[2] = {one, den};
+    r = den ? npcall(I, "true_divide", 2, q) : NULL;
+    sr_unref(n);
+    sr_unref(e);
+    sr_unref(den);
+  } else {
+    SrVal *d[2] = {one, x};
+    SrVal *om = npcall(I, "subtract", 2, d);
+    SrVal *q[2] = {x, om};
+    SrVal *ratio = om ? npcall(I, "true_divide", 2, q) : NULL;
+    r = ratio ? (f32 ? via_double(I, "log", ratio) : npcall(I, "log", 1, &ratio)) : NULL;
+    sr_unref(om);
+    sr_unref(ratio);
+  }
+  sr_unref(one);
+  sr_unref(xs);
+  return r;
+}
+
+static SrVal *sp_expit(SrInterp *I, SrArgs *a) { return sp_expit_logit(I, a, 0); }
+static SrVal *sp_logit(SrInterp *I, SrArgs *a) { return sp_expit_logit(I, a, 1); }
+
 /* np.polymul(a1, a2): convolve(poly1d(a1), poly1d(a2)) */
 static SrVal *np_polymul(SrInterp *I, SrArgs *a) {
   SrNpEval e;
@@ -972,6 +1045,8 @@ void sr_np_host_funcs_init(void) {
   sr_def("numpy.array", np_array, "np.array(object, dtype=None, *, copy=True, ndmin=0): a host array (numpy.ndarray)");
   sr_def("numpy.asarray", np_asarray, "np.asarray(a, dtype=None): a host array; a jax.Array's values copied to the host");
   sr_def("numpy.ndarray.astype numpy.astype", m_astype, "x.astype(dtype): a copy converted to dtype");
+  sr_def("scipy.special.expit", sp_expit, "scipy.special.expit(x): 1 / (1 + exp(-x)) of a host array, in its float dtype");
+  sr_def("scipy.special.logit", sp_logit, "scipy.special.logit(x): log(x / (1 - x)) of a host array, in its float dtype");
   sr_def("numpy.polymul", np_polymul, "np.polymul(a1, a2): the product of two polynomials (leading zeros trimmed)");
   sr_def("numpy.polydiv", np_polydiv, "np.polydiv(u, v): the quotient and remainder of polynomial division");
   sr_def("numpy.promote_types", np_promote_types, "np.promote_types(type1, type2): the dtype numpy promotes two dtypes to");

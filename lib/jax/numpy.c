@@ -544,7 +544,15 @@ static SrVal *to_rank(SrInterp *I, SrVal *x, int nd, const int64_t *shape) {
   return sr_lax_broadcast_in_dim(I, x, bshape, nd, dims, t->ndim, NULL);
 }
 
+/* promote_args; with shapes set, as a ufunc's: lax.broadcast_shapes'
+   ValueError where ranks are promoted (util.promote_shapes) */
+static int promote_args(SrInterp *I, int n, SrVal **args, const char *fname, int shapes);
+
 int sr_jnp_promote(SrInterp *I, int n, SrVal **args, const char *fname) {
+  return promote_args(I, n, args, fname, 0);
+}
+
+static int promote_args(SrInterp *I, int n, SrVal **args, const char *fname, int shapes) {
   for (int i = 0; i < n; i++) {
     SrVal *a = sr_jnp_asarray(I, args[i], -1);
     if (!a) {
@@ -599,14 +607,17 @@ int sr_jnp_promote(SrInterp *I, int n, SrVal **args, const char *fname) {
   }
   /* util.promote_shapes: ranks that differ among the non-scalars follow
      jax_numpy_rank_promotion (_rank_promotion_warning_or_error) */
-  if (I->jax->rank_promotion && n >= 2) {
-    int r0 = -1, differ = 0;
+  int differ = 0;
+  if (n >= 2) {
+    int r0 = -1;
     for (int i = 0; i < n; i++) {
       const SrType *t = sr_value_type(I, args[i]);
       if (!t || t->ndim == 0) continue;
       if (r0 >= 0 && t->ndim != r0) differ = 1;
       r0 = t->ndim;
     }
+  }
+  if (I->jax->rank_promotion && n >= 2) {
     if (differ) {
       SrBuf b = SR_BUF_INIT;
       for (int i = 0; i < n; i++) {
@@ -634,6 +645,29 @@ int sr_jnp_promote(SrInterp *I, int n, SrVal **args, const char *fname) {
       sr_buf_free(&b);
     }
   }
+  /* promote_shapes' lax.broadcast_shapes where ranks are promoted: its
+     ValueError for trailing dimensions that differ, neither 1 */
+  for (int i = 0; shapes && differ && i < n; i++)
+    for (int j = i + 1; j < n; j++) {
+      const SrType *u = sr_value_type(I, args[i]), *w = sr_value_type(I, args[j]);
+      int bad = 0;
+      for (int k = 1; u && w && k <= u->ndim && k <= w->ndim; k++) {
+        int64_t x = u->dims[u->ndim - k].size, y = w->dims[w->ndim - k].size;
+        bad |= x != y && x != 1 && y != 1;
+      }
+      if (!bad) continue;
+      SrBuf b = SR_BUF_INIT;
+      for (int q = 0; q < n; q++) {
+        const SrType *t = sr_value_type(I, args[q]);
+        if (q) sr_buf_puts(&b, ", ");
+        if (t) sr_shape_str(&b, t);
+        else sr_buf_puts(&b, "()");
+      }
+      sr_raise(I, "ValueError", "Incompatible shapes for broadcasting: shapes=[%s]", sr_buf_str(&b));
+      sr_buf_free(&b);
+      for (int k = 0; k < n; k++) sr_unref(args[k]);
+      return -1;
+    }
   /* promote_args: every dtype first (promote_dtypes), then the ranks
      (promote_shapes) */
   for (int pass = 0; pass < 2; pass++)
@@ -834,7 +868,7 @@ SrVal *sr_jnp_asarray(SrInterp *I, SrVal *x, int dtype) {
 static SrVal *binary(SrInterp *I, SrArgs *a, int prim, const char *name) {
   if (a->n != 2) return sr_raise(I, "TypeError", "%s() takes 2 positional arguments but %d were given", name, a->n);
   SrVal *args[2] = {a->v[0], a->v[1]};
-  if (sr_jnp_promote(I, 2, args, name) < 0) return NULL;
+  if (promote_args(I, 2, args, name, 1) < 0) return NULL;
   /* ufuncs.py: add and multiply of bools are bitwise_or and bitwise_and */
   const SrType *pt = sr_value_type(I, args[0]);
   if (pt && pt->dtype == SR_BOOL && (prim == SR_P_add || prim == SR_P_mul)) prim = prim == SR_P_add ? SR_P_or : SR_P_and;
@@ -867,7 +901,7 @@ static SrDtype to_inexact(SrInterp *I, SrDtype d);
 static SrVal *jnp_true_divide(SrInterp *I, SrArgs *a) {
   if (a->n != 2) return sr_raise(I, "TypeError", "true_divide() takes 2 positional arguments");
   SrVal *args[2] = {a->v[0], a->v[1]};
-  if (sr_jnp_promote(I, 2, args, "true_divide") < 0) return NULL;
+  if (promote_args(I, 2, args, "true_divide", 1) < 0) return NULL;
   /* promote_args_inexact: the promoted dtype made inexact, weak if the
      promotion is */
   const SrType *t = sr_value_type(I, args[0]);
@@ -1618,6 +1652,17 @@ done:
   return r;
 }
 
+/* _reduction's ensure_arraylike(name, a): a list or a tuple (a container,
+   not np.isscalar) is refused */
+static int red_arraylike(SrInterp *I, const char *name, SrVal *x) {
+  if (x->kind != SR_V_LIST && x->kind != SR_V_TUPLE && x->kind != SR_V_NONE && x->kind != SR_V_DICT &&
+      x->kind != SR_V_SET)
+    return 0;
+  sr_raise(I, "TypeError", "%s requires ndarray or scalar arguments, got <class '%s'> at position 0.", name,
+           sr_val_kind_name(x));
+  return -1;
+}
+
 static SrVal *red_api(SrInterp *I, SrArgs *a, RedKind k, const char *name) {
   SrVal *p[10];
   int dt;
@@ -1626,6 +1671,7 @@ static SrVal *red_api(SrInterp *I, SrArgs *a, RedKind k, const char *name) {
     return NULL;
   if (p[3] && p[3]->kind != SR_V_NONE)
     return sr_raise(I, "NotImplementedError", "The 'out' argument to jnp.%s is not supported.", name);
+  if (red_arraylike(I, name, p[0]) < 0) return NULL;
   if (sr_dtype_arg(I, p[2], &dt, name) < 0) return NULL;
   int promote = (k == RED_SUM || k == RED_PROD) && (!p[7] || sr_val_truthy(p[7]));
   return reduction_iw(I, p[0], k, name, p[1], dt, p[4] && sr_val_truthy(p[4]), promote, p[8], p[5], p[6]);
@@ -1644,6 +1690,7 @@ static SrVal *jnp_mean(SrInterp *I, SrArgs *a) {
   int dt;
   if (sr_args_parse(I, a, "mean", "a, axis=, dtype=, out=, keepdims=, *, where=, out_sharding=", p) < 0) return NULL;
   SrVal *where = p[5] && p[5]->kind != SR_V_NONE ? p[5] : NULL;
+  if (red_arraylike(I, "mean", p[0]) < 0) return NULL;
   if (sr_dtype_arg(I, p[2], &dt, "mean") < 0) return NULL;
   SrVal *x = arr(I, p[0]);
   if (!x) return NULL;
@@ -2605,7 +2652,14 @@ static SrVal *where_body(SrInterp *I, SrArgs *a) {
     }
   }
   if (!ok) {
-    sr_raise(I, "ValueError", "Incompatible shapes for broadcasting");
+    /* lax.broadcast_shapes' ValueError, the shapes of its arguments */
+    SrBuf m = SR_BUF_INIT;
+    for (int i = first; i < 3; i++) {
+      if (i > first) sr_buf_puts(&m, ", ");
+      sr_shape_str(&m, vtype(I, all[i]));
+    }
+    sr_raise(I, "ValueError", "Incompatible shapes for broadcasting: shapes=[%s]", sr_buf_str(&m));
+    sr_buf_free(&m);
   } else {
     SrVal *b[3] = {sr_ref(c), NULL, NULL};
     SrVal *sh = broadcast_shardings(I, 3 - first, all + first, nd);

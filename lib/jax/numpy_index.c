@@ -184,7 +184,7 @@ static int expand_bool(SrInterp *I, SrVal *mask, const SrType *t, int axis, int 
   SrArrayObj *ao = sr_array_of(mask);
   if (!ao || ao->kind != SR_AV_CONCRETE) {
     SrBuf b = SR_BUF_INIT;
-    sr_aval_repr(&b, mt);
+    sr_aval_str(&b, mt); /* str(core.typeof(index)): bool[4] */
     sr_raise(I, "NonConcreteBooleanIndexError", "Array boolean indices must be concrete; got %s\n", sr_buf_str(&b));
     sr_buf_free(&b);
     return -1;

@@ -1242,7 +1242,17 @@ static SrVal *polyval_body(SrInterp *I, SrArgs *a) {
   for (int i = 0; i < nd; i++) {
     int ip = i - (nd - (pt->ndim - 1)), ix = i - (nd - xt->ndim);
     int64_t dp = ip >= 0 ? pt->dims[1 + ip].size : 1, dx = ix >= 0 ? xt->dims[ix].size : 1;
-    if (dp != dx && dp != 1 && dx != 1) return DONE(sr_raise(I, "ValueError", "Incompatible shapes for broadcasting"));
+    if (dp != dx && dp != 1 && dx != 1) {
+      /* lax.broadcast_shapes' message: shapes=[p.shape[1:], x.shape] */
+      SrBuf m = SR_BUF_INIT;
+      sr_buf_putc(&m, '(');
+      for (int k = 1; k < pt->ndim; k++) sr_buf_printf(&m, k > 1 ? ", %lld" : "%lld", (long long)pt->dims[k].size);
+      sr_buf_puts(&m, pt->ndim == 2 ? ",), " : "), ");
+      sr_shape_str(&m, xt);
+      sr_raise(I, "ValueError", "Incompatible shapes for broadcasting: shapes=[%s]", sr_buf_str(&m));
+      sr_buf_free(&m);
+      return DONE(NULL);
+    }
     shape[i] = dp == 1 ? dx : dp;
   }
   SrVal *y = KEEP(sr_lax_full(I, shape, nd, IN(0), (int)dt, NULL));

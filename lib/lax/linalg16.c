@@ -403,11 +403,16 @@ static int ev_lu_pivots(SrEvalCtx *cx, const SrEvalEqn *e) { return ev_l16(cx, e
 
 /* ==== JVP rules ==== */
 
-static SrVal *tsolve(SrAd *ad, SrVal *a, SrVal *b, int left, int lower, int trans, int unit) {
+static SrVal *tsolve_c(SrAd *ad, SrVal *a, SrVal *b, int left, int lower, int trans, int conj, int unit) {
   SrVal *in[2] = {a, b};
   if (!a || !b) return NULL;
   return sr_ad_bindv(ad, SR_P_triangular_solve, 2, in, "left_side", sr_bool(left), "lower", sr_bool(lower),
-                     "transpose_a", sr_bool(trans), "conjugate_a", sr_bool(0), "unit_diagonal", sr_bool(unit), NULL);
+                     "transpose_a", sr_bool(trans), "conjugate_a", sr_bool(conj), "unit_diagonal", sr_bool(unit),
+                     NULL);
+}
+
+static SrVal *tsolve(SrAd *ad, SrVal *a, SrVal *b, int left, int lower, int trans, int unit) {
+  return tsolve_c(ad, a, b, left, lower, trans, 0, unit);
 }
 
 /* symmetrize(x): (x + _H(x)) / 2 */
@@ -416,8 +421,8 @@ static SrVal *symmetrize(SrAd *ad, SrVal *x) {
   return s ? sr_ad_div(ad, s, sr_ad_scalar_like(ad, s, 2.0)) : NULL;
 }
 
-/* _cholesky_jvp_rule: L = _tril(cholesky(x)); tmp = L^-T sigma_dot from
-   the right; L_dot = L phi(L^-1 tmp), phi(X) = _tril(X) / (1 + eye) */
+/* _cholesky_jvp_rule: L = _tril(cholesky(x)); tmp = L^-H sigma_dot from
+   the right (transpose_a and conjugate_a); L_dot = L phi(L^-1 tmp), phi(X) = _tril(X) / (1 + eye) */
 static int jvp_cholesky(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, SrVal **ty) {
   SrVal *raw = sr_ad_bind(ad, SR_P_cholesky, 1, x, (int)e->nparams, e->params);
   SrVal *L = raw ? sr_linalg_tri_mask(ad, raw, SR_P_le) : NULL;
@@ -425,7 +430,7 @@ static int jvp_cholesky(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **
   y[0] = L;
   ty[0] = NULL;
   if (!t[0]) return 0;
-  SrVal *tmp = tsolve(ad, L, t[0], 0, 1, 1, 0);
+  SrVal *tmp = tsolve_c(ad, L, t[0], 0, 1, 1, 1, 0);
   SrVal *X = tsolve(ad, L, tmp, 1, 1, 0, 0);
   SrVal *lx = sr_linalg_tri_mask(ad, X, SR_P_le);
   SrVal *eye = lx ? sr_linalg_eye_like(ad, sr_ad_type(ad, lx)) : NULL;

@@ -1640,7 +1640,40 @@ static int ev_concatenate(SrEvalCtx *cx, const SrEvalEqn *e) {
   Out1 o = out1(cx, e);
   int64_t dim;
   if (sr_ev_param_int(cx, e, "dimension", &dim) < 0) return -1;
-  if (e->nin > 16) return sr_ev_err(cx, "NotImplementedError", "concatenate of more than 16 operands");
+  if (e->nin > 16) {
+    /* XLA joins any number: here groups of 16 (unsharded along dim), then
+       the groups */
+    uint32_t ng = (e->nin + 15) / 16;
+    SrArray **parts = sr_xcalloc(ng, sizeof *parts);
+    int rc = 0;
+    for (uint32_t g = 0; g < ng && rc == 0; g++) {
+      SrEvalEqn sub = *e;
+      sub.nin = e->nin - 16 * g < 16 ? e->nin - 16 * g : 16;
+      sub.in = e->in + 16 * g;
+      sub.donate = 0;
+      sub.lit = 0;
+      SrTypeBuilder b;
+      sr_type_builder(&b, e->out_type[0]);
+      b.dims[dim].size = 0;
+      b.dims[dim].nax = 0;
+      for (uint32_t k = 0; k < sub.nin; k++) b.dims[dim].size += sub.in[k]->type->dims[dim].size;
+      const SrType *t = sr_type_get(&b);
+      sub.out_type = &t;
+      sub.out = &parts[g];
+      rc = ev_concatenate(cx, &sub);
+    }
+    if (rc == 0) {
+      SrEvalEqn top = *e;
+      top.nin = ng;
+      top.in = parts;
+      top.donate = 0;
+      top.lit = 0;
+      rc = ev_concatenate(cx, &top);
+    }
+    for (uint32_t g = 0; g < ng; g++) sr_array_unref(parts[g]);
+    free(parts);
+    return rc;
+  }
   int id[SR_MAX_RANK];
   for (int i = 0; i < e->out_type[0]->ndim; i++) id[i] = i == dim ? -1 : i;
   CatArg c = {e->out_type[0]->ndim, (int)dim, (int)e->nin, esize(e->in[0])};

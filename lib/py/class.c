@@ -1512,6 +1512,17 @@ static SrVal *instance_binop(SrInterp *I, int op, SrVal *a, SrVal *b) {
   return NULL;
 }
 
+/* a op= b: a.__iadd__(b) and the like where a's class has it */
+static SrVal *instance_inplace(SrInterp *I, int op, SrVal *a, SrVal *b) {
+  const char *fwd = dunder(op, 0);
+  if (!fwd || op == SR_OP_EQ || op == SR_OP_NE || op == SR_OP_LT || op == SR_OP_LE || op == SR_OP_GT ||
+      op == SR_OP_GE || !instance(a))
+    return NULL;
+  char name[32];
+  snprintf(name, sizeof name, "__i%s", fwd + 2);
+  return try_dunder(I, a, name, b);
+}
+
 static SrVal *instance_unop(SrInterp *I, int op, SrVal *a) {
   const char *name = op == SR_OP_NEG ? "__neg__" : op == SR_OP_POS ? "__pos__" : op == SR_OP_INVERT ? "__invert__" : NULL;
   SrVal *base = instance(a) ? instance(a)->base : NULL;
@@ -1687,7 +1698,7 @@ static void instance_tree_head(SrVal *self, SrBuf *out) {
 static const SrLangOps instance_ops = {
   .call = instance_call, .getattr = instance_getattr, .setattr = instance_setattr,
   .getitem = instance_getitem, .setitem = instance_setitem, .iter = instance_iter,
-  .binop = instance_binop, .unop = instance_unop, .len = instance_len, .truthy = instance_truthy,
+  .binop = instance_binop, .unop = instance_unop, .inplace = instance_inplace, .len = instance_len, .truthy = instance_truthy,
   .tree_children = instance_tree_children, .tree_rebuild = instance_tree_rebuild,
   .tree_head = instance_tree_head,
 };

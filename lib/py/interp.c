@@ -1991,7 +1991,7 @@ static Status exec_stmt(SrInterp *I, Frame *f, SrNode *n, int top) {
     SrVal *cur = eval(I, f, n->a);
     if (!cur) return ST_ERROR;
     SrVal *rhs = eval(I, f, n->b);
-    SrVal *v = rhs ? sr_binop(I, n->op, cur, rhs) : NULL;
+    SrVal *v = rhs ? sr_inplace_binop(I, n->op, cur, rhs) : NULL;
     sr_unref(cur);
     sr_unref(rhs);
     if (!v) {

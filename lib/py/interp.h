@@ -85,6 +85,9 @@ typedef struct SrLangOps {
   /* hash(self) where it is by value (a ShapeDtypeStruct's): 0 with *out
      set, -1 with an exception, 1 to hash by identity.  NULL: identity. */
   int (*hash)(SrInterp *I, SrVal *self, int64_t *out);
+  /* a op= b in place (__iadd__ and the like): a itself, mutated, a new
+     reference.  NULL without an exception: a op b, rebound. */
+  SrVal *(*inplace)(SrInterp *I, int op, SrVal *a, SrVal *b);
 } SrLangOps;
 
 static inline const SrLangOps *sr_ops(const SrVal *v) {
@@ -275,6 +278,9 @@ int sr_truthy(SrInterp *I, SrVal *v);
 SrVal *sr_iterate(SrInterp *I, SrVal *v);
 /* a op b for SR_OP_* binary and comparison ops. */
 SrVal *sr_binop(SrInterp *I, int op, SrVal *a, SrVal *b);
+/* a op= b: in place where a's type does it (a list's += and *=, an
+   object's __iadd__), else a op b */
+SrVal *sr_inplace_binop(SrInterp *I, int op, SrVal *a, SrVal *b);
 SrVal *sr_unop(SrInterp *I, int op, SrVal *a);
 /* Writes text to I->py->out (nothing on a silent rank). */
 void sr_write(SrInterp *I, const char *s, size_t n);

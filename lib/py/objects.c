@@ -1817,6 +1817,35 @@ static int rich_equal(SrInterp *I, SrVal *a, SrVal *b, int depth) {
   return eq;
 }
 
+SrVal *sr_inplace_binop(SrInterp *I, int op, SrVal *a, SrVal *b) {
+  const SrLangOps *oa = sr_ops(a);
+  if (oa && oa->inplace) {
+    SrVal *r = oa->inplace(I, op, a, b);
+    if (r || I->exc) return r;
+  }
+  if (a->kind == SR_V_LIST && a->rc > 0 && op == SR_OP_ADD) {
+    /* list.__iadd__ is extend: any iterable */
+    SrVal *items = sr_iterate(I, b);
+    if (!items) return NULL;
+    for (int i = 0; i < items->seq.n; i++) sr_seq_push(NULL, a, sr_ref(items->seq.items[i]));
+    sr_unref(items);
+    return sr_ref(a);
+  }
+  if (a->kind == SR_V_LIST && a->rc > 0 && op == SR_OP_MUL && (b->kind == SR_V_INT || b->kind == SR_V_BOOL)) {
+    int n = a->seq.n;
+    int64_t k = b->i;
+    if (k <= 0) {
+      for (int i = 0; i < n; i++) sr_unref(a->seq.items[i]);
+      a->seq.n = 0;
+    } else {
+      for (int64_t j = 1; j < k; j++)
+        for (int i = 0; i < n; i++) sr_seq_push(NULL, a, sr_ref(a->seq.items[i]));
+    }
+    return sr_ref(a);
+  }
+  return sr_binop(I, op, a, b);
+}
+
 SrVal *sr_binop(SrInterp *I, int op, SrVal *a, SrVal *b) {
   /* objects first (arrays), then the reflected operand */
   const SrLangOps *oa = sr_ops(a), *ob = sr_ops(b);
