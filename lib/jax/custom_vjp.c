@@ -263,6 +263,8 @@ static SrVal *cv_call(SrInterp *I, SrVal *self, SrArgs *a) {
     SrVal *held, *dyn;
     if (sr_custom_nondiff_split(I, args, cv->nondiff, cv->nnondiff, &held, &dyn) < 0 ||
         check_for_tracers(I, held) < 0) {
+      sr_unref(held); /* NULL when the split failed */
+      sr_unref(dyn);
       sr_unref(args);
       sr_unref(fun);
       sr_unref(fwd);

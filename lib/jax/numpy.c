@@ -2554,7 +2554,7 @@ static SrVal *jnp_stack(SrInterp *I, SrArgs *a) {
     SrNnScope s_ = {I, {0}, 0}, *s = &s_;
     SrVal *e = sr_nn_call2(s, "jax.numpy.expand_dims", p[0], sr_nn_int(s, axis + 1));
     SrVal *ax = sr_nn_keep(s, sr_int(NULL, axis));
-    return sr_nn_done(s, e ? concatenate_array(I, e, ax, p[3]) : NULL);
+    return sr_nn_done(s, e ? sr_nn_keep(s, concatenate_array(I, e, ax, p[3])) : NULL);
   }
   if (!sr_is_seq(p[0])) return sr_raise(I, "TypeError", "stack: arrays must be a sequence of arrays");
   int n = p[0]->seq.n, dt;

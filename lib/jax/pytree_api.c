@@ -93,7 +93,7 @@ static int key_hash(SrInterp *I, SrVal *self, int64_t *out) {
   if (!fn) return 1;
   SrVal *h = sr_call1(I, fn, k->v);
   if (!h) return -1;
-  *out = h->i * 1000003 + k->kind + 1;
+  *out = (int64_t)((uint64_t)h->i * 1000003u + (uint64_t)k->kind + 1u); /* wraps, as a hash may */
   sr_unref(h);
   return 0;
 }
