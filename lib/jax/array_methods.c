@@ -535,7 +535,9 @@ static SrVal *array_getattr(SrInterp *I, SrVal *self, const char *name) {
 static int array_hash(SrInterp *I, SrVal *x, int64_t *out) {
   SrArrayObj *a = x->obj.data;
   if (a->kind != SR_AV_ABSTRACT) {
-    sr_raise(I, "TypeError", "unhashable type: '%s'", sr_val_kind_name(x));
+    /* a tracer's class is its trace's (Tracer.__hash__ = None) */
+    const char *cl = a->kind == SR_AV_TRACER ? strrchr(sr_tracers_class_name(x), '.') + 1 : sr_val_kind_name(x);
+    sr_raise(I, "TypeError", "unhashable type: '%s'", cl);
     return -1;
   }
   uint64_t h = (uint64_t)(uintptr_t)a->type >> 4;

@@ -541,6 +541,17 @@ static int axis_names(SrInterp *I, SrVal *v, const char **out, int max, const ch
     sr_raise(I, "ValueError", "%s: at most %d axes", what, max);
     return -1;
   }
+  for (int i = 0; i < v->seq.n; i++)
+    if (v->seq.items[i]->kind == SR_V_NONE) {
+      SrVal *t = sr_seq(NULL, SR_V_TUPLE, v->seq.n);
+      for (int k = 0; k < v->seq.n; k++) sr_seq_push(NULL, t, sr_ref(v->seq.items[k]));
+      SrBuf b = SR_BUF_INIT;
+      sr_val_repr(&b, t);
+      sr_raise(I, "ValueError", "Mesh axis names cannot be None. Got: %s", b.p);
+      sr_buf_free(&b);
+      sr_unref(t);
+      return -1;
+    }
   for (int i = 0; i < v->seq.n; i++) {
     const char *s = sr_as_str(I, v->seq.items[i], what);
     if (!s) return -1;
@@ -597,23 +608,45 @@ static int fill_mesh(SrInterp *I, SrMesh *m, SrVal *sizes, SrVal *names, SrVal *
   }
   m->n = ns;
   if (types && types->kind != SR_V_NONE) {
-    if (types->kind == SR_V_AXISTYPE) {
-      for (int i = 0; i < ns; i++) m->types[i] = (uint8_t)types->axistype;
-    } else if (sr_is_seq(types) && types->seq.n == ns) {
-      for (int i = 0; i < ns; i++)
-        if (axis_type_of(I, types->seq.items[i], &m->types[i]) < 0) return -1;
-    } else {
+    /* mesh._normalize_axis_types: one type is a tuple of it; every item
+       an AxisType, then as many as the names */
+    SrVal *tt = types->kind == SR_V_TUPLE ? sr_ref(types) : sr_tuple(NULL, 1, (SrVal *[]){sr_ref(types)});
+    const char *who = strcmp(fname, "AbstractMesh") == 0 ? "AbstractMesh" : "Mesh";
+    int bad = 0;
+    for (int i = 0; i < tt->seq.n; i++) bad |= tt->seq.items[i]->kind != SR_V_AXISTYPE;
+    if (bad) {
+      SrBuf b = SR_BUF_INIT;
+      sr_val_repr(&b, tt);
+      sr_buf_puts(&b, " of type (");
+      for (int i = 0; i < tt->seq.n; i++) {
+        SrVal *ty = tt->seq.items[i]->kind == SR_V_AXISTYPE ? NULL : sr_call1(I, sr_lookup_qualname("builtins.type"), tt->seq.items[i]);
+        if (tt->seq.items[i]->kind == SR_V_AXISTYPE) sr_buf_puts(&b, "<enum 'AxisType'>"); /* an Enum's class */
+        else if (ty) sr_to_repr(I, &b, ty);
+        else sr_exc_clear(I);
+        sr_unref(ty);
+        sr_buf_puts(&b, tt->seq.n == 1 ? "," : i + 1 < tt->seq.n ? ", " : "");
+      }
+      sr_buf_putc(&b, ')');
+      sr_raise(I, "TypeError", "axis_types passed to %s must be of type `jax.sharding.AxisType`. Got %s", who, b.p);
+      sr_buf_free(&b);
+      sr_unref(tt);
+      return -1;
+    }
+    if (tt->seq.n != ns) {
       SrVal *nt = names_tuple(nm, nn);
       SrBuf b = SR_BUF_INIT;
       sr_buf_puts(&b, "Number of axis names should match the number of axis_types. Got axis_names=");
       sr_val_repr(&b, nt);
       sr_buf_puts(&b, " and axis_types=");
-      sr_val_repr(&b, types);
+      sr_val_repr(&b, tt);
       sr_unref(nt);
       sr_raise(I, "ValueError", "%s", b.p);
       sr_buf_free(&b);
+      sr_unref(tt);
       return -1;
     }
+    for (int i = 0; i < ns; i++) m->types[i] = (uint8_t)tt->seq.items[i]->axistype;
+    sr_unref(tt);
   }
   return 0;
 }
@@ -1028,9 +1061,33 @@ SrVal *sr_ukind_val(int kind) {
   return v ? sr_ref(v) : sr_none();
 }
 
+static SrVal *spec_getattr(SrInterp *I, SrVal *self, const char *name);
+
+/* P.index(value) / P.count(value): the partitions tuple's, of the value
+   canonicalized as P canonicalizes an entry (P(value)'s one entry) */
+static SrVal *spec_seq_method(SrInterp *I, SrArgs *a, const char *which) {
+  if (a->n != 1) return sr_raise(I, "TypeError", "%s() takes exactly one argument (%d given)", which, a->n);
+  SrVal *ctor = sr_lookup_qualname("jax.sharding.PartitionSpec");
+  SrVal *one = ctor ? sr_call1(I, ctor, a->v[0]) : NULL;
+  if (!one) return NULL;
+  SrVal *op = spec_getattr(I, one, "partitions"), *parts = spec_getattr(I, a->self, "partitions");
+  SrVal *v = op && op->seq.n == 1 ? sr_ref(op->seq.items[0]) : sr_none();
+  SrVal *m = parts ? sr_getattr(I, parts, which) : NULL;
+  SrVal *r = m ? sr_call1(I, m, v) : NULL;
+  sr_unref(one);
+  sr_unref(op);
+  sr_unref(parts);
+  sr_unref(m);
+  sr_unref(v);
+  return r;
+}
+static SrVal *spec_index(SrInterp *I, SrArgs *a) { return spec_seq_method(I, a, "index"); }
+static SrVal *spec_count(SrInterp *I, SrArgs *a) { return spec_seq_method(I, a, "count"); }
+
 static SrVal *spec_getattr(SrInterp *I, SrVal *self, const char *name) {
   const SrSpec *s = self->spec;
-  (void)I;
+  if (strcmp(name, "index") == 0) return sr_bound_method(self, name, spec_index);
+  if (strcmp(name, "count") == 0) return sr_bound_method(self, name, spec_count);
   if (strcmp(name, "unreduced") == 0) return names_set(s->unreduced, s->nunreduced);
   if (strcmp(name, "reduced") == 0) return names_set(s->reduced, s->nreduced);
   if (strcmp(name, "unreduced_kind") == 0) return sr_ukind_val(s->nunreduced ? s->ukind : SR_UK_NONE);
@@ -1079,7 +1136,45 @@ static SrVal *bi_named_sharding(SrInterp *I, SrArgs *a) {
     return sr_raise(I, "TypeError", "NamedSharding's spec must be a PartitionSpec, got %s", sr_val_kind_name(p[1]));
   const SrMesh *m = p[0]->mesh;
   const SrSpec *s = p[1]->spec;
+  /* over an AbstractMesh, the memory kind is one of the valid ones
+     (checked before the spec) */
+  if (m->abstract && p[2] && p[2]->kind == SR_V_STR) {
+    const char *k = p[2]->str.s;
+    if (strcmp(k, "device") && strcmp(k, "pinned_host") && strcmp(k, "unpinned_host"))
+      return sr_raise(I, "ValueError", "Got invalid memory kind: %s. Valid memory kinds are: device, pinned_host, unpinned_host",
+                      k);
+  }
   if (sr_api_check_spec(I, s, NULL, -1) < 0 || sr_mesh_resource_check(I, m, s) < 0) return NULL;
+  /* _check_mesh_unreduced: unreduced and reduced name Explicit axes of
+     the mesh */
+  for (int r = 0; r < 2; r++) {
+    const char *const *names = r ? s->reduced : s->unreduced;
+    int n = r ? s->nreduced : s->nunreduced;
+    const char *what = r ? "Reduced" : "Unreduced", *lwhat = r ? "reduced" : "unreduced";
+    for (int k = 0; k < n; k++) {
+      int ax = sr_mesh_axis(m, names[k]);
+      if (ax >= 0 && m->types[ax] == SR_AXIS_EXPLICIT) continue;
+      SrBuf b = SR_BUF_INIT, c = SR_BUF_INIT;
+      if (ax < 0) {
+        SrVal *nt = names_tuple(m->names, m->n);
+        sr_val_repr(&b, nt);
+        sr_unref(nt);
+        sr_spec_repr(&c, s);
+        sr_raise(I, "ValueError", "%s axes %s is not found in mesh.axis_names=%s. Got pspec=%s", what, names[k], b.p, c.p);
+      } else {
+        SrVal *set = names_set(names, n);
+        sr_val_repr(&b, set);
+        sr_unref(set);
+        sr_val_str(&c, p[0]);
+        sr_raise(I, "ValueError",
+                 "%s axes can only refer to mesh axes that is of type `Explicit`. Got %s axes: %s and mesh: %s", what,
+                 lwhat, b.p, c.p);
+      }
+      sr_buf_free(&b);
+      sr_buf_free(&c);
+      return NULL;
+    }
+  }
   /* _check_mesh_resource_axis: P.UNCONSTRAINED needs an Auto axis */
   int any_auto = 0, unconstrained = 0;
   for (int i = 0; i < m->n; i++) any_auto |= m->types[i] == SR_AXIS_AUTO;

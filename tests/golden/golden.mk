@@ -291,3 +291,4 @@ include $(top_srcdir)/tests/golden/jit28.mk
 include $(top_srcdir)/tests/golden/api28.mk
 include $(top_srcdir)/tests/golden/api29.mk
 include $(top_srcdir)/tests/golden/pjit30.mk
+include $(top_srcdir)/tests/golden/arr30.mk
