@@ -1081,6 +1081,89 @@ static SrVal *spec_seq_method(SrInterp *I, SrArgs *a, const char *which) {
   sr_unref(v);
   return r;
 }
+/* P.__add__ / P.__radd__: P + P joins partitions and unreduced and
+   reduced sets (the same unreduced kind); P + tuple and tuple + P join
+   partitions, refused when the P has unreduced or reduced axes */
+static SrVal *spec_add_impl(SrInterp *I, SrVal *self, SrVal *other, int reflected) {
+  SrVal *ctor = sr_lookup_qualname("jax.sharding.PartitionSpec");
+  if (!ctor) return NULL;
+  const SrSpec *s = self->spec;
+  if (other->kind == SR_V_SPEC && !reflected) {
+    const SrSpec *o = other->spec;
+    if ((s->nunreduced ? s->ukind : 0) != (o->nunreduced ? o->ukind : 0)) {
+      SrBuf b = SR_BUF_INIT, c = SR_BUF_INIT;
+      sr_spec_repr(&b, s);
+      sr_spec_repr(&c, o);
+      sr_raise(I, "TypeError", "PartitionSpec can't be added if the unreduced_kind differs in self and other. Got self=%s and other=%s",
+               b.p, c.p);
+      sr_buf_free(&b);
+      sr_buf_free(&c);
+      return NULL;
+    }
+  } else if (other->kind == SR_V_TUPLE) {
+    for (int r = 0; r < 2; r++)
+      if (r ? s->nreduced : s->nunreduced) {
+        SrBuf b = SR_BUF_INIT, c = SR_BUF_INIT;
+        sr_val_str(&b, other);
+        sr_spec_repr(&c, s);
+        sr_raise(I, "TypeError", "other %s cannot be of instance `tuple` when self %s has %s in `%s` of PartitionSpec.", b.p,
+                 c.p, r ? "reduced" : "unreduced", reflected ? "__radd__" : "__add__");
+        sr_buf_free(&b);
+        sr_buf_free(&c);
+        return NULL;
+      }
+  } else {
+    return sr_raise(I, "NotImplementedError", "%s", "");
+  }
+  SrVal *sp = spec_getattr(I, self, "partitions");
+  SrVal *op = other->kind == SR_V_SPEC ? spec_getattr(I, other, "partitions") : sr_ref(other);
+  SrVal *first = reflected ? op : sp, *second = reflected ? sp : op;
+  int n = first->seq.n + second->seq.n;
+  SrVal **args = sr_xcalloc((size_t)n + 1, sizeof *args);
+  for (int i = 0; i < first->seq.n; i++) args[i] = first->seq.items[i];
+  for (int i = 0; i < second->seq.n; i++) args[first->seq.n + i] = second->seq.items[i];
+  const char *kw[3] = {"unreduced", "reduced", "unreduced_kind"};
+  SrVal *kwv[3];
+  int nkw = 0;
+  if (other->kind == SR_V_SPEC) {
+    const SrSpec *o = other->spec;
+    SrVal *u = sr_seq(NULL, SR_V_SET, s->nunreduced + o->nunreduced), *rd = sr_seq(NULL, SR_V_SET, s->nreduced + o->nreduced);
+    for (int i = 0; i < s->nunreduced; i++) sr_seq_push(NULL, u, sr_str_cstr(NULL, s->unreduced[i]));
+    for (int i = 0; i < o->nunreduced; i++) {
+      int dup = 0;
+      for (int k = 0; k < s->nunreduced; k++) dup |= s->unreduced[k] == o->unreduced[i];
+      if (!dup) sr_seq_push(NULL, u, sr_str_cstr(NULL, o->unreduced[i]));
+    }
+    for (int i = 0; i < s->nreduced; i++) sr_seq_push(NULL, rd, sr_str_cstr(NULL, s->reduced[i]));
+    for (int i = 0; i < o->nreduced; i++) {
+      int dup = 0;
+      for (int k = 0; k < s->nreduced; k++) dup |= s->reduced[k] == o->reduced[i];
+      if (!dup) sr_seq_push(NULL, rd, sr_str_cstr(NULL, o->reduced[i]));
+    }
+    kwv[0] = u;
+    kwv[1] = rd;
+    kwv[2] = sr_ukind_val(s->nunreduced ? s->ukind : SR_UK_NONE);
+    nkw = 3;
+  }
+  SrArgs ca = {n, args, nkw, kw, kwv, NULL};
+  SrVal *r = sr_call(I, ctor, &ca);
+  for (int i = 0; i < nkw; i++) sr_unref(kwv[i]);
+  free(args);
+  sr_unref(sp);
+  sr_unref(op);
+  return r;
+}
+
+static SrVal *spec_add(SrInterp *I, SrArgs *a) {
+  if (a->n != 2 || a->v[0]->kind != SR_V_SPEC) return NULL;
+  return spec_add_impl(I, a->v[0], a->v[1], 0);
+}
+
+static SrVal *spec_radd(SrInterp *I, SrArgs *a) {
+  if (a->n != 2 || a->v[0]->kind != SR_V_SPEC) return NULL;
+  return spec_add_impl(I, a->v[0], a->v[1], 1);
+}
+
 static SrVal *spec_index(SrInterp *I, SrArgs *a) { return spec_seq_method(I, a, "index"); }
 static SrVal *spec_count(SrInterp *I, SrArgs *a) { return spec_seq_method(I, a, "count"); }
 
@@ -1301,6 +1384,8 @@ void sr_sharding_init(void) {
   sr_def("jax.sharding.AbstractMesh", bi_abstract_mesh,
          "AbstractMesh(axis_sizes, axis_names, axis_types=None): a mesh with no devices");
   sr_def("jax.sharding.Mesh", bi_mesh, "Mesh(devices, axis_names, axis_types=None): a mesh over an array or (nested) list of devices");
+  sr_def("jax.sharding.PartitionSpec.__add__", spec_add, "P.__add__(self, other): P + P or P + tuple");
+  sr_def("jax.sharding.PartitionSpec.__radd__", spec_radd, "P.__radd__(self, other): tuple + P");
   sr_def("jax.sharding.PartitionSpec jax.P", bi_partition_spec,
          "P(*partitions, unreduced=set(), reduced=set()): how each array dimension is split over mesh axes");
   sr_def("jax.sharding.NamedSharding jax.NamedSharding", bi_named_sharding,

@@ -1900,6 +1900,15 @@ SrVal *sr_binop(SrInterp *I, int op, SrVal *a, SrVal *b) {
   if (op == SR_OP_LT || op == SR_OP_LE || op == SR_OP_GT || op == SR_OP_GE)
     return sr_raise(I, "TypeError", "'%s' not supported between instances of '%s' and '%s'", op_symbol(op),
                     sr_val_kind_name(a), sr_val_kind_name(b));
+  /* PartitionSpec's __add__ / __radd__ (the jax layer defines them) */
+  if (op == SR_OP_ADD && (a->kind == SR_V_SPEC || b->kind == SR_V_SPEC)) {
+    SrVal *fn = sr_lookup_qualname(a->kind == SR_V_SPEC ? "jax.sharding.PartitionSpec.__add__"
+                                                        : "jax.sharding.PartitionSpec.__radd__");
+    SrVal *argv[2] = {a->kind == SR_V_SPEC ? a : b, a->kind == SR_V_SPEC ? b : a};
+    SrArgs ca = {2, argv, 0, NULL, NULL, NULL};
+    SrVal *r = fn ? sr_call(I, fn, &ca) : NULL;
+    if (r || I->exc) return r;
+  }
   return sr_raise(I, "TypeError", "unsupported operand type(s) for %s: '%s' and '%s'", op_symbol(op),
                   sr_val_kind_name(a), sr_val_kind_name(b));
 }

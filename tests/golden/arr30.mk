@@ -12,9 +12,9 @@
 ## the indices cache (test_util_clear_cache), unsafe_buffer_pointer
 ## comparisons, test_deprecated_dtype_conversion's warning, the
 ## threefry HLO text of RngShardingTest.test_random_bits_is_pure_map_*,
-## test_manual_axis_type_frozen, test_aval_str_short,
-## test_pspec_mix_axis_types and test_modify_spec_auto_unreduced (jax
-## internals: core.ManualAxisType, core.modify_spec_for_auto_manual).
+## test_manual_axis_type_frozen, test_aval_str_short's varying axes and
+## test_modify_spec_auto_unreduced (jax internals: core.ManualAxisType,
+## core.modify_spec_for_auto_manual).
 GOLDEN_TESTS += \
 	tests/golden/arr30_array.jxr \
 	tests/golden/arr30_array2.jxr \
