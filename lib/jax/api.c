@@ -205,6 +205,36 @@ static SrVal *jax_shape_dtype_struct(SrInterp *I, SrArgs *a) {
   return r;
 }
 
+/* ShapeDtypeStruct.like(x): x's shape, dtype and weak type, and its
+   sharding where it was placed on purpose (core.ShapeDtypeStruct.like):
+   a committed array's (its format's sharding), a tracer's or abstract
+   value's type's over a non-empty mesh, None for an uncommitted array or
+   a numpy one */
+static SrVal *jax_sds_like(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "like", "x", p) < 0) return NULL;
+  const SrType *t = sr_value_type(I, p[0]);
+  if (!t) return NULL;
+  SrArrayObj *o = sr_array_of(p[0]);
+  SrVal *sh = NULL;
+  if (o && o->kind == SR_AV_CONCRETE) sh = o->data->committed ? sr_getattr(I, p[0], "sharding") : sr_none();
+  else if (o && t->mesh && t->mesh->n) sh = sr_type_sharding(I, t);
+  else sh = sr_none();
+  if (!sh) return NULL;
+  SrVal *shape = sr_seq(NULL, SR_V_TUPLE, t->ndim);
+  for (int d = 0; d < t->ndim; d++) sr_seq_push(NULL, shape, sr_int(NULL, t->dims[d].size));
+  SrVal *argv[2] = {shape, sr_dtype_val(NULL, t->dtype)};
+  const char *kw[2] = {sr_intern_cstr("sharding"), sr_intern_cstr("weak_type")};
+  SrVal *kwv[2] = {sh, sr_bool(t->weak)};
+  SrArgs ca = {2, argv, 2, kw, kwv, NULL};
+  SrVal *r = jax_shape_dtype_struct(I, &ca);
+  sr_unref(argv[0]);
+  sr_unref(argv[1]);
+  sr_unref(kwv[0]);
+  sr_unref(kwv[1]);
+  return r;
+}
+
 /* ---- tracing functions ---- */
 
 const char *sr_callable_name(SrVal *f) {
@@ -2102,6 +2132,8 @@ void sr_jnp_init(void) {
          "eval_jaxpr(jaxpr, consts, *args): runs the jaxpr with its constvars bound to consts; the list of its results");
   sr_def("jax.ShapeDtypeStruct", jax_shape_dtype_struct,
          "ShapeDtypeStruct(shape, dtype, sharding=None): an abstract array");
+  sr_def("jax.ShapeDtypeStruct.like", jax_sds_like,
+         "ShapeDtypeStruct.like(x): x's shape, dtype, weak type and (where x was placed on purpose) sharding");
   sr_def("jax.make_jaxpr", jax_make_jaxpr, "make_jaxpr(f)(*args): the jaxpr of f traced on args' types");
   sr_def("jax.jit", jax_jit,
          "jit(f, static_argnums=, static_argnames=, donate_argnums=, donate_argnames=, in_shardings=, "

@@ -1122,7 +1122,7 @@ static SrVal *spec_add_impl(SrInterp *I, SrVal *self, SrVal *other, int reflecte
   SrVal **args = sr_xcalloc((size_t)n + 1, sizeof *args);
   for (int i = 0; i < first->seq.n; i++) args[i] = first->seq.items[i];
   for (int i = 0; i < second->seq.n; i++) args[first->seq.n + i] = second->seq.items[i];
-  const char *kw[3] = {"unreduced", "reduced", "unreduced_kind"};
+  const char *kw[3] = {sr_intern_cstr("unreduced"), sr_intern_cstr("reduced"), sr_intern_cstr("unreduced_kind")};
   SrVal *kwv[3];
   int nkw = 0;
   if (other->kind == SR_V_SPEC) {
