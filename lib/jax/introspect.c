@@ -478,6 +478,15 @@ static SrVal *sharding_getattr(SrInterp *I, SrVal *self, const char *name) {
       return sr_raise(I, "ValueError", "%s is not implemented for a NamedSharding over an AbstractMesh", name);
     return device_set(self->sh.mesh);
   }
+  if (strcmp(name, "_device_assignment") == 0) {
+    /* the mesh's devices in order (mesh._flat_devices_tuple) */
+    if (self->sh.mesh->abstract)
+      return sr_raise(I, "ValueError", "_device_assignment is not implemented for `jax.sharding.AbstractMesh`.");
+    int64_t n = sr_mesh_size(self->sh.mesh);
+    SrVal *t = sr_seq(NULL, SR_V_TUPLE, (int)n);
+    for (int64_t q = 0; q < n; q++) sr_seq_push(NULL, t, sr_concrete_device_val(sr_mesh_device(self->sh.mesh, (int)q)));
+    return t;
+  }
   if (strcmp(name, "shard_shape") == 0) return sr_bound_method(self, name, m_shard_shape);
   if (strcmp(name, "check_compatible_aval") == 0) return sr_bound_method(self, name, m_check_compatible_aval);
   if (strcmp(name, "devices_indices_map") == 0 || strcmp(name, "addressable_devices_indices_map") == 0)

@@ -4,8 +4,7 @@
 ## _process_local_data, devices_indices_map and shard_shape, included by
 ## golden.mk.  Not ported: GPU/TPU-only tests (test_defragment,
 ## pinned-host and memory-kind tests on accelerators), multi-process ones,
-## pmap's shardings (test_array_iter_pmap_sharding_last_dim_sharded,
-## test_pmap_sharding_repr, test_default_pmap_sharding*), pickling, dlpack
+## pickling, dlpack
 ## and the buffer protocol (test_buffer_protocol*), GSPMDSharding / HLO
 ## sharding internals (_to_xla_hlo_sharding, xc.OpSharding,
 ## test_op_sharding_indices, test_gspmd_sharding_*, test_hlo_sharding_*),
