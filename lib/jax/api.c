@@ -165,7 +165,8 @@ static SrVal *jax_shape_dtype_struct(SrInterp *I, SrArgs *a) {
   sr_type_builder(&b, sr_type_array(sdt, nd, shape));
   if (p[3]) b.weak = (uint8_t)sr_val_truthy(p[3]);
   SrVal *sh = NULL;
-  if (p[2] && p[2]->kind != SR_V_NONE) {
+  /* a SingleDeviceSharding names no mesh axes: the type is unsharded */
+  if (p[2] && p[2]->kind != SR_V_NONE && sr_single_device_sharding_id(p[2]) < 0) {
     sh = sr_sharding_arg(I, p[2], nd, "ShapeDtypeStruct's sharding");
     if (!sh) return NULL;
     SrTypeCtx cx;
@@ -201,6 +202,7 @@ static SrVal *jax_shape_dtype_struct(SrInterp *I, SrArgs *a) {
     keep = sr_sharding_val(NULL, I->jax->mesh, p[2]->spec, sr_intern_cstr("device"));
   }
   ((SrArrayObj *)r->obj.data)->sharding = keep;
+  ((SrArrayObj *)r->obj.data)->no_sharding = !keep; /* core.ShapeDtypeStruct.sharding: None */
   sr_unref(sh);
   return r;
 }

@@ -509,6 +509,7 @@ static SrVal *array_getattr(SrInterp *I, SrVal *self, const char *name) {
   if (strcmp(name, "aval") == 0) return sr_aval_new(a->type);
   if (strcmp(name, "sharding") == 0 && a->kind == SR_AV_ABSTRACT) {
     if (a->sharding) return sr_ref(a->sharding);
+    if (a->no_sharding) return sr_none();
     return sr_type_sharding(I, a->type);
   }
   char q[128];
