@@ -17,6 +17,7 @@
 GOLDEN_TESTS += \
 	tests/golden/arr30_array.jxr \
 	tests/golden/arr30_array2.jxr \
+	tests/golden/arr30_multihost.jxr \
 	tests/golden/arr30_sharding.jxr
 ## what JAX's tests assert that shardrepl does not do yet (golden-pending)
 GOLDEN_PENDING += \
