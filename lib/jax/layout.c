@@ -212,8 +212,25 @@ static SrVal *single_indices_map(SrInterp *I, SrArgs *a) {
   return r;
 }
 
+/* is_equivalent_to(other, ndim): the same device (another
+   SingleDeviceSharding's, or a one-device NamedSharding's) */
+static SrVal *single_is_equivalent_to(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "is_equivalent_to", "other, ndim", p) < 0) return NULL;
+  int dev = ((const Single *)a->self->obj.data)->dev;
+  if (sr_single_device_sharding_id(p[0]) >= 0) return sr_bool(sr_single_device_sharding_id(p[0]) == dev);
+  if (p[0]->kind != SR_V_SHARDING) return sr_bool(0);
+  SrVal *m = sr_getattr(I, p[0], "is_equivalent_to");
+  SrVal *argv[2] = {a->self, p[1]};
+  SrArgs ca = {2, argv, 0, NULL, NULL, NULL};
+  SrVal *r = m ? sr_call(I, m, &ca) : NULL;
+  sr_unref(m);
+  return r;
+}
+
 static SrVal *single_getattr(SrInterp *I, SrVal *self, const char *name) {
   (void)I;
+  if (strcmp(name, "is_equivalent_to") == 0) return sr_bound_method(self, name, single_is_equivalent_to);
   if (strcmp(name, "shard_shape") == 0) return sr_bound_method(self, name, single_shard_shape);
   if (strcmp(name, "devices_indices_map") == 0 || strcmp(name, "addressable_devices_indices_map") == 0)
     return sr_bound_method(self, name, single_indices_map);
