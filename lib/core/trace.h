@@ -47,6 +47,8 @@ typedef struct SrArrayObj {
      re-tracing makes the same literal and running it has data */
   uint8_t has_value;
   uint8_t deleted;       /* concrete: donated to a jit call (x.delete()) */
+  uint8_t no_sharding;   /* abstract: a ShapeDtypeStruct made with no sharding
+                            (its .sharding is None) */
   uint64_t serial;       /* concrete: sr_array_serial() when it was made */
   /* tracer: for the UnexpectedTracerError of one used after its trace
      ended, its trace's origin (SrTrace.origin) and the frames that made it

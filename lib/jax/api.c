@@ -165,7 +165,8 @@ static SrVal *jax_shape_dtype_struct(SrInterp *I, SrArgs *a) {
   sr_type_builder(&b, sr_type_array(sdt, nd, shape));
   if (p[3]) b.weak = (uint8_t)sr_val_truthy(p[3]);
   SrVal *sh = NULL;
-  if (p[2] && p[2]->kind != SR_V_NONE) {
+  /* a SingleDeviceSharding names no mesh axes: the type is unsharded */
+  if (p[2] && p[2]->kind != SR_V_NONE && sr_single_device_sharding_id(p[2]) < 0) {
     sh = sr_sharding_arg(I, p[2], nd, "ShapeDtypeStruct's sharding");
     if (!sh) return NULL;
     SrTypeCtx cx;
@@ -201,28 +202,38 @@ static SrVal *jax_shape_dtype_struct(SrInterp *I, SrArgs *a) {
     keep = sr_sharding_val(NULL, I->jax->mesh, p[2]->spec, sr_intern_cstr("device"));
   }
   ((SrArrayObj *)r->obj.data)->sharding = keep;
+  ((SrArrayObj *)r->obj.data)->no_sharding = !keep; /* core.ShapeDtypeStruct.sharding: None */
   sr_unref(sh);
   return r;
 }
 
-/* ShapeDtypeStruct.like(x) (core.py): x's shape, dtype and weak type; the
-   sharding of a ShapeDtypeStruct; none for an uncommitted array or a value
-   that is not a jax.Array.  A committed array's (its format, layout
-   included) and a tracer's are not supported yet. */
+/* ShapeDtypeStruct.like(x): x's shape, dtype and weak type, and its
+   sharding where it was placed on purpose (core.ShapeDtypeStruct.like):
+   a committed array's (its format's sharding), a tracer's or abstract
+   value's type's over a non-empty mesh, None for an uncommitted array or
+   a numpy one */
 static SrVal *jax_sds_like(SrInterp *I, SrArgs *a) {
   SrVal *p[1];
   if (sr_args_parse(I, a, "like", "x", p) < 0) return NULL;
-  SrArrayObj *o = sr_array_of(p[0]);
-  if (o && (o->kind == SR_AV_TRACER || (o->kind == SR_AV_CONCRETE && o->data->committed)))
-    return sr_raise(I, "NotImplementedError",
-                    "ShapeDtypeStruct.like of a %s is not supported yet (only uncommitted arrays, ShapeDtypeStructs "
-                    "and non-JAX values)",
-                    o->kind == SR_AV_TRACER ? "tracer" : "committed array");
   const SrType *t = sr_value_type(I, p[0]);
-  if (!t) return sr_raise(I, "TypeError", "Value %s is not a valid JAX type", sr_val_kind_name(p[0]));
-  SrVal *r = sr_array_abstract(t);
-  if (o && o->kind == SR_AV_ABSTRACT && o->sharding)
-    ((SrArrayObj *)r->obj.data)->sharding = sr_ref(o->sharding);
+  if (!t) return NULL;
+  SrArrayObj *o = sr_array_of(p[0]);
+  SrVal *sh = NULL;
+  if (o && o->kind == SR_AV_CONCRETE) sh = o->data->committed ? sr_getattr(I, p[0], "sharding") : sr_none();
+  else if (o && t->mesh && t->mesh->n) sh = sr_type_sharding(I, t);
+  else sh = sr_none();
+  if (!sh) return NULL;
+  SrVal *shape = sr_seq(NULL, SR_V_TUPLE, t->ndim);
+  for (int d = 0; d < t->ndim; d++) sr_seq_push(NULL, shape, sr_int(NULL, t->dims[d].size));
+  SrVal *argv[2] = {shape, sr_dtype_val(NULL, t->dtype)};
+  const char *kw[2] = {sr_intern_cstr("sharding"), sr_intern_cstr("weak_type")};
+  SrVal *kwv[2] = {sh, sr_bool(t->weak)};
+  SrArgs ca = {2, argv, 2, kw, kwv, NULL};
+  SrVal *r = jax_shape_dtype_struct(I, &ca);
+  sr_unref(argv[0]);
+  sr_unref(argv[1]);
+  sr_unref(kwv[0]);
+  sr_unref(kwv[1]);
   return r;
 }
 
@@ -2194,13 +2205,10 @@ void sr_jnp_init(void) {
     snprintf(q, sizeof q, "jax.errors.%s", errs[i]);
     sr_register(q, sr_obj(&sr_exctype_class, (void *)sr_intern_cstr(errs[i])));
   }
-  sr_def("jax.core.eval_jaxpr", jax_eval_jaxpr,
-         "eval_jaxpr(jaxpr, consts, *args): runs the jaxpr with its constvars bound to consts; the list of its results");
-  sr_def("jax.ShapeDtypeStruct.like", jax_sds_like,
-         "ShapeDtypeStruct.like(x): the ShapeDtypeStruct of x's shape, dtype and weak type (and a ShapeDtypeStruct's "
-         "sharding)");
   sr_def("jax.ShapeDtypeStruct", jax_shape_dtype_struct,
          "ShapeDtypeStruct(shape, dtype, sharding=None): an abstract array");
+  sr_def("jax.ShapeDtypeStruct.like", jax_sds_like,
+         "ShapeDtypeStruct.like(x): x's shape, dtype, weak type and (where x was placed on purpose) sharding");
   sr_def("jax.make_jaxpr", jax_make_jaxpr, "make_jaxpr(f)(*args): the jaxpr of f traced on args' types");
   sr_def("jax.jit", jax_jit,
          "jit(f, static_argnums=, static_argnames=, donate_argnums=, donate_argnames=, in_shardings=, "

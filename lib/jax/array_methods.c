@@ -509,6 +509,7 @@ static SrVal *array_getattr(SrInterp *I, SrVal *self, const char *name) {
   if (strcmp(name, "aval") == 0) return sr_aval_new(a->type);
   if (strcmp(name, "sharding") == 0 && a->kind == SR_AV_ABSTRACT) {
     if (a->sharding) return sr_ref(a->sharding);
+    if (a->no_sharding) return sr_none();
     return sr_type_sharding(I, a->type);
   }
   char q[128];
@@ -535,7 +536,9 @@ static SrVal *array_getattr(SrInterp *I, SrVal *self, const char *name) {
 static int array_hash(SrInterp *I, SrVal *x, int64_t *out) {
   SrArrayObj *a = x->obj.data;
   if (a->kind != SR_AV_ABSTRACT) {
-    sr_raise(I, "TypeError", "unhashable type: '%s'", sr_val_kind_name(x));
+    /* a tracer's class is its trace's (Tracer.__hash__ = None) */
+    const char *cl = a->kind == SR_AV_TRACER ? strrchr(sr_tracers_class_name(x), '.') + 1 : sr_val_kind_name(x);
+    sr_raise(I, "TypeError", "unhashable type: '%s'", cl);
     return -1;
   }
   uint64_t h = (uint64_t)(uintptr_t)a->type >> 4;

@@ -28,6 +28,7 @@
 #include "py/objects.h"
 #include "core/trace.h"
 #include "jax/array_methods.h"
+#include "jax/tree_util.h"
 #include "check/rule.h"
 #include "text/print_val.h"
 #include "util/intern.h"
@@ -295,6 +296,7 @@ static SrVal *prop_addressable_shards(SrInterp *I, SrArgs *args) {
     SrArray *d = sr_array_new(st, NULL, device_mesh(dev));
     d->shard[0] = sr_buffer_ref(b);
     d->local = a->local; /* the shard's bytes, in the array's order */
+    d->committed = a->committed; /* Shard.data: committed as its array */
     memcpy(d->m2m, a->m2m, sizeof d->m2m);
     Shard *s = sr_xcalloc(1, sizeof *s);
     s->device = dev;
@@ -340,96 +342,6 @@ static SrVal *m_addressable_data(SrInterp *I, SrArgs *a) {
   SrVal *d = sr_ref(((Shard *)list->seq.items[i]->obj.data)->data);
   sr_unref(list);
   return d;
-}
-
-/* ---- make_array_from_callback, make_array_from_single_device_arrays ---- */
-
-/* The array of `shape` laid out by `sharding` whose device shards are
-   data_callback(index) (cb) or the given single-device arrays (one per
-   device, matched by device): the global array assembled from each
-   block's first shard, then device_put with the sharding. */
-static SrVal *assemble(SrInterp *I, SrVal *shape, SrVal *sharding, SrVal *cb, SrVal *arrays, const char *fn) {
-  SrNnScope s_ = {I, {0}, 0}, *s = &s_;
-  const char *kw[1] = {"dtype"};
-  SrVal *kv[1] = {sr_nn_keep(s, sr_dtype_val(NULL, SR_BOOL))};
-  SrVal *probe = sr_nn_call2(s, "jax.device_put", sr_nn_call(s, "jax.numpy.zeros", 1, &shape, 1, kw, kv), sharding);
-  SrVal *shards = probe ? sr_nn_keep(s, sr_getattr(I, probe, "addressable_shards")) : NULL;
-  if (!shards) return sr_nn_done(s, NULL);
-  if (arrays && (!sr_is_seq(arrays) || arrays->seq.n != shards->seq.n)) {
-    sr_raise(I, "ValueError", "%s: expected %d single device arrays, one for each device of the sharding, got %d", fn,
-             shards->seq.n, sr_is_seq(arrays) ? arrays->seq.n : 1);
-    return sr_nn_done(s, NULL);
-  }
-  const SrType *pt = sr_value_type(I, probe);
-  SrVal *g = NULL;
-  for (int i = 0; i < shards->seq.n; i++) {
-    Shard *sh = shards->seq.items[i]->obj.data;
-    SrVal *data = NULL;
-    if (cb) {
-      data = sr_nn_keep(s, sr_call1(I, cb, sh->index));
-    } else {
-      for (int k = 0; k < arrays->seq.n && !data; k++) {
-        SrVal *dv = sr_getattr(I, arrays->seq.items[k], "device");
-        if (!dv) return sr_nn_done(s, NULL);
-        if (sr_concrete_device_id(dv) == sh->device) data = arrays->seq.items[k];
-        sr_unref(dv);
-      }
-      if (!data) {
-        sr_raise(I, "ValueError", "%s: no single device array is on device %d of the sharding", fn, sh->device);
-        return sr_nn_done(s, NULL);
-      }
-    }
-    SrVal *x = data ? sr_nn_keep(s, sr_jnp_asarray(I, data, -1)) : NULL;
-    const SrType *xt = x ? sr_value_type(I, x) : NULL;
-    if (!xt) return sr_nn_done(s, NULL);
-    /* the shard's shape: its index's slices over the global shape */
-    int64_t start[SR_MAX_RANK];
-    int ok = xt->ndim == pt->ndim;
-    for (int d = 0; d < pt->ndim && ok; d++) {
-      SrVal *sl = sh->index->seq.items[d];
-      SrVal *a = sr_getattr(I, sl, "start"), *b = a ? sr_getattr(I, sl, "stop") : NULL;
-      if (!b) {
-        sr_unref(a);
-        return sr_nn_done(s, NULL);
-      }
-      start[d] = a->kind == SR_V_INT ? a->i : 0;
-      int64_t stop = b->kind == SR_V_INT ? b->i : pt->dims[d].size;
-      ok = xt->dims[d].size == stop - start[d];
-      sr_unref(a);
-      sr_unref(b);
-    }
-    if (!ok) {
-      SrBuf b = SR_BUF_INIT;
-      sr_val_repr(&b, sh->index);
-      sr_raise(I, "ValueError", "%s: the data for device %d has shape %s, not that of its shard %s of shape %s", fn,
-               sh->device, sr_type_short(xt), b.p, sr_type_short(pt));
-      sr_buf_free(&b);
-      return sr_nn_done(s, NULL);
-    }
-    if (!g) {
-      SrVal *zv[1] = {sr_nn_keep(s, sr_dtype_val(NULL, xt->dtype))};
-      g = sr_nn_call(s, "jax.numpy.zeros", 1, &shape, 1, kw, zv);
-      if (!g) return sr_nn_done(s, NULL);
-    }
-    if (sh->replica) continue;
-    SrVal *starts = sr_nn_keep(s, sr_int_tuple(start, pt->ndim));
-    g = sr_nn_call3(s, "jax.lax.dynamic_update_slice", g, x, starts);
-    if (!g) return sr_nn_done(s, NULL);
-  }
-  return sr_nn_done(s, g ? sr_nn_call2(s, "jax.device_put", g, sharding) : NULL);
-}
-
-static SrVal *bi_make_array_from_callback(SrInterp *I, SrArgs *a) {
-  SrVal *p[4];
-  if (sr_args_parse(I, a, "make_array_from_callback", "shape, sharding, data_callback, dtype=", p) < 0) return NULL;
-  return assemble(I, p[0], p[1], p[2], NULL, "make_array_from_callback");
-}
-
-static SrVal *bi_make_array_from_single_device_arrays(SrInterp *I, SrArgs *a) {
-  SrVal *p[4];
-  if (sr_args_parse(I, a, "make_array_from_single_device_arrays", "shape, sharding, arrays, *, dtype=", p) < 0)
-    return NULL;
-  return assemble(I, p[0], p[1], NULL, p[2], "make_array_from_single_device_arrays");
 }
 
 /* ---- api.device_put_sharded, api.device_put_replicated (jax._src.api;
@@ -1105,6 +1017,21 @@ static SrVal *m_unsafe_buffer_pointer(SrInterp *I, SrArgs *a) {
 
 /* x.copy_to_host_async(): starts the copy to the host (here the values are
    there already); None, an error for a deleted array */
+/* x.on_device_size_in_bytes(): one shard's bytes times the devices
+   holding x (ArrayImpl.on_device_size_in_bytes) */
+static SrVal *m_on_device_size(SrInterp *I, SrArgs *a) {
+  SrArrayObj *o = a->n ? sr_array_of(a->v[0]) : NULL;
+  if (!o || o->kind != SR_AV_CONCRETE) return sr_raise(I, "ConcretizationTypeError", "on_device_size_in_bytes of an abstract or traced array");
+  if (sr_array_check_deleted(I, a->v[0]) < 0) return NULL;
+  return sr_int(NULL, (int64_t)sr_array_shard_bytes(o->data) * o->data->ndev);
+}
+
+/* x.is_ready(): whether x's buffers are computed (always, here) */
+static SrVal *m_is_ready(SrInterp *I, SrArgs *a) {
+  if (a->n && sr_array_check_deleted(I, a->v[0]) < 0) return NULL;
+  return sr_bool(1);
+}
+
 static SrVal *m_copy_to_host_async(SrInterp *I, SrArgs *a) {
   if (a->n && sr_array_check_deleted(I, a->v[0]) < 0) return NULL;
   return sr_none();
@@ -1117,6 +1044,14 @@ static SrVal *m_devices(SrInterp *I, SrArgs *a) {
   SrVal *s = sr_seq(NULL, SR_V_SET, x->ndev);
   for (int p = 0; p < x->ndev; p++) sr_seq_push(NULL, s, device_val(x->mesh ? sr_mesh_device(x->mesh, p) : 0));
   return s;
+}
+
+/* x.committed: placed on purpose (device_put to a device or sharding,
+   or computed from such arrays) */
+static SrVal *prop_committed(SrInterp *I, SrArgs *a) {
+  SrArrayObj *o = sr_array_of(a->self);
+  if (!o || o->kind != SR_AV_CONCRETE) return sr_raise(I, "ConcretizationTypeError", "an abstract array");
+  return sr_bool(o->data->committed);
 }
 
 static SrVal *prop_is_fully_replicated(SrInterp *I, SrArgs *a) {
@@ -1134,17 +1069,6 @@ static SrVal *prop_is_fully_addressable(SrInterp *I, SrArgs *a) {
   return sr_bool(1);
 }
 
-/* x.on_device_size_in_bytes(): the bytes of every device's shard */
-static SrVal *m_on_device_size_in_bytes(SrInterp *I, SrArgs *a) {
-  SrArrayObj *o = a->n ? sr_array_of(a->v[0]) : NULL;
-  if (!o || o->kind != SR_AV_CONCRETE) return sr_raise(I, "ConcretizationTypeError", "an abstract array");
-  if (a->n != 1) return sr_raise(I, "TypeError", "on_device_size_in_bytes() takes no arguments");
-  SrArray *x = o->data;
-  int64_t shape[SR_MAX_RANK];
-  sr_layout_shard_shape(x->layout, shape);
-  int64_t n = sr_shape_numel(x->layout->ndim, shape);
-  return sr_int(NULL, n * (int64_t)sr_dtype_info(x->type->dtype)->size * x->ndev);
-}
 
 /* x.device: the one device of a single-device array (array.py) */
 static SrVal *prop_device(SrInterp *I, SrArgs *a) {
@@ -1153,9 +1077,10 @@ static SrVal *prop_device(SrInterp *I, SrArgs *a) {
   SrVal *ds = m ? sr_call(I, m, &none) : NULL;
   sr_unref(m);
   if (!ds) return NULL;
+  /* ArrayImpl.device: the one device, or else the sharding */
   SrVal *r = NULL;
   if (ds->kind == SR_V_SET && ds->seq.n == 1) r = sr_ref(ds->seq.items[0]);
-  else r = sr_raise(I, "ValueError", "Length of devices is greater than 1. Please use `.devices()`.");
+  else r = sr_getattr(I, a->self, "sharding");
   sr_unref(ds);
   return r;
 }
@@ -1262,6 +1187,429 @@ static SrVal *array_plain(SrInterp *I, SrVal **p, int dt) {
   return arr ? sr_array_concrete(arr) : NULL;
 }
 
+/* ---- jax.make_array_from_single_device_arrays, make_array_from_callback ---- */
+
+/* repr(type(v)), with a tracer's class as JAX names it */
+static void type_repr(SrInterp *I, SrBuf *out, SrVal *v) {
+  SrArrayObj *o = sr_array_of(v);
+  if (o && o->kind == SR_AV_TRACER) {
+    sr_buf_printf(out, "<class '%s'>", sr_tracers_class_name(v));
+    return;
+  }
+  SrVal *t = sr_call1(I, sr_lookup_qualname("builtins.type"), v);
+  if (t) sr_to_repr(I, out, t);
+  else sr_exc_clear(I);
+  sr_unref(t);
+}
+
+/* array._get_and_check_dtype: the dtype given, or the first array's */
+static int check_dtype(SrInterp *I, SrVal *arrays, SrVal *dtype, const char *fname, SrDtype *out) {
+  int n = arrays->seq.n;
+  SrDtype first = SR_F32;
+  if (n) {
+    const SrType *t = sr_value_type(I, arrays->seq.items[0]);
+    if (!t) return -1;
+    first = t->dtype;
+  }
+  if (!dtype || dtype->kind == SR_V_NONE) {
+    if (!n) {
+      sr_raise(I, "ValueError",
+               "If the Array has no addressable shards, `dtype` must be provided via the `dtype` argument to `jax.%s`.",
+               fname);
+      return -1;
+    }
+    *out = first;
+    return 0;
+  }
+  int dt;
+  if (sr_dtype_arg(I, dtype, &dt, fname) < 0) return -1;
+  if (n && (SrDtype)dt != first) {
+    sr_raise(I, "ValueError",
+             "If `dtype` is provided to `jax.%s`, it must match the dtype of the addressable shards. Got dtype=%s and "
+             "shard dtype=%s`.",
+             fname, sr_dtype_name((SrDtype)dt), sr_dtype_name(first));
+    return -1;
+  }
+  *out = (SrDtype)dt;
+  return 0;
+}
+
+static void int_set_str(SrBuf *b, const int *ids, int n) {
+  sr_buf_putc(b, '{');
+  int k = 0;
+  for (int i = 0; i < n; i++)
+    if (ids[i] >= 0) sr_buf_printf(b, k++ ? ", %d" : "%d", ids[i]);
+  sr_buf_putc(b, '}');
+}
+
+/* ArrayImpl(aval, sharding, arrays, committed=True) of concrete
+   single-device arrays: _check_and_rearrange's checks in its order, then
+   each device's buffer taken as the shard the sharding gives it */
+static SrVal *assemble(SrInterp *I, const int64_t *shape, int nd, SrVal *sh, SrVal *arrays, SrDtype dt) {
+  int n = arrays->seq.n;
+  int sdev = sr_single_device_sharding_id(sh);
+  const SrMesh *m = sdev >= 0 ? device_mesh(sdev) : sh->sh.mesh;
+  int nsh = sr_mesh_ndev(m);
+  int *dev = sr_xcalloc((size_t)(n ? n : 1), sizeof *dev);
+  SrArray **in = sr_xcalloc((size_t)(n ? n : 1), sizeof *in);
+  SrVal *r = NULL;
+  SrBuf b = SR_BUF_INIT;
+  for (int i = 0; i < n; i++) {
+    SrArrayObj *o = sr_array_of(arrays->seq.items[i]);
+    if (!o || o->kind != SR_AV_CONCRETE) {
+      sr_raise(I, "TypeError", "make_array_from_single_device_arrays: an argument is not a jax.Array");
+      goto out;
+    }
+    if (sr_array_check_deleted(I, arrays->seq.items[i]) < 0) goto out;
+    in[i] = o->data;
+    int nsh_i = sr_mesh_ndev(in[i]->mesh);
+    if (nsh_i != 1) {
+      sr_raise(I, "ValueError",
+               "When making an array from single-device arrays the input arrays must have one shard each. An argument "
+               "array had %d shard(s).",
+               nsh_i);
+      goto out;
+    }
+    dev[i] = in[i]->mesh ? sr_mesh_device(in[i]->mesh, 0) : 0;
+  }
+  if (n != nsh) {
+    sr_raise(I, "ValueError",
+             "Expected %d per-device arrays (this is how many devices are addressable by the sharding), but got %d",
+             nsh, n);
+    goto out;
+  }
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < i; j++)
+      if (dev[i] == dev[j]) {
+        sr_buf_putc(&b, '[');
+        for (int k = 0; k < n; k++) sr_buf_printf(&b, k ? ", %d" : "%d", dev[k]);
+        sr_buf_putc(&b, ']');
+        sr_raise(I, "ValueError",
+                 "When making an array from single-device arrays, the input arrays must be from distinct devices, but "
+                 "got device IDs %s",
+                 b.p);
+        goto out;
+      }
+  {
+    /* the devices of the sharding that no array is on, and the arrays'
+       devices the sharding lacks, each ascending as Python shows a set */
+    int *only_sh = sr_xcalloc((size_t)nsh, sizeof *only_sh), *only_in = sr_xcalloc((size_t)n + 1, sizeof *only_in);
+    int nos = 0, noi = 0;
+    for (int p = 0; p < nsh; p++) only_sh[p] = -1;
+    for (int i = 0; i < n; i++) only_in[i] = -1;
+    for (int p = 0; p < nsh; p++) {
+      int d = sr_mesh_device(m, p), found = 0;
+      for (int i = 0; i < n; i++) found |= dev[i] == d;
+      if (!found) only_sh[nos++] = d;
+    }
+    for (int i = 0; i < n; i++) {
+      int found = 0;
+      for (int p = 0; p < nsh; p++) found |= sr_mesh_device(m, p) == dev[i];
+      if (!found) only_in[noi++] = dev[i];
+    }
+    for (int i = 0; i < nos; i++)
+      for (int j = i + 1; j < nos; j++)
+        if (only_sh[j] < only_sh[i]) { int t = only_sh[i]; only_sh[i] = only_sh[j]; only_sh[j] = t; }
+    for (int i = 0; i < noi; i++)
+      for (int j = i + 1; j < noi; j++)
+        if (only_in[j] < only_in[i]) { int t = only_in[i]; only_in[i] = only_in[j]; only_in[j] = t; }
+    if (nos || noi) {
+      sr_buf_puts(&b, "Addressable devices and per-device arrays devices do not match.");
+      if (nos) {
+        sr_buf_puts(&b, " Sharding contains devices ");
+        int_set_str(&b, only_sh, nos);
+        sr_buf_puts(&b, " that are not present in per-device arrays.");
+      }
+      if (noi) {
+        sr_buf_puts(&b, " Per-device arrays contain devices ");
+        int_set_str(&b, only_in, noi);
+        sr_buf_puts(&b, " that are not present in the sharding.");
+      }
+      sr_raise(I, "ValueError", "%s", b.p);
+    }
+    free(only_sh);
+    free(only_in);
+    if (nos || noi) goto out;
+  }
+  {
+    SrVal *shv = sr_seq(NULL, SR_V_TUPLE, nd);
+    for (int d = 0; d < nd; d++) sr_seq_push(NULL, shv, sr_int(NULL, shape[d]));
+    SrVal *ss = callm(I, sh, "shard_shape", 1, &shv);
+    if (!ss) {
+      sr_unref(shv);
+      goto out;
+    }
+    const SrType *plain = sr_type_array(dt, nd, shape);
+    for (int i = 0; i < n; i++) {
+      const SrType *ti = in[i]->type;
+      int same = ti->ndim == ss->seq.n;
+      for (int d = 0; same && d < ti->ndim; d++) same = ss->seq.items[d]->i == ti->dims[d].size;
+      if (ti->dtype != dt) {
+        sr_val_str(&b, arrays->seq.items[i]);
+        sr_raise(I, "ValueError", "Input buffers to `Array` must have matching dtypes. Got %s, expected %s for buffer: %s",
+                 sr_dtype_name(ti->dtype), sr_dtype_name(dt), b.p);
+      } else if (!same) {
+        SrBuf e = SR_BUF_INIT, g = SR_BUF_INIT, s = SR_BUF_INIT;
+        sr_val_repr(&e, ss);
+        sr_shape_str(&g, ti);
+        sr_val_str(&s, sh);
+        sr_buf_printf(&b, "%s[", sr_dtype_name(dt));
+        for (int d = 0; d < nd; d++) sr_buf_printf(&b, d ? ",%lld" : "%lld", (long long)shape[d]);
+        sr_raise(I, "ValueError",
+                 "Expected shard shape %s doesn't match the single device array shape %s. Shape of Array is %s] with "
+                 "sharding %s",
+                 e.p, g.p, b.p, s.p);
+        sr_buf_free(&e);
+        sr_buf_free(&g);
+        sr_buf_free(&s);
+      }
+      if (I->exc) break;
+    }
+    sr_unref(ss);
+    sr_unref(shv);
+    if (I->exc) goto out;
+    SrEvalCtx cx;
+    SrDiags d = SR_DIAGS_INIT;
+    sr_concrete_ctx(I, &cx, &d, "make_array_from_single_device_arrays");
+    const SrType *l;
+    if (sdev >= 0) l = sr_layout_of_type(plain);
+    else if (sr_ev_layout_of_sharding(&cx, plain, sh, m, &l) < 0) {
+      sr_raise_diags(I, &d, "ValueError");
+      goto out;
+    }
+    const SrType *t = sr_concrete_type_of_layout(plain, l, m);
+    SrArray *a = sr_array_new(t, l, m);
+    for (int p = 0; p < nsh; p++) {
+      int dp = sr_mesh_device(m, p);
+      for (int i = 0; i < n; i++)
+        if (dev[i] == dp) {
+          SrArray *rm = sr_array_row_major(in[i]);
+          a->shard[p] = sr_buffer_ref(sr_array_buf(rm, 0));
+          sr_array_unref(rm);
+        }
+    }
+    a->sharding = sdev >= 0 ? NULL : sr_ref(sh);
+    a->committed = 1;
+    r = sr_array_concrete(a);
+  }
+out:
+  sr_buf_free(&b);
+  free(dev);
+  free(in);
+  return r;
+}
+
+static int is_sharding(SrVal *s) { return s->kind == SR_V_SHARDING || sr_single_device_sharding_id(s) >= 0; }
+
+static SrVal *bi_make_from_single(SrInterp *I, SrArgs *args) {
+  SrVal *p[4];
+  if (sr_args_parse(I, args, "make_array_from_single_device_arrays", "shape, sharding, arrays, *, dtype=", p) < 0) return NULL;
+  int64_t shape[SR_MAX_RANK];
+  int nd;
+  if (sr_shape_arg(I, p[0], shape, &nd, "shape") < 0) return NULL;
+  if (p[2]->kind != SR_V_LIST && p[2]->kind != SR_V_TUPLE) {
+    SrBuf b = SR_BUF_INIT;
+    type_repr(I, &b, p[2]);
+    sr_raise(I, "TypeError", "jax.make_array_from_single_device_arrays `arrays` argument must be a list or tuple, but got %s.",
+             b.p);
+    sr_buf_free(&b);
+    return NULL;
+  }
+  SrDtype dt;
+  if (check_dtype(I, p[2], p[3], "make_array_from_single_device_arrays", &dt) < 0) return NULL;
+  /* a tracer among them: ArrayImpl's TypeError, reraised so */
+  int traced = 0;
+  for (int i = 0; i < p[2]->seq.n; i++) {
+    SrArrayObj *o = sr_array_of(p[2]->seq.items[i]);
+    traced |= o && o->kind != SR_AV_CONCRETE;
+  }
+  if (traced) {
+    SrBuf b = SR_BUF_INIT;
+    sr_buf_putc(&b, '{');
+    int k = 0;
+    for (int i = 0; i < p[2]->seq.n; i++) {
+      SrBuf t = SR_BUF_INIT;
+      type_repr(I, &t, p[2]->seq.items[i]);
+      if (!strstr(b.p, t.p)) sr_buf_printf(&b, k++ ? ", %s" : "%s", t.p);
+      sr_buf_free(&t);
+    }
+    sr_buf_putc(&b, '}');
+    sr_raise(I, "ValueError",
+             "jax.make_array_from_single_device_arrays requires a list of concrete arrays as input, but got types %s", b.p);
+    sr_buf_free(&b);
+    return NULL;
+  }
+  if (!is_sharding(p[1])) return sr_raise(I, "TypeError", "make_array_from_single_device_arrays: sharding is not a Sharding");
+  return assemble(I, shape, nd, p[1], p[2], dt);
+}
+
+static SrVal *bi_make_from_callback(SrInterp *I, SrArgs *args) {
+  SrVal *p[4];
+  if (sr_args_parse(I, args, "make_array_from_callback", "shape, sharding, data_callback, dtype=", p) < 0) return NULL;
+  int64_t shape[SR_MAX_RANK];
+  int nd;
+  if (sr_shape_arg(I, p[0], shape, &nd, "shape") < 0) return NULL;
+  SrVal *sh = p[1];
+  if (!is_sharding(sh)) {
+    SrBuf b = SR_BUF_INIT, t = SR_BUF_INIT;
+    sr_to_str(I, &b, sh);
+    type_repr(I, &t, sh);
+    sr_raise(I, "TypeError", "sharding should be an instance of `jax.sharding`. Got %s of type %s", b.p, t.p);
+    sr_buf_free(&b);
+    sr_buf_free(&t);
+    return NULL;
+  }
+  SrVal *map = callm(I, sh, "addressable_devices_indices_map", 1, &p[0]);
+  if (!map) return NULL;
+  SrVal *fr = sr_getattr(I, sh, "is_fully_replicated");
+  int full = fr && sr_truthy(I, fr) > 0;
+  sr_unref(fr);
+  int n = map->dict.n;
+  SrVal *vals = sr_seq(NULL, SR_V_LIST, n), *devs = sr_seq(NULL, SR_V_LIST, n), *r = NULL;
+  for (int i = 0; i < n; i++) {
+    SrVal *v;
+    if (full && i > 0) v = sr_ref(vals->seq.items[0]);
+    else {
+      SrVal *idx = map->dict.vals[i];
+      SrVal *got = sr_call1(I, p[2], idx);
+      if (!got) goto out;
+      SrArrayObj *o = sr_array_of(got);
+      if (o && o->kind == SR_AV_TRACER) {
+        sr_unref(got);
+        sr_raise(I, "UnexpectedTracerError", "jax.make_array_from_callback cannot be called within a traced context.");
+        goto out;
+      }
+      /* dtypes.canonicalize_value: numbers and numpy arrays as the
+         arrays they stand for */
+      v = sr_jnp_asarray(I, got, -1);
+      sr_unref(got);
+      if (!v) goto out;
+    }
+    sr_seq_push(NULL, vals, v);
+    sr_seq_push(NULL, devs, sr_ref(map->dict.keys[i]));
+  }
+  SrDtype dt;
+  if (check_dtype(I, vals, p[3], "make_array_from_callback", &dt) < 0) goto out;
+  /* _validate_shape_and_dtype_for_per_device_arrays before any copy */
+  {
+    SrVal *ss = callm(I, sh, "shard_shape", 1, &p[0]);
+    if (!ss) goto out;
+    for (int i = 0; i < n && !I->exc; i++) {
+      const SrType *ti = sr_value_type(I, vals->seq.items[i]);
+      int same = ti->ndim == ss->seq.n;
+      for (int d = 0; same && d < ti->ndim; d++) same = ss->seq.items[d]->i == ti->dims[d].size;
+      SrBuf b = SR_BUF_INIT;
+      if (ti->dtype != dt) {
+        sr_val_str(&b, vals->seq.items[i]);
+        sr_raise(I, "ValueError", "Input buffers to `Array` must have matching dtypes. Got %s, expected %s for buffer: %s",
+                 sr_dtype_name(ti->dtype), sr_dtype_name(dt), b.p);
+      } else if (!same) {
+        SrBuf e = SR_BUF_INIT, g = SR_BUF_INIT, s = SR_BUF_INIT;
+        sr_val_repr(&e, ss);
+        sr_shape_str(&g, ti);
+        sr_val_str(&s, sh);
+        sr_buf_printf(&b, "%s[", sr_dtype_name(dt));
+        for (int d = 0; d < nd; d++) sr_buf_printf(&b, d ? ",%lld" : "%lld", (long long)shape[d]);
+        sr_raise(I, "ValueError",
+                 "Expected shard shape %s doesn't match the single device array shape %s. Shape of Array is %s] with "
+                 "sharding %s",
+                 e.p, g.p, b.p, s.p);
+        sr_buf_free(&e);
+        sr_buf_free(&g);
+        sr_buf_free(&s);
+      }
+      sr_buf_free(&b);
+    }
+    sr_unref(ss);
+    if (I->exc) goto out;
+  }
+  /* each value put on its device, then assembled */
+  for (int i = 0; i < n; i++) {
+    SrVal *dv[2] = {vals->seq.items[i], devs->seq.items[i]};
+    SrArgs da = {2, dv, 0, NULL, NULL, NULL};
+    SrVal *put = bi_device_put(I, &da);
+    if (!put) goto out;
+    sr_unref(vals->seq.items[i]);
+    vals->seq.items[i] = put;
+  }
+  r = assemble(I, shape, nd, sh, vals, dt);
+out:
+  sr_unref(map);
+  sr_unref(vals);
+  sr_unref(devs);
+  return r;
+}
+
+/* global_shape of make_array_from_process_local_data against local_data:
+   a shape (a tuple, broadcast_prefix's leaf) or None per leaf; on one
+   process each shape given is the leaf's own */
+static int is_shape_tuple(const SrVal *v) {
+  if (v->kind != SR_V_TUPLE) return 0;
+  for (int i = 0; i < v->seq.n; i++)
+    if (v->seq.items[i]->kind != SR_V_INT) return 0;
+  return 1;
+}
+
+static int check_local_shapes(SrInterp *I, SrVal *gs, SrVal *data) {
+  if (gs->kind == SR_V_NONE) return 0;
+  if (is_shape_tuple(gs)) {
+    SrVal *leaves = sr_pytree_flatten(I, data);
+    if (!leaves) return -1;
+    for (int i = 0; i < leaves->seq.n; i++) {
+      const SrType *t = sr_value_type(I, leaves->seq.items[i]);
+      if (!t) {
+        sr_unref(leaves);
+        return -1;
+      }
+      int same = t->ndim == gs->seq.n;
+      for (int d = 0; same && d < t->ndim; d++) same = gs->seq.items[d]->i == t->dims[d].size;
+      if (!same) {
+        SrBuf g = SR_BUF_INIT, l = SR_BUF_INIT;
+        sr_val_repr(&g, gs);
+        sr_shape_str(&l, t);
+        sr_raise(I, "ValueError",
+                 "When calling `make_array_from_process_local_data` on a single process, global_shape should be None "
+                 "or equal to local_data.shape.Got global_shape=%s and local_data.shape=%s.",
+                 g.p, l.p);
+        sr_buf_free(&g);
+        sr_buf_free(&l);
+        sr_unref(leaves);
+        return -1;
+      }
+    }
+    sr_unref(leaves);
+    return 0;
+  }
+  SrVal *cg = sr_pytree_children(gs), *cd = sr_pytree_children(data);
+  int ok = cg && cd && gs->kind == data->kind && cg->seq.n == cd->seq.n;
+  for (int i = 0; ok && i < cg->seq.n; i++)
+    if (check_local_shapes(I, cg->seq.items[i], cd->seq.items[i]) < 0) {
+      sr_unref(cg);
+      sr_unref(cd);
+      return -1;
+    }
+  sr_unref(cg);
+  sr_unref(cd);
+  if (!ok) {
+    if (sr_pytree_prefix_error(I, gs, data, "global_shape") < 0) return -1;
+    sr_raise(I, "ValueError", "global_shape is not a tree prefix of local_data");
+    return -1;
+  }
+  return 0;
+}
+
+/* jax.make_array_from_process_local_data on one process: the shapes
+   checked, then device_put(local_data, sharding) */
+static SrVal *bi_make_from_local(SrInterp *I, SrArgs *args) {
+  SrVal *p[3];
+  if (sr_args_parse(I, args, "make_array_from_process_local_data", "sharding, local_data, global_shape=", p) < 0)
+    return NULL;
+  if (p[2] && check_local_shapes(I, p[2], p[1]) < 0) return NULL;
+  SrVal *dv[2] = {p[1], p[0]};
+  SrArgs da = {2, dv, 0, NULL, NULL, NULL};
+  return bi_device_put(I, &da);
+}
+
 void sr_builtins_exec_init(void) {
   sr_layout_api_init();
   sr_random_api_init();
@@ -1280,6 +1628,12 @@ void sr_builtins_exec_init(void) {
   sr_def("jax.process_count", bi_process_count, "process_count(): the number of processes");
   sr_def("jax.device_put", bi_device_put,
          "device_put(x, device_or_sharding): x laid out on a device, or as a P (with the mesh in context) or NamedSharding says; under a trace the device_put primitive");
+  sr_def("jax.make_array_from_single_device_arrays", bi_make_from_single,
+         "make_array_from_single_device_arrays(shape, sharding, arrays, *, dtype=None): an array whose shards are the single-device arrays given");
+  sr_def("jax.make_array_from_callback", bi_make_from_callback,
+         "make_array_from_callback(shape, sharding, data_callback, dtype=None): an array whose shards are data_callback(index) of each device's index");
+  sr_def("jax.make_array_from_process_local_data", bi_make_from_local,
+         "make_array_from_process_local_data(sharding, local_data, global_shape=None): on one process, jax.device_put(local_data, sharding) once global_shape matches");
   sr_debug_init();
   sr_device_put_init();
   sr_random_concrete_init();
@@ -1289,6 +1643,8 @@ void sr_builtins_exec_init(void) {
   sr_def("jax.Array.property.sharding", prop_sharding, "x.sharding: the concrete sharding, Auto axes included");
   sr_def("jax.Array.property.addressable_shards", prop_addressable_shards,
          "x.addressable_shards: each device's Shard (device, index, replica_id, data)");
+  sr_def("jax.Array.property.global_shards", prop_addressable_shards,
+         "x.global_shards: every device's Shard (one process holds them all: addressable_shards)");
   sr_def("jax.Array.method.addressable_data", m_addressable_data,
          "x.addressable_data(i): the data of x's i-th addressable shard");
   /* jax/__init__.py's _deprecations, removed in JAX 0.10 */
@@ -1306,20 +1662,12 @@ void sr_builtins_exec_init(void) {
   sr_def("jax._src.api.device_put_replicated", bi_device_put_replicated,
          "device_put_replicated(x, devices): x stacked once for each device, one copy on each (jax._src.api; jax's "
          "own was removed in JAX 0.10)");
-  sr_def("jax.make_array_from_callback", bi_make_array_from_callback,
-         "make_array_from_callback(shape, sharding, data_callback): the array whose shard on each device is "
-         "data_callback(its index)");
-  sr_def("jax.make_array_from_single_device_arrays", bi_make_array_from_single_device_arrays,
-         "make_array_from_single_device_arrays(shape, sharding, arrays): the array made of one array on each device "
-         "of the sharding");
   sr_def("jax.Array.property.is_fully_replicated", prop_is_fully_replicated, "x.is_fully_replicated");
   sr_def("jax.Array.property.is_fully_addressable", prop_is_fully_addressable,
          "x.is_fully_addressable: True (one controller holds every shard)");
-  sr_def("jax.Array.property.global_shards", prop_addressable_shards,
-         "x.global_shards: every device's Shard (as addressable_shards: one controller)");
-  sr_def("jax.Array.method.on_device_size_in_bytes", m_on_device_size_in_bytes,
-         "x.on_device_size_in_bytes(): the bytes of x's shards on all devices together");
-  sr_def("jax.Array.property.device", prop_device, "x.device: the device of a single-device array");
+  sr_def("jax.Array.property.committed jax.Array.property._committed", prop_committed,
+         "x.committed: whether x was placed on its devices on purpose (device_put, or computed from such arrays)");
+  sr_def("jax.Array.property.device", prop_device, "x.device: the device of a single-device array, else its sharding");
   sr_def("jax.Array.method.item", m_item, "x.item(): the value of a size-1 array");
   sr_def("jax.Array.method.__round__", m_round, "round(x, ndigits=None): jnp.round, then astype(int) without ndigits");
   sr_def("jax.Array.method.compress", m_compress, "x.compress(condition, axis=None, *, size=None, fill_value=0): jnp.compress(condition, x)");
@@ -1328,6 +1676,9 @@ void sr_builtins_exec_init(void) {
   sr_def("jax.Array.method.block_until_ready", m_block_until_ready, "x.block_until_ready(): x");
   sr_def("jax.Array.method.unsafe_buffer_pointer", m_unsafe_buffer_pointer,
          "x.unsafe_buffer_pointer(): the address of x's buffer (its first shard's), an int");
+  sr_def("jax.Array.method.on_device_size_in_bytes", m_on_device_size,
+         "x.on_device_size_in_bytes(): the bytes x's shards take on its devices, all together");
+  sr_def("jax.Array.method.is_ready", m_is_ready, "x.is_ready(): True once x is computed (always here)");
   sr_def("jax.Array.method.copy_to_host_async", m_copy_to_host_async,
          "x.copy_to_host_async(): None, once the copy of x to the host has begun");
   sr_def("jax.Array.method.devices", m_devices, "x.devices(): the set of devices holding x");

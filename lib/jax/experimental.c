@@ -12,12 +12,17 @@
  *       devices=None, *, contiguous_submeshes=False,
  *       allow_split_physical_axes=False)
  *     on CPU np.asarray(devices).reshape(mesh_shape), after its checks
+ *   jax.experimental.multihost_utils.process_allgather(in_tree,
+ *       tiled=False), broadcast_one_to_all(in_tree, is_source=None)
+ *     on one process each leaf as a numpy array (np.expand_dims(x, 0)
+ *     for an untiled allgather)
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "jax/api.h"
 #include "jax/jax.h"
+#include "jax/tree_util.h"
 
 #include "py/objects.h"
 #include "text/print_val.h"
@@ -127,7 +132,62 @@ out:
   return r;
 }
 
+/* multihost_utils on one process (jax.process_count() == 1): every leaf
+   np.asarray'd, an untiled allgather's stacked on a new axis 0 */
+static SrVal *one_process_leaf(SrInterp *I, SrVal *x, int expand) {
+  SrVal *np_asarray = sr_lookup_qualname("numpy.asarray");
+  SrVal *r = np_asarray ? sr_call1(I, np_asarray, x) : sr_raise(I, "RuntimeError", "numpy.asarray is missing");
+  if (!r || !expand) return r;
+  SrVal *zero = sr_int(NULL, 0), *argv[2] = {r, zero};
+  SrVal *ed = sr_lookup_qualname("numpy.expand_dims");
+  SrArgs ea = {2, argv, 0, NULL, NULL, NULL};
+  SrVal *e = ed ? sr_call(I, ed, &ea) : sr_raise(I, "RuntimeError", "numpy.expand_dims is missing");
+  sr_unref(r);
+  sr_unref(zero);
+  return e;
+}
+
+static SrVal *one_process_tree(SrInterp *I, SrVal *tree, int expand, const char *what) {
+  SrVal *pc = sr_lookup_qualname("jax.process_count");
+  SrArgs none = {0, NULL, 0, NULL, NULL, NULL};
+  SrVal *n = pc ? sr_call(I, pc, &none) : NULL;
+  int many = n && n->kind == SR_V_INT && n->i > 1;
+  sr_unref(n);
+  if (many) return sr_raise(I, "NotImplementedError", "multihost_utils.%s across processes", what);
+  SrVal *ch = tree->kind != SR_V_NONE ? sr_pytree_children(tree) : NULL;
+  if (!ch) return one_process_leaf(I, tree, expand);
+  for (int i = 0; i < ch->seq.n; i++) {
+    SrVal *r = one_process_tree(I, ch->seq.items[i], expand, what);
+    if (!r) {
+      sr_unref(ch);
+      return NULL;
+    }
+    sr_unref(ch->seq.items[i]);
+    ch->seq.items[i] = r;
+  }
+  SrVal *r = sr_pytree_rebuild(tree, ch);
+  sr_unref(ch);
+  return r;
+}
+
+static SrVal *bi_process_allgather(SrInterp *I, SrArgs *args) {
+  SrVal *p[2];
+  if (sr_args_parse(I, args, "process_allgather", "in_tree, tiled=", p) < 0) return NULL;
+  int tiled = p[1] && sr_truthy(I, p[1]) > 0;
+  return one_process_tree(I, p[0], !tiled, "process_allgather");
+}
+
+static SrVal *bi_broadcast_one_to_all(SrInterp *I, SrArgs *args) {
+  SrVal *p[2];
+  if (sr_args_parse(I, args, "broadcast_one_to_all", "in_tree, is_source=", p) < 0) return NULL;
+  return one_process_tree(I, p[0], 0, "broadcast_one_to_all");
+}
+
 void sr_experimental_init(void) {
+  sr_def("jax.experimental.multihost_utils.process_allgather", bi_process_allgather,
+         "process_allgather(in_tree, tiled=False): on one process, each leaf as a numpy array (stacked on a new axis 0 unless tiled)");
+  sr_def("jax.experimental.multihost_utils.broadcast_one_to_all", bi_broadcast_one_to_all,
+         "broadcast_one_to_all(in_tree, is_source=None): on one process, each leaf as a numpy array");
   sr_def("jax.experimental.shard_map.shard_map", bi_shard_map,
          "shard_map(f, mesh, in_specs, out_specs, check_rep=True): jax.shard_map with check_vma=check_rep (deprecated in JAX)");
   sr_def("jax.experimental.pjit.pjit", bi_pjit,

@@ -241,6 +241,13 @@ static SrVal *jaxpr_getattr(SrInterp *I, SrVal *self, const char *name) {
 
 static SrVal *mesh_getattr(SrInterp *I, SrVal *self, const char *name) {
   const SrMesh *m = self->mesh;
+  if (strcmp(name, "local_devices") == 0 && !m->abstract) {
+    /* the devices of this process, in mesh order (one process: all) */
+    int64_t n = sr_mesh_size(m);
+    SrVal *l = sr_seq(NULL, SR_V_LIST, (int)n);
+    for (int64_t p = 0; p < n; p++) sr_seq_push(NULL, l, sr_concrete_device_val(sr_mesh_device(m, (int)p)));
+    return l;
+  }
   if (strcmp(name, "devices") == 0 && !m->abstract) {
     /* an array of the mesh's shape: device ids, as np.array(jax.devices())
        holds them here */
@@ -313,7 +320,7 @@ static SrVal *m_shard_shape(SrInterp *I, SrArgs *a) {
       sr_buf_putc(&t, '(');
       for (int k = 0; k < nd; k++) sr_buf_printf(&t, k ? ", %lld" : "%lld", (long long)ways(sh, k));
       sr_buf_puts(&t, nd == 1 ? ",)" : ")");
-      sr_raise(I, "ValueError",
+      sr_raise(I, "IndivisibleError",
                "%s implies that array axis %d is partitioned %lld times, but the dimension size is %lld (full shape: "
                "%s, per-dimension tiling factors: %s should evenly divide the shape)",
                b.p, d, (long long)w, (long long)shape[d], g.p, t.p);
@@ -328,6 +335,65 @@ static SrVal *m_shard_shape(SrInterp *I, SrArgs *a) {
   return r;
 }
 
+/* the block of dimension d the device at mesh position p holds: its
+   coordinates along the dimension's axes, major first */
+static int64_t block_of(const SrVal *sh, int p, int d) {
+  const SrSpec *s = sh->sh.spec;
+  const SrMesh *m = sh->sh.mesh;
+  int64_t b = 0;
+  for (int k = 0; d < s->n && k < s->e[d].n; k++) {
+    const char *nm = s->e[d].names[k];
+    if (nm == SR_SPEC_UNCONSTRAINED) continue;
+    int64_t stride = 1, coord = 0;
+    for (int i = m->n - 1; i >= 0; i--) {
+      if (m->names[i] == nm) {
+        coord = (p / stride) % m->sizes[i];
+        b = b * m->sizes[i] + coord;
+        break;
+      }
+      stride *= m->sizes[i];
+    }
+  }
+  return b;
+}
+
+/* devices_indices_map(global_shape): each device of the mesh (in its
+   order) to the tuple of slices of the block it holds
+   (sharding.common_devices_indices_map): shard_shape's error first, a
+   dimension split one way whole (slice(None)) */
+static SrVal *m_devices_indices_map(SrInterp *I, SrArgs *a) {
+  SrVal *sh = a->self;
+  if (a->n != 1) return sr_raise(I, "TypeError", "devices_indices_map() takes exactly one argument (%d given)", a->n);
+  if (sh->sh.mesh->abstract)
+    return sr_raise(I, "ValueError", "devices_indices_map is not implemented for a NamedSharding over an AbstractMesh");
+  SrVal *ss = m_shard_shape(I, a);
+  if (!ss) return NULL;
+  sr_unref(ss);
+  if (sh->sh.spec->nunreduced)
+    return sr_raise(I, "NotImplementedError",
+                    "device_indices_map doesn't work with unreduced. Please file a bug at "
+                    "https://github.com/jax-ml/jax/issues");
+  int64_t shape[SR_MAX_RANK];
+  int nd;
+  if (sr_shape_arg(I, a->v[0], shape, &nd, "global_shape") < 0) return NULL;
+  SrVal *r = sr_dict(NULL);
+  int64_t n = sr_mesh_size(sh->sh.mesh);
+  for (int64_t p = 0; p < n; p++) {
+    SrVal *idx = sr_seq(NULL, SR_V_TUPLE, nd);
+    for (int d = 0; d < nd; d++) {
+      int64_t w = ways(sh, d);
+      if (w == 1) {
+        sr_seq_push(NULL, idx, sr_slice_new(sr_none(), sr_none(), sr_none()));
+        continue;
+      }
+      int64_t sz = shape[d] / w, b = block_of(sh, (int)p, d);
+      sr_seq_push(NULL, idx, sr_slice_new(sr_int(NULL, b * sz), sr_int(NULL, (b + 1) * sz), sr_none()));
+    }
+    sr_dict_set(NULL, r, sr_concrete_device_val(sr_mesh_device(sh->sh.mesh, (int)p)), idx);
+  }
+  return r;
+}
+
 /* is_equivalent_to(other, ndim): the same devices in the same order, the
    same tiling of each of ndim dimensions by axes of size > 1, the same
    memory kind */
@@ -335,6 +401,13 @@ static SrVal *m_is_equivalent_to(SrInterp *I, SrArgs *a) {
   SrVal *p[2];
   if (sr_args_parse(I, a, "is_equivalent_to", "other, ndim", p) < 0) return NULL;
   SrVal *x = a->self, *y = p[0];
+  /* a SingleDeviceSharding: the same one device, replicated on it */
+  int ydev = sr_single_device_sharding_id(y);
+  if (ydev >= 0) {
+    const char *kx = x->sh.memory_kind ? x->sh.memory_kind : "device";
+    return sr_bool(!x->sh.mesh->abstract && sr_mesh_size(x->sh.mesh) == 1 && sr_mesh_device(x->sh.mesh, 0) == ydev &&
+                   !x->sh.spec->nunreduced && strcmp(kx, "device") == 0);
+  }
   if (y->kind != SR_V_SHARDING) return sr_bool(0);
   const SrMesh *mx = x->sh.mesh, *my = y->sh.mesh;
   int64_t n = sr_mesh_size(mx);
@@ -377,6 +450,25 @@ static SrVal *m_is_equivalent_to(SrInterp *I, SrArgs *a) {
   return sr_bool(eq);
 }
 
+/* check_compatible_aval(aval_shape): the spec no longer than the rank */
+static SrVal *m_check_compatible_aval(SrInterp *I, SrArgs *a) {
+  if (a->n != 1) return sr_raise(I, "TypeError", "check_compatible_aval() takes exactly one argument (%d given)", a->n);
+  int64_t shape[SR_MAX_RANK];
+  int nd;
+  if (sr_shape_arg(I, a->v[0], shape, &nd, "aval_shape") < 0) return NULL;
+  int n = a->self->sh.spec->n;
+  if (nd < n) {
+    SrBuf b = SR_BUF_INIT;
+    sr_val_repr(&b, a->self);
+    sr_raise(I, "ValueError",
+             "Sharding %s is only valid for values of rank at least %d, but was applied to a value of rank %d.%s", b.p, n,
+             nd, nd == 0 ? " For scalars the PartitionSpec should be P()" : "");
+    sr_buf_free(&b);
+    return NULL;
+  }
+  return sr_none();
+}
+
 static SrVal *sharding_getattr(SrInterp *I, SrVal *self, const char *name) {
   if (strcmp(name, "is_fully_replicated") == 0) return sr_bool(fully_replicated(self));
   if (strcmp(name, "is_fully_addressable") == 0) return sr_bool(I->jax->num_ranks <= 1);
@@ -386,7 +478,19 @@ static SrVal *sharding_getattr(SrInterp *I, SrVal *self, const char *name) {
       return sr_raise(I, "ValueError", "%s is not implemented for a NamedSharding over an AbstractMesh", name);
     return device_set(self->sh.mesh);
   }
+  if (strcmp(name, "_device_assignment") == 0) {
+    /* the mesh's devices in order (mesh._flat_devices_tuple) */
+    if (self->sh.mesh->abstract)
+      return sr_raise(I, "ValueError", "_device_assignment is not implemented for `jax.sharding.AbstractMesh`.");
+    int64_t n = sr_mesh_size(self->sh.mesh);
+    SrVal *t = sr_seq(NULL, SR_V_TUPLE, (int)n);
+    for (int64_t q = 0; q < n; q++) sr_seq_push(NULL, t, sr_concrete_device_val(sr_mesh_device(self->sh.mesh, (int)q)));
+    return t;
+  }
   if (strcmp(name, "shard_shape") == 0) return sr_bound_method(self, name, m_shard_shape);
+  if (strcmp(name, "check_compatible_aval") == 0) return sr_bound_method(self, name, m_check_compatible_aval);
+  if (strcmp(name, "devices_indices_map") == 0 || strcmp(name, "addressable_devices_indices_map") == 0)
+    return sr_bound_method(self, name, m_devices_indices_map);
   if (strcmp(name, "is_equivalent_to") == 0) return sr_bound_method(self, name, m_is_equivalent_to);
   return prev_sharding ? prev_sharding(I, self, name) : NULL;
 }

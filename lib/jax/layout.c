@@ -188,14 +188,58 @@ static void single_repr(SrBuf *out, const SrVal *v) {
   sr_buf_printf(out, "SingleDeviceSharding(device=CpuDevice(id=%d), memory_kind=device)", ((const Single *)v->obj.data)->dev);
 }
 
+/* SingleDeviceSharding.shard_shape(shape): the whole shape;
+   devices_indices_map(shape): its one device to the whole array */
+static SrVal *single_shard_shape(SrInterp *I, SrArgs *a) {
+  int64_t shape[SR_MAX_RANK];
+  int nd;
+  if (a->n != 1) return sr_raise(I, "TypeError", "shard_shape() takes exactly one argument (%d given)", a->n);
+  if (sr_shape_arg(I, a->v[0], shape, &nd, "global_shape") < 0) return NULL;
+  SrVal *r = sr_seq(NULL, SR_V_TUPLE, nd);
+  for (int d = 0; d < nd; d++) sr_seq_push(NULL, r, sr_int(NULL, shape[d]));
+  return r;
+}
+
+static SrVal *single_indices_map(SrInterp *I, SrArgs *a) {
+  int64_t shape[SR_MAX_RANK];
+  int nd;
+  if (a->n != 1) return sr_raise(I, "TypeError", "devices_indices_map() takes exactly one argument (%d given)", a->n);
+  if (sr_shape_arg(I, a->v[0], shape, &nd, "global_shape") < 0) return NULL;
+  SrVal *idx = sr_seq(NULL, SR_V_TUPLE, nd);
+  for (int d = 0; d < nd; d++) sr_seq_push(NULL, idx, sr_slice_new(sr_none(), sr_none(), sr_none()));
+  SrVal *r = sr_dict(NULL);
+  sr_dict_set(NULL, r, sr_concrete_device_val(((const Single *)a->self->obj.data)->dev), idx);
+  return r;
+}
+
+/* is_equivalent_to(other, ndim): the same device (another
+   SingleDeviceSharding's, or a one-device NamedSharding's) */
+static SrVal *single_is_equivalent_to(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "is_equivalent_to", "other, ndim", p) < 0) return NULL;
+  int dev = ((const Single *)a->self->obj.data)->dev;
+  if (sr_single_device_sharding_id(p[0]) >= 0) return sr_bool(sr_single_device_sharding_id(p[0]) == dev);
+  if (p[0]->kind != SR_V_SHARDING) return sr_bool(0);
+  SrVal *m = sr_getattr(I, p[0], "is_equivalent_to");
+  SrVal *argv[2] = {a->self, p[1]};
+  SrArgs ca = {2, argv, 0, NULL, NULL, NULL};
+  SrVal *r = m ? sr_call(I, m, &ca) : NULL;
+  sr_unref(m);
+  return r;
+}
+
 static SrVal *single_getattr(SrInterp *I, SrVal *self, const char *name) {
   (void)I;
+  if (strcmp(name, "is_equivalent_to") == 0) return sr_bound_method(self, name, single_is_equivalent_to);
+  if (strcmp(name, "shard_shape") == 0) return sr_bound_method(self, name, single_shard_shape);
+  if (strcmp(name, "devices_indices_map") == 0 || strcmp(name, "addressable_devices_indices_map") == 0)
+    return sr_bound_method(self, name, single_indices_map);
   int dev = ((const Single *)self->obj.data)->dev;
   if (strcmp(name, "device") == 0) return sr_concrete_device_val(dev);
   if (strcmp(name, "memory_kind") == 0) return sr_str_cstr(NULL, "device");
   if (strcmp(name, "num_devices") == 0) return sr_int(NULL, 1);
   if (strcmp(name, "is_fully_replicated") == 0 || strcmp(name, "is_fully_addressable") == 0) return sr_bool(1);
-  if (strcmp(name, "device_set") == 0) {
+  if (strcmp(name, "device_set") == 0 || strcmp(name, "addressable_devices") == 0) {
     SrVal *s = sr_seq(NULL, SR_V_SET, 1);
     sr_seq_push(NULL, s, sr_concrete_device_val(dev));
     return s;

@@ -541,6 +541,17 @@ static int axis_names(SrInterp *I, SrVal *v, const char **out, int max, const ch
     sr_raise(I, "ValueError", "%s: at most %d axes", what, max);
     return -1;
   }
+  for (int i = 0; i < v->seq.n; i++)
+    if (v->seq.items[i]->kind == SR_V_NONE) {
+      SrVal *t = sr_seq(NULL, SR_V_TUPLE, v->seq.n);
+      for (int k = 0; k < v->seq.n; k++) sr_seq_push(NULL, t, sr_ref(v->seq.items[k]));
+      SrBuf b = SR_BUF_INIT;
+      sr_val_repr(&b, t);
+      sr_raise(I, "ValueError", "Mesh axis names cannot be None. Got: %s", b.p);
+      sr_buf_free(&b);
+      sr_unref(t);
+      return -1;
+    }
   for (int i = 0; i < v->seq.n; i++) {
     const char *s = sr_as_str(I, v->seq.items[i], what);
     if (!s) return -1;
@@ -597,23 +608,45 @@ static int fill_mesh(SrInterp *I, SrMesh *m, SrVal *sizes, SrVal *names, SrVal *
   }
   m->n = ns;
   if (types && types->kind != SR_V_NONE) {
-    if (types->kind == SR_V_AXISTYPE) {
-      for (int i = 0; i < ns; i++) m->types[i] = (uint8_t)types->axistype;
-    } else if (sr_is_seq(types) && types->seq.n == ns) {
-      for (int i = 0; i < ns; i++)
-        if (axis_type_of(I, types->seq.items[i], &m->types[i]) < 0) return -1;
-    } else {
+    /* mesh._normalize_axis_types: one type is a tuple of it; every item
+       an AxisType, then as many as the names */
+    SrVal *tt = types->kind == SR_V_TUPLE ? sr_ref(types) : sr_tuple(NULL, 1, (SrVal *[]){sr_ref(types)});
+    const char *who = strcmp(fname, "AbstractMesh") == 0 ? "AbstractMesh" : "Mesh";
+    int bad = 0;
+    for (int i = 0; i < tt->seq.n; i++) bad |= tt->seq.items[i]->kind != SR_V_AXISTYPE;
+    if (bad) {
+      SrBuf b = SR_BUF_INIT;
+      sr_val_repr(&b, tt);
+      sr_buf_puts(&b, " of type (");
+      for (int i = 0; i < tt->seq.n; i++) {
+        SrVal *ty = tt->seq.items[i]->kind == SR_V_AXISTYPE ? NULL : sr_call1(I, sr_lookup_qualname("builtins.type"), tt->seq.items[i]);
+        if (tt->seq.items[i]->kind == SR_V_AXISTYPE) sr_buf_puts(&b, "<enum 'AxisType'>"); /* an Enum's class */
+        else if (ty) sr_to_repr(I, &b, ty);
+        else sr_exc_clear(I);
+        sr_unref(ty);
+        sr_buf_puts(&b, tt->seq.n == 1 ? "," : i + 1 < tt->seq.n ? ", " : "");
+      }
+      sr_buf_putc(&b, ')');
+      sr_raise(I, "TypeError", "axis_types passed to %s must be of type `jax.sharding.AxisType`. Got %s", who, b.p);
+      sr_buf_free(&b);
+      sr_unref(tt);
+      return -1;
+    }
+    if (tt->seq.n != ns) {
       SrVal *nt = names_tuple(nm, nn);
       SrBuf b = SR_BUF_INIT;
       sr_buf_puts(&b, "Number of axis names should match the number of axis_types. Got axis_names=");
       sr_val_repr(&b, nt);
       sr_buf_puts(&b, " and axis_types=");
-      sr_val_repr(&b, types);
+      sr_val_repr(&b, tt);
       sr_unref(nt);
       sr_raise(I, "ValueError", "%s", b.p);
       sr_buf_free(&b);
+      sr_unref(tt);
       return -1;
     }
+    for (int i = 0; i < ns; i++) m->types[i] = (uint8_t)tt->seq.items[i]->axistype;
+    sr_unref(tt);
   }
   return 0;
 }
@@ -1028,9 +1061,116 @@ SrVal *sr_ukind_val(int kind) {
   return v ? sr_ref(v) : sr_none();
 }
 
+static SrVal *spec_getattr(SrInterp *I, SrVal *self, const char *name);
+
+/* P.index(value) / P.count(value): the partitions tuple's, of the value
+   canonicalized as P canonicalizes an entry (P(value)'s one entry) */
+static SrVal *spec_seq_method(SrInterp *I, SrArgs *a, const char *which) {
+  if (a->n != 1) return sr_raise(I, "TypeError", "%s() takes exactly one argument (%d given)", which, a->n);
+  SrVal *ctor = sr_lookup_qualname("jax.sharding.PartitionSpec");
+  SrVal *one = ctor ? sr_call1(I, ctor, a->v[0]) : NULL;
+  if (!one) return NULL;
+  SrVal *op = spec_getattr(I, one, "partitions"), *parts = spec_getattr(I, a->self, "partitions");
+  SrVal *v = op && op->seq.n == 1 ? sr_ref(op->seq.items[0]) : sr_none();
+  SrVal *m = parts ? sr_getattr(I, parts, which) : NULL;
+  SrVal *r = m ? sr_call1(I, m, v) : NULL;
+  sr_unref(one);
+  sr_unref(op);
+  sr_unref(parts);
+  sr_unref(m);
+  sr_unref(v);
+  return r;
+}
+/* P.__add__ / P.__radd__: P + P joins partitions and unreduced and
+   reduced sets (the same unreduced kind); P + tuple and tuple + P join
+   partitions, refused when the P has unreduced or reduced axes */
+static SrVal *spec_add_impl(SrInterp *I, SrVal *self, SrVal *other, int reflected) {
+  SrVal *ctor = sr_lookup_qualname("jax.sharding.PartitionSpec");
+  if (!ctor) return NULL;
+  const SrSpec *s = self->spec;
+  if (other->kind == SR_V_SPEC && !reflected) {
+    const SrSpec *o = other->spec;
+    if ((s->nunreduced ? s->ukind : 0) != (o->nunreduced ? o->ukind : 0)) {
+      SrBuf b = SR_BUF_INIT, c = SR_BUF_INIT;
+      sr_spec_repr(&b, s);
+      sr_spec_repr(&c, o);
+      sr_raise(I, "TypeError", "PartitionSpec can't be added if the unreduced_kind differs in self and other. Got self=%s and other=%s",
+               b.p, c.p);
+      sr_buf_free(&b);
+      sr_buf_free(&c);
+      return NULL;
+    }
+  } else if (other->kind == SR_V_TUPLE) {
+    for (int r = 0; r < 2; r++)
+      if (r ? s->nreduced : s->nunreduced) {
+        SrBuf b = SR_BUF_INIT, c = SR_BUF_INIT;
+        sr_val_str(&b, other);
+        sr_spec_repr(&c, s);
+        sr_raise(I, "TypeError", "other %s cannot be of instance `tuple` when self %s has %s in `%s` of PartitionSpec.", b.p,
+                 c.p, r ? "reduced" : "unreduced", reflected ? "__radd__" : "__add__");
+        sr_buf_free(&b);
+        sr_buf_free(&c);
+        return NULL;
+      }
+  } else {
+    return sr_raise(I, "NotImplementedError", "%s", "");
+  }
+  SrVal *sp = spec_getattr(I, self, "partitions");
+  SrVal *op = other->kind == SR_V_SPEC ? spec_getattr(I, other, "partitions") : sr_ref(other);
+  SrVal *first = reflected ? op : sp, *second = reflected ? sp : op;
+  int n = first->seq.n + second->seq.n;
+  SrVal **args = sr_xcalloc((size_t)n + 1, sizeof *args);
+  for (int i = 0; i < first->seq.n; i++) args[i] = first->seq.items[i];
+  for (int i = 0; i < second->seq.n; i++) args[first->seq.n + i] = second->seq.items[i];
+  const char *kw[3] = {sr_intern_cstr("unreduced"), sr_intern_cstr("reduced"), sr_intern_cstr("unreduced_kind")};
+  SrVal *kwv[3];
+  int nkw = 0;
+  if (other->kind == SR_V_SPEC) {
+    const SrSpec *o = other->spec;
+    SrVal *u = sr_seq(NULL, SR_V_SET, s->nunreduced + o->nunreduced), *rd = sr_seq(NULL, SR_V_SET, s->nreduced + o->nreduced);
+    for (int i = 0; i < s->nunreduced; i++) sr_seq_push(NULL, u, sr_str_cstr(NULL, s->unreduced[i]));
+    for (int i = 0; i < o->nunreduced; i++) {
+      int dup = 0;
+      for (int k = 0; k < s->nunreduced; k++) dup |= s->unreduced[k] == o->unreduced[i];
+      if (!dup) sr_seq_push(NULL, u, sr_str_cstr(NULL, o->unreduced[i]));
+    }
+    for (int i = 0; i < s->nreduced; i++) sr_seq_push(NULL, rd, sr_str_cstr(NULL, s->reduced[i]));
+    for (int i = 0; i < o->nreduced; i++) {
+      int dup = 0;
+      for (int k = 0; k < s->nreduced; k++) dup |= s->reduced[k] == o->reduced[i];
+      if (!dup) sr_seq_push(NULL, rd, sr_str_cstr(NULL, o->reduced[i]));
+    }
+    kwv[0] = u;
+    kwv[1] = rd;
+    kwv[2] = sr_ukind_val(s->nunreduced ? s->ukind : SR_UK_NONE);
+    nkw = 3;
+  }
+  SrArgs ca = {n, args, nkw, kw, kwv, NULL};
+  SrVal *r = sr_call(I, ctor, &ca);
+  for (int i = 0; i < nkw; i++) sr_unref(kwv[i]);
+  free(args);
+  sr_unref(sp);
+  sr_unref(op);
+  return r;
+}
+
+static SrVal *spec_add(SrInterp *I, SrArgs *a) {
+  if (a->n != 2 || a->v[0]->kind != SR_V_SPEC) return NULL;
+  return spec_add_impl(I, a->v[0], a->v[1], 0);
+}
+
+static SrVal *spec_radd(SrInterp *I, SrArgs *a) {
+  if (a->n != 2 || a->v[0]->kind != SR_V_SPEC) return NULL;
+  return spec_add_impl(I, a->v[0], a->v[1], 1);
+}
+
+static SrVal *spec_index(SrInterp *I, SrArgs *a) { return spec_seq_method(I, a, "index"); }
+static SrVal *spec_count(SrInterp *I, SrArgs *a) { return spec_seq_method(I, a, "count"); }
+
 static SrVal *spec_getattr(SrInterp *I, SrVal *self, const char *name) {
   const SrSpec *s = self->spec;
-  (void)I;
+  if (strcmp(name, "index") == 0) return sr_bound_method(self, name, spec_index);
+  if (strcmp(name, "count") == 0) return sr_bound_method(self, name, spec_count);
   if (strcmp(name, "unreduced") == 0) return names_set(s->unreduced, s->nunreduced);
   if (strcmp(name, "reduced") == 0) return names_set(s->reduced, s->nreduced);
   if (strcmp(name, "unreduced_kind") == 0) return sr_ukind_val(s->nunreduced ? s->ukind : SR_UK_NONE);
@@ -1079,7 +1219,45 @@ static SrVal *bi_named_sharding(SrInterp *I, SrArgs *a) {
     return sr_raise(I, "TypeError", "NamedSharding's spec must be a PartitionSpec, got %s", sr_val_kind_name(p[1]));
   const SrMesh *m = p[0]->mesh;
   const SrSpec *s = p[1]->spec;
+  /* over an AbstractMesh, the memory kind is one of the valid ones
+     (checked before the spec) */
+  if (m->abstract && p[2] && p[2]->kind == SR_V_STR) {
+    const char *k = p[2]->str.s;
+    if (strcmp(k, "device") && strcmp(k, "pinned_host") && strcmp(k, "unpinned_host"))
+      return sr_raise(I, "ValueError", "Got invalid memory kind: %s. Valid memory kinds are: device, pinned_host, unpinned_host",
+                      k);
+  }
   if (sr_api_check_spec(I, s, NULL, -1) < 0 || sr_mesh_resource_check(I, m, s) < 0) return NULL;
+  /* _check_mesh_unreduced: unreduced and reduced name Explicit axes of
+     the mesh */
+  for (int r = 0; r < 2; r++) {
+    const char *const *names = r ? s->reduced : s->unreduced;
+    int n = r ? s->nreduced : s->nunreduced;
+    const char *what = r ? "Reduced" : "Unreduced", *lwhat = r ? "reduced" : "unreduced";
+    for (int k = 0; k < n; k++) {
+      int ax = sr_mesh_axis(m, names[k]);
+      if (ax >= 0 && m->types[ax] == SR_AXIS_EXPLICIT) continue;
+      SrBuf b = SR_BUF_INIT, c = SR_BUF_INIT;
+      if (ax < 0) {
+        SrVal *nt = names_tuple(m->names, m->n);
+        sr_val_repr(&b, nt);
+        sr_unref(nt);
+        sr_spec_repr(&c, s);
+        sr_raise(I, "ValueError", "%s axes %s is not found in mesh.axis_names=%s. Got pspec=%s", what, names[k], b.p, c.p);
+      } else {
+        SrVal *set = names_set(names, n);
+        sr_val_repr(&b, set);
+        sr_unref(set);
+        sr_val_str(&c, p[0]);
+        sr_raise(I, "ValueError",
+                 "%s axes can only refer to mesh axes that is of type `Explicit`. Got %s axes: %s and mesh: %s", what,
+                 lwhat, b.p, c.p);
+      }
+      sr_buf_free(&b);
+      sr_buf_free(&c);
+      return NULL;
+    }
+  }
   /* _check_mesh_resource_axis: P.UNCONSTRAINED needs an Auto axis */
   int any_auto = 0, unconstrained = 0;
   for (int i = 0; i < m->n; i++) any_auto |= m->types[i] == SR_AXIS_AUTO;
@@ -1206,6 +1384,8 @@ void sr_sharding_init(void) {
   sr_def("jax.sharding.AbstractMesh", bi_abstract_mesh,
          "AbstractMesh(axis_sizes, axis_names, axis_types=None): a mesh with no devices");
   sr_def("jax.sharding.Mesh", bi_mesh, "Mesh(devices, axis_names, axis_types=None): a mesh over an array or (nested) list of devices");
+  sr_def("jax.sharding.PartitionSpec.__add__", spec_add, "P.__add__(self, other): P + P or P + tuple");
+  sr_def("jax.sharding.PartitionSpec.__radd__", spec_radd, "P.__radd__(self, other): tuple + P");
   sr_def("jax.sharding.PartitionSpec jax.P", bi_partition_spec,
          "P(*partitions, unreduced=set(), reduced=set()): how each array dimension is split over mesh axes");
   sr_def("jax.sharding.NamedSharding jax.NamedSharding", bi_named_sharding,

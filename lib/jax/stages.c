@@ -671,6 +671,37 @@ static SrVal *stage_out_info(SrInterp *I, Stage *s) {
   return tree;
 }
 
+/* input_shardings / output_shardings: the formats' shardings, in their
+   tree (Compiled's, from the same executable) */
+static SrVal *formats_shardings(SrInterp *I, SrVal *f) {
+  if (f->kind == SR_V_TUPLE || f->kind == SR_V_LIST) {
+    SrVal *r = sr_seq(NULL, f->kind, f->seq.n);
+    for (int i = 0; i < f->seq.n; i++) {
+      SrVal *x = formats_shardings(I, f->seq.items[i]);
+      if (!x) {
+        sr_unref(r);
+        return NULL;
+      }
+      sr_seq_push(NULL, r, x);
+    }
+    return r;
+  }
+  if (f->kind == SR_V_DICT) {
+    SrVal *r = sr_dict(NULL);
+    for (int i = 0; i < f->dict.n; i++) {
+      SrVal *x = formats_shardings(I, f->dict.vals[i]);
+      if (!x) {
+        sr_unref(r);
+        return NULL;
+      }
+      sr_dict_set(NULL, r, sr_ref(f->dict.keys[i]), x);
+    }
+    return r;
+  }
+  if (f->kind == SR_V_NONE) return sr_none();
+  return sr_getattr(I, f, "sharding");
+}
+
 static SrVal *stage_getattr(SrInterp *I, SrVal *self, const char *name) {
   (void)I;
   Stage *s = self->obj.data;
@@ -686,6 +717,8 @@ static SrVal *stage_getattr(SrInterp *I, SrVal *self, const char *name) {
   if (s->kind == ST_COMPILED) {
     if (strcmp(name, "input_formats") == 0) return sr_ref(s->in_formats);
     if (strcmp(name, "output_formats") == 0) return sr_ref(s->out_formats);
+    if (strcmp(name, "input_shardings") == 0) return formats_shardings(I, s->in_formats);
+    if (strcmp(name, "output_shardings") == 0) return formats_shardings(I, s->out_formats);
   }
   return NULL;
 }

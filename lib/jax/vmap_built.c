@@ -593,8 +593,8 @@ static SrVal *jax_pmap(SrInterp *I, SrArgs *a) {
     pmap_free(pm);
     return NULL;
   }
-  /* an unnamed axis gets a name of its own (pmap.py's _TempAxisName) */
-  pm->axis_name = p[1] && p[1]->kind == SR_V_STR ? sr_ref(p[1]) : sr_str_cstr(NULL, "_pmap_axis");
+  /* pmap._prepare_pmap: an unnamed axis is "_internal_pmap_axis_name" */
+  pm->axis_name = p[1] && p[1]->kind == SR_V_STR ? sr_ref(p[1]) : sr_str_cstr(NULL, "_internal_pmap_axis_name");
   if (p[1] && p[1]->kind != SR_V_STR && p[1]->kind != SR_V_NONE) {
     pmap_free(pm);
     return sr_raise(I, "TypeError", "pmap axis_name must be a str, got %s", sr_val_kind_name(p[1]));

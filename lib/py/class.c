@@ -521,6 +521,11 @@ SrVal *sr_class_new(SrInterp *I, const char *name, SrVal *base, SrVal *ns) {
   }
   if (base && !b) {
     const char *bn = sr_builtin_name(base);
+    /* P.__init_subclass__ */
+    if (bn && strcmp(bn, "jax.sharding.PartitionSpec") == 0) {
+      sr_unref(ns);
+      return sr_raise(I, "TypeError", "Subclassing `jax.P` is prohibited.");
+    }
     static const char *const subclassable[] = {"builtins.int", "builtins.float", "builtins.str",
                                                "builtins.tuple", "builtins.list", "builtins.dict"};
     int builtin = 0;
@@ -1967,6 +1972,9 @@ static SrVal *bi_issubclass(SrInterp *I, SrArgs *a) {
   if (t == sr_lookup_qualname("builtins.tuple")) return sr_bool((c && nt_class(c)) || a->v[0] == t);
   /* a built-in type (int, numpy.ndarray, jax.Array): a subclass of itself,
      bool of int; of no class a class statement made, nor they of it */
+  /* ArrayImpl is jax.Array's implementation (basearray.Array's subclass) */
+  const char *n1 = builtin_type ? sr_builtin_type_name(a->v[0]) : NULL;
+  if (n1 && strcmp(n1, "jaxlib._jax.ArrayImpl") == 0 && t == sr_lookup_qualname("jax.Array")) return sr_bool(1);
   if (builtin_type || (!pyclass(t) && type_like(t)))
     return sr_bool(a->v[0] == t ||
                    (a->v[0] == sr_lookup_qualname("builtins.bool") && t == sr_lookup_qualname("builtins.int")));
@@ -2554,6 +2562,18 @@ static int hash_value(SrInterp *I, SrVal *v, int64_t *out, int depth) {
   case SR_V_DICT:
     sr_raise(I, "TypeError", "unhashable type: '%s'", sr_val_kind_name(v));
     return -1;
+  case SR_V_SPEC: {
+    /* PartitionSpecs are interned (equal ones are one object): the hash
+       of its canonical text */
+    SrBuf b = SR_BUF_INIT;
+    sr_val_repr(&b, v);
+    SrVal *t = sr_str(NULL, b.p ? b.p : "", b.len);
+    sr_buf_free(&b);
+    int rc = hash_value(I, t, out, depth + 1);
+    sr_unref(t);
+    return rc;
+  }
+  case SR_V_MESH: *out = (int64_t)((uintptr_t)v->mesh >> 4); return 0; /* meshes are interned */
   default: break;
   }
   if (o && o->items) return hash_value(I, o->items, out, depth + 1);

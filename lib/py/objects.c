@@ -561,7 +561,21 @@ static SrVal *slice_getattr(SrInterp *I, SrVal *self, const char *name) {
   return NULL;
 }
 
-static const SrLangOps slice_ops = {.getattr = slice_getattr};
+/* slice.__eq__: the same start, stop and step */
+static int slice_equal(const SrVal *a, const SrVal *b) {
+  const Slice *x = a->obj.data, *y = b->obj.data;
+  return sr_val_equal(x->start, y->start) && sr_val_equal(x->stop, y->stop) && sr_val_equal(x->step, y->step);
+}
+
+static SrVal *slice_compare(SrInterp *I, int op, SrVal *a, SrVal *b) {
+  (void)I;
+  if (!sr_is_obj(a, &sr_slice_class) || !sr_is_obj(b, &sr_slice_class)) return NULL;
+  if (op == SR_OP_EQ) return sr_bool(slice_equal(a, b));
+  if (op == SR_OP_NE) return sr_bool(!slice_equal(a, b));
+  return NULL;
+}
+
+static const SrLangOps slice_ops = {.getattr = slice_getattr, .compare = slice_compare};
 const SrClass sr_slice_class = {"slice", slice_free, slice_repr, NULL, &slice_ops};
 
 SrVal *sr_slice_new(SrVal *start, SrVal *stop, SrVal *step) {
@@ -1846,6 +1860,22 @@ SrVal *sr_inplace_binop(SrInterp *I, int op, SrVal *a, SrVal *b) {
   return sr_binop(I, op, a, b);
 }
 
+/* `a is b`: one object; None and bools are singletons, and Meshes and
+   PartitionSpecs are interned (mesh.py's and P's caches: equal ones are
+   one object) */
+static int same_object(const SrVal *a, const SrVal *b) {
+  if (a == b) return 1;
+  if (a->kind != b->kind) return 0;
+  switch (a->kind) {
+  case SR_V_NONE: return 1;
+  case SR_V_BOOL: return a->i == b->i;
+  case SR_V_MESH: return a->mesh == b->mesh;
+  case SR_V_SPEC: return sr_val_equal(a, b);
+  default: return 0;
+  }
+}
+
+
 SrVal *sr_binop(SrInterp *I, int op, SrVal *a, SrVal *b) {
   /* objects first (arrays), then the reflected operand */
   const SrLangOps *oa = sr_ops(a), *ob = sr_ops(b);
@@ -1860,8 +1890,8 @@ SrVal *sr_binop(SrInterp *I, int op, SrVal *a, SrVal *b) {
     }
   }
   switch (op) {
-  case SR_OP_IS: return sr_bool(a == b || (a->kind == SR_V_NONE && b->kind == SR_V_NONE) || (a->kind == SR_V_BOOL && b->kind == SR_V_BOOL && a->i == b->i));
-  case SR_OP_ISNOT: return sr_bool(!(a == b || (a->kind == SR_V_NONE && b->kind == SR_V_NONE) || (a->kind == SR_V_BOOL && b->kind == SR_V_BOOL && a->i == b->i)));
+  case SR_OP_IS: return sr_bool(same_object(a, b));
+  case SR_OP_ISNOT: return sr_bool(!same_object(a, b));
   case SR_OP_IN: return contains(I, a, b);
   case SR_OP_NOTIN: {
     SrVal *r = contains(I, a, b);
@@ -1932,6 +1962,15 @@ SrVal *sr_binop(SrInterp *I, int op, SrVal *a, SrVal *b) {
   if (op == SR_OP_LT || op == SR_OP_LE || op == SR_OP_GT || op == SR_OP_GE)
     return sr_raise(I, "TypeError", "'%s' not supported between instances of '%s' and '%s'", op_symbol(op),
                     sr_val_kind_name(a), sr_val_kind_name(b));
+  /* PartitionSpec's __add__ / __radd__ (the jax layer defines them) */
+  if (op == SR_OP_ADD && (a->kind == SR_V_SPEC || b->kind == SR_V_SPEC)) {
+    SrVal *fn = sr_lookup_qualname(a->kind == SR_V_SPEC ? "jax.sharding.PartitionSpec.__add__"
+                                                        : "jax.sharding.PartitionSpec.__radd__");
+    SrVal *argv[2] = {a->kind == SR_V_SPEC ? a : b, a->kind == SR_V_SPEC ? b : a};
+    SrArgs ca = {2, argv, 0, NULL, NULL, NULL};
+    SrVal *r = fn ? sr_call(I, fn, &ca) : NULL;
+    if (r || I->exc) return r;
+  }
   return sr_raise(I, "TypeError", "unsupported operand type(s) for %s: '%s' and '%s'", op_symbol(op),
                   sr_val_kind_name(a), sr_val_kind_name(b));
 }
@@ -1997,6 +2036,7 @@ void sr_context_exit(SrInterp *I, SrVal *m) {
 /* ---- initialisation ---- */
 
 void sr_objects_init(void) {
+  sr_val_equal_class(&sr_slice_class, slice_equal);
   static int done;
   if (done) return;
   done = 1;
