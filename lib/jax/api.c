@@ -656,6 +656,8 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
                         int prim, int prevent_cse, SrVal *in_sh, SrVal *out_sh);
 /* The donation of the split call being bound (jit_call), or NULL. */
 static const SrJitSplit *binding_split;
+/* the function call_traced traced, for its parameter names */
+static SrVal *binding_fn;
 /* jax.checkpoint's policy for the remat2 equation bind_body makes next */
 static SrVal *binding_policy;
 /* the jit bind_body binds next has inline=True (Inline.JAX_EARLY) */
@@ -668,7 +670,196 @@ static SrVal *call_traced(SrInterp *I, SrVal *fn, const char *name, SrArgs *a, i
   SrVal *out_tree = NULL, *captured = NULL;
   SrJaxpr *body = sr_trace_fn(I, fn, a->n, a->v, a->nkw, a->kw, a->kwv, SR_TRACE_KWARGS, &out_tree, &captured);
   if (!body) return NULL;
+  binding_fn = fn;
   return bind_body(I, body, out_tree, captured, name, a, prim, prevent_cse, in_sh, out_sh);
+}
+
+/* ---- pxla._get_and_check_device_assignment, as pjit reports it ---- */
+
+enum { DA_ARG, DA_CONST, DA_OUT, DA_CTX, DA_MAX = 512 };
+typedef struct DevAssign {
+  int n, ids[DA_MAX];
+  int kind;
+} DevAssign;
+
+/* The devices of a concrete sharding in order (a NamedSharding's mesh's,
+   a SingleDeviceSharding's device): 0, or -1 for another value. */
+static int sharding_devices(SrInterp *I, SrVal *sh, DevAssign *d) {
+  d->n = 0;
+  if (!sh) return -1;
+  if (sh->kind == SR_V_SHARDING) {
+    const SrMesh *m = sh->sh.mesh;
+    if (m->abstract || !m->n) return -1;
+    for (int p = 0; p < sr_mesh_ndev(m) && d->n < DA_MAX; p++) d->ids[d->n++] = sr_mesh_device(m, p);
+    return 0;
+  }
+  if (sh->kind == SR_V_OBJ && strcmp(sr_val_kind_name(sh), "SingleDeviceSharding") == 0) {
+    SrVal *ds = sr_getattr(I, sh, "device_set");
+    SrVal *l = ds ? sr_iterate(I, ds) : NULL;
+    sr_unref(ds);
+    if (!l) {
+      sr_exc_clear(I);
+      return -1;
+    }
+    for (int i = 0; i < l->seq.n && d->n < DA_MAX; i++) {
+      int id = sr_concrete_device_id(l->seq.items[i]);
+      if (id >= 0) d->ids[d->n++] = id;
+    }
+    sr_unref(l);
+    return d->n ? 0 : -1;
+  }
+  return -1;
+}
+
+static void array_devices(const SrArray *x, DevAssign *d) {
+  d->n = 0;
+  for (int p = 0; p < x->ndev && d->n < DA_MAX; p++)
+    d->ids[d->n++] = x->mesh ? sr_mesh_device(x->mesh, p) : 0;
+}
+
+static int da_equal(const DevAssign *a, const DevAssign *b) {
+  return a->n == b->n && memcmp(a->ids, b->ids, (size_t)a->n * sizeof a->ids[0]) == 0;
+}
+
+static void da_ids(SrBuf *b, const DevAssign *d) {
+  sr_buf_puts(b, "with device ids [");
+  for (int i = 0; i < d->n; i++) sr_buf_printf(b, "%s%d", i ? ", " : "", d->ids[i]);
+  sr_buf_puts(b, "] on platform CPU");
+}
+
+/* MismatchType's words (stages.py: ARG_SHARDING and SHARDING_INSIDE_... by
+   name) in DeviceAssignmentMismatch._str */
+static void da_str(SrBuf *b, const DevAssign *d) {
+  static const char *const words[] = {"ARG_SHARDING", "closed over constant sharding", "explicit output sharding",
+                                      "context mesh"};
+  sr_buf_printf(b, "%s %s ", d->kind == DA_CTX ? " jit's" : "", words[d->kind]);
+  da_ids(b, d);
+}
+
+/* Every committed argument, explicit in_sharding and out_sharding, and the
+   mesh in context, on the same devices; else pjit's ValueError "Received
+   incompatible devices for jitted computation" naming the first pair
+   that differs (the arguments among them by name and aval). */
+static int check_devices_match(SrInterp *I, const char *name, SrVal *fn, SrVal **args, int nargs, SrVal **leaves,
+                               int nleaves, int ncaptured, const SrJitFlat *fi, const SrJitFlat *fo) {
+  DevAssign first = {0}, cur, ctx = {0};
+  int have_first = 0, have_ctx = 0;
+  if (I->jax->mesh && I->jax->mesh->n && !I->jax->mesh->abstract) {
+    for (int p = 0; p < sr_mesh_ndev(I->jax->mesh) && ctx.n < DA_MAX; p++)
+      ctx.ids[ctx.n++] = sr_mesh_device(I->jax->mesh, p);
+    ctx.kind = DA_CTX;
+    have_ctx = 1;
+  }
+  DevAssign fail[2];
+  int failed = 0;
+  int nin = nleaves - ncaptured;
+  for (int pass = 0; pass < 3 && !failed; pass++) {
+    int n = pass == 0 ? nin : pass == 1 ? ncaptured : fo ? fo->n : 0;
+    for (int i = 0; i < n && !failed; i++) {
+      int ok = -1;
+      if (pass == 0) {
+        SrVal *sh = fi && i < fi->n ? fi->e[i].sh : NULL;
+        if (sh) ok = sharding_devices(I, sh, &cur);
+        else {
+          SrArray *x = sr_jit_leaf_array(leaves[ncaptured + i]);
+          if (x && x->committed) {
+            array_devices(x, &cur);
+            ok = 0;
+          }
+        }
+        cur.kind = DA_ARG;
+      } else if (pass == 1) {
+        SrArray *x = sr_jit_leaf_array(leaves[i]);
+        if (x && x->committed) {
+          array_devices(x, &cur);
+          ok = 0;
+        }
+        cur.kind = DA_CONST;
+      } else {
+        ok = sharding_devices(I, fo->e[i].sh, &cur);
+        cur.kind = DA_OUT;
+      }
+      if (ok < 0) continue;
+      if (!have_first) {
+        first = cur;
+        have_first = 1;
+      }
+      if (have_ctx) {
+        if (!da_equal(&ctx, &cur)) {
+          fail[0] = ctx;
+          fail[1] = cur;
+          failed = 1;
+        }
+      } else if (!da_equal(&first, &cur)) {
+        fail[0] = first;
+        fail[1] = cur;
+        failed = 1;
+      }
+    }
+  }
+  if (!failed) return 0;
+  /* stages._find_arg_mismatch: an ARG_SHARDING failure names the first
+     argument whose own sharding is on those devices */
+  SrBuf b = SR_BUF_INIT, t = SR_BUF_INIT;
+  char **paths = sr_xcalloc((size_t)nin + 1, sizeof *paths);
+  {
+    SrFunction *f = fn ? sr_as_function(fn) : NULL;
+    int k = 0;
+    for (int i = 0; i < nargs; i++) {
+      SrBuf pb = SR_BUF_INIT;
+      if (f && f->node && f->node->params && i < f->node->params->n) sr_buf_puts(&pb, f->node->params->names[i]);
+      else sr_buf_puts(&pb, "");
+      int k0 = k;
+      sr_pytree_leaf_paths(args[i], &pb, paths, &k);
+      (void)k0;
+      sr_buf_free(&pb);
+      if (k > nin) break;
+    }
+  }
+  const char *msg[2] = {NULL, NULL};
+  SrBuf mb[2] = {SR_BUF_INIT, SR_BUF_INIT};
+  int nmatched = 0;
+  for (int j = 0; j < 2; j++) {
+    if (fail[j].kind != DA_ARG) continue;
+    for (int i = 0; i < nin; i++) {
+      SrArray *x = sr_jit_leaf_array(leaves[ncaptured + i]);
+      if (!x) continue;
+      DevAssign ad;
+      array_devices(x, &ad);
+      if (!da_equal(&ad, &fail[j])) continue;
+      SrTypeCtx cx;
+      SrDiags d = SR_DIAGS_INIT;
+      sr_type_ctx(I, &cx, &d);
+      sr_buf_printf(&mb[nmatched], "argument %s of %s with shape ", paths[i] ? paths[i] : "", name);
+      sr_aval_str_short(&mb[nmatched], &cx, sr_value_type(I, leaves[ncaptured + i]), 0, 0);
+      sr_diags_clear(&d);
+      sr_buf_puts(&mb[nmatched], " and ");
+      da_ids(&mb[nmatched], &fail[j]);
+      msg[nmatched] = mb[nmatched].p;
+      nmatched++;
+      break;
+    }
+  }
+  if (nmatched == 2) {
+    sr_buf_printf(&b, " Got %s and %s", msg[0], msg[1]);
+  } else if (nmatched == 1) {
+    const DevAssign *left = fail[0].kind == DA_ARG ? &fail[1] : &fail[0];
+    sr_buf_printf(&b, " Got %s and", msg[0]);
+    da_str(&b, left);
+  } else {
+    sr_buf_puts(&b, " Got");
+    da_str(&b, &fail[0]);
+    sr_buf_puts(&b, " and");
+    da_str(&b, &fail[1]);
+  }
+  sr_raise(I, "ValueError", "Received incompatible devices for jitted computation.%s", b.p);
+  for (int i = 0; i < nin; i++) free(paths[i]);
+  free(paths);
+  sr_buf_free(&mb[0]);
+  sr_buf_free(&mb[1]);
+  sr_buf_free(&b);
+  sr_buf_free(&t);
+  return -1;
 }
 
 /* pxla's lowering check: a jit run on the devices of its committed
@@ -742,6 +933,8 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
                         int prim, int prevent_cse, SrVal *in_sh, SrVal *out_sh) {
   const SrJitSplit *split = binding_split;
   binding_split = NULL;
+  SrVal *fn_named = binding_fn;
+  binding_fn = NULL;
   SrVal *policy = binding_policy;
   binding_policy = NULL;
   int inline_early = binding_inline;
@@ -766,6 +959,23 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
     sr_unref(captured);
     sr_unref(out_tree);
     return NULL;
+  }
+  if (prim == SR_P_jit && !I->trace) {
+    SrJitFlat fi = {0}, fo = {0};
+    int rc = sr_jit_flat_entries(I, in_sh, a->n, a->v, NULL, "in_shardings", &fi);
+    if (rc == 0) rc = sr_jit_flat_entries(I, out_sh, 0, NULL, out_tree, "out_shardings", &fo);
+    if (rc == 0)
+      rc = check_devices_match(I, name, fn_named, a->v, a->n, leaves->seq.items, leaves->seq.n, captured->seq.n,
+                               &fi, &fo);
+    sr_jit_flat_free(&fi);
+    sr_jit_flat_free(&fo);
+    if (rc < 0) {
+      sr_program_unref(body->prog);
+      sr_unref(leaves);
+      sr_unref(captured);
+      sr_unref(out_tree);
+      return NULL;
+    }
   }
   uint8_t *usable = NULL;
   if (prim == SR_P_jit) {
@@ -1030,6 +1240,7 @@ static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
     binding_split = sp;
   binding_inline = j->inline_early;
     binding_inline = j->inline_early;
+    binding_fn = j->fn;
     return bind_body(I, body, out_tree, captured, j->name, a, SR_P_jit, 0, j->in_sh, j->out_sh);
   }
   char *sig = jit_sig(I, a);
@@ -1050,7 +1261,8 @@ static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
   binding_inline = j->inline_early;
       binding_inline = j->inline_early;
     binding_inline = j->inline_early;
-      return bind_body(I, c->e[i].body, sr_ref(c->e[i].out_tree), NULL, j->name, a, SR_P_jit, 0, NULL, NULL);
+      binding_fn = j->fn;
+    return bind_body(I, c->e[i].body, sr_ref(c->e[i].out_tree), NULL, j->name, a, SR_P_jit, 0, NULL, NULL);
     }
   }
   if (check_no_tracing(I, j->fn) < 0) {
@@ -1076,7 +1288,8 @@ static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
   free(sig);
   binding_split = sp;
   binding_inline = j->inline_early;
-  return bind_body(I, body, out_tree, captured, j->name, a, SR_P_jit, 0, NULL, NULL);
+  binding_fn = j->fn;
+    return bind_body(I, body, out_tree, captured, j->name, a, SR_P_jit, 0, NULL, NULL);
 }
 
 static SrVal *jit_call(SrInterp *I, SrVal *self, SrArgs *a) {

@@ -342,6 +342,90 @@ static SrVal *m_addressable_data(SrInterp *I, SrArgs *a) {
   return d;
 }
 
+/* sharding.devices_indices_map(shape): each device's index (a tuple of
+   slices) into an array of that shape, in the sharding's device order:
+   those of the shards of zeros laid out so. */
+SrVal *sr_devices_indices_map(SrInterp *I, SrVal *sharding, SrVal *shape) {
+  SrVal *z = sr_call1(I, sr_lookup_qualname("numpy.zeros"), shape);
+  if (!z) return NULL;
+  SrVal *pa[2] = {z, sharding};
+  SrArgs pargs = {.n = 2, .v = pa};
+  SrVal *zs = sr_call(I, sr_lookup_qualname("jax.device_put"), &pargs);
+  sr_unref(z);
+  if (!zs) return NULL;
+  SrArgs sa = {.self = zs};
+  SrVal *shards = prop_addressable_shards(I, &sa);
+  sr_unref(zs);
+  if (!shards) return NULL;
+  SrVal *d = sr_dict(NULL);
+  for (int i = 0; i < shards->seq.n; i++) {
+    Shard *s = shards->seq.items[i]->obj.data;
+    sr_dict_set(NULL, d, device_val(s->device), sr_ref(s->index));
+  }
+  sr_unref(shards);
+  return d;
+}
+
+/* jax.make_array_from_callback(shape, sharding, data_callback, dtype=None):
+   array.make_array_from_callback calls data_callback with each addressable
+   device's index (a tuple of slices, as sharding.devices_indices_map gives
+   it) and assembles the array from what it returns (the first result's
+   dtype where dtype is None).  Here: the indices are those of the shards
+   of an array of zeros laid out so, the blocks are written into a host
+   array of the global shape, and that is put to the sharding. */
+static SrVal *bi_make_array_from_callback(SrInterp *I, SrArgs *args) {
+  SrVal *p[4];
+  if (sr_args_parse(I, args, "make_array_from_callback", "shape, sharding, data_callback, dtype=", p) < 0) return NULL;
+  SrVal *np_zeros = sr_lookup_qualname("numpy.zeros");
+  SrVal *put = sr_lookup_qualname("jax.device_put");
+  SrVal *z = sr_call1(I, np_zeros, p[0]);
+  if (!z) return NULL;
+  SrVal *pa[2] = {z, p[1]};
+  SrArgs pargs = {.n = 2, .v = pa};
+  SrVal *zs = sr_call(I, put, &pargs);
+  sr_unref(z);
+  if (!zs) return NULL;
+  SrArgs sa = {.self = zs};
+  SrVal *shards = prop_addressable_shards(I, &sa);
+  sr_unref(zs);
+  if (!shards) return NULL;
+  SrVal *g = NULL, *r = NULL;
+  for (int i = 0; i < shards->seq.n; i++) {
+    Shard *s = shards->seq.items[i]->obj.data;
+    SrVal *blk = sr_call1(I, p[2], s->index);
+    if (!blk) goto out;
+    if (!g) {
+      SrVal *dt = p[3] && p[3]->kind != SR_V_NONE ? sr_ref(p[3]) : NULL;
+      if (!dt && !(dt = sr_getattr(I, blk, "dtype"))) {
+        sr_unref(blk);
+        goto out;
+      }
+      SrVal *za[2] = {p[0], dt};
+      SrArgs zargs = {.n = 2, .v = za};
+      g = sr_call(I, np_zeros, &zargs);
+      sr_unref(dt);
+      if (!g) {
+        sr_unref(blk);
+        goto out;
+      }
+    }
+    int rc = sr_setitem(I, g, s->index, blk);
+    sr_unref(blk);
+    if (rc < 0) goto out;
+  }
+  if (!g) {
+    SrVal *za[2] = {p[0], p[3] && p[3]->kind != SR_V_NONE ? p[3] : sr_lookup_qualname("numpy.float32")};
+    SrArgs zargs = {.n = 2, .v = za};
+    if (!(g = sr_call(I, np_zeros, &zargs))) goto out;
+  }
+  pa[0] = g;
+  r = sr_call(I, put, &pargs);
+out:
+  sr_unref(g);
+  sr_unref(shards);
+  return r;
+}
+
 /* ---- device_put and reshard ---- */
 
 /* A spec padded with Nones to rank n (PartitionSpec._normalized_spec_for_aval). */
@@ -980,6 +1064,19 @@ static SrVal *prop_is_fully_replicated(SrInterp *I, SrArgs *a) {
   return sr_bool(sr_type_sharded_axes(l) == 0 && !l->unreduced);
 }
 
+/* x._committed: whether x was placed explicitly (a device_put to a
+   device or sharding, a jit output), as ArrayImpl._committed */
+static SrVal *prop_committed(SrInterp *I, SrArgs *a) {
+  SrArrayObj *o = sr_array_of(a->self);
+  if (!o || o->kind != SR_AV_CONCRETE) return sr_raise(I, "ConcretizationTypeError", "an abstract array");
+  return sr_bool(o->data->committed != 0);
+}
+
+/* x._value: x as a numpy array (ArrayImpl._value) */
+static SrVal *prop_value(SrInterp *I, SrArgs *a) {
+  return sr_call1(I, sr_lookup_qualname("numpy.asarray"), a->self);
+}
+
 /* x.device: the one device of a single-device array (array.py) */
 static SrVal *prop_device(SrInterp *I, SrArgs *a) {
   SrVal *m = sr_getattr(I, a->self, "devices");
@@ -1123,9 +1220,13 @@ void sr_builtins_exec_init(void) {
   sr_def("jax.Array.property.sharding", prop_sharding, "x.sharding: the concrete sharding, Auto axes included");
   sr_def("jax.Array.property.addressable_shards", prop_addressable_shards,
          "x.addressable_shards: each device's Shard (device, index, replica_id, data)");
+  sr_def("jax.make_array_from_callback", bi_make_array_from_callback,
+         "make_array_from_callback(shape, sharding, data_callback): the array whose shard on each device is data_callback(index)");
   sr_def("jax.Array.method.addressable_data", m_addressable_data,
          "x.addressable_data(i): the data of x's i-th addressable shard");
   sr_def("jax.Array.property.is_fully_replicated", prop_is_fully_replicated, "x.is_fully_replicated");
+  sr_def("jax.Array.property._committed", prop_committed, "x._committed: whether x's placement was explicit");
+  sr_def("jax.Array.property._value", prop_value, "x._value: x as a numpy array");
   sr_def("jax.Array.property.device", prop_device, "x.device: the device of a single-device array");
   sr_def("jax.Array.method.item", m_item, "x.item(): the value of a size-1 array");
   sr_def("jax.Array.method.__round__", m_round, "round(x, ndigits=None): jnp.round, then astype(int) without ndigits");

@@ -105,7 +105,30 @@ static void set_mesh_exit(SrInterp *I, SrVal *self) {
   }
 }
 
-static const SrContextOps set_mesh_ctx = {&set_mesh_class, set_mesh_enter, set_mesh_exit};
+static const SrContextOps set_mesh_ctx = {&set_mesh_class, set_mesh_enter, set_mesh_exit, 0};
+
+/* `with mesh:` (Mesh.__enter__, deprecated): the mesh is the one in
+   context for the block, as jax.set_mesh's; the meshes it replaced are
+   kept on a stack. */
+static const SrMesh *mesh_ctx_prev[32];
+static int mesh_ctx_n;
+
+static SrVal *mesh_ctx_enter(SrInterp *I, SrVal *self) {
+  if (self->mesh->abstract) return sr_raise(I, "ValueError", "AbstractMesh does not implement __enter__");
+  if (mesh_ctx_n == 32) return sr_raise(I, "RuntimeError", "meshes nested too deeply");
+  sr_warn(I, "DeprecationWarning",
+          "`with mesh:` context manager has been deprecated. Please use `with jax.set_mesh(mesh):` instead.");
+  mesh_ctx_prev[mesh_ctx_n++] = I->jax->mesh;
+  I->jax->mesh = self->mesh->n ? self->mesh : NULL;
+  return sr_ref(self);
+}
+
+static void mesh_ctx_exit(SrInterp *I, SrVal *self) {
+  (void)self;
+  if (mesh_ctx_n) I->jax->mesh = mesh_ctx_prev[--mesh_ctx_n];
+}
+
+static const SrContextOps mesh_ctx = {NULL, mesh_ctx_enter, mesh_ctx_exit, SR_V_MESH};
 
 static SrVal *bi_get_abstract_mesh(SrInterp *I, SrArgs *a) {
   if (a->n || a->nkw) return sr_raise(I, "TypeError", "get_abstract_mesh() takes no arguments");
@@ -296,6 +319,7 @@ void sr_builtins_jax_init(void) {
   for (int i = 0; dtypes[i].name; i++) reg_dtype(dtypes[i].name, dtypes[i].d);
   sr_kind_getattr_set(SR_V_JAXPR, jaxpr_getattr);
   sr_context_register(&set_mesh_ctx);
+  sr_context_register(&mesh_ctx);
 }
 
 /* jax._src.api, as JAX's tests import it (from jax._src import api): the

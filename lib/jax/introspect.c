@@ -376,6 +376,11 @@ static SrVal *m_is_equivalent_to(SrInterp *I, SrArgs *a) {
   return sr_bool(eq);
 }
 
+static SrVal *m_devices_indices_map(SrInterp *I, SrArgs *a) {
+  if (a->n != 1 || a->nkw) return sr_raise(I, "TypeError", "devices_indices_map() takes one argument (global_shape)");
+  return sr_devices_indices_map(I, a->self, a->v[0]);
+}
+
 static SrVal *sharding_getattr(SrInterp *I, SrVal *self, const char *name) {
   if (strcmp(name, "is_fully_replicated") == 0) return sr_bool(fully_replicated(self));
   if (strcmp(name, "is_fully_addressable") == 0) return sr_bool(I->jax->num_ranks <= 1);
@@ -387,6 +392,8 @@ static SrVal *sharding_getattr(SrInterp *I, SrVal *self, const char *name) {
   }
   if (strcmp(name, "shard_shape") == 0) return sr_bound_method(self, name, m_shard_shape);
   if (strcmp(name, "is_equivalent_to") == 0) return sr_bound_method(self, name, m_is_equivalent_to);
+  if (strcmp(name, "devices_indices_map") == 0 || strcmp(name, "addressable_devices_indices_map") == 0)
+    return sr_bound_method(self, name, m_devices_indices_map);
   return prev_sharding ? prev_sharding(I, self, name) : NULL;
 }
 

@@ -100,6 +100,8 @@ struct SrArray;
 SrVal *sr_concrete_device_val(int id);
 int sr_concrete_device_id(const SrVal *v);
 SrVal *sr_concrete_array_sharding(struct SrArray *a);
+/* sharding.devices_indices_map(shape): {device: index} */
+SrVal *sr_devices_indices_map(SrInterp *I, SrVal *sharding, SrVal *shape);
 
 void sr_layout_api_init(void);
 

@@ -182,7 +182,7 @@ static void printopts_exit(SrInterp *I, SrVal *self) {
   sr_numfmt_opts = po->saved;
 }
 
-static const SrContextOps printopts_ctx = {&printopts_class, printopts_enter, printopts_exit};
+static const SrContextOps printopts_ctx = {&printopts_class, printopts_enter, printopts_exit, 0};
 
 void sr_printoptions_init(void) {
   sr_def("numpy.set_printoptions jax.numpy.set_printoptions", np_set_printoptions,

@@ -82,7 +82,7 @@ static void scope_exit(SrInterp *I, SrVal *self) {
   }
 }
 
-static const SrContextOps scope_ctx = {&scope_class, scope_enter, scope_exit};
+static const SrContextOps scope_ctx = {&scope_class, scope_enter, scope_exit, 0};
 
 /* @named_scope("x") / @disable_jit(): the function called inside a fresh
    entry of the scope */

@@ -457,13 +457,25 @@ static SrVal *compiled_call(SrInterp *I, Stage *s, SrArgs *a) {
   if (a->nkw && !s->in_sh && !s->out_sh) return sr_jit_call(I, s->fn, s->name, a);
   if (a->nkw)
     return sr_raise(I, "NotImplementedError", "calling a compiled function with keyword arguments and shardings");
-  SrBuf errs = SR_BUF_INIT;
+  /* pxla.check_array_xla_sharding_layout_match: each committed argument
+     whose sharding or layout is not the compiled one, named as the
+     debug info names it (the parameter and the leaf's key path) */
+  SrBuf errs = SR_BUF_INIT, lerrs = SR_BUF_INIT;
   int nerr = 0, nsh = 0, nlay = 0, k = 0;
   for (int i = 0; i < a->n; i++) {
     SrVal *leaves = sr_pytree_flatten(I, a->v[i]);
     if (!leaves) {
       sr_buf_free(&errs);
+      sr_buf_free(&lerrs);
       return NULL;
+    }
+    char **paths = sr_xcalloc((size_t)leaves->seq.n + 1, sizeof *paths);
+    {
+      SrBuf pb = SR_BUF_INIT;
+      arg_name(&pb, s, i, 1);
+      int kk = 0;
+      sr_pytree_leaf_paths(a->v[i], &pb, paths, &kk);
+      sr_buf_free(&pb);
     }
     for (int q = 0; q < leaves->seq.n; q++, k++) {
       if (k >= s->arg_leaves->seq.n) break;
@@ -478,51 +490,68 @@ static SrVal *compiled_call(SrInterp *I, Stage *s, SrArgs *a) {
       sr_array_local(x, have);
       int same = wlay && sr_layout_dims(wlay, want) == t->ndim;
       for (int d = 0; d < t->ndim && same; d++) same = want[d] == have[d];
-      {
-        if (ush && sr_jit_sharding_differs(x, ush)) {
-          SrVal *xs = sr_concrete_array_sharding(x);
-          if (nerr++ < 5) {
-            if (errs.len) sr_buf_putc(&errs, '\n');
-            sr_buf_puts(&errs, "Got input sharding(s) that compiled object was called with: ");
-            sr_val_repr(&errs, xs);
-            sr_buf_puts(&errs, " and sharding(s) the computation was compiled with: ");
-            sr_val_repr(&errs, ush);
-            sr_buf_puts(&errs, " for arg ");
-            arg_name(&errs, s, i, leaves->seq.n == 1);
-            sr_buf_printf(&errs, " with shape: %s", sr_type_short(t));
-          }
-          nsh++;
-          sr_unref(xs);
+      const char *nm = paths[q] ? paths[q] : "";
+      if (ush && sr_jit_sharding_differs(x, ush)) {
+        SrVal *xs = sr_concrete_array_sharding(x);
+        if (nerr++ < 5) {
+          if (errs.len) sr_buf_putc(&errs, '\n');
+          sr_buf_printf(&errs, "Argument %s with shape %s:\n  Passed sharding: ", nm, sr_type_short(t));
+          sr_val_str(&errs, xs);
+          sr_buf_puts(&errs, "\n  Required sharding: ");
+          sr_val_str(&errs, ush);
         }
+        nsh++;
+        sr_unref(xs);
       }
       if (!same) {
         if (nerr++ < 5) {
           if (errs.len) sr_buf_putc(&errs, '\n');
-          sr_buf_puts(&errs, "Got input layout(s) that compiled object was called with: ");
+          sr_buf_printf(&errs, "Argument %s with shape %s:\n  Passed layout: ", nm, sr_type_short(t));
           sr_local_repr(&errs, t->ndim, have);
-          sr_buf_puts(&errs, " and layout(s) the computation was compiled with: ");
-          sr_val_repr(&errs, wlay);
-          sr_buf_puts(&errs, " for arg ");
-          arg_name(&errs, s, i, leaves->seq.n == 1);
-          sr_buf_printf(&errs, " with shape: %s", sr_type_short(t));
+          sr_buf_puts(&errs, "\n  Required layout: ");
+          sr_val_str(&errs, wlay);
+          /* the older wording, kept for layouts alone (below) */
+          if (lerrs.len) sr_buf_putc(&lerrs, '\n');
+          sr_buf_puts(&lerrs, "Got input layout(s) that compiled object was called with: ");
+          sr_local_repr(&lerrs, t->ndim, have);
+          sr_buf_puts(&lerrs, " and layout(s) the computation was compiled with: ");
+          sr_val_repr(&lerrs, wlay);
+          sr_buf_puts(&lerrs, " for arg ");
+          arg_name(&lerrs, s, i, leaves->seq.n == 1);
+          sr_buf_printf(&lerrs, " with shape: %s", sr_type_short(t));
         }
         nlay++;
       }
     }
+    for (int q = 0; q < leaves->seq.n; q++) free(paths[q]);
+    free(paths);
     sr_unref(leaves);
   }
   if (nerr) {
-    const char *kind = !nlay ? "sharding(s)" : !nsh ? "layout(s)" : "sharding(s) and layout(s)";
+    const char *kind = !nlay ? "shardings" : !nsh ? "layouts" : "shardings and layouts";
     char num[64];
     if (nerr < 5) snprintf(num, sizeof num, "the %d mismatches", nerr);
     else snprintf(num, sizeof num, "5 mismatches out of %d", nerr);
-    sr_raise(I, "ValueError",
-             "Compiled object called with input %s does not match the %s the computation was compiled with. Here "
-             "are %s:\n%s",
-             kind, kind, num, errs.p);
+    /* Layouts alone keep the wording of the JAX the layout document was
+       run with ("Compiled object called with input layout(s) does not
+       match ...": docs/notebooks/layout.md asserts 'does not match' in
+       it, and the seed records that); shardings have 0.11's words
+       (pxla.check_array_xla_sharding_layout_match). */
+    if (!nsh)
+      sr_raise(I, "ValueError",
+               "Compiled object called with input layout(s) does not match the layout(s) the computation was compiled "
+               "with. Here are %s:\n%s",
+               num, lerrs.p);
+    else
+      sr_raise(I, "ValueError",
+               "Computation was compiled for input %s that disagree with the %s of arguments passed to it. Here are "
+               "%s:\n%s",
+               kind, kind, num, errs.p);
     sr_buf_free(&errs);
+    sr_buf_free(&lerrs);
     return NULL;
   }
+  sr_buf_free(&lerrs);
   sr_buf_free(&errs);
   return sr_jit_call_sharded(I, s->fn, s->name, a, s->call_in, s->call_out);
 }

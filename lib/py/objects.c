@@ -1898,26 +1898,30 @@ SrVal *sr_unop(SrInterp *I, int op, SrVal *a) {
 static const SrContextOps *contexts[16];
 static int ncontexts;
 
+static int context_is(const SrContextOps *c, const SrVal *m) {
+  return c->val_kind ? (int)m->kind == c->val_kind : m->kind == SR_V_OBJ && m->obj.cls == c->cls;
+}
+
 void sr_context_register(const SrContextOps *ops) {
   if (ncontexts < 16) contexts[ncontexts++] = ops;
 }
 
 SrVal *sr_context_enter(SrInterp *I, SrVal *m) {
   for (int i = 0; i < ncontexts; i++)
-    if (m->kind == SR_V_OBJ && m->obj.cls == contexts[i]->cls) return contexts[i]->enter(I, m);
+    if (context_is(contexts[i], m)) return contexts[i]->enter(I, m);
   return sr_raise(I, "TypeError", "'%s' object does not support the context manager protocol",
                   sr_val_kind_name(m));
 }
 
 int sr_context_builtin(const SrVal *m) {
   for (int i = 0; i < ncontexts; i++)
-    if (m->kind == SR_V_OBJ && m->obj.cls == contexts[i]->cls) return 1;
+    if (context_is(contexts[i], m)) return 1;
   return 0;
 }
 
 void sr_context_exit(SrInterp *I, SrVal *m) {
   for (int i = 0; i < ncontexts; i++)
-    if (m->kind == SR_V_OBJ && m->obj.cls == contexts[i]->cls) contexts[i]->exit(I, m);
+    if (context_is(contexts[i], m)) contexts[i]->exit(I, m);
 }
 
 /* ---- initialisation ---- */

@@ -138,6 +138,9 @@ typedef struct SrContextOps {
   const SrClass *cls;
   SrVal *(*enter)(SrInterp *I, SrVal *self);
   void (*exit)(SrInterp *I, SrVal *self);
+  /* non-zero: the manager is any value of this kind (a Mesh), not an
+     object of cls */
+  int val_kind;
 } SrContextOps;
 void sr_context_register(const SrContextOps *ops);
 SrVal *sr_context_enter(SrInterp *I, SrVal *m);

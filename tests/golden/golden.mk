@@ -288,3 +288,4 @@ include $(top_srcdir)/tests/golden/cf28.mk
 include $(top_srcdir)/tests/golden/jit28.mk
 include $(top_srcdir)/tests/golden/api28.mk
 include $(top_srcdir)/tests/golden/api29.mk
+include $(top_srcdir)/tests/golden/apjit30.mk
