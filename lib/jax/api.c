@@ -807,8 +807,11 @@ static int check_devices_match(SrInterp *I, const char *name, SrVal *fn, SrVal *
     int k = 0;
     for (int i = 0; i < nargs; i++) {
       SrBuf pb = SR_BUF_INIT;
-      if (f && f->node && f->node->params && i < f->node->params->n) sr_buf_puts(&pb, f->node->params->names[i]);
-      else sr_buf_puts(&pb, "");
+      const SrParams *ps = f && f->node ? f->node->params : NULL;
+      int npos = ps ? ps->n - ps->nkwonly : 0;
+      /* the debug info's names: a parameter's, or *args' entry */
+      if (ps && i < npos) sr_buf_puts(&pb, ps->names[i]);
+      else if (ps && ps->star) sr_buf_printf(&pb, "%s[%d]", ps->star, i - npos);
       int k0 = k;
       sr_pytree_leaf_paths(args[i], &pb, paths, &k);
       (void)k0;
@@ -977,6 +980,48 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
       return NULL;
     }
   }
+  /* pxla: the computation's devices are the mesh's in context, else
+     those of the committed arguments; the uncommitted arguments are put
+     there (replicated) first */
+  const SrMesh *da_mesh = NULL;
+  if (prim == SR_P_jit && !I->trace && !in_sh && !out_sh) {
+    if (I->jax->mesh && !I->jax->mesh->abstract && I->jax->mesh->n) da_mesh = I->jax->mesh;
+    for (int i = 0; i < leaves->seq.n && !da_mesh; i++) {
+      SrArray *x = sr_jit_leaf_array(leaves->seq.items[i]);
+      if (x && x->committed) da_mesh = x->mesh;
+    }
+    if (da_mesh && sr_mesh_ndev(da_mesh) < 2) da_mesh = NULL;
+  }
+  if (da_mesh) {
+    int placed = 0;
+    SrVal *rep = NULL;
+    for (int i = 0; i < leaves->seq.n && !placed; i++) {
+      SrArrayObj *xo = sr_array_of(leaves->seq.items[i]);
+      if (!xo || xo->kind != SR_AV_CONCRETE || xo->data->ndev != 1) continue;
+      if (!rep) {
+        SrVal *sp = sr_call(I, sr_lookup_qualname("jax.sharding.PartitionSpec"), &(SrArgs){0});
+        if (!sp) break;
+        rep = sr_sharding_val(NULL, da_mesh, sp->spec, NULL);
+        sr_unref(sp);
+      }
+      SrVal *pa[2] = {leaves->seq.items[i], rep};
+      SrArgs pargs = {.n = 2, .v = pa};
+      SrVal *y = sr_call(I, sr_lookup_qualname("jax.device_put"), &pargs);
+      if (!y) break;
+      SrArrayObj *yo = sr_array_of(y);
+      if (yo && yo->kind == SR_AV_CONCRETE) yo->data->committed = 0;
+      sr_unref(leaves->seq.items[i]);
+      leaves->seq.items[i] = y;
+    }
+    sr_unref(rep);
+    if (I->exc) {
+      sr_program_unref(body->prog);
+      sr_unref(leaves);
+      sr_unref(captured);
+      sr_unref(out_tree);
+      return NULL;
+    }
+  }
   uint8_t *usable = NULL;
   if (prim == SR_P_jit) {
     int ndon = 0;
@@ -1023,6 +1068,28 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
   if (r && prim == SR_P_jit && out_sh && !I->trace && sr_jit_keep_out_shardings(I, out_sh, out_tree, r) < 0) {
     sr_unref(r);
     r = NULL;
+  }
+  /* the outputs live on the computation's devices too (a constant made
+     inside, replicated on them) */
+  for (int i = 0; r && da_mesh && sr_is_seq(r) && i < r->seq.n; i++) {
+    SrVal *o = r->seq.items[i];
+    SrArrayObj *xo = sr_array_of(o);
+    int py = o->kind == SR_V_INT || o->kind == SR_V_FLOAT || o->kind == SR_V_BOOL || o->kind == SR_V_COMPLEX;
+    if (!py && (!xo || xo->kind != SR_AV_CONCRETE || xo->data->ndev != 1)) continue;
+    SrVal *sp = sr_call(I, sr_lookup_qualname("jax.sharding.PartitionSpec"), &(SrArgs){0});
+    SrVal *rep = sp ? sr_sharding_val(NULL, da_mesh, sp->spec, NULL) : NULL;
+    sr_unref(sp);
+    SrVal *pa[2] = {r->seq.items[i], rep};
+    SrArgs pargs = {.n = 2, .v = pa};
+    SrVal *y = rep ? sr_call(I, sr_lookup_qualname("jax.device_put"), &pargs) : NULL;
+    sr_unref(rep);
+    if (!y) {
+      sr_unref(r);
+      r = NULL;
+      break;
+    }
+    sr_unref(r->seq.items[i]);
+    r->seq.items[i] = y;
   }
   sr_plist_free(&ps);
   sr_program_unref(body->prog);
@@ -1500,6 +1567,9 @@ static SrVal *jax_jit(SrInterp *I, SrArgs *a) {
     sr_buf_free(&c);
     return NULL;
   }
+  if (sr_jit_check_axis_resources(I, in_sh, "in_shardings", 0) < 0 ||
+      sr_jit_check_axis_resources(I, out_sh, "out_shardings", 0) < 0)
+    return NULL;
   if ((device || backend) && (in_sh || out_sh))
     return sr_raise(I, "ValueError", "If backend or device is specified on jit, then %s should not be specified.",
                     in_sh ? "in_shardings" : "out_shardings");

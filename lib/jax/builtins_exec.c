@@ -1226,6 +1226,7 @@ void sr_builtins_exec_init(void) {
          "x.addressable_data(i): the data of x's i-th addressable shard");
   sr_def("jax.Array.property.is_fully_replicated", prop_is_fully_replicated, "x.is_fully_replicated");
   sr_def("jax.Array.property._committed", prop_committed, "x._committed: whether x's placement was explicit");
+  sr_def("jax.Array.property.committed", prop_committed, "x.committed: whether x's placement was explicit");
   sr_def("jax.Array.property._value", prop_value, "x._value: x as a numpy array");
   sr_def("jax.Array.property.device", prop_device, "x.device: the device of a single-device array");
   sr_def("jax.Array.method.item", m_item, "x.item(): the value of a size-1 array");

@@ -448,6 +448,39 @@ void sr_jit_flat_free(SrJitFlat *f) {
   memset(f, 0, sizeof *f);
 }
 
+/* sharding_impls.prepare_axis_resources at jit's construction: each leaf
+   of in_shardings / out_shardings (what) is None, a Sharding (not over an
+   empty mesh), a PartitionSpec, or a Format / Layout (split off first). */
+int sr_jit_check_axis_resources(SrInterp *I, SrVal *v, const char *what, int depth) {
+  if (!v || v->kind == SR_V_NONE || v->kind == SR_V_SPEC || sr_is_obj(v, &format_class) || sr_is_layout(v) ||
+      sr_is_layout_auto(v))
+    return 0;
+  if (is_sharding(v)) {
+    if (v->kind == SR_V_SHARDING && !v->sh.mesh->n) {
+      SrBuf b = SR_BUF_INIT;
+      sr_val_str(&b, v);
+      sr_raise(I, "ValueError", "One of %s leaf specifications got an empty NamedSharding: %s which is not allowed.",
+               what, b.p);
+      sr_buf_free(&b);
+      return -1;
+    }
+    return 0;
+  }
+  SrVal *ch = depth < 64 ? sr_pytree_children(v) : NULL;
+  if (ch) {
+    int rc = 0;
+    for (int i = 0; i < ch->seq.n && rc == 0; i++) rc = sr_jit_check_axis_resources(I, ch->seq.items[i], what, depth + 1);
+    sr_unref(ch);
+    return rc;
+  }
+  SrBuf b = SR_BUF_INIT;
+  sr_to_str(I, &b, v);
+  sr_raise(I, "TypeError", "%s leaf specifications are expected to be PartitionSpec instances or None, but got %s", what,
+           b.p);
+  sr_buf_free(&b);
+  return -1;
+}
+
 /* The sharding and layout one leaf of in_shardings / out_shardings gives
    (pjit.py: _split_layout_and_sharding, _create_sharding_for_array). */
 static int leaf_entry(SrInterp *I, SrVal *v, const char *what, SrJitFlat *f, SrVal **sh, SrVal **lay) {

@@ -76,6 +76,9 @@ typedef struct SrJitFlat {
 int sr_jit_flat_entries(SrInterp *I, SrVal *spec, int nargs, SrVal **args, SrVal *tree, const char *what,
                         SrJitFlat *f);
 void sr_jit_flat_free(SrJitFlat *f);
+/* prepare_axis_resources' checks of in_shardings / out_shardings' leaves
+   (what names the option): 0, or -1 with TypeError / ValueError. */
+int sr_jit_check_axis_resources(SrInterp *I, SrVal *v, const char *what, int depth);
 /* The concrete array of an argument leaf, or NULL. */
 struct SrArray *sr_jit_leaf_array(SrVal *v);
 /* Does a committed array's placement differ from a jit sharding?  (P('X')

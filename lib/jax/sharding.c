@@ -161,6 +161,19 @@ static SrVal *wsc_leaf(SrInterp *I, SrVal *leaf, SrVal *s, void *ctx) {
     sh = sr_sharding_val(NULL, m, s->spec, NULL);
   } else if (s && s->kind == SR_V_SHARDING) {
     sh = sr_ref(s);
+  } else if (s && s->kind == SR_V_OBJ && strcmp(sr_val_kind_name(s), "SingleDeviceSharding") == 0 && !I->trace) {
+    /* eagerly, _sharding_constraint_impl: jit(identity, out_shardings=s)(x),
+       a committed copy on the device */
+    SrVal *pa[2] = {x, s};
+    SrArgs pargs = {.n = 2, .v = pa, .nkw = 0};
+    const char *kw = sr_intern_cstr("may_alias");
+    SrVal *no = sr_bool(0);
+    pargs.nkw = 1;
+    pargs.kw = &kw;
+    pargs.kwv = &no;
+    r = sr_call(I, sr_lookup_qualname("jax.device_put"), &pargs);
+    sr_unref(x);
+    return r;
   } else {
     sr_unref(x);
     SrBuf b = SR_BUF_INIT;

@@ -535,7 +535,25 @@ static SrVal *slice_getattr(SrInterp *I, SrVal *self, const char *name) {
   return NULL;
 }
 
-static const SrLangOps slice_ops = {.getattr = slice_getattr};
+/* slice == slice: the (start, stop, step) tuples compared */
+static SrVal *slice_compare(SrInterp *I, int op, SrVal *a, SrVal *b) {
+  if ((op != SR_OP_EQ && op != SR_OP_NE) || !sr_is_obj(a, &sr_slice_class) || !sr_is_obj(b, &sr_slice_class))
+    return NULL;
+  const Slice *x = a->obj.data, *y = b->obj.data;
+  SrVal *px[3] = {x->start, x->stop, x->step}, *py[3] = {y->start, y->stop, y->step};
+  int eq = 1;
+  for (int i = 0; i < 3 && eq; i++) {
+    SrVal *r = sr_binop(I, SR_OP_EQ, px[i], py[i]);
+    if (!r) return NULL;
+    int t = sr_truthy(I, r);
+    sr_unref(r);
+    if (t < 0) return NULL;
+    eq = t;
+  }
+  return sr_bool(op == SR_OP_EQ ? eq : !eq);
+}
+
+static const SrLangOps slice_ops = {.getattr = slice_getattr, .binop = slice_compare};
 const SrClass sr_slice_class = {"slice", slice_free, slice_repr, NULL, &slice_ops};
 
 SrVal *sr_slice_new(SrVal *start, SrVal *stop, SrVal *step) {
