@@ -744,9 +744,9 @@ static int check_devices_match(SrInterp *I, const char *name, SrVal *fn, SrVal *
                                int nleaves, int ncaptured, const SrJitFlat *fi, const SrJitFlat *fo) {
   DevAssign first = {0}, cur, ctx = {0};
   int have_first = 0, have_ctx = 0;
-  if (I->jax->mesh && I->jax->mesh->n && !I->jax->mesh->abstract) {
-    for (int p = 0; p < sr_mesh_ndev(I->jax->mesh) && ctx.n < DA_MAX; p++)
-      ctx.ids[ctx.n++] = sr_mesh_device(I->jax->mesh, p);
+  const SrMesh *cm = I->jax->mesh ? I->jax->mesh : I->jax->resource_mesh;
+  if (cm && cm->n && !cm->abstract) {
+    for (int p = 0; p < sr_mesh_ndev(cm) && ctx.n < DA_MAX; p++) ctx.ids[ctx.n++] = sr_mesh_device(cm, p);
     ctx.kind = DA_CTX;
     have_ctx = 1;
   }
@@ -985,7 +985,8 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
      there (replicated) first */
   const SrMesh *da_mesh = NULL;
   if (prim == SR_P_jit && !I->trace && !in_sh && !out_sh) {
-    if (I->jax->mesh && !I->jax->mesh->abstract && I->jax->mesh->n) da_mesh = I->jax->mesh;
+    const SrMesh *cm = I->jax->mesh ? I->jax->mesh : I->jax->resource_mesh;
+    if (cm && !cm->abstract && cm->n) da_mesh = cm;
     for (int i = 0; i < leaves->seq.n && !da_mesh; i++) {
       SrArray *x = sr_jit_leaf_array(leaves->seq.items[i]);
       if (x && x->committed) da_mesh = x->mesh;
@@ -1370,6 +1371,7 @@ static SrVal *jit_call(SrInterp *I, SrVal *self, SrArgs *a) {
   /* device= / backend=: the results committed to that device (pjit's
      SingleDeviceSharding in and out shardings) */
   SrVal *dev = r ? j->device : NULL;
+  int from_default = 0;
   if (r && !dev && I->jax->default_device > 1 && !I->trace) {
     /* jax.default_device: where no argument is committed */
     int committed = 0;
@@ -1384,6 +1386,7 @@ static SrVal *jit_call(SrInterp *I, SrVal *self, SrArgs *a) {
     }
     if (!committed) dev = sr_concrete_device_val(I->jax->default_device - 1);
     else dev = NULL;
+    from_default = dev != NULL;
   } else if (dev) {
     sr_ref(dev);
   }
@@ -1393,6 +1396,14 @@ static SrVal *jit_call(SrInterp *I, SrVal *self, SrArgs *a) {
     SrVal *put = sr_call(I, sr_lookup_qualname("jax.device_put"), &da);
     sr_unref(r);
     r = put;
+    /* on the default device the results stay uncommitted, as their
+       arguments were */
+    SrVal *l = r && from_default ? sr_pytree_flatten_any(I, r) : NULL;
+    for (int k = 0; l && k < l->seq.n; k++) {
+      SrArrayObj *o = sr_array_of(l->seq.items[k]);
+      if (o && o->kind == SR_AV_CONCRETE) o->data->committed = 0;
+    }
+    sr_unref(l);
   }
   sr_unref(dev);
   return r;

@@ -107,9 +107,10 @@ static void set_mesh_exit(SrInterp *I, SrVal *self) {
 
 static const SrContextOps set_mesh_ctx = {&set_mesh_class, set_mesh_enter, set_mesh_exit, 0};
 
-/* `with mesh:` (Mesh.__enter__, deprecated): the mesh is the one in
-   context for the block, as jax.set_mesh's; the meshes it replaced are
-   kept on a stack. */
+/* `with mesh:` (Mesh.__enter__, deprecated): the resource env's mesh for
+   the block -- what jit's PartitionSpecs name and where it runs when no
+   argument says -- but not the mesh of types (jax.set_mesh's); the meshes
+   it replaced are kept on a stack. */
 static const SrMesh *mesh_ctx_prev[32];
 static int mesh_ctx_n;
 
@@ -118,14 +119,14 @@ static SrVal *mesh_ctx_enter(SrInterp *I, SrVal *self) {
   if (mesh_ctx_n == 32) return sr_raise(I, "RuntimeError", "meshes nested too deeply");
   sr_warn(I, "DeprecationWarning",
           "`with mesh:` context manager has been deprecated. Please use `with jax.set_mesh(mesh):` instead.");
-  mesh_ctx_prev[mesh_ctx_n++] = I->jax->mesh;
-  I->jax->mesh = self->mesh->n ? self->mesh : NULL;
+  mesh_ctx_prev[mesh_ctx_n++] = I->jax->resource_mesh;
+  I->jax->resource_mesh = self->mesh->n ? self->mesh : NULL;
   return sr_ref(self);
 }
 
 static void mesh_ctx_exit(SrInterp *I, SrVal *self) {
   (void)self;
-  if (mesh_ctx_n) I->jax->mesh = mesh_ctx_prev[--mesh_ctx_n];
+  if (mesh_ctx_n) I->jax->resource_mesh = mesh_ctx_prev[--mesh_ctx_n];
 }
 
 static const SrContextOps mesh_ctx = {NULL, mesh_ctx_enter, mesh_ctx_exit, SR_V_MESH};

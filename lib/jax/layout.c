@@ -502,7 +502,7 @@ static int leaf_entry(SrInterp *I, SrVal *v, const char *what, SrJitFlat *f, SrV
     return -1;
   }
   if (v->kind == SR_V_SPEC) {
-    const SrMesh *m = I->jax->mesh;
+    const SrMesh *m = I->jax->mesh ? I->jax->mesh : I->jax->resource_mesh;
     if (!m) {
       const SrMesh *am = sr_jax_abstract_mesh(I->jax);
       if (am && am->n) m = am;
