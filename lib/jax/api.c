@@ -736,6 +736,57 @@ static void da_str(SrBuf *b, const DevAssign *d) {
   da_ids(b, d);
 }
 
+/* The debug info's name of each of the nin argument leaves: the
+   parameter's (or *args' entry's) name and the leaf's key path; malloc'd
+   strings, NULL past the arguments. */
+static char **arg_leaf_names(SrInterp *I, SrVal *fn, SrVal **args, int nargs, int nin) {
+  char **paths = sr_xcalloc((size_t)nin + 1, sizeof *paths);
+  SrFunction *f = fn ? sr_as_function(fn) : NULL;
+  int k = 0;
+  for (int i = 0; i < nargs && k <= nin; i++) {
+    SrBuf pb = SR_BUF_INIT;
+    const SrParams *ps = f && f->node ? f->node->params : NULL;
+    int npos = ps ? ps->n - ps->nkwonly : 0;
+    if (ps && i < npos) sr_buf_puts(&pb, ps->names[i]);
+    else if (ps && ps->star) sr_buf_printf(&pb, "%s[%d]", ps->star, i - npos);
+    SrVal *leaves = sr_pytree_flatten(I, args[i]);
+    int n = leaves ? leaves->seq.n : 1;
+    sr_unref(leaves);
+    if (I->exc) sr_exc_clear(I);
+    /* the names past nin are not kept */
+    if (k + n > nin) {
+      sr_buf_free(&pb);
+      break;
+    }
+    sr_pytree_leaf_paths(args[i], &pb, paths, &k);
+    sr_buf_free(&pb);
+  }
+  return paths;
+}
+
+/* pjit's check of what jit is called with: a ShapeDtypeStruct (an
+   abstract value) is no argument to run on: TypeError naming it. */
+static int check_valid_args(SrInterp *I, SrVal *fn, SrVal **args, int nargs, SrVal **leaves, int nin) {
+  for (int i = 0; i < nin; i++) {
+    SrArrayObj *o = sr_array_of(leaves[i]);
+    if (!o || o->kind != SR_AV_ABSTRACT) continue;
+    char **paths = arg_leaf_names(I, fn, args, nargs, nin);
+    SrTypeCtx cx;
+    SrDiags d = SR_DIAGS_INIT;
+    sr_type_ctx(I, &cx, &d);
+    SrBuf b = SR_BUF_INIT;
+    sr_aval_str_short(&b, &cx, sr_value_type(I, leaves[i]), 0, 0);
+    sr_diags_clear(&d);
+    sr_raise(I, "TypeError", "Argument '%s' of shape %s of type <class 'jax._src.api.ShapeDtypeStruct'> is not a valid JAX type.",
+             paths[i] ? paths[i] : "", sr_buf_str(&b));
+    sr_buf_free(&b);
+    for (int k = 0; k < nin; k++) free(paths[k]);
+    free(paths);
+    return -1;
+  }
+  return 0;
+}
+
 /* Every committed argument, explicit in_sharding and out_sharding, and the
    mesh in context, on the same devices; else pjit's ValueError "Received
    incompatible devices for jitted computation" naming the first pair
@@ -801,24 +852,7 @@ static int check_devices_match(SrInterp *I, const char *name, SrVal *fn, SrVal *
   /* stages._find_arg_mismatch: an ARG_SHARDING failure names the first
      argument whose own sharding is on those devices */
   SrBuf b = SR_BUF_INIT, t = SR_BUF_INIT;
-  char **paths = sr_xcalloc((size_t)nin + 1, sizeof *paths);
-  {
-    SrFunction *f = fn ? sr_as_function(fn) : NULL;
-    int k = 0;
-    for (int i = 0; i < nargs; i++) {
-      SrBuf pb = SR_BUF_INIT;
-      const SrParams *ps = f && f->node ? f->node->params : NULL;
-      int npos = ps ? ps->n - ps->nkwonly : 0;
-      /* the debug info's names: a parameter's, or *args' entry */
-      if (ps && i < npos) sr_buf_puts(&pb, ps->names[i]);
-      else if (ps && ps->star) sr_buf_printf(&pb, "%s[%d]", ps->star, i - npos);
-      int k0 = k;
-      sr_pytree_leaf_paths(args[i], &pb, paths, &k);
-      (void)k0;
-      sr_buf_free(&pb);
-      if (k > nin) break;
-    }
-  }
+  char **paths = arg_leaf_names(I, fn, args, nargs, nin);
   const char *msg[2] = {NULL, NULL};
   SrBuf mb[2] = {SR_BUF_INIT, SR_BUF_INIT};
   int nmatched = 0;
@@ -967,6 +1001,9 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
     SrJitFlat fi = {0}, fo = {0};
     int rc = sr_jit_flat_entries(I, in_sh, a->n, a->v, NULL, "in_shardings", &fi);
     if (rc == 0) rc = sr_jit_flat_entries(I, out_sh, 0, NULL, out_tree, "out_shardings", &fo);
+    if (rc == 0)
+      rc = check_valid_args(I, fn_named, a->v, a->n, leaves->seq.items + captured->seq.n,
+                            leaves->seq.n - captured->seq.n);
     if (rc == 0)
       rc = check_devices_match(I, name, fn_named, a->v, a->n, leaves->seq.items, leaves->seq.n, captured->seq.n,
                                &fi, &fo);
@@ -1364,6 +1401,11 @@ static SrVal *jit_call(SrInterp *I, SrVal *self, SrArgs *a) {
   Jit *j = self->obj.data;
   /* jax.disable_jit(): the function runs as it is, op by op */
   if (I->jax->disable_jit) return sr_call(I, j->fn, a);
+  /* pjit._infer_params: a device= or backend= jit under a mesh in context */
+  if (j->device && ((I->jax->mesh && I->jax->mesh->n) || (I->jax->resource_mesh && I->jax->resource_mesh->n)))
+    return sr_raise(I, "ValueError",
+                    "Mesh context manager should not be used with jit when backend or device is also specified as an "
+                    "argument to jit.");
   SrJitSplit sp;
   if (sr_jit_split(I, &j->opts, j->fn, j->name, a, &sp) < 0) return NULL;
   SrVal *r = jit_call_split(I, self, j, &sp);
