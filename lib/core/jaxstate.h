@@ -15,6 +15,7 @@
 typedef struct SrJaxState {
   const SrMesh *mesh;          /* set_mesh's concrete mesh, or NULL */
   const SrMesh *resource_mesh; /* `with mesh:`'s (the resource env's), or NULL */
+  int pjit_call;               /* a jax.experimental.pjit.pjit is being called (use_resource_env) */
   const SrMesh *abstract[32];  /* entered abstract meshes, innermost last */
   int nabstract;
   int num_devices;             /* jax_num_cpu_devices */

@@ -575,7 +575,19 @@ typedef struct Jit {
   SrJitOpts opts;         /* static and donated arguments */
   SrVal *device;          /* device= (or backend='cpu''s first device), or NULL */
   int inline_early;       /* inline=True or Inline.JAX_EARLY */
+  int pjit;               /* made by jax.experimental.pjit.pjit */
 } Jit;
+
+/* pjit.get_ctx_mesh: pjit's is the resource env's (`with mesh:`), jit's
+   set_mesh's */
+const SrMesh *sr_jit_ctx_mesh(SrInterp *I) {
+  if (I->jax->pjit_call && I->jax->resource_mesh) return I->jax->resource_mesh;
+  return I->jax->mesh;
+}
+
+void sr_jit_mark_pjit(SrVal *jit) {
+  if (jit && jit->kind == SR_V_OBJ && strcmp(sr_val_kind_name(jit), "PjitFunction") == 0) ((Jit *)jit->obj.data)->pjit = 1;
+}
 
 static void jit_free(void *d) {
   Jit *j = d;
@@ -795,7 +807,7 @@ static int check_devices_match(SrInterp *I, const char *name, SrVal *fn, SrVal *
                                int nleaves, int ncaptured, const SrJitFlat *fi, const SrJitFlat *fo) {
   DevAssign first = {0}, cur, ctx = {0};
   int have_first = 0, have_ctx = 0;
-  const SrMesh *cm = I->jax->mesh ? I->jax->mesh : I->jax->resource_mesh;
+  const SrMesh *cm = sr_jit_ctx_mesh(I);
   if (cm && cm->n && !cm->abstract) {
     for (int p = 0; p < sr_mesh_ndev(cm) && ctx.n < DA_MAX; p++) ctx.ids[ctx.n++] = sr_mesh_device(cm, p);
     ctx.kind = DA_CTX;
@@ -1022,7 +1034,7 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
      there (replicated) first */
   const SrMesh *da_mesh = NULL;
   if (prim == SR_P_jit && !I->trace && !in_sh && !out_sh) {
-    const SrMesh *cm = I->jax->mesh ? I->jax->mesh : I->jax->resource_mesh;
+    const SrMesh *cm = sr_jit_ctx_mesh(I);
     if (cm && !cm->abstract && cm->n) da_mesh = cm;
     for (int i = 0; i < leaves->seq.n && !da_mesh; i++) {
       SrArray *x = sr_jit_leaf_array(leaves->seq.items[i]);
@@ -1402,13 +1414,19 @@ static SrVal *jit_call(SrInterp *I, SrVal *self, SrArgs *a) {
   /* jax.disable_jit(): the function runs as it is, op by op */
   if (I->jax->disable_jit) return sr_call(I, j->fn, a);
   /* pjit._infer_params: a device= or backend= jit under a mesh in context */
-  if (j->device && ((I->jax->mesh && I->jax->mesh->n) || (I->jax->resource_mesh && I->jax->resource_mesh->n)))
+  int was_pjit = I->jax->pjit_call;
+  I->jax->pjit_call = j->pjit;
+  const SrMesh *cm = sr_jit_ctx_mesh(I);
+  I->jax->pjit_call = was_pjit;
+  if (j->device && cm && cm->n)
     return sr_raise(I, "ValueError",
                     "Mesh context manager should not be used with jit when backend or device is also specified as an "
                     "argument to jit.");
   SrJitSplit sp;
   if (sr_jit_split(I, &j->opts, j->fn, j->name, a, &sp) < 0) return NULL;
+  I->jax->pjit_call = j->pjit;
   SrVal *r = jit_call_split(I, self, j, &sp);
+  I->jax->pjit_call = was_pjit;
   sr_jit_split_free(&sp);
   /* device= / backend=: the results committed to that device (pjit's
      SingleDeviceSharding in and out shardings) */
@@ -1460,7 +1478,10 @@ static SrVal *jit_trace(SrInterp *I, SrArgs *a) {
   sp.a.self = a->self;
   int ndon = 0;
   uint8_t *don = sr_jit_donated_leaves(I, &sp, 0, &ndon);
+  int was_pjit = I->jax->pjit_call;
+  I->jax->pjit_call = j->pjit;
   SrVal *r = sr_jit_stage_trace(I, sp.fn, j->name, j->in_sh, j->out_sh, &sp.a, don, ndon);
+  I->jax->pjit_call = was_pjit;
   free(don);
   sr_jit_split_free(&sp);
   return r;

@@ -464,24 +464,29 @@ const SrType *sr_concrete_type_of_layout(const SrType *base, const SrType *l, co
   return sr_type_get(&b);
 }
 
+/* sharding._common_shard_shape's IndivisibleError (a ValueError): each
+   dimension split into a number of parts that divides it */
 int sr_concrete_check_divisible(SrInterp *I, const SrType *l, const SrVal *sh) {
   for (int i = 0; i < l->ndim; i++) {
     int64_t n = sr_layout_splits(l, i);
     if (n > 1 && l->dims[i].size % n) {
-      SrBuf b = SR_BUF_INIT, s = SR_BUF_INIT, shp = SR_BUF_INIT;
+      SrBuf b = SR_BUF_INIT, shp = SR_BUF_INIT, parts = SR_BUF_INIT;
       sr_val_str(&b, sh);
-      if (sh->kind == SR_V_SHARDING) sr_spec_repr(&s, sh->sh.spec);
-      shp.len = 0;
       sr_buf_putc(&shp, '(');
-      for (int k = 0; k < l->ndim; k++) sr_buf_printf(&shp, k ? ", %lld" : "%lld", (long long)l->dims[k].size);
+      sr_buf_putc(&parts, '(');
+      for (int k = 0; k < l->ndim; k++) {
+        sr_buf_printf(&shp, k ? ", %lld" : "%lld", (long long)l->dims[k].size);
+        sr_buf_printf(&parts, k ? ", %lld" : "%lld", (long long)sr_layout_splits(l, k));
+      }
       sr_buf_puts(&shp, l->ndim == 1 ? ",)" : ")");
-      sr_raise(I, "ValueError",
-               "One of device_put args was given the sharding of %s, which implies that the global size of its dimension "
-               "%d should be divisible by %lld, but it is equal to %lld (full shape: %s)",
-               b.p, i, (long long)n, (long long)l->dims[i].size, shp.p);
+      sr_buf_puts(&parts, l->ndim == 1 ? ",)" : ")");
+      sr_raise(I, "IndivisibleError",
+               "%s implies that array axis %d is partitioned %lld times, but the dimension size is %lld (full shape: "
+               "%s, per-dimension tiling factors: %s should evenly divide the shape)",
+               b.p, i, (long long)n, (long long)l->dims[i].size, shp.p, parts.p);
       sr_buf_free(&b);
-      sr_buf_free(&s);
       sr_buf_free(&shp);
+      sr_buf_free(&parts);
       return -1;
     }
   }

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jax/api.h"
 #include "jax/jax.h"
 
 #include "py/objects.h"
@@ -58,7 +59,9 @@ static SrVal *bi_pjit(SrInterp *I, SrArgs *args) {
                     "donate_argnames=, keep_unused=, device=, backend=, inline=, compiler_options=",
                     p) < 0)
     return NULL;
-  return call_kw(I, "jax.jit", 1, p, 11, keys, p + 1);
+  SrVal *j = call_kw(I, "jax.jit", 1, p, 11, keys, p + 1);
+  sr_jit_mark_pjit(j);
+  return j;
 }
 
 /* mesh_utils._canonicalize_axis_sizes: a tuple of ints, or NULL */

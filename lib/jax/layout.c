@@ -502,17 +502,17 @@ static int leaf_entry(SrInterp *I, SrVal *v, const char *what, SrJitFlat *f, SrV
     return -1;
   }
   if (v->kind == SR_V_SPEC) {
-    const SrMesh *m = I->jax->mesh ? I->jax->mesh : I->jax->resource_mesh;
+    const SrMesh *m = sr_jit_ctx_mesh(I);
     if (!m) {
       const SrMesh *am = sr_jax_abstract_mesh(I->jax);
       if (am && am->n) m = am;
     }
     if (!m) {
       sr_raise(I, "RuntimeError",
-               "jit requires a non-empty mesh in context if you are passing `PartitionSpec`s to %s. You can define a "
+               "%s requires a non-empty mesh in context if you are passing `PartitionSpec`s to %s. You can define a "
                "context mesh via `jax.set_mesh(mesh)`. Alternatively, provide `Sharding`s to %s and then the mesh "
                "context manager is not required.",
-               what, what);
+               I->jax->pjit_call ? "pjit" : "jit", what, what);
       return -1;
     }
     SrVal *s = sr_sharding_val(NULL, m, v->spec, NULL);
@@ -616,12 +616,37 @@ static SrVal *padded(const SrVal *sh, int n) {
 
 /* Does a committed array's placement differ from a jit sharding?  (P('X')
    and P('X', None) are one placement.) */
+/* op_shardings.are_hlo_shardings_equal for two NamedShardings over meshes
+   of one shape and device order whose axes may be named otherwise (pmap's
+   '_pmap_axis'): each dimension split over the same axis positions, the
+   same memory kind. */
+static int same_placement(const SrVal *a, const SrVal *b) {
+  const SrMesh *ma = a->sh.mesh, *mb = b->sh.mesh;
+  if (ma->abstract || mb->abstract || ma->n != mb->n) return 0;
+  for (int k = 0; k < ma->n; k++)
+    if (ma->sizes[k] != mb->sizes[k]) return 0;
+  int nd = sr_mesh_ndev(ma);
+  if (nd != sr_mesh_ndev(mb)) return 0;
+  for (int p = 0; p < nd; p++)
+    if (sr_mesh_device(ma, p) != sr_mesh_device(mb, p)) return 0;
+  const SrSpec *sa = a->sh.spec, *sb = b->sh.spec;
+  if (sa->n != sb->n || sa->nunreduced || sb->nunreduced) return 0;
+  for (int i = 0; i < sa->n; i++) {
+    if (sa->e[i].n != sb->e[i].n) return 0;
+    for (int k = 0; k < sa->e[i].n; k++)
+      if (sr_mesh_axis(ma, sa->e[i].names[k]) != sr_mesh_axis(mb, sb->e[i].names[k])) return 0;
+  }
+  const char *ka = a->sh.memory_kind ? a->sh.memory_kind : "device", *kb = b->sh.memory_kind ? b->sh.memory_kind : "device";
+  return strcmp(ka, kb) == 0;
+}
+
 int sr_jit_sharding_differs(SrArray *x, SrVal *sh) {
   SrVal *xs = sr_concrete_array_sharding(x);
   int differs;
   if (xs->kind == SR_V_SHARDING && sh->kind == SR_V_SHARDING) {
     SrVal *a = padded(xs, x->type->ndim), *b = padded(sh, x->type->ndim);
     differs = !sr_val_equal(a, b);
+    if (differs) differs = !same_placement(a, b);
     sr_unref(a);
     sr_unref(b);
   } else {

@@ -20,6 +20,7 @@
 #include "jax/lax.h"
 #include "jax/numpy.h"
 #include "jax/tracers.h"
+#include "core/jaxstate.h"
 #include "jax/tree_util.h"
 #include "opt/opt.h"
 #include "py/objects.h"
@@ -41,6 +42,7 @@ typedef struct Stage {
   SrVal *donated;        /* a tuple: per argument leaf, whether donated */
   SrVal *out_tree;       /* the result, as traced */
   int ncaptured;
+  int pjit; /* traced from a jax.experimental.pjit.pjit (its context mesh) */
   /* compiled: */
   SrVal *in_formats, *out_formats;  /* what input_formats / output_formats show */
   SrVal *call_in, *call_out;        /* the in/out_shardings of its calls */
@@ -104,6 +106,7 @@ static Stage *stage_copy(const Stage *s, int kind) {
   c->donated = sr_ref(s->donated);
   c->out_tree = sr_ref(s->out_tree);
   c->ncaptured = s->ncaptured;
+  c->pjit = s->pjit;
   return c;
 }
 
@@ -115,6 +118,7 @@ SrVal *sr_jit_stage_trace(SrInterp *I, SrVal *fn, const char *name, SrVal *in_sh
   if (!body) return NULL;
   Stage *s = sr_xcalloc(1, sizeof *s);
   s->kind = ST_TRACED;
+  s->pjit = I->jax->pjit_call;
   s->fn = sr_ref(fn);
   s->name = name;
   s->in_sh = in_sh ? sr_ref(in_sh) : NULL;
@@ -153,7 +157,16 @@ static SrVal *default_sharding(SrInterp *I, SrVal *x, const SrType *t) {
   return sr_jit_default_sharding(I, t);
 }
 
+static SrVal *compile_stage1(SrInterp *I, Stage *s);
 static SrVal *compile_stage(SrInterp *I, Stage *s) {
+  int was = I->jax->pjit_call;
+  I->jax->pjit_call = s->pjit;
+  SrVal *r = compile_stage1(I, s);
+  I->jax->pjit_call = was;
+  return r;
+}
+
+static SrVal *compile_stage1(SrInterp *I, Stage *s) {
   SrJitFlat fi = {0}, fo = {0};
   SrVal *res = NULL;
   if (sr_jit_flat_entries(I, s->in_sh, s->args->seq.n, s->args->seq.items, NULL, "in_shardings", &fi) < 0 ||
@@ -451,7 +464,16 @@ static int call_checks(SrInterp *I, Stage *s, SrArgs *a) {
 /* compiled(*args): JAX's checks of committed arguments
    (pxla.check_array_xla_sharding_layout_match, in the words of JAX 0.7),
    then a jit call with the compiled layouts. */
+static SrVal *compiled_call1(SrInterp *I, Stage *s, SrArgs *a);
 static SrVal *compiled_call(SrInterp *I, Stage *s, SrArgs *a) {
+  int was = I->jax->pjit_call;
+  I->jax->pjit_call = s->pjit;
+  SrVal *r = compiled_call1(I, s, a);
+  I->jax->pjit_call = was;
+  return r;
+}
+
+static SrVal *compiled_call1(SrInterp *I, Stage *s, SrArgs *a) {
   if (call_checks(I, s, a) < 0) return NULL;
   /* keyword arguments (no shardings or layouts given: jit's defaults) */
   if (a->nkw && !s->in_sh && !s->out_sh) return sr_jit_call(I, s->fn, s->name, a);
