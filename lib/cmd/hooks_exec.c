@@ -161,6 +161,17 @@ static int hook_eqn(SrInterp *I, const SrPrim *prim, const SrParam *params, int 
      committed input, a mesh in context, several devices (layout.h) */
   int committed = cx.mesh != NULL;
   for (int i = 0; i < nin && !committed; i++) committed = in[i]->committed;
+  /* pxla._get_out_sharding_from_orig_sharding: a result placed as the
+     first sharded input (the same mesh and layout) has its sharding as
+     that input has it (P('x', 'y', 'z'), not the normalized P(None, 'y')) */
+  const SrArray *orig = NULL;
+  for (int i = 0; i < nin && !orig; i++)
+    if (in[i] && in[i]->mesh && in[i]->mesh->n) orig = in[i];
+  if (orig && !sr_mesh_axes_of_type(orig->mesh, SR_AXIS_AUTO)) orig = NULL;
+  for (int i = 0; orig && orig->sharding && i < nout; i++)
+    if (out[i] && out[i] != orig && out[i]->rc == 1 && !out[i]->sharding && out[i]->mesh == orig->mesh &&
+        out[i]->layout == orig->layout)
+      out[i]->sharding = sr_ref(orig->sharding);
   for (int i = 0; i < nout; i++) {
     if (out[i]->committed || !(committed || out[i]->ndev > 1)) continue;
     if (out[i]->rc > 1) {
