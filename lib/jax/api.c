@@ -1016,6 +1016,15 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
     if (rc == 0)
       rc = check_valid_args(I, fn_named, a->v, a->n, leaves->seq.items + captured->seq.n,
                             leaves->seq.n - captured->seq.n);
+    /* mlir's constant handler of a ShapeDtypeStruct: a closed-over one */
+    for (int i = 0; rc == 0 && i < captured->seq.n; i++) {
+      SrArrayObj *o = sr_array_of(captured->seq.items[i]);
+      if (o && o->kind == SR_AV_ABSTRACT) {
+        sr_raise(I, "TypeError",
+                 "A ShapeDtypeStruct does not have a value and cannot be used as a constant in a JAX function.");
+        rc = -1;
+      }
+    }
     if (rc == 0)
       rc = check_devices_match(I, name, fn_named, a->v, a->n, leaves->seq.items, leaves->seq.n, captured->seq.n,
                                &fi, &fo);
@@ -1033,9 +1042,30 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
      those of the committed arguments; the uncommitted arguments are put
      there (replicated) first */
   const SrMesh *da_mesh = NULL;
-  if (prim == SR_P_jit && !I->trace && !in_sh && !out_sh) {
+  uint8_t *given = NULL; /* per leaf: an in_sharding says where it goes */
+  if (prim == SR_P_jit && !I->trace) {
     const SrMesh *cm = sr_jit_ctx_mesh(I);
     if (cm && !cm->abstract && cm->n) da_mesh = cm;
+    if (in_sh || out_sh) {
+      SrJitFlat fi = {0}, fo = {0};
+      given = sr_xcalloc((size_t)leaves->seq.n + 1, 1);
+      if (sr_jit_flat_entries(I, in_sh, a->n, a->v, NULL, "in_shardings", &fi) == 0 &&
+          sr_jit_flat_entries(I, out_sh, 0, NULL, out_tree, "out_shardings", &fo) == 0) {
+        for (int i = 0; i < fi.n; i++) {
+          SrVal *e = fi.e[i].sh;
+          if (!e) continue;
+          if (captured->seq.n + i < leaves->seq.n) given[captured->seq.n + i] = 1;
+          if (!da_mesh && e->kind == SR_V_SHARDING && !e->sh.mesh->abstract && e->sh.mesh->n) da_mesh = e->sh.mesh;
+        }
+        for (int i = 0; i < fo.n && !da_mesh; i++) {
+          SrVal *e = fo.e[i].sh;
+          if (e && e->kind == SR_V_SHARDING && !e->sh.mesh->abstract && e->sh.mesh->n) da_mesh = e->sh.mesh;
+        }
+      }
+      sr_exc_clear(I);
+      sr_jit_flat_free(&fi);
+      sr_jit_flat_free(&fo);
+    }
     for (int i = 0; i < leaves->seq.n && !da_mesh; i++) {
       SrArray *x = sr_jit_leaf_array(leaves->seq.items[i]);
       if (x && x->committed) da_mesh = x->mesh;
@@ -1043,11 +1073,10 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
     if (da_mesh && sr_mesh_ndev(da_mesh) < 2) da_mesh = NULL;
   }
   if (da_mesh) {
-    int placed = 0;
     SrVal *rep = NULL;
-    for (int i = 0; i < leaves->seq.n && !placed; i++) {
+    for (int i = 0; i < leaves->seq.n; i++) {
       SrArrayObj *xo = sr_array_of(leaves->seq.items[i]);
-      if (!xo || xo->kind != SR_AV_CONCRETE || xo->data->ndev != 1) continue;
+      if (!xo || xo->kind != SR_AV_CONCRETE || xo->data->ndev != 1 || (given && given[i])) continue;
       if (!rep) {
         SrVal *sp = sr_call(I, sr_lookup_qualname("jax.sharding.PartitionSpec"), &(SrArgs){0});
         if (!sp) break;
@@ -1064,6 +1093,8 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
       leaves->seq.items[i] = y;
     }
     sr_unref(rep);
+    free(given);
+    given = NULL;
     if (I->exc) {
       sr_program_unref(body->prog);
       sr_unref(leaves);
@@ -1072,6 +1103,7 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
       return NULL;
     }
   }
+  free(given);
   uint8_t *usable = NULL;
   if (prim == SR_P_jit) {
     int ndon = 0;
@@ -1118,6 +1150,17 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
   if (r && prim == SR_P_jit && out_sh && !I->trace && sr_jit_keep_out_shardings(I, out_sh, out_tree, r) < 0) {
     sr_unref(r);
     r = NULL;
+  }
+  /* a ShapeDtypeStruct returned as it is was a constant of the jaxpr
+     (mlir's constant handler) */
+  for (int i = 0; r && prim == SR_P_jit && !I->trace && sr_is_seq(r) && i < r->seq.n; i++) {
+    SrArrayObj *o = sr_array_of(r->seq.items[i]);
+    if (o && o->kind == SR_AV_ABSTRACT) {
+      sr_raise(I, "TypeError",
+               "A ShapeDtypeStruct does not have a value and cannot be used as a constant in a JAX function.");
+      sr_unref(r);
+      r = NULL;
+    }
   }
   /* the outputs live on the computation's devices too (a constant made
      inside, replicated on them) */
