@@ -502,7 +502,14 @@ static SrVal *array_getattr(SrInterp *I, SrVal *self, const char *name) {
   if (strcmp(name, "aval") == 0) return sr_aval_new(a->type);
   if (strcmp(name, "sharding") == 0 && a->kind == SR_AV_ABSTRACT) {
     if (a->sharding) return sr_ref(a->sharding);
-    return sr_type_sharding(I, a->type);
+    SrVal *ts = sr_type_sharding(I, a->type);
+    /* made without a sharding, over no mesh: None (core.ShapeDtypeStruct,
+       whose sharding is None where the aval's mesh is empty) */
+    if (ts && ts->kind == SR_V_SHARDING && ts->sh.mesh->abstract && !ts->sh.mesh->n) {
+      sr_unref(ts);
+      return sr_none();
+    }
+    return ts;
   }
   char q[128];
   snprintf(q, sizeof q, "jax.Array.property.%s", name);

@@ -451,7 +451,22 @@ void sr_jit_flat_free(SrJitFlat *f) {
 /* sharding_impls.prepare_axis_resources at jit's construction: each leaf
    of in_shardings / out_shardings (what) is None, a Sharding (not over an
    empty mesh), a PartitionSpec, or a Format / Layout (split off first). */
+static int spec_unconstrained(const SrSpec *sp) {
+  for (int i = 0; i < sp->n; i++)
+    for (int k = 0; k < sp->e[i].n; k++)
+      if (sp->e[i].names[k] == SR_SPEC_UNCONSTRAINED) return 1;
+  return 0;
+}
+
 int sr_jit_check_axis_resources(SrInterp *I, SrVal *v, const char *what, int depth) {
+  if ((v && v->kind == SR_V_SPEC && spec_unconstrained(v->spec)) ||
+      (v && v->kind == SR_V_SHARDING && spec_unconstrained(v->sh.spec))) {
+    SrBuf b = SR_BUF_INIT;
+    sr_val_str(&b, v);
+    sr_raise(I, "ValueError", "Unconstrained dims are not allowed when passed to %s: %s", what, b.p);
+    sr_buf_free(&b);
+    return -1;
+  }
   if (!v || v->kind == SR_V_NONE || v->kind == SR_V_SPEC || sr_is_obj(v, &format_class) || sr_is_layout(v) ||
       sr_is_layout_auto(v))
     return 0;

@@ -22,6 +22,7 @@
 #include "jax/tracers.h"
 #include "core/jaxstate.h"
 #include "jax/tree_util.h"
+#include "util/intern.h"
 #include "opt/opt.h"
 #include "py/objects.h"
 #include "text/print_val.h"
@@ -708,6 +709,31 @@ static SrVal *stage_out_info(SrInterp *I, Stage *s) {
   const SrJaxpr *j = s->jaxpr->jx.jaxpr;
   SrVal *leaves = sr_seq(NULL, SR_V_LIST, 0);
   for (uint32_t i = 0; i < j->nout; i++) sr_seq_push(NULL, leaves, sr_array_abstract(j->outvars[i]->type));
+  /* a compiled stage's out_info has the output shardings */
+  SrVal *fl = s->kind == ST_COMPILED && s->out_formats ? sr_pytree_flatten_any(I, s->out_formats) : NULL;
+  if (I->exc) sr_exc_clear(I);
+  for (int i = 0; fl && i < leaves->seq.n && i < fl->seq.n; i++) {
+    SrVal *sh = sr_getattr(I, fl->seq.items[i], "sharding");
+    SrVal *shape = sh ? sr_getattr(I, leaves->seq.items[i], "shape") : NULL;
+    SrVal *dt = shape ? sr_getattr(I, leaves->seq.items[i], "dtype") : NULL;
+    SrVal *sds = NULL;
+    if (dt) {
+      SrVal *pv[2] = {shape, dt};
+      const char *kw = sr_intern_cstr("sharding");
+      SrArgs sa = {2, pv, 1, &kw, &sh, NULL};
+      sds = sr_call(I, sr_lookup_qualname("jax.ShapeDtypeStruct"), &sa);
+    }
+    sr_unref(sh);
+    sr_unref(shape);
+    sr_unref(dt);
+    if (!sds) {
+      sr_exc_clear(I);
+      continue;
+    }
+    sr_unref(leaves->seq.items[i]);
+    leaves->seq.items[i] = sds;
+  }
+  sr_unref(fl);
   SrVal *flat = sr_pytree_flatten(I, s->out_tree);
   SrVal *tree = NULL;
   if (flat && flat->seq.n == leaves->seq.n) tree = sr_pytree_unflatten(s->out_tree, leaves);
@@ -731,6 +757,24 @@ static SrVal *stage_getattr(SrInterp *I, SrVal *self, const char *name) {
   if (s->kind == ST_LOWERED && strcmp(name, "compile") == 0) return sr_bound_method(self, "compile", m_compile);
   if (s->kind == ST_COMPILED) {
     if (strcmp(name, "input_formats") == 0) return sr_ref(s->in_formats);
+    if (strcmp(name, "input_shardings") == 0 || strcmp(name, "output_shardings") == 0) {
+      /* Compiled.input_shardings / output_shardings: the formats' shardings */
+      SrVal *fm = name[0] == 'i' ? s->in_formats : s->out_formats;
+      SrVal *l = fm ? sr_pytree_flatten_any(I, fm) : NULL;
+      if (!l) return NULL;
+      for (int i = 0; i < l->seq.n; i++) {
+        SrVal *sh = sr_getattr(I, l->seq.items[i], "sharding");
+        if (!sh) {
+          sr_unref(l);
+          return NULL;
+        }
+        sr_unref(l->seq.items[i]);
+        l->seq.items[i] = sh;
+      }
+      SrVal *r = sr_pytree_unflatten(fm, l);
+      sr_unref(l);
+      return r;
+    }
     if (strcmp(name, "output_formats") == 0) return sr_ref(s->out_formats);
   }
   return NULL;
