@@ -544,12 +544,19 @@ static SrVal *bi_device_put(SrInterp *I, SrArgs *args);
 /* jax.device_put of a pytree (a list, tuple or dict of arrays): each leaf
    put, the device or sharding broadcast over it, or a tree of them that
    matches it. */
-static SrVal *device_put_tree(SrInterp *I, SrVal *x, SrVal *dev) {
+static SrVal *device_put_tree(SrInterp *I, SrVal *x, SrVal *dev, SrVal *don) {
   SrVal *ch = x->kind != SR_V_NONE ? sr_pytree_children(x) : NULL;
   if (!ch) {
-    SrVal *v[2] = {x, dev};
-    SrArgs a = {dev ? 2 : 1, v, 0, NULL, NULL, NULL};
+    SrVal *v[2] = {x, dev ? dev : sr_none()};
+    const char *kw = sr_intern_cstr("donate");
+    SrArgs a = {2, v, don ? 1 : 0, &kw, &don, NULL};
     return bi_device_put(I, &a);
+  }
+  /* donate: a bool for all the leaves, or a tree prefix of x */
+  SrVal *donch = don && (don->kind == SR_V_TUPLE || don->kind == SR_V_LIST) ? don : NULL;
+  if (donch && donch->seq.n != ch->seq.n) {
+    sr_unref(ch);
+    return sr_raise(I, "ValueError", "device_put: donate does not match the structure of the arguments");
   }
   SrVal *dch = dev && dev->kind != SR_V_NONE ? sr_pytree_children(dev) : NULL;
   if (dch && dch->seq.n != ch->seq.n) {
@@ -558,7 +565,7 @@ static SrVal *device_put_tree(SrInterp *I, SrVal *x, SrVal *dev) {
     return sr_raise(I, "ValueError", "device_put: the devices or shardings do not match the structure of the arguments");
   }
   for (int i = 0; i < ch->seq.n; i++) {
-    SrVal *r = device_put_tree(I, ch->seq.items[i], dch ? dch->seq.items[i] : dev);
+    SrVal *r = device_put_tree(I, ch->seq.items[i], dch ? dch->seq.items[i] : dev, donch ? donch->seq.items[i] : don);
     if (!r) {
       sr_unref(ch);
       sr_unref(dch);
@@ -573,7 +580,23 @@ static SrVal *device_put_tree(SrInterp *I, SrVal *x, SrVal *dev) {
   return r;
 }
 
+static SrVal *device_put1(SrInterp *I, SrArgs *args);
+/* device_put(x, donate=True) of an array: x is deleted once copied
+   (CopySemantics.DONATE) */
 static SrVal *bi_device_put(SrInterp *I, SrArgs *args) {
+  SrVal *r = device_put1(I, args);
+  if (!r || I->trace || !args->n) return r;
+  SrVal *don = NULL;
+  for (int k = 0; k < args->nkw; k++)
+    if (strcmp(args->kw[k], "donate") == 0) don = args->kwv[k];
+  if (!don || don->kind != SR_V_BOOL || !don->i) return r;
+  SrArrayObj *xo = sr_array_of(args->v[0]), *ro = sr_array_of(r);
+  if (xo && ro && xo != ro && xo->kind == SR_AV_CONCRETE && ro->kind == SR_AV_CONCRETE && xo->data != ro->data)
+    xo->deleted = 1;
+  return r;
+}
+
+static SrVal *device_put1(SrInterp *I, SrArgs *args) {
   SrVal *p[5];
   if (sr_args_parse(I, args, "device_put", "x, device=, *, src=, donate=, may_alias=", p) < 0) return NULL;
   if (sr_check_py_int(I, p[0]) < 0) return NULL;
@@ -599,7 +622,7 @@ static SrVal *bi_device_put(SrInterp *I, SrArgs *args) {
   SrVal *xch = p[0]->kind != SR_V_NONE ? sr_pytree_children(p[0]) : NULL;
   if (xch) {
     sr_unref(xch);
-    return device_put_tree(I, p[0], p[1] && p[1]->kind != SR_V_NONE ? p[1] : NULL);
+    return device_put_tree(I, p[0], p[1] && p[1]->kind != SR_V_NONE ? p[1] : NULL, p[3]);
   }
   /* a Format: its sharding places, its layout orders each shard */
   SrVal *flayout = NULL;

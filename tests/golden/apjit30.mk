@@ -21,7 +21,8 @@ GOLDEN_TESTS += \
 	tests/golden/apjit30_preserve.jxr \
 	tests/golden/apjit30_none.jxr \
 	tests/golden/apjit30_keys.jxr \
-	tests/golden/apjit30_aot.jxr
+	tests/golden/apjit30_aot.jxr \
+	tests/golden/apjit30_reshard.jxr
 ## what JAX's tests assert that shardrepl does not do yet (golden-pending)
 GOLDEN_PENDING += \
 	tests/golden/pending/apjit30_pending.jxr
