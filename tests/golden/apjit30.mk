@@ -22,7 +22,8 @@ GOLDEN_TESTS += \
 	tests/golden/apjit30_none.jxr \
 	tests/golden/apjit30_keys.jxr \
 	tests/golden/apjit30_aot.jxr \
-	tests/golden/apjit30_reshard.jxr
+	tests/golden/apjit30_reshard.jxr \
+	tests/golden/apjit30_sds.jxr
 ## what JAX's tests assert that shardrepl does not do yet (golden-pending)
 GOLDEN_PENDING += \
 	tests/golden/pending/apjit30_pending.jxr
