@@ -165,6 +165,19 @@ static SrVal *jax_shape_dtype_struct(SrInterp *I, SrArgs *a) {
   sr_type_builder(&b, sr_type_array(sdt, nd, shape));
   if (p[3]) b.weak = (uint8_t)sr_val_truthy(p[3]);
   SrVal *sh = NULL;
+  /* core._check_sharding: NamedSharding.check_compatible_aval and
+     PartitionSpec._check_compatible_wrt_shape */
+  const SrSpec *given = p[2] && p[2]->kind == SR_V_SHARDING ? p[2]->sh.spec : p[2] && p[2]->kind == SR_V_SPEC ? p[2]->spec : NULL;
+  if (given && given->n > nd) {
+    SrBuf m = SR_BUF_INIT;
+    if (p[2]->kind == SR_V_SHARDING) sr_val_str(&m, p[2]);
+    else sr_spec_repr(&m, given);
+    sr_raise(I, "ValueError", "%s %s is only valid for values of rank at least %d, but was applied to a value of rank %d.%s",
+             p[2]->kind == SR_V_SHARDING ? "Sharding" : "PartitionSpec", m.p, given->n, nd,
+             nd == 0 ? " For scalars the PartitionSpec should be P()" : "");
+    sr_buf_free(&m);
+    return NULL;
+  }
   if (p[2] && p[2]->kind != SR_V_NONE) {
     sh = sr_sharding_arg(I, p[2], nd, "ShapeDtypeStruct's sharding");
     if (!sh) return NULL;

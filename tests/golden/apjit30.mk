@@ -23,7 +23,8 @@ GOLDEN_TESTS += \
 	tests/golden/apjit30_keys.jxr \
 	tests/golden/apjit30_aot.jxr \
 	tests/golden/apjit30_reshard.jxr \
-	tests/golden/apjit30_sds.jxr
+	tests/golden/apjit30_sds.jxr \
+	tests/golden/apjit30_abstract.jxr
 ## what JAX's tests assert that shardrepl does not do yet (golden-pending)
 GOLDEN_PENDING += \
 	tests/golden/pending/apjit30_pending.jxr
