@@ -229,6 +229,33 @@ static SrVal *wsc_leaf(SrInterp *I, SrVal *leaf, SrVal *s, void *ctx) {
     }
     sh = sr_sharding_val(NULL, m, s->spec, NULL);
   } else if (s && s->kind == SR_V_SHARDING) {
+    /* eagerly _sharding_constraint_impl runs jit(_identity_fn,
+       out_shardings=s)(x): a committed x on other devices (or the same in
+       another order) is pjit's device mismatch */
+    SrArrayObj *xo = sr_array_of(x);
+    if (!I->trace && xo && xo->kind == SR_AV_CONCRETE && xo->data->committed && !s->sh.mesh->abstract && s->sh.mesh->n) {
+      const SrArray *xa = xo->data;
+      int n = sr_mesh_ndev(s->sh.mesh), same = n == xa->ndev;
+      for (int p = 0; p < n && same; p++) same = sr_mesh_device(s->sh.mesh, p) == (xa->mesh ? sr_mesh_device(xa->mesh, p) : 0);
+      if (!same) {
+        SrBuf b = SR_BUF_INIT;
+        SrTypeCtx tc;
+        SrDiags d = SR_DIAGS_INIT;
+        sr_type_ctx(I, &tc, &d);
+        sr_buf_puts(&b, "Received incompatible devices for jitted computation. Got argument x of _identity_fn with shape ");
+        sr_aval_str_short(&b, &tc, sr_type_strip_sharding(xa->type), 0, 0);
+        sr_diags_clear(&d);
+        sr_buf_puts(&b, " and with device ids [");
+        for (int p = 0; p < xa->ndev; p++) sr_buf_printf(&b, "%s%d", p ? ", " : "", xa->mesh ? sr_mesh_device(xa->mesh, p) : 0);
+        sr_buf_puts(&b, "] on platform CPU and explicit output sharding with device ids [");
+        for (int p = 0; p < n; p++) sr_buf_printf(&b, "%s%d", p ? ", " : "", sr_mesh_device(s->sh.mesh, p));
+        sr_buf_puts(&b, "] on platform CPU");
+        sr_raise(I, "ValueError", "%s", b.p);
+        sr_buf_free(&b);
+        sr_unref(x);
+        return NULL;
+      }
+    }
     sh = sr_ref(s);
   } else if (s && s->kind == SR_V_OBJ && strcmp(sr_val_kind_name(s), "SingleDeviceSharding") == 0 && !I->trace) {
     /* eagerly, _sharding_constraint_impl: jit(identity, out_shardings=s)(x),

@@ -24,7 +24,8 @@ GOLDEN_TESTS += \
 	tests/golden/apjit30_aot.jxr \
 	tests/golden/apjit30_reshard.jxr \
 	tests/golden/apjit30_sds.jxr \
-	tests/golden/apjit30_abstract.jxr
+	tests/golden/apjit30_abstract.jxr \
+	tests/golden/apjit30_misc.jxr
 ## what JAX's tests assert that shardrepl does not do yet (golden-pending)
 GOLDEN_PENDING += \
 	tests/golden/pending/apjit30_pending.jxr
