@@ -27,12 +27,12 @@
 ## literals.TypedNdArray; test_mutable_array_closed_over_multi_device:
 ## core.new_ref); GSPMDSharding halves (no OpSharding);
 ## test_threefry_partitionable_context_within_jit (no
-## jax.threefry_partitionable); test_pmap_sharding_input_to_pjit_multi_device
-## (pmap with out_axes=None); test_sds_pspec_input
+## jax.threefry_partitionable); test_sds_pspec_input
 ## (jtu.with_explicit_mesh with lowered text); transfer_guard contexts
 ## (their bodies are ported); test_empty_mesh_to_out_sharding
 ## (mesh_lib.empty_concrete_mesh); test_jit_device_with_sharding_constraint_error
-## (a constraint's devices inside jit: as the pending committed-input case).  Pending (pending/apjit30_pending.jxr): see
+## (a constraint's devices inside jit: as the pending committed-input
+## case).  Pending (pending/apjit30_pending.jxr): see
 ## the cases there.
 GOLDEN_TESTS += \
 	tests/golden/apjit30_basic.jxr \
