@@ -151,11 +151,54 @@ SrVal *sr_jit_stage_lower(SrInterp *I, SrVal *traced) {
 }
 
 /* The sharding input_formats shows for an argument leaf given none. */
-static SrVal *default_sharding(SrInterp *I, SrVal *x, const SrType *t) {
+/* The sharding an argument given none is compiled for: a committed
+   array's own; else replicated over the computation's devices (da, a
+   mesh of several devices: pxla's device assignment), else jit's default */
+static SrVal *default_sharding(SrInterp *I, SrVal *x, const SrType *t, const SrMesh *da) {
   SrArrayObj *o = sr_array_of(x);
-  if (o && o->kind == SR_AV_CONCRETE) return sr_concrete_array_sharding(o->data);
+  if (o && o->kind == SR_AV_CONCRETE && (o->data->committed || !da)) return sr_concrete_array_sharding(o->data);
   if (o && o->sharding) return sr_ref(o->sharding);
+  if (da && (!t || !t->mesh || !t->mesh->n)) {
+    SrVal *sp = sr_call(I, sr_lookup_qualname("jax.sharding.PartitionSpec"), &(SrArgs){0});
+    SrVal *r = sp ? sr_sharding_val(NULL, da, sp->spec, sr_intern_cstr("device")) : NULL;
+    sr_unref(sp);
+    if (r) return r;
+    sr_exc_clear(I);
+  }
   return sr_jit_default_sharding(I, t);
+}
+
+/* pxla's device assignment of a stage: the context mesh's, else the first
+   explicit in/out sharding's, else a committed argument's (NULL: one
+   device) */
+static const SrMesh *stage_devices(SrInterp *I, Stage *s, const SrJitFlat *fi, const SrJitFlat *fo) {
+  const SrMesh *m = sr_jit_ctx_mesh(I);
+  if (m && !m->abstract && m->n) return sr_mesh_ndev(m) > 1 ? m : NULL;
+  for (int pass = 0; pass < 2; pass++) {
+    const SrJitFlat *f = pass ? fo : fi;
+    for (int i = 0; i < f->n; i++) {
+      SrVal *e = f->e[i].sh;
+      if (e && e->kind == SR_V_SHARDING && !e->sh.mesh->abstract && e->sh.mesh->n)
+        return sr_mesh_ndev(e->sh.mesh) > 1 ? e->sh.mesh : NULL;
+    }
+  }
+  for (int i = 0; i < s->args->seq.n; i++) {
+    SrVal *leaves = sr_pytree_flatten_any(I, s->args->seq.items[i]);
+    if (I->exc) sr_exc_clear(I);
+    for (int q = 0; leaves && q < leaves->seq.n; q++) {
+      SrArrayObj *o = sr_array_of(leaves->seq.items[q]);
+      const SrMesh *am = NULL;
+      if (o && o->kind == SR_AV_CONCRETE && o->data->committed) am = o->data->mesh;
+      else if (o && o->sharding && o->sharding->kind == SR_V_SHARDING && !o->sharding->sh.mesh->abstract)
+        am = o->sharding->sh.mesh;
+      if (am) {
+        sr_unref(leaves);
+        return am->n && sr_mesh_ndev(am) > 1 ? am : NULL;
+      }
+    }
+    sr_unref(leaves);
+  }
+  return NULL;
 }
 
 static SrVal *compile_stage1(SrInterp *I, Stage *s);
@@ -174,6 +217,7 @@ static SrVal *compile_stage1(SrInterp *I, Stage *s) {
       sr_jit_flat_entries(I, s->out_sh, 0, NULL, s->out_tree, "out_shardings", &fo) < 0)
     goto done;
   const SrJaxpr *j = s->jaxpr->jx.jaxpr;
+  const SrMesh *da = stage_devices(I, s, &fi, &fo);
   Stage *c = stage_copy(s, ST_COMPILED);
   /* inputs, per argument: the resolved Formats as input_formats shows
      them, and as the calls use them (the user's sharding, or none) */
@@ -200,7 +244,7 @@ static SrVal *compile_stage1(SrInterp *I, Stage *s) {
         for (int d = 0; d < nd; d++) m2m[d] = (uint8_t)d;
       }
       SrVal *lv = sr_layout_val(nd, m2m);
-      SrVal *sh = e->sh ? sr_ref(e->sh) : default_sharding(I, x, t);
+      SrVal *sh = e->sh ? sr_ref(e->sh) : default_sharding(I, x, t, da);
       SrVal *f = sr_format_val(lv, sh);
       sr_seq_push(NULL, c->arg_leaves, sr_ref(f));
       sr_seq_push(NULL, fs, f);
