@@ -1538,6 +1538,7 @@ static SrVal *jit_trace(SrInterp *I, SrArgs *a) {
   I->jax->pjit_call = j->pjit;
   SrVal *r = sr_jit_stage_trace(I, sp.fn, j->name, j->in_sh, j->out_sh, &sp.a, don, ndon);
   I->jax->pjit_call = was_pjit;
+  if (r && j->device) sr_jit_stage_set_device(r, j->device);
   free(don);
   sr_jit_split_free(&sp);
   return r;

@@ -94,6 +94,9 @@ SrVal *sr_jit_default_sharding(SrInterp *I, const struct SrType *t);
    then keyword in sorted order; ndon of them) are donated, or is NULL. */
 SrVal *sr_jit_stage_trace(SrInterp *I, SrVal *fn, const char *name, SrVal *in_sh, SrVal *out_sh, SrArgs *a,
                           const uint8_t *donated, int ndon);
+/* jit's device= on a traced stage: its compiled calls' results are put
+   on that device */
+void sr_jit_stage_set_device(SrVal *stage, SrVal *device);
 /* traced.lower() */
 SrVal *sr_jit_stage_lower(SrInterp *I, SrVal *traced);
 

@@ -44,6 +44,7 @@ typedef struct Stage {
   SrVal *out_tree;       /* the result, as traced */
   int ncaptured;
   int pjit; /* traced from a jax.experimental.pjit.pjit (its context mesh) */
+  SrVal *device; /* jit's device= (its results are put there), or NULL */
   /* compiled: */
   SrVal *in_formats, *out_formats;  /* what input_formats / output_formats show */
   SrVal *call_in, *call_out;        /* the in/out_shardings of its calls */
@@ -61,6 +62,7 @@ static void stage_free(void *d) {
   sr_unref(s->kwargs);
   sr_unref(s->donated);
   sr_unref(s->out_tree);
+  sr_unref(s->device);
   sr_unref(s->in_formats);
   sr_unref(s->out_formats);
   sr_unref(s->call_in);
@@ -108,6 +110,7 @@ static Stage *stage_copy(const Stage *s, int kind) {
   c->out_tree = sr_ref(s->out_tree);
   c->ncaptured = s->ncaptured;
   c->pjit = s->pjit;
+  c->device = s->device ? sr_ref(s->device) : NULL;
   return c;
 }
 
@@ -515,7 +518,23 @@ static SrVal *compiled_call(SrInterp *I, Stage *s, SrArgs *a) {
   I->jax->pjit_call = s->pjit;
   SrVal *r = compiled_call1(I, s, a);
   I->jax->pjit_call = was;
+  /* device=: the device's SingleDeviceSharding in and out (the inputs
+     resharded there, check_device_backend_on_shardings) */
+  if (r && s->device && !I->trace) {
+    SrVal *dv[2] = {r, s->device};
+    SrArgs da = {2, dv, 0, NULL, NULL, NULL};
+    SrVal *put = sr_call(I, sr_lookup_qualname("jax.device_put"), &da);
+    sr_unref(r);
+    r = put;
+  }
   return r;
+}
+
+void sr_jit_stage_set_device(SrVal *stage, SrVal *device) {
+  Stage *s = stage && stage->kind == SR_V_OBJ ? stage->obj.data : NULL;
+  if (!s || !device) return;
+  sr_unref(s->device);
+  s->device = sr_ref(device);
 }
 
 static SrVal *compiled_call1(SrInterp *I, Stage *s, SrArgs *a) {
