@@ -178,7 +178,10 @@ static SrVal *jax_shape_dtype_struct(SrInterp *I, SrArgs *a) {
     sr_buf_free(&m);
     return NULL;
   }
-  if (p[2] && p[2]->kind != SR_V_NONE) {
+  /* a PartitionSpec with no mesh in context: kept as it is, resolved when
+     .sharding is read (core.ShapeDtypeStruct.sharding) */
+  int lazy = p[2] && p[2]->kind == SR_V_SPEC && !I->jax->mesh && !sr_jax_abstract_mesh(I->jax)->n;
+  if (p[2] && p[2]->kind != SR_V_NONE && !lazy) {
     sh = sr_sharding_arg(I, p[2], nd, "ShapeDtypeStruct's sharding");
     if (!sh) return NULL;
     SrTypeCtx cx;

@@ -530,6 +530,19 @@ static SrVal *array_getattr(SrInterp *I, SrVal *self, const char *name) {
   if (strcmp(name, "aval") == 0) return sr_aval_new(a->type);
   if (strcmp(name, "update") == 0 && a->kind == SR_AV_ABSTRACT) return sr_bound_method(self, name, sds_update);
   if (strcmp(name, "sharding") == 0 && a->kind == SR_AV_ABSTRACT) {
+    if (a->sharding && a->sharding->kind == SR_V_SPEC) {
+      if (!I->jax->mesh)
+        return sr_raise(I, "TypeError",
+                        "When specifying PartitionSpec to `ShapeDtypeStruct`, the context mesh cannot be empty. Please "
+                        "use `jax.set_mesh` to set the mesh context.");
+      /* NamedSharding(cur_mesh, P): its checks of the axes too */
+      SrVal *mv = sr_mesh_val(NULL, I->jax->mesh);
+      SrVal *av[2] = {mv, a->sharding};
+      SrArgs na = {2, av, 0, NULL, NULL, NULL};
+      SrVal *ns = sr_call(I, sr_lookup_qualname("jax.sharding.NamedSharding"), &na);
+      sr_unref(mv);
+      return ns;
+    }
     if (a->sharding) return sr_ref(a->sharding);
     SrVal *ts = sr_type_sharding(I, a->type);
     /* made without a sharding, over no mesh: None (core.ShapeDtypeStruct,
