@@ -820,7 +820,8 @@ static int check_valid_args(SrInterp *I, SrVal *fn, SrVal **args, int nargs, SrV
    incompatible devices for jitted computation" naming the first pair
    that differs (the arguments among them by name and aval). */
 static int check_devices_match(SrInterp *I, const char *name, SrVal *fn, SrVal **args, int nargs, SrVal **leaves,
-                               int nleaves, int ncaptured, const SrJitFlat *fi, const SrJitFlat *fo) {
+                               int nleaves, int ncaptured, const SrJitFlat *fi, const SrJitFlat *fo,
+                               const SrJaxpr *body) {
   DevAssign first = {0}, cur, ctx = {0};
   int have_first = 0, have_ctx = 0;
   const SrMesh *cm = sr_jit_ctx_mesh(I);
@@ -832,8 +833,9 @@ static int check_devices_match(SrInterp *I, const char *name, SrVal *fn, SrVal *
   DevAssign fail[2];
   int failed = 0;
   int nin = nleaves - ncaptured;
+  int nbc = body ? (int)body->nconst : 0;
   for (int pass = 0; pass < 3 && !failed; pass++) {
-    int n = pass == 0 ? nin : pass == 1 ? ncaptured : fo ? fo->n : 0;
+    int n = pass == 0 ? nin : pass == 1 ? ncaptured + nbc : fo ? fo->n : 0;
     for (int i = 0; i < n && !failed; i++) {
       int ok = -1;
       if (pass == 0) {
@@ -848,7 +850,9 @@ static int check_devices_match(SrInterp *I, const char *name, SrVal *fn, SrVal *
         }
         cur.kind = DA_ARG;
       } else if (pass == 1) {
-        SrArray *x = sr_jit_leaf_array(leaves[i]);
+        /* the captured values, then the body's own constants */
+        SrVal *cv = i < ncaptured ? leaves[i] : body->consts ? body->consts[i - ncaptured] : NULL;
+        SrArray *x = cv ? sr_jit_leaf_array(cv) : NULL;
         if (x && x->committed) {
           array_devices(x, &cur);
           ok = 0;
@@ -1043,7 +1047,7 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
     }
     if (rc == 0)
       rc = check_devices_match(I, name, fn_named, a->v, a->n, leaves->seq.items, leaves->seq.n, captured->seq.n,
-                               &fi, &fo);
+                               &fi, &fo, body);
     sr_jit_flat_free(&fi);
     sr_jit_flat_free(&fo);
     if (rc < 0) {
