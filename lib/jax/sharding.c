@@ -208,6 +208,15 @@ static int wsc_abstract_target(SrInterp *I, SrVal *leaf, SrVal *s, SrVal **out) 
 static SrVal *wsc_leaf(SrInterp *I, SrVal *leaf, SrVal *s, void *ctx) {
   (void)ctx;
   const SrMesh *m = sr_api_mesh(I);
+  /* eagerly, a P with no mesh in context names the resource env's
+     (`with mesh:`): pjit.with_sharding_constraint's thread_resources
+     fallback */
+  if (!I->trace && s && s->kind == SR_V_SPEC && !m->n && I->jax->resource_mesh) {
+    SrVal *cs = sr_sharding_val(NULL, I->jax->resource_mesh, s->spec, NULL);
+    SrVal *r = wsc_leaf(I, leaf, cs, ctx);
+    sr_unref(cs);
+    return r;
+  }
   if (!I->trace && s && s->kind == SR_V_SHARDING && s->sh.mesh->abstract && s->sh.mesh->n && !m->n) {
     SrVal *cs;
     if (wsc_abstract_target(I, leaf, s, &cs) < 0) return NULL;
