@@ -1488,7 +1488,12 @@ static SrVal *jit_call(SrInterp *I, SrVal *self, SrArgs *a) {
   SrJitSplit sp;
   if (sr_jit_split(I, &j->opts, j->fn, j->name, a, &sp) < 0) return NULL;
   I->jax->pjit_call = j->pjit;
+  /* pjit._trace_for_jit: traced under its context mesh, as the concrete
+     and the abstract mesh (_internal_use_concrete_mesh, use_abstract_mesh) */
+  const SrMesh *was_mesh = I->jax->mesh;
+  if (j->pjit && !I->jax->mesh && I->jax->resource_mesh) I->jax->mesh = I->jax->resource_mesh;
   SrVal *r = jit_call_split(I, self, j, &sp);
+  I->jax->mesh = was_mesh;
   I->jax->pjit_call = was_pjit;
   sr_jit_split_free(&sp);
   /* device= / backend=: the results committed to that device (pjit's
@@ -1543,7 +1548,10 @@ static SrVal *jit_trace(SrInterp *I, SrArgs *a) {
   uint8_t *don = sr_jit_donated_leaves(I, &sp, 0, &ndon);
   int was_pjit = I->jax->pjit_call;
   I->jax->pjit_call = j->pjit;
+  const SrMesh *was_mesh = I->jax->mesh;
+  if (j->pjit && !I->jax->mesh && I->jax->resource_mesh) I->jax->mesh = I->jax->resource_mesh;
   SrVal *r = sr_jit_stage_trace(I, sp.fn, j->name, j->in_sh, j->out_sh, &sp.a, don, ndon);
+  I->jax->mesh = was_mesh;
   I->jax->pjit_call = was_pjit;
   if (r && j->device) sr_jit_stage_set_device(r, j->device);
   free(don);
