@@ -592,6 +592,7 @@ typedef struct Jit {
   SrVal *device;          /* device= (or backend='cpu''s first device), or NULL */
   int inline_early;       /* inline=True or Inline.JAX_EARLY */
   int pjit;               /* made by jax.experimental.pjit.pjit */
+  SrVal *copts;           /* compiler_options= (a non-empty dict), or NULL */
 } Jit;
 
 /* pjit.get_ctx_mesh: pjit's is the resource env's (`with mesh:`), jit's
@@ -607,6 +608,7 @@ void sr_jit_mark_pjit(SrVal *jit) {
 
 static void jit_free(void *d) {
   Jit *j = d;
+  sr_unref(j->copts);
   sr_unref(j->device);
   sr_unref(j->fn);
   sr_unref(j->in_sh);
@@ -1477,6 +1479,26 @@ static SrVal *jit_call(SrInterp *I, SrVal *self, SrArgs *a) {
   /* jax.disable_jit(): the function runs as it is, op by op */
   if (I->jax->disable_jit) return sr_call(I, j->fn, a);
   /* pjit._infer_params: a device= or backend= jit under a mesh in context */
+  /* pjit's staging rule: compiler_options on a jit bound inside a trace */
+  if (j->copts && I->trace) {
+    SrBuf b = SR_BUF_INIT, w = SR_BUF_INIT;
+    sr_val_repr(&b, j->copts);
+    const SrSrc *src = I->py->code ? I->py->code->src : NULL;
+    if (src) {
+      uint32_t line = 0, col = 0;
+      sr_src_linecol(src, I->py->cur_off, &line, &col);
+      /* (the location of the call; JAX's summary also names the
+         enclosing function, which the interpreter does not keep here) */
+      sr_buf_printf(&w, "%s:%u:%u", src->name, line, col);
+    }
+    sr_raise(I, "ValueError",
+             "`compiler_options` can only be passed to top-level `jax.jit`. Got compiler_options=%s specified on a "
+             "nested jit with name: %s and source info: %s",
+             b.p, j->name, w.len ? w.p : "unknown");
+    sr_buf_free(&b);
+    sr_buf_free(&w);
+    return NULL;
+  }
   int was_pjit = I->jax->pjit_call;
   I->jax->pjit_call = j->pjit;
   const SrMesh *cm = sr_jit_ctx_mesh(I);
@@ -1692,6 +1714,7 @@ static SrVal *jax_jit(SrInterp *I, SrArgs *a) {
   /* in_shardings= / out_shardings= and the static and donated arguments
      (the other options change nothing here) */
   SrVal *opt[4] = {NULL, NULL, NULL, NULL}, *in_sh = NULL, *out_sh = NULL, *device = NULL, *backend = NULL, *inl = NULL;
+  SrVal *copts = NULL;
   static const char *const names[4] = {"static_argnums", "static_argnames", "donate_argnums", "donate_argnames"};
   for (int k = 0; k < a->nkw; k++) {
     if (strcmp(a->kw[k], "inline") == 0) inl = a->kwv[k];
@@ -1699,6 +1722,7 @@ static SrVal *jax_jit(SrInterp *I, SrArgs *a) {
     if (strcmp(a->kw[k], "out_shardings") == 0 && a->kwv[k]->kind != SR_V_NONE) out_sh = a->kwv[k];
     if (strcmp(a->kw[k], "device") == 0 && a->kwv[k]->kind != SR_V_NONE) device = a->kwv[k];
     if (strcmp(a->kw[k], "backend") == 0 && a->kwv[k]->kind != SR_V_NONE) backend = a->kwv[k];
+    if (strcmp(a->kw[k], "compiler_options") == 0 && a->kwv[k]->kind == SR_V_DICT && a->kwv[k]->dict.n) copts = a->kwv[k];
     for (int q = 0; q < 4; q++)
       if (strcmp(a->kw[k], names[q]) == 0) opt[q] = a->kwv[k];
   }
@@ -1747,6 +1771,7 @@ static SrVal *jax_jit(SrInterp *I, SrArgs *a) {
     return NULL;
   }
   j->fn = sr_ref(fn);
+  j->copts = copts ? sr_ref(copts) : NULL;
   j->in_sh = in_sh ? sr_ref(in_sh) : NULL;
   j->out_sh = out_sh ? sr_ref(out_sh) : NULL;
   const char *nm = sr_builtin_name(fn);
