@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check/rule.h"
 #include "exec/eval.h"
 #include "lax/lax.h"
 #include "exec/exec.h"
@@ -103,8 +104,54 @@ static int cmd_comm(SrInterp *I, const char *arg, SrSrc *src, size_t off) {
 
 /* ---- hooks ---- */
 
+/* dispatch.apply_primitive runs a primitive as jit(prim_fun)(*args): its
+   committed inputs on one device assignment, else pjit's "Received
+   incompatible devices" naming the first two that differ (args[i]). */
+static int same_devices(const SrArray *a, const SrArray *b) {
+  if (a->ndev != b->ndev) return 0;
+  for (int p = 0; p < a->ndev; p++)
+    if ((a->mesh ? sr_mesh_device(a->mesh, p) : 0) != (b->mesh ? sr_mesh_device(b->mesh, p) : 0)) return 0;
+  return 1;
+}
+
+static void arg_devices_str(SrInterp *I, SrBuf *b, const SrPrim *prim, int i, const SrArray *a) {
+  SrTypeCtx tc;
+  SrDiags d = SR_DIAGS_INIT;
+  sr_type_ctx(I, &tc, &d);
+  sr_buf_printf(b, "argument args[%d] of %s with shape ", i, prim->name);
+  sr_aval_str_short(b, &tc, sr_type_strip_sharding(a->type), 0, 0);
+  sr_diags_clear(&d);
+  sr_buf_puts(b, " and with device ids [");
+  for (int p = 0; p < a->ndev; p++) sr_buf_printf(b, "%s%d", p ? ", " : "", a->mesh ? sr_mesh_device(a->mesh, p) : 0);
+  sr_buf_puts(b, "] on platform CPU");
+}
+
+static int check_eager_devices(SrInterp *I, const SrPrim *prim, int nin, struct SrArray **in) {
+  /* with a mesh in context every array is taken to live on it (the
+     evaluator keeps some scalars on one device) */
+  if (prim->id == SR_P_jit || I->jax->mesh) return 0;
+  int first = -1;
+  for (int i = 0; i < nin; i++) {
+    if (!in[i] || !in[i]->committed) continue;
+    if (first < 0) {
+      first = i;
+      continue;
+    }
+    if (same_devices(in[first], in[i])) continue;
+    SrBuf b = SR_BUF_INIT;
+    arg_devices_str(I, &b, prim, first, in[first]);
+    sr_buf_puts(&b, " and ");
+    arg_devices_str(I, &b, prim, i, in[i]);
+    sr_raise(I, "ValueError", "Received incompatible devices for jitted computation. Got %s", b.p);
+    sr_buf_free(&b);
+    return -1;
+  }
+  return 0;
+}
+
 static int hook_eqn(SrInterp *I, const SrPrim *prim, const SrParam *params, int nparams, int nin, struct SrArray **in,
                     int nout, const SrType *const *out_types, struct SrArray **out, SrDiags *d) {
+  if (check_eager_devices(I, prim, nin, in) < 0) return -1;
   SrEvalCtx cx;
   sr_eval_ctx_init(&cx, I, sr_exec(I), d);
   cx.mesh = I->jax->mesh;
@@ -114,6 +161,17 @@ static int hook_eqn(SrInterp *I, const SrPrim *prim, const SrParam *params, int 
      committed input, a mesh in context, several devices (layout.h) */
   int committed = cx.mesh != NULL;
   for (int i = 0; i < nin && !committed; i++) committed = in[i]->committed;
+  /* pxla._get_out_sharding_from_orig_sharding: a result placed as the
+     first sharded input (the same mesh and layout) has its sharding as
+     that input has it (P('x', 'y', 'z'), not the normalized P(None, 'y')) */
+  const SrArray *orig = NULL;
+  for (int i = 0; i < nin && !orig; i++)
+    if (in[i] && in[i]->mesh && in[i]->mesh->n) orig = in[i];
+  if (orig && !sr_mesh_axes_of_type(orig->mesh, SR_AXIS_AUTO)) orig = NULL;
+  for (int i = 0; orig && orig->sharding && i < nout; i++)
+    if (out[i] && out[i] != orig && out[i]->rc == 1 && !out[i]->sharding && out[i]->mesh == orig->mesh &&
+        out[i]->layout == orig->layout)
+      out[i]->sharding = sr_ref(orig->sharding);
   for (int i = 0; i < nout; i++) {
     if (out[i]->committed || !(committed || out[i]->ndev > 1)) continue;
     if (out[i]->rc > 1) {

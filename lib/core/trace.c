@@ -698,7 +698,8 @@ SrVal *sr_bind_prim(SrInterp *I, const SrPrim *prim, int nin, SrVal **in, int np
       }
       SrDiags d = SR_DIAGS_INIT;
       if (ok && sr_backend_hooks.eqn(I, prim, params, nparams, nin, ain, (int)nout, outs, aout, &d) < 0) {
-        sr_raise_diags(I, &d, "RuntimeError");
+        /* the hook raised its own exception, or reported diagnostics */
+        if (!I->exc) sr_raise_diags(I, &d, "RuntimeError");
         ok = 0;
       }
       sr_diags_clear(&d);

@@ -165,8 +165,24 @@ static SrVal *jax_shape_dtype_struct(SrInterp *I, SrArgs *a) {
   sr_type_builder(&b, sr_type_array(sdt, nd, shape));
   if (p[3]) b.weak = (uint8_t)sr_val_truthy(p[3]);
   SrVal *sh = NULL;
+  /* core._check_sharding: NamedSharding.check_compatible_aval and
+     PartitionSpec._check_compatible_wrt_shape */
+  const SrSpec *given = p[2] && p[2]->kind == SR_V_SHARDING ? p[2]->sh.spec : p[2] && p[2]->kind == SR_V_SPEC ? p[2]->spec : NULL;
+  if (given && given->n > nd) {
+    SrBuf m = SR_BUF_INIT;
+    if (p[2]->kind == SR_V_SHARDING) sr_val_str(&m, p[2]);
+    else sr_spec_repr(&m, given);
+    sr_raise(I, "ValueError", "%s %s is only valid for values of rank at least %d, but was applied to a value of rank %d.%s",
+             p[2]->kind == SR_V_SHARDING ? "Sharding" : "PartitionSpec", m.p, given->n, nd,
+             nd == 0 ? " For scalars the PartitionSpec should be P()" : "");
+    sr_buf_free(&m);
+    return NULL;
+  }
+  /* a PartitionSpec with no mesh in context: kept as it is, resolved when
+     .sharding is read (core.ShapeDtypeStruct.sharding) */
+  int lazy = p[2] && p[2]->kind == SR_V_SPEC && !I->jax->mesh && !sr_jax_abstract_mesh(I->jax)->n;
   /* a SingleDeviceSharding names no mesh axes: the type is unsharded */
-  if (p[2] && p[2]->kind != SR_V_NONE && sr_single_device_sharding_id(p[2]) < 0) {
+  if (p[2] && p[2]->kind != SR_V_NONE && !lazy && sr_single_device_sharding_id(p[2]) < 0) {
     sh = sr_sharding_arg(I, p[2], nd, "ShapeDtypeStruct's sharding");
     if (!sh) return NULL;
     SrTypeCtx cx;
@@ -690,10 +706,24 @@ typedef struct Jit {
                              mesh, a None sharding replicated over it */
   SrVal *pj_in, *pj_out;  /* pjit's in_shardings= / out_shardings= as given
                              (None kept), or NULL: unspecified */
+  int pjit;               /* made by jax.experimental.pjit.pjit */
+  SrVal *copts;           /* compiler_options= (a non-empty dict), or NULL */
 } Jit;
+
+/* pjit.get_ctx_mesh: pjit's is the resource env's (`with mesh:`), jit's
+   set_mesh's */
+const SrMesh *sr_jit_ctx_mesh(SrInterp *I) {
+  if (I->jax->pjit_call && sr_jax_resource_mesh(I->jax)) return sr_jax_resource_mesh(I->jax);
+  return I->jax->mesh;
+}
+
+void sr_jit_mark_pjit(SrVal *jit) {
+  if (jit && jit->kind == SR_V_OBJ && strcmp(sr_val_kind_name(jit), "PjitFunction") == 0) ((Jit *)jit->obj.data)->pjit = 1;
+}
 
 static void jit_free(void *d) {
   Jit *j = d;
+  sr_unref(j->copts);
   sr_unref(j->device);
   sr_unref(j->fn);
   sr_unref(j->in_sh);
@@ -773,6 +803,8 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
                         int prim, int prevent_cse, SrVal *in_sh, SrVal *out_sh);
 /* The donation of the split call being bound (jit_call), or NULL. */
 static const SrJitSplit *binding_split;
+/* the function call_traced traced, for its parameter names */
+static SrVal *binding_fn;
 /* jax.checkpoint's policy for the remat2 equation bind_body makes next */
 static SrVal *binding_policy;
 /* the jit bind_body binds next has inline=True (Inline.JAX_EARLY) */
@@ -785,7 +817,237 @@ static SrVal *call_traced(SrInterp *I, SrVal *fn, const char *name, SrArgs *a, i
   SrVal *out_tree = NULL, *captured = NULL;
   SrJaxpr *body = sr_trace_fn(I, fn, a->n, a->v, a->nkw, a->kw, a->kwv, SR_TRACE_KWARGS, &out_tree, &captured);
   if (!body) return NULL;
+  binding_fn = fn;
   return bind_body(I, body, out_tree, captured, name, a, prim, prevent_cse, in_sh, out_sh);
+}
+
+/* ---- pxla._get_and_check_device_assignment, as pjit reports it ---- */
+
+enum { DA_ARG, DA_CONST, DA_OUT, DA_CTX, DA_MAX = 512 };
+typedef struct DevAssign {
+  int n, ids[DA_MAX];
+  int kind;
+} DevAssign;
+
+/* The devices of a concrete sharding in order (a NamedSharding's mesh's,
+   a SingleDeviceSharding's device): 0, or -1 for another value. */
+static int sharding_devices(SrInterp *I, SrVal *sh, DevAssign *d) {
+  d->n = 0;
+  if (!sh) return -1;
+  if (sh->kind == SR_V_SHARDING) {
+    const SrMesh *m = sh->sh.mesh;
+    if (m->abstract || !m->n) return -1;
+    for (int p = 0; p < sr_mesh_ndev(m) && d->n < DA_MAX; p++) d->ids[d->n++] = sr_mesh_device(m, p);
+    return 0;
+  }
+  if (sh->kind == SR_V_OBJ && strcmp(sr_val_kind_name(sh), "SingleDeviceSharding") == 0) {
+    SrVal *ds = sr_getattr(I, sh, "device_set");
+    SrVal *l = ds ? sr_iterate(I, ds) : NULL;
+    sr_unref(ds);
+    if (!l) {
+      sr_exc_clear(I);
+      return -1;
+    }
+    for (int i = 0; i < l->seq.n && d->n < DA_MAX; i++) {
+      int id = sr_concrete_device_id(l->seq.items[i]);
+      if (id >= 0) d->ids[d->n++] = id;
+    }
+    sr_unref(l);
+    return d->n ? 0 : -1;
+  }
+  return -1;
+}
+
+static void array_devices(const SrArray *x, DevAssign *d) {
+  d->n = 0;
+  for (int p = 0; p < x->ndev && d->n < DA_MAX; p++)
+    d->ids[d->n++] = x->mesh ? sr_mesh_device(x->mesh, p) : 0;
+}
+
+static int da_equal(const DevAssign *a, const DevAssign *b) {
+  return a->n == b->n && memcmp(a->ids, b->ids, (size_t)a->n * sizeof a->ids[0]) == 0;
+}
+
+static void da_ids(SrBuf *b, const DevAssign *d) {
+  sr_buf_puts(b, "with device ids [");
+  for (int i = 0; i < d->n; i++) sr_buf_printf(b, "%s%d", i ? ", " : "", d->ids[i]);
+  sr_buf_puts(b, "] on platform CPU");
+}
+
+/* MismatchType's words (stages.py: ARG_SHARDING and SHARDING_INSIDE_... by
+   name) in DeviceAssignmentMismatch._str */
+static void da_str(SrBuf *b, const DevAssign *d) {
+  static const char *const words[] = {"ARG_SHARDING", "closed over constant sharding", "explicit output sharding",
+                                      "context mesh"};
+  sr_buf_printf(b, "%s %s ", d->kind == DA_CTX ? " jit's" : "", words[d->kind]);
+  da_ids(b, d);
+}
+
+/* The debug info's name of each of the nin argument leaves: the
+   parameter's (or *args' entry's) name and the leaf's key path; malloc'd
+   strings, NULL past the arguments. */
+static char **arg_leaf_names(SrInterp *I, SrVal *fn, SrVal **args, int nargs, int nin) {
+  char **paths = sr_xcalloc((size_t)nin + 1, sizeof *paths);
+  SrFunction *f = fn ? sr_as_function(fn) : NULL;
+  int k = 0;
+  for (int i = 0; i < nargs && k <= nin; i++) {
+    SrBuf pb = SR_BUF_INIT;
+    const SrParams *ps = f && f->node ? f->node->params : NULL;
+    int npos = ps ? ps->n - ps->nkwonly : 0;
+    if (ps && i < npos) sr_buf_puts(&pb, ps->names[i]);
+    else if (ps && ps->star) sr_buf_printf(&pb, "%s[%d]", ps->star, i - npos);
+    SrVal *leaves = sr_pytree_flatten(I, args[i]);
+    int n = leaves ? leaves->seq.n : 1;
+    sr_unref(leaves);
+    if (I->exc) sr_exc_clear(I);
+    /* the names past nin are not kept */
+    if (k + n > nin) {
+      sr_buf_free(&pb);
+      break;
+    }
+    sr_pytree_leaf_paths(args[i], &pb, paths, &k);
+    sr_buf_free(&pb);
+  }
+  return paths;
+}
+
+/* pjit's check of what jit is called with: a ShapeDtypeStruct (an
+   abstract value) is no argument to run on: TypeError naming it. */
+static int check_valid_args(SrInterp *I, SrVal *fn, SrVal **args, int nargs, SrVal **leaves, int nin) {
+  for (int i = 0; i < nin; i++) {
+    SrArrayObj *o = sr_array_of(leaves[i]);
+    if (!o || o->kind != SR_AV_ABSTRACT) continue;
+    char **paths = arg_leaf_names(I, fn, args, nargs, nin);
+    SrTypeCtx cx;
+    SrDiags d = SR_DIAGS_INIT;
+    sr_type_ctx(I, &cx, &d);
+    SrBuf b = SR_BUF_INIT;
+    sr_aval_str_short(&b, &cx, sr_value_type(I, leaves[i]), 0, 0);
+    sr_diags_clear(&d);
+    sr_raise(I, "TypeError", "Argument '%s' of shape %s of type <class 'jax._src.api.ShapeDtypeStruct'> is not a valid JAX type.",
+             paths[i] ? paths[i] : "", sr_buf_str(&b));
+    sr_buf_free(&b);
+    for (int k = 0; k < nin; k++) free(paths[k]);
+    free(paths);
+    return -1;
+  }
+  return 0;
+}
+
+/* Every committed argument, explicit in_sharding and out_sharding, and the
+   mesh in context, on the same devices; else pjit's ValueError "Received
+   incompatible devices for jitted computation" naming the first pair
+   that differs (the arguments among them by name and aval). */
+static int check_devices_match(SrInterp *I, const char *name, SrVal *fn, SrVal **args, int nargs, SrVal **leaves,
+                               int nleaves, int ncaptured, const SrJitFlat *fi, const SrJitFlat *fo,
+                               const SrJaxpr *body) {
+  DevAssign first = {0}, cur, ctx = {0};
+  int have_first = 0, have_ctx = 0;
+  const SrMesh *cm = sr_jit_ctx_mesh(I);
+  if (cm && cm->n && !cm->abstract) {
+    for (int p = 0; p < sr_mesh_ndev(cm) && ctx.n < DA_MAX; p++) ctx.ids[ctx.n++] = sr_mesh_device(cm, p);
+    ctx.kind = DA_CTX;
+    have_ctx = 1;
+  }
+  DevAssign fail[2];
+  int failed = 0;
+  int nin = nleaves - ncaptured;
+  int nbc = body ? (int)body->nconst : 0;
+  for (int pass = 0; pass < 3 && !failed; pass++) {
+    int n = pass == 0 ? nin : pass == 1 ? ncaptured + nbc : fo ? fo->n : 0;
+    for (int i = 0; i < n && !failed; i++) {
+      int ok = -1;
+      if (pass == 0) {
+        SrVal *sh = fi && i < fi->n ? fi->e[i].sh : NULL;
+        if (sh) ok = sharding_devices(I, sh, &cur);
+        else {
+          SrArray *x = sr_jit_leaf_array(leaves[ncaptured + i]);
+          if (x && x->committed) {
+            array_devices(x, &cur);
+            ok = 0;
+          }
+        }
+        cur.kind = DA_ARG;
+      } else if (pass == 1) {
+        /* the captured values, then the body's own constants */
+        SrVal *cv = i < ncaptured ? leaves[i] : body->consts ? body->consts[i - ncaptured] : NULL;
+        SrArray *x = cv ? sr_jit_leaf_array(cv) : NULL;
+        if (x && x->committed) {
+          array_devices(x, &cur);
+          ok = 0;
+        }
+        cur.kind = DA_CONST;
+      } else {
+        ok = sharding_devices(I, fo->e[i].sh, &cur);
+        cur.kind = DA_OUT;
+      }
+      if (ok < 0) continue;
+      if (!have_first) {
+        first = cur;
+        have_first = 1;
+      }
+      if (have_ctx) {
+        if (!da_equal(&ctx, &cur)) {
+          fail[0] = ctx;
+          fail[1] = cur;
+          failed = 1;
+        }
+      } else if (!da_equal(&first, &cur)) {
+        fail[0] = first;
+        fail[1] = cur;
+        failed = 1;
+      }
+    }
+  }
+  if (!failed) return 0;
+  /* stages._find_arg_mismatch: an ARG_SHARDING failure names the first
+     argument whose own sharding is on those devices */
+  SrBuf b = SR_BUF_INIT, t = SR_BUF_INIT;
+  char **paths = arg_leaf_names(I, fn, args, nargs, nin);
+  const char *msg[2] = {NULL, NULL};
+  SrBuf mb[2] = {SR_BUF_INIT, SR_BUF_INIT};
+  int nmatched = 0;
+  for (int j = 0; j < 2; j++) {
+    if (fail[j].kind != DA_ARG) continue;
+    for (int i = 0; i < nin; i++) {
+      SrArray *x = sr_jit_leaf_array(leaves[ncaptured + i]);
+      if (!x) continue;
+      DevAssign ad;
+      array_devices(x, &ad);
+      if (!da_equal(&ad, &fail[j])) continue;
+      SrTypeCtx cx;
+      SrDiags d = SR_DIAGS_INIT;
+      sr_type_ctx(I, &cx, &d);
+      sr_buf_printf(&mb[nmatched], "argument %s of %s with shape ", paths[i] ? paths[i] : "", name);
+      sr_aval_str_short(&mb[nmatched], &cx, sr_value_type(I, leaves[ncaptured + i]), 0, 0);
+      sr_diags_clear(&d);
+      sr_buf_puts(&mb[nmatched], " and ");
+      da_ids(&mb[nmatched], &fail[j]);
+      msg[nmatched] = mb[nmatched].p;
+      nmatched++;
+      break;
+    }
+  }
+  if (nmatched == 2) {
+    sr_buf_printf(&b, " Got %s and %s", msg[0], msg[1]);
+  } else if (nmatched == 1) {
+    const DevAssign *left = fail[0].kind == DA_ARG ? &fail[1] : &fail[0];
+    sr_buf_printf(&b, " Got %s and", msg[0]);
+    da_str(&b, left);
+  } else {
+    sr_buf_puts(&b, " Got");
+    da_str(&b, &fail[0]);
+    sr_buf_puts(&b, " and");
+    da_str(&b, &fail[1]);
+  }
+  sr_raise(I, "ValueError", "Received incompatible devices for jitted computation.%s", b.p);
+  for (int i = 0; i < nin; i++) free(paths[i]);
+  free(paths);
+  sr_buf_free(&mb[0]);
+  sr_buf_free(&mb[1]);
+  sr_buf_free(&b);
+  sr_buf_free(&t);
+  return -1;
 }
 
 /* pxla's lowering check: a jit run on the devices of its committed
@@ -859,6 +1121,8 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
                         int prim, int prevent_cse, SrVal *in_sh, SrVal *out_sh) {
   const SrJitSplit *split = binding_split;
   binding_split = NULL;
+  SrVal *fn_named = binding_fn;
+  binding_fn = NULL;
   SrVal *policy = binding_policy;
   binding_policy = NULL;
   int inline_early = binding_inline;
@@ -884,6 +1148,101 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
     sr_unref(out_tree);
     return NULL;
   }
+  if (prim == SR_P_jit && !I->trace) {
+    SrJitFlat fi = {0}, fo = {0};
+    int rc = sr_jit_flat_entries(I, in_sh, a->n, a->v, NULL, "in_shardings", &fi);
+    if (rc == 0) rc = sr_jit_flat_entries(I, out_sh, 0, NULL, out_tree, "out_shardings", &fo);
+    if (rc == 0)
+      rc = check_valid_args(I, fn_named, a->v, a->n, leaves->seq.items + captured->seq.n,
+                            leaves->seq.n - captured->seq.n);
+    /* mlir's constant handler of a ShapeDtypeStruct: a closed-over one */
+    for (int i = 0; rc == 0 && i < captured->seq.n; i++) {
+      SrArrayObj *o = sr_array_of(captured->seq.items[i]);
+      if (o && o->kind == SR_AV_ABSTRACT) {
+        sr_raise(I, "TypeError",
+                 "A ShapeDtypeStruct does not have a value and cannot be used as a constant in a JAX function.");
+        rc = -1;
+      }
+    }
+    if (rc == 0)
+      rc = check_devices_match(I, name, fn_named, a->v, a->n, leaves->seq.items, leaves->seq.n, captured->seq.n,
+                               &fi, &fo, body);
+    sr_jit_flat_free(&fi);
+    sr_jit_flat_free(&fo);
+    if (rc < 0) {
+      sr_program_unref(body->prog);
+      sr_unref(leaves);
+      sr_unref(captured);
+      sr_unref(out_tree);
+      return NULL;
+    }
+  }
+  /* pxla: the computation's devices are the mesh's in context, else
+     those of the committed arguments; the uncommitted arguments are put
+     there (replicated) first */
+  const SrMesh *da_mesh = NULL;
+  uint8_t *given = NULL; /* per leaf: an in_sharding says where it goes */
+  if (prim == SR_P_jit && !I->trace) {
+    const SrMesh *cm = sr_jit_ctx_mesh(I);
+    if (cm && !cm->abstract && cm->n) da_mesh = cm;
+    if (in_sh || out_sh) {
+      SrJitFlat fi = {0}, fo = {0};
+      given = sr_xcalloc((size_t)leaves->seq.n + 1, 1);
+      if (sr_jit_flat_entries(I, in_sh, a->n, a->v, NULL, "in_shardings", &fi) == 0 &&
+          sr_jit_flat_entries(I, out_sh, 0, NULL, out_tree, "out_shardings", &fo) == 0) {
+        for (int i = 0; i < fi.n; i++) {
+          SrVal *e = fi.e[i].sh;
+          if (!e) continue;
+          if (captured->seq.n + i < leaves->seq.n) given[captured->seq.n + i] = 1;
+          if (!da_mesh && e->kind == SR_V_SHARDING && !e->sh.mesh->abstract && e->sh.mesh->n) da_mesh = e->sh.mesh;
+        }
+        for (int i = 0; i < fo.n && !da_mesh; i++) {
+          SrVal *e = fo.e[i].sh;
+          if (e && e->kind == SR_V_SHARDING && !e->sh.mesh->abstract && e->sh.mesh->n) da_mesh = e->sh.mesh;
+        }
+      }
+      sr_exc_clear(I);
+      sr_jit_flat_free(&fi);
+      sr_jit_flat_free(&fo);
+    }
+    for (int i = 0; i < leaves->seq.n && !da_mesh; i++) {
+      SrArray *x = sr_jit_leaf_array(leaves->seq.items[i]);
+      if (x && x->committed) da_mesh = x->mesh;
+    }
+    if (da_mesh && sr_mesh_ndev(da_mesh) < 2) da_mesh = NULL;
+  }
+  if (da_mesh) {
+    SrVal *rep = NULL;
+    for (int i = 0; i < leaves->seq.n; i++) {
+      SrArrayObj *xo = sr_array_of(leaves->seq.items[i]);
+      if (!xo || xo->kind != SR_AV_CONCRETE || xo->data->ndev != 1 || (given && given[i])) continue;
+      if (!rep) {
+        SrVal *sp = sr_call(I, sr_lookup_qualname("jax.sharding.PartitionSpec"), &(SrArgs){0});
+        if (!sp) break;
+        rep = sr_sharding_val(NULL, da_mesh, sp->spec, NULL);
+        sr_unref(sp);
+      }
+      SrVal *pa[2] = {leaves->seq.items[i], rep};
+      SrArgs pargs = {.n = 2, .v = pa};
+      SrVal *y = sr_call(I, sr_lookup_qualname("jax.device_put"), &pargs);
+      if (!y) break;
+      SrArrayObj *yo = sr_array_of(y);
+      if (yo && yo->kind == SR_AV_CONCRETE) yo->data->committed = 0;
+      sr_unref(leaves->seq.items[i]);
+      leaves->seq.items[i] = y;
+    }
+    sr_unref(rep);
+    free(given);
+    given = NULL;
+    if (I->exc) {
+      sr_program_unref(body->prog);
+      sr_unref(leaves);
+      sr_unref(captured);
+      sr_unref(out_tree);
+      return NULL;
+    }
+  }
+  free(given);
   uint8_t *usable = NULL;
   if (prim == SR_P_jit) {
     int ndon = 0;
@@ -930,6 +1289,39 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
   if (r && prim == SR_P_jit && out_sh && !I->trace && sr_jit_keep_out_shardings(I, out_sh, out_tree, r) < 0) {
     sr_unref(r);
     r = NULL;
+  }
+  /* a ShapeDtypeStruct returned as it is was a constant of the jaxpr
+     (mlir's constant handler) */
+  for (int i = 0; r && prim == SR_P_jit && !I->trace && sr_is_seq(r) && i < r->seq.n; i++) {
+    SrArrayObj *o = sr_array_of(r->seq.items[i]);
+    if (o && o->kind == SR_AV_ABSTRACT) {
+      sr_raise(I, "TypeError",
+               "A ShapeDtypeStruct does not have a value and cannot be used as a constant in a JAX function.");
+      sr_unref(r);
+      r = NULL;
+    }
+  }
+  /* the outputs live on the computation's devices too (a constant made
+     inside, replicated on them) */
+  for (int i = 0; r && da_mesh && sr_is_seq(r) && i < r->seq.n; i++) {
+    SrVal *o = r->seq.items[i];
+    SrArrayObj *xo = sr_array_of(o);
+    int py = o->kind == SR_V_INT || o->kind == SR_V_FLOAT || o->kind == SR_V_BOOL || o->kind == SR_V_COMPLEX;
+    if (!py && (!xo || xo->kind != SR_AV_CONCRETE || xo->data->ndev != 1)) continue;
+    SrVal *sp = sr_call(I, sr_lookup_qualname("jax.sharding.PartitionSpec"), &(SrArgs){0});
+    SrVal *rep = sp ? sr_sharding_val(NULL, da_mesh, sp->spec, NULL) : NULL;
+    sr_unref(sp);
+    SrVal *pa[2] = {r->seq.items[i], rep};
+    SrArgs pargs = {.n = 2, .v = pa};
+    SrVal *y = rep ? sr_call(I, sr_lookup_qualname("jax.device_put"), &pargs) : NULL;
+    sr_unref(rep);
+    if (!y) {
+      sr_unref(r);
+      r = NULL;
+      break;
+    }
+    sr_unref(r->seq.items[i]);
+    r->seq.items[i] = y;
   }
   sr_plist_free(&ps);
   sr_program_unref(body->prog);
@@ -1230,6 +1622,7 @@ static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
       sr_program_ref(c->e[i].body->prog);
       binding_split = sp;
       binding_inline = j->inline_early;
+      binding_fn = j->fn;
       SrVal *cap = c->e[i].captured ? sr_ref(c->e[i].captured) : NULL;
       return bind_body(I, c->e[i].body, sr_ref(c->e[i].out_tree), cap, j->name, a, SR_P_jit, 0, j->in_sh, j->out_sh);
     }
@@ -1268,6 +1661,7 @@ static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
   sr_unref(keys);
   binding_split = sp;
   binding_inline = j->inline_early;
+  binding_fn = j->fn;
   return bind_body(I, body, out_tree, captured, j->name, a, SR_P_jit, 0, j->in_sh, j->out_sh);
 }
 
@@ -1392,13 +1786,50 @@ static SrVal *jit_call_env(SrInterp *I, SrVal *self, SrArgs *a) {
   Jit *j = self->obj.data;
   /* jax.disable_jit(): the function runs as it is, op by op */
   if (I->jax->disable_jit) return sr_call(I, j->fn, a);
+  /* pjit._infer_params: a device= or backend= jit under a mesh in context */
+  /* pjit's staging rule: compiler_options on a jit bound inside a trace */
+  if (j->copts && I->trace) {
+    SrBuf b = SR_BUF_INIT, w = SR_BUF_INIT;
+    sr_val_repr(&b, j->copts);
+    const SrSrc *src = I->py->code ? I->py->code->src : NULL;
+    if (src) {
+      uint32_t line = 0, col = 0;
+      sr_src_linecol(src, I->py->cur_off, &line, &col);
+      /* (the location of the call; JAX's summary also names the
+         enclosing function, which the interpreter does not keep here) */
+      sr_buf_printf(&w, "%s:%u:%u", src->name, line, col);
+    }
+    sr_raise(I, "ValueError",
+             "`compiler_options` can only be passed to top-level `jax.jit`. Got compiler_options=%s specified on a "
+             "nested jit with name: %s and source info: %s",
+             b.p, j->name, w.len ? w.p : "unknown");
+    sr_buf_free(&b);
+    sr_buf_free(&w);
+    return NULL;
+  }
+  int was_pjit = I->jax->pjit_call;
+  I->jax->pjit_call = j->pjit;
+  const SrMesh *cm = sr_jit_ctx_mesh(I);
+  I->jax->pjit_call = was_pjit;
+  if (j->device && cm && cm->n)
+    return sr_raise(I, "ValueError",
+                    "Mesh context manager should not be used with jit when backend or device is also specified as an "
+                    "argument to jit.");
   SrJitSplit sp;
   if (sr_jit_split(I, &j->opts, j->fn, j->name, a, &sp) < 0) return NULL;
+  I->jax->pjit_call = j->pjit;
+  /* pjit._trace_for_jit: traced under its context mesh, as the concrete
+     and the abstract mesh (_internal_use_concrete_mesh, use_abstract_mesh) */
+  const SrMesh *was_mesh = I->jax->mesh;
+  if (j->pjit && !I->jax->mesh && sr_jax_resource_mesh(I->jax)) I->jax->mesh = sr_jax_resource_mesh(I->jax);
   SrVal *r = jit_call_split(I, self, j, &sp);
+  I->jax->mesh = was_mesh;
+  I->jax->pjit_call = was_pjit;
   sr_jit_split_free(&sp);
   /* device= / backend=: the results committed to that device (pjit's
      SingleDeviceSharding in and out shardings) */
   SrVal *dev = r ? j->device : NULL;
+  int from_default = 0;
   if (r && !dev && I->jax->default_device > 1 && !I->trace) {
     /* jax.default_device: where no argument is committed */
     int committed = 0;
@@ -1413,6 +1844,7 @@ static SrVal *jit_call_env(SrInterp *I, SrVal *self, SrArgs *a) {
     }
     if (!committed) dev = sr_concrete_device_val(I->jax->default_device - 1);
     else dev = NULL;
+    from_default = dev != NULL;
   } else if (dev) {
     sr_ref(dev);
   }
@@ -1422,6 +1854,14 @@ static SrVal *jit_call_env(SrInterp *I, SrVal *self, SrArgs *a) {
     SrVal *put = sr_call(I, sr_lookup_qualname("jax.device_put"), &da);
     sr_unref(r);
     r = put;
+    /* on the default device the results stay uncommitted, as their
+       arguments were */
+    SrVal *l = r && from_default ? sr_pytree_flatten_any(I, r) : NULL;
+    for (int k = 0; l && k < l->seq.n; k++) {
+      SrArrayObj *o = sr_array_of(l->seq.items[k]);
+      if (o && o->kind == SR_AV_CONCRETE) o->data->committed = 0;
+    }
+    sr_unref(l);
   }
   sr_unref(dev);
   return r;
@@ -1517,6 +1957,7 @@ static SrVal *jit_trace(SrInterp *I, SrArgs *a) {
   uint8_t *don = sr_jit_donated_leaves(I, &sp, 0, &ndon);
   SrVal *r = trace_stage(I, a->self, j, &sp, don, ndon);
   pjit_leave(I, j, &e);
+  if (r && j->device) sr_jit_stage_set_device(r, j->device);
   free(don);
   sr_jit_split_free(&sp);
   return r;
@@ -1673,6 +2114,7 @@ static SrVal *jax_jit(SrInterp *I, SrArgs *a) {
   /* in_shardings= / out_shardings= and the static and donated arguments
      (the other options change nothing here) */
   SrVal *opt[4] = {NULL, NULL, NULL, NULL}, *in_sh = NULL, *out_sh = NULL, *device = NULL, *backend = NULL, *inl = NULL;
+  SrVal *copts = NULL;
   static const char *const names[4] = {"static_argnums", "static_argnames", "donate_argnums", "donate_argnames"};
   for (int k = 0; k < a->nkw; k++) {
     if (strcmp(a->kw[k], "inline") == 0) inl = a->kwv[k];
@@ -1680,6 +2122,7 @@ static SrVal *jax_jit(SrInterp *I, SrArgs *a) {
     if (strcmp(a->kw[k], "out_shardings") == 0 && a->kwv[k]->kind != SR_V_NONE) out_sh = a->kwv[k];
     if (strcmp(a->kw[k], "device") == 0 && a->kwv[k]->kind != SR_V_NONE) device = a->kwv[k];
     if (strcmp(a->kw[k], "backend") == 0 && a->kwv[k]->kind != SR_V_NONE) backend = a->kwv[k];
+    if (strcmp(a->kw[k], "compiler_options") == 0 && a->kwv[k]->kind == SR_V_DICT && a->kwv[k]->dict.n) copts = a->kwv[k];
     for (int q = 0; q < 4; q++)
       if (strcmp(a->kw[k], names[q]) == 0) opt[q] = a->kwv[k];
   }
@@ -1694,6 +2137,9 @@ static SrVal *jax_jit(SrInterp *I, SrArgs *a) {
     sr_buf_free(&c);
     return NULL;
   }
+  if (sr_jit_check_axis_resources(I, in_sh, "in_shardings", 0) < 0 ||
+      sr_jit_check_axis_resources(I, out_sh, "out_shardings", 0) < 0)
+    return NULL;
   if ((device || backend) && (in_sh || out_sh))
     return sr_raise(I, "ValueError", "If backend or device is specified on jit, then %s should not be specified.",
                     in_sh ? "in_shardings" : "out_shardings");
@@ -1731,6 +2177,7 @@ static SrVal *jax_jit(SrInterp *I, SrArgs *a) {
     return NULL;
   }
   j->fn = sr_ref(fn);
+  j->copts = copts ? sr_ref(copts) : NULL;
   j->in_sh = in_sh ? sr_ref(in_sh) : NULL;
   j->out_sh = out_sh ? sr_ref(out_sh) : NULL;
   const char *nm = sr_builtin_name(fn);

@@ -155,4 +155,10 @@ void sr_jit_fresh_outputs(SrVal **args, int nargs, SrVal *outs);
    exception. */
 int sr_jit_keep_out_shardings(SrInterp *I, SrVal *out_sh, SrVal *out_tree, SrVal *outs);
 
+/* The mesh a jit call runs under (pjit.get_ctx_mesh): pjit's the resource
+   env's (`with mesh:`), jit's set_mesh's; NULL for none. */
+const SrMesh *sr_jit_ctx_mesh(SrInterp *I);
+/* Marks a jax.jit object as made by jax.experimental.pjit.pjit. */
+void sr_jit_mark_pjit(SrVal *jit);
+
 #endif

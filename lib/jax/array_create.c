@@ -159,7 +159,10 @@ int sr_jnp_device_arg(SrInterp *I, SrVal *device, SrVal *out_sharding, const cha
   if (!hd) return 0;
   /* canonicalize_device_to_sharding: a sharding stays one, a Device is
      placed on afterwards (device_put) */
-  if (device->kind == SR_V_SHARDING || device->kind == SR_V_SPEC) return sr_api_canon_sharding(I, device, name, sh);
+  /* (a concrete sharding is placed on afterwards too: jnp.arange's
+     device_put of sharding._is_concrete) */
+  if ((device->kind == SR_V_SHARDING && device->sh.mesh->abstract) || device->kind == SR_V_SPEC)
+    return sr_api_canon_sharding(I, device, name, sh);
   *dev = sr_ref(device);
   return 0;
 }

@@ -488,6 +488,34 @@ static void array_dir(SrVal *self, SrDirAdd add, void *ctx) {
   (void)self;
 }
 
+/* ShapeDtypeStruct.update(**kwargs): a new one with shape, dtype,
+   sharding and weak_type replaced where given */
+static SrVal *sds_update(SrInterp *I, SrArgs *a) {
+  if (a->n) return sr_raise(I, "TypeError", "update() takes keyword arguments only");
+  static const char *const keys[] = {"shape", "dtype", "sharding", "weak_type"};
+  SrVal *v[4] = {NULL, NULL, NULL, NULL};
+  for (int k = 0; k < a->nkw; k++) {
+    int found = 0;
+    for (int q = 0; q < 4; q++)
+      if (strcmp(a->kw[k], keys[q]) == 0) {
+        v[q] = sr_ref(a->kwv[k]);
+        found = 1;
+      }
+    if (!found) return sr_raise(I, "TypeError", "update() got an unexpected keyword argument '%s'", a->kw[k]);
+  }
+  for (int q = 0; q < 4; q++)
+    if (!v[q] && !(v[q] = sr_getattr(I, a->self, keys[q]))) {
+      for (int k = 0; k < 4; k++) sr_unref(v[k]);
+      return NULL;
+    }
+  const char *kw[2] = {sr_intern_cstr("sharding"), sr_intern_cstr("weak_type")};
+  SrVal *kwv[2] = {v[2], v[3]};
+  SrArgs ca = {2, v, 2, kw, kwv, NULL};
+  SrVal *r = sr_call(I, sr_lookup_qualname("jax.ShapeDtypeStruct"), &ca);
+  for (int k = 0; k < 4; k++) sr_unref(v[k]);
+  return r;
+}
+
 static SrVal *array_getattr(SrInterp *I, SrVal *self, const char *name) {
   SrArrayObj *a = self->obj.data;
   SrVal *r = type_attr(I, a->type, name);
@@ -507,7 +535,21 @@ static SrVal *array_getattr(SrInterp *I, SrVal *self, const char *name) {
     return sr_lax_transpose(I, self, perm, nd);
   }
   if (strcmp(name, "aval") == 0) return sr_aval_new(a->type);
+  if (strcmp(name, "update") == 0 && a->kind == SR_AV_ABSTRACT) return sr_bound_method(self, name, sds_update);
   if (strcmp(name, "sharding") == 0 && a->kind == SR_AV_ABSTRACT) {
+    if (a->sharding && a->sharding->kind == SR_V_SPEC) {
+      if (!I->jax->mesh)
+        return sr_raise(I, "TypeError",
+                        "When specifying PartitionSpec to `ShapeDtypeStruct`, the context mesh cannot be empty. Please "
+                        "use `jax.set_mesh` to set the mesh context.");
+      /* NamedSharding(cur_mesh, P): its checks of the axes too */
+      SrVal *mv = sr_mesh_val(NULL, I->jax->mesh);
+      SrVal *av[2] = {mv, a->sharding};
+      SrArgs na = {2, av, 0, NULL, NULL, NULL};
+      SrVal *ns = sr_call(I, sr_lookup_qualname("jax.sharding.NamedSharding"), &na);
+      sr_unref(mv);
+      return ns;
+    }
     if (a->sharding) return sr_ref(a->sharding);
     if (a->no_sharding) return sr_none();
     return sr_type_sharding(I, a->type);

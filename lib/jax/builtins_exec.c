@@ -438,24 +438,29 @@ const SrType *sr_concrete_type_of_layout(const SrType *base, const SrType *l, co
   return sr_type_get(&b);
 }
 
+/* sharding._common_shard_shape's IndivisibleError (a ValueError): each
+   dimension split into a number of parts that divides it */
 int sr_concrete_check_divisible(SrInterp *I, const SrType *l, const SrVal *sh) {
   for (int i = 0; i < l->ndim; i++) {
     int64_t n = sr_layout_splits(l, i);
     if (n > 1 && l->dims[i].size % n) {
-      SrBuf b = SR_BUF_INIT, s = SR_BUF_INIT, shp = SR_BUF_INIT;
+      SrBuf b = SR_BUF_INIT, shp = SR_BUF_INIT, parts = SR_BUF_INIT;
       sr_val_str(&b, sh);
-      if (sh->kind == SR_V_SHARDING) sr_spec_repr(&s, sh->sh.spec);
-      shp.len = 0;
       sr_buf_putc(&shp, '(');
-      for (int k = 0; k < l->ndim; k++) sr_buf_printf(&shp, k ? ", %lld" : "%lld", (long long)l->dims[k].size);
+      sr_buf_putc(&parts, '(');
+      for (int k = 0; k < l->ndim; k++) {
+        sr_buf_printf(&shp, k ? ", %lld" : "%lld", (long long)l->dims[k].size);
+        sr_buf_printf(&parts, k ? ", %lld" : "%lld", (long long)sr_layout_splits(l, k));
+      }
       sr_buf_puts(&shp, l->ndim == 1 ? ",)" : ")");
-      sr_raise(I, "ValueError",
-               "One of device_put args was given the sharding of %s, which implies that the global size of its dimension "
-               "%d should be divisible by %lld, but it is equal to %lld (full shape: %s)",
-               b.p, i, (long long)n, (long long)l->dims[i].size, shp.p);
+      sr_buf_puts(&parts, l->ndim == 1 ? ",)" : ")");
+      sr_raise(I, "IndivisibleError",
+               "%s implies that array axis %d is partitioned %lld times, but the dimension size is %lld (full shape: "
+               "%s, per-dimension tiling factors: %s should evenly divide the shape)",
+               b.p, i, (long long)n, (long long)l->dims[i].size, shp.p, parts.p);
       sr_buf_free(&b);
-      sr_buf_free(&s);
       sr_buf_free(&shp);
+      sr_buf_free(&parts);
       return -1;
     }
   }
@@ -513,12 +518,19 @@ static SrVal *bi_device_put(SrInterp *I, SrArgs *args);
 /* jax.device_put of a pytree (a list, tuple or dict of arrays): each leaf
    put, the device or sharding broadcast over it, or a tree of them that
    matches it. */
-static SrVal *device_put_tree(SrInterp *I, SrVal *x, SrVal *dev) {
+static SrVal *device_put_tree(SrInterp *I, SrVal *x, SrVal *dev, SrVal *don) {
   SrVal *ch = x->kind != SR_V_NONE ? sr_pytree_children(x) : NULL;
   if (!ch) {
-    SrVal *v[2] = {x, dev};
-    SrArgs a = {dev ? 2 : 1, v, 0, NULL, NULL, NULL};
+    SrVal *v[2] = {x, dev ? dev : sr_none()};
+    const char *kw = sr_intern_cstr("donate");
+    SrArgs a = {2, v, don ? 1 : 0, &kw, &don, NULL};
     return bi_device_put(I, &a);
+  }
+  /* donate: a bool for all the leaves, or a tree prefix of x */
+  SrVal *donch = don && (don->kind == SR_V_TUPLE || don->kind == SR_V_LIST) ? don : NULL;
+  if (donch && donch->seq.n != ch->seq.n) {
+    sr_unref(ch);
+    return sr_raise(I, "ValueError", "device_put: donate does not match the structure of the arguments");
   }
   SrVal *dch = dev && dev->kind != SR_V_NONE ? sr_pytree_children(dev) : NULL;
   if (dch && dch->seq.n != ch->seq.n) {
@@ -527,7 +539,7 @@ static SrVal *device_put_tree(SrInterp *I, SrVal *x, SrVal *dev) {
     return sr_raise(I, "ValueError", "device_put: the devices or shardings do not match the structure of the arguments");
   }
   for (int i = 0; i < ch->seq.n; i++) {
-    SrVal *r = device_put_tree(I, ch->seq.items[i], dch ? dch->seq.items[i] : dev);
+    SrVal *r = device_put_tree(I, ch->seq.items[i], dch ? dch->seq.items[i] : dev, donch ? donch->seq.items[i] : don);
     if (!r) {
       sr_unref(ch);
       sr_unref(dch);
@@ -542,7 +554,23 @@ static SrVal *device_put_tree(SrInterp *I, SrVal *x, SrVal *dev) {
   return r;
 }
 
+static SrVal *device_put1(SrInterp *I, SrArgs *args);
+/* device_put(x, donate=True) of an array: x is deleted once copied
+   (CopySemantics.DONATE) */
 static SrVal *bi_device_put(SrInterp *I, SrArgs *args) {
+  SrVal *r = device_put1(I, args);
+  if (!r || I->trace || !args->n) return r;
+  SrVal *don = NULL;
+  for (int k = 0; k < args->nkw; k++)
+    if (strcmp(args->kw[k], "donate") == 0) don = args->kwv[k];
+  if (!don || don->kind != SR_V_BOOL || !don->i) return r;
+  SrArrayObj *xo = sr_array_of(args->v[0]), *ro = sr_array_of(r);
+  if (xo && ro && xo != ro && xo->kind == SR_AV_CONCRETE && ro->kind == SR_AV_CONCRETE && xo->data != ro->data)
+    xo->deleted = 1;
+  return r;
+}
+
+static SrVal *device_put1(SrInterp *I, SrArgs *args) {
   SrVal *p[5];
   if (sr_args_parse(I, args, "device_put", "x, device=, *, src=, donate=, may_alias=", p) < 0) return NULL;
   if (sr_check_py_int(I, p[0]) < 0) return NULL;
@@ -568,7 +596,7 @@ static SrVal *bi_device_put(SrInterp *I, SrArgs *args) {
   SrVal *xch = p[0]->kind != SR_V_NONE ? sr_pytree_children(p[0]) : NULL;
   if (xch) {
     sr_unref(xch);
-    return device_put_tree(I, p[0], p[1] && p[1]->kind != SR_V_NONE ? p[1] : NULL);
+    return device_put_tree(I, p[0], p[1] && p[1]->kind != SR_V_NONE ? p[1] : NULL, p[3]);
   }
   /* a Format: its sharding places, its layout orders each shard */
   SrVal *flayout = NULL;
@@ -1069,6 +1097,10 @@ static SrVal *prop_is_fully_addressable(SrInterp *I, SrArgs *a) {
   return sr_bool(1);
 }
 
+/* x._value: x as a numpy array (ArrayImpl._value) */
+static SrVal *prop_value(SrInterp *I, SrArgs *a) {
+  return sr_call1(I, sr_lookup_qualname("numpy.asarray"), a->self);
+}
 
 /* x.device: the one device of a single-device array (array.py) */
 static SrVal *prop_device(SrInterp *I, SrArgs *a) {
@@ -1668,6 +1700,7 @@ void sr_builtins_exec_init(void) {
   sr_def("jax.Array.property.committed jax.Array.property._committed", prop_committed,
          "x.committed: whether x was placed on its devices on purpose (device_put, or computed from such arrays)");
   sr_def("jax.Array.property.device", prop_device, "x.device: the device of a single-device array, else its sharding");
+  sr_def("jax.Array.property._value", prop_value, "x._value: x as a numpy array");
   sr_def("jax.Array.method.item", m_item, "x.item(): the value of a size-1 array");
   sr_def("jax.Array.method.__round__", m_round, "round(x, ndigits=None): jnp.round, then astype(int) without ndigits");
   sr_def("jax.Array.method.compress", m_compress, "x.compress(condition, axis=None, *, size=None, fill_value=0): jnp.compress(condition, x)");

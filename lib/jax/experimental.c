@@ -66,6 +66,7 @@ static SrVal *bi_pjit(SrInterp *I, SrArgs *args) {
     return NULL;
   SrVal *j = call_kw(I, "jax.jit", 1, p, 11, keys, p + 1);
   if (j) sr_jit_use_resource_env(j, p[1], p[2]);
+  sr_jit_mark_pjit(j);
   return j;
 }
 

@@ -492,6 +492,8 @@ static SrVal *sharding_getattr(SrInterp *I, SrVal *self, const char *name) {
   if (strcmp(name, "devices_indices_map") == 0 || strcmp(name, "addressable_devices_indices_map") == 0)
     return sr_bound_method(self, name, m_devices_indices_map);
   if (strcmp(name, "is_equivalent_to") == 0) return sr_bound_method(self, name, m_is_equivalent_to);
+  if (strcmp(name, "devices_indices_map") == 0 || strcmp(name, "addressable_devices_indices_map") == 0)
+    return sr_bound_method(self, name, m_devices_indices_map);
   return prev_sharding ? prev_sharding(I, self, name) : NULL;
 }
 

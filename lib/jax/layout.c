@@ -493,6 +493,54 @@ void sr_jit_flat_free(SrJitFlat *f) {
   memset(f, 0, sizeof *f);
 }
 
+/* sharding_impls.prepare_axis_resources at jit's construction: each leaf
+   of in_shardings / out_shardings (what) is None, a Sharding (not over an
+   empty mesh), a PartitionSpec, or a Format / Layout (split off first). */
+static int spec_unconstrained(const SrSpec *sp) {
+  for (int i = 0; i < sp->n; i++)
+    for (int k = 0; k < sp->e[i].n; k++)
+      if (sp->e[i].names[k] == SR_SPEC_UNCONSTRAINED) return 1;
+  return 0;
+}
+
+int sr_jit_check_axis_resources(SrInterp *I, SrVal *v, const char *what, int depth) {
+  if ((v && v->kind == SR_V_SPEC && spec_unconstrained(v->spec)) ||
+      (v && v->kind == SR_V_SHARDING && spec_unconstrained(v->sh.spec))) {
+    SrBuf b = SR_BUF_INIT;
+    sr_val_str(&b, v);
+    sr_raise(I, "ValueError", "Unconstrained dims are not allowed when passed to %s: %s", what, b.p);
+    sr_buf_free(&b);
+    return -1;
+  }
+  if (!v || v->kind == SR_V_NONE || v->kind == SR_V_SPEC || sr_is_obj(v, &format_class) || sr_is_layout(v) ||
+      sr_is_layout_auto(v))
+    return 0;
+  if (is_sharding(v)) {
+    if (v->kind == SR_V_SHARDING && !v->sh.mesh->n) {
+      SrBuf b = SR_BUF_INIT;
+      sr_val_str(&b, v);
+      sr_raise(I, "ValueError", "One of %s leaf specifications got an empty NamedSharding: %s which is not allowed.",
+               what, b.p);
+      sr_buf_free(&b);
+      return -1;
+    }
+    return 0;
+  }
+  SrVal *ch = depth < 64 ? sr_pytree_children(v) : NULL;
+  if (ch) {
+    int rc = 0;
+    for (int i = 0; i < ch->seq.n && rc == 0; i++) rc = sr_jit_check_axis_resources(I, ch->seq.items[i], what, depth + 1);
+    sr_unref(ch);
+    return rc;
+  }
+  SrBuf b = SR_BUF_INIT;
+  sr_to_str(I, &b, v);
+  sr_raise(I, "TypeError", "%s leaf specifications are expected to be PartitionSpec instances or None, but got %s", what,
+           b.p);
+  sr_buf_free(&b);
+  return -1;
+}
+
 /* The sharding and layout one leaf of in_shardings / out_shardings gives
    (pjit.py: _split_layout_and_sharding, _create_sharding_for_array). */
 static int leaf_entry(SrInterp *I, SrVal *v, const char *what, SrJitFlat *f, SrVal **sh, SrVal **lay) {
@@ -514,7 +562,7 @@ static int leaf_entry(SrInterp *I, SrVal *v, const char *what, SrJitFlat *f, SrV
     return -1;
   }
   if (v->kind == SR_V_SPEC) {
-    const SrMesh *m = I->jax->mesh;
+    const SrMesh *m = sr_jit_ctx_mesh(I);
     if (!m) {
       const SrMesh *am = sr_jax_abstract_mesh(I->jax);
       if (am && am->n) m = am;
@@ -692,12 +740,37 @@ static SrVal *padded(const SrVal *sh, int n) {
 
 /* Does a committed array's placement differ from a jit sharding?  (P('X')
    and P('X', None) are one placement.) */
+/* op_shardings.are_hlo_shardings_equal for two NamedShardings over meshes
+   of one shape and device order whose axes may be named otherwise (pmap's
+   '_pmap_axis'): each dimension split over the same axis positions, the
+   same memory kind. */
+static int same_placement(const SrVal *a, const SrVal *b) {
+  const SrMesh *ma = a->sh.mesh, *mb = b->sh.mesh;
+  if (ma->abstract || mb->abstract || ma->n != mb->n) return 0;
+  for (int k = 0; k < ma->n; k++)
+    if (ma->sizes[k] != mb->sizes[k]) return 0;
+  int nd = sr_mesh_ndev(ma);
+  if (nd != sr_mesh_ndev(mb)) return 0;
+  for (int p = 0; p < nd; p++)
+    if (sr_mesh_device(ma, p) != sr_mesh_device(mb, p)) return 0;
+  const SrSpec *sa = a->sh.spec, *sb = b->sh.spec;
+  if (sa->n != sb->n || sa->nunreduced || sb->nunreduced) return 0;
+  for (int i = 0; i < sa->n; i++) {
+    if (sa->e[i].n != sb->e[i].n) return 0;
+    for (int k = 0; k < sa->e[i].n; k++)
+      if (sr_mesh_axis(ma, sa->e[i].names[k]) != sr_mesh_axis(mb, sb->e[i].names[k])) return 0;
+  }
+  const char *ka = a->sh.memory_kind ? a->sh.memory_kind : "device", *kb = b->sh.memory_kind ? b->sh.memory_kind : "device";
+  return strcmp(ka, kb) == 0;
+}
+
 int sr_jit_sharding_differs(SrArray *x, SrVal *sh) {
   SrVal *xs = sr_concrete_array_sharding(x);
   int differs;
   if (xs->kind == SR_V_SHARDING && sh->kind == SR_V_SHARDING) {
     SrVal *a = padded(xs, x->type->ndim), *b = padded(sh, x->type->ndim);
     differs = !sr_val_equal(a, b);
+    if (differs) differs = !same_placement(a, b);
     sr_unref(a);
     sr_unref(b);
   } else {

@@ -76,6 +76,9 @@ typedef struct SrJitFlat {
 int sr_jit_flat_entries(SrInterp *I, SrVal *spec, int nargs, SrVal **args, SrVal *tree, const char *what,
                         SrJitFlat *f);
 void sr_jit_flat_free(SrJitFlat *f);
+/* prepare_axis_resources' checks of in_shardings / out_shardings' leaves
+   (what names the option): 0, or -1 with TypeError / ValueError. */
+int sr_jit_check_axis_resources(SrInterp *I, SrVal *v, const char *what, int depth);
 /* The concrete array of an argument leaf, or NULL. */
 struct SrArray *sr_jit_leaf_array(SrVal *v);
 /* Does a committed array's placement differ from a jit sharding?  (P('X')
@@ -96,6 +99,9 @@ SrVal *sr_jit_stage_trace(SrInterp *I, SrVal *fn, const char *name, SrVal *in_sh
 SrVal *sr_jit_stage_of_trace(SrInterp *I, struct SrJaxpr *body, SrVal *out_tree, SrVal *captured, SrVal *fn,
                              const char *name, SrVal *in_sh, SrVal *out_sh, SrArgs *a, const uint8_t *donated,
                              int ndon);
+/* jit's device= on a traced stage: its compiled calls' results are put
+   on that device */
+void sr_jit_stage_set_device(SrVal *stage, SrVal *device);
 /* traced.lower() */
 SrVal *sr_jit_stage_lower(SrInterp *I, SrVal *traced);
 
@@ -105,6 +111,8 @@ struct SrArray;
 SrVal *sr_concrete_device_val(int id);
 int sr_concrete_device_id(const SrVal *v);
 SrVal *sr_concrete_array_sharding(struct SrArray *a);
+/* sharding.devices_indices_map(shape): {device: index} */
+SrVal *sr_devices_indices_map(SrInterp *I, SrVal *sharding, SrVal *shape);
 
 void sr_layout_api_init(void);
 

@@ -2086,6 +2086,28 @@ static SrVal *full_like(SrInterp *I, SrVal *x, SrVal *fill, int dt, SrVal *shape
   SrDtype d = dt < 0 ? t->dtype : (SrDtype)dt;
   SrVal *sh = NULL;
   if (sr_api_canon_sharding(I, out_sharding, "full_like", &sh) < 0) return NULL;
+  SrArrayObj *xso = sr_array_of(x);
+  static int placing; /* the inner full_like of the case below */
+  if (!placing && !sh && !weak && (!xso || (xso->kind != SR_AV_CONCRETE && xso->kind != SR_AV_TRACER)) &&
+      (!shape_v || shape_v->kind == SR_V_NONE)) {
+    /* a ShapeDtypeStruct: its concrete sharding (it has no _committed,
+       taken as committed) */
+    SrVal *xs = sr_getattr(I, x, "sharding");
+    if (I->exc) sr_exc_clear(I);
+    if (xs && xs->kind == SR_V_SHARDING && !xs->sh.mesh->abstract && xs->sh.mesh->n) {
+      /* lax.full with a concrete sharding: make_array_from_callback */
+      placing = 1;
+      SrVal *y = full_like(I, x, fill, dt, shape_v, NULL);
+      placing = 0;
+      SrVal *pa[2] = {y, xs};
+      SrArgs pargs = {.n = 2, .v = pa};
+      SrVal *r = y ? sr_call(I, sr_lookup_qualname("jax.device_put"), &pargs) : NULL;
+      sr_unref(y);
+      sr_unref(xs);
+      return r;
+    }
+    sr_unref(xs);
+  }
   if (!sh && (!shape_v || shape_v->kind == SR_V_NONE)) {
     /* x's own sharding: a tracer's aval.sharding, or an array's sharding
        when a mesh is in context or its mesh's axes are Explicit (with no

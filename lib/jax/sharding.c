@@ -22,6 +22,7 @@
 #include "py/introspect.h"
 #include "py/range.h"
 #include "text/print_val.h"
+#include "jax/layout.h"
 #include "jax/vjp.h"
 #include "util/intern.h"
 
@@ -144,11 +145,79 @@ static int assert_shardings_equal(SrInterp *I, const SrType *t, const SrSpec *us
   return ok ? 0 : -1;
 }
 
+/* pjit.with_sharding_constraint's checks of an eager input against a
+   sharding over an AbstractMesh; the sharding then names the input's mesh
+   (a new reference in *out), or NULL with an exception */
+static void mesh_shape_tuple(SrBuf *b, const SrMesh *m) {
+  sr_buf_putc(b, '(');
+  for (int i = 0; i < m->n; i++) sr_buf_printf(b, "('%s', %lld)%s", m->names[i], (long long)m->sizes[i], m->n == 1 || i + 1 < m->n ? ", " : "");
+  if (m->n) b->len -= 2;
+  if (m->n == 1) sr_buf_putc(b, ',');
+  sr_buf_putc(b, ')');
+}
+
+static int wsc_abstract_target(SrInterp *I, SrVal *leaf, SrVal *s, SrVal **out) {
+  *out = NULL;
+  SrArrayObj *o = sr_array_of(leaf);
+  const SrType *t = sr_value_type(I, leaf);
+  if (I->exc) sr_exc_clear(I);
+  SrBuf sh = SR_BUF_INIT;
+  if (t) {
+    SrTypeCtx tc;
+    SrDiags d = SR_DIAGS_INIT;
+    sr_type_ctx(I, &tc, &d);
+    sr_aval_str_short(&sh, &tc, sr_type_strip_sharding(t), 0, 0);
+    sr_diags_clear(&d);
+  }
+  int rc = -1;
+  if (!o || o->kind != SR_AV_CONCRETE) {
+    sr_raise(I, "ValueError",
+             "Target sharding contains a `jax.sharding.AbstractMesh` which requires the input passed should be a "
+             "`jax.Array`. Got <class '%s'> with shape %s",
+             leaf->kind == SR_V_OBJ || sr_array_of(leaf) ? "numpy.ndarray" : sr_val_kind_name(leaf), sr_buf_str(&sh));
+  } else {
+    SrVal *xs = sr_concrete_array_sharding(o->data);
+    if (!xs || xs->kind != SR_V_SHARDING || !xs->sh.mesh->n) {
+      sr_raise(I, "TypeError",
+               "The sharding on the input must be a `NamedSharding` since the target sharding has an `AbstractMesh` "
+               "in it. Got sharding type <class 'jax._src.sharding_impls.SingleDeviceSharding'> for shape %s",
+               sr_buf_str(&sh));
+    } else {
+      const SrMesh *xm = xs->sh.mesh, *tm = s->sh.mesh;
+      int same = xm->n == tm->n;
+      for (int i = 0; i < xm->n && same; i++) same = xm->names[i] == tm->names[i] && xm->sizes[i] == tm->sizes[i];
+      if (!same) {
+        SrBuf a = SR_BUF_INIT, b = SR_BUF_INIT;
+        mesh_shape_tuple(&a, xm);
+        mesh_shape_tuple(&b, tm);
+        sr_raise(I, "ValueError",
+                 "Mesh shape of the input %s does not match the mesh shape of the target sharding %s for shape %s", a.p,
+                 b.p, sr_buf_str(&sh));
+        sr_buf_free(&a);
+        sr_buf_free(&b);
+      } else {
+        *out = sr_sharding_val(NULL, xm, s->sh.spec, NULL);
+        rc = 0;
+      }
+    }
+    sr_unref(xs);
+  }
+  sr_buf_free(&sh);
+  return rc;
+}
+
 static SrVal *wsc_leaf(SrInterp *I, SrVal *leaf, SrVal *s, void *ctx) {
   (void)ctx;
   const SrMesh *m = sr_api_mesh(I);
   /* with no mesh set, a P names the resource env's (`with mesh:`) */
   const SrMesh *rm = m->n ? NULL : sr_jax_resource_mesh(I->jax);
+  if (!I->trace && s && s->kind == SR_V_SHARDING && s->sh.mesh->abstract && s->sh.mesh->n && !m->n) {
+    SrVal *cs;
+    if (wsc_abstract_target(I, leaf, s, &cs) < 0) return NULL;
+    SrVal *r = wsc_leaf(I, leaf, cs, ctx);
+    sr_unref(cs);
+    return r;
+  }
   SrVal *x = arr(I, leaf);
   if (!x) return NULL;
   SrVal *sh = NULL, *r = NULL;
@@ -169,7 +238,47 @@ static SrVal *wsc_leaf(SrInterp *I, SrVal *leaf, SrVal *s, void *ctx) {
     }
     sh = sr_sharding_val(NULL, m, s->spec, NULL);
   } else if (s && s->kind == SR_V_SHARDING) {
+    /* eagerly _sharding_constraint_impl runs jit(_identity_fn,
+       out_shardings=s)(x): a committed x on other devices (or the same in
+       another order) is pjit's device mismatch */
+    SrArrayObj *xo = sr_array_of(x);
+    if (!I->trace && xo && xo->kind == SR_AV_CONCRETE && xo->data->committed && !s->sh.mesh->abstract && s->sh.mesh->n) {
+      const SrArray *xa = xo->data;
+      int n = sr_mesh_ndev(s->sh.mesh), same = n == xa->ndev;
+      for (int p = 0; p < n && same; p++) same = sr_mesh_device(s->sh.mesh, p) == (xa->mesh ? sr_mesh_device(xa->mesh, p) : 0);
+      if (!same) {
+        SrBuf b = SR_BUF_INIT;
+        SrTypeCtx tc;
+        SrDiags d = SR_DIAGS_INIT;
+        sr_type_ctx(I, &tc, &d);
+        sr_buf_puts(&b, "Received incompatible devices for jitted computation. Got argument x of _identity_fn with shape ");
+        sr_aval_str_short(&b, &tc, sr_type_strip_sharding(xa->type), 0, 0);
+        sr_diags_clear(&d);
+        sr_buf_puts(&b, " and with device ids [");
+        for (int p = 0; p < xa->ndev; p++) sr_buf_printf(&b, "%s%d", p ? ", " : "", xa->mesh ? sr_mesh_device(xa->mesh, p) : 0);
+        sr_buf_puts(&b, "] on platform CPU and explicit output sharding with device ids [");
+        for (int p = 0; p < n; p++) sr_buf_printf(&b, "%s%d", p ? ", " : "", sr_mesh_device(s->sh.mesh, p));
+        sr_buf_puts(&b, "] on platform CPU");
+        sr_raise(I, "ValueError", "%s", b.p);
+        sr_buf_free(&b);
+        sr_unref(x);
+        return NULL;
+      }
+    }
     sh = sr_ref(s);
+  } else if (s && s->kind == SR_V_OBJ && strcmp(sr_val_kind_name(s), "SingleDeviceSharding") == 0 && !I->trace) {
+    /* eagerly, _sharding_constraint_impl: jit(identity, out_shardings=s)(x),
+       a committed copy on the device */
+    SrVal *pa[2] = {x, s};
+    SrArgs pargs = {.n = 2, .v = pa, .nkw = 0};
+    const char *kw = sr_intern_cstr("may_alias");
+    SrVal *no = sr_bool(0);
+    pargs.nkw = 1;
+    pargs.kw = &kw;
+    pargs.kwv = &no;
+    r = sr_call(I, sr_lookup_qualname("jax.device_put"), &pargs);
+    sr_unref(x);
+    return r;
   } else {
     sr_unref(x);
     SrBuf b = SR_BUF_INIT;
@@ -571,6 +680,16 @@ static int axis_type_of(SrInterp *I, SrVal *v, uint8_t *out) {
 
 /* ---- meshes ---- */
 
+/* sharding_impls.make_mesh's ValueError, with " Got {axis_sizes}" */
+static int sizes_error(SrInterp *I, SrVal *sizes, const char *fname) {
+  SrBuf b = SR_BUF_INIT;
+  sr_val_str(&b, sizes);
+  sr_raise(I, "ValueError", "`axis_sizes` passed to `%s` should be a sequence of ints.%s%s", fname,
+           strcmp(fname, "make_mesh") == 0 ? " Got " : "", strcmp(fname, "make_mesh") == 0 ? b.p : "");
+  sr_buf_free(&b);
+  return -1;
+}
+
 static int fill_mesh(SrInterp *I, SrMesh *m, SrVal *sizes, SrVal *names, SrVal *types, int default_type,
                      const char *fname) {
   memset(m, 0, sizeof *m);
@@ -583,12 +702,19 @@ static int fill_mesh(SrInterp *I, SrMesh *m, SrVal *sizes, SrVal *names, SrVal *
     ns = sizes->seq.n;
     if (ns > SR_MAX_AXES) return sr_raise(I, "ValueError", "%s: at most %d mesh axes", fname, SR_MAX_AXES), -1;
     for (int i = 0; i < ns; i++) {
-      if (sizes->seq.items[i]->kind != SR_V_INT)
-        return sr_raise(I, "ValueError", "`axis_sizes` passed to `%s` should be a sequence of ints.", fname), -1;
-      sz[i] = sizes->seq.items[i]->i;
+      /* _canonicalize_axis_sizes: operator.index of each (numpy ints too) */
+      SrVal *e = sizes->seq.items[i];
+      if (e->kind == SR_V_INT) {
+        sz[i] = e->i;
+        continue;
+      }
+      if (e->kind == SR_V_FLOAT || sr_is_seq(e) || sr_as_int(I, e, "axis_sizes", &sz[i]) < 0) {
+        sr_exc_clear(I);
+        return sizes_error(I, sizes, fname);
+      }
     }
   } else {
-    return sr_raise(I, "ValueError", "`axis_sizes` passed to `%s` should be a sequence of ints.", fname), -1;
+    return sizes_error(I, sizes, fname);
   }
   const char *nm[SR_MAX_AXES];
   int nn = axis_names(I, names, nm, SR_MAX_AXES, "axis_names");

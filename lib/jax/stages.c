@@ -20,7 +20,9 @@
 #include "jax/lax.h"
 #include "jax/numpy.h"
 #include "jax/tracers.h"
+#include "core/jaxstate.h"
 #include "jax/tree_util.h"
+#include "util/intern.h"
 #include "opt/opt.h"
 #include "py/objects.h"
 #include "text/print_val.h"
@@ -41,6 +43,8 @@ typedef struct Stage {
   SrVal *donated;        /* a tuple: per argument leaf, whether donated */
   SrVal *out_tree;       /* the result, as traced */
   int ncaptured;
+  int pjit; /* traced from a jax.experimental.pjit.pjit (its context mesh) */
+  SrVal *device; /* jit's device= (its results are put there), or NULL */
   /* compiled: */
   SrVal *in_formats, *out_formats;  /* what input_formats / output_formats show */
   SrVal *call_in, *call_out;        /* the in/out_shardings of its calls */
@@ -58,6 +62,7 @@ static void stage_free(void *d) {
   sr_unref(s->kwargs);
   sr_unref(s->donated);
   sr_unref(s->out_tree);
+  sr_unref(s->device);
   sr_unref(s->in_formats);
   sr_unref(s->out_formats);
   sr_unref(s->call_in);
@@ -104,6 +109,8 @@ static Stage *stage_copy(const Stage *s, int kind) {
   c->donated = sr_ref(s->donated);
   c->out_tree = sr_ref(s->out_tree);
   c->ncaptured = s->ncaptured;
+  c->pjit = s->pjit;
+  c->device = s->device ? sr_ref(s->device) : NULL;
   return c;
 }
 
@@ -120,6 +127,7 @@ SrVal *sr_jit_stage_of_trace(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal 
                              SrVal *in_sh, SrVal *out_sh, SrArgs *a, const uint8_t *donated, int ndon) {
   Stage *s = sr_xcalloc(1, sizeof *s);
   s->kind = ST_TRACED;
+  s->pjit = I->jax->pjit_call;
   s->fn = sr_ref(fn);
   s->name = name;
   s->in_sh = in_sh ? sr_ref(in_sh) : NULL;
@@ -151,20 +159,73 @@ SrVal *sr_jit_stage_lower(SrInterp *I, SrVal *traced) {
 }
 
 /* The sharding input_formats shows for an argument leaf given none. */
-static SrVal *default_sharding(SrInterp *I, SrVal *x, const SrType *t) {
+/* The sharding an argument given none is compiled for: a committed
+   array's own; else replicated over the computation's devices (da, a
+   mesh of several devices: pxla's device assignment), else jit's default */
+static SrVal *default_sharding(SrInterp *I, SrVal *x, const SrType *t, const SrMesh *da) {
   SrArrayObj *o = sr_array_of(x);
-  if (o && o->kind == SR_AV_CONCRETE) return sr_concrete_array_sharding(o->data);
+  if (o && o->kind == SR_AV_CONCRETE && (o->data->committed || !da)) return sr_concrete_array_sharding(o->data);
   if (o && o->sharding) return sr_ref(o->sharding);
+  if (da && (!t || !t->mesh || !t->mesh->n)) {
+    SrVal *sp = sr_call(I, sr_lookup_qualname("jax.sharding.PartitionSpec"), &(SrArgs){0});
+    SrVal *r = sp ? sr_sharding_val(NULL, da, sp->spec, sr_intern_cstr("device")) : NULL;
+    sr_unref(sp);
+    if (r) return r;
+    sr_exc_clear(I);
+  }
   return sr_jit_default_sharding(I, t);
 }
 
+/* pxla's device assignment of a stage: the context mesh's, else the first
+   explicit in/out sharding's, else a committed argument's (NULL: one
+   device) */
+static const SrMesh *stage_devices(SrInterp *I, Stage *s, const SrJitFlat *fi, const SrJitFlat *fo) {
+  const SrMesh *m = sr_jit_ctx_mesh(I);
+  if (m && !m->abstract && m->n) return sr_mesh_ndev(m) > 1 ? m : NULL;
+  for (int pass = 0; pass < 2; pass++) {
+    const SrJitFlat *f = pass ? fo : fi;
+    for (int i = 0; i < f->n; i++) {
+      SrVal *e = f->e[i].sh;
+      if (e && e->kind == SR_V_SHARDING && !e->sh.mesh->abstract && e->sh.mesh->n)
+        return sr_mesh_ndev(e->sh.mesh) > 1 ? e->sh.mesh : NULL;
+    }
+  }
+  for (int i = 0; i < s->args->seq.n; i++) {
+    SrVal *leaves = sr_pytree_flatten_any(I, s->args->seq.items[i]);
+    if (I->exc) sr_exc_clear(I);
+    for (int q = 0; leaves && q < leaves->seq.n; q++) {
+      SrArrayObj *o = sr_array_of(leaves->seq.items[q]);
+      const SrMesh *am = NULL;
+      if (o && o->kind == SR_AV_CONCRETE && o->data->committed) am = o->data->mesh;
+      else if (o && o->sharding && o->sharding->kind == SR_V_SHARDING && !o->sharding->sh.mesh->abstract)
+        am = o->sharding->sh.mesh;
+      if (am) {
+        sr_unref(leaves);
+        return am->n && sr_mesh_ndev(am) > 1 ? am : NULL;
+      }
+    }
+    sr_unref(leaves);
+  }
+  return NULL;
+}
+
+static SrVal *compile_stage1(SrInterp *I, Stage *s);
 static SrVal *compile_stage(SrInterp *I, Stage *s) {
+  int was = I->jax->pjit_call;
+  I->jax->pjit_call = s->pjit;
+  SrVal *r = compile_stage1(I, s);
+  I->jax->pjit_call = was;
+  return r;
+}
+
+static SrVal *compile_stage1(SrInterp *I, Stage *s) {
   SrJitFlat fi = {0}, fo = {0};
   SrVal *res = NULL;
   if (sr_jit_flat_entries(I, s->in_sh, s->args->seq.n, s->args->seq.items, NULL, "in_shardings", &fi) < 0 ||
       sr_jit_flat_entries(I, s->out_sh, 0, NULL, s->out_tree, "out_shardings", &fo) < 0)
     goto done;
   const SrJaxpr *j = s->jaxpr->jx.jaxpr;
+  const SrMesh *da = stage_devices(I, s, &fi, &fo);
   Stage *c = stage_copy(s, ST_COMPILED);
   /* inputs, per argument: the resolved Formats as input_formats shows
      them, and as the calls use them (the user's sharding, or none) */
@@ -191,7 +252,7 @@ static SrVal *compile_stage(SrInterp *I, Stage *s) {
         for (int d = 0; d < nd; d++) m2m[d] = (uint8_t)d;
       }
       SrVal *lv = sr_layout_val(nd, m2m);
-      SrVal *sh = e->sh ? sr_ref(e->sh) : default_sharding(I, x, t);
+      SrVal *sh = e->sh ? sr_ref(e->sh) : default_sharding(I, x, t, da);
       SrVal *f = sr_format_val(lv, sh);
       sr_seq_push(NULL, c->arg_leaves, sr_ref(f));
       sr_seq_push(NULL, fs, f);
@@ -456,19 +517,56 @@ static int call_checks(SrInterp *I, Stage *s, SrArgs *a) {
 /* compiled(*args): JAX's checks of committed arguments
    (pxla.check_array_xla_sharding_layout_match, in the words of JAX 0.7),
    then a jit call with the compiled layouts. */
+static SrVal *compiled_call1(SrInterp *I, Stage *s, SrArgs *a);
 static SrVal *compiled_call(SrInterp *I, Stage *s, SrArgs *a) {
+  int was = I->jax->pjit_call;
+  I->jax->pjit_call = s->pjit;
+  SrVal *r = compiled_call1(I, s, a);
+  I->jax->pjit_call = was;
+  /* device=: the device's SingleDeviceSharding in and out (the inputs
+     resharded there, check_device_backend_on_shardings) */
+  if (r && s->device && !I->trace) {
+    SrVal *dv[2] = {r, s->device};
+    SrArgs da = {2, dv, 0, NULL, NULL, NULL};
+    SrVal *put = sr_call(I, sr_lookup_qualname("jax.device_put"), &da);
+    sr_unref(r);
+    r = put;
+  }
+  return r;
+}
+
+void sr_jit_stage_set_device(SrVal *stage, SrVal *device) {
+  Stage *s = stage && stage->kind == SR_V_OBJ ? stage->obj.data : NULL;
+  if (!s || !device) return;
+  sr_unref(s->device);
+  s->device = sr_ref(device);
+}
+
+static SrVal *compiled_call1(SrInterp *I, Stage *s, SrArgs *a) {
   if (call_checks(I, s, a) < 0) return NULL;
   /* keyword arguments (no shardings or layouts given: jit's defaults) */
   if (a->nkw && !s->in_sh && !s->out_sh) return sr_jit_call(I, s->fn, s->name, a);
   if (a->nkw)
     return sr_raise(I, "NotImplementedError", "calling a compiled function with keyword arguments and shardings");
-  SrBuf errs = SR_BUF_INIT;
+  /* pxla.check_array_xla_sharding_layout_match: each committed argument
+     whose sharding or layout is not the compiled one, named as the
+     debug info names it (the parameter and the leaf's key path) */
+  SrBuf errs = SR_BUF_INIT, lerrs = SR_BUF_INIT;
   int nerr = 0, nsh = 0, nlay = 0, k = 0;
   for (int i = 0; i < a->n; i++) {
     SrVal *leaves = sr_pytree_flatten(I, a->v[i]);
     if (!leaves) {
       sr_buf_free(&errs);
+      sr_buf_free(&lerrs);
       return NULL;
+    }
+    char **paths = sr_xcalloc((size_t)leaves->seq.n + 1, sizeof *paths);
+    {
+      SrBuf pb = SR_BUF_INIT;
+      arg_name(&pb, s, i, 1);
+      int kk = 0;
+      sr_pytree_leaf_paths(a->v[i], &pb, paths, &kk);
+      sr_buf_free(&pb);
     }
     for (int q = 0; q < leaves->seq.n; q++, k++) {
       if (k >= s->arg_leaves->seq.n) break;
@@ -483,51 +581,68 @@ static SrVal *compiled_call(SrInterp *I, Stage *s, SrArgs *a) {
       sr_array_local(x, have);
       int same = wlay && sr_layout_dims(wlay, want) == t->ndim;
       for (int d = 0; d < t->ndim && same; d++) same = want[d] == have[d];
-      {
-        if (ush && sr_jit_sharding_differs(x, ush)) {
-          SrVal *xs = sr_concrete_array_sharding(x);
-          if (nerr++ < 5) {
-            if (errs.len) sr_buf_putc(&errs, '\n');
-            sr_buf_puts(&errs, "Got input sharding(s) that compiled object was called with: ");
-            sr_val_repr(&errs, xs);
-            sr_buf_puts(&errs, " and sharding(s) the computation was compiled with: ");
-            sr_val_repr(&errs, ush);
-            sr_buf_puts(&errs, " for arg ");
-            arg_name(&errs, s, i, leaves->seq.n == 1);
-            sr_buf_printf(&errs, " with shape: %s", sr_type_short(t));
-          }
-          nsh++;
-          sr_unref(xs);
+      const char *nm = paths[q] ? paths[q] : "";
+      if (ush && sr_jit_sharding_differs(x, ush)) {
+        SrVal *xs = sr_concrete_array_sharding(x);
+        if (nerr++ < 5) {
+          if (errs.len) sr_buf_putc(&errs, '\n');
+          sr_buf_printf(&errs, "Argument %s with shape %s:\n  Passed sharding: ", nm, sr_type_short(t));
+          sr_val_str(&errs, xs);
+          sr_buf_puts(&errs, "\n  Required sharding: ");
+          sr_val_str(&errs, ush);
         }
+        nsh++;
+        sr_unref(xs);
       }
       if (!same) {
         if (nerr++ < 5) {
           if (errs.len) sr_buf_putc(&errs, '\n');
-          sr_buf_puts(&errs, "Got input layout(s) that compiled object was called with: ");
+          sr_buf_printf(&errs, "Argument %s with shape %s:\n  Passed layout: ", nm, sr_type_short(t));
           sr_local_repr(&errs, t->ndim, have);
-          sr_buf_puts(&errs, " and layout(s) the computation was compiled with: ");
-          sr_val_repr(&errs, wlay);
-          sr_buf_puts(&errs, " for arg ");
-          arg_name(&errs, s, i, leaves->seq.n == 1);
-          sr_buf_printf(&errs, " with shape: %s", sr_type_short(t));
+          sr_buf_puts(&errs, "\n  Required layout: ");
+          sr_val_str(&errs, wlay);
+          /* the older wording, kept for layouts alone (below) */
+          if (lerrs.len) sr_buf_putc(&lerrs, '\n');
+          sr_buf_puts(&lerrs, "Got input layout(s) that compiled object was called with: ");
+          sr_local_repr(&lerrs, t->ndim, have);
+          sr_buf_puts(&lerrs, " and layout(s) the computation was compiled with: ");
+          sr_val_repr(&lerrs, wlay);
+          sr_buf_puts(&lerrs, " for arg ");
+          arg_name(&lerrs, s, i, leaves->seq.n == 1);
+          sr_buf_printf(&lerrs, " with shape: %s", sr_type_short(t));
         }
         nlay++;
       }
     }
+    for (int q = 0; q < leaves->seq.n; q++) free(paths[q]);
+    free(paths);
     sr_unref(leaves);
   }
   if (nerr) {
-    const char *kind = !nlay ? "sharding(s)" : !nsh ? "layout(s)" : "sharding(s) and layout(s)";
+    const char *kind = !nlay ? "shardings" : !nsh ? "layouts" : "shardings and layouts";
     char num[64];
     if (nerr < 5) snprintf(num, sizeof num, "the %d mismatches", nerr);
     else snprintf(num, sizeof num, "5 mismatches out of %d", nerr);
-    sr_raise(I, "ValueError",
-             "Compiled object called with input %s does not match the %s the computation was compiled with. Here "
-             "are %s:\n%s",
-             kind, kind, num, errs.p);
+    /* Layouts alone keep the wording of the JAX the layout document was
+       run with ("Compiled object called with input layout(s) does not
+       match ...": docs/notebooks/layout.md asserts 'does not match' in
+       it, and the seed records that); shardings have 0.11's words
+       (pxla.check_array_xla_sharding_layout_match). */
+    if (!nsh)
+      sr_raise(I, "ValueError",
+               "Compiled object called with input layout(s) does not match the layout(s) the computation was compiled "
+               "with. Here are %s:\n%s",
+               num, lerrs.p);
+    else
+      sr_raise(I, "ValueError",
+               "Computation was compiled for input %s that disagree with the %s of arguments passed to it. Here are "
+               "%s:\n%s",
+               kind, kind, num, errs.p);
     sr_buf_free(&errs);
+    sr_buf_free(&lerrs);
     return NULL;
   }
+  sr_buf_free(&lerrs);
   sr_buf_free(&errs);
   return sr_jit_call_sharded(I, s->fn, s->name, a, s->call_in, s->call_out);
 }
@@ -661,7 +776,38 @@ static SrVal *stage_in_tree(SrInterp *I, Stage *s) {
 static SrVal *stage_out_info(SrInterp *I, Stage *s) {
   const SrJaxpr *j = s->jaxpr->jx.jaxpr;
   SrVal *leaves = sr_seq(NULL, SR_V_LIST, 0);
-  for (uint32_t i = 0; i < j->nout; i++) sr_seq_push(NULL, leaves, sr_array_abstract(j->outvars[i]->type));
+  for (uint32_t i = 0; i < j->nout; i++) {
+    const SrType *t = j->outvars[i]->type;
+    SrVal *o = sr_array_abstract(t);
+    /* a type over no mesh gives no sharding (ShapeDtypeStruct's None) */
+    if (!t->mesh || !t->mesh->n) ((SrArrayObj *)o->obj.data)->no_sharding = 1;
+    sr_seq_push(NULL, leaves, o);
+  }
+  /* a compiled stage's out_info has the output shardings */
+  SrVal *fl = s->kind == ST_COMPILED && s->out_formats ? sr_pytree_flatten_any(I, s->out_formats) : NULL;
+  if (I->exc) sr_exc_clear(I);
+  for (int i = 0; fl && i < leaves->seq.n && i < fl->seq.n; i++) {
+    SrVal *sh = sr_getattr(I, fl->seq.items[i], "sharding");
+    SrVal *shape = sh ? sr_getattr(I, leaves->seq.items[i], "shape") : NULL;
+    SrVal *dt = shape ? sr_getattr(I, leaves->seq.items[i], "dtype") : NULL;
+    SrVal *sds = NULL;
+    if (dt) {
+      SrVal *pv[2] = {shape, dt};
+      const char *kw = sr_intern_cstr("sharding");
+      SrArgs sa = {2, pv, 1, &kw, &sh, NULL};
+      sds = sr_call(I, sr_lookup_qualname("jax.ShapeDtypeStruct"), &sa);
+    }
+    sr_unref(sh);
+    sr_unref(shape);
+    sr_unref(dt);
+    if (!sds) {
+      sr_exc_clear(I);
+      continue;
+    }
+    sr_unref(leaves->seq.items[i]);
+    leaves->seq.items[i] = sds;
+  }
+  sr_unref(fl);
   SrVal *flat = sr_pytree_flatten(I, s->out_tree);
   SrVal *tree = NULL;
   if (flat && flat->seq.n == leaves->seq.n) tree = sr_pytree_unflatten(s->out_tree, leaves);
@@ -716,6 +862,24 @@ static SrVal *stage_getattr(SrInterp *I, SrVal *self, const char *name) {
   if (s->kind == ST_LOWERED && strcmp(name, "compile") == 0) return sr_bound_method(self, "compile", m_compile);
   if (s->kind == ST_COMPILED) {
     if (strcmp(name, "input_formats") == 0) return sr_ref(s->in_formats);
+    if (strcmp(name, "input_shardings") == 0 || strcmp(name, "output_shardings") == 0) {
+      /* Compiled.input_shardings / output_shardings: the formats' shardings */
+      SrVal *fm = name[0] == 'i' ? s->in_formats : s->out_formats;
+      SrVal *l = fm ? sr_pytree_flatten_any(I, fm) : NULL;
+      if (!l) return NULL;
+      for (int i = 0; i < l->seq.n; i++) {
+        SrVal *sh = sr_getattr(I, l->seq.items[i], "sharding");
+        if (!sh) {
+          sr_unref(l);
+          return NULL;
+        }
+        sr_unref(l->seq.items[i]);
+        l->seq.items[i] = sh;
+      }
+      SrVal *r = sr_pytree_unflatten(fm, l);
+      sr_unref(l);
+      return r;
+    }
     if (strcmp(name, "output_formats") == 0) return sr_ref(s->out_formats);
     if (strcmp(name, "input_shardings") == 0) return formats_shardings(I, s->in_formats);
     if (strcmp(name, "output_shardings") == 0) return formats_shardings(I, s->out_formats);

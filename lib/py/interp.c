@@ -2200,8 +2200,10 @@ static Status exec_stmt(SrInterp *I, Frame *f, SrNode *n, int top) {
       }
       SrVal *entered = NULL, *ex = NULL;
       if (sr_context_builtin(m)) {
+        size_t saved = I->py->cur_off;
         I->py->cur_off = n->list2[i]->off;
         entered = sr_context_enter(I, m);
+        I->py->cur_off = saved;
       } else {
         ex = user_context_hooks(I, m, &entered);
         if (!ex) entered = NULL;

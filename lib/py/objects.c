@@ -2055,5 +2055,6 @@ void sr_objects_init(void) {
   /* jax.errors re-exports these two */
   sr_register("jax.errors.JaxprTypeError", sr_obj(&sr_exctype_class, (void *)sr_intern_cstr("JaxprTypeError")));
   sr_register("jax.errors.JaxRuntimeError", sr_obj(&sr_exctype_class, (void *)sr_intern_cstr("JaxRuntimeError")));
+  sr_register("jax._src.sharding.IndivisibleError", sr_obj(&sr_exctype_class, (void *)sr_intern_cstr("IndivisibleError")));
   sr_builtins_py_init();
 }
