@@ -223,12 +223,17 @@ const SrType *sr_ev_out_layout(SrEvalCtx *cx, const SrEvalEqn *e, uint32_t i, co
       if (a->layout->dims[d].nax != src->dims[d].nax || memcmp(a->layout->dims[d].ax, src->dims[d].ax, src->dims[d].nax))
         return l;
   }
-  if (!src || sr_type_sharded_axes(src) == 0) return l;
+  return src ? sr_layout_adopt_auto(l, src, m) : l;
+}
+
+const SrType *sr_layout_adopt_auto(const SrType *l, const SrType *src, const SrMesh *m) {
+  SrAxes au = auto_axes(m);
+  if (!au || !src || src->ndim != l->ndim || sr_type_sharded_axes(src) == 0) return l;
   SrAxes used = sr_type_sharded_axes(l);
   SrTypeBuilder b;
   sr_type_builder(&b, l);
   int changed = 0;
-  for (int d = 0; d < t->ndim; d++) {
+  for (int d = 0; d < l->ndim; d++) {
     const SrDim *sd = &src->dims[d];
     if (b.dims[d].nax || !sd->nax || sd->size != b.dims[d].size) continue;
     SrAxes want = sr_dim_axes(sd);

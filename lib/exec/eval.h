@@ -177,6 +177,10 @@ const SrMesh *sr_ev_mesh_of_shape(SrEvalCtx *cx, const SrEvalEqn *e, const SrMes
    Auto sharding, other results are replicated over Auto axes). */
 const SrType *sr_ev_out_layout(SrEvalCtx *cx, const SrEvalEqn *e, uint32_t i, const SrMesh *m);
 /* Layout builders. */
+/* Layout l with the Auto axes of m that layout src (of l's rank) splits a
+   dimension over added where l leaves that dimension whole and does not
+   use the axes already; l itself when nothing is added. */
+const SrType *sr_layout_adopt_auto(const SrType *l, const SrType *src, const SrMesh *m);
 const SrType *sr_layout_with_dtype(const SrType *l, SrDtype dt);
 /* Concrete mesh m with a shape mesh's axis indices: an SrType with
    no axes at all and the given shape/dtype (replicated). */

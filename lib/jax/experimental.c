@@ -12,6 +12,9 @@
  *       devices=None, *, contiguous_submeshes=False,
  *       allow_split_physical_axes=False)
  *     on CPU np.asarray(devices).reshape(mesh_shape), after its checks
+ *   jax.experimental.shard_alike.shard_alike(x, y)
+ *     a shard_alike equation per pair of leaves (shard_alike.py), after
+ *     its checks that the trees and the leaves' shapes match
  *   jax.experimental.multihost_utils.process_allgather(in_tree,
  *       tiled=False), broadcast_one_to_all(in_tree, is_source=None)
  *     on one process each leaf as a numpy array (np.expand_dims(x, 0)
@@ -24,6 +27,7 @@
 #include "jax/jax.h"
 #include "jax/tree_util.h"
 
+#include "core/trace.h"
 #include "py/objects.h"
 #include "text/print_val.h"
 #include "util/intern.h"
@@ -133,6 +137,69 @@ out:
   return r;
 }
 
+/* shard_alike.shard_alike(x, y) */
+static SrVal *bi_shard_alike(SrInterp *I, SrArgs *args) {
+  SrVal *p[2];
+  if (sr_args_parse(I, args, "shard_alike", "x, y", p) < 0) return NULL;
+  SrTreeDiffs d = {0};
+  sr_pytree_equality_errors(I, p[0], p[1], "pytree leaf", &d);
+  int differ = d.n > 0;
+  sr_tree_diffs_free(&d);
+  if (I->exc) return NULL;
+  if (differ) {
+    SrBuf a = SR_BUF_INIT, b = SR_BUF_INIT;
+    sr_treedef_str(&a, p[0], sr_pytree_children);
+    sr_treedef_str(&b, p[1], sr_pytree_children);
+    sr_raise(I, "ValueError", "Trees should be equal. Got x_tree: %s, y_tree: %s", sr_buf_str(&a), sr_buf_str(&b));
+    sr_buf_free(&a);
+    sr_buf_free(&b);
+    return NULL;
+  }
+  SrVal *xs = sr_pytree_flatten(I, p[0]), *ys = xs ? sr_pytree_flatten(I, p[1]) : NULL;
+  SrVal *xo = NULL, *yo = NULL, *r = NULL;
+  if (!ys) goto out;
+  SrVal *shape = sr_lookup_qualname("jax.numpy.shape");
+  for (int i = 0; i < xs->seq.n; i++) {
+    SrVal *xsh = sr_call1(I, shape, xs->seq.items[i]), *ysh = xsh ? sr_call1(I, shape, ys->seq.items[i]) : NULL;
+    if (!ysh) {
+      sr_unref(xsh);
+      goto out;
+    }
+    SrBuf a = SR_BUF_INIT, b = SR_BUF_INIT;
+    sr_val_str(&a, xsh);
+    sr_val_str(&b, ysh);
+    sr_unref(xsh);
+    sr_unref(ysh);
+    if (strcmp(sr_buf_str(&a), sr_buf_str(&b)) != 0)
+      sr_raise(I, "ValueError",
+               "The leaves shapes of `x` and `y` should match. Got `x` leaf shape: %s and `y` leaf shape: %s. File an "
+               "issue at https://github.com/jax-ml/jax/issues if you want this feature.",
+               sr_buf_str(&a), sr_buf_str(&b));
+    sr_buf_free(&a);
+    sr_buf_free(&b);
+    if (I->exc) goto out;
+  }
+  xo = sr_seq(NULL, SR_V_LIST, xs->seq.n);
+  yo = sr_seq(NULL, SR_V_LIST, xs->seq.n);
+  for (int i = 0; i < xs->seq.n; i++) {
+    SrVal *in[2] = {xs->seq.items[i], ys->seq.items[i]};
+    SrVal *o = sr_bind(I, SR_P_shard_alike, 2, in, 0, NULL);
+    if (!o) goto out;
+    sr_seq_push(NULL, xo, sr_ref(o->seq.items[0]));
+    sr_seq_push(NULL, yo, sr_ref(o->seq.items[1]));
+    sr_unref(o);
+  }
+  r = sr_seq(NULL, SR_V_TUPLE, 2);
+  sr_seq_push(NULL, r, sr_pytree_unflatten(p[0], xo));
+  sr_seq_push(NULL, r, sr_pytree_unflatten(p[1], yo));
+out:
+  sr_unref(xo);
+  sr_unref(yo);
+  sr_unref(xs);
+  sr_unref(ys);
+  return r;
+}
+
 /* multihost_utils on one process (jax.process_count() == 1): every leaf
    np.asarray'd, an untiled allgather's stacked on a new axis 0 */
 static SrVal *one_process_leaf(SrInterp *I, SrVal *x, int expand) {
@@ -193,6 +260,8 @@ void sr_experimental_init(void) {
          "shard_map(f, mesh, in_specs, out_specs, check_rep=True): jax.shard_map with check_vma=check_rep (deprecated in JAX)");
   sr_def("jax.experimental.pjit.pjit", bi_pjit,
          "pjit(fun, in_shardings=, out_shardings=, ...): jax.jit with the same options (deprecated in JAX)");
+  sr_def("jax.experimental.shard_alike.shard_alike", bi_shard_alike,
+         "shard_alike(x, y): x and y (pytrees of one structure and shapes) sharded alike, as one sharding group");
   sr_def("jax.experimental.mesh_utils.create_device_mesh", bi_create_device_mesh,
          "create_device_mesh(mesh_shape, devices=None): the devices as an array of shape mesh_shape, for jax.sharding.Mesh");
 }

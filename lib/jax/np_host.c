@@ -780,6 +780,9 @@ static SrVal *nd_getattr(SrInterp *I, SrVal *self, const char *name) {
   if (strcmp(name, "itemsize") == 0) return sr_int(NULL, (int64_t)sr_dtype_info(t->dtype)->size);
   if (strcmp(name, "nbytes") == 0) return sr_int(NULL, sr_type_numel(t) * (int64_t)sr_dtype_info(t->dtype)->size);
   if (strcmp(name, "T") == 0) return call_np(I, "transpose", 1, &self);
+  /* ndarray.flat, as far as iterating and indexing it go: the elements in
+     row-major order */
+  if (strcmp(name, "flat") == 0) return call_np(I, "ravel", 1, &self);
   if (strcmp(name, "real") == 0 || strcmp(name, "imag") == 0) return call_np(I, name, 1, &self);
   for (int i = 0; methods[i]; i++)
     if (strcmp(methods[i], name) == 0) {

@@ -2088,7 +2088,11 @@ static SrVal *full_like(SrInterp *I, SrVal *x, SrVal *fill, int dt, SrVal *shape
   if (sr_api_canon_sharding(I, out_sharding, "full_like", &sh) < 0) return NULL;
   SrArrayObj *xso = sr_array_of(x);
   static int placing; /* the inner full_like of the case below */
-  if (!placing && !sh && !weak && (!xso || (xso->kind != SR_AV_CONCRETE && xso->kind != SR_AV_TRACER)) &&
+  /* a committed concrete array whose type names no axes (Auto ones, no
+     mesh in context): its concrete sharding too, as lax.full_like's
+     use_x_sharding takes x.sharding */
+  int concrete_auto = xso && xso->kind == SR_AV_CONCRETE && xso->data->committed && !t->mesh && !sr_api_mesh(I)->n;
+  if (!placing && !sh && !weak && (!xso || (xso->kind != SR_AV_CONCRETE && xso->kind != SR_AV_TRACER) || concrete_auto) &&
       (!shape_v || shape_v->kind == SR_V_NONE)) {
     /* a ShapeDtypeStruct: its concrete sharding (it has no _committed,
        taken as committed) */

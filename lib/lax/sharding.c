@@ -1,5 +1,5 @@
 /* sharding.c: the rules of the sharding casts: reshard, sharding_constraint,
- * layout_constraint (pjit.py, layout.py).
+ * layout_constraint, shard_alike (pjit.py, layout.py, shard_alike.py).
  *
  * The family's helpers, then each primitive's (or each group sharing
  * rules') type, eval, JVP and transpose rules and communication note side
@@ -461,6 +461,75 @@ TR(tr_same) {
   return 0;
 }
 
+/* ==== shard_alike ==== */
+
+/* shard_alike.py: abstract_eval is (x, y) as they are */
+static int type_shard_alike(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  if (sr_rule_arity(cx, e, 2, 2) < 0) return -1;
+  out[0] = e->in[0];
+  out[1] = e->in[1];
+  return 0;
+}
+
+/* The lowering puts x and y in one sharding group, and XLA's propagation
+   gives both the same sharding, the better of theirs: here the Auto
+   sharding of whichever is split into the smaller shards (x's on a tie),
+   on that one's devices, each result keeping its type's (Explicit)
+   axes. */
+static int ev_shard_alike(SrEvalCtx *cx, const SrEvalEqn *e) {
+  SrArray *x = e->in[0], *y = e->in[1];
+  int xs = x->mesh && sr_type_sharded_axes(x->layout), ys = y->mesh && sr_type_sharded_axes(y->layout);
+  const SrArray *src = xs && (!ys || sr_layout_shard_numel(x->layout) <= sr_layout_shard_numel(y->layout)) ? x
+                       : ys                                                                                ? y
+                                                                                                           : NULL;
+  for (uint32_t i = 0; i < 2; i++) {
+    const SrType *t = e->out_type[i];
+    const SrMesh *m = src ? src->mesh : e->in[i]->mesh ? e->in[i]->mesh : sr_ev_mesh_for(cx, e, t);
+    const SrType *l = e->in[i]->mesh == m ? e->in[i]->layout : sr_layout_of_type(t);
+    if (src && src != e->in[i]) l = sr_layout_adopt_auto(sr_layout_of_type(t), src->layout, m);
+    e->out[i] = sr_redistribute_typed(cx, e->in[i], m, sr_layout_even(l), t);
+    if (!e->out[i]) return -1;
+  }
+  return 0;
+}
+
+/* shard_alike_transpose: a zero cotangent passes both through as they
+   are, else shard_alike of the two */
+TR(tr_shard_alike) {
+  (void)x;
+  if (!ct[0] || !ct[1]) {
+    cx[0] = ct[0];
+    cx[1] = ct[1];
+    return 0;
+  }
+  SrVal *r = sr_ad_bind_eqn(ad, e, ct);
+  if (!r) return -1;
+  cx[0] = r->seq.items[0];
+  cx[1] = r->seq.items[1];
+  return 0;
+}
+
+/* _shard_alike_batcher: an unmapped operand broadcast to the other's
+   batch dim, else y's batch dim moved to x's */
+static int batch_shard_alike(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
+  SrVal *in[2] = {x[0], x[1]};
+  int d = bd[0];
+  if (bd[0] == SR_NOT_MAPPED) {
+    d = bd[1];
+    in[0] = sr_batch_matchaxis(b, x[0], SR_NOT_MAPPED, d);
+  } else if (bd[1] == SR_NOT_MAPPED)
+    in[1] = sr_batch_matchaxis(b, x[1], SR_NOT_MAPPED, d);
+  else if (bd[1] != bd[0])
+    in[1] = sr_batch_moveaxis(b, x[1], bd[1], d);
+  if (!in[0] || !in[1]) return -1;
+  SrVal *r = sr_ad_bind_eqn(&b->ad, e, in);
+  if (!r) return -1;
+  y[0] = r->seq.items[0];
+  y[1] = r->seq.items[1];
+  ybd[0] = ybd[1] = d;
+  return 0;
+}
+
 /* ==== registration ==== */
 
 #undef TR
@@ -469,12 +538,14 @@ static void type_rules_sharding(void) {
   sr_set_type_rule(SR_P_reshard, type_reshard);
   sr_set_type_rule(SR_P_sharding_constraint, type_constraint);
   sr_set_type_rule(SR_P_layout_constraint, type_constraint);
+  sr_set_type_rule(SR_P_shard_alike, type_shard_alike);
 }
 
 static void eval_rules_sharding(void) {
   sr_set_eval_rule(SR_P_reshard, ev_reshard);
   sr_set_eval_rule(SR_P_sharding_constraint, ev_sharding_constraint);
   sr_set_eval_rule(SR_P_layout_constraint, ev_layout_constraint);
+  sr_set_eval_rule(SR_P_shard_alike, ev_shard_alike);
 }
 
 static void ad_rules_sharding(void) {
@@ -484,6 +555,8 @@ static void ad_rules_sharding(void) {
   sr_ad_set_transpose(SR_P_sharding_constraint, tr_same);
   sr_ad_set_jvp(SR_P_layout_constraint, sr_ad_jvp_linear);
   sr_ad_set_transpose(SR_P_layout_constraint, tr_same);
+  sr_ad_set_jvp(SR_P_shard_alike, sr_ad_jvp_linear);
+  sr_ad_set_transpose(SR_P_shard_alike, tr_shard_alike);
 }
 
 /* vmap: pjit.py's batchers. */
@@ -491,6 +564,7 @@ static void batch_rules_sharding(void) {
   sr_prims[SR_P_reshard].batch = batch_reshard;
   sr_prims[SR_P_sharding_constraint].batch = batch_sharding_constraint;
   sr_prims[SR_P_layout_constraint].batch = batch_layout_constraint;
+  sr_prims[SR_P_shard_alike].batch = batch_shard_alike;
 }
 
 void sr_lax_sharding_init(void) {
