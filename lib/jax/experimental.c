@@ -12,6 +12,10 @@
  *       devices=None, *, contiguous_submeshes=False,
  *       allow_split_physical_axes=False)
  *     on CPU np.asarray(devices).reshape(mesh_shape), after its checks
+ *   jax.experimental.mesh_utils.create_hybrid_device_mesh(mesh_shape,
+ *       dcn_mesh_shape, devices=None, *, process_is_granule=False,
+ *       should_sort_granules_by_key=True, allow_split_physical_axes=False)
+ *     a create_device_mesh per granule, np.block'ed in dcn_mesh_shape
  *   jax.experimental.shard_alike.shard_alike(x, y)
  *     a shard_alike equation per pair of leaves (shard_alike.py), after
  *     its checks that the trees and the leaves' shapes match
@@ -133,6 +137,139 @@ static SrVal *bi_create_device_mesh(SrInterp *I, SrArgs *args) {
   }
 out:
   sr_unref(shape);
+  sr_unref(devices);
+  return r;
+}
+
+/* mesh_utils.create_hybrid_device_mesh: the devices grouped into granules
+   by process_index or slice_index (the keys sorted, else in the order
+   first seen), a create_device_mesh of mesh_shape for each, laid out as
+   np.block lays the granules' meshes in dcn_mesh_shape */
+static SrVal *bi_create_hybrid_device_mesh(SrInterp *I, SrArgs *args) {
+  SrVal *p[6];
+  if (sr_args_parse(I, args, "create_hybrid_device_mesh",
+                    "mesh_shape, dcn_mesh_shape, devices=, *, process_is_granule=, should_sort_granules_by_key=, "
+                    "allow_split_physical_axes=",
+                    p) < 0)
+    return NULL;
+  int by_process = p[3] && sr_truthy(I, p[3]) > 0, sort = !p[4] || sr_truthy(I, p[4]) > 0;
+  const char *attr = by_process ? "process_index" : "slice_index";
+  SrVal *devices = p[2] && p[2]->kind != SR_V_NONE ? sr_ref(p[2]) : call_kw(I, "jax.devices", 0, NULL, 0, NULL, NULL);
+  if (!devices) return NULL;
+  SrVal *mshape = NULL, *dshape = NULL, *flat = NULL, *r = NULL, **meshes = NULL;
+  int64_t *keys = NULL, *gkey = NULL;
+  int nd = 0, ng = 0;
+  if (devices->kind != SR_V_LIST && devices->kind != SR_V_TUPLE) {
+    sr_raise(I, "TypeError", "create_hybrid_device_mesh: devices must be a sequence of devices, got %s",
+             sr_val_kind_name(devices));
+    goto out;
+  }
+  nd = devices->seq.n;
+  keys = sr_xcalloc((size_t)nd + 1, sizeof *keys);
+  gkey = sr_xcalloc((size_t)nd + 1, sizeof *gkey);
+  for (int i = 0; i < nd; i++) {
+    SrVal *k = sr_getattr(I, devices->seq.items[i], attr);
+    if (!k) {
+      if (i == 0) {
+        sr_exc_clear(I);
+        SrBuf b = SR_BUF_INIT;
+        sr_val_str(&b, devices->seq.items[0]);
+        sr_raise(I, "ValueError", "Device %s does not have attribute %s. See `process_is_granule` option.",
+                 sr_buf_str(&b), attr);
+        sr_buf_free(&b);
+      }
+      goto out;
+    }
+    int rc = sr_as_int(I, k, attr, &keys[i]);
+    sr_unref(k);
+    if (rc < 0) goto out;
+    int g = 0;
+    while (g < ng && gkey[g] != keys[i]) g++;
+    if (g == ng) gkey[ng++] = keys[i];
+  }
+  if (sort)
+    for (int a = 1; a < ng; a++)
+      for (int b = a; b > 0 && gkey[b - 1] > gkey[b]; b--) {
+        int64_t t = gkey[b];
+        gkey[b] = gkey[b - 1];
+        gkey[b - 1] = t;
+      }
+  mshape = axis_sizes(I, p[0]);
+  dshape = axis_sizes(I, p[1]);
+  if (!mshape || !dshape) {
+    sr_raise(I, "TypeError", "create_hybrid_device_mesh: mesh_shape and dcn_mesh_shape must be sequences of ints");
+    goto out;
+  }
+  int64_t prod = 1;
+  for (int i = 0; i < dshape->seq.n; i++) prod *= dshape->seq.items[i]->i;
+  if (prod != ng) {
+    SrBuf b = SR_BUF_INIT;
+    sr_val_str(&b, p[1]);
+    sr_raise(I, "ValueError", "Number of slices %d must equal the product of dcn_mesh_shape %s", ng, sr_buf_str(&b));
+    sr_buf_free(&b);
+    goto out;
+  }
+  /* each granule's mesh, as a flat list in row-major order */
+  meshes = sr_xcalloc((size_t)ng + 1, sizeof *meshes);
+  for (int g = 0; g < ng; g++) {
+    SrVal *gd = sr_seq(NULL, SR_V_LIST, 0);
+    for (int i = 0; i < nd; i++)
+      if (keys[i] == gkey[g]) sr_seq_push(NULL, gd, sr_ref(devices->seq.items[i]));
+    SrVal *av[2] = {p[0], gd};
+    SrVal *m = call_kw(I, "jax.experimental.mesh_utils.create_device_mesh", 2, av, 0, NULL, NULL);
+    sr_unref(gd);
+    if (!m) goto out;
+    SrVal *tl = sr_getattr(I, m, "flat"), *lst = tl ? sr_getattr(I, tl, "tolist") : NULL;
+    meshes[g] = lst ? sr_call(I, lst, &(SrArgs){0, NULL, 0, NULL, NULL, NULL}) : NULL;
+    sr_unref(lst);
+    sr_unref(tl);
+    sr_unref(m);
+    if (!meshes[g]) goto out;
+  }
+  /* np.block: both shapes padded with leading 1s to one rank, the blocks
+     tiling it */
+  int nm = mshape->seq.n, ndc = dshape->seq.n, rank = nm > ndc ? nm : ndc;
+  if (rank > SR_MAX_RANK) {
+    sr_raise(I, "ValueError", "create_hybrid_device_mesh: rank %d is more than %d", rank, SR_MAX_RANK);
+    goto out;
+  }
+  int64_t ms[SR_MAX_RANK], ds[SR_MAX_RANK], total = 1;
+  SrVal *shape = sr_seq(NULL, SR_V_TUPLE, rank);
+  for (int i = 0; i < rank; i++) {
+    ms[i] = i < rank - nm ? 1 : mshape->seq.items[i - (rank - nm)]->i;
+    ds[i] = i < rank - ndc ? 1 : dshape->seq.items[i - (rank - ndc)]->i;
+    sr_seq_push(NULL, shape, sr_int(NULL, ms[i] * ds[i]));
+    total *= ms[i] * ds[i];
+  }
+  flat = sr_seq(NULL, SR_V_LIST, (int)total);
+  for (int64_t o = 0; o < total; o++) {
+    int64_t rest = o, g = 0, l = 0, gm = 1, lm = 1;
+    for (int i = rank - 1; i >= 0; i--) {
+      int64_t n = ms[i] * ds[i], oi = rest % n;
+      rest /= n;
+      g += oi / ms[i] * gm;
+      l += oi % ms[i] * lm;
+      gm *= ds[i];
+      lm *= ms[i];
+    }
+    sr_seq_push(NULL, flat, sr_ref(meshes[g]->seq.items[l]));
+  }
+  SrVal *arr = call_kw(I, "numpy.asarray", 1, &flat, 0, NULL, NULL);
+  if (arr) {
+    SrVal *reshape = sr_getattr(I, arr, "reshape");
+    if (reshape) r = sr_call1(I, reshape, shape);
+    sr_unref(reshape);
+    sr_unref(arr);
+  }
+  sr_unref(shape);
+out:
+  for (int g = 0; meshes && g < ng; g++) sr_unref(meshes[g]);
+  free(meshes);
+  free(keys);
+  free(gkey);
+  sr_unref(flat);
+  sr_unref(mshape);
+  sr_unref(dshape);
   sr_unref(devices);
   return r;
 }
@@ -260,6 +397,9 @@ void sr_experimental_init(void) {
          "shard_map(f, mesh, in_specs, out_specs, check_rep=True): jax.shard_map with check_vma=check_rep (deprecated in JAX)");
   sr_def("jax.experimental.pjit.pjit", bi_pjit,
          "pjit(fun, in_shardings=, out_shardings=, ...): jax.jit with the same options (deprecated in JAX)");
+  sr_def("jax.experimental.mesh_utils.create_hybrid_device_mesh", bi_create_hybrid_device_mesh,
+         "create_hybrid_device_mesh(mesh_shape, dcn_mesh_shape, devices=None, *, process_is_granule=False): the granules' "
+         "device meshes laid out in dcn_mesh_shape");
   sr_def("jax.experimental.shard_alike.shard_alike", bi_shard_alike,
          "shard_alike(x, y): x and y (pytrees of one structure and shapes) sharded alike, as one sharding group");
   sr_def("jax.experimental.mesh_utils.create_device_mesh", bi_create_device_mesh,
