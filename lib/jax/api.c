@@ -1170,6 +1170,8 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
     sr_jit_flat_free(&fi);
     sr_jit_flat_free(&fo);
     if (rc < 0) {
+      if (in_sh || out_sh)
+        for (int k = 0; k < 4; k++) sr_unref(formats[k]); /* made above, not yet the params' */
       sr_program_unref(body->prog);
       sr_unref(leaves);
       sr_unref(captured);
@@ -1235,6 +1237,8 @@ static SrVal *bind_body(SrInterp *I, SrJaxpr *body, SrVal *out_tree, SrVal *capt
     free(given);
     given = NULL;
     if (I->exc) {
+      if (in_sh || out_sh)
+        for (int k = 0; k < 4; k++) sr_unref(formats[k]);
       sr_program_unref(body->prog);
       sr_unref(leaves);
       sr_unref(captured);
