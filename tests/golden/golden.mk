@@ -297,4 +297,4 @@ include $(top_srcdir)/tests/golden/tree30.mk
 include $(top_srcdir)/tests/golden/nb30.mk
 include $(top_srcdir)/tests/golden/arr30.mk
 include $(top_srcdir)/tests/golden/apjit30.mk
-include tests/golden/lad30.mk
+include $(top_srcdir)/tests/golden/lad30.mk
