@@ -2,5 +2,9 @@
 ## of lax ops checked with jax.test_util.check_grads), included by
 ## golden.mk.
 GOLDEN_TESTS += \
-	tests/golden/lad30_ops.jxr
+	tests/golden/lad30_ops.jxr \
+	tests/golden/lad30_struct.jxr
 EXTRA_DIST += tests/golden/lad30.mk
+## what shardrepl does not do yet (golden-pending)
+GOLDEN_PENDING += \
+	tests/golden/pending/lad30_pending.jxr
