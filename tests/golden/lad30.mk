@@ -5,7 +5,8 @@ GOLDEN_TESTS += \
 	tests/golden/lad30_ops.jxr \
 	tests/golden/lad30_struct.jxr \
 	tests/golden/lad30_reduce.jxr \
-	tests/golden/lad30_gather.jxr
+	tests/golden/lad30_gather.jxr \
+	tests/golden/lad30_check_grads.jxr
 EXTRA_DIST += tests/golden/lad30.mk
 ## what shardrepl does not do yet (golden-pending)
 GOLDEN_PENDING += \
