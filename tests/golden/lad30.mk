@@ -8,6 +8,3 @@ GOLDEN_TESTS += \
 	tests/golden/lad30_gather.jxr \
 	tests/golden/lad30_check_grads.jxr
 EXTRA_DIST += tests/golden/lad30.mk
-## what shardrepl does not do yet (golden-pending)
-GOLDEN_PENDING += \
-	tests/golden/pending/lad30_pending.jxr
