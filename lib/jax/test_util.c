@@ -114,7 +114,7 @@ static int tolerance(SrInterp *I, Tol t, SrDtype d, double *out) {
       SrVal *z = callq(I, "numpy.zeros", 1, &sh, 1, kw, &t.v->dict.keys[i]);
       sr_unref(sh);
       if (!z) return -1;
-      SrDtype kd = canon(I, nd_dtype(z));
+      SrDtype kd = nd_dtype(z); /* the caller's keys as np.dtype makes them */
       sr_unref(z);
       if (kd == d) return sr_as_float(I, t.v->dict.vals[i], "tol", out);
     }
@@ -592,6 +592,10 @@ done:
 }
 
 static int has_mode(SrInterp *I, SrVal *modes, const char *name, int *out) {
+  if (modes->kind == SR_V_STR) { /* `in` of a str: a substring */
+    *out = strstr(modes->str.s, name) != NULL;
+    return 0;
+  }
   SrVal *l = callq(I, "builtins.list", 1, &modes, 0, NULL, NULL);
   if (!l) return -1;
   *out = 0;
