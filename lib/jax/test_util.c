@@ -339,9 +339,9 @@ static SrVal *leaf_close(SrInterp *I, SrVal *x, SrVal *y, void *ctx) {
         if (!u) goto out;
         sr_unref(v[k]);
         v[k] = u;
+        if (k) b = u;
+        else a = u;
       }
-    a = v[0];
-    b = v[1];
     const char *kw[3];
     SrVal *kwv[3];
     int nkw = 0;
