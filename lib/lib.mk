@@ -60,7 +60,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/jax/numpy.c lib/jax/numpy.h lib/jax/random.c lib/jax/random.h \
 	lib/jax/shard_map.c lib/jax/sharding.c lib/jax/stages.c \
 	lib/jax/tree_util.c lib/jax/tree_util.h lib/jax/vjp.h lib/jax/vjp_api.c \
-	lib/jax/vjp_io.c lib/jax/vmap.c lib/jax/jacobian.c lib/jax/vmap_built.c \
+	lib/jax/vjp_io.c lib/jax/vmap.c lib/jax/jacobian.c lib/jax/test_util.c lib/jax/vmap_built.c \
 	lib/jax/vmap_hooks.c \
 	lib/jax/lax_solves.c \
 	lib/jax/nn.h lib/jax/nn_initializers.c lib/jax/scipy_special.c lib/jax/scipy_stats.c \

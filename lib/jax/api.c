@@ -2628,6 +2628,7 @@ void sr_jnp_init(void) {
   sr_autodiff_init();
   sr_vmap_init();
   sr_jacobian_init();
+  sr_test_util_init();
   sr_vmap_built_init();
   sr_numpy_elementwise_init();
   sr_def("jax.typeof", jax_typeof, "typeof(x): x's type with its sharding, as float32[8@X,4]");

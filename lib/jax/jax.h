@@ -64,6 +64,7 @@ void sr_autodiff_init(void);            /* autodiff.c */
 void sr_vmap_init(void);                /* vmap.c */
 void sr_vmap_hooks_init(void);          /* vmap_hooks.c */
 void sr_jacobian_init(void);            /* jacobian.c */
+void sr_test_util_init(void);           /* test_util.c */
 void sr_vmap_built_init(void);          /* vmap_built.c */
 void sr_numpy_elementwise_init(void); /* numpy.c: jax.numpy's elementwise core */
 void sr_sharding_init(void);          /* sharding.c: meshes, P, NamedSharding */

@@ -812,6 +812,23 @@ static int slice_indices(SrInterp *I, const SrType *t, SrVal *const *items, SrVa
   return -1;
 }
 
+/* _dynamic_slice_indices: an array of start indices (numpy's or JAX's)
+   is its list of elements; it must be 1-D. */
+static SrVal *start_indices_list(SrInterp *I, SrVal *v) {
+  if (sr_is_seq(v) || !(sr_is_ndarray(v) || sr_array_of(v))) return sr_ref(v);
+  const SrType *t = sr_is_ndarray(v) ? sr_ndarray_array(v)->type : vtype(I, v);
+  if (t && t->ndim != 1) {
+    SrBuf sb = SR_BUF_INIT;
+    sr_shape_str(&sb, t);
+    sr_raise(I, "ValueError", "Slice indices must be a 1D sequence, got %s", sr_buf_str(&sb));
+    sr_buf_free(&sb);
+    return NULL;
+  }
+  SrVal *f = sr_lookup_qualname("builtins.list");
+  SrArgs la = {1, &v, 0, NULL, NULL, NULL};
+  return f ? sr_call(I, f, &la) : sr_raise(I, "RuntimeError", "internal error: no builtins.list");
+}
+
 static SrVal *lax_dynamic_slice(SrInterp *I, SrArgs *a) {
   SrVal *p[3];
   if (sr_args_parse(I, a, "dynamic_slice", "operand, start_indices, slice_sizes", p) < 0) return NULL;
@@ -820,17 +837,25 @@ static SrVal *lax_dynamic_slice(SrInterp *I, SrArgs *a) {
   if (ints_arg(I, p[2], sz, &nsz, "slice_sizes") < 0) return NULL;
   SrVal *x = arr(I, p[0]);
   if (!x) return NULL;
-  const SrType *t = vtype(I, x);
-  if (!sr_is_seq(p[1]) || p[1]->seq.n != t->ndim || nsz != t->ndim) {
+  SrVal *si = start_indices_list(I, p[1]);
+  if (!si) {
     sr_unref(x);
+    return NULL;
+  }
+  const SrType *t = vtype(I, x);
+  if (!sr_is_seq(si) || si->seq.n != t->ndim || nsz != t->ndim) {
+    int n = sr_is_seq(si) ? si->seq.n : 1;
+    sr_unref(x);
+    sr_unref(si);
     return sr_raise(I, "ValueError", "Length of slice indices must match number of operand dimensions (%d vs %d)",
-                    sr_is_seq(p[1]) ? p[1]->seq.n : 1, t->ndim);
+                    n, t->ndim);
   }
   SrVal *starts[SR_MAX_RANK];
-  int ok = slice_indices(I, t, p[1]->seq.items, starts) == 0;
+  int ok = slice_indices(I, t, si->seq.items, starts) == 0;
   SrVal *r = ok ? sr_lax_dynamic_slice(I, x, starts, sz) : NULL;
-  for (int i = 0; i < t->ndim; i++) sr_unref(starts[i]);
+  for (int i = 0; ok && i < t->ndim; i++) sr_unref(starts[i]);
   sr_unref(x);
+  sr_unref(si);
   return r;
 }
 
@@ -849,21 +874,22 @@ static SrVal *lax_dynamic_update_slice(SrInterp *I, SrArgs *a) {
   if (sr_args_parse(I, a, "dynamic_update_slice", "operand, update, start_indices", p) < 0) return NULL;
   SrVal *x = arr(I, p[0]);
   SrVal *u = x ? arr(I, p[1]) : NULL;
-  SrVal *r = NULL;
-  if (u) {
+  SrVal *r = NULL, *si = u ? start_indices_list(I, p[2]) : NULL;
+  if (si) {
     const SrType *t = vtype(I, x);
-    if (!sr_is_seq(p[2]) || p[2]->seq.n != t->ndim) {
+    if (!sr_is_seq(si) || si->seq.n != t->ndim) {
       SrBuf sb = SR_BUF_INIT;
       sr_shape_str(&sb, t);
       sr_raise(I, "ValueError", "Length of slice indices must match number of operand dimensions (%d vs %s)",
-               sr_is_seq(p[2]) ? p[2]->seq.n : 1, sr_buf_str(&sb));
+               sr_is_seq(si) ? si->seq.n : 1, sr_buf_str(&sb));
       sr_buf_free(&sb);
     } else {
-      r = update_slice_at(I, x, u, p[2]->seq.items);
+      r = update_slice_at(I, x, u, si->seq.items);
     }
   }
   sr_unref(x);
   sr_unref(u);
+  sr_unref(si);
   return r;
 }
 

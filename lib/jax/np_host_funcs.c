@@ -268,7 +268,7 @@ static const NpFn lifted[] = {
   {"arange", NULL, 0, 0}, {"linspace", NULL, 0, 0}, {"zeros", NULL, 0, 0}, {"ones", NULL, 0, 0},
   {"full", NULL, 0, 0}, {"empty", NULL, 0, 0}, {"eye", NULL, 0, 0}, {"identity", NULL, 0, 0},
   {"tri", NULL, 0, 0}, {"zeros_like", NULL, 1, 0}, {"ones_like", NULL, 1, 0}, {"full_like", NULL, 1, 0},
-  {"empty_like", NULL, 1, 0}, {"meshgrid", NULL, -1, 0},
+  {"empty_like", NULL, 1, 0}, {"meshgrid", NULL, -1, 0}, {"diag_indices", NULL, 0, 0},
   /* shapes */
   {"reshape", NULL, 1, 0}, {"ravel", NULL, 1, 0}, {"transpose", NULL, 1, 0}, {"squeeze", NULL, 1, 0},
   {"expand_dims", NULL, 1, 0}, {"broadcast_to", NULL, 1, 0}, {"swapaxes", NULL, 1, 0},

@@ -2073,7 +2073,16 @@ JVP1(jvp_pow) {
   if (t[0] && !sr_dtype_is_inexact(yt->dtype)) {
     /* _pow_jvp_lhs for an integer exponent: y as the result's dtype, then
        select(eq(y, 0), _zeros(y), mul(_replace_zero(y), pow(x, sub(y, _ones(y))))) */
-    SrVal *yf = sr_ad_convert(ad, x[1], sr_ad_type(ad, x[0])->dtype, 0);
+    SrVal *yf = sr_ad_convert(ad, x[1], sr_ad_type(ad, x[0])->dtype, 0), *xb = x[0];
+    const SrType *xt = sr_ad_type(ad, x[0]), *yt2 = sr_ad_type(ad, yf);
+    int same = xt && yt2 && xt->ndim == yt2->ndim;
+    for (int i = 0; same && i < xt->ndim; i++) same = xt->dims[i].size == yt2->dims[i].size;
+    if (yf && !same) {
+      /* x and y broadcast to the result's shape first (x.shape != y.shape) */
+      const SrType *at = sr_ad_type(ad, ans);
+      xb = sr_ad_maybe_broadcast(ad, x[0], at);
+      yf = sr_ad_maybe_broadcast(ad, yf, at);
+    }
     const SrType *ft = sr_ad_type(ad, yf);
     SrVal *is0 = sr_ad_binop(ad, SR_P_eq, yf, sr_ad_const(ad, yf, 0.0));
     SrVal *zeros = sr_ad_full(ad, ft, 0.0);
@@ -2081,7 +2090,7 @@ JVP1(jvp_pow) {
     SrVal *rc[2] = {yf, sr_ad_full(ad, ft, 1.0)};
     SrVal *nz = sr_ad_select_n(ad, rz0, 2, rc);
     SrVal *ym1 = sr_ad_binop(ad, SR_P_sub, yf, sr_ad_full(ad, ft, 1.0));
-    SrVal *p = sr_ad_binop(ad, SR_P_pow, x[0], ym1);
+    SrVal *p = sr_ad_binop(ad, SR_P_pow, xb, ym1);
     SrVal *jc[2] = {sr_ad_mul(ad, nz, p), zeros};
     a = sr_ad_mul(ad, t[0], sr_ad_select_n(ad, is0, 2, jc));
   } else if (t[0]) {

@@ -298,3 +298,4 @@ include $(top_srcdir)/tests/golden/nb30.mk
 include $(top_srcdir)/tests/golden/arr30.mk
 include $(top_srcdir)/tests/golden/apjit30.mk
 include $(top_srcdir)/tests/golden/sal30.mk
+include $(top_srcdir)/tests/golden/lad30.mk
