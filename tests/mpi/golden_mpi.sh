@@ -197,7 +197,13 @@ j=0
 while [ "$j" -lt "$jobs" ]; do
   (
     tmp=$all/$j
-    mkdir "$tmp" || exit 99
+    mkdir "$tmp" "$tmp/ompi" || exit 99
+    # each shard's mpiruns keep their session directories in a folder of
+    # its own: Open MPI's top session directory under /tmp is shared by
+    # every job of the user, and two mpiruns creating and removing it at
+    # once fail (ORTE_ERROR_LOG ... session_dir.c)
+    TMPDIR=$tmp/ompi
+    export TMPDIR
     fail=0 count=0 i=0
     for script in "$@"; do
       [ $((i % jobs)) -eq "$j" ] && one "$script"
