@@ -1592,22 +1592,34 @@ static int auxes_equal(SrInterp *I, SrVal *a, SrVal *b) {
   return 1;
 }
 
-/* One call of a jitted function, its static arguments split off. */
-static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
-  SrArgs *a = &sp->a;
-  binding_split = NULL;
-  if (j->in_sh && a->nkw) return sr_raise(I, "ValueError", "pjit does not support kwargs when in_shardings is specified.");
-  /* the aux data of the arguments' pytree nodes compare with == */
-  SrVal *keys = sr_seq(NULL, SR_V_TUPLE, 0);
-  char *sig = jit_sig_aux(I, a, keys);
-  if (!sig && I->exc) {
-    sr_unref(keys);
-    return NULL;
+/* A call's cache key: its signature (prefix, then jit_sig_aux's) in *sig
+   (NULL: not cacheable) and the aux data of its pytree nodes in *keys
+   (NULL: none).  -1 with an exception raised. */
+static int call_key(SrInterp *I, SrArgs *a, const char *prefix, char **sig, SrVal **keys) {
+  *keys = sr_seq(NULL, SR_V_TUPLE, 0);
+  char *s = jit_sig_aux(I, a, *keys);
+  if (!s && I->exc) {
+    sr_unref(*keys);
+    *keys = NULL;
+    return -1;
   }
-  if (keys->seq.n == 0) {
-    sr_unref(keys);
-    keys = NULL;
+  if ((*keys)->seq.n == 0) {
+    sr_unref(*keys);
+    *keys = NULL;
   }
+  if (s && *prefix) {
+    SrBuf b = SR_BUF_INIT;
+    sr_buf_printf(&b, "%s%s", prefix, s);
+    free(s);
+    s = b.p;
+  }
+  *sig = s;
+  return 0;
+}
+
+/* The cached trace of self's call (sig, the split's statics, keys): 1 with
+   *e, 0 for none, -1 with an exception raised (an __eq__ that failed). */
+static int cache_find(SrInterp *I, SrVal *self, const char *sig, const SrJitSplit *sp, SrVal *keys, JitEntry **e) {
   struct SrJitCache *c = I->jit_cache;
   for (int i = 0; sig && c && i < c->n; i++) {
     int live = !c->e[i].captured || (I->trace && I->trace->id == c->e[i].trace_id);
@@ -1615,21 +1627,57 @@ static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
                  ? sr_jit_statics_equal(I, c->e[i].statics, sp->statics)
                  : 0;
     if (eq > 0) eq = auxes_equal(I, c->e[i].auxes, keys);
-    if (eq < 0) {
-      free(sig);
-      sr_unref(keys);
-      return NULL;
-    }
     if (eq) {
-      free(sig);
-      sr_unref(keys);
-      sr_program_ref(c->e[i].body->prog);
-      binding_split = sp;
-      binding_inline = j->inline_early;
-      binding_fn = j->fn;
-      SrVal *cap = c->e[i].captured ? sr_ref(c->e[i].captured) : NULL;
-      return bind_body(I, c->e[i].body, sr_ref(c->e[i].out_tree), cap, j->name, a, SR_P_jit, 0, j->in_sh, j->out_sh);
+      *e = &c->e[i];
+      return eq;
     }
+  }
+  return 0;
+}
+
+/* Keeps a trace of self's call for the next ones, unless it closed over
+   values other than tracers of the trace in context (which is kept for
+   that trace only); takes *sig when it does. */
+static void cache_keep(SrInterp *I, SrVal *self, char **sig, SrJaxpr *body, SrVal *out_tree, SrVal *captured,
+                       SrVal *statics, SrVal *keys) {
+  int tracers = captured->seq.n > 0 && I->trace;
+  for (int i = 0; tracers && i < captured->seq.n; i++) {
+    SrArrayObj *o = sr_array_of(captured->seq.items[i]);
+    tracers = o && o->kind == SR_AV_TRACER;
+  }
+  if (!*sig || (captured->seq.n && !tracers)) return;
+  /* the trace may have made the cache (a jitted call inside) */
+  struct SrJitCache *c = I->jit_cache;
+  if (!c) c = I->jit_cache = sr_xcalloc(1, sizeof *c);
+  if (c->n == JIT_CACHE_MAX) evict_oldest(c);
+  if (c->n == c->cap) c->e = sr_xrealloc(c->e, (size_t)(c->cap = c->cap ? 2 * c->cap : 8) * sizeof *c->e);
+  c->e[c->n++] = (JitEntry){sr_ref(self), *sig, body, sr_ref(out_tree), statics ? sr_ref(statics) : NULL,
+                            tracers ? sr_ref(captured) : NULL, tracers ? I->trace->id : 0, keys ? sr_ref(keys) : NULL};
+  sr_program_ref(body->prog);
+  *sig = NULL;
+}
+
+/* One call of a jitted function, its static arguments split off. */
+static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
+  SrArgs *a = &sp->a;
+  binding_split = NULL;
+  if (j->in_sh && a->nkw) return sr_raise(I, "ValueError", "pjit does not support kwargs when in_shardings is specified.");
+  /* the aux data of the arguments' pytree nodes compare with == */
+  char *sig;
+  SrVal *keys;
+  if (call_key(I, a, "", &sig, &keys) < 0) return NULL;
+  JitEntry *ce;
+  int found = cache_find(I, self, sig, sp, keys, &ce);
+  if (found) {
+    free(sig);
+    sr_unref(keys);
+    if (found < 0) return NULL;
+    sr_program_ref(ce->body->prog);
+    binding_split = sp;
+    binding_inline = j->inline_early;
+    binding_fn = j->fn;
+    SrVal *cap = ce->captured ? sr_ref(ce->captured) : NULL;
+    return bind_body(I, ce->body, sr_ref(ce->out_tree), cap, j->name, a, SR_P_jit, 0, j->in_sh, j->out_sh);
   }
   if (check_no_tracing(I, j->fn) < 0) {
     free(sig);
@@ -1644,23 +1692,7 @@ static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
     sr_unref(keys);
     return NULL;
   }
-  /* a trace closing over tracers of the trace in context is kept for it */
-  int tracers = captured->seq.n > 0 && I->trace;
-  for (int i = 0; tracers && i < captured->seq.n; i++) {
-    SrArrayObj *o = sr_array_of(captured->seq.items[i]);
-    tracers = o && o->kind == SR_AV_TRACER;
-  }
-  if (sig && (captured->seq.n == 0 || tracers)) {
-    /* the trace may have made the cache (a jitted call inside) */
-    c = I->jit_cache;
-    if (!c) c = I->jit_cache = sr_xcalloc(1, sizeof *c);
-    if (c->n == JIT_CACHE_MAX) evict_oldest(c);
-    if (c->n == c->cap) c->e = sr_xrealloc(c->e, (size_t)(c->cap = c->cap ? 2 * c->cap : 8) * sizeof *c->e);
-    c->e[c->n++] = (JitEntry){sr_ref(self), sig, body, sr_ref(out_tree), sp->statics ? sr_ref(sp->statics) : NULL,
-                              tracers ? sr_ref(captured) : NULL, tracers ? I->trace->id : 0, keys ? sr_ref(keys) : NULL};
-    sr_program_ref(body->prog);
-    sig = NULL;
-  }
+  cache_keep(I, self, &sig, body, out_tree, captured, sp->statics, keys);
   free(sig);
   sr_unref(keys);
   binding_split = sp;
@@ -1878,42 +1910,19 @@ static SrVal *jit_call_env(SrInterp *I, SrVal *self, SrArgs *a) {
 static SrVal *trace_stage(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp, const uint8_t *don, int ndon) {
   SrArgs *a = &sp->a;
   if (j->in_sh && a->nkw) return sr_raise(I, "ValueError", "pjit does not support kwargs when in_shardings is specified.");
-  SrVal *keys = sr_seq(NULL, SR_V_TUPLE, 0); /* as jit_call_split's */
-  char *sig0 = jit_sig_aux(I, a, keys), *sig = NULL;
-  if (!sig0 && I->exc) {
+  char *sig;
+  SrVal *keys;
+  if (call_key(I, a, "trace|", &sig, &keys) < 0) return NULL;
+  JitEntry *ce;
+  int found = cache_find(I, self, sig, sp, keys, &ce);
+  if (found) {
+    free(sig);
     sr_unref(keys);
-    return NULL;
-  }
-  if (keys->seq.n == 0) {
-    sr_unref(keys);
-    keys = NULL;
-  }
-  if (sig0) {
-    SrBuf b = SR_BUF_INIT;
-    sr_buf_printf(&b, "trace|%s", sig0);
-    free(sig0);
-    sig = b.p;
-  }
-  struct SrJitCache *c = I->jit_cache;
-  for (int i = 0; sig && c && i < c->n; i++) {
-    int live = !c->e[i].captured || (I->trace && I->trace->id == c->e[i].trace_id);
-    int eq = live && same_jit(c->e[i].self, self) && strcmp(c->e[i].sig, sig) == 0
-                 ? sr_jit_statics_equal(I, c->e[i].statics, sp->statics)
-                 : 0;
-    if (eq > 0) eq = auxes_equal(I, c->e[i].auxes, keys);
-    if (eq < 0) {
-      free(sig);
-      sr_unref(keys);
-      return NULL;
-    }
-    if (eq) {
-      free(sig);
-      sr_unref(keys);
-      sr_program_ref(c->e[i].body->prog);
-      SrVal *cap = c->e[i].captured ? sr_ref(c->e[i].captured) : NULL;
-      return sr_jit_stage_of_trace(I, c->e[i].body, sr_ref(c->e[i].out_tree), cap, sp->fn, j->name, j->in_sh,
-                                   j->out_sh, a, don, ndon);
-    }
+    if (found < 0) return NULL;
+    sr_program_ref(ce->body->prog);
+    SrVal *cap = ce->captured ? sr_ref(ce->captured) : NULL;
+    return sr_jit_stage_of_trace(I, ce->body, sr_ref(ce->out_tree), cap, sp->fn, j->name, j->in_sh, j->out_sh, a,
+                                 don, ndon);
   }
   SrVal *out_tree = NULL, *captured = NULL;
   sr_jit_split_debug(sp);
@@ -1924,21 +1933,7 @@ static SrVal *trace_stage(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp, cons
     sr_unref(keys);
     return NULL;
   }
-  int tracers = captured->seq.n > 0 && I->trace;
-  for (int i = 0; tracers && i < captured->seq.n; i++) {
-    SrArrayObj *o = sr_array_of(captured->seq.items[i]);
-    tracers = o && o->kind == SR_AV_TRACER;
-  }
-  if (sig && (captured->seq.n == 0 || tracers)) {
-    c = I->jit_cache;
-    if (!c) c = I->jit_cache = sr_xcalloc(1, sizeof *c);
-    if (c->n == JIT_CACHE_MAX) evict_oldest(c);
-    if (c->n == c->cap) c->e = sr_xrealloc(c->e, (size_t)(c->cap = c->cap ? 2 * c->cap : 8) * sizeof *c->e);
-    c->e[c->n++] = (JitEntry){sr_ref(self), sig, body, sr_ref(out_tree), sp->statics ? sr_ref(sp->statics) : NULL,
-                              tracers ? sr_ref(captured) : NULL, tracers ? I->trace->id : 0, keys ? sr_ref(keys) : NULL};
-    sr_program_ref(body->prog);
-    sig = NULL;
-  }
+  cache_keep(I, self, &sig, body, out_tree, captured, sp->statics, keys);
   free(sig);
   sr_unref(keys);
   return sr_jit_stage_of_trace(I, body, out_tree, captured, sp->fn, j->name, j->in_sh, j->out_sh, a, don, ndon);

@@ -1277,6 +1277,38 @@ static void int_set_str(SrBuf *b, const int *ids, int n) {
 /* ArrayImpl(aval, sharding, arrays, committed=True) of concrete
    single-device arrays: _check_and_rearrange's checks in its order, then
    each device's buffer taken as the shard the sharding gives it */
+/* array._validate_shape_and_dtype_for_per_device_arrays for one shard
+   x of type ti against the sharding sh's shard shape ss, of an Array of
+   dtype dt and shape[nd]: -1 with JAX's ValueError where it differs */
+static int check_shard(SrInterp *I, SrVal *x, const SrType *ti, SrVal *ss, SrVal *sh, SrDtype dt,
+                       const int64_t *shape, int nd) {
+  int same = ti->ndim == ss->seq.n;
+  for (int d = 0; same && d < ti->ndim; d++) same = ss->seq.items[d]->i == ti->dims[d].size;
+  if (ti->dtype == dt && same) return 0;
+  SrBuf b = SR_BUF_INIT;
+  if (ti->dtype != dt) {
+    sr_val_str(&b, x);
+    sr_raise(I, "ValueError", "Input buffers to `Array` must have matching dtypes. Got %s, expected %s for buffer: %s",
+             sr_dtype_name(ti->dtype), sr_dtype_name(dt), b.p);
+  } else {
+    SrBuf e = SR_BUF_INIT, g = SR_BUF_INIT, sv = SR_BUF_INIT;
+    sr_val_repr(&e, ss);
+    sr_shape_str(&g, ti);
+    sr_val_str(&sv, sh);
+    sr_buf_printf(&b, "%s[", sr_dtype_name(dt));
+    for (int d = 0; d < nd; d++) sr_buf_printf(&b, d ? ",%lld" : "%lld", (long long)shape[d]);
+    sr_raise(I, "ValueError",
+             "Expected shard shape %s doesn't match the single device array shape %s. Shape of Array is %s] with "
+             "sharding %s",
+             e.p, g.p, b.p, sv.p);
+    sr_buf_free(&e);
+    sr_buf_free(&g);
+    sr_buf_free(&sv);
+  }
+  sr_buf_free(&b);
+  return -1;
+}
+
 static SrVal *assemble(SrInterp *I, const int64_t *shape, int nd, SrVal *sh, SrVal *arrays, SrDtype dt) {
   int n = arrays->seq.n;
   int sdev = sr_single_device_sharding_id(sh);
@@ -1372,31 +1404,8 @@ static SrVal *assemble(SrInterp *I, const int64_t *shape, int nd, SrVal *sh, SrV
       goto out;
     }
     const SrType *plain = sr_type_array(dt, nd, shape);
-    for (int i = 0; i < n; i++) {
-      const SrType *ti = in[i]->type;
-      int same = ti->ndim == ss->seq.n;
-      for (int d = 0; same && d < ti->ndim; d++) same = ss->seq.items[d]->i == ti->dims[d].size;
-      if (ti->dtype != dt) {
-        sr_val_str(&b, arrays->seq.items[i]);
-        sr_raise(I, "ValueError", "Input buffers to `Array` must have matching dtypes. Got %s, expected %s for buffer: %s",
-                 sr_dtype_name(ti->dtype), sr_dtype_name(dt), b.p);
-      } else if (!same) {
-        SrBuf e = SR_BUF_INIT, g = SR_BUF_INIT, s = SR_BUF_INIT;
-        sr_val_repr(&e, ss);
-        sr_shape_str(&g, ti);
-        sr_val_str(&s, sh);
-        sr_buf_printf(&b, "%s[", sr_dtype_name(dt));
-        for (int d = 0; d < nd; d++) sr_buf_printf(&b, d ? ",%lld" : "%lld", (long long)shape[d]);
-        sr_raise(I, "ValueError",
-                 "Expected shard shape %s doesn't match the single device array shape %s. Shape of Array is %s] with "
-                 "sharding %s",
-                 e.p, g.p, b.p, s.p);
-        sr_buf_free(&e);
-        sr_buf_free(&g);
-        sr_buf_free(&s);
-      }
-      if (I->exc) break;
-    }
+    for (int i = 0; i < n; i++)
+      if (check_shard(I, arrays->seq.items[i], in[i]->type, ss, sh, dt, shape, nd) < 0) break;
     sr_unref(ss);
     sr_unref(shv);
     if (I->exc) goto out;
@@ -1526,32 +1535,8 @@ static SrVal *bi_make_from_callback(SrInterp *I, SrArgs *args) {
   {
     SrVal *ss = callm(I, sh, "shard_shape", 1, &p[0]);
     if (!ss) goto out;
-    for (int i = 0; i < n && !I->exc; i++) {
-      const SrType *ti = sr_value_type(I, vals->seq.items[i]);
-      int same = ti->ndim == ss->seq.n;
-      for (int d = 0; same && d < ti->ndim; d++) same = ss->seq.items[d]->i == ti->dims[d].size;
-      SrBuf b = SR_BUF_INIT;
-      if (ti->dtype != dt) {
-        sr_val_str(&b, vals->seq.items[i]);
-        sr_raise(I, "ValueError", "Input buffers to `Array` must have matching dtypes. Got %s, expected %s for buffer: %s",
-                 sr_dtype_name(ti->dtype), sr_dtype_name(dt), b.p);
-      } else if (!same) {
-        SrBuf e = SR_BUF_INIT, g = SR_BUF_INIT, s = SR_BUF_INIT;
-        sr_val_repr(&e, ss);
-        sr_shape_str(&g, ti);
-        sr_val_str(&s, sh);
-        sr_buf_printf(&b, "%s[", sr_dtype_name(dt));
-        for (int d = 0; d < nd; d++) sr_buf_printf(&b, d ? ",%lld" : "%lld", (long long)shape[d]);
-        sr_raise(I, "ValueError",
-                 "Expected shard shape %s doesn't match the single device array shape %s. Shape of Array is %s] with "
-                 "sharding %s",
-                 e.p, g.p, b.p, s.p);
-        sr_buf_free(&e);
-        sr_buf_free(&g);
-        sr_buf_free(&s);
-      }
-      sr_buf_free(&b);
-    }
+    for (int i = 0; i < n; i++)
+      if (check_shard(I, vals->seq.items[i], sr_value_type(I, vals->seq.items[i]), ss, sh, dt, shape, nd) < 0) break;
     sr_unref(ss);
     if (I->exc) goto out;
   }

@@ -51,6 +51,14 @@ static int is_pyscalar(const SrVal *v) {
   return v->kind == SR_V_BOOL || v->kind == SR_V_INT || v->kind == SR_V_FLOAT || v->kind == SR_V_COMPLEX;
 }
 
+/* r (stolen) as a leaf like x: a Python scalar for a Python scalar x */
+static SrVal *like_leaf(SrInterp *I, SrVal *r, const SrVal *x) {
+  if (!r || !is_pyscalar(x)) return r;
+  SrVal *s = call_method(I, r, "item", 0, NULL);
+  sr_unref(r);
+  return s;
+}
+
 static SrDtype nd_dtype(SrVal *nd) { return sr_ndarray_array(nd)->type->dtype; }
 
 /* _dtype(x) as an ndarray's dtype object (a new reference) and its code */
@@ -200,11 +208,7 @@ static SrVal *leaf_scale(SrInterp *I, SrVal *x, SrVal *y, void *ctx) {
     SrVal *v[] = {ax, ad};
     const char *kw[] = {"dtype"};
     r = callq(I, "numpy.multiply", 2, v, 1, kw, &d);
-    if (r && is_pyscalar(x)) {
-      SrVal *s = call_method(I, r, "item", 0, NULL);
-      sr_unref(r);
-      r = s;
-    }
+    r = like_leaf(I, r, x);
   }
   sr_unref(ad);
   sr_unref(ax);
@@ -269,11 +273,7 @@ static SrVal *leaf_rand(SrInterp *I, SrVal *x, SrVal *y, void *ctx) {
       sr_unref(r);
       r = s;
     }
-    if (r && is_pyscalar(x)) {
-      SrVal *s = call_method(I, r, "item", 0, NULL);
-      sr_unref(r);
-      r = s;
-    }
+    r = like_leaf(I, r, x);
     sr_unref(shape);
   }
   sr_unref(d);

@@ -22,29 +22,12 @@
 
 /* ---- pytrees ---- */
 
-/* JAX flattens a dict in sorted key order (strings by code point,
-   numbers by value; keys of other kinds keep their place). */
-static int key_cmp(const SrVal *a, const SrVal *b) {
-  if ((a->kind == SR_V_STR || a->kind == SR_V_WORD) && (b->kind == SR_V_STR || b->kind == SR_V_WORD)) {
-    size_t n = a->str.n < b->str.n ? a->str.n : b->str.n;
-    int c = memcmp(a->str.s, b->str.s, n);
-    return c ? c : (a->str.n > b->str.n) - (a->str.n < b->str.n);
-  }
-  int an = a->kind == SR_V_INT || a->kind == SR_V_BOOL || a->kind == SR_V_FLOAT;
-  int bn = b->kind == SR_V_INT || b->kind == SR_V_BOOL || b->kind == SR_V_FLOAT;
-  if (an && bn) {
-    double x = a->kind == SR_V_FLOAT ? a->f : (double)a->i, y = b->kind == SR_V_FLOAT ? b->f : (double)b->i;
-    return (x > y) - (x < y);
-  }
-  return 0;
-}
-
 /* The order of a dict's entries when flattened (a stable sort). */
 static int *dict_order(const SrVal *d) {
   int n = d->dict.n, *o = sr_xcalloc((size_t)n + 1, sizeof *o);
   for (int i = 0; i < n; i++) {
     int k = i;
-    while (k > 0 && key_cmp(d->dict.keys[o[k - 1]], d->dict.keys[i]) > 0) {
+    while (k > 0 && sr_tree_key_cmp(d->dict.keys[o[k - 1]], d->dict.keys[i]) > 0) {
       o[k] = o[k - 1];
       k--;
     }

@@ -608,9 +608,8 @@ static SrVal *mapping_new(int kind, SrVal *d, SrVal *factory) {
    node's data) and defaultdict (its values in sorted key order, its data
    (default_factory, sorted keys)) as pytree nodes; Counter is a leaf. */
 
-/* defaultdict's order: sorted(d), strings by code point and numbers by
-   value (the keys JAX's dicts sort), a stable insertion sort */
-static int tree_key_cmp(const SrVal *a, const SrVal *b) {
+/* (objects.h) defaultdict's order, and a dict's as JAX flattens it */
+int sr_tree_key_cmp(const SrVal *a, const SrVal *b) {
   if ((a->kind == SR_V_STR || a->kind == SR_V_WORD) && (b->kind == SR_V_STR || b->kind == SR_V_WORD)) {
     size_t n = a->str.n < b->str.n ? a->str.n : b->str.n;
     int c = memcmp(a->str.s, b->str.s, n);
@@ -629,7 +628,7 @@ static int *tree_order(const Mapping *m) {
   int n = m->d->dict.n, *o = sr_xcalloc((size_t)n + 1, sizeof *o);
   for (int i = 0; i < n; i++) {
     int k = i;
-    while (m->kind == DEFAULT && k > 0 && tree_key_cmp(m->d->dict.keys[o[k - 1]], m->d->dict.keys[i]) > 0) {
+    while (m->kind == DEFAULT && k > 0 && sr_tree_key_cmp(m->d->dict.keys[o[k - 1]], m->d->dict.keys[i]) > 0) {
       o[k] = o[k - 1];
       k--;
     }

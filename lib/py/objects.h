@@ -76,6 +76,10 @@ SrVal *sr_builtin_set_doc(SrVal *b, const char *doc);
 /* The function inspect.signature reads for f: f with __wrapped__ followed
    (a builtin's, or one set on a function); f itself where none. */
 SrVal *sr_signature_target(SrInterp *I, SrVal *f);
+/* The order JAX's pytrees sort dict keys in (sorted(d)): strings by code
+   point, numbers by value, keys of other kinds equal (a stable sort keeps
+   their place); <0, 0, >0 (mod_collections.c) */
+int sr_tree_key_cmp(const SrVal *a, const SrVal *b);
 /* The SrBuiltin of the builtin being called (for its data). */
 SrBuiltin *sr_current_builtin(SrInterp *I);
 
