@@ -43,6 +43,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/lax/linalg16.c lib/lax/linalg21.c lib/lax/linalg.h \
 	lib/lax/linalg18.c \
 	lib/lax/fft.c \
+	lib/lax/state.c \
 	lib/lax/params.c \
 	lib/lax/solves.c \
 	lib/py/ast.h lib/py/builtins_py.c lib/py/class.c lib/py/class.h lib/py/interp.c lib/py/interp.h \
@@ -65,7 +66,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/jax/lax_solves.c \
 	lib/jax/nn.h lib/jax/nn_initializers.c lib/jax/scipy_special.c lib/jax/scipy_stats.c \
 	lib/jax/jit_options.c lib/jax/jit_options.h lib/jax/array_create.c lib/jax/array_create.h \
-	lib/jax/pytree_api.c lib/jax/pytree_api.h lib/jax/introspect.c lib/jax/introspect.h \
+	lib/jax/pytree_api.c lib/jax/pytree_api.h lib/jax/introspect.c lib/jax/introspect.h lib/jax/pe_dce.c lib/jax/user_context.c \
 	lib/jax/numpy_sort.c lib/jax/numpy_stats.c lib/jax/numpy_shape.c lib/jax/numpy_pad.c lib/jax/scipy_ndimage.c \
 	lib/jax/numpy_misc.c \
 	lib/jax/numpy_apiD.c \
@@ -75,6 +76,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/jax/scopes.c \
 	lib/jax/numpy_linalg.c \
 	lib/jax/numpy_fft.c \
+	lib/jax/ref.c lib/jax/ref.h \
 	lib/jax/einsum.c \
 	lib/jax/random_more.c \
 	lib/jax/random_dists.c \
@@ -92,6 +94,7 @@ lib_libshardrepl_a_SOURCES = \
 	lib/jax/debug_picture.c lib/jax/debug_picture.h \
 	lib/jax/np_host.c lib/jax/np_host_funcs.c lib/jax/np_host.h \
 	lib/jax/debug_trace.c lib/jax/debug_trace.h \
+	lib/jax/callback.c lib/jax/callback.h \
 	lib/jax/experimental.c \
 	lib/jax/device_put.c lib/jax/device_put.h \
 	lib/jax/remat_policies.c lib/jax/remat_policies.h \

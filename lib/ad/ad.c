@@ -57,6 +57,28 @@ void sr_ad_begin(SrAd *ad, SrInterp *I, SrAdMode mode) {
   I->ad_depth++;
 }
 
+/* the debug info of the body of the equation whose rule is running (its
+   one jaxpr param's), for the bodies the rule makes (sr_ad_trace_end) */
+static const SrDebugInfo *rule_dbg;
+
+static const SrDebugInfo *eqn_body_dbg(const SrEqn *e) {
+  const SrDebugInfo *d = NULL;
+  int n = 0;
+  for (uint32_t p = 0; p < e->nparams; p++)
+    if (e->params[p].val && e->params[p].val->kind == SR_V_JAXPR) d = e->params[p].val->jx.jaxpr->dbg, n++;
+  return n == 1 ? d : NULL;
+}
+
+static int rule_call_jvp(SrJvpRule rule, SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal **y, SrVal **ty) {
+  const SrDebugInfo *saved = rule_dbg;
+  rule_dbg = eqn_body_dbg(e);
+  int rc = rule(ad, e, x, t, y, ty);
+  rule_dbg = saved;
+  return rc;
+}
+
+static SrJaxpr *ad_trace_end(SrAd *ad, SrTrace *t, int n, SrVal **outs, SrVal **captured);
+
 static void memo_free(struct SrAdMemo *m);
 
 void sr_ad_release(SrAd *ad, int mark) {
@@ -403,6 +425,10 @@ SrVal *sr_ad_sharding_param(SrAd *ad, const SrType *t) {
 static int eqn_nz(const SrEqn *e, SrVal **t) {
   for (uint32_t i = 0; i < e->nin; i++)
     if (t[i]) return 1;
+  /* a new Ref has a tangent Ref whatever its operand's tangent
+     (JVPTrace.process_primitive's exception for ref_p) */
+  for (uint32_t i = 0; i < e->nout; i++)
+    if (e->out[i]->type && e->out[i]->type->ref && sr_ad_differentiable(sr_type_deref(e->out[i]->type))) return 1;
   return 0;
 }
 
@@ -475,7 +501,7 @@ int sr_ad_eval(SrAd *ad, const SrJaxpr *j, SrVal **primals, SrVal **tangents, Sr
       if (!rule) {
         sr_ad_no_jvp(ad, e->prim);
         ok = 0;
-      } else if (rule(ad, e, x, t, y, ty) < 0) {
+      } else if (rule_call_jvp(rule, ad, e, x, t, y, ty) < 0) {
         if (!I->exc) sr_raise(I, "RuntimeError", "the JVP rule of %s failed", e->prim->name);
         ok = 0;
       } else {
@@ -584,6 +610,9 @@ static int accum(SrAd *ad, SrVal **slot, SrVal *ct, const SrType *want) {
   return 0;
 }
 
+SrVal *(*sr_ad_zero_ref_hook)(SrAd *ad, const SrType *ref_type);
+int (*sr_ad_ref_accum_hook)(SrAd *ad, SrVal *ref, SrVal *ct);
+
 int sr_ad_backward(SrAd *ad, const SrJaxpr *j, const uint8_t *linear, SrVal **vals, SrVal **cts_out,
                 SrVal **cts_in) {
   SrInterp *I = ad->I;
@@ -617,6 +646,9 @@ int sr_ad_backward(SrAd *ad, const SrJaxpr *j, const uint8_t *linear, SrVal **va
     sr_eqn_ctx_enter(I, &c0, c0.ns, e);
     int islin = 0;
     for (uint32_t i = 0; i < e->nin && !islin; i++) islin = e->in[i]->kind != SR_LIT && lin[e->in[i]->id];
+    /* an equation making a Ref is linear (backward_pass3's ref_primitive):
+       every Ref of a linear program is a tangent's */
+    for (uint32_t i = 0; i < e->nout && !islin; i++) islin = e->out[i]->type && e->out[i]->type->ref == 1;
     if (islin) {
       for (uint32_t i = 0; i < e->nout; i++) lin[e->out[i]->id] = 1;
       leqns[nl++] = k;
@@ -650,6 +682,11 @@ int sr_ad_backward(SrAd *ad, const SrJaxpr *j, const uint8_t *linear, SrVal **va
     }
     int any = 0;
     for (uint32_t i = 0; i < e->nout && !any; i++) any = e->out[i]->kind != SR_DROP && ct[e->out[i]->id];
+    /* what reads or writes a linear Ref acts on its cotangent, a Ref too
+       (backward_pass3's RefAccum): such an equation is transposed though
+       its results have no cotangent */
+    for (uint32_t i = 0; i < e->nin && !any; i++)
+      any = e->in[i]->kind != SR_LIT && lin[e->in[i]->id] && e->in[i]->type && e->in[i]->type->ref;
     if (!any) continue;
     SrTransposeRule rule = sr_ad_transpose_rule(e->prim);
     if (!rule) {
@@ -667,19 +704,54 @@ int sr_ad_backward(SrAd *ad, const SrJaxpr *j, const uint8_t *linear, SrVal **va
       c[i] = o->kind == SR_DROP ? NULL : sr_ad_keep(ad, ct[o->id]);
       if (o->kind != SR_DROP) ct[o->id] = NULL; /* the pool holds it now */
     }
-    for (uint32_t i = 0; i < e->nin; i++) {
+    for (uint32_t i = 0; i < e->nin && ok; i++) {
       SrVar *a = e->in[i];
       cx[i] = NULL;
       if (a->kind == SR_LIT) x[i] = sr_ad_literal(ad, a);
       else x[i] = lin[a->id] ? NULL : val[a->id];
+      /* a linear Ref's cotangent Ref, made of zeros when first needed
+         (RefAccum.inst), is what its rule writes into */
+      if (a->kind != SR_LIT && lin[a->id] && a->type && a->type->ref) {
+        if (!ct[a->id]) {
+          SrVal *z = sr_ad_zero_ref_hook ? sr_ad_zero_ref_hook(ad, a->type) : NULL;
+          if (!z) {
+            if (!I->exc) sr_ad_no_transpose(ad, e->prim);
+            ok = 0;
+            break;
+          }
+          ct[a->id] = sr_ref(z);
+        }
+        x[i] = ct[a->id];
+      }
     }
-    if (rule(ad, e, c, x, cx) < 0) {
+    if (!ok) {
+      sr_ad_release(ad, mark);
+      if (big) {
+        free(c);
+        free(x);
+        free(cx);
+      }
+      goto done;
+    }
+    const SrDebugInfo *saved_dbg = rule_dbg;
+    rule_dbg = eqn_body_dbg(e);
+    int rrc = rule(ad, e, c, x, cx);
+    rule_dbg = saved_dbg;
+    if (rrc < 0) {
       if (!I->exc) sr_raise(I, "RuntimeError", "the transpose rule of %s failed", e->prim->name);
       ok = 0;
     }
     for (uint32_t i = 0; ok && i < e->nin; i++) {
       SrVar *a = e->in[i];
       if (a->kind == SR_LIT || !lin[a->id] || !cx[i]) continue;
+      if (a->type && a->type->ref) {
+        /* a value for a Ref operand (a custom_vjp rule's) is added into
+           the Ref's cotangent (RefAccum.accum) */
+        const SrType *ct_t = sr_ad_type(ad, cx[i]);
+        if (ct_t && !ct_t->ref && ct[a->id] && sr_ad_ref_accum_hook && sr_ad_ref_accum_hook(ad, ct[a->id], cx[i]) < 0)
+          ok = 0;
+        continue;
+      }
       if (accum(ad, &ct[a->id], cx[i], sr_ad_ct_type(a->type)) < 0) ok = 0;
     }
     sr_ad_release(ad, mark);
@@ -754,6 +826,23 @@ SrJaxpr *sr_ad_dce(SrJaxpr *j, const uint8_t *used_out, uint8_t *used_in, int pr
   SrJaxpr *r = sr_jb_finish(&b);
   r->name = j->name;
   r->effects = j->effects;
+  /* pe.dce_jaxpr: the names of the inputs and outputs kept */
+  if (j->dbg) {
+    SrDebugInfo d = *j->dbg;
+    const char **an = sr_xcalloc(sr_nargs(j) + 1, sizeof *an), **rp = sr_xcalloc(j->nout + 1, sizeof *rp);
+    int na = 0, nr = 0;
+    for (uint32_t i = 0; d.narg == (int)sr_nargs(j) && i < sr_nargs(j); i++)
+      if (!prune_args || live[sr_args(j)[i]->id]) an[na++] = d.arg_names[i];
+    for (uint32_t i = 0; d.nres == (int)j->nout && i < j->nout; i++)
+      if (!used_out || used_out[i]) rp[nr++] = d.result_paths[i];
+    if (d.narg >= 0) d.narg = d.narg == (int)sr_nargs(j) ? na : -1;
+    if (d.nres >= 0) d.nres = d.nres == (int)j->nout ? nr : -1;
+    d.arg_names = an;
+    d.result_paths = rp;
+    r->dbg = sr_debug_info_copy(r->prog->arena, &d, 0);
+    free(an);
+    free(rp);
+  }
   free(live);
   free(keep);
   return r;
@@ -776,6 +865,20 @@ SrJaxpr *sr_ad_permute(SrJaxpr *j, const int *arg_order, const int *out_order) {
   SrJaxpr *r = sr_jb_finish(&b);
   r->name = j->name;
   r->effects = j->effects;
+  /* pe.move_binders_to_front and the like: the names move with them */
+  if (j->dbg) {
+    SrDebugInfo d = *j->dbg;
+    const char **an = sr_xcalloc(sr_nargs(j) + 1, sizeof *an), **rp = sr_xcalloc(j->nout + 1, sizeof *rp);
+    if (d.narg != (int)sr_nargs(j)) d.narg = -1;
+    if (d.nres != (int)j->nout) d.nres = -1;
+    for (int i = 0; i < d.narg; i++) an[i] = j->dbg->arg_names[arg_order ? arg_order[i] : i];
+    for (int i = 0; i < d.nres; i++) rp[i] = j->dbg->result_paths[out_order ? out_order[i] : i];
+    d.arg_names = an;
+    d.result_paths = rp;
+    r->dbg = sr_debug_info_copy(r->prog->arena, &d, 0);
+    free(an);
+    free(rp);
+  }
   return r;
 }
 
@@ -788,6 +891,14 @@ SrTrace *sr_ad_trace_begin(SrAd *ad, int n, const SrType *const *types, SrVal **
 }
 
 SrJaxpr *sr_ad_trace_end(SrAd *ad, SrTrace *t, int n, SrVal **outs, SrVal **captured) {
+  SrJaxpr *j = ad_trace_end(ad, t, n, outs, captured);
+  /* a body a rule made of the equation's: its debug info with unknown
+     names (ad.py's and partial_eval's with_unknown_names) */
+  if (j && !j->dbg && rule_dbg) j->dbg = sr_debug_info_copy(j->prog->arena, rule_dbg, 1);
+  return j;
+}
+
+static SrJaxpr *ad_trace_end(SrAd *ad, SrTrace *t, int n, SrVal **outs, SrVal **captured) {
   SrInterp *I = ad->I;
   SrVal *cap = NULL;
   I->trace = t;
@@ -830,6 +941,7 @@ SrJaxpr *sr_ad_retrace(SrAd *ad, const SrJaxpr *F, int cap, SrAdRetraceMap map, 
     int k = map(&sub, r->seq.items, r->seq.n, outs, cap, arg);
     if (k >= 0) out = sr_ad_trace_end(&sub, tr, k, outs, NULL);
     else sr_trace_abort(I, tr);
+    if (out) out->dbg = sr_debug_info_copy(out->prog->arena, F->dbg, 1);
     free(outs);
     sr_ad_end(&sub);
   } else {
@@ -880,6 +992,8 @@ SrJaxpr *sr_ad_jvp_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *in_nz, const
   }
   if (rc == 0) r = sr_ad_trace_end(&sub, t, (int)no, out, NULL);
   else sr_trace_abort(I, t);
+  /* ad.jvp_jaxpr: the debug info with_unknown_names */
+  if (r) r->dbg = sr_debug_info_copy(r->prog->arena, j->dbg, 1);
   for (uint32_t i = 0; i < j->nout; i++) sr_unref(out[i]), sr_unref(tout[i]);
   sr_ad_end(&sub);
   for (uint32_t i = 0; i < n + nt; i++) sr_unref(args[i]);
@@ -1054,6 +1168,9 @@ int sr_ad_linearize_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *in_nz, cons
     sr_raise(I, "RuntimeError", "internal error: a linearized body closed over a traced value");
     return -1;
   }
+  /* ad.linearize_jaxpr: both with_unknown_names */
+  F->dbg = sr_debug_info_copy(F->prog->arena, j->dbg, 1);
+  L->dbg = sr_debug_info_copy(L->prog->arena, j->dbg, 1);
   o->fwd = F;
   o->lin = L;
   return 0;
@@ -1076,10 +1193,24 @@ SrJaxpr *sr_ad_transpose_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *linear
   for (uint32_t i = 0, k = 0; i < n; i++) vals[i] = linear[i] ? NULL : args[k++];
   for (uint32_t i = 0, k = 0; i < j->nout; i++) cts[i] = ct_nz[i] ? args[na + k++] : NULL;
   SrVal **cin = sr_xcalloc(n + 1, sizeof *cin);
+  /* a Ref among the inputs of a linear body is a tangent's cotangent Ref,
+     passed in (the caller's RefAccum): the body writes into it */
+  uint8_t *lin2 = sr_xcalloc(n + 1, 1);
+  for (uint32_t i = 0; i < n; i++) {
+    const SrType *at = sr_args(j)[i]->type;
+    lin2[i] = linear[i] || (at && at->ref == 1); /* a no_grad_no_remat Ref has no cotangent */
+    if (!linear[i] && lin2[i]) cin[i] = sr_ref(vals[i]);
+  }
   SrAd sub;
   sr_ad_begin(&sub, I, SR_AD_BWD);
   I->trace = t;
-  int rc = sr_ad_backward(&sub, j, linear, vals, cts, cin);
+  int rc = sr_ad_backward(&sub, j, lin2, vals, cts, cin);
+  for (uint32_t i = 0; i < n; i++)
+    if (!linear[i] && lin2[i]) {
+      sr_unref(cin[i]);
+      cin[i] = NULL;
+    }
+  free(lin2);
   SrJaxpr *r = NULL;
   if (rc == 0) {
     uint32_t no = 0;
@@ -1095,6 +1226,8 @@ SrJaxpr *sr_ad_transpose_jaxpr(SrAd *ad, const SrJaxpr *j, const uint8_t *linear
       if (no - 1 != i) cin[i] = NULL;
     }
     if (rc == 0) r = sr_ad_trace_end(&sub, t, (int)no, cin, NULL);
+    /* ad.transpose_jaxpr: with_unknown_names */
+    if (r) r->dbg = sr_debug_info_copy(r->prog->arena, j->dbg, 1);
   }
   if (rc < 0) sr_trace_abort(I, t);
   for (uint32_t i = 0; i < n; i++) sr_unref(cin[i]);

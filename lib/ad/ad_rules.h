@@ -171,6 +171,16 @@ SrJaxpr *sr_ad_trace_end(SrAd *ad, SrTrace *t, int n, SrVal **outs, SrVal **capt
 typedef int (*SrAdRetraceMap)(SrAd *sub, SrVal *const *in, int n, SrVal **out, int cap, void *arg);
 SrJaxpr *sr_ad_retrace(SrAd *ad, const SrJaxpr *F, int cap, SrAdRetraceMap map, void *arg);
 
+/* The cotangent of a linear Ref of type ref_type in the backward pass: a
+   new Ref of zeros in the transposed program (pooled), which the rules
+   of what reads and writes the Ref write into (lax/state.c sets it; NULL
+   with an exception raised when it cannot). */
+extern SrVal *(*sr_ad_zero_ref_hook)(SrAd *ad, const SrType *ref_type);
+/* Adds the cotangent value ct into the cotangent Ref ref (addupdate; 0,
+   or -1 with an exception): what a rule gives for a Ref operand as a
+   value.  lax/state.c sets it. */
+extern int (*sr_ad_ref_accum_hook)(SrAd *ad, SrVal *ref, SrVal *ct);
+
 /* ---- binding through the rules' dispatch ---- */
 
 /* The trace an operation on these inputs belongs to: the current one, or

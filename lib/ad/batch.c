@@ -346,6 +346,10 @@ int sr_batch_eval(SrBatch *b, const SrJaxpr *j, SrVal **in, const int *in_bd, Sr
       }
       mapped |= bd[i] != SR_NOT_MAPPED;
     }
+    /* a new Ref is batched defensively, whatever its operand (its rule
+       is one of batching.fancy_primitive_batchers): a batched value may
+       be written into it later */
+    for (uint32_t i = 0; i < e->nout; i++) mapped |= e->out[i]->type && e->out[i]->type->ref;
     for (uint32_t i = 0; i < e->nout; i++) {
       y[i] = NULL;
       ybd[i] = SR_NOT_MAPPED;
@@ -448,6 +452,8 @@ SrJaxpr *sr_batch_jaxpr(SrBatch *b, const SrJaxpr *j, const uint8_t *in_batched,
     sr_ad_release(&b->ad, mark);
   }
   if (rc == 0) r = sr_ad_trace_end(&b->ad, t, (int)nout, outs, NULL);
+  /* batching.batch_jaxpr keeps the debug info */
+  if (r) r->dbg = sr_debug_info_copy(r->prog->arena, j->dbg, 0);
   else sr_trace_abort(I, t);
   I->trace = saved;
   for (uint32_t i = 0; i < n; i++) sr_unref(args[i]);
@@ -494,6 +500,8 @@ SrJaxpr *sr_batch_jaxpr_axes(SrBatch *b, const SrJaxpr *j, const int *in_axes, c
     sr_ad_release(&b->ad, mark);
   }
   if (rc == 0) r = sr_ad_trace_end(&b->ad, t, (int)nout, outs, NULL);
+  /* batching.batch_jaxpr keeps the debug info */
+  if (r) r->dbg = sr_debug_info_copy(r->prog->arena, j->dbg, 0);
   else sr_trace_abort(I, t);
   I->trace = saved;
   for (uint32_t i = 0; i < n; i++) sr_unref(args[i]);

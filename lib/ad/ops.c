@@ -340,12 +340,32 @@ SrVal *sr_op_expand_dims(const SrBinder *b, SrVal *x, const int64_t *dims, int n
   int nd = t->ndim + n;
   if (nd > SR_MAX_RANK) return sr_raise(I, "ValueError", "too many dimensions");
   int is_new[SR_MAX_RANK] = {0};
+  /* lax.expand_dims: repeated dimensions as given, then canonicalized */
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < i; k++)
+      if (dims[k] == dims[i]) {
+        SrBuf m = SR_BUF_INIT;
+        sr_buf_putc(&m, '(');
+        for (int j = 0; j < n; j++) sr_buf_printf(&m, j ? ", %lld" : "%lld", (long long)dims[j]);
+        sr_buf_puts(&m, n == 1 ? ",)" : ")");
+        sr_raise(I, "ValueError", "repeated axis in lax.expand_dims: %s", m.p);
+        sr_buf_free(&m);
+        return NULL;
+      }
   for (int i = 0; i < n; i++) {
     int64_t d = dims[i];
     if (d < -nd || d >= nd)
       return sr_raise(I, "AxisError", "axis %lld is out of bounds for array of dimension %d", (long long)d, nd);
     if (d < 0) d += nd;
-    if (is_new[d]) return sr_raise(I, "ValueError", "repeated axis in lax.expand_dims");
+    if (is_new[d]) {
+      SrBuf m = SR_BUF_INIT;
+      sr_buf_putc(&m, '[');
+      for (int j = 0; j < n; j++) sr_buf_printf(&m, j ? ", %lld" : "%lld", (long long)(dims[j] < 0 ? dims[j] + nd : dims[j]));
+      sr_buf_putc(&m, ']');
+      sr_raise(I, "ValueError", "repeated axis in lax.expand_dims: %s", m.p);
+      sr_buf_free(&m);
+      return NULL;
+    }
     is_new[d] = 1;
   }
   int64_t shape[SR_MAX_RANK], bd[SR_MAX_RANK];

@@ -226,6 +226,21 @@ static struct SrArray *from_host(SrInterp *I, const SrType *t, const double *re,
 
 static void hook_unref(struct SrArray *a) { sr_array_unref(a); }
 static const SrType *hook_type(struct SrArray *a) { return a->type; }
+/* Whether a and b are one array: the same buffers.  A rank that holds
+   none of their buffers (an MPI rank without the mesh's devices) cannot
+   tell two arrays apart by them: it keeps them apart. */
+static int hook_same(SrArray *a, SrArray *b) {
+  if (a == b) return 1;
+  if (!a || !b || a->ndev != b->ndev) return 0;
+  int held = 0;
+  for (int i = 0; i < a->ndev; i++) {
+    if (a->shard[i] != b->shard[i] && (!a->shard[i] || !b->shard[i] || a->shard[i]->data != b->shard[i]->data))
+      return 0;
+    held |= a->shard[i] != NULL;
+  }
+  return held;
+}
+
 static const SrMesh *hook_mesh(struct SrArray *a) { return a->mesh; }
 
 /* The whole value on the host (malloc'ed), or NULL with d filled. */
@@ -346,6 +361,7 @@ int sr_hooks_exec_init(SrInterp *I) {
   sr_backend_hooks.array_item = hook_item;
   sr_backend_hooks.array_type = hook_type;
   sr_backend_hooks.array_mesh = hook_mesh;
+  sr_backend_hooks.array_same = hook_same;
   sr_backend_hooks.from_host = from_host;
   static int once;
   if (!once) {

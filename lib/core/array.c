@@ -106,6 +106,20 @@ static void array_repr(SrBuf *out, const SrVal *v) {
   }
   switch (a->kind) {
   case SR_AV_CONCRETE:
+    if (!a->type->ndim && !strcmp(sr_dtype_name(a->type->dtype), "Tok")) {
+      /* core.Token, which has no repr of its own */
+      sr_buf_printf(out, "<jax._src.core.Token object at %p>", (const void *)v);
+      return;
+    }
+    if (sr_backend_hooks.array_repr && a->type->ref) {
+      /* core.Ref.__repr__: "Ref" + repr(the buffer)[5:] */
+      SrBuf t = SR_BUF_INIT;
+      sr_backend_hooks.array_repr(printing_interp, &t, a->data, a->type->weak);
+      sr_buf_puts(out, "Ref");
+      sr_buf_puts(out, t.len > 5 ? t.p + 5 : "");
+      sr_buf_free(&t);
+      return;
+    }
     if (sr_backend_hooks.array_repr) {
       sr_backend_hooks.array_repr(printing_interp, out, a->data, a->type->weak);
       return;
@@ -146,11 +160,11 @@ static void array_repr(SrBuf *out, const SrVal *v) {
 
 static void array_str(SrBuf *out, const SrVal *v) {
   const SrArrayObj *a = v->obj.data;
-  if (a->deleted) {
+  if (a->deleted || a->type->ref) {
     array_repr(out, v);
     return;
   }
-  if (a->kind == SR_AV_CONCRETE && sr_backend_hooks.array_str) {
+  if (a->kind == SR_AV_CONCRETE && sr_backend_hooks.array_str && strcmp(sr_dtype_name(a->type->dtype), "Tok")) {
     sr_backend_hooks.array_str(printing_interp, out, a->data);
     return;
   }

@@ -131,6 +131,9 @@ SrVal *sr_raise_kind(SrInterp *I, int kind, const char *type, const char *fmt, .
    keeping its location if it has one; clears d. */
 SrVal *sr_raise_diags(SrInterp *I, SrDiags *d, const char *type);
 void sr_exc_clear(SrInterp *I);
+/* Appends extra to the message of the exception being raised, where it
+   was raised (e.args = msg + extra, re-raised). */
+void sr_exc_append_msg(SrInterp *I, const char *extra);
 /* An exception value (not raised). */
 SrVal *sr_exc_new(const char *type, const char *msg, int kind);
 /* The type name, message and SrErrKind of an exception value. */

@@ -78,6 +78,15 @@ const char *sr_exc_type(const SrVal *exc) { return ((const Exc *)exc->obj.data)-
 const char *sr_exc_msg(const SrVal *exc) { return ((const Exc *)exc->obj.data)->msg; }
 int sr_exc_kind(const SrVal *exc) { return ((const Exc *)exc->obj.data)->kind; }
 
+void sr_exc_append_msg(SrInterp *I, const char *extra) {
+  if (!I->exc) return;
+  Exc *e = I->exc->obj.data;
+  SrBuf m = SR_BUF_INIT;
+  sr_buf_printf(&m, "%s%s", e->msg, extra);
+  free(e->msg);
+  e->msg = sr_buf_steal(&m);
+}
+
 void sr_exc_clear(SrInterp *I) {
   sr_unref(I->exc);
   I->exc = NULL;

@@ -44,7 +44,11 @@ typedef struct SrJaxState {
   int no_execution;            /* jax.no_execution(): running a jit raises */
   int default_device;          /* jax.default_device(d): d's id + 1, 0 for none */
   int check_tracer_leaks;      /* jax_check_tracer_leaks (jax.checking_leaks()) */
+  int explain_cache_misses;    /* jax_explain_cache_misses: a jit's trace cache
+                                  miss is explained on stderr (pe.explain) */
   int no_f16_reductions;       /* jax_allow_f16_reductions=False */
+  int softmax_custom_jvp;      /* jax_softmax_custom_jvp (default False) */
+  int check_static_indices;     /* jax_check_static_indices: static int indices bounds-checked */
   int rank_promotion;          /* jax_numpy_rank_promotion: 0 allow, 1 warn, 2 raise */
   int strict_promotion;        /* jax_numpy_dtype_promotion: 0 standard, 1 strict */
   /* jax_default_matmul_precision (interned, or NULL for None): the

@@ -280,6 +280,7 @@ static SrVal *tracer(SrInterp *I, SrTrace *t, SrVar *v) {
   a->trace_id = t->id;
   a->var = v;
   a->origin = t->origin;
+  a->arg_names = t->arg_names_key;
   /* only DynamicJaxprTracer keeps where it was made (its _line_info) */
   if (strncmp(t->origin, "DynamicJaxprTracer", 18) == 0 && sr_trace_frames_hook) a->frames = sr_trace_frames_hook(I);
   SrVal *r = sr_obj(&sr_array_class, a);
@@ -311,8 +312,16 @@ void sr_eqn_ctx_restore(SrInterp *I, const SrEqnCtx *c) {
 void sr_trace_set_arg_names(SrTrace *t, const char *const *names, int n) {
   free(t->arg_names);
   t->arg_names = sr_xcalloc((size_t)n + 1, sizeof *t->arg_names);
-  for (int i = 0; i < n; i++) t->arg_names[i] = sr_intern_cstr(names[i]);
+  SrBuf key = SR_BUF_INIT;
+  if (t->result_paths_none) sr_buf_putc(&key, '\x1e');
+  for (int i = 0; i < n; i++) {
+    t->arg_names[i] = sr_intern_cstr(names[i]);
+    sr_buf_putc(&key, '\x1f');
+    sr_buf_puts(&key, names[i]);
+  }
   t->narg_names = n;
+  t->arg_names_key = sr_intern_cstr(sr_buf_str(&key));
+  sr_buf_free(&key);
 }
 
 static void trace_free(SrTrace *t) {
@@ -399,6 +408,11 @@ static SrVar *literal_for(SrInterp *I, SrTrace *t, SrVal *v, const SrType *type,
   default: break;
   }
   SrArrayObj *a = sr_array_of(v);
+  /* a Ref is never a literal: it is its buffers */
+  if (type->ref) {
+    *ok = 0;
+    return NULL;
+  }
   if (a && a->has_value && type->ndim == 0) {
     SrVar *l = sr_lit_int(p, type, 0);
     memcpy(&l->val, &a->value, sizeof l->val);
@@ -713,7 +727,20 @@ SrVal *sr_bind_prim(SrInterp *I, const SrPrim *prim, int nin, SrVal **in, int np
         if (!I->exc) sr_raise(I, "RuntimeError", "%s failed", prim->name);
         goto done;
       }
-      for (uint32_t i = 0; i < nout; i++) vals[i] = sr_array_concrete(aout[i]);
+      for (uint32_t i = 0; i < nout; i++) {
+        /* a Ref passed through (optimization_barrier) is the same Ref */
+        SrVal *same = NULL;
+        for (int k = 0; k < nin && outs[i] && outs[i]->ref && !same; k++)
+          if (!made[k] && types[k]->ref && sr_backend_hooks.array_same &&
+              sr_backend_hooks.array_same(ain[k], aout[i]))
+            same = in[k];
+        if (same) {
+          sr_backend_hooks.array_unref(aout[i]);
+          vals[i] = sr_ref(same);
+        } else {
+          vals[i] = sr_array_concrete(aout[i]);
+        }
+      }
       if (aout != aout_st) free(aout);
     }
   }

@@ -54,6 +54,8 @@ typedef struct SrArrayObj {
      ended, its trace's origin (SrTrace.origin) and the frames that made it
      (sr_trace_frames_hook's; NULL: not known) */
   const char *origin, *frames;
+  /* tracer: its trace's arg_names (SrTrace.arg_names_key), or NULL */
+  const char *arg_names;
   struct SrLeakNode *leak; /* tracer made while checking leaks: its entry
                               among the live ones (sr_trace_leaked) */
   union {
@@ -131,6 +133,11 @@ struct SrTrace {
      errors name (DynamicJaxprTracer._origin_msg) */
   const char **arg_names;
   int narg_names;
+  uint8_t result_paths_none; /* its debug info's result_paths are None */
+  const char *arg_names_key; /* the same, each after a '\x1f' (and all after
+                                a '\x1e' where result_paths_none), interned (or NULL):
+                                what its tracers keep (DynamicJaxprTracer's
+                                _debug_info outlives the trace) */
 };
 
 /* Starts a trace nested in the current one (I's innermost). */
@@ -280,6 +287,9 @@ typedef struct SrBackendHooks {
   /* the concrete mesh a concrete array is on, with its axis types (NULL:
      one device) -- Primitive.bind's casting of closed-over values */
   const SrMesh *(*array_mesh)(struct SrArray *a);
+  /* whether two concrete arrays hold the same buffers (a Ref passed
+     through an equation is the same Ref) */
+  int (*array_same)(struct SrArray *a, struct SrArray *b);
 } SrBackendHooks;
 extern SrBackendHooks sr_backend_hooks;
 

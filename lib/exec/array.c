@@ -68,6 +68,31 @@ SrBuffer *sr_buffer_zeros(size_t nbytes) {
   return b;
 }
 
+/* The kept zeros: a few sizes, the least recently used replaced.  Below
+   ZEROS_KEPT_MIN a fill costs less than keeping the memory. */
+enum { ZEROS_KEPT = 4, ZEROS_KEPT_MIN = 1 << 20 };
+static SrBuffer *zeros_kept[ZEROS_KEPT];
+
+SrBuffer *sr_buffer_zeros_shared(size_t nbytes) {
+  if (nbytes < ZEROS_KEPT_MIN) {
+    SrBuffer *b = buffer_alloc(nbytes);
+    if (b) memset(b->data, 0, nbytes);
+    return b;
+  }
+  int i = 0;
+  while (i < ZEROS_KEPT - 1 && zeros_kept[i] && zeros_kept[i]->nbytes != nbytes) i++;
+  SrBuffer *b = zeros_kept[i];
+  if (!b || b->nbytes != nbytes) {
+    b = buffer_alloc(nbytes);
+    if (!b) return NULL;
+    memset(b->data, 0, nbytes);
+    sr_buffer_unref(zeros_kept[i]); /* the slot found, else the last: the oldest */
+  }
+  memmove(zeros_kept + 1, zeros_kept, (size_t)i * sizeof *zeros_kept);
+  zeros_kept[0] = b;
+  return sr_buffer_ref(b);
+}
+
 SrBuffer *sr_buffer_copy(const SrBuffer *src) {
   SrBuffer *b = sr_buffer_new(src->nbytes);
   memcpy(b->data, src->data, src->nbytes);

@@ -57,6 +57,13 @@ SrBuffer *sr_buffer_new(size_t nbytes);
 /* The same, or NULL when out of memory or past sr_mem_limit(). */
 SrBuffer *sr_buffer_try(size_t nbytes);
 SrBuffer *sr_buffer_zeros(size_t nbytes);
+/* nbytes of zeros that may be shared: the same buffer again for the same
+   size when it is big (XLA makes a program's zeros -- jnp.zeros_like, the
+   devices an unreduced value is not on -- constants; made afresh they
+   cost a fill and a page fault per 4 KiB at every step).  A kept buffer
+   stays zero because only a sole holder may write a buffer, and the keeper
+   is always one more holder.  NULL when out of memory. */
+SrBuffer *sr_buffer_zeros_shared(size_t nbytes);
 SrBuffer *sr_buffer_copy(const SrBuffer *b);
 /* Bytes [off, off + n) of b, sharing its memory. */
 SrBuffer *sr_buffer_view(SrBuffer *b, size_t off, size_t nbytes);

@@ -65,7 +65,8 @@ typedef struct SrKernEw {
                     is_finite) */
 } SrKernEw;
 
-/* Runs k's kernel for dt (the float32 one for float16 and bfloat16).
+/* Runs k's kernel for dt (the float32 one for float16 and bfloat16 when a
+   binary row has none of their own).
    Returns -1 for a dtype k has no kernel for (or k NULL). */
 int sr_kern_unary(const SrKernEw *k, SrDtype dt, size_t n, const void *a, void *out, const int64_t *iparams);
 int sr_kern_binary(const SrKernEw *k, SrDtype dt, size_t n, const void *a, int sa, const void *b, int sb,

@@ -8,6 +8,7 @@
  * their products up to the order of the terms. */
 #include "exec/kern_conv.h"
 #include "exec/kern.h"
+#include "exec/array.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -70,15 +71,17 @@ static int is_real_float(SrDtype d) { return d == SR_F16 || d == SR_BF16 || d ==
 /* 16-bit floats (or a 16-bit result): the operands widened to float32
    (float64 where either side is), convolved there, the result rounded to
    odt. */
-static int conv_widened(SrDtype dt, SrDtype odt, const SrConvGeom *g, const void *lhs, const void *rhs, void *out) {
-  SrDtype wt = dt == SR_F64 || odt == SR_F64 ? SR_F64 : SR_F32;
+static int is_int_or_bool(SrDtype d) { return d == SR_BOOL || sr_dtype_is_int(d); }
+
+static int conv_widened(SrDtype dt, SrDtype odt, SrDtype wt, const SrConvGeom *g, const void *lhs, const void *rhs,
+                        void *out) {
   size_t nl = (size_t)(g->n * g->c), nr = (size_t)(g->o * g->i), no = (size_t)(g->nout * g->o);
   for (int d = 0; d < g->nsp; d++) {
     nl *= (size_t)g->in_sp[d];
     nr *= (size_t)g->k_sp[d];
     no *= (size_t)g->out_sp[d];
   }
-  size_t es = wt == SR_F64 ? sizeof(double) : sizeof(float);
+  size_t es = sr_elem_size(wt);
   void *wl = sr_xmalloc(es * (nl ? nl : 1)), *wr = sr_xmalloc(es * (nr ? nr : 1)), *wo = sr_xmalloc(es * (no ? no : 1));
   int rc = sr_kern_convert(dt, wt, nl, lhs, wl);
   if (rc == 0) rc = sr_kern_convert(dt, wt, nr, rhs, wr);
@@ -95,7 +98,13 @@ int sr_kern_conv(SrDtype dt, SrDtype odt, const SrConvGeom *g, const void *lhs, 
   for (int d = 0; d < g->nsp; d++) ntap *= g->k_sp[d], nsp_out *= g->out_sp[d];
   if (g->nout == 0 || g->o == 0 || nsp_out == 0) return 0;
   if ((dt == SR_F16 || dt == SR_BF16 || odt == SR_F16 || odt == SR_BF16) && is_real_float(dt) && is_real_float(odt))
-    return conv_widened(dt, odt, g, lhs, rhs, out);
+    return conv_widened(dt, odt, dt == SR_F64 || odt == SR_F64 ? SR_F64 : SR_F32, g, lhs, rhs, out);
+  /* narrower integers and bools (a bool conv ORs ANDs: a nonzero int64
+     sum) in int64, wrapped to odt; integers into a float type in it */
+  if (is_int_or_bool(dt) && is_int_or_bool(odt) && !(dt == odt && (dt == SR_I32 || dt == SR_I64)))
+    return conv_widened(dt, odt, SR_I64, g, lhs, rhs, out);
+  if (is_int_or_bool(dt) && is_real_float(odt))
+    return conv_widened(dt, odt, odt == SR_F64 ? SR_F64 : SR_F32, g, lhs, rhs, out);
   int64_t *off = sr_xmalloc(sizeof *off * (size_t)(ntap ? ntap : 1) * 2), *roff = off + ntap;
   int rc = 0;
   if (dt == SR_F32 && odt == SR_F32) CONV_LOOP(float, double, float);

@@ -209,6 +209,13 @@ void sr_kern_copy_general(size_t es, int ndim, const int64_t *count, const void 
 void sr_kern_row_strides(int ndim, const int64_t *shape, int64_t *strides) { strides_of(ndim, shape, strides); }
 
 void sr_kern_fill(size_t es, size_t n, const void *elem, void *out) {
+  const unsigned char *b = elem;
+  size_t k = 1;
+  while (k < es && b[k] == b[0]) k++;
+  if (k == es) { /* zeros above all: memset's stores are the fastest */
+    memset(out, b[0], es * n);
+    return;
+  }
   switch (es) {
   case 1: memset(out, *(const uint8_t *)elem, n); return;
   case 2: {

@@ -135,7 +135,8 @@ static int bin_half(const SrKernEw *k, int bf, size_t n, const void *a, int sa, 
 int sr_kern_binary(const SrKernEw *k, SrDtype dt, size_t n, const void *a, int sa, const void *b, int sb,
                    void *out) {
   if (!k) return -1;
-  if (dt == SR_F16 || dt == SR_BF16) return bin_half(k, dt == SR_BF16, n, a, sa, b, sb, out);
+  /* halves run in float32 unless the kernel has its own for them */
+  if ((dt == SR_F16 || dt == SR_BF16) && !k->bin[dt]) return bin_half(k, dt == SR_BF16, n, a, sa, b, sb, out);
   SrKernBinary f = dt < SR_KERN_NDTYPES ? k->bin[dt] : NULL;
   return f ? f(n, a, sa, b, sb, out) : -1;
 }
@@ -336,6 +337,11 @@ int sr_kern_iota(SrDtype dt, int ndim, const int64_t *count, const int64_t *star
   if (!total) return 0;
   switch (dt) {
   case SR_I8: IOTA(int8_t, v);
+  /* the narrow ints, one to a byte: wrapped (sign-extended for int2/int4) */
+  case SR_I2: IOTA(int8_t, ((v + 2) & 3) - 2);
+  case SR_I4: IOTA(int8_t, ((v + 8) & 15) - 8);
+  case SR_U2: IOTA(uint8_t, v & 3);
+  case SR_U4: IOTA(uint8_t, v & 15);
   case SR_I16: IOTA(int16_t, v);
   case SR_I32: IOTA(int32_t, v);
   case SR_I64: IOTA(int64_t, v);

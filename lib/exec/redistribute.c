@@ -487,7 +487,6 @@ static SrArray *step_pad(SrEvalCtx *cx, SrArray *cur, int dim, int ukind) {
 }
 
 static SrArray *step_zero(SrEvalCtx *cx, SrArray *cur, int axis, int ukind) {
-  (void)cx;
   const SrType *l = cur->layout;
   const SrType *nl = lay_unreduced(l, cur->mesh, l->unreduced | (1u << axis), l->unreduced ? l->ukind : ukind);
   SrArray *r = sr_array_new(cur->type, nl, cur->mesh);
@@ -500,11 +499,11 @@ static SrArray *step_zero(SrEvalCtx *cx, SrArray *cur, int axis, int ukind) {
       r->shard[p] = sr_buffer_ref(cur->shard[p]);
       continue;
     }
-    if (!zero) {
-      /* the zeros in pieces on the pool when big (ew_pieces.h) */
-      static const unsigned char z;
-      zero = sr_buffer_new(numel * sr_elem_size(cur->type->dtype));
-      sr_kern_fill_pieces(1, zero->nbytes, &z, zero->data);
+    size_t nbytes = numel * sr_elem_size(cur->type->dtype);
+    if (!zero && !(zero = sr_buffer_zeros_shared(nbytes))) {
+      sr_ev_oom(cx, nbytes);
+      sr_array_unref(r);
+      return NULL;
     }
     r->shard[p] = sr_buffer_ref(zero);
   }

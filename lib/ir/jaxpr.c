@@ -182,6 +182,16 @@ SrEqn *sr_jb_eqn(SrJaxprBuilder *b, const struct SrPrim *prim, uint32_t nin,
   return e;
 }
 
+const SrDebugInfo *sr_debug_info_copy(SrArena *a, const SrDebugInfo *d, int unknown_names) {
+  if (!d) return NULL;
+  SrDebugInfo *c = SR_NEW(a, SrDebugInfo);
+  *c = *d;
+  if (unknown_names) c->narg = c->nres = -1;
+  c->arg_names = c->narg > 0 ? sr_arena_memdup(a, d->arg_names, (size_t)c->narg * sizeof *c->arg_names) : NULL;
+  c->result_paths = c->nres > 0 ? sr_arena_memdup(a, d->result_paths, (size_t)c->nres * sizeof *c->result_paths) : NULL;
+  return c;
+}
+
 SrJaxpr *sr_jb_finish(SrJaxprBuilder *b) {
   SrArena *a = b->prog->arena;
   SrJaxpr *j = SR_NEW(a, SrJaxpr);

@@ -86,6 +86,16 @@ typedef struct SrEqn {
                             batching engines run its rules under it */
 } SrEqn;
 
+/* core.DebugInfo of a traced function's jaxpr: what it was traced for
+   ("jit", "scan"...), its func_src_info ("f at file:line"), the names of
+   its inputs' leaves (arg_names) and the paths of its outputs' leaves
+   (result_paths); strings interned, narg or nres < 0: None (unknown) */
+typedef struct SrDebugInfo {
+  const char *traced_for, *func_src_info;
+  int narg, nres;
+  const char **arg_names, **result_paths;
+} SrDebugInfo;
+
 typedef struct SrJaxpr {
   uint32_t nconst, nin, nout, neqn, nvars;
   SrVar **invars;        /* constvars first: invars[0..nconst) */
@@ -94,6 +104,7 @@ typedef struct SrJaxpr {
   SrVal **consts;        /* values of the constvars (entries may be NULL) */
   const char *effects;   /* the effects text, or NULL */
   const char *name;      /* debug name (a traced function's name), or NULL */
+  const SrDebugInfo *dbg; /* its debug_info (in prog's arena), or NULL */
   struct SrProgram *prog;
   uint32_t off;          /* offset of its "{" in the source, or SR_NO_OFF */
 } SrJaxpr;
@@ -184,6 +195,9 @@ SrEqn *sr_jb_eqn(SrJaxprBuilder *b, const struct SrPrim *prim, uint32_t nin,
                  SrVar *const *in, uint32_t nout, SrVar *const *out,
                  uint32_t nparams, const SrParam *params);
 SrJaxpr *sr_jb_finish(SrJaxprBuilder *b);
+/* A copy of debug info d in arena a (NULL for NULL); unknown_names: with
+   arg_names and result_paths None (DebugInfo.with_unknown_names). */
+const SrDebugInfo *sr_debug_info_copy(SrArena *a, const SrDebugInfo *d, int unknown_names);
 
 /* Literals, made in the program's arena. */
 SrVar *sr_lit_int(SrProgram *p, const SrType *t, int64_t i);

@@ -22,7 +22,7 @@ _Static_assert(SR_MAX_DIM_AXES <= 7, "a dim's axes and their count fit in a word
 
 static uint32_t hash_builder(const SrTypeBuilder *b) {
   uint64_t h = SR_HASH_INIT;
-  h = mix(h, (uint64_t)b->dtype | (uint64_t)b->weak << 16 | (uint64_t)b->ukind << 24 | (uint64_t)b->ndim << 32);
+  h = mix(h, (uint64_t)b->dtype | (uint64_t)b->weak << 16 | (uint64_t)b->ukind << 24 | (uint64_t)b->ndim << 32 | (uint64_t)b->ref << 40);
   h = mix(h, (uintptr_t)b->mem);
   h = mix(h, (uintptr_t)b->named);
   h = mix(h, (uint64_t)b->unreduced | (uint64_t)b->reduced << 32);
@@ -49,7 +49,7 @@ static int dims_equal(const SrDim *a, const SrDim *b, int n) {
 
 static int matches(const SrType *t, const SrTypeBuilder *b) {
   return t->dtype == b->dtype && t->weak == b->weak && t->ukind == b->ukind &&
-         t->ndim == b->ndim && t->mem == b->mem && t->named == b->named && t->unreduced == b->unreduced &&
+         t->ndim == b->ndim && t->ref == b->ref && t->mem == b->mem && t->named == b->named && t->unreduced == b->unreduced &&
          t->reduced == b->reduced && t->varying == b->varying && t->mesh == b->mesh &&
          dims_equal(t->dims, b->dims, b->ndim);
 }
@@ -132,6 +132,7 @@ const SrType *sr_type_get(const SrTypeBuilder *b0) {
   t->weak = b.weak;
   t->ukind = b.ukind;
   t->ndim = b.ndim;
+  t->ref = b.ref;
   t->mem = b.mem;
   t->named = b.named;
   t->unreduced = b.unreduced;
@@ -150,6 +151,7 @@ void sr_type_builder(SrTypeBuilder *b, const SrType *t) {
   b->weak = t->weak;
   b->ukind = t->ukind;
   b->ndim = t->ndim;
+  b->ref = t->ref;
   b->mem = t->mem;
   b->named = t->named;
   b->unreduced = t->unreduced;
@@ -235,7 +237,7 @@ SrAxes sr_type_sharded_axes(const SrType *t) {
 int sr_type_equal_mod_mesh(const SrType *a, const SrType *b) {
   if (a == b) return 1;
   if (a->dtype != b->dtype || a->weak != b->weak || a->ukind != b->ukind ||
-      a->ndim != b->ndim || a->mem != b->mem || a->named != b->named)
+      a->ndim != b->ndim || a->ref != b->ref || a->mem != b->mem || a->named != b->named)
     return 0;
   if (a->mesh == b->mesh)
     return a->unreduced == b->unreduced && a->reduced == b->reduced &&
@@ -253,10 +255,41 @@ static void suffix_entry(SrBuf *out, int *first, const char *prefix, const SrMes
   sr_axes_suffix_str(out, m, axes);
 }
 
+static void type_str(SrBuf *out, const SrType *t, int short_dtype);
+
+/* AbstractRef.str_short: Ref{inner} */
 void sr_type_str(SrBuf *out, const SrType *t, int short_dtype) {
+  if (!t->ref) {
+    type_str(out, t, short_dtype);
+    return;
+  }
+  sr_buf_puts(out, "Ref{");
+  type_str(out, t, short_dtype);
+  sr_buf_putc(out, '}');
+}
+
+const SrType *sr_type_ref(const SrType *t) { return t->ref ? t : sr_type_ref_kind(t, 1); }
+
+const SrType *sr_type_ref_kind(const SrType *t, int k) {
+  SrTypeBuilder b;
+  sr_type_builder(&b, t);
+  b.ref = (uint8_t)k;
+  return sr_type_get(&b);
+}
+
+const SrType *sr_type_deref(const SrType *t) {
+  if (!t->ref) return t;
+  SrTypeBuilder b;
+  sr_type_builder(&b, t);
+  b.ref = 0;
+  return sr_type_get(&b);
+}
+
+static void type_str(SrBuf *out, const SrType *t, int short_dtype) {
   const SrDtypeInfo *di = sr_dtype_info(t->dtype);
   sr_buf_puts(out, short_dtype ? di->short_name : di->name);
   if (di->name[0] == '*') return; /* an old printer's unknown type */
+  if (!strcmp(di->name, "Tok") && !t->ndim) return; /* core.AbstractToken's str_short */
   if (t->mem) {
     sr_buf_putc(out, '<');
     sr_buf_puts(out, t->mem);
@@ -303,6 +336,6 @@ const char *sr_type_short(const SrType *t) {
 }
 
 void sr_type_long(SrBuf *out, const SrType *t) {
-  if (t->weak) sr_buf_putc(out, '~');
+  if (t->weak && !t->ref) sr_buf_putc(out, '~');
   sr_type_str(out, t, 0);
 }

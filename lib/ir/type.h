@@ -35,6 +35,9 @@ typedef struct SrType {
                           in jaxprs */
   uint8_t ukind;       /* SrUnreducedKind of `unreduced` */
   uint8_t ndim;
+  uint8_t ref;         /* a mutable array reference (AbstractRef) to an
+                          array of this type otherwise: Ref{f32[3]}; 2 for
+                          one of kind 'no_grad_no_remat' (not printed) */
   const char *mem;     /* memory space ("host", "any"); NULL for device */
   const char *named;   /* an old printer's named shape ("a:8" in
                           f16[4;a:8]), or NULL */
@@ -46,7 +49,7 @@ typedef struct SrType {
 
 typedef struct SrTypeBuilder {
   SrDtype dtype;
-  uint8_t weak, ukind, ndim;
+  uint8_t weak, ukind, ndim, ref;
   const char *mem, *named;
   SrAxes unreduced, reduced, varying;
   const SrMesh *mesh;
@@ -70,6 +73,12 @@ const SrType *sr_type_scalar(SrDtype dt);
 /* Copies of t with one thing changed. */
 const SrType *sr_type_with_dtype(const SrType *t, SrDtype dt);
 const SrType *sr_type_with_weak(const SrType *t, int weak);
+/* The Ref type of an array type (AbstractRef(t)) and the array type a
+   Ref holds (its inner_aval); each is t itself when t already is one. */
+const SrType *sr_type_ref(const SrType *t);
+/* The Ref type of kind k (1 plain, 2 no_grad_no_remat). */
+const SrType *sr_type_ref_kind(const SrType *t, int k);
+const SrType *sr_type_deref(const SrType *t);
 /* No sharding at all: no axes, no unreduced/reduced/varying, no mesh. */
 const SrType *sr_type_strip_sharding(const SrType *t);
 

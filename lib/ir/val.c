@@ -506,10 +506,11 @@ void sr_unref(SrVal *v) {
   dying.freeing = 0;
 }
 
-static const SrClass *kept_classes[8];
+enum { KEPT_CLASSES = 16 };
+static const SrClass *kept_classes[KEPT_CLASSES];
 
 void sr_val_keep_class(const SrClass *cls) {
-  for (int i = 0; i < 8; i++)
+  for (int i = 0; i < KEPT_CLASSES; i++)
     if (!kept_classes[i] || kept_classes[i] == cls) {
       kept_classes[i] = cls;
       return;
@@ -558,7 +559,7 @@ static int obj_equal(const SrVal *a, const SrVal *b) {
 }
 
 static int kept_by_ref(const SrVal *v) {
-  for (int i = 0; v->kind == SR_V_OBJ && i < 8 && kept_classes[i]; i++)
+  for (int i = 0; v->kind == SR_V_OBJ && i < KEPT_CLASSES && kept_classes[i]; i++)
     if (kept_classes[i] == v->obj.cls) return 1;
   return 0;
 }

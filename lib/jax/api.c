@@ -5,6 +5,7 @@
 #include "jax/math_api.h"
 #include "jax/remat_policies.h"
 #include "jax/api.h"
+#include "jax/ref.h"
 
 #include "jax/jax.h"
 #include "jax/lax.h"
@@ -117,8 +118,8 @@ static SrVal *jax_shaped_array(SrInterp *I, SrArgs *a) {
 }
 
 static SrVal *jax_shape_dtype_struct(SrInterp *I, SrArgs *a) {
-  SrVal *p[4];
-  if (sr_args_parse(I, a, "ShapeDtypeStruct", "shape, dtype, *, sharding=, weak_type=", p) < 0) return NULL;
+  SrVal *p[5];
+  if (sr_args_parse(I, a, "ShapeDtypeStruct", "shape, dtype, *, sharding=, weak_type=, is_ref=", p) < 0) return NULL;
   int64_t shape[SR_MAX_RANK];
   int nd;
   /* core.ShapeDtypeStruct.__init__: tuple(shape), no None in it, a dtype
@@ -210,6 +211,8 @@ static SrVal *jax_shape_dtype_struct(SrInterp *I, SrArgs *a) {
       return sr_raise_diags(I, &d, "ValueError");
     }
   }
+  /* is_ref=True: the struct of a Ref (AbstractRef of the aval) */
+  if (p[4] && sr_val_truthy(p[4])) b.ref = 1;
   SrVal *r = sr_array_abstract(sr_type_get(&b));
   /* .sharding: a P is a NamedSharding over the concrete mesh in context */
   SrVal *keep = p[2] && p[2]->kind != SR_V_NONE ? sr_ref(p[2]) : NULL;
@@ -274,17 +277,60 @@ static const SrMesh *arg_mesh(SrVal *v) {
   return m->abstract ? m : sr_mesh_abstract(m, 1);
 }
 
+/* whether the signature ps binds the call's arguments a
+   (inspect.Signature.bind): no more positional arguments than parameters
+   but for *args, each keyword a parameter not given positionally or going
+   to **kwargs, and each parameter without a default given */
+static int signature_binds(const SrParams *ps, const SrArgs *a) {
+  int npos = ps->n - ps->nkwonly;
+  if (a->n > npos && !ps->star) return 0;
+  for (int i = 0; i < a->nkw; i++) {
+    int p = 0;
+    while (p < ps->n && strcmp(ps->names[p], a->kw[i]) != 0) p++;
+    if (p == ps->n ? !ps->kwstar : p < a->n || p < ps->nposonly) return 0;
+  }
+  for (int p = a->n; p < ps->n; p++) {
+    if (ps->defaults && ps->defaults[p]) continue;
+    int given = 0;
+    for (int i = 0; i < a->nkw && !given; i++) given = strcmp(ps->names[p], a->kw[i]) == 0;
+    if (!given) return 0;
+  }
+  return 1;
+}
+
 /* (api.h) "args[i]..." where there is no signature to follow (the function
    under jax.checkpoint, jit or grad wrappers: functools.wraps's
    __wrapped__, which inspect.signature follows) */
 char **sr_debug_arg_names(SrInterp *I, SrVal *f, SrArgs *a, const uint8_t *skip, int *n) {
-  SrFunction *fn = sr_as_function(sr_signature_target(I, f));
+  SrVal *target = sr_signature_target(I, f);
+  SrFunction *fn = sr_as_function(target);
   const SrParams *ps = fn && fn->node ? fn->node->params : NULL;
+  SrParams bound;
+  if (!fn && target && target->kind == SR_V_OBJ && !sr_builtin_name(target)) {
+    /* an object with __call__: its method's signature, without self */
+    SrVal *call = sr_getattr(I, target, "__call__");
+    SrVal *func = call ? sr_getattr(I, call, "__func__") : NULL;
+    SrFunction *cf = func ? sr_as_function(func) : NULL;
+    const SrParams *cp = cf && cf->node ? cf->node->params : NULL;
+    if (cp && cp->n - cp->nkwonly > 0) {
+      bound = *cp;
+      bound.n--;
+      bound.names++;
+      if (bound.defaults) bound.defaults++;
+      if (bound.nposonly) bound.nposonly--;
+      ps = &bound;
+    }
+    if (!func) sr_exc_clear(I);
+    sr_unref(call);
+    sr_unref(func); /* the class holds it */
+  }
   int cap = 16, k = 0;
   char **out = sr_xcalloc((size_t)cap, sizeof *out);
   SrBuf path = SR_BUF_INIT;
   int npos = ps ? ps->n - ps->nkwonly : 0;
-  int sig = ps && (a->n <= npos || ps->star);
+  /* api_util._non_static_arg_names: the signature's names where it binds
+     the arguments, else args[i] and kwargs['k'] */
+  int sig = ps && signature_binds(ps, a);
   for (int i = 0; i < a->n; i++) {
     if (skip && skip[i]) continue;
     SrVal *fl = sr_pytree_flatten(I, a->v[i]);
@@ -315,7 +361,7 @@ char **sr_debug_arg_names(SrInterp *I, SrVal *f, SrArgs *a, const uint8_t *skip,
     sr_buf_reset(&path);
     int named = 0;
     for (int p = 0; ps && p < ps->n; p++) named |= strcmp(ps->names[p], a->kw[i]) == 0;
-    if (!ps) sr_buf_printf(&path, "kwargs['%s']", a->kw[i]);
+    if (!sig) sr_buf_printf(&path, "kwargs['%s']", a->kw[i]);
     else if (named || !ps->kwstar) sr_buf_puts(&path, a->kw[i]);
     else sr_buf_printf(&path, "%s['%s']", ps->kwstar, a->kw[i]);
     sr_pytree_leaf_paths(a->kwv[i], &path, out, &k);
@@ -331,9 +377,21 @@ void sr_debug_arg_names_free(char **names, int n) {
   free(names);
 }
 
-/* api_util.fun_sourceinfo: a def's name, file and first line, else the
-   callable's name */
-static void fun_sourceinfo(SrBuf *src, SrVal *fn) {
+/* (api.h) api_util.fun_sourceinfo: through functools.partial and
+   __wrapped__, a def's name, file and first line, else a builtin's name,
+   else "<unknown>" */
+void sr_fun_sourceinfo(SrInterp *I, SrBuf *src, SrVal *fn) {
+  for (int depth = 0; fn && depth < 100; depth++) {
+    fn = sr_signature_target(I, fn);
+    if (!fn || strcmp(sr_val_kind_name(fn), "functools.partial") != 0) break;
+    SrVal *g = sr_getattr(I, fn, "func");
+    if (!g) {
+      sr_exc_clear(I);
+      break;
+    }
+    sr_unref(g); /* held by the partial */
+    fn = g;
+  }
   SrFunction *uf = sr_as_function(fn);
   if (uf && uf->code && uf->code->src) {
     uint32_t line, col;
@@ -342,9 +400,10 @@ static void fun_sourceinfo(SrBuf *src, SrVal *fn) {
     uint32_t off = n->kind == SR_N_DEF && n->n2 > 0 && n->list2 && n->list2[0] ? n->list2[0]->off : n->off;
     sr_src_linecol(uf->code->src, off, &line, &col);
     sr_buf_printf(src, "%s at %s:%u", uf->name, uf->code->src->name, line);
+  } else if (uf || (fn && sr_builtin_name(fn))) {
+    sr_buf_puts(src, sr_callable_name(fn));
   } else {
-    const char *nm = sr_callable_name(fn);
-    sr_buf_printf(src, "%s", nm ? nm : "None");
+    sr_buf_puts(src, "<unknown>");
   }
 }
 
@@ -352,7 +411,7 @@ static void fun_sourceinfo(SrBuf *src, SrVal *fn) {
 static int check_no_tracing(SrInterp *I, SrVal *fn) {
   if (!I->jax->no_tracing) return 0;
   SrBuf src = SR_BUF_INIT;
-  fun_sourceinfo(&src, fn);
+  sr_fun_sourceinfo(I, &src, fn);
   sr_raise(I, "RuntimeError", "re-tracing function %s for `jit`, but 'no_tracing' is set", sr_buf_str(&src));
   sr_buf_free(&src);
   return -1;
@@ -369,7 +428,7 @@ static int returned_jaxtypes(SrInterp *I, SrVal *fn, SrVal *res, int flags) {
     sr_buf_free(&path);
     return 0;
   }
-  fun_sourceinfo(&src, fn);
+  sr_fun_sourceinfo(I, &src, fn);
   SrBuf extra = SR_BUF_INIT;
   if (path.len) sr_buf_printf(&extra, " at output component %s", path.p);
   sr_raise(I, "TypeError", "function %s traced for %s returned a value of type <class '%s'>%s, which is not a valid JAX type",
@@ -413,10 +472,72 @@ void sr_trace_fn_for(const char *traced_for) { next_traced_for = traced_for; }
 static SrVal *next_fun;
 static char **next_names;
 static int next_nnames;
+static int next_owned; /* next_names are sr_trace_fn's to free */
 void sr_trace_fn_debug(SrVal *fun, char **names, int n) {
+  if (next_owned && next_names) sr_debug_arg_names_free(next_names, next_nnames);
+  next_owned = 0;
   next_fun = fun;
   next_names = names;
   next_nnames = n;
+}
+
+void sr_trace_fn_debug_clear(void) {
+  if (next_owned && next_names) sr_debug_arg_names_free(next_names, next_nnames);
+  next_traced_for = NULL;
+  next_fun = NULL;
+  next_names = NULL;
+  next_nnames = 0;
+  next_owned = 0;
+}
+
+void sr_trace_fn_debug_call(SrInterp *I, const char *traced_for, SrVal *fun, SrArgs *a, const int *statics,
+                            int nstatics) {
+  sr_trace_fn_debug_clear();
+  uint8_t *skip = sr_xcalloc((size_t)a->n + (size_t)a->nkw + 1, 1);
+  for (int i = 0; i < nstatics; i++) {
+    int k = statics[i] < 0 ? statics[i] + a->n : statics[i];
+    if (k >= 0 && k < a->n) skip[k] = 1;
+  }
+  int pending = I->exc != NULL, n = 0;
+  char **names = sr_debug_arg_names(I, fun, a, skip, &n);
+  free(skip);
+  if (!pending) sr_exc_clear(I);
+  next_traced_for = traced_for;
+  next_fun = fun;
+  next_names = names;
+  next_nnames = n;
+  next_owned = 1;
+}
+
+/* api_util.save_wrapped_fun_debug_info for the functions made here (a
+   fori_loop's body): the debug info their traces take, while they are
+   pushed */
+typedef struct SavedDebug {
+  SrVal *fn, *src_fn;
+  const char *traced_for;
+  char **names;
+  int n, result_paths_none;
+} SavedDebug;
+static SavedDebug saved_debug[16];
+static int nsaved_debug;
+
+void sr_trace_fn_save_debug(SrVal *fn, const char *traced_for, SrVal *src_fn, char **names, int n,
+                            int result_paths_none) {
+  if (nsaved_debug == (int)(sizeof saved_debug / sizeof *saved_debug)) {
+    sr_debug_arg_names_free(names, n);
+    return;
+  }
+  saved_debug[nsaved_debug++] = (SavedDebug){fn, src_fn, traced_for, names, n, result_paths_none};
+}
+
+void sr_trace_fn_unsave_debug(SrVal *fn) {
+  for (int i = nsaved_debug; i-- > 0;)
+    if (saved_debug[i].fn == fn) {
+      sr_debug_arg_names_free(saved_debug[i].names, saved_debug[i].n);
+      memmove(saved_debug + i, saved_debug + i + 1, (size_t)(nsaved_debug - i - 1) * sizeof *saved_debug);
+      nsaved_debug--;
+      return;
+    }
 }
 
 SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, const char **kw,
@@ -433,24 +554,59 @@ SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, c
   }
   SrVal *dfun = next_fun ? next_fun : fn;
   char **names = next_names;
-  int nnames = next_nnames;
+  int nnames = next_nnames, owned = next_owned;
   next_fun = NULL;
   next_names = NULL;
   next_nnames = 0;
-  if (traced_for && strcmp(t->origin, "DynamicJaxprTracer") == 0) {
-    SrBuf dbg = SR_BUF_INIT;
-    fun_sourceinfo(&dbg, dfun);
-    sr_buf_printf(&dbg, " traced for %s", traced_for);
-    sr_trace_set_debug_info(t, sr_buf_str(&dbg));
-    sr_buf_free(&dbg);
+  next_owned = 0;
+  for (int i = nsaved_debug; i-- > 0;)
+    if (saved_debug[i].fn == fn) {
+      if (owned && names) sr_debug_arg_names_free(names, nnames);
+      owned = 0;
+      traced_for = saved_debug[i].traced_for;
+      dfun = saved_debug[i].src_fn;
+      names = saved_debug[i].names;
+      nnames = saved_debug[i].n;
+      t->result_paths_none = (uint8_t)saved_debug[i].result_paths_none;
+      break;
+    }
+  /* the debug info jax_mutable_array_checks' errors name */
+  SrBuf refdbg = SR_BUF_INIT;
+  if (traced_for) {
+    sr_fun_sourceinfo(I, &refdbg, dfun);
+    sr_buf_printf(&refdbg, " traced for %s", traced_for);
+  }
+  SrVal *all_leaves = sr_seq(NULL, SR_V_LIST, 0);
+  /* its debug info (api_util.debug_info): the jaxpr's, and where its
+     tracers are DynamicJaxprTracers theirs */
+  SrDebugInfo dbg = {NULL, NULL, -1, 0, NULL, NULL};
+  if (traced_for) {
+    SrBuf src = SR_BUF_INIT;
+    sr_fun_sourceinfo(I, &src, dfun);
+    dbg.traced_for = sr_intern_cstr(traced_for);
+    dbg.func_src_info = sr_intern_cstr(sr_buf_str(&src));
+    sr_buf_free(&src);
     /* and the names of its arguments (debug_info.arg_names) */
     SrArgs na = {nargs, args, (flags & SR_TRACE_KWARGS) ? nkw : 0, kw, kwv, NULL};
     int pending = I->exc != NULL;
     char **own = names || pending ? NULL : sr_debug_arg_names(I, fn, &na, NULL, &nnames);
-    if (!I->exc && (names || own)) sr_trace_set_arg_names(t, (const char *const *)(names ? names : own), nnames);
+    char **use = names ? names : own;
+    if (!I->exc && use) {
+      dbg.narg = nnames;
+      dbg.arg_names = sr_xcalloc((size_t)nnames + 1, sizeof *dbg.arg_names);
+      for (int i = 0; i < nnames; i++) dbg.arg_names[i] = sr_intern_cstr(use[i]);
+    }
     if (!pending) sr_exc_clear(I); /* a name that could not be made is no error of the call's */
     if (own) sr_debug_arg_names_free(own, nnames);
+    if (strcmp(t->origin, "DynamicJaxprTracer") == 0) {
+      SrBuf b = SR_BUF_INIT;
+      sr_buf_printf(&b, "%s traced for %s", dbg.func_src_info, traced_for);
+      sr_trace_set_debug_info(t, sr_buf_str(&b));
+      sr_buf_free(&b);
+      if (dbg.arg_names) sr_trace_set_arg_names(t, dbg.arg_names, dbg.narg);
+    }
   }
+  if (owned && names) sr_debug_arg_names_free(names, nnames);
   /* the positional arguments, then (SR_TRACE_KWARGS) the keyword ones in
      sorted order, each abstracted leaf by leaf */
   int ndyn = nargs + ((flags & SR_TRACE_KWARGS) ? nkw : 0);
@@ -482,10 +638,13 @@ SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, c
     }
     targs[i] = sr_pytree_unflatten(arg, tl);
     if (i >= nargs) tkwv[ord[i - nargs]] = targs[i];
+    for (int k = 0; k < leaves->seq.n; k++) sr_seq_push(NULL, all_leaves, sr_ref(leaves->seq.items[k]));
     sr_unref(tl);
     sr_unref(leaves);
   }
   SrVal *res = NULL;
+  if (ok && traced_for)
+    ok = sr_jax_check_ref_args(I, t, sr_buf_str(&refdbg), all_leaves->seq.items, all_leaves->seq.n) == 0;
   if (ok) {
     SrArgs ca = {nargs, targs, nkw, kw, tkwv, NULL};
     res = sr_trace_call(I, fn, &ca);
@@ -503,15 +662,43 @@ SrJaxpr *sr_trace_fn(SrInterp *I, SrVal *fn, int nargs, SrVal **args, int nkw, c
     res = NULL;
   }
   SrVal *outs = res ? sr_pytree_flatten(I, res) : NULL;
+  if (outs && traced_for &&
+      (sr_jax_check_returned_refs(I, t, sr_buf_str(&refdbg), outs->seq.items, outs->seq.n) < 0 ||
+       sr_jax_check_closed_refs(I, t, sr_buf_str(&refdbg), all_leaves->seq.items, all_leaves->seq.n) < 0)) {
+    sr_unref(outs);
+    outs = NULL;
+  }
+  sr_buf_free(&refdbg);
+  sr_unref(all_leaves);
   if (!outs) {
     sr_unref(res);
     sr_trace_abort(I, t);
+    free(dbg.arg_names);
     return NULL;
   }
   int trace_id = t->id;
   const char *origin = t->origin;
   SrJaxpr *j = sr_trace_end(I, t, outs->seq.items, outs->seq.n, captured);
   sr_unref(outs);
+  /* the jaxpr's debug_info, its result_paths set (set_result_paths) */
+  if (j && dbg.traced_for) {
+    int nres = 0, cap = 0;
+    SrVal *fl = sr_pytree_flatten(I, res);
+    cap = fl ? fl->seq.n : 0;
+    sr_unref(fl);
+    char **paths = sr_xcalloc((size_t)cap + 1, sizeof *paths);
+    SrBuf path = SR_BUF_INIT;
+    sr_buf_puts(&path, "result");
+    sr_pytree_leaf_paths(res, &path, paths, &nres);
+    sr_buf_free(&path);
+    dbg.nres = nres;
+    dbg.result_paths = sr_xcalloc((size_t)nres + 1, sizeof *dbg.result_paths);
+    for (int i = 0; i < nres; i++) dbg.result_paths[i] = sr_intern_cstr(paths[i]);
+    sr_debug_arg_names_free(paths, nres);
+    j->dbg = sr_debug_info_copy(j->prog->arena, &dbg, 0);
+    free(dbg.result_paths);
+  }
+  free(dbg.arg_names);
   if (!j) {
     sr_unref(res);
     return NULL;
@@ -566,6 +753,8 @@ static int custom_call_trace(SrInterp *I, SrVal *fun, const char *name, SrArgs *
   /* the function's tracers hold the arguments' values where an enclosing
      eager jvp or grad knows them */
   if (cc->leaves && I->trace) sr_tracers_custom_next(I, a->n, a->v);
+  /* custom_vmap's fun is always traced to a jaxpr (DynamicJaxprTracers) */
+  if (cc->leaves && I->trace && !eager) sr_trace_next_class(I, NULL);
   cc->body = cc->leaves ? sr_trace_fn(I, fun, a->n, a->v, 0, NULL, NULL, 0, &cc->out_tree, &cc->captured) : NULL;
   if (cc->leaves && I->trace) sr_trace_next_repr(I, NULL, NULL);
   if (!cc->body) {
@@ -823,10 +1012,11 @@ static SrVal *call_traced(SrInterp *I, SrVal *fn, const char *name, SrArgs *a, i
 
 /* ---- pxla._get_and_check_device_assignment, as pjit reports it ---- */
 
-enum { DA_ARG, DA_CONST, DA_OUT, DA_CTX, DA_MAX = 512 };
+enum { DA_ARG, DA_CONST, DA_OUT, DA_CTX, DA_INSIDE, DA_MAX = 512 };
 typedef struct DevAssign {
   int n, ids[DA_MAX];
   int kind;
+  const char *prim, *loc; /* DA_INSIDE's equation's primitive and source */
 } DevAssign;
 
 /* The devices of a concrete sharding in order (a NamedSharding's mesh's,
@@ -879,8 +1069,49 @@ static void da_ids(SrBuf *b, const DevAssign *d) {
 static void da_str(SrBuf *b, const DevAssign *d) {
   static const char *const words[] = {"ARG_SHARDING", "closed over constant sharding", "explicit output sharding",
                                       "context mesh"};
-  sr_buf_printf(b, "%s %s ", d->kind == DA_CTX ? " jit's" : "", words[d->kind]);
+  if (d->kind == DA_INSIDE) sr_buf_printf(b, " %s inside jit ", d->prim);
+  else sr_buf_printf(b, "%s %s ", d->kind == DA_CTX ? " jit's" : "", words[d->kind]);
   da_ids(b, d);
+  if (d->kind == DA_INSIDE && d->loc) sr_buf_printf(b, " at %s", d->loc);
+}
+
+/* dispatch.get_intermediate_shardings: the concrete shardings a body's
+   device_put (its devices) and sharding_constraint equations name, those
+   of inner jaxprs after; the k-th of them in d (0), or -1 past the last */
+typedef struct {
+  int k;
+  DevAssign *d;
+} InsideFind;
+
+static int inside_sharding(SrInterp *I, const SrJaxpr *j, InsideFind *f, int depth) {
+  if (!j || depth > 64) return -1;
+  for (uint32_t e = 0; e < j->neqn; e++) {
+    const SrEqn *q = &j->eqns[e];
+    const char *key = strcmp(q->prim->name, "device_put") == 0           ? "devices"
+                      : strcmp(q->prim->name, "sharding_constraint") == 0 ? "sharding"
+                                                                          : NULL;
+    for (uint32_t p = 0; key && p < q->nparams; p++) {
+      if (strcmp(q->params[p].key, key) != 0) continue;
+      const SrVal *v = q->params[p].val;
+      int n = sr_is_seq(v) ? (int)v->seq.n : 1;
+      for (int i = 0; i < n; i++) {
+        SrVal *sh = sr_is_seq(v) ? v->seq.items[i] : (SrVal *)v;
+        if (sharding_devices(I, sh, f->d) < 0) continue;
+        if (f->k-- == 0) {
+          f->d->kind = DA_INSIDE;
+          f->d->prim = q->prim->name;
+          f->d->loc = q->loc;
+          return 0;
+        }
+      }
+    }
+  }
+  for (uint32_t e = 0; e < j->neqn; e++)
+    for (uint32_t p = 0; p < j->eqns[e].nparams; p++) {
+      const SrVal *v = j->eqns[e].params[p].val;
+      if (v && v->kind == SR_V_JAXPR && inside_sharding(I, v->jx.jaxpr, f, depth + 1) == 0) return 0;
+    }
+  return -1;
 }
 
 /* The debug info's name of each of the nin argument leaves: the
@@ -953,8 +1184,8 @@ static int check_devices_match(SrInterp *I, const char *name, SrVal *fn, SrVal *
   int failed = 0;
   int nin = nleaves - ncaptured;
   int nbc = body ? (int)body->nconst : 0;
-  for (int pass = 0; pass < 3 && !failed; pass++) {
-    int n = pass == 0 ? nin : pass == 1 ? ncaptured + nbc : fo ? fo->n : 0;
+  for (int pass = 0; pass < 4 && !failed; pass++) {
+    int n = pass == 0 ? nin : pass == 1 ? ncaptured + nbc : pass == 2 ? (fo ? fo->n : 0) : INT_MAX;
     for (int i = 0; i < n && !failed; i++) {
       int ok = -1;
       if (pass == 0) {
@@ -977,9 +1208,13 @@ static int check_devices_match(SrInterp *I, const char *name, SrVal *fn, SrVal *
           ok = 0;
         }
         cur.kind = DA_CONST;
-      } else {
+      } else if (pass == 2) {
         ok = sharding_devices(I, fo->e[i].sh, &cur);
         cur.kind = DA_OUT;
+      } else {
+        InsideFind f = {i, &cur};
+        if (inside_sharding(I, body, &f, 0) < 0) break;
+        ok = 0;
       }
       if (ok < 0) continue;
       if (!have_first) {
@@ -1365,6 +1600,9 @@ typedef struct JitEntry {
                       cache keeps the consts of a trace in context) */
   int trace_id;
   SrVal *auxes;    /* the aux data of the arguments' pytree nodes, or NULL */
+  const SrType **types; /* the argument leaves' types (interned), for
+                           jax_explain_cache_misses */
+  int ntypes;
 } JitEntry;
 
 struct SrJitCache {
@@ -1383,6 +1621,7 @@ void sr_jit_cache_clear(SrInterp *I) {
     sr_unref(c->e[i].statics);
     sr_unref(c->e[i].captured);
     sr_unref(c->e[i].auxes);
+    free(c->e[i].types);
   }
   free(c->e);
   free(c);
@@ -1401,6 +1640,7 @@ static void evict_oldest(struct SrJitCache *c) {
   sr_unref(e->statics);
   sr_unref(e->captured);
   sr_unref(e->auxes);
+  free(e->types);
   memmove(c->e, c->e + 1, (size_t)(c->n - 1) * sizeof *c->e);
   c->n--;
 }
@@ -1520,7 +1760,7 @@ SrJaxpr *sr_trace_body_cached(SrInterp *I, SrVal *fn, int nargs, SrVal **args, i
   for (int i = 0; sig && c && i < c->n; i++)
     if (c->e[i].self == fn && !c->e[i].statics && strcmp(c->e[i].sig, sig) == 0) {
       free(sig);
-      next_traced_for = NULL; /* sr_trace_fn_for's, for the trace not made */
+      sr_trace_fn_debug_clear(); /* sr_trace_fn_for's, for the trace not made */
       sr_program_ref(c->e[i].body->prog);
       if (out_tree) *out_tree = sr_ref(c->e[i].out_tree);
       if (captured) *captured = sr_seq(NULL, SR_V_LIST, 0);
@@ -1537,7 +1777,7 @@ SrJaxpr *sr_trace_body_cached(SrInterp *I, SrVal *fn, int nargs, SrVal **args, i
     if (!c) c = I->jit_cache = sr_xcalloc(1, sizeof *c);
     if (c->n == JIT_CACHE_MAX) evict_oldest(c);
     if (c->n == c->cap) c->e = sr_xrealloc(c->e, (size_t)(c->cap = c->cap ? 2 * c->cap : 8) * sizeof *c->e);
-    c->e[c->n++] = (JitEntry){sr_ref(fn), sig, body, sr_ref(ot), NULL, NULL, 0, NULL};
+    c->e[c->n++] = (JitEntry){sr_ref(fn), sig, body, sr_ref(ot), NULL, NULL, 0, NULL, NULL, 0};
     sr_program_ref(body->prog);
     sig = NULL;
   }
@@ -1603,6 +1843,8 @@ static int call_key(SrInterp *I, SrArgs *a, const char *prefix, char **sig, SrVa
     *keys = NULL;
     return -1;
   }
+  /* the user contexts' values (config.py's include_in_jit_key) */
+  sr_user_context_keys(*keys);
   if ((*keys)->seq.n == 0) {
     sr_unref(*keys);
     *keys = NULL;
@@ -1638,23 +1880,242 @@ static int cache_find(SrInterp *I, SrVal *self, const char *sig, const SrJitSpli
 /* Keeps a trace of self's call for the next ones, unless it closed over
    values other than tracers of the trace in context (which is kept for
    that trace only); takes *sig when it does. */
-static void cache_keep(SrInterp *I, SrVal *self, char **sig, SrJaxpr *body, SrVal *out_tree, SrVal *captured,
-                       SrVal *statics, SrVal *keys) {
+static int cache_keep(SrInterp *I, SrVal *self, char **sig, SrJaxpr *body, SrVal *out_tree, SrVal *captured,
+                      SrVal *statics, SrVal *keys) {
   int tracers = captured->seq.n > 0 && I->trace;
   for (int i = 0; tracers && i < captured->seq.n; i++) {
     SrArrayObj *o = sr_array_of(captured->seq.items[i]);
     tracers = o && o->kind == SR_AV_TRACER;
   }
-  if (!*sig || (captured->seq.n && !tracers)) return;
+  if (!*sig || (captured->seq.n && !tracers)) return 0;
   /* the trace may have made the cache (a jitted call inside) */
   struct SrJitCache *c = I->jit_cache;
   if (!c) c = I->jit_cache = sr_xcalloc(1, sizeof *c);
   if (c->n == JIT_CACHE_MAX) evict_oldest(c);
   if (c->n == c->cap) c->e = sr_xrealloc(c->e, (size_t)(c->cap = c->cap ? 2 * c->cap : 8) * sizeof *c->e);
   c->e[c->n++] = (JitEntry){sr_ref(self), *sig, body, sr_ref(out_tree), statics ? sr_ref(statics) : NULL,
-                            tracers ? sr_ref(captured) : NULL, tracers ? I->trace->id : 0, keys ? sr_ref(keys) : NULL};
+                            tracers ? sr_ref(captured) : NULL, tracers ? I->trace->id : 0, keys ? sr_ref(keys) : NULL,
+                            NULL, 0};
   sr_program_ref(body->prog);
   *sig = NULL;
+  return 1;
+}
+
+/* ---- jax_explain_cache_misses: pe.explain's report of a trace cache
+   miss, a logger warning (stderr, the message alone) ---- */
+
+/* The call's argument leaves' types, the positional ones then the keyword
+   ones by sorted name (pjit's flat (args, kwargs)); malloc'd, *n of them. */
+static const SrType **call_leaf_types(SrInterp *I, SrArgs *a, int *n) {
+  int cap = 8, k = 0;
+  const SrType **t = sr_xmalloc((size_t)cap * sizeof *t);
+  int *ord = sr_xcalloc((size_t)a->nkw + 1, sizeof *ord);
+  sr_kwargs_order(a->nkw, a->kw, ord);
+  for (int i = 0; i < a->n + a->nkw; i++) {
+    SrVal *leaves = sr_pytree_flatten(I, i < a->n ? a->v[i] : a->kwv[ord[i - a->n]]);
+    if (!leaves) {
+      sr_exc_clear(I);
+      continue;
+    }
+    for (int q = 0; q < leaves->seq.n; q++) {
+      if (k == cap) t = sr_xrealloc(t, (size_t)(cap *= 2) * sizeof *t);
+      t[k++] = sr_value_type(I, leaves->seq.items[q]);
+    }
+    sr_unref(leaves);
+  }
+  free(ord);
+  *n = k;
+  return t;
+}
+
+/* A signature's context (up to its first '|') and its arguments'
+   structure, each leaf's type pointer as L */
+static void sig_structure(const char *sig, SrBuf *out) {
+  const char *p = strchr(sig, '|');
+  if (!p) {
+    sr_buf_puts(out, sig);
+    return;
+  }
+  sr_buf_putn(out, sig, (size_t)(p - sig) + 1);
+  for (p++; *p;) {
+    if (p[0] == '0' && p[1] == 'x') {
+      const char *q = p + 2;
+      while ((*q >= '0' && *q <= '9') || (*q >= 'a' && *q <= 'f')) q++;
+      if (*q == 'p') q++;
+      if (*q == ',') {
+        sr_buf_puts(out, "L,");
+        p = q + 1;
+        continue;
+      }
+    }
+    sr_buf_putc(out, *p++);
+  }
+}
+
+/* aval.sharding differs (an unsharded value's is the empty mesh's) */
+static int sharding_differs(const SrType *a, const SrType *b) {
+  if (!a->mesh && !b->mesh) return 0;
+  if (a->mesh != b->mesh || a->ndim != b->ndim || a->unreduced != b->unreduced || a->reduced != b->reduced) return 1;
+  for (int d = 0; d < a->ndim; d++)
+    if (a->dims[d].nax != b->dims[d].nax || memcmp(a->dims[d].ax, b->dims[d].ax, a->dims[d].nax) != 0) return 1;
+  return 0;
+}
+
+/* pe.diff_types: each leaf whose type differs, in str_short(True) (with
+   the mesh's axis types where the shardings differ, and the weak types
+   where they do); the number of them */
+static int diff_types(SrInterp *I, char **names, int n, const SrType **now, const SrType **before, SrBuf *msg) {
+  int ndiff = 0, weak_hint = 0;
+  SrTypeCtx cx;
+  SrDiags d = SR_DIAGS_INIT;
+  sr_type_ctx(I, &cx, &d);
+  sr_buf_puts(msg, "different input types:");
+  for (int i = 0; i < n; i++) {
+    if (now[i] == before[i] || !now[i] || !before[i]) continue;
+    ndiff++;
+    sr_buf_printf(msg, "\n  * at %s, now ", names && names[i] ? names[i] : "");
+    int shd = sharding_differs(now[i], before[i]), weak = now[i]->weak != before[i]->weak;
+    for (int k = 0; k < 2; k++) {
+      const SrType *t = k ? before[i] : now[i];
+      if (k) sr_buf_puts(msg, " and before ");
+      if (shd) sr_aval_str_short(msg, &cx, t, 1, 1);
+      else sr_type_str(msg, t, 1);
+      if (weak) sr_buf_printf(msg, "{weak_type=%s}", t->weak ? "True" : "False");
+    }
+    weak_hint |= weak;
+  }
+  sr_diags_clear(&d);
+  if (weak_hint) sr_buf_puts(msg, "https://docs.jax.dev/en/latest/type_promotion.html#weak-types");
+  return ndiff;
+}
+
+/* a signature as a call's: .trace()'s are prefixed (pe.trace_to_jaxpr's
+   cache is one for both) */
+static const char *sig_of_call(const char *sig) { return strncmp(sig, "trace|", 6) == 0 ? sig + 6 : sig; }
+
+static const char **explained_callsites;
+static int nexplained_callsites;
+
+static void explain_miss(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp, const char *sig, const SrType **types,
+                         int ntypes) {
+  SrFunction *uf = sr_as_function(j->fn);
+  /* a silent rank (an MPI job's others) reports nothing, as in sr_warn */
+  if (!I->py->out && !I->py->on_warn) return;
+  /* only functions of the user's code (source_info_util.is_user_filename) */
+  if (!uf || !uf->code || !uf->code->src || !uf->node) return;
+  const char *callsite = sr_trace_loc_hook ? sr_trace_loc_hook(I) : NULL;
+  SrBuf m = SR_BUF_INIT;
+  sr_buf_printf(&m, "TRACING CACHE MISS at %s:\n", callsite ? callsite : "unknown");
+  uint32_t line, col;
+  const SrNode *n = uf->node;
+  uint32_t off = n->kind == SR_N_DEF && n->n2 > 0 && n->list2 && n->list2[0] ? n->list2[0]->off : n->off;
+  sr_src_linecol(uf->code->src, off, &line, &col);
+  SrBuf src = SR_BUF_INIT;
+  sr_buf_printf(&src, " defined at %s:%u", uf->code->src->name, line);
+  struct SrJitCache *c = I->jit_cache;
+  int seen = 0;
+  for (int i = 0; c && i < c->n; i++) {
+    if (!same_jit(c->e[i].self, self)) continue;
+    seen = 1;
+    /* the other stage's trace of the same key: JAX's cache hit */
+    int hit = strcmp(sig_of_call(c->e[i].sig), sig_of_call(sig)) == 0 &&
+              sr_jit_statics_equal(I, c->e[i].statics, sp->statics) > 0;
+    if (I->exc) sr_exc_clear(I);
+    if (hit) {
+      sr_buf_free(&src);
+      sr_buf_free(&m);
+      return;
+    }
+  }
+  if (!seen) {
+    /* id(fun): an address, masked */
+    sr_buf_printf(&m, "  never seen function:\n    %s id=XXXXXXXXXXXXXXX%s", uf->name, src.p);
+    int again = 0;
+    for (int i = 0; callsite && i < nexplained_callsites; i++) again |= explained_callsites[i] == callsite;
+    if (again) {
+      sr_buf_puts(&m, "\n  but seen another function defined on the same line; maybe the function is\n"
+                      "  being re-defined repeatedly, preventing caching?");
+    } else if (callsite) {
+      explained_callsites =
+          sr_xrealloc(explained_callsites, (size_t)(nexplained_callsites + 1) * sizeof *explained_callsites);
+      explained_callsites[nexplained_callsites++] = callsite;
+    }
+  } else {
+    sr_buf_printf(&m, "  for %s%s\n", uf->name, src.p);
+    sr_buf_puts(&m, "  all previously seen cache keys differ. For the closest previous key:\n  ");
+    /* the names of the call's argument leaves (debug_info.arg_names) */
+    int npos = 0;
+    for (int i = 0; i < sp->a.n; i++) {
+      SrVal *l = sr_pytree_flatten(I, sp->a.v[i]);
+      if (!l) sr_exc_clear(I);
+      else npos += l->seq.n;
+      sr_unref(l);
+    }
+    char **names = sp->names && sp->nnames >= ntypes ? sp->names : NULL;
+    char **own = NULL;
+    if (!names) {
+      own = sr_xcalloc((size_t)ntypes + 1, sizeof *own);
+      char **pn = arg_leaf_names(I, j->fn, sp->a.v, sp->a.n, npos);
+      for (int i = 0; i < npos && i < ntypes; i++) own[i] = pn[i];
+      free(pn);
+      int *ord = sr_xcalloc((size_t)sp->a.nkw + 1, sizeof *ord);
+      sr_kwargs_order(sp->a.nkw, sp->a.kw, ord);
+      int k = npos;
+      for (int i = 0; i < sp->a.nkw && k <= ntypes; i++) {
+        SrBuf pb = SR_BUF_INIT;
+        sr_buf_puts(&pb, sp->a.kw[ord[i]]);
+        SrVal *l = sr_pytree_flatten(I, sp->a.kwv[ord[i]]);
+        if (!l) sr_exc_clear(I);
+        if (l && k + l->seq.n <= ntypes) sr_pytree_leaf_paths(sp->a.kwv[ord[i]], &pb, own, &k);
+        sr_unref(l);
+        sr_buf_free(&pb);
+      }
+      free(ord);
+      names = own;
+    }
+    /* the closest key: the fewest differing types among the keys of the
+       same context and structure (pe.diff_tracing_cache_keys; the other
+       differences are not explained here) */
+    SrBuf best = SR_BUF_INIT, want = SR_BUF_INIT;
+    int best_n = -1;
+    sig_structure(sig_of_call(sig), &want);
+    for (int i = 0; c && i < c->n; i++) {
+      JitEntry *e = &c->e[i];
+      if (!same_jit(e->self, self) || e->ntypes != ntypes || !e->types) continue;
+      SrBuf have = SR_BUF_INIT;
+      sig_structure(sig_of_call(e->sig), &have);
+      int same = strcmp(sr_buf_str(&have), sr_buf_str(&want)) == 0 && sr_jit_statics_equal(I, e->statics, sp->statics) > 0;
+      if (I->exc) sr_exc_clear(I);
+      sr_buf_free(&have);
+      if (!same) continue;
+      SrBuf d = SR_BUF_INIT;
+      int nd = diff_types(I, names, ntypes, types, e->types, &d);
+      if (nd > 0 && (best_n < 0 || nd < best_n || (nd == best_n && strcmp(d.p, best.p) < 0))) {
+        sr_buf_free(&best);
+        best = d;
+        best_n = nd;
+      } else {
+        sr_buf_free(&d);
+      }
+    }
+    sr_buf_puts(&m, best_n > 0 ? best.p : "cache miss explanation unavailable");
+    sr_buf_free(&best);
+    sr_buf_free(&want);
+    if (own) {
+      for (int i = 0; i < ntypes; i++) free(own[i]);
+      free(own);
+    }
+  }
+  sr_buf_putc(&m, '\n');
+  if (I->py->on_warn) {
+    I->py->on_warn(I, m.p, m.len);
+  } else {
+    if (I->py->out) fflush(I->py->out);
+    fputs(m.p, stderr);
+    fflush(stderr);
+  }
+  sr_buf_free(&src);
+  sr_buf_free(&m);
 }
 
 /* One call of a jitted function, its static arguments split off. */
@@ -1685,14 +2146,25 @@ static SrVal *jit_call_split(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp) {
     return NULL;
   }
   SrVal *out_tree = NULL, *captured = NULL;
+  int ntypes = 0;
+  const SrType **types = sig ? call_leaf_types(I, a, &ntypes) : NULL;
+  if (sig && I->jax->explain_cache_misses) explain_miss(I, self, j, sp, sig, types, ntypes);
   sr_jit_split_debug(sp);
   SrJaxpr *body = sr_trace_fn(I, sp->fn, a->n, a->v, a->nkw, a->kw, a->kwv, SR_TRACE_FOR_JIT | SR_TRACE_KWARGS, &out_tree, &captured);
   if (!body) {
+    free(types);
     free(sig);
     sr_unref(keys);
     return NULL;
   }
-  cache_keep(I, self, &sig, body, out_tree, captured, sp->statics, keys);
+  int kept = cache_keep(I, self, &sig, body, out_tree, captured, sp->statics, keys);
+  if (kept) {
+    JitEntry *e = &I->jit_cache->e[I->jit_cache->n - 1];
+    e->types = types;
+    e->ntypes = ntypes;
+  } else {
+    free(types);
+  }
   free(sig);
   sr_unref(keys);
   binding_split = sp;
@@ -1925,15 +2397,25 @@ static SrVal *trace_stage(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp, cons
                                  don, ndon);
   }
   SrVal *out_tree = NULL, *captured = NULL;
+  int ntypes = 0;
+  const SrType **types = sig ? call_leaf_types(I, a, &ntypes) : NULL;
+  if (sig && I->jax->explain_cache_misses) explain_miss(I, self, j, sp, sig, types, ntypes);
   sr_jit_split_debug(sp);
   sr_trace_fn_for("jit"); /* its tracers' errors name jit, as a call's */
   SrJaxpr *body = sr_trace_fn(I, sp->fn, a->n, a->v, a->nkw, a->kw, a->kwv, SR_TRACE_KWARGS, &out_tree, &captured);
   if (!body) {
+    free(types);
     free(sig);
     sr_unref(keys);
     return NULL;
   }
-  cache_keep(I, self, &sig, body, out_tree, captured, sp->statics, keys);
+  if (cache_keep(I, self, &sig, body, out_tree, captured, sp->statics, keys)) {
+    JitEntry *e = &I->jit_cache->e[I->jit_cache->n - 1];
+    e->types = types;
+    e->ntypes = ntypes;
+  } else {
+    free(types);
+  }
   free(sig);
   sr_unref(keys);
   return sr_jit_stage_of_trace(I, body, out_tree, captured, sp->fn, j->name, j->in_sh, j->out_sh, a, don, ndon);
@@ -2006,6 +2488,7 @@ static SrVal *jit_clear_cache(SrInterp *I, SrArgs *a) {
     sr_unref(e->out_tree);
     sr_unref(e->statics);
     sr_unref(e->captured);
+    free(e->types);
   }
   if (c) c->n = k;
   return sr_none();
@@ -2325,7 +2808,27 @@ static SrVal *remat_call(SrInterp *I, SrArgs *a) {
       out_tree = sr_ref(r->cache[i].out_tree);
     }
   if (!body) {
+    /* api_util.debug_info("checkpoint / remat", fun, args, kwargs,
+       static_argnums) */
+    uint8_t *skip = sr_xcalloc((size_t)a->n + (size_t)a->nkw + 1, 1);
+    for (int i = 0; i < r->nstatics && a->n; i++) skip[(r->statics[i] % a->n + a->n) % a->n] = 1;
+    int nnames = 0;
+    char **names = sr_debug_arg_names(I, r->fn, a, skip, &nnames);
+    free(skip);
+    if (!names) sr_exc_clear(I);
+    sr_trace_fn_for("checkpoint / remat");
+    if (names) sr_trace_fn_debug(r->fn, names, nnames);
     body = sr_trace_fn(I, fn, dyn.n, dyn.v, dyn.nkw, dyn.kw, dyn.kwv, SR_TRACE_KWARGS, &out_tree, &captured);
+    if (names) sr_debug_arg_names_free(names, nnames);
+    /* ad_checkpoint._trace_to_jaxpr: a ConcretizationTypeError of the
+       function's own tracers suggests static_argnums */
+    const char *et = !body && I->exc ? sr_exc_type(I->exc) : NULL;
+    if (et && (strcmp(et, "ConcretizationTypeError") == 0 || strcmp(et, "TracerBoolConversionError") == 0) &&
+        strstr(sr_exc_msg(I->exc), "for checkpoint")) {
+      sr_exc_append_msg(I, "\n\nConsider using the `static_argnums` parameter for `jax.remat` or `jax.checkpoint`. "
+                           "See the `jax.checkpoint` docstring and its example involving `static_argnums`:\n"
+                           "https://docs.jax.dev/en/latest/_autosummary/jax.checkpoint.html\n");
+    }
     if (body && sig && captured->seq.n == 0) {
       if (r->ncache == REMAT_CACHE_MAX) {
         remat_entry_free(&r->cache[0]);
@@ -2624,6 +3127,7 @@ void sr_jnp_init(void) {
   sr_vmap_init();
   sr_jacobian_init();
   sr_test_util_init();
+  sr_jax_ref_init();
   sr_vmap_built_init();
   sr_numpy_elementwise_init();
   sr_def("jax.typeof", jax_typeof, "typeof(x): x's type with its sharding, as float32[8@X,4]");
@@ -2638,7 +3142,7 @@ void sr_jnp_init(void) {
          "check_jaxpr(jaxpr): type-checks a jaxpr's equations, raising JaxprTypeError at the first that does not check");
   sr_def("jax.core.ShapedArray jax._src.core.ShapedArray", jax_shaped_array,
          "ShapedArray(shape, dtype, weak_type=False, *, sharding=None): an aval (its sharding over an AbstractMesh)");
-  sr_def("jax.core.eval_jaxpr", jax_eval_jaxpr,
+  sr_def("jax.core.eval_jaxpr jax._src.core.eval_jaxpr", jax_eval_jaxpr,
          "eval_jaxpr(jaxpr, consts, *args): the list of the jaxpr's results on args");
   sr_def("jax.core.jaxpr_as_fun jax._src.core.jaxpr_as_fun", jax_jaxpr_as_fun,
          "jaxpr_as_fun(closed_jaxpr): a function running the jaxpr, returning the list of its results");

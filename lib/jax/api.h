@@ -72,11 +72,27 @@ void sr_trace_fn_for(const char *traced_for);
    that stands for fun (jit's split with its static arguments bound);
    both borrowed until that call. */
 void sr_trace_fn_debug(SrVal *fun, char **names, int n);
+/* The same for the next trace (api_util.debug_info(traced_for, fun, args,
+   kwargs, static_argnums)): its traced_for, and fun's names of the
+   arguments a but the static ones, which the trace frees. */
+void sr_trace_fn_debug_call(SrInterp *I, const char *traced_for, SrVal *fun, SrArgs *a, const int *statics,
+                            int nstatics);
+/* Forgets what sr_trace_fn_for / _debug / _debug_call set, for a trace
+   that was not made. */
+void sr_trace_fn_debug_clear(void);
+/* api_util.save_wrapped_fun_debug_info: until sr_trace_fn_unsave_debug(fn),
+   a trace of fn is traced_for, of src_fn's source, with the argument names
+   names[0..n) (taken), its tracers' result_paths None where asked. */
+void sr_trace_fn_save_debug(SrVal *fn, const char *traced_for, SrVal *src_fn, char **names, int n,
+                            int result_paths_none);
+void sr_trace_fn_unsave_debug(SrVal *fn);
 /* debug_info's arg_names (api_util._non_static_arg_names): the path of each
    leaf of call a of f under f's parameter names, keyword arguments sorted,
    the arguments skip marks (a->n positional then a->nkw keyword flags;
    NULL: none) left out.  *n strings, malloc'd, in a malloc'd array. */
 char **sr_debug_arg_names(SrInterp *I, SrVal *f, SrArgs *a, const uint8_t *skip, int *n);
+/* api_util.fun_sourceinfo: "f at file:line", a builtin's name or "<unknown>" */
+void sr_fun_sourceinfo(SrInterp *I, SrBuf *src, SrVal *fn);
 void sr_debug_arg_names_free(char **names, int n);
 /* jax_numpy_rank_promotion's value: 0 allow, 1 warn, 2 raise; -1 with
    JAX's ValueError (scopes.c) */

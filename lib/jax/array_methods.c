@@ -3,6 +3,9 @@
  * go to the jax.numpy functions, as jax/_src/numpy/array_methods.py sets
  * them on ArrayImpl and Tracer; and tracing a Python function. */
 #include "jax/array_methods.h"
+#include "jax/introspect.h"
+#include "jax/jax.h"
+#include "jax/ref.h"
 #include "jax/lax.h"
 #include "jax/numpy.h"
 #include "jax/np_host.h"
@@ -75,7 +78,7 @@ static SrVal *type_attr(SrInterp *I, const SrType *t, const char *name) {
   if (strcmp(name, "ndim") == 0) return sr_int(NULL, t->ndim);
   if (strcmp(name, "size") == 0) return sr_int(NULL, sr_type_numel(t));
   if (strcmp(name, "weak_type") == 0) return sr_bool(t->weak);
-  if (strcmp(name, "mat") == 0 || strcmp(name, "vma") == 0) {
+  if (strcmp(name, "mat") == 0 || strcmp(name, "manual_axis_type") == 0 || strcmp(name, "vma") == 0) {
     SrVal *d = sr_dict(NULL);
     sr_dict_set(NULL, d, sr_str_cstr(NULL, "varying"), axes_set(t, t->varying));
     sr_dict_set(NULL, d, sr_str_cstr(NULL, "unreduced"), axes_set(t, t->unreduced));
@@ -187,9 +190,27 @@ static const char *binop_fn(int op) {
   }
 }
 
+/* array_methods._accepted_binop_types: Python numbers and arrays (a list
+   or tuple is no operand of an array's operator) */
 static int array_like(SrVal *v) {
   return sr_array_of(v) || v->kind == SR_V_INT || v->kind == SR_V_FLOAT || v->kind == SR_V_BOOL ||
-         v->kind == SR_V_COMPLEX || v->kind == SR_V_LIST || v->kind == SR_V_TUPLE;
+         v->kind == SR_V_COMPLEX;
+}
+
+/* The operators' explicit rejections (_operator_eq/_ne: a dict, list, set
+   or tuple, both in "=="'s words; _operator_add/_mul and their reflections:
+   a tuple or list); NULL (NotImplemented) otherwise. */
+static SrVal *binop_reject(SrInterp *I, int op, SrVal *a, SrVal *b) {
+  int fwd = sr_array_of(a) != NULL;
+  SrVal *o = fwd ? b : a;
+  int seq = o->kind == SR_V_LIST || o->kind == SR_V_TUPLE;
+  const char *sym = NULL;
+  if ((op == SR_OP_EQ || op == SR_OP_NE) && (seq || o->kind == SR_V_DICT || o->kind == SR_V_SET)) sym = "==";
+  else if (op == SR_OP_ADD && seq) sym = "+";
+  else if (op == SR_OP_MUL && seq) sym = "*";
+  if (!sym) return NULL;
+  return sr_raise(I, "TypeError", "unsupported operand type(s) for %s: '%s' and '%s'", sym, sr_val_kind_name(a),
+                  sr_val_kind_name(b));
 }
 
 /* qualname is a string literal: its interned name is kept by its address
@@ -230,7 +251,8 @@ static SrVal *float0_compare(SrInterp *I, int op, SrVal *a, SrVal *b) {
 
 static SrVal *array_binop(SrInterp *I, int op, SrVal *a, SrVal *b) {
   const char *fn = binop_fn(op);
-  if (!fn || !array_like(a) || !array_like(b)) return NULL;
+  if (!fn) return NULL;
+  if (!array_like(a) || !array_like(b)) return binop_reject(I, op, a, b);
   if ((op == SR_OP_EQ || op == SR_OP_NE) && sr_array_of(a) && sr_array_of(b) &&
       sr_array_of(a)->type->dtype == SR_FLOAT0 && sr_array_of(b)->type->dtype == SR_FLOAT0)
     return float0_compare(I, op, a, b);
@@ -245,8 +267,56 @@ static SrVal *array_binop(SrInterp *I, int op, SrVal *a, SrVal *b) {
       return sr_bool(op == SR_OP_EQ ? eq : !eq);
     }
   }
+  /* a ShapeDtypeStruct has no arithmetic (core.ShapeDtypeStruct defines
+     no operators): Python's TypeError */
+  {
+    SrArrayObj *x = sr_array_of(a), *y = sr_array_of(b);
+    if ((x && x->kind == SR_AV_ABSTRACT && !x->has_value) || (y && y->kind == SR_AV_ABSTRACT && !y->has_value))
+      return NULL;
+  }
   SrVal *args[2] = {a, b};
   return call_fn(I, fn, 2, args);
+}
+
+/* The operators as methods (x.__add__(y), y.__radd__(x)): the operator's
+   result, or NotImplemented */
+static const struct {
+  const char *name;
+  int op;
+} dunder_ops[] = {
+  {"add", SR_OP_ADD}, {"sub", SR_OP_SUB}, {"mul", SR_OP_MUL}, {"truediv", SR_OP_DIV},
+  {"floordiv", SR_OP_FLOORDIV}, {"mod", SR_OP_MOD}, {"pow", SR_OP_POW}, {"matmul", SR_OP_MATMUL},
+  {"lshift", SR_OP_LSHIFT}, {"rshift", SR_OP_RSHIFT}, {"and", SR_OP_BITAND}, {"or", SR_OP_BITOR},
+  {"xor", SR_OP_BITXOR}, {"eq", SR_OP_EQ}, {"ne", SR_OP_NE}, {"lt", SR_OP_LT}, {"le", SR_OP_LE},
+  {"gt", SR_OP_GT}, {"ge", SR_OP_GE}, {NULL, 0},
+};
+
+/* the op of "__NAME__" or "__rNAME__" (*reflected set), or -1 */
+static int dunder_op(const char *name, int *reflected) {
+  size_t n = strlen(name);
+  if (n < 6 || strncmp(name, "__", 2) != 0 || strcmp(name + n - 2, "__") != 0) return -1;
+  for (int r = 0; r < 2; r++)
+    for (int i = 0; dunder_ops[i].name; i++) {
+      size_t k = strlen(dunder_ops[i].name);
+      if (r && (dunder_ops[i].op >= SR_OP_EQ && dunder_ops[i].op <= SR_OP_GE)) continue;
+      if (n == k + 4 + (size_t)r && (!r || name[2] == 'r') && strncmp(name + 2 + r, dunder_ops[i].name, k) == 0) {
+        *reflected = r;
+        return dunder_ops[i].op;
+      }
+    }
+  return -1;
+}
+
+static SrVal *array_binop(SrInterp *I, int op, SrVal *a, SrVal *b);
+
+static SrVal *array_dunder(SrInterp *I, SrArgs *a) {
+  SrBuiltin *b = sr_current_builtin(I);
+  int refl = 0, op = dunder_op(b->name, &refl);
+  if (a->n != 1 || a->nkw) return sr_raise(I, "TypeError", "expected 1 argument, got %d", a->n);
+  SrVal *x = refl ? a->v[0] : b->self, *y = refl ? b->self : a->v[0];
+  SrVal *r = array_binop(I, op, x, y);
+  if (r || I->exc) return r;
+  return sr_ref(sr_lookup_qualname("builtins.NotImplemented"));
 }
 
 static SrVal *array_unop(SrInterp *I, int op, SrVal *x) {
@@ -367,6 +437,7 @@ static int64_t array_len(SrInterp *I, SrVal *x) {
 }
 
 static SrVal *array_getitem(SrInterp *I, SrVal *x, SrVal *key) {
+  if (sr_jax_is_ref(x)) return sr_jax_ref_get(I, x, key);
   SrVal *args[2] = {x, key};
   return call_fn(I, "jax.numpy._getitem", 2, args);
 }
@@ -406,6 +477,13 @@ static SrVal *array_iter(SrInterp *I, SrVal *x) {
     SrVal *r = h ? sr_iter_by_index(I, h, o->type->dims[0].size, host_row) : NULL;
     sr_unref(h);
     return r;
+  }
+  if (o && o->kind != SR_AV_CONCRETE && o->type->ndim > 0) {
+    /* a tracer: lax._iter, the results of one unstack equation */
+    SrVal *r = call_fn(I, "jax.lax.unstack", 1, &x);
+    SrVal *it = r ? sr_iterate(I, r) : NULL;
+    sr_unref(r);
+    return it;
   }
   return sr_iter_by_index(I, x, array_len(I, x), array_getitem);
 }
@@ -520,6 +598,10 @@ static SrVal *array_getattr(SrInterp *I, SrVal *self, const char *name) {
   SrArrayObj *a = self->obj.data;
   SrVal *r = type_attr(I, a->type, name);
   if (r) return r;
+  if (a->type->ref) {
+    r = sr_jax_ref_getattr(I, self, name);
+    if (r || I->exc) return r;
+  }
   if (strcmp(name, "T") == 0) return call_fn(I, "jax.numpy.transpose", 1, &self);
   if (strcmp(name, "real") == 0) return call_fn(I, "jax.numpy.real", 1, &self);
   if (strcmp(name, "imag") == 0) return call_fn(I, "jax.numpy.imag", 1, &self);
@@ -535,6 +617,8 @@ static SrVal *array_getattr(SrInterp *I, SrVal *self, const char *name) {
     return sr_lax_transpose(I, self, perm, nd);
   }
   if (strcmp(name, "aval") == 0) return sr_aval_new(a->type);
+  if (strcmp(name, "val") == 0 && a->kind == SR_AV_TRACER && (r = sr_tracers_vmap_val(I, self))) return r;
+  if (strcmp(name, "_debug_info") == 0) return sr_introspect_tracer_debug_info(I, self);
   if (strcmp(name, "update") == 0 && a->kind == SR_AV_ABSTRACT) return sr_bound_method(self, name, sds_update);
   if (strcmp(name, "sharding") == 0 && a->kind == SR_AV_ABSTRACT) {
     if (a->sharding && a->sharding->kind == SR_V_SPEC) {
@@ -563,6 +647,12 @@ static SrVal *array_getattr(SrInterp *I, SrVal *self, const char *name) {
     r = sr_call(I, bound, &pa);
     sr_unref(bound);
     return r;
+  }
+  int refl;
+  if (dunder_op(name, &refl) >= 0) {
+    SrVal *m = sr_builtin_with(name, array_dunder, NULL, NULL);
+    ((SrBuiltin *)m->obj.data)->self = sr_ref(self);
+    return m;
   }
   if (array_has_method(name)) {
     SrVal *m = sr_builtin_with(name, array_method, (void *)sr_intern_cstr(name), NULL);
@@ -598,7 +688,7 @@ static int array_hash(SrInterp *I, SrVal *x, int64_t *out) {
    numpy/array_methods.py); a ShapeDtypeStruct has none */
 static int array_setitem(SrInterp *I, SrVal *x, SrVal *key, SrVal *v) {
   SrArrayObj *a = x->obj.data;
-  (void)key, (void)v;
+  if (a->type->ref) return sr_jax_ref_set(I, x, key, v);
   if (a->kind == SR_AV_ABSTRACT)
     sr_raise(I, "TypeError", "'%s' object does not support item assignment", sr_val_kind_name(x));
   else

@@ -770,7 +770,43 @@ static SrVal *lin_getattr(SrInterp *I, SrVal *self, const char *name) {
   return NULL;
 }
 
-static const SrLangOps lin_ops = {.call = lin_call, .getattr = lin_getattr};
+/* f_jvp is a pytree, as api.py's Partial of its linear function: its
+   children the residuals, rebuilt with new ones around the same linear
+   jaxpr (a jit returns it and takes it) */
+static const SrClass lin_class;
+static void *dup_bytes(const void *p, size_t n) {
+  void *d = sr_xcalloc(n + 1, 1);
+  if (p && n) memcpy(d, p, n);
+  return d;
+}
+static SrVal *lin_children(SrVal *self) {
+  const Lin *l = self->obj.data;
+  SrVal *c = sr_seq(NULL, SR_V_LIST, l->lin.nres);
+  for (int i = 0; i < l->lin.nres; i++) sr_seq_push(NULL, c, sr_ref(l->lin.res[i]));
+  return c;
+}
+static SrVal *lin_rebuild(SrVal *self, SrVal *ch) {
+  const Lin *l = self->obj.data;
+  const SrLinear *s = &l->lin;
+  Lin *n = sr_xcalloc(1, sizeof *n);
+  *n = *l;
+  SrLinear *d = &n->lin;
+  sr_program_ref(s->jaxpr->prog);
+  d->res = sr_xcalloc((size_t)s->nres + 1, sizeof *d->res);
+  for (int i = 0; i < s->nres; i++) d->res[i] = sr_ref(i < ch->seq.n ? ch->seq.items[i] : s->res[i]);
+  d->in_nz = dup_bytes(s->in_nz, (size_t)s->nin);
+  d->out_nz = dup_bytes(s->out_nz, (size_t)s->nout);
+  d->in_types = dup_bytes(s->in_types, (size_t)s->nin * sizeof *s->in_types);
+  d->out_types = dup_bytes(s->out_types, (size_t)s->nout * sizeof *s->out_types);
+  d->res_arg = dup_bytes(s->res_arg, (size_t)s->nres);
+  n->in_tree = sr_ref(l->in_tree);
+  n->out_tree = l->out_tree ? sr_ref(l->out_tree) : NULL;
+  n->arg_start = dup_bytes(l->arg_start, ((size_t)l->nargs + 1) * sizeof *l->arg_start);
+  return sr_obj(&lin_class, n);
+}
+
+static const SrLangOps lin_ops = {
+  .call = lin_call, .getattr = lin_getattr, .tree_children = lin_children, .tree_rebuild = lin_rebuild};
 static const SrClass lin_class = {"partial", lin_free, lin_repr, NULL, &lin_ops};
 
 /* jax.vjp / jax.linearize: (out, f) or (out, f, aux) */
@@ -1045,8 +1081,8 @@ static void lt_free(void *d) {
   free(t);
 }
 
-static SrVal *lt_call(SrInterp *I, SrArgs *a) {
-  LT *t = sr_current_builtin(I)->data;
+static SrVal *lt_call(SrInterp *I, SrVal *self, SrArgs *a) {
+  LT *t = self->obj.data;
   if (a->n != 1) return sr_raise(I, "TypeError", "the transposed function takes one argument, the output cotangent");
   SrVal *cts = sr_pytree_flatten(I, a->v[0]);
   if (!cts) return NULL;
@@ -1140,6 +1176,35 @@ static SrVal *lt_call(SrInterp *I, SrArgs *a) {
   return r;
 }
 
+/* the transposed function is a pytree, as api.py's Partial of it over the
+   jaxpr's consts: its children the consts */
+static const SrClass lt_class;
+static SrVal *lt_children(SrVal *self) {
+  const LT *t = self->obj.data;
+  SrVal *c = sr_seq(NULL, SR_V_LIST, t->consts->seq.n);
+  for (int i = 0; i < t->consts->seq.n; i++) sr_seq_push(NULL, c, sr_ref(t->consts->seq.items[i]));
+  return c;
+}
+static SrVal *lt_rebuild(SrVal *self, SrVal *ch) {
+  const LT *t = self->obj.data;
+  LT *n = sr_xcalloc(1, sizeof *n);
+  *n = *t;
+  sr_program_ref(n->j->prog);
+  n->consts = sr_seq(NULL, SR_V_LIST, t->consts->seq.n);
+  for (int i = 0; i < t->consts->seq.n; i++)
+    sr_seq_push(NULL, n->consts, sr_ref(i < ch->seq.n ? ch->seq.items[i] : t->consts->seq.items[i]));
+  n->in_tree = sr_ref(t->in_tree);
+  n->out_tree = t->out_tree ? sr_ref(t->out_tree) : NULL;
+  n->out_types = NULL;
+  return sr_obj(&lt_class, n);
+}
+static void lt_repr(SrBuf *out, const SrVal *v) {
+  (void)v;
+  sr_buf_puts(out, "<function transposed_fun>");
+}
+static const SrLangOps lt_ops = {.call = lt_call, .tree_children = lt_children, .tree_rebuild = lt_rebuild};
+static const SrClass lt_class = {"Partial", lt_free, lt_repr, NULL, &lt_ops};
+
 static SrVal *jax_linear_transpose(SrInterp *I, SrArgs *a) {
   if (a->n < 1) return sr_raise(I, "TypeError", "linear_transpose() missing required argument: 'fun'");
   SrVal *fun = a->v[0];
@@ -1199,7 +1264,7 @@ static SrVal *jax_linear_transpose(SrInterp *I, SrArgs *a) {
   t->nout = (int)f.j->nout;
   t->out_tree = f.out_tree ? sr_ref(f.out_tree) : NULL;
   fn_free(&f);
-  return sr_builtin_with("transposed_fun", lt_call, t, lt_free);
+  return sr_obj(&lt_class, t);
 }
 
 void sr_autodiff_init(void) {

@@ -489,9 +489,13 @@ SrVal *sr_concrete_target_sharding(SrInterp *I, SrVal *t, int *dev) {
     if (t->sh.mesh->abstract) return sr_raise(I, "ValueError", "device_put needs a NamedSharding over a concrete Mesh, not an AbstractMesh");
     return sr_sharding_val(NULL, t->sh.mesh, t->sh.spec, t->sh.memory_kind ? t->sh.memory_kind : sr_intern_cstr("device"));
   }
+  /* api.py's _check_sharding */
   SrBuf b = SR_BUF_INIT;
-  sr_to_repr(I, &b, t);
-  sr_raise(I, "TypeError", "device_put: %s is not a device, a PartitionSpec or a NamedSharding", b.p);
+  sr_to_str(I, &b, t);
+  sr_raise(I, "ValueError",
+           "`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, `jax.Device`, `Format`, "
+           "`jax.memory.Space` or a pytree of these values. Received invalid value: %s",
+           sr_buf_str(&b));
   sr_buf_free(&b);
   return NULL;
 }
@@ -819,12 +823,57 @@ static SrVal *bi_np_load(SrInterp *I, SrArgs *a) {
 
 /* Array methods get the array as their first argument. */
 static SrVal *m_item(SrInterp *I, SrArgs *a) {
-  if (a->n != 1) return sr_raise(I, "NotImplementedError", "item() with arguments");
+  if (a->n > 1) {
+    /* np.ndarray.item(*args): a flat index, or one index per axis (as
+       ints or one tuple) */
+    const SrType *t = sr_value_type(I, a->v[0]);
+    if (!t) return NULL;
+    SrVal *const *args = a->v + 1;
+    int n = a->n - 1;
+    if (n == 1 && sr_is_seq(args[0])) {
+      n = args[0]->seq.n;
+      args = args[0]->seq.items;
+    }
+    int64_t size = sr_type_numel(t), flat = 0;
+    if (n == 1) {
+      if (sr_as_int(I, args[0], "item", &flat) < 0) return NULL;
+      if (flat < -size || flat >= size)
+        return sr_raise(I, "IndexError", "index %lld is out of bounds for size %lld", (long long)flat, (long long)size);
+      if (flat < 0) flat += size;
+    } else {
+      if (n != t->ndim) return sr_raise(I, "ValueError", "incorrect number of indices for array");
+      for (int i = 0; i < n; i++) {
+        int64_t k, d = t->dims[i].size;
+        if (sr_as_int(I, args[i], "item", &k) < 0) return NULL;
+        if (k < -d || k >= d)
+          return sr_raise(I, "IndexError", "index %lld is out of bounds for axis %d with size %lld", (long long)k, i,
+                          (long long)d);
+        flat = flat * d + (k < 0 ? k + d : k);
+      }
+    }
+    SrVal *rv = sr_lax_reshape(I, a->v[0], &size, 1, NULL);
+    SrVal *iv = sr_int(NULL, flat);
+    SrVal *el = rv ? sr_getitem(I, rv, iv) : NULL;
+    sr_unref(rv);
+    sr_unref(iv);
+    if (!el) return NULL;
+    SrArgs one = {1, &el, 0, NULL, NULL, NULL};
+    SrVal *r = m_item(I, &one);
+    sr_unref(el);
+    return r;
+  }
+  if (a->n != 1) return sr_raise(I, "TypeError", "item() takes the array");
   const char *saved = I->item_for;
   I->item_for = NULL;
   SrVal *r = sr_unop(I, SR_OP_ITEM, a->v[0]);
   I->item_for = saved;
   return r;
+}
+
+/* x.__getitem__(key): x[key], a bound method (x.__getitem__ passed as a function) */
+static SrVal *m_getitem(SrInterp *I, SrArgs *a) {
+  if (a->n != 2 || a->nkw) return sr_raise(I, "TypeError", "__getitem__() takes exactly one argument");
+  return sr_getitem(I, a->v[0], a->v[1]);
 }
 
 /* round(x[, ndigits]) of an array (array_methods._operator_round):
@@ -1190,6 +1239,12 @@ static SrVal *array_plain(SrInterp *I, SrVal **p, int dt) {
   SrDtype want = dt >= 0 ? (SrDtype)dt : rt ? rt->dtype : SR_F32;
   if (!sr_array_of(p[0]) && sr_dtype_is_int(want)) {
     if (dt < 0 && p[0]->kind == SR_V_INT && !I->jax->enable_x64) want = SR_I32;
+    if (dt < 0 && p[0]->kind == SR_V_INT && !sr_int_fits(p[0]->i, want)) {
+      /* dtypes.coerce_to_array -> scalar_type_to_dtype's check */
+      sr_unref(r);
+      return sr_raise(I, "OverflowError", "Python int %lld too large to convert to %s", (long long)p[0]->i,
+                      sr_dtype_name(want));
+    }
     if (ints_fit(I, p[0], want) < 0) {
       sr_unref(r);
       return NULL;
@@ -1686,7 +1741,8 @@ void sr_builtins_exec_init(void) {
          "x.committed: whether x was placed on its devices on purpose (device_put, or computed from such arrays)");
   sr_def("jax.Array.property.device", prop_device, "x.device: the device of a single-device array, else its sharding");
   sr_def("jax.Array.property._value", prop_value, "x._value: x as a numpy array");
-  sr_def("jax.Array.method.item", m_item, "x.item(): the value of a size-1 array");
+  sr_def("jax.Array.method.item", m_item, "x.item(*args): the value of a size-1 array, or of the element a flat index or an index per axis names");
+  sr_def("jax.Array.method.__getitem__", m_getitem, "x.__getitem__(key): x[key]");
   sr_def("jax.Array.method.__round__", m_round, "round(x, ndigits=None): jnp.round, then astype(int) without ndigits");
   sr_def("jax.Array.method.compress", m_compress, "x.compress(condition, axis=None, *, size=None, fill_value=0): jnp.compress(condition, x)");
   sr_def("jax.Array.method.view", m_view, "x.view(dtype=None): x's bits as dtype (lax.bitcast_convert_type, the last axis resized)");

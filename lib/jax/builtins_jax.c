@@ -224,12 +224,24 @@ static SrVal *bi_config_update(SrInterp *I, SrArgs *a) {
     I->jax->no_f16_reductions = !sr_val_truthy(p[1]);
     return sr_none();
   }
+  if (strcmp(name, "jax_check_static_indices") == 0) {
+    I->jax->check_static_indices = sr_val_truthy(p[1]);
+    return sr_none();
+  }
   if (strcmp(name, "jax_check_tracer_leaks") == 0) {
     I->jax->check_tracer_leaks = sr_val_truthy(p[1]);
     return sr_none();
   }
+  if (strcmp(name, "jax_softmax_custom_jvp") == 0) {
+    I->jax->softmax_custom_jvp = sr_val_truthy(p[1]);
+    return sr_none();
+  }
   if (strcmp(name, "jax_disable_jit") == 0) {
     I->jax->disable_jit = sr_val_truthy(p[1]);
+    return sr_none();
+  }
+  if (strcmp(name, "jax_explain_cache_misses") == 0) {
+    I->jax->explain_cache_misses = sr_val_truthy(p[1]);
     return sr_none();
   }
   if (strcmp(name, "jax_auto_pcast") == 0) {
@@ -288,6 +300,8 @@ static SrVal *bi_config_read(SrInterp *I, SrArgs *a) {
     return sr_str_cstr(NULL, names[I->jax->rank_promotion]);
   }
   if (strcmp(name, "jax_disable_jit") == 0) return sr_bool(I->jax->disable_jit);
+  if (strcmp(name, "jax_explain_cache_misses") == 0) return sr_bool(I->jax->explain_cache_misses);
+  if (strcmp(name, "jax_softmax_custom_jvp") == 0) return sr_bool(I->jax->softmax_custom_jvp);
   return sr_raise(I, "AttributeError", "Unrecognized config option: %s", name);
 }
 
@@ -350,6 +364,9 @@ void sr_builtins_jax_init(void) {
     {"float8_e4m3fn", SR_F8_E4M3FN}, {"float8_e5m2", SR_F8_E5M2}, {NULL, 0},
   };
   for (int i = 0; dtypes[i].name; i++) reg_dtype(dtypes[i].name, dtypes[i].d);
+  /* bool is bool_ (scalar_types.py: one object, as numpy's) */
+  sr_register("jax.numpy.bool", sr_ref(sr_lookup_qualname("jax.numpy.bool_")));
+  sr_register("numpy.bool", sr_ref(sr_lookup_qualname("numpy.bool_")));
   /* ml_dtypes' other narrow types, jax.numpy's only */
   static const struct {
     const char *name;

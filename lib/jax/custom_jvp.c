@@ -108,10 +108,8 @@ void sr_custom_type_tree(SrInterp *I, SrBuf *b, SrVal *tree, int n, const SrType
 /* ---- the custom_jvp object ---- */
 
 typedef struct CustomJvp {
-  SrVal *fun, *jvp;
-  const char *name;
-  int *nondiff, nnondiff; /* nondiff_argnums, sorted */
-  int symbolic_zeros;
+  SrCustomFn f;
+  SrVal *jvp;
 } CustomJvp;
 
 /* ---- SymbolicZero (ad_util.SymbolicZero) ----
@@ -717,27 +715,26 @@ static const SrClass custom_jvp_class; /* below, with the methods */
 
 static void cj_free(void *d) {
   CustomJvp *c = d;
-  sr_unref(c->fun);
+  sr_custom_fn_free(&c->f);
   sr_unref(c->jvp);
-  free(c->nondiff);
   free(c);
 }
 
 static void cj_repr(SrBuf *out, const SrVal *v) {
   const CustomJvp *c = v->obj.data;
-  sr_buf_printf(out, "<jax._src.custom_derivatives.custom_jvp object of <function %s>>", c->name);
+  sr_buf_printf(out, "<jax._src.custom_derivatives.custom_jvp object of <function %s>>", c->f.name);
 }
 
 static SrVal *cj_call(SrInterp *I, SrVal *self, SrArgs *a) {
   CustomJvp *cj = self->obj.data;
   if (!cj->jvp)
-    return sr_raise(I, "AttributeError", "No JVP defined for custom_jvp function %s using defjvp.", cj->name);
-  SrVal *args = sr_custom_resolve_kwargs(I, cj->fun, "custom_jvp", cj->name, a);
+    return sr_raise(I, "AttributeError", "No JVP defined for custom_jvp function %s using defjvp.", cj->f.name);
+  SrVal *args = sr_custom_resolve_kwargs(I, cj->f.fun, "custom_jvp", cj->f.name, a);
   if (!args) return NULL;
-  SrVal *fun = sr_ref(cj->fun), *rule = sr_ref(cj->jvp);
-  if (cj->nnondiff) {
+  SrVal *fun = sr_ref(cj->f.fun), *rule = sr_ref(cj->jvp);
+  if (cj->f.nnondiff) {
     SrVal *held, *dyn;
-    if (sr_custom_nondiff_split(I, args, cj->nondiff, cj->nnondiff, &held, &dyn) < 0) {
+    if (sr_custom_nondiff_split(I, args, cj->f.nondiff, cj->f.nnondiff, &held, &dyn) < 0) {
       sr_unref(args);
       sr_unref(fun);
       sr_unref(rule);
@@ -749,8 +746,8 @@ static SrVal *cj_call(SrInterp *I, SrVal *self, SrArgs *a) {
     uint8_t *traced = NULL;
     SrVal *hl = traced_held(I, held, &hleaves, &traced);
     if (hl) {
-      fun = dynheld_wrap(cj->fun, held, hleaves, traced, cj->nondiff, cj->nnondiff, 1);
-      rule = dynheld_wrap(cj->jvp, held, hleaves, traced, cj->nondiff, cj->nnondiff, 0);
+      fun = dynheld_wrap(cj->f.fun, held, hleaves, traced, cj->f.nondiff, cj->f.nnondiff, 1);
+      rule = dynheld_wrap(cj->jvp, held, hleaves, traced, cj->f.nondiff, cj->f.nnondiff, 0);
       SrVal *d2 = sr_tuple(NULL, 0, NULL);
       sr_seq_push(NULL, d2, hl);
       for (int i = 0; i < dyn->seq.n; i++) sr_seq_push(NULL, d2, sr_ref(dyn->seq.items[i]));
@@ -759,8 +756,8 @@ static SrVal *cj_call(SrInterp *I, SrVal *self, SrArgs *a) {
       sr_unref(hleaves);
       free(traced);
     } else {
-      fun = sr_custom_nondiff_wrap(cj->fun, held, cj->nondiff, cj->nnondiff, 1);
-      rule = sr_custom_nondiff_wrap(cj->jvp, held, cj->nondiff, cj->nnondiff, 0);
+      fun = sr_custom_nondiff_wrap(cj->f.fun, held, cj->f.nondiff, cj->f.nnondiff, 1);
+      rule = sr_custom_nondiff_wrap(cj->jvp, held, cj->f.nondiff, cj->f.nnondiff, 0);
     }
     sr_unref(held);
     sr_unref(args);
@@ -770,7 +767,10 @@ static SrVal *cj_call(SrInterp *I, SrVal *self, SrArgs *a) {
   SrArgs pa = {args->seq.n, args->seq.items, 0, NULL, NULL, NULL};
   SrCustomCall cc;
   SrVal *eager;
-  int rc = sr_custom_call_trace(I, fun, cj->name, &pa, &cc, &eager);
+  /* debug_info("custom_jvp fun", self.fun, args, kwargs, nondiff_argnums) */
+  sr_trace_fn_debug_call(I, "custom_jvp fun", cj->f.fun, a, cj->f.nondiff, cj->f.nnondiff);
+  int rc = sr_custom_call_trace(I, fun, cj->f.name, &pa, &cc, &eager);
+  sr_trace_fn_debug_clear();
   sr_unref(args);
   sr_unref(fun);
   if (rc == 1) {
@@ -783,7 +783,7 @@ static SrVal *cj_call(SrInterp *I, SrVal *self, SrArgs *a) {
   }
   Cjvp *c = sr_xcalloc(1, sizeof *c);
   c->rule = rule;
-  c->name = cj->name;
+  c->name = cj->f.name;
   c->rule_name = sr_callable_name(cj->jvp);
   int k = 0;
   c->in_tree = sr_pytree_numbered(cc.args, &k);
@@ -792,12 +792,12 @@ static SrVal *cj_call(SrInterp *I, SrVal *self, SrArgs *a) {
   c->out_tree = sr_pytree_numbered(cc.out_tree, &k);
   c->nout = (int)cc.body->nout;
   c->nconsts = cc.captured->seq.n;
-  c->symbolic_zeros = cj->symbolic_zeros;
+  c->symbolic_zeros = cj->f.symbolic_zeros;
   c->x64 = I->jax->enable_x64;
   c->out_types = sr_xcalloc((size_t)c->nout + 1, sizeof *c->out_types);
   for (int i = 0; i < c->nout; i++) c->out_types[i] = cc.body->outvars[i]->type;
   SrPList ps = {0};
-  sr_plist_add(&ps, "name", sr_str_cstr(NULL, cj->name));
+  sr_plist_add(&ps, "name", sr_str_cstr(NULL, cj->f.name));
   sr_plist_add(&ps, "call_jaxpr", sr_jaxpr_val(NULL, cc.body));
   sr_plist_add(&ps, "jvp", sr_obj(&cjvp_class, c));
   sr_plist_add(&ps, "num_consts", sr_int(NULL, c->nconsts));
@@ -810,7 +810,7 @@ static SrVal *cj_defjvp(SrInterp *I, SrArgs *a) {
   SrVal *p[2];
   if (sr_args_parse(I, a, "defjvp", "jvp, symbolic_zeros=", p) < 0) return NULL;
   if (!sr_is_callable(I, p[0])) return sr_raise(I, "TypeError", "defjvp(jvp) takes a function");
-  cj->symbolic_zeros = p[1] && sr_val_truthy(p[1]);
+  cj->f.symbolic_zeros = p[1] && sr_val_truthy(p[1]);
   sr_unref(cj->jvp);
   cj->jvp = sr_ref(p[0]);
   return sr_ref(p[0]); /* so that defjvp can be a decorator */
@@ -854,8 +854,8 @@ static SrVal *jvps_rule(SrInterp *I, SrArgs *a) {
     return sr_raise(I, "TypeError", "jvp(primals, tangents) takes two tuples");
   SrVal *primals = a->v[0], *tangents = a->v[1];
   CustomJvp *cj = sr_xcalloc(1, sizeof *cj);
-  cj->fun = sr_ref(js->fun);
-  cj->name = js->name;
+  cj->f.fun = sr_ref(js->fun);
+  cj->f.name = js->name;
   cj->jvp = jvps_builtin(js);
   SrVal *self = sr_obj(&custom_jvp_class, cj);
   SrArgs fa = {primals->seq.n, primals->seq.items, 0, NULL, NULL, NULL};
@@ -947,8 +947,8 @@ static SrVal *cj_defjvps(SrInterp *I, SrArgs *a) {
     if (a->v[i]->kind != SR_V_NONE && !sr_is_callable(I, a->v[i]))
       return sr_raise(I, "TypeError", "defjvps(*jvps) takes functions or None");
   Jvps *js = sr_xcalloc(1, sizeof *js);
-  js->fun = sr_ref(cj->fun);
-  js->name = cj->name;
+  js->fun = sr_ref(cj->f.fun);
+  js->name = cj->f.name;
   js->jvps = sr_tuple(NULL, 0, NULL);
   for (int i = 0; i < a->n; i++) sr_seq_push(NULL, js->jvps, sr_ref(a->v[i]));
   sr_unref(cj->jvp);
@@ -961,29 +961,46 @@ static SrVal *cj_getattr(SrInterp *I, SrVal *self, const char *name) {
   CustomJvp *cj = self->obj.data;
   if (strcmp(name, "defjvp") == 0) return sr_bound_method(self, "defjvp", cj_defjvp);
   if (strcmp(name, "defjvps") == 0) return sr_bound_method(self, "defjvps", cj_defjvps);
-  if (strcmp(name, "__name__") == 0) return sr_str_cstr(NULL, cj->name);
-  if (strcmp(name, "fun") == 0) return sr_ref(cj->fun);
   if (strcmp(name, "jvp") == 0) return sr_ref(cj->jvp ? cj->jvp : sr_none());
-  /* custom_api_util.forward_attr: a wrapped custom_vmap's def_vmap... */
-  if (cj->fun->kind == SR_V_OBJ && !sr_as_function(cj->fun) && sr_ops(cj->fun) && sr_ops(cj->fun)->getattr)
-    return sr_ops(cj->fun)->getattr(I, cj->fun, name);
-  return NULL;
+  return sr_custom_fn_getattr(I, &cj->f, name);
 }
 
 static const SrLangOps cj_ops = {.call = cj_call, .getattr = cj_getattr};
 static const SrClass custom_jvp_class = {"custom_jvp", cj_free, cj_repr, NULL, &cj_ops};
 
-static SrVal *jax_custom_jvp(SrInterp *I, SrArgs *a) {
+int sr_custom_fn_init(SrInterp *I, SrArgs *a, const char *kind, SrCustomFn *f) {
   SrVal *p[3];
-  if (sr_args_parse(I, a, "custom_jvp", "fun, nondiff_argnums=, nondiff_argnames=", p) < 0) return NULL;
-  if (!sr_is_callable(I, p[0])) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(p[0]));
-  int *nd, nnd;
-  if (sr_custom_nondiff_parse(I, p[0], p[1], p[2], &nd, &nnd) < 0) return NULL;
+  memset(f, 0, sizeof *f);
+  if (sr_args_parse(I, a, kind, "fun, nondiff_argnums=, nondiff_argnames=", p) < 0) return -1;
+  if (!sr_is_callable(I, p[0]))
+    return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(p[0])), -1;
+  if (sr_custom_nondiff_parse(I, p[0], p[1], p[2], &f->nondiff, &f->nnondiff) < 0) return -1;
+  f->fun = sr_ref(p[0]);
+  f->name = sr_callable_name(p[0]);
+  return 0;
+}
+
+SrVal *sr_custom_fn_getattr(SrInterp *I, const SrCustomFn *f, const char *name) {
+  if (strcmp(name, "__name__") == 0) return sr_str_cstr(NULL, f->name);
+  /* functools.update_wrapper(self, fun), which inspect.signature follows */
+  if (strcmp(name, "fun") == 0 || strcmp(name, "__wrapped__") == 0) return sr_ref(f->fun);
+  /* custom_api_util.forward_attr: a wrapped custom_vmap's def_vmap... */
+  if (f->fun->kind == SR_V_OBJ && !sr_as_function(f->fun) && sr_ops(f->fun) && sr_ops(f->fun)->getattr)
+    return sr_ops(f->fun)->getattr(I, f->fun, name);
+  return NULL;
+}
+
+void sr_custom_fn_free(SrCustomFn *f) {
+  sr_unref(f->fun);
+  free(f->nondiff);
+}
+
+static SrVal *jax_custom_jvp(SrInterp *I, SrArgs *a) {
   CustomJvp *cj = sr_xcalloc(1, sizeof *cj);
-  cj->nondiff = nd;
-  cj->nnondiff = nnd;
-  cj->fun = sr_ref(p[0]);
-  cj->name = sr_callable_name(p[0]);
+  if (sr_custom_fn_init(I, a, "custom_jvp", &cj->f) < 0) {
+    free(cj);
+    return NULL;
+  }
   return sr_obj(&custom_jvp_class, cj);
 }
 

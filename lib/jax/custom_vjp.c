@@ -34,6 +34,7 @@
 #include "jax/tree_util.h"
 #include "jax/vjp.h"
 #include "jax/tracers.h"
+#include "jax/ref.h"
 #include "lax/lax.h"
 #include "text/print_val.h"
 #include "util/intern.h"
@@ -122,10 +123,8 @@ static const SrClass cvjp_lin_class = {"custom_lin_rule", lin_free, lin_repr, NU
 /* ---- the custom_vjp object ---- */
 
 typedef struct CustomVjp {
-  SrVal *fun, *fwd, *bwd;
-  const char *name;
-  int *nondiff, nnondiff; /* nondiff_argnums, sorted */
-  int symbolic_zeros;
+  SrCustomFn f;
+  SrVal *fwd, *bwd;
 } CustomVjp;
 
 /* ---- CustomVJPPrimal (custom_derivatives.py): what fwd gets for each
@@ -219,16 +218,15 @@ static SrVal *jax_primal_tree_values(SrInterp *I, SrArgs *a) {
 
 static void cv_free(void *d) {
   CustomVjp *c = d;
-  sr_unref(c->fun);
+  sr_custom_fn_free(&c->f);
   sr_unref(c->fwd);
   sr_unref(c->bwd);
-  free(c->nondiff);
   free(c);
 }
 
 static void cv_repr(SrBuf *out, const SrVal *v) {
   const CustomVjp *c = v->obj.data;
-  sr_buf_printf(out, "<jax._src.custom_derivatives.custom_vjp object of <function %s>>", c->name);
+  sr_buf_printf(out, "<jax._src.custom_derivatives.custom_vjp object of <function %s>>", c->f.name);
 }
 
 /* custom_derivatives._check_for_tracers: a traced nondiff argument (one
@@ -252,16 +250,80 @@ static int check_for_tracers(SrInterp *I, SrVal *held) {
   return -1;
 }
 
+/* _check_for_aliased_refs: the same Ref twice among the arguments but for
+   the nondiff ones; 0, or -1 with JAX's ValueError */
+static int aliased_refs(SrInterp *I, const CustomVjp *cv, SrVal *args) {
+  SrVal *leaves = sr_seq(NULL, SR_V_LIST, 0);
+  int anyref = 0;
+  for (int i = 0; i < args->seq.n; i++) {
+    int nd = 0;
+    for (int k = 0; k < cv->f.nnondiff; k++) nd |= cv->f.nondiff[k] == i;
+    SrVal *l = sr_pytree_flatten(I, args->seq.items[i]);
+    if (!l) {
+      sr_exc_clear(I);
+      continue;
+    }
+    for (int k = 0; k < l->seq.n; k++) {
+      /* a nondiff leaf takes its place, but no Ref of it counts */
+      SrVal *x = l->seq.items[k];
+      sr_seq_push(NULL, leaves, nd ? sr_none() : sr_ref(x));
+      anyref |= !nd && sr_jax_is_ref(x);
+    }
+    sr_unref(l);
+  }
+  int rc = 0;
+  for (int i = 0; anyref && i < leaves->seq.n && !rc; i++)
+    for (int k = 0; k < i && !rc; k++)
+      if (sr_jax_is_ref(leaves->seq.items[i]) && leaves->seq.items[k] == leaves->seq.items[i]) {
+        SrArgs na = {args->seq.n, args->seq.items, 0, NULL, NULL, NULL};
+        int nn = 0;
+        char **nm = sr_debug_arg_names(I, cv->f.fun, &na, NULL, &nn);
+        if (!nm) sr_exc_clear(I);
+        SrBuf t = SR_BUF_INIT;
+        sr_type_str(&t, sr_value_type(I, leaves->seq.items[i]), 0);
+        sr_raise(I, "ValueError",
+                 "only one reference to a mutable array may be passed as an argument to a function, but "
+                 "custom_vjp function %s got the same mutable array reference of type %s at %s and %s.",
+                 cv->f.name, sr_buf_str(&t), nm && k < nn ? nm[k] : "unknown", nm && i < nn ? nm[i] : "unknown");
+        sr_buf_free(&t);
+        if (nm) sr_debug_arg_names_free(nm, nn);
+        rc = -1;
+      }
+  sr_unref(leaves);
+  return rc;
+}
+
+/* _check_for_returned_refs of the primal function: no Ref among its
+   results (types: the traced body's, or the leaves of an eager result) */
+static int returned_refs(SrInterp *I, const char *name, int n, const SrType *const *types) {
+  for (int i = 0; i < n; i++)
+    if (types[i] && types[i]->ref) {
+      SrBuf t = SR_BUF_INIT;
+      sr_type_str(&t, types[i], 0);
+      sr_raise(I, "ValueError",
+               "custom_vjp primal function %s returned a mutable array reference of type %s that was not an "
+               "argument.",
+               name, sr_buf_str(&t));
+      sr_buf_free(&t);
+      return -1;
+    }
+  return 0;
+}
+
 static SrVal *cv_call(SrInterp *I, SrVal *self, SrArgs *a) {
   CustomVjp *cv = self->obj.data;
   if (!cv->fwd || !cv->bwd)
-    return sr_raise(I, "AttributeError", "No VJP defined for custom_vjp function %s using defvjp.", cv->name);
-  SrVal *args = sr_custom_resolve_kwargs(I, cv->fun, "custom_vjp", cv->name, a);
+    return sr_raise(I, "AttributeError", "No VJP defined for custom_vjp function %s using defvjp.", cv->f.name);
+  SrVal *args = sr_custom_resolve_kwargs(I, cv->f.fun, "custom_vjp", cv->f.name, a);
   if (!args) return NULL;
-  SrVal *fun = sr_ref(cv->fun), *fwd = sr_ref(cv->fwd), *bwd = sr_ref(cv->bwd);
-  if (cv->nnondiff) {
+  if (aliased_refs(I, cv, args) < 0) {
+    sr_unref(args);
+    return NULL;
+  }
+  SrVal *fun = sr_ref(cv->f.fun), *fwd = sr_ref(cv->fwd), *bwd = sr_ref(cv->bwd);
+  if (cv->f.nnondiff) {
     SrVal *held, *dyn;
-    if (sr_custom_nondiff_split(I, args, cv->nondiff, cv->nnondiff, &held, &dyn) < 0 ||
+    if (sr_custom_nondiff_split(I, args, cv->f.nondiff, cv->f.nnondiff, &held, &dyn) < 0 ||
         check_for_tracers(I, held) < 0) {
       sr_unref(held); /* NULL when the split failed */
       sr_unref(dyn);
@@ -274,24 +336,38 @@ static SrVal *cv_call(SrInterp *I, SrVal *self, SrArgs *a) {
     sr_unref(fun);
     sr_unref(fwd);
     sr_unref(bwd);
-    fun = sr_custom_nondiff_wrap(cv->fun, held, cv->nondiff, cv->nnondiff, 1);
-    fwd = sr_custom_nondiff_wrap(cv->fwd, held, cv->nondiff, cv->nnondiff, 1);
-    bwd = sr_custom_nondiff_wrap(cv->bwd, held, cv->nondiff, cv->nnondiff, 0);
+    fun = sr_custom_nondiff_wrap(cv->f.fun, held, cv->f.nondiff, cv->f.nnondiff, 1);
+    fwd = sr_custom_nondiff_wrap(cv->fwd, held, cv->f.nondiff, cv->f.nnondiff, 1);
+    bwd = sr_custom_nondiff_wrap(cv->bwd, held, cv->f.nondiff, cv->f.nnondiff, 0);
     sr_unref(held);
     sr_unref(args);
     args = dyn;
   }
-  if (I->trace && !cv->symbolic_zeros && sr_custom_closes_over_tracer(I, cv->fwd))
+  if (I->trace && !cv->f.symbolic_zeros && sr_custom_closes_over_tracer(I, cv->fwd))
     sr_custom_pretrace_fwd(I, &fun, &fwd, &bwd, &args);
   SrArgs pa = {args->seq.n, args->seq.items, 0, NULL, NULL, NULL};
   SrCustomCall cc;
   SrVal *eager;
-  int rc = sr_custom_call_trace(I, fun, cv->name, &pa, &cc, &eager);
+  /* debug_info("custom_vjp fun", self.fun, args, kwargs, nondiff_argnums) */
+  sr_trace_fn_debug_call(I, "custom_vjp fun", cv->f.fun, a, cv->f.nondiff, cv->f.nnondiff);
+  int rc = sr_custom_call_trace(I, fun, cv->f.name, &pa, &cc, &eager);
+  sr_trace_fn_debug_clear();
   sr_unref(args);
   sr_unref(fun);
   if (rc == 1) {
     sr_unref(fwd);
     sr_unref(bwd);
+    SrVal *el = sr_pytree_flatten(I, eager);
+    if (!el) sr_exc_clear(I);
+    for (int i = 0; el && i < el->seq.n; i++) {
+      const SrType *t = sr_jax_is_ref(el->seq.items[i]) ? sr_value_type(I, el->seq.items[i]) : NULL;
+      if (returned_refs(I, cv->f.name, 1, &t) < 0) {
+        sr_unref(el);
+        sr_unref(eager);
+        return NULL;
+      }
+    }
+    sr_unref(el);
     return eager;
   }
   if (rc < 0) {
@@ -299,12 +375,28 @@ static SrVal *cv_call(SrInterp *I, SrVal *self, SrArgs *a) {
     sr_unref(bwd);
     return NULL;
   }
+  {
+    const SrType **ot = sr_xcalloc(cc.body->nout + 1, sizeof *ot);
+    for (uint32_t i = 0; i < cc.body->nout; i++) ot[i] = cc.body->outvars[i]->type;
+    int bad = returned_refs(I, cv->f.name, (int)cc.body->nout, ot) < 0;
+    free(ot);
+    if (bad) {
+      sr_unref(fwd);
+      sr_unref(bwd);
+      sr_unref(cc.args);
+      sr_unref(cc.leaves);
+      sr_unref(cc.out_tree);
+      sr_unref(cc.captured);
+      sr_program_unref(cc.body->prog);
+      return NULL;
+    }
+  }
   Cvjp *c = sr_xcalloc(1, sizeof *c);
   c->rc = 1;
   c->fwd = fwd;
   c->bwd = bwd;
-  c->name = cv->name;
-  c->fun_info = sr_vjp_fun_info(cv->fun);
+  c->name = cv->f.name;
+  c->fun_info = sr_vjp_fun_info(cv->f.fun);
   c->fwd_name = sr_callable_name(cv->fwd);
   c->bwd_name = sr_callable_name(cv->bwd);
   int k = 0;
@@ -318,9 +410,9 @@ static SrVal *cv_call(SrInterp *I, SrVal *self, SrArgs *a) {
   for (int i = 0; i < c->nleaves; i++) c->in_types[i] = sr_value_type(I, cc.leaves->seq.items[i]);
   c->out_types = sr_xcalloc((size_t)c->nout + 1, sizeof *c->out_types);
   for (int i = 0; i < c->nout; i++) c->out_types[i] = cc.body->outvars[i]->type;
-  c->symbolic_zeros = cv->symbolic_zeros;
+  c->symbolic_zeros = cv->f.symbolic_zeros;
   SrPList ps = {0};
-  sr_plist_add(&ps, "name", sr_str_cstr(NULL, cv->name));
+  sr_plist_add(&ps, "name", sr_str_cstr(NULL, cv->f.name));
   sr_plist_add(&ps, "bwd", ref_new(c, 1));
   sr_plist_add(&ps, "call_jaxpr", sr_jaxpr_val(NULL, cc.body));
   sr_plist_add(&ps, "fwd", ref_new(c, 0));
@@ -337,7 +429,7 @@ static SrVal *cv_defvjp(SrInterp *I, SrArgs *a) {
   if (!sr_is_callable(I, p[0]) || !sr_is_callable(I, p[1]))
     return sr_raise(I, "TypeError", "defvjp(fwd, bwd) takes two functions");
   /* optimize_remat=True changes what is saved, not the values */
-  cv->symbolic_zeros = p[2] && sr_val_truthy(p[2]);
+  cv->f.symbolic_zeros = p[2] && sr_val_truthy(p[2]);
   sr_unref(cv->fwd);
   sr_unref(cv->bwd);
   cv->fwd = sr_ref(p[0]);
@@ -349,30 +441,20 @@ static SrVal *cv_getattr(SrInterp *I, SrVal *self, const char *name) {
   (void)I;
   CustomVjp *cv = self->obj.data;
   if (strcmp(name, "defvjp") == 0) return sr_bound_method(self, "defvjp", cv_defvjp);
-  if (strcmp(name, "__name__") == 0) return sr_str_cstr(NULL, cv->name);
-  if (strcmp(name, "fun") == 0) return sr_ref(cv->fun);
   if (strcmp(name, "fwd") == 0) return sr_ref(cv->fwd ? cv->fwd : sr_none());
   if (strcmp(name, "bwd") == 0) return sr_ref(cv->bwd ? cv->bwd : sr_none());
-  /* custom_api_util.forward_attr: a wrapped custom_vmap's def_vmap... */
-  if (cv->fun->kind == SR_V_OBJ && !sr_as_function(cv->fun) && sr_ops(cv->fun) && sr_ops(cv->fun)->getattr)
-    return sr_ops(cv->fun)->getattr(I, cv->fun, name);
-  return NULL;
+  return sr_custom_fn_getattr(I, &cv->f, name);
 }
 
 static const SrLangOps cv_ops = {.call = cv_call, .getattr = cv_getattr};
 static const SrClass custom_vjp_class = {"custom_vjp", cv_free, cv_repr, NULL, &cv_ops};
 
 static SrVal *jax_custom_vjp(SrInterp *I, SrArgs *a) {
-  SrVal *p[3];
-  if (sr_args_parse(I, a, "custom_vjp", "fun, nondiff_argnums=, nondiff_argnames=", p) < 0) return NULL;
-  if (!sr_is_callable(I, p[0])) return sr_raise(I, "TypeError", "Expected a callable value, got %s", sr_val_kind_name(p[0]));
-  int *nd, nnd;
-  if (sr_custom_nondiff_parse(I, p[0], p[1], p[2], &nd, &nnd) < 0) return NULL;
   CustomVjp *cv = sr_xcalloc(1, sizeof *cv);
-  cv->nondiff = nd;
-  cv->nnondiff = nnd;
-  cv->fun = sr_ref(p[0]);
-  cv->name = sr_callable_name(p[0]);
+  if (sr_custom_fn_init(I, a, "custom_vjp", &cv->f) < 0) {
+    free(cv);
+    return NULL;
+  }
   return sr_obj(&custom_vjp_class, cv);
 }
 
@@ -407,6 +489,25 @@ static int jvp_custom_vjp(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal 
                                             : sr_ref(x[c->nconsts + i]));
   SrVal *args = sr_pytree_unflatten(c->in_tree, lv);
   sr_unref(lv);
+  /* _flatten_fwd's _check_for_aliased_refs, on the primal values */
+  for (int i = 0; i < c->nleaves; i++)
+    for (int k = 0; k < i && sr_jax_is_ref(x[c->nconsts + i]); k++)
+      if (x[c->nconsts + k] == x[c->nconsts + i]) {
+        SrArgs na = {args->seq.n, args->seq.items, 0, NULL, NULL, NULL};
+        int nn = 0;
+        char **nm = sr_debug_arg_names(I, c->fwd, &na, NULL, &nn);
+        if (!nm) sr_exc_clear(I);
+        SrBuf tb = SR_BUF_INIT;
+        sr_type_str(&tb, sr_value_type(I, x[c->nconsts + i]), 0);
+        sr_raise(I, "ValueError",
+                 "only one reference to a mutable array may be passed as an argument to a function, but "
+                 "custom_vjp function %s got the same mutable array reference of type %s at %s and %s.",
+                 c->name, sr_buf_str(&tb), nm && k < nn ? nm[k] : "unknown", nm && i < nn ? nm[i] : "unknown");
+        sr_buf_free(&tb);
+        if (nm) sr_debug_arg_names_free(nm, nn);
+        sr_unref(args);
+        return -1;
+      }
   SrTrace *saved = I->trace;
   if (ad->mode == SR_AD_LIN) I->trace = ad->staged ? ad->tangent : ad->primal;
   SrArgs fa = {args->seq.n, args->seq.items, 0, NULL, NULL, NULL};
@@ -472,6 +573,42 @@ static int jvp_custom_vjp(SrAd *ad, const SrEqn *e, SrVal **x, SrVal **t, SrVal 
     sr_buf_free(&s1);
     sr_buf_free(&s2);
     if (!same) goto done;
+  }
+  /* _check_for_returned_refs of fwd: a Ref among the residuals must be an
+     argument, and none among the primal results */
+  {
+    SrVal *pl = sr_pytree_flatten(I, r->seq.items[0]), *res = sr_pytree_flatten(I, r->seq.items[1]);
+    int bad = 0;
+    for (int i = 0; pl && i < pl->seq.n && !bad; i++)
+      if (sr_jax_is_ref(pl->seq.items[i])) {
+        SrBuf tb = SR_BUF_INIT;
+        sr_type_str(&tb, sr_value_type(I, pl->seq.items[i]), 0);
+        sr_raise(I, "ValueError",
+                 "custom_vjp fwd function %s returned a mutable array reference of type %s at output tree path "
+                 "[0], but mutable array references cannot be returned there.",
+                 c->fwd_name, sr_buf_str(&tb));
+        sr_buf_free(&tb);
+        bad = 1;
+      }
+    for (int i = 0; res && i < res->seq.n && !bad; i++) {
+      SrVal *rv = res->seq.items[i];
+      if (!sr_jax_is_ref(rv)) continue;
+      int arg = 0;
+      for (int k = 0; k < c->nleaves && !arg; k++) arg = x[c->nconsts + k] == rv;
+      if (arg) continue;
+      SrBuf tb = SR_BUF_INIT;
+      sr_type_str(&tb, sr_value_type(I, rv), 0);
+      sr_raise(I, "ValueError",
+               "custom_vjp fwd function %s returned a mutable array reference of type %s at output tree path [1] "
+               "that was not an argument.",
+               c->fwd_name, sr_buf_str(&tb));
+      sr_buf_free(&tb);
+      bad = 1;
+    }
+    if (!pl || !res) sr_exc_clear(I);
+    sr_unref(pl);
+    sr_unref(res);
+    if (bad) goto done;
   }
   rl = sr_pytree_array_leaves(I, r->seq.items[1]);
   if (!rl) goto done;
@@ -677,7 +814,9 @@ static int tr_custom_lin(SrAd *ad, const SrEqn *e, SrVal **ct, SrVal **x, SrVal 
     SrVal *gl = NULL;
     for (int i = 0; i < nl; i++, leaf++) {
       SrVal *g = gv[leaf];
-      const SrType *in_t = c->in_types[leaf], *want = sr_ad_ct_type(in_t);
+      /* a Ref input's cotangent is a value of its contents' type (the
+         backward pass adds it into the Ref's cotangent) */
+      const SrType *in_t = c->in_types[leaf], *want = sr_type_deref(sr_ad_ct_type(in_t));
       if (g && sr_is_symbolic_zero(g)) {
         const SrType *zt = sr_symbolic_zero_type(g);
         if (zt && want->dtype != SR_FLOAT0 &&

@@ -519,7 +519,10 @@ static SrVal *cvm_call(SrInterp *I, SrVal *self, SrArgs *a) {
   }
   SrArgs pa = {args->seq.n, args->seq.items, 0, NULL, NULL, NULL};
   SrCustomCall cc;
+  /* api_util.debug_info("custom_vmap fun", self.fun, args, kwargs) */
+  sr_trace_fn_debug_call(I, "custom_vmap fun", cv->fun, a, NULL, 0);
   int rc = sr_custom_call_trace_always(I, cv->fun, cv->name, &pa, &cc);
+  sr_trace_fn_debug_clear();
   sr_unref(args);
   if (rc < 0) return NULL;
   VRule *r = sr_xcalloc(1, sizeof *r);
@@ -556,6 +559,7 @@ static SrVal *cvm_getattr(SrInterp *I, SrVal *self, const char *name) {
   if (strcmp(name, "fun") == 0) return sr_ref(cv->fun);
   if (strcmp(name, "vmap_rule") == 0) return sr_ref(cv->rule ? cv->rule : sr_none());
   if (strcmp(name, "__name__") == 0) return sr_str_cstr(NULL, cv->name);
+  if (strcmp(name, "__wrapped__") == 0) return sr_ref(cv->fun); /* functools.update_wrapper */
   /* custom_api_util.forward_attr */
   return sr_getattr(I, cv->fun, name);
 }

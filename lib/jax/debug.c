@@ -9,6 +9,7 @@
 #include "jax/builtins_exec.h"
 #include "jax/array_create.h"
 #include "jax/debug_picture.h"
+#include "jax/callback.h"
 #include "jax/debug_trace.h"
 #include "jax/jax.h"
 
@@ -456,6 +457,7 @@ static SrVal *do_callback(SrInterp *I, SrArgs *args, int strip, Opts o) {
 
 void sr_debug_init(void) {
   sr_debug_trace_init();
+  sr_callback_init();
   sr_def("jax.debug.visualize_array_sharding", bi_visualize,
          "visualize_array_sharding(x, *, use_color=True, scale=1., min_width=9, max_width=80): which device holds which "
          "block of x, as JAX draws it with rich (coloured on a colour terminal, boxed otherwise, HTML in the kernel)");

@@ -228,7 +228,7 @@ SrVal *sr_debug_callback_staged(SrInterp *I, SrVal *fn, SrArgs *a, int ordered, 
 /* str(fn) as core.pp_kv_pair prints it: a Python function's address
    masked (ours print none, so the mask is added), a built-in as CPython
    names it. */
-static char *callback_text(SrVal *fn) {
+char *sr_debug_callback_text(SrVal *fn) {
   SrBuf b = SR_BUF_INIT;
   sr_val_str(&b, fn);
   const char *s = sr_buf_str(&b);
@@ -273,7 +273,7 @@ static SrVal *bi_inspect(SrInterp *I, SrArgs *args) {
     DbgCall *c = sr_xcalloc(1, sizeof *c);
     c->kind = SR_P_inspect_sharding;
     c->fn = sr_ref(p[1]);
-    c->text = callback_text(p[1]);
+    c->text = sr_debug_callback_text(p[1]);
     SrVal *ops = sr_seq(NULL, SR_V_LIST, 0);
     SrVal *arr = o ? sr_ref(x) : sr_call1(I, sr_lookup_qualname("jax.numpy.asarray"), x);
     if (!arr) {
@@ -399,7 +399,7 @@ static int run_call(SrInterp *I, DbgCall *c, SrVal **vals, int n) {
    shard on each device is the buffer that device holds.  Indexing it
    (sr_getindex) gives a device's block wherever it is held (another MPI
    rank's too).  A concrete value, new reference. */
-static SrVal *stacked_blocks(SrEvalCtx *cx, SrArray *a) {
+SrVal *sr_debug_stacked_blocks(SrEvalCtx *cx, SrArray *a) {
   const SrMesh *cm = cx->mesh;
   uint8_t types[SR_MAX_AXES] = {0};
   for (int i = 0; i < SR_MAX_AXES; i++) types[i] = SR_AXIS_EXPLICIT;
@@ -437,7 +437,7 @@ static int ev_debug(SrEvalCtx *cx, const SrEvalEqn *e) {
   SrVal **vals = sr_xcalloc(e->nin + 1, sizeof *vals), **blocks = sr_xcalloc(e->nin + 1, sizeof *blocks);
   int rc = 0;
   for (uint32_t i = 0; i < e->nin && manual && rc == 0; i++)
-    if (!(blocks[i] = stacked_blocks(cx, e->in[i]))) rc = -1;
+    if (!(blocks[i] = sr_debug_stacked_blocks(cx, e->in[i]))) rc = -1;
   for (int p = 0; p < ncalls && rc == 0; p++) {
     uint32_t got = 0;
     for (uint32_t i = 0; i < e->nin; i++, got++) {

@@ -850,7 +850,9 @@ static SrVal *interleaved_subscripts(SrInterp *I, int n, SrVal **v) {
   return r;
 }
 
-static SrVal *jnp_einsum(SrInterp *I, SrArgs *a) {
+/* einsum, or with want_path einsum_path: (the contraction path, None for
+   opt_einsum's PathInfo) */
+static SrVal *einsum_run(SrInterp *I, SrArgs *a, int want_path) {
   if (a->n >= 2 && a->v[0]->kind != SR_V_STR) {
     /* the interleaved form: its operands and the subscripts they spell */
     int n = a->n, nops = n / 2;
@@ -861,7 +863,7 @@ static SrVal *jnp_einsum(SrInterp *I, SrArgs *a) {
     args[0] = sub;
     for (int k = 0; k < nops; k++) args[1 + k] = a->v[2 * k];
     SrArgs ca = {nops + 1, args, a->nkw, a->kw, a->kwv, NULL};
-    SrVal *r = jnp_einsum(I, &ca);
+    SrVal *r = einsum_run(I, &ca, want_path);
     sr_unref(sub);
     return r;
   }
@@ -920,6 +922,17 @@ static SrVal *jnp_einsum(SrInterp *I, SrArgs *a) {
       if (optimize->str.n == strlen(names[k]) && memcmp(optimize->str.s, names[k], optimize->str.n) == 0) strategy = k;
   }
   int nc = contraction_list(nops, terms, output, size, given, ngiven, unopt, strategy, cs);
+  if (want_path) {
+    /* each contraction's operand positions, ascending */
+    SrVal *path = sr_seq(NULL, SR_V_LIST, nc);
+    for (int k = 0; k < nc; k++) {
+      int64_t ij[2] = {cs[k].inds[cs[k].nind - 1], cs[k].inds[0]};
+      sr_seq_push(NULL, path, sr_int_tuple(ij, cs[k].nind));
+    }
+    SrVal *items[2] = {path, sr_none()};
+    r = sr_tuple(NULL, 2, items);
+    goto done;
+  }
   if (nc > 1 && sh) {
     r = einsum_auto_axes(I, a, sh);
     goto done;
@@ -966,7 +979,13 @@ done:
   return r;
 }
 
+static SrVal *jnp_einsum(SrInterp *I, SrArgs *a) { return einsum_run(I, a, 0); }
+static SrVal *jnp_einsum_path(SrInterp *I, SrArgs *a) { return einsum_run(I, a, 1); }
+
 void sr_jnp_einsum_init(void) {
+  sr_def("jax.numpy.einsum_path", jnp_einsum_path,
+         "einsum_path(subscripts, *operands, optimize='auto'): (the contraction path einsum takes as optimize=, "
+         "None where opt_einsum gives its PathInfo)");
   sr_def("jax.numpy.einsum", jnp_einsum,
          "einsum(subscripts, *operands, optimize='auto', precision=None, preferred_element_type=None, "
          "out_sharding=None): any number of operands, ellipses, repeated indices, in opt_einsum's order");

@@ -5,6 +5,7 @@
  * block_until_ready; xla_bridge.default_backend).  The attributes are
  * looked up before those the kinds had (sr_kind_getattr_get). */
 #include "jax/introspect.h"
+#include "jax/callback.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 
 #include "core/jaxstate.h"
 #include "exec/array.h"
+#include "jax/api.h"
 #include "jax/jax.h"
 #include "jax/np_host.h"
 #include "jax/layout.h"
@@ -186,10 +188,211 @@ static SrVal *eqn_getattr(SrInterp *I, SrVal *self, const char *name) {
   if (strcmp(name, "params") == 0) return sr_introspect_eqn_params(e);
   if (strcmp(name, "invars") == 0) return vars_list(o->jx, e->in, e->nin);
   if (strcmp(name, "outvars") == 0) return vars_list(o->jx, e->out, e->nout);
+  if (strcmp(name, "effects") == 0) return sr_callback_eqn_effects(e);
   return NULL;
 }
 static const SrLangOps eqn_ops = {.getattr = eqn_getattr};
 static const SrClass eqn_class = {"JaxprEqn", var_free, eqn_repr, NULL, &eqn_ops};
+
+/* ---- core.DebugInfo ---- */
+
+/* a DebugInfo: its fields (arrays owned, strings interned); initial:
+   result_paths is core.initial_result_paths (api_util.debug_info's) */
+typedef struct DbgObj {
+  SrDebugInfo d;
+  int initial;
+} DbgObj;
+
+static void dbg_free(void *p) {
+  DbgObj *o = p;
+  free(o->d.arg_names);
+  free(o->d.result_paths);
+  free(o);
+}
+
+/* linear_util.InitialResultPaths(), the one instance */
+static void initial_paths_repr(SrBuf *out, const SrVal *v) {
+  (void)v;
+  sr_buf_puts(out, "<jax._src.linear_util.InitialResultPaths object>");
+}
+static const SrClass initial_paths_class = {"InitialResultPaths", NULL, initial_paths_repr, NULL, NULL};
+
+static SrVal *initial_result_paths(void) {
+  SrVal *v = sr_lookup_qualname("jax._src.core.initial_result_paths");
+  return v ? sr_ref(v) : sr_none();
+}
+
+static SrVal *names_tuple(const char *const *names, int n) {
+  if (n < 0) return sr_none();
+  SrVal *t = sr_seq(NULL, SR_V_TUPLE, n);
+  for (int i = 0; i < n; i++) sr_seq_push(NULL, t, sr_str_cstr(NULL, names[i]));
+  return t;
+}
+
+/* _re_func_src_info: "NAME at FILE:LINE"; the FILE's start and length and
+   the LINE, or 0 when func_src_info is only a name */
+static int src_info_parts(const char *s, const char **file, size_t *nfile, long *line) {
+  const char *at = strstr(s, " at "), *colon = at ? strrchr(at, ':') : NULL;
+  if (!at || !colon || !colon[1] || strchr(s, ' ') != at) return 0;
+  for (const char *p = colon + 1; *p; p++)
+    if (*p < '0' || *p > '9') return 0;
+  *file = at + 4;
+  *nfile = (size_t)(colon - at - 4);
+  *line = strtol(colon + 1, NULL, 10);
+  return 1;
+}
+
+static SrVal *dbg_getattr(SrInterp *I, SrVal *self, const char *name) {
+  (void)I;
+  const DbgObj *o = self->obj.data;
+  const SrDebugInfo *d = &o->d;
+  const char *file;
+  size_t nfile;
+  long line;
+  int parts = src_info_parts(d->func_src_info, &file, &nfile, &line);
+  if (strcmp(name, "traced_for") == 0) return sr_str_cstr(NULL, d->traced_for);
+  if (strcmp(name, "func_src_info") == 0) return sr_str_cstr(NULL, d->func_src_info);
+  if (strcmp(name, "func_name") == 0) {
+    const char *sp = strchr(d->func_src_info, ' ');
+    return sr_str(NULL, d->func_src_info, sp ? (size_t)(sp - d->func_src_info) : strlen(d->func_src_info));
+  }
+  if (strcmp(name, "func_filename") == 0) return parts ? sr_str(NULL, file, nfile) : sr_none();
+  if (strcmp(name, "func_lineno") == 0) return parts ? sr_int(NULL, line) : sr_none();
+  if (strcmp(name, "arg_names") == 0) return names_tuple(d->arg_names, d->narg);
+  if (strcmp(name, "result_paths") == 0) return o->initial ? initial_result_paths() : names_tuple(d->result_paths, d->nres);
+  return NULL;
+}
+
+/* DebugInfo's NamedTuple repr */
+static void dbg_repr(SrBuf *out, const SrVal *v) {
+  const DbgObj *o = v->obj.data;
+  SrVal *f[4] = {sr_str_cstr(NULL, o->d.traced_for), sr_str_cstr(NULL, o->d.func_src_info),
+                 names_tuple(o->d.arg_names, o->d.narg),
+                 o->initial ? initial_result_paths() : names_tuple(o->d.result_paths, o->d.nres)};
+  static const char *const names[4] = {"traced_for", "func_src_info", "arg_names", "result_paths"};
+  sr_buf_puts(out, "DebugInfo(");
+  for (int i = 0; i < 4; i++) {
+    sr_buf_printf(out, "%s%s=", i ? ", " : "", names[i]);
+    sr_val_repr(out, f[i]);
+    sr_unref(f[i]);
+  }
+  sr_buf_putc(out, ')');
+}
+
+static const SrLangOps dbg_ops = {.getattr = dbg_getattr};
+static const SrClass dbg_class = {"DebugInfo", dbg_free, dbg_repr, NULL, &dbg_ops};
+
+static const char **dup_names(const char *const *names, int n) {
+  if (n < 0) return NULL;
+  const char **c = sr_xcalloc((size_t)n + 1, sizeof *c);
+  for (int i = 0; i < n; i++) c[i] = names[i];
+  return c;
+}
+
+static SrVal *dbg_new(const SrDebugInfo *d, int initial) {
+  DbgObj *o = sr_xcalloc(1, sizeof *o);
+  o->d = *d;
+  o->d.arg_names = dup_names(d->arg_names, d->narg);
+  o->d.result_paths = dup_names(d->result_paths, d->nres);
+  o->initial = initial;
+  return sr_obj(&dbg_class, o);
+}
+
+/* api_util.debug_info(traced_for, fun, args, kwargs, *, static_argnums=(),
+   static_argnames=()): a function's saved __fun_debug_info__, else its
+   fun_sourceinfo and _non_static_arg_names, result_paths
+   core.initial_result_paths */
+static SrVal *bi_api_debug_info(SrInterp *I, SrArgs *a) {
+  SrVal *p[6];
+  if (sr_args_parse(I, a, "debug_info", "traced_for, fun, args, kwargs, *, static_argnums=, static_argnames=", p) < 0)
+    return NULL;
+  if (p[1]->kind == SR_V_OBJ && ((const SrLangOps *)p[1]->obj.cls->lang)) {
+    SrVal *saved = sr_getattr(I, p[1], "__fun_debug_info__");
+    if (saved && saved->kind == SR_V_OBJ && saved->obj.cls == &dbg_class) return saved;
+    sr_unref(saved);
+    sr_exc_clear(I);
+  }
+  const char *tf = sr_as_str(I, p[0], "traced_for");
+  if (!tf) return NULL;
+  if ((p[2]->kind != SR_V_TUPLE && p[2]->kind != SR_V_LIST) || p[3]->kind != SR_V_DICT)
+    return sr_raise(I, "TypeError", "debug_info() takes a sequence of args and a dict of kwargs");
+  int n = p[2]->seq.n, nkw = p[3]->dict.n;
+  const char **kw = sr_xcalloc((size_t)nkw + 1, sizeof *kw);
+  for (int i = 0; i < nkw && !I->exc; i++) kw[i] = sr_as_str(I, p[3]->dict.keys[i], "a keyword");
+  uint8_t *skip = sr_xcalloc((size_t)n + (size_t)nkw + 1, 1);
+  /* _ensure_inbounds: negative static_argnums count from the end, those
+     out of range are left out */
+  SrVal *sn = p[4] && p[4]->kind == SR_V_INT ? sr_tuple(NULL, 1, (SrVal *[]){sr_ref(p[4])}) : p[4] ? sr_ref(p[4]) : NULL;
+  for (int i = 0; sn && (sn->kind == SR_V_TUPLE || sn->kind == SR_V_LIST) && i < sn->seq.n; i++) {
+    int64_t k;
+    if (sr_as_int(I, sn->seq.items[i], "static_argnums", &k) < 0) break;
+    if (k < 0) k += n;
+    if (k >= 0 && k < n) skip[k] = 1;
+  }
+  sr_unref(sn);
+  SrVal *sa = p[5] && p[5]->kind == SR_V_STR ? sr_tuple(NULL, 1, (SrVal *[]){sr_ref(p[5])}) : p[5] ? sr_ref(p[5]) : NULL;
+  for (int i = 0; sa && (sa->kind == SR_V_TUPLE || sa->kind == SR_V_LIST) && i < sa->seq.n && !I->exc; i++) {
+    const char *nm = sr_as_str(I, sa->seq.items[i], "static_argnames");
+    for (int q = 0; nm && q < nkw; q++) skip[n + q] |= kw[q] == nm;
+  }
+  sr_unref(sa);
+  SrVal *r = NULL;
+  if (!I->exc) {
+    SrArgs ca = {n, p[2]->seq.items, nkw, kw, p[3]->dict.vals, NULL};
+    int nn = 0;
+    char **names = sr_debug_arg_names(I, p[1], &ca, skip, &nn);
+    SrBuf src = SR_BUF_INIT;
+    sr_fun_sourceinfo(I, &src, p[1]);
+    const char **in = sr_xcalloc((size_t)nn + 1, sizeof *in);
+    for (int i = 0; i < nn; i++) in[i] = sr_intern_cstr(names[i]);
+    SrDebugInfo d = {sr_intern_cstr(tf), sr_intern_cstr(sr_buf_str(&src)), nn, -1, in, NULL};
+    r = I->exc ? NULL : dbg_new(&d, 1);
+    free(in);
+    sr_buf_free(&src);
+    sr_debug_arg_names_free(names, nn);
+  }
+  free(skip);
+  free(kw);
+  return r;
+}
+
+/* api_util.save_wrapped_fun_debug_info(wrapper, dbg): the debug info
+   debug_info gives for wrapper from now on */
+static SrVal *bi_save_wrapped_fun_debug_info(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "save_wrapped_fun_debug_info", "wrapper, dbg", p) < 0) return NULL;
+  if (sr_setattr(I, p[0], "__fun_debug_info__", p[1]) < 0) return NULL;
+  return sr_none();
+}
+
+SrVal *sr_introspect_tracer_debug_info(SrInterp *I, const SrVal *x) {
+  (void)I;
+  const SrArrayObj *a = sr_array_of(x);
+  if (!a || a->kind != SR_AV_TRACER || !a->origin) return NULL;
+  static const char dyn[] = "DynamicJaxprTracer\t";
+  if (strncmp(a->origin, dyn, sizeof dyn - 1) != 0) return NULL;
+  const char *dbg = a->origin + sizeof dyn - 1, *sep = NULL;
+  for (const char *p = strstr(dbg, " traced for "); p; p = strstr(p + 1, " traced for ")) sep = p;
+  if (!sep) return NULL;
+  /* the names from the joined key its trace gave it */
+  int n = 0, cap = 8, res_none = a->arg_names && a->arg_names[0] == '\x1e';
+  const char **names = sr_xcalloc((size_t)cap, sizeof *names);
+  for (const char *p = a->arg_names ? strchr(a->arg_names, '\x1f') : NULL; p; p = strchr(p + 1, '\x1f')) {
+    const char *e = strchr(p + 1, '\x1f');
+    size_t len = e ? (size_t)(e - p - 1) : strlen(p + 1);
+    if (n + 1 >= cap) names = sr_xrealloc(names, (size_t)(cap *= 2) * sizeof *names);
+    names[n++] = sr_intern(p + 1, len);
+  }
+  SrDebugInfo d = {sr_intern_cstr(sep + strlen(" traced for ")), sr_intern(dbg, (size_t)(sep - dbg)),
+                   a->arg_names ? n : -1, -1, names, NULL};
+  SrVal *r = dbg_new(&d, !res_none);
+  free(names);
+  return r;
+}
+
+SrVal *sr_introspect_debug_info(const SrJaxpr *j) {
+  return j && j->dbg ? dbg_new(j->dbg, 0) : sr_none();
+}
 
 /* ---- ClosedJaxpr / Jaxpr attributes ---- */
 
@@ -223,8 +426,10 @@ static SrVal *jaxpr_getattr(SrInterp *I, SrVal *self, const char *name) {
     }
     return l;
   }
+  if (strcmp(name, "debug_info") == 0) return sr_introspect_debug_info(j);
   if (strcmp(name, "in_avals") == 0) return avals_list(j->invars + j->nconst, j->nin - j->nconst);
   if (strcmp(name, "out_avals") == 0) return avals_list(j->outvars, j->nout);
+  if (strcmp(name, "effects") == 0) return sr_callback_jaxpr_effects(j);
   if (strcmp(name, "invars") == 0) return vars_list(self, j->invars + j->nconst, j->nin - j->nconst);
   if (strcmp(name, "constvars") == 0) return vars_list(self, j->invars, j->nconst);
   if (strcmp(name, "outvars") == 0) return vars_list(self, j->outvars, j->nout);
@@ -677,6 +882,10 @@ void sr_introspect_init(void) {
   sr_kind_getattr_set(SR_V_JAXPR, jaxpr_getattr);
   sr_kind_getattr_set(SR_V_MESH, mesh_getattr);
   sr_kind_getattr_set(SR_V_SHARDING, sharding_getattr);
+  sr_register("jax._src.api_util.debug_info", sr_builtin_with("debug_info", bi_api_debug_info, NULL, NULL));
+  sr_register("jax._src.api_util.save_wrapped_fun_debug_info",
+              sr_builtin_with("save_wrapped_fun_debug_info", bi_save_wrapped_fun_debug_info, NULL, NULL));
+  sr_register("jax._src.core.initial_result_paths", sr_obj(&initial_paths_class, NULL));
   sr_def("jax.Array.method.tolist", m_tolist, "x.tolist(): x's values as nested lists of Python scalars");
   sr_def("jax.Array.property.itemsize", prop_itemsize, "x.itemsize: the bytes of one element");
   sr_def("jax.Array.property.nbytes", prop_nbytes, "x.nbytes: the bytes of all elements (x.size * x.itemsize)");

@@ -48,6 +48,7 @@
  *                            vjp_io.c; vjp.h
  *   jax.custom_jvp           custom_jvp.c
  *   jax.custom_vjp           custom_vjp.c
+ *   jax.ref                  ref.c
  *   jax.Array, tracers, avals  core/array.c (the values), array_methods.c
  *                            (their operators and methods); traces and
  *                            binding core/trace.c
@@ -65,6 +66,7 @@ void sr_vmap_init(void);                /* vmap.c */
 void sr_vmap_hooks_init(void);          /* vmap_hooks.c */
 void sr_jacobian_init(void);            /* jacobian.c */
 void sr_test_util_init(void);           /* test_util.c */
+void sr_jax_ref_init(void);             /* ref.c: jax.ref, jax.new_ref, jax.freeze */
 void sr_vmap_built_init(void);          /* vmap_built.c */
 void sr_numpy_elementwise_init(void); /* numpy.c: jax.numpy's elementwise core */
 void sr_sharding_init(void);          /* sharding.c: meshes, P, NamedSharding */
@@ -91,6 +93,11 @@ void sr_printoptions_init(void);      /* printoptions.c */
 void sr_jnp_build_init(void);         /* numpy_build.c */
 void sr_jnp_apiC_init(void);         /* numpy_apiC.c */
 void sr_scopes_init(void);            /* scopes.c */
+void sr_user_context_init(void);      /* user_context.c */
+struct SrVal;
+/* appends the value in effect of each jax.make_user_context to a jit's
+   cache key (user_context.c) */
+void sr_user_context_keys(struct SrVal *keys);
 void sr_jnp_linalg_init(void);        /* numpy_linalg.c */
 void sr_jnp_einsum_init(void);        /* einsum.c */
 void sr_jnp_info_init(void);          /* numpy_info.c: finfo, iinfo */

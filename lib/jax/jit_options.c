@@ -261,10 +261,11 @@ static SrVal *bound_call(SrInterp *I, SrArgs *a) {
   return r;
 }
 
-/* hash(x) as jaxlib's jax_jit.h takes it: an array has no hash */
+/* hash(x) as jaxlib's jax_jit.h takes it: an array has no hash (a
+   ShapeDtypeStruct has: core.ShapeDtypeStruct.__hash__) */
 static int check_hashable(SrInterp *I, SrVal *x) {
   SrBuf msg = SR_BUF_INIT;
-  if (sr_is_obj(x, &sr_array_class)) {
+  if (sr_is_obj(x, &sr_array_class) && sr_array_of(x)->kind != SR_AV_ABSTRACT) {
     sr_buf_printf(&msg, "TypeError: unhashable type: '%s'", sr_val_kind_name(x));
   } else {
     SrVal *h = sr_lookup_qualname("builtins.hash");
@@ -658,6 +659,7 @@ static SrVal *m_is_deleted(SrInterp *I, SrArgs *a) {
 
 void sr_jit_options_init(void) {
   sr_introspect_init();
+  sr_pe_dce_init();
   sr_def("jax.Array.method.delete", m_delete, "x.delete(): frees x's buffers; using x afterwards raises RuntimeError");
   sr_def("jax.Array.method.is_deleted", m_is_deleted, "x.is_deleted(): whether x was deleted or donated to a jit call");
 }

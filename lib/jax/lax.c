@@ -12,6 +12,7 @@
 #include "jax/np_host.h"
 #include "jax/jax.h"
 #include "jax/numpy.h"
+#include "jax/tree_util.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include "core/jaxstate.h"
 #include "lax/lax.h"
 #include "py/objects.h"
+#include "py/enum.h"
 #include "py/introspect.h"
 #include "py/range.h"
 #include "jax/vjp.h"
@@ -309,11 +311,46 @@ static SrVal *operand(SrInterp *I, SrVal *v, const char *prim, int pos) {
   return NULL;
 }
 
+/* lax.AccuracyMode (an enum.Enum: HIGHEST = 1, DEFAULT = 2), made once */
+static SrVal *accuracy_mode;
+
+static SrVal *get_accuracy_mode(SrInterp *I) {
+  if (!accuracy_mode) {
+    SrVal *base = sr_lookup_qualname("enum.Enum");
+    if (!base) return sr_raise(I, "RuntimeError", "enum.Enum is not registered");
+    SrVal *ns = sr_dict(NULL);
+    sr_dict_set(NULL, ns, sr_str(NULL, "HIGHEST", 7), sr_int(NULL, 1));
+    sr_dict_set(NULL, ns, sr_str(NULL, "DEFAULT", 7), sr_int(NULL, 2));
+    accuracy_mode = sr_enum_class_new(I, "AccuracyMode", base, ns);
+    if (!accuracy_mode) return NULL;
+  }
+  return sr_ref(accuracy_mode);
+}
+
 static SrVal *lax_unary_fn(SrInterp *I, SrArgs *a, int prim, const char *name) {
   if (a->n != 1) return sr_raise(I, "TypeError", "%s() takes 1 positional argument but %d were given", name, a->n);
+  /* accuracy= (a lax.Tolerance or lax.AccuracyMode) of the ops that have
+     one: the equation's accuracy param */
+  SrVal *acc = NULL;
+  for (int i = 0; i < a->nkw; i++) {
+    if (strcmp(a->kw[i], "accuracy") != 0 || sr_prims[prim].pp != SR_PP_ACCURACY)
+      return sr_raise(I, "TypeError", "%s() got an unexpected keyword argument '%s'", name, a->kw[i]);
+    acc = a->kwv[i];
+  }
   SrVal *x = operand(I, a->v[0], sr_prims[prim].name, 0);
   if (!x) return NULL;
-  SrVal *r = sr_lax_unary(I, prim, x);
+  SrVal *r;
+  if (acc && acc->kind != SR_V_NONE) {
+    /* the param prints as str(accuracy) (core.pp_kv_pair): an
+       AccuracyMode member as AccuracyMode.HIGHEST */
+    SrBuf b = SR_BUF_INIT;
+    sr_val_str(&b, acc);
+    SrVal *pv = sr_enum_type_of(acc) ? sr_word(NULL, sr_buf_str(&b), b.len) : sr_ref(acc);
+    sr_buf_free(&b);
+    r = sr_bindv(I, prim, 1, &x, "accuracy", pv, NULL);
+  } else {
+    r = sr_lax_unary(I, prim, x);
+  }
   sr_unref(x);
   return r;
 }
@@ -356,7 +393,24 @@ LAX_UNARY(lax_erf, SR_P_erf, "erf")
 LAX_UNARY(lax_erfc, SR_P_erfc, "erfc")
 LAX_BINARY(lax_add, SR_P_add, "add")
 LAX_BINARY(lax_sub, SR_P_sub, "sub")
-LAX_BINARY(lax_mul, SR_P_mul, "mul")
+/* lax.mul(x, y, *, out_dtype=None): mul_p with out_dtype (the product
+   computed in that dtype; the operands' dtypes may then differ) */
+static SrVal *lax_mul(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "mul", "x, y, *, out_dtype=", p) < 0) return NULL;
+  if (!p[2] || p[2]->kind == SR_V_NONE) {
+    SrArgs b = {2, p, 0, NULL, NULL, NULL};
+    return lax_binary_fn(I, &b, SR_P_mul, "mul");
+  }
+  int dt;
+  if (sr_dtype_arg(I, p[2], &dt, "mul") < 0) return NULL;
+  SrVal *x = operand(I, p[0], "mul", 0), *y = x ? operand(I, p[1], "mul", 1) : NULL;
+  SrVal *in[2] = {x, y};
+  SrVal *r = x && y ? sr_bindv(I, SR_P_mul, 2, in, "out_dtype", sr_dtype_val(NULL, (SrDtype)dt), NULL) : NULL;
+  sr_unref(x);
+  sr_unref(y);
+  return r;
+}
 LAX_BINARY(lax_div, SR_P_div, "div")
 LAX_BINARY(lax_rem, SR_P_rem, "rem")
 LAX_BINARY(lax_pow, SR_P_pow, "pow")
@@ -449,6 +503,14 @@ static SrVal *lax_convert_element_type(SrInterp *I, SrArgs *a) {
     return sr_raise(I, "ValueError", "Cannot convert_element_type from %s to %s", sr_dtype_name(t->dtype),
                     sr_dtype_name((SrDtype)dt));
   }
+  /* a numpy array or scalar is staged as an array even when its dtype is
+     already the one asked for (lax.py's TypedNdArray and stage) */
+  if (sr_is_ndarray(p[0]) || sr_np_is_scalar(p[0])) {
+    SrVal *x = sr_jnp_asarray(I, p[0], -1);
+    SrVal *r = x ? sr_lax_convert(I, x, (SrDtype)dt, 0, NULL) : NULL;
+    sr_unref(x);
+    return r;
+  }
   return sr_lax_convert(I, p[0], (SrDtype)dt, 0, NULL);
 }
 
@@ -466,7 +528,8 @@ static SrVal *lax_convert_element_type_weak(SrInterp *I, SrArgs *a) {
   }
   /* a Python scalar becomes an array (lax.py binds convert_element_type
      on its TypedNdArray) */
-  SrVal *x = p[0]->kind == SR_V_INT || p[0]->kind == SR_V_FLOAT || p[0]->kind == SR_V_BOOL || p[0]->kind == SR_V_COMPLEX
+  SrVal *x = p[0]->kind == SR_V_INT || p[0]->kind == SR_V_FLOAT || p[0]->kind == SR_V_BOOL || p[0]->kind == SR_V_COMPLEX ||
+                     sr_is_ndarray(p[0])
                  ? sr_jnp_asarray(I, p[0], dt)
                  : sr_ref(p[0]);
   SrVal *r = x ? sr_lax_convert(I, x, (SrDtype)dt, p[2] && sr_val_truthy(p[2]), NULL) : NULL;
@@ -516,6 +579,23 @@ static SrVal *lax_reshape(SrInterp *I, SrArgs *a) {
   if (sr_args_parse(I, a, "reshape", "operand, new_sizes, dimensions=, *, out_sharding=", p) < 0) return NULL;
   int64_t shape[SR_MAX_RANK];
   int nd;
+  /* core.canonicalize_shape: operator.index of each size; a concrete value
+     that is no integer (a float, an array) is _invalid_shape_error's */
+  if (p[1]->kind == SR_V_TUPLE || p[1]->kind == SR_V_LIST) {
+    for (int i = 0; i < p[1]->seq.n; i++) {
+      SrVal *d = p[1]->seq.items[i];
+      const SrArrayObj *ao = sr_array_of(d);
+      int64_t v;
+      if (ao && ao->kind != SR_AV_CONCRETE) continue;
+      if (sr_as_index(I, d, &v) == 0) continue;
+      sr_exc_clear(I);
+      SrBuf b = SR_BUF_INIT;
+      sr_val_repr(&b, p[1]);
+      sr_raise(I, "TypeError", "Shapes must be 1D sequences of concrete values of integer type, got %s.", sr_buf_str(&b));
+      sr_buf_free(&b);
+      return NULL;
+    }
+  }
   if (ints_arg(I, p[1], shape, &nd, "new_sizes") < 0) return NULL;
   /* dimensions: the operand's dimensions in the order they are read
      (a transpose first); the identity order is as good as none */
@@ -553,9 +633,37 @@ static SrVal *lax_squeeze(SrInterp *I, SrArgs *a) {
   SrVal *p[2];
   if (sr_args_parse(I, a, "squeeze", "array, dimensions", p) < 0) return NULL;
   int64_t d[SR_MAX_RANK];
-  int n;
-  if (ints_arg(I, p[1], d, &n, "dimensions") < 0) return NULL;
+  int n = 0;
   SrVal *x = arr(I, p[0]);
+  const SrType *t = x ? sr_value_type(I, x) : NULL;
+  if (!t) {
+    sr_unref(x);
+    return NULL;
+  }
+  /* lax.py: sorted(canonicalize_axis(i, ndim) for i in dimensions), whose
+     operator.index raises TypeError and the range check ValueError */
+  if (p[1]->kind == SR_V_TUPLE || p[1]->kind == SR_V_LIST) {
+    for (int i = 0; i < p[1]->seq.n; i++) {
+      int64_t v;
+      if (n == SR_MAX_RANK) break;
+      if (sr_as_index(I, p[1]->seq.items[i], &v) < 0) {
+        sr_unref(x);
+        return NULL;
+      }
+      if (v < -t->ndim || v >= t->ndim) {
+        sr_unref(x);
+        return sr_raise(I, "ValueError", "axis %lld is out of bounds for array of dimension %d", (long long)v,
+                        t->ndim);
+      }
+      v = v < 0 ? v + t->ndim : v;
+      int j = n++;
+      for (; j > 0 && d[j - 1] > v; j--) d[j] = d[j - 1];
+      d[j] = v;
+    }
+  } else if (ints_arg(I, p[1], d, &n, "dimensions") < 0) {
+    sr_unref(x);
+    return NULL;
+  }
   SrVal *r = x ? sr_lax_squeeze(I, x, d, n) : NULL;
   sr_unref(x);
   return r;
@@ -982,7 +1090,84 @@ static SrVal *lax_full(SrInterp *I, SrArgs *a) {
   SrVal *r = f ? sr_lax_full(I, shape, nd, f, dt, sh) : NULL;
   sr_unref(f);
   sr_unref(sh);
+  if (r && (r->kind == SR_V_INT || r->kind == SR_V_FLOAT || r->kind == SR_V_BOOL || r->kind == SR_V_COMPLEX)) {
+    /* full((), x) of a Python scalar: lax.py's _convert_element_type makes
+       it a weakly typed array */
+    const SrType *t = sr_value_type(I, r);
+    SrVal *x = t ? sr_jnp_asarray(I, r, (int)t->dtype) : NULL;
+    SrVal *w = x ? sr_lax_convert(I, x, t->dtype, r->kind != SR_V_BOOL, NULL) : NULL;
+    sr_unref(x);
+    sr_unref(r);
+    r = w;
+  }
   return r;
+}
+
+/* lax_utils.int_dtype_for_dim / int_dtype_for_shape: int32 (uint32)
+   unless a dimension passes its maximum */
+static SrDtype int_dtype_for(const int64_t *d, int n, int is_signed) {
+  for (int i = 0; i < n; i++)
+    if (is_signed ? d[i] > INT32_MAX : (uint64_t)d[i] > UINT32_MAX) return is_signed ? SR_I64 : SR_U64;
+  return is_signed ? SR_I32 : SR_U32;
+}
+
+static SrVal *lax_utils_int_dtype(SrInterp *I, SrArgs *a, int shape) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, shape ? "int_dtype_for_shape" : "int_dtype_for_dim", shape ? "shape, *, signed" : "d, *, signed",
+                    p) < 0)
+    return NULL;
+  int64_t d[SR_MAX_RANK];
+  int n = 1;
+  if (shape ? ints_arg(I, p[0], d, &n, "shape") < 0 : sr_as_int(I, p[0], "d", &d[0]) < 0) return NULL;
+  return sr_dtype_val(NULL, int_dtype_for(d, n, sr_val_truthy(p[1])));
+}
+static SrVal *lax_utils_int_dtype_for_dim(SrInterp *I, SrArgs *a) { return lax_utils_int_dtype(I, a, 0); }
+static SrVal *lax_utils_int_dtype_for_shape(SrInterp *I, SrArgs *a) { return lax_utils_int_dtype(I, a, 1); }
+
+/* lax.shape_as_value of a static shape: an empty array (lax.full) or the
+   numpy array of the sizes */
+static SrVal *lax_shape_as_value(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "shape_as_value", "shape", p) < 0) return NULL;
+  int64_t d[SR_MAX_RANK];
+  int n;
+  if (ints_arg(I, p[0], d, &n, "shape") < 0) return NULL;
+  SrDtype dt = int_dtype_for(d, n, 1);
+  if (n == 0) {
+    int64_t zero = 0;
+    SrVal *f = sr_int(NULL, 0);
+    SrVal *r = sr_lax_full(I, &zero, 1, f, (int)dt, NULL);
+    sr_unref(f);
+    return r;
+  }
+  void *data;
+  int64_t len = n;
+  SrVal *r = sr_ndarray_new(dt, 1, &len, &data);
+  if (!r) return sr_raise(I, "MemoryError", "%s", "");
+  for (int i = 0; i < n; i++) {
+    if (dt == SR_I32) ((int32_t *)data)[i] = (int32_t)d[i];
+    else ((int64_t *)data)[i] = d[i];
+  }
+  return r;
+}
+
+/* lax.dce_sink(val, *, prevent_mlir_dce=False): dce_sink_p on each leaf */
+static SrVal *lax_dce_sink(SrInterp *I, SrArgs *a) {
+  SrVal *p[2];
+  if (sr_args_parse(I, a, "dce_sink", "val, *, prevent_mlir_dce=", p) < 0) return NULL;
+  SrVal *leaves = sr_pytree_flatten(I, p[0]);
+  if (!leaves) return NULL;
+  int rc = 0;
+  for (int i = 0; i < leaves->seq.n && rc == 0; i++) {
+    SrVal *x = arr(I, leaves->seq.items[i]);
+    SrVal *r = x ? sr_bindv(I, SR_P_dce_sink, 1, &x, "prevent_mlir_dce", sr_bool(p[1] && sr_val_truthy(p[1])), NULL)
+                 : NULL;
+    if (!r) rc = -1;
+    sr_unref(r);
+    sr_unref(x);
+  }
+  sr_unref(leaves);
+  return rc == 0 ? sr_none() : NULL;
 }
 
 static SrVal *lax_rev(SrInterp *I, SrArgs *a) {
@@ -1112,6 +1297,10 @@ void sr_lax_api_init(void) {
     {"jax.lax.broadcast_in_dim", lax_broadcast_in_dim,
      "broadcast_in_dim(operand, shape, broadcast_dimensions, *, out_sharding=None)"},
     {"jax.lax.broadcast", lax_broadcast, "broadcast(operand, sizes): new leading dimensions"},
+    {"jax.lax.dce_sink", lax_dce_sink,
+     "dce_sink(val, *, prevent_mlir_dce=False): marks each leaf used (a dce_sink equation, no results)"},
+    {"jax.lax.shape_as_value", lax_shape_as_value,
+     "shape_as_value(shape): the sizes of a shape as an int32 array (int64 when one passes int32's maximum)"},
     {"jax.lax.reshape", lax_reshape, "reshape(operand, new_sizes, dimensions=None, *, out_sharding=None)"},
     {"jax.lax.transpose", lax_transpose, "transpose(operand, permutation)"},
     {"jax.lax.squeeze", lax_squeeze, "squeeze(array, dimensions)"},
@@ -1152,6 +1341,11 @@ void sr_lax_api_init(void) {
   /* jax._src.lax.lax, as JAX's tests import it (from jax._src.lax import
      lax as lax_internal) */
   sr_register("jax._src.lax.lax.convert_element_type", sr_ref(sr_lookup_qualname("jax.lax.convert_element_type")));
+  sr_register("jax._src.lax.utils.int_dtype_for_dim",
+                 sr_builtin_with("jax._src.lax.utils.int_dtype_for_dim", lax_utils_int_dtype_for_dim, NULL, NULL));
+  sr_register("jax._src.lax.utils.int_dtype_for_shape",
+                 sr_builtin_with("jax._src.lax.utils.int_dtype_for_shape", lax_utils_int_dtype_for_shape, NULL, NULL));
+  sr_def_module_property("jax.lax.AccuracyMode", get_accuracy_mode);
   sr_def_private("jax._src.lax.lax._convert_element_type",
                  sr_builtin_with("jax._src.lax.lax._convert_element_type", lax_convert_element_type_weak, NULL, NULL));
   sr_sharding_api_init();

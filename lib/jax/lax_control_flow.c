@@ -20,6 +20,7 @@
 #include "jax/np_host.h"
 #include "util/intern.h"
 #include "jax/tracers.h"
+#include "jax/ref.h"
 
 static const SrType *vtype(SrInterp *I, SrVal *v) { return sr_value_type(I, v); }
 static SrVal *arr(SrInterp *I, SrVal *v) { return sr_jnp_asarray(I, v, -1); }
@@ -441,6 +442,11 @@ static SrVal *lax_scan(SrInterp *I, SrArgs *a) {
   const SrType **ctypes = NULL, **xtypes = NULL, **otypes = NULL;
   SrJaxpr *body = NULL;
   SrPList ps = {0};
+  /* jax_mutable_array_checks' debug info and operand names */
+  SrBuf refdbg = SR_BUF_INIT;
+  SrVal *opleaves = NULL;
+  char **names = NULL;
+  int nnames = 0;
   if (!xs_leaves) goto done;
   int nc = init_leaves->seq.n, nx = xs_leaves->seq.n;
   /* the length (_infer_scan_length) */
@@ -522,7 +528,21 @@ static SrVal *lax_scan(SrInterp *I, SrArgs *a) {
   xtypes = sr_xcalloc((size_t)nx + 1, sizeof *xtypes);
   for (int i = 0; i < nx; i++) xtypes[i] = drop_leading(vtype(I, xs_leaves->seq.items[i]));
   x_arg = sr_api_abstract_like(xs, xtypes, nx);
-  for (int pass = 0; pass < 2; pass++) {
+  /* jax_mutable_array_checks: no Ref twice among the operands */
+  sr_buf_printf(&refdbg, "%s traced for scan", sr_vjp_fun_info(f));
+  SrVal *sargs[2] = {p[1], xs};
+  SrArgs sna = {2, sargs, 0, NULL, NULL, NULL};
+  int anyref = 0;
+  opleaves = sr_seq(NULL, SR_V_LIST, 0);
+  for (int i = 0; i < nc; i++) sr_seq_push(NULL, opleaves, sr_ref(init_leaves->seq.items[i]));
+  for (int i = 0; i < nx; i++) sr_seq_push(NULL, opleaves, sr_ref(xs_leaves->seq.items[i]));
+  for (int i = 0; i < opleaves->seq.n; i++) anyref |= sr_jax_is_ref(opleaves->seq.items[i]);
+  /* the names only an error about a Ref operand needs */
+  names = anyref ? sr_debug_arg_names(I, f, &sna, NULL, &nnames) : NULL;
+  if (anyref && !names) sr_exc_clear(I);
+  int refs_bad = sr_jax_check_ref_args_named(I, (const char *const *)names, nnames, sr_buf_str(&refdbg),
+                                             opleaves->seq.items, opleaves->seq.n) < 0;
+  for (int pass = 0; pass < 2 && !refs_bad; pass++) {
     free(ctypes);
     ctypes = leaf_types(I, init_leaves);
     sr_unref(carry_arg);
@@ -542,6 +562,11 @@ static SrVal *lax_scan(SrInterp *I, SrArgs *a) {
       sr_buf_free(&b);
       goto done;
     }
+    if (sr_jax_check_closed_refs_named(I, captured->seq.items, captured->seq.n, (const char *const *)names, nnames,
+                                       sr_buf_str(&refdbg), opleaves->seq.items, opleaves->seq.n) < 0) {
+      refs_bad = 1;
+      break;
+    }
     if (carry_struct_error(I, "scan body", f, p[1], out_tree->seq.items[0])) goto done;
     uint32_t ncap = body->nin - (uint32_t)(nc + nx);
     free(otypes);
@@ -554,6 +579,7 @@ static SrVal *lax_scan(SrInterp *I, SrArgs *a) {
       if (!ch) break;
     }
   }
+  if (refs_bad) goto done;
   for (int i = 0; i < nc; i++)
     if (!typematch(ctypes[i], otypes[i])) {
       carry_type_error(I, "scan body", f, carry_arg, ctypes, otypes, nc);
@@ -657,6 +683,9 @@ done:
   sr_unref(captured);
   sr_unref(init_leaves);
   sr_unref(xs_leaves);
+  sr_buf_free(&refdbg);
+  sr_unref(opleaves);
+  if (names) sr_debug_arg_names_free(names, nnames);
   return result;
 }
 
@@ -710,6 +739,7 @@ static SrJaxpr *pad_consts(SrJaxpr *j, int ncap, const int *where, int nconsts, 
   SrJaxpr *r = sr_jb_finish(&b);
   r->name = j->name;
   r->effects = j->effects;
+  r->dbg = j->dbg; /* the same program's arena */
   free(in);
   free(subst);
   free(vars);
@@ -721,8 +751,8 @@ static SrJaxpr *pad_consts(SrJaxpr *j, int ncap, const int *where, int nconsts, 
    each branch's jaxpr takes all of them, the distinct ones in the order
    of their first capture (_merge_common_consts).  The jaxprs are returned
    in js[] in the order of fns, the consts in *consts. */
-static int trace_branches(SrInterp *I, int nb, SrVal **fns, const int *order, SrVal *ops, SrJaxpr **js,
-                          SrVal **consts, SrVal **out_tree, SrVal **trees) {
+static int trace_branches(SrInterp *I, const char *api, int nb, SrVal **fns, const int *order, SrVal *ops,
+                          SrJaxpr **js, SrVal **consts, SrVal **out_tree, SrVal **trees) {
   SrVal *caps[64] = {0};
   int *where[64] = {0};
   SrVal *merged = sr_seq(NULL, SR_V_LIST, 0);
@@ -731,6 +761,7 @@ static int trace_branches(SrInterp *I, int nb, SrVal **fns, const int *order, Sr
   for (int t = 0; t < nb && ok; t++) {
     int b = order[t];
     SrVal *tree = NULL;
+    sr_trace_fn_for(api); /* debug_info's traced_for: "cond" or "switch" */
     js[b] = sr_trace_body_cached(I, fns[b], ops->seq.n, ops->seq.items, SR_TRACE_BODY, &tree, &caps[b]);
     if (!js[b]) {
       ok = 0;
@@ -980,10 +1011,27 @@ static SrVal *bind_cond(SrInterp *I, SrVal *index, int nb, SrVal **fns, SrVal *o
   int order[64];
   int is_cond = strcmp(name, "cond") == 0;
   for (int t = 0; t < nb; t++) order[t] = is_cond ? nb - 1 - t : t;
-  if (trace_branches(I, nb, fns, order, ops, js, &consts, &out_tree, trees) == 0) {
+  /* jax_mutable_array_checks, under branch 0's debug info */
+  SrBuf dbg = SR_BUF_INIT;
+  sr_buf_printf(&dbg, "%s traced for %s", sr_vjp_fun_info(fns[0]), name);
+  SrArgs na = {ops->seq.n, ops->seq.items, 0, NULL, NULL, NULL};
+  int nnames = 0, anyref = 0;
+  SrVal *opleaves = sr_pytree_flatten(I, ops);
+  for (int i = 0; opleaves && i < opleaves->seq.n; i++) anyref |= sr_jax_is_ref(opleaves->seq.items[i]);
+  /* the names only an error about a Ref operand needs */
+  char **names = anyref ? sr_debug_arg_names(I, fns[0], &na, NULL, &nnames) : NULL;
+  if (anyref && !names) sr_exc_clear(I);
+  int refs_ok = opleaves && sr_jax_check_ref_args_named(I, (const char *const *)names, nnames, sr_buf_str(&dbg),
+                                                        opleaves->seq.items, opleaves->seq.n) == 0;
+  if (refs_ok && trace_branches(I, name, nb, fns, order, ops, js, &consts, &out_tree, trees) == 0) {
+    for (int t = 0; t < nb && refs_ok; t++) refs_ok = sr_jax_check_returned_refs_jaxpr(I, sr_buf_str(&dbg), js[order[t]]) == 0;
+    if (refs_ok)
+      refs_ok = sr_jax_check_closed_refs_named(I, consts->seq.items, consts->seq.n, (const char *const *)names,
+                                               nnames, sr_buf_str(&dbg), opleaves->seq.items,
+                                               opleaves->seq.n) == 0;
     /* _check_branch_outputs: cond compares true_fun (index 1) with
        false_fun, switch branch 0 with each other one in turn */
-    int bad = 0;
+    int bad = !refs_ok;
     for (int t = 1; t < nb && !bad; t++) {
       int r = is_cond ? 1 : 0, o = is_cond ? 0 : t;
       char n2[32];
@@ -1057,6 +1105,9 @@ static SrVal *bind_cond(SrInterp *I, SrVal *index, int nb, SrVal **fns, SrVal *o
   sr_unref(consts);
   sr_unref(out_tree);
   sr_unref(ops);
+  sr_unref(opleaves);
+  if (names) sr_debug_arg_names_free(names, nnames);
+  sr_buf_free(&dbg);
   return result;
 }
 
@@ -1588,6 +1639,25 @@ static SrVal *lax_while_loop(SrInterp *I, SrArgs *a) {
 
 /* fori_loop's bodies: (i, x) -> (i + 1, body(i, x)) for scan and
    (i, upper, x) -> (i + 1, upper, body(i, x)) for while, and i < upper. */
+/* api_util.debug_info("fori_loop", body_fun, (0, init_val), {}).arg_names,
+   with "" after the first where upper is carried (the while_loop form) */
+static char **fori_arg_names(SrInterp *I, SrVal *body_fun, SrVal *init, int upper, int *n) {
+  SrVal *zero = sr_int(NULL, 0);
+  SrVal *argv[2] = {zero, init};
+  SrArgs a = {2, argv, 0, NULL, NULL, NULL};
+  int pending = I->exc != NULL;
+  char **names = sr_debug_arg_names(I, body_fun, &a, NULL, n);
+  if (!pending) sr_exc_clear(I);
+  sr_unref(zero);
+  if (upper && *n > 0) {
+    names = sr_xrealloc(names, ((size_t)*n + 2) * sizeof *names);
+    memmove(names + 2, names + 1, (size_t)(*n - 1) * sizeof *names);
+    names[1] = sr_xstrdup("");
+    (*n)++;
+  }
+  return names;
+}
+
 static SrVal *fori_scan_body(SrInterp *I, SrArgs *a) {
   SrVal *body = sr_current_builtin(I)->data;
   SrVal *carry = a->v[0];
@@ -1697,6 +1767,11 @@ static SrVal *lax_fori_loop(SrInterp *I, SrArgs *a) {
       goto done;
     }
     SrVal *body = sr_builtin_with("scanned_fun", fori_scan_body, sr_ref(p[2]), (void (*)(void *))sr_unref);
+    /* _fori_scan_body_fun: body_fun's debug_info("fori_loop", body_fun,
+       (0, init_val), {}), result_paths None */
+    int nn = 0;
+    char **names = fori_arg_names(I, p[2], p[3], 0, &nn);
+    sr_trace_fn_save_debug(body, "fori_loop", p[2], names, nn, 1);
     SrVal *carry = sr_seq(NULL, SR_V_TUPLE, 2);
     sr_seq_push(NULL, carry, sr_int(NULL, l));
     sr_seq_push(NULL, carry, sr_ref(p[3]));
@@ -1711,6 +1786,7 @@ static SrVal *lax_fori_loop(SrInterp *I, SrArgs *a) {
     sr_unref(r);
     sr_unref(len);
     sr_unref(carry);
+    sr_trace_fn_unsave_debug(body);
     sr_unref(body);
   } else {
     if (p[4] && p[4]->kind != SR_V_NONE && !(p[4]->kind == SR_V_BOOL && !p[4]->i) &&
@@ -1723,14 +1799,32 @@ static SrVal *lax_fori_loop(SrInterp *I, SrArgs *a) {
     if (h2) {
       SrVal *body = sr_builtin_with("while_body_fun", fori_while_body, sr_ref(p[2]), (void (*)(void *))sr_unref);
       SrVal *cond = sr_builtin_with("_fori_cond_fun", fori_cond, NULL, NULL);
+      /* _fori_body_fun: the names with "" for upper */
+      int nn = 0;
+      char **names = fori_arg_names(I, p[2], p[3], 1, &nn);
+      sr_trace_fn_save_debug(body, "fori_loop", p[2], names, nn, 0);
       SrVal *carry = sr_seq(NULL, SR_V_TUPLE, 3);
       sr_seq_push(NULL, carry, sr_ref(l2));
       sr_seq_push(NULL, carry, sr_ref(h2));
       sr_seq_push(NULL, carry, sr_ref(p[3]));
+      /* while_loop's debug_info("while_cond", _fori_cond_fun, ...): its
+         parameter is loop_carry */
+      SrVal *leaves = sr_pytree_flatten(I, carry);
+      int nc = 0;
+      char **cnames = sr_xcalloc((size_t)(leaves ? leaves->seq.n : 0) + 1, sizeof *cnames);
+      SrBuf path = SR_BUF_INIT;
+      sr_buf_puts(&path, "loop_carry");
+      if (leaves) sr_pytree_leaf_paths(carry, &path, cnames, &nc);
+      else sr_exc_clear(I);
+      sr_buf_free(&path);
+      sr_unref(leaves);
+      sr_trace_fn_save_debug(cond, "while_cond", cond, cnames, nc, 0);
       SrVal *r = while_impl(I, cond, body, carry);
       if (r) result = sr_ref(r->seq.items[2]);
       sr_unref(r);
       sr_unref(carry);
+      sr_trace_fn_unsave_debug(body);
+      sr_trace_fn_unsave_debug(cond);
       sr_unref(body);
       sr_unref(cond);
     }

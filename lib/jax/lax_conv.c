@@ -20,8 +20,10 @@
 #include "core/core.h"
 #include "core/jaxstate.h"
 #include "py/objects.h"
+#include "py/class.h"
 #include "util/mem.h"
 #include "text/print_val.h"
+#include "util/intern.h"
 
 static SrVal *arr(SrInterp *I, SrVal *v) { return sr_jnp_asarray(I, v, -1); }
 
@@ -105,6 +107,17 @@ static int permutations(SrInterp *I, SrVal *dn, Dn *d) {
 static int dimension_numbers(SrInterp *I, int lnd, int rnd, const int64_t *lshape, const int64_t *rshape, SrVal *dn,
                              Dn *d) {
   memset(d, 0, sizeof *d);
+  if (dn && sr_class_namedtuple_kind(dn)) {
+    /* a ConvDimensionNumbers: its three fields */
+    SrVal *items = sr_iterate(I, dn);
+    if (!items) return -1;
+    SrVal *t = sr_seq(NULL, SR_V_TUPLE, items->seq.n);
+    for (int i = 0; i < items->seq.n; i++) sr_seq_push(NULL, t, sr_ref(items->seq.items[i]));
+    sr_unref(items);
+    int rc = dimension_numbers(I, lnd, rnd, lshape, rshape, t, d);
+    sr_unref(t);
+    return rc;
+  }
   if (is_dn_tuple(dn) && dn->seq.items[0]->kind != SR_V_STR) {
     int n[3];
     for (int i = 0; i < 3; i++)
@@ -151,11 +164,26 @@ static int dimension_numbers(SrInterp *I, int lnd, int rnd, const int64_t *lshap
   return permutations(I, dn, d);
 }
 
-static SrVal *dn_tuple(const Dn *d) {
-  SrVal *t = sr_seq(NULL, SR_V_TUPLE, 3);
-  sr_seq_push(NULL, t, sr_int_tuple(d->l, d->nd));
-  sr_seq_push(NULL, t, sr_int_tuple(d->r, d->nd));
-  sr_seq_push(NULL, t, sr_int_tuple(d->o, d->nd));
+/* ConvDimensionNumbers(lhs_spec, rhs_spec, out_spec): convolution.py's
+   NamedTuple (its repr names the fields) */
+static SrVal *dn_tuple(SrInterp *I, const Dn *d) {
+  SrVal *nt = sr_lookup_qualname("collections.namedtuple");
+  if (!nt) return sr_raise(I, "RuntimeError", "collections.namedtuple is not registered");
+  SrVal *fields = sr_seq(NULL, SR_V_TUPLE, 3);
+  sr_seq_push(NULL, fields, sr_str(NULL, "lhs_spec", 8));
+  sr_seq_push(NULL, fields, sr_str(NULL, "rhs_spec", 8));
+  sr_seq_push(NULL, fields, sr_str(NULL, "out_spec", 8));
+  SrVal *ca[2] = {sr_str(NULL, "ConvDimensionNumbers", 20), fields};
+  SrArgs cargs = {2, ca, 0, NULL, NULL, NULL};
+  SrVal *cls = sr_call(I, nt, &cargs);
+  sr_unref(ca[0]);
+  sr_unref(fields);
+  if (!cls) return NULL;
+  SrVal *v[3] = {sr_int_tuple(d->l, d->nd), sr_int_tuple(d->r, d->nd), sr_int_tuple(d->o, d->nd)};
+  SrArgs va = {3, v, 0, NULL, NULL, NULL};
+  SrVal *t = sr_call(I, cls, &va);
+  for (int i = 0; i < 3; i++) sr_unref(v[i]);
+  sr_unref(cls);
   return t;
 }
 
@@ -528,7 +556,7 @@ static SrVal *lax_conv_dimension_numbers(SrInterp *I, SrArgs *a) {
   if (shape_of(I, p[0], l, &nl) < 0 || shape_of(I, p[1], r, &nr) < 0) return NULL;
   Dn d;
   if (dimension_numbers(I, nl, nr, l, r, p[2], &d) < 0) return NULL;
-  return dn_tuple(&d);
+  return dn_tuple(I, &d);
 }
 
 static SrVal *lax_conv_dn_class(SrInterp *I, SrArgs *a) {
@@ -540,7 +568,7 @@ static SrVal *lax_conv_dn_class(SrInterp *I, SrArgs *a) {
     if (sr_ints_arg(I, p[i], i == 0 ? d.l : i == 1 ? d.r : d.o, &n[i], "spec") < 0) return NULL;
   if (n[0] != n[1] || n[0] != n[2]) return sr_raise(I, "ValueError", "ConvDimensionNumbers specs must have equal lengths");
   d.nd = n[0];
-  return dn_tuple(&d);
+  return dn_tuple(I, &d);
 }
 
 static SrVal *lax_padtype_to_pads(SrInterp *I, SrArgs *a) {
@@ -586,6 +614,24 @@ static int is_builtin(SrVal *f, const char *qualname) {
   return b && f == b;
 }
 
+/* Whether the computation's output tree is the operands' (else
+   windowed_reductions.py's ValueError, raised). */
+static int same_tree(SrInterp *I, SrVal *ops, SrVal *out_tree) {
+  SrBuf a = SR_BUF_INIT, b = SR_BUF_INIT;
+  int k = 0;
+  SrVal *no = sr_pytree_numbered(ops, &k);
+  sr_treedef_str(&a, no, sr_pytree_children);
+  sr_treedef_str(&b, out_tree, sr_pytree_children);
+  int same = strcmp(sr_buf_str(&a), sr_buf_str(&b)) == 0;
+  if (!same)
+    sr_raise(I, "ValueError", "reduce_window output must have the same tree structure as the operands %s vs. %s",
+             sr_buf_str(&a), sr_buf_str(&b));
+  sr_unref(no);
+  sr_buf_free(&a);
+  sr_buf_free(&b);
+  return same;
+}
+
 /* The general path of lax.reduce_window (_reduce_window without a monoid
    reducer): operands and init values flattened, the computation traced on
    the init values' avals (_variadic_reduction_jaxpr), reduce_window_p
@@ -623,8 +669,8 @@ static SrVal *rw_general(SrInterp *I, SrVal *ops, SrVal *inits, SrVal *computati
   if (j && captured && captured->seq.n > 0) {
     sr_raise(I, "NotImplementedError",
              "Reduction computations can't close over Tracers. Please open an issue at https://github.com/jax-ml/jax.");
-  } else if (j && (int)j->nout != n) {
-    sr_raise(I, "ValueError", "reduce_window output must have the same tree structure as the operands");
+  } else if (j && !same_tree(I, ops, out_tree)) {
+    /* already raised */
   } else if (j && sr_auto_insert_reshard(I, n, in) == 0) {
     SrVal *res = sr_bindv(I, SR_P_reduce_window, 2 * n, in, "base_dilation", sr_int_tuple(bd, nbd), "consts",
                           sr_seq(NULL, SR_V_TUPLE, 0), "jaxpr", sr_jaxpr_val(NULL, j), "padding",
@@ -864,6 +910,224 @@ static SrVal *jnp_conv1d(SrInterp *I, SrArgs *a, int correlate) {
 static SrVal *jnp_convolve(SrInterp *I, SrArgs *a) { return jnp_conv1d(I, a, 0); }
 static SrVal *jnp_correlate(SrInterp *I, SrArgs *a) { return jnp_conv1d(I, a, 1); }
 
+/* ---- conv_general_dilated_patches and _local (lax/other.py) ---- */
+
+/* The registered function qn called on borrowed positional and keyword
+   values (kw a NULL-terminated list of names, one value each). */
+static SrVal *qcall(SrInterp *I, const char *qn, int n, SrVal **v, const char *const *kw, SrVal **kwv) {
+  SrVal *fn = sr_lookup_qualname(qn);
+  if (!fn) return sr_raise(I, "RuntimeError", "%s is not registered", qn);
+  const char *names[12];
+  int nkw = 0;
+  for (; kw && kw[nkw]; nkw++) names[nkw] = sr_intern_cstr(kw[nkw]);
+  SrArgs a = {n, v, nkw, names, kwv, NULL};
+  return sr_call(I, fn, &a);
+}
+
+static SrVal *int_tuple_of(int n, const int64_t *v) {
+  SrVal *t = sr_seq(NULL, SR_V_TUPLE, n);
+  for (int i = 0; i < n; i++) sr_seq_push(NULL, t, sr_int(NULL, v[i]));
+  return t;
+}
+
+/* The three specs of a ConvDimensionNumbers (conv_dimension_numbers'). */
+static int dn_specs(SrInterp *I, SrVal *dn, int64_t *l, int64_t *r, int64_t *o, int *n) {
+  SrVal *items = dn ? sr_iterate(I, dn) : NULL;
+  if (!items) return -1;
+  int nn[3] = {0, 0, 0}, rc = items->seq.n == 3 ? 0 : -1;
+  for (int i = 0; rc == 0 && i < 3; i++)
+    rc = sr_ints_arg(I, items->seq.items[i], i == 0 ? l : i == 1 ? r : o, &nn[i], "dimension_numbers");
+  sr_unref(items);
+  *n = nn[0];
+  return rc;
+}
+
+/* conv_general_dilated_patches: a grouped conv whose kernel is the
+   identity over the window's elements, one output channel per element */
+static SrVal *conv_patches(SrInterp *I, SrVal *lhs, SrVal *filter_shape, SrVal *window_strides, SrVal *padding,
+                           SrVal *lhs_dilation, SrVal *rhs_dilation, SrVal *dimension_numbers, SrVal *precision,
+                           SrVal *preferred) {
+  int64_t fs[SR_MAX_RANK], rs[SR_MAX_RANK + 2];
+  int nf;
+  if (sr_ints_arg(I, filter_shape, fs, &nf, "filter_shape") < 0) return NULL;
+  SrVal *x = sr_jnp_asarray(I, lhs, -1);
+  const SrType *t = x ? sr_value_type(I, x) : NULL;
+  if (!t) {
+    sr_unref(x);
+    return NULL;
+  }
+  int64_t xs[SR_MAX_RANK];
+  for (int i = 0; i < t->ndim; i++) xs[i] = t->dims[i].size;
+  rs[0] = rs[1] = 1;
+  for (int i = 0; i < nf; i++) rs[i + 2] = fs[i];
+  SrVal *a[3] = {int_tuple_of(t->ndim, xs), int_tuple_of(nf + 2, rs), dimension_numbers ? dimension_numbers : sr_none()};
+  SrVal *dn = qcall(I, "jax.lax.conv_dimension_numbers", 3, a, NULL, NULL);
+  sr_unref(a[0]);
+  sr_unref(a[1]);
+  int64_t lspec[SR_MAX_RANK], rspec[SR_MAX_RANK], ospec[SR_MAX_RANK];
+  int nl;
+  if (dn_specs(I, dn, lspec, rspec, ospec, &nl) < 0) {
+    sr_unref(dn);
+    sr_unref(x);
+    return NULL;
+  }
+  int64_t S = 1, C = xs[lspec[1]];
+  for (int i = 0; i < nf; i++) S *= fs[i];
+  /* rhs = eye(S) broadcast to (C, S, S), reshaped to (C*S, 1, *filter_shape),
+     its O and I axes moved to the rhs spec's */
+  SrVal *ev[1] = {sr_int(NULL, S)};
+  SrVal *ekw[1] = {sr_dtype_val(NULL, t->dtype)};
+  static const char *const dtkw[] = {"dtype", NULL};
+  SrVal *eye = qcall(I, "jax.numpy.eye", 1, ev, dtkw, ekw);
+  sr_unref(ev[0]);
+  sr_unref(ekw[0]);
+  int64_t bshape[3] = {C, S, S}, bd[2] = {1, 2};
+  SrVal *rb = eye ? sr_lax_broadcast_in_dim(I, eye, bshape, 3, bd, 2, NULL) : NULL;
+  sr_unref(eye);
+  int64_t kshape[SR_MAX_RANK + 2];
+  kshape[0] = C * S;
+  kshape[1] = 1;
+  for (int i = 0; i < nf; i++) kshape[i + 2] = fs[i];
+  SrVal *rr = rb ? sr_lax_reshape(I, rb, kshape, nf + 2, NULL) : NULL;
+  sr_unref(rb);
+  SrVal *rhs = NULL;
+  if (rr) {
+    int64_t src[2] = {0, 1}, dst[2] = {rspec[0], rspec[1]};
+    SrVal *mv[3] = {rr, int_tuple_of(2, src), int_tuple_of(2, dst)};
+    rhs = qcall(I, "jax.numpy.moveaxis", 3, mv, NULL, NULL);
+    sr_unref(mv[1]);
+    sr_unref(mv[2]);
+    sr_unref(rr);
+  }
+  SrVal *r = NULL;
+  if (rhs) {
+    SrVal *prec = NULL;
+    if (precision && precision->kind != SR_V_NONE) {
+      SrVal *cls = sr_lookup_qualname("jax.lax.Precision");
+      SrVal *def = cls ? sr_getattr(I, cls, "DEFAULT") : NULL;
+      if (!def) {
+        sr_unref(rhs);
+        sr_unref(dn);
+        sr_unref(x);
+        return NULL;
+      }
+      prec = sr_seq(NULL, SR_V_TUPLE, 2);
+      sr_seq_push(NULL, prec, sr_ref(precision));
+      sr_seq_push(NULL, prec, def);
+    }
+    SrVal *cv[4] = {x, rhs, window_strides, padding};
+    SrVal *ckw[6] = {lhs_dilation ? lhs_dilation : sr_none(), rhs_dilation ? rhs_dilation : sr_none(), dn,
+                     prec ? prec : sr_none(), sr_int(NULL, C), preferred ? preferred : sr_none()};
+    static const char *const names[] = {"lhs_dilation", "rhs_dilation", "dimension_numbers", "precision",
+                                        "feature_group_count", "preferred_element_type", NULL};
+    r = qcall(I, "jax.lax.conv_general_dilated", 4, cv, names, ckw);
+    sr_unref(ckw[4]);
+    sr_unref(prec);
+    sr_unref(rhs);
+  }
+  sr_unref(dn);
+  sr_unref(x);
+  return r;
+}
+
+static SrVal *lax_conv_general_dilated_patches(SrInterp *I, SrArgs *a) {
+  SrVal *p[9];
+  if (sr_args_parse(I, a, "conv_general_dilated_patches",
+                    "lhs, filter_shape, window_strides, padding, lhs_dilation=, rhs_dilation=, dimension_numbers=, "
+                    "precision=, preferred_element_type=",
+                    p) < 0)
+    return NULL;
+  return conv_patches(I, p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8]);
+}
+
+/* conv_general_dilated_local: the patches contracted with the per-location
+   kernel by a dot_general over the channel and batched over the spatial
+   dimensions */
+static SrVal *lax_conv_general_dilated_local(SrInterp *I, SrArgs *a) {
+  SrVal *p[9];
+  if (sr_args_parse(I, a, "conv_general_dilated_local",
+                    "lhs, rhs, window_strides, padding, filter_shape, lhs_dilation=, rhs_dilation=, "
+                    "dimension_numbers=, precision=",
+                    p) < 0)
+    return NULL;
+  SrVal *lhs_prec = NULL;
+  if (p[8] && p[8]->kind != SR_V_NONE) {
+    if (sr_is_seq(p[8]) && p[8]->seq.n == 2) lhs_prec = sr_ref(p[8]->seq.items[0]);
+    else if (p[8]->kind == SR_V_TUPLE) {
+      SrBuf b = SR_BUF_INIT;
+      sr_val_str(&b, p[8]);
+      sr_raise(I, "ValueError", "Unsupported precision for conv_general_dilated_local: %s", sr_buf_str(&b));
+      sr_buf_free(&b);
+      return NULL;
+    } else {
+      /* canonicalize_precision: one precision is the pair of it */
+      lhs_prec = sr_ref(p[8]);
+    }
+  }
+  SrVal *patches = conv_patches(I, p[0], p[4], p[2], p[3], p[5], p[6], p[7], lhs_prec, NULL);
+  sr_unref(lhs_prec);
+  if (!patches) return NULL;
+  SrVal *x = sr_jnp_asarray(I, p[0], -1);
+  const SrType *t = x ? sr_value_type(I, x) : NULL;
+  int64_t fs[SR_MAX_RANK], xs[SR_MAX_RANK], rs[SR_MAX_RANK + 2];
+  int nf;
+  SrVal *r = NULL, *dn = NULL;
+  if (t && sr_ints_arg(I, p[4], fs, &nf, "filter_shape") == 0) {
+    for (int i = 0; i < t->ndim; i++) xs[i] = t->dims[i].size;
+    rs[0] = rs[1] = 1;
+    for (int i = 0; i < nf; i++) rs[i + 2] = fs[i];
+    SrVal *ca[3] = {int_tuple_of(t->ndim, xs), int_tuple_of(nf + 2, rs), p[7] ? p[7] : sr_none()};
+    dn = qcall(I, "jax.lax.conv_dimension_numbers", 3, ca, NULL, NULL);
+    sr_unref(ca[0]);
+    sr_unref(ca[1]);
+  }
+  int64_t lspec[SR_MAX_RANK], rspec[SR_MAX_RANK], ospec[SR_MAX_RANK];
+  int no;
+  if (dn && dn_specs(I, dn, lspec, rspec, ospec, &no) == 0) {
+    /* lhs batch dims: the out spec's spatial dims, sorted; the rhs's in
+       the same order */
+    int nb = no - 2;
+    int64_t lb[SR_MAX_RANK], rb[SR_MAX_RANK];
+    int order[SR_MAX_RANK];
+    for (int i = 0; i < nb; i++) order[i] = i;
+    for (int i = 1; i < nb; i++)
+      for (int j = i; j > 0 && ospec[2 + order[j - 1]] > ospec[2 + order[j]]; j--) {
+        int tmp = order[j];
+        order[j] = order[j - 1];
+        order[j - 1] = tmp;
+      }
+    for (int i = 0; i < nb; i++) {
+      lb[i] = ospec[2 + order[i]];
+      rb[i] = rspec[2 + order[i]];
+    }
+    int64_t lc = ospec[1], rc = rspec[1];
+    SrVal *dims = sr_seq(NULL, SR_V_TUPLE, 2), *c = sr_seq(NULL, SR_V_TUPLE, 2), *b = sr_seq(NULL, SR_V_TUPLE, 2);
+    sr_seq_push(NULL, c, int_tuple_of(1, &lc));
+    sr_seq_push(NULL, c, int_tuple_of(1, &rc));
+    sr_seq_push(NULL, b, int_tuple_of(nb, lb));
+    sr_seq_push(NULL, b, int_tuple_of(nb, rb));
+    sr_seq_push(NULL, dims, c);
+    sr_seq_push(NULL, dims, b);
+    SrVal *dv[2] = {patches, p[1]};
+    SrVal *dkw[2] = {dims, p[8] ? p[8] : sr_none()};
+    static const char *const names[] = {"dimension_numbers", "precision", NULL};
+    SrVal *out = qcall(I, "jax.lax.dot_general", 2, dv, names, dkw);
+    sr_unref(dims);
+    if (out) {
+      int64_t src[2] = {-2, -1}, dst[2] = {ospec[0], ospec[1]};
+      SrVal *mv[3] = {out, int_tuple_of(2, src), int_tuple_of(2, dst)};
+      r = qcall(I, "jax.numpy.moveaxis", 3, mv, NULL, NULL);
+      sr_unref(mv[1]);
+      sr_unref(mv[2]);
+      sr_unref(out);
+    }
+  }
+  sr_unref(dn);
+  sr_unref(x);
+  sr_unref(patches);
+  return r;
+}
+
 void sr_lax_conv_api_init(void) {
   sr_def("jax.lax.conv_general_dilated", lax_conv_general_dilated,
          "conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None, rhs_dilation=None, "
@@ -878,6 +1142,14 @@ void sr_lax_conv_api_init(void) {
   sr_def("jax.lax.conv_transpose", lax_conv_transpose,
          "conv_transpose(lhs, rhs, strides, padding, rhs_dilation=None, dimension_numbers=None, "
          "transpose_kernel=False): a fractionally strided convolution");
+  sr_def("jax.lax.conv_general_dilated_patches", lax_conv_general_dilated_patches,
+         "conv_general_dilated_patches(lhs, filter_shape, window_strides, padding, lhs_dilation=None, "
+         "rhs_dilation=None, dimension_numbers=None, precision=None, preferred_element_type=None): each window's "
+         "elements as channels (a grouped conv_general_dilated with an identity kernel)");
+  sr_def("jax.lax.conv_general_dilated_local", lax_conv_general_dilated_local,
+         "conv_general_dilated_local(lhs, rhs, window_strides, padding, filter_shape, lhs_dilation=None, "
+         "rhs_dilation=None, dimension_numbers=None, precision=None): a convolution with a kernel per output "
+         "location (patches and a dot_general)");
   sr_def("jax.lax.conv_dimension_numbers", lax_conv_dimension_numbers,
          "conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers): the ConvDimensionNumbers, as a tuple "
          "(lhs_spec, rhs_spec, out_spec)");

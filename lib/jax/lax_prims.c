@@ -132,4 +132,9 @@ void sr_lax_prims_init(void) {
     sr_register(q, o); /* steals o */
   }
   sr_register("jax.random.random_gamma_p", sr_lax_prim_obj("random_gamma")); /* random/core.py's */
+  /* partial_eval.py's eval_jaxpr_p (call_jaxpr= a closed jaxpr), its rules
+     in lax/eval_jaxpr.py; core's name for it too */
+  sr_register("jax._src.interpreters.partial_eval.eval_jaxpr_p", sr_lax_prim_obj("eval_jaxpr"));
+  sr_register("jax._src.lax.eval_jaxpr.eval_jaxpr_p", sr_lax_prim_obj("eval_jaxpr"));
+  sr_register("jax._src.core.eval_jaxpr_p", sr_lax_prim_obj("eval_jaxpr"));
 }

@@ -15,6 +15,7 @@
 #include "jax/builtins_exec.h"
 #include "jax/jax.h"
 #include "jax/lax.h"
+#include "jax/np_host.h"
 #include "jax/nn.h"
 #include "jax/numpy.h"
 #include "jax/tree_util.h"
@@ -45,6 +46,14 @@ static int concrete_scalar(SrInterp *I, SrVal *v, const SrType *t, double *f, in
     *f = v->f;
     *i = 0;
     return 1;
+  }
+  if (sr_is_ndarray(v) || sr_np_is_scalar(v)) {
+    /* a numpy value is concrete (core.is_concrete) */
+    SrVal *x = sr_jnp_asarray(I, v, -1);
+    int rc = x && sr_array_of(x) ? concrete_scalar(I, x, t, f, i) : 0;
+    if (!x) sr_exc_clear(I);
+    sr_unref(x);
+    return rc;
   }
   SrArrayObj *o = sr_array_of(v);
   if (!o || o->kind != SR_AV_CONCRETE || t->ndim != 0 || sr_dtype_kind(t->dtype) == SR_DK_COMPLEX) return 0;
@@ -328,6 +337,115 @@ static SrVal *lax_empty(SrInterp *I, SrArgs *a) {
                   sh ? sh : sr_none(), "shape", sv, NULL);
 }
 
+/* ---- composite ---- */
+
+/* lax.composite(decomposition, name, version=0): the function that binds
+   composite_p, whose jaxpr is the decomposition's on the arguments (the
+   keyword arguments fixed into it as the attributes) */
+typedef struct Composite {
+  SrVal *fn;
+  char *name;
+  int64_t version;
+} Composite;
+
+static void composite_free(void *d) {
+  Composite *c = d;
+  sr_unref(c->fn);
+  free(c->name);
+  free(c);
+}
+
+static int is_tracer(const SrVal *v) {
+  const SrArrayObj *o = sr_array_of(v);
+  return o && o->kind != SR_AV_CONCRETE;
+}
+
+static SrVal *composite_call(SrInterp *I, SrArgs *a) {
+  Composite *c = sr_current_builtin(I)->data;
+  for (int i = 0; i < a->nkw; i++)
+    if (is_tracer(a->kwv[i]))
+      return sr_raise(I, "UnexpectedTracerError",
+                      "Found a JAX Tracer as an attribute in the decomposition for the composite op '%s'. This means "
+                      "that the decomposition function closes over a value that is involved in a JAX transformation. "
+                      "Any values that aren't explicitly known at compile time must be explicitly passed as arguments "
+                      "to the composite.\n\nNote: If you are passing jax arrays as attributes, use numpy arrays "
+                      "instead.",
+                      c->name);
+  SrVal *out_tree = NULL, *captured = NULL, *r = NULL;
+  SrJaxpr *j = sr_trace_fn(I, c->fn, a->n, a->v, a->nkw, a->kw, a->kwv, SR_TRACE_SEPARATE_CONSTS, &out_tree, &captured);
+  if (!j) return NULL;
+  SrVal *in = sr_seq(NULL, SR_V_LIST, 0);
+  int bad = 0;
+  for (int i = 0; captured && i < captured->seq.n; i++) {
+    bad |= is_tracer(captured->seq.items[i]);
+    sr_seq_push(NULL, in, sr_ref(captured->seq.items[i]));
+  }
+  for (int i = 0; i < a->n && !bad; i++) {
+    SrVal *l = sr_pytree_flatten(I, a->v[i]);
+    for (int k = 0; l && k < l->seq.n; k++) sr_seq_push(NULL, in, sr_ref(l->seq.items[k]));
+    if (!l) bad = -1;
+    sr_unref(l);
+  }
+  if (bad > 0)
+    sr_raise(I, "UnexpectedTracerError",
+             "Found a JAX Tracer as a constant in the decomposition for the composite op '%s'. This means that the "
+             "decomposition function closes over a value that is involved in a JAX transformation. Any values that "
+             "aren't explicitly known at compile time must be explicitly passed as arguments to the composite.",
+             c->name);
+  if (!bad) {
+    /* attributes: (key, leaves, treedef) per keyword argument, in order */
+    SrVal *attrs = sr_seq(NULL, SR_V_TUPLE, a->nkw);
+    for (int i = 0; i < a->nkw && attrs; i++) {
+      SrVal *l = sr_pytree_flatten_any(I, a->kwv[i]);
+      if (!l) {
+        sr_unref(attrs);
+        attrs = NULL;
+        break;
+      }
+      SrBuf tb = SR_BUF_INIT;
+      int k = 0;
+      SrVal *num = sr_pytree_numbered(a->kwv[i], &k);
+      sr_treedef_str(&tb, num, sr_pytree_children);
+      sr_unref(num);
+      SrVal *lt = sr_seq(NULL, SR_V_TUPLE, l->seq.n);
+      for (int q = 0; q < l->seq.n; q++) sr_seq_push(NULL, lt, sr_ref(l->seq.items[q]));
+      sr_unref(l);
+      SrVal *e = sr_seq(NULL, SR_V_TUPLE, 3);
+      sr_seq_push(NULL, e, sr_str(NULL, a->kw[i], strlen(a->kw[i])));
+      sr_seq_push(NULL, e, lt);
+      sr_seq_push(NULL, e, sr_word(NULL, sr_buf_str(&tb), tb.len));
+      sr_buf_free(&tb);
+      sr_seq_push(NULL, attrs, e);
+    }
+    if (attrs) {
+      SrVal *out = sr_bindv(I, SR_P_composite, in->seq.n, in->seq.items, "attributes", attrs, "jaxpr",
+                            sr_jaxpr_val(NULL, j), "name", sr_str(NULL, c->name, strlen(c->name)), "version",
+                            sr_int(NULL, c->version), NULL);
+      if (out) r = sr_pytree_unflatten(out_tree, out);
+      sr_unref(out);
+    }
+  }
+  sr_unref(in);
+  sr_program_unref(j->prog);
+  sr_unref(out_tree);
+  sr_unref(captured);
+  return r;
+}
+
+static SrVal *lax_composite(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "composite", "decomposition, name, version=", p) < 0) return NULL;
+  const char *name = sr_as_str(I, p[1], "name");
+  if (!name) return NULL;
+  int64_t version = 0;
+  if (p[2] && sr_as_int(I, p[2], "version", &version) < 0) return NULL;
+  Composite *c = sr_xcalloc(1, sizeof *c);
+  c->fn = sr_ref(p[0]);
+  c->name = sr_xstrdup(name);
+  c->version = version;
+  return sr_builtin_with(sr_callable_name(p[0]), composite_call, c, composite_free);
+}
+
 void sr_lax_small18_init(void) {
   static const struct {
     const char *names;
@@ -342,6 +460,9 @@ void sr_lax_small18_init(void) {
        "batch_matmul(lhs, rhs, precision=None): matrix products over the leading batch dimensions"},
       {"jax.lax.empty", lax_empty,
        "empty(shape, dtype, *, out_sharding=None): an array whose values are left unset (zeros on CPU)"},
+      {"jax.lax.composite", lax_composite,
+       "composite(decomposition, name, version=0): the function that binds composite_p with the decomposition's "
+       "jaxpr, named name (its keyword arguments the attributes); no JVP rule"},
       {"jax.lax.index_take", lax_index_take,
        "index_take(src, idxs, axes): src at the indices idxs along axes (a gather, the indices wrapped)"},
   };

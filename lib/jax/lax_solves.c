@@ -454,10 +454,23 @@ static SrVal *lax_custom_root(SrInterp *I, SrArgs *a) {
   if (!guess_leaves) return NULL;
   Traced t[3] = {{0}};
   SrVal *result = NULL, *fn = NULL, *root = NULL;
-  if (trace(I, f, 1, &guess, &t[0]) < 0 || check_tree(I, "f", "initial_guess", t[0].out, guess, 0) < 0) goto done;
+  /* each traced with its api_util.debug_info("custom_root", f,
+     (initial_guess,)), ("custom_root solve", solve, (f, initial_guess),
+     static_argnums=(0,)), ("custom_root tangent_solve", tangent_solve,
+     (initial_guess, initial_guess)) */
+  SrArgs fa = {1, &guess, 0, NULL, NULL, NULL};
+  sr_trace_fn_debug_call(I, "custom_root", f, &fa, NULL, 0);
+  int rc0 = trace(I, f, 1, &guess, &t[0]);
+  sr_trace_fn_debug_clear();
+  if (rc0 < 0 || check_tree(I, "f", "initial_guess", t[0].out, guess, 0) < 0) goto done;
   fn = fn_new(solve, f, 0, NULL, 0, NULL);
-  if (trace(I, fn, 1, &guess, &t[1]) < 0 || check_tree(I, "solve", "initial_guess", t[1].out, guess, has_aux) < 0)
-    goto done;
+  SrVal *sv[2] = {f, guess};
+  SrArgs sa = {2, sv, 0, NULL, NULL, NULL};
+  static const int solve_static[1] = {0};
+  sr_trace_fn_debug_call(I, "custom_root solve", solve, &sa, solve_static, 1);
+  int rc1 = trace(I, fn, 1, &guess, &t[1]);
+  sr_trace_fn_debug_clear();
+  if (rc1 < 0 || check_tree(I, "solve", "initial_guess", t[1].out, guess, has_aux) < 0) goto done;
   sr_unref(fn);
   {
     LandS *l = sr_xcalloc(1, sizeof *l);
@@ -466,7 +479,11 @@ static SrVal *lax_custom_root(SrInterp *I, SrArgs *a) {
     fn = sr_builtin_with("linearize_and_solve", lands_call, l, lands_free);
   }
   SrVal *xb[2] = {guess, guess};
-  if (trace(I, fn, 2, xb, &t[2]) < 0 || check_tree(I, "tangent_solve", "x", t[2].out, guess, 0) < 0) goto done;
+  SrArgs ta = {2, xb, 0, NULL, NULL, NULL};
+  sr_trace_fn_debug_call(I, "custom_root tangent_solve", tangent_solve, &ta, NULL, 0);
+  int rc2 = trace(I, fn, 2, xb, &t[2]);
+  sr_trace_fn_debug_clear();
+  if (rc2 < 0 || check_tree(I, "tangent_solve", "x", t[2].out, guess, 0) < 0) goto done;
   {
     Root *r = sr_xcalloc(1, sizeof *r);
     r->rc = 1;

@@ -16,6 +16,7 @@
 
 #include "jax/jax.h"
 #include "jax/nn.h"
+#include "jax/tracers.h"
 #include "jax/array_methods.h"
 #include "py/ast.h"
 #include "py/objects.h"
@@ -614,9 +615,29 @@ static SrVal *softmax_cj(SrInterp *I, SrVal *axis) {
   return cj;
 }
 
+/* _softmax_deprecated (softmax while jax_softmax_custom_jvp is False, its
+   default): _softmax's body with lax.stop_gradient(x_max) and no rule */
+static SrVal *softmax_deprecated(SrInterp *I, SrVal *x, SrVal *axis, SrVal *where) {
+  SCOPE(I);
+  SrVal *initial = FL(-INFINITY);
+  SrVal *x_max = sr_nn_reduce(s, SR_P_reduce_max, x, axis, where, initial, 1);
+  SrVal *x_safe = sr_nn_given(where) ? C3("jax.numpy.where", where, x, initial) : x;
+  SrVal *un = C1("jax.numpy.exp", OP(SUB, x_safe, C1("jax.lax.stop_gradient", x_max)));
+  SrVal *r = OP(DIV, un, sr_nn_reduce(s, SR_P_reduce_sum, un, axis, where, NULL, 1));
+  if (sr_nn_given(where)) r = C3("jax.numpy.where", where, r, IN(0));
+  return sr_nn_done(s, r);
+}
+
 static SrVal *nn_softmax(SrInterp *I, SrArgs *a) {
   SrVal *p[3];
   if (sr_args_parse(I, a, "softmax", "x, axis=, where=", p) < 0) return NULL;
+  if (!I->jax->softmax_custom_jvp) {
+    SrVal *x = sr_jnp_asarray(I, p[0], -1), *ax = p[1] ? sr_ref(p[1]) : sr_int(NULL, -1);
+    SrVal *r = x ? softmax_deprecated(I, x, ax, p[2]) : NULL;
+    sr_unref(x);
+    sr_unref(ax);
+    return r;
+  }
   SrVal *axis = p[1] ? sr_ref(p[1]) : sr_int(NULL, -1);
   SrVal *cj = softmax_cj(I, axis);
   sr_unref(axis);
@@ -827,6 +848,10 @@ static SrVal *nn_one_hot(SrInterp *I, SrArgs *a) {
   SrVal *p[5];
   if (sr_args_parse(I, a, "one_hot", "x, num_classes, *, dtype=, axis=, out_sharding=", p) < 0) return NULL;
   int64_t nc, axis = -1;
+  /* core.concrete_dim_or_error(num_classes, ...) */
+  SrArrayObj *ncv = sr_array_of(p[1]);
+  if (ncv && ncv->kind == SR_AV_TRACER && !ncv->has_value)
+    return sr_raise_concretization(I, p[1], "The error arose in jax.nn.one_hot argument `num_classes`.");
   if (sr_as_int(I, p[1], "num_classes", &nc) < 0) return NULL;
   if (p[3] && sr_as_int(I, p[3], "axis", &axis) < 0) return NULL;
   int dt = -1;
@@ -834,6 +859,13 @@ static SrVal *nn_one_hot(SrInterp *I, SrArgs *a) {
   if (dt < 0) dt = I->jax->enable_x64 ? SR_F64 : SR_F32;
   SrVal *x = sr_jnp_asarray(I, p[0], -1);
   if (!x) return NULL;
+  SrDtype xd = sr_value_type(I, x)->dtype;
+  if (!sr_dtype_is_int(xd)) /* deprecations.warn('jax-nn-one-hot-float-input', ...) */
+    sr_warn(I, "DeprecationWarning", "jax.nn.one_hot input should be integer-typed; got dtype=%s", sr_dtype_name(xd));
+  if (I->exc) {
+    sr_unref(x);
+    return NULL;
+  }
   SrVal *osh = NULL;
   if (sr_api_canon_sharding(I, p[4], "jax.nn.one_hot", &osh) < 0) {
     sr_unref(x);

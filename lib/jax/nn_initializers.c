@@ -22,7 +22,7 @@
 #define SCOPE(I) SrNnScope s_ = {(I), {0}, 0}, *s = &s_
 #define OP(op, x, y) sr_nn_op(s, SR_OP_##op, x, y)
 
-enum { K_CONSTANT, K_UNIFORM, K_NORMAL, K_TRUNCATED, K_VARIANCE, K_ORTHOGONAL };
+enum { K_CONSTANT, K_UNIFORM, K_NORMAL, K_TRUNCATED, K_VARIANCE, K_ORTHOGONAL, K_DELTA };
 enum { D_TRUNCATED, D_NORMAL, D_UNIFORM };
 enum { M_FAN_IN, M_FAN_OUT, M_FAN_AVG, M_FAN_GEO_AVG };
 
@@ -172,6 +172,34 @@ static int fan_size(SrInterp *I, SrVal *ax, const int64_t *shape, int nd, double
   return 0;
 }
 
+/* _complex_uniform (a disk of unit variance) and _complex_truncated_normal
+   (modulus truncated to 2): r * exp(1j * theta) from two uniform draws of
+   the real dtype on random.split(key) */
+static SrVal *complex_draw(SrNnScope *s, SrVal *key, SrVal *shape_t, SrDtype cdt, int truncated) {
+  SrInterp *I = s->I;
+  SrDtype rdt = cdt == SR_C128 ? SR_F64 : SR_F32;
+  SrVal *ks = sr_nn_call1(s, "jax.random.split", key);
+  SrVal *kr = ks ? sr_nn_keep(s, sr_getindex(I, ks, 0)) : NULL, *kt = kr ? sr_nn_keep(s, sr_getindex(I, ks, 1)) : NULL;
+  SrVal *u = kt ? draw(s, "jax.random.uniform", kr, shape_t, rdt, NULL, NULL) : NULL;
+  SrVal *r;
+  if (!truncated) {
+    SrVal *sq = u ? sr_nn_call1(s, "jax.numpy.sqrt", OP(MUL, sr_nn_int(s, 2), u)) : NULL;
+    r = sq ? sr_nn_keep(s, sr_lax_convert(I, sq, cdt, 0, NULL)) : NULL;
+  } else {
+    /* t = (1 - exp(jnp.array(-(upper ** 2), dtype))) * u; r = sqrt(-log(1 - t)) */
+    SrVal *e = u ? sr_nn_call1(s, "jax.numpy.exp", array_of(s, sr_nn_int(s, -4), cdt)) : NULL;
+    SrVal *uc = e ? sr_nn_keep(s, sr_lax_convert(I, u, cdt, 0, NULL)) : NULL;
+    SrVal *t = uc ? OP(MUL, OP(SUB, sr_nn_int(s, 1), e), uc) : NULL;
+    SrVal *lg = t ? sr_nn_call1(s, "jax.numpy.log", OP(SUB, sr_nn_int(s, 1), t)) : NULL;
+    r = lg ? sr_nn_call1(s, "jax.numpy.sqrt", sr_nn_op(s, SR_OP_SUB, sr_nn_int(s, 0), lg)) : NULL;
+  }
+  SrVal *u2 = r ? draw(s, "jax.random.uniform", kt, shape_t, rdt, NULL, NULL) : NULL;
+  SrVal *u2c = u2 ? sr_nn_keep(s, sr_lax_convert(I, u2, cdt, 0, NULL)) : NULL;
+  SrVal *theta = u2c ? OP(MUL, sr_nn_float(s, 2 * M_PI), u2c) : NULL;
+  SrVal *ex = theta ? sr_nn_call1(s, "jax.numpy.exp", OP(MUL, sr_nn_keep(s, sr_complex(NULL, 0, 1)), theta)) : NULL;
+  return ex ? OP(MUL, r, ex) : NULL;
+}
+
 static SrVal *variance_scaling_init(SrNnScope *s, Init *in, SrVal *key, SrVal *shapev, int dt, SrVal *osh) {
   SrInterp *I = s->I;
   int64_t shape[SR_MAX_RANK];
@@ -193,10 +221,15 @@ static SrVal *variance_scaling_init(SrNnScope *s, Init *in, SrVal *key, SrVal *s
                : in->mode == M_FAN_OUT ? fan_out
                : in->mode == M_FAN_AVG ? (fan_in + fan_out) / 2
                                        : sqrt(fan_in * fan_out);
-  if (sr_dtype_kind((SrDtype)dt) == SR_DK_COMPLEX)
-    return sr_raise(I, "NotImplementedError", "variance_scaling of complex dtypes is not supported here");
   SrVal *variance = array_of(s, sr_nn_float(s, in->scale / den), dt);
   SrVal *shape_t = sr_nn_keep(s, sr_int_tuple(shape, nd));
+  if (sr_dtype_kind((SrDtype)dt) == SR_DK_COMPLEX && in->distribution != D_NORMAL) {
+    if (sr_nn_given(osh)) return sr_raise(I, "NotImplementedError", "variance_scaling: out_sharding= of a complex dtype"), NULL;
+    SrVal *sd = variance ? sr_nn_call1(s, "jax.numpy.sqrt", variance) : NULL;
+    if (sd && in->distribution == D_TRUNCATED) sd = OP(DIV, sd, array_of(s, sr_nn_float(s, .95311164380491208), dt));
+    SrVal *r = sd ? complex_draw(s, key, shape_t, (SrDtype)dt, in->distribution == D_TRUNCATED) : NULL;
+    return OP(MUL, r, sd);
+  }
   if (in->distribution == D_TRUNCATED) {
     SrVal *stddev = OP(DIV, sr_nn_call1(s, "jax.numpy.sqrt", variance), array_of(s, sr_nn_float(s, .87962566103423978), dt));
     SrVal *v[6] = {key, sr_nn_int(s, -2), sr_nn_int(s, 2), shape_t, sr_nn_keep(s, sr_dtype_val(NULL, (SrDtype)dt))};
@@ -242,6 +275,29 @@ static SrVal *orthogonal_init(SrNnScope *s, Init *in, SrVal *key, SrVal *shapev,
   return OP(MUL, q ? array_of(s, in->value, dt) : NULL, q);
 }
 
+/* delta_orthogonal's init: zeros with an orthogonal shape[-2:] matrix at
+   the centre of the spatial axes (W.at[(k1-1)//2, ...].set(ortho)) */
+static SrVal *delta_orthogonal_init(SrNnScope *s, Init *in, SrVal *key, SrVal *shapev, int dt, SrVal *osh) {
+  SrInterp *I = s->I;
+  int64_t shape[SR_MAX_RANK];
+  int nd = 0;
+  if (sr_nn_given(osh)) return sr_raise(I, "NotImplementedError", "%s", ""), NULL;
+  if (sr_shape_arg(I, shapev, shape, &nd, "shape") < 0) return NULL;
+  if (nd < 3 || nd > 5) return sr_raise(I, "ValueError", "Delta orthogonal initializer requires a 3D, 4D or 5D shape."), NULL;
+  if (shape[nd - 1] < shape[nd - 2])
+    return sr_raise(I, "ValueError", "`fan_in` must be less or equal than `fan_out`. "), NULL;
+  SrVal *ortho = orthogonal_init(s, in, key, sr_nn_keep(s, sr_int_tuple(shape + nd - 2, 2)), dt, NULL);
+  const char *kw[1] = {"dtype"};
+  SrVal *kwv[1] = {sr_nn_keep(s, sr_dtype_val(NULL, (SrDtype)dt))};
+  SrVal *W = ortho ? sr_nn_call(s, "jax.numpy.zeros", 1, &shapev, 1, kw, kwv) : NULL;
+  SrVal *at = W ? sr_nn_keep(s, sr_getattr(I, W, "at")) : NULL;
+  int64_t mid[3];
+  for (int i = 0; i < nd - 2; i++) mid[i] = (shape[i] - 1) / 2;
+  SrVal *ref = at ? sr_nn_keep(s, sr_getitem(I, at, sr_nn_keep(s, sr_int_tuple(mid, nd - 2)))) : NULL;
+  SrVal *set = ref ? sr_nn_keep(s, sr_getattr(I, ref, "set")) : NULL;
+  return set ? sr_nn_keep(s, sr_call1(I, set, ortho)) : NULL;
+}
+
 static SrVal *init_call(SrInterp *I, SrArgs *a) {
   Init *in = sr_current_builtin(I)->data;
   SrVal *p[4];
@@ -277,6 +333,7 @@ static SrVal *init_call(SrInterp *I, SrArgs *a) {
     break;
   }
   case K_VARIANCE: r = variance_scaling_init(s, in, key, shape, dt, osh); break;
+  case K_DELTA: r = delta_orthogonal_init(s, in, key, shape, dt, osh); break;
   default: r = orthogonal_init(s, in, key, shape, dt, osh);
   }
   return sr_nn_done(s, r);
@@ -398,6 +455,18 @@ static SrVal *ini_orthogonal(SrInterp *I, SrArgs *a) {
   return make_init(in);
 }
 
+static SrVal *ini_delta_orthogonal(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "delta_orthogonal", "scale=, column_axis=, dtype=", p) < 0) return NULL;
+  int64_t ca = -1;
+  if (p[1] && sr_as_int(I, p[1], "column_axis", &ca) < 0) return NULL;
+  Init *in = new_init(I, K_DELTA, p[2], "delta_orthogonal");
+  if (!in) return NULL;
+  in->value = p[0] ? sr_ref(p[0]) : sr_float(NULL, 1.0);
+  in->column_axis = ca;
+  return make_init(in);
+}
+
 /* ---- registration ---- */
 
 void sr_nn_initializers_init(void) {
@@ -429,6 +498,9 @@ void sr_nn_initializers_init(void) {
          "he_uniform(...): variance_scaling(2.0, 'fan_in', 'uniform')");
   sr_def("jax.nn.initializers.he_normal jax.nn.initializers.kaiming_normal", ini_he_normal,
          "he_normal(...): variance_scaling(2.0, 'fan_in', 'truncated_normal')");
+  sr_def("jax.nn.initializers.delta_orthogonal", ini_delta_orthogonal,
+         "delta_orthogonal(scale=1.0, column_axis=-1, dtype=None): an init for 3D-5D convolution kernels, an orthogonal "
+         "matrix at the centre of the spatial axes (jax.nn.initializers)");
   sr_def("jax.nn.initializers.orthogonal", ini_orthogonal,
          "orthogonal(scale=1.0, column_axis=-1, dtype=None): an init drawing jax.random.orthogonal matrices (jax.nn.initializers)");
 }

@@ -222,7 +222,8 @@ static SrVal *nn_logmeanexp(SrInterp *I, SrArgs *a) {
 /* ---- dot_product_attention (implementation='xla') ---- */
 
 typedef struct {
-  int is_causal, has_bias, has_mask;
+  int is_causal, has_bias, has_mask, has_q, has_kv, has_win, ret_res;
+  int64_t win[2]; /* local_window_size: (left, right) */
   double scale;
 } DpaCore;
 
@@ -259,25 +260,61 @@ static SrVal *dpa_core(SrInterp *I, SrArgs *a) {
   int i = 3;
   SrVal *bias = c->has_bias ? a->v[i++] : NULL;
   SrVal *mask = c->has_mask ? a->v[i++] : NULL;
+  SrVal *qsl = c->has_q ? a->v[i++] : NULL;
+  SrVal *kvsl = c->has_kv ? a->v[i++] : NULL;
   SrDtype qdt = ty(I, q)->dtype, kdt = ty(I, k)->dtype;
   SrDtype ldt = qdt == SR_F64 ? SR_F64 : SR_F32;
   SrVal *logits = einsum(s, "BTNH,BSNH->BNTS", q, k, KEEP(sr_dtype_val(NULL, ldt)));
   logits = logits ? OP(MUL, logits, sr_nn_typed_scalar(s, c->scale, ldt)) : NULL;
   if (logits && bias) logits = astype(s, OP(ADD, logits, bias), ldt);
   if (!logits) return DONE(NULL);
-  if (mask || c->is_causal) {
+  const SrType *lt = ty(I, logits);
+  int64_t T = lt->dims[2].size, S = lt->dims[3].size;
+  if (mask || c->is_causal || c->has_win || qsl || kvsl) {
+    /* _apply_masks: mask, causal, local window, padding, in that order */
     const char *kw[1] = {"dtype"};
     SrVal *kv[1] = {KEEP(sr_dtype_val(NULL, SR_BOOL))};
     SrVal *comb = sr_nn_call(s, "jax.numpy.ones_like", 1, &logits, 1, kw, kv);
     if (comb && mask) comb = C2("jax.numpy.logical_and", comb, mask);
-    const SrType *lt = ty(I, logits);
+    int64_t m4[4] = {1, 1, T, S};
     if (comb && c->is_causal) {
-      int64_t ts[2] = {lt->dims[2].size, lt->dims[3].size};
+      int64_t ts[2] = {T, S};
       SrVal *ones = sr_nn_call(s, "jax.numpy.ones", 2, (SrVal *[]){dims_tuple(s, ts, 2), kv[0]}, 0, NULL, NULL);
       SrVal *tri = C1("jax.numpy.tril", ones);
-      int64_t m4[4] = {1, 1, ts[0], ts[1]};
       SrVal *cm = tri ? KEEP(sr_lax_reshape(I, tri, m4, 4, NULL)) : NULL;
       comb = cm ? C2("jax.numpy.logical_and", comb, cm) : NULL;
+    }
+    if (comb && c->has_win) {
+      /* _get_window_mask: q <= k + left and q >= k - right */
+      int64_t one = 1, zero = 0;
+      SrVal *qp = C1("jax.numpy.arange", IN(T)), *kp = qp ? C1("jax.numpy.arange", IN(S)) : NULL;
+      SrVal *qc = kp ? KEEP(sr_lax_expand_dims(I, qp, &one, 1)) : NULL;
+      SrVal *kr = qc ? KEEP(sr_lax_expand_dims(I, kp, &zero, 1)) : NULL;
+      SrVal *lm = kr ? OP(LE, qc, OP(ADD, kr, IN(c->win[0]))) : NULL;
+      SrVal *rm = lm ? OP(GE, qc, OP(SUB, kr, IN(c->win[1]))) : NULL;
+      SrVal *wm = rm ? C2("jax.numpy.logical_and", rm, lm) : NULL;
+      SrVal *w4 = wm ? KEEP(sr_lax_reshape(I, wm, m4, 4, NULL)) : NULL;
+      comb = w4 ? C2("jax.numpy.logical_and", comb, w4) : NULL;
+    }
+    if (comb && (qsl || kvsl)) {
+      /* _get_padding_mask_logits: [B, 1, T, S] */
+      SrVal *pm = NULL;
+      if (qsl) {
+        int64_t a1[2] = {0, 2}, b1[2] = {1, 2};
+        SrVal *qi = KEEP(sr_lax_expand_dims(I, C1("jax.numpy.arange", IN(T)), a1, 2));
+        SrVal *qs = qi ? KEEP(sr_lax_expand_dims(I, qsl, b1, 2)) : NULL;
+        pm = qs ? OP(LT, qi, qs) : NULL;
+      }
+      if (kvsl && (!qsl || pm)) {
+        int64_t a2[2] = {0, 1}, b2[2] = {1, 2};
+        SrVal *ki = KEEP(sr_lax_expand_dims(I, C1("jax.numpy.arange", IN(S)), a2, 2));
+        SrVal *ks = ki ? KEEP(sr_lax_expand_dims(I, kvsl, b2, 2)) : NULL;
+        SrVal *km = ks ? OP(LT, ki, ks) : NULL;
+        pm = km && pm ? C2("jax.numpy.logical_and", pm, km) : km;
+      }
+      int64_t ax1 = 1;
+      SrVal *p4 = pm ? KEEP(sr_lax_expand_dims(I, pm, &ax1, 1)) : NULL;
+      comb = p4 ? C2("jax.numpy.logical_and", comb, p4) : NULL;
     }
     SrVal *neg = sr_nn_typed_scalar(s, -0.7 * finfo_max(ldt), ldt);
     logits = comb ? C3("jax.numpy.where", comb, logits, neg) : NULL;
@@ -287,7 +324,25 @@ static SrVal *dpa_core(SrInterp *I, SrArgs *a) {
   SrVal *kv[1] = {IN(-1)};
   SrVal *probs = pl ? sr_nn_call(s, "jax.nn.softmax", 1, &pl, 1, kw, kv) : NULL;
   probs = astype(s, probs, kdt);
-  return DONE(einsum(s, "BNTS,BSNH->BTNH", probs, v, NULL));
+  SrVal *enc = einsum(s, "BNTS,BSNH->BTNH", probs, v, NULL);
+  if (enc && qsl) {
+    /* encoded *= _get_padding_mask_encoded(T, q_seqlen) */
+    int64_t a0 = 0, b0 = 1, tail[2] = {2, 3};
+    SrVal *qi = KEEP(sr_lax_expand_dims(I, C1("jax.numpy.arange", IN(ty(I, enc)->dims[1].size)), &a0, 1));
+    SrVal *qs = qi ? KEEP(sr_lax_expand_dims(I, qsl, &b0, 1)) : NULL;
+    SrVal *em = qs ? OP(LT, qi, qs) : NULL;
+    SrVal *e4 = em ? KEEP(sr_lax_expand_dims(I, em, tail, 2)) : NULL;
+    enc = e4 ? OP(MUL, enc, astype(s, e4, ty(I, enc)->dtype)) : NULL;
+  }
+  if (!enc || !c->ret_res) return DONE(enc);
+  /* lse = logsumexp(padded_logits, axis=-1).astype(key.dtype), B N T -> B T N */
+  SrVal *lse = sr_nn_call(s, "jax.nn.logsumexp", 1, &pl, 1, kw, kv);
+  lse = astype(s, lse, kdt);
+  int64_t perm[3] = {0, 2, 1};
+  SrVal *lt2 = lse ? KEEP(sr_lax_transpose(I, lse, perm, 3)) : NULL;
+  SrVal *sg = lt2 ? C1("jax.lax.stop_gradient", lt2) : NULL;
+  if (!sg) return DONE(NULL);
+  return DONE(KEEP(sr_tuple(NULL, 2, (SrVal *[]){sr_ref(enc), sr_ref(sg)})));
 }
 
 /* _ensure_4d */
@@ -363,9 +418,17 @@ static SrVal *nn_dot_product_attention(SrInterp *I, SrArgs *a) {
       return sr_raise(I, "ValueError", "Unsupported implementation option: %.*s", (int)p[10]->str.n, p[10]->str.s);
     }
   }
-  if (sr_nn_given(p[7]) || sr_nn_given(p[8]) || sr_nn_given(p[9]) || ret_res)
-    return sr_raise(I, "NotImplementedError", "dot_product_attention: query_seq_lengths, key_value_seq_lengths, "
-                    "local_window_size and return_residual are not supported here");
+  int64_t win[2] = {0, 0};
+  int has_win = sr_nn_given(p[9]);
+  if (has_win) {
+    /* an int is a symmetric window */
+    if (p[9]->kind == SR_V_INT) {
+      win[0] = win[1] = p[9]->i;
+    } else if (!sr_is_seq(p[9]) || p[9]->seq.n != 2 || sr_as_int(I, p[9]->seq.items[0], "local_window_size", &win[0]) < 0 ||
+               sr_as_int(I, p[9]->seq.items[1], "local_window_size", &win[1]) < 0) {
+      return I->exc ? NULL : sr_raise(I, "TypeError", "local_window_size must be an int or a pair of ints");
+    }
+  }
   SCOPE(I);
   SrVal *q0 = KEEP(sr_jnp_asarray(I, p[0], -1));
   const SrType *qt0 = ty(I, q0);
@@ -380,8 +443,14 @@ static SrVal *nn_dot_product_attention(SrInterp *I, SrArgs *a) {
   const SrType *kt = ty(I, k), *qt = ty(I, q);
   int64_t B = kt->dims[0].size, S = kt->dims[1].size, K = kt->dims[2].size, H = kt->dims[3].size;
   int64_t vs[4] = {B, S, K, H}, qs[4] = {B, -1, -1, H}, any[4] = {-1, -1, -1, -1};
+  SrVal *qsl = sr_nn_given(p[7]) ? KEEP(sr_jnp_asarray(I, p[7], -1)) : NULL;
+  SrVal *kvsl = sr_nn_given(p[8]) ? KEEP(sr_jnp_asarray(I, p[8], -1)) : NULL;
+  if ((sr_nn_given(p[7]) && !qsl) || (sr_nn_given(p[8]) && !kvsl)) return DONE(NULL);
+  int64_t bs[1] = {B};
   if (check_shape(I, v, vs, 4, kt->dtype, "value") < 0 || check_shape(I, q, qs, 4, kt->dtype, "query") < 0 ||
-      check_shape(I, mask, any, 4, SR_BOOL, "mask") < 0 || check_shape(I, bias, any, 4, -1, "bias") < 0)
+      check_shape(I, mask, any, 4, SR_BOOL, "mask") < 0 || check_shape(I, bias, any, 4, -1, "bias") < 0 ||
+      check_shape(I, qsl, bs, 1, SR_I32, "query_seq_lengths") < 0 ||
+      check_shape(I, kvsl, bs, 1, SR_I32, "key_value_seq_lengths") < 0)
     return DONE(NULL);
   int64_t T = qt->dims[1].size, N = qt->dims[2].size;
   if (N % K != 0)
@@ -397,10 +466,11 @@ static SrVal *nn_dot_product_attention(SrInterp *I, SrArgs *a) {
   SrVal *mg = mask ? to_grouped(s, mask, N, K, G) : NULL;
   if (!qg || (bias && !bg) || (mask && !mg)) return DONE(NULL);
   DpaCore *cd = sr_xcalloc(1, sizeof *cd);
-  *cd = (DpaCore){is_causal, bias != NULL, mask != NULL, scale};
+  *cd = (DpaCore){is_causal, bias != NULL, mask != NULL, qsl != NULL, kvsl != NULL, has_win, ret_res,
+                  {win[0], win[1]}, scale};
   SrVal *core = KEEP(sr_builtin_with("_dot_product_attention_core", dpa_core, cd, free));
-  SrVal *args[5] = {qg, k, v};
-  SrVal *axes[5] = {IN(3), KEEP(sr_none()), KEEP(sr_none())};
+  SrVal *args[7] = {qg, k, v};
+  SrVal *axes[7] = {IN(3), KEEP(sr_none()), KEEP(sr_none())};
   int n = 3;
   if (bg) {
     args[n] = bg;
@@ -410,15 +480,34 @@ static SrVal *nn_dot_product_attention(SrInterp *I, SrArgs *a) {
     args[n] = mg;
     axes[n++] = IN(2);
   }
-  SrVal *in_axes = KEEP(sr_tuple(NULL, n, (SrVal *[]){sr_ref(axes[0]), sr_ref(axes[1]), sr_ref(axes[2]),
-                                                    n > 3 ? sr_ref(axes[3]) : NULL, n > 4 ? sr_ref(axes[4]) : NULL}));
+  if (qsl) {
+    args[n] = qsl;
+    axes[n++] = KEEP(sr_none());
+  }
+  if (kvsl) {
+    args[n] = kvsl;
+    axes[n++] = KEEP(sr_none());
+  }
+  SrVal *in_axes = KEEP(sr_seq(NULL, SR_V_TUPLE, n));
+  for (int i = 0; i < n; i++) sr_seq_push(NULL, in_axes, sr_ref(axes[i]));
   const char *kw[2] = {"in_axes", "out_axes"};
   SrVal *kv[2] = {in_axes, IN(3)};
   SrVal *vm = sr_nn_call(s, "jax.vmap", 1, &core, 2, kw, kv);
   SrVal *out = vm ? KEEP(sr_call(I, vm, &(SrArgs){n, args, 0, NULL, NULL, NULL})) : NULL;
   int64_t o4[4] = {B, T, N, H};
-  out = reshape(s, out, o4, 4);
-  return DONE(reshape(s, out, out_shape, out_nd));
+  if (!ret_res) {
+    out = reshape(s, out, o4, 4);
+    return DONE(reshape(s, out, out_shape, out_nd));
+  }
+  /* (encoded, lse_residual): [B, T, N, H] and [B, T, N], then the query's
+     shape and that without its last axis */
+  int64_t o3[3] = {B, T, N};
+  SrVal *enc = out ? reshape(s, out->seq.items[0], o4, 4) : NULL;
+  SrVal *res = enc ? reshape(s, out->seq.items[1], o3, 3) : NULL;
+  enc = res ? reshape(s, enc, out_shape, out_nd) : NULL;
+  res = enc ? reshape(s, res, out_shape, out_nd - 1) : NULL;
+  if (!res) return DONE(NULL);
+  return DONE(KEEP(sr_tuple(NULL, 2, (SrVal *[]){sr_ref(enc), sr_ref(res)})));
 }
 
 void sr_nn_more_init(void) {
@@ -435,5 +524,6 @@ void sr_nn_more_init(void) {
   sr_def("jax.nn.identity", nn_identity, "identity(x): x, under a jit (jax.nn)");
   sr_def("jax.nn.dot_product_attention", nn_dot_product_attention,
          "dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None, is_causal=False, "
-         "implementation=None): softmax(q k^T * scale + bias, masked) v over [B, T, N, H] (the 'xla' path)");
+         "query_seq_lengths=None, key_value_seq_lengths=None, local_window_size=None, implementation=None, "
+         "return_residual=False): softmax(q k^T * scale + bias, masked) v over [B, T, N, H] (the 'xla' path)");
 }

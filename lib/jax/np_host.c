@@ -54,7 +54,7 @@ static SrVal *nd_wrap(SrArray *a, int scalar) {
 SrVal *sr_ndarray_new(SrDtype dt, int rank, const int64_t *shape, void **data) {
   const SrType *t = sr_type_array(dt, rank, shape);
   size_t n = (size_t)sr_type_numel(t) * sr_elem_size(dt);
-  SrBuffer *b = sr_buffer_try(n ? n : 1);
+  SrBuffer *b = sr_buffer_try(n);
   *data = NULL;
   if (!b) return NULL;
   SrArray *a = sr_array_new(t, NULL, NULL);
@@ -197,7 +197,7 @@ SrVal *sr_ndarray_to_jax(SrInterp *I, SrVal *v, int exact) {
   /* np.asarray(x).astype(canonical) on the host, as jnp.asarray does */
   const SrType *t = sr_type_with_dtype(n->a->type, to);
   size_t numel = (size_t)sr_type_numel(t), es = sr_elem_size(dt), et = sr_elem_size(to);
-  SrBuffer *b = sr_buffer_try(numel > 0 ? numel * et : 1);
+  SrBuffer *b = sr_buffer_try(numel * et);
   if (!b) return sr_raise(I, "MemoryError", "out of memory converting an array");
   const char *src = nd_data(n);
   char *dst = b->data;
@@ -313,6 +313,15 @@ SrVal *sr_np_asarray(SrInterp *I, SrVal *v, int dtype) {
   Nd *n = nd_of(v);
   if (n && !n->scalar && (dtype < 0 || dtype == n->a->type->dtype)) return sr_ref(v);
   if (n && dtype < 0) return nd_wrap(sr_array_ref(n->a), 0);
+  if (!n && sr_class_instance_has(v, "__array__")) {
+    /* numpy's array protocol: the ndarray its __array__() gives */
+    SrVal *a = sr_class_call_method0(I, v, "__array__");
+    if (!a) return NULL;
+    SrVal *r = sr_is_ndarray(a) || sr_array_of(a) ? sr_np_asarray(I, a, dtype) : NULL;
+    if (!r && !I->exc) sr_raise(I, "ValueError", "object __array__ method not producing an array");
+    sr_unref(a);
+    return r;
+  }
   SrVal *x = sr_np_seq_to_jax(I, v, 1);
   if (!x) return NULL;
   SrVal *fn = sr_lookup_qualname("jax.numpy.asarray");

@@ -9,6 +9,7 @@
  * or a reduction as a numpy scalar.  Then numpy's own: array, asarray,
  * astype, the comparisons that return Python bools, np.testing, and
  * save/load of ndarrays. */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -341,6 +342,26 @@ static int dtype_x64(SrInterp *I, SrVal *v, int *dt, const char *what) {
   return rc;
 }
 
+/* np.result_type(*arrays_and_dtypes): numpy's promotion of the arrays'
+   and dtypes' types (Python scalars as the dtypes numpy gives them) */
+static SrVal *np_result_type(SrInterp *I, SrArgs *a) {
+  if (a->nkw) return sr_raise(I, "TypeError", "result_type() takes no keyword arguments");
+  if (a->n == 0) return sr_raise(I, "ValueError", "at least one array or dtype is required");
+  int dt = -1;
+  for (int i = 0; i < a->n; i++) {
+    SrVal *v = a->v[i];
+    int d = -1;
+    if (sr_is_ndarray(v)) d = (int)sr_ndarray_array(v)->type->dtype;
+    else if (sr_array_of(v)) d = (int)sr_array_of(v)->type->dtype;
+    else if (dtype_x64(I, v, &d, "result_type") < 0) return NULL;
+    int r = i == 0 ? d : np_promote2((SrDtype)dt, (SrDtype)d);
+    if (r < 0)
+      return sr_raise(I, "TypeError", "The DType <class 'numpy.dtypes.%sDType'> could not be promoted", sr_dtype_name((SrDtype)d));
+    dt = r;
+  }
+  return sr_dtype_val(NULL, (SrDtype)dt);
+}
+
 /* ---- numpy's polymul and polydiv (numpy/lib/_polynomial_impl.py) ---- */
 
 /* jax.numpy function q on n values, with keyword kw=kv when kw is set;
@@ -459,6 +480,101 @@ static SrVal *sp_expit_logit(SrInterp *I, SrArgs *a, int logit) {
 
 static SrVal *sp_expit(SrInterp *I, SrArgs *a) { return sp_expit_logit(I, a, 0); }
 static SrVal *sp_logit(SrInterp *I, SrArgs *a) { return sp_expit_logit(I, a, 1); }
+
+/* scipy.special.jv(v, z): the Bessel function of the first kind of order
+   v, on host arrays broadcast together.  scipy's float loop (ff->f) where
+   both arguments cast safely to float32 (Python scalars defer, as NEP 50
+   has it), else its double loop; each computes in double.  An integer
+   order is libm's jn (scipy's AMOS result agrees to a few ulps);
+   a non-integer order and complex arguments are not provided. */
+static SrVal *sp_jv(SrInterp *I, SrArgs *a) {
+  if (a->n != 2 || a->nkw) return sr_raise(I, "TypeError", "jv() takes exactly 2 positional arguments (%d given)", a->n);
+  int f32 = 1, narr = 0;
+  SrVal *in[2] = {NULL, NULL}, *x[2] = {NULL, NULL}, *r = NULL;
+  for (int i = 0; i < 2; i++) {
+    /* a jax.Array goes in through __array__, as numpy's ufuncs take it */
+    in[i] = sr_array_of(a->v[i]) ? sr_ndarray_from_jax(I, a->v[i], 0) : sr_ref(a->v[i]);
+    if (!in[i]) goto out;
+    SrVal *v = in[i];
+    SrArray *xa = sr_ndarray_array(v);
+    narr += xa != NULL;
+    if (!xa) {
+      if (v->kind != SR_V_INT && v->kind != SR_V_FLOAT && v->kind != SR_V_BOOL) f32 = 0;
+      continue;
+    }
+    SrDtype d = xa->type->dtype;
+    if (sr_dtype_is_complex(d)) {
+      sr_raise(I, "NotImplementedError", "scipy.special.jv of a complex argument is not provided");
+      goto out;
+    }
+    f32 &= d == SR_F32 || d == SR_F16 || d == SR_BOOL || (sr_dtype_is_int(d) && sr_elem_size(d) <= 2);
+  }
+  f32 &= narr > 0; /* two Python scalars: numpy's int64 and float64 */
+  if (!(x[0] = sr_np_asarray(I, in[0], SR_F64)) || !(x[1] = sr_np_asarray(I, in[1], SR_F64))) goto out;
+  const SrType *t[2] = {sr_ndarray_array(x[0])->type, sr_ndarray_array(x[1])->type};
+  int rank = t[0]->ndim > t[1]->ndim ? t[0]->ndim : t[1]->ndim;
+  int64_t shape[SR_MAX_RANK], st[2][SR_MAX_RANK];
+  int64_t s0 = 1, s1 = 1;
+  for (int k = rank - 1; k >= 0; k--) {
+    int k0 = k - (rank - t[0]->ndim), k1 = k - (rank - t[1]->ndim);
+    int64_t d0 = k0 >= 0 ? t[0]->dims[k0].size : 1, d1 = k1 >= 0 ? t[1]->dims[k1].size : 1;
+    if (d0 != d1 && d0 != 1 && d1 != 1) {
+      char sh[2][160];
+      for (int j = 0; j < 2; j++) {
+        size_t m = 0;
+        m += (size_t)snprintf(sh[j] + m, sizeof sh[j] - m, "(");
+        for (int q = 0; q < t[j]->ndim && m < sizeof sh[j]; q++)
+          m += (size_t)snprintf(sh[j] + m, sizeof sh[j] - m, "%s%lld", q ? "," : "", (long long)t[j]->dims[q].size);
+        if (m < sizeof sh[j]) snprintf(sh[j] + m, sizeof sh[j] - m, t[j]->ndim == 1 ? ",)" : ")");
+      }
+      sr_raise(I, "ValueError", "operands could not be broadcast together with shapes %s %s ", sh[0], sh[1]);
+      goto out;
+    }
+    shape[k] = d0 == 1 ? d1 : d0;
+    st[0][k] = d0 == 1 ? 0 : s0;
+    st[1][k] = d1 == 1 ? 0 : s1;
+    s0 *= d0;
+    s1 *= d1;
+  }
+  const double *vd = sr_array_buf(sr_ndarray_array(x[0]), 0)->data, *zd = sr_array_buf(sr_ndarray_array(x[1]), 0)->data;
+  void *data;
+  r = sr_ndarray_new(f32 ? SR_F32 : SR_F64, rank, shape, &data);
+  if (!r) {
+    sr_raise(I, "MemoryError", "scipy.special.jv: result too large");
+    goto out;
+  }
+  int64_t n = 1;
+  for (int k = 0; k < rank; k++) n *= shape[k];
+  for (int64_t e = 0; e < n; e++) {
+    int64_t rem = e, o0 = 0, o1 = 0;
+    for (int k = rank - 1; k >= 0; k--) {
+      int64_t ik = rem % shape[k];
+      rem /= shape[k];
+      o0 += ik * st[0][k];
+      o1 += ik * st[1][k];
+    }
+    double v = vd[o0], z = zd[o1], y;
+    if (isnan(v) || isnan(z)) {
+      y = NAN;
+    } else if (v != floor(v) || fabs(v) > INT_MAX) {
+      sr_unref(r);
+      r = sr_raise(I, "NotImplementedError", "scipy.special.jv of a non-integer order is not provided");
+      goto out;
+    } else {
+      y = jn((int)v, z);
+    }
+    if (f32) ((float *)data)[e] = (float)y;
+    else ((double *)data)[e] = y;
+  }
+  if (rank == 0) {
+    SrVal *sc = sr_np_as_scalar(r);
+    sr_unref(r);
+    r = sc;
+  }
+out:
+  for (int i = 0; i < 2; i++) sr_unref(in[i]), sr_unref(x[i]);
+  return r;
+}
 
 /* np.polymul(a1, a2): convolve(poly1d(a1), poly1d(a2)) */
 static SrVal *np_polymul(SrInterp *I, SrArgs *a) {
@@ -1044,8 +1160,12 @@ void sr_np_host_funcs_init(void) {
   if (lifted_eigvals) sr_def("numpy.linalg.eigvals", np_eigvals, "np.linalg.eigvals(a): real when every eigenvalue is");
   sr_def("numpy.array", np_array, "np.array(object, dtype=None, *, copy=True, ndmin=0): a host array (numpy.ndarray)");
   sr_def("numpy.asarray", np_asarray, "np.asarray(a, dtype=None): a host array; a jax.Array's values copied to the host");
+  sr_def("numpy.result_type", np_result_type, "np.result_type(*arrays_and_dtypes): numpy's promotion of their dtypes");
+  sr_def("numpy.asfortranarray numpy.ascontiguousarray", np_asarray,
+         "np.asfortranarray(a, dtype=None): np.asarray(a, dtype) (host arrays are row-major: the memory order is not kept)");
   sr_def("numpy.ndarray.astype numpy.astype", m_astype, "x.astype(dtype): a copy converted to dtype");
   sr_def("scipy.special.expit", sp_expit, "scipy.special.expit(x): 1 / (1 + exp(-x)) of a host array, in its float dtype");
+  sr_def("scipy.special.jv", sp_jv, "scipy.special.jv(v, z): the Bessel function of the first kind of integer order v, on host arrays");
   sr_def("scipy.special.logit", sp_logit, "scipy.special.logit(x): log(x / (1 - x)) of a host array, in its float dtype");
   sr_def("numpy.polymul", np_polymul, "np.polymul(a1, a2): the product of two polynomials (leading zeros trimmed)");
   sr_def("numpy.polydiv", np_polydiv, "np.polydiv(u, v): the quotient and remainder of polynomial division");

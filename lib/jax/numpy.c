@@ -30,6 +30,8 @@
 #include "text/print_val.h"
 #include "util/intern.h"
 #include "jax/tracers.h"
+#include "jax/layout.h"
+#include "check/rule.h"
 
 /* ---- param helpers ---- */
 
@@ -156,6 +158,19 @@ int sr_ints_arg(SrInterp *I, SrVal *v, int64_t *out, int *n, const char *what) {
   if (!v || v->kind == SR_V_NONE) {
     *n = 0;
     return 0;
+  }
+  const SrArrayObj *ao = sr_array_of(v);
+  if ((sr_is_ndarray(v) && sr_ndarray_array(v)->type->ndim == 1) ||
+      (ao && ao->kind == SR_AV_CONCRETE && ao->type->ndim == 1)) {
+    /* a 1-D numpy or concrete jax array of ints reads as its list
+       (np.array(in_shape), jnp.array(slice_sizes)) */
+    SrVal *tl = sr_getattr(I, v, "tolist");
+    SrArgs none = {0};
+    SrVal *l = tl ? sr_call(I, tl, &none) : NULL;
+    sr_unref(tl);
+    int rc = l && sr_is_seq(l) ? sr_ints_arg(I, l, out, n, what) : -1;
+    sr_unref(l);
+    return rc;
   }
   if (!sr_is_seq(v)) {
     *n = 1;
@@ -792,6 +807,7 @@ static int flat_add(SrInterp *I, Flat *f, SrVal *v, int depth) {
       sr_unref(x);
       return rc;
     }
+    if (v->kind == SR_V_NONE) return sr_raise(I, "ValueError", "None is not a valid value for jnp.array"), -1;
     return sr_raise(I, "TypeError", "cannot make an array of %s", sr_val_kind_name(v)), -1;
   }
   }
@@ -865,14 +881,68 @@ SrVal *sr_jnp_asarray(SrInterp *I, SrVal *x, int dtype) {
 
 /* ---- elementwise functions ---- */
 
+/* A binary ufunc is jit(func) (ufuncs.binary_ufunc): called eagerly on
+   arrays committed to different devices, pjit's "Received incompatible
+   devices" names its parameters x and y (not apply_primitive's args[i]).
+   With a mesh in context the evaluator places values itself. */
+static void ufunc_arg_devices(SrInterp *I, SrBuf *b, const char *param, const char *name, SrVal *v,
+                              const struct SrArray *x) {
+  SrTypeCtx tc;
+  SrDiags d = SR_DIAGS_INIT;
+  sr_type_ctx(I, &tc, &d);
+  sr_buf_printf(b, "argument %s of %s with shape ", param, name);
+  sr_aval_str_short(b, &tc, sr_value_type(I, v), 0, 0);
+  sr_diags_clear(&d);
+  sr_buf_puts(b, " and with device ids [");
+  for (int p = 0; p < x->ndev; p++) sr_buf_printf(b, "%s%d", p ? ", " : "", x->mesh ? sr_mesh_device(x->mesh, p) : 0);
+  sr_buf_puts(b, "] on platform CPU");
+}
+
+static int check_ufunc_devices(SrInterp *I, const char *name, SrVal *v0, SrVal *v1) {
+  if (I->trace || I->jax->mesh) return 0;
+  struct SrArray *x = sr_jit_leaf_array(v0), *y = sr_jit_leaf_array(v1);
+  if (!x || !y || !x->committed || !y->committed) return 0;
+  int same = x->ndev == y->ndev;
+  for (int p = 0; same && p < x->ndev; p++)
+    same = (x->mesh ? sr_mesh_device(x->mesh, p) : 0) == (y->mesh ? sr_mesh_device(y->mesh, p) : 0);
+  if (same) return 0;
+  SrBuf b = SR_BUF_INIT;
+  ufunc_arg_devices(I, &b, "x", name, v0, x);
+  sr_buf_puts(&b, " and ");
+  ufunc_arg_devices(I, &b, "y", name, v1, y);
+  sr_raise(I, "ValueError", "Received incompatible devices for jitted computation. Got %s", b.p);
+  sr_buf_free(&b);
+  return -1;
+}
+
 static SrVal *binary(SrInterp *I, SrArgs *a, int prim, const char *name) {
   if (a->n != 2) return sr_raise(I, "TypeError", "%s() takes 2 positional arguments but %d were given", name, a->n);
+  /* check_arraylike: a list or tuple is no operand of a ufunc */
+  for (int i = 0; i < 2; i++)
+    if (a->v[i]->kind == SR_V_LIST || a->v[i]->kind == SR_V_TUPLE)
+      return sr_raise(I, "TypeError", "%s requires ndarray or scalar arguments, got <class '%s'> at position %d.", name,
+                      sr_val_kind_name(a->v[i]), i);
+  if (check_ufunc_devices(I, name, a->v[0], a->v[1]) < 0) return NULL;
   SrVal *args[2] = {a->v[0], a->v[1]};
   if (promote_args(I, 2, args, name, 1) < 0) return NULL;
   /* ufuncs.py: add and multiply of bools are bitwise_or and bitwise_and */
   const SrType *pt = sr_value_type(I, args[0]);
   if (pt && pt->dtype == SR_BOOL && (prim == SR_P_add || prim == SR_P_mul)) prim = prim == SR_P_add ? SR_P_or : SR_P_and;
-  SrVal *r = sr_lax_binary(I, prim, args[0], args[1]);
+  SrVal *r;
+  if (pt && sr_dtype_kind(pt->dtype) == SR_DK_COMPLEX &&
+      (prim == SR_P_lt || prim == SR_P_le || prim == SR_P_gt || prim == SR_P_ge)) {
+    /* _complex_comparison: select(eq(x.real, y.real), op(x.imag, y.imag), op(x.real, y.real)) */
+    SrVal *rx = sr_lax_unary(I, SR_P_real, args[0]), *ry = rx ? sr_lax_unary(I, SR_P_real, args[1]) : NULL;
+    SrVal *ix = ry ? sr_lax_unary(I, SR_P_imag, args[0]) : NULL, *iy = ix ? sr_lax_unary(I, SR_P_imag, args[1]) : NULL;
+    SrVal *eq = iy ? sr_lax_binary(I, SR_P_eq, rx, ry) : NULL;
+    SrVal *oi = eq ? sr_lax_binary(I, prim, ix, iy) : NULL, *orr = oi ? sr_lax_binary(I, prim, rx, ry) : NULL;
+    SrVal *sel[3] = {eq, orr, oi};
+    r = orr ? sr_bindv(I, SR_P_select_n, 3, sel, NULL) : NULL;
+    SrVal *tmp[] = {rx, ry, ix, iy, eq, oi, orr};
+    for (size_t i = 0; i < sizeof tmp / sizeof *tmp; i++) sr_unref(tmp[i]);
+  } else {
+    r = sr_lax_binary(I, prim, args[0], args[1]);
+  }
   sr_unref(args[0]);
   sr_unref(args[1]);
   return r;
@@ -1100,7 +1170,17 @@ UNARY(jnp_exp, SR_P_exp, "exp", 1)
 UNARY(jnp_log, SR_P_log, "log", 1)
 UNARY(jnp_sqrt, SR_P_sqrt, "sqrt", 1)
 UNARY(jnp_negative, SR_P_neg, "negative", 0)
-UNARY(jnp_abs, SR_P_abs, "abs", 0)
+/* ufuncs.absolute: a bool or unsigned array is its own abs */
+static SrVal *jnp_abs(SrInterp *I, SrArgs *a) {
+  if (a->n == 1 && !a->nkw) {
+    SrVal *x = sr_jnp_asarray(I, a->v[0], -1);
+    if (!x) return NULL;
+    SrDtype d = sr_value_type(I, x)->dtype;
+    if (d == SR_BOOL || sr_dtype_kind(d) == SR_DK_UINT) return x;
+    sr_unref(x);
+  }
+  return unary(I, a, SR_P_abs, "abs", 0);
+}
 UNARY(jnp_sign, SR_P_sign, "sign", 0)
 UNARY(jnp_invert, SR_P_not, "invert", 0)
 
@@ -1534,6 +1614,18 @@ static SrVal *reduction(SrInterp *I, SrVal *a_in, RedKind k, const char *name, S
   return reduction_iw(I, a_in, k, name, axis, dtype, keepdims, promote_integers, out_sharding, NULL, NULL);
 }
 
+int sr_jnp_check_where(SrInterp *I, const char *name, SrVal *where) {
+  if (!where || where->kind == SR_V_NONE) return 0;
+  SrVal *w = arr(I, where);
+  if (!w) return -1;
+  SrDtype d = vtype(I, w)->dtype;
+  sr_unref(w);
+  if (d == SR_BOOL) return 0;
+  sr_raise(I, "ValueError", "jnp.%s: where must be None or a boolean array; got where.dtype=dtype('%s').", name,
+           sr_dtype_name(d));
+  return -1;
+}
+
 /* _reduction, with initial= and where= (None: NULL) */
 static SrVal *reduction_iw(SrInterp *I, SrVal *a_in, RedKind k, const char *name, SrVal *axis, int dtype,
                            int keepdims, int promote_integers, SrVal *out_sharding, SrVal *initial, SrVal *where) {
@@ -1684,7 +1776,8 @@ static SrVal *jnp_min(SrInterp *I, SrArgs *a) { return red_api(I, a, RED_MIN, "m
 static SrVal *jnp_all(SrInterp *I, SrArgs *a) { return red_api(I, a, RED_ALL, "all"); }
 static SrVal *jnp_any(SrInterp *I, SrArgs *a) { return red_api(I, a, RED_ANY, "any"); }
 
-/* _mean: a sum in the computation dtype divided by the count (a literal) */
+/* _mean: a sum in the computation dtype divided by the count (a literal);
+   float16 upcast only when dtype is None (upcast_f16_for_computation) */
 static SrVal *jnp_mean(SrInterp *I, SrArgs *a) {
   SrVal *p[7];
   int dt;
@@ -1704,7 +1797,7 @@ static SrVal *jnp_mean(SrInterp *I, SrArgs *a) {
                sr_dtype_name(vtype(I, w)->dtype));
     } else if (w) {
       SrDtype result = dt >= 0 ? (SrDtype)dt : to_inexact(I, t->dtype);
-      SrDtype comp = sr_dtype_is_inexact(result) ? upcast_f16(result) : result;
+      SrDtype comp = dt < 0 && sr_dtype_is_inexact(result) ? upcast_f16(result) : result;
       int64_t shape[SR_MAX_RANK];
       for (int i = 0; i < t->ndim; i++) shape[i] = t->dims[i].size;
       int same = vtype(I, w)->ndim == t->ndim;
@@ -1726,7 +1819,7 @@ static SrVal *jnp_mean(SrInterp *I, SrArgs *a) {
   }
   const SrType *t = vtype(I, x);
   SrDtype result = dt >= 0 ? (SrDtype)dt : to_inexact(I, t->dtype);
-  SrDtype comp = sr_dtype_is_inexact(result) ? upcast_f16(result) : result;
+  SrDtype comp = dt < 0 && sr_dtype_is_inexact(result) ? upcast_f16(result) : result;
   int64_t dims[SR_MAX_RANK];
   int nd;
   SrVal *r = NULL;
@@ -1840,8 +1933,17 @@ static SrVal *cumsum_body(SrInterp *I, SrArgs *a) {
     result = t->dtype == SR_BOOL ? promote_integer(I, t->dtype) : t->dtype;
     comp = result;
   } else if (d->dtype == SR_BOOL) {
+    /* a != 0 first: [-1, 1] must not cancel */
     result = SR_BOOL;
     comp = promote_integer(I, SR_BOOL);
+    if (t->dtype != SR_BOOL) {
+      SrVal *zi = sr_int(NULL, 0), *z = sr_lax_convert(I, zi, t->dtype, 0, NULL);
+      SrVal *ne = z ? sr_lax_binary(I, SR_P_ne, x, z) : NULL;
+      sr_unref(zi);
+      sr_unref(z);
+      sr_unref(x);
+      if (!(x = ne)) return NULL;
+    }
   } else {
     result = comp = (SrDtype)d->dtype;
   }
@@ -1906,6 +2008,10 @@ static int pref_type(SrInterp *I, SrVal *pv, SrVal *x, SrVal *y, SrDtype *pref, 
 static SrVal *jnp_dot(SrInterp *I, SrArgs *a) {
   SrVal *p[5];
   if (sr_args_parse(I, a, "dot", "a, b, *, precision=, preferred_element_type=, out_sharding=", p) < 0) return NULL;
+  for (int i = 0; i < 2; i++) /* ensure_arraylike("dot", a, b) */
+    if (p[i]->kind == SR_V_LIST || p[i]->kind == SR_V_TUPLE)
+      return sr_raise(I, "TypeError", "dot requires ndarray or scalar arguments, got <class '%s'> at position %d.",
+                      sr_val_kind_name(p[i]), i);
   SrVal *x = arr(I, p[0]), *y = x ? arr(I, p[1]) : NULL, *sh = NULL, *r = NULL;
   SrDtype pref;
   int weak;
@@ -2242,17 +2348,26 @@ static SrVal *jnp_arange(SrInterp *I, SrArgs *a) {
 /* the rest of arange, taking sh */
 static SrVal *arange_rest(SrInterp *I, SrVal **p, int dt, SrVal *sh) {
   SrVal *vals[3] = {p[0], p[1] && p[1]->kind != SR_V_NONE ? p[1] : NULL, p[2] && p[2]->kind != SR_V_NONE ? p[2] : NULL};
+  for (int i = 0; i < 3; i++) {
+    const SrType *ct = vals[i] && !(sr_array_of(vals[i]) && sr_array_of(vals[i])->kind == SR_AV_TRACER) ? vtype(I, vals[i]) : NULL;
+    if (ct && sr_dtype_kind(ct->dtype) == SR_DK_COMPLEX) {
+      sr_unref(sh);
+      return sr_raise(I, "ValueError",
+                      "Passing complex start/stop/step to jnp.arange is no longer supported starting in JAX v0.10.0.");
+    }
+  }
   double v[3] = {0, 0, 0};
   int isf = 0, any_float = 0;
   for (int i = 0; i < 3; i++) {
     if (!vals[i]) continue;
     SrArrayObj *ao = sr_array_of(vals[i]);
-    if (ao && ao->kind == SR_AV_TRACER) {
+    if (ao && ao->kind == SR_AV_TRACER && !ao->has_value) {
+      /* core.concrete_or_error(None, start, "It arose in the jnp.arange argument 'start'") */
+      char ctx[64];
+      snprintf(ctx, sizeof ctx, "It arose in the jnp.arange argument '%s'",
+               i == 0 ? (vals[1] || vals[2] ? "start" : "stop") : i == 1 ? "stop" : "step");
       sr_unref(sh);
-      return sr_raise(I, "ConcretizationTypeError",
-                      "Abstract tracer value encountered where concrete value is expected. It arose in the jnp.arange "
-                      "argument '%s'",
-                      i == 0 ? (vals[1] || vals[2] ? "start" : "stop") : i == 1 ? "stop" : "step");
+      return sr_raise_concretization(I, vals[i], ctx);
     }
     if (scalar_value(I, vals[i], &v[i], &isf) < 0) {
       sr_unref(sh);
@@ -2551,10 +2666,22 @@ static SrVal *jnp_concatenate(SrInterp *I, SrArgs *a) {
   if (rc == 0) {
     const SrType *t0 = vtype(I, xs[0]);
     int64_t axis = 0;
-    if (t0->ndim == 0) {
+    if (p[1] && p[1]->kind == SR_V_NONE) {
+      /* concatenate([ravel(a) for a in arrays], axis=0) */
+      int ok = 1;
+      for (int i = 0; i < n && ok; i++) {
+        int64_t sz = sr_type_numel(vtype(I, xs[i]));
+        SrVal *rv = sr_lax_reshape(I, xs[i], &sz, 1, NULL);
+        if (rv) {
+          sr_unref(xs[i]);
+          xs[i] = rv;
+        } else {
+          ok = 0;
+        }
+      }
+      if (ok) r = sr_lax_concatenate(I, n, xs, 0);
+    } else if (t0->ndim == 0) {
       sr_raise(I, "ValueError", "Zero-dimensional arrays cannot be concatenated.");
-    } else if (p[1] && p[1]->kind == SR_V_NONE) {
-      sr_raise(I, "NotImplementedError", "concatenate with axis=None is not supported");
     } else if ((!p[1] || sr_as_int(I, p[1], "axis", &axis) == 0) && sr_api_axis(I, axis, t0->ndim, &axis) == 0) {
       r = sr_lax_concatenate(I, n, xs, (int)axis);
     }
@@ -2736,7 +2863,7 @@ static SrVal *clip_body(SrInterp *I, SrArgs *a) {
 static SrVal *jnp_clip(SrInterp *I, SrArgs *a) {
   SrVal *p[3];
   if (sr_args_parse(I, a, "clip", "arr, min=, max=", p) < 0) return NULL;
-  for (int i = 1; i < 3; i++) {
+  for (int i = 0; i < 3; i++) {
     const SrType *t = p[i] && p[i]->kind != SR_V_NONE ? vtype(I, p[i]) : NULL;
     if (t && sr_dtype_kind(t->dtype) == SR_DK_COMPLEX)
       return sr_raise(I, "ValueError", "Clip received a complex value either through the input or the min/max keywords. Complex values have no ordering and cannot be clipped. Please convert to a real value or array by taking the real or imaginary components via jax.numpy.real/imag respectively.");
@@ -2788,6 +2915,9 @@ static SrVal *round_body(SrInterp *I, SrArgs *a) {
     if (dec < 0) return sr_raise(I, "NotImplementedError", "integer np.round not implemented for decimals < 0");
     return sr_ref(x);
   }
+  /* decimals > log10(finfo(dtype).max): rounding beyond the precision is a no-op */
+  double lmax = t->dtype == SR_F16 ? 4.816 : (t->dtype == SR_F64 || t->dtype == SR_C128) ? 308.25 : 38.53;
+  if ((double)dec > lmax) return sr_ref(x);
   if (sr_dtype_kind(t->dtype) == SR_DK_COMPLEX) {
     SrVal *re = sr_lax_unary(I, SR_P_real, x), *im = re ? sr_lax_unary(I, SR_P_imag, x) : NULL;
     SrVal *rr = im ? round_float(I, re, dec) : NULL, *ri = rr ? round_float(I, im, dec) : NULL;
@@ -3216,12 +3346,25 @@ static SrVal *jnp_size(SrInterp *I, SrArgs *a) {
       return NULL;
     }
     n = 1;
+    int seen[SR_MAX_RANK] = {0};
     for (int i = 0; i < na; i++) {
       int64_t k = ax[i] < 0 ? ax[i] + t->ndim : ax[i];
       if (k < 0 || k >= t->ndim) {
         sr_unref(x);
         return sr_raise(I, "AxisError", "axis %lld is out of bounds for array of dimension %d", (long long)ax[i],
                         t->ndim);
+      }
+      if (seen[k]++) {
+        /* canonicalize_axis_tuple: the canonical axes */
+        SrBuf m = SR_BUF_INIT;
+        sr_buf_putc(&m, '(');
+        for (int q = 0; q < na; q++)
+          sr_buf_printf(&m, q ? ", %lld" : "%lld", (long long)(ax[q] < 0 ? ax[q] + t->ndim : ax[q]));
+        sr_buf_puts(&m, na == 1 ? ",)" : ")");
+        sr_raise(I, "ValueError", "repeated axis: %s", m.p);
+        sr_buf_free(&m);
+        sr_unref(x);
+        return NULL;
       }
       n *= t->dims[k].size;
     }
@@ -3244,7 +3387,7 @@ SrVal *sr_jnp_dtype_call(SrInterp *I, SrVal *self, SrArgs *a) {
  * indexing: x[...] (indexing.rewriting_take, static and dynamic slices)
  * ====================================================================== */
 
-typedef enum { IX_NONE, IX_ELLIPSIS, IX_INT, IX_SLICE, IX_ARRAY } IxKind;
+typedef enum { IX_NONE, IX_ELLIPSIS, IX_INT, IX_SLICE, IX_ARRAY, IX_DSLICE } IxKind;
 
 typedef struct Ix {
   IxKind kind;
@@ -3285,6 +3428,7 @@ static SrVal *jnp_getitem(SrInterp *I, SrArgs *a) {
   SrVal **keys = key->kind == SR_V_TUPLE ? key->seq.items : &key;
   Ix ix[SR_MAX_RANK * 2 + 2];
   int n = 0, consumed = 0, ell = -1, dynamic = 0;
+  int64_t dstride = 1;
   SrVal *r = NULL, *cur = NULL;
   SrVal *starts[SR_MAX_RANK] = {0};
   if (nk > SR_MAX_RANK * 2) {
@@ -3307,15 +3451,24 @@ static SrVal *jnp_getitem(SrInterp *I, SrArgs *a) {
       e.kind = IX_INT;
       e.i = v->i;
     } else if (sr_is_obj(v, &sr_slice_class)) {
+      if (sr_jnp_validate_slice(I, v, k) < 0) goto done;
       e.kind = IX_SLICE;
     } else if (sr_array_of(v) && sr_array_of(v)->type->ndim == 0 && sr_dtype_is_int(sr_array_of(v)->type->dtype)) {
       e.kind = IX_ARRAY;
+      dynamic = 1;
+    } else if (sr_jnp_dslice_parts(v, &e.v, &e.i, &dstride)) {
+      /* a jax.ds Slice: IndexType.DYNAMIC_SLICE, through dynamic_slice */
+      if (e.i < 0 || dstride != 1) {
+        sr_raise(I, "NotImplementedError", "jax.ds with a traced size or a stride other than 1 is not supported in indexing");
+        goto done;
+      }
+      e.kind = IX_DSLICE;
       dynamic = 1;
     } else {
       r = sr_jnp_index_gather(I, x, key);
       goto done;
     }
-    if (e.kind == IX_INT || e.kind == IX_SLICE || e.kind == IX_ARRAY) consumed++;
+    if (e.kind == IX_INT || e.kind == IX_SLICE || e.kind == IX_ARRAY || e.kind == IX_DSLICE) consumed++;
     ix[n++] = e;
   }
   if (consumed > t->ndim) {
@@ -3354,6 +3507,8 @@ static SrVal *jnp_getitem(SrInterp *I, SrArgs *a) {
     int64_t size = t->dims[axis].size;
     if (e->kind == IX_INT || (e->kind == IX_ARRAY && !dynamic)) {
       int64_t i = e->i;
+      if (e->kind == IX_INT && I->jax->check_static_indices && sr_jnp_check_static_index(I, i, axis, size, 1) < 0)
+        goto done;
       if (size == 0) {
         sr_raise(I, "IndexError", "index is out of bounds for axis %d with size 0", axis);
         goto done;
@@ -3370,7 +3525,17 @@ static SrVal *jnp_getitem(SrInterp *I, SrArgs *a) {
       sq[nsq++] = axis;
       trivial = 0;
       ns++;
-    } else if (e->kind == IX_ARRAY) {
+    } else if (e->kind == IX_DSLICE && e->v->kind == SR_V_INT) {
+      starts[ns] = sr_int(NULL, e->v->i < 0 ? e->v->i + size : e->v->i); /* a Python int, promoted below */
+      sizes[ns] = e->i;
+      trivial = 0;
+      ns++;
+    } else if (e->kind == IX_ARRAY || e->kind == IX_DSLICE) {
+      if (e->kind == IX_ARRAY && size == 0) {
+        /* to_dynamic_slice's check (and the gather's it falls back to) */
+        sr_raise(I, "IndexError", "index is out of bounds for axis %d with size 0", axis);
+        goto done;
+      }
       int64_t kv;
       const SrType *it = vtype(I, e->v);
       if (known_int(I, e->v, &kv)) {
@@ -3391,8 +3556,8 @@ static SrVal *jnp_getitem(SrInterp *I, SrArgs *a) {
         unref_all(5, tmp);
       }
       if (!starts[ns]) goto done;
-      sizes[ns] = 1;
-      sq[nsq++] = axis;
+      sizes[ns] = e->kind == IX_DSLICE ? e->i : 1;
+      if (e->kind == IX_ARRAY) sq[nsq++] = axis;
       trivial = 0;
       ns++;
     } else {
@@ -3407,7 +3572,9 @@ static SrVal *jnp_getitem(SrInterp *I, SrArgs *a) {
         goto done;
       }
       if (st < 0) {
-        int64_t ns0 = s1 + 1 + (s0 - s1 - 1) % (-st);
+        /* stop + 1 + abs(start - stop - 1) % abs(stride), as _static_slice's indexer */
+        int64_t gap = s0 - s1 - 1 < 0 ? s1 + 1 - s0 : s0 - s1 - 1;
+        int64_t ns0 = s1 + 1 + gap % (-st);
         if (!dynamic && ns0 > size) ns0 = size;
         start[ns] = ns0;
         limit[ns] = s0 + 1 > ns0 ? s0 + 1 : ns0;
@@ -3434,10 +3601,15 @@ static SrVal *jnp_getitem(SrInterp *I, SrArgs *a) {
   } else if (trivial) {
     cur = sr_ref(x);
   } else {
-    /* util.promote_dtypes(*start_indices): the static starts (Python ints)
-       take the dtype of the traced ones (int64 under x64) */
-    int weak;
-    SrDtype sdt = sr_jnp_result_dtype(I, ns, starts, &weak);
+    /* to_dynamic_slice: with more than one start, every start is converted
+       to lax_utils.int_dtype_for_shape(shape, signed=True) -- int32 unless
+       a dimension exceeds it -- so that an int8 index and a static 999
+       agree (jax issue 31396); a single start keeps its dtype */
+    int weak = 0;
+    SrDtype sdt = SR_I32;
+    for (int i = 0; i < t->ndim; i++)
+      if (t->dims[i].size > INT32_MAX) sdt = SR_I64;
+    if (ns == 1) sdt = sr_jnp_result_dtype(I, ns, starts, &weak);
     for (int i = 0; i < ns; i++) {
       SrVal *c = sr_lax_convert(I, starts[i], sdt, weak, NULL);
       sr_unref(starts[i]);
@@ -3589,6 +3761,7 @@ void sr_jnp_api_init(void) {
   sr_jnp_build_init();
   sr_jnp_apiC_init();
   sr_scopes_init();
+  sr_user_context_init();
   sr_jnp_linalg_init();
   sr_jnp_einsum_init();
   sr_jnp_info_init();

@@ -35,6 +35,9 @@ int sr_jnp_promote(SrInterp *I, int n, SrVal **args, const char *fname);
 SrVal *sr_jnp_dtype_call(SrInterp *I, SrVal *self, SrArgs *a);
 /* Lists and nested lists of numbers as a concrete or abstract array. */
 SrVal *sr_jnp_asarray(SrInterp *I, SrVal *x, int dtype /* -1: infer */);
+/* reductions.check_where: 0 when where is NULL, None or a boolean array;
+   else raises jnp.NAME's ValueError and returns -1 */
+int sr_jnp_check_where(SrInterp *I, const char *name, SrVal *where);
 /* jnp.remainder (the jit named remainder) */
 SrVal *sr_jnp_remainder(SrInterp *I, SrVal *x, SrVal *y);
 
@@ -72,6 +75,16 @@ int sr_check_py_int(SrInterp *I, const SrVal *v);
    static and dynamic slices do not take (index arrays, lists, a strided
    dynamic slice).  A new reference, or NULL with an exception raised. */
 SrVal *sr_jnp_index_gather(SrInterp *I, SrVal *x, SrVal *key);
+/* NDIndexer.validate_slices for the slice at `position` of an index:
+   an IndexError (with the tracer's origin) when its start, stop or step
+   is traced; 0 when all are static. */
+int sr_jnp_validate_slice(SrInterp *I, SrVal *slice, int position);
+/* NDIndexer.validate_static_indices for one static int index i of an axis
+   (jax_check_static_indices): JAX's IndexError when out of bounds. */
+/* A jax.ds Slice's start (borrowed), static size (-1 if traced) and
+   stride; 0 when v is no Slice. */
+int sr_jnp_dslice_parts(SrVal *v, SrVal **start, int64_t *size, int64_t *stride);
+int sr_jnp_check_static_index(SrInterp *I, int64_t i, int axis, int64_t size, int normalize);
 
 /* jnp.repeat with an array of repeats or a total_repeat_length, on a
    (raveled when axis is None) array x (numpy_repeat.c). */

@@ -93,6 +93,18 @@ static SrVal *kron_body(SrInterp *I, SrArgs *a) {
   if (sr_jnp_promote(I, 2, ab, "kron") < 0) return NULL; /* ab: new references */
   SrVal *r = NULL, *ar = NULL, *br = NULL, *m = NULL;
   const SrType *at = sr_value_type(I, ab[0]), *bt = sr_value_type(I, ab[1]);
+  if (at->ndim != bt->ndim) {
+    /* the lower-rank one gets leading axes (expand_dims(x, range(k))) */
+    int lo = at->ndim < bt->ndim ? 0 : 1, k = abs(at->ndim - bt->ndim);
+    int64_t lead[SR_MAX_RANK];
+    for (int i = 0; i < k; i++) lead[i] = i;
+    SrVal *e = sr_lax_expand_dims(I, ab[lo], lead, k);
+    if (!e) goto done;
+    sr_unref(ab[lo]);
+    ab[lo] = e;
+    at = sr_value_type(I, ab[0]);
+    bt = sr_value_type(I, ab[1]);
+  }
   int nd = at->ndim;
   if (2 * nd > SR_MAX_RANK) {
     r = sr_raise(I, "ValueError", "kron: rank %d is too large", nd);

@@ -96,9 +96,9 @@ static SrVal *jnp_tensordot(SrInterp *I, SrArgs *a) {
     int ints = a1->kind == SR_V_INT && a2->kind == SR_V_INT;
     int seqs = is_list_or_tuple(a1) && is_list_or_tuple(a2);
     if (!ints && !seqs) {
-      SrBuf b1 = SR_BUF_INIT, b2 = SR_BUF_INIT;
-      sr_val_repr(&b1, a1);
-      sr_val_repr(&b2, a2);
+      SrBuf b1 = SR_BUF_INIT, b2 = SR_BUF_INIT; /* str.format's {}: str() */
+      sr_val_str(&b1, a1);
+      sr_val_str(&b2, a2);
       sr_raise(I, "TypeError", "tensordot requires both axes lists to be either ints, tuples or lists, got %s and %s",
                sr_buf_str(&b1), sr_buf_str(&b2));
       sr_buf_free(&b1);
@@ -834,12 +834,23 @@ static SrVal *jnp_histogram(SrInterp *I, SrArgs *a) {
  * ====================================================================== */
 
 typedef struct CovData {
-  int rowvar, bias, has_y;
+  int rowvar, bias, has_y, has_f, has_a; /* y, fweights, aweights follow m */
   int64_t ddof; /* -1: None */
   int dtype;    /* -1: None */
 } CovData;
 
-static SrVal *cov_of(SrNnScope *s, CovData *d, SrVal *m, SrVal *y) {
+/* cov's fweights or aweights checked: abs(w) */
+static SrVal *cov_weights(SrNnScope *s, SrVal *w, int64_t nobs, const char *what) {
+  SrInterp *I = s->I;
+  const SrType *t = vtype(I, w);
+  if (t->ndim > 1) return sr_raise(I, "RuntimeError", "cannot handle multidimensional %s", what);
+  if (t->ndim == 0 || t->dims[0].size != nobs)
+    return sr_raise(I, "RuntimeError", "incompatible numbers of samples and %s", what);
+  if (what[0] == 'f' && !sr_dtype_is_int(t->dtype)) return sr_raise(I, "TypeError", "fweights must be integer.");
+  return sr_nn_call1(s, "jax.numpy.abs", w);
+}
+
+static SrVal *cov_of(SrNnScope *s, CovData *d, SrVal *m, SrVal *y, SrVal *fw, SrVal *aw_in) {
   SrInterp *I = s->I;
   SrVal *args[2] = {m, y};
   if (sr_nn_promote_inexact(s, d->has_y ? 2 : 1, args, "cov") < 0) return NULL;
@@ -852,7 +863,11 @@ static SrVal *cov_of(SrNnScope *s, CovData *d, SrVal *m, SrVal *y) {
   SrVal *X = sr_nn_call1(s, "jax.numpy.atleast_2d", m);
   if (X && !d->rowvar && vtype(I, m)->ndim != 1) X = sr_nn_call1(s, "jax.numpy.transpose", X);
   if (!X) return NULL;
-  if (vtype(I, X)->dims[0].size == 0) return sr_raise(I, "NotImplementedError", "jnp.cov of no variables");
+  if (vtype(I, X)->dims[0].size == 0) {
+    /* array([]).reshape(0, 0) */
+    int64_t z[2] = {0, 0};
+    return sr_nn_call1(s, "jax.numpy.zeros", sr_nn_keep(s, sr_int_tuple(z, 2)));
+  }
   if (d->has_y) {
     SrVal *ya = sr_nn_call1(s, "jax.numpy.atleast_2d", y);
     if (ya && !d->rowvar && vtype(I, ya)->dims[0].size != 1) ya = sr_nn_call1(s, "jax.numpy.transpose", ya);
@@ -867,30 +882,67 @@ static SrVal *cov_of(SrNnScope *s, CovData *d, SrVal *m, SrVal *y) {
     return sr_nn_call(s, "jax.numpy.full", 3, v, 0, NULL, NULL);
   }
   int64_t ddof = d->ddof >= 0 ? d->ddof : d->bias ? 0 : 1;
-  if (d->dtype >= 0) X = sr_nn_keep(s, sr_lax_convert(I, X, (SrDtype)d->dtype, 0, NULL));
+  SrVal *w = NULL, *aweights = NULL;
+  if (fw && !(w = cov_weights(s, fw, nobs, "fweights"))) return NULL;
+  if (aw_in) {
+    if (!(aweights = cov_weights(s, aw_in, nobs, "aweights"))) return NULL;
+    w = w ? sr_nn_op(s, SR_OP_MUL, w, aweights) : aweights;
+    if (!w) return NULL;
+  }
+  if (d->dtype >= 0) {
+    X = sr_nn_keep(s, sr_lax_convert(I, X, (SrDtype)d->dtype, 0, NULL));
+    if (w && !(w = sr_nn_keep(s, sr_lax_convert(I, w, (SrDtype)d->dtype, 0, NULL)))) return NULL;
+  }
   SrVal *aw = NULL;
   if (X) {
-    const char *kw[] = {"axis", "returned"};
-    SrVal *kwv[] = {sr_nn_int(s, 1), sr_bool(1)};
-    aw = sr_nn_call(s, "jax.numpy.average", 1, &X, 2, kw, kwv);
+    const char *kw[] = {"axis", "weights", "returned"};
+    SrVal *kwv[] = {sr_nn_int(s, 1), w ? w : sr_none(), sr_bool(1)};
+    aw = sr_nn_call(s, "jax.numpy.average", 1, &X, 3, kw, kwv);
   }
   if (!aw) return NULL;
   SrVal *avg = aw->seq.items[0];
-  if (!sr_nn_keep(s, sr_getindex(I, aw->seq.items[1], 0))) return NULL; /* w_sum[0], unused without weights */
+  SrVal *wsum = sr_nn_keep(s, sr_getindex(I, aw->seq.items[1], 0)); /* w_sum[0] */
+  if (!wsum) return NULL;
+  SrVal *f;
+  if (!w) {
+    f = sr_nn_int(s, nobs - ddof);
+  } else if (ddof == 0) {
+    f = wsum;
+  } else if (!aweights) {
+    f = sr_nn_op(s, SR_OP_SUB, wsum, sr_nn_int(s, ddof));
+  } else {
+    /* w_sum - ddof * sum(w * aweights) / w_sum */
+    SrVal *wa = sr_nn_op(s, SR_OP_MUL, w, aweights);
+    SrVal *sm = wa ? sr_nn_call1(s, "jax.numpy.sum", wa) : NULL;
+    SrVal *t = sm ? sr_nn_op(s, SR_OP_MUL, sr_nn_int(s, ddof), sm) : NULL;
+    SrVal *q = t ? sr_nn_op(s, SR_OP_DIV, t, wsum) : NULL;
+    f = q ? sr_nn_op(s, SR_OP_SUB, wsum, q) : NULL;
+  }
+  if (!f) return NULL;
   SrVal *k[2] = {sr_slice_new(sr_none(), sr_none(), sr_none()), sr_none()};
   SrVal *col = index_by(s, avg, 2, k);
   SrVal *Xc = col ? sr_nn_op(s, SR_OP_SUB, X, col) : NULL;
-  SrVal *XT = Xc ? sr_nn_call1(s, "jax.numpy.transpose", Xc) : NULL;
+  SrVal *Xw = Xc;
+  if (Xc && w) {
+    SrVal *bv[2] = {w, sr_nn_int(s, 2)};
+    SrVal *wb = sr_nn_call(s, "jax.lax.broadcast_to_rank", 2, bv, 0, NULL, NULL);
+    Xw = wb ? sr_nn_op(s, SR_OP_MUL, Xc, wb) : NULL;
+  }
+  SrVal *XT = Xw ? sr_nn_call1(s, "jax.numpy.transpose", Xw) : NULL;
   SrVal *XTc = XT ? sr_nn_call1(s, "jax.numpy.conj", XT) : NULL;
   SrVal *dot = XTc ? sr_nn_call2(s, "jax.numpy.dot", Xc, XTc) : NULL;
-  SrVal *q = dot ? sr_nn_call2(s, "jax.numpy.true_divide", dot, sr_nn_int(s, nobs - ddof)) : NULL;
+  SrVal *q = dot ? sr_nn_call2(s, "jax.numpy.true_divide", dot, f) : NULL;
   return q ? sr_nn_call1(s, "jax.numpy.squeeze", q) : NULL;
 }
 
 static SrVal *cov_body(SrInterp *I, SrArgs *a) {
   SrNnScope s = {I, {0}, 0};
   CovData *d = sr_current_builtin(I)->data;
-  return sr_nn_done(&s, cov_of(&s, d, a->v[0], d->has_y ? a->v[1] : NULL));
+  int k = 1;
+  SrVal *y = d->has_y ? a->v[k++] : NULL;
+  SrVal *f = d->has_f ? a->v[k++] : NULL;
+  SrVal *w = d->has_a ? a->v[k++] : NULL;
+  return sr_nn_done(&s, cov_of(&s, d, a->v[0], y, f, w));
 }
 
 static SrVal *corrcoef_body(SrInterp *I, SrArgs *a) {
@@ -922,9 +974,9 @@ static SrVal *cov_api(SrInterp *I, SrArgs *a, int corr) {
                     p) < 0)
     return NULL;
   SrVal *dtype = corr ? p[3] : p[7];
-  if (!corr && (given(p[5]) || given(p[6])))
-    return sr_raise(I, "NotImplementedError", "jnp.cov with fweights or aweights is not supported by shardrepl");
   CovData *d = sr_xcalloc(1, sizeof *d);
+  d->has_f = !corr && given(p[5]);
+  d->has_a = !corr && given(p[6]);
   d->rowvar = !p[2] || sr_val_truthy(p[2]);
   d->bias = !corr && p[3] && sr_val_truthy(p[3]);
   d->has_y = given(p[1]);
@@ -946,10 +998,12 @@ static SrVal *cov_api(SrInterp *I, SrArgs *a, int corr) {
     free(d);
     return NULL;
   }
-  SrVal *args[2] = {x, y};
-  SrVal *r = sr_api_jit(I, fname, corr ? corrcoef_body : cov_body, d, d->has_y ? 2 : 1, args);
-  sr_unref(x);
-  sr_unref(y);
+  SrVal *args[4] = {x, y, NULL, NULL};
+  int n = d->has_y ? 2 : 1, ok = 1;
+  if (d->has_f) ok = (args[n++] = sr_jnp_asarray(I, p[5], -1)) != NULL;
+  if (ok && d->has_a) ok = (args[n++] = sr_jnp_asarray(I, p[6], -1)) != NULL;
+  SrVal *r = ok ? sr_api_jit(I, fname, corr ? corrcoef_body : cov_body, d, n, args) : (free(d), NULL);
+  for (int i = 0; i < n; i++) sr_unref(args[i]);
   return r;
 }
 

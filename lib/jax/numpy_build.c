@@ -378,8 +378,43 @@ static SrVal *jnp_broadcast_shapes(SrInterp *I, SrArgs *a) {
   SrVal *r = NULL;
   int64_t out[SR_MAX_RANK];
   int nd;
-  for (int i = 0; i < a->n; i++)
-    if (sr_shape_arg(I, a->v[i], shapes[i], &nds[i], "broadcast_shapes") < 0) goto done;
+  for (int i = 0; i < a->n; i++) {
+    /* lax._validate_shapes: canonicalize_shape (operator.index of each
+       dim), then non-negative dims */
+    SrVal *v = a->v[i];
+    int bad = 0, neg = 0;
+    if (v->kind == SR_V_INT) neg = v->i < 0;
+    else if (v->kind == SR_V_TUPLE || v->kind == SR_V_LIST || v->kind == SR_V_STR) {
+      SrVal *items = sr_iterate(I, v);
+      if (!items) goto done;
+      for (int k = 0; k < items->seq.n && !bad; k++) {
+        int64_t d;
+        if (sr_as_index(I, items->seq.items[k], &d) < 0) {
+          sr_exc_clear(I);
+          bad = 1;
+        } else if (d < 0) {
+          neg = 1;
+        }
+      }
+      sr_unref(items);
+    }
+    if (bad || neg) {
+      SrBuf b = SR_BUF_INIT;
+      if (bad) {
+        sr_val_str(&b, v);
+        sr_raise(I, "TypeError", "Shapes must be 1D sequences of concrete values of integer type, got %s.",
+                 sr_buf_str(&b));
+      } else {
+        sr_val_repr(&b, v);
+        sr_raise(I, "TypeError",
+                 "Only non-negative indices are allowed when broadcasting static shapes, but got shape %s.",
+                 sr_buf_str(&b));
+      }
+      sr_buf_free(&b);
+      goto done;
+    }
+    if (sr_shape_arg(I, v, shapes[i], &nds[i], "broadcast_shapes") < 0) goto done;
+  }
   if (broadcast_shapes(I, a->n, shapes, nds, out, &nd) == 0) r = shape_tuple(out, nd);
 done:
   free(shapes);

@@ -204,7 +204,27 @@ static const SrLangOps concat_ops = {.getitem = concat_getitem, .len = concat_le
 static const SrClass concat_class = {"RClass", NULL, concat_repr, NULL, &concat_ops};
 static const AxisConcat r_data = {"r_", 0, 1, -1}, c_data = {"c_", -1, 2, 0};
 
+/* numpy's IndexExpression: np.index_exp[k] is k as a tuple, np.s_[k] is k */
+static void iexp_repr(SrBuf *out, const SrVal *v) {
+  sr_buf_printf(out, "<numpy.lib.index_tricks.IndexExpression object at %p>", v->obj.data);
+}
+
+static SrVal *iexp_getitem(SrInterp *I, SrVal *self, SrVal *key) {
+  (void)I;
+  int maketuple = *(const int *)self->obj.data;
+  if (!maketuple || key->kind == SR_V_TUPLE) return sr_ref(key);
+  SrVal *t = sr_seq(NULL, SR_V_TUPLE, 1);
+  sr_seq_push(NULL, t, sr_ref(key));
+  return t;
+}
+
+static const SrLangOps iexp_ops = {.getitem = iexp_getitem};
+static const SrClass iexp_class = {"IndexExpression", NULL, iexp_repr, NULL, &iexp_ops};
+static const int iexp_tuple = 1, iexp_plain = 0;
+
 void sr_jnp_grid18_init(void) {
+  sr_register("numpy.index_exp", sr_obj(&iexp_class, (void *)&iexp_tuple));
+  sr_register("numpy.s_", sr_obj(&iexp_class, (void *)&iexp_plain));
   sr_register("jax.numpy.mgrid", sr_obj(&grid_class, (void *)&mgrid_data));
   sr_register("jax.numpy.ogrid", sr_obj(&grid_class, (void *)&ogrid_data));
   sr_register("jax.numpy.r_", sr_obj(&concat_class, (void *)&r_data));

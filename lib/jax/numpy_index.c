@@ -16,6 +16,7 @@
 #include "jax/array_methods.h"
 #include "jax/builtins_exec.h"
 #include "jax/jax.h"
+#include "jax/tracers.h"
 #include "jax/lax.h"
 #include "jax/lax_scatter.h"
 #include "jax/np_host.h"
@@ -69,7 +70,8 @@ static SrVal *list_key_error(SrInterp *I, SrVal *key) {
   for (int i = 0; i < key->seq.n; i++) {
     SrVal *e = key->seq.items[i];
     SrArrayObj *a = sr_array_of(e);
-    unpack |= (a && a->type->ndim != 0) || sr_is_seq(e) || sr_is_obj(e, &sr_slice_class) || is_ellipsis(e) ||
+    SrArray *na = sr_is_ndarray(e) ? sr_ndarray_array(e) : NULL;
+    unpack |= (a && a->type->ndim != 0) || (na && na->type->ndim != 0) || sr_is_seq(e) || sr_is_obj(e, &sr_slice_class) || is_ellipsis(e) ||
               e->kind == SR_V_NONE;
   }
   return sr_raise(I, "TypeError",
@@ -84,14 +86,35 @@ static int dtype_error(SrInterp *I, SrDtype dt) {
   return -1;
 }
 
+int sr_jnp_validate_slice(SrInterp *I, SrVal *slice, int position) {
+  SrVal *tracer = NULL;
+  for (int i = 0; i < 3 && !tracer; i++) {
+    SrVal *e = sr_slice_part(slice, i);
+    if (sr_array_of(e) && !sr_tracers_is_concrete(e)) tracer = e;
+  }
+  if (!tracer) return 0;
+  SrBuf b = SR_BUF_INIT, og = SR_BUF_INIT;
+  sr_val_str(&b, slice);
+  sr_tracer_origin_msg(I, tracer, &og);
+  sr_raise(I, "IndexError",
+           "Array slice indices must have static start/stop/step to be used with NumPy indexing syntax. Got %s at "
+           "position %d. To index an array at a dynamic position with a static slice size, use x[jax.ds(start, "
+           "size)] or lax.dynamic_slice/dynamic_update_slice instead (JAX does not support dynamically sized "
+           "arrays within traced functions).%s",
+           sr_buf_str(&b), position, sr_buf_str(&og));
+  sr_buf_free(&b);
+  sr_buf_free(&og);
+  return -1;
+}
+
 /* One entry of the raw index. */
-static int parse_entry(SrInterp *I, SrVal *v, It *out) {
+static int parse_entry(SrInterp *I, SrVal *v, int position, It *out) {
   memset(out, 0, sizeof *out);
   if (sr_is_ndarray(v)) {
     /* a numpy array (or scalar) index is the jax.Array it becomes */
     SrVal *a = sr_ndarray_to_jax(I, v, 0);
     if (!a) return -1;
-    int rc = parse_entry(I, a, out);
+    int rc = parse_entry(I, a, position, out);
     sr_unref(a);
     return rc;
   }
@@ -110,10 +133,13 @@ static int parse_entry(SrInterp *I, SrVal *v, It *out) {
     }
     SrVal *j = sr_ndarray_to_jax(I, v, 0);
     if (!j) return -1;
-    int rc = parse_entry(I, j, out);
+    int rc = parse_entry(I, j, position, out);
     sr_unref(j);
     return rc;
-  } else if (sr_is_obj(v, &sr_slice_class)) out->k = IT_SLICE, out->v = v;
+  } else if (sr_is_obj(v, &sr_slice_class)) {
+    if (sr_jnp_validate_slice(I, v, position) < 0) return -1;
+    out->k = IT_SLICE, out->v = v;
+  }
   else if (v->kind == SR_V_BOOL) out->k = IT_SBOOL, out->i = v->i != 0;
   else if (sr_array_of(v) && sr_array_of(v)->type->ndim == 0 && sr_array_of(v)->type->dtype == SR_BOOL) {
     /* expand_bool_indices: a scalar bool stays, concrete */
@@ -248,7 +274,7 @@ static int indexer_parse(SrInterp *I, SrVal *key, const SrType *t, Indexer *x) {
   It raw[MAX_IT];
   int consumed = 0, ell = -1;
   for (int k = 0; k < nk; k++) {
-    if (parse_entry(I, keys[k], &raw[k]) < 0) {
+    if (parse_entry(I, keys[k], k, &raw[k]) < 0) {
       raw_free(raw, k);
       return -1;
     }
@@ -348,6 +374,26 @@ static SrVal *host_false(SrInterp *I, int64_t n) {
   SrVal *a = sr_jnp_asarray(I, l, SR_BOOL);
   sr_unref(l);
   return a;
+}
+
+int sr_jnp_check_static_index(SrInterp *I, int64_t i, int axis, int64_t size, int normalize) {
+  int64_t normed = normalize && i < 0 ? i + size : i;
+  if (normed >= 0 && normed < size) return 0;
+  sr_raise(I, "IndexError", "index %lld out of bounds for axis %d with size %lld (normalize_indices=%s)", (long long)i,
+           axis, (long long)size, normalize ? "True" : "False");
+  return -1;
+}
+
+/* NDIndexer.validate_static_indices over the parsed index */
+static int indexer_validate(SrInterp *I, Indexer *x, int normalize) {
+  for (int k = 0, axis = 0; k < x->n; k++) {
+    It *e = &x->it[k];
+    if (e->k == IT_NONE) continue;
+    int64_t size = x->t->dims[axis].size;
+    if (e->k == IT_INT && sr_jnp_check_static_index(I, e->i, axis, size, normalize) < 0) return -1;
+    axis++;
+  }
+  return 0;
 }
 
 /* NDIndexer.normalize_indices: a negative int plus the axis size; a
@@ -714,7 +760,11 @@ static SrVal *do_gather(SrInterp *I, SrVal *x, SrVal *key, const IxOpts *op) {
   GatherIx g;
   SrVal *r = NULL, *y = NULL;
   const char *mode = mode_name(I, op->mode, 1);
-  if (!mode || (op->normalize && indexer_normalize(I, &ix) < 0) || index_to_gather(I, &ix, &g) < 0) {
+  /* rewriting_take: under jax_check_static_indices, for a mode of None or
+     promise_in_bounds */
+  int check = mode && I->jax->check_static_indices && !ix.nsbool && strcmp(mode, "PROMISE_IN_BOUNDS") == 0;
+  if (!mode || (check && indexer_validate(I, &ix, op->normalize) < 0) ||
+      (op->normalize && indexer_normalize(I, &ix) < 0) || index_to_gather(I, &ix, &g) < 0) {
     indexer_free(&ix);
     return NULL;
   }
@@ -800,11 +850,10 @@ static SrVal *do_scatter(SrInterp *I, SrVal *x0, SrVal *key, SrVal *y0, int prim
   SrVal *r = NULL, *args[2] = {x, y};
   const char *mode = y ? mode_name(I, op->mode, 0) : NULL;
   if (!mode || indexer_parse(I, key, t, &ix) < 0) goto out;
-  if (ix.nsbool) {
-    indexer_free(&ix);
-    sr_raise(I, "NotImplementedError", "scalar boolean indices in .at[] updates are not supported here");
-    goto out;
-  }
+  /* indexer.scalar_bool_dims: x gets size-1 dims there for the scatter */
+  int64_t sbool[MAX_IT];
+  int nsbool = ix.nsbool;
+  memcpy(sbool, ix.sbool, sizeof(int64_t) * (size_t)nsbool);
   int bad = (op->normalize && indexer_normalize(I, &ix) < 0) || index_to_gather(I, &ix, &g) < 0;
   indexer_free(&ix);
   if (bad) goto out;
@@ -815,9 +864,25 @@ static SrVal *do_scatter(SrInterp *I, SrVal *x0, SrVal *key, SrVal *y0, int prim
     goto out;
   }
   {
-    /* util.promote_dtypes: the dtypes only */
+    /* dtypes.safe_to_cast(y, x): result_type(y, x's dtype taken as strong)
+       is x's dtype, else the deprecation's FutureWarning */
+    const SrType *yt = sr_value_type(I, y);
+    if (yt->dtype != dtype) {
+      SrDtype dts[2] = {yt->dtype, dtype}, rd;
+      int weaks[2] = {yt->weak, 0}, rw;
+      if (sr_jnp_lattice_result(I, 2, dts, weaks, &rd, &rw) < 0) goto out;
+      if (rd != dtype) {
+        sr_warn(I, "FutureWarning",
+                "scatter inputs have incompatible types: cannot safely cast value from dtype=%s to dtype=%s with "
+                "jax_numpy_dtype_promotion=%s. In future JAX releases this will result in an error.",
+                sr_dtype_name(yt->dtype), sr_dtype_name(dtype), I->jax->strict_promotion ? "strict" : "standard");
+        if (I->exc) goto out;
+      }
+    }
+    /* util.promote_dtypes: the dtypes only (strict promotion's error too) */
     int pw = 0;
-    SrDtype pd = sr_jnp_result_dtype(I, 2, args, &pw);
+    SrDtype pd;
+    if (sr_jnp_result_dtype_checked(I, 2, args, &pd, &pw) < 0) goto out;
     SrVal *cx = sr_jnp_convert(I, x, pd, pw), *cy = cx ? sr_jnp_convert(I, y, pd, pw) : NULL;
     sr_unref(x);
     sr_unref(y);
@@ -854,7 +919,12 @@ static SrVal *do_scatter(SrInterp *I, SrVal *x0, SrVal *key, SrVal *y0, int prim
     sr_unref(y);
     y = s;
   }
-  if (!y) goto out;
+  if (y && nsbool) {
+    SrVal *xe = sr_lax_expand_dims(I, x, sbool, nsbool);
+    sr_unref(x);
+    x = xe;
+  }
+  if (!y || !x) goto out;
   {
     SrVal *in[3] = {sr_ref(x), sr_ref(g.indices), sr_ref(y)};
     SrVal *s = NULL;
@@ -873,6 +943,11 @@ static SrVal *do_scatter(SrInterp *I, SrVal *x0, SrVal *key, SrVal *y0, int prim
                    sr_bool(op->unique || g.unique), "update_consts", sr_seq(NULL, SR_V_TUPLE, 0), "update_jaxpr",
                    sr_lax_scatter_update_jaxpr(prim, sr_value_type(I, x)->dtype), NULL);
     for (int i = 0; i < 3; i++) sr_unref(in[i]);
+    if (s && nsbool) {
+      SrVal *q = sr_lax_squeeze(I, s, sbool, nsbool);
+      sr_unref(s);
+      s = q;
+    }
     if (s) {
       r = sr_lax_convert(I, s, dtype, weak, NULL);
       sr_unref(s);
@@ -1072,8 +1147,14 @@ static SrVal *at_get(SrInterp *I, SrArgs *a) {
   if (!m) return NULL;
   /* the static and dynamic slices take PROMISE_IN_BOUNDS (and CLIP) keys
      without index arrays */
-  if (!needs_gather(r->index) && o.normalize && strcmp(m, "FILL_OR_DROP") != 0 && strcmp(m, "ONE_HOT") != 0)
-    return call2(I, "jax.numpy._getitem", r->array, r->index);
+  if (!needs_gather(r->index) && o.normalize && strcmp(m, "FILL_OR_DROP") != 0 && strcmp(m, "ONE_HOT") != 0) {
+    /* jax_check_static_indices holds for mode None and promise_in_bounds only */
+    int saved = I->jax->check_static_indices;
+    if (strcmp(m, "CLIP") == 0) I->jax->check_static_indices = 0;
+    SrVal *res = call2(I, "jax.numpy._getitem", r->array, r->index);
+    I->jax->check_static_indices = saved;
+    return res;
+  }
   SrVal *x = sr_jnp_asarray(I, r->array, -1);
   SrVal *y = !x ? NULL : o.out_sharding ? with_out_sharding(I, x, r->index, NULL, -1, &o, "take")
                                         : do_gather(I, x, r->index, &o);
@@ -1681,7 +1762,94 @@ SrVal *sr_gs_bind_gather(SrInterp *I, SrVal *x, SrVal *ix, SrVal *gdn, const int
 
 SrVal *sr_gs_mode_word(const char *name) { return mode_word(name); }
 
+/* ---- jax.ds: jax._src.indexing.Slice, a start (static or traced), a
+   static size and a stride ---- */
+
+typedef struct DSlice {
+  SrVal *start, *size;
+  int64_t stride;
+} DSlice;
+
+static void dslice_free(void *d) {
+  DSlice *q = d;
+  sr_unref(q->start);
+  sr_unref(q->size);
+  free(q);
+}
+
+static void dslice_repr(SrBuf *out, const SrVal *v) {
+  const DSlice *q = v->obj.data;
+  sr_buf_puts(out, "Slice(start=");
+  sr_val_repr(out, q->start);
+  sr_buf_puts(out, ", size=");
+  sr_val_repr(out, q->size);
+  sr_buf_printf(out, ", stride=%lld)", (long long)q->stride);
+}
+
+static SrVal *dslice_getattr(SrInterp *I, SrVal *self, const char *name) {
+  (void)I;
+  DSlice *q = self->obj.data;
+  if (strcmp(name, "start") == 0) return sr_ref(q->start);
+  if (strcmp(name, "size") == 0) return sr_ref(q->size);
+  if (strcmp(name, "stride") == 0) return sr_int(NULL, q->stride);
+  return NULL;
+}
+
+static const SrClass dslice_class;
+
+/* the dataclass's __eq__: the fields' tuples */
+static SrVal *dslice_compare(SrInterp *I, int op, SrVal *a, SrVal *b) {
+  (void)I;
+  if ((op != SR_OP_EQ && op != SR_OP_NE) || !sr_is_obj(a, &dslice_class) || !sr_is_obj(b, &dslice_class)) return NULL;
+  const DSlice *x = a->obj.data, *y = b->obj.data;
+  int eq = sr_val_equal(x->start, y->start) && sr_val_equal(x->size, y->size) && x->stride == y->stride;
+  return sr_bool(op == SR_OP_EQ ? eq : !eq);
+}
+
+static const SrLangOps dslice_ops = {.getattr = dslice_getattr, .binop = dslice_compare};
+static const SrClass dslice_class = {"Slice", dslice_free, dslice_repr, NULL, &dslice_ops};
+
+int sr_jnp_dslice_parts(SrVal *v, SrVal **start, int64_t *size, int64_t *stride) {
+  if (!sr_is_obj(v, &dslice_class)) return 0;
+  const DSlice *q = v->obj.data;
+  *start = q->start;
+  *size = q->size->kind == SR_V_INT ? q->size->i : -1;
+  *stride = q->stride;
+  return 1;
+}
+
+/* jax.ds(start, size=<not given>, stride=None), indexing.dslice */
+static SrVal *jax_dslice(SrInterp *I, SrArgs *a) {
+  SrVal *p[3];
+  if (sr_args_parse(I, a, "dslice", "start, size=, stride=", p) < 0) return NULL;
+  SrVal *start = p[0], *size = p[1], *stride = p[2];
+  int has_size = size != NULL;
+  if (start->kind == SR_V_NONE) {
+    if (!has_size) return sr_slice_new(sr_none(), sr_none(), stride ? sr_ref(stride) : sr_none());
+    start = NULL;
+  }
+  int64_t st = 1;
+  if (stride && stride->kind != SR_V_NONE) {
+    if (stride->kind != SR_V_INT) return sr_raise(I, "ValueError", "Non-static stride in `dslice`");
+    st = stride->i;
+  }
+  if (st < 0) return sr_raise(I, "ValueError", "`stride` must be >= 0.");
+  DSlice *q = sr_xcalloc(1, sizeof *q);
+  if (!has_size) {
+    q->start = sr_int(NULL, 0);
+    q->size = sr_ref(start);
+  } else {
+    q->start = start ? sr_ref(start) : sr_int(NULL, 0);
+    q->size = sr_ref(size);
+  }
+  q->stride = st;
+  return sr_obj(&dslice_class, q);
+}
+
 void sr_numpy_index_init(void) {
+  sr_def("jax.ds jax.dslice", jax_dslice,
+         "ds(start, size=, stride=None): indexing.Slice(start, size, stride), start:start+size:stride with a start that "
+         "may be traced; ds(None) is slice(None), ds(j) is Slice(0, j)");
   sr_def("jax.Array.property.at", array_at,
          "x.at[idx]: indexed updates, .get/.set/.add/.subtract/.multiply/.min/.max(values, *, mode=, "
          "indices_are_sorted=, unique_indices=, wrap_negative_indices=) as gather and scatter; .apply(func, ...) "

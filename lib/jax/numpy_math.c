@@ -572,10 +572,16 @@ static SrVal *sinc_body(SrInterp *I, SrArgs *a) {
   SCOPE(I);
   SrVal *x = a->v[0];
   if (promote(s, 1, &x, "sinc", 2) < 0) return DONE(NULL);
-  if (complex_error(s, x, "NotImplementedError", "complex dtypes are not supported here") < 0) return DONE(NULL);
   SrVal *cj = sinc_mac_cjv(I, 0);
-  SrVal *eq0 = cj ? C2("jax.lax.eq", x, cst(s, x, 0)) : NULL;
-  SrVal *eqi = eq0 ? C2("jax.lax.eq", C1("jax.lax.abs", x), cst(s, x, INFINITY)) : NULL;
+  SrVal *eq0 = cj ? C2("jax.lax.eq", x, cst(s, x, 0)) : NULL, *eqi = NULL;
+  if (eq0 && is_complex_dt(ty(I, x)->dtype)) {
+    /* |real(x)| == inf with a finite imag(x) */
+    SrVal *re = C1("jax.lax.real", x);
+    SrVal *ri = re ? C2("jax.lax.eq", C1("jax.lax.abs", re), cst(s, re, INFINITY)) : NULL;
+    eqi = ri ? C2("jax.lax.bitwise_and", ri, C1("jax.lax.is_finite", C1("jax.lax.imag", x))) : NULL;
+  } else if (eq0) {
+    eqi = C2("jax.lax.eq", C1("jax.lax.abs", x), cst(s, x, INFINITY));
+  }
   SrVal *pix = eqi ? C2("jax.lax.mul", cst(s, x, M_PI), x) : NULL;
   SrVal *safe = pix ? where3(s, C2("jax.lax.bitwise_or", eq0, eqi), cst(s, x, 1), pix) : NULL;
   SrVal *m = safe ? KEEP(sr_call1(I, cj, pix)) : NULL;
@@ -983,27 +989,33 @@ static SrVal *jnp_ptp(SrInterp *I, SrArgs *a) {
   return DONE(x ? KEEP(jit_statics(I, "_ptp", ptp_body, 2, sv, 1, &x)) : NULL);
 }
 
-/* _var_promote_types for real dtypes: the computation dtype (inexact,
-   float16 upcast) and the result's (dtype or a's inexact dtype) */
+/* _var_promote_types: the computation dtype (float16 upcast) and the
+   result's (dtype, or a's inexact dtype, the real one of a complex a) */
 static int var_types(SrInterp *I, SrDtype adt, SrVal *dtype, SrDtype *comp, SrDtype *res, const char *name) {
   if (sr_nn_given(dtype)) {
     int d;
     if (sr_dtype_arg(I, dtype, &d, name) < 0) return -1;
-    if (!sr_dtype_is_inexact((SrDtype)d)) {
-      sr_raise(I, "ValueError", "jax.numpy.%s does not yet support real dtype parameters when computing the variance "
-               "of an array of complex values. Please specify a complex dtype.", name);
+    if (sr_dtype_kind((SrDtype)d) != SR_DK_COMPLEX && is_complex_dt(adt)) {
+      sr_raise(I, "ValueError",
+               "jax.numpy.var does not yet support real dtype parameters when computing the variance of an array of "
+               "complex values. The semantics of numpy.var seem unclear in this case. Please comment on "
+               "https://github.com/jax-ml/jax/issues/2283 if this behavior is important to you.");
       return -1;
     }
-    *res = (SrDtype)d;
+    *res = *comp = (SrDtype)d;
+  } else if (!sr_dtype_is_inexact(adt)) {
+    *res = *comp = default_float(I);
   } else {
-    *res = sr_dtype_is_inexact(adt) ? adt : default_float(I);
+    *comp = adt;
+    *res = adt == SR_C64 ? SR_F32 : adt == SR_C128 ? SR_F64 : adt;
   }
-  *comp = *res == SR_F16 || *res == SR_BF16 ? SR_F32 : *res;
+  if (*comp == SR_F16 || *comp == SR_BF16) *comp = SR_F32;
   return 0;
 }
 
-/* _nanvar; statics axis, dtype, ddof, keepdims; where dynamic (a->v[1]) */
-static SrVal *nanvar_of(SrNnScope *s, SrVal *x, Statics *st, SrVal *where) {
+/* _nanvar; statics axis, dtype, ddof, keepdims, and which of where
+   (bit 0) and mean (bit 1) follow a in the dynamic arguments */
+static SrVal *nanvar_of(SrNnScope *s, SrVal *x, Statics *st, SrVal *where, SrVal *amean) {
   SrInterp *I = s->I;
   SrDtype comp, res;
   if (var_types(I, ty(I, x)->dtype, st->v[1], &comp, &res, "nanvar") < 0) return NULL;
@@ -1012,10 +1024,13 @@ static SrVal *nanvar_of(SrNnScope *s, SrVal *x, Statics *st, SrVal *where) {
   SrVal *ax = astype(s, x, comp);
   const char *kw[4] = {"dtype", "keepdims", "where", "axis"};
   SrVal *kv[4] = {KEEP(sr_dtype_val(NULL, comp)), KEEP(sr_bool(1)), where, st->v[0]};
-  SrVal *mean = ax ? callkw(s, "jax.numpy.nanmean", 1, &ax, 4, kw, kv) : NULL;
+  SrVal *mean = !ax ? NULL : amean ? astype(s, amean, comp) : callkw(s, "jax.numpy.nanmean", 1, &ax, 4, kw, kv);
   SrVal *nan = mean ? C2("jax.lax.ne", ax, ax) : NULL;
   SrVal *cen = nan ? where3(s, nan, IN(0), C2("jax.lax.sub", ax, mean)) : NULL;
-  cen = C1("jax.lax.square", cen);
+  if (cen && is_complex_dt(ty(I, cen)->dtype))
+    cen = C1("jax.lax.real", C2("jax.lax.mul", cen, C1("jax.lax.conj", cen)));
+  else
+    cen = C1("jax.lax.square", cen);
   SrVal *nan2 = cen ? C2("jax.lax.ne", ax, ax) : NULL;
   SrVal *notnan = C1("jax.lax.bitwise_not", nan2);
   const char *kw2[3] = {"axis", "keepdims", "where"};
@@ -1031,14 +1046,17 @@ static SrVal *nanvar_of(SrNnScope *s, SrVal *x, Statics *st, SrVal *where) {
 }
 
 static SrVal *nanvar_body(SrInterp *I, SrArgs *a) {
+  Statics *st = statics_of(I);
+  int64_t f = st->v[4] ? st->v[4]->i : 0;
+  SrVal *where = f & 1 ? a->v[1] : NULL, *mean = f & 2 ? a->v[1 + (f & 1)] : NULL;
   SCOPE(I);
-  return DONE(nanvar_of(s, a->v[0], statics_of(I), a->n > 1 ? a->v[1] : NULL));
+  return DONE(nanvar_of(s, a->v[0], st, where, mean));
 }
 
 static SrVal *nanstd_body(SrInterp *I, SrArgs *a) {
   Statics *st = statics_of(I);
   SCOPE(I);
-  SrVal *v = KEEP(jit_statics(I, "nanvar", nanvar_body, 4, st->v, a->n, a->v));
+  SrVal *v = KEEP(jit_statics(I, "nanvar", nanvar_body, 5, st->v, a->n, a->v));
   return DONE(v ? C1("jax.lax.sqrt", v) : NULL);
 }
 
@@ -1046,15 +1064,15 @@ static SrVal *nanvar_api(SrInterp *I, SrArgs *a, const char *name, SrBuiltinFn b
   SrVal *p[8];
   if (sr_args_parse(I, a, name, "a, axis=, dtype=, out=, ddof=, keepdims=, *, where=, mean=", p) < 0) return NULL;
   if (sr_nn_given(p[3])) return sr_raise(I, "NotImplementedError", "The 'out' argument to jnp.%s is not supported.", name);
-  if (sr_nn_given(p[7])) return sr_raise(I, "NotImplementedError", "jnp.%s's mean= is not supported here", name);
+  if (sr_jnp_check_where(I, name, p[6]) < 0) return NULL;
   SCOPE(I);
-  SrVal *dyn[2] = {KEEP(sr_jnp_asarray(I, p[0], -1)), sr_nn_given(p[6]) ? p[6] : NULL};
+  SrVal *dyn[3] = {KEEP(sr_jnp_asarray(I, p[0], -1)), NULL, NULL};
   if (!dyn[0]) return DONE(NULL);
-  const SrType *t = ty(I, dyn[0]);
-  if (is_complex_dt(t->dtype))
-    return DONE(sr_raise(I, "NotImplementedError", "jnp.%s of complex arrays is not supported here", name));
-  SrVal *sv[4] = {p[1], p[2], p[4], p[5]};
-  return DONE(KEEP(jit_statics(I, name, body, 4, sv, dyn[1] ? 2 : 1, dyn)));
+  int n = 1, f = 0;
+  if (sr_nn_given(p[6])) dyn[n++] = p[6], f |= 1;
+  if (sr_nn_given(p[7])) dyn[n++] = p[7], f |= 2;
+  SrVal *sv[5] = {p[1], p[2], p[4], p[5], IN(f)};
+  return DONE(KEEP(jit_statics(I, name, body, 5, sv, n, dyn)));
 }
 
 static SrVal *jnp_nanvar(SrInterp *I, SrArgs *a) { return nanvar_api(I, a, "nanvar", nanvar_body); }

@@ -19,11 +19,18 @@ static int given(SrVal *v) { return v && v->kind != SR_V_NONE; }
 
 /* lax._tri: ge(iota(0) + offset, iota(1)) converted to dtype (always an
    equation: _tri binds convert_element_type_p itself). */
+static SrVal *tri_mask_v(SrInterp *I, SrDtype dt, int64_t n, int64_t m, int64_t k, SrVal *karr);
+
 static SrVal *tri_mask(SrInterp *I, SrDtype dt, int64_t n, int64_t m, int64_t k) {
+  return tri_mask_v(I, dt, n, m, k, NULL);
+}
+
+/* with karr (an array, traced or not) the offset instead of k */
+static SrVal *tri_mask_v(SrInterp *I, SrDtype dt, int64_t n, int64_t m, int64_t k, SrVal *karr) {
   int64_t shape[2] = {n, m};
   SrDtype sd = n > INT32_MAX || m > INT32_MAX || k > INT32_MAX || k < INT32_MIN ? SR_I64 : SR_I32;
   SrVal *i0 = sr_lax_iota(I, sd, shape, 2, 0, NULL);
-  SrVal *kv = sr_int(NULL, k);
+  SrVal *kv = karr ? sr_ref(karr) : sr_int(NULL, k);
   SrVal *kc = i0 ? sr_lax_convert(I, kv, sd, 0, NULL) : NULL;
   SrVal *s = kc ? sr_lax_binary(I, SR_P_add, i0, kc) : NULL;
   SrVal *i1 = s ? sr_lax_iota(I, sd, shape, 2, 1, NULL) : NULL;
@@ -41,12 +48,15 @@ static SrVal *jnp_tri(SrInterp *I, SrArgs *a) {
   SrVal *p[4];
   if (sr_args_parse(I, a, "tri", "N, M=, k=, dtype=", p) < 0) return NULL;
   int64_t n, m, k = 0;
-  int dt;
-  if (sr_as_int(I, p[0], "N", &n) < 0 || (given(p[1]) && sr_as_int(I, p[1], "M", &m) < 0) ||
-      (p[2] && sr_as_int(I, p[2], "k", &k) < 0) || sr_dtype_arg(I, p[3], &dt, "tri") < 0)
+  int dt, nd;
+  /* N and M make the shape (core's shape error when traced); k may be an
+     array, traced too (lax._tri adds it to the iota) */
+  SrVal *karr = p[2] && sr_array_of(p[2]) ? p[2] : NULL;
+  if (sr_shape_arg(I, p[0], &n, &nd, "N") < 0 || (given(p[1]) && sr_shape_arg(I, p[1], &m, &nd, "M") < 0) ||
+      (p[2] && !karr && sr_as_int(I, p[2], "k", &k) < 0) || sr_dtype_arg(I, p[3], &dt, "tri") < 0)
     return NULL;
   if (!given(p[1])) m = n;
-  return tri_mask(I, dt >= 0 ? (SrDtype)dt : SR_F32, n, m, k);
+  return tri_mask_v(I, dt >= 0 ? (SrDtype)dt : SR_F32, n, m, k, karr);
 }
 
 /* the bodies of jit tril / triu (static k): select over the mask

@@ -414,6 +414,30 @@ static SrVal *pad_func(SrInterp *I, SrVal *x, SrVal *func, const PadData *d, SrA
 }
 
 static SrVal *jnp_pad(SrInterp *I, SrArgs *a) {
+  if (a->n == 1) {
+    /* pad_width (and mode) by keyword: as positional arguments */
+    int pw = -1, md = -1;
+    for (int i = 0; i < a->nkw; i++) {
+      if (!strcmp(a->kw[i], "pad_width")) pw = i;
+      if (!strcmp(a->kw[i], "mode")) md = i;
+    }
+    if (pw >= 0) {
+      SrVal *v[3] = {a->v[0], a->kwv[pw], md >= 0 ? a->kwv[md] : NULL};
+      const char **k = sr_xcalloc((size_t)a->nkw + 1, sizeof *k);
+      SrVal **kv = sr_xcalloc((size_t)a->nkw + 1, sizeof *kv);
+      int nk = 0;
+      for (int i = 0; i < a->nkw; i++)
+        if (i != pw && i != md) {
+          k[nk] = a->kw[i];
+          kv[nk++] = a->kwv[i];
+        }
+      SrArgs b = {md >= 0 ? 3 : 2, v, nk, k, kv, NULL};
+      SrVal *r = jnp_pad(I, &b);
+      free(k);
+      free(kv);
+      return r;
+    }
+  }
   SrVal *x = a->n >= 1 ? sr_jnp_asarray(I, a->v[0], -1) : NULL;
   if (a->n < 2 || a->n > 3) {
     sr_unref(x);

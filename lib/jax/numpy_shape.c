@@ -12,6 +12,7 @@
 #include "jax/jax.h"
 #include "jax/lax.h"
 #include "jax/numpy.h"
+#include "jax/tracers.h"
 #include "py/objects.h"
 #include "py/range.h"
 #include "text/print_val.h"
@@ -61,6 +62,17 @@ static SrVal *bind_split(SrInterp *I, SrVal *x, const int64_t *sizes, int n, int
   return sr_bindv(I, SR_P_split, 1, &x, "sizes", sr_int_tuple(sizes, n), "axis", sr_int(NULL, axis), NULL);
 }
 
+/* core.concrete_or_error: a traced value without one is a
+   ConcretizationTypeError (context what) */
+static int concrete_or_error(SrInterp *I, SrVal *v, const char *what) {
+  SrArrayObj *ao = sr_array_of(v);
+  if (ao && ao->kind == SR_AV_TRACER && !ao->has_value) {
+    sr_raise_concretization(I, v, what);
+    return -1;
+  }
+  return 0;
+}
+
 /* lax_numpy._split: sections or indices along axis, as a list. */
 static SrVal *split_impl(SrInterp *I, const char *op, SrVal *ary, SrVal *ios, int64_t axis) {
   SrVal *x = arr(I, ary);
@@ -84,7 +96,7 @@ static SrVal *split_impl(SrInterp *I, const char *op, SrVal *ary, SrVal *ios, in
       if (i < items->seq.n) {
         char what[64];
         snprintf(what, sizeof what, "in jax.numpy.%s argument 1", op);
-        if (sr_as_int(I, items->seq.items[i], what, &v) < 0) {
+        if (concrete_or_error(I, items->seq.items[i], what) < 0 || sr_as_int(I, items->seq.items[i], what, &v) < 0) {
           sr_unref(items);
           goto done;
         }
@@ -97,7 +109,7 @@ static SrVal *split_impl(SrInterp *I, const char *op, SrVal *ary, SrVal *ios, in
     int64_t ns;
     char what[64];
     snprintf(what, sizeof what, "in jax.numpy.%s argument 1", op);
-    if (sr_as_int(I, ios, what, &ns) < 0) goto done;
+    if (concrete_or_error(I, ios, what) < 0 || sr_as_int(I, ios, what, &ns) < 0) goto done;
     if (ns == 0) {
       sr_raise(I, "ZeroDivisionError", "integer division or modulo by zero"); /* divmod's */
       goto done;
@@ -167,7 +179,14 @@ static SrVal *lax_split(SrInterp *I, SrArgs *a) {
   for (int i = 0; i < n && rc == 0; i++) rc = sr_as_int(I, items->seq.items[i], "sizes", &sizes[i]);
   sr_unref(items);
   SrVal *x = rc == 0 ? arr(I, p[0]) : NULL, *r = NULL;
-  if (x && sr_api_axis(I, axis, vtype(I, x)->ndim, &axis) == 0) {
+  /* util.canonicalize_axis: a ValueError (not numpy's AxisError) */
+  int nd = x ? vtype(I, x)->ndim : 0;
+  if (x && (axis < -nd || axis >= nd)) {
+    sr_raise(I, "ValueError", "axis %lld is out of bounds for array of dimension %d", (long long)axis, nd);
+    sr_unref(x);
+    x = NULL;
+  }
+  if (x && sr_api_axis(I, axis, nd, &axis) == 0) {
     SrVal *parts = bind_split(I, x, sizes, n, axis);
     if (parts) {
       SrVal **its = sr_xcalloc((size_t)n + 1, sizeof *its);

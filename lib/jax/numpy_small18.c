@@ -38,7 +38,8 @@ static int ndarray_instancecheck(SrInterp *I, SrVal *self, SrVal *x) {
   (void)I;
   (void)self;
   SrArrayObj *o = sr_array_of(x);
-  return o && o->kind != SR_AV_ABSTRACT;
+  /* a Ref is no jax.Array (core.Ref is a class of its own) */
+  return o && o->kind != SR_AV_ABSTRACT && !(o->kind == SR_AV_CONCRETE && o->type->ref);
 }
 
 static SrVal *ndarray_call(SrInterp *I, SrVal *self, SrArgs *a) {
@@ -886,7 +887,7 @@ void sr_jnp_small18_init(void) {
     const char *name;
     SrDtype d;
     int numpy;
-  } aliases[] = {{"double", SR_F64, 1}, {"single", SR_F32, 1}, {"float_", SR_F64, 0}, {"int_", SR_I64, 1},
+  } aliases[] = {{"double", SR_F64, 1}, {"single", SR_F32, 1}, {"float_", SR_F64, 0}, {"complex_", SR_C128, 0}, {"int_", SR_I64, 1},
                  {"uint", SR_U64, 1}};
   for (size_t i = 0; i < sizeof aliases / sizeof *aliases; i++) {
     char q[64];

@@ -13,6 +13,7 @@
 #include "core/jaxstate.h"
 #include "jax/jax.h"
 #include "jax/lax.h"
+#include "jax/nn.h"
 #include "jax/numpy.h"
 #include "py/objects.h"
 #include "py/range.h"
@@ -255,7 +256,7 @@ static int var_args(SrInterp *I, SrArgs *a, const char *name, SrVal **dyn, int *
     return -1;
   }
   int dt;
-  if (sr_dtype_arg(I, p[2], &dt, name) < 0) return -1;
+  if (sr_jnp_check_where(I, name, p[6]) < 0 || sr_dtype_arg(I, p[2], &dt, name) < 0) return -1;
   if (dt >= 0 && strcmp(name, "std") == 0 && !sr_dtype_is_inexact((SrDtype)dt)) {
     sr_raise(I, "ValueError", "dtype argument to jnp.std must be inexact; got %s", sr_dtype_name((SrDtype)dt));
     return -1;
@@ -331,8 +332,10 @@ static SrVal *nan_red_body(SrInterp *I, SrArgs *a) {
   SrVal *x = a->v[0], *where = s->flags & 1 ? a->v[1] : NULL;
   SrVal *initial = s->flags & 2 ? a->v[(s->flags & 1) + 1] : NULL;
   int sum_like = k == NAN_SUM || k == NAN_PROD;
+  int inexact = sr_dtype_is_inexact(vtype(I, x)->dtype);
   SrVal *masked = sr_ref(x);
-  if (sr_dtype_is_inexact(vtype(I, x)->dtype)) {
+  if (inexact) {
+    /* _where(isnan(a), _reduction_init_val(a, init_val), a) */
     static const double inits[] = {-INFINITY, INFINITY, 0, 1};
     SrVal *isn = sr_lax_binary(I, SR_P_ne, x, x);
     SrVal *iv = isn ? init_val(I, x, inits[k]) : NULL;
@@ -342,48 +345,23 @@ static SrVal *nan_red_body(SrInterp *I, SrArgs *a) {
     sr_unref(iv);
     if (!masked) return NULL;
   }
-  SrVal *src = masked;
-  if (where) {
-    SrVal *iv = init_val(I, masked, k == NAN_SUM ? 0 : k == NAN_PROD ? 1 : 0);
-    src = iv ? np3(I, "where", where, masked, iv) : NULL;
-    sr_unref(iv);
-    if (!src) {
-      sr_unref(masked);
-      return NULL;
-    }
-    if (!sum_like && !initial) {
-      sr_unref(src);
-      sr_unref(masked);
-      return sr_raise(I, "ValueError", "reduction operation %s does not have an identity, so to use a where mask one has to specify 'initial'", nan_reds[k]);
-    }
-  }
-  SrVal *out = sum_like ? np_call(I, nan_reds[k], 1, &src, "axis", s->v[NS_AXIS], "dtype", s->v[NS_DTYPE], "keepdims",
-                                  s->v[NS_KEEP], NULL)
-                        : np_call(I, nan_reds[k], 1, &src, "axis", s->v[NS_AXIS], "keepdims", s->v[NS_KEEP], NULL);
-  if (src != masked) sr_unref(src);
+  /* jnp_reduction(masked, axis=, keepdims=, where=, initial=, dtype=) */
+  SrVal *out = np_call(I, nan_reds[k], 1, &masked, "axis", s->v[NS_AXIS], "dtype", sum_like ? s->v[NS_DTYPE] : NULL,
+                       "keepdims", s->v[NS_KEEP], "initial", initial, "where", where, NULL);
   sr_unref(masked);
-  if (!out || !initial) {
-    if (out && !sum_like && sr_dtype_is_inexact(vtype(I, x)->dtype) && !initial) {
-      /* nan_if_all_nan */
-      SrVal *isn = sr_lax_binary(I, SR_P_ne, x, x);
-      SrVal *all = isn ? np_call(I, "all", 1, &isn, "axis", s->v[NS_AXIS], "keepdims", s->v[NS_KEEP], NULL) : NULL;
-      SrVal *nan = all ? init_val(I, x, NAN) : NULL;
-      SrVal *r = nan ? np3(I, "where", all, nan, out) : NULL;
-      sr_unref(isn);
-      sr_unref(all);
-      sr_unref(nan);
-      sr_unref(out);
-      return r;
-    }
-    return out;
+  if (out && !sum_like && inexact && !initial) {
+    /* nan_if_all_nan = initial is None */
+    SrVal *isn = sr_lax_binary(I, SR_P_ne, x, x);
+    SrVal *all = isn ? np_call(I, "all", 1, &isn, "axis", s->v[NS_AXIS], "keepdims", s->v[NS_KEEP], NULL) : NULL;
+    SrVal *nan = all ? init_val(I, x, NAN) : NULL;
+    SrVal *r = nan ? np3(I, "where", all, nan, out) : NULL;
+    sr_unref(isn);
+    sr_unref(all);
+    sr_unref(nan);
+    sr_unref(out);
+    return r;
   }
-  /* initial: folded in as the reduction's init (_reduction's initial) */
-  SrVal *ic = sr_lax_convert(I, initial, vtype(I, out)->dtype, 0, NULL);
-  static const int ops[] = {SR_P_max, SR_P_min, SR_P_add, SR_P_mul};
-  SrVal *r = ic ? sr_lax_binary(I, ops[k], out, ic) : NULL;
-  sr_unref(ic);
-  sr_unref(out);
-  return r;
+  return out;
 }
 
 static SrVal *nan_red(SrInterp *I, SrArgs *a, NanKind k) {
@@ -396,6 +374,7 @@ static SrVal *nan_red(SrInterp *I, SrArgs *a, NanKind k) {
   SrVal *axis = p[1], *dtype = sum_like ? p[2] : NULL, *out = sum_like ? p[3] : p[2];
   SrVal *keep = sum_like ? p[4] : p[3], *initial = sum_like ? p[5] : p[4], *where = sum_like ? p[6] : p[5];
   if (given(out)) return sr_raise(I, "NotImplementedError", "The 'out' argument to jnp.%s is not supported.", name);
+  if (sr_jnp_check_where(I, name, where) < 0) return NULL;
   SrVal *x = arr(I, p[0]);
   if (!x) return NULL;
   SrVal *sv[3] = {axis, keep, dtype};
@@ -422,8 +401,8 @@ static SrVal *nanmean_body(SrInterp *I, SrArgs *a) {
   SrVal *x = a->v[0], *where = s->flags & 1 ? a->v[1] : NULL;
   const SrType *t = vtype(I, x);
   if (!sr_dtype_is_inexact(t->dtype)) {
-    if (where) return sr_raise(I, "NotImplementedError", "jnp.nanmean of integers with where= is not supported");
-    return np_call(I, "mean", 1, &x, "axis", s->v[NS_AXIS], "dtype", s->v[NS_DTYPE], "keepdims", s->v[NS_KEEP], NULL);
+    return np_call(I, "mean", 1, &x, "axis", s->v[NS_AXIS], "dtype", s->v[NS_DTYPE], "keepdims", s->v[NS_KEEP], "where",
+                   where, NULL);
   }
   int dt = -1;
   if (given(s->v[NS_DTYPE]) && sr_dtype_arg(I, s->v[NS_DTYPE], &dt, "mean") < 0) return NULL;
@@ -447,6 +426,7 @@ static SrVal *jnp_nanmean(SrInterp *I, SrArgs *a) {
   SrVal *p[6];
   if (sr_args_parse(I, a, "nanmean", "a, axis=, dtype=, out=, keepdims=, where=", p) < 0) return NULL;
   if (given(p[3])) return sr_raise(I, "NotImplementedError", "The 'out' argument to jnp.nanmean is not supported.");
+  if (sr_jnp_check_where(I, "nanmean", p[5]) < 0) return NULL;
   SrVal *x = arr(I, p[0]);
   if (!x) return NULL;
   SrVal *sv[3] = {p[1], p[4], p[2]};
@@ -523,7 +503,25 @@ static SrVal *jnp_average(SrInterp *I, SrArgs *a) {
           for (int k = 0; k < nax; k++)
             if (ax[k] == i) shape[i] = at->dims[i].size;
         }
-        wr = sr_lax_reshape(I, ab[1], shape, at->ndim, NULL);
+        /* lax.reshape(weights, new_shape, dimensions=argsort(axis)) */
+        int64_t perm[SR_MAX_RANK];
+        int ident = 1;
+        for (int i = 0; i < nax; i++) {
+          int64_t r = 0;
+          for (int k = 0; k < nax; k++) r += ax[k] < ax[i];
+          perm[r] = i;
+        }
+        for (int i = 0; i < nax; i++) ident &= perm[i] == i;
+        if (ident) {
+          wr = sr_lax_reshape(I, ab[1], shape, at->ndim, NULL);
+        } else {
+          SrVal *rv[3] = {ab[1], sr_int_tuple(shape, at->ndim), sr_int_tuple(perm, nax)};
+          SrVal *fn = sr_lookup_qualname("jax.lax.reshape");
+          SrArgs ra = {3, rv, 0, NULL, NULL, NULL};
+          wr = fn ? sr_call(I, fn, &ra) : sr_raise(I, "NotImplementedError", "jax.lax.reshape is not available");
+          sr_unref(rv[1]);
+          sr_unref(rv[2]);
+        }
       }
     }
     if (wr) {
@@ -687,7 +685,7 @@ static SrVal *jnp_diff(SrInterp *I, SrArgs *a) {
 enum { QS_AXIS, QS_METHOD, QS_KEEP };
 enum { Q_SQUASH = 1 << 4 }; /* Statics.flags: nanquantile's squash_nans */
 
-static const char *const q_methods[] = {"linear", "lower", "higher", "midpoint", "nearest", NULL};
+static const char *const q_methods[] = {"linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf", NULL};
 
 /* The end of _quantile: the method's value of the low and high values
    vals with their weights lw and hw (q's dtype qd), reshaped to keepdim
@@ -815,15 +813,212 @@ out:
   return r;
 }
 
+/* _quantile's method='inverted_cdf' (with or without weights) on a
+   (inexact, real, the reduction along axis after _quantile's axis
+   handling) and w (a's shape, or NULL): the first index whose cumulative
+   weight reaches q * total, NaN where a weight is bad or (nanquantile:
+   all, quantile: any) data is NaN. */
+static SrVal *inverted_cdf(SrInterp *I, SrVal *a, SrVal *q, SrVal *w, int64_t axis, int keepdims, int squash,
+                           const int64_t *keepdim, int nkeep) {
+  SrNnScope s_ = {I, {0}, 0}, *s = &s_;
+#define K(v) sr_nn_keep(s, v)
+  const SrType *at = vtype(I, a), *qt = vtype(I, q);
+  int qnd = qt->ndim, nd = at->ndim;
+  int64_t asize = at->dims[axis].size;
+  SrDtype qd = qt->dtype, adt = at->dtype;
+  SrVal *axv = sr_nn_int(s, axis), *tru = K(sr_bool(1)), *kd = K(sr_bool(keepdims));
+  SrVal *nan = sr_nn_float(s, NAN);
+  /* NaNs positive so they sort last (squash), or a slice with any NaN all NaN */
+  SrVal *isn = K(sr_lax_binary(I, SR_P_ne, a, a));
+  if (!isn) return sr_nn_done(s, NULL);
+  if (squash) {
+    a = sr_nn_call3(s, "jax.numpy.where", isn, nan, a);
+  } else {
+    const char *kw[2] = {"axis", "keepdims"};
+    SrVal *kv[2] = {axv, tru};
+    SrVal *anyn = sr_nn_call(s, "jax.numpy.any", 1, &isn, 2, kw, kv);
+    a = anyn ? sr_nn_call3(s, "jax.numpy.where", anyn, nan, a) : NULL;
+  }
+  if (!a) return sr_nn_done(s, NULL);
+  if (!w) {
+    /* weights = lax.full_like(a, 1.0) */
+    const char *kw[1] = {"dtype"};
+    SrVal *kv[1] = {K(sr_dtype_val(NULL, adt))};
+    SrVal *one = sr_nn_float(s, 1.0);
+    SrVal *v[2] = {a, one};
+    w = sr_nn_call(s, "jax.numpy.full_like", 2, v, 1, kw, kv);
+    SrVal *st = w ? K(sr_bindv(I, SR_P_sort, 1, &a, "dimension", sr_int(NULL, axis), "is_stable", sr_bool(1),
+                                "num_keys", sr_int(NULL, 1), NULL)) : NULL;
+    a = st ? K(sr_ref(st->seq.items[0])) : NULL;
+  } else {
+    SrVal *in[2] = {a, w};
+    SrVal *st = K(sr_bindv(I, SR_P_sort, 2, in, "dimension", sr_int(NULL, axis), "is_stable", sr_bool(1), "num_keys",
+                           sr_int(NULL, 1), NULL));
+    a = st ? K(sr_ref(st->seq.items[0])) : NULL;
+    w = st ? K(sr_ref(st->seq.items[1])) : NULL;
+  }
+  if (!a || !w) return sr_nn_done(s, NULL);
+  SrVal *zeros = sr_nn_call1(s, "jax.numpy.zeros_like", w);
+  SrVal *bad = zeros ? sr_nn_op(s, SR_OP_BITOR, sr_nn_op(s, SR_OP_LT, w, zeros), K(sr_lax_binary(I, SR_P_ne, w, w))) : NULL;
+  SrVal *nan_data = bad ? K(sr_lax_binary(I, SR_P_ne, a, a)) : NULL;
+  SrVal *clean = nan_data ? sr_nn_call3(s, "jax.numpy.where", sr_nn_op(s, SR_OP_BITOR, bad, nan_data), zeros, w) : NULL;
+  const char *kax[1] = {"axis"};
+  SrVal *cum = clean ? sr_nn_call(s, "jax.numpy.cumsum", 1, &clean, 1, kax, &axv) : NULL;
+  if (!cum) return sr_nn_done(s, NULL);
+  /* total_weight = index_in_dim(cum, -1, axis, keepdims) */
+  SrVal *lastv = sr_nn_int(s, asize - 1);
+  const char *ktk[2] = {"axis", "keepdims"};
+  SrVal *tv[2] = {cum, lastv};
+  SrVal *tkv[2] = {axv, kd};
+  SrVal *total = NULL;
+  {
+    SrVal *idx1 = K(sr_int_tuple((int64_t[]){asize - 1}, 1));
+    SrVal *tk[2] = {cum, idx1};
+    SrVal *t = sr_nn_call(s, "jax.numpy.take", 2, tk, 1, kax, &axv);
+    total = t && !keepdims ? sr_nn_call2(s, "jax.numpy.squeeze", t, axv) : t;
+  }
+  (void)tv;
+  (void)tkv;
+  (void)ktk;
+  if (!total) return sr_nn_done(s, NULL);
+  const SrType *tt = vtype(I, total);
+  int tnd = tt->ndim;
+  /* tw_f = expand_dims(total, range(q_ndim)); q_f = q reshaped to q.shape + (1,) * total.ndim */
+  int64_t lead[SR_MAX_RANK], qshape[SR_MAX_RANK + 1];
+  for (int i = 0; i < qnd; i++) lead[i] = i;
+  SrVal *twf = qnd ? K(sr_lax_expand_dims(I, total, lead, qnd)) : total;
+  for (int i = 0; i < qnd; i++) qshape[i] = qt->dims[i].size;
+  for (int i = 0; i < tnd; i++) qshape[qnd + i] = 1;
+  SrVal *qc = K(sr_lax_convert(I, q, adt, 0, NULL));
+  SrVal *qf = qc ? K(sr_lax_reshape(I, qc, qshape, qnd + tnd, NULL)) : NULL;
+  SrVal *target = qf && twf ? sr_nn_op(s, SR_OP_MUL, qf, twf) : NULL;
+  int64_t ax2 = axis + qnd;
+  SrVal *taln = target && !keepdims ? K(sr_lax_expand_dims(I, target, &ax2, 1)) : target;
+  SrVal *cwf = qnd ? K(sr_lax_expand_dims(I, cum, lead, qnd)) : cum;
+  SrVal *isless = taln && cwf ? sr_nn_op(s, SR_OP_LT, cwf, taln) : NULL;
+  SrDtype it = I->jax->enable_x64 ? SR_I64 : SR_I32;
+  SrVal *il = isless ? K(sr_lax_convert(I, isless, it, 0, NULL)) : NULL;
+  SrVal *ax2v = sr_nn_int(s, ax2);
+  SrVal *skv[2] = {ax2v, kd};
+  SrVal *idx = il ? sr_nn_call(s, "jax.numpy.sum", 1, &il, 2, ktk, skv) : NULL;
+  if (!idx) return sr_nn_done(s, NULL);
+  /* valid_counts, clipped indices */
+  SrVal *valid;
+  if (squash) {
+    SrVal *nn = K(sr_lax_unary(I, SR_P_not, nan_data));
+    const char *k3[3] = {"axis", "dtype", "keepdims"};
+    SrVal *v3[3] = {axv, K(sr_dtype_val(NULL, qd)), kd};
+    valid = nn ? sr_nn_call(s, "jax.numpy.sum", 1, &nn, 3, k3, v3) : NULL;
+  } else {
+    const char *k1[1] = {"dtype"};
+    SrVal *v1[1] = {K(sr_dtype_val(NULL, qd))};
+    SrVal *fv[2] = {total, sr_nn_int(s, asize)};
+    valid = sr_nn_call(s, "jax.numpy.full_like", 2, fv, 1, k1, v1);
+  }
+  if (!valid) return sr_nn_done(s, NULL);
+  SrVal *limit = sr_nn_op(s, SR_OP_SUB, valid, sr_nn_int(s, 1));
+  SrVal *maxi = limit ? K(sr_lax_convert(I, limit, it, 0, NULL)) : NULL;
+  SrVal *maxf = maxi && qnd ? K(sr_lax_expand_dims(I, maxi, lead, qnd)) : maxi;
+  SrVal *mn = maxf ? sr_nn_call2(s, "jax.numpy.minimum", idx, maxf) : NULL;
+  idx = mn ? sr_nn_call2(s, "jax.numpy.maximum", mn, sr_nn_int(s, 0)) : NULL;
+  SrVal *take = idx && keepdims ? sr_nn_call2(s, "jax.numpy.squeeze", idx, ax2v) : idx;
+  if (!take) return sr_nn_done(s, NULL);
+  SrVal *res;
+  if (qnd == 0) {
+    SrVal *ti = K(sr_lax_expand_dims(I, take, &axis, 1));
+    SrVal *tv2[2] = {a, ti};
+    SrVal *r0 = ti ? sr_nn_call(s, "jax.numpy.take_along_axis", 2, tv2, 1, kax, &axv) : NULL;
+    res = r0 ? sr_nn_call2(s, "jax.numpy.squeeze", r0, axv) : NULL;
+  } else {
+    int tn = vtype(I, take)->ndim, np_ = 0;
+    int64_t perm[SR_MAX_RANK], inv[SR_MAX_RANK];
+    for (int i = qnd; i < qnd + axis; i++) perm[np_++] = i;
+    for (int i = 0; i < qnd; i++) perm[np_++] = i;
+    for (int i = qnd + (int)axis; i < tn; i++) perm[np_++] = i;
+    for (int i = 0; i < tn; i++) inv[perm[i]] = i;
+    SrVal *ti = K(sr_lax_transpose(I, take, perm, tn));
+    SrVal *tv2[2] = {a, ti};
+    SrVal *r0 = ti ? sr_nn_call(s, "jax.numpy.take_along_axis", 2, tv2, 1, kax, &axv) : NULL;
+    res = r0 ? K(sr_lax_transpose(I, r0, inv, tn)) : NULL;
+  }
+  if (res && keepdims) res = K(sr_lax_expand_dims(I, res, &ax2, 1));
+  /* force NaN */
+  SrVal *kv2[2] = {axv, kd};
+  SrVal *anyb = res ? sr_nn_call(s, "jax.numpy.any", 1, &bad, 2, ktk, kv2) : NULL;
+  SrVal *force;
+  if (squash) {
+    SrVal *z = anyb ? sr_nn_call1(s, "jax.numpy.zeros_like", valid) : NULL;
+    force = z ? sr_nn_op(s, SR_OP_BITOR, anyb, sr_nn_op(s, SR_OP_EQ, valid, z)) : NULL;
+  } else {
+    SrVal *anyn2 = anyb ? sr_nn_call(s, "jax.numpy.any", 1, &nan_data, 2, ktk, kv2) : NULL;
+    force = anyn2 ? sr_nn_op(s, SR_OP_BITOR, anyb, anyn2) : NULL;
+  }
+  SrVal *ff = force && qnd ? K(sr_lax_expand_dims(I, force, lead, qnd)) : force;
+  res = ff ? sr_nn_call3(s, "jax.numpy.where", ff, nan, res) : NULL;
+  if (res && keepdims && nkeep) {
+    int64_t shape[SR_MAX_RANK + 1];
+    int n = 0;
+    if (qnd) shape[n++] = qt->dims[0].size;
+    for (int i = 0; i < nkeep; i++) shape[n++] = keepdim[i];
+    res = K(sr_lax_reshape(I, res, shape, n, NULL));
+  }
+  res = res ? K(sr_lax_convert(I, res, adt, 0, NULL)) : NULL;
+  (void)nd;
+#undef K
+  return sr_nn_done(s, res);
+}
+
 /* the body of jit quantile: (a, q) */
 static SrVal *quantile_body(SrInterp *I, SrArgs *a) {
   Statics *s = statics_of(I);
   const char *method = s->v[QS_METHOD] ? s->v[QS_METHOD]->str.s : "linear";
   int keepdims = s->v[QS_KEEP] && sr_val_truthy(s->v[QS_KEEP]);
-  SrVal *x = a->v[0], *q = a->v[1];
+  SrVal *x = a->v[0], *q = a->v[1], *w = NULL;
   const SrType *t = vtype(I, x);
   SrVal *ax = NULL;
-  if (!sr_dtype_is_inexact(t->dtype)) {
+  if (a->n > 2) {
+    /* weights: real, method='inverted_cdf' only, promoted with a */
+    const SrType *wt = vtype(I, a->v[2]);
+    if (sr_dtype_kind(wt->dtype) == SR_DK_COMPLEX) return sr_raise(I, "ValueError", "Weights cannot be complex types.");
+    if (strcmp(method, "inverted_cdf") != 0)
+      return sr_raise(I, "NotImplementedError", "%s doesn't support weights. Only method 'inverted_cdf' supports weights.",
+                      method);
+    SrVal *pa[2] = {x, a->v[2]};
+    int weak;
+    SrDtype d = sr_jnp_result_dtype(I, 2, pa, &weak);
+    if (!sr_dtype_is_inexact(d)) d = default_float(I);
+    if (!(ax = sr_lax_convert(I, x, d, 0, NULL))) return NULL;
+    if (!(w = sr_lax_convert(I, a->v[2], d, 0, NULL))) {
+      sr_unref(ax);
+      return NULL;
+    }
+    const SrType *at = vtype(I, ax);
+    wt = vtype(I, w);
+    int same = at->ndim == wt->ndim;
+    for (int i = 0; same && i < at->ndim; i++) same = at->dims[i].size == wt->dims[i].size;
+    if (!same) {
+      int64_t ax1;
+      if (!given(s->v[QS_AXIS])) {
+        sr_unref(ax);
+        sr_unref(w);
+        return sr_raise(I, "ValueError", "Weights shape must match 'a' shape when axis is None.");
+      }
+      if (s->v[QS_AXIS]->kind != SR_V_INT || sr_api_axis(I, s->v[QS_AXIS]->i, at->ndim, &ax1) < 0 || wt->ndim != 1 ||
+          wt->dims[0].size != at->dims[ax1].size) {
+        sr_unref(ax);
+        sr_unref(w);
+        return I->exc ? NULL : sr_raise(I, "NotImplementedError", "weights of another shape than a's or its axis'");
+      }
+      int64_t shape[SR_MAX_RANK];
+      for (int i = 0; i < at->ndim; i++) shape[i] = at->dims[i].size;
+      SrVal *b = sr_lax_broadcast_in_dim(I, w, shape, at->ndim, &ax1, 1, NULL);
+      sr_unref(w);
+      if (!(w = b)) {
+        sr_unref(ax);
+        return NULL;
+      }
+    }
+  } else if (!sr_dtype_is_inexact(t->dtype)) {
     if (!(ax = sr_lax_convert(I, x, default_float(I), t->weak, NULL))) return NULL;
   } else {
     ax = sr_ref(x);
@@ -831,6 +1026,7 @@ static SrVal *quantile_body(SrInterp *I, SrArgs *a) {
   t = vtype(I, ax);
   if (sr_dtype_kind(t->dtype) == SR_DK_COMPLEX) {
     sr_unref(ax);
+    sr_unref(w);
     return sr_raise(I, "ValueError", "quantile does not support complex input, as the operation is poorly defined.");
   }
   int64_t keepdim[SR_MAX_RANK + 1];
@@ -842,8 +1038,77 @@ static SrVal *quantile_body(SrInterp *I, SrArgs *a) {
     int64_t n = sr_type_numel(t);
     SrVal *r = sr_lax_reshape(I, ax, &n, 1, NULL);
     sr_unref(ax);
+    if (!(ax = r)) {
+      sr_unref(w);
+      return NULL;
+    }
+    if (w) {
+      SrVal *rw = sr_lax_reshape(I, w, &n, 1, NULL);
+      sr_unref(w);
+      if (!(w = rw)) {
+        sr_unref(ax);
+        return NULL;
+      }
+    }
+    t = vtype(I, ax);
+  } else if (s->v[QS_AXIS]->kind == SR_V_TUPLE) {
+    /* the axes moved last and flattened into one (lax.reshape with
+       dimensions); keepdims reshapes to a's shape with them 1 */
+    int nd = t->ndim, nax = (int)s->v[QS_AXIS]->seq.n, isax[SR_MAX_RANK] = {0};
+    int64_t dims[SR_MAX_RANK], shape[SR_MAX_RANK + 1], touch = 1;
+    int ns = 0;
+    for (int i = 0; i < nax; i++) {
+      int64_t v;
+      if (sr_as_int(I, s->v[QS_AXIS]->seq.items[i], "axis", &v) < 0 || sr_api_axis(I, v, nd, &v) < 0) {
+        sr_unref(ax);
+        return NULL;
+      }
+      if (isax[v]) {
+        sr_unref(ax);
+        return sr_raise(I, "ValueError", "repeated axis");
+      }
+      isax[v] = 1;
+    }
+    for (int i = 0; i < nd; i++) {
+      dims[i] = i;
+      keepdim[nkeep++] = isax[i] ? 1 : t->dims[i].size;
+    }
+    for (int i = 0, k = 0; i < nd; i++)
+      if (!isax[i]) {
+        int64_t tmp = dims[k];
+        dims[k] = dims[i];
+        dims[i] = tmp;
+        k++;
+      }
+    for (int i = 0; i < nd; i++)
+      if (!isax[i]) shape[ns++] = t->dims[i].size;
+      else touch *= t->dims[i].size;
+    shape[ns++] = touch;
+    SrVal *sh = sr_int_tuple(shape, ns), *dm = sr_int_tuple(dims, nd);
+    SrVal *rv[3] = {ax, sh, dm};
+    SrVal *fn = sr_lookup_qualname("jax.lax.reshape");
+    SrArgs ra = {3, rv, 0, NULL, NULL, NULL};
+    SrVal *r = fn ? sr_call(I, fn, &ra) : sr_raise(I, "NotImplementedError", "jax.lax.reshape is not available");
+    SrVal *rw = NULL;
+    if (r && w) {
+      SrVal *wv[3] = {w, sh, dm};
+      SrArgs wa = {3, wv, 0, NULL, NULL, NULL};
+      rw = sr_call(I, fn, &wa);
+    }
+    sr_unref(sh);
+    sr_unref(dm);
+    sr_unref(ax);
+    if (w) {
+      sr_unref(w);
+      w = rw;
+      if (!w) {
+        sr_unref(r);
+        r = NULL;
+      }
+    }
     if (!(ax = r)) return NULL;
     t = vtype(I, ax);
+    axis = t->ndim - 1;
   } else if (s->v[QS_AXIS]->kind != SR_V_INT) {
     sr_unref(ax);
     return sr_raise(I, "NotImplementedError", "jnp.quantile over a tuple of axes is not supported");
@@ -858,7 +1123,14 @@ static SrVal *quantile_body(SrInterp *I, SrArgs *a) {
     sr_raise(I, "ValueError", "q must be have rank <= 1, got shape %s", sr_buf_str(&b));
     sr_buf_free(&b);
     sr_unref(ax);
+    sr_unref(w);
     return NULL;
+  }
+  if (strcmp(method, "inverted_cdf") == 0) {
+    SrVal *r = inverted_cdf(I, ax, q, w, axis, keepdims, (s->flags & Q_SQUASH) != 0, keepdim, nkeep);
+    sr_unref(ax);
+    sr_unref(w);
+    return r;
   }
   int qnd = qt->ndim, nd = t->ndim;
   SrDtype qd = qt->dtype;
@@ -978,10 +1250,10 @@ static Statics *q_statics(SrInterp *I, const char *name, SrVal *axis, SrVal *met
 
 /* The jit a percentile or median body calls: quantile's, or nanquantile's
    where its own statics squash NaNs. */
-static SrVal *inner_quantile(SrInterp *I, const Statics *s, SrVal **sv, SrVal **dyn) {
+static SrVal *inner_quantile(SrInterp *I, const Statics *s, SrVal **sv, SrVal **dyn, int ndyn) {
   Statics *st = statics_new(3, sv);
   st->flags |= s->flags & Q_SQUASH;
-  return jit_with(I, (s->flags & Q_SQUASH) ? "nanquantile" : "quantile", quantile_body, st, 2, dyn);
+  return jit_with(I, (s->flags & Q_SQUASH) ? "nanquantile" : "quantile", quantile_body, st, ndyn, dyn);
 }
 
 /* percentile's internal_quantile(x, y): the quantile jit on what
@@ -989,7 +1261,7 @@ static SrVal *inner_quantile(SrInterp *I, const Statics *s, SrVal **sv, SrVal **
 static SrVal *internal_quantile(SrInterp *I, SrArgs *a) {
   Statics *s = statics_of(I);
   if (a->n != 2) return sr_raise(I, "TypeError", "internal_quantile() takes 2 positional arguments");
-  return inner_quantile(I, s, s->v, a->v);
+  return inner_quantile(I, s, s->v, a->v, a->n);
 }
 
 /* the body of jit percentile and nanpercentile: (nan)quantile(a, q / 100);
@@ -1001,10 +1273,10 @@ static SrVal *percentile_body(SrInterp *I, SrArgs *a) {
   SrVal *q = np2(I, "true_divide", a->v[1], h);
   sr_unref(h);
   if (!q) return NULL;
-  SrVal *dyn[2] = {a->v[0], q}, *r = NULL;
+  SrVal *dyn[3] = {a->v[0], q, a->n > 2 ? a->v[2] : NULL}, *r = NULL;
   SrVal *sh = s->v[3];
   if (!sh) {
-    r = inner_quantile(I, s, s->v, dyn);
+    r = inner_quantile(I, s, s->v, dyn, a->n > 2 ? 3 : 2);
   } else {
     Statics *is = statics_new(3, s->v);
     is->flags = s->flags;
@@ -1041,7 +1313,7 @@ static SrVal *median_body(SrInterp *I, SrArgs *a) {
   SrVal *h = sr_float(NULL, 0.5);
   SrVal *hq = arr(I, h);
   SrVal *dyn[2] = {a->v[0], hq};
-  SrVal *r = hq ? inner_quantile(I, s, sv, dyn) : NULL;
+  SrVal *r = hq ? inner_quantile(I, s, sv, dyn, 2) : NULL;
   sr_unref(m);
   sr_unref(h);
   sr_unref(hq);
@@ -1059,7 +1331,6 @@ static SrVal *q_front(SrInterp *I, SrArgs *a, const char *name, SrBuiltinFn body
                             : "a, q, axis=, out=, overwrite_input=, method=, keepdims=, *, weights=",
                     p) < 0)
     return NULL;
-  if (given(p[7])) return sr_raise(I, "NotImplementedError", "jnp.%s: weights= is not supported", name);
   SrVal *sh = NULL;
   if (given(p[8]) && sr_api_canon_sharding(I, p[8], "jnp.percentile", &sh) < 0) return NULL;
   Statics *st = q_statics(I, name, p[2], p[5], p[6], p[3], p[4]);
@@ -1069,10 +1340,15 @@ static SrVal *q_front(SrInterp *I, SrArgs *a, const char *name, SrBuiltinFn body
   }
   st->v[3] = sh;
   if (squash) st->flags |= Q_SQUASH;
-  SrVal *dyn[2] = {arr(I, p[0]), NULL};
+  SrVal *dyn[3] = {arr(I, p[0]), NULL, NULL};
+  int nd = given(p[7]) ? 3 : 2;
   if (dyn[0]) dyn[1] = arr(I, p[1]);
-  SrVal *r = dyn[1] ? jit_with(I, name, body, st, 2, dyn) : (statics_free(st), NULL);
-  unref_all(2, dyn);
+  if (dyn[1] && nd == 3 && !(dyn[2] = arr(I, p[7]))) {
+    sr_unref(dyn[1]);
+    dyn[1] = NULL;
+  }
+  SrVal *r = dyn[1] ? jit_with(I, name, body, st, nd, dyn) : (statics_free(st), NULL);
+  unref_all(nd, dyn);
   return r;
 }
 
@@ -1125,7 +1401,8 @@ void sr_jnp_stats_init(void) {
        "nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False): jit[name=nanmedian], a midpoint "
        "nanquantile"},
       {"jax.numpy.quantile", jnp_quantile,
-       "quantile(a, q, axis=None, method='linear', keepdims=False): jit[name=quantile]: sort, then gathers"},
+       "quantile(a, q, axis=None, method='linear', keepdims=False, *, weights=None): jit[name=quantile]: sort, then "
+       "gathers (inverted_cdf: the first index whose cumulative weight reaches q)"},
       {"jax.numpy.percentile", jnp_percentile,
        "percentile(a, q, axis=None, method='linear', keepdims=False, *, out_sharding=None): jit[name=percentile], quantile of q / 100"},
       {"jax.numpy.median", jnp_median, "median(a, axis=None, keepdims=False): jit[name=median], a midpoint quantile"},

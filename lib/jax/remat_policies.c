@@ -228,19 +228,9 @@ static int policy_saveable(SrInterp *I, SrVal *v, const SrEqn *e) {
     av[0] = sr_introspect_eqn_prim(e);
     for (uint32_t i = 0; i < e->nin; i++) av[i + 1] = sr_aval_new(e->in[i]->type);
     SrVal *d = sr_introspect_eqn_params(e);
-    int nkw = d->dict.n;
-    const char **kw = sr_xcalloc((size_t)nkw + 1, sizeof *kw);
-    SrVal **kwv = sr_xcalloc((size_t)nkw + 1, sizeof *kwv);
-    for (int i = 0; i < nkw; i++) {
-      kw[i] = sr_intern(d->dict.keys[i]->str.s, d->dict.keys[i]->str.n);
-      kwv[i] = d->dict.vals[i];
-    }
-    SrArgs ca = {(int)e->nin + 1, av, nkw, kw, kwv, NULL};
-    SrVal *r = sr_call(I, p->p1, &ca);
+    SrVal *r = sr_call_kwdict(I, p->p1, (int)e->nin + 1, av, d);
     for (uint32_t i = 0; i < e->nin + 1; i++) sr_unref(av[i]);
     free(av);
-    free(kw);
-    free(kwv);
     sr_unref(d);
     if (!r) return -1;
     int rc = r->kind == SR_V_BOOL ? (int)r->i : -1;

@@ -362,6 +362,17 @@ static SrVal *jax_allow_f16_reductions(SrInterp *I, SrArgs *a) {
   return sr_obj(&scope_class, s);
 }
 
+/* jax.softmax_custom_jvp(new_val=True): jax_softmax_custom_jvp as a
+   context manager (or decorator) */
+static SrVal *jax_softmax_custom_jvp(SrInterp *I, SrArgs *a) {
+  SrVal *p[1];
+  if (sr_args_parse(I, a, "softmax_custom_jvp", "new_val=", p) < 0) return NULL;
+  Scope *s = sr_xcalloc(1, sizeof *s);
+  s->flag = &I->jax->softmax_custom_jvp;
+  s->disable = !p[0] || sr_val_truthy(p[0]);
+  return sr_obj(&scope_class, s);
+}
+
 /* the value of jax_numpy_rank_promotion: 0 allow, 1 warn, 2 raise;
    -1 with enum_state's ValueError */
 int sr_rank_promotion_value(SrInterp *I, SrVal *v) {
@@ -459,6 +470,9 @@ void sr_scopes_init(void) {
   sr_def("jax.numpy_rank_promotion", jax_numpy_rank_promotion,
          "numpy_rank_promotion(new_val): a context manager (or decorator) in which jax.numpy's implicit rank "
          "promotion is 'allow'ed, 'warn's or 'raise's");
+  sr_def("jax.softmax_custom_jvp", jax_softmax_custom_jvp,
+         "softmax_custom_jvp(new_val=True): a context manager (or decorator) in which jax.nn.softmax is the "
+         "custom_jvp _softmax (jax_softmax_custom_jvp; by default the rule-less one with stop_gradient)");
   sr_def("jax.allow_f16_reductions", jax_allow_f16_reductions,
          "allow_f16_reductions(new_val=True): a context manager (or decorator); with False, reduce_sum of float16 or "
          "bfloat16 over an axis larger than 1 is an error");

@@ -652,10 +652,23 @@ static SrVal *smap_call(SrInterp *I, SrArgs *a) {
     }
     I->jax->check_vma = f->check_vma;
     /* called outside jit: its tracers print each device's block */
-    if (!I->trace && axis_names == (SrAxes)((1ull << am->n) - 1) && mesh_param->kind == SR_V_MESH)
-      sr_tracers_smap_next(I, mesh_param, leaves, specs);
+    if (!I->trace && axis_names == (SrAxes)((1ull << am->n) - 1) && mesh_param->kind == SR_V_MESH) {
+      /* _shard_map_impl: an abstract mesh (the context's) runs on the
+         concrete mesh set_mesh set */
+      const SrMesh *cm = I->jax->mesh;
+      if (mesh_param->mesh->abstract && cm && cm->n && !cm->abstract && sr_mesh_shape(cm) == sr_mesh_shape(am)) {
+        SrVal *cmv = sr_mesh_val(NULL, cm);
+        sr_tracers_smap_next(I, cmv, leaves, specs);
+        sr_unref(cmv);
+      } else
+        sr_tracers_smap_next(I, mesh_param, leaves, specs);
+    }
+    /* api_util.debug_info("shard_map", f, args, {}) */
+    SrArgs da = {a->n, a->v, 0, NULL, NULL, NULL};
+    sr_trace_fn_debug_call(I, "shard_map", f->fn, &da, NULL, 0);
     body = sr_trace_fn(I, wrapper, targs->seq.n, targs->seq.items, 0, NULL, NULL, SR_TRACE_BODY, &out_tree,
                        &captured);
+    sr_trace_fn_debug_clear();
     sr_trace_next_repr(I, NULL, NULL);
     I->jax->check_vma = saved_vma;
     sr_api_pop_mesh(I);
@@ -717,7 +730,8 @@ static SrVal *make_smap_flag(SrVal *fn, SrVal **p, int smap) {
   f->axis_names = p[3] ? sr_ref(p[3]) : NULL;
   f->check_vma = p[4] ? sr_val_truthy(p[4]) : 1;
   const char *nm = sr_builtin_name(fn);
-  return sr_builtin_with(nm ? nm : "<function>", smap_call, f, smap_free);
+  /* util.wraps(f): __wrapped__ */
+  return sr_builtin_set_wrapped(sr_builtin_with(nm ? nm : "<function>", smap_call, f, smap_free), fn);
 }
 
 static SrVal *make_smap(SrVal *fn, SrVal **p) { return make_smap_flag(fn, p, 0); }

@@ -542,10 +542,46 @@ void sr_jit_stage_set_device(SrVal *stage, SrVal *device) {
   s->device = sr_ref(device);
 }
 
+/* The executable's results have its output avals: a result the compiled
+   program types as not weak is not weak, whatever Python scalars it is
+   called with (a ShapeDtypeStruct traced int32, called with 3). */
+static SrVal *compiled_weak_outs(SrInterp *I, Stage *s, SrVal *r) {
+  const SrJaxpr *j = r && s->jaxpr && s->jaxpr->kind == SR_V_JAXPR ? s->jaxpr->jx.jaxpr : NULL;
+  if (!j) return r;
+  SrVal *leaves = sr_pytree_flatten(I, r);
+  if (!leaves) {
+    sr_exc_clear(I);
+    return r;
+  }
+  int change = 0;
+  if ((uint32_t)leaves->seq.n == j->nout)
+    for (int i = 0; i < leaves->seq.n; i++) {
+      const SrType *want = j->outvars[i]->type, *got = sr_value_type(I, leaves->seq.items[i]);
+      if (!want || !got || want->weak || !got->weak || want->dtype != got->dtype) continue;
+      SrVal *c = sr_jnp_convert(I, leaves->seq.items[i], want->dtype, 0);
+      if (!c) {
+        sr_unref(leaves);
+        sr_unref(r);
+        return NULL;
+      }
+      sr_unref(leaves->seq.items[i]);
+      leaves->seq.items[i] = c;
+      change = 1;
+    }
+  if (!change) {
+    sr_unref(leaves);
+    return r;
+  }
+  SrVal *out = sr_pytree_unflatten(r, leaves);
+  sr_unref(leaves);
+  sr_unref(r);
+  return out;
+}
+
 static SrVal *compiled_call1(SrInterp *I, Stage *s, SrArgs *a) {
   if (call_checks(I, s, a) < 0) return NULL;
   /* keyword arguments (no shardings or layouts given: jit's defaults) */
-  if (a->nkw && !s->in_sh && !s->out_sh) return sr_jit_call(I, s->fn, s->name, a);
+  if (a->nkw && !s->in_sh && !s->out_sh) return compiled_weak_outs(I, s, sr_jit_call(I, s->fn, s->name, a));
   if (a->nkw)
     return sr_raise(I, "NotImplementedError", "calling a compiled function with keyword arguments and shardings");
   /* pxla.check_array_xla_sharding_layout_match: each committed argument
@@ -644,7 +680,7 @@ static SrVal *compiled_call1(SrInterp *I, Stage *s, SrArgs *a) {
   }
   sr_buf_free(&lerrs);
   sr_buf_free(&errs);
-  return sr_jit_call_sharded(I, s->fn, s->name, a, s->call_in, s->call_out);
+  return compiled_weak_outs(I, s, sr_jit_call_sharded(I, s->fn, s->name, a, s->call_in, s->call_out));
 }
 
 static SrVal *m_lower(SrInterp *I, SrArgs *a) { return sr_jit_stage_lower(I, a->self); }

@@ -320,7 +320,13 @@ static void set_next(SrInterp *I, SrTracerReprFn fn, int kind, SrVal *leaves, Sr
   sr_seq_push(NULL, d, sr_int(NULL, size));
   sr_seq_push(NULL, d, axis_name ? sr_str(NULL, axis_name, strlen(axis_name)) : sr_none());
   sr_trace_next_repr(I, fn, d);
-  sr_trace_next_class(I, kind == K_GRAD ? "LinearizeTracer" : kind == K_JVP ? "JVPTracer" : "BatchTracer");
+  const char *cls = kind == K_GRAD ? "LinearizeTracer" : kind == K_JVP ? "JVPTracer" : "BatchTracer";
+  if (kind == K_CUSTOM && I->trace && I->trace->origin) {
+    /* the class of the trace the function runs under */
+    const char *o = I->trace->origin, *tab = strchr(o, '\t');
+    cls = tab ? sr_intern(o, (size_t)(tab - o)) : o;
+  }
+  sr_trace_next_class(I, cls);
 }
 
 void sr_tracers_grad_next(SrInterp *I, int nargs, SrVal **args, const uint8_t *arg_diff, int eager) {
@@ -534,6 +540,41 @@ int sr_tracers_is_ad(SrInterp *I, const SrVal *x) {
   /* one that depends on no differentiated input is no tracer in JAX */
   SrJaxpr *j = sr_trace_snapshot(a->trace, a->var);
   return var_depends(a->trace, j, a->var);
+}
+
+/* batching.py: BatchTracer.val, the batch of values an eager vmap's
+   tracer x stands for (its batch axis where the batched rules put it):
+   the body so far, batched, run on the call's values; NULL (no exception)
+   for no such tracer, or inside another trace. */
+SrVal *sr_tracers_vmap_val(SrInterp *I, SrVal *x) {
+  SrArrayObj *a = sr_array_of(x);
+  if (!a || a->kind != SR_AV_TRACER || !a->trace || !a->var || I->exc) return NULL;
+  SrTrace *t = a->trace;
+  if (!sr_trace_is_live(I, t, a->trace_id) || t->repr != vmap_repr || outer(t)) return NULL;
+  SrJaxpr *j = sr_trace_snapshot(t, a->var);
+  if (!var_depends(t, j, a->var)) return NULL;
+  SrVal *info = dget(t, 2);
+  int *in_axes = sr_xcalloc(j->nin + 1, sizeof *in_axes);
+  for (uint32_t i = 0; i < j->nin; i++) {
+    SrVal *y = i < (uint32_t)t->ncaptured ? NULL : info->seq.items[i - (uint32_t)t->ncaptured];
+    in_axes[i] = !y || y->kind == SR_V_NONE ? SR_NOT_MAPPED : (int)y->i;
+  }
+  SrBatch b;
+  SrVal *name = dget(t, 4);
+  sr_batch_begin(&b, I, dget(t, 3)->i, name->kind == SR_V_STR ? sr_intern(name->str.s, name->str.n) : NULL);
+  int oax = SR_NOT_MAPPED;
+  SrJaxpr *bj = sr_batch_jaxpr_axes(&b, j, in_axes, NULL, &oax);
+  sr_batch_end(&b);
+  free(in_axes);
+  if (!bj) {
+    sr_exc_clear(I);
+    return NULL;
+  }
+  SrVal **in = snapshot_inputs(t, bj, dget(t, 1), 0);
+  SrVal *val = run_eager(I, bj, in);
+  free_inputs(in, bj->nin);
+  sr_program_unref(bj->prog);
+  return val;
 }
 
 int sr_tracers_is_concrete(const SrVal *x) {

@@ -40,6 +40,9 @@ void sr_tracers_smap_next(SrInterp *I, SrVal *mesh, SrVal *leaves, SrVal *specs)
      grad as in JAX (the trace then holds the branch taken, and the eager
      call evaluates it on those same values). */
 SrVal *sr_tracers_value(SrInterp *I, SrVal *x);
+/* batching.py's BatchTracer.val: the batch of values the tracer x of an
+   eager vmap stands for; NULL (nothing raised) for any other value. */
+SrVal *sr_tracers_vmap_val(SrInterp *I, SrVal *x);
 /* Whether x is a tracer of a jax.grad's or jax.jvp's function (a JVP or
    Linearize tracer, whose trace is the one differentiating). */
 int sr_tracers_is_ad(SrInterp *I, const SrVal *x);

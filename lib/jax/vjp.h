@@ -97,6 +97,8 @@ SrVal *sr_vjp_new(SrInterp *I, SrLinear *lin, int ncaptured, SrVal **leaves, SrV
    _vjp3_callable and _vjp3_bwd, then the backward pass, bound into the
    current trace or run.  Returns the tuple of argument cotangents. */
 SrVal *sr_vjp_apply(SrInterp *I, SrVal *self, SrVal *ct);
+/* jax.ad.GradValue and jax.ad.DontWant, VJP.with_refs' markers (vjp_api.c). */
+void sr_vjp_refs_init(void);
 
 /* A VJP object from its parts (a copy, or one read back from a file);
    steals the references to the three lists and one to aux. */
@@ -115,6 +117,19 @@ void sr_vjp_treedef_str(SrBuf *b, const SrVal *tree);
    at their positions; else leading, as the rules take them). */
 SrVal *sr_custom_resolve_kwargs(SrInterp *I, SrVal *fun, const char *kind, const char *name, SrArgs *a);
 int sr_custom_nondiff_parse(SrInterp *I, SrVal *fun, SrVal *nums, SrVal *names, int **out, int *n);
+/* What a custom_jvp and a custom_vjp function hold alike: made from
+   kind(fun, nondiff_argnums=, nondiff_argnames=) (0, or -1 with JAX's
+   TypeError), their shared attributes (__name__, fun, __wrapped__, then
+   custom_api_util.forward_attr's: NULL for none), freed. */
+typedef struct SrCustomFn {
+  SrVal *fun;
+  const char *name;
+  int *nondiff, nnondiff; /* nondiff_argnums, sorted */
+  int symbolic_zeros;
+} SrCustomFn;
+int sr_custom_fn_init(SrInterp *I, SrArgs *a, const char *kind, SrCustomFn *f);
+SrVal *sr_custom_fn_getattr(SrInterp *I, const SrCustomFn *f, const char *name);
+void sr_custom_fn_free(SrCustomFn *f);
 /* custom_jvp's and custom_vjp's messages: the PyTreeDef(...) of v, and
    the structure `tree` (numbered leaves) with its n leaves replaced by
    their types (float32[3]) as JAX's messages show them. */

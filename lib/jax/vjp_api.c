@@ -20,6 +20,7 @@
 #include "core/trace.h"
 #include "jax/tree_util.h"
 #include "jax/vjp.h"
+#include "jax/ref.h"
 #include "text/print_val.h"
 #include "util/intern.h"
 
@@ -559,9 +560,98 @@ static SrVal *vjp_replace(SrInterp *I, SrArgs *a) {
   return r;
 }
 
+/* f_vjp.with_refs(*accums): a VJP whose cotangent of each primal
+   argument goes where its accumulator says: added into the Refs of a Ref
+   (or a pytree of Refs like the argument), returned for
+   jax.ad.GradValue(), dropped for jax.ad.DontWant() or anything else.
+   (JAX accumulates into the Refs inside the backward pass; here the
+   cotangents are computed, then added.) */
+typedef struct WithRefs {
+  SrVal *vjp, *accums;
+} WithRefs;
+
+static void wr_free(void *d) {
+  WithRefs *w = d;
+  sr_unref(w->vjp);
+  sr_unref(w->accums);
+  free(w);
+}
+
+static void wr_repr(SrBuf *out, const SrVal *v) {
+  (void)v;
+  sr_buf_puts(out, "<VJP with refs>");
+}
+
+static int is_marker(const SrVal *v, const char *w) {
+  return v->kind == SR_V_WORD && v->str.n == strlen(w) && memcmp(v->str.s, w, v->str.n) == 0;
+}
+
+static SrVal *wr_call(SrInterp *I, SrVal *self, SrArgs *a) {
+  WithRefs *w = self->obj.data;
+  if (a->n != 1 || a->nkw) return sr_raise(I, "TypeError", "a VJP with refs takes the output cotangent");
+  SrVal *cts = sr_vjp_apply(I, w->vjp, a->v[0]);
+  if (!cts) return NULL;
+  int n = sr_is_seq(cts) ? cts->seq.n : 0;
+  SrVal *out = sr_seq(NULL, SR_V_TUPLE, n);
+  int ok = 1;
+  for (int i = 0; i < n && ok; i++) {
+    SrVal *acc = i < w->accums->seq.n ? w->accums->seq.items[i] : NULL, *ct = cts->seq.items[i];
+    if (acc && is_marker(acc, "GradValue()")) {
+      sr_seq_push(NULL, out, sr_ref(ct));
+      continue;
+    }
+    SrVal *al = acc && !is_marker(acc, "DontWant()") ? sr_pytree_flatten(I, acc) : NULL;
+    if (acc && !al) sr_exc_clear(I);
+    SrVal *cl = al ? sr_pytree_flatten(I, ct) : NULL;
+    if (al && !cl) sr_exc_clear(I);
+    for (int k = 0; al && cl && k < al->seq.n && k < cl->seq.n && ok; k++) {
+      SrVal *r = al->seq.items[k], *c = cl->seq.items[k];
+      const SrType *ct_t = sr_value_type(I, c);
+      if (!sr_jax_is_ref(r) || !ct_t || ct_t->dtype == SR_FLOAT0) continue;
+      /* ref[...] += ct, an addupdate (RefAccum.accum); the cotangent of
+         a Ref primal is a Ref, read */
+      SrVal *cv = ct_t->ref ? sr_jax_ref_get(I, c, NULL) : sr_ref(c);
+      ok = cv && sr_jax_ref_addupdate(I, r, NULL, cv) == 0;
+      sr_unref(cv);
+    }
+    sr_unref(al);
+    sr_unref(cl);
+    sr_seq_push(NULL, out, sr_none());
+  }
+  sr_unref(cts);
+  if (!ok) {
+    sr_unref(out);
+    return NULL;
+  }
+  return out;
+}
+
+static const SrLangOps wr_ops = {.call = wr_call};
+static const SrClass wr_class = {"VJP", wr_free, wr_repr, NULL, &wr_ops};
+
 static SrVal *vjp_with_refs(SrInterp *I, SrArgs *a) {
-  (void)a;
-  return sr_raise(I, "NotImplementedError", "VJP.with_refs: shardrepl has no mutable array refs");
+  (void)I;
+  WithRefs *w = malloc(sizeof *w);
+  if (!w) abort();
+  w->vjp = sr_ref(a->self);
+  w->accums = sr_tuple(NULL, 0, NULL);
+  for (int i = 0; i < a->n; i++) sr_seq_push(NULL, w->accums, sr_ref(a->v[i]));
+  return sr_obj(&wr_class, w);
+}
+
+static SrVal *bi_grad_value(SrInterp *I, SrArgs *a) {
+  (void)I, (void)a;
+  return sr_word(NULL, "GradValue()", 11);
+}
+
+static SrVal *bi_dont_want(SrInterp *I, SrArgs *a) {
+  (void)I, (void)a;
+  return sr_word(NULL, "DontWant()", 10);
+}
+
+void sr_vjp_refs_init(void) {
+  sr_def("jax.ad.GradValue", bi_grad_value, "GradValue(): VJP.with_refs' accumulator that returns the cotangent");
+  sr_def("jax.ad.DontWant", bi_dont_want, "DontWant(): VJP.with_refs' accumulator that drops the cotangent");
 }
 
 static SrVal *vjp_getattr(SrInterp *I, SrVal *self, const char *name) {

@@ -17,6 +17,8 @@
 #include "jax/api.h"
 #include "jax/jax.h"
 #include "jax/numpy.h"
+#include "jax/ref.h"
+#include "jax/vjp.h"
 #include "jax/tree_util.h"
 #include "lax/lax.h"
 #include "py/objects.h"
@@ -643,6 +645,23 @@ static SrVal *vmap_call(SrInterp *I, SrArgs *a) {
   a_view.v = av;
   leaves = sr_pytree_flatten(I, all);
   if (!leaves) goto done;
+  /* check_no_aliased_ref_args */
+  int aliased = 0;
+  for (int i = 0; i < leaves->seq.n && !aliased; i++)
+    for (int k = 0; k < i && !aliased && sr_jax_is_ref(leaves->seq.items[i]); k++)
+      aliased = leaves->seq.items[k] == leaves->seq.items[i];
+  if (aliased) {
+    int nn = 0;
+    char **nm = sr_debug_arg_names(I, vm->fun, a, NULL, &nn);
+    if (!nm) sr_exc_clear(I);
+    SrBuf dbg = SR_BUF_INIT;
+    sr_buf_printf(&dbg, "%s traced for vmap", sr_vjp_fun_info(vm->fun));
+    int bad = sr_jax_check_ref_args_named(I, (const char *const *)nm, nn, sr_buf_str(&dbg), leaves->seq.items,
+                                          leaves->seq.n) < 0;
+    sr_buf_free(&dbg);
+    if (nm) sr_debug_arg_names_free(nm, nn);
+    if (bad) goto done;
+  }
   int nl = leaves->seq.n;
   ax = sr_xcalloc((size_t)nl + 1, sizeof *ax);
   for (int i = 0; i < nl; i++) {

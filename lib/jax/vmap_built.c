@@ -314,6 +314,10 @@ typedef struct Pmap {
   SrVal *fun, *in_axes, *out_axes, *devices;
   SrVal *axis_name; /* a str */
   int64_t axis_size; /* -1: from the arguments */
+  int *statics;      /* static_broadcasted_argnums */
+  int nstatic;
+  uint8_t *donate;   /* donate_argnums: per position below ndonate */
+  int ndonate;
 } Pmap;
 
 static void pmap_free(void *d) {
@@ -323,6 +327,8 @@ static void pmap_free(void *d) {
   sr_unref(p->out_axes);
   sr_unref(p->devices);
   sr_unref(p->axis_name);
+  free(p->statics);
+  free(p->donate);
   free(p);
 }
 
@@ -354,19 +360,9 @@ static SrVal *pmap_body(SrInterp *I, SrArgs *a) {
     sr_seq_push(NULL, l, x);
   }
   SrVal *args = sr_pytree_unflatten(b->in_tree, l);
-  SrArgs ca = {args->seq.n, args->seq.items, 0, NULL, NULL, NULL};
-  const char **kw = NULL;
-  if (b->kwargs) {
-    /* the keyword arguments, mapped along axis 0 as pmap maps them */
-    SrVal *d = args->seq.items[--ca.n];
-    ca.nkw = d->dict.n;
-    kw = sr_xcalloc((size_t)ca.nkw + 1, sizeof *kw);
-    for (int i = 0; i < ca.nkw; i++) kw[i] = sr_intern(d->dict.keys[i]->str.s, d->dict.keys[i]->str.n);
-    ca.kw = kw;
-    ca.kwv = d->dict.vals;
-  }
-  SrVal *out = sr_call(I, b->fun, &ca);
-  free(kw);
+  /* the keyword arguments, last, mapped along axis 0 as pmap maps them */
+  int npos = args->seq.n - (b->kwargs ? 1 : 0);
+  SrVal *out = sr_call_kwdict(I, b->fun, npos, args->seq.items, b->kwargs ? args->seq.items[npos] : NULL);
   sr_unref(args);
   if (!out) goto done;
   SrVal *ol = sr_pytree_flatten(I, out);
@@ -411,8 +407,14 @@ static SrVal *axes_pspec(SrInterp *I, int64_t ax, SrVal *name) {
   return r;
 }
 
-static SrVal *pmap_call(SrInterp *I, SrArgs *a) {
-  Pmap *p = sr_current_builtin(I)->data;
+static int count_leaves_of(SrInterp *I, SrVal *v) {
+  SrVal *l = sr_pytree_flatten(I, v);
+  int n = l ? l->seq.n : 0;
+  sr_unref(l);
+  return n;
+}
+
+static SrVal *pmap_call_with(SrInterp *I, const Pmap *p, SrArgs *a) {
   SrVal *args = sr_tuple(NULL, 0, NULL);
   for (int i = 0; i < a->n; i++) sr_seq_push(NULL, args, sr_ref(a->v[i]));
   /* keyword arguments: one more argument, a dict mapped along axis 0 */
@@ -524,7 +526,18 @@ static SrVal *pmap_call(SrInterp *I, SrArgs *a) {
   SrVal *kwv[4] = {mesh, specs, ospec, sr_bool(0)};
   sm = call_builtin(I, "jax.shard_map", 1, &body, 4, kw, kwv);
   if (!sm) goto done;
-  jf = call_builtin(I, "jax.jit", 1, &sm, 0, NULL, NULL);
+  {
+    /* donate_argnums: the donated arguments' leaves, donated to the jit */
+    SrVal *don = sr_tuple(NULL, 0, NULL);
+    for (int i = 0, k = 0; i < nargs; i++) {
+      int nleaf = count_leaves_of(I, args->seq.items[i]);
+      for (int q = 0; q < nleaf; q++, k++)
+        if (i < a->n && i < p->ndonate && p->donate[i]) sr_seq_push(NULL, don, sr_int(NULL, k));
+    }
+    const char *dk = sr_intern_cstr("donate_argnums");
+    jf = call_builtin(I, "jax.jit", 1, &sm, don->seq.n ? 1 : 0, &dk, &don);
+    sr_unref(don);
+  }
   if (!jf) goto done;
   SrArgs ca = {nl, leaves->seq.items, 0, NULL, NULL, NULL};
   result = sr_call(I, jf, &ca);
@@ -540,6 +553,94 @@ done:
   sr_unref(leaves);
   sr_unref(args);
   return result;
+}
+
+/* static_broadcasted_argnums: the function called on the dynamic
+   arguments with the static ones put back in their places (pmap.py's
+   argnums_partial), broadcast to every device as constants */
+typedef struct PStatic {
+  SrVal *fun;
+  int n;       /* the arguments in all */
+  uint8_t *is_static;
+  SrVal **vals; /* per position, the static ones' */
+} PStatic;
+
+static void pstatic_free(void *d) {
+  PStatic *s = d;
+  sr_unref(s->fun);
+  for (int i = 0; i < s->n; i++) sr_unref(s->vals[i]);
+  free(s->vals);
+  free(s->is_static);
+  free(s);
+}
+
+static SrVal *pstatic_call(SrInterp *I, SrArgs *a) {
+  PStatic *s = sr_current_builtin(I)->data;
+  SrVal **v = sr_xcalloc((size_t)s->n + 1, sizeof *v);
+  int k = 0;
+  for (int i = 0; i < s->n; i++) v[i] = s->is_static[i] ? s->vals[i] : k < a->n ? a->v[k++] : NULL;
+  SrVal *r = NULL;
+  if (k == a->n) {
+    SrArgs fa = {s->n, v, a->nkw, a->kw, a->kwv, NULL};
+    r = sr_call(I, s->fun, &fa);
+  } else {
+    sr_raise(I, "TypeError", "pmap: the function got %d dynamic arguments, %d expected", a->n, k);
+  }
+  free(v);
+  return r;
+}
+
+static SrVal *pmap_call(SrInterp *I, SrArgs *a) {
+  Pmap *p = sr_current_builtin(I)->data;
+  if (!p->nstatic) return pmap_call_with(I, p, a);
+  int mx = 0;
+  for (int i = 0; i < p->nstatic; i++) mx = p->statics[i] > mx ? p->statics[i] : mx;
+  if (mx >= a->n) {
+    SrBuf b = SR_BUF_INIT;
+    sr_buf_putc(&b, '(');
+    for (int i = 0; i < p->nstatic; i++) sr_buf_printf(&b, "%s%d", i ? ", " : "", p->statics[i]);
+    sr_buf_puts(&b, p->nstatic == 1 ? ",)" : ")");
+    sr_raise(I, "ValueError",
+             "pmapped function has static_broadcasted_argnums=%s but was called with only %d positional argument%s. "
+             "All static broadcasted arguments must be passed positionally.",
+             sr_buf_str(&b), a->n, a->n > 1 ? "s" : "");
+    sr_buf_free(&b);
+    return NULL;
+  }
+  PStatic *ps = sr_xcalloc(1, sizeof *ps);
+  ps->fun = sr_ref(p->fun);
+  ps->n = a->n;
+  ps->is_static = sr_xcalloc((size_t)a->n + 1, 1);
+  ps->vals = sr_xcalloc((size_t)a->n + 1, sizeof *ps->vals);
+  for (int i = 0; i < p->nstatic; i++) ps->is_static[p->statics[i]] = 1;
+  SrVal **dyn = sr_xcalloc((size_t)a->n + 1, sizeof *dyn);
+  SrVal *ia = p->in_axes->kind == SR_V_TUPLE ? sr_tuple(NULL, 0, NULL) : sr_ref(p->in_axes);
+  int nd = 0;
+  for (int i = 0; i < a->n; i++) {
+    if (ps->is_static[i]) {
+      ps->vals[i] = sr_ref(a->v[i]);
+      continue;
+    }
+    dyn[nd++] = a->v[i];
+    if (p->in_axes->kind == SR_V_TUPLE && i < p->in_axes->seq.n) sr_seq_push(NULL, ia, sr_ref(p->in_axes->seq.items[i]));
+  }
+  Pmap q = *p;
+  /* the donated positions among the dynamic arguments */
+  uint8_t *dn = sr_xcalloc((size_t)a->n + 1, 1);
+  for (int i = 0, k = 0; i < a->n; i++)
+    if (!ps->is_static[i]) dn[k++] = i < p->ndonate && p->donate[i];
+  q.donate = dn;
+  q.ndonate = nd;
+  q.fun = sr_builtin_with(sr_callable_name(p->fun), pstatic_call, ps, pstatic_free);
+  q.in_axes = ia;
+  q.nstatic = 0;
+  SrArgs da = {nd, dyn, a->nkw, a->kw, a->kwv, NULL};
+  SrVal *r = pmap_call_with(I, &q, &da);
+  free(dn);
+  sr_unref(q.fun);
+  sr_unref(ia);
+  free(dyn);
+  return r;
 }
 
 /* jax.pmap(fun, axis_name=None, *, in_axes=0, out_axes=0,
@@ -572,14 +673,57 @@ static SrVal *jax_pmap(SrInterp *I, SrArgs *a) {
       return NULL;
     }
   }
-  if (p[4] && !(sr_is_seq(p[4]) && p[4]->seq.n == 0))
-    return sr_raise(I, "NotImplementedError", "pmap's static_broadcasted_argnums");
+  /* static_broadcasted_argnums: an int or a sequence of them
+     (_ensure_index_tuple) */
+  int nstatic = 0, *statics = NULL;
+  if (p[4] && p[4]->kind != SR_V_NONE) {
+    int one = p[4]->kind == SR_V_INT;
+    if (!one && !sr_is_seq(p[4]))
+      return sr_raise(I, "TypeError", "static_broadcasted_argnums must be an int or a tuple of ints");
+    int n = one ? 1 : p[4]->seq.n;
+    statics = sr_xcalloc((size_t)n + 1, sizeof *statics);
+    for (int i = 0; i < n; i++) {
+      SrVal *x = one ? p[4] : p[4]->seq.items[i];
+      if (x->kind != SR_V_INT || x->i < 0) {
+        free(statics);
+        return sr_raise(I, x->kind == SR_V_INT ? "NotImplementedError" : "TypeError",
+                        x->kind == SR_V_INT ? "pmap's negative static_broadcasted_argnums"
+                                            : "static_broadcasted_argnums must be an int or a tuple of ints");
+      }
+      statics[nstatic++] = (int)x->i;
+    }
+  }
   SrVal *oa = p[3] ? p[3] : NULL;
-  if (oa && !(oa->kind == SR_V_NONE || oa->kind == SR_V_INT))
+  if (oa && !(oa->kind == SR_V_NONE || oa->kind == SR_V_INT)) {
+    free(statics);
     return sr_raise(I, "NotImplementedError", "pmap out_axes other than an int or None");
+  }
   SrVal *ia = p[2] ? p[2] : NULL;
   Pmap *pm = sr_xcalloc(1, sizeof *pm);
   pm->fun = sr_ref(p[0]);
+  pm->statics = statics;
+  pm->nstatic = nstatic;
+  /* donate_argnums: an int or a sequence of them */
+  if (p[8] && p[8]->kind != SR_V_NONE) {
+    int one = p[8]->kind == SR_V_INT, n = one ? 1 : sr_is_seq(p[8]) ? p[8]->seq.n : -1;
+    for (int i = 0; i < n; i++) {
+      SrVal *x = one ? p[8] : p[8]->seq.items[i];
+      if (x->kind != SR_V_INT || x->i < 0 || x->i > 1 << 20) {
+        n = -1;
+        break;
+      }
+      if (x->i >= pm->ndonate) {
+        pm->donate = sr_xrealloc(pm->donate, (size_t)x->i + 2);
+        memset(pm->donate + pm->ndonate, 0, (size_t)(x->i + 2 - pm->ndonate));
+        pm->ndonate = (int)x->i + 1;
+      }
+      pm->donate[x->i] = 1;
+    }
+    if (n < 0) {
+      pmap_free(pm);
+      return sr_raise(I, "TypeError", "donate_argnums must be an int or a tuple of non-negative ints");
+    }
+  }
   if (ia && ia->kind == SR_V_LIST) {
     pm->in_axes = sr_tuple(NULL, 0, NULL);
     for (int i = 0; i < ia->seq.n; i++) sr_seq_push(NULL, pm->in_axes, sr_ref(ia->seq.items[i]));
@@ -604,7 +748,8 @@ static SrVal *jax_pmap(SrInterp *I, SrArgs *a) {
 
 void sr_vmap_built_init(void) {
   sr_def("jax.pmap", jax_pmap,
-         "pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, devices=None, axis_size=None): fun over the devices, "
+         "pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnums=(), devices=None, "
+         "axis_size=None, donate_argnums=()): fun over the devices, "
          "one slice each (a jit of a shard_map over a one-axis mesh)");
   sr_def("jax.eval_shape", jax_eval_shape,
          "eval_shape(fun, *args, **kwargs): fun's outputs as ShapeDtypeStructs, computing nothing");

@@ -370,6 +370,7 @@ static SrJaxpr *prune_outputs(SrJaxpr *j, const uint8_t *keep) {
     if (keep[i]) sr_jb_outvar(&b, j->outvars[i]);
   SrJaxpr *r = sr_jb_finish(&b);
   r->name = j->name;
+  r->dbg = j->dbg && j->dbg->nres < 0 ? j->dbg : NULL; /* unknown names: the same */
   return r;
 }
 
@@ -688,6 +689,10 @@ static int jit_lin(SrAd *ad, const SrEqn *e, SrJaxpr *body, SrVal **x, SrVal **t
     /* the tangent jit: residuals, then the nonzero tangents */
     int anynz = 0;
     for (uint32_t i = 0; i < no; i++) anynz |= lj.out_nz[i];
+    /* a tangent body with effects (writes into a tangent Ref) is bound
+       though none of its results has a tangent */
+    for (uint32_t q = 0; q < lj.lin->neqn && !anynz; q++)
+      anynz = sr_prim_has_effect(lj.lin->eqns[q].prim, lj.lin->eqns[q].params, lj.lin->eqns[q].nparams);
     rc = 0;
     if (anynz) {
       uint32_t nl = sr_nargs(lj.lin);
@@ -1012,6 +1017,8 @@ static SrJaxpr *remat_recompute_body(SrAd *ad, const SrJaxpr *body, const uint8_
   return D;
 }
 
+static int jaxpr_has_io(const SrJaxpr *j, int unordered_only, int depth);
+
 JVP(jvp_remat) {
   SrJaxpr *body = body_of(ad, e, "jaxpr");
   if (!body) return -1;
@@ -1021,6 +1028,15 @@ JVP(jvp_remat) {
   SrJaxpr *J = sr_ad_jvp_jaxpr(ad, body, in_nz, NULL, out_nz);
   int rc = -1;
   if (!J) goto out;
+  if (ad->mode == SR_AD_LIN && jaxpr_has_io(body, 0, 0)) {
+    /* remat_partial_eval (after remat_jvp's jvp of the body):
+       effects.remat_allowed_effects has the debug effects, not
+       callback.py's IO ones */
+    sr_raise(ad->I, "NotImplementedError", "Effects not supported in AD of `checkpoint`/`remat`: [%s]",
+             jaxpr_has_io(body, 1, 0) ? "IO" : "OrderedIO");
+    sr_program_unref(J->prog);
+    goto out;
+  }
   SrVal **in = sr_xcalloc(2 * n + 1, sizeof *in);
   uint32_t k = 0;
   for (uint32_t i = 0; i < n; i++) in[k++] = x[i];
@@ -1039,8 +1055,12 @@ JVP(jvp_remat) {
     free(tpk);
   }
   if (ad->mode == SR_AD_LIN) {
-    /* the primal: the remat as it is (known) */
-    SrVal *r = sr_ad_bind_eqn(ad, e, x);
+    /* the primal: the remat as it is (known), its body the known jaxpr
+       of pe.partial_eval_jaxpr_nounits (with_unknown_names) */
+    SrJaxpr *K = body->dbg ? sr_ad_permute(body, NULL, NULL) : body;
+    K->dbg = sr_debug_info_copy(K->prog->arena, body->dbg, 1);
+    SrVal *dp = param(e, "differentiated");
+    SrVal *r = bind_remat(ad, e, K, (int)n, x, dp && dp->kind == SR_V_BOOL && dp->i);
     /* the tangent: a body that recomputes the residuals of the body's
        linearization from the primal inputs, then applies its linear part
        to the tangents (what nothing_saveable leaves: everything
@@ -1366,6 +1386,60 @@ static int ev_barrier(SrEvalCtx *cx, const SrEvalEqn *e) {
   (void)cx;
   for (uint32_t i = 0; i < e->nout; i++) e->out[i] = sr_array_retype(e->in[i], e->out_type[i], NULL);
   return 0;
+}
+
+/* lax.py's dce_sink_p: no results, the no-DCE effect (the value it sinks
+   stays computed); linear (ad.deflinear: sunk again on the tangent, no
+   cotangent), and batched by sinking the batched value. */
+static int type_dce_sink(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  (void)out;
+  return sr_rule_arity(cx, e, 1, 0);
+}
+
+static int ev_dce_sink(SrEvalCtx *cx, const SrEvalEqn *e) {
+  (void)cx, (void)e;
+  return 0;
+}
+
+JVP(jvp_dce_sink) {
+  (void)y, (void)ty;
+  if (!sr_ad_bind_eqn(ad, e, x)) return -1;
+  if (t[0] && !sr_ad_bind(ad, SR_P_dce_sink, 1, t, (int)e->nparams, e->params)) return -1;
+  return 0;
+}
+
+TR(tr_dce_sink) {
+  (void)ad, (void)e, (void)ct, (void)x;
+  cx[0] = NULL;
+  return 0;
+}
+
+static int batch_dce_sink(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
+  (void)bd, (void)y, (void)ybd;
+  return sr_ad_bind(&b->ad, SR_P_dce_sink, 1, x, (int)e->nparams, e->params) ? 0 : -1;
+}
+
+static uint32_t nout_dce_sink(int nin, const SrParam *ps, int np) {
+  (void)nin, (void)ps, (void)np;
+  return 0;
+}
+
+/* lax.py's composite_jvp and composite_transpose: no rules (a custom_jvp
+   or custom_vjp is the way to differentiate a composite) */
+JVP(jvp_composite) {
+  (void)e, (void)x, (void)t, (void)y, (void)ty;
+  return sr_raise(ad->I, "ValueError",
+                  "JVP rule for composite not implemented. You can use `jax.custom_jvp` to add support. See "
+                  "https://docs.jax.dev/en/latest/_autosummary/jax.custom_jvp.html"),
+         -1;
+}
+
+TR(tr_composite) {
+  (void)e, (void)ct, (void)x, (void)cx;
+  return sr_raise(ad->I, "ValueError",
+                  "Transpose rule for composite not implemented. You can use`jax.custom_jvp` or `jax.custom_vjp` to "
+                  "add support. See https://docs.jax.dev/en/latest/_autosummary/jax.custom_jvp.html"),
+         -1;
 }
 
 JVP(jvp_barrier) {
@@ -2291,6 +2365,9 @@ static int scan_lin(SrAd *ad, const SrEqn *e, const Scan *s, SrVal **x, SrVal **
       for (int i = 0; i < no; i++) y[i] = outs[i];
       int anynz = 0;
       for (int i = 0; i < no; i++) anynz |= lj.out_nz[i];
+      /* as the tangent jit: a tangent body with effects is bound */
+      for (uint32_t q2 = 0; q2 < L->neqn && !anynz; q2++)
+        anynz = sr_prim_has_effect(L->eqns[q2].prim, L->eqns[q2].params, L->eqns[q2].nparams);
       rc = 0;
       if (anynz) {
         /* the tangent scan: consts = const residuals, nz const tangents;
@@ -2394,10 +2471,19 @@ static SrJaxpr *scan_transpose_body(SrAd *ad, const Scan *s, const uint8_t *lin,
   }
   for (int i = 0; i < nk; i++) cts[i] = args[slot[nc + i]];
   for (int i = 0; i < ny; i++) cts[nk + i] = ys_nz[i] ? args[slot[n + i]] : NULL;
+  /* a Ref const or xs is a tangent's cotangent Ref (a slice of it),
+     passed in: the body writes into it (as sr_ad_transpose_jaxpr does) */
+  uint8_t *lin2 = sr_xcalloc((size_t)n + 1, 1);
+  for (int i = 0; i < n; i++) {
+    const SrType *at = sr_args(b)[i]->type;
+    lin2[i] = lin[i] || ((i < nc || i >= nc + nk) && at && at->ref == 1);
+    if (!lin[i] && lin2[i]) cin[i] = sr_ref(vals[i]);
+  }
   SrAd sub;
   sr_ad_begin(&sub, I, SR_AD_BWD);
   I->trace = tr;
-  int rc = sr_ad_backward(&sub, b, lin, vals, cts, cin);
+  int rc = sr_ad_backward(&sub, b, lin2, vals, cts, cin);
+  free(lin2);
   SrJaxpr *r = NULL;
   if (rc == 0) {
     SrVal **outs = sr_xcalloc((size_t)n + 1, sizeof *outs);
@@ -2644,6 +2730,26 @@ static int jaxpr_effects(const SrJaxpr *j, int *ordered, int depth) {
     }
   }
   return any;
+}
+
+/* Does j (or a body in it) call io_callback (callback.py's IO effects;
+   unordered_only: the unordered ones, _IOEffect)? */
+static int jaxpr_has_io(const SrJaxpr *j, int unordered_only, int depth) {
+  for (uint32_t q = 0; q < j->neqn && depth < 64; q++) {
+    const SrEqn *e = &j->eqns[q];
+    if (e->prim->id == SR_P_io_callback) {
+      SrVal *o = sr_eqn_param(e, sr_intern_cstr("ordered"));
+      int ordered = o && (o->kind == SR_V_BOOL || o->kind == SR_V_INT) && o->i;
+      if (!unordered_only || !ordered) return 1;
+    }
+    for (uint32_t i = 0; i < e->nparams; i++) {
+      SrJaxpr *js[16];
+      int nj = sr_param_jaxprs(e->params[i].val, js, 16);
+      for (int k = 0; k < nj && k < 16; k++)
+        if (jaxpr_has_io(js[k], unordered_only, depth + 1)) return 1;
+    }
+  }
+  return 0;
 }
 
 /* A while whose predicate is batched (vmap's): it runs while any entry
@@ -3030,6 +3136,10 @@ BATCH(batch_while) {
   SrJaxpr *t = sr_batch_jaxpr(b, cj, cb, NULL, &pred_b);
   if (!t) goto done;
   sr_program_unref(t->prog);
+  if (pred_b && (jaxpr_has_io(bj, 1, 0) || jaxpr_has_io(cj, 1, 0))) {
+    sr_raise(ad->I, "Exception", "Unordered IO effects not supported in while_loop with batched predicate");
+    goto done;
+  }
   int pred_dest;
   if (pred_b) {
     for (int i = 0; i < nk; i++) kd[i] = 0;
@@ -3580,6 +3690,9 @@ BATCH(batch_cond) {
   if (!bs0) return -1;
   SrJaxpr *bs[64];
   memcpy(bs, bs0, (size_t)nb * sizeof *bs);
+  /* _cond_batching_rule */
+  for (int k = 0; k < nb; k++)
+    if (jaxpr_has_io(bs[k], 0, 0)) return sr_raise(ad->I, "NotImplementedError", "IO effect not supported in vmap-of-cond."), -1;
   uint32_t n = e->nin, nops = n - 1, no = e->nout;
   uint8_t *inb = sr_xcalloc(n + 1, 1), *outb = sr_xcalloc(no + 1, 1), *ob = sr_xcalloc(no + 1, 1);
   SrVal **ops = sr_xcalloc(n + 1, sizeof *ops);
@@ -3652,11 +3765,13 @@ static int type_platform_index(SrTypeCtx *cx, const SrRuleEqn *e, const SrType *
 
 static void type_rules_control(void) {
   sr_set_type_rule(SR_P_custom_lin, type_custom_lin);
-  static const int calls[] = {SR_P_jit, SR_P_pjit, SR_P_closed_call, SR_P_core_call, SR_P_xla_call,
-                              SR_P_remat, SR_P_checkpoint, SR_P_remat2, SR_P_custom_jvp_call,
+  static const int calls[] = {SR_P_jit, SR_P_pjit, SR_P_closed_call, SR_P_core_call, SR_P_eval_jaxpr,
+                              SR_P_xla_call, SR_P_composite, SR_P_remat, SR_P_checkpoint, SR_P_remat2,
+                              SR_P_custom_jvp_call,
                               SR_P_custom_vjp_call, SR_P_custom_vjp_call_jaxpr, SR_P_custom_vmap_call};
   for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) sr_set_type_rule(calls[i], type_call);
   sr_set_type_rule(SR_P_optimization_barrier, type_optimization_barrier);
+  sr_set_type_rule(SR_P_dce_sink, type_dce_sink);
   sr_set_type_rule(SR_P_scan, type_scan);
   sr_set_type_rule(SR_P_while, type_while);
   sr_set_type_rule(SR_P_cond, type_cond);
@@ -3728,11 +3843,13 @@ static void eval_rules_control(void) {
   sr_set_eval_rule(SR_P_platform_index, ev_platform_index);
   sr_set_eval_rule(SR_P_custom_lin, ev_custom_lin);
   static const int calls[] = {
-    SR_P_jit, SR_P_pjit, SR_P_closed_call, SR_P_core_call, SR_P_custom_jvp_call, SR_P_custom_vjp_call,
-    SR_P_custom_vjp_call_jaxpr, SR_P_remat, SR_P_checkpoint, SR_P_remat2, SR_P_custom_vmap_call,
+    SR_P_jit, SR_P_pjit, SR_P_closed_call, SR_P_core_call, SR_P_eval_jaxpr, SR_P_custom_jvp_call,
+    SR_P_custom_vjp_call, SR_P_custom_vjp_call_jaxpr, SR_P_remat, SR_P_checkpoint, SR_P_remat2, SR_P_custom_vmap_call,
+    SR_P_composite,
   };
   for (size_t i = 0; i < sizeof calls / sizeof *calls; i++) sr_set_eval_rule(calls[i], ev_call);
   sr_set_eval_rule(SR_P_optimization_barrier, ev_barrier);
+  sr_set_eval_rule(SR_P_dce_sink, ev_dce_sink);
   sr_set_eval_rule(SR_P_scan, ev_scan);
   sr_set_eval_rule(SR_P_while, ev_while);
   sr_set_eval_rule(SR_P_cond, ev_cond);
@@ -3754,7 +3871,14 @@ static void ad_rules_control(void) {
   sr_ad_set_transpose(SR_P_custom_jvp_call, tr_custom_jvp_call);
   sr_ad_set_jvp(SR_P_custom_vjp_call, jvp_custom_vjp_call);
   sr_ad_set_jvp(SR_P_custom_vjp_call_jaxpr, sr_lax_jvp_custom_call);
+  /* eval_jaxpr: its call_jaxpr differentiated inline (lax/eval_jaxpr.py's
+     _eval_jaxpr_jvp binds it again on the JVP jaxpr; the values are the same) */
+  sr_ad_set_jvp(SR_P_eval_jaxpr, sr_lax_jvp_custom_call);
   sr_ad_set_transpose(SR_P_custom_lin, tr_custom_lin);
+  sr_ad_set_jvp(SR_P_dce_sink, jvp_dce_sink);
+  sr_ad_set_transpose(SR_P_dce_sink, tr_dce_sink);
+  sr_ad_set_jvp(SR_P_composite, jvp_composite);
+  sr_ad_set_transpose(SR_P_composite, tr_composite);
   sr_ad_set_jvp(SR_P_optimization_barrier, jvp_barrier);
   sr_ad_set_transpose(SR_P_optimization_barrier, tr_barrier);
   sr_ad_set_jvp(SR_P_while, jvp_while);
@@ -3766,10 +3890,12 @@ static void batch_rules_control(void) {
   sr_prims[SR_P_pjit].batch = batch_jit;
   sr_prims[SR_P_closed_call].batch = batch_jit;
   sr_prims[SR_P_core_call].batch = batch_jit;
+  sr_prims[SR_P_eval_jaxpr].batch = batch_jit;
   sr_prims[SR_P_remat].batch = batch_remat;
   sr_prims[SR_P_checkpoint].batch = batch_remat;
   sr_prims[SR_P_remat2].batch = batch_remat;
   sr_prims[SR_P_optimization_barrier].batch = batch_barrier;
+  sr_prims[SR_P_dce_sink].batch = batch_dce_sink;
   sr_prims[SR_P_cond].batch = batch_cond;
   sr_prims[SR_P_scan].batch = batch_scan;
   sr_prims[SR_P_while].batch = batch_while;
@@ -3801,6 +3927,7 @@ static void engine_slots_control(void) {
   sr_prims[SR_P_while].nout = nout_while;
   sr_prims[SR_P_cond].nout = nout_cond;
   sr_prims[SR_P_custom_lin].nout = nout_custom_lin;
+  sr_prims[SR_P_dce_sink].nout = nout_dce_sink;
   sr_prims[SR_P_optimization_barrier].hlo = "opt-barrier";
 }
 

@@ -618,8 +618,22 @@ static int batch_conv(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVa
   if (bad) return sr_raise(ad->I, "TypeError", "conv_general_dilated: malformed %s", bad), -1;
   SrVal *osh = sr_lax_get_eqn(e, "out_sharding");
   int has_osh = osh && osh->kind != SR_V_NONE;
-  if (b->size == 0)
-    return sr_raise(ad->I, "NotImplementedError", "vmap of conv_general_dilated over an axis of size 0"), -1;
+  if (b->size == 0) {
+    /* an empty batch: zeros of the example result's shape behind a 0
+       (the rule's lax.full((0,) + shape, 0)) */
+    const SrType *o = e->nout ? e->out[0]->type : NULL;
+    if (!o || o->ndim + 1 > SR_MAX_RANK)
+      return sr_raise(ad->I, "NotImplementedError", "vmap of conv_general_dilated over an axis of size 0"), -1;
+    int64_t shape[SR_MAX_RANK];
+    shape[0] = 0;
+    for (int i = 0; i < o->ndim; i++) shape[i + 1] = o->dims[i].size;
+    SrVal *sh = has_osh ? sr_batch_sharding_for_vmap(osh, 0, NULL, SR_NOT_MAPPED) : NULL;
+    SrVal *zero = sr_ad_scalar(ad, o->dtype, 0, 0);
+    y[0] = zero ? sr_ad_keep(ad, sr_op_full(SR_AD_BINDER(ad), shape, o->ndim + 1, zero, (int)o->dtype, sh)) : NULL;
+    sr_unref(sh);
+    ybd[0] = 0;
+    return y[0] ? 0 : -1;
+  }
   int lb = bd[0], rb = bd[1];
   int64_t n = b->size, fgc = c.fgc, bgc = c.bgc;
   int ls0 = (int)c.ls[0], ls1 = (int)c.ls[1], rs0 = (int)c.rs[0], os0 = (int)c.os[0], os1 = (int)c.os[1];

@@ -473,6 +473,15 @@ static int ew_fn(SrShardIO *io) {
       const double *a = io->in[0]->data, *b = io->in[1]->data, *x = io->in[2]->data;
       double *y = io->out[0]->data;
       for (size_t i = 0; i < n; i++) y[i] = sr_betainc(a[sc[0] ? 0 : i], b[sc[1] ? 0 : i], x[sc[2] ? 0 : i]);
+    } else if (w->dt == SR_F16 || w->dt == SR_BF16) {
+      /* special.py's _up_and_broadcast: computed in float32, rounded back */
+      const uint16_t *a = io->in[0]->data, *b = io->in[1]->data, *x = io->in[2]->data;
+      for (size_t i = 0; i < n; i++) {
+        float v = (float)sr_betainc((float)sr_kern_get_f64(w->dt, a + (sc[0] ? 0 : i)),
+                                    (float)sr_kern_get_f64(w->dt, b + (sc[1] ? 0 : i)),
+                                    (float)sr_kern_get_f64(w->dt, x + (sc[2] ? 0 : i)));
+        sr_kern_set_scalar(w->dt, v, 0, (uint16_t *)io->out[0]->data + i);
+      }
     } else {
       rc = -1;
     }
@@ -508,8 +517,21 @@ static int ew_fn(SrShardIO *io) {
       const void *in[2] = {io->in[0]->data, w->nin > 1 ? io->in[1]->data : NULL};
       size_t es[2] = {w->scalar[0] ? 0 : n ? io->in[0]->nbytes / d : 1,
                       w->nin > 1 && !w->scalar[1] ? (n ? io->in[1]->nbytes / d : 1) : 0};
-      rc = sr_kern_ew_pieces(sr_prims[w->prim].kern, w->dt, n, w->nin, in, es, io->out[0]->data,
-                             io->out[0]->nbytes / d, w->ip);
+      /* int2/int4/uint2/uint4 (a byte each) run as int8/uint8, the results
+         wrapped to their bits */
+      SrDtype kdt = w->dt;
+      int bits = kdt == SR_I2 || kdt == SR_U2 ? 2 : kdt == SR_I4 || kdt == SR_U4 ? 4 : 0;
+      if (bits) kdt = kdt == SR_I2 || kdt == SR_I4 ? SR_I8 : SR_U8;
+      const SrKernEw *k = sr_prims[w->prim].kern;
+      rc = sr_kern_ew_pieces(k, kdt, n, w->nin, in, es, io->out[0]->data, io->out[0]->nbytes / d, w->ip);
+      if (rc == 0 && bits && k && !k->bool_out) {
+        uint8_t *o = io->out[0]->data;
+        unsigned mask = (1u << bits) - 1, sign = 1u << (bits - 1);
+        for (size_t i = 0; i < n; i++) {
+          unsigned v = o[i] & mask;
+          o[i] = (uint8_t)(kdt == SR_I8 && (v & sign) ? v | ~mask : v);
+        }
+      }
     }
   }
   return rc < 0 ? kern_fail(io, w) : 0;
@@ -1848,6 +1870,19 @@ SR_KERN_BIN_SINTS(k_min, q < p ? q : p)
 SR_KERN_BIN_UINTS(k_min, q < p ? q : p)
 BIN_FLOATS(k_atan2, atan2f(p, q), atan2(p, q))
 BIN_FLOATS(k_nextafter, nextafterf(p, q), nextafter(p, q))
+/* on float16 and bfloat16 the next value is one step of the bits (both
+   are sign and magnitude), not float32's */
+static uint16_t nextafter_half(int bf, uint16_t x, uint16_t y) {
+  float fx = bf ? sr_prng_bf16_to_float(x) : sr_prng_f16_to_float(x);
+  float fy = bf ? sr_prng_bf16_to_float(y) : sr_prng_f16_to_float(y);
+  if (fx != fx) return x;
+  if (fy != fy) return y;
+  if (fx == fy) return y;
+  if (fx == 0) return (uint16_t)((y & 0x8000u) | 1u);
+  return (uint16_t)((fx < fy) == (fx > 0) ? x + 1 : x - 1);
+}
+SR_KERN_BIN(k_nextafter_f16, uint16_t, uint16_t, nextafter_half(0, p, q))
+SR_KERN_BIN(k_nextafter_bf16, uint16_t, uint16_t, nextafter_half(1, p, q))
 BIN_FLOATS(k_igamma, (float)sr_igamma(p, q), sr_igamma(p, q))
 BIN_FLOATS(k_igammac, (float)sr_igammac(p, q), sr_igammac(p, q))
 BIN_FLOATS(k_igamma_grad_a, (float)sr_igamma_grad_a(p, q), sr_igamma_grad_a(p, q))
@@ -1920,6 +1955,13 @@ SR_KERN_BIN(k_eq_c64, cf32, uint8_t, p == q)
 SR_KERN_BIN(k_eq_c128, cf64, uint8_t, p == q)
 SR_KERN_BIN(k_ne_c64, cf32, uint8_t, p != q)
 SR_KERN_BIN(k_ne_c128, cf64, uint8_t, p != q)
+/* max and min of complex numbers: lexicographic on (real, imag), as
+   mlir._minmax_hlo lowers them */
+#define C_PICK(p, q, GT)                                                                               \
+  ((creal(p) == creal(q) ? (cimag(p) GT cimag(q)) : (creal(p) GT creal(q))) ? (p) : (q))
+BIN_COMPLEX(k_max, C_PICK(p, q, >))
+BIN_COMPLEX(k_min, C_PICK(p, q, <))
+#undef C_PICK
 SR_KERN_BIN(k_complex_f32, float, cf32, CMPLXF(p, q))
 SR_KERN_BIN(k_complex_f64, double, cf64, CMPLX(p, q))
 #undef BIN_COMPLEX
@@ -1934,10 +1976,11 @@ static const SrKernEw kern_mul = KB(k_mul, [SR_BOOL] = k_and_bool, SR_KERN_COMPL
 static const SrKernEw kern_div = KB(k_div, SR_KERN_COMPLEX(k_div));
 static const SrKernEw kern_rem = KB(k_rem, );
 static const SrKernEw kern_pow = KB(k_pow, SR_KERN_COMPLEX(k_pow));
-static const SrKernEw kern_max = KB(k_max, [SR_BOOL] = k_or_bool);
-static const SrKernEw kern_min = KB(k_min, [SR_BOOL] = k_and_bool);
+static const SrKernEw kern_max = KB(k_max, [SR_BOOL] = k_or_bool, SR_KERN_COMPLEX(k_max));
+static const SrKernEw kern_min = KB(k_min, [SR_BOOL] = k_and_bool, SR_KERN_COMPLEX(k_min));
 static const SrKernEw kern_atan2 = {.bin = {SR_KERN_FLOATS(k_atan2)}};
-static const SrKernEw kern_nextafter = {.bin = {SR_KERN_FLOATS(k_nextafter)}};
+static const SrKernEw kern_nextafter = {
+    .bin = {SR_KERN_FLOATS(k_nextafter), [SR_F16] = k_nextafter_f16, [SR_BF16] = k_nextafter_bf16}};
 static const SrKernEw kern_igamma = {.bin = {SR_KERN_FLOATS(k_igamma)}};
 static const SrKernEw kern_igammac = {.bin = {SR_KERN_FLOATS(k_igammac)}};
 static const SrKernEw kern_igamma_grad_a = {.bin = {SR_KERN_FLOATS(k_igamma_grad_a)}};
@@ -2202,13 +2245,28 @@ TR(tr_sub) {
   return 0;
 }
 
+/* _mul_transpose_left / _right: the cotangent's product has out_dtype
+   None, or (with an out_dtype) the dtype of the operand it is for */
+static SrVal *mul_ct(SrAd *ad, const SrEqn *e, int k, SrVal *a, SrVal *b) {
+  for (uint32_t i = 0; i < e->nparams; i++)
+    if (strcmp(e->params[i].key, "out_dtype") == 0 && e->params[i].val->kind != SR_V_NONE) {
+      SrVal *in[2] = {a, b};
+      if (!a || !b) return NULL;
+      SrParam p = {e->params[i].key, sr_dtype_val(NULL, e->in[k]->type->dtype)};
+      SrVal *r = sr_ad_bind(ad, SR_P_mul, 2, in, 1, &p);
+      sr_unref(p.val);
+      return r;
+    }
+  return mul_like(ad, e, a, b);
+}
+
 TR(tr_mul) {
   if (!x[0] && !x[1]) return sr_raise(ad->I, "ValueError", "mul is bilinear: it transposes in one operand only"), -1;
   if (!x[0]) {
-    cx[0] = sr_ad_unbroadcast(ad, ct_of(e, 0), mul_like(ad, e, ct[0], x[1]));
+    cx[0] = sr_ad_unbroadcast(ad, ct_of(e, 0), mul_ct(ad, e, 0, ct[0], x[1]));
     return cx[0] ? 0 : -1;
   }
-  cx[1] = sr_ad_unbroadcast(ad, ct_of(e, 1), mul_like(ad, e, x[0], ct[0]));
+  cx[1] = sr_ad_unbroadcast(ad, ct_of(e, 1), mul_ct(ad, e, 1, x[0], ct[0]));
   return cx[1] ? 0 : -1;
 }
 

@@ -25,4 +25,5 @@ void sr_lax_init(void) {
   sr_lax_linalg21_init();
   sr_lax_linalg18_init();
   sr_lax_fft_init();
+  sr_lax_state_init();
 }

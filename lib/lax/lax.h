@@ -73,6 +73,7 @@ void sr_lax_random_init(void);
 void sr_lax_sort_init(void); /* sort.c: sort's eval and JVP, top_k */
 void sr_lax_cumred_init(void); /* cumred.c: the JVPs of cumprod, cummax, cummin */
 void sr_lax_conv_init(void); /* conv.c: conv_general_dilated */
+void sr_lax_state_init(void); /* state.c: new_ref, get, swap, addupdate, freeze */
 
 /* The param text ConvDimensionNumbers(lhs_spec=..., rhs_spec=..., out_spec=...)
    of the three specs of nd entries each (conv.c; a new reference). */
@@ -86,6 +87,9 @@ SrVal *sr_lax_conv_dn_val(const int64_t *lhs_spec, const int64_t *rhs_spec, cons
 int sr_lax_reducer_step(struct SrEvalCtx *cx, const struct SrEvalEqn *e, const SrJaxpr *j, const char *name,
                         unsigned char *const *acc, unsigned char *const *elem);
 int sr_lax_host_outputs(struct SrEvalCtx *cx, const struct SrEvalEqn *e, uint32_t n, unsigned char *const *acc);
+/* core.abstract_token as a type: the scalar of the opaque dtype Tok, which
+   prints as Tok (structural.c, create_token's) */
+const SrType *sr_lax_token_type(void);
 int sr_lax_varying_out_sharding(struct SrTypeCtx *cx, const SrType *x, SrTypeBuilder *b, const char *name);
 void sr_lax_windowed_init(void); /* windowed.c: reduce_window_*, select_and_{gather,scatter}_add */
 void sr_lax_linalg_init(void); /* linalg.c: qr, svd (LAPACK) and triangular_solve */

@@ -1209,6 +1209,49 @@ static void ad_rules_random(void) {
   sr_ad_set_jvp(SR_P_bitcast_convert_type, sr_ad_jvp_zero); /* lax.py: ad.defjvp_zero */
 }
 
+/* _rng_bit_generator_batching_rule (control_flow/loops.py): the batch of
+   keys in front, the first key draws bits of shape (batch, *shape), and
+   the new key replaces keys[0]. */
+static int batch_rng_bit_generator(SrBatch *b, const SrEqn *e, SrVal **x, const int *bd, SrVal **y, int *ybd) {
+  if (bd[0] == SR_NOT_MAPPED) {
+    SrVal *r = sr_batch_bind_with(b, e, 1, x, NULL);
+    if (!r) return -1;
+    y[0] = r->seq.items[0];
+    y[1] = r->seq.items[1];
+    ybd[0] = ybd[1] = SR_NOT_MAPPED;
+    return 0;
+  }
+  SrVal *keys = sr_batch_moveaxis(b, x[0], bd[0], 0);
+  const SrType *kt = keys ? sr_ad_type(&b->ad, keys) : NULL;
+  if (!kt) return -1;
+  const SrVal *shv = NULL, *osh = NULL;
+  for (uint32_t i = 0; i < e->nparams; i++) {
+    if (strcmp(e->params[i].key, "shape") == 0) shv = e->params[i].val;
+    if (strcmp(e->params[i].key, "out_sharding") == 0) osh = e->params[i].val;
+  }
+  int64_t shape[SR_MAX_RANK];
+  int ns = 0;
+  if (!shv || sr_val_ints(shv, shape + 1, SR_MAX_RANK - 1, &ns) < 0) return sr_batch_no_rule(b, e->prim);
+  shape[0] = b->size;
+  const SrBinder *bb = SR_AD_BINDER(&b->ad);
+  int64_t st[SR_MAX_RANK] = {0}, lim[SR_MAX_RANK], zero = 0;
+  for (int i = 0; i < kt->ndim; i++) lim[i] = kt->dims[i].size;
+  lim[0] = 1;
+  SrVal *key = sr_ad_keep(&b->ad, sr_op_slice(bb, keys, st, lim, NULL));
+  key = key ? sr_ad_keep(&b->ad, sr_op_squeeze(bb, key, &zero, 1)) : NULL;
+  if (!key) return -1;
+  SrVal *sh = osh && osh->kind != SR_V_NONE ? sr_batch_sharding_for_vmap((SrVal *)osh, 0, kt, 0) : sr_none();
+  SrVal *r = sr_batch_bind_with(b, e, 1, &key, "shape", sr_ad_ints(shape, ns + 1), "out_sharding", sh, NULL);
+  if (!r) return -1;
+  SrVal *nk = sr_ad_keep(&b->ad, sr_op_expand_dims(bb, r->seq.items[0], &zero, 1));
+  SrVal *starts[SR_MAX_RANK];
+  for (int i = 0; i < kt->ndim; i++) starts[i] = sr_ad_scalar(&b->ad, SR_I32, 0, 0);
+  y[0] = nk ? sr_ad_keep(&b->ad, sr_op_dynamic_update_slice(bb, keys, nk, starts)) : NULL;
+  y[1] = r->seq.items[1];
+  ybd[0] = ybd[1] = 0;
+  return y[0] ? 0 : -1;
+}
+
 /* vmap: random_seed, random_bits, random_unwrap and random_clone as
    batching.defvectorized (the keys' dims lead the result, so the batch dim
    stays where it is), random_wrap by its own rule, threefry2x32 as
@@ -1223,6 +1266,7 @@ static void batch_rules_random(void) {
   sr_prims[SR_P_random_wrap].batch = batch_random_wrap;
   sr_prims[SR_P_threefry2x32].batch = sr_batch_broadcast;
   sr_prims[SR_P_random_gamma].batch = batch_random_gamma;
+  sr_prims[SR_P_rng_bit_generator].batch = batch_rng_bit_generator;
 }
 
 /* threefry2x32's two halves of the hash (prims/prim.h's result count). */

@@ -17,6 +17,8 @@
 #include "ad/batch.h"
 #include "exec/eval.h"
 #include "exec/kern.h"
+#include "exec/kern_ew.h"
+#include "util/mem.h"
 #include "check/rule.h"
 #include "text/print_val.h"
 #include "util/intern.h"
@@ -1099,7 +1101,17 @@ static int cum_fn(SrShardIO *io) {
       cumlogsumexp_float(a->nd, io->in_shape[0], a->axis, a->reverse, io->in[0]->data, io->out[0]->data);
     else if (a->dt == SR_F64)
       cumlogsumexp_double(a->nd, io->in_shape[0], a->axis, a->reverse, io->in[0]->data, io->out[0]->data);
-    else
+    else if (a->dt == SR_F16 || a->dt == SR_BF16) {
+      /* in float32, rounded back (XLA:CPU's 16-bit elementwise ops) */
+      size_t n = io->in[0]->nbytes / 2;
+      float *w = sr_xmalloc(sizeof *w * (n ? 2 * n : 1));
+      const uint16_t *x = io->in[0]->data;
+      uint16_t *y = io->out[0]->data;
+      for (size_t i = 0; i < n; i++) w[i] = (float)sr_kern_get_f64(a->dt, x + i);
+      cumlogsumexp_float(a->nd, io->in_shape[0], a->axis, a->reverse, w, w + n);
+      for (size_t i = 0; i < n; i++) sr_kern_set_scalar(a->dt, w[n + i], 0, y + i);
+      free(w);
+    } else
       return sr_ev_err(io->cx, "NotImplementedError", "cumlogsumexp of dtype %s", sr_dtype_name(a->dt));
     return 0;
   }

@@ -94,12 +94,22 @@ typedef struct PeSub {
   int64_t sc_length;
   uint8_t *k_in;      /* the operands the known call takes (NULL: the known ones) */
   SrJaxpr **Qkb, **Qsb;
+  SrJaxpr **Qrb;      /* a cond reading unknowns whose known outputs the
+                         staged side reads: the branches of a cond
+                         recomputing those (r_out) from the residuals and
+                         the known operands, bound before the tangent
+                         cond (Qsb), or NULL */
+  uint8_t *r_out;
   uint32_t nres;      /* Qk's outputs past the known ones */
   uint32_t xbase;     /* the first of their ids */
   uint8_t *unk_out;   /* per output of the call */
   uint8_t *stage_out; /* per output: the staged call returns it (unknown,
                          or known and recomputed there: instantiated) */
   uint8_t *s_used;    /* per operand: Qs reads it (after the residuals) */
+  uint8_t *rk_out;    /* a call reading unknown operands: per known output,
+                         whether the staged side recomputes it (inst_out in
+                         call_partial_eval_custom_rule) by a call of Qk on
+                         the known operands, NULL: none */
 } PeSub;
 
 typedef struct Pe {
@@ -109,6 +119,7 @@ typedef struct Pe {
   uint8_t *unk, *inst, *isres, *role, *live, *keepk, *keeps;
   int32_t *def;
   uint32_t *res, nres;
+  int known_args_only; /* pe_trace_side's staged side: no unknown arguments */
   const SrType **vtype;
   PeSub *sub; /* per equation */
 } Pe;
@@ -122,13 +133,17 @@ static void pe_free(Pe *pe) {
       for (int b = 0; b < s->nb; b++) {
         if (s->Qkb[b]) sr_program_unref(s->Qkb[b]->prog);
         if (s->Qsb[b]) sr_program_unref(s->Qsb[b]->prog);
+        if (s->Qrb && s->Qrb[b]) sr_program_unref(s->Qrb[b]->prog);
       }
       free(s->Qkb);
       free(s->Qsb);
+      free(s->Qrb);
+      free(s->r_out);
       free(s->unk_out);
       free(s->stage_out);
       free(s->k_in);
       free(s->s_used);
+      free(s->rk_out);
     }
   free(pe->sub);
   free(pe->unk);
@@ -143,6 +158,9 @@ static void pe_free(Pe *pe) {
   free(pe->vtype);
 }
 
+/* per output of a split call: its staged side returns it */
+static int st_out(const PeSub *s, uint32_t i) { return s->stage_out[i] || (s->r_out && s->r_out[i]); }
+
 static int splittable(const SrEqn *q) {
   int id = q->prim->id;
   return id == SR_P_jit || id == SR_P_pjit || id == SR_P_remat2 || id == SR_P_remat || id == SR_P_checkpoint ||
@@ -156,6 +174,9 @@ static SrJaxpr *call_body(const SrEqn *q) {
 }
 
 static int pe_build_sub(SrAd *ad, const SrEqn *q, const uint8_t *unk_in, SrVal *policy, PeSub *s);
+/* > 0 inside a scan's body, whose split keeps the staged calls' known
+   outputs as residuals (PeSub.rk_out unused) */
+static int no_recomp;
 static const SrType *stack_type(const SrType *t, int64_t length);
 
 static SrVal *var_value(SrAd *ad, SrVar *v, SrVal **val) {
@@ -242,8 +263,13 @@ static int pe_classify(SrAd *ad, Pe *pe, const SrJaxpr *J, const uint8_t *unk_ar
       for (uint32_t i = 0; i < q->nout; i++) {
         if (q->out[i]->kind == SR_DROP) continue;
         if (s->unk_out[i]) pe->unk[q->out[i]->id] = 1;
-        if (s->stage_out[i]) pe->inst[q->out[i]->id] = 1;
+        if (st_out(s, i) || (s->rk_out && s->rk_out[i])) pe->inst[q->out[i]->id] = 1;
       }
+      /* a recomputation reads the known operands (residuals where the
+         staged side does not have them; pe_dce keeps those it reads) */
+      if (s->rk_out)
+        for (uint32_t i = 0; i < q->nin; i++)
+          if (q->in[i]->kind == SR_VAR && !pe->unk[q->in[i]->id]) ADD_RES(q->in[i]->id);
       continue;
     }
     if (anyunk) {
@@ -288,33 +314,48 @@ static int pe_classify(SrAd *ad, Pe *pe, const SrJaxpr *J, const uint8_t *unk_ar
 /* The two DCEs: the staged equations to the outputs with live_out set
    (the unknown ones), the known ones to the others and the residuals
    used; the residuals pruned to those. */
-static void pe_dce(Pe *pe, const uint8_t *known_out, const uint8_t *staged_out) {
+/* The staged DCE alone, to the outputs with staged_out set (add_res: a
+   known output returned there made a residual) */
+static void pe_dce_staged(Pe *pe, const uint8_t *staged_out, int add_res) {
   const SrJaxpr *J = pe->J;
-  pe->live = sr_xcalloc(pe->nv, 1);
-  pe->keeps = sr_xcalloc(J->neqn + 1, 1);
+  if (!pe->live) pe->live = sr_xcalloc(pe->nv, 1);
+  if (!pe->keeps) pe->keeps = sr_xcalloc(J->neqn + 1, 1);
+  memset(pe->live, 0, pe->nv);
+  memset(pe->keeps, 0, J->neqn + 1);
   for (uint32_t i = 0; i < J->nout; i++)
     if (staged_out[i] && J->outvars[i]->kind == SR_VAR) {
       uint32_t id = J->outvars[i]->id;
       pe->live[id] = 1;
       /* a known output the staged side returns (a cond's branch where
          another branch makes it unknown): a residual */
-      if (!pe->unk[id] && !pe->inst[id] && !pe->isres[id]) pe->isres[id] = 1, pe->res[pe->nres++] = id;
+      if (add_res && !pe->unk[id] && !pe->inst[id] && !pe->isres[id]) pe->isres[id] = 1, pe->res[pe->nres++] = id;
     }
   for (uint32_t k = J->neqn; k-- > 0;) {
     const SrEqn *q = &J->eqns[k];
     int r = pe->role[k];
     if (r != ROLE_STAGED && r != ROLE_KNOWN_RECOMPUTED && r != ROLE_SPLIT) continue;
     const PeSub *s = &pe->sub[k];
-    int need = r != ROLE_SPLIT && sr_prim_has_effect(q->prim, q->params, q->nparams);
+    int need = r != ROLE_SPLIT && sr_prim_has_effect(q->prim, q->params, q->nparams), recomp = 0;
     for (uint32_t i = 0; i < q->nout && !need; i++)
-      need = (r != ROLE_SPLIT || s->stage_out[i]) && q->out[i]->kind == SR_VAR && pe->live[q->out[i]->id];
-    if (!need) continue;
-    pe->keeps[k] = 1;
+      need = (r != ROLE_SPLIT || st_out(s, i)) && q->out[i]->kind == SR_VAR && pe->live[q->out[i]->id];
+    if (r == ROLE_SPLIT && s->rk_out)
+      for (uint32_t i = 0; i < q->nout && !recomp; i++)
+        recomp = s->rk_out[i] && q->out[i]->kind == SR_VAR && pe->live[q->out[i]->id];
+    if (!need && !recomp) continue;
+    pe->keeps[k] = (uint8_t)(1 | (recomp ? 2 : 0));
     for (uint32_t i = 0; i < q->nin; i++)
       if (q->in[i]->kind == SR_VAR && (r != ROLE_SPLIT || s->s_used[i])) pe->live[q->in[i]->id] = 1;
+    if (recomp)
+      for (uint32_t i = 0; i < q->nin; i++)
+        if (q->in[i]->kind == SR_VAR && !pe->unk[q->in[i]->id]) pe->live[q->in[i]->id] = 1;
     if (r == ROLE_SPLIT)
       for (uint32_t x = 0; x < s->nres; x++) pe->live[s->xbase + x] = 1;
   }
+}
+
+static void pe_dce(Pe *pe, const uint8_t *known_out, const uint8_t *staged_out) {
+  const SrJaxpr *J = pe->J;
+  pe_dce_staged(pe, staged_out, 1);
   uint32_t nused = 0;
   for (uint32_t r = 0; r < pe->nres; r++)
     if (pe->live[pe->res[r]]) pe->res[nused++] = pe->res[r];
@@ -372,6 +413,56 @@ static void split_params(SrPList *ps, const SrEqn *q, SrJaxpr *Q, int nin, const
   }
 }
 
+/* The recompute cond of a split cond's staged side (PeSub's Qrb), DCE'd
+   to the outputs read: on the index, the residual slots and the known
+   operands; its outputs written to val.  0 or -1. */
+static int emit_recompute_cond(SrAd *ad, const Pe *pe, const SrEqn *e, const PeSub *s, SrVal **val) {
+  SrInterp *I = ad->I;
+  uint8_t *used = sr_xcalloc(e->nout + 1, 1);
+  int *osrc = sr_xcalloc(e->nout + 1, sizeof *osrc);
+  int nr = 0, nused = 0, rc = 0;
+  for (uint32_t i = 0; i < e->nout; i++)
+    if (s->r_out[i]) {
+      used[nr] = e->out[i]->kind == SR_VAR && (!pe->live || pe->live[e->out[i]->id]);
+      if (used[nr]) osrc[nused++] = (int)i;
+      nr++;
+    }
+  if (nused) {
+    SrVal **in = sr_xcalloc(e->nin + s->nres + 1, sizeof *in);
+    int nin = 0, ok = 1;
+    in[nin++] = var_value(ad, e->in[0], val);
+    for (uint32_t x = 0; x < s->nres; x++) in[nin++] = val[s->xbase + x];
+    for (uint32_t i = 1; i < e->nin; i++)
+      if (!(e->in[i]->kind == SR_VAR && pe->unk[e->in[i]->id])) in[nin++] = var_value(ad, e->in[i], val);
+    for (int i = 0; i < nin; i++) ok &= in[i] != NULL;
+    SrPList ps = {0};
+    for (uint32_t p = 0; ok && p < e->nparams; p++) {
+      const char *k = e->params[p].key;
+      if (strcmp(k, "branches") == 0) {
+        SrVal *t = sr_seq(NULL, SR_V_TUPLE, s->nb);
+        for (int b = 0; b < s->nb; b++)
+          sr_seq_push(NULL, t, sr_jaxpr_val(NULL, nused < nr ? sr_ad_dce(s->Qrb[b], used, NULL, 0) : s->Qrb[b]));
+        sr_plist_add(&ps, k, t);
+      } else {
+        sr_plist_add(&ps, k, sr_ref(e->params[p].val));
+      }
+    }
+    SrVal *r = ok ? sr_ad_keep(ad, sr_bind_prim(I, e->prim, nin, in, ps.n, ps.p, NULL, (uint32_t)nused)) : NULL;
+    sr_plist_free(&ps);
+    if (r && r->kind == SR_V_TUPLE && r->seq.n == (uint32_t)nused)
+      for (int i = 0; i < nused; i++) {
+        uint32_t id = e->out[osrc[i]]->id;
+        sr_unref(val[id]);
+        val[id] = sr_ref(r->seq.items[i]);
+      }
+    else rc = -1;
+    free(in);
+  }
+  free(used);
+  free(osrc);
+  return rc;
+}
+
 /* Binds the equations of pe's J with keep[k] set into the current trace,
    the known side of split calls (staged == 0) or their staged side; the
    values of the vars in val (counted; inputs filled by the caller).
@@ -392,9 +483,47 @@ static int emit(SrAd *ad, const Pe *pe, const uint8_t *keep, const uint8_t *rp, 
     SrVal *r = NULL;
     if (pe->role[k] == ROLE_SPLIT) {
       const PeSub *s = &pe->sub[k];
+      PeSub sd;
+      SrJaxpr **qsb_d = NULL;
       SrVal **in = sr_xcalloc(e->nin + s->nres + 1, sizeof *in);
       int *isrc = sr_xcalloc(e->nin + s->nres + 1, sizeof *isrc), *osrc = sr_xcalloc(e->nout + s->nres + 1, sizeof *osrc);
       int nin = 0, nout = 0;
+      if (staged && (keep[k] & 2) && !s->nb && !s->scan) {
+        /* the known outputs the staged side recomputes: the known call
+           again, on the known operands (its residuals unused) */
+        for (uint32_t i = 0; i < e->nin; i++)
+          if (s->k_in ? s->k_in[i] : !(e->in[i]->kind == SR_VAR && pe->unk[e->in[i]->id]))
+            isrc[nin] = (int)i, in[nin++] = var_value(ad, e->in[i], val);
+        for (uint32_t i = 0; i < e->nout; i++)
+          if (!s->unk_out[i]) osrc[nout++] = (int)i;
+        for (uint32_t x = 0; x < s->nres; x++) osrc[nout++] = -1;
+        int ok = 1;
+        for (int i = 0; i < nin; i++) ok &= in[i] != NULL;
+        SrVal *rk = NULL;
+        if (ok) {
+          SrPList ps = {0};
+          split_params(&ps, e, s->Qk, nin, isrc, osrc, 0, s);
+          rk = sr_ad_keep(ad, sr_bind_prim(I, e->prim, nin, in, ps.n, ps.p, NULL, s->Qk->nout));
+          sr_plist_free(&ps);
+        }
+        if (rk && (rk->kind != SR_V_TUPLE || rk->seq.n != nout)) rk = NULL;
+        for (int i = 0; rk && i < nout; i++) {
+          if (osrc[i] < 0 || !s->rk_out[osrc[i]]) continue;
+          SrVar *ov = e->out[osrc[i]];
+          if (ov->kind == SR_DROP) continue;
+          sr_unref(val[ov->id]);
+          val[ov->id] = sr_ref(rk->seq.items[i]);
+        }
+        if (!rk) {
+          free(in);
+          free(isrc);
+          free(osrc);
+          sr_ad_release(ad, mark);
+          rc = -1;
+          continue;
+        }
+        nin = nout = 0;
+      }
       if (!staged) {
         for (uint32_t i = 0; i < e->nin; i++)
           if (s->k_in ? s->k_in[i] : !(e->in[i]->kind == SR_VAR && pe->unk[e->in[i]->id]))
@@ -403,6 +532,14 @@ static int emit(SrAd *ad, const Pe *pe, const uint8_t *keep, const uint8_t *rp, 
           if (!s->unk_out[i]) osrc[nout++] = (int)i;
         for (uint32_t x = 0; x < s->nres; x++) osrc[nout++] = -1;
       } else {
+        if (s->Qrb && emit_recompute_cond(ad, pe, e, s, val) < 0) {
+          free(in);
+          free(isrc);
+          free(osrc);
+          sr_ad_release(ad, mark);
+          rc = -1;
+          continue;
+        }
         /* a cond's staged call: the index, the residuals, the operands */
         if (s->nb) isrc[nin] = 0, in[nin++] = var_value(ad, e->in[0], val);
         for (uint32_t x = 0; x < s->nres; x++) isrc[nin] = -1, in[nin++] = val[s->xbase + x];
@@ -418,11 +555,26 @@ static int emit(SrAd *ad, const Pe *pe, const uint8_t *keep, const uint8_t *rp, 
             nused += used[nst++];
             if (used[nst - 1]) osrc[nout++] = (int)i;
           }
+        if (s->Qrb && nused == 0) {
+          /* only the recompute cond's outputs read */
+          free(used);
+          free(in);
+          free(isrc);
+          free(osrc);
+          sr_ad_release(ad, mark);
+          continue;
+        }
         if (nused < nst) {
-          PeSub *ms = (PeSub *)s;
-          if (s->nb)
-            for (int b = 0; b < s->nb; b++) ms->Qsb[b] = sr_ad_dce(ms->Qsb[b], used, NULL, 0);
-          else ms->Qs = sr_ad_dce(ms->Qs, used, NULL, 0);
+          /* a copy: the side may be bound again (a branch traced twice) */
+          sd = *s;
+          if (s->nb) {
+            qsb_d = sr_xcalloc((size_t)s->nb, sizeof *qsb_d);
+            for (int b = 0; b < s->nb; b++) qsb_d[b] = sr_ad_dce(s->Qsb[b], used, NULL, 0);
+            sd.Qsb = qsb_d;
+          } else {
+            sd.Qs = sr_ad_dce(s->Qs, used, NULL, 0);
+          }
+          s = &sd;
         }
         free(used);
       }
@@ -461,6 +613,7 @@ static int emit(SrAd *ad, const Pe *pe, const uint8_t *keep, const uint8_t *rp, 
       free(in);
       free(isrc);
       free(osrc);
+      free(qsb_d);
       sr_ad_release(ad, mark);
       if (!r) rc = -1;
       continue;
@@ -524,7 +677,7 @@ static SrJaxpr *pe_trace_side(SrAd *ad, const Pe *pe, int staged, const uint8_t 
     for (uint32_t r = 0; r < pe->nres; r++) ids[nin] = pe->res[r], types[nin++] = pe->vtype[pe->res[r]];
   for (uint32_t i = 0; i < pe->na; i++) {
     SrVar *v = sr_args(J)[i];
-    if (staged ? !cond && !s_used[i] : pe->unk[v->id]) continue;
+    if (staged ? (!cond && !s_used[i]) || (pe->known_args_only && pe->unk[v->id]) : pe->unk[v->id]) continue;
     ids[nin] = v->id, types[nin++] = v->type;
   }
   SrVal **args = sr_xcalloc(nin + 1, sizeof *args);
@@ -559,6 +712,8 @@ static SrJaxpr *pe_trace_side(SrAd *ad, const Pe *pe, int staged, const uint8_t 
   SrJaxpr *Q = NULL;
   if (erc == 0) Q = sr_ad_trace_end(ad, st, (int)nout, outs, NULL);
   else sr_trace_abort(I, st);
+  /* pe.partial_eval_jaxpr_nounits: each side with_unknown_names */
+  if (Q) Q->dbg = sr_debug_info_copy(Q->prog->arena, pe->J->dbg, 1);
   if (have_zs) sr_ad_end(&zs);
   sr_ad_release(ad, mark);
   I->trace = saved;
@@ -592,7 +747,11 @@ static int pe_build_cond(SrAd *ad, const SrEqn *q, const uint8_t *unk_in, SrVal 
   s->unk_out = sr_xcalloc(q->nout + 1, 1);
   s->stage_out = sr_xcalloc(q->nout + 1, 1);
   for (int b = 0; b < nb && rc == 0; b++) {
+    /* a branch's calls save their known outputs (the cond recomputes
+       what its staged side reads: r_out) */
+    no_recomp++;
     rc = pe_classify(ad, &pb[b], bs[b], unk_in + 1, policy);
+    no_recomp--;
     nmade++;
     for (uint32_t i = 0; rc == 0 && i < q->nout; i++) {
       SrVar *ov = bs[b]->outvars[i];
@@ -603,13 +762,24 @@ static int pe_build_cond(SrAd *ad, const SrEqn *q, const uint8_t *unk_in, SrVal 
   uint8_t *known_out = sr_xcalloc(q->nout + 1, 1);
   int anyunk = 0;
   for (uint32_t i = 0; i < q->nin; i++) anyunk |= unk_in[i];
+  /* a staged cond reading tangents returns tangents only, so that it
+     transposes; the known outputs JAX's staged cond returns too
+     (recomputed: instantiated) come from a cond of their own before it,
+     on the residuals and the known operands (r_out) */
+  uint8_t *all_out = sr_xcalloc(q->nout + 1, 1);
+  int nr = 0;
+  s->r_out = sr_xcalloc(q->nout + 1, 1);
   for (uint32_t i = 0; i < q->nout; i++) {
-    /* a staged call reading tangents returns tangents only (the known
-       values the staged side reads are residuals), so that it transposes */
-    if (anyunk) s->stage_out[i] = 0;
+    if (anyunk) {
+      s->r_out[i] = s->stage_out[i] && !s->unk_out[i];
+      nr += s->r_out[i];
+      s->stage_out[i] = 0;
+    }
     s->stage_out[i] |= s->unk_out[i];
+    all_out[i] = s->stage_out[i] || s->r_out[i];
     known_out[i] = !s->unk_out[i];
   }
+  if (!nr) free(s->r_out), s->r_out = NULL;
   uint32_t nslot = 0;
   const SrType **slot_types = NULL;
   int32_t **slot_res = NULL;
@@ -618,7 +788,7 @@ static int pe_build_cond(SrAd *ad, const SrEqn *q, const uint8_t *unk_in, SrVal 
        of a type takes that type's k-th slot */
     uint32_t cap = 0;
     for (int b = 0; b < nb; b++) {
-      pe_dce(&pb[b], known_out, s->stage_out);
+      pe_dce(&pb[b], known_out, all_out);
       cap += pb[b].nres;
     }
     slot_types = sr_xcalloc(cap + 1, sizeof *slot_types);
@@ -642,10 +812,22 @@ static int pe_build_cond(SrAd *ad, const SrEqn *q, const uint8_t *unk_in, SrVal 
     s->Qsb = sr_xcalloc((size_t)nb, sizeof *s->Qsb);
     s->s_used = sr_xcalloc(q->nin + 1, 1);
     memset(s->s_used, 1, q->nin);
-    for (int b = 0; b < nb && rc == 0; b++)
-      if (!(s->Qkb[b] = pe_trace_side(ad, &pb[b], 0, s->unk_out, s->stage_out, NULL, nslot, slot_types, slot_res[b])) ||
+    if (nr) s->Qrb = sr_xcalloc((size_t)nb, sizeof *s->Qrb);
+    for (int b = 0; b < nb && rc == 0; b++) {
+      if (!(s->Qkb[b] = pe_trace_side(ad, &pb[b], 0, s->unk_out, s->stage_out, NULL, nslot, slot_types, slot_res[b])))
+        rc = -1;
+      if (rc == 0 && nr) {
+        pe_dce_staged(&pb[b], s->r_out, 0);
+        pb[b].known_args_only = 1;
+        if (!(s->Qrb[b] = pe_trace_side(ad, &pb[b], 1, s->unk_out, s->r_out, NULL, nslot, slot_types, slot_res[b])))
+          rc = -1;
+        pb[b].known_args_only = 0;
+        pe_dce_staged(&pb[b], s->stage_out, 0);
+      }
+      if (rc == 0 &&
           !(s->Qsb[b] = pe_trace_side(ad, &pb[b], 1, s->unk_out, s->stage_out, NULL, nslot, slot_types, slot_res[b])))
         rc = -1;
+    }
     /* a cond with no residual slots and no known outputs still returns
        a tuple per side */
   }
@@ -654,6 +836,7 @@ static int pe_build_cond(SrAd *ad, const SrEqn *q, const uint8_t *unk_in, SrVal 
   free(slot_res);
   free(slot_types);
   free(known_out);
+  free(all_out);
   free(pb);
   return rc;
 }
@@ -679,6 +862,12 @@ static int pe_build_sub(SrAd *ad, const SrEqn *q, const uint8_t *unk_in, SrVal *
       /* (see pe_build_cond) */
       s->stage_out[i] = s->unk_out[i] || (!anyunk && ov->kind == SR_VAR && pe.inst[ov->id]);
       known_out[i] = !s->unk_out[i];
+      /* reading unknowns, the staged call returns tangents only: the known
+         outputs it would recompute come from a known call of their own */
+      if (anyunk && !no_recomp && !s->unk_out[i] && ov->kind == SR_VAR && pe.inst[ov->id]) {
+        if (!s->rk_out) s->rk_out = sr_xcalloc(B->nout + 1, 1);
+        s->rk_out[i] = 1;
+      }
     }
     pe_dce(&pe, known_out, s->stage_out);
     free(known_out);
@@ -723,6 +912,7 @@ static SrJaxpr *trace_eqns(SrAd *ad, const Pe *pe, uint32_t nin, const uint32_t 
   SrJaxpr *Q = NULL;
   if (erc == 0) Q = sr_ad_trace_end(ad, st, (int)nout, ov, NULL);
   else sr_trace_abort(I, st);
+  if (Q) Q->dbg = sr_debug_info_copy(Q->prog->arena, pe->J->dbg, 1);
   sr_ad_release(ad, mark);
   I->trace = saved;
   for (uint32_t i = 0; i < pe->nv; i++) sr_unref(val[i]);
@@ -768,7 +958,9 @@ static int pe_build_scan(SrAd *ad, const SrEqn *q, const uint8_t *unk_in, SrVal 
   /* the fixpoint of the unknown carries */
   for (int it = 0; it <= nk + 1; it++) {
     if (have) pe_free(&pe);
+    no_recomp++;
     rc = pe_classify(ad, &pe, B, uk, policy);
+    no_recomp--;
     have = 1;
     if (rc) break;
     int grew = 0;
@@ -812,6 +1004,17 @@ static int pe_build_scan(SrAd *ad, const SrEqn *q, const uint8_t *unk_in, SrVal 
   for (int i = 0; i < nk; i++) s->unk_out[i] = uk[nc + i];
   for (int i = nk; i < (int)no; i++) s->unk_out[i] = B->outvars[i]->kind == SR_VAR && unkv[B->outvars[i]->id];
   memcpy(s->stage_out, s->unk_out, no);
+  /* a scan reading no unknowns: its staged side is the recompute scan
+     alone, returning every output (ensure_out_inst: the known values not
+     saved recomputed there, the saved ones from the residuals), for DCE
+     to prune to what the caller's staged side reads */
+  int allknown = 1;
+  for (uint32_t i = 0; i < na; i++) allknown &= !uk[i];
+  for (uint32_t i = nk; allknown && i < no; i++) {
+    SrVar *ov = B->outvars[i];
+    if (ov->kind != SR_VAR || (ov->id < nv && pe.def[ov->id] < 0)) allknown = 0; /* a literal or an operand */
+  }
+  if (allknown) memset(s->stage_out, 1, no);
   /* the tangent equations the unknown outputs need */
   liveS = sr_xcalloc(nv, 1);
   keepS = sr_xcalloc(B->neqn + 1, 1);
@@ -825,7 +1028,7 @@ static int pe_build_scan(SrAd *ad, const SrEqn *q, const uint8_t *unk_in, SrVal 
     const PeSub *c = &pe.sub[k];
     int need = !sp && sr_prim_has_effect(e->prim, e->params, e->nparams);
     for (uint32_t i = 0; i < e->nout && !need; i++)
-      need = (!sp || c->stage_out[i]) && e->out[i]->kind == SR_VAR && liveS[e->out[i]->id];
+      need = (!sp || st_out(c, i)) && e->out[i]->kind == SR_VAR && liveS[e->out[i]->id];
     if (!need) continue;
     keepS[k] = 1;
     for (uint32_t i = 0; i < e->nin; i++)
@@ -840,6 +1043,8 @@ static int pe_build_scan(SrAd *ad, const SrEqn *q, const uint8_t *unk_in, SrVal 
   for (uint32_t i = 0; i < na; i++) argkind[sr_args(B)[i]->id] = (uint8_t)(i < (uint32_t)nc ? 1 : i < (uint32_t)(nc + nk) ? 2 : 3);
   for (uint32_t v = 0; v < nv; v++)
     if (liveS[v] && !unkv[v] && (byid[v] || v >= nv0) && argkind[v] != 1 && argkind[v] != 3) needR[v] = 1;
+  if (allknown)
+    for (uint32_t i = nk; i < no; i++) needR[B->outvars[i]->id] = 1;
   for (int i = 0; i < nk; i++) {
     SrVar *ov = B->outvars[i];
     if (uk[nc + i] && ov->kind == SR_VAR && !unkv[ov->id]) {
@@ -852,6 +1057,7 @@ static int pe_build_scan(SrAd *ad, const SrEqn *q, const uint8_t *unk_in, SrVal 
   liveR = sr_xcalloc(nv, 1);
   keepR = sr_xcalloc(B->neqn + 1, 1);
   isres = sr_xcalloc(nv, 1);
+  if (allknown) memset(inK_R, 1, (size_t)nk);
   for (int it = 0; it <= nk + 1; it++) {
     memcpy(liveR, needR, nv);
     memset(keepR, 0, B->neqn);
@@ -865,7 +1071,7 @@ static int pe_build_scan(SrAd *ad, const SrEqn *q, const uint8_t *unk_in, SrVal 
       const PeSub *c = &pe.sub[k];
       int need = 0;
       for (uint32_t i = 0; i < e->nout && !need; i++)
-        need = (!sp || c->stage_out[i]) && e->out[i]->kind == SR_VAR && liveR[e->out[i]->id];
+        need = (!sp || st_out(c, i)) && e->out[i]->kind == SR_VAR && liveR[e->out[i]->id];
       if (!need) continue;
       keepR[k] = 1;
       for (uint32_t i = 0; i < e->nin; i++)
@@ -888,7 +1094,7 @@ static int pe_build_scan(SrAd *ad, const SrEqn *q, const uint8_t *unk_in, SrVal 
     if (pe.role[k] == ROLE_SPLIT && !mixed[k] && v < nv0) {
       const SrEqn *e = &B->eqns[k];
       for (uint32_t i = 0; i < e->nout; i++)
-        if (e->out[i]->kind == SR_VAR && e->out[i]->id == v) inR = pe.sub[k].stage_out[i];
+        if (e->out[i]->kind == SR_VAR && e->out[i]->id == v) inR = st_out(&pe.sub[k], i);
     }
     if (!inR) isres[v] = 1, resv[nres++] = v;
   }
@@ -1021,7 +1227,24 @@ static int pe_build_scan(SrAd *ad, const SrEqn *q, const uint8_t *unk_in, SrVal 
       sr_plist_free(&ps);
       ok = rr != NULL;
     }
-    if (ok) {
+    if (ok && allknown) {
+      /* the outputs from the recompute scan: its carries, then the ys
+         (its stacked values, in var order) */
+      lr = sr_seq(NULL, SR_V_TUPLE, no);
+      for (int i = 0; want_R && i < nk; i++) sr_seq_push(NULL, lr, sr_ref(rr->seq.items[i]));
+      for (uint32_t i = nk; want_R && i < no; i++)
+        for (uint32_t r = 0; r < ny_r; r++)
+          if (rvals[r] == B->outvars[i]->id) {
+            sr_seq_push(NULL, lr, sr_ref(rr->seq.items[rc_k + r]));
+            break;
+          }
+      if (lr->seq.n != no) {
+        sr_raise(I, "RuntimeError", "remat: a known scan's recompute lacks an output");
+        sr_unref(lr);
+        lr = NULL;
+        ok = 0;
+      }
+    } else if (ok) {
       uint32_t k = 0;
       for (uint32_t i = 0; i < (uint32_t)nc; i++)
         if (uk[i]) in[k++] = sa[slot[i]];

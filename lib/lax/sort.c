@@ -331,7 +331,11 @@ static int type_top_k(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
                  "k argument to top_k must be no larger than size along axis; got k=%lld with shape=[%s] and axis=%lld",
                  (long long)k, sr_buf_str(&l), (long long)axis);
     sr_buf_free(&l);
-  }
+  } else if (x->dims[axis].size > (int64_t)INT32_MAX + 1)
+    rc = sr_terr(cx, "ValueError",
+                 "top_k returns int32 indices, which will overflow for array dimensions larger than the maximum int32 "
+                 "(%d). Got operand.shape=%s",
+                 INT32_MAX, sr_buf_str(&a));
   sr_buf_free(&a);
   if (rc < 0) return -1;
   SrStd s;

@@ -528,6 +528,37 @@ static int bcast_fn(SrShardIO *io) {
   return 0;
 }
 
+/* A broadcast of a scalar zero (jnp.zeros, zeros_like): r's shards are
+   shared zeros (exec/array.h), as XLA makes zeros a constant.  0 when x
+   is anything else, or memory is short (the broadcast then fills and
+   reports it). */
+static int zeros_of(SrEvalCtx *cx, const SrArray *x, SrArray *r) {
+  size_t es = esize(x), nbytes = (size_t)sr_layout_shard_numel(r->layout) * es;
+  int any = 0;
+  for (int p = 0; p < x->ndev; p++) {
+    /* every device's element: a scalar's may differ (varying, unreduced),
+       and one element per device may be a sharded vector */
+    const SrBuffer *xs = x->shard[p];
+    if (!xs) continue;
+    if (xs->nbytes != es) return 0;
+    for (size_t k = 0; k < es; k++)
+      if (((const unsigned char *)xs->data)[k]) return 0;
+    any = 1;
+  }
+  if (!any || nbytes < es) return 0;
+  for (int p = 0; p < r->ndev; p++) {
+    if (!sr_comm_local(cx->comm, r->mesh, p)) continue;
+    if (!(r->shard[p] = sr_buffer_zeros_shared(nbytes))) {
+      for (int q = 0; q < p; q++) {
+        sr_buffer_unref(r->shard[q]);
+        r->shard[q] = NULL;
+      }
+      return 0;
+    }
+  }
+  return 1;
+}
+
 static int ev_broadcast_in_dim(SrEvalCtx *cx, const SrEvalEqn *e) {
   Out1 o = out1(cx, e);
   const SrType *t = e->out_type[0];
@@ -562,7 +593,7 @@ static int ev_broadcast_in_dim(SrEvalCtx *cx, const SrEvalEqn *e) {
     b.in_view[bd[i]] = xs[i];
     b.step[bd[i]] = xs[i] == 1 ? 0 : 1;
   }
-  int rc = sr_ev_map(cx, 1, &xin, 1, &r, 0, bcast_fn, &b);
+  int rc = zeros_of(cx, xin, r) ? 0 : sr_ev_map(cx, 1, &xin, 1, &r, 0, bcast_fn, &b);
   sr_array_unref(xin);
   if (rc < 0) {
     sr_array_unref(r);
@@ -944,8 +975,15 @@ static int type_squeeze(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
     if (drop[dims[i]]) dup = 1;
     drop[dims[i]] = 1;
   }
-  if (dup) return bad_dims(cx, "dimensions are not unique: %s%s", dims, n, NULL);
-  if (!range) return bad_dims(cx, "dimensions outside range [0, ndim): %s%s", dims, n, NULL);
+  if (dup || !range) {
+    /* _compute_squeeze_shape's are ValueErrors */
+    SrBuf a = SR_BUF_INIT;
+    sr_ints_str(&a, dims, n);
+    sr_terr(cx, "ValueError", dup ? "dimensions are not unique: %s" : "dimensions outside range [0, ndim): %s",
+            sr_buf_str(&a));
+    sr_buf_free(&a);
+    return -1;
+  }
   for (int i = 0; i < n; i++)
     if (x->dims[dims[i]].size != 1) {
       SrBuf a = SR_BUF_INIT, c = SR_BUF_INIT;
@@ -2677,13 +2715,13 @@ static int in_list(const int64_t *v, int n, int64_t x) {
 
 /* slicing._is_sorted, _no_duplicate_dims, _sorted_dims_in_range,
    _dims_in_range, _disjoint_dims */
-static int dims_check(SrTypeCtx *cx, const int64_t *d, int n, const char *name, int sorted, int nodup, int rank,
-                      int range_sorted) {
+static int dims_check_op(SrTypeCtx *cx, const char *opn, const int64_t *d, int n, const char *name, int sorted, int nodup,
+                         int rank, int range_sorted) {
   SrBuf b = SR_BUF_INIT;
   sr_ints_str(&b, d, n);
   int rc = 0;
   for (int i = 1; sorted && !rc && i < n; i++)
-    if (d[i] < d[i - 1]) rc = sr_terr(cx, "TypeError", "%s in gather op must be sorted; got %s", name, sr_buf_str(&b));
+    if (d[i] < d[i - 1]) rc = sr_terr(cx, "TypeError", "%s in %s op must be sorted; got %s", name, opn, sr_buf_str(&b));
   if (!rc && rank >= 0 && n) {
     int64_t bad = 0;
     int has = 0;
@@ -2696,29 +2734,39 @@ static int dims_check(SrTypeCtx *cx, const int64_t *d, int n, const char *name, 
         if (d[i] < 0 || d[i] >= rank) bad = d[i], has = 1;
     }
     if (has)
-      rc = sr_terr(cx, "TypeError", "Invalid %s set in gather op; valid range is [0, %d); got: %lld.", name, rank,
+      rc = sr_terr(cx, "TypeError", "Invalid %s set in %s op; valid range is [0, %d); got: %lld.", name, opn, rank,
                    (long long)bad);
   }
   for (int i = 0; nodup && !rc && i < n; i++)
     for (int k = 0; k < i && !rc; k++)
-      if (d[i] == d[k]) rc = sr_terr(cx, "TypeError", "%s in gather op must not repeat; got: %s.", name, sr_buf_str(&b));
+      if (d[i] == d[k]) rc = sr_terr(cx, "TypeError", "%s in %s op must not repeat; got: %s.", name, opn, sr_buf_str(&b));
   sr_buf_free(&b);
   return rc;
 }
 
-static int disjoint(SrTypeCtx *cx, const int64_t *a, int na, const int64_t *b, int nb, const char *n1, const char *n2) {
+static int disjoint_op(SrTypeCtx *cx, const char *opn, const int64_t *a, int na, const int64_t *b, int nb, const char *n1,
+                       const char *n2) {
   for (int i = 0; i < na; i++)
     if (in_list(b, nb, a[i])) {
       SrBuf x = SR_BUF_INIT, y = SR_BUF_INIT;
       sr_ints_str(&x, a, na);
       sr_ints_str(&y, b, nb);
-      sr_terr(cx, "TypeError", "%s and %s in gather op must be disjoint; got: %s and %s.", n1, n2, sr_buf_str(&x),
+      sr_terr(cx, "TypeError", "%s and %s in %s op must be disjoint; got: %s and %s.", n1, n2, opn, sr_buf_str(&x),
               sr_buf_str(&y));
       sr_buf_free(&x);
       sr_buf_free(&y);
       return -1;
     }
   return 0;
+}
+
+static int dims_check(SrTypeCtx *cx, const int64_t *d, int n, const char *name, int sorted, int nodup, int rank,
+                      int range_sorted) {
+  return dims_check_op(cx, "gather", d, n, name, sorted, nodup, rank, range_sorted);
+}
+
+static int disjoint(SrTypeCtx *cx, const int64_t *a, int na, const int64_t *b, int nb, const char *n1, const char *n2) {
+  return disjoint_op(cx, "gather", a, na, b, nb, n1, n2);
 }
 
 /* slicing._gather_shape_rule (the checks of XLA's InferGatherShape). */
@@ -3265,9 +3313,83 @@ static int type_scatter(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
                    "scatter index leaf dimension is -1.");
   int want = ivd + g.noffset;
   if (up->ndim != want) return sr_terr(cx, "TypeError", "Updates tensor must be of rank %d; got %d.", want, up->ndim);
-  for (int i = 0; i < g.noffset; i++)
-    if (g.offset[i] < 0 || g.offset[i] >= up->ndim || (i && g.offset[i] <= g.offset[i - 1]))
-      return sr_terr(cx, "TypeError", "scatter's update_window_dims must be sorted dims of the updates");
+  /* _scatter_shape_rule's checks, in its order */
+  const char *sc = "scatter";
+  if (dims_check_op(cx, sc, g.offset, g.noffset, "update_window_dims", 1, 0, -1, 0) < 0 ||
+      dims_check_op(cx, sc, g.offset, g.noffset, "update_window_dims", 0, 1, -1, 0) < 0 ||
+      dims_check_op(cx, sc, g.offset, g.noffset, "update_window_dims", 0, 0, up->ndim, 1) < 0 ||
+      dims_check_op(cx, sc, g.collapsed, g.ncollapsed, "inserted_window_dims", 1, 0, -1, 0) < 0 ||
+      dims_check_op(cx, sc, g.collapsed, g.ncollapsed, "inserted_window_dims", 0, 1, -1, 0) < 0 ||
+      dims_check_op(cx, sc, g.collapsed, g.ncollapsed, "inserted_window_dims", 0, 0, op->ndim, 1) < 0 ||
+      dims_check_op(cx, sc, g.obatch, g.nobatch, "operand_batching_dims", 1, 0, -1, 0) < 0 ||
+      dims_check_op(cx, sc, g.obatch, g.nobatch, "operand_batching_dims", 0, 1, -1, 0) < 0 ||
+      dims_check_op(cx, sc, g.obatch, g.nobatch, "operand_batching_dims", 0, 0, op->ndim, 1) < 0 ||
+      disjoint_op(cx, sc, g.collapsed, g.ncollapsed, g.obatch, g.nobatch, "inserted_window_dims",
+                  "operand_batching_dims") < 0 ||
+      disjoint_op(cx, sc, g.start_map, g.nstart_map, g.obatch, g.nobatch, "scatter_dims_to_operand_dims",
+                  "operand_batching_dims") < 0 ||
+      dims_check_op(cx, sc, g.ibatch, g.nibatch, "scatter_indices_batching_dims", 0, 1, -1, 0) < 0 ||
+      dims_check_op(cx, sc, g.ibatch, g.nibatch, "scatter_indices_batching_dims", 0, 0, ix->ndim, 0) < 0)
+    return -1;
+  if (in_list(g.ibatch, g.nibatch, ivd)) {
+    SrBuf a = SR_BUF_INIT;
+    sr_ints_str(&a, g.ibatch, g.nibatch);
+    sr_terr(cx, "TypeError", "Scatter op cannot have the index vector dimension as a batching dimension; got %s.",
+            sr_buf_str(&a));
+    sr_buf_free(&a);
+    return -1;
+  }
+  if (g.nobatch != g.nibatch) {
+    SrBuf a = SR_BUF_INIT, c = SR_BUF_INIT;
+    sr_ints_str(&a, g.obatch, g.nobatch);
+    sr_ints_str(&c, g.ibatch, g.nibatch);
+    sr_terr(cx, "TypeError",
+            "Scatter op requires equal numbers of operand_batching_dims and scatter_indices_batching_dims, got %s and "
+            "%s.",
+            sr_buf_str(&a), sr_buf_str(&c));
+    sr_buf_free(&a);
+    sr_buf_free(&c);
+    return -1;
+  }
+  {
+    /* the batch shapes of the operand, the indices and the updates
+       (_get_updates_batching_dims: the indices' dims among the updates'
+       scatter dims) */
+    int64_t ob[SR_MAX_RANK], ib[SR_MAX_RANK], ub[SR_MAX_RANK];
+    int same_i = 1, same_u = 1;
+    for (int k = 0; k < g.nobatch; k++) {
+      ob[k] = op->dims[g.obatch[k]].size;
+      ib[k] = ix->dims[g.ibatch[k]].size;
+      same_i &= ob[k] == ib[k];
+    }
+    const char *what = "indices";
+    const int64_t *other = ib;
+    if (same_i) {
+      for (int k = 0; k < g.nobatch; k++) {
+        int64_t pos = -1;
+        for (int d = 0, j = 0; d < up->ndim && pos < 0; d++) {
+          if (in_list(g.offset, g.noffset, d)) continue;
+          if (j++ == g.ibatch[k]) pos = d;
+        }
+        ub[k] = pos >= 0 ? up->dims[pos].size : -1;
+        same_u &= ob[k] == ub[k];
+      }
+      what = "updates";
+      other = ub;
+    }
+    if (!same_i || !same_u) {
+      SrBuf a = SR_BUF_INIT, c = SR_BUF_INIT;
+      sr_ints_str(&a, ob, g.nobatch);
+      sr_ints_str(&c, other, g.nobatch);
+      sr_terr(cx, "TypeError",
+              "Scatter op requires operand batching dimensions and %s batching dimensions to have the same shape, got "
+              "%s and %s.",
+              what, sr_buf_str(&a), sr_buf_str(&c));
+      sr_buf_free(&a);
+      sr_buf_free(&c);
+      return -1;
+    }
+  }
   if (g.noffset + g.ncollapsed + g.nobatch != op->ndim)
     return sr_terr(cx, "TypeError", "Scatter op has window of size %d; doesn't match operand of rank %d.",
                    g.noffset + g.ncollapsed + g.nobatch, op->ndim);
@@ -3280,14 +3402,7 @@ static int type_scatter(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
     if (g.start_map[i] < 0 || g.start_map[i] >= op->ndim)
       return sr_terr(cx, "TypeError", "Invalid scatter_dims_to_operand_dims mapping; domain is [0, %d), got: %d->%lld.",
                      op->ndim, i, (long long)g.start_map[i]);
-  if (g.nobatch != g.nibatch)
-    return sr_terr(cx, "TypeError", "Scatter op requires equal numbers of operand_batching_dims and "
-                                    "scatter_indices_batching_dims");
-  for (int k = 0; k < g.nobatch; k++)
-    if (g.obatch[k] < 0 || g.obatch[k] >= op->ndim || g.ibatch[k] < 0 || g.ibatch[k] >= ivd ||
-        op->dims[g.obatch[k]].size != ix->dims[g.ibatch[k]].size)
-      return sr_terr(cx, "TypeError", "Scatter op requires operand batching dimensions and indices batching "
-                                      "dimensions to have the same shape");
+  if (dims_check_op(cx, sc, g.start_map, g.nstart_map, "scatter_dims_to_operand_dims", 0, 1, -1, 0) < 0) return -1;
   int64_t oshape[SR_MAX_RANK], ushape[SR_MAX_RANK];
   for (int i = 0; i < op->ndim; i++) oshape[i] = op->dims[i].size;
   for (int i = 0; i < up->ndim; i++) ushape[i] = up->dims[i].size;
@@ -4048,6 +4163,31 @@ BATCH(batch_dynamic_update_slice) {
 
 /* ==== iota ==== */
 
+/* The type of a result made from no operand (iota, empty): dtype and
+   shape on the context mesh, replicated unless the sharding param `key`
+   gives partitions, unreduced and reduced axes. */
+static int fresh_type(SrTypeCtx *cx, const SrRuleEqn *e, SrDtype dt, const int64_t *shape, int n, const char *key,
+                      const SrType **out) {
+  SrStd s;
+  if (sr_std_begin(cx, e, &s) < 0) return -1;
+  SrShardSpec g;
+  int given = 0;
+  if (given_sharding(cx, e, key, n, &g, &given) < 0) return -1;
+  SrTypeBuilder b;
+  memset(&b, 0, sizeof b);
+  b.dtype = dt;
+  b.ndim = (uint8_t)n;
+  b.mesh = s.mesh;
+  for (int i = 0; i < n; i++) b.dims[i].size = shape[i];
+  if (given) {
+    apply_partitions(&b, &g);
+    b.unreduced = g.unreduced;
+    b.reduced = g.reduced;
+    b.ukind = g.ukind;
+  }
+  return sr_finish_type(cx, e, &b, out);
+}
+
 /* lax.iota_p (not a standard primitive): replicated on the context mesh
    unless `sharding` is given. */
 static int type_iota(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
@@ -4076,24 +4216,7 @@ static int type_iota(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
     return -1;
   }
   if (check_nonnegative(cx, "iota", "shape", shape, n) < 0) return -1;
-  SrStd s;
-  if (sr_std_begin(cx, e, &s) < 0) return -1;
-  SrShardSpec g;
-  int given = 0;
-  if (given_sharding(cx, e, "sharding", n, &g, &given) < 0) return -1;
-  SrTypeBuilder b;
-  memset(&b, 0, sizeof b);
-  b.dtype = dt;
-  b.ndim = (uint8_t)n;
-  b.mesh = s.mesh;
-  for (int i = 0; i < n; i++) b.dims[i].size = shape[i];
-  if (given) {
-    apply_partitions(&b, &g);
-    b.unreduced = g.unreduced;
-    b.reduced = g.reduced;
-    b.ukind = g.ukind;
-  }
-  return sr_finish_type(cx, e, &b, out);
+  return fresh_type(cx, e, dt, shape, n, "sharding", out);
 }
 
 typedef struct IotaArg {
@@ -4131,24 +4254,7 @@ static int type_empty(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
     return -1;
   if (!has) return sr_terr(cx, "TypeError", "empty equation has no 'dtype' param");
   if (check_nonnegative(cx, "empty", "shape", shape, n) < 0) return -1;
-  SrStd s;
-  if (sr_std_begin(cx, e, &s) < 0) return -1;
-  SrShardSpec g;
-  int given = 0;
-  if (given_sharding(cx, e, "out_sharding", n, &g, &given) < 0) return -1;
-  SrTypeBuilder b;
-  memset(&b, 0, sizeof b);
-  b.dtype = dt;
-  b.ndim = (uint8_t)n;
-  b.mesh = s.mesh;
-  for (int i = 0; i < n; i++) b.dims[i].size = shape[i];
-  if (given) {
-    apply_partitions(&b, &g);
-    b.unreduced = g.unreduced;
-    b.reduced = g.reduced;
-    b.ukind = g.ukind;
-  }
-  return sr_finish_type(cx, e, &b, out);
+  return fresh_type(cx, e, dt, shape, n, "out_sharding", out);
 }
 
 static int zero_fn(SrShardIO *io) {
@@ -4411,7 +4517,31 @@ static void batch_rules_structural(void) {
 
 #undef JVP
 
+/* ==== create_token (lax.py: create_token_p) ==== */
+
+const SrType *sr_lax_token_type(void) {
+  static const SrType *t;
+  if (!t) t = sr_type_scalar(sr_dtype_intern("Tok", 3));
+  return t;
+}
+
+static int type_create_token(SrTypeCtx *cx, const SrRuleEqn *e, const SrType **out) {
+  (void)cx;
+  (void)e;
+  out[0] = sr_lax_token_type();
+  return 0;
+}
+
+/* a token holds no data */
+static int ev_create_token(SrEvalCtx *cx, const SrEvalEqn *e) {
+  (void)cx;
+  e->out[0] = sr_array_from_data(e->out_type[0], NULL, "");
+  return 0;
+}
+
 void sr_lax_structural_init(void) {
+  sr_set_type_rule(SR_P_create_token, type_create_token);
+  sr_set_eval_rule(SR_P_create_token, ev_create_token);
   sr_prims[SR_P_split].nout = nout_split;
   sr_prims[SR_P_slice].minor = minor_slice;
   type_rules_structural();

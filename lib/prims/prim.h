@@ -47,6 +47,7 @@ typedef enum {
   SR_PP_CUSTOM_VJP,     /* name= first, drop num_consts=0 and out_trees */
   SR_PP_CUSTOM_LIN,     /* drop out_avals */
   SR_PP_LINEAR_SOLVE,   /* const_lengths and jaxprs as str of a _LinearSolveTuple */
+  SR_PP_STATE,          /* get, swap, addupdate: y <- x[i], x[i] <- v, x[i] += v */
 } SrPpRule;
 
 enum {

@@ -15,6 +15,7 @@
 #include "py/modules.h"
 #include "py/objects.h"
 #include "py/range.h"
+#include "py/strfmt.h"
 #include "util/intern.h"
 #include "util/pyfmt.h"
 
@@ -769,6 +770,42 @@ static SrVal *bi_print_exc(SrInterp *I, SrArgs *a) {
   return sr_none();
 }
 
+/* logging's module-level functions on the root logger as Python leaves
+   it unconfigured: basicConfig's handler writes
+   "LEVEL:root:message" (msg % args) to stderr for WARNING and above;
+   debug and info are below the root's WARNING level and write nothing. */
+static SrVal *log_at(SrInterp *I, SrArgs *a, const char *level, int shown) {
+  if (a->n < 1) return sr_raise(I, "TypeError", "%s() missing 1 required positional argument: 'msg'", level);
+  if (!shown) return sr_none();
+  SrBuf b = SR_BUF_INIT;
+  sr_buf_printf(&b, "%s:root:", level);
+  int rc = 0;
+  if (a->n > 1) {
+    SrVal *args = sr_seq(NULL, SR_V_TUPLE, a->n - 1);
+    for (int i = 1; i < a->n; i++) sr_seq_push(NULL, args, sr_ref(a->v[i]));
+    SrVal *m = a->v[0]->kind == SR_V_STR ? sr_str_percent(I, a->v[0], args) : NULL;
+    if (a->v[0]->kind != SR_V_STR) sr_raise(I, "TypeError", "not all arguments converted during string formatting");
+    sr_unref(args);
+    rc = m ? sr_to_str(I, &b, m) : -1;
+    sr_unref(m);
+  } else {
+    rc = sr_to_str(I, &b, a->v[0]);
+  }
+  if (rc < 0) {
+    sr_buf_free(&b);
+    return NULL;
+  }
+  sr_buf_putc(&b, '\n');
+  stream_put(I, 2, b.p, b.len);
+  sr_buf_free(&b);
+  return sr_none();
+}
+static SrVal *bi_log_debug(SrInterp *I, SrArgs *a) { return log_at(I, a, "DEBUG", 0); }
+static SrVal *bi_log_info(SrInterp *I, SrArgs *a) { return log_at(I, a, "INFO", 0); }
+static SrVal *bi_log_warning(SrInterp *I, SrArgs *a) { return log_at(I, a, "WARNING", 1); }
+static SrVal *bi_log_error(SrInterp *I, SrArgs *a) { return log_at(I, a, "ERROR", 1); }
+static SrVal *bi_log_critical(SrInterp *I, SrArgs *a) { return log_at(I, a, "CRITICAL", 1); }
+
 static SrVal *bi_getattr(SrInterp *I, SrArgs *a) {
   if (a->n < 2 || a->n > 3) return sr_raise(I, "TypeError", "getattr expected 2 or 3 arguments");
   const char *name = sr_as_str(I, a->v[1], "attribute name");
@@ -1002,6 +1039,11 @@ void sr_builtins_py_init(void) {
   sr_def("traceback.format_exc", bi_format_exc,
          "traceback.format_exc(): the traceback of the exception being handled, as a string");
   sr_def("traceback.print_exc", bi_print_exc, "traceback.print_exc(): prints the traceback of the exception being handled to stderr");
+  sr_def("logging.warning", bi_log_warning, "logging.warning(msg, *args): writes WARNING:root:msg % args to stderr");
+  sr_def("logging.error", bi_log_error, "logging.error(msg, *args): writes ERROR:root:msg % args to stderr");
+  sr_def("logging.critical", bi_log_critical, "logging.critical(msg, *args): writes CRITICAL:root:msg % args to stderr");
+  sr_def("logging.info", bi_log_info, "logging.info(msg, *args): below the root logger's WARNING level, writes nothing");
+  sr_def("logging.debug", bi_log_debug, "logging.debug(msg, *args): below the root logger's WARNING level, writes nothing");
   sr_register("sys.stdout", sr_obj(&stream_class, (void *)1));
   sr_register("sys.stderr", sr_obj(&stream_class, (void *)2));
   sr_def("builtins.len", bi_len, "len(x): the number of items in x");

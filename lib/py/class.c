@@ -1124,7 +1124,10 @@ static void instance_print(SrBuf *out, const SrVal *v, int repr) {
     else sr_val_str(out, o->base);
     return;
   }
-  sr_buf_printf(out, "<__main__.%s object at %p>", c->name, (const void *)o);
+  /* object.__repr__: the module of the class first, but for a built-in
+     one (object itself, whose namespace has no __module__) */
+  if (c->dict && !dget(c->dict, "__module__")) sr_buf_printf(out, "<%s object at %p>", c->name, (const void *)o);
+  else sr_buf_printf(out, "<__main__.%s object at %p>", c->name, (const void *)o);
 }
 
 static void instance_repr(SrBuf *out, const SrVal *v) { instance_print(out, v, 1); }
@@ -2837,6 +2840,7 @@ void sr_class_init(void) {
   if (!sr_lookup_qualname("builtins.hash")) sr_def("builtins.hash", bi_hash, "hash(x): x's hash, equal for equal values");
   not_implemented = sr_word(NULL, "NotImplemented", 14);
   sr_register("builtins.NotImplemented", not_implemented);
+  sr_register("builtins.Ellipsis", sr_word(NULL, "Ellipsis", 8)); /* the value of `...` */
   /* typing.NamedTuple: a base class marker (and a function) */
   SrPyClass *nt = class_alloc("NamedTuple", NULL, sr_dict(NULL));
   nt->nt_marker = 1;

@@ -1185,6 +1185,16 @@ static SrVal *make_function(SrInterp *I, Frame *f, SrNode *n) {
     sr_buf_printf(&q, "%s.<locals>.%s", f->fn->qualname ? f->fn->qualname : f->fn->name, nf->name);
     nf->qualname = sr_intern_cstr(sr_buf_str(&q));
     sr_buf_free(&q);
+  } else if (f->scope && bound_here(f->env, sr_intern_cstr("__qualname__"))) {
+    /* one made in a class body is the class's: C.f, before any decorator */
+    SrVal *cq = sr_env_lookup(f->env, sr_intern_cstr("__qualname__"));
+    if (cq && cq->kind == SR_V_STR) {
+      SrFunction *nf = fv->obj.data;
+      SrBuf q = SR_BUF_INIT;
+      sr_buf_printf(&q, "%.*s.%s", (int)cq->str.n, cq->str.s, nf->name);
+      nf->qualname = sr_intern_cstr(sr_buf_str(&q));
+      sr_buf_free(&q);
+    }
   }
   return fv;
 }

@@ -271,6 +271,9 @@ void sr_exc_methods_init(void);
 
 SrVal *sr_call(SrInterp *I, SrVal *fn, SrArgs *a);
 SrVal *sr_call1(SrInterp *I, SrVal *fn, SrVal *arg);
+/* fn(*args, **kwargs): n positional arguments and a dict of str keys
+   (NULL: none), all borrowed. */
+SrVal *sr_call_kwdict(SrInterp *I, SrVal *fn, int n, SrVal **args, SrVal *kwargs);
 SrVal *sr_getattr(SrInterp *I, SrVal *obj, const char *name);
 /* Python truthiness, -1 on error. */
 int sr_truthy(SrInterp *I, SrVal *v);

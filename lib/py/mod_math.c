@@ -465,6 +465,16 @@ static SrVal *math_isqrt(SrInterp *I, SrArgs *a) {
 
 /* ---- the operator module ---- */
 
+/* operator.__add__ is operator.add, __and__ and_ (the dunder aliases) */
+static const char *dunder_name(const char *name, char *buf) {
+  size_t n = strlen(name);
+  if (n < 5 || strncmp(name, "__", 2) != 0 || n > 13) return name;
+  memcpy(buf, name + 2, n - 4);
+  buf[n - 4] = 0;
+  if (strcmp(buf, "and") == 0 || strcmp(buf, "or") == 0 || strcmp(buf, "not") == 0) strcat(buf, "_");
+  return buf;
+}
+
 static SrVal *op_binary(SrInterp *I, SrArgs *a) {
   static const struct {
     const char *name;
@@ -477,7 +487,8 @@ static SrVal *op_binary(SrInterp *I, SrArgs *a) {
     {"gt", SR_OP_GT}, {"ge", SR_OP_GE}, {"is_", SR_OP_IS}, {"is_not", SR_OP_ISNOT}, {"concat", SR_OP_ADD},
     {NULL, 0},
   };
-  const char *name = sr_current_builtin(I)->name + strlen("operator.");
+  char dn[16];
+  const char *name = dunder_name(sr_current_builtin(I)->name + strlen("operator."), dn);
   if (a->nkw) return sr_raise(I, "TypeError", "%s() takes no keyword arguments", name);
   if (a->n != 2) return sr_raise(I, "TypeError", "%s expected 2 arguments, got %d", name, a->n);
   for (int i = 0; ops[i].name; i++)
@@ -490,7 +501,8 @@ static SrVal *op_binary(SrInterp *I, SrArgs *a) {
 }
 
 static SrVal *op_unary(SrInterp *I, SrArgs *a) {
-  const char *name = sr_current_builtin(I)->name + strlen("operator.");
+  char dn[16];
+  const char *name = dunder_name(sr_current_builtin(I)->name + strlen("operator."), dn);
   if (a->nkw) return sr_raise(I, "TypeError", "%s() takes no keyword arguments", name);
   if (a->n != 1) return sr_raise(I, "TypeError", "%s() takes exactly one argument (%d given)", name, a->n);
   SrVal *x = a->v[0];
@@ -654,6 +666,21 @@ static void operator_init(void) {
     snprintf(q, sizeof q, "operator.%s", unary_ops[i]);
     sr_def(q, op_unary, "the operator as a function of one argument");
   }
+  static const char *const dunders[] = {
+    "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "lshift", "rshift", "and",
+    "or", "xor", "eq", "ne", "lt", "le", "gt", "ge", "concat", NULL,
+  };
+  for (int i = 0; dunders[i]; i++) {
+    snprintf(q, sizeof q, "operator.__%s__", dunders[i]);
+    sr_def(q, op_binary, "the operator as a function of two arguments (a dunder alias)");
+  }
+  static const char *const unary_dunders[] = {"neg", "pos", "invert", "inv", "not", NULL};
+  for (int i = 0; unary_dunders[i]; i++) {
+    snprintf(q, sizeof q, "operator.__%s__", unary_dunders[i]);
+    sr_def(q, op_unary, "the operator as a function of one argument (a dunder alias)");
+  }
+  sr_def("operator.__abs__", op_abs, "operator.__abs__(a): abs(a)");
+  sr_def("operator.__index__", op_index, "operator.__index__(a): a as an int");
   sr_def("operator.abs", op_abs, "operator.abs(a): abs(a)");
   sr_def("operator.index", op_index, "operator.index(a): a as an int");
   sr_def("operator.getitem", op_getitem, "operator.getitem(a, b): a[b]");

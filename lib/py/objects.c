@@ -586,6 +586,11 @@ SrVal *sr_slice_new(SrVal *start, SrVal *stop, SrVal *step) {
   return sr_obj(&sr_slice_class, s);
 }
 
+SrVal *sr_slice_part(SrVal *slice, int i) {
+  Slice *s = slice->obj.data;
+  return i == 0 ? s->start : i == 1 ? s->stop : s->step;
+}
+
 int sr_slice_indices(SrInterp *I, SrVal *slice, int64_t n, int64_t *start, int64_t *stop,
                      int64_t *step, int64_t *count) {
   Slice *s = slice->obj.data;
@@ -659,6 +664,16 @@ SrVal *sr_call1(SrInterp *I, SrVal *fn, SrVal *arg) {
   return sr_call(I, fn, &a);
 }
 
+SrVal *sr_call_kwdict(SrInterp *I, SrVal *fn, int n, SrVal **args, SrVal *kwargs) {
+  int nkw = kwargs ? kwargs->dict.n : 0;
+  const char **kw = sr_xcalloc((size_t)nkw + 1, sizeof *kw);
+  for (int i = 0; i < nkw; i++) kw[i] = sr_intern(kwargs->dict.keys[i]->str.s, kwargs->dict.keys[i]->str.n);
+  SrArgs a = {n, args, nkw, kw, nkw ? kwargs->dict.vals : NULL, NULL};
+  SrVal *r = sr_call(I, fn, &a);
+  free(kw);
+  return r;
+}
+
 /* ---- conversions to text ---- */
 
 /* ---- truthiness and iteration ---- */
@@ -724,6 +739,69 @@ SrVal *sr_getindex(SrInterp *I, SrVal *obj, int64_t i) {
   SrVal *r = sr_getitem(I, obj, key);
   sr_unref(key);
   return r;
+}
+
+/* ---- types.GenericAlias: tuple[int, int], list[X], dict[K, V] ----
+ * A built-in container type subscripted, as annotations and type aliases
+ * write them at run time: it prints as tuple[int, jax.Array] (each
+ * argument's class named as <class '...'> names it) and calls the type. */
+typedef struct {
+  SrVal *origin;
+  char *text;
+} Alias;
+
+static void alias_free(void *d) {
+  Alias *a = d;
+  sr_unref(a->origin);
+  free(a->text);
+  free(a);
+}
+
+static void alias_repr(SrBuf *out, const SrVal *v) { sr_buf_puts(out, ((const Alias *)v->obj.data)->text); }
+
+static SrVal *alias_call(SrInterp *I, SrVal *self, SrArgs *a) { return sr_call(I, ((Alias *)self->obj.data)->origin, a); }
+
+static const SrLangOps alias_ops = {.call = alias_call};
+static const SrClass alias_class = {"types.GenericAlias", alias_free, alias_repr, NULL, &alias_ops};
+
+/* _type_repr: a class by its name (builtins unqualified), ... for
+   Ellipsis, anything else by its repr */
+static void alias_arg(SrInterp *I, SrBuf *b, SrVal *x) {
+  SrBuf r = SR_BUF_INIT;
+  sr_to_repr(I, &r, x);
+  const char *t = sr_buf_str(&r);
+  size_t n = strlen(t);
+  if (n > 10 && strncmp(t, "<class '", 8) == 0 && strcmp(t + n - 2, "'>") == 0) sr_buf_putn(b, t + 8, n - 10);
+  else if (strcmp(t, "Ellipsis") == 0) sr_buf_puts(b, "...");
+  else sr_buf_puts(b, t);
+  sr_buf_free(&r);
+}
+
+static SrVal *generic_alias(SrInterp *I, SrVal *origin, const char *name, SrVal *key) {
+  SrBuf b = SR_BUF_INIT;
+  sr_buf_printf(&b, "%s[", name);
+  if (key->kind == SR_V_TUPLE) {
+    if (!key->seq.n) sr_buf_puts(&b, "()");
+    for (int i = 0; i < key->seq.n; i++) {
+      if (i) sr_buf_puts(&b, ", ");
+      alias_arg(I, &b, key->seq.items[i]);
+    }
+  } else if (key->kind == SR_V_LIST) {
+    sr_buf_putc(&b, '[');
+    for (int i = 0; i < key->seq.n; i++) {
+      if (i) sr_buf_puts(&b, ", ");
+      alias_arg(I, &b, key->seq.items[i]);
+    }
+    sr_buf_putc(&b, ']');
+  } else {
+    alias_arg(I, &b, key);
+  }
+  sr_buf_putc(&b, ']');
+  Alias *a = sr_xcalloc(1, sizeof *a);
+  a->origin = sr_ref(origin);
+  a->text = sr_xstrdup(sr_buf_str(&b));
+  sr_buf_free(&b);
+  return sr_obj(&alias_class, a);
 }
 
 SrVal *sr_getitem(SrInterp *I, SrVal *obj, SrVal *key) {
@@ -793,6 +871,14 @@ SrVal *sr_getitem(SrInterp *I, SrVal *obj, SrVal *key) {
     if (sr_index(I, key, obj->spec->n, &i) < 0) return NULL;
     return spec_entry(&obj->spec->e[i]);
   default:
+    if (sr_is_obj(obj, &sr_builtin_class)) {
+      /* the built-in container types' __class_getitem__ */
+      static const char *const types[] = {"tuple", "list", "dict", "set", "frozenset", "type", NULL};
+      const char *bn = sr_builtin_name(obj);
+      const char *dot = bn && strncmp(bn, "builtins.", 9) == 0 ? bn + 9 : NULL;
+      for (int k = 0; dot && types[k]; k++)
+        if (strcmp(dot, types[k]) == 0) return generic_alias(I, obj, dot, key);
+    }
     return sr_raise(I, "TypeError", "'%s' object is not subscriptable", sr_val_kind_name(obj));
   }
 }

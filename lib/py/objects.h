@@ -89,6 +89,8 @@ extern const SrClass sr_slice_class;
 
 /* Slices: start, stop, step (each an int or None). */
 SrVal *sr_slice_new(SrVal *start, SrVal *stop, SrVal *step);
+/* The start (0), stop (1) or step (2) of a slice, borrowed. */
+SrVal *sr_slice_part(SrVal *slice, int i);
 /* Normalises a slice for a sequence of length n (Python's indices()). */
 int sr_slice_indices(SrInterp *I, SrVal *slice, int64_t n, int64_t *start, int64_t *stop,
                      int64_t *step, int64_t *count);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "py/ast.h"
+#include "py/interp.h"
 #include "text/parse.h"
 #include "util/intern.h"
 
@@ -319,6 +320,17 @@ static SrNode *fstring(LP *p, const char *s, size_t len, size_t off) {
          | NAME | NUMBER | STRING+ | '...' | JAXPR */
 static SrNode *comp_for(LP *p, SrNode *elt, SrNode *val, int kind, size_t off);
 
+/* An item of a display or an expression list: '*' expr (where star
+   allows it) or a test; NULL after an error. */
+static SrNode *star_or_test(LP *p, int star) {
+  if (!star || !at_op(p, "*")) return test(p);
+  size_t so = p->tok.off;
+  advance(p);
+  SrNode *e = node(p, SR_N_STARRED, so);
+  e->a = expr(p);
+  return e->a ? e : NULL;
+}
+
 static SrNode *atom(LP *p) {
   SrTok t = p->tok;
   size_t off = t.off;
@@ -372,7 +384,9 @@ static SrNode *atom(LP *p) {
   case SR_T_OP:
     if (at_op(p, "...")) {
       advance(p);
-      return const_node(p, off, sr_word(NULL, "Ellipsis", 8));
+      /* the one builtins.Ellipsis, so that `... is Ellipsis` */
+      SrVal *ell = sr_lookup_qualname("builtins.Ellipsis");
+      return const_node(p, off, ell ? sr_ref(ell) : sr_word(NULL, "Ellipsis", 8));
     }
     if (at_op(p, "(")) {
       advance(p);
@@ -405,16 +419,7 @@ static SrNode *atom(LP *p) {
         }
       }
       while (!at_op(p, ")")) {
-        SrNode *e;
-        if (at_op(p, "*")) {
-          size_t so = p->tok.off;
-          advance(p);
-          e = node(p, SR_N_STARRED, so);
-          e->a = expr(p);
-          if (!e->a) e = NULL;
-        } else {
-          e = test(p);
-        }
+        SrNode *e = star_or_test(p, 1);
         if (!e) {
           free(items.v);
           return NULL;
@@ -435,16 +440,7 @@ static SrNode *atom(LP *p) {
       advance(p);
       NL items = {0};
       while (!at_op(p, "]")) {
-        SrNode *e;
-        if (at_op(p, "*")) {
-          size_t so = p->tok.off;
-          advance(p);
-          e = node(p, SR_N_STARRED, so);
-          e->a = expr(p);
-          if (!e->a) e = NULL;
-        } else {
-          e = test(p);
-        }
+        SrNode *e = star_or_test(p, 1);
         if (!e) {
           free(items.v);
           return NULL;
@@ -1060,16 +1056,7 @@ static SrNode *testlist_star(LP *p, int allow_star) {
   NL items = {0};
   int comma = 0;
   for (;;) {
-    SrNode *e;
-    if (allow_star && at_op(p, "*")) {
-      size_t so = p->tok.off;
-      advance(p);
-      e = node(p, SR_N_STARRED, so);
-      e->a = expr(p);
-      if (!e->a) e = NULL;
-    } else {
-      e = test(p);
-    }
+    SrNode *e = star_or_test(p, allow_star);
     if (!e) {
       free(items.v);
       return NULL;

@@ -552,6 +552,12 @@ static int parse_type_text(Parser *p, const SrType **out, int allow_bare, int *b
   if (peek(p) == '{')
     return fail_at(p, p->pos, "reference types such as '%.*s{...}' (Pallas state) are not "
                               "supported", (int)(p->pos - start), p->s + start);
+  if (peek(p) != '[' && e - start == 3 && memcmp(p->s + start, "Tok", 3) == 0) {
+    /* core.AbstractToken, printed Tok */
+    if (bare) *bare = 0;
+    *out = sr_type_get(&b);
+    return 0;
+  }
   if (peek(p) != '[') {
     if (allow_bare) {
       *bare = 1;

@@ -698,8 +698,67 @@ static void suggest_names(Pr *pr, SrVar *const *for_vars, uint32_t n, SrVar *con
   }
 }
 
+/* state/primitives.py's pp_ref_transforms: x[...] or x[i,1:3] from the
+   indexer of lax/state.c (the param `tree`) */
+static SrDoc *ref_ix_doc(Pr *pr, const SrEqn *e) {
+  static const char *tkey;
+  if (!tkey) tkey = sr_intern_cstr("tree");
+  SrBuf b = SR_BUF_INIT;
+  SrDoc *ref = atom_doc(pr, e->in[0], 0);
+  const SrVal *tree = sr_eqn_param(e, tkey);
+  const SrType *rt = e->in[0]->type;
+  if (!tree || !sr_is_seq(tree) || !rt || tree->seq.n != rt->ndim) {
+    sr_buf_puts(&b, "[...]");
+  } else {
+    sr_buf_putc(&b, '[');
+    for (int d = 0; d < tree->seq.n; d++) {
+      const SrVal *it = tree->seq.items[d];
+      if (d) sr_buf_putc(&b, ',');
+      if (it->kind == SR_V_INT && it->i >= 0 && (uint32_t)it->i < e->nin) {
+        SrVar *v = e->in[it->i];
+        if (v->kind == SR_LIT) {
+          sr_lit_value_text(&b, v);
+        } else {
+          char nm[24];
+          size_t nl = encode_name(name_code(pr, v), nm);
+          sr_buf_putn(&b, nm, nl);
+        }
+      } else if (sr_is_seq(it) && it->seq.n == 3) {
+        /* _pp_slice: start:end, each left out at its default */
+        int64_t start = it->seq.items[0]->i, end = start + it->seq.items[1]->i;
+        if (start) sr_buf_printf(&b, "%lld", (long long)start);
+        sr_buf_putc(&b, ':');
+        if (end != rt->dims[d].size) sr_buf_printf(&b, "%lld", (long long)end);
+      }
+    }
+    sr_buf_putc(&b, ']');
+  }
+  SrDoc *ix = sr_doc_text(pr->a, sr_arena_strndup(pr->a, b.p, b.len), (uint32_t)b.len);
+  sr_buf_free(&b);
+  return sr_doc_cat2(pr->a, ref, ix);
+}
+
+/* _get_pp_rule (y <- x[i]), _swap_pp_rule (x[i] <- v, or y, x[i] <- x[i], v
+   when y is used) and _addupdate_pp_rule (x[i] += v) */
+static SrDoc *state_eqn_doc(Pr *pr, const SrEqn *e) {
+  SrArena *a = pr->a;
+  SrDoc *xi = ref_ix_doc(pr, e);
+  if (e->prim->id == SR_P_get && e->nout == 1)
+    return sr_doc_cat3(a, vars_doc(pr, e->out, 1, 0, 1), sr_doc_textz(a, " <- "), xi);
+  if (e->nin < 2) return xi;
+  SrDoc *v = atom_doc(pr, e->in[1], 0);
+  if (e->prim->id == SR_P_addupdate) return sr_doc_cat3(a, xi, sr_doc_textz(a, " += "), v);
+  SrVar *y = e->nout == 1 ? e->out[0] : NULL;
+  if (!y || y->kind == SR_DROP || (is_named(pr, y) && y->pp_name == NAME_UNDERSCORE))
+    return sr_doc_cat3(a, xi, sr_doc_textz(a, " <- "), v);
+  SrDoc *kids[6] = {vars_doc(pr, e->out, 1, 0, 1), sr_doc_textz(a, ", "), xi, sr_doc_textz(a, " <- "),
+                    ref_ix_doc(pr, e), sr_doc_cat2(a, sr_doc_textz(a, ", "), v)};
+  return sr_doc_cat(a, 6, kids);
+}
+
 static SrDoc *eqn_doc(Pr *pr, const SrEqn *e) {
   SrArena *a = pr->a;
+  if (e->prim->pp == SR_PP_STATE) return state_eqn_doc(pr, e);
   if (e->prim->pp == SR_PP_JIT) {
     static const char *jkey;
     if (!jkey) jkey = sr_intern_cstr("jaxpr");

@@ -30,8 +30,8 @@
 ## jax.threefry_partitionable); test_sds_pspec_input
 ## (jtu.with_explicit_mesh with lowered text); transfer_guard contexts
 ## (their bodies are ported); test_empty_mesh_to_out_sharding
-## (mesh_lib.empty_concrete_mesh); test_empty_io_callback_under_shard_map_reshard_to_singledev
-## (io_callback: as the pending case); test_jit_device_with_sharding_constraint_error
+## (mesh_lib.empty_concrete_mesh); the io_callback cases
+## (test_empty_io_callback_under_shard_map*: tests/golden/cb32_pjit.jxr); test_jit_device_with_sharding_constraint_error
 ## (a constraint's devices inside jit: as the pending committed-input
 ## case).  Pending (pending/apjit30_pending.jxr): see
 ## the cases there.

@@ -299,3 +299,15 @@ include $(top_srcdir)/tests/golden/arr30.mk
 include $(top_srcdir)/tests/golden/apjit30.mk
 include $(top_srcdir)/tests/golden/sal30.mk
 include $(top_srcdir)/tests/golden/lad30.mk
+include $(top_srcdir)/tests/golden/api32.mk
+include $(top_srcdir)/tests/golden/dbg32.mk
+include $(top_srcdir)/tests/golden/lax32.mk
+include $(top_srcdir)/tests/golden/jnp32.mk
+include $(top_srcdir)/tests/golden/ref32.mk
+include $(top_srcdir)/tests/golden/cb32.mk
+include $(top_srcdir)/tests/golden/docA32.mk
+include $(top_srcdir)/tests/golden/docB32.mk
+include $(top_srcdir)/tests/golden/rem32.mk
+include $(top_srcdir)/tests/golden/idx32.mk
+include $(top_srcdir)/tests/golden/docC32.mk
+include $(top_srcdir)/tests/golden/np32.mk

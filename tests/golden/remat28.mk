@@ -30,5 +30,3 @@ GOLDEN_TESTS += \
 	tests/golden/remat28_control.jxr \
 	tests/golden/remat28_jaxpr.jxr \
 	tests/golden/remat28_vjp.jxr
-GOLDEN_PENDING += \
-	tests/golden/pending/remat28_pending.jxr

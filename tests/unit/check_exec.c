@@ -672,6 +672,46 @@ START_TEST(test_scan_buffers) {
 }
 END_TEST
 
+/* Big zeros are one kept buffer (exec/array.h: sr_buffer_zeros_shared):
+   a broadcast of 0.0 made twice shares it and fills nothing the second
+   time, while an add into the result (its holder is not the sole one)
+   leaves the zeros as they were. */
+START_TEST(test_zeros_shared) {
+  const int64_t n = 1 << 20;
+  SrBuf t = SR_BUF_INIT;
+  sr_buf_printf(&t,
+                "{ lambda ; a:f32[]. let\n"
+                "    b:f32[%lld] = broadcast_in_dim[broadcast_dimensions=() shape=(%lld,) sharding=None] 0.0:f32[]\n"
+                "    c:f32[%lld] = add b a\n"
+                "  in (b, c) }",
+                (long long)n, (long long)n, (long long)n);
+  SrProgram *p = parse(t.p, NULL);
+  sr_buf_free(&t);
+  float one = 1;
+  SrArray *in = host_array(SR_F32, 0, NULL, &one), *out[2][2] = {{0}};
+  for (int r = 0; r < 2; r++) ck_assert_int_eq(sr_ev_jaxpr(&cx, p->top, &in, out[r]), 0);
+  ck_assert_ptr_eq(out[0][0]->shard[0], out[1][0]->shard[0]);
+  for (int r = 0; r < 2; r++) {
+    const float *z = out[r][0]->shard[0]->data, *c = out[r][1]->shard[0]->data;
+    for (int64_t i = 0; i < n; i += 4099) ck_assert(z[i] == 0 && c[i] == 1);
+    ck_assert(z[n - 1] == 0 && c[n - 1] == 1);
+  }
+  for (int r = 0; r < 2; r++) sr_array_unref(out[r][0]), sr_array_unref(out[r][1]);
+  /* kept for the next request of its size, a new one for another size */
+  SrBuffer *a = sr_buffer_zeros_shared(4 * (size_t)n), *b = sr_buffer_zeros_shared(4 * (size_t)n + 64);
+  ck_assert_ptr_ne(a, b);
+  ck_assert_int_ge(a->rc, 2);
+  ck_assert(((const float *)b->data)[n] == 0);
+  sr_buffer_unref(a);
+  sr_buffer_unref(b);
+  /* small ones are not kept: their holder may write them */
+  SrBuffer *s = sr_buffer_zeros_shared(64);
+  ck_assert(sr_buffer_unique(s) && ((const char *)s->data)[63] == 0);
+  sr_buffer_unref(s);
+  sr_array_unref(in);
+  sr_program_unref(p);
+}
+END_TEST
 
 /* The FFT kernel against a direct DFT in long double: radix-2, mixed
    radix (3, 5, 12, 17, 30, 100, 1000) and Bluestein (97) lengths, both precisions, forward and inverse, and the real
@@ -750,6 +790,7 @@ int main(void) {
   tcase_add_test(e, test_eval_sharded);
   tcase_add_test(e, test_memory_chain);
   tcase_add_test(e, test_scan_buffers);
+  tcase_add_test(e, test_zeros_shared);
   tcase_set_timeout(e, 120);
   suite_add_tcase(s, e);
   SRunner *r = srunner_create(s);
