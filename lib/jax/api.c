@@ -1999,7 +1999,7 @@ static int nexplained_callsites;
 static void explain_miss(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp, const char *sig, const SrType **types,
                          int ntypes) {
   SrFunction *uf = sr_as_function(j->fn);
-  /* a silent rank (an MPI job's others) reports nothing, as in sr_warn */
+  /* a silent rank (an MPI job's others) reports nothing: not worked out */
   if (!I->py->out && !I->py->on_warn) return;
   /* only functions of the user's code (source_info_util.is_user_filename) */
   if (!uf || !uf->code || !uf->code->src || !uf->node) return;
@@ -2107,13 +2107,7 @@ static void explain_miss(SrInterp *I, SrVal *self, Jit *j, SrJitSplit *sp, const
     }
   }
   sr_buf_putc(&m, '\n');
-  if (I->py->on_warn) {
-    I->py->on_warn(I, m.p, m.len);
-  } else {
-    if (I->py->out) fflush(I->py->out);
-    fputs(m.p, stderr);
-    fflush(stderr);
-  }
+  sr_write_stderr(I, m.p, m.len, 0);
   sr_buf_free(&src);
   sr_buf_free(&m);
 }

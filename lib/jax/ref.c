@@ -363,12 +363,20 @@ void sr_jax_ref_init(void) {
 /* ---- the checks of jax_mutable_array_checks (api_util.py,
    partial_eval.py) ---- */
 
-static const char *arg_name(const SrTrace *t, int i) {
-  return t && t->arg_names && i < t->narg_names && t->arg_names[i] ? t->arg_names[i] : "unknown";
-}
-
 static const char *name_at(const char *const *names, int nn, int i) {
   return names && i >= 0 && i < nn && names[i] ? names[i] : "unknown";
+}
+
+/* dbg is "f at file:line traced for jit": its function part's length
+   (up to " traced for ", else all of it), and what it was traced for */
+static int dbg_fn_len(const char *dbg) {
+  const char *t = strstr(dbg, " traced for ");
+  return (int)(t ? t - dbg : (long)strlen(dbg));
+}
+
+static const char *dbg_traced_for(const char *dbg) {
+  const char *sp = strrchr(dbg, ' ');
+  return sp ? sp + 1 : "jit";
 }
 
 int sr_jax_check_ref_args(SrInterp *I, SrTrace *t, const char *dbg, SrVal *const *leaves, int n) {
@@ -387,12 +395,11 @@ int sr_jax_check_ref_args_named(SrInterp *I, const char *const *names, int nn, c
       if (leaves[k] == leaves[i]) {
         SrBuf b = SR_BUF_INIT;
         sr_type_str(&b, sr_array_of(leaves[i])->type, 0);
-        const char *sp = strrchr(dbg, ' ');
         sr_raise(I, "ValueError",
                  "only one reference to a mutable array may be passed as an argument to a function, but when "
                  "tracing %.*s for %s the mutable array reference of type %s appeared at both %s and %s.",
-                 (int)(strstr(dbg, " traced for ") ? strstr(dbg, " traced for ") - dbg : (long)strlen(dbg)), dbg,
-                 sp ? sp + 1 : "jit", sr_buf_str(&b), name_at(names, nn, k), name_at(names, nn, i));
+                 dbg_fn_len(dbg), dbg, dbg_traced_for(dbg), sr_buf_str(&b), name_at(names, nn, k),
+                 name_at(names, nn, i));
         sr_buf_free(&b);
         return -1;
       }
@@ -408,12 +415,10 @@ int sr_jax_check_closed_refs_named(SrInterp *I, SrVal *const *captured, int ncap
       if (leaves[i] == captured[c]) {
         SrBuf b = SR_BUF_INIT;
         sr_type_str(&b, sr_array_of(leaves[i])->type, 0);
-        const char *sp = strrchr(dbg, ' ');
         sr_raise(I, "ValueError",
                  "when tracing %.*s for %s, a mutable array reference of type %s was both closed over and passed "
                  "as the argument %s",
-                 (int)(strstr(dbg, " traced for ") ? strstr(dbg, " traced for ") - dbg : (long)strlen(dbg)), dbg,
-                 sp ? sp + 1 : "jit", sr_buf_str(&b), name_at(names, nn, i));
+                 dbg_fn_len(dbg), dbg, dbg_traced_for(dbg), sr_buf_str(&b), name_at(names, nn, i));
         sr_buf_free(&b);
         return -1;
       }
@@ -421,11 +426,27 @@ int sr_jax_check_closed_refs_named(SrInterp *I, SrVal *const *captured, int ncap
   return 0;
 }
 
+/* the error of a Ref returned as output i of n, of type ty, origin the
+   line that says where it came from (or empty); frees origin */
+static int raise_returned(SrInterp *I, const char *dbg, const SrType *ty, uint32_t i, uint32_t n, SrBuf *origin) {
+  SrBuf b = SR_BUF_INIT;
+  sr_type_str(&b, ty, 0);
+  char loc[64] = "";
+  if (n > 1) snprintf(loc, sizeof loc, " at output tree path result[%u]", i);
+  sr_raise(I, "ValueError",
+           "function %s returned a mutable array reference of type %s%s, but mutable array references cannot be "
+           "returned.%s",
+           dbg, sr_buf_str(&b), loc, sr_buf_str(origin));
+  sr_buf_free(origin);
+  sr_buf_free(&b);
+  return -1;
+}
+
 int sr_jax_check_returned_refs(SrInterp *I, SrTrace *t, const char *dbg, SrVal *const *outs, int n) {
   for (int i = 0; i < n; i++) {
     SrArrayObj *a = sr_array_of(outs[i]);
     if (!a || !a->type->ref) continue;
-    SrBuf origin = SR_BUF_INIT, ty = SR_BUF_INIT;
+    SrBuf origin = SR_BUF_INIT;
     if (a->kind == SR_AV_TRACER && a->trace == t) {
       for (uint32_t q = 0; q < t->jb.neqn && !origin.len; q++) {
         const SrEqn *e = &t->jb.eqns[q];
@@ -436,18 +457,9 @@ int sr_jax_check_returned_refs(SrInterp *I, SrTrace *t, const char *dbg, SrVal *
       for (uint32_t k = 0; k < t->jb.nin && !origin.len; k++)
         if (t->jb.in[k] == a->var)
           sr_buf_printf(&origin, "\n\nThe returned mutable array was passed in as the argument %s.",
-                        arg_name(t, (int)k));
+                        name_at(t->arg_names, t->narg_names, (int)k));
     }
-    sr_type_str(&ty, a->type, 0);
-    char loc[64] = "";
-    if (n > 1) snprintf(loc, sizeof loc, " at output tree path result[%d]", i);
-    sr_raise(I, "ValueError",
-             "function %s returned a mutable array reference of type %s%s, but mutable array references cannot be "
-             "returned.%s",
-             dbg, sr_buf_str(&ty), loc, sr_buf_str(&origin));
-    sr_buf_free(&origin);
-    sr_buf_free(&ty);
-    return -1;
+    return raise_returned(I, dbg, a->type, (uint32_t)i, (uint32_t)n, &origin);
   }
   return 0;
 }
@@ -456,22 +468,13 @@ int sr_jax_check_returned_refs_jaxpr(SrInterp *I, const char *dbg, const SrJaxpr
   for (uint32_t i = 0; i < j->nout; i++) {
     const SrVar *v = j->outvars[i];
     if (!v->type || !v->type->ref) continue;
-    SrBuf origin = SR_BUF_INIT, ty = SR_BUF_INIT;
+    SrBuf origin = SR_BUF_INIT;
     for (uint32_t q = 0; q < j->neqn && !origin.len; q++)
       for (uint32_t o = 0; o < j->eqns[q].nout; o++)
         if (j->eqns[q].out[o] == v)
           sr_buf_printf(&origin, "\n\nThe returned mutable array was created on line %s.",
                         j->eqns[q].loc ? j->eqns[q].loc : "");
-    sr_type_str(&ty, v->type, 0);
-    char loc[64] = "";
-    if (j->nout > 1) snprintf(loc, sizeof loc, " at output tree path result[%u]", i);
-    sr_raise(I, "ValueError",
-             "function %s returned a mutable array reference of type %s%s, but mutable array references cannot be "
-             "returned.%s",
-             dbg, sr_buf_str(&ty), loc, sr_buf_str(&origin));
-    sr_buf_free(&origin);
-    sr_buf_free(&ty);
-    return -1;
+    return raise_returned(I, dbg, v->type, i, j->nout, &origin);
   }
   return 0;
 }

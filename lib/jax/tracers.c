@@ -221,6 +221,27 @@ static void jvp_repr(SrInterp *I, SrTrace *t, SrVar *v, const SrType *type, SrBu
   sr_unref(tv);
 }
 
+/* The snapshot j of a vmap's trace t, batched over the vmap's in_axes
+   (*oax: where the output's batch axis went), or NULL with no exception
+   where it does not batch. */
+static SrJaxpr *batch_snapshot(SrInterp *I, SrTrace *t, SrJaxpr *j, int *oax) {
+  SrVal *info = dget(t, 2);
+  int *in_axes = sr_xcalloc(j->nin + 1, sizeof *in_axes);
+  for (uint32_t i = 0; i < j->nin; i++) {
+    SrVal *x = i < (uint32_t)t->ncaptured ? NULL : info->seq.items[i - (uint32_t)t->ncaptured];
+    in_axes[i] = !x || x->kind == SR_V_NONE ? SR_NOT_MAPPED : (int)x->i;
+  }
+  SrBatch b;
+  SrVal *name = dget(t, 4);
+  sr_batch_begin(&b, I, dget(t, 3)->i, name->kind == SR_V_STR ? sr_intern(name->str.s, name->str.n) : NULL);
+  *oax = SR_NOT_MAPPED;
+  SrJaxpr *bj = sr_batch_jaxpr_axes(&b, j, in_axes, NULL, oax);
+  sr_batch_end(&b);
+  free(in_axes);
+  if (!bj) sr_exc_clear(I);
+  return bj;
+}
+
 static void vmap_repr(SrInterp *I, SrTrace *t, SrVar *v, const SrType *type, SrBuf *out) {
   int64_t size = dget(t, 3)->i;
   const SrType *batched = NULL;
@@ -228,22 +249,9 @@ static void vmap_repr(SrInterp *I, SrTrace *t, SrVar *v, const SrType *type, SrB
   /* (nothing is computed while an exception is pending) */
   if (v && !I->exc) {
     SrJaxpr *j = sr_trace_snapshot(t, v);
-    SrVal *info = dget(t, 2);
-    int *in_axes = sr_xcalloc(j->nin + 1, sizeof *in_axes);
-    for (uint32_t i = 0; i < j->nin; i++) {
-      SrVal *x = i < (uint32_t)t->ncaptured ? NULL : info->seq.items[i - (uint32_t)t->ncaptured];
-      in_axes[i] = !x || x->kind == SR_V_NONE ? SR_NOT_MAPPED : (int)x->i;
-    }
-    SrBatch b;
-    SrVal *name = dget(t, 4);
-    sr_batch_begin(&b, I, size, name->kind == SR_V_STR ? sr_intern(name->str.s, name->str.n) : NULL);
-    int oax = SR_NOT_MAPPED;
-    SrJaxpr *bj = sr_batch_jaxpr_axes(&b, j, in_axes, NULL, &oax);
-    sr_batch_end(&b);
-    free(in_axes);
-    if (!bj) {
-      sr_exc_clear(I);
-    } else {
+    int oax;
+    SrJaxpr *bj = batch_snapshot(I, t, j, &oax);
+    if (bj) {
       if (oax != SR_NOT_MAPPED) batched = bj->outvars[0]->type;
       sr_program_unref(bj->prog);
     }
@@ -553,23 +561,9 @@ SrVal *sr_tracers_vmap_val(SrInterp *I, SrVal *x) {
   if (!sr_trace_is_live(I, t, a->trace_id) || t->repr != vmap_repr || outer(t)) return NULL;
   SrJaxpr *j = sr_trace_snapshot(t, a->var);
   if (!var_depends(t, j, a->var)) return NULL;
-  SrVal *info = dget(t, 2);
-  int *in_axes = sr_xcalloc(j->nin + 1, sizeof *in_axes);
-  for (uint32_t i = 0; i < j->nin; i++) {
-    SrVal *y = i < (uint32_t)t->ncaptured ? NULL : info->seq.items[i - (uint32_t)t->ncaptured];
-    in_axes[i] = !y || y->kind == SR_V_NONE ? SR_NOT_MAPPED : (int)y->i;
-  }
-  SrBatch b;
-  SrVal *name = dget(t, 4);
-  sr_batch_begin(&b, I, dget(t, 3)->i, name->kind == SR_V_STR ? sr_intern(name->str.s, name->str.n) : NULL);
-  int oax = SR_NOT_MAPPED;
-  SrJaxpr *bj = sr_batch_jaxpr_axes(&b, j, in_axes, NULL, &oax);
-  sr_batch_end(&b);
-  free(in_axes);
-  if (!bj) {
-    sr_exc_clear(I);
-    return NULL;
-  }
+  int oax;
+  SrJaxpr *bj = batch_snapshot(I, t, j, &oax);
+  if (!bj) return NULL;
   SrVal **in = snapshot_inputs(t, bj, dget(t, 1), 0);
   SrVal *val = run_eager(I, bj, in);
   free_inputs(in, bj->nin);

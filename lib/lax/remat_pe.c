@@ -468,6 +468,20 @@ static int emit_recompute_cond(SrAd *ad, const Pe *pe, const SrEqn *e, const PeS
    values of the vars in val (counted; inputs filled by the caller).
    After the producer of a var with rp set, its value goes through
    reduce_precision.  Returns 0 or -1. */
+/* The known call of e: its known operands (in, their positions in isrc)
+   and its outputs (osrc: the known outputs' positions, then -1 for each
+   residual). */
+static void known_call(SrAd *ad, const Pe *pe, const SrEqn *e, const PeSub *s, SrVal **val, SrVal **in, int *isrc,
+                       int *osrc, int *nin, int *nout) {
+  *nin = *nout = 0;
+  for (uint32_t i = 0; i < e->nin; i++)
+    if (s->k_in ? s->k_in[i] : !(e->in[i]->kind == SR_VAR && pe->unk[e->in[i]->id]))
+      isrc[*nin] = (int)i, in[(*nin)++] = var_value(ad, e->in[i], val);
+  for (uint32_t i = 0; i < e->nout; i++)
+    if (!s->unk_out[i]) osrc[(*nout)++] = (int)i;
+  for (uint32_t x = 0; x < s->nres; x++) osrc[(*nout)++] = -1;
+}
+
 static int emit(SrAd *ad, const Pe *pe, const uint8_t *keep, const uint8_t *rp, SrVal **val, int staged) {
   SrInterp *I = ad->I;
   const SrJaxpr *J = pe->J;
@@ -491,12 +505,7 @@ static int emit(SrAd *ad, const Pe *pe, const uint8_t *keep, const uint8_t *rp, 
       if (staged && (keep[k] & 2) && !s->nb && !s->scan) {
         /* the known outputs the staged side recomputes: the known call
            again, on the known operands (its residuals unused) */
-        for (uint32_t i = 0; i < e->nin; i++)
-          if (s->k_in ? s->k_in[i] : !(e->in[i]->kind == SR_VAR && pe->unk[e->in[i]->id]))
-            isrc[nin] = (int)i, in[nin++] = var_value(ad, e->in[i], val);
-        for (uint32_t i = 0; i < e->nout; i++)
-          if (!s->unk_out[i]) osrc[nout++] = (int)i;
-        for (uint32_t x = 0; x < s->nres; x++) osrc[nout++] = -1;
+        known_call(ad, pe, e, s, val, in, isrc, osrc, &nin, &nout);
         int ok = 1;
         for (int i = 0; i < nin; i++) ok &= in[i] != NULL;
         SrVal *rk = NULL;
@@ -525,12 +534,7 @@ static int emit(SrAd *ad, const Pe *pe, const uint8_t *keep, const uint8_t *rp, 
         nin = nout = 0;
       }
       if (!staged) {
-        for (uint32_t i = 0; i < e->nin; i++)
-          if (s->k_in ? s->k_in[i] : !(e->in[i]->kind == SR_VAR && pe->unk[e->in[i]->id]))
-            isrc[nin] = (int)i, in[nin++] = var_value(ad, e->in[i], val);
-        for (uint32_t i = 0; i < e->nout; i++)
-          if (!s->unk_out[i]) osrc[nout++] = (int)i;
-        for (uint32_t x = 0; x < s->nres; x++) osrc[nout++] = -1;
+        known_call(ad, pe, e, s, val, in, isrc, osrc, &nin, &nout);
       } else {
         if (s->Qrb && emit_recompute_cond(ad, pe, e, s, val) < 0) {
           free(in);

@@ -310,18 +310,23 @@ void sr_warn(SrInterp *I, const char *category, const char *fmt, ...) {
   sr_buf_vprintf(&b, fmt, ap);
   va_end(ap);
   sr_buf_putc(&b, '\n');
-  if (I->py->on_warn) {
-    I->py->on_warn(I, sr_buf_str(&b), b.len);
-  } else {
-    SrBuf c = SR_BUF_INIT;
-    sr_color_diags(&c, b.p, b.len);
-    fflush(I->py->out);
-    fputs(sr_buf_str(&c), stderr);
-    fflush(stderr);
-    sr_buf_free(&c);
-  }
+  sr_write_stderr(I, sr_buf_str(&b), b.len, 1);
   sr_buf_free(&b);
   sr_buf_free(&where);
+}
+
+void sr_write_stderr(SrInterp *I, const char *text, size_t len, int color) {
+  if (I->py->on_warn) {
+    I->py->on_warn(I, text, len);
+    return;
+  }
+  if (!I->py->out) return;
+  SrBuf c = SR_BUF_INIT;
+  if (color) sr_color_diags(&c, text, len);
+  fflush(I->py->out);
+  fwrite(color ? c.p : text, 1, color ? c.len : len, stderr);
+  fflush(stderr);
+  sr_buf_free(&c);
 }
 
 /* Moves the pending exception into I->py->diags. */

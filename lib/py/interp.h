@@ -262,6 +262,11 @@ SrVal *sr_interp_eval_text(SrInterp *I, SrSrc *src, size_t pos);
    message` on stderr, once per place, as Python's default filter shows
    it; an error status it is not.  Only the rank that prints speaks. */
 void sr_warn(SrInterp *I, const char *category, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Writes the lines text (a warning's, a log record's) where the session's
+   stderr goes: the front end's on_warn, else stderr once stdout's pending
+   output is out, colored as diagnostics when color is set.  A silent
+   session (an MPI job's ranks but 0: no out) writes nothing. */
+void sr_write_stderr(SrInterp *I, const char *text, size_t len, int color);
 
 /* Installs the attributes of exception values (args) into core's
    sr_exception_class (from sr_objects_init). */
